@@ -1,0 +1,193 @@
+/* doppler place / doppler simulate: compute or read an assignment, simulate it, report. */
+#include "cli.h"
+#include "commands.h"
+#include "dp_json.h"
+#include "dp_place.h"
+#include "dp_sim.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run_args {
+    const char *cmd;
+    const char *graph, *format, *method, *assignment_file, *out, *trace, *output_format;
+    dp_cli_machine mach;
+    dp_place_options place;
+} run_args;
+
+static void place_usage(FILE *f, const char *cmd)
+{
+    int sim = strcmp(cmd, "simulate") == 0;
+    fprintf(f, "Usage: doppler %s --graph FILE %s [OPTIONS]\n\n", cmd,
+            sim ? "(--assignment FILE | --method M)" : "--method M");
+    fprintf(f, "%s", sim ? "Simulate an assignment on an asynchronous, work-conserving runtime and print its makespan.\n"
+                          "An assignment file is JSON {\"devices\": [d0, d1, ...]} or one line of comma-separated\n"
+                          "device ids (DOPPLER's format).\n\n"
+                        : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
+    fprintf(f, "Options:\n"
+               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native)\n"
+               "  --format F           graph format when the extension does not tell (doppler, json)\n"
+               "  --method M           placement method:");
+    for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
+    fprintf(f, "\n%s"
+               "  --seed S             random seed (default 1)\n"
+               "  --device D           the device for --method single (default 0)\n"
+               "  --out FILE           write the assignment as JSON (atomically)\n"
+               "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
+               "  --format-out text|json, --json   output style (json: one object for scripts)\n"
+               DP_CLI_MACHINE_HELP
+               "  -h, --help           this help\n\n"
+               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
+               "reference simulator's unit; graphs in FLOPs and bytes give seconds.\n",
+            sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+}
+
+static int run_and_report(run_args *a)
+{
+    dp_error err;
+    dp_error_clear(&err);
+    int status = DP_EXIT_ERROR;
+    int *assign = NULL;
+    dp_costs *cost = NULL;
+    dp_sim *sim = NULL;
+    dp_graph *g = dp_graph_read(a->graph, a->format, &err);
+    if (!g) return dp_cli_fail(&err);
+    cost = dp_cli_machine_costs(&a->mach, g, &err);
+    if (!cost) goto fail;
+    assign = dp_malloc_n(g->n_ops, sizeof(int));
+    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (a->assignment_file) {
+        if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
+    } else if (dp_place(a->method, g, cost, &a->place, assign, NULL, NULL, &err) != DP_OK) {
+        goto fail;
+    }
+    sim = dp_sim_alloc(g, cost, &err);
+    if (!sim) goto fail;
+    dp_sim_result res;
+    if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
+    const double sc = g->time_scale;
+    const char *label = a->assignment_file ? a->assignment_file : a->method;
+    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, res.makespan / sc, &err) != DP_OK)
+        goto fail;
+    if (a->trace && dp_sim_write_trace(sim, assign, a->trace, &err) != DP_OK) goto fail;
+    char b[40];
+    if (strcmp(a->output_format, "json") == 0) {
+        json_t *o = json_object();
+        json_object_set_new(o, "graph", json_string(g->name));
+        json_object_set_new(o, "method", json_string(label));
+        json_object_set_new(o, "n_devices", json_integer(a->mach.n_devices));
+        json_object_set_new(o, "makespan", json_real(res.makespan / sc));
+        json_object_set_new(o, "units", json_string(g->time_unit));
+        json_t *busy = json_array(), *util = json_array();
+        for (int d = 0; d < res.n_devices; d++) {
+            json_array_append_new(busy, json_real(res.busy[d] / sc));
+            json_array_append_new(util, json_real(dp_sim_utilisation(&res, d)));
+        }
+        json_object_set_new(o, "busy", busy);
+        json_object_set_new(o, "utilisation", util);
+        json_object_set_new(o, "transfers", json_integer(res.n_transfers));
+        json_object_set_new(o, "transfer_volume", json_real(res.transfer_volume));
+        json_object_set_new(o, "transfer_volume_units",
+                            json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
+        json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(o);
+    } else {
+        printf("graph %s: %d ops, %d edges, %d devices, %s\n", g->name, g->n_ops, g->n_edges, a->mach.n_devices,
+               a->assignment_file ? "assignment from file" : a->method);
+        printf("makespan: %s %s\n", dp_cli_fmt(res.makespan / sc, b, sizeof b), g->time_unit);
+        for (int d = 0; d < res.n_devices; d++) {
+            printf("device %d: busy %s, utilisation %.1f%%\n", d, dp_cli_fmt(res.busy[d] / sc, b, sizeof b),
+                   100.0 * dp_sim_utilisation(&res, d));
+        }
+        printf("cross-device transfers: %ld (volume %s %s)\n", res.n_transfers,
+               dp_cli_fmt(res.transfer_volume, b, sizeof b), g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+    }
+    status = 0;
+    goto done;
+fail:
+    status = dp_cli_fail(&err);
+done:
+    dp_sim_free(sim);
+    free(assign);
+    dp_costs_free(cost);
+    dp_graph_free(g);
+    return status;
+}
+
+static int place_or_simulate(int argc, char **argv, const char *cmd)
+{
+    enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP };
+    static const struct option opts[] = {
+        {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
+        {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
+        {"seed", required_argument, NULL, O_SEED}, {"device", required_argument, NULL, O_DEVICE},
+        {"out", required_argument, NULL, O_OUT}, {"trace", required_argument, NULL, O_TRACE},
+        {"format-out", required_argument, NULL, O_FMT_OUT}, {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+    run_args a;
+    memset(&a, 0, sizeof a);
+    a.cmd = cmd;
+    a.output_format = "text";
+    dp_cli_machine_init(&a.mach);
+    dp_place_options_init(&a.place);
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = dp_cli_machine_option(&a.mach, c, optarg, cmd);
+        if (r < 0) return DP_EXIT_USAGE;
+        if (r > 0) continue;
+        unsigned long long u;
+        switch (c) {
+        case O_GRAPH: a.graph = optarg; break;
+        case O_FORMAT: a.format = optarg; break;
+        case O_METHOD: a.method = optarg; break;
+        case O_ASSIGN: a.assignment_file = optarg; break;
+        case O_SEED:
+            if (dp_cli_parse_u64(optarg, &u) != 0) return dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg);
+            a.place.seed = u;
+            break;
+        case O_DEVICE:
+            if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg);
+            break;
+        case O_OUT: a.out = optarg; break;
+        case O_TRACE: a.trace = optarg; break;
+        case O_FMT_OUT: a.output_format = optarg; break;
+        case O_JSON: a.output_format = "json"; break;
+        case 'h': case O_HELP: place_usage(stdout, cmd); return 0;
+        default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!a.graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
+    if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
+        return dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format);
+    int sim = strcmp(cmd, "simulate") == 0;
+    if (sim) {
+        if (!!a.assignment_file == !!a.method) return dp_cli_usage_error(cmd, "give exactly one of --assignment FILE and --method M");
+    } else {
+        if (a.assignment_file) return dp_cli_usage_error(cmd, "--assignment belongs to 'doppler simulate'");
+        if (!a.method) return dp_cli_usage_error(cmd, "--method M is required");
+    }
+    if (a.method && !dp_place_find(a.method)) {
+        dp_error err;
+        int dummy = 0;
+        dp_place(a.method, NULL, NULL, NULL, &dummy, NULL, NULL, &err);
+        return dp_cli_usage_error(cmd, "%s", err.msg);
+    }
+    if (a.place.device >= a.mach.n_devices)
+        return dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices);
+    return run_and_report(&a);
+}
+
+int cmd_place(int argc, char **argv)
+{
+    return place_or_simulate(argc, argv, "place");
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    return place_or_simulate(argc, argv, "simulate");
+}

@@ -1,0 +1,42 @@
+/* doppler: the command. Subcommands live in cmd_*.c; this file only dispatches. */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const dp_command commands[] = {
+    {"graph", "inspect, generate and convert dataflow graphs (graph info FILE)", cmd_graph},
+    {"place", "compute an assignment with a placement method and print its makespan", cmd_place},
+    {"simulate", "simulate an assignment (from a file or a method) and print the makespan", cmd_simulate},
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "Usage: doppler COMMAND [OPTIONS]\n\n"
+               "Device assignment for asynchronous dataflow graphs: simulator, placement methods,\n"
+               "and the DOPPLER dual policy (Yao et al., ICLR 2026).\n\nCommands:\n");
+    for (const dp_command *c = commands; c->name; c++) fprintf(f, "  %-10s %s\n", c->name, c->summary);
+    fprintf(f, "\nRun 'doppler COMMAND --help' for the options of one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("doppler %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (const dp_command *c = commands; c->name; c++)
+        if (strcmp(argv[1], c->name) == 0) return c->fn(argc - 1, argv + 1);
+    fprintf(stderr, "doppler: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}

@@ -1,0 +1,41 @@
+/* dp_file.h: whole-file reading and crash-safe (atomic) writing.
+ *
+ * Every file doppler writes is complete or absent: it is written to "PATH.tmp.PID" beside the
+ * target, flushed (fsync) and renamed over PATH. A crash leaves at most a stray .tmp file. */
+#ifndef DP_FILE_H
+#define DP_FILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "dp_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest input file read whole (bytes); larger files are rejected with DP_ENOMEM. */
+#define DP_FILE_MAX_BYTES ((size_t)1 << 31)
+
+/* Read a whole file; returns a NUL-terminated malloc'd buffer (free() it) and its size in *size
+ * (without the NUL). On error NULL, with DP_EIO ("PATH: No such file ...") or DP_ENOMEM. */
+char *dp_read_file(const char *path, size_t *size, dp_error *err);
+
+/* The last path component ("a/b/c.txt" -> "c.txt"); points into path. */
+const char *dp_path_stem(const char *path);
+
+/* Atomic write: open a temporary file beside path; write to the returned FILE*; then
+ * dp_atomic_commit() flushes, fsyncs and renames it over path, or dp_atomic_abort() removes it.
+ * tmp_path must hold at least strlen(path) + 32 bytes. "-" as path means stdout (commit just
+ * flushes). */
+FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err);
+int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
+void dp_atomic_abort(FILE *f, const char *tmp_path);
+
+/* Write a whole buffer atomically. */
+int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

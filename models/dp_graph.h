@@ -1,0 +1,140 @@
+/* dp_graph.h: the dataflow graph, immutable once built.
+ *
+ * A graph G = (V, E) of operations (ops) and edges. Each op has a work figure and an output
+ * size; each edge u->v carries a data size (normally u's output). What the numbers mean is given
+ * by the graph's cost kind:
+ *
+ *   DP_COST_PHYSICAL  work in FLOPs (multiply-add = 2), sizes in bytes (generators, native JSON)
+ *   DP_COST_TIME      work is a duration and an edge's size is its transfer duration when the
+ *                     two ops sit on different devices, both in the graph's own time unit
+ *                     (DOPPLER files, STG, DOT task graphs, HEFT examples). time_scale says how
+ *                     printed times are scaled: DOPPLER's files use simulated time / 1e10.
+ *
+ * Building: a dp_graph_builder collects ops and edges in any order; dp_graph_builder_finish()
+ * validates (ids, finite non-negative numbers, no cycle), builds CSR adjacency both ways, a
+ * topological order (Kahn's algorithm, no recursion), sources and sinks. After that the graph is
+ * read-only and may be shared between threads.
+ *
+ * Edge order (matters for the DOPPLER-compatible simulator, see sim/dp_sim.h): out-edges of an
+ * op are listed grouped by destination in the order each destination first appears among that
+ * op's edges in the input, a repeated edge right after its first copy.
+ */
+#ifndef DP_GRAPH_H
+#define DP_GRAPH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dp_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DP_COST_PHYSICAL = 0, DP_COST_TIME = 1 } dp_cost_kind;
+
+#define DP_MAX_DIMS 8
+
+typedef struct dp_graph {
+    int n_ops;
+    int n_edges;
+    dp_cost_kind cost_kind;
+    double time_scale;      /* printed time = simulated time / time_scale (1 unless DOPPLER: 1e10) */
+    char *time_unit;        /* human name of the printed unit ("s", "DOPPLER units (time/1e10)") */
+    char *name;             /* graph name (file stem or generator name) */
+    char *source;           /* where it was read from ("path/to/file.txt"), or generator */
+
+    /* per op, arrays of n_ops */
+    char **op_name;         /* unique, never NULL */
+    char **op_kind;         /* "matmul", "add", "op", ... never NULL */
+    char **op_type;         /* optional secondary type (DOPPLER gdp_ files); NULL when absent */
+    char **op_einsum;       /* optional einsum or shape text; NULL when absent */
+    int *op_ndim;           /* rank of the output shape, 0 when unknown */
+    int64_t *op_shape;      /* (n_ops, DP_MAX_DIMS) output shape, valid for op_ndim entries */
+    double *work;           /* FLOPs (PHYSICAL) or duration (TIME) */
+    double *out_size;       /* output bytes (PHYSICAL) or transfer duration of its output (TIME) */
+
+    /* per edge, arrays of n_edges, sorted by source in CSR order (see above) */
+    int *edge_src;
+    int *edge_dst;
+    double *edge_size;      /* bytes (PHYSICAL) or transfer duration (TIME) */
+
+    /* CSR, both ways: out-edges of op u are succ_edge[succ_ptr[u] .. succ_ptr[u+1]) (edge ids,
+     * and since edges are sorted by source, succ_edge[i] == i); in-edges of v are
+     * pred_edge[pred_ptr[v] .. pred_ptr[v+1]), in increasing edge id. */
+    int *succ_ptr;          /* n_ops + 1 */
+    int *pred_ptr;          /* n_ops + 1 */
+    int *pred_edge;         /* n_edges */
+    int *n_unique_pred;     /* per op: number of distinct predecessors (repeated edges once) */
+    int n_repeated_edges;   /* edges that repeat an earlier (src, dst) pair */
+
+    int *topo;              /* n_ops: a topological order (Kahn, lowest id first among ready) */
+    int *sources;           /* ops with no in-edge, increasing id */
+    int n_sources;
+    int *sinks;             /* ops with no out-edge, increasing id */
+    int n_sinks;
+} dp_graph;
+
+/* Largest graph accepted by builders and readers (ops or edges): beyond it sizes are rejected
+ * before allocation with DP_ENOMEM. */
+#define DP_GRAPH_MAX_ELEMS (1 << 28)
+
+typedef struct dp_graph_builder dp_graph_builder;
+
+/* Start a graph. name and source are copied (either may be NULL). */
+dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source,
+                                         dp_cost_kind kind);
+void dp_graph_builder_free(dp_graph_builder *b);
+
+/* Time scale and unit name for printed times (see dp_graph.time_scale). */
+void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit);
+
+/* Add an op; returns its id (0, 1, ... in call order) or a negative DP_E* status.
+ * name may be NULL (then "op<ID>"); kind may be NULL (then "op"). Strings are copied.
+ * Numbers are checked in finish(), not here, so the error can name the op. */
+int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *kind,
+                            double work, double out_size);
+/* Optional attributes of an op already added. op_type and einsum may be NULL. shape may be NULL
+ * when ndim is 0; ndim at most DP_MAX_DIMS. Returns DP_OK or DP_EINVAL. */
+int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,
+                                 const char *einsum, int ndim, const int64_t *shape);
+/* Add an edge src -> dst carrying size (bytes or duration). Returns its input index or a
+ * negative status. Ids are checked in finish(). */
+int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size);
+
+/* Validate and build. Consumes nothing: the builder must still be freed. On error returns NULL
+ * and fills err with a message naming the graph source and the op or edge at fault:
+ * ids out of range, self loops, a cycle (an op on it is named), non-finite or negative numbers,
+ * duplicate op names, an empty graph. */
+dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err);
+
+void dp_graph_free(dp_graph *g);
+
+/* Look an op up by name; -1 if absent. O(n). */
+int dp_graph_find_op(const dp_graph *g, const char *name);
+
+/* Sums over the graph. */
+double dp_graph_total_work(const dp_graph *g);
+
+/* ---- readers and writers ---- */
+
+/* DOPPLER's compute_graph/ *.txt format (Yao et al. 2026, utils.py::_read_compute_graph):
+ * line 1: N, total node count including inputs; line 2: input ids (only counted: n = N - count);
+ * lines 3 and 4: edge sources and destinations (op ids 0..n-1); then n lines comp,comm[,type].
+ * Every run of digits on a line is one number, as the reference reads it. Costs are kept as
+ * given (DP_COST_TIME, time_scale 1e10); edge size = comm of the source op.
+ * Errors (DP_EINVAL/DP_EIO) name the file and line. */
+dp_graph *dp_graph_read_doppler(const char *path, dp_error *err);
+
+/* The native JSON graph format (doc/graph-format.md), read with Jansson. */
+dp_graph *dp_graph_read_json(const char *path, dp_error *err);
+int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err);
+
+/* Read any supported format, chosen by `format` ("doppler", "json", ...) or, when format is
+ * NULL, by the file's extension (.txt -> doppler, .json -> json). */
+dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

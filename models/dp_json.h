@@ -1,0 +1,30 @@
+/* dp_json.h: the Jansson side of models/: graph <-> JSON values, atomic JSON output.
+ * Kept out of dp_graph.h so that users of the graph need not include jansson.h. */
+#ifndef DP_JSON_H
+#define DP_JSON_H
+
+#include <jansson.h>
+
+#include "dp_graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Build a graph from a parsed native-format JSON value (doc/graph-format.md). path names the
+ * source in error messages. Returns NULL with err filled on any fault. */
+dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err);
+
+/* The native JSON value of a graph (new reference; NULL on allocation failure). */
+json_t *dp_graph_to_json(const dp_graph *g);
+
+/* Dump a JSON value to path atomically (temporary file + rename), flags as json_dumpf's. */
+int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err);
+
+/* Load a JSON file; errors name the file, line and column. */
+json_t *dp_json_load(const char *path, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,176 @@
+#include "dp_env.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
+{
+    dp_env *env = calloc(1, sizeof *env);
+    if (!env) goto nomem;
+    const int n = g->n_ops, D = c->n_devices;
+    env->g = g;
+    env->c = c;
+    env->n_ops = n;
+    env->n_devices = D;
+    env->assignment = dp_malloc_n(n, sizeof(int));
+    env->order = dp_malloc_n(n, sizeof(int));
+    env->ready = dp_malloc_n(n, sizeof(int));
+    env->unassigned_preds = dp_malloc_n(n, sizeof(int));
+    env->est_start = dp_malloc_n(n, sizeof(double));
+    env->est_end = dp_malloc_n(n, sizeof(double));
+    env->dev_avail = dp_malloc_n(D, sizeof(double));
+    env->dev_work = dp_malloc_n(D, sizeof(double));
+    env->blevel = dp_malloc_n(n, sizeof(double));
+    env->tlevel = dp_malloc_n(n, sizeof(double));
+    if (!env->assignment || !env->order || !env->ready || !env->unassigned_preds || !env->est_start ||
+        !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel)
+        goto nomem;
+    dp_costs_levels(g, c, env->blevel, env->tlevel);
+    dp_env_reset(env);
+    return env;
+nomem:
+    dp_env_free(env);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the environment", g->source);
+    return NULL;
+}
+
+void dp_env_free(dp_env *env)
+{
+    if (!env) return;
+    free(env->assignment); free(env->order); free(env->ready); free(env->unassigned_preds);
+    free(env->est_start); free(env->est_end); free(env->dev_avail); free(env->dev_work);
+    free(env->blevel); free(env->tlevel);
+    free(env);
+}
+
+void dp_env_reset(dp_env *env)
+{
+    const dp_graph *g = env->g;
+    env->step = 0;
+    for (int v = 0; v < env->n_ops; v++) {
+        env->assignment[v] = -1;
+        env->unassigned_preds[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
+        env->est_start[v] = env->est_end[v] = 0;
+    }
+    for (int d = 0; d < env->n_devices; d++) env->dev_avail[d] = env->dev_work[d] = 0;
+    memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
+    env->n_ready = g->n_sources;
+}
+
+double dp_env_est_start(const dp_env *env, int v, int d)
+{
+    const dp_graph *g = env->g;
+    double t = env->dev_avail[d];
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        int e = g->pred_edge[q], u = g->edge_src[e];
+        double a = env->est_end[u] + dp_costs_comm(env->c, e, env->assignment[u], d);
+        if (a > t) t = a;
+    }
+    return t;
+}
+
+int dp_env_ready_index(const dp_env *env, int v)
+{
+    int lo = 0, hi = env->n_ready - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (env->ready[mid] == v) return mid;
+        if (env->ready[mid] < v) lo = mid + 1;
+        else hi = mid - 1;
+    }
+    return -1;
+}
+
+/* insert v keeping the ready set sorted */
+static void ready_insert(dp_env *env, int v)
+{
+    int i = env->n_ready++;
+    while (i > 0 && env->ready[i - 1] > v) {
+        env->ready[i] = env->ready[i - 1];
+        i--;
+    }
+    env->ready[i] = v;
+}
+
+int dp_env_step(dp_env *env, int v, int d, dp_error *err)
+{
+    const dp_graph *g = env->g;
+    int idx = (v >= 0 && v < env->n_ops) ? dp_env_ready_index(env, v) : -1;
+    if (idx < 0) return dp_error_set(err, DP_EINVAL, "op %d is not in the ready set", v);
+    if (d < 0 || d >= env->n_devices)
+        return dp_error_set(err, DP_EINVAL, "device %d out of range 0..%d", d, env->n_devices - 1);
+    double st = dp_env_est_start(env, v, d);
+    double dur = dp_costs_op(env->c, v, d);
+    env->assignment[v] = d;
+    env->order[env->step++] = v;
+    env->est_start[v] = st;
+    env->est_end[v] = st + dur;
+    env->dev_avail[d] = st + dur;
+    env->dev_work[d] += dur;
+    memmove(env->ready + idx, env->ready + idx + 1, (size_t)(env->n_ready - idx - 1) * sizeof(int));
+    env->n_ready--;
+    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+        int w = g->edge_dst[e];
+        if (--env->unassigned_preds[w] == 0) ready_insert(env, w);
+    }
+    return DP_OK;
+}
+
+static inline int close_enough(double a, double b)
+{
+    return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+int dp_env_cp_select(const dp_env *env)
+{
+    int best = -1;
+    double bl = -INFINITY;
+    for (int i = 0; i < env->n_ready; i++) {
+        int v = env->ready[i];
+        if (env->blevel[v] > bl) { bl = env->blevel[v]; best = v; }
+    }
+    return best;
+}
+
+int dp_env_cp_place(const dp_env *env, int v)
+{
+    int best = 0;
+    double t = INFINITY;
+    for (int d = 0; d < env->n_devices; d++) {
+        double s = dp_env_est_start(env, v, d);
+        if (s < t) { t = s; best = d; }
+    }
+    return best;
+}
+
+int dp_env_cp_select_all(const dp_env *env, unsigned char *marks)
+{
+    double bl = -INFINITY;
+    for (int i = 0; i < env->n_ready; i++)
+        if (env->blevel[env->ready[i]] > bl) bl = env->blevel[env->ready[i]];
+    int k = 0;
+    for (int i = 0; i < env->n_ready; i++) {
+        marks[i] = close_enough(env->blevel[env->ready[i]], bl);
+        k += marks[i];
+    }
+    return k;
+}
+
+int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks)
+{
+    double t = INFINITY;
+    double *s = malloc((size_t)env->n_devices * sizeof *s);
+    if (!s) return 0;
+    for (int d = 0; d < env->n_devices; d++) {
+        s[d] = dp_env_est_start(env, v, d);
+        if (s[d] < t) t = s[d];
+    }
+    int k = 0;
+    for (int d = 0; d < env->n_devices; d++) {
+        marks[d] = close_enough(s[d], t);
+        k += marks[d];
+    }
+    free(s);
+    return k;
+}

@@ -1,0 +1,106 @@
+#include "dp_place.h"
+#include "dp_env.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <string.h>
+
+void dp_place_options_init(dp_place_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    o->samples = 1;
+}
+
+int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                double *priority, int *has_priority, dp_error *err)
+{
+    (void)o;
+    dp_env *env = dp_env_alloc(g, c, err);
+    if (!env) return err ? err->code : DP_ENOMEM;
+    while (!dp_env_done(env)) {
+        int v = dp_env_cp_select(env);
+        int d = dp_env_cp_place(env, v);
+        int rc = dp_env_step(env, v, d, err);
+        if (rc != DP_OK) { dp_env_free(env); return rc; }
+    }
+    memcpy(assignment, env->assignment, (size_t)g->n_ops * sizeof(int));
+    if (priority) memcpy(priority, env->blevel, (size_t)g->n_ops * sizeof(double));
+    if (has_priority) *has_priority = 1;
+    dp_env_free(env);
+    return DP_OK;
+}
+
+int dp_place_random(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                    int *assignment, double *priority, int *has_priority, dp_error *err)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    gsl_rng_set(r, (unsigned long)o->seed);
+    for (int v = 0; v < g->n_ops; v++) assignment[v] = (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
+    gsl_rng_free(r);
+    if (has_priority) *has_priority = 0;
+    (void)priority;
+    return DP_OK;
+}
+
+int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                         int *assignment, double *priority, int *has_priority, dp_error *err)
+{
+    (void)o; (void)err; (void)priority;
+    for (int k = 0; k < g->n_ops; k++) assignment[g->topo[k]] = k % c->n_devices;
+    if (has_priority) *has_priority = 0;
+    return DP_OK;
+}
+
+int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                    int *assignment, double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    if (o->device < 0 || o->device >= c->n_devices)
+        return dp_error_set(err, DP_EINVAL, "single: device %d out of range 0..%d", o->device, c->n_devices - 1);
+    for (int v = 0; v < g->n_ops; v++) assignment[v] = o->device;
+    if (has_priority) *has_priority = 0;
+    return DP_OK;
+}
+
+/* The registry. Issues that add methods add one line here. */
+static const dp_place_method methods[] = {
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp},
+    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin},
+    {"single", "every op on one device (--device, default 0)", dp_place_single},
+    {NULL, NULL, NULL},
+};
+
+const dp_place_method *dp_place_methods(void)
+{
+    return methods;
+}
+
+const dp_place_method *dp_place_find(const char *name)
+{
+    for (const dp_place_method *m = methods; m->name; m++)
+        if (strcmp(m->name, name) == 0) return m;
+    return NULL;
+}
+
+int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+             int *assignment, double *priority, int *has_priority, dp_error *err)
+{
+    const dp_place_method *m = dp_place_find(name);
+    if (!m) {
+        char list[512] = "";
+        for (const dp_place_method *q = methods; q->name; q++) {
+            strncat(list, q->name, sizeof list - strlen(list) - 1);
+            if (q[1].name) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        }
+        return dp_error_set(err, DP_EINVAL, "unknown method \"%s\" (known: %s)", name, list);
+    }
+    dp_place_options def;
+    if (!o) { dp_place_options_init(&def); o = &def; }
+    int hp = 0;
+    int rc = m->fn(g, c, o, assignment, priority, &hp, err);
+    if (has_priority) *has_priority = hp;
+    return rc;
+}

@@ -1,0 +1,69 @@
+/* dp_place.h: placement methods behind one interface, looked up by name.
+ *
+ * A method fills assignment[v] (device of every op) and, when it has one, priority[v] (a queue
+ * priority per op, higher runs first; the simulator may use it as its queue discipline). The
+ * priority array may be NULL when the caller does not want it; methods without a priority leave
+ * it untouched and return has_priority = 0.
+ */
+#ifndef DP_PLACE_H
+#define DP_PLACE_H
+
+#include <stdint.h>
+
+#include "dp_cost.h"
+#include "dp_graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dp_place_options {
+    uint64_t seed;          /* seed of the GSL generator (random, search, learned sampling) */
+    int device;             /* for "single": the device to use (default 0) */
+    const char *checkpoint; /* for learned methods: a checkpoint file (NULL: none) */
+    int samples;            /* for learned methods: keep the best of K sampled placements */
+    long budget;            /* for search methods: simulations to spend (0: method default) */
+    const char *config;     /* optional JSON config file for the method */
+} dp_place_options;
+
+/* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
+void dp_place_options_init(dp_place_options *o);
+
+typedef int (*dp_place_fn)(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                           int *assignment, double *priority, int *has_priority, dp_error *err);
+
+typedef struct dp_place_method {
+    const char *name;        /* "cp", "random", ... */
+    const char *description; /* one line, with the source it follows */
+    dp_place_fn fn;
+} dp_place_method;
+
+/* The table of methods, ended by an entry with name NULL. */
+const dp_place_method *dp_place_methods(void);
+const dp_place_method *dp_place_find(const char *name);
+
+/* Run method `name`. has_priority may be NULL. Errors: unknown method (DP_EINVAL, listing the
+ * known ones), or the method's own. */
+int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+             int *assignment, double *priority, int *has_priority, dp_error *err);
+
+/* The methods of the foundation (also reachable through dp_place). */
+/* Critical path list scheduling (Kwok and Ahmad 1999; DOPPLER's teacher): repeatedly the ready
+ * op of highest b-level (ties: lowest id) goes to the device of earliest estimated start (ties:
+ * lowest device). priority = b-level. */
+int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                double *priority, int *has_priority, dp_error *err);
+/* Uniform random device per op, from a GSL mt19937 generator seeded with o->seed. */
+int dp_place_random(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                    int *assignment, double *priority, int *has_priority, dp_error *err);
+/* Op v (in topological order position k) goes to device k mod D. */
+int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                         int *assignment, double *priority, int *has_priority, dp_error *err);
+/* Every op on device o->device. */
+int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                    int *assignment, double *priority, int *has_priority, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,186 @@
+#include "dp_cost.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+dp_costs *dp_costs_alloc(const dp_graph *g, int n_devices)
+{
+    if (n_devices < 1) return NULL;
+    dp_costs *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    size_t D = (size_t)n_devices;
+    c->n_ops = g->n_ops;
+    c->n_edges = g->n_edges;
+    c->n_devices = n_devices;
+    c->time_scale = g->time_scale;
+    c->op_time = dp_calloc_n((size_t)g->n_ops * D, sizeof(double));
+    c->edge_data = dp_calloc_n(g->n_edges, sizeof(double));
+    c->latency = dp_calloc_n(D * D, sizeof(double));
+    c->inv_bw = dp_malloc_n(D * D, sizeof(double));
+    if (!c->op_time || !c->edge_data || !c->latency || !c->inv_bw) {
+        dp_costs_free(c);
+        return NULL;
+    }
+    for (size_t k = 0; k < D * D; k++) c->inv_bw[k] = 1.0;
+    c->homogeneous = 1;
+    return c;
+}
+
+void dp_costs_free(dp_costs *c)
+{
+    if (!c) return;
+    free(c->op_time);
+    free(c->edge_data);
+    free(c->latency);
+    free(c->inv_bw);
+    free(c);
+}
+
+void dp_costs_update_homogeneous(dp_costs *c)
+{
+    const int D = c->n_devices;
+    int h = 1;
+    for (int v = 0; v < c->n_ops && h; v++)
+        for (int d = 1; d < D; d++)
+            if (c->op_time[(size_t)v * D + d] != c->op_time[(size_t)v * D]) { h = 0; break; }
+    double l0 = D > 1 ? c->latency[1] : 0, b0 = D > 1 ? c->inv_bw[1] : 1;
+    for (int a = 0; a < D && h; a++)
+        for (int b = 0; b < D; b++)
+            if (a != b && (c->latency[a * D + b] != l0 || c->inv_bw[a * D + b] != b0)) { h = 0; break; }
+    c->homogeneous = h;
+}
+
+dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
+{
+    if (g->cost_kind != DP_COST_TIME) {
+        dp_error_set(err, DP_EINVAL, "%s: the graph gives FLOPs and bytes, not times: choose a topology "
+                     "(--topology) so that a cost model can turn them into seconds", g->source);
+        return NULL;
+    }
+    if (n_devices < 1 || n_devices > 4096) {
+        dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
+        return NULL;
+    }
+    dp_costs *c = dp_costs_alloc(g, n_devices);
+    if (!c) {
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", g->source);
+        return NULL;
+    }
+    for (int v = 0; v < g->n_ops; v++)
+        for (int d = 0; d < n_devices; d++) c->op_time[(size_t)v * n_devices + d] = g->work[v];
+    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    return c;
+}
+
+dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
+                           double bandwidth_Bps, double latency_s, dp_error *err)
+{
+    if (g->cost_kind == DP_COST_TIME) return dp_costs_graph(g, n_devices, err);
+    if (!(peak_flops > 0) || !(bandwidth_Bps > 0) || !(latency_s >= 0) || !isfinite(peak_flops) ||
+        !isfinite(bandwidth_Bps) || !isfinite(latency_s)) {
+        dp_error_set(err, DP_EINVAL, "uniform machine: peak FLOP/s and bandwidth must be positive and latency non-negative");
+        return NULL;
+    }
+    if (n_devices < 1 || n_devices > 4096) {
+        dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
+        return NULL;
+    }
+    dp_costs *c = dp_costs_alloc(g, n_devices);
+    if (!c) {
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", g->source);
+        return NULL;
+    }
+    for (int v = 0; v < g->n_ops; v++)
+        for (int d = 0; d < n_devices; d++) c->op_time[(size_t)v * n_devices + d] = g->work[v] / peak_flops;
+    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    for (int k = 0; k < n_devices * n_devices; k++) {
+        c->latency[k] = latency_s;
+        c->inv_bw[k] = 1.0 / bandwidth_Bps;
+    }
+    c->time_scale = 1.0;
+    return c;
+}
+
+double dp_costs_mean_op(const dp_costs *c, int v)
+{
+    if (c->homogeneous) return c->op_time[(size_t)v * c->n_devices];
+    double s = 0;
+    for (int d = 0; d < c->n_devices; d++) s += c->op_time[(size_t)v * c->n_devices + d];
+    return s / c->n_devices;
+}
+
+double dp_costs_mean_comm(const dp_costs *c, int e)
+{
+    const int D = c->n_devices;
+    if (D < 2) return 0.0;
+    if (c->homogeneous) return c->latency[1] + c->edge_data[e] * c->inv_bw[1];
+    double s = 0;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++)
+            if (a != b) s += c->latency[a * D + b] + c->edge_data[e] * c->inv_bw[a * D + b];
+    return s / ((double)D * (D - 1));
+}
+
+void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, double *tlevel)
+{
+    const int n = g->n_ops;
+    if (blevel) {
+        for (int k = n - 1; k >= 0; k--) {
+            int v = g->topo[k];
+            double best = 0;
+            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+                double x = dp_costs_mean_comm(c, e) + blevel[g->edge_dst[e]];
+                if (x > best) best = x;
+            }
+            blevel[v] = dp_costs_mean_op(c, v) + best;
+        }
+    }
+    if (tlevel) {
+        for (int k = 0; k < n; k++) {
+            int v = g->topo[k];
+            double best = 0;
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                int e = g->pred_edge[q], u = g->edge_src[e];
+                double x = tlevel[u] + dp_costs_mean_op(c, u) + dp_costs_mean_comm(c, e);
+                if (x > best) best = x;
+            }
+            tlevel[v] = best;
+        }
+    }
+}
+
+double dp_costs_critical_path(const dp_graph *g, const dp_costs *c)
+{
+    double *bl = dp_malloc_n(g->n_ops, sizeof(double));
+    if (!bl) return NAN;
+    dp_costs_levels(g, c, bl, NULL);
+    double m = 0;
+    for (int v = 0; v < g->n_ops; v++) if (bl[v] > m) m = bl[v];
+    free(bl);
+    return m;
+}
+
+double dp_costs_lower_bound(const dp_graph *g, const dp_costs *c)
+{
+    const int n = g->n_ops, D = c->n_devices;
+    double *f = dp_malloc_n(n, sizeof(double));
+    if (!f) return NAN;
+    double total = 0, cp = 0;
+    for (int k = 0; k < n; k++) {
+        int v = g->topo[k];
+        double mn = c->op_time[(size_t)v * D];
+        for (int d = 1; d < D; d++) if (c->op_time[(size_t)v * D + d] < mn) mn = c->op_time[(size_t)v * D + d];
+        total += mn;
+        double st = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int u = g->edge_src[g->pred_edge[q]];
+            if (f[u] > st) st = f[u];
+        }
+        f[v] = st + mn;
+        if (f[v] > cp) cp = f[v];
+    }
+    free(f);
+    double w = total / D;
+    return cp > w ? cp : w;
+}

@@ -1,0 +1,320 @@
+/* dp_sim.c: the DOPPLER-compatible event engine (see dp_sim.h for the event order). */
+#include "dp_sim.h"
+#include "dp_json.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum ev_kind {
+    EV_TRANSFER_DONE, /* id = edge */
+    EV_EDGE_ARRIVED,  /* id = edge */
+    EV_READY,         /* id = op */
+    EV_GRANTED,       /* id = op */
+    EV_COMPUTE_DONE,  /* id = op */
+    EV_RELEASE,       /* id = device */
+    EV_FINISH         /* id = op */
+};
+
+#define EV_SHIFT 28
+#define EV_ID_MASK ((1u << EV_SHIFT) - 1)
+
+typedef struct heap_ev {
+    double t;
+    uint32_t seq;
+    uint32_t ev;  /* kind << EV_SHIFT | id */
+} heap_ev;
+
+struct dp_sim {
+    const dp_graph *g;
+    const dp_costs *c;
+    int n, m, D;
+    /* per edge: 1 when it is the first copy of its (src, dst) pair */
+    unsigned char *first_copy;
+    /* run state */
+    const int *dev;
+    heap_ev *heap;
+    int heap_n;
+    uint32_t seq;
+    uint32_t *fifo;
+    int fifo_head, fifo_tail, fifo_cap;
+    int *arrived;
+    int *qhead, *qtail, *qnext;
+    unsigned char *busy_flag;
+    double *busy, *start, *end;
+    double now, makespan;
+    long n_events, n_transfers;
+    double volume;
+};
+
+dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
+{
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges) {
+        dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
+        return NULL;
+    }
+    dp_sim *s = calloc(1, sizeof *s);
+    if (!s) goto nomem;
+    s->g = g;
+    s->c = c;
+    s->n = g->n_ops;
+    s->m = g->n_edges;
+    s->D = c->n_devices;
+    if (s->n >= (int)EV_ID_MASK || s->m >= (int)EV_ID_MASK) {
+        free(s);
+        dp_error_set(err, DP_ENOMEM, "%s: graph too large for the simulator", g->source);
+        return NULL;
+    }
+    /* every event kind happens at most once per op/edge (release: once per op finish) */
+    s->fifo_cap = 2 * s->m + 5 * s->n + 1;
+    s->first_copy = malloc((size_t)s->m + 1);
+    s->heap = dp_malloc_n((size_t)s->m + s->n + 1, sizeof(heap_ev));
+    s->fifo = dp_malloc_n(s->fifo_cap, sizeof(uint32_t));
+    s->arrived = dp_malloc_n(s->n, sizeof(int));
+    s->qhead = dp_malloc_n(s->D, sizeof(int));
+    s->qtail = dp_malloc_n(s->D, sizeof(int));
+    s->qnext = dp_malloc_n(s->n, sizeof(int));
+    s->busy_flag = malloc(s->D);
+    s->busy = dp_malloc_n(s->D, sizeof(double));
+    s->start = dp_malloc_n(s->n, sizeof(double));
+    s->end = dp_malloc_n(s->n, sizeof(double));
+    if (!s->first_copy || !s->heap || !s->fifo || !s->arrived || !s->qhead || !s->qtail ||
+        !s->qnext || !s->busy_flag || !s->busy || !s->start || !s->end)
+        goto nomem;
+    for (int u = 0; u < s->n; u++)
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+            s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
+    return s;
+nomem:
+    dp_sim_free(s);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the simulator", g->source);
+    return NULL;
+}
+
+void dp_sim_free(dp_sim *s)
+{
+    if (!s) return;
+    free(s->first_copy); free(s->heap); free(s->fifo); free(s->arrived);
+    free(s->qhead); free(s->qtail); free(s->qnext); free(s->busy_flag);
+    free(s->busy); free(s->start); free(s->end);
+    free(s);
+}
+
+/* ---- the two queues ---- */
+
+static inline int ev_less(const heap_ev *a, const heap_ev *b)
+{
+    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static inline void heap_push(dp_sim *s, double t, uint32_t ev)
+{
+    heap_ev x = {t, s->seq++, ev};
+    int i = s->heap_n++;
+    while (i > 0) {
+        int p = (i - 1) >> 1;
+        if (!ev_less(&x, &s->heap[p])) break;
+        s->heap[i] = s->heap[p];
+        i = p;
+    }
+    s->heap[i] = x;
+}
+
+static inline heap_ev heap_pop(dp_sim *s)
+{
+    heap_ev top = s->heap[0];
+    heap_ev x = s->heap[--s->heap_n];
+    int n = s->heap_n, i = 0;
+    for (;;) {
+        int l = 2 * i + 1;
+        if (l >= n) break;
+        int r = l + 1;
+        int m = (r < n && ev_less(&s->heap[r], &s->heap[l])) ? r : l;
+        if (!ev_less(&s->heap[m], &x)) break;
+        s->heap[i] = s->heap[m];
+        i = m;
+    }
+    s->heap[i] = x;
+    return top;
+}
+
+static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
+{
+    assert(s->fifo_tail < s->fifo_cap);
+    s->fifo[s->fifo_tail++] = kind << EV_SHIFT | id;
+}
+
+/* schedule an event `delay` after now: the future goes to the heap, the present to the FIFO */
+static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
+{
+    if (delay > 0) heap_push(s, s->now + delay, kind << EV_SHIFT | id);
+    else fifo_push(s, kind, id);
+}
+
+/* ---- handlers, named after what happens ---- */
+
+static inline void grant_head(dp_sim *s, int d)
+{
+    int v = s->qhead[d];
+    s->qhead[d] = s->qnext[v];
+    if (s->qhead[d] < 0) s->qtail[d] = -1;
+    s->busy_flag[d] = 1;
+    fifo_push(s, EV_GRANTED, (uint32_t)v);
+}
+
+static inline void op_finish(dp_sim *s, int u)
+{
+    const dp_graph *g = s->g;
+    const int du = s->dev[u];
+    s->makespan = s->now;
+    for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+        int dv = s->dev[g->edge_dst[e]];
+        double delay = 0;
+        if (dv != du) {
+            delay = dp_costs_comm(s->c, e, du, dv);
+            s->n_transfers++;
+            s->volume += s->c->edge_data[e];
+        }
+        schedule(s, delay, EV_TRANSFER_DONE, (uint32_t)e);
+    }
+}
+
+static inline void edge_arrived(dp_sim *s, int e)
+{
+    if (!s->first_copy[e]) return;
+    int v = s->g->edge_dst[e];
+    if (++s->arrived[v] == s->g->n_unique_pred[v]) fifo_push(s, EV_READY, (uint32_t)v);
+}
+
+static inline void op_ready(dp_sim *s, int v)
+{
+    int d = s->dev[v];
+    s->qnext[v] = -1;
+    if (s->qtail[d] < 0) s->qhead[d] = v;
+    else s->qnext[s->qtail[d]] = v;
+    s->qtail[d] = v;
+    if (!s->busy_flag[d]) grant_head(s, d);
+}
+
+static inline void op_start(dp_sim *s, int v)
+{
+    double t = dp_costs_op(s->c, v, s->dev[v]);
+    s->start[v] = s->now;
+    s->busy[s->dev[v]] += t;
+    schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
+}
+
+static inline void compute_done(dp_sim *s, int v)
+{
+    int d = s->dev[v];
+    s->end[v] = s->now;
+    s->busy_flag[d] = 0;
+    fifo_push(s, EV_RELEASE, (uint32_t)d);
+    fifo_push(s, EV_FINISH, (uint32_t)v);
+}
+
+static inline void device_release(dp_sim *s, int d)
+{
+    if (!s->busy_flag[d] && s->qhead[d] >= 0) grant_head(s, d);
+}
+
+static inline void dispatch(dp_sim *s, uint32_t ev)
+{
+    uint32_t id = ev & EV_ID_MASK;
+    s->n_events++;
+    switch (ev >> EV_SHIFT) {
+    case EV_TRANSFER_DONE: fifo_push(s, EV_EDGE_ARRIVED, id); break;
+    case EV_EDGE_ARRIVED: edge_arrived(s, (int)id); break;
+    case EV_READY: op_ready(s, (int)id); break;
+    case EV_GRANTED: op_start(s, (int)id); break;
+    case EV_COMPUTE_DONE: compute_done(s, (int)id); break;
+    case EV_RELEASE: device_release(s, (int)id); break;
+    case EV_FINISH: op_finish(s, (int)id); break;
+    }
+}
+
+int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
+{
+    const dp_graph *g = s->g;
+    const int n = s->n, D = s->D;
+    for (int v = 0; v < n; v++)
+        if (assignment[v] < 0 || assignment[v] >= D)
+            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
+                                v, g->op_name[v], assignment[v], D - 1);
+    s->dev = assignment;
+    s->heap_n = 0;
+    s->seq = 0;
+    s->fifo_head = s->fifo_tail = 0;
+    s->now = s->makespan = 0;
+    s->n_events = s->n_transfers = 0;
+    s->volume = 0;
+    memset(s->arrived, 0, (size_t)n * sizeof(int));
+    for (int d = 0; d < D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
+    /* set-up at time 0: sources become ready in op order */
+    for (int i = 0; i < g->n_sources; i++) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
+    for (;;) {
+        while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
+        s->fifo_head = s->fifo_tail = 0;
+        if (s->heap_n == 0) break;
+        /* advance the clock; process every heap event of that instant before the FIFO */
+        s->now = s->heap[0].t;
+        while (s->heap_n > 0 && s->heap[0].t == s->now) dispatch(s, heap_pop(s).ev);
+    }
+    res->makespan = s->makespan;
+    res->n_devices = D;
+    res->busy = s->busy;
+    res->n_transfers = s->n_transfers;
+    res->transfer_volume = s->volume;
+    res->op_start = s->start;
+    res->op_end = s->end;
+    res->n_events = s->n_events;
+    return DP_OK;
+}
+
+double dp_sim_utilisation(const dp_sim_result *res, int d)
+{
+    return res->makespan > 0 ? res->busy[d] / res->makespan : 0.0;
+}
+
+int dp_sim_write_trace(const dp_sim *s, const int *assignment, const char *path, dp_error *err)
+{
+    const dp_graph *g = s->g;
+    const double us = 1e6 / g->time_scale;
+    json_t *root = json_object();
+    json_t *evs = json_array();
+    json_object_set_new(root, "displayTimeUnit", json_string("ms"));
+    json_t *meta = json_object();
+    json_object_set_new(meta, "graph", json_string(g->name));
+    json_object_set_new(meta, "time_unit", json_string(g->time_unit));
+    json_object_set_new(meta, "note", json_string("trace times are microseconds of the printed unit"));
+    json_object_set_new(root, "otherData", meta);
+    for (int d = 0; d < s->D; d++) {
+        json_t *m = json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 0,
+                              "tid", d, "args", "name", "");
+        char nm[32];
+        snprintf(nm, sizeof nm, "device %d", d);
+        json_object_set_new(json_object_get(m, "args"), "name", json_string(nm));
+        json_array_append_new(evs, m);
+    }
+    for (int v = 0; v < g->n_ops; v++) {
+        json_t *x = json_pack("{s:s,s:s,s:s,s:i,s:i,s:f,s:f}", "name", g->op_name[v], "cat", g->op_kind[v],
+                              "ph", "X", "pid", 0, "tid", assignment[v], "ts", s->start[v] * us,
+                              "dur", (s->end[v] - s->start[v]) * us);
+        json_array_append_new(evs, x);
+    }
+    int flow = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+        int u = g->edge_src[e], v = g->edge_dst[e];
+        if (assignment[u] == assignment[v]) continue;
+        json_array_append_new(evs, json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f}", "name", "transfer", "cat", "transfer",
+                                             "ph", "s", "id", flow, "pid", 0, "tid", assignment[u], "ts", s->end[u] * us));
+        json_array_append_new(evs, json_pack("{s:s,s:s,s:s,s:s,s:i,s:i,s:i,s:f}", "name", "transfer", "cat", "transfer",
+                                             "ph", "f", "bp", "e", "id", flow, "pid", 0, "tid", assignment[v],
+                                             "ts", s->start[v] * us));
+        flow++;
+    }
+    json_object_set_new(root, "traceEvents", evs);
+    int rc = dp_json_dump_atomic(root, path, JSON_COMPACT, err);
+    json_decref(root);
+    return rc;
+}

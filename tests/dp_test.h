@@ -1,0 +1,42 @@
+/* dp_test.h: helpers shared by the Check suites. */
+#ifndef DP_TEST_H
+#define DP_TEST_H
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ../shared/data, or $DOPPLER_SHARED_DATA; NULL when absent (tests then SKIP). */
+static inline const char *dp_test_shared(void)
+{
+    const char *p = getenv("DOPPLER_SHARED_DATA");
+    if (!p || !*p) p = "../shared/data";
+    return access(p, R_OK) == 0 ? p : NULL;
+}
+
+/* The source tree (for tests/data and tests/bad-inputs). */
+static inline const char *dp_test_srcdir(void)
+{
+    const char *p = getenv("top_srcdir");
+    return p && *p ? p : ".";
+}
+
+static inline const char *dp_test_path(char *buf, size_t cap, const char *base, const char *rel)
+{
+    snprintf(buf, cap, "%s/%s", base, rel);
+    return buf;
+}
+
+/* Run a suite; returns the process exit status (0 pass, 1 fail). */
+static inline int dp_test_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? 0 : 1;
+}
+
+#endif
