@@ -31,5 +31,9 @@ cd "$dir/src"
 [ -f Makefile ] || eval ./configure -q $conf
 ncpu=$(nproc 2>/dev/null || echo 2)
 make -j"$ncpu" >/dev/null
-[ $# -gt 0 ] && make "$@"
+if [ $# -gt 0 ] && ! make "$@"; then
+    # a failing suite: show its logs here (CI keeps only what is printed)
+    [ -f test-suite.log ] && cat test-suite.log
+    exit 1
+fi
 exit 0
