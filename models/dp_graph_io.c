@@ -218,9 +218,50 @@ static int json_number(json_t *o, const char *key, double *out, int required)
     return 0;
 }
 
-static int edge_endpoint(json_t *v, const dp_graph_builder *b, int n, const char **names, int *out)
+/* Op names -> index, for edges that name their endpoints: open addressing on FNV-1a, built on
+ * the first such edge. A scan per edge would make a file of n named ops and edges cost O(n^2)
+ * (10^5 ops: a minute). Ops without a name are not in it; among equal names (rejected later
+ * by the builder) the lowest index is found. */
+typedef struct name_index {
+    int *slot;      /* op index or -1 */
+    size_t mask;    /* capacity - 1 (a power of two >= 2n) */
+} name_index;
+
+static uint64_t name_hash(const char *s)
 {
-    (void)b;
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) { h ^= (unsigned char)*s; h *= 1099511628211ull; }
+    return h;
+}
+
+static int name_index_build(name_index *ix, const char **names, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    ix->slot = dp_malloc_n(cap, sizeof *ix->slot);
+    if (!ix->slot) return DP_ENOMEM;
+    ix->mask = cap - 1;
+    for (size_t i = 0; i < cap; i++) ix->slot[i] = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i]) continue;
+        size_t h = (size_t)name_hash(names[i]) & ix->mask;
+        while (ix->slot[h] >= 0) h = (h + 1) & ix->mask;
+        ix->slot[h] = (int)i;
+    }
+    return DP_OK;
+}
+
+static int name_index_find(const name_index *ix, const char **names, const char *s)
+{
+    size_t h = (size_t)name_hash(s) & ix->mask;
+    for (; ix->slot[h] >= 0; h = (h + 1) & ix->mask)
+        if (strcmp(names[ix->slot[h]], s) == 0) return ix->slot[h];
+    return -1;
+}
+
+/* 0 and *out set, or -1 index out of range, -2 unknown name, -3 wrong type, -4 out of memory */
+static int edge_endpoint(json_t *v, name_index *ix, int n, const char **names, int *out)
+{
     if (json_is_integer(v)) {
         json_int_t x = json_integer_value(v);
         if (x < 0 || x >= n) return -1;
@@ -228,10 +269,11 @@ static int edge_endpoint(json_t *v, const dp_graph_builder *b, int n, const char
         return 0;
     }
     if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        for (int i = 0; i < n; i++)
-            if (strcmp(names[i], s) == 0) { *out = i; return 0; }
-        return -2;
+        if (!ix->slot && name_index_build(ix, names, (size_t)n) != DP_OK) return -4;
+        int i = name_index_find(ix, names, json_string_value(v));
+        if (i < 0) return -2;
+        *out = i;
+        return 0;
     }
     return -3;
 }
@@ -250,6 +292,7 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
     const char **names = NULL;
+    name_index ix = {NULL, 0};
     if (!json_is_object(root)) { dp_error_set(err, DP_EINVAL, "%s: the top level must be a JSON object", path); return NULL; }
     json_t *ops = json_object_get(root, "ops");
     json_t *edges = json_object_get(root, "edges");
@@ -332,11 +375,10 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         }
         if (jt || je || nd)
             dp_graph_builder_set_op_info(b, id, jt ? json_string_value(jt) : NULL, je ? json_string_value(je) : NULL, nd, shape);
-        names[i] = jn ? json_string_value(jn) : "";
+        names[i] = jn ? json_string_value(jn) : NULL;
     }
     size_t m = json_array_size(edges);
     if (m > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: %zu edges is beyond the limit", path, m); goto done; }
-    /* name lookup: build a sorted index only when an endpoint is a string */
     for (size_t e = 0; e < m; e++) {
         json_t *ed = json_array_get(edges, e);
         if (!json_is_object(ed)) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu]: must be an object", path, e); goto done; }
@@ -346,7 +388,8 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         for (int k = 0; k < 2; k++) {
             json_t *v = json_object_get(ed, which[k]);
             if (!v) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: missing", path, e, which[k]); goto done; }
-            int rr = edge_endpoint(v, b, (int)n, names, dest[k]);
+            int rr = edge_endpoint(v, &ix, (int)n, names, dest[k]);
+            if (rr == -4) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
             if (rr == -1) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: op index %lld out of range 0..%zu", path, e, which[k], (long long)json_integer_value(v), n ? n - 1 : 0); goto done; }
             if (rr == -2) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: no op named \"%s\"", path, e, which[k], json_string_value(v)); goto done; }
             if (rr == -3) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: must be an op index or name", path, e, which[k]); goto done; }
@@ -364,6 +407,7 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
     }
     g = dp_graph_builder_finish(b, err);
 done:
+    free(ix.slot);
     free(names);
     dp_graph_builder_free(b);
     return g;

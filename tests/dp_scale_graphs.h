@@ -40,7 +40,8 @@ static inline double dp_scale_makespan(dp_scale_shape s, long n, int D)
     return 1.0 + (double)((n - 1 + D - 1) / D);
 }
 
-/* Write the graph as DOPPLER text (json = 0) or native JSON (json = 1). Returns 0 or -1. */
+/* Write the graph as DOPPLER text (json = 0), native JSON with edges by op index (json = 1)
+ * or native JSON with named ops and edges by name (json = 2). Returns 0 or -1. */
 static inline int dp_scale_write(const char *path, dp_scale_shape s, long n, int json)
 {
     FILE *f = fopen(path, "w");
@@ -55,11 +56,14 @@ static inline int dp_scale_write(const char *path, dp_scale_shape s, long n, int
         for (long i = 0; i < n; i++) fprintf(f, "%ld,%ld\n", dp_scale_comp(s, i), dp_scale_comm(s));
     } else {
         fprintf(f, "{\"cost_kind\": \"time\", \"ops\": [\n");
-        for (long i = 0; i < n; i++)
-            fprintf(f, "%s{\"time\": %ld, \"comm\": %ld}", i ? ",\n" : "", dp_scale_comp(s, i), dp_scale_comm(s));
+        for (long i = 0; i < n; i++) {
+            fprintf(f, "%s{\"time\": %ld, \"comm\": %ld", i ? ",\n" : "", dp_scale_comp(s, i), dp_scale_comm(s));
+            fprintf(f, json == 2 ? ", \"name\": \"n%ld\"}" : "}", i);
+        }
         fprintf(f, "],\n\"edges\": [\n");
         for (long e = 0; e < m; e++)
-            fprintf(f, "%s{\"src\": %ld, \"dst\": %ld}", e ? ",\n" : "", dp_scale_src(s, n, e), dp_scale_dst(s, n, e));
+            fprintf(f, json == 2 ? "%s{\"src\": \"n%ld\", \"dst\": \"n%ld\"}" : "%s{\"src\": %ld, \"dst\": %ld}",
+                    e ? ",\n" : "", dp_scale_src(s, n, e), dp_scale_dst(s, n, e));
         fprintf(f, "]}\n");
     }
     return fclose(f) == 0 ? 0 : -1;
