@@ -12,6 +12,12 @@
 
 /* ---------------- DOPPLER compute_graph text ---------------- */
 
+/* What reading, placing and simulating a graph allocates per op and per edge, for the memory
+ * check before a reader allocates (measured with bench/bench_scale: 10^6 ops ~ 410 MiB from
+ * DOPPLER text, with the op names, kinds, shapes, CSR, cost tables and simulator state). */
+#define DP_READ_BYTES_PER_OP 400.0
+#define DP_READ_BYTES_PER_EDGE 100.0
+
 /* Parse a list line: tokens of digits separated by commas, spaces or tabs. Any other
  * character is an error (the reference would silently split on it; we name it). */
 static int parse_int_list(const char *path, int lineno, const char *s, size_t len,
@@ -122,12 +128,33 @@ dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
     long long *hdr = NULL, *inputs = NULL, *srcs = NULL, *dsts = NULL;
     int nh = 0, ni = 0, ns = 0, nd = 0;
 
-    /* split into lines (in place) */
-    size_t nlines = 0;
-    for (size_t i = 0; i < size; i++) if (text[i] == '\n') nlines++;
-    nlines++;
-    const char **ls = dp_malloc_n(nlines, sizeof *ls);
-    size_t *ll = dp_malloc_n(nlines, sizeof *ll);
+    /* Count before allocating: lines up to the last non-blank one, and the edge ids on line 3.
+     * A file that claims more than memory holds is refused here, not by the OOM killer. */
+    while (size > 0 && isspace((unsigned char)text[size - 1])) size--;
+    size_t nlines = 1, line3 = 0, line3_end = size;
+    for (size_t i = 0; i < size; i++)
+        if (text[i] == '\n') {
+            if (nlines == 2) line3 = i + 1;
+            if (nlines == 3) line3_end = i;
+            nlines++;
+        }
+    const char **ls = NULL;
+    size_t *ll = NULL;
+    if (nlines > (size_t)DP_GRAPH_MAX_ELEMS + 4) {
+        dp_error_set(err, DP_ENOMEM, "%s: %zu lines, more ops than the limit of %d", path, nlines, DP_GRAPH_MAX_ELEMS);
+        goto done;
+    }
+    {
+        double n_edges = 0;
+        for (size_t i = line3; i < line3_end && nlines > 2; i++)
+            if (isdigit((unsigned char)text[i]) && (i == line3 || !isdigit((unsigned char)text[i - 1]))) n_edges++;
+        double n_ops = nlines > 4 ? (double)(nlines - 4) : 0;
+        if (dp_mem_check(path, "the graph", (double)nlines * 2 * sizeof(size_t) + n_ops * DP_READ_BYTES_PER_OP +
+                                            n_edges * DP_READ_BYTES_PER_EDGE, err) != DP_OK)
+            goto done;
+    }
+    ls = dp_malloc_n(nlines, sizeof *ls);
+    ll = dp_malloc_n(nlines, sizeof *ll);
     if (!ls || !ll) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     {
         size_t k = 0, st = 0;
