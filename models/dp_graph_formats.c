@@ -150,9 +150,10 @@ static size_t next_token(tok_stream *s, const char **start)
 static int stg_int(tok_stream *s, long long lo, long long hi, const char *what, long long *out, dp_error *err)
 {
     const char *t;
+    int last = s->tok_line;
     size_t n = next_token(s, &t);
-    if (n == 0)
-        return dp_error_set(err, DP_EINVAL, "%s:%d: truncated file: expected %s, found the end", s->path, s->line, what);
+    if (n == 0)  /* named at the last line with a token */
+        return dp_error_set(err, DP_EINVAL, "%s:%d: truncated file: expected %s, found the end", s->path, last, what);
     char buf[64];
     if (n >= sizeof buf)
         return dp_error_set(err, DP_EINVAL, "%s:%d: expected %s, found a %zu-character token", s->path, s->tok_line, what, n);
@@ -164,7 +165,7 @@ static int stg_int(tok_stream *s, long long lo, long long hi, const char *what, 
     if (*end || errno)
         return dp_error_set(err, DP_EINVAL, "%s:%d: expected %s (an integer), found '%s'", s->path, s->tok_line, what, buf);
     if (v < lo || v > hi)
-        return dp_error_set(err, DP_EINVAL, "%s:%d: %s %lld out of range %lld..%lld", s->path, s->tok_line, what, v, lo, hi);
+        return dp_error_set(err, DP_EINVAL, "%s:%d: %s: %lld is out of range %lld..%lld", s->path, s->tok_line, what, v, lo, hi);
     *out = v;
     return DP_OK;
 }
@@ -707,7 +708,11 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
     for (int i = 0; i < n; i++) {
         json_t *o = json_array_get(nodes, i);
         json_t *lat = json_object_get(o, "fpgaLatency");
-        if (!json_is_number(lat)) { dp_error_set(err, DP_EINVAL, "%s: nodes[%d].fpgaLatency: missing or not a number", path, i); goto done; }
+        if (!json_is_number(lat) || !(json_number_value(lat) >= 0) || !isfinite(json_number_value(lat))) {
+            dp_error_set(err, DP_EINVAL, "%s: nodes[%d].fpgaLatency: %s", path, i,
+                         json_is_number(lat) ? "must be finite and non-negative" : "missing or not a number");
+            goto done;
+        }
         json_t *cl = json_object_get(o, "cpuLatency");
         if (cl && !json_is_number(cl)) { dp_error_set(err, DP_EINVAL, "%s: nodes[%d].cpuLatency: must be a number", path, i); goto done; }
         int fpga = json_flag(json_object_get(o, "supportedOnFpga"), 1);
@@ -756,7 +761,10 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
             }
         }
         json_t *c = json_object_get(o, "cost");
-        if (!json_is_number(c)) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].cost: missing or not a number", path, e); goto done; }
+        if (!json_is_number(c) || !(json_number_value(c) >= 0) || !isfinite(json_number_value(c))) {
+            dp_error_set(err, DP_EINVAL, "%s: edges[%zu].cost: must be a finite non-negative number", path, e);
+            goto done;
+        }
         if (dp_graph_builder_add_edge(b, end[0], end[1], json_number_value(c)) < 0) goto nomem;
     }
     g = dp_graph_builder_finish(b, err);
