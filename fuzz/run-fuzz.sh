@@ -36,6 +36,9 @@ status=0
 for h in $harnesses; do
     name=${h#fuzz_}
     rm -rf "$work/seeds-$name"
+    # crashes of earlier runs (fixed or not) move aside: the summary counts this run's
+    mkdir -p "$work/old"
+    for f in "$work/crash-$name-"*; do [ -e "$f" ] && mv "$f" "$work/old/"; done
     mkdir -p "$work/seeds-$name" "$work/corpus-$name"
     [ -d "$src/fuzz/seeds/$name" ] && cp "$src/fuzz/seeds/$name"/* "$work/seeds-$name/" 2>/dev/null || true
     case $name in

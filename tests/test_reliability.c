@@ -161,6 +161,32 @@ START_TEST(threads_write_same_path)
 }
 END_TEST
 
+/* Op strings must be valid UTF-8, or the native JSON writer would drop them (found by
+ * fuzz_graph_dot: a Latin-1 node name came back from a JSON round trip as "op1"). */
+START_TEST(op_strings_utf8)
+{
+    const char *bad[] = {"b\xb7x", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ab\xe2\x82"};
+    for (int k = 0; k < 5; k++) {
+        dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+        dp_graph_builder_add_op(b, "a", NULL, 1, 0);
+        dp_graph_builder_add_op(b, "b", bad[k], 1, 0);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        ck_assert_ptr_null(g);
+        ck_assert_msg(strstr(err.msg, "src.dot: op 1: its kind is not valid UTF-8"), "%s", err.msg);
+        dp_graph_builder_free(b);
+    }
+    dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", NULL, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->name, "g?");
+    dp_graph_free(g);
+    dp_graph_builder_free(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -169,6 +195,7 @@ int main(void)
     tcase_add_test(t, memory_limit_refuses_before_allocating);
     tcase_add_test(t, killed_writer_leaves_old_file);
     tcase_add_test(t, threads_write_same_path);
+    tcase_add_test(t, op_strings_utf8);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
