@@ -15,8 +15,8 @@
  *                       (int32, ready-set size), plc_device (int32), plc_logp (float)
  * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
  *
- * The file is created atomically (temporary name, then rename) and then opened, extended and
- * closed at each flush, so between flushes it is always complete and readable (h5dump, h5py). A
+ * Every change (create, append at each flush, truncate) is made on a copy that is then renamed
+ * over the file, so a crash at any moment leaves a complete, readable file (h5dump, h5py). A
  * resumed run first truncates it to the rows its checkpoint accounts for.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
