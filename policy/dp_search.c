@@ -200,6 +200,7 @@ void dp_exact_config_init(dp_exact_config *cfg)
     cfg->max_ops = 24;
     cfg->max_nodes = 200000000L;
     cfg->anneal_budget = 2000;
+    cfg->list_start = 1;
 }
 
 /* Devices a and b are interchangeable when swapping them leaves every cost unchanged. */
@@ -273,7 +274,14 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config 
     /* incumbent: the best of the list schedulers */
     double best_ms = INFINITY;
     dp_sim_result sr;
-    for (size_t i = 0; i < sizeof START_METHODS / sizeof *START_METHODS; i++) {
+    for (size_t i = 0; i < (cfg.list_start ? sizeof START_METHODS / sizeof *START_METHODS : 1); i++) {
+        if (!cfg.list_start) {
+            memset(tmp, 0, (size_t)n * sizeof(int));
+            if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
+            best_ms = sr.makespan;
+            memcpy(best, tmp, (size_t)n * sizeof(int));
+            break;
+        }
         if ((rc = dp_place(START_METHODS[i], g, c, NULL, tmp, NULL, NULL, err)) != DP_OK) goto done;
         if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
         if (sr.makespan < best_ms) { best_ms = sr.makespan; memcpy(best, tmp, (size_t)n * sizeof(int)); }

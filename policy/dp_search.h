@@ -88,6 +88,8 @@ typedef struct dp_exact_config {
     long max_nodes;       /* stop after this many search nodes, result not proven (default 2e8) */
     long anneal_budget;   /* simulations of annealing (seed 1) that improve the start incumbent
                            * (default 2000; 0: none) */
+    int list_start;       /* 1 (default): the list schedulers give the start incumbent; 0: the
+                           * start is every op on device 0 (for testing the search itself) */
 } dp_exact_config;
 
 void dp_exact_config_init(dp_exact_config *cfg);
