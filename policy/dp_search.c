@@ -41,8 +41,8 @@ void dp_anneal_config_init(dp_anneal_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->budget = 20000;
-    cfg->t0 = 0.05;
-    cfg->t_end = 1e-4;
+    cfg->t0 = 0.01;
+    cfg->t_end = 1e-5;
     cfg->schedule = DP_ANNEAL_GEOMETRIC;
     cfg->swap_prob = 0.2;
     snprintf(cfg->init, sizeof cfg->init, "cp");

@@ -41,8 +41,8 @@ typedef enum { DP_ANNEAL_GEOMETRIC = 0, DP_ANNEAL_LINEAR = 1 } dp_anneal_schedul
 
 typedef struct dp_anneal_config {
     long budget;                 /* simulations to spend, the start included (default 20000) */
-    double t0;                   /* start temperature as a fraction of the start makespan (0.05) */
-    double t_end;                /* final temperature, same unit (1e-4); t_end <= t0 */
+    double t0;                   /* start temperature as a fraction of the start makespan (0.01) */
+    double t_end;                /* final temperature, same unit (1e-5); t_end <= t0 */
     dp_anneal_schedule schedule; /* T_k = T0 (T_end/T0)^(k/(K-1)) or linear T0 + (T_end - T0) k/(K-1) */
     double swap_prob;            /* chance that a move swaps the devices of two ops (0.2); otherwise
                                   * one op moves to another device */
