@@ -670,11 +670,11 @@ static int plot_begin(plot *p, const char *out, int width, int height, dp_error 
     p->script = fopen(path, "w");
     if (!p->script) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
     if (strcmp(term, "svg") == 0)
-        fprintf(p->script, "set terminal svg size %d,%d dynamic enhanced font 'Helvetica,12' background rgb 'white'\n", width, height);
+        fprintf(p->script, "set terminal svg size %d,%d dynamic noenhanced font 'Helvetica,12' background rgb 'white'\n", width, height);
     else if (strcmp(term, "pngcairo") == 0)
-        fprintf(p->script, "set terminal pngcairo size %d,%d enhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
+        fprintf(p->script, "set terminal pngcairo size %d,%d noenhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
     else
-        fprintf(p->script, "set terminal png size %d,%d enhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
+        fprintf(p->script, "set terminal png size %d,%d noenhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
     fprintf(p->script, "set output '%s'\nset encoding utf8\nset datafile missing '?'\n", p->tmp_out);
     return DP_OK;
 }
@@ -773,7 +773,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     if (t->title[0]) { fprintf(f, "set title "); gp_str(f, t->title); fputc('\n', f); }
     fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
                "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\n"
-               "set key outside right top vertical\nset grid ytics lc rgb '#dddddd'\nset yrange [0:*]\n"
+               "set key below horizontal\nset grid ytics lc rgb '#dddddd'\nset yrange [0:*]\n"
                "set xtics nomirror rotate by -25 scale 0\nset ytics nomirror\nset border 3\n");
     char yl[512];
     if (ratios) snprintf(yl, sizeof yl, "%s / best baseline (lower is better)", t->metric);
@@ -781,6 +781,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     fprintf(f, "set ylabel ");
     gp_str(f, yl);
     fputc('\n', f);
+    fprintf(f, "set xrange [-0.6:%g]\n", t->n_rows - 0.4);
     if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
     static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     fprintf(f, "plot ");
