@@ -55,6 +55,7 @@ void dp_report_spec_free(dp_report_spec *s)
     free(s->title);
     json_decref(s->filter);
     json_decref(s->labels);
+    json_decref(s->columns);
     memset(s, 0, sizeof *s);
 }
 
@@ -127,12 +128,29 @@ int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *nam
             json_t **f = strcmp(k, "filter") == 0 ? &s->filter : &s->labels;
             json_decref(*f);
             *f = json_incref(v);
+        } else if (strcmp(k, "columns") == 0) {
+            if (!json_is_array(v) || json_array_size(v) == 0) return dp_error_set(err, DP_EINVAL, "%s: expected a non-empty array of column objects", where);
+            for (size_t c = 0; c < json_array_size(v); c++) {
+                json_t *col = json_array_get(v, c);
+                const char *ck;
+                json_t *cv;
+                if (!json_is_object(col) || !json_is_string(json_object_get(col, "label")))
+                    return dp_error_set(err, DP_EINVAL, "%s[%zu]: a column is an object with a \"label\"", where, c);
+                json_object_foreach(col, ck, cv) {
+                    int ok = (strcmp(ck, "label") == 0) || (strcmp(ck, "where") == 0 && json_is_object(cv)) ||
+                             (strcmp(ck, "metric") == 0 && json_is_string(cv)) || (strcmp(ck, "baseline") == 0 && json_is_boolean(cv)) ||
+                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0;
+                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object)", where, c, ck);
+                }
+            }
+            json_decref(s->columns);
+            s->columns = json_incref(v);
         } else if (strcmp(k, "digits") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 17)
                 return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..17", where);
             s->digits = (int)json_integer_value(v);
         } else if (strcmp(k, "comment") != 0) {
-            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, metric, baselines, filter, labels, title, digits, comment)", name, k);
+            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, columns, metric, baselines, filter, labels, title, digits, comment)", name, k);
         }
     }
     return DP_OK;
@@ -250,29 +268,62 @@ void dp_report_table_free(dp_report_table *t)
     free(t->n);
     free(t->n_failed);
     free(t->is_baseline);
+    free(t->is_reference);
     free(t->best);
     memset(t, 0, sizeof *t);
+}
+
+/* Is `metric` a name dp_report_metric knows? */
+static int metric_known(const char *metric)
+{
+    int known;
+    dp_result probe;
+    memset(&probe, 0, sizeof probe);
+    probe.metrics = (char *)"{}";
+    dp_report_metric(&probe, metric, &known);
+    return known;
+}
+
+static int grow(void **a, int *cap, int n, size_t sz)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? *cap * 2 : 16;
+    void *b = realloc(*a, (size_t)nc * sz);
+    if (!b) return -1;
+    *a = b;
+    *cap = nc;
+    return 0;
 }
 
 int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
-    int known;
-    dp_result probe;
-    memset(&probe, 0, sizeof probe);
-    probe.metrics = (char *)"{}";
-    dp_report_metric(&probe, spec->metric, &known);
-    if (!known) return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\" (makespan, seconds, episodes, seconds_per_episode, metrics.NAME)", spec->metric);
+    if (!metric_known(spec->metric))
+        return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\" (makespan, seconds, episodes, seconds_per_episode, metrics.NAME)", spec->metric);
     if (spec->n_rows < 1) return dp_error_set(err, DP_EINVAL, "a table needs at least one row parameter");
-    int K = spec->n_rows;
-    /* per run: its row (joined key labels) and column; first appearance fixes the order */
+    size_t NX = spec->columns ? json_array_size(spec->columns) : 0;
+    for (size_t c = 0; c < NX; c++) {
+        json_t *col = json_array_get(spec->columns, c);
+        json_t *m = json_object_get(col, "metric");
+        if (json_is_string(m) && !metric_known(json_string_value(m)))
+            return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
+    }
+    const int K = spec->n_rows;
     int *run_row = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
     int *run_col = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
     char **rk = NULL, **cl = NULL, **rjoin = NULL;
-    int nr = 0, nc = 0, rcap = 0, ccap = 0;
+    int nr = 0, nc = 0, rcap = 0, ccap = 0, rkcap = 0;
     char *units = xstrdup("");
+    double *vals = NULL;
     int rc = DP_OK;
     if (!run_row || !run_col || !units) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (NX) {
+        nc = ccap = (int)NX;
+        cl = calloc(NX, sizeof(char *));
+        if (!cl) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        for (size_t c = 0; c < NX; c++) cl[c] = xstrdup(json_string_value(json_object_get(json_array_get(spec->columns, c), "label")));
+    }
+    /* rows (and, without explicit columns, columns) in order of first appearance */
     for (long i = 0; i < n; i++) {
         run_row[i] = run_col[i] = -1;
         if (!dp_report_filter_match(&rows[i], spec->filter)) continue;
@@ -280,57 +331,52 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         json_t *p = json_loads(rows[i].params, 0, &je);
         if (!p) continue;
         char lab[512], join[4096] = "";
-        char **keys = calloc((size_t)K, sizeof(char *));
-        for (int k = 0; keys && k < K; k++) {
+        for (int k = 0; k < K; k++) {
             dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
-            keys[k] = xstrdup(lab);
-            strncat(join, lab, sizeof join - strlen(join) - 2);
-            strcat(join, "\x1f");
+            if (k) strncat(join, " / ", sizeof join - strlen(join) - 1);
+            strncat(join, lab, sizeof join - strlen(join) - 1);
         }
-        dp_report_value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, lab, sizeof lab);
-        json_decref(p);
-        if (!keys) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         int r = find_label(rjoin, nr, join);
         if (r < 0) {
-            if (nr == rcap) {
-                rcap = rcap ? rcap * 2 : 16;
-                char **a = realloc(rjoin, (size_t)rcap * sizeof(char *));
-                char **b = a ? realloc(rk, (size_t)rcap * K * sizeof(char *)) : NULL;
-                if (a) rjoin = a;
-                if (b) rk = b;
-                if (!a || !b) { free_list(keys, K); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            if (grow((void **)&rjoin, &rcap, nr, sizeof(char *))) {
+                json_decref(p);
+                rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+                goto fail;
+            }
+            while (rkcap < (nr + 1) * K) {
+                if (grow((void **)&rk, &rkcap, rkcap, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            }
+            for (int k = 0; k < K; k++) {
+                dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+                rk[(size_t)nr * K + k] = xstrdup(lab);
             }
             rjoin[nr] = xstrdup(join);
-            memcpy(&rk[(size_t)nr * K], keys, (size_t)K * sizeof(char *));
-            free(keys);
             r = nr++;
-        } else free_list(keys, K);
-        int c = find_label(cl, nc, lab);
-        if (c < 0) {
-            if (nc == ccap) {
-                ccap = ccap ? ccap * 2 : 16;
-                char **a = realloc(cl, (size_t)ccap * sizeof(char *));
-                if (!a) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
-                cl = a;
-            }
-            cl[nc] = xstrdup(lab);
-            c = nc++;
         }
         run_row[i] = r;
-        run_col[i] = c;
+        if (!NX) {
+            dp_report_value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, lab, sizeof lab);
+            int c = find_label(cl, nc, lab);
+            if (c < 0) {
+                if (grow((void **)&cl, &ccap, nc, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+                cl[nc] = xstrdup(lab);
+                c = nc++;
+            }
+            run_col[i] = c;
+        }
+        json_decref(p);
         if (strcmp(rows[i].status, "ok") == 0 && rows[i].units[0]) {
-            /* collect the distinct units */
+            /* the distinct units, "; "-joined */
             const char *u = rows[i].units;
             int seen = 0;
-            for (const char *q = units; (q = strstr(q, u)) != NULL; q++) {
-                size_t L = strlen(u);
-                if ((q == units || q[-1] == ' ') && (q[L] == ';' || q[L] == '\0')) { seen = 1; break; }
-            }
+            size_t L = strlen(u);
+            for (const char *q = units; !seen && (q = strstr(q, u)) != NULL; q++)
+                seen = (q == units || q[-1] == ' ') && (q[L] == ';' || q[L] == '\0');
             if (!seen) {
-                size_t L = strlen(units) + strlen(u) + 3;
-                char *nu = malloc(L);
+                size_t NL = strlen(units) + L + 3;
+                char *nu = malloc(NL);
                 if (nu) {
-                    snprintf(nu, L, "%s%s%s", units, *units ? "; " : "", u);
+                    snprintf(nu, NL, "%s%s%s", units, *units ? "; " : "", u);
                     free(units);
                     units = nu;
                 }
@@ -343,37 +389,49 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     t->n = dp_calloc_n(cells, sizeof(long));
     t->n_failed = dp_calloc_n(cells, sizeof(long));
     t->is_baseline = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
+    t->is_reference = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
     t->best = dp_malloc_n(nr ? (size_t)nr : 1, sizeof(int));
-    double *vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
-    if (!t->mean || !t->sd || !t->n || !t->n_failed || !t->is_baseline || !t->best || !vals) {
-        free(vals);
+    vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
+    if (!t->mean || !t->sd || !t->n || !t->n_failed || !t->is_baseline || !t->is_reference || !t->best || !vals) {
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
     }
-    for (int r = 0; r < nr; r++)
-        for (int c = 0; c < nc; c++) {
+    for (int c = 0; c < nc; c++) {
+        json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
+        json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
+        json_t *jm = json_object_get(col, "metric");
+        const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
+        t->is_reference[c] = values != NULL;
+        for (int r = 0; r < nr; r++) {
+            size_t cell = (size_t)r * nc + c;
+            if (values) {
+                /* published figures: shown as they are, no runs behind them */
+                json_t *v = json_object_get(values, rjoin[r]);
+                t->mean[cell] = json_is_number(v) ? json_number_value(v) : NAN;
+                t->sd[cell] = NAN;
+                continue;
+            }
             size_t m = 0;
             long failed = 0;
             for (long i = 0; i < n; i++) {
-                if (run_row[i] != r || run_col[i] != c) continue;
-                if (strcmp(rows[i].status, "ok") != 0) { failed++; continue; }
-                double x = dp_report_metric(&rows[i], spec->metric, &known);
+                if (run_row[i] != r) continue;
+                if (NX ? !dp_report_filter_match(&rows[i], where) : run_col[i] != c) continue;
+                int known;
+                double x = strcmp(rows[i].status, "ok") == 0 ? dp_report_metric(&rows[i], metric, &known) : NAN;
                 if (isnan(x)) { failed++; continue; }
                 vals[m++] = x;
             }
-            size_t cell = (size_t)r * nc + c;
             t->n[cell] = (long)m;
             t->n_failed[cell] = failed;
             t->mean[cell] = m ? gsl_stats_mean(vals, 1, m) : NAN;
             t->sd[cell] = m >= 2 ? gsl_stats_sd(vals, 1, m) : NAN;
         }
-    free(vals);
-    for (int c = 0; c < nc; c++) {
-        char lab[512];
+        if (json_is_true(json_object_get(col, "baseline"))) t->is_baseline[c] = 1;
         for (int b = 0; b < spec->n_baselines; b++) {
-            json_t *s = json_string(spec->baselines[b]);
-            dp_report_value_label(spec->cols, s, spec->labels, lab, sizeof lab);
-            json_decref(s);
+            char lab[512];
+            json_t *sv = json_string(spec->baselines[b]);
+            dp_report_value_label(spec->cols, sv, spec->labels, lab, sizeof lab);
+            json_decref(sv);
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
         }
     }
@@ -399,6 +457,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     free_list(rjoin, nr);
     free(run_row);
     free(run_col);
+    free(vals);
     return DP_OK;
 fail:
     free_list(rjoin, nr);
@@ -407,8 +466,10 @@ fail:
     free(units);
     free(run_row);
     free(run_col);
+    free(vals);
     t->n_rows = t->n_cols = t->n_keys = 0;
     t->row_keys = t->col_labels = NULL;
+    t->units = NULL;
     dp_report_table_free(t);
     return rc;
 }
@@ -448,7 +509,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         for (int c = 0; c < NC; c++) fprintf(f, ",%s mean,%s sd,%s n", t->col_labels[c], t->col_labels[c], t->col_labels[c]);
         if (ratios) {
             fprintf(f, ",best baseline");
-            for (int c = 0; c < NC; c++) if (!t->is_baseline[c]) fprintf(f, ",%s / best baseline", t->col_labels[c]);
+            for (int c = 0; c < NC; c++) if (!t->is_baseline[c] && !t->is_reference[c]) fprintf(f, ",%s / best baseline", t->col_labels[c]);
         }
         fputc('\n', f);
         for (int r = 0; r < t->n_rows; r++) {
@@ -463,7 +524,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
                 double best = t->best[r] >= 0 ? t->mean[(size_t)r * NC + t->best[r]] : NAN;
                 fprintf(f, ",%s", t->best[r] >= 0 ? t->col_labels[t->best[r]] : "");
                 for (int c = 0; c < NC; c++) {
-                    if (t->is_baseline[c]) continue;
+                    if (t->is_baseline[c] || t->is_reference[c]) continue;
                     double q = t->mean[(size_t)r * NC + c] / best;
                     fmt_g(q, 17, a, sizeof a);
                     fprintf(f, ",%s", isnan(q) ? "" : a);
@@ -475,7 +536,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     }
     /* md and tex share the cell texts */
     int ncols_out = t->n_keys + NC + (ratios ? 1 : 0);
-    for (int c = 0; ratios && c < NC; c++) ncols_out += !t->is_baseline[c];
+    for (int c = 0; ratios && c < NC; c++) ncols_out += !t->is_baseline[c] && !t->is_reference[c];
     const char *sep = md ? " | " : " & ";
     if (tex) {
         fprintf(f, "\\begin{tabular}{");
@@ -494,7 +555,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         fputs(sep, f);
         fputs("best baseline", f);
         for (int c = 0; c < NC; c++) {
-            if (t->is_baseline[c]) continue;
+            if (t->is_baseline[c] || t->is_reference[c]) continue;
             fputs(sep, f);
             put_escaped(f, t->col_labels[c], tex);
             fputs(" / best", f);
@@ -528,7 +589,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
             if (t->best[r] >= 0) put_escaped(f, t->col_labels[t->best[r]], tex);
             else fputs("-", f);
             for (int c = 0; c < NC; c++) {
-                if (t->is_baseline[c]) continue;
+                if (t->is_baseline[c] || t->is_reference[c]) continue;
                 double q = t->mean[(size_t)r * NC + c] / best;
                 fputs(sep, f);
                 if (isnan(q)) fputs("-", f);

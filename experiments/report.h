@@ -16,6 +16,15 @@
  *                         "labels": {"chain_mm_112nodes": "ChainMM"}, "title": "...",
  *                         "digits": 4 } }
  *
+ * Explicit columns replace "cols" when a column is not one value of one parameter: a run may
+ * fall in several (one DOPPLER run gives the makespans after Stage I and after Stage II), and
+ * published figures can stand beside measured ones:
+ *
+ *   "columns": [ {"label": "critical path", "where": {"method": "cp"}, "baseline": true},
+ *                {"label": "DOPPLER (I)", "where": {"method": "doppler"},
+ *                 "metric": "metrics.makespan_stage1"},
+ *                {"label": "paper", "values": {"ChainMM": 139}} ]     (keyed by row label)
+ *
  * Metrics: makespan, seconds, episodes, seconds_per_episode (seconds / episodes), or
  * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
  * key of the run's params); graph and topology values print as their file stem.
@@ -38,6 +47,7 @@ typedef struct dp_report_spec {
     int n_baselines;
     json_t *filter;     /* object: param -> value or array of values (NULL: all rows) */
     json_t *labels;     /* object: value text -> label (NULL: none) */
+    json_t *columns;    /* array of explicit columns (NULL: one per value of cols), see above */
     char *title;
     int digits;         /* significant digits of means (default 4) */
 } dp_report_spec;
@@ -63,6 +73,7 @@ typedef struct dp_report_table {
     double *mean, *sd;             /* (n_rows, n_cols); NaN when no run / fewer than 2 runs */
     long *n, *n_failed;            /* (n_rows, n_cols) runs that succeeded / failed in the cell */
     int *is_baseline;              /* (n_cols) */
+    int *is_reference;             /* (n_cols) 1: published figures ("values"), not runs */
     int *best;                     /* (n_rows) column of the best baseline, -1 when none */
     int digits;
 } dp_report_table;

@@ -490,6 +490,54 @@ START_TEST(table_mean_sd_ratio)
 }
 END_TEST
 
+START_TEST(table_explicit_columns)
+{
+    /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
+     * published figures stands beside them, keyed by the row label */
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "doppler", 1, 8, "ok");
+    make_row(&rows[2], "doppler", 2, 6, "ok");
+    dp_result_set(&rows[1].metrics, "{\"makespan_stage1\": 9}");
+    dp_result_set(&rows[2].metrics, "{\"makespan_stage1\": 11}");
+    const char *cfg = "{\"tables\": {\"t\": {\"columns\": ["
+                      "{\"label\": \"critical path\", \"where\": {\"method\": \"cp\"}, \"baseline\": true},"
+                      "{\"label\": \"DOPPLER I\", \"where\": {\"method\": \"doppler\"}, \"metric\": \"metrics.makespan_stage1\"},"
+                      "{\"label\": \"DOPPLER II\", \"where\": {\"method\": \"doppler\"}},"
+                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}}}}";
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t", &found, &err), DP_OK);
+    dp_report_table tab;
+    ck_assert_msg(dp_report_build(rows, 3, &spec, &tab, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(tab.n_rows, 1);
+    ck_assert_int_eq(tab.n_cols, 4);
+    ck_assert_str_eq(tab.row_keys[0], "G");
+    ck_assert_double_eq_tol(tab.mean[0], 10, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[1], 10, 1e-12); /* (9 + 11) / 2 */
+    ck_assert_double_eq_tol(tab.mean[2], 7, 1e-12);  /* (8 + 6) / 2 */
+    ck_assert_double_eq_tol(tab.mean[3], 139, 1e-12);
+    ck_assert_int_eq(tab.is_reference[3], 1);
+    ck_assert_int_eq(tab.best[0], 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    /* ratios for the DOPPLER columns only, not for the published figures */
+    ck_assert_msg(strstr(buf, "| G | **10** | 10 ± 1.4 | 7 ± 1.4 | 139 | critical path | 1.000 (+0.0%) | 0.700 (-30.0%) |") != NULL, "%s", buf);
+    ck_assert_ptr_null(strstr(buf, "paper / best"));
+    free(buf);
+    dp_report_table_free(&tab);
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"columns\": [{\"where\": {}}]}}}", "t", &found, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "label") != NULL, "%s", err.msg);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 START_TEST(table_spec_from_config)
 {
     dp_report_spec spec;
@@ -534,6 +582,7 @@ int main(void)
     tcase_add_test(tc, run_dispatch);
     tcase_add_test(tc, resolve_paths);
     tcase_add_test(tc, table_mean_sd_ratio);
+    tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
     suite_add_tcase(s, tc);
     return dp_test_run(s);
