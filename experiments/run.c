@@ -145,7 +145,7 @@ static void fmt_time_utc(char *buf, size_t cap)
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", NULL};
+    static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config", NULL};
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)params, k, v) {
@@ -164,6 +164,13 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     if (seed < 0) return dp_error_set(err, DP_EINVAL, "parameter \"seed\" must be non-negative");
     if (reps < 1 || reps > 100000000) return dp_error_set(err, DP_EINVAL, "parameter \"timing_repeats\" must be 1..1e8");
     if (device < 0 || budget < 0 || samples < 1) return dp_error_set(err, DP_EINVAL, "parameters device, budget must be >= 0 and samples >= 1");
+    const char *config = NULL;
+    char config_path[PATH_MAX];
+    if (dp_sweep_param_str(params, "config", NULL, &config, err) != DP_OK) return DP_EINVAL;
+    if (config) {
+        if (!dp_run_resolve_path(config, ctx ? ctx->config_dir : NULL, config_path, sizeof config_path, err)) return DP_EIO;
+        o.config = config_path;
+    }
     o.seed = (uint64_t)seed;
     o.device = (int)device;
     o.budget = budget;

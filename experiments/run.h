@@ -14,6 +14,8 @@
  *   method      placement method (required): any name of dp_place_methods()
  *   seed        seed of the method's GSL generator (default 1)
  *   rep         repetition number (set by the sweep; does not change the seed)
+ *   device, budget, samples, config   as `doppler place --device/--budget/--samples/--config`
+ *               (config is a path, resolved like graph)
  *   timing_repeats   run the method and the simulation this many times and report the mean
  *               seconds of one (default 1); the makespan is the first one's, and each repeat
  *               must give the same makespan (a method that does not is an error)
