@@ -14,7 +14,7 @@ static void report_usage(FILE *f)
 {
     fprintf(f,
             "Usage: doppler report RESULTS.h5 --table NAME [--format md|csv|tex] [OPTIONS]\n"
-            "       doppler report RESULTS.h5 --plot bars|gantt|scatter --out FILE.png|svg [OPTIONS]\n\n"
+            "       doppler report RESULTS.h5 --plot bars|gantt|scatter|learning --out FILE.png|svg [OPTIONS]\n\n"
             "Tables of a sweep's results: the mean and standard deviation of a metric over seeds\n"
             "and repetitions, rows by graph (or any parameters), columns by method (or any\n"
             "parameter), and with baselines the best baseline of each row and every other\n"
@@ -34,6 +34,9 @@ static void report_usage(FILE *f)
             "                      scatter: --x METRIC against --y METRIC, one point per run\n"
             "  --run KEY|INDEX     the run a Gantt chart shows\n"
             "  --x M, --y M        the metrics of a scatter plot\n"
+            "  --plot learning     makespan against episode, one colour per stage, of a training\n"
+            "                      run (--run KEY|INDEX) or of --trajectory FILE; --window N\n"
+            "                      episodes in the moving mean (default: episodes / 50)\n"
             "  --list-tables       the table names of the stored config\n"
             "  -h, --help          this help\n");
 }
@@ -79,7 +82,7 @@ static const dp_result *find_run(const dp_result *rows, long n, const char *id)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_HELP };
+    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_HELP };
     static const struct option opts[] = {
         {"table", required_argument, NULL, O_TABLE}, {"format", required_argument, NULL, O_FORMAT},
         {"rows", required_argument, NULL, O_ROWS}, {"cols", required_argument, NULL, O_COLS},
@@ -87,10 +90,12 @@ int cmd_report(int argc, char **argv)
         {"where", required_argument, NULL, O_WHERE}, {"out", required_argument, NULL, O_OUT},
         {"plot", required_argument, NULL, O_PLOT}, {"run", required_argument, NULL, O_RUN},
         {"x", required_argument, NULL, O_X}, {"y", required_argument, NULL, O_Y},
-        {"list-tables", no_argument, NULL, O_LIST}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
+        {"list-tables", no_argument, NULL, O_LIST}, {"trajectory", required_argument, NULL, O_TRAJ},
+        {"window", required_argument, NULL, O_WINDOW}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     const char *table = NULL, *format = "md", *rows_opt = NULL, *cols = NULL, *metric = NULL, *base = NULL;
     const char *out = NULL, *plotk = NULL, *run_id = NULL, *xm = "makespan", *ym = "metrics.measured_makespan";
-    int list = 0;
+    const char *traj = NULL;
+    int list = 0, window = 0;
     json_t *where = json_object();
     int c;
     optind = 1;
@@ -112,23 +117,40 @@ int cmd_report(int argc, char **argv)
         case O_X: xm = optarg; break;
         case O_Y: ym = optarg; break;
         case O_LIST: list = 1; break;
+        case O_TRAJ: traj = optarg; break;
+        case O_WINDOW:
+            if (dp_cli_parse_int(optarg, 1, 1000000, &window) != 0) { json_decref(where); return dp_cli_usage_error("report", "--window: expected a positive integer, got '%s'", optarg); }
+            break;
         case 'h':
         case O_HELP: json_decref(where); report_usage(stdout); return 0;
         default: json_decref(where); return dp_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc) { json_decref(where); return dp_cli_usage_error("report", "RESULTS.h5 is required"); }
-    const char *path = argv[optind++];
+    if (optind >= argc && !traj) { json_decref(where); return dp_cli_usage_error("report", "RESULTS.h5 is required"); }
+    const char *path = optind < argc ? argv[optind++] : NULL;
     if (optind < argc) { json_decref(where); return dp_cli_usage_error("report", "unexpected argument '%s'", argv[optind]); }
     if (strcmp(format, "md") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "tex") != 0) {
         json_decref(where);
         return dp_cli_usage_error("report", "--format: md, csv or tex, got '%s'", format);
     }
-    if (plotk && strcmp(plotk, "bars") != 0 && strcmp(plotk, "gantt") != 0 && strcmp(plotk, "scatter") != 0) {
+    if (plotk && strcmp(plotk, "bars") != 0 && strcmp(plotk, "gantt") != 0 && strcmp(plotk, "scatter") != 0 &&
+        strcmp(plotk, "learning") != 0) {
         json_decref(where);
-        return dp_cli_usage_error("report", "--plot: bars, gantt or scatter, got '%s'", plotk);
+        return dp_cli_usage_error("report", "--plot: bars, gantt, scatter or learning, got '%s'", plotk);
+    }
+    if (plotk && strcmp(plotk, "learning") == 0 && !run_id && !traj) {
+        json_decref(where);
+        return dp_cli_usage_error("report", "--plot learning needs --run KEY|INDEX (a training run) or --trajectory FILE");
+    }
+    if (plotk && strcmp(plotk, "learning") == 0 && traj) {
+        json_decref(where);
+        dp_error e;
+        dp_error_clear(&e);
+        if (!out) return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg");
+        return dp_report_plot_learning(traj, NULL, window, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
     }
     if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
+    if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
     if (plotk && strcmp(plotk, "gantt") == 0 && !run_id) { json_decref(where); return dp_cli_usage_error("report", "--plot gantt needs --run KEY|INDEX"); }
     if (!plotk && !table && !list) { json_decref(where); return dp_cli_usage_error("report", "give --table NAME, --plot KIND or --list-tables"); }
 
@@ -185,13 +207,28 @@ int cmd_report(int argc, char **argv)
         if (!spec.filter) spec.filter = json_object();
         json_object_update(spec.filter, where);
     }
-    if (plotk && strcmp(plotk, "gantt") == 0) {
+    if (plotk && (strcmp(plotk, "gantt") == 0 || strcmp(plotk, "learning") == 0)) {
         const dp_result *r = find_run(rows, n, run_id);
         if (!r) { status = dp_cli_usage_error("report", "no run '%s' in %s (give a key or an index)", run_id, path); goto done; }
         char dir[PATH_MAX];
         const char *slash = strrchr(path, '/');
         snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-        if (dp_report_plot_gantt(r, dir, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        if (strcmp(plotk, "gantt") == 0) {
+            if (dp_report_plot_gantt(r, dir, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        } else if (!r->trajectory[0]) {
+            status = dp_cli_usage_error("report", "run %s (%s) has no trajectory file: learning curves come from training methods", r->key, r->method);
+        } else {
+            char tpath[2 * PATH_MAX], title[512];
+            if (r->trajectory[0] == '/') snprintf(tpath, sizeof tpath, "%s", r->trajectory);
+            else snprintf(tpath, sizeof tpath, "%s/%s", dir, r->trajectory);
+            char g[256];
+            json_error_t je;
+            json_t *pj = json_loads(r->params, 0, &je);
+            dp_report_value_label("graph", json_object_get(pj, "graph"), NULL, g, sizeof g);
+            json_decref(pj);
+            snprintf(title, sizeof title, "%s on %s, seed %ld (run %s)", r->method, g, r->seed, r->key);
+            if (dp_report_plot_learning(tpath, title, window, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        }
         goto done;
     }
     if (plotk && strcmp(plotk, "scatter") == 0) {

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_statistics_double.h>
+#include <hdf5.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1017,5 +1018,112 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     }
     fputc('\n', f);
     free_list(methods, nm);
+    return plot_end(&p, err);
+}
+
+/* Read a 1-D dataset of a trajectory file as doubles; *n its length. */
+static double *read_column(hid_t f, const char *name, long *n)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) return NULL;
+    hid_t sp = H5Dget_space(d);
+    hsize_t len = 0;
+    double *x = NULL;
+    if (H5Sget_simple_extent_ndims(sp) == 1) {
+        H5Sget_simple_extent_dims(sp, &len, NULL);
+        x = dp_malloc_n(len ? (size_t)len : 1, sizeof(double));
+        if (x && len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
+            free(x);
+            x = NULL;
+        }
+    }
+    H5Sclose(sp);
+    H5Dclose(d);
+    *n = (long)len;
+    return x;
+}
+
+int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(trajectory, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: not a readable HDF5 file", trajectory);
+    long n = 0, ns = 0;
+    double *ms = read_column(f, "/episodes/makespan", &n);
+    double *st = read_column(f, "/episodes/stage", &ns);
+    char unit[256] = "";
+    if (H5Aexists(f, "time_unit") > 0) {
+        hid_t a = H5Aopen(f, "time_unit", H5P_DEFAULT);
+        hid_t t = H5Aget_type(a);
+        if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+            hid_t mt = H5Tcopy(t);
+            char *v = NULL;
+            if (H5Aread(a, mt, &v) >= 0 && v) snprintf(unit, sizeof unit, "%s", v);
+            H5free_memory(v);
+            H5Tclose(mt);
+        }
+        H5Tclose(t);
+        H5Aclose(a);
+    }
+    H5Fclose(f);
+    if (!ms || !st || n != ns) {
+        free(ms);
+        free(st);
+        return dp_error_set(err, DP_EINVAL, "%s: no /episodes/makespan and /episodes/stage of equal length (not a doppler trajectory file)", trajectory);
+    }
+    if (n == 0) { free(ms); free(st); return dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); }
+    if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
+    plot p;
+    int rc = plot_begin(&p, out, 1000, 520, err);
+    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); free(ms); free(st); return rc; }
+    FILE *d = plot_data(&p, "data.dat");
+    if (!d) { plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
+    /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
+    static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
+    int stages[8], n_st = 0;
+    for (long i = 0; i < n; i++) {
+        int s = (int)st[i], k;
+        for (k = 0; k < n_st; k++) if (stages[k] == s) break;
+        if (k == n_st && n_st < 8) stages[n_st++] = s;
+    }
+    for (int k = 0; k < n_st; k++) {
+        /* trailing mean over the stage's last `window` episodes, from a prefix sum */
+        double *prefix = dp_malloc_n((size_t)n + 1, sizeof(double));
+        if (!prefix) { fclose(d); plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+        long m = 0;
+        prefix[0] = 0;
+        for (long i = 0; i < n; i++) {
+            if ((int)st[i] != stages[k]) continue;
+            prefix[m + 1] = prefix[m] + ms[i];
+            m++;
+            long lo = m > window ? m - window : 0;
+            fprintf(d, "%ld %.10g %.10g\n", i, ms[i], (prefix[m] - prefix[lo]) / (double)(m - lo));
+        }
+        free(prefix);
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    FILE *g = p.script;
+    fprintf(g, "set title ");
+    gp_str(g, title && *title ? title : trajectory);
+    char yl[300];
+    snprintf(yl, sizeof yl, "makespan%s%s%s", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+    fprintf(g, "\nset xlabel 'episode'\nset ylabel ");
+    gp_str(g, yl);
+    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key top right\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
+    fprintf(g, "plot ");
+    for (int k = 0; k < n_st; k++) {
+        const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
+        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.25 lc rgb '%s' notitle, \\\n"
+                   "     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ",
+                k ? ", \\\n     " : "", p.dir, k, colours[k % 4], p.dir, k, colours[k % 4]);
+        char t2[128];
+        snprintf(t2, sizeof t2, "%s, mean of %d", nm, window);
+        gp_str(g, t2);
+    }
+    fputc('\n', g);
+    free(ms);
+    free(st);
     return plot_end(&p, err);
 }

@@ -119,6 +119,11 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
 int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
                            const json_t *filter, const char *out, dp_error *err);
 
+/* Learning curve of a training run from its trajectory file (policy/dp_h5io.h layout:
+ * /episodes/makespan and /episodes/stage): each episode's makespan as a dot and a trailing mean
+ * over `window` episodes as a line, one colour per stage (window < 1: n / 50). */
+int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err);
+
 /* 1 when run r passes filter (every filtered parameter equal to the value or one of the list). */
 int dp_report_filter_match(const dp_result *r, const json_t *filter);
 

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include <hdf5.h>
+
 #include "report.h"
 #include "results.h"
 #include "run.h"
@@ -566,6 +568,49 @@ START_TEST(table_spec_from_config)
 }
 END_TEST
 
+START_TEST(learning_curve_plot)
+{
+    /* a trajectory file with the dp_h5io layout's two columns the plot reads */
+    char dir[256], traj[300], png[300];
+    scratch(dir, sizeof dir);
+    snprintf(traj, sizeof traj, "%s/traj.h5", dir);
+    snprintf(png, sizeof png, "%s/learn.png", dir);
+    dp_error err;
+    /* not a trajectory: a clear error */
+    FILE *f = fopen(traj, "w");
+    fputs("x", f);
+    fclose(f);
+    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EIO);
+    hid_t h = H5Fcreate(traj, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(h, "episodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double m[40];
+    int st[40];
+    for (int i = 0; i < 40; i++) { m[i] = 100 - i; st[i] = i < 20 ? 0 : 1; }
+    hsize_t n = 40;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(g, "makespan", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m);
+    H5Dclose(d);
+    H5Gclose(g);
+    H5Fclose(h);
+    /* a stage column missing */
+    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EINVAL);
+    h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dcreate2(h, "/episodes/stage", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, st);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Fclose(h);
+    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+        ck_assert_msg(dp_report_plot_learning(traj, "t", 5, png, &err) == DP_OK, "%s", err.msg);
+        struct stat sb;
+        ck_assert_int_eq(stat(png, &sb), 0);
+        ck_assert(sb.st_size > 1000);
+    }
+    rm_tree(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sweep");
@@ -584,6 +629,7 @@ int main(void)
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
+    tcase_add_test(tc, learning_curve_plot);
     suite_add_tcase(s, tc);
     return dp_test_run(s);
 }
