@@ -181,7 +181,9 @@ void dp_report_value_label(const char *param, const json_t *value, const json_t 
     if (!value) snprintf(buf, cap, "-");
     else if (json_is_string(value)) {
         const char *s = json_string_value(value);
-        if (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0) {
+        if (strcmp(param, "graph") == 0 && strncmp(s, "gen:", 4) == 0) {
+            snprintf(buf, cap, "%s", s + 4);
+        } else if (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0) {
             const char *b = strrchr(s, '/');
             if (!b) b = strrchr(s, ':');
             b = b ? b + 1 : s;

@@ -1,6 +1,7 @@
 /* run.c: the single dispatch point of experiment runs (see run.h). */
 #include "run.h"
 #include "cli.h"
+#include "dp_gen.h"
 #include "dp_place.h"
 #include "dp_sim.h"
 #include "sweep.h"
@@ -95,6 +96,39 @@ static int mkdir_p(const char *path, dp_error *err)
     return DP_OK;
 }
 
+/* "gen:MODEL?k=v&k=v": a graph from the workload generators (models/dp_gen.h). */
+static dp_graph *generate(const char *spec, dp_error *err)
+{
+    char buf[1024];
+    if (snprintf(buf, sizeof buf, "%s", spec + 4) >= (int)sizeof buf) {
+        dp_error_set(err, DP_EINVAL, "%s: too long", spec);
+        return NULL;
+    }
+    const char *keys[32], *vals[32];
+    int n = 0;
+    char *q = strchr(buf, '?');
+    if (q) {
+        *q++ = '\0';
+        while (q && *q) {
+            char *amp = strchr(q, '&');
+            if (amp) *amp = '\0';
+            char *eq = strchr(q, '=');
+            if (!eq || eq == q || n == 32) {
+                dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
+                return NULL;
+            }
+            *eq = '\0';
+            keys[n] = q;
+            vals[n] = eq + 1;
+            n++;
+            q = amp ? amp + 1 : NULL;
+        }
+    }
+    dp_graph *g = dp_gen_by_name(buf, n, keys, vals, err);
+    if (!g) dp_error_prefix(err, "%s", spec);
+    return g;
+}
+
 /* The machine and graph parameters every method shares. */
 static const char *const machine_params[] = {"graph", "format", "devices", "peak_flops", "bandwidth", "latency", "rep", NULL};
 
@@ -124,8 +158,12 @@ int dp_run_load(const json_t *params, const dp_run_context *ctx, dp_graph **g_ou
         return dp_error_set(err, DP_EINVAL, "parameters peak_flops and bandwidth must be positive, latency non-negative");
     m.n_devices = (int)devices;
     char path[PATH_MAX];
-    if (!dp_run_resolve_path(spec, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-    dp_graph *g = dp_graph_read(path, format, err);
+    dp_graph *g;
+    if (strncmp(spec, "gen:", 4) == 0) g = generate(spec, err);
+    else {
+        if (!dp_run_resolve_path(spec, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+        g = dp_graph_read(path, format, err);
+    }
     if (!g) return err ? err->code : DP_EINVAL;
     dp_costs *c = dp_cli_machine_costs(&m, g, err);
     if (!c) { dp_graph_free(g); return err ? err->code : DP_EINVAL; }

@@ -6,7 +6,8 @@
  *   graph       graph file (required). "shared:REL" is REL under $DOPPLER_SHARED_DATA (default
  *               ../shared/data, tried from the working folder and from the config's folder);
  *               "data:REL" is a bundled file (data/REL); other relative paths are tried from
- *               the working folder, then from the config's folder.
+ *               the working folder, then from the config's folder. "gen:MODEL?k=v&k=v" is a
+ *               graph made by the workload generators (`doppler graph gen MODEL --k v`).
  *   format      graph format when the extension does not tell (as `doppler place --format`)
  *   devices     number of identical devices (default 4)
  *   peak_flops, bandwidth, latency   the uniform machine for graphs in FLOPs and bytes

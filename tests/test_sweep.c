@@ -380,6 +380,12 @@ START_TEST(run_dispatch)
     ck_assert_int_eq(dp_run_execute(p, &ctx, &r, &err), DP_OK);
     ck_assert_double_eq(r.makespan, 35.0);
     json_decref(p);
+    /* a generated graph: a chain of 3 matrices, one block, 2 products (2 ops, 1 edge) */
+    p = params_of("{\"graph\": \"gen:chainmm?matrices=3&n=100&blocks=1&partition=2d\", \"method\": \"cp\"%s}", "");
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_double_eq(dp_report_metric(&r, "metrics.ops", &known), 2.0);
+    ck_assert_str_eq(r.units, "s");
+    json_decref(p);
     /* a misspelt hyperparameter, an unknown method, a missing graph: failed rows with reasons */
     static const struct { const char *fmt, *needle; } bad[] = {
         {"{\"graph\": \"%s\", \"method\": \"cp\", \"learning_rat\": 0.1}", "learning_rat"},
@@ -387,6 +393,7 @@ START_TEST(run_dispatch)
         {"{\"graph\": \"%s.missing\", \"method\": \"cp\"}", "missing"},
         {"{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": \"four\"}", "devices"},
         {"{\"graph\": \"%s\"}", "\"method\" is required"},
+        {"{\"graph\": \"gen:chainmm?bogus=1\", \"method\": \"cp\"%.0s}", "bogus"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         p = params_of(bad[i].fmt, graph);
