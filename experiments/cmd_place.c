@@ -9,7 +9,6 @@
 #include "dp_sim.h"
 
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,19 +32,19 @@ static void place_usage(FILE *f, const char *cmd)
                "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native), or a heterogeneous\n"
                "                       example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
-               "                       PREFIX_resource_BW.csv beside it); not with --devices/--topology\n"
+               "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
                "  --format F           graph format when the extension does not tell (doppler, json)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
     fprintf(f, "\n%s"
                "  --seed S             random seed (default 1)\n"
                "  --device D           the device for --method single (default 0)\n"
-               "  --budget N           search methods: simulations (anneal, local) or nodes (exact)\n"
-               "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
-               "                       swap_prob, init)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
+               "  --budget N           search methods: simulations (anneal, local) or nodes (exact)\n"
+               "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
+               "                       swap_prob, init)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
@@ -54,8 +53,7 @@ static void place_usage(FILE *f, const char *cmd)
                "other machine runs the general engine.\n"
                "The list schedulers (heft, cpop, peft, etf) also print their own schedule's length, which\n"
                "can differ from the simulated makespan (the simulator runs each device first come first\n"
-               "served unless --queue priority; the schedulers insert ops into idle gaps and order them\n"
-               "by rank, their priority).\n",
+               "served; the schedulers insert ops into idle gaps and order them by rank).\n",
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
 }
 
@@ -66,7 +64,7 @@ typedef struct run_out {
     long n_transfers;
     double volume;
     const dp_hisim_result *hi;  /* NULL when dp_sim ran */
-    double schedule_makespan;   /* a list scheduler's own schedule length; NAN when none */
+    const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
 
 static double util(const run_out *o, int d)
@@ -83,8 +81,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "method", json_string(label));
     json_object_set_new(o, "n_devices", json_integer(m->n_devices));
     json_object_set_new(o, "makespan", json_real(r->makespan / sc));
-    if (r->schedule_makespan == r->schedule_makespan)
-        json_object_set_new(o, "schedule_makespan", json_real(r->schedule_makespan / sc));
+    if (r->ls) json_object_set_new(o, "schedule_makespan", json_real(r->ls->makespan / sc));
     json_object_set_new(o, "units", json_string(g->time_unit));
     json_t *busy = json_array(), *ut = json_array();
     for (int d = 0; d < m->n_devices; d++) {
@@ -129,9 +126,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
     }
     printf("makespan: %s %s\n", dp_cli_fmt(r->makespan / sc, b, sizeof b), g->time_unit);
-    if (r->schedule_makespan == r->schedule_makespan)
+    if (r->ls)
         printf("schedule length (%s's own schedule, not simulated): %s %s\n", a->method,
-               dp_cli_fmt(r->schedule_makespan / sc, b, sizeof b), g->time_unit);
+               dp_cli_fmt(r->ls->makespan / sc, b, sizeof b), g->time_unit);
     for (int d = 0; d < m->n_devices; d++) {
         printf("device %d%s%s%s: busy %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
                m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), 100.0 * util(r, d));
@@ -156,8 +153,8 @@ static int run_and_report(run_args *a)
     dp_costs *cost = NULL;
     dp_sim *sim = NULL;
     dp_hisim *hs = NULL;
-    dp_list_schedule *ls = NULL;
     dp_graph *g = NULL;
+    dp_list_schedule *ls = NULL;
     if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
         /* the example's own machine: op time per processor, link rates and start-up costs */
         if (a->mach.devices_given || a->mach.topology) {
@@ -187,7 +184,6 @@ static int run_and_report(run_args *a)
         goto fail;
     }
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
-    double own = NAN;
     if (a->method && !a->assignment_file) {
         int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *) = NULL;
         if (strcmp(a->method, "heft") == 0) list_fn = dp_list_heft;
@@ -198,7 +194,6 @@ static int run_and_report(run_args *a)
             ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
             if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
             if (list_fn(g, cost, ls, &err) != DP_OK) goto fail;
-            own = ls->makespan;
         }
     }
     /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
@@ -212,12 +207,12 @@ static int run_and_report(run_args *a)
         hs = dp_hisim_alloc(g, cost, a->mach.topo, &a->mach.sim, &err);
         if (!hs) goto fail;
         if (dp_hisim_run(hs, assign, prio, &hres, &err) != DP_OK) goto fail;
-        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres, own};
+        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres, ls};
     } else {
         sim = dp_sim_alloc(g, cost, &err);
         if (!sim) goto fail;
         if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
-        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL, own};
+        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL, ls};
     }
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)

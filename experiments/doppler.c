@@ -9,6 +9,8 @@ static const dp_command commands[] = {
     {"place", "compute an assignment with a placement method and print its makespan", cmd_place},
     {"simulate", "simulate an assignment (from a file or a method) and print the makespan", cmd_simulate},
     {"topology", "show a machine topology: devices, links, routes (topology show NAME|FILE)", cmd_topology},
+    {"sweep", "run a sweep config over a process pool or MPI ranks, resumable HDF5 + CSV results", cmd_sweep},
+    {"report", "tables (md, csv, tex) and gnuplot plots from sweep results", cmd_report},
     {NULL, NULL, NULL},
 };
 
