@@ -207,8 +207,13 @@ int cmd_train(int argc, char **argv)
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
            pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
-    printf("%-14s %s   (greedy; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n", "doppler",
-           dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
+    printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
+           "doppler-final", dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
+    if (dp_trainer_use_best(tr)) {
+        if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
+    }
+    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method doppler uses)\n",
+           "doppler", dp_cli_fmt(ms / sc, b, sizeof b));
     {
         dp_sim *sim = dp_sim_alloc(g, cost, &err);
         if (!sim) goto fail;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,15 +335,15 @@ static int write_dset(hid_t loc, const char *name, hid_t type, int rank, const h
     return rc;
 }
 
-static int write_block(hid_t f, const char *name, const dp_nn_params *p)
+static int write_block(hid_t f, const char *name, const dp_nn_params *p, const float *best)
 {
     hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
     int64_t t = p->adam_t;
     int bad = attr_write(g, "adam_t", H5T_NATIVE_INT64, &t);
-    const char *sub[3] = {"param", "adam_m", "adam_v"};
-    const float *buf[3] = {p->param, p->m, p->v};
-    for (int s = 0; s < 3 && !bad; s++) {
+    const char *sub[4] = {"param", "adam_m", "adam_v", "best"};
+    const float *buf[4] = {p->param, p->m, p->v, best};
+    for (int s = 0; s < (best ? 4 : 3) && !bad; s++) {
         hid_t h = H5Gcreate2(g, sub[s], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
         if (h < 0) { bad = 1; break; }
         for (int i = 0; i < p->n_tensors && !bad; i++) {
@@ -381,7 +382,9 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
         bad |= write_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state);
         n = (hsize_t)ck->n_ops;
         bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
-        bad |= write_block(f, "sel", sel) || write_block(f, "plc", plc);
+        bad |= write_block(f, "sel", sel, ck->has_best ? ck->sel_best : NULL) ||
+               write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
+        if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
     }
     if (H5Fclose(f) < 0) bad = 1;
     if (bad) {
@@ -426,16 +429,19 @@ static int read_dset(hid_t loc, const char *name, hid_t type, int rank, const hs
     return rc;
 }
 
-static int read_block(hid_t f, const char *path, const char *name, dp_nn_params *p, int with_adam, dp_error *err)
+static int read_block(hid_t f, const char *path, const char *name, dp_nn_params *p, int with_adam, float *best,
+                      dp_error *err)
 {
     hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
     if (g < 0) return dp_error_set(err, DP_EINVAL, "%s: no /%s group", path, name);
     int64_t t = 0;
     attr_read(g, "adam_t", H5T_NATIVE_INT64, &t);
-    const char *sub[3] = {"param", "adam_m", "adam_v"};
-    float *buf[3] = {p->param, p->m, p->v};
+    const char *sub[4] = {"param", "adam_m", "adam_v", "best"};
+    float *buf[4] = {p->param, p->m, p->v, best};
     int rc = DP_OK;
-    for (int s = 0; s < (with_adam ? 3 : 1) && rc == DP_OK; s++) {
+    for (int s = 0; s < 4 && rc == DP_OK; s++) {
+        if ((s == 1 || s == 2) && !with_adam) continue;
+        if (s == 3 && !best) continue;
         hid_t h = H5Gopen2(g, sub[s], H5P_DEFAULT);
         if (h < 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no /%s/%s group", path, name, sub[s]); break; }
         for (int i = 0; i < p->n_tensors; i++) {
@@ -506,8 +512,11 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment missing", path);
         goto out;
     }
-    if ((rc = read_block(f, path, "sel", sel, with_adam, err)) != DP_OK) goto out;
-    rc = read_block(f, path, "plc", plc, with_adam, err);
+    ck->has_best = H5Aexists(f, "best_greedy") > 0;
+    ck->best_greedy = INFINITY;
+    if (ck->has_best) attr_read(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
+    if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
+    rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
 out:
     free(fmt);
     H5Fclose(f);

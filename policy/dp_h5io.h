@@ -27,7 +27,8 @@
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
  *   /best_assignment  int32 (n_ops)
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
- *                     adam_v holding one float dataset (rows, cols) per tensor, by name.
+ *                     adam_v (and best, when has_best: attribute best_greedy at the root)
+ *                     holding one float dataset (rows, cols) per tensor, by name.
  */
 #ifndef DP_H5IO_H
 #define DP_H5IO_H
@@ -84,6 +85,12 @@ typedef struct dp_ckpt {
     char rng_name[64];
     unsigned char *rng_state;/* caller's buffer of rng_size bytes, both ways */
     size_t rng_size;
+    /* the parameters whose greedy placement was best at the checkpoint evaluations so far
+     * (dp_train.h), stored as /sel/best and /plc/best; the caller's buffers of sel->n and
+     * plc->n floats, both ways (NULL: none); has_best says whether they hold any */
+    float *sel_best, *plc_best;
+    int has_best;
+    double best_greedy;      /* raw unit; INFINITY when none */
 } dp_ckpt;
 
 /* Write a checkpoint atomically. */

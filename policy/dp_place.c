@@ -91,6 +91,7 @@ int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_option
     dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
     rc = dp_trainer_init_from(tr, o->checkpoint, err);
+    if (rc == DP_OK) dp_trainer_use_best(tr);
     double ms;
     if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     dp_trainer_free(tr);

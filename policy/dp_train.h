@@ -124,6 +124,13 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
 int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err);
 
+/* Model selection: at every checkpoint boundary (every checkpoint_every episodes and at the end
+ * of a stage) the trainer places the graph greedily and keeps the parameters whose greedy
+ * makespan is the best so far (saved in the checkpoint as /sel/best, /plc/best). This switches
+ * the live parameters to those (returns 1), or returns 0 when there are none. The training
+ * itself always continues from the latest parameters. */
+int dp_trainer_use_best(dp_trainer *tr);
+
 /* Time one inference episode (forward only) and one training episode (forward, backward, Adam)
  * averaged over `reps` repetitions, in seconds. For bench/. */
 int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
