@@ -363,9 +363,9 @@ static const dp_gen_param chainmm_params[] = {
 static const dp_gen_param ffnn_params[] = {
     {"layers", DP_GEN_INT, OFF(dp_gen_ffnn_opts, layers), 1, 24, NULL, "layers (matmul, bias, ReLU each)"},
     {"batch", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, batch), 1, 1e9, NULL, "batch size"},
-    {"in", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, in), 1, 1e9, NULL, "input features"},
+    {"in-features", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, in), 1, 1e9, NULL, "input features"},
     {"hidden", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, hidden), 1, 1e9, NULL, "hidden features"},
-    {"out", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, out), 1, 1e9, NULL, "output features"},
+    {"out-features", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, out), 1, 1e9, NULL, "output features"},
     {"batch-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
     {"feature-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, feature_blocks), 1, 4096, NULL, "blocks of every feature dim"},
     DTYPE_PARAM(dp_gen_ffnn_opts),

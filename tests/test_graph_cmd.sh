@@ -37,7 +37,7 @@ expect_rc 0 "info" "$D" graph info "$tmp/c2.json"
 expect_rc 0 "gen random key=value" "$D" graph gen random --n=300 --seed=3 --out "$tmp/r.json"
 expect_rc 0 "info random" "$D" graph info "$tmp/r.json"
 [ "$(field ops)" = 300 ] && ok || bad "random --n=300 gives 300 ops"
-expect_rc 0 "gen to dot" "$D" graph gen ffnn --layers 1 --out "$tmp/f.dot"
+expect_rc 0 "gen to dot" "$D" graph gen ffnn --layers 1 --out-features 8192 --out "$tmp/f.dot"
 grep -q 'digraph' "$tmp/f.dot" && ok || bad "DOT written"
 
 # the bundled graphs are reproducible and place + simulate on 4 devices
