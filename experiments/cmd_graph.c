@@ -55,7 +55,7 @@ static int graph_info(int argc, char **argv)
     dp_graph *g = dp_graph_read(argv[optind], format, &err);
     if (!g) return dp_cli_fail(&err);
     dp_costs *cost = dp_cli_machine_costs(&mach, g, &err);
-    if (!cost) { dp_graph_free(g); return dp_cli_fail(&err); }
+    if (!cost) { dp_graph_free(g); dp_cli_machine_free(&mach); return dp_cli_fail(&err); }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
     double total = dp_graph_total_work(g);
@@ -78,6 +78,7 @@ static int graph_info(int argc, char **argv)
     printf("single device:   %s %s\n", dp_cli_fmt(single / sc, b4, sizeof b4), g->time_unit);
     dp_costs_free(cost);
     dp_graph_free(g);
+    dp_cli_machine_free(&mach);
     return 0;
 }
 
