@@ -50,6 +50,11 @@ for f in "$tmp"/graphs/*.json; do
     cmp -s "$f" "$top_srcdir/data/graphs/$b" && ok || bad "data/graphs/$b differs from what gen-graphs.sh makes (run make graphs)"
     expect_rc 0 "place cp $b" "$D" place --graph "$top_srcdir/data/graphs/$b" --devices 4 --method cp
     grep -q '^makespan: [0-9]' "$tmp/out" && ok || bad "place cp $b prints a makespan"
+    # on bundled machines: a 4-GPU PCIe box, and an 8-GPU DGX-1 for the 8-way variants
+    case "$b" in *tp8*) topo=dgx1-v100 ;; *) topo=pcie-gen3-4gpu ;; esac
+    expect_rc 0 "place cp $b on $topo" "$D" place --graph "$top_srcdir/data/graphs/$b" --topology "$topo" --method cp \
+        --transfer-model maxmin
+    grep -q '^makespan: [0-9]' "$tmp/out" && ok || bad "place cp $b on $topo prints a makespan"
 done
 [ "$n" -ge 7 ] && ok || bad "gen-graphs.sh made $n graphs"
 
