@@ -638,6 +638,10 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
 int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err)
 {
     int rc = load_checkpoint(tr, checkpoint, 0, err);
+    /* start from the checkpoint's best-greedy parameters when it has them */
+    if (rc == DP_OK) dp_trainer_use_best(tr);
+    tr->has_best = 0;
+    tr->best_greedy = INFINITY;
     tr->best = INFINITY;
     return rc;
 }
@@ -706,6 +710,12 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         memset(dd->plc.m, 0, dd->plc.n * sizeof(float));
         memset(dd->plc.v, 0, dd->plc.n * sizeof(float));
         dd->sel.adam_t = dd->plc.adam_t = 0;
+    }
+    /* the starting point is a candidate too: model selection never returns a policy whose
+     * greedy placement is worse than the one the stage started from */
+    if (tr->episode == 0 && !tr->has_best) {
+        int rc0 = eval_greedy(tr, err);
+        if (rc0 != DP_OK) return rc0;
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
