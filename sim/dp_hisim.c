@@ -163,7 +163,7 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     s->m = g->n_edges;
     s->D = c->n_devices;
     s->bytes_held = sizeof *s;
-    s->x = dp_xfer_alloc(o->transfer_model, c, t, o->chunks, err);
+    s->x = dp_xfer_alloc(o->transfer_model, c, t, o->calibration, o->chunks, err);
     if (!s->x) { dp_hisim_free(s); return NULL; }
     s->contention = o->transfer_model != DP_XFER_FIXED;
     const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;

@@ -44,6 +44,7 @@
 #include <stddef.h>
 
 #include "dp_cost.h"
+#include "dp_costmodel.h"
 #include "dp_graph.h"
 #include "dp_topology.h"
 #include "dp_transfer.h"
@@ -70,6 +71,9 @@ typedef struct dp_hisim_options {
     double memory_penalty;         /* penalty policy: penalised = makespan x (1 + penalty x excess); default 1 */
     int copy_engines;              /* 1 (default): the topology's limits; 0: unlimited */
     int trace;                     /* 1: keep channel/rate logs for dp_hisim_write_trace */
+    const dp_calib *calibration;   /* the calibration the cost tables were made with (NULL, the
+                                    * default: none): FIFO and max-min then time its routes by it
+                                    * (dp_transfer.h); must outlive the workspace */
 } dp_hisim_options;
 
 void dp_hisim_options_init(dp_hisim_options *o);

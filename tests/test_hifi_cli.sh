@@ -39,6 +39,21 @@ awk -v a="$f1" -v b="$m2" -v c="$f8" 'BEGIN { exit !(a > b && c < a && c > b) }'
 b1=$(makespan --topology a100-pcie-4gpu --transfer-model maxmin --mode bsp)
 awk -v a="$b1" -v b="$m2" 'BEGIN { exit !(a >= b) }' || fail "bsp $b1 < async $m2"
 
+# a calibrated route times FIFO and max-min transfers too (they used to keep the topology's
+# numbers): with both directions measured at 1 ms + 1 GB/s and no contention, all models agree
+cat > "$tmp/cal.json" <<'EOF2'
+{"format": "doppler-calibration", "version": 1, "machine": "test", "devices": {},
+ "routes": [{"src": "gpu0", "dst": "gpu1", "latency_s": 1e-3, "bandwidth_Bps": 1e9},
+            {"src": "gpu1", "dst": "gpu0", "latency_s": 1e-3, "bandwidth_Bps": 1e9}]}
+EOF2
+c0=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model fixed)
+c1=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model fifo)
+c2=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model maxmin)
+u2=$(makespan --topology 2gpu-nvlink-bridge --transfer-model maxmin)
+awk -v a="$c0" -v b="$c1" -v c="$c2" -v u="$u2" 'BEGIN { d1 = a - b; d2 = a - c; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2;
+    exit !(d1 <= 1e-12 * a && d2 <= 1e-12 * a && a > 0.2 && u < 0.1) }' ||
+    fail "calibrated fixed $c0 / fifo $c1 / maxmin $c2 (uncalibrated maxmin $u2)"
+
 # the default options keep the DOPPLER-compatible engine: --streams 1 through the general engine agrees
 if [ -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
     D="$DOPPLER_SHARED_DATA/doppler-graphs/chain_mm_112nodes.txt"

@@ -225,6 +225,165 @@ START_TEST(repeated_edge_is_one_input)
 }
 END_TEST
 
+/* ---------------- calibrated routes under the contention models ---------------- */
+
+#define GPU(name) "{\"name\":\"" name "\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12," \
+                  "\"memory_bytes\":1e12}"
+
+static dp_topology *topo(const char *json)
+{
+    dp_error err;
+    dp_topology *t = dp_topology_parse(json, "test-topology", &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    return t;
+}
+
+static dp_calib *calib(const char *routes)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{},\"routes\":[%s]}", routes);
+    dp_error err;
+    dp_calib *c = dp_calib_parse(buf, "cal.json", &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    return c;
+}
+
+/* physical graph: op 0 (no work) feeds ops 1..k with `bytes` each (no work) */
+static dp_graph *fan(int k, double bytes)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, NULL, NULL, 0, bytes);
+    for (int i = 0; i < k; i++) {
+        dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
+        dp_graph_builder_add_edge(b, 0, i + 1, bytes);
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* transfer durations (end - start) of edges 0..m-1 of g on t under a model, with calibration */
+static void xfer_times(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_xfer_kind model, int chunks,
+                       const int *assign, double *dur)
+{
+    dp_error err;
+    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = model;
+    o.chunks = chunks;
+    o.calibration = cal;
+    dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    dp_hisim_result r;
+    ck_assert_msg(dp_hisim_run(s, assign, NULL, &r, &err) == DP_OK, "%s", err.msg);
+    for (int e = 0; e < g->n_edges; e++) dur[e] = r.xfer_end[e] - r.xfer_start[e];
+    dp_hisim_free(s);
+    dp_costs_free(c);
+}
+
+/* one 1 GB/s link without latency; the calibration measured g0 -> g1 at 1 ms + 0.5 GB/s.
+ * S = 1e9 bytes alone: 1e-3 + 2 s in every model (the fixed model always did; FIFO and max-min
+ * used to give the link's 1 s). g1 -> g0 is not calibrated: 1 s. */
+START_TEST(calibrated_route_alone)
+{
+    dp_topology *t = topo("{\"devices\":[" GPU("g0") "," GPU("g1") "],"
+                          "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}");
+    dp_calib *cal = calib("{\"src\":\"g0\",\"dst\":\"g1\",\"latency_s\":1e-3,\"bandwidth_Bps\":5e8}");
+    dp_graph *g = fan(1, 1e9);
+    const int fwd[] = {0, 1}, back[] = {1, 0};
+    double d[2];
+    for (int model = 0; model < 3; model++) {
+        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, fwd, d);
+        NEAR(d[0], 1e-3 + 2.0);
+        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, back, d);
+        NEAR(d[0], 1.0);
+        /* without the calibration: the link's numbers */
+        xfer_times(g, t, NULL, (dp_xfer_kind)model, 1, fwd, d);
+        NEAR(d[0], 1.0);
+    }
+    /* FIFO in 4 chunks on one hop: the chunks pipeline nothing, 1e-3 + 2 s still */
+    xfer_times(g, t, cal, DP_XFER_FIFO, 4, fwd, d);
+    NEAR(d[0], 1e-3 + 2.0);
+    dp_graph_free(g);
+    dp_calib_free(cal);
+    dp_topology_free(t);
+}
+END_TEST
+
+/* two calibrated transfers of S = 1e9 from g0 to g1 (and g2 on another link) share nothing /
+ * the g0 -> g1 link. Calibration g0 -> g1: 0 latency, 0.5 GB/s, so each counts as 2e9 bytes on the
+ * 1 GB/s link. Max-min: both flow at 0.5 GB/s nominal = 0.25 GB/s real: 4 s each. FIFO: the first
+ * 2 s, the second waits for it and ends at 4 s (2 s of its own). */
+START_TEST(calibrated_route_shared)
+{
+    dp_topology *t = topo("{\"devices\":[" GPU("g0") "," GPU("g1") "],"
+                          "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}");
+    dp_calib *cal = calib("{\"src\":\"g0\",\"dst\":\"g1\",\"latency_s\":0,\"bandwidth_Bps\":5e8}");
+    dp_graph *g = fan(2, 1e9);
+    const int a[] = {0, 1, 1};
+    double d[2];
+    xfer_times(g, t, cal, DP_XFER_MAXMIN, 1, a, d);
+    NEAR(d[0], 4.0);
+    NEAR(d[1], 4.0);
+    dp_error err;
+    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = DP_XFER_FIFO;
+    o.calibration = cal;
+    dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
+    dp_hisim_result r;
+    ck_assert_int_eq(dp_hisim_run(s, a, NULL, &r, &err), DP_OK);
+    /* (op 0 takes 1 ms on the roofline: it writes its output, 1e9 bytes at 1e12 B/s) */
+    NEAR(r.xfer_start[1], r.xfer_start[0]);
+    NEAR(r.xfer_end[0] - r.xfer_start[0], 2.0);
+    NEAR(r.xfer_end[1] - r.xfer_start[0], 4.0);
+    dp_hisim_free(s);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    dp_calib_free(cal);
+    dp_topology_free(t);
+}
+END_TEST
+
+/* a staged route g0 -> h -> g1 (two PCIe hops of 1e10 B/s, 1 us each); calibrated at 5 us and
+ * 2e9 B/s: every model gives 5e-6 + S / 2e9 alone (FIFO with one chunk); the latency is split
+ * over the two hops, the bytes weigh 5x on each. Uncalibrated: 2 us + 2 S / 1e10. */
+START_TEST(calibrated_staged_route)
+{
+    dp_topology *t = topo("{\"devices\":[" GPU("g0") "," GPU("g1") "],\"peer_to_peer\":false,"
+                          "\"nodes\":[{\"name\":\"h\",\"kind\":\"host\"}],"
+                          "\"links\":[{\"a\":\"g0\",\"b\":\"h\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+                          "{\"a\":\"g1\",\"b\":\"h\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6}]}");
+    dp_calib *cal = calib("{\"src\":\"g0\",\"dst\":\"g1\",\"latency_s\":5e-6,\"bandwidth_Bps\":2e9}");
+    const double S = 1e8;
+    dp_graph *g = fan(1, S);
+    const int a[] = {0, 1};
+    double d[1];
+    for (int model = 0; model < 3; model++) {
+        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, a, d);
+        NEAR(d[0], 5e-6 + S / 2e9);
+        xfer_times(g, t, NULL, (dp_xfer_kind)model, 1, a, d);
+        NEAR(d[0], 2e-6 + 2 * S / 1e10);
+    }
+    /* a calibration naming a device the topology lacks is refused by the transfer model too */
+    dp_calib *bad = calib("{\"src\":\"g0\",\"dst\":\"g7\",\"latency_s\":0,\"bandwidth_Bps\":1e9}");
+    dp_error err;
+    dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+    ck_assert_ptr_null(dp_xfer_alloc(DP_XFER_MAXMIN, c, t, bad, 1, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "g7"));
+    dp_costs_free(c);
+    dp_calib_free(bad);
+    dp_graph_free(g);
+    dp_calib_free(cal);
+    dp_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hifi_edges");
@@ -237,5 +396,10 @@ int main(void)
     TCase *r = tcase_create("repeated_edges");
     tcase_add_test(r, repeated_edge_is_one_input);
     suite_add_tcase(s, r);
+    TCase *k = tcase_create("calibration");
+    tcase_add_test(k, calibrated_route_alone);
+    tcase_add_test(k, calibrated_route_shared);
+    tcase_add_test(k, calibrated_staged_route);
+    suite_add_tcase(s, k);
     return dp_test_run(s);
 }
