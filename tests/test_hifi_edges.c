@@ -11,6 +11,7 @@
 #include "dp_topology.h"
 #include "dp_transfer.h"
 
+#include <gsl/gsl_rng.h>
 #include <math.h>
 
 #define NEAR(x, y) ck_assert_msg(fabs((x) - (y)) <= 1e-9 * fabs((double)(y)) + 1e-18, "%.17g != %.17g", (double)(x), (double)(y))
@@ -384,6 +385,392 @@ START_TEST(calibrated_staged_route)
 }
 END_TEST
 
+/* ---------------- zero sizes and durations, corner cases ---------------- */
+
+static const char *one_link(double latency)
+{
+    static char buf[1024];
+    snprintf(buf, sizeof buf, "{\"devices\":[" GPU("g0") "," GPU("g1") "],"
+             "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":%g}]}", latency);
+    return buf;
+}
+
+/* physical graph: op 0 -> op 1 (edge of b1 bytes), op 0 -> op 2 (b2 bytes); no op touches bytes
+ * of its own (out_bytes 0), so ops take 0 s except for their inputs at 1e12 B/s */
+static dp_graph *two_edges(double b1, double b2)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_COST_PHYSICAL);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
+    dp_graph_builder_add_edge(b, 0, 1, b1);
+    dp_graph_builder_add_edge(b, 0, 2, b2);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* an empty transfer takes exactly the route latency in every model (FIFO in any chunks), and
+ * nothing at all on a link without latency; alone or beside a 1 s transfer under max-min (its
+ * share is irrelevant when it has nothing to move); under FIFO it queues behind a transfer
+ * listed before it on the channel (1 s + latency), and the big one does not wait for it */
+START_TEST(zero_size_transfers)
+{
+    const double L = 1e-6;
+    const int a[] = {0, 1, 1};
+    double d[2];
+    for (int model = 0; model < 3; model++)
+        for (int chunks = 1; chunks <= 4; chunks += 3) {
+            if (chunks > 1 && model != DP_XFER_FIFO) continue;
+            dp_topology *t = topo(one_link(L));
+            dp_graph *g = two_edges(0, 0);
+            xfer_times(g, t, NULL, (dp_xfer_kind)model, chunks, a, d);
+            NEAR(d[0], L);
+            NEAR(d[1], L);
+            dp_topology_free(t);
+            t = topo(one_link(0));
+            xfer_times(g, t, NULL, (dp_xfer_kind)model, chunks, a, d);
+            ck_assert_double_eq(d[0], 0);
+            ck_assert_double_eq(d[1], 0);
+            dp_topology_free(t);
+            dp_graph_free(g);
+        }
+    dp_topology *t = topo(one_link(L));
+    dp_graph *g = two_edges(0, 1e9);  /* the empty one first */
+    xfer_times(g, t, NULL, DP_XFER_MAXMIN, 1, a, d);
+    NEAR(d[0], L);
+    NEAR(d[1], L + 1.0);
+    xfer_times(g, t, NULL, DP_XFER_FIFO, 1, a, d);
+    NEAR(d[0], L);
+    NEAR(d[1], L + 1.0);
+    dp_graph_free(g);
+    g = two_edges(1e9, 0);  /* the big one first */
+    xfer_times(g, t, NULL, DP_XFER_MAXMIN, 1, a, d);
+    NEAR(d[0], L + 1.0);
+    NEAR(d[1], L);
+    xfer_times(g, t, NULL, DP_XFER_FIFO, 1, a, d);
+    NEAR(d[0], L + 1.0);
+    NEAR(d[1], L + 1.0);
+    dp_graph_free(g);
+    dp_topology_free(t);
+}
+END_TEST
+
+/* zero-time ops: a(0) on 0 -> b(0) on 1 -> c(0) on 0, comm 0: everything at 0, makespan 0, in
+ * every queue discipline and mode; with comm(a) = 1: b and c at 1 (bsp: c after b's level) */
+START_TEST(zero_time_ops)
+{
+    const double comp[] = {0, 0, 0};
+    const int e[][2] = {{0, 1}, {1, 2}};
+    const int a[] = {0, 1, 0};
+    const double p[] = {1, 2, 3};
+    for (int mode = 0; mode < 2; mode++)
+        for (int q = 0; q < 2; q++) {
+            dp_hisim_options o;
+            dp_hisim_options_init(&o);
+            o.mode = (dp_exec_mode)mode;
+            o.queue = (dp_queue_kind)q;
+            const double zero[] = {0, 0};
+            dp_graph *g = time_graph(3, comp, 2, e, zero);
+            outcome x = hisim(g, 2, a, &o, p);
+            ck_assert_double_eq(x.makespan, 0);
+            for (int v = 0; v < 3; v++) ck_assert_double_eq(x.start[v], 0);
+            dp_graph_free(g);
+            const double one[] = {1, 0};
+            g = time_graph(3, comp, 2, e, one);
+            x = hisim(g, 2, a, &o, p);
+            ck_assert_double_eq(x.start[1], 1);
+            ck_assert_double_eq(x.start[2], 1);
+            ck_assert_double_eq(x.makespan, 1);
+            dp_graph_free(g);
+        }
+}
+END_TEST
+
+/* a(2) -> b(1), and c(1) without inputs, all on one device.
+ * FIFO: a and c are ready at 0 (op order): a [0, 2], c [2, 3], b (ready 2, queued behind c) [3, 4].
+ * priority a 5, b 10, c 1: a [0, 2]; at 2 b beats c: b [2, 3], c [3, 4].
+ * bulk-synchronous (FIFO): level 0 = a, c: a [0, 2], c [2, 3]; level 1 at 3: b [3, 4]. */
+START_TEST(source_on_busy_device)
+{
+    const double comp[] = {2, 1, 1};
+    const int e[][2] = {{0, 1}};
+    dp_graph *g = time_graph(3, comp, 1, e, NULL);
+    const int a[] = {0, 0, 0};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    outcome x = hisim(g, 1, a, &o, NULL);
+    ck_assert_double_eq(x.start[2], 2);
+    ck_assert_double_eq(x.ready[1], 2);
+    ck_assert_double_eq(x.start[1], 3);
+    ck_assert_double_eq(x.ready[2], 0);
+    o.queue = DP_QUEUE_PRIORITY;
+    const double p[] = {5, 10, 1};
+    x = hisim(g, 1, a, &o, p);
+    ck_assert_double_eq(x.start[0], 0);
+    ck_assert_double_eq(x.start[1], 2);
+    ck_assert_double_eq(x.start[2], 3);
+    o.queue = DP_QUEUE_FIFO;
+    o.mode = DP_MODE_BSP;
+    x = hisim(g, 1, a, &o, NULL);
+    ck_assert_double_eq(x.start[2], 2);
+    ck_assert_double_eq(x.ready[1], 3);
+    ck_assert_double_eq(x.start[1], 3);
+    ck_assert_double_eq(x.makespan, 4);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* no edges: one level. Ops 1, 2, 3, 4 on devices 0, 1, 0, 1: device 0 busy 4, device 1 busy 6;
+ * bulk-synchronous = asynchronous = 6 */
+START_TEST(bsp_single_level)
+{
+    const double comp[] = {1, 2, 3, 4};
+    dp_graph *g = time_graph(4, comp, 0, NULL, NULL);
+    const int a[] = {0, 1, 0, 1};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    ck_assert_double_eq(hisim(g, 2, a, &o, NULL).makespan, 6);
+    o.mode = DP_MODE_BSP;
+    outcome x = hisim(g, 2, a, &o, NULL);
+    ck_assert_double_eq(x.makespan, 6);
+    ck_assert_double_eq(x.start[2], 1);
+    ck_assert_double_eq(x.start[3], 2);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* more streams than ops: three sources on one device with 8 streams run together on streams
+ * 0, 1, 2 (FIFO and priority); makespan = the longest (3) */
+START_TEST(more_streams_than_ops)
+{
+    const double comp[] = {1, 3, 2};
+    dp_graph *g = time_graph(3, comp, 0, NULL, NULL);
+    const int a[] = {0, 0, 0};
+    const double p[] = {1, 3, 2};
+    for (int q = 0; q < 2; q++) {
+        dp_error err;
+        dp_costs *c = dp_costs_graph(g, 1, &err);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.streams = 8;
+        o.queue = (dp_queue_kind)q;
+        dp_hisim *s = dp_hisim_alloc(g, c, NULL, &o, &err);
+        dp_hisim_result r;
+        ck_assert_int_eq(dp_hisim_run(s, a, p, &r, &err), DP_OK);
+        ck_assert_double_eq(r.makespan, 3);
+        int seen = 0;
+        for (int v = 0; v < 3; v++) {
+            ck_assert_double_eq(r.op_start[v], 0);
+            ck_assert(r.op_stream[v] >= 0 && r.op_stream[v] < 3);
+            seen |= 1 << r.op_stream[v];
+        }
+        ck_assert_int_eq(seen, 7);
+        /* a second run on the same workspace gives the same */
+        ck_assert_int_eq(dp_hisim_run(s, a, p, &r, &err), DP_OK);
+        ck_assert_double_eq(r.makespan, 3);
+        dp_hisim_free(s);
+        dp_costs_free(c);
+    }
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---------------- invariants on random graphs ---------------- */
+
+/* Random DAGs (op times 1..5, so no two rounds share an instant; comm 0..3, repeated edges
+ * included) under every combination of queue, mode and stream count, no topology (fixed delays).
+ * Checked for every op v on device d:
+ *   - inputs: v is ready no earlier than each first-copy in-edge's producer end + its transfer
+ *     (comm on another device, 0 on the same one), and in asynchronous mode at exactly the latest;
+ *   - work conservation: while v waits (from ready to start) all of d's streams are busy;
+ *   - discipline: when v starts, no op of d that is ready and still waiting has a higher priority
+ *     (priority queues) or became ready strictly earlier (FIFO);
+ *   - bulk-synchronous: v starts after every op of the previous levels and their transfers ended;
+ *   - at most `streams` ops run at once on d. */
+START_TEST(random_invariants)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    for (int trial = 0; trial < 300; trial++) {
+        int n = 2 + (int)gsl_rng_uniform_int(rng, 30), D = 1 + (int)gsl_rng_uniform_int(rng, 3);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_TIME);
+        double *comm = malloc(sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            comm[i] = (double)gsl_rng_uniform_int(rng, 4);
+            dp_graph_builder_add_op(b, NULL, NULL, 1 + (double)gsl_rng_uniform_int(rng, 5), comm[i]);
+        }
+        for (int v = 1; v < n; v++)
+            for (int j = (int)gsl_rng_uniform_int(rng, 4); j > 0; j--) {
+                int u = (int)gsl_rng_uniform_int(rng, (unsigned long)v);
+                dp_graph_builder_add_edge(b, u, v, comm[u]);
+            }
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int *a = malloc(sizeof(int) * (size_t)n);
+        double *prio = malloc(sizeof(double) * (size_t)n);
+        for (int v = 0; v < n; v++) {
+            a[v] = (int)gsl_rng_uniform_int(rng, (unsigned long)D);
+            prio[v] = (double)gsl_rng_uniform_int(rng, 6);  /* ties on purpose */
+        }
+        dp_costs *c = dp_costs_graph(g, D, &err);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.queue = (dp_queue_kind)gsl_rng_uniform_int(rng, 2);
+        o.mode = (dp_exec_mode)gsl_rng_uniform_int(rng, 2);
+        o.streams = 1 + (int)gsl_rng_uniform_int(rng, 3);
+        dp_hisim *s = dp_hisim_alloc(g, c, NULL, &o, &err);
+        dp_hisim_result r;
+        ck_assert_int_eq(dp_hisim_run(s, a, prio, &r, &err), DP_OK);
+        int nl;
+        const int *level = dp_hisim_levels(s, &nl);
+        for (int v = 0; v < n; v++) {
+            const int d = a[v];
+            double latest = 0;
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                int e = g->pred_edge[q], u = g->edge_src[e];
+                double t = r.op_end[u] + (a[u] != d ? dp_costs_comm(c, e, a[u], d) : 0);
+                ck_assert_msg(r.op_ready[v] >= t, "trial %d: op %d ready %g before its input from %d at %g", trial, v,
+                              r.op_ready[v], u, t);
+                if (t > latest) latest = t;
+            }
+            if (o.mode == DP_MODE_ASYNC)
+                ck_assert_msg(r.op_ready[v] == latest, "trial %d: op %d ready %g, inputs at %g", trial, v, r.op_ready[v], latest);
+            ck_assert(r.op_start[v] >= r.op_ready[v]);
+            /* running ops of d at the instants v waits through, and the discipline at v's start */
+            for (int w = 0; w < n; w++) {
+                if (a[w] != d || w == v) continue;
+                double t = r.op_end[w];
+                if (t >= r.op_ready[v] && t < r.op_start[v]) {
+                    int busy = 0;
+                    for (int x = 0; x < n; x++) busy += a[x] == d && r.op_start[x] <= t && t < r.op_end[x];
+                    ck_assert_msg(busy == o.streams, "trial %d: op %d waits at %g with %d of %d streams busy", trial, v, t,
+                                  busy, o.streams);
+                }
+                if (r.op_ready[w] <= r.op_start[v] && r.op_start[w] > r.op_start[v]) {
+                    if (o.queue == DP_QUEUE_PRIORITY)
+                        ck_assert_msg(prio[w] <= prio[v], "trial %d: op %d (priority %g) starts at %g before waiting op %d "
+                                      "(priority %g)", trial, v, prio[v], r.op_start[v], w, prio[w]);
+                    else
+                        ck_assert_msg(r.op_ready[w] >= r.op_ready[v], "trial %d: op %d (ready %g) starts before op %d "
+                                      "(ready %g)", trial, v, r.op_ready[v], w, r.op_ready[w]);
+                }
+            }
+            int busy = 0;
+            for (int x = 0; x < n; x++) busy += a[x] == d && r.op_start[x] <= r.op_start[v] && r.op_start[v] < r.op_end[x];
+            ck_assert_int_le(busy, o.streams);
+            if (o.mode == DP_MODE_BSP)
+                for (int e = 0; e < g->n_edges; e++) {
+                    int u = g->edge_src[e];
+                    if (level[u] >= level[v]) continue;
+                    ck_assert(r.op_start[v] >= r.op_end[u]);
+                    if (r.xfer_end[e] >= 0) ck_assert(r.op_start[v] >= r.xfer_end[e]);
+                }
+        }
+        dp_hisim_free(s);
+        dp_costs_free(c);
+        free(a);
+        free(prio);
+        free(comm);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
+/* Random physical DAGs on three GPUs behind one PCIe switch (1e9 B/s, 1 us per link) plus an
+ * NVLink between g0 and g1, random copy-engine limits, under FIFO (1 or 3 chunks) and max-min,
+ * either queue discipline, one or two streams, repeated edges included. Checked: a transfer is requested when its producer ends and is never
+ * faster than alone on an idle route (route latency + bytes / bottleneck); at no instant does a
+ * device drive more transfers in one direction than its copy engines; each channel carries no
+ * more than bandwidth x makespan; the consumer is ready no earlier than the transfer's end. */
+START_TEST(random_transfer_invariants)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    for (int trial = 0; trial < 120; trial++) {
+        int ce[3];
+        for (int d = 0; d < 3; d++) ce[d] = (int)gsl_rng_uniform_int(rng, 3);
+        char json[2048];
+        snprintf(json, sizeof json,
+                 "{\"devices\":["
+                 "{\"name\":\"g0\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12,\"memory_bytes\":1e12,\"copy_engines\":%d},"
+                 "{\"name\":\"g1\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12,\"memory_bytes\":1e12,\"copy_engines\":%d},"
+                 "{\"name\":\"g2\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12,\"memory_bytes\":1e12,\"copy_engines\":%d}],"
+                 "\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"}],"
+                 "\"links\":[{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":1e-6},"
+                 "{\"a\":\"g1\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":1e-6},"
+                 "{\"a\":\"g2\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":1e-6},"
+                 "{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":3e9,\"latency_s\":1e-6}]}",
+                 ce[0], ce[1], ce[2]);
+        dp_topology *t = topo(json);
+        int n = 2 + (int)gsl_rng_uniform_int(rng, 25);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_PHYSICAL);
+        for (int i = 0; i < n; i++)
+            dp_graph_builder_add_op(b, NULL, NULL, 1e9 * (double)gsl_rng_uniform_int(rng, 4),
+                                    1e8 * (double)gsl_rng_uniform_int(rng, 3));
+        for (int v = 1; v < n; v++)
+            for (int j = (int)gsl_rng_uniform_int(rng, 4); j > 0; j--)
+                dp_graph_builder_add_edge(b, (int)gsl_rng_uniform_int(rng, (unsigned long)v), v,
+                                          1e8 * (double)gsl_rng_uniform_int(rng, 3));
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int *a = malloc(sizeof(int) * (size_t)n);
+        for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(rng, 3);
+        dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.transfer_model = gsl_rng_uniform_int(rng, 2) ? DP_XFER_MAXMIN : DP_XFER_FIFO;
+        o.chunks = 1 + 2 * (int)gsl_rng_uniform_int(rng, 2);
+        o.mode = (dp_exec_mode)gsl_rng_uniform_int(rng, 2);
+        o.queue = (dp_queue_kind)gsl_rng_uniform_int(rng, 2);
+        o.streams = 1 + (int)gsl_rng_uniform_int(rng, 2);
+        double *prio = malloc(sizeof(double) * (size_t)n);
+        for (int v = 0; v < n; v++) prio[v] = (double)gsl_rng_uniform_int(rng, 4);
+        dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
+        ck_assert_msg(s != NULL, "%s", err.msg);
+        dp_hisim_result r;
+        ck_assert_msg(dp_hisim_run(s, a, prio, &r, &err) == DP_OK, "%s", err.msg);
+        free(prio);
+        const double eps = 1e-12;
+        for (int e = 0; e < g->n_edges; e++) {
+            int u = g->edge_src[e], v = g->edge_dst[e];
+            if (r.xfer_request[e] < 0) continue;
+            ck_assert(a[u] != a[v]);
+            ck_assert_double_eq(r.xfer_request[e], r.op_end[u]);
+            ck_assert(r.xfer_start[e] >= r.xfer_request[e]);
+            const dp_topo_route *rt = dp_topology_route(t, a[u], a[v]);
+            double alone = rt->latency_s + c->edge_data[e] / rt->bottleneck_Bps;
+            ck_assert_msg(r.xfer_end[e] - r.xfer_start[e] >= alone * (1 - 1e-9), "trial %d: edge %d took %g, alone %g", trial,
+                          e, r.xfer_end[e] - r.xfer_start[e], alone);
+            ck_assert(r.op_ready[v] >= r.xfer_end[e] - eps || o.mode == DP_MODE_BSP);
+            ck_assert(r.op_start[v] >= r.xfer_end[e] - eps);
+            /* copy engines at this transfer's start */
+            int out = 0, in = 0;
+            for (int f = 0; f < g->n_edges; f++) {
+                if (r.xfer_request[f] < 0 || !(r.xfer_start[f] <= r.xfer_start[e] && r.xfer_start[e] < r.xfer_end[f])) continue;
+                out += a[g->edge_src[f]] == a[u];
+                in += a[g->edge_dst[f]] == a[v];
+            }
+            if (ce[a[u]] > 0) ck_assert_int_le(out, ce[a[u]]);
+            if (ce[a[v]] > 0) ck_assert_int_le(in, ce[a[v]]);
+        }
+        for (int ch = 0; ch < t->n_channels; ch++)
+            ck_assert(r.chan_bytes[ch] <= t->chan_bw[ch] * r.makespan * (1 + 1e-9));
+        dp_hisim_free(s);
+        dp_costs_free(c);
+        free(a);
+        dp_graph_free(g);
+        dp_topology_free(t);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("hifi_edges");
@@ -401,5 +788,16 @@ int main(void)
     tcase_add_test(k, calibrated_route_shared);
     tcase_add_test(k, calibrated_staged_route);
     suite_add_tcase(s, k);
+    TCase *z = tcase_create("corners");
+    tcase_add_test(z, zero_size_transfers);
+    tcase_add_test(z, zero_time_ops);
+    tcase_add_test(z, source_on_busy_device);
+    tcase_add_test(z, bsp_single_level);
+    tcase_add_test(z, more_streams_than_ops);
+    suite_add_tcase(s, z);
+    TCase *iv = tcase_create("invariants");
+    tcase_add_test(iv, random_invariants);
+    tcase_add_test(iv, random_transfer_invariants);
+    suite_add_tcase(s, iv);
     return dp_test_run(s);
 }
