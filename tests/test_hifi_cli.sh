@@ -54,6 +54,17 @@ awk -v a="$c0" -v b="$c1" -v c="$c2" -v u="$u2" 'BEGIN { d1 = a - b; d2 = a - c;
     exit !(d1 <= 1e-12 * a && d2 <= 1e-12 * a && a > 0.2 && u < 0.1) }' ||
     fail "calibrated fixed $c0 / fifo $c1 / maxmin $c2 (uncalibrated maxmin $u2)"
 
+# --queue priority: HEFT's ranks choose among ops ready at one instant. Tasks 2 and 3 become
+# ready together on P1 when task 1 ends at 1; HEFT runs 3 (rank ~106) before 2 (55) so that 4
+# starts on P2 at 3: 3 [1,2], 2 [2,12], 4 [3,23] = 23, HEFT's own length. FIFO runs 2 first (its
+# edge is listed first): 2 [1,11], 3 [11,12], 4 [13,33] = 33.
+printf '4\n3\n2\n1 2 1\n1 3 1\n3 4 1\n1 100\n10 100\n1 100\n100 20\n1 2 1\n' > "$tmp/q.in"
+qf=$("$DOPPLER" place --graph "$tmp/q.in" --method heft --queue fifo --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+qp=$("$DOPPLER" place --graph "$tmp/q.in" --method heft --queue priority --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+[ "$qf" = "33.0" ] && [ "$qp" = "23.0" ] || fail "heft with fifo queues $qf (want 33), with priority queues $qp (want 23)"
+"$DOPPLER" place --graph "$tmp/q.in" --method heft --queue priority | grep -q "^machine: the example's own processors" ||
+    fail "machine line of a heterogeneous example"
+
 # the default options keep the DOPPLER-compatible engine: --streams 1 through the general engine agrees
 if [ -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
     D="$DOPPLER_SHARED_DATA/doppler-graphs/chain_mm_112nodes.txt"
