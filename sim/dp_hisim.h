@@ -4,7 +4,8 @@
  *
  * With the default options (fixed-delay transfers, one stream, FIFO queues, asynchronous, no
  * memory limit, no topology) it processes the same events in the same order as dp_sim (see
- * dp_sim.h) and gives identical makespans; dp_sim stays the fast path for that case.
+ * dp_sim.h; less dp_sim's events for the repeats of repeated edges, which change nothing) and
+ * gives identical makespans and op start times; dp_sim stays the fast path for that case.
  *
  * The system simulated:
  *  - an op is ready when all its in-edges have arrived on its device (asynchronous mode) or when
