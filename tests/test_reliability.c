@@ -8,6 +8,7 @@
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
 #include "results.h"
+#include "sweep.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -220,6 +221,32 @@ START_TEST(results_csv_good_len)
 }
 END_TEST
 
+/* A sweep config of a few hundred bytes can ask for millions of runs: the expansion is refused
+ * before it allocates when memory cannot hold it (here 10^5 runs against a 20 MB limit). */
+START_TEST(sweep_expansion_limit)
+{
+    char path[] = "/tmp/dp_rel_sweep_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *cfg = "{\"name\": \"big\", \"fixed\": {\"graph\": \"g.json\", \"method\": \"cp\"}, \"grid\": "
+                      "{\"a\": [0,1,2,3,4,5,6,7,8,9], \"b\": [0,1,2,3,4,5,6,7,8,9], \"c\": [0,1,2,3,4,5,6,7,8,9], "
+                      "\"d\": [0,1,2,3,4,5,6,7,8,9], \"e\": [0,1,2,3,4,5,6,7,8,9]}}";
+    ck_assert_int_eq(write(fd, cfg, strlen(cfg)), (ssize_t)strlen(cfg));
+    close(fd);
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "20M", 1);
+    dp_sweep *s = dp_sweep_load(path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err.msg, "expanding the sweep needs about") && strstr(err.msg, path), "%s", err.msg);
+    s = dp_sweep_load(path, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    ck_assert_int_eq(s->n_runs, 100000);
+    dp_sweep_free(s);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -230,6 +257,7 @@ int main(void)
     tcase_add_test(t, threads_write_same_path);
     tcase_add_test(t, op_strings_utf8);
     tcase_add_test(t, results_csv_good_len);
+    tcase_add_test(t, sweep_expansion_limit);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
