@@ -71,6 +71,8 @@ for h in $harnesses; do
             done
         fi ;;
     esac
+    # harnesses that make their own seeds (fuzz_checkpoint: a short training run)
+    DP_FUZZ_WRITE_SEEDS="$work/seeds-$name"; export DP_FUZZ_WRITE_SEEDS
     dict=""
     [ -f "$src/fuzz/$name.dict" ] && dict="-dict=$src/fuzz/$name.dict"
     log=$work/$name.log
