@@ -58,7 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *path = fuzz_file(data, size);
+    const char *path = fuzz_real_file(data, size);
     dp_error err;
     dp_error_clear(&err);
     char *json = NULL;
