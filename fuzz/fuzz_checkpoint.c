@@ -5,12 +5,15 @@
  * Seeds: with DP_FUZZ_WRITE_SEEDS=DIR in the environment (fuzz/run-fuzz.sh sets it) the harness
  * first trains 4 episodes of a small network on a 12-op graph and leaves the checkpoint and the
  * trajectory in DIR. A crash inside libhdf5 itself on a corrupt container is an HDF5 bug, to
- * be reported upstream; what doppler must do is check everything it reads (shapes, counts,
- * ranges) and fail with a message. */
+ * be reported upstream (run-fuzz.sh runs this harness with allocator_may_return_null=1, as a
+ * normal malloc returns NULL for the absurd sizes a corrupt header gives HDF5); what doppler
+ * must do is check everything it reads (shapes, counts, ranges), fail with a message, and close
+ * every HDF5 object it opened. */
 #include "fuzz_common.h"
 #include "dp_h5io.h"
 #include "dp_train.h"
 
+#include <hdf5.h>
 #include <sys/stat.h>
 
 static dp_graph *g;
@@ -78,5 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dp_trainer_free(tr);
     long ne = -1, ns = -1;
     if (dp_traj_count(path, &ne, &ns, &err) == DP_OK) FUZZ_CHECK(ne >= 0 && ns >= 0);
+    /* every HDF5 object opened on the way, error paths included, is closed again */
+    ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
+    if (open_objects != 0) fprintf(stderr, "%zd HDF5 objects left open\n", open_objects);
+    FUZZ_CHECK(open_objects == 0);
     return 0;
 }
