@@ -80,7 +80,7 @@ const char *dp_run_resolve_path(const char *spec, const char *config_dir, char *
     return NULL;
 }
 
-static int mkdir_p(const char *path, dp_error *err)
+int dp_run_mkdir(const char *path, dp_error *err)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
@@ -129,46 +129,158 @@ static dp_graph *generate(const char *spec, dp_error *err)
     return g;
 }
 
-/* The machine and graph parameters every method shares. */
-static const char *const machine_params[] = {"graph", "format", "devices", "peak_flops", "bandwidth", "latency", "rep", NULL};
+/* The machine parameters every method shares: each is the `doppler place` option of the same
+ * name (cli.h), so a run means what the command means. */
+static const struct {
+    const char *param;
+    int opt;
+} machine_opts[] = {
+    {"devices", DP_OPT_DEVICES}, {"peak_flops", DP_OPT_PEAK_FLOPS}, {"bandwidth", DP_OPT_BANDWIDTH},
+    {"latency", DP_OPT_LATENCY}, {"topology", DP_OPT_TOPOLOGY}, {"calibration", DP_OPT_CALIBRATION},
+    {"transfer", DP_OPT_TRANSFER_MODEL}, {"chunks", DP_OPT_CHUNKS}, {"mode", DP_OPT_MODE},
+    {"streams", DP_OPT_STREAMS}, {"queue", DP_OPT_QUEUE}, {"memory_limit", DP_OPT_MEMORY_LIMIT},
+    {"memory_policy", DP_OPT_MEMORY_POLICY}, {"memory_penalty", DP_OPT_MEMORY_PENALTY},
+    {"copy_engines", DP_OPT_COPY_ENGINES}, {NULL, 0},
+};
+
+int dp_run_is_machine_param(const char *name)
+{
+    if (strcmp(name, "graph") == 0 || strcmp(name, "format") == 0 || strcmp(name, "rep") == 0) return 1;
+    for (int i = 0; machine_opts[i].param; i++)
+        if (strcmp(name, machine_opts[i].param) == 0) return 1;
+    return 0;
+}
 
 static int in_list(const char *k, const char *const *list)
 {
-    for (int i = 0; list[i]; i++)
+    for (int i = 0; list && list[i]; i++)
         if (strcmp(k, list[i]) == 0) return 1;
     return 0;
 }
 
-int dp_run_load(const json_t *params, const dp_run_context *ctx, dp_graph **g_out, dp_costs **c_out, dp_error *err)
+int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err)
 {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)params, k, v) {
+        if (!dp_run_is_machine_param(k) && !in_list(k, own))
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s", k, method);
+    }
+    return DP_OK;
+}
+
+void dp_run_machine_free(dp_run_machine *rm)
+{
+    if (!rm) return;
+    dp_sim_free(rm->sim);
+    dp_hisim_free(rm->hs);
+    free(rm->prio);
+    dp_costs_free(rm->c);
+    dp_graph_free(rm->g);
+    dp_cli_machine_free(&rm->m);
+    free(rm->topology);
+    free(rm->calibration);
+    memset(rm, 0, sizeof *rm);
+}
+
+int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err)
+{
+    memset(rm, 0, sizeof *rm);
+    dp_cli_machine_init(&rm->m);
     const char *spec, *format;
-    long devices;
-    dp_cli_machine m;
-    dp_cli_machine_init(&m);
+    const char *cd = ctx ? ctx->config_dir : NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &spec, err) != DP_OK) return DP_EINVAL;
     if (!spec) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
-    if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK ||
-        dp_sweep_param_int(params, "devices", m.n_devices, &devices, err) != DP_OK ||
-        dp_sweep_param_num(params, "peak_flops", m.peak_flops, &m.peak_flops, err) != DP_OK ||
-        dp_sweep_param_num(params, "bandwidth", m.bandwidth_Bps, &m.bandwidth_Bps, err) != DP_OK ||
-        dp_sweep_param_num(params, "latency", m.latency_s, &m.latency_s, err) != DP_OK)
-        return DP_EINVAL;
-    if (devices < 1 || devices > 4096) return dp_error_set(err, DP_EINVAL, "parameter \"devices\": %ld outside 1..4096", devices);
-    if (!(m.peak_flops > 0) || !(m.bandwidth_Bps > 0) || !(m.latency_s >= 0))
-        return dp_error_set(err, DP_EINVAL, "parameters peak_flops and bandwidth must be positive, latency non-negative");
-    m.n_devices = (int)devices;
-    char path[PATH_MAX];
-    dp_graph *g;
-    if (strncmp(spec, "gen:", 4) == 0) g = generate(spec, err);
-    else {
-        if (!dp_run_resolve_path(spec, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-        g = dp_graph_read(path, format, err);
+    if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK) return DP_EINVAL;
+    for (int i = 0; machine_opts[i].param; i++) {
+        json_t *v = json_object_get(params, machine_opts[i].param);
+        if (!v) continue;
+        char text[PATH_MAX];
+        if (json_is_string(v)) snprintf(text, sizeof text, "%s", json_string_value(v));
+        else if (json_is_integer(v)) snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v)) snprintf(text, sizeof text, "%.17g", json_real_value(v));
+        else if (json_is_boolean(v)) snprintf(text, sizeof text, "%s", json_is_true(v) ? "on" : "off");
+        else return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected a string or a number", machine_opts[i].param);
+        int opt = machine_opts[i].opt;
+        if (opt == DP_OPT_TOPOLOGY || opt == DP_OPT_CALIBRATION) {
+            /* a file (resolved like graphs) or, for topologies, a bundled name */
+            char path[PATH_MAX];
+            const char *use = text;
+            if (strchr(text, '/') || strchr(text, ':') || strstr(text, ".json")) {
+                if (!dp_run_resolve_path(text, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+                use = path;
+            }
+            char **keep = opt == DP_OPT_TOPOLOGY ? &rm->topology : &rm->calibration;
+            free(*keep);
+            *keep = strdup(use);
+            if (!*keep) { dp_run_machine_free(rm); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+            dp_cli_machine_option(&rm->m, opt, *keep, "sweep");
+            continue;
+        }
+        if (dp_cli_machine_option(&rm->m, opt, text, "sweep") != 1) {
+            dp_run_machine_free(rm);
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\": invalid value '%s'", machine_opts[i].param, text);
+        }
     }
-    if (!g) return err ? err->code : DP_EINVAL;
-    dp_costs *c = dp_cli_machine_costs(&m, g, err);
-    if (!c) { dp_graph_free(g); return err ? err->code : DP_EINVAL; }
-    *g_out = g;
-    *c_out = c;
+    char path[PATH_MAX];
+    if (strncmp(spec, "gen:", 4) == 0) rm->g = generate(spec, err);
+    else {
+        if (!dp_run_resolve_path(spec, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+        rm->g = dp_graph_read(path, format, err);
+    }
+    if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
+    rm->c = dp_cli_machine_costs(&rm->m, rm->g, err);
+    if (!rm->c) {
+        int rc = err && err->code ? err->code : DP_EINVAL;
+        dp_run_machine_free(rm);
+        return rc;
+    }
+    rm->general = dp_cli_machine_needs_hisim(&rm->m);
+    return DP_OK;
+}
+
+int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
+                            dp_run_schedule *out, dp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!rm->general) {
+        if (!rm->sim && !(rm->sim = dp_sim_alloc(rm->g, rm->c, err))) return err && err->code ? err->code : DP_ENOMEM;
+        dp_sim_result r;
+        int rc = dp_sim_run(rm->sim, assignment, &r, err);
+        if (rc != DP_OK) return rc;
+        out->makespan = r.makespan;
+        out->n_devices = r.n_devices;
+        out->busy = r.busy;
+        out->op_start = r.op_start;
+        out->op_end = r.op_end;
+        out->n_transfers = r.n_transfers;
+        out->transfer_volume = r.transfer_volume;
+        return DP_OK;
+    }
+    if (!rm->hs && !(rm->hs = dp_hisim_alloc(rm->g, rm->c, rm->m.topo, &rm->m.sim, err)))
+        return err && err->code ? err->code : DP_ENOMEM;
+    if (!priority && rm->m.sim.queue == DP_QUEUE_PRIORITY) {
+        /* a priority queue without the method's priorities orders by b-level, as doppler place */
+        if (!rm->prio) {
+            rm->prio = dp_malloc_n((size_t)rm->g->n_ops, sizeof(double));
+            if (!rm->prio) return dp_error_set(err, DP_ENOMEM, "out of memory");
+            dp_costs_levels(rm->g, rm->c, rm->prio, NULL);
+        }
+        priority = rm->prio;
+    }
+    dp_hisim_result r;
+    int rc = dp_hisim_run(rm->hs, assignment, priority, &r, err);
+    if (rc != DP_OK) return rc;
+    out->makespan = r.makespan;
+    out->n_devices = r.n_devices;
+    out->busy = r.busy;
+    out->op_start = r.op_start;
+    out->op_end = r.op_end;
+    out->xfer_start = r.xfer_start;
+    out->xfer_end = r.xfer_end;
+    out->n_transfers = r.n_transfers;
+    out->transfer_volume = r.transfer_volume;
+    out->mem_peak = r.mem_peak;
     return DP_OK;
 }
 
@@ -180,16 +292,47 @@ static void fmt_time_utc(char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_schedule *res, json_t *extra)
+{
+    const double sc = rm->g->time_scale;
+    json_t *m = extra ? extra : json_object();
+    json_object_set_new(m, "lower_bound", json_real(dp_costs_lower_bound(rm->g, rm->c) / sc));
+    json_object_set_new(m, "transfers", json_integer(res->n_transfers));
+    json_object_set_new(m, "transfer_volume", json_real(res->transfer_volume));
+    double util = 0, peak = 0;
+    for (int d = 0; d < res->n_devices; d++) {
+        util += res->makespan > 0 ? res->busy[d] / res->makespan : 0;
+        if (res->mem_peak && res->mem_peak[d] > peak) peak = res->mem_peak[d];
+    }
+    json_object_set_new(m, "utilisation", json_real(res->n_devices ? util / res->n_devices : 0));
+    if (res->mem_peak) json_object_set_new(m, "peak_memory", json_real(peak));
+    json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
+    char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(m);
+    out->devices = rm->c->n_devices;
+    int rc = dp_result_set(&out->metrics, mt ? mt : "{}");
+    free(mt);
+    return rc;
+}
+
+int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm, const char *method,
+                            const int *assign, double makespan_printed, dp_result *out, dp_error *err)
+{
+    if (!ctx || !ctx->run_dir) return DP_OK;
+    char path[PATH_MAX + 32], rel[PATH_MAX + 32];
+    int rc = dp_run_mkdir(ctx->run_dir, err);
+    if (rc != DP_OK) return rc;
+    snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
+    snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->c->n_devices, assign, makespan_printed, err)) != DP_OK) return rc;
+    return dp_result_set(&out->assignment, rel);
+}
+
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config", NULL};
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)params, k, v) {
-        if (!in_list(k, machine_params) && !in_list(k, own))
-            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s", k, method);
-    }
+    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
     long seed, reps, device, budget, samples;
@@ -214,22 +357,22 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.budget = budget;
     o.samples = (int)samples;
 
-    dp_graph *g = NULL;
-    dp_costs *c = NULL;
-    dp_sim *sim = NULL;
+    dp_run_machine rm;
     int *assign = NULL;
-    int rc = dp_run_load(params, ctx, &g, &c, err);
+    double *prio = NULL;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    if (o.device >= c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, c->n_devices); goto done; }
-    assign = dp_malloc_n((size_t)g->n_ops, sizeof(int));
-    sim = dp_sim_alloc(g, c, err);
-    if (!assign || !sim) { rc = assign ? (err ? err->code : DP_ENOMEM) : dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    dp_sim_result res;
+    if (o.device >= rm.c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.c->n_devices); goto done; }
+    assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    prio = dp_malloc_n((size_t)rm.g->n_ops, sizeof(double));
+    if (!assign || !prio) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    dp_run_schedule res;
     double first = NAN;
     double t0 = now_s();
     for (long r = 0; r < reps; r++) {
-        rc = dp_place(method, g, c, &o, assign, NULL, NULL, err);
-        if (rc == DP_OK) rc = dp_sim_run(sim, assign, &res, err);
+        int has_prio = 0;
+        rc = dp_place(method, rm.g, rm.c, &o, assign, prio, &has_prio, err);
+        if (rc == DP_OK) rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err);
         if (rc != DP_OK) goto done;
         if (r == 0) first = res.makespan;
         else if (res.makespan != first) {
@@ -237,37 +380,16 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
             goto done;
         }
     }
-    double secs = (now_s() - t0) / (double)reps;
-    const double sc = g->time_scale;
-    out->makespan = first / sc;
-    out->seconds = secs;
+    out->seconds = (now_s() - t0) / (double)reps;
+    out->makespan = first / rm.g->time_scale;
     out->episodes = 0;
-    dp_result_set(&out->units, g->time_unit);
-    json_t *m = json_object();
-    json_object_set_new(m, "lower_bound", json_real(dp_costs_lower_bound(g, c) / sc));
-    json_object_set_new(m, "transfers", json_integer(res.n_transfers));
-    json_object_set_new(m, "transfer_volume", json_real(res.transfer_volume));
-    double util = 0;
-    for (int d = 0; d < res.n_devices; d++) util += dp_sim_utilisation(&res, d);
-    json_object_set_new(m, "utilisation", json_real(res.n_devices ? util / res.n_devices : 0));
-    json_object_set_new(m, "ops", json_integer(g->n_ops));
-    char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    json_decref(m);
-    dp_result_set(&out->metrics, mt ? mt : "{}");
-    free(mt);
-    if (ctx && ctx->run_dir) {
-        char path[PATH_MAX], rel[PATH_MAX];
-        if ((rc = mkdir_p(ctx->run_dir, err)) != DP_OK) goto done;
-        snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
-        snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-        if ((rc = dp_cli_write_assignment(path, g, method, c->n_devices, assign, out->makespan, err)) != DP_OK) goto done;
-        dp_result_set(&out->assignment, rel);
-    }
+    dp_result_set(&out->units, rm.g->time_unit);
+    dp_run_put_metrics(out, &rm, &res, NULL);
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
-    dp_sim_free(sim);
     free(assign);
-    dp_costs_free(c);
-    dp_graph_free(g);
+    free(prio);
+    dp_run_machine_free(&rm);
     return rc;
 }
 
