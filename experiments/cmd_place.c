@@ -1,7 +1,9 @@
 /* doppler place / doppler simulate: compute or read an assignment, simulate it, report. */
 #include "cli.h"
 #include "commands.h"
+#include "dp_hetero.h"
 #include "dp_json.h"
+#include "dp_list.h"
 #include "dp_place.h"
 #include "dp_hisim.h"
 #include "dp_sim.h"
@@ -27,7 +29,10 @@ static void place_usage(FILE *f, const char *cmd)
                           "device ids (DOPPLER's format).\n\n"
                         : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
     fprintf(f, "Options:\n"
-               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native)\n"
+               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native), or a heterogeneous\n"
+               "                       example that fixes the machine: FILE.in (nedjulius) or\n"
+               "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
+               "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
                "  --format F           graph format when the extension does not tell (doppler, json)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
@@ -37,12 +42,18 @@ static void place_usage(FILE *f, const char *cmd)
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
+               "  --budget N           search methods: simulations (anneal, local) or nodes (exact)\n"
+               "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
+               "                       swap_prob, init)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
                "reference simulator's unit; graphs in FLOPs and bytes give seconds. Without --topology and\n"
                "with the default simulator options the DOPPLER-compatible engine runs (exact, fast); any\n"
-               "other machine runs the general engine.\n",
+               "other machine runs the general engine.\n"
+               "The list schedulers (heft, cpop, peft, etf) also print their own schedule's length, which\n"
+               "can differ from the simulated makespan (the simulator runs each device first come first\n"
+               "served; the schedulers insert ops into idle gaps and order them by rank).\n",
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
 }
 
@@ -53,6 +64,7 @@ typedef struct run_out {
     long n_transfers;
     double volume;
     const dp_hisim_result *hi;  /* NULL when dp_sim ran */
+    const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
 
 static double util(const run_out *o, int d)
@@ -69,6 +81,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "method", json_string(label));
     json_object_set_new(o, "n_devices", json_integer(m->n_devices));
     json_object_set_new(o, "makespan", json_real(r->makespan / sc));
+    if (r->ls) json_object_set_new(o, "schedule_makespan", json_real(r->ls->makespan / sc));
     json_object_set_new(o, "units", json_string(g->time_unit));
     json_t *busy = json_array(), *ut = json_array();
     for (int d = 0; d < m->n_devices; d++) {
@@ -113,6 +126,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
     }
     printf("makespan: %s %s\n", dp_cli_fmt(r->makespan / sc, b, sizeof b), g->time_unit);
+    if (r->ls)
+        printf("schedule length (%s's own schedule, not simulated): %s %s\n", a->method,
+               dp_cli_fmt(r->ls->makespan / sc, b, sizeof b), g->time_unit);
     for (int d = 0; d < m->n_devices; d++) {
         printf("device %d%s%s%s: busy %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
                m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), 100.0 * util(r, d));
@@ -137,10 +153,21 @@ static int run_and_report(run_args *a)
     dp_costs *cost = NULL;
     dp_sim *sim = NULL;
     dp_hisim *hs = NULL;
-    dp_graph *g = dp_graph_read(a->graph, a->format, &err);
-    if (!g) return dp_cli_fail(&err);
-    cost = dp_cli_machine_costs(&a->mach, g, &err);
-    if (!cost) goto fail;
+    dp_graph *g = NULL;
+    dp_list_schedule *ls = NULL;
+    if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
+        if (dp_hetero_read(a->graph, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
+        a->mach.n_devices = cost->n_devices;
+    } else {
+        g = dp_graph_read(a->graph, a->format, &err);
+        if (!g) return dp_cli_fail(&err);
+        cost = dp_cli_machine_costs(&a->mach, g, &err);
+        if (!cost) goto fail;
+    }
+    if (a->place.device >= a->mach.n_devices) {
+        dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
+        goto fail;
+    }
     if (a->place.device >= a->mach.n_devices) {
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
         goto fail;
@@ -154,6 +181,19 @@ static int run_and_report(run_args *a)
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
         goto fail;
     }
+    /* the list schedulers' own schedule, reported beside the simulation of its assignment */
+    if (a->method && !a->assignment_file) {
+        int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *) = NULL;
+        if (strcmp(a->method, "heft") == 0) list_fn = dp_list_heft;
+        else if (strcmp(a->method, "cpop") == 0) list_fn = dp_list_cpop;
+        else if (strcmp(a->method, "peft") == 0) list_fn = dp_list_peft;
+        else if (strcmp(a->method, "etf") == 0) list_fn = dp_list_etf;
+        if (list_fn) {
+            ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
+            if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+            if (list_fn(g, cost, ls, &err) != DP_OK) goto fail;
+        }
+    }
     /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
     if (!has_prio) dp_costs_levels(g, cost, prio, NULL);
     const char *label = a->assignment_file ? a->assignment_file : a->method;
@@ -165,12 +205,12 @@ static int run_and_report(run_args *a)
         hs = dp_hisim_alloc(g, cost, a->mach.topo, &a->mach.sim, &err);
         if (!hs) goto fail;
         if (dp_hisim_run(hs, assign, prio, &hres, &err) != DP_OK) goto fail;
-        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres};
+        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres, ls};
     } else {
         sim = dp_sim_alloc(g, cost, &err);
         if (!sim) goto fail;
         if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
-        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL};
+        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL, ls};
     }
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
@@ -188,6 +228,7 @@ fail:
 done:
     dp_sim_free(sim);
     dp_hisim_free(hs);
+    dp_list_schedule_free(ls);
     free(assign);
     free(prio);
     dp_costs_free(cost);
@@ -198,14 +239,16 @@ done:
 
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
-    enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP };
+    enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
+           O_BUDGET, O_CONFIG };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
         {"seed", required_argument, NULL, O_SEED}, {"device", required_argument, NULL, O_DEVICE},
         {"out", required_argument, NULL, O_OUT}, {"trace", required_argument, NULL, O_TRACE},
         {"format-out", required_argument, NULL, O_FMT_OUT}, {"json", no_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
+        {"config", required_argument, NULL, O_CONFIG}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -232,6 +275,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_DEVICE:
             if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg);
             break;
+        case O_BUDGET:
+            if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
+                return dp_cli_usage_error(cmd, "--budget: expected a positive integer, got '%s'", optarg);
+            a.place.budget = (long)u;
+            break;
+        case O_CONFIG: a.place.config = optarg; break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;
         case O_FMT_OUT: a.output_format = optarg; break;
