@@ -126,7 +126,8 @@ static int collector_record(collector *c, dp_result *row, dp_error *err)
             fprintf(stderr, "doppler sweep %s: run %s (%s, %s, seed %ld) failed: %s\n", c->s->name, row->key,
                     row->graph, row->method, row->seed, row->error);
     }
-    progress(c, c->sum->done + c->sum->skipped == c->sum->total);
+    /* the last line is always printed; others at most once a second, after the next spawn */
+    if (c->sum->done + c->sum->skipped == c->sum->total) progress(c, 1);
     return DP_OK;
 }
 
@@ -308,6 +309,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
             c.running = n_kids;
         }
         if (rc != DP_OK || n_kids == 0) break;
+        progress(&c, 0);
         for (int i = 0; i < n_kids; i++) { pfd[i].fd = kids[i].fd; pfd[i].events = POLLIN; pfd[i].revents = 0; }
         int timeout_ms = o->timeout_s > 0 ? 200 : 1000;
         int pr = poll(pfd, (nfds_t)n_kids, timeout_ms);
@@ -519,6 +521,7 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
             long k = c.pending[c.next++];
             c.running++;
             MPI_Send(&k, 1, MPI_LONG, st.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
+            progress(&c, 0);
         } else {
             long none = -1;
             MPI_Send(&none, 1, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);
