@@ -3,7 +3,10 @@
 #include "cli.h"
 #include "dp_gen.h"
 #include "dp_place.h"
+#include "dp_json.h"
+#include "dp_oracle.h"
 #include "dp_sim.h"
+#include "dp_train.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -393,6 +396,191 @@ done:
     return rc;
 }
 
+/* ---- DOPPLER (policy/dp_train.h): Stage I imitation, then Stage II RL against the run's
+ * simulator; makespans of the greedy policy after each stage ---- */
+
+/* The run's simulator as the training oracle (the general engine when the run has a topology
+ * or other simulator options, so DOPPLER learns against the model it is measured on). */
+static int oracle_machine_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    dp_run_schedule s;
+    int rc = dp_run_machine_simulate((dp_run_machine *)ctx, assignment, NULL, &s, err);
+    if (rc == DP_OK) *makespan = s.makespan;
+    return rc;
+}
+
+/* "cfg__a__b": key path a.b of the training config JSON (policy/dp_train.h), e.g.
+ * cfg__stages__sim__lr or cfg__network__hidden; builds {"a": {"b": value}} into root. */
+static int put_cfg_path(json_t *root, const char *name, json_t *value)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", name + 5);
+    json_t *o = root;
+    char *p = buf;
+    for (;;) {
+        char *sep = strstr(p, "__");
+        if (!sep) return json_object_set(o, p, value);
+        *sep = '\0';
+        json_t *child = json_object_get(o, p);
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(o, p, child);
+        }
+        o = child;
+        p = sep + 2;
+    }
+}
+
+/* What Stage I left, kept in the run folder so that a resumed run still reports it. */
+static int save_stage1(const char *run_dir, double makespan, double seconds, long episodes, const double agree[2])
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/stage1.json", run_dir);
+    json_t *o = json_pack("{s:f,s:f,s:I,s:f,s:f}", "makespan", makespan, "seconds", seconds, "episodes", (json_int_t)episodes,
+                          "sel_agree", agree[0], "plc_agree", agree[1]);
+    int rc = dp_json_dump_atomic(o, path, JSON_COMPACT | JSON_REAL_PRECISION(17), NULL);
+    json_decref(o);
+    return rc;
+}
+
+static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
+{
+    static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps", NULL};
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)params, k, v) {
+        if (strncmp(k, "cfg__", 5) != 0 && !dp_run_is_machine_param(k) && !in_list(k, own))
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s (training config keys are cfg__KEY__SUBKEY)", k, method);
+    }
+    long seed, ep_il, ep_sim, samples, bench;
+    const char *tcfg = NULL;
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+        dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
+        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
+        dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
+        return DP_EINVAL;
+    if (tcfg) {
+        char path[PATH_MAX];
+        if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+        if (dp_train_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
+    }
+    json_t *over = json_object();
+    json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
+    if (json_object_size(over)) {
+        char *t = json_dumps(over, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        int rc = t ? dp_train_config_from_json_text(&cfg, t, err) : dp_error_set(err, DP_ENOMEM, "out of memory");
+        free(t);
+        if (rc != DP_OK) { json_decref(over); return DP_EINVAL; }
+    }
+    json_decref(over);
+    if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
+        dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
+        return DP_EINVAL;
+    if (seed < 0 || ep_il < 0 || ep_sim < 0 || samples < 0 || bench < 0)
+        return dp_error_set(err, DP_EINVAL, "parameters seed, episodes_il, episodes_sim, samples, bench_reps must be non-negative");
+    cfg.seed = (uint64_t)seed;
+    cfg.stage[DP_STAGE_IL].episodes = ep_il;
+    cfg.stage[DP_STAGE_SIM].episodes = ep_sim;
+
+    dp_run_machine rm;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
+    if (rc != DP_OK) return rc;
+    dp_trainer *tr = NULL;
+    int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    json_t *metrics = json_object();
+    char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
+    const double sc = rm.g->time_scale;
+    double t_start = now_s();
+    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, err);
+    if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
+    dp_oracle oracle = {"simulator", oracle_machine_cost, &rm};
+    if (rm.general) dp_trainer_set_oracle(tr, &oracle);
+    dp_train_io io;
+    memset(&io, 0, sizeof io);
+    int resumed_stage = -1;
+    if (ctx && ctx->run_dir) {
+        if ((rc = dp_run_mkdir(ctx->run_dir, err)) != DP_OK) goto done;
+        snprintf(traj, sizeof traj, "%s/trajectory.h5", ctx->run_dir);
+        snprintf(ckpt, sizeof ckpt, "%s/checkpoint.h5", ctx->run_dir);
+        io.trajectory = traj;
+        io.checkpoint = ckpt;
+        /* a run killed with its sweep continues from its last checkpoint */
+        if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
+            if ((rc = dp_trainer_resume(tr, ckpt, traj, err)) != DP_OK) goto done;
+            resumed_stage = dp_trainer_stage(tr);
+        }
+    }
+    double agree[2] = {NAN, NAN}, ms = NAN;
+    double s1_ms = NAN, s1_sec = 0, t0;
+    dp_run_schedule sched;
+    if (resumed_stage == DP_STAGE_SIM && ctx && ctx->run_dir) {
+        char p1[PATH_MAX + 32];
+        snprintf(p1, sizeof p1, "%s/stage1.json", ctx->run_dir);
+        json_t *s1 = dp_json_load(p1, NULL);
+        s1_ms = json_number_value(json_object_get(s1, "makespan"));
+        s1_sec = json_number_value(json_object_get(s1, "seconds"));
+        agree[0] = json_number_value(json_object_get(s1, "sel_agree"));
+        agree[1] = json_number_value(json_object_get(s1, "plc_agree"));
+        json_decref(s1);
+    } else if (ep_il > 0) {
+        t0 = now_s();
+        if ((rc = dp_trainer_run(tr, DP_STAGE_IL, ep_il, &io, err)) != DP_OK) goto done;
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+        s1_ms = sched.makespan / sc;
+        s1_sec = now_s() - t0;
+        if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
+    }
+    double s2_ms = NAN, s2_sec = 0;
+    if (ep_sim > 0) {
+        t0 = now_s();
+        if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, ep_sim, &io, err)) != DP_OK) goto done;
+        s2_sec = now_s() - t0;
+    }
+    /* the final placement: greedy (or the best of `samples` sampled ones) */
+    if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, ep_il > 0 || resumed_stage >= 0 ? NULL : agree, err)) != DP_OK) goto done;
+    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    if (ep_sim > 0) s2_ms = sched.makespan / sc;
+    if (bench > 0) {
+        double inf_s, train_s;
+        if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        json_object_set_new(metrics, "inference_s", json_real(inf_s));
+        json_object_set_new(metrics, "training_s", json_real(train_s));
+    }
+    out->makespan = sched.makespan / sc;
+    out->episodes = ep_il + ep_sim;
+    out->seconds = now_s() - t_start;
+    dp_result_set(&out->units, rm.g->time_unit);
+    if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", json_real(s1_ms));
+    if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", json_real(s2_ms));
+    json_object_set_new(metrics, "seconds_stage1", json_real(s1_sec));
+    json_object_set_new(metrics, "seconds_stage2", json_real(s2_sec));
+    json_object_set_new(metrics, "episodes_stage1", json_integer(ep_il));
+    json_object_set_new(metrics, "episodes_stage2", json_integer(ep_sim));
+    if (!isnan(agree[0])) json_object_set_new(metrics, "sel_agree", json_real(agree[0]));
+    if (!isnan(agree[1])) json_object_set_new(metrics, "plc_agree", json_real(agree[1]));
+    if (resumed_stage >= 0) json_object_set_new(metrics, "resumed_in_stage", json_integer(resumed_stage));
+    dp_run_put_metrics(out, &rm, &sched, metrics);
+    metrics = NULL;
+    if (traj[0]) {
+        char rel[PATH_MAX + 32];
+        snprintf(rel, sizeof rel, "%s/trajectory.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+        dp_result_set(&out->trajectory, rel);
+        snprintf(rel, sizeof rel, "%s/checkpoint.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+        dp_result_set(&out->checkpoint, rel);
+    }
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+done:
+    json_decref(metrics);
+    dp_trainer_free(tr);
+    free(assign);
+    dp_run_machine_free(&rm);
+    return rc;
+}
+
 /* Methods that are not plain placements (they train, or measure on a real executor) register
  * here; everything else goes to the placement registry (policy/dp_place.c). */
 typedef int (*run_fn)(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out,
@@ -401,6 +589,7 @@ static const struct {
     const char *name;
     run_fn fn;
 } runners[] = {
+    {"doppler", run_doppler},
     {NULL, NULL},
 };
 

@@ -60,6 +60,7 @@ typedef struct collector {
     long n_pending, next;
     dp_sweep_summary *sum;
     double t0, last_print;
+    long last_done;
     int running;
 } collector;
 
@@ -102,8 +103,11 @@ static void progress(collector *c, int force)
 {
     if (!c->o->progress) return;
     double t = now_s();
-    if (!force && t - c->last_print < 1.0) return;
+    /* at most once a second when runs finish, once a minute while they do not */
+    long seen = c->sum->done;
+    if (!force && (t - c->last_print < 1.0 || (seen == c->last_done && t - c->last_print < 60.0))) return;
     c->last_print = t;
+    c->last_done = seen;
     dp_sweep_summary *m = c->sum;
     long remaining = m->total - m->skipped - m->done;
     double el = t - c->t0;

@@ -405,6 +405,24 @@ START_TEST(run_dispatch)
     ck_assert_double_eq(dp_report_metric(&r, "metrics.ops", &known), 2.0);
     ck_assert_str_eq(r.units, "s");
     json_decref(p);
+    /* DOPPLER through the dispatcher: a tiny network, 4 + 4 episodes; files in the run folder */
+    p = params_of("{\"graph\": \"%s\", \"method\": \"doppler\", \"episodes_il\": 4, \"episodes_sim\": 4,"
+                  " \"cfg__network__hidden\": 8, \"cfg__network__mlp_hidden\": 8, \"cfg__network__edge_hidden\": 4,"
+                  " \"cfg__network__steps\": 1, \"bench_reps\": 1}", graph);
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(r.episodes, 8);
+    ck_assert(r.makespan >= 12.0); /* the longest chain a-b3-c3-z has 2 + 5 + 4 + 1 = 12 */
+    ck_assert(!isnan(dp_report_metric(&r, "metrics.makespan_stage1", &known)));
+    ck_assert(dp_report_metric(&r, "metrics.makespan_stage2", &known) == r.makespan);
+    ck_assert(dp_report_metric(&r, "metrics.training_s", &known) > 0);
+    ck_assert_str_eq(r.trajectory, "r.runs/k1/trajectory.h5");
+    snprintf(apath, sizeof apath, "%s/trajectory.h5", rundir);
+    ck_assert_int_eq(access(apath, R_OK), 0);
+    json_decref(p);
+    p = params_of("{\"graph\": \"%s\", \"method\": \"doppler\", \"cfg__network__nosuch\": 1}", graph);
+    ck_assert_int_ne(dp_run_execute(p, &ctx, &r, &err), DP_OK);
+    ck_assert_msg(strstr(r.error, "nosuch") != NULL, "%s", r.error);
+    json_decref(p);
     /* a misspelt hyperparameter, an unknown method, a missing graph: failed rows with reasons */
     static const struct { const char *fmt, *needle; } bad[] = {
         {"{\"graph\": \"%s\", \"method\": \"cp\", \"learning_rat\": 0.1}", "learning_rat"},
