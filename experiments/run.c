@@ -445,7 +445,8 @@ static int save_stage1(const char *run_dir, double makespan, double seconds, lon
 
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps", NULL};
+    static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps",
+                                      "variant", NULL};
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)params, k, v) {
@@ -478,6 +479,15 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
         return DP_EINVAL;
+    /* ablations (paper table 4): what the trainer can express today */
+    const char *variant = NULL;
+    if (dp_sweep_param_str(params, "variant", "dual", &variant, err) != DP_OK) return DP_EINVAL;
+    if (strcmp(variant, "no_stage1") == 0) ep_il = 0;
+    else if (strcmp(variant, "no_stage2") == 0) ep_sim = 0;
+    else if (strcmp(variant, "plc_only") == 0 || strcmp(variant, "no_cp_embeddings") == 0)
+        return dp_error_set(err, DP_EUNSUPPORTED, "variant \"%s\": the trainer (policy/dp_train.h) has no switch for it yet", variant);
+    else if (strcmp(variant, "dual") != 0)
+        return dp_error_set(err, DP_EINVAL, "variant \"%s\": dual, no_stage1, no_stage2, plc_only or no_cp_embeddings", variant);
     if (seed < 0 || ep_il < 0 || ep_sim < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes_il, episodes_sim, samples, bench_reps must be non-negative");
     cfg.seed = (uint64_t)seed;
