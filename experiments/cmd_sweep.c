@@ -28,6 +28,7 @@ static void sweep_usage(FILE *f)
             "                    the shards' files afterwards with --merge\n"
             "  --merge FILE...   put the rows of these results files (shards) into --out\n"
             "  --retry-failed    run again the runs recorded as failed\n"
+            "  --prune           drop the rows of runs the config no longer has (after an edit)\n"
             "  --timeout S       kill a run after S seconds (recorded as failed)\n"
             "  --list            print the runs (index, key, parameters) and exit\n"
             "  --quiet           no progress lines on stderr\n"
@@ -40,12 +41,13 @@ static void sweep_usage(FILE *f)
 int cmd_sweep(int argc, char **argv)
 {
     int mpi = dp_sweep_mpi_init(&argc, &argv);
-    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_HELP };
+    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_PRUNE, O_HELP };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, O_JOBS}, {"out", required_argument, NULL, O_OUT},
         {"shard", required_argument, NULL, O_SHARD}, {"merge", no_argument, NULL, O_MERGE},
         {"retry-failed", no_argument, NULL, O_RETRY}, {"timeout", required_argument, NULL, O_TIMEOUT},
         {"list", no_argument, NULL, O_LIST}, {"quiet", no_argument, NULL, O_QUIET},
+        {"prune", no_argument, NULL, O_PRUNE},
         {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     dp_sweep_options o;
     dp_sweep_options_init(&o);
@@ -68,6 +70,7 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_MERGE: merge = 1; break;
         case O_RETRY: o.retry_failed = 1; break;
+        case O_PRUNE: o.prune = 1; break;
         case O_TIMEOUT:
             if (dp_cli_parse_double(optarg, &o.timeout_s) != 0 || !(o.timeout_s > 0))
                 return dp_cli_usage_error("sweep", "--timeout: expected a positive number of seconds, got '%s'", optarg);

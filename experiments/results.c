@@ -843,11 +843,23 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
     return h5_append(r->h5_path, row, err);
 }
 
+static int keep_ok(const dp_result *row, void *ctx)
+{
+    (void)ctx;
+    return strcmp(row->status, "ok") == 0;
+}
+
 int dp_results_drop_failed(dp_results *r, long *dropped, dp_error *err)
+{
+    return dp_results_filter(r, keep_ok, NULL, dropped, err);
+}
+
+int dp_results_filter(dp_results *r, int (*keep)(const dp_result *row, void *ctx), void *ctx, long *dropped,
+                      dp_error *err)
 {
     long m = 0;
     for (long i = 0; i < r->n; i++) {
-        if (strcmp(r->rows[i].status, "ok") == 0) r->rows[m++] = r->rows[i];
+        if (keep(&r->rows[i], ctx)) r->rows[m++] = r->rows[i];
         else dp_result_free(&r->rows[i]);
     }
     long d = r->n - m;

@@ -76,6 +76,24 @@ static void split_out(const char *out, char *dir, size_t dcap, char *rel, size_t
     snprintf(rel, rcap, "%.*s.runs", (int)n, base);
 }
 
+/* Rows of runs the config still has (a sorted copy of the keys, searched by bsearch). */
+typedef struct keyset_ctx {
+    const char **keys;
+    long n;
+} keyset_ctx;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int keep_in_config(const dp_result *row, void *ctx)
+{
+    const keyset_ctx *k = ctx;
+    const char *key = row->key;
+    return bsearch(&key, k->keys, (size_t)k->n, sizeof(char *), cmp_str) != NULL;
+}
+
 static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -87,6 +105,17 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
     if (o->retry_failed && dp_results_drop_failed(c->res, NULL, err) != DP_OK) return err->code;
+    if (o->prune) {
+        keyset_ctx k = {dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+        if (!k.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        for (long i = 0; i < s->n_runs; i++) k.keys[i] = s->runs[i].key;
+        qsort(k.keys, (size_t)k.n, sizeof(char *), cmp_str);
+        long dropped = 0;
+        int rc = dp_results_filter(c->res, keep_in_config, &k, &dropped, err);
+        free(k.keys);
+        if (rc != DP_OK) return rc;
+        if (dropped && o->progress) fprintf(stderr, "doppler sweep %s: dropped %ld rows of runs no longer in the config\n", s->name, dropped);
+    }
     c->pending = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
     if (!c->pending) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (long k = 0; k < s->n_runs; k++) {

@@ -29,6 +29,7 @@ typedef struct dp_sweep_options {
     int jobs;             /* local pool size; 0: one per online core */
     int shard_i, shard_n; /* this shard (n = 1: everything) */
     int retry_failed;     /* run again the runs whose row says failed */
+    int prune;            /* drop the rows of runs the config no longer has */
     double timeout_s;     /* per run; 0: none */
     int progress;         /* 1: progress lines on stderr */
 } dp_sweep_options;

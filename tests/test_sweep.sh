@@ -81,6 +81,14 @@ grep -q 'random / best' "$work/main.md" || fail "table lacks the ratio column"
 "$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
 "$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
 
+# an edited config: --prune drops the rows of runs it no longer has (round-robin: 6 of 18)
+sed 's/"cp", "random", "round-robin"/"cp", "random"/' "$work/grid.json" > "$work/grid2.json"
+cp "$work/grid.h5" "$work/grid2.h5"
+cp "$work/grid.csv" "$work/grid2.csv"
+"$DOPPLER" sweep "$work/grid2.json" --out "$work/grid2.h5" --prune 2> "$work/prune.log"
+grep -q 'dropped 6 rows' "$work/prune.log" || { cat "$work/prune.log" >&2; fail "--prune did not drop the 6 round-robin rows"; }
+[ $(($(wc -l < "$work/grid2.csv") - 1)) -eq 12 ] || fail "pruned CSV does not have 12 rows"
+
 # ---- a failing run is recorded, reported, and retried on request ----
 cat > "$work/bad.json" <<JSON
 {"name": "bad", "fixed": {"graph": "$GRAPH"}, "grid": {"method": ["cp", "nosuch"]}}
