@@ -825,6 +825,8 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
         dat_str(d, lab);
         double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]] : 1.0;
         for (int c = 0; c < t->n_cols; c++) {
+            /* published figures are in their own units: they are not drawn */
+            if (t->is_reference[c]) continue;
             size_t i = (size_t)r * t->n_cols + c;
             double m = t->mean[i] / norm, s = isnan(t->sd[i]) ? 0.0 : t->sd[i] / norm;
             if (isnan(m)) fprintf(d, " ? ?");
@@ -849,12 +851,14 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
     static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     fprintf(f, "plot ");
-    for (int c = 0; c < t->n_cols; c++) {
+    for (int c = 0, k = 0; c < t->n_cols; c++) {
+        if (t->is_reference[c]) continue;
         char name[600];
         snprintf(name, sizeof name, "%s%s", t->col_labels[c], ratios && t->is_baseline[c] ? " (baseline)" : "");
-        fprintf(f, "%s'%s/data.dat' using %d:%d%s title ", c ? ", \\\n     " : "", p.dir, 2 + 2 * c, 3 + 2 * c, c ? "" : ":xtic(1)");
+        fprintf(f, "%s'%s/data.dat' using %d:%d%s title ", k ? ", \\\n     " : "", p.dir, 2 + 2 * k, 3 + 2 * k, k ? "" : ":xtic(1)");
         gp_str(f, name);
-        fprintf(f, " lc rgb '%s'", colours[c % 10]);
+        fprintf(f, " lc rgb '%s'", colours[k % 10]);
+        k++;
     }
     fputc('\n', f);
     return plot_end(&p, err);
