@@ -404,6 +404,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
         json_t *jm = json_object_get(col, "metric");
         const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
+        if (json_is_string(jm) && strcmp(metric, spec->metric) != 0) t->per_column_metric = 1;
         t->is_reference[c] = values != NULL;
         for (int r = 0; r < nr; r++) {
             size_t cell = (size_t)r * nc + c;
@@ -603,9 +604,10 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     }
     if (tex) fprintf(f, "\\bottomrule\n\\end{tabular}\n");
     if (md) {
-        fprintf(f, "\n%s: mean", t->metric);
+        if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
+        else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
-        if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
+        if (t->units && *t->units) fprintf(f, "; makespan units: %s", t->units);
         if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
         fprintf(f, ".\n");
     }
