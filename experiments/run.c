@@ -446,7 +446,7 @@ static int save_stage1(const char *run_dir, double makespan, double seconds, lon
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps",
-                                      "variant", NULL};
+                                      "variant", "model_selection", NULL};
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)params, k, v) {
@@ -479,6 +479,11 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
         return DP_EINVAL;
+    /* model selection (dp_trainer_use_best): place with the parameters whose greedy placement
+     * was best at the evaluations of the stage, not only the last ones */
+    json_t *jsel = json_object_get(params, "model_selection");
+    if (jsel && !json_is_boolean(jsel)) return dp_error_set(err, DP_EINVAL, "parameter \"model_selection\": true or false");
+    int select = !jsel || json_is_true(jsel);
     /* ablations (paper table 4): what the trainer can express today */
     const char *variant = NULL;
     if (dp_sweep_param_str(params, "variant", "dual", &variant, err) != DP_OK) return DP_EINVAL;
@@ -541,6 +546,13 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
         if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
         s1_ms = sched.makespan / sc;
+        json_object_set_new(metrics, "makespan_stage1_last", json_real(s1_ms));
+        if (select && dp_trainer_use_best(tr)) {
+            /* Stage II then starts from the selected parameters, as `doppler train --init` */
+            if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+            if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+            s1_ms = sched.makespan / sc;
+        }
         s1_sec = now_s() - t0;
         if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
     }
@@ -550,9 +562,15 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, ep_sim, &io, err)) != DP_OK) goto done;
         s2_sec = now_s() - t0;
     }
-    /* the final placement: greedy (or the best of `samples` sampled ones) */
+    /* the final placement: greedy (or the best of `samples` sampled ones), with the selected
+     * parameters when model selection is on */
     if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, ep_il > 0 || resumed_stage >= 0 ? NULL : agree, err)) != DP_OK) goto done;
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    if (ep_sim > 0) json_object_set_new(metrics, "makespan_stage2_last", json_real(sched.makespan / sc));
+    if (select && ep_sim > 0 && dp_trainer_use_best(tr)) {
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
+        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    }
     if (ep_sim > 0) s2_ms = sched.makespan / sc;
     if (bench > 0) {
         double inf_s, train_s;

@@ -24,6 +24,13 @@
  *               seconds of one (default 1); the makespan is the first one's, and each repeat
  *               must give the same makespan (a method that does not is an error)
  *
+ * doppler (policy/dp_train.h): episodes_il, episodes_sim (Stage I and II episodes; default the
+ *               config's), train_config (a training config JSON file), cfg__KEY__SUB (one key of
+ *               it, e.g. cfg__stages__sim__lr), model_selection (true, default: place with the
+ *               parameters whose greedy placement was best at the stage's evaluations), samples
+ *               (best of K sampled placements instead of the greedy one), bench_reps (also time
+ *               inference and training episodes), variant (dual, no_stage1, no_stage2; table 4)
+ *
  * Any other parameter is an error for methods that do not take it (a misspelt hyperparameter
  * must not pass silently).
  *
