@@ -239,6 +239,16 @@ static int child_spawn(const collector *c, long k, child *ch, dp_error *err)
         close(p[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(5); /* the parent died before the line above */
+        /* a fresh program image: no state of the parent (HDF5's library state, OpenBLAS's thread
+         * pool, GSL, allocator) leaks into the run; a forked copy that ran training directly
+         * gave different results from a standalone run */
+        char idx[32], fd[32];
+        snprintf(idx, sizeof idx, "%ld", k);
+        snprintf(fd, sizeof fd, "%d", p[1]);
+        const char *self = getenv("DOPPLER_SWEEP_SELF");
+        execl(self && *self ? self : "/proc/self/exe", "doppler", "sweep", c->s->path, "--run-one", idx, "--result-fd", fd,
+              "--out", c->o->out, (char *)NULL);
+        /* exec failed: run here rather than not at all */
         child_main(c, k, p[1]);
     }
     close(p[1]);
@@ -305,6 +315,19 @@ static void child_finish(const collector *c, child *ch, dp_result *row)
     }
     free(ch->buf);
     ch->buf = NULL;
+}
+
+int dp_sweep_run_one(const dp_sweep *s, const dp_sweep_options *o, long k, int fd, dp_error *err)
+{
+    if (k < 0 || k >= s->n_runs) return dp_error_set(err, DP_EINVAL, "--run-one %ld: the config has %ld runs", k, s->n_runs);
+    collector c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.o = o;
+    split_out(o->out, c.out_dir, sizeof c.out_dir, c.runs_rel, sizeof c.runs_rel);
+    openblas_set_num_threads(1);
+    child_main(&c, k, fd); /* does not return */
+    return DP_OK;
 }
 
 /* ---------------------------------------------------------- local pool ---- */
