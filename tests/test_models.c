@@ -1,0 +1,149 @@
+/* test_models: graph building, readers, writers and validation. */
+#include "dp_graph.h"
+#include "dp_json.h"
+#include "dp_test.h"
+
+#include <math.h>
+
+START_TEST(builder_csr_topo)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("t", "t", DP_COST_TIME);
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, i + 1, 1);
+    /* edges given out of order, with a repeat: 3->4, 0->2, 0->1, 0->2, 1->3, 2->3 */
+    int es[][2] = {{3, 4}, {0, 2}, {0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    for (int e = 0; e < 6; e++) dp_graph_builder_add_edge(b, es[e][0], es[e][1], 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_edges, 6);
+    ck_assert_int_eq(g->n_repeated_edges, 1);
+    /* out-edges of 0: grouped by destination in first-appearance order: 2, 2, 1 */
+    ck_assert_int_eq(g->succ_ptr[0], 0);
+    ck_assert_int_eq(g->succ_ptr[1], 3);
+    ck_assert_int_eq(g->edge_dst[0], 2);
+    ck_assert_int_eq(g->edge_dst[1], 2);
+    ck_assert_int_eq(g->edge_dst[2], 1);
+    ck_assert_int_eq(g->n_unique_pred[2], 1);
+    ck_assert_int_eq(g->n_unique_pred[3], 2);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->sources[0], 0);
+    ck_assert_int_eq(g->n_sinks, 1);
+    ck_assert_int_eq(g->sinks[0], 4);
+    int pos[5];
+    for (int k = 0; k < 5; k++) pos[g->topo[k]] = k;
+    for (int e = 0; e < g->n_edges; e++) ck_assert_int_lt(pos[g->edge_src[e]], pos[g->edge_dst[e]]);
+    ck_assert_double_eq(dp_graph_total_work(g), 15);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(cycle_named)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("cyc", "cyc.json", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 1, 1);
+    dp_graph_builder_add_op(b, "b", NULL, 1, 1);
+    dp_graph_builder_add_op(b, "c", NULL, 1, 1);
+    dp_graph_builder_add_edge(b, 0, 1, 1);
+    dp_graph_builder_add_edge(b, 1, 2, 1);
+    dp_graph_builder_add_edge(b, 2, 1, 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_null(g);
+    ck_assert_int_eq(err.code, DP_ECYCLE);
+    ck_assert_msg(strstr(err.msg, "cyc.json") && strstr(err.msg, "cycle") &&
+                  (strstr(err.msg, "\"b\"") || strstr(err.msg, "\"c\"")), "%s", err.msg);
+}
+END_TEST
+
+START_TEST(nan_and_negative)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("x", "x", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, NAN, 1);
+    dp_error err;
+    ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "\"a\""));
+    dp_graph_builder_free(b);
+    b = dp_graph_builder_alloc("x", "x", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 1, -2);
+    ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
+    dp_graph_builder_free(b);
+}
+END_TEST
+
+START_TEST(json_round_trip)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("rt", "rt", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "x", "input", 0, 64);
+    dp_graph_builder_add_op(b, "y", "matmul", 2.5e9, 128);
+    int64_t shp[2] = {4, 8};
+    dp_graph_builder_set_op_info(b, 1, NULL, "ij,jk->ik", 2, shp);
+    dp_graph_builder_add_edge(b, 0, 1, 64);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    char path[] = "/tmp/dp_rt_XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    close(fd);
+    ck_assert_int_eq(dp_graph_write_json(g, path, &err), DP_OK);
+    dp_graph *h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    ck_assert_int_eq(h->n_ops, 2);
+    ck_assert_int_eq(h->n_edges, 1);
+    ck_assert_str_eq(h->op_kind[1], "matmul");
+    ck_assert_str_eq(h->op_einsum[1], "ij,jk->ik");
+    ck_assert_int_eq(h->op_ndim[1], 2);
+    ck_assert_int_eq(h->op_shape[DP_MAX_DIMS + 1], 8);
+    ck_assert_double_eq(h->work[1], 2.5e9);
+    ck_assert_double_eq(h->edge_size[0], 64);
+    unlink(path);
+    dp_graph_free(g);
+    dp_graph_free(h);
+}
+END_TEST
+
+/* Every file in tests/bad-inputs gives its error (the expected text is the file's first line
+ * after "# expect: " in a sibling .expect file) and no graph. */
+START_TEST(bad_inputs)
+{
+    char dir[1024], list[1200];
+    snprintf(dir, sizeof dir, "%s/tests/bad-inputs", dp_test_srcdir());
+    snprintf(list, sizeof list, "%s/EXPECTED", dir);
+    FILE *f = fopen(list, "r");
+    ck_assert_msg(f != NULL, "cannot open %s", list);
+    char line[2048];
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#' || line[0] == '\n') continue;
+        line[strcspn(line, "\n")] = 0;
+        char *tab = strchr(line, '\t');
+        ck_assert_ptr_nonnull(tab);
+        *tab = 0;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", dir, line);
+        dp_error err;
+        dp_error_clear(&err);
+        dp_graph *g = dp_graph_read(path, NULL, &err);
+        ck_assert_msg(g == NULL, "%s: accepted a bad input", line);
+        ck_assert_msg(strstr(err.msg, tab + 1) != NULL, "%s: message \"%s\" lacks \"%s\"", line, err.msg, tab + 1);
+        ck_assert_msg(strstr(err.msg, line) != NULL, "%s: message \"%s\" does not name the file", line, err.msg);
+        n++;
+    }
+    fclose(f);
+    ck_assert_int_ge(n, 10);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("models");
+    TCase *t = tcase_create("graph");
+    tcase_add_test(t, builder_csr_topo);
+    tcase_add_test(t, cycle_named);
+    tcase_add_test(t, nan_and_negative);
+    tcase_add_test(t, json_round_trip);
+    tcase_add_test(t, bad_inputs);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}

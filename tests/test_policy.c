@@ -1,0 +1,129 @@
+/* test_policy: the assignment environment and the foundation's placement methods. */
+#include "dp_cost.h"
+#include "dp_env.h"
+#include "dp_graph.h"
+#include "dp_place.h"
+#include "dp_test.h"
+
+static dp_graph *fork_join(void)
+{
+    /* s(1) -> x(4), y(4), z(4) -> t(1); comm 2 from s, 3 from x,y,z */
+    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_COST_TIME);
+    const double comp[] = {1, 4, 4, 4, 1}, comm[] = {2, 3, 3, 3, 0};
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
+    int es[][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}};
+    for (int e = 0; e < 6; e++) dp_graph_builder_add_edge(b, es[e][0], es[e][1], comm[es[e][0]]);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+START_TEST(levels)
+{
+    dp_graph *g = fork_join();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    double bl[5], tl[5];
+    dp_costs_levels(g, c, bl, tl);
+    /* blevel(t)=1, x: 4+3+1=8, s: 1+2+8=11; tlevel(s)=0, x: 0+1+2=3, t: 3+4+3=10 */
+    ck_assert_double_eq(bl[4], 1);
+    ck_assert_double_eq(bl[1], 8);
+    ck_assert_double_eq(bl[0], 11);
+    ck_assert_double_eq(tl[0], 0);
+    ck_assert_double_eq(tl[2], 3);
+    ck_assert_double_eq(tl[4], 10);
+    ck_assert_double_eq(dp_costs_critical_path(g, c), 11);
+    /* lower bound: max(cp without comm = 1+4+1 = 6, work/3 = 14/3) = 6 */
+    ck_assert_double_eq(dp_costs_lower_bound(g, c), 6);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(env_steps)
+{
+    dp_graph *g = fork_join();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(env->n_ready, 1);
+    ck_assert_int_eq(dp_env_step(env, 1, 0, &err), DP_EINVAL); /* x not ready */
+    ck_assert_int_eq(dp_env_step(env, 0, 0, &err), DP_OK);
+    ck_assert_int_eq(env->n_ready, 3);
+    /* x on device 0: avail 1, input local -> 1; on device 1: 1 + 2 = 3 */
+    ck_assert_double_eq(dp_env_est_start(env, 1, 0), 1);
+    ck_assert_double_eq(dp_env_est_start(env, 1, 1), 3);
+    ck_assert_int_eq(dp_env_cp_place(env, 1), 0);
+    dp_env_step(env, 1, 0, &err);
+    /* y: device 0 busy until 5, device 1 at 3 */
+    ck_assert_int_eq(dp_env_cp_place(env, 2), 1);
+    unsigned char marks[3];
+    ck_assert_int_eq(dp_env_cp_select_all(env, marks), 2); /* y and z tie on b-level */
+    ck_assert_int_eq(dp_env_cp_select(env), 2);            /* lowest id */
+    dp_env_free(env);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(cp_fork_join)
+{
+    dp_graph *g = fork_join();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    int a[5];
+    double prio[5];
+    int hp = 0;
+    dp_place_options o;
+    dp_place_options_init(&o);
+    ck_assert_int_eq(dp_place("cp", g, c, &o, a, prio, &hp, &err), DP_OK);
+    ck_assert_int_eq(hp, 1);
+    /* s on 0; x on 0 (start 1); y on 1 (start 3); z: dev0 avail 5, dev1 avail 7, dev2 3 -> 2 */
+    ck_assert_int_eq(a[0], 0);
+    ck_assert_int_eq(a[1], 0);
+    ck_assert_int_eq(a[2], 1);
+    ck_assert_int_eq(a[3], 2);
+    ck_assert_int_eq(a[4], 0);
+    ck_assert_int_eq(dp_place("nope", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "known: cp"));
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(simple_methods)
+{
+    dp_graph *g = fork_join();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    int a[5], b[5];
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.seed = 7;
+    dp_place("random", g, c, &o, a, NULL, NULL, &err);
+    dp_place("random", g, c, &o, b, NULL, NULL, &err);
+    for (int i = 0; i < 5; i++) { ck_assert_int_eq(a[i], b[i]); ck_assert(a[i] >= 0 && a[i] < 3); }
+    dp_place("round-robin", g, c, &o, a, NULL, NULL, &err);
+    for (int k = 0; k < 5; k++) ck_assert_int_eq(a[g->topo[k]], k % 3);
+    o.device = 2;
+    dp_place("single", g, c, &o, a, NULL, NULL, &err);
+    for (int i = 0; i < 5; i++) ck_assert_int_eq(a[i], 2);
+    o.device = 3;
+    ck_assert_int_eq(dp_place("single", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("policy");
+    TCase *t = tcase_create("env");
+    tcase_add_test(t, levels);
+    tcase_add_test(t, env_steps);
+    tcase_add_test(t, cp_fork_join);
+    tcase_add_test(t, simple_methods);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}

@@ -1,0 +1,162 @@
+/* test_sim: the DOPPLER-compatible simulator against the reference makespans and hand-computed
+ * schedules. */
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_sim.h"
+#include "dp_test.h"
+
+#include <math.h>
+
+/* build a TIME graph from a compact description */
+static dp_graph *tiny(int n, const double *comp, const double *comm, int m, const int (*edges)[2])
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
+    for (int e = 0; e < m; e++) dp_graph_builder_add_edge(b, edges[e][0], edges[e][1], comm[edges[e][0]]);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+static double simulate(const dp_graph *g, int D, const int *assign)
+{
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, D, &err);
+    ck_assert_ptr_nonnull(c);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert_ptr_nonnull(s);
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(s, assign, &r, &err), DP_OK);
+    double m = r.makespan;
+    dp_sim_free(s);
+    dp_costs_free(c);
+    return m;
+}
+
+/* chain a(2) -> b(3) -> c(4), comm 10 each */
+START_TEST(chain_hand)
+{
+    const double comp[] = {2, 3, 4}, comm[] = {10, 10, 10};
+    const int e[][2] = {{0, 1}, {1, 2}};
+    dp_graph *g = tiny(3, comp, comm, 2, e);
+    int a1[] = {0, 0, 0}, a2[] = {0, 1, 1}, a3[] = {0, 1, 2}, a4[] = {2, 2, 2};
+    ck_assert_double_eq(simulate(g, 1, a1), 9);
+    ck_assert_double_eq(simulate(g, 2, a2), 19);   /* 2 + 10 + 3 + 4 */
+    ck_assert_double_eq(simulate(g, 3, a3), 29);   /* 2 + 10 + 3 + 10 + 4 */
+    ck_assert_double_eq(simulate(g, 3, a4), 9);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* fork-join: s(1) -> x(4), y(4), z(4) -> t(1); comm(s) = 2, comm(x,y,z) = 3 */
+START_TEST(fork_join_hand)
+{
+    const double comp[] = {1, 4, 4, 4, 1}, comm[] = {2, 3, 3, 3, 0};
+    const int e[][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}};
+    dp_graph *g = tiny(5, comp, comm, 6, e);
+    int one[] = {0, 0, 0, 0, 0};
+    ck_assert_double_eq(simulate(g, 1, one), 14);
+    /* 2 devices: s,x,y,t on 0, z on 1: dev0 s[0,1] x[1,5] y[5,9]; z arrives 3, runs [3,7],
+     * arrives at t 10; t [10,11] */
+    int two[] = {0, 0, 0, 1, 0};
+    ck_assert_double_eq(simulate(g, 2, two), 11);
+    /* 3 devices: x on 0, y on 1, z on 2, s and t on 0: x[1,5]; y, z start 3, end 7, arrive 10 */
+    int three[] = {0, 0, 1, 2, 0};
+    ck_assert_double_eq(simulate(g, 3, three), 11);
+    /* everything spread: s on 1, t on 2: x on 0 starts 3 ends 7 arrives 10 -> t [10, 11] */
+    int spread[] = {1, 0, 1, 0, 2};
+    /* y on 1 [1,5], x and z on 0: both arrive at 3, x (lower id, readied first) [3,7], z [7,11]
+     * then z's output arrives at 14, t [14,15] */
+    ck_assert_double_eq(simulate(g, 3, spread), 15);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* diamond: a(1) -> b(2), c(5) -> d(1); comm 4 from each */
+START_TEST(diamond_hand)
+{
+    const double comp[] = {1, 2, 5, 1}, comm[] = {4, 4, 4, 4};
+    const int e[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    dp_graph *g = tiny(4, comp, comm, 4, e);
+    int one[] = {0, 0, 0, 0};
+    ck_assert_double_eq(simulate(g, 1, one), 9);
+    int two[] = {0, 1, 0, 0};   /* b remote: starts 5 ends 7 arrives 11; c [1,6]; d [11,12] */
+    ck_assert_double_eq(simulate(g, 2, two), 12);
+    int two_b[] = {0, 0, 1, 0}; /* c remote: [5,10] arrives 14; b [1,3]; d [14,15] */
+    ck_assert_double_eq(simulate(g, 2, two_b), 15);
+    int three[] = {0, 1, 2, 0}; /* b [5,7]->11, c [5,10]->14, d [14,15] */
+    ck_assert_double_eq(simulate(g, 3, three), 15);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* two independent chains a0->a1, b0->b1, all comp 3, comm 1 */
+START_TEST(two_chains_hand)
+{
+    const double comp[] = {3, 3, 3, 3}, comm[] = {1, 1, 1, 1};
+    const int e[][2] = {{0, 1}, {2, 3}};
+    dp_graph *g = tiny(4, comp, comm, 2, e);
+    int one[] = {0, 0, 0, 0};
+    ck_assert_double_eq(simulate(g, 1, one), 12);
+    int two[] = {0, 0, 1, 1};
+    ck_assert_double_eq(simulate(g, 2, two), 6);
+    int cross[] = {0, 1, 1, 0}; /* a0 [0,3] on 0, b0 [0,3] on 1; a1 on 1 arrives 4, b1 on 0 arrives 4 */
+    ck_assert_double_eq(simulate(g, 2, cross), 7);
+    int three[] = {0, 1, 2, 2}; /* a1 on 1: 4..7; b chain on 2: 6 */
+    ck_assert_double_eq(simulate(g, 3, three), 7);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* FIFO at the device: ops readied at one instant run in the order they requested the device */
+START_TEST(fifo_order)
+{
+    /* s -> {x, y} on one device; both ready at 1: x (edge order first) runs first */
+    const double comp[] = {1, 5, 1}, comm[] = {0, 0, 0};
+    const int e[][2] = {{0, 1}, {0, 2}};
+    dp_graph *g = tiny(3, comp, comm, 2, e);
+    int a[] = {0, 0, 0};
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 1, &err);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    dp_sim_result r;
+    dp_sim_run(s, a, &r, &err);
+    ck_assert_double_eq(r.op_start[1], 1);
+    ck_assert_double_eq(r.op_start[2], 6);
+    ck_assert_double_eq(r.makespan, 7);
+    ck_assert_double_eq(r.busy[0], 7);
+    dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(bad_assignment)
+{
+    const double comp[] = {1, 1}, comm[] = {1, 1};
+    const int e[][2] = {{0, 1}};
+    dp_graph *g = tiny(2, comp, comm, 1, e);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    int a[] = {0, 2};
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "op 1"));
+    dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *t = tcase_create("hand");
+    tcase_add_test(t, chain_hand);
+    tcase_add_test(t, fork_join_hand);
+    tcase_add_test(t, diamond_hand);
+    tcase_add_test(t, two_chains_hand);
+    tcase_add_test(t, fifo_order);
+    tcase_add_test(t, bad_assignment);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}
