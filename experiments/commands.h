@@ -14,5 +14,7 @@ typedef struct dp_command {
 int cmd_graph(int argc, char **argv);
 int cmd_place(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

@@ -448,7 +448,9 @@ static dp_graph *executed_graph(const dp_graph *g, const dp_exec_kernel *k, dp_e
     if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     dp_graph_builder_set_time_unit(b, 1.0, "s");
     for (int v = 0; v < g->n_ops; v++) {
-        dp_graph_builder_add_op(b, g->op_name[v], g->op_kind[v], k[v].flops, 4.0 * (double)k[v].out_elems);
+        /* synthetic kernels are one kind, whatever the file called the op */
+        const char *kind = k[v].cls == DP_EXEC_SYNTH ? "synthetic" : g->op_kind[v];
+        dp_graph_builder_add_op(b, g->op_name[v], kind, k[v].flops, 4.0 * (double)k[v].out_elems);
         int64_t shape[2] = {k[v].out_elems / (k[v].row > 0 ? k[v].row : 1), k[v].row > 0 ? k[v].row : 1};
         dp_graph_builder_set_op_info(b, v, g->op_type[v], g->op_einsum[v], 2, shape);
     }

@@ -107,7 +107,8 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
 void dp_exec_free(dp_exec *x);
 
 /* The executed graph: g with work = executed FLOPs, out_size and edge sizes = bytes of the
- * kernels' outputs, kind and shape kept (physical cost kind even for time graphs). Owned by x. */
+ * kernels' outputs, names and kinds kept (kind "synthetic" for synthetic kernels), shape
+ * (rows, last dim) of the output; physical cost kind even for time graphs. Owned by x. */
 const dp_graph *dp_exec_graph(const dp_exec *x);
 const dp_exec_kernel *dp_exec_kernels(const dp_exec *x);
 int dp_exec_n_devices(const dp_exec *x);

@@ -73,16 +73,31 @@ static int cpu_fill(void *ctx, int dev, float *p, int64_t n, uint64_t seed, uint
     return DP_OK;
 }
 
-static inline float apply_f(int f, float x)
+static inline float f_relu(float x) { return fmaxf(x, 0.0f); } /* branch-free: signs are random */
+static inline float f_gelu(float x) { return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x))); }
+static inline float f_silu(float x) { return x / (1.0f + expf(-x)); }
+static inline float f_sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+static inline float f_id(float x) { return x; }
+
+/* out[i] = F(combination of a[i] (and b[i])): one pass over memory, a loop per function so
+ * that each one vectorises (the switch is outside the loops) */
+#define EW_LOOPS(F)                                                                    \
+    do {                                                                               \
+        if (!b) for (int64_t i = 0; i < n; i++) out[i] = F(a[i] * s);                  \
+        else if (mul) for (int64_t i = 0; i < n; i++) out[i] = F(a[i] * b[i]);         \
+        else for (int64_t i = 0; i < n; i++) out[i] = F((a[i] + b[i]) * s);            \
+    } while (0)
+
+static void ew_apply(int f, float *out, int64_t n, const float *a, const float *b, float s, int mul)
 {
     switch (f) {
-    case DP_EXEC_F_RELU: return x > 0 ? x : 0;
-    case DP_EXEC_F_GELU: return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-    case DP_EXEC_F_SILU: return x / (1.0f + expf(-x));
-    case DP_EXEC_F_TANH: return tanhf(x);
-    case DP_EXEC_F_SIGMOID: return 1.0f / (1.0f + expf(-x));
-    case DP_EXEC_F_EXP: return expf(x);
-    default: return x;
+    case DP_EXEC_F_RELU: EW_LOOPS(f_relu); break;
+    case DP_EXEC_F_GELU: EW_LOOPS(f_gelu); break;
+    case DP_EXEC_F_SILU: EW_LOOPS(f_silu); break;
+    case DP_EXEC_F_TANH: EW_LOOPS(tanhf); break;
+    case DP_EXEC_F_SIGMOID: EW_LOOPS(f_sigmoid); break;
+    case DP_EXEC_F_EXP: EW_LOOPS(expf); break;
+    default: EW_LOOPS(f_id); break;
     }
 }
 
@@ -114,37 +129,36 @@ static void kernel_elemwise(const dp_exec_kernel *k, float *out, const float *co
 {
     const int64_t n = k->out_elems;
     const int mul = k->func == DP_EXEC_F_MUL;
-    for (int j = 0; j < n_in; j++) {
-        const float *x = in[j];
-        const int64_t nx = in_elems[j];
-        if (nx >= n) {
-            if (j == 0) memcpy(out, x, (size_t)n * sizeof(float));
-            else if (mul) for (int64_t i = 0; i < n; i++) out[i] *= x[i];
-            else for (int64_t i = 0; i < n; i++) out[i] += x[i];
-        } else {
-            for (int64_t i = 0; i < n; i++) {
-                float y = x[i % nx];
-                out[i] = j == 0 ? y : mul ? out[i] * y : out[i] + y;
+    const int f = k->func == DP_EXEC_F_SOFTMAX ? DP_EXEC_F_IDENTITY : k->func;
+    const float s = mul || n_in == 0 ? 1.0f : 1.0f / (float)n_in;
+    if (n_in == 1 && in_elems[0] >= n) {
+        ew_apply(f, out, n, in[0], NULL, s, mul);
+    } else if (n_in == 2 && in_elems[0] >= n && in_elems[1] >= n) {
+        ew_apply(f, out, n, in[0], in[1], s, mul);
+    } else {
+        /* more inputs, or broadcast ones (a bias): accumulate, then apply in place */
+        for (int j = 0; j < n_in; j++) {
+            const float *x = in[j];
+            const int64_t nx = in_elems[j];
+            for (int64_t i0 = 0; i0 < n; i0 += nx) {
+                const int64_t len = n - i0 < nx ? n - i0 : nx;
+                float *o = out + i0;
+                if (j == 0) memcpy(o, x, (size_t)len * sizeof(float));
+                else if (mul) for (int64_t i = 0; i < len; i++) o[i] *= x[i];
+                else for (int64_t i = 0; i < len; i++) o[i] += x[i];
             }
         }
+        ew_apply(f, out, n, out, NULL, s, 0);
     }
     if (k->func == DP_EXEC_F_SOFTMAX) {
         const int64_t r = k->row > 0 && n % k->row == 0 ? k->row : n;
-        const float s = mul ? 1.0f : 1.0f / (float)n_in;
         for (int64_t i0 = 0; i0 < n; i0 += r) {
             float mx = -INFINITY, sum = 0;
-            for (int64_t i = i0; i < i0 + r; i++) mx = fmaxf(mx, out[i] * s);
-            for (int64_t i = i0; i < i0 + r; i++) { out[i] = expf(out[i] * s - mx); sum += out[i]; }
-            for (int64_t i = i0; i < i0 + r; i++) out[i] /= sum;
+            for (int64_t i = i0; i < i0 + r; i++) mx = fmaxf(mx, out[i]);
+            for (int64_t i = i0; i < i0 + r; i++) { out[i] = expf(out[i] - mx); sum += out[i]; }
+            const float inv = 1.0f / sum;
+            for (int64_t i = i0; i < i0 + r; i++) out[i] *= inv;
         }
-        return;
-    }
-    const float s = mul || n_in == 0 ? 1.0f : 1.0f / (float)n_in;
-    const int f = k->func;
-    if (f == DP_EXEC_F_IDENTITY || f == DP_EXEC_F_MUL) {
-        if (s != 1.0f) for (int64_t i = 0; i < n; i++) out[i] *= s;
-    } else {
-        for (int64_t i = 0; i < n; i++) out[i] = apply_f(f, out[i] * s);
     }
 }
 
@@ -193,7 +207,10 @@ static void kernel_synth(const dp_exec_kernel *k, float *out, const float *const
                     SYNTH_T, done == 0 ? 0.0f : 1.0f, c, SYNTH_T);
     }
     const float add = n_in ? (float)(s / n_in) : 0.0f;
-    for (int64_t i = 0; i < k->out_elems; i++) out[i] = c[i % (SYNTH_T * SYNTH_T)] + add;
+    for (int64_t i0 = 0; i0 < k->out_elems; i0 += SYNTH_T * SYNTH_T) {
+        const int64_t len = k->out_elems - i0 < SYNTH_T * SYNTH_T ? k->out_elems - i0 : SYNTH_T * SYNTH_T;
+        for (int64_t i = 0; i < len; i++) out[i0 + i] = c[i] + add;
+    }
 }
 
 static int cpu_run(void *ctx, int dev, int v, const dp_exec_kernel *k, float *out, const float *const *in,

@@ -1,0 +1,150 @@
+/* dp_calib.h: profiling on the real executor and calibration of the cost model from it.
+ *
+ * The model calibrated (the one sim/dp_cost.h materialises):
+ *   op time of an op of kind k on device d  = a + b x FLOPs + c x bytes   (seconds)
+ *       FLOPs: the op's work (multiply-add = 2); bytes: every input edge's bytes + its output's
+ *   transfer time on the route src -> dst    = latency_s + bytes / bandwidth_Bps
+ *
+ * Profile (raw samples, JSON {"format": "doppler-profile", "version": 1, ...}): for each device,
+ * each op kind over a sweep of sizes, and for each route, copies over a sweep of sizes, all timed
+ * on the real executor (sim/dp_exec.h). An op sample is the time from its start to the start of
+ * the next op on the same busy device (so the runtime's per-op dispatch cost is in it, as it is
+ * in a real run); a copy sample is the time from the producer's end to the consumer's start on
+ * the other device (the copy engine's wake-up, the copy, and the consumer's wake-up).
+ *
+ * Calibration file (JSON, read by the simulator's cost model):
+ *   {"format": "doppler-calibration", "version": 1, "machine": "...",
+ *    "devices": {"<device>": {"ops": {"<kind>": {"a_s": a, "b_s_per_flop": b, "c_s_per_byte": c}},
+ *                             "default": {"a_s": ..., "b_s_per_flop": ..., "c_s_per_byte": ...}}},
+ *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": l, "bandwidth_Bps": bw}]}
+ *
+ * Fit (GSL least squares): for each (device, kind) the subset of {1, FLOPs, bytes} with every
+ * coefficient >= 0 and the lowest BIC is fitted to relative error (rows divided by the measured
+ * time, so a 10 us op counts as much as a 10 ms one), by gsl_multifit_linear, or by
+ * gsl_multifit_robust (bisquare) when a residual lies beyond 4 robust standard deviations
+ * (1.4826 x MAD). "default" is the same fit over every kind of the device. Routes: latency +
+ * bytes x (1 / bandwidth), the same way.
+ */
+#ifndef DP_CALIB_H
+#define DP_CALIB_H
+
+#include <stdint.h>
+
+#include "dp_cost.h"
+#include "dp_error.h"
+#include "dp_graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- profiles ---- */
+
+typedef struct dp_profile_op {
+    int device;
+    char kind[48];
+    double flops, bytes, seconds;
+} dp_profile_op;
+
+typedef struct dp_profile_copy {
+    int src, dst;
+    double bytes, seconds;
+} dp_profile_copy;
+
+typedef struct dp_profile {
+    char *machine;            /* free text: host name and CPU model */
+    char *backend;            /* executor backend ("cpu") */
+    int n_devices;
+    char **device;            /* (n_devices) names */
+    int n_ops, cap_ops;
+    dp_profile_op *ops;
+    int n_copies, cap_copies;
+    dp_profile_copy *copies;
+} dp_profile;
+
+typedef struct dp_profile_options {
+    const char *backend;      /* default "cpu" */
+    int repeats;              /* runs per size (default 3) */
+    int chain;                /* ops per run and size: samples are the gaps between their starts (default 8) */
+    int64_t max_elems;        /* largest tensor swept, in floats (default 1 << 20) */
+    int64_t max_gemm;         /* largest GEMM dimension swept (default 768) */
+    int pin;                  /* pin workers (default 1) */
+    uint64_t seed;
+    const char *machine;      /* free text recorded in the profile (default "") */
+} dp_profile_options;
+
+void dp_profile_options_init(dp_profile_options *o);
+
+/* Profile n_devices devices of the backend: every kind in kinds (n_kinds names, e.g. "matmul",
+ * "add", "relu", "softmax", "reduce", "input", "synthetic") on every device, then every ordered
+ * pair of devices. The executor classes the kinds (sim/dp_exec.h); "synthetic" profiles the
+ * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
+int dp_profile_run(int n_devices, const char *const *kinds, int n_kinds, const dp_profile_options *o,
+                   dp_profile **out, dp_error *err);
+void dp_profile_free(dp_profile *p);
+int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
+dp_profile *dp_profile_load(const char *path, dp_error *err);
+
+/* ---- calibrations ---- */
+
+typedef struct dp_calib_coef {
+    double a_s, b_s_per_flop, c_s_per_byte;
+} dp_calib_coef;
+
+/* How well a fit describes its samples (not stored in the calibration file). */
+typedef struct dp_calib_fit_info {
+    int n;                    /* samples */
+    int robust;               /* 1 when the robust (bisquare) fit was used */
+    char terms[8];            /* regressors kept: "1", "F", "B" ("1FB" = all three) */
+    double r2;                /* 1 - SS_res / SS_tot on the measured seconds */
+    double rms_rel;           /* root mean square of (predicted - measured) / measured */
+    double max_rel;           /* largest |predicted - measured| / measured */
+} dp_calib_fit_info;
+
+typedef struct dp_calib_device {
+    char *name;
+    int n_kinds;
+    char **kind;
+    dp_calib_coef *coef;      /* (n_kinds) */
+    dp_calib_fit_info *info;  /* (n_kinds) after a fit; NULL when loaded from a file */
+    dp_calib_coef def;
+    dp_calib_fit_info def_info;
+} dp_calib_device;
+
+typedef struct dp_calib_route {
+    char *src, *dst;
+    double latency_s, bandwidth_Bps;
+    dp_calib_fit_info info;   /* after a fit */
+} dp_calib_route;
+
+typedef struct dp_calib {
+    char *machine;
+    int n_devices;
+    dp_calib_device *dev;
+    int n_routes;
+    dp_calib_route *route;
+} dp_calib;
+
+/* Fit the model to a profile. Errors: a device or route without samples (DP_EINVAL). */
+dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err);
+void dp_calib_free(dp_calib *c);
+/* Atomic write of the calibration file (format above). */
+int dp_calib_save(const dp_calib *c, const char *path, dp_error *err);
+/* Read a calibration file; errors name the file and the field. */
+dp_calib *dp_calib_load(const char *path, dp_error *err);
+
+/* Index of the device called name, or -1. */
+int dp_calib_find_device(const dp_calib *c, const char *name);
+/* Seconds of an op of `kind` on calibration device d (the kind's fit, else the default). */
+double dp_calib_op_time(const dp_calib *c, int d, const char *kind, double flops, double bytes);
+
+/* The cost tables of physical graph g on devices dev_names[0..D-1] (names in c): op times from
+ * the op fits (FLOPs = work, bytes = in-edge bytes + out_size), transfers from the routes.
+ * Errors: a device or route missing from c, a time graph (DP_EINVAL). */
+dp_costs *dp_calib_costs(const dp_calib *c, const dp_graph *g, const char *const *dev_names, int D,
+                         dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
