@@ -61,7 +61,7 @@ int dp_cli_parse_u64(const char *s, unsigned long long *out)
 
 const char *dp_cli_fmt(double x, char *buf, size_t cap)
 {
-    for (int p = 6; p <= 17; p++) {
+    for (int p = 6; p <= 10; p++) {
         snprintf(buf, cap, "%.*g", p, x);
         if (strtod(buf, NULL) == x) break;
     }

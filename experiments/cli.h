@@ -23,7 +23,9 @@ int dp_cli_parse_int(const char *s, long lo, long hi, int *out);
 int dp_cli_parse_double(const char *s, double *out);
 int dp_cli_parse_u64(const char *s, unsigned long long *out);
 
-/* Format a double with the fewest digits that read back exactly (like Python's repr). buf >= 32. */
+/* Format a double for people: the fewest digits (6 to 10 significant) that read back exactly, else
+ * 10 significant digits (DOPPLER-unit makespans such as 2200.14 print exactly). buf >= 32.
+ * JSON output keeps full precision instead. */
 const char *dp_cli_fmt(double x, char *buf, size_t cap);
 
 /* Read an assignment for n ops on n_devices devices: JSON {"devices": [d0, ...]} or one line of

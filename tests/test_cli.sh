@@ -1,2 +1,58 @@
 #!/bin/sh
-echo placeholder
+# End-to-end tests of the doppler command: usage errors, bad inputs, place/simulate round trip,
+# JSON output, atomic outputs.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+D="$top_builddir/doppler"
+G="$top_srcdir/data/graphs/chainmm-small.json"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() { # expected-rc description command...
+    want=$1; shift; what=$1; shift
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; cat "$tmp/err"; fi
+}
+
+expect_rc 0 "help" "$D" --help
+expect_rc 2 "no command" "$D"
+expect_rc 2 "unknown command" "$D" frobnicate
+expect_rc 0 "place --help" "$D" place --help
+expect_rc 2 "place without graph" "$D" place --method cp
+expect_rc 2 "unknown method" "$D" place --graph "$G" --method nope
+grep -q 'known: cp' "$tmp/err" && ok || bad "unknown method lists the known ones"
+expect_rc 2 "bad devices" "$D" place --graph "$G" --method cp --devices zero
+expect_rc 1 "missing file" "$D" place --graph "$tmp/nope.json" --method cp
+grep -q 'nope.json' "$tmp/err" && ok || bad "missing file named"
+
+# every bad input: exit 1, the file named, no crash
+while IFS="$(printf '\t')" read -r f msg; do
+    case "$f" in ''|\#*) continue ;; esac
+    expect_rc 1 "bad input $f" "$D" graph info "$top_srcdir/tests/bad-inputs/$f"
+    grep -qF "$msg" "$tmp/err" && ok || bad "bad input $f: message lacks '$msg'"
+done < "$top_srcdir/tests/bad-inputs/EXPECTED"
+
+# place -> out -> simulate gives the same makespan; the comma-separated form too
+expect_rc 0 "place cp" "$D" place --graph "$G" --method cp --out "$tmp/a.json" --json
+m1=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+expect_rc 0 "simulate json" "$D" simulate --graph "$G" --assignment "$tmp/a.json" --json --trace "$tmp/t.json"
+m2=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+[ -n "$m1" ] && [ "$m1" = "$m2" ] && ok || bad "place/simulate makespans differ: '$m1' '$m2'"
+grep -q '"units"' "$tmp/out" && grep -q '"busy"' "$tmp/out" && ok || bad "json output lacks units/busy"
+grep -q traceEvents "$tmp/t.json" && ok || bad "trace written"
+sed -n 's/.*"devices": *\[\([0-9,]*\)\].*/\1/p' "$tmp/a.json" > "$tmp/a.csv"
+expect_rc 0 "simulate csv" "$D" simulate --graph "$G" --assignment "$tmp/a.csv" --json
+m3=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+[ "$m1" = "$m3" ] && ok || bad "comma-separated assignment gives another makespan: '$m3'"
+echo "0,1" > "$tmp/short.csv"
+expect_rc 1 "short assignment" "$D" simulate --graph "$G" --assignment "$tmp/short.csv"
+grep -q 'short.csv' "$tmp/err" && ok || bad "short assignment file named"
+# no partial output left behind on failure
+expect_rc 1 "out into missing dir" "$D" place --graph "$G" --method cp --out "$tmp/no/dir/a.json"
+[ -z "$(ls "$tmp" | grep tmp)" ] && ok || bad "temporary file left behind"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,70 @@
+/* bench_sim: time one simulation of each graph given on the command line (DOPPLER-compatible
+ * model, critical-path assignment), median of many runs, in microseconds.
+ * Usage: bench_sim [--devices N] [--min-seconds S] GRAPH... */
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_place.h"
+#include "dp_sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int D = 4;
+    double min_s = 0.5;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) min_s = atof(argv[++i]);
+        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] GRAPH...\n"); return 2; }
+    }
+    printf("%-40s %6s %6s %8s %12s %12s %10s\n", "graph", "ops", "edges", "devices", "median_us", "min_us", "events");
+    for (; i < argc; i++) {
+        dp_error err;
+        dp_graph *g = dp_graph_read(argv[i], NULL, &err);
+        if (!g) { fprintf(stderr, "bench_sim: %s\n", err.msg); return 1; }
+        int d = D;
+        if (strstr(argv[i], "8gpu")) d = 8;
+        dp_costs *c = dp_costs_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        int *a = malloc(sizeof(int) * g->n_ops);
+        dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
+        dp_sim_result r;
+        /* batches of runs; per-run time of each batch; median over batches */
+        int batch = 1;
+        double t0 = now_s();
+        while (now_s() - t0 < 0.01) {
+            for (int k = 0; k < batch; k++) dp_sim_run(s, a, &r, &err);
+            batch *= 2;
+        }
+        int nb = 0, cap = 4096;
+        double *per = malloc(sizeof(double) * cap);
+        t0 = now_s();
+        while ((now_s() - t0 < min_s || nb < 11) && nb < cap) {
+            double b0 = now_s();
+            for (int k = 0; k < batch; k++) dp_sim_run(s, a, &r, &err);
+            per[nb++] = (now_s() - b0) / batch * 1e6;
+        }
+        qsort(per, nb, sizeof(double), cmp_double);
+        printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld\n", g->name, g->n_ops, g->n_edges, d, per[nb / 2], per[0], r.n_events);
+        free(per); free(a);
+        dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    }
+    return 0;
+}
