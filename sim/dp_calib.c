@@ -245,9 +245,9 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
                 goto fail;
             }
             rt->latency_s = co.a_s;
-            /* a zero slope (copies too small to see) leaves an unmeasured, effectively infinite
-             * bandwidth: write the largest finite double rather than inf (JSON has no inf) */
-            rt->bandwidth_Bps = co.c_s_per_byte > 0 ? 1.0 / co.c_s_per_byte : 1.7976931348623157e308;
+            /* a zero slope (copies too small to see) leaves the bandwidth unmeasured: 1e18 B/s,
+             * finite because JSON has no infinity, and beyond any real link */
+            rt->bandwidth_Bps = co.c_s_per_byte > 0 ? 1.0 / co.c_s_per_byte : 1e18;
         }
     free(F); free(B); free(Y);
     return c;

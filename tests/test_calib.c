@@ -157,6 +157,31 @@ START_TEST(file_roundtrip_and_costs)
 }
 END_TEST
 
+/* copies whose time does not grow with size (too small to see the bandwidth): the calibration
+ * still saves and loads (a bug: an infinite bandwidth was written as 1.797...e308 and rounded up
+ * past the largest double, which the reader rejected) */
+START_TEST(zero_slope_route_roundtrip)
+{
+    dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
+    for (int i = 0; i < p->n_copies; i++) p->copies[i].seconds = 2e-5;
+    dp_error err;
+    dp_calib *c = dp_calib_fit(p, &err);
+    ck_assert_ptr_nonnull(c);
+    ck_assert(c->route[0].bandwidth_Bps >= 1e18);
+    char path[] = "/tmp/doppler-test-calib-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(dp_calib_save(c, path, &err), DP_OK);
+    dp_calib *l = dp_calib_load(path, &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_double_eq_tol(l->route[1].latency_s, 2e-5, 1e-12);
+    dp_calib_free(l);
+    dp_calib_free(c);
+    dp_profile_free(p);
+    unlink(path);
+}
+END_TEST
+
 /* the profiler on a tiny sweep: every sample positive, every kind and route present; the
  * profile file round-trips */
 START_TEST(profile_tiny)
@@ -221,6 +246,7 @@ int main(void)
     tcase_add_test(t, fit_outlier_robust);
     tcase_add_test(t, fit_collinear);
     tcase_add_test(t, file_roundtrip_and_costs);
+    tcase_add_test(t, zero_slope_route_roundtrip);
     tcase_add_test(t, profile_tiny);
     tcase_add_test(t, validate_stats);
     suite_add_tcase(s, t);
