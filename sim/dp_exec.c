@@ -724,3 +724,14 @@ int64_t dp_exec_read_output(dp_exec *x, int v, float *out, int64_t cap, dp_error
         return dp_error_set(err, DP_EIO, "executor: cannot read op %d's output", v);
     return n;
 }
+
+int dp_exec_oracle_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    dp_exec_oracle_ctx *o = ctx;
+    dp_exec_stats st;
+    int rc = dp_exec_measure(o->x, assignment, o->warmup, o->repeats > 0 ? o->repeats : 1, NULL, &st, err);
+    if (rc != DP_OK) return rc;
+    o->calls++;
+    *makespan = st.median;
+    return DP_OK;
+}

@@ -157,6 +157,19 @@ int64_t dp_exec_read_output(dp_exec *x, int v, float *out, int64_t cap, dp_error
  * after dp_exec_free's teardown; used by tests to check that nothing leaks between runs. */
 long dp_exec_live_buffers(const dp_exec *x);
 
+/* ---- the real executor as a cost oracle (DOPPLER's Stage III: RealExecuteEngine) ----
+ * Matches the dp_oracle interface of sim/dp_oracle.h: {"real", dp_exec_oracle_cost, &ctx}. */
+typedef struct dp_exec_oracle_ctx {
+    dp_exec *x;
+    int warmup;    /* unmeasured runs after preparing the assignment (default 1: first touch) */
+    int repeats;   /* measured runs; the cost is their median (default 3) */
+    long calls;    /* counted by the oracle */
+} dp_exec_oracle_ctx;
+
+/* *makespan = median measured makespan (seconds) of the assignment over ctx->repeats runs. ctx
+ * is a dp_exec_oracle_ctx. Errors as dp_exec_measure. */
+int dp_exec_oracle_cost(void *ctx, const int *assignment, double *makespan, dp_error *err);
+
 /* The median of n values (sorted in place). */
 double dp_exec_median(double *v, int n);
 

@@ -342,6 +342,14 @@ START_TEST(synthetic_kernels)
     dp_exec_stats st;
     ck_assert_int_eq(dp_exec_measure(x, a1, 1, 3, NULL, &st, &err), DP_OK);
     ck_assert(st.min <= st.median && st.median <= st.max && st.repeats == 3);
+    /* the oracle of Stage III: a positive makespan per call, errors passed on */
+    dp_exec_oracle_ctx oc = {x, 1, 3, 0};
+    double mk = 0;
+    ck_assert_int_eq(dp_exec_oracle_cost(&oc, a0, &mk, &err), DP_OK);
+    ck_assert(mk > 0);
+    ck_assert_int_eq(oc.calls, 1);
+    int bad[] = {0, 5, 0};
+    ck_assert_int_eq(dp_exec_oracle_cost(&oc, bad, &mk, &err), DP_EINVAL);
     free(r0); free(r1);
     dp_exec_free(x);
     dp_graph_free(g);
