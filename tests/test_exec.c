@@ -79,10 +79,13 @@ static dp_graph *chainmm(int n)
     return g;
 }
 
+/* DOPPLER_EXEC_BACKEND=cuda runs the suite on the CUDA backend (a build --with-cuda, GPUs) */
 static dp_exec *exec_new(const dp_graph *g, int D)
 {
     dp_exec_options o;
     dp_exec_options_init(&o);
+    const char *be = getenv("DOPPLER_EXEC_BACKEND");
+    if (be && *be) o.backend = be;
     dp_error err;
     dp_exec *x = dp_exec_alloc(g, D, &o, &err);
     ck_assert_msg(x != NULL, "%s", err.msg);
