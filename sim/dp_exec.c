@@ -233,6 +233,7 @@ typedef struct dev_state {
     int *copyq, c_head, c_tail;
     pthread_t th_compute, th_copy;
     int have_compute, have_copy;
+    int quit;                  /* set under mu: the workers of this device end */
     float *weights;
     int64_t w_elems;
 } dev_state;
@@ -247,7 +248,6 @@ struct dp_exec {
     dp_graph *xg;
     unsigned char *first_copy; /* per edge: first of its (src, dst) pair */
     dev_state *dev;
-    int quit;
     long live;
     /* the prepared assignment */
     int prepared;
@@ -325,8 +325,8 @@ static void *compute_worker(void *arg)
     x->be->bind(x->ctx, d, 0);
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (s->r_head == s->r_tail && !x->quit) pthread_cond_wait(&s->cv_compute, &s->mu);
-        if (x->quit) break;
+        while (s->r_head == s->r_tail && !s->quit) pthread_cond_wait(&s->cv_compute, &s->mu);
+        if (s->quit) break;
         int v = s->ready[s->r_head++];
         pthread_mutex_unlock(&s->mu);
         const int p0 = g->pred_ptr[v];
@@ -361,8 +361,8 @@ static void *copy_worker(void *arg)
     x->be->bind(x->ctx, d, 1);
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (s->c_head == s->c_tail && !x->quit) pthread_cond_wait(&s->cv_copy, &s->mu);
-        if (x->quit) break;
+        while (s->c_head == s->c_tail && !s->quit) pthread_cond_wait(&s->cv_copy, &s->mu);
+        if (s->quit) break;
         int c = s->copyq[s->c_head++];
         pthread_mutex_unlock(&s->mu);
         int u = x->copy_src[c];
@@ -403,7 +403,7 @@ static void stop_workers(dp_exec *x)
 {
     for (int d = 0; d < x->D; d++) {
         pthread_mutex_lock(&x->dev[d].mu);
-        x->quit = 1;
+        x->dev[d].quit = 1;
         pthread_cond_broadcast(&x->dev[d].cv_compute);
         pthread_cond_broadcast(&x->dev[d].cv_copy);
         pthread_mutex_unlock(&x->dev[d].mu);
