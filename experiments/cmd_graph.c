@@ -2,6 +2,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_cost.h"
+#include "dp_file.h"
+#include "dp_gen.h"
+#include "dp_graph_formats.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -9,12 +12,19 @@
 
 static void graph_usage(FILE *f)
 {
-    fprintf(f, "Usage: doppler graph info FILE [--format F] [--devices N]\n\n"
-               "Print a graph's size and bounds: ops, edges, repeated edges, sources, sinks, total\n"
+    fprintf(f, "Usage: doppler graph info FILE [--format F] [--devices N]\n"
+               "       doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n"
+               "       doppler graph convert IN OUT [--format F] [--to F] [--wf-bandwidth B]\n"
+               "                             [--assignment FILE [--devices N]]\n\n"
+               "info: print a graph's size and bounds: ops, edges, repeated edges, sources, sinks, total\n"
                "work, critical path length (b-level with mean costs on the machine) and the lower\n"
-               "bound max(critical path without communication, total work / devices).\n\n"
+               "bound max(critical path without communication, total work / devices).\n"
+               "gen: generate a workload (doppler graph gen --help lists models and parameters).\n"
+               "convert: read any format, write native JSON (.json) or Graphviz DOT (.dot).\n\n"
                "Options:\n"
-               "  --format F           graph format: doppler (DOPPLER .txt), json (native)\n"
+               "  --format F           input format: doppler (DOPPLER .txt), json (native, WfCommons or\n"
+               "                       MSR, by content), native, wfcommons, msr, stg, dot; default by\n"
+               "                       extension (.txt, .json, .stg, .dot/.gv)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n");
 }
@@ -45,7 +55,7 @@ static int graph_info(int argc, char **argv)
     dp_graph *g = dp_graph_read(argv[optind], format, &err);
     if (!g) return dp_cli_fail(&err);
     dp_costs *cost = dp_cli_machine_costs(&mach, g, &err);
-    if (!cost) { dp_graph_free(g); return dp_cli_fail(&err); }
+    if (!cost) { dp_graph_free(g); dp_cli_machine_free(&mach); return dp_cli_fail(&err); }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
     double total = dp_graph_total_work(g);
@@ -68,7 +78,157 @@ static int graph_info(int argc, char **argv)
     printf("single device:   %s %s\n", dp_cli_fmt(single / sc, b4, sizeof b4), g->time_unit);
     dp_costs_free(cost);
     dp_graph_free(g);
+    dp_cli_machine_free(&mach);
     return 0;
+}
+
+static void gen_usage(FILE *f, const dp_gen_model *only)
+{
+    if (!only)
+        fprintf(f, "Usage: doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n\n"
+                   "Generate a workload graph and write it (.json native, .dot Graphviz; '-' for stdout).\n"
+                   "ML models give FLOPs and bytes (multiply-add = 2 FLOPs); random gives task-graph times.\n\n");
+    char buf[64];
+    for (const dp_gen_model *m = dp_gen_models(); m->name; m++) {
+        if (only && m != only) continue;
+        fprintf(f, "%s: %s\n", m->name, m->description);
+        for (const dp_gen_param *p = m->params; p->name; p++) {
+            dp_gen_param_default(m, p, buf, sizeof buf);
+            fprintf(f, "  --%-16s %s (default %s)\n", p->name, p->help, buf);
+        }
+        if (!only) fprintf(f, "\n");
+    }
+}
+
+static int graph_gen(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        gen_usage(argc < 2 ? stderr : stdout, NULL);
+        return argc < 2 ? DP_EXIT_USAGE : 0;
+    }
+    const char *model = argv[1];
+    const dp_gen_model *m = dp_gen_find(model);
+    if (!m) return dp_cli_usage_error("graph gen", "unknown model '%s' (doppler graph gen --help lists them)", model);
+    const char *out = NULL, *to = NULL;
+    const char **keys = calloc((size_t)argc, sizeof *keys), **vals = calloc((size_t)argc, sizeof *vals);
+    char **owned = calloc((size_t)argc, sizeof *owned);
+    int np = 0, status = DP_EXIT_USAGE;
+    if (!keys || !vals || !owned) { fprintf(stderr, "doppler: out of memory\n"); status = DP_EXIT_ERROR; goto done; }
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { gen_usage(stdout, m); status = 0; goto done; }
+        if (strncmp(a, "--", 2) != 0) { dp_cli_usage_error("graph gen", "unexpected argument '%s'", a); goto done; }
+        const char *key = a + 2, *val;
+        const char *eq = strchr(key, '=');
+        char *k = NULL;
+        if (eq) {
+            k = strndup(key, (size_t)(eq - key));
+            if (!k) { status = DP_EXIT_ERROR; goto done; }
+            owned[i] = k;
+            key = k;
+            val = eq + 1;
+        } else {
+            if (i + 1 >= argc) { dp_cli_usage_error("graph gen", "option %s needs a value", a); goto done; }
+            val = argv[++i];
+        }
+        if (strcmp(key, "out") == 0) out = val;
+        else if (strcmp(key, "to") == 0) to = val;
+        else { keys[np] = key; vals[np] = val; np++; }
+    }
+    if (!out) { dp_cli_usage_error("graph gen", "--out FILE is required"); goto done; }
+    dp_error err;
+    dp_error_clear(&err);
+    dp_graph *g = dp_gen_by_name(model, np, keys, vals, &err);
+    if (!g) {
+        /* parameter faults are usage errors; the rest (memory) runtime errors */
+        fprintf(stderr, "doppler graph gen: %s\n", err.msg);
+        status = err.code == DP_EINVAL ? DP_EXIT_USAGE : DP_EXIT_ERROR;
+        goto done;
+    }
+    if (dp_graph_write(g, out, to, &err) != DP_OK) {
+        status = dp_cli_fail(&err);
+    } else {
+        char b1[40];
+        if (strcmp(out, "-") != 0)
+            printf("%s: %s, %d ops, %d edges, total work %s %s\n", out, g->name, g->n_ops, g->n_edges,
+                   dp_cli_fmt(dp_graph_total_work(g), b1, sizeof b1), g->cost_kind == DP_COST_PHYSICAL ? "FLOPs" : g->time_unit);
+        status = 0;
+    }
+    dp_graph_free(g);
+done:
+    if (owned) for (int i = 0; i < argc; i++) free(owned[i]);
+    free(owned);
+    free(keys);
+    free(vals);
+    return status;
+}
+
+static int graph_convert(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"format", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
+        {"wf-bandwidth", required_argument, NULL, 'w'}, {"assignment", required_argument, NULL, 'a'},
+        {"devices", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *format = NULL, *to = NULL, *assign_path = NULL;
+    double bw = 0;
+    int devices = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "f:t:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 't': to = optarg; break;
+        case 'a': assign_path = optarg; break;
+        case 'w':
+            if (dp_cli_parse_double(optarg, &bw) != 0 || !(bw > 0))
+                return dp_cli_usage_error("graph convert", "--wf-bandwidth: expected a positive number of bytes/s, got '%s'", optarg);
+            break;
+        case 'd':
+            if (dp_cli_parse_int(optarg, 1, 4096, &devices) != 0)
+                return dp_cli_usage_error("graph convert", "--devices: expected an integer 1..4096, got '%s'", optarg);
+            break;
+        case 'h':
+            graph_usage(stdout);
+            printf("\nconvert options:\n"
+                   "  --to F               output format: json (native), dot (default: by extension)\n"
+                   "  --wf-bandwidth B     WfCommons input: bytes/s turning file sizes into transfer\n"
+                   "                       times (default %g, 1 Gbit/s)\n"
+                   "  --assignment FILE    DOT output: group ops by device (an assignment file)\n"
+                   "  --devices N          devices of the assignment (default: largest id + 1)\n",
+                   DP_WFCOMMONS_BANDWIDTH_BPS);
+            return 0;
+        default: return dp_cli_usage_error("graph convert", "unknown option");
+        }
+    }
+    if (optind != argc - 2) return dp_cli_usage_error("graph convert", "expected IN and OUT files");
+    const char *in = argv[optind], *out = argv[optind + 1];
+    dp_error err;
+    dp_error_clear(&err);
+    dp_graph *g = bw > 0 ? dp_graph_read_wfcommons(in, bw, &err) : dp_graph_read(in, format, &err);
+    if (!g) return dp_cli_fail(&err);
+    int status = 0;
+    int *assign = NULL;
+    if (assign_path) {
+        assign = dp_malloc_n((size_t)g->n_ops, sizeof *assign);
+        if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); status = dp_cli_fail(&err); goto done; }
+        if (dp_cli_read_assignment(assign_path, g->n_ops, devices ? devices : 4096, assign, &err) != DP_OK) {
+            status = dp_cli_fail(&err);
+            goto done;
+        }
+        if (!devices)
+            for (int v = 0; v < g->n_ops; v++) if (assign[v] + 1 > devices) devices = assign[v] + 1;
+        const char *dot = strrchr(dp_path_stem(out), '.');
+        if (to ? strcmp(to, "dot") != 0 : !(dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0))) {
+            status = dp_cli_usage_error("graph convert", "--assignment needs DOT output (.dot or --to dot)");
+            goto done;
+        }
+        if (dp_graph_write_dot(g, out, assign, devices, &err) != DP_OK) status = dp_cli_fail(&err);
+    } else if (dp_graph_write(g, out, to, &err) != DP_OK) {
+        status = dp_cli_fail(&err);
+    }
+done:
+    free(assign);
+    dp_graph_free(g);
+    return status;
 }
 
 int cmd_graph(int argc, char **argv)
@@ -78,5 +238,7 @@ int cmd_graph(int argc, char **argv)
         return argc < 2 ? DP_EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "info") == 0) return graph_info(argc - 1, argv + 1);
+    if (strcmp(argv[1], "gen") == 0) return graph_gen(argc - 1, argv + 1);
+    if (strcmp(argv[1], "convert") == 0) return graph_convert(argc - 1, argv + 1);
     return dp_cli_usage_error("graph", "unknown subcommand '%s'", argv[1]);
 }

@@ -1,8 +1,11 @@
 /* doppler place / doppler simulate: compute or read an assignment, simulate it, report. */
 #include "cli.h"
 #include "commands.h"
+#include "dp_hetero.h"
 #include "dp_json.h"
+#include "dp_list.h"
 #include "dp_place.h"
+#include "dp_hisim.h"
 #include "dp_sim.h"
 
 #include <getopt.h>
@@ -26,7 +29,10 @@ static void place_usage(FILE *f, const char *cmd)
                           "device ids (DOPPLER's format).\n\n"
                         : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
     fprintf(f, "Options:\n"
-               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native)\n"
+               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native), or a heterogeneous\n"
+               "                       example that fixes the machine: FILE.in (nedjulius) or\n"
+               "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
+               "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
                "  --format F           graph format when the extension does not tell (doppler, json)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
@@ -36,11 +42,105 @@ static void place_usage(FILE *f, const char *cmd)
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
+               "  --budget N           search methods: simulations (anneal, local) or nodes (exact)\n"
+               "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
+               "                       swap_prob, init)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
-               "reference simulator's unit; graphs in FLOPs and bytes give seconds.\n",
+               "reference simulator's unit; graphs in FLOPs and bytes give seconds. Without --topology and\n"
+               "with the default simulator options the DOPPLER-compatible engine runs (exact, fast); any\n"
+               "other machine runs the general engine.\n"
+               "The list schedulers (heft, cpop, peft, etf) also print their own schedule's length, which\n"
+               "can differ from the simulated makespan (the simulator runs each device first come first\n"
+               "served; the schedulers insert ops into idle gaps and order them by rank).\n",
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+}
+
+/* the per-run numbers both engines give, for printing */
+typedef struct run_out {
+    double makespan;
+    const double *busy;
+    long n_transfers;
+    double volume;
+    const dp_hisim_result *hi;  /* NULL when dp_sim ran */
+    const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
+} run_out;
+
+static double util(const run_out *o, int d)
+{
+    return o->makespan > 0 ? o->busy[d] / o->makespan : 0.0;
+}
+
+static void print_json(const run_args *a, const dp_graph *g, const char *label, const run_out *r)
+{
+    const double sc = g->time_scale;
+    const dp_cli_machine *m = &a->mach;
+    json_t *o = json_object();
+    json_object_set_new(o, "graph", json_string(g->name));
+    json_object_set_new(o, "method", json_string(label));
+    json_object_set_new(o, "n_devices", json_integer(m->n_devices));
+    json_object_set_new(o, "makespan", json_real(r->makespan / sc));
+    if (r->ls) json_object_set_new(o, "schedule_makespan", json_real(r->ls->makespan / sc));
+    json_object_set_new(o, "units", json_string(g->time_unit));
+    json_t *busy = json_array(), *ut = json_array();
+    for (int d = 0; d < m->n_devices; d++) {
+        json_array_append_new(busy, json_real(r->busy[d] / sc));
+        json_array_append_new(ut, json_real(util(r, d)));
+    }
+    json_object_set_new(o, "busy", busy);
+    json_object_set_new(o, "utilisation", ut);
+    json_object_set_new(o, "transfers", json_integer(r->n_transfers));
+    json_object_set_new(o, "transfer_volume", json_real(r->volume));
+    json_object_set_new(o, "transfer_volume_units",
+                        json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
+    if (r->hi) {
+        const dp_hisim_result *h = r->hi;
+        if (m->topo) json_object_set_new(o, "topology", json_string(m->topo->name));
+        json_object_set_new(o, "transfer_model", json_string(dp_xfer_kind_name(m->sim.transfer_model)));
+        json_object_set_new(o, "mode", json_string(m->sim.mode == DP_MODE_BSP ? "bsp" : "async"));
+        json_t *mp = json_array();
+        for (int d = 0; d < m->n_devices; d++) json_array_append_new(mp, json_real(h->mem_peak[d]));
+        json_object_set_new(o, "memory_peak", mp);
+        json_object_set_new(o, "memory_excess", json_real(h->mem_excess));
+        json_object_set_new(o, "penalised_makespan", json_real(h->penalised_makespan / sc));
+        json_object_set_new(o, "events", json_integer(h->n_events));
+    }
+    json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    putchar('\n');
+    json_decref(o);
+}
+
+static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
+{
+    const double sc = g->time_scale;
+    const dp_cli_machine *m = &a->mach;
+    char b[40], b2[40];
+    printf("graph %s: %d ops, %d edges, %d devices, %s\n", g->name, g->n_ops, g->n_edges, m->n_devices,
+           a->assignment_file ? "assignment from file" : a->method);
+    if (r->hi) {
+        printf("machine: %s, transfer model %s%s, %s execution, queue %s\n",
+               m->topo ? m->topo->name : "identical devices (DOPPLER-compatible costs)",
+               dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
+               m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
+               m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
+    }
+    printf("makespan: %s %s\n", dp_cli_fmt(r->makespan / sc, b, sizeof b), g->time_unit);
+    if (r->ls)
+        printf("schedule length (%s's own schedule, not simulated): %s %s\n", a->method,
+               dp_cli_fmt(r->ls->makespan / sc, b, sizeof b), g->time_unit);
+    for (int d = 0; d < m->n_devices; d++) {
+        printf("device %d%s%s%s: busy %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
+               m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), 100.0 * util(r, d));
+        if (r->hi) printf(", peak memory %s %s", dp_cli_fmt(r->hi->mem_peak[d], b2, sizeof b2),
+                          g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+        putchar('\n');
+    }
+    printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
+           g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+    if (r->hi && r->hi->mem_excess > 0)
+        printf("memory over capacity by %.3g%%: penalised makespan %s %s\n", 100 * r->hi->mem_excess,
+               dp_cli_fmt(r->hi->penalised_makespan / sc, b, sizeof b), g->time_unit);
 }
 
 static int run_and_report(run_args *a)
@@ -49,83 +149,106 @@ static int run_and_report(run_args *a)
     dp_error_clear(&err);
     int status = DP_EXIT_ERROR;
     int *assign = NULL;
+    double *prio = NULL;
     dp_costs *cost = NULL;
     dp_sim *sim = NULL;
-    dp_graph *g = dp_graph_read(a->graph, a->format, &err);
-    if (!g) return dp_cli_fail(&err);
-    cost = dp_cli_machine_costs(&a->mach, g, &err);
-    if (!cost) goto fail;
+    dp_hisim *hs = NULL;
+    dp_graph *g = NULL;
+    dp_list_schedule *ls = NULL;
+    if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
+        if (dp_hetero_read(a->graph, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
+        a->mach.n_devices = cost->n_devices;
+    } else {
+        g = dp_graph_read(a->graph, a->format, &err);
+        if (!g) return dp_cli_fail(&err);
+        cost = dp_cli_machine_costs(&a->mach, g, &err);
+        if (!cost) goto fail;
+    }
+    if (a->place.device >= a->mach.n_devices) {
+        dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
+        goto fail;
+    }
+    if (a->place.device >= a->mach.n_devices) {
+        dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
+        goto fail;
+    }
     assign = dp_malloc_n(g->n_ops, sizeof(int));
-    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    prio = dp_malloc_n(g->n_ops, sizeof(double));
+    if (!assign || !prio) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    int has_prio = 0;
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
-    } else if (dp_place(a->method, g, cost, &a->place, assign, NULL, NULL, &err) != DP_OK) {
+    } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
         goto fail;
     }
-    sim = dp_sim_alloc(g, cost, &err);
-    if (!sim) goto fail;
-    dp_sim_result res;
-    if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
-    const double sc = g->time_scale;
+    /* the list schedulers' own schedule, reported beside the simulation of its assignment */
+    if (a->method && !a->assignment_file) {
+        int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *) = NULL;
+        if (strcmp(a->method, "heft") == 0) list_fn = dp_list_heft;
+        else if (strcmp(a->method, "cpop") == 0) list_fn = dp_list_cpop;
+        else if (strcmp(a->method, "peft") == 0) list_fn = dp_list_peft;
+        else if (strcmp(a->method, "etf") == 0) list_fn = dp_list_etf;
+        if (list_fn) {
+            ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
+            if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+            if (list_fn(g, cost, ls, &err) != DP_OK) goto fail;
+        }
+    }
+    /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
+    if (!has_prio) dp_costs_levels(g, cost, prio, NULL);
     const char *label = a->assignment_file ? a->assignment_file : a->method;
-    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, res.makespan / sc, &err) != DP_OK)
-        goto fail;
-    if (a->trace && dp_sim_write_trace(sim, assign, a->trace, &err) != DP_OK) goto fail;
-    char b[40];
-    if (strcmp(a->output_format, "json") == 0) {
-        json_t *o = json_object();
-        json_object_set_new(o, "graph", json_string(g->name));
-        json_object_set_new(o, "method", json_string(label));
-        json_object_set_new(o, "n_devices", json_integer(a->mach.n_devices));
-        json_object_set_new(o, "makespan", json_real(res.makespan / sc));
-        json_object_set_new(o, "units", json_string(g->time_unit));
-        json_t *busy = json_array(), *util = json_array();
-        for (int d = 0; d < res.n_devices; d++) {
-            json_array_append_new(busy, json_real(res.busy[d] / sc));
-            json_array_append_new(util, json_real(dp_sim_utilisation(&res, d)));
-        }
-        json_object_set_new(o, "busy", busy);
-        json_object_set_new(o, "utilisation", util);
-        json_object_set_new(o, "transfers", json_integer(res.n_transfers));
-        json_object_set_new(o, "transfer_volume", json_real(res.transfer_volume));
-        json_object_set_new(o, "transfer_volume_units",
-                            json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
-        json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        putchar('\n');
-        json_decref(o);
+    run_out out;
+    dp_sim_result res;
+    dp_hisim_result hres;
+    if (dp_cli_machine_needs_hisim(&a->mach)) {
+        a->mach.sim.trace = a->trace != NULL;
+        hs = dp_hisim_alloc(g, cost, a->mach.topo, &a->mach.sim, &err);
+        if (!hs) goto fail;
+        if (dp_hisim_run(hs, assign, prio, &hres, &err) != DP_OK) goto fail;
+        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres, ls};
     } else {
-        printf("graph %s: %d ops, %d edges, %d devices, %s\n", g->name, g->n_ops, g->n_edges, a->mach.n_devices,
-               a->assignment_file ? "assignment from file" : a->method);
-        printf("makespan: %s %s\n", dp_cli_fmt(res.makespan / sc, b, sizeof b), g->time_unit);
-        for (int d = 0; d < res.n_devices; d++) {
-            printf("device %d: busy %s, utilisation %.1f%%\n", d, dp_cli_fmt(res.busy[d] / sc, b, sizeof b),
-                   100.0 * dp_sim_utilisation(&res, d));
-        }
-        printf("cross-device transfers: %ld (volume %s %s)\n", res.n_transfers,
-               dp_cli_fmt(res.transfer_volume, b, sizeof b), g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+        sim = dp_sim_alloc(g, cost, &err);
+        if (!sim) goto fail;
+        if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
+        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL, ls};
     }
+    const double sc = g->time_scale;
+    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
+        goto fail;
+    if (a->trace) {
+        int rc = hs ? dp_hisim_write_trace(hs, assign, a->trace, &err) : dp_sim_write_trace(sim, assign, a->trace, &err);
+        if (rc != DP_OK) goto fail;
+    }
+    if (strcmp(a->output_format, "json") == 0) print_json(a, g, label, &out);
+    else print_text(a, g, &out);
     status = 0;
     goto done;
 fail:
     status = dp_cli_fail(&err);
 done:
     dp_sim_free(sim);
+    dp_hisim_free(hs);
+    dp_list_schedule_free(ls);
     free(assign);
+    free(prio);
     dp_costs_free(cost);
     dp_graph_free(g);
+    dp_cli_machine_free(&a->mach);
     return status;
 }
 
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
-    enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP };
+    enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
+           O_BUDGET, O_CONFIG };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
         {"seed", required_argument, NULL, O_SEED}, {"device", required_argument, NULL, O_DEVICE},
         {"out", required_argument, NULL, O_OUT}, {"trace", required_argument, NULL, O_TRACE},
         {"format-out", required_argument, NULL, O_FMT_OUT}, {"json", no_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
+        {"config", required_argument, NULL, O_CONFIG}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -152,6 +275,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_DEVICE:
             if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg);
             break;
+        case O_BUDGET:
+            if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
+                return dp_cli_usage_error(cmd, "--budget: expected a positive integer, got '%s'", optarg);
+            a.place.budget = (long)u;
+            break;
+        case O_CONFIG: a.place.config = optarg; break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;
         case O_FMT_OUT: a.output_format = optarg; break;
@@ -177,7 +306,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         dp_place(a.method, NULL, NULL, NULL, &dummy, NULL, NULL, &err);
         return dp_cli_usage_error(cmd, "%s", err.msg);
     }
-    if (a.place.device >= a.mach.n_devices)
+    if (!a.mach.topology && a.place.device >= a.mach.n_devices)
         return dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices);
     return run_and_report(&a);
 }

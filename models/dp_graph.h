@@ -130,8 +130,10 @@ dp_graph *dp_graph_read_doppler(const char *path, dp_error *err);
 dp_graph *dp_graph_read_json(const char *path, dp_error *err);
 int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err);
 
-/* Read any supported format, chosen by `format` ("doppler", "json", ...) or, when format is
- * NULL, by the file's extension (.txt -> doppler, .json -> json). */
+/* Read any supported format, chosen by `format` ("doppler", "json", "native", "wfcommons",
+ * "msr", "stg", "dot") or, when format is NULL, by the file's extension (.txt -> doppler,
+ * .json -> json, .stg -> stg, .dot/.gv -> dot). "json" tells native, WfCommons and MSR files
+ * apart by content (dp_graph_formats.h, which also has the other readers and the writers). */
 dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err);
 
 #ifdef __cplusplus

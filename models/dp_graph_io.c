@@ -1,6 +1,7 @@
 /* dp_graph_io.c: DOPPLER text and native JSON graph readers and the JSON writer. */
 #include "dp_graph.h"
 #include "dp_file.h"
+#include "dp_graph_formats.h"
 #include "dp_json.h"
 
 #include <ctype.h>
@@ -425,13 +426,21 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
         const char *dot = strrchr(dp_path_stem(path), '.');
         if (dot && strcmp(dot, ".txt") == 0) fmt = "doppler";
         else if (dot && strcmp(dot, ".json") == 0) fmt = "json";
+        else if (dot && strcmp(dot, ".stg") == 0) fmt = "stg";
+        else if (dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0)) fmt = "dot";
         else {
             dp_error_set(err, DP_EINVAL, "%s: cannot tell the graph format from the file name; give --format", path);
             return NULL;
         }
     }
     if (strcmp(fmt, "doppler") == 0) return dp_graph_read_doppler(path, err);
-    if (strcmp(fmt, "json") == 0) return dp_graph_read_json(path, err);
-    dp_error_set(err, DP_EINVAL, "%s: unknown graph format \"%s\"", path, fmt);
+    /* "json": native, WfCommons or MSR, told apart by content */
+    if (strcmp(fmt, "json") == 0) return dp_graph_read_json_any(path, err);
+    if (strcmp(fmt, "native") == 0) return dp_graph_read_json(path, err);
+    if (strcmp(fmt, "wfcommons") == 0) return dp_graph_read_wfcommons(path, DP_WFCOMMONS_BANDWIDTH_BPS, err);
+    if (strcmp(fmt, "msr") == 0) return dp_graph_read_msr(path, err);
+    if (strcmp(fmt, "stg") == 0) return dp_graph_read_stg(path, err);
+    if (strcmp(fmt, "dot") == 0) return dp_graph_read_dot(path, err);
+    dp_error_set(err, DP_EINVAL, "%s: unknown graph format \"%s\" (doppler, json, native, wfcommons, msr, stg, dot)", path, fmt);
     return NULL;
 }

@@ -174,3 +174,30 @@ int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks)
     free(s);
     return k;
 }
+
+void dp_env_device_features(const dp_env *env, int v, double *feat)
+{
+    const dp_graph *g = env->g;
+    const int D = env->n_devices, F = DP_ENV_N_DEVICE_FEATURES;
+    for (int d = 0; d < D; d++) {
+        double *f = feat + (size_t)d * F;
+        f[0] = env->dev_work[d];
+        f[1] = 0;
+        f[2] = INFINITY;
+        f[3] = 0;
+        f[4] = dp_env_est_start(env, v, d);
+    }
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        int u = g->edge_src[g->pred_edge[q]];
+        int dup = 0;
+        for (int q2 = g->pred_ptr[v]; q2 < q && !dup; q2++) dup = g->edge_src[g->pred_edge[q2]] == u;
+        if (dup) continue;
+        int d = env->assignment[u];
+        double *f = feat + (size_t)d * F;
+        f[1] += dp_costs_op(env->c, u, d);
+        if (env->est_start[u] < f[2]) f[2] = env->est_start[u];
+        if (env->est_end[u] > f[3]) f[3] = env->est_end[u];
+    }
+    for (int d = 0; d < D; d++)
+        if (feat[(size_t)d * F + 2] == INFINITY) feat[(size_t)d * F + 2] = 0;
+}

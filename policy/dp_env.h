@@ -62,6 +62,18 @@ int dp_env_step(dp_env *env, int v, int d, dp_error *err);
 /* Index of op v in the ready set, or -1. */
 int dp_env_ready_index(const dp_env *env, int v);
 
+/* The five device features the DOPPLER PLC policy sees for ready op v (Yao et al. 2026; the
+ * authors' env._compute_device_state), written to feat (n_devices, 5), row d:
+ *   0 total op time already assigned to d (dev_work)
+ *   1 total op time of v's distinct predecessors placed on d
+ *   2 earliest estimated start of those predecessors (0 when none)
+ *   3 latest estimated end of those predecessors (0 when none)
+ *   4 v's estimated earliest start on d (dp_env_est_start: inputs' arrival and d's availability;
+ *     the authors' code used the device's total assigned work here, see doc/doppler-vs-reference.md)
+ * Times in the cost model's unit. */
+#define DP_ENV_N_DEVICE_FEATURES 5
+void dp_env_device_features(const dp_env *env, int v, double *feat);
+
 /* The critical-path heuristic's choices (Kwok and Ahmad 1999, as DOPPLER's teacher):
  * SEL: the ready op of highest b-level, ties by lowest id. PLC: the device of earliest estimated
  * start for v, ties by lowest device id. */

@@ -1,5 +1,7 @@
 #include "dp_place.h"
 #include "dp_env.h"
+#include "dp_list.h"
+#include "dp_search.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -70,6 +72,13 @@ static const dp_place_method methods[] = {
     {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random},
     {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin},
     {"single", "every op on one device (--device, default 0)", dp_place_single},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact},
     {NULL, NULL, NULL},
 };
 

@@ -54,5 +54,39 @@ grep -q 'short.csv' "$tmp/err" && ok || bad "short assignment file named"
 expect_rc 1 "out into missing dir" "$D" place --graph "$G" --method cp --out "$tmp/no/dir/a.json"
 [ -z "$(ls "$tmp" | grep tmp)" ] && ok || bad "temporary file left behind"
 
+# baselines: a heterogeneous example (.in) fixes the machine; list schedulers print their own length
+cat > "$tmp/ex.in" <<'EOF2'
+3
+2
+2
+1 2 4
+1 3 4
+2 3
+3 1
+1 5
+1 2 1
+EOF2
+expect_rc 0 "place heft on .in" "$D" place --graph "$tmp/ex.in" --method heft --json
+grep -q '"n_devices":2' "$tmp/out" && grep -q '"schedule_makespan"' "$tmp/out" && ok || bad "heft on .in: devices from the file, own schedule length"
+expect_rc 0 "place cpop text" "$D" place --graph "$tmp/ex.in" --method cpop
+grep -q "schedule length (cpop's own schedule" "$tmp/out" && ok || bad "cpop prints its own schedule length"
+for m in peft etf exact local anneal; do
+    expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m --budget 200
+done
+expect_rc 0 "place exact on a graph" "$D" place --graph "$tmp/ex.in" --method exact --json
+mx=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+expect_rc 0 "place heft on a graph" "$D" place --graph "$tmp/ex.in" --method heft --json
+mh=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+awk -v x="$mx" -v h="$mh" 'BEGIN { exit !(x <= h) }' && ok || bad "exact ($mx) worse than heft ($mh)"
+echo '{"budget": 300, "t0": 0.1, "schedule": "linear"}' > "$tmp/sa.json"
+expect_rc 0 "anneal with config" "$D" place --graph "$G" --method anneal --config "$tmp/sa.json"
+echo '{"budgte": 3}' > "$tmp/bad.json"
+expect_rc 1 "anneal with a bad config" "$D" place --graph "$G" --method anneal --config "$tmp/bad.json"
+grep -q 'unknown key "budgte"' "$tmp/err" && grep -q bad.json "$tmp/err" && ok || bad "bad config named"
+expect_rc 2 "bad budget" "$D" place --graph "$G" --method anneal --budget 0
+expect_rc 1 "bad .in" "$D" place --graph "$top_srcdir/tests/bad-hetero/zero-rate.in" --method heft
+grep -q 'zero-rate.in' "$tmp/err" && ok || bad "bad .in named"
+"$D" place --help | grep -q 'heft cpop peft etf anneal local exact' && ok || bad "help lists the baseline methods"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

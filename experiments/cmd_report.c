@@ -1,0 +1,260 @@
+/* doppler report: tables and plots from a sweep's results file. */
+#include "cli.h"
+#include "commands.h"
+#include "dp_file.h"
+#include "report.h"
+#include "results.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void report_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: doppler report RESULTS.h5 --table NAME [--format md|csv|tex] [OPTIONS]\n"
+            "       doppler report RESULTS.h5 --plot bars|gantt|scatter|learning --out FILE.png|svg [OPTIONS]\n\n"
+            "Tables of a sweep's results: the mean and standard deviation of a metric over seeds\n"
+            "and repetitions, rows by graph (or any parameters), columns by method (or any\n"
+            "parameter), and with baselines the best baseline of each row and every other\n"
+            "column's ratio to it. Table layouts come from the sweep config's \"tables\" (stored in\n"
+            "the results file); built in: runs (every row, CSV), makespan, seconds.\n\n"
+            "Options:\n"
+            "  --table NAME        the table to print (--list-tables shows the config's)\n"
+            "  --format F          md (default), csv or tex\n"
+            "  --rows P[,P...]     row parameters (default graph)\n"
+            "  --cols P            column parameter (default method)\n"
+            "  --metric M          makespan, seconds, episodes, seconds_per_episode, metrics.NAME\n"
+            "  --baselines A,B     column values that are baselines (adds best baseline, ratios)\n"
+            "  --where P=V         only runs whose parameter P is V (repeatable)\n"
+            "  --out FILE          write the table or plot to FILE (atomically; default stdout)\n"
+            "  --plot KIND         bars: the table as bars (ratios to the best baseline when it has\n"
+            "                      baselines); gantt: the schedule of one run (--run KEY|INDEX);\n"
+            "                      scatter: --x METRIC against --y METRIC, one point per run\n"
+            "  --run KEY|INDEX     the run a Gantt chart shows\n"
+            "  --x M, --y M        the metrics of a scatter plot\n"
+            "  --plot learning     makespan against episode, one colour per stage, of a training\n"
+            "                      run (--run KEY|INDEX) or of --trajectory FILE; --window N\n"
+            "                      episodes in the moving mean (default: episodes / 50)\n"
+            "  --list-tables       the table names of the stored config\n"
+            "  -h, --help          this help\n");
+}
+
+static int add_where(json_t *filter, const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg) return -1;
+    char name[256];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg);
+    const char *val = eq + 1;
+    /* a number or boolean when it reads as one, else a string */
+    json_error_t je;
+    json_t *v = json_loads(val, JSON_DECODE_ANY, &je);
+    if (!v || json_is_object(v) || json_is_array(v) || json_is_null(v)) {
+        json_decref(v);
+        v = json_string(val);
+    }
+    json_t *old = json_object_get(filter, name);
+    if (old) {
+        if (!json_is_array(old)) {
+            json_t *a = json_array();
+            json_array_append(a, old);
+            json_object_set_new(filter, name, a);
+            old = a;
+        }
+        json_array_append_new(old, v);
+    } else json_object_set_new(filter, name, v);
+    return 0;
+}
+
+static const dp_result *find_run(const dp_result *rows, long n, const char *id)
+{
+    for (long i = 0; i < n; i++)
+        if (strcmp(rows[i].key, id) == 0) return &rows[i];
+    char *end;
+    long k = strtol(id, &end, 10);
+    if (*id && !*end)
+        for (long i = 0; i < n; i++)
+            if (rows[i].index == k) return &rows[i];
+    return NULL;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_HELP };
+    static const struct option opts[] = {
+        {"table", required_argument, NULL, O_TABLE}, {"format", required_argument, NULL, O_FORMAT},
+        {"rows", required_argument, NULL, O_ROWS}, {"cols", required_argument, NULL, O_COLS},
+        {"metric", required_argument, NULL, O_METRIC}, {"baselines", required_argument, NULL, O_BASE},
+        {"where", required_argument, NULL, O_WHERE}, {"out", required_argument, NULL, O_OUT},
+        {"plot", required_argument, NULL, O_PLOT}, {"run", required_argument, NULL, O_RUN},
+        {"x", required_argument, NULL, O_X}, {"y", required_argument, NULL, O_Y},
+        {"list-tables", no_argument, NULL, O_LIST}, {"trajectory", required_argument, NULL, O_TRAJ},
+        {"window", required_argument, NULL, O_WINDOW}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
+    const char *table = NULL, *format = "md", *rows_opt = NULL, *cols = NULL, *metric = NULL, *base = NULL;
+    const char *out = NULL, *plotk = NULL, *run_id = NULL, *xm = "makespan", *ym = "metrics.measured_makespan";
+    const char *traj = NULL;
+    int list = 0, window = 0;
+    json_t *where = json_object();
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_TABLE: table = optarg; break;
+        case O_FORMAT: format = optarg; break;
+        case O_ROWS: rows_opt = optarg; break;
+        case O_COLS: cols = optarg; break;
+        case O_METRIC: metric = optarg; break;
+        case O_BASE: base = optarg; break;
+        case O_WHERE:
+            if (add_where(where, optarg) != 0) { json_decref(where); return dp_cli_usage_error("report", "--where: expected PARAM=VALUE, got '%s'", optarg); }
+            break;
+        case O_OUT: out = optarg; break;
+        case O_PLOT: plotk = optarg; break;
+        case O_RUN: run_id = optarg; break;
+        case O_X: xm = optarg; break;
+        case O_Y: ym = optarg; break;
+        case O_LIST: list = 1; break;
+        case O_TRAJ: traj = optarg; break;
+        case O_WINDOW:
+            if (dp_cli_parse_int(optarg, 1, 1000000, &window) != 0) { json_decref(where); return dp_cli_usage_error("report", "--window: expected a positive integer, got '%s'", optarg); }
+            break;
+        case 'h':
+        case O_HELP: json_decref(where); report_usage(stdout); return 0;
+        default: json_decref(where); return dp_cli_usage_error("report", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc && !traj) { json_decref(where); return dp_cli_usage_error("report", "RESULTS.h5 is required"); }
+    const char *path = optind < argc ? argv[optind++] : NULL;
+    if (optind < argc) { json_decref(where); return dp_cli_usage_error("report", "unexpected argument '%s'", argv[optind]); }
+    if (strcmp(format, "md") != 0 && strcmp(format, "csv") != 0 && strcmp(format, "tex") != 0) {
+        json_decref(where);
+        return dp_cli_usage_error("report", "--format: md, csv or tex, got '%s'", format);
+    }
+    if (plotk && strcmp(plotk, "bars") != 0 && strcmp(plotk, "gantt") != 0 && strcmp(plotk, "scatter") != 0 &&
+        strcmp(plotk, "learning") != 0) {
+        json_decref(where);
+        return dp_cli_usage_error("report", "--plot: bars, gantt, scatter or learning, got '%s'", plotk);
+    }
+    if (plotk && strcmp(plotk, "learning") == 0 && !run_id && !traj) {
+        json_decref(where);
+        return dp_cli_usage_error("report", "--plot learning needs --run KEY|INDEX (a training run) or --trajectory FILE");
+    }
+    if (plotk && strcmp(plotk, "learning") == 0 && traj) {
+        json_decref(where);
+        dp_error e;
+        dp_error_clear(&e);
+        if (!out) return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg");
+        return dp_report_plot_learning(traj, NULL, window, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
+    }
+    if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
+    if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
+    if (plotk && strcmp(plotk, "gantt") == 0 && !run_id) { json_decref(where); return dp_cli_usage_error("report", "--plot gantt needs --run KEY|INDEX"); }
+    if (!plotk && !table && !list) { json_decref(where); return dp_cli_usage_error("report", "give --table NAME, --plot KIND or --list-tables"); }
+
+    dp_error err;
+    dp_error_clear(&err);
+    dp_result *rows = NULL;
+    long n = 0;
+    char *config = NULL;
+    int status = 0;
+    dp_report_spec spec;
+    dp_report_table t;
+    memset(&t, 0, sizeof t);
+    if (dp_report_spec_init(&spec) != DP_OK) { json_decref(where); return dp_cli_fail(NULL); }
+    if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (list) {
+        json_error_t je;
+        json_t *cfg = json_loads(config, 0, &je);
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(cfg, "tables"), k, v) {
+            json_t *title = json_object_get(v, "title");
+            printf("%s\t%s\n", k, json_is_string(title) ? json_string_value(title) : "");
+        }
+        json_decref(cfg);
+        printf("runs\t(built in) every row\nmakespan\t(built in) makespan by graph and method\nseconds\t(built in) seconds by graph and method\n");
+        goto done;
+    }
+    if (table && strcmp(table, "runs") == 0 && !plotk) {
+        char tmp[PATH_MAX + 64];
+        FILE *f = out ? dp_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
+        if (!f) { status = dp_cli_fail(&err); goto done; }
+        long m = 0;
+        for (long i = 0; i < n; i++) if (dp_report_filter_match(&rows[i], where)) rows[m++] = rows[i]; else dp_result_free(&rows[i]);
+        n = m;
+        if (dp_report_write_runs(f, rows, n, &err) != DP_OK || (out && dp_atomic_commit(f, tmp, out, &err) != DP_OK)) status = dp_cli_fail(&err);
+        goto done;
+    }
+    if (table) {
+        int found = 0;
+        if (dp_report_spec_from_config(&spec, config, table, &found, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+        if (!found) {
+            if (strcmp(table, "seconds") == 0) { free(spec.metric); spec.metric = strdup("seconds"); }
+            else if (strcmp(table, "makespan") != 0) {
+                status = dp_cli_usage_error("report", "no table '%s' in %s (see --list-tables)", table, path);
+                goto done;
+            }
+        }
+    }
+    if (rows_opt) dp_report_spec_set_list(&spec.rows, &spec.n_rows, rows_opt);
+    if (cols) { free(spec.cols); spec.cols = strdup(cols); }
+    if (metric) { free(spec.metric); spec.metric = strdup(metric); }
+    if (base) dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, base);
+    if (json_object_size(where)) {
+        if (!spec.filter) spec.filter = json_object();
+        json_object_update(spec.filter, where);
+    }
+    if (plotk && (strcmp(plotk, "gantt") == 0 || strcmp(plotk, "learning") == 0)) {
+        const dp_result *r = find_run(rows, n, run_id);
+        if (!r) { status = dp_cli_usage_error("report", "no run '%s' in %s (give a key or an index)", run_id, path); goto done; }
+        char dir[PATH_MAX];
+        const char *slash = strrchr(path, '/');
+        snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+        if (strcmp(plotk, "gantt") == 0) {
+            if (dp_report_plot_gantt(r, dir, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        } else if (!r->trajectory[0]) {
+            status = dp_cli_usage_error("report", "run %s (%s) has no trajectory file: learning curves come from training methods", r->key, r->method);
+        } else {
+            char tpath[2 * PATH_MAX], title[512];
+            if (r->trajectory[0] == '/') snprintf(tpath, sizeof tpath, "%s", r->trajectory);
+            else snprintf(tpath, sizeof tpath, "%s/%s", dir, r->trajectory);
+            char g[256];
+            json_error_t je;
+            json_t *pj = json_loads(r->params, 0, &je);
+            dp_report_value_label("graph", json_object_get(pj, "graph"), NULL, g, sizeof g);
+            json_decref(pj);
+            snprintf(title, sizeof title, "%s on %s, seed %ld (run %s)", r->method, g, r->seed, r->key);
+            if (dp_report_plot_learning(tpath, title, window, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        }
+        goto done;
+    }
+    if (plotk && strcmp(plotk, "scatter") == 0) {
+        if (dp_report_plot_scatter(rows, n, xm, ym, spec.filter, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        goto done;
+    }
+    if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (plotk) {
+        if (dp_report_plot_bars(&t, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        goto done;
+    }
+    {
+        char tmp[PATH_MAX + 64];
+        FILE *f = out ? dp_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
+        if (!f) { status = dp_cli_fail(&err); goto done; }
+        if (dp_report_write(f, &t, format, &err) != DP_OK) {
+            if (out) dp_atomic_abort(f, tmp);
+            status = dp_cli_fail(&err);
+        } else if (out && dp_atomic_commit(f, tmp, out, &err) != DP_OK) status = dp_cli_fail(&err);
+    }
+done:
+    dp_report_table_free(&t);
+    dp_report_spec_free(&spec);
+    for (long i = 0; i < n; i++) dp_result_free(&rows[i]);
+    free(rows);
+    free(config);
+    json_decref(where);
+    return status;
+}

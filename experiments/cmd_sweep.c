@@ -1,0 +1,126 @@
+/* doppler sweep: expand a sweep config and run it (local process pool, MPI ranks or a shard),
+ * appending each finished run to the results file. */
+#include "cli.h"
+#include "commands.h"
+#include "sweep.h"
+#include "sweep_exec.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void sweep_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: doppler sweep CONFIG [--jobs N] [--out RESULTS.h5] [--shard I/N] [OPTIONS]\n"
+            "       mpirun -n K doppler sweep CONFIG [--out RESULTS.h5]\n"
+            "       doppler sweep CONFIG --merge SHARD.h5... --out RESULTS.h5\n\n"
+            "Expand a sweep config (a grid over graphs, machines, methods, seeds and hyperparameters;\n"
+            "doc/sweep-format.md) and run every run, appending each finished run at once to the\n"
+            "results file (HDF5, /runs) and to the CSV beside it. Started again, a sweep skips the\n"
+            "runs already in the file, so a killed sweep loses only the runs that were running.\n\n"
+            "Options:\n"
+            "  --out FILE        results file (default NAME.h5, NAME from the config); the CSV is\n"
+            "                    FILE with .csv, run files go to FILE without .h5 plus .runs/KEY/\n"
+            "  --jobs N          runs at once in the local pool of worker processes (default: one\n"
+            "                    per core); under mpirun each rank but 0 runs one at a time\n"
+            "  --shard I/N       only the runs whose index mod N is I (Slurm job arrays); merge\n"
+            "                    the shards' files afterwards with --merge\n"
+            "  --merge FILE...   put the rows of these results files (shards) into --out\n"
+            "  --retry-failed    run again the runs recorded as failed\n"
+            "  --timeout S       kill a run after S seconds (recorded as failed)\n"
+            "  --list            print the runs (index, key, parameters) and exit\n"
+            "  --quiet           no progress lines on stderr\n"
+            "  -h, --help        this help\n\n"
+            "Exit status: 0 when every run succeeded, 1 when a run failed or on errors, 2 usage.\n"
+            "This build %s MPI.\n",
+            dp_sweep_have_mpi() ? "has" : "does not have (configure --with-mpi)");
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    int mpi = dp_sweep_mpi_init(&argc, &argv);
+    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_HELP };
+    static const struct option opts[] = {
+        {"jobs", required_argument, NULL, O_JOBS}, {"out", required_argument, NULL, O_OUT},
+        {"shard", required_argument, NULL, O_SHARD}, {"merge", no_argument, NULL, O_MERGE},
+        {"retry-failed", no_argument, NULL, O_RETRY}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"list", no_argument, NULL, O_LIST}, {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
+    dp_sweep_options o;
+    dp_sweep_options_init(&o);
+    o.out = NULL;
+    int merge = 0, list = 0;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "hj:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+        case O_JOBS:
+            if (dp_cli_parse_int(optarg, 1, 4096, &o.jobs) != 0) return dp_cli_usage_error("sweep", "--jobs: expected 1..4096, got '%s'", optarg);
+            break;
+        case 'o':
+        case O_OUT: o.out = optarg; break;
+        case O_SHARD:
+            if (dp_sweep_parse_shard(optarg, &o.shard_i, &o.shard_n) != 0)
+                return dp_cli_usage_error("sweep", "--shard: expected I/N with 0 <= I < N, got '%s'", optarg);
+            break;
+        case O_MERGE: merge = 1; break;
+        case O_RETRY: o.retry_failed = 1; break;
+        case O_TIMEOUT:
+            if (dp_cli_parse_double(optarg, &o.timeout_s) != 0 || !(o.timeout_s > 0))
+                return dp_cli_usage_error("sweep", "--timeout: expected a positive number of seconds, got '%s'", optarg);
+            break;
+        case O_LIST: list = 1; break;
+        case O_QUIET: o.progress = 0; break;
+        case 'h':
+        case O_HELP: sweep_usage(stdout); return 0;
+        default: return dp_cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return dp_cli_usage_error("sweep", "CONFIG is required");
+    const char *config = argv[optind++];
+    if (!merge && optind < argc) return dp_cli_usage_error("sweep", "unexpected argument '%s'", argv[optind]);
+    if (merge && optind >= argc) return dp_cli_usage_error("sweep", "--merge needs the results files to merge");
+    if (merge && o.shard_n > 1) return dp_cli_usage_error("sweep", "--merge and --shard do not go together");
+
+    dp_error err;
+    dp_error_clear(&err);
+    dp_sweep *s = dp_sweep_load(config, &err);
+    if (!s) return dp_cli_fail(&err);
+    char def_out[1024];
+    if (!o.out) {
+        snprintf(def_out, sizeof def_out, "%s.h5", s->name);
+        o.out = def_out;
+    }
+    if (list) {
+        for (long k = 0; k < s->n_runs; k++)
+            if (dp_sweep_in_shard(k, o.shard_i, o.shard_n)) printf("%ld\t%s\t%s\n", k, s->runs[k].key, s->runs[k].params_text);
+        dp_sweep_free(s);
+        return 0;
+    }
+    dp_sweep_summary sum;
+    int rc;
+    if (merge) rc = dp_sweep_merge(s, &o, argv + optind, argc - optind, &sum, &err);
+    else if (mpi) rc = dp_sweep_execute_mpi(s, &o, &sum, &err);
+    else rc = dp_sweep_execute(s, &o, &sum, &err);
+    int status = 0;
+    if (rc != DP_OK) status = dp_cli_fail(&err);
+    else if (sum.total > 0 || merge) {
+        if (merge) {
+            long missing = 0;
+            fprintf(stderr, "doppler sweep %s: merged %ld rows into %s (%ld were there)", s->name, sum.done, o.out, sum.skipped);
+            missing = sum.total - sum.skipped - sum.done;
+            if (missing > 0) fprintf(stderr, "; %ld runs of the config are in none of the files", missing);
+            fprintf(stderr, "\n");
+        }
+        if (sum.failed > 0) {
+            fprintf(stderr, "doppler sweep %s: %ld of %ld runs failed (see the error column of %s)\n", s->name, sum.failed,
+                    sum.done, o.out);
+            status = DP_EXIT_ERROR;
+        }
+    }
+    dp_sweep_free(s);
+    return status;
+}

@@ -1,0 +1,1131 @@
+/* report.c: tables and gnuplot plots from sweep results (see report.h). */
+#include "report.h"
+#include "cli.h"
+#include "dp_file.h"
+#include "dp_sim.h"
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gsl/gsl_statistics_double.h>
+#include <hdf5.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *xstrdup(const char *s)
+{
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+static void free_list(char **l, int n)
+{
+    for (int i = 0; i < n; i++) free(l[i]);
+    free(l);
+}
+
+/* ----------------------------------------------------------- the spec ---- */
+
+int dp_report_spec_init(dp_report_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    s->digits = 4;
+    s->cols = xstrdup("method");
+    s->metric = xstrdup("makespan");
+    if (!s->cols || !s->metric || dp_report_spec_set_list(&s->rows, &s->n_rows, "graph") != DP_OK) {
+        dp_report_spec_free(s);
+        return DP_ENOMEM;
+    }
+    return DP_OK;
+}
+
+void dp_report_spec_free(dp_report_spec *s)
+{
+    free_list(s->rows, s->n_rows);
+    free_list(s->baselines, s->n_baselines);
+    free(s->cols);
+    free(s->metric);
+    free(s->title);
+    json_decref(s->filter);
+    json_decref(s->labels);
+    json_decref(s->columns);
+    memset(s, 0, sizeof *s);
+}
+
+int dp_report_spec_set_list(char ***list, int *n, const char *csv)
+{
+    free_list(*list, *n);
+    *list = NULL;
+    *n = 0;
+    if (!csv || !*csv) return DP_OK;
+    int cap = 1;
+    for (const char *p = csv; *p; p++) cap += *p == ',';
+    char **l = calloc((size_t)cap, sizeof *l);
+    if (!l) return DP_ENOMEM;
+    int k = 0;
+    const char *p = csv;
+    while (*p) {
+        const char *q = strchr(p, ',');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len > 0) {
+            l[k] = malloc(len + 1);
+            if (!l[k]) { free_list(l, k); return DP_ENOMEM; }
+            memcpy(l[k], p, len);
+            l[k][len] = '\0';
+            k++;
+        }
+        if (!q) break;
+        p = q + 1;
+    }
+    *list = l;
+    *n = k;
+    return DP_OK;
+}
+
+/* A field that is a string or an array of strings, as a list. */
+static int json_list(const json_t *v, char ***list, int *n, const char *where, dp_error *err)
+{
+    if (json_is_string(v)) return dp_report_spec_set_list(list, n, json_string_value(v)) == DP_OK ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (!json_is_array(v)) return dp_error_set(err, DP_EINVAL, "%s: expected a string or an array of strings", where);
+    free_list(*list, *n);
+    *n = 0;
+    *list = calloc(json_array_size(v) + 1, sizeof(char *));
+    if (!*list) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        json_t *x = json_array_get(v, i);
+        if (!json_is_string(x)) return dp_error_set(err, DP_EINVAL, "%s[%zu]: expected a string", where, i);
+        (*list)[(*n)++] = xstrdup(json_string_value(x));
+    }
+    return DP_OK;
+}
+
+int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *name, dp_error *err)
+{
+    if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "tables.%s: expected an object", name);
+    const char *k;
+    json_t *v;
+    char where[256];
+    json_object_foreach((json_t *)o, k, v) {
+        snprintf(where, sizeof where, "tables.%s.%s", name, k);
+        if (strcmp(k, "rows") == 0) {
+            if (json_list(v, &s->rows, &s->n_rows, where, err) != DP_OK) return DP_EINVAL;
+        } else if (strcmp(k, "baselines") == 0) {
+            if (json_list(v, &s->baselines, &s->n_baselines, where, err) != DP_OK) return DP_EINVAL;
+        } else if (strcmp(k, "cols") == 0 || strcmp(k, "metric") == 0 || strcmp(k, "title") == 0) {
+            if (!json_is_string(v)) return dp_error_set(err, DP_EINVAL, "%s: expected a string", where);
+            char **f = strcmp(k, "cols") == 0 ? &s->cols : strcmp(k, "metric") == 0 ? &s->metric : &s->title;
+            free(*f);
+            *f = xstrdup(json_string_value(v));
+        } else if (strcmp(k, "filter") == 0 || strcmp(k, "labels") == 0) {
+            if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "%s: expected an object", where);
+            json_t **f = strcmp(k, "filter") == 0 ? &s->filter : &s->labels;
+            json_decref(*f);
+            *f = json_incref(v);
+        } else if (strcmp(k, "columns") == 0) {
+            if (!json_is_array(v) || json_array_size(v) == 0) return dp_error_set(err, DP_EINVAL, "%s: expected a non-empty array of column objects", where);
+            for (size_t c = 0; c < json_array_size(v); c++) {
+                json_t *col = json_array_get(v, c);
+                const char *ck;
+                json_t *cv;
+                if (!json_is_object(col) || !json_is_string(json_object_get(col, "label")))
+                    return dp_error_set(err, DP_EINVAL, "%s[%zu]: a column is an object with a \"label\"", where, c);
+                json_object_foreach(col, ck, cv) {
+                    int ok = (strcmp(ck, "label") == 0) || (strcmp(ck, "where") == 0 && json_is_object(cv)) ||
+                             (strcmp(ck, "metric") == 0 && json_is_string(cv)) || (strcmp(ck, "baseline") == 0 && json_is_boolean(cv)) ||
+                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0;
+                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object)", where, c, ck);
+                }
+            }
+            json_decref(s->columns);
+            s->columns = json_incref(v);
+        } else if (strcmp(k, "digits") == 0) {
+            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 17)
+                return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..17", where);
+            s->digits = (int)json_integer_value(v);
+        } else if (strcmp(k, "comment") != 0) {
+            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, columns, metric, baselines, filter, labels, title, digits, comment)", name, k);
+        }
+    }
+    return DP_OK;
+}
+
+int dp_report_spec_from_config(dp_report_spec *s, const char *config_text, const char *name, int *found, dp_error *err)
+{
+    *found = 0;
+    if (!config_text || !*config_text) return DP_OK;
+    json_error_t je;
+    json_t *cfg = json_loads(config_text, 0, &je);
+    if (!cfg) return dp_error_set(err, DP_EINVAL, "the stored sweep config does not parse: %s", je.text);
+    json_t *t = json_object_get(json_object_get(cfg, "tables"), name);
+    int rc = DP_OK;
+    if (t) {
+        *found = 1;
+        rc = dp_report_spec_from_json(s, t, name, err);
+    }
+    json_decref(cfg);
+    return rc;
+}
+
+/* ------------------------------------------------------------- values ---- */
+
+void dp_report_value_label(const char *param, const json_t *value, const json_t *labels, char *buf, size_t cap)
+{
+    if (!value) snprintf(buf, cap, "-");
+    else if (json_is_string(value)) {
+        const char *s = json_string_value(value);
+        if (strcmp(param, "graph") == 0 && strncmp(s, "gen:", 4) == 0) {
+            snprintf(buf, cap, "%s", s + 4);
+        } else if (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0) {
+            const char *b = strrchr(s, '/');
+            if (!b) b = strrchr(s, ':');
+            b = b ? b + 1 : s;
+            const char *dot = strrchr(b, '.');
+            snprintf(buf, cap, "%.*s", (int)(dot && dot != b ? (size_t)(dot - b) : strlen(b)), b);
+        } else snprintf(buf, cap, "%s", s);
+    } else {
+        char *t = json_dumps(value, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+        snprintf(buf, cap, "%s", t ? t : "?");
+        free(t);
+    }
+    json_t *l = labels ? json_object_get(labels, buf) : NULL;
+    if (json_is_string(l)) snprintf(buf, cap, "%s", json_string_value(l));
+}
+
+double dp_report_metric(const dp_result *r, const char *metric, int *known)
+{
+    *known = 1;
+    if (strcmp(metric, "makespan") == 0) return r->makespan;
+    if (strcmp(metric, "seconds") == 0) return r->seconds;
+    if (strcmp(metric, "episodes") == 0) return (double)r->episodes;
+    if (strcmp(metric, "seconds_per_episode") == 0) return r->episodes > 0 ? r->seconds / (double)r->episodes : NAN;
+    if (strncmp(metric, "metrics.", 8) == 0) {
+        json_error_t je;
+        json_t *m = json_loads(r->metrics, 0, &je);
+        json_t *v = json_object_get(m, metric + 8);
+        double x = json_is_number(v) ? json_number_value(v) : NAN;
+        json_decref(m);
+        return x;
+    }
+    *known = 0;
+    return NAN;
+}
+
+static int value_matches(const json_t *v, const json_t *want)
+{
+    if (json_is_array(want)) {
+        for (size_t i = 0; i < json_array_size(want); i++)
+            if (json_equal((json_t *)v, json_array_get(want, i))) return 1;
+        return 0;
+    }
+    return json_equal((json_t *)v, (json_t *)want);
+}
+
+int dp_report_filter_match(const dp_result *r, const json_t *filter)
+{
+    if (!filter || json_object_size(filter) == 0) return 1;
+    json_error_t je;
+    json_t *p = json_loads(r->params, 0, &je);
+    int ok = 1;
+    const char *k;
+    json_t *want;
+    json_object_foreach((json_t *)filter, k, want) {
+        json_t *v = json_object_get(p, k);
+        if (strcmp(k, "status") == 0) {
+            json_t *s = json_string(r->status);
+            ok = value_matches(s, want);
+            json_decref(s);
+        } else ok = v && value_matches(v, want);
+        if (!ok) break;
+    }
+    json_decref(p);
+    return ok;
+}
+
+/* ------------------------------------------------------------- tables ---- */
+
+static int find_label(char **labels, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(labels[i], s) == 0) return i;
+    return -1;
+}
+
+void dp_report_table_free(dp_report_table *t)
+{
+    free(t->title);
+    free(t->metric);
+    free(t->units);
+    free_list(t->key_names, t->n_keys);
+    free_list(t->row_keys, t->n_rows * t->n_keys);
+    free_list(t->col_labels, t->n_cols);
+    free(t->mean);
+    free(t->sd);
+    free(t->n);
+    free(t->n_failed);
+    free(t->is_baseline);
+    free(t->is_reference);
+    free(t->best);
+    memset(t, 0, sizeof *t);
+}
+
+/* Is `metric` a name dp_report_metric knows? */
+static int metric_known(const char *metric)
+{
+    int known;
+    dp_result probe;
+    memset(&probe, 0, sizeof probe);
+    probe.metrics = (char *)"{}";
+    dp_report_metric(&probe, metric, &known);
+    return known;
+}
+
+static int grow(void **a, int *cap, int n, size_t sz)
+{
+    if (n < *cap) return 0;
+    int nc = *cap ? *cap * 2 : 16;
+    void *b = realloc(*a, (size_t)nc * sz);
+    if (!b) return -1;
+    *a = b;
+    *cap = nc;
+    return 0;
+}
+
+int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t, dp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!metric_known(spec->metric))
+        return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\" (makespan, seconds, episodes, seconds_per_episode, metrics.NAME)", spec->metric);
+    if (spec->n_rows < 1) return dp_error_set(err, DP_EINVAL, "a table needs at least one row parameter");
+    size_t NX = spec->columns ? json_array_size(spec->columns) : 0;
+    for (size_t c = 0; c < NX; c++) {
+        json_t *col = json_array_get(spec->columns, c);
+        json_t *m = json_object_get(col, "metric");
+        if (json_is_string(m) && !metric_known(json_string_value(m)))
+            return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
+    }
+    const int K = spec->n_rows;
+    int *run_row = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    int *run_col = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    char **rk = NULL, **cl = NULL, **rjoin = NULL;
+    int nr = 0, nc = 0, rcap = 0, ccap = 0, rkcap = 0;
+    char *units = xstrdup("");
+    double *vals = NULL;
+    int rc = DP_OK;
+    if (!run_row || !run_col || !units) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (NX) {
+        nc = ccap = (int)NX;
+        cl = calloc(NX, sizeof(char *));
+        if (!cl) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        for (size_t c = 0; c < NX; c++) cl[c] = xstrdup(json_string_value(json_object_get(json_array_get(spec->columns, c), "label")));
+    }
+    /* rows (and, without explicit columns, columns) in order of first appearance */
+    for (long i = 0; i < n; i++) {
+        run_row[i] = run_col[i] = -1;
+        if (!dp_report_filter_match(&rows[i], spec->filter)) continue;
+        json_error_t je;
+        json_t *p = json_loads(rows[i].params, 0, &je);
+        if (!p) continue;
+        char lab[512], join[4096] = "";
+        for (int k = 0; k < K; k++) {
+            dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+            if (k) strncat(join, " / ", sizeof join - strlen(join) - 1);
+            strncat(join, lab, sizeof join - strlen(join) - 1);
+        }
+        int r = find_label(rjoin, nr, join);
+        if (r < 0) {
+            if (grow((void **)&rjoin, &rcap, nr, sizeof(char *))) {
+                json_decref(p);
+                rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+                goto fail;
+            }
+            while (rkcap < (nr + 1) * K) {
+                if (grow((void **)&rk, &rkcap, rkcap, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            }
+            for (int k = 0; k < K; k++) {
+                dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+                rk[(size_t)nr * K + k] = xstrdup(lab);
+            }
+            rjoin[nr] = xstrdup(join);
+            r = nr++;
+        }
+        run_row[i] = r;
+        if (!NX) {
+            dp_report_value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, lab, sizeof lab);
+            int c = find_label(cl, nc, lab);
+            if (c < 0) {
+                if (grow((void **)&cl, &ccap, nc, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+                cl[nc] = xstrdup(lab);
+                c = nc++;
+            }
+            run_col[i] = c;
+        }
+        json_decref(p);
+        if (strcmp(rows[i].status, "ok") == 0 && rows[i].units[0]) {
+            /* the distinct units, "; "-joined */
+            const char *u = rows[i].units;
+            int seen = 0;
+            size_t L = strlen(u);
+            for (const char *q = units; !seen && (q = strstr(q, u)) != NULL; q++)
+                seen = (q == units || q[-1] == ' ') && (q[L] == ';' || q[L] == '\0');
+            if (!seen) {
+                size_t NL = strlen(units) + L + 3;
+                char *nu = malloc(NL);
+                if (nu) {
+                    snprintf(nu, NL, "%s%s%s", units, *units ? "; " : "", u);
+                    free(units);
+                    units = nu;
+                }
+            }
+        }
+    }
+    size_t cells = (size_t)(nr ? nr : 1) * (nc ? nc : 1);
+    t->mean = dp_malloc_n(cells, sizeof(double));
+    t->sd = dp_malloc_n(cells, sizeof(double));
+    t->n = dp_calloc_n(cells, sizeof(long));
+    t->n_failed = dp_calloc_n(cells, sizeof(long));
+    t->is_baseline = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
+    t->is_reference = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
+    t->best = dp_malloc_n(nr ? (size_t)nr : 1, sizeof(int));
+    vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
+    if (!t->mean || !t->sd || !t->n || !t->n_failed || !t->is_baseline || !t->is_reference || !t->best || !vals) {
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        goto fail;
+    }
+    for (int c = 0; c < nc; c++) {
+        json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
+        json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
+        json_t *jm = json_object_get(col, "metric");
+        const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
+        t->is_reference[c] = values != NULL;
+        for (int r = 0; r < nr; r++) {
+            size_t cell = (size_t)r * nc + c;
+            if (values) {
+                /* published figures: shown as they are, no runs behind them */
+                json_t *v = json_object_get(values, rjoin[r]);
+                t->mean[cell] = json_is_number(v) ? json_number_value(v) : NAN;
+                t->sd[cell] = NAN;
+                continue;
+            }
+            size_t m = 0;
+            long failed = 0;
+            for (long i = 0; i < n; i++) {
+                if (run_row[i] != r) continue;
+                if (NX ? !dp_report_filter_match(&rows[i], where) : run_col[i] != c) continue;
+                int known;
+                double x = strcmp(rows[i].status, "ok") == 0 ? dp_report_metric(&rows[i], metric, &known) : NAN;
+                if (isnan(x)) { failed++; continue; }
+                vals[m++] = x;
+            }
+            t->n[cell] = (long)m;
+            t->n_failed[cell] = failed;
+            t->mean[cell] = m ? gsl_stats_mean(vals, 1, m) : NAN;
+            t->sd[cell] = m >= 2 ? gsl_stats_sd(vals, 1, m) : NAN;
+        }
+        if (json_is_true(json_object_get(col, "baseline"))) t->is_baseline[c] = 1;
+        for (int b = 0; b < spec->n_baselines; b++) {
+            char lab[512];
+            json_t *sv = json_string(spec->baselines[b]);
+            dp_report_value_label(spec->cols, sv, spec->labels, lab, sizeof lab);
+            json_decref(sv);
+            if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
+        }
+    }
+    for (int r = 0; r < nr; r++) {
+        t->best[r] = -1;
+        for (int c = 0; c < nc; c++) {
+            double m = t->mean[(size_t)r * nc + c];
+            if (t->is_baseline[c] && !isnan(m) && (t->best[r] < 0 || m < t->mean[(size_t)r * nc + t->best[r]])) t->best[r] = c;
+        }
+    }
+    t->n_keys = K;
+    t->key_names = calloc((size_t)K, sizeof(char *));
+    if (!t->key_names) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    for (int k = 0; k < K; k++) t->key_names[k] = xstrdup(spec->rows[k]);
+    t->n_rows = nr;
+    t->n_cols = nc;
+    t->row_keys = rk;
+    t->col_labels = cl;
+    t->title = xstrdup(spec->title ? spec->title : "");
+    t->metric = xstrdup(spec->metric);
+    t->units = units;
+    t->digits = spec->digits;
+    free_list(rjoin, nr);
+    free(run_row);
+    free(run_col);
+    free(vals);
+    return DP_OK;
+fail:
+    free_list(rjoin, nr);
+    free_list(rk, nr * K);
+    free_list(cl, nc);
+    free(units);
+    free(run_row);
+    free(run_col);
+    free(vals);
+    t->n_rows = t->n_cols = t->n_keys = 0;
+    t->row_keys = t->col_labels = NULL;
+    t->units = NULL;
+    dp_report_table_free(t);
+    return rc;
+}
+
+static void fmt_g(double x, int digits, char *buf, size_t cap)
+{
+    if (isnan(x)) snprintf(buf, cap, "-");
+    else snprintf(buf, cap, "%.*g", digits, x);
+}
+
+/* the ratio columns: every column that is not a baseline, when there are baselines */
+static int has_ratios(const dp_report_table *t)
+{
+    for (int c = 0; c < t->n_cols; c++)
+        if (t->is_baseline[c]) return 1;
+    return 0;
+}
+
+static void put_escaped(FILE *f, const char *s, int tex)
+{
+    for (; *s; s++) {
+        if (tex && strchr("_%&#$", *s)) fputc('\\', f);
+        if (!tex && *s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_error *err)
+{
+    int md = strcmp(format, "md") == 0, csv = strcmp(format, "csv") == 0, tex = strcmp(format, "tex") == 0;
+    if (!md && !csv && !tex) return dp_error_set(err, DP_EINVAL, "unknown format \"%s\" (md, csv, tex)", format);
+    int ratios = has_ratios(t);
+    char a[64], b[64];
+    const int NC = t->n_cols;
+    if (csv) {
+        for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->key_names[k]);
+        for (int c = 0; c < NC; c++) fprintf(f, ",%s mean,%s sd,%s n", t->col_labels[c], t->col_labels[c], t->col_labels[c]);
+        if (ratios) {
+            fprintf(f, ",best baseline");
+            for (int c = 0; c < NC; c++) if (!t->is_baseline[c] && !t->is_reference[c]) fprintf(f, ",%s / best baseline", t->col_labels[c]);
+        }
+        fputc('\n', f);
+        for (int r = 0; r < t->n_rows; r++) {
+            for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->row_keys[(size_t)r * t->n_keys + k]);
+            for (int c = 0; c < NC; c++) {
+                size_t i = (size_t)r * NC + c;
+                fmt_g(t->mean[i], 17, a, sizeof a);
+                fmt_g(t->sd[i], 17, b, sizeof b);
+                fprintf(f, ",%s,%s,%ld", isnan(t->mean[i]) ? "" : a, isnan(t->sd[i]) ? "" : b, t->n[i]);
+            }
+            if (ratios) {
+                double best = t->best[r] >= 0 ? t->mean[(size_t)r * NC + t->best[r]] : NAN;
+                fprintf(f, ",%s", t->best[r] >= 0 ? t->col_labels[t->best[r]] : "");
+                for (int c = 0; c < NC; c++) {
+                    if (t->is_baseline[c] || t->is_reference[c]) continue;
+                    double q = t->mean[(size_t)r * NC + c] / best;
+                    fmt_g(q, 17, a, sizeof a);
+                    fprintf(f, ",%s", isnan(q) ? "" : a);
+                }
+            }
+            fputc('\n', f);
+        }
+        return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
+    }
+    /* md and tex share the cell texts */
+    int ncols_out = t->n_keys + NC + (ratios ? 1 : 0);
+    for (int c = 0; ratios && c < NC; c++) ncols_out += !t->is_baseline[c] && !t->is_reference[c];
+    const char *sep = md ? " | " : " & ";
+    if (tex) {
+        fprintf(f, "\\begin{tabular}{");
+        for (int k = 0; k < ncols_out; k++) fputc(k < t->n_keys ? 'l' : 'r', f);
+        fprintf(f, "}\n\\toprule\n");
+    }
+    if (md && t->title[0]) fprintf(f, "**%s**\n\n", t->title);
+    if (md) fprintf(f, "| ");
+    for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->key_names[k], tex); }
+    for (int c = 0; c < NC; c++) {
+        fputs(sep, f);
+        put_escaped(f, t->col_labels[c], tex);
+        if (t->is_baseline[c] && ratios) fputs(md ? " (b)" : " (b)", f);
+    }
+    if (ratios) {
+        fputs(sep, f);
+        fputs("best baseline", f);
+        for (int c = 0; c < NC; c++) {
+            if (t->is_baseline[c] || t->is_reference[c]) continue;
+            fputs(sep, f);
+            put_escaped(f, t->col_labels[c], tex);
+            fputs(" / best", f);
+        }
+    }
+    fputs(md ? " |\n|" : " \\\\\n\\midrule\n", f);
+    if (md) {
+        for (int k = 0; k < ncols_out; k++) fputs(k < t->n_keys ? "---|" : "---:|", f);
+        fputc('\n', f);
+    }
+    for (int r = 0; r < t->n_rows; r++) {
+        if (md) fprintf(f, "| ");
+        for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->row_keys[(size_t)r * t->n_keys + k], tex); }
+        for (int c = 0; c < NC; c++) {
+            size_t i = (size_t)r * NC + c;
+            fputs(sep, f);
+            fmt_g(t->mean[i], t->digits, a, sizeof a);
+            int bold = ratios && c == t->best[r];
+            if (bold) fputs(md ? "**" : "\\textbf{", f);
+            fputs(a, f);
+            if (bold) fputs(md ? "**" : "}", f);
+            if (!isnan(t->sd[i])) {
+                fmt_g(t->sd[i], 2, b, sizeof b);
+                fprintf(f, md ? " ± %s" : " $\\pm$ %s", b);
+            }
+            if (t->n_failed[i]) fprintf(f, " (%ld failed)", t->n_failed[i]);
+        }
+        if (ratios) {
+            double best = t->best[r] >= 0 ? t->mean[(size_t)r * NC + t->best[r]] : NAN;
+            fputs(sep, f);
+            if (t->best[r] >= 0) put_escaped(f, t->col_labels[t->best[r]], tex);
+            else fputs("-", f);
+            for (int c = 0; c < NC; c++) {
+                if (t->is_baseline[c] || t->is_reference[c]) continue;
+                double q = t->mean[(size_t)r * NC + c] / best;
+                fputs(sep, f);
+                if (isnan(q)) fputs("-", f);
+                else fprintf(f, "%.3f (%+.1f%s)", q, 100.0 * (q - 1.0), tex ? "\\%" : "%");
+            }
+        }
+        fputs(md ? " |\n" : " \\\\\n", f);
+    }
+    if (tex) fprintf(f, "\\bottomrule\n\\end{tabular}\n");
+    if (md) {
+        fprintf(f, "\n%s: mean", t->metric);
+        fprintf(f, " ± sample standard deviation over seeds and repetitions");
+        if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
+        if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
+        fprintf(f, ".\n");
+    }
+    return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
+}
+
+int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err)
+{
+    /* the CSV writer of results.c, through a temporary path would be atomic; stdout is a stream */
+    int nc;
+    const dp_result_column *cols = dp_result_columns(&nc);
+    for (int c = 0; c < nc; c++) fprintf(f, "%s%s", c ? "," : "", cols[c].name);
+    fputc('\n', f);
+    for (long i = 0; i < n; i++) {
+        for (int c = 0; c < nc; c++) {
+            const char *base = (const char *)&rows[i] + cols[c].offset;
+            if (c) fputc(',', f);
+            if (cols[c].type == DP_COL_INT) fprintf(f, "%ld", *(const long *)base);
+            else if (cols[c].type == DP_COL_DBL) {
+                double x = *(const double *)base;
+                if (isfinite(x)) fprintf(f, "%.17g", x);
+            } else {
+                const char *s = *(char *const *)base;
+                if (strpbrk(s, ",\"\n\r")) {
+                    fputc('"', f);
+                    for (; *s; s++) {
+                        if (*s == '"') fputc('"', f);
+                        fputc(*s, f);
+                    }
+                    fputc('"', f);
+                } else fputs(s, f);
+            }
+        }
+        fputc('\n', f);
+    }
+    return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
+}
+
+/* ------------------------------------------------------------ gnuplot ---- */
+
+static const char *gnuplot_bin(void)
+{
+    const char *g = getenv("GNUPLOT");
+    return g && *g ? g : "gnuplot";
+}
+
+/* Run gnuplot on a script; on failure, the first line of its stderr goes into err. */
+static int gnuplot_run(const char *script, const char *errlog, dp_error *err)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return dp_error_set(err, DP_EIO, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = open(errlog, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd >= 0) { dup2(fd, 2); dup2(fd, 1); close(fd); }
+        execlp(gnuplot_bin(), gnuplot_bin(), script, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return DP_OK;
+    char *log = dp_read_file(errlog, NULL, NULL);
+    char line[512] = "";
+    if (log) {
+        /* the last non-empty line holds gnuplot's error */
+        char *p = log + strlen(log);
+        while (p > log && (p[-1] == '\n' || p[-1] == ' ')) *--p = '\0';
+        char *q = strrchr(log, '\n');
+        snprintf(line, sizeof line, "%s", q ? q + 1 : log);
+    }
+    free(log);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127) return dp_error_set(err, DP_EUNSUPPORTED, "cannot run %s: install gnuplot (Debian: gnuplot-nox) or set $GNUPLOT", gnuplot_bin());
+    return dp_error_set(err, DP_EIO, "gnuplot failed: %s", line[0] ? line : "(no message)");
+}
+
+static int have_terminal(const char *term)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) return 0;
+    if (pid == 0) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) { dup2(fd, 1); dup2(fd, 2); close(fd); }
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "set terminal %s", term);
+        execlp(gnuplot_bin(), gnuplot_bin(), "-e", cmd, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+const char *dp_report_terminal(const char *out)
+{
+    size_t n = strlen(out);
+    if (n > 4 && strcmp(out + n - 4, ".svg") == 0) return "svg";
+    if (n > 4 && strcmp(out + n - 4, ".png") == 0) {
+        static int cairo = -1;
+        if (cairo < 0) cairo = have_terminal("pngcairo");
+        return cairo ? "pngcairo" : "png";
+    }
+    return NULL;
+}
+
+/* A scratch folder for data and script files, removed by plot_end. */
+typedef struct plot {
+    char dir[PATH_MAX];
+    char tmp_out[PATH_MAX];
+    const char *out;
+    FILE *script;
+} plot;
+
+static int plot_begin(plot *p, const char *out, int width, int height, dp_error *err)
+{
+    memset(p, 0, sizeof *p);
+    const char *term = dp_report_terminal(out);
+    if (!term) return dp_error_set(err, DP_EINVAL, "%s: plots are written as .png or .svg", out);
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(p->dir, sizeof p->dir, "%s/doppler-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+    if (!mkdtemp(p->dir)) return dp_error_set(err, DP_EIO, "cannot create a scratch folder: %s", strerror(errno));
+    p->out = out;
+    snprintf(p->tmp_out, sizeof p->tmp_out, "%s.tmp.%ld", out, (long)getpid());
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/plot.gp", p->dir);
+    p->script = fopen(path, "w");
+    if (!p->script) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+    if (strcmp(term, "svg") == 0)
+        fprintf(p->script, "set terminal svg size %d,%d dynamic noenhanced font 'Helvetica,12' background rgb 'white'\n", width, height);
+    else if (strcmp(term, "pngcairo") == 0)
+        fprintf(p->script, "set terminal pngcairo size %d,%d noenhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
+    else
+        fprintf(p->script, "set terminal png size %d,%d noenhanced font 'Helvetica,11' background rgb 'white'\n", width, height);
+    fprintf(p->script, "set output '%s'\nset encoding utf8\nset datafile missing '?'\n", p->tmp_out);
+    return DP_OK;
+}
+
+static FILE *plot_data(plot *p, const char *name)
+{
+    char path[PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", p->dir, name);
+    return fopen(path, "w");
+}
+
+static void plot_cleanup(plot *p)
+{
+    static const char *files[] = {"plot.gp", "plot.log", "data.dat", "ops.dat", "arrows.dat", "labels.dat", NULL};
+    char path[PATH_MAX + 64];
+    for (int i = 0; files[i]; i++) {
+        snprintf(path, sizeof path, "%s/%s", p->dir, files[i]);
+        unlink(path);
+    }
+    rmdir(p->dir);
+}
+
+static int plot_end(plot *p, dp_error *err)
+{
+    fprintf(p->script, "set output\n");
+    int bad = fclose(p->script) != 0;
+    p->script = NULL;
+    if (bad) { plot_cleanup(p); return dp_error_set(err, DP_EIO, "cannot write the gnuplot script"); }
+    char script[PATH_MAX + 32], log[PATH_MAX + 32];
+    snprintf(script, sizeof script, "%s/plot.gp", p->dir);
+    snprintf(log, sizeof log, "%s/plot.log", p->dir);
+    int rc = gnuplot_run(script, log, err);
+    if (rc == DP_OK && rename(p->tmp_out, p->out) != 0) rc = dp_error_set(err, DP_EIO, "%s: %s", p->out, strerror(errno));
+    if (rc != DP_OK) unlink(p->tmp_out);
+    plot_cleanup(p);
+    return rc;
+}
+
+static void plot_abort(plot *p)
+{
+    if (p->script) fclose(p->script);
+    unlink(p->tmp_out);
+    plot_cleanup(p);
+}
+
+/* gnuplot string literal: single quotes doubled */
+static void gp_str(FILE *f, const char *s)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* a data-file string field: double quotes, with " dropped */
+static void dat_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        if (*s != '"') fputc(*s, f);
+    fputc('"', f);
+}
+
+int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err)
+{
+    if (t->n_rows == 0 || t->n_cols == 0) return dp_error_set(err, DP_EINVAL, "no successful run to plot");
+    plot p;
+    int w = 240 + 40 * t->n_rows * (t->n_cols + 1);
+    if (w < 800) w = 800;
+    if (w > 2400) w = 2400;
+    int rc = plot_begin(&p, out, w, 480, err);
+    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); return rc; }
+    int ratios = has_ratios(t);
+    FILE *d = plot_data(&p, "data.dat");
+    if (!d) { plot_abort(&p); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
+    for (int r = 0; r < t->n_rows; r++) {
+        char lab[1024] = "";
+        for (int k = 0; k < t->n_keys; k++) {
+            if (k) strncat(lab, " / ", sizeof lab - strlen(lab) - 1);
+            strncat(lab, t->row_keys[(size_t)r * t->n_keys + k], sizeof lab - strlen(lab) - 1);
+        }
+        dat_str(d, lab);
+        double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]] : 1.0;
+        for (int c = 0; c < t->n_cols; c++) {
+            size_t i = (size_t)r * t->n_cols + c;
+            double m = t->mean[i] / norm, s = isnan(t->sd[i]) ? 0.0 : t->sd[i] / norm;
+            if (isnan(m)) fprintf(d, " ? ?");
+            else fprintf(d, " %.10g %.10g", m, s);
+        }
+        fputc('\n', d);
+    }
+    fclose(d);
+    FILE *f = p.script;
+    if (t->title[0]) { fprintf(f, "set title "); gp_str(f, t->title); fputc('\n', f); }
+    fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
+               "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\n"
+               "set key below horizontal\nset grid ytics lc rgb '#dddddd'\nset yrange [0:*]\n"
+               "set xtics nomirror rotate by -25 scale 0\nset ytics nomirror\nset border 3\n");
+    char yl[512];
+    if (ratios) snprintf(yl, sizeof yl, "%s / best baseline (lower is better)", t->metric);
+    else snprintf(yl, sizeof yl, "%s%s%s%s", t->metric, t->units && *t->units ? " (" : "", t->units ? t->units : "", t->units && *t->units ? ")" : "");
+    fprintf(f, "set ylabel ");
+    gp_str(f, yl);
+    fputc('\n', f);
+    fprintf(f, "set xrange [-0.6:%g]\n", t->n_rows - 0.4);
+    if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
+    static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+    fprintf(f, "plot ");
+    for (int c = 0; c < t->n_cols; c++) {
+        char name[600];
+        snprintf(name, sizeof name, "%s%s", t->col_labels[c], ratios && t->is_baseline[c] ? " (baseline)" : "");
+        fprintf(f, "%s'%s/data.dat' using %d:%d%s title ", c ? ", \\\n     " : "", p.dir, 2 + 2 * c, 3 + 2 * c, c ? "" : ":xtic(1)");
+        gp_str(f, name);
+        fprintf(f, " lc rgb '%s'", colours[c % 10]);
+    }
+    fputc('\n', f);
+    return plot_end(&p, err);
+}
+
+int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const char *out, dp_error *err)
+{
+    if (strcmp(run->status, "ok") != 0) return dp_error_set(err, DP_EINVAL, "run %s failed: nothing to draw", run->key);
+    if (!run->assignment[0]) return dp_error_set(err, DP_EINVAL, "run %s has no assignment file", run->key);
+    json_error_t je;
+    json_t *params = json_loads(run->params, 0, &je);
+    if (!params) return dp_error_set(err, DP_EINVAL, "run %s: params do not parse", run->key);
+    dp_run_context ctx = {results_dir, NULL, NULL};
+    dp_graph *g = NULL;
+    dp_costs *c = NULL;
+    dp_sim *sim = NULL;
+    int *assign = NULL;
+    int rc = dp_run_load(params, &ctx, &g, &c, err);
+    json_decref(params);
+    if (rc != DP_OK) return rc;
+    char apath[PATH_MAX];
+    if (run->assignment[0] == '/') snprintf(apath, sizeof apath, "%s", run->assignment);
+    else snprintf(apath, sizeof apath, "%s/%s", results_dir, run->assignment);
+    assign = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if ((rc = dp_cli_read_assignment(apath, g->n_ops, c->n_devices, assign, err)) != DP_OK) goto done;
+    sim = dp_sim_alloc(g, c, err);
+    if (!sim) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    dp_sim_result res;
+    if ((rc = dp_sim_run(sim, assign, &res, err)) != DP_OK) goto done;
+    const double sc = g->time_scale;
+    plot p;
+    int D = c->n_devices;
+    if ((rc = plot_begin(&p, out, 1400, 160 + 70 * D, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto done; }
+    FILE *ops = plot_data(&p, "ops.dat"), *arr = plot_data(&p, "arrows.dat"), *lab = plot_data(&p, "labels.dat");
+    if (!ops || !arr || !lab) {
+        if (ops) fclose(ops);
+        if (arr) fclose(arr);
+        if (lab) fclose(lab);
+        plot_abort(&p);
+        rc = dp_error_set(err, DP_EIO, "cannot write plot data");
+        goto done;
+    }
+    /* colour by op kind when the graph has several, else alternate so neighbours differ */
+    int n_kinds = 0;
+    const char *kinds[16];
+    for (int v = 0; v < g->n_ops; v++) {
+        int k;
+        for (k = 0; k < n_kinds; k++) if (strcmp(kinds[k], g->op_kind[v]) == 0) break;
+        if (k == n_kinds && n_kinds < 16) kinds[n_kinds++] = g->op_kind[v];
+    }
+    for (int v = 0; v < g->n_ops; v++) {
+        int col = v % 6;
+        if (n_kinds > 1) {
+            for (int k = 0; k < n_kinds; k++) if (strcmp(kinds[k], g->op_kind[v]) == 0) col = k % 6;
+        }
+        fprintf(ops, "%.10g %.10g %d %d\n", res.op_start[v] / sc, res.op_end[v] / sc, assign[v], col);
+        if (g->n_ops <= 80) {
+            fprintf(lab, "%.10g %d ", 0.5 * (res.op_start[v] + res.op_end[v]) / sc, assign[v]);
+            dat_str(lab, g->op_name[v]);
+            fputc('\n', lab);
+        }
+    }
+    long n_arrows = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+        int u = g->edge_src[e], v = g->edge_dst[e];
+        if (assign[u] == assign[v]) continue;
+        double t0 = res.op_end[u], t1 = t0 + dp_costs_comm(c, e, assign[u], assign[v]);
+        double y0 = assign[u] + (assign[v] > assign[u] ? 0.4 : -0.4), y1 = assign[v] + (assign[v] > assign[u] ? -0.4 : 0.4);
+        fprintf(arr, "%.10g %.10g %.10g %.10g\n", t0 / sc, y0, (t1 - t0) / sc, y1 - y0);
+        n_arrows++;
+    }
+    fprintf(lab, "\n");
+    fclose(ops);
+    fclose(arr);
+    fclose(lab);
+    FILE *f = p.script;
+    char title[1024];
+    snprintf(title, sizeof title, "%s, %s, %d devices: makespan %.6g %s", g->name, run->method, D, res.makespan / sc, g->time_unit);
+    fprintf(f, "set title ");
+    gp_str(f, title);
+    fprintf(f, "\nset xlabel ");
+    char xl[256];
+    snprintf(xl, sizeof xl, "time (%s)", g->time_unit);
+    gp_str(f, xl);
+    fprintf(f, "\nset yrange [%g:%g] reverse\nset ytics (", -0.7, D - 0.3);
+    for (int d = 0; d < D; d++) fprintf(f, "%s'device %d' %d", d ? ", " : "", d, d);
+    fprintf(f, ")\nset xrange [0:%.10g]\nset grid xtics lc rgb '#dddddd'\nset key off\nset border 3\nset xtics nomirror\nset ytics nomirror scale 0\n",
+            res.makespan / sc * 1.01);
+    fprintf(f, "set palette maxcolors 6\nset palette defined (0 '#4e79a7', 1 '#f28e2b', 2 '#59a14f', 3 '#e15759', 4 '#76b7b2', 5 '#edc948')\nset cbrange [-0.5:5.5]\nunset colorbox\n");
+    fprintf(f, "set style fill solid 0.85 border rgb '#222222'\n");
+    fprintf(f, "plot '%s/ops.dat' using (($1+$2)/2):3:1:2:($3-0.35):($3+0.35):4 with boxxyerror palette", p.dir);
+    if (n_arrows)
+        fprintf(f, ", \\\n     '%s/arrows.dat' using 1:2:3:4 with vectors head size screen 0.006,20 filled lw 0.6 lc rgb '#55000000'", p.dir);
+    if (g->n_ops <= 80) fprintf(f, ", \\\n     '%s/labels.dat' using 1:2:3 with labels font ',7'", p.dir);
+    fputc('\n', f);
+    rc = plot_end(&p, err);
+done:
+    dp_sim_free(sim);
+    free(assign);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    return rc;
+}
+
+int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
+                           const json_t *filter, const char *out, dp_error *err)
+{
+    int kx, ky;
+    dp_result probe;
+    memset(&probe, 0, sizeof probe);
+    probe.metrics = (char *)"{}";
+    dp_report_metric(&probe, xmetric, &kx);
+    dp_report_metric(&probe, ymetric, &ky);
+    if (!kx || !ky) return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\"", !kx ? xmetric : ymetric);
+    /* methods in order of appearance; one data block each */
+    char **methods = NULL;
+    int nm = 0;
+    double lo = INFINITY, hi = -INFINITY;
+    long points = 0;
+    for (long i = 0; i < n; i++) {
+        if (strcmp(rows[i].status, "ok") != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
+        double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
+        if (isnan(x) || isnan(y)) continue;
+        points++;
+        lo = fmin(lo, fmin(x, y));
+        hi = fmax(hi, fmax(x, y));
+        if (find_label(methods, nm, rows[i].method) < 0) {
+            char **a = realloc(methods, (size_t)(nm + 1) * sizeof(char *));
+            if (!a) { free_list(methods, nm); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+            methods = a;
+            methods[nm++] = xstrdup(rows[i].method);
+        }
+    }
+    if (points == 0) { free_list(methods, nm); return dp_error_set(err, DP_EINVAL, "no successful run has both %s and %s", xmetric, ymetric); }
+    plot p;
+    int rc = plot_begin(&p, out, 800, 700, err);
+    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); free_list(methods, nm); return rc; }
+    FILE *d = plot_data(&p, "data.dat");
+    if (!d) { plot_abort(&p); free_list(methods, nm); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
+    for (int m = 0; m < nm; m++) {
+        for (long i = 0; i < n; i++) {
+            if (strcmp(rows[i].status, "ok") != 0 || strcmp(rows[i].method, methods[m]) != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
+            double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
+            if (!isnan(x) && !isnan(y)) fprintf(d, "%.10g %.10g\n", x, y);
+        }
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    FILE *f = p.script;
+    double pad = (hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0);
+    fprintf(f, "set xlabel ");
+    gp_str(f, xmetric);
+    fprintf(f, "\nset ylabel ");
+    gp_str(f, ymetric);
+    fprintf(f, "\nset xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\nset size square\nset grid lc rgb '#dddddd'\nset key top left\n",
+            lo - pad, hi + pad, lo - pad, hi + pad);
+    fprintf(f, "set arrow from %.10g,%.10g to %.10g,%.10g nohead dt 2 lc rgb '#888888'\n", lo - pad, lo - pad, hi + pad, hi + pad);
+    fprintf(f, "plot ");
+    for (int m = 0; m < nm; m++) {
+        fprintf(f, "%s'%s/data.dat' index %d using 1:2 with points pt %d ps 1.2 title ", m ? ", \\\n     " : "", p.dir, m, 5 + 2 * (m % 4));
+        gp_str(f, methods[m]);
+    }
+    fputc('\n', f);
+    free_list(methods, nm);
+    return plot_end(&p, err);
+}
+
+/* Read a 1-D dataset of a trajectory file as doubles; *n its length. */
+static double *read_column(hid_t f, const char *name, long *n)
+{
+    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+    if (d < 0) return NULL;
+    hid_t sp = H5Dget_space(d);
+    hsize_t len = 0;
+    double *x = NULL;
+    if (H5Sget_simple_extent_ndims(sp) == 1) {
+        H5Sget_simple_extent_dims(sp, &len, NULL);
+        x = dp_malloc_n(len ? (size_t)len : 1, sizeof(double));
+        if (x && len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
+            free(x);
+            x = NULL;
+        }
+    }
+    H5Sclose(sp);
+    H5Dclose(d);
+    *n = (long)len;
+    return x;
+}
+
+int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    hid_t f = H5Fopen(trajectory, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: not a readable HDF5 file", trajectory);
+    long n = 0, ns = 0;
+    double *ms = read_column(f, "/episodes/makespan", &n);
+    double *st = read_column(f, "/episodes/stage", &ns);
+    char unit[256] = "";
+    if (H5Aexists(f, "time_unit") > 0) {
+        hid_t a = H5Aopen(f, "time_unit", H5P_DEFAULT);
+        hid_t t = H5Aget_type(a);
+        if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+            hid_t mt = H5Tcopy(t);
+            char *v = NULL;
+            if (H5Aread(a, mt, &v) >= 0 && v) snprintf(unit, sizeof unit, "%s", v);
+            H5free_memory(v);
+            H5Tclose(mt);
+        }
+        H5Tclose(t);
+        H5Aclose(a);
+    }
+    H5Fclose(f);
+    if (!ms || !st || n != ns) {
+        free(ms);
+        free(st);
+        return dp_error_set(err, DP_EINVAL, "%s: no /episodes/makespan and /episodes/stage of equal length (not a doppler trajectory file)", trajectory);
+    }
+    if (n == 0) { free(ms); free(st); return dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); }
+    if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
+    plot p;
+    int rc = plot_begin(&p, out, 1000, 520, err);
+    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); free(ms); free(st); return rc; }
+    FILE *d = plot_data(&p, "data.dat");
+    if (!d) { plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
+    /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
+    static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
+    int stages[8], n_st = 0;
+    for (long i = 0; i < n; i++) {
+        int s = (int)st[i], k;
+        for (k = 0; k < n_st; k++) if (stages[k] == s) break;
+        if (k == n_st && n_st < 8) stages[n_st++] = s;
+    }
+    for (int k = 0; k < n_st; k++) {
+        /* trailing mean over the stage's last `window` episodes, from a prefix sum */
+        double *prefix = dp_malloc_n((size_t)n + 1, sizeof(double));
+        if (!prefix) { fclose(d); plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+        long m = 0;
+        prefix[0] = 0;
+        for (long i = 0; i < n; i++) {
+            if ((int)st[i] != stages[k]) continue;
+            prefix[m + 1] = prefix[m] + ms[i];
+            m++;
+            long lo = m > window ? m - window : 0;
+            fprintf(d, "%ld %.10g %.10g\n", i, ms[i], (prefix[m] - prefix[lo]) / (double)(m - lo));
+        }
+        free(prefix);
+        fprintf(d, "\n\n");
+    }
+    fclose(d);
+    FILE *g = p.script;
+    fprintf(g, "set title ");
+    gp_str(g, title && *title ? title : trajectory);
+    char yl[300];
+    snprintf(yl, sizeof yl, "makespan%s%s%s", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+    fprintf(g, "\nset xlabel 'episode'\nset ylabel ");
+    gp_str(g, yl);
+    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key top right\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
+    fprintf(g, "plot ");
+    for (int k = 0; k < n_st; k++) {
+        const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
+        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.25 lc rgb '%s' notitle, \\\n"
+                   "     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ",
+                k ? ", \\\n     " : "", p.dir, k, colours[k % 4], p.dir, k, colours[k % 4]);
+        char t2[128];
+        snprintf(t2, sizeof t2, "%s, mean of %d", nm, window);
+        gp_str(g, t2);
+    }
+    fputc('\n', g);
+    free(ms);
+    free(st);
+    return plot_end(&p, err);
+}

@@ -1,0 +1,130 @@
+/* report.h: tables and plots from sweep results (results.h).
+ *
+ * A table groups the successful runs by the values of its row parameters (e.g. graph) and its
+ * column parameter (e.g. method), and shows in each cell the mean and the sample standard
+ * deviation of a metric over the runs that fall in it (the seeds and repetitions). With
+ * baselines named (values of the column parameter), each row also gets the best baseline (the
+ * smallest mean among them: makespans and seconds are better low) and, for every other column,
+ * the ratio of its mean to that best baseline.
+ *
+ * Table layouts come from the sweep config's "tables" object (stored in the results file), by
+ * name, or from options:
+ *
+ *   "tables": { "NAME": { "rows": "graph" or ["graph", "topology"], "cols": "method",
+ *                         "metric": "makespan", "baselines": ["cp", "heft"],
+ *                         "filter": {"transfer": "fixed", "method": ["cp", "doppler"]},
+ *                         "labels": {"chain_mm_112nodes": "ChainMM"}, "title": "...",
+ *                         "digits": 4 } }
+ *
+ * Explicit columns replace "cols" when a column is not one value of one parameter: a run may
+ * fall in several (one DOPPLER run gives the makespans after Stage I and after Stage II), and
+ * published figures can stand beside measured ones:
+ *
+ *   "columns": [ {"label": "critical path", "where": {"method": "cp"}, "baseline": true},
+ *                {"label": "DOPPLER (I)", "where": {"method": "doppler"},
+ *                 "metric": "metrics.makespan_stage1"},
+ *                {"label": "paper", "values": {"ChainMM": 139}} ]     (keyed by row label)
+ *
+ * Metrics: makespan, seconds, episodes, seconds_per_episode (seconds / episodes), or
+ * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
+ * key of the run's params); graph and topology values print as their file stem.
+ */
+#ifndef DP_REPORT_H
+#define DP_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "dp_error.h"
+#include "results.h"
+
+typedef struct dp_report_spec {
+    char **rows;        /* grouping parameters of the table's rows */
+    int n_rows;
+    char *cols;         /* grouping parameter of the columns */
+    char *metric;
+    char **baselines;   /* column values that are baselines */
+    int n_baselines;
+    json_t *filter;     /* object: param -> value or array of values (NULL: all rows) */
+    json_t *labels;     /* object: value text -> label (NULL: none) */
+    json_t *columns;    /* array of explicit columns (NULL: one per value of cols), see above */
+    char *title;
+    int digits;         /* significant digits of means (default 4) */
+} dp_report_spec;
+
+/* Defaults: rows graph, cols method, metric makespan, no baselines, 4 digits. */
+int dp_report_spec_init(dp_report_spec *s);
+void dp_report_spec_free(dp_report_spec *s);
+/* Fill a spec from a table object of the config (fields above); errors name the field. */
+int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *name, dp_error *err);
+/* Find table NAME in a config text; DP_OK and *found = 1 when it is there. */
+int dp_report_spec_from_config(dp_report_spec *s, const char *config_text, const char *name, int *found,
+                               dp_error *err);
+/* Split "a,b,c" into the array (replacing it). */
+int dp_report_spec_set_list(char ***list, int *n, const char *csv);
+
+typedef struct dp_report_table {
+    char *title, *metric, *units;  /* units: the distinct units of the rows used, "; "-joined */
+    int n_keys;                    /* row grouping parameters */
+    char **key_names;              /* (n_keys) */
+    int n_rows, n_cols;
+    char **row_keys;               /* (n_rows, n_keys) label of each row's value of each key */
+    char **col_labels;             /* (n_cols) */
+    double *mean, *sd;             /* (n_rows, n_cols); NaN when no run / fewer than 2 runs */
+    long *n, *n_failed;            /* (n_rows, n_cols) runs that succeeded / failed in the cell */
+    int *is_baseline;              /* (n_cols) */
+    int *is_reference;             /* (n_cols) 1: published figures ("values"), not runs */
+    int *best;                     /* (n_rows) column of the best baseline, -1 when none */
+    int digits;
+} dp_report_table;
+
+/* Build a table from rows (as dp_results_read_h5 gives them). Errors: an unknown metric or a
+ * metric missing from a run (DP_EINVAL). A table with no matching run is not an error. */
+int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t,
+                    dp_error *err);
+void dp_report_table_free(dp_report_table *t);
+
+/* The metric value of a run (NaN when the run has no such metric); *known = 0 for an unknown
+ * metric name. */
+double dp_report_metric(const dp_result *r, const char *metric, int *known);
+
+/* The label of a parameter value: graph and topology values as their file stem without the
+ * extension, strings as they are, numbers as JSON writes them; then mapped through labels. */
+void dp_report_value_label(const char *param, const json_t *value, const json_t *labels, char *buf, size_t cap);
+
+/* Write a table as "md" (GitHub markdown: mean ± sd cells, then best baseline and ratios),
+ * "csv" (one column per mean, sd and n) or "tex" (a booktabs tabular). */
+int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_error *err);
+
+/* The raw rows as CSV (every column), for scripts and tests. */
+int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err);
+
+/* ---- plots (gnuplot) ---- */
+
+/* The gnuplot terminal for an output path: "svg" for .svg; "pngcairo" for .png when the installed
+ * gnuplot has it, else "png". NULL for other extensions. */
+const char *dp_report_terminal(const char *out);
+
+/* Bars per column value (method) per row (graph) of a table; with baselines the bars are the
+ * ratio to the best baseline of the row, with standard deviations as error bars. */
+int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err);
+
+/* Gantt chart of one run's schedule: devices as rows, ops as boxes (start to end), cross-device
+ * transfers as arrows from the producer's end to the arrival on the consumer's device.
+ * results_dir resolves the run's assignment path. */
+int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const char *out, dp_error *err);
+
+/* Scatter of two metrics over the successful runs (e.g. makespan against
+ * metrics.measured_makespan), one point style per method, with the line y = x. */
+int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
+                           const json_t *filter, const char *out, dp_error *err);
+
+/* Learning curve of a training run from its trajectory file (policy/dp_h5io.h layout:
+ * /episodes/makespan and /episodes/stage): each episode's makespan as a dot and a trailing mean
+ * over `window` episodes as a line, one colour per stage (window < 1: n / 50). */
+int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err);
+
+/* 1 when run r passes filter (every filtered parameter equal to the value or one of the list). */
+int dp_report_filter_match(const dp_result *r, const json_t *filter);
+
+#endif

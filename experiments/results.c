@@ -1,0 +1,878 @@
+/* results.c: sweep results in HDF5 and CSV, appended at once and recovered after a kill
+ * (see results.h). */
+#include "results.h"
+#include "dp_file.h"
+#include "sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RESULTS_FORMAT "doppler-results 1"
+
+#define COL(n, t, f) {n, t, offsetof(dp_result, f)}
+static const dp_result_column columns[] = {
+    COL("key", DP_COL_STR, key),
+    COL("index", DP_COL_INT, index),
+    COL("graph", DP_COL_STR, graph),
+    COL("method", DP_COL_STR, method),
+    COL("devices", DP_COL_INT, devices),
+    COL("topology", DP_COL_STR, topology),
+    COL("transfer", DP_COL_STR, transfer),
+    COL("mode", DP_COL_STR, mode),
+    COL("seed", DP_COL_INT, seed),
+    COL("rep", DP_COL_INT, rep),
+    COL("status", DP_COL_STR, status),
+    COL("makespan", DP_COL_DBL, makespan),
+    COL("units", DP_COL_STR, units),
+    COL("seconds", DP_COL_DBL, seconds),
+    COL("episodes", DP_COL_INT, episodes),
+    COL("params", DP_COL_STR, params),
+    COL("metrics", DP_COL_STR, metrics),
+    COL("assignment", DP_COL_STR, assignment),
+    COL("trajectory", DP_COL_STR, trajectory),
+    COL("checkpoint", DP_COL_STR, checkpoint),
+    COL("error", DP_COL_STR, error),
+    COL("finished", DP_COL_STR, finished),
+};
+#define NCOLS ((int)(sizeof columns / sizeof columns[0]))
+
+const dp_result_column *dp_result_columns(int *n)
+{
+    if (n) *n = NCOLS;
+    return columns;
+}
+
+static char **str_field(dp_result *r, int c) { return (char **)((char *)r + columns[c].offset); }
+static long *int_field(dp_result *r, int c) { return (long *)((char *)r + columns[c].offset); }
+static double *dbl_field(dp_result *r, int c) { return (double *)((char *)r + columns[c].offset); }
+static const char *cstr_field(const dp_result *r, int c) { return *(char *const *)((const char *)r + columns[c].offset); }
+static long cint_field(const dp_result *r, int c) { return *(const long *)((const char *)r + columns[c].offset); }
+static double cdbl_field(const dp_result *r, int c) { return *(const double *)((const char *)r + columns[c].offset); }
+
+static char *xstrdup(const char *s)
+{
+    if (!s) s = "";
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+int dp_result_set(char **field, const char *value)
+{
+    char *d = xstrdup(value);
+    if (!d) return DP_ENOMEM;
+    free(*field);
+    *field = d;
+    return DP_OK;
+}
+
+int dp_result_init(dp_result *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int c = 0; c < NCOLS; c++)
+        if (columns[c].type == DP_COL_STR && !(*str_field(r, c) = xstrdup(""))) { dp_result_free(r); return DP_ENOMEM; }
+    r->makespan = NAN;
+    return DP_OK;
+}
+
+void dp_result_free(dp_result *r)
+{
+    if (!r) return;
+    for (int c = 0; c < NCOLS; c++)
+        if (columns[c].type == DP_COL_STR) { free(*str_field(r, c)); *str_field(r, c) = NULL; }
+}
+
+int dp_result_copy(dp_result *dst, const dp_result *src)
+{
+    memcpy(dst, src, sizeof *dst);
+    for (int c = 0; c < NCOLS; c++) {
+        if (columns[c].type != DP_COL_STR) continue;
+        if (!(*str_field(dst, c) = xstrdup(cstr_field(src, c)))) {
+            for (int k = 0; k < c; k++) if (columns[k].type == DP_COL_STR) free(*str_field(dst, k));
+            return DP_ENOMEM;
+        }
+    }
+    return DP_OK;
+}
+
+static const char *param_text(const json_t *params, const char *name, char *buf, size_t cap)
+{
+    json_t *v = json_object_get(params, name);
+    if (!v) return "";
+    if (json_is_string(v)) return json_string_value(v);
+    char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
+    snprintf(buf, cap, "%s", t ? t : "");
+    free(t);
+    return buf;
+}
+
+int dp_result_set_params(dp_result *r, const char *key, long index, const json_t *params)
+{
+    char *text = dp_sweep_canonical(params);
+    if (!text) return DP_ENOMEM;
+    free(r->params);
+    r->params = text;
+    r->index = index;
+    char b[64];
+    int rc = dp_result_set(&r->key, key);
+    rc |= dp_result_set(&r->graph, param_text(params, "graph", b, sizeof b));
+    rc |= dp_result_set(&r->method, param_text(params, "method", b, sizeof b));
+    rc |= dp_result_set(&r->topology, param_text(params, "topology", b, sizeof b));
+    rc |= dp_result_set(&r->transfer, param_text(params, "transfer", b, sizeof b));
+    rc |= dp_result_set(&r->mode, param_text(params, "mode", b, sizeof b));
+    json_t *v;
+    r->devices = json_is_integer(v = json_object_get(params, "devices")) ? (long)json_integer_value(v) : 0;
+    r->seed = json_is_integer(v = json_object_get(params, "seed")) ? (long)json_integer_value(v) : 0;
+    r->rep = json_is_integer(v = json_object_get(params, "rep")) ? (long)json_integer_value(v) : 0;
+    return rc ? DP_ENOMEM : DP_OK;
+}
+
+json_t *dp_result_to_json(const dp_result *r)
+{
+    json_t *o = json_object();
+    if (!o) return NULL;
+    for (int c = 0; c < NCOLS; c++) {
+        json_t *v;
+        if (columns[c].type == DP_COL_STR) v = json_string(cstr_field(r, c));
+        else if (columns[c].type == DP_COL_INT) v = json_integer(cint_field(r, c));
+        else v = isfinite(cdbl_field(r, c)) ? json_real(cdbl_field(r, c)) : json_null();
+        if (!v || json_object_set_new(o, columns[c].name, v) != 0) { json_decref(o); return NULL; }
+    }
+    return o;
+}
+
+int dp_result_from_json(dp_result *r, const json_t *o, dp_error *err)
+{
+    if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "result: not a JSON object");
+    for (int c = 0; c < NCOLS; c++) {
+        json_t *v = json_object_get(o, columns[c].name);
+        if (!v) return dp_error_set(err, DP_EINVAL, "result: field \"%s\" missing", columns[c].name);
+        if (columns[c].type == DP_COL_STR) {
+            if (!json_is_string(v)) return dp_error_set(err, DP_EINVAL, "result: field \"%s\" must be a string", columns[c].name);
+            if (dp_result_set(str_field(r, c), json_string_value(v)) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        } else if (columns[c].type == DP_COL_INT) {
+            if (!json_is_integer(v)) return dp_error_set(err, DP_EINVAL, "result: field \"%s\" must be an integer", columns[c].name);
+            *int_field(r, c) = (long)json_integer_value(v);
+        } else {
+            if (json_is_null(v)) *dbl_field(r, c) = NAN;
+            else if (json_is_number(v)) *dbl_field(r, c) = json_number_value(v);
+            else return dp_error_set(err, DP_EINVAL, "result: field \"%s\" must be a number", columns[c].name);
+        }
+    }
+    return DP_OK;
+}
+
+char *dp_results_csv_path(const char *h5_path)
+{
+    size_t n = strlen(h5_path);
+    char *p = malloc(n + 5);
+    if (!p) return NULL;
+    memcpy(p, h5_path, n + 1);
+    if (n > 3 && strcmp(h5_path + n - 3, ".h5") == 0) strcpy(p + n - 3, ".csv");
+    else strcat(p, ".csv");
+    return p;
+}
+
+/* ---------------------------------------------------------------- CSV ---- */
+
+/* Shortest text that reads back to the same double. */
+static void fmt_double(double x, char *buf, size_t cap)
+{
+    if (!isfinite(x)) { buf[0] = '\0'; return; }
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+}
+
+typedef struct sbuf { char *s; size_t n, cap; int oom; } sbuf;
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->n + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->n + n + 1) cap *= 2;
+        char *ns = realloc(b->s, cap);
+        if (!ns) { b->oom = 1; return; }
+        b->s = ns;
+        b->cap = cap;
+    }
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = '\0';
+}
+
+static void sb_csv_field(sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { sb_put(b, s, strlen(s)); return; }
+    sb_put(b, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"') sb_put(b, "\"\"", 2);
+        else sb_put(b, p, 1);
+    }
+    sb_put(b, "\"", 1);
+}
+
+static void csv_header(sbuf *b)
+{
+    for (int c = 0; c < NCOLS; c++) {
+        if (c) sb_put(b, ",", 1);
+        sb_put(b, columns[c].name, strlen(columns[c].name));
+    }
+    sb_put(b, "\n", 1);
+}
+
+static void csv_line(sbuf *b, const dp_result *r)
+{
+    char num[40];
+    for (int c = 0; c < NCOLS; c++) {
+        if (c) sb_put(b, ",", 1);
+        if (columns[c].type == DP_COL_STR) sb_csv_field(b, cstr_field(r, c));
+        else if (columns[c].type == DP_COL_INT) {
+            snprintf(num, sizeof num, "%ld", cint_field(r, c));
+            sb_put(b, num, strlen(num));
+        } else {
+            fmt_double(cdbl_field(r, c), num, sizeof num);
+            sb_put(b, num, strlen(num));
+        }
+    }
+    sb_put(b, "\n", 1);
+}
+
+int dp_results_write_csv(const char *path, const dp_result *rows, long n, dp_error *err)
+{
+    sbuf b = {0};
+    csv_header(&b);
+    for (long i = 0; i < n; i++) csv_line(&b, &rows[i]);
+    if (b.oom) { free(b.s); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); }
+    int rc = dp_write_file_atomic(path, b.s, b.n, err);
+    free(b.s);
+    return rc;
+}
+
+/* Parse one CSV record starting at text[*pos]: fields into a growing array of malloc'd strings.
+ * Returns 1 for a complete record (ended by a newline), 0 at end of text or for a record cut off
+ * before its newline, -1 out of memory. */
+static int csv_record(const char *text, size_t len, size_t *pos, char ***fields, int *nf, int *capf)
+{
+    size_t p = *pos;
+    *nf = 0;
+    if (p >= len) return 0;
+    sbuf f = {0};
+    for (;;) {
+        f.n = 0;
+        sb_put(&f, "", 0);
+        if (p < len && text[p] == '"') {
+            p++;
+            for (;;) {
+                if (p >= len) { free(f.s); return 0; }
+                if (text[p] == '"') {
+                    if (p + 1 < len && text[p + 1] == '"') { sb_put(&f, "\"", 1); p += 2; continue; }
+                    p++;
+                    break;
+                }
+                sb_put(&f, text + p, 1);
+                p++;
+            }
+        } else {
+            size_t q = p;
+            while (q < len && text[q] != ',' && text[q] != '\n' && text[q] != '\r') q++;
+            sb_put(&f, text + p, q - p);
+            p = q;
+        }
+        if (f.oom) { free(f.s); return -1; }
+        if (*nf == *capf) {
+            int nc = *capf ? *capf * 2 : 32;
+            char **nfs = realloc(*fields, (size_t)nc * sizeof(char *));
+            if (!nfs) { free(f.s); return -1; }
+            *fields = nfs;
+            *capf = nc;
+        }
+        (*fields)[(*nf)++] = xstrdup(f.s ? f.s : "");
+        if (p >= len) { free(f.s); return 0; }
+        if (text[p] == ',') { p++; continue; }
+        if (text[p] == '\r') p++;
+        if (p < len && text[p] == '\n') {
+            p++;
+            *pos = p;
+            free(f.s);
+            return 1;
+        }
+        free(f.s);
+        return 0; /* stray character after a quoted field: treat as cut off */
+    }
+}
+
+static void free_fields(char **f, int n)
+{
+    for (int i = 0; i < n; i++) free(f[i]);
+}
+
+int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, long *good_len, dp_error *err)
+{
+    size_t len;
+    char *text = dp_read_file(path, &len, err);
+    if (!text) return err ? err->code : DP_EIO;
+    char **f = NULL;
+    int nf = 0, capf = 0;
+    size_t pos = 0;
+    dp_result *rows = NULL;
+    long n = 0, cap = 0;
+    int rc = DP_OK;
+    int r = csv_record(text, len, &pos, &f, &nf, &capf);
+    if (r < 0) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+    if (r == 0) {
+        if (len > 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no complete header line", path); goto done; }
+        goto done; /* empty file: no rows */
+    }
+    if (nf != NCOLS) { rc = dp_error_set(err, DP_EINVAL, "%s:1: %d columns, this version writes %d: not a doppler results CSV (or another version)", path, nf, NCOLS); goto done; }
+    for (int c = 0; c < NCOLS; c++)
+        if (strcmp(f[c], columns[c].name) != 0) { rc = dp_error_set(err, DP_EINVAL, "%s:1: column %d is \"%s\", expected \"%s\"", path, c + 1, f[c], columns[c].name); goto done; }
+    free_fields(f, nf);
+    nf = 0;
+    size_t good = pos;
+    long line = 1;
+    for (;;) {
+        r = csv_record(text, len, &pos, &f, &nf, &capf);
+        if (r < 0) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+        if (r == 0) break;
+        line++;
+        if (nf != NCOLS) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %d fields, expected %d", path, line, nf, NCOLS); goto done; }
+        if (n == cap) {
+            long nc = cap ? cap * 2 : 64;
+            dp_result *nr = realloc(rows, (size_t)nc * sizeof *nr);
+            if (!nr) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+            rows = nr;
+            cap = nc;
+        }
+        dp_result *row = &rows[n];
+        if (dp_result_init(row) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+        n++;
+        for (int c = 0; c < NCOLS; c++) {
+            char *end;
+            if (columns[c].type == DP_COL_STR) {
+                free(*str_field(row, c));
+                *str_field(row, c) = f[c];
+                f[c] = NULL;
+            } else if (columns[c].type == DP_COL_INT) {
+                errno = 0;
+                long v = strtol(f[c], &end, 10);
+                if (!*f[c] || *end || errno) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not an integer: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
+                *int_field(row, c) = v;
+            } else {
+                if (!*f[c]) *dbl_field(row, c) = NAN;
+                else {
+                    double v = strtod(f[c], &end);
+                    if (*end) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
+                    *dbl_field(row, c) = v;
+                }
+            }
+        }
+        free_fields(f, nf);
+        nf = 0;
+        good = pos;
+    }
+    if (good_len) *good_len = (long)good;
+done:
+    free_fields(f, nf);
+    free(f);
+    free(text);
+    if (rc != DP_OK) {
+        for (long i = 0; i < n; i++) dp_result_free(&rows[i]);
+        free(rows);
+        return rc;
+    }
+    *rows_out = rows;
+    *n_out = n;
+    return DP_OK;
+}
+
+/* --------------------------------------------------------------- HDF5 ---- */
+
+/* The compound type of a row in memory (the dp_result layout itself). */
+static hid_t row_memtype(void)
+{
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    H5Tset_cset(str, H5T_CSET_UTF8);
+    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(dp_result));
+    for (int c = 0; c < NCOLS; c++) {
+        hid_t mt = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE;
+        H5Tinsert(t, columns[c].name, columns[c].offset, mt);
+    }
+    H5Tclose(str);
+    return t;
+}
+
+/* The same, as stored: little-endian 64-bit integers and doubles, packed. */
+static hid_t row_filetype(void)
+{
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    H5Tset_cset(str, H5T_CSET_UTF8);
+    size_t size = 0;
+    for (int c = 0; c < NCOLS; c++) size += columns[c].type == DP_COL_STR ? H5Tget_size(str) : 8;
+    hid_t t = H5Tcreate(H5T_COMPOUND, size);
+    size_t off = 0;
+    for (int c = 0; c < NCOLS; c++) {
+        hid_t ft = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_STD_I64LE : H5T_IEEE_F64LE;
+        H5Tinsert(t, columns[c].name, off, ft);
+        off += H5Tget_size(ft);
+    }
+    H5Tclose(str);
+    return t;
+}
+
+static void h5_quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static int write_str_attr(hid_t loc, const char *name, const char *value)
+{
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    H5Tset_cset(str, H5T_CSET_UTF8);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
+    hid_t a = H5Acreate2(loc, name, str, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a < 0 ? -1 : H5Awrite(a, str, &value);
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(str);
+    return rc < 0 ? -1 : 0;
+}
+
+static char *read_str_attr(hid_t loc, const char *name)
+{
+    if (H5Aexists(loc, name) <= 0) return NULL;
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return NULL;
+    hid_t str = H5Tcopy(H5T_C_S1);
+    H5Tset_size(str, H5T_VARIABLE);
+    H5Tset_cset(str, H5T_CSET_UTF8);
+    char *v = NULL, *out = NULL;
+    hid_t at = H5Aget_type(a);
+    if (H5Tget_class(at) == H5T_STRING && H5Tis_variable_str(at) > 0 && H5Aread(a, str, &v) >= 0) {
+        out = xstrdup(v ? v : "");
+        H5free_memory(v);
+    }
+    H5Tclose(at);
+    H5Tclose(str);
+    H5Aclose(a);
+    return out;
+}
+
+int dp_results_write_h5(const char *path, const dp_result *rows, long n, const char *sweep_name,
+                        const char *config_text, dp_error *err)
+{
+    h5_quiet();
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create %s", path, tmp);
+    int bad = 0;
+    hid_t mt = row_memtype(), ft = row_filetype();
+    hsize_t dims[1] = {(hsize_t)n}, maxdims[1] = {H5S_UNLIMITED}, chunk[1] = {64};
+    hid_t sp = H5Screate_simple(1, dims, maxdims);
+    hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    H5Pset_chunk(dcpl, 1, chunk);
+    hid_t d = H5Dcreate2(f, "runs", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    if (d < 0) bad = 1;
+    else if (n > 0 && H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) bad = 1;
+    if (d >= 0) H5Dclose(d);
+    H5Pclose(dcpl);
+    H5Sclose(sp);
+    H5Tclose(mt);
+    H5Tclose(ft);
+    bad |= write_str_attr(f, "format", RESULTS_FORMAT) != 0;
+    bad |= write_str_attr(f, "sweep", sweep_name ? sweep_name : "") != 0;
+    bad |= write_str_attr(f, "config", config_text ? config_text : "") != 0;
+    bad |= H5Fclose(f) < 0;
+    if (!bad) {
+        int fd = open(tmp, O_RDONLY);
+        if (fd < 0 || fsync(fd) != 0) bad = 1;
+        if (fd >= 0) close(fd);
+    }
+    if (bad || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot write the results file", path);
+    }
+    return DP_OK;
+}
+
+/* Append one row to an existing results file: open, extend, write, close. */
+static int h5_append(const char *path, const dp_result *row, dp_error *err)
+{
+    h5_quiet();
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open for writing", path);
+    int bad = 0;
+    hid_t d = H5Dopen2(f, "runs", H5P_DEFAULT);
+    hid_t mt = row_memtype();
+    if (d < 0) bad = 1;
+    else {
+        hid_t fs = H5Dget_space(d);
+        hsize_t n;
+        H5Sget_simple_extent_dims(fs, &n, NULL);
+        H5Sclose(fs);
+        hsize_t nn = n + 1, start = n, count = 1;
+        if (H5Dset_extent(d, &nn) < 0) bad = 1;
+        else {
+            fs = H5Dget_space(d);
+            hid_t ms = H5Screate_simple(1, &count, NULL);
+            H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
+            if (H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, row) < 0) bad = 1;
+            H5Sclose(ms);
+            H5Sclose(fs);
+        }
+        H5Dclose(d);
+    }
+    H5Tclose(mt);
+    bad |= H5Fclose(f) < 0;
+    return bad ? dp_error_set(err, DP_EIO, "%s: cannot append a row", path) : DP_OK;
+}
+
+int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char **config_text, dp_error *err)
+{
+    h5_quiet();
+    if (access(path, R_OK) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EINVAL, "%s: not a readable HDF5 file", path);
+    int rc = DP_OK;
+    dp_result *rows = NULL;
+    hsize_t n = 0;
+    hid_t d = -1, mt = -1, ft = -1;
+    char *fmt = read_str_attr(f, "format");
+    if (!fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler results file (attribute format is \"%s\", expected \"%s\")", path, fmt ? fmt : "", RESULTS_FORMAT);
+        goto done;
+    }
+    d = H5Dopen2(f, "runs", H5P_DEFAULT);
+    if (d < 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no dataset /runs", path); goto done; }
+    ft = H5Dget_type(d);
+    if (H5Tget_class(ft) != H5T_COMPOUND || H5Tget_nmembers(ft) != NCOLS) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: /runs does not have this version's %d columns", path, NCOLS);
+        goto done;
+    }
+    for (int c = 0; c < NCOLS; c++) {
+        char *nm = H5Tget_member_name(ft, (unsigned)c);
+        int same = nm && strcmp(nm, columns[c].name) == 0;
+        H5free_memory(nm);
+        if (!same) { rc = dp_error_set(err, DP_EINVAL, "%s: /runs column %d is not \"%s\"", path, c, columns[c].name); goto done; }
+    }
+    hid_t sp = H5Dget_space(d);
+    H5Sget_simple_extent_dims(sp, &n, NULL);
+    rows = dp_calloc_n(n ? (size_t)n : 1, sizeof *rows);
+    if (!rows) { H5Sclose(sp); rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+    mt = row_memtype();
+    if (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
+        H5Sclose(sp);
+        free(rows);
+        rows = NULL;
+        rc = dp_error_set(err, DP_EINVAL, "%s: cannot read /runs", path);
+        goto done;
+    }
+    /* own the strings with malloc, give HDF5's back */
+    dp_result *own = dp_calloc_n(n ? (size_t)n : 1, sizeof *own);
+    int oom = !own;
+    for (hsize_t i = 0; own && i < n; i++) {
+        memcpy(&own[i], &rows[i], sizeof *own);
+        for (int c = 0; c < NCOLS; c++)
+            if (columns[c].type == DP_COL_STR) {
+                char *s = xstrdup(cstr_field(&rows[i], c));
+                *str_field(&own[i], c) = s;
+                oom |= !s;
+            }
+    }
+    if (n > 0) H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, rows);
+    H5Sclose(sp);
+    free(rows);
+    rows = own;
+    if (oom) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+    if (config_text) {
+        *config_text = read_str_attr(f, "config");
+        if (!*config_text) *config_text = xstrdup("");
+    }
+done:
+    free(fmt);
+    if (mt >= 0) H5Tclose(mt);
+    if (ft >= 0) H5Tclose(ft);
+    if (d >= 0) H5Dclose(d);
+    H5Fclose(f);
+    if (rc != DP_OK) {
+        if (rows) {
+            for (hsize_t i = 0; i < n; i++) dp_result_free(&rows[i]);
+            free(rows);
+        }
+        return rc;
+    }
+    *rows_out = rows;
+    *n_out = (long)n;
+    return DP_OK;
+}
+
+/* ------------------------------------------------ the open results file ---- */
+
+struct dp_results {
+    char *h5_path, *csv_path, *lock_path;
+    char *sweep_name, *config_text;
+    int lock_fd, csv_fd;
+    dp_result *rows;
+    long n, cap;
+    long *map;      /* open addressing: row index + 1, 0 empty */
+    size_t map_cap;
+};
+
+static size_t key_slot(const char *key, size_t cap)
+{
+    return (size_t)(dp_sweep_hash(key) & (cap - 1));
+}
+
+static int map_rebuild(dp_results *r)
+{
+    size_t cap = 64;
+    while (cap < (size_t)r->n * 2 + 2) cap *= 2;
+    long *m = calloc(cap, sizeof *m);
+    if (!m) return DP_ENOMEM;
+    free(r->map);
+    r->map = m;
+    r->map_cap = cap;
+    for (long i = 0; i < r->n; i++) {
+        size_t s = key_slot(r->rows[i].key, cap);
+        while (m[s]) s = (s + 1) & (cap - 1);
+        m[s] = i + 1;
+    }
+    return DP_OK;
+}
+
+static long map_find(const dp_results *r, const char *key)
+{
+    size_t s = key_slot(key, r->map_cap);
+    while (r->map[s]) {
+        long i = r->map[s] - 1;
+        if (strcmp(r->rows[i].key, key) == 0) return i;
+        s = (s + 1) & (r->map_cap - 1);
+    }
+    return -1;
+}
+
+static void free_rows(dp_result *rows, long n)
+{
+    for (long i = 0; i < n; i++) dp_result_free(&rows[i]);
+    free(rows);
+}
+
+static int reopen_csv(dp_results *r, dp_error *err)
+{
+    if (r->csv_fd >= 0) close(r->csv_fd);
+    r->csv_fd = open(r->csv_path, O_WRONLY | O_APPEND);
+    if (r->csv_fd < 0) return dp_error_set(err, DP_EIO, "%s: %s", r->csv_path, strerror(errno));
+    return DP_OK;
+}
+
+static int rewrite_both(dp_results *r, dp_error *err)
+{
+    int rc = dp_results_write_csv(r->csv_path, r->rows, r->n, err);
+    if (rc == DP_OK) rc = dp_results_write_h5(r->h5_path, r->rows, r->n, r->sweep_name, r->config_text, err);
+    if (rc == DP_OK) rc = reopen_csv(r, err);
+    return rc;
+}
+
+void dp_results_close(dp_results *r)
+{
+    if (!r) return;
+    if (r->csv_fd >= 0) close(r->csv_fd);
+    if (r->lock_fd >= 0) {
+        unlink(r->lock_path);
+        close(r->lock_fd);
+    }
+    free_rows(r->rows, r->n);
+    free(r->map);
+    free(r->h5_path);
+    free(r->csv_path);
+    free(r->lock_path);
+    free(r->sweep_name);
+    free(r->config_text);
+    free(r);
+}
+
+/* Keep the first row of each key (a duplicate can only come from a hand-edited CSV). */
+static long dedup_rows(dp_result *rows, long n)
+{
+    long m = 0;
+    for (long i = 0; i < n; i++) {
+        int dup = 0;
+        for (long j = 0; j < m && !dup; j++) dup = strcmp(rows[j].key, rows[i].key) == 0;
+        if (dup) dp_result_free(&rows[i]);
+        else rows[m++] = rows[i];
+    }
+    return m;
+}
+
+dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const char *config_text, dp_error *err)
+{
+    dp_results *r = calloc(1, sizeof *r);
+    if (!r) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
+    r->lock_fd = r->csv_fd = -1;
+    r->h5_path = xstrdup(h5_path);
+    r->csv_path = dp_results_csv_path(h5_path);
+    r->sweep_name = xstrdup(sweep_name);
+    r->config_text = xstrdup(config_text);
+    size_t ln = strlen(h5_path) + 6;
+    r->lock_path = malloc(ln);
+    if (!r->h5_path || !r->csv_path || !r->sweep_name || !r->config_text || !r->lock_path) {
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        goto fail;
+    }
+    snprintf(r->lock_path, ln, "%s.lock", h5_path);
+    r->lock_fd = open(r->lock_path, O_RDWR | O_CREAT, 0644);
+    if (r->lock_fd < 0) { dp_error_set(err, DP_EIO, "%s: %s", r->lock_path, strerror(errno)); goto fail; }
+    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        close(r->lock_fd);
+        r->lock_fd = -1; /* not ours: do not unlink it */
+        dp_error_set(err, DP_EIO, "%s: another sweep is writing this results file (lock %s)", h5_path, r->lock_path);
+        goto fail;
+    }
+    int have_csv = access(r->csv_path, F_OK) == 0, have_h5 = access(h5_path, F_OK) == 0;
+    dp_result *csv_rows = NULL, *h5_rows = NULL;
+    long n_csv = 0, n_h5 = 0, good = 0;
+    int csv_ok = 0, h5_ok = 0;
+    if (have_csv) {
+        if (dp_results_read_csv(r->csv_path, &csv_rows, &n_csv, &good, err) != DP_OK) goto fail;
+        csv_ok = 1;
+        struct stat st;
+        /* a line cut off by a kill: cut the file back to its complete part */
+        if (stat(r->csv_path, &st) == 0 && st.st_size > good && truncate(r->csv_path, good) != 0) {
+            free_rows(csv_rows, n_csv);
+            dp_error_set(err, DP_EIO, "%s: cannot truncate a cut-off line: %s", r->csv_path, strerror(errno));
+            goto fail;
+        }
+    }
+    if (have_h5) {
+        dp_error e2;
+        h5_ok = dp_results_read_h5(h5_path, &h5_rows, &n_h5, NULL, &e2) == DP_OK;
+        if (!h5_ok && !csv_ok) {
+            dp_error_set(err, DP_EINVAL, "%s (and no CSV beside it to rebuild it from)", e2.msg);
+            goto fail;
+        }
+    }
+    int rewrite = 0;
+    if (csv_ok) {
+        r->rows = csv_rows;
+        r->n = n_csv;
+        long m = dedup_rows(r->rows, r->n);
+        if (m != r->n) { r->n = m; rewrite = 1; }
+        if (good == 0) rewrite = 1; /* empty or header cut off */
+        int same = h5_ok && n_h5 == r->n;
+        for (long i = 0; same && i < r->n; i++) same = strcmp(h5_rows[i].key, r->rows[i].key) == 0;
+        if (!same) rewrite = 1;
+        if (h5_rows) free_rows(h5_rows, n_h5);
+    } else if (h5_ok) {
+        r->rows = h5_rows;
+        r->n = n_h5;
+        r->n = dedup_rows(r->rows, r->n);
+        rewrite = 1;
+    } else {
+        rewrite = 1;
+    }
+    r->cap = r->n;
+    if (map_rebuild(r) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (rewrite) {
+        if (rewrite_both(r, err) != DP_OK) goto fail;
+    } else if (reopen_csv(r, err) != DP_OK) goto fail;
+    return r;
+fail:
+    dp_results_close(r);
+    return NULL;
+}
+
+long dp_results_count(const dp_results *r) { return r->n; }
+const dp_result *dp_results_row(const dp_results *r, long i) { return &r->rows[i]; }
+
+const dp_result *dp_results_find(const dp_results *r, const char *key)
+{
+    long i = map_find(r, key);
+    return i < 0 ? NULL : &r->rows[i];
+}
+
+int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
+{
+    if (map_find(r, row->key) >= 0) return dp_error_set(err, DP_EINVAL, "%s: run %s is already in the file", r->h5_path, row->key);
+    sbuf b = {0};
+    csv_line(&b, row);
+    if (b.oom) { free(b.s); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    /* one write() of the whole line, then fsync: the CSV is the journal */
+    size_t off = 0;
+    while (off < b.n) {
+        ssize_t w = write(r->csv_fd, b.s + off, b.n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) { free(b.s); return dp_error_set(err, DP_EIO, "%s: %s", r->csv_path, strerror(errno)); }
+        off += (size_t)w;
+    }
+    free(b.s);
+    if (fsync(r->csv_fd) != 0) return dp_error_set(err, DP_EIO, "%s: fsync: %s", r->csv_path, strerror(errno));
+    if (r->n == r->cap) {
+        long nc = r->cap ? r->cap * 2 : 64;
+        dp_result *nr = realloc(r->rows, (size_t)nc * sizeof *nr);
+        if (!nr) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        r->rows = nr;
+        r->cap = nc;
+    }
+    if (dp_result_copy(&r->rows[r->n], row) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    r->n++;
+    if ((size_t)r->n * 2 + 2 > r->map_cap) {
+        if (map_rebuild(r) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    } else {
+        size_t s = key_slot(row->key, r->map_cap);
+        while (r->map[s]) s = (s + 1) & (r->map_cap - 1);
+        r->map[s] = r->n;
+    }
+    return h5_append(r->h5_path, row, err);
+}
+
+int dp_results_drop_failed(dp_results *r, long *dropped, dp_error *err)
+{
+    long m = 0;
+    for (long i = 0; i < r->n; i++) {
+        if (strcmp(r->rows[i].status, "ok") == 0) r->rows[m++] = r->rows[i];
+        else dp_result_free(&r->rows[i]);
+    }
+    long d = r->n - m;
+    r->n = m;
+    if (dropped) *dropped = d;
+    if (map_rebuild(r) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    return d ? rewrite_both(r, err) : DP_OK;
+}
+
+void dp_results_set_index(dp_results *r, const char *key, long index)
+{
+    long i = map_find(r, key);
+    if (i >= 0) r->rows[i].index = index;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const dp_result *x = a, *y = b;
+    if (x->index != y->index) return x->index < y->index ? -1 : 1;
+    return strcmp(x->key, y->key);
+}
+
+int dp_results_finalize(dp_results *r, dp_error *err)
+{
+    qsort(r->rows, (size_t)r->n, sizeof *r->rows, row_cmp);
+    if (map_rebuild(r) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    return rewrite_both(r, err);
+}

@@ -1,0 +1,332 @@
+/* sweep.c: sweep config parsing and deterministic expansion (see sweep.h). */
+#include "sweep.h"
+#include "dp_file.h"
+#include "dp_json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+char *dp_sweep_canonical(const json_t *params)
+{
+    return json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17) | JSON_ENCODE_ANY);
+}
+
+uint64_t dp_sweep_hash(const char *text)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        h ^= *p;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+void dp_sweep_key(const json_t *params, char key[DP_SWEEP_KEY_LEN + 1])
+{
+    char *c = dp_sweep_canonical(params);
+    /* the "dp1:" prefix versions the key: a change of canonical form changes every key */
+    size_t n = strlen(c ? c : "") + 5;
+    char *t = malloc(n);
+    if (t) snprintf(t, n, "dp1:%s", c ? c : "");
+    snprintf(key, DP_SWEEP_KEY_LEN + 1, "%016" PRIx64, dp_sweep_hash(t ? t : ""));
+    free(t);
+    free(c);
+}
+
+int dp_sweep_parse_shard(const char *text, int *i, int *n)
+{
+    if (!text) return -1;
+    char *end;
+    long a = strtol(text, &end, 10);
+    if (end == text || *end != '/') return -1;
+    const char *q = end + 1;
+    long b = strtol(q, &end, 10);
+    if (end == q || *end || b < 1 || b > 1000000 || a < 0 || a >= b) return -1;
+    *i = (int)a;
+    *n = (int)b;
+    return 0;
+}
+
+static int valid_name(const char *s)
+{
+    if (!*s) return 0;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return 0;
+    return 1;
+}
+
+static int is_scalar(const json_t *v)
+{
+    return json_is_string(v) || json_is_integer(v) || json_is_real(v) || json_is_boolean(v);
+}
+
+void dp_sweep_free(dp_sweep *s)
+{
+    if (!s) return;
+    for (long k = 0; k < s->n_runs; k++) {
+        json_decref(s->runs[k].params);
+        free(s->runs[k].params_text);
+    }
+    free(s->runs);
+    json_decref(s->config);
+    free(s->name);
+    free(s->path);
+    free(s->dir);
+    free(s->config_text);
+    free(s);
+}
+
+/* Open-addressing set of keys, to drop a grid point that repeats an earlier one. */
+typedef struct keyset {
+    uint64_t *slot;
+    size_t cap;
+} keyset;
+
+static int keyset_add(keyset *ks, uint64_t h)
+{
+    if (h == 0) h = 1; /* 0 marks an empty slot */
+    size_t i = (size_t)(h * 0x9E3779B97F4A7C15ULL) & (ks->cap - 1);
+    while (ks->slot[i]) {
+        if (ks->slot[i] == h) return 0;
+        i = (i + 1) & (ks->cap - 1);
+    }
+    ks->slot[i] = h;
+    return 1;
+}
+
+static int check_grid(const json_t *grid, const json_t *fixed, const char *path, int gi, int ngrids,
+                      long *points, dp_error *err)
+{
+    char where[64];
+    if (ngrids > 1) snprintf(where, sizeof where, "grid[%d]", gi);
+    else snprintf(where, sizeof where, "grid");
+    if (!json_is_object(grid))
+        return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be an object of parameter: [values]", path, where);
+    long p = 1;
+    const char *name;
+    json_t *vals;
+    json_object_foreach((json_t *)grid, name, vals) {
+        if (!valid_name(name))
+            return dp_error_set(err, DP_EINVAL, "%s: %s.%s: parameter names are lowercase letters, digits and _", path, where, name);
+        if (strcmp(name, "rep") == 0)
+            return dp_error_set(err, DP_EINVAL, "%s: %s.rep: \"rep\" is set by \"repetitions\"", path, where);
+        if (json_object_get(fixed, name))
+            return dp_error_set(err, DP_EINVAL, "%s: %s.%s: also in \"fixed\"", path, where, name);
+        if (!json_is_array(vals) || json_array_size(vals) == 0)
+            return dp_error_set(err, DP_EINVAL, "%s: %s.%s: must be a non-empty array of values", path, where, name);
+        for (size_t k = 0; k < json_array_size(vals); k++) {
+            if (!is_scalar(json_array_get(vals, k)))
+                return dp_error_set(err, DP_EINVAL, "%s: %s.%s[%zu]: values are strings, numbers or booleans", path, where, name, k);
+        }
+        long n = (long)json_array_size(vals);
+        if (p > DP_SWEEP_MAX_RUNS / n)
+            return dp_error_set(err, DP_EINVAL, "%s: %s: more than %ld runs", path, where, DP_SWEEP_MAX_RUNS);
+        p *= n;
+    }
+    *points = p;
+    return DP_OK;
+}
+
+dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
+{
+    const char *src = path ? path : "(config)";
+    if (!json_is_object(config)) {
+        dp_error_set(err, DP_EINVAL, "%s: a sweep config is a JSON object", src);
+        return NULL;
+    }
+    static const char *allowed[] = {"name", "description", "fixed", "grid", "repetitions", "tables", "plots", "comment", NULL};
+    const char *k;
+    json_t *v;
+    json_object_foreach(config, k, v) {
+        int ok = 0;
+        for (int i = 0; allowed[i]; i++) ok |= strcmp(k, allowed[i]) == 0;
+        if (!ok) {
+            dp_error_set(err, DP_EINVAL, "%s: unknown field \"%s\" (known: name, description, fixed, grid, repetitions, tables, plots, comment)", src, k);
+            return NULL;
+        }
+    }
+    json_t *fixed = json_object_get(config, "fixed");
+    json_t *grid = json_object_get(config, "grid");
+    json_t *name = json_object_get(config, "name");
+    json_t *reps = json_object_get(config, "repetitions");
+    if (fixed && !json_is_object(fixed)) { dp_error_set(err, DP_EINVAL, "%s: \"fixed\" must be an object", src); return NULL; }
+    if (name && !json_is_string(name)) { dp_error_set(err, DP_EINVAL, "%s: \"name\" must be a string", src); return NULL; }
+    if (!grid && !fixed) { dp_error_set(err, DP_EINVAL, "%s: needs \"grid\" or \"fixed\"", src); return NULL; }
+    long R = 1;
+    if (reps) {
+        if (!json_is_integer(reps) || json_integer_value(reps) < 1 || json_integer_value(reps) > 100000) {
+            dp_error_set(err, DP_EINVAL, "%s: \"repetitions\" must be an integer 1..100000", src);
+            return NULL;
+        }
+        R = (long)json_integer_value(reps);
+    }
+    json_t *empty_fixed = fixed ? NULL : json_object();
+    if (!fixed) fixed = empty_fixed;
+    json_object_foreach(fixed, k, v) {
+        if (!valid_name(k) || strcmp(k, "rep") == 0) {
+            dp_error_set(err, DP_EINVAL, "%s: fixed.%s: parameter names are lowercase letters, digits and _ (not \"rep\")", src, k);
+            json_decref(empty_fixed);
+            return NULL;
+        }
+        if (!is_scalar(v)) {
+            dp_error_set(err, DP_EINVAL, "%s: fixed.%s: values are strings, numbers or booleans", src, k);
+            json_decref(empty_fixed);
+            return NULL;
+        }
+    }
+    /* the list of grids: an object is one grid, an array a union, absent = one empty grid */
+    json_t *grids = json_array();
+    if (!grid) json_array_append_new(grids, json_object());
+    else if (json_is_array(grid)) {
+        if (json_array_size(grid) == 0) {
+            dp_error_set(err, DP_EINVAL, "%s: \"grid\" is an empty array", src);
+            json_decref(grids); json_decref(empty_fixed);
+            return NULL;
+        }
+        for (size_t i = 0; i < json_array_size(grid); i++) json_array_append(grids, json_array_get(grid, i));
+    } else json_array_append(grids, grid);
+
+    int ng = (int)json_array_size(grids);
+    long total = 0;
+    for (int gi = 0; gi < ng; gi++) {
+        long pts = 0;
+        if (check_grid(json_array_get(grids, gi), fixed, src, gi, json_is_array(grid) ? ng : 1, &pts, err) != DP_OK) {
+            json_decref(grids); json_decref(empty_fixed);
+            return NULL;
+        }
+        if (pts > DP_SWEEP_MAX_RUNS / R || total > DP_SWEEP_MAX_RUNS - pts * R) {
+            dp_error_set(err, DP_EINVAL, "%s: more than %ld runs", src, DP_SWEEP_MAX_RUNS);
+            json_decref(grids); json_decref(empty_fixed);
+            return NULL;
+        }
+        total += pts * R;
+    }
+
+    dp_sweep *s = calloc(1, sizeof *s);
+    keyset ks = {NULL, 16};
+    while (ks.cap < (size_t)total * 2) ks.cap *= 2;
+    ks.slot = calloc(ks.cap, sizeof(uint64_t));
+    if (!s || !ks.slot || !(s->runs = dp_calloc_n((size_t)total, sizeof(dp_sweep_run)))) goto nomem;
+    s->config = json_incref(config);
+    s->path = xstrdup(path ? path : "");
+    {
+        const char *slash = path ? strrchr(path, '/') : NULL;
+        if (slash) {
+            s->dir = malloc((size_t)(slash - path) + 2);
+            if (s->dir) {
+                memcpy(s->dir, path, (size_t)(slash - path));
+                s->dir[slash - path] = '\0';
+                if (slash == path) strcpy(s->dir, "/");
+            }
+        } else s->dir = xstrdup(".");
+    }
+    if (name) s->name = xstrdup(json_string_value(name));
+    else {
+        const char *stem = path ? dp_path_stem(path) : "sweep";
+        s->name = xstrdup(stem);
+        char *dot = s->name ? strrchr(s->name, '.') : NULL;
+        if (dot && dot != s->name) *dot = '\0';
+    }
+    s->config_text = json_dumps(config, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    if (!s->path || !s->dir || !s->name || !s->config_text) goto nomem;
+
+    for (int gi = 0; gi < ng; gi++) {
+        json_t *g = json_array_get(grids, gi);
+        size_t na = json_object_size(g);
+        const char **names = dp_calloc_n(na + 1, sizeof(char *));
+        json_t **axes = dp_calloc_n(na + 1, sizeof(json_t *));
+        size_t *idx = dp_calloc_n(na + 1, sizeof(size_t));
+        if (!names || !axes || !idx) { free(names); free(axes); free(idx); goto nomem; }
+        size_t a = 0;
+        json_object_foreach(g, k, v) { names[a] = k; axes[a] = v; a++; }
+        for (;;) {
+            for (long r = 0; r < R; r++) {
+                json_t *p = json_deep_copy(fixed);
+                if (!p) { free(names); free(axes); free(idx); goto nomem; }
+                for (size_t j = 0; j < na; j++) json_object_set(p, names[j], json_array_get(axes[j], idx[j]));
+                json_object_set_new(p, "rep", json_integer(r));
+                dp_sweep_run *run = &s->runs[s->n_runs];
+                dp_sweep_key(p, run->key);
+                if (!keyset_add(&ks, strtoull(run->key, NULL, 16))) { json_decref(p); continue; }
+                run->params = p;
+                run->params_text = dp_sweep_canonical(p);
+                if (!run->params_text) { free(names); free(axes); free(idx); goto nomem; }
+                run->index = s->n_runs++;
+            }
+            /* odometer: last axis fastest */
+            size_t j = na;
+            while (j > 0) {
+                j--;
+                if (++idx[j] < json_array_size(axes[j])) break;
+                idx[j] = 0;
+                if (j == 0) { j = (size_t)-1; break; }
+            }
+            if (na == 0 || j == (size_t)-1) break;
+        }
+        free(names);
+        free(axes);
+        free(idx);
+    }
+    free(ks.slot);
+    json_decref(grids);
+    json_decref(empty_fixed);
+    return s;
+nomem:
+    free(ks.slot);
+    json_decref(grids);
+    json_decref(empty_fixed);
+    dp_sweep_free(s);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory expanding the sweep", src);
+    return NULL;
+}
+
+dp_sweep *dp_sweep_load(const char *path, dp_error *err)
+{
+    json_t *cfg = dp_json_load(path, err);
+    if (!cfg) return NULL;
+    dp_sweep *s = dp_sweep_from_json(cfg, path, err);
+    json_decref(cfg);
+    return s;
+}
+
+int dp_sweep_param_str(const json_t *params, const char *name, const char *def, const char **out,
+                       dp_error *err)
+{
+    json_t *v = json_object_get(params, name);
+    if (!v) { *out = def; return DP_OK; }
+    if (!json_is_string(v)) return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected a string", name);
+    *out = json_string_value(v);
+    return DP_OK;
+}
+
+int dp_sweep_param_int(const json_t *params, const char *name, long def, long *out, dp_error *err)
+{
+    json_t *v = json_object_get(params, name);
+    if (!v) { *out = def; return DP_OK; }
+    if (json_is_integer(v)) { *out = (long)json_integer_value(v); return DP_OK; }
+    if (json_is_real(v)) {
+        double x = json_real_value(v);
+        if (x == floor(x) && fabs(x) < 9e15) { *out = (long)x; return DP_OK; }
+    }
+    return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected an integer", name);
+}
+
+int dp_sweep_param_num(const json_t *params, const char *name, double def, double *out, dp_error *err)
+{
+    json_t *v = json_object_get(params, name);
+    if (!v) { *out = def; return DP_OK; }
+    if (!json_is_number(v)) return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected a number", name);
+    *out = json_number_value(v);
+    return DP_OK;
+}

@@ -1,0 +1,546 @@
+/* sweep_exec.c: the local process pool, the MPI work queue and the results writer
+ * (see sweep_exec.h). */
+#include "config.h"
+#include "sweep_exec.h"
+#include "results.h"
+#include "run.h"
+
+#include <cblas.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+void dp_sweep_options_init(dp_sweep_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->out = "results.h5";
+    o->shard_n = 1;
+    o->progress = 1;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void fmt_dur(double s, char *buf, size_t cap)
+{
+    if (!isfinite(s) || s < 0) { snprintf(buf, cap, "?"); return; }
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, cap, "%lds", t);
+}
+
+/* ------------------------------------------------------- the collector ---- */
+
+/* What the writer of a results file keeps: the open file, the runs still to do, the counts. */
+typedef struct collector {
+    const dp_sweep *s;
+    const dp_sweep_options *o;
+    dp_results *res;
+    char out_dir[PATH_MAX];   /* folder of the results file */
+    char runs_rel[PATH_MAX];  /* "<stem>.runs": the run folders, relative to out_dir */
+    long *pending;            /* run indices still to do, in expansion order */
+    long n_pending, next;
+    dp_sweep_summary *sum;
+    double t0, last_print;
+    int running;
+} collector;
+
+static void split_out(const char *out, char *dir, size_t dcap, char *rel, size_t rcap)
+{
+    const char *slash = strrchr(out, '/');
+    if (slash) snprintf(dir, dcap, "%.*s", (int)(slash - out), out);
+    else snprintf(dir, dcap, ".");
+    if (slash == out) snprintf(dir, dcap, "/");
+    const char *base = slash ? slash + 1 : out;
+    size_t n = strlen(base);
+    if (n > 3 && strcmp(base + n - 3, ".h5") == 0) n -= 3;
+    snprintf(rel, rcap, "%.*s.runs", (int)n, base);
+}
+
+static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
+{
+    memset(c, 0, sizeof *c);
+    memset(sum, 0, sizeof *sum);
+    c->s = s;
+    c->o = o;
+    c->sum = sum;
+    split_out(o->out, c->out_dir, sizeof c->out_dir, c->runs_rel, sizeof c->runs_rel);
+    c->res = dp_results_open(o->out, s->name, s->config_text, err);
+    if (!c->res) return err ? err->code : DP_EIO;
+    if (o->retry_failed && dp_results_drop_failed(c->res, NULL, err) != DP_OK) return err->code;
+    c->pending = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
+    if (!c->pending) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (long k = 0; k < s->n_runs; k++) {
+        if (!dp_sweep_in_shard(k, o->shard_i, o->shard_n)) continue;
+        sum->total++;
+        if (dp_results_find(c->res, s->runs[k].key)) sum->skipped++;
+        else c->pending[c->n_pending++] = k;
+    }
+    c->t0 = c->last_print = now_s();
+    return DP_OK;
+}
+
+static void progress(collector *c, int force)
+{
+    if (!c->o->progress) return;
+    double t = now_s();
+    if (!force && t - c->last_print < 1.0) return;
+    c->last_print = t;
+    dp_sweep_summary *m = c->sum;
+    long remaining = m->total - m->skipped - m->done;
+    double el = t - c->t0;
+    char e1[32], e2[32];
+    fmt_dur(el, e1, sizeof e1);
+    fmt_dur(m->done ? el / (double)m->done * (double)remaining : NAN, e2, sizeof e2);
+    fprintf(stderr, "doppler sweep %s: %ld/%ld done (%ld earlier), %ld failed, %d running, elapsed %s, ETA %s\n",
+            c->s->name, m->skipped + m->done, m->total, m->skipped, m->failed, c->running, e1, remaining ? e2 : "0s");
+}
+
+/* Write one finished run; a write error stops the sweep (the results would be lost). */
+static int collector_record(collector *c, dp_result *row, dp_error *err)
+{
+    int rc = dp_results_append(c->res, row, err);
+    if (rc != DP_OK) return rc;
+    c->sum->done++;
+    if (strcmp(row->status, "ok") != 0) {
+        c->sum->failed++;
+        if (c->o->progress)
+            fprintf(stderr, "doppler sweep %s: run %s (%s, %s, seed %ld) failed: %s\n", c->s->name, row->key,
+                    row->graph, row->method, row->seed, row->error);
+    }
+    progress(c, c->sum->done + c->sum->skipped == c->sum->total);
+    return DP_OK;
+}
+
+static int collector_close(collector *c, int finalize, dp_error *err)
+{
+    int rc = DP_OK;
+    if (c->res && finalize) {
+        /* rows of this config sort by their index in it; others (an older config) after them */
+        for (long i = 0; i < dp_results_count(c->res); i++) {
+            const dp_result *r = dp_results_row(c->res, i);
+            dp_results_set_index(c->res, r->key, c->s->n_runs + i);
+        }
+        for (long k = 0; k < c->s->n_runs; k++) dp_results_set_index(c->res, c->s->runs[k].key, k);
+        rc = dp_results_finalize(c->res, err);
+    }
+    dp_results_close(c->res);
+    c->res = NULL;
+    free(c->pending);
+    c->pending = NULL;
+    return rc;
+}
+
+/* ------------------------------------------------------ worker children ---- */
+
+typedef struct child {
+    pid_t pid;
+    int fd;
+    long k;          /* run index */
+    char *buf;
+    size_t len, cap;
+    double t_start;
+    int timed_out;
+} child;
+
+static void child_main(const collector *c, long k, int wfd)
+{
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+    const dp_sweep_run *run = &c->s->runs[k];
+    dp_result r;
+    dp_error err;
+    dp_error_clear(&err);
+    if (dp_result_init(&r) != DP_OK || dp_result_set_params(&r, run->key, run->index, run->params) != DP_OK) _exit(3);
+    char dir[2 * PATH_MAX + 32], rel[PATH_MAX + 32];
+    snprintf(dir, sizeof dir, "%s/%s/%s", c->out_dir, c->runs_rel, run->key);
+    snprintf(rel, sizeof rel, "%s/%s", c->runs_rel, run->key);
+    dp_run_context ctx = {c->s->dir, dir, rel};
+    dp_run_execute(run->params, &ctx, &r, &err);
+    json_t *j = dp_result_to_json(&r);
+    char *t = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+    if (!t) _exit(3);
+    size_t n = strlen(t), off = 0;
+    while (off < n) {
+        ssize_t w = write(wfd, t + off, n - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) _exit(4);
+        off += (size_t)w;
+    }
+    _exit(0);
+}
+
+static int child_spawn(const collector *c, long k, child *ch, dp_error *err)
+{
+    int p[2];
+    if (pipe(p) != 0) return dp_error_set(err, DP_EIO, "pipe: %s", strerror(errno));
+    pid_t parent = getpid();
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(p[0]);
+        close(p[1]);
+        return dp_error_set(err, DP_EIO, "fork: %s", strerror(errno));
+    }
+    if (pid == 0) {
+        close(p[0]);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) _exit(5); /* the parent died before the line above */
+        child_main(c, k, p[1]);
+    }
+    close(p[1]);
+    memset(ch, 0, sizeof *ch);
+    ch->pid = pid;
+    ch->fd = p[0];
+    ch->k = k;
+    ch->t_start = now_s();
+    return DP_OK;
+}
+
+/* Read what is available; returns 1 while the pipe is open, 0 at end of file. */
+static int child_read(child *ch)
+{
+    for (;;) {
+        if (ch->len + 4096 > ch->cap) {
+            size_t nc = ch->cap ? ch->cap * 2 : 8192;
+            char *nb = realloc(ch->buf, nc);
+            if (!nb) return 0;
+            ch->buf = nb;
+            ch->cap = nc;
+        }
+        ssize_t r = read(ch->fd, ch->buf + ch->len, ch->cap - ch->len - 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return 0;
+        ch->len += (size_t)r;
+        ch->buf[ch->len] = '\0';
+        return 1;
+    }
+}
+
+/* Reap the child and turn what it sent into a row; a child that died leaves a failed row. */
+static void child_finish(const collector *c, child *ch, dp_result *row)
+{
+    int status = 0;
+    while (waitpid(ch->pid, &status, 0) < 0 && errno == EINTR) {}
+    close(ch->fd);
+    const dp_sweep_run *run = &c->s->runs[ch->k];
+    dp_result_init(row);
+    int got = 0;
+    if (ch->len > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        json_error_t je;
+        json_t *j = json_loadb(ch->buf, ch->len, 0, &je);
+        dp_error e;
+        got = j && dp_result_from_json(row, j, &e) == DP_OK && strcmp(row->key, run->key) == 0;
+        json_decref(j);
+    }
+    if (!got) {
+        dp_result_free(row);
+        dp_result_init(row);
+        dp_result_set_params(row, run->key, run->index, run->params);
+        char msg[256];
+        if (ch->timed_out) snprintf(msg, sizeof msg, "timed out after %g s (worker process killed)", c->o->timeout_s);
+        else if (WIFSIGNALED(status)) snprintf(msg, sizeof msg, "worker process killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else snprintf(msg, sizeof msg, "worker process exited with status %d without a result", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        dp_result_set(&row->status, "failed");
+        dp_result_set(&row->error, msg);
+        time_t t = time(NULL);
+        struct tm tm;
+        char when[32];
+        gmtime_r(&t, &tm);
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        dp_result_set(&row->finished, when);
+    }
+    free(ch->buf);
+    ch->buf = NULL;
+}
+
+/* ---------------------------------------------------------- local pool ---- */
+
+static volatile sig_atomic_t stop_signal = 0;
+static void on_stop(int sig) { stop_signal = sig; }
+
+int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
+{
+    collector c;
+    int rc = collector_open(&c, s, o, sum, err);
+    if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
+    int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1) jobs = 1;
+    if (jobs > c.n_pending) jobs = c.n_pending > 0 ? (int)c.n_pending : 1;
+    /* runs go in parallel processes: one BLAS thread each */
+    openblas_set_num_threads(1);
+    if (o->progress && c.n_pending < sum->total)
+        fprintf(stderr, "doppler sweep %s: %ld of %ld runs already in %s, %ld to do\n", s->name, sum->skipped, sum->total, o->out, c.n_pending);
+    child *kids = dp_calloc_n((size_t)jobs, sizeof(child));
+    struct pollfd *pfd = dp_calloc_n((size_t)jobs, sizeof(struct pollfd));
+    if (!kids || !pfd) { free(kids); free(pfd); collector_close(&c, 0, NULL); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_signal = 0;
+    int n_kids = 0;
+    while (rc == DP_OK && !stop_signal && (c.next < c.n_pending || n_kids > 0)) {
+        while (n_kids < jobs && c.next < c.n_pending && !stop_signal) {
+            if ((rc = child_spawn(&c, c.pending[c.next], &kids[n_kids], err)) != DP_OK) break;
+            c.next++;
+            n_kids++;
+            c.running = n_kids;
+        }
+        if (rc != DP_OK || n_kids == 0) break;
+        for (int i = 0; i < n_kids; i++) { pfd[i].fd = kids[i].fd; pfd[i].events = POLLIN; pfd[i].revents = 0; }
+        int timeout_ms = o->timeout_s > 0 ? 200 : 1000;
+        int pr = poll(pfd, (nfds_t)n_kids, timeout_ms);
+        if (pr < 0 && errno != EINTR) { rc = dp_error_set(err, DP_EIO, "poll: %s", strerror(errno)); break; }
+        double t = now_s();
+        for (int i = 0; i < n_kids; i++) {
+            int open_ = 1;
+            if (pr > 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR))) open_ = child_read(&kids[i]);
+            if (open_ && o->timeout_s > 0 && t - kids[i].t_start > o->timeout_s && !kids[i].timed_out) {
+                kill(kids[i].pid, SIGKILL);
+                kids[i].timed_out = 1;
+            }
+            if (open_) continue;
+            dp_result row;
+            child_finish(&c, &kids[i], &row);
+            /* keep kids[] and pfd[] aligned: move the last child into slot i */
+            kids[i] = kids[n_kids - 1];
+            pfd[i] = pfd[n_kids - 1];
+            n_kids--;
+            c.running = n_kids;
+            i--;
+            rc = collector_record(&c, &row, err);
+            dp_result_free(&row);
+            if (rc != DP_OK) break;
+        }
+    }
+    /* stopping early: end our own children (by pid) and reap them */
+    for (int i = 0; i < n_kids; i++) {
+        kill(kids[i].pid, SIGKILL);
+        while (waitpid(kids[i].pid, NULL, 0) < 0 && errno == EINTR) {}
+        close(kids[i].fd);
+        free(kids[i].buf);
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    free(kids);
+    free(pfd);
+    if (stop_signal && rc == DP_OK) {
+        sum->interrupted = 1;
+        rc = dp_error_set(err, DP_EIO, "interrupted by signal %d: %ld runs not done; run the same command again to finish",
+                          (int)stop_signal, sum->total - sum->skipped - sum->done);
+        collector_close(&c, 0, NULL);
+        return rc;
+    }
+    if (rc != DP_OK) {
+        collector_close(&c, 0, NULL);
+        return rc;
+    }
+    return collector_close(&c, 1, err);
+}
+
+int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, int n_inputs,
+                   dp_sweep_summary *sum, dp_error *err)
+{
+    collector c;
+    dp_sweep_options all = *o;
+    all.shard_i = 0;
+    all.shard_n = 1;
+    int rc = collector_open(&c, s, &all, sum, err);
+    if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
+    for (int f = 0; f < n_inputs && rc == DP_OK; f++) {
+        dp_result *rows = NULL;
+        long n = 0;
+        if ((rc = dp_results_read_h5(inputs[f], &rows, &n, NULL, err)) != DP_OK) break;
+        for (long i = 0; i < n; i++) {
+            if (rc == DP_OK && !dp_results_find(c.res, rows[i].key)) {
+                long k = -1;
+                for (long j = 0; j < s->n_runs && k < 0; j++)
+                    if (strcmp(s->runs[j].key, rows[i].key) == 0) k = j;
+                if (k >= 0) {
+                    rc = dp_results_append(c.res, &rows[i], err);
+                    if (rc == DP_OK) {
+                        sum->done++;
+                        if (strcmp(rows[i].status, "ok") != 0) sum->failed++;
+                    }
+                }
+            }
+            dp_result_free(&rows[i]);
+        }
+        free(rows);
+    }
+    if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
+    return collector_close(&c, 1, err);
+}
+
+/* ------------------------------------------------------------------ MPI ---- */
+
+int dp_sweep_have_mpi(void)
+{
+#ifdef HAVE_MPI
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef HAVE_MPI
+enum { TAG_READY = 1, TAG_RESULT, TAG_RUN, TAG_STOP };
+
+int dp_sweep_mpi_init(int *argc, char ***argv)
+{
+    /* only under a launcher: a plain `doppler sweep` must not need an MPI runtime */
+    if (!getenv("OMPI_COMM_WORLD_SIZE") && !getenv("PMI_SIZE") && !getenv("PMIX_RANK")) return 0;
+    MPI_Init(argc, argv);
+    int size = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size < 2) {
+        MPI_Finalize();
+        return 0;
+    }
+    return 1;
+}
+
+/* A worker rank: ask, run in a child, send the row back, until told to stop. */
+static void mpi_worker(const dp_sweep *s, const dp_sweep_options *o)
+{
+    collector c; /* only the fields children need */
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.o = o;
+    split_out(o->out, c.out_dir, sizeof c.out_dir, c.runs_rel, sizeof c.runs_rel);
+    openblas_set_num_threads(1);
+    MPI_Send(NULL, 0, MPI_CHAR, 0, TAG_READY, MPI_COMM_WORLD);
+    for (;;) {
+        long k;
+        MPI_Status st;
+        MPI_Recv(&k, 1, MPI_LONG, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        if (st.MPI_TAG == TAG_STOP) break;
+        child ch;
+        dp_error err;
+        dp_result row;
+        char *text = NULL;
+        if (child_spawn(&c, k, &ch, &err) == DP_OK) {
+            for (;;) {
+                struct pollfd p = {ch.fd, POLLIN, 0};
+                int pr = poll(&p, 1, o->timeout_s > 0 ? 200 : -1);
+                if (pr > 0 && !child_read(&ch)) break;
+                if (o->timeout_s > 0 && now_s() - ch.t_start > o->timeout_s && !ch.timed_out) {
+                    kill(ch.pid, SIGKILL);
+                    ch.timed_out = 1;
+                }
+            }
+            child_finish(&c, &ch, &row);
+        } else {
+            const dp_sweep_run *run = &s->runs[k];
+            dp_result_init(&row);
+            dp_result_set_params(&row, run->key, run->index, run->params);
+            dp_result_set(&row.status, "failed");
+            dp_result_set(&row.error, err.msg);
+        }
+        json_t *j = dp_result_to_json(&row);
+        text = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+        json_decref(j);
+        dp_result_free(&row);
+        const char *msg = text ? text : "";
+        MPI_Send(msg, (int)strlen(msg), MPI_CHAR, 0, TAG_RESULT, MPI_COMM_WORLD);
+        free(text);
+    }
+}
+
+int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank != 0) {
+        mpi_worker(s, o);
+        MPI_Finalize();
+        memset(sum, 0, sizeof *sum);
+        return DP_OK;
+    }
+    collector c;
+    int rc = collector_open(&c, s, o, sum, err);
+    int ok = rc == DP_OK;
+    if (ok && o->progress)
+        fprintf(stderr, "doppler sweep %s: %ld runs to do over %d MPI worker ranks (%ld already in %s)\n", s->name,
+                c.n_pending, size - 1, sum->skipped, o->out);
+    int active = size - 1;
+    char *buf = NULL;
+    int cap = 0;
+    while (active > 0) {
+        MPI_Status st;
+        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        int n;
+        MPI_Get_count(&st, MPI_CHAR, &n);
+        if (n + 1 > cap) {
+            cap = n + 1;
+            char *nb = realloc(buf, (size_t)cap);
+            if (!nb) { MPI_Abort(MPI_COMM_WORLD, 1); }
+            buf = nb;
+        }
+        MPI_Recv(buf, n, MPI_CHAR, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        buf[n] = '\0';
+        if (st.MPI_TAG == TAG_RESULT) {
+            c.running--;
+            json_error_t je;
+            json_t *j = json_loads(buf, 0, &je);
+            dp_result row;
+            dp_result_init(&row);
+            if (ok && (!j || dp_result_from_json(&row, j, err) != DP_OK)) {
+                rc = dp_error_set(err, DP_EINVAL, "rank %d sent a malformed result", st.MPI_SOURCE);
+                ok = 0;
+            }
+            if (ok && (rc = collector_record(&c, &row, err)) != DP_OK) ok = 0;
+            dp_result_free(&row);
+            json_decref(j);
+        }
+        if (ok && c.next < c.n_pending) {
+            long k = c.pending[c.next++];
+            c.running++;
+            MPI_Send(&k, 1, MPI_LONG, st.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
+        } else {
+            long none = -1;
+            MPI_Send(&none, 1, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);
+            active--;
+        }
+    }
+    free(buf);
+    int rc2 = collector_close(&c, ok, err);
+    MPI_Finalize();
+    return ok ? rc2 : rc;
+}
+#else
+int dp_sweep_mpi_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 0;
+}
+
+int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
+{
+    (void)s; (void)o; (void)sum;
+    return dp_error_set(err, DP_EUNSUPPORTED, "this doppler was built without MPI (configure --with-mpi)");
+}
+#endif

@@ -1,0 +1,64 @@
+/* sweep_exec.h: running a sweep's runs and writing their results.
+ *
+ * Local pool: up to `jobs` runs at once, each in a forked child process that executes the run
+ * (run.h) and sends its result row as JSON through a pipe; the parent is the only writer of the
+ * results file. Processes rather than threads because
+ *   - a run that crashes (a bug in a method, an abort in a library, the kernel's OOM killer)
+ *     takes only its own process down: the sweep records it as failed and goes on;
+ *   - the serial HDF5 library that trajectory and checkpoint writers use is not thread-safe,
+ *     and OpenBLAS and GSL state stay private to each run;
+ *   - a run can be stopped (--timeout) by killing its process, which threads cannot do safely.
+ * A fork per run costs about a millisecond, nothing beside runs of interest. Children die with
+ * their parent (PR_SET_PDEATHSIG), so a killed sweep leaves no orphans behind.
+ *
+ * MPI (configure --with-mpi, launched by mpirun with 2 or more ranks): rank 0 hands out runs
+ * one at a time to the ranks that ask (a dynamic work queue) and writes the results file; the
+ * other ranks execute each run in a forked child as the pool does. Every rank expands the
+ * config itself, so only run indices and result rows travel.
+ *
+ * Sharding (--shard I/N): only the runs with index mod N == I; each shard writes its own file,
+ * and `doppler sweep CONFIG --merge SHARD.h5... --out ALL.h5` puts them together.
+ */
+#ifndef DP_SWEEP_EXEC_H
+#define DP_SWEEP_EXEC_H
+
+#include "sweep.h"
+
+typedef struct dp_sweep_options {
+    const char *out;      /* results file (.h5); its CSV and run folder sit beside it */
+    int jobs;             /* local pool size; 0: one per online core */
+    int shard_i, shard_n; /* this shard (n = 1: everything) */
+    int retry_failed;     /* run again the runs whose row says failed */
+    double timeout_s;     /* per run; 0: none */
+    int progress;         /* 1: progress lines on stderr */
+} dp_sweep_options;
+
+void dp_sweep_options_init(dp_sweep_options *o);
+
+typedef struct dp_sweep_summary {
+    long total;      /* runs of this shard */
+    long skipped;    /* already in the results file */
+    long done;       /* finished now (ok or failed) */
+    long failed;     /* of those, failed */
+    int interrupted; /* stopped by SIGINT or SIGTERM before the end */
+} dp_sweep_summary;
+
+/* Run the sweep with the local pool. Returns DP_OK when every run was executed (some may have
+ * failed: see sum->failed), or an error (results file locked or unwritable, interrupted). */
+int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err);
+
+/* Merge the rows of other results files (shards) into o->out: rows of runs of this sweep that
+ * the file lacks are appended; then the file is rewritten in expansion order. */
+int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, int n_inputs,
+                   dp_sweep_summary *sum, dp_error *err);
+
+/* MPI: 1 when this process was started by an MPI launcher with 2 or more ranks and this build
+ * has MPI (it then calls MPI_Init); 0 otherwise. */
+int dp_sweep_mpi_init(int *argc, char ***argv);
+/* Run the sweep over the MPI ranks (after dp_sweep_mpi_init returned 1); every rank calls it.
+ * Rank 0 fills sum. Calls MPI_Finalize. */
+int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err);
+/* 1 when this build has MPI. */
+int dp_sweep_have_mpi(void);
+
+#endif

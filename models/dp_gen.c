@@ -1,0 +1,553 @@
+/* dp_gen.c: the ML workload generators (block-partitioned einsum programs), the layered random
+ * DAG generator and the by-name interface. */
+#include "dp_gen.h"
+#include "dp_gen_einsum.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int bad(dp_error *err, const char *model, const char *param, double lo, double hi)
+{
+    return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %g..%g", model, param, lo, hi);
+}
+
+/* ---------------- ChainMM ---------------- */
+
+void dp_gen_chainmm_defaults(dp_gen_chainmm_opts *o)
+{
+    o->matrices = 7;
+    o->n = 20000;
+    o->blocks = 2;
+    o->three_d = 1;
+    o->dtype_bytes = 4;
+}
+
+dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err)
+{
+    if (o->matrices < 2 || o->matrices > 25) { bad(err, "chainmm", "matrices", 2, 25); return NULL; }
+    if (o->n < 1) { bad(err, "chainmm", "n", 1, 1e15); return NULL; }
+    if (o->blocks < 1 || o->blocks > o->n) { bad(err, "chainmm", "blocks", 1, (double)o->n); return NULL; }
+    char name[128];
+    snprintf(name, sizeof name, "chainmm_k%d_n%lld_p%d_%s", o->matrices, (long long)o->n, o->blocks,
+             o->three_d ? "3d" : "2d");
+    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    if (!e) { dp_error_set(err, DP_ENOMEM, "chainmm: out of memory"); return NULL; }
+    /* dimension t of the chain (rows of M_{t+1}, columns of M_t) is label 'a' + t */
+    for (int t = 0; t <= o->matrices; t++) dp_ein_dim(e, (char)('a' + t), o->n, o->blocks);
+    char lab[3] = {'a', 'b', 0};
+    int x = dp_ein_input(e, "M1", lab);
+    for (int t = 2; t <= o->matrices; t++) {
+        char mname[16], opname[16], spec[16], ov[8];
+        char l0 = 'a', lk = (char)('a' + t - 1), ln = (char)('a' + t);
+        snprintf(mname, sizeof mname, "M%d", t);
+        char ml[3] = {lk, ln, 0};
+        int m = dp_ein_input(e, mname, ml);
+        snprintf(opname, sizeof opname, "mm%d", t - 1);
+        snprintf(spec, sizeof spec, "%c%c,%c%c->%c%c", l0, lk, lk, ln, l0, ln);
+        snprintf(ov, sizeof ov, "%c1", lk);
+        int in[2] = {x, m};
+        x = dp_ein_op(e, opname, "matmul", spec, 2.0, o->three_d ? NULL : ov, 2, in);
+    }
+    dp_graph *g = dp_ein_finish(e, err);
+    dp_ein_free(e);
+    return g;
+}
+
+/* ---------------- FFNN ---------------- */
+
+void dp_gen_ffnn_defaults(dp_gen_ffnn_opts *o)
+{
+    o->layers = 3;
+    o->batch = 8192;
+    o->in = o->hidden = o->out = 16384;
+    o->batch_blocks = 2;
+    o->feature_blocks = 4;
+    o->dtype_bytes = 4;
+}
+
+dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
+{
+    if (o->layers < 1 || o->layers > 24) { bad(err, "ffnn", "layers", 1, 24); return NULL; }
+    int64_t mind = o->in < o->hidden ? o->in : o->hidden;
+    if (o->out < mind) mind = o->out;
+    if (o->layers == 1) mind = o->in < o->out ? o->in : o->out;
+    if (o->batch < 1 || mind < 1) { dp_error_set(err, DP_EINVAL, "ffnn: batch and dims must be positive"); return NULL; }
+    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, "ffnn", "batch-blocks", 1, (double)o->batch); return NULL; }
+    if (o->feature_blocks < 1 || o->feature_blocks > mind) { bad(err, "ffnn", "feature-blocks", 1, (double)mind); return NULL; }
+    char name[128];
+    snprintf(name, sizeof name, "ffnn_l%d_b%lld_h%lld_pb%d_pf%d", o->layers, (long long)o->batch,
+             (long long)o->hidden, o->batch_blocks, o->feature_blocks);
+    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    if (!e) { dp_error_set(err, DP_ENOMEM, "ffnn: out of memory"); return NULL; }
+    /* 'b' batch; feature dim l (input of layer l+1) is label 'c' + l */
+    dp_ein_dim(e, 'b', o->batch, o->batch_blocks);
+    for (int l = 0; l <= o->layers; l++) {
+        int64_t d = l == 0 ? o->in : l == o->layers ? o->out : o->hidden;
+        dp_ein_dim(e, (char)('c' + l), d, o->feature_blocks);
+    }
+    char hl[3] = {'b', 'c', 0};
+    int h = dp_ein_input(e, "X", hl);
+    for (int l = 1; l <= o->layers; l++) {
+        char li = (char)('c' + l - 1), lo = (char)('c' + l);
+        char nm[32], spec[32], wl[3] = {li, lo, 0}, bl[2] = {lo, 0};
+        snprintf(nm, sizeof nm, "W%d", l);
+        int w = dp_ein_input(e, nm, wl);
+        snprintf(nm, sizeof nm, "bias%d", l);
+        int bias = dp_ein_input(e, nm, bl);
+        snprintf(nm, sizeof nm, "l%d.matmul", l);
+        snprintf(spec, sizeof spec, "b%c,%c%c->b%c", li, li, lo, lo);
+        int in[2] = {h, w};
+        int z = dp_ein_op(e, nm, "matmul", spec, 2.0, NULL, 2, in);
+        snprintf(nm, sizeof nm, "l%d.bias", l);
+        snprintf(spec, sizeof spec, "b%c,%c->b%c", lo, lo, lo);
+        int in2[2] = {z, bias};
+        int y = dp_ein_op(e, nm, "add", spec, 1.0, NULL, 2, in2);
+        snprintf(nm, sizeof nm, "l%d.relu", l);
+        snprintf(spec, sizeof spec, "b%c->b%c", lo, lo);
+        h = dp_ein_op(e, nm, "relu", spec, 1.0, NULL, 1, &y);
+    }
+    dp_graph *g = dp_ein_finish(e, err);
+    dp_ein_free(e);
+    return g;
+}
+
+/* ---------------- Llama ---------------- */
+
+void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer)
+{
+    o->layer = layer;
+    o->batch = 1;
+    o->seq = 4096;
+    o->hidden = 4096;
+    o->heads = 32;
+    o->ffn = 11008;
+    o->vocab = 32000;
+    o->tp = 4;
+    o->hidden_blocks = 4;
+    o->batch_blocks = 1;
+    o->seq_blocks = 1;
+    o->softmax_split = 0;
+    o->dtype_bytes = 4;
+}
+
+/* RMSNorm of x ("bsd"): sum of squares over d, then scale by the weight. */
+static int rmsnorm(dp_ein *e, const char *name, int x, int weight)
+{
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s.sumsq", name);
+    int ss = dp_ein_op(e, nm, "sumsq", "bsd->bs", 2.0, NULL, 1, &x);
+    snprintf(nm, sizeof nm, "%s.scale", name);
+    int in[3] = {x, ss, weight};
+    return dp_ein_op(e, nm, "rmsnorm", "bsd,bs,d->bsd", 3.0, NULL, 3, in);
+}
+
+dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
+{
+    const char *model = o->layer ? "llama-layer" : "llama-block";
+    if (o->batch < 1 || o->seq < 1 || o->hidden < 1 || o->heads < 1 || o->ffn < 1 || o->vocab < 1) {
+        dp_error_set(err, DP_EINVAL, "%s: batch, seq, hidden, heads, ffn and vocab must be positive", model);
+        return NULL;
+    }
+    if (o->hidden % o->heads != 0) {
+        dp_error_set(err, DP_EINVAL, "%s: hidden (%lld) must be a multiple of heads (%lld)", model,
+                     (long long)o->hidden, (long long)o->heads);
+        return NULL;
+    }
+    int64_t tpmax = o->heads < o->ffn ? o->heads : o->ffn;
+    if (o->layer && o->vocab < tpmax) tpmax = o->vocab;
+    if (o->tp < 1 || o->tp > tpmax) { bad(err, model, "tp", 1, (double)tpmax); return NULL; }
+    if (o->hidden_blocks < 1 || o->hidden_blocks > o->hidden) { bad(err, model, "hidden-blocks", 1, (double)o->hidden); return NULL; }
+    if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, model, "batch-blocks", 1, (double)o->batch); return NULL; }
+    if (o->seq_blocks < 1 || o->seq_blocks > o->seq) { bad(err, model, "seq-blocks", 1, (double)o->seq); return NULL; }
+    char name[160];
+    snprintf(name, sizeof name, "%s_b%lld_s%lld_d%lld_tp%d_pd%d", o->layer ? "llama_layer" : "llama_block",
+             (long long)o->batch, (long long)o->seq, (long long)o->hidden, o->tp, o->hidden_blocks);
+    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    if (!e) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", model); return NULL; }
+    dp_ein_dim(e, 'b', o->batch, o->batch_blocks);
+    dp_ein_dim(e, 's', o->seq, o->seq_blocks);
+    dp_ein_dim(e, 't', o->seq, o->seq_blocks);
+    dp_ein_dim(e, 'd', o->hidden, o->hidden_blocks);
+    dp_ein_dim(e, 'h', o->heads, o->tp);
+    dp_ein_dim(e, 'e', o->hidden / o->heads, 1);
+    dp_ein_dim(e, 'f', o->ffn, o->tp);
+    if (o->layer) dp_ein_dim(e, 'v', o->vocab, o->tp);
+
+    int x = dp_ein_input(e, "x", "bsd");
+    int wq = dp_ein_input(e, "Wq", "dhe"), wk = dp_ein_input(e, "Wk", "dhe"), wv = dp_ein_input(e, "Wv", "dhe");
+    int wo = dp_ein_input(e, "Wo", "hed");
+    int w1 = dp_ein_input(e, "W1", "df"), w3 = dp_ein_input(e, "W3", "df"), w2 = dp_ein_input(e, "W2", "fd");
+    int rope = dp_ein_input(e, "rope", "se");
+    int h = x;
+    if (o->layer) h = rmsnorm(e, "attn_norm", x, dp_ein_input(e, "g_attn", "d"));
+
+    int in[3];
+    in[0] = h; in[1] = wq;
+    int q = dp_ein_op(e, "q_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+    in[1] = wk;
+    int k = dp_ein_op(e, "k_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+    in[1] = wv;
+    int v = dp_ein_op(e, "v_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+    in[0] = q; in[1] = rope;
+    int qr = dp_ein_op(e, "rope_q", "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+    in[0] = k;
+    int kr = dp_ein_op(e, "rope_k", "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+    in[0] = qr; in[1] = kr;
+    int sc = dp_ein_op(e, "scores", "matmul", "bshe,bthe->bhst", 2.0, NULL, 2, in);
+    int p;
+    if (o->softmax_split) {
+        int mx = dp_ein_op(e, "softmax.max", "max", "bhst->bhs", 1.0, NULL, 1, &sc);
+        in[0] = sc; in[1] = mx;
+        int ex = dp_ein_op(e, "softmax.exp", "exp", "bhst,bhs->bhst", 2.0, NULL, 2, in);
+        int sm = dp_ein_op(e, "softmax.sum", "sum", "bhst->bhs", 1.0, NULL, 1, &ex);
+        in[0] = ex; in[1] = sm;
+        p = dp_ein_op(e, "softmax.div", "div", "bhst,bhs->bhst", 1.0, NULL, 2, in);
+    } else {
+        /* the whole row in one op: its blocks span t */
+        p = dp_ein_op(e, "softmax", "softmax", "bhst->bhst", 5.0, "t1", 1, &sc);
+    }
+    in[0] = p; in[1] = v;
+    int a = dp_ein_op(e, "attn_v", "matmul", "bhst,bthe->bshe", 2.0, NULL, 2, in);
+    in[0] = a; in[1] = wo;
+    int att = dp_ein_op(e, "o_proj", "matmul", "bshe,hed->bsd", 2.0, NULL, 2, in);
+    int r1 = att;
+    if (o->layer) {
+        in[0] = x; in[1] = att;
+        r1 = dp_ein_op(e, "residual1", "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+        h = rmsnorm(e, "ffn_norm", r1, dp_ein_input(e, "g_ffn", "d"));
+    } else {
+        h = att;
+    }
+    in[0] = h; in[1] = w1;
+    int gate = dp_ein_op(e, "ffn_gate", "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+    in[1] = w3;
+    int up = dp_ein_op(e, "ffn_up", "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+    int sg = dp_ein_op(e, "silu", "silu", "bsf->bsf", 4.0, NULL, 1, &gate);
+    in[0] = sg; in[1] = up;
+    int hm = dp_ein_op(e, "swiglu", "mul", "bsf,bsf->bsf", 1.0, NULL, 2, in);
+    in[0] = hm; in[1] = w2;
+    int y = dp_ein_op(e, "ffn_down", "matmul", "bsf,fd->bsd", 2.0, NULL, 2, in);
+    if (o->layer) {
+        in[0] = r1; in[1] = y;
+        int r2 = dp_ein_op(e, "residual2", "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+        int nf = rmsnorm(e, "final_norm", r2, dp_ein_input(e, "g_final", "d"));
+        in[0] = nf; in[1] = dp_ein_input(e, "W_vocab", "dv");
+        dp_ein_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
+    }
+    dp_graph *g = dp_ein_finish(e, err);
+    dp_ein_free(e);
+    return g;
+}
+
+/* ---------------- layered random DAG (DAGGEN) ---------------- */
+
+void dp_gen_random_defaults(dp_gen_random_opts *o)
+{
+    o->n = 100;
+    o->fat = 0.5;
+    o->density = 0.5;
+    o->regular = 0.9;
+    o->jump = 1;
+    o->ccr = 1.0;
+    o->min_work = 1;
+    o->max_work = 100;
+    o->seed = 1;
+}
+
+dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
+{
+    if (o->n < 1 || o->n > DP_GRAPH_MAX_ELEMS) { bad(err, "random", "n", 1, DP_GRAPH_MAX_ELEMS); return NULL; }
+    if (!(o->fat >= 0 && o->fat <= 1)) { bad(err, "random", "fat", 0, 1); return NULL; }
+    if (!(o->density >= 0 && o->density <= 1)) { bad(err, "random", "density", 0, 1); return NULL; }
+    if (!(o->regular >= 0 && o->regular <= 1)) { bad(err, "random", "regular", 0, 1); return NULL; }
+    if (o->jump < 1) { bad(err, "random", "jump", 1, 1e9); return NULL; }
+    if (!(o->ccr >= 0 && isfinite(o->ccr))) { bad(err, "random", "ccr", 0, 1e300); return NULL; }
+    if (o->min_work < 0 || o->max_work < o->min_work) {
+        dp_error_set(err, DP_EINVAL, "random: need 0 <= min-work <= max-work, got %d and %d", o->min_work, o->max_work);
+        return NULL;
+    }
+    dp_graph *g = NULL;
+    dp_graph_builder *b = NULL;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    int *level_start = NULL, *mark = NULL;
+    char name[160];
+    snprintf(name, sizeof name, "random_n%d_fat%g_density%g_regular%g_jump%d_ccr%g_seed%lu", o->n, o->fat,
+             o->density, o->regular, o->jump, o->ccr, o->seed);
+    b = dp_graph_builder_alloc(name, name, DP_COST_TIME);
+    mark = dp_malloc_n((size_t)o->n, sizeof(int));
+    level_start = dp_malloc_n((size_t)o->n + 1, sizeof(int));
+    if (!rng || !b || !mark || !level_start) { dp_error_set(err, DP_ENOMEM, "random: out of memory"); goto done; }
+    gsl_rng_set(rng, o->seed);
+
+    /* levels: task ids are consecutive per level, level L = [level_start[L], level_start[L+1]) */
+    double ideal = floor(pow((double)o->n, o->fat)); /* DAGGEN: exp(fat log n); pow rounds n^1 to n */
+    int n_levels = 0, total = 0;
+    while (total < o->n) {
+        double lat = 1.0 - o->regular;
+        double r = -lat + 2.0 * lat * gsl_rng_uniform(rng);
+        int w = (int)(ideal * (1.0 + r));
+        if (w < 1) w = 1;
+        if (w > o->n - total) w = o->n - total;
+        level_start[n_levels++] = total;
+        total += w;
+    }
+    level_start[n_levels] = total;
+    for (int v = 0; v < o->n; v++) {
+        double w = o->min_work + (double)gsl_rng_uniform_int(rng, (unsigned long)(o->max_work - o->min_work) + 1);
+        if (dp_graph_builder_add_op(b, NULL, "task", w, o->ccr * w) < 0) {
+            dp_error_set(err, DP_ENOMEM, "random: out of memory");
+            goto done;
+        }
+        mark[v] = -1;
+    }
+    for (int L = 1; L < n_levels; L++) {
+        int prev = level_start[L] - level_start[L - 1];
+        for (int v = level_start[L]; v < level_start[L + 1]; v++) {
+            int np = 1 + (int)(o->density * prev * gsl_rng_uniform(rng));
+            if (np > prev) np = prev;
+            for (int k = 0; k < np; k++) {
+                int pl = L - (int)(1.0 + o->jump * gsl_rng_uniform(rng));
+                if (pl < 0) pl = 0;
+                int lw = level_start[pl + 1] - level_start[pl];
+                int pi = (int)(lw * gsl_rng_uniform(rng));
+                int m = 0;
+                /* next free task of that level, as DAGGEN; mark[u] == v: u is already a parent */
+                while (m < lw && mark[level_start[pl] + pi] == v) { pi = (pi + 1) % lw; m++; }
+                if (m == lw) continue;
+                int u = level_start[pl] + pi;
+                mark[u] = v;
+                if (dp_graph_builder_add_edge(b, u, v, 0) < 0) {
+                    dp_error_set(err, DP_ENOMEM, "random: out of memory");
+                    goto done;
+                }
+            }
+        }
+    }
+    g = dp_graph_builder_finish(b, err);
+    /* edge u -> v carries ccr x work(u), the producer's output */
+    if (g) for (int e = 0; e < g->n_edges; e++) g->edge_size[e] = g->out_size[g->edge_src[e]];
+done:
+    gsl_rng_free(rng);
+    free(mark);
+    free(level_start);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+/* ---------------- by name ---------------- */
+
+#define OFF(type, field) offsetof(type, field)
+#define DTYPE_PARAM(type) \
+    {"dtype", DP_GEN_CHOICE, OFF(type, dtype_bytes), 0, 0, "fp64=8|fp32=4|fp16=2|bf16=2|fp8=1", \
+     "element type (bytes per element): fp64, fp32, fp16, bf16, fp8"}
+
+static const dp_gen_param chainmm_params[] = {
+    {"matrices", DP_GEN_INT, OFF(dp_gen_chainmm_opts, matrices), 2, 25, NULL, "matrices in the chain (K; K-1 products)"},
+    {"n", DP_GEN_INT64, OFF(dp_gen_chainmm_opts, n), 1, 1e9, NULL, "matrix dimension (every matrix n x n)"},
+    {"blocks", DP_GEN_INT, OFF(dp_gen_chainmm_opts, blocks), 1, 4096, NULL, "blocks per matrix dimension"},
+    {"partition", DP_GEN_CHOICE, OFF(dp_gen_chainmm_opts, three_d), 0, 0, "2d=0|3d=1",
+     "3d: contraction split too, with reductions (Agarwal et al. 1995); 2d: not split"},
+    DTYPE_PARAM(dp_gen_chainmm_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param ffnn_params[] = {
+    {"layers", DP_GEN_INT, OFF(dp_gen_ffnn_opts, layers), 1, 24, NULL, "layers (matmul, bias, ReLU each)"},
+    {"batch", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, batch), 1, 1e9, NULL, "batch size"},
+    {"in", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, in), 1, 1e9, NULL, "input features"},
+    {"hidden", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, hidden), 1, 1e9, NULL, "hidden features"},
+    {"out", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, out), 1, 1e9, NULL, "output features"},
+    {"batch-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
+    {"feature-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, feature_blocks), 1, 4096, NULL, "blocks of every feature dim"},
+    DTYPE_PARAM(dp_gen_ffnn_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param llama_params[] = {
+    {"batch", DP_GEN_INT64, OFF(dp_gen_llama_opts, batch), 1, 1e9, NULL, "batch size"},
+    {"seq", DP_GEN_INT64, OFF(dp_gen_llama_opts, seq), 1, 1e9, NULL, "sequence length"},
+    {"hidden", DP_GEN_INT64, OFF(dp_gen_llama_opts, hidden), 1, 1e9, NULL, "hidden size (Llama-7B: 4096)"},
+    {"heads", DP_GEN_INT64, OFF(dp_gen_llama_opts, heads), 1, 1e6, NULL, "attention heads (32)"},
+    {"ffn", DP_GEN_INT64, OFF(dp_gen_llama_opts, ffn), 1, 1e9, NULL, "FFN size (11008)"},
+    {"vocab", DP_GEN_INT64, OFF(dp_gen_llama_opts, vocab), 1, 1e9, NULL, "vocabulary (32000; layer only)"},
+    {"tp", DP_GEN_INT, OFF(dp_gen_llama_opts, tp), 1, 4096, NULL, "blocks of heads, FFN and vocabulary (tensor parallel degree)"},
+    {"hidden-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, hidden_blocks), 1, 4096, NULL, "blocks of the hidden dim"},
+    {"batch-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
+    {"seq-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, seq_blocks), 1, 4096, NULL, "blocks of the sequence"},
+    {"softmax", DP_GEN_CHOICE, OFF(dp_gen_llama_opts, softmax_split), 0, 0, "fused=0|split=1",
+     "fused: one op per row block; split: max, exp, sum, divide"},
+    DTYPE_PARAM(dp_gen_llama_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param random_params[] = {
+    {"n", DP_GEN_INT, OFF(dp_gen_random_opts, n), 1, DP_GRAPH_MAX_ELEMS, NULL, "number of tasks"},
+    {"fat", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, fat), 0, 1, NULL, "width: n^fat tasks per level"},
+    {"density", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, density), 0, 1, NULL, "parents: up to density x previous level"},
+    {"regular", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, regular), 0, 1, NULL, "regularity of level widths"},
+    {"jump", DP_GEN_INT, OFF(dp_gen_random_opts, jump), 1, 1e9, NULL, "levels an edge may span"},
+    {"ccr", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, ccr), 0, 1e12, NULL, "communication to computation ratio"},
+    {"min-work", DP_GEN_INT, OFF(dp_gen_random_opts, min_work), 0, 1e9, NULL, "smallest task work"},
+    {"max-work", DP_GEN_INT, OFF(dp_gen_random_opts, max_work), 0, 1e9, NULL, "largest task work"},
+    {"seed", DP_GEN_ULONG, OFF(dp_gen_random_opts, seed), 0, 0, NULL, "seed of the GSL mt19937 generator"},
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static void chainmm_defaults(void *o) { dp_gen_chainmm_defaults(o); }
+static dp_graph *chainmm_gen(const void *o, dp_error *err) { return dp_gen_chainmm(o, err); }
+static void ffnn_defaults(void *o) { dp_gen_ffnn_defaults(o); }
+static dp_graph *ffnn_gen(const void *o, dp_error *err) { return dp_gen_ffnn(o, err); }
+static void block_defaults(void *o) { dp_gen_llama_defaults(o, 0); }
+static void layer_defaults(void *o) { dp_gen_llama_defaults(o, 1); }
+static dp_graph *llama_gen(const void *o, dp_error *err) { return dp_gen_llama(o, err); }
+static void random_defaults(void *o) { dp_gen_random_defaults(o); }
+static dp_graph *random_gen(const void *o, dp_error *err) { return dp_gen_random(o, err); }
+
+static const dp_gen_model models[] = {
+    {"chainmm", "chain of matrix products, 2D or 3D block partition", sizeof(dp_gen_chainmm_opts),
+     chainmm_defaults, chainmm_gen, chainmm_params},
+    {"ffnn", "multi-layer perceptron (matmul, bias, ReLU), batch and feature blocks", sizeof(dp_gen_ffnn_opts),
+     ffnn_defaults, ffnn_gen, ffnn_params},
+    {"llama-block", "Llama attention + SwiGLU FFN, tensor-parallel blocks (Llama-7B shapes)",
+     sizeof(dp_gen_llama_opts), block_defaults, llama_gen, llama_params},
+    {"llama-layer", "Llama block + RMSNorms, residuals and vocabulary projection", sizeof(dp_gen_llama_opts),
+     layer_defaults, llama_gen, llama_params},
+    {"random", "layered random DAG (DAGGEN parameters), task-graph costs", sizeof(dp_gen_random_opts),
+     random_defaults, random_gen, random_params},
+    {NULL, NULL, 0, NULL, NULL, NULL},
+};
+
+const dp_gen_model *dp_gen_models(void) { return models; }
+
+const dp_gen_model *dp_gen_find(const char *name)
+{
+    for (const dp_gen_model *m = models; m->name; m++)
+        if (strcmp(m->name, name) == 0) return m;
+    return NULL;
+}
+
+/* Look a choice up: "2d=0|3d=1" and "3d" -> 1. Returns 0 or -1. */
+static int choice_value(const char *choices, const char *s, int *out)
+{
+    size_t n = strlen(s);
+    for (const char *p = choices; *p;) {
+        const char *eq = strchr(p, '=');
+        if (!eq) return -1;
+        if ((size_t)(eq - p) == n && strncmp(p, s, n) == 0) {
+            *out = atoi(eq + 1);
+            return 0;
+        }
+        const char *bar = strchr(eq, '|');
+        if (!bar) break;
+        p = bar + 1;
+    }
+    return -1;
+}
+
+static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, const char *val, dp_error *err)
+{
+    char *end;
+    char *field = (char *)opts + p->offset;
+    switch (p->type) {
+    case DP_GEN_INT:
+    case DP_GEN_INT64:
+    case DP_GEN_DOUBLE: {
+        double x = strtod(val, &end);
+        if (end == val || *end || !isfinite(x) || x < p->lo || x > p->hi)
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a number in %g..%g, got '%s'", m->name, p->name,
+                                p->lo, p->hi, val);
+        if (p->type != DP_GEN_DOUBLE && x != floor(x))
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected an integer, got '%s'", m->name, p->name, val);
+        if (p->type == DP_GEN_INT) *(int *)field = (int)x;
+        else if (p->type == DP_GEN_INT64) *(int64_t *)field = (int64_t)x;
+        else *(double *)field = x;
+        return DP_OK;
+    }
+    case DP_GEN_ULONG: {
+        if (*val == '-') return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a non-negative integer, got '%s'", m->name, p->name, val);
+        unsigned long long x = strtoull(val, &end, 10);
+        if (end == val || *end)
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a non-negative integer, got '%s'", m->name, p->name, val);
+        *(unsigned long *)field = (unsigned long)x;
+        return DP_OK;
+    }
+    case DP_GEN_CHOICE: {
+        int v;
+        if (choice_value(p->choices, val, &v) != 0)
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected one of %s, got '%s'", m->name, p->name, p->choices, val);
+        *(int *)field = v;
+        return DP_OK;
+    }
+    }
+    return dp_error_set(err, DP_EINVAL, "%s: --%s: unknown parameter type", m->name, p->name);
+}
+
+void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *buf, size_t cap)
+{
+    union { dp_gen_chainmm_opts a; dp_gen_ffnn_opts b; dp_gen_llama_opts c; dp_gen_random_opts d; } u;
+    m->defaults(&u);
+    const char *field = (const char *)&u + p->offset;
+    switch (p->type) {
+    case DP_GEN_INT: snprintf(buf, cap, "%d", *(const int *)field); break;
+    case DP_GEN_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)field); break;
+    case DP_GEN_DOUBLE: snprintf(buf, cap, "%g", *(const double *)field); break;
+    case DP_GEN_ULONG: snprintf(buf, cap, "%lu", *(const unsigned long *)field); break;
+    case DP_GEN_CHOICE: {
+        int v = *(const int *)field;
+        snprintf(buf, cap, "?");
+        for (const char *q = p->choices; q && *q;) {
+            const char *eq = strchr(q, '=');
+            if (!eq) break;
+            if (atoi(eq + 1) == v) {
+                size_t n = (size_t)(eq - q) < cap - 1 ? (size_t)(eq - q) : cap - 1;
+                memcpy(buf, q, n);
+                buf[n] = '\0';
+                break;
+            }
+            const char *bar = strchr(eq, '|');
+            if (!bar) break;
+            q = bar + 1;
+        }
+        break;
+    }
+    }
+}
+
+dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys,
+                         const char *const *values, dp_error *err)
+{
+    const dp_gen_model *m = dp_gen_find(name);
+    if (!m) {
+        char list[256];
+        size_t len = 0;
+        list[0] = '\0';
+        for (const dp_gen_model *q = models; q->name && len < sizeof list; q++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", q->name);
+        dp_error_set(err, DP_EINVAL, "unknown model '%s' (known: %s)", name, list);
+        return NULL;
+    }
+    union { dp_gen_chainmm_opts a; dp_gen_ffnn_opts b; dp_gen_llama_opts c; dp_gen_random_opts d; } u;
+    if (m->opts_size > sizeof u) {
+        dp_error_set(err, DP_EINVAL, "%s: options too large", m->name);
+        return NULL;
+    }
+    m->defaults(&u);
+    for (int i = 0; i < n_params; i++) {
+        const dp_gen_param *p = m->params;
+        while (p->name && strcmp(p->name, keys[i]) != 0) p++;
+        if (!p->name) {
+            char list[512];
+            size_t len = 0;
+            list[0] = '\0';
+            for (const dp_gen_param *q = m->params; q->name && len < sizeof list; q++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s--%s", len ? ", " : "", q->name);
+            dp_error_set(err, DP_EINVAL, "%s: unknown parameter --%s (known: %s)", m->name, keys[i], list);
+            return NULL;
+        }
+        if (set_param(&u, m, p, values[i], err) != DP_OK) return NULL;
+    }
+    return m->generate(&u, err);
+}

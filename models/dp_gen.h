@@ -1,0 +1,152 @@
+/* dp_gen.h: workload generators: partitioned ML dataflow graphs (ChainMM, FFNN, Llama block and
+ * layer) with real shapes, FLOPs and bytes, and layered random DAGs.
+ *
+ * The ML models are block-partitioned einsum programs (dp_gen_einsum.h): graphs of the DOPPLER
+ * family (Yao et al., ICLR 2026; their files are in ../shared/data/doppler-graphs) rebuilt from
+ * the tensor program, so that every op has a kind, an einsum, an output shape, FLOPs
+ * (multiply-add = 2) and output bytes (DP_COST_PHYSICAL). As in DOPPLER's files, model inputs and
+ * weights are not ops. The defaults give graphs of the size of the paper's (ops within 20%):
+ *
+ *   model                   default here           DOPPLER file (ops)
+ *   chainmm                 72 ops, 88 edges       chain_mm_112nodes (76)
+ *   ffnn                    168 ops, 208 edges     ffnn_192nodes (180)
+ *   llama-block             168 ops                transformer_block_215nodes (182)
+ *   llama-layer             223 ops                full_transformer_layer_261nodes (229)
+ *   llama-block --tp 8      328 ops                8gpu_transformer_block (302)
+ *   llama-layer --tp 8      403 ops                8gpu_full_transformer (367)
+ *
+ * Every generator validates its options and returns NULL with DP_EINVAL naming the option.
+ */
+#ifndef DP_GEN_H
+#define DP_GEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp_graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- ChainMM: X = M1 M2 ... MK, evaluated left to right ----
+ * Every matrix is n x n, cut into blocks x blocks. 3D partition (Agarwal et al. 1995, "A
+ * three-dimensional approach to parallel matrix multiplication"): each product is blocks^3
+ * block products "ij,jk->ik" plus blocks^2 reductions of blocks partials (when blocks > 1).
+ * 2D partition: the contraction is not split; each of the blocks^2 output blocks is one op
+ * reading a row panel of the left operand (blocks edges) and a column panel of the right one.
+ * Ops: (K-1)(p^3 + p^2) in 3D (p > 1), (K-1) p^2 in 2D. FLOPs per product 2 n^3 (+ reductions
+ * (p-1) n^2 in 3D). Defaults: K 7, n 20000, p 2, 3D, fp32: 72 ops of which 48 block products of
+ * 10000^3 multiply-adds, DOPPLER's block size. */
+typedef struct dp_gen_chainmm_opts {
+    int matrices;     /* K >= 2 */
+    int64_t n;        /* matrix dimension */
+    int blocks;       /* p: blocks per matrix dimension (1..n) */
+    int three_d;      /* 1: 3D partition, 0: 2D */
+    int dtype_bytes;  /* bytes per element (4: fp32) */
+} dp_gen_chainmm_opts;
+void dp_gen_chainmm_defaults(dp_gen_chainmm_opts *o);
+dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err);
+
+/* ---- FFNN: a multi-layer perceptron, H_l = act(H_{l-1} W_l + b_l) ----
+ * Per layer: matmul "bi,io->bo" with batch cut in batch_blocks and both feature dims in
+ * feature_blocks (3D: batch_blocks x feature_blocks^2 block products, plus batch_blocks x
+ * feature_blocks reductions when feature_blocks > 1), then a bias add (1 FLOP per element) and a
+ * ReLU (1 FLOP per element), each batch_blocks x feature_blocks ops. Dims: in -> hidden
+ * (layers - 1 times) -> out. Defaults: 3 layers, batch 8192, all dims 16384, batch_blocks 2,
+ * feature_blocks 4 (block products of 4096^3, DOPPLER's size): 168 ops, 208 edges. */
+typedef struct dp_gen_ffnn_opts {
+    int layers;
+    int64_t batch, in, hidden, out;
+    int batch_blocks, feature_blocks;
+    int dtype_bytes;
+} dp_gen_ffnn_opts;
+void dp_gen_ffnn_defaults(dp_gen_ffnn_opts *o);
+dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err);
+
+/* ---- Llama block and layer (Touvron et al. 2023; Llama-7B shapes by default) ----
+ * Labels: b batch, s (and t) sequence, d hidden, h heads, e head dim (hidden / heads), f FFN,
+ * v vocabulary. Splits: heads, FFN and vocabulary in tp (tensor parallel degree), hidden in
+ * hidden_blocks, batch in batch_blocks, sequence in seq_blocks.
+ * Block: q/k/v projections "bsd,dhe->bshe" (+ reductions over d), rotary embedding of q and k
+ * "bshe,se->bshe" (3 FLOPs per element), scores "bshe,bthe->bhst", softmax over t (fused: one op
+ * reading whole rows, 5 FLOPs per element; split: max, exp, sum, divide as einsummable does),
+ * weighted sum "bhst,bthe->bshe", output projection "bshe,hed->bsd" (+ reductions over heads),
+ * SwiGLU FFN: gate and up "bsd,df->bsf", SiLU (4 FLOPs per element), product, down "bsf,fd->bsd"
+ * (+ reductions over f). No causal mask saving: scores are full (FLOPs of the dense product).
+ * Layer: the block plus RMSNorm before attention and FFN (sum of squares "bsd->bs", 2 FLOPs per
+ * element, and scaling, 3), residual adds after each, a final RMSNorm and the vocabulary
+ * projection "bsd,dv->bsv".
+ * Defaults: batch 1, seq 4096, hidden 4096, heads 32, ffn 11008, vocab 32000, tp 4,
+ * hidden_blocks 4, batch_blocks 1, seq_blocks 1, fused softmax, fp32: block 168 ops, layer 223;
+ * with tp 8: 328 and 403. */
+typedef struct dp_gen_llama_opts {
+    int layer;          /* 0: block, 1: layer */
+    int64_t batch, seq, hidden, heads, ffn, vocab;
+    int tp, hidden_blocks, batch_blocks, seq_blocks;
+    int softmax_split;  /* 0: fused, 1: max/exp/sum/div */
+    int dtype_bytes;
+} dp_gen_llama_opts;
+void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer);
+dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err);
+
+/* ---- Layered random DAG (DAGGEN: Suter and Hunold, github.com/frs69wq/daggen) ----
+ * Tasks per level: width = floor(n^fat); each level gets max(1, floor(width (1 + r))) tasks with
+ * r uniform in [-(1 - regular), 1 - regular), the last level truncated to n in all. A task of
+ * level i > 0 gets min(1 + floor(U[0, density x |level i-1|)), |level i-1|) parents, each from
+ * level i - floor(U[1, jump + 1)) (at least 0) at a uniform position, moving to the next task of
+ * that level while it is already a parent (giving up when all are), as DAGGEN does.
+ * Costs (classic task-graph model, DP_COST_TIME): work uniform integer in [min_work, max_work];
+ * an edge u -> v costs ccr x work(u), so the communication-to-computation ratio is ccr (this is
+ * DOPPLER's convention, comm = 4 x comp; DAGGEN's own --ccr option only selects a task
+ * complexity). All randomness from a GSL mt19937 generator seeded with seed. O(n + edges). */
+typedef struct dp_gen_random_opts {
+    int n;
+    double fat, density, regular;
+    int jump;
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_random_opts;
+void dp_gen_random_defaults(dp_gen_random_opts *o);
+dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err);
+
+/* ---- by name, with string parameters (for the command line) ---- */
+
+typedef enum { DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE } dp_gen_param_type;
+
+typedef struct dp_gen_param {
+    const char *name;        /* "blocks" (given as --blocks on the command line) */
+    dp_gen_param_type type;
+    size_t offset;           /* of the field in the model's options struct */
+    double lo, hi;           /* accepted range (numbers) */
+    const char *choices;     /* DP_GEN_CHOICE: "2d=0|3d=1": names and the int stored */
+    const char *help;
+} dp_gen_param;
+
+typedef struct dp_gen_model {
+    const char *name;        /* "chainmm", "ffnn", "llama-block", "llama-layer", "random" */
+    const char *description;
+    size_t opts_size;
+    void (*defaults)(void *opts);
+    dp_graph *(*generate)(const void *opts, dp_error *err);
+    const dp_gen_param *params;  /* ended by name NULL */
+} dp_gen_model;
+
+/* The models, ended by an entry with name NULL; one by name (NULL if unknown). */
+const dp_gen_model *dp_gen_models(void);
+const dp_gen_model *dp_gen_find(const char *name);
+
+/* Generate model `name` with n_params (key, value) pairs overriding defaults. Errors
+ * (DP_EINVAL): unknown model (listing the known ones), unknown parameter (listing the model's),
+ * a value that does not parse or is out of range (naming the parameter), the generator's own. */
+dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys,
+                         const char *const *values, dp_error *err);
+
+/* Write a parameter's default value of a model as text ("20000", "3d") into buf. */
+void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,403 @@
+/* dp_gen_einsum.c: expanding einsum ops over block-partitioned tensors into a dataflow graph. */
+#include "dp_gen_einsum.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EIN_MAX_LABELS 16  /* distinct labels in one op */
+#define EIN_MAX_INPUTS 8
+
+typedef struct ein_tensor {
+    char *name;
+    int ndim;
+    char label[DP_MAX_DIMS];
+    int64_t size[DP_MAX_DIMS];
+    int split[DP_MAX_DIMS];
+    int n_blocks;
+    int *producer;  /* per block (row-major over dims): op id, or -1 for an external tensor */
+} ein_tensor;
+
+typedef struct ein_dep {
+    int op;
+    double bytes;
+} ein_dep;
+
+struct dp_ein {
+    dp_graph_builder *b;
+    char *name;
+    int dtype_bytes;
+    int64_t size[128];
+    int split[128];
+    ein_tensor *t;
+    int n_t, cap_t;
+    int failed;
+    dp_error err;
+    ein_dep *deps;
+    int n_deps, cap_deps;
+};
+
+static int fail(dp_ein *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(dp_ein *e, const char *fmt, ...)
+{
+    if (!e->failed) {
+        char msg[DP_ERROR_MSG_MAX - 64];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        va_end(ap);
+        dp_error_set(&e->err, DP_EINVAL, "%s: %s", e->name, msg);
+        e->failed = 1;
+    }
+    return -1;
+}
+
+static int fail_nomem(dp_ein *e)
+{
+    if (!e->failed) {
+        dp_error_set(&e->err, DP_ENOMEM, "%s: out of memory generating the graph", e->name);
+        e->failed = 1;
+    }
+    return -1;
+}
+
+static int is_label(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+dp_ein *dp_ein_alloc(const char *name, int dtype_bytes)
+{
+    dp_ein *e = calloc(1, sizeof *e);
+    if (!e) return NULL;
+    e->name = strdup(name ? name : "graph");
+    e->b = dp_graph_builder_alloc(name, name, DP_COST_PHYSICAL);
+    if (!e->name || !e->b) {
+        dp_ein_free(e);
+        return NULL;
+    }
+    e->dtype_bytes = dtype_bytes;
+    dp_error_clear(&e->err);
+    if (dtype_bytes <= 0) fail(e, "dtype size must be positive, got %d bytes", dtype_bytes);
+    return e;
+}
+
+void dp_ein_free(dp_ein *e)
+{
+    if (!e) return;
+    for (int i = 0; i < e->n_t; i++) {
+        free(e->t[i].name);
+        free(e->t[i].producer);
+    }
+    free(e->t);
+    free(e->deps);
+    dp_graph_builder_free(e->b);
+    free(e->name);
+    free(e);
+}
+
+int dp_ein_dim(dp_ein *e, char label, int64_t size, int split)
+{
+    if (e->failed) return -1;
+    int c = (unsigned char)label;
+    if (!is_label(c)) return fail(e, "dimension label '%c' is not a letter", label);
+    if (e->size[c]) return fail(e, "dimension '%c' declared twice", label);
+    if (size < 1) return fail(e, "dimension '%c': size must be at least 1, got %lld", label, (long long)size);
+    if (split < 1 || split > size)
+        return fail(e, "dimension '%c': split must be in 1..%lld (its size), got %d", label, (long long)size, split);
+    e->size[c] = size;
+    e->split[c] = split;
+    return 0;
+}
+
+static int new_tensor(dp_ein *e, const char *name, const char *labels, const int *split)
+{
+    if (e->n_t == e->cap_t) {
+        int cap = e->cap_t ? 2 * e->cap_t : 32;
+        ein_tensor *p = realloc(e->t, (size_t)cap * sizeof *p);
+        if (!p) return fail_nomem(e);
+        e->t = p;
+        e->cap_t = cap;
+    }
+    ein_tensor *t = &e->t[e->n_t];
+    memset(t, 0, sizeof *t);
+    t->ndim = (int)strlen(labels);
+    long long nb = 1;
+    for (int k = 0; k < t->ndim; k++) {
+        t->label[k] = labels[k];
+        t->size[k] = e->size[(unsigned char)labels[k]];
+        t->split[k] = split[k];
+        nb *= split[k];
+    }
+    if (nb > DP_GRAPH_MAX_ELEMS) return fail(e, "tensor %s: %lld blocks is beyond the limit", name, nb);
+    t->n_blocks = (int)nb;
+    t->name = strdup(name);
+    t->producer = dp_malloc_n((size_t)nb, sizeof(int));
+    if (!t->name || !t->producer) {
+        free(t->name);
+        free(t->producer);
+        return fail_nomem(e);
+    }
+    for (long long i = 0; i < nb; i++) t->producer[i] = -1;
+    return e->n_t++;
+}
+
+int dp_ein_input(dp_ein *e, const char *name, const char *labels)
+{
+    if (e->failed) return -1;
+    int n = (int)strlen(labels);
+    if (n > DP_MAX_DIMS) return fail(e, "input %s: more than %d dimensions", name, DP_MAX_DIMS);
+    int split[DP_MAX_DIMS];
+    for (int k = 0; k < n; k++) {
+        int c = (unsigned char)labels[k];
+        if (!is_label(c) || !e->size[c]) return fail(e, "input %s: dimension '%c' is not declared", name, labels[k]);
+        split[k] = e->split[c];
+    }
+    return new_tensor(e, name, labels, split);
+}
+
+/* Start of block k of a dimension of size n cut in p. */
+static inline int64_t block_start(int64_t k, int64_t n, int p)
+{
+    return k * n / p;
+}
+
+/* The block of a dimension (size n, cut in p) that holds index x. */
+static int block_of(int64_t x, int64_t n, int p)
+{
+    int64_t k = x * p / n;
+    while (k + 1 < p && block_start(k + 1, n, p) <= x) k++;
+    while (k > 0 && block_start(k, n, p) > x) k--;
+    return (int)k;
+}
+
+static int add_dep(dp_ein *e, int op, double bytes)
+{
+    for (int i = 0; i < e->n_deps; i++)
+        if (e->deps[i].op == op) {
+            /* the same block read at two places of one op travels once */
+            if (bytes > e->deps[i].bytes) e->deps[i].bytes = bytes;
+            return 0;
+        }
+    if (e->n_deps == e->cap_deps) {
+        int cap = e->cap_deps ? 2 * e->cap_deps : 64;
+        ein_dep *p = realloc(e->deps, (size_t)cap * sizeof *p);
+        if (!p) return fail_nomem(e);
+        e->deps = p;
+        e->cap_deps = cap;
+    }
+    e->deps[e->n_deps].op = op;
+    e->deps[e->n_deps].bytes = bytes;
+    e->n_deps++;
+    return 0;
+}
+
+/* Block name: "name" when the op is one block, else "name[x1,y0]" listing the split labels. */
+static void block_name(char *buf, size_t cap, const char *name, const char *suffix, int n_labels,
+                       const char *labels, const int *split, const int *idx)
+{
+    size_t len = (size_t)snprintf(buf, cap, "%s%s", name, suffix);
+    int first = 1;
+    for (int l = 0; l < n_labels && len < cap; l++) {
+        if (split[l] <= 1) continue;
+        len += (size_t)snprintf(buf + len, cap - len, "%s%c%d", first ? "[" : ",", labels[l], idx[l]);
+        first = 0;
+    }
+    if (!first && len < cap) snprintf(buf + len, cap - len, "]");
+}
+
+int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, double flops_per_point,
+              const char *splits, int n_in, const int *inputs)
+{
+    if (e->failed) return -1;
+    if (n_in < 1 || n_in > EIN_MAX_INPUTS) return fail(e, "op %s: %d inputs (1..%d allowed)", name, n_in, EIN_MAX_INPUTS);
+    for (int i = 0; i < n_in; i++)
+        if (inputs[i] < 0 || inputs[i] >= e->n_t) return fail(e, "op %s: input %d is not a tensor", name, i);
+
+    /* parse "a,b->c" */
+    char term[EIN_MAX_INPUTS + 1][DP_MAX_DIMS + 1];
+    int n_terms = 0;
+    const char *arrow = strstr(spec, "->");
+    if (!arrow) return fail(e, "op %s: einsum \"%s\" has no \"->\"", name, spec);
+    {
+        const char *p = spec;
+        while (p <= arrow) {
+            const char *q = p;
+            while (q < arrow && *q != ',') q++;
+            if (n_terms >= EIN_MAX_INPUTS || q - p > DP_MAX_DIMS)
+                return fail(e, "op %s: einsum \"%s\": too many inputs or dimensions", name, spec);
+            memcpy(term[n_terms], p, (size_t)(q - p));
+            term[n_terms][q - p] = '\0';
+            n_terms++;
+            p = q + 1;
+        }
+        if (strlen(arrow + 2) > DP_MAX_DIMS) return fail(e, "op %s: einsum \"%s\": output has too many dimensions", name, spec);
+        strcpy(term[n_terms], arrow + 2);
+    }
+    if (n_terms != n_in) return fail(e, "op %s: einsum \"%s\" has %d inputs, %d tensors given", name, spec, n_terms, n_in);
+    const char *out = term[n_terms];
+
+    /* labels of the op: output labels first, then the summed ones */
+    char lab[EIN_MAX_LABELS];
+    int n_lab = 0, n_out = (int)strlen(out);
+    for (int k = 0; k < n_out; k++) {
+        int c = (unsigned char)out[k];
+        if (!is_label(c) || !e->size[c]) return fail(e, "op %s: output dimension '%c' is not declared", name, out[k]);
+        if (memchr(lab, c, (size_t)n_lab)) return fail(e, "op %s: output dimension '%c' repeated", name, out[k]);
+        lab[n_lab++] = (char)c;
+    }
+    for (int i = 0; i < n_in; i++) {
+        const ein_tensor *t = &e->t[inputs[i]];
+        if ((int)strlen(term[i]) != t->ndim)
+            return fail(e, "op %s: input %d (%s) has %d dimensions, einsum term \"%s\" names %d", name, i, t->name,
+                        t->ndim, term[i], (int)strlen(term[i]));
+        for (int k = 0; k < t->ndim; k++) {
+            int c = (unsigned char)term[i][k];
+            if (!is_label(c) || !e->size[c]) return fail(e, "op %s: dimension '%c' is not declared", name, term[i][k]);
+            if (e->size[c] != t->size[k])
+                return fail(e, "op %s: input %d (%s) dimension %d has size %lld, label '%c' has %lld", name, i, t->name, k,
+                            (long long)t->size[k], c, (long long)e->size[c]);
+            if (!memchr(lab, c, (size_t)n_lab)) {
+                if (n_lab == EIN_MAX_LABELS) return fail(e, "op %s: more than %d labels", name, EIN_MAX_LABELS);
+                lab[n_lab++] = (char)c;
+            }
+        }
+    }
+    for (int k = 0; k < n_out; k++) {
+        int found = 0;
+        for (int i = 0; i < n_in && !found; i++) found = strchr(term[i], out[k]) != NULL;
+        if (!found) return fail(e, "op %s: output dimension '%c' appears in no input", name, out[k]);
+    }
+
+    /* splits */
+    int split[EIN_MAX_LABELS];
+    int64_t size[EIN_MAX_LABELS];
+    for (int l = 0; l < n_lab; l++) {
+        split[l] = e->split[(unsigned char)lab[l]];
+        size[l] = e->size[(unsigned char)lab[l]];
+    }
+    for (const char *p = splits ? splits : ""; *p;) {
+        if (*p == ' ' || *p == ',') { p++; continue; }
+        char c = *p++;
+        if (*p == '=') p++;
+        char *end;
+        long v = strtol(p, &end, 10);
+        const char *hit = memchr(lab, c, (size_t)n_lab);
+        if (!is_label((unsigned char)c) || end == p || !hit)
+            return fail(e, "op %s: bad split override \"%s\" (label of the op, then a count)", name, splits);
+        int l = (int)(hit - lab);
+        if (v < 1 || v > size[l]) return fail(e, "op %s: split of '%c' must be in 1..%lld, got %ld", name, c, (long long)size[l], v);
+        split[l] = (int)v;
+        p = end;
+    }
+    long long n_ob = 1, n_rb = 1;
+    for (int l = 0; l < n_out; l++) n_ob *= split[l];
+    for (int l = n_out; l < n_lab; l++) n_rb *= split[l];
+    if (n_ob * (n_rb + 1) > DP_GRAPH_MAX_ELEMS) return fail(e, "op %s: %lld blocks is beyond the limit", name, n_ob * n_rb);
+
+    int out_split[DP_MAX_DIMS];
+    for (int l = 0; l < n_out; l++) out_split[l] = split[l];
+    int tid = new_tensor(e, name, out, out_split);
+    if (tid < 0) return -1;
+
+    int idx[EIN_MAX_LABELS];
+    int64_t lo[128], hi[128];
+    char nbuf[512];
+    int *partial = dp_malloc_n((size_t)n_rb, sizeof(int));
+    if (!partial) return fail_nomem(e);
+    int rc = tid;
+    for (long long ob = 0; ob < n_ob && rc >= 0; ob++) {
+        long long r = ob;
+        for (int l = n_out - 1; l >= 0; l--) { idx[l] = (int)(r % split[l]); r /= split[l]; }
+        int64_t shape[DP_MAX_DIMS];
+        double out_elems = 1;
+        for (long long rb = 0; rb < n_rb && rc >= 0; rb++) {
+            long long q = rb;
+            for (int l = n_lab - 1; l >= n_out; l--) { idx[l] = (int)(q % split[l]); q /= split[l]; }
+            double points = 1;
+            out_elems = 1;
+            for (int l = 0; l < n_lab; l++) {
+                int c = (unsigned char)lab[l];
+                lo[c] = block_start(idx[l], size[l], split[l]);
+                hi[c] = block_start(idx[l] + 1, size[l], split[l]);
+                points *= (double)(hi[c] - lo[c]);
+                if (l < n_out) {
+                    shape[l] = hi[c] - lo[c];
+                    out_elems *= (double)shape[l];
+                }
+            }
+            block_name(nbuf, sizeof nbuf, name, "", n_lab, lab, split, idx);
+            int op = dp_graph_builder_add_op(e->b, nbuf, kind, flops_per_point * points, out_elems * e->dtype_bytes);
+            if (op < 0) { rc = fail_nomem(e); break; }
+            dp_graph_builder_set_op_info(e->b, op, "einsummable", spec, n_out, shape);
+            partial[rb] = op;
+            /* the input blocks this block reads */
+            e->n_deps = 0;
+            for (int i = 0; i < n_in && rc >= 0; i++) {
+                const ein_tensor *t = &e->t[inputs[i]];
+                int b0[DP_MAX_DIMS], b1[DP_MAX_DIMS], cur[DP_MAX_DIMS];
+                for (int k = 0; k < t->ndim; k++) {
+                    int c = (unsigned char)term[i][k];
+                    b0[k] = block_of(lo[c], t->size[k], t->split[k]);
+                    b1[k] = block_of(hi[c] - 1, t->size[k], t->split[k]);
+                    cur[k] = b0[k];
+                }
+                for (;;) {
+                    long long lin = 0;
+                    double vol = 1;
+                    for (int k = 0; k < t->ndim; k++) {
+                        int c = (unsigned char)term[i][k];
+                        lin = lin * t->split[k] + cur[k];
+                        int64_t s = block_start(cur[k], t->size[k], t->split[k]);
+                        int64_t f = block_start(cur[k] + 1, t->size[k], t->split[k]);
+                        int64_t a = s > lo[c] ? s : lo[c], z = f < hi[c] ? f : hi[c];
+                        vol *= (double)(z - a);
+                    }
+                    int prod = t->producer[lin];
+                    if (prod >= 0 && add_dep(e, prod, vol * e->dtype_bytes) < 0) { rc = -1; break; }
+                    int k = t->ndim - 1;
+                    while (k >= 0 && cur[k] == b1[k]) { cur[k] = b0[k]; k--; }
+                    if (k < 0) break;
+                    cur[k]++;
+                }
+            }
+            for (int d = 0; d < e->n_deps && rc >= 0; d++)
+                if (dp_graph_builder_add_edge(e->b, e->deps[d].op, op, e->deps[d].bytes) < 0) rc = fail_nomem(e);
+        }
+        if (rc < 0) break;
+        int producer = partial[0];
+        if (n_rb > 1) {
+            /* the reduction of the partial results of this output block */
+            block_name(nbuf, sizeof nbuf, name, ".red", n_out, lab, split, idx);
+            double bytes = out_elems * e->dtype_bytes;
+            producer = dp_graph_builder_add_op(e->b, nbuf, "reduce", (double)(n_rb - 1) * out_elems, bytes);
+            if (producer < 0) { rc = fail_nomem(e); break; }
+            /* "ik+ik->ik": the sum (or max) of the partials; long sums abbreviated */
+            char ebuf[128];
+            if (n_rb <= 8) {
+                size_t len = 0;
+                for (long long k = 0; k < n_rb; k++)
+                    len += (size_t)snprintf(ebuf + len, sizeof ebuf - len, "%s%s", k ? "+" : "", out);
+                snprintf(ebuf + len, sizeof ebuf - len, "->%s", out);
+            } else {
+                snprintf(ebuf, sizeof ebuf, "%s+...(%lld terms)->%s", out, n_rb, out);
+            }
+            dp_graph_builder_set_op_info(e->b, producer, "formation", ebuf, n_out, shape);
+            for (long long k = 0; k < n_rb; k++)
+                if (dp_graph_builder_add_edge(e->b, partial[k], producer, bytes) < 0) { rc = fail_nomem(e); break; }
+        }
+        e->t[tid].producer[ob] = producer;
+    }
+    free(partial);
+    return rc;
+}
+
+dp_graph *dp_ein_finish(dp_ein *e, dp_error *err)
+{
+    if (e->failed) {
+        if (err) *err = e->err;
+        return NULL;
+    }
+    return dp_graph_builder_finish(e->b, err);
+}

@@ -1,0 +1,459 @@
+/* dp_doppler.c: the SEL and PLC networks (see dp_doppler.h). */
+#include "dp_doppler.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZS_EPS 1e-6f
+
+void dp_doppler_arch_default(dp_doppler_arch *a)
+{
+    a->hidden = 128;
+    a->mlp_hidden = 64;
+    a->steps = 6;
+    a->edge_hidden = 128;
+    a->slope = 0.1f;
+}
+
+/* ---- per-graph inputs ---- */
+
+static int build_features(dp_doppler *dd)
+{
+    const dp_graph *g = dd->g;
+    const dp_costs *c = dd->c;
+    const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
+    double *bl = dp_malloc_n(n, sizeof(double)), *tl = dp_malloc_n(n, sizeof(double));
+    float *mean = dp_malloc_n(F, sizeof(float)), *rstd = dp_malloc_n(F, sizeof(float));
+    if (!bl || !tl || !mean || !rstd) {
+        free(bl); free(tl); free(mean); free(rstd);
+        return DP_ENOMEM;
+    }
+    dp_costs_levels(g, c, bl, tl);
+    for (int v = 0; v < n; v++) {
+        double in = 0, out = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
+        float *x = dd->Xraw + (size_t)v * F;
+        x[0] = (float)dp_costs_mean_op(c, v);
+        x[1] = (float)bl[v];
+        x[2] = (float)tl[v];
+        x[3] = (float)in;
+        x[4] = (float)out;
+    }
+    dp_nn_zscore_forward(dd->X, mean, rstd, dd->Xraw, n, F, ZS_EPS);
+
+    /* paths: next op on the b-path (successor attaining the b-level) and the t-path */
+    int *bnext = dp_malloc_n(n, sizeof(int)), *tnext = dp_malloc_n(n, sizeof(int));
+    int *blen = dp_malloc_n(n, sizeof(int)), *tlen = dp_malloc_n(n, sizeof(int));
+    int rc = DP_ENOMEM;
+    if (!bnext || !tnext || !blen || !tlen) goto out;
+    for (int v = 0; v < n; v++) {
+        int best = -1;
+        double bv = -INFINITY;
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+            int w = g->edge_dst[e];
+            double x = dp_costs_mean_comm(c, e) + bl[w];
+            if (x > bv || (x == bv && w < best)) { bv = x; best = w; }
+        }
+        bnext[v] = best;
+        best = -1;
+        bv = -INFINITY;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int e = g->pred_edge[q], u = g->edge_src[e];
+            double x = tl[u] + dp_costs_mean_op(c, u) + dp_costs_mean_comm(c, e);
+            if (x > bv || (x == bv && u < best)) { bv = x; best = u; }
+        }
+        tnext[v] = best;
+    }
+    /* lengths: b-paths in reverse topological order, t-paths in topological order */
+    for (int k = n - 1; k >= 0; k--) {
+        int v = g->topo[k];
+        blen[v] = 1 + (bnext[v] >= 0 ? blen[bnext[v]] : 0);
+    }
+    for (int k = 0; k < n; k++) {
+        int v = g->topo[k];
+        tlen[v] = 1 + (tnext[v] >= 0 ? tlen[tnext[v]] : 0);
+    }
+    size_t bt = 0, tt = 0;
+    for (int v = 0; v < n; v++) {
+        bt += (size_t)blen[v];
+        tt += (size_t)tlen[v];
+    }
+    dd->bptr = dp_malloc_n(n + 1, sizeof(int));
+    dd->tptr = dp_malloc_n(n + 1, sizeof(int));
+    dd->bidx = dp_malloc_n(bt, sizeof(int));
+    dd->tidx = dp_malloc_n(tt, sizeof(int));
+    if (!dd->bptr || !dd->tptr || !dd->bidx || !dd->tidx || bt > (size_t)1 << 30 || tt > (size_t)1 << 30) goto out;
+    dd->bptr[0] = dd->tptr[0] = 0;
+    for (int v = 0; v < n; v++) {
+        int k = dd->bptr[v];
+        for (int u = v; u >= 0; u = bnext[u]) dd->bidx[k++] = u;
+        dd->bptr[v + 1] = k;
+        k = dd->tptr[v];
+        for (int u = v; u >= 0; u = tnext[u]) dd->tidx[k++] = u;
+        dd->tptr[v + 1] = k;
+    }
+
+    /* the bidirected graph with the edge feature (repeated pairs once) */
+    {
+        int E = g->n_edges;
+        int *src = dp_malloc_n(2 * (size_t)E + 1, sizeof(int)), *dst = dp_malloc_n(2 * (size_t)E + 1, sizeof(int));
+        float *f = dp_malloc_n(2 * (size_t)E + 1, sizeof(float)), *fz = dp_malloc_n(2 * (size_t)E + 1, sizeof(float));
+        int m = 0;
+        if (!src || !dst || !f || !fz) {
+            free(src); free(dst); free(f); free(fz);
+            goto out;
+        }
+        for (int u = 0; u < n; u++)
+            for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+                int w = g->edge_dst[e], dup = 0;
+                for (int e2 = g->succ_ptr[u]; e2 < e && !dup; e2++) dup = g->edge_dst[e2] == w;
+                if (dup) continue;
+                float x = (float)dp_costs_mean_comm(c, e);
+                src[m] = u; dst[m] = w; f[m++] = x;
+                src[m] = w; dst[m] = u; f[m++] = x;
+            }
+        float em, er;
+        if (m > 0) dp_nn_zscore_forward(fz, &em, &er, f, m, 1, ZS_EPS);
+        dd->eg = dp_nn_ecgraph_build(n, m, src, dst, fz, NULL);
+        free(src); free(dst); free(f); free(fz);
+        if (!dd->eg) goto out;
+    }
+    rc = DP_OK;
+out:
+    free(bl); free(tl); free(mean); free(rstd);
+    free(bnext); free(tnext); free(blen); free(tlen);
+    return rc;
+}
+
+/* ---- allocation ---- */
+
+#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+
+dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err)
+{
+    if (a->hidden <= 0 || a->mlp_hidden <= 0 || a->steps <= 0 || a->edge_hidden <= 0 || !(a->slope >= 0)) {
+        dp_error_set(err, DP_EINVAL, "DOPPLER network sizes must be positive (hidden %d, mlp_hidden %d, steps %d, edge_hidden %d)",
+                     a->hidden, a->mlp_hidden, a->steps, a->edge_hidden);
+        return NULL;
+    }
+    if (a->hidden > 4096 || a->mlp_hidden > 4096 || a->steps > 64 || a->edge_hidden > 4096) {
+        dp_error_set(err, DP_EINVAL, "DOPPLER network sizes too large (hidden and widths at most 4096, steps at most 64)");
+        return NULL;
+    }
+    dp_doppler *dd = calloc(1, sizeof *dd);
+    if (!dd) goto nomem;
+    dd->g = g;
+    dd->c = c;
+    dd->a = *a;
+    const int n = g->n_ops, D = c->n_devices, F = DP_DOPPLER_N_NODE_FEATURES, d = a->hidden, h = a->mlp_hidden;
+    dd->n = n;
+    dd->D = D;
+    dp_nn_params_init(&dd->sel);
+    dp_nn_params_init(&dd->plc);
+    ALLOC(dd->X, (size_t)n * F);
+    ALLOC(dd->Xraw, (size_t)n * F);
+    if (build_features(dd) != DP_OK) goto nomem;
+
+    /* SEL parameters */
+    if (dp_mpnn_declare(&dd->sel_mp, &dd->sel, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
+    dd->s_fw = dp_nn_params_add(&dd->sel, "feat.w", d, F);
+    dd->s_fb = dp_nn_params_add(&dd->sel, "feat.b", 1, d);
+    dd->s_w1 = dp_nn_params_add(&dd->sel, "mlp.w1", h, 4 * d);
+    dd->s_b1 = dp_nn_params_add(&dd->sel, "mlp.b1", 1, h);
+    dd->s_w2 = dp_nn_params_add(&dd->sel, "mlp.w2", 1, h);
+    dd->s_b2 = dp_nn_params_add(&dd->sel, "mlp.b2", 1, 1);
+    if (dd->s_b2 < 0 || dp_nn_params_alloc(&dd->sel) != DP_OK) goto nomem;
+    if (dp_mpnn_alloc(&dd->sel_mp, &dd->sel, dd->eg) != DP_OK) goto nomem;
+    /* PLC parameters */
+    if (dp_mpnn_declare(&dd->plc_mp, &dd->plc, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
+    dd->p_dw = dp_nn_params_add(&dd->plc, "dev.w", d, DP_ENV_N_DEVICE_FEATURES);
+    dd->p_db = dp_nn_params_add(&dd->plc, "dev.b", 1, d);
+    dd->p_fw = dp_nn_params_add(&dd->plc, "feat.w", d, F);
+    dd->p_fb = dp_nn_params_add(&dd->plc, "feat.b", 1, d);
+    dd->p_w1 = dp_nn_params_add(&dd->plc, "mlp.w1", h, 4 * d);
+    dd->p_b1 = dp_nn_params_add(&dd->plc, "mlp.b1", 1, h);
+    dd->p_w2 = dp_nn_params_add(&dd->plc, "mlp.w2", 1, h);
+    dd->p_b2 = dp_nn_params_add(&dd->plc, "mlp.b2", 1, 1);
+    if (dd->p_b2 < 0 || dp_nn_params_alloc(&dd->plc) != DP_OK) goto nomem;
+    if (dp_mpnn_alloc(&dd->plc_mp, &dd->plc, dd->eg) != DP_OK) goto nomem;
+
+    const size_t nd = (size_t)n * d, nD = (size_t)n * D;
+    ALLOC(dd->s_H, nd); ALLOC(dd->s_Fpre, nd); ALLOC(dd->s_Bp, nd); ALLOC(dd->s_Tp, nd);
+    ALLOC(dd->s_Bm, d); ALLOC(dd->s_Br, d); ALLOC(dd->s_Tm, d); ALLOC(dd->s_Tr, d);
+    ALLOC(dd->s_cat, 4 * nd); ALLOC(dd->s_A, (size_t)n * h); ALLOC(dd->s_Aact, (size_t)n * h); ALLOC(dd->s_score, n);
+    ALLOC(dd->s_dscore, n); ALLOC(dd->s_dcat, 4 * nd); ALLOC(dd->s_dA, (size_t)n * h); ALLOC(dd->s_dAact, (size_t)n * h); ALLOC(dd->s_dH, nd);
+    ALLOC(dd->s_dP, nd);
+    ALLOC(dd->p_H, nd); ALLOC(dd->p_Fpre, nd); ALLOC(dd->p_F, nd);
+    ALLOC(dd->p_S, (size_t)D * d); ALLOC(dd->p_op, n);
+    ALLOC(dd->p_DFz, nD * DP_ENV_N_DEVICE_FEATURES); ALLOC(dd->p_L1, nD * d); ALLOC(dd->p_Sst, nD * d);
+    ALLOC(dd->p_Sm, nd); ALLOC(dd->p_Sr, nd); ALLOC(dd->p_cat, nD * 4 * d); ALLOC(dd->p_A, nD * h);
+    ALLOC(dd->p_dlogits, nD);
+    ALLOC(dd->p_dH, nd); ALLOC(dd->p_dF, nd);
+    ALLOC(dd->p_Aact, nD * h); ALLOC(dd->p_dA, nD * h); ALLOC(dd->p_dAact, nD * h); ALLOC(dd->p_dcat, nD * 4 * d); ALLOC(dd->p_dL1, nD * d);
+    ALLOC(dd->p_dS, (size_t)D * d); ALLOC(dd->p_acc, (size_t)D * d);
+    ALLOC(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > DP_ENV_N_DEVICE_FEATURES ? d : DP_ENV_N_DEVICE_FEATURES));
+    ALLOC(dd->devfeat, (size_t)D * DP_ENV_N_DEVICE_FEATURES);
+    return dd;
+nomem:
+    dp_doppler_free(dd);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the DOPPLER networks", g->source ? g->source : "graph");
+    return NULL;
+}
+
+void dp_doppler_free(dp_doppler *dd)
+{
+    if (!dd) return;
+    free(dd->X); free(dd->Xraw);
+    dp_nn_ecgraph_free(dd->eg);
+    free(dd->bptr); free(dd->bidx); free(dd->tptr); free(dd->tidx);
+    dp_mpnn_free(&dd->sel_mp);
+    dp_mpnn_free(&dd->plc_mp);
+    dp_nn_params_free(&dd->sel);
+    dp_nn_params_free(&dd->plc);
+    float *bufs[] = {dd->s_H, dd->s_Fpre, dd->s_Bp, dd->s_Tp, dd->s_Bm, dd->s_Br, dd->s_Tm, dd->s_Tr, dd->s_cat,
+                     dd->s_A, dd->s_Aact, dd->s_score, dd->s_dscore, dd->s_dcat, dd->s_dA, dd->s_dAact, dd->s_dH, dd->s_dP,
+                     dd->p_H, dd->p_Fpre, dd->p_F, dd->p_S, dd->p_DFz, dd->p_L1, dd->p_Sst, dd->p_Sm, dd->p_Sr,
+                     dd->p_cat, dd->p_A, dd->p_dlogits, dd->p_dH, dd->p_dF, dd->p_Aact, dd->p_dA, dd->p_dAact, dd->p_dcat,
+                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
+    free(dd->p_op);
+    free(dd->devfeat);
+    free(dd);
+}
+
+static int init_block(dp_nn_params *p, const int *ws, int nw, gsl_rng *r)
+{
+    for (int i = 0; i < nw; i++) {
+        int rc = dp_nn_init_orthogonal(dp_nn_param(p, ws[i]), p->t[ws[i]].rows, p->t[ws[i]].cols, 1.0, r);
+        if (rc != DP_OK) return rc;
+    }
+    return DP_OK;
+}
+
+int dp_doppler_init(dp_doppler *dd, gsl_rng *r)
+{
+    /* biases are zero already (calloc) but a re-init must clear them */
+    memset(dd->sel.param, 0, dd->sel.n * sizeof(float));
+    memset(dd->plc.param, 0, dd->plc.n * sizeof(float));
+    int rc = dp_mpnn_init(&dd->sel_mp, r);
+    if (rc != DP_OK) return rc;
+    int sw[] = {dd->s_fw, dd->s_w1, dd->s_w2};
+    if ((rc = init_block(&dd->sel, sw, 3, r)) != DP_OK) return rc;
+    if ((rc = dp_mpnn_init(&dd->plc_mp, r)) != DP_OK) return rc;
+    int pw[] = {dd->p_dw, dd->p_fw, dd->p_w1, dd->p_w2};
+    return init_block(&dd->plc, pw, 4, r);
+}
+
+void dp_doppler_zero_grad(dp_doppler *dd)
+{
+    dp_nn_params_zero_grad(&dd->sel);
+    dp_nn_params_zero_grad(&dd->plc);
+    const size_t nd = (size_t)dd->n * dd->a.hidden;
+    memset(dd->s_dscore, 0, (size_t)dd->n * sizeof(float));
+    memset(dd->p_dH, 0, nd * sizeof(float));
+    memset(dd->p_dF, 0, nd * sizeof(float));
+}
+
+/* copy a (rows, w) block into columns [off, off+w) of a (rows, W) matrix */
+static void put_cols(float *dst, int W, int off, const float *src, int w, int rows)
+{
+    for (int i = 0; i < rows; i++) memcpy(dst + (size_t)i * W + off, src + (size_t)i * w, (size_t)w * sizeof(float));
+}
+
+void dp_doppler_prepare(dp_doppler *dd)
+{
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const float sl = dd->a.slope;
+    const size_t nd = (size_t)n * d;
+    const dp_nn_params *S = &dd->sel, *P = &dd->plc;
+    /* SEL */
+    dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
+    dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
+    dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
+    dp_nn_sum_pool_forward(dd->s_Bp, dd->s_H, dd->bptr, dd->bidx, n, d);
+    dp_nn_sum_pool_forward(dd->s_Tp, dd->s_H, dd->tptr, dd->tidx, n, d);
+    /* concatenation [lrelu(F), H, zscore(B), zscore(T)] written straight into s_cat: the
+     * z-scores go through s_dP as a temporary */
+    float *tmp = dd->s_dP;
+    dp_nn_leaky_relu_forward(tmp, dd->s_Fpre, nd, sl);
+    put_cols(dd->s_cat, 4 * d, 0, tmp, d, n);
+    put_cols(dd->s_cat, 4 * d, d, dd->s_H, d, n);
+    dp_nn_zscore_forward(tmp, dd->s_Bm, dd->s_Br, dd->s_Bp, n, d, ZS_EPS);
+    put_cols(dd->s_cat, 4 * d, 2 * d, tmp, d, n);
+    dp_nn_zscore_forward(tmp, dd->s_Tm, dd->s_Tr, dd->s_Tp, n, d, ZS_EPS);
+    put_cols(dd->s_cat, 4 * d, 3 * d, tmp, d, n);
+    dp_nn_linear_forward(dd->s_A, dd->s_cat, dp_nn_param(S, dd->s_w1), dp_nn_param(S, dd->s_b1), n, 4 * d, h);
+    dp_nn_leaky_relu_forward(dd->s_Aact, dd->s_A, (size_t)n * h, sl);
+    dp_nn_linear_forward(dd->s_score, dd->s_Aact, dp_nn_param(S, dd->s_w2), dp_nn_param(S, dd->s_b2), n, h, 1);
+    /* PLC per-op parts */
+    dd->p_Hpre = (float *)dp_mpnn_forward(&dd->plc_mp, dd->X);
+    dp_nn_leaky_relu_forward(dd->p_H, dd->p_Hpre, nd, sl);
+    dp_nn_linear_forward(dd->p_Fpre, dd->X, dp_nn_param(P, dd->p_fw), dp_nn_param(P, dd->p_fb), n, F, d);
+    dp_nn_leaky_relu_forward(dd->p_F, dd->p_Fpre, nd, sl);
+}
+
+void dp_doppler_episode_begin(dp_doppler *dd)
+{
+    memset(dd->p_S, 0, (size_t)dd->D * dd->a.hidden * sizeof(float));
+    dd->episode_steps = 0;
+}
+
+void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits)
+{
+    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = DP_ENV_N_DEVICE_FEATURES;
+    const float sl = dd->a.slope;
+    const dp_nn_params *P = &dd->plc;
+    const int t = env->step;
+    float *DFz = dd->p_DFz + (size_t)t * D * FD, *L1 = dd->p_L1 + (size_t)t * D * d;
+    float *Sst = dd->p_Sst + (size_t)t * D * d, *cat = dd->p_cat + (size_t)t * D * 4 * d;
+    float *A = dd->p_A + (size_t)t * D * h, *Aact = dd->p_Aact + (size_t)t * D * h;
+    dd->p_op[t] = v;
+    dd->episode_steps = t + 1;
+    /* device features, z-scored over the devices (inputs: no gradient needed) */
+    dp_env_device_features(env, v, dd->devfeat);
+    float *rawp = dd->p_dtmp; /* (D, 5) temporary */
+    for (int i = 0; i < D * FD; i++) rawp[i] = (float)dd->devfeat[i];
+    float fm[DP_ENV_N_DEVICE_FEATURES], fr[DP_ENV_N_DEVICE_FEATURES];
+    dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FD, ZS_EPS);
+    dp_nn_linear_forward(L1, DFz, dp_nn_param(P, dd->p_dw), dp_nn_param(P, dd->p_db), D, FD, d);
+    /* device sums, z-scored over the devices */
+    memcpy(Sst, dd->p_S, (size_t)D * d * sizeof(float));
+    float *zS = dd->p_dS; /* temporary */
+    dp_nn_zscore_forward(zS, dd->p_Sm + (size_t)t * d, dd->p_Sr + (size_t)t * d, Sst, D, d, ZS_EPS);
+    for (int k = 0; k < D; k++) {
+        float *row = cat + (size_t)k * 4 * d;
+        dp_nn_leaky_relu_forward(row, L1 + (size_t)k * d, (size_t)d, sl);
+        memcpy(row + d, dd->p_F + (size_t)v * d, (size_t)d * sizeof(float));
+        memcpy(row + 2 * d, dd->p_H + (size_t)v * d, (size_t)d * sizeof(float));
+        memcpy(row + 3 * d, zS + (size_t)k * d, (size_t)d * sizeof(float));
+    }
+    dp_nn_linear_forward(A, cat, dp_nn_param(P, dd->p_w1), dp_nn_param(P, dd->p_b1), D, 4 * d, h);
+    dp_nn_leaky_relu_forward(Aact, A, (size_t)D * h, sl);
+    dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
+}
+
+void dp_doppler_plc_commit(dp_doppler *dd, int v, int k)
+{
+    const int d = dd->a.hidden;
+    float *s = dd->p_S + (size_t)k * d;
+    const float *x = dd->p_H + (size_t)v * d;
+    for (int j = 0; j < d; j++) s[j] += x[j];
+}
+
+void dp_doppler_plc_set_dlogits(dp_doppler *dd, int t, const float *dlogits)
+{
+    memcpy(dd->p_dlogits + (size_t)t * dd->D, dlogits, (size_t)dd->D * sizeof(float));
+}
+
+void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
+{
+    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = DP_ENV_N_DEVICE_FEATURES;
+    const int T = dd->episode_steps, R = T * D;
+    const float sl = dd->a.slope;
+    const dp_nn_params *P = &dd->plc;
+    if (T == 0) return;
+    /* all steps at once: logits = lrelu(A) w2^T + b2, A = cat w1^T + b1 */
+    memset(dd->p_dA, 0, (size_t)R * h * sizeof(float));
+    float *dAact = dd->p_dAact;
+    memset(dAact, 0, (size_t)R * h * sizeof(float));
+    dp_nn_linear_backward(dAact, dp_nn_grad(P, dd->p_w2), dp_nn_grad(P, dd->p_b2), dd->p_dlogits, dd->p_Aact,
+                          dp_nn_param(P, dd->p_w2), R, h, 1);
+    dp_nn_leaky_relu_backward(dd->p_dA, dAact, dd->p_A, (size_t)R * h, sl);
+    memset(dd->p_dcat, 0, (size_t)R * 4 * d * sizeof(float));
+    dp_nn_linear_backward(dd->p_dcat, dp_nn_grad(P, dd->p_w1), dp_nn_grad(P, dd->p_b1), dd->p_dA, dd->p_cat,
+                          dp_nn_param(P, dd->p_w1), R, 4 * d, h);
+    /* device-feature branch: dcat[:, 0:d] through lrelu(L1), L1 = DFz devw^T + devb */
+    memset(dd->p_dL1, 0, (size_t)R * d * sizeof(float));
+    for (int r = 0; r < R; r++) {
+        const float *dc = dd->p_dcat + (size_t)r * 4 * d, *l1 = dd->p_L1 + (size_t)r * d;
+        float *o = dd->p_dL1 + (size_t)r * d;
+        for (int j = 0; j < d; j++) o[j] = l1[j] > 0 ? dc[j] : sl * dc[j];
+    }
+    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dd->p_dL1, dd->p_DFz,
+                          dp_nn_param(P, dd->p_dw), R, FD, d);
+    /* per-op branches and device sums; walk the steps backwards keeping, per device, the sum of
+     * dS over later steps (an op placed at step s is in S_t for every t > s) */
+    memset(dd->p_acc, 0, (size_t)D * d * sizeof(float));
+    for (int t = T - 1; t >= 0; t--) {
+        int v = dd->p_op[t], k0 = env->assignment[v];
+        float *dF = dd->p_dF + (size_t)v * d, *dH = dd->p_dH + (size_t)v * d;
+        /* op v is in S_t' for t' > t on its device: those gradients are in acc */
+        const float *acc = dd->p_acc + (size_t)k0 * d;
+        for (int j = 0; j < d; j++) dH[j] += acc[j];
+        memset(dd->p_dS, 0, (size_t)D * d * sizeof(float));
+        float *dZ = dd->p_dtmp; /* (D, d) */
+        for (int k = 0; k < D; k++) {
+            const float *dc = dd->p_dcat + ((size_t)t * D + k) * 4 * d;
+            for (int j = 0; j < d; j++) {
+                dF[j] += dc[d + j];
+                dH[j] += dc[2 * d + j];
+            }
+            memcpy(dZ + (size_t)k * d, dc + 3 * d, (size_t)d * sizeof(float));
+        }
+        dp_nn_zscore_backward(dd->p_dS, dZ, dd->p_Sst + (size_t)t * D * d, dd->p_Sm + (size_t)t * d,
+                              dd->p_Sr + (size_t)t * d, D, d, ZS_EPS);
+        for (size_t i = 0; i < (size_t)D * d; i++) dd->p_acc[i] += dd->p_dS[i];
+    }
+}
+
+void dp_doppler_backward(dp_doppler *dd)
+{
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const float sl = dd->a.slope;
+    const size_t nd = (size_t)n * d;
+    const dp_nn_params *S = &dd->sel, *P = &dd->plc;
+    /* SEL: score = lrelu(A) w2^T + b2 */
+    memset(dd->s_dA, 0, (size_t)n * h * sizeof(float));
+    float *dAact = dd->s_dAact;
+    memset(dAact, 0, (size_t)n * h * sizeof(float));
+    dp_nn_linear_backward(dAact, dp_nn_grad(S, dd->s_w2), dp_nn_grad(S, dd->s_b2), dd->s_dscore, dd->s_Aact,
+                          dp_nn_param(S, dd->s_w2), n, h, 1);
+    dp_nn_leaky_relu_backward(dd->s_dA, dAact, dd->s_A, (size_t)n * h, sl);
+    memset(dd->s_dcat, 0, 4 * nd * sizeof(float));
+    dp_nn_linear_backward(dd->s_dcat, dp_nn_grad(S, dd->s_w1), dp_nn_grad(S, dd->s_b1), dd->s_dA, dd->s_cat,
+                          dp_nn_param(S, dd->s_w1), n, 4 * d, h);
+    /* split the concatenation */
+    float *dFact = dd->s_dP, *dH = dd->s_dH;
+    memset(dH, 0, nd * sizeof(float));
+    float *dFpre = dd->p_dtmp; /* (n, d) scratch shared with PLC: not in use here */
+    memset(dFpre, 0, nd * sizeof(float));
+    for (int v = 0; v < n; v++) {
+        const float *dc = dd->s_dcat + (size_t)v * 4 * d;
+        memcpy(dFact + (size_t)v * d, dc, (size_t)d * sizeof(float));
+        float *o = dH + (size_t)v * d;
+        for (int j = 0; j < d; j++) o[j] = dc[d + j];
+    }
+    dp_nn_leaky_relu_backward(dFpre, dFact, dd->s_Fpre, nd, sl);
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, dd->s_fw), dp_nn_grad(S, dd->s_fb), dFpre, dd->X,
+                          dp_nn_param(S, dd->s_fw), n, F, d);
+    /* b- and t-path branches: z-score then sum pooling back onto H */
+    float *dz = dd->s_dP, *dpool = dFpre;
+    for (int which = 0; which < 2; which++) {
+        int off = which == 0 ? 2 * d : 3 * d;
+        for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dd->s_dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
+        memset(dpool, 0, nd * sizeof(float));
+        if (which == 0) {
+            dp_nn_zscore_backward(dpool, dz, dd->s_Bp, dd->s_Bm, dd->s_Br, n, d, ZS_EPS);
+            dp_nn_sum_pool_backward(dH, dpool, dd->bptr, dd->bidx, n, d);
+        } else {
+            dp_nn_zscore_backward(dpool, dz, dd->s_Tp, dd->s_Tm, dd->s_Tr, n, d, ZS_EPS);
+            dp_nn_sum_pool_backward(dH, dpool, dd->tptr, dd->tidx, n, d);
+        }
+    }
+    /* through H = lrelu(MPNN(X)) */
+    float *dHpre = dd->s_dP;
+    memset(dHpre, 0, nd * sizeof(float));
+    dp_nn_leaky_relu_backward(dHpre, dH, dd->s_Hpre, nd, sl);
+    dp_mpnn_backward(&dd->sel_mp, dHpre);
+
+    /* PLC per-op parts */
+    memset(dFpre, 0, nd * sizeof(float));
+    dp_nn_leaky_relu_backward(dFpre, dd->p_dF, dd->p_Fpre, nd, sl);
+    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_fw), dp_nn_grad(P, dd->p_fb), dFpre, dd->X,
+                          dp_nn_param(P, dd->p_fw), n, F, d);
+    memset(dHpre, 0, nd * sizeof(float));
+    dp_nn_leaky_relu_backward(dHpre, dd->p_dH, dd->p_Hpre, nd, sl);
+    dp_mpnn_backward(&dd->plc_mp, dHpre);
+}

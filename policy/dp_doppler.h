@@ -1,0 +1,127 @@
+/* dp_doppler.h: DOPPLER's two policies, SEL (which ready op next) and PLC (which device), as in
+ * Yao et al., "DOPPLER: Dual-Policy Learning for Device Assignment in Asynchronous Dataflow
+ * Graphs", ICLR 2026 (networks of the authors' scheduler/rl_agent.py; the differences are listed
+ * in doc/doppler-vs-reference.md).
+ *
+ * Inputs computed once per graph:
+ *   X (n, 5)  node features, z-scored per column over the ops: mean op time, b-level, t-level,
+ *             total mean transfer time of in-edges, of out-edges (dp_costs_levels, mean costs);
+ *   the bidirected graph with one edge feature (mean transfer time), z-scored over the edges;
+ *   for each op its b-path (itself, then the successor that attains its b-level, ... to a sink)
+ *   and t-path (itself, then the predecessor that attains its t-level, ... to a source).
+ *
+ * SEL (one parameter block):  H = lrelu(MPNN(X)) (n, d)
+ *   Bz = zscore(sum of H over each b-path), Tz likewise (columns over the ops)
+ *   score(v) = MLP([lrelu(Linear(5->d) X[v]), H[v], Bz[v], Tz[v]])   4d -> mlp_hidden -> 1
+ *   pi_SEL(v | ready) = softmax of score over the ready set.
+ * The scores depend only on the parameters, so they are computed once per episode and a step
+ * costs O(|ready|).
+ *
+ * PLC (its own block):  Hp = lrelu(MPNN'(X)) (n, d), Fp = lrelu(Linear(5->d) X)
+ *   for the chosen op v and each device k: devfeat (D, 5) from dp_env_device_features, z-scored
+ *   over the devices; S[k] = sum of Hp over ops already on k, z-scored over the devices;
+ *   logit(k) = MLP([lrelu(Linear(5->d) devfeat[k]), Fp[v], Hp[v], zS[k]])  4d -> mlp_hidden -> 1
+ *   pi_PLC(k | v) = softmax over the devices.
+ * Per step the PLC costs O(D * 4d * mlp_hidden); its backward runs once per episode over all
+ * steps with batched GEMMs.
+ *
+ * Usage per batch of episodes: dp_doppler_zero_grad; dp_doppler_prepare (forward of the per-op
+ * parts); for each episode: dp_doppler_episode_begin, then per step read dp_doppler_sel_scores,
+ * call dp_doppler_plc_forward and dp_doppler_plc_commit; at its end give the gradients of the
+ * loss with respect to the logits (dp_doppler_sel_dscore, dp_doppler_plc_set_dlogits) and call
+ * dp_doppler_episode_backward; after the batch dp_doppler_backward fills both networks' grads.
+ */
+#ifndef DP_DOPPLER_H
+#define DP_DOPPLER_H
+
+#include "dp_cost.h"
+#include "dp_env.h"
+#include "dp_graph.h"
+#include "dp_mpnn.h"
+#include "dp_nn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DP_DOPPLER_N_NODE_FEATURES 5
+
+typedef struct dp_doppler_arch {
+    int hidden;      /* d: MPNN width and projections (authors: 128) */
+    int mlp_hidden;  /* hidden width of the scoring MLPs (authors: 64) */
+    int steps;       /* message-passing steps (authors: 6) */
+    int edge_hidden; /* hidden width of the edge network (authors, dgllife default: 128) */
+    float slope;     /* leaky ReLU slope (authors: 0.1) */
+} dp_doppler_arch;
+
+/* The authors' sizes: 128, 64, 6, 128, 0.1. */
+void dp_doppler_arch_default(dp_doppler_arch *a);
+
+typedef struct dp_doppler {
+    const dp_graph *g;
+    const dp_costs *c;
+    dp_doppler_arch a;
+    int n, D;
+    /* per-graph inputs */
+    float *X;                       /* (n, 5) z-scored node features */
+    float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
+    dp_nn_ecgraph *eg;              /* bidirected graph, z-scored edge feature classes */
+    int *bptr, *bidx, *tptr, *tidx; /* b-paths and t-paths, CSR over ops */
+    /* SEL */
+    dp_nn_params sel;
+    dp_mpnn sel_mp;
+    int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
+    float *s_Hpre, *s_H, *s_Fpre, *s_Bp, *s_Tp, *s_Bm, *s_Br, *s_Tm, *s_Tr, *s_cat, *s_A, *s_Aact, *s_score;
+    float *s_dscore, *s_dcat, *s_dA, *s_dAact, *s_dH, *s_dP;
+    /* PLC */
+    dp_nn_params plc;
+    dp_mpnn plc_mp;
+    int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
+    float *p_Hpre, *p_H, *p_Fpre, *p_F;
+    float *p_S;                    /* (D, d) current device sums */
+    int *p_op;                     /* (n) op of each step */
+    float *p_DFz, *p_L1, *p_Sst, *p_Sm, *p_Sr, *p_cat, *p_A, *p_dlogits; /* per-step caches */
+    float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
+    float *p_Aact, *p_dA, *p_dAact, *p_dcat, *p_dL1, *p_dS, *p_acc, *p_dtmp;
+    double *devfeat;               /* (D, 5) scratch */
+    int episode_steps;             /* steps cached in the current episode */
+} dp_doppler;
+
+/* Build both networks for graph g under costs c (both must outlive the object): features, paths,
+ * parameter blocks (zero until dp_doppler_init), caches. NULL with err on failure. */
+dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);
+void dp_doppler_free(dp_doppler *dd);
+/* Orthogonal weights, zero biases (the authors' layer_init), from r. */
+int dp_doppler_init(dp_doppler *dd, gsl_rng *r);
+
+/* Zero both gradient blocks and the per-op accumulators (start of a batch). */
+void dp_doppler_zero_grad(dp_doppler *dd);
+/* Forward of everything that depends only on the parameters (both MPNNs, SEL scores, PLC per-op
+ * projections). Call after every parameter change, before the episodes that use them. */
+void dp_doppler_prepare(dp_doppler *dd);
+/* SEL score of every op (n), valid after prepare. */
+static inline const float *dp_doppler_sel_scores(const dp_doppler *dd) { return dd->s_score; }
+
+/* Start an episode: no op on any device. */
+void dp_doppler_episode_begin(dp_doppler *dd);
+/* PLC logits (D) for placing ready op v in env's current state (step t = env->step); caches the
+ * step for the backward. */
+void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits);
+/* Record that op v went to device k (after dp_doppler_plc_forward for v). */
+void dp_doppler_plc_commit(dp_doppler *dd, int v, int k);
+
+/* Add dL/dscore(v) (the SEL logit gradient of a step, candidate v). */
+static inline void dp_doppler_sel_dscore(dp_doppler *dd, int v, float g) { dd->s_dscore[v] += g; }
+/* Set dL/dlogits (D) of PLC step t of the current episode. */
+void dp_doppler_plc_set_dlogits(dp_doppler *dd, int t, const float *dlogits);
+/* Back-propagate the current episode's PLC steps (their dlogits) into the PLC parameters and the
+ * per-op accumulators; env must be the finished episode's environment. */
+void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env);
+/* Back-propagate the per-op accumulators (SEL score gradients, PLC per-op gradients) through
+ * the per-op parts and both MPNNs into sel.grad and plc.grad. */
+void dp_doppler_backward(dp_doppler *dd);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,463 @@
+/* dp_h5io.c: trajectory and checkpoint files in HDF5 (see dp_h5io.h). */
+#include "dp_h5io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The library never prints: switch HDF5's automatic error printing off. */
+static void quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
+static int attr_write(hid_t loc, const char *name, hid_t type, const void *val)
+{
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
+    herr_t rc = a >= 0 ? H5Awrite(a, type, val) : -1;
+    if (a >= 0) H5Aclose(a);
+    H5Sclose(sp);
+    return rc < 0 ? -1 : 0;
+}
+
+static int attr_str(hid_t loc, const char *name, const char *s)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, strlen(s) + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    int rc = attr_write(loc, name, t, s);
+    H5Tclose(t);
+    return rc;
+}
+
+static int attr_read(hid_t loc, const char *name, hid_t type, void *val)
+{
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return -1;
+    herr_t rc = H5Aread(a, type, val);
+    H5Aclose(a);
+    return rc < 0 ? -1 : 0;
+}
+
+/* read a string attribute into a malloc'd buffer */
+static char *attr_read_str(hid_t loc, const char *name)
+{
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) return NULL;
+    hid_t ft = H5Aget_type(a);
+    size_t n = H5Tget_size(ft);
+    char *s = calloc(n + 1, 1);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, n + 1);
+    H5Tset_strpad(t, H5T_STR_NULLTERM);
+    if (s && H5Aread(a, t, s) < 0) {
+        free(s);
+        s = NULL;
+    }
+    H5Tclose(t);
+    H5Tclose(ft);
+    H5Aclose(a);
+    return s;
+}
+
+/* fsync a closed file by name, then rename it over path */
+static int commit_tmp(const char *tmp, const char *path, dp_error *err)
+{
+    int fd = open(tmp, O_RDONLY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot rename %s: %s", path, tmp, strerror(e));
+    }
+    return DP_OK;
+}
+
+/* ---- trajectory ---- */
+
+typedef struct { const char *name; hid_t (*type)(void); } field;
+
+static hid_t t_i32(void) { return H5T_NATIVE_INT32; }
+static hid_t t_i64(void) { return H5T_NATIVE_INT64; }
+static hid_t t_u64(void) { return H5T_NATIVE_UINT64; }
+static hid_t t_f64(void) { return H5T_NATIVE_DOUBLE; }
+static hid_t t_f32(void) { return H5T_NATIVE_FLOAT; }
+
+static const field ep_fields[] = {
+    {"stage", t_i32}, {"episode", t_i64}, {"seed", t_u64}, {"makespan", t_f64}, {"reward", t_f64},
+    {"wall_s", t_f64}, {"lr", t_f64}, {"epsilon", t_f64}, {"sel_agree", t_f64}, {"plc_agree", t_f64},
+    {"step_offset", t_i64}, {"n_steps", t_i32},
+};
+static const field st_fields[] = {
+    {"sel_op", t_i32}, {"sel_logp", t_f32}, {"ready", t_i32}, {"plc_device", t_i32}, {"plc_logp", t_f32},
+};
+#define N_EP_FIELDS ((int)(sizeof ep_fields / sizeof ep_fields[0]))
+#define N_ST_FIELDS ((int)(sizeof st_fields / sizeof st_fields[0]))
+
+static int make_group(hid_t f, const char *gname, const field *fs, int nf, hsize_t chunk)
+{
+    hid_t g = H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int rc = 0;
+    for (int i = 0; i < nf && rc == 0; i++) {
+        hsize_t dims = 0, maxd = H5S_UNLIMITED;
+        hid_t sp = H5Screate_simple(1, &dims, &maxd);
+        hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+        H5Pset_chunk(pl, 1, &chunk);
+        hid_t d = H5Dcreate2(g, fs[i].name, fs[i].type(), sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+        if (d < 0) rc = -1;
+        else H5Dclose(d);
+        H5Pclose(pl);
+        H5Sclose(sp);
+    }
+    H5Gclose(g);
+    return rc;
+}
+
+int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
+                   const char *time_unit, const char *config_json, dp_error *err)
+{
+    quiet();
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create the trajectory file", path);
+    int32_t ver = 1, no = n_ops, nd = n_devices;
+    int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
+              attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
+              attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||
+              attr_str(f, "time_unit", time_unit ? time_unit : "") || attr_str(f, "config", config_json ? config_json : "{}") ||
+              make_group(f, "episodes", ep_fields, N_EP_FIELDS, 1024) || make_group(f, "steps", st_fields, N_ST_FIELDS, 16384);
+    if (H5Fclose(f) < 0) bad = 1;
+    if (bad) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot write the trajectory file", path);
+    }
+    return commit_tmp(tmp, path, err);
+}
+
+static long dset_len(hid_t loc, const char *name)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t sp = H5Dget_space(d);
+    hsize_t n = 0;
+    H5Sget_simple_extent_dims(sp, &n, NULL);
+    H5Sclose(sp);
+    H5Dclose(d);
+    return (long)n;
+}
+
+int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
+{
+    quiet();
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file", path);
+    *n_episodes = dset_len(f, "episodes/makespan");
+    *n_steps = dset_len(f, "steps/sel_op");
+    H5Fclose(f);
+    if (*n_episodes < 0 || *n_steps < 0) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
+    return DP_OK;
+}
+
+static int set_len(hid_t g, const field *fs, int nf, hsize_t n)
+{
+    for (int i = 0; i < nf; i++) {
+        hid_t d = H5Dopen2(g, fs[i].name, H5P_DEFAULT);
+        if (d < 0) return -1;
+        herr_t rc = H5Dset_extent(d, &n);
+        H5Dclose(d);
+        if (rc < 0) return -1;
+    }
+    return 0;
+}
+
+int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
+{
+    quiet();
+    long ne, ns;
+    int rc = dp_traj_count(path, &ne, &ns, err);
+    if (rc != DP_OK) return rc;
+    if (ne < n_episodes || ns < n_steps)
+        return dp_error_set(err, DP_EINVAL, "%s: has %ld episodes and %ld steps, fewer than the checkpoint's %ld and %ld",
+                            path, ne, ns, n_episodes, n_steps);
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file for writing", path);
+    hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
+    int bad = ge < 0 || gs < 0 || set_len(ge, ep_fields, N_EP_FIELDS, (hsize_t)n_episodes) ||
+              set_len(gs, st_fields, N_ST_FIELDS, (hsize_t)n_steps);
+    if (ge >= 0) H5Gclose(ge);
+    if (gs >= 0) H5Gclose(gs);
+    if (H5Fclose(f) < 0) bad = 1;
+    return bad ? dp_error_set(err, DP_EIO, "%s: cannot truncate the trajectory file", path) : DP_OK;
+}
+
+static int append_field(hid_t g, const char *name, hid_t type, const void *data, hsize_t k)
+{
+    hid_t d = H5Dopen2(g, name, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t sp = H5Dget_space(d);
+    hsize_t n0 = 0;
+    H5Sget_simple_extent_dims(sp, &n0, NULL);
+    H5Sclose(sp);
+    hsize_t n1 = n0 + k;
+    int rc = -1;
+    if (H5Dset_extent(d, &n1) >= 0) {
+        hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &k, NULL);
+        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &n0, NULL, &k, NULL);
+        rc = H5Dwrite(d, type, ms, fs, H5P_DEFAULT, data) < 0 ? -1 : 0;
+        H5Sclose(ms);
+        H5Sclose(fs);
+    }
+    H5Dclose(d);
+    return rc;
+}
+
+int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+                   dp_error *err)
+{
+    quiet();
+    if (n_ep <= 0 && n_st <= 0) return DP_OK;
+    size_t nmax = (size_t)(n_ep > n_st ? n_ep : n_st);
+    void *buf = malloc(nmax * 8);
+    if (!buf) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (f < 0) {
+        free(buf);
+        return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file for writing", path);
+    }
+    hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
+    int bad = ge < 0 || gs < 0;
+    /* pack one field at a time from the row structs */
+#define PACK(T, arr, n, expr) do { T *b_ = buf; for (long i_ = 0; i_ < (n); i_++) { const __typeof__((arr)[0]) *r_ = &(arr)[i_]; b_[i_] = (expr); } } while (0)
+    if (!bad && n_ep > 0) {
+        hsize_t k = (hsize_t)n_ep;
+        PACK(int32_t, ep, n_ep, r_->stage); bad |= append_field(ge, "stage", H5T_NATIVE_INT32, buf, k);
+        PACK(int64_t, ep, n_ep, r_->episode); bad |= append_field(ge, "episode", H5T_NATIVE_INT64, buf, k);
+        PACK(uint64_t, ep, n_ep, r_->seed); bad |= append_field(ge, "seed", H5T_NATIVE_UINT64, buf, k);
+        PACK(double, ep, n_ep, r_->makespan); bad |= append_field(ge, "makespan", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->reward); bad |= append_field(ge, "reward", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->wall_s); bad |= append_field(ge, "wall_s", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->lr); bad |= append_field(ge, "lr", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->epsilon); bad |= append_field(ge, "epsilon", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->sel_agree); bad |= append_field(ge, "sel_agree", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(double, ep, n_ep, r_->plc_agree); bad |= append_field(ge, "plc_agree", H5T_NATIVE_DOUBLE, buf, k);
+        PACK(int64_t, ep, n_ep, r_->step_offset); bad |= append_field(ge, "step_offset", H5T_NATIVE_INT64, buf, k);
+        PACK(int32_t, ep, n_ep, r_->n_steps); bad |= append_field(ge, "n_steps", H5T_NATIVE_INT32, buf, k);
+    }
+    if (!bad && n_st > 0) {
+        hsize_t k = (hsize_t)n_st;
+        PACK(int32_t, st, n_st, r_->sel_op); bad |= append_field(gs, "sel_op", H5T_NATIVE_INT32, buf, k);
+        PACK(float, st, n_st, r_->sel_logp); bad |= append_field(gs, "sel_logp", H5T_NATIVE_FLOAT, buf, k);
+        PACK(int32_t, st, n_st, r_->ready); bad |= append_field(gs, "ready", H5T_NATIVE_INT32, buf, k);
+        PACK(int32_t, st, n_st, r_->plc_device); bad |= append_field(gs, "plc_device", H5T_NATIVE_INT32, buf, k);
+        PACK(float, st, n_st, r_->plc_logp); bad |= append_field(gs, "plc_logp", H5T_NATIVE_FLOAT, buf, k);
+    }
+#undef PACK
+    if (ge >= 0) H5Gclose(ge);
+    if (gs >= 0) H5Gclose(gs);
+    if (H5Fclose(f) < 0) bad = 1;
+    free(buf);
+    return bad ? dp_error_set(err, DP_EIO, "%s: cannot append to the trajectory file", path) : DP_OK;
+}
+
+/* ---- checkpoints ---- */
+
+static int write_dset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data)
+{
+    hid_t sp = H5Screate_simple(rank, dims, NULL);
+    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int rc = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0 ? 0 : -1;
+    if (d >= 0) H5Dclose(d);
+    H5Sclose(sp);
+    return rc;
+}
+
+static int write_block(hid_t f, const char *name, const dp_nn_params *p)
+{
+    hid_t g = H5Gcreate2(f, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    if (g < 0) return -1;
+    int64_t t = p->adam_t;
+    int bad = attr_write(g, "adam_t", H5T_NATIVE_INT64, &t);
+    const char *sub[3] = {"param", "adam_m", "adam_v"};
+    const float *buf[3] = {p->param, p->m, p->v};
+    for (int s = 0; s < 3 && !bad; s++) {
+        hid_t h = H5Gcreate2(g, sub[s], H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+        if (h < 0) { bad = 1; break; }
+        for (int i = 0; i < p->n_tensors && !bad; i++) {
+            hsize_t dims[2] = {(hsize_t)p->t[i].rows, (hsize_t)p->t[i].cols};
+            bad |= write_dset(h, p->t[i].name, H5T_NATIVE_FLOAT, 2, dims, buf[s] + p->t[i].offset);
+        }
+        H5Gclose(h);
+    }
+    H5Gclose(g);
+    return bad ? -1 : 0;
+}
+
+int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
+                  dp_error *err)
+{
+    quiet();
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create the checkpoint", path);
+    int32_t ver = 1, no = ck->n_ops, nd = ck->n_devices;
+    int bad = attr_str(f, "format", "doppler-checkpoint") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
+              attr_str(f, "graph", ck->graph ? ck->graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
+              attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) ||
+              attr_str(f, "config", ck->config_json ? ck->config_json : "{}") ||
+              attr_write(f, "stage", H5T_NATIVE_INT32, &ck->stage) ||
+              attr_write(f, "episode", H5T_NATIVE_INT64, &ck->episode) ||
+              attr_write(f, "running_sum", H5T_NATIVE_DOUBLE, &ck->running_sum) ||
+              attr_write(f, "running_count", H5T_NATIVE_INT64, &ck->running_count) ||
+              attr_write(f, "best_makespan", H5T_NATIVE_DOUBLE, &ck->best_makespan) ||
+              attr_write(f, "traj_episodes", H5T_NATIVE_INT64, &ck->traj_episodes) ||
+              attr_write(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps) || attr_str(f, "rng_name", ck->rng_name);
+    if (!bad) {
+        hsize_t n = ck->rng_size;
+        bad |= write_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state);
+        n = (hsize_t)ck->n_ops;
+        bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
+        bad |= write_block(f, "sel", sel) || write_block(f, "plc", plc);
+    }
+    if (H5Fclose(f) < 0) bad = 1;
+    if (bad) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot write the checkpoint", path);
+    }
+    return commit_tmp(tmp, path, err);
+}
+
+int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
+{
+    quiet();
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the checkpoint (not an HDF5 file?)", path);
+    char *fmt = attr_read_str(f, "format");
+    int ok = fmt && strcmp(fmt, "doppler-checkpoint") == 0;
+    free(fmt);
+    *json = ok ? attr_read_str(f, "config") : NULL;
+    H5Fclose(f);
+    if (!ok) return dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
+    if (!*json) return dp_error_set(err, DP_EINVAL, "%s: checkpoint without a config", path);
+    return DP_OK;
+}
+
+static int read_dset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *want, void *data)
+{
+    hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
+    if (d < 0) return -1;
+    hid_t sp = H5Dget_space(d);
+    hsize_t dims[4] = {0, 0, 0, 0};
+    int r = H5Sget_simple_extent_ndims(sp);
+    int rc = -2;
+    if (r == rank && r <= 4) {
+        H5Sget_simple_extent_dims(sp, dims, NULL);
+        rc = 0;
+        for (int i = 0; i < rank; i++)
+            if (dims[i] != want[i]) rc = -2;
+        if (rc == 0) rc = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? -1 : 0;
+    }
+    H5Sclose(sp);
+    H5Dclose(d);
+    return rc;
+}
+
+static int read_block(hid_t f, const char *path, const char *name, dp_nn_params *p, int with_adam, dp_error *err)
+{
+    hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
+    if (g < 0) return dp_error_set(err, DP_EINVAL, "%s: no /%s group", path, name);
+    int64_t t = 0;
+    attr_read(g, "adam_t", H5T_NATIVE_INT64, &t);
+    const char *sub[3] = {"param", "adam_m", "adam_v"};
+    float *buf[3] = {p->param, p->m, p->v};
+    int rc = DP_OK;
+    for (int s = 0; s < (with_adam ? 3 : 1) && rc == DP_OK; s++) {
+        hid_t h = H5Gopen2(g, sub[s], H5P_DEFAULT);
+        if (h < 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no /%s/%s group", path, name, sub[s]); break; }
+        for (int i = 0; i < p->n_tensors; i++) {
+            hsize_t dims[2] = {(hsize_t)p->t[i].rows, (hsize_t)p->t[i].cols};
+            int r = read_dset(h, p->t[i].name, H5T_NATIVE_FLOAT, 2, dims, buf[s] + p->t[i].offset);
+            if (r != 0) {
+                rc = dp_error_set(err, DP_EINVAL, "%s: /%s/%s/%s %s (expected %d x %d: was the checkpoint made with other network sizes?)",
+                                  path, name, sub[s], p->t[i].name, r == -2 ? "has another shape or is missing" : "cannot be read",
+                                  p->t[i].rows, p->t[i].cols);
+                break;
+            }
+        }
+        H5Gclose(h);
+    }
+    H5Gclose(g);
+    if (rc == DP_OK) {
+        if (with_adam) {
+            p->adam_t = (long)t;
+        } else {
+            memset(p->m, 0, p->n * sizeof(float));
+            memset(p->v, 0, p->n * sizeof(float));
+            p->adam_t = 0;
+        }
+    }
+    return rc;
+}
+
+int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err)
+{
+    quiet();
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the checkpoint (not an HDF5 file?)", path);
+    int rc = DP_OK;
+    char *fmt = attr_read_str(f, "format");
+    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
+        goto out;
+    }
+    int32_t no = 0, nd = 0;
+    attr_read(f, "n_ops", H5T_NATIVE_INT32, &no);
+    attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd);
+    if (no != ck->n_ops || nd != ck->n_devices) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: made for %d ops on %d devices, not %d ops on %d devices", path, no, nd,
+                          ck->n_ops, ck->n_devices);
+        goto out;
+    }
+    ck->graph = attr_read_str(f, "graph");
+    ck->config_json = attr_read_str(f, "config");
+    if (attr_read(f, "stage", H5T_NATIVE_INT32, &ck->stage) || attr_read(f, "episode", H5T_NATIVE_INT64, &ck->episode) ||
+        attr_read(f, "running_sum", H5T_NATIVE_DOUBLE, &ck->running_sum) ||
+        attr_read(f, "running_count", H5T_NATIVE_INT64, &ck->running_count) ||
+        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &ck->best_makespan) ||
+        attr_read(f, "traj_episodes", H5T_NATIVE_INT64, &ck->traj_episodes) ||
+        attr_read(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes missing", path);
+        goto out;
+    }
+    char *rn = attr_read_str(f, "rng_name");
+    snprintf(ck->rng_name, sizeof ck->rng_name, "%s", rn ? rn : "");
+    free(rn);
+    hsize_t n = ck->rng_size;
+    if (ck->rng_state && read_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: rng_state missing or of another generator size", path);
+        goto out;
+    }
+    n = (hsize_t)ck->n_ops;
+    if (ck->best_assignment && read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment missing", path);
+        goto out;
+    }
+    if ((rc = read_block(f, path, "sel", sel, with_adam, err)) != DP_OK) goto out;
+    rc = read_block(f, path, "plc", plc, with_adam, err);
+out:
+    free(fmt);
+    H5Fclose(f);
+    return rc;
+}

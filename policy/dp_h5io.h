@@ -1,0 +1,103 @@
+/* dp_h5io.h: HDF5 files of a training run: the trajectory file and checkpoints
+ * (layout of ../shared/DESIGN.md, "Trajectory and checkpoint files").
+ *
+ * Trajectory file (one per run, appended to at every checkpoint):
+ *   /                   attributes: format "doppler-trajectory", version 1, graph, n_ops,
+ *                       n_devices, oracle, time_unit, config (JSON text of the run's config)
+ *   /episodes/NAME      1-D extendible chunked datasets, one row per episode:
+ *                       stage (int32: 0 il, 1 sim, 2 real), episode (int64, index in its stage),
+ *                       seed (uint64, the episode's GSL seed), makespan (double, printed unit),
+ *                       reward (double), wall_s (double, seconds the episode took), lr, epsilon
+ *                       (double), sel_agree, plc_agree (double: fraction of steps whose choice is
+ *                       one of the critical-path heuristic's), step_offset (int64), n_steps (int32)
+ *   /steps/NAME         one row per step; rows step_offset .. step_offset + n_steps - 1 of an
+ *                       episode: sel_op (int32, the op SEL picked), sel_logp (float), ready
+ *                       (int32, ready-set size), plc_device (int32), plc_logp (float)
+ * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
+ *
+ * The file is created atomically (temporary name, then rename) and then opened, extended and
+ * closed at each flush, so between flushes it is always complete and readable (h5dump, h5py). A
+ * resumed run first truncates it to the rows its checkpoint accounts for.
+ *
+ * Checkpoint file (written whole to a temporary name, then renamed):
+ *   /   attributes: format "doppler-checkpoint", version 1, graph, n_ops, n_devices, config
+ *       (JSON), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
+ *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps
+ *       (int64), rng_name (string)
+ *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
+ *   /best_assignment  int32 (n_ops)
+ *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
+ *                     adam_v holding one float dataset (rows, cols) per tensor, by name.
+ */
+#ifndef DP_H5IO_H
+#define DP_H5IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dp_error.h"
+#include "dp_nn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dp_traj_episode {
+    int32_t stage;
+    int64_t episode;
+    uint64_t seed;
+    double makespan, reward, wall_s, lr, epsilon, sel_agree, plc_agree;
+    int64_t step_offset;
+    int32_t n_steps;
+} dp_traj_episode;
+
+typedef struct dp_traj_step {
+    int32_t sel_op;
+    float sel_logp;
+    int32_t ready;
+    int32_t plc_device;
+    float plc_logp;
+} dp_traj_step;
+
+/* Create a new, empty trajectory file (atomically) with its attributes. */
+int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
+                   const char *time_unit, const char *config_json, dp_error *err);
+/* Number of episode and step rows in an existing file. */
+int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);
+/* Cut the file down to its first n_episodes and n_steps rows (resume). */
+int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err);
+/* Append rows (open, extend, write, close). */
+int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+                   dp_error *err);
+
+typedef struct dp_ckpt {
+    const char *graph;       /* write: graph name; read: malloc'd */
+    int n_ops, n_devices;
+    char *config_json;       /* write: the config; read: malloc'd */
+    int32_t stage;
+    int64_t episode;
+    double running_sum;
+    int64_t running_count;
+    double best_makespan;
+    int *best_assignment;    /* (n_ops) caller's buffer, both ways */
+    int64_t traj_episodes, traj_steps;
+    char rng_name[64];
+    unsigned char *rng_state;/* caller's buffer of rng_size bytes, both ways */
+    size_t rng_size;
+} dp_ckpt;
+
+/* Write a checkpoint atomically. */
+int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
+                  dp_error *err);
+/* Read the config JSON text of a checkpoint (malloc'd into *json). */
+int dp_ckpt_read_config(const char *path, char **json, dp_error *err);
+/* Read a checkpoint into ck (whose best_assignment and rng_state buffers, sized by n_ops and
+ * rng_size, the caller provides; graph and config_json are malloc'd, free them) and into the
+ * parameter blocks: every tensor must exist with the same shape. with_adam also restores the Adam
+ * moments and step counts (resume); otherwise those are reset (a new stage from --init). */
+int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,64 @@
+/* dp_mpnn.h: the message-passing network of the DOPPLER policies (Yao et al. 2026; the authors
+ * use dgllife's MPNNGNN: Gilmer et al. 2017), built from dp_nn layers.
+ *
+ *   H0     = relu(X Wp^T + bp)                               X (n, F) node features, H (n, d)
+ *   W_c    = reshape(W2 relu(w1 x_c + b1) + b2)  (d, d)      edge network, one per edge class
+ *   for t = 1..T:
+ *     M    = relu(ecconv(H, W_c) + b_conv)                   sum of h[u] W(x_e) over in-edges
+ *     H    = GRU(M, H)
+ *   out    = H_T                                             (n, d)
+ *
+ * exactly the dgllife computation (NNConv with sum aggregation, then a GRU whose hidden state is
+ * the node state). The only change is how it is computed: edges with equal features share one
+ * matrix (see dp_nn_ecconv), so the edge network runs once per distinct transfer size instead of
+ * once per edge, and messages are summed before they are multiplied. Parameters go into the
+ * caller's dp_nn_params block under names prefixed "PREFIX." so a network keeps ONE buffer.
+ */
+#ifndef DP_MPNN_H
+#define DP_MPNN_H
+
+#include "dp_nn.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dp_mpnn {
+    int n, F, d, K, T;             /* nodes, input features, hidden width, edge hidden, steps */
+    const dp_nn_ecgraph *g;        /* not owned */
+    const dp_nn_params *p;         /* the network's block (not owned) */
+    int i_pw, i_pb, i_ew1, i_eb1, i_ew2, i_eb2, i_cb, i_wih, i_whh, i_bih, i_bhh; /* tensor ids */
+    /* activations cached by the forward for the backward */
+    float *P;      /* (n, d) projection pre-activation */
+    float *E1;     /* (U, K) edge network hidden pre-activation */
+    float *R1;     /* (U, K) relu(E1) */
+    float *Wc;     /* (U, d*d) class matrices */
+    float *H;      /* (T+1, n, d) node states */
+    float *A;      /* (T, n, d) convolution pre-activation */
+    float *M;      /* (T, n, d) messages after relu */
+    float *G;      /* (T, rows, d) gathered sums */
+    float *gru;    /* (T, n, 4d) GRU caches */
+    /* workspaces */
+    const float *X; /* the input of the last forward (kept by the caller) */
+    float *dH, *dHp, *dM, *dA, *dWc, *dR1, *dE1, *scratch;
+    size_t scratch_n;
+} dp_mpnn;
+
+/* Declare the MPNN's tensors in p (before dp_nn_params_alloc). */
+int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int d, int K, int T);
+/* After dp_nn_params_alloc: allocate caches for graph g (n nodes). DP_OK or DP_ENOMEM. */
+int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g);
+void dp_mpnn_free(dp_mpnn *m);
+/* Orthogonal weights (gain 1), zero biases, as the authors' layer_init; GRU and NNConv as
+ * PyTorch/DGL initialise them would differ, but one rule for all keeps it simple (documented in
+ * doc/doppler-vs-reference.md). */
+int dp_mpnn_init(dp_mpnn *m, gsl_rng *r);
+/* Forward over the node features X (n, F), which must stay valid until the backward; returns a pointer to the output (n, d) inside m. */
+const float *dp_mpnn_forward(dp_mpnn *m, const float *X);
+/* Backward from dout (n, d); accumulates into the parameter gradients. */
+void dp_mpnn_backward(dp_mpnn *m, const float *dout);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,454 @@
+/* dp_nn.c: the layer library (see dp_nn.h). */
+#include "dp_nn.h"
+
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- parameter blocks ---- */
+
+void dp_nn_params_init(dp_nn_params *p)
+{
+    memset(p, 0, sizeof *p);
+}
+
+int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
+{
+    if (!name || strlen(name) >= DP_NN_NAME_MAX || rows <= 0 || cols <= 0) return DP_EINVAL;
+    if (p->n_tensors == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 16;
+        dp_nn_tensor *t = realloc(p->t, (size_t)cap * sizeof *t);
+        if (!t) return DP_ENOMEM;
+        p->t = t;
+        p->cap = cap;
+    }
+    dp_nn_tensor *t = &p->t[p->n_tensors];
+    memset(t, 0, sizeof *t);
+    strcpy(t->name, name);
+    t->rows = rows;
+    t->cols = cols;
+    t->offset = p->n;
+    /* keep every tensor 16-float aligned inside the buffer (64 bytes: one cache line) */
+    size_t sz = (size_t)rows * (size_t)cols;
+    p->n += (sz + 15) & ~(size_t)15;
+    return p->n_tensors++;
+}
+
+int dp_nn_params_alloc(dp_nn_params *p)
+{
+    size_t n = p->n ? p->n : 1;
+    p->param = dp_calloc_n(n, sizeof(float));
+    p->grad = dp_calloc_n(n, sizeof(float));
+    p->m = dp_calloc_n(n, sizeof(float));
+    p->v = dp_calloc_n(n, sizeof(float));
+    p->adam_t = 0;
+    if (!p->param || !p->grad || !p->m || !p->v) return DP_ENOMEM;
+    return DP_OK;
+}
+
+void dp_nn_params_free(dp_nn_params *p)
+{
+    free(p->t);
+    free(p->param);
+    free(p->grad);
+    free(p->m);
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+void dp_nn_params_zero_grad(dp_nn_params *p)
+{
+    memset(p->grad, 0, p->n * sizeof(float));
+}
+
+int dp_nn_params_find(const dp_nn_params *p, const char *name)
+{
+    for (int i = 0; i < p->n_tensors; i++)
+        if (strcmp(p->t[i].name, name) == 0) return i;
+    return -1;
+}
+
+void dp_nn_adam_step(dp_nn_params *p, float lr, float beta1, float beta2, float eps, float weight_decay)
+{
+    p->adam_t++;
+    const double bc1 = 1.0 - pow(beta1, (double)p->adam_t), bc2 = 1.0 - pow(beta2, (double)p->adam_t);
+    const float a = (float)(lr / bc1), rbc2 = (float)(1.0 / bc2);
+    for (size_t i = 0; i < p->n; i++) {
+        float g = p->grad[i] + weight_decay * p->param[i];
+        float m = p->m[i] = beta1 * p->m[i] + (1 - beta1) * g;
+        float v = p->v[i] = beta2 * p->v[i] + (1 - beta2) * g * g;
+        p->param[i] -= a * m / (sqrtf(v * rbc2) + eps);
+    }
+}
+
+double dp_nn_clip_grad_norm(dp_nn_params *p, double max_norm)
+{
+    double s = 0;
+    for (size_t i = 0; i < p->n; i++) s += (double)p->grad[i] * p->grad[i];
+    double norm = sqrt(s);
+    if (max_norm > 0 && norm > max_norm) {
+        float k = (float)(max_norm / norm);
+        for (size_t i = 0; i < p->n; i++) p->grad[i] *= k;
+    }
+    return norm;
+}
+
+/* ---- layers ---- */
+
+void dp_nn_linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int C, int OC)
+{
+    /* inp is (N,C), w is (OC,C), out is (N,OC) */
+    if (b) {
+        for (int i = 0; i < N; i++) memcpy(out + (size_t)i * OC, b, (size_t)OC * sizeof(float));
+    }
+    if (N == 1) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, OC, C, 1.0f, w, C, inp, 1, b ? 1.0f : 0.0f, out, 1);
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, C, 1.0f, inp, C, w, C, b ? 1.0f : 0.0f, out, OC);
+}
+
+void dp_nn_linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
+                           const float *w, int N, int C, int OC)
+{
+    /* dout is (N,OC) */
+    if (dinp) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
+    if (dw) cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
+    if (db) {
+        for (int i = 0; i < N; i++) {
+            const float *d = dout + (size_t)i * OC;
+            for (int o = 0; o < OC; o++) db[o] += d[o];
+        }
+    }
+}
+
+void dp_nn_leaky_relu_forward(float *out, const float *inp, size_t n, float slope)
+{
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0 ? inp[i] : slope * inp[i];
+}
+
+void dp_nn_leaky_relu_backward(float *dinp, const float *dout, const float *inp, size_t n, float slope)
+{
+    for (size_t i = 0; i < n; i++) dinp[i] += inp[i] > 0 ? dout[i] : slope * dout[i];
+}
+
+void dp_nn_zscore_forward(float *out, float *mean, float *rstd, const float *inp, int N, int C, float eps)
+{
+    /* inp, out are (N,C); mean, rstd are (C) */
+    for (int j = 0; j < C; j++) {
+        double s = 0;
+        for (int i = 0; i < N; i++) s += inp[(size_t)i * C + j];
+        double mu = N > 0 ? s / N : 0;
+        double q = 0;
+        for (int i = 0; i < N; i++) {
+            double u = inp[(size_t)i * C + j] - mu;
+            q += u * u;
+        }
+        double sd = N > 0 ? sqrt(q / N) : 0;
+        mean[j] = (float)mu;
+        rstd[j] = (float)(1.0 / (sd + eps));
+    }
+    for (int i = 0; i < N; i++) {
+        const float *x = inp + (size_t)i * C;
+        float *y = out + (size_t)i * C;
+        for (int j = 0; j < C; j++) y[j] = (x[j] - mean[j]) * rstd[j];
+    }
+}
+
+void dp_nn_zscore_backward(float *dinp, const float *dout, const float *inp, const float *mean,
+                           const float *rstd, int N, int C, float eps)
+{
+    /* y = u k with u = x - mu, k = 1/(s + eps), s = sqrt(mean(u^2)):
+     * dx_i = k (dy_i - mean(dy)) - k^2 (sum_j dy_j u_j) u_i / (N s)   (s > 0; u = 0 when s = 0) */
+    if (N <= 0) return;
+    for (int j = 0; j < C; j++) {
+        double sdy = 0, sdyu = 0;
+        for (int i = 0; i < N; i++) {
+            double dy = dout[(size_t)i * C + j], u = inp[(size_t)i * C + j] - mean[j];
+            sdy += dy;
+            sdyu += dy * u;
+        }
+        double k = rstd[j], s = 1.0 / k - eps;
+        double mdy = sdy / N;
+        double c2 = s > 0 ? k * k * sdyu / (N * s) : 0;
+        for (int i = 0; i < N; i++) {
+            double u = inp[(size_t)i * C + j] - mean[j];
+            dinp[(size_t)i * C + j] += (float)(k * (dout[(size_t)i * C + j] - mdy) - c2 * u);
+        }
+    }
+}
+
+void dp_nn_sum_pool_forward(float *out, const float *inp, const int *ptr, const int *idx, int M, int C)
+{
+    for (int m = 0; m < M; m++) {
+        float *o = out + (size_t)m * C;
+        memset(o, 0, (size_t)C * sizeof(float));
+        for (int k = ptr[m]; k < ptr[m + 1]; k++) {
+            const float *x = inp + (size_t)idx[k] * C;
+            for (int j = 0; j < C; j++) o[j] += x[j];
+        }
+    }
+}
+
+void dp_nn_sum_pool_backward(float *dinp, const float *dout, const int *ptr, const int *idx, int M, int C)
+{
+    for (int m = 0; m < M; m++) {
+        const float *d = dout + (size_t)m * C;
+        for (int k = ptr[m]; k < ptr[m + 1]; k++) {
+            float *dx = dinp + (size_t)idx[k] * C;
+            for (int j = 0; j < C; j++) dx[j] += d[j];
+        }
+    }
+}
+
+double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int n)
+{
+    float mx = -INFINITY;
+    for (int i = 0; i < n; i++)
+        if (logits[i] > mx) mx = logits[i];
+    double s = 0;
+    for (int i = 0; i < n; i++) s += exp((double)logits[i] - mx);
+    double ls = log(s), H = 0;
+    for (int i = 0; i < n; i++) {
+        double lp = (double)logits[i] - mx - ls;
+        double p = exp(lp);
+        logp[i] = (float)lp;
+        prob[i] = (float)p;
+        H -= p * lp;
+    }
+    return H;
+}
+
+void dp_nn_log_softmax_backward(float *dlogits, const float *dlogp, const float *prob, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++) s += dlogp[i];
+    for (int j = 0; j < n; j++) dlogits[j] += (float)(dlogp[j] - prob[j] * s);
+}
+
+void dp_nn_entropy_backward(float *dlogits, float dH, const float *prob, const float *logp, double H, int n)
+{
+    /* dH/dz_j = -p_j (log p_j + H) */
+    for (int j = 0; j < n; j++) dlogits[j] += (float)(dH * (-(double)prob[j] * ((double)logp[j] + H)));
+}
+
+/* ---- GRU cell ---- */
+
+size_t dp_nn_gru_scratch(int N, int C)
+{
+    return (size_t)N * 6 * (size_t)C;
+}
+
+static inline float sigmoidf(float x)
+{
+    return 1.0f / (1.0f + expf(-x));
+}
+
+void dp_nn_gru_forward(float *hout, float *cache, const float *x, const float *h, const float *w_ih,
+                       const float *w_hh, const float *b_ih, const float *b_hh, int N, int C, float *scratch)
+{
+    /* x, h, hout are (N,C); w_ih, w_hh are (3C,C); cache is (N,4C): r | z | n | ghn */
+    const int C3 = 3 * C;
+    float *gi = scratch, *gh = scratch + (size_t)N * C3;
+    dp_nn_linear_forward(gi, x, w_ih, b_ih, N, C, C3);
+    dp_nn_linear_forward(gh, h, w_hh, b_hh, N, C, C3);
+    for (int i = 0; i < N; i++) {
+        const float *a = gi + (size_t)i * C3, *b = gh + (size_t)i * C3, *hp = h + (size_t)i * C;
+        float *c = cache + (size_t)i * 4 * C, *ho = hout + (size_t)i * C;
+        for (int j = 0; j < C; j++) {
+            float r = sigmoidf(a[j] + b[j]);
+            float z = sigmoidf(a[C + j] + b[C + j]);
+            float nn = tanhf(a[2 * C + j] + r * b[2 * C + j]);
+            c[j] = r;
+            c[C + j] = z;
+            c[2 * C + j] = nn;
+            c[3 * C + j] = b[2 * C + j];
+            ho[j] = (1 - z) * nn + z * hp[j];
+        }
+    }
+}
+
+void dp_nn_gru_backward(float *dx, float *dh, float *dw_ih, float *dw_hh, float *db_ih, float *db_hh,
+                        const float *dhout, const float *cache, const float *x, const float *h,
+                        const float *w_ih, const float *w_hh, int N, int C, float *scratch)
+{
+    const int C3 = 3 * C;
+    float *dgi = scratch, *dgh = scratch + (size_t)N * C3;
+    for (int i = 0; i < N; i++) {
+        const float *c = cache + (size_t)i * 4 * C, *hp = h + (size_t)i * C, *dho = dhout + (size_t)i * C;
+        float *a = dgi + (size_t)i * C3, *b = dgh + (size_t)i * C3;
+        for (int j = 0; j < C; j++) {
+            float r = c[j], z = c[C + j], nn = c[2 * C + j], ghn = c[3 * C + j];
+            float d = dho[j];
+            float dn = d * (1 - z), dz = d * (hp[j] - nn);
+            float dnp = dn * (1 - nn * nn);
+            float dr = dnp * ghn;
+            float drp = dr * r * (1 - r), dzp = dz * z * (1 - z);
+            a[j] = drp;
+            a[C + j] = dzp;
+            a[2 * C + j] = dnp;
+            b[j] = drp;
+            b[C + j] = dzp;
+            b[2 * C + j] = dnp * r;
+            if (dh) dh[(size_t)i * C + j] += d * z;
+        }
+    }
+    dp_nn_linear_backward(dx, dw_ih, db_ih, dgi, x, w_ih, N, C, C3);
+    dp_nn_linear_backward(dh, dw_hh, db_hh, dgh, h, w_hh, N, C, C3);
+}
+
+/* ---- edge-conditioned convolution ---- */
+
+typedef struct { float f; int dst, src; } ec_edge;
+
+static int ec_edge_cmp(const void *a, const void *b)
+{
+    const ec_edge *x = a, *y = b;
+    if (x->f != y->f) return x->f < y->f ? -1 : 1;
+    if (x->dst != y->dst) return x->dst < y->dst ? -1 : 1;
+    return (x->src > y->src) - (x->src < y->src);
+}
+
+dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, const int *dst,
+                                   const float *feat, dp_error *err)
+{
+    dp_nn_ecgraph *g = calloc(1, sizeof *g);
+    ec_edge *e = dp_malloc_n(n_edges > 0 ? (size_t)n_edges : 1, sizeof *e);
+    if (!g || !e) goto nomem;
+    for (int i = 0; i < n_edges; i++) {
+        if (src[i] < 0 || src[i] >= n_nodes || dst[i] < 0 || dst[i] >= n_nodes || !isfinite(feat[i])) {
+            free(e);
+            dp_nn_ecgraph_free(g);
+            dp_error_set(err, DP_EINVAL, "message-passing graph: edge %d (%d -> %d) out of range or with a non-finite feature",
+                         i, src[i], dst[i]);
+            return NULL;
+        }
+        e[i].f = feat[i];
+        e[i].dst = dst[i];
+        e[i].src = src[i];
+    }
+    qsort(e, (size_t)n_edges, sizeof *e, ec_edge_cmp);
+    g->n_nodes = n_nodes;
+    g->n_edges = n_edges;
+    int nc = 0, nr = 0;
+    for (int i = 0; i < n_edges; i++) {
+        if (i == 0 || e[i].f != e[i - 1].f) nc++;
+        if (i == 0 || e[i].f != e[i - 1].f || e[i].dst != e[i - 1].dst) nr++;
+    }
+    g->n_classes = nc;
+    g->n_rows = nr;
+    g->class_feat = dp_malloc_n(nc + 1, sizeof(float));
+    g->class_ptr = dp_malloc_n(nc + 1, sizeof(int));
+    g->row_dst = dp_malloc_n(nr + 1, sizeof(int));
+    g->row_ptr = dp_malloc_n(nr + 1, sizeof(int));
+    g->src = dp_malloc_n(n_edges + 1, sizeof(int));
+    if (!g->class_feat || !g->class_ptr || !g->row_dst || !g->row_ptr || !g->src) goto nomem;
+    int c = -1, r = -1;
+    for (int i = 0; i < n_edges; i++) {
+        if (i == 0 || e[i].f != e[i - 1].f) {
+            c++;
+            g->class_feat[c] = e[i].f;
+            g->class_ptr[c] = r + 1;
+        }
+        if (i == 0 || e[i].f != e[i - 1].f || e[i].dst != e[i - 1].dst) {
+            r++;
+            g->row_dst[r] = e[i].dst;
+            g->row_ptr[r] = i;
+        }
+        g->src[i] = e[i].src;
+    }
+    g->class_ptr[nc] = nr;
+    g->row_ptr[nr] = n_edges;
+    g->max_class_rows = 0;
+    for (int k = 0; k < nc; k++) {
+        int rows = g->class_ptr[k + 1] - g->class_ptr[k];
+        if (rows > g->max_class_rows) g->max_class_rows = rows;
+    }
+    free(e);
+    return g;
+nomem:
+    free(e);
+    dp_nn_ecgraph_free(g);
+    dp_error_set(err, DP_ENOMEM, "out of memory for the message-passing graph");
+    return NULL;
+}
+
+void dp_nn_ecgraph_free(dp_nn_ecgraph *g)
+{
+    if (!g) return;
+    free(g->class_feat);
+    free(g->class_ptr);
+    free(g->row_dst);
+    free(g->row_ptr);
+    free(g->src);
+    free(g);
+}
+
+size_t dp_nn_ecconv_scratch(const dp_nn_ecgraph *g, int Cin, int Cout)
+{
+    return (size_t)(g->max_class_rows > 0 ? g->max_class_rows : 1) * (size_t)(Cin + Cout);
+}
+
+void dp_nn_ecconv_forward(float *out, float *gcache, const float *h, const float *wc, const float *bias,
+                          const dp_nn_ecgraph *g, int Cin, int Cout, float *scratch)
+{
+    /* h (n,Cin); wc (classes,Cin,Cout); out (n,Cout); gcache (rows,Cin) */
+    for (int v = 0; v < g->n_nodes; v++) {
+        float *o = out + (size_t)v * Cout;
+        if (bias) memcpy(o, bias, (size_t)Cout * sizeof(float));
+        else memset(o, 0, (size_t)Cout * sizeof(float));
+    }
+    for (int r = 0; r < g->n_rows; r++) {
+        float *gr = gcache + (size_t)r * Cin;
+        memset(gr, 0, (size_t)Cin * sizeof(float));
+        for (int k = g->row_ptr[r]; k < g->row_ptr[r + 1]; k++) {
+            const float *x = h + (size_t)g->src[k] * Cin;
+            for (int j = 0; j < Cin; j++) gr[j] += x[j];
+        }
+    }
+    for (int c = 0; c < g->n_classes; c++) {
+        int r0 = g->class_ptr[c], nr = g->class_ptr[c + 1] - r0;
+        if (nr == 0) continue;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nr, Cout, Cin, 1.0f, gcache + (size_t)r0 * Cin, Cin,
+                    wc + (size_t)c * Cin * Cout, Cout, 0.0f, scratch, Cout);
+        for (int r = 0; r < nr; r++) {
+            float *o = out + (size_t)g->row_dst[r0 + r] * Cout;
+            const float *s = scratch + (size_t)r * Cout;
+            for (int j = 0; j < Cout; j++) o[j] += s[j];
+        }
+    }
+}
+
+void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dout, const float *gcache,
+                           const float *wc, const dp_nn_ecgraph *g, int Cin, int Cout, float *scratch)
+{
+    if (dbias) {
+        for (int v = 0; v < g->n_nodes; v++) {
+            const float *d = dout + (size_t)v * Cout;
+            for (int j = 0; j < Cout; j++) dbias[j] += d[j];
+        }
+    }
+    for (int c = 0; c < g->n_classes; c++) {
+        int r0 = g->class_ptr[c], nr = g->class_ptr[c + 1] - r0;
+        if (nr == 0) continue;
+        /* gather dout rows of this class's destinations */
+        for (int r = 0; r < nr; r++)
+            memcpy(scratch + (size_t)r * Cout, dout + (size_t)g->row_dst[r0 + r] * Cout, (size_t)Cout * sizeof(float));
+        if (dwc)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Cin, Cout, nr, 1.0f, gcache + (size_t)r0 * Cin, Cin,
+                        scratch, Cout, 1.0f, dwc + (size_t)c * Cin * Cout, Cout);
+        if (!dh) continue;
+        /* dG (nr, Cin) = dout_rows wc^T, then scatter-add to the sources of each row */
+        float *dg = scratch + (size_t)g->max_class_rows * Cout;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nr, Cin, Cout, 1.0f, scratch, Cout,
+                    wc + (size_t)c * Cin * Cout, Cout, 0.0f, dg, Cin);
+        for (int r = 0; r < nr; r++) {
+            const float *d = dg + (size_t)r * Cin;
+            for (int k = g->row_ptr[r0 + r]; k < g->row_ptr[r0 + r + 1]; k++) {
+                float *dx = dh + (size_t)g->src[k] * Cin;
+                for (int j = 0; j < Cin; j++) dx[j] += d[j];
+            }
+        }
+    }
+}

@@ -1,0 +1,442 @@
+/* dp_search.c: annealing, local search and exact branch and bound over assignments (dp_search.h). */
+#include "dp_search.h"
+#include "dp_json.h"
+#include "dp_sim.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- trace ---------------- */
+
+void dp_search_trace_clear(dp_search_trace *t)
+{
+    free(t->sims);
+    free(t->best);
+    memset(t, 0, sizeof *t);
+}
+
+static int trace_add(dp_search_trace *t, long sims, double best)
+{
+    if (t->n == t->cap) {
+        long cap = t->cap ? 2 * t->cap : 64;
+        long *s = realloc(t->sims, (size_t)cap * sizeof *s);
+        if (!s) return DP_ENOMEM;
+        t->sims = s;
+        double *b = realloc(t->best, (size_t)cap * sizeof *b);
+        if (!b) return DP_ENOMEM;
+        t->best = b;
+        t->cap = cap;
+    }
+    t->sims[t->n] = sims;
+    t->best[t->n] = best;
+    t->n++;
+    return DP_OK;
+}
+
+/* ---------------- configuration ---------------- */
+
+void dp_anneal_config_init(dp_anneal_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->budget = 20000;
+    cfg->t0 = 0.01;
+    cfg->t_end = 1e-5;
+    cfg->schedule = DP_ANNEAL_GEOMETRIC;
+    cfg->swap_prob = 0.2;
+    snprintf(cfg->init, sizeof cfg->init, "cp");
+}
+
+int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err)
+{
+    json_t *root = dp_json_load(path, err);
+    if (!root) return err ? err->code : DP_EIO;
+    int rc = DP_OK;
+    if (!json_is_object(root)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: the search config must be a JSON object", path);
+        goto done;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "budget") == 0) {
+            if (!json_is_integer(v) || json_integer_value(v) < 1) { rc = dp_error_set(err, DP_EINVAL, "%s: \"budget\" must be a positive integer", path); goto done; }
+            cfg->budget = (long)json_integer_value(v);
+        } else if (strcmp(key, "t0") == 0 || strcmp(key, "t_end") == 0 || strcmp(key, "swap_prob") == 0) {
+            if (!json_is_number(v)) { rc = dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number", path, key); goto done; }
+            double x = json_number_value(v);
+            if (key[0] == 't' && key[1] == '0') cfg->t0 = x;
+            else if (key[0] == 't') cfg->t_end = x;
+            else cfg->swap_prob = x;
+        } else if (strcmp(key, "schedule") == 0) {
+            const char *s = json_is_string(v) ? json_string_value(v) : "";
+            if (strcmp(s, "geometric") == 0) cfg->schedule = DP_ANNEAL_GEOMETRIC;
+            else if (strcmp(s, "linear") == 0) cfg->schedule = DP_ANNEAL_LINEAR;
+            else { rc = dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path); goto done; }
+        } else if (strcmp(key, "init") == 0) {
+            if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof cfg->init) {
+                rc = dp_error_set(err, DP_EINVAL, "%s: \"init\" must be the name of a placement method", path);
+                goto done;
+            }
+            snprintf(cfg->init, sizeof cfg->init, "%s", json_string_value(v));
+        } else {
+            rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (budget, t0, t_end, schedule, swap_prob, init)", path, key);
+            goto done;
+        }
+    }
+done:
+    json_decref(root);
+    return rc;
+}
+
+static int check_config(const dp_anneal_config *cfg, int annealing, dp_error *err)
+{
+    if (cfg->budget < 1) return dp_error_set(err, DP_EINVAL, "search: budget must be at least 1, got %ld", cfg->budget);
+    if (!(cfg->swap_prob >= 0 && cfg->swap_prob <= 1))
+        return dp_error_set(err, DP_EINVAL, "search: swap_prob must be in [0, 1], got %g", cfg->swap_prob);
+    if (annealing && !(cfg->t_end > 0 && cfg->t0 >= cfg->t_end && isfinite(cfg->t0)))
+        return dp_error_set(err, DP_EINVAL, "anneal: need 0 < t_end <= t0, got t0 %g, t_end %g", cfg->t0, cfg->t_end);
+    if (strcmp(cfg->init, "anneal") == 0 || strcmp(cfg->init, "local") == 0 || strcmp(cfg->init, "exact") == 0)
+        return dp_error_set(err, DP_EINVAL, "search: the start method cannot be a search (\"%s\")", cfg->init);
+    return DP_OK;
+}
+
+/* ---------------- annealing and local search ---------------- */
+
+static int search_run(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
+                      int annealing, int *assignment, dp_search_result *res, dp_error *err)
+{
+    memset(res, 0, sizeof *res);
+    int rc = check_config(cfg, annealing, err);
+    if (rc != DP_OK) return rc;
+    const int n = g->n_ops, D = c->n_devices;
+    int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    dp_sim *sim = NULL;
+    if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    gsl_rng_set(r, (unsigned long)seed);
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.seed = seed;
+    if ((rc = dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err)) != DP_OK) goto done;
+    if (!(sim = dp_sim_alloc(g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    dp_sim_result sr;
+    if ((rc = dp_sim_run(sim, cur, &sr, err)) != DP_OK) goto done;
+    double cur_ms = sr.makespan, best_ms = sr.makespan;
+    memcpy(best, cur, (size_t)n * sizeof(int));
+    res->start = cur_ms;
+    res->sims = 1;
+    if (trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    const double T0 = cfg->t0 * cur_ms, T1 = cfg->t_end * cur_ms;
+    const long K = cfg->budget - 1; /* moves to try */
+    for (long k = 0; k < K && D > 1; k++) {
+        /* propose: swap two ops on different devices, or move one op */
+        int u = (int)gsl_rng_uniform_int(r, (unsigned long)n), v = -1, du = cur[u], dv = -1;
+        if (n > 1 && gsl_rng_uniform(r) < cfg->swap_prob) {
+            v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+            if (cur[v] == du) v = -1;
+            else dv = cur[v];
+        }
+        if (v >= 0) {
+            cur[u] = dv;
+            cur[v] = du;
+        } else {
+            int d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
+            cur[u] = d >= du ? d + 1 : d;
+        }
+        if ((rc = dp_sim_run(sim, cur, &sr, err)) != DP_OK) goto done;
+        res->sims++;
+        double delta = sr.makespan - cur_ms;
+        int accept = delta <= 0;
+        if (!accept && annealing) {
+            double T = cfg->schedule == DP_ANNEAL_LINEAR
+                           ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
+                           : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
+            accept = T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
+        }
+        if (accept) {
+            cur_ms = sr.makespan;
+            res->accepted++;
+            if (cur_ms < best_ms) {
+                best_ms = cur_ms;
+                memcpy(best, cur, (size_t)n * sizeof(int));
+                if (trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+            }
+        } else if (v >= 0) {
+            cur[u] = du;
+            cur[v] = dv;
+        } else {
+            cur[u] = du;
+        }
+    }
+    res->best = best_ms;
+    memcpy(assignment, best, (size_t)n * sizeof(int));
+done:
+    if (rc != DP_OK) dp_search_trace_clear(&res->trace);
+    dp_sim_free(sim);
+    gsl_rng_free(r);
+    free(cur);
+    free(best);
+    return rc;
+}
+
+int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
+                     int *assignment, dp_search_result *res, dp_error *err)
+{
+    return search_run(g, c, cfg, seed, 1, assignment, res, err);
+}
+
+int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
+                    int *assignment, dp_search_result *res, dp_error *err)
+{
+    return search_run(g, c, cfg, seed, 0, assignment, res, err);
+}
+
+/* ---------------- exact branch and bound ---------------- */
+
+void dp_exact_config_init(dp_exact_config *cfg)
+{
+    cfg->max_ops = 24;
+    cfg->max_nodes = 200000000L;
+    cfg->anneal_budget = 2000;
+    cfg->list_start = 1;
+}
+
+/* Devices a and b are interchangeable when swapping them leaves every cost unchanged. */
+static int interchangeable(const dp_costs *c, int a, int b)
+{
+    const int D = c->n_devices;
+    for (int v = 0; v < c->n_ops; v++)
+        if (dp_costs_op(c, v, a) != dp_costs_op(c, v, b)) return 0;
+#define SAME(x, y) (c->latency[x] == c->latency[y] && c->inv_bw[x] == c->inv_bw[y])
+    if (!SAME((size_t)a * D + b, (size_t)b * D + a)) return 0;
+    for (int x = 0; x < D; x++) {
+        if (x == a || x == b) continue;
+        if (!SAME((size_t)a * D + x, (size_t)b * D + x) || !SAME((size_t)x * D + a, (size_t)x * D + b)) return 0;
+    }
+#undef SAME
+    return 1;
+}
+
+static const char *const START_METHODS[] = {"cp", "heft", "cpop", "peft", "etf"};
+
+int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config *cfg_in, int *assignment,
+                    dp_exact_result *res, dp_error *err)
+{
+    dp_exact_config cfg;
+    if (cfg_in) cfg = *cfg_in;
+    else dp_exact_config_init(&cfg);
+    memset(res, 0, sizeof *res);
+    const int n = g->n_ops, D = c->n_devices;
+    if (n > cfg.max_ops)
+        return dp_error_set(err, DP_ERANGE, "%s: exact search is for small graphs: %d ops, limit %d", g->source, n,
+                            cfg.max_ops);
+    int rc = DP_OK;
+    dp_sim *sim = dp_sim_alloc(g, c, err);
+    int *dev = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int)), *tmp = dp_malloc_n(n, sizeof(int));
+    int *cls = dp_malloc_n(D, sizeof(int)), *used = dp_calloc_n(D, sizeof(int));
+    int *cand = dp_malloc_n((size_t)n * D, sizeof(int)), *n_cand = dp_malloc_n(n, sizeof(int)), *ci = dp_malloc_n(n, sizeof(int));
+    double *cand_key = dp_malloc_n(D, sizeof(double));
+    double *f = dp_malloc_n(n, sizeof(double)), *tail = dp_malloc_n(n, sizeof(double)), *minw = dp_malloc_n(n, sizeof(double));
+    double *rest = dp_malloc_n((size_t)n + 1, sizeof(double)), *chain = dp_malloc_n((size_t)n + 1, sizeof(double));
+    double *load = dp_calloc_n(D, sizeof(double));
+    double *head = dp_malloc_n((size_t)(n + 1) * D, sizeof(double)), *tl = dp_malloc_n((size_t)(n + 1) * D, sizeof(double));
+    if (!head || !tl || !sim || !dev || !best || !tmp || !cls || !used || !cand || !n_cand || !ci || !cand_key || !f || !tail ||
+        !minw || !rest || !chain || !load) {
+        if (sim) rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the exact search", g->source);
+        else rc = err ? err->code : DP_ENOMEM;
+        goto done;
+    }
+    /* static quantities: minimal op times, tails (longest path after v by min op time), suffix
+     * sums of min op time in topological order, the global lower bound */
+    for (int v = 0; v < n; v++) {
+        minw[v] = dp_costs_op(c, v, 0);
+        for (int d = 1; d < D; d++) if (dp_costs_op(c, v, d) < minw[v]) minw[v] = dp_costs_op(c, v, d);
+    }
+    for (int k = n - 1; k >= 0; k--) {
+        int v = g->topo[k];
+        double t = 0;
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+            int x = g->edge_dst[e];
+            if (minw[x] + tail[x] > t) t = minw[x] + tail[x];
+        }
+        tail[v] = t;
+    }
+    rest[n] = 0;
+    for (int k = n - 1; k >= 0; k--) rest[k] = rest[k + 1] + minw[g->topo[k]];
+    res->lower_bound = dp_costs_lower_bound(g, c);
+    for (int d = 0; d < D; d++) {
+        cls[d] = d;
+        for (int a = 0; a < d; a++)
+            if (cls[a] == a && interchangeable(c, a, d)) { cls[d] = a; break; }
+    }
+    /* incumbent: the best of the list schedulers */
+    double best_ms = INFINITY;
+    dp_sim_result sr;
+    for (size_t i = 0; i < (cfg.list_start ? sizeof START_METHODS / sizeof *START_METHODS : 1); i++) {
+        if (!cfg.list_start) {
+            memset(tmp, 0, (size_t)n * sizeof(int));
+            if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
+            best_ms = sr.makespan;
+            memcpy(best, tmp, (size_t)n * sizeof(int));
+            break;
+        }
+        if ((rc = dp_place(START_METHODS[i], g, c, NULL, tmp, NULL, NULL, err)) != DP_OK) goto done;
+        if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
+        if (sr.makespan < best_ms) { best_ms = sr.makespan; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+    }
+    if (cfg.anneal_budget > 1 && D > 1) {
+        dp_anneal_config ac;
+        dp_anneal_config_init(&ac);
+        ac.budget = cfg.anneal_budget;
+        dp_search_result ar;
+        if ((rc = dp_search_anneal(g, c, &ac, 1, tmp, &ar, err)) != DP_OK) goto done;
+        dp_search_trace_clear(&ar.trace);
+        if (ar.best < best_ms) { best_ms = ar.best; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+    }
+    res->start = best_ms;
+    /* with integer-like costs a bound equal to the incumbent cannot be beaten; allow rounding */
+    const double eps = 1e-9 * fmax(1.0, best_ms);
+    int proven = 1;
+    if (res->lower_bound < best_ms - eps) {
+        /* iterative depth-first search: depth k assigns op topo[k]; chain[k] is the bound (a)
+         * over ops topo[0..k-1] */
+        double assigned = 0;
+        int k = 0;
+        chain[0] = 0;
+        for (int d = 0; d < D; d++) { head[d] = INFINITY; tl[d] = INFINITY; }
+        n_cand[0] = -1; /* candidates of a depth are built when it is entered */
+        while (k >= 0) {
+            int v = g->topo[k];
+            if (n_cand[k] < 0) {
+                /* enter depth k: candidate devices in order of v's data-ready finish */
+                int nc = 0;
+                for (int d = 0; d < D; d++) {
+                    if (!used[d]) {
+                        int first = 1; /* the lowest unused device of its class */
+                        for (int a = 0; a < d; a++) if (cls[a] == cls[d] && !used[a]) { first = 0; break; }
+                        if (!first) continue;
+                    }
+                    double t = 0;
+                    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                        int e = g->pred_edge[q], u = g->edge_src[e];
+                        double a = f[u] + dp_costs_comm(c, e, dev[u], d);
+                        if (a > t) t = a;
+                    }
+                    double key = t + dp_costs_op(c, v, d);
+                    int i = nc++;
+                    while (i > 0 && cand_key[i - 1] > key) {
+                        cand_key[i] = cand_key[i - 1];
+                        cand[(size_t)k * D + i] = cand[(size_t)k * D + i - 1];
+                        i--;
+                    }
+                    cand_key[i] = key;
+                    cand[(size_t)k * D + i] = d;
+                }
+                n_cand[k] = nc;
+                ci[k] = 0;
+            } else {
+                /* undo the previous choice at this depth */
+                int d = dev[v];
+                double w = dp_costs_op(c, v, d);
+                load[d] -= w;
+                assigned -= w;
+                used[d]--;
+                ci[k]++;
+            }
+            if (ci[k] >= n_cand[k]) {
+                n_cand[k] = -1;
+                k--;
+                continue;
+            }
+            if (++res->nodes > cfg.max_nodes) { proven = 0; break; }
+            int d = cand[(size_t)k * D + ci[k]];
+            double w = dp_costs_op(c, v, d);
+            double t = 0;
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                int e = g->pred_edge[q], u = g->edge_src[e];
+                double a = f[u] + dp_costs_comm(c, e, dev[u], d);
+                if (a > t) t = a;
+            }
+            dev[v] = d;
+            f[v] = t + w;
+            load[d] += w;
+            assigned += w;
+            used[d]++;
+            chain[k + 1] = fmax(chain[k], f[v] + tail[v]);
+            double *h1 = head + (size_t)(k + 1) * D, *t1 = tl + (size_t)(k + 1) * D;
+            memcpy(h1, head + (size_t)k * D, (size_t)D * sizeof(double));
+            memcpy(t1, tl + (size_t)k * D, (size_t)D * sizeof(double));
+            if (t < h1[d]) h1[d] = t;
+            if (tail[v] < t1[d]) t1[d] = tail[v];
+            double lb = fmax(chain[k + 1], (assigned + rest[k + 1]) / D);
+            /* one-device relaxation: d cannot start its ops before the earliest of their data-ready
+             * times, and the last of them still has its shortest tail to run afterwards */
+            if (h1[d] + load[d] + t1[d] > lb) lb = h1[d] + load[d] + t1[d];
+            if (lb >= best_ms - eps) continue; /* pruned: undone on the next pass at this depth */
+            if (k + 1 < n) {
+                k++;
+                n_cand[k] = -1;
+                continue;
+            }
+            res->leaves++;
+            if ((rc = dp_sim_run(sim, dev, &sr, err)) != DP_OK) goto done;
+            if (sr.makespan < best_ms - eps) {
+                best_ms = sr.makespan;
+                memcpy(best, dev, (size_t)n * sizeof(int));
+                if (best_ms <= res->lower_bound + eps) break; /* cannot do better */
+            }
+        }
+    }
+    res->makespan = best_ms;
+    res->proven = proven;
+    memcpy(assignment, best, (size_t)n * sizeof(int));
+done:
+    dp_sim_free(sim);
+    free(dev); free(best); free(tmp); free(cls); free(used); free(cand); free(n_cand); free(ci); free(cand_key);
+    free(f); free(tail); free(minw); free(rest); free(chain); free(load); free(head); free(tl);
+    return rc;
+}
+
+/* ---------------- as placement methods ---------------- */
+
+static int place_search(int annealing, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+                        int *assignment, int *has_priority, dp_error *err)
+{
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    if (o->config && dp_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    if (o->budget > 0) cfg.budget = o->budget;
+    dp_search_result res;
+    int rc = search_run(g, c, &cfg, o->seed, annealing, assignment, &res, err);
+    if (rc == DP_OK) dp_search_trace_clear(&res.trace);
+    if (has_priority) *has_priority = 0;
+    return rc;
+}
+
+int dp_place_anneal(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                    double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    return place_search(1, g, c, o, assignment, has_priority, err);
+}
+
+int dp_place_local(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                   double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    return place_search(0, g, c, o, assignment, has_priority, err);
+}
+
+int dp_place_exact(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                   double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    dp_exact_config cfg;
+    dp_exact_config_init(&cfg);
+    if (o->budget > 0) cfg.max_nodes = o->budget;
+    dp_exact_result res;
+    if (has_priority) *has_priority = 0;
+    return dp_search_exact(g, c, &cfg, assignment, &res, err);
+}

@@ -1,0 +1,134 @@
+/* dp_search.h: search over assignments with the simulator as the cost: simulated annealing, plain
+ * local search, and an exact branch and bound for small graphs.
+ *
+ * The cost of an assignment is the makespan dp_sim_run gives it (the work-conserving FIFO engine
+ * of sim/dp_sim.h under the cost tables in force). Every method here therefore optimises over
+ * ASSIGNMENTS ONLY: the order of ops on a device is the simulator's (first come first served),
+ * not a free choice. The optimum over assignments can thus lie above the optimum over full
+ * schedules (assignment and order, with idle time allowed) that the task-scheduling literature
+ * reports (Sinnen's optimal A* results, the STG optimal tables); it can never lie below it, since
+ * every simulated run is a feasible schedule of the classic model (no contention,
+ * non-preemptive, communication paid between distinct devices only).
+ */
+#ifndef DP_SEARCH_H
+#define DP_SEARCH_H
+
+#include <stdint.h>
+
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_place.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------- trace: the best makespan against simulations spent ---------------- */
+
+typedef struct dp_search_trace {
+    long n;            /* points recorded */
+    long cap;
+    long *sims;        /* simulations spent when the best improved (the first point: 1, the start) */
+    double *best;      /* best makespan then (raw graph time unit) */
+} dp_search_trace;
+
+/* Free the trace's arrays (the struct itself is the caller's) and zero it. */
+void dp_search_trace_clear(dp_search_trace *t);
+
+/* ---------------- annealing and local search ---------------- */
+
+typedef enum { DP_ANNEAL_GEOMETRIC = 0, DP_ANNEAL_LINEAR = 1 } dp_anneal_schedule;
+
+typedef struct dp_anneal_config {
+    long budget;                 /* simulations to spend, the start included (default 20000) */
+    double t0;                   /* start temperature as a fraction of the start makespan (0.01) */
+    double t_end;                /* final temperature, same unit (1e-5); t_end <= t0 */
+    dp_anneal_schedule schedule; /* T_k = T0 (T_end/T0)^(k/(K-1)) or linear T0 + (T_end - T0) k/(K-1) */
+    double swap_prob;            /* chance that a move swaps the devices of two ops (0.2); otherwise
+                                  * one op moves to another device */
+    char init[32];               /* placement method giving the start ("cp"; any registered
+                                  * method except the searches themselves) */
+} dp_anneal_config;
+
+/* Defaults as above. */
+void dp_anneal_config_init(dp_anneal_config *cfg);
+
+/* Read a JSON object {"budget", "t0", "t_end", "schedule": "geometric"|"linear", "swap_prob",
+ * "init"} over the defaults; every key is optional, unknown keys are an error (a typo should not
+ * silently run the default). DP_EIO/DP_EINVAL name the file and the key. */
+int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err);
+
+typedef struct dp_search_result {
+    double start;          /* makespan of the start assignment */
+    double best;           /* best makespan found (raw graph time unit) */
+    long sims;             /* simulations spent */
+    long accepted;         /* moves accepted */
+    dp_search_trace trace; /* improvements of the best; owned: dp_search_trace_clear() it */
+} dp_search_result;
+
+/* Simulated annealing (Kirkpatrick, Gelatt and Vecchi 1983) over assignments: from the start
+ * assignment, each step proposes a neighbour (move one op or swap two, chosen uniformly with a
+ * GSL mt19937 generator seeded with `seed`), simulates it, and accepts it when it is no worse or
+ * with probability exp(-(new - current) / T_k); the best assignment seen is kept and written to
+ * `assignment` (n_ops). With one device the start is returned. Errors: the start method's, or
+ * DP_EINVAL for a bad config (budget < 1, t0 < t_end, t_end <= 0, swap_prob outside [0, 1]). */
+int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
+                     int *assignment, dp_search_result *res, dp_error *err);
+
+/* Plain local search: the same neighbourhood and budget, accepting a neighbour only when its
+ * makespan is no worse than the current one (sideways moves let it cross plateaus; there is no
+ * temperature). t0, t_end and schedule are ignored. */
+int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
+                    int *assignment, dp_search_result *res, dp_error *err);
+
+/* ---------------- exact branch and bound ---------------- */
+
+typedef struct dp_exact_config {
+    int max_ops;          /* refuse larger graphs with DP_ERANGE (default 24) */
+    long max_nodes;       /* stop after this many search nodes, result not proven (default 2e8) */
+    long anneal_budget;   /* simulations of annealing (seed 1) that improve the start incumbent
+                           * (default 2000; 0: none) */
+    int list_start;       /* 1 (default): the list schedulers give the start incumbent; 0: the
+                           * start is every op on device 0 (for testing the search itself) */
+} dp_exact_config;
+
+void dp_exact_config_init(dp_exact_config *cfg);
+
+typedef struct dp_exact_result {
+    double makespan;      /* best simulated makespan (optimal over assignments when proven) */
+    double lower_bound;   /* max(critical path by min op time, total min op time / devices) */
+    double start;         /* the best list-scheduling start (incumbent) it improved on */
+    long nodes;           /* search nodes visited (partial assignments) */
+    long leaves;          /* complete assignments simulated */
+    int proven;           /* 1 when the search finished: makespan is the optimum over assignments */
+} dp_exact_result;
+
+/* Branch and bound over assignments (ops in topological order, devices tried in order of the
+ * earliest data-ready finish). Pruning: a partial assignment is cut when its lower bound is no
+ * better than the incumbent; the bound is the largest of (a) the longest chain through an
+ * assigned op, counting op times and transfers where both ends are assigned, plus the longest
+ * path of minimal op times after it, (b) for each device, the earliest data-ready time of its
+ * ops + their total op time + the shortest such tail among them (one-machine relaxation),
+ * (c) (op time assigned + minimal op time of the rest) / devices. All three hold for any
+ * schedule of a completion, so for its simulation too. Device symmetry: devices whose costs are
+ * interchangeable (same op times, same links to every other device) form a class, and among a
+ * class's unused devices only the lowest is tried. The incumbent starts as the best simulated
+ * assignment of cp, heft, cpop, peft, etf and a short annealing run. Each leaf is simulated. The best assignment goes to
+ * `assignment`. Errors: DP_ERANGE for too many ops, DP_ENOMEM. */
+int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config *cfg, int *assignment,
+                    dp_exact_result *res, dp_error *err);
+
+/* As placement methods (registered as anneal, local and exact). They read o->config (anneal and
+ * local: the JSON above) and o->budget (simulations for anneal/local; nodes for exact), seed from
+ * o->seed. has_priority = 0. */
+int dp_place_anneal(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                    double *priority, int *has_priority, dp_error *err);
+int dp_place_local(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                   double *priority, int *has_priority, dp_error *err);
+int dp_place_exact(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                   double *priority, int *has_priority, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,790 @@
+/* dp_train.c: the three DOPPLER training stages (see dp_train.h). */
+#include "dp_train.h"
+#include "dp_h5io.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gsl/gsl_rng.h>
+
+/* ---- stages and config ---- */
+
+static const char *stage_names[DP_N_STAGES] = {"il", "sim", "real"};
+
+const char *dp_stage_name(int stage)
+{
+    return stage >= 0 && stage < DP_N_STAGES ? stage_names[stage] : "?";
+}
+
+int dp_stage_parse(const char *s, int *stage)
+{
+    for (int i = 0; i < DP_N_STAGES; i++)
+        if (strcmp(s, stage_names[i]) == 0) {
+            *stage = i;
+            return DP_OK;
+        }
+    return DP_EINVAL;
+}
+
+void dp_train_config_default(dp_train_config *c)
+{
+    memset(c, 0, sizeof *c);
+    dp_doppler_arch_default(&c->arch);
+    const dp_train_stage il = {2000, 1e-3, 0, 1.0, 0, 0.001, 1, 0};
+    const dp_train_stage sim = {2000, 1e-4, 0, 0.2, 0, 0, 0, 1};
+    const dp_train_stage real = {4000, 1e-4, 0, 0.2, 0, 0, 0, 1};
+    c->stage[DP_STAGE_IL] = il;
+    c->stage[DP_STAGE_SIM] = sim;
+    c->stage[DP_STAGE_REAL] = real;
+    c->gamma = 0.99;
+    c->batch = 1;
+    c->adam_beta1 = 0.9;
+    c->adam_beta2 = 0.999;
+    c->adam_eps = 1e-8;
+    c->weight_decay = 0;
+    c->grad_clip = 0;
+    c->reward_relative = 0;
+    c->seed = 1;
+    c->checkpoint_every = 100;
+    c->update_sel = c->update_plc = 1;
+}
+
+char *dp_train_config_to_json(const dp_train_config *c)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(o, "gamma", json_real(c->gamma));
+    json_object_set_new(o, "batch", json_integer(c->batch));
+    json_object_set_new(o, "checkpoint_every", json_integer(c->checkpoint_every));
+    json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
+    json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
+    json_object_set_new(o, "update_plc", json_boolean(c->update_plc));
+    json_object_set_new(o, "grad_clip", json_real(c->grad_clip));
+    json_t *ad = json_object();
+    json_object_set_new(ad, "beta1", json_real(c->adam_beta1));
+    json_object_set_new(ad, "beta2", json_real(c->adam_beta2));
+    json_object_set_new(ad, "eps", json_real(c->adam_eps));
+    json_object_set_new(ad, "weight_decay", json_real(c->weight_decay));
+    json_object_set_new(o, "adam", ad);
+    json_t *nw = json_object();
+    json_object_set_new(nw, "hidden", json_integer(c->arch.hidden));
+    json_object_set_new(nw, "mlp_hidden", json_integer(c->arch.mlp_hidden));
+    json_object_set_new(nw, "steps", json_integer(c->arch.steps));
+    json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
+    json_object_set_new(nw, "slope", json_real(c->arch.slope));
+    json_object_set_new(o, "network", nw);
+    json_t *st = json_object();
+    for (int i = 0; i < DP_N_STAGES; i++) {
+        const dp_train_stage *s = &c->stage[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "episodes", json_integer(s->episodes));
+        json_object_set_new(x, "lr", json_real(s->lr));
+        json_object_set_new(x, "lr_final", json_real(s->lr_final));
+        json_object_set_new(x, "epsilon", json_real(s->epsilon));
+        json_object_set_new(x, "epsilon_final", json_real(s->epsilon_final));
+        json_object_set_new(x, "entropy_weight", json_real(s->entropy_weight));
+        json_object_set_new(x, "il_weight", json_real(s->il_weight));
+        json_object_set_new(x, "pg_weight", json_real(s->pg_weight));
+        json_object_set_new(st, stage_names[i], x);
+    }
+    json_object_set_new(o, "stages", st);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(o);
+    return s;
+}
+
+static int get_num(json_t *v, const char *key, double lo, double hi, double *out, dp_error *err)
+{
+    if (!json_is_number(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be a number", key);
+    double x = json_number_value(v);
+    if (!(x >= lo && x <= hi)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" = %g out of range [%g, %g]", key, x, lo, hi);
+    *out = x;
+    return DP_OK;
+}
+
+static int get_int(json_t *v, const char *key, long lo, long hi, long *out, dp_error *err)
+{
+    if (!json_is_integer(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an integer", key);
+    json_int_t x = json_integer_value(v);
+    if (x < lo || x > hi) return dp_error_set(err, DP_EINVAL, "config: \"%s\" = %lld out of range [%ld, %ld]", key, (long long)x, lo, hi);
+    *out = (long)x;
+    return DP_OK;
+}
+
+static int get_bool(json_t *v, const char *key, int *out, dp_error *err)
+{
+    if (!json_is_boolean(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be true or false", key);
+    *out = json_is_true(v);
+    return DP_OK;
+}
+
+static int from_json(dp_train_config *c, json_t *o, dp_error *err)
+{
+    if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "config: the top level must be an object");
+    const char *key;
+    json_t *v;
+    long L;
+    double x;
+    int rc;
+    json_object_foreach(o, key, v) {
+        if (strcmp(key, "seed") == 0) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0) return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
+            c->seed = (uint64_t)json_integer_value(v);
+        } else if (strcmp(key, "gamma") == 0) {
+            if ((rc = get_num(v, key, 0, 1, &c->gamma, err))) return rc;
+        } else if (strcmp(key, "batch") == 0) {
+            if ((rc = get_int(v, key, 1, 1 << 20, &L, err))) return rc;
+            c->batch = (int)L;
+        } else if (strcmp(key, "checkpoint_every") == 0) {
+            if ((rc = get_int(v, key, 1, 1L << 40, &c->checkpoint_every, err))) return rc;
+        } else if (strcmp(key, "reward") == 0) {
+            const char *s = json_string_value(v);
+            if (!s || (strcmp(s, "units") != 0 && strcmp(s, "relative") != 0))
+                return dp_error_set(err, DP_EINVAL, "config: \"reward\" must be \"units\" or \"relative\"");
+            c->reward_relative = strcmp(s, "relative") == 0;
+        } else if (strcmp(key, "update_sel") == 0) {
+            if ((rc = get_bool(v, key, &c->update_sel, err))) return rc;
+        } else if (strcmp(key, "update_plc") == 0) {
+            if ((rc = get_bool(v, key, &c->update_plc, err))) return rc;
+        } else if (strcmp(key, "grad_clip") == 0) {
+            if ((rc = get_num(v, key, 0, 1e30, &c->grad_clip, err))) return rc;
+        } else if (strcmp(key, "adam") == 0 && json_is_object(v)) {
+            const char *k2;
+            json_t *w;
+            json_object_foreach(v, k2, w) {
+                if (strcmp(k2, "beta1") == 0) rc = get_num(w, "adam.beta1", 0, 0.999999, &c->adam_beta1, err);
+                else if (strcmp(k2, "beta2") == 0) rc = get_num(w, "adam.beta2", 0, 0.999999999, &c->adam_beta2, err);
+                else if (strcmp(k2, "eps") == 0) rc = get_num(w, "adam.eps", 0, 1, &c->adam_eps, err);
+                else if (strcmp(k2, "weight_decay") == 0) rc = get_num(w, "adam.weight_decay", 0, 1e6, &c->weight_decay, err);
+                else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"adam.%s\"", k2);
+                if (rc) return rc;
+            }
+        } else if (strcmp(key, "network") == 0 && json_is_object(v)) {
+            const char *k2;
+            json_t *w;
+            json_object_foreach(v, k2, w) {
+                if (strcmp(k2, "hidden") == 0) { rc = get_int(w, "network.hidden", 1, 4096, &L, err); c->arch.hidden = (int)L; }
+                else if (strcmp(k2, "mlp_hidden") == 0) { rc = get_int(w, "network.mlp_hidden", 1, 4096, &L, err); c->arch.mlp_hidden = (int)L; }
+                else if (strcmp(k2, "steps") == 0) { rc = get_int(w, "network.steps", 1, 64, &L, err); c->arch.steps = (int)L; }
+                else if (strcmp(k2, "edge_hidden") == 0) { rc = get_int(w, "network.edge_hidden", 1, 4096, &L, err); c->arch.edge_hidden = (int)L; }
+                else if (strcmp(k2, "slope") == 0) { rc = get_num(w, "network.slope", 0, 1, &x, err); c->arch.slope = (float)x; }
+                else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
+                if (rc) return rc;
+            }
+        } else if (strcmp(key, "stages") == 0 && json_is_object(v)) {
+            const char *k2;
+            json_t *w;
+            json_object_foreach(v, k2, w) {
+                int si;
+                if (dp_stage_parse(k2, &si) != DP_OK || !json_is_object(w))
+                    return dp_error_set(err, DP_EINVAL, "config: \"stages.%s\": expected il, sim or real with an object", k2);
+                dp_train_stage *s = &c->stage[si];
+                const char *k3;
+                json_t *y;
+                json_object_foreach(w, k3, y) {
+                    char full[96];
+                    snprintf(full, sizeof full, "stages.%s.%s", k2, k3);
+                    if (strcmp(k3, "episodes") == 0) rc = get_int(y, full, 0, 1L << 40, &s->episodes, err);
+                    else if (strcmp(k3, "lr") == 0) rc = get_num(y, full, 0, 10, &s->lr, err);
+                    else if (strcmp(k3, "lr_final") == 0) rc = get_num(y, full, 0, 10, &s->lr_final, err);
+                    else if (strcmp(k3, "epsilon") == 0) rc = get_num(y, full, 0, 1, &s->epsilon, err);
+                    else if (strcmp(k3, "epsilon_final") == 0) rc = get_num(y, full, 0, 1, &s->epsilon_final, err);
+                    else if (strcmp(k3, "entropy_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->entropy_weight, err);
+                    else if (strcmp(k3, "il_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->il_weight, err);
+                    else if (strcmp(k3, "pg_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->pg_weight, err);
+                    else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
+                    if (rc) return rc;
+                }
+            }
+        } else {
+            return dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", key);
+        }
+    }
+    return DP_OK;
+}
+
+int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    if (!o) return dp_error_set(err, DP_EINVAL, "config: line %d: %s", je.line, je.text);
+    int rc = from_json(c, o, err);
+    json_decref(o);
+    return rc;
+}
+
+int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
+{
+    json_error_t je;
+    json_t *o = json_load_file(path, 0, &je);
+    if (!o) return dp_error_set(err, DP_EINVAL, "%s:%d: %s", path, je.line, je.text);
+    int rc = from_json(c, o, err);
+    json_decref(o);
+    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
+    return rc;
+}
+
+/* ---- the trainer ---- */
+
+struct dp_trainer {
+    const dp_graph *g;
+    const dp_costs *c;
+    dp_train_config cfg;
+    dp_doppler *dd;
+    dp_env *env;
+    dp_sim *sim;
+    dp_oracle sim_oracle;
+    const dp_oracle *oracle;
+    gsl_rng *master, *ep;
+    int n, D;
+    /* progress of the stage in hand */
+    int stage;
+    long episode;
+    double running_sum;
+    long running_count;
+    double best;            /* raw unit */
+    int *best_assign;
+    int need_prepare;
+    int traj_ready;
+    long traj_episodes, traj_steps; /* rows in the trajectory file */
+    /* the current episode's record */
+    int *sel_off, *sel_ops, *sel_a;
+    float *sel_p, *sel_lp;
+    unsigned char *sel_mark;
+    double *sel_H;
+    size_t sel_cap;
+    float *plc_p, *plc_lp, *plc_z;
+    unsigned char *plc_mark;
+    int *plc_a;
+    double *plc_H;
+    float *zbuf, *gbuf;
+    /* pending trajectory rows */
+    dp_traj_episode *rows_ep;
+    dp_traj_step *rows_st;
+    long n_rows_ep, cap_rows_ep, n_rows_st, cap_rows_st;
+};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void dp_trainer_free(dp_trainer *tr)
+{
+    if (!tr) return;
+    dp_doppler_free(tr->dd);
+    dp_env_free(tr->env);
+    dp_sim_free(tr->sim);
+    if (tr->master) gsl_rng_free(tr->master);
+    if (tr->ep) gsl_rng_free(tr->ep);
+    free(tr->best_assign);
+    free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
+    free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
+    free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
+    free(tr->rows_ep); free(tr->rows_st);
+    free(tr);
+}
+
+dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, dp_error *err)
+{
+    dp_trainer *tr = calloc(1, sizeof *tr);
+    if (!tr) goto nomem;
+    tr->g = g;
+    tr->c = c;
+    tr->cfg = *cfg;
+    if (tr->cfg.batch < 1) tr->cfg.batch = 1;
+    tr->n = g->n_ops;
+    tr->D = c->n_devices;
+    tr->dd = dp_doppler_alloc(g, c, &cfg->arch, err);
+    if (!tr->dd) goto fail;
+    tr->env = dp_env_alloc(g, c, err);
+    if (!tr->env) goto fail;
+    tr->sim = dp_sim_alloc(g, c, err);
+    if (!tr->sim) goto fail;
+    tr->sim_oracle = dp_oracle_sim(tr->sim);
+    tr->oracle = &tr->sim_oracle;
+    tr->master = gsl_rng_alloc(gsl_rng_mt19937);
+    tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!tr->master || !tr->ep) goto nomem;
+    gsl_rng_set(tr->master, (unsigned long)cfg->seed);
+    const size_t n = (size_t)tr->n, D = (size_t)tr->D;
+    tr->best_assign = dp_calloc_n(n, sizeof(int));
+    tr->sel_cap = 4 * n + 16;
+    tr->sel_off = dp_malloc_n(n + 1, sizeof(int));
+    tr->sel_ops = dp_malloc_n(tr->sel_cap, sizeof(int));
+    tr->sel_p = dp_malloc_n(tr->sel_cap, sizeof(float));
+    tr->sel_lp = dp_malloc_n(tr->sel_cap, sizeof(float));
+    tr->sel_mark = dp_malloc_n(tr->sel_cap, 1);
+    tr->sel_a = dp_malloc_n(n, sizeof(int));
+    tr->sel_H = dp_malloc_n(n, sizeof(double));
+    tr->plc_p = dp_malloc_n(n * D, sizeof(float));
+    tr->plc_lp = dp_malloc_n(n * D, sizeof(float));
+    tr->plc_z = dp_malloc_n(n * D, sizeof(float));
+    tr->plc_mark = dp_malloc_n(n * D, 1);
+    tr->plc_a = dp_malloc_n(n, sizeof(int));
+    tr->plc_H = dp_malloc_n(n, sizeof(double));
+    tr->zbuf = dp_malloc_n(n > D ? n : D, sizeof(float));
+    tr->gbuf = dp_malloc_n(n > D ? n : D, sizeof(float));
+    if (!tr->best_assign || !tr->sel_off || !tr->sel_ops || !tr->sel_p || !tr->sel_lp || !tr->sel_mark || !tr->sel_a ||
+        !tr->sel_H || !tr->plc_p || !tr->plc_lp || !tr->plc_z || !tr->plc_mark || !tr->plc_a || !tr->plc_H ||
+        !tr->zbuf || !tr->gbuf)
+        goto nomem;
+    if (dp_doppler_init(tr->dd, tr->master) != DP_OK) goto nomem;
+    tr->stage = -1;
+    tr->best = INFINITY;
+    tr->need_prepare = 1;
+    return tr;
+nomem:
+    dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
+fail:
+    dp_trainer_free(tr);
+    return NULL;
+}
+
+void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o)
+{
+    tr->oracle = o ? o : &tr->sim_oracle;
+}
+
+dp_doppler *dp_trainer_networks(dp_trainer *tr)
+{
+    return tr->dd;
+}
+
+int dp_trainer_stage(const dp_trainer *tr)
+{
+    return tr->stage;
+}
+
+long dp_trainer_episode(const dp_trainer *tr)
+{
+    return tr->episode;
+}
+
+static int ensure_sel_cap(dp_trainer *tr, size_t need)
+{
+    if (need <= tr->sel_cap) return DP_OK;
+    size_t cap = tr->sel_cap;
+    while (cap < need) cap *= 2;
+    int *a = realloc(tr->sel_ops, cap * sizeof(int));
+    if (a) tr->sel_ops = a;
+    float *p = realloc(tr->sel_p, cap * sizeof(float));
+    if (p) tr->sel_p = p;
+    float *q = realloc(tr->sel_lp, cap * sizeof(float));
+    if (q) tr->sel_lp = q;
+    unsigned char *m = realloc(tr->sel_mark, cap);
+    if (m) tr->sel_mark = m;
+    if (!a || !p || !q || !m) return DP_ENOMEM;
+    tr->sel_cap = cap;
+    return DP_OK;
+}
+
+static inline int close_enough(double a, double b)
+{
+    return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
+}
+
+enum { MODE_EPSILON = 0, MODE_GREEDY = 1, MODE_SAMPLE = 2 };
+
+static int choose(const float *p, const float *z, int k, int mode, double eps, gsl_rng *r)
+{
+    if (mode == MODE_SAMPLE) {
+        double u = gsl_rng_uniform(r), s = 0;
+        for (int i = 0; i < k; i++) {
+            s += p[i];
+            if (u < s) return i;
+        }
+        return k - 1;
+    }
+    if (mode == MODE_EPSILON && eps > 0 && gsl_rng_uniform(r) < eps) return (int)gsl_rng_uniform_int(r, (unsigned long)k);
+    int best = 0;
+    for (int i = 1; i < k; i++)
+        if (z[i] > z[best]) best = i;
+    return best;
+}
+
+/* One rollout with the prepared networks; records every step. */
+static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
+{
+    dp_doppler *dd = tr->dd;
+    dp_env *env = tr->env;
+    const int D = tr->D;
+    const float *score = dp_doppler_sel_scores(dd);
+    if (tr->need_prepare) {
+        dp_doppler_prepare(dd);
+        tr->need_prepare = 0;
+    }
+    dp_doppler_episode_begin(dd);
+    dp_env_reset(env);
+    int sel_ok = 0, plc_ok = 0;
+    tr->sel_off[0] = 0;
+    for (int t = 0; t < tr->n; t++) {
+        const int nr = env->n_ready, off = tr->sel_off[t];
+        if (ensure_sel_cap(tr, (size_t)off + (size_t)nr) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        tr->sel_off[t + 1] = off + nr;
+        int *ops = tr->sel_ops + off;
+        float *z = tr->zbuf, *p = tr->sel_p + off, *lp = tr->sel_lp + off;
+        for (int i = 0; i < nr; i++) {
+            ops[i] = env->ready[i];
+            z[i] = score[ops[i]];
+        }
+        tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
+        dp_env_cp_select_all(env, tr->sel_mark + off);
+        int a = choose(p, z, nr, mode, eps, r);
+        tr->sel_a[t] = a;
+        sel_ok += tr->sel_mark[off + a];
+        int v = ops[a];
+        float *pz = tr->plc_z + (size_t)t * D, *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
+        dp_doppler_plc_forward(dd, env, v, pz);
+        tr->plc_H[t] = dp_nn_softmax_forward(pp, plp, pz, D);
+        /* heuristic devices: earliest estimated start (column 4 of the device features) */
+        double mn = INFINITY;
+        for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4]);
+        for (int k = 0; k < D; k++)
+            tr->plc_mark[(size_t)t * D + k] = close_enough(dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4], mn);
+        int k = choose(pp, pz, D, mode, eps, r);
+        tr->plc_a[t] = k;
+        plc_ok += tr->plc_mark[(size_t)t * D + k];
+        dp_doppler_plc_commit(dd, v, k);
+        int rc = dp_env_step(env, v, k, err);
+        if (rc != DP_OK) return rc;
+    }
+    if (agree) {
+        agree[0] = (double)sel_ok / tr->n;
+        agree[1] = (double)plc_ok / tr->n;
+    }
+    return tr->oracle->cost(tr->oracle->ctx, env->assignment, ms, err);
+}
+
+/* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
+static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double r, double scale)
+{
+    dp_doppler *dd = tr->dd;
+    const int D = tr->D, T = tr->n;
+    const double gam = tr->cfg.gamma;
+    float *dlp = tr->gbuf, *dz = tr->zbuf;
+    double R = r; /* R_t = gamma^(T-1-t) r, built from the last step back */
+    for (int t = T - 1; t >= 0; t--, R *= gam) {
+        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
+        const float *p = tr->sel_p + off, *lp = tr->sel_lp + off;
+        for (int i = 0; i < nr; i++) {
+            dlp[i] = tr->sel_mark[off + i] ? (float)(-st->il_weight) : 0.0f;
+            dz[i] = 0;
+        }
+        dlp[tr->sel_a[t]] += (float)(-st->pg_weight * R);
+        dp_nn_log_softmax_backward(dz, dlp, p, nr);
+        if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
+        if (tr->cfg.update_sel)
+            for (int i = 0; i < nr; i++) dp_doppler_sel_dscore(dd, tr->sel_ops[off + i], (float)(scale * dz[i]));
+        const float *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
+        for (int k = 0; k < D; k++) {
+            dlp[k] = tr->plc_mark[(size_t)t * D + k] ? (float)(-st->il_weight) : 0.0f;
+            dz[k] = 0;
+        }
+        dlp[tr->plc_a[t]] += (float)(-st->pg_weight * R);
+        dp_nn_log_softmax_backward(dz, dlp, pp, D);
+        if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), pp, plp, tr->plc_H[t], D);
+        for (int k = 0; k < D; k++) dz[k] = tr->cfg.update_plc ? (float)(scale * dz[k]) : 0.0f;
+        dp_doppler_plc_set_dlogits(dd, t, dz);
+    }
+    if (tr->cfg.update_plc) dp_doppler_episode_backward(dd, tr->env);
+}
+
+static void update(dp_trainer *tr, double lr)
+{
+    dp_doppler *dd = tr->dd;
+    const dp_train_config *c = &tr->cfg;
+    dp_doppler_backward(dd);
+    if (c->update_sel) {
+        if (c->grad_clip > 0) dp_nn_clip_grad_norm(&dd->sel, c->grad_clip);
+        dp_nn_adam_step(&dd->sel, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
+    }
+    if (c->update_plc) {
+        if (c->grad_clip > 0) dp_nn_clip_grad_norm(&dd->plc, c->grad_clip);
+        dp_nn_adam_step(&dd->plc, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
+    }
+    tr->need_prepare = 1;
+}
+
+/* ---- trajectory rows and checkpoints ---- */
+
+static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
+{
+    if (tr->n_rows_ep == tr->cap_rows_ep) {
+        long cap = tr->cap_rows_ep ? 2 * tr->cap_rows_ep : 64;
+        dp_traj_episode *x = realloc(tr->rows_ep, (size_t)cap * sizeof *x);
+        if (!x) return DP_ENOMEM;
+        tr->rows_ep = x;
+        tr->cap_rows_ep = cap;
+    }
+    tr->rows_ep[tr->n_rows_ep++] = *e;
+    if (tr->n_rows_st + tr->n > tr->cap_rows_st) {
+        long cap = tr->cap_rows_st ? 2 * tr->cap_rows_st : 64L * tr->n;
+        while (cap < tr->n_rows_st + tr->n) cap *= 2;
+        dp_traj_step *x = realloc(tr->rows_st, (size_t)cap * sizeof *x);
+        if (!x) return DP_ENOMEM;
+        tr->rows_st = x;
+        tr->cap_rows_st = cap;
+    }
+    for (int t = 0; t < tr->n; t++) {
+        dp_traj_step *s = &tr->rows_st[tr->n_rows_st++];
+        int off = tr->sel_off[t];
+        s->sel_op = tr->sel_ops[off + tr->sel_a[t]];
+        s->sel_logp = tr->sel_lp[off + tr->sel_a[t]];
+        s->ready = tr->sel_off[t + 1] - off;
+        s->plc_device = tr->plc_a[t];
+        s->plc_logp = tr->plc_lp[(size_t)t * tr->D + tr->plc_a[t]];
+    }
+    return DP_OK;
+}
+
+static int flush_rows(dp_trainer *tr, const char *path, dp_error *err)
+{
+    if (path && (tr->n_rows_ep || tr->n_rows_st)) {
+        int rc = dp_traj_append(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, err);
+        if (rc != DP_OK) return rc;
+        tr->traj_episodes += tr->n_rows_ep;
+        tr->traj_steps += tr->n_rows_st;
+    }
+    tr->n_rows_ep = tr->n_rows_st = 0;
+    return DP_OK;
+}
+
+static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
+{
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    char *cfg = dp_train_config_to_json(&tr->cfg);
+    ck.graph = tr->g->name;
+    ck.n_ops = tr->n;
+    ck.n_devices = tr->D;
+    ck.config_json = cfg;
+    ck.stage = tr->stage;
+    ck.episode = tr->episode;
+    ck.running_sum = tr->running_sum;
+    ck.running_count = tr->running_count;
+    ck.best_makespan = tr->best;
+    ck.best_assignment = tr->best_assign;
+    ck.traj_episodes = tr->traj_episodes;
+    ck.traj_steps = tr->traj_steps;
+    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
+    ck.rng_state = gsl_rng_state(tr->master);
+    ck.rng_size = gsl_rng_size(tr->master);
+    int rc = dp_ckpt_write(path, &ck, &tr->dd->sel, &tr->dd->plc, err);
+    free(cfg);
+    return rc;
+}
+
+static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_error *err)
+{
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.n_ops = tr->n;
+    ck.n_devices = tr->D;
+    ck.best_assignment = tr->best_assign;
+    size_t sz = gsl_rng_size(tr->master);
+    unsigned char *st = malloc(sz);
+    if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    ck.rng_state = st;
+    ck.rng_size = sz;
+    int rc = dp_ckpt_read(path, &ck, &tr->dd->sel, &tr->dd->plc, resume, err);
+    if (rc == DP_OK && resume) {
+        if (strcmp(ck.rng_name, gsl_rng_name(tr->master)) != 0) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck.rng_name, gsl_rng_name(tr->master));
+        } else {
+            memcpy(gsl_rng_state(tr->master), st, sz);
+            tr->stage = ck.stage;
+            tr->episode = (long)ck.episode;
+            tr->running_sum = ck.running_sum;
+            tr->running_count = (long)ck.running_count;
+            tr->best = ck.best_makespan;
+            tr->traj_episodes = (long)ck.traj_episodes;
+            tr->traj_steps = (long)ck.traj_steps;
+        }
+    }
+    free(st);
+    free((char *)ck.graph);
+    free(ck.config_json);
+    tr->need_prepare = 1;
+    return rc;
+}
+
+int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err)
+{
+    int rc = load_checkpoint(tr, checkpoint, 0, err);
+    tr->best = INFINITY;
+    return rc;
+}
+
+int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajectory, dp_error *err)
+{
+    int rc = load_checkpoint(tr, checkpoint, 1, err);
+    if (rc != DP_OK) return rc;
+    if (trajectory) {
+        rc = dp_traj_truncate(trajectory, tr->traj_episodes, tr->traj_steps, err);
+        if (rc != DP_OK) return rc;
+        tr->traj_ready = 1;
+    }
+    return DP_OK;
+}
+
+/* ---- the training loop ---- */
+
+int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
+{
+    if (stage < 0 || stage >= DP_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
+    dp_train_stage st = tr->cfg.stage[stage];
+    if (episodes > 0) st.episodes = episodes;
+    const dp_train_config *c = &tr->cfg;
+    dp_train_io none;
+    memset(&none, 0, sizeof none);
+    if (!io) io = &none;
+    if (stage != tr->stage) {
+        /* a new stage: counters, running average and Adam start afresh (the authors' stages
+         * are separate runs that only load the previous one's parameters) */
+        tr->stage = stage;
+        tr->episode = 0;
+        tr->running_sum = 0;
+        tr->running_count = 0;
+        tr->best = INFINITY;
+        dp_doppler *dd = tr->dd;
+        memset(dd->sel.m, 0, dd->sel.n * sizeof(float));
+        memset(dd->sel.v, 0, dd->sel.n * sizeof(float));
+        memset(dd->plc.m, 0, dd->plc.n * sizeof(float));
+        memset(dd->plc.v, 0, dd->plc.n * sizeof(float));
+        dd->sel.adam_t = dd->plc.adam_t = 0;
+    }
+    if (io->trajectory && !tr->traj_ready) {
+        char *cfg = dp_train_config_to_json(c);
+        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle->name, tr->g->time_unit, cfg, err);
+        free(cfg);
+        if (rc != DP_OK) return rc;
+        tr->traj_ready = 1;
+        tr->traj_episodes = tr->traj_steps = 0;
+    }
+    const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
+    long every = c->checkpoint_every > 0 ? c->checkpoint_every : 100;
+    if (every % c->batch) every += c->batch - every % c->batch;
+    const double t0 = now_s();
+    long done_here = 0;
+    int rc = DP_OK;
+    while (tr->episode < st.episodes) {
+        const long e = tr->episode;
+        const double frac = (double)e / (double)st.episodes;
+        const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
+        if (e % c->batch == 0) {
+            dp_doppler_zero_grad(tr->dd);
+            if (tr->need_prepare) {
+                dp_doppler_prepare(tr->dd);
+                tr->need_prepare = 0;
+            }
+        }
+        const double te = now_s();
+        uint64_t seed = gsl_rng_get(tr->master);
+        gsl_rng_set(tr->ep, (unsigned long)seed);
+        double ms, agree[2];
+        rc = rollout(tr, MODE_EPSILON, eps, tr->ep, &ms, agree, err);
+        if (rc != DP_OK) break;
+        const double msp = ms / sc;
+        tr->running_sum += msp;
+        tr->running_count++;
+        const double avg = tr->running_sum / (double)tr->running_count;
+        double r = avg - msp;
+        if (c->reward_relative && avg > 0) r /= avg;
+        if (ms < tr->best) {
+            tr->best = ms;
+            memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
+        }
+        episode_grad(tr, &st, r, 1.0 / c->batch);
+        /* the learning rate of this episode's position in the stage (linear decay) */
+        const double lr = st.lr + (st.lr_final - st.lr) * frac;
+        tr->episode++;
+        done_here++;
+        if (tr->episode % c->batch == 0 || tr->episode == st.episodes) update(tr, lr);
+        dp_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
+                               tr->traj_steps + tr->n_rows_st, tr->n};
+        if (io->trajectory && push_rows(tr, &row) != DP_OK) {
+            rc = dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
+            break;
+        }
+        const int last = tr->episode == st.episodes;
+        const int stop = io->stop && *io->stop && tr->episode % c->batch == 0;
+        if (io->progress) {
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, agree[0], agree[1],
+                                    done_here / fmax(now_s() - t0, 1e-9), last || stop};
+            io->progress(&pr, io->progress_ctx);
+        }
+        if (last || stop || tr->episode % every == 0) {
+            if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
+            if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
+        }
+        if (stop) break;
+    }
+    return rc;
+}
+
+int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
+                     dp_error *err)
+{
+    double ms;
+    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, agree, err);
+    if (rc != DP_OK) return rc;
+    if (samples <= 0) {
+        memcpy(assignment, tr->env->assignment, (size_t)tr->n * sizeof(int));
+        *makespan = ms;
+        return DP_OK;
+    }
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    gsl_rng_set(r, (unsigned long)seed);
+    double best = INFINITY;
+    for (int s = 0; s < samples; s++) {
+        rc = rollout(tr, MODE_SAMPLE, 0, r, &ms, NULL, err);
+        if (rc != DP_OK) break;
+        if (ms < best) {
+            best = ms;
+            memcpy(assignment, tr->env->assignment, (size_t)tr->n * sizeof(int));
+        }
+    }
+    gsl_rng_free(r);
+    *makespan = best;
+    return rc;
+}
+
+int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+{
+    if (reps < 1) reps = 1;
+    double ms;
+    int rc;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    gsl_rng_set(r, 7);
+    /* inference: the per-episode forward (prepare) and a greedy rollout with the oracle */
+    double t0 = now_s();
+    for (int i = 0; i < reps; i++) {
+        tr->need_prepare = 1;
+        if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) goto out;
+    }
+    *infer_s = (now_s() - t0) / reps;
+    /* training: forward, rollout, loss gradients, backward, Adam on both networks */
+    dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
+    st.pg_weight = 1;
+    t0 = now_s();
+    for (int i = 0; i < reps; i++) {
+        dp_doppler_zero_grad(tr->dd);
+        if ((rc = rollout(tr, MODE_EPSILON, 0.5, r, &ms, NULL, err)) != DP_OK) goto out;
+        episode_grad(tr, &st, 0.1, 1.0);
+        update(tr, 1e-6);
+    }
+    *train_s = (now_s() - t0) / reps;
+    rc = DP_OK;
+out:
+    gsl_rng_free(r);
+    return rc;
+}

@@ -1,0 +1,134 @@
+/* dp_train.h: training the DOPPLER policies in three stages (Yao et al. 2026, the authors'
+ * run_placement.py and rl_agent.py; differences in doc/doppler-vs-reference.md).
+ *
+ * An episode: reset the environment; at each step SEL picks a ready op and PLC its device, each
+ * epsilon-greedily (a uniform choice with probability epsilon, else the argmax); the cost oracle
+ * gives the makespan of the finished assignment. The loss of an episode, over its steps t:
+ *
+ *   L = - pg_weight * sum_t R_t (log pi_SEL(a_t) + log pi_PLC(d_t))
+ *       - il_weight * sum_t (sum over heuristic-optimal ops i of log pi_SEL(i)
+ *                            + sum over heuristic-optimal devices k of log pi_PLC(k))
+ *       - entropy_weight * sum_t (H(pi_SEL) + H(pi_PLC))
+ *
+ * with the terminal reward r = (running average of all makespans so far, this one included) -
+ * makespan, returned as R_t = gamma^(T-1-t) r. Stage I (il) is imitation of the critical-path
+ * heuristic on the policy's own rollouts (pg_weight 0), Stage II (sim) REINFORCE against the
+ * simulator, Stage III (real) the same against a real-execution oracle. One Adam step per network
+ * per `batch` episodes (authors: 1); epsilon and the learning rate decay linearly from their
+ * initial to their final value over the stage's episodes (the learning rate really reaches Adam).
+ */
+#ifndef DP_TRAIN_H
+#define DP_TRAIN_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "dp_cost.h"
+#include "dp_doppler.h"
+#include "dp_graph.h"
+#include "dp_oracle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DP_STAGE_IL = 0, DP_STAGE_SIM = 1, DP_STAGE_REAL = 2 } dp_stage;
+#define DP_N_STAGES 3
+const char *dp_stage_name(int stage);            /* "il", "sim", "real" */
+int dp_stage_parse(const char *s, int *stage);   /* DP_OK or DP_EINVAL */
+
+typedef struct dp_train_stage {
+    long episodes;         /* authors: 2000 / 2000 / 4000 */
+    double lr, lr_final;   /* 1e-3 / 1e-4 / 1e-4, decaying linearly to lr_final (0) */
+    double epsilon, epsilon_final; /* 1.0 / 0.2 / 0.2 -> 0 */
+    double entropy_weight; /* 0.001 / 0 / 0 */
+    double il_weight;      /* 1 / 0 / 0 */
+    double pg_weight;      /* 0 / 1 / 1 */
+} dp_train_stage;
+
+typedef struct dp_train_config {
+    dp_doppler_arch arch;
+    dp_train_stage stage[DP_N_STAGES];
+    double gamma;          /* 0.99 */
+    int batch;             /* episodes per update (1) */
+    double adam_beta1, adam_beta2, adam_eps, weight_decay; /* 0.9, 0.999, 1e-8, 0 (torch) */
+    double grad_clip;      /* max global gradient norm per network, 0: none */
+    int reward_relative;   /* 0: r in the printed time unit (authors); 1: r divided by the average */
+    uint64_t seed;         /* 1 */
+    long checkpoint_every; /* episodes between checkpoints (100); rounded up to a multiple of batch */
+    int update_sel, update_plc; /* 1, 1: train both networks */
+} dp_train_config;
+
+/* The authors' values (above). */
+void dp_train_config_default(dp_train_config *c);
+/* Override c with the values of a JSON config file (any subset of the keys that
+ * dp_train_config_to_json writes); unknown keys and bad values are errors naming the key. */
+int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err);
+int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err);
+/* The config as JSON text (malloc'd; every hyperparameter, so a run records all of them). */
+char *dp_train_config_to_json(const dp_train_config *c);
+
+/* What a progress callback sees after every episode. Makespans in the printed unit. */
+typedef struct dp_train_progress {
+    int stage;
+    long episode, episodes;   /* episodes done in the stage, and its length */
+    double epsilon, lr;
+    double makespan, best, running_avg;
+    double sel_agree, plc_agree; /* fraction of this episode's steps that match the heuristic */
+    double episodes_per_s;
+    int final;                /* 1 on the last call of a stage */
+} dp_train_progress;
+typedef void (*dp_train_progress_fn)(const dp_train_progress *p, void *ctx);
+
+typedef struct dp_train_io {
+    const char *trajectory;   /* trajectory file (NULL: none) */
+    const char *checkpoint;   /* checkpoint file, written every checkpoint_every episodes and at the
+                                 end (NULL: none) */
+    dp_train_progress_fn progress;
+    void *progress_ctx;
+    volatile sig_atomic_t *stop; /* when set non-zero, stop after the current episode (with a
+                                    checkpoint); may be NULL */
+} dp_train_io;
+
+typedef struct dp_trainer dp_trainer;
+
+/* A trainer for graph g under costs c (both outlive it); the oracle defaults to the simulator on
+ * c. Parameters are initialised from cfg->seed. NULL with err on failure. */
+dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, dp_error *err);
+void dp_trainer_free(dp_trainer *tr);
+/* Use another cost oracle (Stage III's real execution); it must outlive the trainer. */
+void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
+/* The networks (for inspection, benchmarks and tests). */
+dp_doppler *dp_trainer_networks(dp_trainer *tr);
+
+/* Start from a checkpoint's parameters (--init): Adam state, counters and RNG start afresh. */
+int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err);
+/* Continue a run from its checkpoint (--resume): parameters, Adam state, RNG state, counters;
+ * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage
+ * the run was in (dp_trainer_stage). */
+int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajectory, dp_error *err);
+int dp_trainer_stage(const dp_trainer *tr);
+long dp_trainer_episode(const dp_trainer *tr);
+
+/* Run (or continue) stage `stage` until its episodes are done (episodes > 0 overrides the
+ * config's count). Starting a stage other than the one in progress resets the episode counter,
+ * the running average and the Adam state (as the authors' separate runs do). Writes the
+ * trajectory rows and checkpoints given in io. */
+int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *io, dp_error *err);
+
+/* One episode with the current parameters and no learning: greedy (samples 0: argmax choices)
+ * or sampled from the policies (samples > 0: the best of that many, drawn from a generator
+ * seeded with seed). Fills assignment (n_ops) and *makespan (raw unit); agree (2 values, may
+ * be NULL) gets the fraction of SEL and PLC steps of the (first) rollout that match the
+ * critical-path heuristic's choices. */
+int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
+                     dp_error *err);
+
+/* Time one inference episode (forward only) and one training episode (forward, backward, Adam)
+ * averaged over `reps` repetitions, in seconds. For bench/. */
+int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

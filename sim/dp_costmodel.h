@@ -1,0 +1,92 @@
+/* dp_costmodel.h: op and transfer times of a physical graph (FLOPs, bytes) on a topology, from a
+ * calibration file where one exists, else from the devices' roofline.
+ *
+ * Op v of kind k on device d:
+ *   calibrated (the device has an entry for k, or a "default" entry):
+ *       time = a_s + b_s_per_flop * FLOPs(v) + c_s_per_byte * bytes(v)
+ *   otherwise the roofline (Williams, Waterman and Patterson, CACM 2009):
+ *       time = max(FLOPs(v) / (peak_flops * efficiency), bytes(v) / mem_bandwidth_Bps)
+ *              + launch_overhead_s
+ * where bytes(v) = output bytes of v + bytes of all its in-edges (what the kernel reads and
+ * writes). Each device has its own numbers, so heterogeneous machines come out as they are.
+ *
+ * Transfer of b bytes from a to b' alone on its route (the fixed-delay model and the dp_costs
+ * tables): latency (sum over the route's links) + b * inv_bw (sum over the route's segments of
+ * 1 / bottleneck bandwidth: a staged route pays both hops), or, where the calibration measured
+ * the pair, its latency_s + b / bandwidth_Bps.
+ *
+ * The calibration JSON (written by `doppler calibrate`, read here) is
+ *   {"format": "doppler-calibration", "version": 1, "machine": "...",
+ *    "devices": {"<device name>": {"ops": {"<op kind>": {"a_s": .., "b_s_per_flop": ..,
+ *                                                        "c_s_per_byte": ..}, ...},
+ *                                  "default": {"a_s": .., "b_s_per_flop": .., "c_s_per_byte": ..}}},
+ *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": .., "bandwidth_Bps": ..}]}
+ * Device names are the topology's. Coefficients are finite; a_s, b and c may be any sign a fit
+ * gives, but a resulting negative time is clamped to 0.
+ */
+#ifndef DP_COSTMODEL_H
+#define DP_COSTMODEL_H
+
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_topology.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dp_calib_affine {
+    double a_s;           /* seconds */
+    double b_s_per_flop;  /* seconds per FLOP */
+    double c_s_per_byte;  /* seconds per byte */
+} dp_calib_affine;
+
+typedef struct dp_calib_device {
+    char *name;
+    int n_ops;
+    char **op_kind;          /* (n_ops) */
+    dp_calib_affine *op;     /* (n_ops) */
+    int has_default;
+    dp_calib_affine def;
+} dp_calib_device;
+
+typedef struct dp_calib_route {
+    char *src, *dst;
+    double latency_s, bandwidth_Bps;
+} dp_calib_route;
+
+typedef struct dp_calib {
+    char *machine, *path;
+    int n_devices, n_routes;
+    dp_calib_device *dev;
+    dp_calib_route *route;
+} dp_calib;
+
+/* Read a calibration file (format above). Errors name the file and the field (DP_EINVAL), or
+ * DP_EIO. */
+dp_calib *dp_calib_load(const char *path, dp_error *err);
+dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err);
+void dp_calib_free(dp_calib *c);
+
+/* The affine model of op kind `kind` on device `device`: its own entry, else the device's
+ * default; NULL when the calibration has neither (then the roofline applies). */
+const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, const char *kind);
+
+/* The calibrated route src -> dst, or NULL. */
+const dp_calib_route *dp_calib_find_route(const dp_calib *c, const char *src, const char *dst);
+
+/* bytes(v): output bytes plus the bytes of every in-edge. */
+double dp_costmodel_op_bytes(const dp_graph *g, int v);
+
+/* Roofline time of an op of `flops` FLOPs touching `bytes` bytes on device dv (seconds). */
+double dp_costmodel_roofline(const dp_topo_device *dv, double flops, double bytes);
+
+/* The cost tables of physical graph g on topology t (n_devices = t's devices), with calibration
+ * cal (may be NULL). Errors: a DP_COST_TIME graph (its costs are durations, not FLOPs and bytes:
+ * DP_EINVAL), a calibration naming a device the topology lacks (DP_EINVAL), out of memory. */
+dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

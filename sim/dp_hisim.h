@@ -1,0 +1,123 @@
+/* dp_hisim.h: the general (high-fidelity) event engine: a topology's links under a chosen
+ * transfer model, copy engines, k compute streams per device, FIFO or priority queues, memory
+ * accounting, asynchronous or bulk-synchronous execution.
+ *
+ * With the default options (fixed-delay transfers, one stream, FIFO queues, asynchronous, no
+ * memory limit, no topology) it processes the same events in the same order as dp_sim (see
+ * dp_sim.h) and gives identical makespans; dp_sim stays the fast path for that case.
+ *
+ * The system simulated:
+ *  - an op is ready when all its in-edges have arrived on its device (asynchronous mode) or when
+ *    its level is released (bulk-synchronous mode, below); it then queues for one of its
+ *    device's `streams` compute slots, first come first served or by the caller's priority
+ *    (higher first, ties first come first served); it runs op_time(v, device) seconds;
+ *  - when an op finishes, each out-edge to an op on the same device arrives at once, each edge to
+ *    another device is a transfer under the transfer model (dp_transfer.h), one per edge;
+ *  - copy engines: a transfer from a to b needs one of a's outgoing and one of b's incoming copy
+ *    engines (each device has copy_engines per direction in the topology; 0 = unlimited) for its
+ *    whole duration; transfers waiting for engines start in the order they were requested;
+ *  - memory (bytes of the graph; for DP_COST_TIME graphs the file's comm units): an op's output
+ *    (out_size) occupies its device from the op's start until every local consumer has finished
+ *    and every outgoing transfer has ended (the output of a sink stays to the end); a transferred
+ *    edge (edge_data) occupies the receiving device from the transfer's start until its consumer
+ *    finishes. Peak per device is reported; with a capacity an over-capacity run fails
+ *    (DP_ERANGE naming device, op and time) or, with the penalty policy, completes and reports
+ *    the excess;
+ *  - bulk-synchronous mode: op levels are longest-path depths from the sources (level 0 =
+ *    sources); level L+1 is released (its ops become ready, in op id order) when every op of
+ *    level L and every transfer out of those ops has ended. This is the superstep execution of
+ *    the systems DOPPLER compares against (Yao et al. 2026, introduction).
+ */
+#ifndef DP_HISIM_H
+#define DP_HISIM_H
+
+#include <stddef.h>
+
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_topology.h"
+#include "dp_transfer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DP_MODE_ASYNC = 0, DP_MODE_BSP } dp_exec_mode;
+typedef enum { DP_QUEUE_FIFO = 0, DP_QUEUE_PRIORITY } dp_queue_kind;
+typedef enum { DP_MEMORY_ERROR = 0, DP_MEMORY_PENALTY } dp_memory_policy;
+
+/* memory_limit value meaning "each device's memory_bytes from the topology" */
+#define DP_HISIM_MEMORY_TOPOLOGY (-1.0)
+
+typedef struct dp_hisim_options {
+    dp_xfer_kind transfer_model;   /* default DP_XFER_FIXED */
+    int chunks;                    /* FIFO model: chunks per transfer (default 1) */
+    dp_exec_mode mode;             /* default DP_MODE_ASYNC */
+    int streams;                   /* compute streams per device; 0 (default): the topology's, 1 without */
+    dp_queue_kind queue;           /* default DP_QUEUE_FIFO */
+    double memory_limit;           /* bytes per device; 0 (default) none; DP_HISIM_MEMORY_TOPOLOGY */
+    dp_memory_policy memory_policy;/* default DP_MEMORY_ERROR */
+    double memory_penalty;         /* penalty policy: penalised = makespan x (1 + penalty x excess); default 1 */
+    int copy_engines;              /* 1 (default): the topology's limits; 0: unlimited */
+    int trace;                     /* 1: keep channel/rate logs for dp_hisim_write_trace */
+} dp_hisim_options;
+
+void dp_hisim_options_init(dp_hisim_options *o);
+
+/* 1 when the options are the defaults dp_sim implements (then dp_sim gives the same result). */
+int dp_hisim_options_default(const dp_hisim_options *o);
+
+typedef struct dp_hisim_result {
+    double makespan;            /* time of the last op end (graph time unit) */
+    int n_devices;
+    const double *busy;         /* (n_devices) total compute time */
+    long n_transfers;           /* cross-device edges */
+    double transfer_volume;     /* sum of their edge_data */
+    const double *op_start, *op_end;  /* (n_ops) */
+    const double *op_ready;     /* (n_ops) when the op joined its device queue */
+    const int *op_stream;       /* (n_ops) the stream it ran on */
+    const double *xfer_request; /* (n_edges) when the transfer was asked for (-1: local edge) */
+    const double *xfer_start;   /* (n_edges) when it got its copy engines and started */
+    const double *xfer_end;     /* (n_edges) when it arrived */
+    const double *mem_peak;     /* (n_devices) peak memory */
+    const double *mem_capacity; /* (n_devices) capacity in force (0: none) */
+    double mem_excess;          /* max over devices of (peak - capacity) / capacity, 0 when within */
+    double penalised_makespan;  /* makespan x (1 + penalty x excess) (= makespan without excess) */
+    const double *chan_bytes;   /* (topology channels) bytes carried per channel; NULL without topology */
+    long n_events;              /* engine events + transfer model events */
+} dp_hisim_result;
+
+typedef struct dp_hisim dp_hisim;
+
+/* Workspace for graph g under costs c on topology t (NULL: no topology, then only the fixed
+ * transfer model, unlimited copy engines and the options' stream count are possible). All
+ * must outlive it. Errors (DP_EINVAL): c does not match g, t's device count differs from c's, a
+ * contention model without a topology, bad option values; DP_ENOMEM. */
+dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology *t,
+                         const dp_hisim_options *o, dp_error *err);
+void dp_hisim_free(dp_hisim *s);
+
+/* Simulate an assignment (n_ops device ids). priority (n_ops, higher first) is used with
+ * DP_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_QUEUE_PRIORITY: DP_EINVAL).
+ * Returns DP_OK; DP_EINVAL for a device id out of range; DP_ERANGE for a memory capacity
+ * exceeded under DP_MEMORY_ERROR (message names the device, op, time, need and capacity);
+ * DP_ENOMEM. res's arrays stay valid until the next run. */
+int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
+                 dp_error *err);
+
+/* Chrome trace JSON of the last run: one row per device stream, a slice per op (args: wait for
+ * inputs, queued, run, in seconds of the printed unit); transfers as async slices (args: route,
+ * queued for copy engines, bytes, mean rate); max-min rate counters per route class and FIFO
+ * channel occupancy when the run was traced. Times in microseconds of the printed unit. Atomic. */
+int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *path, dp_error *err);
+
+/* Bytes of workspace held (engine + transfer model), for the memory benchmark. */
+size_t dp_hisim_workspace_bytes(const dp_hisim *s);
+
+/* Levels (longest-path depth from a source) of the last alloc, and their count. */
+const int *dp_hisim_levels(const dp_hisim *s, int *n_levels);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

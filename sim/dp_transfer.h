@@ -1,0 +1,104 @@
+/* dp_transfer.h: transfer models behind one interface (as SimGrid's network models: the engine
+ * starts a communication, the model says when it ends).
+ *
+ *   DP_XFER_FIXED   fixed delay: a transfer of edge e from a to b takes dp_costs_comm(e, a, b)
+ *                   (latency + bytes x inv_bw) whatever else is moving: the DOPPLER-compatible
+ *                   model (Yao et al. 2026, env/cost.py), with unlimited parallel transfers.
+ *   DP_XFER_FIFO    per-link FIFO, store and forward: the transfer is cut into `chunks` equal
+ *                   chunks; a chunk crosses the hops (directed channels) of its route in turn;
+ *                   a channel carries one chunk at a time, first come first served, for
+ *                   chunk_bytes / bandwidth seconds, and the chunk reaches the next hop the
+ *                   channel's latency later. With one chunk and one hop: latency + bytes / bw.
+ *   DP_XFER_MAXMIN  max-min fair sharing (Bertsekas and Gallager, Data Networks, 6.5.2): each
+ *                   route segment first waits its latency, then its bytes flow at a rate that is
+ *                   the max-min fair share of every channel it crosses among all flowing
+ *                   transfers, found by progressive filling and recomputed whenever a flow joins
+ *                   or leaves; a staged route's segments run one after the other (store and
+ *                   forward at host memory). Alone on its route a transfer takes exactly the
+ *                   fixed-delay time latency + bytes x sum over segments of 1 / bottleneck.
+ *
+ * FIFO and max-min need a topology (routes and channels); fixed needs only the cost tables.
+ * Transfer ids are edge ids (0 .. n_edges-1), each started at most once per run.
+ *
+ * The engine drives a model so: dp_xfer_start() at the transfer's start time; a model that knows
+ * the end at once (fixed) returns it and the engine schedules it itself; otherwise the engine asks
+ * dp_xfer_next_time() for the model's next internal event and calls dp_xfer_advance() to that
+ * time, which returns the transfers that ended. Times never go backwards.
+ */
+#ifndef DP_TRANSFER_H
+#define DP_TRANSFER_H
+
+#include "dp_cost.h"
+#include "dp_topology.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { DP_XFER_FIXED = 0, DP_XFER_FIFO, DP_XFER_MAXMIN } dp_xfer_kind;
+
+typedef struct dp_xfer dp_xfer;
+
+/* One logged interval of channel use (FIFO: a chunk occupying a channel at full bandwidth). */
+typedef struct dp_xfer_busy {
+    double t0, t1;
+    int chan, id;
+} dp_xfer_busy;
+
+/* One logged rate change (max-min): from time t every flow of segment class `klass` moves at
+ * rate_Bps, and n_flows of them are flowing. */
+typedef struct dp_xfer_rate {
+    double t;
+    int klass, n_flows;
+    double rate_Bps;
+} dp_xfer_rate;
+
+/* Allocate a model workspace for costs c (edge ids and sizes: edge_data is bytes) on topology t
+ * (NULL allowed only for DP_XFER_FIXED). chunks >= 1 (FIFO only; others ignore it).
+ * Errors: DP_EINVAL (no topology for a contention model, chunks < 1, device count mismatch),
+ * DP_ENOMEM. */
+dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, int chunks, dp_error *err);
+void dp_xfer_free(dp_xfer *x);
+
+/* Forget every transfer (start of a run). trace: 1 to log channel use / rate changes. */
+void dp_xfer_reset(dp_xfer *x, int trace);
+
+dp_xfer_kind dp_xfer_get_kind(const dp_xfer *x);
+const char *dp_xfer_kind_name(dp_xfer_kind k);
+/* "fixed", "fifo", "maxmin" -> kind; -1 when unknown. */
+int dp_xfer_kind_parse(const char *s);
+
+/* Start transfer id (an edge) from device a to device b (a != b) at time now. Returns 1 and sets
+ * *delay (seconds from now) when the end is known now (the fixed model: the engine schedules it
+ * at now + delay, the same arithmetic as dp_sim), else 0: the end will come out of
+ * dp_xfer_advance(). */
+int dp_xfer_start(dp_xfer *x, int id, int a, int b, double now, double *delay);
+
+/* Time of the model's next internal event (INFINITY when none). */
+double dp_xfer_next_time(const dp_xfer *x);
+
+/* Process every internal event up to and including time t; returns how many transfers ended and
+ * points *done at their ids (valid until the next call), in the order they ended. */
+int dp_xfer_advance(dp_xfer *x, double t, const int **done);
+
+/* Time the transfer's data started moving (after its latency for max-min, the first chunk's
+ * first channel for FIFO; the start time for fixed). */
+double dp_xfer_flow_start(const dp_xfer *x, int id);
+
+/* 1 when the last run ran out of memory inside the model (its results are invalid). */
+int dp_xfer_failed(const dp_xfer *x);
+
+/* Internal events processed since the last reset (for benchmarks). */
+long dp_xfer_events(const dp_xfer *x);
+
+/* The logs of the last run when tracing (NULL, 0 otherwise). */
+const dp_xfer_busy *dp_xfer_busy_log(const dp_xfer *x, int *n);
+const dp_xfer_rate *dp_xfer_rate_log(const dp_xfer *x, int *n);
+
+/* Bytes of workspace held (for the linear-memory benchmark). */
+size_t dp_xfer_workspace_bytes(const dp_xfer *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

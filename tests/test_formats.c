@@ -1,0 +1,336 @@
+/* test_formats.c: the STG, WfCommons, MSR and DOT readers on small hand-written files, the DOT
+ * writer (round trip) and format dispatch. (tests/bad-inputs, which holds bad files of these
+ * formats too, is checked by test_models.) */
+#include "dp_test.h"
+
+#include <math.h>
+
+#include "dp_cost.h"
+#include "dp_file.h"
+#include "dp_gen.h"
+#include "dp_graph_formats.h"
+
+static char tmpdir[256];
+
+static const char *put(const char *name, const char *text)
+{
+    static char path[8][512];
+    static int k;
+    char *p = path[k++ % 8];
+    snprintf(p, 512, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "w");
+    ck_assert(f != NULL);
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+static double edge_between(const dp_graph *g, const char *a, const char *b)
+{
+    int u = dp_graph_find_op(g, a), v = dp_graph_find_op(g, b);
+    ck_assert(u >= 0 && v >= 0);
+    for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+        if (g->edge_dst[e] == v) return g->edge_size[e];
+    return -1;
+}
+
+/* ---- STG ---- */
+
+START_TEST(stg_small)
+{
+    /* 4 real tasks; 0 and 5 are the dummies; task 4's predecessor list wraps a line */
+    const char *p = put("small.stg",
+                        "4\n"
+                        "0 0 0\n"
+                        "1 3 1 0\n"
+                        "2 5 1 0\n"
+                        "3 2 1 1\n"
+                        "4 7 3 1 2\n"
+                        "   3\n"
+                        "5 0 2 3 4\n"
+                        "# CP Length : 10\n"
+                        "# another comment\n");
+    dp_error err;
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 4);
+    ck_assert_int_eq(g->n_edges, 4);
+    ck_assert_int_eq(g->cost_kind, DP_COST_TIME);
+    ck_assert_str_eq(g->op_name[0], "1");
+    ck_assert_double_eq(dp_graph_total_work(g), 17);
+    ck_assert_double_eq(edge_between(g, "2", "4"), 0);
+    ck_assert_double_eq(edge_between(g, "1", "3"), 0);
+    ck_assert_int_eq(g->n_sources, 2);
+    ck_assert_int_eq(g->n_sinks, 1);
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    ck_assert_double_eq(dp_costs_critical_path(g, c), 12); /* 2 -> 4 */
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(stg_errors)
+{
+    dp_error err;
+    const char *p = put("order.stg", "2\n0 0 0\n2 1 1 0\n1 1 1 0\n3 0 2 1 2\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "order.stg:3: task 1 expected here") != NULL, "%s", err.msg);
+    p = put("self.stg", "1\n0 0 0\n1 4 1 1\n2 0 1 1\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "task 1 lists itself") != NULL, "%s", err.msg);
+}
+END_TEST
+
+/* ---- WfCommons ---- */
+
+static const char *wf15 =
+    "{\"name\": \"wf\", \"schemaVersion\": \"1.5\", \"workflow\": {\n"
+    " \"specification\": {\n"
+    "  \"tasks\": [\n"
+    "   {\"name\": \"a\", \"id\": \"a_1\", \"parents\": [], \"children\": [\"b_1\", \"c_1\"], \"inputFiles\": [\"in\"], \"outputFiles\": [\"f1\", \"f2\"]},\n"
+    "   {\"name\": \"b\", \"id\": \"b_1\", \"parents\": [\"a_1\"], \"children\": [\"c_1\"], \"inputFiles\": [\"f1\"], \"outputFiles\": [\"f3\"]},\n"
+    "   {\"name\": \"c\", \"id\": \"c_1\", \"parents\": [\"a_1\", \"b_1\"], \"children\": [], \"inputFiles\": [\"f1\", \"f2\", \"f3\"], \"outputFiles\": []}],\n"
+    "  \"files\": [{\"id\": \"in\", \"sizeInBytes\": 7}, {\"id\": \"f1\", \"sizeInBytes\": 1000},\n"
+    "            {\"id\": \"f2\", \"sizeInBytes\": 500}, {\"id\": \"f3\", \"sizeInBytes\": 250}]},\n"
+    " \"execution\": {\"makespanInSeconds\": 9, \"executedAt\": \"x\", \"tasks\": [\n"
+    "   {\"id\": \"a_1\", \"runtimeInSeconds\": 1.5, \"command\": {\"program\": \"prep\"}},\n"
+    "   {\"id\": \"b_1\", \"runtimeInSeconds\": 2},\n"
+    "   {\"id\": \"c_1\", \"runtimeInSeconds\": 3.25}]}}}\n";
+
+START_TEST(wfcommons_15)
+{
+    const char *p = put("wf15.json", wf15);
+    dp_error err;
+    /* 100 bytes/s: a -> c carries f1 + f2 = 1500 bytes = 15 s; a -> b 1000 = 10 s; b -> c 2.5 s */
+    dp_graph *g = dp_graph_read_wfcommons(p, 100, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 3);
+    ck_assert_int_eq(g->n_edges, 3); /* parents and children name each edge twice: merged */
+    ck_assert_double_eq(dp_graph_total_work(g), 6.75);
+    ck_assert_double_eq(edge_between(g, "a_1", "c_1"), 15);
+    ck_assert_double_eq(edge_between(g, "a_1", "b_1"), 10);
+    ck_assert_double_eq(edge_between(g, "b_1", "c_1"), 2.5);
+    ck_assert_str_eq(g->op_kind[0], "prep");
+    ck_assert_str_eq(g->op_kind[1], "task");
+    ck_assert_double_eq(g->out_size[0], 15);
+    ck_assert_str_eq(g->time_unit, "s");
+    dp_graph_free(g);
+    /* by content through the generic reader, at the default bandwidth */
+    g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_double_eq(edge_between(g, "a_1", "c_1"), 1500 / DP_WFCOMMONS_BANDWIDTH_BPS);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(wfcommons_14)
+{
+    /* 1.4: files per task with links; parents by name */
+    const char *p = put("wf14.json",
+        "{\"name\": \"old\", \"schemaVersion\": \"1.4\", \"workflow\": {\"makespanInSeconds\": 3, \"executedAt\": \"x\",\n"
+        " \"tasks\": [\n"
+        "  {\"name\": \"split_ID1\", \"id\": \"ID1\", \"category\": \"split\", \"runtimeInSeconds\": 1, \"parents\": [],\n"
+        "   \"files\": [{\"link\": \"input\", \"name\": \"x\", \"sizeInBytes\": 10}, {\"link\": \"output\", \"name\": \"y\", \"sizeInBytes\": 300}]},\n"
+        "  {\"name\": \"work_ID2\", \"id\": \"ID2\", \"runtimeInSeconds\": 2, \"parents\": [\"split_ID1\"],\n"
+        "   \"files\": [{\"link\": \"input\", \"name\": \"y\", \"sizeInBytes\": 300}]}]}}\n");
+    dp_error err;
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 2);
+    ck_assert_int_eq(g->n_edges, 1);
+    ck_assert_str_eq(g->op_kind[0], "split");
+    ck_assert_double_eq(g->edge_size[0], 300 / DP_WFCOMMONS_BANDWIDTH_BPS);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---- MSR ---- */
+
+START_TEST(msr_small)
+{
+    const char *p = put("msr.json",
+        "{\"maxSizePerFPGA\": 1e9, \"maxFPGAs\": 2, \"maxCPUs\": 1,\n"
+        " \"nodes\": [{\"id\": 10, \"name\": \"conv\", \"fpgaLatency\": 1.5, \"cpuLatency\": 15, \"supportedOnFpga\": 1, \"isBackwardNode\": false, \"size\": 4},\n"
+        "           {\"id\": 3, \"name\": \"conv\", \"fpgaLatency\": 2, \"cpuLatency\": 20, \"supportedOnFpga\": false, \"isBackwardNode\": true, \"size\": 4},\n"
+        "           {\"id\": 7, \"fpgaLatency\": 0, \"cpuLatency\": 0}],\n"
+        " \"edges\": [{\"sourceId\": 10, \"destId\": 3, \"cost\": 0.25}, {\"sourceId\": 3, \"destId\": 7, \"cost\": 0.5}]}\n");
+    dp_error err;
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 3);
+    ck_assert_str_eq(g->op_name[0], "conv");
+    ck_assert_str_eq(g->op_name[1], "conv#3");
+    ck_assert_str_eq(g->op_name[2], "node7");
+    ck_assert_str_eq(g->op_kind[1], "backward");
+    ck_assert_str_eq(g->op_type[1], "cpu-only");
+    ck_assert(g->op_type[0] == NULL);
+    ck_assert_double_eq(dp_graph_total_work(g), 3.5);
+    ck_assert_double_eq(edge_between(g, "conv", "conv#3"), 0.25);
+    ck_assert_double_eq(edge_between(g, "conv#3", "node7"), 0.5);
+    ck_assert_double_eq(g->out_size[1], 0.5);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---- DOT ---- */
+
+START_TEST(dot_sinnen_style)
+{
+    const char *p = put("s.dot",
+        "/* a comment */ digraph \"Random_Nodes_4\" {\n"
+        "\tgraph [\"Total schedule length\"=12,\n"
+        "\t\tModes=\"a long \\\n"
+        "continued line; with \\\"quotes\\\"\"];\n"
+        "# preprocessor line\n"
+        "\t0\t [Weight=2];\n"
+        "\t1\t [\"Start time\"=2, Processor=1, Weight=3];\n"
+        "\t0 -> 1\t [Weight=10];  // trailing comment\n"
+        "\tnode [Weight=4];\n"
+        "\tsubgraph cluster_x { 2; }\n"
+        "\t1 -> 2 -> \"three\" [Weight=1.5];\n"
+        "\t\"three\" [Weight=0.5, kind=sink]\n"
+        "}\n");
+    dp_error err;
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->name, "Random_Nodes_4");
+    ck_assert_int_eq(g->n_ops, 4);
+    ck_assert_int_eq(g->n_edges, 3);
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "2")], 4); /* the node default */
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "three")], 0.5);
+    ck_assert_str_eq(g->op_kind[dp_graph_find_op(g, "three")], "sink");
+    ck_assert_double_eq(edge_between(g, "0", "1"), 10);
+    ck_assert_double_eq(edge_between(g, "2", "three"), 1.5);
+    ck_assert_double_eq(g->out_size[0], 10);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(dot_errors)
+{
+    dp_error err;
+    const char *p = put("u.dot", "graph g { a -- b }\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "u.dot:1: an undirected graph") != NULL, "%s", err.msg);
+    p = put("nw.dot", "digraph g {\n a [Weight=1];\n a -> b [Weight=2];\n}\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "nw.dot:3: node b has no Weight") != NULL, "%s", err.msg);
+    p = put("str.dot", "digraph g {\n a [Weight=\"1]\n}\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "str.dot:2: unterminated string") != NULL, "%s", err.msg);
+}
+END_TEST
+
+START_TEST(dot_round_trip)
+{
+    /* a time graph written as DOT reads back with the same names, works and edge sizes */
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    o.n = 60; o.ccr = 0.37;
+    dp_error err;
+    dp_graph *g = dp_gen_random(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    char path[512];
+    snprintf(path, sizeof path, "%s/rt.dot", tmpdir);
+    ck_assert_int_eq(dp_graph_write(g, path, NULL, &err), DP_OK);
+    dp_graph *h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    ck_assert_int_eq(h->n_ops, g->n_ops);
+    ck_assert_int_eq(h->n_edges, g->n_edges);
+    for (int v = 0; v < g->n_ops; v++) {
+        ck_assert_str_eq(h->op_name[v], g->op_name[v]);
+        ck_assert_str_eq(h->op_kind[v], g->op_kind[v]);
+        ck_assert_double_eq(h->work[v], g->work[v]);
+    }
+    for (int e = 0; e < g->n_edges; e++) {
+        ck_assert_int_eq(h->edge_src[e], g->edge_src[e]);
+        ck_assert_int_eq(h->edge_dst[e], g->edge_dst[e]);
+        ck_assert_double_eq(h->edge_size[e], g->edge_size[e]);
+    }
+    dp_graph_free(h);
+    /* with an assignment: one cluster per device; still readable */
+    int *a = malloc((size_t)g->n_ops * sizeof *a);
+    for (int v = 0; v < g->n_ops; v++) a[v] = v % 3;
+    ck_assert_int_eq(dp_graph_write_dot(g, path, a, 3, &err), DP_OK);
+    size_t size;
+    char *text = dp_read_file(path, &size, &err);
+    ck_assert(strstr(text, "subgraph \"cluster_device2\"") != NULL);
+    free(text);
+    h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    ck_assert_int_eq(h->n_ops, g->n_ops);
+    ck_assert_int_eq(h->n_edges, g->n_edges);
+    ck_assert_double_eq(dp_graph_total_work(h), dp_graph_total_work(g));
+    dp_graph_free(h);
+    a[0] = 3;
+    ck_assert_int_eq(dp_graph_write_dot(g, path, a, 3, &err), DP_EINVAL);
+    free(a);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(dot_physical_names)
+{
+    /* generated op names contain brackets and commas: quoted in DOT and read back */
+    const char *k[] = {"matrices", "n", "blocks"}, *v[] = {"2", "4", "2"};
+    dp_error err;
+    dp_graph *g = dp_gen_by_name("chainmm", 3, k, v, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    char path[512];
+    snprintf(path, sizeof path, "%s/mm.dot", tmpdir);
+    ck_assert_int_eq(dp_graph_write(g, path, "dot", &err), DP_OK);
+    dp_graph *h = dp_graph_read(path, "dot", &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    ck_assert_int_eq(h->n_ops, 12);
+    ck_assert_int_ge(dp_graph_find_op(h, "mm1.red[a1,c0]"), 0);
+    ck_assert_str_eq(h->op_kind[dp_graph_find_op(h, "mm1.red[a1,c0]")], "reduce");
+    dp_graph_free(h);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---- dispatch ---- */
+
+START_TEST(dispatch)
+{
+    dp_error err;
+    const char *p = put("schema.json", "{\"$schema\": \"x\", \"type\": \"object\"}\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "not a graph") != NULL, "%s", err.msg);
+    p = put("g.xyz", "1\n");
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert(strstr(err.msg, "give --format") != NULL);
+    ck_assert(dp_graph_read(p, "yaml", &err) == NULL);
+    ck_assert(strstr(err.msg, "unknown graph format \"yaml\"") != NULL);
+    /* stg content under another name, with --format */
+    p = put("g.txt2", "1\n0 0 0\n1 4 1 0\n2 0 1 1\n");
+    dp_graph *g = dp_graph_read(p, "stg", &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 1);
+    dp_graph_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/dp_test_formats.XXXXXX");
+    if (!mkdtemp(tmpdir)) return 1;
+    Suite *s = suite_create("formats");
+    TCase *t = tcase_create("readers");
+    tcase_add_test(t, stg_small);
+    tcase_add_test(t, stg_errors);
+    tcase_add_test(t, wfcommons_15);
+    tcase_add_test(t, wfcommons_14);
+    tcase_add_test(t, msr_small);
+    tcase_add_test(t, dot_sinnen_style);
+    tcase_add_test(t, dot_errors);
+    tcase_add_test(t, dot_round_trip);
+    tcase_add_test(t, dot_physical_names);
+    tcase_add_test(t, dispatch);
+    suite_add_tcase(s, t);
+    int rc = dp_test_run(s);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) rc = rc ? rc : 0;
+    return rc;
+}

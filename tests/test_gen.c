@@ -1,0 +1,497 @@
+/* test_gen.c: the workload generators (models/dp_gen.h, models/dp_gen_einsum.h): op, edge and
+ * FLOP counts against hand calculations for small dims, the defaults against the paper's sizes,
+ * the random DAG's structure and determinism, and critical-path placement + simulation on every
+ * default graph. */
+#include "dp_test.h"
+
+#include <math.h>
+
+#include "dp_cost.h"
+#include "dp_gen.h"
+#include "dp_gen_einsum.h"
+#include "dp_place.h"
+#include "dp_sim.h"
+
+static int count_kind(const dp_graph *g, const char *kind)
+{
+    int n = 0;
+    for (int v = 0; v < g->n_ops; v++) n += strcmp(g->op_kind[v], kind) == 0;
+    return n;
+}
+
+static double total_edge(const dp_graph *g)
+{
+    double s = 0;
+    for (int e = 0; e < g->n_edges; e++) s += g->edge_size[e];
+    return s;
+}
+
+/* ---- ChainMM ---- */
+
+START_TEST(chainmm_3d_2x2_hand)
+{
+    /* M1 M2 M3, 4 x 4, 2 x 2 blocks of 2 x 2: per product 8 block products (2*2^3 = 16 FLOPs
+     * each) and 4 reductions of 2 partials (2*2 = 4 adds each): 128 + 16 = 144 FLOPs, 12 ops.
+     * Edges: product 1 reads inputs only: 8 partial -> reduction edges; product 2: each block
+     * product reads one block of the first result (8) + 8 partial -> reduction edges. */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 3; o.n = 4; o.blocks = 2; o.three_d = 1;
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 24);
+    ck_assert_int_eq(g->n_edges, 24);
+    ck_assert_int_eq(count_kind(g, "matmul"), 16);
+    ck_assert_int_eq(count_kind(g, "reduce"), 8);
+    ck_assert_double_eq(dp_graph_total_work(g), 288);
+    ck_assert_double_eq(total_edge(g), 24 * 16); /* every block is 2 x 2 fp32 */
+    ck_assert_int_eq(g->n_sources, 8);
+    ck_assert_int_eq(g->n_sinks, 4);
+    int v = dp_graph_find_op(g, "mm1[a1,c0,b1]");
+    ck_assert_int_ge(v, 0);
+    ck_assert_str_eq(g->op_einsum[v], "ab,bc->ac");
+    ck_assert_str_eq(g->op_type[v], "einsummable");
+    ck_assert_int_eq(g->op_ndim[v], 2);
+    ck_assert_int_eq(g->op_shape[(size_t)v * DP_MAX_DIMS], 2);
+    int r = dp_graph_find_op(g, "mm2.red[a0,d1]");
+    ck_assert_int_ge(r, 0);
+    ck_assert_str_eq(g->op_type[r], "formation");
+    ck_assert_str_eq(g->op_einsum[r], "ad+ad->ad");
+    ck_assert_int_eq(g->pred_ptr[r + 1] - g->pred_ptr[r], 2);
+    ck_assert_double_eq(g->work[r], 4);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(chainmm_2d_panels)
+{
+    /* 2D: the contraction is whole, so product 2's output block (i, k) reads the row panel
+     * (i, 0), (i, 1) of the first result: 2 edges of 16 bytes each. 4 ops per product. */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 3; o.n = 4; o.blocks = 2; o.three_d = 0;
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 8);
+    ck_assert_int_eq(g->n_edges, 8);
+    ck_assert_double_eq(dp_graph_total_work(g), 256);
+    int v = dp_graph_find_op(g, "mm2[a1,d0]");
+    ck_assert_int_ge(v, 0);
+    ck_assert_int_eq(g->pred_ptr[v + 1] - g->pred_ptr[v], 2);
+    for (int k = g->pred_ptr[v]; k < g->pred_ptr[v + 1]; k++) {
+        int e = g->pred_edge[k];
+        ck_assert_double_eq(g->edge_size[e], 16);
+        ck_assert(strncmp(g->op_name[g->edge_src[e]], "mm1[a1,", 7) == 0);
+    }
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(chainmm_uneven_blocks)
+{
+    /* n = 5 in 2 blocks: sizes 2 and 3. One product: 2 * 5^3 = 250 FLOPs in 8 block products,
+     * reductions add 5 x 5 = 25 elements once: 275 FLOPs. */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 2; o.n = 5; o.blocks = 2;
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 12);
+    ck_assert_int_eq(g->n_edges, 8);
+    ck_assert_double_eq(dp_graph_total_work(g), 275);
+    double out = 0;
+    for (int v = 0; v < g->n_ops; v++) if (strcmp(g->op_kind[v], "reduce") == 0) out += g->out_size[v];
+    ck_assert_double_eq(out, 25 * 4);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(chainmm_default_size)
+{
+    /* 7 matrices of 20000^2 in 2 x 2 blocks: 6 x (8 + 4) = 72 ops (DOPPLER: 76); block products
+     * of 10000^3 multiply-adds like DOPPLER's (1e12 there, 2e12 FLOPs here). */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 72);
+    ck_assert_int_eq(g->n_edges, 88);
+    ck_assert(abs(g->n_ops - 76) <= 0.2 * 76);
+    ck_assert_double_eq_tol(dp_graph_total_work(g), 6 * (2 * 8e12 + 4e8), 1e3);
+    ck_assert_double_eq(g->work[0], 2e12);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---- FFNN ---- */
+
+START_TEST(ffnn_hand)
+{
+    /* 2 layers, batch 4, dims 4, 2 x 2 blocks. Per layer: 8 block products (2*2*2*2 = 16 FLOPs),
+     * 4 reductions (4 adds), 4 bias adds (4), 4 ReLUs (4): 20 ops, 128 + 16 + 16 + 16 = 176 FLOPs.
+     * Edges: layer 1: 8 (partials -> reductions) + 4 + 4; layer 2: + 8 (products read ReLU
+     * blocks) = 24. */
+    dp_gen_ffnn_opts o;
+    dp_gen_ffnn_defaults(&o);
+    o.layers = 2; o.batch = 4; o.in = o.hidden = o.out = 4; o.batch_blocks = 2; o.feature_blocks = 2;
+    dp_error err;
+    dp_graph *g = dp_gen_ffnn(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 40);
+    ck_assert_int_eq(g->n_edges, 40);
+    ck_assert_double_eq(dp_graph_total_work(g), 352);
+    ck_assert_int_eq(count_kind(g, "matmul"), 16);
+    ck_assert_int_eq(count_kind(g, "relu"), 8);
+    ck_assert_int_eq(count_kind(g, "add"), 8);
+    ck_assert_int_eq(count_kind(g, "reduce"), 8);
+    ck_assert_int_eq(g->n_sinks, 4);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(ffnn_default_size)
+{
+    dp_gen_ffnn_opts o;
+    dp_gen_ffnn_defaults(&o);
+    dp_error err;
+    dp_graph *g = dp_gen_ffnn(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 168);
+    ck_assert_int_eq(g->n_edges, 208);
+    ck_assert(abs(g->n_ops - 180) <= 0.2 * 180);
+    /* per layer 2*8192*16384^2 + (3 + 1 + 1) x 8192 x 16384 */
+    ck_assert_double_eq(dp_graph_total_work(g), 3 * (2.0 * 8192 * 16384 * 16384 + 5.0 * 8192 * 16384));
+    ck_assert_double_eq(g->work[0], 2.0 * 4096 * 4096 * 4096);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* ---- Llama ---- */
+
+static void small_llama(dp_gen_llama_opts *o, int layer)
+{
+    dp_gen_llama_defaults(o, layer);
+    o->batch = 1; o->seq = 4; o->hidden = 8; o->heads = 2; o->ffn = 8; o->vocab = 16;
+    o->tp = 2; o->hidden_blocks = 2;
+}
+
+START_TEST(llama_block_hand)
+{
+    /* B 1, S 4, D 8, H 2 (E 4), F 8, tp 2, hidden 2 blocks.
+     * ops: q/k/v 3 x (2x2 partials + 2 reductions) = 18; rope 2 + 2; scores 2; softmax 2;
+     * attn_v 2; o_proj 4 + 2; gate, up 2 x (4 + 2); silu 2; mul 2; down 4 + 2: 56.
+     * FLOPs: q/k/v 3 x 2SDD = 1536, + 3 x 32 reduction adds; rope 2 x 3 x 32 = 192;
+     * scores 2BHSSE = 256; softmax 5BHSS = 160; attn_v 256; o_proj 2SDD = 512 + 32;
+     * gate, up 2 x 2SDF = 1024 + 2 x 32; silu 4SF = 128; mul 32; down 512 + 32: 4832.
+     * edges: q/k/v reductions 3 x 4; rope 2 x 2; scores 2 x 2; softmax 2; attn_v 2 x 2;
+     * o_proj 4 + 4; gate, up 2 x (4 + 4); silu 2; mul 4; down 4 + 4: 64. */
+    dp_gen_llama_opts o;
+    small_llama(&o, 0);
+    dp_error err;
+    dp_graph *g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 56);
+    ck_assert_int_eq(g->n_edges, 64);
+    ck_assert_double_eq(dp_graph_total_work(g), 4832);
+    ck_assert_int_eq(count_kind(g, "softmax"), 2);
+    ck_assert_int_eq(count_kind(g, "rope"), 4);
+    /* the scores block of head group 1 reads rope_q and rope_k of that group, 4 x 4 x 4 bytes each */
+    int v = dp_graph_find_op(g, "scores[h1]");
+    ck_assert_int_ge(v, 0);
+    ck_assert_int_eq(g->pred_ptr[v + 1] - g->pred_ptr[v], 2);
+    ck_assert_double_eq(g->edge_size[g->pred_edge[g->pred_ptr[v]]], 64);
+    ck_assert_double_eq(g->out_size[v], 1 * 1 * 4 * 4 * 4);
+    dp_graph_free(g);
+
+    o.softmax_split = 1; /* max, exp, sum, divide: 4 ops per head group instead of 1 */
+    g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 62);
+    /* max S*S + exp 2SS + sum SS + div SS = 5 FLOPs per score, as the fused op */
+    ck_assert_double_eq(dp_graph_total_work(g), 4832);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(llama_layer_hand)
+{
+    /* The block plus: three RMSNorms (2 sum-of-squares partials + 1 reduction + 2 scalings:
+     * 2SD + S adds + 3SD = 64 + 4 + 96 = 164 FLOPs, 5 ops each), two residual adds (2 ops,
+     * 32 FLOPs each), vocabulary projection (4 partials + 2 reductions, 2SDV + SV = 1088):
+     * 56 + 15 + 4 + 6 = 81 ops, 4832 + 492 + 64 + 1088 = 6476 FLOPs. Edges: the block's 64,
+     * + 12 (q/k/v partials now read the norm), norms 4 + 8 + 8, residuals 2 + 4, lm_head 8: 110. */
+    dp_gen_llama_opts o;
+    small_llama(&o, 1);
+    dp_error err;
+    dp_graph *g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 81);
+    ck_assert_int_eq(g->n_edges, 110);
+    ck_assert_double_eq(dp_graph_total_work(g), 6476);
+    ck_assert_int_eq(count_kind(g, "rmsnorm"), 6);
+    ck_assert_int_eq(g->n_sinks, 2);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(llama_default_sizes)
+{
+    /* the paper's graphs: block 182, layer 229, 8-way block 302, 8-way layer 367 ops */
+    static const struct { int layer, tp, ops, paper; } c[] = {
+        {0, 4, 168, 182}, {1, 4, 223, 229}, {0, 8, 328, 302}, {1, 8, 403, 367}};
+    for (int i = 0; i < 4; i++) {
+        dp_gen_llama_opts o;
+        dp_gen_llama_defaults(&o, c[i].layer);
+        o.tp = c[i].tp;
+        dp_error err;
+        dp_graph *g = dp_gen_llama(&o, &err);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        ck_assert_int_eq(g->n_ops, c[i].ops);
+        ck_assert(abs(g->n_ops - c[i].paper) <= 0.2 * c[i].paper);
+        if (!c[i].layer) {
+            /* Llama-7B block, 4096 tokens: q/k/v/o 4 x 2*4096^3, scores and attn_v
+             * 2 x 2*32*4096^2*128, FFN 3 x 2*4096^2*11008, plus the small ops */
+            double big = 4 * 2.0 * 4096 * 4096 * 4096 + 2 * 2.0 * 32 * 4096.0 * 4096 * 128 + 3 * 2.0 * 4096 * 4096 * 11008;
+            ck_assert(dp_graph_total_work(g) > big && dp_graph_total_work(g) < 1.01 * big);
+        }
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
+START_TEST(llama_invalid)
+{
+    dp_gen_llama_opts o;
+    dp_gen_llama_defaults(&o, 0);
+    o.heads = 30; /* 4096 is not a multiple of 30 */
+    dp_error err;
+    ck_assert(dp_gen_llama(&o, &err) == NULL);
+    ck_assert(strstr(err.msg, "multiple of heads") != NULL);
+    dp_gen_llama_defaults(&o, 0);
+    o.tp = 64; /* more blocks than heads */
+    ck_assert(dp_gen_llama(&o, &err) == NULL);
+    ck_assert(strstr(err.msg, "tp") != NULL);
+}
+END_TEST
+
+/* ---- the einsum machinery ---- */
+
+START_TEST(einsum_errors)
+{
+    dp_error err;
+    dp_ein *e = dp_ein_alloc("t", 4);
+    ck_assert_int_eq(dp_ein_dim(e, 'i', 4, 8), -1); /* split beyond the size */
+    ck_assert(dp_ein_finish(e, &err) == NULL);
+    ck_assert(strstr(err.msg, "split must be in 1..4") != NULL);
+    dp_ein_free(e);
+
+    e = dp_ein_alloc("t", 4);
+    dp_ein_dim(e, 'i', 4, 2);
+    dp_ein_dim(e, 'j', 6, 2);
+    int a = dp_ein_input(e, "A", "ij");
+    int in[2] = {a, a};
+    ck_assert_int_eq(dp_ein_op(e, "bad", "matmul", "ij,ij->ik", 2, NULL, 2, in), -1); /* k undeclared */
+    ck_assert(dp_ein_finish(e, &err) == NULL);
+    ck_assert(strstr(err.msg, "op bad") != NULL);
+    dp_ein_free(e);
+
+    e = dp_ein_alloc("t", 4);
+    dp_ein_dim(e, 'i', 4, 2);
+    dp_ein_dim(e, 'j', 6, 2);
+    a = dp_ein_input(e, "A", "ij");
+    ck_assert_int_eq(dp_ein_op(e, "sz", "copy", "ji->ji", 1, NULL, 1, &a), -1); /* sizes differ */
+    ck_assert(dp_ein_finish(e, &err) == NULL);
+    ck_assert(strstr(err.msg, "has size 4, label 'j' has 6") != NULL);
+    dp_ein_free(e);
+}
+END_TEST
+
+START_TEST(einsum_same_block_twice)
+{
+    /* x * x reads the same block twice: one edge, the bytes once */
+    dp_error err;
+    dp_ein *e = dp_ein_alloc("t", 4);
+    dp_ein_dim(e, 'i', 8, 2);
+    int x = dp_ein_input(e, "x", "i");
+    int y = dp_ein_op(e, "neg", "neg", "i->i", 1, NULL, 1, &x);
+    int in[2] = {y, y};
+    dp_ein_op(e, "sq", "mul", "i,i->i", 1, NULL, 2, in);
+    dp_graph *g = dp_ein_finish(e, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 4);
+    ck_assert_int_eq(g->n_edges, 2);
+    ck_assert_double_eq(g->edge_size[0], 16);
+    dp_graph_free(g);
+    dp_ein_free(e);
+}
+END_TEST
+
+/* ---- random DAG ---- */
+
+START_TEST(random_structure)
+{
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    o.n = 500; o.seed = 7; o.ccr = 2.5;
+    dp_error err;
+    dp_graph *a = dp_gen_random(&o, &err);
+    ck_assert_msg(a != NULL, "%s", err.msg);
+    dp_graph *b = dp_gen_random(&o, &err);
+    ck_assert_int_eq(a->n_ops, 500);
+    ck_assert_int_eq(a->n_edges, b->n_edges);
+    ck_assert_int_eq(a->n_repeated_edges, 0);
+    for (int e = 0; e < a->n_edges; e++) {
+        ck_assert_int_eq(a->edge_src[e], b->edge_src[e]);
+        ck_assert_int_eq(a->edge_dst[e], b->edge_dst[e]);
+        ck_assert_int_lt(a->edge_src[e], a->edge_dst[e]); /* levels are numbered in order */
+        ck_assert_double_eq(a->edge_size[e], 2.5 * a->work[a->edge_src[e]]);
+    }
+    for (int v = 0; v < a->n_ops; v++) {
+        ck_assert(a->work[v] >= 1 && a->work[v] <= 100 && a->work[v] == floor(a->work[v]));
+        ck_assert_double_eq(a->work[v], b->work[v]);
+    }
+    ck_assert_int_eq(a->cost_kind, DP_COST_TIME);
+    dp_graph_free(b);
+    o.seed = 8;
+    b = dp_gen_random(&o, &err);
+    int same = a->n_edges == b->n_edges;
+    for (int v = 0; v < a->n_ops && same; v++) same = a->work[v] == b->work[v];
+    ck_assert(!same);
+    dp_graph_free(a);
+    dp_graph_free(b);
+}
+END_TEST
+
+START_TEST(random_shapes)
+{
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    dp_error err;
+    /* fat 0: one task per level, one parent each: a chain */
+    o.n = 50; o.fat = 0;
+    dp_graph *g = dp_gen_random(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_edges, 49);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    dp_graph_free(g);
+    /* fat 1, regular 1: all n tasks in one level: no edges */
+    o.fat = 1; o.regular = 1;
+    g = dp_gen_random(&o, &err);
+    ck_assert_int_eq(g->n_edges, 0);
+    dp_graph_free(g);
+    /* regular 1: levels of floor(40^0.5) = 6 tasks (6 x 6 + 4); jump 1 links consecutive
+     * levels only, jump 3 spans up to 3 levels */
+    o.n = 40; o.fat = 0.5; o.density = 1;
+    g = dp_gen_random(&o, &err);
+    ck_assert_int_eq(g->n_sources, 6);
+    for (int e = 0; e < g->n_edges; e++) ck_assert_int_eq(g->edge_dst[e] / 6 - g->edge_src[e] / 6, 1);
+    dp_graph_free(g);
+    o.jump = 3;
+    g = dp_gen_random(&o, &err);
+    int longer = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+        int span = g->edge_dst[e] / 6 - g->edge_src[e] / 6;
+        ck_assert(span >= 1 && span <= 3);
+        longer += span > 1;
+    }
+    ck_assert_int_gt(longer, 0);
+    dp_graph_free(g);
+    o.jump = 0;
+    ck_assert(dp_gen_random(&o, &err) == NULL);
+    ck_assert(strstr(err.msg, "jump") != NULL);
+}
+END_TEST
+
+/* ---- by name ---- */
+
+START_TEST(by_name)
+{
+    dp_error err;
+    const char *k[] = {"matrices", "n", "blocks", "partition", "dtype"};
+    const char *v[] = {"3", "4", "2", "2d", "fp16"};
+    dp_graph *g = dp_gen_by_name("chainmm", 5, k, v, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 8);
+    ck_assert_double_eq(g->out_size[0], 2 * 2 * 2); /* 2 x 2 block of fp16 */
+    dp_graph_free(g);
+    ck_assert(dp_gen_by_name("nope", 0, NULL, NULL, &err) == NULL);
+    ck_assert(strstr(err.msg, "known: chainmm, ffnn, llama-block, llama-layer, random") != NULL);
+    const char *bk[] = {"blocksize"}, *bv[] = {"2"};
+    ck_assert(dp_gen_by_name("chainmm", 1, bk, bv, &err) == NULL);
+    ck_assert(strstr(err.msg, "unknown parameter --blocksize") != NULL);
+    const char *ck[] = {"partition"}, *cv[] = {"4d"};
+    ck_assert(dp_gen_by_name("chainmm", 1, ck, cv, &err) == NULL);
+    ck_assert(strstr(err.msg, "--partition: expected one of") != NULL);
+    const char *nk[] = {"n"}, *nv[] = {"12x"};
+    ck_assert(dp_gen_by_name("random", 1, nk, nv, &err) == NULL);
+    ck_assert(strstr(err.msg, "--n: expected a number") != NULL);
+    const char *tk[] = {"tp"}, *tv[] = {"8"};
+    g = dp_gen_by_name("llama-layer", 1, tk, tv, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 403);
+    dp_graph_free(g);
+    char buf[32];
+    const dp_gen_model *m = dp_gen_find("chainmm");
+    dp_gen_param_default(m, &m->params[3], buf, sizeof buf);
+    ck_assert_str_eq(buf, "3d");
+}
+END_TEST
+
+/* ---- every default graph places and simulates ---- */
+
+START_TEST(place_and_simulate_defaults)
+{
+    const char *models[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "random"};
+    for (int i = 0; i < 5; i++) {
+        dp_error err;
+        dp_graph *g = dp_gen_by_name(models[i], 0, NULL, NULL, &err);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        dp_costs *c = dp_costs_uniform(g, 4, 1e13, 1.2e10, 1e-5, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        int *a = malloc((size_t)g->n_ops * sizeof *a);
+        dp_place_options po;
+        dp_place_options_init(&po);
+        ck_assert_int_eq(dp_place("cp", g, c, &po, a, NULL, NULL, &err), DP_OK);
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        ck_assert(s != NULL);
+        dp_sim_result r;
+        ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
+        double lb = dp_costs_lower_bound(g, c);
+        ck_assert_msg(r.makespan >= lb * (1 - 1e-12), "%s: makespan %g below the bound %g", models[i], r.makespan, lb);
+        ck_assert(isfinite(r.makespan) && r.makespan > 0);
+        dp_sim_free(s);
+        free(a);
+        dp_costs_free(c);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gen");
+    TCase *t = tcase_create("models");
+    tcase_add_test(t, chainmm_3d_2x2_hand);
+    tcase_add_test(t, chainmm_2d_panels);
+    tcase_add_test(t, chainmm_uneven_blocks);
+    tcase_add_test(t, chainmm_default_size);
+    tcase_add_test(t, ffnn_hand);
+    tcase_add_test(t, ffnn_default_size);
+    tcase_add_test(t, llama_block_hand);
+    tcase_add_test(t, llama_layer_hand);
+    tcase_add_test(t, llama_default_sizes);
+    tcase_add_test(t, llama_invalid);
+    tcase_add_test(t, einsum_errors);
+    tcase_add_test(t, einsum_same_block_twice);
+    tcase_add_test(t, random_structure);
+    tcase_add_test(t, random_shapes);
+    tcase_add_test(t, by_name);
+    tcase_add_test(t, place_and_simulate_defaults);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}

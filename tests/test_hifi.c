@@ -1,0 +1,671 @@
+/* test_hifi: topologies, routes, the cost model, the transfer models and the general engine,
+ * against hand-computed values. */
+#include "dp_cost.h"
+#include "dp_costmodel.h"
+#include "dp_graph.h"
+#include "dp_hisim.h"
+#include "dp_sim.h"
+#include "dp_test.h"
+#include "dp_topology.h"
+#include "dp_transfer.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#define NEAR(x, y) ck_assert_msg(fabs((x) - (y)) <= 1e-9 * fabs((double)(y)) + 1e-18, "%.17g != %.17g", (double)(x), (double)(y))
+
+static dp_topology *topo(const char *json)
+{
+    dp_error err;
+    dp_topology *t = dp_topology_parse(json, "test-topology", &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    return t;
+}
+
+/* devices with a roofline that makes op times exact: 1e12 FLOP/s, memory 1e12 B/s */
+#define GPU(name, ce) "{\"name\":\"" name "\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12," \
+                      "\"memory_bytes\":1e10,\"copy_engines\":" #ce "}"
+
+/* two GPUs on one 1 GB/s link, no latency */
+static const char *T_ONE_LINK =
+    "{\"name\":\"one-link\",\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],"
+    "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}";
+
+/* physical graph: op 0 feeds ops 1..k (each edge `bytes`); op works in FLOPs */
+static dp_graph *fan_out(int k, double bytes, double flops)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, NULL, NULL, flops, bytes);
+    for (int i = 0; i < k; i++) {
+        dp_graph_builder_add_op(b, NULL, NULL, flops, 0);
+        dp_graph_builder_add_edge(b, 0, i + 1, bytes);
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+typedef struct run_ctx {
+    dp_graph *g;
+    dp_topology *t;
+    dp_costs *c;
+    dp_hisim *s;
+    dp_hisim_result r;
+} run_ctx;
+
+static void run(run_ctx *x, dp_graph *g, dp_topology *t, const dp_hisim_options *o, const int *assign)
+{
+    dp_error err;
+    x->g = g;
+    x->t = t;
+    x->c = dp_costmodel_costs(g, t, NULL, &err);
+    ck_assert_msg(x->c != NULL, "%s", err.msg);
+    x->s = dp_hisim_alloc(g, x->c, t, o, &err);
+    ck_assert_msg(x->s != NULL, "%s", err.msg);
+    ck_assert_msg(dp_hisim_run(x->s, assign, NULL, &x->r, &err) == DP_OK, "%s", err.msg);
+}
+
+static void done(run_ctx *x)
+{
+    dp_hisim_free(x->s);
+    dp_costs_free(x->c);
+    dp_topology_free(x->t);
+    dp_graph_free(x->g);
+}
+
+static double dur(const run_ctx *x, int e)
+{
+    return x->r.xfer_end[e] - x->r.xfer_start[e];
+}
+
+/* ---------------- topology and routes ---------------- */
+
+START_TEST(routes_shortest_latency_then_hops)
+{
+    /* g0 - g1 direct (latency 3 us); g0 - sw - g1 (1 + 1 us): the switch path wins on latency.
+     * g0 - g2 two ways of equal latency: direct (2 us, 1 link) and via sw (2 us, 2 links). */
+    dp_topology *t = topo(
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "," GPU("g2", 0) "],"
+        "\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"}],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":5e10,\"latency_s\":3e-6},"
+        "{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+        "{\"a\":\"sw\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":2e10,\"latency_s\":1e-6},"
+        "{\"a\":\"sw\",\"b\":\"g2\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+        "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":5e10,\"latency_s\":2e-6}]}");
+    const dp_topo_route *r01 = dp_topology_route(t, 0, 1);
+    ck_assert_int_eq(r01->n_hops, 2);
+    NEAR(r01->latency_s, 2e-6);
+    NEAR(r01->bottleneck_Bps, 1e10);
+    NEAR(r01->inv_bw, 1e-10);
+    const dp_topo_route *r02 = dp_topology_route(t, 0, 2);
+    ck_assert_int_eq(r02->n_hops, 1);
+    NEAR(r02->bottleneck_Bps, 5e10);
+    /* g1 -> g2 must not pass through g0 (devices do not forward): via sw */
+    const dp_topo_route *r12 = dp_topology_route(t, 1, 2);
+    ck_assert_int_eq(r12->n_hops, 2);
+    NEAR(r12->bottleneck_Bps, 1e10);
+    dp_topology_free(t);
+}
+END_TEST
+
+START_TEST(route_override)
+{
+    dp_topology *t = topo(
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],"
+        "\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"}],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":5e10,\"latency_s\":1e-6},"
+        "{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+        "{\"a\":\"sw\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6}],"
+        "\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"sw\",\"g1\"]}]}");
+    ck_assert_int_eq(dp_topology_route(t, 0, 1)->n_hops, 2);
+    ck_assert_int_eq(dp_topology_route(t, 0, 1)->overridden, 1);
+    ck_assert_int_eq(dp_topology_route(t, 1, 0)->n_hops, 1);
+    dp_topology_free(t);
+    dp_error err;
+    dp_topology *bad = dp_topology_parse(
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[],"
+        "\"routes\":[]}", "bad.json", &err);
+    ck_assert_ptr_null(bad);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no route from \"g0\" to \"g1\""));
+}
+END_TEST
+
+START_TEST(topology_errors)
+{
+    static const struct { const char *json, *want; } cases[] = {
+        {"{\"devices\":[]}", "devices: must be an array of 1..4096"},
+        {"{\"devices\":[{\"name\":\"g\",\"kind\":\"tpu\",\"peak_flops\":1,\"mem_bandwidth_Bps\":1,\"memory_bytes\":1}],\"links\":[]}",
+         "devices[0].kind: \"tpu\""},
+        {"{\"devices\":[{\"name\":\"g\",\"kind\":\"gpu\",\"peak_flops\":-1,\"mem_bandwidth_Bps\":1,\"memory_bytes\":1}],\"links\":[]}",
+         "devices[0].peak_flops: must be a positive"},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"gx\",\"kind\":\"pcie\","
+         "\"bandwidth_Bps\":1,\"latency_s\":0}]}", "links[0].b: no device or node named \"gx\""},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\","
+         "\"bandwidth_Bps\":0,\"latency_s\":0}]}", "links[0].bandwidth_Bps"},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\","
+         "\"bandwidth_Bps\":1,\"latency_s\":0,\"duplex\":\"quarter\"}]}", "links[0].duplex"},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"peer_to_peer\":false,\"links\":[{\"a\":\"g0\",\"b\":\"g1\","
+         "\"kind\":\"pcie\",\"bandwidth_Bps\":1,\"latency_s\":0}]}", "no host memory"},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g0", 0) "],\"links\":[]}", "two devices or nodes are named \"g0\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dp_error err;
+        dp_topology *t = dp_topology_parse(cases[i].json, "case.json", &err);
+        ck_assert_msg(t == NULL, "case %zu accepted", i);
+        ck_assert_msg(strstr(err.msg, cases[i].want) != NULL, "case %zu: \"%s\" lacks \"%s\"", i, err.msg, cases[i].want);
+        ck_assert_msg(strncmp(err.msg, "case.json", 9) == 0, "case %zu: \"%s\" does not name the file", i, err.msg);
+    }
+}
+END_TEST
+
+/* ---------------- the cost model ---------------- */
+
+START_TEST(roofline_and_calibration)
+{
+    dp_topology *t = topo(
+        "{\"devices\":[{\"name\":\"fast\",\"kind\":\"gpu\",\"peak_flops\":1e13,\"efficiency\":0.5,\"mem_bandwidth_Bps\":1e12,"
+        "\"memory_bytes\":1e10,\"launch_overhead_s\":1e-6},"
+        "{\"name\":\"slow\",\"kind\":\"cpu\",\"peak_flops\":1e11,\"mem_bandwidth_Bps\":1e10,\"memory_bytes\":1e10}],"
+        "\"links\":[{\"a\":\"fast\",\"b\":\"slow\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":2e-6}]}");
+    /* op 0: 1e9 FLOPs, output 4e6 bytes; op 1 reads it (edge 4e6), 1e6 FLOPs, output 8e6 bytes */
+    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "a", "matmul", 1e9, 4e6);
+    dp_graph_builder_add_op(b, "b", "add", 1e6, 8e6);
+    dp_graph_builder_add_edge(b, 0, 1, 4e6);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+    ck_assert_ptr_nonnull(c);
+    NEAR(dp_costs_op(c, 0, 0), 1e9 / 5e12 + 1e-6);  /* compute bound */
+    NEAR(dp_costs_op(c, 1, 0), 12e6 / 1e12 + 1e-6); /* memory bound: output + input bytes */
+    NEAR(dp_costs_op(c, 0, 1), 1e9 / 1e11);
+    NEAR(dp_costs_op(c, 1, 1), 12e6 / 1e10);
+    ck_assert_int_eq(c->homogeneous, 0);
+    NEAR(dp_costs_comm(c, 0, 0, 1), 2e-6 + 4e6 / 1e10);
+    dp_costs_free(c);
+    /* calibration: fast's matmul is affine, its other kinds use default; slow is not calibrated */
+    const char *cal_json =
+        "{\"format\":\"doppler-calibration\",\"version\":1,\"machine\":\"test\",\"devices\":{\"fast\":{"
+        "\"ops\":{\"matmul\":{\"a_s\":1e-5,\"b_s_per_flop\":2e-13,\"c_s_per_byte\":0}},"
+        "\"default\":{\"a_s\":3e-6,\"b_s_per_flop\":0,\"c_s_per_byte\":1e-12}}},"
+        "\"routes\":[{\"src\":\"fast\",\"dst\":\"slow\",\"latency_s\":5e-6,\"bandwidth_Bps\":2e9}]}";
+    dp_calib *cal = dp_calib_parse(cal_json, "cal.json", &err);
+    ck_assert_msg(cal != NULL, "%s", err.msg);
+    c = dp_costmodel_costs(g, t, cal, &err);
+    ck_assert_ptr_nonnull(c);
+    NEAR(dp_costs_op(c, 0, 0), 1e-5 + 2e-13 * 1e9);
+    NEAR(dp_costs_op(c, 1, 0), 3e-6 + 1e-12 * 12e6);
+    NEAR(dp_costs_op(c, 0, 1), 1e9 / 1e11);
+    NEAR(dp_costs_comm(c, 0, 0, 1), 5e-6 + 4e6 / 2e9);  /* calibrated route */
+    NEAR(dp_costs_comm(c, 0, 1, 0), 2e-6 + 4e6 / 1e10); /* the other direction is not */
+    dp_costs_free(c);
+    dp_calib_free(cal);
+    /* a calibration naming an unknown device is refused */
+    cal = dp_calib_parse("{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{\"gpu9\":{}}}", "cal2.json", &err);
+    ck_assert_ptr_nonnull(cal);
+    ck_assert_ptr_null(dp_costmodel_costs(g, t, cal, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "gpu9"));
+    dp_calib_free(cal);
+    ck_assert_ptr_null(dp_calib_parse("{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{\"fast\":{\"default\":"
+                                      "{\"a_s\":1}}}}", "cal3.json", &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "cal3.json: devices.fast.default.b_s_per_flop"));
+    dp_graph_free(g);
+    dp_topology_free(t);
+}
+END_TEST
+
+/* ---------------- transfer models ---------------- */
+
+/* two transfers of S bytes start together on one 1 GB/s link */
+START_TEST(maxmin_two_share_one_link)
+{
+    const double S = 1e9;
+    int a[] = {0, 1, 1};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = DP_XFER_MAXMIN;
+    run_ctx x;
+    run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
+    NEAR(dur(&x, 0), 2 * S / 1e9);  /* twice as long as alone */
+    NEAR(dur(&x, 1), 2 * S / 1e9);
+    done(&x);
+    /* alone it takes S / B */
+    int a1[] = {0, 1};
+    run(&x, fan_out(1, S, 0), topo(T_ONE_LINK), &o, a1);
+    NEAR(dur(&x, 0), S / 1e9);
+    done(&x);
+}
+END_TEST
+
+START_TEST(maxmin_unequal_sizes_and_directions)
+{
+    /* 1 GB and 3 GB on one link: both at 0.5 GB/s until 2 s, then the big one alone at 1 GB/s:
+     * ends 2 + (3 - 1) = 4 s. A transfer the other way (full duplex) is not slowed. */
+    dp_graph_builder *b = dp_graph_builder_alloc("u", "u", DP_COST_PHYSICAL);
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e9);
+    dp_graph_builder_add_edge(b, 0, 2, 3e9);
+    dp_graph_builder_add_edge(b, 3, 4, 2e9);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    int a[] = {0, 1, 1, 1, 0};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = DP_XFER_MAXMIN;
+    run_ctx x;
+    run(&x, g, topo(T_ONE_LINK), &o, a);
+    NEAR(dur(&x, 0), 2.0);
+    NEAR(dur(&x, 1), 4.0);
+    NEAR(dur(&x, 2), 2.0);
+    done(&x);
+    /* half duplex: the reverse transfer shares the one channel: three flows, 1/3 GB/s each
+     * until the 1 GB one ends at 3 s; then 2 flows at 1/2: 2 GB one has 1 GB left -> 5 s;
+     * 3 GB one has 2 GB left: 1 GB more by 5 s, then alone: 6 s. */
+    static const char *half =
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\","
+        "\"bandwidth_Bps\":1e9,\"latency_s\":0,\"duplex\":\"half\"}]}";
+    b = dp_graph_builder_alloc("u", "u", DP_COST_PHYSICAL);
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e9);
+    dp_graph_builder_add_edge(b, 0, 2, 3e9);
+    dp_graph_builder_add_edge(b, 3, 4, 2e9);
+    g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    run(&x, g, topo(half), &o, a);
+    NEAR(dur(&x, 0), 3.0);
+    NEAR(dur(&x, 2), 5.0);
+    NEAR(dur(&x, 1), 6.0);
+    done(&x);
+}
+END_TEST
+
+START_TEST(fifo_second_waits)
+{
+    const double S = 1e9;
+    int a[] = {0, 1, 1};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = DP_XFER_FIFO;
+    run_ctx x;
+    run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
+    NEAR(dur(&x, 0), S / 1e9);      /* the first has the link to itself */
+    NEAR(dur(&x, 1), 2 * S / 1e9);  /* the second waits for it */
+    done(&x);
+    /* fixed delay: neither notices the other */
+    o.transfer_model = DP_XFER_FIXED;
+    run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
+    NEAR(dur(&x, 0), S / 1e9);
+    NEAR(dur(&x, 1), S / 1e9);
+    done(&x);
+}
+END_TEST
+
+/* g0 and g1 reach host memory h over PCIe (B = 1e10, latency l = 1e-6 each) */
+static const char *staged_topo(int p2p)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"peer_to_peer\":%s,"
+             "\"nodes\":[{\"name\":\"h\",\"kind\":\"host\"}],"
+             "\"links\":[{\"a\":\"g0\",\"b\":\"h\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+             "{\"a\":\"g1\",\"b\":\"h\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6}]}",
+             p2p ? "true" : "false");
+    return buf;
+}
+
+START_TEST(staged_pays_both_hops)
+{
+    const double S = 1e8, B = 1e10, l = 1e-6;
+    int a[] = {0, 1};
+    dp_topology *t = topo(staged_topo(0));
+    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    ck_assert_int_eq(r->staged, 1);
+    ck_assert_int_eq(r->seg_end - r->seg_begin, 2);
+    dp_topology_free(t);
+    for (int model = 0; model < 3; model++) {
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.transfer_model = (dp_xfer_kind)model;
+        run_ctx x;
+        run(&x, fan_out(1, S, 0), topo(staged_topo(0)), &o, a);
+        NEAR(dur(&x, 0), 2 * l + 2 * S / B);
+        done(&x);
+        /* with peer-to-peer the same path is crossed cut-through (max-min, fixed) or store and
+         * forward per link (FIFO with one chunk) */
+        run(&x, fan_out(1, S, 0), topo(staged_topo(1)), &o, a);
+        NEAR(dur(&x, 0), model == DP_XFER_FIFO ? 2 * l + 2 * S / B : 2 * l + S / B);
+        done(&x);
+    }
+    /* FIFO in 4 chunks pipelines the two links: 2 l + S/B + S/(4B) */
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.transfer_model = DP_XFER_FIFO;
+    o.chunks = 4;
+    run_ctx x;
+    run(&x, fan_out(1, S, 0), topo(staged_topo(1)), &o, a);
+    NEAR(dur(&x, 0), 2 * l + S / B + S / (4 * B));
+    done(&x);
+}
+END_TEST
+
+START_TEST(copy_engines_serialise)
+{
+    /* g0 sends S to g1 and S to g2 over separate links: in parallel unless g0 has one copy engine */
+    static char json[2048];
+    for (int ce = 0; ce <= 1; ce++) {
+        snprintf(json, sizeof json,
+                 "{\"devices\":[{\"name\":\"g0\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12,"
+                 "\"memory_bytes\":1e10,\"copy_engines\":%d}," GPU("g1", 0) "," GPU("g2", 0) "],"
+                 "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+                 "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+                 "{\"a\":\"g1\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}", ce);
+        for (int model = 0; model < 3; model++) {
+            int a[] = {0, 1, 2};
+            dp_hisim_options o;
+            dp_hisim_options_init(&o);
+            o.transfer_model = (dp_xfer_kind)model;
+            run_ctx x;
+            run(&x, fan_out(2, 1e9, 0), topo(json), &o, a);
+            NEAR(dur(&x, 0), 1.0);
+            NEAR(dur(&x, 1), 1.0);
+            double queued = x.r.xfer_start[1] - x.r.xfer_request[1];
+            NEAR(queued, ce ? 1.0 : 0.0);
+            NEAR(x.r.xfer_start[1], x.r.xfer_start[0] + (ce ? 1.0 : 0.0));
+            done(&x);
+            /* copy_engines = 0 in the options lifts the limit */
+            o.copy_engines = 0;
+            run(&x, fan_out(2, 1e9, 0), topo(json), &o, a);
+            NEAR(x.r.xfer_start[1] - x.r.xfer_request[1], 0.0);
+            done(&x);
+        }
+    }
+}
+END_TEST
+
+/* ---------------- devices, memory, modes ---------------- */
+
+/* time graph from compact arrays (DOPPLER style: edge cost = comm of the source) */
+static dp_graph *tiny(int n, const double *comp, const double *comm, int m, const int (*edges)[2])
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
+    for (int e = 0; e < m; e++) dp_graph_builder_add_edge(b, edges[e][0], edges[e][1], comm[edges[e][0]]);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+static double hisim_time(const dp_graph *g, int D, const int *assign, const dp_hisim_options *o, const double *prio,
+                         double *starts)
+{
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_hisim *s = dp_hisim_alloc(g, c, NULL, o, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    dp_hisim_result r;
+    ck_assert_msg(dp_hisim_run(s, assign, prio, &r, &err) == DP_OK, "%s", err.msg);
+    if (starts) memcpy(starts, r.op_start, sizeof(double) * (size_t)g->n_ops);
+    double m = r.makespan;
+    dp_hisim_free(s);
+    dp_costs_free(c);
+    return m;
+}
+
+START_TEST(bsp_hand)
+{
+    /* a(2) -> b(5), a -> c(1) -> d(1); comm(a) = 3, comm(c) = 1; a, b on 0; c, d on 1.
+     * async: a [0,2]; b [2,7]; a->c arrives 5; c [5,6]; d [6,7]: 7.
+     * bsp: levels a | b c | d. a [0,2], its transfer ends 5 (barrier); b [5,10], c [5,6];
+     * barrier 10; d [10,11]: 11. */
+    const double comp[] = {2, 5, 1, 1}, comm[] = {3, 0, 1, 0};
+    const int e[][2] = {{0, 1}, {0, 2}, {2, 3}};
+    dp_graph *g = tiny(4, comp, comm, 3, e);
+    int a[] = {0, 0, 1, 1};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    ck_assert_double_eq(hisim_time(g, 2, a, &o, NULL, NULL), 7);
+    o.mode = DP_MODE_BSP;
+    ck_assert_double_eq(hisim_time(g, 2, a, &o, NULL, NULL), 11);
+    /* all on one device: bsp = async = 9 (levels only reorder nothing here) */
+    int one[] = {0, 0, 0, 0};
+    ck_assert_double_eq(hisim_time(g, 2, one, &o, NULL, NULL), 9);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(streams_and_priority)
+{
+    /* s(1) -> x(4), y(2), z(3) on one device, no comm */
+    const double comp[] = {1, 4, 2, 3}, comm[] = {0, 0, 0, 0};
+    const int e[][2] = {{0, 1}, {0, 2}, {0, 3}};
+    dp_graph *g = tiny(4, comp, comm, 3, e);
+    int a[] = {0, 0, 0, 0};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    ck_assert_double_eq(hisim_time(g, 1, a, &o, NULL, NULL), 10);
+    o.streams = 2;  /* x, y at 1; y ends 3, z [3, 6]; x ends 5 */
+    ck_assert_double_eq(hisim_time(g, 1, a, &o, NULL, NULL), 6);
+    o.streams = 3;
+    ck_assert_double_eq(hisim_time(g, 1, a, &o, NULL, NULL), 5);
+    /* one stream: x is granted the moment it is ready (the stream is free); y and z wait and go
+     * by priority: z (3) before y (1): z [5, 8], y [8, 10]; or y (3) before z (2) */
+    o.streams = 1;
+    o.queue = DP_QUEUE_PRIORITY;
+    const double p1[] = {9, 2, 1, 3}, p2[] = {9, 1, 3, 2};
+    double st[4];
+    ck_assert_double_eq(hisim_time(g, 1, a, &o, p1, st), 10);
+    ck_assert_double_eq(st[3], 5);
+    ck_assert_double_eq(st[2], 8);
+    ck_assert_double_eq(hisim_time(g, 1, a, &o, p2, st), 10);
+    ck_assert_double_eq(st[2], 5);
+    ck_assert_double_eq(st[3], 7);
+    /* FIFO: y then z */
+    o.queue = DP_QUEUE_FIFO;
+    hisim_time(g, 1, a, &o, NULL, st);
+    ck_assert_double_eq(st[2], 5);
+    ck_assert_double_eq(st[3], 7);
+    /* priority without priorities is refused */
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 1, &err);
+    o.queue = DP_QUEUE_PRIORITY;
+    dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
+    dp_hisim_result r;
+    ck_assert_int_eq(dp_hisim_run(h, a, NULL, &r, &err), DP_EINVAL);
+    dp_hisim_free(h);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(chain_peak_memory)
+{
+    /* a -> b -> c, outputs 1, 2, 4 MB on one device: while b runs a's and b's outputs are held
+     * (3 MB); while c runs b's and c's (6 MB); c's output (a sink's) stays. */
+    dp_graph_builder *bld = dp_graph_builder_alloc("chain", "chain", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(bld, "a", NULL, 1e9, 1e6);
+    dp_graph_builder_add_op(bld, "b", NULL, 1e9, 2e6);
+    dp_graph_builder_add_op(bld, "c", NULL, 1e9, 4e6);
+    dp_graph_builder_add_edge(bld, 0, 1, 1e6);
+    dp_graph_builder_add_edge(bld, 1, 2, 2e6);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(bld, &err);
+    dp_graph_builder_free(bld);
+    int a[] = {0, 0, 0};
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    run_ctx x;
+    run(&x, g, topo(T_ONE_LINK), &o, a);
+    NEAR(x.r.mem_peak[0], 6e6);
+    NEAR(x.r.mem_peak[1], 0);
+    double ms = x.r.makespan;
+    dp_hisim_free(x.s);
+    /* split b onto g1: g0 holds a (1) until the transfer ends; g1 holds the received a (1) and b
+     * (2) while b runs: 3; then b goes back: g0 holds received b (2) and c (4): 6 */
+    int a2[] = {0, 1, 0};
+    x.s = dp_hisim_alloc(g, x.c, x.t, &o, &err);
+    ck_assert_int_eq(dp_hisim_run(x.s, a2, NULL, &x.r, &err), DP_OK);
+    NEAR(x.r.mem_peak[0], 6e6);
+    NEAR(x.r.mem_peak[1], 3e6);
+    dp_hisim_free(x.s);
+    /* a 5 MB capacity: the error names the device and the op */
+    o.memory_limit = 5e6;
+    x.s = dp_hisim_alloc(g, x.c, x.t, &o, &err);
+    ck_assert_int_eq(dp_hisim_run(x.s, a, NULL, &x.r, &err), DP_ERANGE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "device 0 (g0)"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "\"c\""));
+    dp_hisim_free(x.s);
+    /* or a penalty: excess (6 - 5) / 5 = 0.2 */
+    o.memory_policy = DP_MEMORY_PENALTY;
+    o.memory_penalty = 2;
+    x.s = dp_hisim_alloc(g, x.c, x.t, &o, &err);
+    ck_assert_int_eq(dp_hisim_run(x.s, a, NULL, &x.r, &err), DP_OK);
+    NEAR(x.r.mem_excess, 0.2);
+    NEAR(x.r.makespan, ms);
+    NEAR(x.r.penalised_makespan, ms * 1.4);
+    done(&x);
+}
+END_TEST
+
+/* the general engine with default options against dp_sim on random graphs and assignments */
+START_TEST(default_matches_dp_sim)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    for (int trial = 0; trial < 200; trial++) {
+        int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 5);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_TIME);
+        for (int i = 0; i < n; i++)
+            dp_graph_builder_add_op(b, NULL, NULL, (double)gsl_rng_uniform_int(r, 5), (double)gsl_rng_uniform_int(r, 4));
+        for (int v = 1; v < n; v++) {
+            int k = (int)gsl_rng_uniform_int(r, 3);
+            for (int j = 0; j < k; j++) {
+                int u = (int)gsl_rng_uniform_int(r, (unsigned long)v);
+                dp_graph_builder_add_edge(b, u, v, (double)gsl_rng_uniform_int(r, 4));
+            }
+        }
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        if (g->n_repeated_edges > 0) { dp_graph_free(g); continue; }
+        int *a = malloc(sizeof(int) * (size_t)n);
+        for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_costs *c = dp_costs_graph(g, D, &err);
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_result r1;
+        dp_sim_run(s, a, &r1, &err);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
+        dp_hisim_result r2;
+        ck_assert_int_eq(dp_hisim_run(h, a, NULL, &r2, &err), DP_OK);
+        ck_assert_msg(r1.makespan == r2.makespan, "trial %d: dp_sim %g, hisim %g", trial, r1.makespan, r2.makespan);
+        for (int v = 0; v < n; v++) ck_assert_double_eq(r1.op_start[v], r2.op_start[v]);
+        dp_hisim_free(h);
+        dp_sim_free(s);
+        dp_costs_free(c);
+        free(a);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---------------- topology sensitivity ---------------- */
+
+/* s -> x1, x2 -> t: x's are 1e10 FLOPs (1 ms at 1e13), edges 1e7 bytes */
+static dp_graph *fork_join(void)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "s", NULL, 0, 1e7);
+    dp_graph_builder_add_op(b, "x1", NULL, 1e10, 1e7);
+    dp_graph_builder_add_op(b, "x2", NULL, 1e10, 1e7);
+    dp_graph_builder_add_op(b, "t", NULL, 0, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e7);
+    dp_graph_builder_add_edge(b, 0, 2, 1e7);
+    dp_graph_builder_add_edge(b, 1, 3, 1e7);
+    dp_graph_builder_add_edge(b, 2, 3, 1e7);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+static const char *pair_topo(const char *kind, double bw)
+{
+    static char buf[2048];
+    snprintf(buf, sizeof buf,
+             "{\"devices\":[{\"name\":\"g0\",\"kind\":\"gpu\",\"peak_flops\":1e13,\"mem_bandwidth_Bps\":1e15,\"memory_bytes\":1e10},"
+             "{\"name\":\"g1\",\"kind\":\"gpu\",\"peak_flops\":1e13,\"mem_bandwidth_Bps\":1e15,\"memory_bytes\":1e10}],"
+             "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"%s\",\"bandwidth_Bps\":%g,\"latency_s\":1e-6}]}", kind, bw);
+    return buf;
+}
+
+START_TEST(topology_sensitivity)
+{
+    int single[] = {0, 0, 0, 0}, spread[] = {0, 0, 1, 0};
+    double ms[2][2];
+    /* NVLink 2.0 brick 25 GB/s per direction vs PCIe Gen3 x16 about 12 GB/s achieved */
+    const char *kinds[] = {"nvlink", "pcie"};
+    const double bws[] = {2.5e10, 1.2e10};
+    for (int k = 0; k < 2; k++)
+        for (int model = 0; model < 3; model++) {
+            dp_hisim_options o;
+            dp_hisim_options_init(&o);
+            o.transfer_model = (dp_xfer_kind)model;
+            run_ctx x;
+            run(&x, fork_join(), topo(pair_topo(kinds[k], bws[k])), &o, single);
+            ms[k][0] = x.r.makespan;
+            dp_hisim_free(x.s);
+            dp_error err;
+            x.s = dp_hisim_alloc(x.g, x.c, x.t, &o, &err);
+            ck_assert_int_eq(dp_hisim_run(x.s, spread, NULL, &x.r, &err), DP_OK);
+            ms[k][1] = x.r.makespan;
+            /* spread: x2 waits for s's output over the link, runs 1 ms, sends back */
+            double xfer = 1e-6 + 1e7 / bws[k];
+            ck_assert_msg(ms[k][1] > 1e-3 + 2 * xfer - 1e-9, "model %d: spread %g", model, ms[k][1]);
+            done(&x);
+            if (k == 1) {
+                /* the single-device makespan does not depend on the links */
+                NEAR(ms[1][0], ms[0][0]);
+                /* the same spread assignment is slower on PCIe ... */
+                ck_assert_msg(ms[1][1] > ms[0][1] * 1.3, "model %d: nvlink %g pcie %g", model, ms[0][1], ms[1][1]);
+                /* ... and the ranking of the two placements flips */
+                ck_assert_msg(ms[0][1] < ms[0][0], "model %d: spread should win on NVLink", model);
+                ck_assert_msg(ms[1][1] > ms[1][0], "model %d: single should win on PCIe", model);
+            }
+        }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("hifi");
+    TCase *t = tcase_create("topology");
+    tcase_add_test(t, routes_shortest_latency_then_hops);
+    tcase_add_test(t, route_override);
+    tcase_add_test(t, topology_errors);
+    tcase_add_test(t, roofline_and_calibration);
+    suite_add_tcase(s, t);
+    TCase *x = tcase_create("transfers");
+    tcase_add_test(x, maxmin_two_share_one_link);
+    tcase_add_test(x, maxmin_unequal_sizes_and_directions);
+    tcase_add_test(x, fifo_second_waits);
+    tcase_add_test(x, staged_pays_both_hops);
+    tcase_add_test(x, copy_engines_serialise);
+    suite_add_tcase(s, x);
+    TCase *d = tcase_create("engine");
+    tcase_add_test(d, bsp_hand);
+    tcase_add_test(d, streams_and_priority);
+    tcase_add_test(d, chain_peak_memory);
+    tcase_add_test(d, default_matches_dp_sim);
+    tcase_add_test(d, topology_sensitivity);
+    suite_add_tcase(s, d);
+    return dp_test_run(s);
+}

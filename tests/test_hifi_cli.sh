@@ -1,0 +1,71 @@
+#!/bin/sh
+# End-to-end checks of the high-fidelity machine options of `doppler simulate` / `doppler place`
+# and of `doppler topology`.
+set -u
+: "${top_srcdir:=.}" "${top_builddir:=.}"
+DOPPLER="$top_builddir/doppler"
+DOPPLER_DATA="${DOPPLER_DATA:-$top_srcdir/data}"; export DOPPLER_DATA
+G="$top_srcdir/tests/data/forkjoin-physical.json"
+A="$top_srcdir/tests/data/forkjoin-spread.json"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+expect_rc() { want=$1; shift; "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; [ "$rc" -eq "$want" ] || fail "rc $rc (want $want): $*: $(cat "$tmp/err")"; }
+makespan() { "$DOPPLER" simulate --graph "$G" --assignment "$A" --json "$@" | sed 's/.*"makespan":\([^,]*\),.*/\1/'; }
+
+# every bundled topology loads and shows a route matrix
+for t in pcie-gen3-4gpu dgx1-v100 a100-pcie-4gpu dgx-a100 h100-sxm-8gpu 2gpu-nvlink-bridge cpu-2core; do
+    expect_rc 0 "$DOPPLER" topology show "$t"
+    grep -q "^routes:" "$tmp/out" || fail "topology show $t: no route matrix"
+    grep -q "^source: " "$tmp/out" || fail "topology show $t: no source"
+done
+expect_rc 0 "$DOPPLER" topology list
+[ "$(wc -l < "$tmp/out")" -ge 7 ] || fail "topology list: fewer than 7 topologies"
+# DGX-1: gpu0 -> gpu5 has no NVLink: staged through host memory
+"$DOPPLER" topology show dgx1-v100 | grep -q "^  gpu0 -> plx0 -> cpu0 -> host0 \[staged\]" || fail "dgx1 gpu0->gpu5 not staged"
+expect_rc 1 "$DOPPLER" topology show no-such-topology
+grep -q "no-such-topology: no such topology" "$tmp/err" || fail "unknown topology message"
+expect_rc 2 "$DOPPLER" topology frobnicate
+
+# the same assignment on two topologies gives different makespans
+m1=$(makespan --topology 2gpu-nvlink-bridge --transfer-model maxmin)
+m2=$(makespan --topology a100-pcie-4gpu --transfer-model maxmin)
+[ -n "$m1" ] && [ "$m1" != "$m2" ] || fail "same makespan on nvlink and pcie topologies: $m1 $m2"
+# on a2-hop PCIe route, FIFO (store and forward) is slower than max-min (cut-through), chunks help
+f1=$(makespan --topology a100-pcie-4gpu --transfer-model fifo)
+f8=$(makespan --topology a100-pcie-4gpu --transfer-model fifo --chunks 8)
+awk -v a="$f1" -v b="$m2" -v c="$f8" 'BEGIN { exit !(a > b && c < a && c > b) }' || fail "fifo $f1 / fifo x8 $f8 / maxmin $m2"
+# bulk-synchronous is never faster here
+b1=$(makespan --topology a100-pcie-4gpu --transfer-model maxmin --mode bsp)
+awk -v a="$b1" -v b="$m2" 'BEGIN { exit !(a >= b) }' || fail "bsp $b1 < async $m2"
+
+# the default options keep the DOPPLER-compatible engine: --streams 1 through the general engine agrees
+if [ -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
+    D="$DOPPLER_SHARED_DATA/doppler-graphs/chain_mm_112nodes.txt"
+    x=$("$DOPPLER" place --graph "$D" --method cp --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+    y=$("$DOPPLER" place --graph "$D" --method cp --json --streams 1 --queue fifo --mode async | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+    [ "$x" = "$y" ] || fail "dp_sim $x vs general engine $y"
+fi
+
+# memory: a capacity that is too small fails with a clear message; the penalty policy reports
+expect_rc 1 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --memory-limit 2.5e8
+grep -q "memory capacity exceeded on device 0 (gpu0)" "$tmp/err" || fail "memory error message: $(cat "$tmp/err")"
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --memory-limit 2.5e8 --memory-policy penalty
+grep -q "memory over capacity by 20%" "$tmp/out" || fail "penalty output: $(cat "$tmp/out")"
+
+# usage errors and runtime errors
+expect_rc 2 "$DOPPLER" simulate --graph "$G" --method single --transfer-model warp
+expect_rc 2 "$DOPPLER" simulate --graph "$G" --method single --mode lockstep
+expect_rc 2 "$DOPPLER" simulate --graph "$G" --method single --streams 0
+expect_rc 1 "$DOPPLER" simulate --graph "$G" --method single --transfer-model fifo
+grep -q "needs a topology" "$tmp/err" || fail "fifo without topology message"
+expect_rc 1 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --devices 4
+grep -q "has 2 devices" "$tmp/err" || fail "--devices mismatch message"
+
+# a trace with transfers and rate counters
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology a100-pcie-4gpu --transfer-model maxmin --trace "$tmp/t.json"
+grep -q '"ph":"C"' "$tmp/t.json" || fail "trace has no rate counters"
+grep -q '"queued_for_copy_engines"' "$tmp/t.json" || fail "trace has no transfer args"
+
+[ "$fails" -eq 0 ] || exit 1
+echo "all high-fidelity CLI checks passed"

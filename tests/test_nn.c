@@ -1,0 +1,362 @@
+/* test_nn: the layer library (policy/dp_nn.h): hand-computed values, and every layer's backward
+ * against central finite differences (gsl_deriv_central). */
+#include "dp_gradcheck.h"
+#include "dp_nn.h"
+#include "dp_test.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+static gsl_rng *rng_new(unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, seed);
+    return r;
+}
+
+static void fill(float *x, size_t n, gsl_rng *r, double scale)
+{
+    for (size_t i = 0; i < n; i++) x[i] = (float)(scale * (2 * gsl_rng_uniform(r) - 1));
+}
+
+static double dot(const float *a, const float *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+    return s;
+}
+
+/* ---- linear ---- */
+typedef struct { int N, C, OC; float *x, *w, *b, *out, *R; } lin_ctx;
+static double lin_loss(void *p)
+{
+    lin_ctx *c = p;
+    dp_nn_linear_forward(c->out, c->x, c->w, c->b, c->N, c->C, c->OC);
+    return dot(c->out, c->R, (size_t)c->N * c->OC);
+}
+
+START_TEST(linear_values)
+{
+    /* out = x w^T + b, x = [1 2], w = [[1 0],[2 -1],[0.5 0.5]], b = [0 1 -1] */
+    float x[2] = {1, 2}, w[6] = {1, 0, 2, -1, 0.5f, 0.5f}, b[3] = {0, 1, -1}, out[3];
+    dp_nn_linear_forward(out, x, w, b, 1, 2, 3);
+    ck_assert_float_eq(out[0], 1);
+    ck_assert_float_eq(out[1], 1);
+    ck_assert_float_eq(out[2], 0.5f);
+    float x2[4] = {1, 2, -1, 0}, out2[6];
+    dp_nn_linear_forward(out2, x2, w, NULL, 2, 2, 3);
+    ck_assert_float_eq(out2[3], -1);
+    ck_assert_float_eq(out2[4], -2);
+    ck_assert_float_eq(out2[5], -0.5f);
+}
+END_TEST
+
+START_TEST(linear_grad)
+{
+    gsl_rng *r = rng_new(1);
+    lin_ctx c = {5, 4, 3, NULL, NULL, NULL, NULL, NULL};
+    float x[20], w[12], b[3], out[15], R[15], dx[20] = {0}, dw[12] = {0}, db[3] = {0};
+    c.x = x; c.w = w; c.b = b; c.out = out; c.R = R;
+    fill(x, 20, r, 1); fill(w, 12, r, 1); fill(b, 3, r, 1); fill(R, 15, r, 1);
+    dp_nn_linear_backward(dx, dw, db, R, x, w, 5, 4, 3);
+    ck_assert_int_eq(dp_gradcheck("lin.x", x, dx, 20, 1, lin_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("lin.w", w, dw, 12, 1, lin_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("lin.b", b, db, 3, 1, lin_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    /* the backward accumulates: a second call doubles the gradient */
+    float dw1 = dw[7];
+    dp_nn_linear_backward(NULL, dw, NULL, R, x, w, 5, 4, 3);
+    ck_assert_float_eq_tol(dw[7], 2 * dw1, 1e-5);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- leaky relu ---- */
+typedef struct { size_t n; float *x, *out, *R; float slope; } act_ctx;
+static double act_loss(void *p)
+{
+    act_ctx *c = p;
+    dp_nn_leaky_relu_forward(c->out, c->x, c->n, c->slope);
+    return dot(c->out, c->R, c->n);
+}
+
+START_TEST(leaky_relu)
+{
+    float x[4] = {-2, -0.5f, 0.5f, 3}, y[4];
+    dp_nn_leaky_relu_forward(y, x, 4, 0.1f);
+    ck_assert_float_eq_tol(y[0], -0.2f, 1e-7);
+    ck_assert_float_eq(y[3], 3);
+    gsl_rng *r = rng_new(2);
+    float xs[16], out[16], R[16], dx[16] = {0};
+    fill(xs, 16, r, 1);
+    for (int i = 0; i < 16; i++)
+        if (fabsf(xs[i]) < 0.05f) xs[i] = 0.3f; /* keep away from the kink */
+    fill(R, 16, r, 1);
+    act_ctx c = {16, xs, out, R, 0.1f};
+    dp_nn_leaky_relu_backward(dx, R, xs, 16, 0.1f);
+    ck_assert_int_eq(dp_gradcheck("lrelu.x", xs, dx, 16, 1, act_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- z-score ---- */
+typedef struct { int N, C; float *x, *out, *mean, *rstd, *R; } z_ctx;
+static double z_loss(void *p)
+{
+    z_ctx *c = p;
+    dp_nn_zscore_forward(c->out, c->mean, c->rstd, c->x, c->N, c->C, 1e-6f);
+    return dot(c->out, c->R, (size_t)c->N * c->C);
+}
+
+START_TEST(zscore)
+{
+    /* column [1 2 3]: mean 2, population std sqrt(2/3); column [5 5 5]: constant -> zeros */
+    float x[6] = {1, 5, 2, 5, 3, 5}, y[6], mean[2], rstd[2];
+    dp_nn_zscore_forward(y, mean, rstd, x, 3, 2, 1e-6f);
+    ck_assert_float_eq_tol(mean[0], 2, 1e-6);
+    ck_assert_float_eq_tol(y[0], -1 / sqrtf(2.0f / 3), 1e-5);
+    ck_assert_float_eq_tol(y[4], 1 / sqrtf(2.0f / 3), 1e-5);
+    ck_assert_float_eq(y[1], 0);
+    gsl_rng *r = rng_new(3);
+    enum { N = 6, C = 3 };
+    float xs[N * C], out[N * C], R[N * C], m[C], s[C], dx[N * C] = {0};
+    fill(xs, N * C, r, 2);
+    fill(R, N * C, r, 1);
+    z_ctx c = {N, C, xs, out, m, s, R};
+    z_loss(&c);
+    dp_nn_zscore_backward(dx, R, xs, m, s, N, C, 1e-6f);
+    ck_assert_int_eq(dp_gradcheck("zscore.x", xs, dx, N * C, 1, z_loss, &c, 1e-2, 2e-3, 1e-3), 0);
+    /* a constant column gets zero gradient and no NaN */
+    float xc[4] = {1, 1, 1, 1}, Rc[4] = {1, -2, 3, 0.5f}, dxc[4] = {0}, yc[4];
+    dp_nn_zscore_forward(yc, m, s, xc, 4, 1, 1e-6f);
+    dp_nn_zscore_backward(dxc, Rc, xc, m, s, 4, 1, 1e-6f);
+    for (int i = 0; i < 4; i++) ck_assert(isfinite(dxc[i]));
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- sum pooling ---- */
+typedef struct { float *x, *out, *R; const int *ptr, *idx; int M, C; } pool_ctx;
+static double pool_loss(void *p)
+{
+    pool_ctx *c = p;
+    dp_nn_sum_pool_forward(c->out, c->x, c->ptr, c->idx, c->M, c->C);
+    return dot(c->out, c->R, (size_t)c->M * c->C);
+}
+
+START_TEST(sum_pool)
+{
+    /* lists {0,2}, {}, {1,1,3} over 4 rows of 2 */
+    const int ptr[4] = {0, 2, 2, 5}, idx[5] = {0, 2, 1, 1, 3};
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, out[6], R[6], dx[8] = {0};
+    dp_nn_sum_pool_forward(out, x, ptr, idx, 3, 2);
+    ck_assert_float_eq(out[0], 6);
+    ck_assert_float_eq(out[1], 8);
+    ck_assert_float_eq(out[2], 0);
+    ck_assert_float_eq(out[4], 13);
+    ck_assert_float_eq(out[5], 16);
+    gsl_rng *r = rng_new(4);
+    fill(R, 6, r, 1);
+    pool_ctx c = {x, out, R, ptr, idx, 3, 2};
+    dp_nn_sum_pool_backward(dx, R, ptr, idx, 3, 2);
+    ck_assert_int_eq(dp_gradcheck("pool.x", x, dx, 8, 1, pool_loss, &c, 1e-1, 1e-3, 1e-4), 0);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- softmax, log-softmax, entropy ---- */
+typedef struct { int n; float *z, *p, *lp, *cw; double hw; } sm_ctx;
+static double sm_loss(void *q)
+{
+    sm_ctx *c = q;
+    double H = dp_nn_softmax_forward(c->p, c->lp, c->z, c->n);
+    return dot(c->lp, c->cw, (size_t)c->n) + c->hw * H;
+}
+
+START_TEST(softmax)
+{
+    float z[3] = {0, 0, (float)log(2.0)}, p[3], lp[3];
+    double H = dp_nn_softmax_forward(p, lp, z, 3);
+    ck_assert_float_eq_tol(p[0], 0.25f, 1e-7);
+    ck_assert_float_eq_tol(p[2], 0.5f, 1e-7);
+    ck_assert_double_eq_tol(H, 1.5 * log(2.0), 1e-7);
+    /* large logits stay finite */
+    float zb[2] = {1000, 0};
+    dp_nn_softmax_forward(p, lp, zb, 2);
+    ck_assert_float_eq(p[0], 1);
+    ck_assert(isfinite(lp[1]));
+    gsl_rng *r = rng_new(5);
+    enum { N = 7 };
+    float zs[N], ps[N], lps[N], cw[N], dz[N] = {0};
+    fill(zs, N, r, 2);
+    fill(cw, N, r, 1);
+    sm_ctx c = {N, zs, ps, lps, cw, 0.7};
+    double Hs = dp_nn_softmax_forward(ps, lps, zs, N);
+    dp_nn_log_softmax_backward(dz, cw, ps, N);
+    dp_nn_entropy_backward(dz, 0.7f, ps, lps, Hs, N);
+    ck_assert_int_eq(dp_gradcheck("softmax.z", zs, dz, N, 1, sm_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- GRU ---- */
+typedef struct { int N, C; float *x, *h, *wi, *wh, *bi, *bh, *out, *cache, *scr, *R; } gru_ctx;
+static double gru_loss(void *p)
+{
+    gru_ctx *c = p;
+    dp_nn_gru_forward(c->out, c->cache, c->x, c->h, c->wi, c->wh, c->bi, c->bh, c->N, c->C, c->scr);
+    return dot(c->out, c->R, (size_t)c->N * c->C);
+}
+
+START_TEST(gru)
+{
+    enum { N = 3, C = 4 };
+    gsl_rng *r = rng_new(6);
+    float x[N * C], h[N * C], wi[3 * C * C], wh[3 * C * C], bi[3 * C], bh[3 * C], out[N * C], cache[N * 4 * C],
+        scr[N * 6 * C], R[N * C];
+    float dx[N * C] = {0}, dh[N * C] = {0}, dwi[3 * C * C] = {0}, dwh[3 * C * C] = {0}, dbi[3 * C] = {0}, dbh[3 * C] = {0};
+    fill(x, N * C, r, 1); fill(h, N * C, r, 1); fill(wi, 3 * C * C, r, 0.8); fill(wh, 3 * C * C, r, 0.8);
+    fill(bi, 3 * C, r, 0.5); fill(bh, 3 * C, r, 0.5); fill(R, N * C, r, 1);
+    ck_assert_uint_eq(dp_nn_gru_scratch(N, C), N * 6 * C);
+    gru_ctx c = {N, C, x, h, wi, wh, bi, bh, out, cache, scr, R};
+    gru_loss(&c);
+    /* hand check of one unit: recompute row 0, unit 0 from the definition */
+    {
+        double gr = bi[0] + bh[0], gz = bi[C] + bh[C], gin = bi[2 * C], ghn = bh[2 * C];
+        for (int k = 0; k < C; k++) {
+            gr += wi[k] * x[k] + wh[k] * h[k];
+            gz += wi[C * C + k] * x[k] + wh[C * C + k] * h[k];
+            gin += wi[2 * C * C + k] * x[k];
+            ghn += wh[2 * C * C + k] * h[k];
+        }
+        double rr = 1 / (1 + exp(-gr)), zz = 1 / (1 + exp(-gz)), nn = tanh(gin + rr * ghn);
+        ck_assert_double_eq_tol(out[0], (1 - zz) * nn + zz * h[0], 1e-5);
+    }
+    dp_nn_gru_backward(dx, dh, dwi, dwh, dbi, dbh, R, cache, x, h, wi, wh, N, C, scr);
+    ck_assert_int_eq(dp_gradcheck("gru.x", x, dx, N * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("gru.h", h, dh, N * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("gru.wih", wi, dwi, 3 * C * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("gru.whh", wh, dwh, 3 * C * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("gru.bih", bi, dbi, 3 * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("gru.bhh", bh, dbh, 3 * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- edge-conditioned convolution ---- */
+typedef struct { dp_nn_ecgraph *g; int Ci, Co; float *h, *wc, *b, *out, *gc, *scr, *R; } ec_ctx;
+static double ec_loss(void *p)
+{
+    ec_ctx *c = p;
+    dp_nn_ecconv_forward(c->out, c->gc, c->h, c->wc, c->b, c->g, c->Ci, c->Co, c->scr);
+    return dot(c->out, c->R, (size_t)c->g->n_nodes * c->Co);
+}
+
+START_TEST(ecconv)
+{
+    /* 4 nodes; edges 0->1 (f 2), 0->2 (f 2), 1->3 (f 5), 2->3 (f 2), 3->0 (f 5), 1->2 (f 2) */
+    const int src[6] = {0, 0, 1, 2, 3, 1}, dst[6] = {1, 2, 3, 3, 0, 2};
+    const float f[6] = {2, 2, 5, 2, 5, 2};
+    dp_error err;
+    dp_nn_ecgraph *g = dp_nn_ecgraph_build(4, 6, src, dst, f, &err);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(g->n_classes, 2);
+    ck_assert_float_eq(g->class_feat[0], 2);
+    /* class 2 rows: dst 1, 2, 3; class 5 rows: dst 0, 3 */
+    ck_assert_int_eq(g->n_rows, 5);
+    ck_assert_int_eq(g->max_class_rows, 3);
+    enum { Ci = 3, Co = 2 };
+    gsl_rng *r = rng_new(7);
+    float h[4 * Ci], wc[2 * Ci * Co], b[Co], out[4 * Co], gc[5 * Ci], R[4 * Co];
+    float scr[3 * (Ci + Co)];
+    ck_assert_uint_eq(dp_nn_ecconv_scratch(g, Ci, Co), 3 * (Ci + Co));
+    fill(h, 4 * Ci, r, 1); fill(wc, 2 * Ci * Co, r, 1); fill(b, Co, r, 1); fill(R, 4 * Co, r, 1);
+    ec_ctx c = {g, Ci, Co, h, wc, b, out, gc, scr, R};
+    ec_loss(&c);
+    /* out[3] = b + (h1 W5) + (h2 W2) computed by hand */
+    for (int j = 0; j < Co; j++) {
+        double s = b[j];
+        for (int k = 0; k < Ci; k++) s += h[Ci + k] * wc[Ci * Co + k * Co + j] + h[2 * Ci + k] * wc[k * Co + j];
+        ck_assert_double_eq_tol(out[3 * Co + j], s, 1e-5);
+    }
+    float dh[4 * Ci] = {0}, dwc[2 * Ci * Co] = {0}, db[Co] = {0};
+    dp_nn_ecconv_backward(dh, dwc, db, R, gc, wc, g, Ci, Co, scr);
+    ck_assert_int_eq(dp_gradcheck("ec.h", h, dh, 4 * Ci, 1, ec_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("ec.w", wc, dwc, 2 * Ci * Co, 1, ec_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    ck_assert_int_eq(dp_gradcheck("ec.b", b, db, Co, 1, ec_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+    dp_nn_ecgraph_free(g);
+    /* bad edges are rejected */
+    const int bad_dst[1] = {9};
+    ck_assert_ptr_null(dp_nn_ecgraph_build(4, 1, src, bad_dst, f, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- parameters, init, Adam ---- */
+START_TEST(params_init_adam)
+{
+    dp_nn_params p;
+    dp_nn_params_init(&p);
+    int a = dp_nn_params_add(&p, "w", 5, 3), b = dp_nn_params_add(&p, "wide", 3, 5);
+    ck_assert_int_eq(dp_nn_params_add(&p, "bad", 0, 3), DP_EINVAL);
+    ck_assert_int_eq(dp_nn_params_alloc(&p), DP_OK);
+    ck_assert_int_eq(dp_nn_params_find(&p, "wide"), b);
+    ck_assert_int_eq(dp_nn_params_find(&p, "nope"), -1);
+    gsl_rng *r = rng_new(8);
+    ck_assert_int_eq(dp_nn_init_orthogonal(dp_nn_param(&p, a), 5, 3, 1.0, r), DP_OK);
+    ck_assert_int_eq(dp_nn_init_orthogonal(dp_nn_param(&p, b), 3, 5, 2.0, r), DP_OK);
+    /* tall: columns orthonormal; wide: rows orthogonal with norm gain */
+    float *w = dp_nn_param(&p, a), *v = dp_nn_param(&p, b);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) {
+            double s = 0, t = 0;
+            for (int k = 0; k < 5; k++) {
+                s += (double)w[k * 3 + i] * w[k * 3 + j];
+                t += (double)v[i * 5 + k] * v[j * 5 + k];
+            }
+            ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-6);
+            ck_assert_double_eq_tol(t, i == j ? 4 : 0, 1e-5);
+        }
+    /* Adam's first step moves every parameter by lr against the gradient's sign */
+    float before = w[0];
+    dp_nn_params_zero_grad(&p);
+    dp_nn_grad(&p, a)[0] = 3.0f;
+    dp_nn_adam_step(&p, 0.01f, 0.9f, 0.999f, 1e-8f, 0);
+    ck_assert_float_eq_tol(w[0], before - 0.01f, 1e-6);
+    ck_assert_int_eq(p.adam_t, 1);
+    /* Adam minimises a quadratic sum (x - 3)^2 */
+    dp_nn_params q;
+    dp_nn_params_init(&q);
+    dp_nn_params_add(&q, "x", 1, 4);
+    dp_nn_params_alloc(&q);
+    for (int it = 0; it < 3000; it++) {
+        for (int i = 0; i < 4; i++) q.grad[i] = 2 * (q.param[i] - 3);
+        dp_nn_adam_step(&q, 0.01f, 0.9f, 0.999f, 1e-8f, 0);
+    }
+    for (int i = 0; i < 4; i++) ck_assert_float_eq_tol(q.param[i], 3, 1e-2);
+    /* clipping */
+    for (int i = 0; i < 4; i++) q.grad[i] = 3;
+    ck_assert_double_eq_tol(dp_nn_clip_grad_norm(&q, 1.0), 6, 1e-9);
+    ck_assert_double_eq_tol(dp_nn_clip_grad_norm(&q, 0), 1, 1e-6);
+    dp_nn_params_free(&q);
+    dp_nn_params_free(&p);
+    gsl_rng_free(r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("nn");
+    TCase *t = tcase_create("layers");
+    tcase_add_test(t, linear_values);
+    tcase_add_test(t, linear_grad);
+    tcase_add_test(t, leaky_relu);
+    tcase_add_test(t, zscore);
+    tcase_add_test(t, sum_pool);
+    tcase_add_test(t, softmax);
+    tcase_add_test(t, gru);
+    tcase_add_test(t, ecconv);
+    tcase_add_test(t, params_init_adam);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}

@@ -1,0 +1,642 @@
+/* test_sweep: sweep configs and run keys, results files (CSV/HDF5, recovery after a kill), the
+ * run dispatcher, and report tables. */
+#define _GNU_SOURCE /* nftw, open_memstream */
+#include "dp_test.h"
+
+#include <ftw.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include <hdf5.h>
+
+#include "report.h"
+#include "results.h"
+#include "run.h"
+#include "sweep.h"
+
+static dp_sweep *sweep_from_text(const char *text, dp_error *err)
+{
+    json_error_t je;
+    json_t *v = json_loads(text, 0, &je);
+    ck_assert_msg(v != NULL, "test config does not parse: %s", je.text);
+    dp_sweep *s = dp_sweep_from_json(v, "t.json", err);
+    json_decref(v);
+    return s;
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st; (void)flag; (void)ftw;
+    return remove(path);
+}
+
+/* remove a scratch folder and what is in it */
+static void rm_tree(const char *dir)
+{
+    nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* a scratch folder per test */
+static const char *scratch(char *buf, size_t cap)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(buf, cap, "%s/dp-sweep-test-XXXXXX", t && *t ? t : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(buf));
+    return buf;
+}
+
+/* ------------------------------------------------------------ sweeps ---- */
+
+START_TEST(expansion_order)
+{
+    dp_error err;
+    dp_sweep *s = sweep_from_text("{\"fixed\": {\"devices\": 4}, \"grid\": {\"method\": [\"cp\", \"random\"],"
+                                  " \"seed\": [1, 2, 3]}, \"repetitions\": 2}", &err);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->n_runs, 12);
+    /* first axis slowest, rep innermost */
+    static const char *want_m[] = {"cp", "cp", "cp", "cp", "cp", "cp", "random"};
+    static const int want_seed[] = {1, 1, 2, 2, 3, 3, 1};
+    for (int k = 0; k < 7; k++) {
+        json_t *p = s->runs[k].params;
+        ck_assert_int_eq(s->runs[k].index, k);
+        ck_assert_str_eq(json_string_value(json_object_get(p, "method")), want_m[k]);
+        ck_assert_int_eq(json_integer_value(json_object_get(p, "seed")), want_seed[k]);
+        ck_assert_int_eq(json_integer_value(json_object_get(p, "rep")), k % 2);
+        ck_assert_int_eq(json_integer_value(json_object_get(p, "devices")), 4);
+    }
+    ck_assert_str_eq(s->runs[0].params_text, "{\"devices\":4,\"method\":\"cp\",\"rep\":0,\"seed\":1}");
+    ck_assert_str_eq(s->name, "t");
+    dp_sweep_free(s);
+}
+END_TEST
+
+START_TEST(keys_are_stable)
+{
+    /* the key is FNV-1a 64 of "dp1:" + canonical text, computed by hand (Python) */
+    dp_error err;
+    dp_sweep *s = sweep_from_text("{\"grid\": {\"b\": [\"x\"], \"a\": [1, 2.5]}, \"repetitions\": 2}", &err);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(s->n_runs, 4);
+    ck_assert_str_eq(s->runs[0].key, "bc3672db860c2c8d"); /* {"a":1,"b":"x","rep":0} */
+    ck_assert_str_eq(s->runs[3].key, "1537c3af0d94ee14"); /* {"a":2.5,"b":"x","rep":1} */
+    /* the same points written in another order, with a fixed value instead of a one-value axis */
+    dp_sweep *t = sweep_from_text("{\"fixed\": {\"b\": \"x\"}, \"grid\": {\"a\": [2.5, 1]}, \"repetitions\": 2}", &err);
+    ck_assert_ptr_nonnull(t);
+    ck_assert_str_eq(t->runs[0].key, s->runs[2].key);
+    ck_assert_str_eq(t->runs[3].key, s->runs[1].key);
+    /* all keys distinct */
+    for (long i = 0; i < s->n_runs; i++)
+        for (long j = i + 1; j < s->n_runs; j++) ck_assert_str_ne(s->runs[i].key, s->runs[j].key);
+    dp_sweep_free(s);
+    dp_sweep_free(t);
+}
+END_TEST
+
+START_TEST(union_of_grids_dedups)
+{
+    dp_error err;
+    dp_sweep *s = sweep_from_text("{\"fixed\": {\"g\": \"x\"}, \"grid\": [{\"method\": [\"cp\", \"heft\"]},"
+                                  " {\"method\": [\"doppler\", \"cp\"], \"lr\": [0.001]}, {\"method\": [\"heft\"]}]}", &err);
+    ck_assert_ptr_nonnull(s);
+    /* cp, heft, doppler+lr, cp+lr; the last heft repeats the second run */
+    ck_assert_int_eq(s->n_runs, 4);
+    ck_assert_str_eq(json_string_value(json_object_get(s->runs[2].params, "method")), "doppler");
+    ck_assert_ptr_nonnull(json_object_get(s->runs[3].params, "lr"));
+    for (long k = 0; k < s->n_runs; k++) ck_assert_int_eq(s->runs[k].index, k);
+    dp_sweep_free(s);
+}
+END_TEST
+
+START_TEST(bad_configs)
+{
+    static const struct { const char *text, *needle; } cases[] = {
+        {"{\"grid\": {\"a\": [1]}, \"grdi\": {}}", "unknown field \"grdi\""},
+        {"{\"grid\": {\"a\": []}}", "grid.a: must be a non-empty array"},
+        {"{\"grid\": {\"a\": 3}}", "grid.a: must be a non-empty array"},
+        {"{\"grid\": {\"a\": [[1]]}}", "grid.a[0]"},
+        {"{\"fixed\": {\"a\": 1}, \"grid\": {\"a\": [1]}}", "also in \"fixed\""},
+        {"{\"grid\": {\"Bad\": [1]}}", "grid.Bad"},
+        {"{\"grid\": {\"rep\": [1]}}", "grid.rep"},
+        {"{\"grid\": [{\"a\": [1]}, {\"b\": {}}]}", "grid[1]"},
+        {"{\"grid\": {\"a\": [1]}, \"repetitions\": 0}", "repetitions"},
+        {"{\"name\": \"x\"}", "needs \"grid\" or \"fixed\""},
+        {"[1]", "JSON object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dp_error err;
+        dp_error_clear(&err);
+        dp_sweep *s = sweep_from_text(cases[i].text, &err);
+        ck_assert_msg(s == NULL, "config %zu accepted", i);
+        ck_assert_int_eq(err.code, DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, cases[i].needle) != NULL, "config %zu: message \"%s\" lacks \"%s\"", i, err.msg, cases[i].needle);
+        ck_assert_msg(strstr(err.msg, "t.json") != NULL, "config %zu: message \"%s\" does not name the file", i, err.msg);
+    }
+}
+END_TEST
+
+START_TEST(too_many_runs)
+{
+    dp_error err;
+    dp_sweep *s = sweep_from_text("{\"grid\": {\"a\": [1,2,3,4,5,6,7,8,9,10], \"b\": [1,2,3,4,5,6,7,8,9,10],"
+                                  " \"c\": [1,2,3,4,5,6,7,8,9,10], \"d\": [1,2,3,4,5,6,7,8,9,10]}, \"repetitions\": 1001}", &err);
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err.msg, "more than") != NULL, "%s", err.msg);
+}
+END_TEST
+
+START_TEST(shards)
+{
+    int i, n;
+    ck_assert_int_eq(dp_sweep_parse_shard("1/4", &i, &n), 0);
+    ck_assert_int_eq(i, 1);
+    ck_assert_int_eq(n, 4);
+    ck_assert_int_eq(dp_sweep_parse_shard("4/4", &i, &n), -1);
+    ck_assert_int_eq(dp_sweep_parse_shard("-1/4", &i, &n), -1);
+    ck_assert_int_eq(dp_sweep_parse_shard("1/", &i, &n), -1);
+    ck_assert_int_eq(dp_sweep_parse_shard("1/4x", &i, &n), -1);
+    /* every run in exactly one shard */
+    for (long k = 0; k < 20; k++) {
+        int c = 0;
+        for (int s = 0; s < 3; s++) c += dp_sweep_in_shard(k, s, 3);
+        ck_assert_int_eq(c, 1);
+    }
+}
+END_TEST
+
+/* ----------------------------------------------------------- results ---- */
+
+static void make_row(dp_result *r, const char *method, long seed, double makespan, const char *status)
+{
+    char text[256];
+    snprintf(text, sizeof text, "{\"graph\": \"shared:doppler-graphs/g.txt\", \"method\": \"%s\", \"seed\": %ld, \"rep\": 0, \"devices\": 4}", method, seed);
+    json_error_t je;
+    json_t *p = json_loads(text, 0, &je);
+    ck_assert_ptr_nonnull(p);
+    char key[DP_SWEEP_KEY_LEN + 1];
+    dp_sweep_key(p, key);
+    ck_assert_int_eq(dp_result_init(r), DP_OK);
+    ck_assert_int_eq(dp_result_set_params(r, key, seed, p), DP_OK);
+    json_decref(p);
+    dp_result_set(&r->status, status);
+    r->makespan = makespan;
+    r->seconds = 0.25;
+    dp_result_set(&r->units, "s");
+    dp_result_set(&r->metrics, "{\"lower_bound\":1.5}");
+}
+
+static void free_rows(dp_result *rows, long n)
+{
+    for (long i = 0; i < n; i++) dp_result_free(&rows[i]);
+    free(rows);
+}
+
+START_TEST(csv_and_h5_roundtrip)
+{
+    char dir[256], h5[300], csv[300];
+    scratch(dir, sizeof dir);
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 0.1 + 0.2, "ok");
+    make_row(&rows[1], "random", 2, NAN, "failed");
+    dp_result_set(&rows[1].error, "a message, with \"quotes\"\nand a newline");
+    make_row(&rows[2], "heft", 3, 1e-300, "ok");
+    dp_error err;
+    ck_assert_int_eq(dp_results_write_csv(csv, rows, 3, &err), DP_OK);
+    ck_assert_int_eq(dp_results_write_h5(h5, rows, 3, "s", "{\"x\":1}", &err), DP_OK);
+    for (int pass = 0; pass < 2; pass++) {
+        dp_result *back = NULL;
+        long n = 0;
+        char *cfg = NULL;
+        if (pass == 0) ck_assert_int_eq(dp_results_read_csv(csv, &back, &n, NULL, &err), DP_OK);
+        else {
+            ck_assert_int_eq(dp_results_read_h5(h5, &back, &n, &cfg, &err), DP_OK);
+            ck_assert_str_eq(cfg, "{\"x\":1}");
+        }
+        ck_assert_int_eq(n, 3);
+        for (int i = 0; i < 3; i++) {
+            ck_assert_str_eq(back[i].key, rows[i].key);
+            ck_assert_str_eq(back[i].params, rows[i].params);
+            ck_assert_str_eq(back[i].error, rows[i].error);
+            ck_assert_str_eq(back[i].metrics, rows[i].metrics);
+            ck_assert_str_eq(back[i].graph, "shared:doppler-graphs/g.txt");
+            ck_assert_int_eq(back[i].devices, 4);
+            if (isnan(rows[i].makespan)) ck_assert(isnan(back[i].makespan));
+            else ck_assert(back[i].makespan == rows[i].makespan); /* exact: shortest round-trip text */
+        }
+        free_rows(back, n);
+        free(cfg);
+    }
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+    rm_tree(dir);
+}
+END_TEST
+
+START_TEST(recovery_after_kill)
+{
+    char dir[256], h5[300], csv[300];
+    scratch(dir, sizeof dir);
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    snprintf(csv, sizeof csv, "%s/r.csv", dir);
+    dp_error err;
+    dp_results *r = dp_results_open(h5, "s", "{}", &err);
+    ck_assert_ptr_nonnull(r);
+    /* a second writer is refused while the first holds the lock */
+    dp_error e2;
+    ck_assert_ptr_null(dp_results_open(h5, "s", "{}", &e2));
+    ck_assert_msg(strstr(e2.msg, "another sweep") != NULL, "%s", e2.msg);
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "cp", 2, 11, "ok");
+    make_row(&rows[2], "cp", 3, 12, "failed");
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(dp_results_append(r, &rows[i], &err), DP_OK);
+    ck_assert_int_eq(dp_results_append(r, &rows[1], &err), DP_EINVAL); /* each run once */
+    dp_results_close(r);
+
+    /* a kill in the middle of the next CSV line, and before the HDF5 element */
+    FILE *f = fopen(csv, "a");
+    fputs("deadbeef00000000,7,g,cp,4,,,,9,0,ok,1", f);
+    fclose(f);
+    r = dp_results_open(h5, "s", "{}", &err);
+    ck_assert_msg(r != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_results_count(r), 3);
+    ck_assert_ptr_null(dp_results_find(r, "deadbeef00000000"));
+    ck_assert_ptr_nonnull(dp_results_find(r, rows[2].key));
+    dp_results_close(r);
+    dp_result *back;
+    long n;
+    ck_assert_int_eq(dp_results_read_csv(csv, &back, &n, NULL, &err), DP_OK);
+    ck_assert_int_eq(n, 3);
+    free_rows(back, n);
+
+    /* a kill between the CSV line and the HDF5 element: the HDF5 file is rebuilt from the CSV */
+    ck_assert_int_eq(dp_results_write_h5(h5, rows, 2, "s", "{}", &err), DP_OK);
+    r = dp_results_open(h5, "s", "{}", &err);
+    ck_assert_ptr_nonnull(r);
+    dp_results_close(r);
+    ck_assert_int_eq(dp_results_read_h5(h5, &back, &n, NULL, &err), DP_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(back[2].key, rows[2].key);
+    free_rows(back, n);
+
+    /* an unreadable HDF5 file (killed inside the HDF5 library) is rebuilt the same way */
+    f = fopen(h5, "w");
+    fputs("garbage", f);
+    fclose(f);
+    r = dp_results_open(h5, "s", "{}", &err);
+    ck_assert_ptr_nonnull(r);
+    /* retrying failures drops their rows */
+    long dropped = 0;
+    ck_assert_int_eq(dp_results_drop_failed(r, &dropped, &err), DP_OK);
+    ck_assert_int_eq(dropped, 1);
+    ck_assert_int_eq(dp_results_count(r), 2);
+    dp_results_close(r);
+    ck_assert_int_eq(dp_results_read_h5(h5, &back, &n, NULL, &err), DP_OK);
+    ck_assert_int_eq(n, 2);
+    free_rows(back, n);
+
+    /* a foreign CSV is refused, not overwritten */
+    f = fopen(csv, "w");
+    fputs("a,b\n1,2\n", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_results_open(h5, "s", "{}", &err));
+    ck_assert_msg(strstr(err.msg, "not a doppler results CSV") != NULL, "%s", err.msg);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+    rm_tree(dir);
+}
+END_TEST
+
+START_TEST(finalize_sorts_by_index)
+{
+    char dir[256], h5[300];
+    scratch(dir, sizeof dir);
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    dp_error err;
+    dp_results *r = dp_results_open(h5, "s", "{}", &err);
+    ck_assert_ptr_nonnull(r);
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 3, 10, "ok");
+    make_row(&rows[1], "cp", 1, 11, "ok");
+    make_row(&rows[2], "cp", 2, 12, "ok");
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(dp_results_append(r, &rows[i], &err), DP_OK);
+    ck_assert_int_eq(dp_results_finalize(r, &err), DP_OK);
+    /* the append fd follows the rewritten CSV */
+    dp_result extra;
+    make_row(&extra, "cp", 4, 13, "ok");
+    ck_assert_int_eq(dp_results_append(r, &extra, &err), DP_OK);
+    dp_results_close(r);
+    dp_result *back;
+    long n;
+    ck_assert_int_eq(dp_results_read_h5(h5, &back, &n, NULL, &err), DP_OK);
+    ck_assert_int_eq(n, 4);
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(back[i].seed, i + 1);
+    free_rows(back, n);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+    dp_result_free(&extra);
+    rm_tree(dir);
+}
+END_TEST
+
+/* --------------------------------------------------------------- runs ---- */
+
+static json_t *params_of(const char *fmt, const char *graph)
+{
+    char text[1024];
+    snprintf(text, sizeof text, fmt, graph);
+    json_error_t je;
+    json_t *p = json_loads(text, 0, &je);
+    ck_assert_msg(p != NULL, "%s", je.text);
+    return p;
+}
+
+START_TEST(run_dispatch)
+{
+    char graph[512], dir[256], rundir[300];
+    snprintf(graph, sizeof graph, "%s/tests/data/sweep-fork.json", dp_test_srcdir());
+    scratch(dir, sizeof dir);
+    snprintf(rundir, sizeof rundir, "%s/k1", dir);
+    dp_run_context ctx = {".", rundir, "r.runs/k1"};
+    dp_error err;
+    dp_result r;
+    dp_result_init(&r);
+    /* the fork-join graph (tests/data/sweep-fork.json) on 4 devices under critical-path
+     * placement: branch b3-c3 (5+4) stays with a on device 0 and ends at 11, the others start at
+     * 2+1 and end at 11, 11, 10; z waits for remote inputs (+1): 12 + 1 = 13 */
+    json_t *p = params_of("{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": 4, \"seed\": 1, \"timing_repeats\": 3}", graph);
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_str_eq(r.status, "ok");
+    ck_assert_double_eq(r.makespan, 13.0);
+    ck_assert(r.seconds > 0);
+    ck_assert_str_eq(r.assignment, "r.runs/k1/assignment.json");
+    char apath[400];
+    snprintf(apath, sizeof apath, "%s/assignment.json", rundir);
+    ck_assert_int_eq(access(apath, R_OK), 0);
+    int known;
+    ck_assert_double_eq(dp_report_metric(&r, "metrics.ops", &known), 10.0);
+    json_decref(p);
+    /* one device: the sum of the work, 35 */
+    p = params_of("{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": 1}", graph);
+    ck_assert_int_eq(dp_run_execute(p, &ctx, &r, &err), DP_OK);
+    ck_assert_double_eq(r.makespan, 35.0);
+    json_decref(p);
+    /* a generated graph: a chain of 3 matrices, one block, 2 products (2 ops, 1 edge) */
+    p = params_of("{\"graph\": \"gen:chainmm?matrices=3&n=100&blocks=1&partition=2d\", \"method\": \"cp\"%s}", "");
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_double_eq(dp_report_metric(&r, "metrics.ops", &known), 2.0);
+    ck_assert_str_eq(r.units, "s");
+    json_decref(p);
+    /* a misspelt hyperparameter, an unknown method, a missing graph: failed rows with reasons */
+    static const struct { const char *fmt, *needle; } bad[] = {
+        {"{\"graph\": \"%s\", \"method\": \"cp\", \"learning_rat\": 0.1}", "learning_rat"},
+        {"{\"graph\": \"%s\", \"method\": \"nosuch\"}", "unknown method"},
+        {"{\"graph\": \"%s.missing\", \"method\": \"cp\"}", "missing"},
+        {"{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": \"four\"}", "devices"},
+        {"{\"graph\": \"%s\"}", "\"method\" is required"},
+        {"{\"graph\": \"gen:chainmm?bogus=1\", \"method\": \"cp\"%.0s}", "bogus"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        p = params_of(bad[i].fmt, graph);
+        ck_assert_int_ne(dp_run_execute(p, &ctx, &r, &err), DP_OK);
+        ck_assert_str_eq(r.status, "failed");
+        ck_assert(isnan(r.makespan));
+        ck_assert_msg(strstr(r.error, bad[i].needle) != NULL, "case %zu: \"%s\"", i, r.error);
+        json_decref(p);
+    }
+    dp_result_free(&r);
+    rm_tree(dir);
+}
+END_TEST
+
+START_TEST(resolve_paths)
+{
+    char buf[1024];
+    dp_error err;
+    setenv("DOPPLER_SHARED_DATA", "/nonexistent-dir", 1);
+    ck_assert_ptr_null(dp_run_resolve_path("shared:x/y.txt", "/nonexistent-cfg", buf, sizeof buf, &err));
+    ck_assert_msg(strstr(err.msg, "shared:x/y.txt") != NULL, "%s", err.msg);
+    char cfgdir[512];
+    snprintf(cfgdir, sizeof cfgdir, "%s/tests", dp_test_srcdir());
+    /* relative to the config's folder when not in the working folder */
+    ck_assert_ptr_nonnull(dp_run_resolve_path("data/sweep-fork.json", cfgdir, buf, sizeof buf, &err));
+    unsetenv("DOPPLER_SHARED_DATA");
+}
+END_TEST
+
+/* ------------------------------------------------------------ reports ---- */
+
+START_TEST(table_mean_sd_ratio)
+{
+    /* cp: 10, 12 (mean 11, sd sqrt(2)); heft: 9, 9, 12 (mean 10, sd sqrt(3)); doppler: 8 and a
+     * failure; a second graph with only cp */
+    dp_result rows[8];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "cp", 2, 12, "ok");
+    make_row(&rows[2], "heft", 1, 9, "ok");
+    make_row(&rows[3], "heft", 2, 9, "ok");
+    make_row(&rows[4], "heft", 3, 12, "ok");
+    make_row(&rows[5], "doppler", 1, 8, "ok");
+    make_row(&rows[6], "doppler", 2, NAN, "failed");
+    make_row(&rows[7], "cp", 1, 5, "ok");
+    json_error_t je;
+    json_t *p = json_loads(rows[7].params, 0, &je);
+    json_object_set_new(p, "graph", json_string("data:graphs/other.json"));
+    char *t = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+    dp_result_set(&rows[7].params, t);
+    free(t);
+    json_decref(p);
+    dp_report_spec spec;
+    ck_assert_int_eq(dp_report_spec_init(&spec), DP_OK);
+    ck_assert_int_eq(dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, "cp,heft"), DP_OK);
+    dp_report_table tab;
+    dp_error err;
+    ck_assert_int_eq(dp_report_build(rows, 8, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_rows, 2);
+    ck_assert_int_eq(tab.n_cols, 3);
+    ck_assert_str_eq(tab.row_keys[0], "g");
+    ck_assert_str_eq(tab.row_keys[1], "other");
+    ck_assert_str_eq(tab.col_labels[0], "cp");
+    ck_assert_str_eq(tab.col_labels[2], "doppler");
+    ck_assert_double_eq_tol(tab.mean[0], 11.0, 1e-12);
+    ck_assert_double_eq_tol(tab.sd[0], sqrt(2.0), 1e-12);
+    ck_assert_double_eq_tol(tab.mean[1], 10.0, 1e-12);
+    ck_assert_double_eq_tol(tab.sd[1], sqrt(3.0), 1e-12);
+    ck_assert_double_eq_tol(tab.mean[2], 8.0, 1e-12);
+    ck_assert(isnan(tab.sd[2]));
+    ck_assert_int_eq(tab.n[2], 1);
+    ck_assert_int_eq(tab.n_failed[2], 1);
+    ck_assert_int_eq(tab.best[0], 1); /* heft */
+    ck_assert_int_eq(tab.best[1], 0); /* cp: the only baseline there */
+    ck_assert(isnan(tab.mean[1 * 3 + 1]));
+    /* markdown: the ratio of doppler to heft, 8 / 10 */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "| g | 11 ± 1.4 | **10** ± 1.7 | 8 (1 failed) | heft | 0.800 (-20.0%) |") != NULL, "%s", buf);
+    free(buf);
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "csv", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "g,11,1.4142135623730951,2,10,1.7320508075688772,3,8,,1,heft,0.80000000000000004") != NULL, "%s", buf);
+    free(buf);
+    ck_assert_int_eq(dp_report_write(stdout, &tab, "html", &err), DP_EINVAL);
+    dp_report_table_free(&tab);
+    /* a filter and another metric */
+    spec.filter = json_pack("{s:[s,s]}", "method", "cp", "doppler");
+    free(spec.metric);
+    spec.metric = strdup("metrics.lower_bound");
+    ck_assert_int_eq(dp_report_build(rows, 8, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_cols, 2);
+    ck_assert_double_eq_tol(tab.mean[0], 1.5, 1e-15);
+    dp_report_table_free(&tab);
+    free(spec.metric);
+    spec.metric = strdup("nonsense");
+    ck_assert_int_eq(dp_report_build(rows, 8, &spec, &tab, &err), DP_EINVAL);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 8; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
+START_TEST(table_explicit_columns)
+{
+    /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
+     * published figures stands beside them, keyed by the row label */
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "doppler", 1, 8, "ok");
+    make_row(&rows[2], "doppler", 2, 6, "ok");
+    dp_result_set(&rows[1].metrics, "{\"makespan_stage1\": 9}");
+    dp_result_set(&rows[2].metrics, "{\"makespan_stage1\": 11}");
+    const char *cfg = "{\"tables\": {\"t\": {\"columns\": ["
+                      "{\"label\": \"critical path\", \"where\": {\"method\": \"cp\"}, \"baseline\": true},"
+                      "{\"label\": \"DOPPLER I\", \"where\": {\"method\": \"doppler\"}, \"metric\": \"metrics.makespan_stage1\"},"
+                      "{\"label\": \"DOPPLER II\", \"where\": {\"method\": \"doppler\"}},"
+                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}}}}";
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t", &found, &err), DP_OK);
+    dp_report_table tab;
+    ck_assert_msg(dp_report_build(rows, 3, &spec, &tab, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(tab.n_rows, 1);
+    ck_assert_int_eq(tab.n_cols, 4);
+    ck_assert_str_eq(tab.row_keys[0], "G");
+    ck_assert_double_eq_tol(tab.mean[0], 10, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[1], 10, 1e-12); /* (9 + 11) / 2 */
+    ck_assert_double_eq_tol(tab.mean[2], 7, 1e-12);  /* (8 + 6) / 2 */
+    ck_assert_double_eq_tol(tab.mean[3], 139, 1e-12);
+    ck_assert_int_eq(tab.is_reference[3], 1);
+    ck_assert_int_eq(tab.best[0], 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    /* ratios for the DOPPLER columns only, not for the published figures */
+    ck_assert_msg(strstr(buf, "| G | **10** | 10 ± 1.4 | 7 ± 1.4 | 139 | critical path | 1.000 (+0.0%) | 0.700 (-30.0%) |") != NULL, "%s", buf);
+    ck_assert_ptr_null(strstr(buf, "paper / best"));
+    free(buf);
+    dp_report_table_free(&tab);
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"columns\": [{\"where\": {}}]}}}", "t", &found, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "label") != NULL, "%s", err.msg);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
+START_TEST(table_spec_from_config)
+{
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    const char *cfg = "{\"tables\": {\"t1\": {\"rows\": [\"graph\", \"topology\"], \"cols\": \"variant\","
+                      " \"baselines\": \"cp\", \"labels\": {\"chain_mm_112nodes\": \"ChainMM\"}, \"digits\": 3}}}";
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t1", &found, &err), DP_OK);
+    ck_assert_int_eq(found, 1);
+    ck_assert_int_eq(spec.n_rows, 2);
+    ck_assert_str_eq(spec.rows[1], "topology");
+    ck_assert_str_eq(spec.cols, "variant");
+    ck_assert_int_eq(spec.n_baselines, 1);
+    ck_assert_int_eq(spec.digits, 3);
+    char lab[64];
+    json_t *v = json_string("shared:doppler-graphs/chain_mm_112nodes.txt");
+    dp_report_value_label("graph", v, spec.labels, lab, sizeof lab);
+    ck_assert_str_eq(lab, "ChainMM");
+    json_decref(v);
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t2", &found, &err), DP_OK);
+    ck_assert_int_eq(found, 0);
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"rowz\": 1}}}", "t", &found, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "rowz") != NULL, "%s", err.msg);
+    dp_report_spec_free(&spec);
+}
+END_TEST
+
+START_TEST(learning_curve_plot)
+{
+    /* a trajectory file with the dp_h5io layout's two columns the plot reads */
+    char dir[256], traj[300], png[300];
+    scratch(dir, sizeof dir);
+    snprintf(traj, sizeof traj, "%s/traj.h5", dir);
+    snprintf(png, sizeof png, "%s/learn.png", dir);
+    dp_error err;
+    /* not a trajectory: a clear error */
+    FILE *f = fopen(traj, "w");
+    fputs("x", f);
+    fclose(f);
+    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EIO);
+    hid_t h = H5Fcreate(traj, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(h, "episodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    double m[40];
+    int st[40];
+    for (int i = 0; i < 40; i++) { m[i] = 100 - i; st[i] = i < 20 ? 0 : 1; }
+    hsize_t n = 40;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(g, "makespan", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, m);
+    H5Dclose(d);
+    H5Gclose(g);
+    H5Fclose(h);
+    /* a stage column missing */
+    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EINVAL);
+    h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
+    d = H5Dcreate2(h, "/episodes/stage", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, st);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Fclose(h);
+    if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
+        ck_assert_msg(dp_report_plot_learning(traj, "t", 5, png, &err) == DP_OK, "%s", err.msg);
+        struct stat sb;
+        ck_assert_int_eq(stat(png, &sb), 0);
+        ck_assert(sb.st_size > 1000);
+    }
+    rm_tree(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sweep");
+    TCase *tc = tcase_create("sweep");
+    tcase_add_test(tc, expansion_order);
+    tcase_add_test(tc, keys_are_stable);
+    tcase_add_test(tc, union_of_grids_dedups);
+    tcase_add_test(tc, bad_configs);
+    tcase_add_test(tc, too_many_runs);
+    tcase_add_test(tc, shards);
+    tcase_add_test(tc, csv_and_h5_roundtrip);
+    tcase_add_test(tc, recovery_after_kill);
+    tcase_add_test(tc, finalize_sorts_by_index);
+    tcase_add_test(tc, run_dispatch);
+    tcase_add_test(tc, resolve_paths);
+    tcase_add_test(tc, table_mean_sd_ratio);
+    tcase_add_test(tc, table_explicit_columns);
+    tcase_add_test(tc, table_spec_from_config);
+    tcase_add_test(tc, learning_curve_plot);
+    suite_add_tcase(s, tc);
+    return dp_test_run(s);
+}

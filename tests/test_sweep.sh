@@ -1,0 +1,104 @@
+#!/bin/sh
+# End-to-end test of doppler sweep and doppler report: a sweep of tiny runs killed midway
+# (SIGKILL) and started again finishes with each run exactly once in the CSV and the HDF5 file;
+# shards merged give the same rows as one sweep; reports print tables and draw plots.
+set -eu
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+DOPPLER="$top_builddir/doppler"
+GRAPH="$top_srcdir/tests/data/sweep-fork.json"
+work=$(mktemp -d "${TMPDIR:-/tmp}/dp-sweep-sh-XXXXXX")
+pid=""
+cleanup() {
+    [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# ---- killed midway, started again: every run exactly once ----
+# Each run repeats cp + simulation on the 10-op graph (timing_repeats) so that it lasts a
+# noticeable time; 8 runs (the seed only makes them distinct runs).
+cat > "$work/kill.json" <<JSON
+{"name": "kill", "fixed": {"graph": "$GRAPH", "method": "cp", "devices": 4, "timing_repeats": 60000},
+ "grid": {"seed": [1, 2, 3, 4, 5, 6, 7, 8]}}
+JSON
+"$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" --jobs 1 --quiet &
+pid=$!
+# wait for two finished rows (header + 2 lines), then kill the sweep and its worker
+i=0
+while :; do
+    n=$( (cat "$work/kill.csv" 2>/dev/null || true) | wc -l)
+    [ "$n" -ge 3 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    i=$((i + 1))
+    [ "$i" -gt 600 ] && fail "no row after 60 s"
+    sleep 0.1
+done
+kill -9 "$pid" 2>/dev/null || fail "the sweep finished before it could be killed (runs too short)"
+wait "$pid" 2>/dev/null || true
+pid=""
+done_rows=$(($(wc -l < "$work/kill.csv") - 1))
+[ "$done_rows" -ge 2 ] && [ "$done_rows" -lt 8 ] || fail "expected 2..7 rows after the kill, got $done_rows"
+"$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" --jobs 1 2> "$work/restart.log" \
+    || { cat "$work/restart.log" >&2; fail "restarted sweep failed"; }
+grep -q "$done_rows of 8 runs already in" "$work/restart.log" || { cat "$work/restart.log" >&2; fail "restart did not skip the finished runs"; }
+csv_rows=$(($(wc -l < "$work/kill.csv") - 1))
+[ "$csv_rows" -eq 8 ] || fail "CSV has $csv_rows rows, expected 8"
+dups=$(tail -n +2 "$work/kill.csv" | cut -d, -f1 | sort | uniq -d | wc -l)
+[ "$dups" -eq 0 ] || fail "CSV has a run twice"
+"$DOPPLER" report "$work/kill.h5" --table runs > "$work/kill-h5.csv"
+h5_rows=$(($(wc -l < "$work/kill-h5.csv") - 1))
+[ "$h5_rows" -eq 8 ] || fail "HDF5 has $h5_rows rows, expected 8"
+[ "$(tail -n +2 "$work/kill-h5.csv" | cut -d, -f1 | sort -u | wc -l)" -eq 8 ] || fail "HDF5 has a run twice"
+# same keys in the same (expansion) order, every makespan 13 (hand-computed in test_sweep.c)
+[ "$(tail -n +2 "$work/kill.csv" | cut -d, -f1,2)" = "$(tail -n +2 "$work/kill-h5.csv" | cut -d, -f1,2)" ] || fail "CSV and HDF5 rows differ"
+[ "$(tail -n +2 "$work/kill-h5.csv" | cut -d, -f2 | tr '\n' ' ')" = "0 1 2 3 4 5 6 7 " ] || fail "rows not in expansion order"
+[ "$(tail -n +2 "$work/kill-h5.csv" | cut -d, -f11,12 | sort -u)" = "ok,13" ] || fail "unexpected status or makespan"
+# a third start has nothing to do
+"$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" 2> "$work/third.log"
+grep -q "8 of 8 runs already in" "$work/third.log" || fail "third start re-ran runs"
+[ ! -e "$work/kill.h5.lock" ] || fail "lock file left behind"
+
+# ---- a small grid: pool of 2, shards merged, report ----
+cat > "$work/grid.json" <<JSON
+{"name": "grid", "fixed": {"graph": "$GRAPH"},
+ "grid": {"devices": [2, 4], "method": ["cp", "random", "round-robin"], "seed": [1, 2, 3]},
+ "tables": {"main": {"rows": ["devices"], "cols": "method", "baselines": ["cp", "round-robin"], "title": "fork-join"}}}
+JSON
+"$DOPPLER" sweep "$work/grid.json" --out "$work/grid.h5" --jobs 2 --quiet
+"$DOPPLER" sweep "$work/grid.json" --out "$work/s0.h5" --shard 0/2 --quiet
+"$DOPPLER" sweep "$work/grid.json" --out "$work/s1.h5" --shard 1/2 --quiet
+[ $(($(wc -l < "$work/s0.csv") + $(wc -l < "$work/s1.csv") - 2)) -eq 18 ] || fail "shards do not cover the 18 runs"
+"$DOPPLER" sweep "$work/grid.json" --merge "$work/s0.h5" "$work/s1.h5" --out "$work/merged.h5" 2>/dev/null
+"$DOPPLER" report "$work/grid.h5" --table runs | cut -d, -f1-12 > "$work/a.csv"
+"$DOPPLER" report "$work/merged.h5" --table runs | cut -d, -f1-12 > "$work/b.csv"
+cmp -s "$work/a.csv" "$work/b.csv" || { diff "$work/a.csv" "$work/b.csv" >&2; fail "merged shards differ from the pool's rows"; }
+"$DOPPLER" report "$work/grid.h5" --table main > "$work/main.md"
+grep -q '^| 4 | \*\*13\*\* ± 0 | ' "$work/main.md" || { cat "$work/main.md" >&2; fail "table lacks the 4-device cp makespan 13"; }
+grep -q 'random / best' "$work/main.md" || fail "table lacks the ratio column"
+"$DOPPLER" report "$work/grid.h5" --table main --format tex | grep -q 'toprule' || fail "no tex table"
+"$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
+"$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
+
+# ---- a failing run is recorded, reported, and retried on request ----
+cat > "$work/bad.json" <<JSON
+{"name": "bad", "fixed": {"graph": "$GRAPH"}, "grid": {"method": ["cp", "nosuch"]}}
+JSON
+if "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" 2> "$work/bad.log"; then fail "a failed run gave exit 0"; fi
+grep -q 'unknown method' "$work/bad.log" || fail "the failure is not reported"
+[ "$(tail -n +2 "$work/bad.csv" | cut -d, -f11 | sort | tr '\n' ' ')" = "failed ok " ] || fail "failed run not recorded"
+"$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --retry-failed 2> "$work/bad2.log" || true
+grep -q '1 of 2 runs already in' "$work/bad2.log" || fail "--retry-failed did not rerun only the failure"
+
+# ---- plots (when gnuplot is installed) ----
+if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
+    "$DOPPLER" report "$work/grid.h5" --table main --plot bars --out "$work/bars.png"
+    "$DOPPLER" report "$work/grid.h5" --plot gantt --run 0 --out "$work/gantt.svg"
+    "$DOPPLER" report "$work/grid.h5" --plot scatter --x metrics.lower_bound --y makespan --out "$work/scatter.png"
+    for f in bars.png scatter.png; do
+        [ "$(head -c 4 "$work/$f" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$f is not a PNG"
+    done
+    grep -q '<svg' "$work/gantt.svg" || fail "gantt.svg is not an SVG"
+fi
+echo "test_sweep.sh: ok"
