@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "dp_calib.h"
 #include "dp_json.h"
+#include "dp_topology.h"
 #include "exec_cli.h"
 
 #include <getopt.h>
@@ -12,7 +13,7 @@
 
 static void calibrate_usage(FILE *f)
 {
-    fprintf(f, "Usage: doppler calibrate profile [--devices N] [--kinds K1,K2,..] [--graph G]... --out PROFILE.json\n"
+    fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]... --out PROFILE.json\n"
                "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n\n"
                "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
                "sizes on each route, on the real executor (sim/dp_exec.h); write the raw samples.\n"
@@ -20,7 +21,9 @@ static void calibrate_usage(FILE *f)
                "bandwidth per route (GSL least squares on relative error, robust where outliers appear);\n"
                "print each fit's coefficients, R^2 and residuals; write the calibration file.\n\n"
                "Options of profile:\n"
-               "  --devices N          devices of the executor's backend: cpu0 .. cpuN-1 (default 2)\n"
+               "  --topology T         name the devices as topology T does (a file or a bundled name, e.g.\n"
+               "                       cpu-2core): device d of the executor is the topology's device d\n"
+               "  --devices N          else N devices named by the backend: cpu0 .. cpuN-1 (default 2)\n"
                "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
                "  --kinds K1,K2,...    op kinds to time (default %s)\n"
                "  --graph FILE         also time every op kind found in FILE (repeatable)\n"
@@ -57,8 +60,9 @@ static int add_kinds(char ***kinds, int *n, const char *list)
 static int calibrate_profile(int argc, char **argv)
 {
     const char *cmd = "calibrate profile";
-    enum { O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP };
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP };
     static const struct option opts[] = {
+        {"topology", required_argument, NULL, O_TOPOLOGY},
         {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
         {"kinds", required_argument, NULL, O_KINDS}, {"graph", required_argument, NULL, O_GRAPH},
         {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
@@ -68,7 +72,8 @@ static int calibrate_profile(int argc, char **argv)
     dp_profile_options_init(&po);
     int n_devices = 2, n_kinds = 0, v;
     char **kinds = NULL;
-    const char *kind_list = NULL, *out = NULL;
+    const char *kind_list = NULL, *out = NULL, *topology = NULL;
+    dp_topology *topo = NULL;
     const char *graphs[64];
     int n_graphs = 0, status = DP_EXIT_USAGE;
     dp_error err;
@@ -82,6 +87,7 @@ static int calibrate_profile(int argc, char **argv)
             if (dp_cli_parse_int(optarg, 1, 1024, &n_devices) != 0) { dp_cli_usage_error(cmd, "--devices: expected 1..1024, got '%s'", optarg); goto done; }
             break;
         case O_BACKEND: po.backend = optarg; break;
+        case O_TOPOLOGY: topology = optarg; break;
         case O_KINDS: kind_list = optarg; break;
         case O_GRAPH:
             if (n_graphs == 64) { dp_cli_usage_error(cmd, "at most 64 --graph"); goto done; }
@@ -107,6 +113,14 @@ static int calibrate_profile(int argc, char **argv)
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
     if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
     if (add_kinds(&kinds, &n_kinds, kind_list ? kind_list : DP_CLI_DEFAULT_KINDS) != 0) goto nomem;
+    const char *names[1024];
+    if (topology) {
+        const char *tp = dp_cli_topology_path(topology);
+        if (!tp) { dp_cli_usage_error(cmd, "--topology: no file or bundled topology '%s'", topology); goto done; }
+        if (!(topo = dp_topology_load(tp, &err))) { status = dp_cli_fail(&err); goto done; }
+        n_devices = topo->n_devices;
+        for (int d = 0; d < n_devices && d < 1024; d++) names[d] = topo->dev[d].name;
+    }
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
         if (!g) { status = dp_cli_fail(&err); goto done; }
@@ -123,7 +137,7 @@ static int calibrate_profile(int argc, char **argv)
     fprintf(stderr, "doppler calibrate: profiling %d kinds on %d %s devices (machine: %s)\n", n_kinds, n_devices,
             po.backend, machine);
     dp_profile *p = NULL;
-    if (dp_profile_run(n_devices, (const char *const *)kinds, n_kinds, &po, &p, &err) != DP_OK) {
+    if (dp_profile_run(n_devices, topo ? names : NULL, (const char *const *)kinds, n_kinds, &po, &p, &err) != DP_OK) {
         status = dp_cli_fail(&err);
         goto done;
     }
@@ -142,6 +156,7 @@ nomem:
 done:
     for (int i = 0; i < n_kinds; i++) free(kinds[i]);
     free(kinds);
+    dp_topology_free(topo);
     return status;
 }
 
@@ -175,17 +190,17 @@ static int calibrate_fit(int argc, char **argv)
     dp_error_clear(&err);
     dp_profile *p = dp_profile_load(argv[optind], &err);
     if (!p) return dp_cli_fail(&err);
-    dp_calib *cal = dp_calib_fit(p, &err);
+    dp_calib_fitted *cal = dp_calib_fit(p, &err);
     dp_profile_free(p);
     if (!cal) return dp_cli_fail(&err);
     printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",
            "c_s_per_byte", "R^2", "rms_rel", "max_rel", "fit");
     json_t *rep = json_object(), *rdev = json_object(), *rrt = json_array();
     for (int d = 0; d < cal->n_devices; d++) {
-        const dp_calib_device *dv = &cal->dev[d];
+        const dp_calib_fit_device *dv = &cal->dev[d];
         json_t *jk = json_object();
         for (int k = 0; k <= dv->n_kinds; k++) {
-            const dp_calib_coef *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
+            const dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
             const dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
             const char *name = k < dv->n_kinds ? dv->kind[k] : "default";
             printf("%-6s %-12s %5d %5s %12.4e %14.4e %14.4e %8.4f %8.4f %8.4f %s\n", dv->name, name, in->n, in->terms,
@@ -198,7 +213,7 @@ static int calibrate_fit(int argc, char **argv)
     printf("\n%-6s %-6s %5s %12s %14s %8s %8s %8s %s\n", "src", "dst", "n", "latency_s", "bandwidth_Bps", "R^2",
            "rms_rel", "max_rel", "fit");
     for (int r = 0; r < cal->n_routes; r++) {
-        const dp_calib_route *rt = &cal->route[r];
+        const dp_calib_fit_route *rt = &cal->route[r];
         printf("%-6s %-6s %5d %12.4e %14.4e %8.4f %8.4f %8.4f %s\n", rt->src, rt->dst, rt->info.n, rt->latency_s,
                rt->bandwidth_Bps, rt->info.r2, rt->info.rms_rel, rt->info.max_rel, rt->info.robust ? "robust" : "ols");
         json_t *j = info_json(&rt->info);
@@ -209,11 +224,11 @@ static int calibrate_fit(int argc, char **argv)
     json_object_set_new(rep, "devices", rdev);
     json_object_set_new(rep, "routes", rrt);
     int status = 0;
-    if (dp_calib_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
+    if (dp_calib_fitted_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
     else if (report && dp_json_dump_atomic(rep, report, JSON_INDENT(2) | JSON_REAL_PRECISION(6), &err) != DP_OK)
         status = dp_cli_fail(&err);
     json_decref(rep);
-    dp_calib_free(cal);
+    dp_calib_fitted_free(cal);
     return status;
 }
 

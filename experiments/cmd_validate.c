@@ -2,11 +2,10 @@
  * apart they are (MAPE, Kendall's tau) and plot simulated against measured. */
 #include "cli.h"
 #include "commands.h"
-#include "dp_calib.h"
 #include "dp_exec.h"
+#include "dp_hisim.h"
 #include "dp_json.h"
 #include "dp_place.h"
-#include "dp_sim.h"
 #include "dp_validate.h"
 #include "exec_cli.h"
 
@@ -20,17 +19,17 @@
 
 static void validate_usage(FILE *f)
 {
-    fprintf(f, "Usage: doppler validate --graph G --calibration C [--devices N] [--assignments N] [--methods M1,M2]\n\n"
+    fprintf(f, "Usage: doppler validate --graph G [--topology T] [--calibration C] [--assignments N] [--methods M1,M2]\n\n"
                "Run N random assignments and the methods' assignments of G on the real executor and in the\n"
-               "simulator (the DOPPLER-compatible event engine with op and transfer times from calibration C,\n"
-               "on the executed, scaled graph); print per assignment the measured (median of R runs) and the\n"
+               "simulator (sim/dp_hisim.h on topology T, default cpu-2core, with op and transfer times from\n"
+               "calibration C, else the topology's roofline; on the graph as executed, every dimension\n"
+               "scaled); device d of the executor is the topology's device d. Print per assignment the\n"
+               "measured (median of R runs) and the\n"
                "simulated makespan, then the mean absolute percentage error and Kendall's tau between the\n"
                "two, and plot simulated against measured (gnuplot PNG).\n\n"
                "Options:\n"
                "  --graph FILE         the graph (.json native with shapes, or .txt DOPPLER: synthetic kernels)\n"
                "  --format F           graph format when the extension does not tell\n"
-               "  --calibration FILE   calibration (doppler calibrate fit) naming the devices cpu0 .. cpuN-1\n"
-               "  --devices N          devices (default 2)\n"
                "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
                "  --assignments N      random assignments (default 30)\n"
                "  --methods M1,M2      placement methods also run (default cp,round-robin,single)\n"
@@ -41,7 +40,8 @@ static void validate_usage(FILE *f)
                "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
                "  --out FILE.json      per-assignment results and the summary\n"
                "  --no-pin             do not pin workers to cores\n"
-               "  -h, --help           this help\n");
+               "  -h, --help           this help\n"
+               DP_CLI_MACHINE_HELP);
 }
 
 typedef struct row {
@@ -95,20 +95,21 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
 int cmd_validate(int argc, char **argv)
 {
     const char *cmd = "validate";
-    enum { O_GRAPH = 1, O_FORMAT, O_CALIB, O_DEVICES, O_BACKEND, O_ASSIGN, O_METHODS, O_SCALE, O_TARGET, O_REPEATS,
+    enum { O_GRAPH = 1, O_FORMAT, O_BACKEND, O_ASSIGN, O_METHODS, O_SCALE, O_TARGET, O_REPEATS,
            O_SEED, O_PLOT, O_OUT, O_NOPIN, O_HELP };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
-        {"calibration", required_argument, NULL, O_CALIB}, {"devices", required_argument, NULL, O_DEVICES},
         {"backend", required_argument, NULL, O_BACKEND}, {"assignments", required_argument, NULL, O_ASSIGN},
         {"methods", required_argument, NULL, O_METHODS}, {"scale", required_argument, NULL, O_SCALE},
         {"target-flops", required_argument, NULL, O_TARGET}, {"repeats", required_argument, NULL, O_REPEATS},
         {"seed", required_argument, NULL, O_SEED}, {"plot", required_argument, NULL, O_PLOT},
         {"out", required_argument, NULL, O_OUT}, {"no-pin", no_argument, NULL, O_NOPIN},
-        {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
-    const char *graph = NULL, *format = NULL, *calib = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
+        {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+    const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
                *out = NULL;
-    int D = 2, n_random = 30, repeats = 5;
+    int D = 0, n_random = 30, repeats = 5;
+    dp_cli_machine mach;
+    dp_cli_machine_init(&mach);
     unsigned long long seed = 1;
     double scale = 0, target = DEFAULT_TARGET_FLOPS;
     dp_exec_options xo;
@@ -117,13 +118,12 @@ int cmd_validate(int argc, char **argv)
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = dp_cli_machine_option(&mach, c, optarg, cmd);
+        if (r < 0) return DP_EXIT_USAGE;
+        if (r > 0) continue;
         switch (c) {
         case O_GRAPH: graph = optarg; break;
         case O_FORMAT: format = optarg; break;
-        case O_CALIB: calib = optarg; break;
-        case O_DEVICES:
-            if (dp_cli_parse_int(optarg, 1, 1024, &D) != 0) return dp_cli_usage_error(cmd, "--devices: expected 1..1024, got '%s'", optarg);
-            break;
         case O_BACKEND: xo.backend = optarg; break;
         case O_ASSIGN:
             if (dp_cli_parse_int(optarg, 0, 100000, &n_random) != 0) return dp_cli_usage_error(cmd, "--assignments: expected 0..100000, got '%s'", optarg);
@@ -151,7 +151,10 @@ int cmd_validate(int argc, char **argv)
         }
     }
     if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!graph || !calib) return dp_cli_usage_error(cmd, "--graph FILE and --calibration FILE are required");
+    if (!graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
+    if (!mach.topology && mach.devices_given)
+        return dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are");
+    if (!mach.topology) mach.topology = "cpu-2core";
 
     /* the methods: validated before any work */
     char *mlist = strdup(methods);
@@ -169,28 +172,22 @@ int cmd_validate(int argc, char **argv)
     dp_error_clear(&err);
     int status = DP_EXIT_ERROR;
     dp_graph *g = NULL;
-    dp_calib *cal = NULL;
     dp_exec *x = NULL;
     dp_costs *costs = NULL;
-    dp_sim *sim = NULL;
+    dp_hisim *sim = NULL;
     const int n_rows = n_methods + n_random;
     row *rows = calloc((size_t)n_rows, sizeof(row));
-    char **names = calloc((size_t)D, sizeof(char *));
     double *meas = malloc((size_t)n_rows * sizeof(double)), *simv = malloc((size_t)n_rows * sizeof(double));
-    if (!rows || !names || !meas || !simv) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (!rows || !meas || !simv) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
-    if (!(cal = dp_calib_load(calib, &err))) goto fail;
+    if (dp_cli_machine_load(&mach, &err) != DP_OK) goto fail;
+    D = mach.topo->n_devices;
     if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g, target);
     else xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
     if (!(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
     const dp_graph *xg = dp_exec_graph(x);
-    for (int d = 0; d < D; d++) {
-        char nm[32];
-        snprintf(nm, sizeof nm, "%s%d", strcmp(dp_exec_backend_name(x), "cuda") == 0 ? "gpu" : "cpu", d);
-        names[d] = strdup(nm);
-    }
-    if (!(costs = dp_calib_costs(cal, xg, (const char *const *)names, D, &err))) goto fail;
-    if (!(sim = dp_sim_alloc(xg, costs, &err))) goto fail;
+    if (!(costs = dp_cli_machine_costs(&mach, xg, &err))) goto fail;
+    if (!(sim = dp_hisim_alloc(xg, costs, mach.topo, &mach.sim, &err))) goto fail;
 
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
@@ -204,8 +201,8 @@ int cmd_validate(int argc, char **argv)
         if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
         else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
         if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
-        dp_sim_result sr;
-        if (dp_sim_run(sim, r->assign, &sr, &err) != DP_OK) goto fail;
+        dp_hisim_result sr;
+        if (dp_hisim_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
         r->simulated = sr.makespan;
     }
     double total_flops = dp_graph_total_work(xg);
@@ -234,9 +231,10 @@ int cmd_validate(int argc, char **argv)
         meas[i] = r->measured;
         simv[i] = r->simulated;
     }
-    printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; calibration %s\n", g->name, g->n_ops,
-           g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
-           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), calib);
+    const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
+    printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
+           g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
+           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), mach.topo->name, calib);
     printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
@@ -266,6 +264,7 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "graph", json_string(g->name));
         json_object_set_new(o, "machine", json_string(machine));
         json_object_set_new(o, "calibration", json_string(calib));
+        json_object_set_new(o, "topology", json_string(mach.topo->name));
         json_object_set_new(o, "devices", json_integer(D));
         json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? 1.0 : xo.scale));
         json_object_set_new(o, "executed_flops", json_real(total_flops));
@@ -293,13 +292,11 @@ fail:
 done:
     for (int i = 0; rows && i < n_rows; i++) { free(rows[i].assign); free(rows[i].samples); }
     free(rows);
-    for (int d = 0; names && d < D; d++) free(names[d]);
-    free(names);
     free(meas); free(simv); free(mlist);
-    dp_sim_free(sim);
+    dp_hisim_free(sim);
     dp_costs_free(costs);
     dp_exec_free(x);
-    dp_calib_free(cal);
+    dp_cli_machine_free(&mach);
     dp_graph_free(g);
     return status;
 }

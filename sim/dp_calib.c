@@ -94,7 +94,7 @@ static void fit_stats(int n, const double *F, const double *B, const double *y, 
 }
 
 /* The model for samples (F, B, y), allowed regressors in `allowed` (bits as fit_subset). */
-static int fit_model(int n, const double *F, const double *B, const double *y, int allowed, dp_calib_coef *out,
+static int fit_model(int n, const double *F, const double *B, const double *y, int allowed, dp_calib_affine *out,
                      dp_calib_fit_info *info)
 {
     double best_bic = INFINITY, best[3] = {0, 0, 0};
@@ -147,11 +147,11 @@ static int fit_model(int n, const double *F, const double *B, const double *y, i
     return 0;
 }
 
-void dp_calib_free(dp_calib *c)
+void dp_calib_fitted_free(dp_calib_fitted *c)
 {
     if (!c) return;
     for (int d = 0; d < c->n_devices && c->dev; d++) {
-        dp_calib_device *v = &c->dev[d];
+        dp_calib_fit_device *v = &c->dev[d];
         free(v->name);
         for (int k = 0; k < v->n_kinds; k++) free(v->kind[k]);
         free(v->kind);
@@ -168,35 +168,35 @@ void dp_calib_free(dp_calib *c)
     free(c);
 }
 
-static dp_calib *calib_new(const char *machine, int n_devices, int n_routes)
+static dp_calib_fitted *calib_new(const char *machine, int n_devices, int n_routes)
 {
-    dp_calib *c = calloc(1, sizeof *c);
+    dp_calib_fitted *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->machine = strdup(machine ? machine : "");
     c->n_devices = n_devices;
     c->dev = calloc((size_t)(n_devices > 0 ? n_devices : 1), sizeof *c->dev);
     c->n_routes = n_routes;
     c->route = calloc((size_t)(n_routes > 0 ? n_routes : 1), sizeof *c->route);
-    if (!c->machine || !c->dev || !c->route) { dp_calib_free(c); return NULL; }
+    if (!c->machine || !c->dev || !c->route) { dp_calib_fitted_free(c); return NULL; }
     return c;
 }
 
-dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
+dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
 {
     const int D = p->n_devices;
     int n_routes = 0;
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) n_routes += a != b;
-    dp_calib *c = calib_new(p->machine, D, n_routes);
+    dp_calib_fitted *c = calib_new(p->machine, D, n_routes);
     const int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
     double *F = malloc((size_t)nmax * sizeof(double)), *B = malloc((size_t)nmax * sizeof(double)),
            *Y = malloc((size_t)nmax * sizeof(double));
     if (!c || !F || !B || !Y) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int d = 0; d < D; d++) {
-        dp_calib_device *dv = &c->dev[d];
+        dp_calib_fit_device *dv = &c->dev[d];
         dv->name = strdup(p->device[d]);
         dv->kind = calloc((size_t)p->n_ops + 1, sizeof(char *));
-        dv->coef = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_coef));
+        dv->coef = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
         dv->info = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
         if (!dv->name || !dv->kind || !dv->coef || !dv->info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         /* kinds of this device, in first-seen order */
@@ -215,7 +215,7 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
                 if (o->device != d || o->seconds <= 0 || (k < dv->n_kinds && strcmp(o->kind, dv->kind[k]) != 0)) continue;
                 F[n] = o->flops; B[n] = o->bytes; Y[n] = o->seconds; n++;
             }
-            dp_calib_coef *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
+            dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
             dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
             if (fit_model(n, F, B, Y, 7, co, in) != 0) {
                 dp_error_set(err, DP_EINVAL, "profile: cannot fit kind %s on %s (%d usable samples)",
@@ -228,7 +228,7 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
             if (a == b) continue;
-            dp_calib_route *rt = &c->route[r++];
+            dp_calib_fit_route *rt = &c->route[r++];
             rt->src = strdup(p->device[a]);
             rt->dst = strdup(p->device[b]);
             if (!rt->src || !rt->dst) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -238,7 +238,7 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
                 if (cp->src != a || cp->dst != b || cp->seconds <= 0) continue;
                 F[n] = 0; B[n] = cp->bytes; Y[n] = cp->seconds; n++;
             }
-            dp_calib_coef co;
+            dp_calib_affine co;
             /* latency + bytes / bandwidth: regressors 1 and bytes only */
             if (fit_model(n, F, B, Y, 1 | 4, &co, &rt->info) != 0) {
                 dp_error_set(err, DP_EINVAL, "profile: cannot fit route %s -> %s (%d usable samples)", rt->src, rt->dst, n);
@@ -253,18 +253,18 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
     return c;
 fail:
     free(F); free(B); free(Y);
-    dp_calib_free(c);
+    dp_calib_fitted_free(c);
     return NULL;
 }
 
 /* ---- files ---- */
 
-static json_t *coef_json(const dp_calib_coef *c)
+static json_t *coef_json(const dp_calib_affine *c)
 {
     return json_pack("{s:f,s:f,s:f}", "a_s", c->a_s, "b_s_per_flop", c->b_s_per_flop, "c_s_per_byte", c->c_s_per_byte);
 }
 
-int dp_calib_save(const dp_calib *c, const char *path, dp_error *err)
+int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *err)
 {
     json_t *root = json_object();
     json_object_set_new(root, "format", json_string("doppler-calibration"));
@@ -272,7 +272,7 @@ int dp_calib_save(const dp_calib *c, const char *path, dp_error *err)
     json_object_set_new(root, "machine", json_string(c->machine));
     json_t *devs = json_object();
     for (int d = 0; d < c->n_devices; d++) {
-        const dp_calib_device *dv = &c->dev[d];
+        const dp_calib_fit_device *dv = &c->dev[d];
         json_t *ops = json_object();
         for (int k = 0; k < dv->n_kinds; k++) json_object_set_new(ops, dv->kind[k], coef_json(&dv->coef[k]));
         json_t *o = json_object();
@@ -283,7 +283,7 @@ int dp_calib_save(const dp_calib *c, const char *path, dp_error *err)
     json_object_set_new(root, "devices", devs);
     json_t *routes = json_array();
     for (int r = 0; r < c->n_routes; r++) {
-        const dp_calib_route *rt = &c->route[r];
+        const dp_calib_fit_route *rt = &c->route[r];
         json_array_append_new(routes, json_pack("{s:s,s:s,s:f,s:f}", "src", rt->src, "dst", rt->dst, "latency_s",
                                                 rt->latency_s, "bandwidth_Bps", rt->bandwidth_Bps));
     }
@@ -293,153 +293,11 @@ int dp_calib_save(const dp_calib *c, const char *path, dp_error *err)
     return rc;
 }
 
-static int read_coef(json_t *o, const char *path, const char *where, dp_calib_coef *c, dp_error *err)
+double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes)
 {
-    double a = -1, b = -1, cc = -1;
-    if (!json_is_object(o) ||
-        json_unpack(o, "{s:F,s:F,s:F}", "a_s", &a, "b_s_per_flop", &b, "c_s_per_byte", &cc) != 0 ||
-        !(a >= 0 && b >= 0 && cc >= 0 && isfinite(a + b + cc)))
-        return dp_error_set(err, DP_EINVAL, "%s: %s: needs finite numbers a_s, b_s_per_flop, c_s_per_byte >= 0", path, where);
-    c->a_s = a;
-    c->b_s_per_flop = b;
-    c->c_s_per_byte = cc;
-    return DP_OK;
-}
-
-dp_calib *dp_calib_load(const char *path, dp_error *err)
-{
-    json_t *root = dp_json_load(path, err);
-    if (!root) return NULL;
-    dp_calib *c = NULL;
-    json_t *fmt = json_object_get(root, "format"), *ver = json_object_get(root, "version");
-    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "doppler-calibration") != 0) {
-        dp_error_set(err, DP_EINVAL, "%s: field \"format\" must be \"doppler-calibration\"", path);
-        goto fail;
-    }
-    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
-        dp_error_set(err, DP_EINVAL, "%s: field \"version\" must be 1", path);
-        goto fail;
-    }
-    json_t *devs = json_object_get(root, "devices"), *routes = json_object_get(root, "routes");
-    if (!json_is_object(devs) || json_object_size(devs) == 0) {
-        dp_error_set(err, DP_EINVAL, "%s: field \"devices\" must be a non-empty object", path);
-        goto fail;
-    }
-    if (!json_is_array(routes)) {
-        dp_error_set(err, DP_EINVAL, "%s: field \"routes\" must be an array", path);
-        goto fail;
-    }
-    json_t *m = json_object_get(root, "machine");
-    c = calib_new(json_is_string(m) ? json_string_value(m) : "", (int)json_object_size(devs), (int)json_array_size(routes));
-    if (!c) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
-    const char *name;
-    json_t *dv;
-    int d = 0;
-    char where[256];
-    json_object_foreach(devs, name, dv) {
-        dp_calib_device *cd = &c->dev[d++];
-        cd->name = strdup(name);
-        json_t *ops = json_object_get(dv, "ops");
-        if (!json_is_object(ops)) {
-            dp_error_set(err, DP_EINVAL, "%s: devices.%s.ops must be an object", path, name);
-            goto fail;
-        }
-        snprintf(where, sizeof where, "devices.%s.default", name);
-        if (read_coef(json_object_get(dv, "default"), path, where, &cd->def, err) != DP_OK) goto fail;
-        cd->kind = calloc(json_object_size(ops) + 1, sizeof(char *));
-        cd->coef = calloc(json_object_size(ops) + 1, sizeof(dp_calib_coef));
-        if (!cd->name || !cd->kind || !cd->coef) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
-        const char *kind;
-        json_t *co;
-        json_object_foreach(ops, kind, co) {
-            snprintf(where, sizeof where, "devices.%s.ops.%s", name, kind);
-            if (read_coef(co, path, where, &cd->coef[cd->n_kinds], err) != DP_OK) goto fail;
-            cd->kind[cd->n_kinds++] = strdup(kind);
-        }
-    }
-    size_t i;
-    json_t *ro;
-    json_array_foreach(routes, i, ro) {
-        const char *s = NULL, *t = NULL;
-        double lat = -1, bw = -1;
-        if (json_unpack(ro, "{s:s,s:s,s:F,s:F}", "src", &s, "dst", &t, "latency_s", &lat, "bandwidth_Bps", &bw) != 0 ||
-            !(lat >= 0 && isfinite(lat) && bw > 0 && isfinite(bw)) || dp_calib_find_device(c, s) < 0 ||
-            dp_calib_find_device(c, t) < 0) {
-            dp_error_set(err, DP_EINVAL, "%s: routes[%zu]: needs src and dst among the devices, latency_s >= 0, bandwidth_Bps > 0", path, i);
-            goto fail;
-        }
-        c->route[i].src = strdup(s);
-        c->route[i].dst = strdup(t);
-        c->route[i].latency_s = lat;
-        c->route[i].bandwidth_Bps = bw;
-    }
-    json_decref(root);
-    return c;
-fail:
-    dp_calib_free(c);
-    json_decref(root);
-    return NULL;
-}
-
-int dp_calib_find_device(const dp_calib *c, const char *name)
-{
-    for (int d = 0; d < c->n_devices; d++)
-        if (c->dev[d].name && strcmp(c->dev[d].name, name) == 0) return d;
-    return -1;
-}
-
-double dp_calib_op_time(const dp_calib *c, int d, const char *kind, double flops, double bytes)
-{
-    const dp_calib_device *dv = &c->dev[d];
-    const dp_calib_coef *co = &dv->def;
+    const dp_calib_fit_device *dv = &c->dev[d];
+    const dp_calib_affine *co = &dv->def;
     for (int k = 0; k < dv->n_kinds; k++)
         if (strcmp(dv->kind[k], kind) == 0) co = &dv->coef[k];
     return co->a_s + co->b_s_per_flop * flops + co->c_s_per_byte * bytes;
-}
-
-dp_costs *dp_calib_costs(const dp_calib *c, const dp_graph *g, const char *const *dev_names, int D, dp_error *err)
-{
-    if (g->cost_kind != DP_COST_PHYSICAL) {
-        dp_error_set(err, DP_EINVAL, "%s: a calibration needs a graph in FLOPs and bytes (run it through the executor's scaling first)",
-                     g->source);
-        return NULL;
-    }
-    int *idx = malloc((size_t)D * sizeof(int));
-    dp_costs *k = dp_costs_alloc(g, D);
-    if (!idx || !k) { free(idx); dp_costs_free(k); dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
-    for (int d = 0; d < D; d++) {
-        idx[d] = dp_calib_find_device(c, dev_names[d]);
-        if (idx[d] < 0) {
-            dp_error_set(err, DP_EINVAL, "calibration has no device \"%s\"", dev_names[d]);
-            goto fail;
-        }
-    }
-    for (int v = 0; v < g->n_ops; v++) {
-        double bytes = g->out_size[v];
-        for (int i = g->pred_ptr[v]; i < g->pred_ptr[v + 1]; i++) bytes += g->edge_size[g->pred_edge[i]];
-        for (int d = 0; d < D; d++)
-            k->op_time[(size_t)v * D + d] = dp_calib_op_time(c, idx[d], g->op_kind[v], g->work[v], bytes);
-    }
-    for (int e = 0; e < g->n_edges; e++) k->edge_data[e] = g->edge_size[e];
-    for (int a = 0; a < D; a++)
-        for (int b = 0; b < D; b++) {
-            if (a == b) continue;
-            int found = -1;
-            for (int r = 0; r < c->n_routes; r++)
-                if (strcmp(c->route[r].src, dev_names[a]) == 0 && strcmp(c->route[r].dst, dev_names[b]) == 0) found = r;
-            if (found < 0) {
-                dp_error_set(err, DP_EINVAL, "calibration has no route %s -> %s", dev_names[a], dev_names[b]);
-                goto fail;
-            }
-            k->latency[a * D + b] = c->route[found].latency_s;
-            k->inv_bw[a * D + b] = 1.0 / c->route[found].bandwidth_Bps;
-        }
-    k->time_scale = 1.0;
-    dp_costs_update_homogeneous(k);
-    free(idx);
-    return k;
-fail:
-    free(idx);
-    dp_costs_free(k);
-    return NULL;
 }

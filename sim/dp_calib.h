@@ -12,7 +12,7 @@
  * in a real run); a copy sample is the time from the producer's end to the consumer's start on
  * the other device (the copy engine's wake-up, the copy, and the consumer's wake-up).
  *
- * Calibration file (JSON, read by the simulator's cost model):
+ * Calibration file (JSON, read by the simulator's cost model, sim/dp_costmodel.h):
  *   {"format": "doppler-calibration", "version": 1, "machine": "...",
  *    "devices": {"<device>": {"ops": {"<kind>": {"a_s": a, "b_s_per_flop": b, "c_s_per_byte": c}},
  *                             "default": {"a_s": ..., "b_s_per_flop": ..., "c_s_per_byte": ...}}},
@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "dp_cost.h"
+#include "dp_costmodel.h"
 #include "dp_error.h"
 #include "dp_graph.h"
 
@@ -75,23 +76,22 @@ typedef struct dp_profile_options {
 
 void dp_profile_options_init(dp_profile_options *o);
 
-/* Profile n_devices devices of the backend: every kind in kinds (n_kinds names, e.g. "matmul",
+/* Profile n_devices devices of the backend, called names[0..n_devices-1] in the profile (NULL:
+ * the backend's names cpu0, cpu1, ...; give a topology's device names so that the calibration
+ * describes that topology): every kind in kinds (n_kinds names, e.g. "matmul",
  * "add", "relu", "softmax", "reduce", "input", "synthetic") on every device, then every ordered
  * pair of devices. The executor classes the kinds (sim/dp_exec.h); "synthetic" profiles the
  * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
-int dp_profile_run(int n_devices, const char *const *kinds, int n_kinds, const dp_profile_options *o,
-                   dp_profile **out, dp_error *err);
+int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
+                   const dp_profile_options *o, dp_profile **out, dp_error *err);
 void dp_profile_free(dp_profile *p);
 int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
 dp_profile *dp_profile_load(const char *path, dp_error *err);
 
-/* ---- calibrations ---- */
+/* ---- fits ---- */
 
-typedef struct dp_calib_coef {
-    double a_s, b_s_per_flop, c_s_per_byte;
-} dp_calib_coef;
-
-/* How well a fit describes its samples (not stored in the calibration file). */
+/* How well a fit describes its samples (printed and written to the fit report, not stored in
+ * the calibration file). */
 typedef struct dp_calib_fit_info {
     int n;                    /* samples */
     int robust;               /* 1 when the robust (bisquare) fit was used */
@@ -101,48 +101,39 @@ typedef struct dp_calib_fit_info {
     double max_rel;           /* largest |predicted - measured| / measured */
 } dp_calib_fit_info;
 
-typedef struct dp_calib_device {
+typedef struct dp_calib_fit_device {
     char *name;
     int n_kinds;
     char **kind;
-    dp_calib_coef *coef;      /* (n_kinds) */
-    dp_calib_fit_info *info;  /* (n_kinds) after a fit; NULL when loaded from a file */
-    dp_calib_coef def;
+    dp_calib_affine *coef;    /* (n_kinds) */
+    dp_calib_fit_info *info;  /* (n_kinds) */
+    dp_calib_affine def;      /* every kind of the device together */
     dp_calib_fit_info def_info;
-} dp_calib_device;
+} dp_calib_fit_device;
 
-typedef struct dp_calib_route {
+typedef struct dp_calib_fit_route {
     char *src, *dst;
     double latency_s, bandwidth_Bps;
-    dp_calib_fit_info info;   /* after a fit */
-} dp_calib_route;
+    dp_calib_fit_info info;
+} dp_calib_fit_route;
 
-typedef struct dp_calib {
+/* The fitted model: what the calibration file holds, plus each fit's statistics. The file is
+ * read back by the cost model (dp_calib_load in sim/dp_costmodel.h). */
+typedef struct dp_calib_fitted {
     char *machine;
     int n_devices;
-    dp_calib_device *dev;
+    dp_calib_fit_device *dev;
     int n_routes;
-    dp_calib_route *route;
-} dp_calib;
+    dp_calib_fit_route *route;
+} dp_calib_fitted;
 
-/* Fit the model to a profile. Errors: a device or route without samples (DP_EINVAL). */
-dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err);
-void dp_calib_free(dp_calib *c);
+/* Fit the model to a profile. Errors: a device or route without usable samples (DP_EINVAL). */
+dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err);
+void dp_calib_fitted_free(dp_calib_fitted *c);
 /* Atomic write of the calibration file (format above). */
-int dp_calib_save(const dp_calib *c, const char *path, dp_error *err);
-/* Read a calibration file; errors name the file and the field. */
-dp_calib *dp_calib_load(const char *path, dp_error *err);
-
-/* Index of the device called name, or -1. */
-int dp_calib_find_device(const dp_calib *c, const char *name);
-/* Seconds of an op of `kind` on calibration device d (the kind's fit, else the default). */
-double dp_calib_op_time(const dp_calib *c, int d, const char *kind, double flops, double bytes);
-
-/* The cost tables of physical graph g on devices dev_names[0..D-1] (names in c): op times from
- * the op fits (FLOPs = work, bytes = in-edge bytes + out_size), transfers from the routes.
- * Errors: a device or route missing from c, a time graph (DP_EINVAL). */
-dp_costs *dp_calib_costs(const dp_calib *c, const dp_graph *g, const char *const *dev_names, int D,
-                         dp_error *err);
+int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *err);
+/* Seconds of an op of `kind` on fitted device d (the kind's fit, else the default). */
+double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes);
 
 #ifdef __cplusplus
 }

@@ -285,8 +285,8 @@ static int profile_route(dp_profile *p, int D, int a, int b, const dp_profile_op
     return rc;
 }
 
-int dp_profile_run(int n_devices, const char *const *kinds, int n_kinds, const dp_profile_options *o,
-                   dp_profile **out, dp_error *err)
+int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
+                   const dp_profile_options *o, dp_profile **out, dp_error *err)
 {
     dp_profile_options def;
     if (!o) { dp_profile_options_init(&def); o = &def; }
@@ -295,8 +295,10 @@ int dp_profile_run(int n_devices, const char *const *kinds, int n_kinds, const d
         return dp_error_set(err, DP_EINVAL, "profile: repeats >= 1, max_elems >= 256, max_gemm >= 16");
     /* device names as the executor's backend gives them: cpu0, cpu1, ... (gpu0, ... for cuda) */
     const char *prefix = strcmp(o->backend ? o->backend : "cpu", "cuda") == 0 ? "gpu" : "cpu";
-    dp_profile *p = profile_new(n_devices, o->backend, o->machine, prefix);
+    dp_profile *p = profile_new(n_devices, o->backend, o->machine, names ? NULL : prefix);
     if (!p) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int d = 0; names && d < n_devices; d++)
+        if (!(p->device[d] = strdup(names[d]))) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     int rc = DP_OK;
     for (int d = 0; d < n_devices && rc == DP_OK; d++)
         for (int i = 0; i < n_kinds && rc == DP_OK; i++) rc = profile_kind(p, n_devices, d, kinds[i], o, err);

@@ -10,13 +10,13 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/doppler-calib-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$D" calibrate profile --kinds matmul,add,reduce,input --repeats 1 --max-elems 2048 --max-gemm 32 \
+"$D" calibrate profile --topology cpu-2core --kinds matmul,add,reduce,input --repeats 1 --max-elems 2048 --max-gemm 32 \
     --out "$T/p.json" > "$T/out" 2>&1 || fail "profile: $(cat "$T/out")"
 grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
 "$D" calibrate fit "$T/p.json" --out "$T/c.json" --report "$T/r.json" > "$T/fit" 2>&1 || fail "fit: $(cat "$T/fit")"
 grep -q '"format": "doppler-calibration"' "$T/c.json" || fail "calibration format"
 grep -q '"r2"' "$T/r.json" || fail "fit report"
-grep -q '^cpu0 *matmul' "$T/fit" || fail "fit table"
+grep -q "^core0 *matmul" "$T/fit" || fail "fit table"
 
 # a graph with shapes: the validator runs it for real and in the simulator
 cat > "$T/g.json" <<'G'
@@ -38,7 +38,8 @@ if command -v gnuplot > /dev/null 2>&1; then
 fi
 
 # usage errors exit 2, runtime errors 1
-"$D" validate --graph "$T/g.json" > /dev/null 2>&1; test $? -eq 2 || fail "missing --calibration must exit 2"
+"$D" validate --calibration "$T/c.json" > /dev/null 2>&1; test $? -eq 2 || fail "missing --graph must exit 2"
+"$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
 "$D" validate --graph "$T/g.json" --calibration "$T/nope.json" --plot none > /dev/null 2>&1; test $? -eq 1 || fail "missing file must exit 1"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --methods nosuch > /dev/null 2>&1; test $? -eq 2 || fail "unknown method must exit 2"
 "$D" calibrate fit "$T/g.json" --out "$T/x.json" > /dev/null 2>&1; test $? -eq 1 || fail "fit of a non-profile must exit 1"
