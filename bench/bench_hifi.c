@@ -6,14 +6,12 @@
  *  2. the workspace bytes (engine + transfer model) for V = V/8, V/4, V/2, V: bytes / (V + E)
  *     should stay flat (memory linear in V + E).
  *
- * The layered random DAG: `layers` layers of V / layers ops; every op outside the first layer
- * has 1 + Binomial-ish(3) inputs drawn uniformly from the previous layer, FLOPs uniform in
- * [1e9, 1e11], output bytes uniform in [1e6, 1e8], each edge carrying its source's output. All
- * draws come from a GSL mt19937 seeded with --seed. (A private generator until models/ has one.)
+ * The graph: DAGGEN's layered random DAG from models/dp_gen.h made physical (see layered_dag).
  *
- * Usage: bench_hifi [--ops V] [--layers L] [--seed S] [--min-seconds T] TOPOLOGY.json */
+ * Usage: bench_hifi [--ops V] [--seed S] [--min-seconds T] TOPOLOGY.json */
 #include "dp_cost.h"
 #include "dp_costmodel.h"
+#include "dp_gen.h"
 #include "dp_graph.h"
 #include "dp_hisim.h"
 #include "dp_topology.h"
@@ -32,61 +30,50 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static dp_graph *layered_dag(int V, int layers, unsigned long seed)
+/* DAGGEN's layered random DAG (models/dp_gen.h: n ops, fat 0.5, density 0.01 so that a task has
+ * 1 to about 3 parents from the previous level, work in [1, 100], ccr 1) turned physical: a work
+ * unit is 1e9 FLOPs and a comm unit 1e6 bytes (ops of 1e9 .. 1e11 FLOPs, tensors of 1 .. 100 MB). */
+static dp_graph *layered_dag(int V, unsigned long seed)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, seed);
-    int width = V / layers;
-    if (width < 1) width = 1;
-    dp_graph_builder *b = dp_graph_builder_alloc("layered-random", "bench_hifi generator", DP_COST_PHYSICAL);
-    double *out = malloc(sizeof(double) * (size_t)V);
-    for (int v = 0; v < V; v++) {
-        out[v] = 1e6 + gsl_rng_uniform(r) * (1e8 - 1e6);
-        dp_graph_builder_add_op(b, NULL, "op", 1e9 + gsl_rng_uniform(r) * (1e11 - 1e9), out[v]);
-    }
-    for (int v = width; v < V; v++) {
-        int layer_start = (v / width) * width, prev = layer_start - width;
-        int k = 1 + (int)gsl_rng_uniform_int(r, 4);
-        int used[4] = {-1, -1, -1, -1};
-        for (int j = 0; j < k; j++) {
-            int u = prev + (int)gsl_rng_uniform_int(r, (unsigned long)width);
-            int dup = 0;
-            for (int q = 0; q < j; q++) dup |= used[q] == u;
-            if (dup) continue;
-            used[j] = u;
-            dp_graph_builder_add_edge(b, u, v, out[u]);
-        }
-    }
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    o.n = V;
+    o.fat = 0.5;
+    o.density = 0.01;
+    o.seed = seed;
     dp_error err;
+    dp_graph *t = dp_gen_random(&o, &err);
+    if (!t) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return NULL; }
+    dp_graph_builder *b = dp_graph_builder_alloc("daggen-physical", "bench_hifi (dp_gen_random)", DP_COST_PHYSICAL);
+    for (int v = 0; v < t->n_ops; v++) dp_graph_builder_add_op(b, NULL, "op", t->work[v] * 1e9, t->out_size[v] * 1e6);
+    for (int e = 0; e < t->n_edges; e++) dp_graph_builder_add_edge(b, t->edge_src[e], t->edge_dst[e], t->edge_size[e] * 1e6);
     dp_graph *g = dp_graph_builder_finish(b, &err);
     if (!g) fprintf(stderr, "bench_hifi: %s\n", err.msg);
     dp_graph_builder_free(b);
-    free(out);
-    gsl_rng_free(r);
+    dp_graph_free(t);
     return g;
 }
 
 int main(int argc, char **argv)
 {
-    int V = 100000, layers = 1000;
+    int V = 100000;
     unsigned long seed = 1;
     double min_s = 1.0;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) V = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--layers") == 0 && i + 1 < argc) layers = atoi(argv[++i]);
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc) seed = strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) min_s = atof(argv[++i]);
         else break;
     }
-    if (i != argc - 1 || V < 8 || layers < 1) {
-        fprintf(stderr, "usage: bench_hifi [--ops V] [--layers L] [--seed S] [--min-seconds T] TOPOLOGY.json\n");
+    if (i != argc - 1 || V < 8) {
+        fprintf(stderr, "usage: bench_hifi [--ops V] [--seed S] [--min-seconds T] TOPOLOGY.json\n");
         return 2;
     }
     dp_error err;
     dp_topology *t = dp_topology_load(argv[i], &err);
     if (!t) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return 1; }
-    dp_graph *g = layered_dag(V, layers, seed);
+    dp_graph *g = layered_dag(V, seed);
     if (!g) return 1;
     dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
     if (!c) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return 1; }
@@ -96,8 +83,8 @@ int main(int argc, char **argv)
     gsl_rng_set(r, seed + 1);
     for (int v = 0; v < g->n_ops; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
     gsl_rng_free(r);
-    printf("graph: layered random DAG, %d ops, %d edges, %d layers (seed %lu); topology %s, %d devices; random assignment\n",
-           g->n_ops, g->n_edges, layers, seed, t->name, D);
+    printf("graph: layered random DAG (DAGGEN, fat 0.5, density 0.01), %d ops, %d edges (seed %lu); topology %s, "
+           "%d devices; random assignment\n", g->n_ops, g->n_edges, seed, t->name, D);
     printf("%-8s %12s %12s %12s %14s %14s\n", "model", "seconds/sim", "runs", "events", "events/s", "makespan_s");
     double maxmin_s = 0;
     for (int m = 0; m < 3; m++) {
@@ -131,7 +118,7 @@ int main(int argc, char **argv)
     printf("%10s %10s %14s %16s\n", "ops", "edges", "bytes", "bytes/(V+E)");
     for (int k = 3; k >= 0; k--) {
         int v = V >> k;
-        dp_graph *h = layered_dag(v, layers >> k > 0 ? layers >> k : 1, seed);
+        dp_graph *h = layered_dag(v, seed);
         dp_costs *hc = dp_costmodel_costs(h, t, NULL, &err);
         int *ha = malloc(sizeof(int) * (size_t)h->n_ops);
         gsl_rng *rr = gsl_rng_alloc(gsl_rng_mt19937);

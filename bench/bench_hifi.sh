@@ -6,5 +6,5 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top}
-exec taskset -c 0 "$build/bench/bench_hifi" --ops 100000 --layers 1000 --seed 1 --min-seconds 1 \
+exec taskset -c 0 "$build/bench/bench_hifi" --ops 100000 --seed 1 --min-seconds 1 \
     "$top/data/topologies/dgx1-v100.json"

@@ -1,8 +1,12 @@
 #include "dp_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,14 +65,40 @@ FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error 
         if (tmp_cap) tmp_path[0] = '\0';
         return stdout;
     }
-    int n = snprintf(tmp_path, tmp_cap, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= tmp_cap) {
-        dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-        return NULL;
+    /* The name is unique per process and call (threads of one sweep may write the same path at
+     * once) and created exclusively ("x"), so a stale file of a dead process with a recycled pid
+     * is never appended to or shared: the next number is tried instead. */
+    static atomic_uint counter;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        unsigned k = atomic_fetch_add(&counter, 1u);
+        int n = snprintf(tmp_path, tmp_cap, "%s.tmp.%ld.%u", path, (long)getpid(), k);
+        if (n < 0 || (size_t)n >= tmp_cap) {
+            dp_error_set(err, DP_EINVAL, "%s: path too long", path);
+            return NULL;
+        }
+        FILE *f = fopen(tmp_path, "wbx");
+        if (f) return f;
+        if (errno != EEXIST) break;
     }
-    FILE *f = fopen(tmp_path, "wb");
-    if (!f) dp_error_set(err, DP_EIO, "%s: cannot create %s: %s", path, tmp_path, strerror(errno));
-    return f;
+    dp_error_set(err, DP_EIO, "%s: cannot create %s: %s", path, tmp_path, strerror(errno));
+    tmp_path[0] = '\0';
+    return NULL;
+}
+
+/* Make a rename durable: fsync the directory that holds path (best effort: some file systems
+ * refuse, and the file itself is complete either way). */
+static void sync_parent_dir(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == path) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else return;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return;
+    (void)fsync(fd);
+    close(fd);
 }
 
 int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err)
@@ -89,6 +119,7 @@ int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *
         unlink(tmp_path);
         return dp_error_set(err, DP_EIO, "%s: cannot rename %s into place: %s", path, tmp_path, strerror(e));
     }
+    sync_parent_dir(path);
     return DP_OK;
 }
 
@@ -109,4 +140,36 @@ int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_erro
         return dp_error_set(err, DP_EIO, "%s: write failed", path);
     }
     return dp_atomic_commit(f, tmp, path, err);
+}
+
+size_t dp_mem_limit(void)
+{
+    double lim = 0;
+    long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psz > 0) lim = (double)pages * (double)psz;
+    if (!(lim > 0)) lim = (double)SIZE_MAX;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < lim)
+        lim = (double)rl.rlim_cur;
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < lim)
+        lim = (double)rl.rlim_cur;
+    const char *env = getenv("DOPPLER_MEM_LIMIT");
+    if (env && *env) {
+        char *end;
+        double v = strtod(env, &end);
+        if (*end == 'K' || *end == 'k') v *= 1024.0;
+        else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
+        else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
+        if (v > 0 && v < lim) lim = v;
+    }
+    return lim >= (double)SIZE_MAX ? SIZE_MAX : (size_t)lim;
+}
+
+int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err)
+{
+    const double lim = (double)dp_mem_limit();
+    if (!(bytes > lim)) return DP_OK;
+    return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.0f MiB of memory, more than the %.0f MiB available "
+                        "(physical memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,
+                        lim / 1048576.0);
 }

@@ -1,7 +1,9 @@
 /* dp_file.h: whole-file reading and crash-safe (atomic) writing.
  *
- * Every file doppler writes is complete or absent: it is written to "PATH.tmp.PID" beside the
- * target, flushed (fsync) and renamed over PATH. A crash leaves at most a stray .tmp file. */
+ * Every file doppler writes is complete or absent: it is written to "PATH.tmp.PID.N" beside the
+ * target (N counts the calls of the process, so threads never share one), flushed (fsync),
+ * renamed over PATH, and the directory is synced so that the rename survives a power cut. A
+ * crash leaves at most a stray .tmp file; PATH holds the old content or the new, never a mix. */
 #ifndef DP_FILE_H
 #define DP_FILE_H
 
@@ -27,10 +29,21 @@ const char *dp_path_stem(const char *path);
 /* Atomic write: open a temporary file beside path; write to the returned FILE*; then
  * dp_atomic_commit() flushes, fsyncs and renames it over path, or dp_atomic_abort() removes it.
  * tmp_path must hold at least strlen(path) + 32 bytes. "-" as path means stdout (commit just
- * flushes). */
+ * flushes). Safe to call from several threads at once, for the same path too (the last commit
+ * wins, whole). */
 FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err);
 int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
 void dp_atomic_abort(FILE *f, const char *tmp_path);
+
+/* Memory this process may use, in bytes: physical memory, lowered by RLIMIT_AS / RLIMIT_DATA
+ * and by the environment variable DOPPLER_MEM_LIMIT (bytes; suffixes K, M, G) when set. */
+size_t dp_mem_limit(void);
+
+/* Readers call this with an estimate of what an input will make them allocate, before they
+ * allocate it, so that a hostile or mistaken count is refused with a message instead of ending
+ * in the kernel's out-of-memory killer (Linux overcommits: malloc rarely fails). Returns DP_OK,
+ * or DP_ENOMEM with "PATH: WHAT needs about N MiB of memory, more than the M MiB available". */
+int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err);
 
 /* Write a whole buffer atomically. */
 int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err);

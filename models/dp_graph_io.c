@@ -13,6 +13,12 @@
 
 /* ---------------- DOPPLER compute_graph text ---------------- */
 
+/* What reading, placing and simulating a graph allocates per op and per edge, for the memory
+ * check before a reader allocates (measured with bench/bench_scale: 10^6 ops ~ 410 MiB from
+ * DOPPLER text, with the op names, kinds, shapes, CSR, cost tables and simulator state). */
+#define DP_READ_BYTES_PER_OP 400.0
+#define DP_READ_BYTES_PER_EDGE 100.0
+
 /* Parse a list line: tokens of digits separated by commas, spaces or tabs. Any other
  * character is an error (the reference would silently split on it; we name it). */
 static int parse_int_list(const char *path, int lineno, const char *s, size_t len,
@@ -123,12 +129,33 @@ dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
     long long *hdr = NULL, *inputs = NULL, *srcs = NULL, *dsts = NULL;
     int nh = 0, ni = 0, ns = 0, nd = 0;
 
-    /* split into lines (in place) */
-    size_t nlines = 0;
-    for (size_t i = 0; i < size; i++) if (text[i] == '\n') nlines++;
-    nlines++;
-    const char **ls = dp_malloc_n(nlines, sizeof *ls);
-    size_t *ll = dp_malloc_n(nlines, sizeof *ll);
+    /* Count before allocating: lines up to the last non-blank one, and the edge ids on line 3.
+     * A file that claims more than memory holds is refused here, not by the OOM killer. */
+    while (size > 0 && isspace((unsigned char)text[size - 1])) size--;
+    size_t nlines = 1, line3 = 0, line3_end = size;
+    for (size_t i = 0; i < size; i++)
+        if (text[i] == '\n') {
+            if (nlines == 2) line3 = i + 1;
+            if (nlines == 3) line3_end = i;
+            nlines++;
+        }
+    const char **ls = NULL;
+    size_t *ll = NULL;
+    if (nlines > (size_t)DP_GRAPH_MAX_ELEMS + 4) {
+        dp_error_set(err, DP_ENOMEM, "%s: %zu lines, more ops than the limit of %d", path, nlines, DP_GRAPH_MAX_ELEMS);
+        goto done;
+    }
+    {
+        double n_edges = 0;
+        for (size_t i = line3; i < line3_end && nlines > 2; i++)
+            if (isdigit((unsigned char)text[i]) && (i == line3 || !isdigit((unsigned char)text[i - 1]))) n_edges++;
+        double n_ops = nlines > 4 ? (double)(nlines - 4) : 0;
+        if (dp_mem_check(path, "the graph", (double)nlines * 2 * sizeof(size_t) + n_ops * DP_READ_BYTES_PER_OP +
+                                            n_edges * DP_READ_BYTES_PER_EDGE, err) != DP_OK)
+            goto done;
+    }
+    ls = dp_malloc_n(nlines, sizeof *ls);
+    ll = dp_malloc_n(nlines, sizeof *ll);
     if (!ls || !ll) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     {
         size_t k = 0, st = 0;
@@ -219,9 +246,50 @@ static int json_number(json_t *o, const char *key, double *out, int required)
     return 0;
 }
 
-static int edge_endpoint(json_t *v, const dp_graph_builder *b, int n, const char **names, int *out)
+/* Op names -> index, for edges that name their endpoints: open addressing on FNV-1a, built on
+ * the first such edge. A scan per edge would make a file of n named ops and edges cost O(n^2)
+ * (10^5 ops: a minute). Ops without a name are not in it; among equal names (rejected later
+ * by the builder) the lowest index is found. */
+typedef struct name_index {
+    int *slot;      /* op index or -1 */
+    size_t mask;    /* capacity - 1 (a power of two >= 2n) */
+} name_index;
+
+static uint64_t name_hash(const char *s)
 {
-    (void)b;
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) { h ^= (unsigned char)*s; h *= 1099511628211ull; }
+    return h;
+}
+
+static int name_index_build(name_index *ix, const char **names, size_t n)
+{
+    size_t cap = 16;
+    while (cap < 2 * n) cap <<= 1;
+    ix->slot = dp_malloc_n(cap, sizeof *ix->slot);
+    if (!ix->slot) return DP_ENOMEM;
+    ix->mask = cap - 1;
+    for (size_t i = 0; i < cap; i++) ix->slot[i] = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i]) continue;
+        size_t h = (size_t)name_hash(names[i]) & ix->mask;
+        while (ix->slot[h] >= 0) h = (h + 1) & ix->mask;
+        ix->slot[h] = (int)i;
+    }
+    return DP_OK;
+}
+
+static int name_index_find(const name_index *ix, const char **names, const char *s)
+{
+    size_t h = (size_t)name_hash(s) & ix->mask;
+    for (; ix->slot[h] >= 0; h = (h + 1) & ix->mask)
+        if (strcmp(names[ix->slot[h]], s) == 0) return ix->slot[h];
+    return -1;
+}
+
+/* 0 and *out set, or -1 index out of range, -2 unknown name, -3 wrong type, -4 out of memory */
+static int edge_endpoint(json_t *v, name_index *ix, int n, const char **names, int *out)
+{
     if (json_is_integer(v)) {
         json_int_t x = json_integer_value(v);
         if (x < 0 || x >= n) return -1;
@@ -229,10 +297,11 @@ static int edge_endpoint(json_t *v, const dp_graph_builder *b, int n, const char
         return 0;
     }
     if (json_is_string(v)) {
-        const char *s = json_string_value(v);
-        for (int i = 0; i < n; i++)
-            if (strcmp(names[i], s) == 0) { *out = i; return 0; }
-        return -2;
+        if (!ix->slot && name_index_build(ix, names, (size_t)n) != DP_OK) return -4;
+        int i = name_index_find(ix, names, json_string_value(v));
+        if (i < 0) return -2;
+        *out = i;
+        return 0;
     }
     return -3;
 }
@@ -251,6 +320,7 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
     const char **names = NULL;
+    name_index ix = {NULL, 0};
     if (!json_is_object(root)) { dp_error_set(err, DP_EINVAL, "%s: the top level must be a JSON object", path); return NULL; }
     json_t *ops = json_object_get(root, "ops");
     json_t *edges = json_object_get(root, "edges");
@@ -333,11 +403,10 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         }
         if (jt || je || nd)
             dp_graph_builder_set_op_info(b, id, jt ? json_string_value(jt) : NULL, je ? json_string_value(je) : NULL, nd, shape);
-        names[i] = jn ? json_string_value(jn) : "";
+        names[i] = jn ? json_string_value(jn) : NULL;
     }
     size_t m = json_array_size(edges);
     if (m > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: %zu edges is beyond the limit", path, m); goto done; }
-    /* name lookup: build a sorted index only when an endpoint is a string */
     for (size_t e = 0; e < m; e++) {
         json_t *ed = json_array_get(edges, e);
         if (!json_is_object(ed)) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu]: must be an object", path, e); goto done; }
@@ -347,7 +416,8 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         for (int k = 0; k < 2; k++) {
             json_t *v = json_object_get(ed, which[k]);
             if (!v) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: missing", path, e, which[k]); goto done; }
-            int rr = edge_endpoint(v, b, (int)n, names, dest[k]);
+            int rr = edge_endpoint(v, &ix, (int)n, names, dest[k]);
+            if (rr == -4) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
             if (rr == -1) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: op index %lld out of range 0..%zu", path, e, which[k], (long long)json_integer_value(v), n ? n - 1 : 0); goto done; }
             if (rr == -2) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: no op named \"%s\"", path, e, which[k], json_string_value(v)); goto done; }
             if (rr == -3) { dp_error_set(err, DP_EINVAL, "%s: edges[%zu].%s: must be an op index or name", path, e, which[k]); goto done; }
@@ -365,6 +435,7 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
     }
     g = dp_graph_builder_finish(b, err);
 done:
+    free(ix.slot);
     free(names);
     dp_graph_builder_free(b);
     return g;

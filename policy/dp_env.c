@@ -16,6 +16,7 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     env->assignment = dp_malloc_n(n, sizeof(int));
     env->order = dp_malloc_n(n, sizeof(int));
     env->ready = dp_malloc_n(n, sizeof(int));
+    env->ready_pos = dp_malloc_n(n, sizeof(int));
     env->unassigned_preds = dp_malloc_n(n, sizeof(int));
     env->est_start = dp_malloc_n(n, sizeof(double));
     env->est_end = dp_malloc_n(n, sizeof(double));
@@ -23,7 +24,7 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     env->dev_work = dp_malloc_n(D, sizeof(double));
     env->blevel = dp_malloc_n(n, sizeof(double));
     env->tlevel = dp_malloc_n(n, sizeof(double));
-    if (!env->assignment || !env->order || !env->ready || !env->unassigned_preds || !env->est_start ||
+    if (!env->assignment || !env->order || !env->ready || !env->ready_pos || !env->unassigned_preds || !env->est_start ||
         !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel)
         goto nomem;
     dp_costs_levels(g, c, env->blevel, env->tlevel);
@@ -38,10 +39,85 @@ nomem:
 void dp_env_free(dp_env *env)
 {
     if (!env) return;
-    free(env->assignment); free(env->order); free(env->ready); free(env->unassigned_preds);
+    free(env->assignment); free(env->order); free(env->ready); free(env->ready_pos);
+    free(env->unassigned_preds);
     free(env->est_start); free(env->est_end); free(env->dev_avail); free(env->dev_work);
     free(env->blevel); free(env->tlevel);
     free(env);
+}
+
+/* ---- the ready set ordered by b-level: a binary max-heap on (blevel, -id) ----
+ * ready_pos[v] follows every move so that any ready op (not only the top) can be removed. */
+
+static inline int heap_above(const dp_env *env, int a, int b)
+{
+    const double ba = env->blevel[a], bb = env->blevel[b];
+    return ba > bb || (ba == bb && a < b);
+}
+
+static void heap_place(dp_env *env, int i, int v)
+{
+    env->ready[i] = v;
+    env->ready_pos[v] = i;
+}
+
+static void heap_sift_up(dp_env *env, int i)
+{
+    int v = env->ready[i];
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!heap_above(env, v, env->ready[p])) break;
+        heap_place(env, i, env->ready[p]);
+        i = p;
+    }
+    heap_place(env, i, v);
+}
+
+static void heap_sift_down(dp_env *env, int i)
+{
+    const int n = env->n_ready;
+    int v = env->ready[i];
+    for (;;) {
+        int l = 2 * i + 1;
+        if (l >= n) break;
+        int r = l + 1;
+        int c = (r < n && heap_above(env, env->ready[r], env->ready[l])) ? r : l;
+        if (!heap_above(env, env->ready[c], v)) break;
+        heap_place(env, i, env->ready[c]);
+        i = c;
+    }
+    heap_place(env, i, v);
+}
+
+static void ready_remove_at(dp_env *env, int idx)
+{
+    if (env->ready_order == DP_ENV_READY_BY_ID) {
+        memmove(env->ready + idx, env->ready + idx + 1, (size_t)(env->n_ready - idx - 1) * sizeof(int));
+        env->n_ready--;
+        return;
+    }
+    int v = env->ready[idx], last = env->ready[--env->n_ready];
+    env->ready_pos[v] = -1;
+    if (idx == env->n_ready) return;
+    heap_place(env, idx, last);
+    heap_sift_up(env, idx);
+    heap_sift_down(env, env->ready_pos[last]);
+}
+
+/* insert v keeping the order */
+static void ready_insert(dp_env *env, int v)
+{
+    int i = env->n_ready++;
+    if (env->ready_order == DP_ENV_READY_BY_BLEVEL) {
+        heap_place(env, i, v);
+        heap_sift_up(env, i);
+        return;
+    }
+    while (i > 0 && env->ready[i - 1] > v) {
+        env->ready[i] = env->ready[i - 1];
+        i--;
+    }
+    env->ready[i] = v;
 }
 
 void dp_env_reset(dp_env *env)
@@ -52,10 +128,22 @@ void dp_env_reset(dp_env *env)
         env->assignment[v] = -1;
         env->unassigned_preds[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
         env->est_start[v] = env->est_end[v] = 0;
+        env->ready_pos[v] = -1;
     }
     for (int d = 0; d < env->n_devices; d++) env->dev_avail[d] = env->dev_work[d] = 0;
-    memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
-    env->n_ready = g->n_sources;
+    if (env->ready_order == DP_ENV_READY_BY_ID) {
+        memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
+        env->n_ready = g->n_sources;
+    } else {
+        env->n_ready = 0;
+        for (int i = 0; i < g->n_sources; i++) ready_insert(env, g->sources[i]);
+    }
+}
+
+void dp_env_set_ready_order(dp_env *env, dp_env_ready_order order)
+{
+    env->ready_order = order == DP_ENV_READY_BY_BLEVEL ? DP_ENV_READY_BY_BLEVEL : DP_ENV_READY_BY_ID;
+    dp_env_reset(env);
 }
 
 double dp_env_est_start(const dp_env *env, int v, int d)
@@ -72,6 +160,8 @@ double dp_env_est_start(const dp_env *env, int v, int d)
 
 int dp_env_ready_index(const dp_env *env, int v)
 {
+    if (v < 0 || v >= env->n_ops) return -1;
+    if (env->ready_order == DP_ENV_READY_BY_BLEVEL) return env->ready_pos[v];
     int lo = 0, hi = env->n_ready - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -80,17 +170,6 @@ int dp_env_ready_index(const dp_env *env, int v)
         else hi = mid - 1;
     }
     return -1;
-}
-
-/* insert v keeping the ready set sorted */
-static void ready_insert(dp_env *env, int v)
-{
-    int i = env->n_ready++;
-    while (i > 0 && env->ready[i - 1] > v) {
-        env->ready[i] = env->ready[i - 1];
-        i--;
-    }
-    env->ready[i] = v;
 }
 
 int dp_env_step(dp_env *env, int v, int d, dp_error *err)
@@ -108,8 +187,7 @@ int dp_env_step(dp_env *env, int v, int d, dp_error *err)
     env->est_end[v] = st + dur;
     env->dev_avail[d] = st + dur;
     env->dev_work[d] += dur;
-    memmove(env->ready + idx, env->ready + idx + 1, (size_t)(env->n_ready - idx - 1) * sizeof(int));
-    env->n_ready--;
+    ready_remove_at(env, idx);
     for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
         int w = g->edge_dst[e];
         if (--env->unassigned_preds[w] == 0) ready_insert(env, w);
@@ -124,6 +202,7 @@ static inline int close_enough(double a, double b)
 
 int dp_env_cp_select(const dp_env *env)
 {
+    if (env->ready_order == DP_ENV_READY_BY_BLEVEL) return env->n_ready > 0 ? env->ready[0] : -1;
     int best = -1;
     double bl = -INFINITY;
     for (int i = 0; i < env->n_ready; i++) {

@@ -20,6 +20,8 @@ int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
     (void)o;
     dp_env *env = dp_env_alloc(g, c, err);
     if (!env) return err ? err->code : DP_ENOMEM;
+    /* only the top of the b-level order is wanted: the heap keeps a step O(deg log ready) */
+    dp_env_set_ready_order(env, DP_ENV_READY_BY_BLEVEL);
     while (!dp_env_done(env)) {
         int v = dp_env_cp_select(env);
         int d = dp_env_cp_place(env, v);

@@ -1,9 +1,17 @@
 #!/bin/sh
 # Install the Debian 12 packages doppler needs to build, test and plot (idempotent: only what is
 # missing is installed). Needs root or sudo.
+#   --fuzz   also the tools of `make fuzz` and `make check-valgrind` (clang with libFuzzer,
+#            valgrind); make check does not need them
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
 libjansson-dev check libopenblas-dev gnuplot-nox"
+for a in "$@"; do
+    case $a in
+    --fuzz) PKGS="$PKGS clang libclang-rt-14-dev valgrind" ;;
+    *) echo "install-deps.sh: unknown option $a (--fuzz)" >&2; exit 2 ;;
+    esac
+done
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

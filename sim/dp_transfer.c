@@ -52,7 +52,8 @@ struct dp_xfer {
     klass *cls;
     int *chan_cls_ptr, *chan_cls;  /* CSR: classes crossing each channel */
     double *cap_rem;
-    double *load;
+    double *load;    /* flows not yet frozen on each channel; -1 outside a rate computation */
+    int *loaded;     /* channels with load in the current rate computation */
     unsigned char *frozen;
     int *active;                   /* classes with flows */
     int n_active;
@@ -152,6 +153,7 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
         x->cls = track(x, calloc((size_t)t->n_classes + 1, sizeof(klass)), (size_t)t->n_classes + 1, sizeof(klass));
         x->cap_rem = ALLOC(x, NC, sizeof(double));
         x->load = ALLOC(x, NC, sizeof(double));
+        x->loaded = ALLOC(x, NC, sizeof(int));
         x->frozen = ALLOC(x, (size_t)t->n_classes + 1, 1);
         x->active = ALLOC(x, (size_t)t->n_classes + 1, sizeof(int));
         x->active_pos = ALLOC(x, (size_t)t->n_classes + 1, sizeof(int));
@@ -159,7 +161,7 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
         x->chan_cls = ALLOC(x, (size_t)t->class_ptr[t->n_classes] + 1, sizeof(int));
         x->ev.cap = x->m + 1;
         x->ev.a = ALLOC(x, (size_t)x->ev.cap, sizeof(dp_ev));
-        if (!x->seg || !x->cls || !x->cap_rem || !x->load || !x->frozen || !x->active || !x->active_pos ||
+        if (!x->seg || !x->cls || !x->cap_rem || !x->load || !x->loaded || !x->frozen || !x->active || !x->active_pos ||
             !x->chan_cls_ptr || !x->chan_cls || !x->ev.a) goto nomem;
         for (int k = 0; k < t->n_classes; k++)
             for (int q = t->class_ptr[k]; q < t->class_ptr[k + 1]; q++) x->chan_cls_ptr[t->class_chan[q] + 1]++;
@@ -188,7 +190,7 @@ void dp_xfer_free(dp_xfer *x)
         for (int k = 0; k < x->t->n_classes; k++) free(x->cls[k].h);
     free(x->done); free(x->flow_t0); free(x->src); free(x->dst); free(x->seg); free(x->left);
     free(x->chunk_hop); free(x->chunk_next); free(x->q_head); free(x->q_tail); free(x->chan_busy);
-    free(x->cls); free(x->cap_rem); free(x->load); free(x->frozen); free(x->active); free(x->active_pos);
+    free(x->cls); free(x->cap_rem); free(x->load); free(x->loaded); free(x->frozen); free(x->active); free(x->active_pos);
     free(x->chan_cls_ptr); free(x->chan_cls); free(x->ev.a); free(x->busy_log); free(x->rate_log);
     free(x);
 }
@@ -215,6 +217,7 @@ void dp_xfer_reset(dp_xfer *x, int trace)
             q->logged_n = -1;
             x->active_pos[k] = -1;
         }
+        for (int ch = 0; ch < x->t->n_channels; ch++) x->load[ch] = -1;
         x->n_active = 0;
         x->next_done = INFINITY;
         x->next_cls = -1;
@@ -351,36 +354,40 @@ static void mm_sync(dp_xfer *x, double t)
     x->now = t;
 }
 
-/* progressive filling over the flowing classes (a class of n flows weighs n on its channels) */
+/* progressive filling over the flowing classes (a class of n flows weighs n on its channels):
+ * repeatedly the loaded channel with the smallest fair share (remaining capacity / unfrozen
+ * flows) fixes the rate of every unfrozen class crossing it */
 static void mm_rates(dp_xfer *x)
 {
     const dp_topology *t = x->t;
+    int nl = 0;
     for (int i = 0; i < x->n_active; i++) {
         int k = x->active[i];
         x->frozen[k] = 0;
         for (int p = t->class_ptr[k]; p < t->class_ptr[k + 1]; p++) {
             int ch = t->class_chan[p];
-            x->cap_rem[ch] = t->chan_bw[ch];
-            x->load[ch] = 0;
+            if (x->load[ch] < 0) {  /* first time this round: remember it as loaded */
+                x->cap_rem[ch] = t->chan_bw[ch];
+                x->load[ch] = 0;
+                x->loaded[nl++] = ch;
+            }
+            x->load[ch] += x->cls[k].n;
         }
-    }
-    for (int i = 0; i < x->n_active; i++) {
-        int k = x->active[i];
-        for (int p = t->class_ptr[k]; p < t->class_ptr[k + 1]; p++) x->load[t->class_chan[p]] += x->cls[k].n;
     }
     int left = x->n_active;
     while (left > 0) {
-        /* the channel with the smallest fair share among those still loaded */
         int best = -1;
         double share = INFINITY;
-        for (int i = 0; i < x->n_active; i++) {
-            int k = x->active[i];
-            if (x->frozen[k]) continue;
-            for (int p = t->class_ptr[k]; p < t->class_ptr[k + 1]; p++) {
-                int ch = t->class_chan[p];
-                double s = x->cap_rem[ch] / x->load[ch];
-                if (s < share || (s == share && ch < best)) { share = s; best = ch; }
+        for (int j = 0; j < nl; ) {
+            int ch = x->loaded[j];
+            if (x->load[ch] <= 0) {  /* every flow on it is frozen: drop it from the scan */
+                x->load[ch] = -1;
+                x->loaded[j] = x->loaded[--nl];
+                continue;
             }
+            double sh = x->cap_rem[ch] / x->load[ch];
+            if (sh < share || (sh == share && ch < best)) { share = sh; best = ch; }
+            j++;
         }
         assert(best >= 0);
         if (share < 0) share = 0;
@@ -397,6 +404,7 @@ static void mm_rates(dp_xfer *x)
             }
         }
     }
+    for (int j = 0; j < nl; j++) x->load[x->loaded[j]] = -1;
     /* the next segment end: each class's first finisher */
     x->next_done = INFINITY;
     x->next_cls = -1;

@@ -4,7 +4,10 @@
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
-D="$top_builddir/doppler"
+# make check-valgrind sets DOPPLER_VALGRIND: every run of the command then goes through memcheck
+# (exit 99 on a memory error or leak)
+doppler_cmd() { ${DOPPLER_VALGRIND:-} "$top_builddir/doppler" "$@"; }
+D=doppler_cmd
 G="$top_srcdir/data/graphs/chainmm-small.json"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,0 +1,24 @@
+/* libFuzzer harness: the assignment reader of the command (dp_cli_read_assignment), JSON or
+ * DOPPLER's comma-separated line. The first two bytes choose the op count (1..64) and the
+ * device count (1..16); the rest is the file. */
+#include "fuzz_common.h"
+#include "cli.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2) return 0;
+    const int n_ops = 1 + data[0] % 64, n_dev = 1 + data[1] % 16;
+    const char *path = fuzz_file(data + 2, size - 2);
+    int out[64];
+    for (int i = 0; i < 64; i++) out[i] = -7;
+    dp_error err;
+    dp_error_clear(&err);
+    int rc = dp_cli_read_assignment(path, n_ops, n_dev, out, &err);
+    if (rc != DP_OK) {
+        fuzz_check_error(&err, path);
+        return 0;
+    }
+    for (int i = 0; i < n_ops; i++) FUZZ_CHECK(out[i] >= 0 && out[i] < n_dev);
+    for (int i = n_ops; i < 64; i++) FUZZ_CHECK(out[i] == -7);
+    return 0;
+}

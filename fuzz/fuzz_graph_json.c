@@ -1,0 +1,17 @@
+/* libFuzzer harness: the native JSON graph reader (dp_graph_read_json). */
+#include "fuzz_common.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *path = fuzz_file(data, size);
+    dp_error err;
+    dp_error_clear(&err);
+    dp_graph *g = dp_graph_read_json(path, &err);
+    if (!g) {
+        fuzz_check_error(&err, path);
+        return 0;
+    }
+    fuzz_check_accepted_graph(g);
+    dp_graph_free(g);
+    return 0;
+}

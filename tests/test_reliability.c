@@ -1,0 +1,174 @@
+/* test_reliability: limits on hostile inputs and crash-safe outputs (issue 9).
+ *   - an input whose counts need more memory than the process may use is refused before the
+ *     reader allocates (DOPPLER_MEM_LIMIT stands in for a small machine);
+ *   - a writer killed with SIGKILL in the middle of a file leaves the old file whole;
+ *   - threads writing the same path at once each commit a whole file. */
+#include "dp_file.h"
+#include "dp_graph.h"
+#include "dp_scale_graphs.h"
+#include "dp_test.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+START_TEST(memory_limit_refuses_before_allocating)
+{
+    char path[] = "/tmp/dp_rel_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (int json = 0; json <= 1; json++) {
+        ck_assert_int_eq(dp_scale_write(path, DP_SCALE_CHAIN, 20000, json), 0);
+        dp_error err;
+        setenv("DOPPLER_MEM_LIMIT", "1M", 1);
+        dp_graph *g = dp_graph_read(path, json ? "json" : "doppler", &err);
+        ck_assert_ptr_null(g);
+        ck_assert_int_eq(err.code, DP_ENOMEM);
+        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "MiB of memory, more than the 1 MiB available"),
+                      "%s", err.msg);
+        unsetenv("DOPPLER_MEM_LIMIT");
+        g = dp_graph_read(path, json ? "json" : "doppler", &err);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        ck_assert_int_eq(g->n_ops, 20000);
+        dp_graph_free(g);
+    }
+    unlink(path);
+    ck_assert_uint_ge(dp_mem_limit(), (size_t)64 << 20);
+}
+END_TEST
+
+static int count_tmp_files(const char *dir, const char *base)
+{
+    DIR *d = opendir(dir);
+    int k = 0;
+    size_t lb = strlen(base);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strncmp(e->d_name, base, lb) == 0 && strncmp(e->d_name + lb, ".tmp.", 5) == 0) k++;
+    if (d) closedir(d);
+    return k;
+}
+
+static long file_size(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 ? (long)st.st_size : -1;
+}
+
+START_TEST(killed_writer_leaves_old_file)
+{
+    char dir[] = "/tmp/dp_rel_dir_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    dp_error err;
+    const char *old = "{\"old\": true}\n";
+    ck_assert_int_eq(dp_write_file_atomic(path, old, strlen(old), &err), DP_OK);
+    pid_t pid = fork();
+    if (pid == 0) {
+        /* a writer that never finishes: 1 KiB at a time, flushed, until killed */
+        char tmp[512];
+        FILE *f = dp_atomic_open(path, tmp, sizeof tmp, NULL);
+        if (!f) _exit(3);
+        char block[1024];
+        memset(block, 'x', sizeof block);
+        for (;;) {
+            fwrite(block, 1, sizeof block, f);
+            fflush(f);
+            usleep(1000);
+        }
+    }
+    ck_assert_int_gt(pid, 0);
+    /* kill it once its temporary file has grown past 8 KiB */
+    for (int i = 0; i < 5000 && count_tmp_files(dir, "out.json") == 0; i++) usleep(1000);
+    ck_assert_int_eq(count_tmp_files(dir, "out.json"), 1);
+    char tmp[512] = "";
+    DIR *d = opendir(dir);
+    for (struct dirent *e; (e = readdir(d));)
+        if (strstr(e->d_name, ".tmp.")) snprintf(tmp, sizeof tmp, "%s/%s", dir, e->d_name);
+    closedir(d);
+    for (int i = 0; i < 5000 && file_size(tmp) < 8192; i++) usleep(1000);
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    ck_assert(WIFSIGNALED(st));
+    size_t n;
+    char *text = dp_read_file(path, &n, &err);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, old);
+    free(text);
+    /* a complete write replaces it whole and leaves no temporary of its own */
+    ck_assert_int_eq(dp_write_file_atomic(path, "new\n", 4, &err), DP_OK);
+    text = dp_read_file(path, &n, &err);
+    ck_assert_str_eq(text, "new\n");
+    free(text);
+    unlink(tmp);
+    ck_assert_int_eq(count_tmp_files(dir, "out.json"), 0);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+typedef struct writer_arg {
+    const char *path;
+    char fill;
+    int rc;
+} writer_arg;
+
+#define WRITE_LEN (256 * 1024)
+
+static void *writer(void *p)
+{
+    writer_arg *a = p;
+    char *buf = malloc(WRITE_LEN);
+    memset(buf, a->fill, WRITE_LEN);
+    a->rc = DP_OK;
+    for (int k = 0; k < 20 && a->rc == DP_OK; k++) a->rc = dp_write_file_atomic(a->path, buf, WRITE_LEN, NULL);
+    free(buf);
+    return NULL;
+}
+
+/* Before temporary names carried a per-call number, two threads of one process shared
+ * "PATH.tmp.PID": their bytes interleaved and one rename failed. */
+START_TEST(threads_write_same_path)
+{
+    char dir[] = "/tmp/dp_rel_thr_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/result.json", dir);
+    pthread_t th[4];
+    writer_arg args[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (writer_arg){path, (char)('a' + i), -99};
+        pthread_create(&th[i], NULL, writer, &args[i]);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(th[i], NULL);
+        ck_assert_int_eq(args[i].rc, DP_OK);
+    }
+    size_t n;
+    dp_error err;
+    char *text = dp_read_file(path, &n, &err);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_uint_eq(n, WRITE_LEN);
+    for (size_t i = 1; i < n; i++) ck_assert_int_eq(text[i], text[0]);
+    free(text);
+    ck_assert_int_eq(count_tmp_files(dir, "result.json"), 0);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("reliability");
+    TCase *t = tcase_create("limits-and-crash-safety");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, memory_limit_refuses_before_allocating);
+    tcase_add_test(t, killed_writer_leaves_old_file);
+    tcase_add_test(t, threads_write_same_path);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}
