@@ -31,6 +31,10 @@ static void calibrate_usage(FILE *f)
                "  --max-elems E        largest tensor of elementwise kinds, floats (default 1048576)\n"
                "  --max-gemm M         largest GEMM dimension (default 768)\n"
                "  --no-pin             do not pin workers to cores\n"
+               "  --nice N             nice value of the worker threads (negative: root)\n"
+               "  --busy               keep the other devices busy (a background sgemm loop on each)\n"
+               "                       while one is profiled: op times of a machine whose devices all\n"
+               "                       work, for hosts whose cores share execution units or memory\n"
                "  --out FILE           the profile (JSON, written atomically)\n"
                "Options of fit:\n"
                "  --out FILE           the calibration (JSON, format doppler-calibration version 1)\n"
@@ -60,13 +64,14 @@ static int add_kinds(char ***kinds, int *n, const char *list)
 static int calibrate_profile(int argc, char **argv)
 {
     const char *cmd = "calibrate profile";
-    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP };
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY };
     static const struct option opts[] = {
         {"topology", required_argument, NULL, O_TOPOLOGY},
         {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
         {"kinds", required_argument, NULL, O_KINDS}, {"graph", required_argument, NULL, O_GRAPH},
         {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
         {"max-gemm", required_argument, NULL, O_MAXG}, {"no-pin", no_argument, NULL, O_NOPIN},
+        {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY},
         {"out", required_argument, NULL, O_OUT}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     dp_profile_options po;
     dp_profile_options_init(&po);
@@ -105,6 +110,10 @@ static int calibrate_profile(int argc, char **argv)
             po.max_gemm = v;
             break;
         case O_NOPIN: po.pin = 0; break;
+        case O_BUSY: po.background = 1; break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &po.nice) != 0) { dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg); goto done; }
+            break;
         case O_OUT: out = optarg; break;
         case 'h': case O_HELP: calibrate_usage(stdout); status = 0; goto done;
         default: dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]); goto done;

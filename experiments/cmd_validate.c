@@ -40,6 +40,10 @@ static void validate_usage(FILE *f)
                "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
                "  --out FILE.json      per-assignment results and the summary\n"
                "  --no-pin             do not pin workers to cores\n"
+               "  --statistic S        measured makespan of an assignment: median (default) or min of the\n"
+               "                       runs (min: the least disturbed run, on a machine shared with others)\n"
+               "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
+               "                       machine the measurement then takes the cores while it runs)\n"
                "  -h, --help           this help\n"
                DP_CLI_MACHINE_HELP);
 }
@@ -96,7 +100,7 @@ int cmd_validate(int argc, char **argv)
 {
     const char *cmd = "validate";
     enum { O_GRAPH = 1, O_FORMAT, O_BACKEND, O_ASSIGN, O_METHODS, O_SCALE, O_TARGET, O_REPEATS,
-           O_SEED, O_PLOT, O_OUT, O_NOPIN, O_HELP };
+           O_SEED, O_PLOT, O_OUT, O_NOPIN, O_NICE, O_STAT, O_HELP };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"backend", required_argument, NULL, O_BACKEND}, {"assignments", required_argument, NULL, O_ASSIGN},
@@ -104,10 +108,11 @@ int cmd_validate(int argc, char **argv)
         {"target-flops", required_argument, NULL, O_TARGET}, {"repeats", required_argument, NULL, O_REPEATS},
         {"seed", required_argument, NULL, O_SEED}, {"plot", required_argument, NULL, O_PLOT},
         {"out", required_argument, NULL, O_OUT}, {"no-pin", no_argument, NULL, O_NOPIN},
+        {"nice", required_argument, NULL, O_NICE}, {"statistic", required_argument, NULL, O_STAT},
         {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
                *out = NULL;
-    int D = 0, n_random = 30, repeats = 5;
+    int D = 0, n_random = 30, repeats = 5, use_min = 0;
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
     unsigned long long seed = 1;
@@ -146,6 +151,14 @@ int cmd_validate(int argc, char **argv)
         case O_PLOT: plot = strcmp(optarg, "none") == 0 ? NULL : optarg; break;
         case O_OUT: out = optarg; break;
         case O_NOPIN: xo.pin = 0; break;
+        case O_STAT:
+            if (strcmp(optarg, "median") == 0) use_min = 0;
+            else if (strcmp(optarg, "min") == 0) use_min = 1;
+            else return dp_cli_usage_error(cmd, "--statistic: median or min, got '%s'", optarg);
+            break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
+            break;
         case 'h': case O_HELP: validate_usage(stdout); return 0;
         default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
         }
@@ -206,6 +219,8 @@ int cmd_validate(int argc, char **argv)
         r->simulated = sr.makespan;
     }
     double total_flops = dp_graph_total_work(xg);
+    double load0[3] = {0, 0, 0}, load1[3] = {0, 0, 0};
+    getloadavg(load0, 3);
     fprintf(stderr, "doppler validate: %s, %d ops, %.3g FLOPs executed (scale %g), %d devices, %d assignments x %d runs\n",
             g->name, g->n_ops, total_flops, g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, n_rows, repeats);
     /* interleaved passes: a burst of load on the shared machine spreads over all assignments
@@ -222,10 +237,12 @@ int cmd_validate(int argc, char **argv)
         }
         fprintf(stderr, "  pass %d/%d done\n", p + 1, repeats);
     }
+    getloadavg(load1, 3);
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
         double *s = r->samples;
         r->measured = dp_exec_median(s, repeats); /* sorts s */
+        if (use_min) r->measured = s[0];
         r->q25 = s[(repeats - 1) / 4];
         r->q75 = s[(3 * (repeats - 1) + 3) / 4];
         meas[i] = r->measured;
@@ -235,6 +252,8 @@ int cmd_validate(int argc, char **argv)
     printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
            g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), mach.topo->name, calib);
+    printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
+           load0[0], load1[0], xo.nice, use_min ? "min" : "median", repeats);
     printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
@@ -269,6 +288,10 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? 1.0 : xo.scale));
         json_object_set_new(o, "executed_flops", json_real(total_flops));
         json_object_set_new(o, "repeats", json_integer(repeats));
+        json_object_set_new(o, "load_before", json_real(load0[0]));
+        json_object_set_new(o, "load_after", json_real(load1[0]));
+        json_object_set_new(o, "nice", json_integer(xo.nice));
+        json_object_set_new(o, "statistic", json_string(use_min ? "min" : "median"));
         json_object_set_new(o, "mape", json_real(mape));
         json_object_set_new(o, "kendall_tau", json_real(tau));
         json_object_set_new(o, "pearson_r", json_real(rho));

@@ -72,6 +72,13 @@ typedef struct dp_profile_options {
     int pin;                  /* pin workers (default 1) */
     uint64_t seed;
     const char *machine;      /* free text recorded in the profile (default "") */
+    int nice;                 /* nice value of the executor's workers (dp_exec_options.nice) */
+    int background;           /* 1: while a device is profiled, every other device runs a
+                               * background sgemm loop (pinned to its core), so that the samples
+                               * describe a machine whose devices are all busy, as they are
+                               * during most of a parallel run. On hosts whose cores share
+                               * execution units or memory bandwidth (2 vCPUs of one VM) an op
+                               * is much slower then than on an idle machine. Default 0 */
 } dp_profile_options;
 
 void dp_profile_options_init(dp_profile_options *o);

@@ -20,7 +20,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 static const dp_exec_backend *const backends[] = {
     &dp_exec_backend_cpu,
@@ -315,6 +318,12 @@ typedef struct worker_arg {
     int d;
 } worker_arg;
 
+/* the calling worker's nice value (Linux: per thread) */
+static void worker_priority(const dp_exec *x)
+{
+    if (x->opt.nice != 0) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), x->opt.nice);
+}
+
 static void *compute_worker(void *arg)
 {
     dp_exec *x = ((worker_arg *)arg)->x;
@@ -323,6 +332,7 @@ static void *compute_worker(void *arg)
     const dp_graph *g = x->g;
     dev_state *s = &x->dev[d];
     x->be->bind(x->ctx, d, 0);
+    worker_priority(x);
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (s->r_head == s->r_tail && !s->quit) pthread_cond_wait(&s->cv_compute, &s->mu);
@@ -359,6 +369,7 @@ static void *copy_worker(void *arg)
     free(arg);
     dev_state *s = &x->dev[d];
     x->be->bind(x->ctx, d, 1);
+    worker_priority(x);
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (s->c_head == s->c_tail && !s->quit) pthread_cond_wait(&s->cv_copy, &s->mu);

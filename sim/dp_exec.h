@@ -82,6 +82,10 @@ typedef struct dp_exec_options {
     int pin;                /* 1: pin each device's workers to core d (when cores >= devices),
                              * 0: let the OS place them (default 1) */
     uint64_t seed;          /* data of sources and weights (default 1) */
+    int nice;               /* nice value of the worker threads (Linux per-thread; default 0 =
+                             * unchanged). Negative values (root only) let measurements on a
+                             * shared machine take the cores from other processes while they
+                             * run; a value that cannot be set is ignored */
 } dp_exec_options;
 
 /* Defaults: cpu backend, scale 1, flops_per_unit 0 and bytes_per_unit 0 (0 = chosen by
