@@ -16,6 +16,7 @@
 #include "dp_place.h"
 #include "dp_search.h"
 #include "dp_sim.h"
+#include "dp_graph_formats.h"
 #include "../tests/dp_test_taskgraph.h"
 
 #include <math.h>
@@ -115,7 +116,8 @@ static void table_stg(void)
         snprintf(rel, sizeof rel, "50/rand%04d.stg", i);
         snprintf(p, sizeof p, "%s/stg/%s", shared, rel);
         if (access(p, R_OK) != 0) continue;
-        dp_graph *g = dp_test_read_stg(p);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_stg(p, &rerr);
         if (!g) { fprintf(stderr, "bench_baselines: cannot read %s\n", p); exit(1); }
         for (int m = 2; m <= 4; m += 2) {
             dp_error err;
@@ -185,7 +187,9 @@ static void table_sinnen(void)
         if (access(p, R_OK) != 0) continue;
         int procs;
         double len;
-        dp_graph *g = dp_test_read_dot(p, &procs, &len);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_dot(p, &rerr);
+        dp_test_dot_reference(p, &procs, &len);
         if (!g) { fprintf(stderr, "bench_baselines: cannot read %s\n", p); exit(1); }
         sinnen_row(MILESTONE[i].file, g, 2, MILESTONE[i].p2);
         sinnen_row(MILESTONE[i].file, g, 4, MILESTONE[i].p4);
@@ -211,7 +215,9 @@ static void table_sinnen(void)
         if (access(p, R_OK) != 0) continue;
         int procs;
         double len;
-        dp_graph *g = dp_test_read_dot(p, &procs, &len);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_dot(p, &rerr);
+        dp_test_dot_reference(p, &procs, &len);
         if (!g || procs < 1) { fprintf(stderr, "bench_baselines: cannot read %s\n", p); exit(1); }
         sinnen_row(FULL[i], g, procs, len);
         dp_graph_free(g);

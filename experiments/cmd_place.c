@@ -156,6 +156,12 @@ static int run_and_report(run_args *a)
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
     if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
+        /* the example's own machine: op time per processor, link rates and start-up costs */
+        if (a->mach.devices_given || a->mach.topology) {
+            dp_error_set(&err, DP_EINVAL, "%s: a heterogeneous example fixes the machine; drop --devices and --topology",
+                         a->graph);
+            return dp_cli_fail(&err);
+        }
         if (dp_hetero_read(a->graph, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
         a->mach.n_devices = cost->n_devices;
     } else {
@@ -163,10 +169,6 @@ static int run_and_report(run_args *a)
         if (!g) return dp_cli_fail(&err);
         cost = dp_cli_machine_costs(&a->mach, g, &err);
         if (!cost) goto fail;
-    }
-    if (a->place.device >= a->mach.n_devices) {
-        dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
-        goto fail;
     }
     if (a->place.device >= a->mach.n_devices) {
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);

@@ -87,6 +87,8 @@ echo '{"budgte": 3}' > "$tmp/bad.json"
 expect_rc 1 "anneal with a bad config" "$D" place --graph "$G" --method anneal --config "$tmp/bad.json"
 grep -q 'unknown key "budgte"' "$tmp/err" && grep -q bad.json "$tmp/err" && ok || bad "bad config named"
 expect_rc 2 "bad budget" "$D" place --graph "$G" --method anneal --budget 0
+expect_rc 1 "devices with .in" "$D" place --graph "$tmp/ex.in" --method heft --devices 3
+grep -q 'fixes the machine' "$tmp/err" && ok || bad ".in with --devices refused"
 expect_rc 1 "bad .in" "$D" place --graph "$top_srcdir/tests/bad-hetero/zero-rate.in" --method heft
 grep -q 'zero-rate.in' "$tmp/err" && ok || bad "bad .in named"
 "$D" place --help | grep -q 'heft cpop peft etf anneal local exact' && ok || bad "help lists the baseline methods"

@@ -9,6 +9,7 @@
 #include "dp_search.h"
 #include "dp_sim.h"
 #include "dp_test.h"
+#include "dp_graph_formats.h"
 #include "dp_test_taskgraph.h"
 
 #include <math.h>
@@ -81,7 +82,9 @@ START_TEST(sinnen_optima)
         if (access(p, R_OK) != 0) continue;
         int procs;
         double len;
-        dp_graph *g = dp_test_read_dot(p, &procs, &len);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_dot(p, &rerr);
+        dp_test_dot_reference(p, &procs, &len);
         ck_assert_ptr_nonnull(g);
         ck_assert_int_eq(g->n_ops, ms[i].n);
         at_optimum += check_all(g, 2, ms[i].p2, 1) == ms[i].p2;
@@ -110,7 +113,9 @@ START_TEST(sinnen_optima)
         if (access(p, R_OK) != 0) continue;
         int procs;
         double len;
-        dp_graph *g = dp_test_read_dot(p, &procs, &len);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_dot(p, &rerr);
+        dp_test_dot_reference(p, &procs, &len);
         ck_assert_ptr_nonnull(g);
         ck_assert_int_eq(g->n_ops, 10);
         ck_assert_int_eq(procs, full[i][0] - '0');
@@ -134,7 +139,8 @@ START_TEST(stg_optima)
         snprintf(rel, sizeof rel, "50/rand%04d.stg", i);
         snprintf(p, sizeof p, "%s/stg/%s", dir, rel);
         if (access(p, R_OK) != 0) continue;
-        dp_graph *g = dp_test_read_stg(p);
+        dp_error rerr;
+        dp_graph *g = dp_graph_read_stg(p, &rerr);
         ck_assert_ptr_nonnull(g);
         ck_assert_int_eq(g->n_ops, 50);
         for (int m = 2; m <= 4; m += 2) {
