@@ -472,6 +472,17 @@ static dp_graph *executed_graph(const dp_graph *g, const dp_exec_kernel *k, dp_e
     return xg;
 }
 
+dp_graph *dp_exec_plan_graph(const dp_graph *g, const dp_exec_options *o, dp_error *err)
+{
+    dp_exec_options def;
+    if (!o) { dp_exec_options_init(&def); o = &def; }
+    dp_exec_kernel *k = dp_calloc_n(g->n_ops, sizeof *k);
+    if (!k) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
+    dp_graph *xg = dp_exec_plan(g, o, k, err) == DP_OK ? executed_graph(g, k, err) : NULL;
+    free(k);
+    return xg;
+}
+
 dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *o, dp_error *err)
 {
     dp_exec_options def;

@@ -101,6 +101,11 @@ double dp_exec_auto_scale(const dp_graph *g, double target_flops);
  * for a scale out of range. */
 int dp_exec_plan(const dp_graph *g, const dp_exec_options *o, dp_exec_kernel *k, dp_error *err);
 
+/* The executed graph of g under o without an executor (no threads, no device memory): what
+ * dp_exec_graph gives, for training the earlier stages on the same graph Stage III runs.
+ * Caller frees with dp_graph_free. */
+dp_graph *dp_exec_plan_graph(const dp_graph *g, const dp_exec_options *o, dp_error *err);
+
 typedef struct dp_exec dp_exec;
 
 /* An executor for g (which must outlive it) on n_devices devices named by the backend ("cpu0",

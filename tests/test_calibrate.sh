@@ -37,6 +37,19 @@ if command -v gnuplot > /dev/null 2>&1; then
     test -s "$T/v.png" || fail "no plot"
 fi
 
+# Stage III: doppler train --stage real from a stage II checkpoint on the same executed graph,
+# logged to the HDF5 trajectory layout with the oracle "real"
+"$D" train --graph "$T/g.json" --pipeline --episodes 3 --scale 0.5 --topology cpu-2core --calibration "$T/c.json" \
+    --checkpoint "$T/s2.h5" --quiet > "$T/tr2" 2>&1 || fail "train pipeline: $(cat "$T/tr2")"
+"$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 3 --scale 0.5 --real-repeats 1 \
+    --topology cpu-2core --calibration "$T/c.json" --trajectory "$T/s3.h5" --quiet > "$T/tr3" 2>&1 \
+    || fail "train --stage real: $(cat "$T/tr3")"
+grep -q "measured on the real executor" "$T/tr3" || fail "stage real output: $(cat "$T/tr3")"
+if command -v h5dump > /dev/null 2>&1; then
+    h5dump -a oracle "$T/s3.h5" 2> /dev/null | grep -q '"real"' || fail "trajectory oracle attribute is not real"
+    h5dump -d /episodes/makespan "$T/s3.h5" 2> /dev/null | grep -q "( 3 )" || fail "trajectory has not 3 episodes of makespan"
+fi
+
 # usage errors exit 2, runtime errors 1
 "$D" validate --calibration "$T/c.json" > /dev/null 2>&1; test $? -eq 2 || fail "missing --graph must exit 2"
 "$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
