@@ -122,7 +122,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
            a->assignment_file ? "assignment from file" : a->method);
     if (r->hi) {
         printf("machine: %s, transfer model %s%s, %s execution, queue %s\n",
-               m->topo ? m->topo->name : "identical devices (DOPPLER-compatible costs)",
+               m->topo ? m->topo->name
+                       : !a->format && dp_hetero_is_hetero_path(a->graph) ? "the example's own processors"
+                                                            : "identical devices (DOPPLER-compatible costs)",
                dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
                m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
                m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
