@@ -322,6 +322,7 @@ static void free_fields(char **f, int n)
 int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, long *good_len, dp_error *err)
 {
     size_t len;
+    if (good_len) *good_len = 0; /* also for an empty file (found by fuzz_results_csv) */
     char *text = dp_read_file(path, &len, err);
     if (!text) return err ? err->code : DP_EIO;
     char **f = NULL;
