@@ -301,5 +301,6 @@ done:
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);
+    dp_cli_machine_free(&mach);
     return status;
 }

@@ -314,8 +314,8 @@ START_TEST(params_init_adam)
                 s += (double)w[k * 3 + i] * w[k * 3 + j];
                 t += (double)v[i * 5 + k] * v[j * 5 + k];
             }
-            ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-6);
-            ck_assert_double_eq_tol(t, i == j ? 4 : 0, 1e-5);
+            ck_assert_double_eq_tol(s, (i == j ? 1.0 : 0.0), 1e-6);
+            ck_assert_double_eq_tol(t, (i == j ? 4.0 : 0.0), 1e-5);
         }
     /* Adam's first step moves every parameter by lr against the gradient's sign */
     float before = w[0];
