@@ -42,9 +42,11 @@ static void place_usage(FILE *f, const char *cmd)
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
-               "  --budget N           search methods: simulations (anneal, local) or nodes (exact)\n"
+               "  --budget N           search methods: simulations (anneal, local) or nodes (exact);\n"
+               "                       placeto, gdp: training episodes when no checkpoint (default 200)\n"
                "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
-               "                       swap_prob, init)\n"
+               "                       swap_prob, init; placeto/gdp: the doppler train config plus\n"
+               "                       \"placeto\"/\"gdp\" network sizes, see doc/baselines.md)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
