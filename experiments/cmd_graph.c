@@ -87,7 +87,9 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
     if (!only)
         fprintf(f, "Usage: doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n\n"
                    "Generate a workload graph and write it (.json native, .dot Graphviz; '-' for stdout).\n"
-                   "ML models give FLOPs and bytes (multiply-add = 2 FLOPs); random gives task-graph times.\n\n");
+                   "ML models give FLOPs and bytes (multiply-add = 2 FLOPs); random gives task-graph times.\n"
+                   "Options: --out FILE (required), --to json|dot (default: by extension), --name NAME\n"
+                   "(graph name; default: the model and its main parameters), then the model's own:\n\n");
     char buf[64];
     for (const dp_gen_model *m = dp_gen_models(); m->name; m++) {
         if (only && m != only) continue;
@@ -109,7 +111,7 @@ static int graph_gen(int argc, char **argv)
     const char *model = argv[1];
     const dp_gen_model *m = dp_gen_find(model);
     if (!m) return dp_cli_usage_error("graph gen", "unknown model '%s' (doppler graph gen --help lists them)", model);
-    const char *out = NULL, *to = NULL;
+    const char *out = NULL, *to = NULL, *gname = NULL;
     const char **keys = calloc((size_t)argc, sizeof *keys), **vals = calloc((size_t)argc, sizeof *vals);
     char **owned = calloc((size_t)argc, sizeof *owned);
     int np = 0, status = DP_EXIT_USAGE;
@@ -133,6 +135,7 @@ static int graph_gen(int argc, char **argv)
         }
         if (strcmp(key, "out") == 0) out = val;
         else if (strcmp(key, "to") == 0) to = val;
+        else if (strcmp(key, "name") == 0) gname = val;
         else { keys[np] = key; vals[np] = val; np++; }
     }
     if (!out) { dp_cli_usage_error("graph gen", "--out FILE is required"); goto done; }
@@ -144,6 +147,13 @@ static int graph_gen(int argc, char **argv)
         fprintf(stderr, "doppler graph gen: %s\n", err.msg);
         status = err.code == DP_EINVAL ? DP_EXIT_USAGE : DP_EXIT_ERROR;
         goto done;
+    }
+    if (gname) {
+        /* the graph is ours until written: rename it in place */
+        char *nm = strdup(gname);
+        if (!nm) { fprintf(stderr, "doppler: out of memory\n"); dp_graph_free(g); status = DP_EXIT_ERROR; goto done; }
+        free(g->name);
+        g->name = nm;
     }
     if (dp_graph_write(g, out, to, &err) != DP_OK) {
         status = dp_cli_fail(&err);

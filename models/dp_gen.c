@@ -259,7 +259,7 @@ void dp_gen_random_defaults(dp_gen_random_opts *o)
 
 dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
 {
-    if (o->n < 1 || o->n > DP_GRAPH_MAX_ELEMS) { bad(err, "random", "n", 1, DP_GRAPH_MAX_ELEMS); return NULL; }
+    if (o->n < 1 || o->n > DP_GEN_MAX_OPS) { bad(err, "random", "n", 1, DP_GEN_MAX_OPS); return NULL; }
     if (!(o->fat >= 0 && o->fat <= 1)) { bad(err, "random", "fat", 0, 1); return NULL; }
     if (!(o->density >= 0 && o->density <= 1)) { bad(err, "random", "density", 0, 1); return NULL; }
     if (!(o->regular >= 0 && o->regular <= 1)) { bad(err, "random", "regular", 0, 1); return NULL; }
@@ -284,6 +284,7 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
 
     /* levels: task ids are consecutive per level, level L = [level_start[L], level_start[L+1]) */
     double ideal = floor(pow((double)o->n, o->fat)); /* DAGGEN: exp(fat log n); pow rounds n^1 to n */
+    long long n_edges = 0;
     int n_levels = 0, total = 0;
     while (total < o->n) {
         double lat = 1.0 - o->regular;
@@ -319,6 +320,11 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
                 if (m == lw) continue;
                 int u = level_start[pl] + pi;
                 mark[u] = v;
+                if (++n_edges > DP_GEN_MAX_EDGES) {
+                    dp_error_set(err, DP_EINVAL, "random: more than %d edges (the generators' limit): lower density or fat",
+                                 DP_GEN_MAX_EDGES);
+                    goto done;
+                }
                 if (dp_graph_builder_add_edge(b, u, v, 0) < 0) {
                     dp_error_set(err, DP_ENOMEM, "random: out of memory");
                     goto done;
@@ -357,9 +363,9 @@ static const dp_gen_param chainmm_params[] = {
 static const dp_gen_param ffnn_params[] = {
     {"layers", DP_GEN_INT, OFF(dp_gen_ffnn_opts, layers), 1, 24, NULL, "layers (matmul, bias, ReLU each)"},
     {"batch", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, batch), 1, 1e9, NULL, "batch size"},
-    {"in", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, in), 1, 1e9, NULL, "input features"},
+    {"in-features", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, in), 1, 1e9, NULL, "input features"},
     {"hidden", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, hidden), 1, 1e9, NULL, "hidden features"},
-    {"out", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, out), 1, 1e9, NULL, "output features"},
+    {"out-features", DP_GEN_INT64, OFF(dp_gen_ffnn_opts, out), 1, 1e9, NULL, "output features"},
     {"batch-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
     {"feature-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, feature_blocks), 1, 4096, NULL, "blocks of every feature dim"},
     DTYPE_PARAM(dp_gen_ffnn_opts),
@@ -384,7 +390,7 @@ static const dp_gen_param llama_params[] = {
 };
 
 static const dp_gen_param random_params[] = {
-    {"n", DP_GEN_INT, OFF(dp_gen_random_opts, n), 1, DP_GRAPH_MAX_ELEMS, NULL, "number of tasks"},
+    {"n", DP_GEN_INT, OFF(dp_gen_random_opts, n), 1, DP_GEN_MAX_OPS, NULL, "number of tasks"},
     {"fat", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, fat), 0, 1, NULL, "width: n^fat tasks per level"},
     {"density", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, density), 0, 1, NULL, "parents: up to density x previous level"},
     {"regular", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, regular), 0, 1, NULL, "regularity of level widths"},

@@ -15,7 +15,8 @@
  *   llama-block --tp 8      328 ops                8gpu_transformer_block (302)
  *   llama-layer --tp 8      403 ops                8gpu_full_transformer (367)
  *
- * Every generator validates its options and returns NULL with DP_EINVAL naming the option.
+ * Every generator validates its options and returns NULL with DP_EINVAL naming the option, or
+ * when the graph would exceed DP_GEN_MAX_OPS ops or DP_GEN_MAX_EDGES edges (dp_gen_einsum.h).
  */
 #ifndef DP_GEN_H
 #define DP_GEN_H
@@ -23,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dp_gen_einsum.h"
 #include "dp_graph.h"
 
 #ifdef __cplusplus

@@ -36,6 +36,7 @@ struct dp_ein {
     dp_error err;
     ein_dep *deps;
     int n_deps, cap_deps;
+    long long n_ops, n_edges;  /* graph ops and edges created so far */
 };
 
 static int fail(dp_ein *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -291,10 +292,16 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
         split[l] = (int)v;
         p = end;
     }
+    /* block counts, checked as they grow (each split <= 2^31, so no product overflows) */
     long long n_ob = 1, n_rb = 1;
-    for (int l = 0; l < n_out; l++) n_ob *= split[l];
-    for (int l = n_out; l < n_lab; l++) n_rb *= split[l];
-    if (n_ob * (n_rb + 1) > DP_GRAPH_MAX_ELEMS) return fail(e, "op %s: %lld blocks is beyond the limit", name, n_ob * n_rb);
+    for (int l = 0; l < n_lab; l++) {
+        if (l < n_out) n_ob *= split[l];
+        else n_rb *= split[l];
+        if (e->n_ops + n_ob * (n_rb + 1) > DP_GEN_MAX_OPS)
+            return fail(e, "op %s: the graph would have more than %d ops (the generators' limit): use fewer blocks", name,
+                        DP_GEN_MAX_OPS);
+    }
+    e->n_ops += n_ob * (n_rb > 1 ? n_rb + 1 : 1);
 
     int out_split[DP_MAX_DIMS];
     for (int l = 0; l < n_out; l++) out_split[l] = split[l];
@@ -361,6 +368,12 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
                     if (k < 0) break;
                     cur[k]++;
                 }
+            }
+            e->n_edges += e->n_deps + (n_rb > 1);
+            if (e->n_edges > DP_GEN_MAX_EDGES) {
+                rc = fail(e, "op %s: the graph would have more than %d edges (the generators' limit): use fewer blocks",
+                          name, DP_GEN_MAX_EDGES);
+                break;
             }
             for (int d = 0; d < e->n_deps && rc >= 0; d++)
                 if (dp_graph_builder_add_edge(e->b, e->deps[d].op, op, e->deps[d].bytes) < 0) rc = fail_nomem(e);

@@ -42,6 +42,12 @@
 extern "C" {
 #endif
 
+/* Size limits of generated graphs (far below DP_GRAPH_MAX_ELEMS, so that a too large request
+ * fails at once with DP_EINVAL instead of exhausting memory: a generated op costs about 200
+ * bytes, an edge 16). */
+#define DP_GEN_MAX_OPS (1 << 24)
+#define DP_GEN_MAX_EDGES (1 << 26)
+
 typedef struct dp_ein dp_ein;
 
 /* Start a program for graph `name` with elements of dtype_bytes bytes (4 for fp32). */

@@ -300,7 +300,7 @@ static void lists_close(int_lists *l, int i)
 {
     int lo = l->ptr[i];
     int n = l->n_data - lo;
-    qsort(l->data + lo, (size_t)n, sizeof(int), cmp_int);
+    if (n > 1) qsort(l->data + lo, (size_t)n, sizeof(int), cmp_int);
     int k = 0;
     for (int j = 0; j < n; j++)
         if (k == 0 || l->data[lo + k - 1] != l->data[lo + j]) l->data[lo + k++] = l->data[lo + j];

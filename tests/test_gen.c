@@ -430,6 +430,9 @@ START_TEST(by_name)
     const char *nk[] = {"n"}, *nv[] = {"12x"};
     ck_assert(dp_gen_by_name("random", 1, nk, nv, &err) == NULL);
     ck_assert(strstr(err.msg, "--n: expected a number") != NULL);
+    const char *lk[] = {"blocks", "n"}, *lv[] = {"400", "400"}; /* 6 x 400^3 block products */
+    ck_assert(dp_gen_by_name("chainmm", 2, lk, lv, &err) == NULL);
+    ck_assert(strstr(err.msg, "the generators' limit") != NULL);
     const char *tk[] = {"tp"}, *tv[] = {"8"};
     g = dp_gen_by_name("llama-layer", 1, tk, tv, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);

@@ -1,0 +1,87 @@
+#!/bin/sh
+# End-to-end tests of doppler graph gen / convert: usage errors, generated sizes, the bundled
+# graphs in data/graphs are exactly what scripts/gen-graphs.sh produces, every bundled graph
+# places (critical path) and simulates, DOT output with and without an assignment, and
+# conversions of the shared task-graph files when ../shared/data is present.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+D="$top_builddir/doppler"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_rc() { # expected-rc description command...
+    want=$1; shift; what=$1; shift
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    if [ "$rc" -eq "$want" ]; then ok; else bad "$what: exit $rc, wanted $want"; cat "$tmp/err"; fi
+}
+field() { sed -n "s/^$1: *\([^ ]*\).*/\1/p" "$tmp/out"; }
+
+expect_rc 0 "gen --help" "$D" graph gen --help
+grep -q 'llama-layer' "$tmp/out" && grep -q -- '--partition' "$tmp/out" && ok || bad "gen --help lists models and parameters"
+expect_rc 0 "gen MODEL --help" "$D" graph gen random --help
+grep -q -- '--density' "$tmp/out" && ok || bad "gen random --help lists its parameters"
+expect_rc 2 "gen unknown model" "$D" graph gen resnet --out "$tmp/x.json"
+expect_rc 2 "gen without --out" "$D" graph gen chainmm
+expect_rc 2 "gen unknown parameter" "$D" graph gen chainmm --bocks 2 --out "$tmp/x.json"
+grep -q 'unknown parameter --bocks' "$tmp/err" && ok || bad "unknown parameter named"
+expect_rc 2 "gen bad value" "$D" graph gen llama-block --heads 30 --out "$tmp/x.json"
+grep -q 'multiple of heads' "$tmp/err" && ok || bad "bad value explained"
+[ ! -e "$tmp/x.json" ] && ok || bad "no output written on error"
+
+expect_rc 0 "gen chainmm 2d" "$D" graph gen chainmm --matrices 3 --n 64 --blocks 4 --partition 2d --out "$tmp/c2.json"
+expect_rc 0 "info" "$D" graph info "$tmp/c2.json"
+[ "$(field ops)" = 32 ] && [ "$(field edges)" = 64 ] && ok || bad "2D ChainMM of 3 matrices in 4x4 blocks: 32 ops, 64 edges"
+expect_rc 0 "gen random key=value" "$D" graph gen random --n=300 --seed=3 --out "$tmp/r.json"
+expect_rc 0 "info random" "$D" graph info "$tmp/r.json"
+[ "$(field ops)" = 300 ] && ok || bad "random --n=300 gives 300 ops"
+expect_rc 0 "gen to dot" "$D" graph gen ffnn --layers 1 --out-features 8192 --out "$tmp/f.dot"
+grep -q 'digraph' "$tmp/f.dot" && ok || bad "DOT written"
+
+# the bundled graphs are reproducible and place + simulate on 4 devices
+mkdir "$tmp/graphs"
+expect_rc 0 "gen-graphs.sh" sh "$top_srcdir/scripts/gen-graphs.sh" "$D" "$tmp/graphs"
+n=0
+for f in "$tmp"/graphs/*.json; do
+    b=$(basename "$f")
+    n=$((n + 1))
+    cmp -s "$f" "$top_srcdir/data/graphs/$b" && ok || bad "data/graphs/$b differs from what gen-graphs.sh makes (run make graphs)"
+    expect_rc 0 "place cp $b" "$D" place --graph "$top_srcdir/data/graphs/$b" --devices 4 --method cp
+    grep -q '^makespan: [0-9]' "$tmp/out" && ok || bad "place cp $b prints a makespan"
+    # on bundled machines: a 4-GPU PCIe box, and an 8-GPU DGX-1 for the 8-way variants
+    case "$b" in *tp8*) topo=dgx1-v100 ;; *) topo=pcie-gen3-4gpu ;; esac
+    expect_rc 0 "place cp $b on $topo" "$D" place --graph "$top_srcdir/data/graphs/$b" --topology "$topo" --method cp \
+        --transfer-model maxmin
+    grep -q '^makespan: [0-9]' "$tmp/out" && ok || bad "place cp $b on $topo prints a makespan"
+done
+[ "$n" -ge 7 ] && ok || bad "gen-graphs.sh made $n graphs"
+
+# convert: JSON -> DOT -> (time graph) with the same structure; DOT with an assignment
+S="$top_srcdir/data/graphs/chainmm-small.json"
+expect_rc 0 "convert to dot" "$D" graph convert "$S" "$tmp/s.dot"
+expect_rc 0 "info dot" "$D" graph info "$tmp/s.dot"
+[ "$(field ops)" = 24 ] && [ "$(field edges)" = 24 ] && ok || bad "DOT of chainmm-small reads back with 24 ops, 24 edges"
+expect_rc 0 "place for clusters" "$D" place --graph "$S" --method round-robin --out "$tmp/a.json"
+expect_rc 0 "convert with assignment" "$D" graph convert "$S" "$tmp/a.dot" --assignment "$tmp/a.json"
+grep -q 'cluster_device3' "$tmp/a.dot" && ok || bad "assignment clusters written"
+expect_rc 2 "assignment needs dot" "$D" graph convert "$S" "$tmp/a2.json" --assignment "$tmp/a.json"
+expect_rc 2 "convert one file" "$D" graph convert "$S"
+expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
+expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
+
+# shared task graphs (SKIP-free: only when present)
+SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+if [ -f "$SH/stg/50/rand0000.stg" ]; then
+    expect_rc 0 "convert stg" "$D" graph convert "$SH/stg/50/rand0000.stg" "$tmp/stg.json"
+    expect_rc 0 "info stg json" "$D" graph info "$tmp/stg.json"
+    [ "$(field ops)" = 50 ] && [ "$(field edges)" = 96 ] && ok || bad "rand0000: 50 ops, 96 edges after conversion"
+fi
+if [ -f "$SH/wfcommons/helloworld-chain-5-chameleon.json" ]; then
+    expect_rc 0 "convert wfcommons" "$D" graph convert "$SH/wfcommons/helloworld-chain-5-chameleon.json" "$tmp/wf.json" --wf-bandwidth 1
+    grep -q '"comm": 16666667' "$tmp/wf.json" && ok || bad "helloworld chain: an edge of 16666667 bytes at 1 B/s"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
