@@ -286,6 +286,7 @@ int dp_cli_machine_load(dp_cli_machine *m, dp_error *err)
         m->calib = dp_calib_load(m->calibration, err);
         if (!m->calib) return err ? err->code : DP_EINVAL;
     }
+    m->sim.calibration = m->calib;  /* the contention models time calibrated routes too */
     return DP_OK;
 }
 

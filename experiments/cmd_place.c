@@ -39,6 +39,8 @@ static void place_usage(FILE *f, const char *cmd)
     fprintf(f, "\n%s"
                "  --seed S             random seed (default 1)\n"
                "  --device D           the device for --method single (default 0)\n"
+               "  --checkpoint FILE    for --method doppler: the trained policies (doppler train)\n"
+               "  --samples K          for --method doppler: best of K sampled placements (default: greedy)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
@@ -122,7 +124,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
            a->assignment_file ? "assignment from file" : a->method);
     if (r->hi) {
         printf("machine: %s, transfer model %s%s, %s execution, queue %s\n",
-               m->topo ? m->topo->name : "identical devices (DOPPLER-compatible costs)",
+               m->topo ? m->topo->name
+                       : !a->format && dp_hetero_is_hetero_path(a->graph) ? "the example's own processors"
+                                                            : "identical devices (DOPPLER-compatible costs)",
                dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
                m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
                m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
@@ -244,7 +248,7 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -252,7 +256,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"out", required_argument, NULL, O_OUT}, {"trace", required_argument, NULL, O_TRACE},
         {"format-out", required_argument, NULL, O_FMT_OUT}, {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
-        {"config", required_argument, NULL, O_CONFIG}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
+        {"samples", required_argument, NULL, O_SAMPLES}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -285,6 +290,10 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             a.place.budget = (long)u;
             break;
         case O_CONFIG: a.place.config = optarg; break;
+        case O_CKPT: a.place.checkpoint = optarg; break;
+        case O_SAMPLES:
+            if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg);
+            break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;
         case O_FMT_OUT: a.output_format = optarg; break;

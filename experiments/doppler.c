@@ -8,6 +8,7 @@ static const dp_command commands[] = {
     {"graph", "inspect, generate and convert dataflow graphs (graph info FILE)", cmd_graph},
     {"place", "compute an assignment with a placement method and print its makespan", cmd_place},
     {"simulate", "simulate an assignment (from a file or a method) and print the makespan", cmd_simulate},
+    {"train", "train the DOPPLER policies (imitation, simulator RL), with checkpoints and resume", cmd_train},
     {"topology", "show a machine topology: devices, links, routes (topology show NAME|FILE)", cmd_topology},
     {"sweep", "run a sweep config over a process pool or MPI ranks, resumable HDF5 + CSV results", cmd_sweep},
     {"report", "tables (md, csv, tex) and gnuplot plots from sweep results", cmd_report},

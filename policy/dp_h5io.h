@@ -15,8 +15,8 @@
  *                       (int32, ready-set size), plc_device (int32), plc_logp (float)
  * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
  *
- * The file is created atomically (temporary name, then rename) and then opened, extended and
- * closed at each flush, so between flushes it is always complete and readable (h5dump, h5py). A
+ * Every change (create, append at each flush, truncate) is made on a copy that is then renamed
+ * over the file, so a crash at any moment leaves a complete, readable file (h5dump, h5py). A
  * resumed run first truncates it to the rows its checkpoint accounts for.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
@@ -27,7 +27,8 @@
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
  *   /best_assignment  int32 (n_ops)
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
- *                     adam_v holding one float dataset (rows, cols) per tensor, by name.
+ *                     adam_v (and best, when has_best: attribute best_greedy at the root)
+ *                     holding one float dataset (rows, cols) per tensor, by name.
  */
 #ifndef DP_H5IO_H
 #define DP_H5IO_H
@@ -84,6 +85,12 @@ typedef struct dp_ckpt {
     char rng_name[64];
     unsigned char *rng_state;/* caller's buffer of rng_size bytes, both ways */
     size_t rng_size;
+    /* the parameters whose greedy placement was best at the checkpoint evaluations so far
+     * (dp_train.h), stored as /sel/best and /plc/best; the caller's buffers of sel->n and
+     * plc->n floats, both ways (NULL: none); has_best says whether they hold any */
+    float *sel_best, *plc_best;
+    int has_best;
+    double best_greedy;      /* raw unit; INFINITY when none */
 } dp_ckpt;
 
 /* Write a checkpoint atomically. */

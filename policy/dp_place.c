@@ -1,11 +1,14 @@
 #include "dp_place.h"
 #include "dp_env.h"
+#include "dp_h5io.h"
+#include "dp_train.h"
 #include "dp_list.h"
 #include "dp_search.h"
 #include "dp_ptrain.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void dp_place_options_init(dp_place_options *o)
@@ -69,12 +72,40 @@ int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options
     return DP_OK;
 }
 
+int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    if (has_priority) *has_priority = 0;
+    if (!o || !o->checkpoint) return dp_error_set(err, DP_EINVAL, "doppler: --checkpoint FILE is required (train one with 'doppler train')");
+    char *json = NULL;
+    int rc = dp_ckpt_read_config(o->checkpoint, &json, err);
+    if (rc != DP_OK) return rc;
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    rc = dp_train_config_from_json_text(&cfg, json, err);
+    free(json);
+    if (rc != DP_OK) {
+        dp_error_prefix(err, "%s", o->checkpoint);
+        return rc;
+    }
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, err);
+    if (!tr) return err ? err->code : DP_ENOMEM;
+    rc = dp_trainer_init_from(tr, o->checkpoint, err);
+    if (rc == DP_OK) dp_trainer_use_best(tr);
+    double ms;
+    if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
+    dp_trainer_free(tr);
+    return rc;
+}
+
 /* The registry. Issues that add methods add one line here. */
 static const dp_place_method methods[] = {
     {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp},
     {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random},
     {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin},
     {"single", "every op on one device (--device, default 0)", dp_place_single},
+    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler},
     {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft},
     {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop},
     {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft},

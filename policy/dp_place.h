@@ -63,6 +63,13 @@ int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_op
 int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err);
 
+/* DOPPLER (Yao et al. 2026): the trained SEL and PLC policies of checkpoint o->checkpoint
+ * (doppler train) place the graph greedily, or, with o->samples > 1, the best (simulated) of
+ * that many placements sampled from the policies with seed o->seed. The checkpoint must have been
+ * trained on a graph with the same number of ops and devices. */
+int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -250,6 +250,10 @@ struct dp_trainer {
     int *best_assign;
     int need_prepare;
     int traj_ready;
+    /* model selection: the parameters whose greedy placement was best at an evaluation */
+    double best_greedy;     /* raw unit */
+    float *best_sel, *best_plc;
+    int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
     /* the current episode's record */
     int *sel_off, *sel_ops, *sel_a;
@@ -284,6 +288,8 @@ void dp_trainer_free(dp_trainer *tr)
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
+    free(tr->best_sel);
+    free(tr->best_plc);
     free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
@@ -335,6 +341,10 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
         !tr->sel_H || !tr->plc_p || !tr->plc_lp || !tr->plc_z || !tr->plc_mark || !tr->plc_a || !tr->plc_H ||
         !tr->zbuf || !tr->gbuf)
         goto nomem;
+    tr->best_sel = dp_malloc_n(tr->dd->sel.n, sizeof(float));
+    tr->best_plc = dp_malloc_n(tr->dd->plc.n, sizeof(float));
+    if (!tr->best_sel || !tr->best_plc) goto nomem;
+    tr->best_greedy = INFINITY;
     if (dp_doppler_init(tr->dd, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
@@ -576,6 +586,10 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
     ck.rng_state = gsl_rng_state(tr->master);
     ck.rng_size = gsl_rng_size(tr->master);
+    ck.has_best = tr->has_best;
+    ck.best_greedy = tr->best_greedy;
+    ck.sel_best = tr->best_sel;
+    ck.plc_best = tr->best_plc;
     int rc = dp_ckpt_write(path, &ck, &tr->dd->sel, &tr->dd->plc, err);
     free(cfg);
     return rc;
@@ -593,7 +607,13 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
     ck.rng_state = st;
     ck.rng_size = sz;
+    ck.sel_best = tr->best_sel;
+    ck.plc_best = tr->best_plc;
     int rc = dp_ckpt_read(path, &ck, &tr->dd->sel, &tr->dd->plc, resume, err);
+    if (rc == DP_OK) {
+        tr->has_best = ck.has_best;
+        tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
+    }
     if (rc == DP_OK && resume) {
         if (strcmp(ck.rng_name, gsl_rng_name(tr->master)) != 0) {
             rc = dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck.rng_name, gsl_rng_name(tr->master));
@@ -618,6 +638,10 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
 int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err)
 {
     int rc = load_checkpoint(tr, checkpoint, 0, err);
+    /* start from the checkpoint's best-greedy parameters when it has them */
+    if (rc == DP_OK) dp_trainer_use_best(tr);
+    tr->has_best = 0;
+    tr->best_greedy = INFINITY;
     tr->best = INFINITY;
     return rc;
 }
@@ -632,6 +656,31 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
         tr->traj_ready = 1;
     }
     return DP_OK;
+}
+
+/* Greedy placement with the current parameters; keep them when it is the best so far. Runs at
+ * checkpoint boundaries (after an update), so it disturbs neither gradients nor the RNG. */
+static int eval_greedy(dp_trainer *tr, dp_error *err)
+{
+    double ms;
+    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    if (rc != DP_OK) return rc;
+    if (ms < tr->best_greedy) {
+        tr->best_greedy = ms;
+        memcpy(tr->best_sel, tr->dd->sel.param, tr->dd->sel.n * sizeof(float));
+        memcpy(tr->best_plc, tr->dd->plc.param, tr->dd->plc.n * sizeof(float));
+        tr->has_best = 1;
+    }
+    return DP_OK;
+}
+
+int dp_trainer_use_best(dp_trainer *tr)
+{
+    if (!tr->has_best) return 0;
+    memcpy(tr->dd->sel.param, tr->best_sel, tr->dd->sel.n * sizeof(float));
+    memcpy(tr->dd->plc.param, tr->best_plc, tr->dd->plc.n * sizeof(float));
+    tr->need_prepare = 1;
+    return 1;
 }
 
 /* ---- the training loop ---- */
@@ -653,12 +702,20 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
+        tr->has_best = 0;
+        tr->best_greedy = INFINITY;
         dp_doppler *dd = tr->dd;
         memset(dd->sel.m, 0, dd->sel.n * sizeof(float));
         memset(dd->sel.v, 0, dd->sel.n * sizeof(float));
         memset(dd->plc.m, 0, dd->plc.n * sizeof(float));
         memset(dd->plc.v, 0, dd->plc.n * sizeof(float));
         dd->sel.adam_t = dd->plc.adam_t = 0;
+    }
+    /* the starting point is a candidate too: model selection never returns a policy whose
+     * greedy placement is worse than the one the stage started from */
+    if (tr->episode == 0 && !tr->has_best) {
+        int rc0 = eval_greedy(tr, err);
+        if (rc0 != DP_OK) return rc0;
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
@@ -721,6 +778,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
+            if ((rc = eval_greedy(tr, err)) != DP_OK) break;
             if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
             if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
         }

@@ -101,7 +101,8 @@ void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
 /* The networks (for inspection, benchmarks and tests). */
 dp_doppler *dp_trainer_networks(dp_trainer *tr);
 
-/* Start from a checkpoint's parameters (--init): Adam state, counters and RNG start afresh. */
+/* Start from a checkpoint's parameters (--init; its best-greedy parameters when it holds them,
+ * see dp_trainer_use_best): Adam state, counters and RNG start afresh. */
 int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err);
 /* Continue a run from its checkpoint (--resume): parameters, Adam state, RNG state, counters;
  * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage
@@ -123,6 +124,13 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
  * critical-path heuristic's choices. */
 int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err);
+
+/* Model selection: at the start of a stage and at every checkpoint boundary (every
+ * checkpoint_every episodes and at the end of a stage) the trainer places the graph greedily and keeps the parameters whose greedy
+ * makespan is the best so far (saved in the checkpoint as /sel/best, /plc/best). This switches
+ * the live parameters to those (returns 1), or returns 0 when there are none. The training
+ * itself always continues from the latest parameters. */
+int dp_trainer_use_best(dp_trainer *tr);
 
 /* Time one inference episode (forward only) and one training episode (forward, backward, Adam)
  * averaged over `reps` repetitions, in seconds. For bench/. */

@@ -14,3 +14,10 @@ for m in cp random round-robin; do
     printf '  %-12s ' "$m"
     ./doppler place --graph "$graph" --devices 4 --method "$m" --seed 1 | sed -n 's/^makespan: //p'
 done
+echo
+echo "Training DOPPLER briefly on it (Stage I imitation then Stage II simulator RL, 300 episodes each,"
+echo "network sizes of bench/doppler-fast.json; a few seconds on one core):"
+ckdir=$(mktemp -d "${TMPDIR:-/tmp}/doppler-quickstart.XXXXXX")
+./doppler train --graph "$graph" --devices 4 --config bench/doppler-fast.json --pipeline --episodes 300 \
+    --checkpoint "$ckdir/doppler.h5" --quiet | sed -n '/^method/,/^random/p' | sed 's/^/  /'
+rm -rf "$ckdir"

@@ -44,6 +44,7 @@ struct dp_hisim {
     /* run state */
     const int *dev;
     const double *prio;
+    unsigned char *first_copy; /* per edge: 1 unless it repeats an earlier (src, dst) pair */
     dp_evheap heap;
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
@@ -53,6 +54,8 @@ struct dp_hisim {
     pq_item *pq;
     int *pq_off, *pq_n;
     uint64_t pq_seq;
+    int *dirty, n_dirty;               /* priority queues: devices to dispatch at the end of the instant */
+    unsigned char *is_dirty;
     int *free_streams, *streams;
     int *stream_stack, *stream_top;    /* free stream ids per device (stack in a D x max_streams array) */
     int max_streams;
@@ -118,6 +121,7 @@ void dp_hisim_free(dp_hisim *s)
     free(s->out_free); free(s->in_free); free(s->pend_head); free(s->pend_tail); free(s->pend_next);
     free(s->req_seq); free(s->x_req); free(s->x_start); free(s->x_end); free(s->holders);
     free(s->mem_cur); free(s->mem_peak); free(s->mem_cap); free(s->level_left); free(s->chan_bytes);
+    free(s->first_copy); free(s->dirty); free(s->is_dirty);
     free(s);
 }
 
@@ -159,7 +163,7 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     s->m = g->n_edges;
     s->D = c->n_devices;
     s->bytes_held = sizeof *s;
-    s->x = dp_xfer_alloc(o->transfer_model, c, t, o->chunks, err);
+    s->x = dp_xfer_alloc(o->transfer_model, c, t, o->calibration, o->chunks, err);
     if (!s->x) { dp_hisim_free(s); return NULL; }
     s->contention = o->transfer_model != DP_XFER_FIXED;
     const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;
@@ -199,18 +203,28 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     s->mem_cur = ALLOC(s, D, sizeof(double));
     s->mem_peak = ALLOC(s, D, sizeof(double));
     s->mem_cap = ALLOC(s, D, sizeof(double));
+    s->first_copy = ALLOC(s, m1, 1);
+    if (!s->first_copy) goto nomem;
     if (!s->stream_stack || !s->stream_top || !s->fifo || !s->heap.a || !s->arrived || !s->n_in || !s->qhead ||
         !s->qtail || !s->qnext || !s->op_stream || !s->busy || !s->start || !s->end || !s->ready || !s->x_req ||
         !s->x_start || !s->x_end || !s->holders || !s->mem_cur || !s->mem_peak || !s->mem_cap)
         goto nomem;
-    for (int v = 0; v < s->n; v++) s->n_in[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
+    /* a repeated edge is one input (the reference's semantics, see dp_sim.h): only the first copy
+     * of each (src, dst) pair moves data and is waited for; the graph lists a repeat right after
+     * its first copy among the source's out-edges */
+    for (int u = 0; u < s->n; u++)
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+            s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
+    for (int v = 0; v < s->n; v++) s->n_in[v] = g->n_unique_pred[v];
     for (int d = 0; d < s->D; d++)
         s->mem_cap[d] = o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY ? t->dev[d].memory_bytes : o->memory_limit;
     if (o->queue == DP_QUEUE_PRIORITY) {
         s->pq = ALLOC(s, n, sizeof(pq_item));
         s->pq_off = ALLOC(s, D + 1, sizeof(int));
         s->pq_n = ALLOC(s, D, sizeof(int));
-        if (!s->pq || !s->pq_off || !s->pq_n) goto nomem;
+        s->dirty = ALLOC(s, D, sizeof(int));
+        s->is_dirty = ALLOC(s, D, 1);
+        if (!s->pq || !s->pq_off || !s->pq_n || !s->dirty || !s->is_dirty) goto nomem;
     }
     if (s->ce_limited) {
         s->pend_head = ALLOC(s, D * D, sizeof(int));
@@ -336,6 +350,29 @@ static inline void grant_head(dp_hisim *s, int d)
     s->free_streams[d]--;
     s->op_stream[v] = s->stream_stack[(size_t)d * s->max_streams + --s->stream_top[d]];
     fifo_push(s, EV_GRANTED, (uint32_t)v);
+}
+
+/* Priority queues choose among every op that is ready at an instant: an op's ready event and a
+ * stream's release only mark the device, and the grants are made once the instant's other events
+ * have run (dispatch_dirty), so that of b and c made ready by one finish the higher priority
+ * runs first whichever event came first. (FIFO grants at once: its order is the arrival order,
+ * which is dp_sim's and the reference's.) */
+static inline void mark_dirty(dp_hisim *s, int d)
+{
+    if (s->is_dirty[d]) return;
+    s->is_dirty[d] = 1;
+    s->dirty[s->n_dirty++] = d;
+}
+
+/* grant free streams to the best ready ops, devices in the order they were marked */
+static void dispatch_dirty(dp_hisim *s)
+{
+    for (int i = 0; i < s->n_dirty; i++) {
+        int d = s->dirty[i];
+        s->is_dirty[d] = 0;
+        while (s->free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
+    }
+    s->n_dirty = 0;
 }
 
 /* ---------------- memory ---------------- */
@@ -477,10 +514,12 @@ static inline void op_finish(dp_hisim *s, int u)
     /* inputs consumed: local producers' outputs and received copies can go */
     for (int q = g->pred_ptr[u]; q < g->pred_ptr[u + 1]; q++) {
         int e = g->pred_edge[q], p = g->edge_src[e];
+        if (!s->first_copy[e]) continue;
         if (s->dev[p] == du) producer_release(s, p);
         else s->mem_cur[du] -= s->c->edge_data[e];
     }
     for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+        if (!s->first_copy[e]) continue;
         int dv = s->dev[g->edge_dst[e]];
         if (dv != du) xfer_request(s, e, du, dv);
         else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
@@ -500,12 +539,13 @@ static inline void op_ready(dp_hisim *s, int v)
     s->ready[v] = s->now;
     if (s->pq) {
         pq_push(s, d, v);
-    } else {
-        s->qnext[v] = -1;
-        if (s->qtail[d] < 0) s->qhead[d] = v;
-        else s->qnext[s->qtail[d]] = v;
-        s->qtail[d] = v;
+        mark_dirty(s, d);
+        return;
     }
+    s->qnext[v] = -1;
+    if (s->qtail[d] < 0) s->qhead[d] = v;
+    else s->qnext[s->qtail[d]] = v;
+    s->qtail[d] = v;
     if (s->free_streams[d] > 0) grant_head(s, d);
 }
 
@@ -531,6 +571,7 @@ static inline void compute_done(dp_hisim *s, int v)
 
 static inline void device_release(dp_hisim *s, int d)
 {
+    if (s->pq) { mark_dirty(s, d); return; }
     while (s->free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
 }
 
@@ -572,7 +613,8 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     s->pq_seq = 0;
     memset(s->arrived, 0, (size_t)n * sizeof(int));
     for (int v = 0; v < n; v++) {
-        s->holders[v] = g->succ_ptr[v + 1] - g->succ_ptr[v];
+        s->holders[v] = 0;
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->holders[v] += s->first_copy[e];
         if (s->holders[v] == 0) s->holders[v] = -1;  /* a sink's output stays */
         s->start[v] = s->end[v] = s->ready[v] = -1;
         s->op_stream[v] = -1;
@@ -592,7 +634,8 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     if (s->pq) {
         for (int d = 0; d <= D; d++) s->pq_off[d] = 0;
         for (int v = 0; v < n; v++) s->pq_off[assignment[v] + 1]++;
-        for (int d = 0; d < D; d++) { s->pq_off[d + 1] += s->pq_off[d]; s->pq_n[d] = 0; }
+        for (int d = 0; d < D; d++) { s->pq_off[d + 1] += s->pq_off[d]; s->pq_n[d] = 0; s->is_dirty[d] = 0; }
+        s->n_dirty = 0;
     }
     if (s->ce_limited)
         for (int p = 0; p < D * D; p++) s->pend_head[p] = s->pend_tail[p] = -1;
@@ -601,7 +644,8 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     if (s->o.mode == DP_MODE_BSP) {
         for (int l = 0; l < s->n_levels; l++) s->level_left[l] = s->level_ptr[l + 1] - s->level_ptr[l];
         for (int e = 0; e < s->m; e++)
-            if (assignment[g->edge_src[e]] != assignment[g->edge_dst[e]]) s->level_left[s->level[g->edge_src[e]]]++;
+            if (s->first_copy[e] && assignment[g->edge_src[e]] != assignment[g->edge_dst[e]])
+                s->level_left[s->level[g->edge_src[e]]]++;
     }
     dp_xfer_reset(s->x, s->o.trace);
     /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
@@ -611,9 +655,13 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
         s->fifo_head = s->fifo_tail = 0;
         if (s->failed) break;
         double tm = s->contention ? dp_xfer_next_time(s->x) : INFINITY;
-        if (s->heap.n == 0 && tm == INFINITY) break;
         double th = s->heap.n > 0 ? s->heap.a[0].t : INFINITY;
-        s->now = th < tm ? th : tm;
+        double next = th < tm ? th : tm;
+        /* the instant is over (nothing else happens now): priority queues grant; the grants'
+         * events (zero-time ops included) make a new round of this instant */
+        if (s->n_dirty > 0 && !(next <= s->now)) { dispatch_dirty(s); continue; }
+        if (next == INFINITY) break;
+        s->now = next;
         /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
         while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->heap).ev);
         if (tm <= s->now) {

@@ -4,13 +4,24 @@
  *
  * With the default options (fixed-delay transfers, one stream, FIFO queues, asynchronous, no
  * memory limit, no topology) it processes the same events in the same order as dp_sim (see
- * dp_sim.h) and gives identical makespans; dp_sim stays the fast path for that case.
+ * dp_sim.h; less dp_sim's events for the repeats of repeated edges, which change nothing) and
+ * gives identical makespans and op start times; dp_sim stays the fast path for that case.
  *
  * The system simulated:
  *  - an op is ready when all its in-edges have arrived on its device (asynchronous mode) or when
  *    its level is released (bulk-synchronous mode, below); it then queues for one of its
  *    device's `streams` compute slots, first come first served or by the caller's priority
- *    (higher first, ties first come first served); it runs op_time(v, device) seconds;
+ *    (higher first, ties first come first served); it runs op_time(v, device) seconds.
+ *    FIFO queues grant a free stream the moment an op is ready (dp_sim's and the reference's
+ *    order). Priority queues grant at the end of each instant, once every event of that instant
+ *    has run (zero-time ops included, in further rounds of the same instant): the highest
+ *    priority among all ops ready at that instant wins, whichever ready event came first. Both
+ *    are work-conserving: a free stream never waits for a better op still to come, so a list
+ *    schedule (HEFT, CPOP, ...) simulated with its own ranks is realised start for start unless
+ *    it keeps a device idle while a lower-priority op is ready for it;
+ *  - a repeated edge (same source and destination as an earlier one) is one input, as in dp_sim
+ *    and the reference: the op waits only for the first copy, and the repeat moves no data (no
+ *    transfer, no memory, not counted in n_transfers, where dp_sim counts every copy);
  *  - when an op finishes, each out-edge to an op on the same device arrives at once, each edge to
  *    another device is a transfer under the transfer model (dp_transfer.h), one per edge;
  *  - copy engines: a transfer from a to b needs one of a's outgoing and one of b's incoming copy
@@ -34,6 +45,7 @@
 #include <stddef.h>
 
 #include "dp_cost.h"
+#include "dp_costmodel.h"
 #include "dp_graph.h"
 #include "dp_topology.h"
 #include "dp_transfer.h"
@@ -60,6 +72,9 @@ typedef struct dp_hisim_options {
     double memory_penalty;         /* penalty policy: penalised = makespan x (1 + penalty x excess); default 1 */
     int copy_engines;              /* 1 (default): the topology's limits; 0: unlimited */
     int trace;                     /* 1: keep channel/rate logs for dp_hisim_write_trace */
+    const dp_calib *calibration;   /* the calibration the cost tables were made with (NULL, the
+                                    * default: none): FIFO and max-min then time its routes by it
+                                    * (dp_transfer.h); must outlive the workspace */
 } dp_hisim_options;
 
 void dp_hisim_options_init(dp_hisim_options *o);
@@ -71,7 +86,7 @@ typedef struct dp_hisim_result {
     double makespan;            /* time of the last op end (graph time unit) */
     int n_devices;
     const double *busy;         /* (n_devices) total compute time */
-    long n_transfers;           /* cross-device edges */
+    long n_transfers;           /* cross-device edges (first copies of repeated edges only) */
     double transfer_volume;     /* sum of their edge_data */
     const double *op_start, *op_end;  /* (n_ops) */
     const double *op_ready;     /* (n_ops) when the op joined its device queue */

@@ -41,6 +41,8 @@ struct dp_xfer {
     double now;
     /* per transfer */
     int *src, *dst;
+    /* per device pair (a * D + b): calibrated routes (dp_transfer.h); 1, 1, 0 when uncalibrated */
+    double *pair_work, *pair_lat_scale, *pair_lat_add;
     int *seg;        /* max-min: current segment (absolute index into t->seg) */
     int *left;       /* FIFO: chunks not yet arrived */
     double *flow_t0;
@@ -97,7 +99,39 @@ static void *track(dp_xfer *x, void *p, size_t n, size_t sz)
 
 #define ALLOC(x, n, sz) track((x), dp_malloc_n((n), (sz)), (n), (sz))
 
-dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, int chunks, dp_error *err)
+/* the calibrated numbers of each device pair, for model `kind` (see dp_transfer.h) */
+static int calibrate_pairs(dp_xfer *x, const dp_calib *cal, dp_error *err)
+{
+    const dp_topology *t = x->t;
+    const int D = x->D;
+    for (int p = 0; p < D * D; p++) { x->pair_work[p] = 1; x->pair_lat_scale[p] = 1; x->pair_lat_add[p] = 0; }
+    if (!cal) return DP_OK;
+    for (int r = 0; r < cal->n_routes; r++)
+        if (dp_topology_find_device(t, cal->route[r].src) < 0 || dp_topology_find_device(t, cal->route[r].dst) < 0)
+            return dp_error_set(err, DP_EINVAL, "%s: routes[%d]: topology %s has no device \"%s\" or \"%s\"",
+                                cal->path ? cal->path : "calibration", r, t->name, cal->route[r].src, cal->route[r].dst);
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) {
+            const dp_calib_route *cr = a == b ? NULL : dp_calib_find_route(cal, t->dev[a].name, t->dev[b].name);
+            if (!cr) continue;
+            const dp_topo_route *r = dp_topology_route(t, a, b);
+            const int p = a * D + b;
+            if (r->latency_s > 0) x->pair_lat_scale[p] = cr->latency_s / r->latency_s;
+            else x->pair_lat_add[p] = cr->latency_s;
+            double nominal = 0;  /* seconds per byte of a lone transfer under this model */
+            if (x->kind == DP_XFER_FIFO) {
+                for (int sg = r->seg_begin; sg < r->seg_end; sg++)
+                    for (int h = t->seg[sg].hop_begin; h < t->seg[sg].hop_end; h++) nominal += 1.0 / t->chan_bw[t->hop_chan[h]];
+            } else {
+                nominal = r->inv_bw;
+            }
+            x->pair_work[p] = (1.0 / cr->bandwidth_Bps) / nominal;
+        }
+    return DP_OK;
+}
+
+dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, const dp_calib *cal, int chunks,
+                       dp_error *err)
 {
     if (kind != DP_XFER_FIXED && !t) {
         dp_error_set(err, DP_EINVAL, "transfer model %s needs a topology (--topology): it shares links", dp_xfer_kind_name(kind));
@@ -132,7 +166,15 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
     if (kind == DP_XFER_FIXED) return x;
     x->src = ALLOC(x, m1, sizeof(int));
     x->dst = ALLOC(x, m1, sizeof(int));
-    if (!x->src || !x->dst) goto nomem;
+    const size_t DD = (size_t)x->D * (size_t)x->D;
+    x->pair_work = ALLOC(x, DD, sizeof(double));
+    x->pair_lat_scale = ALLOC(x, DD, sizeof(double));
+    x->pair_lat_add = ALLOC(x, DD, sizeof(double));
+    if (!x->src || !x->dst || !x->pair_work || !x->pair_lat_scale || !x->pair_lat_add) goto nomem;
+    if (calibrate_pairs(x, cal, err) != DP_OK) {
+        dp_xfer_free(x);
+        return NULL;
+    }
     const int NC = t->n_channels + 1;
     if (kind == DP_XFER_FIFO) {
         size_t nch;
@@ -189,6 +231,7 @@ void dp_xfer_free(dp_xfer *x)
     if (x->cls)
         for (int k = 0; k < x->t->n_classes; k++) free(x->cls[k].h);
     free(x->done); free(x->flow_t0); free(x->src); free(x->dst); free(x->seg); free(x->left);
+    free(x->pair_work); free(x->pair_lat_scale); free(x->pair_lat_add);
     free(x->chunk_hop); free(x->chunk_next); free(x->q_head); free(x->q_tail); free(x->chan_busy);
     free(x->cls); free(x->cap_rem); free(x->load); free(x->loaded); free(x->frozen); free(x->active); free(x->active_pos);
     free(x->chan_cls_ptr); free(x->chan_cls); free(x->ev.a); free(x->busy_log); free(x->rate_log);
@@ -264,7 +307,7 @@ static inline int route_hop_end(const dp_topology *t, const dp_topo_route *r)
 static void fifo_occupy(dp_xfer *x, int ch, int q, double now)
 {
     int id = q / x->K;
-    double dt = x->c->edge_data[id] / x->K / x->t->chan_bw[ch];
+    double dt = x->c->edge_data[id] * x->pair_work[x->src[id] * x->D + x->dst[id]] / x->K / x->t->chan_bw[ch];
     x->chan_busy[ch] = 1;
     if (x->trace) log_busy(x, ch, id, now, now + dt);
     dp_evheap_push(&x->ev, now + dt, (uint32_t)XE_CHAN_DONE << XE_SHIFT | (uint32_t)q);
@@ -290,7 +333,11 @@ static void fifo_chan_done(dp_xfer *x, int q, double now)
         if (x->q_head[ch] < 0) x->q_tail[ch] = -1;
         fifo_occupy(x, ch, nq, now);
     }
-    dp_evheap_push(&x->ev, now + x->t->chan_latency[ch], (uint32_t)XE_ARRIVE << XE_SHIFT | (uint32_t)q);
+    int id = q / x->K, p = x->src[id] * x->D + x->dst[id];
+    double lat = x->t->chan_latency[ch] * x->pair_lat_scale[p];
+    if (x->pair_lat_add[p] > 0 && x->chunk_hop[q] == route_hop_begin(x->t, dp_topology_route(x->t, x->src[id], x->dst[id])))
+        lat += x->pair_lat_add[p];
+    dp_evheap_push(&x->ev, now + lat, (uint32_t)XE_ARRIVE << XE_SHIFT | (uint32_t)q);
 }
 
 static void fifo_arrive(dp_xfer *x, int q, double now)
@@ -447,7 +494,10 @@ static void mm_deactivate(dp_xfer *x, int k)
 static void mm_begin_segment(dp_xfer *x, int id, double now)
 {
     const dp_topo_segment *s = &x->t->seg[x->seg[id]];
-    dp_evheap_push(&x->ev, now + s->latency_s, (uint32_t)XE_LATENCY << XE_SHIFT | (uint32_t)id);
+    const int p = x->src[id] * x->D + x->dst[id];
+    double lat = s->latency_s * x->pair_lat_scale[p];
+    if (x->seg[id] == dp_topology_route(x->t, x->src[id], x->dst[id])->seg_begin) lat += x->pair_lat_add[p];
+    dp_evheap_push(&x->ev, now + lat, (uint32_t)XE_LATENCY << XE_SHIFT | (uint32_t)id);
 }
 
 /* transfer id starts flowing on its segment's class (the caller recomputes rates) */
@@ -456,7 +506,8 @@ static void mm_join(dp_xfer *x, int id)
     int k = x->t->seg[x->seg[id]].klass;
     klass *q = &x->cls[k];
     if (x->flow_t0[id] < 0) x->flow_t0[id] = x->now;
-    if (kheap_push(q, q->served + x->c->edge_data[id], id) != DP_OK) { x->failed = 1; return; }
+    double work = x->c->edge_data[id] * x->pair_work[x->src[id] * x->D + x->dst[id]];
+    if (kheap_push(q, q->served + work, id) != DP_OK) { x->failed = 1; return; }
     mm_activate(x, k);
 }
 

@@ -20,6 +20,19 @@
  * FIFO and max-min need a topology (routes and channels); fixed needs only the cost tables.
  * Transfer ids are edge ids (0 .. n_edges-1), each started at most once per run.
  *
+ * Calibrated routes (dp_costmodel.h: a measured latency_s and bandwidth_Bps for a device pair)
+ * replace the topology's numbers for that pair in every model, so that a lone transfer takes the
+ * measured latency_s + bytes / bandwidth_Bps, as in the fixed model (FIFO: with one chunk):
+ *   - latency: each link latency on the route is scaled by latency_s / (the route's latency)
+ *     (a route of zero latency gets all of latency_s on its first hop / segment);
+ *   - bandwidth: the transfer counts as f x bytes on the route's channels, with
+ *     f = (1 / bandwidth_Bps) / (its nominal seconds per byte): for max-min the route's inv_bw
+ *     (sum over segments of 1 / bottleneck), for FIFO the sum over its hops of 1 / bandwidth.
+ * So a calibration that measured 12 GB/s on a 16 GB/s link makes the transfer cost 16/12 of its
+ * bytes of link capacity: two such transfers sharing the link get 6 GB/s each (the measured
+ * overhead is proportional, as protocol overhead is). Pairs the calibration lacks keep the
+ * topology's numbers (f = 1). Channel rates in the max-min trace log are in these nominal bytes.
+ *
  * The engine drives a model so: dp_xfer_start() at the transfer's start time; a model that knows
  * the end at once (fixed) returns it and the engine schedules it itself; otherwise the engine asks
  * dp_xfer_next_time() for the model's next internal event and calls dp_xfer_advance() to that
@@ -29,6 +42,7 @@
 #define DP_TRANSFER_H
 
 #include "dp_cost.h"
+#include "dp_costmodel.h"
 #include "dp_topology.h"
 
 #ifdef __cplusplus
@@ -54,10 +68,12 @@ typedef struct dp_xfer_rate {
 } dp_xfer_rate;
 
 /* Allocate a model workspace for costs c (edge ids and sizes: edge_data is bytes) on topology t
- * (NULL allowed only for DP_XFER_FIXED). chunks >= 1 (FIFO only; others ignore it).
- * Errors: DP_EINVAL (no topology for a contention model, chunks < 1, device count mismatch),
- * DP_ENOMEM. */
-dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, int chunks, dp_error *err);
+ * (NULL allowed only for DP_XFER_FIXED), with calibration cal (NULL: none; the fixed model takes
+ * its times from c, which dp_costmodel_costs already calibrated, and ignores it). chunks >= 1
+ * (FIFO only; others ignore it). Errors: DP_EINVAL (no topology for a contention model,
+ * chunks < 1, device count mismatch, a calibrated route naming a device t lacks), DP_ENOMEM. */
+dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, const dp_calib *cal, int chunks,
+                       dp_error *err);
 void dp_xfer_free(dp_xfer *x);
 
 /* Forget every transfer (start of a run). trace: 1 to log channel use / rate changes. */

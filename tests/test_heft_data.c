@@ -5,6 +5,7 @@
  * there), and the HEFT/CPOP makespans of nedjulius's experiments (one implementation's results,
  * listed in ../shared/data/README.md section 2). */
 #include "dp_hetero.h"
+#include "dp_hisim.h"
 #include "dp_list.h"
 #include "dp_sim.h"
 #include "dp_test.h"
@@ -181,6 +182,48 @@ START_TEST(nedjulius_cross_checks)
 }
 END_TEST
 
+/* HEFT's assignment simulated with its ranks as the queue priorities (work-conserving, ties first
+ * come first served) gives HEFT's own schedule length on every nedjulius example: no HEFT
+ * schedule there keeps a device idle while a ready op waits for it. On 5-2 FIFO queues give 163
+ * (tasks 2 and 3 become ready together on P1 when task 1 ends; FIFO runs 2 first, HEFT runs 3,
+ * rank 143 against 95), the priority queue HEFT's 137, start for start. */
+START_TEST(priority_queue_realises_heft)
+{
+    static const char *cases[] = {"1-2", "1-4", "2-2", "2-4", "3-2", "3-4", "4-2", "4-4", "5-2", "5-4"};
+    int checked = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char p[1024], rel[128];
+        snprintf(rel, sizeof rel, "nedjulius-experiments/%s.in", cases[i]);
+        if (access(path_of(p, sizeof p, rel), R_OK) != 0) continue;
+        dp_graph *g;
+        dp_costs *c;
+        dp_error err;
+        ck_assert_msg(dp_hetero_read(p, &g, &c, &err) == DP_OK, "%s", err.msg);
+        dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
+        ck_assert_int_eq(dp_list_heft(g, c, s, &err), DP_OK);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.queue = DP_QUEUE_PRIORITY;
+        dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
+        dp_hisim_result r;
+        ck_assert_int_eq(dp_hisim_run(h, s->device, s->priority, &r, &err), DP_OK);
+        ck_assert_msg(r.makespan == s->makespan, "%s: priority-queue simulation %g, HEFT %g", cases[i], r.makespan,
+                      s->makespan);
+        if (strcmp(cases[i], "5-2") == 0) {
+            ck_assert_double_eq(s->makespan, 137);
+            for (int v = 0; v < g->n_ops; v++) ck_assert_double_eq(r.op_start[v], s->start[v]);
+            ck_assert_double_eq(sim_makespan(g, c, s->device), 163);
+        }
+        dp_hisim_free(h);
+        dp_list_schedule_free(s);
+        dp_costs_free(c);
+        dp_graph_free(g);
+        checked++;
+    }
+    ck_assert_int_ge(checked, 1);
+}
+END_TEST
+
 int main(void)
 {
     dir = dp_test_shared();
@@ -200,6 +243,7 @@ int main(void)
     tcase_add_test(t, canonical_csv);
     tcase_add_test(t, random_graph_184);
     tcase_add_test(t, nedjulius_cross_checks);
+    tcase_add_test(t, priority_queue_realises_heft);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -39,6 +39,32 @@ awk -v a="$f1" -v b="$m2" -v c="$f8" 'BEGIN { exit !(a > b && c < a && c > b) }'
 b1=$(makespan --topology a100-pcie-4gpu --transfer-model maxmin --mode bsp)
 awk -v a="$b1" -v b="$m2" 'BEGIN { exit !(a >= b) }' || fail "bsp $b1 < async $m2"
 
+# a calibrated route times FIFO and max-min transfers too (they used to keep the topology's
+# numbers): with both directions measured at 1 ms + 1 GB/s and no contention, all models agree
+cat > "$tmp/cal.json" <<'EOF2'
+{"format": "doppler-calibration", "version": 1, "machine": "test", "devices": {},
+ "routes": [{"src": "gpu0", "dst": "gpu1", "latency_s": 1e-3, "bandwidth_Bps": 1e9},
+            {"src": "gpu1", "dst": "gpu0", "latency_s": 1e-3, "bandwidth_Bps": 1e9}]}
+EOF2
+c0=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model fixed)
+c1=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model fifo)
+c2=$(makespan --topology 2gpu-nvlink-bridge --calibration "$tmp/cal.json" --transfer-model maxmin)
+u2=$(makespan --topology 2gpu-nvlink-bridge --transfer-model maxmin)
+awk -v a="$c0" -v b="$c1" -v c="$c2" -v u="$u2" 'BEGIN { d1 = a - b; d2 = a - c; if (d1 < 0) d1 = -d1; if (d2 < 0) d2 = -d2;
+    exit !(d1 <= 1e-12 * a && d2 <= 1e-12 * a && a > 0.2 && u < 0.1) }' ||
+    fail "calibrated fixed $c0 / fifo $c1 / maxmin $c2 (uncalibrated maxmin $u2)"
+
+# --queue priority: HEFT's ranks choose among ops ready at one instant. Tasks 2 and 3 become
+# ready together on P1 when task 1 ends at 1; HEFT runs 3 (rank ~106) before 2 (55) so that 4
+# starts on P2 at 3: 3 [1,2], 2 [2,12], 4 [3,23] = 23, HEFT's own length. FIFO runs 2 first (its
+# edge is listed first): 2 [1,11], 3 [11,12], 4 [13,33] = 33.
+printf '4\n3\n2\n1 2 1\n1 3 1\n3 4 1\n1 100\n10 100\n1 100\n100 20\n1 2 1\n' > "$tmp/q.in"
+qf=$("$DOPPLER" place --graph "$tmp/q.in" --method heft --queue fifo --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+qp=$("$DOPPLER" place --graph "$tmp/q.in" --method heft --queue priority --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+[ "$qf" = "33.0" ] && [ "$qp" = "23.0" ] || fail "heft with fifo queues $qf (want 33), with priority queues $qp (want 23)"
+"$DOPPLER" place --graph "$tmp/q.in" --method heft --queue priority | grep -q "^machine: the example's own processors" ||
+    fail "machine line of a heterogeneous example"
+
 # the default options keep the DOPPLER-compatible engine: --streams 1 through the general engine agrees
 if [ -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
     D="$DOPPLER_SHARED_DATA/doppler-graphs/chain_mm_112nodes.txt"

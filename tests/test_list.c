@@ -4,6 +4,7 @@
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_hetero.h"
+#include "dp_hisim.h"
 #include "dp_list.h"
 #include "dp_place.h"
 #include "dp_search.h"
@@ -121,6 +122,58 @@ START_TEST(topcuoglu_cpop_86)
     s->append_only = 1;
     ck_assert_int_eq(dp_list_cpop(g, c, s, &err), DP_OK);
     ck_assert_double_eq(s->makespan, 86);
+    dp_list_schedule_free(s);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* Simulating a list schedule's assignment with its priorities as the queue discipline (work
+ * conserving, ties first come first served) realises the schedule itself when the schedule never
+ * keeps a device idle while a lower-priority op is ready for it: each op starts when the schedule
+ * says. Returns 1 when every start matches; *ms is the simulated makespan. */
+static int realised(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, dp_queue_kind q, double *ms)
+{
+    dp_error err;
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.queue = q;
+    dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    dp_hisim_result r;
+    ck_assert_int_eq(dp_hisim_run(h, s->device, s->priority, &r, &err), DP_OK);
+    int same = 1;
+    for (int v = 0; v < g->n_ops; v++) same &= r.op_start[v] == s->start[v];
+    *ms = r.makespan;
+    dp_hisim_free(h);
+    return same;
+}
+
+/* Topcuoglu's example: HEFT (80) and CPOP (86) schedules are realised start for start by the
+ * priority queue; so is our PEFT schedule (85), which the FIFO queue turns into 93: on P2 tasks 2
+ * (rank_oct 29.67) and 4 (31) both become ready at 16 when task 1 ends; PEFT runs 4 first, FIFO
+ * runs 2 (its edge comes first). The priority queue must choose among both, not grant the first
+ * ready event the free device. */
+START_TEST(priority_queue_realises_list_schedules)
+{
+    dp_graph *g;
+    dp_costs *c;
+    topcuoglu(&g, &c);
+    dp_list_schedule *s = dp_list_schedule_alloc(10, 3);
+    dp_error err;
+    double ms;
+    ck_assert_int_eq(dp_list_heft(g, c, s, &err), DP_OK);
+    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert_double_eq(ms, 80);
+    ck_assert_int_eq(dp_list_cpop(g, c, s, &err), DP_OK);
+    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert_double_eq(ms, 86);
+    ck_assert_int_eq(dp_list_peft(g, c, s, &err), DP_OK);
+    ck_assert_double_eq(s->makespan, 85);
+    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert_double_eq(ms, 85);
+    ck_assert(!realised(g, c, s, DP_QUEUE_FIFO, &ms));
+    ck_assert_double_eq(ms, 93);
     dp_list_schedule_free(s);
     dp_costs_free(c);
     dp_graph_free(g);
@@ -700,6 +753,7 @@ static Suite *suite(void)
     tcase_add_test(t, topcuoglu_ranks);
     tcase_add_test(t, topcuoglu_heft_80);
     tcase_add_test(t, topcuoglu_cpop_86);
+    tcase_add_test(t, priority_queue_realises_list_schedules);
     tcase_add_test(t, peft_oct_by_hand);
     tcase_add_test(t, etf_by_hand);
     tcase_add_test(t, list_schedules_feasible);

@@ -1,0 +1,59 @@
+/* bench_doppler: seconds per DOPPLER episode, inference and training separately, on each of
+ * DOPPLER's graphs, beside the authors' figures (Yao et al. 2026, per-episode cost table; their
+ * machine and PyTorch/DGL code). Usage: bench_doppler [GRAPH_DIR [REPS [CONFIG.json]]].
+ * One BLAS thread. Build: make bench. */
+#include "dp_train.h"
+
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int main(int argc, char **argv)
+{
+    const char *dir = argc > 1 ? argv[1] : "../shared/data/doppler-graphs";
+    int reps = argc > 2 ? atoi(argv[2]) : 20;
+    const char *cfgpath = argc > 3 ? argv[3] : NULL;
+    static const struct { const char *name, *file; int devices; double infer, train; } G[] = {
+        {"ChainMM", "chain_mm_112nodes.txt", 4, 1.18, 1.84},
+        {"FFNN", "ffnn_192nodes.txt", 4, 2.87, 4.25},
+        {"Llama-block", "transformer_block_215nodes.txt", 4, 2.46, 3.65},
+        {"Llama-layer", "full_transformer_layer_261nodes.txt", 4, 3.29, 4.95},
+        {"8-GPU block", "8gpu_transformer_block.txt", 8, 4.63, 7.24},
+        {"8-GPU layer", "8gpu_full_transformer.txt", 8, 5.53, 9.01},
+    };
+    openblas_set_num_threads(1);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    dp_error err;
+    if (cfgpath && dp_train_config_load(&cfg, cfgpath, &err) != DP_OK) {
+        fprintf(stderr, "bench_doppler: %s\n", err.msg);
+        return 1;
+    }
+    printf("network: hidden %d, mlp_hidden %d, steps %d, edge_hidden %d; %d repetitions; one core\n", cfg.arch.hidden,
+           cfg.arch.mlp_hidden, cfg.arch.steps, cfg.arch.edge_hidden, reps);
+    printf("%-12s %5s %4s | %12s %12s | %12s %12s\n", "graph", "ops", "dev", "infer ms", "train ms", "authors inf s",
+           "authors tr s");
+    for (size_t i = 0; i < sizeof G / sizeof G[0]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, G[i].file);
+        dp_graph *g = dp_graph_read(path, NULL, &err);
+        if (!g) {
+            fprintf(stderr, "bench_doppler: %s\n", err.msg);
+            return 77;
+        }
+        dp_costs *c = dp_costs_graph(g, G[i].devices, &err);
+        dp_trainer *tr = c ? dp_trainer_alloc(g, c, &cfg, &err) : NULL;
+        double inf = 0, trn = 0;
+        if (!tr || dp_trainer_bench(tr, 2, &inf, &trn, &err) != DP_OK || dp_trainer_bench(tr, reps, &inf, &trn, &err) != DP_OK) {
+            fprintf(stderr, "bench_doppler: %s\n", err.msg);
+            return 1;
+        }
+        printf("%-12s %5d %4d | %12.3f %12.3f | %12.2f %12.2f\n", G[i].name, g->n_ops, G[i].devices, 1e3 * inf, 1e3 * trn,
+               G[i].infer, G[i].train);
+        fflush(stdout);
+        dp_trainer_free(tr);
+        dp_costs_free(c);
+        dp_graph_free(g);
+    }
+    return 0;
+}

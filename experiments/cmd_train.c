@@ -1,0 +1,245 @@
+/* doppler train: train the DOPPLER policies (Stage I imitation, Stage II simulator RL, Stage III
+ * real-execution RL) on a graph, with HDF5 trajectories, checkpoints and resume. */
+#include "cli.h"
+#include "commands.h"
+#include "dp_place.h"
+#include "dp_sim.h"
+#include "dp_train.h"
+
+#include <cblas.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_flag = 0;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_flag = 1;
+}
+
+static void train_usage(FILE *f)
+{
+    fprintf(f, "Usage: doppler train --graph FILE [--stage il|sim|real | --pipeline] [OPTIONS]\n\n"
+               "Train DOPPLER's SEL and PLC policies (Yao et al., ICLR 2026) on a graph: Stage I imitates the\n"
+               "critical-path heuristic, Stage II is REINFORCE against the simulator, Stage III against real\n"
+               "execution. At the end the greedy policy's makespan is printed beside the heuristics'.\n\n"
+               "Options:\n"
+               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native)\n"
+               "  --format F           graph format when the extension does not tell\n"
+               "  --config FILE        JSON config (any subset of the keys --print-config shows)\n"
+               "  --print-config       print the full config in force (defaults: the authors') and exit\n"
+               "  --stage S            il (default), sim or real\n"
+               "  --pipeline           run Stage I then Stage II\n"
+               "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
+               "  --seed S             random seed (overrides the config)\n"
+               "  --init CKPT          start from the parameters of a checkpoint (e.g. Stage I's)\n"
+               "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
+               "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
+               "  --resume             continue the run of --checkpoint exactly where it stopped\n"
+               "  --quiet              no progress on stderr\n"
+               DP_CLI_MACHINE_HELP
+               "  -h, --help           this help\n\n"
+               "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
+               "stops after the current episode with a checkpoint (resume with --resume).\n"
+               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n");
+}
+
+typedef struct progress_state {
+    int tty;
+    int quiet;
+    long last_line;
+} progress_state;
+
+static void on_progress(const dp_train_progress *p, void *ctx)
+{
+    progress_state *s = ctx;
+    if (s->quiet) return;
+    char b1[40], b2[40], b3[40];
+    if (s->tty) {
+        int width = 24, fill = (int)(width * (double)p->episode / (double)(p->episodes ? p->episodes : 1));
+        char bar[32];
+        for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s %.0f ep/s ", dp_stage_name(p->stage),
+                p->episode, p->episodes, bar, p->epsilon, p->lr, dp_cli_fmt(p->makespan, b1, sizeof b1),
+                dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), p->episodes_per_s);
+        if (p->final) fputc('\n', stderr);
+    } else {
+        long every = p->episodes / 20 > 0 ? p->episodes / 20 : 1;
+        if (p->episode % every == 0 || p->final) {
+            fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g agree %.2f/%.2f %.1f ep/s\n",
+                    dp_stage_name(p->stage), p->episode, p->episodes, p->epsilon, p->lr, p->makespan, p->best, p->running_avg,
+                    p->sel_agree, p->plc_agree, p->episodes_per_s);
+        }
+    }
+}
+
+int cmd_train(int argc, char **argv)
+{
+    enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
+           O_QUIET, O_HELP };
+    static const struct option opts[] = {
+        {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
+        {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
+        {"stage", required_argument, NULL, O_STAGE}, {"pipeline", no_argument, NULL, O_PIPE},
+        {"episodes", required_argument, NULL, O_EPIS}, {"seed", required_argument, NULL, O_SEED},
+        {"init", required_argument, NULL, O_INIT}, {"checkpoint", required_argument, NULL, O_CKPT},
+        {"trajectory", required_argument, NULL, O_TRAJ}, {"resume", no_argument, NULL, O_RESUME},
+        {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
+        DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+    const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
+    int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
+    long episodes = 0;
+    unsigned long long seed = 0;
+    dp_cli_machine mach;
+    dp_cli_machine_init(&mach);
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = dp_cli_machine_option(&mach, c, optarg, "train");
+        if (r < 0) return DP_EXIT_USAGE;
+        if (r > 0) continue;
+        int iv;
+        switch (c) {
+        case O_GRAPH: graph = optarg; break;
+        case O_FORMAT: format = optarg; break;
+        case O_CONFIG: config = optarg; break;
+        case O_PRINT: print_cfg = 1; break;
+        case O_STAGE:
+            if (dp_stage_parse(optarg, &stage) != DP_OK) return dp_cli_usage_error("train", "--stage: il, sim or real, got '%s'", optarg);
+            have_stage = 1;
+            break;
+        case O_PIPE: pipeline = 1; break;
+        case O_EPIS:
+            if (dp_cli_parse_int(optarg, 1, 1000000000L, &iv) != 0) return dp_cli_usage_error("train", "--episodes: expected a positive integer, got '%s'", optarg);
+            episodes = iv;
+            break;
+        case O_SEED:
+            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_usage_error("train", "--seed: expected a non-negative integer, got '%s'", optarg);
+            have_seed = 1;
+            break;
+        case O_INIT: init = optarg; break;
+        case O_CKPT: ckpt = optarg; break;
+        case O_TRAJ: traj = optarg; break;
+        case O_RESUME: resume = 1; break;
+        case O_QUIET: quiet = 1; break;
+        case 'h': case O_HELP: train_usage(stdout); return 0;
+        default: return dp_cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    dp_error err;
+    dp_error_clear(&err);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    if (have_seed) cfg.seed = seed;
+    if (print_cfg) {
+        char *s = dp_train_config_to_json(&cfg);
+        printf("%s\n", s);
+        free(s);
+        return 0;
+    }
+    if (!graph) return dp_cli_usage_error("train", "--graph FILE is required");
+    if (pipeline && have_stage) return dp_cli_usage_error("train", "give --stage or --pipeline, not both");
+    if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
+    if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+    if (stage == DP_STAGE_REAL)
+        return dp_cli_usage_error("train", "--stage real needs a real-execution cost oracle, and none is built into this command yet "
+                                           "(the library's dp_oracle interface takes one)");
+
+    /* one BLAS thread: the matrices are small, and runs must be reproducible */
+    openblas_set_num_threads(1);
+    int status = DP_EXIT_ERROR;
+    dp_costs *cost = NULL;
+    dp_trainer *tr = NULL;
+    int *assign = NULL;
+    dp_graph *g = dp_graph_read(graph, format, &err);
+    if (!g) return dp_cli_fail(&err);
+    cost = dp_cli_machine_costs(&mach, g, &err);
+    if (!cost) goto fail;
+    tr = dp_trainer_alloc(g, cost, &cfg, &err);
+    if (!tr) goto fail;
+    if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
+    int stages[2] = {stage, -1};
+    if (pipeline) {
+        stages[0] = DP_STAGE_IL;
+        stages[1] = DP_STAGE_SIM;
+    }
+    if (resume) {
+        if (dp_trainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
+        int s = dp_trainer_stage(tr);
+        if (pipeline) {
+            if (s == DP_STAGE_SIM) stages[0] = DP_STAGE_SIM, stages[1] = -1;
+        } else if (s != stage && have_stage) {
+            fprintf(stderr, "doppler train: %s is a checkpoint of stage %s; continuing that stage\n", ckpt, dp_stage_name(s));
+            stages[0] = s;
+        } else {
+            stages[0] = s;
+        }
+    }
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    progress_state ps = {isatty(2), quiet, 0};
+    dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
+    for (int i = 0; i < 2 && stages[i] >= 0; i++) {
+        if (dp_trainer_run(tr, stages[i], episodes, &io, &err) != DP_OK) goto fail;
+        if (stop_flag) {
+            fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_trainer_stage(tr)),
+                    dp_trainer_episode(tr), ckpt ? "; continue with --resume" : "");
+            status = DP_EXIT_ERROR;
+            goto done;
+        }
+    }
+    /* the greedy policy beside the heuristics */
+    assign = dp_malloc_n(g->n_ops, sizeof(int));
+    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    double ms, agree[2];
+    if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
+    const double sc = g->time_scale;
+    char b[40];
+    printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
+           pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+    printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+    printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
+           "doppler-final", dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
+    if (dp_trainer_use_best(tr)) {
+        if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
+    }
+    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method doppler uses)\n",
+           "doppler", dp_cli_fmt(ms / sc, b, sizeof b));
+    {
+        dp_sim *sim = dp_sim_alloc(g, cost, &err);
+        if (!sim) goto fail;
+        const char *heur[] = {"cp", "round-robin", "random"};
+        for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
+            if (!dp_place_find(heur[i])) continue;
+            dp_place_options o;
+            dp_place_options_init(&o);
+            dp_sim_result res;
+            if (dp_place(heur[i], g, cost, &o, assign, NULL, NULL, &err) != DP_OK || dp_sim_run(sim, assign, &res, &err) != DP_OK) {
+                dp_sim_free(sim);
+                goto fail;
+            }
+            printf("%-14s %s\n", heur[i], dp_cli_fmt(res.makespan / sc, b, sizeof b));
+        }
+        dp_sim_free(sim);
+    }
+    if (ckpt) printf("checkpoint: %s (place with: doppler place --method doppler --checkpoint %s --graph %s)\n", ckpt, ckpt, graph);
+    status = 0;
+    goto done;
+fail:
+    status = dp_cli_fail(&err);
+done:
+    free(assign);
+    dp_trainer_free(tr);
+    dp_costs_free(cost);
+    dp_graph_free(g);
+    return status;
+}

@@ -1,0 +1,75 @@
+#!/bin/sh
+# test_train.sh: `doppler train` end to end on a 10-op graph: a short Stage I and Stage II,
+# h5dump reads the trajectory and checkpoint, --init and --samples, and a run killed with
+# SIGKILL then resumed ends with exactly the parameters and trajectory of an uninterrupted run.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin="$top_builddir/doppler"
+graph="$top_srcdir/tests/data/tiny-doppler.txt"
+command -v h5dump >/dev/null 2>&1 || { echo "h5dump not found (Debian package hdf5-tools): skip"; exit 77; }
+command -v h5diff >/dev/null 2>&1 || { echo "h5diff not found (Debian package hdf5-tools): skip"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-train.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat > "$tmp/cfg.json" <<EOF
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 20, "seed": 5}
+EOF
+
+# usage errors
+"$bin" train > /dev/null 2>&1; [ $? -eq 2 ] || fail "train without --graph must exit 2"
+"$bin" train --graph "$graph" --stage nope > /dev/null 2>&1; [ $? -eq 2 ] || fail "bad --stage must exit 2"
+"$bin" train --graph "$graph" --stage real > /dev/null 2>&1; [ $? -eq 2 ] || fail "--stage real without an oracle must exit 2"
+echo '{"network": {"hidden": 8, "bogus": 1}}' > "$tmp/bad.json"
+"$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "bad config must exit 1"
+grep -q 'network.bogus' "$tmp/err" || fail "bad config error must name the key"
+"$bin" train --print-config | grep -q '"episodes": 2000' || fail "--print-config shows the authors' defaults"
+
+# Stage I then Stage II (--init), outputs readable by h5dump
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 30 --checkpoint "$tmp/il.h5" \
+    --trajectory "$tmp/il.traj.h5" > "$tmp/il.out" 2> "$tmp/il.err" || { cat "$tmp/il.err"; fail "stage il"; }
+grep -q '^doppler ' "$tmp/il.out" || fail "train prints the greedy DOPPLER makespan"
+grep -q '^cp ' "$tmp/il.out" || fail "train prints the critical-path makespan beside it"
+grep -q 'episode 30/30' "$tmp/il.err" || fail "progress lines on a non-terminal"
+h5dump -H "$tmp/il.traj.h5" > "$tmp/h1" || fail "h5dump reads the trajectory"
+grep -q 'DATASET "makespan"' "$tmp/h1" && grep -q 'DATASET "sel_op"' "$tmp/h1" || fail "trajectory datasets"
+h5dump -d /episodes/stage "$tmp/il.traj.h5" | grep -q '( 30 )' || fail "30 episode rows"
+h5dump -d /steps/sel_op "$tmp/il.traj.h5" | grep -q '( 300 )' || fail "300 step rows (30 episodes x 10 ops)"
+h5dump -H "$tmp/il.h5" > "$tmp/h2" || fail "h5dump reads the checkpoint"
+grep -q 'GROUP "sel"' "$tmp/h2" && grep -q 'DATASET "rng_state"' "$tmp/h2" || fail "checkpoint content"
+h5dump -a /episode "$tmp/il.h5" | grep -q '(0): 30' || fail "checkpoint episode counter"
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage sim --episodes 20 --init "$tmp/il.h5" \
+    --checkpoint "$tmp/sim.h5" > "$tmp/sim.out" 2> "$tmp/sim.err" || { cat "$tmp/sim.err"; fail "stage sim from --init"; }
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" > "$tmp/p1" || fail "place --method doppler"
+grep -q '^makespan' "$tmp/p1" || fail "place prints a makespan"
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --samples 5 > /dev/null || fail "place --samples"
+"$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > /dev/null 2> "$tmp/err"
+[ $? -eq 1 ] && grep -q 'devices' "$tmp/err" || fail "a checkpoint for 4 devices on 3 is refused"
+
+# exact resume after SIGKILL
+n=4000
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes $n --checkpoint "$tmp/a.h5" \
+    --trajectory "$tmp/a.traj.h5" --quiet > /dev/null 2>&1 || fail "uninterrupted run"
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes $n --checkpoint "$tmp/b.h5" \
+    --trajectory "$tmp/b.traj.h5" --quiet > /dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -f "$tmp/b.h5" ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
+sleep 0.2
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ -f "$tmp/b.h5" ] || fail "the killed run wrote no checkpoint"
+done_at=$(h5dump -a /episode "$tmp/b.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+[ -n "$done_at" ] && [ "$done_at" -lt $n ] || { echo "run finished before the kill ($done_at): cannot test resume"; exit 77; }
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes $n --checkpoint "$tmp/b.h5" \
+    --trajectory "$tmp/b.traj.h5" --resume --quiet > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "resume"; }
+h5diff "$tmp/a.h5" "$tmp/b.h5" /sel /sel > /dev/null || fail "resumed SEL parameters differ (killed at $done_at)"
+h5diff "$tmp/a.h5" "$tmp/b.h5" /plc /plc > /dev/null || fail "resumed PLC parameters differ"
+h5diff "$tmp/a.h5" "$tmp/b.h5" /rng_state /rng_state > /dev/null || fail "resumed RNG state differs"
+for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_device steps/sel_logp; do
+    h5diff "$tmp/a.traj.h5" "$tmp/b.traj.h5" /$d /$d > /dev/null || fail "resumed trajectory $d differs"
+done
+echo "resume after SIGKILL at episode $done_at of $n: identical"
+exit 0
