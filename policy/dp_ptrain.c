@@ -180,6 +180,10 @@ struct dp_ptrainer {
     int *best_assign;
     int traj_ready;
     long traj_episodes, traj_steps;
+    /* model selection, as DOPPLER's trainer: the parameters whose greedy placement was best */
+    float *best_param;      /* (params->n) */
+    double best_greedy;     /* raw unit */
+    int has_best;
     /* the current episode */
     float *z, *p, *lp, *dz;  /* (n, D) logits, probabilities, log-probabilities, dL/dlogits */
     double *H;               /* (n) entropies */
@@ -209,6 +213,7 @@ void dp_ptrainer_free(dp_ptrainer *tr)
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
+    free(tr->best_param);
     free(tr->z); free(tr->p); free(tr->lp); free(tr->dz); free(tr->H); free(tr->a); free(tr->mark); free(tr->dlp);
     free(tr->rows_ep); free(tr->rows_st);
     free(tr);
@@ -255,10 +260,12 @@ dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_pt
     tr->mark = dp_calloc_n((size_t)tr->D, 1);
     tr->dlp = dp_calloc_n((size_t)tr->D, sizeof(float));
     if (!tr->best_assign || !tr->z || !tr->p || !tr->lp || !tr->dz || !tr->H || !tr->a || !tr->mark || !tr->dlp) goto nomem;
+    if (!(tr->best_param = dp_calloc_n(tr->params->n ? tr->params->n : 1, sizeof(float)))) goto nomem;
     int rc = tr->pl ? dp_placeto_init(tr->pl, tr->master) : dp_gdp_init(tr->gd, tr->master);
     if (rc != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
+    tr->best_greedy = INFINITY;
     return tr;
 nomem:
     dp_error_set(err, DP_ENOMEM, "out of memory for the %s trainer", dp_ptrain_method_name(cfg->method));
@@ -427,6 +434,10 @@ static int save_checkpoint(dp_ptrainer *tr, const char *path, dp_error *err)
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
     ck.rng_state = gsl_rng_state(tr->master);
     ck.rng_size = gsl_rng_size(tr->master);
+    ck.has_best = tr->has_best;
+    ck.best_greedy = tr->best_greedy;
+    ck.sel_best = tr->empty.param;
+    ck.plc_best = tr->best_param;
     int rc = dp_ckpt_write(path, &ck, &tr->empty, tr->params, err);
     free(cfg);
     return rc;
@@ -444,8 +455,12 @@ static int load_checkpoint(dp_ptrainer *tr, const char *path, int resume, dp_err
     if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
     ck.rng_state = st;
     ck.rng_size = sz;
+    ck.sel_best = tr->empty.param;
+    ck.plc_best = tr->best_param;
     int rc = dp_ckpt_read(path, &ck, &tr->empty, tr->params, resume, err);
     if (rc == DP_OK) {
+        tr->has_best = ck.has_best;
+        tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
         /* the checkpoint must hold this method's network (the shapes were checked by the reader) */
         dp_ptrain_config other;
         dp_ptrain_config_default(&other, -1);
@@ -476,6 +491,10 @@ static int load_checkpoint(dp_ptrainer *tr, const char *path, int resume, dp_err
 int dp_ptrainer_init_from(dp_ptrainer *tr, const char *checkpoint, dp_error *err)
 {
     int rc = load_checkpoint(tr, checkpoint, 0, err);
+    /* the checkpoint's best-greedy parameters when it has them (as dp_trainer_init_from) */
+    if (rc == DP_OK) dp_ptrainer_use_best(tr);
+    tr->has_best = 0;
+    tr->best_greedy = INFINITY;
     tr->best = INFINITY;
     return rc;
 }
@@ -490,6 +509,28 @@ int dp_ptrainer_resume(dp_ptrainer *tr, const char *checkpoint, const char *traj
         tr->traj_ready = 1;
     }
     return DP_OK;
+}
+
+/* Greedy placement with the current parameters, kept when the best so far. Runs at stage start
+ * and at checkpoint boundaries (after an update): it disturbs neither gradients nor the RNG. */
+static int eval_greedy(dp_ptrainer *tr, dp_error *err)
+{
+    double ms;
+    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    if (rc != DP_OK) return rc;
+    if (ms < tr->best_greedy) {
+        tr->best_greedy = ms;
+        memcpy(tr->best_param, tr->params->param, tr->params->n * sizeof(float));
+        tr->has_best = 1;
+    }
+    return DP_OK;
+}
+
+int dp_ptrainer_use_best(dp_ptrainer *tr)
+{
+    if (!tr->has_best) return 0;
+    memcpy(tr->params->param, tr->best_param, tr->params->n * sizeof(float));
+    return 1;
 }
 
 /* ---- the training loop ---- */
@@ -511,9 +552,16 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
+        tr->has_best = 0;
+        tr->best_greedy = INFINITY;
         memset(tr->params->m, 0, tr->params->n * sizeof(float));
         memset(tr->params->v, 0, tr->params->n * sizeof(float));
         tr->params->adam_t = 0;
+    }
+    /* the starting point is a candidate too */
+    if (tr->episode == 0 && !tr->has_best) {
+        int rc0 = eval_greedy(tr, err);
+        if (rc0 != DP_OK) return rc0;
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_ptrain_config_to_json(&tr->cfg);
@@ -569,6 +617,7 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
+            if ((rc = eval_greedy(tr, err)) != DP_OK) break;
             if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
             if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
         }
@@ -658,8 +707,12 @@ static int place_learned(int method, const dp_graph *g, const dp_costs *c, const
     }
     dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
-    if (o->checkpoint) rc = dp_ptrainer_init_from(tr, o->checkpoint, err);
-    else rc = dp_ptrainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, NULL, err);
+    if (o->checkpoint) {
+        rc = dp_ptrainer_init_from(tr, o->checkpoint, err);
+    } else {
+        rc = dp_ptrainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, NULL, err);
+        dp_ptrainer_use_best(tr);
+    }
     double ms;
     if (rc == DP_OK) rc = dp_ptrainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, err);
     dp_ptrainer_free(tr);

@@ -70,7 +70,8 @@ void dp_ptrainer_set_oracle(dp_ptrainer *tr, const dp_oracle *o);
 /* The network's parameter block (tests, benchmarks). */
 dp_nn_params *dp_ptrainer_params(dp_ptrainer *tr);
 
-/* Parameters from a checkpoint (Adam, counters and RNG afresh). */
+/* Parameters from a checkpoint, its best-greedy ones when it holds them (Adam, counters and RNG
+ * afresh). */
 int dp_ptrainer_init_from(dp_ptrainer *tr, const char *checkpoint, dp_error *err);
 /* Continue a run exactly (parameters, Adam, RNG, counters; the trajectory cut back). */
 int dp_ptrainer_resume(dp_ptrainer *tr, const char *checkpoint, const char *trajectory, dp_error *err);
@@ -89,6 +90,13 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
  * unit). */
 int dp_ptrainer_place(dp_ptrainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, dp_error *err);
 
+/* Model selection, as DOPPLER's trainer (dp_trainer_use_best): at the start of a stage and at
+ * every checkpoint boundary (every checkpoint_every episodes and at the end) the trainer places
+ * greedily and keeps the parameters whose makespan is the best so far (checkpoint /plc/best).
+ * This switches the live parameters to those (returns 1), or returns 0 when there are none.
+ * dp_ptrainer_init_from and the placement methods use them. */
+int dp_ptrainer_use_best(dp_ptrainer *tr);
+
 /* Seconds of one inference episode (greedy rollout with the oracle) and one training episode
  * (rollout, loss, backward, Adam), averaged over reps. For bench/. */
 int dp_ptrainer_bench(dp_ptrainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
@@ -96,7 +104,7 @@ int dp_ptrainer_bench(dp_ptrainer *tr, int reps, double *infer_s, double *train_
 /* The placement methods "placeto" and "gdp" (dp_place.h): with o->checkpoint, the policy of that
  * checkpoint places greedily (o->samples > 1: the best of that many samples, seed o->seed);
  * without, a policy is trained first for o->budget episodes (0: 200) of the "sim" stage from seed
- * o->seed, config o->config if given, then places greedily. */
+ * o->seed, config o->config if given, then its best-greedy parameters place greedily. */
 int dp_place_placeto(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,

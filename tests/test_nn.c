@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static gsl_rng *rng_new(unsigned long seed)
 {
@@ -358,6 +360,50 @@ START_TEST(attention_grad)
 }
 END_TEST
 
+/* ---- orthogonal init with a dirty heap ---- */
+/* gsl_linalg_QR_decomp_r writes only the upper triangle of T: a T taken from malloc held heap
+ * garbage below it, which made the "orthogonal" weights neither orthogonal nor reproducible
+ * (two trainers with one seed started from different parameters). Fill freed blocks of the
+ * sizes init allocates with garbage first, so that malloc hands them back dirty. */
+static void dirty_heap(size_t k)
+{
+    for (int rep = 0; rep < 8; rep++) {
+        size_t sz[4] = {k * k * sizeof(double), k * k * sizeof(double) + 64, 4096, 65536};
+        void *b[4];
+        for (int i = 0; i < 4; i++) {
+            b[i] = malloc(sz[i]);
+            if (b[i]) memset(b[i], 0x5a, sz[i]);
+        }
+        for (int i = 0; i < 4; i++) free(b[i]);
+    }
+}
+
+START_TEST(orthogonal_dirty_heap)
+{
+    static const int shapes[][2] = {{16, 4}, {4, 16}, {9, 9}, {40, 12}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int R = shapes[s][0], C = shapes[s][1], k = R < C ? R : C;
+        float w1[16 * 40], w2[16 * 40];
+        gsl_rng *r = rng_new(21);
+        dirty_heap((size_t)k);
+        ck_assert_int_eq(dp_nn_init_orthogonal(w1, R, C, 1.0, r), DP_OK);
+        gsl_rng_set(r, 21);
+        dirty_heap((size_t)k);
+        ck_assert_int_eq(dp_nn_init_orthogonal(w2, R, C, 1.0, r), DP_OK);
+        ck_assert_int_eq(memcmp(w1, w2, (size_t)R * C * sizeof(float)), 0);
+        /* the k vectors along the short side are orthonormal */
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                double d = 0;
+                for (int l = 0; l < (R < C ? C : R); l++)
+                    d += R >= C ? (double)w1[l * C + i] * w1[l * C + j] : (double)w1[i * C + l] * w1[j * C + l];
+                ck_assert_double_eq_tol(d, i == j ? 1.0 : 0.0, 1e-5);
+            }
+        gsl_rng_free(r);
+    }
+}
+END_TEST
+
 /* ---- parameters, init, Adam ---- */
 START_TEST(params_init_adam)
 {
@@ -424,6 +470,7 @@ int main(void)
     tcase_add_test(t, ecconv);
     tcase_add_test(t, attention_values);
     tcase_add_test(t, attention_grad);
+    tcase_add_test(t, orthogonal_dirty_heap);
     tcase_add_test(t, params_init_adam);
     suite_add_tcase(s, t);
     return dp_test_run(s);
