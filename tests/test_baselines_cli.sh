@@ -38,5 +38,24 @@ echo '{"placeto": {"depth": 3}}' > "$tmp/bad2.json"
 expect_rc 1 "placeto with an unknown key" "$D" place --graph "$G" --method placeto --config "$tmp/bad2.json"
 grep -q 'placeto.depth' "$tmp/err" && ok || bad "unknown placeto key named"
 
+# doppler train --method placeto|gdp: checkpoints that place --method reads back
+for m in placeto gdp; do
+    expect_rc 0 "train $m" "$D" train --method $m --graph "$G" --episodes 6 --seed 2 --quiet \
+        --checkpoint "$tmp/$m.h5" --trajectory "$tmp/$m-traj.h5"
+    grep -q "^$m " "$tmp/out" && grep -q "^cp " "$tmp/out" && ok || bad "train $m prints its makespan beside cp"
+    ms_train=$(sed -n "s/^$m  *\([0-9.e+-]*\).*/\1/p" "$tmp/out")
+    expect_rc 0 "place $m from its checkpoint" "$D" place --method $m --checkpoint "$tmp/$m.h5" --graph "$G"
+    ms_place=$(sed -n 's/^makespan: \([0-9.e+-]*\).*/\1/p' "$tmp/out")
+    [ -n "$ms_train" ] && [ "$ms_train" = "$ms_place" ] && ok || bad "$m: train printed $ms_train, place from the checkpoint gave $ms_place"
+    expect_rc 0 "$m --init" "$D" train --method $m --graph "$G" --episodes 2 --quiet --init "$tmp/$m.h5"
+    expect_rc 0 "$m print-config" "$D" train --method $m --print-config
+    grep -q "\"method\": \"$m\"" "$tmp/out" && ok || bad "$m print-config names the method"
+done
+expect_rc 1 "placeto checkpoint given to gdp" "$D" place --method gdp --checkpoint "$tmp/placeto.h5" --graph "$G"
+grep -q 'not a gdp checkpoint' "$tmp/err" && ok || bad "a checkpoint of another method is refused"
+expect_rc 2 "placeto does no imitation" "$D" train --method placeto --graph "$G" --stage il
+expect_rc 2 "placeto has no pipeline" "$D" train --method placeto --graph "$G" --pipeline
+expect_rc 2 "unknown train method" "$D" train --method hierarchical --graph "$G"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
