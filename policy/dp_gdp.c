@@ -60,6 +60,11 @@ dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a,
                      a->hidden, a->heads, a->layers, a->mlp_hidden);
         return NULL;
     }
+    if (g->n_ops > DP_GDP_MAX_OPS) {
+        dp_error_set(err, DP_EINVAL, "gdp: %d ops, more than %d (full attention keeps heads x n^2 weights; the original "
+                     "splits long sequences into Transformer-XL segments, which this version does not)", g->n_ops, DP_GDP_MAX_OPS);
+        return NULL;
+    }
     dp_gdp *gd = calloc(1, sizeof *gd);
     if (!gd) goto nomem;
     gd->g = g;

@@ -31,6 +31,9 @@
 extern "C" {
 #endif
 
+/* Largest graph accepted: the attention weights take heads x n^2 floats (1 GiB at 4 heads). */
+#define DP_GDP_MAX_OPS 8192
+
 typedef struct dp_gdp_arch {
     int hidden;     /* d: embedding width (multiple of heads) */
     int layers;     /* GraphSAGE layers L */
@@ -45,7 +48,8 @@ void dp_gdp_arch_default(dp_gdp_arch *a);
 typedef struct dp_gdp dp_gdp;
 
 /* Build the network for g under c (both outlive it); parameters zero until dp_gdp_init. NULL with
- * err on failure (bad sizes: hidden not a multiple of heads; memory). */
+ * err on failure (bad sizes: hidden not a multiple of heads, more than DP_GDP_MAX_OPS ops:
+ * DP_EINVAL; memory). */
 dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a, dp_error *err);
 void dp_gdp_free(dp_gdp *gd);
 /* Orthogonal weights (gain 1), zero biases, from r. DP_OK or DP_ENOMEM. */

@@ -105,6 +105,11 @@ dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_plac
                      a->mlp_hidden);
         return NULL;
     }
+    if (g->n_ops > DP_PLACETO_MAX_OPS) {
+        dp_error_set(err, DP_EINVAL, "placeto: %d ops, more than %d (an episode re-embeds the graph at every step: "
+                     "O(n^2) time, and the reachability sets take n^2/4 bytes)", g->n_ops, DP_PLACETO_MAX_OPS);
+        return NULL;
+    }
     dp_placeto *pl = calloc(1, sizeof *pl);
     if (!pl) goto nomem;
     pl->g = g;

@@ -37,6 +37,10 @@
 extern "C" {
 #endif
 
+/* Largest graph accepted: an episode costs O(n^2 d^2) and the ancestor and descendant sets
+ * n^2 / 4 bytes (100 MB at this size). */
+#define DP_PLACETO_MAX_OPS 20000
+
 typedef struct dp_placeto_arch {
     int hidden;     /* d: message-passing width (the embedding is 2d) */
     int mlp_hidden; /* hidden width of the device head */
@@ -49,7 +53,7 @@ void dp_placeto_arch_default(dp_placeto_arch *a);
 typedef struct dp_placeto dp_placeto;
 
 /* Build the network for g under c (both outlive it); parameters zero until dp_placeto_init.
- * NULL with err on failure (bad sizes, memory). */
+ * NULL with err on failure (bad sizes, more than DP_PLACETO_MAX_OPS ops: DP_EINVAL; memory). */
 dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_placeto_arch *a, dp_error *err);
 void dp_placeto_free(dp_placeto *pl);
 /* Orthogonal weights (gain 1), zero biases, from r. DP_OK or DP_ENOMEM. */

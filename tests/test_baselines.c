@@ -254,6 +254,27 @@ START_TEST(config_json)
 }
 END_TEST
 
+/* graphs beyond the size limits are refused at once, naming the limit */
+START_TEST(size_limits)
+{
+    dp_graph *g = independent(DP_PLACETO_MAX_OPS + 1);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_placeto_arch pa;
+    dp_placeto_arch_default(&pa);
+    ck_assert_ptr_null(dp_placeto_alloc(g, c, &pa, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert(strstr(err.msg, "20000") != NULL);
+    dp_gdp_arch ga;
+    dp_gdp_arch_default(&ga);
+    ck_assert_ptr_null(dp_gdp_alloc(g, c, &ga, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert(strstr(err.msg, "8192") != NULL);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* ---- learning ---- */
 
 static double simulate(const dp_graph *g, const dp_costs *c, const int *as)
@@ -426,6 +447,7 @@ int main(void)
     tcase_add_test(t, placeto_gradients);
     tcase_add_test(t, gdp_gradients);
     tcase_add_test(t, config_json);
+    tcase_add_test(t, size_limits);
     suite_add_tcase(s, t);
     TCase *u = tcase_create("training");
     tcase_add_test(u, placeto_learns);
