@@ -692,12 +692,14 @@ static int place_learned(int method, const dp_graph *g, const dp_costs *c, const
         char *json = NULL;
         if ((rc = dp_ckpt_read_config(o->checkpoint, &json, err)) != DP_OK) return rc;
         json_t *j = json_loads(json, 0, NULL);
-        const char *m = j ? json_string_value(json_object_get(j, "method")) : NULL;
-        int ok = m && strcmp(m, dp_ptrain_method_name(method)) == 0;
+        const char *jm = j ? json_string_value(json_object_get(j, "method")) : NULL;
+        char m[32]; /* a copy: the string dies with j */
+        snprintf(m, sizeof m, "%s", jm ? jm : "doppler train");
+        int ok = jm && strcmp(jm, dp_ptrain_method_name(method)) == 0;
         json_decref(j);
         rc = ok ? dp_ptrain_config_from_json_text(&cfg, json, err)
                 : dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", o->checkpoint,
-                               dp_ptrain_method_name(method), m ? m : "doppler train");
+                               dp_ptrain_method_name(method), m);
         free(json);
         if (rc != DP_OK) return rc;
     } else {
