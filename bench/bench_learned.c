@@ -11,7 +11,8 @@
  *     on the four 4-GPU graphs: makespan and seconds of critical path, HEFT, Placeto, GDP,
  *     annealing (its default 20000 simulations) and DOPPLER. The learned methods get the same
  *     number of episodes (EPISODES, default 200): Placeto and GDP that many of the "sim" stage,
- *     DOPPLER half of Stage I (imitation) then half of Stage II; each then places greedily.
+ *     DOPPLER half of Stage I (imitation) then half of Stage II; each then places greedily with
+ *     its best-greedy parameters (model selection at checkpoint boundaries, every 100 episodes).
  *     Default hyperparameters otherwise (dp_train_config_default, dp_ptrain_config_default).
  *
  * Makespans are in DOPPLER units (simulated time / 1e10). Output: markdown tables on stdout.
@@ -125,7 +126,7 @@ static int simulate(const dp_graph *g, const dp_costs *c, const int *as, double 
 static int table(const char *dir, long episodes, uint64_t seed)
 {
     printf("Makespan (DOPPLER units) and seconds spent, one core; learned methods: %ld episodes each "
-           "(DOPPLER: %ld imitation + %ld simulator RL), seed %llu, greedy placement after training; "
+           "(DOPPLER: %ld imitation + %ld simulator RL), seed %llu, greedy placement with the best-greedy parameters; "
            "annealing: 20000 simulations.\n\n",
            episodes, episodes / 2, episodes - episodes / 2, (unsigned long long)seed);
     const char *cols[] = {"cp", "heft", "placeto", "gdp", "anneal", "doppler"};
@@ -156,9 +157,11 @@ static int table(const char *dir, long episodes, uint64_t seed)
                 dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
                 double ms;
                 if (!tr || dp_trainer_run(tr, DP_STAGE_IL, episodes / 2, NULL, &err) ||
-                    dp_trainer_run(tr, DP_STAGE_SIM, episodes - episodes / 2, NULL, &err) ||
-                    dp_trainer_place(tr, 0, seed, as, &ms, NULL, &err))
+                    dp_trainer_run(tr, DP_STAGE_SIM, episodes - episodes / 2, NULL, &err))
                     return fail(&err);
+                /* the best-greedy parameters, as place --method doppler and the baselines use */
+                dp_trainer_use_best(tr);
+                if (dp_trainer_place(tr, 0, seed, as, &ms, NULL, &err)) return fail(&err);
                 dp_trainer_free(tr);
             } else {
                 dp_place_options o;
