@@ -10,5 +10,6 @@ for t in tests/test_exec tests/test_calib; do
     ./libtool --mode=execute valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
         --error-exitcode=3 "./$t"
 done
-./libtool --mode=execute valgrind --tool=helgrind --error-exitcode=3 ./tests/test_exec
+./libtool --mode=execute valgrind --tool=helgrind --suppressions="$top_srcdir/scripts/exec-helgrind.supp" \
+    --error-exitcode=3 ./tests/test_exec
 echo "valgrind: memcheck and helgrind clean"
