@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_place.h"
+#include "dp_ptrain.h"
 #include "dp_sim.h"
 #include "dp_train.h"
 #include "exec_cli.h"
@@ -23,6 +24,10 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
+                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
+                          int resume, int quiet, long episodes, dp_cli_machine *mach);
+
 static void train_usage(FILE *f)
 {
     fprintf(f, "Usage: doppler train --graph FILE [--stage il|sim|real | --pipeline] [OPTIONS]\n\n"
@@ -34,7 +39,10 @@ static void train_usage(FILE *f)
                "  --format F           graph format when the extension does not tell\n"
                "  --config FILE        JSON config (any subset of the keys --print-config shows)\n"
                "  --print-config       print the full config in force (defaults: the authors') and exit\n"
-               "  --stage S            il (default), sim or real\n"
+               "  --method M           doppler (default), or a learned baseline: placeto (Addanki et al. 2019)\n"
+               "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
+               "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md)\n"
+               "  --stage S            il (default; sim for placeto and gdp), sim or real\n"
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
                "  --seed S             random seed (overrides the config)\n"
@@ -91,7 +99,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -102,8 +110,9 @@ int cmd_train(int argc, char **argv)
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
         {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
         {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"nice", required_argument, NULL, O_NICE},
-        DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
+    int method = -1; /* -1: DOPPLER, else a dp_ptrain_method */
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
@@ -142,6 +151,11 @@ int cmd_train(int argc, char **argv)
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_METHOD:
+            if (strcmp(optarg, "doppler") == 0) method = -1;
+            else if (dp_ptrain_method_parse(optarg, &method) != DP_OK)
+                return dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg);
+            break;
         case O_SCALE:
             if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
                 return dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg);
@@ -162,6 +176,16 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (method >= 0) {
+        if (pipeline) return dp_cli_usage_error("train", "--pipeline is DOPPLER's (imitation then RL); %s learns by RL only", dp_ptrain_method_name(method));
+        if (have_stage && stage != DP_STAGE_SIM)
+            return dp_cli_usage_error("train", "%s learns in the sim stage only here (no imitation; Stage III on the real "
+                                      "executor is DOPPLER's in this command, the library's dp_ptrainer_set_oracle takes one)",
+                                      dp_ptrain_method_name(method));
+        if (x_scale > 0 || x_target > 0) return dp_cli_usage_error("train", "--scale and --target-flops are for DOPPLER's Stage III");
+        return train_baseline(method, graph, format, config, have_seed, seed, print_cfg, init, ckpt, traj, resume, quiet, episodes,
+                              &mach);
+    }
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;
@@ -302,5 +326,94 @@ done:
     dp_graph_free(gx);
     dp_graph_free(g0);
     dp_cli_machine_free(&mach);
+    return status;
+}
+
+/* doppler train --method placeto|gdp: the learned baselines (policy/dp_ptrain.h), sim stage only */
+static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
+                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
+                          int resume, int quiet, long episodes, dp_cli_machine *mach)
+{
+    const char *name = dp_ptrain_method_name(method);
+    dp_error err;
+    dp_error_clear(&err);
+    dp_ptrain_config cfg;
+    dp_ptrain_config_default(&cfg, method);
+    if (config && dp_ptrain_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    cfg.method = method;
+    if (have_seed) cfg.train.seed = seed;
+    if (print_cfg) {
+        char *s = dp_ptrain_config_to_json(&cfg);
+        if (!s) return DP_EXIT_ERROR;
+        printf("%s\n", s);
+        free(s);
+        return 0;
+    }
+    if (!graph) return dp_cli_usage_error("train", "--graph FILE is required");
+    if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
+    if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+    openblas_set_num_threads(1);
+    int status = DP_EXIT_ERROR;
+    dp_costs *cost = NULL;
+    dp_ptrainer *tr = NULL;
+    int *assign = NULL;
+    dp_graph *g = dp_graph_read(graph, format, &err);
+    if (!g) return dp_cli_fail(&err);
+    cost = dp_cli_machine_costs(mach, g, &err);
+    if (!cost) goto fail;
+    tr = dp_ptrainer_alloc(g, cost, &cfg, &err);
+    if (!tr) goto fail;
+    if (init && dp_ptrainer_init_from(tr, init, &err) != DP_OK) goto fail;
+    if (resume && dp_ptrainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    progress_state ps = {isatty(2), quiet, 0};
+    dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
+    if (dp_ptrainer_run(tr, DP_STAGE_SIM, episodes, &io, &err) != DP_OK) goto fail;
+    if (stop_flag) {
+        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_ptrainer_stage(tr)),
+                dp_ptrainer_episode(tr), ckpt ? "; continue with --resume" : "");
+        goto done;
+    }
+    assign = dp_malloc_n(g->n_ops, sizeof(int));
+    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    double ms;
+    const double sc = g->time_scale;
+    char b[40], label[32];
+    printf("graph %s: %d ops, %d edges, %d devices; trained %s, sim stage%s\n", g->name, g->n_ops, g->n_edges, cost->n_devices,
+           name, episodes ? " (episodes overridden)" : "");
+    printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+    if (dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
+    snprintf(label, sizeof label, "%s-final", name);
+    printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(ms / sc, b, sizeof b));
+    if (dp_ptrainer_use_best(tr) && dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
+    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n", name,
+           dp_cli_fmt(ms / sc, b, sizeof b), name);
+    {
+        dp_sim *sim = dp_sim_alloc(g, cost, &err);
+        if (!sim) goto fail;
+        const char *heur[] = {"cp", "round-robin", "random"};
+        for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
+            dp_place_options o;
+            dp_place_options_init(&o);
+            dp_sim_result res;
+            if (dp_place(heur[i], g, cost, &o, assign, NULL, NULL, &err) != DP_OK || dp_sim_run(sim, assign, &res, &err) != DP_OK) {
+                dp_sim_free(sim);
+                goto fail;
+            }
+            printf("%-14s %s\n", heur[i], dp_cli_fmt(res.makespan / sc, b, sizeof b));
+        }
+        dp_sim_free(sim);
+    }
+    if (ckpt) printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt, name, ckpt, graph);
+    status = 0;
+    goto done;
+fail:
+    status = dp_cli_fail(&err);
+done:
+    free(assign);
+    dp_ptrainer_free(tr);
+    dp_costs_free(cost);
+    dp_graph_free(g);
     return status;
 }

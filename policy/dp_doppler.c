@@ -18,6 +18,40 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
 
 /* ---- per-graph inputs ---- */
 
+static void raw_features(const dp_graph *g, const dp_costs *c, const double *bl, const double *tl, float *Xraw)
+{
+    const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
+    for (int v = 0; v < n; v++) {
+        double in = 0, out = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
+        float *x = Xraw + (size_t)v * F;
+        x[0] = (float)dp_costs_mean_op(c, v);
+        x[1] = (float)bl[v];
+        x[2] = (float)tl[v];
+        x[3] = (float)in;
+        x[4] = (float)out;
+    }
+}
+
+int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw)
+{
+    const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
+    double *bl = dp_malloc_n(n, sizeof(double)), *tl = dp_malloc_n(n, sizeof(double));
+    float *raw = Xraw ? Xraw : dp_malloc_n((size_t)n * F, sizeof(float));
+    float mean[DP_DOPPLER_N_NODE_FEATURES], rstd[DP_DOPPLER_N_NODE_FEATURES];
+    int rc = DP_ENOMEM;
+    if (bl && tl && raw) {
+        dp_costs_levels(g, c, bl, tl);
+        raw_features(g, c, bl, tl, raw);
+        dp_nn_zscore_forward(X, mean, rstd, raw, n, F, ZS_EPS);
+        rc = DP_OK;
+    }
+    if (raw != Xraw) free(raw);
+    free(bl); free(tl);
+    return rc;
+}
+
 static int build_features(dp_doppler *dd)
 {
     const dp_graph *g = dd->g;
@@ -30,17 +64,7 @@ static int build_features(dp_doppler *dd)
         return DP_ENOMEM;
     }
     dp_costs_levels(g, c, bl, tl);
-    for (int v = 0; v < n; v++) {
-        double in = 0, out = 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
-        float *x = dd->Xraw + (size_t)v * F;
-        x[0] = (float)dp_costs_mean_op(c, v);
-        x[1] = (float)bl[v];
-        x[2] = (float)tl[v];
-        x[3] = (float)in;
-        x[4] = (float)out;
-    }
+    raw_features(g, c, bl, tl, dd->Xraw);
     dp_nn_zscore_forward(dd->X, mean, rstd, dd->Xraw, n, F, ZS_EPS);
 
     /* paths: next op on the b-path (successor attaining the b-level) and the t-path */

@@ -54,6 +54,11 @@ typedef struct dp_doppler_arch {
     float slope;     /* leaky ReLU slope (authors: 0.1) */
 } dp_doppler_arch;
 
+/* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
+ * Xraw (n, 5) as computed (may be NULL when not wanted) and X (n, 5) z-scored per column over the
+ * ops. The learned baselines (Placeto, GDP) use the same inputs. DP_OK or DP_ENOMEM. */
+int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw);
+
 /* The authors' sizes: 128, 64, 6, 128, 0.1. */
 void dp_doppler_arch_default(dp_doppler_arch *a);
 

@@ -452,3 +452,70 @@ void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dou
         }
     }
 }
+
+/* ---- scaled dot-product attention ---- */
+
+void dp_nn_attention_forward(float *out, float *P, const float *q, const float *k, const float *v, int N, int H,
+                             int dk, int dv, int causal)
+{
+    const float scale = 1.0f / sqrtf((float)dk);
+    const int lq = H * dk, lv = H * dv;
+    for (int h = 0; h < H; h++) {
+        float *Ph = P + (size_t)h * N * N;
+        /* S = Q_h K_h^T scaled; the rows are then soft-maxed in place */
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, dk, scale, q + (size_t)h * dk, lq,
+                    k + (size_t)h * dk, lq, 0.0f, Ph, N);
+        for (int i = 0; i < N; i++) {
+            float *row = Ph + (size_t)i * N;
+            const int m = causal ? i + 1 : N;
+            float mx = row[0];
+            for (int j = 1; j < m; j++) mx = row[j] > mx ? row[j] : mx;
+            double s = 0;
+            for (int j = 0; j < m; j++) {
+                row[j] = expf(row[j] - mx);
+                s += row[j];
+            }
+            const float r = (float)(1.0 / s);
+            for (int j = 0; j < m; j++) row[j] *= r;
+            for (int j = m; j < N; j++) row[j] = 0;
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dv, N, 1.0f, Ph, N, v + (size_t)h * dv, lv, 0.0f,
+                    out + (size_t)h * dv, lv);
+    }
+}
+
+size_t dp_nn_attention_scratch(int N)
+{
+    return (size_t)N * (size_t)N;
+}
+
+void dp_nn_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *P, const float *q,
+                              const float *k, const float *v, int N, int H, int dk_, int dv_, float *scratch)
+{
+    const float scale = 1.0f / sqrtf((float)dk_);
+    const int lq = H * dk_, lv = H * dv_;
+    for (int h = 0; h < H; h++) {
+        const float *Ph = P + (size_t)h * N * N, *dO = dout + (size_t)h * dv_;
+        if (dv)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, dv_, N, 1.0f, Ph, N, dO, lv, 1.0f,
+                        dv + (size_t)h * dv_, lv);
+        if (!dq && !dk) continue;
+        float *dS = scratch;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, dv_, 1.0f, dO, lv, v + (size_t)h * dv_, lv, 0.0f,
+                    dS, N);
+        /* softmax backward per row; masked entries have P = 0 and so get no gradient */
+        for (int i = 0; i < N; i++) {
+            float *d = dS + (size_t)i * N;
+            const float *p = Ph + (size_t)i * N;
+            double s = 0;
+            for (int j = 0; j < N; j++) s += (double)d[j] * p[j];
+            for (int j = 0; j < N; j++) d[j] = p[j] * (d[j] - (float)s);
+        }
+        if (dq)
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dk_, N, scale, dS, N, k + (size_t)h * dk_, lq,
+                        1.0f, dq + (size_t)h * dk_, lq);
+        if (dk)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, dk_, N, scale, dS, N, q + (size_t)h * dk_, lq,
+                        1.0f, dk + (size_t)h * dk_, lq);
+    }
+}

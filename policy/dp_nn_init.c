@@ -14,7 +14,8 @@ int dp_nn_init_orthogonal(float *w, int rows, int cols, double gain, gsl_rng *r)
      * weight is wide (rows < cols) we orthonormalise its rows, i.e. work on the transpose. */
     int tall = rows >= cols;
     size_t m = tall ? (size_t)rows : (size_t)cols, k = tall ? (size_t)cols : (size_t)rows;
-    gsl_matrix *a = gsl_matrix_alloc(m, k), *t = gsl_matrix_alloc(k, k);
+    /* T zeroed: QR_decomp_r writes only its upper triangle, and T V1^T reads all of it */
+    gsl_matrix *a = gsl_matrix_alloc(m, k), *t = gsl_matrix_calloc(k, k);
     gsl_matrix *v = gsl_matrix_calloc(m, k), *wk = gsl_matrix_alloc(k, k), *q = gsl_matrix_calloc(m, k);
     int rc = DP_ENOMEM;
     if (!a || !t || !v || !wk || !q) goto out;
