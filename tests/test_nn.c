@@ -317,6 +317,28 @@ START_TEST(params_init_adam)
             ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-6);
             ck_assert_double_eq_tol(t, i == j ? 4 : 0, 1e-5);
         }
+    /* the same on a dirty heap: GSL's blocked QR leaves the block reflector's lower triangle as
+     * malloc gave it, and a freed buffer of that size filled with large values is what the next
+     * allocation of T gets (bug: weights of 1e8 in every (d, 5) projection of `doppler train`) */
+    const int shapes[][2] = {{64, 5}, {5, 64}, {16, 16}, {7, 3}};
+    for (int sh = 0; sh < 4; sh++) {
+        const int R = shapes[sh][0], C = shapes[sh][1], k = R < C ? R : C, m = R < C ? C : R;
+        double *junk = malloc((size_t)k * k * sizeof(double));
+        ck_assert_ptr_nonnull(junk);
+        for (int i = 0; i < k * k; i++) junk[i] = 1e30;
+        free(junk);
+        float *ww = malloc((size_t)R * C * sizeof(float));
+        ck_assert_ptr_nonnull(ww);
+        ck_assert_int_eq(dp_nn_init_orthogonal(ww, R, C, 1.0, r), DP_OK);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                double s = 0;
+                for (int q = 0; q < m; q++)
+                    s += R >= C ? (double)ww[q * C + i] * ww[q * C + j] : (double)ww[i * C + q] * ww[j * C + q];
+                ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-5);
+            }
+        free(ww);
+    }
     /* Adam's first step moves every parameter by lr against the gradient's sign */
     float before = w[0];
     dp_nn_params_zero_grad(&p);
