@@ -85,13 +85,21 @@ static int build_features(dp_doppler *dd)
     dd->bidx = dp_malloc_n(bt, sizeof(int));
     dd->tidx = dp_malloc_n(tt, sizeof(int));
     if (!dd->bptr || !dd->tptr || !dd->bidx || !dd->tidx || bt > (size_t)1 << 30 || tt > (size_t)1 << 30) goto out;
+    /* the chains for the O(n d) path sums: b-paths follow successors (reverse topological order
+     * visits a successor first), t-paths predecessors (topological order) */
+    dd->bnext = bnext;
+    dd->tnext = tnext;
+    bnext = tnext = NULL;
+    dd->rtopo = dp_malloc_n(n > 0 ? n : 1, sizeof(int));
+    if (!dd->rtopo) goto out;
+    for (int k = 0; k < n; k++) dd->rtopo[k] = g->topo[n - 1 - k];
     dd->bptr[0] = dd->tptr[0] = 0;
     for (int v = 0; v < n; v++) {
         int k = dd->bptr[v];
-        for (int u = v; u >= 0; u = bnext[u]) dd->bidx[k++] = u;
+        for (int u = v; u >= 0; u = dd->bnext[u]) dd->bidx[k++] = u;
         dd->bptr[v + 1] = k;
         k = dd->tptr[v];
-        for (int u = v; u >= 0; u = tnext[u]) dd->tidx[k++] = u;
+        for (int u = v; u >= 0; u = dd->tnext[u]) dd->tidx[k++] = u;
         dd->tptr[v + 1] = k;
     }
 
@@ -208,6 +216,7 @@ void dp_doppler_free(dp_doppler *dd)
     free(dd->X); free(dd->Xraw);
     dp_nn_ecgraph_free(dd->eg);
     free(dd->bptr); free(dd->bidx); free(dd->tptr); free(dd->tidx);
+    free(dd->bnext); free(dd->tnext); free(dd->rtopo);
     dp_mpnn_free(&dd->sel_mp);
     dp_mpnn_free(&dd->plc_mp);
     dp_nn_params_free(&dd->sel);
@@ -272,8 +281,8 @@ void dp_doppler_prepare(dp_doppler *dd)
     dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
     dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
     dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
-    dp_nn_sum_pool_forward(dd->s_Bp, dd->s_H, dd->bptr, dd->bidx, n, d);
-    dp_nn_sum_pool_forward(dd->s_Tp, dd->s_H, dd->tptr, dd->tidx, n, d);
+    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
+    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
     /* concatenation [lrelu(F), H, zscore(B), zscore(T)] written straight into s_cat: the
      * z-scores go through s_dP as a temporary */
     float *tmp = dd->s_dP;
@@ -436,10 +445,10 @@ void dp_doppler_backward(dp_doppler *dd)
         memset(dpool, 0, nd * sizeof(float));
         if (which == 0) {
             dp_nn_zscore_backward(dpool, dz, dd->s_Bp, dd->s_Bm, dd->s_Br, n, d, ZS_EPS);
-            dp_nn_sum_pool_backward(dH, dpool, dd->bptr, dd->bidx, n, d);
+            dp_nn_chain_sum_backward(dH, dpool, dd->bnext, dd->rtopo, n, d);
         } else {
             dp_nn_zscore_backward(dpool, dz, dd->s_Tp, dd->s_Tm, dd->s_Tr, n, d, ZS_EPS);
-            dp_nn_sum_pool_backward(dH, dpool, dd->tptr, dd->tidx, n, d);
+            dp_nn_chain_sum_backward(dH, dpool, dd->tnext, dd->g->topo, n, d);
         }
     }
     /* through H = lrelu(MPNN(X)) */

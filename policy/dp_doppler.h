@@ -67,6 +67,8 @@ typedef struct dp_doppler {
     float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
     dp_nn_ecgraph *eg;              /* bidirected graph, z-scored edge feature classes */
     int *bptr, *bidx, *tptr, *tidx; /* b-paths and t-paths, CSR over ops */
+    int *bnext, *tnext;             /* the next op on each op's b-path / t-path (-1 at the end) */
+    int *rtopo;                     /* reverse topological order (b-path sums visit it) */
     /* SEL */
     dp_nn_params sel;
     dp_mpnn sel_mp;

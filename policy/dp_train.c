@@ -275,6 +275,7 @@ struct dp_trainer {
     int traj_ready;
     /* model selection: the parameters whose greedy placement was best at an evaluation */
     double best_greedy;     /* raw unit */
+    double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
     float *best_sel, *best_plc;
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
@@ -722,6 +723,7 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
     double ms;
     int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;
+    tr->last_greedy = ms;
     if (ms < tr->best_greedy) {
         tr->best_greedy = ms;
         memcpy(tr->best_sel, tr->dd->sel.param, tr->dd->sel.n * sizeof(float));
@@ -807,6 +809,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
                 double gms;
                 if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
                 base = gms / sc;
+                tr->last_greedy = gms;
             }
         }
         const double te = now_s();
@@ -841,8 +844,8 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const int last = tr->episode == st.episodes;
         const int stop = io->stop && *io->stop && tr->episode % B == 0;
         if (io->progress) {
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, agree[0], agree[1],
-                                    done_here / fmax(now_s() - t0, 1e-9), last || stop};
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, tr->last_greedy / sc,
+                                    agree[0], agree[1], done_here / fmax(now_s() - t0, 1e-9), last || stop};
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
@@ -911,6 +914,34 @@ int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s,
     *train_s = (now_s() - t0) / reps;
     rc = DP_OK;
 out:
+    gsl_rng_free(r);
+    return rc;
+}
+
+int dp_trainer_bench_batch(dp_trainer *tr, int batch, int batches, double *train_s, dp_error *err)
+{
+    if (batch < 1) batch = 1;
+    if (batches < 1) batches = 1;
+    double ms;
+    int rc = DP_OK;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    gsl_rng_set(r, 7);
+    dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
+    st.pg_weight = 1;
+    st.exploration = DP_EXPLORE_MIXTURE;
+    const double t0 = now_s();
+    for (int b = 0; b < batches && rc == DP_OK; b++) {
+        /* what dp_trainer_run does per batch: one forward of the per-op parts (in the first
+         * rollout), B rollouts with their episode backward, one backward and Adam step */
+        dp_doppler_zero_grad(tr->dd);
+        for (int i = 0; i < batch && rc == DP_OK; i++) {
+            if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
+            episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch);
+        }
+        if (rc == DP_OK) update(tr, 1e-6);
+    }
+    *train_s = (now_s() - t0) / ((double)batch * batches);
     gsl_rng_free(r);
     return rc;
 }

@@ -91,6 +91,8 @@ typedef struct dp_train_progress {
     long episode, episodes;   /* episodes done in the stage, and its length */
     double epsilon, lr;
     double makespan, best, running_avg;
+    double greedy;            /* the latest greedy makespan (model-selection evaluation, or the
+                                 greedy baseline of the batch) */
     double sel_agree, plc_agree; /* fraction of this episode's steps that match the heuristic */
     double episodes_per_s;
     int final;                /* 1 on the last call of a stage */
