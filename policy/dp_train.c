@@ -48,9 +48,9 @@ void dp_train_config_default(dp_train_config *c)
 {
     memset(c, 0, sizeof *c);
     dp_doppler_arch_default(&c->arch);
-    const dp_train_stage il = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-3, 0, 1.0, 0, 0.001, 1, 0};
-    const dp_train_stage sim = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1};
-    const dp_train_stage real = {4000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1};
+    const dp_train_stage il = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-3, 0, 1.0, 0, 0.001, 1, 0, 0};
+    const dp_train_stage sim = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
+    const dp_train_stage real = {4000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
     c->stage[DP_STAGE_IL] = il;
     c->stage[DP_STAGE_SIM] = sim;
     c->stage[DP_STAGE_REAL] = real;
@@ -104,6 +104,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(x, "entropy_weight", json_real(s->entropy_weight));
         json_object_set_new(x, "il_weight", json_real(s->il_weight));
         json_object_set_new(x, "pg_weight", json_real(s->pg_weight));
+        json_object_set_new(x, "positive_only", json_boolean(s->positive_only));
         json_object_set_new(st, stage_names[i], x);
     }
     json_object_set_new(o, "stages", st);
@@ -219,6 +220,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                     else if (strcmp(k3, "entropy_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->entropy_weight, err);
                     else if (strcmp(k3, "il_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->il_weight, err);
                     else if (strcmp(k3, "pg_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->pg_weight, err);
+                    else if (strcmp(k3, "positive_only") == 0) rc = get_bool(y, full, &s->positive_only, err);
                     else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
                     if (rc) return rc;
                 }
@@ -825,6 +827,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const double b = greedy_base ? base : avg;
         double r = b - msp;
         if (c->reward_relative && b > 0) r /= b;
+        if (st.positive_only && r < 0) r = 0;
         if (ms < tr->best) {
             tr->best = ms;
             memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
@@ -886,54 +889,40 @@ int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment
     return rc;
 }
 
-int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+static double cpu_now_s(void)
 {
-    if (reps < 1) reps = 1;
-    double ms;
-    int rc;
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    gsl_rng_set(r, 7);
-    /* inference: the per-episode forward (prepare) and a greedy rollout with the oracle */
-    double t0 = now_s();
-    for (int i = 0; i < reps; i++) {
-        tr->need_prepare = 1;
-        if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) goto out;
-    }
-    *infer_s = (now_s() - t0) / reps;
-    /* training: forward, rollout, loss gradients, backward, Adam on both networks */
-    dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
-    st.pg_weight = 1;
-    t0 = now_s();
-    for (int i = 0; i < reps; i++) {
-        dp_doppler_zero_grad(tr->dd);
-        if ((rc = rollout(tr, MODE_EPSILON, 0.5, r, &ms, NULL, err)) != DP_OK) goto out;
-        episode_grad(tr, &st, 0.5, 0.1, 1.0);
-        update(tr, 1e-6);
-    }
-    *train_s = (now_s() - t0) / reps;
-    rc = DP_OK;
-out:
-    gsl_rng_free(r);
-    return rc;
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int dp_trainer_bench_batch(dp_trainer *tr, int batch, int batches, double *train_s, dp_error *err)
+int dp_trainer_bench(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
 {
+    if (reps < 1) reps = 1;
     if (batch < 1) batch = 1;
-    if (batches < 1) batches = 1;
+    const int batches = (reps + batch - 1) / batch;
     double ms;
     int rc = DP_OK;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
     gsl_rng_set(r, 7);
+    /* inference: the per-episode forward (prepare) and a greedy rollout with the oracle */
+    double t0 = now_s(), c0 = cpu_now_s();
+    for (int i = 0; i < reps && rc == DP_OK; i++) {
+        tr->need_prepare = 1;
+        rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    }
+    wall_s[0] = (now_s() - t0) / reps;
+    cpu_s[0] = (cpu_now_s() - c0) / reps;
+    /* training as dp_trainer_run does it: per batch one forward of the per-op parts (in the
+     * first rollout), `batch` exploratory rollouts with their episode backward, one backward
+     * and one Adam step per network */
     dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
     st.pg_weight = 1;
     st.exploration = DP_EXPLORE_MIXTURE;
-    const double t0 = now_s();
+    t0 = now_s();
+    c0 = cpu_now_s();
     for (int b = 0; b < batches && rc == DP_OK; b++) {
-        /* what dp_trainer_run does per batch: one forward of the per-op parts (in the first
-         * rollout), B rollouts with their episode backward, one backward and Adam step */
         dp_doppler_zero_grad(tr->dd);
         for (int i = 0; i < batch && rc == DP_OK; i++) {
             if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
@@ -941,7 +930,8 @@ int dp_trainer_bench_batch(dp_trainer *tr, int batch, int batches, double *train
         }
         if (rc == DP_OK) update(tr, 1e-6);
     }
-    *train_s = (now_s() - t0) / ((double)batch * batches);
+    wall_s[1] = (now_s() - t0) / ((double)batch * batches);
+    cpu_s[1] = (cpu_now_s() - c0) / ((double)batch * batches);
     gsl_rng_free(r);
     return rc;
 }

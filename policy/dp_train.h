@@ -61,6 +61,9 @@ typedef struct dp_train_stage {
     double entropy_weight; /* 0.001 / 0 / 0 */
     double il_weight;      /* 1 / 0 / 0 */
     double pg_weight;      /* 0 / 1 / 1 */
+    int positive_only;     /* 0 (authors); 1: negative rewards count as 0, so the policy only moves
+                              towards placements better than the baseline (self-imitation, Oh et
+                              al. 2018) */
 } dp_train_stage;
 
 typedef struct dp_train_config {
@@ -161,12 +164,12 @@ double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int
  * -adv * w (onehot(a) - p) with w = 1, respectively w = (1 - eps) p_a / mu(a). */
 void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, int exploration, double eps);
 
-/* Time one inference episode (forward only) and one training episode (forward, backward, Adam)
- * averaged over `reps` repetitions, in seconds. For bench/. */
-int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
-/* Seconds per training episode when `batch` episodes share one parameter update (one forward of
- * the per-op parts, one backward, one Adam step per batch), over `batches` batches. */
-int dp_trainer_bench_batch(dp_trainer *tr, int batch, int batches, double *train_s, dp_error *err);
+/* Seconds per episode for bench/: [0] one inference episode (the forward of the per-op parts and
+ * a greedy rollout with the oracle), [1] one training episode when `batch` episodes share one
+ * parameter update (forward once per batch, the rollouts with their episode backward, one
+ * backward and one Adam step per batch: batch 1 is the authors' one update per episode), over
+ * `reps` episodes each; wall_s wall-clock, cpu_s this process's CPU time. */
+int dp_trainer_bench(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -451,6 +451,7 @@ START_TEST(config_stage_keys)
     a.stage[DP_STAGE_SIM].batch = 8;
     a.stage[DP_STAGE_SIM].exploration = DP_EXPLORE_MIXTURE;
     a.stage[DP_STAGE_SIM].baseline = DP_BASELINE_GREEDY;
+    a.stage[DP_STAGE_SIM].positive_only = 1;
     char *s = dp_train_config_to_json(&a);
     dp_train_config_default(&b);
     dp_error err;
@@ -459,6 +460,8 @@ START_TEST(config_stage_keys)
     ck_assert_int_eq(b.stage[DP_STAGE_SIM].batch, 8);
     ck_assert_int_eq(b.stage[DP_STAGE_SIM].exploration, DP_EXPLORE_MIXTURE);
     ck_assert_int_eq(b.stage[DP_STAGE_SIM].baseline, DP_BASELINE_GREEDY);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].positive_only, 1);
+    ck_assert_int_eq(b.stage[DP_STAGE_IL].positive_only, 0);
     ck_assert_int_eq(b.stage[DP_STAGE_IL].batch, 1);
     /* a top-level batch sets every stage; a stage's own batch wins whatever the key order */
     dp_train_config_default(&b);
