@@ -5,6 +5,7 @@
 #include "dp_place.h"
 #include "dp_sim.h"
 #include "dp_train.h"
+#include "exec_cli.h"
 
 #include <cblas.h>
 #include <getopt.h>
@@ -42,6 +43,14 @@ static void train_usage(FILE *f)
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
                "  --quiet              no progress on stderr\n"
+               "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
+               "executor's devices, with --calibration for the costs the policies' features use):\n"
+               "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
+               "  --target-flops F     else scale the graph to F FLOPs in all (default for stage real 2e10);\n"
+               "                       given with --stage il|sim or --pipeline, those stages train on the\n"
+               "                       same executed graph, so their checkpoint fits Stage III (--init)\n"
+               "  --real-repeats R     the real cost of an episode: median of R runs after a warm-up (default 3)\n"
+               "  --nice N             nice value of the executor's worker threads (negative: root)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
@@ -83,7 +92,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -92,11 +101,15 @@ int cmd_train(int argc, char **argv)
         {"init", required_argument, NULL, O_INIT}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"trajectory", required_argument, NULL, O_TRAJ}, {"resume", no_argument, NULL, O_RESUME},
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
+        {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
+        {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"nice", required_argument, NULL, O_NICE},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
+    double x_scale = 0, x_target = 0;
+    int x_repeats = 3, x_nice = 0;
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
     int c;
@@ -130,6 +143,21 @@ int cmd_train(int argc, char **argv)
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_SCALE:
+            if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
+                return dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg);
+            break;
+        case O_TARGET:
+            if (dp_cli_parse_double(optarg, &x_target) != 0 || !(x_target > 0))
+                return dp_cli_usage_error("train", "--target-flops: expected a positive number, got '%s'", optarg);
+            break;
+        case O_REAL_REPEATS:
+            if (dp_cli_parse_int(optarg, 1, 1000, &x_repeats) != 0)
+                return dp_cli_usage_error("train", "--real-repeats: expected 1..1000, got '%s'", optarg);
+            break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg);
+            break;
         case 'h': case O_HELP: train_usage(stdout); return 0;
         default: return dp_cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
         }
@@ -151,9 +179,6 @@ int cmd_train(int argc, char **argv)
     if (pipeline && have_stage) return dp_cli_usage_error("train", "give --stage or --pipeline, not both");
     if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
     if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
-    if (stage == DP_STAGE_REAL)
-        return dp_cli_usage_error("train", "--stage real needs a real-execution cost oracle, and none is built into this command yet "
-                                           "(the library's dp_oracle interface takes one)");
 
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
@@ -161,12 +186,41 @@ int cmd_train(int argc, char **argv)
     dp_costs *cost = NULL;
     dp_trainer *tr = NULL;
     int *assign = NULL;
-    dp_graph *g = dp_graph_read(graph, format, &err);
-    if (!g) return dp_cli_fail(&err);
-    cost = dp_cli_machine_costs(&mach, g, &err);
+    dp_graph *g0 = dp_graph_read(graph, format, &err);
+    if (!g0) return dp_cli_fail(&err);
+    /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
+     * the real executor as the cost oracle; --scale or --target-flops put the earlier stages on
+     * that same graph, so that a Stage II checkpoint describes what Stage III runs */
+    dp_cli_real real;
+    memset(&real, 0, sizeof real);
+    dp_graph *g = g0, *gx = NULL;
+    if (stage == DP_STAGE_REAL && !pipeline) {
+        dp_exec_options xo;
+        dp_exec_options_init(&xo);
+        xo.nice = x_nice;
+        if (dp_cli_real_open(&real, g0, &mach, &xo, x_scale, x_target > 0 ? x_target : 2e10, x_repeats, &err) != DP_OK) goto fail;
+        g = (dp_graph *)real.xg;
+        cost = real.costs;
+        real.costs = NULL; /* freed below with the others */
+        if (!quiet)
+            fprintf(stderr, "doppler train: stage real on %d %s devices of %s: %s as executed (%.3g FLOPs), oracle = median of %d runs\n",
+                    mach.topo->n_devices, dp_exec_backend_name(real.x), mach.topo->name, g->name, dp_graph_total_work(g),
+                    real.ctx.repeats);
+    } else {
+        if (x_scale > 0 || x_target > 0) {
+            dp_exec_options xo;
+            dp_exec_options_init(&xo);
+            if (g0->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g0, x_target > 0 ? x_target : 2e10);
+            else xo.scale = x_scale > 0 ? x_scale : dp_exec_auto_scale(g0, x_target);
+            if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
+            g = gx;
+        }
+        cost = dp_cli_machine_costs(&mach, g, &err);
+    }
     if (!cost) goto fail;
     tr = dp_trainer_alloc(g, cost, &cfg, &err);
     if (!tr) goto fail;
+    if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, -1};
     if (pipeline) {
@@ -207,6 +261,10 @@ int cmd_train(int argc, char **argv)
     char b[40];
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
            pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+    if (real.x)
+        printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
+               " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
+               real.ctx.repeats);
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
     printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
            "doppler-final", dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
@@ -241,6 +299,8 @@ done:
     free(assign);
     dp_trainer_free(tr);
     dp_costs_free(cost);
-    dp_graph_free(g);
+    dp_cli_real_close(&real); /* g may be its executed graph */
+    dp_graph_free(gx);
+    dp_graph_free(g0);
     return status;
 }

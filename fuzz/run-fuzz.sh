@@ -36,6 +36,9 @@ status=0
 for h in $harnesses; do
     name=${h#fuzz_}
     rm -rf "$work/seeds-$name"
+    # crashes of earlier runs (fixed or not) move aside: the summary counts this run's
+    mkdir -p "$work/old"
+    for f in "$work/crash-$name-"*; do [ -e "$f" ] && mv "$f" "$work/old/"; done
     mkdir -p "$work/seeds-$name" "$work/corpus-$name"
     [ -d "$src/fuzz/seeds/$name" ] && cp "$src/fuzz/seeds/$name"/* "$work/seeds-$name/" 2>/dev/null || true
     case $name in
@@ -46,6 +49,17 @@ for h in $harnesses; do
         seed_from "$name" "$src/tests" '*.json'
         seed_from "$name" "$src/data" '*.json'
         seed_from "$name" "$shared/msr-dnn-partitioning" '*.json' ;;
+    hetero_csv)
+        # the three CSV files of one example, joined by "%%" lines (fuzz_hetero_csv.c)
+        for exe in "$shared"/heft-topcuoglu2002/*_task_exe_time.csv "$src"/tests/bad-hetero/*_task_exe_time.csv; do
+            [ -f "$exe" ] || continue
+            pre=${exe%_task_exe_time.csv}
+            for bw in "${pre}_resource_BW.csv" ""; do
+                out="$work/seeds-$name/$(basename "$pre")${bw:+-bw}"
+                { cat "$exe"; printf '%%%%\n'; cat "${pre}_task_connectivity.csv" 2>/dev/null || true
+                  if [ -n "$bw" ] && [ -f "$bw" ]; then printf '%%%%\n'; cat "$bw"; fi; } > "$out"
+            done
+        done ;;
     *)
         # a harness added later names its seeds in fuzz/seeds.list: NAME<TAB>DIR<TAB>PATTERN
         if [ -f "$src/fuzz/seeds.list" ]; then

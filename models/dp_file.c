@@ -148,6 +148,18 @@ size_t dp_mem_limit(void)
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psz > 0) lim = (double)pages * (double)psz;
     if (!(lim > 0)) lim = (double)SIZE_MAX;
+    /* what the kernel says is available now (other processes hold the rest) */
+    FILE *mi = fopen("/proc/meminfo", "r");
+    if (mi) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, mi))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                if (kb > 0 && (double)kb * 1024.0 < lim) lim = (double)kb * 1024.0;
+                break;
+            }
+        fclose(mi);
+    }
     struct rlimit rl;
     if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < lim)
         lim = (double)rl.rlim_cur;
@@ -170,6 +182,6 @@ int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err
     const double lim = (double)dp_mem_limit();
     if (!(bytes > lim)) return DP_OK;
     return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.0f MiB of memory, more than the %.0f MiB available "
-                        "(physical memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,
+                        "(available memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,
                         lim / 1048576.0);
 }

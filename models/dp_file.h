@@ -35,8 +35,9 @@ FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error 
 int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
 void dp_atomic_abort(FILE *f, const char *tmp_path);
 
-/* Memory this process may use, in bytes: physical memory, lowered by RLIMIT_AS / RLIMIT_DATA
- * and by the environment variable DOPPLER_MEM_LIMIT (bytes; suffixes K, M, G) when set. */
+/* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports
+ * available now (MemAvailable), to RLIMIT_AS / RLIMIT_DATA and to the environment variable
+ * DOPPLER_MEM_LIMIT (bytes; suffixes K, M, G) when set. */
 size_t dp_mem_limit(void);
 
 /* Readers call this with an estimate of what an input will make them allocate, before they
@@ -44,6 +45,7 @@ size_t dp_mem_limit(void);
  * in the kernel's out-of-memory killer (Linux overcommits: malloc rarely fails). Returns DP_OK,
  * or DP_ENOMEM with "PATH: WHAT needs about N MiB of memory, more than the M MiB available". */
 int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err);
+
 
 /* Write a whole buffer atomically. */
 int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err);

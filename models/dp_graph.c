@@ -180,6 +180,65 @@ static int check_unique_names(dp_graph_builder *b, dp_error *err)
     return rc;
 }
 
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when s does not start one: overlong forms,
+ * surrogates and code points above U+10FFFF are invalid (RFC 3629), as Jansson has them. */
+static int utf8_seq(const unsigned char *s)
+{
+    unsigned c = s[0];
+    if (c < 0x80) return 1;
+    int n;
+    unsigned cp;
+    if (c >= 0xC2 && c <= 0xDF) { n = 2; cp = c & 0x1F; }
+    else if (c >= 0xE0 && c <= 0xEF) { n = 3; cp = c & 0x0F; }
+    else if (c >= 0xF0 && c <= 0xF4) { n = 4; cp = c & 0x07; }
+    else return 0;
+    for (int k = 1; k < n; k++) {
+        if ((s[k] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[k] & 0x3F);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+/* Byte offset of the first invalid UTF-8 sequence in s, or -1 when s is valid. */
+static long utf8_invalid_at(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (long i = 0; p[i];) {
+        int n = utf8_seq(p + i);
+        if (!n) return i;
+        i += n;
+    }
+    return -1;
+}
+
+static void utf8_sanitize(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    for (size_t i = 0; p[i];) {
+        int n = utf8_seq(p + i);
+        if (!n) { p[i++] = '?'; continue; }
+        i += (size_t)n;
+    }
+}
+
+static int check_op_strings(const dp_graph_builder *b, dp_error *err)
+{
+    for (int i = 0; i < b->n_ops; i++) {
+        const char *what[4] = {"name", "kind", "type", "einsum"};
+        const char *str[4] = {b->op_name[i], b->op_kind[i], b->op_type[i], b->op_einsum[i]};
+        for (int k = 0; k < 4; k++) {
+            long at = str[k] ? utf8_invalid_at(str[k]) : -1;
+            if (at >= 0)
+                return dp_error_set(err, DP_EINVAL, "%s: op %d: its %s is not valid UTF-8 (byte %ld is 0x%02x)",
+                                    b->source, i, what[k], at + 1, (unsigned char)str[k][at]);
+        }
+    }
+    return DP_OK;
+}
+
 dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
 {
     const int n = b->n_ops, m = b->n_edges;
@@ -221,6 +280,7 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
         }
     }
     if (check_unique_names(b, err) != DP_OK) return NULL;
+    if (check_op_strings(b, err) != DP_OK) return NULL;
 
     dp_graph *g = calloc(1, sizeof *g);
     if (!g) goto nomem;
@@ -230,6 +290,7 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     g->time_scale = b->time_scale;
     g->time_unit = strdup(b->time_unit);
     g->name = strdup(b->name);
+    if (g->name) utf8_sanitize(g->name);
     g->source = strdup(b->source);
     g->op_name = calloc(n, sizeof(char *));
     g->op_kind = calloc(n, sizeof(char *));

@@ -105,7 +105,9 @@ int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size
 /* Validate and build. Consumes nothing: the builder must still be freed. On error returns NULL
  * and fills err with a message naming the graph source and the op or edge at fault:
  * ids out of range, self loops, a cycle (an op on it is named), non-finite or negative numbers,
- * duplicate op names, an empty graph. */
+ * duplicate op names, an empty graph, op strings (name, kind, type, einsum) that are not valid
+ * UTF-8 (JSON, the native format, cannot hold them: a conversion would lose them). An invalid
+ * byte in the graph name (taken from a file name) is replaced by '?'. */
 dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err);
 
 void dp_graph_free(dp_graph *g);

@@ -300,6 +300,7 @@ static void lists_close(int_lists *l, int i)
 {
     int lo = l->ptr[i];
     int n = l->n_data - lo;
+    /* an empty list may have no storage at all (data NULL): qsort must not see it */
     if (n > 1) qsort(l->data + lo, (size_t)n, sizeof(int), cmp_int);
     int k = 0;
     for (int j = 0; j < n; j++)

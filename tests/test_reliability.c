@@ -7,6 +7,8 @@
 #include "dp_graph.h"
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
+#include "results.h"
+#include "sweep.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -161,6 +163,90 @@ START_TEST(threads_write_same_path)
 }
 END_TEST
 
+/* Op strings must be valid UTF-8, or the native JSON writer would drop them (found by
+ * fuzz_graph_dot: a Latin-1 node name came back from a JSON round trip as "op1"). */
+START_TEST(op_strings_utf8)
+{
+    const char *bad[] = {"b\xb7x", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ab\xe2\x82"};
+    for (int k = 0; k < 5; k++) {
+        dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+        dp_graph_builder_add_op(b, "a", NULL, 1, 0);
+        dp_graph_builder_add_op(b, "b", bad[k], 1, 0);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        ck_assert_ptr_null(g);
+        ck_assert_msg(strstr(err.msg, "src.dot: op 1: its kind is not valid UTF-8"), "%s", err.msg);
+        dp_graph_builder_free(b);
+    }
+    dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", NULL, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->name, "g?");
+    dp_graph_free(g);
+    dp_graph_builder_free(b);
+}
+END_TEST
+
+/* dp_results_read_csv reports the length of the complete part even for an empty file (it
+ * left *good_len unset: found by fuzz_results_csv), and drops a torn last line. */
+START_TEST(results_csv_good_len)
+{
+    char path[] = "/tmp/dp_rel_csv_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    dp_result *rows = NULL;
+    long n = -1, good = -7;
+    dp_error err;
+    ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, &good, &err), DP_OK);
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(good, 0);
+    free(rows);
+    /* a header and half a row */
+    int nc;
+    const dp_result_column *col = dp_result_columns(&nc);
+    FILE *f = fopen(path, "w");
+    for (int c = 0; c < nc; c++) fprintf(f, c ? ",%s" : "%s", col[c].name);
+    fprintf(f, "\n");
+    long header = ftell(f);
+    fprintf(f, "0123456789abcdef,0,g.json,cp");
+    fclose(f);
+    ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, &good, &err), DP_OK);
+    ck_assert_int_eq(n, 0);
+    ck_assert_int_eq(good, header);
+    free(rows);
+    unlink(path);
+}
+END_TEST
+
+/* A sweep config of a few hundred bytes can ask for millions of runs: the expansion is refused
+ * before it allocates when memory cannot hold it (here 10^5 runs against a 20 MB limit). */
+START_TEST(sweep_expansion_limit)
+{
+    char path[] = "/tmp/dp_rel_sweep_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *cfg = "{\"name\": \"big\", \"fixed\": {\"graph\": \"g.json\", \"method\": \"cp\"}, \"grid\": "
+                      "{\"a\": [0,1,2,3,4,5,6,7,8,9], \"b\": [0,1,2,3,4,5,6,7,8,9], \"c\": [0,1,2,3,4,5,6,7,8,9], "
+                      "\"d\": [0,1,2,3,4,5,6,7,8,9], \"e\": [0,1,2,3,4,5,6,7,8,9]}}";
+    ck_assert_int_eq(write(fd, cfg, strlen(cfg)), (ssize_t)strlen(cfg));
+    close(fd);
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "20M", 1);
+    dp_sweep *s = dp_sweep_load(path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(s);
+    ck_assert_msg(strstr(err.msg, "expanding the sweep needs about") && strstr(err.msg, path), "%s", err.msg);
+    s = dp_sweep_load(path, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    ck_assert_int_eq(s->n_runs, 100000);
+    dp_sweep_free(s);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -169,6 +255,9 @@ int main(void)
     tcase_add_test(t, memory_limit_refuses_before_allocating);
     tcase_add_test(t, killed_writer_leaves_old_file);
     tcase_add_test(t, threads_write_same_path);
+    tcase_add_test(t, op_strings_utf8);
+    tcase_add_test(t, results_csv_good_len);
+    tcase_add_test(t, sweep_expansion_limit);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
