@@ -50,9 +50,9 @@ int main(int argc, char **argv)
         dp_costs *c = dp_costs_graph(g, G[i].devices, &err);
         dp_trainer *tr = c ? dp_trainer_alloc(g, c, &cfg, &err) : NULL;
         double w0[2], c0[2], w1[2], c1[2], w8[2], c8[2];
-        int ok = tr && dp_trainer_bench(tr, 2, 1, w0, c0, &err) == DP_OK; /* warm-up */
-        ok = ok && dp_trainer_bench(tr, reps, 1, w1, c1, &err) == DP_OK;
-        ok = ok && dp_trainer_bench(tr, reps < 32 ? 32 : reps, 8, w8, c8, &err) == DP_OK;
+        int ok = tr && dp_trainer_bench_batch(tr, 2, 1, w0, c0, &err) == DP_OK; /* warm-up */
+        ok = ok && dp_trainer_bench_batch(tr, reps, 1, w1, c1, &err) == DP_OK;
+        ok = ok && dp_trainer_bench_batch(tr, reps < 32 ? 32 : reps, 8, w8, c8, &err) == DP_OK;
         if (!ok) {
             fprintf(stderr, "bench_doppler: %s\n", err.msg);
             return 1;

@@ -896,7 +896,7 @@ static double cpu_now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int dp_trainer_bench(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
+int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
 {
     if (reps < 1) reps = 1;
     if (batch < 1) batch = 1;
@@ -933,5 +933,16 @@ int dp_trainer_bench(dp_trainer *tr, int reps, int batch, double wall_s[2], doub
     wall_s[1] = (now_s() - t0) / ((double)batch * batches);
     cpu_s[1] = (cpu_now_s() - c0) / ((double)batch * batches);
     gsl_rng_free(r);
+    return rc;
+}
+
+int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+{
+    double w[2], c[2];
+    int rc = dp_trainer_bench_batch(tr, reps, 1, w, c, err);
+    if (rc == DP_OK) {
+        *infer_s = w[0];
+        *train_s = w[1];
+    }
     return rc;
 }

@@ -169,7 +169,9 @@ void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, in
  * parameter update (forward once per batch, the rollouts with their episode backward, one
  * backward and one Adam step per batch: batch 1 is the authors' one update per episode), over
  * `reps` episodes each; wall_s wall-clock, cpu_s this process's CPU time. */
-int dp_trainer_bench(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
+int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
+/* The same at batch 1, wall-clock seconds only (infer_s, train_s). */
+int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
 
 #ifdef __cplusplus
 }
