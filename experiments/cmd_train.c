@@ -76,22 +76,23 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 {
     progress_state *s = ctx;
     if (s->quiet) return;
-    char b1[40], b2[40], b3[40];
+    char b1[40], b2[40], b3[40], b4[40];
     if (s->tty) {
         int width = 24, fill = (int)(width * (double)p->episode / (double)(p->episodes ? p->episodes : 1));
         char bar[32];
         for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s %.0f ep/s ", dp_stage_name(p->stage),
+        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s greedy %s %.0f ep/s ", dp_stage_name(p->stage),
                 p->episode, p->episodes, bar, p->epsilon, p->lr, dp_cli_fmt(p->makespan, b1, sizeof b1),
-                dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), p->episodes_per_s);
+                dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), dp_cli_fmt(p->greedy, b4, sizeof b4),
+                p->episodes_per_s);
         if (p->final) fputc('\n', stderr);
     } else {
         long every = p->episodes / 20 > 0 ? p->episodes / 20 : 1;
         if (p->episode % every == 0 || p->final) {
-            fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g agree %.2f/%.2f %.1f ep/s\n",
+            fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g greedy %.6g agree %.2f/%.2f %.1f ep/s\n",
                     dp_stage_name(p->stage), p->episode, p->episodes, p->epsilon, p->lr, p->makespan, p->best, p->running_avg,
-                    p->sel_agree, p->plc_agree, p->episodes_per_s);
+                    p->greedy, p->sel_agree, p->plc_agree, p->episodes_per_s);
         }
     }
 }

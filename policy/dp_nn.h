@@ -117,6 +117,15 @@ void dp_nn_sum_pool_forward(float *out, const float *inp, const int *ptr, const 
 /* dinp[idx[k]] += dout[m] for every k of list m. */
 void dp_nn_sum_pool_backward(float *dinp, const float *dout, const int *ptr, const int *idx, int M, int C);
 
+/* Sums along chains: the chain of v is v, next[v], next[next[v]], ... until -1 (a forest of
+ * paths, e.g. each op's b-level path), and out[v] (C) = the sum of inp over v's chain. This is
+ * sum pooling over the chains' index lists, computed in O(N C) instead of O(total length x C) by
+ * out[v] = inp[v] + out[next[v]]. order (N) lists the nodes so that next[v] comes before v. */
+void dp_nn_chain_sum_forward(float *out, const float *inp, const int *next, const int *order, int N, int C);
+/* dinp (N, C) += the gradient; dacc (N, C) holds dL/dout on entry and is used as the accumulator
+ * (overwritten). */
+void dp_nn_chain_sum_backward(float *dinp, float *dacc, const int *next, const int *order, int N, int C);
+
 /* Softmax over a candidate set of n logits: prob and logp (n each; logp = log prob, computed
  * stably). Returns the entropy -sum p log p (nats, double). */
 double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int n);

@@ -25,6 +25,12 @@ int dp_nn_init_orthogonal(float *w, int rows, int cols, double gain, gsl_rng *r)
         rc = DP_EINVAL;
         goto out;
     }
+    /* GSL fills only T's upper triangle and leaves the rest as it found it: the product below
+     * uses all of T, so the strict lower triangle must be zero (it was uninitialised heap, which
+     * gave weights of 1e8 and beyond whenever the heap held old data: a fresh process's clean
+     * heap hid it from the tests) */
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = 0; j < i; j++) gsl_matrix_set(t, i, j, 0.0);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < k && j <= i; j++) gsl_matrix_set(v, i, j, i == j ? 1.0 : gsl_matrix_get(a, i, j));
     /* wk = T V1^T */

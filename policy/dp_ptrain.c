@@ -184,6 +184,7 @@ struct dp_ptrainer {
     float *best_param;      /* (params->n) */
     double best_greedy;     /* raw unit */
     int has_best;
+    double last_greedy;           /* makespan of the latest greedy evaluation (raw time) */
     /* the current episode */
     float *z, *p, *lp, *dz;  /* (n, D) logits, probabilities, log-probabilities, dL/dlogits */
     double *H;               /* (n) entropies */
@@ -226,7 +227,8 @@ dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_pt
     tr->g = g;
     tr->c = c;
     tr->cfg = *cfg;
-    if (tr->cfg.train.batch < 1) tr->cfg.train.batch = 1;
+    for (int k = 0; k <= DP_STAGE_REAL; k++)
+        if (tr->cfg.train.stage[k].batch < 1) tr->cfg.train.stage[k].batch = 1;
     tr->n = g->n_ops;
     tr->D = c->n_devices;
     if (cfg->method == DP_PTRAIN_PLACETO) {
@@ -518,6 +520,7 @@ static int eval_greedy(dp_ptrainer *tr, dp_error *err)
     double ms;
     int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;
+    tr->last_greedy = ms;
     if (ms < tr->best_greedy) {
         tr->best_greedy = ms;
         memcpy(tr->best_param, tr->params->param, tr->params->n * sizeof(float));
@@ -574,7 +577,7 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
     }
     const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     long every = c->checkpoint_every > 0 ? c->checkpoint_every : 100;
-    if (every % c->batch) every += c->batch - every % c->batch;
+    if (every % st.batch) every += st.batch - every % st.batch;
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK;
@@ -582,7 +585,7 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
         const long e = tr->episode;
         const double frac = (double)e / (double)st.episodes;
         const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
-        if (e % c->batch == 0) dp_nn_params_zero_grad(tr->params);
+        if (e % st.batch == 0) dp_nn_params_zero_grad(tr->params);
         const double te = now_s();
         uint64_t seed = gsl_rng_get(tr->master);
         gsl_rng_set(tr->ep, (unsigned long)seed);
@@ -599,21 +602,25 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
             tr->best = ms;
             memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
         }
-        episode_grad(tr, &st, r, 1.0 / c->batch);
+        episode_grad(tr, &st, r, 1.0 / st.batch);
         const double lr = st.lr + (st.lr_final - st.lr) * frac;
         tr->episode++;
         done_here++;
-        if (tr->episode % c->batch == 0 || tr->episode == st.episodes) update(tr, lr);
+        if (tr->episode % st.batch == 0 || tr->episode == st.episodes) update(tr, lr);
         dp_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, 0, agree, tr->traj_steps + tr->n_rows_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
             break;
         }
         const int last = tr->episode == st.episodes;
-        const int stop = io->stop && *io->stop && tr->episode % c->batch == 0;
+        const int stop = io->stop && *io->stop && tr->episode % st.batch == 0;
         if (io->progress) {
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, 0, agree,
-                                    done_here / fmax(now_s() - t0, 1e-9), last || stop};
+            dp_train_progress pr = {.stage = stage, .episode = tr->episode, .episodes = st.episodes,
+                                    .epsilon = eps, .lr = lr, .makespan = msp, .best = tr->best / sc,
+                                    .running_avg = avg, .greedy = tr->last_greedy / sc, .sel_agree = 0,
+                                    .plc_agree = agree,
+                                    .episodes_per_s = done_here / fmax(now_s() - t0, 1e-9),
+                                    .final = last || stop};
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {

@@ -165,6 +165,30 @@ START_TEST(sum_pool)
 }
 END_TEST
 
+START_TEST(chain_sum)
+{
+    /* a forest of chains over 6 rows of 3: 0 -> 2 -> 5, 1 -> 2, 3 -> 4, 5 and 4 end; the order
+     * lists each next before the node */
+    const int next[6] = {2, 2, 5, 4, -1, -1}, order[6] = {5, 4, 2, 3, 0, 1};
+    /* the same sums as index lists for sum pooling */
+    const int ptr[7] = {0, 3, 6, 8, 10, 11, 12}, idx[12] = {0, 2, 5, 1, 2, 5, 2, 5, 3, 4, 4, 5};
+    gsl_rng *r = rng_new(11);
+    float x[18], out[18], ref[18], R[18], dacc[18], dx[18] = {0}, dref[18] = {0};
+    fill(x, 18, r, 1);
+    fill(R, 18, r, 1);
+    dp_nn_chain_sum_forward(out, x, next, order, 6, 3);
+    dp_nn_sum_pool_forward(ref, x, ptr, idx, 6, 3);
+    for (int i = 0; i < 18; i++) ck_assert_float_eq_tol(out[i], ref[i], 1e-6f);
+    memcpy(dacc, R, sizeof dacc);
+    dp_nn_chain_sum_backward(dx, dacc, next, order, 6, 3);
+    dp_nn_sum_pool_backward(dref, R, ptr, idx, 6, 3);
+    for (int i = 0; i < 18; i++) ck_assert_float_eq_tol(dx[i], dref[i], 1e-6f);
+    /* row 2 is on the chains of 0, 1 and 2 */
+    for (int j = 0; j < 3; j++) ck_assert_float_eq_tol(dx[2 * 3 + j], R[j] + R[3 + j] + R[6 + j], 1e-6f);
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- softmax, log-softmax, entropy ---- */
 typedef struct { int n; float *z, *p, *lp, *cw; double hw; } sm_ctx;
 static double sm_loss(void *q)
@@ -232,6 +256,30 @@ START_TEST(gru)
         }
         double rr = 1 / (1 + exp(-gr)), zz = 1 / (1 + exp(-gz)), nn = tanh(gin + rr * ghn);
         ck_assert_double_eq_tol(out[0], (1 - zz) * nn + zz * h[0], 1e-5);
+    }
+    /* the gates' exp is computed without libm (vectorised): every gate, over the whole range and
+     * into saturation, within float rounding of libm's */
+    {
+        enum { M = 2001 };
+        float gx[M], gh0[M], o[M], ca[4 * M], sc[6 * M];
+        /* C = 1, N = M: x runs over [-100, 100]; with w_ih = (1, 1, 1) and w_hh = 0 every gate's
+         * pre-activation is x + its bias */
+        float w1[3] = {1, 1, 1}, w0[3] = {0, 0, 0}, b0[3] = {0, 0, 0};
+        for (int i = 0; i < M; i++) {
+            gx[i] = -100.0f + 0.1f * (float)i;
+            gh0[i] = 0.5f;
+        }
+        dp_nn_gru_forward(o, ca, gx, gh0, w1, w0, b0, b0, M, 1, sc);
+        double worst = 0;
+        for (int i = 0; i < M; i++) {
+            double sg = 1 / (1 + exp(-(double)gx[i])), th = tanh((double)gx[i]);
+            ck_assert(isfinite(o[i]));
+            worst = fmax(worst, fabs(ca[4 * i] - sg));
+            worst = fmax(worst, fabs(ca[4 * i + 1] - sg));
+            worst = fmax(worst, fabs(ca[4 * i + 2] - th));
+            worst = fmax(worst, fabs((double)o[i] - ((1 - sg) * th + sg * 0.5)));
+        }
+        ck_assert_double_lt(worst, 3e-7);
     }
     dp_nn_gru_backward(dx, dh, dwi, dwh, dbi, dbh, R, cache, x, h, wi, wh, N, C, scr);
     ck_assert_int_eq(dp_gradcheck("gru.x", x, dx, N * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
@@ -429,6 +477,28 @@ START_TEST(params_init_adam)
             ck_assert_double_eq_tol(s, (i == j ? 1.0 : 0.0), 1e-6);
             ck_assert_double_eq_tol(t, (i == j ? 4.0 : 0.0), 1e-5);
         }
+    /* the same on a dirty heap: GSL's blocked QR leaves the block reflector's lower triangle as
+     * malloc gave it, and a freed buffer of that size filled with large values is what the next
+     * allocation of T gets (bug: weights of 1e8 in every (d, 5) projection of `doppler train`) */
+    const int shapes[][2] = {{64, 5}, {5, 64}, {16, 16}, {7, 3}};
+    for (int sh = 0; sh < 4; sh++) {
+        const int R = shapes[sh][0], C = shapes[sh][1], k = R < C ? R : C, m = R < C ? C : R;
+        double *junk = malloc((size_t)k * k * sizeof(double));
+        ck_assert_ptr_nonnull(junk);
+        for (int i = 0; i < k * k; i++) junk[i] = 1e30;
+        free(junk);
+        float *ww = malloc((size_t)R * C * sizeof(float));
+        ck_assert_ptr_nonnull(ww);
+        ck_assert_int_eq(dp_nn_init_orthogonal(ww, R, C, 1.0, r), DP_OK);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                double s = 0;
+                for (int q = 0; q < m; q++)
+                    s += R >= C ? (double)ww[q * C + i] * ww[q * C + j] : (double)ww[i * C + q] * ww[j * C + q];
+                ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-5);
+            }
+        free(ww);
+    }
     /* Adam's first step moves every parameter by lr against the gradient's sign */
     float before = w[0];
     dp_nn_params_zero_grad(&p);
@@ -465,6 +535,7 @@ int main(void)
     tcase_add_test(t, leaky_relu);
     tcase_add_test(t, zscore);
     tcase_add_test(t, sum_pool);
+    tcase_add_test(t, chain_sum);
     tcase_add_test(t, softmax);
     tcase_add_test(t, gru);
     tcase_add_test(t, ecconv);
