@@ -28,6 +28,7 @@ static void sweep_usage(FILE *f)
             "                    the shards' files afterwards with --merge\n"
             "  --merge FILE...   put the rows of these results files (shards) into --out\n"
             "  --retry-failed    run again the runs recorded as failed\n"
+            "  --prune           drop the rows of runs the config no longer has (after an edit)\n"
             "  --timeout S       kill a run after S seconds (recorded as failed)\n"
             "  --list            print the runs (index, key, parameters) and exit\n"
             "  --quiet           no progress lines on stderr\n"
@@ -39,18 +40,24 @@ static void sweep_usage(FILE *f)
 
 int cmd_sweep(int argc, char **argv)
 {
-    int mpi = dp_sweep_mpi_init(&argc, &argv);
-    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_HELP };
+    /* a pool worker (--run-one) inherits the MPI launcher's environment: it must not join MPI */
+    int worker = 0;
+    for (int i = 1; i < argc; i++) worker |= strcmp(argv[i], "--run-one") == 0;
+    int mpi = worker ? 0 : dp_sweep_mpi_init(&argc, &argv);
+    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_PRUNE, O_RUN_ONE, O_RESULT_FD, O_HELP };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, O_JOBS}, {"out", required_argument, NULL, O_OUT},
         {"shard", required_argument, NULL, O_SHARD}, {"merge", no_argument, NULL, O_MERGE},
         {"retry-failed", no_argument, NULL, O_RETRY}, {"timeout", required_argument, NULL, O_TIMEOUT},
         {"list", no_argument, NULL, O_LIST}, {"quiet", no_argument, NULL, O_QUIET},
+        {"prune", no_argument, NULL, O_PRUNE}, {"run-one", required_argument, NULL, O_RUN_ONE},
+        {"result-fd", required_argument, NULL, O_RESULT_FD},
         {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     dp_sweep_options o;
     dp_sweep_options_init(&o);
     o.out = NULL;
-    int merge = 0, list = 0;
+    int merge = 0, list = 0, result_fd = -1;
+    long run_one = -1;
     int c;
     optind = 1;
     opterr = 0;
@@ -68,6 +75,13 @@ int cmd_sweep(int argc, char **argv)
             break;
         case O_MERGE: merge = 1; break;
         case O_RETRY: o.retry_failed = 1; break;
+        case O_PRUNE: o.prune = 1; break;
+        case O_RUN_ONE: /* internal: a pool worker */
+            run_one = strtol(optarg, NULL, 10);
+            break;
+        case O_RESULT_FD:
+            if (dp_cli_parse_int(optarg, 0, 1 << 20, &result_fd) != 0) return dp_cli_usage_error("sweep", "--result-fd: a file descriptor");
+            break;
         case O_TIMEOUT:
             if (dp_cli_parse_double(optarg, &o.timeout_s) != 0 || !(o.timeout_s > 0))
                 return dp_cli_usage_error("sweep", "--timeout: expected a positive number of seconds, got '%s'", optarg);
@@ -93,6 +107,11 @@ int cmd_sweep(int argc, char **argv)
     if (!o.out) {
         snprintf(def_out, sizeof def_out, "%s.h5", s->name);
         o.out = def_out;
+    }
+    if (run_one >= 0) {
+        int rc = dp_sweep_run_one(s, &o, run_one, result_fd >= 0 ? result_fd : 1, &err);
+        dp_sweep_free(s);
+        return rc == DP_OK ? 0 : dp_cli_fail(&err);
     }
     if (list) {
         for (long k = 0; k < s->n_runs; k++)

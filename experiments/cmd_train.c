@@ -3,8 +3,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_place.h"
+#include "dp_ptrain.h"
 #include "dp_sim.h"
 #include "dp_train.h"
+#include "exec_cli.h"
 
 #include <cblas.h>
 #include <getopt.h>
@@ -22,6 +24,10 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
+                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
+                          int resume, int quiet, long episodes, dp_cli_machine *mach);
+
 static void train_usage(FILE *f)
 {
     fprintf(f, "Usage: doppler train --graph FILE [--stage il|sim|real | --pipeline] [OPTIONS]\n\n"
@@ -33,7 +39,10 @@ static void train_usage(FILE *f)
                "  --format F           graph format when the extension does not tell\n"
                "  --config FILE        JSON config (any subset of the keys --print-config shows)\n"
                "  --print-config       print the full config in force (defaults: the authors') and exit\n"
-               "  --stage S            il (default), sim or real\n"
+               "  --method M           doppler (default), or a learned baseline: placeto (Addanki et al. 2019)\n"
+               "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
+               "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md)\n"
+               "  --stage S            il (default; sim for placeto and gdp), sim or real\n"
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
                "  --seed S             random seed (overrides the config)\n"
@@ -42,6 +51,14 @@ static void train_usage(FILE *f)
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
                "  --quiet              no progress on stderr\n"
+               "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
+               "executor's devices, with --calibration for the costs the policies' features use):\n"
+               "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
+               "  --target-flops F     else scale the graph to F FLOPs in all (default for stage real 2e10);\n"
+               "                       given with --stage il|sim or --pipeline, those stages train on the\n"
+               "                       same executed graph, so their checkpoint fits Stage III (--init)\n"
+               "  --real-repeats R     the real cost of an episode: median of R runs after a warm-up (default 3)\n"
+               "  --nice N             nice value of the executor's worker threads (negative: root)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
@@ -59,22 +76,23 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 {
     progress_state *s = ctx;
     if (s->quiet) return;
-    char b1[40], b2[40], b3[40];
+    char b1[40], b2[40], b3[40], b4[40];
     if (s->tty) {
         int width = 24, fill = (int)(width * (double)p->episode / (double)(p->episodes ? p->episodes : 1));
         char bar[32];
         for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s %.0f ep/s ", dp_stage_name(p->stage),
+        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s greedy %s %.0f ep/s ", dp_stage_name(p->stage),
                 p->episode, p->episodes, bar, p->epsilon, p->lr, dp_cli_fmt(p->makespan, b1, sizeof b1),
-                dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), p->episodes_per_s);
+                dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), dp_cli_fmt(p->greedy, b4, sizeof b4),
+                p->episodes_per_s);
         if (p->final) fputc('\n', stderr);
     } else {
         long every = p->episodes / 20 > 0 ? p->episodes / 20 : 1;
         if (p->episode % every == 0 || p->final) {
-            fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g agree %.2f/%.2f %.1f ep/s\n",
+            fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g greedy %.6g agree %.2f/%.2f %.1f ep/s\n",
                     dp_stage_name(p->stage), p->episode, p->episodes, p->epsilon, p->lr, p->makespan, p->best, p->running_avg,
-                    p->sel_agree, p->plc_agree, p->episodes_per_s);
+                    p->greedy, p->sel_agree, p->plc_agree, p->episodes_per_s);
         }
     }
 }
@@ -82,7 +100,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -91,11 +109,16 @@ int cmd_train(int argc, char **argv)
         {"init", required_argument, NULL, O_INIT}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"trajectory", required_argument, NULL, O_TRAJ}, {"resume", no_argument, NULL, O_RESUME},
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
-        DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
+        {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"nice", required_argument, NULL, O_NICE},
+        {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
+    int method = -1; /* -1: DOPPLER, else a dp_ptrain_method */
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
+    double x_scale = 0, x_target = 0;
+    int x_repeats = 3, x_nice = 0;
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
     int c;
@@ -129,11 +152,41 @@ int cmd_train(int argc, char **argv)
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_METHOD:
+            if (strcmp(optarg, "doppler") == 0) method = -1;
+            else if (dp_ptrain_method_parse(optarg, &method) != DP_OK)
+                return dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg);
+            break;
+        case O_SCALE:
+            if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
+                return dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg);
+            break;
+        case O_TARGET:
+            if (dp_cli_parse_double(optarg, &x_target) != 0 || !(x_target > 0))
+                return dp_cli_usage_error("train", "--target-flops: expected a positive number, got '%s'", optarg);
+            break;
+        case O_REAL_REPEATS:
+            if (dp_cli_parse_int(optarg, 1, 1000, &x_repeats) != 0)
+                return dp_cli_usage_error("train", "--real-repeats: expected 1..1000, got '%s'", optarg);
+            break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg);
+            break;
         case 'h': case O_HELP: train_usage(stdout); return 0;
         default: return dp_cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
         }
     }
     if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (method >= 0) {
+        if (pipeline) return dp_cli_usage_error("train", "--pipeline is DOPPLER's (imitation then RL); %s learns by RL only", dp_ptrain_method_name(method));
+        if (have_stage && stage != DP_STAGE_SIM)
+            return dp_cli_usage_error("train", "%s learns in the sim stage only here (no imitation; Stage III on the real "
+                                      "executor is DOPPLER's in this command, the library's dp_ptrainer_set_oracle takes one)",
+                                      dp_ptrain_method_name(method));
+        if (x_scale > 0 || x_target > 0) return dp_cli_usage_error("train", "--scale and --target-flops are for DOPPLER's Stage III");
+        return train_baseline(method, graph, format, config, have_seed, seed, print_cfg, init, ckpt, traj, resume, quiet, episodes,
+                              &mach);
+    }
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;
@@ -150,9 +203,6 @@ int cmd_train(int argc, char **argv)
     if (pipeline && have_stage) return dp_cli_usage_error("train", "give --stage or --pipeline, not both");
     if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
     if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
-    if (stage == DP_STAGE_REAL)
-        return dp_cli_usage_error("train", "--stage real needs a real-execution cost oracle, and none is built into this command yet "
-                                           "(the library's dp_oracle interface takes one)");
 
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
@@ -160,12 +210,41 @@ int cmd_train(int argc, char **argv)
     dp_costs *cost = NULL;
     dp_trainer *tr = NULL;
     int *assign = NULL;
-    dp_graph *g = dp_graph_read(graph, format, &err);
-    if (!g) return dp_cli_fail(&err);
-    cost = dp_cli_machine_costs(&mach, g, &err);
+    dp_graph *g0 = dp_graph_read(graph, format, &err);
+    if (!g0) return dp_cli_fail(&err);
+    /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
+     * the real executor as the cost oracle; --scale or --target-flops put the earlier stages on
+     * that same graph, so that a Stage II checkpoint describes what Stage III runs */
+    dp_cli_real real;
+    memset(&real, 0, sizeof real);
+    dp_graph *g = g0, *gx = NULL;
+    if (stage == DP_STAGE_REAL && !pipeline) {
+        dp_exec_options xo;
+        dp_exec_options_init(&xo);
+        xo.nice = x_nice;
+        if (dp_cli_real_open(&real, g0, &mach, &xo, x_scale, x_target > 0 ? x_target : 2e10, x_repeats, &err) != DP_OK) goto fail;
+        g = (dp_graph *)real.xg;
+        cost = real.costs;
+        real.costs = NULL; /* freed below with the others */
+        if (!quiet)
+            fprintf(stderr, "doppler train: stage real on %d %s devices of %s: %s as executed (%.3g FLOPs), oracle = median of %d runs\n",
+                    mach.topo->n_devices, dp_exec_backend_name(real.x), mach.topo->name, g->name, dp_graph_total_work(g),
+                    real.ctx.repeats);
+    } else {
+        if (x_scale > 0 || x_target > 0) {
+            dp_exec_options xo;
+            dp_exec_options_init(&xo);
+            if (g0->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g0, x_target > 0 ? x_target : 2e10);
+            else xo.scale = x_scale > 0 ? x_scale : dp_exec_auto_scale(g0, x_target);
+            if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
+            g = gx;
+        }
+        cost = dp_cli_machine_costs(&mach, g, &err);
+    }
     if (!cost) goto fail;
     tr = dp_trainer_alloc(g, cost, &cfg, &err);
     if (!tr) goto fail;
+    if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, -1};
     if (pipeline) {
@@ -206,6 +285,10 @@ int cmd_train(int argc, char **argv)
     char b[40];
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
            pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+    if (real.x)
+        printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
+               " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
+               real.ctx.repeats);
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
     printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
            "doppler-final", dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
@@ -239,6 +322,98 @@ fail:
 done:
     free(assign);
     dp_trainer_free(tr);
+    dp_costs_free(cost);
+    dp_cli_real_close(&real); /* g may be its executed graph */
+    dp_graph_free(gx);
+    dp_graph_free(g0);
+    dp_cli_machine_free(&mach);
+    return status;
+}
+
+/* doppler train --method placeto|gdp: the learned baselines (policy/dp_ptrain.h), sim stage only */
+static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
+                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
+                          int resume, int quiet, long episodes, dp_cli_machine *mach)
+{
+    const char *name = dp_ptrain_method_name(method);
+    dp_error err;
+    dp_error_clear(&err);
+    dp_ptrain_config cfg;
+    dp_ptrain_config_default(&cfg, method);
+    if (config && dp_ptrain_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    cfg.method = method;
+    if (have_seed) cfg.train.seed = seed;
+    if (print_cfg) {
+        char *s = dp_ptrain_config_to_json(&cfg);
+        if (!s) return DP_EXIT_ERROR;
+        printf("%s\n", s);
+        free(s);
+        return 0;
+    }
+    if (!graph) return dp_cli_usage_error("train", "--graph FILE is required");
+    if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
+    if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+    openblas_set_num_threads(1);
+    int status = DP_EXIT_ERROR;
+    dp_costs *cost = NULL;
+    dp_ptrainer *tr = NULL;
+    int *assign = NULL;
+    dp_graph *g = dp_graph_read(graph, format, &err);
+    if (!g) return dp_cli_fail(&err);
+    cost = dp_cli_machine_costs(mach, g, &err);
+    if (!cost) goto fail;
+    tr = dp_ptrainer_alloc(g, cost, &cfg, &err);
+    if (!tr) goto fail;
+    if (init && dp_ptrainer_init_from(tr, init, &err) != DP_OK) goto fail;
+    if (resume && dp_ptrainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    progress_state ps = {isatty(2), quiet, 0};
+    dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
+    if (dp_ptrainer_run(tr, DP_STAGE_SIM, episodes, &io, &err) != DP_OK) goto fail;
+    if (stop_flag) {
+        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_ptrainer_stage(tr)),
+                dp_ptrainer_episode(tr), ckpt ? "; continue with --resume" : "");
+        goto done;
+    }
+    assign = dp_malloc_n(g->n_ops, sizeof(int));
+    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    double ms;
+    const double sc = g->time_scale;
+    char b[40], label[32];
+    printf("graph %s: %d ops, %d edges, %d devices; trained %s, sim stage%s\n", g->name, g->n_ops, g->n_edges, cost->n_devices,
+           name, episodes ? " (episodes overridden)" : "");
+    printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+    if (dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
+    snprintf(label, sizeof label, "%s-final", name);
+    printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(ms / sc, b, sizeof b));
+    if (dp_ptrainer_use_best(tr) && dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
+    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n", name,
+           dp_cli_fmt(ms / sc, b, sizeof b), name);
+    {
+        dp_sim *sim = dp_sim_alloc(g, cost, &err);
+        if (!sim) goto fail;
+        const char *heur[] = {"cp", "round-robin", "random"};
+        for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
+            dp_place_options o;
+            dp_place_options_init(&o);
+            dp_sim_result res;
+            if (dp_place(heur[i], g, cost, &o, assign, NULL, NULL, &err) != DP_OK || dp_sim_run(sim, assign, &res, &err) != DP_OK) {
+                dp_sim_free(sim);
+                goto fail;
+            }
+            printf("%-14s %s\n", heur[i], dp_cli_fmt(res.makespan / sc, b, sizeof b));
+        }
+        dp_sim_free(sim);
+    }
+    if (ckpt) printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt, name, ckpt, graph);
+    status = 0;
+    goto done;
+fail:
+    status = dp_cli_fail(&err);
+done:
+    free(assign);
+    dp_ptrainer_free(tr);
     dp_costs_free(cost);
     dp_graph_free(g);
     return status;

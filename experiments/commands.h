@@ -14,6 +14,8 @@ typedef struct dp_command {
 int cmd_graph(int argc, char **argv);
 int cmd_place(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);

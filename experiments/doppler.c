@@ -8,6 +8,8 @@ static const dp_command commands[] = {
     {"graph", "inspect, generate and convert dataflow graphs (graph info FILE)", cmd_graph},
     {"place", "compute an assignment with a placement method and print its makespan", cmd_place},
     {"simulate", "simulate an assignment (from a file or a method) and print the makespan", cmd_simulate},
+    {"calibrate", "profile the real executor and fit the cost model (calibrate profile|fit)", cmd_calibrate},
+    {"validate", "run assignments for real and in the simulator; error, rank correlation, plot", cmd_validate},
     {"train", "train the DOPPLER policies (imitation, simulator RL), with checkpoints and resume", cmd_train},
     {"topology", "show a machine topology: devices, links, routes (topology show NAME|FILE)", cmd_topology},
     {"sweep", "run a sweep config over a process pool or MPI ranks, resumable HDF5 + CSV results", cmd_sweep},

@@ -404,6 +404,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
         json_t *jm = json_object_get(col, "metric");
         const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
+        if (json_is_string(jm) && strcmp(metric, spec->metric) != 0) t->per_column_metric = 1;
         t->is_reference[c] = values != NULL;
         for (int r = 0; r < nr; r++) {
             size_t cell = (size_t)r * nc + c;
@@ -603,9 +604,10 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     }
     if (tex) fprintf(f, "\\bottomrule\n\\end{tabular}\n");
     if (md) {
-        fprintf(f, "\n%s: mean", t->metric);
+        if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
+        else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
-        if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
+        if (t->units && *t->units) fprintf(f, "; makespan units: %s", t->units);
         if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
         fprintf(f, ".\n");
     }
@@ -825,6 +827,8 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
         dat_str(d, lab);
         double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]] : 1.0;
         for (int c = 0; c < t->n_cols; c++) {
+            /* published figures are in their own units: they are not drawn */
+            if (t->is_reference[c]) continue;
             size_t i = (size_t)r * t->n_cols + c;
             double m = t->mean[i] / norm, s = isnan(t->sd[i]) ? 0.0 : t->sd[i] / norm;
             if (isnan(m)) fprintf(d, " ? ?");
@@ -849,12 +853,14 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
     static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     fprintf(f, "plot ");
-    for (int c = 0; c < t->n_cols; c++) {
+    for (int c = 0, k = 0; c < t->n_cols; c++) {
+        if (t->is_reference[c]) continue;
         char name[600];
         snprintf(name, sizeof name, "%s%s", t->col_labels[c], ratios && t->is_baseline[c] ? " (baseline)" : "");
-        fprintf(f, "%s'%s/data.dat' using %d:%d%s title ", c ? ", \\\n     " : "", p.dir, 2 + 2 * c, 3 + 2 * c, c ? "" : ":xtic(1)");
+        fprintf(f, "%s'%s/data.dat' using %d:%d%s title ", k ? ", \\\n     " : "", p.dir, 2 + 2 * k, 3 + 2 * k, k ? "" : ":xtic(1)");
         gp_str(f, name);
-        fprintf(f, " lc rgb '%s'", colours[c % 10]);
+        fprintf(f, " lc rgb '%s'", colours[k % 10]);
+        k++;
     }
     fputc('\n', f);
     return plot_end(&p, err);
@@ -868,23 +874,22 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     json_t *params = json_loads(run->params, 0, &je);
     if (!params) return dp_error_set(err, DP_EINVAL, "run %s: params do not parse", run->key);
     dp_run_context ctx = {results_dir, NULL, NULL};
-    dp_graph *g = NULL;
-    dp_costs *c = NULL;
-    dp_sim *sim = NULL;
+    dp_run_machine rm;
     int *assign = NULL;
-    int rc = dp_run_load(params, &ctx, &g, &c, err);
+    int rc = dp_run_machine_load(params, &ctx, &rm, err);
     json_decref(params);
     if (rc != DP_OK) return rc;
-    char apath[PATH_MAX];
+    const dp_graph *g = rm.g;
+    const dp_costs *c = rm.c;
+    char apath[2 * PATH_MAX];
     if (run->assignment[0] == '/') snprintf(apath, sizeof apath, "%s", run->assignment);
     else snprintf(apath, sizeof apath, "%s/%s", results_dir, run->assignment);
     assign = dp_malloc_n((size_t)g->n_ops, sizeof(int));
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if ((rc = dp_cli_read_assignment(apath, g->n_ops, c->n_devices, assign, err)) != DP_OK) goto done;
-    sim = dp_sim_alloc(g, c, err);
-    if (!sim) { rc = err ? err->code : DP_ENOMEM; goto done; }
-    dp_sim_result res;
-    if ((rc = dp_sim_run(sim, assign, &res, err)) != DP_OK) goto done;
+    dp_run_schedule res;
+    /* the method's queue priorities are not kept: a priority queue replays with b-levels */
+    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &res, err)) != DP_OK) goto done;
     const double sc = g->time_scale;
     plot p;
     int D = c->n_devices;
@@ -922,7 +927,10 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     for (int e = 0; e < g->n_edges; e++) {
         int u = g->edge_src[e], v = g->edge_dst[e];
         if (assign[u] == assign[v]) continue;
-        double t0 = res.op_end[u], t1 = t0 + dp_costs_comm(c, e, assign[u], assign[v]);
+        /* the general engine knows when each transfer ran; the fixed-delay one starts it at the
+         * producer's end */
+        double t0 = res.xfer_start ? res.xfer_start[e] : res.op_end[u];
+        double t1 = res.xfer_end ? res.xfer_end[e] : t0 + dp_costs_comm(c, e, assign[u], assign[v]);
         double y0 = assign[u] + (assign[v] > assign[u] ? 0.4 : -0.4), y1 = assign[v] + (assign[v] > assign[u] ? -0.4 : 0.4);
         fprintf(arr, "%.10g %.10g %.10g %.10g\n", t0 / sc, y0, (t1 - t0) / sc, y1 - y0);
         n_arrows++;
@@ -940,7 +948,7 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     char xl[256];
     snprintf(xl, sizeof xl, "time (%s)", g->time_unit);
     gp_str(f, xl);
-    fprintf(f, "\nset yrange [%g:%g] reverse\nset ytics (", -0.7, D - 0.3);
+    fprintf(f, "\nset yrange [%g:%g]\nset ytics (", -0.7, D - 0.3);
     for (int d = 0; d < D; d++) fprintf(f, "%s'device %d' %d", d ? ", " : "", d, d);
     fprintf(f, ")\nset xrange [0:%.10g]\nset grid xtics lc rgb '#dddddd'\nset key off\nset border 3\nset xtics nomirror\nset ytics nomirror scale 0\n",
             res.makespan / sc * 1.01);
@@ -953,10 +961,8 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     fputc('\n', f);
     rc = plot_end(&p, err);
 done:
-    dp_sim_free(sim);
     free(assign);
-    dp_costs_free(c);
-    dp_graph_free(g);
+    dp_run_machine_free(&rm);
     return rc;
 }
 

@@ -74,6 +74,7 @@ typedef struct dp_report_table {
     long *n, *n_failed;            /* (n_rows, n_cols) runs that succeeded / failed in the cell */
     int *is_baseline;              /* (n_cols) */
     int *is_reference;             /* (n_cols) 1: published figures ("values"), not runs */
+    int per_column_metric;         /* 1: explicit columns that name their own metric */
     int *best;                     /* (n_rows) column of the best baseline, -1 when none */
     int digits;
 } dp_report_table;

@@ -440,6 +440,20 @@ static void h5_quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* H5Fopen, tried again for about a second: HDF5 locks a file while it is open (flock), so a
+ * report reading the file while the sweep appends a row (or the other way round) must wait a
+ * few milliseconds rather than fail. */
+static hid_t h5_open_retry(const char *path, unsigned flags)
+{
+    hid_t f = -1;
+    for (int i = 0; i < 50; i++) {
+        f = H5Fopen(path, flags, H5P_DEFAULT);
+        if (f >= 0 || access(path, F_OK) != 0) break;
+        usleep(20000);
+    }
+    return f;
+}
+
 static int write_str_attr(hid_t loc, const char *name, const char *value)
 {
     hid_t str = H5Tcopy(H5T_C_S1);
@@ -518,7 +532,7 @@ int dp_results_write_h5(const char *path, const dp_result *rows, long n, const c
 static int h5_append(const char *path, const dp_result *row, dp_error *err)
 {
     h5_quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t f = h5_open_retry(path, H5F_ACC_RDWR);
     if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open for writing", path);
     int bad = 0;
     hid_t d = H5Dopen2(f, "runs", H5P_DEFAULT);
@@ -550,7 +564,7 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
 {
     h5_quiet();
     if (access(path, R_OK) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t f = h5_open_retry(path, H5F_ACC_RDONLY);
     if (f < 0) return dp_error_set(err, DP_EINVAL, "%s: not a readable HDF5 file", path);
     int rc = DP_OK;
     dp_result *rows = NULL;
@@ -844,11 +858,23 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
     return h5_append(r->h5_path, row, err);
 }
 
+static int keep_ok(const dp_result *row, void *ctx)
+{
+    (void)ctx;
+    return strcmp(row->status, "ok") == 0;
+}
+
 int dp_results_drop_failed(dp_results *r, long *dropped, dp_error *err)
+{
+    return dp_results_filter(r, keep_ok, NULL, dropped, err);
+}
+
+int dp_results_filter(dp_results *r, int (*keep)(const dp_result *row, void *ctx), void *ctx, long *dropped,
+                      dp_error *err)
 {
     long m = 0;
     for (long i = 0; i < r->n; i++) {
-        if (strcmp(r->rows[i].status, "ok") == 0) r->rows[m++] = r->rows[i];
+        if (keep(&r->rows[i], ctx)) r->rows[m++] = r->rows[i];
         else dp_result_free(&r->rows[i]);
     }
     long d = r->n - m;

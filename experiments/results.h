@@ -113,6 +113,10 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err);
  * files atomically. Returns DP_OK; *dropped (may be NULL) is how many went. */
 int dp_results_drop_failed(dp_results *r, long *dropped, dp_error *err);
 
+/* Keep only the rows for which keep(row, ctx) is non-zero; rewrites both files when any went. */
+int dp_results_filter(dp_results *r, int (*keep)(const dp_result *row, void *ctx), void *ctx, long *dropped,
+                      dp_error *err);
+
 /* Set the sort position of the row of key (the index in the current config). */
 void dp_results_set_index(dp_results *r, const char *key, long index);
 

@@ -3,7 +3,10 @@
 #include "cli.h"
 #include "dp_gen.h"
 #include "dp_place.h"
+#include "dp_json.h"
+#include "dp_oracle.h"
 #include "dp_sim.h"
+#include "dp_train.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -80,7 +83,7 @@ const char *dp_run_resolve_path(const char *spec, const char *config_dir, char *
     return NULL;
 }
 
-static int mkdir_p(const char *path, dp_error *err)
+int dp_run_mkdir(const char *path, dp_error *err)
 {
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
@@ -129,46 +132,158 @@ static dp_graph *generate(const char *spec, dp_error *err)
     return g;
 }
 
-/* The machine and graph parameters every method shares. */
-static const char *const machine_params[] = {"graph", "format", "devices", "peak_flops", "bandwidth", "latency", "rep", NULL};
+/* The machine parameters every method shares: each is the `doppler place` option of the same
+ * name (cli.h), so a run means what the command means. */
+static const struct {
+    const char *param;
+    int opt;
+} machine_opts[] = {
+    {"devices", DP_OPT_DEVICES}, {"peak_flops", DP_OPT_PEAK_FLOPS}, {"bandwidth", DP_OPT_BANDWIDTH},
+    {"latency", DP_OPT_LATENCY}, {"topology", DP_OPT_TOPOLOGY}, {"calibration", DP_OPT_CALIBRATION},
+    {"transfer", DP_OPT_TRANSFER_MODEL}, {"chunks", DP_OPT_CHUNKS}, {"mode", DP_OPT_MODE},
+    {"streams", DP_OPT_STREAMS}, {"queue", DP_OPT_QUEUE}, {"memory_limit", DP_OPT_MEMORY_LIMIT},
+    {"memory_policy", DP_OPT_MEMORY_POLICY}, {"memory_penalty", DP_OPT_MEMORY_PENALTY},
+    {"copy_engines", DP_OPT_COPY_ENGINES}, {NULL, 0},
+};
+
+int dp_run_is_machine_param(const char *name)
+{
+    if (strcmp(name, "graph") == 0 || strcmp(name, "format") == 0 || strcmp(name, "rep") == 0) return 1;
+    for (int i = 0; machine_opts[i].param; i++)
+        if (strcmp(name, machine_opts[i].param) == 0) return 1;
+    return 0;
+}
 
 static int in_list(const char *k, const char *const *list)
 {
-    for (int i = 0; list[i]; i++)
+    for (int i = 0; list && list[i]; i++)
         if (strcmp(k, list[i]) == 0) return 1;
     return 0;
 }
 
-int dp_run_load(const json_t *params, const dp_run_context *ctx, dp_graph **g_out, dp_costs **c_out, dp_error *err)
+int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err)
 {
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)params, k, v) {
+        if (!dp_run_is_machine_param(k) && !in_list(k, own))
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s", k, method);
+    }
+    return DP_OK;
+}
+
+void dp_run_machine_free(dp_run_machine *rm)
+{
+    if (!rm) return;
+    dp_sim_free(rm->sim);
+    dp_hisim_free(rm->hs);
+    free(rm->prio);
+    dp_costs_free(rm->c);
+    dp_graph_free(rm->g);
+    dp_cli_machine_free(&rm->m);
+    free(rm->topology);
+    free(rm->calibration);
+    memset(rm, 0, sizeof *rm);
+}
+
+int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err)
+{
+    memset(rm, 0, sizeof *rm);
+    dp_cli_machine_init(&rm->m);
     const char *spec, *format;
-    long devices;
-    dp_cli_machine m;
-    dp_cli_machine_init(&m);
+    const char *cd = ctx ? ctx->config_dir : NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &spec, err) != DP_OK) return DP_EINVAL;
     if (!spec) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
-    if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK ||
-        dp_sweep_param_int(params, "devices", m.n_devices, &devices, err) != DP_OK ||
-        dp_sweep_param_num(params, "peak_flops", m.peak_flops, &m.peak_flops, err) != DP_OK ||
-        dp_sweep_param_num(params, "bandwidth", m.bandwidth_Bps, &m.bandwidth_Bps, err) != DP_OK ||
-        dp_sweep_param_num(params, "latency", m.latency_s, &m.latency_s, err) != DP_OK)
-        return DP_EINVAL;
-    if (devices < 1 || devices > 4096) return dp_error_set(err, DP_EINVAL, "parameter \"devices\": %ld outside 1..4096", devices);
-    if (!(m.peak_flops > 0) || !(m.bandwidth_Bps > 0) || !(m.latency_s >= 0))
-        return dp_error_set(err, DP_EINVAL, "parameters peak_flops and bandwidth must be positive, latency non-negative");
-    m.n_devices = (int)devices;
-    char path[PATH_MAX];
-    dp_graph *g;
-    if (strncmp(spec, "gen:", 4) == 0) g = generate(spec, err);
-    else {
-        if (!dp_run_resolve_path(spec, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-        g = dp_graph_read(path, format, err);
+    if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK) return DP_EINVAL;
+    for (int i = 0; machine_opts[i].param; i++) {
+        json_t *v = json_object_get(params, machine_opts[i].param);
+        if (!v) continue;
+        char text[PATH_MAX];
+        if (json_is_string(v)) snprintf(text, sizeof text, "%s", json_string_value(v));
+        else if (json_is_integer(v)) snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v)) snprintf(text, sizeof text, "%.17g", json_real_value(v));
+        else if (json_is_boolean(v)) snprintf(text, sizeof text, "%s", json_is_true(v) ? "on" : "off");
+        else return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected a string or a number", machine_opts[i].param);
+        int opt = machine_opts[i].opt;
+        if (opt == DP_OPT_TOPOLOGY || opt == DP_OPT_CALIBRATION) {
+            /* a file (resolved like graphs) or, for topologies, a bundled name */
+            char path[PATH_MAX];
+            const char *use = text;
+            if (strchr(text, '/') || strchr(text, ':') || strstr(text, ".json")) {
+                if (!dp_run_resolve_path(text, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+                use = path;
+            }
+            char **keep = opt == DP_OPT_TOPOLOGY ? &rm->topology : &rm->calibration;
+            free(*keep);
+            *keep = strdup(use);
+            if (!*keep) { dp_run_machine_free(rm); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+            dp_cli_machine_option(&rm->m, opt, *keep, "sweep");
+            continue;
+        }
+        if (dp_cli_machine_option(&rm->m, opt, text, "sweep") != 1) {
+            dp_run_machine_free(rm);
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\": invalid value '%s'", machine_opts[i].param, text);
+        }
     }
-    if (!g) return err ? err->code : DP_EINVAL;
-    dp_costs *c = dp_cli_machine_costs(&m, g, err);
-    if (!c) { dp_graph_free(g); return err ? err->code : DP_EINVAL; }
-    *g_out = g;
-    *c_out = c;
+    char path[PATH_MAX];
+    if (strncmp(spec, "gen:", 4) == 0) rm->g = generate(spec, err);
+    else {
+        if (!dp_run_resolve_path(spec, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+        rm->g = dp_graph_read(path, format, err);
+    }
+    if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
+    rm->c = dp_cli_machine_costs(&rm->m, rm->g, err);
+    if (!rm->c) {
+        int rc = err && err->code ? err->code : DP_EINVAL;
+        dp_run_machine_free(rm);
+        return rc;
+    }
+    rm->general = dp_cli_machine_needs_hisim(&rm->m);
+    return DP_OK;
+}
+
+int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
+                            dp_run_schedule *out, dp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (!rm->general) {
+        if (!rm->sim && !(rm->sim = dp_sim_alloc(rm->g, rm->c, err))) return err && err->code ? err->code : DP_ENOMEM;
+        dp_sim_result r;
+        int rc = dp_sim_run(rm->sim, assignment, &r, err);
+        if (rc != DP_OK) return rc;
+        out->makespan = r.makespan;
+        out->n_devices = r.n_devices;
+        out->busy = r.busy;
+        out->op_start = r.op_start;
+        out->op_end = r.op_end;
+        out->n_transfers = r.n_transfers;
+        out->transfer_volume = r.transfer_volume;
+        return DP_OK;
+    }
+    if (!rm->hs && !(rm->hs = dp_hisim_alloc(rm->g, rm->c, rm->m.topo, &rm->m.sim, err)))
+        return err && err->code ? err->code : DP_ENOMEM;
+    if (!priority && rm->m.sim.queue == DP_QUEUE_PRIORITY) {
+        /* a priority queue without the method's priorities orders by b-level, as doppler place */
+        if (!rm->prio) {
+            rm->prio = dp_malloc_n((size_t)rm->g->n_ops, sizeof(double));
+            if (!rm->prio) return dp_error_set(err, DP_ENOMEM, "out of memory");
+            dp_costs_levels(rm->g, rm->c, rm->prio, NULL);
+        }
+        priority = rm->prio;
+    }
+    dp_hisim_result r;
+    int rc = dp_hisim_run(rm->hs, assignment, priority, &r, err);
+    if (rc != DP_OK) return rc;
+    out->makespan = r.makespan;
+    out->n_devices = r.n_devices;
+    out->busy = r.busy;
+    out->op_start = r.op_start;
+    out->op_end = r.op_end;
+    out->xfer_start = r.xfer_start;
+    out->xfer_end = r.xfer_end;
+    out->n_transfers = r.n_transfers;
+    out->transfer_volume = r.transfer_volume;
+    out->mem_peak = r.mem_peak;
     return DP_OK;
 }
 
@@ -180,16 +295,47 @@ static void fmt_time_utc(char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_schedule *res, json_t *extra)
+{
+    const double sc = rm->g->time_scale;
+    json_t *m = extra ? extra : json_object();
+    json_object_set_new(m, "lower_bound", json_real(dp_costs_lower_bound(rm->g, rm->c) / sc));
+    json_object_set_new(m, "transfers", json_integer(res->n_transfers));
+    json_object_set_new(m, "transfer_volume", json_real(res->transfer_volume));
+    double util = 0, peak = 0;
+    for (int d = 0; d < res->n_devices; d++) {
+        util += res->makespan > 0 ? res->busy[d] / res->makespan : 0;
+        if (res->mem_peak && res->mem_peak[d] > peak) peak = res->mem_peak[d];
+    }
+    json_object_set_new(m, "utilisation", json_real(res->n_devices ? util / res->n_devices : 0));
+    if (res->mem_peak) json_object_set_new(m, "peak_memory", json_real(peak));
+    json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
+    char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    json_decref(m);
+    out->devices = rm->c->n_devices;
+    int rc = dp_result_set(&out->metrics, mt ? mt : "{}");
+    free(mt);
+    return rc;
+}
+
+int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm, const char *method,
+                            const int *assign, double makespan_printed, dp_result *out, dp_error *err)
+{
+    if (!ctx || !ctx->run_dir) return DP_OK;
+    char path[PATH_MAX + 32], rel[PATH_MAX + 32];
+    int rc = dp_run_mkdir(ctx->run_dir, err);
+    if (rc != DP_OK) return rc;
+    snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
+    snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->c->n_devices, assign, makespan_printed, err)) != DP_OK) return rc;
+    return dp_result_set(&out->assignment, rel);
+}
+
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config", NULL};
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)params, k, v) {
-        if (!in_list(k, machine_params) && !in_list(k, own))
-            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s", k, method);
-    }
+    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
     long seed, reps, device, budget, samples;
@@ -214,22 +360,22 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.budget = budget;
     o.samples = (int)samples;
 
-    dp_graph *g = NULL;
-    dp_costs *c = NULL;
-    dp_sim *sim = NULL;
+    dp_run_machine rm;
     int *assign = NULL;
-    int rc = dp_run_load(params, ctx, &g, &c, err);
+    double *prio = NULL;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    if (o.device >= c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, c->n_devices); goto done; }
-    assign = dp_malloc_n((size_t)g->n_ops, sizeof(int));
-    sim = dp_sim_alloc(g, c, err);
-    if (!assign || !sim) { rc = assign ? (err ? err->code : DP_ENOMEM) : dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    dp_sim_result res;
+    if (o.device >= rm.c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.c->n_devices); goto done; }
+    assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    prio = dp_malloc_n((size_t)rm.g->n_ops, sizeof(double));
+    if (!assign || !prio) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    dp_run_schedule res;
     double first = NAN;
     double t0 = now_s();
     for (long r = 0; r < reps; r++) {
-        rc = dp_place(method, g, c, &o, assign, NULL, NULL, err);
-        if (rc == DP_OK) rc = dp_sim_run(sim, assign, &res, err);
+        int has_prio = 0;
+        rc = dp_place(method, rm.g, rm.c, &o, assign, prio, &has_prio, err);
+        if (rc == DP_OK) rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err);
         if (rc != DP_OK) goto done;
         if (r == 0) first = res.makespan;
         else if (res.makespan != first) {
@@ -237,37 +383,229 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
             goto done;
         }
     }
-    double secs = (now_s() - t0) / (double)reps;
-    const double sc = g->time_scale;
-    out->makespan = first / sc;
-    out->seconds = secs;
+    out->seconds = (now_s() - t0) / (double)reps;
+    out->makespan = first / rm.g->time_scale;
     out->episodes = 0;
-    dp_result_set(&out->units, g->time_unit);
-    json_t *m = json_object();
-    json_object_set_new(m, "lower_bound", json_real(dp_costs_lower_bound(g, c) / sc));
-    json_object_set_new(m, "transfers", json_integer(res.n_transfers));
-    json_object_set_new(m, "transfer_volume", json_real(res.transfer_volume));
-    double util = 0;
-    for (int d = 0; d < res.n_devices; d++) util += dp_sim_utilisation(&res, d);
-    json_object_set_new(m, "utilisation", json_real(res.n_devices ? util / res.n_devices : 0));
-    json_object_set_new(m, "ops", json_integer(g->n_ops));
-    char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-    json_decref(m);
-    dp_result_set(&out->metrics, mt ? mt : "{}");
-    free(mt);
-    if (ctx && ctx->run_dir) {
-        char path[PATH_MAX], rel[PATH_MAX];
-        if ((rc = mkdir_p(ctx->run_dir, err)) != DP_OK) goto done;
-        snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
-        snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-        if ((rc = dp_cli_write_assignment(path, g, method, c->n_devices, assign, out->makespan, err)) != DP_OK) goto done;
-        dp_result_set(&out->assignment, rel);
-    }
+    dp_result_set(&out->units, rm.g->time_unit);
+    dp_run_put_metrics(out, &rm, &res, NULL);
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
-    dp_sim_free(sim);
     free(assign);
-    dp_costs_free(c);
-    dp_graph_free(g);
+    free(prio);
+    dp_run_machine_free(&rm);
+    return rc;
+}
+
+/* ---- DOPPLER (policy/dp_train.h): Stage I imitation, then Stage II RL against the run's
+ * simulator; makespans of the greedy policy after each stage ---- */
+
+/* The run's simulator as the training oracle (the general engine when the run has a topology
+ * or other simulator options, so DOPPLER learns against the model it is measured on). */
+static int oracle_machine_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    dp_run_schedule s;
+    int rc = dp_run_machine_simulate((dp_run_machine *)ctx, assignment, NULL, &s, err);
+    if (rc == DP_OK) *makespan = s.makespan;
+    return rc;
+}
+
+/* "cfg__a__b": key path a.b of the training config JSON (policy/dp_train.h), e.g.
+ * cfg__stages__sim__lr or cfg__network__hidden; builds {"a": {"b": value}} into root. */
+static int put_cfg_path(json_t *root, const char *name, json_t *value)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", name + 5);
+    json_t *o = root;
+    char *p = buf;
+    for (;;) {
+        char *sep = strstr(p, "__");
+        if (!sep) return json_object_set(o, p, value);
+        *sep = '\0';
+        json_t *child = json_object_get(o, p);
+        if (!json_is_object(child)) {
+            child = json_object();
+            json_object_set_new(o, p, child);
+        }
+        o = child;
+        p = sep + 2;
+    }
+}
+
+/* What Stage I left, kept in the run folder so that a resumed run still reports it. */
+static int save_stage1(const char *run_dir, double makespan, double seconds, long episodes, const double agree[2])
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/stage1.json", run_dir);
+    json_t *o = json_pack("{s:f,s:f,s:I,s:f,s:f}", "makespan", makespan, "seconds", seconds, "episodes", (json_int_t)episodes,
+                          "sel_agree", agree[0], "plc_agree", agree[1]);
+    int rc = dp_json_dump_atomic(o, path, JSON_COMPACT | JSON_REAL_PRECISION(17), NULL);
+    json_decref(o);
+    return rc;
+}
+
+static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
+{
+    static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps",
+                                      "variant", "model_selection", NULL};
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)params, k, v) {
+        if (strncmp(k, "cfg__", 5) != 0 && !dp_run_is_machine_param(k) && !in_list(k, own))
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s (training config keys are cfg__KEY__SUBKEY)", k, method);
+    }
+    long seed, ep_il, ep_sim, samples, bench;
+    const char *tcfg = NULL;
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+        dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
+        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
+        dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
+        return DP_EINVAL;
+    if (tcfg) {
+        char path[PATH_MAX];
+        if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+        if (dp_train_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
+    }
+    json_t *over = json_object();
+    json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
+    if (json_object_size(over)) {
+        char *t = json_dumps(over, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        int rc = t ? dp_train_config_from_json_text(&cfg, t, err) : dp_error_set(err, DP_ENOMEM, "out of memory");
+        free(t);
+        if (rc != DP_OK) { json_decref(over); return DP_EINVAL; }
+    }
+    json_decref(over);
+    if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
+        dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
+        return DP_EINVAL;
+    /* model selection (dp_trainer_use_best): place with the parameters whose greedy placement
+     * was best at the evaluations of the stage, not only the last ones */
+    json_t *jsel = json_object_get(params, "model_selection");
+    if (jsel && !json_is_boolean(jsel)) return dp_error_set(err, DP_EINVAL, "parameter \"model_selection\": true or false");
+    int select = !jsel || json_is_true(jsel);
+    /* ablations (paper table 4): what the trainer can express today */
+    const char *variant = NULL;
+    if (dp_sweep_param_str(params, "variant", "dual", &variant, err) != DP_OK) return DP_EINVAL;
+    if (strcmp(variant, "no_stage1") == 0) ep_il = 0;
+    else if (strcmp(variant, "no_stage2") == 0) ep_sim = 0;
+    else if (strcmp(variant, "plc_only") == 0 || strcmp(variant, "no_cp_embeddings") == 0)
+        return dp_error_set(err, DP_EUNSUPPORTED, "variant \"%s\": the trainer (policy/dp_train.h) has no switch for it yet", variant);
+    else if (strcmp(variant, "dual") != 0)
+        return dp_error_set(err, DP_EINVAL, "variant \"%s\": dual, no_stage1, no_stage2, plc_only or no_cp_embeddings", variant);
+    if (seed < 0 || ep_il < 0 || ep_sim < 0 || samples < 0 || bench < 0)
+        return dp_error_set(err, DP_EINVAL, "parameters seed, episodes_il, episodes_sim, samples, bench_reps must be non-negative");
+    cfg.seed = (uint64_t)seed;
+    cfg.stage[DP_STAGE_IL].episodes = ep_il;
+    cfg.stage[DP_STAGE_SIM].episodes = ep_sim;
+
+    dp_run_machine rm;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
+    if (rc != DP_OK) return rc;
+    dp_trainer *tr = NULL;
+    int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    json_t *metrics = json_object();
+    char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
+    const double sc = rm.g->time_scale;
+    double t_start = now_s();
+    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, err);
+    if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
+    dp_oracle oracle = {"simulator", oracle_machine_cost, &rm};
+    if (rm.general) dp_trainer_set_oracle(tr, &oracle);
+    dp_train_io io;
+    memset(&io, 0, sizeof io);
+    int resumed_stage = -1;
+    if (ctx && ctx->run_dir) {
+        if ((rc = dp_run_mkdir(ctx->run_dir, err)) != DP_OK) goto done;
+        snprintf(traj, sizeof traj, "%s/trajectory.h5", ctx->run_dir);
+        snprintf(ckpt, sizeof ckpt, "%s/checkpoint.h5", ctx->run_dir);
+        io.trajectory = traj;
+        io.checkpoint = ckpt;
+        /* a run killed with its sweep continues from its last checkpoint */
+        if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
+            if ((rc = dp_trainer_resume(tr, ckpt, traj, err)) != DP_OK) goto done;
+            resumed_stage = dp_trainer_stage(tr);
+        }
+    }
+    double agree[2] = {NAN, NAN}, ms = NAN;
+    double s1_ms = NAN, s1_sec = 0, t0;
+    dp_run_schedule sched;
+    if (resumed_stage == DP_STAGE_SIM && ctx && ctx->run_dir) {
+        char p1[PATH_MAX + 32];
+        snprintf(p1, sizeof p1, "%s/stage1.json", ctx->run_dir);
+        json_t *s1 = dp_json_load(p1, NULL);
+        s1_ms = json_number_value(json_object_get(s1, "makespan"));
+        s1_sec = json_number_value(json_object_get(s1, "seconds"));
+        agree[0] = json_number_value(json_object_get(s1, "sel_agree"));
+        agree[1] = json_number_value(json_object_get(s1, "plc_agree"));
+        json_decref(s1);
+    } else if (ep_il > 0) {
+        t0 = now_s();
+        if ((rc = dp_trainer_run(tr, DP_STAGE_IL, ep_il, &io, err)) != DP_OK) goto done;
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+        s1_ms = sched.makespan / sc;
+        json_object_set_new(metrics, "makespan_stage1_last", json_real(s1_ms));
+        if (select && dp_trainer_use_best(tr)) {
+            /* Stage II then starts from the selected parameters, as `doppler train --init` */
+            if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+            if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+            s1_ms = sched.makespan / sc;
+        }
+        s1_sec = now_s() - t0;
+        if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
+    }
+    double s2_ms = NAN, s2_sec = 0;
+    if (ep_sim > 0) {
+        t0 = now_s();
+        if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, ep_sim, &io, err)) != DP_OK) goto done;
+        s2_sec = now_s() - t0;
+    }
+    /* the final placement: greedy (or the best of `samples` sampled ones), with the selected
+     * parameters when model selection is on */
+    if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, ep_il > 0 || resumed_stage >= 0 ? NULL : agree, err)) != DP_OK) goto done;
+    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    if (ep_sim > 0) json_object_set_new(metrics, "makespan_stage2_last", json_real(sched.makespan / sc));
+    if (select && ep_sim > 0 && dp_trainer_use_best(tr)) {
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
+        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    }
+    if (ep_sim > 0) s2_ms = sched.makespan / sc;
+    if (bench > 0) {
+        double inf_s, train_s;
+        if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        json_object_set_new(metrics, "inference_s", json_real(inf_s));
+        json_object_set_new(metrics, "training_s", json_real(train_s));
+    }
+    out->makespan = sched.makespan / sc;
+    out->episodes = ep_il + ep_sim;
+    out->seconds = now_s() - t_start;
+    dp_result_set(&out->units, rm.g->time_unit);
+    if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", json_real(s1_ms));
+    if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", json_real(s2_ms));
+    json_object_set_new(metrics, "seconds_stage1", json_real(s1_sec));
+    json_object_set_new(metrics, "seconds_stage2", json_real(s2_sec));
+    json_object_set_new(metrics, "episodes_stage1", json_integer(ep_il));
+    json_object_set_new(metrics, "episodes_stage2", json_integer(ep_sim));
+    if (!isnan(agree[0])) json_object_set_new(metrics, "sel_agree", json_real(agree[0]));
+    if (!isnan(agree[1])) json_object_set_new(metrics, "plc_agree", json_real(agree[1]));
+    if (resumed_stage >= 0) json_object_set_new(metrics, "resumed_in_stage", json_integer(resumed_stage));
+    dp_run_put_metrics(out, &rm, &sched, metrics);
+    metrics = NULL;
+    if (traj[0]) {
+        char rel[PATH_MAX + 32];
+        snprintf(rel, sizeof rel, "%s/trajectory.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+        dp_result_set(&out->trajectory, rel);
+        snprintf(rel, sizeof rel, "%s/checkpoint.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+        dp_result_set(&out->checkpoint, rel);
+    }
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+done:
+    json_decref(metrics);
+    dp_trainer_free(tr);
+    free(assign);
+    dp_run_machine_free(&rm);
     return rc;
 }
 
@@ -279,6 +617,7 @@ static const struct {
     const char *name;
     run_fn fn;
 } runners[] = {
+    {"doppler", run_doppler},
     {NULL, NULL},
 };
 

@@ -9,10 +9,13 @@
  *               the working folder, then from the config's folder. "gen:MODEL?k=v&k=v" is a
  *               graph made by the workload generators (`doppler graph gen MODEL --k v`).
  *   format      graph format when the extension does not tell (as `doppler place --format`)
- *   devices     number of identical devices (default 4)
- *   peak_flops, bandwidth, latency   the uniform machine for graphs in FLOPs and bytes
- *               (defaults as `doppler place`: 1e13 FLOP/s, 1.2e10 B/s, 1e-5 s)
- *   method      placement method (required): any name of dp_place_methods()
+ *   machine     devices, peak_flops, bandwidth, latency, topology, calibration, transfer (the
+ *               transfer model), chunks, mode (async or bsp), streams, queue, memory_limit,
+ *               memory_policy, memory_penalty, copy_engines: each means what the `doppler place`
+ *               option of the same name means (cli.h); topology and calibration files resolve
+ *               like graphs, a topology without '/' or ".json" is a bundled name
+ *   method      placement method (required): any name of dp_place_methods(), or a method of the
+ *               runner table in run.c (training methods)
  *   seed        seed of the method's GSL generator (default 1)
  *   rep         repetition number (set by the sweep; does not change the seed)
  *   device, budget, samples, config   as `doppler place --device/--budget/--samples/--config`
@@ -21,8 +24,15 @@
  *               seconds of one (default 1); the makespan is the first one's, and each repeat
  *               must give the same makespan (a method that does not is an error)
  *
- * Any other parameter is an error for methods that take none (a misspelt hyperparameter must not
- * pass silently).
+ * doppler (policy/dp_train.h): episodes_il, episodes_sim (Stage I and II episodes; default the
+ *               config's), train_config (a training config JSON file), cfg__KEY__SUB (one key of
+ *               it, e.g. cfg__stages__sim__lr), model_selection (true, default: place with the
+ *               parameters whose greedy placement was best at the stage's evaluations), samples
+ *               (best of K sampled placements instead of the greedy one), bench_reps (also time
+ *               inference and training episodes), variant (dual, no_stage1, no_stage2; table 4)
+ *
+ * Any other parameter is an error for methods that do not take it (a misspelt hyperparameter
+ * must not pass silently).
  *
  * What a run leaves: its assignment as JSON ({"devices": [...]}, cli.h format) in the run's
  * folder, plus whatever files its method writes there (trajectories, checkpoints).
@@ -32,8 +42,11 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "dp_cost.h"
 #include "dp_graph.h"
+#include "dp_hisim.h"
+#include "dp_sim.h"
 #include "results.h"
 
 typedef struct dp_run_context {
@@ -47,10 +60,56 @@ typedef struct dp_run_context {
  * run succeeded, otherwise the status with err (and out->error) saying why. */
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err);
 
-/* The graph and cost tables of a run, as dp_run_execute builds them (for reports that redraw a
- * run's schedule). Free with dp_graph_free / dp_costs_free. */
-int dp_run_load(const json_t *params, const dp_run_context *ctx, dp_graph **g, dp_costs **c,
-                dp_error *err);
+/* The machine of a run: graph, cost tables, the simulator options, and the simulator workspace
+ * (the DOPPLER-compatible dp_sim, or the general dp_hisim when a topology or a non-default
+ * simulator option asks for it). */
+typedef struct dp_run_machine {
+    dp_graph *g;
+    dp_costs *c;
+    dp_cli_machine m;
+    int general;           /* 1: simulated by dp_hisim */
+    dp_sim *sim;           /* workspaces, made by the first simulate */
+    dp_hisim *hs;
+    double *prio;          /* b-levels, for a priority queue without the method's priorities */
+    char *topology, *calibration; /* resolved paths the dp_cli_machine points to */
+} dp_run_machine;
+
+/* A simulated schedule (arrays owned by the machine's simulator, valid until its next run).
+ * Times in the graph's raw unit. xfer_* are NULL for the DOPPLER-compatible engine (a transfer
+ * then starts at its producer's end and lasts dp_costs_comm); mem_peak NULL likewise. */
+typedef struct dp_run_schedule {
+    double makespan;
+    int n_devices;
+    const double *busy;
+    const double *op_start, *op_end;
+    const double *xfer_start, *xfer_end;
+    const double *mem_peak;
+    long n_transfers;
+    double transfer_volume;
+} dp_run_schedule;
+
+/* Load a run's graph and machine from its parameters (above). Errors name the parameter. */
+int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err);
+void dp_run_machine_free(dp_run_machine *rm);
+/* Simulate an assignment on the run's machine; priority may be NULL (b-levels are used when the
+ * queue is a priority queue). */
+int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
+                            dp_run_schedule *out, dp_error *err);
+
+/* For runners (run.c's table): 1 when name is a graph/machine parameter; DP_OK when every
+ * parameter is one of those or in own (NULL-ended), else DP_EINVAL naming the stray one. */
+int dp_run_is_machine_param(const char *name);
+int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err);
+/* Store the metrics every simulated run reports (lower_bound, transfers, transfer_volume,
+ * utilisation, peak_memory, ops; plus the members of extra, which is consumed) and the device
+ * count in out. */
+int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_schedule *res, json_t *extra);
+/* Write the assignment into the run's folder and record its path in out (nothing without a
+ * run folder). */
+int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm, const char *method,
+                            const int *assign, double makespan_printed, dp_result *out, dp_error *err);
+/* mkdir -p */
+int dp_run_mkdir(const char *path, dp_error *err);
 
 /* Resolve a graph or data path as described above into buf. Returns buf, or NULL with err when
  * no candidate exists (the message lists the places tried). */

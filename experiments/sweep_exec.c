@@ -60,6 +60,7 @@ typedef struct collector {
     long n_pending, next;
     dp_sweep_summary *sum;
     double t0, last_print;
+    long last_done;
     int running;
 } collector;
 
@@ -75,6 +76,24 @@ static void split_out(const char *out, char *dir, size_t dcap, char *rel, size_t
     snprintf(rel, rcap, "%.*s.runs", (int)n, base);
 }
 
+/* Rows of runs the config still has (a sorted copy of the keys, searched by bsearch). */
+typedef struct keyset_ctx {
+    const char **keys;
+    long n;
+} keyset_ctx;
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int keep_in_config(const dp_result *row, void *ctx)
+{
+    const keyset_ctx *k = ctx;
+    const char *key = row->key;
+    return bsearch(&key, k->keys, (size_t)k->n, sizeof(char *), cmp_str) != NULL;
+}
+
 static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -86,6 +105,17 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
     if (o->retry_failed && dp_results_drop_failed(c->res, NULL, err) != DP_OK) return err->code;
+    if (o->prune) {
+        keyset_ctx k = {dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+        if (!k.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        for (long i = 0; i < s->n_runs; i++) k.keys[i] = s->runs[i].key;
+        qsort(k.keys, (size_t)k.n, sizeof(char *), cmp_str);
+        long dropped = 0;
+        int rc = dp_results_filter(c->res, keep_in_config, &k, &dropped, err);
+        free(k.keys);
+        if (rc != DP_OK) return rc;
+        if (dropped && o->progress) fprintf(stderr, "doppler sweep %s: dropped %ld rows of runs no longer in the config\n", s->name, dropped);
+    }
     c->pending = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
     if (!c->pending) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (long k = 0; k < s->n_runs; k++) {
@@ -102,8 +132,11 @@ static void progress(collector *c, int force)
 {
     if (!c->o->progress) return;
     double t = now_s();
-    if (!force && t - c->last_print < 1.0) return;
+    /* at most once a second when runs finish, once a minute while they do not */
+    long seen = c->sum->done;
+    if (!force && (t - c->last_print < 1.0 || (seen == c->last_done && t - c->last_print < 60.0))) return;
     c->last_print = t;
+    c->last_done = seen;
     dp_sweep_summary *m = c->sum;
     long remaining = m->total - m->skipped - m->done;
     double el = t - c->t0;
@@ -126,7 +159,8 @@ static int collector_record(collector *c, dp_result *row, dp_error *err)
             fprintf(stderr, "doppler sweep %s: run %s (%s, %s, seed %ld) failed: %s\n", c->s->name, row->key,
                     row->graph, row->method, row->seed, row->error);
     }
-    progress(c, c->sum->done + c->sum->skipped == c->sum->total);
+    /* the last line is always printed; others at most once a second, after the next spawn */
+    if (c->sum->done + c->sum->skipped == c->sum->total) progress(c, 1);
     return DP_OK;
 }
 
@@ -205,6 +239,16 @@ static int child_spawn(const collector *c, long k, child *ch, dp_error *err)
         close(p[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(5); /* the parent died before the line above */
+        /* a fresh program image: no state of the parent (HDF5's library state, OpenBLAS's thread
+         * pool, GSL, allocator) leaks into the run; a forked copy that ran training directly
+         * gave different results from a standalone run */
+        char idx[32], fd[32];
+        snprintf(idx, sizeof idx, "%ld", k);
+        snprintf(fd, sizeof fd, "%d", p[1]);
+        const char *self = getenv("DOPPLER_SWEEP_SELF");
+        execl(self && *self ? self : "/proc/self/exe", "doppler", "sweep", c->s->path, "--run-one", idx, "--result-fd", fd,
+              "--out", c->o->out, (char *)NULL);
+        /* exec failed: run here rather than not at all */
         child_main(c, k, p[1]);
     }
     close(p[1]);
@@ -273,6 +317,19 @@ static void child_finish(const collector *c, child *ch, dp_result *row)
     ch->buf = NULL;
 }
 
+int dp_sweep_run_one(const dp_sweep *s, const dp_sweep_options *o, long k, int fd, dp_error *err)
+{
+    if (k < 0 || k >= s->n_runs) return dp_error_set(err, DP_EINVAL, "--run-one %ld: the config has %ld runs", k, s->n_runs);
+    collector c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.o = o;
+    split_out(o->out, c.out_dir, sizeof c.out_dir, c.runs_rel, sizeof c.runs_rel);
+    openblas_set_num_threads(1);
+    child_main(&c, k, fd); /* does not return */
+    return DP_OK;
+}
+
 /* ---------------------------------------------------------- local pool ---- */
 
 static volatile sig_atomic_t stop_signal = 0;
@@ -308,6 +365,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
             c.running = n_kids;
         }
         if (rc != DP_OK || n_kids == 0) break;
+        progress(&c, 0);
         for (int i = 0; i < n_kids; i++) { pfd[i].fd = kids[i].fd; pfd[i].events = POLLIN; pfd[i].revents = 0; }
         int timeout_ms = o->timeout_s > 0 ? 200 : 1000;
         int pr = poll(pfd, (nfds_t)n_kids, timeout_ms);
@@ -519,6 +577,7 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
             long k = c.pending[c.next++];
             c.running++;
             MPI_Send(&k, 1, MPI_LONG, st.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
+            progress(&c, 0);
         } else {
             long none = -1;
             MPI_Send(&none, 1, MPI_LONG, st.MPI_SOURCE, TAG_STOP, MPI_COMM_WORLD);

@@ -1,8 +1,9 @@
 /* sweep_exec.h: running a sweep's runs and writing their results.
  *
- * Local pool: up to `jobs` runs at once, each in a forked child process that executes the run
- * (run.h) and sends its result row as JSON through a pipe; the parent is the only writer of the
- * results file. Processes rather than threads because
+ * Local pool: up to `jobs` runs at once, each in a child process (fork, then exec of this same
+ * program with --run-one, so that no library state of the parent leaks into a run) that executes
+ * the run (run.h) and sends its result row as JSON through a pipe; the parent is the only writer
+ * of the results file. Processes rather than threads because
  *   - a run that crashes (a bug in a method, an abort in a library, the kernel's OOM killer)
  *     takes only its own process down: the sweep records it as failed and goes on;
  *   - the serial HDF5 library that trajectory and checkpoint writers use is not thread-safe,
@@ -29,6 +30,7 @@ typedef struct dp_sweep_options {
     int jobs;             /* local pool size; 0: one per online core */
     int shard_i, shard_n; /* this shard (n = 1: everything) */
     int retry_failed;     /* run again the runs whose row says failed */
+    int prune;            /* drop the rows of runs the config no longer has */
     double timeout_s;     /* per run; 0: none */
     int progress;         /* 1: progress lines on stderr */
 } dp_sweep_options;
@@ -46,6 +48,10 @@ typedef struct dp_sweep_summary {
 /* Run the sweep with the local pool. Returns DP_OK when every run was executed (some may have
  * failed: see sum->failed), or an error (results file locked or unwritable, interrupted). */
 int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err);
+
+/* Execute run k of s in this process and write its result row (JSON) to fd, then _exit: what a
+ * pool worker process runs after exec (`doppler sweep CONFIG --run-one K --result-fd FD`). */
+int dp_sweep_run_one(const dp_sweep *s, const dp_sweep_options *o, long k, int fd, dp_error *err);
 
 /* Merge the rows of other results files (shards) into o->out: rows of runs of this sweep that
  * the file lacks are appended; then the file is rewritten in expansion order. */

@@ -1,6 +1,7 @@
 /* dp_doppler.c: the SEL and PLC networks (see dp_doppler.h). */
 #include "dp_doppler.h"
 
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,40 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
 
 /* ---- per-graph inputs ---- */
 
+static void raw_features(const dp_graph *g, const dp_costs *c, const double *bl, const double *tl, float *Xraw)
+{
+    const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
+    for (int v = 0; v < n; v++) {
+        double in = 0, out = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
+        float *x = Xraw + (size_t)v * F;
+        x[0] = (float)dp_costs_mean_op(c, v);
+        x[1] = (float)bl[v];
+        x[2] = (float)tl[v];
+        x[3] = (float)in;
+        x[4] = (float)out;
+    }
+}
+
+int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw)
+{
+    const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
+    double *bl = dp_malloc_n(n, sizeof(double)), *tl = dp_malloc_n(n, sizeof(double));
+    float *raw = Xraw ? Xraw : dp_malloc_n((size_t)n * F, sizeof(float));
+    float mean[DP_DOPPLER_N_NODE_FEATURES], rstd[DP_DOPPLER_N_NODE_FEATURES];
+    int rc = DP_ENOMEM;
+    if (bl && tl && raw) {
+        dp_costs_levels(g, c, bl, tl);
+        raw_features(g, c, bl, tl, raw);
+        dp_nn_zscore_forward(X, mean, rstd, raw, n, F, ZS_EPS);
+        rc = DP_OK;
+    }
+    if (raw != Xraw) free(raw);
+    free(bl); free(tl);
+    return rc;
+}
+
 static int build_features(dp_doppler *dd)
 {
     const dp_graph *g = dd->g;
@@ -30,17 +65,7 @@ static int build_features(dp_doppler *dd)
         return DP_ENOMEM;
     }
     dp_costs_levels(g, c, bl, tl);
-    for (int v = 0; v < n; v++) {
-        double in = 0, out = 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
-        float *x = dd->Xraw + (size_t)v * F;
-        x[0] = (float)dp_costs_mean_op(c, v);
-        x[1] = (float)bl[v];
-        x[2] = (float)tl[v];
-        x[3] = (float)in;
-        x[4] = (float)out;
-    }
+    raw_features(g, c, bl, tl, dd->Xraw);
     dp_nn_zscore_forward(dd->X, mean, rstd, dd->Xraw, n, F, ZS_EPS);
 
     /* paths: next op on the b-path (successor attaining the b-level) and the t-path */
@@ -85,13 +110,21 @@ static int build_features(dp_doppler *dd)
     dd->bidx = dp_malloc_n(bt, sizeof(int));
     dd->tidx = dp_malloc_n(tt, sizeof(int));
     if (!dd->bptr || !dd->tptr || !dd->bidx || !dd->tidx || bt > (size_t)1 << 30 || tt > (size_t)1 << 30) goto out;
+    /* the chains for the O(n d) path sums: b-paths follow successors (reverse topological order
+     * visits a successor first), t-paths predecessors (topological order) */
+    dd->bnext = bnext;
+    dd->tnext = tnext;
+    bnext = tnext = NULL;
+    dd->rtopo = dp_malloc_n(n > 0 ? n : 1, sizeof(int));
+    if (!dd->rtopo) goto out;
+    for (int k = 0; k < n; k++) dd->rtopo[k] = g->topo[n - 1 - k];
     dd->bptr[0] = dd->tptr[0] = 0;
     for (int v = 0; v < n; v++) {
         int k = dd->bptr[v];
-        for (int u = v; u >= 0; u = bnext[u]) dd->bidx[k++] = u;
+        for (int u = v; u >= 0; u = dd->bnext[u]) dd->bidx[k++] = u;
         dd->bptr[v + 1] = k;
         k = dd->tptr[v];
-        for (int u = v; u >= 0; u = tnext[u]) dd->tidx[k++] = u;
+        for (int u = v; u >= 0; u = dd->tnext[u]) dd->tidx[k++] = u;
         dd->tptr[v + 1] = k;
     }
 
@@ -188,10 +221,11 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     ALLOC(dd->p_H, nd); ALLOC(dd->p_Fpre, nd); ALLOC(dd->p_F, nd);
     ALLOC(dd->p_S, (size_t)D * d); ALLOC(dd->p_op, n);
     ALLOC(dd->p_DFz, nD * DP_ENV_N_DEVICE_FEATURES); ALLOC(dd->p_L1, nD * d); ALLOC(dd->p_Sst, nD * d);
-    ALLOC(dd->p_Sm, nd); ALLOC(dd->p_Sr, nd); ALLOC(dd->p_cat, nD * 4 * d); ALLOC(dd->p_A, nD * h);
+    ALLOC(dd->p_Sm, nd); ALLOC(dd->p_Sr, nd); ALLOC(dd->p_cat, nD * 2 * d); ALLOC(dd->p_A, nD * h);
+    ALLOC(dd->p_Q, (size_t)n * h); ALLOC(dd->p_dQ, (size_t)n * h);
     ALLOC(dd->p_dlogits, nD);
     ALLOC(dd->p_dH, nd); ALLOC(dd->p_dF, nd);
-    ALLOC(dd->p_Aact, nD * h); ALLOC(dd->p_dA, nD * h); ALLOC(dd->p_dAact, nD * h); ALLOC(dd->p_dcat, nD * 4 * d); ALLOC(dd->p_dL1, nD * d);
+    ALLOC(dd->p_Aact, nD * h); ALLOC(dd->p_dA, nD * h); ALLOC(dd->p_dAact, nD * h); ALLOC(dd->p_dcat, nD * 2 * d); ALLOC(dd->p_dL1, nD * d);
     ALLOC(dd->p_dS, (size_t)D * d); ALLOC(dd->p_acc, (size_t)D * d);
     ALLOC(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > DP_ENV_N_DEVICE_FEATURES ? d : DP_ENV_N_DEVICE_FEATURES));
     ALLOC(dd->devfeat, (size_t)D * DP_ENV_N_DEVICE_FEATURES);
@@ -208,6 +242,7 @@ void dp_doppler_free(dp_doppler *dd)
     free(dd->X); free(dd->Xraw);
     dp_nn_ecgraph_free(dd->eg);
     free(dd->bptr); free(dd->bidx); free(dd->tptr); free(dd->tidx);
+    free(dd->bnext); free(dd->tnext); free(dd->rtopo);
     dp_mpnn_free(&dd->sel_mp);
     dp_mpnn_free(&dd->plc_mp);
     dp_nn_params_free(&dd->sel);
@@ -216,7 +251,7 @@ void dp_doppler_free(dp_doppler *dd)
                      dd->s_A, dd->s_Aact, dd->s_score, dd->s_dscore, dd->s_dcat, dd->s_dA, dd->s_dAact, dd->s_dH, dd->s_dP,
                      dd->p_H, dd->p_Fpre, dd->p_F, dd->p_S, dd->p_DFz, dd->p_L1, dd->p_Sst, dd->p_Sm, dd->p_Sr,
                      dd->p_cat, dd->p_A, dd->p_dlogits, dd->p_dH, dd->p_dF, dd->p_Aact, dd->p_dA, dd->p_dAact, dd->p_dcat,
-                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp};
+                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp, dd->p_Q, dd->p_dQ};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
     free(dd->p_op);
     free(dd->devfeat);
@@ -254,6 +289,7 @@ void dp_doppler_zero_grad(dp_doppler *dd)
     memset(dd->s_dscore, 0, (size_t)dd->n * sizeof(float));
     memset(dd->p_dH, 0, nd * sizeof(float));
     memset(dd->p_dF, 0, nd * sizeof(float));
+    memset(dd->p_dQ, 0, (size_t)dd->n * dd->a.mlp_hidden * sizeof(float));
 }
 
 /* copy a (rows, w) block into columns [off, off+w) of a (rows, W) matrix */
@@ -272,8 +308,8 @@ void dp_doppler_prepare(dp_doppler *dd)
     dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
     dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
     dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
-    dp_nn_sum_pool_forward(dd->s_Bp, dd->s_H, dd->bptr, dd->bidx, n, d);
-    dp_nn_sum_pool_forward(dd->s_Tp, dd->s_H, dd->tptr, dd->tidx, n, d);
+    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
+    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
     /* concatenation [lrelu(F), H, zscore(B), zscore(T)] written straight into s_cat: the
      * z-scores go through s_dP as a temporary */
     float *tmp = dd->s_dP;
@@ -292,6 +328,13 @@ void dp_doppler_prepare(dp_doppler *dd)
     dp_nn_leaky_relu_forward(dd->p_H, dd->p_Hpre, nd, sl);
     dp_nn_linear_forward(dd->p_Fpre, dd->X, dp_nn_param(P, dd->p_fw), dp_nn_param(P, dd->p_fb), n, F, d);
     dp_nn_leaky_relu_forward(dd->p_F, dd->p_Fpre, nd, sl);
+    /* the op's part of the scoring MLP's first layer, the same for every device and step:
+     * Q = F W1[:, d:2d]^T + H W1[:, 2d:3d]^T + b1 (W1 is (h, 4d), its column blocks act on
+     * [device features, F, H, device sums]) */
+    const float *w1 = dp_nn_param(P, dd->p_w1);
+    for (int v = 0; v < n; v++) memcpy(dd->p_Q + (size_t)v * h, dp_nn_param(P, dd->p_b1), (size_t)h * sizeof(float));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, h, d, 1.0f, dd->p_F, d, w1 + d, 4 * d, 1.0f, dd->p_Q, h);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, h, d, 1.0f, dd->p_H, d, w1 + 2 * d, 4 * d, 1.0f, dd->p_Q, h);
 }
 
 void dp_doppler_episode_begin(dp_doppler *dd)
@@ -307,7 +350,7 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
     const dp_nn_params *P = &dd->plc;
     const int t = env->step;
     float *DFz = dd->p_DFz + (size_t)t * D * FD, *L1 = dd->p_L1 + (size_t)t * D * d;
-    float *Sst = dd->p_Sst + (size_t)t * D * d, *cat = dd->p_cat + (size_t)t * D * 4 * d;
+    float *Sst = dd->p_Sst + (size_t)t * D * d, *cat = dd->p_cat + (size_t)t * D * 2 * d;
     float *A = dd->p_A + (size_t)t * D * h, *Aact = dd->p_Aact + (size_t)t * D * h;
     dd->p_op[t] = v;
     dd->episode_steps = t + 1;
@@ -322,14 +365,16 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
     memcpy(Sst, dd->p_S, (size_t)D * d * sizeof(float));
     float *zS = dd->p_dS; /* temporary */
     dp_nn_zscore_forward(zS, dd->p_Sm + (size_t)t * d, dd->p_Sr + (size_t)t * d, Sst, D, d, ZS_EPS);
+    /* the per-device columns [lrelu(L1), zS] (D, 2d); the op's columns are in Q[v] */
     for (int k = 0; k < D; k++) {
-        float *row = cat + (size_t)k * 4 * d;
+        float *row = cat + (size_t)k * 2 * d;
         dp_nn_leaky_relu_forward(row, L1 + (size_t)k * d, (size_t)d, sl);
-        memcpy(row + d, dd->p_F + (size_t)v * d, (size_t)d * sizeof(float));
-        memcpy(row + 2 * d, dd->p_H + (size_t)v * d, (size_t)d * sizeof(float));
-        memcpy(row + 3 * d, zS + (size_t)k * d, (size_t)d * sizeof(float));
+        memcpy(row + d, zS + (size_t)k * d, (size_t)d * sizeof(float));
     }
-    dp_nn_linear_forward(A, cat, dp_nn_param(P, dd->p_w1), dp_nn_param(P, dd->p_b1), D, 4 * d, h);
+    const float *w1 = dp_nn_param(P, dd->p_w1);
+    for (int k = 0; k < D; k++) memcpy(A + (size_t)k * h, dd->p_Q + (size_t)v * h, (size_t)h * sizeof(float));
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat, 2 * d, w1, 4 * d, 1.0f, A, h);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat + d, 2 * d, w1 + 3 * d, 4 * d, 1.0f, A, h);
     dp_nn_leaky_relu_forward(Aact, A, (size_t)D * h, sl);
     dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
 }
@@ -361,16 +406,29 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
     dp_nn_linear_backward(dAact, dp_nn_grad(P, dd->p_w2), dp_nn_grad(P, dd->p_b2), dd->p_dlogits, dd->p_Aact,
                           dp_nn_param(P, dd->p_w2), R, h, 1);
     dp_nn_leaky_relu_backward(dd->p_dA, dAact, dd->p_A, (size_t)R * h, sl);
-    memset(dd->p_dcat, 0, (size_t)R * 4 * d * sizeof(float));
-    dp_nn_linear_backward(dd->p_dcat, dp_nn_grad(P, dd->p_w1), dp_nn_grad(P, dd->p_b1), dd->p_dA, dd->p_cat,
-                          dp_nn_param(P, dd->p_w1), R, 4 * d, h);
+    /* A = Q[v] + cat_dev W1_dev^T: the per-device column blocks (0 and 3) here over all R rows,
+     * the op's (Q: blocks 1, 2 and b1) once per batch in dp_doppler_backward from dQ[v], the
+     * sum of dA over the devices of v's step */
+    const float *w1 = dp_nn_param(P, dd->p_w1);
+    float *gw1 = dp_nn_grad(P, dd->p_w1);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dd->p_dA, h, dd->p_cat, 2 * d, 1.0f, gw1, 4 * d);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dd->p_dA, h, dd->p_cat + d, 2 * d, 1.0f,
+                gw1 + 3 * d, 4 * d);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dd->p_dA, h, w1, 4 * d, 0.0f, dd->p_dcat, 2 * d);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dd->p_dA, h, w1 + 3 * d, 4 * d, 0.0f,
+                dd->p_dcat + d, 2 * d);
+    for (int t = 0; t < T; t++) {
+        float *q = dd->p_dQ + (size_t)dd->p_op[t] * h;
+        for (int k = 0; k < D; k++) {
+            const float *a = dd->p_dA + ((size_t)t * D + k) * h;
+            for (int j = 0; j < h; j++) q[j] += a[j];
+        }
+    }
     /* device-feature branch: dcat[:, 0:d] through lrelu(L1), L1 = DFz devw^T + devb */
     memset(dd->p_dL1, 0, (size_t)R * d * sizeof(float));
-    for (int r = 0; r < R; r++) {
-        const float *dc = dd->p_dcat + (size_t)r * 4 * d, *l1 = dd->p_L1 + (size_t)r * d;
-        float *o = dd->p_dL1 + (size_t)r * d;
-        for (int j = 0; j < d; j++) o[j] = l1[j] > 0 ? dc[j] : sl * dc[j];
-    }
+    for (int r = 0; r < R; r++)
+        dp_nn_leaky_relu_backward(dd->p_dL1 + (size_t)r * d, dd->p_dcat + (size_t)r * 2 * d, dd->p_L1 + (size_t)r * d,
+                                  (size_t)d, sl);
     dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dd->p_dL1, dd->p_DFz,
                           dp_nn_param(P, dd->p_dw), R, FD, d);
     /* per-op branches and device sums; walk the steps backwards keeping, per device, the sum of
@@ -378,20 +436,14 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
     memset(dd->p_acc, 0, (size_t)D * d * sizeof(float));
     for (int t = T - 1; t >= 0; t--) {
         int v = dd->p_op[t], k0 = env->assignment[v];
-        float *dF = dd->p_dF + (size_t)v * d, *dH = dd->p_dH + (size_t)v * d;
+        float *dH = dd->p_dH + (size_t)v * d;
         /* op v is in S_t' for t' > t on its device: those gradients are in acc */
         const float *acc = dd->p_acc + (size_t)k0 * d;
         for (int j = 0; j < d; j++) dH[j] += acc[j];
         memset(dd->p_dS, 0, (size_t)D * d * sizeof(float));
         float *dZ = dd->p_dtmp; /* (D, d) */
-        for (int k = 0; k < D; k++) {
-            const float *dc = dd->p_dcat + ((size_t)t * D + k) * 4 * d;
-            for (int j = 0; j < d; j++) {
-                dF[j] += dc[d + j];
-                dH[j] += dc[2 * d + j];
-            }
-            memcpy(dZ + (size_t)k * d, dc + 3 * d, (size_t)d * sizeof(float));
-        }
+        for (int k = 0; k < D; k++)
+            memcpy(dZ + (size_t)k * d, dd->p_dcat + ((size_t)t * D + k) * 2 * d + d, (size_t)d * sizeof(float));
         dp_nn_zscore_backward(dd->p_dS, dZ, dd->p_Sst + (size_t)t * D * d, dd->p_Sm + (size_t)t * d,
                               dd->p_Sr + (size_t)t * d, D, d, ZS_EPS);
         for (size_t i = 0; i < (size_t)D * d; i++) dd->p_acc[i] += dd->p_dS[i];
@@ -436,10 +488,10 @@ void dp_doppler_backward(dp_doppler *dd)
         memset(dpool, 0, nd * sizeof(float));
         if (which == 0) {
             dp_nn_zscore_backward(dpool, dz, dd->s_Bp, dd->s_Bm, dd->s_Br, n, d, ZS_EPS);
-            dp_nn_sum_pool_backward(dH, dpool, dd->bptr, dd->bidx, n, d);
+            dp_nn_chain_sum_backward(dH, dpool, dd->bnext, dd->rtopo, n, d);
         } else {
             dp_nn_zscore_backward(dpool, dz, dd->s_Tp, dd->s_Tm, dd->s_Tr, n, d, ZS_EPS);
-            dp_nn_sum_pool_backward(dH, dpool, dd->tptr, dd->tidx, n, d);
+            dp_nn_chain_sum_backward(dH, dpool, dd->tnext, dd->g->topo, n, d);
         }
     }
     /* through H = lrelu(MPNN(X)) */
@@ -448,7 +500,20 @@ void dp_doppler_backward(dp_doppler *dd)
     dp_nn_leaky_relu_backward(dHpre, dH, dd->s_Hpre, nd, sl);
     dp_mpnn_backward(&dd->sel_mp, dHpre);
 
-    /* PLC per-op parts */
+    /* PLC per-op parts: first Q = F W1[:, d:2d]^T + H W1[:, 2d:3d]^T + b1 */
+    {
+        const float *w1 = dp_nn_param(P, dd->p_w1);
+        float *gw1 = dp_nn_grad(P, dd->p_w1);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, n, 1.0f, dd->p_dQ, h, dd->p_F, d, 1.0f, gw1 + d, 4 * d);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, n, 1.0f, dd->p_dQ, h, dd->p_H, d, 1.0f, gw1 + 2 * d, 4 * d);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, h, 1.0f, dd->p_dQ, h, w1 + d, 4 * d, 1.0f, dd->p_dF, d);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, h, 1.0f, dd->p_dQ, h, w1 + 2 * d, 4 * d, 1.0f, dd->p_dH, d);
+        float *gb1 = dp_nn_grad(P, dd->p_b1);
+        for (int v = 0; v < n; v++) {
+            const float *q = dd->p_dQ + (size_t)v * h;
+            for (int j = 0; j < h; j++) gb1[j] += q[j];
+        }
+    }
     memset(dFpre, 0, nd * sizeof(float));
     dp_nn_leaky_relu_backward(dFpre, dd->p_dF, dd->p_Fpre, nd, sl);
     dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_fw), dp_nn_grad(P, dd->p_fb), dFpre, dd->X,

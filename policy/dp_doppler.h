@@ -22,8 +22,11 @@
  *   over the devices; S[k] = sum of Hp over ops already on k, z-scored over the devices;
  *   logit(k) = MLP([lrelu(Linear(5->d) devfeat[k]), Fp[v], Hp[v], zS[k]])  4d -> mlp_hidden -> 1
  *   pi_PLC(k | v) = softmax over the devices.
- * Per step the PLC costs O(D * 4d * mlp_hidden); its backward runs once per episode over all
- * steps with batched GEMMs.
+ * The op's columns of the first layer (those acting on Fp[v] and Hp[v], with its bias) are the
+ * same for every device and step: they are computed for all ops once per parameter update (Q in
+ * dp_doppler_prepare) and their backward runs once per batch (dQ in dp_doppler_backward), so a
+ * step costs O(D * 2d * mlp_hidden) and the per-episode backward (batched GEMMs over all steps)
+ * only covers the per-device columns.
  *
  * Usage per batch of episodes: dp_doppler_zero_grad; dp_doppler_prepare (forward of the per-op
  * parts); for each episode: dp_doppler_episode_begin, then per step read dp_doppler_sel_scores,
@@ -54,6 +57,11 @@ typedef struct dp_doppler_arch {
     float slope;     /* leaky ReLU slope (authors: 0.1) */
 } dp_doppler_arch;
 
+/* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
+ * Xraw (n, 5) as computed (may be NULL when not wanted) and X (n, 5) z-scored per column over the
+ * ops. The learned baselines (Placeto, GDP) use the same inputs. DP_OK or DP_ENOMEM. */
+int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw);
+
 /* The authors' sizes: 128, 64, 6, 128, 0.1. */
 void dp_doppler_arch_default(dp_doppler_arch *a);
 
@@ -67,6 +75,8 @@ typedef struct dp_doppler {
     float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
     dp_nn_ecgraph *eg;              /* bidirected graph, z-scored edge feature classes */
     int *bptr, *bidx, *tptr, *tidx; /* b-paths and t-paths, CSR over ops */
+    int *bnext, *tnext;             /* the next op on each op's b-path / t-path (-1 at the end) */
+    int *rtopo;                     /* reverse topological order (b-path sums visit it) */
     /* SEL */
     dp_nn_params sel;
     dp_mpnn sel_mp;
@@ -82,6 +92,8 @@ typedef struct dp_doppler {
     int *p_op;                     /* (n) op of each step */
     float *p_DFz, *p_L1, *p_Sst, *p_Sm, *p_Sr, *p_cat, *p_A, *p_dlogits; /* per-step caches */
     float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
+    float *p_Q, *p_dQ;             /* (n, mlp_hidden) the op's part of the PLC MLP's first layer, its
+                                      gradient accumulated over the batch */
     float *p_Aact, *p_dA, *p_dAact, *p_dcat, *p_dL1, *p_dS, *p_acc, *p_dtmp;
     double *devfeat;               /* (D, 5) scratch */
     int episode_steps;             /* steps cached in the current episode */

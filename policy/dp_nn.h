@@ -117,6 +117,15 @@ void dp_nn_sum_pool_forward(float *out, const float *inp, const int *ptr, const 
 /* dinp[idx[k]] += dout[m] for every k of list m. */
 void dp_nn_sum_pool_backward(float *dinp, const float *dout, const int *ptr, const int *idx, int M, int C);
 
+/* Sums along chains: the chain of v is v, next[v], next[next[v]], ... until -1 (a forest of
+ * paths, e.g. each op's b-level path), and out[v] (C) = the sum of inp over v's chain. This is
+ * sum pooling over the chains' index lists, computed in O(N C) instead of O(total length x C) by
+ * out[v] = inp[v] + out[next[v]]. order (N) lists the nodes so that next[v] comes before v. */
+void dp_nn_chain_sum_forward(float *out, const float *inp, const int *next, const int *order, int N, int C);
+/* dinp (N, C) += the gradient; dacc (N, C) holds dL/dout on entry and is used as the accumulator
+ * (overwritten). */
+void dp_nn_chain_sum_backward(float *dinp, float *dacc, const int *next, const int *order, int N, int C);
+
 /* Softmax over a candidate set of n logits: prob and logp (n each; logp = log prob, computed
  * stably). Returns the entropy -sum p log p (nats, double). */
 double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int n);
@@ -183,6 +192,29 @@ void dp_nn_ecconv_forward(float *out, float *gcache, const float *h, const float
 /* dh (n_nodes, Cin) +=, dwc (n_classes, Cin, Cout) +=, dbias (Cout) +=. */
 void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dout, const float *gcache,
                            const float *wc, const dp_nn_ecgraph *g, int Cin, int Cout, float *scratch);
+
+
+/* ---------------------------------------------------------------------------------------------
+ * Scaled dot-product self-attention (Vaswani et al. 2017, eq. 1) with H heads, as GDP's
+ * Transformer policy uses it over the topologically ordered ops (Zhou et al. 2019):
+ *
+ *   for each head h:  P_h = softmax_rows(Q_h K_h^T / sqrt(dk))   (N, N)
+ *                     out_h = P_h V_h                            (N, dv)
+ *
+ * q and k are (N, H*dk), v and out (N, H*dv), row-major; head h owns columns h*dk .. h*dk+dk-1
+ * of q and k and h*dv .. h*dv+dv-1 of v and out (the concatenation of the heads). With causal = 1
+ * row i attends only to columns j <= i (P[i][j] = 0 for j > i). P (H, N, N) receives the
+ * attention weights for the backward. The projections producing q, k, v and mixing the heads
+ * are ordinary linear layers around this one. */
+void dp_nn_attention_forward(float *out, float *P, const float *q, const float *k, const float *v, int N, int H,
+                             int dk, int dv, int causal);
+/* Floats of scratch the backward needs: N * N. */
+size_t dp_nn_attention_scratch(int N);
+/* dq, dk (N, H*dk) +=, dv (N, H*dv) += from dout (N, H*dv); P is the forward's. Any of dq, dk,
+ * dv may be NULL. Per head: dV += P^T dO; dP = dO V^T; dS = P * (dP - rowsum(dP * P));
+ * dQ += dS K / sqrt(dk); dK += dS^T Q / sqrt(dk). */
+void dp_nn_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *P, const float *q,
+                              const float *k, const float *v, int N, int H, int dk_, int dv_, float *scratch);
 
 #ifdef __cplusplus
 }

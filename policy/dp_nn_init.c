@@ -14,8 +14,7 @@ int dp_nn_init_orthogonal(float *w, int rows, int cols, double gain, gsl_rng *r)
      * weight is wide (rows < cols) we orthonormalise its rows, i.e. work on the transpose. */
     int tall = rows >= cols;
     size_t m = tall ? (size_t)rows : (size_t)cols, k = tall ? (size_t)cols : (size_t)rows;
-    /* T from calloc: GSL writes only its upper triangle (the lower one is the zero block of
-     * the partition), and the GEMM below reads all of it */
+    /* T zeroed: QR_decomp_r writes only its upper triangle, and T V1^T reads all of it */
     gsl_matrix *a = gsl_matrix_alloc(m, k), *t = gsl_matrix_calloc(k, k);
     gsl_matrix *v = gsl_matrix_calloc(m, k), *wk = gsl_matrix_alloc(k, k), *q = gsl_matrix_calloc(m, k);
     int rc = DP_ENOMEM;
@@ -26,6 +25,12 @@ int dp_nn_init_orthogonal(float *w, int rows, int cols, double gain, gsl_rng *r)
         rc = DP_EINVAL;
         goto out;
     }
+    /* GSL fills only T's upper triangle and leaves the rest as it found it: the product below
+     * uses all of T, so the strict lower triangle must be zero (it was uninitialised heap, which
+     * gave weights of 1e8 and beyond whenever the heap held old data: a fresh process's clean
+     * heap hid it from the tests) */
+    for (size_t i = 1; i < k; i++)
+        for (size_t j = 0; j < i; j++) gsl_matrix_set(t, i, j, 0.0);
     for (size_t i = 0; i < m; i++)
         for (size_t j = 0; j < k && j <= i; j++) gsl_matrix_set(v, i, j, i == j ? 1.0 : gsl_matrix_get(a, i, j));
     /* wk = T V1^T */

@@ -4,6 +4,7 @@
 #include "dp_train.h"
 #include "dp_list.h"
 #include "dp_search.h"
+#include "dp_ptrain.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -112,6 +113,8 @@ static const dp_place_method methods[] = {
     {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal},
     {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local},
     {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact},
+    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto},
+    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp},
     {NULL, NULL, NULL},
 };
 

@@ -14,6 +14,20 @@
 /* ---- stages and config ---- */
 
 static const char *stage_names[DP_N_STAGES] = {"il", "sim", "real"};
+static const char *explore_names[] = {"epsilon-greedy", "mixture"};
+static const char *baseline_names[] = {"running", "greedy"};
+
+static int get_name(json_t *v, const char *key, const char *const *names, int n, int *out, dp_error *err)
+{
+    const char *s = json_string_value(v);
+    for (int i = 0; s && i < n; i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = i;
+            return DP_OK;
+        }
+    return n == 2 ? dp_error_set(err, DP_EINVAL, "config: \"%s\" must be \"%s\" or \"%s\"", key, names[0], names[1])
+                  : dp_error_set(err, DP_EINVAL, "config: \"%s\": unknown value", key);
+}
 
 const char *dp_stage_name(int stage)
 {
@@ -34,14 +48,13 @@ void dp_train_config_default(dp_train_config *c)
 {
     memset(c, 0, sizeof *c);
     dp_doppler_arch_default(&c->arch);
-    const dp_train_stage il = {2000, 1e-3, 0, 1.0, 0, 0.001, 1, 0};
-    const dp_train_stage sim = {2000, 1e-4, 0, 0.2, 0, 0, 0, 1};
-    const dp_train_stage real = {4000, 1e-4, 0, 0.2, 0, 0, 0, 1};
+    const dp_train_stage il = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-3, 0, 1.0, 0, 0.001, 1, 0, 0};
+    const dp_train_stage sim = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
+    const dp_train_stage real = {4000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
     c->stage[DP_STAGE_IL] = il;
     c->stage[DP_STAGE_SIM] = sim;
     c->stage[DP_STAGE_REAL] = real;
     c->gamma = 0.99;
-    c->batch = 1;
     c->adam_beta1 = 0.9;
     c->adam_beta2 = 0.999;
     c->adam_eps = 1e-8;
@@ -58,7 +71,6 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_t *o = json_object();
     json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
     json_object_set_new(o, "gamma", json_real(c->gamma));
-    json_object_set_new(o, "batch", json_integer(c->batch));
     json_object_set_new(o, "checkpoint_every", json_integer(c->checkpoint_every));
     json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
     json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
@@ -82,6 +94,9 @@ char *dp_train_config_to_json(const dp_train_config *c)
         const dp_train_stage *s = &c->stage[i];
         json_t *x = json_object();
         json_object_set_new(x, "episodes", json_integer(s->episodes));
+        json_object_set_new(x, "batch", json_integer(s->batch));
+        json_object_set_new(x, "exploration", json_string(explore_names[s->exploration]));
+        json_object_set_new(x, "baseline", json_string(baseline_names[s->baseline]));
         json_object_set_new(x, "lr", json_real(s->lr));
         json_object_set_new(x, "lr_final", json_real(s->lr_final));
         json_object_set_new(x, "epsilon", json_real(s->epsilon));
@@ -89,6 +104,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(x, "entropy_weight", json_real(s->entropy_weight));
         json_object_set_new(x, "il_weight", json_real(s->il_weight));
         json_object_set_new(x, "pg_weight", json_real(s->pg_weight));
+        json_object_set_new(x, "positive_only", json_boolean(s->positive_only));
         json_object_set_new(st, stage_names[i], x);
     }
     json_object_set_new(o, "stages", st);
@@ -130,7 +146,10 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     long L;
     double x;
     int rc;
+    /* two passes: the stages last, so that stages.S.batch overrides a top-level "batch" */
+    for (int pass = 0; pass < 2; pass++)
     json_object_foreach(o, key, v) {
+        if ((strcmp(key, "stages") == 0) != pass) continue;
         if (strcmp(key, "seed") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 0) return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
             c->seed = (uint64_t)json_integer_value(v);
@@ -138,7 +157,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if ((rc = get_num(v, key, 0, 1, &c->gamma, err))) return rc;
         } else if (strcmp(key, "batch") == 0) {
             if ((rc = get_int(v, key, 1, 1 << 20, &L, err))) return rc;
-            c->batch = (int)L;
+            for (int i = 0; i < DP_N_STAGES; i++) c->stage[i].batch = (int)L;
         } else if (strcmp(key, "checkpoint_every") == 0) {
             if ((rc = get_int(v, key, 1, 1L << 40, &c->checkpoint_every, err))) return rc;
         } else if (strcmp(key, "reward") == 0) {
@@ -189,6 +208,11 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                     char full[96];
                     snprintf(full, sizeof full, "stages.%s.%s", k2, k3);
                     if (strcmp(k3, "episodes") == 0) rc = get_int(y, full, 0, 1L << 40, &s->episodes, err);
+                    else if (strcmp(k3, "batch") == 0) {
+                        rc = get_int(y, full, 1, 1 << 20, &L, err);
+                        if (!rc) s->batch = (int)L;
+                    } else if (strcmp(k3, "exploration") == 0) rc = get_name(y, full, explore_names, 2, &s->exploration, err);
+                    else if (strcmp(k3, "baseline") == 0) rc = get_name(y, full, baseline_names, 2, &s->baseline, err);
                     else if (strcmp(k3, "lr") == 0) rc = get_num(y, full, 0, 10, &s->lr, err);
                     else if (strcmp(k3, "lr_final") == 0) rc = get_num(y, full, 0, 10, &s->lr_final, err);
                     else if (strcmp(k3, "epsilon") == 0) rc = get_num(y, full, 0, 1, &s->epsilon, err);
@@ -196,6 +220,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                     else if (strcmp(k3, "entropy_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->entropy_weight, err);
                     else if (strcmp(k3, "il_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->il_weight, err);
                     else if (strcmp(k3, "pg_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->pg_weight, err);
+                    else if (strcmp(k3, "positive_only") == 0) rc = get_bool(y, full, &s->positive_only, err);
                     else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
                     if (rc) return rc;
                 }
@@ -252,6 +277,7 @@ struct dp_trainer {
     int traj_ready;
     /* model selection: the parameters whose greedy placement was best at an evaluation */
     double best_greedy;     /* raw unit */
+    double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
     float *best_sel, *best_plc;
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
@@ -304,7 +330,8 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->g = g;
     tr->c = c;
     tr->cfg = *cfg;
-    if (tr->cfg.batch < 1) tr->cfg.batch = 1;
+    for (int i = 0; i < DP_N_STAGES; i++)
+        if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     tr->n = g->n_ops;
     tr->D = c->n_devices;
     tr->dd = dp_doppler_alloc(g, c, &cfg->arch, err);
@@ -400,23 +427,56 @@ static inline int close_enough(double a, double b)
     return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
-enum { MODE_EPSILON = 0, MODE_GREEDY = 1, MODE_SAMPLE = 2 };
+/* rollout modes: the two exploration rules (dp_explore), then greedy and softmax sampling */
+enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE };
 
-static int choose(const float *p, const float *z, int k, int mode, double eps, gsl_rng *r)
+static int argmax(const float *z, int k)
 {
-    if (mode == MODE_SAMPLE) {
-        double u = gsl_rng_uniform(r), s = 0;
-        for (int i = 0; i < k; i++) {
-            s += p[i];
-            if (u < s) return i;
-        }
-        return k - 1;
-    }
-    if (mode == MODE_EPSILON && eps > 0 && gsl_rng_uniform(r) < eps) return (int)gsl_rng_uniform_int(r, (unsigned long)k);
     int best = 0;
     for (int i = 1; i < k; i++)
         if (z[i] > z[best]) best = i;
     return best;
+}
+
+static int sample(const float *p, int k, gsl_rng *r)
+{
+    double u = gsl_rng_uniform(r), s = 0;
+    for (int i = 0; i < k; i++) {
+        s += p[i];
+        if (u < s) return i;
+    }
+    return k - 1;
+}
+
+static int choose(const float *p, const float *z, int k, int mode, double eps, gsl_rng *r)
+{
+    if (mode == MODE_SAMPLE) return sample(p, k, r);
+    if (mode == MODE_GREEDY) return argmax(z, k);
+    if (eps > 0 && gsl_rng_uniform(r) < eps) return (int)gsl_rng_uniform_int(r, (unsigned long)k);
+    return mode == MODE_MIXTURE ? sample(p, k, r) : argmax(z, k);
+}
+
+int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r)
+{
+    return choose(p, z, n, exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, r);
+}
+
+double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int exploration, double eps)
+{
+    if (exploration == DP_EXPLORE_MIXTURE) return (1 - eps) * p[a] + eps / n;
+    return (1 - eps) * (a == argmax(z, n)) + eps / n;
+}
+
+void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, int exploration, double eps)
+{
+    /* d log mu(a) / dz_j = (1 - eps) p_a (delta_aj - p_j) / mu(a) for the mixture; the authors
+     * use d log pi(a) / dz_j = delta_aj - p_j whatever drew a */
+    double w = 1;
+    if (exploration == DP_EXPLORE_MIXTURE && eps > 0) {
+        double pa = (1 - eps) * p[a];
+        w = pa / (pa + eps / n);
+    }
+    for (int j = 0; j < n; j++) dz[j] += (float)(-adv * w * ((j == a) - (double)p[j]));
 }
 
 /* One rollout with the prepared networks; records every step. */
@@ -473,7 +533,7 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
 }
 
 /* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
-static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double r, double scale)
+static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
     dp_doppler *dd = tr->dd;
     const int D = tr->D, T = tr->n;
@@ -487,8 +547,8 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double r, dou
             dlp[i] = tr->sel_mark[off + i] ? (float)(-st->il_weight) : 0.0f;
             dz[i] = 0;
         }
-        dlp[tr->sel_a[t]] += (float)(-st->pg_weight * R);
         dp_nn_log_softmax_backward(dz, dlp, p, nr);
+        if (st->pg_weight != 0) dp_train_pg_dlogits(dz, p, nr, tr->sel_a[t], st->pg_weight * R, st->exploration, eps);
         if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
         if (tr->cfg.update_sel)
             for (int i = 0; i < nr; i++) dp_doppler_sel_dscore(dd, tr->sel_ops[off + i], (float)(scale * dz[i]));
@@ -497,8 +557,8 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double r, dou
             dlp[k] = tr->plc_mark[(size_t)t * D + k] ? (float)(-st->il_weight) : 0.0f;
             dz[k] = 0;
         }
-        dlp[tr->plc_a[t]] += (float)(-st->pg_weight * R);
         dp_nn_log_softmax_backward(dz, dlp, pp, D);
+        if (st->pg_weight != 0) dp_train_pg_dlogits(dz, pp, D, tr->plc_a[t], st->pg_weight * R, st->exploration, eps);
         if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), pp, plp, tr->plc_H[t], D);
         for (int k = 0; k < D; k++) dz[k] = tr->cfg.update_plc ? (float)(scale * dz[k]) : 0.0f;
         dp_doppler_plc_set_dlogits(dd, t, dz);
@@ -665,6 +725,7 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
     double ms;
     int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;
+    tr->last_greedy = ms;
     if (ms < tr->best_greedy) {
         tr->best_greedy = ms;
         memcpy(tr->best_sel, tr->dd->sel.param, tr->dd->sel.n * sizeof(float));
@@ -727,7 +788,10 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     long every = c->checkpoint_every > 0 ? c->checkpoint_every : 100;
-    if (every % c->batch) every += c->batch - every % c->batch;
+    const int B = st.batch > 0 ? st.batch : 1;
+    if (every % B) every += B - every % B;
+    const int greedy_base = st.pg_weight != 0 && st.baseline == DP_BASELINE_GREEDY;
+    double base = 0; /* the greedy baseline of the batch in hand (printed unit) */
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK;
@@ -735,35 +799,45 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const long e = tr->episode;
         const double frac = (double)e / (double)st.episodes;
         const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
-        if (e % c->batch == 0) {
+        if (e % B == 0) {
             dp_doppler_zero_grad(tr->dd);
             if (tr->need_prepare) {
                 dp_doppler_prepare(tr->dd);
                 tr->need_prepare = 0;
+            }
+            if (greedy_base) {
+                /* the greedy placement of this batch's parameters; it uses no randomness, so a
+                 * resumed run recomputes the same value */
+                double gms;
+                if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
+                base = gms / sc;
+                tr->last_greedy = gms;
             }
         }
         const double te = now_s();
         uint64_t seed = gsl_rng_get(tr->master);
         gsl_rng_set(tr->ep, (unsigned long)seed);
         double ms, agree[2];
-        rc = rollout(tr, MODE_EPSILON, eps, tr->ep, &ms, agree, err);
+        rc = rollout(tr, st.exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, tr->ep, &ms, agree, err);
         if (rc != DP_OK) break;
         const double msp = ms / sc;
         tr->running_sum += msp;
         tr->running_count++;
         const double avg = tr->running_sum / (double)tr->running_count;
-        double r = avg - msp;
-        if (c->reward_relative && avg > 0) r /= avg;
+        const double b = greedy_base ? base : avg;
+        double r = b - msp;
+        if (c->reward_relative && b > 0) r /= b;
+        if (st.positive_only && r < 0) r = 0;
         if (ms < tr->best) {
             tr->best = ms;
             memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
         }
-        episode_grad(tr, &st, r, 1.0 / c->batch);
+        episode_grad(tr, &st, eps, r, 1.0 / B);
         /* the learning rate of this episode's position in the stage (linear decay) */
         const double lr = st.lr + (st.lr_final - st.lr) * frac;
         tr->episode++;
         done_here++;
-        if (tr->episode % c->batch == 0 || tr->episode == st.episodes) update(tr, lr);
+        if (tr->episode % B == 0 || tr->episode == st.episodes) update(tr, lr);
         dp_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
                                tr->traj_steps + tr->n_rows_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
@@ -771,10 +845,10 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             break;
         }
         const int last = tr->episode == st.episodes;
-        const int stop = io->stop && *io->stop && tr->episode % c->batch == 0;
+        const int stop = io->stop && *io->stop && tr->episode % B == 0;
         if (io->progress) {
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, agree[0], agree[1],
-                                    done_here / fmax(now_s() - t0, 1e-9), last || stop};
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, tr->last_greedy / sc,
+                                    agree[0], agree[1], done_here / fmax(now_s() - t0, 1e-9), last || stop};
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
@@ -815,34 +889,60 @@ int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment
     return rc;
 }
 
-int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+static double cpu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
 {
     if (reps < 1) reps = 1;
+    if (batch < 1) batch = 1;
+    const int batches = (reps + batch - 1) / batch;
     double ms;
-    int rc;
+    int rc = DP_OK;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
     gsl_rng_set(r, 7);
     /* inference: the per-episode forward (prepare) and a greedy rollout with the oracle */
-    double t0 = now_s();
-    for (int i = 0; i < reps; i++) {
+    double t0 = now_s(), c0 = cpu_now_s();
+    for (int i = 0; i < reps && rc == DP_OK; i++) {
         tr->need_prepare = 1;
-        if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) goto out;
+        rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
     }
-    *infer_s = (now_s() - t0) / reps;
-    /* training: forward, rollout, loss gradients, backward, Adam on both networks */
+    wall_s[0] = (now_s() - t0) / reps;
+    cpu_s[0] = (cpu_now_s() - c0) / reps;
+    /* training as dp_trainer_run does it: per batch one forward of the per-op parts (in the
+     * first rollout), `batch` exploratory rollouts with their episode backward, one backward
+     * and one Adam step per network */
     dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
     st.pg_weight = 1;
+    st.exploration = DP_EXPLORE_MIXTURE;
     t0 = now_s();
-    for (int i = 0; i < reps; i++) {
+    c0 = cpu_now_s();
+    for (int b = 0; b < batches && rc == DP_OK; b++) {
         dp_doppler_zero_grad(tr->dd);
-        if ((rc = rollout(tr, MODE_EPSILON, 0.5, r, &ms, NULL, err)) != DP_OK) goto out;
-        episode_grad(tr, &st, 0.1, 1.0);
-        update(tr, 1e-6);
+        for (int i = 0; i < batch && rc == DP_OK; i++) {
+            if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
+            episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch);
+        }
+        if (rc == DP_OK) update(tr, 1e-6);
     }
-    *train_s = (now_s() - t0) / reps;
-    rc = DP_OK;
-out:
+    wall_s[1] = (now_s() - t0) / ((double)batch * batches);
+    cpu_s[1] = (cpu_now_s() - c0) / ((double)batch * batches);
     gsl_rng_free(r);
+    return rc;
+}
+
+int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+{
+    double w[2], c[2];
+    int rc = dp_trainer_bench_batch(tr, reps, 1, w, c, err);
+    if (rc == DP_OK) {
+        *infer_s = w[0];
+        *train_s = w[1];
+    }
     return rc;
 }

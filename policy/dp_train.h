@@ -1,21 +1,32 @@
 /* dp_train.h: training the DOPPLER policies in three stages (Yao et al. 2026, the authors'
  * run_placement.py and rl_agent.py; differences in doc/doppler-vs-reference.md).
  *
- * An episode: reset the environment; at each step SEL picks a ready op and PLC its device, each
- * epsilon-greedily (a uniform choice with probability epsilon, else the argmax); the cost oracle
- * gives the makespan of the finished assignment. The loss of an episode, over its steps t:
+ * An episode: reset the environment; at each step SEL picks a ready op and PLC its device by the
+ * stage's exploration rule (below); the cost oracle gives the makespan of the finished
+ * assignment. The loss of an episode, over its steps t:
  *
- *   L = - pg_weight * sum_t R_t (log pi_SEL(a_t) + log pi_PLC(d_t))
+ *   L = - pg_weight * sum_t R_t (log mu_SEL(a_t) + log mu_PLC(d_t))
  *       - il_weight * sum_t (sum over heuristic-optimal ops i of log pi_SEL(i)
  *                            + sum over heuristic-optimal devices k of log pi_PLC(k))
  *       - entropy_weight * sum_t (H(pi_SEL) + H(pi_PLC))
  *
- * with the terminal reward r = (running average of all makespans so far, this one included) -
- * makespan, returned as R_t = gamma^(T-1-t) r. Stage I (il) is imitation of the critical-path
- * heuristic on the policy's own rollouts (pg_weight 0), Stage II (sim) REINFORCE against the
- * simulator, Stage III (real) the same against a real-execution oracle. One Adam step per network
- * per `batch` episodes (authors: 1); epsilon and the learning rate decay linearly from their
- * initial to their final value over the stage's episodes (the learning rate really reaches Adam).
+ * with R_t = gamma^(T-1-t) r and the terminal reward r = baseline - makespan (divided by the
+ * baseline when reward is "relative"). Exploration and the log-likelihood mu:
+ *   epsilon-greedy (authors): a uniform choice with probability epsilon, else the argmax; mu = pi,
+ *     the softmax, although the actions are not drawn from it (an off-policy, biased estimator);
+ *   mixture: a uniform choice with probability epsilon, else a draw from pi; mu = (1 - epsilon) pi
+ *     + epsilon / |choices|, the behaviour policy itself (the exact REINFORCE gradient of the
+ *     expected cost under the policy that acts; epsilon 0 is plain softmax sampling).
+ * Baselines: running (authors): the running average of the stage's makespans, this one included;
+ * greedy: the makespan of the greedy policy with the parameters of the batch (Kool et al. 2019,
+ * "Attention, learn to solve routing problems!"), so a sampled deviation is rewarded exactly when
+ * it beats the greedy placement that model selection and `place` use.
+ * Stage I (il) is imitation of the critical-path heuristic on the policy's own rollouts
+ * (pg_weight 0), Stage II (sim) REINFORCE against the simulator, Stage III (real) the same
+ * against a real-execution oracle. One Adam step per network per `batch` episodes (authors: 1);
+ * epsilon and the learning rate decay linearly from their initial to their final value over the
+ * stage's episodes (the learning rate really reaches Adam). Why and how this departs from the
+ * authors: doc/doppler-vs-reference.md.
  */
 #ifndef DP_TRAIN_H
 #define DP_TRAIN_H
@@ -37,20 +48,28 @@ typedef enum { DP_STAGE_IL = 0, DP_STAGE_SIM = 1, DP_STAGE_REAL = 2 } dp_stage;
 const char *dp_stage_name(int stage);            /* "il", "sim", "real" */
 int dp_stage_parse(const char *s, int *stage);   /* DP_OK or DP_EINVAL */
 
+typedef enum { DP_EXPLORE_EPSILON_GREEDY = 0, DP_EXPLORE_MIXTURE = 1 } dp_explore;
+typedef enum { DP_BASELINE_RUNNING = 0, DP_BASELINE_GREEDY = 1 } dp_baseline;
+
 typedef struct dp_train_stage {
     long episodes;         /* authors: 2000 / 2000 / 4000 */
+    int batch;             /* episodes per update (authors: 1) */
+    int exploration;       /* dp_explore (authors: DP_EXPLORE_EPSILON_GREEDY) */
+    int baseline;          /* dp_baseline (authors: DP_BASELINE_RUNNING); policy-gradient stages */
     double lr, lr_final;   /* 1e-3 / 1e-4 / 1e-4, decaying linearly to lr_final (0) */
     double epsilon, epsilon_final; /* 1.0 / 0.2 / 0.2 -> 0 */
     double entropy_weight; /* 0.001 / 0 / 0 */
     double il_weight;      /* 1 / 0 / 0 */
     double pg_weight;      /* 0 / 1 / 1 */
+    int positive_only;     /* 0 (authors); 1: negative rewards count as 0, so the policy only moves
+                              towards placements better than the baseline (self-imitation, Oh et
+                              al. 2018) */
 } dp_train_stage;
 
 typedef struct dp_train_config {
     dp_doppler_arch arch;
     dp_train_stage stage[DP_N_STAGES];
     double gamma;          /* 0.99 */
-    int batch;             /* episodes per update (1) */
     double adam_beta1, adam_beta2, adam_eps, weight_decay; /* 0.9, 0.999, 1e-8, 0 (torch) */
     double grad_clip;      /* max global gradient norm per network, 0: none */
     int reward_relative;   /* 0: r in the printed time unit (authors); 1: r divided by the average */
@@ -62,7 +81,8 @@ typedef struct dp_train_config {
 /* The authors' values (above). */
 void dp_train_config_default(dp_train_config *c);
 /* Override c with the values of a JSON config file (any subset of the keys that
- * dp_train_config_to_json writes); unknown keys and bad values are errors naming the key. */
+ * dp_train_config_to_json writes); unknown keys and bad values are errors naming the key. A
+ * top-level "batch" sets the batch of every stage (stages.S.batch then overrides it). */
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err);
 int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err);
 /* The config as JSON text (malloc'd; every hyperparameter, so a run records all of them). */
@@ -74,6 +94,8 @@ typedef struct dp_train_progress {
     long episode, episodes;   /* episodes done in the stage, and its length */
     double epsilon, lr;
     double makespan, best, running_avg;
+    double greedy;            /* the latest greedy makespan (model-selection evaluation, or the
+                                 greedy baseline of the batch) */
     double sel_agree, plc_agree; /* fraction of this episode's steps that match the heuristic */
     double episodes_per_s;
     int final;                /* 1 on the last call of a stage */
@@ -132,8 +154,23 @@ int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment
  * itself always continues from the latest parameters. */
 int dp_trainer_use_best(dp_trainer *tr);
 
-/* Time one inference episode (forward only) and one training episode (forward, backward, Adam)
- * averaged over `reps` repetitions, in seconds. For bench/. */
+/* One exploratory choice among n options with probabilities p (softmax of the logits z): by
+ * `exploration` (dp_explore) with epsilon eps, drawing from r. Returns the index. */
+int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r);
+/* The probability that dp_train_explore returns a (the behaviour policy). */
+double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int exploration, double eps);
+/* Add to dz (n) the gradient with respect to the logits of the policy-gradient loss of one step,
+ * -adv * log mu(a) (mu as in the file comment: pi for epsilon-greedy, the mixture for mixture):
+ * -adv * w (onehot(a) - p) with w = 1, respectively w = (1 - eps) p_a / mu(a). */
+void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, int exploration, double eps);
+
+/* Seconds per episode for bench/: [0] one inference episode (the forward of the per-op parts and
+ * a greedy rollout with the oracle), [1] one training episode when `batch` episodes share one
+ * parameter update (forward once per batch, the rollouts with their episode backward, one
+ * backward and one Adam step per batch: batch 1 is the authors' one update per episode), over
+ * `reps` episodes each; wall_s wall-clock, cpu_s this process's CPU time. */
+int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
+/* The same at batch 1, wall-clock seconds only (infer_s, train_s). */
 int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
 
 #ifdef __cplusplus

@@ -1,8 +1,12 @@
 #!/bin/sh
 # Train DOPPLER (Stage I, then Stage II from Stage I's checkpoint) on DOPPLER's graphs and print
-# the table of issue 5: graph, critical path, greedy DOPPLER after I and after II, ratio
-# (after II / cp), episodes, seconds. DOPPLER-compatible cost model; makespans in DOPPLER units.
+# the table of doc/doppler-results.md: graph, devices, critical path, greedy DOPPLER after I
+# (model-selected parameters, where Stage II starts), after II with the final parameters and with
+# the model-selected ones, episodes, seconds of I and II. DOPPLER-compatible cost model;
+# makespans in DOPPLER units.
 # Usage: scripts/train-doppler-graphs.sh [GRAPH_DIR] [EPISODES_I] [EPISODES_II] [CONFIG] [OUTDIR] [GRAPHS...]
+#   GRAPHS are FILE:DEVICES (default: all six). With REUSE_IL=1 an existing OUTDIR/NAME-il.h5 is
+#   used as Stage I (to compare Stage II configurations from the same start).
 set -e
 dir=${1:-../shared/data/doppler-graphs}
 e1=${2:-2000}
@@ -15,18 +19,26 @@ bin=${DOPPLER:-./doppler}
 mkdir -p "$out"
 cfgopt=""
 [ -n "$cfg" ] && cfgopt="--config $cfg"
-printf '| graph | devices | critical path | DOPPLER after I | after II | ratio II/cp | episodes | seconds |\n|---|---|---|---|---|---|---|---|\n'
+tag=$(basename "${cfg:-default}" .json)
+now() { date +%s.%N; }
+printf '| graph | devices | critical path | after I | after II final | after II selected | episodes | seconds I + II |\n|---|---|---|---|---|---|---|---|\n'
 for gd in $graphs; do
     g=${gd%%:*}; d=${gd##*:}; name=${g%.txt}
-    t0=$(date +%s.%N)
-    $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage il --episodes "$e1" --checkpoint "$out/$name-il.h5" \
-        --trajectory "$out/$name-il.traj.h5" > "$out/$name-il.out" 2> "$out/$name-il.err"
+    t0=$(now)
+    if [ "${REUSE_IL:-0}" != 1 ] || [ ! -f "$out/$name-il.h5" ]; then
+        $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage il --episodes "$e1" --checkpoint "$out/$name-il.h5" \
+            --trajectory "$out/$name-il.traj.h5" > "$out/$name-il.out" 2> "$out/$name-il.err"
+        echo "$(now) $t0" | awk '{print $1 - $2}' > "$out/$name-il.seconds"
+    fi
+    t1=$(now)
     $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage sim --episodes "$e2" --init "$out/$name-il.h5" \
-        --checkpoint "$out/$name-sim.h5" --trajectory "$out/$name-sim.traj.h5" > "$out/$name-sim.out" 2> "$out/$name-sim.err"
-    t1=$(date +%s.%N)
-    cp=$(awk '$1 == "cp" {print $2}' "$out/$name-sim.out")
+        --checkpoint "$out/$name-$tag-sim.h5" --trajectory "$out/$name-$tag-sim.traj.h5" \
+        > "$out/$name-$tag-sim.out" 2> "$out/$name-$tag-sim.err"
+    t2=$(now)
+    cp=$(awk '$1 == "cp" {print $2}' "$out/$name-$tag-sim.out")
     a1=$(awk '$1 == "doppler" {print $2}' "$out/$name-il.out")
-    a2=$(awk '$1 == "doppler" {print $2}' "$out/$name-sim.out")
-    printf '| %s | %s | %s | %s | %s | %s | %s + %s | %.0f |\n' "$name" "$d" "$cp" "$a1" "$a2" \
-        "$(echo "$a2 $cp" | awk '{printf "%.3f", $1 / $2}')" "$e1" "$e2" "$(echo "$t1 $t0" | awk '{print $1 - $2}')"
+    f2=$(awk '$1 == "doppler-final" {print $2}' "$out/$name-$tag-sim.out")
+    a2=$(awk '$1 == "doppler" {print $2}' "$out/$name-$tag-sim.out")
+    printf '| %s | %s | %s | %s | %s | %s | %s + %s | %.0f + %.0f |\n' "$name" "$d" "$cp" "$a1" "$f2" "$a2" "$e1" "$e2" \
+        "$(cat "$out/$name-il.seconds")" "$(echo "$t2 $t1" | awk '{print $1 - $2}')"
 done

@@ -298,6 +298,184 @@ START_TEST(config_json)
 }
 END_TEST
 
+/* expected cost of a one-step bandit with costs c under the behaviour policy of logits z */
+static double bandit_cost(const float *z, const double *c, int n, int exploration, double eps)
+{
+    float p[8], lp[8];
+    dp_nn_softmax_forward(p, lp, z, n);
+    double J = 0;
+    for (int a = 0; a < n; a++) J += dp_train_behaviour_prob(p, z, n, a, exploration, eps) * c[a];
+    return J;
+}
+
+START_TEST(policy_gradient_estimator)
+{
+    /* REINFORCE is unbiased when its log-likelihood is the behaviour policy's: the expectation
+     * over the behaviour of the per-step logit gradient with advantage -c(a) must equal the
+     * gradient of the expected cost. With the mixture it does; the authors' estimator (the
+     * gradient of log softmax for epsilon-greedy actions) does not (bug: Stage II degraded the
+     * policy it started from). */
+    const int n = 4;
+    const float z[4] = {0.3f, -0.2f, 1.1f, 0.4f};
+    const double c[4] = {2.0, 1.0, 3.0, 0.5};
+    float p[4], lp[4];
+    dp_nn_softmax_forward(p, lp, z, n);
+    const double eps = 0.3;
+    float g[4] = {0, 0, 0, 0}, ga[4] = {0, 0, 0, 0};
+    for (int a = 0; a < n; a++) {
+        float d[4] = {0, 0, 0, 0}, da[4] = {0, 0, 0, 0};
+        dp_train_pg_dlogits(d, p, n, a, -c[a], DP_EXPLORE_MIXTURE, eps);
+        dp_train_pg_dlogits(da, p, n, a, -c[a], DP_EXPLORE_EPSILON_GREEDY, eps);
+        double mu = dp_train_behaviour_prob(p, z, n, a, DP_EXPLORE_MIXTURE, eps);
+        double mua = dp_train_behaviour_prob(p, z, n, a, DP_EXPLORE_EPSILON_GREEDY, eps);
+        for (int j = 0; j < n; j++) {
+            g[j] += (float)(mu * d[j]);
+            ga[j] += (float)(mua * da[j]);
+        }
+    }
+    double off = 0;
+    for (int j = 0; j < n; j++) {
+        float zp[4], zm[4];
+        memcpy(zp, z, sizeof zp);
+        memcpy(zm, z, sizeof zm);
+        const double h = 1e-3;
+        zp[j] += (float)h;
+        zm[j] -= (float)h;
+        double fd = (bandit_cost(zp, c, n, DP_EXPLORE_MIXTURE, eps) - bandit_cost(zm, c, n, DP_EXPLORE_MIXTURE, eps)) / (2 * h);
+        ck_assert_double_eq_tol(g[j], fd, 1e-3);
+        off = fmax(off, fabs(ga[j] - fd));
+    }
+    ck_assert_double_gt(off, 0.05); /* the authors' estimator follows another gradient */
+    /* epsilon 0: the mixture is the softmax, and both estimators are the score function */
+    for (int a = 0; a < n; a++) {
+        float d[4] = {0, 0, 0, 0}, da[4] = {0, 0, 0, 0};
+        dp_train_pg_dlogits(d, p, n, a, 1.5, DP_EXPLORE_MIXTURE, 0);
+        dp_train_pg_dlogits(da, p, n, a, 1.5, DP_EXPLORE_EPSILON_GREEDY, 0.7);
+        for (int j = 0; j < n; j++) {
+            ck_assert_float_eq_tol(d[j], -1.5f * ((j == a) - p[j]), 1e-6f);
+            ck_assert_float_eq_tol(da[j], d[j], 1e-6f);
+        }
+    }
+}
+END_TEST
+
+START_TEST(exploration_frequencies)
+{
+    /* dp_train_explore draws from dp_train_behaviour_prob */
+    const int n = 3;
+    const float z[3] = {0.5f, -1.0f, 0.2f};
+    float p[3], lp[3];
+    dp_nn_softmax_forward(p, lp, z, n);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    for (int ex = 0; ex < 2; ex++) {
+        int cnt[3] = {0, 0, 0};
+        const int N = 40000;
+        for (int i = 0; i < N; i++) cnt[dp_train_explore(p, z, n, ex, 0.25, r)]++;
+        double tot = 0;
+        for (int a = 0; a < n; a++) {
+            double q = dp_train_behaviour_prob(p, z, n, a, ex, 0.25);
+            tot += q;
+            ck_assert_double_eq_tol((double)cnt[a] / N, q, 0.01);
+        }
+        ck_assert_double_eq_tol(tot, 1, 1e-6);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* A device-symmetric test double: "makespan" = 1 + number of edges of small_dag cut by the
+ * assignment (the policies see no device identities, so an objective that prefers one device
+ * can only be met through argmax tie-breaking, which sampling does not have). */
+static int cut_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    (void)err;
+    fake_exec *f = ctx;
+    f->calls++;
+    const int es[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {0, 4}};
+    int cut = 0;
+    for (int e = 0; e < 8; e++) cut += assignment[es[e][0]] != assignment[es[e][1]];
+    *makespan = 1 + cut;
+    return DP_OK;
+}
+
+START_TEST(greedy_baseline_improves)
+{
+    /* Stage II with the mixture, the greedy baseline and batches, from a random initialisation:
+     * the greedy placement of the last parameters must reach the optimum (no cut edge) */
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+    st->lr = 1e-2;
+    st->epsilon = 0.1;
+    st->batch = 4;
+    st->exploration = DP_EXPLORE_MIXTURE;
+    st->baseline = DP_BASELINE_GREEDY;
+    cfg.gamma = 1;
+    cfg.reward_relative = 1;
+    cfg.checkpoint_every = 1000;
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    ck_assert_ptr_nonnull(tr);
+    fake_exec fx = {0, g->n_ops};
+    dp_oracle o = {"cut", cut_cost, &fx};
+    dp_trainer_set_oracle(tr, &o);
+    int assign[6];
+    double before, after;
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+    ck_assert_double_gt(before, 1);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 200, NULL, &err), DP_OK);
+    /* one greedy rollout per batch of 4 (the baseline), plus the evaluations at the start and end */
+    ck_assert_int_eq(fx.calls, 1 + 200 + 50 + 2);
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+    ck_assert_msg(after < before, "greedy makespan %g -> %g", before, after);
+    ck_assert_msg(after == 1, "greedy makespan %g -> %g", before, after);
+    dp_trainer_free(tr);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(config_stage_keys)
+{
+    dp_train_config a, b;
+    dp_train_config_default(&a);
+    for (int i = 0; i < DP_N_STAGES; i++) {
+        ck_assert_int_eq(a.stage[i].batch, 1);
+        ck_assert_int_eq(a.stage[i].exploration, DP_EXPLORE_EPSILON_GREEDY);
+        ck_assert_int_eq(a.stage[i].baseline, DP_BASELINE_RUNNING);
+    }
+    a.stage[DP_STAGE_SIM].batch = 8;
+    a.stage[DP_STAGE_SIM].exploration = DP_EXPLORE_MIXTURE;
+    a.stage[DP_STAGE_SIM].baseline = DP_BASELINE_GREEDY;
+    a.stage[DP_STAGE_SIM].positive_only = 1;
+    char *s = dp_train_config_to_json(&a);
+    dp_train_config_default(&b);
+    dp_error err;
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, s, &err), DP_OK);
+    free(s);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].batch, 8);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].exploration, DP_EXPLORE_MIXTURE);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].baseline, DP_BASELINE_GREEDY);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].positive_only, 1);
+    ck_assert_int_eq(b.stage[DP_STAGE_IL].positive_only, 0);
+    ck_assert_int_eq(b.stage[DP_STAGE_IL].batch, 1);
+    /* a top-level batch sets every stage; a stage's own batch wins whatever the key order */
+    dp_train_config_default(&b);
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"batch\": 8}}, \"batch\": 2}", &err), DP_OK);
+    ck_assert_int_eq(b.stage[DP_STAGE_IL].batch, 2);
+    ck_assert_int_eq(b.stage[DP_STAGE_REAL].batch, 2);
+    ck_assert_int_eq(b.stage[DP_STAGE_SIM].batch, 8);
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"exploration\": \"boltzmann\"}}}", &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "stages.sim.exploration"));
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"baseline\": 3}}}", &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "stages.sim.baseline"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("doppler");
@@ -307,6 +485,10 @@ int main(void)
     tcase_add_test(t, network_gradients);
     tcase_add_test(t, stage_real_oracle);
     tcase_add_test(t, config_json);
+    tcase_add_test(t, policy_gradient_estimator);
+    tcase_add_test(t, exploration_frequencies);
+    tcase_add_test(t, greedy_baseline_improves);
+    tcase_add_test(t, config_stage_keys);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 static gsl_rng *rng_new(unsigned long seed)
 {
@@ -163,6 +165,30 @@ START_TEST(sum_pool)
 }
 END_TEST
 
+START_TEST(chain_sum)
+{
+    /* a forest of chains over 6 rows of 3: 0 -> 2 -> 5, 1 -> 2, 3 -> 4, 5 and 4 end; the order
+     * lists each next before the node */
+    const int next[6] = {2, 2, 5, 4, -1, -1}, order[6] = {5, 4, 2, 3, 0, 1};
+    /* the same sums as index lists for sum pooling */
+    const int ptr[7] = {0, 3, 6, 8, 10, 11, 12}, idx[12] = {0, 2, 5, 1, 2, 5, 2, 5, 3, 4, 4, 5};
+    gsl_rng *r = rng_new(11);
+    float x[18], out[18], ref[18], R[18], dacc[18], dx[18] = {0}, dref[18] = {0};
+    fill(x, 18, r, 1);
+    fill(R, 18, r, 1);
+    dp_nn_chain_sum_forward(out, x, next, order, 6, 3);
+    dp_nn_sum_pool_forward(ref, x, ptr, idx, 6, 3);
+    for (int i = 0; i < 18; i++) ck_assert_float_eq_tol(out[i], ref[i], 1e-6f);
+    memcpy(dacc, R, sizeof dacc);
+    dp_nn_chain_sum_backward(dx, dacc, next, order, 6, 3);
+    dp_nn_sum_pool_backward(dref, R, ptr, idx, 6, 3);
+    for (int i = 0; i < 18; i++) ck_assert_float_eq_tol(dx[i], dref[i], 1e-6f);
+    /* row 2 is on the chains of 0, 1 and 2 */
+    for (int j = 0; j < 3; j++) ck_assert_float_eq_tol(dx[2 * 3 + j], R[j] + R[3 + j] + R[6 + j], 1e-6f);
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- softmax, log-softmax, entropy ---- */
 typedef struct { int n; float *z, *p, *lp, *cw; double hw; } sm_ctx;
 static double sm_loss(void *q)
@@ -231,6 +257,30 @@ START_TEST(gru)
         double rr = 1 / (1 + exp(-gr)), zz = 1 / (1 + exp(-gz)), nn = tanh(gin + rr * ghn);
         ck_assert_double_eq_tol(out[0], (1 - zz) * nn + zz * h[0], 1e-5);
     }
+    /* the gates' exp is computed without libm (vectorised): every gate, over the whole range and
+     * into saturation, within float rounding of libm's */
+    {
+        enum { M = 2001 };
+        float gx[M], gh0[M], o[M], ca[4 * M], sc[6 * M];
+        /* C = 1, N = M: x runs over [-100, 100]; with w_ih = (1, 1, 1) and w_hh = 0 every gate's
+         * pre-activation is x + its bias */
+        float w1[3] = {1, 1, 1}, w0[3] = {0, 0, 0}, b0[3] = {0, 0, 0};
+        for (int i = 0; i < M; i++) {
+            gx[i] = -100.0f + 0.1f * (float)i;
+            gh0[i] = 0.5f;
+        }
+        dp_nn_gru_forward(o, ca, gx, gh0, w1, w0, b0, b0, M, 1, sc);
+        double worst = 0;
+        for (int i = 0; i < M; i++) {
+            double sg = 1 / (1 + exp(-(double)gx[i])), th = tanh((double)gx[i]);
+            ck_assert(isfinite(o[i]));
+            worst = fmax(worst, fabs(ca[4 * i] - sg));
+            worst = fmax(worst, fabs(ca[4 * i + 1] - sg));
+            worst = fmax(worst, fabs(ca[4 * i + 2] - th));
+            worst = fmax(worst, fabs((double)o[i] - ((1 - sg) * th + sg * 0.5)));
+        }
+        ck_assert_double_lt(worst, 3e-7);
+    }
     dp_nn_gru_backward(dx, dh, dwi, dwh, dbi, dbh, R, cache, x, h, wi, wh, N, C, scr);
     ck_assert_int_eq(dp_gradcheck("gru.x", x, dx, N * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
     ck_assert_int_eq(dp_gradcheck("gru.h", h, dh, N * C, 1, gru_loss, &c, 1e-2, 2e-3, 1e-4), 0);
@@ -292,6 +342,116 @@ START_TEST(ecconv)
 }
 END_TEST
 
+/* ---- scaled dot-product attention ---- */
+typedef struct { int N, H, dk, dv, causal; float *q, *k, *v, *out, *P, *R; } att_ctx;
+static double att_loss(void *p)
+{
+    att_ctx *c = p;
+    dp_nn_attention_forward(c->out, c->P, c->q, c->k, c->v, c->N, c->H, c->dk, c->dv, c->causal);
+    return dot(c->out, c->R, (size_t)c->N * c->H * c->dv);
+}
+
+START_TEST(attention_values)
+{
+    /* one head, N = 2, dk = 1: q = [1, 0], k = [ln 3 * sqrt(1), 0] -> row 0 scores (ln 3, 0):
+     * weights (3/4, 1/4); row 1 scores (0, 0): (1/2, 1/2). v = [[4], [8]] */
+    float q[2] = {1, 0}, k[2] = {(float)log(3.0), 0}, v[2] = {4, 8}, out[2], P[4];
+    dp_nn_attention_forward(out, P, q, k, v, 2, 1, 1, 1, 0);
+    ck_assert_float_eq_tol(P[0], 0.75f, 1e-6);
+    ck_assert_float_eq_tol(P[1], 0.25f, 1e-6);
+    ck_assert_float_eq_tol(out[0], 5.0f, 1e-5);
+    ck_assert_float_eq_tol(out[1], 6.0f, 1e-5);
+    /* causal: row 0 sees only itself */
+    dp_nn_attention_forward(out, P, q, k, v, 2, 1, 1, 1, 1);
+    ck_assert_float_eq(P[0], 1);
+    ck_assert_float_eq(P[1], 0);
+    ck_assert_float_eq_tol(out[0], 4.0f, 1e-6);
+    /* the 1/sqrt(dk) scale: dk = 4 with q = k rows of 1 -> score 4 / 2 = 2 against 0 */
+    float q4[8] = {1, 1, 1, 1, 0, 0, 0, 0}, v2[2] = {1, 0}, o4[2], P4[4];
+    dp_nn_attention_forward(o4, P4, q4, q4, v2, 2, 1, 4, 1, 0);
+    ck_assert_float_eq_tol(P4[0], (float)(exp(2.0) / (exp(2.0) + 1)), 1e-6);
+}
+END_TEST
+
+START_TEST(attention_grad)
+{
+    enum { N = 5, H = 2, DK = 3, DV = 2 };
+    gsl_rng *r = rng_new(9);
+    float q[N * H * DK], k[N * H * DK], v[N * H * DV], out[N * H * DV], P[H * N * N], R[N * H * DV], scr[N * N];
+    ck_assert_uint_eq(dp_nn_attention_scratch(N), N * N);
+    for (int causal = 0; causal <= 1; causal++) {
+        fill(q, N * H * DK, r, 1); fill(k, N * H * DK, r, 1); fill(v, N * H * DV, r, 1); fill(R, N * H * DV, r, 1);
+        float dq[N * H * DK] = {0}, dk[N * H * DK] = {0}, dv[N * H * DV] = {0};
+        att_ctx c = {N, H, DK, DV, causal, q, k, v, out, P, R};
+        att_loss(&c);
+        /* rows of P sum to 1 */
+        for (int i = 0; i < H * N; i++) {
+            double s = 0;
+            for (int j = 0; j < N; j++) s += P[i * N + j];
+            ck_assert_double_eq_tol(s, 1, 1e-6);
+        }
+        dp_nn_attention_backward(dq, dk, dv, R, P, q, k, v, N, H, DK, DV, scr);
+        ck_assert_int_eq(dp_gradcheck("att.q", q, dq, N * H * DK, 1, att_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+        ck_assert_int_eq(dp_gradcheck("att.k", k, dk, N * H * DK, 1, att_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+        ck_assert_int_eq(dp_gradcheck("att.v", v, dv, N * H * DV, 1, att_loss, &c, 1e-2, 1e-3, 1e-4), 0);
+        /* in the causal case the first row's output does not depend on later keys */
+        if (causal) {
+            float keep = k[4 * H * DK];
+            float o0 = out[0];
+            k[4 * H * DK] += 1;
+            att_loss(&c);
+            ck_assert_float_eq(out[0], o0);
+            k[4 * H * DK] = keep;
+        }
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* ---- orthogonal init with a dirty heap ---- */
+/* gsl_linalg_QR_decomp_r writes only the upper triangle of T: a T taken from malloc held heap
+ * garbage below it, which made the "orthogonal" weights neither orthogonal nor reproducible
+ * (two trainers with one seed started from different parameters). Fill freed blocks of the
+ * sizes init allocates with garbage first, so that malloc hands them back dirty. */
+static void dirty_heap(size_t k)
+{
+    for (int rep = 0; rep < 8; rep++) {
+        size_t sz[4] = {k * k * sizeof(double), k * k * sizeof(double) + 64, 4096, 65536};
+        void *b[4];
+        for (int i = 0; i < 4; i++) {
+            b[i] = malloc(sz[i]);
+            if (b[i]) memset(b[i], 0x5a, sz[i]);
+        }
+        for (int i = 0; i < 4; i++) free(b[i]);
+    }
+}
+
+START_TEST(orthogonal_dirty_heap)
+{
+    static const int shapes[][2] = {{16, 4}, {4, 16}, {9, 9}, {40, 12}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int R = shapes[s][0], C = shapes[s][1], k = R < C ? R : C;
+        float w1[16 * 40], w2[16 * 40];
+        gsl_rng *r = rng_new(21);
+        dirty_heap((size_t)k);
+        ck_assert_int_eq(dp_nn_init_orthogonal(w1, R, C, 1.0, r), DP_OK);
+        gsl_rng_set(r, 21);
+        dirty_heap((size_t)k);
+        ck_assert_int_eq(dp_nn_init_orthogonal(w2, R, C, 1.0, r), DP_OK);
+        ck_assert_int_eq(memcmp(w1, w2, (size_t)R * C * sizeof(float)), 0);
+        /* the k vectors along the short side are orthonormal */
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                double d = 0;
+                for (int l = 0; l < (R < C ? C : R); l++)
+                    d += R >= C ? (double)w1[l * C + i] * w1[l * C + j] : (double)w1[i * C + l] * w1[j * C + l];
+                ck_assert_double_eq_tol(d, i == j ? 1.0 : 0.0, 1e-5);
+            }
+        gsl_rng_free(r);
+    }
+}
+END_TEST
+
 /* ---- parameters, init, Adam ---- */
 START_TEST(params_init_adam)
 {
@@ -314,9 +474,31 @@ START_TEST(params_init_adam)
                 s += (double)w[k * 3 + i] * w[k * 3 + j];
                 t += (double)v[i * 5 + k] * v[j * 5 + k];
             }
-            ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-6);
-            ck_assert_double_eq_tol(t, i == j ? 4 : 0, 1e-5);
+            ck_assert_double_eq_tol(s, (i == j ? 1.0 : 0.0), 1e-6);
+            ck_assert_double_eq_tol(t, (i == j ? 4.0 : 0.0), 1e-5);
         }
+    /* the same on a dirty heap: GSL's blocked QR leaves the block reflector's lower triangle as
+     * malloc gave it, and a freed buffer of that size filled with large values is what the next
+     * allocation of T gets (bug: weights of 1e8 in every (d, 5) projection of `doppler train`) */
+    const int shapes[][2] = {{64, 5}, {5, 64}, {16, 16}, {7, 3}};
+    for (int sh = 0; sh < 4; sh++) {
+        const int R = shapes[sh][0], C = shapes[sh][1], k = R < C ? R : C, m = R < C ? C : R;
+        double *junk = malloc((size_t)k * k * sizeof(double));
+        ck_assert_ptr_nonnull(junk);
+        for (int i = 0; i < k * k; i++) junk[i] = 1e30;
+        free(junk);
+        float *ww = malloc((size_t)R * C * sizeof(float));
+        ck_assert_ptr_nonnull(ww);
+        ck_assert_int_eq(dp_nn_init_orthogonal(ww, R, C, 1.0, r), DP_OK);
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) {
+                double s = 0;
+                for (int q = 0; q < m; q++)
+                    s += R >= C ? (double)ww[q * C + i] * ww[q * C + j] : (double)ww[i * C + q] * ww[j * C + q];
+                ck_assert_double_eq_tol(s, i == j ? 1 : 0, 1e-5);
+            }
+        free(ww);
+    }
     /* Adam's first step moves every parameter by lr against the gradient's sign */
     float before = w[0];
     dp_nn_params_zero_grad(&p);
@@ -353,9 +535,13 @@ int main(void)
     tcase_add_test(t, leaky_relu);
     tcase_add_test(t, zscore);
     tcase_add_test(t, sum_pool);
+    tcase_add_test(t, chain_sum);
     tcase_add_test(t, softmax);
     tcase_add_test(t, gru);
     tcase_add_test(t, ecconv);
+    tcase_add_test(t, attention_values);
+    tcase_add_test(t, attention_grad);
+    tcase_add_test(t, orthogonal_dirty_heap);
     tcase_add_test(t, params_init_adam);
     suite_add_tcase(s, t);
     return dp_test_run(s);

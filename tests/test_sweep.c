@@ -380,11 +380,48 @@ START_TEST(run_dispatch)
     ck_assert_int_eq(dp_run_execute(p, &ctx, &r, &err), DP_OK);
     ck_assert_double_eq(r.makespan, 35.0);
     json_decref(p);
+    /* bulk-synchronous execution of the same cp assignment (a on device 0 with b3, c3 and z; each
+     * other branch on its own device): level 1 (the b's) ends when b1 ends at 3 + 6 = 9; level 2
+     * (the c's) ends when c2's result reaches z's device at 9 + 5 + 1 = 15; z runs 15..16 */
+    p = params_of("{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": 4, \"mode\": \"bsp\"}", graph);
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_double_eq(r.makespan, 16.0);
+    json_decref(p);
+    /* a bundled topology under two transfer models: the machine's device count, and contention
+     * can only slow transfers down */
+    double fixed_ms = 0;
+    for (int t = 0; t < 2; t++) {
+        p = params_of(t ? "{\"graph\": \"gen:chainmm?matrices=4&n=4096&blocks=2\", \"method\": \"cp\", \"topology\": \"pcie-gen3-4gpu\", \"transfer\": \"maxmin\"%s}"
+                        : "{\"graph\": \"gen:chainmm?matrices=4&n=4096&blocks=2\", \"method\": \"cp\", \"topology\": \"pcie-gen3-4gpu\", \"transfer\": \"fixed\"%s}", "");
+        ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+        ck_assert_int_eq(r.devices, 4);
+        if (t == 0) fixed_ms = r.makespan;
+        else ck_assert(r.makespan >= fixed_ms);
+        json_decref(p);
+    }
     /* a generated graph: a chain of 3 matrices, one block, 2 products (2 ops, 1 edge) */
     p = params_of("{\"graph\": \"gen:chainmm?matrices=3&n=100&blocks=1&partition=2d\", \"method\": \"cp\"%s}", "");
     ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
     ck_assert_double_eq(dp_report_metric(&r, "metrics.ops", &known), 2.0);
     ck_assert_str_eq(r.units, "s");
+    json_decref(p);
+    /* DOPPLER through the dispatcher: a tiny network, 4 + 4 episodes; files in the run folder */
+    p = params_of("{\"graph\": \"%s\", \"method\": \"doppler\", \"episodes_il\": 4, \"episodes_sim\": 4,"
+                  " \"cfg__network__hidden\": 8, \"cfg__network__mlp_hidden\": 8, \"cfg__network__edge_hidden\": 4,"
+                  " \"cfg__network__steps\": 1, \"bench_reps\": 1}", graph);
+    ck_assert_msg(dp_run_execute(p, &ctx, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(r.episodes, 8);
+    ck_assert(r.makespan >= 12.0); /* the longest chain a-b3-c3-z has 2 + 5 + 4 + 1 = 12 */
+    ck_assert(!isnan(dp_report_metric(&r, "metrics.makespan_stage1", &known)));
+    ck_assert(dp_report_metric(&r, "metrics.makespan_stage2", &known) == r.makespan);
+    ck_assert(dp_report_metric(&r, "metrics.training_s", &known) > 0);
+    ck_assert_str_eq(r.trajectory, "r.runs/k1/trajectory.h5");
+    snprintf(apath, sizeof apath, "%s/trajectory.h5", rundir);
+    ck_assert_int_eq(access(apath, R_OK), 0);
+    json_decref(p);
+    p = params_of("{\"graph\": \"%s\", \"method\": \"doppler\", \"cfg__network__nosuch\": 1}", graph);
+    ck_assert_int_ne(dp_run_execute(p, &ctx, &r, &err), DP_OK);
+    ck_assert_msg(strstr(r.error, "nosuch") != NULL, "%s", r.error);
     json_decref(p);
     /* a misspelt hyperparameter, an unknown method, a missing graph: failed rows with reasons */
     static const struct { const char *fmt, *needle; } bad[] = {
@@ -392,6 +429,8 @@ START_TEST(run_dispatch)
         {"{\"graph\": \"%s\", \"method\": \"nosuch\"}", "unknown method"},
         {"{\"graph\": \"%s.missing\", \"method\": \"cp\"}", "missing"},
         {"{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": \"four\"}", "devices"},
+        {"{\"graph\": \"%s\", \"method\": \"cp\", \"transfer\": \"teleport\"}", "transfer"},
+        {"{\"graph\": \"%s\", \"method\": \"cp\", \"topology\": \"no-such-machine\"}", "no-such-machine"},
         {"{\"graph\": \"%s\"}", "\"method\" is required"},
         {"{\"graph\": \"gen:chainmm?bogus=1\", \"method\": \"cp\"%.0s}", "bogus"},
     };

@@ -81,6 +81,14 @@ grep -q 'random / best' "$work/main.md" || fail "table lacks the ratio column"
 "$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
 "$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
 
+# an edited config: --prune drops the rows of runs it no longer has (round-robin: 6 of 18)
+sed 's/"cp", "random", "round-robin"/"cp", "random"/' "$work/grid.json" > "$work/grid2.json"
+cp "$work/grid.h5" "$work/grid2.h5"
+cp "$work/grid.csv" "$work/grid2.csv"
+"$DOPPLER" sweep "$work/grid2.json" --out "$work/grid2.h5" --prune 2> "$work/prune.log"
+grep -q 'dropped 6 rows' "$work/prune.log" || { cat "$work/prune.log" >&2; fail "--prune did not drop the 6 round-robin rows"; }
+[ $(($(wc -l < "$work/grid2.csv") - 1)) -eq 12 ] || fail "pruned CSV does not have 12 rows"
+
 # ---- a failing run is recorded, reported, and retried on request ----
 cat > "$work/bad.json" <<JSON
 {"name": "bad", "fixed": {"graph": "$GRAPH"}, "grid": {"method": ["cp", "nosuch"]}}
@@ -90,6 +98,20 @@ grep -q 'unknown method' "$work/bad.log" || fail "the failure is not reported"
 [ "$(tail -n +2 "$work/bad.csv" | cut -d, -f11 | sort | tr '\n' ' ')" = "failed ok " ] || fail "failed run not recorded"
 "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --retry-failed 2> "$work/bad2.log" || true
 grep -q '1 of 2 runs already in' "$work/bad2.log" || fail "--retry-failed did not rerun only the failure"
+
+# ---- a training run gives in a sweep what it gives alone ----
+# (pool workers exec a fresh doppler: a forked copy of the sweep process once trained differently)
+net='"cfg__network__hidden": 8, "cfg__network__mlp_hidden": 8, "cfg__network__edge_hidden": 4, "cfg__network__steps": 2'
+cat > "$work/trainA.json" <<JSON
+{"name": "trainA", "fixed": {"graph": "$GRAPH", "method": "doppler", "episodes_il": 30, "episodes_sim": 10, $net},
+ "grid": {"seed": [1, 2, 3]}}
+JSON
+sed 's/\[1, 2, 3\]/[3]/; s/trainA/trainB/' "$work/trainA.json" > "$work/trainB.json"
+"$DOPPLER" sweep "$work/trainA.json" --out "$work/trainA.h5" --quiet
+"$DOPPLER" sweep "$work/trainB.json" --out "$work/trainB.h5" --quiet
+a=$("$DOPPLER" report "$work/trainA.h5" --table runs | awk -F, 'NR == 4 {print $1, $11, $12, $15}')
+b=$("$DOPPLER" report "$work/trainB.h5" --table runs | awk -F, 'NR == 2 {print $1, $11, $12, $15}')
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "seed 3 trained as the third run of a sweep ($a) differs from a sweep of it alone ($b)"
 
 # ---- plots (when gnuplot is installed) ----
 if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then

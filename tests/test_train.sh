@@ -20,7 +20,7 @@ EOF
 # usage errors
 "$bin" train > /dev/null 2>&1; [ $? -eq 2 ] || fail "train without --graph must exit 2"
 "$bin" train --graph "$graph" --stage nope > /dev/null 2>&1; [ $? -eq 2 ] || fail "bad --stage must exit 2"
-"$bin" train --graph "$graph" --stage real > /dev/null 2>&1; [ $? -eq 2 ] || fail "--stage real without an oracle must exit 2"
+"$bin" train --graph "$graph" --stage real --real-repeats 0 > /dev/null 2>&1; [ $? -eq 2 ] || fail "--stage real --real-repeats 0 must exit 2"  # Stage III itself: tests/test_calibrate.sh
 echo '{"network": {"hidden": 8, "bogus": 1}}' > "$tmp/bad.json"
 "$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "bad config must exit 1"
 grep -q 'network.bogus' "$tmp/err" || fail "bad config error must name the key"

@@ -1,0 +1,253 @@
+/* doppler calibrate: profile the real executor, fit the cost model to the profile. */
+#include "cli.h"
+#include "commands.h"
+#include "dp_calib.h"
+#include "dp_json.h"
+#include "dp_topology.h"
+#include "exec_cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void calibrate_usage(FILE *f)
+{
+    fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]... --out PROFILE.json\n"
+               "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n\n"
+               "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
+               "sizes on each route, on the real executor (sim/dp_exec.h); write the raw samples.\n"
+               "fit: fit time = a + b x FLOPs + c x bytes per op kind and device, and latency + bytes /\n"
+               "bandwidth per route (GSL least squares on relative error, robust where outliers appear);\n"
+               "print each fit's coefficients, R^2 and residuals; write the calibration file.\n\n"
+               "Options of profile:\n"
+               "  --topology T         name the devices as topology T does (a file or a bundled name, e.g.\n"
+               "                       cpu-2core): device d of the executor is the topology's device d\n"
+               "  --devices N          else N devices named by the backend: cpu0 .. cpuN-1 (default 2)\n"
+               "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
+               "  --kinds K1,K2,...    op kinds to time (default %s)\n"
+               "  --graph FILE         also time every op kind found in FILE (repeatable)\n"
+               "  --repeats R          runs per size (default 3)\n"
+               "  --max-elems E        largest tensor of elementwise kinds, floats (default 1048576)\n"
+               "  --max-gemm M         largest GEMM dimension (default 768)\n"
+               "  --no-pin             do not pin workers to cores\n"
+               "  --nice N             nice value of the worker threads (negative: root)\n"
+               "  --busy               keep the other devices busy (a background sgemm loop on each)\n"
+               "                       while one is profiled: op times of a machine whose devices all\n"
+               "                       work, for hosts whose cores share execution units or memory\n"
+               "  --out FILE           the profile (JSON, written atomically)\n"
+               "Options of fit:\n"
+               "  --out FILE           the calibration (JSON, format doppler-calibration version 1)\n"
+               "  --report FILE        the fits' statistics (JSON: n, terms, R^2, residuals)\n"
+               "  -h, --help           this help\n",
+            DP_CLI_DEFAULT_KINDS);
+}
+
+/* split "a,b,c" into kinds (appending unique names) */
+static int add_kinds(char ***kinds, int *n, const char *list)
+{
+    char *dup = strdup(list);
+    if (!dup) return -1;
+    for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int seen = 0;
+        for (int i = 0; i < *n; i++) seen |= strcmp((*kinds)[i], t) == 0;
+        if (seen || !*t) continue;
+        char **k = realloc(*kinds, (size_t)(*n + 1) * sizeof(char *));
+        if (!k) { free(dup); return -1; }
+        *kinds = k;
+        (*kinds)[(*n)++] = strdup(t);
+    }
+    free(dup);
+    return 0;
+}
+
+static int calibrate_profile(int argc, char **argv)
+{
+    const char *cmd = "calibrate profile";
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY };
+    static const struct option opts[] = {
+        {"topology", required_argument, NULL, O_TOPOLOGY},
+        {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
+        {"kinds", required_argument, NULL, O_KINDS}, {"graph", required_argument, NULL, O_GRAPH},
+        {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
+        {"max-gemm", required_argument, NULL, O_MAXG}, {"no-pin", no_argument, NULL, O_NOPIN},
+        {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY},
+        {"out", required_argument, NULL, O_OUT}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
+    dp_profile_options po;
+    dp_profile_options_init(&po);
+    int n_devices = 2, n_kinds = 0, v;
+    char **kinds = NULL;
+    const char *kind_list = NULL, *out = NULL, *topology = NULL;
+    dp_topology *topo = NULL;
+    const char *graphs[64];
+    int n_graphs = 0, status = DP_EXIT_USAGE;
+    dp_error err;
+    dp_error_clear(&err);
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_DEVICES:
+            if (dp_cli_parse_int(optarg, 1, 1024, &n_devices) != 0) { dp_cli_usage_error(cmd, "--devices: expected 1..1024, got '%s'", optarg); goto done; }
+            break;
+        case O_BACKEND: po.backend = optarg; break;
+        case O_TOPOLOGY: topology = optarg; break;
+        case O_KINDS: kind_list = optarg; break;
+        case O_GRAPH:
+            if (n_graphs == 64) { dp_cli_usage_error(cmd, "at most 64 --graph"); goto done; }
+            graphs[n_graphs++] = optarg;
+            break;
+        case O_REPEATS:
+            if (dp_cli_parse_int(optarg, 1, 1000, &po.repeats) != 0) { dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg); goto done; }
+            break;
+        case O_MAXE:
+            if (dp_cli_parse_int(optarg, 256, 1 << 28, &v) != 0) { dp_cli_usage_error(cmd, "--max-elems: expected 256..2^28, got '%s'", optarg); goto done; }
+            po.max_elems = v;
+            break;
+        case O_MAXG:
+            if (dp_cli_parse_int(optarg, 16, 8192, &v) != 0) { dp_cli_usage_error(cmd, "--max-gemm: expected 16..8192, got '%s'", optarg); goto done; }
+            po.max_gemm = v;
+            break;
+        case O_NOPIN: po.pin = 0; break;
+        case O_BUSY: po.background = 1; break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &po.nice) != 0) { dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg); goto done; }
+            break;
+        case O_OUT: out = optarg; break;
+        case 'h': case O_HELP: calibrate_usage(stdout); status = 0; goto done;
+        default: dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]); goto done;
+        }
+    }
+    if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
+    if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
+    if (add_kinds(&kinds, &n_kinds, kind_list ? kind_list : DP_CLI_DEFAULT_KINDS) != 0) goto nomem;
+    const char *names[1024];
+    if (topology) {
+        const char *tp = dp_cli_topology_path(topology);
+        if (!tp) { dp_cli_usage_error(cmd, "--topology: no file or bundled topology '%s'", topology); goto done; }
+        if (!(topo = dp_topology_load(tp, &err))) { status = dp_cli_fail(&err); goto done; }
+        n_devices = topo->n_devices;
+        for (int d = 0; d < n_devices && d < 1024; d++) names[d] = topo->dev[d].name;
+    }
+    for (int i = 0; i < n_graphs; i++) {
+        dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
+        if (!g) { status = dp_cli_fail(&err); goto done; }
+        for (int u = 0; u < g->n_ops; u++)
+            if (add_kinds(&kinds, &n_kinds, g->cost_kind == DP_COST_TIME ? "synthetic" : g->op_kind[u]) != 0) {
+                dp_graph_free(g);
+                goto nomem;
+            }
+        dp_graph_free(g);
+    }
+    char machine[512];
+    dp_cli_machine_name(machine, sizeof machine);
+    po.machine = machine;
+    fprintf(stderr, "doppler calibrate: profiling %d kinds on %d %s devices (machine: %s)\n", n_kinds, n_devices,
+            po.backend, machine);
+    dp_profile *p = NULL;
+    if (dp_profile_run(n_devices, topo ? names : NULL, (const char *const *)kinds, n_kinds, &po, &p, &err) != DP_OK) {
+        status = dp_cli_fail(&err);
+        goto done;
+    }
+    if (dp_profile_save(p, out, &err) != DP_OK) {
+        dp_profile_free(p);
+        status = dp_cli_fail(&err);
+        goto done;
+    }
+    printf("profile: %d op samples, %d copy samples, %d devices -> %s\n", p->n_ops, p->n_copies, p->n_devices, out);
+    dp_profile_free(p);
+    status = 0;
+    goto done;
+nomem:
+    dp_error_set(&err, DP_ENOMEM, "out of memory");
+    status = dp_cli_fail(&err);
+done:
+    for (int i = 0; i < n_kinds; i++) free(kinds[i]);
+    free(kinds);
+    dp_topology_free(topo);
+    return status;
+}
+
+static json_t *info_json(const dp_calib_fit_info *in)
+{
+    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f}", "n", in->n, "terms", in->terms, "robust", in->robust, "r2", in->r2,
+                     "rms_rel_residual", in->rms_rel, "max_rel_residual", in->max_rel);
+}
+
+static int calibrate_fit(int argc, char **argv)
+{
+    const char *cmd = "calibrate fit";
+    static const struct option opts[] = {
+        {"out", required_argument, NULL, 'o'}, {"report", required_argument, NULL, 'r'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *out = NULL, *report = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'r': report = optarg; break;
+        case 'h': calibrate_usage(stdout); return 0;
+        default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1) return dp_cli_usage_error(cmd, "expected one PROFILE.json");
+    if (!out) return dp_cli_usage_error(cmd, "--out FILE is required");
+    dp_error err;
+    dp_error_clear(&err);
+    dp_profile *p = dp_profile_load(argv[optind], &err);
+    if (!p) return dp_cli_fail(&err);
+    dp_calib_fitted *cal = dp_calib_fit(p, &err);
+    dp_profile_free(p);
+    if (!cal) return dp_cli_fail(&err);
+    printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",
+           "c_s_per_byte", "R^2", "rms_rel", "max_rel", "fit");
+    json_t *rep = json_object(), *rdev = json_object(), *rrt = json_array();
+    for (int d = 0; d < cal->n_devices; d++) {
+        const dp_calib_fit_device *dv = &cal->dev[d];
+        json_t *jk = json_object();
+        for (int k = 0; k <= dv->n_kinds; k++) {
+            const dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
+            const dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
+            const char *name = k < dv->n_kinds ? dv->kind[k] : "default";
+            printf("%-6s %-12s %5d %5s %12.4e %14.4e %14.4e %8.4f %8.4f %8.4f %s\n", dv->name, name, in->n, in->terms,
+                   co->a_s, co->b_s_per_flop, co->c_s_per_byte, in->r2, in->rms_rel, in->max_rel,
+                   in->robust ? "robust" : "ols");
+            json_object_set_new(jk, name, info_json(in));
+        }
+        json_object_set_new(rdev, dv->name, jk);
+    }
+    printf("\n%-6s %-6s %5s %12s %14s %8s %8s %8s %s\n", "src", "dst", "n", "latency_s", "bandwidth_Bps", "R^2",
+           "rms_rel", "max_rel", "fit");
+    for (int r = 0; r < cal->n_routes; r++) {
+        const dp_calib_fit_route *rt = &cal->route[r];
+        printf("%-6s %-6s %5d %12.4e %14.4e %8.4f %8.4f %8.4f %s\n", rt->src, rt->dst, rt->info.n, rt->latency_s,
+               rt->bandwidth_Bps, rt->info.r2, rt->info.rms_rel, rt->info.max_rel, rt->info.robust ? "robust" : "ols");
+        json_t *j = info_json(&rt->info);
+        json_object_set_new(j, "src", json_string(rt->src));
+        json_object_set_new(j, "dst", json_string(rt->dst));
+        json_array_append_new(rrt, j);
+    }
+    json_object_set_new(rep, "devices", rdev);
+    json_object_set_new(rep, "routes", rrt);
+    int status = 0;
+    if (dp_calib_fitted_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
+    else if (report && dp_json_dump_atomic(rep, report, JSON_INDENT(2) | JSON_REAL_PRECISION(6), &err) != DP_OK)
+        status = dp_cli_fail(&err);
+    json_decref(rep);
+    dp_calib_fitted_free(cal);
+    return status;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        calibrate_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? DP_EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "profile") == 0) return calibrate_profile(argc - 1, argv + 1);
+    if (strcmp(argv[1], "fit") == 0) return calibrate_fit(argc - 1, argv + 1);
+    return dp_cli_usage_error("calibrate", "unknown subcommand '%s' (profile or fit)", argv[1]);
+}

@@ -1,0 +1,325 @@
+/* doppler validate: run assignments on the real executor and in the simulator; report how far
+ * apart they are (MAPE, Kendall's tau) and plot simulated against measured. */
+#include "cli.h"
+#include "commands.h"
+#include "dp_exec.h"
+#include "dp_hisim.h"
+#include "dp_json.h"
+#include "dp_place.h"
+#include "dp_validate.h"
+#include "exec_cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_TARGET_FLOPS 2e10
+
+static void validate_usage(FILE *f)
+{
+    fprintf(f, "Usage: doppler validate --graph G [--topology T] [--calibration C] [--assignments N] [--methods M1,M2]\n\n"
+               "Run N random assignments and the methods' assignments of G on the real executor and in the\n"
+               "simulator (sim/dp_hisim.h on topology T, default cpu-2core, with op and transfer times from\n"
+               "calibration C, else the topology's roofline; on the graph as executed, every dimension\n"
+               "scaled); device d of the executor is the topology's device d. Print per assignment the\n"
+               "measured (median of R runs) and the\n"
+               "simulated makespan, then the mean absolute percentage error and Kendall's tau between the\n"
+               "two, and plot simulated against measured (gnuplot PNG).\n\n"
+               "Options:\n"
+               "  --graph FILE         the graph (.json native with shapes, or .txt DOPPLER: synthetic kernels)\n"
+               "  --format F           graph format when the extension does not tell\n"
+               "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
+               "  --assignments N      random assignments (default 30)\n"
+               "  --methods M1,M2      placement methods also run (default cp,round-robin,single)\n"
+               "  --scale S            dimension scale of the kernels, (0, 1]\n"
+               "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10)\n"
+               "  --repeats R          measured runs per assignment, interleaved (default 5)\n"
+               "  --seed S             seed of the random assignments (default 1)\n"
+               "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
+               "  --out FILE.json      per-assignment results and the summary\n"
+               "  --no-pin             do not pin workers to cores\n"
+               "  --statistic S        measured makespan of an assignment: median (default) or min of the\n"
+               "                       runs (min: the least disturbed run, on a machine shared with others)\n"
+               "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
+               "                       machine the measurement then takes the cores while it runs)\n"
+               "  -h, --help           this help\n"
+               DP_CLI_MACHINE_HELP);
+}
+
+typedef struct row {
+    char label[48];
+    int *assign;
+    int copies;
+    double *samples;
+    double measured, q25, q75, simulated;
+} row;
+
+static int write_plot(const char *path, const row *rows, int n, int n_methods, const char *title, dp_error *err)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", path, (long)getpid());
+    FILE *gp = popen("gnuplot", "w");
+    if (!gp) return dp_error_set(err, DP_EIO, "%s: cannot run gnuplot", path);
+    double lo = INFINITY, hi = 0;
+    for (int i = 0; i < n; i++) {
+        lo = fmin(lo, fmin(rows[i].measured, rows[i].simulated));
+        hi = fmax(hi, fmax(rows[i].measured, rows[i].simulated));
+    }
+    lo *= 0.9e3;
+    hi *= 1.1e3;
+    fprintf(gp, "set terminal pngcairo size 800,700 font ',11'\nset output '%s'\n", tmp);
+    fprintf(gp, "set title \"%s\" noenhanced\nset xlabel 'measured makespan (ms)'\nset ylabel 'simulated makespan (ms)'\n", title);
+    fprintf(gp, "set key top left\nset grid\nset xrange [%g:%g]\nset yrange [%g:%g]\n", lo, hi, lo, hi);
+    fprintf(gp, "$R << EOD\n");
+    for (int i = n_methods; i < n; i++) fprintf(gp, "%.9g %.9g %.9g %.9g\n", rows[i].measured * 1e3, rows[i].simulated * 1e3, rows[i].q25 * 1e3, rows[i].q75 * 1e3);
+    fprintf(gp, "EOD\n$M << EOD\n");
+    for (int i = 0; i < n_methods; i++)
+        fprintf(gp, "%.9g %.9g %.9g %.9g \"%s\"\n", rows[i].measured * 1e3, rows[i].simulated * 1e3, rows[i].q25 * 1e3, rows[i].q75 * 1e3, rows[i].label);
+    fprintf(gp, "EOD\n");
+    fprintf(gp, "plot x title 'simulated = measured' lc rgb 'gray' dt 2, x*1.1 notitle lc rgb '#cccccc' dt 3, x*0.9 notitle lc rgb '#cccccc' dt 3, "
+                "$R using 1:2:3:4 with xerrorbars title 'random assignments (measured median, quartiles)' pt 7 ps 0.8 lc rgb '#1f77b4'");
+    if (n_methods > 0)
+        fprintf(gp, ", $M using 1:2:3:4 with xerrorbars title 'methods' pt 5 ps 1.2 lc rgb '#d62728', "
+                    "$M using 1:2:5 with labels offset 1,-0.8 left notitle");
+    fprintf(gp, "\n");
+    int rc = pclose(gp);
+    if (rc != 0 || access(tmp, R_OK) != 0) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: gnuplot failed (status %d)", path, rc);
+    }
+    if (rename(tmp, path) != 0) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place", path);
+    }
+    return DP_OK;
+}
+
+int cmd_validate(int argc, char **argv)
+{
+    const char *cmd = "validate";
+    enum { O_GRAPH = 1, O_FORMAT, O_BACKEND, O_ASSIGN, O_METHODS, O_SCALE, O_TARGET, O_REPEATS,
+           O_SEED, O_PLOT, O_OUT, O_NOPIN, O_NICE, O_STAT, O_HELP };
+    static const struct option opts[] = {
+        {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
+        {"backend", required_argument, NULL, O_BACKEND}, {"assignments", required_argument, NULL, O_ASSIGN},
+        {"methods", required_argument, NULL, O_METHODS}, {"scale", required_argument, NULL, O_SCALE},
+        {"target-flops", required_argument, NULL, O_TARGET}, {"repeats", required_argument, NULL, O_REPEATS},
+        {"seed", required_argument, NULL, O_SEED}, {"plot", required_argument, NULL, O_PLOT},
+        {"out", required_argument, NULL, O_OUT}, {"no-pin", no_argument, NULL, O_NOPIN},
+        {"nice", required_argument, NULL, O_NICE}, {"statistic", required_argument, NULL, O_STAT},
+        {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+    const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
+               *out = NULL;
+    int D = 0, n_random = 30, repeats = 5, use_min = 0;
+    dp_cli_machine mach;
+    dp_cli_machine_init(&mach);
+    unsigned long long seed = 1;
+    double scale = 0, target = DEFAULT_TARGET_FLOPS;
+    dp_exec_options xo;
+    dp_exec_options_init(&xo);
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        int r = dp_cli_machine_option(&mach, c, optarg, cmd);
+        if (r < 0) return DP_EXIT_USAGE;
+        if (r > 0) continue;
+        switch (c) {
+        case O_GRAPH: graph = optarg; break;
+        case O_FORMAT: format = optarg; break;
+        case O_BACKEND: xo.backend = optarg; break;
+        case O_ASSIGN:
+            if (dp_cli_parse_int(optarg, 0, 100000, &n_random) != 0) return dp_cli_usage_error(cmd, "--assignments: expected 0..100000, got '%s'", optarg);
+            break;
+        case O_METHODS: methods = optarg; break;
+        case O_SCALE:
+            if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1))
+                return dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg);
+            break;
+        case O_TARGET:
+            if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0))
+                return dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg);
+            break;
+        case O_REPEATS:
+            if (dp_cli_parse_int(optarg, 1, 1000, &repeats) != 0) return dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg);
+            break;
+        case O_SEED:
+            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg);
+            break;
+        case O_PLOT: plot = strcmp(optarg, "none") == 0 ? NULL : optarg; break;
+        case O_OUT: out = optarg; break;
+        case O_NOPIN: xo.pin = 0; break;
+        case O_STAT:
+            if (strcmp(optarg, "median") == 0) use_min = 0;
+            else if (strcmp(optarg, "min") == 0) use_min = 1;
+            else return dp_cli_usage_error(cmd, "--statistic: median or min, got '%s'", optarg);
+            break;
+        case O_NICE:
+            if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
+            break;
+        case 'h': case O_HELP: validate_usage(stdout); return 0;
+        default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
+    if (!mach.topology && mach.devices_given)
+        return dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are");
+    if (!mach.topology) mach.topology = "cpu-2core";
+
+    /* the methods: validated before any work */
+    char *mlist = strdup(methods);
+    char *mnames[32];
+    int n_methods = 0;
+    for (char *save = NULL, *t = strtok_r(mlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!*t) continue;
+        if (n_methods == 32) { free(mlist); return dp_cli_usage_error(cmd, "at most 32 methods"); }
+        if (!dp_place_find(t)) { free(mlist); return dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); }
+        mnames[n_methods++] = t;
+    }
+    if (n_methods + n_random < 2) { free(mlist); return dp_cli_usage_error(cmd, "need at least 2 assignments in all"); }
+
+    dp_error err;
+    dp_error_clear(&err);
+    int status = DP_EXIT_ERROR;
+    dp_graph *g = NULL;
+    dp_exec *x = NULL;
+    dp_costs *costs = NULL;
+    dp_hisim *sim = NULL;
+    const int n_rows = n_methods + n_random;
+    row *rows = calloc((size_t)n_rows, sizeof(row));
+    double *meas = malloc((size_t)n_rows * sizeof(double)), *simv = malloc((size_t)n_rows * sizeof(double));
+    if (!rows || !meas || !simv) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (!(g = dp_graph_read(graph, format, &err))) goto fail;
+    if (dp_cli_machine_load(&mach, &err) != DP_OK) goto fail;
+    D = mach.topo->n_devices;
+    if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g, target);
+    else xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
+    if (!(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
+    const dp_graph *xg = dp_exec_graph(x);
+    if (!(costs = dp_cli_machine_costs(&mach, xg, &err))) goto fail;
+    if (!(sim = dp_hisim_alloc(xg, costs, mach.topo, &mach.sim, &err))) goto fail;
+
+    for (int i = 0; i < n_rows; i++) {
+        row *r = &rows[i];
+        r->assign = malloc((size_t)g->n_ops * sizeof(int));
+        r->samples = malloc((size_t)repeats * sizeof(double));
+        if (!r->assign || !r->samples) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+        dp_place_options po;
+        dp_place_options_init(&po);
+        po.seed = seed + (unsigned long long)(i - n_methods);
+        const char *m = i < n_methods ? mnames[i] : "random";
+        if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
+        else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
+        if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
+        dp_hisim_result sr;
+        if (dp_hisim_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
+        r->simulated = sr.makespan;
+    }
+    double total_flops = dp_graph_total_work(xg);
+    double load0[3] = {0, 0, 0}, load1[3] = {0, 0, 0};
+    getloadavg(load0, 3);
+    fprintf(stderr, "doppler validate: %s, %d ops, %.3g FLOPs executed (scale %g), %d devices, %d assignments x %d runs\n",
+            g->name, g->n_ops, total_flops, g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, n_rows, repeats);
+    /* interleaved passes: a burst of load on the shared machine spreads over all assignments
+     * instead of falling on a few; each prepare is followed by a warm-up run (first touch of
+     * the new buffers) */
+    for (int p = 0; p < repeats; p++) {
+        for (int i = 0; i < n_rows; i++) {
+            dp_exec_result res;
+            if (dp_exec_prepare(x, rows[i].assign, &err) != DP_OK) goto fail;
+            if (dp_exec_run(x, &res, &err) != DP_OK) goto fail;
+            if (dp_exec_run(x, &res, &err) != DP_OK) goto fail;
+            rows[i].samples[p] = res.makespan;
+            rows[i].copies = res.n_copies;
+        }
+        fprintf(stderr, "  pass %d/%d done\n", p + 1, repeats);
+    }
+    getloadavg(load1, 3);
+    for (int i = 0; i < n_rows; i++) {
+        row *r = &rows[i];
+        double *s = r->samples;
+        r->measured = dp_exec_median(s, repeats); /* sorts s */
+        if (use_min) r->measured = s[0];
+        r->q25 = s[(repeats - 1) / 4];
+        r->q75 = s[(3 * (repeats - 1) + 3) / 4];
+        meas[i] = r->measured;
+        simv[i] = r->simulated;
+    }
+    const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
+    printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
+           g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
+           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), mach.topo->name, calib);
+    printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
+           load0[0], load1[0], xo.nice, use_min ? "min" : "median", repeats);
+    printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");
+    for (int i = 0; i < n_rows; i++) {
+        const row *r = &rows[i];
+        char spread[40];
+        snprintf(spread, sizeof spread, "%.3f..%.3f", r->q25 * 1e3, r->q75 * 1e3);
+        printf("%-4d %-16s %7d %12.3f %18s %12.3f %+7.1f%%\n", i, r->label, r->copies, r->measured * 1e3, spread,
+               r->simulated * 1e3, 100.0 * (r->simulated - r->measured) / r->measured);
+    }
+    double mape = dp_validate_mape(meas, simv, n_rows);
+    double tau = dp_validate_kendall_tau(meas, simv, n_rows);
+    double rho = dp_validate_pearson(meas, simv, n_rows);
+    double mape_r = n_random ? dp_validate_mape(meas + n_methods, simv + n_methods, n_random) : 0;
+    double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : 0;
+    printf("MAPE %.2f%%  Kendall tau %.3f  Pearson r %.3f  (all %d assignments)\n", 100 * mape, tau, rho, n_rows);
+    if (n_random >= 2) printf("MAPE %.2f%%  Kendall tau %.3f  (the %d random assignments only)\n", 100 * mape_r, tau_r, n_random);
+    if (plot) {
+        char title[256];
+        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, dp_exec_backend_name(x),
+                 100 * mape, tau);
+        if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
+        printf("plot: %s\n", plot);
+    }
+    if (out) {
+        json_t *o = json_object(), *arr = json_array();
+        char machine[512];
+        dp_cli_machine_name(machine, sizeof machine);
+        json_object_set_new(o, "graph", json_string(g->name));
+        json_object_set_new(o, "machine", json_string(machine));
+        json_object_set_new(o, "calibration", json_string(calib));
+        json_object_set_new(o, "topology", json_string(mach.topo->name));
+        json_object_set_new(o, "devices", json_integer(D));
+        json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? 1.0 : xo.scale));
+        json_object_set_new(o, "executed_flops", json_real(total_flops));
+        json_object_set_new(o, "repeats", json_integer(repeats));
+        json_object_set_new(o, "load_before", json_real(load0[0]));
+        json_object_set_new(o, "load_after", json_real(load1[0]));
+        json_object_set_new(o, "nice", json_integer(xo.nice));
+        json_object_set_new(o, "statistic", json_string(use_min ? "min" : "median"));
+        json_object_set_new(o, "mape", json_real(mape));
+        json_object_set_new(o, "kendall_tau", json_real(tau));
+        json_object_set_new(o, "pearson_r", json_real(rho));
+        json_object_set_new(o, "mape_random", json_real(mape_r));
+        json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
+        for (int i = 0; i < n_rows; i++) {
+            json_t *s = json_array();
+            for (int k = 0; k < repeats; k++) json_array_append_new(s, json_real(rows[i].samples[k]));
+            json_array_append_new(arr, json_pack("{s:s,s:i,s:f,s:f,s:o}", "assignment", rows[i].label, "copies", rows[i].copies,
+                                                 "measured_s", rows[i].measured, "simulated_s", rows[i].simulated, "samples_s", s));
+        }
+        json_object_set_new(o, "rows", arr);
+        int rc = dp_json_dump_atomic(o, out, JSON_INDENT(1) | JSON_REAL_PRECISION(8), &err);
+        json_decref(o);
+        if (rc != DP_OK) goto fail;
+    }
+    status = 0;
+    goto done;
+fail:
+    status = dp_cli_fail(&err);
+done:
+    for (int i = 0; rows && i < n_rows; i++) { free(rows[i].assign); free(rows[i].samples); }
+    free(rows);
+    free(meas); free(simv); free(mlist);
+    dp_hisim_free(sim);
+    dp_costs_free(costs);
+    dp_exec_free(x);
+    dp_cli_machine_free(&mach);
+    dp_graph_free(g);
+    return status;
+}

@@ -1,0 +1,63 @@
+/* exec_cli.c: helpers of the commands that run the real executor. */
+#include "exec_cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+void dp_cli_machine_name(char *buf, size_t cap)
+{
+    char host[128] = "unknown host", model[256] = "unknown CPU";
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown host");
+    host[sizeof host - 1] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) != 0) continue;
+            char *c = strchr(line, ':');
+            if (!c) continue;
+            c++;
+            while (*c == ' ' || *c == '\t') c++;
+            c[strcspn(c, "\n")] = 0;
+            snprintf(model, sizeof model, "%s", c);
+            break;
+        }
+        fclose(f);
+    }
+    snprintf(buf, cap, "%s: %s, %ld cores", host, model, sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const dp_exec_options *xo, double scale,
+                     double target_flops, int repeats, dp_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (!m->topology) m->topology = "cpu-2core";
+    int rc = dp_cli_machine_load(m, err);
+    if (rc != DP_OK) return rc;
+    dp_exec_options o = *xo;
+    if (g->cost_kind == DP_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
+    else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
+    r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
+    if (!r->x) return err ? err->code : DP_EINVAL;
+    r->xg = dp_exec_graph(r->x);
+    r->costs = dp_cli_machine_costs(m, r->xg, err);
+    if (!r->costs) {
+        dp_cli_real_close(r);
+        return err ? err->code : DP_EINVAL;
+    }
+    r->ctx.x = r->x;
+    r->ctx.warmup = 1;
+    r->ctx.repeats = repeats > 0 ? repeats : 3;
+    r->oracle.name = "real";
+    r->oracle.cost = dp_exec_oracle_cost;
+    r->oracle.ctx = &r->ctx;
+    return DP_OK;
+}
+
+void dp_cli_real_close(dp_cli_real *r)
+{
+    dp_costs_free(r->costs);
+    dp_exec_free(r->x);
+    memset(r, 0, sizeof *r);
+}

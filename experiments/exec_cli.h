@@ -1,0 +1,37 @@
+/* exec_cli.h: what the commands that run the real executor share (calibrate, validate, train
+ * --stage real). */
+#ifndef DP_EXEC_CLI_H
+#define DP_EXEC_CLI_H
+
+#include <stddef.h>
+
+/* Op kinds profiled when none are given: the kinds the generators emit, plus the synthetic
+ * kernels of abstract-cost graphs. */
+#define DP_CLI_DEFAULT_KINDS "input,matmul,add,mul,relu,gelu,silu,softmax,reduce,synthetic"
+
+/* "HOST: CPU MODEL, N cores" from gethostname and /proc/cpuinfo (what is known). */
+void dp_cli_machine_name(char *buf, size_t cap);
+
+/* ---- Stage III: real execution as the training cost (doppler train --stage real) ---- */
+
+#include "cli.h"
+#include "dp_exec.h"
+#include "dp_oracle.h"
+
+typedef struct dp_cli_real {
+    dp_exec *x;              /* the executor of the graph on the machine's devices */
+    const dp_graph *xg;      /* the graph as executed (scaled): train on this one */
+    dp_costs *costs;         /* its costs on the machine (calibration, else roofline) */
+    dp_exec_oracle_ctx ctx;
+    dp_oracle oracle;        /* {"real", dp_exec_oracle_cost, &ctx} */
+} dp_cli_real;
+
+/* Set up the real executor of g on machine m (its topology, default cpu-2core: device d of the
+ * executor is the topology's device d), scaled so that the graph totals target_flops FLOPs (or
+ * by scale when > 0), the executed graph's costs, and the oracle (median of `repeats` runs after
+ * one warm-up). Errors as dp_exec_alloc and dp_cli_machine_costs. */
+int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const dp_exec_options *xo, double scale,
+                     double target_flops, int repeats, dp_error *err);
+void dp_cli_real_close(dp_cli_real *r);
+
+#endif

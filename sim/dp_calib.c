@@ -1,0 +1,303 @@
+/* dp_calib.c: fitting the affine cost model to a profile, calibration files, cost tables. */
+#include "dp_calib.h"
+#include "dp_json.h"
+
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the fit ---- */
+
+/* regressor j of sample i: 1, FLOPs or bytes */
+static double reg(int j, double f, double b)
+{
+    return j == 0 ? 1.0 : j == 1 ? f : b;
+}
+
+/* Least squares on relative error for the regressors in mask (bit 0: 1, bit 1: F, bit 2: B).
+ * Fills coef[3] (zeros for the absent ones) and the relative residuals' sum of squares.
+ * Returns 0, or -1 when the fit is impossible (too few samples, GSL failure). */
+static int fit_subset(int n, const double *F, const double *B, const double *y, int mask, int robust,
+                      double coef[3], double *sse)
+{
+    int cols[3], p = 0;
+    for (int j = 0; j < 3; j++)
+        if (mask & (1 << j)) cols[p++] = j;
+    if (n < p + 1 || p == 0) return -1;
+    gsl_matrix *X = gsl_matrix_alloc((size_t)n, (size_t)p);
+    gsl_vector *t = gsl_vector_alloc((size_t)n), *c = gsl_vector_alloc((size_t)p);
+    gsl_matrix *cov = gsl_matrix_alloc((size_t)p, (size_t)p);
+    int rc = -1;
+    if (!X || !t || !c || !cov) goto done;
+    /* row i divided by y_i: the residual is the relative error */
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < p; k++) gsl_matrix_set(X, (size_t)i, (size_t)k, reg(cols[k], F[i], B[i]) / y[i]);
+        gsl_vector_set(t, (size_t)i, 1.0);
+    }
+    /* columns of very different magnitudes (1, 1e9 FLOPs): scale each to unit max for the SVD */
+    double colscale[3];
+    for (int k = 0; k < p; k++) {
+        double mx = 0;
+        for (int i = 0; i < n; i++) mx = fmax(mx, fabs(gsl_matrix_get(X, (size_t)i, (size_t)k)));
+        colscale[k] = mx > 0 ? mx : 1;
+        for (int i = 0; i < n; i++) gsl_matrix_set(X, (size_t)i, (size_t)k, gsl_matrix_get(X, (size_t)i, (size_t)k) / colscale[k]);
+    }
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    int st;
+    if (robust) {
+        gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, (size_t)n, (size_t)p);
+        st = w ? gsl_multifit_robust(X, t, c, cov, w) : -1;
+        if (w) gsl_multifit_robust_free(w);
+    } else {
+        gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc((size_t)n, (size_t)p);
+        double chisq;
+        st = w ? gsl_multifit_linear(X, t, c, cov, &chisq, w) : -1;
+        if (w) gsl_multifit_linear_free(w);
+    }
+    gsl_set_error_handler(old);
+    /* robust fits report non-convergence (GSL_EMAXITER) but still return usable estimates */
+    if (st != 0 && !(robust && st == GSL_EMAXITER)) goto done;
+    coef[0] = coef[1] = coef[2] = 0;
+    for (int k = 0; k < p; k++) coef[cols[k]] = gsl_vector_get(c, (size_t)k) / colscale[k];
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        double pred = coef[0] + coef[1] * F[i] + coef[2] * B[i];
+        double r = (pred - y[i]) / y[i];
+        s += r * r;
+    }
+    *sse = s;
+    rc = 0;
+done:
+    gsl_matrix_free(X); gsl_vector_free(t); gsl_vector_free(c); gsl_matrix_free(cov);
+    return rc;
+}
+
+static void fit_stats(int n, const double *F, const double *B, const double *y, const double coef[3],
+                      dp_calib_fit_info *info)
+{
+    double mean = gsl_stats_mean(y, 1, (size_t)n), ss_res = 0, ss_tot = 0, rel2 = 0, relmax = 0;
+    for (int i = 0; i < n; i++) {
+        double pred = coef[0] + coef[1] * F[i] + coef[2] * B[i];
+        ss_res += (pred - y[i]) * (pred - y[i]);
+        ss_tot += (y[i] - mean) * (y[i] - mean);
+        double r = fabs(pred - y[i]) / y[i];
+        rel2 += r * r;
+        relmax = fmax(relmax, r);
+    }
+    info->n = n;
+    info->r2 = ss_tot > 0 ? 1.0 - ss_res / ss_tot : 1.0;
+    info->rms_rel = sqrt(rel2 / n);
+    info->max_rel = relmax;
+}
+
+/* The model for samples (F, B, y), allowed regressors in `allowed` (bits as fit_subset). */
+static int fit_model(int n, const double *F, const double *B, const double *y, int allowed, dp_calib_affine *out,
+                     dp_calib_fit_info *info)
+{
+    double best_bic = INFINITY, best[3] = {0, 0, 0};
+    int best_mask = 0;
+    for (int mask = 1; mask < 8; mask++) {
+        if ((mask & allowed) != mask) continue;
+        double c[3], sse;
+        if (fit_subset(n, F, B, y, mask, 0, c, &sse) != 0) continue;
+        if (c[0] < 0 || c[1] < 0 || c[2] < 0) continue;
+        int p = __builtin_popcount((unsigned)mask);
+        double bic = n * log(fmax(sse, 1e-300) / n) + p * log((double)n);
+        if (bic < best_bic) {
+            best_bic = bic;
+            best_mask = mask;
+            memcpy(best, c, sizeof best);
+        }
+    }
+    if (!best_mask) return -1;
+    /* outliers (a preempted run on a shared machine): refit robustly when a relative residual
+     * lies beyond 4 robust standard deviations */
+    double *r = malloc((size_t)n * sizeof(double));
+    if (!r) return -1;
+    for (int i = 0; i < n; i++) r[i] = (best[0] + best[1] * F[i] + best[2] * B[i] - y[i]) / y[i];
+    gsl_sort(r, 1, (size_t)n);
+    double med = gsl_stats_median_from_sorted_data(r, 1, (size_t)n);
+    for (int i = 0; i < n; i++) r[i] = fabs(r[i] - med);
+    gsl_sort(r, 1, (size_t)n);
+    double mad = 1.4826 * gsl_stats_median_from_sorted_data(r, 1, (size_t)n);
+    double worst = r[n - 1];
+    free(r);
+    int robust = 0;
+    int p = __builtin_popcount((unsigned)best_mask);
+    if (n > p + 2 && worst > 4 * mad && mad > 0) {
+        double c[3], sse;
+        if (fit_subset(n, F, B, y, best_mask, 1, c, &sse) == 0 && c[0] >= 0 && c[1] >= 0 && c[2] >= 0) {
+            memcpy(best, c, sizeof best);
+            robust = 1;
+        }
+    }
+    out->a_s = best[0];
+    out->b_s_per_flop = best[1];
+    out->c_s_per_byte = best[2];
+    fit_stats(n, F, B, y, best, info);
+    info->robust = robust;
+    int k = 0;
+    if (best_mask & 1) info->terms[k++] = '1';
+    if (best_mask & 2) info->terms[k++] = 'F';
+    if (best_mask & 4) info->terms[k++] = 'B';
+    info->terms[k] = 0;
+    return 0;
+}
+
+void dp_calib_fitted_free(dp_calib_fitted *c)
+{
+    if (!c) return;
+    for (int d = 0; d < c->n_devices && c->dev; d++) {
+        dp_calib_fit_device *v = &c->dev[d];
+        free(v->name);
+        for (int k = 0; k < v->n_kinds; k++) free(v->kind[k]);
+        free(v->kind);
+        free(v->coef);
+        free(v->info);
+    }
+    free(c->dev);
+    for (int r = 0; r < c->n_routes && c->route; r++) {
+        free(c->route[r].src);
+        free(c->route[r].dst);
+    }
+    free(c->route);
+    free(c->machine);
+    free(c);
+}
+
+static dp_calib_fitted *calib_new(const char *machine, int n_devices, int n_routes)
+{
+    dp_calib_fitted *c = calloc(1, sizeof *c);
+    if (!c) return NULL;
+    c->machine = strdup(machine ? machine : "");
+    c->n_devices = n_devices;
+    c->dev = calloc((size_t)(n_devices > 0 ? n_devices : 1), sizeof *c->dev);
+    c->n_routes = n_routes;
+    c->route = calloc((size_t)(n_routes > 0 ? n_routes : 1), sizeof *c->route);
+    if (!c->machine || !c->dev || !c->route) { dp_calib_fitted_free(c); return NULL; }
+    return c;
+}
+
+dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
+{
+    const int D = p->n_devices;
+    int n_routes = 0;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) n_routes += a != b;
+    dp_calib_fitted *c = calib_new(p->machine, D, n_routes);
+    const int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
+    double *F = malloc((size_t)nmax * sizeof(double)), *B = malloc((size_t)nmax * sizeof(double)),
+           *Y = malloc((size_t)nmax * sizeof(double));
+    if (!c || !F || !B || !Y) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    for (int d = 0; d < D; d++) {
+        dp_calib_fit_device *dv = &c->dev[d];
+        dv->name = strdup(p->device[d]);
+        dv->kind = calloc((size_t)p->n_ops + 1, sizeof(char *));
+        dv->coef = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
+        dv->info = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
+        if (!dv->name || !dv->kind || !dv->coef || !dv->info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        /* kinds of this device, in first-seen order */
+        for (int i = 0; i < p->n_ops; i++) {
+            if (p->ops[i].device != d) continue;
+            int seen = 0;
+            for (int k = 0; k < dv->n_kinds; k++) seen |= strcmp(dv->kind[k], p->ops[i].kind) == 0;
+            if (!seen && !(dv->kind[dv->n_kinds++] = strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        }
+        if (dv->n_kinds == 0) { dp_error_set(err, DP_EINVAL, "profile: no op samples for device %s", dv->name); goto fail; }
+        for (int k = 0; k <= dv->n_kinds; k++) {
+            /* k == n_kinds: the default, over every kind */
+            int n = 0;
+            for (int i = 0; i < p->n_ops; i++) {
+                const dp_profile_op *o = &p->ops[i];
+                if (o->device != d || o->seconds <= 0 || (k < dv->n_kinds && strcmp(o->kind, dv->kind[k]) != 0)) continue;
+                F[n] = o->flops; B[n] = o->bytes; Y[n] = o->seconds; n++;
+            }
+            dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
+            dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
+            if (fit_model(n, F, B, Y, 7, co, in) != 0) {
+                dp_error_set(err, DP_EINVAL, "profile: cannot fit kind %s on %s (%d usable samples)",
+                             k < dv->n_kinds ? dv->kind[k] : "default", dv->name, n);
+                goto fail;
+            }
+        }
+    }
+    int r = 0;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) {
+            if (a == b) continue;
+            dp_calib_fit_route *rt = &c->route[r++];
+            rt->src = strdup(p->device[a]);
+            rt->dst = strdup(p->device[b]);
+            if (!rt->src || !rt->dst) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            int n = 0;
+            for (int i = 0; i < p->n_copies; i++) {
+                const dp_profile_copy *cp = &p->copies[i];
+                if (cp->src != a || cp->dst != b || cp->seconds <= 0) continue;
+                F[n] = 0; B[n] = cp->bytes; Y[n] = cp->seconds; n++;
+            }
+            dp_calib_affine co;
+            /* latency + bytes / bandwidth: regressors 1 and bytes only */
+            if (fit_model(n, F, B, Y, 1 | 4, &co, &rt->info) != 0) {
+                dp_error_set(err, DP_EINVAL, "profile: cannot fit route %s -> %s (%d usable samples)", rt->src, rt->dst, n);
+                goto fail;
+            }
+            rt->latency_s = co.a_s;
+            /* a zero slope (copies too small to see) leaves the bandwidth unmeasured: 1e18 B/s,
+             * finite because JSON has no infinity, and beyond any real link */
+            rt->bandwidth_Bps = co.c_s_per_byte > 0 ? 1.0 / co.c_s_per_byte : 1e18;
+        }
+    free(F); free(B); free(Y);
+    return c;
+fail:
+    free(F); free(B); free(Y);
+    dp_calib_fitted_free(c);
+    return NULL;
+}
+
+/* ---- files ---- */
+
+static json_t *coef_json(const dp_calib_affine *c)
+{
+    return json_pack("{s:f,s:f,s:f}", "a_s", c->a_s, "b_s_per_flop", c->b_s_per_flop, "c_s_per_byte", c->c_s_per_byte);
+}
+
+int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *err)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "format", json_string("doppler-calibration"));
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "machine", json_string(c->machine));
+    json_t *devs = json_object();
+    for (int d = 0; d < c->n_devices; d++) {
+        const dp_calib_fit_device *dv = &c->dev[d];
+        json_t *ops = json_object();
+        for (int k = 0; k < dv->n_kinds; k++) json_object_set_new(ops, dv->kind[k], coef_json(&dv->coef[k]));
+        json_t *o = json_object();
+        json_object_set_new(o, "ops", ops);
+        json_object_set_new(o, "default", coef_json(&dv->def));
+        json_object_set_new(devs, dv->name, o);
+    }
+    json_object_set_new(root, "devices", devs);
+    json_t *routes = json_array();
+    for (int r = 0; r < c->n_routes; r++) {
+        const dp_calib_fit_route *rt = &c->route[r];
+        json_array_append_new(routes, json_pack("{s:s,s:s,s:f,s:f}", "src", rt->src, "dst", rt->dst, "latency_s",
+                                                rt->latency_s, "bandwidth_Bps", rt->bandwidth_Bps));
+    }
+    json_object_set_new(root, "routes", routes);
+    int rc = dp_json_dump_atomic(root, path, JSON_INDENT(2) | JSON_REAL_PRECISION(10), err);
+    json_decref(root);
+    return rc;
+}
+
+double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes)
+{
+    const dp_calib_fit_device *dv = &c->dev[d];
+    const dp_calib_affine *co = &dv->def;
+    for (int k = 0; k < dv->n_kinds; k++)
+        if (strcmp(dv->kind[k], kind) == 0) co = &dv->coef[k];
+    return co->a_s + co->b_s_per_flop * flops + co->c_s_per_byte * bytes;
+}

@@ -1,0 +1,477 @@
+/* dp_profile.c: timing op kinds and copies on the real executor (see dp_calib.h). */
+#define _GNU_SOURCE
+#include "dp_calib.h"
+#include "dp_exec.h"
+#include "dp_json.h"
+
+#include <cblas.h>
+#include <gsl/gsl_sort.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dp_profile_options_init(dp_profile_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->backend = "cpu";
+    o->repeats = 3;
+    o->chain = 8;
+    o->max_elems = (int64_t)1 << 20;
+    o->max_gemm = 768;
+    o->pin = 1;
+    o->seed = 1;
+}
+
+void dp_profile_free(dp_profile *p)
+{
+    if (!p) return;
+    for (int d = 0; d < p->n_devices && p->device; d++) free(p->device[d]);
+    free(p->device);
+    free(p->machine);
+    free(p->backend);
+    free(p->ops);
+    free(p->copies);
+    free(p);
+}
+
+static dp_profile *profile_new(int n_devices, const char *backend, const char *machine, const char *prefix)
+{
+    dp_profile *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    p->n_devices = n_devices;
+    p->device = calloc((size_t)n_devices, sizeof(char *));
+    p->backend = strdup(backend ? backend : "cpu");
+    p->machine = strdup(machine ? machine : "");
+    if (!p->device || !p->backend || !p->machine) { dp_profile_free(p); return NULL; }
+    for (int d = 0; d < n_devices && prefix; d++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%d", prefix, d);
+        if (!(p->device[d] = strdup(nm))) { dp_profile_free(p); return NULL; }
+    }
+    return p;
+}
+
+static int add_op(dp_profile *p, int d, const char *kind, double flops, double bytes, double s)
+{
+    if (p->n_ops == p->cap_ops) {
+        int cap = p->cap_ops ? 2 * p->cap_ops : 256;
+        dp_profile_op *o = realloc(p->ops, (size_t)cap * sizeof *o);
+        if (!o) return DP_ENOMEM;
+        p->ops = o;
+        p->cap_ops = cap;
+    }
+    dp_profile_op *o = &p->ops[p->n_ops++];
+    o->device = d;
+    snprintf(o->kind, sizeof o->kind, "%s", kind);
+    o->flops = flops;
+    o->bytes = bytes;
+    o->seconds = s;
+    return DP_OK;
+}
+
+static int add_copy(dp_profile *p, int a, int b, double bytes, double s)
+{
+    if (p->n_copies == p->cap_copies) {
+        int cap = p->cap_copies ? 2 * p->cap_copies : 64;
+        dp_profile_copy *c = realloc(p->copies, (size_t)cap * sizeof *c);
+        if (!c) return DP_ENOMEM;
+        p->copies = c;
+        p->cap_copies = cap;
+    }
+    p->copies[p->n_copies++] = (dp_profile_copy){a, b, bytes, s};
+    return DP_OK;
+}
+
+/* one size of one kind: `n_src` sources feeding `chain` independent ops of the kind, all on
+ * device d; the ops run back to back in id order (FIFO), so the gap between two starts is one
+ * op's time on a busy device, dispatch included */
+typedef struct probe {
+    const char *kind;
+    int time_graph;            /* synthetic: a DP_COST_TIME graph */
+    int n_src;                 /* 0: the ops are sources themselves (kind "input") */
+    int64_t src_shape[2];
+    int op_ndim;
+    int64_t op_shape[2];
+    double op_work;
+    const char *einsum;
+} probe;
+
+static dp_graph *probe_graph(const probe *pr, int chain, dp_error *err)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("profile", "profile", pr->time_graph ? DP_COST_TIME : DP_COST_PHYSICAL);
+    if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
+    const double src_bytes = 4.0 * (double)(pr->src_shape[0] * pr->src_shape[1]);
+    for (int s = 0; s < pr->n_src; s++) {
+        int id = dp_graph_builder_add_op(b, NULL, "input", pr->time_graph ? 1 : 0, src_bytes);
+        dp_graph_builder_set_op_info(b, id, NULL, NULL, 2, pr->src_shape);
+    }
+    double ob = 4.0;
+    for (int i = 0; i < pr->op_ndim; i++) ob *= (double)pr->op_shape[i];
+    for (int i = 0; i < chain; i++) {
+        /* time graphs run with 1 FLOP and 1 byte per unit: sizes are FLOPs and bytes there too */
+        int id = dp_graph_builder_add_op(b, NULL, pr->time_graph ? "synthetic" : pr->kind, pr->op_work, ob);
+        dp_graph_builder_set_op_info(b, id, NULL, pr->einsum, pr->op_ndim, pr->op_shape);
+        for (int s = 0; s < pr->n_src; s++) dp_graph_builder_add_edge(b, s, id, src_bytes);
+    }
+    dp_graph *g = dp_graph_builder_finish(b, err);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, dp_error *err)
+{
+    const int chain = o->chain < 2 ? 2 : o->chain;
+    dp_graph *g = probe_graph(pr, chain, err);
+    if (!g) return err ? err->code : DP_EINVAL;
+    dp_exec_options xo;
+    dp_exec_options_init(&xo);
+    xo.backend = o->backend;
+    xo.pin = o->pin;
+    xo.seed = o->seed;
+    xo.nice = o->nice;
+    if (pr->time_graph) xo.flops_per_unit = xo.bytes_per_unit = 1;
+    int rc = DP_OK;
+    int *assign = NULL;
+    double *starts = NULL, *gaps = NULL;
+    dp_exec *x = dp_exec_alloc(g, D, &xo, err);
+    if (!x) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    assign = malloc((size_t)g->n_ops * sizeof(int));
+    starts = malloc((size_t)chain * sizeof(double));
+    gaps = malloc((size_t)chain * sizeof(double));
+    if (!assign || !starts || !gaps) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    for (int v = 0; v < g->n_ops; v++) assign[v] = d;
+    if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) goto done;
+    const dp_graph *xg = dp_exec_graph(x);
+    const int first = pr->n_src;
+    /* every op of the chain has the same size: describe them by the first */
+    double flops = xg->work[first], bytes = xg->out_size[first];
+    for (int i = xg->pred_ptr[first]; i < xg->pred_ptr[first + 1]; i++) bytes += xg->edge_size[xg->pred_edge[i]];
+    dp_exec_result res;
+    for (int r = -1; r < o->repeats; r++) {   /* r = -1: warm-up */
+        if ((rc = dp_exec_run(x, &res, err)) != DP_OK) goto done;
+        if (r < 0) continue;
+        for (int i = 0; i < chain; i++) starts[i] = res.op_start[first + i];
+        qsort(starts, (size_t)chain, sizeof(double), cmp_double);
+        for (int i = 0; i + 1 < chain; i++) gaps[i] = starts[i + 1] - starts[i];
+        /* the median gap of a run: one preempted op (the machine is shared) does not count */
+        gsl_sort(gaps, 1, (size_t)(chain - 1));
+        double med = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)(chain - 1));
+        if ((rc = add_op(p, d, pr->kind, flops, bytes, med)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+    }
+done:
+    free(assign); free(starts); free(gaps);
+    dp_exec_free(x);
+    dp_graph_free(g);
+    return rc;
+}
+
+/* the executor's class of a kind: a two-op graph source -> op planned */
+static int kind_class(const char *kind)
+{
+    if (strcmp(kind, "synthetic") == 0) return DP_EXEC_SYNTH;
+    dp_graph_builder *b = dp_graph_builder_alloc("k", "k", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, NULL, "input", 0, 4);
+    dp_graph_builder_add_op(b, NULL, kind, 2, 4);
+    dp_graph_builder_add_edge(b, 0, 1, 4);
+    dp_graph *g = dp_graph_builder_finish(b, NULL);
+    dp_graph_builder_free(b);
+    if (!g) return DP_EXEC_ELEMWISE;
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    dp_exec_kernel k[2];
+    dp_exec_plan(g, &o, k, NULL);
+    dp_graph_free(g);
+    return strcmp(kind, "input") == 0 ? DP_EXEC_SOURCE : k[1].cls;
+}
+
+static int profile_kind(dp_profile *p, int D, int d, const char *kind, const dp_profile_options *o, dp_error *err)
+{
+    const int cls = kind_class(kind);
+    probe pr;
+    memset(&pr, 0, sizeof pr);
+    pr.kind = kind;
+    int rc = DP_OK;
+    if (cls == DP_EXEC_GEMM) {
+        static const int64_t dims[] = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768};
+        for (size_t i = 0; i < sizeof dims / sizeof *dims && dims[i] <= o->max_gemm; i++) {
+            const int64_t s = dims[i], q = s / 4 < 8 ? 8 : s / 4;
+            const int64_t cfg[4][3] = {{s, s, s}, {s, s, q}, {q, s, s}, {s, q, 4 * s}};
+            for (int c = 0; c < 4 && rc == DP_OK; c++) {
+                const int64_t m = cfg[c][0], n = cfg[c][1], k = cfg[c][2];
+                pr.n_src = 1;
+                pr.src_shape[0] = m; pr.src_shape[1] = k;
+                pr.op_ndim = 2;
+                pr.op_shape[0] = m; pr.op_shape[1] = n;
+                pr.op_work = 2.0 * (double)m * (double)n * (double)k;
+                pr.einsum = "ij,jk->ik";
+                rc = run_probe(p, D, d, &pr, o, err);
+            }
+        }
+        return rc;
+    }
+    if (cls == DP_EXEC_SYNTH) {
+        /* k tiles of 64 x 64 x 1 (2 x 64 x 64 FLOPs each), outputs small and large */
+        pr.time_graph = 1;
+        pr.n_src = 1;
+        int j = 0;
+        for (int64_t k = 16; k <= 65536 && rc == DP_OK; k *= 2, j++) {
+            int64_t e = j % 2 ? 256 : (k * 64 < o->max_elems ? k * 64 : o->max_elems);
+            pr.src_shape[0] = e / 64 > 0 ? e / 64 : 1; pr.src_shape[1] = 64;
+            pr.op_ndim = 2;
+            pr.op_shape[0] = pr.src_shape[0]; pr.op_shape[1] = 64;
+            pr.op_work = 2.0 * 64 * 64 * (double)k;
+            rc = run_probe(p, D, d, &pr, o, err);
+        }
+        return rc;
+    }
+    /* elementwise, reductions, sources: tensors of 256 .. max_elems floats; one or two inputs */
+    int j = 0;
+    for (int64_t e = 256; e <= o->max_elems && rc == DP_OK; e *= 2, j++) {
+        const int64_t row = e < 256 ? e : 256;
+        pr.src_shape[0] = e / row; pr.src_shape[1] = row;
+        pr.n_src = cls == DP_EXEC_SOURCE ? 0 : (cls == DP_EXEC_ELEMWISE && j % 2) ? 2 : 1;
+        if (cls == DP_EXEC_REDUCE) {
+            pr.op_ndim = 1;
+            pr.op_shape[0] = e / row;   /* a row sum */
+        } else {
+            pr.op_ndim = 2;
+            pr.op_shape[0] = e / row; pr.op_shape[1] = row;
+        }
+        pr.op_work = (double)e * (pr.n_src > 0 ? pr.n_src : 1);
+        rc = run_probe(p, D, d, &pr, o, err);
+    }
+    return rc;
+}
+
+/* a copy a -> b: source on a, a small consumer on b; sample = consumer start - source end */
+static int profile_route(dp_profile *p, int D, int a, int b, const dp_profile_options *o, dp_error *err)
+{
+    int rc = DP_OK;
+    for (int64_t e = 256; e <= 4 * o->max_elems && rc == DP_OK; e *= 2) {
+        const int64_t row = 256;
+        dp_graph_builder *gb = dp_graph_builder_alloc("copy", "profile", DP_COST_PHYSICAL);
+        int64_t sh[2] = {e / row, row}, one[1] = {1};
+        dp_graph_builder_add_op(gb, NULL, "input", 0, 4.0 * (double)e);
+        dp_graph_builder_set_op_info(gb, 0, NULL, NULL, 2, sh);
+        dp_graph_builder_add_op(gb, NULL, "reduce", (double)e, 4);
+        dp_graph_builder_set_op_info(gb, 1, NULL, NULL, 1, one);
+        dp_graph_builder_add_edge(gb, 0, 1, 4.0 * (double)e);
+        dp_graph *g = dp_graph_builder_finish(gb, err);
+        dp_graph_builder_free(gb);
+        if (!g) return err ? err->code : DP_EINVAL;
+        dp_exec_options xo;
+        dp_exec_options_init(&xo);
+        xo.backend = o->backend;
+        xo.pin = o->pin;
+        xo.seed = o->seed;
+        xo.nice = o->nice;
+        dp_exec *x = dp_exec_alloc(g, D, &xo, err);
+        if (!x) { dp_graph_free(g); return err ? err->code : DP_ENOMEM; }
+        int assign[2] = {a, b};
+        rc = dp_exec_prepare(x, assign, err);
+        dp_exec_result res;
+        for (int r = -1; r < 2 * o->repeats && rc == DP_OK; r++) {
+            if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
+            if (r < 0) continue;
+            rc = add_copy(p, a, b, 4.0 * (double)e, res.op_start[1] - res.op_end[0]);
+            if (rc != DP_OK) dp_error_set(err, rc, "out of memory");
+        }
+        dp_exec_free(x);
+        dp_graph_free(g);
+    }
+    return rc;
+}
+
+/* ---- background load: the other devices busy while one is profiled ---- */
+
+typedef struct background {
+    pthread_t th;
+    int core, nice, started;
+    atomic_int *stop;
+} background;
+
+static void *background_loop(void *arg)
+{
+    background *b = arg;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(b->core, &set);
+    (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+    if (b->nice) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
+    enum { N = 256 };
+    float *a = calloc((size_t)3 * N * N, sizeof(float));
+    if (!a) return NULL;
+    for (int i = 0; i < 2 * N * N; i++) a[i] = (float)((i % 17) - 8) / 8.0f;
+    /* an sgemm of a few ms at a time: the stop flag is seen within one of them */
+    while (!atomic_load(b->stop))
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f / N, a, N, a + N * N, N, 0.0f, a + 2 * N * N, N);
+    free(a);
+    return NULL;
+}
+
+/* start a loop on every core but device d's (devices are cores 0..D-1 when pinned) */
+static void background_start(background *bg, int D, int d, int nice, atomic_int *stop)
+{
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    atomic_store(stop, 0);
+    for (int e = 0; e < D; e++) {
+        bg[e].started = 0;
+        if (e == d || e >= nc) continue;
+        bg[e].core = e;
+        bg[e].nice = nice;
+        bg[e].stop = stop;
+        bg[e].started = pthread_create(&bg[e].th, NULL, background_loop, &bg[e]) == 0;
+    }
+}
+
+static void background_stop(background *bg, int D, atomic_int *stop)
+{
+    atomic_store(stop, 1);
+    for (int e = 0; e < D; e++)
+        if (bg[e].started) pthread_join(bg[e].th, NULL);
+}
+
+int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
+                   const dp_profile_options *o, dp_profile **out, dp_error *err)
+{
+    dp_profile_options def;
+    if (!o) { dp_profile_options_init(&def); o = &def; }
+    if (n_devices < 1) return dp_error_set(err, DP_EINVAL, "profile: %d devices", n_devices);
+    if (o->repeats < 1 || o->max_elems < 256 || o->max_gemm < 16)
+        return dp_error_set(err, DP_EINVAL, "profile: repeats >= 1, max_elems >= 256, max_gemm >= 16");
+    /* device names as the executor's backend gives them: cpu0, cpu1, ... (gpu0, ... for cuda) */
+    const char *prefix = strcmp(o->backend ? o->backend : "cpu", "cuda") == 0 ? "gpu" : "cpu";
+    dp_profile *p = profile_new(n_devices, o->backend, o->machine, names ? NULL : prefix);
+    if (!p) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int d = 0; names && d < n_devices; d++)
+        if (!(p->device[d] = strdup(names[d]))) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    int rc = DP_OK;
+    background *bg = calloc((size_t)n_devices, sizeof *bg);
+    atomic_int stop;
+    atomic_init(&stop, 1);
+    if (!bg) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    for (int d = 0; d < n_devices && rc == DP_OK; d++) {
+        if (o->background) background_start(bg, n_devices, d, o->nice, &stop);
+        for (int i = 0; i < n_kinds && rc == DP_OK; i++) rc = profile_kind(p, n_devices, d, kinds[i], o, err);
+        if (o->background) background_stop(bg, n_devices, &stop);
+    }
+    /* copies: the source device is idle once its op ended; the destination's core runs the copy
+     * worker; with background load, every device but the destination is busy */
+    for (int b = 0; b < n_devices && rc == DP_OK; b++) {
+        if (o->background) background_start(bg, n_devices, b, o->nice, &stop);
+        for (int a = 0; a < n_devices && rc == DP_OK; a++)
+            if (a != b) rc = profile_route(p, n_devices, a, b, o, err);
+        if (o->background) background_stop(bg, n_devices, &stop);
+    }
+    free(bg);
+    if (rc != DP_OK) { dp_profile_free(p); return rc; }
+    *out = p;
+    return DP_OK;
+}
+
+int dp_profile_save(const dp_profile *p, const char *path, dp_error *err)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "format", json_string("doppler-profile"));
+    json_object_set_new(root, "version", json_integer(1));
+    json_object_set_new(root, "machine", json_string(p->machine));
+    json_object_set_new(root, "backend", json_string(p->backend));
+    json_t *devs = json_array();
+    for (int d = 0; d < p->n_devices; d++) json_array_append_new(devs, json_string(p->device[d]));
+    json_object_set_new(root, "devices", devs);
+    json_object_set_new(root, "op_sample",
+                        json_string("median gap between the starts of consecutive ops of one size on a busy device, per run (s)"));
+    json_object_set_new(root, "copy_sample", json_string("consumer start - producer end across the route, per run (s)"));
+    json_t *ops = json_array();
+    for (int i = 0; i < p->n_ops; i++) {
+        const dp_profile_op *o = &p->ops[i];
+        json_array_append_new(ops, json_pack("{s:s,s:s,s:f,s:f,s:f}", "device", p->device[o->device], "kind", o->kind,
+                                             "flops", o->flops, "bytes", o->bytes, "seconds", o->seconds));
+    }
+    json_object_set_new(root, "ops", ops);
+    json_t *cps = json_array();
+    for (int i = 0; i < p->n_copies; i++) {
+        const dp_profile_copy *c = &p->copies[i];
+        json_array_append_new(cps, json_pack("{s:s,s:s,s:f,s:f}", "src", p->device[c->src], "dst", p->device[c->dst],
+                                             "bytes", c->bytes, "seconds", c->seconds));
+    }
+    json_object_set_new(root, "copies", cps);
+    int rc = dp_json_dump_atomic(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10), err);
+    json_decref(root);
+    return rc;
+}
+
+static int dev_index(const dp_profile *p, const char *name)
+{
+    for (int d = 0; d < p->n_devices; d++)
+        if (strcmp(p->device[d], name) == 0) return d;
+    return -1;
+}
+
+dp_profile *dp_profile_load(const char *path, dp_error *err)
+{
+    json_t *root = dp_json_load(path, err);
+    if (!root) return NULL;
+    dp_profile *p = NULL;
+    json_t *fmt = json_object_get(root, "format");
+    if (!json_is_string(fmt) || strcmp(json_string_value(fmt), "doppler-profile") != 0) {
+        dp_error_set(err, DP_EINVAL, "%s: field \"format\" must be \"doppler-profile\"", path);
+        goto fail;
+    }
+    json_t *devs = json_object_get(root, "devices"), *ops = json_object_get(root, "ops"),
+           *cps = json_object_get(root, "copies");
+    if (!json_is_array(devs) || json_array_size(devs) == 0 || !json_is_array(ops) || !json_is_array(cps)) {
+        dp_error_set(err, DP_EINVAL, "%s: fields \"devices\", \"ops\" and \"copies\" must be arrays (devices non-empty)", path);
+        goto fail;
+    }
+    json_t *m = json_object_get(root, "machine"), *be = json_object_get(root, "backend");
+    p = profile_new((int)json_array_size(devs), json_is_string(be) ? json_string_value(be) : "cpu",
+                    json_is_string(m) ? json_string_value(m) : "", NULL);
+    if (!p) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    for (int d = 0; d < p->n_devices; d++) {
+        json_t *s = json_array_get(devs, (size_t)d);
+        if (!json_is_string(s)) { dp_error_set(err, DP_EINVAL, "%s: devices[%d] must be a string", path, d); goto fail; }
+        p->device[d] = strdup(json_string_value(s));
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(ops, i, o) {
+        const char *dev = NULL, *kind = NULL;
+        double f = -1, b = -1, s = -1;
+        if (json_unpack(o, "{s:s,s:s,s:F,s:F,s:F}", "device", &dev, "kind", &kind, "flops", &f, "bytes", &b, "seconds", &s) != 0 ||
+            dev_index(p, dev) < 0 || !(f >= 0 && b >= 0 && s >= 0 && isfinite(f + b + s))) {
+            dp_error_set(err, DP_EINVAL, "%s: ops[%zu]: needs a known device, kind, and finite flops, bytes, seconds >= 0", path, i);
+            goto fail;
+        }
+        if (add_op(p, dev_index(p, dev), kind, f, b, s) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    }
+    json_array_foreach(cps, i, o) {
+        const char *a = NULL, *b = NULL;
+        double by = -1, s = -1;
+        if (json_unpack(o, "{s:s,s:s,s:F,s:F}", "src", &a, "dst", &b, "bytes", &by, "seconds", &s) != 0 ||
+            dev_index(p, a) < 0 || dev_index(p, b) < 0 || !(by >= 0 && s >= 0 && isfinite(by + s))) {
+            dp_error_set(err, DP_EINVAL, "%s: copies[%zu]: needs known src and dst devices, finite bytes, seconds >= 0", path, i);
+            goto fail;
+        }
+        if (add_copy(p, dev_index(p, a), dev_index(p, b), by, s) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    }
+    json_decref(root);
+    return p;
+fail:
+    dp_profile_free(p);
+    json_decref(root);
+    return NULL;
+}

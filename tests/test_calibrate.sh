@@ -1,0 +1,59 @@
+#!/bin/sh
+# End-to-end: doppler calibrate profile -> fit -> validate on a tiny sweep and a small graph.
+# Checks that the commands run and write what they promise, not timings (the machine may be
+# loaded).
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+D="$top_builddir/doppler"
+T=$(mktemp -d "${TMPDIR:-/tmp}/doppler-calib-test.XXXXXX") || exit 99
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$D" calibrate profile --topology cpu-2core --kinds matmul,add,reduce,input --repeats 1 --max-elems 2048 --max-gemm 32 \
+    --out "$T/p.json" > "$T/out" 2>&1 || fail "profile: $(cat "$T/out")"
+grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
+"$D" calibrate fit "$T/p.json" --out "$T/c.json" --report "$T/r.json" > "$T/fit" 2>&1 || fail "fit: $(cat "$T/fit")"
+grep -q '"format": "doppler-calibration"' "$T/c.json" || fail "calibration format"
+grep -q '"r2"' "$T/r.json" || fail "fit report"
+grep -q "^core0 *matmul" "$T/fit" || fail "fit table"
+
+# a graph with shapes: the validator runs it for real and in the simulator
+cat > "$T/g.json" <<'G'
+{"name": "tiny", "cost_kind": "physical",
+ "ops": [{"name": "a", "kind": "matmul", "flops": 524288, "out_bytes": 16384, "einsum": "ij,jk->ik", "shape": [64, 64]},
+         {"name": "b", "kind": "matmul", "flops": 524288, "out_bytes": 16384, "einsum": "ij,jk->ik", "shape": [64, 64]},
+         {"name": "c", "kind": "add", "flops": 4096, "out_bytes": 16384, "shape": [64, 64]}],
+ "edges": [{"src": 0, "dst": 2, "bytes": 16384}, {"src": 1, "dst": 2, "bytes": 16384}]}
+G
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 3 --repeats 2 --scale 1 \
+    --plot none --out "$T/v.json" > "$T/val" 2>&1 || fail "validate: $(cat "$T/val")"
+grep -q '^MAPE' "$T/val" || fail "validate summary: $(cat "$T/val")"
+grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
+test "$(grep -c random- "$T/val")" -eq 3 || fail "3 random assignments expected"
+if command -v gnuplot > /dev/null 2>&1; then
+    "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 \
+        --methods cp --plot "$T/v.png" > "$T/val2" 2>&1 || fail "validate with plot: $(cat "$T/val2")"
+    test -s "$T/v.png" || fail "no plot"
+fi
+
+# Stage III: doppler train --stage real from a stage II checkpoint on the same executed graph,
+# logged to the HDF5 trajectory layout with the oracle "real"
+"$D" train --graph "$T/g.json" --pipeline --episodes 3 --scale 0.5 --topology cpu-2core --calibration "$T/c.json" \
+    --checkpoint "$T/s2.h5" --quiet > "$T/tr2" 2>&1 || fail "train pipeline: $(cat "$T/tr2")"
+"$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 3 --scale 0.5 --real-repeats 1 \
+    --topology cpu-2core --calibration "$T/c.json" --trajectory "$T/s3.h5" --quiet > "$T/tr3" 2>&1 \
+    || fail "train --stage real: $(cat "$T/tr3")"
+grep -q "measured on the real executor" "$T/tr3" || fail "stage real output: $(cat "$T/tr3")"
+if command -v h5dump > /dev/null 2>&1; then
+    h5dump -a oracle "$T/s3.h5" 2> /dev/null | grep -q '"real"' || fail "trajectory oracle attribute is not real"
+    h5dump -d /episodes/makespan "$T/s3.h5" 2> /dev/null | grep -q "( 3 )" || fail "trajectory has not 3 episodes of makespan"
+fi
+
+# usage errors exit 2, runtime errors 1
+"$D" validate --calibration "$T/c.json" > /dev/null 2>&1; test $? -eq 2 || fail "missing --graph must exit 2"
+"$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
+"$D" validate --graph "$T/g.json" --calibration "$T/nope.json" --plot none > /dev/null 2>&1; test $? -eq 1 || fail "missing file must exit 1"
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --methods nosuch > /dev/null 2>&1; test $? -eq 2 || fail "unknown method must exit 2"
+"$D" calibrate fit "$T/g.json" --out "$T/x.json" > /dev/null 2>&1; test $? -eq 1 || fail "fit of a non-profile must exit 1"
+exit 0

@@ -1,0 +1,397 @@
+/* test_exec: the real executor. Correct numbers under every assignment tried (a ChainMM's output
+ * is the matrix product, and equals the single-device run bit for bit), no deadlock on random
+ * assignments of random DAGs, no buffer left behind, kernels planned as hand-computed. Checks
+ * correctness only, never timing: the machine may be loaded. */
+#include "dp_exec.h"
+#include "dp_exec_backend.h"
+#include "dp_graph.h"
+#include "dp_test.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+/* ChainMM on a 2 x 2 block partition: X = A B C, each matrix n x n cut into four (n/2)^2 blocks.
+ * A and B blocks come first, then the block products P = A_ij B_jk and their sums AB_ik, then
+ * the C blocks, then Q = AB_ik C_kl and the sums X_il: 36 ops. An op's inputs are ordered by
+ * producer id, so creating C after AB makes AB_ik the left operand of Q and C_kl the right. */
+static dp_graph *chainmm(int n)
+{
+    const int h = n / 2;
+    dp_graph_builder *b = dp_graph_builder_alloc("chainmm-test", "test", DP_COST_PHYSICAL);
+    int64_t sh[2] = {h, h};
+    const double blk = 4.0 * h * h, mm = 2.0 * h * h * h;
+    int A[2][2], B[2][2], C[2][2], P[2][2][2], AB[2][2], Q[2][2][2];
+    char nm[32];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            snprintf(nm, sizeof nm, "A%d%d", i, j);
+            A[i][j] = dp_graph_builder_add_op(b, nm, "input", 0, blk);
+            dp_graph_builder_set_op_info(b, A[i][j], NULL, NULL, 2, sh);
+        }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            snprintf(nm, sizeof nm, "B%d%d", i, j);
+            B[i][j] = dp_graph_builder_add_op(b, nm, "input", 0, blk);
+            dp_graph_builder_set_op_info(b, B[i][j], NULL, NULL, 2, sh);
+        }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                snprintf(nm, sizeof nm, "P%d%d%d", i, j, k);
+                P[i][j][k] = dp_graph_builder_add_op(b, nm, "matmul", mm, blk);
+                dp_graph_builder_set_op_info(b, P[i][j][k], NULL, "ij,jk->ik", 2, sh);
+                dp_graph_builder_add_edge(b, A[i][j], P[i][j][k], blk);
+                dp_graph_builder_add_edge(b, B[j][k], P[i][j][k], blk);
+            }
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(nm, sizeof nm, "AB%d%d", i, k);
+            AB[i][k] = dp_graph_builder_add_op(b, nm, "add", (double)h * h, blk);
+            dp_graph_builder_set_op_info(b, AB[i][k], NULL, NULL, 2, sh);
+            for (int j = 0; j < 2; j++) dp_graph_builder_add_edge(b, P[i][j][k], AB[i][k], blk);
+        }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            snprintf(nm, sizeof nm, "C%d%d", i, j);
+            C[i][j] = dp_graph_builder_add_op(b, nm, "input", 0, blk);
+            dp_graph_builder_set_op_info(b, C[i][j], NULL, NULL, 2, sh);
+        }
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2; k++)
+            for (int l = 0; l < 2; l++) {
+                snprintf(nm, sizeof nm, "Q%d%d%d", i, k, l);
+                Q[i][k][l] = dp_graph_builder_add_op(b, nm, "matmul", mm, blk);
+                dp_graph_builder_set_op_info(b, Q[i][k][l], NULL, "ij,jk->ik", 2, sh);
+                dp_graph_builder_add_edge(b, AB[i][k], Q[i][k][l], blk);
+                dp_graph_builder_add_edge(b, C[k][l], Q[i][k][l], blk);
+            }
+    for (int i = 0; i < 2; i++)
+        for (int l = 0; l < 2; l++) {
+            snprintf(nm, sizeof nm, "X%d%d", i, l);
+            int x = dp_graph_builder_add_op(b, nm, "add", (double)h * h, blk);
+            dp_graph_builder_set_op_info(b, x, NULL, NULL, 2, sh);
+            for (int k = 0; k < 2; k++) dp_graph_builder_add_edge(b, Q[i][k][l], x, blk);
+        }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* DOPPLER_EXEC_BACKEND=cuda runs the suite on the CUDA backend (a build --with-cuda, GPUs) */
+static dp_exec *exec_new(const dp_graph *g, int D)
+{
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    const char *be = getenv("DOPPLER_EXEC_BACKEND");
+    if (be && *be) o.backend = be;
+    dp_error err;
+    dp_exec *x = dp_exec_alloc(g, D, &o, &err);
+    ck_assert_msg(x != NULL, "%s", err.msg);
+    return x;
+}
+
+/* run once and return every sink's output, concatenated (caller frees) */
+static float *run_outputs(dp_exec *x, const dp_graph *g, const int *assign, int64_t *total)
+{
+    dp_error err;
+    dp_exec_result r;
+    ck_assert_msg(dp_exec_prepare(x, assign, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_exec_run(x, &r, &err) == DP_OK, "%s", err.msg);
+    ck_assert(r.makespan > 0);
+    for (int v = 0; v < g->n_ops; v++) ck_assert(r.op_end[v] >= r.op_start[v]);
+    /* a consumer never starts before its producer ended */
+    for (int e = 0; e < g->n_edges; e++) ck_assert(r.op_start[g->edge_dst[e]] >= r.op_end[g->edge_src[e]]);
+    const dp_exec_kernel *k = dp_exec_kernels(x);
+    int64_t n = 0;
+    for (int i = 0; i < g->n_sinks; i++) n += k[g->sinks[i]].out_elems;
+    float *out = malloc((size_t)n * sizeof(float));
+    int64_t at = 0;
+    for (int i = 0; i < g->n_sinks; i++) {
+        int v = g->sinks[i];
+        ck_assert_int_eq(dp_exec_read_output(x, v, out + at, k[v].out_elems, &err), k[v].out_elems);
+        at += k[v].out_elems;
+    }
+    *total = n;
+    return out;
+}
+
+/* the executor's ChainMM equals A B C / (4 h^2) computed here with plain loops: each block
+ * product is scaled by 1/h (alpha = 1/K) and each sum of two blocks averages them */
+START_TEST(chainmm_is_the_product)
+{
+    const int n = 32, h = n / 2;
+    dp_graph *g = chainmm(n);
+    ck_assert_int_eq(g->n_ops, 36);
+    dp_exec *x = exec_new(g, 2);
+    int *assign = calloc(g->n_ops, sizeof(int));
+    int64_t total;
+    float *got = run_outputs(x, g, assign, &total);
+    ck_assert_int_eq(total, (int64_t)n * n);
+    /* the full matrices from the source blocks' deterministic values */
+    double *M[3];
+    const char *nm[3] = {"A", "B", "C"};
+    for (int t = 0; t < 3; t++) {
+        M[t] = calloc((size_t)n * n, sizeof(double));
+        for (int bi = 0; bi < 2; bi++)
+            for (int bj = 0; bj < 2; bj++) {
+                char s[8];
+                snprintf(s, sizeof s, "%s%d%d", nm[t], bi, bj);
+                int v = dp_graph_find_op(g, s);
+                ck_assert_int_ge(v, 0);
+                for (int i = 0; i < h; i++)
+                    for (int j = 0; j < h; j++)
+                        M[t][(size_t)(bi * h + i) * n + bj * h + j] = dp_exec_value(1, (uint64_t)v + 1, (uint64_t)(i * h + j));
+            }
+    }
+    double *AB = calloc((size_t)n * n, sizeof(double)), *X = calloc((size_t)n * n, sizeof(double));
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n; j++) AB[i * n + j] += M[0][i * n + k] * M[1][k * n + j];
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < n; k++)
+            for (int j = 0; j < n; j++) X[i * n + j] += AB[i * n + k] * M[2][k * n + j];
+    /* sinks X00, X01, X10, X11 in id order, each block row-major */
+    int64_t at = 0;
+    double maxerr = 0, maxabs = 0;
+    for (int bi = 0; bi < 2; bi++)
+        for (int bl = 0; bl < 2; bl++)
+            for (int i = 0; i < h; i++)
+                for (int j = 0; j < h; j++) {
+                    double want = X[(size_t)(bi * h + i) * n + bl * h + j] / (4.0 * h * h);
+                    double e = fabs(got[at++] - want);
+                    if (e > maxerr) maxerr = e;
+                    if (fabs(want) > maxabs) maxabs = fabs(want);
+                }
+    ck_assert_msg(maxabs > 1e-4, "degenerate test data");
+    ck_assert_msg(maxerr <= 1e-5 * maxabs + 1e-7, "max error %g (max |x| %g)", maxerr, maxabs);
+    for (int t = 0; t < 3; t++) free(M[t]);
+    free(AB); free(X); free(got); free(assign);
+    dp_exec_free(x);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* every assignment tried gives the single-device output bit for bit */
+START_TEST(chainmm_every_assignment_same_output)
+{
+    dp_graph *g = chainmm(48);
+    const int D = 2;
+    dp_exec *x = exec_new(g, D);
+    int *assign = calloc(g->n_ops, sizeof(int));
+    int64_t n0;
+    float *ref = run_outputs(x, g, assign, &n0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    for (int trial = 0; trial < 24; trial++) {
+        for (int v = 0; v < g->n_ops; v++)
+            assign[v] = trial == 0 ? 1 : trial == 1 ? v % 2 : trial == 2 ? (v / 4) % 2 : (int)gsl_rng_uniform_int(r, D);
+        int64_t n1;
+        float *got = run_outputs(x, g, assign, &n1);
+        ck_assert_int_eq(n0, n1);
+        ck_assert_msg(memcmp(ref, got, (size_t)n0 * sizeof(float)) == 0, "trial %d differs from one device", trial);
+        free(got);
+    }
+    gsl_rng_free(r);
+    free(ref); free(assign);
+    dp_exec_free(x);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* a random DAG of mixed kinds and shapes, edges only from lower to higher ids */
+static dp_graph *random_dag(gsl_rng *r, int n)
+{
+    static const char *kinds[] = {"matmul", "add", "relu", "softmax", "reduce", "mul", "gelu"};
+    dp_graph_builder *b = dp_graph_builder_alloc("random", "test", DP_COST_PHYSICAL);
+    for (int v = 0; v < n; v++) {
+        const char *k = kinds[gsl_rng_uniform_int(r, 7)];
+        int64_t sh[2] = {8 + (int64_t)gsl_rng_uniform_int(r, 24), 8 + (int64_t)gsl_rng_uniform_int(r, 24)};
+        double p = (double)(sh[0] * sh[1]);
+        double work = strcmp(k, "matmul") == 0 ? 2.0 * p * (4 + gsl_rng_uniform_int(r, 28)) : p;
+        dp_graph_builder_add_op(b, NULL, k, work, 4 * p);
+        dp_graph_builder_set_op_info(b, v, NULL, NULL, 2, sh);
+        int deg = v == 0 ? 0 : (int)gsl_rng_uniform_int(r, 4);
+        for (int i = 0; i < deg; i++) {
+            int u = (int)gsl_rng_uniform_int(r, (unsigned long)v);
+            dp_graph_builder_add_edge(b, u, v, 4 * p);
+        }
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* random assignments of random DAGs on 1 to 4 devices (more devices than cores too) always
+ * finish, and give the single-device numbers; buffers do not pile up between runs */
+START_TEST(random_dags_no_deadlock)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    for (int gi = 0; gi < 8; gi++) {
+        dp_graph *g = random_dag(r, 20 + (int)gsl_rng_uniform_int(r, 120));
+        int D = 1 + gi % 4;
+        dp_exec *x = exec_new(g, D);
+        int *assign = calloc(g->n_ops, sizeof(int));
+        int64_t n0;
+        float *ref = run_outputs(x, g, assign, &n0);
+        for (int trial = 0; trial < 10; trial++) {
+            for (int v = 0; v < g->n_ops; v++) assign[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            int64_t n1;
+            float *got = run_outputs(x, g, assign, &n1);
+            ck_assert_msg(memcmp(ref, got, (size_t)n0 * sizeof(float)) == 0, "graph %d trial %d differs", gi, trial);
+            free(got);
+            /* live buffers: outputs + copies + one weight buffer per device, nothing else */
+            dp_error err;
+            dp_exec_result res;
+            ck_assert_int_eq(dp_exec_run(x, &res, &err), DP_OK);
+            ck_assert_int_eq(dp_exec_live_buffers(x), g->n_ops + res.n_copies + D);
+            for (int c = 0; c < res.n_copies; c++) {
+                ck_assert_int_ne(res.copy_dev[c], assign[res.copy_src[c]]);
+                ck_assert(res.copy_end[c] >= res.copy_start[c]);
+                ck_assert(res.copy_start[c] >= res.op_end[res.copy_src[c]]);
+            }
+        }
+        free(ref); free(assign);
+        dp_exec_free(x);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* kernels as hand-computed: a 8x6 matmul with K = 4, scaled by 1/2 */
+START_TEST(plan_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("p", "test", DP_COST_PHYSICAL);
+    int64_t sh[2] = {8, 6}, sh3[3] = {2, 4, 6};
+    dp_graph_builder_add_op(b, "x", "input", 0, 4 * 48);
+    dp_graph_builder_set_op_info(b, 0, NULL, NULL, 2, sh);
+    dp_graph_builder_add_op(b, "y", "matmul", 2.0 * 8 * 6 * 4, 4 * 48);
+    dp_graph_builder_set_op_info(b, 1, NULL, "ij,jk->ik", 2, sh);
+    dp_graph_builder_add_op(b, "z", "relu", 48, 4 * 48);
+    dp_graph_builder_set_op_info(b, 2, NULL, NULL, 3, sh3);
+    dp_graph_builder_add_op(b, "w", "op", 10, 4 * 48);
+    dp_graph_builder_set_op_info(b, 3, NULL, "bij->bi", 2, sh);
+    dp_graph_builder_add_edge(b, 0, 1, 4 * 48);
+    dp_graph_builder_add_edge(b, 1, 2, 4 * 48);
+    dp_graph_builder_add_edge(b, 1, 3, 4 * 48);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_nonnull(g);
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    o.scale = 0.5;
+    dp_exec_kernel k[4];
+    ck_assert_int_eq(dp_exec_plan(g, &o, k, &err), DP_OK);
+    ck_assert_int_eq(k[0].cls, DP_EXEC_SOURCE);
+    ck_assert_int_eq(k[0].out_elems, 12);
+    ck_assert_int_eq(k[1].cls, DP_EXEC_GEMM);
+    ck_assert_int_eq(k[1].m, 4);
+    ck_assert_int_eq(k[1].n, 3);
+    ck_assert_int_eq(k[1].k, 2);
+    ck_assert_double_eq(k[1].flops, 48);
+    ck_assert_double_eq(k[1].bytes, 4.0 * (12 + 12));
+    ck_assert_int_eq(k[2].cls, DP_EXEC_ELEMWISE);
+    ck_assert_int_eq(k[2].func, DP_EXEC_F_RELU);
+    ck_assert_int_eq(k[2].out_elems, 1 * 2 * 3);   /* 2x4x6 halved: 1x2x3 */
+    ck_assert_double_eq(k[2].flops, 48.0 * 6 / 48);
+    ck_assert_int_eq(k[3].cls, DP_EXEC_REDUCE);     /* an einsum with a summed index */
+    o.scale = 0;
+    ck_assert_int_eq(dp_exec_plan(g, &o, k, &err), DP_EINVAL);
+    /* auto scale: the total comes within one step of the target */
+    double s = dp_exec_auto_scale(g, 100);
+    ck_assert(s > 0 && s <= 1);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* a DOPPLER-style time graph runs synthetic kernels of proportional work */
+START_TEST(synthetic_kernels)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("t", "test", DP_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 100, 400);
+    dp_graph_builder_add_op(b, NULL, NULL, 300, 1200);
+    dp_graph_builder_add_op(b, NULL, NULL, 200, 800);
+    dp_graph_builder_add_edge(b, 0, 1, 400);
+    dp_graph_builder_add_edge(b, 0, 2, 400);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    o.flops_per_unit = 2.0 * 64 * 64 * 10;   /* one unit = ten 64x64 tiles of K */
+    o.bytes_per_unit = 4;
+    dp_exec *x = dp_exec_alloc(g, 2, &o, &err);
+    ck_assert_msg(x != NULL, "%s", err.msg);
+    const dp_exec_kernel *k = dp_exec_kernels(x);
+    ck_assert_int_eq(k[0].cls, DP_EXEC_SYNTH);
+    ck_assert_int_eq(k[0].k, 1000);
+    ck_assert_int_eq(k[1].k, 3000);
+    ck_assert_int_eq(k[1].out_elems, 1200);
+    const dp_graph *xg = dp_exec_graph(x);
+    ck_assert_int_eq(xg->cost_kind, DP_COST_PHYSICAL);
+    ck_assert_double_eq(xg->work[2], 2.0 * 64 * 64 * 2000);
+    ck_assert_double_eq(xg->edge_size[0], 1600);
+    int a0[] = {0, 0, 0}, a1[] = {0, 1, 0};
+    int64_t n0, n1;
+    float *r0 = run_outputs(x, g, a0, &n0);
+    float *r1 = run_outputs(x, g, a1, &n1);
+    ck_assert(memcmp(r0, r1, (size_t)n0 * sizeof(float)) == 0);
+    dp_exec_stats st;
+    ck_assert_int_eq(dp_exec_measure(x, a1, 1, 3, NULL, &st, &err), DP_OK);
+    ck_assert(st.min <= st.median && st.median <= st.max && st.repeats == 3);
+    /* the oracle of Stage III: a positive makespan per call, errors passed on */
+    dp_exec_oracle_ctx oc = {x, 1, 3, 0};
+    double mk = 0;
+    ck_assert_int_eq(dp_exec_oracle_cost(&oc, a0, &mk, &err), DP_OK);
+    ck_assert(mk > 0);
+    ck_assert_int_eq(oc.calls, 1);
+    int bad[] = {0, 5, 0};
+    ck_assert_int_eq(dp_exec_oracle_cost(&oc, bad, &mk, &err), DP_EINVAL);
+    free(r0); free(r1);
+    dp_exec_free(x);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    dp_graph *g = chainmm(8);
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    o.backend = "tpu";
+    dp_error err;
+    ck_assert_ptr_null(dp_exec_alloc(g, 2, &o, &err));
+    ck_assert_int_eq(err.code, DP_EUNSUPPORTED);
+    dp_exec *x = exec_new(g, 2);
+    int *a = calloc(g->n_ops, sizeof(int));
+    dp_exec_result r;
+    ck_assert_int_eq(dp_exec_run(x, &r, &err), DP_EINVAL);
+    a[5] = 2;
+    ck_assert_int_eq(dp_exec_prepare(x, a, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 5") != NULL, "%s", err.msg);
+    free(a);
+    dp_exec_free(x);
+    dp_graph_free(g);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("exec");
+    TCase *t = tcase_create("exec");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, chainmm_is_the_product);
+    tcase_add_test(t, chainmm_every_assignment_same_output);
+    tcase_add_test(t, random_dags_no_deadlock);
+    tcase_add_test(t, plan_hand);
+    tcase_add_test(t, synthetic_kernels);
+    tcase_add_test(t, bad_input);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}
