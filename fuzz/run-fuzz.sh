@@ -81,8 +81,12 @@ for h in $harnesses; do
     # HDF5 mallocs sizes read from a corrupt file; a normal malloc returns NULL for them, and so
     # must ASan's here (elsewhere an absurd allocation is a missing limit of ours: a crash)
     asan=${ASAN_OPTIONS:-}
-    case $name in checkpoint) asan="allocator_may_return_null=1${asan:+:$asan}" ;; esac
-    ASAN_OPTIONS=$asan "$build/fuzz/$h" -max_total_time="$secs" -runs="$runs" -print_final_stats=1 -timeout=10 \
+    lsan=${LSAN_OPTIONS:-}
+    case $name in checkpoint)
+        asan="allocator_may_return_null=1${asan:+:$asan}"
+        lsan="suppressions=$src/fuzz/lsan-hdf5.supp${lsan:+:$lsan}" ;;
+    esac
+    ASAN_OPTIONS=$asan LSAN_OPTIONS=$lsan "$build/fuzz/$h" -max_total_time="$secs" -runs="$runs" -print_final_stats=1 -timeout=10 \
         -rss_limit_mb=2048 -artifact_prefix="$work/crash-$name-" $dict \
         "$work/corpus-$name" "$work/seeds-$name" > "$log" 2>&1 || rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
