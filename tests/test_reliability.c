@@ -6,6 +6,7 @@
 #include "dp_file.h"
 #include "dp_graph.h"
 #include "dp_nn.h"
+#include "dp_topology.h"
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
 #include "results.h"
@@ -33,7 +34,7 @@ START_TEST(memory_limit_refuses_before_allocating)
         dp_graph *g = dp_graph_read(path, json ? "json" : "doppler", &err);
         ck_assert_ptr_null(g);
         ck_assert_int_eq(err.code, DP_ENOMEM);
-        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "MiB of memory, more than the 1 MiB available"),
+        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "MiB of memory, more than the 1.0 MiB available"),
                       "%s", err.msg);
         unsetenv("DOPPLER_MEM_LIMIT");
         g = dp_graph_read(path, json ? "json" : "doppler", &err);
@@ -280,6 +281,23 @@ START_TEST(orthogonal_init_reads_no_garbage)
 }
 END_TEST
 
+/* JSON inputs read whole (topologies, calibrations) check Jansson's memory before parsing too. */
+START_TEST(json_inputs_memory_limit)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/topologies/dgx1-v100.json", dp_test_srcdir());
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "4K", 1);
+    dp_topology *t = dp_topology_load(path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(err.msg, "parsing this JSON file needs about") && strstr(err.msg, path), "%s", err.msg);
+    t = dp_topology_load(path, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    dp_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -292,6 +310,7 @@ int main(void)
     tcase_add_test(t, results_csv_good_len);
     tcase_add_test(t, sweep_expansion_limit);
     tcase_add_test(t, orthogonal_init_reads_no_garbage);
+    tcase_add_test(t, json_inputs_memory_limit);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
