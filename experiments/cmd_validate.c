@@ -177,8 +177,7 @@ int cmd_validate(int argc, char **argv)
         if (!*t) continue;
         if (n_methods == 32) { free(mlist); return dp_cli_usage_error(cmd, "at most 32 methods"); }
         if (!dp_place_find(t)) {
-            /* t points into mlist: print before freeing (use after free found by the sanitizer build) */
-            int rc = dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t);
+            int rc = dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); /* t points into mlist */
             free(mlist);
             return rc;
         }
