@@ -7,6 +7,7 @@
 #include "dp_oracle.h"
 #include "dp_sim.h"
 #include "dp_train.h"
+#include "dp_ptrain.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -609,6 +610,83 @@ done:
     return rc;
 }
 
+/* ---- Placeto and GDP (policy/dp_ptrain.h): REINFORCE against the run's simulator for
+ * `episodes` episodes (the table's DOPPLER budget, Stage I + Stage II), model selection as
+ * DOPPLER's, then the greedy (or best of `samples`) placement ---- */
+static int run_ptrain(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
+{
+    static const char *const own[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
+    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    int m;
+    if (dp_ptrain_method_parse(method, &m) != DP_OK) return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
+    long seed, episodes, samples, bench;
+    const char *tcfg = NULL;
+    dp_ptrain_config cfg;
+    dp_ptrain_config_default(&cfg, m);
+    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+        dp_sweep_param_int(params, "episodes", 200, &episodes, err) != DP_OK ||
+        dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
+        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
+        dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
+        return DP_EINVAL;
+    if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
+        return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
+    if (tcfg) {
+        char path[PATH_MAX];
+        if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+        if (dp_ptrain_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
+    }
+    cfg.method = m;
+    cfg.train.seed = (uint64_t)seed;
+
+    dp_run_machine rm;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
+    if (rc != DP_OK) return rc;
+    dp_ptrainer *tr = NULL;
+    int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    json_t *metrics = json_object();
+    const double sc = rm.g->time_scale;
+    double t_start = now_s(), ms;
+    dp_run_schedule sched;
+    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    tr = dp_ptrainer_alloc(rm.g, rm.c, &cfg, err);
+    if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
+    dp_oracle oracle = {"simulator", oracle_machine_cost, &rm};
+    if (rm.general) dp_ptrainer_set_oracle(tr, &oracle);
+    double train_sec = 0;
+    if (episodes > 0) {
+        double t0 = now_s();
+        if ((rc = dp_ptrainer_run(tr, DP_STAGE_SIM, episodes, NULL, err)) != DP_OK) goto done;
+        train_sec = now_s() - t0;
+        if ((rc = dp_ptrainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, err)) != DP_OK) goto done;
+        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+        json_object_set_new(metrics, "makespan_last", json_real(sched.makespan / sc));
+        dp_ptrainer_use_best(tr);
+    }
+    if ((rc = dp_ptrainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, err)) != DP_OK) goto done;
+    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
+    if (bench > 0) {
+        double inf_s, train_s;
+        if ((rc = dp_ptrainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        json_object_set_new(metrics, "inference_s", json_real(inf_s));
+        json_object_set_new(metrics, "training_s", json_real(train_s));
+    }
+    out->makespan = sched.makespan / sc;
+    out->episodes = episodes;
+    out->seconds = now_s() - t_start;
+    dp_result_set(&out->units, rm.g->time_unit);
+    json_object_set_new(metrics, "seconds_training", json_real(train_sec));
+    dp_run_put_metrics(out, &rm, &sched, metrics);
+    metrics = NULL;
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+done:
+    json_decref(metrics);
+    dp_ptrainer_free(tr);
+    free(assign);
+    dp_run_machine_free(&rm);
+    return rc;
+}
+
 /* Methods that are not plain placements (they train, or measure on a real executor) register
  * here; everything else goes to the placement registry (policy/dp_place.c). */
 typedef int (*run_fn)(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out,
@@ -618,6 +696,8 @@ static const struct {
     run_fn fn;
 } runners[] = {
     {"doppler", run_doppler},
+    {"placeto", run_ptrain},
+    {"gdp", run_ptrain},
     {NULL, NULL},
 };
 

@@ -113,6 +113,24 @@ a=$("$DOPPLER" report "$work/trainA.h5" --table runs | awk -F, 'NR == 4 {print $
 b=$("$DOPPLER" report "$work/trainB.h5" --table runs | awk -F, 'NR == 2 {print $1, $11, $12, $15}')
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "seed 3 trained as the third run of a sweep ($a) differs from a sweep of it alone ($b)"
 
+# ---- Placeto and GDP in a sweep: trained for "episodes" episodes, as `doppler place --budget` ----
+cat > "$work/pt.json" <<JSON
+{"name": "pt", "fixed": {"graph": "$GRAPH", "devices": 4, "episodes": 20, "seed": 2},
+ "grid": {"method": ["placeto", "gdp"]}}
+JSON
+"$DOPPLER" sweep "$work/pt.json" --out "$work/pt.h5" --quiet
+for m in placeto gdp; do
+    want=$("$DOPPLER" place --graph "$GRAPH" --method $m --budget 20 --seed 2 --devices 4 --json |
+           sed 's/.*"makespan":\([^,]*\),.*/\1/')
+    got=$("$DOPPLER" report "$work/pt.h5" --table runs | awk -F, -v m=$m '$4 == m {print $11, $12, $15}')
+    [ "$got" = "ok $(printf '%g' "$want") 20" ] || fail "$m in a sweep: $got, doppler place gives makespan $want"
+done
+cat > "$work/ptbad.json" <<JSON
+{"name": "ptbad", "fixed": {"graph": "$GRAPH", "method": "gdp", "episodes_il": 5}, "grid": {"seed": [1]}}
+JSON
+"$DOPPLER" sweep "$work/ptbad.json" --out "$work/ptbad.h5" 2> "$work/ptbad.log" || true
+grep -q 'not used by method gdp' "$work/ptbad.log" || fail "a DOPPLER-only parameter given to gdp is not refused"
+
 # ---- plots (when gnuplot is installed) ----
 if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     "$DOPPLER" report "$work/grid.h5" --table main --plot bars --out "$work/bars.png"
