@@ -490,8 +490,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (dp_sweep_param_str(params, "variant", "dual", &variant, err) != DP_OK) return DP_EINVAL;
     if (strcmp(variant, "no_stage1") == 0) ep_il = 0;
     else if (strcmp(variant, "no_stage2") == 0) ep_sim = 0;
-    else if (strcmp(variant, "plc_only") == 0 || strcmp(variant, "no_cp_embeddings") == 0)
-        return dp_error_set(err, DP_EUNSUPPORTED, "variant \"%s\": the trainer (policy/dp_train.h) has no switch for it yet", variant);
+    else if (strcmp(variant, "plc_only") == 0) cfg.sel_topological = 1; /* single policy, fixed order */
+    else if (strcmp(variant, "no_cp_embeddings") == 0) cfg.arch.cp_embeddings = 0;
     else if (strcmp(variant, "dual") != 0)
         return dp_error_set(err, DP_EINVAL, "variant \"%s\": dual, no_stage1, no_stage2, plc_only or no_cp_embeddings", variant);
     if (seed < 0 || ep_il < 0 || ep_sim < 0 || samples < 0 || bench < 0)

@@ -15,6 +15,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->steps = 6;
     a->edge_hidden = 128;
     a->slope = 0.1f;
+    a->cp_embeddings = 1;
 }
 
 /* ---- per-graph inputs ---- */
@@ -316,10 +317,17 @@ void dp_doppler_prepare(dp_doppler *dd)
     dp_nn_leaky_relu_forward(tmp, dd->s_Fpre, nd, sl);
     put_cols(dd->s_cat, 4 * d, 0, tmp, d, n);
     put_cols(dd->s_cat, 4 * d, d, dd->s_H, d, n);
-    dp_nn_zscore_forward(tmp, dd->s_Bm, dd->s_Br, dd->s_Bp, n, d, ZS_EPS);
-    put_cols(dd->s_cat, 4 * d, 2 * d, tmp, d, n);
-    dp_nn_zscore_forward(tmp, dd->s_Tm, dd->s_Tr, dd->s_Tp, n, d, ZS_EPS);
-    put_cols(dd->s_cat, 4 * d, 3 * d, tmp, d, n);
+    if (dd->a.cp_embeddings) {
+        dp_nn_zscore_forward(tmp, dd->s_Bm, dd->s_Br, dd->s_Bp, n, d, ZS_EPS);
+        put_cols(dd->s_cat, 4 * d, 2 * d, tmp, d, n);
+        dp_nn_zscore_forward(tmp, dd->s_Tm, dd->s_Tr, dd->s_Tp, n, d, ZS_EPS);
+        put_cols(dd->s_cat, 4 * d, 3 * d, tmp, d, n);
+    } else {
+        /* ablation: the path inputs are zero, so they carry no information and no gradient */
+        memset(tmp, 0, nd * sizeof(float));
+        put_cols(dd->s_cat, 4 * d, 2 * d, tmp, d, n);
+        put_cols(dd->s_cat, 4 * d, 3 * d, tmp, d, n);
+    }
     dp_nn_linear_forward(dd->s_A, dd->s_cat, dp_nn_param(S, dd->s_w1), dp_nn_param(S, dd->s_b1), n, 4 * d, h);
     dp_nn_leaky_relu_forward(dd->s_Aact, dd->s_A, (size_t)n * h, sl);
     dp_nn_linear_forward(dd->s_score, dd->s_Aact, dp_nn_param(S, dd->s_w2), dp_nn_param(S, dd->s_b2), n, h, 1);
@@ -482,7 +490,7 @@ void dp_doppler_backward(dp_doppler *dd)
                           dp_nn_param(S, dd->s_fw), n, F, d);
     /* b- and t-path branches: z-score then sum pooling back onto H */
     float *dz = dd->s_dP, *dpool = dFpre;
-    for (int which = 0; which < 2; which++) {
+    for (int which = 0; which < (dd->a.cp_embeddings ? 2 : 0); which++) {
         int off = which == 0 ? 2 * d : 3 * d;
         for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dd->s_dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
         memset(dpool, 0, nd * sizeof(float));

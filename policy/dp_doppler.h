@@ -55,6 +55,8 @@ typedef struct dp_doppler_arch {
     int steps;       /* message-passing steps (authors: 6) */
     int edge_hidden; /* hidden width of the edge network (authors, dgllife default: 128) */
     float slope;     /* leaky ReLU slope (authors: 0.1) */
+    int cp_embeddings; /* 1 (the paper): SEL sees each op's b- and t-path embeddings; 0: those
+                          inputs are zero (the "without critical-path embeddings" ablation) */
 } dp_doppler_arch;
 
 /* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
@@ -62,7 +64,7 @@ typedef struct dp_doppler_arch {
  * ops. The learned baselines (Placeto, GDP) use the same inputs. DP_OK or DP_ENOMEM. */
 int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw);
 
-/* The authors' sizes: 128, 64, 6, 128, 0.1. */
+/* The authors' sizes: 128, 64, 6, 128, 0.1, with the path embeddings. */
 void dp_doppler_arch_default(dp_doppler_arch *a);
 
 typedef struct dp_doppler {

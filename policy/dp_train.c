@@ -75,6 +75,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
     json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
     json_object_set_new(o, "update_plc", json_boolean(c->update_plc));
+    json_object_set_new(o, "sel_topological", json_boolean(c->sel_topological));
     json_object_set_new(o, "grad_clip", json_real(c->grad_clip));
     json_t *ad = json_object();
     json_object_set_new(ad, "beta1", json_real(c->adam_beta1));
@@ -88,6 +89,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "steps", json_integer(c->arch.steps));
     json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
     json_object_set_new(nw, "slope", json_real(c->arch.slope));
+    json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
     json_object_set_new(o, "network", nw);
     json_t *st = json_object();
     for (int i = 0; i < DP_N_STAGES; i++) {
@@ -169,6 +171,8 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if ((rc = get_bool(v, key, &c->update_sel, err))) return rc;
         } else if (strcmp(key, "update_plc") == 0) {
             if ((rc = get_bool(v, key, &c->update_plc, err))) return rc;
+        } else if (strcmp(key, "sel_topological") == 0) {
+            if ((rc = get_bool(v, key, &c->sel_topological, err))) return rc;
         } else if (strcmp(key, "grad_clip") == 0) {
             if ((rc = get_num(v, key, 0, 1e30, &c->grad_clip, err))) return rc;
         } else if (strcmp(key, "adam") == 0 && json_is_object(v)) {
@@ -191,6 +195,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                 else if (strcmp(k2, "steps") == 0) { rc = get_int(w, "network.steps", 1, 64, &L, err); c->arch.steps = (int)L; }
                 else if (strcmp(k2, "edge_hidden") == 0) { rc = get_int(w, "network.edge_hidden", 1, 4096, &L, err); c->arch.edge_hidden = (int)L; }
                 else if (strcmp(k2, "slope") == 0) { rc = get_num(w, "network.slope", 0, 1, &x, err); c->arch.slope = (float)x; }
+                else if (strcmp(k2, "cp_embeddings") == 0) rc = get_bool(w, "network.cp_embeddings", &c->arch.cp_embeddings, err);
                 else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
                 if (rc) return rc;
             }
@@ -279,6 +284,7 @@ struct dp_trainer {
     double best_greedy;     /* raw unit */
     double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
     float *best_sel, *best_plc;
+    int *topo_pos;            /* (n) position of each op in the graph's topological order */
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
     /* the current episode's record */
@@ -315,6 +321,7 @@ void dp_trainer_free(dp_trainer *tr)
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
     free(tr->best_sel);
+    free(tr->topo_pos);
     free(tr->best_plc);
     free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
@@ -330,6 +337,7 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->g = g;
     tr->c = c;
     tr->cfg = *cfg;
+    if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
     for (int i = 0; i < DP_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     tr->n = g->n_ops;
@@ -356,6 +364,9 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->sel_mark = dp_malloc_n(tr->sel_cap, 1);
     tr->sel_a = dp_malloc_n(n, sizeof(int));
     tr->sel_H = dp_malloc_n(n, sizeof(double));
+    tr->topo_pos = dp_malloc_n(n, sizeof(int));
+    if (!tr->topo_pos) goto nomem;
+    for (int k = 0; k < g->n_ops; k++) tr->topo_pos[g->topo[k]] = k;
     tr->plc_p = dp_malloc_n(n * D, sizeof(float));
     tr->plc_lp = dp_malloc_n(n * D, sizeof(float));
     tr->plc_z = dp_malloc_n(n * D, sizeof(float));
@@ -506,7 +517,15 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         }
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
         dp_env_cp_select_all(env, tr->sel_mark + off);
-        int a = choose(p, z, nr, mode, eps, r);
+        int a;
+        if (tr->cfg.sel_topological) {
+            /* PLC-only ablation: the ready op earliest in the topological order */
+            a = 0;
+            for (int i = 1; i < nr; i++)
+                if (tr->topo_pos[ops[i]] < tr->topo_pos[ops[a]]) a = i;
+        } else {
+            a = choose(p, z, nr, mode, eps, r);
+        }
         tr->sel_a[t] = a;
         sel_ok += tr->sel_mark[off + a];
         int v = ops[a];

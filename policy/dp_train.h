@@ -76,6 +76,9 @@ typedef struct dp_train_config {
     uint64_t seed;         /* 1 */
     long checkpoint_every; /* episodes between checkpoints (100); rounded up to a multiple of batch */
     int update_sel, update_plc; /* 1, 1: train both networks */
+    int sel_topological;   /* 0 (the paper): SEL picks the next op; 1: the ready op earliest in the
+                              graph's topological order is taken and SEL is not trained (the
+                              single-policy "PLC only" ablation, Placeto's fixed order) */
 } dp_train_config;
 
 /* The authors' values (above). */

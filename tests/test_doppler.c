@@ -476,6 +476,51 @@ START_TEST(config_stage_keys)
 }
 END_TEST
 
+/* Ablations of the paper's table 4. PLC only: SEL takes the topological order and is never
+ * trained (its parameters stay as initialised while PLC's move). Without critical-path
+ * embeddings: SEL's path inputs are zero. */
+START_TEST(ablation_switches)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    cfg.checkpoint_every = 1000;
+    cfg.sel_topological = 1;
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    ck_assert_ptr_nonnull(tr);
+    dp_doppler *dd = dp_trainer_networks(tr);
+    float *sel0 = malloc(dd->sel.n * sizeof(float)), *plc0 = malloc(dd->plc.n * sizeof(float));
+    memcpy(sel0, dd->sel.param, dd->sel.n * sizeof(float));
+    memcpy(plc0, dd->plc.param, dd->plc.n * sizeof(float));
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 20, NULL, &err), DP_OK);
+    ck_assert_int_eq(memcmp(sel0, dd->sel.param, dd->sel.n * sizeof(float)), 0);
+    ck_assert_int_ne(memcmp(plc0, dd->plc.param, dd->plc.n * sizeof(float)), 0);
+    dp_trainer_free(tr);
+    free(sel0);
+    free(plc0);
+
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    cfg.arch.cp_embeddings = 0;
+    tr = dp_trainer_alloc(g, c, &cfg, &err);
+    ck_assert_ptr_nonnull(tr);
+    dd = dp_trainer_networks(tr);
+    int assign[16];
+    double ms;
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &ms, NULL, &err), DP_OK);
+    const int d = cfg.arch.hidden;
+    for (int v = 0; v < g->n_ops; v++)
+        for (int j = 2 * d; j < 4 * d; j++) ck_assert_float_eq(dd->s_cat[(size_t)v * 4 * d + j], 0.0f);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 10, NULL, &err), DP_OK);
+    dp_trainer_free(tr);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("doppler");
@@ -489,6 +534,7 @@ int main(void)
     tcase_add_test(t, exploration_frequencies);
     tcase_add_test(t, greedy_baseline_improves);
     tcase_add_test(t, config_stage_keys);
+    tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
