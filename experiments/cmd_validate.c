@@ -176,7 +176,11 @@ int cmd_validate(int argc, char **argv)
     for (char *save = NULL, *t = strtok_r(mlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (!*t) continue;
         if (n_methods == 32) { free(mlist); return dp_cli_usage_error(cmd, "at most 32 methods"); }
-        if (!dp_place_find(t)) { free(mlist); return dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); }
+        if (!dp_place_find(t)) {
+            int rc = dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); /* t points into mlist */
+            free(mlist);
+            return rc;
+        }
         mnames[n_methods++] = t;
     }
     if (n_methods + n_random < 2) { free(mlist); return dp_cli_usage_error(cmd, "need at least 2 assignments in all"); }

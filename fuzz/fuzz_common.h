@@ -57,6 +57,30 @@ static inline const char *fuzz_file_slot(int slot, const uint8_t *data, size_t s
     return path;
 }
 
+/* The input as a real file (for libraries that cannot open /proc/self/fd paths: HDF5 locks and
+ * reopens by name), in /dev/shm when it exists; removed at exit. */
+static char fuzz_real_path[64];
+static void fuzz_real_cleanup(void) { if (fuzz_real_path[0]) unlink(fuzz_real_path); }
+static inline const char *fuzz_real_file(const uint8_t *data, size_t size)
+{
+    static int fd = -1;
+    if (fd < 0) {
+        snprintf(fuzz_real_path, sizeof fuzz_real_path, "%s/dp-fuzz-XXXXXX",
+                 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+        fd = mkstemp(fuzz_real_path);
+        FUZZ_CHECK(fd >= 0);
+        atexit(fuzz_real_cleanup);
+    }
+    FUZZ_CHECK(ftruncate(fd, 0) == 0);
+    size_t off = 0;
+    while (off < size) {
+        ssize_t w = pwrite(fd, data + off, size - off, (off_t)off);
+        FUZZ_CHECK(w > 0);
+        off += (size_t)w;
+    }
+    return fuzz_real_path;
+}
+
 /* The input as a file: returns its path (valid until the next call). */
 static inline const char *fuzz_file(const uint8_t *data, size_t size)
 {

@@ -181,7 +181,7 @@ int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err
 {
     const double lim = (double)dp_mem_limit();
     if (!(bytes > lim)) return DP_OK;
-    return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.0f MiB of memory, more than the %.0f MiB available "
+    return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.1f MiB of memory, more than the %.1f MiB available "
                         "(available memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,
                         lim / 1048576.0);
 }

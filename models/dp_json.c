@@ -4,8 +4,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define DP_JSON_BYTES_PER_BYTE 32.0
-
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err)
 {
     char tmp[4096];

@@ -21,7 +21,12 @@ json_t *dp_graph_to_json(const dp_graph *g);
 /* Dump a JSON value to path atomically (temporary file + rename), flags as json_dumpf's. */
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err);
 
-/* Load a JSON file; errors name the file, line and column. */
+/* Memory Jansson needs to parse JSON, per byte of text (a graph file: 40 MB of text, 1.2 GiB
+ * parsed): readers call dp_mem_check(path, ..., size * DP_JSON_BYTES_PER_BYTE) before parsing. */
+#define DP_JSON_BYTES_PER_BYTE 32.0
+
+/* Load a JSON file; errors name the file, line and column. A file whose parse would not fit in
+ * memory (dp_mem_check) is refused before parsing (DP_ENOMEM). */
 json_t *dp_json_load(const char *path, dp_error *err);
 
 #ifdef __cplusplus

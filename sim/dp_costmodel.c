@@ -1,6 +1,7 @@
 /* dp_costmodel.c: calibration reader, roofline, cost tables on a topology (see dp_costmodel.h). */
 #include "dp_costmodel.h"
 #include "dp_file.h"
+#include "dp_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -127,6 +128,10 @@ dp_calib *dp_calib_load(const char *path, dp_error *err)
     size_t size;
     char *text = dp_read_file(path, &size, err);
     if (!text) return NULL;
+    if (dp_mem_check(path, "parsing this JSON file", (double)size * DP_JSON_BYTES_PER_BYTE, err) != DP_OK) {
+        free(text);
+        return NULL;
+    }
     dp_calib *c = dp_calib_parse(text, path, err);
     free(text);
     return c;

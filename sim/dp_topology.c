@@ -1,6 +1,7 @@
 /* dp_topology.c: topology JSON reader and route computation (see dp_topology.h). */
 #include "dp_topology.h"
 #include "dp_file.h"
+#include "dp_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -664,6 +665,10 @@ dp_topology *dp_topology_load(const char *path, dp_error *err)
     size_t size;
     char *text = dp_read_file(path, &size, err);
     if (!text) return NULL;
+    if (dp_mem_check(path, "parsing this JSON file", (double)size * DP_JSON_BYTES_PER_BYTE, err) != DP_OK) {
+        free(text);
+        return NULL;
+    }
     dp_topology *t = dp_topology_parse(text, path, err);
     free(text);
     return t;

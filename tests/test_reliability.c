@@ -5,12 +5,17 @@
  *   - threads writing the same path at once each commit a whole file. */
 #include "dp_file.h"
 #include "dp_graph.h"
+#include "dp_nn.h"
+#include "dp_topology.h"
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
 #include "results.h"
 #include "sweep.h"
 
 #include <dirent.h>
+#include <gsl/gsl_rng.h>
+#include <malloc.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -29,7 +34,7 @@ START_TEST(memory_limit_refuses_before_allocating)
         dp_graph *g = dp_graph_read(path, json ? "json" : "doppler", &err);
         ck_assert_ptr_null(g);
         ck_assert_int_eq(err.code, DP_ENOMEM);
-        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "MiB of memory, more than the 1 MiB available"),
+        ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "MiB of memory, more than the 1.0 MiB available"),
                       "%s", err.msg);
         unsetenv("DOPPLER_MEM_LIMIT");
         g = dp_graph_read(path, json ? "json" : "doppler", &err);
@@ -247,6 +252,52 @@ START_TEST(sweep_expansion_limit)
 }
 END_TEST
 
+/* dp_nn_init_orthogonal read the lower triangle of GSL's T factor, which GSL never writes
+ * (found by make check-valgrind). With glibc's M_PERTURB every fresh allocation holds garbage,
+ * so such a read shows as a matrix that is not orthogonal. */
+START_TEST(orthogonal_init_reads_no_garbage)
+{
+    mallopt(M_PERTURB, 0xc0); /* fresh blocks hold 0x3f bytes: the double 4.7e-4 */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    const int shapes[][2] = {{8, 8}, {16, 5}, {5, 16}, {33, 17}};
+    for (int k = 0; k < 4; k++) {
+        const int rows = shapes[k][0], cols = shapes[k][1];
+        float *w = malloc((size_t)rows * cols * sizeof *w);
+        ck_assert_int_eq(dp_nn_init_orthogonal(w, rows, cols, 1.0, r), DP_OK);
+        /* tall: W^T W = I; wide: W W^T = I */
+        const int n = rows >= cols ? cols : rows, len = rows >= cols ? rows : cols;
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int q = 0; q < len; q++)
+                    s += rows >= cols ? (double)w[q * cols + i] * w[q * cols + j] : (double)w[i * cols + q] * w[j * cols + q];
+                ck_assert_msg(fabs(s - (i == j)) < 1e-5, "%dx%d: entry (%d,%d) of the Gram matrix is %g", rows, cols, i, j, s);
+            }
+        free(w);
+    }
+    gsl_rng_free(r);
+    mallopt(M_PERTURB, 0);
+}
+END_TEST
+
+/* JSON inputs read whole (topologies, calibrations) check Jansson's memory before parsing too. */
+START_TEST(json_inputs_memory_limit)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/data/topologies/dgx1-v100.json", dp_test_srcdir());
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "4K", 1);
+    dp_topology *t = dp_topology_load(path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(err.msg, "parsing this JSON file needs about") && strstr(err.msg, path), "%s", err.msg);
+    t = dp_topology_load(path, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    dp_topology_free(t);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -258,6 +309,8 @@ int main(void)
     tcase_add_test(t, op_strings_utf8);
     tcase_add_test(t, results_csv_good_len);
     tcase_add_test(t, sweep_expansion_limit);
+    tcase_add_test(t, orthogonal_init_reads_no_garbage);
+    tcase_add_test(t, json_inputs_memory_limit);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
