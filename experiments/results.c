@@ -19,6 +19,25 @@
 #define RESULTS_FORMAT "doppler-results 1"
 
 #define COL(n, t, f) {n, t, offsetof(dp_result, f)}
+
+/* The 1.8 file format or later: superblock and object headers carry checksums, so a corrupt
+ * results file is refused with an error instead of being decoded (libhdf5 1.10.8 crashes on some
+ * corrupt 1.0-format headers: fuzz/fuzz_checkpoint.c). One property list for the process. */
+static hid_t checksummed_fapl(void)
+{
+    static hid_t fapl = -1;
+    if (fapl < 0) {
+        hid_t p = H5Pcreate(H5P_FILE_ACCESS);
+        if (p < 0) return H5P_DEFAULT;
+        if (H5Pset_libver_bounds(p, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
+            H5Pclose(p);
+            return H5P_DEFAULT;
+        }
+        fapl = p;
+    }
+    return fapl;
+}
+
 static const dp_result_column columns[] = {
     COL("key", DP_COL_STR, key),
     COL("index", DP_COL_INT, index),
@@ -496,7 +515,7 @@ int dp_results_write_h5(const char *path, const dp_result *rows, long n, const c
     char tmp[4096];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, checksummed_fapl());
     if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create %s", path, tmp);
     int bad = 0;
     hid_t mt = row_memtype(), ft = row_filetype();

@@ -182,6 +182,20 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_costs **cout, dp_err
         rc = dp_error_set(err, DP_ENOMEM, "%s: %d tasks x %d processors is too large", path, V, P);
         goto done;
     }
+    {
+        /* The counts come first and allocation follows them: a 26-byte file claiming 2e8 tasks
+         * made the reader allocate gigabytes (found by fuzz_hetero_in). Every edge triple, cost and
+         * rate triple is a number of at least one digit and a separator in the file. (Small
+         * counts go on: the read then names the line where the file ends.) */
+        double numbers = 3.0 * E + (double)V * P + 1.5 * (double)P * (P - 1);
+        if (numbers > 65536 && 2 * numbers - 1 > (double)t.size) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: %d tasks, %d edges and %d processors need %.0f more numbers, "
+                              "more than the rest of this %zu-byte file holds (truncated, or wrong counts)",
+                              path, V, E, P, numbers, t.size);
+            goto done;
+        }
+        if ((rc = dp_mem_check(path, "the task graph", (double)V * (16.0 * P + 400.0) + 100.0 * E, err)) != DP_OK) goto done;
+    }
     if (problem_alloc(&p, V, P, E) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     for (int v = 0; v < V; v++) {
         char nm[24];
