@@ -9,7 +9,7 @@
 # (fuzz/seeds/NAME), tests/bad-inputs, data/ and the shared data (never copied into the tree).
 # The growing corpus lives in BUILDDIR/_fuzz/corpus-NAME, crashes in BUILDDIR/_fuzz/crash-NAME-*,
 # and a one-line summary per harness (executions, coverage, features, crashes) in
-# BUILDDIR/_fuzz/summary.txt. Exit status 1 when any harness crashed.
+# BUILDDIR/_fuzz/summary.txt (the latest run of each harness). Exit status 1 when any harness crashed.
 set -eu
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -32,7 +32,8 @@ seed_from() { # NAME DIR PATTERN...
 }
 
 status=0
-: > "$work/summary.txt.new"
+new=$work/summary.txt.new.$$
+: > "$new"
 for h in $harnesses; do
     name=${h#fuzz_}
     rm -rf "$work/seeds-$name"
@@ -94,7 +95,7 @@ for h in $harnesses; do
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
     crashes=$(ls "$work" | grep -c "^crash-$name-" || true)
     line="$name: executions ${execs:-?}, cov ${cov:-?}, ft ${ft:-?}, seconds $secs, exit $rc, crash files $crashes"
-    echo "$line" >> "$work/summary.txt.new"
+    echo "$line" >> "$new"
     echo "  $line" >&2
     if [ "$rc" -ne 0 ]; then
         status=1
@@ -102,5 +103,12 @@ for h in $harnesses; do
         grep -m1 -A12 'ERROR\|invariant broken\|runtime error' "$log" >&2 || true
     fi
 done
-mv "$work/summary.txt.new" "$work/summary.txt"
+# the summary keeps the latest line of every harness: runs of other harnesses (even concurrent
+# ones, started with other harness lists) keep theirs
+touch "$work/summary.txt"
+{ cut -d: -f1 "$new" | sed 's/^/^/; s/$/:/' > "$new.names"
+  grep -v -f "$new.names" "$work/summary.txt" || true
+  cat "$new"; } | sort > "$new.all"
+mv "$new.all" "$work/summary.txt"
+rm -f "$new" "$new.names"
 exit $status
