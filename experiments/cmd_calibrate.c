@@ -18,8 +18,10 @@ static void calibrate_usage(FILE *f)
                "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
                "sizes on each route, on the real executor (sim/dp_exec.h); write the raw samples.\n"
                "fit: fit time = a + b x FLOPs + c x bytes per op kind and device, and latency + bytes /\n"
-               "bandwidth per route (GSL least squares on relative error, robust where outliers appear);\n"
-               "print each fit's coefficients, R^2 and residuals; write the calibration file.\n\n"
+               "bandwidth per route (GSL least squares on relative error, robust where outliers appear),\n"
+               "and each device's interference (copy_in: compute seconds lost per second of a copy into\n"
+               "it; peer_busy: slowdown per other busy device; sim/dp_hisim.h); print each fit's\n"
+               "coefficients, R^2 and residuals; write the calibration file.\n\n"
                "Options of profile:\n"
                "  --topology T         name the devices as topology T does (a file or a bundled name, e.g.\n"
                "                       cpu-2core): device d of the executor is the topology's device d\n"
@@ -35,6 +37,8 @@ static void calibrate_usage(FILE *f)
                "  --busy               keep the other devices busy (a background sgemm loop on each)\n"
                "                       while one is profiled: op times of a machine whose devices all\n"
                "                       work, for hosts whose cores share execution units or memory\n"
+               "  --no-interference    skip the interference probes (copies into a computing device;\n"
+               "                       its peers busy): the calibration then has no \"interference\"\n"
                "  --out FILE           the profile (JSON, written atomically)\n"
                "Options of fit:\n"
                "  --out FILE           the calibration (JSON, format doppler-calibration version 1)\n"
@@ -64,14 +68,14 @@ static int add_kinds(char ***kinds, int *n, const char *list)
 static int calibrate_profile(int argc, char **argv)
 {
     const char *cmd = "calibrate profile";
-    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY };
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY, O_NOITF };
     static const struct option opts[] = {
         {"topology", required_argument, NULL, O_TOPOLOGY},
         {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
         {"kinds", required_argument, NULL, O_KINDS}, {"graph", required_argument, NULL, O_GRAPH},
         {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
         {"max-gemm", required_argument, NULL, O_MAXG}, {"no-pin", no_argument, NULL, O_NOPIN},
-        {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY},
+        {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY}, {"no-interference", no_argument, NULL, O_NOITF},
         {"out", required_argument, NULL, O_OUT}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     dp_profile_options po;
     dp_profile_options_init(&po);
@@ -111,6 +115,7 @@ static int calibrate_profile(int argc, char **argv)
             break;
         case O_NOPIN: po.pin = 0; break;
         case O_BUSY: po.background = 1; break;
+        case O_NOITF: po.interference = 0; break;
         case O_NICE:
             if (dp_cli_parse_int(optarg, -20, 19, &po.nice) != 0) { dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg); goto done; }
             break;
@@ -229,6 +234,15 @@ static int calibrate_fit(int argc, char **argv)
         json_object_set_new(j, "src", json_string(rt->src));
         json_object_set_new(j, "dst", json_string(rt->dst));
         json_array_append_new(rrt, j);
+    }
+    printf("\n%-6s %10s %6s %10s %6s\n", "device", "copy_in", "n", "peer_busy", "n");
+    for (int d = 0; d < cal->n_devices; d++) {
+        const dp_calib_fit_device *dv = &cal->dev[d];
+        printf("%-6s %10.4f %6d %10.4f %6d\n", dv->name, dv->copy_in, dv->n_copy_in, dv->peer_busy, dv->n_peer_busy);
+        json_t *jd = json_object_get(rdev, dv->name);
+        if (jd) json_object_set_new(jd, "interference", json_pack("{s:f,s:i,s:f,s:i}", "copy_in", dv->copy_in, "n_copy_in",
+                                                                   dv->n_copy_in, "peer_busy", dv->peer_busy,
+                                                                   "n_peer_busy", dv->n_peer_busy));
     }
     json_object_set_new(rep, "devices", rdev);
     json_object_set_new(rep, "routes", rrt);

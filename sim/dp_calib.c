@@ -188,7 +188,8 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) n_routes += a != b;
     dp_calib_fitted *c = calib_new(p->machine, D, n_routes);
-    const int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
+    int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
+    if (p->n_itf + 1 > nmax) nmax = p->n_itf + 1;
     double *F = malloc((size_t)nmax * sizeof(double)), *B = malloc((size_t)nmax * sizeof(double)),
            *Y = malloc((size_t)nmax * sizeof(double));
     if (!c || !F || !B || !Y) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -223,6 +224,26 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
                 goto fail;
             }
         }
+    }
+    /* interference */
+    for (int d = 0; d < D; d++) {
+        dp_calib_fit_device *dv = &c->dev[d];
+        double ov = 0, st = 0;
+        int n = 0;
+        for (int i = 0; i < p->n_itf; i++) {
+            const dp_profile_itf *t = &p->itf[i];
+            if (t->device != d) continue;
+            if (strcmp(t->kind, "copy_in") == 0) { ov += t->x; st += t->y; dv->n_copy_in++; }
+            else if (t->x > 0) Y[n++] = (t->y / t->x - 1.0) / t->peers;
+        }
+        if (ov > 0) dv->copy_in = st / ov;
+        if (n > 0) {
+            gsl_sort(Y, 1, (size_t)n);
+            dv->peer_busy = gsl_stats_median_from_sorted_data(Y, 1, (size_t)n);
+            dv->n_peer_busy = n;
+        }
+        dv->copy_in = dv->copy_in < 0 ? 0 : dv->copy_in > 100 ? 100 : dv->copy_in;
+        dv->peer_busy = dv->peer_busy < 0 ? 0 : dv->peer_busy > 100 ? 100 : dv->peer_busy;
     }
     int r = 0;
     for (int a = 0; a < D; a++)
@@ -278,6 +299,8 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
         json_t *o = json_object();
         json_object_set_new(o, "ops", ops);
         json_object_set_new(o, "default", coef_json(&dv->def));
+        if (dv->n_copy_in > 0 || dv->n_peer_busy > 0)
+            json_object_set_new(o, "interference", json_pack("{s:f,s:f}", "copy_in", dv->copy_in, "peer_busy", dv->peer_busy));
         json_object_set_new(devs, dv->name, o);
     }
     json_object_set_new(root, "devices", devs);

@@ -23,7 +23,8 @@
  * time, so a 10 us op counts as much as a 10 ms one), by gsl_multifit_linear, or by
  * gsl_multifit_robust (bisquare) when a residual lies beyond 4 robust standard deviations
  * (1.4826 x MAD). "default" is the same fit over every kind of the device. Routes: latency +
- * bytes x (1 / bandwidth), the same way.
+ * bytes x (1 / bandwidth), the same way. Interference: two numbers per device (below and
+ * dp_hisim.h), written as the device's "interference" object.
  */
 #ifndef DP_CALIB_H
 #define DP_CALIB_H
@@ -52,6 +53,18 @@ typedef struct dp_profile_copy {
     double bytes, seconds;
 } dp_profile_copy;
 
+/* One interference sample of a device (see dp_hisim.h):
+ *  kind "copy_in":   matmuls on the device while copies into it ran: x = seconds the copies
+ *                    overlapped them, y = seconds the matmuls took beyond their time alone;
+ *  kind "peer_busy": one op size timed with the other devices idle (x, seconds) and busy
+ *                    (y, seconds), `peers` devices busy. */
+typedef struct dp_profile_itf {
+    int device;
+    char kind[16];
+    double x, y;
+    int peers;
+} dp_profile_itf;
+
 typedef struct dp_profile {
     char *machine;            /* free text: host name and CPU model */
     char *backend;            /* executor backend ("cpu") */
@@ -61,6 +74,8 @@ typedef struct dp_profile {
     dp_profile_op *ops;
     int n_copies, cap_copies;
     dp_profile_copy *copies;
+    int n_itf, cap_itf;
+    dp_profile_itf *itf;      /* interference samples (none in profiles made without them) */
 } dp_profile;
 
 typedef struct dp_profile_options {
@@ -79,6 +94,8 @@ typedef struct dp_profile_options {
                                * during most of a parallel run. On hosts whose cores share
                                * execution units or memory bandwidth (2 vCPUs of one VM) an op
                                * is much slower then than on an idle machine. Default 0 */
+    int interference;         /* 1 (default): also measure the interference of each device
+                               * (copies into it while it computes; its peers busy) */
 } dp_profile_options;
 
 void dp_profile_options_init(dp_profile_options *o);
@@ -87,7 +104,10 @@ void dp_profile_options_init(dp_profile_options *o);
  * the backend's names cpu0, cpu1, ...; give a topology's device names so that the calibration
  * describes that topology): every kind in kinds (n_kinds names, e.g. "matmul",
  * "add", "relu", "softmax", "reduce", "input", "synthetic") on every device, then every ordered
- * pair of devices. The executor classes the kinds (sim/dp_exec.h); "synthetic" profiles the
+ * pair of devices, then (o->interference) each device's interference: a chain of matmuls with
+ * copies into the device from another device running (copy_in samples), and matmuls and
+ * elementwise ops with every other device idle and then busy with a background sgemm loop
+ * (peer_busy samples). The executor classes the kinds (sim/dp_exec.h); "synthetic" profiles the
  * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
@@ -116,6 +136,11 @@ typedef struct dp_calib_fit_device {
     dp_calib_fit_info *info;  /* (n_kinds) */
     dp_calib_affine def;      /* every kind of the device together */
     dp_calib_fit_info def_info;
+    /* interference (dp_hisim.h): copy_in = sum of stretch / sum of overlap over the copy_in
+     * samples; peer_busy = median over peer_busy samples of (loaded / alone - 1) / peers; both
+     * clamped to [0, 100]; 0 without samples */
+    double copy_in, peer_busy;
+    int n_copy_in, n_peer_busy;  /* samples used */
 } dp_calib_fit_device;
 
 typedef struct dp_calib_fit_route {

@@ -94,6 +94,22 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
             if (affine(def, &dv->def, origin, where, err) != DP_OK) goto fail;
             dv->has_default = 1;
         }
+        json_t *itf = json_object_get(dobj, "interference");
+        if (itf) {
+            snprintf(where, sizeof where, "devices.%s.interference", dname);
+            if (!json_is_object(itf)) {
+                dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {copy_in, peer_busy}", origin, where);
+                goto fail;
+            }
+            if (coef(itf, "copy_in", &dv->copy_in, origin, where, err) != DP_OK ||
+                coef(itf, "peer_busy", &dv->peer_busy, origin, where, err) != DP_OK)
+                goto fail;
+            if (!(dv->copy_in >= 0 && dv->copy_in <= 100 && dv->peer_busy >= 0 && dv->peer_busy <= 100)) {
+                dp_error_set(err, DP_EINVAL, "%s: %s: copy_in and peer_busy must lie in [0, 100], got %g and %g", origin,
+                             where, dv->copy_in, dv->peer_busy);
+                goto fail;
+            }
+        }
     }
     json_t *routes = json_object_get(root, "routes");
     if (routes && !json_is_array(routes)) { dp_error_set(err, DP_EINVAL, "%s: routes: must be an array", origin); goto fail; }

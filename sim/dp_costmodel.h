@@ -19,8 +19,10 @@
  *   {"format": "doppler-calibration", "version": 1, "machine": "...",
  *    "devices": {"<device name>": {"ops": {"<op kind>": {"a_s": .., "b_s_per_flop": ..,
  *                                                        "c_s_per_byte": ..}, ...},
- *                                  "default": {"a_s": .., "b_s_per_flop": .., "c_s_per_byte": ..}}},
+ *                                  "default": {"a_s": .., "b_s_per_flop": .., "c_s_per_byte": ..},
+ *                                  "interference": {"copy_in": .., "peer_busy": ..}}},
  *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": .., "bandwidth_Bps": ..}]}
+ * ("interference" is optional: the slowdowns of dp_hisim.h, each in [0, 100].)
  * Device names are the topology's. Coefficients are finite; a_s, b and c may be any sign a fit
  * gives, but a resulting negative time is clamped to 0.
  */
@@ -48,6 +50,13 @@ typedef struct dp_calib_device {
     dp_calib_affine *op;     /* (n_ops) */
     int has_default;
     dp_calib_affine def;
+    /* interference (optional "interference" object; 0 when absent), see dp_hisim.h: while k
+     * copies into the device are in flight and j other devices compute, its ops progress at
+     * rate 1 / (1 + copy_in x k + peer_busy x j) of their calibrated speed */
+    double copy_in;    /* compute seconds lost per second of an incoming copy (a CPU device whose
+                        * copy worker shares its core), >= 0 */
+    double peer_busy;  /* relative slowdown per other busy device (shared memory bandwidth,
+                        * caches, clock), >= 0 */
 } dp_calib_device;
 
 typedef struct dp_calib_route {

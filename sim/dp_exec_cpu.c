@@ -166,6 +166,25 @@ static void kernel_reduce(const dp_exec_kernel *k, float *out, const float *cons
                           const int64_t *in_elems, int n_in)
 {
     const int64_t n = k->out_elems;
+    int same = n_in > 0;
+    for (int j = 0; j < n_in; j++) same &= in_elems[j] == n;
+    if (same) {
+        /* an n-ary sum of equal shapes (partial results of a split contraction: "ac+ac->ac"):
+         * one pass over the output in cache-sized blocks, the same additions in the same order
+         * as the general loop below, so the result is bit for bit the same */
+        const float s = n_in > 1 ? 1.0f / (float)n_in : 1.0f;
+        enum { BLOCK = 2048 };
+        for (int64_t i0 = 0; i0 < n; i0 += BLOCK) {
+            const int64_t len = n - i0 < BLOCK ? n - i0 : BLOCK;
+            float *o = out + i0;
+            for (int64_t i = 0; i < len; i++) o[i] = 0.0f + in[0][i0 + i];
+            for (int j = 1; j < n_in; j++)
+                for (int64_t i = 0; i < len; i++) o[i] += in[j][i0 + i];
+            if (n_in > 1)
+                for (int64_t i = 0; i < len; i++) o[i] *= s;
+        }
+        return;
+    }
     memset(out, 0, (size_t)n * sizeof(float));
     int64_t total = 0;
     for (int j = 0; j < n_in; j++) {

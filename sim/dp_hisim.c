@@ -79,6 +79,13 @@ struct dp_hisim {
     int cur_level;
     long *level_left;
     double *chan_bytes;
+    /* interference (calibrated slowdowns, dp_hisim.h): op progress rates per device */
+    int itf;                   /* 1 when some device has copy_in or peer_busy > 0 */
+    double *copy_in, *peer_busy, *rate;  /* (D) */
+    int *k_in, *n_running;     /* (D) copies into the device in flight; ops running on it */
+    int n_busy_dev;            /* devices with an op running */
+    int *run_ops;              /* (D x max_streams) the ops running on each device */
+    double *rem, *last, *due;  /* (n) work left (s at full rate), when it was counted, end due */
     int failed;
     dp_error *err;
 };
@@ -122,6 +129,8 @@ void dp_hisim_free(dp_hisim *s)
     free(s->req_seq); free(s->x_req); free(s->x_start); free(s->x_end); free(s->holders);
     free(s->mem_cur); free(s->mem_peak); free(s->mem_cap); free(s->level_left); free(s->chan_bytes);
     free(s->first_copy); free(s->dirty); free(s->is_dirty);
+    free(s->copy_in); free(s->peer_busy); free(s->rate); free(s->k_in); free(s->n_running); free(s->run_ops);
+    free(s->rem); free(s->last); free(s->due);
     free(s);
 }
 
@@ -236,6 +245,35 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     if (t) {
         s->chan_bytes = ALLOC(s, (size_t)t->n_channels + 1, sizeof(double));
         if (!s->chan_bytes) goto nomem;
+    }
+    /* interference: the calibration's slowdowns of the topology's devices */
+    if (t && o->calibration) {
+        for (int d = 0; d < s->D; d++)
+            for (int i = 0; i < o->calibration->n_devices; i++) {
+                const dp_calib_device *cd = &o->calibration->dev[i];
+                if (strcmp(cd->name, t->dev[d].name) == 0 && (cd->copy_in > 0 || cd->peer_busy > 0)) s->itf = 1;
+            }
+    }
+    if (s->itf) {
+        s->copy_in = ALLOC(s, D, sizeof(double));
+        s->peer_busy = ALLOC(s, D, sizeof(double));
+        s->rate = ALLOC(s, D, sizeof(double));
+        s->k_in = ALLOC(s, D, sizeof(int));
+        s->n_running = ALLOC(s, D, sizeof(int));
+        s->run_ops = ALLOC(s, D * (size_t)s->max_streams, sizeof(int));
+        s->rem = ALLOC(s, n, sizeof(double));
+        s->last = ALLOC(s, n, sizeof(double));
+        s->due = ALLOC(s, n, sizeof(double));
+        if (!s->copy_in || !s->peer_busy || !s->rate || !s->k_in || !s->n_running || !s->run_ops || !s->rem ||
+            !s->last || !s->due)
+            goto nomem;
+        for (int d = 0; d < s->D; d++) {
+            s->copy_in[d] = s->peer_busy[d] = 0;
+            for (int i = 0; i < o->calibration->n_devices; i++) {
+                const dp_calib_device *cd = &o->calibration->dev[i];
+                if (strcmp(cd->name, t->dev[d].name) == 0) { s->copy_in[d] = cd->copy_in; s->peer_busy[d] = cd->peer_busy; }
+            }
+        }
     }
     /* levels: longest-path depth, over the topological order */
     s->level = ALLOC(s, n, sizeof(int));
@@ -432,6 +470,52 @@ static void level_done(dp_hisim *s, int l)
         fifo_push(s, EV_READY, (uint32_t)s->level_ops[i]);
 }
 
+/* ---------------- interference ---------------- */
+
+/* an event at absolute time t, growing the heap when rescheduled ends have filled it */
+static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
+{
+    if (s->heap.n == s->heap.cap) {
+        int cap = 2 * s->heap.cap;
+        dp_ev *a = realloc(s->heap.a, (size_t)cap * sizeof *a);
+        if (!a) { fail(s, DP_ENOMEM, "out of memory in the simulator's event heap"); return; }
+        s->bytes_held += (size_t)(cap - s->heap.cap) * sizeof *a;
+        s->heap.a = a;
+        s->heap.cap = cap;
+    }
+    dp_evheap_push(&s->heap, t, kind << EV_SHIFT | id);
+}
+
+static inline double itf_rate(const dp_hisim *s, int d)
+{
+    int others = s->n_busy_dev - (s->n_running[d] > 0);
+    return 1.0 / (1.0 + s->copy_in[d] * s->k_in[d] + s->peer_busy[d] * others);
+}
+
+/* device d's rate may have changed: count the work its running ops did at the old rate, then
+ * move their ends (the old end events become stale: due[v] no longer matches them) */
+static void itf_rerate(dp_hisim *s, int d)
+{
+    double r = itf_rate(s, d);
+    if (r == s->rate[d]) return;
+    for (int i = 0; i < s->n_running[d]; i++) {
+        int v = s->run_ops[(size_t)d * s->max_streams + i];
+        s->rem[v] -= (s->now - s->last[v]) * s->rate[d];
+        if (s->rem[v] < 0) s->rem[v] = 0;
+        s->last[v] = s->now;
+        s->due[v] = s->now + s->rem[v] / r;
+        schedule_at(s, s->due[v], EV_COMPUTE_DONE, (uint32_t)v);
+    }
+    s->rate[d] = r;
+}
+
+/* device d went busy or idle: every other device with a peer slowdown changes rate */
+static void itf_peers(dp_hisim *s, int d)
+{
+    for (int e = 0; e < s->D; e++)
+        if (e != d && s->peer_busy[e] > 0) itf_rerate(s, e);
+}
+
 /* ---------------- transfers ---------------- */
 
 static void xfer_begin(dp_hisim *s, int e, int a, int b)
@@ -444,6 +528,10 @@ static void xfer_begin(dp_hisim *s, int e, int a, int b)
         for (int sg = r->seg_begin; sg < r->seg_end; sg++)
             for (int h = s->t->seg[sg].hop_begin; h < s->t->seg[sg].hop_end; h++)
                 s->chan_bytes[s->t->hop_chan[h]] += s->c->edge_data[e];
+    }
+    if (s->itf && s->copy_in[b] > 0) {
+        s->k_in[b]++;
+        itf_rerate(s, b);
     }
     double delay;
     if (dp_xfer_start(s->x, e, a, b, s->now, &delay)) schedule(s, delay, EV_XFER_DONE, (uint32_t)e);
@@ -494,6 +582,10 @@ static void xfer_done(dp_hisim *s, int e)
     if (a != b) {
         s->x_end[e] = s->now;
         producer_release(s, u);
+        if (s->itf && s->copy_in[b] > 0) {
+            s->k_in[b]--;
+            itf_rerate(s, b);
+        }
         if (s->ce_limited) {
             s->out_free[a]++;
             s->in_free[b]++;
@@ -556,12 +648,27 @@ static inline void op_start(dp_hisim *s, int v)
     s->start[v] = s->now;
     s->busy[d] += t;
     mem_alloc(s, d, s->g->out_size[v], "op", v);
+    if (s->itf) {
+        s->run_ops[(size_t)d * s->max_streams + s->n_running[d]++] = v;
+        if (s->n_running[d] == 1) { s->n_busy_dev++; itf_peers(s, d); }
+        s->rem[v] = t;
+        s->last[v] = s->now;
+        s->due[v] = s->now + t / s->rate[d];
+        schedule_at(s, s->due[v], EV_COMPUTE_DONE, (uint32_t)v);
+        return;
+    }
     schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
 static inline void compute_done(dp_hisim *s, int v)
 {
     int d = s->dev[v];
+    if (s->itf) {
+        int *ro = &s->run_ops[(size_t)d * s->max_streams];
+        for (int i = 0; i < s->n_running[d]; i++)
+            if (ro[i] == v) { ro[i] = ro[--s->n_running[d]]; break; }
+        if (s->n_running[d] == 0) { s->n_busy_dev--; itf_peers(s, d); }
+    }
     s->end[v] = s->now;
     s->free_streams[d]++;
     s->stream_stack[(size_t)d * s->max_streams + s->stream_top[d]++] = s->op_stream[v];
@@ -584,7 +691,11 @@ static inline void dispatch(dp_hisim *s, uint32_t ev)
     case EV_EDGE_ARRIVED: edge_arrived(s, (int)id); break;
     case EV_READY: op_ready(s, (int)id); break;
     case EV_GRANTED: op_start(s, (int)id); break;
-    case EV_COMPUTE_DONE: compute_done(s, (int)id); break;
+    case EV_COMPUTE_DONE:
+        /* an end moved by a rate change leaves its old event behind: only the due one counts */
+        if (s->itf && s->due[id] != s->now) { s->n_events--; break; }
+        compute_done(s, (int)id);
+        break;
     case EV_RELEASE: device_release(s, (int)id); break;
     case EV_FINISH: op_finish(s, (int)id); break;
     }
@@ -630,7 +741,9 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
         s->mem_cur[d] = s->mem_peak[d] = 0;
         int ce = (s->t && s->o.copy_engines) ? s->t->dev[d].copy_engines : 0;
         s->out_free[d] = s->in_free[d] = ce > 0 ? ce : INT_MAX;
+        if (s->itf) { s->k_in[d] = s->n_running[d] = 0; s->rate[d] = 1.0; }
     }
+    s->n_busy_dev = 0;
     if (s->pq) {
         for (int d = 0; d <= D; d++) s->pq_off[d] = 0;
         for (int v = 0; v < n; v++) s->pq_off[assignment[v] + 1]++;

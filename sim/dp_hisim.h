@@ -34,6 +34,16 @@
  *    finishes. Peak per device is reported; with a capacity an over-capacity run fails
  *    (DP_ERANGE naming device, op and time) or, with the penalty policy, completes and reports
  *    the excess;
+ *  - interference (only where the options' calibration gives a device "interference", see
+ *    dp_costmodel.h; doppler calibrate measures it): an op on device d progresses at rate
+ *        1 / (1 + copy_in(d) x k + peer_busy(d) x j)
+ *    of its calibrated speed while k transfers into d are in flight and j other devices run an
+ *    op; its end moves whenever k or j changes (remaining work / new rate). copy_in describes a
+ *    device whose copy engine is a thread on its own core (the CPU executor's copy worker: every
+ *    second of a copy into d costs d's kernel copy_in seconds, cache refill included);
+ *    peer_busy describes devices that share memory bandwidth, caches or a clock budget (cores
+ *    of one socket). Transfers themselves are not slowed. Without interference the engine is
+ *    event for event the one described above;
  *  - bulk-synchronous mode: op levels are longest-path depths from the sources (level 0 =
  *    sources); level L+1 is released (its ops become ready, in op id order) when every op of
  *    level L and every transfer out of those ops has ended. This is the superstep execution of

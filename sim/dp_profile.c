@@ -27,6 +27,7 @@ void dp_profile_options_init(dp_profile_options *o)
     o->max_gemm = 768;
     o->pin = 1;
     o->seed = 1;
+    o->interference = 1;
 }
 
 void dp_profile_free(dp_profile *p)
@@ -38,6 +39,7 @@ void dp_profile_free(dp_profile *p)
     free(p->backend);
     free(p->ops);
     free(p->copies);
+    free(p->itf);
     free(p);
 }
 
@@ -89,6 +91,24 @@ static int add_copy(dp_profile *p, int a, int b, double bytes, double s)
     return DP_OK;
 }
 
+static int add_itf(dp_profile *p, int d, const char *kind, double x, double y, int peers)
+{
+    if (p->n_itf == p->cap_itf) {
+        int cap = p->cap_itf ? 2 * p->cap_itf : 32;
+        dp_profile_itf *a = realloc(p->itf, (size_t)cap * sizeof *a);
+        if (!a) return DP_ENOMEM;
+        p->itf = a;
+        p->cap_itf = cap;
+    }
+    dp_profile_itf *t = &p->itf[p->n_itf++];
+    t->device = d;
+    snprintf(t->kind, sizeof t->kind, "%s", kind);
+    t->x = x;
+    t->y = y;
+    t->peers = peers;
+    return DP_OK;
+}
+
 /* one size of one kind: `n_src` sources feeding `chain` independent ops of the kind, all on
  * device d; the ops run back to back in id order (FIFO), so the gap between two starts is one
  * op's time on a busy device, dispatch included */
@@ -131,7 +151,9 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, dp_error *err)
+/* the samples go to p (kind pr->kind); with `med_out`, their median goes there instead */
+static int run_probe_to(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, double *med_out,
+                        dp_error *err)
 {
     const int chain = o->chain < 2 ? 2 : o->chain;
     dp_graph *g = probe_graph(pr, chain, err);
@@ -145,7 +167,7 @@ static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_prof
     if (pr->time_graph) xo.flops_per_unit = xo.bytes_per_unit = 1;
     int rc = DP_OK;
     int *assign = NULL;
-    double *starts = NULL, *gaps = NULL;
+    double *starts = NULL, *gaps = NULL, *meds = NULL;
     dp_exec *x = dp_exec_alloc(g, D, &xo, err);
     if (!x) { rc = err ? err->code : DP_ENOMEM; goto done; }
     assign = malloc((size_t)g->n_ops * sizeof(int));
@@ -160,6 +182,8 @@ static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_prof
     double flops = xg->work[first], bytes = xg->out_size[first];
     for (int i = xg->pred_ptr[first]; i < xg->pred_ptr[first + 1]; i++) bytes += xg->edge_size[xg->pred_edge[i]];
     dp_exec_result res;
+    meds = med_out ? malloc((size_t)o->repeats * sizeof(double)) : NULL;
+    if (med_out && !meds) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     for (int r = -1; r < o->repeats; r++) {   /* r = -1: warm-up */
         if ((rc = dp_exec_run(x, &res, err)) != DP_OK) goto done;
         if (r < 0) continue;
@@ -169,13 +193,24 @@ static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_prof
         /* the median gap of a run: one preempted op (the machine is shared) does not count */
         gsl_sort(gaps, 1, (size_t)(chain - 1));
         double med = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)(chain - 1));
+        if (meds) { meds[r] = med; continue; }
         if ((rc = add_op(p, d, pr->kind, flops, bytes, med)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
     }
+    if (meds) {
+        gsl_sort(meds, 1, (size_t)o->repeats);
+        *med_out = gsl_stats_median_from_sorted_data(meds, 1, (size_t)o->repeats);
+    }
 done:
+    free(meds);
     free(assign); free(starts); free(gaps);
     dp_exec_free(x);
     dp_graph_free(g);
     return rc;
+}
+
+static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, dp_error *err)
+{
+    return run_probe_to(p, D, d, pr, o, NULL, err);
 }
 
 /* the executor's class of a kind: a two-op graph source -> op planned */
@@ -237,13 +272,15 @@ static int profile_kind(dp_profile *p, int D, int d, const char *kind, const dp_
         }
         return rc;
     }
-    /* elementwise, reductions, sources: tensors of 256 .. max_elems floats; one or two inputs */
+    /* elementwise, reductions, sources: tensors of 256 .. max_elems floats; one or two inputs.
+     * Reductions take both forms graphs give them: a row sum of one input, and the sum of two
+     * inputs of the output's shape (the partial results of a split contraction, "ac+ac->ac") */
     int j = 0;
     for (int64_t e = 256; e <= o->max_elems && rc == DP_OK; e *= 2, j++) {
         const int64_t row = e < 256 ? e : 256;
         pr.src_shape[0] = e / row; pr.src_shape[1] = row;
-        pr.n_src = cls == DP_EXEC_SOURCE ? 0 : (cls == DP_EXEC_ELEMWISE && j % 2) ? 2 : 1;
-        if (cls == DP_EXEC_REDUCE) {
+        pr.n_src = cls == DP_EXEC_SOURCE ? 0 : ((cls == DP_EXEC_ELEMWISE || cls == DP_EXEC_REDUCE) && j % 2) ? 2 : 1;
+        if (cls == DP_EXEC_REDUCE && pr.n_src == 1) {
             pr.op_ndim = 1;
             pr.op_shape[0] = e / row;   /* a row sum */
         } else {
@@ -344,6 +381,125 @@ static void background_stop(background *bg, int D, atomic_int *stop)
         if (bg[e].started) pthread_join(bg[e].th, NULL);
 }
 
+/* ---- interference ---- */
+
+/* copy_in of device d: NM matmuls of s^3 on d (one shared source); NC sources of E floats on
+ * device e, each read by a row sum on d, so that d's copy worker copies NC x 4E bytes while d
+ * computes. Per run: the seconds the copies into d overlapped d's matmuls, and the seconds
+ * those matmuls took beyond the median matmul that no copy overlapped. */
+static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_options *o, dp_error *err)
+{
+    enum { NM = 16, NC = 6 };
+    const int64_t s = o->max_gemm < 384 ? o->max_gemm : 384, E = o->max_elems;
+    dp_graph_builder *b = dp_graph_builder_alloc("copy-in", "profile", DP_COST_PHYSICAL);
+    if (!b) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int64_t sh[2] = {s, s}, rows[2] = {E / 256 > 0 ? E / 256 : 1, 256}, one[1] = {1};
+    const double mb = 4.0 * (double)(s * s), cb = 4.0 * (double)(rows[0] * rows[1]);
+    dp_graph_builder_add_op(b, NULL, "input", 0, mb);
+    dp_graph_builder_set_op_info(b, 0, NULL, NULL, 2, sh);
+    for (int i = 0; i < NM; i++) {
+        int v = dp_graph_builder_add_op(b, NULL, "matmul", 2.0 * (double)s * (double)s * (double)s, mb);
+        dp_graph_builder_set_op_info(b, v, NULL, "ij,jk->ik", 2, sh);
+        dp_graph_builder_add_edge(b, 0, v, mb);
+    }
+    for (int i = 0; i < NC; i++) {
+        int u = dp_graph_builder_add_op(b, NULL, "input", 0, cb);
+        dp_graph_builder_set_op_info(b, u, NULL, NULL, 2, rows);
+        int r = dp_graph_builder_add_op(b, NULL, "reduce", cb / 4.0, 4);
+        dp_graph_builder_set_op_info(b, r, NULL, NULL, 1, one);
+        dp_graph_builder_add_edge(b, u, r, cb);
+    }
+    dp_graph *g = dp_graph_builder_finish(b, err);
+    dp_graph_builder_free(b);
+    if (!g) return err ? err->code : DP_EINVAL;
+    dp_exec_options xo;
+    dp_exec_options_init(&xo);
+    xo.backend = o->backend;
+    xo.pin = o->pin;
+    xo.seed = o->seed;
+    xo.nice = o->nice;
+    int rc = DP_OK;
+    int *assign = calloc((size_t)g->n_ops, sizeof(int));
+    double alone[NM], ov[NM];
+    dp_exec *x = assign ? dp_exec_alloc(g, D, &xo, err) : NULL;
+    if (!assign) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    else if (!x) rc = err ? err->code : DP_ENOMEM;
+    if (rc == DP_OK) {
+        for (int v = 0; v < g->n_ops; v++) assign[v] = d;
+        for (int i = 0; i < NC; i++) assign[1 + NM + 2 * i] = e;
+        rc = dp_exec_prepare(x, assign, err);
+    }
+    dp_exec_result res;
+    for (int r = -1; r < o->repeats && rc == DP_OK; r++) {   /* r = -1: warm-up */
+        if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
+        if (r < 0) continue;
+        int n_alone = 0;
+        double overlap = 0, taken = 0, n_ov = 0;
+        for (int v = 1; v <= NM; v++) {
+            double o_v = 0;
+            for (int i = 0; i < res.n_copies; i++) {
+                if (res.copy_dev[i] != d) continue;
+                double a = res.copy_start[i] > res.op_start[v] ? res.copy_start[i] : res.op_start[v];
+                double z = res.copy_end[i] < res.op_end[v] ? res.copy_end[i] : res.op_end[v];
+                if (z > a) o_v += z - a;
+            }
+            ov[v - 1] = o_v;
+            if (o_v > 0) { overlap += o_v; taken += res.op_end[v] - res.op_start[v]; n_ov++; }
+            else alone[n_alone++] = res.op_end[v] - res.op_start[v];
+        }
+        if (n_alone < 3 || n_ov == 0) continue;   /* nothing to compare in this run */
+        gsl_sort(alone, 1, (size_t)n_alone);
+        double base = gsl_stats_median_from_sorted_data(alone, 1, (size_t)n_alone);
+        if ((rc = add_itf(p, d, "copy_in", overlap, taken - n_ov * base, 1)) != DP_OK) dp_error_set(err, rc, "out of memory");
+    }
+    (void)ov;
+    dp_exec_free(x);
+    free(assign);
+    dp_graph_free(g);
+    return rc;
+}
+
+/* peer_busy of device d: matmuls of three sizes and elementwise adds of two, each timed with
+ * the other devices idle, then busy (background sgemm loops on their cores) */
+static int itf_peer_busy(dp_profile *p, int D, int d, background *bg, atomic_int *stop, const dp_profile_options *o,
+                         dp_error *err)
+{
+    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    int peers = 0;
+    for (int e = 0; e < D; e++) peers += e != d && e < nc;
+    if (peers == 0) return DP_OK;
+    int rc = DP_OK;
+    for (int c = 0; c < 5 && rc == DP_OK; c++) {
+        probe pr;
+        memset(&pr, 0, sizeof pr);
+        pr.n_src = 1;
+        pr.op_ndim = 2;
+        if (c < 3) {
+            static const int64_t dims[3] = {192, 256, 384};
+            int64_t m = dims[c] < o->max_gemm ? dims[c] : o->max_gemm;
+            pr.kind = "matmul";
+            pr.src_shape[0] = pr.src_shape[1] = pr.op_shape[0] = pr.op_shape[1] = m;
+            pr.op_work = 2.0 * (double)m * (double)m * (double)m;
+            pr.einsum = "ij,jk->ik";
+        } else {
+            int64_t e = c == 3 ? o->max_elems / 4 : o->max_elems;
+            pr.kind = "add";
+            pr.n_src = 2;
+            pr.src_shape[0] = pr.op_shape[0] = e / 256 > 0 ? e / 256 : 1;
+            pr.src_shape[1] = pr.op_shape[1] = 256;
+            pr.op_work = 2.0 * (double)(pr.op_shape[0] * 256);
+        }
+        double alone = 0, loaded = 0;
+        if ((rc = run_probe_to(p, D, d, &pr, o, &alone, err)) != DP_OK) break;
+        background_start(bg, D, d, o->nice, stop);
+        rc = run_probe_to(p, D, d, &pr, o, &loaded, err);
+        background_stop(bg, D, stop);
+        if (rc != DP_OK) break;
+        if (alone > 0 && (rc = add_itf(p, d, "peer_busy", alone, loaded, peers)) != DP_OK) dp_error_set(err, rc, "out of memory");
+    }
+    return rc;
+}
+
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err)
 {
@@ -375,6 +531,10 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
         for (int a = 0; a < n_devices && rc == DP_OK; a++)
             if (a != b) rc = profile_route(p, n_devices, a, b, o, err);
         if (o->background) background_stop(bg, n_devices, &stop);
+    }
+    for (int d = 0; d < n_devices && n_devices > 1 && o->interference && rc == DP_OK; d++) {
+        rc = itf_copy_in(p, n_devices, d, (d + 1) % n_devices, o, err);
+        if (rc == DP_OK) rc = itf_peer_busy(p, n_devices, d, bg, &stop, o, err);
     }
     free(bg);
     if (rc != DP_OK) { dp_profile_free(p); return rc; }
@@ -409,6 +569,17 @@ int dp_profile_save(const dp_profile *p, const char *path, dp_error *err)
                                              "bytes", c->bytes, "seconds", c->seconds));
     }
     json_object_set_new(root, "copies", cps);
+    json_object_set_new(root, "interference_sample",
+                        json_string("copy_in: x = seconds copies into the device overlapped its matmuls, y = seconds those "
+                                    "matmuls took beyond their time alone; peer_busy: x = seconds of an op with the other "
+                                    "devices idle, y = with `peers` of them busy"));
+    json_t *itf = json_array();
+    for (int i = 0; i < p->n_itf; i++) {
+        const dp_profile_itf *t = &p->itf[i];
+        json_array_append_new(itf, json_pack("{s:s,s:s,s:f,s:f,s:i}", "device", p->device[t->device], "kind", t->kind,
+                                             "x", t->x, "y", t->y, "peers", t->peers));
+    }
+    json_object_set_new(root, "interference", itf);
     int rc = dp_json_dump_atomic(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(10), err);
     json_decref(root);
     return rc;
@@ -467,6 +638,21 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
             goto fail;
         }
         if (add_copy(p, dev_index(p, a), dev_index(p, b), by, s) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    }
+    json_t *itf = json_object_get(root, "interference");  /* optional: older profiles lack it */
+    if (itf && !json_is_array(itf)) { dp_error_set(err, DP_EINVAL, "%s: field \"interference\" must be an array", path); goto fail; }
+    json_array_foreach(itf, i, o) {
+        const char *dev = NULL, *kind = NULL;
+        double x = -1, y = 0;
+        int peers = 0;
+        if (json_unpack(o, "{s:s,s:s,s:F,s:F,s:i}", "device", &dev, "kind", &kind, "x", &x, "y", &y, "peers", &peers) != 0 ||
+            dev_index(p, dev) < 0 || (strcmp(kind, "copy_in") != 0 && strcmp(kind, "peer_busy") != 0) ||
+            !(x >= 0 && isfinite(x) && isfinite(y)) || peers < 1) {
+            dp_error_set(err, DP_EINVAL, "%s: interference[%zu]: needs a known device, kind copy_in or peer_busy, finite x >= 0 "
+                         "and y, peers >= 1", path, i);
+            goto fail;
+        }
+        if (add_itf(p, dev_index(p, dev), kind, x, y, peers) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     }
     json_decref(root);
     return p;

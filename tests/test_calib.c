@@ -189,6 +189,68 @@ START_TEST(zero_slope_route_roundtrip)
 }
 END_TEST
 
+/* interference: copy_in = sum of stretch / sum of overlap, peer_busy = median of the per-peer
+ * relative slowdowns (hand values); written as the device's "interference", read back by the
+ * simulator's reader; a device without samples gets none; the profile file keeps the samples */
+START_TEST(interference_fit_and_roundtrip)
+{
+    dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
+    p->cap_itf = 8;
+    p->itf = calloc(8, sizeof(dp_profile_itf));
+    const struct { const char *kind; double x, y; int peers; } smp[] = {
+        {"copy_in", 1, 2, 1}, {"copy_in", 3, 2, 1},                            /* 4 / 4 = 1 */
+        {"peer_busy", 1, 1.1, 1}, {"peer_busy", 2, 2.6, 1}, {"peer_busy", 1, 1.6, 2}, /* 0.1 0.3 0.3 */
+    };
+    for (int i = 0; i < 5; i++) {
+        dp_profile_itf *t = &p->itf[p->n_itf++];
+        t->device = 0;
+        snprintf(t->kind, sizeof t->kind, "%s", smp[i].kind);
+        t->x = smp[i].x;
+        t->y = smp[i].y;
+        t->peers = smp[i].peers;
+    }
+    dp_error err;
+    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_double_eq_tol(c->dev[0].copy_in, 1.0, 1e-12);
+    ck_assert_double_eq_tol(c->dev[0].peer_busy, 0.3, 1e-12);
+    ck_assert_int_eq(c->dev[0].n_copy_in, 2);
+    ck_assert_int_eq(c->dev[0].n_peer_busy, 3);
+    ck_assert_int_eq(c->dev[1].n_copy_in + c->dev[1].n_peer_busy, 0);
+    char path[] = "/tmp/doppler-test-calib-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
+    dp_calib *l = dp_calib_load(path, &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    for (int i = 0; i < l->n_devices; i++) {
+        int core0 = strcmp(l->dev[i].name, "core0") == 0;
+        ck_assert_double_eq_tol(l->dev[i].copy_in, core0 ? 1.0 : 0.0, 1e-12);
+        ck_assert_double_eq_tol(l->dev[i].peer_busy, core0 ? 0.3 : 0.0, 1e-12);
+    }
+    dp_calib_free(l);
+    /* the profile keeps its samples */
+    ck_assert_int_eq(dp_profile_save(p, path, &err), DP_OK);
+    dp_profile *q = dp_profile_load(path, &err);
+    ck_assert_msg(q != NULL, "%s", err.msg);
+    ck_assert_int_eq(q->n_itf, 5);
+    ck_assert_str_eq(q->itf[4].kind, "peer_busy");
+    ck_assert_int_eq(q->itf[4].peers, 2);
+    ck_assert_double_eq_tol(q->itf[3].y, 2.6, 1e-12);
+    dp_profile_free(q);
+    /* a bad sample is refused, naming the file and the entry */
+    FILE *f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-profile\",\"version\":1,\"devices\":[\"a\"],\"ops\":[],\"copies\":[],"
+          "\"interference\":[{\"device\":\"a\",\"kind\":\"copy_in\",\"x\":1,\"y\":1,\"peers\":0}]}", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_profile_load(path, &err));
+    ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "interference[0]") != NULL, "%s", err.msg);
+    unlink(path);
+    dp_calib_fitted_free(c);
+    dp_profile_free(p);
+}
+END_TEST
+
 /* the profiler on a tiny sweep: every sample positive, every kind and route present; the
  * profile file round-trips */
 START_TEST(profile_tiny)
@@ -216,6 +278,8 @@ START_TEST(profile_tiny)
     ck_assert_msg(q != NULL, "%s", err.msg);
     ck_assert_int_eq(q->n_ops, p->n_ops);
     ck_assert_int_eq(q->n_copies, p->n_copies);
+    ck_assert_int_eq(q->n_itf, p->n_itf);
+    for (int i = 0; i < p->n_itf; i++) ck_assert(p->itf[i].x >= 0 && p->itf[i].peers >= 1);
     ck_assert_str_eq(q->device[1], "cpu1");
     dp_calib_fitted *c = dp_calib_fit(q, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
@@ -254,6 +318,7 @@ int main(void)
     tcase_add_test(t, fit_collinear);
     tcase_add_test(t, file_roundtrip_and_costs);
     tcase_add_test(t, zero_slope_route_roundtrip);
+    tcase_add_test(t, interference_fit_and_roundtrip);
     tcase_add_test(t, profile_tiny);
     tcase_add_test(t, validate_stats);
     suite_add_tcase(s, t);

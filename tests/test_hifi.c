@@ -217,6 +217,122 @@ START_TEST(roofline_and_calibration)
 }
 END_TEST
 
+/* ---------------- interference (calibrated slowdowns) ---------------- */
+
+static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *assign, dp_hisim **keep, dp_costs **kc,
+                               dp_calib **kcal)
+{
+    dp_error err;
+    dp_topology *t = topo(T_ONE_LINK);
+    dp_calib *cal = NULL;
+    if (cal_json) {
+        cal = dp_calib_parse(cal_json, "itf.json", &err);
+        ck_assert_msg(cal != NULL, "%s", err.msg);
+    }
+    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    o.calibration = cal;
+    dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
+    ck_assert_msg(s != NULL, "%s", err.msg);
+    dp_hisim_result r;
+    ck_assert_msg(dp_hisim_run(s, assign, NULL, &r, &err) == DP_OK, "%s", err.msg);
+    dp_topology_free(t);  /* the run is over: only its result arrays (owned by s) are read */
+    *keep = s;
+    *kc = c;
+    *kcal = cal;
+    return r;
+}
+
+#define CAL_ITF(dev0, dev1) "{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{" \
+    "\"g0\":{\"interference\":" dev0 "},\"g1\":{\"interference\":" dev1 "}}}"
+
+/* A (1 s on g0) sends 1e9 bytes (1 s on the 1 GB/s link) to C (1 s) on g1, where D (4 s) runs
+ * from time 0. g1's copy worker shares its core: copy_in = 1 halves D's rate while the copy is in
+ * flight (1..2 s): D does 1 + 0.5 s of work by time 2, its last 2.5 s end at 4.5; C runs 4.5..5.5.
+ * Without interference D ends at 4 and C at 5. */
+START_TEST(interference_copy_in_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("itf", "itf", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "A", NULL, 1e12, 1e9);
+    dp_graph_builder_add_op(b, "C", NULL, 1e12, 0);
+    dp_graph_builder_add_op(b, "D", NULL, 4e12, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e9);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const int a[] = {0, 1, 1};
+    dp_hisim *s;
+    dp_costs *c;
+    dp_calib *cal;
+    dp_hisim_result r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":1,\"peer_busy\":0}"), a, &s, &c, &cal);
+    NEAR(r.op_end[0], 1.0);
+    NEAR(r.xfer_start[0], 1.0);
+    NEAR(r.xfer_end[0], 2.0);
+    NEAR(r.op_end[2], 4.5);
+    NEAR(r.op_start[1], 4.5);
+    NEAR(r.makespan, 5.5);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    /* the same calibration with zero slowdowns, and none at all: no interference */
+    r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), a, &s, &c, &cal);
+    NEAR(r.op_end[2], 4.0);
+    NEAR(r.makespan, 5.0);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    r = run_itf(g, NULL, a, &s, &c, &cal);
+    NEAR(r.makespan, 5.0);
+    dp_hisim_free(s); dp_costs_free(c);
+    /* the copy lands on an idle g1 (D on g0 instead): nothing slows */
+    const int a2[] = {0, 1, 0};
+    r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":1,\"peer_busy\":0}"), a2, &s, &c, &cal);
+    NEAR(r.op_end[1], 3.0);
+    NEAR(r.op_end[2], 5.0);  /* D after A on g0 */
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* X (1 s) on g0 and Y (2 s) on g1 start together; peer_busy = 0.5 on both: while both compute
+ * each runs at 1 / 1.5. X ends at 1.5; Y has done 1 s of work then, its last second runs alone:
+ * it ends at 2.5. */
+START_TEST(interference_peer_busy_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("itf2", "itf2", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "X", NULL, 1e12, 0);
+    dp_graph_builder_add_op(b, "Y", NULL, 2e12, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const int a[] = {0, 1};
+    dp_hisim *s;
+    dp_costs *c;
+    dp_calib *cal;
+    const char *j = CAL_ITF("{\"copy_in\":0,\"peer_busy\":0.5}", "{\"copy_in\":0,\"peer_busy\":0.5}");
+    dp_hisim_result r = run_itf(g, j, a, &s, &c, &cal);
+    NEAR(r.op_end[0], 1.5);
+    NEAR(r.op_end[1], 2.5);
+    NEAR(r.makespan, 2.5);
+    /* a second run of the same workspace gives the same (state is reset) */
+    dp_hisim_result r2;
+    ck_assert_int_eq(dp_hisim_run(s, a, NULL, &r2, &err), DP_OK);
+    NEAR(r2.makespan, 2.5);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    /* on one device nothing overlaps: 3 s */
+    const int one[] = {0, 0};
+    r = run_itf(g, j, one, &s, &c, &cal);
+    NEAR(r.makespan, 3.0);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_graph_free(g);
+    /* bad values are refused, naming the file and the field */
+    ck_assert_ptr_null(dp_calib_parse(CAL_ITF("{\"copy_in\":-1,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), "bad.json", &err));
+    ck_assert_msg(strstr(err.msg, "bad.json: devices.g0.interference") != NULL, "%s", err.msg);
+    ck_assert_ptr_null(dp_calib_parse(CAL_ITF("{\"copy_in\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), "bad.json", &err));
+    ck_assert_msg(strstr(err.msg, "peer_busy") != NULL, "%s", err.msg);
+}
+END_TEST
+
 /* ---------------- transfer models ---------------- */
 
 /* two transfers of S bytes start together on one 1 GB/s link */
@@ -671,6 +787,8 @@ int main(void)
     tcase_add_test(d, chain_peak_memory);
     tcase_add_test(d, default_matches_dp_sim);
     tcase_add_test(d, topology_sensitivity);
+    tcase_add_test(d, interference_copy_in_hand);
+    tcase_add_test(d, interference_peer_busy_hand);
     suite_add_tcase(s, d);
     return dp_test_run(s);
 }
