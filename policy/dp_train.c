@@ -1,5 +1,6 @@
 /* dp_train.c: the three DOPPLER training stages (see dp_train.h). */
 #include "dp_train.h"
+#include "dp_json.h"
 #include "dp_h5io.h"
 
 #include <jansson.h>
@@ -249,9 +250,9 @@ int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_erro
 
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
 {
-    json_error_t je;
-    json_t *o = json_load_file(path, 0, &je);
-    if (!o) return dp_error_set(err, DP_EINVAL, "%s:%d: %s", path, je.line, je.text);
+    /* size and memory checked before parsing, duplicate keys refused, errors at file:line:column */
+    json_t *o = dp_json_load(path, err);
+    if (!o) return err ? err->code : DP_EINVAL;
     int rc = from_json(c, o, err);
     json_decref(o);
     if (rc != DP_OK) dp_error_prefix(err, "%s", path);

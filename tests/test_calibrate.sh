@@ -5,7 +5,9 @@
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-D="$top_builddir/doppler"
+# make check-valgrind sets DOPPLER_VALGRIND: every run of the command then goes through memcheck
+doppler_cmd() { ${DOPPLER_VALGRIND:-} "$top_builddir/doppler" "$@"; }
+D=doppler_cmd
 T=$(mktemp -d "${TMPDIR:-/tmp}/doppler-calib-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -6,7 +6,9 @@
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
-D="$top_builddir/doppler"
+# make check-valgrind sets DOPPLER_VALGRIND: every run of the command then goes through memcheck
+doppler_cmd() { ${DOPPLER_VALGRIND:-} "$top_builddir/doppler" "$@"; }
+D=doppler_cmd
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -42,7 +44,7 @@ grep -q 'digraph' "$tmp/f.dot" && ok || bad "DOT written"
 
 # the bundled graphs are reproducible and place + simulate on 4 devices
 mkdir "$tmp/graphs"
-expect_rc 0 "gen-graphs.sh" sh "$top_srcdir/scripts/gen-graphs.sh" "$D" "$tmp/graphs"
+expect_rc 0 "gen-graphs.sh" sh "$top_srcdir/scripts/gen-graphs.sh" "$top_builddir/doppler" "$tmp/graphs"
 n=0
 for f in "$tmp"/graphs/*.json; do
     b=$(basename "$f")

@@ -3,7 +3,9 @@
 # and of `doppler topology`.
 set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}"
-DOPPLER="$top_builddir/doppler"
+# make check-valgrind sets DOPPLER_VALGRIND: every run of the command then goes through memcheck
+doppler_cmd() { ${DOPPLER_VALGRIND:-} "$top_builddir/doppler" "$@"; }
+DOPPLER=doppler_cmd
 DOPPLER_DATA="${DOPPLER_DATA:-$top_srcdir/data}"; export DOPPLER_DATA
 G="$top_srcdir/tests/data/forkjoin-physical.json"
 A="$top_srcdir/tests/data/forkjoin-spread.json"
