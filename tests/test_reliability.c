@@ -7,6 +7,8 @@
 #include "dp_graph.h"
 #include "dp_nn.h"
 #include "dp_topology.h"
+#include "dp_train.h"
+#include "dp_ptrain.h"
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
 #include "results.h"
@@ -298,6 +300,41 @@ START_TEST(json_inputs_memory_limit)
 }
 END_TEST
 
+/* Training configs (DOPPLER's and the learned baselines') go through the same checked loader: the
+ * memory check before parsing, duplicate keys refused at file:line:column (they were parsed by
+ * json_load_file unchecked, a duplicate key silently taking the last value). */
+START_TEST(train_configs_checked_loader)
+{
+    char path[] = "/tmp/doppler-test-trcfg-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    const char *text = "{\"gamma\": 0.9,\n \"gamma\": 0.5}\n";
+    ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    dp_error err;
+    dp_train_config c;
+    dp_train_config_default(&c);
+    ck_assert_int_ne(dp_train_config_load(&c, path, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "duplicate"), "%s", err.msg);
+    dp_ptrain_config pc;
+    dp_ptrain_config_default(&pc, 0);
+    ck_assert_int_ne(dp_ptrain_config_load(&pc, path, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "duplicate"), "%s", err.msg);
+    /* a valid config over the memory limit is refused before parsing */
+    FILE *f = fopen(path, "w");
+    fputs("{\"gamma\": 0.9}\n", f);
+    fclose(f);
+    setenv("DOPPLER_MEM_LIMIT", "64", 1);
+    int rc = dp_train_config_load(&c, path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_int_eq(rc, DP_ENOMEM);
+    ck_assert_msg(strstr(err.msg, "parsing this JSON file needs about") && strstr(err.msg, path), "%s", err.msg);
+    ck_assert_int_eq(dp_train_config_load(&c, path, &err), DP_OK);
+    ck_assert_double_eq(c.gamma, 0.9);
+    unlink(path);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("reliability");
@@ -311,6 +348,7 @@ int main(void)
     tcase_add_test(t, sweep_expansion_limit);
     tcase_add_test(t, orthogonal_init_reads_no_garbage);
     tcase_add_test(t, json_inputs_memory_limit);
+    tcase_add_test(t, train_configs_checked_loader);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
