@@ -503,8 +503,10 @@ static void itf_rerate(dp_hisim *s, int d)
         s->rem[v] -= (s->now - s->last[v]) * s->rate[d];
         if (s->rem[v] < 0) s->rem[v] = 0;
         s->last[v] = s->now;
-        s->due[v] = s->now + s->rem[v] / r;
-        schedule_at(s, s->due[v], EV_COMPUTE_DONE, (uint32_t)v);
+        double due = s->now + s->rem[v] / r;
+        if (due == s->due[v]) continue;   /* its event stands (a rate change at its very end) */
+        s->due[v] = due;
+        schedule_at(s, due, EV_COMPUTE_DONE, (uint32_t)v);
     }
     s->rate[d] = r;
 }
@@ -692,8 +694,10 @@ static inline void dispatch(dp_hisim *s, uint32_t ev)
     case EV_READY: op_ready(s, (int)id); break;
     case EV_GRANTED: op_start(s, (int)id); break;
     case EV_COMPUTE_DONE:
-        /* an end moved by a rate change leaves its old event behind: only the due one counts */
+        /* an end moved by a rate change leaves its old event behind: only the due one counts,
+         * once (due = -inf after it) */
         if (s->itf && s->due[id] != s->now) { s->n_events--; break; }
+        if (s->itf) s->due[id] = -INFINITY;
         compute_done(s, (int)id);
         break;
     case EV_RELEASE: device_release(s, (int)id); break;

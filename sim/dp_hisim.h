@@ -95,7 +95,8 @@ int dp_hisim_options_default(const dp_hisim_options *o);
 typedef struct dp_hisim_result {
     double makespan;            /* time of the last op end (graph time unit) */
     int n_devices;
-    const double *busy;         /* (n_devices) total compute time */
+    const double *busy;         /* (n_devices) total compute time (op times at full rate: without
+                                 * the stretch of interference) */
     long n_transfers;           /* cross-device edges (first copies of repeated edges only) */
     double transfer_volume;     /* sum of their edge_data */
     const double *op_start, *op_end;  /* (n_ops) */

@@ -333,6 +333,52 @@ START_TEST(interference_peer_busy_hand)
 }
 END_TEST
 
+/* Random DAGs with integer op and transfer times and rates 1/2, 1/3, ... (copy_in = peer_busy
+ * = 1): rate changes often fall exactly on an op's end. Every op runs once (a change at the very
+ * end once scheduled the op's completion twice and overflowed the engine's queue), no op is
+ * faster than its time, and zero slowdowns give exactly the run without interference. */
+START_TEST(interference_random_coincidences)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    const char *cal1 = CAL_ITF("{\"copy_in\":1,\"peer_busy\":1}", "{\"copy_in\":1,\"peer_busy\":1}");
+    const char *cal0 = CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}");
+    for (int trial = 0; trial < 60; trial++) {
+        const int n = 6 + (int)gsl_rng_uniform_int(rng, 14);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_PHYSICAL);
+        for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, (1.0 + (double)gsl_rng_uniform_int(rng, 3)) * 1e12, 1e9);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (gsl_rng_uniform(rng) < 0.3) dp_graph_builder_add_edge(b, i, j, (1.0 + (double)gsl_rng_uniform_int(rng, 2)) * 1e9);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int a[32];
+        for (int i = 0; i < n; i++) a[i] = (int)gsl_rng_uniform_int(rng, 2);
+        dp_hisim *s;
+        dp_costs *c;
+        dp_calib *cal;
+        dp_hisim_result r = run_itf(g, cal1, a, &s, &c, &cal);
+        for (int v = 0; v < n; v++)
+            ck_assert_msg(r.op_end[v] - r.op_start[v] >= dp_costs_op(c, v, a[v]) * (1 - 1e-12),
+                          "trial %d op %d ran %g < %g", trial, v, r.op_end[v] - r.op_start[v], dp_costs_op(c, v, a[v]));
+        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+        double st0[32];
+        r = run_itf(g, cal0, a, &s, &c, &cal);
+        memcpy(st0, r.op_start, sizeof(double) * (size_t)n);
+        double m0 = r.makespan;
+        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+        r = run_itf(g, NULL, a, &s, &c, &cal);
+        ck_assert(r.makespan == m0);
+        for (int v = 0; v < n; v++) ck_assert(r.op_start[v] == st0[v]);
+        dp_hisim_free(s); dp_costs_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(rng);
+}
+END_TEST
+
 /* ---------------- transfer models ---------------- */
 
 /* two transfers of S bytes start together on one 1 GB/s link */
@@ -789,6 +835,7 @@ int main(void)
     tcase_add_test(d, topology_sensitivity);
     tcase_add_test(d, interference_copy_in_hand);
     tcase_add_test(d, interference_peer_busy_hand);
+    tcase_add_test(d, interference_random_coincidences);
     suite_add_tcase(s, d);
     return dp_test_run(s);
 }
