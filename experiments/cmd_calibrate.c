@@ -28,7 +28,12 @@ static void calibrate_usage(FILE *f)
                "  --devices N          else N devices named by the backend: cpu0 .. cpuN-1 (default 2)\n"
                "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
                "  --kinds K1,K2,...    op kinds to time (default %s)\n"
-               "  --graph FILE         also time every op kind found in FILE (repeatable)\n"
+               "  --graph FILE         also time every op kind found in FILE, and every distinct op of FILE\n"
+               "                       as the executor runs it (the calibration keeps their medians as\n"
+               "                       \"measured\" ops, used for exactly those ops) (repeatable)\n"
+               "  --target-flops F     the graphs run at the scale giving F FLOPs in all, as doppler\n"
+               "                       validate runs them (default 2e10)\n"
+               "  --scale S            else this dimension scale, (0, 1]\n"
                "  --repeats R          runs per size (default 3)\n"
                "  --max-elems E        largest tensor of elementwise kinds, floats (default 1048576)\n"
                "  --max-gemm M         largest GEMM dimension (default 768)\n"
@@ -68,7 +73,7 @@ static int add_kinds(char ***kinds, int *n, const char *list)
 static int calibrate_profile(int argc, char **argv)
 {
     const char *cmd = "calibrate profile";
-    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY, O_NOITF };
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY, O_NOITF, O_TARGET, O_SCALE };
     static const struct option opts[] = {
         {"topology", required_argument, NULL, O_TOPOLOGY},
         {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
@@ -76,6 +81,7 @@ static int calibrate_profile(int argc, char **argv)
         {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
         {"max-gemm", required_argument, NULL, O_MAXG}, {"no-pin", no_argument, NULL, O_NOPIN},
         {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY}, {"no-interference", no_argument, NULL, O_NOITF},
+        {"target-flops", required_argument, NULL, O_TARGET}, {"scale", required_argument, NULL, O_SCALE},
         {"out", required_argument, NULL, O_OUT}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     dp_profile_options po;
     dp_profile_options_init(&po);
@@ -85,6 +91,7 @@ static int calibrate_profile(int argc, char **argv)
     dp_topology *topo = NULL;
     const char *graphs[64];
     int n_graphs = 0, status = DP_EXIT_USAGE;
+    double target = 2e10, scale = 0;
     dp_error err;
     dp_error_clear(&err);
     int c;
@@ -116,6 +123,12 @@ static int calibrate_profile(int argc, char **argv)
         case O_NOPIN: po.pin = 0; break;
         case O_BUSY: po.background = 1; break;
         case O_NOITF: po.interference = 0; break;
+        case O_TARGET:
+            if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0)) { dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg); goto done; }
+            break;
+        case O_SCALE:
+            if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1)) { dp_cli_usage_error(cmd, "--scale: expected (0, 1], got '%s'", optarg); goto done; }
+            break;
         case O_NICE:
             if (dp_cli_parse_int(optarg, -20, 19, &po.nice) != 0) { dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg); goto done; }
             break;
@@ -154,6 +167,22 @@ static int calibrate_profile(int argc, char **argv)
     if (dp_profile_run(n_devices, topo ? names : NULL, (const char *const *)kinds, n_kinds, &po, &p, &err) != DP_OK) {
         status = dp_cli_fail(&err);
         goto done;
+    }
+    /* the graphs' own ops, as doppler validate runs them */
+    for (int i = 0; i < n_graphs; i++) {
+        dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
+        if (!g) { dp_profile_free(p); status = dp_cli_fail(&err); goto done; }
+        if (g->cost_kind == DP_COST_TIME) { dp_graph_free(g); continue; }  /* synthetic kernels: the sweep covers them */
+        dp_exec_options xo;
+        dp_exec_options_init(&xo);
+        xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
+        dp_graph *xg = dp_exec_plan_graph(g, &xo, &err);
+        int before = p->n_ops;
+        int rc = xg ? dp_profile_graph_ops(p, xg, &po, &err) : DP_EINVAL;
+        if (rc == DP_OK) fprintf(stderr, "  %s: %d samples of its ops at scale %g\n", graphs[i], p->n_ops - before, xo.scale);
+        dp_graph_free(xg);
+        dp_graph_free(g);
+        if (rc != DP_OK) { dp_profile_free(p); status = dp_cli_fail(&err); goto done; }
     }
     if (dp_profile_save(p, out, &err) != DP_OK) {
         dp_profile_free(p);
@@ -243,6 +272,24 @@ static int calibrate_fit(int argc, char **argv)
         if (jd) json_object_set_new(jd, "interference", json_pack("{s:f,s:i,s:f,s:i}", "copy_in", dv->copy_in, "n_copy_in",
                                                                    dv->n_copy_in, "peer_busy", dv->peer_busy,
                                                                    "n_peer_busy", dv->n_peer_busy));
+    }
+    int any_measured = 0;
+    for (int d = 0; d < cal->n_devices; d++) any_measured |= cal->dev[d].n_measured > 0;
+    if (any_measured) {
+        printf("\n%-6s %-12s %14s %14s %12s %12s\n", "device", "measured op", "flops", "bytes", "seconds", "fit/measured");
+        for (int d = 0; d < cal->n_devices; d++) {
+            const dp_calib_fit_device *dv = &cal->dev[d];
+            for (int k = 0; k < dv->n_measured; k++) {
+                const dp_calib_measured *m = &dv->measured[k];
+                /* what the sweep's fit alone would say for this op */
+                const dp_calib_affine *co = &dv->def;
+                for (int j = 0; j < dv->n_kinds; j++)
+                    if (strcmp(dv->kind[j], m->kind) == 0) co = &dv->coef[j];
+                double fit = co->a_s + co->b_s_per_flop * m->flops + co->c_s_per_byte * m->bytes;
+                printf("%-6s %-12s %14.6g %14.6g %12.4e %12.3f\n", dv->name, m->kind, m->flops, m->bytes, m->seconds,
+                       m->seconds > 0 ? fit / m->seconds : 0.0);
+            }
+        }
     }
     json_object_set_new(rep, "devices", rdev);
     json_object_set_new(rep, "routes", rrt);

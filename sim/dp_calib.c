@@ -155,6 +155,8 @@ void dp_calib_fitted_free(dp_calib_fitted *c)
         free(v->name);
         for (int k = 0; k < v->n_kinds; k++) free(v->kind[k]);
         free(v->kind);
+        for (int k = 0; k < v->n_measured; k++) free(v->measured[k].kind);
+        free(v->measured);
         free(v->coef);
         free(v->info);
     }
@@ -202,7 +204,7 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
         if (!dv->name || !dv->kind || !dv->coef || !dv->info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         /* kinds of this device, in first-seen order */
         for (int i = 0; i < p->n_ops; i++) {
-            if (p->ops[i].device != d) continue;
+            if (p->ops[i].device != d || p->ops[i].graph_op) continue;
             int seen = 0;
             for (int k = 0; k < dv->n_kinds; k++) seen |= strcmp(dv->kind[k], p->ops[i].kind) == 0;
             if (!seen && !(dv->kind[dv->n_kinds++] = strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -213,16 +215,46 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
             int n = 0;
             for (int i = 0; i < p->n_ops; i++) {
                 const dp_profile_op *o = &p->ops[i];
-                if (o->device != d || o->seconds <= 0 || (k < dv->n_kinds && strcmp(o->kind, dv->kind[k]) != 0)) continue;
+                if (o->device != d || o->graph_op || o->seconds <= 0 || (k < dv->n_kinds && strcmp(o->kind, dv->kind[k]) != 0))
+                    continue;
                 F[n] = o->flops; B[n] = o->bytes; Y[n] = o->seconds; n++;
             }
             dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
             dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
-            if (fit_model(n, F, B, Y, 7, co, in) != 0) {
+            /* memory-bound kinds: {1, bytes} (their FLOP counts are a generator's convention) */
+            const int allowed = k < dv->n_kinds && dp_profile_kind_memory_bound(dv->kind[k]) ? 1 | 4 : 7;
+            if (fit_model(n, F, B, Y, allowed, co, in) != 0) {
                 dp_error_set(err, DP_EINVAL, "profile: cannot fit kind %s on %s (%d usable samples)",
                              k < dv->n_kinds ? dv->kind[k] : "default", dv->name, n);
                 goto fail;
             }
+        }
+    }
+    /* graph ops: the median per (kind, FLOPs, bytes) of each device */
+    for (int d = 0; d < D; d++) {
+        dp_calib_fit_device *dv = &c->dev[d];
+        dv->measured = calloc((size_t)p->n_ops + 1, sizeof *dv->measured);
+        if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        for (int i = 0; i < p->n_ops; i++) {
+            const dp_profile_op *o = &p->ops[i];
+            if (o->device != d || !o->graph_op) continue;
+            int seen = 0;
+            for (int j = 0; j < dv->n_measured && !seen; j++)
+                seen = strcmp(dv->measured[j].kind, o->kind) == 0 && dv->measured[j].flops == o->flops && dv->measured[j].bytes == o->bytes;
+            if (seen) continue;
+            int n = 0;
+            for (int j = i; j < p->n_ops; j++) {
+                const dp_profile_op *q = &p->ops[j];
+                if (q->device == d && q->graph_op && strcmp(q->kind, o->kind) == 0 && q->flops == o->flops && q->bytes == o->bytes)
+                    Y[n++] = q->seconds;
+            }
+            gsl_sort(Y, 1, (size_t)n);
+            dp_calib_measured *m = &dv->measured[dv->n_measured];
+            if (!(m->kind = strdup(o->kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            m->flops = o->flops;
+            m->bytes = o->bytes;
+            m->seconds = gsl_stats_median_from_sorted_data(Y, 1, (size_t)n);
+            dv->n_measured++;
         }
     }
     /* interference */
@@ -299,6 +331,13 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
         json_t *o = json_object();
         json_object_set_new(o, "ops", ops);
         json_object_set_new(o, "default", coef_json(&dv->def));
+        if (dv->n_measured > 0) {
+            json_t *ms = json_array();
+            for (int k = 0; k < dv->n_measured; k++)
+                json_array_append_new(ms, json_pack("{s:s,s:f,s:f,s:f}", "kind", dv->measured[k].kind, "flops", dv->measured[k].flops,
+                                                    "bytes", dv->measured[k].bytes, "seconds", dv->measured[k].seconds));
+            json_object_set_new(o, "measured", ms);
+        }
         if (dv->n_copy_in > 0 || dv->n_peer_busy > 0)
             json_object_set_new(o, "interference", json_pack("{s:f,s:f}", "copy_in", dv->copy_in, "peer_busy", dv->peer_busy));
         json_object_set_new(devs, dv->name, o);
@@ -319,6 +358,10 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
 double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes)
 {
     const dp_calib_fit_device *dv = &c->dev[d];
+    for (int k = 0; k < dv->n_measured; k++)
+        if (strcmp(dv->measured[k].kind, kind) == 0 && fabs(dv->measured[k].flops - flops) <= 1e-9 * fabs(flops) &&
+            fabs(dv->measured[k].bytes - bytes) <= 1e-9 * fabs(bytes))
+            return dv->measured[k].seconds;
     const dp_calib_affine *co = &dv->def;
     for (int k = 0; k < dv->n_kinds; k++)
         if (strcmp(dv->kind[k], kind) == 0) co = &dv->coef[k];

@@ -24,7 +24,11 @@
  * gsl_multifit_robust (bisquare) when a residual lies beyond 4 robust standard deviations
  * (1.4826 x MAD). "default" is the same fit over every kind of the device. Routes: latency +
  * bytes x (1 / bandwidth), the same way. Interference: two numbers per device (below and
- * dp_hisim.h), written as the device's "interference" object.
+ * dp_hisim.h), written as the device's "interference" object. Graph-op samples stay out of the
+ * fits: their medians become the device's "measured" list. Memory-bound kinds (elementwise,
+ * reductions, sources: the executor's classes) are fitted on {1, bytes} only: their FLOP
+ * counts follow each generator's convention (a sum of two inputs is one or two FLOPs per
+ * element), their bytes are what they move.
  */
 #ifndef DP_CALIB_H
 #define DP_CALIB_H
@@ -46,6 +50,7 @@ typedef struct dp_profile_op {
     int device;
     char kind[48];
     double flops, bytes, seconds;
+    int graph_op;             /* 1: an op shape of a graph (dp_profile_graph_ops), not the sweep */
 } dp_profile_op;
 
 typedef struct dp_profile_copy {
@@ -112,8 +117,21 @@ void dp_profile_options_init(dp_profile_options *o);
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
 void dp_profile_free(dp_profile *p);
+
+/* Time every distinct op (kind, FLOPs, bytes) of executed graph xg (dp_exec_plan_graph: the
+ * kernels as the executor runs them at its scale) on each of p's devices, as the sweep does: a
+ * chain of `o->chain` copies of the op reading the same inputs (shaped as its producers'
+ * outputs), the median gap between their starts per run. The samples (graph_op = 1) go to p;
+ * the fit keeps their medians as the calibration's "measured" ops, which the cost model uses for
+ * ops of exactly that kind, FLOPs and bytes. Synthetic kernels (graphs of durations) are
+ * skipped. Errors: as dp_profile_run. */
+int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err);
 int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
 dp_profile *dp_profile_load(const char *path, dp_error *err);
+
+/* 1 when the executor runs ops of `kind` as memory-bound loops (elementwise, reductions,
+ * sources), 0 for contractions and synthetic kernels (sim/dp_exec.h classes). */
+int dp_profile_kind_memory_bound(const char *kind);
 
 /* ---- fits ---- */
 
@@ -141,6 +159,8 @@ typedef struct dp_calib_fit_device {
      * clamped to [0, 100]; 0 without samples */
     double copy_in, peer_busy;
     int n_copy_in, n_peer_busy;  /* samples used */
+    int n_measured;           /* graph ops: the median of their samples per (kind, FLOPs, bytes) */
+    dp_calib_measured *measured;
 } dp_calib_fit_device;
 
 typedef struct dp_calib_fit_route {
@@ -164,7 +184,8 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err);
 void dp_calib_fitted_free(dp_calib_fitted *c);
 /* Atomic write of the calibration file (format above). */
 int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *err);
-/* Seconds of an op of `kind` on fitted device d (the kind's fit, else the default). */
+/* Seconds of an op of `kind` on fitted device d (a measured graph op of that kind, FLOPs and
+ * bytes, else the kind's fit, else the default). */
 double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes);
 
 #ifdef __cplusplus

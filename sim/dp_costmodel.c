@@ -17,10 +17,22 @@ void dp_calib_free(dp_calib *c)
         for (int k = 0; k < dv->n_ops; k++) free(dv->op_kind[k]);
         free(dv->op_kind);
         free(dv->op);
+        for (int k = 0; k < dv->n_measured; k++) free(dv->measured[k].kind);
+        free(dv->measured);
     }
     for (int r = 0; r < c->n_routes; r++) { free(c->route[r].src); free(c->route[r].dst); }
     free(c->dev); free(c->route); free(c->machine); free(c->path);
     free(c);
+}
+
+static int measured_cmp(const void *pa, const void *pb)
+{
+    const dp_calib_measured *a = pa, *b = pb;
+    int k = strcmp(a->kind, b->kind);
+    if (k) return k;
+    if (a->flops != b->flops) return a->flops < b->flops ? -1 : 1;
+    if (a->bytes != b->bytes) return a->bytes < b->bytes ? -1 : 1;
+    return 0;
 }
 
 static int coef(json_t *o, const char *key, double *out, const char *origin, const char *where, dp_error *err)
@@ -93,6 +105,34 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
             snprintf(where, sizeof where, "devices.%s.default", dname);
             if (affine(def, &dv->def, origin, where, err) != DP_OK) goto fail;
             dv->has_default = 1;
+        }
+        json_t *meas = json_object_get(dobj, "measured");
+        if (meas) {
+            if (!json_is_array(meas)) {
+                dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured: must be an array", origin, dname);
+                goto fail;
+            }
+            dv->measured = calloc(json_array_size(meas) + 1, sizeof *dv->measured);
+            if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+            size_t mi;
+            json_t *mo;
+            json_array_foreach(meas, mi, mo) {
+                const char *mkind = NULL;
+                double f = -1, by = -1, sec = -1;
+                if (json_unpack(mo, "{s:s,s:F,s:F,s:F}", "kind", &mkind, "flops", &f, "bytes", &by, "seconds", &sec) != 0 ||
+                    !(f >= 0 && by >= 0 && sec >= 0 && isfinite(f + by + sec))) {
+                    dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured[%zu]: needs kind and finite flops, bytes, seconds >= 0",
+                                 origin, dname, mi);
+                    goto fail;
+                }
+                dp_calib_measured *me = &dv->measured[dv->n_measured];
+                if (!(me->kind = strdup(mkind))) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+                me->flops = f;
+                me->bytes = by;
+                me->seconds = sec;
+                dv->n_measured++;
+            }
+            qsort(dv->measured, (size_t)dv->n_measured, sizeof *dv->measured, measured_cmp);
         }
         json_t *itf = json_object_get(dobj, "interference");
         if (itf) {
@@ -170,6 +210,34 @@ const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, cons
     return dv->has_default ? &dv->def : NULL;
 }
 
+static int near_rel(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+double dp_calib_find_measured(const dp_calib *c, const char *device, const char *kind, double flops, double bytes)
+{
+    if (!c) return -1;
+    const dp_calib_device *dv = find_dev(c, device);
+    if (!dv || dv->n_measured == 0) return -1;
+    /* first entry not below (kind, flops (1 - 1e-9)) */
+    int lo = 0, hi = dv->n_measured;
+    const double fl = flops - 1e-9 * fabs(flops);
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        const dp_calib_measured *m = &dv->measured[mid];
+        int k = strcmp(m->kind, kind);
+        if (k < 0 || (k == 0 && m->flops < fl)) lo = mid + 1;
+        else hi = mid;
+    }
+    for (int i = lo; i < dv->n_measured; i++) {
+        const dp_calib_measured *m = &dv->measured[i];
+        if (strcmp(m->kind, kind) != 0 || !(m->flops <= flops + 1e-9 * fabs(flops))) break;
+        if (near_rel(m->flops, flops) && near_rel(m->bytes, bytes)) return m->seconds;
+    }
+    return -1;
+}
+
 const dp_calib_route *dp_calib_find_route(const dp_calib *c, const char *src, const char *dst)
 {
     if (!c) return NULL;
@@ -221,9 +289,12 @@ dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_c
     for (int v = 0; v < g->n_ops; v++) {
         double bytes = dp_costmodel_op_bytes(g, v);
         for (int d = 0; d < D; d++) {
-            const dp_calib_affine *a = dp_calib_find(cal, t->dev[d].name, g->op_kind[v]);
-            double x = a ? a->a_s + a->b_s_per_flop * g->work[v] + a->c_s_per_byte * bytes
-                         : dp_costmodel_roofline(&t->dev[d], g->work[v], bytes);
+            double x = dp_calib_find_measured(cal, t->dev[d].name, g->op_kind[v], g->work[v], bytes);
+            if (x < 0) {
+                const dp_calib_affine *a = dp_calib_find(cal, t->dev[d].name, g->op_kind[v]);
+                x = a ? a->a_s + a->b_s_per_flop * g->work[v] + a->c_s_per_byte * bytes
+                      : dp_costmodel_roofline(&t->dev[d], g->work[v], bytes);
+            }
             c->op_time[(size_t)v * D + d] = x > 0 ? x : 0;
         }
     }

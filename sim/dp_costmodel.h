@@ -2,6 +2,10 @@
  * calibration file where one exists, else from the devices' roofline.
  *
  * Op v of kind k on device d:
+ *   measured (the device lists an op of kind k with v's FLOPs and bytes in "measured"):
+ *       time = its measured seconds (the graph's own op shapes, timed by the profiler: an
+ *       affine fit over a sweep of sizes misses the efficiency of particular shapes, e.g. a
+ *       593^3 sgemm runs 10% slower per FLOP than a 512^3 one);
  *   calibrated (the device has an entry for k, or a "default" entry):
  *       time = a_s + b_s_per_flop * FLOPs(v) + c_s_per_byte * bytes(v)
  *   otherwise the roofline (Williams, Waterman and Patterson, CACM 2009):
@@ -20,9 +24,11 @@
  *    "devices": {"<device name>": {"ops": {"<op kind>": {"a_s": .., "b_s_per_flop": ..,
  *                                                        "c_s_per_byte": ..}, ...},
  *                                  "default": {"a_s": .., "b_s_per_flop": .., "c_s_per_byte": ..},
- *                                  "interference": {"copy_in": .., "peer_busy": ..}}},
+ *                                  "interference": {"copy_in": .., "peer_busy": ..},
+ *                                  "measured": [{"kind": .., "flops": .., "bytes": .., "seconds": ..}]}},
  *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": .., "bandwidth_Bps": ..}]}
- * ("interference" is optional: the slowdowns of dp_hisim.h, each in [0, 100].)
+ * ("interference" is optional: the slowdowns of dp_hisim.h, each in [0, 100]; "measured" is
+ * optional: finite flops, bytes >= 0 and seconds >= 0.)
  * Device names are the topology's. Coefficients are finite; a_s, b and c may be any sign a fit
  * gives, but a resulting negative time is clamped to 0.
  */
@@ -43,6 +49,14 @@ typedef struct dp_calib_affine {
     double c_s_per_byte;  /* seconds per byte */
 } dp_calib_affine;
 
+/* The measured time of one op as it runs in a graph (profiled by `doppler calibrate profile
+ * --graph`): ops of this kind, FLOPs and bytes take `seconds` on the device, whatever the fit
+ * says. Keys match to a relative 1e-9. */
+typedef struct dp_calib_measured {
+    char *kind;
+    double flops, bytes, seconds;
+} dp_calib_measured;
+
 typedef struct dp_calib_device {
     char *name;
     int n_ops;
@@ -57,6 +71,8 @@ typedef struct dp_calib_device {
                         * copy worker shares its core), >= 0 */
     double peer_busy;  /* relative slowdown per other busy device (shared memory bandwidth,
                         * caches, clock), >= 0 */
+    int n_measured;
+    dp_calib_measured *measured;  /* (n_measured) sorted by (kind, flops, bytes) */
 } dp_calib_device;
 
 typedef struct dp_calib_route {
@@ -80,6 +96,10 @@ void dp_calib_free(dp_calib *c);
 /* The affine model of op kind `kind` on device `device`: its own entry, else the device's
  * default; NULL when the calibration has neither (then the roofline applies). */
 const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, const char *kind);
+
+/* The measured seconds of an op of `kind` with `flops` and `bytes` on `device`, or -1 when the
+ * calibration has none (binary search over the device's sorted list). */
+double dp_calib_find_measured(const dp_calib *c, const char *device, const char *kind, double flops, double bytes);
 
 /* The calibrated route src -> dst, or NULL. */
 const dp_calib_route *dp_calib_find_route(const dp_calib *c, const char *src, const char *dst);

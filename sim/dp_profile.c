@@ -60,7 +60,7 @@ static dp_profile *profile_new(int n_devices, const char *backend, const char *m
     return p;
 }
 
-static int add_op(dp_profile *p, int d, const char *kind, double flops, double bytes, double s)
+static int add_op(dp_profile *p, int d, const char *kind, double flops, double bytes, double s, int graph_op)
 {
     if (p->n_ops == p->cap_ops) {
         int cap = p->cap_ops ? 2 * p->cap_ops : 256;
@@ -75,6 +75,7 @@ static int add_op(dp_profile *p, int d, const char *kind, double flops, double b
     o->flops = flops;
     o->bytes = bytes;
     o->seconds = s;
+    o->graph_op = graph_op;
     return DP_OK;
 }
 
@@ -151,20 +152,19 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* the samples go to p (kind pr->kind); with `med_out`, their median goes there instead */
-static int run_probe_to(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, double *med_out,
-                        dp_error *err)
+/* Time the `chain` ops first .. first + chain - 1 of probe graph g (freed here), all on device
+ * d: per run, the median gap between their starts. The samples go to p (kind, graph_op); with
+ * `med_out`, the median over runs goes there instead. */
+static int time_chain(dp_profile *p, int D, int d, dp_graph *g, int first, int chain, const char *kind, int time_graph,
+                      int graph_op, const dp_profile_options *o, double *med_out, dp_error *err)
 {
-    const int chain = o->chain < 2 ? 2 : o->chain;
-    dp_graph *g = probe_graph(pr, chain, err);
-    if (!g) return err ? err->code : DP_EINVAL;
     dp_exec_options xo;
     dp_exec_options_init(&xo);
     xo.backend = o->backend;
     xo.pin = o->pin;
     xo.seed = o->seed;
     xo.nice = o->nice;
-    if (pr->time_graph) xo.flops_per_unit = xo.bytes_per_unit = 1;
+    if (time_graph) xo.flops_per_unit = xo.bytes_per_unit = 1;
     int rc = DP_OK;
     int *assign = NULL;
     double *starts = NULL, *gaps = NULL, *meds = NULL;
@@ -177,7 +177,6 @@ static int run_probe_to(dp_profile *p, int D, int d, const probe *pr, const dp_p
     for (int v = 0; v < g->n_ops; v++) assign[v] = d;
     if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) goto done;
     const dp_graph *xg = dp_exec_graph(x);
-    const int first = pr->n_src;
     /* every op of the chain has the same size: describe them by the first */
     double flops = xg->work[first], bytes = xg->out_size[first];
     for (int i = xg->pred_ptr[first]; i < xg->pred_ptr[first + 1]; i++) bytes += xg->edge_size[xg->pred_edge[i]];
@@ -194,7 +193,7 @@ static int run_probe_to(dp_profile *p, int D, int d, const probe *pr, const dp_p
         gsl_sort(gaps, 1, (size_t)(chain - 1));
         double med = gsl_stats_median_from_sorted_data(gaps, 1, (size_t)(chain - 1));
         if (meds) { meds[r] = med; continue; }
-        if ((rc = add_op(p, d, pr->kind, flops, bytes, med)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+        if ((rc = add_op(p, d, kind, flops, bytes, med, graph_op)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
     }
     if (meds) {
         gsl_sort(meds, 1, (size_t)o->repeats);
@@ -208,9 +207,77 @@ done:
     return rc;
 }
 
+/* the samples go to p (kind pr->kind); with `med_out`, their median goes there instead */
+static int run_probe_to(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, double *med_out,
+                        dp_error *err)
+{
+    const int chain = o->chain < 2 ? 2 : o->chain;
+    dp_graph *g = probe_graph(pr, chain, err);
+    if (!g) return err ? err->code : DP_EINVAL;
+    return time_chain(p, D, d, g, pr->n_src, chain, pr->kind, pr->time_graph, 0, o, med_out, err);
+}
+
 static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_profile_options *o, dp_error *err)
 {
     return run_probe_to(p, D, d, pr, o, NULL, err);
+}
+
+/* ---- the ops of a graph ---- */
+
+/* op v of executed graph xg: its producers become sources of the probe (their output sizes and
+ * shapes), then `chain` copies of v (kind, einsum, shape, FLOPs, output) each reading them all */
+static dp_graph *graph_op_probe(const dp_graph *xg, int v, int chain, dp_error *err)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("graph-op", "profile", DP_COST_PHYSICAL);
+    if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
+    const int n_in = xg->pred_ptr[v + 1] - xg->pred_ptr[v];
+    for (int q = 0; q < n_in; q++) {
+        int u = xg->edge_src[xg->pred_edge[xg->pred_ptr[v] + q]];
+        int id = dp_graph_builder_add_op(b, NULL, "input", 0, xg->out_size[u]);
+        dp_graph_builder_set_op_info(b, id, NULL, NULL, xg->op_ndim[u], &xg->op_shape[(size_t)u * DP_MAX_DIMS]);
+    }
+    for (int i = 0; i < chain; i++) {
+        int id = dp_graph_builder_add_op(b, NULL, xg->op_kind[v], xg->work[v], xg->out_size[v]);
+        dp_graph_builder_set_op_info(b, id, NULL, xg->op_einsum[v], xg->op_ndim[v], &xg->op_shape[(size_t)v * DP_MAX_DIMS]);
+        for (int q = 0; q < n_in; q++)
+            dp_graph_builder_add_edge(b, q, id, xg->out_size[xg->edge_src[xg->pred_edge[xg->pred_ptr[v] + q]]]);
+    }
+    dp_graph *g = dp_graph_builder_finish(b, err);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err)
+{
+    dp_profile_options def;
+    if (!o) { dp_profile_options_init(&def); o = &def; }
+    if (xg->cost_kind != DP_COST_PHYSICAL)
+        return dp_error_set(err, DP_EINVAL, "%s: profile graph ops: an executed graph (FLOPs and bytes) is needed", xg->source);
+    const int chain = o->chain < 2 ? 2 : o->chain;
+    /* distinct (kind, FLOPs, bytes), first op of each */
+    int *rep_op = malloc((size_t)(xg->n_ops > 0 ? xg->n_ops : 1) * sizeof(int)), n_rep = 0;
+    if (!rep_op) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int v = 0; v < xg->n_ops; v++) {
+        if (strcmp(xg->op_kind[v], "synthetic") == 0) continue;
+        double bv = dp_costmodel_op_bytes(xg, v);
+        int seen = 0;
+        for (int i = 0; i < n_rep && !seen; i++) {
+            int u = rep_op[i];
+            seen = strcmp(xg->op_kind[u], xg->op_kind[v]) == 0 && xg->work[u] == xg->work[v] && dp_costmodel_op_bytes(xg, u) == bv;
+        }
+        if (!seen && strlen(xg->op_kind[v]) < sizeof p->ops[0].kind) rep_op[n_rep++] = v;
+    }
+    int rc = DP_OK;
+    for (int d = 0; d < p->n_devices && rc == DP_OK; d++)
+        for (int i = 0; i < n_rep && rc == DP_OK; i++) {
+            int v = rep_op[i];
+            dp_graph *g = graph_op_probe(xg, v, chain, err);
+            if (!g) { rc = err ? err->code : DP_EINVAL; break; }
+            const int n_in = xg->pred_ptr[v + 1] - xg->pred_ptr[v];
+            rc = time_chain(p, p->n_devices, d, g, n_in, chain, xg->op_kind[v], 0, 1, o, NULL, err);
+        }
+    free(rep_op);
+    return rc;
 }
 
 /* the executor's class of a kind: a two-op graph source -> op planned */
@@ -230,6 +297,12 @@ static int kind_class(const char *kind)
     dp_exec_plan(g, &o, k, NULL);
     dp_graph_free(g);
     return strcmp(kind, "input") == 0 ? DP_EXEC_SOURCE : k[1].cls;
+}
+
+int dp_profile_kind_memory_bound(const char *kind)
+{
+    int cls = kind_class(kind);
+    return cls != DP_EXEC_GEMM && cls != DP_EXEC_SYNTH;
 }
 
 static int profile_kind(dp_profile *p, int D, int d, const char *kind, const dp_profile_options *o, dp_error *err)
@@ -558,8 +631,10 @@ int dp_profile_save(const dp_profile *p, const char *path, dp_error *err)
     json_t *ops = json_array();
     for (int i = 0; i < p->n_ops; i++) {
         const dp_profile_op *o = &p->ops[i];
-        json_array_append_new(ops, json_pack("{s:s,s:s,s:f,s:f,s:f}", "device", p->device[o->device], "kind", o->kind,
-                                             "flops", o->flops, "bytes", o->bytes, "seconds", o->seconds));
+        json_t *j = json_pack("{s:s,s:s,s:f,s:f,s:f}", "device", p->device[o->device], "kind", o->kind, "flops", o->flops,
+                              "bytes", o->bytes, "seconds", o->seconds);
+        if (o->graph_op) json_object_set_new(j, "graph_op", json_true());
+        json_array_append_new(ops, j);
     }
     json_object_set_new(root, "ops", ops);
     json_t *cps = json_array();
@@ -627,7 +702,12 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
             dp_error_set(err, DP_EINVAL, "%s: ops[%zu]: needs a known device, kind, and finite flops, bytes, seconds >= 0", path, i);
             goto fail;
         }
-        if (add_op(p, dev_index(p, dev), kind, f, b, s) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        int graph_op = json_is_true(json_object_get(o, "graph_op"));
+        if (strlen(kind) >= sizeof p->ops[0].kind) {
+            dp_error_set(err, DP_EINVAL, "%s: ops[%zu]: kind longer than %zu bytes", path, i, sizeof p->ops[0].kind - 1);
+            goto fail;
+        }
+        if (add_op(p, dev_index(p, dev), kind, f, b, s, graph_op) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     }
     json_array_foreach(cps, i, o) {
         const char *a = NULL, *b = NULL;

@@ -251,6 +251,138 @@ START_TEST(interference_fit_and_roundtrip)
 }
 END_TEST
 
+/* graph ops: dp_profile_graph_ops times each distinct (kind, FLOPs, bytes) of an executed graph
+ * on each device; the fit keeps their medians as "measured" ops; the cost model gives exactly
+ * those seconds to those ops and the fit's to others; a measured list is read back sorted, and a
+ * bad entry names the file and the entry */
+START_TEST(graph_ops_measured)
+{
+    /* x (input 64x64) -> y (matmul 64x64x64), z (matmul, same shape as y) -> w (relu 64x64) */
+    dp_graph_builder *b = dp_graph_builder_alloc("g", "test", DP_COST_PHYSICAL);
+    int64_t sh[2] = {64, 64};
+    dp_graph_builder_add_op(b, "x", "input", 0, 4.0 * 64 * 64);
+    dp_graph_builder_add_op(b, "y", "matmul", 2.0 * 64 * 64 * 64, 4.0 * 64 * 64);
+    dp_graph_builder_add_op(b, "z", "matmul", 2.0 * 64 * 64 * 64, 4.0 * 64 * 64);
+    dp_graph_builder_add_op(b, "w", "relu", 64.0 * 64, 4.0 * 64 * 64);
+    for (int v = 0; v < 4; v++) dp_graph_builder_set_op_info(b, v, NULL, v == 1 || v == 2 ? "ij,jk->ik" : NULL, 2, sh);
+    dp_graph_builder_add_edge(b, 0, 1, 4.0 * 64 * 64);
+    dp_graph_builder_add_edge(b, 0, 2, 4.0 * 64 * 64);
+    dp_graph_builder_add_edge(b, 1, 3, 4.0 * 64 * 64);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph *xg = dp_exec_plan_graph(g, NULL, &err);
+    ck_assert_msg(xg != NULL, "%s", err.msg);
+    dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
+    dp_profile_options o;
+    dp_profile_options_init(&o);
+    o.repeats = 3;
+    o.chain = 3;
+    int before = p->n_ops;
+    ck_assert_msg(dp_profile_graph_ops(p, xg, &o, &err) == DP_OK, "%s", err.msg);
+    /* distinct ops: x, y (z is y again), w; 2 devices, 3 runs each */
+    ck_assert_int_eq(p->n_ops - before, 3 * 2 * 3);
+    for (int i = before; i < p->n_ops; i++) ck_assert(p->ops[i].graph_op && p->ops[i].seconds > 0);
+    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_int_eq(c->dev[0].n_measured, 3);
+    ck_assert_int_eq(c->dev[1].n_measured, 3);
+    /* graph-op samples stay out of the sweep's fits: the matmul fit is still the exact one */
+    ck_assert_int_eq(c->dev[0].n_kinds, 1);
+    ck_assert_double_eq_tol(c->dev[0].coef[0].b_s_per_flop, 2e-11, 1e-15);
+    char path[] = "/tmp/doppler-test-calib-XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
+    dp_calib *l = dp_calib_load(path, &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    char tp[4096];
+    dp_topology *t = dp_topology_load(dp_test_path(tp, sizeof tp, dp_test_srcdir(), "data/topologies/cpu-2core.json"), &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    dp_costs *k = dp_costmodel_costs(xg, t, l, &err);
+    ck_assert_msg(k != NULL, "%s", err.msg);
+    for (int d = 0; d < 2; d++) {
+        const dp_calib_fit_device *dv = &c->dev[d];
+        for (int v = 0; v < 4; v++) {
+            double want = -1;
+            for (int j = 0; j < dv->n_measured; j++)
+                if (strcmp(dv->measured[j].kind, xg->op_kind[v]) == 0 && dv->measured[j].flops == xg->work[v] &&
+                    dv->measured[j].bytes == dp_costmodel_op_bytes(xg, v))
+                    want = dv->measured[j].seconds;
+            ck_assert_msg(want > 0, "op %d has no measured entry on device %d", v, d);
+            /* the file keeps 10 significant digits */
+            ck_assert_double_eq_tol(dp_costs_op(k, v, d), want, 1e-9 * want);
+            ck_assert_double_eq(dp_calib_find_measured(l, dv->name, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)),
+                                dp_costs_op(k, v, d));
+        }
+        /* another matmul size is not measured: the fit */
+        ck_assert_double_eq(dp_calib_find_measured(l, dv->name, "matmul", 2.0 * 32 * 32 * 32, 3 * 4.0 * 32 * 32), -1);
+    }
+    dp_costs_free(k);
+    dp_calib_free(l);
+    /* a measured list out of order reads back sorted; a bad entry is refused */
+    FILE *f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{\"core0\":{\"measured\":["
+          "{\"kind\":\"relu\",\"flops\":5,\"bytes\":8,\"seconds\":0.3},{\"kind\":\"add\",\"flops\":9,\"bytes\":8,\"seconds\":0.2},"
+          "{\"kind\":\"add\",\"flops\":1,\"bytes\":8,\"seconds\":0.1},{\"kind\":\"add\",\"flops\":1,\"bytes\":4,\"seconds\":0.4}]}}}", f);
+    fclose(f);
+    l = dp_calib_load(path, &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core0", "add", 1, 8), 0.1);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core0", "add", 1, 4), 0.4);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core0", "add", 9, 8), 0.2);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core0", "relu", 5, 8), 0.3);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core0", "relu", 5, 9), -1);
+    ck_assert_double_eq(dp_calib_find_measured(l, "core1", "relu", 5, 8), -1);
+    dp_calib_free(l);
+    f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{\"core0\":{\"measured\":["
+          "{\"kind\":\"relu\",\"flops\":5,\"bytes\":8,\"seconds\":-1}]}}}", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_calib_load(path, &err));
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "devices.core0.measured[0]"), "%s", err.msg);
+    unlink(path);
+    dp_topology_free(t);
+    dp_calib_fitted_free(c);
+    dp_profile_free(p);
+    dp_graph_free(xg);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* memory-bound kinds are fitted on {1, bytes}: a FLOP count that doubles (a generator's other
+ * convention) leaves their time alone */
+START_TEST(memory_bound_fit_ignores_flops)
+{
+    ck_assert(dp_profile_kind_memory_bound("add"));
+    ck_assert(dp_profile_kind_memory_bound("reduce"));
+    ck_assert(dp_profile_kind_memory_bound("relu"));
+    ck_assert(!dp_profile_kind_memory_bound("matmul"));
+    ck_assert(!dp_profile_kind_memory_bound("synthetic"));
+    dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
+    /* reduce samples whose time follows the bytes, with FLOPs = elements (collinear with bytes) */
+    for (int i = 0; i < 30; i++) {
+        dp_profile_op *o = &p->ops[p->n_ops++];
+        o->device = i % 2;
+        snprintf(o->kind, sizeof o->kind, "%s", "reduce");
+        o->bytes = 4096.0 * (1 << (i % 10));
+        o->flops = o->bytes / 8;
+        o->seconds = 1e-6 + 1e-10 * o->bytes;
+    }
+    dp_error err;
+    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    for (int k = 0; k < c->dev[0].n_kinds; k++)
+        if (strcmp(c->dev[0].kind[k], "reduce") == 0) {
+            ck_assert_double_eq(c->dev[0].coef[k].b_s_per_flop, 0);
+            ck_assert_double_eq_tol(c->dev[0].coef[k].c_s_per_byte, 1e-10, 1e-14);
+        }
+    dp_calib_fitted_free(c);
+    dp_profile_free(p);
+}
+END_TEST
+
 /* the profiler on a tiny sweep: every sample positive, every kind and route present; the
  * profile file round-trips */
 START_TEST(profile_tiny)
@@ -268,7 +400,7 @@ START_TEST(profile_tiny)
     ck_assert_msg(dp_profile_run(2, NULL, kinds, 5, &o, &p, &err) == DP_OK, "%s", err.msg);
     ck_assert_int_gt(p->n_ops, 0);
     ck_assert_int_gt(p->n_copies, 0);
-    for (int i = 0; i < p->n_ops; i++) ck_assert(p->ops[i].seconds > 0 && p->ops[i].flops > 0 && p->ops[i].bytes > 0);
+    for (int i = 0; i < p->n_ops; i++) ck_assert_msg(p->ops[i].seconds > 0 && p->ops[i].flops > 0 && p->ops[i].bytes > 0, "op sample %d: %s on %d: %g FLOPs %g bytes %g s", i, p->ops[i].kind, p->ops[i].device, p->ops[i].flops, p->ops[i].bytes, p->ops[i].seconds);
     for (int i = 0; i < p->n_copies; i++) ck_assert(p->copies[i].seconds > 0 && p->copies[i].src != p->copies[i].dst);
     char path[] = "/tmp/doppler-test-prof-XXXXXX";
     int fd = mkstemp(path);
@@ -319,6 +451,8 @@ int main(void)
     tcase_add_test(t, file_roundtrip_and_costs);
     tcase_add_test(t, zero_slope_route_roundtrip);
     tcase_add_test(t, interference_fit_and_roundtrip);
+    tcase_add_test(t, graph_ops_measured);
+    tcase_add_test(t, memory_bound_fit_ignores_flops);
     tcase_add_test(t, profile_tiny);
     tcase_add_test(t, validate_stats);
     suite_add_tcase(s, t);
