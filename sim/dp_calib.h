@@ -118,12 +118,15 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
 void dp_profile_free(dp_profile *p);
 
-/* Time every distinct op (kind, FLOPs, bytes) of executed graph xg (dp_exec_plan_graph: the
- * kernels as the executor runs them at its scale) on each of p's devices, as the sweep does: a
- * chain of `o->chain` copies of the op reading the same inputs (shaped as its producers'
- * outputs), the median gap between their starts per run. The samples (graph_op = 1) go to p;
- * the fit keeps their medians as the calibration's "measured" ops, which the cost model uses for
- * ops of exactly that kind, FLOPs and bytes. Synthetic kernels (graphs of durations) are
+/* Time the ops of executed graph xg (dp_exec_plan_graph: the kernels as the executor runs them
+ * at its scale) where they run: the whole graph on one device, for each of p's devices, o->repeats
+ * runs after a warm-up. An op's sample is the time from its start to the next op's start on the
+ * device (its kernel, then the dispatch of the next; the last op: its kernel), with the caches,
+ * clocks and memory traffic its neighbours in the graph leave it (an op timed alone on inputs
+ * of its own runs up to twice as fast or slow: inputs a producer just wrote are in cache,
+ * inputs of a long gone one are not). The samples (graph_op = 1) go to p; the fit keeps their
+ * median per (kind, FLOPs, bytes) as the calibration's "measured" ops, which the cost model uses
+ * for ops of exactly that kind, FLOPs and bytes. Synthetic kernels (graphs of durations) are
  * skipped. Errors: as dp_profile_run. */
 int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err);
 int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);

@@ -326,9 +326,14 @@ static inline void fifo_push(dp_hisim *s, uint32_t kind, uint32_t id)
     s->fifo[s->fifo_tail++] = kind << EV_SHIFT | id;
 }
 
+static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id);
+
 static inline void schedule(dp_hisim *s, double delay, uint32_t kind, uint32_t id)
 {
-    if (delay > 0) dp_evheap_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
+    /* with interference the heap also holds the stale events of moved ends: it may have to grow
+     * (m + n + 1 slots hold every live event, not those) */
+    if (delay > 0 && s->itf) schedule_at(s, s->now + delay, kind, id);
+    else if (delay > 0) dp_evheap_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
     else fifo_push(s, kind, id);
 }
 

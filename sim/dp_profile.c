@@ -224,59 +224,54 @@ static int run_probe(dp_profile *p, int D, int d, const probe *pr, const dp_prof
 
 /* ---- the ops of a graph ---- */
 
-/* op v of executed graph xg: its producers become sources of the probe (their output sizes and
- * shapes), then `chain` copies of v (kind, einsum, shape, FLOPs, output) each reading them all */
-static dp_graph *graph_op_probe(const dp_graph *xg, int v, int chain, dp_error *err)
-{
-    dp_graph_builder *b = dp_graph_builder_alloc("graph-op", "profile", DP_COST_PHYSICAL);
-    if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
-    const int n_in = xg->pred_ptr[v + 1] - xg->pred_ptr[v];
-    for (int q = 0; q < n_in; q++) {
-        int u = xg->edge_src[xg->pred_edge[xg->pred_ptr[v] + q]];
-        int id = dp_graph_builder_add_op(b, NULL, "input", 0, xg->out_size[u]);
-        dp_graph_builder_set_op_info(b, id, NULL, NULL, xg->op_ndim[u], &xg->op_shape[(size_t)u * DP_MAX_DIMS]);
-    }
-    for (int i = 0; i < chain; i++) {
-        int id = dp_graph_builder_add_op(b, NULL, xg->op_kind[v], xg->work[v], xg->out_size[v]);
-        dp_graph_builder_set_op_info(b, id, NULL, xg->op_einsum[v], xg->op_ndim[v], &xg->op_shape[(size_t)v * DP_MAX_DIMS]);
-        for (int q = 0; q < n_in; q++)
-            dp_graph_builder_add_edge(b, q, id, xg->out_size[xg->edge_src[xg->pred_edge[xg->pred_ptr[v] + q]]]);
-    }
-    dp_graph *g = dp_graph_builder_finish(b, err);
-    dp_graph_builder_free(b);
-    return g;
-}
-
 int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err)
 {
     dp_profile_options def;
     if (!o) { dp_profile_options_init(&def); o = &def; }
     if (xg->cost_kind != DP_COST_PHYSICAL)
         return dp_error_set(err, DP_EINVAL, "%s: profile graph ops: an executed graph (FLOPs and bytes) is needed", xg->source);
-    const int chain = o->chain < 2 ? 2 : o->chain;
-    /* distinct (kind, FLOPs, bytes), first op of each */
-    int *rep_op = malloc((size_t)(xg->n_ops > 0 ? xg->n_ops : 1) * sizeof(int)), n_rep = 0;
-    if (!rep_op) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    for (int v = 0; v < xg->n_ops; v++) {
-        if (strcmp(xg->op_kind[v], "synthetic") == 0) continue;
-        double bv = dp_costmodel_op_bytes(xg, v);
-        int seen = 0;
-        for (int i = 0; i < n_rep && !seen; i++) {
-            int u = rep_op[i];
-            seen = strcmp(xg->op_kind[u], xg->op_kind[v]) == 0 && xg->work[u] == xg->work[v] && dp_costmodel_op_bytes(xg, u) == bv;
-        }
-        if (!seen && strlen(xg->op_kind[v]) < sizeof p->ops[0].kind) rep_op[n_rep++] = v;
-    }
+    const int n = xg->n_ops;
+    dp_exec_options xo;
+    dp_exec_options_init(&xo);
+    xo.backend = o->backend;
+    xo.pin = o->pin;
+    xo.seed = o->seed;
+    xo.nice = o->nice;
     int rc = DP_OK;
-    for (int d = 0; d < p->n_devices && rc == DP_OK; d++)
-        for (int i = 0; i < n_rep && rc == DP_OK; i++) {
-            int v = rep_op[i];
-            dp_graph *g = graph_op_probe(xg, v, chain, err);
-            if (!g) { rc = err ? err->code : DP_EINVAL; break; }
-            const int n_in = xg->pred_ptr[v + 1] - xg->pred_ptr[v];
-            rc = time_chain(p, p->n_devices, d, g, n_in, chain, xg->op_kind[v], 0, 1, o, NULL, err);
+    int *assign = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    double *t0 = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    dp_exec *x = NULL;
+    if (!assign || !order || !t0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    /* the executed graph at scale 1 runs the same kernels (dp_exec_plan of its FLOPs and shapes) */
+    if (!(x = dp_exec_alloc(xg, p->n_devices, &xo, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    const dp_graph *rg = dp_exec_graph(x);
+    for (int d = 0; d < p->n_devices && rc == DP_OK; d++) {
+        for (int v = 0; v < n; v++) assign[v] = d;
+        if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) break;
+        dp_exec_result res;
+        for (int r = -1; r < o->repeats && rc == DP_OK; r++) {   /* r = -1: warm-up */
+            if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
+            if (r < 0) continue;
+            /* ops in start order; an op's sample is the time to the next start on the device (its
+             * kernel and the dispatch of the next), the last op's its kernel */
+            for (int v = 0; v < n; v++) { order[v] = v; t0[v] = res.op_start[v]; }
+            for (int i = 1; i < n; i++) {   /* insertion sort by start: runs are nearly sorted */
+                int v = order[i], j = i - 1;
+                while (j >= 0 && t0[order[j]] > t0[v]) { order[j + 1] = order[j]; j--; }
+                order[j + 1] = v;
+            }
+            for (int i = 0; i < n && rc == DP_OK; i++) {
+                int v = order[i];
+                if (strcmp(rg->op_kind[v], "synthetic") == 0 || strlen(rg->op_kind[v]) >= sizeof p->ops[0].kind) continue;
+                double sec = i + 1 < n ? res.op_start[order[i + 1]] - res.op_start[v] : res.op_end[v] - res.op_start[v];
+                if ((rc = add_op(p, d, rg->op_kind[v], rg->work[v], dp_costmodel_op_bytes(rg, v), sec, 1)) != DP_OK)
+                    dp_error_set(err, rc, "out of memory");
+            }
         }
-    free(rep_op);
+    }
+done:
+    dp_exec_free(x);
+    free(assign); free(order); free(t0);
     return rc;
 }
 

@@ -251,8 +251,8 @@ START_TEST(interference_fit_and_roundtrip)
 }
 END_TEST
 
-/* graph ops: dp_profile_graph_ops times each distinct (kind, FLOPs, bytes) of an executed graph
- * on each device; the fit keeps their medians as "measured" ops; the cost model gives exactly
+/* graph ops: dp_profile_graph_ops times every op of an executed graph run whole on each device;
+ * the fit keeps the median per distinct (kind, FLOPs, bytes) as "measured" ops (y and z are one); the cost model gives exactly
  * those seconds to those ops and the fit's to others; a measured list is read back sorted, and a
  * bad entry names the file and the entry */
 START_TEST(graph_ops_measured)
@@ -281,8 +281,8 @@ START_TEST(graph_ops_measured)
     o.chain = 3;
     int before = p->n_ops;
     ck_assert_msg(dp_profile_graph_ops(p, xg, &o, &err) == DP_OK, "%s", err.msg);
-    /* distinct ops: x, y (z is y again), w; 2 devices, 3 runs each */
-    ck_assert_int_eq(p->n_ops - before, 3 * 2 * 3);
+    /* every op of every run on each device: 4 ops, 2 devices, 3 runs */
+    ck_assert_int_eq(p->n_ops - before, 4 * 2 * 3);
     for (int i = before; i < p->n_ops; i++) ck_assert(p->ops[i].graph_op && p->ops[i].seconds > 0);
     dp_calib_fitted *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);

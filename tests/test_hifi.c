@@ -379,6 +379,38 @@ START_TEST(interference_random_coincidences)
 }
 END_TEST
 
+/* Forty copies into a device that runs one long op: each copy's start and end moves the op's
+ * end, leaving 80 stale events in a heap sized for the 83 live ones at most; the transfers' own
+ * events must still find room (they overflowed the heap before it grew for them too). */
+START_TEST(interference_many_moves_heap)
+{
+    enum { K = 40 };
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "A", NULL, 1e12, 1e8);
+    dp_graph_builder_add_op(b, "D", NULL, 50e12, 0);
+    for (int i = 0; i < K; i++) {
+        dp_graph_builder_add_op(b, NULL, NULL, 1e9, 0);
+        dp_graph_builder_add_edge(b, 0, 2 + i, 1e8 * (1 + i % 3));
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    int a[2 + K];
+    a[0] = 0;
+    for (int i = 1; i < 2 + K; i++) a[i] = 1;
+    dp_hisim *s;
+    dp_costs *c;
+    dp_calib *cal;
+    dp_hisim_result r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0.5,\"peer_busy\":0}"), a, &s, &c, &cal);
+    /* D (50 s) ran while the copies were in flight: longer than alone, every op ran */
+    ck_assert(r.op_end[1] - r.op_start[1] > 50.0);
+    for (int v = 0; v < 2 + K; v++) ck_assert(r.op_end[v] >= r.op_start[v] && r.op_start[v] >= 0);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* ---------------- transfer models ---------------- */
 
 /* two transfers of S bytes start together on one 1 GB/s link */
@@ -836,6 +868,7 @@ int main(void)
     tcase_add_test(d, interference_copy_in_hand);
     tcase_add_test(d, interference_peer_busy_hand);
     tcase_add_test(d, interference_random_coincidences);
+    tcase_add_test(d, interference_many_moves_heap);
     suite_add_tcase(s, d);
     return dp_test_run(s);
 }
