@@ -219,6 +219,9 @@ END_TEST
 
 /* ---------------- interference (calibrated slowdowns) ---------------- */
 
+/* the topology of the last run_itf (its workspace reads it on every run): freed by itf_done */
+static dp_topology *itf_topo;
+
 static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *assign, dp_hisim **keep, dp_costs **kc,
                                dp_calib **kcal)
 {
@@ -238,7 +241,7 @@ static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *ass
     ck_assert_msg(s != NULL, "%s", err.msg);
     dp_hisim_result r;
     ck_assert_msg(dp_hisim_run(s, assign, NULL, &r, &err) == DP_OK, "%s", err.msg);
-    dp_topology_free(t);  /* the run is over: only its result arrays (owned by s) are read */
+    itf_topo = t;
     *keep = s;
     *kc = c;
     *kcal = cal;
@@ -274,21 +277,21 @@ START_TEST(interference_copy_in_hand)
     NEAR(r.op_end[2], 4.5);
     NEAR(r.op_start[1], 4.5);
     NEAR(r.makespan, 5.5);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     /* the same calibration with zero slowdowns, and none at all: no interference */
     r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), a, &s, &c, &cal);
     NEAR(r.op_end[2], 4.0);
     NEAR(r.makespan, 5.0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     r = run_itf(g, NULL, a, &s, &c, &cal);
     NEAR(r.makespan, 5.0);
-    dp_hisim_free(s); dp_costs_free(c);
+    dp_hisim_free(s); dp_costs_free(c); dp_topology_free(itf_topo);
     /* the copy lands on an idle g1 (D on g0 instead): nothing slows */
     const int a2[] = {0, 1, 0};
     r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":1,\"peer_busy\":0}"), a2, &s, &c, &cal);
     NEAR(r.op_end[1], 3.0);
     NEAR(r.op_end[2], 5.0);  /* D after A on g0 */
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
 }
 END_TEST
@@ -318,12 +321,12 @@ START_TEST(interference_peer_busy_hand)
     dp_hisim_result r2;
     ck_assert_int_eq(dp_hisim_run(s, a, NULL, &r2, &err), DP_OK);
     NEAR(r2.makespan, 2.5);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     /* on one device nothing overlaps: 3 s */
     const int one[] = {0, 0};
     r = run_itf(g, j, one, &s, &c, &cal);
     NEAR(r.makespan, 3.0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
     /* bad values are refused, naming the file and the field */
     ck_assert_ptr_null(dp_calib_parse(CAL_ITF("{\"copy_in\":-1,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), "bad.json", &err));
@@ -363,16 +366,16 @@ START_TEST(interference_random_coincidences)
         for (int v = 0; v < n; v++)
             ck_assert_msg(r.op_end[v] - r.op_start[v] >= dp_costs_op(c, v, a[v]) * (1 - 1e-12),
                           "trial %d op %d ran %g < %g", trial, v, r.op_end[v] - r.op_start[v], dp_costs_op(c, v, a[v]));
-        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
         double st0[32];
         r = run_itf(g, cal0, a, &s, &c, &cal);
         memcpy(st0, r.op_start, sizeof(double) * (size_t)n);
         double m0 = r.makespan;
-        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
         r = run_itf(g, NULL, a, &s, &c, &cal);
         ck_assert(r.makespan == m0);
         for (int v = 0; v < n; v++) ck_assert(r.op_start[v] == st0[v]);
-        dp_hisim_free(s); dp_costs_free(c);
+        dp_hisim_free(s); dp_costs_free(c); dp_topology_free(itf_topo);
         dp_graph_free(g);
     }
     gsl_rng_free(rng);
@@ -406,7 +409,7 @@ START_TEST(interference_many_moves_heap)
     /* D (50 s) ran while the copies were in flight: longer than alone, every op ran */
     ck_assert(r.op_end[1] - r.op_start[1] > 50.0);
     for (int v = 0; v < 2 + K; v++) ck_assert(r.op_end[v] >= r.op_start[v] && r.op_start[v] >= 0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal);
+    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
 }
 END_TEST
