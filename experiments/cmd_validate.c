@@ -308,7 +308,8 @@ int cmd_validate(int argc, char **argv)
                                                  "measured_s", rows[i].measured, "simulated_s", rows[i].simulated, "samples_s", s));
         }
         json_object_set_new(o, "rows", arr);
-        int rc = dp_json_dump_atomic(o, out, JSON_INDENT(1) | JSON_REAL_PRECISION(8), &err);
+        /* 17 digits: the scale must reproduce the kernels exactly (a calibration's measured ops are keyed by them) */
+        int rc = dp_json_dump_atomic(o, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17), &err);
         json_decref(o);
         if (rc != DP_OK) goto fail;
     }

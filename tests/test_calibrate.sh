@@ -52,6 +52,17 @@ if command -v h5dump > /dev/null 2>&1; then
     h5dump -d /episodes/makespan "$T/s3.h5" 2> /dev/null | grep -q "( 3 )" || fail "trajectory has not 3 episodes of makespan"
 fi
 
+# validate --out keeps the scale to every digit: given back as --scale it runs the same kernels
+# (at 8 digits the auto scale 0.0101000000001 became 0.0101, and ChainMM ran 99.2e6 FLOPs in
+# place of 102.1e6: a calibration's measured ops, keyed by FLOPs and bytes, then missed)
+"$D" validate --graph "$top_srcdir/data/graphs/chainmm.json" --assignments 1 --methods single --repeats 1 \
+    --target-flops 1e8 --plot none --out "$T/sa.json" > /dev/null 2>&1 || fail "validate --target-flops 1e8"
+S=$(sed -n 's/^ *"scale": *\([0-9.e+-]*\).*/\1/p' "$T/sa.json")
+"$D" validate --graph "$top_srcdir/data/graphs/chainmm.json" --assignments 1 --methods single --repeats 1 \
+    --scale "$S" --plot none --out "$T/sb.json" > /dev/null 2>&1 || fail "validate --scale $S"
+fa=$(grep executed_flops "$T/sa.json"); fb=$(grep executed_flops "$T/sb.json")
+[ -n "$fa" ] && [ "$fa" = "$fb" ] || fail "the scale written ($S) does not reproduce the kernels: $fa against $fb"
+
 # usage errors exit 2, runtime errors 1
 "$D" validate --calibration "$T/c.json" > /dev/null 2>&1; test $? -eq 2 || fail "missing --graph must exit 2"
 "$D" validate --graph "$T/g.json" --devices 3 > /dev/null 2>&1; test $? -eq 2 || fail "--devices without --topology must exit 2"
