@@ -416,11 +416,12 @@ static void *background_loop(void *arg)
     CPU_SET(b->core, &set);
     (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     if (b->nice) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), b->nice);
-    enum { N = 256 };
+    /* 64^3: 0.03 ms a call, so the stop flag is seen at once (also under valgrind, where a
+     * 256^3 call took seconds and each stop waited for it) */
+    enum { N = 64 };
     float *a = calloc((size_t)3 * N * N, sizeof(float));
     if (!a) return NULL;
     for (int i = 0; i < 2 * N * N; i++) a[i] = (float)((i % 17) - 8) / 8.0f;
-    /* an sgemm of a few ms at a time: the stop flag is seen within one of them */
     while (!atomic_load(b->stop))
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f / N, a, N, a + N * N, N, 0.0f, a + 2 * N * N, N);
     free(a);
