@@ -330,7 +330,10 @@ static int profile_kind(dp_profile *p, int D, int d, const char *kind, const dp_
         pr.time_graph = 1;
         pr.n_src = 1;
         int j = 0;
-        for (int64_t k = 16; k <= 65536 && rc == DP_OK; k *= 2, j++) {
+        /* up to 65536 tiles (5.4e8 FLOPs) at the default max_gemm, scaled down with it */
+        int64_t kmax = o->max_gemm * o->max_gemm / 9;
+        kmax = kmax < 16 ? 16 : kmax > 65536 ? 65536 : kmax;
+        for (int64_t k = 16; k <= kmax && rc == DP_OK; k *= 2, j++) {
             int64_t e = j % 2 ? 256 : (k * 64 < o->max_elems ? k * 64 : o->max_elems);
             pr.src_shape[0] = e / 64 > 0 ? e / 64 : 1; pr.src_shape[1] = 64;
             pr.op_ndim = 2;
