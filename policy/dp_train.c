@@ -380,8 +380,10 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
         !tr->sel_H || !tr->plc_p || !tr->plc_lp || !tr->plc_z || !tr->plc_mark || !tr->plc_a || !tr->plc_H ||
         !tr->zbuf || !tr->gbuf)
         goto nomem;
-    tr->best_sel = dp_malloc_n(tr->dd->sel.n, sizeof(float));
-    tr->best_plc = dp_malloc_n(tr->dd->plc.n, sizeof(float));
+    /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
+     * tensors in the flat array must not become parameters of uninitialised memory */
+    tr->best_sel = dp_calloc_n(tr->dd->sel.n, sizeof(float));
+    tr->best_plc = dp_calloc_n(tr->dd->plc.n, sizeof(float));
     if (!tr->best_sel || !tr->best_plc) goto nomem;
     tr->best_greedy = INFINITY;
     if (dp_doppler_init(tr->dd, tr->master) != DP_OK) goto nomem;
