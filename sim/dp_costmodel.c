@@ -193,8 +193,9 @@ dp_calib *dp_calib_load(const char *path, dp_error *err)
     return c;
 }
 
-static const dp_calib_device *find_dev(const dp_calib *c, const char *device)
+const dp_calib_device *dp_calib_find_device(const dp_calib *c, const char *device)
 {
+    if (!c) return NULL;
     for (int d = 0; d < c->n_devices; d++)
         if (strcmp(c->dev[d].name, device) == 0) return &c->dev[d];
     return NULL;
@@ -203,7 +204,7 @@ static const dp_calib_device *find_dev(const dp_calib *c, const char *device)
 const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, const char *kind)
 {
     if (!c) return NULL;
-    const dp_calib_device *dv = find_dev(c, device);
+    const dp_calib_device *dv = dp_calib_find_device(c, device);
     if (!dv) return NULL;
     for (int k = 0; k < dv->n_ops; k++)
         if (strcmp(dv->op_kind[k], kind) == 0) return &dv->op[k];
@@ -218,7 +219,7 @@ static int near_rel(double a, double b)
 double dp_calib_find_measured(const dp_calib *c, const char *device, const char *kind, double flops, double bytes)
 {
     if (!c) return -1;
-    const dp_calib_device *dv = find_dev(c, device);
+    const dp_calib_device *dv = dp_calib_find_device(c, device);
     if (!dv || dv->n_measured == 0) return -1;
     /* first entry not below (kind, flops (1 - 1e-9)) */
     int lo = 0, hi = dv->n_measured;

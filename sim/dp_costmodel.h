@@ -93,6 +93,9 @@ dp_calib *dp_calib_load(const char *path, dp_error *err);
 dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err);
 void dp_calib_free(dp_calib *c);
 
+/* The calibration's entry for `device`, or NULL (c may be NULL). */
+const dp_calib_device *dp_calib_find_device(const dp_calib *c, const char *device);
+
 /* The affine model of op kind `kind` on device `device`: its own entry, else the device's
  * default; NULL when the calibration has neither (then the roofline applies). */
 const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, const char *kind);

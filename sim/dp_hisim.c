@@ -247,12 +247,9 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
         if (!s->chan_bytes) goto nomem;
     }
     /* interference: the calibration's slowdowns of the topology's devices */
-    if (t && o->calibration) {
-        for (int d = 0; d < s->D; d++)
-            for (int i = 0; i < o->calibration->n_devices; i++) {
-                const dp_calib_device *cd = &o->calibration->dev[i];
-                if (strcmp(cd->name, t->dev[d].name) == 0 && (cd->copy_in > 0 || cd->peer_busy > 0)) s->itf = 1;
-            }
+    for (int d = 0; t && d < s->D; d++) {
+        const dp_calib_device *cd = dp_calib_find_device(o->calibration, t->dev[d].name);
+        if (cd && (cd->copy_in > 0 || cd->peer_busy > 0)) s->itf = 1;
     }
     if (s->itf) {
         s->copy_in = ALLOC(s, D, sizeof(double));
@@ -268,11 +265,9 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
             !s->last || !s->due)
             goto nomem;
         for (int d = 0; d < s->D; d++) {
-            s->copy_in[d] = s->peer_busy[d] = 0;
-            for (int i = 0; i < o->calibration->n_devices; i++) {
-                const dp_calib_device *cd = &o->calibration->dev[i];
-                if (strcmp(cd->name, t->dev[d].name) == 0) { s->copy_in[d] = cd->copy_in; s->peer_busy[d] = cd->peer_busy; }
-            }
+            const dp_calib_device *cd = dp_calib_find_device(o->calibration, t->dev[d].name);
+            s->copy_in[d] = cd ? cd->copy_in : 0;
+            s->peer_busy[d] = cd ? cd->peer_busy : 0;
         }
     }
     /* levels: longest-path depth, over the topological order */

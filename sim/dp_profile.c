@@ -60,15 +60,31 @@ static dp_profile *profile_new(int n_devices, const char *backend, const char *m
     return p;
 }
 
+/* room for one more element in the array *a of n elements (capacity *cap, doubling from first) */
+static int grow(void **a, int n, int *cap, int first, size_t size)
+{
+    if (n < *cap) return DP_OK;
+    int c = *cap ? 2 * *cap : first;
+    void *b = realloc(*a, (size_t)c * size);
+    if (!b) return DP_ENOMEM;
+    *a = b;
+    *cap = c;
+    return DP_OK;
+}
+
+/* the executor options of a probe */
+static void exec_options(const dp_profile_options *o, dp_exec_options *xo)
+{
+    dp_exec_options_init(xo);
+    xo->backend = o->backend;
+    xo->pin = o->pin;
+    xo->seed = o->seed;
+    xo->nice = o->nice;
+}
+
 static int add_op(dp_profile *p, int d, const char *kind, double flops, double bytes, double s, int graph_op)
 {
-    if (p->n_ops == p->cap_ops) {
-        int cap = p->cap_ops ? 2 * p->cap_ops : 256;
-        dp_profile_op *o = realloc(p->ops, (size_t)cap * sizeof *o);
-        if (!o) return DP_ENOMEM;
-        p->ops = o;
-        p->cap_ops = cap;
-    }
+    if (grow((void **)&p->ops, p->n_ops, &p->cap_ops, 256, sizeof *p->ops) != DP_OK) return DP_ENOMEM;
     dp_profile_op *o = &p->ops[p->n_ops++];
     o->device = d;
     snprintf(o->kind, sizeof o->kind, "%s", kind);
@@ -81,26 +97,14 @@ static int add_op(dp_profile *p, int d, const char *kind, double flops, double b
 
 static int add_copy(dp_profile *p, int a, int b, double bytes, double s)
 {
-    if (p->n_copies == p->cap_copies) {
-        int cap = p->cap_copies ? 2 * p->cap_copies : 64;
-        dp_profile_copy *c = realloc(p->copies, (size_t)cap * sizeof *c);
-        if (!c) return DP_ENOMEM;
-        p->copies = c;
-        p->cap_copies = cap;
-    }
+    if (grow((void **)&p->copies, p->n_copies, &p->cap_copies, 64, sizeof *p->copies) != DP_OK) return DP_ENOMEM;
     p->copies[p->n_copies++] = (dp_profile_copy){a, b, bytes, s};
     return DP_OK;
 }
 
 static int add_itf(dp_profile *p, int d, const char *kind, double x, double y, int peers)
 {
-    if (p->n_itf == p->cap_itf) {
-        int cap = p->cap_itf ? 2 * p->cap_itf : 32;
-        dp_profile_itf *a = realloc(p->itf, (size_t)cap * sizeof *a);
-        if (!a) return DP_ENOMEM;
-        p->itf = a;
-        p->cap_itf = cap;
-    }
+    if (grow((void **)&p->itf, p->n_itf, &p->cap_itf, 32, sizeof *p->itf) != DP_OK) return DP_ENOMEM;
     dp_profile_itf *t = &p->itf[p->n_itf++];
     t->device = d;
     snprintf(t->kind, sizeof t->kind, "%s", kind);
@@ -159,11 +163,7 @@ static int time_chain(dp_profile *p, int D, int d, dp_graph *g, int first, int c
                       int graph_op, const dp_profile_options *o, double *med_out, dp_error *err)
 {
     dp_exec_options xo;
-    dp_exec_options_init(&xo);
-    xo.backend = o->backend;
-    xo.pin = o->pin;
-    xo.seed = o->seed;
-    xo.nice = o->nice;
+    exec_options(o, &xo);
     if (time_graph) xo.flops_per_unit = xo.bytes_per_unit = 1;
     int rc = DP_OK;
     int *assign = NULL;
@@ -232,11 +232,7 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
         return dp_error_set(err, DP_EINVAL, "%s: profile graph ops: an executed graph (FLOPs and bytes) is needed", xg->source);
     const int n = xg->n_ops;
     dp_exec_options xo;
-    dp_exec_options_init(&xo);
-    xo.backend = o->backend;
-    xo.pin = o->pin;
-    xo.seed = o->seed;
-    xo.nice = o->nice;
+    exec_options(o, &xo);
     int rc = DP_OK;
     int *assign = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
     double *t0 = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
@@ -381,11 +377,7 @@ static int profile_route(dp_profile *p, int D, int a, int b, const dp_profile_op
         dp_graph_builder_free(gb);
         if (!g) return err ? err->code : DP_EINVAL;
         dp_exec_options xo;
-        dp_exec_options_init(&xo);
-        xo.backend = o->backend;
-        xo.pin = o->pin;
-        xo.seed = o->seed;
-        xo.nice = o->nice;
+        exec_options(o, &xo);
         dp_exec *x = dp_exec_alloc(g, D, &xo, err);
         if (!x) { dp_graph_free(g); return err ? err->code : DP_ENOMEM; }
         int assign[2] = {a, b};
@@ -485,11 +477,7 @@ static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_opti
     dp_graph_builder_free(b);
     if (!g) return err ? err->code : DP_EINVAL;
     dp_exec_options xo;
-    dp_exec_options_init(&xo);
-    xo.backend = o->backend;
-    xo.pin = o->pin;
-    xo.seed = o->seed;
-    xo.nice = o->nice;
+    exec_options(o, &xo);
     int rc = DP_OK;
     int *assign = calloc((size_t)g->n_ops, sizeof(int));
     double alone[NM], ov[NM];
