@@ -35,6 +35,9 @@ static void calibrate_usage(FILE *f)
                "                       validate runs them (default 2e10)\n"
                "  --scale S            else this dimension scale, (0, 1]\n"
                "  --repeats R          runs per size (default 3)\n"
+               "  --passes P           interleaved passes of the --graph ops and the interference probes\n"
+               "                       (default 9): pass r probes device 0, 1, ... in turn, so that the\n"
+               "                       host's drift in speed falls on every device alike\n"
                "  --max-elems E        largest tensor of elementwise kinds, floats (default 1048576)\n"
                "  --max-gemm M         largest GEMM dimension (default 768)\n"
                "  --no-pin             do not pin workers to cores\n"
@@ -73,12 +76,13 @@ static int add_kinds(char ***kinds, int *n, const char *list)
 static int calibrate_profile(int argc, char **argv)
 {
     const char *cmd = "calibrate profile";
-    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY, O_NOITF, O_TARGET, O_SCALE };
+    enum { O_TOPOLOGY = 100, O_DEVICES = 1, O_BACKEND, O_KINDS, O_GRAPH, O_REPEATS, O_MAXE, O_MAXG, O_NOPIN, O_OUT, O_HELP, O_NICE, O_BUSY, O_NOITF, O_TARGET, O_SCALE, O_PASSES };
     static const struct option opts[] = {
         {"topology", required_argument, NULL, O_TOPOLOGY},
         {"devices", required_argument, NULL, O_DEVICES}, {"backend", required_argument, NULL, O_BACKEND},
         {"kinds", required_argument, NULL, O_KINDS}, {"graph", required_argument, NULL, O_GRAPH},
-        {"repeats", required_argument, NULL, O_REPEATS}, {"max-elems", required_argument, NULL, O_MAXE},
+        {"repeats", required_argument, NULL, O_REPEATS}, {"passes", required_argument, NULL, O_PASSES},
+        {"max-elems", required_argument, NULL, O_MAXE},
         {"max-gemm", required_argument, NULL, O_MAXG}, {"no-pin", no_argument, NULL, O_NOPIN},
         {"nice", required_argument, NULL, O_NICE}, {"busy", no_argument, NULL, O_BUSY}, {"no-interference", no_argument, NULL, O_NOITF},
         {"target-flops", required_argument, NULL, O_TARGET}, {"scale", required_argument, NULL, O_SCALE},
@@ -111,6 +115,9 @@ static int calibrate_profile(int argc, char **argv)
             break;
         case O_REPEATS:
             if (dp_cli_parse_int(optarg, 1, 1000, &po.repeats) != 0) { dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg); goto done; }
+            break;
+        case O_PASSES:
+            if (dp_cli_parse_int(optarg, 1, 1000, &po.passes) != 0) { dp_cli_usage_error(cmd, "--passes: expected 1..1000, got '%s'", optarg); goto done; }
             break;
         case O_MAXE:
             if (dp_cli_parse_int(optarg, 256, 1 << 28, &v) != 0) { dp_cli_usage_error(cmd, "--max-elems: expected 256..2^28, got '%s'", optarg); goto done; }

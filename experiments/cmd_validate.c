@@ -24,7 +24,7 @@ static void validate_usage(FILE *f)
                "simulator (sim/dp_hisim.h on topology T, default cpu-2core, with op and transfer times from\n"
                "calibration C, else the topology's roofline; on the graph as executed, every dimension\n"
                "scaled); device d of the executor is the topology's device d. Print per assignment the\n"
-               "measured (median of R runs) and the\n"
+               "measured (from R interleaved runs, see --statistic) and the\n"
                "simulated makespan, then the mean absolute percentage error and Kendall's tau between the\n"
                "two, and plot simulated against measured (gnuplot PNG).\n\n"
                "Options:\n"
@@ -40,8 +40,10 @@ static void validate_usage(FILE *f)
                "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
                "  --out FILE.json      per-assignment results and the summary\n"
                "  --no-pin             do not pin workers to cores\n"
-               "  --statistic S        measured makespan of an assignment: median (default) or min of the\n"
-               "                       runs (min: the least disturbed run, on a machine shared with others)\n"
+               "  --statistic S        measured makespan of an assignment from its runs: normalised (default:\n"
+               "                       the median of each run relative to its pass's median over all\n"
+               "                       assignments, times the median pass: a drift of the host's speed\n"
+               "                       between passes cancels), median, or min (the least disturbed run)\n"
                "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
                "                       machine the measurement then takes the cores while it runs)\n"
                "  -h, --help           this help\n"
@@ -79,7 +81,7 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
         fprintf(gp, "%.9g %.9g %.9g %.9g \"%s\"\n", rows[i].measured * 1e3, rows[i].simulated * 1e3, rows[i].q25 * 1e3, rows[i].q75 * 1e3, rows[i].label);
     fprintf(gp, "EOD\n");
     fprintf(gp, "plot x title 'simulated = measured' lc rgb 'gray' dt 2, x*1.1 notitle lc rgb '#cccccc' dt 3, x*0.9 notitle lc rgb '#cccccc' dt 3, "
-                "$R using 1:2:3:4 with xerrorbars title 'random assignments (measured median, quartiles)' pt 7 ps 0.8 lc rgb '#1f77b4'");
+                "$R using 1:2:3:4 with xerrorbars title 'random assignments (measured, quartiles of the runs)' pt 7 ps 0.8 lc rgb '#1f77b4'");
     if (n_methods > 0)
         fprintf(gp, ", $M using 1:2:3:4 with xerrorbars title 'methods' pt 5 ps 1.2 lc rgb '#d62728', "
                     "$M using 1:2:5 with labels offset 1,-0.8 left notitle");
@@ -112,7 +114,9 @@ int cmd_validate(int argc, char **argv)
         {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
                *out = NULL;
-    int D = 0, n_random = 30, repeats = 5, use_min = 0;
+    int D = 0, n_random = 30, repeats = 5;
+    dp_validate_statistic stat = DP_VALIDATE_NORMALISED;
+    static const char *const stat_name[] = {"normalised", "median", "min"};
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
     unsigned long long seed = 1;
@@ -152,9 +156,10 @@ int cmd_validate(int argc, char **argv)
         case O_OUT: out = optarg; break;
         case O_NOPIN: xo.pin = 0; break;
         case O_STAT:
-            if (strcmp(optarg, "median") == 0) use_min = 0;
-            else if (strcmp(optarg, "min") == 0) use_min = 1;
-            else return dp_cli_usage_error(cmd, "--statistic: median or min, got '%s'", optarg);
+            if (strcmp(optarg, "normalised") == 0 || strcmp(optarg, "normalized") == 0) stat = DP_VALIDATE_NORMALISED;
+            else if (strcmp(optarg, "median") == 0) stat = DP_VALIDATE_MEDIAN;
+            else if (strcmp(optarg, "min") == 0) stat = DP_VALIDATE_MIN;
+            else return dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg);
             break;
         case O_NICE:
             if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
@@ -195,7 +200,10 @@ int cmd_validate(int argc, char **argv)
     const int n_rows = n_methods + n_random;
     row *rows = calloc((size_t)n_rows, sizeof(row));
     double *meas = malloc((size_t)n_rows * sizeof(double)), *simv = malloc((size_t)n_rows * sizeof(double));
-    if (!rows || !meas || !simv) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    /* the runs, (n_rows, repeats) in pass order; quartiles; the halves of the split-half check */
+    double *runs = malloc((size_t)n_rows * (size_t)repeats * sizeof(double));
+    double *q = malloc((size_t)n_rows * 4 * sizeof(double));
+    if (!rows || !meas || !simv || !runs || !q) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
     if (dp_cli_machine_load(&mach, &err) != DP_OK) goto fail;
     D = mach.topo->n_devices;
@@ -242,22 +250,35 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "  pass %d/%d done\n", p + 1, repeats);
     }
     getloadavg(load1, 3);
+    for (int i = 0; i < n_rows; i++) memcpy(runs + (size_t)i * repeats, rows[i].samples, (size_t)repeats * sizeof(double));
+    if (dp_validate_measured(runs, n_rows, repeats, 0, 1, stat, meas, q, q + n_rows) != 0) {
+        dp_error_set(&err, DP_EINVAL, "%s: a run gave no positive, finite makespan", graph);
+        goto fail;
+    }
     for (int i = 0; i < n_rows; i++) {
-        row *r = &rows[i];
-        double *s = r->samples;
-        r->measured = dp_exec_median(s, repeats); /* sorts s */
-        if (use_min) r->measured = s[0];
-        r->q25 = s[(repeats - 1) / 4];
-        r->q75 = s[(3 * (repeats - 1) + 3) / 4];
-        meas[i] = r->measured;
-        simv[i] = r->simulated;
+        rows[i].measured = meas[i];
+        rows[i].q25 = q[i];
+        rows[i].q75 = q[n_rows + i];
+        simv[i] = rows[i].simulated;
+    }
+    /* the measurement's own reproducibility: the statistic of the odd passes against that of
+     * the even ones. A simulator cannot be expected to rank the assignments more like the
+     * measurement than the measurement ranks them like itself (each half is noisier than the
+     * whole, so the whole's reliability is somewhat higher than this) */
+    double split = NAN, split_r = NAN;
+    if (repeats >= 2 && dp_validate_measured(runs, n_rows, repeats, 0, 2, stat, q, NULL, NULL) == 0 &&
+        dp_validate_measured(runs, n_rows, repeats, 1, 2, stat, q + n_rows, NULL, NULL) == 0) {
+        split = dp_validate_kendall_tau(q, q + n_rows, n_rows);
+        if (n_random >= 2) split_r = dp_validate_kendall_tau(q + n_methods, q + n_rows + n_methods, n_random);
     }
     const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
     printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
            g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), mach.topo->name, calib);
     printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
-           load0[0], load1[0], xo.nice, use_min ? "min" : "median", repeats);
+           load0[0], load1[0], xo.nice,
+           stat == DP_VALIDATE_NORMALISED ? "median relative to the pass (drift between passes removed)" : stat_name[stat],
+           repeats);
     printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");
     for (int i = 0; i < n_rows; i++) {
         const row *r = &rows[i];
@@ -273,6 +294,9 @@ int cmd_validate(int argc, char **argv)
     double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : 0;
     printf("MAPE %.2f%%  Kendall tau %.3f  Pearson r %.3f  (all %d assignments)\n", 100 * mape, tau, rho, n_rows);
     if (n_random >= 2) printf("MAPE %.2f%%  Kendall tau %.3f  (the %d random assignments only)\n", 100 * mape_r, tau_r, n_random);
+    if (isfinite(split))
+        printf("measurement split-half Kendall tau %.3f (all), %.3f (random): odd against even passes, the "
+               "reproducibility of the measured ranking\n", split, isfinite(split_r) ? split_r : 0.0);
     if (plot) {
         char title[256];
         snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, dp_exec_backend_name(x),
@@ -295,17 +319,22 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "load_before", json_real(load0[0]));
         json_object_set_new(o, "load_after", json_real(load1[0]));
         json_object_set_new(o, "nice", json_integer(xo.nice));
-        json_object_set_new(o, "statistic", json_string(use_min ? "min" : "median"));
+        json_object_set_new(o, "statistic", json_string(stat_name[stat]));
         json_object_set_new(o, "mape", json_real(mape));
         json_object_set_new(o, "kendall_tau", json_real(tau));
         json_object_set_new(o, "pearson_r", json_real(rho));
         json_object_set_new(o, "mape_random", json_real(mape_r));
         json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
+        if (isfinite(split)) json_object_set_new(o, "split_half_tau", json_real(split));
+        if (isfinite(split_r)) json_object_set_new(o, "split_half_tau_random", json_real(split_r));
         for (int i = 0; i < n_rows; i++) {
             json_t *s = json_array();
             for (int k = 0; k < repeats; k++) json_array_append_new(s, json_real(rows[i].samples[k]));
-            json_array_append_new(arr, json_pack("{s:s,s:i,s:f,s:f,s:o}", "assignment", rows[i].label, "copies", rows[i].copies,
-                                                 "measured_s", rows[i].measured, "simulated_s", rows[i].simulated, "samples_s", s));
+            json_t *dev = json_array();
+            for (int v = 0; v < g->n_ops; v++) json_array_append_new(dev, json_integer(rows[i].assign[v]));
+            json_array_append_new(arr, json_pack("{s:s,s:i,s:f,s:f,s:o,s:o}", "assignment", rows[i].label, "copies", rows[i].copies,
+                                                 "measured_s", rows[i].measured, "simulated_s", rows[i].simulated, "samples_s", s,
+                                                 "devices", dev));
         }
         json_object_set_new(o, "rows", arr);
         /* 17 digits: the scale must reproduce the kernels exactly (a calibration's measured ops are keyed by them) */
@@ -320,7 +349,7 @@ fail:
 done:
     for (int i = 0; rows && i < n_rows; i++) { free(rows[i].assign); free(rows[i].samples); }
     free(rows);
-    free(meas); free(simv); free(mlist);
+    free(meas); free(simv); free(runs); free(q); free(mlist);
     dp_hisim_free(sim);
     dp_costs_free(costs);
     dp_exec_free(x);

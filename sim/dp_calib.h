@@ -86,6 +86,11 @@ typedef struct dp_profile {
 typedef struct dp_profile_options {
     const char *backend;      /* default "cpu" */
     int repeats;              /* runs per size (default 3) */
+    int passes;               /* interleaved passes over the devices of the graph-op and
+                               * interference probes (default 9): pass r probes device 0, 1, ...
+                               * in turn, then pass r + 1, so that the host's drift in speed
+                               * (several percent between minutes on a VM) falls on every
+                               * device alike instead of showing as a difference between them */
     int chain;                /* ops per run and size: samples are the gaps between their starts (default 8) */
     int64_t max_elems;        /* largest tensor swept, in floats (default 1 << 20) */
     int64_t max_gemm;         /* largest GEMM dimension swept (default 768) */
@@ -119,8 +124,8 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
 void dp_profile_free(dp_profile *p);
 
 /* Time the ops of executed graph xg (dp_exec_plan_graph: the kernels as the executor runs them
- * at its scale) where they run: the whole graph on one device, for each of p's devices, o->repeats
- * runs after a warm-up. An op's sample is the time from its start to the next op's start on the
+ * at its scale) where they run: the whole graph on one device, for each of p's devices, o->passes
+ * runs, each after a warm-up, interleaved (pass r times device 0, 1, ..., then pass r + 1). An op's sample is the time from its start to the next op's start on the
  * device (its kernel, then the dispatch of the next; the last op: its kernel), with the caches,
  * clocks and memory traffic its neighbours in the graph leave it (an op timed alone on inputs
  * of its own runs up to twice as fast or slow: inputs a producer just wrote are in cache,

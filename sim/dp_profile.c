@@ -22,6 +22,7 @@ void dp_profile_options_init(dp_profile_options *o)
     memset(o, 0, sizeof *o);
     o->backend = "cpu";
     o->repeats = 3;
+    o->passes = 9;
     o->chain = 8;
     o->max_elems = (int64_t)1 << 20;
     o->max_gemm = 768;
@@ -241,13 +242,19 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
     /* the executed graph at scale 1 runs the same kernels (dp_exec_plan of its FLOPs and shapes) */
     if (!(x = dp_exec_alloc(xg, p->n_devices, &xo, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     const dp_graph *rg = dp_exec_graph(x);
-    for (int d = 0; d < p->n_devices && rc == DP_OK; d++) {
-        for (int v = 0; v < n; v++) assign[v] = d;
-        if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) break;
-        dp_exec_result res;
-        for (int r = -1; r < o->repeats && rc == DP_OK; r++) {   /* r = -1: warm-up */
+    /* interleaved passes, the devices in turn within each: the host's speed drifts by several
+     * percent between minutes (a VM's neighbours, clocks), and timing every run of one device
+     * before the next device's would put that drift into the devices' times as a difference
+     * between them (two identical cores profiled 2 to 6% apart, with opposite signs for two
+     * graphs, which the simulator then took for a faster core) */
+    for (int r = 0; r < o->passes && rc == DP_OK; r++) {
+        for (int d = 0; d < p->n_devices && rc == DP_OK; d++) {
+            for (int v = 0; v < n; v++) assign[v] = d;
+            if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) break;
+            dp_exec_result res;
+            /* a warm-up run after each prepare (first touch of the device's buffers) */
             if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
-            if (r < 0) continue;
+            if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
             /* ops in start order; an op's sample is the time to the next start on the device (its
              * kernel and the dispatch of the next), the last op's its kernel */
             for (int v = 0; v < n; v++) { order[v] = v; t0[v] = res.op_start[v]; }
@@ -566,8 +573,8 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
     dp_profile_options def;
     if (!o) { dp_profile_options_init(&def); o = &def; }
     if (n_devices < 1) return dp_error_set(err, DP_EINVAL, "profile: %d devices", n_devices);
-    if (o->repeats < 1 || o->max_elems < 256 || o->max_gemm < 16)
-        return dp_error_set(err, DP_EINVAL, "profile: repeats >= 1, max_elems >= 256, max_gemm >= 16");
+    if (o->repeats < 1 || o->passes < 1 || o->max_elems < 256 || o->max_gemm < 16)
+        return dp_error_set(err, DP_EINVAL, "profile: repeats >= 1, passes >= 1, max_elems >= 256, max_gemm >= 16");
     /* device names as the executor's backend gives them: cpu0, cpu1, ... (gpu0, ... for cuda) */
     const char *prefix = strcmp(o->backend ? o->backend : "cpu", "cuda") == 0 ? "gpu" : "cpu";
     dp_profile *p = profile_new(n_devices, o->backend, o->machine, names ? NULL : prefix);
@@ -592,10 +599,14 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
             if (a != b) rc = profile_route(p, n_devices, a, b, o, err);
         if (o->background) background_stop(bg, n_devices, &stop);
     }
-    for (int d = 0; d < n_devices && n_devices > 1 && o->interference && rc == DP_OK; d++) {
-        rc = itf_copy_in(p, n_devices, d, (d + 1) % n_devices, o, err);
-        if (rc == DP_OK) rc = itf_peer_busy(p, n_devices, d, bg, &stop, o, err);
-    }
+    /* interference: interleaved passes over the devices (o->passes); each probe compares times
+     * taken moments apart (matmuls with and without copies in one run; an op alone, then with its
+     * peers busy), and the passes spread the host's drift over every device */
+    for (int r = 0; r < o->passes && n_devices > 1 && o->interference && rc == DP_OK; r++)
+        for (int d = 0; d < n_devices && rc == DP_OK; d++) {
+            rc = itf_copy_in(p, n_devices, d, (d + 1) % n_devices, o, err);
+            if (rc == DP_OK) rc = itf_peer_busy(p, n_devices, d, bg, &stop, o, err);
+        }
     free(bg);
     if (rc != DP_OK) { dp_profile_free(p); return rc; }
     *out = p;

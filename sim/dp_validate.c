@@ -1,7 +1,48 @@
 /* dp_validate.c: error and rank statistics of simulated against measured makespans. */
 #include "dp_validate.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
+
+int dp_validate_measured(const double *t, int n_rows, int n_passes, int first, int step, dp_validate_statistic st,
+                         double *out, double *q25, double *q75)
+{
+    if (n_rows < 1 || n_passes < 1 || first < 0 || step < 1 || first >= n_passes) return -1;
+    const int np = (n_passes - first + step - 1) / step;
+    for (int i = 0; i < n_rows; i++)
+        for (int p = first; p < n_passes; p += step)
+            if (!(isfinite(t[(size_t)i * n_passes + p]) && t[(size_t)i * n_passes + p] > 0)) return -1;
+    double *m = malloc((size_t)np * sizeof(double));
+    double *v = malloc((size_t)(np > n_rows ? np : n_rows) * sizeof(double));
+    if (!m || !v) { free(m); free(v); return -1; }
+    double M = 1;
+    if (st == DP_VALIDATE_NORMALISED) {
+        for (int k = 0; k < np; k++) {
+            const int p = first + k * step;
+            for (int i = 0; i < n_rows; i++) v[i] = t[(size_t)i * n_passes + p];
+            gsl_sort(v, 1, (size_t)n_rows);
+            m[k] = gsl_stats_median_from_sorted_data(v, 1, (size_t)n_rows);
+        }
+        for (int k = 0; k < np; k++) v[k] = m[k];
+        gsl_sort(v, 1, (size_t)np);
+        M = gsl_stats_median_from_sorted_data(v, 1, (size_t)np);
+    }
+    for (int i = 0; i < n_rows; i++) {
+        for (int k = 0; k < np; k++) {
+            const double x = t[(size_t)i * n_passes + first + k * step];
+            v[k] = st == DP_VALIDATE_NORMALISED ? M * x / m[k] : x;
+        }
+        gsl_sort(v, 1, (size_t)np);
+        out[i] = st == DP_VALIDATE_MIN ? v[0] : gsl_stats_median_from_sorted_data(v, 1, (size_t)np);
+        if (q25) q25[i] = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)np, 0.25);
+        if (q75) q75[i] = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)np, 0.75);
+    }
+    free(m);
+    free(v);
+    return 0;
+}
 
 double dp_validate_mape(const double *meas, const double *sim, int n)
 {

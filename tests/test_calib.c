@@ -277,13 +277,17 @@ START_TEST(graph_ops_measured)
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
     dp_profile_options o;
     dp_profile_options_init(&o);
-    o.repeats = 3;
+    o.passes = 3;
     o.chain = 3;
     int before = p->n_ops;
     ck_assert_msg(dp_profile_graph_ops(p, xg, &o, &err) == DP_OK, "%s", err.msg);
-    /* every op of every run on each device: 4 ops, 2 devices, 3 runs */
+    /* every op of every run on each device: 4 ops, 2 devices, 3 passes */
     ck_assert_int_eq(p->n_ops - before, 4 * 2 * 3);
     for (int i = before; i < p->n_ops; i++) ck_assert(p->ops[i].graph_op && p->ops[i].seconds > 0);
+    /* the passes interleave the devices (0, 1, 0, 1, 0, 1: 4 samples each), so that the host's
+     * drift falls on both alike; all of device 0's runs before device 1's (as before) put two
+     * identical cores 2 to 6% apart */
+    for (int i = before; i < p->n_ops; i++) ck_assert_int_eq(p->ops[i].device, ((i - before) / 4) % 2);
     dp_calib_fitted *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     ck_assert_int_eq(c->dev[0].n_measured, 3);
@@ -390,6 +394,7 @@ START_TEST(profile_tiny)
     dp_profile_options o;
     dp_profile_options_init(&o);
     o.repeats = 1;
+    o.passes = 2;
     o.chain = 3;
     o.max_elems = 1024;
     o.max_gemm = 32;
@@ -412,6 +417,20 @@ START_TEST(profile_tiny)
     ck_assert_int_eq(q->n_copies, p->n_copies);
     ck_assert_int_eq(q->n_itf, p->n_itf);
     for (int i = 0; i < p->n_itf; i++) ck_assert(p->itf[i].x >= 0 && p->itf[i].peers >= 1);
+    /* interference: 2 passes over the devices, each 5 peer_busy probes per device (where the
+     * host has a core for the peer), device 0's then device 1's samples in each pass */
+    if (sysconf(_SC_NPROCESSORS_ONLN) >= 2) {
+        int n_pb[2] = {0, 0}, switches = 0, last = -1;
+        for (int i = 0; i < p->n_itf; i++) {
+            if (strcmp(p->itf[i].kind, "peer_busy") != 0) continue;
+            n_pb[p->itf[i].device]++;
+            switches += last >= 0 && p->itf[i].device != last;
+            last = p->itf[i].device;
+        }
+        ck_assert_int_eq(n_pb[0], 5 * 2);
+        ck_assert_int_eq(n_pb[1], 5 * 2);
+        ck_assert_int_eq(switches, 3);
+    }
     ck_assert_str_eq(q->device[1], "cpu1");
     dp_calib_fitted *c = dp_calib_fit(q, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
@@ -420,6 +439,45 @@ START_TEST(profile_tiny)
     dp_profile_free(q);
     dp_profile_free(p);
     unlink(path);
+}
+END_TEST
+
+/* the measured statistic of doppler validate by hand: 3 assignments, 3 passes, the host twice as
+ * slow in pass 1 (row-major: assignment i's runs t[3i .. 3i + 2] in pass order) */
+START_TEST(validate_measured_by_hand)
+{
+    const double t[] = {1.0, 2.6, 1.3,
+                        1.2, 2.0, 1.1,
+                        2.0, 4.0, 2.0};
+    double m[3], q25[3], q75[3];
+    /* pass medians 1.2, 2.6, 1.3; M = 1.3; relative times: row 0 {0.8333, 1, 1} -> 1.3,
+     * row 1 {1, 0.7692, 0.8462} -> 1.1, row 2 {1.6667, 1.5385, 1.5385} -> 2.0 */
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 0, 1, DP_VALIDATE_NORMALISED, m, q25, q75), 0);
+    ck_assert_double_eq_tol(m[0], 1.3, 1e-12);
+    ck_assert_double_eq_tol(m[1], 1.1, 1e-12);
+    ck_assert_double_eq_tol(m[2], 1.3 * 2.0 / 1.3, 1e-12);
+    ck_assert_double_eq_tol(q25[1], 1.3 * (2.0 / 2.6 + 1.1 / 1.3) / 2, 1e-12);  /* between the two lowest */
+    /* plain median and quartiles of the runs: row 0 {1.0, 1.3, 2.6} */
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 0, 1, DP_VALIDATE_MEDIAN, m, q25, q75), 0);
+    ck_assert_double_eq_tol(m[0], 1.3, 1e-12);
+    ck_assert_double_eq_tol(m[1], 1.2, 1e-12);
+    ck_assert_double_eq_tol(q25[0], 1.15, 1e-12);
+    ck_assert_double_eq_tol(q75[0], 1.95, 1e-12);
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 0, 1, DP_VALIDATE_MIN, m, NULL, NULL), 0);
+    ck_assert_double_eq_tol(m[0], 1.0, 1e-12);
+    ck_assert_double_eq_tol(m[1], 1.1, 1e-12);
+    /* passes 0 and 2 only: medians 1.2, 1.3, M = 1.25; row 0 {0.8333, 1} -> 0.91667 x 1.25 */
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 0, 2, DP_VALIDATE_NORMALISED, m, NULL, NULL), 0);
+    ck_assert_double_eq_tol(m[0], 1.25 * (1.0 / 1.2 + 1.0) / 2, 1e-12);
+    /* pass 1 only: every relative time is its own, times M = 2.6: the run itself */
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 1, 2, DP_VALIDATE_NORMALISED, m, NULL, NULL), 0);
+    ck_assert_double_eq_tol(m[0], 2.6, 1e-12);
+    ck_assert_double_eq_tol(m[1], 2.0, 1e-12);
+    /* refused: no pass selected, a bad time */
+    ck_assert_int_eq(dp_validate_measured(t, 3, 3, 3, 1, DP_VALIDATE_MEDIAN, m, NULL, NULL), -1);
+    const double bad[] = {1.0, NAN, 1.0, 1.0};
+    ck_assert_int_eq(dp_validate_measured(bad, 2, 2, 0, 1, DP_VALIDATE_NORMALISED, m, NULL, NULL), -1);
+    ck_assert_int_eq(dp_validate_measured(bad, 2, 2, 0, 2, DP_VALIDATE_NORMALISED, m, NULL, NULL), 0);
 }
 END_TEST
 
@@ -455,6 +513,7 @@ int main(void)
     tcase_add_test(t, memory_bound_fit_ignores_flops);
     tcase_add_test(t, profile_tiny);
     tcase_add_test(t, validate_stats);
+    tcase_add_test(t, validate_measured_by_hand);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -12,7 +12,7 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/doppler-calib-test.XXXXXX") || exit 99
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-"$D" calibrate profile --topology cpu-2core --kinds matmul,add,reduce,input --repeats 1 --max-elems 2048 --max-gemm 32 \
+"$D" calibrate profile --topology cpu-2core --kinds matmul,add,reduce,input --repeats 1 --passes 2 --max-elems 2048 --max-gemm 32 \
     --out "$T/p.json" > "$T/out" 2>&1 || fail "profile: $(cat "$T/out")"
 grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
 "$D" calibrate fit "$T/p.json" --out "$T/c.json" --report "$T/r.json" > "$T/fit" 2>&1 || fail "fit: $(cat "$T/fit")"
@@ -32,6 +32,12 @@ G
     --plot none --out "$T/v.json" > "$T/val" 2>&1 || fail "validate: $(cat "$T/val")"
 grep -q '^MAPE' "$T/val" || fail "validate summary: $(cat "$T/val")"
 grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
+grep -q '"split_half_tau"' "$T/v.json" || fail "validate json: the split-half tau of 2 passes"
+grep -q '"statistic": "normalised"' "$T/v.json" || fail "validate json: the default statistic"
+grep -q '^measurement split-half' "$T/val" || fail "validate: split-half line"
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 --statistic mean \
+    --plot none > "$T/bad" 2>&1 && fail "--statistic mean accepted"
+grep -q "normalised, median or min" "$T/bad" || fail "--statistic error: $(cat "$T/bad")"
 test "$(grep -c random- "$T/val")" -eq 3 || fail "3 random assignments expected"
 if command -v gnuplot > /dev/null 2>&1; then
     "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 \
