@@ -586,11 +586,14 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
     atomic_int stop;
     atomic_init(&stop, 1);
     if (!bg) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
-    for (int d = 0; d < n_devices && rc == DP_OK; d++) {
-        if (o->background) background_start(bg, n_devices, d, o->nice, &stop);
-        for (int i = 0; i < n_kinds && rc == DP_OK; i++) rc = profile_kind(p, n_devices, d, kinds[i], o, err);
-        if (o->background) background_stop(bg, n_devices, &stop);
-    }
+    /* each kind on every device in turn (not every kind on one device, then the next): the
+     * devices' sweeps of a kind lie seconds apart, and the host's drift is alike for them */
+    for (int i = 0; i < n_kinds && rc == DP_OK; i++)
+        for (int d = 0; d < n_devices && rc == DP_OK; d++) {
+            if (o->background) background_start(bg, n_devices, d, o->nice, &stop);
+            rc = profile_kind(p, n_devices, d, kinds[i], o, err);
+            if (o->background) background_stop(bg, n_devices, &stop);
+        }
     /* copies: the source device is idle once its op ended; the destination's core runs the copy
      * worker; with background load, every device but the destination is busy */
     for (int b = 0; b < n_devices && rc == DP_OK; b++) {
