@@ -44,6 +44,10 @@ static void validate_usage(FILE *f)
                "                       the median of each run relative to its pass's median over all\n"
                "                       assignments, times the median pass: a drift of the host's speed\n"
                "                       between passes cancels), median, or min (the least disturbed run)\n"
+               "  --resimulate REC.json  run nothing: simulate the assignments of a record written by\n"
+               "                       --out (same graph) with this --topology and --calibration (default:\n"
+               "                       the record's topology) and compare with its measured runs: a model\n"
+               "                       is tried against a measurement without measuring again\n"
                "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
                "                       machine the measurement then takes the cores while it runs)\n"
                "  -h, --help           this help\n"
@@ -98,11 +102,73 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
     return DP_OK;
 }
 
+/* --resimulate: the shape of a record written by --out: its rows (methods first, then the
+ * random assignments "random-S"), all with the same number of runs */
+static int record_shape(json_t *rec, const char *path, int *n_methods, int *n_random, int *repeats, dp_error *err)
+{
+    json_t *rows = json_object_get(rec, "rows");
+    if (!json_is_object(rec) || !json_is_array(rows) || json_array_size(rows) < 2 || json_array_size(rows) > 200000)
+        return dp_error_set(err, DP_EINVAL, "%s: not a doppler validate record (field \"rows\": an array of 2 or more)", path);
+    json_t *sc = json_object_get(rec, "scale");
+    if (!json_is_number(sc) || !(json_number_value(sc) > 0) || !isfinite(json_number_value(sc)))
+        return dp_error_set(err, DP_EINVAL, "%s: field \"scale\": a positive number expected", path);
+    int nm = 0, nr = 0, R = -1;
+    for (size_t i = 0; i < json_array_size(rows); i++) {
+        json_t *r = json_array_get(rows, i);
+        const char *lab = json_string_value(json_object_get(r, "assignment"));
+        json_t *smp = json_object_get(r, "samples_s");
+        if (!lab || !json_is_array(smp) || json_array_size(smp) < 1 || json_array_size(smp) > 1000)
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%zu]: needs \"assignment\" and \"samples_s\" (1 to 1000 runs)", path, i);
+        if (!json_is_array(json_object_get(r, "devices")))
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%zu]: no \"devices\" (a record of a doppler before 2026-11-30 10:00 "
+                                "keeps neither the assignments nor the runs in pass order: validate again)", path, i);
+        if (R >= 0 && (int)json_array_size(smp) != R)
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%zu]: %zu runs, the rows before it %d", path, i, json_array_size(smp), R);
+        R = (int)json_array_size(smp);
+        int is_random = strncmp(lab, "random-", 7) == 0;
+        if (!is_random && nr > 0)
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%zu]: method \"%s\" after the random assignments", path, i, lab);
+        if (is_random) nr++;
+        else nm++;
+    }
+    *n_methods = nm;
+    *n_random = nr;
+    *repeats = R;
+    return DP_OK;
+}
+
+/* --resimulate: row i of the record into r (its assign and samples allocated, n_ops ops) */
+static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, int repeats, row *r, dp_error *err)
+{
+    json_t *o = json_array_get(json_object_get(rec, "rows"), (size_t)i);
+    json_t *dev = json_object_get(o, "devices"), *smp = json_object_get(o, "samples_s");
+    snprintf(r->label, sizeof r->label, "%s", json_string_value(json_object_get(o, "assignment")));
+    r->copies = (int)json_integer_value(json_object_get(o, "copies"));
+    if ((int)json_array_size(dev) != n_ops)
+        return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): %zu devices for a graph of %d ops (another graph?)", path, i,
+                            r->label, json_array_size(dev), n_ops);
+    for (int v = 0; v < n_ops; v++) {
+        json_t *d = json_array_get(dev, (size_t)v);
+        if (!json_is_integer(d) || json_integer_value(d) < 0 || json_integer_value(d) >= D)
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): devices[%d]: a device 0..%d expected", path, i, r->label, v, D - 1);
+        r->assign[v] = (int)json_integer_value(d);
+    }
+    for (int k = 0; k < repeats; k++) {
+        json_t *t = json_array_get(smp, (size_t)k);
+        double sec = json_number_value(t);
+        if (!json_is_number(t) || !(sec > 0) || !isfinite(sec))
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): samples_s[%d]: a positive number of seconds expected", path, i,
+                                r->label, k);
+        r->samples[k] = sec;
+    }
+    return DP_OK;
+}
+
 int cmd_validate(int argc, char **argv)
 {
     const char *cmd = "validate";
     enum { O_GRAPH = 1, O_FORMAT, O_BACKEND, O_ASSIGN, O_METHODS, O_SCALE, O_TARGET, O_REPEATS,
-           O_SEED, O_PLOT, O_OUT, O_NOPIN, O_NICE, O_STAT, O_HELP };
+           O_SEED, O_PLOT, O_OUT, O_NOPIN, O_NICE, O_STAT, O_RESIM, O_HELP };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"backend", required_argument, NULL, O_BACKEND}, {"assignments", required_argument, NULL, O_ASSIGN},
@@ -111,9 +177,10 @@ int cmd_validate(int argc, char **argv)
         {"seed", required_argument, NULL, O_SEED}, {"plot", required_argument, NULL, O_PLOT},
         {"out", required_argument, NULL, O_OUT}, {"no-pin", no_argument, NULL, O_NOPIN},
         {"nice", required_argument, NULL, O_NICE}, {"statistic", required_argument, NULL, O_STAT},
+        {"resimulate", required_argument, NULL, O_RESIM},
         {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
-               *out = NULL;
+               *out = NULL, *resim = NULL;
     int D = 0, n_random = 30, repeats = 5;
     dp_validate_statistic stat = DP_VALIDATE_NORMALISED;
     static const char *const stat_name[] = {"normalised", "median", "min"};
@@ -154,6 +221,7 @@ int cmd_validate(int argc, char **argv)
             break;
         case O_PLOT: plot = strcmp(optarg, "none") == 0 ? NULL : optarg; break;
         case O_OUT: out = optarg; break;
+        case O_RESIM: resim = optarg; break;
         case O_NOPIN: xo.pin = 0; break;
         case O_STAT:
             if (strcmp(optarg, "normalised") == 0 || strcmp(optarg, "normalized") == 0) stat = DP_VALIDATE_NORMALISED;
@@ -172,7 +240,7 @@ int cmd_validate(int argc, char **argv)
     if (!graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
     if (!mach.topology && mach.devices_given)
         return dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are");
-    if (!mach.topology) mach.topology = "cpu-2core";
+    if (!mach.topology && !resim) mach.topology = "cpu-2core";
 
     /* the methods: validated before any work */
     char *mlist = strdup(methods);
@@ -193,7 +261,24 @@ int cmd_validate(int argc, char **argv)
     dp_error err;
     dp_error_clear(&err);
     int status = DP_EXIT_ERROR;
+    json_t *rec = NULL;
+    const char *rec_machine = NULL;
+    double rec_scale = 0, rec_load[2] = {0, 0};
+    if (resim) {
+        if (!(rec = dp_json_load(resim, &err))) { free(mlist); return dp_cli_fail(&err); }
+        if (record_shape(rec, resim, &n_methods, &n_random, &repeats, &err) != DP_OK) {
+            json_decref(rec);
+            free(mlist);
+            return dp_cli_fail(&err);
+        }
+        rec_machine = json_string_value(json_object_get(rec, "machine"));
+        rec_scale = json_number_value(json_object_get(rec, "scale"));
+        rec_load[0] = json_number_value(json_object_get(rec, "load_before"));
+        rec_load[1] = json_number_value(json_object_get(rec, "load_after"));
+        if (!mach.topology) mach.topology = json_string_value(json_object_get(rec, "topology"));
+    }
     dp_graph *g = NULL;
+    dp_graph *plan = NULL;   /* --resimulate: the executed graph, planned without an executor */
     dp_exec *x = NULL;
     dp_costs *costs = NULL;
     dp_hisim *sim = NULL;
@@ -207,10 +292,11 @@ int cmd_validate(int argc, char **argv)
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
     if (dp_cli_machine_load(&mach, &err) != DP_OK) goto fail;
     D = mach.topo->n_devices;
-    if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g, target);
-    else xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
-    if (!(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
-    const dp_graph *xg = dp_exec_graph(x);
+    if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
+    else xo.scale = resim ? rec_scale : scale > 0 ? scale : dp_exec_auto_scale(g, target);
+    if (resim && !(plan = dp_exec_plan_graph(g, &xo, &err))) goto fail;
+    if (!resim && !(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
+    const dp_graph *xg = resim ? plan : dp_exec_graph(x);
     if (!(costs = dp_cli_machine_costs(&mach, xg, &err))) goto fail;
     if (!(sim = dp_hisim_alloc(xg, costs, mach.topo, &mach.sim, &err))) goto fail;
 
@@ -219,26 +305,33 @@ int cmd_validate(int argc, char **argv)
         r->assign = malloc((size_t)g->n_ops * sizeof(int));
         r->samples = malloc((size_t)repeats * sizeof(double));
         if (!r->assign || !r->samples) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-        dp_place_options po;
-        dp_place_options_init(&po);
-        po.seed = seed + (unsigned long long)(i - n_methods);
-        const char *m = i < n_methods ? mnames[i] : "random";
-        if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
-        else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
-        if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
+        if (resim) {
+            if (record_row(rec, resim, i, g->n_ops, D, repeats, r, &err) != DP_OK) goto fail;
+        } else {
+            dp_place_options po;
+            dp_place_options_init(&po);
+            po.seed = seed + (unsigned long long)(i - n_methods);
+            const char *m = i < n_methods ? mnames[i] : "random";
+            if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
+            else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
+            if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
+        }
         dp_hisim_result sr;
         if (dp_hisim_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
         r->simulated = sr.makespan;
     }
     double total_flops = dp_graph_total_work(xg);
     double load0[3] = {0, 0, 0}, load1[3] = {0, 0, 0};
-    getloadavg(load0, 3);
-    fprintf(stderr, "doppler validate: %s, %d ops, %.3g FLOPs executed (scale %g), %d devices, %d assignments x %d runs\n",
+    if (resim) {
+        load0[0] = rec_load[0];
+        load1[0] = rec_load[1];
+    } else getloadavg(load0, 3);
+    if (!resim) fprintf(stderr, "doppler validate: %s, %d ops, %.3g FLOPs executed (scale %g), %d devices, %d assignments x %d runs\n",
             g->name, g->n_ops, total_flops, g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, n_rows, repeats);
     /* interleaved passes: a burst of load on the shared machine spreads over all assignments
      * instead of falling on a few; each prepare is followed by a warm-up run (first touch of
      * the new buffers) */
-    for (int p = 0; p < repeats; p++) {
+    for (int p = 0; p < repeats && !resim; p++) {
         for (int i = 0; i < n_rows; i++) {
             dp_exec_result res;
             if (dp_exec_prepare(x, rows[i].assign, &err) != DP_OK) goto fail;
@@ -249,7 +342,8 @@ int cmd_validate(int argc, char **argv)
         }
         fprintf(stderr, "  pass %d/%d done\n", p + 1, repeats);
     }
-    getloadavg(load1, 3);
+    if (!resim) getloadavg(load1, 3);
+    const char *backend = resim ? "recorded" : dp_exec_backend_name(x);
     for (int i = 0; i < n_rows; i++) memcpy(runs + (size_t)i * repeats, rows[i].samples, (size_t)repeats * sizeof(double));
     if (dp_validate_measured(runs, n_rows, repeats, 0, 1, stat, meas, q, q + n_rows) != 0) {
         dp_error_set(&err, DP_EINVAL, "%s: a run gave no positive, finite makespan", graph);
@@ -274,7 +368,8 @@ int cmd_validate(int argc, char **argv)
     const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
     printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
-           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, dp_exec_backend_name(x), mach.topo->name, calib);
+           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
+    if (resim) printf("resimulated: the runs and assignments of %s (measured on %s)\n", resim, rec_machine ? rec_machine : "?");
     printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
            load0[0], load1[0], xo.nice,
            stat == DP_VALIDATE_NORMALISED ? "median relative to the pass (drift between passes removed)" : stat_name[stat],
@@ -299,7 +394,7 @@ int cmd_validate(int argc, char **argv)
                "reproducibility of the measured ranking\n", split, isfinite(split_r) ? split_r : 0.0);
     if (plot) {
         char title[256];
-        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, dp_exec_backend_name(x),
+        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, backend,
                  100 * mape, tau);
         if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
         printf("plot: %s\n", plot);
@@ -307,13 +402,18 @@ int cmd_validate(int argc, char **argv)
     if (out) {
         json_t *o = json_object(), *arr = json_array();
         char machine[512];
-        dp_cli_machine_name(machine, sizeof machine);
+        if (rec_machine) snprintf(machine, sizeof machine, "%s", rec_machine);
+        else dp_cli_machine_name(machine, sizeof machine);
         json_object_set_new(o, "graph", json_string(g->name));
         json_object_set_new(o, "machine", json_string(machine));
         json_object_set_new(o, "calibration", json_string(calib));
+        if (resim) json_object_set_new(o, "resimulated_from", json_string(resim));
         json_object_set_new(o, "topology", json_string(mach.topo->name));
         json_object_set_new(o, "devices", json_integer(D));
-        json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? 1.0 : xo.scale));
+        /* the executed graph: the scale of its dimensions, or for graphs of durations the FLOPs
+         * per unit of their synthetic kernels (--resimulate reads it back) */
+        json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale));
+        json_object_set_new(o, "scale_kind", json_string(g->cost_kind == DP_COST_TIME ? "flops_per_unit" : "dimension"));
         json_object_set_new(o, "executed_flops", json_real(total_flops));
         json_object_set_new(o, "repeats", json_integer(repeats));
         json_object_set_new(o, "load_before", json_real(load0[0]));
@@ -351,6 +451,8 @@ done:
     free(rows);
     free(meas); free(simv); free(runs); free(q); free(mlist);
     dp_hisim_free(sim);
+    dp_graph_free(plan);
+    json_decref(rec);
     dp_costs_free(costs);
     dp_exec_free(x);
     dp_cli_machine_free(&mach);

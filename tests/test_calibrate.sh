@@ -35,6 +35,27 @@ grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
 grep -q '"split_half_tau"' "$T/v.json" || fail "validate json: the split-half tau of 2 passes"
 grep -q '"statistic": "normalised"' "$T/v.json" || fail "validate json: the default statistic"
 grep -q '^measurement split-half' "$T/val" || fail "validate: split-half line"
+# --resimulate: the record's assignments and runs, simulated again with the same calibration,
+# give the same figures; a record of another graph, or one without assignments, is refused
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --resimulate "$T/v.json" --plot none \
+    --out "$T/v2.json" > "$T/re" 2>&1 || fail "resimulate: $(cat "$T/re")"
+grep '^MAPE' "$T/val" > "$T/m1"; grep '^MAPE' "$T/re" > "$T/m2"
+cmp -s "$T/m1" "$T/m2" || fail "resimulate: $(cat "$T/m2") against $(cat "$T/m1")"
+grep -q '"resimulated_from"' "$T/v2.json" || fail "resimulate json"
+sed 's/"devices"/"devs"/' "$T/v.json" > "$T/old.json"
+"$D" validate --graph "$T/g.json" --resimulate "$T/old.json" --plot none > "$T/bad" 2>&1 && fail "a record without devices accepted"
+grep -q 'old.json: rows\[0\]: no "devices"' "$T/bad" || fail "record without devices: $(cat "$T/bad")"
+cat > "$T/g4.json" <<'G'
+{"name": "four", "cost_kind": "physical",
+ "ops": [{"name": "a", "kind": "matmul", "flops": 524288, "out_bytes": 16384, "einsum": "ij,jk->ik", "shape": [64, 64]},
+         {"name": "b", "kind": "relu", "flops": 4096, "out_bytes": 16384, "shape": [64, 64]},
+         {"name": "c", "kind": "relu", "flops": 4096, "out_bytes": 16384, "shape": [64, 64]},
+         {"name": "d", "kind": "add", "flops": 4096, "out_bytes": 16384, "shape": [64, 64]}],
+ "edges": [{"src": 0, "dst": 1, "bytes": 16384}, {"src": 0, "dst": 2, "bytes": 16384},
+           {"src": 1, "dst": 3, "bytes": 16384}, {"src": 2, "dst": 3, "bytes": 16384}]}
+G
+"$D" validate --graph "$T/g4.json" --resimulate "$T/v.json" --plot none > "$T/bad" 2>&1 && fail "a record of another graph accepted"
+grep -q 'v.json: rows\[0\] (cp): 3 devices for a graph of 4 ops' "$T/bad" || fail "another graph: $(cat "$T/bad")"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 --statistic mean \
     --plot none > "$T/bad" 2>&1 && fail "--statistic mean accepted"
 grep -q "normalised, median or min" "$T/bad" || fail "--statistic error: $(cat "$T/bad")"
