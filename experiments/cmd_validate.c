@@ -35,7 +35,9 @@ static void validate_usage(FILE *f)
                "  --methods M1,M2      placement methods also run (default cp,round-robin,single)\n"
                "  --scale S            dimension scale of the kernels, (0, 1]\n"
                "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10)\n"
-               "  --repeats R          measured runs per assignment, interleaved (default 5)\n"
+               "  --repeats R          measured runs per assignment, in interleaved passes (default 21: with\n"
+               "                       5, nearly equivalent assignments rank by noise; the split-half\n"
+               "                       tau printed at the end says how reproducible the ranking is)\n"
                "  --seed S             seed of the random assignments (default 1)\n"
                "  --plot FILE.png      the scatter plot (default validate.png; 'none' for no plot)\n"
                "  --out FILE.json      per-assignment results and the summary\n"
@@ -181,7 +183,7 @@ int cmd_validate(int argc, char **argv)
         {"help", no_argument, NULL, O_HELP}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *methods = "cp,round-robin,single", *plot = "validate.png",
                *out = NULL, *resim = NULL;
-    int D = 0, n_random = 30, repeats = 5;
+    int D = 0, n_random = 30, repeats = 21;
     dp_validate_statistic stat = DP_VALIDATE_NORMALISED;
     static const char *const stat_name[] = {"normalised", "median", "min"};
     dp_cli_machine mach;
