@@ -6,8 +6,8 @@
  *   3. a fresh trainer initialised from that checkpoint runs Stage III against the real
  *      executor (the dp_oracle of dp_exec_oracle_cost), logging every episode to the HDF5
  *      trajectory layout of policy/dp_h5io.h, and checkpoints;
- *   4. the measured makespan (median of --measure runs) of the critical-path heuristic and of
- *      the greedy policy before and after Stage III.
+ *   4. the measured makespan of the critical-path heuristic and of the greedy policy before and
+ *      after Stage III (the median of --measure interleaved passes).
  *
  * Usage: bench/stage3_real --graph G [--topology T] [--calibration C] [--il N] [--sim N]
  *        [--real N] [--repeats R] [--measure R] [--out DIR] [--seed S] [--target-flops F]
@@ -17,6 +17,7 @@
 #include "dp_exec.h"
 #include "dp_place.h"
 #include "dp_train.h"
+#include "dp_validate.h"
 #include "exec_cli.h"
 
 #include <getopt.h>
@@ -33,13 +34,27 @@ static void progress(const dp_train_progress *p, void *ctx)
             dp_stage_name(p->stage), p->episode, p->episodes, p->makespan, p->best, p->running_avg, p->episodes_per_s);
 }
 
-static int measure(dp_exec *x, const int *a, int reps, double *med, double *q25, double *q75, dp_error *err)
+/* the makespans of k assignments measured in `passes` interleaved passes (each pass: prepare,
+ * a warm-up run and a measured run of every assignment in turn, so that the host's drift falls
+ * on all alike): the median and quartiles of each one's runs (not doppler validate's
+ * normalised statistic: with 3 assignments, two of them often the same, a pass's median is one
+ * of them and would pin it) */
+static int measure(dp_exec *x, const int *const *as, int k, int passes, double *med, double *q25, double *q75, dp_error *err)
 {
-    dp_exec_stats st;
-    int rc = dp_exec_measure(x, a, 1, reps, NULL, &st, err);
-    *med = st.median;
-    *q25 = st.q25;
-    *q75 = st.q75;
+    double *t = malloc((size_t)k * (size_t)passes * sizeof(double));
+    if (!t) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int rc = DP_OK;
+    for (int p = 0; p < passes && rc == DP_OK; p++)
+        for (int i = 0; i < k && rc == DP_OK; i++) {
+            dp_exec_result res;
+            if ((rc = dp_exec_prepare(x, as[i], err)) != DP_OK) break;
+            if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
+            if ((rc = dp_exec_run(x, &res, err)) != DP_OK) break;
+            t[(size_t)i * passes + p] = res.makespan;
+        }
+    if (rc == DP_OK && dp_validate_measured(t, k, passes, 0, 1, DP_VALIDATE_MEDIAN, med, q25, q75) != 0)
+        rc = dp_error_set(err, DP_EINVAL, "stage3_real: a run gave no positive, finite makespan");
+    free(t);
     return rc;
 }
 
@@ -135,8 +150,7 @@ int main(int argc, char **argv)
     double m[3], q1[3], q3[3];
     const int *as[3] = {a_cp, a_before, a_after};
     const char *label[3] = {"critical path (cp)", "DOPPLER after stage II", "DOPPLER after stage III"};
-    for (int k = 0; k < 3; k++)
-        if (measure(real.x, as[k], meas, &m[k], &q1[k], &q3[k], &err) != DP_OK) goto fail;
+    if (measure(real.x, as, 3, meas, m, q1, q3, &err) != DP_OK) goto fail;
     printf("stage III: %d episodes on the real executor (%ld oracle calls, each the median of %d runs)\n", n_real,
            (long)(real.ctx.calls - t0_calls), repeats);
     printf("trajectory: %s (stages I+II: %s), checkpoints: %s, %s\n", tr3, tr2, ck2, ck3);

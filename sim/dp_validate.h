@@ -18,7 +18,9 @@ typedef enum dp_validate_statistic {
      * M = median over p of m[p]. A pass runs every assignment once, within seconds, so a drift
      * of the host's speed between passes (3 to 13% between minutes on a shared VM) multiplies
      * a whole pass alike and cancels in t / m: the ranking then compares assignments run side
-     * by side (a blocked design; the pass is the block). The level stays the median run's. */
+     * by side (a blocked design; the pass is the block). The level stays the median run's.
+     * Needs many assignments: with a few (under 5), a pass's median is one of them, and that
+     * one's relative time is 1 whatever it ran; use MEDIAN there. */
     DP_VALIDATE_NORMALISED = 0,
     DP_VALIDATE_MEDIAN,      /* the median of the assignment's runs */
     DP_VALIDATE_MIN          /* the least disturbed run */
