@@ -9,7 +9,10 @@
 #include "dp_validate.h"
 #include "exec_cli.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +48,16 @@ static void validate_usage(FILE *f)
                "  --statistic S        measured makespan of an assignment from its runs: normalised (default:\n"
                "                       the median of each run relative to its pass's median over all\n"
                "                       assignments, times the median pass: a drift of the host's speed\n"
-               "                       between passes cancels), median, or min (the least disturbed run)\n"
+               "                       between passes cancels; median when fewer than 5 assignments),\n"
+               "                       median, or min (the least disturbed run)\n"
                "  --resimulate REC.json  run nothing: simulate the assignments of a record written by\n"
-               "                       --out (same graph) with this --topology and --calibration (default:\n"
-               "                       the record's topology) and compare with its measured runs: a model\n"
-               "                       is tried against a measurement without measuring again\n"
+               "                       --out (same graph) and compare with its measured runs: a model is\n"
+               "                       tried against a measurement without measuring again. The record's\n"
+               "                       topology, calibration and statistic apply unless --topology,\n"
+               "                       --calibration (FILE or none: the roofline) or --statistic say\n"
+               "                       otherwise; simulator options (--transfer-model, --mode, ...) are\n"
+               "                       this command's, not recorded; options of the execution (--repeats,\n"
+               "                       --assignments, --methods, --scale, ...) are refused\n"
                "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
                "                       machine the measurement then takes the cores while it runs)\n"
                "  -h, --help           this help\n"
@@ -68,7 +76,8 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
 {
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", path, (long)getpid());
-    FILE *gp = popen("gnuplot", "w");
+    /* gnuplot's own output to /dev/null: where `set output` fails it writes the PNG to stdout */
+    FILE *gp = popen("gnuplot > /dev/null", "w");
     if (!gp) return dp_error_set(err, DP_EIO, "%s: cannot run gnuplot", path);
     double lo = INFINITY, hi = 0;
     for (int i = 0; i < n; i++) {
@@ -145,7 +154,13 @@ static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, in
     json_t *o = json_array_get(json_object_get(rec, "rows"), (size_t)i);
     json_t *dev = json_object_get(o, "devices"), *smp = json_object_get(o, "samples_s");
     snprintf(r->label, sizeof r->label, "%s", json_string_value(json_object_get(o, "assignment")));
-    r->copies = (int)json_integer_value(json_object_get(o, "copies"));
+    const char *label = json_string_value(json_object_get(o, "assignment"));
+    if (strlen(label) >= sizeof r->label)
+        return dp_error_set(err, DP_EINVAL, "%s: rows[%d]: assignment name longer than %zu characters", path, i, sizeof r->label - 1);
+    json_t *cp = json_object_get(o, "copies");
+    if (!json_is_integer(cp) || json_integer_value(cp) < 0 || json_integer_value(cp) > INT_MAX)
+        return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): \"copies\": a count expected", path, i, label);
+    r->copies = (int)json_integer_value(cp);
     if ((int)json_array_size(dev) != n_ops)
         return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): %zu devices for a graph of %d ops (another graph?)", path, i,
                             r->label, json_array_size(dev), n_ops);
@@ -158,11 +173,86 @@ static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, in
     for (int k = 0; k < repeats; k++) {
         json_t *t = json_array_get(smp, (size_t)k);
         double sec = json_number_value(t);
-        if (!json_is_number(t) || !(sec > 0) || !isfinite(sec))
-            return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): samples_s[%d]: a positive number of seconds expected", path, i,
+        if (!json_is_number(t) || !(sec > 0) || !(sec < 1e9))
+            return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): samples_s[%d]: a positive number of seconds (under 1e9) expected", path, i,
                                 r->label, k);
         r->samples[k] = sec;
     }
+    return DP_OK;
+}
+
+/* --resimulate: what the record says where the command line does not: its topology (as given to
+ * the run that made it), calibration and statistic */
+static int record_defaults(json_t *rec, const char *path, dp_cli_machine *mach, int calib_given, int stat_given,
+                           dp_validate_statistic *stat, dp_error *err)
+{
+    if (!mach->topology) {
+        const char *t = json_string_value(json_object_get(rec, "topology_source"));
+        if (!t || !*t) t = json_string_value(json_object_get(rec, "topology"));
+        if (!t || !*t)
+            return dp_error_set(err, DP_EINVAL, "%s: field \"topology\": a topology name or file expected (give --topology)", path);
+        mach->topology = t;
+    }
+    if (!calib_given) {
+        const char *c = json_string_value(json_object_get(rec, "calibration"));
+        if (!c) return dp_error_set(err, DP_EINVAL, "%s: field \"calibration\": a file, or none, expected (give --calibration)", path);
+        mach->calibration = strncmp(c, "none", 4) == 0 ? NULL : c;
+    }
+    if (!stat_given) {
+        const char *st = json_string_value(json_object_get(rec, "statistic"));
+        if (!st) return dp_error_set(err, DP_EINVAL, "%s: field \"statistic\": normalised, median or min expected", path);
+        if (strcmp(st, "normalised") == 0) *stat = DP_VALIDATE_NORMALISED;
+        else if (strcmp(st, "median") == 0) *stat = DP_VALIDATE_MEDIAN;
+        else if (strcmp(st, "min") == 0) *stat = DP_VALIDATE_MIN;
+        else return dp_error_set(err, DP_EINVAL, "%s: field \"statistic\": normalised, median or min expected, got \"%s\"", path, st);
+    }
+    return DP_OK;
+}
+
+/* --resimulate: the record is of graph g (its name, kind of scale and scale) on D devices */
+static int record_check_graph(json_t *rec, const char *path, const dp_graph *g, int D, dp_error *err)
+{
+    const char *name = json_string_value(json_object_get(rec, "graph"));
+    if (!name || strcmp(name, g->name) != 0)
+        return dp_error_set(err, DP_EINVAL, "%s: field \"graph\": the record is of \"%s\", --graph is \"%s\"", path, name ? name : "?",
+                            g->name);
+    const char *sk = json_string_value(json_object_get(rec, "scale_kind"));
+    const char *want = g->cost_kind == DP_COST_TIME ? "flops_per_unit" : "dimension";
+    /* records before 2026-11-30 10:15 have no scale_kind: theirs is a dimension scale */
+    if (!sk && g->cost_kind != DP_COST_TIME) sk = "dimension";
+    if (!sk || strcmp(sk, want) != 0)
+        return dp_error_set(err, DP_EINVAL, "%s: field \"scale_kind\": \"%s\" expected for graph %s", path, want, g->name);
+    double sc = json_number_value(json_object_get(rec, "scale"));
+    if (g->cost_kind != DP_COST_TIME && !(sc > 0 && sc <= 1))
+        return dp_error_set(err, DP_EINVAL, "%s: field \"scale\": a dimension scale in (0, 1] expected, got %g", path, sc);
+    json_t *dv = json_object_get(rec, "devices");
+    if (!json_is_integer(dv) || json_integer_value(dv) != D)
+        return dp_error_set(err, DP_EINVAL, "%s: field \"devices\": the record ran on %lld devices, the topology has %d", path,
+                            json_is_integer(dv) ? (long long)json_integer_value(dv) : -1LL, D);
+    return DP_OK;
+}
+
+/* --resimulate: the graph at the record's scale executes the FLOPs the record says it did (an
+ * edited scale, or another graph of the same name and size, does not) */
+static int record_check_flops(json_t *rec, const char *path, const dp_graph *xg, dp_error *err)
+{
+    json_t *f = json_object_get(rec, "executed_flops");
+    double have = dp_graph_total_work(xg), want = json_number_value(f);
+    if (!json_is_number(f) || !(fabs(have - want) <= 1e-9 * fmax(fabs(want), 1.0)))
+        return dp_error_set(err, DP_EINVAL, "%s: field \"executed_flops\": the record executed %.17g FLOPs, the graph at its scale %.17g "
+                            "(another graph, or an edited scale)", path, want, have);
+    return DP_OK;
+}
+
+/* a file can be made beside path (its folder exists and is writable), before any measurement */
+static int check_writable(const char *path, dp_error *err)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.check.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) return dp_error_set(err, DP_EIO, "%s: cannot write there: %s", path, strerror(errno));
+    close(fd);
+    unlink(tmp);
     return DP_OK;
 }
 
@@ -185,6 +275,8 @@ int cmd_validate(int argc, char **argv)
                *out = NULL, *resim = NULL;
     int D = 0, n_random = 30, repeats = 21;
     dp_validate_statistic stat = DP_VALIDATE_NORMALISED;
+    int stat_given = 0;
+    const char *exec_opt = NULL;   /* the first option that does not apply with --resimulate */
     static const char *const stat_name[] = {"normalised", "median", "min"};
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
@@ -202,36 +294,46 @@ int cmd_validate(int argc, char **argv)
         switch (c) {
         case O_GRAPH: graph = optarg; break;
         case O_FORMAT: format = optarg; break;
-        case O_BACKEND: xo.backend = optarg; break;
+        case O_BACKEND: xo.backend = optarg; exec_opt = exec_opt ? exec_opt : "--backend"; break;
         case O_ASSIGN:
+            exec_opt = exec_opt ? exec_opt : "--assignments";
             if (dp_cli_parse_int(optarg, 0, 100000, &n_random) != 0) return dp_cli_usage_error(cmd, "--assignments: expected 0..100000, got '%s'", optarg);
             break;
-        case O_METHODS: methods = optarg; break;
+        case O_METHODS: methods = optarg; exec_opt = exec_opt ? exec_opt : "--methods"; break;
         case O_SCALE:
+            exec_opt = exec_opt ? exec_opt : "--scale";
             if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1))
                 return dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg);
             break;
         case O_TARGET:
+            exec_opt = exec_opt ? exec_opt : "--target-flops";
             if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0))
                 return dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg);
             break;
         case O_REPEATS:
+            exec_opt = exec_opt ? exec_opt : "--repeats";
             if (dp_cli_parse_int(optarg, 1, 1000, &repeats) != 0) return dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg);
             break;
         case O_SEED:
+            exec_opt = exec_opt ? exec_opt : "--seed";
             if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg);
             break;
         case O_PLOT: plot = strcmp(optarg, "none") == 0 ? NULL : optarg; break;
         case O_OUT: out = optarg; break;
-        case O_RESIM: resim = optarg; break;
-        case O_NOPIN: xo.pin = 0; break;
+        case O_RESIM:
+            if (resim) return dp_cli_usage_error(cmd, "--resimulate given twice");
+            resim = optarg;
+            break;
+        case O_NOPIN: xo.pin = 0; exec_opt = exec_opt ? exec_opt : "--no-pin"; break;
         case O_STAT:
+            stat_given = 1;
             if (strcmp(optarg, "normalised") == 0 || strcmp(optarg, "normalized") == 0) stat = DP_VALIDATE_NORMALISED;
             else if (strcmp(optarg, "median") == 0) stat = DP_VALIDATE_MEDIAN;
             else if (strcmp(optarg, "min") == 0) stat = DP_VALIDATE_MIN;
             else return dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg);
             break;
         case O_NICE:
+            exec_opt = exec_opt ? exec_opt : "--nice";
             if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
             break;
         case 'h': case O_HELP: validate_usage(stdout); return 0;
@@ -242,6 +344,12 @@ int cmd_validate(int argc, char **argv)
     if (!graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
     if (!mach.topology && mach.devices_given)
         return dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are");
+    if (resim && exec_opt)
+        return dp_cli_usage_error(cmd, "%s does not apply with --resimulate (the record's assignments and runs are used)", exec_opt);
+    /* --calibration none: the topology's roofline (with --resimulate: not the record's calibration) */
+    const int calib_given = mach.calibration != NULL;
+    if (calib_given && strcmp(mach.calibration, "none") == 0) mach.calibration = NULL;
+    const char *topo_given = mach.topology;
     if (!mach.topology && !resim) mach.topology = "cpu-2core";
 
     /* the methods: validated before any work */
@@ -277,7 +385,12 @@ int cmd_validate(int argc, char **argv)
         rec_scale = json_number_value(json_object_get(rec, "scale"));
         rec_load[0] = json_number_value(json_object_get(rec, "load_before"));
         rec_load[1] = json_number_value(json_object_get(rec, "load_after"));
-        if (!mach.topology) mach.topology = json_string_value(json_object_get(rec, "topology"));
+        xo.nice = (int)json_integer_value(json_object_get(rec, "nice"));
+        if (record_defaults(rec, resim, &mach, calib_given, stat_given, &stat, &err) != DP_OK) {
+            json_decref(rec);
+            free(mlist);
+            return dp_cli_fail(&err);
+        }
     }
     dp_graph *g = NULL;
     dp_graph *plan = NULL;   /* --resimulate: the executed graph, planned without an executor */
@@ -285,6 +398,12 @@ int cmd_validate(int argc, char **argv)
     dp_costs *costs = NULL;
     dp_hisim *sim = NULL;
     const int n_rows = n_methods + n_random;
+    /* relative to its pass's median, an assignment among a few is often that median itself */
+    if (stat == DP_VALIDATE_NORMALISED && n_rows < 5) {
+        if (!stat_given) stat = DP_VALIDATE_MEDIAN;
+        else fprintf(stderr, "doppler validate: warning: --statistic normalised with %d assignments: a pass's median is one "
+                             "of them, whose relative time is then 1 whatever it ran (use 5 or more, or median)\n", n_rows);
+    }
     row *rows = calloc((size_t)n_rows, sizeof(row));
     double *meas = malloc((size_t)n_rows * sizeof(double)), *simv = malloc((size_t)n_rows * sizeof(double));
     /* the runs, (n_rows, repeats) in pass order; quartiles; the halves of the split-half check */
@@ -292,13 +411,26 @@ int cmd_validate(int argc, char **argv)
     double *q = malloc((size_t)n_rows * 4 * sizeof(double));
     if (!rows || !meas || !simv || !runs || !q) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
-    if (dp_cli_machine_load(&mach, &err) != DP_OK) goto fail;
+    if (dp_cli_machine_load(&mach, &err) != DP_OK) {
+        if (resim && (!topo_given || !calib_given)) {   /* from the record: say so */
+            char msg[sizeof err.msg];
+            snprintf(msg, sizeof msg, "%s", err.msg);
+            dp_error_set(&err, err.code, "%s: the record's topology or calibration: %s (give --topology FILE, --calibration FILE or none)",
+                         resim, msg);
+        }
+        goto fail;
+    }
     D = mach.topo->n_devices;
     if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
     else xo.scale = resim ? rec_scale : scale > 0 ? scale : dp_exec_auto_scale(g, target);
+    if (resim && record_check_graph(rec, resim, g, D, &err) != DP_OK) goto fail;
     if (resim && !(plan = dp_exec_plan_graph(g, &xo, &err))) goto fail;
     if (!resim && !(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
     const dp_graph *xg = resim ? plan : dp_exec_graph(x);
+    if (resim && record_check_flops(rec, resim, xg, &err) != DP_OK) goto fail;
+    /* the outputs must be writable before minutes of measurement */
+    if (!resim && out && check_writable(out, &err) != DP_OK) goto fail;
+    if (!resim && plot && check_writable(plot, &err) != DP_OK) goto fail;
     if (!(costs = dp_cli_machine_costs(&mach, xg, &err))) goto fail;
     if (!(sim = dp_hisim_alloc(xg, costs, mach.topo, &mach.sim, &err))) goto fail;
 
@@ -345,7 +477,8 @@ int cmd_validate(int argc, char **argv)
         fprintf(stderr, "  pass %d/%d done\n", p + 1, repeats);
     }
     if (!resim) getloadavg(load1, 3);
-    const char *backend = resim ? "recorded" : dp_exec_backend_name(x);
+    const char *backend = resim ? json_string_value(json_object_get(rec, "backend")) : dp_exec_backend_name(x);
+    if (!backend) backend = "recorded";
     for (int i = 0; i < n_rows; i++) memcpy(runs + (size_t)i * repeats, rows[i].samples, (size_t)repeats * sizeof(double));
     if (dp_validate_measured(runs, n_rows, repeats, 0, 1, stat, meas, q, q + n_rows) != 0) {
         dp_error_set(&err, DP_EINVAL, "%s: a run gave no positive, finite makespan", graph);
@@ -387,20 +520,16 @@ int cmd_validate(int argc, char **argv)
     double mape = dp_validate_mape(meas, simv, n_rows);
     double tau = dp_validate_kendall_tau(meas, simv, n_rows);
     double rho = dp_validate_pearson(meas, simv, n_rows);
-    double mape_r = n_random ? dp_validate_mape(meas + n_methods, simv + n_methods, n_random) : 0;
-    double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : 0;
+    double mape_r = n_random >= 2 ? dp_validate_mape(meas + n_methods, simv + n_methods, n_random) : NAN;
+    double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : NAN;
     printf("MAPE %.2f%%  Kendall tau %.3f  Pearson r %.3f  (all %d assignments)\n", 100 * mape, tau, rho, n_rows);
     if (n_random >= 2) printf("MAPE %.2f%%  Kendall tau %.3f  (the %d random assignments only)\n", 100 * mape_r, tau_r, n_random);
-    if (isfinite(split))
+    if (isfinite(split) && isfinite(split_r))
         printf("measurement split-half Kendall tau %.3f (all), %.3f (random): odd against even passes, the "
-               "reproducibility of the measured ranking\n", split, isfinite(split_r) ? split_r : 0.0);
-    if (plot) {
-        char title[256];
-        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, backend,
-                 100 * mape, tau);
-        if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
-        printf("plot: %s\n", plot);
-    }
+               "reproducibility of the measured ranking\n", split, split_r);
+    else if (isfinite(split))
+        printf("measurement split-half Kendall tau %.3f (all): odd against even passes, the reproducibility of the "
+               "measured ranking\n", split);
     if (out) {
         json_t *o = json_object(), *arr = json_array();
         char machine[512];
@@ -409,8 +538,15 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "graph", json_string(g->name));
         json_object_set_new(o, "machine", json_string(machine));
         json_object_set_new(o, "calibration", json_string(calib));
-        if (resim) json_object_set_new(o, "resimulated_from", json_string(resim));
+        if (resim) {
+            /* the measurement itself: the first record of a chain of resimulations */
+            const char *first = json_string_value(json_object_get(rec, "measured_record"));
+            json_object_set_new(o, "resimulated_from", json_string(resim));
+            json_object_set_new(o, "measured_record", json_string(first ? first : resim));
+        }
+        json_object_set_new(o, "backend", json_string(backend));
         json_object_set_new(o, "topology", json_string(mach.topo->name));
+        json_object_set_new(o, "topology_source", json_string(mach.topology));
         json_object_set_new(o, "devices", json_integer(D));
         /* the executed graph: the scale of its dimensions, or for graphs of durations the FLOPs
          * per unit of their synthetic kernels (--resimulate reads it back) */
@@ -425,8 +561,8 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "mape", json_real(mape));
         json_object_set_new(o, "kendall_tau", json_real(tau));
         json_object_set_new(o, "pearson_r", json_real(rho));
-        json_object_set_new(o, "mape_random", json_real(mape_r));
-        json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
+        if (isfinite(mape_r)) json_object_set_new(o, "mape_random", json_real(mape_r));
+        if (isfinite(tau_r)) json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
         if (isfinite(split)) json_object_set_new(o, "split_half_tau", json_real(split));
         if (isfinite(split_r)) json_object_set_new(o, "split_half_tau_random", json_real(split_r));
         for (int i = 0; i < n_rows; i++) {
@@ -443,6 +579,14 @@ int cmd_validate(int argc, char **argv)
         int rc = dp_json_dump_atomic(o, out, JSON_INDENT(1) | JSON_REAL_PRECISION(17), &err);
         json_decref(o);
         if (rc != DP_OK) goto fail;
+    }
+    /* after the record: a plot that fails loses no measurement */
+    if (plot) {
+        char title[256];
+        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, backend,
+                 100 * mape, tau);
+        if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
+        printf("plot: %s\n", plot);
     }
     status = 0;
     goto done;

@@ -55,10 +55,39 @@ cat > "$T/g4.json" <<'G'
            {"src": 1, "dst": 3, "bytes": 16384}, {"src": 2, "dst": 3, "bytes": 16384}]}
 G
 "$D" validate --graph "$T/g4.json" --resimulate "$T/v.json" --plot none > "$T/bad" 2>&1 && fail "a record of another graph accepted"
-grep -q 'v.json: rows\[0\] (cp): 3 devices for a graph of 4 ops' "$T/bad" || fail "another graph: $(cat "$T/bad")"
+grep -q 'v.json: field "graph": the record is of "tiny", --graph is "four"' "$T/bad" || fail "another graph: $(cat "$T/bad")"
+# the same name, other shapes: the executed FLOPs tell
+sed 's/524288/4194304/g; s/\[64, 64\]/[128, 128]/g' "$T/g.json" > "$T/g128.json"
+"$D" validate --graph "$T/g128.json" --resimulate "$T/v.json" --plot none > "$T/bad" 2>&1 && fail "a record of other shapes accepted"
+grep -q 'v.json: field "executed_flops"' "$T/bad" || fail "other shapes: $(cat "$T/bad")"
+# the record's calibration and statistic apply by default: the same figures without --calibration
+"$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot none > "$T/re3" 2>&1 || fail "resimulate, defaults: $(cat "$T/re3")"
+grep '^MAPE' "$T/re3" > "$T/m3"
+cmp -s "$T/m1" "$T/m3" || fail "resimulate with the record's defaults: $(cat "$T/m3") against $(cat "$T/m1")"
+# a record without a topology (and none given) is refused, not crashed on
+sed 's/"topology_source"/"ts"/; s/"topology"/"t"/' "$T/v.json" > "$T/notopo.json"
+"$D" validate --graph "$T/g.json" --resimulate "$T/notopo.json" --plot none > "$T/bad" 2>&1
+test $? -eq 1 || fail "no topology: exit $? $(cat "$T/bad")"
+grep -q 'notopo.json: field "topology"' "$T/bad" || fail "no topology: $(cat "$T/bad")"
+# options of the execution are refused with --resimulate
+"$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --repeats 3 --plot none > "$T/bad" 2>&1 && fail "--repeats accepted"
+grep -q -- '--repeats does not apply with --resimulate' "$T/bad" || fail "--repeats: $(cat "$T/bad")"
+# an unwritable --plot or --out is refused before any run, and no PNG goes to stdout
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 3 --repeats 1 --scale 1 \
+    --plot "$T/nodir/x.png" > "$T/bad" 2>&1 && fail "unwritable plot accepted"
+grep -q 'nodir/x.png: cannot write there' "$T/bad" || fail "unwritable plot: $(cat "$T/bad")"
+grep -q '^#' "$T/bad" && fail "unwritable plot: measured before refusing"
+test "$(wc -c < "$T/bad")" -lt 2000 || fail "unwritable plot: output of $(wc -c < "$T/bad") bytes"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 --statistic mean \
     --plot none > "$T/bad" 2>&1 && fail "--statistic mean accepted"
 grep -q "normalised, median or min" "$T/bad" || fail "--statistic error: $(cat "$T/bad")"
+# with fewer than 5 assignments the default is the plain median (a pass's median would be one of them)
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 1 --methods cp,single --repeats 2 --scale 1 \
+    --plot none --out "$T/few.json" > "$T/few" 2>&1 || fail "validate, 3 assignments: $(cat "$T/few")"
+grep -q '"statistic": "median"' "$T/few.json" || fail "3 assignments: the median expected"
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 1 --methods cp,single --repeats 2 --scale 1 \
+    --statistic normalised --plot none > "$T/few" 2>&1 || fail "validate, 3 assignments, normalised: $(cat "$T/few")"
+grep -q "warning: --statistic normalised with 3 assignments" "$T/few" || fail "no warning: $(cat "$T/few")"
 test "$(grep -c random- "$T/val")" -eq 3 || fail "3 random assignments expected"
 if command -v gnuplot > /dev/null 2>&1; then
     "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 \
