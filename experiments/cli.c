@@ -3,6 +3,7 @@
 #include "dp_json.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -24,6 +25,21 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "\nTry 'doppler %s --help'.\n", cmd);
     return DP_EXIT_USAGE;
+}
+
+int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv)
+{
+    const char *arg = optind > 0 ? argv[optind - 1] : "?";
+    int missing = 0;
+    if (optopt != 0) {
+        if (strncmp(arg, "--", 2) == 0) missing = 1;   /* glibc: optopt 0 for an unknown long option */
+        else {
+            const char *o = strchr(optstring, optopt);
+            missing = o && o[1] == ':';
+        }
+    }
+    if (missing) return dp_cli_usage_error(cmd, "option '%s' needs a value", arg);
+    return dp_cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 
 int dp_cli_parse_int(const char *s, long lo, long hi, int *out)

@@ -18,6 +18,11 @@ int dp_cli_fail(const dp_error *err);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option
+ * exists and its value is missing (optopt set: a long option, or a short one that optstring gives
+ * an argument), else "unknown option '--x'". Returns DP_EXIT_USAGE. */
+int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv);
+
 /* Parse a whole string as an int / double / uint64 within [lo, hi]; 0 on success, -1 if not. */
 int dp_cli_parse_int(const char *s, long lo, long hi, int *out);
 int dp_cli_parse_double(const char *s, double *out);

@@ -141,7 +141,7 @@ static int calibrate_profile(int argc, char **argv)
             break;
         case O_OUT: out = optarg; break;
         case 'h': case O_HELP: calibrate_usage(stdout); status = 0; goto done;
-        default: dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]); goto done;
+        default: dp_cli_option_error(cmd, "h", argv); goto done;
         }
     }
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
@@ -231,7 +231,7 @@ static int calibrate_fit(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'r': report = optarg; break;
         case 'h': calibrate_usage(stdout); return 0;
-        default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return dp_cli_option_error(cmd, "h", argv);
         }
     }
     if (optind != argc - 1) return dp_cli_usage_error(cmd, "expected one PROFILE.json");

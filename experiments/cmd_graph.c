@@ -39,6 +39,7 @@ static int graph_info(int argc, char **argv)
     const char *format = NULL;
     int c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, "graph info");
         if (r < 0) return DP_EXIT_USAGE;
@@ -46,7 +47,7 @@ static int graph_info(int argc, char **argv)
         switch (c) {
         case 'f': format = optarg; break;
         case 'h': graph_usage(stdout); return 0;
-        default: return dp_cli_usage_error("graph info", "unknown option");
+        default: return dp_cli_option_error("graph info", "f:h", argv);
         }
     }
     if (optind != argc - 1) return dp_cli_usage_error("graph info", "expected one graph FILE");
@@ -183,6 +184,7 @@ static int graph_convert(int argc, char **argv)
     double bw = 0;
     int devices = 0, c;
     optind = 1;
+    opterr = 0;
     while ((c = getopt_long(argc, argv, "f:t:h", opts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
@@ -206,7 +208,7 @@ static int graph_convert(int argc, char **argv)
                    "  --devices N          devices of the assignment (default: largest id + 1)\n",
                    DP_WFCOMMONS_BANDWIDTH_BPS);
             return 0;
-        default: return dp_cli_usage_error("graph convert", "unknown option");
+        default: return dp_cli_option_error("graph convert", "f:t:h", argv);
         }
     }
     if (optind != argc - 2) return dp_cli_usage_error("graph convert", "expected IN and OUT files");

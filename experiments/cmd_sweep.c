@@ -90,7 +90,7 @@ int cmd_sweep(int argc, char **argv)
         case O_QUIET: o.progress = 0; break;
         case 'h':
         case O_HELP: sweep_usage(stdout); return 0;
-        default: return dp_cli_usage_error("sweep", "unknown option '%s'", argv[optind - 1]);
+        default: return dp_cli_option_error("sweep", "hj:o:", argv);
         }
     }
     if (optind >= argc) return dp_cli_usage_error("sweep", "CONFIG is required");

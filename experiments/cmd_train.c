@@ -173,7 +173,7 @@ int cmd_train(int argc, char **argv)
             if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg);
             break;
         case 'h': case O_HELP: train_usage(stdout); return 0;
-        default: return dp_cli_usage_error("train", "unknown option '%s'", argv[optind - 1]);
+        default: return dp_cli_option_error("train", "h", argv);
         }
     }
     if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);

@@ -337,7 +337,7 @@ int cmd_validate(int argc, char **argv)
             if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
             break;
         case 'h': case O_HELP: validate_usage(stdout); return 0;
-        default: return dp_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default: return dp_cli_option_error(cmd, "h", argv);
         }
     }
     if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);

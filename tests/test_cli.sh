@@ -28,6 +28,19 @@ expect_rc 2 "place without graph" "$D" place --method cp
 expect_rc 2 "unknown method" "$D" place --graph "$G" --method nope
 grep -q 'known: cp' "$tmp/err" && ok || bad "unknown method lists the known ones"
 expect_rc 2 "bad devices" "$D" place --graph "$G" --method cp --devices zero
+# an option without its value is said to be so, not called unknown (every command's parser)
+expect_rc 2 "option without value" "$D" place --graph
+grep -q "option '--graph' needs a value" "$tmp/err" && ok || bad "missing value: $(cat "$tmp/err")"
+expect_rc 2 "short option without value" "$D" sweep -j
+grep -q "option '-j' needs a value" "$tmp/err" && ok || bad "missing short value: $(cat "$tmp/err")"
+expect_rc 2 "graph info -f without value" "$D" graph info -f
+grep -q "option '-f' needs a value" "$tmp/err" && ! grep -q "requires an argument" "$tmp/err" && ok || bad "graph info -f: $(cat "$tmp/err")"
+expect_rc 2 "validate --statistic without value" "$D" validate --graph "$G" --statistic
+grep -q "option '--statistic' needs a value" "$tmp/err" && ok || bad "validate: $(cat "$tmp/err")"
+expect_rc 2 "unknown option" "$D" train --frobnicate
+grep -q "unknown option '--frobnicate'" "$tmp/err" && ok || bad "unknown option: $(cat "$tmp/err")"
+expect_rc 2 "unknown short option" "$D" sweep -z
+grep -q "unknown option '-z'" "$tmp/err" && ok || bad "unknown short option: $(cat "$tmp/err")"
 expect_rc 1 "missing file" "$D" place --graph "$tmp/nope.json" --method cp
 grep -q 'nope.json' "$tmp/err" && ok || bad "missing file named"
 
