@@ -179,7 +179,12 @@ static int calibrate_profile(int argc, char **argv)
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
         if (!g) { dp_profile_free(p); status = dp_cli_fail(&err); goto done; }
-        if (g->cost_kind == DP_COST_TIME) { dp_graph_free(g); continue; }  /* synthetic kernels: the sweep covers them */
+        if (g->cost_kind == DP_COST_TIME) {   /* synthetic kernels: the sweep covers them */
+            fprintf(stderr, "  %s: a graph of durations: its ops run synthetic kernels, which the synthetic sweep covers "
+                            "(no measured ops)\n", graphs[i]);
+            dp_graph_free(g);
+            continue;
+        }
         dp_exec_options xo;
         dp_exec_options_init(&xo);
         xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
