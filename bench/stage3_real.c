@@ -11,6 +11,8 @@
  *
  * Usage: bench/stage3_real --graph G [--topology T] [--calibration C] [--il N] [--sim N]
  *        [--real N] [--repeats R] [--measure R] [--out DIR] [--seed S] [--target-flops F]
+ *        [--reference M]   (each Stage III run paired with a run of method M's placement:
+ *                           dp_exec_oracle_ctx.ref_x)
  * A long run (minutes): not part of make check or make bench; run it on a quiet machine.
  */
 #include "cli.h"
@@ -65,9 +67,10 @@ int main(int argc, char **argv)
         {"sim", required_argument, NULL, 's'}, {"real", required_argument, NULL, 'r'},
         {"repeats", required_argument, NULL, 'R'}, {"measure", required_argument, NULL, 'm'},
         {"out", required_argument, NULL, 'o'}, {"seed", required_argument, NULL, 'S'},
-        {"target-flops", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+        {"target-flops", required_argument, NULL, 'f'}, {"reference", required_argument, NULL, 'P'},
+        {"help", no_argument, NULL, 'h'},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
-    const char *graph = NULL, *out = ".";
+    const char *graph = NULL, *out = ".", *reference = NULL;
     int n_il = 300, n_sim = 300, n_real = 50, repeats = 3, meas = 9;
     unsigned long long seed = 1;
     double target = 2e10;
@@ -88,9 +91,10 @@ int main(int argc, char **argv)
         case 'o': out = optarg; break;
         case 'S': seed = strtoull(optarg, NULL, 10); break;
         case 'f': target = atof(optarg); break;
+        case 'P': reference = optarg; break;
         default:
             fprintf(stderr, "usage: stage3_real --graph G [--topology T] [--calibration C] [--il N] [--sim N] [--real N]\n"
-                            "       [--repeats R] [--measure R] [--out DIR] [--seed S] [--target-flops F]\n");
+                            "       [--repeats R] [--measure R] [--out DIR] [--seed S] [--target-flops F] [--reference M]\n");
             return c == 'h' ? 0 : 2;
         }
     }
@@ -106,6 +110,10 @@ int main(int argc, char **argv)
     dp_exec_options_init(&xo);
     dp_cli_real real;
     if (dp_cli_real_open(&real, g, &mach, &xo, 0, target, repeats, &err) != DP_OK) return dp_cli_fail(&err);
+    if (reference && dp_cli_real_reference(&real, g, reference, &err) != DP_OK) {
+        dp_cli_real_close(&real);
+        return dp_cli_fail(&err);
+    }
     const dp_graph *xg = real.xg;
     const int n = xg->n_ops;
     char ck2[4096], ck3[4096], tr2[4096], tr3[4096];
@@ -151,8 +159,12 @@ int main(int argc, char **argv)
     const int *as[3] = {a_cp, a_before, a_after};
     const char *label[3] = {"critical path (cp)", "DOPPLER after stage II", "DOPPLER after stage III"};
     if (measure(real.x, as, 3, meas, m, q1, q3, &err) != DP_OK) goto fail;
-    printf("stage III: %d episodes on the real executor (%ld oracle calls, each the median of %d runs)\n", n_real,
-           (long)(real.ctx.calls - t0_calls), repeats);
+    printf("stage III: %d episodes on the real executor (%ld oracle calls, each the median of %d runs%s%s)\n", n_real,
+           (long)(real.ctx.calls - t0_calls), repeats, reference ? " relative to paired runs of the placement of " : "",
+           reference ? reference : "");
+    if (reference)
+        printf("reference %s: %.3f ms at the first call, %.3f ms at the last (the host's drift the pairing took out)\n", reference,
+               real.ctx.ref_level * 1e3, real.ctx.ref_last * 1e3);
     printf("trajectory: %s (stages I+II: %s), checkpoints: %s, %s\n", tr3, tr2, ck2, ck3);
     printf("%-26s %12s %20s\n", "assignment", "measured_ms", "q25..q75_ms");
     for (int k = 0; k < 3; k++) printf("%-26s %12.3f %9.3f..%-9.3f\n", label[k], m[k] * 1e3, q1[k] * 1e3, q3[k] * 1e3);

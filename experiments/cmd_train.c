@@ -58,6 +58,9 @@ static void train_usage(FILE *f)
                "                       given with --stage il|sim or --pipeline, those stages train on the\n"
                "                       same executed graph, so their checkpoint fits Stage III (--init)\n"
                "  --real-repeats R     the real cost of an episode: median of R runs after a warm-up (default 3)\n"
+               "  --real-reference M   pair each of those runs with a run of method M's placement (e.g. cp)\n"
+               "                       and take the cost as M's first median x the median ratio: the host's\n"
+               "                       drift between minutes leaves the rewards (twice the runs per episode)\n"
                "  --nice N             nice value of the executor's worker threads (negative: root)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
@@ -100,7 +103,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -110,7 +113,7 @@ int cmd_train(int argc, char **argv)
         {"trajectory", required_argument, NULL, O_TRAJ}, {"resume", no_argument, NULL, O_RESUME},
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
         {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
-        {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"nice", required_argument, NULL, O_NICE},
+        {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"real-reference", required_argument, NULL, O_REAL_REF}, {"nice", required_argument, NULL, O_NICE},
         {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: DOPPLER, else a dp_ptrain_method */
@@ -119,6 +122,7 @@ int cmd_train(int argc, char **argv)
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
     int x_repeats = 3, x_nice = 0;
+    const char *x_reference = NULL;
     dp_cli_machine mach;
     dp_cli_machine_init(&mach);
     int c;
@@ -169,6 +173,10 @@ int cmd_train(int argc, char **argv)
             if (dp_cli_parse_int(optarg, 1, 1000, &x_repeats) != 0)
                 return dp_cli_usage_error("train", "--real-repeats: expected 1..1000, got '%s'", optarg);
             break;
+        case O_REAL_REF:
+            if (!dp_place_find(optarg)) return dp_cli_usage_error("train", "--real-reference: unknown method '%s'", optarg);
+            x_reference = optarg;
+            break;
         case O_NICE:
             if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg);
             break;
@@ -203,6 +211,8 @@ int cmd_train(int argc, char **argv)
     if (pipeline && have_stage) return dp_cli_usage_error("train", "give --stage or --pipeline, not both");
     if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
     if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+    if (x_reference && (stage != DP_STAGE_REAL || pipeline))
+        return dp_cli_usage_error("train", "--real-reference is for --stage real (the costs measured on the executor)");
 
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
@@ -223,13 +233,14 @@ int cmd_train(int argc, char **argv)
         dp_exec_options_init(&xo);
         xo.nice = x_nice;
         if (dp_cli_real_open(&real, g0, &mach, &xo, x_scale, x_target > 0 ? x_target : 2e10, x_repeats, &err) != DP_OK) goto fail;
+        if (x_reference && dp_cli_real_reference(&real, g0, x_reference, &err) != DP_OK) goto fail;
         g = (dp_graph *)real.xg;
         cost = real.costs;
         real.costs = NULL; /* freed below with the others */
         if (!quiet)
-            fprintf(stderr, "doppler train: stage real on %d %s devices of %s: %s as executed (%.3g FLOPs), oracle = median of %d runs\n",
+            fprintf(stderr, "doppler train: stage real on %d %s devices of %s: %s as executed (%.3g FLOPs), oracle = median of %d runs%s%s\n",
                     mach.topo->n_devices, dp_exec_backend_name(real.x), mach.topo->name, g->name, dp_graph_total_work(g),
-                    real.ctx.repeats);
+                    real.ctx.repeats, x_reference ? ", each relative to a run of the placement of " : "", x_reference ? x_reference : "");
     } else {
         if (x_scale > 0 || x_target > 0) {
             dp_exec_options xo;

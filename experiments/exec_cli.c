@@ -1,5 +1,8 @@
 /* exec_cli.c: helpers of the commands that run the real executor. */
 #include "exec_cli.h"
+#include "dp_place.h"
+
+#include <stdlib.h>
 
 #include <stdio.h>
 #include <string.h>
@@ -38,6 +41,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const
     dp_exec_options o = *xo;
     if (g->cost_kind == DP_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
     else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
+    r->xo = o;
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
     if (!r->x) return err ? err->code : DP_EINVAL;
     r->xg = dp_exec_graph(r->x);
@@ -55,8 +59,33 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const
     return DP_OK;
 }
 
+int dp_cli_real_reference(dp_cli_real *r, const dp_graph *g, const char *method, dp_error *err)
+{
+    if (!dp_place_find(method)) return dp_error_set(err, DP_EINVAL, "reference placement: unknown method '%s'", method);
+    const dp_exec_options o = r->xo;   /* the same kernels as r->x */
+    int *a = malloc((size_t)(r->xg->n_ops > 0 ? r->xg->n_ops : 1) * sizeof(int));
+    if (!a) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    dp_place_options po;
+    dp_place_options_init(&po);
+    int rc = dp_place(method, r->xg, r->costs, &po, a, NULL, NULL, err);
+    if (rc == DP_OK && !(r->ref_x = dp_exec_alloc(g, dp_exec_n_devices(r->x), &o, err))) rc = err ? err->code : DP_ENOMEM;
+    if (rc == DP_OK) rc = dp_exec_prepare(r->ref_x, a, err);
+    dp_exec_result res;
+    if (rc == DP_OK) rc = dp_exec_run(r->ref_x, &res, err);   /* warm-up: first touch */
+    free(a);
+    if (rc != DP_OK) {
+        dp_exec_free(r->ref_x);
+        r->ref_x = NULL;
+        return rc;
+    }
+    r->ctx.ref_x = r->ref_x;
+    r->ctx.ref_level = 0;
+    return DP_OK;
+}
+
 void dp_cli_real_close(dp_cli_real *r)
 {
+    dp_exec_free(r->ref_x);
     dp_costs_free(r->costs);
     dp_exec_free(r->x);
     memset(r, 0, sizeof *r);

@@ -24,6 +24,8 @@ typedef struct dp_cli_real {
     dp_costs *costs;         /* its costs on the machine (calibration, else roofline) */
     dp_exec_oracle_ctx ctx;
     dp_oracle oracle;        /* {"real", dp_exec_oracle_cost, &ctx} */
+    dp_exec *ref_x;          /* with a reference: its executor (ctx.ref_x) */
+    dp_exec_options xo;      /* the options x was made with (its scale) */
 } dp_cli_real;
 
 /* Set up the real executor of g on machine m (its topology, default cpu-2core: device d of the
@@ -32,6 +34,13 @@ typedef struct dp_cli_real {
  * one warm-up). Errors as dp_exec_alloc and dp_cli_machine_costs. */
 int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err);
+
+/* Pair every measured run of the oracle with a run of the placement of `method` (e.g. "cp") on
+ * a second executor (dp_exec_oracle_ctx.ref_x): the costs are then that placement's first
+ * median times the ratio of each run to its reference run, so that the host's drift between
+ * minutes leaves REINFORCE's rewards. Doubles the runs per episode. Errors: an unknown method
+ * (DP_EINVAL), as dp_exec_alloc. */
+int dp_cli_real_reference(dp_cli_real *r, const dp_graph *g, const char *method, dp_error *err);
 void dp_cli_real_close(dp_cli_real *r);
 
 #endif

@@ -747,9 +747,41 @@ int64_t dp_exec_read_output(dp_exec *x, int v, float *out, int64_t cap, dp_error
     return n;
 }
 
+/* the paired measurement of dp_exec_oracle_cost (ctx->ref_x set) */
+static int oracle_paired(dp_exec_oracle_ctx *o, const int *assignment, double *makespan, dp_error *err)
+{
+    const int R = o->repeats > 0 ? o->repeats : 1;
+    if (o->ref_x->n != o->x->n || o->ref_x->D != o->x->D || !o->ref_x->prepared)
+        return dp_error_set(err, DP_EINVAL, "oracle: the reference executor must run the same graph on the same devices, prepared");
+    int rc = dp_exec_prepare(o->x, assignment, err);
+    if (rc != DP_OK) return rc;
+    dp_exec_result res;
+    for (int i = 0; i < o->warmup; i++)
+        if ((rc = dp_exec_run(o->x, &res, err)) != DP_OK) return rc;
+    double *ratio = dp_malloc_n((size_t)(2 * R), sizeof(double)), *ref = ratio ? ratio + R : NULL;
+    if (!ratio) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int i = 0; i < R && rc == DP_OK; i++) {
+        if ((rc = dp_exec_run(o->ref_x, &res, err)) != DP_OK) break;
+        ref[i] = res.makespan;
+        if ((rc = dp_exec_run(o->x, &res, err)) != DP_OK) break;
+        ratio[i] = res.makespan / ref[i];
+    }
+    if (rc == DP_OK) {
+        gsl_sort(ref, 1, (size_t)R);
+        gsl_sort(ratio, 1, (size_t)R);
+        o->ref_last = gsl_stats_median_from_sorted_data(ref, 1, (size_t)R);
+        if (!(o->ref_level > 0)) o->ref_level = o->ref_last;
+        *makespan = o->ref_level * gsl_stats_median_from_sorted_data(ratio, 1, (size_t)R);
+        o->calls++;
+    }
+    free(ratio);
+    return rc;
+}
+
 int dp_exec_oracle_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
 {
     dp_exec_oracle_ctx *o = ctx;
+    if (o->ref_x) return oracle_paired(o, assignment, makespan, err);
     dp_exec_stats st;
     int rc = dp_exec_measure(o->x, assignment, o->warmup, o->repeats > 0 ? o->repeats : 1, NULL, &st, err);
     if (rc != DP_OK) return rc;

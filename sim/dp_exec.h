@@ -173,10 +173,21 @@ typedef struct dp_exec_oracle_ctx {
     int warmup;    /* unmeasured runs after preparing the assignment (default 1: first touch) */
     int repeats;   /* measured runs; the cost is their median (default 3) */
     long calls;    /* counted by the oracle */
+    /* Optional reference (a paired design against the host's drift, 3 to 13% between minutes
+     * on a shared VM, which would otherwise enter REINFORCE's rewards as noise): ref_x is an
+     * executor of the same graph on the same devices, prepared with a reference assignment
+     * (e.g. the critical-path heuristic's) and warmed up. Each measured run of the assignment
+     * then follows a run of the reference, and the cost is ref_level x the median of the
+     * ratios (run / reference run): a makespan in the reference's units of the first call. */
+    dp_exec *ref_x;     /* NULL: no reference (the plain median) */
+    double ref_level;   /* seconds: the reference's median makespan over the first call's runs
+                         * (set by the first call when 0) */
+    double ref_last;    /* seconds: the reference's median in the last call (its drift) */
 } dp_exec_oracle_ctx;
 
-/* *makespan = median measured makespan (seconds) of the assignment over ctx->repeats runs. ctx
- * is a dp_exec_oracle_ctx. Errors as dp_exec_measure. */
+/* *makespan = median measured makespan (seconds) of the assignment over ctx->repeats runs, or
+ * with ctx->ref_x, ref_level x median(run / paired reference run). ctx is a dp_exec_oracle_ctx.
+ * Errors as dp_exec_measure; DP_EINVAL when ref_x runs another graph or device count. */
 int dp_exec_oracle_cost(void *ctx, const int *assignment, double *makespan, dp_error *err);
 
 /* The median of n values (sorted in place). */

@@ -103,6 +103,13 @@ fi
     --topology cpu-2core --calibration "$T/c.json" --trajectory "$T/s3.h5" --quiet > "$T/tr3" 2>&1 \
     || fail "train --stage real: $(cat "$T/tr3")"
 grep -q "measured on the real executor" "$T/tr3" || fail "stage real output: $(cat "$T/tr3")"
+# ... with each run paired with a run of the critical-path placement (the host's drift out)
+"$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 2 --scale 0.5 --real-repeats 1 \
+    --real-reference cp --topology cpu-2core --calibration "$T/c.json" > "$T/tr3r" 2>&1 \
+    || fail "train --stage real --real-reference cp: $(cat "$T/tr3r")"
+grep -q "relative to a run of the placement of cp" "$T/tr3r" || fail "real reference output: $(cat "$T/tr3r")"
+"$D" train --graph "$T/g.json" --stage real --real-reference nope > "$T/bad" 2>&1; test $? -eq 2 || fail "--real-reference nope: $(cat "$T/bad")"
+"$D" train --graph "$T/g.json" --stage sim --real-reference cp > "$T/bad" 2>&1; test $? -eq 2 || fail "--real-reference with stage sim accepted"
 if command -v h5dump > /dev/null 2>&1; then
     h5dump -a oracle "$T/s3.h5" 2> /dev/null | grep -q '"real"' || fail "trajectory oracle attribute is not real"
     h5dump -d /episodes/makespan "$T/s3.h5" 2> /dev/null | grep -q "( 3 )" || fail "trajectory has not 3 episodes of makespan"

@@ -353,6 +353,35 @@ START_TEST(synthetic_kernels)
     ck_assert_int_eq(oc.calls, 1);
     int bad[] = {0, 5, 0};
     ck_assert_int_eq(dp_exec_oracle_cost(&oc, bad, &mk, &err), DP_EINVAL);
+    /* paired with a reference executor: the cost is the reference's first median times the
+     * median ratio of each run to its reference run; the level is kept from the first call */
+    dp_exec *rx = dp_exec_alloc(g, 2, &o, &err);
+    ck_assert_msg(rx != NULL, "%s", err.msg);
+    dp_exec_oracle_ctx pc = {x, 1, 3, 0, rx, 0, 0};
+    ck_assert_int_eq(dp_exec_oracle_cost(&pc, a1, &mk, &err), DP_EINVAL);   /* the reference is not prepared */
+    ck_assert(strstr(err.msg, "reference") != NULL);
+    ck_assert_int_eq(dp_exec_prepare(rx, a1, &err), DP_OK);
+    ck_assert_int_eq(dp_exec_oracle_cost(&pc, a1, &mk, &err), DP_OK);
+    const double level = pc.ref_level;
+    ck_assert(level > 0 && pc.ref_last == level && pc.calls == 1);
+    /* the same placement as the reference: a ratio near 1 (loose: these runs last microseconds) */
+    ck_assert_msg(mk > 0.2 * level && mk < 5 * level, "cost %g against the reference's %g", mk, level);
+    ck_assert_int_eq(dp_exec_oracle_cost(&pc, a0, &mk, &err), DP_OK);
+    ck_assert(mk > 0 && pc.ref_level == level && pc.ref_last > 0 && pc.calls == 2);
+    ck_assert_int_eq(dp_exec_oracle_cost(&pc, bad, &mk, &err), DP_EINVAL);
+    ck_assert_int_eq(pc.calls, 2);
+    /* a reference of another graph is refused */
+    dp_graph *g8 = chainmm(8);
+    dp_exec *ox = dp_exec_alloc(g8, 2, NULL, &err);
+    ck_assert_msg(ox != NULL, "%s", err.msg);
+    int *z8 = calloc((size_t)g8->n_ops, sizeof(int));
+    ck_assert_int_eq(dp_exec_prepare(ox, z8, &err), DP_OK);
+    pc.ref_x = ox;
+    ck_assert_int_eq(dp_exec_oracle_cost(&pc, a0, &mk, &err), DP_EINVAL);
+    free(z8);
+    dp_exec_free(ox);
+    dp_graph_free(g8);
+    dp_exec_free(rx);
     free(r0); free(r1);
     dp_exec_free(x);
     dp_graph_free(g);
