@@ -524,6 +524,16 @@ int cmd_validate(int argc, char **argv)
     double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : NAN;
     printf("MAPE %.2f%%  Kendall tau %.3f  Pearson r %.3f  (all %d assignments)\n", 100 * mape, tau, rho, n_rows);
     if (n_random >= 2) printf("MAPE %.2f%%  Kendall tau %.3f  (the %d random assignments only)\n", 100 * mape_r, tau_r, n_random);
+    /* the level: how fast the host runs now against when it was profiled, read off the
+     * single-device placement (no copies: the sum of its ops' times) */
+    int i_single = -1;
+    for (int i = 0; i < n_methods; i++)
+        if (strcmp(rows[i].label, "single") == 0) i_single = i;
+    double level = i_single >= 0 ? meas[i_single] / simv[i_single] : NAN;
+    double mape_lc = i_single >= 0 && n_rows > 1 ? dp_validate_mape_scaled(meas, simv, n_rows, level, i_single) : NAN;
+    if (isfinite(mape_lc))
+        printf("MAPE %.2f%% of the others with every simulated makespan x %.4f, single's measured / simulated (the host's "
+               "speed now against the calibration's; the rest is the model of parallel execution)\n", 100 * mape_lc, level);
     if (isfinite(split) && isfinite(split_r))
         printf("measurement split-half Kendall tau %.3f (all), %.3f (random): odd against even passes, the "
                "reproducibility of the measured ranking\n", split, split_r);
@@ -563,6 +573,10 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "pearson_r", json_real(rho));
         if (isfinite(mape_r)) json_object_set_new(o, "mape_random", json_real(mape_r));
         if (isfinite(tau_r)) json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
+        if (isfinite(mape_lc)) {
+            json_object_set_new(o, "level_single", json_real(level));
+            json_object_set_new(o, "mape_level_corrected", json_real(mape_lc));
+        }
         if (isfinite(split)) json_object_set_new(o, "split_half_tau", json_real(split));
         if (isfinite(split_r)) json_object_set_new(o, "split_half_tau_random", json_real(split_r));
         for (int i = 0; i < n_rows; i++) {

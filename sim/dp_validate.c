@@ -52,6 +52,18 @@ double dp_validate_mape(const double *meas, const double *sim, int n)
     return s / n;
 }
 
+double dp_validate_mape_scaled(const double *meas, const double *sim, int n, double level, int skip)
+{
+    double s = 0;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        if (i == skip) continue;
+        s += fabs(level * sim[i] - meas[i]) / meas[i];
+        k++;
+    }
+    return k ? s / k : 0;
+}
+
 double dp_validate_kendall_tau(const double *x, const double *y, int n)
 {
     double conc = 0, disc = 0, tx = 0, ty = 0, pairs = 0;

@@ -42,6 +42,13 @@ int dp_validate_measured(const double *t, int n_rows, int n_passes, int first, i
 /* Mean over i of |sim[i] - meas[i]| / meas[i] (a fraction, not a percentage). meas[i] > 0. */
 double dp_validate_mape(const double *meas, const double *sim, int n);
 
+/* The MAPE of the simulated makespans scaled by `level` (mean over i of |level sim[i] - meas[i]|
+ * / meas[i]), skipping index `skip` (-1: none). doppler validate passes level = measured /
+ * simulated of the single-device placement and skips it: the error of the model of parallel
+ * execution, apart from how fast the host runs now against when it was profiled (on a shared
+ * VM that speed moved 17% within 6 minutes). 0 when no index is left. */
+double dp_validate_mape_scaled(const double *meas, const double *sim, int n, double level, int skip);
+
 /* Kendall's tau-b between x and y (n >= 2): (concordant - discordant) pairs over
  * sqrt((pairs - ties in x) (pairs - ties in y)) (Kendall 1945, tau-b; the variant
  * scipy.stats.kendalltau computes). O(n^2). Returns 0 when either side is all ties. */

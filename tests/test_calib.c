@@ -495,6 +495,12 @@ START_TEST(validate_stats)
     const double m[] = {2, 4}, s[] = {3, 3};
     ck_assert_double_eq_tol(dp_validate_mape(m, s, 2), (0.5 + 0.25) / 2, 1e-12);
     ck_assert_double_eq_tol(dp_validate_pearson(x, x, 4), 1.0, 1e-12);
+    /* scaled by the level 1.5 (measured / simulated of index 0, skipped): |1.5 x 2 - 4| / 4 and
+     * |1.5 x 4 - 5| / 5 -> (0.25 + 0.2) / 2 */
+    const double ms[] = {3, 4, 5}, ss[] = {2, 2, 4};
+    ck_assert_double_eq_tol(dp_validate_mape_scaled(ms, ss, 3, 1.5, 0), (0.25 + 0.2) / 2, 1e-12);
+    ck_assert_double_eq_tol(dp_validate_mape_scaled(ms, ss, 3, 1.0, -1), (1.0 / 3 + 0.5 + 0.2) / 3, 1e-12);
+    ck_assert_double_eq(dp_validate_mape_scaled(ms, ss, 1, 1.0, 0), 0.0);
 }
 END_TEST
 

@@ -35,6 +35,8 @@ grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
 grep -q '"split_half_tau"' "$T/v.json" || fail "validate json: the split-half tau of 2 passes"
 grep -q '"statistic": "normalised"' "$T/v.json" || fail "validate json: the default statistic"
 grep -q '^measurement split-half' "$T/val" || fail "validate: split-half line"
+grep -q '"mape_level_corrected"' "$T/v.json" || fail "validate json: the level-corrected MAPE (single is a method)"
+grep -q '^MAPE .* of the others with every simulated makespan x' "$T/val" || fail "validate: level-corrected line"
 # --resimulate: the record's assignments and runs, simulated again with the same calibration,
 # give the same figures; a record of another graph, or one without assignments, is refused
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --resimulate "$T/v.json" --plot none \
@@ -85,6 +87,9 @@ grep -q "normalised, median or min" "$T/bad" || fail "--statistic error: $(cat "
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 1 --methods cp,single --repeats 2 --scale 1 \
     --plot none --out "$T/few.json" > "$T/few" 2>&1 || fail "validate, 3 assignments: $(cat "$T/few")"
 grep -q '"statistic": "median"' "$T/few.json" || fail "3 assignments: the median expected"
+"$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 3 --methods cp --repeats 1 --scale 1 \
+    --plot none --out "$T/nosingle.json" > /dev/null 2>&1 || fail "validate without single"
+grep -q '"mape_level_corrected"' "$T/nosingle.json" && fail "a level-corrected MAPE without single"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 1 --methods cp,single --repeats 2 --scale 1 \
     --statistic normalised --plot none > "$T/few" 2>&1 || fail "validate, 3 assignments, normalised: $(cat "$T/few")"
 grep -q "warning: --statistic normalised with 3 assignments" "$T/few" || fail "no warning: $(cat "$T/few")"
