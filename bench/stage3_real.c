@@ -20,9 +20,6 @@
 #include "dp_place.h"
 #include "dp_train.h"
 #include "dp_validate.h"
-
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include "exec_cli.h"
 
 #include <getopt.h>
@@ -182,12 +179,12 @@ int main(int argc, char **argv)
             if (dp_exec_oracle_cost(&pc, a_after, &plain[k], &err) != DP_OK) goto fail;
             if (dp_exec_oracle_cost(&real.ctx, a_after, &paired[k], &err) != DP_OK) goto fail;
         }
+        /* each as one row of K runs: median and quartiles */
         double qp[3], qr[3];
-        gsl_sort(plain, 1, K);
-        gsl_sort(paired, 1, K);
-        for (int j = 0; j < 3; j++) {
-            qp[j] = gsl_stats_quantile_from_sorted_data(plain, 1, K, 0.25 * (j + 1));
-            qr[j] = gsl_stats_quantile_from_sorted_data(paired, 1, K, 0.25 * (j + 1));
+        if (dp_validate_measured(plain, 1, K, 0, 1, DP_VALIDATE_MEDIAN, &qp[1], &qp[0], &qp[2]) != 0 ||
+            dp_validate_measured(paired, 1, K, 0, 1, DP_VALIDATE_MEDIAN, &qr[1], &qr[0], &qr[2]) != 0) {
+            dp_error_set(&err, DP_EINVAL, "stage3_real: an oracle call gave no positive, finite makespan");
+            goto fail;
         }
         printf("oracle on the greedy placement after Stage III, %d calls each, alternately: plain median %.3f ms, "
                "interquartile range %.2f%%; paired with %s: median %.3f ms, interquartile range %.2f%%\n", K, qp[1] * 1e3,

@@ -288,11 +288,12 @@ int dp_cli_machine_load(dp_cli_machine *m, dp_error *err)
         return dp_error_set(err, DP_EINVAL, "--calibration needs --topology (a calibration names the topology's devices)");
     if (m->topology && !m->topo) {
         const char *p = dp_cli_topology_path(m->topology);
-        if (!p)
+        if (!p) {
+            const char *env = getenv("DOPPLER_DATA");
             return dp_error_set(err, DP_EIO, "%s: no such topology file, and no bundled topology of that name (looked in "
                                 "data/topologies, %s%s%sthe installed %s/topologies; doppler topology list)", m->topology,
-                                getenv("DOPPLER_DATA") ? "$DOPPLER_DATA/topologies = " : "", getenv("DOPPLER_DATA") ? getenv("DOPPLER_DATA") : "",
-                                getenv("DOPPLER_DATA") ? "/topologies, " : "", DP_DATADIR);
+                                env ? "$DOPPLER_DATA/topologies = " : "", env ? env : "", env ? "/topologies, " : "", DP_DATADIR);
+        }
         m->topo = dp_topology_load(p, err);
         if (!m->topo) return err ? err->code : DP_EINVAL;
         if (m->devices_given && m->n_devices != m->topo->n_devices)

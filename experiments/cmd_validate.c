@@ -68,7 +68,7 @@ typedef struct row {
     char label[48];
     int *assign;
     int copies;
-    double *samples;
+    double *samples;   /* (repeats) its runs in pass order: a row of the runs matrix */
     double measured, q25, q75, simulated;
 } row;
 
@@ -113,6 +113,16 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
     return DP_OK;
 }
 
+/* a --statistic name (or a record's "statistic"): 0, or -1 when unknown */
+static int parse_statistic(const char *s, dp_validate_statistic *st)
+{
+    if (strcmp(s, "normalised") == 0 || strcmp(s, "normalized") == 0) *st = DP_VALIDATE_NORMALISED;
+    else if (strcmp(s, "median") == 0) *st = DP_VALIDATE_MEDIAN;
+    else if (strcmp(s, "min") == 0) *st = DP_VALIDATE_MIN;
+    else return -1;
+    return 0;
+}
+
 /* --resimulate: the shape of a record written by --out: its rows (methods first, then the
  * random assignments "random-S"), all with the same number of runs */
 static int record_shape(json_t *rec, const char *path, int *n_methods, int *n_random, int *repeats, dp_error *err)
@@ -153,10 +163,10 @@ static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, in
 {
     json_t *o = json_array_get(json_object_get(rec, "rows"), (size_t)i);
     json_t *dev = json_object_get(o, "devices"), *smp = json_object_get(o, "samples_s");
-    snprintf(r->label, sizeof r->label, "%s", json_string_value(json_object_get(o, "assignment")));
     const char *label = json_string_value(json_object_get(o, "assignment"));
     if (strlen(label) >= sizeof r->label)
         return dp_error_set(err, DP_EINVAL, "%s: rows[%d]: assignment name longer than %zu characters", path, i, sizeof r->label - 1);
+    snprintf(r->label, sizeof r->label, "%s", label);
     json_t *cp = json_object_get(o, "copies");
     if (!json_is_integer(cp) || json_integer_value(cp) < 0 || json_integer_value(cp) > INT_MAX)
         return dp_error_set(err, DP_EINVAL, "%s: rows[%d] (%s): \"copies\": a count expected", path, i, label);
@@ -200,11 +210,9 @@ static int record_defaults(json_t *rec, const char *path, dp_cli_machine *mach, 
     }
     if (!stat_given) {
         const char *st = json_string_value(json_object_get(rec, "statistic"));
-        if (!st) return dp_error_set(err, DP_EINVAL, "%s: field \"statistic\": normalised, median or min expected", path);
-        if (strcmp(st, "normalised") == 0) *stat = DP_VALIDATE_NORMALISED;
-        else if (strcmp(st, "median") == 0) *stat = DP_VALIDATE_MEDIAN;
-        else if (strcmp(st, "min") == 0) *stat = DP_VALIDATE_MIN;
-        else return dp_error_set(err, DP_EINVAL, "%s: field \"statistic\": normalised, median or min expected, got \"%s\"", path, st);
+        if (!st || parse_statistic(st, stat) != 0)
+            return dp_error_set(err, DP_EINVAL, "%s: field \"statistic\": normalised, median or min expected, got \"%s\"", path,
+                                st ? st : "nothing");
     }
     return DP_OK;
 }
@@ -327,10 +335,8 @@ int cmd_validate(int argc, char **argv)
         case O_NOPIN: xo.pin = 0; exec_opt = exec_opt ? exec_opt : "--no-pin"; break;
         case O_STAT:
             stat_given = 1;
-            if (strcmp(optarg, "normalised") == 0 || strcmp(optarg, "normalized") == 0) stat = DP_VALIDATE_NORMALISED;
-            else if (strcmp(optarg, "median") == 0) stat = DP_VALIDATE_MEDIAN;
-            else if (strcmp(optarg, "min") == 0) stat = DP_VALIDATE_MIN;
-            else return dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg);
+            if (parse_statistic(optarg, &stat) != 0)
+                return dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg);
             break;
         case O_NICE:
             exec_opt = exec_opt ? exec_opt : "--nice";
@@ -437,8 +443,8 @@ int cmd_validate(int argc, char **argv)
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
         r->assign = malloc((size_t)g->n_ops * sizeof(int));
-        r->samples = malloc((size_t)repeats * sizeof(double));
-        if (!r->assign || !r->samples) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+        r->samples = runs + (size_t)i * repeats;
+        if (!r->assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
         if (resim) {
             if (record_row(rec, resim, i, g->n_ops, D, repeats, r, &err) != DP_OK) goto fail;
         } else {
@@ -479,7 +485,6 @@ int cmd_validate(int argc, char **argv)
     if (!resim) getloadavg(load1, 3);
     const char *backend = resim ? json_string_value(json_object_get(rec, "backend")) : dp_exec_backend_name(x);
     if (!backend) backend = "recorded";
-    for (int i = 0; i < n_rows; i++) memcpy(runs + (size_t)i * repeats, rows[i].samples, (size_t)repeats * sizeof(double));
     if (dp_validate_measured(runs, n_rows, repeats, 0, 1, stat, meas, q, q + n_rows) != 0) {
         dp_error_set(&err, DP_EINVAL, "%s: a run gave no positive, finite makespan", graph);
         goto fail;
@@ -607,7 +612,7 @@ int cmd_validate(int argc, char **argv)
 fail:
     status = dp_cli_fail(&err);
 done:
-    for (int i = 0; rows && i < n_rows; i++) { free(rows[i].assign); free(rows[i].samples); }
+    for (int i = 0; rows && i < n_rows; i++) free(rows[i].assign);
     free(rows);
     free(meas); free(simv); free(runs); free(q); free(mlist);
     dp_hisim_free(sim);

@@ -44,14 +44,6 @@ int dp_validate_measured(const double *t, int n_rows, int n_passes, int first, i
     return 0;
 }
 
-double dp_validate_mape(const double *meas, const double *sim, int n)
-{
-    if (n <= 0) return 0;
-    double s = 0;
-    for (int i = 0; i < n; i++) s += fabs(sim[i] - meas[i]) / meas[i];
-    return s / n;
-}
-
 double dp_validate_mape_scaled(const double *meas, const double *sim, int n, double level, int skip)
 {
     double s = 0;
@@ -62,6 +54,11 @@ double dp_validate_mape_scaled(const double *meas, const double *sim, int n, dou
         k++;
     }
     return k ? s / k : 0;
+}
+
+double dp_validate_mape(const double *meas, const double *sim, int n)
+{
+    return dp_validate_mape_scaled(meas, sim, n, 1.0, -1);
 }
 
 double dp_validate_kendall_tau(const double *x, const double *y, int n)

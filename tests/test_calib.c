@@ -103,6 +103,20 @@ START_TEST(fit_collinear)
 }
 END_TEST
 
+/* c saved to a new temporary file (path: a mkstemp template, filled in; the caller unlinks it)
+ * and read back by the simulator's reader */
+static dp_calib *save_and_load(const dp_calib_fitted *c, char *path)
+{
+    dp_error err;
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
+    dp_calib *l = dp_calib_load(path, &err);
+    ck_assert_msg(l != NULL, "%s", err.msg);
+    return l;
+}
+
 START_TEST(file_roundtrip_and_costs)
 {
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
@@ -176,11 +190,7 @@ START_TEST(zero_slope_route_roundtrip)
     ck_assert_ptr_nonnull(c);
     ck_assert(c->route[0].bandwidth_Bps >= 1e18);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
-    dp_calib *l = dp_calib_load(path, &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    dp_calib *l = save_and_load(c, path);
     ck_assert_double_eq_tol(l->route[1].latency_s, 2e-5, 1e-12);
     dp_calib_free(l);
     dp_calib_fitted_free(c);
@@ -218,11 +228,7 @@ START_TEST(interference_fit_and_roundtrip)
     ck_assert_int_eq(c->dev[0].n_peer_busy, 3);
     ck_assert_int_eq(c->dev[1].n_copy_in + c->dev[1].n_peer_busy, 0);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
-    dp_calib *l = dp_calib_load(path, &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    dp_calib *l = save_and_load(c, path);
     for (int i = 0; i < l->n_devices; i++) {
         int core0 = strcmp(l->dev[i].name, "core0") == 0;
         ck_assert_double_eq_tol(l->dev[i].copy_in, core0 ? 1.0 : 0.0, 1e-12);
@@ -296,11 +302,7 @@ START_TEST(graph_ops_measured)
     ck_assert_int_eq(c->dev[0].n_kinds, 1);
     ck_assert_double_eq_tol(c->dev[0].coef[0].b_s_per_flop, 2e-11, 1e-15);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
-    int fd = mkstemp(path);
-    close(fd);
-    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
-    dp_calib *l = dp_calib_load(path, &err);
-    ck_assert_msg(l != NULL, "%s", err.msg);
+    dp_calib *l = save_and_load(c, path);
     char tp[4096];
     dp_topology *t = dp_topology_load(dp_test_path(tp, sizeof tp, dp_test_srcdir(), "data/topologies/cpu-2core.json"), &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
