@@ -11,6 +11,7 @@
  * schedulers' own schedule lengths. Usage:
  *   bench_baselines [--budget N] [--seed S] [stg|sinnen|doppler|trace ...]
  * DOPPLER_SHARED_DATA overrides ../shared/data. */
+#include "dp_engine.h"
 #include "dp_cost.h"
 #include "dp_list.h"
 #include "dp_place.h"
@@ -40,12 +41,14 @@ static double now_s(void)
 static double sim_ms(const dp_graph *g, const dp_costs *c, const int *a)
 {
     dp_error err;
-    dp_sim *s = dp_sim_alloc(g, c, &err);
-    dp_sim_result r;
-    dp_sim_run(s, a, &r, &err);
-    double m = r.makespan;
-    dp_sim_free(s);
-    return m;
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_schedule r;
+    if (!e || dp_engine_run(e, a, NULL, &r, &err) != DP_OK) {
+        fprintf(stderr, "bench_baselines: %s\n", err.msg);
+        exit(1);
+    }
+    dp_engine_free(e);
+    return r.makespan;
 }
 
 /* run a registered method; returns the simulated makespan, seconds in *sec */
@@ -56,12 +59,20 @@ static double run_method(const char *m, const dp_graph *g, const dp_costs *c, in
     o.seed = seed;
     o.budget = strcmp(m, "exact") == 0 ? 0 : budget;
     dp_error err;
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    if (!e) {
+        fprintf(stderr, "bench_baselines: %s\n", err.msg);
+        exit(1);
+    }
+    const dp_oracle oracle = dp_engine_oracle(e);
+    o.oracle = &oracle;
     double t = now_s();
     if (dp_place(m, g, c, &o, a, NULL, NULL, &err) != DP_OK) {
         fprintf(stderr, "bench_baselines: %s on %s: %s\n", m, g->name, err.msg);
         exit(1);
     }
     if (sec) *sec = now_s() - t;
+    dp_engine_free(e);
     return sim_ms(g, c, a);
 }
 
@@ -159,8 +170,12 @@ static void sinnen_row(const char *file, const dp_graph *g, int P, double opt)
     dp_exact_config cfg;
     dp_exact_config_init(&cfg);
     dp_exact_result er;
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    if (!e) { fprintf(stderr, "%s\n", err.msg); exit(1); }
+    const dp_oracle oracle = dp_engine_oracle(e);
     double t = now_s();
-    if (dp_search_exact(g, c, &cfg, a, &er, &err) != DP_OK) { fprintf(stderr, "%s\n", err.msg); exit(1); }
+    if (dp_search_exact(g, c, &oracle, &cfg, a, &er, &err) != DP_OK) { fprintf(stderr, "%s\n", err.msg); exit(1); }
+    dp_engine_free(e);
     double sec = now_s() - t;
     printf("| %s | %d | %g | %g%s (%.2fs) | %g", file, P, opt, er.makespan, er.proven ? "" : "?", sec,
            run_method("cp", g, c, a, NULL));
@@ -276,8 +291,12 @@ static void table_trace(void)
         dp_anneal_config_init(&cfg);
         cfg.budget = budget;
         dp_search_result res;
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+        if (!e) { fprintf(stderr, "%s\n", err.msg); exit(1); }
+        const dp_oracle oracle = dp_engine_oracle(e);
         double t = now_s();
-        dp_search_anneal(g, c, &cfg, seed, a, &res, &err);
+        dp_search_anneal(g, c, &oracle, &cfg, seed, a, &res, &err);
+        dp_engine_free(e);
         double sec = now_s() - t;
         printf("| %s |", DOPPLER[i]);
         for (size_t k = 0; k < sizeof marks / sizeof *marks && marks[k] <= budget; k++) {

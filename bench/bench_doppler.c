@@ -6,6 +6,7 @@
  * CPU milliseconds (the two differ when other processes share the core).
  * Usage: bench_doppler [GRAPH_DIR [REPS [CONFIG.json]]].
  * One BLAS thread. Build: make bench. */
+#include "dp_engine.h"
 #include "dp_train.h"
 
 #include <cblas.h>
@@ -48,7 +49,9 @@ int main(int argc, char **argv)
             return 77;
         }
         dp_costs *c = dp_costs_graph(g, G[i].devices, &err);
-        dp_trainer *tr = c ? dp_trainer_alloc(g, c, &cfg, &err) : NULL;
+        dp_engine *eng = c ? dp_engine_alloc(g, c, NULL, &err) : NULL;
+        const dp_oracle oracle = eng ? dp_engine_oracle(eng) : (dp_oracle){0};
+        dp_trainer *tr = eng ? dp_trainer_alloc(g, c, &cfg, &oracle, &err) : NULL;
         double w0[2], c0[2], w1[2], c1[2], w8[2], c8[2];
         int ok = tr && dp_trainer_bench_batch(tr, 2, 1, w0, c0, &err) == DP_OK; /* warm-up */
         ok = ok && dp_trainer_bench_batch(tr, reps, 1, w1, c1, &err) == DP_OK;

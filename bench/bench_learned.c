@@ -17,6 +17,7 @@
  *
  * Makespans are in DOPPLER units (simulated time / 1e10). Output: markdown tables on stdout.
  * Exit 77 when the graphs are absent. Build: make bench/bench_learned (EXTRA_PROGRAMS). */
+#include "dp_engine.h"
 #include "dp_place.h"
 #include "dp_ptrain.h"
 #include "dp_sim.h"
@@ -89,15 +90,19 @@ static int episode_times(const char *dir, int reps)
             return rc;
         }
         double di = 0, dt = 0, pi = 0, pt = 0, gi = 0, gt = 0;
-        dp_trainer *dtr = dp_trainer_alloc(g, c, &dcfg, &err);
+        dp_engine *eng = dp_engine_alloc(g, c, NULL, &err);
+        if (!eng) return fail(&err);
+        const dp_oracle oracle = dp_engine_oracle(eng);
+        dp_trainer *dtr = dp_trainer_alloc(g, c, &dcfg, &oracle, &err);
         if (!dtr || dp_trainer_bench(dtr, 2, &di, &dt, &err) || dp_trainer_bench(dtr, reps, &di, &dt, &err)) return fail(&err);
         dp_trainer_free(dtr);
-        dp_ptrainer *ptr = dp_ptrainer_alloc(g, c, &pcfg, &err);
+        dp_ptrainer *ptr = dp_ptrainer_alloc(g, c, &pcfg, &oracle, &err);
         if (!ptr || dp_ptrainer_bench(ptr, 2, &pi, &pt, &err) || dp_ptrainer_bench(ptr, reps, &pi, &pt, &err)) return fail(&err);
         dp_ptrainer_free(ptr);
-        dp_ptrainer *gtr = dp_ptrainer_alloc(g, c, &gcfg, &err);
+        dp_ptrainer *gtr = dp_ptrainer_alloc(g, c, &gcfg, &oracle, &err);
         if (!gtr || dp_ptrainer_bench(gtr, 2, &gi, &gt, &err) || dp_ptrainer_bench(gtr, reps, &gi, &gt, &err)) return fail(&err);
         dp_ptrainer_free(gtr);
+        dp_engine_free(eng);
         printf("| %s | %d | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.1f | %.2f / %.2f | %.2f / %.2f |\n", G[i].name,
                g->n_ops, G[i].devices, di, dt, pi, pt, gi, gt, pt / dt, G[i].infer, G[i].train, G[i].p_infer, G[i].p_train);
         fflush(stdout);
@@ -114,11 +119,11 @@ typedef struct row {
 
 static int simulate(const dp_graph *g, const dp_costs *c, const int *as, double *ms, dp_error *err)
 {
-    dp_sim *s = dp_sim_alloc(g, c, err);
-    if (!s) return err->code;
-    dp_sim_result res;
-    int rc = dp_sim_run(s, as, &res, err);
-    dp_sim_free(s);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, err);
+    if (!e) return err->code;
+    dp_schedule res;
+    int rc = dp_engine_run(e, as, NULL, &res, err);
+    dp_engine_free(e);
     *ms = res.makespan / g->time_scale;
     return rc;
 }
@@ -145,6 +150,9 @@ static int table(const char *dir, long episodes, uint64_t seed)
             fprintf(stderr, "bench_learned: %s\n", err.msg);
             return rc;
         }
+        dp_engine *eng = dp_engine_alloc(g, c, NULL, &err);
+        if (!eng) return fail(&err);
+        const dp_oracle oracle = dp_engine_oracle(eng);
         int *as = malloc((size_t)g->n_ops * sizeof(int));
         if (!as) return 1;
         row r[6];
@@ -154,7 +162,7 @@ static int table(const char *dir, long episodes, uint64_t seed)
                 dp_train_config cfg;
                 dp_train_config_default(&cfg);
                 cfg.seed = seed;
-                dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+                dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
                 double ms;
                 if (!tr || dp_trainer_run(tr, DP_STAGE_IL, episodes / 2, NULL, &err) ||
                     dp_trainer_run(tr, DP_STAGE_SIM, episodes - episodes / 2, NULL, &err))
@@ -167,6 +175,7 @@ static int table(const char *dir, long episodes, uint64_t seed)
                 dp_place_options o;
                 dp_place_options_init(&o);
                 o.seed = seed;
+                o.oracle = &oracle;
                 if (strcmp(cols[k], "placeto") == 0 || strcmp(cols[k], "gdp") == 0) o.budget = episodes;
                 if (dp_place(cols[k], g, c, &o, as, NULL, NULL, &err) != DP_OK) return fail(&err);
             }
@@ -179,6 +188,7 @@ static int table(const char *dir, long episodes, uint64_t seed)
         printf("\n");
         fflush(stdout);
         free(as);
+        dp_engine_free(eng);
         dp_costs_free(c);
         dp_graph_free(g);
     }

@@ -16,6 +16,7 @@
  * A long run (minutes): not part of make check or make bench; run it on a quiet machine.
  */
 #include "cli.h"
+#include "dp_engine.h"
 #include "dp_exec.h"
 #include "dp_place.h"
 #include "dp_train.h"
@@ -74,8 +75,8 @@ int main(int argc, char **argv)
     int n_il = 300, n_sim = 300, n_real = 50, repeats = 3, meas = 9;
     unsigned long long seed = 1;
     double target = 2e10;
-    dp_cli_machine mach;
-    dp_cli_machine_init(&mach);
+    dp_machine mach;
+    dp_machine_init(&mach);
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, "stage3_real");
@@ -127,11 +128,14 @@ int main(int argc, char **argv)
     int *a_cp = malloc((size_t)n * sizeof(int)), *a_before = malloc((size_t)n * sizeof(int)),
         *a_after = malloc((size_t)n * sizeof(int));
     dp_trainer *t2 = NULL, *t3 = NULL;
+    dp_engine *eng = NULL;
     int status = 1;
     fprintf(stderr, "stage3_real: %s, %d ops, %.3g FLOPs executed on %d devices of %s (calibration %s)\n", g->name, n,
             dp_graph_total_work(xg), real.costs->n_devices, mach.topo->name, mach.calibration ? mach.calibration : "none");
     /* stages I and II on the simulator, as the paper does before real execution */
-    if (!(t2 = dp_trainer_alloc(xg, real.costs, &cfg, &err))) goto fail;
+    if (!(eng = dp_engine_alloc(xg, real.costs, &mach, &err))) goto fail;
+    const dp_oracle sim_oracle = dp_engine_oracle(eng);
+    if (!(t2 = dp_trainer_alloc(xg, real.costs, &cfg, &sim_oracle, &err))) goto fail;
     dp_train_io io;
     memset(&io, 0, sizeof io);
     io.progress = progress;
@@ -142,9 +146,8 @@ int main(int argc, char **argv)
     double sim_before;
     if (dp_trainer_place(t2, 0, seed, a_before, &sim_before, NULL, &err) != DP_OK) goto fail;
     /* stage III from the stage II checkpoint, against real execution */
-    if (!(t3 = dp_trainer_alloc(xg, real.costs, &cfg, &err))) goto fail;
+    if (!(t3 = dp_trainer_alloc(xg, real.costs, &cfg, &real.oracle, &err))) goto fail;
     if (dp_trainer_init_from(t3, ck2, &err) != DP_OK) goto fail;
-    dp_trainer_set_oracle(t3, &real.oracle);
     io.trajectory = tr3;
     io.checkpoint = ck3;
     double t0_calls = (double)real.ctx.calls;
@@ -200,9 +203,10 @@ fail:
 done:
     dp_trainer_free(t2);
     dp_trainer_free(t3);
+    dp_engine_free(eng);
     free(a_cp); free(a_before); free(a_after);
     dp_cli_real_close(&real);
-    dp_cli_machine_free(&mach);
+    dp_machine_free(&mach);
     dp_graph_free(g);
     return status;
 }

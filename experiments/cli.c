@@ -169,154 +169,24 @@ const char *dp_cli_data_path(const char *rel)
     return rel;
 }
 
-void dp_cli_machine_init(dp_cli_machine *m)
+int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *cmd)
 {
-    memset(m, 0, sizeof *m);
-    m->n_devices = 4;
-    m->peak_flops = 1e13;
-    m->bandwidth_Bps = 1.2e10;
-    m->latency_s = 1e-5;
-    dp_hisim_options_init(&m->sim);
-}
-
-void dp_cli_machine_free(dp_cli_machine *m)
-{
-    dp_topology_free(m->topo);
-    dp_calib_free(m->calib);
-    m->topo = NULL;
-    m->calib = NULL;
-}
-
-int dp_cli_machine_option(dp_cli_machine *m, int opt, const char *arg, const char *cmd)
-{
-    double x;
-    int k;
-    switch (opt) {
-    case DP_OPT_DEVICES:
-        if (dp_cli_parse_int(arg, 1, 4096, &m->n_devices) != 0) {
-            dp_cli_usage_error(cmd, "--devices: expected an integer 1..4096, got '%s'", arg);
-            return -1;
-        }
-        m->devices_given = 1;
-        return 1;
-    case DP_OPT_PEAK_FLOPS:
-    case DP_OPT_BANDWIDTH:
-    case DP_OPT_LATENCY:
-        if (dp_cli_parse_double(arg, &x) != 0 || !(x >= 0) || x > 1e30 ||
-            (opt != DP_OPT_LATENCY && x == 0)) {
-            dp_cli_usage_error(cmd, "expected a positive number, got '%s'", arg);
-            return -1;
-        }
-        if (opt == DP_OPT_PEAK_FLOPS) m->peak_flops = x;
-        else if (opt == DP_OPT_BANDWIDTH) m->bandwidth_Bps = x;
-        else m->latency_s = x;
-        return 1;
-    case DP_OPT_TOPOLOGY: m->topology = arg; return 1;
-    case DP_OPT_CALIBRATION: m->calibration = arg; return 1;
-    case DP_OPT_TRANSFER_MODEL:
-        if ((k = dp_xfer_kind_parse(arg)) < 0) {
-            dp_cli_usage_error(cmd, "--transfer-model: fixed, fifo or maxmin, got '%s'", arg);
-            return -1;
-        }
-        m->sim.transfer_model = (dp_xfer_kind)k;
-        return 1;
-    case DP_OPT_CHUNKS:
-        if (dp_cli_parse_int(arg, 1, 1024, &m->sim.chunks) != 0) {
-            dp_cli_usage_error(cmd, "--chunks: expected an integer 1..1024, got '%s'", arg);
-            return -1;
-        }
-        return 1;
-    case DP_OPT_MODE:
-        if (strcmp(arg, "async") == 0) m->sim.mode = DP_MODE_ASYNC;
-        else if (strcmp(arg, "bsp") == 0) m->sim.mode = DP_MODE_BSP;
-        else { dp_cli_usage_error(cmd, "--mode: async or bsp, got '%s'", arg); return -1; }
-        return 1;
-    case DP_OPT_STREAMS:
-        if (dp_cli_parse_int(arg, 1, 1024, &m->sim.streams) != 0) {
-            dp_cli_usage_error(cmd, "--streams: expected an integer 1..1024, got '%s'", arg);
-            return -1;
-        }
-        return 1;
-    case DP_OPT_QUEUE:
-        if (strcmp(arg, "fifo") == 0) m->sim.queue = DP_QUEUE_FIFO;
-        else if (strcmp(arg, "priority") == 0) m->sim.queue = DP_QUEUE_PRIORITY;
-        else { dp_cli_usage_error(cmd, "--queue: fifo or priority, got '%s'", arg); return -1; }
-        return 1;
-    case DP_OPT_MEMORY_LIMIT:
-        if (strcmp(arg, "topology") == 0) { m->sim.memory_limit = DP_HISIM_MEMORY_TOPOLOGY; return 1; }
-        if (dp_cli_parse_double(arg, &x) != 0 || !(x > 0) || x > 1e30) {
-            dp_cli_usage_error(cmd, "--memory-limit: bytes (a positive number) or 'topology', got '%s'", arg);
-            return -1;
-        }
-        m->sim.memory_limit = x;
-        return 1;
-    case DP_OPT_MEMORY_POLICY:
-        if (strcmp(arg, "error") == 0) m->sim.memory_policy = DP_MEMORY_ERROR;
-        else if (strcmp(arg, "penalty") == 0) m->sim.memory_policy = DP_MEMORY_PENALTY;
-        else { dp_cli_usage_error(cmd, "--memory-policy: error or penalty, got '%s'", arg); return -1; }
-        return 1;
-    case DP_OPT_MEMORY_PENALTY:
-        if (dp_cli_parse_double(arg, &x) != 0 || !(x >= 0) || x > 1e30) {
-            dp_cli_usage_error(cmd, "--memory-penalty: a non-negative number, got '%s'", arg);
-            return -1;
-        }
-        m->sim.memory_penalty = x;
-        return 1;
-    case DP_OPT_COPY_ENGINES:
-        if (strcmp(arg, "on") == 0) m->sim.copy_engines = 1;
-        else if (strcmp(arg, "off") == 0) m->sim.copy_engines = 0;
-        else { dp_cli_usage_error(cmd, "--copy-engines: on or off, got '%s'", arg); return -1; }
-        return 1;
+    int k = opt - DP_OPT_MACHINE, n = 0;
+    while (dp_machine_keys()[n].name) n++;
+    if (k < 0 || k >= n) return 0;
+    dp_error err;
+    dp_error_clear(&err);
+    char key[64];
+    snprintf(key, sizeof key, "--%s", dp_machine_keys()[k].option);
+    if (dp_machine_set(m, key, arg, &err) != DP_OK) {
+        dp_cli_usage_error(cmd, "%s", err.msg);
+        return -1;
     }
-    return 0;
+    return 1;
 }
 
 const char *dp_cli_topology_path(const char *name)
 {
     static char buf[PATH_MAX];
-    if (access(name, R_OK) == 0) return name;
-    if (strchr(name, '/')) return NULL;
-    size_t len = strlen(name);
-    snprintf(buf, sizeof buf, "data/topologies/%s%s", name, len > 5 && strcmp(name + len - 5, ".json") == 0 ? "" : ".json");
-    const char *p = dp_cli_data_path(buf);
-    return access(p, R_OK) == 0 ? p : NULL;
-}
-
-int dp_cli_machine_load(dp_cli_machine *m, dp_error *err)
-{
-    if (m->calibration && !m->topology)
-        return dp_error_set(err, DP_EINVAL, "--calibration needs --topology (a calibration names the topology's devices)");
-    if (m->topology && !m->topo) {
-        const char *p = dp_cli_topology_path(m->topology);
-        if (!p) {
-            const char *env = getenv("DOPPLER_DATA");
-            return dp_error_set(err, DP_EIO, "%s: no such topology file, and no bundled topology of that name (looked in "
-                                "data/topologies, %s%s%sthe installed %s/topologies; doppler topology list)", m->topology,
-                                env ? "$DOPPLER_DATA/topologies = " : "", env ? env : "", env ? "/topologies, " : "", DP_DATADIR);
-        }
-        m->topo = dp_topology_load(p, err);
-        if (!m->topo) return err ? err->code : DP_EINVAL;
-        if (m->devices_given && m->n_devices != m->topo->n_devices)
-            return dp_error_set(err, DP_EINVAL, "--devices %d: topology %s has %d devices", m->n_devices, m->topo->name,
-                                m->topo->n_devices);
-        m->n_devices = m->topo->n_devices;
-    }
-    if (m->calibration && !m->calib) {
-        m->calib = dp_calib_load(m->calibration, err);
-        if (!m->calib) return err ? err->code : DP_EINVAL;
-    }
-    m->sim.calibration = m->calib;  /* the contention models time calibrated routes too */
-    return DP_OK;
-}
-
-dp_costs *dp_cli_machine_costs(dp_cli_machine *m, const dp_graph *g, dp_error *err)
-{
-    if (dp_cli_machine_load(m, err) != DP_OK) return NULL;
-    if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
-    return dp_costs_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
-}
-
-int dp_cli_machine_needs_hisim(const dp_cli_machine *m)
-{
-    return m->topology != NULL || !dp_hisim_options_default(&m->sim);
+    return dp_machine_topology_path(name, buf, sizeof buf);
 }

@@ -47,51 +47,29 @@ int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *met
 const char *dp_cli_data_path(const char *rel);
 
 
-/* ---- the machine a command simulates ---- */
+/* ---- the machine a command simulates (sim/dp_machine.h) ---- */
 
-#include "dp_costmodel.h"
-#include "dp_hisim.h"
-#include "dp_topology.h"
+#include "dp_machine.h"
 
-typedef struct dp_cli_machine {
-    int n_devices;         /* --devices N (default 4); with a topology: its device count */
-    int devices_given;     /* 1 when --devices was on the command line */
-    double peak_flops;     /* --peak-flops: uniform machine, FLOP/s per device (physical graphs) */
-    double bandwidth_Bps;  /* --bandwidth: uniform machine, bytes/s per link */
-    double latency_s;      /* --latency: uniform machine, seconds per transfer */
-    const char *topology;  /* --topology FILE|NAME (NULL: the DOPPLER-compatible / uniform model) */
-    const char *calibration; /* --calibration FILE */
-    dp_hisim_options sim;  /* --transfer-model, --chunks, --mode, --streams, --queue, --memory-limit,
-                              --memory-policy, --memory-penalty, --copy-engines */
-    dp_topology *topo;     /* loaded by dp_cli_machine_costs; freed by dp_cli_machine_free */
-    dp_calib *calib;
-} dp_cli_machine;
-
-/* Defaults: 4 devices; uniform machine 1e13 FLOP/s, 1.2e10 B/s, 1e-5 s (a PCIe Gen3 x16 class
- * GPU box); no topology; the simulator options of dp_hisim_options_init. */
-void dp_cli_machine_init(dp_cli_machine *m);
-void dp_cli_machine_free(dp_cli_machine *m);
-
-/* Option ids for getopt_long shared by place/simulate/... (values above 1000). */
-enum { DP_OPT_DEVICES = 1001, DP_OPT_PEAK_FLOPS, DP_OPT_BANDWIDTH, DP_OPT_LATENCY, DP_OPT_TOPOLOGY,
-       DP_OPT_CALIBRATION, DP_OPT_TRANSFER_MODEL, DP_OPT_CHUNKS, DP_OPT_MODE, DP_OPT_STREAMS, DP_OPT_QUEUE,
-       DP_OPT_MEMORY_LIMIT, DP_OPT_MEMORY_POLICY, DP_OPT_MEMORY_PENALTY, DP_OPT_COPY_ENGINES };
+/* getopt_long ids of the machine keys: DP_OPT_MACHINE + the key's index in dp_machine_keys()
+ * (the macro below lists them in that order; test_cli.sh checks every option). */
+#define DP_OPT_MACHINE 1001
 #define DP_CLI_MACHINE_OPTIONS \
-    {"devices", required_argument, NULL, DP_OPT_DEVICES}, \
-    {"peak-flops", required_argument, NULL, DP_OPT_PEAK_FLOPS}, \
-    {"bandwidth", required_argument, NULL, DP_OPT_BANDWIDTH}, \
-    {"latency", required_argument, NULL, DP_OPT_LATENCY}, \
-    {"topology", required_argument, NULL, DP_OPT_TOPOLOGY}, \
-    {"calibration", required_argument, NULL, DP_OPT_CALIBRATION}, \
-    {"transfer-model", required_argument, NULL, DP_OPT_TRANSFER_MODEL}, \
-    {"chunks", required_argument, NULL, DP_OPT_CHUNKS}, \
-    {"mode", required_argument, NULL, DP_OPT_MODE}, \
-    {"streams", required_argument, NULL, DP_OPT_STREAMS}, \
-    {"queue", required_argument, NULL, DP_OPT_QUEUE}, \
-    {"memory-limit", required_argument, NULL, DP_OPT_MEMORY_LIMIT}, \
-    {"memory-policy", required_argument, NULL, DP_OPT_MEMORY_POLICY}, \
-    {"memory-penalty", required_argument, NULL, DP_OPT_MEMORY_PENALTY}, \
-    {"copy-engines", required_argument, NULL, DP_OPT_COPY_ENGINES}
+    {"devices", required_argument, NULL, DP_OPT_MACHINE + 0}, \
+    {"peak-flops", required_argument, NULL, DP_OPT_MACHINE + 1}, \
+    {"bandwidth", required_argument, NULL, DP_OPT_MACHINE + 2}, \
+    {"latency", required_argument, NULL, DP_OPT_MACHINE + 3}, \
+    {"topology", required_argument, NULL, DP_OPT_MACHINE + 4}, \
+    {"calibration", required_argument, NULL, DP_OPT_MACHINE + 5}, \
+    {"transfer-model", required_argument, NULL, DP_OPT_MACHINE + 6}, \
+    {"chunks", required_argument, NULL, DP_OPT_MACHINE + 7}, \
+    {"mode", required_argument, NULL, DP_OPT_MACHINE + 8}, \
+    {"streams", required_argument, NULL, DP_OPT_MACHINE + 9}, \
+    {"queue", required_argument, NULL, DP_OPT_MACHINE + 10}, \
+    {"memory-limit", required_argument, NULL, DP_OPT_MACHINE + 11}, \
+    {"memory-policy", required_argument, NULL, DP_OPT_MACHINE + 12}, \
+    {"memory-penalty", required_argument, NULL, DP_OPT_MACHINE + 13}, \
+    {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 14}
 #define DP_CLI_MACHINE_HELP \
     "Machine:\n" \
     "  --devices N          number of identical devices (default 4): the DOPPLER-compatible model\n" \
@@ -113,23 +91,12 @@ enum { DP_OPT_DEVICES = 1001, DP_OPT_PEAK_FLOPS, DP_OPT_BANDWIDTH, DP_OPT_LATENC
     "  --memory-penalty W   penalty policy: penalised makespan = makespan x (1 + W x excess) (default 1)\n" \
     "  --copy-engines on|off  limit concurrent transfers by the topology's copy engines (default on)\n"
 
-/* Handle a machine option; returns 1 if it was one (0 otherwise, -1 with a usage message
- * printed for a bad value: the caller returns DP_EXIT_USAGE). */
-int dp_cli_machine_option(dp_cli_machine *m, int opt, const char *arg, const char *cmd);
+/* Handle a getopt id: 1 if it was a machine option (set through dp_machine_set), 0 otherwise,
+ * -1 with a usage message printed for a bad value (the caller returns DP_EXIT_USAGE). */
+int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *cmd);
 
-/* The path of a topology given as a FILE or a bundled NAME (data/topologies/NAME.json);
- * NULL when neither exists. Returns path or a static buffer. */
+/* The path of a topology given as a FILE or a bundled NAME (dp_machine_topology_path); NULL
+ * when neither exists. Returns path or a static buffer. */
 const char *dp_cli_topology_path(const char *name_or_file);
-
-/* Load the topology and calibration named by m (if any) into m->topo, m->calib. */
-int dp_cli_machine_load(dp_cli_machine *m, dp_error *err);
-
-/* The cost tables of g on the machine: with a topology, its cost model (roofline or
- * calibration; m->n_devices becomes the topology's device count); else DOPPLER-compatible /
- * classic costs for time graphs and the uniform machine for physical graphs. */
-dp_costs *dp_cli_machine_costs(dp_cli_machine *m, const dp_graph *g, dp_error *err);
-
-/* 1 when the general engine (dp_hisim) is needed: a topology or non-default simulator options. */
-int dp_cli_machine_needs_hisim(const dp_cli_machine *m);
 
 #endif

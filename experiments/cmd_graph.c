@@ -34,8 +34,8 @@ static int graph_info(int argc, char **argv)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
-    dp_cli_machine mach;
-    dp_cli_machine_init(&mach);
+    dp_machine mach;
+    dp_machine_init(&mach);
     const char *format = NULL;
     int c;
     optind = 1;
@@ -55,8 +55,8 @@ static int graph_info(int argc, char **argv)
     dp_error_clear(&err);
     dp_graph *g = dp_graph_read(argv[optind], format, &err);
     if (!g) return dp_cli_fail(&err);
-    dp_costs *cost = dp_cli_machine_costs(&mach, g, &err);
-    if (!cost) { dp_graph_free(g); dp_cli_machine_free(&mach); return dp_cli_fail(&err); }
+    dp_costs *cost = dp_machine_costs(&mach, g, &err);
+    if (!cost) { dp_graph_free(g); dp_machine_free(&mach); return dp_cli_fail(&err); }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
     double total = dp_graph_total_work(g);
@@ -79,7 +79,7 @@ static int graph_info(int argc, char **argv)
     printf("single device:   %s %s\n", dp_cli_fmt(single / sc, b4, sizeof b4), g->time_unit);
     dp_costs_free(cost);
     dp_graph_free(g);
-    dp_cli_machine_free(&mach);
+    dp_machine_free(&mach);
     return 0;
 }
 

@@ -5,8 +5,7 @@
 #include "dp_json.h"
 #include "dp_list.h"
 #include "dp_place.h"
-#include "dp_hisim.h"
-#include "dp_sim.h"
+#include "dp_engine.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,7 +14,7 @@
 typedef struct run_args {
     const char *cmd;
     const char *graph, *format, *method, *assignment_file, *out, *trace, *output_format;
-    dp_cli_machine mach;
+    dp_machine mach;
     dp_place_options place;
 } run_args;
 
@@ -61,13 +60,13 @@ static void place_usage(FILE *f, const char *cmd)
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
 }
 
-/* the per-run numbers both engines give, for printing */
+/* what is printed: the engine's schedule, and the list scheduler's own schedule */
 typedef struct run_out {
     double makespan;
     const double *busy;
     long n_transfers;
     double volume;
-    const dp_hisim_result *hi;  /* NULL when dp_sim ran */
+    const dp_schedule *hi;      /* the general engine's schedule; NULL on the fast path */
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
 
@@ -79,7 +78,7 @@ static double util(const run_out *o, int d)
 static void print_json(const run_args *a, const dp_graph *g, const char *label, const run_out *r)
 {
     const double sc = g->time_scale;
-    const dp_cli_machine *m = &a->mach;
+    const dp_machine *m = &a->mach;
     json_t *o = json_object();
     json_object_set_new(o, "graph", json_string(g->name));
     json_object_set_new(o, "method", json_string(label));
@@ -99,7 +98,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfer_volume_units",
                         json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
     if (r->hi) {
-        const dp_hisim_result *h = r->hi;
+        const dp_schedule *h = r->hi;
         if (m->topo) json_object_set_new(o, "topology", json_string(m->topo->name));
         json_object_set_new(o, "transfer_model", json_string(dp_xfer_kind_name(m->sim.transfer_model)));
         json_object_set_new(o, "mode", json_string(m->sim.mode == DP_MODE_BSP ? "bsp" : "async"));
@@ -107,7 +106,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
         for (int d = 0; d < m->n_devices; d++) json_array_append_new(mp, json_real(h->mem_peak[d]));
         json_object_set_new(o, "memory_peak", mp);
         json_object_set_new(o, "memory_excess", json_real(h->mem_excess));
-        json_object_set_new(o, "penalised_makespan", json_real(h->penalised_makespan / sc));
+        json_object_set_new(o, "penalised_makespan", json_real(h->cost / sc));
         json_object_set_new(o, "events", json_integer(h->n_events));
     }
     json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -118,7 +117,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
 static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
 {
     const double sc = g->time_scale;
-    const dp_cli_machine *m = &a->mach;
+    const dp_machine *m = &a->mach;
     char b[40], b2[40];
     printf("graph %s: %d ops, %d edges, %d devices, %s\n", g->name, g->n_ops, g->n_edges, m->n_devices,
            a->assignment_file ? "assignment from file" : a->method);
@@ -146,7 +145,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
            g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
     if (r->hi && r->hi->mem_excess > 0)
         printf("memory over capacity by %.3g%%: penalised makespan %s %s\n", 100 * r->hi->mem_excess,
-               dp_cli_fmt(r->hi->penalised_makespan / sc, b, sizeof b), g->time_unit);
+               dp_cli_fmt(r->hi->cost / sc, b, sizeof b), g->time_unit);
 }
 
 static int run_and_report(run_args *a)
@@ -157,8 +156,7 @@ static int run_and_report(run_args *a)
     int *assign = NULL;
     double *prio = NULL;
     dp_costs *cost = NULL;
-    dp_sim *sim = NULL;
-    dp_hisim *hs = NULL;
+    dp_engine *eng = NULL;
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
     if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
@@ -173,7 +171,7 @@ static int run_and_report(run_args *a)
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
         if (!g) return dp_cli_fail(&err);
-        cost = dp_cli_machine_costs(&a->mach, g, &err);
+        cost = dp_machine_costs(&a->mach, g, &err);
         if (!cost) goto fail;
     }
     if (a->place.device >= a->mach.n_devices) {
@@ -183,6 +181,13 @@ static int run_and_report(run_args *a)
     assign = dp_malloc_n(g->n_ops, sizeof(int));
     prio = dp_malloc_n(g->n_ops, sizeof(double));
     if (!assign || !prio) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    /* the one engine of this machine: it scores the placement below and every simulation the
+     * method makes (its oracle) */
+    a->mach.sim.trace = a->trace != NULL;
+    if (!(eng = dp_engine_alloc(g, cost, &a->mach, &err))) goto fail;
+    const dp_oracle oracle = dp_engine_oracle(eng);
+    a->place.oracle = &oracle;
+    a->place.machine = &a->mach;
     int has_prio = 0;
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
@@ -205,27 +210,15 @@ static int run_and_report(run_args *a)
     /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
     if (!has_prio) dp_costs_levels(g, cost, prio, NULL);
     const char *label = a->assignment_file ? a->assignment_file : a->method;
-    run_out out;
-    dp_sim_result res;
-    dp_hisim_result hres;
-    if (dp_cli_machine_needs_hisim(&a->mach)) {
-        a->mach.sim.trace = a->trace != NULL;
-        hs = dp_hisim_alloc(g, cost, a->mach.topo, &a->mach.sim, &err);
-        if (!hs) goto fail;
-        if (dp_hisim_run(hs, assign, prio, &hres, &err) != DP_OK) goto fail;
-        out = (run_out){hres.makespan, hres.busy, hres.n_transfers, hres.transfer_volume, &hres, ls};
-    } else {
-        sim = dp_sim_alloc(g, cost, &err);
-        if (!sim) goto fail;
-        if (dp_sim_run(sim, assign, &res, &err) != DP_OK) goto fail;
-        out = (run_out){res.makespan, res.busy, res.n_transfers, res.transfer_volume, NULL, ls};
-    }
+    dp_schedule sched;
+    if (dp_engine_run(eng, assign, prio, &sched, &err) != DP_OK) goto fail;
+    const run_out out = {sched.makespan, sched.busy, sched.n_transfers, sched.transfer_volume,
+                         dp_engine_is_general(eng) ? &sched : NULL, ls};
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
         goto fail;
     if (a->trace) {
-        int rc = hs ? dp_hisim_write_trace(hs, assign, a->trace, &err) : dp_sim_write_trace(sim, assign, a->trace, &err);
-        if (rc != DP_OK) goto fail;
+        if (dp_engine_write_trace(eng, assign, a->trace, &err) != DP_OK) goto fail;
     }
     if (strcmp(a->output_format, "json") == 0) print_json(a, g, label, &out);
     else print_text(a, g, &out);
@@ -234,14 +227,13 @@ static int run_and_report(run_args *a)
 fail:
     status = dp_cli_fail(&err);
 done:
-    dp_sim_free(sim);
-    dp_hisim_free(hs);
+    dp_engine_free(eng);
     dp_list_schedule_free(ls);
     free(assign);
     free(prio);
     dp_costs_free(cost);
     dp_graph_free(g);
-    dp_cli_machine_free(&a->mach);
+    dp_machine_free(&a->mach);
     return status;
 }
 
@@ -262,7 +254,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
     a.output_format = "text";
-    dp_cli_machine_init(&a.mach);
+    dp_machine_init(&a.mach);
     dp_place_options_init(&a.place);
     int c;
     optind = 1;

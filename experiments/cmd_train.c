@@ -1,6 +1,7 @@
 /* doppler train: train the DOPPLER policies (Stage I imitation, Stage II simulator RL, Stage III
  * real-execution RL) on a graph, with HDF5 trajectories, checkpoints and resume. */
 #include "cli.h"
+#include "dp_engine.h"
 #include "commands.h"
 #include "dp_place.h"
 #include "dp_ptrain.h"
@@ -24,9 +25,31 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+/* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
+ * one that scored training, so every row is in one model). */
+static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *eng, const dp_machine *mach, int *assign,
+                            dp_error *err)
+{
+    static const char *const heur[] = {"cp", "round-robin", "random"};
+    const dp_oracle oracle = dp_engine_oracle(eng);
+    for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
+        dp_place_options o;
+        dp_place_options_init(&o);
+        o.oracle = &oracle;
+        o.machine = mach;
+        dp_schedule s;
+        int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
+        if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
+        if (rc != DP_OK) return rc;
+        char b[40];
+        printf("%-14s %s\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b));
+    }
+    return DP_OK;
+}
+
 static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
                           unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
-                          int resume, int quiet, long episodes, dp_cli_machine *mach);
+                          int resume, int quiet, long episodes, dp_machine *mach);
 
 static void train_usage(FILE *f)
 {
@@ -123,8 +146,8 @@ int cmd_train(int argc, char **argv)
     double x_scale = 0, x_target = 0;
     int x_repeats = 3, x_nice = 0;
     const char *x_reference = NULL;
-    dp_cli_machine mach;
-    dp_cli_machine_init(&mach);
+    dp_machine mach;
+    dp_machine_init(&mach);
     int c;
     optind = 1;
     opterr = 0;
@@ -218,6 +241,7 @@ int cmd_train(int argc, char **argv)
     openblas_set_num_threads(1);
     int status = DP_EXIT_ERROR;
     dp_costs *cost = NULL;
+    dp_engine *eng = NULL;
     dp_trainer *tr = NULL;
     int *assign = NULL;
     dp_graph *g0 = dp_graph_read(graph, format, &err);
@@ -250,12 +274,13 @@ int cmd_train(int argc, char **argv)
             if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
             g = gx;
         }
-        cost = dp_cli_machine_costs(&mach, g, &err);
+        cost = dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
-    tr = dp_trainer_alloc(g, cost, &cfg, &err);
+    if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
+    const dp_oracle sim_oracle = dp_engine_oracle(eng);
+    tr = dp_trainer_alloc(g, cost, &cfg, real.x ? &real.oracle : &sim_oracle, &err);
     if (!tr) goto fail;
-    if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, -1};
     if (pipeline) {
@@ -308,23 +333,7 @@ int cmd_train(int argc, char **argv)
     }
     printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method doppler uses)\n",
            "doppler", dp_cli_fmt(ms / sc, b, sizeof b));
-    {
-        dp_sim *sim = dp_sim_alloc(g, cost, &err);
-        if (!sim) goto fail;
-        const char *heur[] = {"cp", "round-robin", "random"};
-        for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
-            if (!dp_place_find(heur[i])) continue;
-            dp_place_options o;
-            dp_place_options_init(&o);
-            dp_sim_result res;
-            if (dp_place(heur[i], g, cost, &o, assign, NULL, NULL, &err) != DP_OK || dp_sim_run(sim, assign, &res, &err) != DP_OK) {
-                dp_sim_free(sim);
-                goto fail;
-            }
-            printf("%-14s %s\n", heur[i], dp_cli_fmt(res.makespan / sc, b, sizeof b));
-        }
-        dp_sim_free(sim);
-    }
+    if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
     if (ckpt) printf("checkpoint: %s (place with: doppler place --method doppler --checkpoint %s --graph %s)\n", ckpt, ckpt, graph);
     status = 0;
     goto done;
@@ -333,18 +342,19 @@ fail:
 done:
     free(assign);
     dp_trainer_free(tr);
+    dp_engine_free(eng);
     dp_costs_free(cost);
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);
-    dp_cli_machine_free(&mach);
+    dp_machine_free(&mach);
     return status;
 }
 
 /* doppler train --method placeto|gdp: the learned baselines (policy/dp_ptrain.h), sim stage only */
 static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
                           unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
-                          int resume, int quiet, long episodes, dp_cli_machine *mach)
+                          int resume, int quiet, long episodes, dp_machine *mach)
 {
     const char *name = dp_ptrain_method_name(method);
     dp_error err;
@@ -367,13 +377,16 @@ static int train_baseline(int method, const char *graph, const char *format, con
     openblas_set_num_threads(1);
     int status = DP_EXIT_ERROR;
     dp_costs *cost = NULL;
+    dp_engine *eng = NULL;
     dp_ptrainer *tr = NULL;
     int *assign = NULL;
     dp_graph *g = dp_graph_read(graph, format, &err);
     if (!g) return dp_cli_fail(&err);
-    cost = dp_cli_machine_costs(mach, g, &err);
+    cost = dp_machine_costs(mach, g, &err);
     if (!cost) goto fail;
-    tr = dp_ptrainer_alloc(g, cost, &cfg, &err);
+    if (!(eng = dp_engine_alloc(g, cost, mach, &err))) goto fail;
+    const dp_oracle sim_oracle = dp_engine_oracle(eng);
+    tr = dp_ptrainer_alloc(g, cost, &cfg, &sim_oracle, &err);
     if (!tr) goto fail;
     if (init && dp_ptrainer_init_from(tr, init, &err) != DP_OK) goto fail;
     if (resume && dp_ptrainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
@@ -401,22 +414,7 @@ static int train_baseline(int method, const char *graph, const char *format, con
     if (dp_ptrainer_use_best(tr) && dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
     printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n", name,
            dp_cli_fmt(ms / sc, b, sizeof b), name);
-    {
-        dp_sim *sim = dp_sim_alloc(g, cost, &err);
-        if (!sim) goto fail;
-        const char *heur[] = {"cp", "round-robin", "random"};
-        for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
-            dp_place_options o;
-            dp_place_options_init(&o);
-            dp_sim_result res;
-            if (dp_place(heur[i], g, cost, &o, assign, NULL, NULL, &err) != DP_OK || dp_sim_run(sim, assign, &res, &err) != DP_OK) {
-                dp_sim_free(sim);
-                goto fail;
-            }
-            printf("%-14s %s\n", heur[i], dp_cli_fmt(res.makespan / sc, b, sizeof b));
-        }
-        dp_sim_free(sim);
-    }
+    if (print_heuristics(g, cost, eng, mach, assign, &err) != DP_OK) goto fail;
     if (ckpt) printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt, name, ckpt, graph);
     status = 0;
     goto done;
@@ -425,6 +423,7 @@ fail:
 done:
     free(assign);
     dp_ptrainer_free(tr);
+    dp_engine_free(eng);
     dp_costs_free(cost);
     dp_graph_free(g);
     return status;

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_exec.h"
-#include "dp_hisim.h"
+#include "dp_engine.h"
 #include "dp_json.h"
 #include "dp_place.h"
 #include "dp_validate.h"
@@ -193,7 +193,7 @@ static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, in
 
 /* --resimulate: what the record says where the command line does not: its topology (as given to
  * the run that made it), calibration and statistic */
-static int record_defaults(json_t *rec, const char *path, dp_cli_machine *mach, int calib_given, int stat_given,
+static int record_defaults(json_t *rec, const char *path, dp_machine *mach, int calib_given, int stat_given,
                            dp_validate_statistic *stat, dp_error *err)
 {
     if (!mach->topology) {
@@ -201,12 +201,12 @@ static int record_defaults(json_t *rec, const char *path, dp_cli_machine *mach, 
         if (!t || !*t) t = json_string_value(json_object_get(rec, "topology"));
         if (!t || !*t)
             return dp_error_set(err, DP_EINVAL, "%s: field \"topology\": a topology name or file expected (give --topology)", path);
-        mach->topology = t;
+        if (dp_machine_set(mach, "topology", t, err) != DP_OK) return DP_EINVAL;
     }
     if (!calib_given) {
         const char *c = json_string_value(json_object_get(rec, "calibration"));
         if (!c) return dp_error_set(err, DP_EINVAL, "%s: field \"calibration\": a file, or none, expected (give --calibration)", path);
-        mach->calibration = strncmp(c, "none", 4) == 0 ? NULL : c;
+        if (strncmp(c, "none", 4) != 0 && dp_machine_set(mach, "calibration", c, err) != DP_OK) return DP_EINVAL;
     }
     if (!stat_given) {
         const char *st = json_string_value(json_object_get(rec, "statistic"));
@@ -286,8 +286,8 @@ int cmd_validate(int argc, char **argv)
     int stat_given = 0;
     const char *exec_opt = NULL;   /* the first option that does not apply with --resimulate */
     static const char *const stat_name[] = {"normalised", "median", "min"};
-    dp_cli_machine mach;
-    dp_cli_machine_init(&mach);
+    dp_machine mach;
+    dp_machine_init(&mach);
     unsigned long long seed = 1;
     double scale = 0, target = DEFAULT_TARGET_FLOPS;
     dp_exec_options xo;
@@ -354,9 +354,12 @@ int cmd_validate(int argc, char **argv)
         return dp_cli_usage_error(cmd, "%s does not apply with --resimulate (the record's assignments and runs are used)", exec_opt);
     /* --calibration none: the topology's roofline (with --resimulate: not the record's calibration) */
     const int calib_given = mach.calibration != NULL;
-    if (calib_given && strcmp(mach.calibration, "none") == 0) mach.calibration = NULL;
+    if (calib_given && strcmp(mach.calibration, "none") == 0) {
+        free(mach.calibration);
+        mach.calibration = NULL;
+    }
     const char *topo_given = mach.topology;
-    if (!mach.topology && !resim) mach.topology = "cpu-2core";
+    if (!mach.topology && !resim) dp_machine_set(&mach, "topology", "cpu-2core", NULL);
 
     /* the methods: validated before any work */
     char *mlist = strdup(methods);
@@ -402,7 +405,7 @@ int cmd_validate(int argc, char **argv)
     dp_graph *plan = NULL;   /* --resimulate: the executed graph, planned without an executor */
     dp_exec *x = NULL;
     dp_costs *costs = NULL;
-    dp_hisim *sim = NULL;
+    dp_engine *sim = NULL;
     const int n_rows = n_methods + n_random;
     /* relative to its pass's median, an assignment among a few is often that median itself */
     if (stat == DP_VALIDATE_NORMALISED && n_rows < 5) {
@@ -417,7 +420,7 @@ int cmd_validate(int argc, char **argv)
     double *q = malloc((size_t)n_rows * 4 * sizeof(double));
     if (!rows || !meas || !simv || !runs || !q) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
-    if (dp_cli_machine_load(&mach, &err) != DP_OK) {
+    if (dp_machine_load(&mach, &err) != DP_OK) {
         if (resim && (!topo_given || !calib_given)) {   /* from the record: say so */
             char msg[sizeof err.msg];
             snprintf(msg, sizeof msg, "%s", err.msg);
@@ -437,8 +440,9 @@ int cmd_validate(int argc, char **argv)
     /* the outputs must be writable before minutes of measurement */
     if (!resim && out && check_writable(out, &err) != DP_OK) goto fail;
     if (!resim && plot && check_writable(plot, &err) != DP_OK) goto fail;
-    if (!(costs = dp_cli_machine_costs(&mach, xg, &err))) goto fail;
-    if (!(sim = dp_hisim_alloc(xg, costs, mach.topo, &mach.sim, &err))) goto fail;
+    if (!(costs = dp_machine_costs(&mach, xg, &err))) goto fail;
+    if (!(sim = dp_engine_alloc(xg, costs, &mach, &err))) goto fail;
+    const dp_oracle oracle = dp_engine_oracle(sim);
 
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
@@ -451,13 +455,15 @@ int cmd_validate(int argc, char **argv)
             dp_place_options po;
             dp_place_options_init(&po);
             po.seed = seed + (unsigned long long)(i - n_methods);
+            po.oracle = &oracle;
+            po.machine = &mach;
             const char *m = i < n_methods ? mnames[i] : "random";
             if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
             else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
             if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
         }
-        dp_hisim_result sr;
-        if (dp_hisim_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
+        dp_schedule sr;
+        if (dp_engine_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
         r->simulated = sr.makespan;
     }
     double total_flops = dp_graph_total_work(xg);
@@ -615,12 +621,12 @@ done:
     for (int i = 0; rows && i < n_rows; i++) free(rows[i].assign);
     free(rows);
     free(meas); free(simv); free(runs); free(q); free(mlist);
-    dp_hisim_free(sim);
+    dp_engine_free(sim);
     dp_graph_free(plan);
     json_decref(rec);
     dp_costs_free(costs);
     dp_exec_free(x);
-    dp_cli_machine_free(&mach);
+    dp_machine_free(&mach);
     dp_graph_free(g);
     return status;
 }

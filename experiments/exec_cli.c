@@ -31,12 +31,12 @@ void dp_cli_machine_name(char *buf, size_t cap)
     snprintf(buf, cap, "%s: %s, %ld cores", host, model, sysconf(_SC_NPROCESSORS_ONLN));
 }
 
-int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const dp_exec_options *xo, double scale,
+int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err)
 {
     memset(r, 0, sizeof *r);
-    if (!m->topology) m->topology = "cpu-2core";
-    int rc = dp_cli_machine_load(m, err);
+    if (!m->topology && dp_machine_set(m, "topology", "cpu-2core", err) != DP_OK) return DP_EINVAL;
+    int rc = dp_machine_load(m, err);
     if (rc != DP_OK) return rc;
     dp_exec_options o = *xo;
     if (g->cost_kind == DP_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
@@ -45,7 +45,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
     if (!r->x) return err ? err->code : DP_EINVAL;
     r->xg = dp_exec_graph(r->x);
-    r->costs = dp_cli_machine_costs(m, r->xg, err);
+    r->costs = dp_machine_costs(m, r->xg, err);
     if (!r->costs) {
         dp_cli_real_close(r);
         return err ? err->code : DP_EINVAL;

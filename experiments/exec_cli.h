@@ -31,8 +31,8 @@ typedef struct dp_cli_real {
 /* Set up the real executor of g on machine m (its topology, default cpu-2core: device d of the
  * executor is the topology's device d), scaled so that the graph totals target_flops FLOPs (or
  * by scale when > 0), the executed graph's costs, and the oracle (median of `repeats` runs after
- * one warm-up). Errors as dp_exec_alloc and dp_cli_machine_costs. */
-int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_cli_machine *m, const dp_exec_options *xo, double scale,
+ * one warm-up). Errors as dp_exec_alloc and dp_machine_costs. */
+int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err);
 
 /* Pair every measured run of the oracle with a run of the placement of `method` (e.g. "cp") on

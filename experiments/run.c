@@ -133,26 +133,12 @@ static dp_graph *generate(const char *spec, dp_error *err)
     return g;
 }
 
-/* The machine parameters every method shares: each is the `doppler place` option of the same
- * name (cli.h), so a run means what the command means. */
-static const struct {
-    const char *param;
-    int opt;
-} machine_opts[] = {
-    {"devices", DP_OPT_DEVICES}, {"peak_flops", DP_OPT_PEAK_FLOPS}, {"bandwidth", DP_OPT_BANDWIDTH},
-    {"latency", DP_OPT_LATENCY}, {"topology", DP_OPT_TOPOLOGY}, {"calibration", DP_OPT_CALIBRATION},
-    {"transfer", DP_OPT_TRANSFER_MODEL}, {"chunks", DP_OPT_CHUNKS}, {"mode", DP_OPT_MODE},
-    {"streams", DP_OPT_STREAMS}, {"queue", DP_OPT_QUEUE}, {"memory_limit", DP_OPT_MEMORY_LIMIT},
-    {"memory_policy", DP_OPT_MEMORY_POLICY}, {"memory_penalty", DP_OPT_MEMORY_PENALTY},
-    {"copy_engines", DP_OPT_COPY_ENGINES}, {NULL, 0},
-};
-
 int dp_run_is_machine_param(const char *name)
 {
     if (strcmp(name, "graph") == 0 || strcmp(name, "format") == 0 || strcmp(name, "rep") == 0) return 1;
-    for (int i = 0; machine_opts[i].param; i++)
-        if (strcmp(name, machine_opts[i].param) == 0) return 1;
-    return 0;
+    /* the machine's keys by their JSON names (not the command-line spellings) */
+    int k = dp_machine_key_index(name);
+    return k >= 0 && strcmp(dp_machine_keys()[k].name, name) == 0;
 }
 
 static int in_list(const char *k, const char *const *list)
@@ -176,54 +162,40 @@ int dp_run_check_params(const json_t *params, const char *method, const char *co
 void dp_run_machine_free(dp_run_machine *rm)
 {
     if (!rm) return;
-    dp_sim_free(rm->sim);
-    dp_hisim_free(rm->hs);
-    free(rm->prio);
+    dp_engine_free(rm->eng);
     dp_costs_free(rm->c);
     dp_graph_free(rm->g);
-    dp_cli_machine_free(&rm->m);
-    free(rm->topology);
-    free(rm->calibration);
+    dp_machine_free(&rm->m);
     memset(rm, 0, sizeof *rm);
 }
 
 int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err)
 {
     memset(rm, 0, sizeof *rm);
-    dp_cli_machine_init(&rm->m);
+    dp_machine_init(&rm->m);
     const char *spec, *format;
     const char *cd = ctx ? ctx->config_dir : NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &spec, err) != DP_OK) return DP_EINVAL;
     if (!spec) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
     if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK) return DP_EINVAL;
-    for (int i = 0; machine_opts[i].param; i++) {
-        json_t *v = json_object_get(params, machine_opts[i].param);
+    for (const dp_machine_key *k = dp_machine_keys(); k->name; k++) {
+        json_t *v = json_object_get(params, k->name);
         if (!v) continue;
-        char text[PATH_MAX];
-        if (json_is_string(v)) snprintf(text, sizeof text, "%s", json_string_value(v));
-        else if (json_is_integer(v)) snprintf(text, sizeof text, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v)) snprintf(text, sizeof text, "%.17g", json_real_value(v));
-        else if (json_is_boolean(v)) snprintf(text, sizeof text, "%s", json_is_true(v) ? "on" : "off");
-        else return dp_error_set(err, DP_EINVAL, "parameter \"%s\": expected a string or a number", machine_opts[i].param);
-        int opt = machine_opts[i].opt;
-        if (opt == DP_OPT_TOPOLOGY || opt == DP_OPT_CALIBRATION) {
-            /* a file (resolved like graphs) or, for topologies, a bundled name */
+        int rc;
+        const int is_file = strcmp(k->name, "topology") == 0 || strcmp(k->name, "calibration") == 0;
+        const char *text = json_string_value(v);
+        if (is_file && text && (strchr(text, '/') || strchr(text, ':') || strstr(text, ".json"))) {
+            /* a file, resolved like graphs (a topology without '/' or ".json" is a bundled name) */
             char path[PATH_MAX];
-            const char *use = text;
-            if (strchr(text, '/') || strchr(text, ':') || strstr(text, ".json")) {
-                if (!dp_run_resolve_path(text, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
-                use = path;
-            }
-            char **keep = opt == DP_OPT_TOPOLOGY ? &rm->topology : &rm->calibration;
-            free(*keep);
-            *keep = strdup(use);
-            if (!*keep) { dp_run_machine_free(rm); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
-            dp_cli_machine_option(&rm->m, opt, *keep, "sweep");
-            continue;
+            if (!dp_run_resolve_path(text, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+            rc = dp_machine_set(&rm->m, k->name, path, err);
+        } else {
+            rc = dp_machine_set_json(&rm->m, k->name, v, err);
         }
-        if (dp_cli_machine_option(&rm->m, opt, text, "sweep") != 1) {
+        if (rc != DP_OK) {
+            dp_error_prefix(err, "parameter");
             dp_run_machine_free(rm);
-            return dp_error_set(err, DP_EINVAL, "parameter \"%s\": invalid value '%s'", machine_opts[i].param, text);
+            return DP_EINVAL;
         }
     }
     char path[PATH_MAX];
@@ -233,59 +205,21 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
         rm->g = dp_graph_read(path, format, err);
     }
     if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
-    rm->c = dp_cli_machine_costs(&rm->m, rm->g, err);
-    if (!rm->c) {
+    rm->c = dp_machine_costs(&rm->m, rm->g, err);
+    if (rm->c) rm->eng = dp_engine_alloc(rm->g, rm->c, &rm->m, err);
+    if (!rm->eng) {
         int rc = err && err->code ? err->code : DP_EINVAL;
         dp_run_machine_free(rm);
         return rc;
     }
-    rm->general = dp_cli_machine_needs_hisim(&rm->m);
+    rm->oracle = dp_engine_oracle(rm->eng);
     return DP_OK;
 }
 
 int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
                             dp_run_schedule *out, dp_error *err)
 {
-    memset(out, 0, sizeof *out);
-    if (!rm->general) {
-        if (!rm->sim && !(rm->sim = dp_sim_alloc(rm->g, rm->c, err))) return err && err->code ? err->code : DP_ENOMEM;
-        dp_sim_result r;
-        int rc = dp_sim_run(rm->sim, assignment, &r, err);
-        if (rc != DP_OK) return rc;
-        out->makespan = r.makespan;
-        out->n_devices = r.n_devices;
-        out->busy = r.busy;
-        out->op_start = r.op_start;
-        out->op_end = r.op_end;
-        out->n_transfers = r.n_transfers;
-        out->transfer_volume = r.transfer_volume;
-        return DP_OK;
-    }
-    if (!rm->hs && !(rm->hs = dp_hisim_alloc(rm->g, rm->c, rm->m.topo, &rm->m.sim, err)))
-        return err && err->code ? err->code : DP_ENOMEM;
-    if (!priority && rm->m.sim.queue == DP_QUEUE_PRIORITY) {
-        /* a priority queue without the method's priorities orders by b-level, as doppler place */
-        if (!rm->prio) {
-            rm->prio = dp_malloc_n((size_t)rm->g->n_ops, sizeof(double));
-            if (!rm->prio) return dp_error_set(err, DP_ENOMEM, "out of memory");
-            dp_costs_levels(rm->g, rm->c, rm->prio, NULL);
-        }
-        priority = rm->prio;
-    }
-    dp_hisim_result r;
-    int rc = dp_hisim_run(rm->hs, assignment, priority, &r, err);
-    if (rc != DP_OK) return rc;
-    out->makespan = r.makespan;
-    out->n_devices = r.n_devices;
-    out->busy = r.busy;
-    out->op_start = r.op_start;
-    out->op_end = r.op_end;
-    out->xfer_start = r.xfer_start;
-    out->xfer_end = r.xfer_end;
-    out->n_transfers = r.n_transfers;
-    out->transfer_volume = r.transfer_volume;
-    out->mem_peak = r.mem_peak;
-    return DP_OK;
+    return dp_engine_run(rm->eng, assignment, priority, out, err);
 }
 
 static void fmt_time_utc(char *buf, size_t cap)
@@ -366,6 +300,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     double *prio = NULL;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
+    o.oracle = &rm.oracle;
+    o.machine = &rm.m;
     if (o.device >= rm.c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.c->n_devices); goto done; }
     assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
     prio = dp_malloc_n((size_t)rm.g->n_ops, sizeof(double));
@@ -399,16 +335,6 @@ done:
 
 /* ---- DOPPLER (policy/dp_train.h): Stage I imitation, then Stage II RL against the run's
  * simulator; makespans of the greedy policy after each stage ---- */
-
-/* The run's simulator as the training oracle (the general engine when the run has a topology
- * or other simulator options, so DOPPLER learns against the model it is measured on). */
-static int oracle_machine_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
-{
-    dp_run_schedule s;
-    int rc = dp_run_machine_simulate((dp_run_machine *)ctx, assignment, NULL, &s, err);
-    if (rc == DP_OK) *makespan = s.makespan;
-    return rc;
-}
 
 /* "cfg__a__b": key path a.b of the training config JSON (policy/dp_train.h), e.g.
  * cfg__stages__sim__lr or cfg__network__hidden; builds {"a": {"b": value}} into root. */
@@ -510,10 +436,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     const double sc = rm.g->time_scale;
     double t_start = now_s();
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, err);
+    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
-    dp_oracle oracle = {"simulator", oracle_machine_cost, &rm};
-    if (rm.general) dp_trainer_set_oracle(tr, &oracle);
     dp_train_io io;
     memset(&io, 0, sizeof io);
     int resumed_stage = -1;
@@ -649,10 +573,8 @@ static int run_ptrain(const json_t *params, const dp_run_context *ctx, const cha
     double t_start = now_s(), ms;
     dp_run_schedule sched;
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_ptrainer_alloc(rm.g, rm.c, &cfg, err);
+    tr = dp_ptrainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
-    dp_oracle oracle = {"simulator", oracle_machine_cost, &rm};
-    if (rm.general) dp_ptrainer_set_oracle(tr, &oracle);
     double train_sec = 0;
     if (episodes > 0) {
         double t0 = now_s();

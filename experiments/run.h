@@ -45,8 +45,7 @@
 #include "cli.h"
 #include "dp_cost.h"
 #include "dp_graph.h"
-#include "dp_hisim.h"
-#include "dp_sim.h"
+#include "dp_engine.h"
 #include "results.h"
 
 typedef struct dp_run_context {
@@ -60,38 +59,23 @@ typedef struct dp_run_context {
  * run succeeded, otherwise the status with err (and out->error) saying why. */
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err);
 
-/* The machine of a run: graph, cost tables, the simulator options, and the simulator workspace
- * (the DOPPLER-compatible dp_sim, or the general dp_hisim when a topology or a non-default
- * simulator option asks for it). */
+/* The machine of a run: graph, cost tables, the machine (sim/dp_machine.h) and its engine
+ * (sim/dp_engine.h, made by the load), whose oracle every method and trainer of the run takes. */
 typedef struct dp_run_machine {
     dp_graph *g;
     dp_costs *c;
-    dp_cli_machine m;
-    int general;           /* 1: simulated by dp_hisim */
-    dp_sim *sim;           /* workspaces, made by the first simulate */
-    dp_hisim *hs;
-    double *prio;          /* b-levels, for a priority queue without the method's priorities */
-    char *topology, *calibration; /* resolved paths the dp_cli_machine points to */
+    dp_machine m;
+    dp_engine *eng;
+    dp_oracle oracle;      /* dp_engine_oracle(eng) */
 } dp_run_machine;
 
-/* A simulated schedule (arrays owned by the machine's simulator, valid until its next run).
- * Times in the graph's raw unit. xfer_* are NULL for the DOPPLER-compatible engine (a transfer
- * then starts at its producer's end and lasts dp_costs_comm); mem_peak NULL likewise. */
-typedef struct dp_run_schedule {
-    double makespan;
-    int n_devices;
-    const double *busy;
-    const double *op_start, *op_end;
-    const double *xfer_start, *xfer_end;
-    const double *mem_peak;
-    long n_transfers;
-    double transfer_volume;
-} dp_run_schedule;
+/* A simulated schedule: the engine's (arrays valid until its next run). */
+typedef dp_schedule dp_run_schedule;
 
 /* Load a run's graph and machine from its parameters (above). Errors name the parameter. */
 int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err);
 void dp_run_machine_free(dp_run_machine *rm);
-/* Simulate an assignment on the run's machine; priority may be NULL (b-levels are used when the
+/* Simulate an assignment on the run's engine; priority may be NULL (b-levels are used when the
  * queue is a priority queue). */
 int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
                             dp_run_schedule *out, dp_error *err);

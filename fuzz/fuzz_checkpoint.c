@@ -10,6 +10,7 @@
  * must do is check everything it reads (shapes, counts, ranges), fail with a message, and close
  * every HDF5 object it opened. */
 #include "fuzz_common.h"
+#include "dp_engine.h"
 #include "dp_h5io.h"
 #include "dp_train.h"
 
@@ -18,6 +19,8 @@
 
 static dp_graph *g;
 static dp_costs *c;
+static dp_engine *engine;
+static dp_oracle oracle;
 static dp_train_config cfg;
 
 static dp_graph *layered_graph(void)
@@ -37,6 +40,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc; (void)argv;
     g = layered_graph();
     c = dp_costs_graph(g, 3, NULL);
+    dp_error e0;
+    engine = dp_engine_alloc(g, c, NULL, &e0);
+    FUZZ_CHECK(engine != NULL);
+    oracle = dp_engine_oracle(engine);
     dp_train_config_default(&cfg);
     cfg.arch.hidden = 4;
     cfg.arch.mlp_hidden = 4;
@@ -50,7 +57,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         snprintf(ck, sizeof ck, "%s/checkpoint.h5", dir);
         snprintf(tj, sizeof tj, "%s/trajectory.h5", dir);
         dp_error err;
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
         FUZZ_CHECK(tr != NULL);
         dp_train_io io = {tj, ck, NULL, NULL, NULL};
         if (dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) != DP_OK) fprintf(stderr, "seed run: %s\n", err.msg);
@@ -69,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(json != NULL);
         free(json);
     }
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
     FUZZ_CHECK(tr != NULL);
     if (dp_trainer_resume(tr, path, NULL, &err) == DP_OK) {
         FUZZ_CHECK(dp_trainer_episode(tr) >= 0);

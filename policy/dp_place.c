@@ -89,7 +89,7 @@ int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_option
         dp_error_prefix(err, "%s", o->checkpoint);
         return rc;
     }
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, err);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
     rc = dp_trainer_init_from(tr, o->checkpoint, err);
     if (rc == DP_OK) dp_trainer_use_best(tr);
@@ -101,21 +101,21 @@ int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_option
 
 /* The registry. Issues that add methods add one line here. */
 static const dp_place_method methods[] = {
-    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp},
-    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random},
-    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin},
-    {"single", "every op on one device (--device, default 0)", dp_place_single},
-    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact},
-    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto},
-    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp},
-    {NULL, NULL, NULL},
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0},
+    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random, 0},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0},
+    {"single", "every op on one device (--device, default 0)", dp_place_single, 0},
+    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft, 0},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop, 0},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft, 0},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf, 0},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal, 1},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local, 1},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact, 1},
+    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1},
+    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1},
+    {NULL, NULL, NULL, 0},
 };
 
 const dp_place_method *dp_place_methods(void)
@@ -144,6 +144,9 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
     }
     dp_place_options def;
     if (!o) { dp_place_options_init(&def); o = &def; }
+    if (m->simulates && !o->oracle)
+        return dp_error_set(err, DP_EINVAL, "method %s simulates: it needs the machine's cost oracle (dp_place_options.oracle)",
+                            name);
     int hp = 0;
     int rc = m->fn(g, c, o, assignment, priority, &hp, err);
     if (has_priority) *has_priority = hp;

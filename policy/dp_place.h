@@ -4,6 +4,10 @@
  * priority per op, higher runs first; the simulator may use it as its queue discipline). The
  * priority array may be NULL when the caller does not want it; methods without a priority leave
  * it untouched and return has_priority = 0.
+ *
+ * Heuristics read only the cost tables; the methods that simulate (searches, learned methods)
+ * ask o->oracle, the machine's one engine (dp_engine.h), so that a method optimises the model
+ * that scores it. They refuse to run without one.
  */
 #ifndef DP_PLACE_H
 #define DP_PLACE_H
@@ -12,6 +16,8 @@
 
 #include "dp_cost.h"
 #include "dp_graph.h"
+#include "dp_machine.h"
+#include "dp_oracle.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +30,10 @@ typedef struct dp_place_options {
     int samples;            /* for learned methods: keep the best of K sampled placements */
     long budget;            /* for search methods: simulations to spend (0: method default) */
     const char *config;     /* optional JSON config file for the method */
+    const dp_oracle *oracle;   /* the cost of an assignment (dp_engine_oracle of the machine's
+                                * engine): required by the methods that simulate (anneal, local,
+                                * exact, doppler, placeto, gdp), unused by the others */
+    const dp_machine *machine; /* the machine simulated (NULL: unknown); exact reads its streams */
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
@@ -36,6 +46,7 @@ typedef struct dp_place_method {
     const char *name;        /* "cp", "random", ... */
     const char *description; /* one line, with the source it follows */
     dp_place_fn fn;
+    int simulates;           /* 1: the method needs dp_place_options.oracle */
 } dp_place_method;
 
 /* The table of methods, ended by an entry with name NULL. */
@@ -43,7 +54,7 @@ const dp_place_method *dp_place_methods(void);
 const dp_place_method *dp_place_find(const char *name);
 
 /* Run method `name`. has_priority may be NULL. Errors: unknown method (DP_EINVAL, listing the
- * known ones), or the method's own. */
+ * known ones), a method that simulates without o->oracle (DP_EINVAL), or the method's own. */
 int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err);
 

@@ -168,9 +168,7 @@ struct dp_ptrainer {
     dp_nn_params *params;
     dp_nn_params empty;     /* the /sel block of the checkpoints: these methods have no SEL */
     dp_env *env;
-    dp_sim *sim;
-    dp_oracle sim_oracle;
-    const dp_oracle *oracle;
+    dp_oracle oracle;       /* the cost of an assignment (a copy of the caller's) */
     gsl_rng *master, *ep;
     int n, D;
     int stage;
@@ -211,7 +209,6 @@ void dp_ptrainer_free(dp_ptrainer *tr)
     dp_gdp_free(tr->gd);
     dp_nn_params_free(&tr->empty);
     dp_env_free(tr->env);
-    dp_sim_free(tr->sim);
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
@@ -221,10 +218,16 @@ void dp_ptrainer_free(dp_ptrainer *tr)
     free(tr);
 }
 
-dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_ptrain_config *cfg, dp_error *err)
+dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_ptrain_config *cfg, const dp_oracle *oracle,
+                                dp_error *err)
 {
+    if (!oracle) {
+        dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required (dp_engine_oracle of the machine's engine)");
+        return NULL;
+    }
     dp_ptrainer *tr = calloc(1, sizeof *tr);
     if (!tr) goto nomem;
+    tr->oracle = *oracle;
     tr->g = g;
     tr->c = c;
     tr->cfg = *cfg;
@@ -245,9 +248,6 @@ dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_pt
     dp_nn_params_init(&tr->empty);
     if (dp_nn_params_alloc(&tr->empty) != DP_OK) goto nomem;
     if (!(tr->env = dp_env_alloc(g, c, err))) goto fail;
-    if (!(tr->sim = dp_sim_alloc(g, c, err))) goto fail;
-    tr->sim_oracle = dp_oracle_sim(tr->sim);
-    tr->oracle = &tr->sim_oracle;
     tr->master = gsl_rng_alloc(gsl_rng_mt19937);
     tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
     if (!tr->master || !tr->ep) goto nomem;
@@ -279,7 +279,7 @@ fail:
 
 void dp_ptrainer_set_oracle(dp_ptrainer *tr, const dp_oracle *o)
 {
-    tr->oracle = o ? o : &tr->sim_oracle;
+    if (o) tr->oracle = *o;
 }
 
 dp_nn_params *dp_ptrainer_params(dp_ptrainer *tr)
@@ -339,7 +339,7 @@ static int rollout(dp_ptrainer *tr, int mode, double eps, gsl_rng *r, double *ms
         if (rc != DP_OK) return rc;
     }
     if (plc_agree) *plc_agree = (double)agree / n;
-    return tr->oracle->cost(tr->oracle->ctx, env->assignment, ms, err);
+    return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
 /* dL/dlogits of the recorded episode, scaled, back through the network */
@@ -569,7 +569,7 @@ int dp_ptrainer_run(dp_ptrainer *tr, int stage, long episodes, const dp_train_io
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_ptrain_config_to_json(&tr->cfg);
-        int rc = cfg ? dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle->name, tr->g->time_unit, cfg, err)
+        int rc = cfg ? dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, err)
                      : dp_error_set(err, DP_ENOMEM, "out of memory");
         free(cfg);
         if (rc != DP_OK) return rc;
@@ -715,7 +715,7 @@ static int place_learned(int method, const dp_graph *g, const dp_costs *c, const
         cfg.method = method;
         cfg.train.seed = o->seed;
     }
-    dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, err);
+    dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
     if (o->checkpoint) {
         rc = dp_ptrainer_init_from(tr, o->checkpoint, err);

@@ -62,10 +62,13 @@ char *dp_ptrain_config_to_json(const dp_ptrain_config *c);
 
 typedef struct dp_ptrainer dp_ptrainer;
 
-/* A trainer for graph g under costs c (both outlive it), the oracle the simulator on c; the
- * network is initialised from cfg->train.seed. NULL with err on failure. */
-dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_ptrain_config *cfg, dp_error *err);
+/* A trainer for graph g under costs c (both outlive it) whose episodes are scored by oracle
+ * (required; copied, its ctx must outlive the trainer: dp_engine_oracle of the machine's
+ * engine); the network is initialised from cfg->train.seed. NULL with err on failure. */
+dp_ptrainer *dp_ptrainer_alloc(const dp_graph *g, const dp_costs *c, const dp_ptrain_config *cfg, const dp_oracle *oracle,
+                               dp_error *err);
 void dp_ptrainer_free(dp_ptrainer *tr);
+/* Replace the cost oracle (copied; its ctx must outlive the trainer). */
 void dp_ptrainer_set_oracle(dp_ptrainer *tr, const dp_oracle *o);
 /* The network's parameter block (tests, benchmarks). */
 dp_nn_params *dp_ptrainer_params(dp_ptrainer *tr);

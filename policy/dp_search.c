@@ -1,7 +1,6 @@
 /* dp_search.c: annealing, local search and exact branch and bound over assignments (dp_search.h). */
 #include "dp_search.h"
 #include "dp_json.h"
-#include "dp_sim.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -104,26 +103,26 @@ static int check_config(const dp_anneal_config *cfg, int annealing, dp_error *er
 
 /* ---------------- annealing and local search ---------------- */
 
-static int search_run(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
-                      int annealing, int *assignment, dp_search_result *res, dp_error *err)
+static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                      uint64_t seed, int annealing, int *assignment, dp_search_result *res, dp_error *err)
 {
     memset(res, 0, sizeof *res);
+    if (!oracle) return dp_error_set(err, DP_EINVAL, "search: a cost oracle is required (dp_engine_oracle)");
     int rc = check_config(cfg, annealing, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    dp_sim *sim = NULL;
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     dp_place_options po;
     dp_place_options_init(&po);
     po.seed = seed;
+    po.oracle = oracle;
     if ((rc = dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err)) != DP_OK) goto done;
-    if (!(sim = dp_sim_alloc(g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
-    dp_sim_result sr;
-    if ((rc = dp_sim_run(sim, cur, &sr, err)) != DP_OK) goto done;
-    double cur_ms = sr.makespan, best_ms = sr.makespan;
+    double ms;
+    if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
+    double cur_ms = ms, best_ms = ms;
     memcpy(best, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
     res->sims = 1;
@@ -145,9 +144,9 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_anneal_conf
             int d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
             cur[u] = d >= du ? d + 1 : d;
         }
-        if ((rc = dp_sim_run(sim, cur, &sr, err)) != DP_OK) goto done;
+        if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
         res->sims++;
-        double delta = sr.makespan - cur_ms;
+        double delta = ms - cur_ms;
         int accept = delta <= 0;
         if (!accept && annealing) {
             double T = cfg->schedule == DP_ANNEAL_LINEAR
@@ -156,7 +155,7 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_anneal_conf
             accept = T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
         }
         if (accept) {
-            cur_ms = sr.makespan;
+            cur_ms = ms;
             res->accepted++;
             if (cur_ms < best_ms) {
                 best_ms = cur_ms;
@@ -174,23 +173,22 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_anneal_conf
     memcpy(assignment, best, (size_t)n * sizeof(int));
 done:
     if (rc != DP_OK) dp_search_trace_clear(&res->trace);
-    dp_sim_free(sim);
     gsl_rng_free(r);
     free(cur);
     free(best);
     return rc;
 }
 
-int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
-                     int *assignment, dp_search_result *res, dp_error *err)
+int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                     uint64_t seed, int *assignment, dp_search_result *res, dp_error *err)
 {
-    return search_run(g, c, cfg, seed, 1, assignment, res, err);
+    return search_run(g, c, oracle, cfg, seed, 1, assignment, res, err);
 }
 
-int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
-                    int *assignment, dp_search_result *res, dp_error *err)
+int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                    uint64_t seed, int *assignment, dp_search_result *res, dp_error *err)
 {
-    return search_run(g, c, cfg, seed, 0, assignment, res, err);
+    return search_run(g, c, oracle, cfg, seed, 0, assignment, res, err);
 }
 
 /* ---------------- exact branch and bound ---------------- */
@@ -201,6 +199,7 @@ void dp_exact_config_init(dp_exact_config *cfg)
     cfg->max_nodes = 200000000L;
     cfg->anneal_budget = 2000;
     cfg->list_start = 1;
+    cfg->max_streams = 1;
 }
 
 /* Devices a and b are interchangeable when swapping them leaves every cost unchanged. */
@@ -221,19 +220,22 @@ static int interchangeable(const dp_costs *c, int a, int b)
 
 static const char *const START_METHODS[] = {"cp", "heft", "cpop", "peft", "etf"};
 
-int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config *cfg_in, int *assignment,
-                    dp_exact_result *res, dp_error *err)
+int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_exact_config *cfg_in,
+                    int *assignment, dp_exact_result *res, dp_error *err)
 {
     dp_exact_config cfg;
     if (cfg_in) cfg = *cfg_in;
     else dp_exact_config_init(&cfg);
     memset(res, 0, sizeof *res);
     const int n = g->n_ops, D = c->n_devices;
+    if (!oracle) return dp_error_set(err, DP_EINVAL, "exact: a cost oracle is required (dp_engine_oracle)");
+    if (cfg.max_streams > 1)
+        return dp_error_set(err, DP_EINVAL, "exact: its bounds assume one op at a time per device; the machine runs %d streams",
+                            cfg.max_streams);
     if (n > cfg.max_ops)
         return dp_error_set(err, DP_ERANGE, "%s: exact search is for small graphs: %d ops, limit %d", g->source, n,
                             cfg.max_ops);
     int rc = DP_OK;
-    dp_sim *sim = dp_sim_alloc(g, c, err);
     int *dev = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int)), *tmp = dp_malloc_n(n, sizeof(int));
     int *cls = dp_malloc_n(D, sizeof(int)), *used = dp_calloc_n(D, sizeof(int));
     int *cand = dp_malloc_n((size_t)n * D, sizeof(int)), *n_cand = dp_malloc_n(n, sizeof(int)), *ci = dp_malloc_n(n, sizeof(int));
@@ -242,10 +244,9 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config 
     double *rest = dp_malloc_n((size_t)n + 1, sizeof(double)), *chain = dp_malloc_n((size_t)n + 1, sizeof(double));
     double *load = dp_calloc_n(D, sizeof(double));
     double *head = dp_malloc_n((size_t)(n + 1) * D, sizeof(double)), *tl = dp_malloc_n((size_t)(n + 1) * D, sizeof(double));
-    if (!head || !tl || !sim || !dev || !best || !tmp || !cls || !used || !cand || !n_cand || !ci || !cand_key || !f || !tail ||
+    if (!head || !tl || !dev || !best || !tmp || !cls || !used || !cand || !n_cand || !ci || !cand_key || !f || !tail ||
         !minw || !rest || !chain || !load) {
-        if (sim) rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the exact search", g->source);
-        else rc = err ? err->code : DP_ENOMEM;
+        rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the exact search", g->source);
         goto done;
     }
     /* static quantities: minimal op times, tails (longest path after v by min op time), suffix
@@ -272,26 +273,28 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config 
             if (cls[a] == a && interchangeable(c, a, d)) { cls[d] = a; break; }
     }
     /* incumbent: the best of the list schedulers */
-    double best_ms = INFINITY;
-    dp_sim_result sr;
+    double best_ms = INFINITY, ms;
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.oracle = oracle;
     for (size_t i = 0; i < (cfg.list_start ? sizeof START_METHODS / sizeof *START_METHODS : 1); i++) {
         if (!cfg.list_start) {
             memset(tmp, 0, (size_t)n * sizeof(int));
-            if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
-            best_ms = sr.makespan;
+            if ((rc = dp_oracle_cost(oracle, tmp, &ms, err)) != DP_OK) goto done;
+            best_ms = ms;
             memcpy(best, tmp, (size_t)n * sizeof(int));
             break;
         }
-        if ((rc = dp_place(START_METHODS[i], g, c, NULL, tmp, NULL, NULL, err)) != DP_OK) goto done;
-        if ((rc = dp_sim_run(sim, tmp, &sr, err)) != DP_OK) goto done;
-        if (sr.makespan < best_ms) { best_ms = sr.makespan; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+        if ((rc = dp_place(START_METHODS[i], g, c, &po, tmp, NULL, NULL, err)) != DP_OK) goto done;
+        if ((rc = dp_oracle_cost(oracle, tmp, &ms, err)) != DP_OK) goto done;
+        if (ms < best_ms) { best_ms = ms; memcpy(best, tmp, (size_t)n * sizeof(int)); }
     }
     if (cfg.anneal_budget > 1 && D > 1) {
         dp_anneal_config ac;
         dp_anneal_config_init(&ac);
         ac.budget = cfg.anneal_budget;
         dp_search_result ar;
-        if ((rc = dp_search_anneal(g, c, &ac, 1, tmp, &ar, err)) != DP_OK) goto done;
+        if ((rc = dp_search_anneal(g, c, oracle, &ac, 1, tmp, &ar, err)) != DP_OK) goto done;
         dp_search_trace_clear(&ar.trace);
         if (ar.best < best_ms) { best_ms = ar.best; memcpy(best, tmp, (size_t)n * sizeof(int)); }
     }
@@ -381,9 +384,9 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config 
                 continue;
             }
             res->leaves++;
-            if ((rc = dp_sim_run(sim, dev, &sr, err)) != DP_OK) goto done;
-            if (sr.makespan < best_ms - eps) {
-                best_ms = sr.makespan;
+            if ((rc = dp_oracle_cost(oracle, dev, &ms, err)) != DP_OK) goto done;
+            if (ms < best_ms - eps) {
+                best_ms = ms;
                 memcpy(best, dev, (size_t)n * sizeof(int));
                 if (best_ms <= res->lower_bound + eps) break; /* cannot do better */
             }
@@ -393,7 +396,6 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config 
     res->proven = proven;
     memcpy(assignment, best, (size_t)n * sizeof(int));
 done:
-    dp_sim_free(sim);
     free(dev); free(best); free(tmp); free(cls); free(used); free(cand); free(n_cand); free(ci); free(cand_key);
     free(f); free(tail); free(minw); free(rest); free(chain); free(load); free(head); free(tl);
     return rc;
@@ -409,7 +411,7 @@ static int place_search(int annealing, const dp_graph *g, const dp_costs *c, con
     if (o->config && dp_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
     if (o->budget > 0) cfg.budget = o->budget;
     dp_search_result res;
-    int rc = search_run(g, c, &cfg, o->seed, annealing, assignment, &res, err);
+    int rc = search_run(g, c, o->oracle, &cfg, o->seed, annealing, assignment, &res, err);
     if (rc == DP_OK) dp_search_trace_clear(&res.trace);
     if (has_priority) *has_priority = 0;
     return rc;
@@ -436,7 +438,8 @@ int dp_place_exact(const dp_graph *g, const dp_costs *c, const dp_place_options 
     dp_exact_config cfg;
     dp_exact_config_init(&cfg);
     if (o->budget > 0) cfg.max_nodes = o->budget;
+    if (o->machine) cfg.max_streams = dp_machine_max_streams(o->machine);
     dp_exact_result res;
     if (has_priority) *has_priority = 0;
-    return dp_search_exact(g, c, &cfg, assignment, &res, err);
+    return dp_search_exact(g, c, o->oracle, &cfg, assignment, &res, err);
 }

@@ -1,8 +1,10 @@
 /* dp_search.h: search over assignments with the simulator as the cost: simulated annealing, plain
  * local search, and an exact branch and bound for small graphs.
  *
- * The cost of an assignment is the makespan dp_sim_run gives it (the work-conserving FIFO engine
- * of sim/dp_sim.h under the cost tables in force). Every method here therefore optimises over
+ * The cost of an assignment is what the caller's cost oracle (dp_oracle.h) gives it: the
+ * machine's engine (dp_engine_oracle: the DOPPLER-compatible engine, or the general one with its
+ * transfer model, copy engines, streams, memory) or real execution. The cost tables c only give
+ * the heuristics that make the start. Every method here therefore optimises over
  * ASSIGNMENTS ONLY: the order of ops on a device is the simulator's (first come first served),
  * not a free choice. The optimum over assignments can thus lie above the optimum over full
  * schedules (assignment and order, with idle time allowed) that the task-scheduling literature
@@ -17,6 +19,7 @@
 
 #include "dp_cost.h"
 #include "dp_graph.h"
+#include "dp_oracle.h"
 #include "dp_place.h"
 
 #ifdef __cplusplus
@@ -72,14 +75,14 @@ typedef struct dp_search_result {
  * with probability exp(-(new - current) / T_k); the best assignment seen is kept and written to
  * `assignment` (n_ops). With one device the start is returned. Errors: the start method's, or
  * DP_EINVAL for a bad config (budget < 1, t0 < t_end, t_end <= 0, swap_prob outside [0, 1]). */
-int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
-                     int *assignment, dp_search_result *res, dp_error *err);
+int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                     uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
 
 /* Plain local search: the same neighbourhood and budget, accepting a neighbour only when its
  * makespan is no worse than the current one (sideways moves let it cross plateaus; there is no
  * temperature). t0, t_end and schedule are ignored. */
-int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_anneal_config *cfg, uint64_t seed,
-                    int *assignment, dp_search_result *res, dp_error *err);
+int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                    uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
 
 /* ---------------- exact branch and bound ---------------- */
 
@@ -90,6 +93,8 @@ typedef struct dp_exact_config {
                            * (default 2000; 0: none) */
     int list_start;       /* 1 (default): the list schedulers give the start incumbent; 0: the
                            * start is every op on device 0 (for testing the search itself) */
+    int max_streams;      /* the machine's most compute streams on one device (default 1): the
+                           * bounds below need 1, larger is refused (DP_EINVAL) */
 } dp_exact_config;
 
 void dp_exact_config_init(dp_exact_config *cfg);
@@ -115,12 +120,13 @@ typedef struct dp_exact_result {
  * class's unused devices only the lowest is tried. The incumbent starts as the best simulated
  * assignment of cp, heft, cpop, peft, etf and a short annealing run. Each leaf is simulated. The best assignment goes to
  * `assignment`. Errors: DP_ERANGE for too many ops, DP_ENOMEM. */
-int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_exact_config *cfg, int *assignment,
-                    dp_exact_result *res, dp_error *err);
+int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_exact_config *cfg,
+                    int *assignment, dp_exact_result *res, dp_error *err);
 
-/* As placement methods (registered as anneal, local and exact). They read o->config (anneal and
- * local: the JSON above) and o->budget (simulations for anneal/local; nodes for exact), seed from
- * o->seed. has_priority = 0. */
+/* As placement methods (registered as anneal, local and exact). They simulate with o->oracle
+ * (required), read o->config (anneal and local: the JSON above) and o->budget (simulations for
+ * anneal/local; nodes for exact), seed from o->seed; exact reads o->machine's streams.
+ * has_priority = 0. */
 int dp_place_anneal(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                     double *priority, int *has_priority, dp_error *err);
 int dp_place_local(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,

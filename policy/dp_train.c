@@ -267,9 +267,7 @@ struct dp_trainer {
     dp_train_config cfg;
     dp_doppler *dd;
     dp_env *env;
-    dp_sim *sim;
-    dp_oracle sim_oracle;
-    const dp_oracle *oracle;
+    dp_oracle oracle;       /* the cost of an assignment (a copy of the caller's) */
     gsl_rng *master, *ep;
     int n, D;
     /* progress of the stage in hand */
@@ -317,7 +315,6 @@ void dp_trainer_free(dp_trainer *tr)
     if (!tr) return;
     dp_doppler_free(tr->dd);
     dp_env_free(tr->env);
-    dp_sim_free(tr->sim);
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
@@ -331,10 +328,16 @@ void dp_trainer_free(dp_trainer *tr)
     free(tr);
 }
 
-dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, dp_error *err)
+dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                              dp_error *err)
 {
+    if (!oracle) {
+        dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required (dp_engine_oracle of the machine's engine)");
+        return NULL;
+    }
     dp_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) goto nomem;
+    tr->oracle = *oracle;
     tr->g = g;
     tr->c = c;
     tr->cfg = *cfg;
@@ -347,10 +350,6 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     if (!tr->dd) goto fail;
     tr->env = dp_env_alloc(g, c, err);
     if (!tr->env) goto fail;
-    tr->sim = dp_sim_alloc(g, c, err);
-    if (!tr->sim) goto fail;
-    tr->sim_oracle = dp_oracle_sim(tr->sim);
-    tr->oracle = &tr->sim_oracle;
     tr->master = gsl_rng_alloc(gsl_rng_mt19937);
     tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
     if (!tr->master || !tr->ep) goto nomem;
@@ -400,7 +399,7 @@ fail:
 
 void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o)
 {
-    tr->oracle = o ? o : &tr->sim_oracle;
+    if (o) tr->oracle = *o;
 }
 
 dp_doppler *dp_trainer_networks(dp_trainer *tr)
@@ -551,7 +550,7 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         agree[0] = (double)sel_ok / tr->n;
         agree[1] = (double)plc_ok / tr->n;
     }
-    return tr->oracle->cost(tr->oracle->ctx, env->assignment, ms, err);
+    return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
 /* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
@@ -802,7 +801,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
-        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle->name, tr->g->time_unit, cfg, err);
+        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, err);
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;

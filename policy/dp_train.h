@@ -117,11 +117,15 @@ typedef struct dp_train_io {
 
 typedef struct dp_trainer dp_trainer;
 
-/* A trainer for graph g under costs c (both outlive it); the oracle defaults to the simulator on
- * c. Parameters are initialised from cfg->seed. NULL with err on failure. */
-dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, dp_error *err);
+/* A trainer for graph g under costs c (both outlive it; c gives the heuristic features and the
+ * teacher) whose episodes are scored by oracle (required; copied, its ctx must outlive the
+ * trainer): dp_engine_oracle of the machine's engine for Stages I and II, so that training
+ * optimises the model every command reports. Parameters are initialised from cfg->seed. NULL
+ * with err on failure (DP_EINVAL without an oracle). */
+dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                             dp_error *err);
 void dp_trainer_free(dp_trainer *tr);
-/* Use another cost oracle (Stage III's real execution); it must outlive the trainer. */
+/* Replace the cost oracle (Stage III's real execution); copied, its ctx must outlive the trainer. */
 void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
 /* The networks (for inspection, benchmarks and tests). */
 dp_doppler *dp_trainer_networks(dp_trainer *tr);

@@ -1,15 +1,15 @@
-/* dp_oracle.h: the cost oracle a training stage asks for the makespan of an assignment.
+/* dp_oracle.h: the cost oracle a placement method, a search or a training stage asks for the
+ * cost of an assignment.
  *
  * DOPPLER's Stage II asks the simulator and Stage III asks real execution (Yao et al. 2026,
- * env/cost.py: Simulator and RealExecuteEngine); training code sees only this interface. The
- * default is the DOPPLER-compatible simulator (dp_sim) over the cost tables in force; the
- * contention-aware models and the real-device validator plug in the same way.
+ * env/cost.py: Simulator and RealExecuteEngine); methods and trainers see only this interface.
+ * The simulator's oracle is dp_engine_oracle (dp_engine.h: the machine's one engine); real
+ * execution's is dp_exec_oracle (dp_exec.h). No method builds an engine of its own.
  */
 #ifndef DP_ORACLE_H
 #define DP_ORACLE_H
 
 #include "dp_error.h"
-#include "dp_sim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,20 +17,17 @@ extern "C" {
 
 typedef struct dp_oracle {
     const char *name; /* "simulator", "real", ... (recorded in trajectories) */
-    /* Fill *makespan with the makespan of assignment (n_ops device ids), in the cost model's time
-     * unit (the graph's raw unit: printed value = makespan / graph->time_scale). Returns DP_OK or
-     * an error status with err filled. */
-    int (*cost)(void *ctx, const int *assignment, double *makespan, dp_error *err);
+    /* Fill *cost with the cost of assignment (n_ops device ids): the makespan (the penalised
+     * makespan under a memory penalty policy), in the graph's raw time unit (printed value =
+     * cost / graph->time_scale). Returns DP_OK or an error status with err filled. */
+    int (*cost)(void *ctx, const int *assignment, double *cost, dp_error *err);
     void *ctx;
 } dp_oracle;
 
-/* The simulator as oracle; ctx is a dp_sim *. */
-int dp_oracle_sim_cost(void *ctx, const int *assignment, double *makespan, dp_error *err);
-
-static inline dp_oracle dp_oracle_sim(dp_sim *s)
+/* Ask oracle o for the cost of an assignment (a checked call: o must not be NULL). */
+static inline int dp_oracle_cost(const dp_oracle *o, const int *assignment, double *cost, dp_error *err)
 {
-    dp_oracle o = {"simulator", dp_oracle_sim_cost, s};
-    return o;
+    return o->cost(o->ctx, assignment, cost, err);
 }
 
 #ifdef __cplusplus

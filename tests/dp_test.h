@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dp_engine.h"
+
 /* ../shared/data, or $DOPPLER_SHARED_DATA; NULL when absent (tests then SKIP). */
 static inline const char *dp_test_shared(void)
 {
@@ -27,6 +29,32 @@ static inline const char *dp_test_path(char *buf, size_t cap, const char *base, 
 {
     snprintf(buf, cap, "%s/%s", base, rel);
     return buf;
+}
+
+/* The default machine's engine over (g, c) (the DOPPLER-compatible fast path) and its cost
+ * oracle, for suites whose methods and trainers simulate. Free with dp_test_sim_free. */
+typedef struct dp_test_sim {
+    dp_engine *engine;
+    dp_oracle oracle;
+} dp_test_sim;
+
+static inline dp_test_sim dp_test_sim_make(const dp_graph *g, const dp_costs *c)
+{
+    dp_error err;
+    dp_test_sim s;
+    s.engine = dp_engine_alloc(g, c, NULL, &err);
+    if (!s.engine) {
+        fprintf(stderr, "dp_test_sim_make: %s\n", err.msg);
+        abort();
+    }
+    s.oracle = dp_engine_oracle(s.engine);
+    return s;
+}
+
+static inline void dp_test_sim_free(dp_test_sim *s)
+{
+    dp_engine_free(s->engine);
+    s->engine = NULL;
 }
 
 /* Run a suite; returns the process exit status (0 pass, 1 fail). */

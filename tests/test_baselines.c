@@ -295,6 +295,7 @@ static void learns(int method)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 2, &err);
     int untrained_bad = 0;
+    dp_test_sim sim = dp_test_sim_make(g, c);
     for (unsigned long seed = 1; seed <= 5; seed++) {
         dp_ptrain_config cfg;
         dp_ptrain_config_default(&cfg, method);
@@ -304,7 +305,7 @@ static void learns(int method)
         st->lr = st->lr_final = 1e-3;
         st->epsilon = 0.5;
         st->epsilon_final = 0;
-        dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, &err);
+        dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
         ck_assert_ptr_nonnull(tr);
         int as[2];
         double ms0, ms1;
@@ -320,6 +321,7 @@ static void learns(int method)
         dp_ptrainer_free(tr);
     }
     ck_assert_int_ge(untrained_bad, 2); /* the untrained policies did not have it already */
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
 }
@@ -366,19 +368,20 @@ static void files(int method)
     snprintf(tj1, sizeof tj1, "%s/%s-a-traj.h5", tmpdir, m);
     snprintf(tj2, sizeof tj2, "%s/%s-b-traj.h5", tmpdir, m);
     /* 20 episodes in one go */
-    dp_ptrainer *a = dp_ptrainer_alloc(g, c, &cfg, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_ptrainer *a = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io1 = {tj1, ck1, NULL, NULL, NULL};
     ck_assert_int_eq(dp_ptrainer_run(a, DP_STAGE_SIM, 20, &io1, &err), DP_OK);
     /* the same run stopped after 10, then resumed for the other 10 */
     stop_flag = 0;
-    dp_ptrainer *b = dp_ptrainer_alloc(g, c, &cfg, &err);
+    dp_ptrainer *b = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io2 = {tj2, ck2, stop_at_10, NULL, &stop_flag};
     ck_assert_int_eq(dp_ptrainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
     ck_assert_int_eq(dp_ptrainer_episode(b), 10);
     dp_ptrainer_free(b);
     stop_flag = 0;
     io2.progress = NULL;
-    b = dp_ptrainer_alloc(g, c, &cfg, &err);
+    b = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_int_eq(dp_ptrainer_resume(b, ck2, tj2, &err), DP_OK);
     ck_assert_int_eq(dp_ptrainer_stage(b), DP_STAGE_SIM);
     ck_assert_int_eq(dp_ptrainer_episode(b), 10);
@@ -400,6 +403,7 @@ static void files(int method)
     ck_assert(ms <= ms_final);
     dp_place_options o;
     dp_place_options_init(&o);
+    o.oracle = &sim.oracle;
     o.checkpoint = ck1;
     ck_assert_int_eq(dp_place(m, g, c, &o, bs, NULL, NULL, &err), DP_OK);
     ck_assert_int_eq(memcmp(as, bs, sizeof as), 0);
@@ -418,6 +422,7 @@ static void files(int method)
     dp_ptrainer_free(a);
     dp_ptrainer_free(b);
     unlink(ck1); unlink(ck2); unlink(tj1); unlink(tj2);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
 }

@@ -251,11 +251,10 @@ START_TEST(stage_real_oracle)
     cfg.stage[DP_STAGE_REAL].lr = 1e-2;
     cfg.stage[DP_STAGE_REAL].epsilon = 0.1;
     cfg.checkpoint_every = 1000;
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
-    ck_assert_ptr_nonnull(tr);
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"fake-real", fake_cost, &fx};
-    dp_trainer_set_oracle(tr, &o);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_ptr_nonnull(tr);
     int assign[6];
     double before, after;
     ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
@@ -418,11 +417,10 @@ START_TEST(greedy_baseline_improves)
     cfg.gamma = 1;
     cfg.reward_relative = 1;
     cfg.checkpoint_every = 1000;
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
-    ck_assert_ptr_nonnull(tr);
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"cut", cut_cost, &fx};
-    dp_trainer_set_oracle(tr, &o);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_ptr_nonnull(tr);
     int assign[6];
     double before, after;
     ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
@@ -489,7 +487,8 @@ START_TEST(ablation_switches)
     cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
     cfg.checkpoint_every = 1000;
     cfg.sel_topological = 1;
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
     dp_doppler *dd = dp_trainer_networks(tr);
     float *sel0 = malloc(dd->sel.n * sizeof(float)), *plc0 = malloc(dd->plc.n * sizeof(float));
@@ -505,7 +504,7 @@ START_TEST(ablation_switches)
     dp_train_config_default(&cfg);
     cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
     cfg.arch.cp_embeddings = 0;
-    tr = dp_trainer_alloc(g, c, &cfg, &err);
+    tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
     dd = dp_trainer_networks(tr);
     int assign[16];
@@ -516,6 +515,7 @@ START_TEST(ablation_switches)
         for (int j = 2 * d; j < 4 * d; j++) ck_assert_float_eq(dd->s_cat[(size_t)v * 4 * d + j], 0.0f);
     ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 10, NULL, &err), DP_OK);
     dp_trainer_free(tr);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
 }

@@ -529,7 +529,11 @@ START_TEST(exact_fork_join_hand)
         dp_costs *c = dp_costs_graph(g, D, &err);
         int a[5];
         dp_exact_result res;
-        ck_assert_int_eq(dp_search_exact(g, c, NULL, a, &res, &err), DP_OK);
+        dp_test_sim sim = dp_test_sim_make(g, c);
+        dp_place_options o;
+        dp_place_options_init(&o);
+        o.oracle = &sim.oracle;
+        ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
         ck_assert_int_eq(res.proven, 1);
         ck_assert_double_eq(res.makespan, 11);
         ck_assert_double_eq(simulate(g, c, a), 11);
@@ -537,9 +541,10 @@ START_TEST(exact_fork_join_hand)
         /* no method beats it */
         for (size_t m = 0; m < sizeof ALL_METHODS / sizeof *ALL_METHODS; m++) {
             int b[5];
-            ck_assert_int_eq(dp_place(ALL_METHODS[m], g, c, NULL, b, NULL, NULL, &err), DP_OK);
+            ck_assert_int_eq(dp_place(ALL_METHODS[m], g, c, &o, b, NULL, NULL, &err), DP_OK);
             ck_assert_msg(simulate(g, c, b) >= 11, "%s beat the optimum", ALL_METHODS[m]);
         }
+        dp_test_sim_free(&sim);
         dp_costs_free(c);
     }
     dp_graph_free(g);
@@ -565,7 +570,9 @@ START_TEST(exact_two_chains_hand)
     dp_costs *c = dp_costs_graph(g, 2, &err);
     int a[5];
     dp_exact_result res;
-    ck_assert_int_eq(dp_search_exact(g, c, NULL, a, &res, &err), DP_OK);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
+    dp_test_sim_free(&sim);
     ck_assert_double_eq(res.lower_bound, 7);
     ck_assert_double_eq(res.makespan, 8);
     ck_assert_int_eq(res.proven, 1);
@@ -599,7 +606,8 @@ START_TEST(exact_matches_brute_force)
          * (where the search itself must find the optimum) */
         cfg.anneal_budget = trial % 3 == 0 ? 200 : 0;
         cfg.list_start = trial % 3 != 2;
-        ck_assert_int_eq(dp_search_exact(g, c, &cfg, a, &res, &err), DP_OK);
+        dp_test_sim sim = dp_test_sim_make(g, c);
+        ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_OK);
         ck_assert_int_eq(res.proven, 1);
         double bf = brute_force(g, c);
         ck_assert_msg(fabs(res.makespan - bf) < 1e-9, "trial %d: exact %g, brute force %g", trial, res.makespan, bf);
@@ -612,9 +620,11 @@ START_TEST(exact_matches_brute_force)
             dp_place_options o;
             dp_place_options_init(&o);
             o.budget = 300;
+            o.oracle = &sim.oracle;
             ck_assert_int_eq(dp_place(ALL_METHODS[m], g, c, &o, b, NULL, NULL, &err), DP_OK);
             ck_assert_msg(simulate(g, c, b) >= res.makespan - 1e-9, "%s beat exact", ALL_METHODS[m]);
         }
+        dp_test_sim_free(&sim);
         dp_costs_free(c);
         dp_graph_free(g);
     }
@@ -633,7 +643,8 @@ START_TEST(exact_limits)
     dp_costs *c = dp_costs_graph(g, 2, &err);
     int a[30];
     dp_exact_result res;
-    ck_assert_int_eq(dp_search_exact(g, c, NULL, a, &res, &err), DP_ERANGE);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_ERANGE);
     ck_assert_ptr_nonnull(strstr(err.msg, "30 ops"));
     /* a node limit leaves the result unproven but valid (the incumbent or better) */
     dp_exact_config cfg;
@@ -641,9 +652,16 @@ START_TEST(exact_limits)
     cfg.max_ops = 30;
     cfg.max_nodes = 50;
     cfg.anneal_budget = 0;
-    ck_assert_int_eq(dp_search_exact(g, c, &cfg, a, &res, &err), DP_OK);
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_OK);
     ck_assert(res.proven == 0 || res.makespan <= res.lower_bound + 1e-9);
     ck_assert_double_eq(simulate(g, c, a), res.makespan);
+    /* more than one stream per device breaks the bounds: refused */
+    cfg.max_streams = 2;
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "streams"));
+    /* no oracle: refused, not silently a private engine */
+    ck_assert_int_eq(dp_search_exact(g, c, NULL, NULL, a, &res, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
@@ -660,14 +678,16 @@ START_TEST(anneal_and_local)
     dp_anneal_config cfg;
     dp_anneal_config_init(&cfg);
     cfg.budget = 3000;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    const dp_oracle *or = &sim.oracle;
     for (int annealing = 0; annealing < 2; annealing++)
         for (int sched = 0; sched < 2; sched++) {
             cfg.schedule = sched ? DP_ANNEAL_LINEAR : DP_ANNEAL_GEOMETRIC;
             int a[40], b[40];
             dp_search_result res, res2;
-            int (*fn)(const dp_graph *, const dp_costs *, const dp_anneal_config *, uint64_t, int *,
+            int (*fn)(const dp_graph *, const dp_costs *, const dp_oracle *, const dp_anneal_config *, uint64_t, int *,
                       dp_search_result *, dp_error *) = annealing ? dp_search_anneal : dp_search_local;
-            ck_assert_int_eq(fn(g, c, &cfg, 9, a, &res, &err), DP_OK);
+            ck_assert_int_eq(fn(g, c, or, &cfg, 9, a, &res, &err), DP_OK);
             ck_assert_int_eq(res.sims, 3000);
             ck_assert(res.best <= res.start);
             ck_assert_double_eq(simulate(g, c, a), res.best);
@@ -684,7 +704,7 @@ START_TEST(anneal_and_local)
             }
             ck_assert_double_eq(res.trace.best[res.trace.n - 1], res.best);
             /* same seed, same result */
-            ck_assert_int_eq(fn(g, c, &cfg, 9, b, &res2, &err), DP_OK);
+            ck_assert_int_eq(fn(g, c, or, &cfg, 9, b, &res2, &err), DP_OK);
             ck_assert_double_eq(res2.best, res.best);
             ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
             dp_search_trace_clear(&res.trace);
@@ -695,13 +715,15 @@ START_TEST(anneal_and_local)
     cfg.t0 = 0.5;
     int a[40];
     dp_search_result res;
-    ck_assert_int_eq(dp_search_anneal(g, c, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
     dp_anneal_config_init(&cfg);
     snprintf(cfg.init, sizeof cfg.init, "anneal");
-    ck_assert_int_eq(dp_search_anneal(g, c, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
     snprintf(cfg.init, sizeof cfg.init, "nosuch");
-    ck_assert_int_eq(dp_search_anneal(g, c, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "nosuch"));
+    ck_assert_int_eq(dp_search_anneal(g, c, NULL, &cfg, 1, a, &res, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
@@ -738,8 +760,14 @@ START_TEST(anneal_config_file)
     dp_place_options_init(&o);
     o.budget = 500;
     int a[5];
+    /* a method that simulates refuses to run without the machine's oracle */
+    ck_assert_int_eq(dp_place("anneal", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "oracle"));
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    o.oracle = &sim.oracle;
     ck_assert_int_eq(dp_place("anneal", g, c, &o, a, NULL, NULL, &err), DP_OK);
     ck_assert_double_eq(simulate(g, c, a), 11);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
 }

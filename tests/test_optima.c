@@ -35,10 +35,12 @@ static double check_all(const dp_graph *g, int P, double opt, int with_exact)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, P, &err);
     int *a = malloc(g->n_ops * sizeof(int));
+    dp_test_sim sim = dp_test_sim_make(g, c);
     for (size_t m = 0; m < sizeof METHODS / sizeof *METHODS; m++) {
         dp_place_options o;
         dp_place_options_init(&o);
         o.budget = 2000;
+        o.oracle = &sim.oracle;
         ck_assert_int_eq(dp_place(METHODS[m], g, c, &o, a, NULL, NULL, &err), DP_OK);
         double x = simulate(g, c, a);
         ck_assert_msg(x >= opt - 1e-9, "%s, P=%d: %s gives %g below the optimum %g", g->name, P, METHODS[m], x, opt);
@@ -56,13 +58,14 @@ static double check_all(const dp_graph *g, int P, double opt, int with_exact)
     double ex = NAN;
     if (with_exact) {
         dp_exact_result res;
-        ck_assert_int_eq(dp_search_exact(g, c, NULL, a, &res, &err), DP_OK);
+        ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
         ck_assert_int_eq(res.proven, 1);
         ck_assert_msg(res.makespan >= opt - 1e-9, "%s, P=%d: exact %g beats the optimum %g", g->name, P, res.makespan, opt);
         ck_assert_double_eq(simulate(g, c, a), res.makespan);
         ex = res.makespan;
     }
     free(a);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     return ex;
 }

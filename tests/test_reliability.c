@@ -364,12 +364,13 @@ START_TEST(init_from_best_has_no_garbage)
     int fd = mkstemp(ckpt);
     close(fd);
     unlink(ckpt);
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
     dp_train_io io = {NULL, ckpt, NULL, NULL, NULL};
     ck_assert_msg(dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) == DP_OK, "%s", err.msg);
     dp_trainer_free(tr);
-    tr = dp_trainer_alloc(g, c, &cfg, &err);
+    tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
     ck_assert_msg(dp_trainer_init_from(tr, ckpt, &err) == DP_OK, "%s", err.msg);
     dp_doppler *dd = dp_trainer_networks(tr);
@@ -389,6 +390,7 @@ START_TEST(init_from_best_has_no_garbage)
         free(in_tensor);
     }
     dp_trainer_free(tr);
+    dp_test_sim_free(&sim);
     unlink(ckpt);
     dp_costs_free(c);
     dp_graph_free(g);

@@ -56,7 +56,8 @@ static int child_train(const char *ckpt, const char *traj, int progress_fd)
     cfg.arch.steps = 2;
     cfg.checkpoint_every = 3;
     cfg.stage[DP_STAGE_IL].episodes = N_EPISODES;
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     if (!tr) return 11;
     struct stat st;
     if (stat(ckpt, &st) == 0 && dp_trainer_resume(tr, ckpt, traj, &err) != DP_OK) {
@@ -69,6 +70,7 @@ static int child_train(const char *ckpt, const char *traj, int progress_fd)
         return 13;
     }
     dp_trainer_free(tr);
+    dp_test_sim_free(&sim);
     dp_costs_free(c);
     dp_graph_free(g);
     return 0;

@@ -1,0 +1,136 @@
+/* dp_engine.c: the one simulation entry point (see dp_engine.h). */
+#include "dp_engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp_hisim.h"
+#include "dp_sim.h"
+
+struct dp_engine {
+    const dp_graph *g;
+    const dp_costs *c;
+    dp_sim *fast;      /* the exact DOPPLER-compatible engine, or */
+    dp_hisim *general; /* the general engine */
+    int priority_queue;
+    double *blevel;    /* (n_ops) default priorities of a priority queue */
+    long sims;
+};
+
+dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machine *m, dp_error *err)
+{
+    if (!g || !c) {
+        dp_error_set(err, DP_EINVAL, "engine: a graph and its cost tables are needed");
+        return NULL;
+    }
+    if (m && m->topology && !m->topo) {
+        dp_error_set(err, DP_EINVAL, "engine: machine topology %s is not loaded (dp_machine_load)", m->topology);
+        return NULL;
+    }
+    if (m && m->n_devices != c->n_devices) {
+        dp_error_set(err, DP_EINVAL, "engine: the machine has %d devices, the cost tables %d", m->n_devices, c->n_devices);
+        return NULL;
+    }
+    dp_engine *e = calloc(1, sizeof *e);
+    if (!e) {
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    e->g = g;
+    e->c = c;
+    if (m && dp_machine_general(m)) {
+        e->general = dp_hisim_alloc(g, c, m->topo, &m->sim, err);
+        e->priority_queue = m->sim.queue == DP_QUEUE_PRIORITY;
+    } else {
+        e->fast = dp_sim_alloc(g, c, err);
+    }
+    if (!e->fast && !e->general) {
+        free(e);
+        return NULL;
+    }
+    if (e->priority_queue) {
+        e->blevel = dp_malloc_n((size_t)g->n_ops, sizeof(double));
+        if (!e->blevel) {
+            dp_engine_free(e);
+            dp_error_set(err, DP_ENOMEM, "out of memory");
+            return NULL;
+        }
+        dp_costs_levels(g, c, e->blevel, NULL);
+    }
+    return e;
+}
+
+void dp_engine_free(dp_engine *e)
+{
+    if (!e) return;
+    dp_sim_free(e->fast);
+    dp_hisim_free(e->general);
+    free(e->blevel);
+    free(e);
+}
+
+int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc;
+    if (e->fast) {
+        dp_sim_result r;
+        if ((rc = dp_sim_run(e->fast, assignment, &r, err)) != DP_OK) return rc;
+        *out = (dp_schedule){
+            .makespan = r.makespan, .cost = r.makespan, .n_devices = r.n_devices, .busy = r.busy,
+            .op_start = r.op_start, .op_end = r.op_end, .n_transfers = r.n_transfers,
+            .transfer_volume = r.transfer_volume, .n_events = r.n_events,
+        };
+    } else {
+        if (!priority && e->priority_queue) priority = e->blevel;
+        dp_hisim_result r;
+        if ((rc = dp_hisim_run(e->general, assignment, priority, &r, err)) != DP_OK) return rc;
+        *out = (dp_schedule){
+            .makespan = r.makespan, .cost = r.penalised_makespan, .n_devices = r.n_devices, .busy = r.busy,
+            .op_start = r.op_start, .op_end = r.op_end, .xfer_start = r.xfer_start, .xfer_end = r.xfer_end,
+            .mem_peak = r.mem_peak, .mem_excess = r.mem_excess, .n_transfers = r.n_transfers, .transfer_volume = r.transfer_volume,
+            .n_events = r.n_events,
+        };
+    }
+    e->sims++;
+    return DP_OK;
+}
+
+static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
+{
+    dp_schedule s;
+    int rc = dp_engine_run((dp_engine *)ctx, assignment, NULL, &s, err);
+    if (rc == DP_OK) *cost = s.cost;
+    return rc;
+}
+
+dp_oracle dp_engine_oracle(dp_engine *e)
+{
+    return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e};
+}
+
+int dp_engine_is_general(const dp_engine *e)
+{
+    return e->general != NULL;
+}
+
+long dp_engine_simulations(const dp_engine *e)
+{
+    return e->sims;
+}
+
+const dp_graph *dp_engine_graph(const dp_engine *e)
+{
+    return e->g;
+}
+
+const dp_costs *dp_engine_costs(const dp_engine *e)
+{
+    return e->c;
+}
+
+int dp_engine_write_trace(const dp_engine *e, const int *assignment, const char *path, dp_error *err)
+{
+    return e->fast ? dp_sim_write_trace(e->fast, assignment, path, err)
+                   : dp_hisim_write_trace(e->general, assignment, path, err);
+}

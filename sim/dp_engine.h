@@ -1,0 +1,88 @@
+/* dp_engine.h: the one entry point that decides what a makespan is.
+ *
+ * An engine simulates assignments of one graph on one machine (dp_machine.h). It takes the
+ * exact fast path (dp_sim.h: the DOPPLER-compatible engine, fixed transfer delays, one op at a
+ * time per device, FIFO) when the machine allows it (no topology and the default simulator
+ * options: dp_machine_general() == 0), and the general engine (dp_hisim.h) otherwise; both give
+ * the same makespans where both apply (tests/test_hifi.c). Every command, placement method,
+ * search, trainer, sweep and the Python interface simulates through an engine, so a placement
+ * is scored by one model wherever it is printed.
+ *
+ * Usage: e = dp_engine_alloc(g, c, m); any number of dp_engine_run(e, assignment, NULL, &s);
+ * dp_engine_free(e). An engine is a workspace: one per thread. Its cost oracle
+ * (dp_engine_oracle) is what methods and trainers take.
+ */
+#ifndef DP_ENGINE_H
+#define DP_ENGINE_H
+
+#include <stddef.h>
+
+#include "dp_cost.h"
+#include "dp_error.h"
+#include "dp_graph.h"
+#include "dp_machine.h"
+#include "dp_oracle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct dp_engine dp_engine;
+
+/* A simulated schedule. Arrays are owned by the engine and valid until its next run. Times are
+ * in the graph's raw time unit (printed value = time / g->time_scale). */
+typedef struct dp_schedule {
+    double makespan;            /* last op end */
+    double cost;                /* what the oracle returns: the penalised makespan under the
+                                 * memory penalty policy (dp_hisim.h), else the makespan */
+    int n_devices;
+    const double *busy;         /* (n_devices) compute time per device */
+    const double *op_start;     /* (n_ops) */
+    const double *op_end;       /* (n_ops) */
+    const double *xfer_start;   /* (n_edges) transfer start, or NULL on the fast path (a transfer
+                                 * then starts at its producer's end and lasts dp_costs_comm) */
+    const double *xfer_end;     /* (n_edges) arrival; NULL on the fast path */
+    const double *mem_peak;     /* (n_devices) peak memory in bytes; NULL on the fast path */
+    double mem_excess;          /* max over devices of (peak - capacity) / capacity; 0 within
+                                 * capacity, without a limit and on the fast path */
+    long n_transfers;           /* cross-device edges moved */
+    double transfer_volume;     /* their edge_data summed (bytes, or time units for time graphs) */
+    long n_events;              /* events processed */
+} dp_schedule;
+
+/* An engine for graph g under cost tables c (dp_machine_costs(m, g)) on machine m. g and c must
+ * outlive the engine; m is read at this call only (its loaded topology and calibration must
+ * outlive the engine). m NULL: the default machine (dp_machine_init: the DOPPLER-compatible
+ * fast path on c's devices). Errors (DP_EINVAL): c does not match g or the machine, options the
+ * general engine refuses (dp_hisim_alloc); DP_ENOMEM. */
+dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machine *m, dp_error *err);
+void dp_engine_free(dp_engine *e);
+
+/* Simulate an assignment (n_ops device ids in 0..n_devices-1). priority (n_ops, higher runs
+ * first) orders a priority queue; NULL: the b-levels (dp_costs_levels), as every command does;
+ * FIFO queues ignore it. Errors: DP_EINVAL (a device out of range, naming the op), DP_ERANGE (a
+ * memory capacity exceeded under the error policy), DP_ENOMEM. */
+int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
+
+/* The engine as a cost oracle (dp_oracle.h): cost = dp_schedule.cost of the assignment with the
+ * default priorities. The oracle points into e and is valid while e lives. */
+dp_oracle dp_engine_oracle(dp_engine *e);
+
+/* 1 when e runs the general engine, 0 on the exact fast path. */
+int dp_engine_is_general(const dp_engine *e);
+
+/* Simulations run so far (dp_engine_run calls that succeeded). */
+long dp_engine_simulations(const dp_engine *e);
+
+const dp_graph *dp_engine_graph(const dp_engine *e);
+const dp_costs *dp_engine_costs(const dp_engine *e);
+
+/* Write the last run (which must have been of `assignment`) as Chrome trace JSON (dp_sim.h and
+ * dp_hisim.h describe the rows). With the general engine, rate and channel counters need
+ * the machine's sim.trace option. Atomic write. */
+int dp_engine_write_trace(const dp_engine *e, const int *assignment, const char *path, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
