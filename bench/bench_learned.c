@@ -3,7 +3,7 @@
  *
  *   bench_learned episode [GRAPH_DIR [REPS]]
  *     seconds per episode, inference (greedy rollout with the simulator) and training (rollout,
- *     loss, backward, Adam), of DOPPLER (dp_trainer_bench), Placeto and GDP (dp_ptrainer_bench),
+ *     loss, backward, Adam), of DOPPLER (dp_trainer_bench), Placeto and GDP (the same trainer, dp_agent.h),
  *     measured in the same run on every graph, beside the DOPPLER authors' figures for DOPPLER
  *     and Placeto (Yao et al. 2026; their machine and PyTorch code).
  *
@@ -13,13 +13,12 @@
  *     number of episodes (EPISODES, default 200): Placeto and GDP that many of the "sim" stage,
  *     DOPPLER half of Stage I (imitation) then half of Stage II; each then places greedily with
  *     its best-greedy parameters (model selection at checkpoint boundaries, every 100 episodes).
- *     Default hyperparameters otherwise (dp_train_config_default, dp_ptrain_config_default).
+ *     Default hyperparameters otherwise (dp_train_config_default).
  *
  * Makespans are in DOPPLER units (simulated time / 1e10). Output: markdown tables on stdout.
  * Exit 77 when the graphs are absent. Build: make bench/bench_learned (EXTRA_PROGRAMS). */
 #include "dp_engine.h"
 #include "dp_place.h"
-#include "dp_ptrain.h"
 #include "dp_sim.h"
 #include "dp_train.h"
 
@@ -70,9 +69,11 @@ static int episode_times(const char *dir, int reps)
 {
     dp_train_config dcfg;
     dp_train_config_default(&dcfg);
-    dp_ptrain_config pcfg, gcfg;
-    dp_ptrain_config_default(&pcfg, DP_PTRAIN_PLACETO);
-    dp_ptrain_config_default(&gcfg, DP_PTRAIN_GDP);
+    dp_train_config pcfg, gcfg;
+    dp_train_config_default(&pcfg);
+    dp_train_config_default(&gcfg);
+    pcfg.method = DP_AGENT_PLACETO;
+    gcfg.method = DP_AGENT_GDP;
     printf("Seconds per episode, one core, %d repetitions after 2 warm-up ones; default sizes (DOPPLER %d/%d/%d steps, "
            "Placeto %d/%d, GDP %d/%d layers/%d heads).\n\n",
            reps, dcfg.arch.hidden, dcfg.arch.mlp_hidden, dcfg.arch.steps, pcfg.placeto.hidden, pcfg.placeto.mlp_hidden,
@@ -96,12 +97,12 @@ static int episode_times(const char *dir, int reps)
         dp_trainer *dtr = dp_trainer_alloc(g, c, &dcfg, &oracle, &err);
         if (!dtr || dp_trainer_bench(dtr, 2, &di, &dt, &err) || dp_trainer_bench(dtr, reps, &di, &dt, &err)) return fail(&err);
         dp_trainer_free(dtr);
-        dp_ptrainer *ptr = dp_ptrainer_alloc(g, c, &pcfg, &oracle, &err);
-        if (!ptr || dp_ptrainer_bench(ptr, 2, &pi, &pt, &err) || dp_ptrainer_bench(ptr, reps, &pi, &pt, &err)) return fail(&err);
-        dp_ptrainer_free(ptr);
-        dp_ptrainer *gtr = dp_ptrainer_alloc(g, c, &gcfg, &oracle, &err);
-        if (!gtr || dp_ptrainer_bench(gtr, 2, &gi, &gt, &err) || dp_ptrainer_bench(gtr, reps, &gi, &gt, &err)) return fail(&err);
-        dp_ptrainer_free(gtr);
+        dp_trainer *ptr = dp_trainer_alloc(g, c, &pcfg, &oracle, &err);
+        if (!ptr || dp_trainer_bench(ptr, 2, &pi, &pt, &err) || dp_trainer_bench(ptr, reps, &pi, &pt, &err)) return fail(&err);
+        dp_trainer_free(ptr);
+        dp_trainer *gtr = dp_trainer_alloc(g, c, &gcfg, &oracle, &err);
+        if (!gtr || dp_trainer_bench(gtr, 2, &gi, &gt, &err) || dp_trainer_bench(gtr, reps, &gi, &gt, &err)) return fail(&err);
+        dp_trainer_free(gtr);
         dp_engine_free(eng);
         printf("| %s | %d | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.1f | %.2f / %.2f | %.2f / %.2f |\n", G[i].name,
                g->n_ops, G[i].devices, di, dt, pi, pt, gi, gt, pt / dt, G[i].infer, G[i].train, G[i].p_infer, G[i].p_train);

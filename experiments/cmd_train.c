@@ -4,8 +4,6 @@
 #include "dp_engine.h"
 #include "commands.h"
 #include "dp_place.h"
-#include "dp_ptrain.h"
-#include "dp_sim.h"
 #include "dp_train.h"
 #include "exec_cli.h"
 
@@ -47,9 +45,7 @@ static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *
     return DP_OK;
 }
 
-static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
-                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
-                          int resume, int quiet, long episodes, dp_machine *mach);
+
 
 static void train_usage(FILE *f)
 {
@@ -139,7 +135,7 @@ int cmd_train(int argc, char **argv)
         {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"real-reference", required_argument, NULL, O_REAL_REF}, {"nice", required_argument, NULL, O_NICE},
         {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
-    int method = -1; /* -1: DOPPLER, else a dp_ptrain_method */
+    int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
@@ -180,8 +176,7 @@ int cmd_train(int argc, char **argv)
         case O_RESUME: resume = 1; break;
         case O_QUIET: quiet = 1; break;
         case O_METHOD:
-            if (strcmp(optarg, "doppler") == 0) method = -1;
-            else if (dp_ptrain_method_parse(optarg, &method) != DP_OK)
+            if (dp_agent_parse(optarg, &method) != DP_OK)
                 return dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg);
             break;
         case O_SCALE:
@@ -208,21 +203,17 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
-    if (method >= 0) {
-        if (pipeline) return dp_cli_usage_error("train", "--pipeline is DOPPLER's (imitation then RL); %s learns by RL only", dp_ptrain_method_name(method));
-        if (have_stage && stage != DP_STAGE_SIM)
-            return dp_cli_usage_error("train", "%s learns in the sim stage only here (no imitation; Stage III on the real "
-                                      "executor is DOPPLER's in this command, the library's dp_ptrainer_set_oracle takes one)",
-                                      dp_ptrain_method_name(method));
-        if (x_scale > 0 || x_target > 0) return dp_cli_usage_error("train", "--scale and --target-flops are for DOPPLER's Stage III");
-        return train_baseline(method, graph, format, config, have_seed, seed, print_cfg, init, ckpt, traj, resume, quiet, episodes,
-                              &mach);
-    }
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
+    if (method >= 0) cfg.method = method; /* before the config: it decides which keys apply */
     if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    if (method >= 0 && cfg.method != method)
+        return dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
+                                  dp_agent_name(cfg.method));
+    /* the learned baselines learn by reinforcement in their papers: Stage II unless told */
+    if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
     if (print_cfg) {
         char *s = dp_train_config_to_json(&cfg);
@@ -326,15 +317,19 @@ int cmd_train(int argc, char **argv)
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+    char label[32];
+    snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
     printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
-           "doppler-final", dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
+           label, dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
     if (dp_trainer_use_best(tr)) {
         if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
     }
-    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method doppler uses)\n",
-           "doppler", dp_cli_fmt(ms / sc, b, sizeof b));
+    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
+           dp_agent_name(cfg.method), dp_cli_fmt(ms / sc, b, sizeof b), dp_agent_name(cfg.method));
     if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
-    if (ckpt) printf("checkpoint: %s (place with: doppler place --method doppler --checkpoint %s --graph %s)\n", ckpt, ckpt, graph);
+    if (ckpt)
+        printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,
+               dp_agent_name(cfg.method), ckpt, graph);
     status = 0;
     goto done;
 fail:
@@ -351,80 +346,3 @@ done:
     return status;
 }
 
-/* doppler train --method placeto|gdp: the learned baselines (policy/dp_ptrain.h), sim stage only */
-static int train_baseline(int method, const char *graph, const char *format, const char *config, int have_seed,
-                          unsigned long long seed, int print_cfg, const char *init, const char *ckpt, const char *traj,
-                          int resume, int quiet, long episodes, dp_machine *mach)
-{
-    const char *name = dp_ptrain_method_name(method);
-    dp_error err;
-    dp_error_clear(&err);
-    dp_ptrain_config cfg;
-    dp_ptrain_config_default(&cfg, method);
-    if (config && dp_ptrain_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
-    cfg.method = method;
-    if (have_seed) cfg.train.seed = seed;
-    if (print_cfg) {
-        char *s = dp_ptrain_config_to_json(&cfg);
-        if (!s) return DP_EXIT_ERROR;
-        printf("%s\n", s);
-        free(s);
-        return 0;
-    }
-    if (!graph) return dp_cli_usage_error("train", "--graph FILE is required");
-    if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
-    if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
-    openblas_set_num_threads(1);
-    int status = DP_EXIT_ERROR;
-    dp_costs *cost = NULL;
-    dp_engine *eng = NULL;
-    dp_ptrainer *tr = NULL;
-    int *assign = NULL;
-    dp_graph *g = dp_graph_read(graph, format, &err);
-    if (!g) return dp_cli_fail(&err);
-    cost = dp_machine_costs(mach, g, &err);
-    if (!cost) goto fail;
-    if (!(eng = dp_engine_alloc(g, cost, mach, &err))) goto fail;
-    const dp_oracle sim_oracle = dp_engine_oracle(eng);
-    tr = dp_ptrainer_alloc(g, cost, &cfg, &sim_oracle, &err);
-    if (!tr) goto fail;
-    if (init && dp_ptrainer_init_from(tr, init, &err) != DP_OK) goto fail;
-    if (resume && dp_ptrainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    progress_state ps = {isatty(2), quiet, 0};
-    dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
-    if (dp_ptrainer_run(tr, DP_STAGE_SIM, episodes, &io, &err) != DP_OK) goto fail;
-    if (stop_flag) {
-        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_ptrainer_stage(tr)),
-                dp_ptrainer_episode(tr), ckpt ? "; continue with --resume" : "");
-        goto done;
-    }
-    assign = dp_malloc_n(g->n_ops, sizeof(int));
-    if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-    double ms;
-    const double sc = g->time_scale;
-    char b[40], label[32];
-    printf("graph %s: %d ops, %d edges, %d devices; trained %s, sim stage%s\n", g->name, g->n_ops, g->n_edges, cost->n_devices,
-           name, episodes ? " (episodes overridden)" : "");
-    printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
-    if (dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
-    snprintf(label, sizeof label, "%s-final", name);
-    printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(ms / sc, b, sizeof b));
-    if (dp_ptrainer_use_best(tr) && dp_ptrainer_place(tr, 0, cfg.train.seed, assign, &ms, &err) != DP_OK) goto fail;
-    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n", name,
-           dp_cli_fmt(ms / sc, b, sizeof b), name);
-    if (print_heuristics(g, cost, eng, mach, assign, &err) != DP_OK) goto fail;
-    if (ckpt) printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt, name, ckpt, graph);
-    status = 0;
-    goto done;
-fail:
-    status = dp_cli_fail(&err);
-done:
-    free(assign);
-    dp_ptrainer_free(tr);
-    dp_engine_free(eng);
-    dp_costs_free(cost);
-    dp_graph_free(g);
-    return status;
-}

@@ -7,7 +7,6 @@
 #include "dp_oracle.h"
 #include "dp_sim.h"
 #include "dp_train.h"
-#include "dp_ptrain.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -534,19 +533,21 @@ done:
     return rc;
 }
 
-/* ---- Placeto and GDP (policy/dp_ptrain.h): REINFORCE against the run's simulator for
+/* ---- Placeto and GDP (policy/dp_agent.h, trained by the one trainer of dp_train.h): REINFORCE against the run's simulator for
  * `episodes` episodes (the table's DOPPLER budget, Stage I + Stage II), model selection as
  * DOPPLER's, then the greedy (or best of `samples`) placement ---- */
-static int run_ptrain(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
+static int run_baseline(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     int m;
-    if (dp_ptrain_method_parse(method, &m) != DP_OK) return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
+    if (dp_agent_parse(method, &m) != DP_OK || m == DP_AGENT_DOPPLER)
+        return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
     long seed, episodes, samples, bench;
     const char *tcfg = NULL;
-    dp_ptrain_config cfg;
-    dp_ptrain_config_default(&cfg, m);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.method = m;
     if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes", 200, &episodes, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
@@ -558,38 +559,39 @@ static int run_ptrain(const json_t *params, const dp_run_context *ctx, const cha
     if (tcfg) {
         char path[PATH_MAX];
         if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-        if (dp_ptrain_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
+        if (dp_train_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
+        if (cfg.method != m)
+            return dp_error_set(err, DP_EINVAL, "%s: a config of method %s given to method %s", path, dp_agent_name(cfg.method), method);
     }
-    cfg.method = m;
-    cfg.train.seed = (uint64_t)seed;
+    cfg.seed = (uint64_t)seed;
 
     dp_run_machine rm;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    dp_ptrainer *tr = NULL;
+    dp_trainer *tr = NULL;
     int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
     json_t *metrics = json_object();
     const double sc = rm.g->time_scale;
     double t_start = now_s(), ms;
     dp_run_schedule sched;
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_ptrainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
+    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     double train_sec = 0;
     if (episodes > 0) {
         double t0 = now_s();
-        if ((rc = dp_ptrainer_run(tr, DP_STAGE_SIM, episodes, NULL, err)) != DP_OK) goto done;
+        if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, episodes, NULL, err)) != DP_OK) goto done;
         train_sec = now_s() - t0;
-        if ((rc = dp_ptrainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, err)) != DP_OK) goto done;
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
         if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
         json_object_set_new(metrics, "makespan_last", json_real(sched.makespan / sc));
-        dp_ptrainer_use_best(tr);
+        dp_trainer_use_best(tr);
     }
-    if ((rc = dp_ptrainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, err)) != DP_OK) goto done;
+    if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
     if (bench > 0) {
         double inf_s, train_s;
-        if ((rc = dp_ptrainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
         json_object_set_new(metrics, "inference_s", json_real(inf_s));
         json_object_set_new(metrics, "training_s", json_real(train_s));
     }
@@ -603,7 +605,7 @@ static int run_ptrain(const json_t *params, const dp_run_context *ctx, const cha
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     json_decref(metrics);
-    dp_ptrainer_free(tr);
+    dp_trainer_free(tr);
     free(assign);
     dp_run_machine_free(&rm);
     return rc;
@@ -618,8 +620,8 @@ static const struct {
     run_fn fn;
 } runners[] = {
     {"doppler", run_doppler},
-    {"placeto", run_ptrain},
-    {"gdp", run_ptrain},
+    {"placeto", run_baseline},
+    {"gdp", run_baseline},
     {NULL, NULL},
 };
 

@@ -4,7 +4,6 @@
 #include "dp_train.h"
 #include "dp_list.h"
 #include "dp_search.h"
-#include "dp_ptrain.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -72,31 +71,73 @@ int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options
     return DP_OK;
 }
 
-int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
-                     double *priority, int *has_priority, dp_error *err)
+/* The learned methods (doppler, placeto, gdp): with o->checkpoint, its policy (the parameters
+ * model selection kept) places; otherwise placeto and gdp first train o->budget episodes (200)
+ * of Stage II from o->seed with o->config, through the one trainer (dp_train.h). */
+static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                         int *has_priority, dp_error *err)
 {
-    (void)priority;
     if (has_priority) *has_priority = 0;
-    if (!o || !o->checkpoint) return dp_error_set(err, DP_EINVAL, "doppler: --checkpoint FILE is required (train one with 'doppler train')");
-    char *json = NULL;
-    int rc = dp_ckpt_read_config(o->checkpoint, &json, err);
-    if (rc != DP_OK) return rc;
+    const char *name = dp_agent_name(kind);
+    if (kind == DP_AGENT_DOPPLER && !o->checkpoint)
+        return dp_error_set(err, DP_EINVAL, "doppler: --checkpoint FILE is required (train one with 'doppler train')");
     dp_train_config cfg;
     dp_train_config_default(&cfg);
-    rc = dp_train_config_from_json_text(&cfg, json, err);
-    free(json);
-    if (rc != DP_OK) {
-        dp_error_prefix(err, "%s", o->checkpoint);
-        return rc;
+    cfg.method = kind;
+    int rc;
+    if (o->checkpoint) {
+        char *json = NULL;
+        if ((rc = dp_ckpt_read_config(o->checkpoint, &json, err)) != DP_OK) return rc;
+        cfg.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
+        rc = dp_train_config_from_json_text(&cfg, json, err);
+        free(json);
+        if (rc != DP_OK) {
+            dp_error_prefix(err, "%s", o->checkpoint);
+            return rc;
+        }
+        if (cfg.method != kind)
+            return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", o->checkpoint, name,
+                                dp_agent_name(cfg.method));
+    } else {
+        if (o->config && (rc = dp_train_config_load(&cfg, o->config, err)) != DP_OK) return rc;
+        if (cfg.method != kind)
+            return dp_error_set(err, DP_EINVAL, "%s: a config of method %s given to method %s", o->config,
+                                dp_agent_name(cfg.method), name);
+        cfg.seed = o->seed;
     }
     dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
-    rc = dp_trainer_init_from(tr, o->checkpoint, err);
+    if (o->checkpoint) {
+        rc = dp_trainer_init_from(tr, o->checkpoint, err);
+    } else {
+        rc = dp_trainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, NULL, err);
+    }
     if (rc == DP_OK) dp_trainer_use_best(tr);
     double ms;
     if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     dp_trainer_free(tr);
     return rc;
+}
+
+int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    return place_learned(DP_AGENT_DOPPLER, g, c, o, assignment, has_priority, err);
+}
+
+int dp_place_placeto(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    return place_learned(DP_AGENT_PLACETO, g, c, o, assignment, has_priority, err);
+}
+
+int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment, double *priority,
+                 int *has_priority, dp_error *err)
+{
+    (void)priority;
+    return place_learned(DP_AGENT_GDP, g, c, o, assignment, has_priority, err);
 }
 
 /* The registry. Issues that add methods add one line here. */

@@ -81,6 +81,16 @@ int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options
 int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
+/* Placeto and GDP (dp_agent.h; trained by the one trainer, dp_train.h): with o->checkpoint, the
+ * policy of that checkpoint places greedily (o->samples > 1: the best of that many samples,
+ * seed o->seed); without, a policy is first trained for o->budget episodes (0: 200) of Stage II
+ * from seed o->seed (config o->config if given, which must be of the same method), then its
+ * best-greedy parameters place greedily. A checkpoint of another method is refused. */
+int dp_place_placeto(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err);
+int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment, double *priority,
+                 int *has_priority, dp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

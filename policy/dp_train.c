@@ -1,4 +1,4 @@
-/* dp_train.c: the three DOPPLER training stages (see dp_train.h). */
+/* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
 #include "dp_json.h"
 #include "dp_h5io.h"
@@ -48,7 +48,10 @@ int dp_stage_parse(const char *s, int *stage)
 void dp_train_config_default(dp_train_config *c)
 {
     memset(c, 0, sizeof *c);
+    c->method = DP_AGENT_DOPPLER;
     dp_doppler_arch_default(&c->arch);
+    dp_placeto_arch_default(&c->placeto);
+    dp_gdp_arch_default(&c->gdp);
     const dp_train_stage il = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-3, 0, 1.0, 0, 0.001, 1, 0, 0};
     const dp_train_stage sim = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
     const dp_train_stage real = {4000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
@@ -70,13 +73,17 @@ void dp_train_config_default(dp_train_config *c)
 char *dp_train_config_to_json(const dp_train_config *c)
 {
     json_t *o = json_object();
+    const int dual = c->method == DP_AGENT_DOPPLER;
+    json_object_set_new(o, "method", json_string(dp_agent_name(c->method)));
     json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
-    json_object_set_new(o, "gamma", json_real(c->gamma));
+    if (c->method != DP_AGENT_GDP) json_object_set_new(o, "gamma", json_real(c->gamma));
     json_object_set_new(o, "checkpoint_every", json_integer(c->checkpoint_every));
     json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
-    json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
+    if (dual) {
+        json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
+        json_object_set_new(o, "sel_topological", json_boolean(c->sel_topological));
+    }
     json_object_set_new(o, "update_plc", json_boolean(c->update_plc));
-    json_object_set_new(o, "sel_topological", json_boolean(c->sel_topological));
     json_object_set_new(o, "grad_clip", json_real(c->grad_clip));
     json_t *ad = json_object();
     json_object_set_new(ad, "beta1", json_real(c->adam_beta1));
@@ -91,7 +98,24 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
     json_object_set_new(nw, "slope", json_real(c->arch.slope));
     json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
-    json_object_set_new(o, "network", nw);
+    if (dual) json_object_set_new(o, "network", nw);
+    else json_decref(nw);
+    if (c->method == DP_AGENT_PLACETO) {
+        json_t *p = json_object();
+        json_object_set_new(p, "hidden", json_integer(c->placeto.hidden));
+        json_object_set_new(p, "mlp_hidden", json_integer(c->placeto.mlp_hidden));
+        json_object_set_new(p, "slope", json_real(c->placeto.slope));
+        json_object_set_new(o, "placeto", p);
+    }
+    if (c->method == DP_AGENT_GDP) {
+        json_t *q = json_object();
+        json_object_set_new(q, "hidden", json_integer(c->gdp.hidden));
+        json_object_set_new(q, "layers", json_integer(c->gdp.layers));
+        json_object_set_new(q, "heads", json_integer(c->gdp.heads));
+        json_object_set_new(q, "mlp_hidden", json_integer(c->gdp.mlp_hidden));
+        json_object_set_new(q, "slope", json_real(c->gdp.slope));
+        json_object_set_new(o, "gdp", q);
+    }
     json_t *st = json_object();
     for (int i = 0; i < DP_N_STAGES; i++) {
         const dp_train_stage *s = &c->stage[i];
@@ -141,6 +165,69 @@ static int get_bool(json_t *v, const char *key, int *out, dp_error *err)
     return DP_OK;
 }
 
+/* The keys an agent cannot honour: given in its config they are refused, naming the key and the
+ * agent (a key that is accepted must change what the agent does). */
+static const char *refused_key(int method, const char *key)
+{
+    if (method != DP_AGENT_DOPPLER) {
+        if (strcmp(key, "network") == 0) return "DOPPLER's networks; its own sizes are under its name";
+        if (strcmp(key, "update_sel") == 0 || strcmp(key, "sel_topological") == 0)
+            return "it has no SEL policy: it places the ops in topological order";
+    }
+    if (method != DP_AGENT_PLACETO && strcmp(key, "placeto") == 0) return "Placeto's network";
+    if (method != DP_AGENT_GDP && strcmp(key, "gdp") == 0) return "GDP's network";
+    if (method == DP_AGENT_GDP && strcmp(key, "gamma") == 0)
+        return "it places every op in one action: every op's return is the episode's reward, undiscounted";
+    return NULL;
+}
+
+static int arch_int(json_t *v, const char *key, int lo, int hi, int *out, dp_error *err)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an integer in [%d, %d]", key, lo, hi);
+    *out = (int)json_integer_value(v);
+    return DP_OK;
+}
+
+static int arch_slope(json_t *v, const char *key, float *out, dp_error *err)
+{
+    if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
+        return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be a number in [0, 1]", key);
+    *out = (float)json_number_value(v);
+    return DP_OK;
+}
+
+/* "placeto": {...} or "gdp": {...}: the baselines' network sizes */
+static int arch_from_json(dp_train_config *c, const char *which, json_t *v, dp_error *err)
+{
+    if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an object", which);
+    const char *k;
+    json_t *w;
+    json_object_foreach(v, k, w) {
+        char full[96];
+        snprintf(full, sizeof full, "%s.%s", which, k);
+        int rc;
+        if (strcmp(which, "placeto") == 0) {
+            if (strcmp(k, "hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->placeto.hidden, err);
+            else if (strcmp(k, "mlp_hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->placeto.mlp_hidden, err);
+            else if (strcmp(k, "slope") == 0) rc = arch_slope(w, full, &c->placeto.slope, err);
+            else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
+        } else {
+            if (strcmp(k, "hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->gdp.hidden, err);
+            else if (strcmp(k, "layers") == 0) rc = arch_int(w, full, 0, 64, &c->gdp.layers, err);
+            else if (strcmp(k, "heads") == 0) rc = arch_int(w, full, 1, 256, &c->gdp.heads, err);
+            else if (strcmp(k, "mlp_hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->gdp.mlp_hidden, err);
+            else if (strcmp(k, "slope") == 0) rc = arch_slope(w, full, &c->gdp.slope, err);
+            else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
+        }
+        if (rc != DP_OK) return rc;
+    }
+    if (c->gdp.hidden % c->gdp.heads != 0)
+        return dp_error_set(err, DP_EINVAL, "config: gdp.hidden (%d) must be a multiple of gdp.heads (%d)", c->gdp.hidden,
+                            c->gdp.heads);
+    return DP_OK;
+}
+
 static int from_json(dp_train_config *c, json_t *o, dp_error *err)
 {
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "config: the top level must be an object");
@@ -148,6 +235,15 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     json_t *v;
     long L;
     double x;
+    /* the method first: it decides which keys apply */
+    json_t *jm = json_object_get(o, "method");
+    if (jm && dp_agent_parse(json_string_value(jm), &c->method) != DP_OK)
+        return dp_error_set(err, DP_EINVAL, "config: \"method\" must be \"doppler\", \"placeto\" or \"gdp\"");
+    json_object_foreach(o, key, v) {
+        const char *why = refused_key(c->method, key);
+        if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,
+                                     dp_agent_name(c->method), why);
+    }
     int rc;
     /* two passes: the stages last, so that stages.S.batch overrides a top-level "batch" */
     for (int pass = 0; pass < 2; pass++)
@@ -200,6 +296,11 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                 else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
                 if (rc) return rc;
             }
+        } else if (strcmp(key, "method") == 0) {
+            continue; /* read above */
+        } else if (strcmp(key, "placeto") == 0 || strcmp(key, "gdp") == 0) {
+            int rc2 = arch_from_json(c, key, v, err);
+            if (rc2) return rc2;
         } else if (strcmp(key, "stages") == 0 && json_is_object(v)) {
             const char *k2;
             json_t *w;
@@ -265,7 +366,8 @@ struct dp_trainer {
     const dp_graph *g;
     const dp_costs *c;
     dp_train_config cfg;
-    dp_doppler *dd;
+    dp_agent *ag;           /* the policy being trained (dp_agent.h) */
+    dp_nn_params *blk[2];   /* its parameter blocks: [0] "sel" (may be empty), [1] "plc" */
     dp_env *env;
     dp_oracle oracle;       /* the cost of an assignment (a copy of the caller's) */
     gsl_rng *master, *ep;
@@ -313,7 +415,7 @@ static double now_s(void)
 void dp_trainer_free(dp_trainer *tr)
 {
     if (!tr) return;
-    dp_doppler_free(tr->dd);
+    dp_agent_free(tr->ag);
     dp_env_free(tr->env);
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
@@ -346,8 +448,14 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     tr->n = g->n_ops;
     tr->D = c->n_devices;
-    tr->dd = dp_doppler_alloc(g, c, &cfg->arch, err);
-    if (!tr->dd) goto fail;
+    dp_agent_arch arch = {.doppler = cfg->arch, .placeto = cfg->placeto, .gdp = cfg->gdp};
+    if (!(tr->ag = dp_agent_alloc(cfg->method, g, c, &arch, err))) goto fail;
+    if (!dp_agent_has_sel(tr->ag)) {
+        tr->cfg.sel_topological = 1; /* no SEL: the topological order (refused as a key) */
+        tr->cfg.update_sel = 0;
+    }
+    tr->blk[0] = dp_agent_sel_params(tr->ag);
+    tr->blk[1] = dp_agent_plc_params(tr->ag);
     tr->env = dp_env_alloc(g, c, err);
     if (!tr->env) goto fail;
     tr->master = gsl_rng_alloc(gsl_rng_mt19937);
@@ -381,11 +489,11 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
         goto nomem;
     /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
      * tensors in the flat array must not become parameters of uninitialised memory */
-    tr->best_sel = dp_calloc_n(tr->dd->sel.n, sizeof(float));
-    tr->best_plc = dp_calloc_n(tr->dd->plc.n, sizeof(float));
+    tr->best_sel = dp_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
+    tr->best_plc = dp_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
     if (!tr->best_sel || !tr->best_plc) goto nomem;
     tr->best_greedy = INFINITY;
-    if (dp_doppler_init(tr->dd, tr->master) != DP_OK) goto nomem;
+    if (dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
     tr->need_prepare = 1;
@@ -404,7 +512,17 @@ void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o)
 
 dp_doppler *dp_trainer_networks(dp_trainer *tr)
 {
-    return tr->dd;
+    return dp_agent_doppler(tr->ag);
+}
+
+dp_nn_params *dp_trainer_sel_params(dp_trainer *tr)
+{
+    return tr->blk[0];
+}
+
+dp_nn_params *dp_trainer_plc_params(dp_trainer *tr)
+{
+    return tr->blk[1];
 }
 
 int dp_trainer_stage(const dp_trainer *tr)
@@ -492,18 +610,35 @@ void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, in
     for (int j = 0; j < n; j++) dz[j] += (float)(-adv * w * ((j == a) - (double)p[j]));
 }
 
+/* The critical-path heuristic's devices for op v at step t (earliest estimated start) into
+ * plc_mark row t: the PLC targets of imitation and the agreement statistics. DOPPLER's device
+ * features already hold the estimates (column 4); other agents ask the environment. */
+static void heuristic_devices(dp_trainer *tr, int t, int v)
+{
+    const int D = tr->D;
+    unsigned char *mark = tr->plc_mark + (size_t)t * D;
+    const dp_doppler *dd = dp_agent_doppler(tr->ag);
+    if (!dd) {
+        dp_env_cp_place_all(tr->env, v, mark);
+        return;
+    }
+    double mn = INFINITY;
+    for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4]);
+    for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4], mn);
+}
+
 /* One rollout with the prepared networks; records every step. */
 static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
 {
-    dp_doppler *dd = tr->dd;
+    dp_agent *ag = tr->ag;
     dp_env *env = tr->env;
     const int D = tr->D;
-    const float *score = dp_doppler_sel_scores(dd);
     if (tr->need_prepare) {
-        dp_doppler_prepare(dd);
+        dp_agent_prepare(ag);
         tr->need_prepare = 0;
     }
-    dp_doppler_episode_begin(dd);
+    const float *score = dp_agent_sel_scores(ag); /* NULL: no SEL, topological order */
+    dp_agent_episode_begin(ag);
     dp_env_reset(env);
     int sel_ok = 0, plc_ok = 0;
     tr->sel_off[0] = 0;
@@ -515,7 +650,7 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         float *z = tr->zbuf, *p = tr->sel_p + off, *lp = tr->sel_lp + off;
         for (int i = 0; i < nr; i++) {
             ops[i] = env->ready[i];
-            z[i] = score[ops[i]];
+            z[i] = score ? score[ops[i]] : 0.0f;
         }
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
         dp_env_cp_select_all(env, tr->sel_mark + off);
@@ -532,17 +667,13 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         sel_ok += tr->sel_mark[off + a];
         int v = ops[a];
         float *pz = tr->plc_z + (size_t)t * D, *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
-        dp_doppler_plc_forward(dd, env, v, pz);
+        dp_agent_plc_logits(ag, env, t, v, pz);
         tr->plc_H[t] = dp_nn_softmax_forward(pp, plp, pz, D);
-        /* heuristic devices: earliest estimated start (column 4 of the device features) */
-        double mn = INFINITY;
-        for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4]);
-        for (int k = 0; k < D; k++)
-            tr->plc_mark[(size_t)t * D + k] = close_enough(dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4], mn);
+        heuristic_devices(tr, t, v);
         int k = choose(pp, pz, D, mode, eps, r);
         tr->plc_a[t] = k;
         plc_ok += tr->plc_mark[(size_t)t * D + k];
-        dp_doppler_plc_commit(dd, v, k);
+        dp_agent_plc_commit(ag, t, v, k);
         int rc = dp_env_step(env, v, k, err);
         if (rc != DP_OK) return rc;
     }
@@ -556,9 +687,9 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
 /* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
 static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
-    dp_doppler *dd = tr->dd;
+    dp_agent *ag = tr->ag;
     const int D = tr->D, T = tr->n;
-    const double gam = tr->cfg.gamma;
+    const double gam = dp_agent_one_shot(ag) ? 1.0 : tr->cfg.gamma;
     float *dlp = tr->gbuf, *dz = tr->zbuf;
     double R = r; /* R_t = gamma^(T-1-t) r, built from the last step back */
     for (int t = T - 1; t >= 0; t--, R *= gam) {
@@ -572,7 +703,7 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, d
         if (st->pg_weight != 0) dp_train_pg_dlogits(dz, p, nr, tr->sel_a[t], st->pg_weight * R, st->exploration, eps);
         if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
         if (tr->cfg.update_sel)
-            for (int i = 0; i < nr; i++) dp_doppler_sel_dscore(dd, tr->sel_ops[off + i], (float)(scale * dz[i]));
+            for (int i = 0; i < nr; i++) dp_agent_sel_dscore(ag, tr->sel_ops[off + i], (float)(scale * dz[i]));
         const float *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
         for (int k = 0; k < D; k++) {
             dlp[k] = tr->plc_mark[(size_t)t * D + k] ? (float)(-st->il_weight) : 0.0f;
@@ -582,23 +713,21 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, d
         if (st->pg_weight != 0) dp_train_pg_dlogits(dz, pp, D, tr->plc_a[t], st->pg_weight * R, st->exploration, eps);
         if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), pp, plp, tr->plc_H[t], D);
         for (int k = 0; k < D; k++) dz[k] = tr->cfg.update_plc ? (float)(scale * dz[k]) : 0.0f;
-        dp_doppler_plc_set_dlogits(dd, t, dz);
+        dp_agent_plc_dlogits(ag, t, dz);
     }
-    if (tr->cfg.update_plc) dp_doppler_episode_backward(dd, tr->env);
+    if (tr->cfg.update_plc) dp_agent_episode_backward(ag, tr->env);
 }
 
 static void update(dp_trainer *tr, double lr)
 {
-    dp_doppler *dd = tr->dd;
     const dp_train_config *c = &tr->cfg;
-    dp_doppler_backward(dd);
-    if (c->update_sel) {
-        if (c->grad_clip > 0) dp_nn_clip_grad_norm(&dd->sel, c->grad_clip);
-        dp_nn_adam_step(&dd->sel, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
-    }
-    if (c->update_plc) {
-        if (c->grad_clip > 0) dp_nn_clip_grad_norm(&dd->plc, c->grad_clip);
-        dp_nn_adam_step(&dd->plc, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
+    dp_agent_backward(tr->ag);
+    const int on[2] = {c->update_sel, c->update_plc};
+    for (int b = 0; b < 2; b++) {
+        dp_nn_params *p = tr->blk[b];
+        if (!on[b] || p->n == 0) continue;
+        if (c->grad_clip > 0) dp_nn_clip_grad_norm(p, c->grad_clip);
+        dp_nn_adam_step(p, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
     }
     tr->need_prepare = 1;
 }
@@ -627,7 +756,7 @@ static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
         dp_traj_step *s = &tr->rows_st[tr->n_rows_st++];
         int off = tr->sel_off[t];
         s->sel_op = tr->sel_ops[off + tr->sel_a[t]];
-        s->sel_logp = tr->sel_lp[off + tr->sel_a[t]];
+        s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lp[off + tr->sel_a[t]]; /* a fixed order: no choice */
         s->ready = tr->sel_off[t + 1] - off;
         s->plc_device = tr->plc_a[t];
         s->plc_logp = tr->plc_lp[(size_t)t * tr->D + tr->plc_a[t]];
@@ -671,7 +800,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.best_greedy = tr->best_greedy;
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
-    int rc = dp_ckpt_write(path, &ck, &tr->dd->sel, &tr->dd->plc, err);
+    int rc = dp_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
     free(cfg);
     return rc;
 }
@@ -690,7 +819,19 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     ck.rng_size = sz;
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
-    int rc = dp_ckpt_read(path, &ck, &tr->dd->sel, &tr->dd->plc, resume, err);
+    int rc = dp_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
+    if (rc == DP_OK) {
+        /* the checkpoint must hold this method's networks (their shapes were checked by the
+         * reader; a checkpoint without "method" is DOPPLER's, from before the one trainer) */
+        json_t *cj = ck.config_json ? json_loads(ck.config_json, 0, NULL) : NULL;
+        const char *m = cj ? json_string_value(json_object_get(cj, "method")) : NULL;
+        int kind = DP_AGENT_DOPPLER;
+        if (m && dp_agent_parse(m, &kind) != DP_OK) kind = -1;
+        if (kind != tr->cfg.method)
+            rc = dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(tr->cfg.method),
+                              m ? m : "doppler");
+        json_decref(cj);
+    }
     if (rc == DP_OK) {
         tr->has_best = ck.has_best;
         tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
@@ -749,8 +890,8 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
     tr->last_greedy = ms;
     if (ms < tr->best_greedy) {
         tr->best_greedy = ms;
-        memcpy(tr->best_sel, tr->dd->sel.param, tr->dd->sel.n * sizeof(float));
-        memcpy(tr->best_plc, tr->dd->plc.param, tr->dd->plc.n * sizeof(float));
+        memcpy(tr->best_sel, tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
+        memcpy(tr->best_plc, tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
         tr->has_best = 1;
     }
     return DP_OK;
@@ -759,8 +900,8 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
 int dp_trainer_use_best(dp_trainer *tr)
 {
     if (!tr->has_best) return 0;
-    memcpy(tr->dd->sel.param, tr->best_sel, tr->dd->sel.n * sizeof(float));
-    memcpy(tr->dd->plc.param, tr->best_plc, tr->dd->plc.n * sizeof(float));
+    memcpy(tr->blk[0]->param, tr->best_sel, tr->blk[0]->n * sizeof(float));
+    memcpy(tr->blk[1]->param, tr->best_plc, tr->blk[1]->n * sizeof(float));
     tr->need_prepare = 1;
     return 1;
 }
@@ -786,12 +927,14 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         tr->best = INFINITY;
         tr->has_best = 0;
         tr->best_greedy = INFINITY;
-        dp_doppler *dd = tr->dd;
-        memset(dd->sel.m, 0, dd->sel.n * sizeof(float));
-        memset(dd->sel.v, 0, dd->sel.n * sizeof(float));
-        memset(dd->plc.m, 0, dd->plc.n * sizeof(float));
-        memset(dd->plc.v, 0, dd->plc.n * sizeof(float));
-        dd->sel.adam_t = dd->plc.adam_t = 0;
+        for (int b = 0; b < 2; b++) {
+            dp_nn_params *p = tr->blk[b];
+            if (p->n) {
+                memset(p->m, 0, p->n * sizeof(float));
+                memset(p->v, 0, p->n * sizeof(float));
+            }
+            p->adam_t = 0;
+        }
     }
     /* the starting point is a candidate too: model selection never returns a policy whose
      * greedy placement is worse than the one the stage started from */
@@ -821,9 +964,9 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const double frac = (double)e / (double)st.episodes;
         const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
         if (e % B == 0) {
-            dp_doppler_zero_grad(tr->dd);
+            dp_agent_zero_grad(tr->ag);
             if (tr->need_prepare) {
-                dp_doppler_prepare(tr->dd);
+                dp_agent_prepare(tr->ag);
                 tr->need_prepare = 0;
             }
             if (greedy_base) {
@@ -944,7 +1087,7 @@ int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2]
     t0 = now_s();
     c0 = cpu_now_s();
     for (int b = 0; b < batches && rc == DP_OK; b++) {
-        dp_doppler_zero_grad(tr->dd);
+        dp_agent_zero_grad(tr->ag);
         for (int i = 0; i < batch && rc == DP_OK; i++) {
             if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
             episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch);

@@ -1,17 +1,23 @@
-/* dp_train.h: training the DOPPLER policies in three stages (Yao et al. 2026, the authors'
- * run_placement.py and rl_agent.py; differences in doc/doppler-vs-reference.md).
+/* dp_train.h: the one trainer of the learned placement methods: DOPPLER's policies in three
+ * stages (Yao et al. 2026, the authors' run_placement.py and rl_agent.py; differences in
+ * doc/doppler-vs-reference.md), and the learned baselines Placeto and GDP under the same stages,
+ * loss, exploration, baselines, checkpoints and trajectories (doc/baselines.md). The method is
+ * the config's "method" (dp_agent.h: "doppler", "placeto", "gdp"); a config key the method's
+ * agent cannot honour is refused naming the key and the method.
  *
- * An episode: reset the environment; at each step SEL picks a ready op and PLC its device by the
- * stage's exploration rule (below); the cost oracle gives the makespan of the finished
- * assignment. The loss of an episode, over its steps t:
+ * An episode: reset the environment; at each step SEL picks a ready op (agents without SEL take
+ * the graph's topological order) and PLC its device by the stage's exploration rule (below); the
+ * cost oracle gives the makespan of the finished assignment. The loss of an episode, over its
+ * steps t:
  *
  *   L = - pg_weight * sum_t R_t (log mu_SEL(a_t) + log mu_PLC(d_t))
  *       - il_weight * sum_t (sum over heuristic-optimal ops i of log pi_SEL(i)
  *                            + sum over heuristic-optimal devices k of log pi_PLC(k))
  *       - entropy_weight * sum_t (H(pi_SEL) + H(pi_PLC))
  *
- * with R_t = gamma^(T-1-t) r and the terminal reward r = baseline - makespan (divided by the
- * baseline when reward is "relative"). Exploration and the log-likelihood mu:
+ * with R_t = gamma^(T-1-t) r (R_t = r for GDP, which places every op in one action) and the
+ * terminal reward r = baseline - makespan (divided by the baseline when reward is "relative");
+ * the SEL terms vanish for agents without SEL. Exploration and the log-likelihood mu:
  *   epsilon-greedy (authors): a uniform choice with probability epsilon, else the argmax; mu = pi,
  *     the softmax, although the actions are not drawn from it (an off-policy, biased estimator);
  *   mixture: a uniform choice with probability epsilon, else a draw from pi; mu = (1 - epsilon) pi
@@ -34,6 +40,7 @@
 #include <signal.h>
 #include <stdint.h>
 
+#include "dp_agent.h"
 #include "dp_cost.h"
 #include "dp_doppler.h"
 #include "dp_graph.h"
@@ -67,7 +74,10 @@ typedef struct dp_train_stage {
 } dp_train_stage;
 
 typedef struct dp_train_config {
-    dp_doppler_arch arch;
+    int method;            /* dp_agent_kind: DP_AGENT_DOPPLER (default), _PLACETO, _GDP */
+    dp_doppler_arch arch;  /* DOPPLER's networks ("network") */
+    dp_placeto_arch placeto; /* Placeto's network ("placeto": hidden, mlp_hidden, slope) */
+    dp_gdp_arch gdp;       /* GDP's network ("gdp": hidden, layers, heads, mlp_hidden, slope) */
     dp_train_stage stage[DP_N_STAGES];
     double gamma;          /* 0.99 */
     double adam_beta1, adam_beta2, adam_eps, weight_decay; /* 0.9, 0.999, 1e-8, 0 (torch) */
@@ -81,14 +91,16 @@ typedef struct dp_train_config {
                               single-policy "PLC only" ablation, Placeto's fixed order) */
 } dp_train_config;
 
-/* The authors' values (above). */
+/* The authors' values (above), method doppler. (The learned baselines use the same defaults,
+ * as the DOPPLER authors' configs for them do.) */
 void dp_train_config_default(dp_train_config *c);
 /* Override c with the values of a JSON config file (any subset of the keys that
  * dp_train_config_to_json writes); unknown keys and bad values are errors naming the key. A
  * top-level "batch" sets the batch of every stage (stages.S.batch then overrides it). */
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err);
 int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err);
-/* The config as JSON text (malloc'd; every hyperparameter, so a run records all of them). */
+/* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a
+ * run records all of them). */
 char *dp_train_config_to_json(const dp_train_config *c);
 
 /* What a progress callback sees after every episode. Makespans in the printed unit. */
@@ -127,8 +139,11 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
 void dp_trainer_free(dp_trainer *tr);
 /* Replace the cost oracle (Stage III's real execution); copied, its ctx must outlive the trainer. */
 void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
-/* The networks (for inspection, benchmarks and tests). */
+/* The DOPPLER networks of a DOPPLER trainer (NULL for the other methods), and the parameter
+ * blocks of any (sel may be empty): inspection, benchmarks and tests. */
 dp_doppler *dp_trainer_networks(dp_trainer *tr);
+dp_nn_params *dp_trainer_sel_params(dp_trainer *tr);
+dp_nn_params *dp_trainer_plc_params(dp_trainer *tr);
 
 /* Start from a checkpoint's parameters (--init; its best-greedy parameters when it holds them,
  * see dp_trainer_use_best): Adam state, counters and RNG start afresh. */

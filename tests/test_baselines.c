@@ -1,5 +1,5 @@
 /* test_baselines: the learned baselines Placeto and GDP (policy/dp_placeto.h, dp_gdp.h,
- * dp_ptrain.h): the state Placeto sees, whole-network gradients against central finite
+ * the one trainer of dp_train.h): the state Placeto sees, whole-network gradients against central finite
  * differences, the config, learning on a graph whose optimum is known, checkpoints, resume and the
  * placement methods. */
 #define _GNU_SOURCE
@@ -7,7 +7,8 @@
 #include "dp_h5io.h"
 #include "dp_gradcheck.h"
 #include "dp_placeto.h"
-#include "dp_ptrain.h"
+#include "dp_place.h"
+#include "dp_train.h"
 #include "dp_sim.h"
 #include "dp_test.h"
 
@@ -226,31 +227,53 @@ END_TEST
 
 START_TEST(config_json)
 {
-    dp_ptrain_config c, d;
-    dp_ptrain_config_default(&c, DP_PTRAIN_GDP);
+    dp_train_config c, d;
+    dp_train_config_default(&c);
+    c.method = DP_AGENT_GDP;
     c.gdp.layers = 3;
-    c.placeto.hidden = 7;
-    c.train.stage[DP_STAGE_SIM].episodes = 123;
-    char *s = dp_ptrain_config_to_json(&c);
+    c.stage[DP_STAGE_SIM].episodes = 123;
+    char *s = dp_train_config_to_json(&c);
     ck_assert_ptr_nonnull(s);
-    dp_ptrain_config_default(&d, DP_PTRAIN_PLACETO);
+    /* a GDP config records GDP's network and none of the keys GDP cannot honour */
+    ck_assert_ptr_null(strstr(s, "\"network\""));
+    ck_assert_ptr_null(strstr(s, "\"placeto\""));
+    ck_assert_ptr_null(strstr(s, "\"gamma\""));
+    ck_assert_ptr_null(strstr(s, "sel_topological"));
+    dp_train_config_default(&d);
+    d.method = DP_AGENT_PLACETO;
     dp_error err;
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, s, &err), DP_OK);
-    ck_assert_int_eq(d.method, DP_PTRAIN_GDP);
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, s, &err), DP_OK);
+    ck_assert_int_eq(d.method, DP_AGENT_GDP);
     ck_assert_int_eq(d.gdp.layers, 3);
-    ck_assert_int_eq(d.placeto.hidden, 7);
-    ck_assert_int_eq(d.train.stage[DP_STAGE_SIM].episodes, 123);
+    ck_assert_int_eq(d.stage[DP_STAGE_SIM].episodes, 123);
     free(s);
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, "{\"placeto\": {\"width\": 3}}", &err), DP_EINVAL);
+    d.method = DP_AGENT_PLACETO;
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"placeto\": {\"width\": 3}}", &err), DP_EINVAL);
     ck_assert(strstr(err.msg, "placeto.width") != NULL);
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, "{\"gdp\": {\"hidden\": 10, \"heads\": 4}}", &err), DP_EINVAL);
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, "{\"method\": \"doppler\"}", &err), DP_EINVAL);
-    /* keys of DOPPLER's config go to its reader, which names unknown ones */
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, "{\"gama\": 0.5}", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gdp\": {\"hidden\": 10, \"heads\": 4}}", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"method\": \"dopler\"}", &err), DP_EINVAL);
+    /* unknown keys are named */
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gama\": 0.5}", &err), DP_EINVAL);
     ck_assert(strstr(err.msg, "gama") != NULL);
-    ck_assert_int_eq(dp_ptrain_config_from_json_text(&d, "{\"gamma\": 0.5, \"method\": \"placeto\"}", &err), DP_OK);
-    ck_assert_double_eq(d.train.gamma, 0.5);
-    ck_assert_int_eq(d.method, DP_PTRAIN_PLACETO);
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gamma\": 0.5, \"method\": \"placeto\"}", &err), DP_OK);
+    ck_assert_double_eq(d.gamma, 0.5);
+    ck_assert_int_eq(d.method, DP_AGENT_PLACETO);
+    /* keys an agent cannot honour are refused, naming the key and the method */
+    static const struct { int method; const char *json, *key; } refused[] = {
+        {DP_AGENT_PLACETO, "{\"network\": {\"hidden\": 8}}", "network"},
+        {DP_AGENT_PLACETO, "{\"sel_topological\": true}", "sel_topological"},
+        {DP_AGENT_PLACETO, "{\"update_sel\": false}", "update_sel"},
+        {DP_AGENT_PLACETO, "{\"gdp\": {\"layers\": 1}}", "gdp"},
+        {DP_AGENT_GDP, "{\"gamma\": 0.5}", "gamma"},
+        {DP_AGENT_GDP, "{\"network\": {\"steps\": 2}}", "network"},
+        {DP_AGENT_DOPPLER, "{\"placeto\": {\"hidden\": 8}}", "placeto"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        dp_train_config_default(&d);
+        d.method = refused[i].method;
+        ck_assert_int_eq(dp_train_config_from_json_text(&d, refused[i].json, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, refused[i].key) && strstr(err.msg, dp_agent_name(refused[i].method)), "%s", err.msg);
+    }
 }
 END_TEST
 
@@ -297,28 +320,29 @@ static void learns(int method)
     int untrained_bad = 0;
     dp_test_sim sim = dp_test_sim_make(g, c);
     for (unsigned long seed = 1; seed <= 5; seed++) {
-        dp_ptrain_config cfg;
-        dp_ptrain_config_default(&cfg, method);
-        cfg.train.seed = seed;
-        cfg.train.reward_relative = 1;
-        dp_train_stage *st = &cfg.train.stage[DP_STAGE_SIM];
+        dp_train_config cfg;
+        dp_train_config_default(&cfg);
+        cfg.method = method;
+        cfg.seed = seed;
+        cfg.reward_relative = 1;
+        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
         st->lr = st->lr_final = 1e-3;
         st->epsilon = 0.5;
         st->epsilon_final = 0;
-        dp_ptrainer *tr = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
+        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
         ck_assert_ptr_nonnull(tr);
         int as[2];
         double ms0, ms1;
-        ck_assert_int_eq(dp_ptrainer_place(tr, 0, 1, as, &ms0, &err), DP_OK);
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, as, &ms0, NULL, &err), DP_OK);
         ck_assert_double_eq(ms0, simulate(g, c, as));
         untrained_bad += ms0 > 1;
-        ck_assert_int_eq(dp_ptrainer_run(tr, DP_STAGE_SIM, 100, NULL, &err), DP_OK);
-        ck_assert_int_eq(dp_ptrainer_place(tr, 0, 1, as, &ms1, &err), DP_OK);
+        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 100, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, as, &ms1, NULL, &err), DP_OK);
         ck_assert_double_eq(ms1, simulate(g, c, as));
         ck_assert_double_eq(ms1, 1.0);
-        /* imitation is not a stage of these methods */
-        ck_assert_int_eq(dp_ptrainer_run(tr, DP_STAGE_IL, 5, NULL, &err), DP_EINVAL);
-        dp_ptrainer_free(tr);
+        /* the one trainer gives them imitation of the heuristic's devices too */
+        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 5, NULL, &err), DP_OK);
+        dp_trainer_free(tr);
     }
     ck_assert_int_ge(untrained_bad, 2); /* the untrained policies did not have it already */
     dp_test_sim_free(&sim);
@@ -328,13 +352,13 @@ static void learns(int method)
 
 START_TEST(placeto_learns)
 {
-    learns(DP_PTRAIN_PLACETO);
+    learns(DP_AGENT_PLACETO);
 }
 END_TEST
 
 START_TEST(gdp_learns)
 {
-    learns(DP_PTRAIN_GDP);
+    learns(DP_AGENT_GDP);
 }
 END_TEST
 
@@ -354,39 +378,40 @@ static void files(int method)
     dp_graph *g = small_dag();
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 2, &err);
-    dp_ptrain_config cfg;
-    dp_ptrain_config_default(&cfg, method);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.method = method;
     cfg.placeto.hidden = 8;
     cfg.gdp.hidden = 8;
     cfg.gdp.heads = 2;
-    cfg.train.checkpoint_every = 5;
-    cfg.train.stage[DP_STAGE_SIM].lr = 1e-2;
+    cfg.checkpoint_every = 5;
+    cfg.stage[DP_STAGE_SIM].lr = 1e-2;
     char ck1[128], ck2[128], tj1[128], tj2[128];
-    const char *m = dp_ptrain_method_name(method);
+    const char *m = dp_agent_name(method);
     snprintf(ck1, sizeof ck1, "%s/%s-a.h5", tmpdir, m);
     snprintf(ck2, sizeof ck2, "%s/%s-b.h5", tmpdir, m);
     snprintf(tj1, sizeof tj1, "%s/%s-a-traj.h5", tmpdir, m);
     snprintf(tj2, sizeof tj2, "%s/%s-b-traj.h5", tmpdir, m);
     /* 20 episodes in one go */
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_ptrainer *a = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_trainer *a = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io1 = {tj1, ck1, NULL, NULL, NULL};
-    ck_assert_int_eq(dp_ptrainer_run(a, DP_STAGE_SIM, 20, &io1, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_run(a, DP_STAGE_SIM, 20, &io1, &err), DP_OK);
     /* the same run stopped after 10, then resumed for the other 10 */
     stop_flag = 0;
-    dp_ptrainer *b = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_trainer *b = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io2 = {tj2, ck2, stop_at_10, NULL, &stop_flag};
-    ck_assert_int_eq(dp_ptrainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
-    ck_assert_int_eq(dp_ptrainer_episode(b), 10);
-    dp_ptrainer_free(b);
+    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_episode(b), 10);
+    dp_trainer_free(b);
     stop_flag = 0;
     io2.progress = NULL;
-    b = dp_ptrainer_alloc(g, c, &cfg, &sim.oracle, &err);
-    ck_assert_int_eq(dp_ptrainer_resume(b, ck2, tj2, &err), DP_OK);
-    ck_assert_int_eq(dp_ptrainer_stage(b), DP_STAGE_SIM);
-    ck_assert_int_eq(dp_ptrainer_episode(b), 10);
-    ck_assert_int_eq(dp_ptrainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
-    dp_nn_params *pa = dp_ptrainer_params(a), *pb = dp_ptrainer_params(b);
+    b = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_int_eq(dp_trainer_resume(b, ck2, tj2, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_stage(b), DP_STAGE_SIM);
+    ck_assert_int_eq(dp_trainer_episode(b), 10);
+    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
+    dp_nn_params *pa = dp_trainer_plc_params(a), *pb = dp_trainer_plc_params(b);
     ck_assert_uint_eq(pa->n, pb->n);
     ck_assert_int_eq(memcmp(pa->param, pb->param, pa->n * sizeof(float)), 0);
     long ne = 0, ns = 0;
@@ -397,9 +422,9 @@ static void files(int method)
      * placement method from the checkpoint is the trainer's greedy placement with them */
     int as[6], bs[6];
     double ms, ms_final;
-    ck_assert_int_eq(dp_ptrainer_place(a, 0, 1, as, &ms_final, &err), DP_OK);
-    ck_assert_int_eq(dp_ptrainer_use_best(a), 1);
-    ck_assert_int_eq(dp_ptrainer_place(a, 0, 1, as, &ms, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_place(a, 0, 1, as, &ms_final, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_use_best(a), 1);
+    ck_assert_int_eq(dp_trainer_place(a, 0, 1, as, &ms, NULL, &err), DP_OK);
     ck_assert(ms <= ms_final);
     dp_place_options o;
     dp_place_options_init(&o);
@@ -408,7 +433,7 @@ static void files(int method)
     ck_assert_int_eq(dp_place(m, g, c, &o, bs, NULL, NULL, &err), DP_OK);
     ck_assert_int_eq(memcmp(as, bs, sizeof as), 0);
     /* a checkpoint of the other method is refused, naming it */
-    const char *other = method == DP_PTRAIN_PLACETO ? "gdp" : "placeto";
+    const char *other = method == DP_AGENT_PLACETO ? "gdp" : "placeto";
     ck_assert_int_eq(dp_place(other, g, c, &o, bs, NULL, NULL, &err), DP_EINVAL);
     ck_assert(strstr(err.msg, "not a") != NULL);
     /* without a checkpoint: trains o.budget episodes from o.seed, deterministically */
@@ -419,8 +444,8 @@ static void files(int method)
     ck_assert_int_eq(dp_place(m, g, c, &o, bs, NULL, NULL, &err), DP_OK);
     ck_assert_int_eq(memcmp(as, bs, sizeof as), 0);
     for (int v = 0; v < 6; v++) ck_assert(as[v] >= 0 && as[v] < 2);
-    dp_ptrainer_free(a);
-    dp_ptrainer_free(b);
+    dp_trainer_free(a);
+    dp_trainer_free(b);
     unlink(ck1); unlink(ck2); unlink(tj1); unlink(tj2);
     dp_test_sim_free(&sim);
     dp_costs_free(c);
@@ -429,13 +454,13 @@ static void files(int method)
 
 START_TEST(placeto_files)
 {
-    files(DP_PTRAIN_PLACETO);
+    files(DP_AGENT_PLACETO);
 }
 END_TEST
 
 START_TEST(gdp_files)
 {
-    files(DP_PTRAIN_GDP);
+    files(DP_AGENT_GDP);
 }
 END_TEST
 

@@ -28,9 +28,44 @@ for m in placeto gdp; do
     # the assignment round-trips through simulate
     expect_rc 0 "simulate $m" "$D" simulate --graph "$G" --assignment "$tmp/$m.json"
 done
-echo '{"gdp": {"hidden": 16, "heads": 2, "layers": 1}, "placeto": {"hidden": 8}}' > "$tmp/small.json"
-expect_rc 0 "gdp with config" "$D" place --graph "$G" --method gdp --budget 2 --config "$tmp/small.json"
-expect_rc 0 "placeto with config" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small.json"
+echo '{"gdp": {"hidden": 16, "heads": 2, "layers": 1}}' > "$tmp/small-gdp.json"
+echo '{"placeto": {"hidden": 8}}' > "$tmp/small-placeto.json"
+expect_rc 0 "gdp with config" "$D" place --graph "$G" --method gdp --budget 2 --config "$tmp/small-gdp.json"
+expect_rc 0 "placeto with config" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-placeto.json"
+# a key the method cannot honour is refused, naming the key and the method (it used to be read and ignored)
+expect_rc 1 "placeto given GDP's network" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-gdp.json"
+grep -q 'key "gdp" does not apply to method placeto' "$tmp/err" && ok || bad "placeto: a GDP key named"
+for k in '"network": {"hidden": 8}' '"sel_topological": true' '"update_sel": false'; do
+    echo "{$k}" > "$tmp/dual.json"
+    expect_rc 1 "placeto given $k" "$D" train --method placeto --graph "$G" --episodes 2 --config "$tmp/dual.json"
+    grep -q 'does not apply to method placeto' "$tmp/err" && ok || bad "placeto: $k not refused by name"
+done
+echo '{"gamma": 0.5}' > "$tmp/gamma.json"
+expect_rc 1 "gdp given gamma" "$D" train --method gdp --graph "$G" --episodes 2 --config "$tmp/gamma.json"
+grep -q 'key "gamma" does not apply to method gdp' "$tmp/err" && ok || bad "gdp: gamma not refused by name"
+# every key they accept changes what they do: the same seed, with and without the key
+run_ms() { "$D" train --method "$1" --graph "$G" --episodes 12 --seed 4 --quiet --config "$2" | sed -n "s/^$1-final  *\([0-9.e+-]*\).*/\1/p"; }
+for m in placeto gdp; do
+    echo '{"checkpoint_every": 4}' > "$tmp/base.json"
+    base=$("$D" train --method $m --graph "$G" --episodes 12 --seed 4 --quiet --config "$tmp/base.json" --trajectory "$tmp/base-$m.h5" | md5sum)
+    for k in '"stages": {"sim": {"exploration": "mixture"}}' '"stages": {"sim": {"baseline": "greedy"}}' \
+             '"stages": {"sim": {"positive_only": true}}' '"stages": {"sim": {"entropy_weight": 0.5}}' \
+             '"stages": {"sim": {"lr": 0.05}}' '"stages": {"sim": {"epsilon": 0.9}}'; do
+        echo "{\"checkpoint_every\": 4, $k}" > "$tmp/k.json"
+        "$D" train --method $m --graph "$G" --episodes 12 --seed 4 --quiet --config "$tmp/k.json" --trajectory "$tmp/k-$m.h5" >/dev/null 2>"$tmp/err" ||
+            bad "$m with $k: $(cat "$tmp/err")"
+        command -v h5dump >/dev/null 2>&1 || bad "h5dump (hdf5-tools) is needed"
+        if command -v h5dump >/dev/null 2>&1; then
+            h5dump -d /steps/plc_device "$tmp/base-$m.h5" > "$tmp/a.txt" 2>/dev/null
+            h5dump -d /steps/plc_device "$tmp/k-$m.h5" > "$tmp/b.txt" 2>/dev/null
+            h5dump -d /episodes/reward "$tmp/base-$m.h5" >> "$tmp/a.txt" 2>/dev/null
+            h5dump -d /episodes/reward "$tmp/k-$m.h5" >> "$tmp/b.txt" 2>/dev/null
+            sed -i 's/k-'$m'.h5/X/; s/base-'$m'.h5/X/' "$tmp/a.txt" "$tmp/b.txt"
+            cmp -s "$tmp/a.txt" "$tmp/b.txt" && bad "$m: $k changed nothing" || ok
+        fi
+    done
+    [ -n "$base" ] || bad "$m base run"
+done
 echo '{"gdp": {"hidden": 10, "heads": 4}}' > "$tmp/bad.json"
 expect_rc 1 "gdp with a bad config" "$D" place --graph "$G" --method gdp --config "$tmp/bad.json"
 grep -q 'multiple of gdp.heads' "$tmp/err" && grep -q bad.json "$tmp/err" && ok || bad "bad gdp config named"
@@ -53,8 +88,9 @@ for m in placeto gdp; do
 done
 expect_rc 1 "placeto checkpoint given to gdp" "$D" place --method gdp --checkpoint "$tmp/placeto.h5" --graph "$G"
 grep -q 'not a gdp checkpoint' "$tmp/err" && ok || bad "a checkpoint of another method is refused"
-expect_rc 2 "placeto does no imitation" "$D" train --method placeto --graph "$G" --stage il
-expect_rc 2 "placeto has no pipeline" "$D" train --method placeto --graph "$G" --pipeline
+# the one trainer gives the baselines imitation (of the heuristic's devices) and the pipeline too
+expect_rc 0 "placeto imitation" "$D" train --method placeto --graph "$G" --stage il --episodes 3 --quiet
+expect_rc 0 "gdp pipeline" "$D" train --method gdp --graph "$G" --pipeline --episodes 3 --quiet
 expect_rc 2 "unknown train method" "$D" train --method hierarchical --graph "$G"
 
 echo "$pass passed, $fail failed"

@@ -9,7 +9,6 @@
 #include "dp_topology.h"
 #include "dp_train.h"
 #include "dp_doppler.h"
-#include "dp_ptrain.h"
 #include "dp_scale_graphs.h"
 #include "dp_test.h"
 #include "results.h"
@@ -317,9 +316,10 @@ START_TEST(train_configs_checked_loader)
     dp_train_config_default(&c);
     ck_assert_int_ne(dp_train_config_load(&c, path, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "duplicate"), "%s", err.msg);
-    dp_ptrain_config pc;
-    dp_ptrain_config_default(&pc, 0);
-    ck_assert_int_ne(dp_ptrain_config_load(&pc, path, &err), DP_OK);
+    dp_train_config pc;
+    dp_train_config_default(&pc);
+    pc.method = DP_AGENT_PLACETO;
+    ck_assert_int_ne(dp_train_config_load(&pc, path, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "duplicate"), "%s", err.msg);
     /* a valid config over the memory limit is refused before parsing */
     FILE *f = fopen(path, "w");

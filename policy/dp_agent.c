@@ -1,0 +1,179 @@
+/* dp_agent.c: DOPPLER, Placeto and GDP behind the agent interface of dp_agent.h. */
+#include "dp_agent.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const agent_names[DP_N_AGENTS] = {"doppler", "placeto", "gdp"};
+
+const char *dp_agent_name(int kind)
+{
+    return kind >= 0 && kind < DP_N_AGENTS ? agent_names[kind] : "?";
+}
+
+int dp_agent_parse(const char *s, int *kind)
+{
+    for (int i = 0; i < DP_N_AGENTS; i++)
+        if (s && strcmp(s, agent_names[i]) == 0) {
+            *kind = i;
+            return DP_OK;
+        }
+    return DP_EINVAL;
+}
+
+void dp_agent_arch_default(dp_agent_arch *a)
+{
+    dp_doppler_arch_default(&a->doppler);
+    dp_placeto_arch_default(&a->placeto);
+    dp_gdp_arch_default(&a->gdp);
+}
+
+struct dp_agent {
+    int kind;
+    int n, D;
+    dp_doppler *dd;      /* DOPPLER */
+    dp_placeto *pl;      /* Placeto */
+    dp_gdp *gd;          /* GDP */
+    const float *logits; /* GDP: (n, D) logits of the last forward, row t = op topo[t] */
+    float *dz;           /* Placeto, GDP: (n, D) dL/dlogits of the episode, row t = step t */
+    dp_nn_params empty;  /* the "sel" block of agents without SEL */
+};
+
+dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const dp_agent_arch *a, dp_error *err)
+{
+    dp_agent *ag = calloc(1, sizeof *ag);
+    if (!ag) {
+        dp_error_set(err, DP_ENOMEM, "out of memory for the agent");
+        return NULL;
+    }
+    ag->kind = kind;
+    ag->n = g->n_ops;
+    ag->D = c->n_devices;
+    dp_nn_params_init(&ag->empty);
+    int ok;
+    switch (kind) {
+    case DP_AGENT_DOPPLER: ok = (ag->dd = dp_doppler_alloc(g, c, &a->doppler, err)) != NULL; break;
+    case DP_AGENT_PLACETO: ok = (ag->pl = dp_placeto_alloc(g, c, &a->placeto, err)) != NULL; break;
+    case DP_AGENT_GDP: ok = (ag->gd = dp_gdp_alloc(g, c, &a->gdp, err)) != NULL; break;
+    default: ok = 0; dp_error_set(err, DP_EINVAL, "unknown agent %d", kind);
+    }
+    if (ok && kind != DP_AGENT_DOPPLER) {
+        ag->dz = dp_calloc_n((size_t)ag->n * ag->D, sizeof(float));
+        if (!ag->dz || dp_nn_params_alloc(&ag->empty) != DP_OK) {
+            dp_error_set(err, DP_ENOMEM, "out of memory for the %s agent", dp_agent_name(kind));
+            ok = 0;
+        }
+    }
+    if (!ok) {
+        dp_agent_free(ag);
+        return NULL;
+    }
+    return ag;
+}
+
+void dp_agent_free(dp_agent *ag)
+{
+    if (!ag) return;
+    dp_doppler_free(ag->dd);
+    dp_placeto_free(ag->pl);
+    dp_gdp_free(ag->gd);
+    dp_nn_params_free(&ag->empty);
+    free(ag->dz);
+    free(ag);
+}
+
+int dp_agent_kind_of(const dp_agent *ag)
+{
+    return ag->kind;
+}
+
+int dp_agent_init(dp_agent *ag, gsl_rng *r)
+{
+    if (ag->dd) return dp_doppler_init(ag->dd, r);
+    if (ag->pl) return dp_placeto_init(ag->pl, r);
+    return dp_gdp_init(ag->gd, r);
+}
+
+int dp_agent_has_sel(const dp_agent *ag)
+{
+    return ag->dd != NULL;
+}
+
+int dp_agent_one_shot(const dp_agent *ag)
+{
+    return ag->gd != NULL;
+}
+
+dp_nn_params *dp_agent_sel_params(dp_agent *ag)
+{
+    return ag->dd ? &ag->dd->sel : &ag->empty;
+}
+
+dp_nn_params *dp_agent_plc_params(dp_agent *ag)
+{
+    if (ag->dd) return &ag->dd->plc;
+    return ag->pl ? dp_placeto_params(ag->pl) : dp_gdp_params(ag->gd);
+}
+
+void dp_agent_zero_grad(dp_agent *ag)
+{
+    if (ag->dd) dp_doppler_zero_grad(ag->dd);
+    else dp_nn_params_zero_grad(dp_agent_plc_params(ag));
+}
+
+void dp_agent_prepare(dp_agent *ag)
+{
+    if (ag->dd) dp_doppler_prepare(ag->dd);
+    else if (ag->gd) ag->logits = dp_gdp_forward(ag->gd);
+}
+
+void dp_agent_episode_begin(dp_agent *ag)
+{
+    if (ag->dd) dp_doppler_episode_begin(ag->dd);
+}
+
+const float *dp_agent_sel_scores(const dp_agent *ag)
+{
+    return ag->dd ? dp_doppler_sel_scores(ag->dd) : NULL;
+}
+
+void dp_agent_plc_logits(dp_agent *ag, const dp_env *env, int t, int v, float *logits)
+{
+    if (ag->dd) dp_doppler_plc_forward(ag->dd, env, v, logits);
+    else if (ag->pl) dp_placeto_logits(ag->pl, t, env->assignment, logits);
+    else memcpy(logits, ag->logits + (size_t)t * ag->D, (size_t)ag->D * sizeof(float));
+}
+
+void dp_agent_plc_commit(dp_agent *ag, int t, int v, int k)
+{
+    (void)t;
+    if (ag->dd) dp_doppler_plc_commit(ag->dd, v, k);
+}
+
+void dp_agent_sel_dscore(dp_agent *ag, int v, float g)
+{
+    if (ag->dd) dp_doppler_sel_dscore(ag->dd, v, g);
+}
+
+void dp_agent_plc_dlogits(dp_agent *ag, int t, const float *dlogits)
+{
+    if (ag->dd) dp_doppler_plc_set_dlogits(ag->dd, t, dlogits);
+    else memcpy(ag->dz + (size_t)t * ag->D, dlogits, (size_t)ag->D * sizeof(float));
+}
+
+void dp_agent_episode_backward(dp_agent *ag, const dp_env *env)
+{
+    if (ag->dd) dp_doppler_episode_backward(ag->dd, env);
+    else if (ag->pl) dp_placeto_backward(ag->pl, env->assignment, ag->dz);
+    else dp_gdp_backward(ag->gd, ag->dz);
+}
+
+void dp_agent_backward(dp_agent *ag)
+{
+    if (ag->dd) dp_doppler_backward(ag->dd);
+}
+
+dp_doppler *dp_agent_doppler(dp_agent *ag)
+{
+    return ag->dd;
+}
