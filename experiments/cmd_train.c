@@ -273,20 +273,17 @@ int cmd_train(int argc, char **argv)
     tr = dp_trainer_alloc(g, cost, &cfg, real.x ? &real.oracle : &sim_oracle, &err);
     if (!tr) goto fail;
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
-    int stages[2] = {stage, -1};
+    int stages[2] = {stage, DP_STAGE_SIM}, n_stages = 1;
     if (pipeline) {
         stages[0] = DP_STAGE_IL;
-        stages[1] = DP_STAGE_SIM;
+        n_stages = 2;
     }
     if (resume) {
         if (dp_trainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
         int s = dp_trainer_stage(tr);
-        if (pipeline) {
-            if (s == DP_STAGE_SIM) stages[0] = DP_STAGE_SIM, stages[1] = -1;
-        } else if (s != stage && have_stage) {
-            fprintf(stderr, "doppler train: %s is a checkpoint of stage %s; continuing that stage\n", ckpt, dp_stage_name(s));
-            stages[0] = s;
-        } else {
+        if (!pipeline && s != stage) {
+            if (have_stage)
+                fprintf(stderr, "doppler train: %s is a checkpoint of stage %s; continuing that stage\n", ckpt, dp_stage_name(s));
             stages[0] = s;
         }
     }
@@ -294,38 +291,45 @@ int cmd_train(int argc, char **argv)
     signal(SIGTERM, on_signal);
     progress_state ps = {isatty(2), quiet, 0};
     dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
-    for (int i = 0; i < 2 && stages[i] >= 0; i++) {
-        if (dp_trainer_run(tr, stages[i], episodes, &io, &err) != DP_OK) goto fail;
-        if (stop_flag) {
-            fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_trainer_stage(tr)),
-                    dp_trainer_episode(tr), ckpt ? "; continue with --resume" : "");
-            status = DP_EXIT_ERROR;
-            goto done;
-        }
-    }
-    /* the greedy policy beside the heuristics */
+    const long eps_of[2] = {episodes, episodes};
     assign = dp_malloc_n(g->n_ops, sizeof(int));
     if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-    double ms, agree[2];
-    if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
+    dp_pipeline_result pr;
+    if (dp_trainer_pipeline(tr, stages, eps_of, n_stages, 1, 0, cfg.seed, &io, &pr, assign, &err) != DP_OK) goto fail;
+    if (pr.stopped) {
+        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_trainer_stage(tr)),
+                dp_trainer_episode(tr), ckpt ? "; continue with --resume" : "");
+        status = DP_EXIT_ERROR;
+        goto done;
+    }
     const double sc = g->time_scale;
-    char b[40];
+    char b[40], b2[40], b3[40];
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
            pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+    /* what each stage left: the final parameters' placement, the model-selected one (the next
+     * stage starts from it), the best rollout seen, and the simulations spent */
+    for (int k = 0; k < pr.n_stages; k++) {
+        const dp_pipeline_stage *r = &pr.stage[k];
+        if (!r->done) {
+            printf("stage %-4s  (done before the checkpoint this run resumed)\n", dp_stage_name(r->stage));
+            continue;
+        }
+        printf("stage %-4s  %ld episodes, %ld simulations: final %s, model-selected %s, best sampled %s\n",
+               dp_stage_name(r->stage), r->episodes, r->sims, dp_cli_fmt(r->final_greedy / sc, b, sizeof b),
+               dp_cli_fmt(r->selected_greedy / sc, b2, sizeof b2), dp_cli_fmt(r->best_sample / sc, b3, sizeof b3));
+    }
     if (real.x)
         printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
+    const dp_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
     char label[32];
     snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
     printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
-           label, dp_cli_fmt(ms / sc, b, sizeof b), 100 * agree[0], 100 * agree[1]);
-    if (dp_trainer_use_best(tr)) {
-        if (dp_trainer_place(tr, 0, cfg.seed, assign, &ms, agree, &err) != DP_OK) goto fail;
-    }
+           label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b), 100 * last->agree[0], 100 * last->agree[1]);
     printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
-           dp_agent_name(cfg.method), dp_cli_fmt(ms / sc, b, sizeof b), dp_agent_name(cfg.method));
+           dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
     if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
     if (ckpt)
         printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,

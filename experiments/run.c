@@ -453,9 +453,12 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         }
     }
     double agree[2] = {NAN, NAN}, ms = NAN;
-    double s1_ms = NAN, s1_sec = 0, t0;
+    double s1_ms = NAN, s1_sec = 0;
     dp_run_schedule sched;
+    dp_pipeline_result pr;
+    const int il = DP_STAGE_IL, sim = DP_STAGE_SIM;
     if (resumed_stage == DP_STAGE_SIM && ctx && ctx->run_dir) {
+        /* Stage I finished before the kill: its figures are in the run folder */
         char p1[PATH_MAX + 32];
         snprintf(p1, sizeof p1, "%s/stage1.json", ctx->run_dir);
         json_t *s1 = dp_json_load(p1, NULL);
@@ -465,37 +468,41 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         agree[1] = json_number_value(json_object_get(s1, "plc_agree"));
         json_decref(s1);
     } else if (ep_il > 0) {
-        t0 = now_s();
-        if ((rc = dp_trainer_run(tr, DP_STAGE_IL, ep_il, &io, err)) != DP_OK) goto done;
-        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
-        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-        s1_ms = sched.makespan / sc;
-        json_object_set_new(metrics, "makespan_stage1_last", json_real(s1_ms));
-        if (select && dp_trainer_use_best(tr)) {
-            /* Stage II then starts from the selected parameters, as `doppler train --init` */
-            if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
-            if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-            s1_ms = sched.makespan / sc;
-        }
-        s1_sec = now_s() - t0;
+        /* the one pipeline (dp_trainer_pipeline), a stage at a time so that a killed run keeps
+         * Stage I's figures: the same calls as both stages in one go */
+        if ((rc = dp_trainer_pipeline(tr, &il, &ep_il, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+            goto done;
+        const dp_pipeline_stage *r = &pr.stage[0];
+        s1_ms = r->selected_greedy / sc;
+        s1_sec = r->seconds;
+        agree[0] = r->agree[0];
+        agree[1] = r->agree[1];
+        json_object_set_new(metrics, "makespan_stage1_last", json_real(r->final_greedy / sc));
+        json_object_set_new(metrics, "best_sample_stage1", json_real(r->best_sample / sc));
+        json_object_set_new(metrics, "simulations_stage1", json_integer(r->sims));
         if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
     }
     double s2_ms = NAN, s2_sec = 0;
     if (ep_sim > 0) {
-        t0 = now_s();
-        if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, ep_sim, &io, err)) != DP_OK) goto done;
-        s2_sec = now_s() - t0;
+        if ((rc = dp_trainer_pipeline(tr, &sim, &ep_sim, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+            goto done;
+        const dp_pipeline_stage *r = &pr.stage[0];
+        s2_ms = r->selected_greedy / sc;
+        s2_sec = r->seconds;
+        json_object_set_new(metrics, "makespan_stage2_last", json_real(r->final_greedy / sc));
+        json_object_set_new(metrics, "best_sample_stage2", json_real(r->best_sample / sc));
+        json_object_set_new(metrics, "simulations_stage2", json_integer(r->sims));
+        if (ep_il <= 0 && resumed_stage < 0) {
+            agree[0] = r->agree[0];
+            agree[1] = r->agree[1];
+        }
+    } else if (ep_il <= 0 && resumed_stage < 0) {
+        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
     }
-    /* the final placement: greedy (or the best of `samples` sampled ones), with the selected
-     * parameters when model selection is on */
-    if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, ep_il > 0 || resumed_stage >= 0 ? NULL : agree, err)) != DP_OK) goto done;
+    /* the final placement (the last stage's, with the selected parameters under model
+     * selection), simulated for the run's metrics */
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-    if (ep_sim > 0) json_object_set_new(metrics, "makespan_stage2_last", json_real(sched.makespan / sc));
-    if (select && ep_sim > 0 && dp_trainer_use_best(tr)) {
-        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
-        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-    }
-    if (ep_sim > 0) s2_ms = sched.makespan / sc;
+    json_object_set_new(metrics, "simulations", json_integer(dp_trainer_simulations(tr)));
     if (bench > 0) {
         double inf_s, train_s;
         if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
@@ -579,15 +586,18 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     double train_sec = 0;
     if (episodes > 0) {
-        double t0 = now_s();
-        if ((rc = dp_trainer_run(tr, DP_STAGE_SIM, episodes, NULL, err)) != DP_OK) goto done;
-        train_sec = now_s() - t0;
-        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
-        if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "makespan_last", json_real(sched.makespan / sc));
-        dp_trainer_use_best(tr);
+        /* Stage II through the one pipeline, with model selection */
+        const int sim = DP_STAGE_SIM;
+        dp_pipeline_result pr;
+        if ((rc = dp_trainer_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, NULL, &pr, assign, err)) != DP_OK)
+            goto done;
+        train_sec = pr.stage[0].seconds;
+        json_object_set_new(metrics, "makespan_last", json_real(pr.stage[0].final_greedy / sc));
+        json_object_set_new(metrics, "best_sample", json_real(pr.stage[0].best_sample / sc));
+        json_object_set_new(metrics, "simulations", json_integer(pr.stage[0].sims));
+    } else if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
+        goto done;
     }
-    if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) goto done;
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
     if (bench > 0) {
         double inf_s, train_s;

@@ -388,6 +388,7 @@ struct dp_trainer {
     int *topo_pos;            /* (n) position of each op in the graph's topological order */
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
+    long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
     /* the current episode's record */
     int *sel_off, *sel_ops, *sel_a;
     float *sel_p, *sel_lp;
@@ -681,6 +682,7 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         agree[0] = (double)sel_ok / tr->n;
         agree[1] = (double)plc_ok / tr->n;
     }
+    tr->sims++;
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
@@ -1108,5 +1110,59 @@ int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s,
         *infer_s = w[0];
         *train_s = w[1];
     }
+    return rc;
+}
+
+long dp_trainer_simulations(const dp_trainer *tr)
+{
+    return tr->sims;
+}
+
+int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
+                        int samples, uint64_t seed, const dp_train_io *io, dp_pipeline_result *out, int *assignment,
+                        dp_error *err)
+{
+    const int n = tr->n;
+    int *tmp = dp_malloc_n((size_t)n, sizeof(int));
+    if (!tmp) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int rc = DP_OK;
+    /* a resumed run continues the stage its checkpoint was in: the stages before it are done */
+    int first = 0;
+    for (int k = 0; k < n_stages; k++)
+        if (stages[k] == tr->stage) first = k;
+    for (int k = 0; k < n_stages; k++) {
+        dp_pipeline_stage *r = &out->stage[k];
+        r->stage = stages[k];
+        r->done = 0;
+        r->final_greedy = r->selected_greedy = r->best_sample = NAN;
+        r->agree[0] = r->agree[1] = NAN;
+        r->sims = 0;
+        r->seconds = 0;
+    }
+    out->n_stages = n_stages;
+    out->stopped = 0;
+    for (int k = first; k < n_stages && rc == DP_OK; k++) {
+        dp_pipeline_stage *r = &out->stage[k];
+        const long sims0 = tr->sims;
+        const double t0 = now_s();
+        if ((rc = dp_trainer_run(tr, stages[k], episodes ? episodes[k] : 0, io, err)) != DP_OK) break;
+        if (io && io->stop && *io->stop) {
+            out->stopped = 1;
+            break;
+        }
+        r->episodes = tr->episode;
+        r->best_sample = tr->best;
+        if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->final_greedy, r->agree, err)) != DP_OK) break;
+        r->selected_greedy = r->final_greedy;
+        /* model selection: the next stage (and the result) start from the parameters whose greedy
+         * placement was best at the stage's evaluations, as `doppler train --init` does */
+        if (model_selection && dp_trainer_use_best(tr))
+            if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
+        r->sims = tr->sims - sims0;
+        r->seconds = now_s() - t0;
+        r->done = 1;
+        if (assignment) memcpy(assignment, tmp, (size_t)n * sizeof(int));
+    }
+    free(tmp);
     return rc;
 }

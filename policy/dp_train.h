@@ -176,6 +176,43 @@ int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment
  * itself always continues from the latest parameters. */
 int dp_trainer_use_best(dp_trainer *tr);
 
+/* Oracle calls so far (every rollout of training, model-selection evaluations and placements). */
+long dp_trainer_simulations(const dp_trainer *tr);
+
+/* ---- the pipeline: stages in order, with model selection between them ---- */
+
+typedef struct dp_pipeline_stage {
+    int stage;               /* dp_stage */
+    int done;                /* 1 when the stage ran here (0: before a resumed checkpoint, or stopped) */
+    long episodes;           /* episodes of the stage */
+    double final_greedy;     /* makespan (raw unit) of the placement with the stage's final parameters */
+    double selected_greedy;  /* the same with the model-selected parameters (= final_greedy without
+                              * model selection, or when the final ones were the best) */
+    double best_sample;      /* best makespan of any training rollout of the stage */
+    double agree[2];         /* SEL and PLC agreement with the heuristic, final parameters */
+    long sims;               /* oracle calls the stage spent: training rollouts, evaluations and
+                              * the placements above */
+    double seconds;
+} dp_pipeline_stage;
+
+typedef struct dp_pipeline_result {
+    int n_stages;
+    int stopped;             /* 1 when io->stop ended it early (checkpoint written) */
+    dp_pipeline_stage stage[DP_N_STAGES];
+} dp_pipeline_result;
+
+/* Run stages[0 .. n_stages-1] in order (episodes[k] > 0 overrides stage k's count; episodes may
+ * be NULL), the one sequence `doppler train --pipeline`, `--stage S` (n_stages 1) and sweeps
+ * use. After each stage: its placement with the final parameters, then, with model_selection,
+ * the switch to its model-selected parameters (dp_trainer_use_best) and their placement; the
+ * next stage starts from those, as `--init CHECKPOINT` of the previous stage's checkpoint would.
+ * Placements are greedy (samples 0) or the best of `samples` sampled with `seed`. A trainer
+ * resumed into stage stages[k] (dp_trainer_resume) continues there: earlier stages are reported
+ * with done = 0. assignment (n_ops, may be NULL) gets the last placement. n_stages <= 3. */
+int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
+                        int samples, uint64_t seed, const dp_train_io *io, dp_pipeline_result *out, int *assignment,
+                        dp_error *err);
+
 /* One exploratory choice among n options with probabilities p (softmax of the logits z): by
  * `exploration` (dp_explore) with epsilon eps, drawing from r. Returns the index. */
 int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r);

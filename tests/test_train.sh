@@ -48,6 +48,23 @@ grep -q '^makespan' "$tmp/p1" || fail "place prints a makespan"
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > /dev/null 2> "$tmp/err"
 [ $? -eq 1 ] && grep -q 'devices' "$tmp/err" || fail "a checkpoint for 4 devices on 3 is refused"
 
+# the pipeline: Stage II starts from Stage I's model-selected parameters (as --init does), so its
+# model-selected makespan is never worse than Stage I's (it used to start from Stage I's final
+# parameters: ChainMM, fast config, 500 + 500 ended at 1700.03 where Stage I had 1400.07); each
+# stage reports its final, model-selected and best sampled makespans and simulations
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --pipeline --episodes 60 --checkpoint "$tmp/pipe.h5" \
+    --quiet > "$tmp/pipe.out" 2> "$tmp/err" || { cat "$tmp/err"; fail "pipeline"; }
+sel_il=$(sed -n 's/^stage il .*model-selected \([0-9.e+-]*\),.*/\1/p' "$tmp/pipe.out")
+sel_sim=$(sed -n 's/^stage sim .*model-selected \([0-9.e+-]*\),.*/\1/p' "$tmp/pipe.out")
+sims=$(sed -n 's/^stage sim .*episodes, \([0-9]*\) simulations.*/\1/p' "$tmp/pipe.out")
+[ -n "$sel_il" ] && [ -n "$sel_sim" ] || { cat "$tmp/pipe.out"; fail "pipeline stage lines"; }
+awk -v a="$sel_sim" -v b="$sel_il" 'BEGIN { exit !(a + 0 <= b + 0) }' || fail "pipeline: stage sim selected $sel_sim worse than stage il's $sel_il"
+[ -n "$sims" ] && [ "$sims" -ge 60 ] || fail "pipeline: stage sim reports $sims simulations for 60 episodes"
+row=$(sed -n 's/^doppler  *\([0-9.e+-]*\).*/\1/p' "$tmp/pipe.out")
+[ "$row" = "$sel_sim" ] || fail "pipeline: the doppler row $row is not stage sim's model-selected $sel_sim"
+placed=$("$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/pipe.h5" | sed -n 's/^makespan: \([^ ]*\) .*/\1/p')
+[ "$placed" = "$row" ] || fail "pipeline: place from its checkpoint gives $placed, train printed $row"
+
 # exact resume after SIGKILL
 n=4000
 "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes $n --checkpoint "$tmp/a.h5" \
