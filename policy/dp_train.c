@@ -16,7 +16,7 @@
 
 static const char *stage_names[DP_N_STAGES] = {"il", "sim", "real"};
 static const char *explore_names[] = {"epsilon-greedy", "mixture"};
-static const char *baseline_names[] = {"running", "greedy"};
+static const char *baseline_names[] = {"running", "greedy", "batch"};
 
 static int get_name(json_t *v, const char *key, const char *const *names, int n, int *out, dp_error *err)
 {
@@ -27,7 +27,8 @@ static int get_name(json_t *v, const char *key, const char *const *names, int n,
             return DP_OK;
         }
     return n == 2 ? dp_error_set(err, DP_EINVAL, "config: \"%s\" must be \"%s\" or \"%s\"", key, names[0], names[1])
-                  : dp_error_set(err, DP_EINVAL, "config: \"%s\": unknown value", key);
+                  : dp_error_set(err, DP_EINVAL, "config: \"%s\" must be \"%s\", \"%s\" or \"%s\"", key, names[0], names[1],
+                                 names[2]);
 }
 
 const char *dp_stage_name(int stage)
@@ -52,9 +53,15 @@ void dp_train_config_default(dp_train_config *c)
     dp_doppler_arch_default(&c->arch);
     dp_placeto_arch_default(&c->placeto);
     dp_gdp_arch_default(&c->gdp);
-    const dp_train_stage il = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-3, 0, 1.0, 0, 0.001, 1, 0, 0};
-    const dp_train_stage sim = {2000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
-    const dp_train_stage real = {4000, 1, DP_EXPLORE_EPSILON_GREEDY, DP_BASELINE_RUNNING, 1e-4, 0, 0.2, 0, 0, 0, 1, 0};
+    const dp_train_stage il = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
+                               .baseline = DP_BASELINE_RUNNING, .lr = 1e-3, .lr_final = 0, .epsilon = 1.0,
+                               .epsilon_final = 0, .entropy_weight = 0.001, .il_weight = 1, .pg_weight = 0, .sil_k = 8};
+    const dp_train_stage sim = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
+                                .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
+                                .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8};
+    const dp_train_stage real = {.episodes = 4000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
+                                 .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
+                                 .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8};
     c->stage[DP_STAGE_IL] = il;
     c->stage[DP_STAGE_SIM] = sim;
     c->stage[DP_STAGE_REAL] = real;
@@ -132,6 +139,11 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(x, "il_weight", json_real(s->il_weight));
         json_object_set_new(x, "pg_weight", json_real(s->pg_weight));
         json_object_set_new(x, "positive_only", json_boolean(s->positive_only));
+        json_object_set_new(x, "normalize_advantages", json_boolean(s->normalize_advantages));
+        json_object_set_new(x, "forced_first", json_boolean(s->forced_first));
+        json_object_set_new(x, "sil_weight", json_real(s->sil_weight));
+        json_object_set_new(x, "sil_k", json_integer(s->sil_k));
+        json_object_set_new(x, "patience", json_integer(s->patience));
         json_object_set_new(st, stage_names[i], x);
     }
     json_object_set_new(o, "stages", st);
@@ -319,7 +331,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                         rc = get_int(y, full, 1, 1 << 20, &L, err);
                         if (!rc) s->batch = (int)L;
                     } else if (strcmp(k3, "exploration") == 0) rc = get_name(y, full, explore_names, 2, &s->exploration, err);
-                    else if (strcmp(k3, "baseline") == 0) rc = get_name(y, full, baseline_names, 2, &s->baseline, err);
+                    else if (strcmp(k3, "baseline") == 0) rc = get_name(y, full, baseline_names, 3, &s->baseline, err);
                     else if (strcmp(k3, "lr") == 0) rc = get_num(y, full, 0, 10, &s->lr, err);
                     else if (strcmp(k3, "lr_final") == 0) rc = get_num(y, full, 0, 10, &s->lr_final, err);
                     else if (strcmp(k3, "epsilon") == 0) rc = get_num(y, full, 0, 1, &s->epsilon, err);
@@ -328,6 +340,16 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                     else if (strcmp(k3, "il_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->il_weight, err);
                     else if (strcmp(k3, "pg_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->pg_weight, err);
                     else if (strcmp(k3, "positive_only") == 0) rc = get_bool(y, full, &s->positive_only, err);
+                    else if (strcmp(k3, "normalize_advantages") == 0) rc = get_bool(y, full, &s->normalize_advantages, err);
+                    else if (strcmp(k3, "forced_first") == 0) rc = get_bool(y, full, &s->forced_first, err);
+                    else if (strcmp(k3, "sil_weight") == 0) rc = get_num(y, full, 0, 1e6, &s->sil_weight, err);
+                    else if (strcmp(k3, "sil_k") == 0) {
+                        rc = get_int(y, full, 1, 1 << 16, &L, err);
+                        if (!rc) s->sil_k = (int)L;
+                    } else if (strcmp(k3, "patience") == 0) {
+                        rc = get_int(y, full, 0, 1 << 30, &L, err);
+                        if (!rc) s->patience = (int)L;
+                    }
                     else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
                     if (rc) return rc;
                 }
@@ -389,6 +411,15 @@ struct dp_trainer {
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
     long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
+    /* this project's estimators (dp_train_stage): forced first choice, replays, self-imitation */
+    int force_first_dev;    /* >= 0: the first op goes to this device (POMO's distinct starts) */
+    int forced0;            /* the last rollout's first PLC choice was forced: no gradient for it */
+    int skip_oracle;        /* 1: a replay of a rollout whose makespan is known: no simulation */
+    const int *forced_ops, *forced_dev; /* MODE_FORCED: the op and device of every step */
+    int sil_n, sil_cap;     /* self-imitation buffer: the best placements found, as step sequences */
+    double *sil_ms;         /* (sil_cap) their makespans (raw) */
+    int *sil_ops, *sil_dev; /* (sil_cap, n) */
+    int stale;              /* evaluations in a row without a better greedy makespan */
     /* the current episode's record */
     int *sel_off, *sel_ops, *sel_a;
     float *sel_p, *sel_lp;
@@ -428,6 +459,7 @@ void dp_trainer_free(dp_trainer *tr)
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
     free(tr->rows_ep); free(tr->rows_st);
+    free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
     free(tr);
 }
 
@@ -498,6 +530,7 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->stage = -1;
     tr->best = INFINITY;
     tr->need_prepare = 1;
+    tr->force_first_dev = -1;
     return tr;
 nomem:
     dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
@@ -560,7 +593,7 @@ static inline int close_enough(double a, double b)
 }
 
 /* rollout modes: the two exploration rules (dp_explore), then greedy and softmax sampling */
-enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE };
+enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED };
 
 static int argmax(const float *z, int k)
 {
@@ -656,7 +689,11 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
         dp_env_cp_select_all(env, tr->sel_mark + off);
         int a;
-        if (tr->cfg.sel_topological) {
+        if (mode == MODE_FORCED) {
+            /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
+            a = 0;
+            while (a < nr - 1 && ops[a] != tr->forced_ops[t]) a++;
+        } else if (tr->cfg.sel_topological) {
             /* PLC-only ablation: the ready op earliest in the topological order */
             a = 0;
             for (int i = 1; i < nr; i++)
@@ -671,7 +708,10 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         dp_agent_plc_logits(ag, env, t, v, pz);
         tr->plc_H[t] = dp_nn_softmax_forward(pp, plp, pz, D);
         heuristic_devices(tr, t, v);
-        int k = choose(pp, pz, D, mode, eps, r);
+        int k;
+        if (mode == MODE_FORCED) k = tr->forced_dev[t];
+        else if (t == 0 && tr->force_first_dev >= 0) k = tr->force_first_dev % D;
+        else k = choose(pp, pz, D, mode, eps, r);
         tr->plc_a[t] = k;
         plc_ok += tr->plc_mark[(size_t)t * D + k];
         dp_agent_plc_commit(ag, t, v, k);
@@ -682,8 +722,51 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         agree[0] = (double)sel_ok / tr->n;
         agree[1] = (double)plc_ok / tr->n;
     }
+    tr->forced0 = mode != MODE_FORCED && tr->force_first_dev >= 0;
+    if (tr->skip_oracle || mode == MODE_FORCED) {
+        *ms = NAN; /* a replay: the caller knows the makespan */
+        return DP_OK;
+    }
     tr->sims++;
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
+}
+
+/* Self-imitation buffer: keep the last rollout (its step sequence) when it is among the sil_k best
+ * placements found so far and not already held. */
+static int sil_offer(dp_trainer *tr, int k_max, double ms)
+{
+    const int n = tr->n;
+    if (tr->sil_cap < k_max) {
+        double *a = realloc(tr->sil_ms, (size_t)k_max * sizeof *a);
+        if (a) tr->sil_ms = a;
+        int *o = realloc(tr->sil_ops, (size_t)k_max * n * sizeof *o);
+        if (o) tr->sil_ops = o;
+        int *d = realloc(tr->sil_dev, (size_t)k_max * n * sizeof *d);
+        if (d) tr->sil_dev = d;
+        if (!a || !o || !d) return DP_ENOMEM;
+        tr->sil_cap = k_max;
+    }
+    int worst = 0;
+    for (int i = 0; i < tr->sil_n; i++) {
+        if (tr->sil_ms[i] == ms) {
+            int same = 1;
+            for (int t = 0; t < n && same; t++)
+                same = tr->sil_dev[(size_t)i * n + t] == tr->plc_a[t] &&
+                       tr->sil_ops[(size_t)i * n + t] == tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+            if (same) return DP_OK;
+        }
+        if (tr->sil_ms[i] > tr->sil_ms[worst]) worst = i;
+    }
+    int slot;
+    if (tr->sil_n < k_max) slot = tr->sil_n++;
+    else if (ms < tr->sil_ms[worst]) slot = worst;
+    else return DP_OK;
+    tr->sil_ms[slot] = ms;
+    for (int t = 0; t < n; t++) {
+        tr->sil_ops[(size_t)slot * n + t] = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+        tr->sil_dev[(size_t)slot * n + t] = tr->plc_a[t];
+    }
+    return DP_OK;
 }
 
 /* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
@@ -714,7 +797,8 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, d
         dp_nn_log_softmax_backward(dz, dlp, pp, D);
         if (st->pg_weight != 0) dp_train_pg_dlogits(dz, pp, D, tr->plc_a[t], st->pg_weight * R, st->exploration, eps);
         if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), pp, plp, tr->plc_H[t], D);
-        for (int k = 0; k < D; k++) dz[k] = tr->cfg.update_plc ? (float)(scale * dz[k]) : 0.0f;
+        const int plc_on = tr->cfg.update_plc && !(t == 0 && tr->forced0);
+        for (int k = 0; k < D; k++) dz[k] = plc_on ? (float)(scale * dz[k]) : 0.0f;
         dp_agent_plc_dlogits(ag, t, dz);
     }
     if (tr->cfg.update_plc) dp_agent_episode_backward(ag, tr->env);
@@ -732,6 +816,32 @@ static void update(dp_trainer *tr, double lr)
         dp_nn_adam_step(p, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
     }
     tr->need_prepare = 1;
+}
+
+/* One teacher-forced replay of a placement drawn from the self-imitation buffer, its actions
+ * imitated with weight st->sil_weight (no simulation). */
+static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
+{
+    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
+    const int n = tr->n, D = tr->D;
+    const int i = (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
+    tr->forced_ops = tr->sil_ops + (size_t)i * n;
+    tr->forced_dev = tr->sil_dev + (size_t)i * n;
+    double ms;
+    int rc = rollout(tr, MODE_FORCED, 0, NULL, &ms, NULL, err);
+    if (rc != DP_OK) return rc;
+    /* the targets are the replayed actions themselves */
+    for (int t = 0; t < n; t++) {
+        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
+        for (int j = 0; j < nr; j++) tr->sel_mark[off + j] = j == tr->sel_a[t];
+        for (int k = 0; k < D; k++) tr->plc_mark[(size_t)t * D + k] = k == tr->plc_a[t];
+    }
+    dp_train_stage imitate = *st;
+    imitate.il_weight = st->sil_weight;
+    imitate.pg_weight = 0;
+    imitate.entropy_weight = 0;
+    episode_grad(tr, &imitate, 0, 0, 1.0);
+    return DP_OK;
 }
 
 /* ---- trajectory rows and checkpoints ---- */
@@ -910,6 +1020,17 @@ int dp_trainer_use_best(dp_trainer *tr)
 
 /* ---- the training loop ---- */
 
+/* FNV-1a over the devices: checks that a replay reproduced its rollout */
+static uint64_t assignment_hash(const int *a, int n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint64_t)(unsigned)a[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
 int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
 {
     if (stage < 0 || stage >= DP_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
@@ -957,10 +1078,26 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     const int B = st.batch > 0 ? st.batch : 1;
     if (every % B) every += B - every % B;
     const int greedy_base = st.pg_weight != 0 && st.baseline == DP_BASELINE_GREEDY;
+    const int batch_base = st.pg_weight != 0 && st.baseline == DP_BASELINE_BATCH;
     double base = 0; /* the greedy baseline of the batch in hand (printed unit) */
+    double bmean = 0, bsd = 0; /* the batch baseline: mean and sd of the batch's makespans (printed unit) */
+    uint64_t *bseed = NULL, *bhash = NULL;
+    double *bms = NULL, *bagree = NULL;
+    if (batch_base) {
+        bhash = dp_malloc_n((size_t)B, sizeof *bhash);
+        bseed = dp_malloc_n((size_t)B, sizeof *bseed);
+        bms = dp_malloc_n((size_t)B, sizeof *bms);
+        bagree = dp_malloc_n((size_t)2 * B, sizeof *bagree);
+        if (!bseed || !bms || !bagree || !bhash) {
+            free(bseed); free(bms); free(bagree); free(bhash);
+            return dp_error_set(err, DP_ENOMEM, "out of memory for the batch");
+        }
+    }
+    const int mode = st.exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON;
     const double t0 = now_s();
     long done_here = 0;
-    int rc = DP_OK;
+    int rc = DP_OK, early = 0;
+    tr->stale = 0;
     while (tr->episode < st.episodes) {
         const long e = tr->episode;
         const double frac = (double)e / (double)st.episodes;
@@ -979,20 +1116,61 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
                 base = gms / sc;
                 tr->last_greedy = gms;
             }
+            if (batch_base) {
+                /* the batch's rollouts first (their makespans make the shared baseline); each is
+                 * replayed below from its seed to accumulate its gradient */
+                const long nb = st.episodes - e < B ? st.episodes - e : B;
+                double sum = 0, sum2 = 0;
+                for (long j = 0; j < nb && rc == DP_OK; j++) {
+                    const double epsj = st.epsilon + (st.epsilon_final - st.epsilon) * ((double)(e + j) / (double)st.episodes);
+                    bseed[j] = gsl_rng_get(tr->master);
+                    gsl_rng_set(tr->ep, (unsigned long)bseed[j]);
+                    tr->force_first_dev = st.forced_first ? (int)j : -1;
+                    rc = rollout(tr, mode, epsj, tr->ep, &bms[j], bagree + 2 * j, err);
+                    tr->force_first_dev = -1;
+                    bhash[j] = assignment_hash(tr->env->assignment, tr->n);
+                    if (rc == DP_OK && st.sil_weight > 0 && sil_offer(tr, st.sil_k, bms[j]) != DP_OK)
+                        rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
+                    sum += bms[j] / sc;
+                    sum2 += (bms[j] / sc) * (bms[j] / sc);
+                }
+                if (rc != DP_OK) break;
+                bmean = sum / (double)nb;
+                bsd = nb > 1 ? sqrt(fmax(0.0, (sum2 - sum * bmean) / (double)(nb - 1))) : 0;
+            }
         }
         const double te = now_s();
-        uint64_t seed = gsl_rng_get(tr->master);
+        const long j = e % B;
+        uint64_t seed = batch_base ? bseed[j] : gsl_rng_get(tr->master);
         gsl_rng_set(tr->ep, (unsigned long)seed);
         double ms, agree[2];
-        rc = rollout(tr, st.exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, tr->ep, &ms, agree, err);
+        tr->force_first_dev = st.forced_first ? (int)j : -1;
+        tr->skip_oracle = batch_base;
+        rc = rollout(tr, mode, eps, tr->ep, &ms, agree, err);
+        tr->force_first_dev = -1;
+        tr->skip_oracle = 0;
         if (rc != DP_OK) break;
+        if (batch_base) {
+            /* the replay must be the rollout: same seed, same parameters, same choices */
+            if (assignment_hash(tr->env->assignment, tr->n) != bhash[j]) {
+                rc = dp_error_set(err, DP_EINVAL, "internal error: the replay of episode %ld differs from its rollout", e);
+                break;
+            }
+            ms = bms[j];
+            agree[0] = bagree[2 * j];
+            agree[1] = bagree[2 * j + 1];
+        } else if (st.sil_weight > 0 && sil_offer(tr, st.sil_k, ms) != DP_OK) {
+            rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
+            break;
+        }
         const double msp = ms / sc;
         tr->running_sum += msp;
         tr->running_count++;
         const double avg = tr->running_sum / (double)tr->running_count;
-        const double b = greedy_base ? base : avg;
+        const double b = greedy_base ? base : batch_base ? bmean : avg;
         double r = b - msp;
-        if (c->reward_relative && b > 0) r /= b;
+        if (batch_base && st.normalize_advantages) r = bsd > 0 ? r / bsd : 0;
+        else if (c->reward_relative && b > 0) r /= b;
         if (st.positive_only && r < 0) r = 0;
         if (ms < tr->best) {
             tr->best = ms;
@@ -1003,7 +1181,10 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const double lr = st.lr + (st.lr_final - st.lr) * frac;
         tr->episode++;
         done_here++;
-        if (tr->episode % B == 0 || tr->episode == st.episodes) update(tr, lr);
+        if (tr->episode % B == 0 || tr->episode == st.episodes) {
+            if ((rc = sil_step(tr, &st, err)) != DP_OK) break;
+            update(tr, lr);
+        }
         dp_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
                                tr->traj_steps + tr->n_rows_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
@@ -1018,12 +1199,20 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
+            const double before = tr->best_greedy;
             if ((rc = eval_greedy(tr, err)) != DP_OK) break;
+            tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
+            /* early stopping: the stage ends when the greedy placement stopped improving */
+            early = st.patience > 0 && tr->stale >= st.patience && !last;
             if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
             if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
         }
-        if (stop) break;
+        if (stop || early) break;
     }
+    free(bseed);
+    free(bms);
+    free(bagree);
+    free(bhash);
     return rc;
 }
 

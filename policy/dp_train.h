@@ -26,7 +26,12 @@
  * Baselines: running (authors): the running average of the stage's makespans, this one included;
  * greedy: the makespan of the greedy policy with the parameters of the batch (Kool et al. 2019,
  * "Attention, learn to solve routing problems!"), so a sampled deviation is rewarded exactly when
- * it beats the greedy placement that model selection and `place` use.
+ * it beats the greedy placement that model selection and `place` use; batch: the mean makespan of
+ * the batch's own rollouts (shared baseline, POMO), optionally with advantages normalised by the
+ * batch's standard deviation. The batch baseline rolls the batch out first, then replays each
+ * episode with its seed (same actions, no simulation) to accumulate its gradient: simulations are
+ * not doubled. Self-imitation (sil_weight) and forced distinct first choices (forced_first) are
+ * this project's additions, off in the authors' configuration.
  * Stage I (il) is imitation of the critical-path heuristic on the policy's own rollouts
  * (pg_weight 0), Stage II (sim) REINFORCE against the simulator, Stage III (real) the same
  * against a real-execution oracle. One Adam step per network per `batch` episodes (authors: 1);
@@ -56,7 +61,7 @@ const char *dp_stage_name(int stage);            /* "il", "sim", "real" */
 int dp_stage_parse(const char *s, int *stage);   /* DP_OK or DP_EINVAL */
 
 typedef enum { DP_EXPLORE_EPSILON_GREEDY = 0, DP_EXPLORE_MIXTURE = 1 } dp_explore;
-typedef enum { DP_BASELINE_RUNNING = 0, DP_BASELINE_GREEDY = 1 } dp_baseline;
+typedef enum { DP_BASELINE_RUNNING = 0, DP_BASELINE_GREEDY = 1, DP_BASELINE_BATCH = 2 } dp_baseline;
 
 typedef struct dp_train_stage {
     long episodes;         /* authors: 2000 / 2000 / 4000 */
@@ -71,6 +76,18 @@ typedef struct dp_train_stage {
     int positive_only;     /* 0 (authors); 1: negative rewards count as 0, so the policy only moves
                               towards placements better than the baseline (self-imitation, Oh et
                               al. 2018) */
+    /* This project's estimators (all off by default, so the authors' method stays exact): */
+    int normalize_advantages; /* 1: with the batch baseline, advantages divided by the batch's
+                                 standard deviation of makespans (Kool et al. 2019; POMO) */
+    int forced_first;      /* 1: episode j of a batch places its first op on device j mod D (POMO's
+                              distinct starts, Kwon et al. 2020); that forced choice gets no gradient */
+    double sil_weight;     /* > 0: self-imitation: after each batch, one teacher-forced replay of a
+                              placement drawn from the sil_k best found so far, imitated with this
+                              weight (Oh et al. 2018); 0 (default): off */
+    int sil_k;             /* size of that buffer (default 8) */
+    int patience;          /* > 0: end the stage when that many model-selection evaluations in a row
+                              did not improve the best greedy makespan (early stopping, e.g. of
+                              Stage I before the policy collapses onto the teacher); 0: off */
 } dp_train_stage;
 
 typedef struct dp_train_config {

@@ -437,6 +437,112 @@ START_TEST(greedy_baseline_improves)
 }
 END_TEST
 
+/* This project's estimators (dp_train_stage): the batch baseline with normalised advantages and
+ * forced distinct first choices learns the cut problem; its replays cost no simulation; */
+START_TEST(batch_baseline_improves)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+    st->lr = 1e-2;
+    st->epsilon = st->epsilon_final = 0;
+    st->batch = 8;
+    st->exploration = DP_EXPLORE_MIXTURE;
+    st->baseline = DP_BASELINE_BATCH;
+    st->normalize_advantages = 1;
+    st->forced_first = 1;
+    cfg.gamma = 1;
+    cfg.checkpoint_every = 1000;
+    fake_exec fx = {0, g->n_ops};
+    dp_oracle o = {"cut", cut_cost, &fx};
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_ptr_nonnull(tr);
+    int assign[6];
+    double before, after;
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+    ck_assert_double_gt(before, 1);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 200, NULL, &err), DP_OK);
+    /* one simulation per episode (the replays cost none), plus the evaluations at the start and end */
+    ck_assert_int_eq(fx.calls, 1 + 200 + 2);
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+    ck_assert_msg(after == 1, "greedy makespan %g -> %g", before, after);
+    dp_trainer_free(tr);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* self-imitation alone (no policy gradient, uniformly random exploration) makes the greedy policy
+ * reproduce the best placement it has seen; without it the parameters do not move */
+START_TEST(self_imitation_learns_best)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    for (int on = 0; on < 2; on++) {
+        dp_train_config cfg;
+        dp_train_config_default(&cfg);
+        cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+        st->lr = st->lr_final = 1e-2;
+        st->epsilon = st->epsilon_final = 1; /* every choice uniform: the policy is never followed */
+        st->pg_weight = 0;
+        st->sil_weight = on ? 1 : 0;
+        st->sil_k = 2;
+        cfg.checkpoint_every = 1000;
+        fake_exec fx = {0, g->n_ops};
+        dp_oracle o = {"cut", cut_cost, &fx};
+        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+        ck_assert_ptr_nonnull(tr);
+        dp_nn_params *plc = dp_trainer_plc_params(tr);
+        float *p0 = malloc(plc->n * sizeof(float));
+        memcpy(p0, plc->param, plc->n * sizeof(float));
+        int assign[6];
+        double before, after;
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 300, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+        if (on) {
+            ck_assert_msg(before > 1 && after == 1, "self-imitation: greedy %g -> %g", before, after);
+        } else {
+            ck_assert_int_eq(memcmp(p0, plc->param, plc->n * sizeof(float)), 0);
+        }
+        free(p0);
+        dp_trainer_free(tr);
+    }
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
+ * ends after the start evaluation and two more */
+START_TEST(patience_stops_stage)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    cfg.stage[DP_STAGE_IL].lr = cfg.stage[DP_STAGE_IL].lr_final = 0;
+    cfg.stage[DP_STAGE_IL].patience = 2;
+    cfg.checkpoint_every = 10;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 500, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_episode(tr), 20);
+    dp_trainer_free(tr);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(config_stage_keys)
 {
     dp_train_config a, b;
@@ -533,6 +639,9 @@ int main(void)
     tcase_add_test(t, policy_gradient_estimator);
     tcase_add_test(t, exploration_frequencies);
     tcase_add_test(t, greedy_baseline_improves);
+    tcase_add_test(t, batch_baseline_improves);
+    tcase_add_test(t, self_imitation_learns_best);
+    tcase_add_test(t, patience_stops_stage);
     tcase_add_test(t, config_stage_keys);
     tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
