@@ -40,6 +40,9 @@ static void place_usage(FILE *f, const char *cmd)
                "  --device D           the device for --method single (default 0)\n"
                "  --checkpoint FILE    for --method doppler, placeto, gdp: the trained policies (doppler train)\n"
                "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy)\n"
+               "  --refine S           search at inference: anneal or local from the method's placement (a\n"
+               "                       learned method's probabilities propose the moves); never worse\n"
+               "  --refine-budget N    simulations of that search (default 2000)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
@@ -67,6 +70,7 @@ typedef struct run_out {
     long n_transfers;
     double volume;
     const dp_schedule *hi;      /* the general engine's schedule; NULL on the fast path */
+    long sims;                  /* simulations the method spent (its searches, training, samples) */
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
 
@@ -94,6 +98,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "busy", busy);
     json_object_set_new(o, "utilisation", ut);
     json_object_set_new(o, "transfers", json_integer(r->n_transfers));
+    json_object_set_new(o, "simulations", json_integer(r->sims));
     json_object_set_new(o, "transfer_volume", json_real(r->volume));
     json_object_set_new(o, "transfer_volume_units",
                         json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
@@ -141,6 +146,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                           g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
         putchar('\n');
     }
+    if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
            g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
     if (r->hi && r->hi->mem_excess > 0)
@@ -211,9 +217,11 @@ static int run_and_report(run_args *a)
     if (!has_prio) dp_costs_levels(g, cost, prio, NULL);
     const char *label = a->assignment_file ? a->assignment_file : a->method;
     dp_schedule sched;
+    const long method_sims = dp_engine_simulations(eng);
     if (dp_engine_run(eng, assign, prio, &sched, &err) != DP_OK) goto fail;
-    const run_out out = {sched.makespan, sched.busy, sched.n_transfers, sched.transfer_volume,
-                         dp_engine_is_general(eng) ? &sched : NULL, ls};
+    const run_out out = {.makespan = sched.makespan, .busy = sched.busy, .n_transfers = sched.n_transfers,
+                         .volume = sched.transfer_volume, .hi = dp_engine_is_general(eng) ? &sched : NULL, .ls = ls,
+                         .sims = method_sims};
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
         goto fail;
@@ -240,7 +248,7 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -249,7 +257,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"format-out", required_argument, NULL, O_FMT_OUT}, {"json", no_argument, NULL, O_JSON},
         {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
         {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
-        {"samples", required_argument, NULL, O_SAMPLES}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
+        {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -285,6 +294,16 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_CKPT: a.place.checkpoint = optarg; break;
         case O_SAMPLES:
             if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg);
+            break;
+        case O_REFINE:
+            if (strcmp(optarg, "anneal") != 0 && strcmp(optarg, "local") != 0)
+                return dp_cli_usage_error(cmd, "--refine: anneal or local, got '%s'", optarg);
+            a.place.refine = optarg;
+            break;
+        case O_REFINE_BUDGET:
+            if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
+                return dp_cli_usage_error(cmd, "--refine-budget: expected a positive integer, got '%s'", optarg);
+            a.place.refine_budget = (long)u;
             break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;

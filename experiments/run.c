@@ -268,7 +268,8 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config", NULL};
+    static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
+                                      "refine", "refine_budget", NULL};
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
@@ -285,6 +286,14 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     const char *config = NULL;
     char config_path[PATH_MAX];
     if (dp_sweep_param_str(params, "config", NULL, &config, err) != DP_OK) return DP_EINVAL;
+    long refine_budget;
+    if (dp_sweep_param_str(params, "refine", NULL, &o.refine, err) != DP_OK ||
+        dp_sweep_param_int(params, "refine_budget", 0, &refine_budget, err) != DP_OK)
+        return DP_EINVAL;
+    if (o.refine && strcmp(o.refine, "anneal") != 0 && strcmp(o.refine, "local") != 0)
+        return dp_error_set(err, DP_EINVAL, "parameter \"refine\": anneal or local, got \"%s\"", o.refine);
+    if (refine_budget < 0) return dp_error_set(err, DP_EINVAL, "parameter \"refine_budget\" must be >= 0");
+    o.refine_budget = refine_budget;
     if (config) {
         if (!dp_run_resolve_path(config, ctx ? ctx->config_dir : NULL, config_path, sizeof config_path, err)) return DP_EIO;
         o.config = config_path;
@@ -308,9 +317,12 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     dp_run_schedule res;
     double first = NAN;
     double t0 = now_s();
+    long msims = 0;
     for (long r = 0; r < reps; r++) {
         int has_prio = 0;
+        const long s0 = dp_engine_simulations(rm.eng);
         rc = dp_place(method, rm.g, rm.c, &o, assign, prio, &has_prio, err);
+        if (r == 0) msims = dp_engine_simulations(rm.eng) - s0;
         if (rc == DP_OK) rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err);
         if (rc != DP_OK) goto done;
         if (r == 0) first = res.makespan;
@@ -323,7 +335,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     out->makespan = first / rm.g->time_scale;
     out->episodes = 0;
     dp_result_set(&out->units, rm.g->time_unit);
-    dp_run_put_metrics(out, &rm, &res, NULL);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "simulations", json_integer(msims)); /* spent by the method */
+    dp_run_put_metrics(out, &rm, &res, extra);
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     free(assign);

@@ -114,6 +114,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
     }
     if (rc == DP_OK) dp_trainer_use_best(tr);
     double ms;
+    if (rc == DP_OK && o->proposal) rc = dp_trainer_policy_probs(tr, o->proposal, err);
     if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     dp_trainer_free(tr);
     return rc;
@@ -189,7 +190,43 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
         return dp_error_set(err, DP_EINVAL, "method %s simulates: it needs the machine's cost oracle (dp_place_options.oracle)",
                             name);
     int hp = 0;
-    int rc = m->fn(g, c, o, assignment, priority, &hp, err);
-    if (has_priority) *has_priority = hp;
+    if (!o->refine) {
+        int rc = m->fn(g, c, o, assignment, priority, &hp, err);
+        if (has_priority) *has_priority = hp;
+        return rc;
+    }
+    /* search at inference: the method's placement (and a learned method's probabilities as
+     * proposals) starts annealing or local search on the same oracle */
+    int annealing = strcmp(o->refine, "anneal") == 0;
+    if (!annealing && strcmp(o->refine, "local") != 0)
+        return dp_error_set(err, DP_EINVAL, "refine: \"anneal\" or \"local\", got \"%s\"", o->refine);
+    if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
+    float *prop = m->simulates && strcmp(name, "anneal") && strcmp(name, "local") && strcmp(name, "exact")
+                      ? dp_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
+                      : NULL;
+    int *start = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+    if (!start) {
+        free(prop);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
+    }
+    dp_place_options inner = *o;
+    inner.refine = NULL;
+    inner.proposal = prop;
+    int rc = m->fn(g, c, &inner, start, priority, &hp, err);
+    if (rc == DP_OK && o->proposal && prop) memcpy(o->proposal, prop, (size_t)g->n_ops * c->n_devices * sizeof(float));
+    if (rc == DP_OK) {
+        dp_anneal_config cfg;
+        dp_anneal_config_init(&cfg);
+        cfg.budget = o->refine_budget > 0 ? o->refine_budget : 2000;
+        cfg.start = start;
+        cfg.proposal = prop;
+        dp_search_result res;
+        rc = annealing ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+                       : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
+        if (rc == DP_OK) dp_search_trace_clear(&res.trace);
+    }
+    free(start);
+    free(prop);
+    if (has_priority) *has_priority = 0;
     return rc;
 }

@@ -34,6 +34,12 @@ typedef struct dp_place_options {
                                 * engine): required by the methods that simulate (anneal, local,
                                 * exact, doppler, placeto, gdp), unused by the others */
     const dp_machine *machine; /* the machine simulated (NULL: unknown); exact reads its streams */
+    const char *refine;     /* search at inference: "anneal" or "local" from the method's placement
+                             * (NULL: none); learned methods give their policy's probabilities as
+                             * the moves' proposals */
+    long refine_budget;     /* simulations of that search (0: 2000) */
+    float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
+                             * method fills (NULL: not wanted) */
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
@@ -53,8 +59,11 @@ typedef struct dp_place_method {
 const dp_place_method *dp_place_methods(void);
 const dp_place_method *dp_place_find(const char *name);
 
-/* Run method `name`. has_priority may be NULL. Errors: unknown method (DP_EINVAL, listing the
- * known ones), a method that simulates without o->oracle (DP_EINVAL), or the method's own. */
+/* Run method `name`, then o->refine if set (annealing or local search started from the method's
+ * placement, o->refine_budget simulations with o->oracle, never worse than the start under the
+ * oracle). has_priority may be NULL (a refined placement has no priority). Errors: unknown
+ * method (DP_EINVAL, listing the known ones), a method that simulates or a refinement without
+ * o->oracle (DP_EINVAL), or the method's own. */
 int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err);
 

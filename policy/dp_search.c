@@ -119,7 +119,16 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *ora
     dp_place_options_init(&po);
     po.seed = seed;
     po.oracle = oracle;
-    if ((rc = dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err)) != DP_OK) goto done;
+    if (cfg->start) {
+        for (int v = 0; v < n; v++)
+            if (cfg->start[v] < 0 || cfg->start[v] >= D) {
+                rc = dp_error_set(err, DP_EINVAL, "search: start device %d of op %d out of range 0..%d", cfg->start[v], v, D - 1);
+                goto done;
+            }
+        memcpy(cur, cfg->start, (size_t)n * sizeof(int));
+    } else if ((rc = dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err)) != DP_OK) {
+        goto done;
+    }
     double ms;
     if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
     double cur_ms = ms, best_ms = ms;
@@ -140,6 +149,25 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *ora
         if (v >= 0) {
             cur[u] = dv;
             cur[v] = du;
+        } else if (cfg->proposal) {
+            /* a device other than the current one, in proportion to the proposal's weights */
+            const float *w = cfg->proposal + (size_t)u * D;
+            double tot = 0;
+            for (int d = 0; d < D; d++)
+                if (d != du) tot += w[d] > 0 ? w[d] : 0;
+            int d = -1;
+            if (tot > 0) {
+                double x = gsl_rng_uniform(r) * tot;
+                for (int q = 0; q < D && d < 0; q++) {
+                    if (q == du || !(w[q] > 0)) continue;
+                    if ((x -= w[q]) < 0) d = q;
+                }
+            }
+            if (d < 0) { /* no weight elsewhere (or rounding): uniformly */
+                d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
+                d = d >= du ? d + 1 : d;
+            }
+            cur[u] = d;
         } else {
             int d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
             cur[u] = d >= du ? d + 1 : d;

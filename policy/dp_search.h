@@ -51,6 +51,12 @@ typedef struct dp_anneal_config {
                                   * one op moves to another device */
     char init[32];               /* placement method giving the start ("cp"; any registered
                                   * method except the searches themselves) */
+    const int *start;            /* (n_ops) the start assignment instead of init's (NULL: init) */
+    const float *proposal;       /* (n_ops, n_devices) move proposals: a moved op u goes to device
+                                  * d != its current one with probability proportional to
+                                  * proposal[u * D + d] (e.g. a learned policy's probabilities,
+                                  * dp_trainer_policy_probs); an op already on the only
+                                  * weighted device moves uniformly; NULL: uniformly */
 } dp_anneal_config;
 
 /* Defaults as above. */

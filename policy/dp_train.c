@@ -1355,3 +1355,16 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
     free(tmp);
     return rc;
 }
+
+int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err)
+{
+    double ms;
+    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    if (rc != DP_OK) return rc;
+    const int D = tr->D;
+    for (int t = 0; t < tr->n; t++) {
+        const int v = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+        memcpy(probs + (size_t)v * D, tr->plc_p + (size_t)t * D, (size_t)D * sizeof(float));
+    }
+    return DP_OK;
+}

@@ -193,6 +193,11 @@ int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment
  * itself always continues from the latest parameters. */
 int dp_trainer_use_best(dp_trainer *tr);
 
+/* The PLC policy's device probabilities of every op (probs: n_ops x n_devices) along the greedy
+ * rollout of the current parameters (one simulation): move proposals for annealing from the
+ * policy's placement (dp_anneal_config.proposal). */
+int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err);
+
 /* Oracle calls so far (every rollout of training, model-selection evaluations and placements). */
 long dp_trainer_simulations(const dp_trainer *tr);
 

@@ -773,12 +773,71 @@ START_TEST(anneal_config_file)
 }
 END_TEST
 
+/* search at inference: annealing from a given start never ends worse than it, and its moves
+ * follow the proposal: with all weight on device 0, a moved op only ever lands on device 0 */
+START_TEST(anneal_start_and_proposal)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 8);
+    dp_graph *g = random_dag(r, 30, 0.1, 6);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    int start[30], a[30];
+    for (int v = 0; v < 30; v++) start[v] = 1 + v % 3; /* devices 1..3, never 0 */
+    float prop[30 * 4];
+    for (int v = 0; v < 30; v++)
+        for (int d = 0; d < 4; d++) prop[v * 4 + d] = d == 0;
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    cfg.budget = 400;
+    cfg.swap_prob = 0;
+    cfg.start = start;
+    cfg.proposal = prop;
+    dp_search_result res;
+    ck_assert_int_eq(dp_search_local(g, c, &sim.oracle, &cfg, 3, a, &res, &err), DP_OK);
+    ck_assert_double_eq(res.start, simulate(g, c, start));
+    ck_assert(res.best <= res.start);
+    ck_assert_double_eq(simulate(g, c, a), res.best);
+    /* a move from elsewhere lands on device 0; only an op already on 0 (no proposed alternative)
+     * moves uniformly, so most moved ops sit on 0 */
+    int moved = 0, on0 = 0;
+    for (int v = 0; v < 30; v++) {
+        moved += a[v] != start[v];
+        on0 += a[v] != start[v] && a[v] == 0;
+    }
+    ck_assert_int_gt(moved, 0);
+    ck_assert_msg(2 * on0 > moved, "%d of %d moved ops on device 0", on0, moved);
+    dp_search_trace_clear(&res.trace);
+    /* through the registry: --refine from cp is never worse than cp */
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.oracle = &sim.oracle;
+    int b[30];
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_OK);
+    const double cp_ms = simulate(g, c, b);
+    o.refine = "anneal";
+    o.refine_budget = 300;
+    const long s0 = dp_engine_simulations(sim.engine);
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_engine_simulations(sim.engine) - s0, 300);
+    ck_assert(simulate(g, c, b) <= cp_ms);
+    o.refine = "tabu";
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("list");
     TCase *t = tcase_create("list");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, topcuoglu_ranks);
+    tcase_add_test(t, anneal_start_and_proposal);
     tcase_add_test(t, topcuoglu_heft_80);
     tcase_add_test(t, topcuoglu_cpop_86);
     tcase_add_test(t, priority_queue_realises_list_schedules);
