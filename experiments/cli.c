@@ -190,3 +190,9 @@ const char *dp_cli_topology_path(const char *name)
     static char buf[PATH_MAX];
     return dp_machine_topology_path(name, buf, sizeof buf);
 }
+
+int dp_cli_machine_done(dp_machine *m, int status)
+{
+    dp_machine_free(m);
+    return status;
+}

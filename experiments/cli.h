@@ -95,6 +95,9 @@ const char *dp_cli_data_path(const char *rel);
  * -1 with a usage message printed for a bad value (the caller returns DP_EXIT_USAGE). */
 int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *cmd);
 
+/* Free the machine a command parsed and return status: for the command's early returns. */
+int dp_cli_machine_done(dp_machine *m, int status);
+
 /* The path of a topology given as a FILE or a bundled NAME (dp_machine_topology_path); NULL
  * when neither exists. Returns path or a static buffer. */
 const char *dp_cli_topology_path(const char *name_or_file);

@@ -42,19 +42,19 @@ static int graph_info(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, "graph info");
-        if (r < 0) return DP_EXIT_USAGE;
+        if (r < 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
         if (r > 0) continue;
         switch (c) {
         case 'f': format = optarg; break;
-        case 'h': graph_usage(stdout); return 0;
-        default: return dp_cli_option_error("graph info", "f:h", argv);
+        case 'h': graph_usage(stdout); return dp_cli_machine_done(&mach, 0);
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error("graph info", "f:h", argv));
         }
     }
-    if (optind != argc - 1) return dp_cli_usage_error("graph info", "expected one graph FILE");
+    if (optind != argc - 1) return dp_cli_machine_done(&mach, dp_cli_usage_error("graph info", "expected one graph FILE"));
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = dp_graph_read(argv[optind], format, &err);
-    if (!g) return dp_cli_fail(&err);
+    if (!g) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     dp_costs *cost = dp_machine_costs(&mach, g, &err);
     if (!cost) { dp_graph_free(g); dp_machine_free(&mach); return dp_cli_fail(&err); }
     const double sc = g->time_scale;

@@ -270,7 +270,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&a.mach, c, optarg, cmd);
-        if (r < 0) return DP_EXIT_USAGE;
+        if (r < 0) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
         if (r > 0) continue;
         unsigned long long u;
         switch (c) {
@@ -279,59 +279,59 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_METHOD: a.method = optarg; break;
         case O_ASSIGN: a.assignment_file = optarg; break;
         case O_SEED:
-            if (dp_cli_parse_u64(optarg, &u) != 0) return dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg);
+            if (dp_cli_parse_u64(optarg, &u) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg));
             a.place.seed = u;
             break;
         case O_DEVICE:
-            if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg));
             break;
         case O_BUDGET:
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
-                return dp_cli_usage_error(cmd, "--budget: expected a positive integer, got '%s'", optarg);
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--budget: expected a positive integer, got '%s'", optarg));
             a.place.budget = (long)u;
             break;
         case O_CONFIG: a.place.config = optarg; break;
         case O_CKPT: a.place.checkpoint = optarg; break;
         case O_SAMPLES:
-            if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg));
             break;
         case O_REFINE:
             if (strcmp(optarg, "anneal") != 0 && strcmp(optarg, "local") != 0)
-                return dp_cli_usage_error(cmd, "--refine: anneal or local, got '%s'", optarg);
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine: anneal or local, got '%s'", optarg));
             a.place.refine = optarg;
             break;
         case O_REFINE_BUDGET:
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
-                return dp_cli_usage_error(cmd, "--refine-budget: expected a positive integer, got '%s'", optarg);
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: expected a positive integer, got '%s'", optarg));
             a.place.refine_budget = (long)u;
             break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;
         case O_FMT_OUT: a.output_format = optarg; break;
         case O_JSON: a.output_format = "json"; break;
-        case 'h': case O_HELP: place_usage(stdout, cmd); return 0;
-        default: return dp_cli_option_error(cmd, "h", argv);
+        case 'h': case O_HELP: place_usage(stdout, cmd); return dp_cli_machine_done(&a.mach, 0);
+        default: return dp_cli_machine_done(&a.mach, dp_cli_option_error(cmd, "h", argv));
         }
     }
-    if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!a.graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
+    if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
+    if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
-        return dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format);
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));
     int sim = strcmp(cmd, "simulate") == 0;
     if (sim) {
-        if (!!a.assignment_file == !!a.method) return dp_cli_usage_error(cmd, "give exactly one of --assignment FILE and --method M");
+        if (!!a.assignment_file == !!a.method) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "give exactly one of --assignment FILE and --method M"));
     } else {
-        if (a.assignment_file) return dp_cli_usage_error(cmd, "--assignment belongs to 'doppler simulate'");
-        if (!a.method) return dp_cli_usage_error(cmd, "--method M is required");
+        if (a.assignment_file) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--assignment belongs to 'doppler simulate'"));
+        if (!a.method) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--method M is required"));
     }
     if (a.method && !dp_place_find(a.method)) {
         dp_error err;
         int dummy = 0;
         dp_place(a.method, NULL, NULL, NULL, &dummy, NULL, NULL, &err);
-        return dp_cli_usage_error(cmd, "%s", err.msg);
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
     if (!a.mach.topology && a.place.device >= a.mach.n_devices)
-        return dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices);
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices));
     return run_and_report(&a);
 }
 

@@ -149,7 +149,7 @@ int cmd_train(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, "train");
-        if (r < 0) return DP_EXIT_USAGE;
+        if (r < 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
         if (r > 0) continue;
         int iv;
         switch (c) {
@@ -158,16 +158,16 @@ int cmd_train(int argc, char **argv)
         case O_CONFIG: config = optarg; break;
         case O_PRINT: print_cfg = 1; break;
         case O_STAGE:
-            if (dp_stage_parse(optarg, &stage) != DP_OK) return dp_cli_usage_error("train", "--stage: il, sim or real, got '%s'", optarg);
+            if (dp_stage_parse(optarg, &stage) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--stage: il, sim or real, got '%s'", optarg));
             have_stage = 1;
             break;
         case O_PIPE: pipeline = 1; break;
         case O_EPIS:
-            if (dp_cli_parse_int(optarg, 1, 1000000000L, &iv) != 0) return dp_cli_usage_error("train", "--episodes: expected a positive integer, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, 1, 1000000000L, &iv) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--episodes: expected a positive integer, got '%s'", optarg));
             episodes = iv;
             break;
         case O_SEED:
-            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_usage_error("train", "--seed: expected a non-negative integer, got '%s'", optarg);
+            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--seed: expected a non-negative integer, got '%s'", optarg));
             have_seed = 1;
             break;
         case O_INIT: init = optarg; break;
@@ -177,41 +177,41 @@ int cmd_train(int argc, char **argv)
         case O_QUIET: quiet = 1; break;
         case O_METHOD:
             if (dp_agent_parse(optarg, &method) != DP_OK)
-                return dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg));
             break;
         case O_SCALE:
             if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
-                return dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--scale: expected a number in (0, 1], got '%s'", optarg));
             break;
         case O_TARGET:
             if (dp_cli_parse_double(optarg, &x_target) != 0 || !(x_target > 0))
-                return dp_cli_usage_error("train", "--target-flops: expected a positive number, got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--target-flops: expected a positive number, got '%s'", optarg));
             break;
         case O_REAL_REPEATS:
             if (dp_cli_parse_int(optarg, 1, 1000, &x_repeats) != 0)
-                return dp_cli_usage_error("train", "--real-repeats: expected 1..1000, got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--real-repeats: expected 1..1000, got '%s'", optarg));
             break;
         case O_REAL_REF:
-            if (!dp_place_find(optarg)) return dp_cli_usage_error("train", "--real-reference: unknown method '%s'", optarg);
+            if (!dp_place_find(optarg)) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--real-reference: unknown method '%s'", optarg));
             x_reference = optarg;
             break;
         case O_NICE:
-            if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg));
             break;
-        case 'h': case O_HELP: train_usage(stdout); return 0;
-        default: return dp_cli_option_error("train", "h", argv);
+        case 'h': case O_HELP: train_usage(stdout); return dp_cli_machine_done(&mach, 0);
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error("train", "h", argv));
         }
     }
-    if (optind < argc) return dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     if (method >= 0) cfg.method = method; /* before the config: it decides which keys apply */
-    if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     if (method >= 0 && cfg.method != method)
-        return dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
-                                  dp_agent_name(cfg.method));
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
+                                  dp_agent_name(cfg.method)));
     /* the learned baselines learn by reinforcement in their papers: Stage II unless told */
     if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
@@ -219,14 +219,14 @@ int cmd_train(int argc, char **argv)
         char *s = dp_train_config_to_json(&cfg);
         printf("%s\n", s);
         free(s);
-        return 0;
+        return dp_cli_machine_done(&mach, 0);
     }
-    if (!graph) return dp_cli_usage_error("train", "--graph FILE is required");
-    if (pipeline && have_stage) return dp_cli_usage_error("train", "give --stage or --pipeline, not both");
-    if (resume && !ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
-    if (resume && init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+    if (!graph) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--graph FILE is required"));
+    if (pipeline && have_stage) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "give --stage or --pipeline, not both"));
+    if (resume && !ckpt) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume needs --checkpoint FILE"));
+    if (resume && init) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume and --init exclude each other"));
     if (x_reference && (stage != DP_STAGE_REAL || pipeline))
-        return dp_cli_usage_error("train", "--real-reference is for --stage real (the costs measured on the executor)");
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--real-reference is for --stage real (the costs measured on the executor)"));
 
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
@@ -236,7 +236,7 @@ int cmd_train(int argc, char **argv)
     dp_trainer *tr = NULL;
     int *assign = NULL;
     dp_graph *g0 = dp_graph_read(graph, format, &err);
-    if (!g0) return dp_cli_fail(&err);
+    if (!g0) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
      * the real executor as the cost oracle; --scale or --target-flops put the earlier stages on
      * that same graph, so that a Stage II checkpoint describes what Stage III runs */

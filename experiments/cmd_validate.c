@@ -297,7 +297,7 @@ int cmd_validate(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, cmd);
-        if (r < 0) return DP_EXIT_USAGE;
+        if (r < 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
         if (r > 0) continue;
         switch (c) {
         case O_GRAPH: graph = optarg; break;
@@ -305,53 +305,53 @@ int cmd_validate(int argc, char **argv)
         case O_BACKEND: xo.backend = optarg; exec_opt = exec_opt ? exec_opt : "--backend"; break;
         case O_ASSIGN:
             exec_opt = exec_opt ? exec_opt : "--assignments";
-            if (dp_cli_parse_int(optarg, 0, 100000, &n_random) != 0) return dp_cli_usage_error(cmd, "--assignments: expected 0..100000, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, 0, 100000, &n_random) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--assignments: expected 0..100000, got '%s'", optarg));
             break;
         case O_METHODS: methods = optarg; exec_opt = exec_opt ? exec_opt : "--methods"; break;
         case O_SCALE:
             exec_opt = exec_opt ? exec_opt : "--scale";
             if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1))
-                return dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg));
             break;
         case O_TARGET:
             exec_opt = exec_opt ? exec_opt : "--target-flops";
             if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0))
-                return dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg));
             break;
         case O_REPEATS:
             exec_opt = exec_opt ? exec_opt : "--repeats";
-            if (dp_cli_parse_int(optarg, 1, 1000, &repeats) != 0) return dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, 1, 1000, &repeats) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--repeats: expected 1..1000, got '%s'", optarg));
             break;
         case O_SEED:
             exec_opt = exec_opt ? exec_opt : "--seed";
-            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg);
+            if (dp_cli_parse_u64(optarg, &seed) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--seed: expected a non-negative integer, got '%s'", optarg));
             break;
         case O_PLOT: plot = strcmp(optarg, "none") == 0 ? NULL : optarg; break;
         case O_OUT: out = optarg; break;
         case O_RESIM:
-            if (resim) return dp_cli_usage_error(cmd, "--resimulate given twice");
+            if (resim) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--resimulate given twice"));
             resim = optarg;
             break;
         case O_NOPIN: xo.pin = 0; exec_opt = exec_opt ? exec_opt : "--no-pin"; break;
         case O_STAT:
             stat_given = 1;
             if (parse_statistic(optarg, &stat) != 0)
-                return dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg);
+                return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--statistic: normalised, median or min, got '%s'", optarg));
             break;
         case O_NICE:
             exec_opt = exec_opt ? exec_opt : "--nice";
-            if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg);
+            if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg));
             break;
-        case 'h': case O_HELP: validate_usage(stdout); return 0;
-        default: return dp_cli_option_error(cmd, "h", argv);
+        case 'h': case O_HELP: validate_usage(stdout); return dp_cli_machine_done(&mach, 0);
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error(cmd, "h", argv));
         }
     }
-    if (optind < argc) return dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (!graph) return dp_cli_usage_error(cmd, "--graph FILE is required");
+    if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
+    if (!graph) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
     if (!mach.topology && mach.devices_given)
-        return dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are");
+        return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--devices: give a --topology whose devices the executor's devices are"));
     if (resim && exec_opt)
-        return dp_cli_usage_error(cmd, "%s does not apply with --resimulate (the record's assignments and runs are used)", exec_opt);
+        return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "%s does not apply with --resimulate (the record's assignments and runs are used)", exec_opt));
     /* --calibration none: the topology's roofline (with --resimulate: not the record's calibration) */
     const int calib_given = mach.calibration != NULL;
     if (calib_given && strcmp(mach.calibration, "none") == 0) {
@@ -367,15 +367,15 @@ int cmd_validate(int argc, char **argv)
     int n_methods = 0;
     for (char *save = NULL, *t = strtok_r(mlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (!*t) continue;
-        if (n_methods == 32) { free(mlist); return dp_cli_usage_error(cmd, "at most 32 methods"); }
+        if (n_methods == 32) { free(mlist); return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "at most 32 methods")); }
         if (!dp_place_find(t)) {
             int rc = dp_cli_usage_error(cmd, "--methods: unknown method '%s'", t); /* t points into mlist */
             free(mlist);
-            return rc;
+            return dp_cli_machine_done(&mach, rc);
         }
         mnames[n_methods++] = t;
     }
-    if (n_methods + n_random < 2) { free(mlist); return dp_cli_usage_error(cmd, "need at least 2 assignments in all"); }
+    if (n_methods + n_random < 2) { free(mlist); return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "need at least 2 assignments in all")); }
 
     dp_error err;
     dp_error_clear(&err);
@@ -384,11 +384,11 @@ int cmd_validate(int argc, char **argv)
     const char *rec_machine = NULL;
     double rec_scale = 0, rec_load[2] = {0, 0};
     if (resim) {
-        if (!(rec = dp_json_load(resim, &err))) { free(mlist); return dp_cli_fail(&err); }
+        if (!(rec = dp_json_load(resim, &err))) { free(mlist); return dp_cli_machine_done(&mach, dp_cli_fail(&err)); }
         if (record_shape(rec, resim, &n_methods, &n_random, &repeats, &err) != DP_OK) {
             json_decref(rec);
             free(mlist);
-            return dp_cli_fail(&err);
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
         rec_machine = json_string_value(json_object_get(rec, "machine"));
         rec_scale = json_number_value(json_object_get(rec, "scale"));
@@ -398,7 +398,7 @@ int cmd_validate(int argc, char **argv)
         if (record_defaults(rec, resim, &mach, calib_given, stat_given, &stat, &err) != DP_OK) {
             json_decref(rec);
             free(mlist);
-            return dp_cli_fail(&err);
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
     }
     dp_graph *g = NULL;
