@@ -646,6 +646,96 @@ int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err)
     return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
 }
 
+/* ------------------------------------------------------------ compare ---- */
+
+static int wall_clock_metric(const char *name)
+{
+    size_t L = strlen(name);
+    return strstr(name, "seconds") != NULL || (L > 2 && strcmp(name + L - 2, "_s") == 0);
+}
+
+static int differs(double a, double b, double tol)
+{
+    if (isnan(a) && isnan(b)) return 0;
+    if (isnan(a) || isnan(b)) return 1;
+    double m = fmax(fabs(a), fabs(b));
+    return m > 0 && fabs(a - b) / m > tol;
+}
+
+static const dp_result *find_key(const dp_result *rows, long n, const char *key)
+{
+    for (long i = 0; i < n; i++)
+        if (strcmp(rows[i].key, key) == 0) return &rows[i];
+    return NULL;
+}
+
+static void run_name(const dp_result *r, char *buf, size_t cap)
+{
+    char g[256];
+    json_error_t je;
+    json_t *p = json_loads(r->params, 0, &je);
+    dp_report_value_label("graph", json_object_get(p, "graph"), NULL, g, sizeof g);
+    json_decref(p);
+    snprintf(buf, cap, "%s %s %s seed %ld", r->key, g, r->method, r->seed);
+}
+
+int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *ref, long n_ref, double rel_tol,
+                      long *n_diff, dp_error *err)
+{
+    long nd = 0, both = 0, only_new = 0, only_ref = 0;
+    char name[512];
+    for (long i = 0; i < n; i++) {
+        const dp_result *a = &rows[i], *b = find_key(ref, n_ref, a->key);
+        run_name(a, name, sizeof name);
+        if (!b) {
+            fprintf(f, "%s: not in the reference (status %s, makespan %.10g)\n", name, a->status, a->makespan);
+            only_new++;
+            nd++;
+            continue;
+        }
+        both++;
+        int d = 0;
+        if (strcmp(a->status, b->status) != 0) {
+            fprintf(f, "%s: status: new %s, reference %s%s%s\n", name, a->status, b->status, a->error[0] ? "; new error: " : "", a->error);
+            d = 1;
+        } else if (differs(a->makespan, b->makespan, rel_tol)) {
+            fprintf(f, "%s: makespan: new %.10g, reference %.10g (%+.3g%%)\n", name, a->makespan, b->makespan,
+                    100.0 * (a->makespan - b->makespan) / b->makespan);
+            d = 1;
+        }
+        json_error_t je;
+        json_t *ma = json_loads(a->metrics, 0, &je), *mb = json_loads(b->metrics, 0, &je);
+        const char *k;
+        json_t *v;
+        json_object_foreach(ma, k, v) {
+            if (!json_is_number(v) || wall_clock_metric(k)) continue;
+            json_t *w = json_object_get(mb, k);
+            double x = json_number_value(v), y = json_is_number(w) ? json_number_value(w) : NAN;
+            if (w && !json_is_number(w)) continue;
+            if (differs(x, y, rel_tol)) {
+                fprintf(f, "%s: metrics.%s: new %.10g, reference %.10g\n", name, k, x, y);
+                d = 1;
+            }
+        }
+        json_decref(ma);
+        json_decref(mb);
+        nd += d;
+    }
+    for (long j = 0; j < n_ref; j++) {
+        if (find_key(rows, n, ref[j].key)) continue;
+        run_name(&ref[j], name, sizeof name);
+        fprintf(f, "%s: in the reference only (status %s, makespan %.10g)\n", name, ref[j].status, ref[j].makespan);
+        only_ref++;
+        nd++;
+    }
+    fprintf(f, "%ld runs compared, %ld differ beyond a relative tolerance of %g (makespans and metrics; wall-clock seconds not compared)",
+            both, nd - only_new - only_ref, rel_tol);
+    if (only_new || only_ref) fprintf(f, "; %ld runs only in the new results, %ld only in the reference", only_new, only_ref);
+    fprintf(f, "\n");
+    if (n_diff) *n_diff = nd;
+    return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
+}
+
 /* ------------------------------------------------------------ gnuplot ---- */
 
 static const char *gnuplot_bin(void)
