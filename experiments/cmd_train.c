@@ -268,6 +268,7 @@ int cmd_train(int argc, char **argv)
         cost = dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
+    dp_cli_warn_devices(&mach, g);
     if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
     tr = dp_trainer_alloc(g, cost, &cfg, real.x ? &real.oracle : &sim_oracle, &err);
