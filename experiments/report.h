@@ -28,6 +28,16 @@
  * Metrics: makespan, seconds, episodes, seconds_per_episode (seconds / episodes), or
  * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
  * key of the run's params); graph and topology values print as their file stem.
+ *
+ * Reference columns. Every makespan table ends, by default, with the figures any result should
+ * be read against, each where the results have it: round-robin, random (the mean over its
+ * seeds), single device (runs of those methods in the row: the table's filter without its
+ * "method", plus the references' own "where"), the lower bound (metrics.lower_bound of the
+ * row's runs) and the best known makespan (data/best-known.json, for DOPPLER's graphs on the
+ * DOPPLER-compatible machine they were made for). Round-robin, random and single count as
+ * baselines when the table has baselines; the lower bound and the best known are shown, never
+ * compared. "references": false turns them off; {"where": {"mode": "async"}} restricts the
+ * runs they come from. A table whose rows have different units gets a units column.
  */
 #ifndef DP_REPORT_H
 #define DP_REPORT_H
@@ -50,6 +60,8 @@ typedef struct dp_report_spec {
     json_t *columns;    /* array of explicit columns (NULL: one per value of cols), see above */
     char *title;
     int digits;         /* significant digits of means (default 4) */
+    int references;     /* 1 (default): append the reference columns (above) */
+    json_t *ref_where;  /* extra conditions on the runs of the reference columns (NULL: none) */
 } dp_report_spec;
 
 /* Defaults: rows graph, cols method, metric makespan, no baselines, 4 digits. */
@@ -76,6 +88,8 @@ typedef struct dp_report_table {
     int *is_reference;             /* (n_cols) 1: published figures ("values"), not runs */
     int per_column_metric;         /* 1: explicit columns that name their own metric */
     int *best;                     /* (n_rows) column of the best baseline, -1 when none */
+    char **row_units;              /* (n_rows) units of each row's runs ("" when none) */
+    int mixed_units;               /* 1 when rows have different units: a units column */
     int digits;
 } dp_report_table;
 
