@@ -142,8 +142,10 @@ int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *nam
                 json_object_foreach(col, ck, cv) {
                     int ok = (strcmp(ck, "label") == 0) || (strcmp(ck, "where") == 0 && json_is_object(cv)) ||
                              (strcmp(ck, "metric") == 0 && json_is_string(cv)) || (strcmp(ck, "baseline") == 0 && json_is_boolean(cv)) ||
-                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0;
-                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object)", where, c, ck);
+                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0 ||
+                             (strcmp(ck, "ratio") == 0 && json_is_array(cv) && json_array_size(cv) == 2 &&
+                              json_is_string(json_array_get(cv, 0)) && json_is_string(json_array_get(cv, 1)));
+                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object, ratio: [label, label])", where, c, ck);
                 }
             }
             json_decref(s->columns);
@@ -599,6 +601,13 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     for (int c = 0; c < nc; c++) {
         json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
+        json_t *ratio = json_object_get(col, "ratio");
+        if (ratio) {
+            /* the quotient of two other columns' means: filled below, once they are */
+            t->is_reference[c] = 1;
+            for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = t->sd[(size_t)r * nc + c] = NAN;
+            continue;
+        }
         json_t *jm = json_object_get(col, "metric");
         const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
         if (json_is_string(jm) && strcmp(metric, spec->metric) != 0) t->per_column_metric = 1;
@@ -635,6 +644,18 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             json_decref(sv);
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
         }
+    }
+    for (int c = 0; c < nc; c++) {
+        json_t *ratio = json_object_get(NX ? json_array_get(spec->columns, (size_t)c) : NULL, "ratio");
+        if (!ratio) continue;
+        int a = find_label(cl, nc, json_string_value(json_array_get(ratio, 0)));
+        int b = find_label(cl, nc, json_string_value(json_array_get(ratio, 1)));
+        if (a < 0 || b < 0) {
+            rc = dp_error_set(err, DP_EINVAL, "columns[%d].ratio: no column labelled \"%s\"", c,
+                              json_string_value(json_array_get(ratio, a < 0 ? 0 : 1)));
+            goto fail;
+        }
+        for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = t->mean[(size_t)r * nc + a] / t->mean[(size_t)r * nc + b];
     }
     for (int r = 0; r < nr; r++) {
         t->best[r] = -1;

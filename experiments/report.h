@@ -23,7 +23,11 @@
  *   "columns": [ {"label": "critical path", "where": {"method": "cp"}, "baseline": true},
  *                {"label": "DOPPLER (I)", "where": {"method": "doppler"},
  *                 "metric": "metrics.makespan_stage1"},
- *                {"label": "paper", "values": {"ChainMM": 139}} ]     (keyed by row label)
+ *                {"label": "paper", "values": {"ChainMM": 139}},      (keyed by row label)
+ *                {"label": "A / B", "ratio": ["DOPPLER (I)", "critical path"]} ]
+ *
+ * A "ratio" column is the quotient of the means of two other columns (by label), e.g. to set a
+ * measured ratio beside a published one when the published figures are in other units.
  *
  * Metrics: makespan, seconds, episodes, seconds_per_episode (seconds / episodes), or
  * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
