@@ -431,7 +431,13 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         else if (strcmp(first_unit, rows[i].units) != 0) n_unit_kinds = 2;
     }
     t->mixed_units = n_unit_kinds > 1;
-    if (!spec->references || strcmp(spec->metric, "makespan") != 0 || t->per_column_metric) goto done;
+    /* only beside makespans: a column of another metric (seconds per episode) is another table */
+    int makespans = strcmp(spec->metric, "makespan") == 0;
+    for (size_t c = 0; makespans && spec->columns && c < json_array_size(spec->columns); c++) {
+        const char *m = json_string_value(json_object_get(json_array_get(spec->columns, c), "metric"));
+        makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
+    }
+    if (!spec->references || !makespans) goto done;
     int has_baselines = 0;
     for (int c = 0; c < t->n_cols; c++) has_baselines |= t->is_baseline[c];
     static const struct { const char *method, *label; } trivial[] = {

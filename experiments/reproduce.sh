@@ -28,6 +28,9 @@ cfg=$here/experiments/configs/table$n.json
 ref=$here/experiments/reference/table$n.csv
 [ -f "$cfg" ] || { echo "$0: no $cfg" >&2; exit 2; }
 DOPPLER=${DOPPLER:-$here/doppler}
+# the bundled data of this tree (topologies, best known makespans), wherever this is run from
+DOPPLER_DATA=${DOPPLER_DATA:-$here/data}
+export DOPPLER_DATA
 [ -x "$DOPPLER" ] || { echo "$0: $DOPPLER is not built (make, or set \$DOPPLER)" >&2; exit 2; }
 dir=${DOPPLER_REPRODUCE_DIR:-${TMPDIR:-/tmp}/doppler-reproduce}
 reuse=0
