@@ -641,7 +641,7 @@ START_TEST(table_explicit_columns)
                       "{\"label\": \"critical path\", \"where\": {\"method\": \"cp\"}, \"baseline\": true},"
                       "{\"label\": \"DOPPLER I\", \"where\": {\"method\": \"doppler\"}, \"metric\": \"metrics.makespan_stage1\"},"
                       "{\"label\": \"DOPPLER II\", \"where\": {\"method\": \"doppler\"}},"
-                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}}}}";
+                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}, \"references\": false}}}";
     dp_report_spec spec;
     dp_report_spec_init(&spec);
     dp_error err;
