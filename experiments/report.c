@@ -804,7 +804,14 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     for (int r = 0; r < t->n_rows; r++) {
         if (md) fprintf(f, "| ");
         for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->row_keys[(size_t)r * t->n_keys + k], tex); }
-        if (t->mixed_units) { fputs(sep, f); put_escaped(f, t->row_units[r], tex); }
+        if (t->mixed_units) {
+            /* the unit's name without its explanation, which the footer gives once */
+            const char *u = t->row_units[r], *paren = strstr(u, " (");
+            char shortu[128];
+            snprintf(shortu, sizeof shortu, "%.*s", paren ? (int)(paren - u) : (int)strlen(u), u);
+            fputs(sep, f);
+            put_escaped(f, shortu, tex);
+        }
         for (int c = 0; c < NC; c++) {
             size_t i = (size_t)r * NC + c;
             fputs(sep, f);
@@ -839,7 +846,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
         else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
-        if (t->mixed_units) fprintf(f, "; each row in its own units (units column)");
+        if (t->mixed_units) fprintf(f, "; each row in its own units (units column: %s)", t->units);
         else if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
         if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
         for (int c = 0; c < NC; c++)
