@@ -185,6 +185,14 @@ int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *c
     return 1;
 }
 
+void dp_cli_warn_devices(const dp_machine *m, const dp_graph *g)
+{
+    int want = dp_machine_devices_differ(m, g);
+    if (want)
+        fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
+                m->topo ? m->topo->n_devices : m->n_devices, m->topo ? "the topology's" : "--devices");
+}
+
 const char *dp_cli_topology_path(const char *name)
 {
     static char buf[PATH_MAX];

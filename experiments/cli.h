@@ -72,7 +72,9 @@ const char *dp_cli_data_path(const char *rel);
     {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 14}
 #define DP_CLI_MACHINE_HELP \
     "Machine:\n" \
-    "  --devices N          number of identical devices (default 4): the DOPPLER-compatible model\n" \
+    "  --devices N          number of identical devices (default: the count the graph was made for,\n" \
+    "                       e.g. 8 for DOPPLER's 8gpu_ files and graph gen --tp 8, else 4); the\n" \
+    "                       DOPPLER-compatible model\n" \
     "  --peak-flops F       FLOP/s per device, for graphs in FLOPs and bytes (default 1e13)\n" \
     "  --bandwidth B        bytes per second per link, for such graphs (default 1.2e10)\n" \
     "  --latency S          seconds per transfer, for such graphs (default 1e-5)\n" \
@@ -101,5 +103,9 @@ int dp_cli_machine_done(dp_machine *m, int status);
 /* The path of a topology given as a FILE or a bundled NAME (dp_machine_topology_path); NULL
  * when neither exists. Returns path or a static buffer. */
 const char *dp_cli_topology_path(const char *name_or_file);
+
+/* After dp_machine_costs: a warning on stderr when g was made for another device count than
+ * the machine's (dp_machine_devices_differ). */
+void dp_cli_warn_devices(const dp_machine *m, const dp_graph *g);
 
 #endif

@@ -28,11 +28,13 @@ static void place_usage(FILE *f, const char *cmd)
                           "device ids (DOPPLER's format).\n\n"
                         : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
     fprintf(f, "Options:\n"
-               "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native), or a heterogeneous\n"
+               "  --graph FILE         the dataflow graph: DOPPLER .txt, native .json, WfCommons and MSR\n"
+               "                       .json (by content), Kasahara .stg, DOT .dot (doc/graph-format.md), or a heterogeneous\n"
                "                       example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
                "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
-               "  --format F           graph format when the extension does not tell (doppler, json)\n"
+               "  --format F           graph format when the extension does not tell (doppler, json,\n"
+               "                       wfcommons, msr, stg, dot)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
     fprintf(f, "\n%s"
@@ -85,7 +87,9 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     const dp_machine *m = &a->mach;
     json_t *o = json_object();
     json_object_set_new(o, "graph", json_string(g->name));
-    json_object_set_new(o, "method", json_string(label));
+    /* a placement read from a file is not a method: its path goes under "assignment" */
+    if (a->assignment_file) json_object_set_new(o, "assignment", json_string(a->assignment_file));
+    else json_object_set_new(o, "method", json_string(label));
     json_object_set_new(o, "n_devices", json_integer(m->n_devices));
     json_object_set_new(o, "makespan", json_real(r->makespan / sc));
     if (r->ls) json_object_set_new(o, "schedule_makespan", json_real(r->ls->makespan / sc));
@@ -179,6 +183,7 @@ static int run_and_report(run_args *a)
         if (!g) return dp_cli_fail(&err);
         cost = dp_machine_costs(&a->mach, g, &err);
         if (!cost) goto fail;
+        dp_cli_warn_devices(&a->mach, g);
     }
     if (a->place.device >= a->mach.n_devices) {
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);

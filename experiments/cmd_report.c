@@ -38,6 +38,10 @@ static void report_usage(FILE *f)
             "                      run (--run KEY|INDEX) or of --trajectory FILE; --window N\n"
             "                      episodes in the moving mean (default: episodes / 50)\n"
             "  --list-tables       the table names of the stored config\n"
+            "  --compare REF       compare the runs with a reference results file (.h5 or .csv),\n"
+            "                      run by run: makespans and metrics beyond --tolerance, status,\n"
+            "                      runs on one side only; exit status 1 when any differs\n"
+            "  --tolerance R       relative tolerance of --compare (default 1e-6)\n"
             "  -h, --help          this help\n");
 }
 
@@ -82,7 +86,7 @@ static const dp_result *find_run(const dp_result *rows, long n, const char *id)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_HELP };
+    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_COMPARE, O_TOL, O_HELP };
     static const struct option opts[] = {
         {"table", required_argument, NULL, O_TABLE}, {"format", required_argument, NULL, O_FORMAT},
         {"rows", required_argument, NULL, O_ROWS}, {"cols", required_argument, NULL, O_COLS},
@@ -91,10 +95,12 @@ int cmd_report(int argc, char **argv)
         {"plot", required_argument, NULL, O_PLOT}, {"run", required_argument, NULL, O_RUN},
         {"x", required_argument, NULL, O_X}, {"y", required_argument, NULL, O_Y},
         {"list-tables", no_argument, NULL, O_LIST}, {"trajectory", required_argument, NULL, O_TRAJ},
-        {"window", required_argument, NULL, O_WINDOW}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
+        {"window", required_argument, NULL, O_WINDOW}, {"compare", required_argument, NULL, O_COMPARE},
+        {"tolerance", required_argument, NULL, O_TOL}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     const char *table = NULL, *format = "md", *rows_opt = NULL, *cols = NULL, *metric = NULL, *base = NULL;
     const char *out = NULL, *plotk = NULL, *run_id = NULL, *xm = "makespan", *ym = "metrics.measured_makespan";
-    const char *traj = NULL;
+    const char *traj = NULL, *compare = NULL;
+    double tol = 1e-6;
     int list = 0, window = 0;
     json_t *where = json_object();
     int c;
@@ -118,6 +124,10 @@ int cmd_report(int argc, char **argv)
         case O_Y: ym = optarg; break;
         case O_LIST: list = 1; break;
         case O_TRAJ: traj = optarg; break;
+        case O_COMPARE: compare = optarg; break;
+        case O_TOL:
+            if (dp_cli_parse_double(optarg, &tol) != 0 || !(tol >= 0)) { json_decref(where); return dp_cli_usage_error("report", "--tolerance: expected a non-negative number, got '%s'", optarg); }
+            break;
         case O_WINDOW:
             if (dp_cli_parse_int(optarg, 1, 1000000, &window) != 0) { json_decref(where); return dp_cli_usage_error("report", "--window: expected a positive integer, got '%s'", optarg); }
             break;
@@ -152,7 +162,7 @@ int cmd_report(int argc, char **argv)
     if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
     if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
     if (plotk && strcmp(plotk, "gantt") == 0 && !run_id) { json_decref(where); return dp_cli_usage_error("report", "--plot gantt needs --run KEY|INDEX"); }
-    if (!plotk && !table && !list) { json_decref(where); return dp_cli_usage_error("report", "give --table NAME, --plot KIND or --list-tables"); }
+    if (!plotk && !table && !list && !compare) { json_decref(where); return dp_cli_usage_error("report", "give --table NAME, --plot KIND or --list-tables"); }
 
     dp_error err;
     dp_error_clear(&err);
@@ -165,6 +175,19 @@ int cmd_report(int argc, char **argv)
     memset(&t, 0, sizeof t);
     if (dp_report_spec_init(&spec) != DP_OK) { json_decref(where); return dp_cli_fail(NULL); }
     if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (compare) {
+        dp_result *ref = NULL;
+        long n_ref = 0, nd = 0;
+        size_t L = strlen(compare);
+        int rc = L > 4 && strcmp(compare + L - 4, ".csv") == 0 ? dp_results_read_csv(compare, &ref, &n_ref, NULL, &err)
+                                                              : dp_results_read_h5(compare, &ref, &n_ref, NULL, &err);
+        if (rc == DP_OK) rc = dp_report_compare(stdout, rows, n, ref, n_ref, tol, &nd, &err);
+        for (long i = 0; i < n_ref; i++) dp_result_free(&ref[i]);
+        free(ref);
+        if (rc != DP_OK) status = dp_cli_fail(&err);
+        else if (nd) status = DP_EXIT_ERROR;
+        goto done;
+    }
     if (list) {
         json_error_t je;
         json_t *cfg = json_loads(config, 0, &je);

@@ -1,6 +1,7 @@
 /* doppler sweep: expand a sweep config and run it (local process pool, MPI ranks or a shard),
  * appending each finished run to the results file. */
 #include "cli.h"
+#include "results.h"
 #include "commands.h"
 #include "sweep.h"
 #include "sweep_exec.h"
@@ -18,7 +19,9 @@ static void sweep_usage(FILE *f)
             "Expand a sweep config (a grid over graphs, machines, methods, seeds and hyperparameters;\n"
             "doc/sweep-format.md) and run every run, appending each finished run at once to the\n"
             "results file (HDF5, /runs) and to the CSV beside it. Started again, a sweep skips the\n"
-            "runs already in the file, so a killed sweep loses only the runs that were running.\n\n"
+            "runs already in the file, so a killed sweep loses only the runs that were running, and\n"
+            "runs again the runs that failed (their cause may be gone). Before the first run every\n"
+            "input file the config names (graphs, topologies, calibrations, configs) is checked.\n\n"
             "Options:\n"
             "  --out FILE        results file (default NAME.h5, NAME from the config); the CSV is\n"
             "                    FILE with .csv, run files go to FILE without .h5 plus .runs/KEY/\n"
@@ -27,7 +30,7 @@ static void sweep_usage(FILE *f)
             "  --shard I/N       only the runs whose index mod N is I (Slurm job arrays); merge\n"
             "                    the shards' files afterwards with --merge\n"
             "  --merge FILE...   put the rows of these results files (shards) into --out\n"
-            "  --retry-failed    run again the runs recorded as failed\n"
+            "  --keep-failed     keep the rows of runs that failed instead of running them again\n"
             "  --prune           drop the rows of runs the config no longer has (after an edit)\n"
             "  --timeout S       kill a run after S seconds (recorded as failed)\n"
             "  --list            print the runs (index, key, parameters) and exit\n"
@@ -44,11 +47,11 @@ int cmd_sweep(int argc, char **argv)
     int worker = 0;
     for (int i = 1; i < argc; i++) worker |= strcmp(argv[i], "--run-one") == 0;
     int mpi = worker ? 0 : dp_sweep_mpi_init(&argc, &argv);
-    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_PRUNE, O_RUN_ONE, O_RESULT_FD, O_HELP };
+    enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_PRUNE, O_RUN_ONE, O_RESULT_FD, O_KEEP, O_HELP };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, O_JOBS}, {"out", required_argument, NULL, O_OUT},
         {"shard", required_argument, NULL, O_SHARD}, {"merge", no_argument, NULL, O_MERGE},
-        {"retry-failed", no_argument, NULL, O_RETRY}, {"timeout", required_argument, NULL, O_TIMEOUT},
+        {"retry-failed", no_argument, NULL, O_RETRY}, {"keep-failed", no_argument, NULL, O_KEEP}, {"timeout", required_argument, NULL, O_TIMEOUT},
         {"list", no_argument, NULL, O_LIST}, {"quiet", no_argument, NULL, O_QUIET},
         {"prune", no_argument, NULL, O_PRUNE}, {"run-one", required_argument, NULL, O_RUN_ONE},
         {"result-fd", required_argument, NULL, O_RESULT_FD},
@@ -74,7 +77,8 @@ int cmd_sweep(int argc, char **argv)
                 return dp_cli_usage_error("sweep", "--shard: expected I/N with 0 <= I < N, got '%s'", optarg);
             break;
         case O_MERGE: merge = 1; break;
-        case O_RETRY: o.retry_failed = 1; break;
+        case O_RETRY: o.retry_failed = 1; break; /* the default now; accepted for old scripts */
+        case O_KEEP: o.keep_failed = 1; break;
         case O_PRUNE: o.prune = 1; break;
         case O_RUN_ONE: /* internal: a pool worker */
             run_one = strtol(optarg, NULL, 10);
@@ -135,11 +139,28 @@ int cmd_sweep(int argc, char **argv)
             fprintf(stderr, "\n");
         }
         if (sum.failed > 0) {
-            fprintf(stderr, "doppler sweep %s: %ld of %ld runs failed (see the error column of %s)\n", s->name, sum.failed,
-                    sum.done, o.out);
+            fprintf(stderr, "doppler sweep %s: %ld of %ld runs failed (the first: %s; see the error column of %s); "
+                    "once the cause is fixed, run the same command again: it runs the failed runs again\n",
+                    s->name, sum.failed, sum.done, sum.first_failed, o.out);
             status = DP_EXIT_ERROR;
         }
     }
-    dp_sweep_free(s);
+    if (rc == DP_OK && !merge && o.progress && sum.total > 0) {
+        /* where the results are and how to look at them */
+        char *csv = dp_results_csv_path(o.out);
+        const char *slash = strrchr(o.out, '/');
+        const char *base = slash ? slash + 1 : o.out;
+        size_t bl = strlen(base);
+        if (bl > 3 && strcmp(base + bl - 3, ".h5") == 0) bl -= 3;
+        json_t *tables = json_object_get(s->config, "tables");
+        const char *first = NULL, *k;
+        json_t *v;
+        json_object_foreach(tables, k, v) { if (!first || strcmp(k, "main") == 0) first = k; }
+        fprintf(stderr, "doppler sweep %s: %s: %ld runs in %s and %s (run files in %.*s%.*s.runs/); tables: doppler report %s --table %s%s\n",
+                s->name, sum.failed ? "finished with failures" : "finished", sum.total, o.out, csv ? csv : "",
+                slash ? (int)(slash - o.out + 1) : 0, o.out, (int)bl, base, o.out, first ? first : "makespan",
+                first ? " (--list-tables for the others)" : "");
+        free(csv);
+    }    dp_sweep_free(s);
     return status;
 }

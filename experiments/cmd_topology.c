@@ -150,6 +150,10 @@ int cmd_topology(int argc, char **argv)
         topology_usage(argc < 2 ? stderr : stdout);
         return argc < 2 ? DP_EXIT_USAGE : 0;
     }
+    if (argc >= 3 && (strcmp(argv[2], "--help") == 0 || strcmp(argv[2], "-h") == 0)) {
+        topology_usage(stdout);
+        return 0;
+    }
     if (strcmp(argv[1], "show") == 0) {
         if (argc != 3) return dp_cli_usage_error("topology", "show takes one NAME or FILE");
         return topology_show(argv[2]);

@@ -9,6 +9,7 @@
 
 #include <cblas.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -86,6 +87,18 @@ static void train_usage(FILE *f)
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
                "stops after the current episode with a checkpoint (resume with --resume).\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n");
+}
+
+/* --print-config: the config text with reals to 15 significant digits, as people write them
+ * (0.9, not the 0.90000000000000002 of the exact 17 digits the checkpoint keeps). */
+static void print_config(const char *text)
+{
+    json_error_t je;
+    json_t *o = text ? json_loads(text, 0, &je) : NULL;
+    char *s = o ? json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) : NULL;
+    printf("%s\n", s ? s : text ? text : "");
+    free(s);
+    json_decref(o);
 }
 
 typedef struct progress_state {
@@ -217,7 +230,7 @@ int cmd_train(int argc, char **argv)
     if (have_seed) cfg.seed = seed;
     if (print_cfg) {
         char *s = dp_train_config_to_json(&cfg);
-        printf("%s\n", s);
+        print_config(s);
         free(s);
         return dp_cli_machine_done(&mach, 0);
     }
@@ -268,6 +281,7 @@ int cmd_train(int argc, char **argv)
         cost = dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
+    dp_cli_warn_devices(&mach, g);
     if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
     tr = dp_trainer_alloc(g, cost, &cfg, real.x ? &real.oracle : &sim_oracle, &err);

@@ -38,6 +38,7 @@ int dp_report_spec_init(dp_report_spec *s)
 {
     memset(s, 0, sizeof *s);
     s->digits = 4;
+    s->references = 1;
     s->cols = xstrdup("method");
     s->metric = xstrdup("makespan");
     if (!s->cols || !s->metric || dp_report_spec_set_list(&s->rows, &s->n_rows, "graph") != DP_OK) {
@@ -57,6 +58,7 @@ void dp_report_spec_free(dp_report_spec *s)
     json_decref(s->filter);
     json_decref(s->labels);
     json_decref(s->columns);
+    json_decref(s->ref_where);
     memset(s, 0, sizeof *s);
 }
 
@@ -140,18 +142,27 @@ int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *nam
                 json_object_foreach(col, ck, cv) {
                     int ok = (strcmp(ck, "label") == 0) || (strcmp(ck, "where") == 0 && json_is_object(cv)) ||
                              (strcmp(ck, "metric") == 0 && json_is_string(cv)) || (strcmp(ck, "baseline") == 0 && json_is_boolean(cv)) ||
-                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0;
-                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object)", where, c, ck);
+                             (strcmp(ck, "values") == 0 && json_is_object(cv)) || strcmp(ck, "comment") == 0 ||
+                             (strcmp(ck, "ratio") == 0 && json_is_array(cv) && json_array_size(cv) == 2 &&
+                              json_is_string(json_array_get(cv, 0)) && json_is_string(json_array_get(cv, 1)));
+                    if (!ok) return dp_error_set(err, DP_EINVAL, "%s[%zu].%s: unknown field or wrong type (label, where: object, metric: string, baseline: boolean, values: object, ratio: [label, label])", where, c, ck);
                 }
             }
             json_decref(s->columns);
             s->columns = json_incref(v);
+        } else if (strcmp(k, "references") == 0) {
+            if (json_is_boolean(v)) s->references = json_is_true(v);
+            else if (json_is_object(v) && json_is_object(json_object_get(v, "where")) && json_object_size(v) == 1) {
+                s->references = 1;
+                json_decref(s->ref_where);
+                s->ref_where = json_incref(json_object_get(v, "where"));
+            } else return dp_error_set(err, DP_EINVAL, "%s: expected true, false or {\"where\": {...}}", where);
         } else if (strcmp(k, "digits") == 0) {
             if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 17)
                 return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..17", where);
             s->digits = (int)json_integer_value(v);
         } else if (strcmp(k, "comment") != 0) {
-            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, columns, metric, baselines, filter, labels, title, digits, comment)", name, k);
+            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, columns, metric, baselines, filter, labels, title, digits, references, comment)", name, k);
         }
     }
     return DP_OK;
@@ -273,6 +284,7 @@ void dp_report_table_free(dp_report_table *t)
     free(t->is_baseline);
     free(t->is_reference);
     free(t->best);
+    free_list(t->row_units, t->n_rows);
     memset(t, 0, sizeof *t);
 }
 
@@ -296,6 +308,199 @@ static int grow(void **a, int *cap, int n, size_t sz)
     *a = b;
     *cap = nc;
     return 0;
+}
+
+/* Append one column to a built table (the cell arrays are row-major: re-laid out). */
+static int table_add_column(dp_report_table *t, const char *label, int baseline, int reference, const double *mean,
+                            const double *sd, const long *cnt)
+{
+    const int NR = t->n_rows, NC = t->n_cols, NC1 = NC + 1;
+    size_t cells = (size_t)(NR ? NR : 1) * (size_t)NC1;
+    double *m = dp_malloc_n(cells, sizeof(double)), *s = dp_malloc_n(cells, sizeof(double));
+    long *nn = dp_calloc_n(cells, sizeof(long)), *nf = dp_calloc_n(cells, sizeof(long));
+    int *isb = realloc(t->is_baseline, (size_t)NC1 * sizeof(int));
+    if (isb) t->is_baseline = isb;
+    int *isr = realloc(t->is_reference, (size_t)NC1 * sizeof(int));
+    if (isr) t->is_reference = isr;
+    char **cl = realloc(t->col_labels, (size_t)NC1 * sizeof(char *));
+    if (cl) t->col_labels = cl;
+    if (!m || !s || !nn || !nf || !isb || !isr || !cl) { free(m); free(s); free(nn); free(nf); return DP_ENOMEM; }
+    for (int r = 0; r < NR; r++) {
+        for (int c = 0; c < NC; c++) {
+            m[(size_t)r * NC1 + c] = t->mean[(size_t)r * NC + c];
+            s[(size_t)r * NC1 + c] = t->sd[(size_t)r * NC + c];
+            nn[(size_t)r * NC1 + c] = t->n[(size_t)r * NC + c];
+            nf[(size_t)r * NC1 + c] = t->n_failed[(size_t)r * NC + c];
+        }
+        m[(size_t)r * NC1 + NC] = mean[r];
+        s[(size_t)r * NC1 + NC] = sd[r];
+        nn[(size_t)r * NC1 + NC] = cnt[r];
+    }
+    free(t->mean); free(t->sd); free(t->n); free(t->n_failed);
+    t->mean = m; t->sd = s; t->n = nn; t->n_failed = nf;
+    t->is_baseline[NC] = baseline;
+    t->is_reference[NC] = reference;
+    t->col_labels[NC] = xstrdup(label);
+    t->n_cols = NC1;
+    return DP_OK;
+}
+
+/* The best known makespans (data/best-known.json), loaded once; NULL when absent. */
+static json_t *best_known(void)
+{
+    static json_t *bk;
+    static int tried;
+    if (!tried) {
+        tried = 1;
+        json_error_t je;
+        bk = json_load_file(dp_cli_data_path("data/best-known.json"), 0, &je);
+    }
+    return bk;
+}
+
+/* A run's best known makespan: its graph is in the file, on the device count of the entry and
+ * on the DOPPLER-compatible machine (no topology, fixed transfers, asynchronous). NaN if not. */
+static double run_best_known(const json_t *params, long devices)
+{
+    json_t *g;
+    const char *spec = json_string_value(json_object_get(params, "graph"));
+    if (!spec || strncmp(spec, "gen:", 4) == 0) return NAN;
+    char stem[256];
+    json_t *gv = json_string(spec);
+    dp_report_value_label("graph", gv, NULL, stem, sizeof stem);
+    json_decref(gv);
+    g = json_object_get(json_object_get(best_known(), "graphs"), stem);
+    if (!g) return NAN;
+    const char *topo = json_string_value(json_object_get(params, "topology"));
+    const char *tr = json_string_value(json_object_get(params, "transfer"));
+    const char *mode = json_string_value(json_object_get(params, "mode"));
+    if ((topo && *topo) || (tr && strcmp(tr, "fixed") != 0) || (mode && strcmp(mode, "async") != 0)) return NAN;
+    if (json_integer_value(json_object_get(g, "devices")) != devices) return NAN;
+    json_t *m = json_object_get(g, "makespan");
+    return json_is_number(m) ? json_number_value(m) : NAN;
+}
+
+/* The row (index in t) of a run, from its labels; -1 when the table has no such row. */
+static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_report_table *t)
+{
+    json_error_t je;
+    json_t *p = json_loads(r->params, 0, &je);
+    if (!p) return -1;
+    char lab[512];
+    int found = -1;
+    for (int row = 0; row < t->n_rows && found < 0; row++) {
+        int same = 1;
+        for (int k = 0; k < t->n_keys && same; k++) {
+            dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+            same = strcmp(lab, t->row_keys[(size_t)row * t->n_keys + k]) == 0;
+        }
+        if (same) found = row;
+    }
+    json_decref(p);
+    return found;
+}
+
+/* The reference columns (report.h) and the units of each row, after the columns of the spec. */
+static int table_add_references(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t)
+{
+    const int NR = t->n_rows;
+    int *row_of = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    double *mean = dp_malloc_n(NR ? (size_t)NR : 1, sizeof(double)), *sd = dp_malloc_n(NR ? (size_t)NR : 1, sizeof(double));
+    double *vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
+    long *cnt = dp_calloc_n(NR ? (size_t)NR : 1, sizeof(long));
+    json_t *rowfilter = spec->filter ? json_deep_copy(spec->filter) : json_object();
+    t->row_units = dp_calloc_n(NR ? (size_t)NR : 1, sizeof(char *));
+    int rc = DP_OK;
+    if (!row_of || !mean || !sd || !vals || !cnt || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
+    json_object_del(rowfilter, "method");
+    for (long i = 0; i < n; i++) {
+        row_of[i] = -1;
+        if (dp_report_filter_match(&rows[i], rowfilter) && dp_report_filter_match(&rows[i], spec->ref_where))
+            row_of[i] = run_row_of(&rows[i], spec, t);
+    }
+    /* units of each row: those of its ok runs (the table's own runs) */
+    int n_unit_kinds = 0;
+    const char *first_unit = NULL;
+    for (int r = 0; r < NR; r++) t->row_units[r] = xstrdup("");
+    for (long i = 0; i < n; i++) {
+        if (strcmp(rows[i].status, "ok") != 0 || !rows[i].units[0] || !dp_report_filter_match(&rows[i], spec->filter)) continue;
+        int r = run_row_of(&rows[i], spec, t);
+        if (r < 0) continue;
+        if (!t->row_units[r][0]) { free(t->row_units[r]); t->row_units[r] = xstrdup(rows[i].units); }
+        if (!first_unit) { first_unit = rows[i].units; n_unit_kinds = 1; }
+        else if (strcmp(first_unit, rows[i].units) != 0) n_unit_kinds = 2;
+    }
+    t->mixed_units = n_unit_kinds > 1;
+    /* only beside makespans: a column of another metric (seconds per episode) is another table */
+    int makespans = strcmp(spec->metric, "makespan") == 0;
+    for (size_t c = 0; makespans && spec->columns && c < json_array_size(spec->columns); c++) {
+        const char *m = json_string_value(json_object_get(json_array_get(spec->columns, c), "metric"));
+        makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
+    }
+    if (!spec->references || !makespans) goto done;
+    int has_baselines = 0;
+    for (int c = 0; c < t->n_cols; c++) has_baselines |= t->is_baseline[c];
+    static const struct { const char *method, *label; } trivial[] = {
+        {"round-robin", "round-robin"}, {"random", "random (mean)"}, {"single", "single device"}};
+    for (int m = 0; m < 3; m++) {
+        int any = 0;
+        for (int r = 0; r < NR; r++) {
+            size_t k = 0;
+            for (long i = 0; i < n; i++)
+                if (row_of[i] == r && strcmp(rows[i].method, trivial[m].method) == 0 && strcmp(rows[i].status, "ok") == 0 && !isnan(rows[i].makespan))
+                    vals[k++] = rows[i].makespan;
+            cnt[r] = (long)k;
+            mean[r] = k ? gsl_stats_mean(vals, 1, k) : NAN;
+            sd[r] = k >= 2 ? gsl_stats_sd(vals, 1, k) : NAN;
+            any |= k > 0;
+        }
+        if (any && (rc = table_add_column(t, trivial[m].label, has_baselines, 0, mean, sd, cnt)) != DP_OK) goto done;
+    }
+    /* the lower bound and the best known: figures to read against, never "baselines" */
+    int any_lb = 0, any_bk = 0;
+    for (int r = 0; r < NR; r++) {
+        size_t k = 0;
+        for (long i = 0; i < n; i++) {
+            if (row_of[i] != r || strcmp(rows[i].status, "ok") != 0) continue;
+            int known;
+            double lb = dp_report_metric(&rows[i], "metrics.lower_bound", &known);
+            if (!isnan(lb)) vals[k++] = lb;
+        }
+        mean[r] = k ? gsl_stats_mean(vals, 1, k) : NAN;
+        sd[r] = NAN;
+        cnt[r] = (long)k;
+        any_lb |= k > 0;
+    }
+    if (any_lb && (rc = table_add_column(t, "lower bound", 0, 1, mean, sd, cnt)) != DP_OK) goto done;
+    for (int r = 0; r < NR; r++) {
+        mean[r] = NAN;
+        cnt[r] = 0;
+        for (long i = 0; i < n && isnan(mean[r]); i++) {
+            if (row_of[i] != r) continue;
+            json_error_t je;
+            json_t *p = json_loads(rows[i].params, 0, &je);
+            long dev = rows[i].devices;
+            mean[r] = run_best_known(p, dev);
+            json_decref(p);
+        }
+        any_bk |= !isnan(mean[r]);
+    }
+    if (any_bk && (rc = table_add_column(t, "best known", 0, 1, mean, sd, cnt)) != DP_OK) goto done;
+    for (int r = 0; r < NR; r++) {
+        t->best[r] = -1;
+        for (int c = 0; c < t->n_cols; c++) {
+            double m = t->mean[(size_t)r * t->n_cols + c];
+            if (t->is_baseline[c] && !isnan(m) && (t->best[r] < 0 || m < t->mean[(size_t)r * t->n_cols + t->best[r]])) t->best[r] = c;
+        }
+    }
+done:
+    json_decref(rowfilter);
+    free(row_of);
+    free(mean);
+    free(sd);
+    free(vals);
+    free(cnt);
+    return rc;
 }
 
 int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t, dp_error *err)
@@ -402,6 +607,13 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     for (int c = 0; c < nc; c++) {
         json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
+        json_t *ratio = json_object_get(col, "ratio");
+        if (ratio) {
+            /* the quotient of two other columns' means: filled below, once they are */
+            t->is_reference[c] = 1;
+            for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = t->sd[(size_t)r * nc + c] = NAN;
+            continue;
+        }
         json_t *jm = json_object_get(col, "metric");
         const char *metric = json_is_string(jm) ? json_string_value(jm) : spec->metric;
         if (json_is_string(jm) && strcmp(metric, spec->metric) != 0) t->per_column_metric = 1;
@@ -439,6 +651,18 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
         }
     }
+    for (int c = 0; c < nc; c++) {
+        json_t *ratio = json_object_get(NX ? json_array_get(spec->columns, (size_t)c) : NULL, "ratio");
+        if (!ratio) continue;
+        int a = find_label(cl, nc, json_string_value(json_array_get(ratio, 0)));
+        int b = find_label(cl, nc, json_string_value(json_array_get(ratio, 1)));
+        if (a < 0 || b < 0) {
+            rc = dp_error_set(err, DP_EINVAL, "columns[%d].ratio: no column labelled \"%s\"", c,
+                              json_string_value(json_array_get(ratio, a < 0 ? 0 : 1)));
+            goto fail;
+        }
+        for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = t->mean[(size_t)r * nc + a] / t->mean[(size_t)r * nc + b];
+    }
     for (int r = 0; r < nr; r++) {
         t->best[r] = -1;
         for (int c = 0; c < nc; c++) {
@@ -462,6 +686,10 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     free(run_row);
     free(run_col);
     free(vals);
+    if (table_add_references(rows, n, spec, t) != DP_OK) {
+        dp_report_table_free(t);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
+    }
     return DP_OK;
 fail:
     free_list(rjoin, nr);
@@ -510,6 +738,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     const int NC = t->n_cols;
     if (csv) {
         for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->key_names[k]);
+        if (t->mixed_units) fprintf(f, ",units");
         for (int c = 0; c < NC; c++) fprintf(f, ",%s mean,%s sd,%s n", t->col_labels[c], t->col_labels[c], t->col_labels[c]);
         if (ratios) {
             fprintf(f, ",best baseline");
@@ -518,6 +747,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         fputc('\n', f);
         for (int r = 0; r < t->n_rows; r++) {
             for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->row_keys[(size_t)r * t->n_keys + k]);
+            if (t->mixed_units) fprintf(f, ",\"%s\"", t->row_units[r]);
             for (int c = 0; c < NC; c++) {
                 size_t i = (size_t)r * NC + c;
                 fmt_g(t->mean[i], 17, a, sizeof a);
@@ -539,17 +769,18 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
     }
     /* md and tex share the cell texts */
-    int ncols_out = t->n_keys + NC + (ratios ? 1 : 0);
+    int ncols_out = t->n_keys + (t->mixed_units ? 1 : 0) + NC + (ratios ? 1 : 0);
     for (int c = 0; ratios && c < NC; c++) ncols_out += !t->is_baseline[c] && !t->is_reference[c];
     const char *sep = md ? " | " : " & ";
     if (tex) {
         fprintf(f, "\\begin{tabular}{");
-        for (int k = 0; k < ncols_out; k++) fputc(k < t->n_keys ? 'l' : 'r', f);
+        for (int k = 0; k < ncols_out; k++) fputc(k < t->n_keys + t->mixed_units ? 'l' : 'r', f);
         fprintf(f, "}\n\\toprule\n");
     }
     if (md && t->title[0]) fprintf(f, "**%s**\n\n", t->title);
     if (md) fprintf(f, "| ");
     for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->key_names[k], tex); }
+    if (t->mixed_units) { fputs(sep, f); fputs("units", f); }
     for (int c = 0; c < NC; c++) {
         fputs(sep, f);
         put_escaped(f, t->col_labels[c], tex);
@@ -567,12 +798,20 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     }
     fputs(md ? " |\n|" : " \\\\\n\\midrule\n", f);
     if (md) {
-        for (int k = 0; k < ncols_out; k++) fputs(k < t->n_keys ? "---|" : "---:|", f);
+        for (int k = 0; k < ncols_out; k++) fputs(k < t->n_keys + t->mixed_units ? "---|" : "---:|", f);
         fputc('\n', f);
     }
     for (int r = 0; r < t->n_rows; r++) {
         if (md) fprintf(f, "| ");
         for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->row_keys[(size_t)r * t->n_keys + k], tex); }
+        if (t->mixed_units) {
+            /* the unit's name without its explanation, which the footer gives once */
+            const char *u = t->row_units[r], *paren = strstr(u, " (");
+            char shortu[128];
+            snprintf(shortu, sizeof shortu, "%.*s", paren ? (int)(paren - u) : (int)strlen(u), u);
+            fputs(sep, f);
+            put_escaped(f, shortu, tex);
+        }
         for (int c = 0; c < NC; c++) {
             size_t i = (size_t)r * NC + c;
             fputs(sep, f);
@@ -607,8 +846,15 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
         else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
-        if (t->units && *t->units) fprintf(f, "; makespan units: %s", t->units);
+        if (t->mixed_units) fprintf(f, "; each row in its own units (units column: %s)", t->units);
+        else if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
         if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
+        for (int c = 0; c < NC; c++)
+            if (strcmp(t->col_labels[c], "best known") == 0) {
+                json_t *src = json_object_get(best_known(), "source");
+                fprintf(f, "; best known: data/best-known.json (%s)", json_is_string(src) ? json_string_value(src) : "");
+                break;
+            }
         fprintf(f, ".\n");
     }
     return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
@@ -643,6 +889,96 @@ int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err)
         }
         fputc('\n', f);
     }
+    return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
+}
+
+/* ------------------------------------------------------------ compare ---- */
+
+static int wall_clock_metric(const char *name)
+{
+    size_t L = strlen(name);
+    return strstr(name, "seconds") != NULL || (L > 2 && strcmp(name + L - 2, "_s") == 0);
+}
+
+static int differs(double a, double b, double tol)
+{
+    if (isnan(a) && isnan(b)) return 0;
+    if (isnan(a) || isnan(b)) return 1;
+    double m = fmax(fabs(a), fabs(b));
+    return m > 0 && fabs(a - b) / m > tol;
+}
+
+static const dp_result *find_key(const dp_result *rows, long n, const char *key)
+{
+    for (long i = 0; i < n; i++)
+        if (strcmp(rows[i].key, key) == 0) return &rows[i];
+    return NULL;
+}
+
+static void run_name(const dp_result *r, char *buf, size_t cap)
+{
+    char g[256];
+    json_error_t je;
+    json_t *p = json_loads(r->params, 0, &je);
+    dp_report_value_label("graph", json_object_get(p, "graph"), NULL, g, sizeof g);
+    json_decref(p);
+    snprintf(buf, cap, "%s %s %s seed %ld", r->key, g, r->method, r->seed);
+}
+
+int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *ref, long n_ref, double rel_tol,
+                      long *n_diff, dp_error *err)
+{
+    long nd = 0, both = 0, only_new = 0, only_ref = 0;
+    char name[512];
+    for (long i = 0; i < n; i++) {
+        const dp_result *a = &rows[i], *b = find_key(ref, n_ref, a->key);
+        run_name(a, name, sizeof name);
+        if (!b) {
+            fprintf(f, "%s: not in the reference (status %s, makespan %.10g)\n", name, a->status, a->makespan);
+            only_new++;
+            nd++;
+            continue;
+        }
+        both++;
+        int d = 0;
+        if (strcmp(a->status, b->status) != 0) {
+            fprintf(f, "%s: status: new %s, reference %s%s%s\n", name, a->status, b->status, a->error[0] ? "; new error: " : "", a->error);
+            d = 1;
+        } else if (differs(a->makespan, b->makespan, rel_tol)) {
+            fprintf(f, "%s: makespan: new %.10g, reference %.10g (%+.3g%%)\n", name, a->makespan, b->makespan,
+                    100.0 * (a->makespan - b->makespan) / b->makespan);
+            d = 1;
+        }
+        json_error_t je;
+        json_t *ma = json_loads(a->metrics, 0, &je), *mb = json_loads(b->metrics, 0, &je);
+        const char *k;
+        json_t *v;
+        json_object_foreach(ma, k, v) {
+            if (!json_is_number(v) || wall_clock_metric(k)) continue;
+            json_t *w = json_object_get(mb, k);
+            double x = json_number_value(v), y = json_is_number(w) ? json_number_value(w) : NAN;
+            if (w && !json_is_number(w)) continue;
+            if (differs(x, y, rel_tol)) {
+                fprintf(f, "%s: metrics.%s: new %.10g, reference %.10g\n", name, k, x, y);
+                d = 1;
+            }
+        }
+        json_decref(ma);
+        json_decref(mb);
+        nd += d;
+    }
+    for (long j = 0; j < n_ref; j++) {
+        if (find_key(rows, n, ref[j].key)) continue;
+        run_name(&ref[j], name, sizeof name);
+        fprintf(f, "%s: in the reference only (status %s, makespan %.10g)\n", name, ref[j].status, ref[j].makespan);
+        only_ref++;
+        nd++;
+    }
+    fprintf(f, "%ld runs compared, %ld differ beyond a relative tolerance of %g (makespans and metrics; wall-clock seconds not compared)",
+            both, nd - only_new - only_ref, rel_tol);
+    if (only_new || only_ref) fprintf(f, "; %ld runs only in the new results, %ld only in the reference", only_new, only_ref);
+    fprintf(f, "\n");
+    if (n_diff) *n_diff = nd;
     return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
 }
 

@@ -23,11 +23,25 @@
  *   "columns": [ {"label": "critical path", "where": {"method": "cp"}, "baseline": true},
  *                {"label": "DOPPLER (I)", "where": {"method": "doppler"},
  *                 "metric": "metrics.makespan_stage1"},
- *                {"label": "paper", "values": {"ChainMM": 139}} ]     (keyed by row label)
+ *                {"label": "paper", "values": {"ChainMM": 139}},      (keyed by row label)
+ *                {"label": "A / B", "ratio": ["DOPPLER (I)", "critical path"]} ]
+ *
+ * A "ratio" column is the quotient of the means of two other columns (by label), e.g. to set a
+ * measured ratio beside a published one when the published figures are in other units.
  *
  * Metrics: makespan, seconds, episodes, seconds_per_episode (seconds / episodes), or
  * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
  * key of the run's params); graph and topology values print as their file stem.
+ *
+ * Reference columns. Every makespan table ends, by default, with the figures any result should
+ * be read against, each where the results have it: round-robin, random (the mean over its
+ * seeds), single device (runs of those methods in the row: the table's filter without its
+ * "method", plus the references' own "where"), the lower bound (metrics.lower_bound of the
+ * row's runs) and the best known makespan (data/best-known.json, for DOPPLER's graphs on the
+ * DOPPLER-compatible machine they were made for). Round-robin, random and single count as
+ * baselines when the table has baselines; the lower bound and the best known are shown, never
+ * compared. "references": false turns them off; {"where": {"mode": "async"}} restricts the
+ * runs they come from. A table whose rows have different units gets a units column.
  */
 #ifndef DP_REPORT_H
 #define DP_REPORT_H
@@ -50,6 +64,8 @@ typedef struct dp_report_spec {
     json_t *columns;    /* array of explicit columns (NULL: one per value of cols), see above */
     char *title;
     int digits;         /* significant digits of means (default 4) */
+    int references;     /* 1 (default): append the reference columns (above) */
+    json_t *ref_where;  /* extra conditions on the runs of the reference columns (NULL: none) */
 } dp_report_spec;
 
 /* Defaults: rows graph, cols method, metric makespan, no baselines, 4 digits. */
@@ -76,6 +92,8 @@ typedef struct dp_report_table {
     int *is_reference;             /* (n_cols) 1: published figures ("values"), not runs */
     int per_column_metric;         /* 1: explicit columns that name their own metric */
     int *best;                     /* (n_rows) column of the best baseline, -1 when none */
+    char **row_units;              /* (n_rows) units of each row's runs ("" when none) */
+    int mixed_units;               /* 1 when rows have different units: a units column */
     int digits;
 } dp_report_table;
 
@@ -99,6 +117,16 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
 
 /* The raw rows as CSV (every column), for scripts and tests. */
 int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err);
+
+/* Compare the runs of a results file with a reference (e.g. the committed results of a table),
+ * run by run (matched by key): a run only on one side, a status that differs, a makespan or a
+ * numeric metric whose relative difference |a - b| / max(|a|, |b|) exceeds rel_tol (both NaN
+ * or both absent are equal). Wall-clock figures (the seconds column, metrics whose name
+ * contains "seconds" or ends in "_s") are not compared: they measure the machine. One line per
+ * difference goes to f ("KEY graph method seed S: what: new X, reference Y"), then a summary
+ * line. *n_diff (may be NULL) is the number of runs that differ. Returns DP_OK. */
+int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *ref, long n_ref, double rel_tol,
+                      long *n_diff, dp_error *err);
 
 /* ---- plots (gnuplot) ---- */
 

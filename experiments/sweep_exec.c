@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +30,90 @@ void dp_sweep_options_init(dp_sweep_options *o)
     o->out = "results.h5";
     o->shard_n = 1;
     o->progress = 1;
+}
+
+/* ----------------------------------------------------- pre-flight ---- */
+
+int dp_sweep_check_out(const char *out, dp_error *err)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(out, '/');
+    if (!slash) return DP_OK;
+    snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return dp_error_set(err, DP_EIO, "--out %s: the folder %s does not exist (create it first: mkdir -p %s)", out, dir, dir);
+    if (!S_ISDIR(st.st_mode)) return dp_error_set(err, DP_EIO, "--out %s: %s is not a folder", out, dir);
+    return DP_OK;
+}
+
+/* The parameters that name input files, and whether a plain word is a bundled name. */
+static const char *const input_params[] = {"graph", "topology", "calibration", "config", "train_config", NULL};
+
+int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
+{
+    /* distinct (parameter, value) pairs in first-seen order, with how many runs name each */
+    typedef struct { const char *param, *value; long runs; int missing; char msg[sizeof(((dp_error *)0)->msg)]; } input;
+    input *in = NULL;
+    long n = 0, cap = 0, n_missing = 0, first = -1;
+    int rc = DP_OK;
+    for (long k = 0; k < s->n_runs; k++) {
+        if (!dp_sweep_in_shard(k, shard_i, shard_n)) continue;
+        for (int p = 0; input_params[p]; p++) {
+            json_t *v = json_object_get(s->runs[k].params, input_params[p]);
+            if (!json_is_string(v)) continue;
+            const char *val = json_string_value(v);
+            if (strcmp(input_params[p], "graph") == 0 && strncmp(val, "gen:", 4) == 0) continue;
+            long i = 0;
+            while (i < n && !(strcmp(in[i].param, input_params[p]) == 0 && strcmp(in[i].value, val) == 0)) i++;
+            if (i == n) {
+                if (n == cap) {
+                    long nc = cap ? 2 * cap : 16;
+                    input *ni = realloc(in, (size_t)nc * sizeof *ni);
+                    if (!ni) { free(in); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+                    in = ni;
+                    cap = nc;
+                }
+                memset(&in[n], 0, sizeof in[n]);
+                in[n].param = input_params[p];
+                in[n].value = val;
+                char buf[PATH_MAX];
+                dp_error e;
+                dp_error_clear(&e);
+                int bundled = strcmp(input_params[p], "topology") == 0 && !strchr(val, '/') && !strchr(val, ':') && !strstr(val, ".json");
+                if (bundled) {
+                    if (!dp_cli_topology_path(val)) {
+                        in[n].missing = 1;
+                        snprintf(in[n].msg, sizeof in[n].msg, "no bundled topology of that name (doppler topology list)");
+                    }
+                } else if (!dp_run_resolve_path(val, s->dir, buf, sizeof buf, &e)) {
+                    in[n].missing = 1;
+                    snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
+                }
+                if (in[n].missing) {
+                    n_missing++;
+                    if (first < 0) first = n;
+                }
+                n++;
+            }
+            in[i].runs++;
+        }
+    }
+    if (first >= 0) {
+        char more[1024] = "";
+        for (long i = 0; i < n; i++) {
+            if (!in[i].missing || i == first) continue;
+            size_t L = strlen(more);
+            if (L > 900) { strcat(more, ", ..."); break; }
+            snprintf(more + L, sizeof more - L, "%s%s", L ? ", " : "", in[i].value);
+        }
+        rc = dp_error_set(err, DP_EIO, "%s: %s \"%s\" (named by %ld run%s) is missing: %s%s%s%s; no run was started",
+                          s->path[0] ? s->path : s->name, in[first].param, in[first].value, in[first].runs,
+                          in[first].runs == 1 ? "" : "s", in[first].msg, n_missing > 1 ? " (also missing: " : "", more,
+                          n_missing > 1 ? ")" : "");
+    }
+    free(in);
+    return rc;
 }
 
 static double now_s(void)
@@ -62,7 +147,25 @@ typedef struct collector {
     double t0, last_print;
     long last_done;
     int running;
+    int jobs;                 /* runs at once (for the ETA) */
+    double *t_started;        /* (n_runs) when each running run started; NaN otherwise */
+    /* wall seconds of the runs finished now, per method (the ETA's estimate of a run) */
+    struct eta_method { const char *method; double sum_s; long n; } *eta;
+    int n_eta;
 } collector;
+
+static const char *run_method(const dp_sweep *s, long k)
+{
+    const char *m = json_string_value(json_object_get(s->runs[k].params, "method"));
+    return m ? m : "";
+}
+
+static struct eta_method *eta_find(collector *c, const char *method)
+{
+    for (int i = 0; i < c->n_eta; i++)
+        if (strcmp(c->eta[i].method, method) == 0) return &c->eta[i];
+    return NULL;
+}
 
 static void split_out(const char *out, char *dir, size_t dcap, char *rel, size_t rcap)
 {
@@ -104,7 +207,10 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     split_out(o->out, c->out_dir, sizeof c->out_dir, c->runs_rel, sizeof c->runs_rel);
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
-    if (o->retry_failed && dp_results_drop_failed(c->res, NULL, err) != DP_OK) return err->code;
+    /* failed runs are run again: the cause (a missing file, a method not built yet) may be gone */
+    if (!o->keep_failed && dp_results_drop_failed(c->res, &sum->retried, err) != DP_OK) return err->code;
+    if (sum->retried && o->progress)
+        fprintf(stderr, "doppler sweep %s: running again the %ld runs that failed before (--keep-failed keeps them)\n", s->name, sum->retried);
     if (o->prune) {
         keyset_ctx k = {dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
         if (!k.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -117,7 +223,11 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
         if (dropped && o->progress) fprintf(stderr, "doppler sweep %s: dropped %ld rows of runs no longer in the config\n", s->name, dropped);
     }
     c->pending = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
-    if (!c->pending) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    c->t_started = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(double));
+    c->eta = dp_calloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof *c->eta);
+    if (!c->pending || !c->t_started || !c->eta) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (long k = 0; k < s->n_runs; k++) c->t_started[k] = NAN;
+    c->jobs = 1;
     for (long k = 0; k < s->n_runs; k++) {
         if (!dp_sweep_in_shard(k, o->shard_i, o->shard_n)) continue;
         sum->total++;
@@ -126,6 +236,31 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     }
     c->t0 = c->last_print = now_s();
     return DP_OK;
+}
+
+/* The time left: each run still to do or running lasts as long as the runs of its method that
+ * finished now did on average (a sweep mixes millisecond heuristics with minutes of training,
+ * so one mean over all runs says "0s" while the long ones have not started), spread over the
+ * jobs. *unknown is the method of a run still to do of which no run has finished (then the
+ * figure is a lower bound). */
+static double eta_s(collector *c, const char **unknown)
+{
+    double t = now_s(), work = 0;
+    *unknown = NULL;
+    for (long i = 0; i < c->n_pending; i++) {
+        long k = c->pending[i];
+        int running = !isnan(c->t_started[k]);
+        if (i < c->next && !running) continue; /* finished */
+        const struct eta_method *e = eta_find(c, run_method(c->s, k));
+        if (!e) {
+            if (!*unknown) *unknown = run_method(c->s, k);
+            continue;
+        }
+        double est = e->sum_s / (double)e->n;
+        if (running) est -= t - c->t_started[k];
+        if (est > 0) work += est;
+    }
+    return work / (double)(c->jobs > 0 ? c->jobs : 1);
 }
 
 static void progress(collector *c, int force)
@@ -140,12 +275,21 @@ static void progress(collector *c, int force)
     dp_sweep_summary *m = c->sum;
     long remaining = m->total - m->skipped - m->done;
     double el = t - c->t0;
-    char e1[32], e2[32];
+    char e1[32], e2[32], eta[160];
     fmt_dur(el, e1, sizeof e1);
-    fmt_dur(m->done ? el / (double)m->done * (double)remaining : NAN, e2, sizeof e2);
+    const char *unknown = NULL;
+    double left = remaining ? eta_s(c, &unknown) : 0;
+    fmt_dur(left, e2, sizeof e2);
+    if (!remaining) snprintf(eta, sizeof eta, "0s");
+    else if (unknown && left <= 0) snprintf(eta, sizeof eta, "? (no %s run finished yet)", unknown);
+    else if (unknown) snprintf(eta, sizeof eta, "more than %s (no %s run finished yet)", e2, unknown);
+    else snprintf(eta, sizeof eta, "%s", e2);
     fprintf(stderr, "doppler sweep %s: %ld/%ld done (%ld earlier), %ld failed, %d running, elapsed %s, ETA %s\n",
-            c->s->name, m->skipped + m->done, m->total, m->skipped, m->failed, c->running, e1, remaining ? e2 : "0s");
+            c->s->name, m->skipped + m->done, m->total, m->skipped, m->failed, c->running, e1, eta);
 }
+
+/* A run starts (for the ETA). */
+static void collector_started(collector *c, long k) { c->t_started[k] = now_s(); }
 
 /* Write one finished run; a write error stops the sweep (the results would be lost). */
 static int collector_record(collector *c, dp_result *row, dp_error *err)
@@ -153,7 +297,26 @@ static int collector_record(collector *c, dp_result *row, dp_error *err)
     int rc = dp_results_append(c->res, row, err);
     if (rc != DP_OK) return rc;
     c->sum->done++;
+    long k = row->index;
+    if (k >= 0 && k < c->s->n_runs && strcmp(c->s->runs[k].key, row->key) == 0) {
+        /* its wall time (the pool's clock; MPI rows: the method's own seconds) for the ETA */
+        double wall = !isnan(c->t_started[k]) ? now_s() - c->t_started[k] : row->seconds;
+        c->t_started[k] = NAN;
+        const char *method = run_method(c->s, k);
+        struct eta_method *e = eta_find(c, method);
+        if (!e) {
+            e = &c->eta[c->n_eta++];
+            e->method = method;
+        }
+        if (isfinite(wall) && wall >= 0) {
+            e->sum_s += wall;
+            e->n++;
+        } else if (e->n == 0) {
+            c->n_eta--; /* no usable time */
+        }
+    }
     if (strcmp(row->status, "ok") != 0) {
+        if (!c->sum->first_failed[0]) snprintf(c->sum->first_failed, sizeof c->sum->first_failed, "%s", row->key);
         c->sum->failed++;
         if (c->o->progress)
             fprintf(stderr, "doppler sweep %s: run %s (%s, %s, seed %ld) failed: %s\n", c->s->name, row->key,
@@ -180,6 +343,10 @@ static int collector_close(collector *c, int finalize, dp_error *err)
     c->res = NULL;
     free(c->pending);
     c->pending = NULL;
+    free(c->t_started);
+    c->t_started = NULL;
+    free(c->eta);
+    c->eta = NULL;
     return rc;
 }
 
@@ -338,11 +505,16 @@ static void on_stop(int sig) { stop_signal = sig; }
 int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
 {
     collector c;
-    int rc = collector_open(&c, s, o, sum, err);
+    memset(sum, 0, sizeof *sum);
+    int rc = dp_sweep_check_out(o->out, err);
+    if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
+    if (rc != DP_OK) return rc;
+    rc = collector_open(&c, s, o, sum, err);
     if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
     int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs < 1) jobs = 1;
     if (jobs > c.n_pending) jobs = c.n_pending > 0 ? (int)c.n_pending : 1;
+    c.jobs = jobs;
     /* runs go in parallel processes: one BLAS thread each */
     openblas_set_num_threads(1);
     if (o->progress && c.n_pending < sum->total)
@@ -360,6 +532,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     while (rc == DP_OK && !stop_signal && (c.next < c.n_pending || n_kids > 0)) {
         while (n_kids < jobs && c.next < c.n_pending && !stop_signal) {
             if ((rc = child_spawn(&c, c.pending[c.next], &kids[n_kids], err)) != DP_OK) break;
+            collector_started(&c, c.pending[c.next]);
             c.next++;
             n_kids++;
             c.running = n_kids;
@@ -538,7 +711,11 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
         return DP_OK;
     }
     collector c;
-    int rc = collector_open(&c, s, o, sum, err);
+    memset(&c, 0, sizeof c);
+    memset(sum, 0, sizeof *sum);
+    int rc = dp_sweep_check_out(o->out, err);
+    if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
+    if (rc == DP_OK) rc = collector_open(&c, s, o, sum, err);
     int ok = rc == DP_OK;
     if (ok && o->progress)
         fprintf(stderr, "doppler sweep %s: %ld runs to do over %d MPI worker ranks (%ld already in %s)\n", s->name,
@@ -576,6 +753,8 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
         if (ok && c.next < c.n_pending) {
             long k = c.pending[c.next++];
             c.running++;
+            c.jobs = size - 1;
+            collector_started(&c, k);
             MPI_Send(&k, 1, MPI_LONG, st.MPI_SOURCE, TAG_RUN, MPI_COMM_WORLD);
             progress(&c, 0);
         } else {

@@ -29,7 +29,8 @@ typedef struct dp_sweep_options {
     const char *out;      /* results file (.h5); its CSV and run folder sit beside it */
     int jobs;             /* local pool size; 0: one per online core */
     int shard_i, shard_n; /* this shard (n = 1: everything) */
-    int retry_failed;     /* run again the runs whose row says failed */
+    int retry_failed;     /* (default, kept for old scripts) run again the runs whose row says failed */
+    int keep_failed;      /* 1: keep the rows of failed runs instead of running them again */
     int prune;            /* drop the rows of runs the config no longer has */
     double timeout_s;     /* per run; 0: none */
     int progress;         /* 1: progress lines on stderr */
@@ -37,11 +38,23 @@ typedef struct dp_sweep_options {
 
 void dp_sweep_options_init(dp_sweep_options *o);
 
+/* Pre-flight: every input file a run of this shard names (parameters graph, except gen:
+ * graphs; topology, when a file or a bundled name; calibration; config; train_config) must
+ * resolve (run.h, dp_run_resolve_path) before the first run starts. Returns DP_OK, or DP_EIO
+ * whose message names the config, the parameter, the missing file, how many runs name it, and
+ * how many other files are missing. Checks each distinct value once. */
+int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
+
+/* The folder of a results path must exist: DP_OK, or DP_EIO naming it (and `mkdir -p`). */
+int dp_sweep_check_out(const char *out, dp_error *err);
+
 typedef struct dp_sweep_summary {
     long total;      /* runs of this shard */
     long skipped;    /* already in the results file */
     long done;       /* finished now (ok or failed) */
     long failed;     /* of those, failed */
+    long retried;    /* rows of failed runs dropped at the start to run them again */
+    char first_failed[DP_SWEEP_KEY_LEN + 1]; /* key of the first run that failed now ("" none) */
     int interrupted; /* stopped by SIGINT or SIGTERM before the end */
 } dp_sweep_summary;
 

@@ -239,6 +239,7 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
     }
     dp_graph *g = dp_ein_finish(e, err);
     dp_ein_free(e);
+    if (g) g->devices = o->tp; /* one block of heads, FFN and vocabulary per device */
     return g;
 }
 

@@ -10,6 +10,7 @@ struct dp_graph_builder {
     dp_cost_kind kind;
     double time_scale;
     char *time_unit;
+    int devices;
     int n_ops, cap_ops;
     char **op_name, **op_kind, **op_type, **op_einsum;
     int *op_ndim;
@@ -51,6 +52,8 @@ void dp_graph_builder_free(dp_graph_builder *b)
     free(b->name); free(b->source); free(b->time_unit);
     free(b);
 }
+
+void dp_graph_builder_set_devices(dp_graph_builder *b, int devices) { b->devices = devices > 0 ? devices : 0; }
 
 void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit)
 {
@@ -289,6 +292,7 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     g->cost_kind = b->kind;
     g->time_scale = b->time_scale;
     g->time_unit = strdup(b->time_unit);
+    g->devices = b->devices;
     g->name = strdup(b->name);
     if (g->name) utf8_sanitize(g->name);
     g->source = strdup(b->source);

@@ -43,6 +43,10 @@ typedef struct dp_graph {
     char *time_unit;        /* human name of the printed unit ("s", "DOPPLER units (time/1e10)") */
     char *name;             /* graph name (file stem or generator name) */
     char *source;           /* where it was read from ("path/to/file.txt"), or generator */
+    int devices;            /* devices the graph was made for, when it says: a generated Llama
+                             * graph's tensor-parallel degree, DOPPLER's 8gpu_ files (8), a JSON
+                             * file's "devices"; 0 when it does not say. Commands default
+                             * --devices to it and warn when a given count differs. */
 
     /* per op, arrays of n_ops */
     char **op_name;         /* unique, never NULL */
@@ -86,6 +90,8 @@ dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source,
                                          dp_cost_kind kind);
 void dp_graph_builder_free(dp_graph_builder *b);
 
+/* The device count the graph was made for (dp_graph.devices; 0: not said). */
+void dp_graph_builder_set_devices(dp_graph_builder *b, int devices);
 /* Time scale and unit name for printed times (see dp_graph.time_scale). */
 void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit);
 

@@ -47,12 +47,13 @@ static int attr_write(hid_t loc, const char *name, hid_t type, const void *val)
     return rc < 0 ? -1 : 0;
 }
 
+/* Strings are variable-length UTF-8 (h5py reads them as str, not bytes). */
 static int attr_str(hid_t loc, const char *name, const char *s)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(s) + 1);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    int rc = attr_write(loc, name, t, s);
+    H5Tset_size(t, H5T_VARIABLE);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    int rc = attr_write(loc, name, t, &s);
     H5Tclose(t);
     return rc;
 }
@@ -66,22 +67,36 @@ static int attr_read(hid_t loc, const char *name, hid_t type, void *val)
     return rc < 0 ? -1 : 0;
 }
 
-/* read a string attribute into a malloc'd buffer */
+/* read a string attribute into a malloc'd buffer: variable-length (this version's files) or
+ * fixed-length (files of earlier versions) */
 static char *attr_read_str(hid_t loc, const char *name)
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return NULL;
     hid_t ft = H5Aget_type(a);
-    size_t n = H5Tget_size(ft);
-    char *s = calloc(n + 1, 1);
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, n + 1);
-    H5Tset_strpad(t, H5T_STR_NULLTERM);
-    if (s && H5Aread(a, t, s) < 0) {
-        free(s);
-        s = NULL;
+    char *s = NULL;
+    if (H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0) {
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, H5T_VARIABLE);
+        H5Tset_cset(t, H5Tget_cset(ft));
+        char *v = NULL;
+        if (H5Aread(a, t, &v) >= 0 && v) {
+            s = strdup(v);
+            H5free_memory(v);
+        }
+        H5Tclose(t);
+    } else {
+        size_t n = H5Tget_size(ft);
+        s = calloc(n + 1, 1);
+        hid_t t = H5Tcopy(H5T_C_S1);
+        H5Tset_size(t, n + 1);
+        H5Tset_strpad(t, H5T_STR_NULLTERM);
+        if (s && H5Aread(a, t, s) < 0) {
+            free(s);
+            s = NULL;
+        }
+        H5Tclose(t);
     }
-    H5Tclose(t);
     H5Tclose(ft);
     H5Aclose(a);
     return s;

@@ -1,5 +1,5 @@
 /* dp_h5io.h: HDF5 files of a training run: the trajectory file and checkpoints
- * (layout of ../shared/DESIGN.md, "Trajectory and checkpoint files").
+ * (layout of doc/file-formats.md, which also shows how to read them from Python).
  *
  * Trajectory file (one per run, appended to at every checkpoint):
  *   /                   attributes: format "doppler-trajectory", version 1, graph, n_ops,

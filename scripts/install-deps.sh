@@ -5,7 +5,7 @@
 #            valgrind); make check does not need them
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
-libjansson-dev check libopenblas-dev gnuplot-nox"
+libjansson-dev check libopenblas-dev gnuplot-nox python3-h5py python3-pandas"
 for a in "$@"; do
     case $a in
     --fuzz) PKGS="$PKGS clang libclang-rt-14-dev valgrind" ;;

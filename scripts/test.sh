@@ -2,13 +2,47 @@
 # Build doppler from a clean tree and run every test suite (make check), then the same suite
 # under AddressSanitizer and UndefinedBehaviorSanitizer in a side build (_build-san, a copy of the
 # sources configured with --enable-sanitizers; about 20 s more). DOPPLER_NO_SANITIZERS=1 skips it.
+# Ends with one line "N passed, N failed, N skipped" over both builds (from automake's .trs
+# files), after the reason of each skipped suite; exit status 1 when a suite failed.
 set -eu
 cd "$(dirname "$0")/.."
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure
 make -j"$(nproc)"
-make -j"$(nproc)" check
+# the .trs files of an earlier run must not count
+rm -f tests/*.trs _build-san/src/tests/*.trs
+rc=0
+make -j"$(nproc)" check || rc=1
 if [ "${DOPPLER_NO_SANITIZERS:-0}" != 1 ]; then
     echo "== the test suite under ASan + UBSan (_build-san) =="
-    sh ./scripts/side-build.sh . _build-san --enable-sanitizers -- -j"$(nproc)" check
+    sh ./scripts/side-build.sh . _build-san --enable-sanitizers -- -j"$(nproc)" check || rc=1
 fi
+
+# the verdict: each suite's :test-result: line; a skipped suite's reason is the first line of
+# its log that starts with "SKIP" (shell suites print "SKIP: why"; Check suites their message)
+pass=0 failed=0 skipped=0 reasons=""
+for dir in tests _build-san/src/tests; do
+    [ -d "$dir" ] || continue
+    build=main
+    [ "$dir" = tests ] || build=sanitizers
+    for trs in "$dir"/*.trs; do
+        [ -f "$trs" ] || continue
+        name=${trs%.trs}
+        name=${name#"$dir"/}
+        for res in $(sed -n 's/^:test-result: *//p' "$trs"); do
+            case $res in
+            PASS|XFAIL) pass=$((pass + 1)) ;;
+            SKIP)
+                skipped=$((skipped + 1))
+                why=$(grep -m1 '^SKIP' "${trs%.trs}.log" 2>/dev/null | grep -v '(exit status: 77)' || true)
+                reasons="$reasons
+  skipped ($build): $name: ${why:-no reason given}" ;;
+            *) failed=$((failed + 1)) ;;
+            esac
+        done
+    done
+done
+[ -n "$reasons" ] && printf '%s\n' "$reasons" | sed '/^$/d'
+echo "$pass passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] || rc=1
+exit $rc

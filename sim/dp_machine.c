@@ -269,8 +269,17 @@ int dp_machine_load(dp_machine *m, dp_error *err)
 dp_costs *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
+    /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
+     * graphs on the default 4 devices gave the makespans of another experiment */
+    if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
     if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
     return dp_costs_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
+}
+
+int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g)
+{
+    int have = m->topo ? m->topo->n_devices : m->n_devices;
+    return g->devices > 0 && have != g->devices ? g->devices : 0;
 }
 
 int dp_machine_general(const dp_machine *m)

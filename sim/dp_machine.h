@@ -98,8 +98,14 @@ int dp_machine_load(dp_machine *m, dp_error *err);
 
 /* The cost tables of g on the machine (loading it first): with a topology, its cost model
  * (roofline or calibration, dp_costmodel.h); else the graph's own costs for time graphs
- * (DOPPLER-compatible) and the uniform machine for physical graphs. Caller frees. */
+ * (DOPPLER-compatible) and the uniform machine for physical graphs. Without a topology and
+ * without "devices" set, n_devices becomes the count the graph was made for (dp_graph.devices)
+ * when it says. Caller frees. */
 dp_costs *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
+
+/* The device count g was made for when the machine has another (a "devices" given, or a
+ * topology's), for a warning; 0 when they agree or the graph does not say. */
+int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g);
 
 /* 1 when only the general engine (dp_hisim) simulates this machine: a topology, or a simulator
  * option other than the DOPPLER-compatible defaults. */

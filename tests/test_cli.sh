@@ -105,6 +105,20 @@ grep -q 'fixes the machine' "$tmp/err" && ok || bad ".in with --devices refused"
 expect_rc 1 "bad .in" "$D" place --graph "$top_srcdir/tests/bad-hetero/zero-rate.in" --method heft
 grep -q 'zero-rate.in' "$tmp/err" && ok || bad "bad .in named"
 "$D" place --help | grep -q 'heft cpop peft etf anneal local exact' && ok || bad "help lists the baseline methods"
+"$D" place --help | grep -q "Kasahara .stg, DOT .dot" && ok || bad "place --help lists every graph format"
+
+# every subcommand (and sub-subcommand) answers --help on stdout with exit 0
+for c in graph "graph info" "graph gen" "graph convert" place simulate "calibrate profile" "calibrate fit" calibrate validate \
+         train topology "topology show" "topology list" sweep report; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "$c --help" "$D" $c --help
+    [ -s "$tmp/out" ] && ok || bad "$c --help printed nothing on stdout"
+done
+# --print-config writes reals as people do; simulate --json names a file assignment as such
+"$D" train --print-config | grep -q '"beta1": 0.9,' && ok || bad "--print-config prints beta1 as 0.9"
+"$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null
+expect_rc 0 "simulate --json" "$D" simulate --graph "$top_srcdir/tests/data/sweep-fork.json" --assignment "$tmp/a.json" --json
+grep -q "\"assignment\": *\"$tmp/a.json\"" "$tmp/out" && ! grep -q '"method"' "$tmp/out" && ok || bad "simulate --json: the assignment path under \"assignment\", no \"method\""
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -73,12 +73,30 @@ expect_rc 2 "convert one file" "$D" graph convert "$S"
 expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
 expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
 
+# a graph made for a device count: gen --tp 8 records it, place defaults to it and warns when
+# --devices says otherwise (the 8-GPU Llama layer on the old default of 4 gave another makespan)
+expect_rc 0 "gen llama-layer --tp 8" "$D" graph gen llama-layer --tp 8 --out "$tmp/l8.json"
+grep -q '"devices": 8' "$tmp/l8.json" && ok || bad "gen --tp 8 does not record 8 devices in the JSON"
+expect_rc 0 "place tp8 default devices" "$D" place --graph "$tmp/l8.json" --method cp
+grep -q ', 8 devices, cp' "$tmp/out" && ok || bad "a --tp 8 graph is not placed on 8 devices by default"
+grep -q 'warning' "$tmp/err" && bad "a warning without --devices" || ok
+expect_rc 0 "place tp8 on 4" "$D" place --graph "$tmp/l8.json" --method cp --devices 4
+grep -q ', 4 devices, cp' "$tmp/out" && ok || bad "--devices 4 not obeyed"
+grep -q 'was made for 8 devices; placing it on 4' "$tmp/err" && ok || bad "no warning for --devices 4 on an 8-device graph"
+printf '{"format": "doppler-graph", "version": 1, "cost_kind": "time", "devices": 0, "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/d0.json"
+expect_rc 1 "devices 0 refused" "$D" graph info "$tmp/d0.json"
+grep -q 'field "devices" must be a positive integer' "$tmp/err" && ok || bad "a bad devices field is not named"
+
 # shared task graphs (SKIP-free: only when present)
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 if [ -f "$SH/stg/50/rand0000.stg" ]; then
     expect_rc 0 "convert stg" "$D" graph convert "$SH/stg/50/rand0000.stg" "$tmp/stg.json"
     expect_rc 0 "info stg json" "$D" graph info "$tmp/stg.json"
     [ "$(field ops)" = 50 ] && [ "$(field edges)" = 96 ] && ok || bad "rand0000: 50 ops, 96 edges after conversion"
+fi
+if [ -f "$SH/doppler-graphs/8gpu_full_transformer.txt" ]; then
+    expect_rc 0 "place 8gpu file" "$D" place --graph "$SH/doppler-graphs/8gpu_full_transformer.txt" --method cp
+    grep -q ', 8 devices, cp' "$tmp/out" && grep -q '^makespan: 272.8' "$tmp/out" && ok || bad "8gpu_full_transformer: cp on 8 devices by default, 272.8"
 fi
 if [ -f "$SH/wfcommons/helloworld-chain-5-chameleon.json" ]; then
     expect_rc 0 "convert wfcommons" "$D" graph convert "$SH/wfcommons/helloworld-chain-5-chameleon.json" "$tmp/wf.json" --wf-bandwidth 1

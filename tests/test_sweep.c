@@ -487,6 +487,7 @@ START_TEST(table_mean_sd_ratio)
     dp_report_spec spec;
     ck_assert_int_eq(dp_report_spec_init(&spec), DP_OK);
     ck_assert_int_eq(dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, "cp,heft"), DP_OK);
+    spec.references = 0; /* the reference columns: table_references */
     dp_report_table tab;
     dp_error err;
     ck_assert_int_eq(dp_report_build(rows, 8, &spec, &tab, &err), DP_OK);
@@ -538,6 +539,95 @@ START_TEST(table_mean_sd_ratio)
 }
 END_TEST
 
+/* The reference columns: round-robin, random (mean over seeds), single device from runs the
+ * table's method filter leaves out, the lower bound of the row's runs and the best known of
+ * data/best-known.json (ChainMM on 4 devices: 1200.07; not on 8 devices, nor bulk-synchronous);
+ * round-robin counts as a baseline and beats cp; a units column when the units differ. */
+static void set_param(dp_result *r, const char *name, json_t *value)
+{
+    json_error_t je;
+    json_t *p = json_loads(r->params, 0, &je);
+    json_object_set_new(p, name, value);
+    char *t = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+    dp_result_set(&r->params, t);
+    free(t);
+    json_decref(p);
+}
+
+START_TEST(table_references)
+{
+    char data[1024];
+    snprintf(data, sizeof data, "%s/data", dp_test_srcdir());
+    setenv("DOPPLER_DATA", data, 1);
+    dp_result rows[9];
+    make_row(&rows[0], "cp", 1, 1700, "ok");
+    make_row(&rows[1], "round-robin", 1, 1500, "ok");
+    make_row(&rows[2], "random", 1, 3000, "ok");
+    make_row(&rows[3], "random", 2, 4000, "ok");
+    make_row(&rows[4], "single", 1, 4800, "ok");
+    make_row(&rows[5], "doppler", 1, 1600, "ok");
+    make_row(&rows[6], "cp", 1, 0.5, "ok");       /* a generated graph, in seconds */
+    make_row(&rows[7], "round-robin", 1, 0.4, "ok");
+    make_row(&rows[8], "cp", 2, 9999, "ok");      /* bulk-synchronous: not a reference run */
+    for (int i = 0; i < 6; i++) {
+        set_param(&rows[i], "graph", json_string("shared:doppler-graphs/chain_mm_112nodes.txt"));
+        dp_result_set(&rows[i].units, "DOPPLER units (simulated time / 1e10)");
+        rows[i].devices = 4;
+    }
+    set_param(&rows[6], "graph", json_string("gen:chainmm"));
+    set_param(&rows[7], "graph", json_string("gen:chainmm"));
+    set_param(&rows[8], "graph", json_string("shared:doppler-graphs/chain_mm_112nodes.txt"));
+    set_param(&rows[8], "mode", json_string("bsp"));
+    dp_result_set(&rows[8].units, "DOPPLER units (simulated time / 1e10)");
+    const char *cfg = "{\"tables\": {\"t\": {\"columns\": ["
+                      "{\"label\": \"critical path\", \"where\": {\"method\": \"cp\"}, \"baseline\": true},"
+                      "{\"label\": \"DOPPLER\", \"where\": {\"method\": \"doppler\"}}],"
+                      "\"filter\": {\"method\": [\"cp\", \"doppler\"]}, \"references\": {\"where\": {\"seed\": [1, 2]}}}}}";
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t", &found, &err), DP_OK);
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 9, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_rows, 2);
+    ck_assert_int_eq(tab.n_cols, 7);
+    const char *want[] = {"critical path", "DOPPLER", "round-robin", "random (mean)", "single device", "lower bound", "best known"};
+    for (int c = 0; c < 7; c++) ck_assert_str_eq(tab.col_labels[c], want[c]);
+    ck_assert_double_eq_tol(tab.mean[0], (1700 + 9999) / 2.0, 1e-9); /* cp mixes modes: the table's own column */
+    ck_assert_double_eq_tol(tab.mean[2], 1500, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[3], 3500, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[4], 4800, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[5], 1.5, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[6], 1200.07, 1e-9);
+    ck_assert(tab.is_baseline[2] && tab.is_baseline[3] && tab.is_baseline[4]);
+    ck_assert(!tab.is_baseline[5] && tab.is_reference[5] && tab.is_reference[6]);
+    ck_assert_int_eq(tab.best[0], 2);                 /* round-robin beats cp */
+    ck_assert(isnan(tab.mean[1 * 7 + 6]));            /* no best known for a generated graph */
+    ck_assert_double_eq_tol(tab.mean[1 * 7 + 2], 0.4, 1e-12);
+    ck_assert(tab.mixed_units);
+    ck_assert_str_eq(tab.row_units[1], "s");
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "| chain_mm_112nodes | DOPPLER units | ") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "units column: DOPPLER units (simulated time / 1e10); s)") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "| gen:chainmm | s | ") != NULL || strstr(buf, "| chainmm | s | ") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "best known: data/best-known.json") != NULL, "%s", buf);
+    free(buf);
+    dp_report_table_free(&tab);
+    /* "references": false */
+    spec.references = 0;
+    ck_assert_int_eq(dp_report_build(rows, 9, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_cols, 2);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 9; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 START_TEST(table_explicit_columns)
 {
     /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
@@ -552,7 +642,7 @@ START_TEST(table_explicit_columns)
                       "{\"label\": \"critical path\", \"where\": {\"method\": \"cp\"}, \"baseline\": true},"
                       "{\"label\": \"DOPPLER I\", \"where\": {\"method\": \"doppler\"}, \"metric\": \"metrics.makespan_stage1\"},"
                       "{\"label\": \"DOPPLER II\", \"where\": {\"method\": \"doppler\"}},"
-                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}}}}";
+                      "{\"label\": \"paper\", \"values\": {\"G\": 139}}], \"labels\": {\"g\": \"G\"}, \"references\": false}}}";
     dp_report_spec spec;
     dp_report_spec_init(&spec);
     dp_error err;
@@ -673,6 +763,7 @@ int main(void)
     tcase_add_test(tc, run_dispatch);
     tcase_add_test(tc, resolve_paths);
     tcase_add_test(tc, table_mean_sd_ratio);
+    tcase_add_test(tc, table_references);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
     tcase_add_test(tc, learning_curve_plot);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# End-to-end test of doppler sweep and doppler report: a sweep of tiny runs killed midway
+# End-to-end test of doppler sweep and doppler report (not test_sweep.sh: its log would be
+# tests/test_sweep.log, the Check suite's, and make check ran only one of them): a sweep of tiny runs killed midway
 # (SIGKILL) and started again finishes with each run exactly once in the CSV and the HDF5 file;
 # shards merged give the same rows as one sweep; reports print tables and draw plots.
 set -eu
@@ -99,6 +100,35 @@ grep -q 'unknown method' "$work/bad.log" || fail "the failure is not reported"
 "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --retry-failed 2> "$work/bad2.log" || true
 grep -q '1 of 2 runs already in' "$work/bad2.log" || fail "--retry-failed did not rerun only the failure"
 
+# ---- a missing input stops the sweep before any run; once it is there, the rerun runs all ----
+cat > "$work/miss.json" <<JSON
+{"name": "miss", "fixed": {"devices": 4}, "grid": {"graph": ["$work/late.json", "$GRAPH"], "method": ["cp", "round-robin"]}}
+JSON
+if "$DOPPLER" sweep "$work/miss.json" --out "$work/miss.h5" 2> "$work/miss.log"; then fail "a sweep with a missing graph gave exit 0"; fi
+grep -q "graph \"$work/late.json\" (named by 2 runs) is missing" "$work/miss.log" || { cat "$work/miss.log" >&2; fail "the missing graph is not named"; }
+grep -q 'no run was started' "$work/miss.log" || fail "the pre-flight message does not say no run started"
+[ ! -e "$work/miss.csv" ] && [ ! -e "$work/miss.h5" ] || fail "a results file was written although nothing ran"
+cp "$GRAPH" "$work/late.json"
+"$DOPPLER" sweep "$work/miss.json" --out "$work/miss.h5" 2> "$work/miss2.log" || { cat "$work/miss2.log" >&2; fail "rerun after the graph appeared failed"; }
+[ "$(tail -n +2 "$work/miss.csv" | cut -d, -f11 | sort | uniq -c | tr -s ' ')" = " 4 ok" ] || fail "the rerun did not complete the 4 runs"
+grep -q "finished: 4 runs in $work/miss.h5 and $work/miss.csv" "$work/miss2.log" || { cat "$work/miss2.log" >&2; fail "no closing line naming the files"; }
+grep -q "doppler report $work/miss.h5 --table" "$work/miss2.log" || fail "the closing line does not give the report command"
+# a graph that is there but broken: the runs fail, the exit status says so and how to retry;
+# after the fix a plain rerun runs the failed runs again (and --keep-failed would not)
+printf '{"ops": [' > "$work/broken.json"
+sed "s|$work/late.json|$work/broken.json|" "$work/miss.json" > "$work/broken-sweep.json"
+if "$DOPPLER" sweep "$work/broken-sweep.json" --out "$work/broken.h5" 2> "$work/broken.log"; then fail "failed runs gave exit 0"; fi
+grep -q 'run the same command again' "$work/broken.log" || { cat "$work/broken.log" >&2; fail "no line on how to retry the failures"; }
+"$DOPPLER" sweep "$work/broken-sweep.json" --out "$work/broken.h5" --keep-failed 2> "$work/broken-keep.log" || true
+grep -q '4 of 4 runs already in' "$work/broken-keep.log" || { cat "$work/broken-keep.log" >&2; fail "--keep-failed ran the failed runs"; }
+cp "$GRAPH" "$work/broken.json"
+"$DOPPLER" sweep "$work/broken-sweep.json" --out "$work/broken.h5" 2> "$work/broken2.log" || { cat "$work/broken2.log" >&2; fail "the rerun after the fix failed"; }
+grep -q 'running again the 2 runs that failed before' "$work/broken2.log" || { cat "$work/broken2.log" >&2; fail "the rerun did not say it retries the failures"; }
+[ "$(tail -n +2 "$work/broken.csv" | cut -d, -f11 | sort | uniq -c | tr -s ' ')" = " 4 ok" ] || fail "the failed runs were not completed"
+# an --out folder that does not exist is named as such
+if "$DOPPLER" sweep "$work/miss.json" --out "$work/nosuch/r.h5" 2> "$work/nodir.log"; then fail "--out in a missing folder gave exit 0"; fi
+grep -q "the folder $work/nosuch does not exist" "$work/nodir.log" || { cat "$work/nodir.log" >&2; fail "no clear message for a missing --out folder"; }
+
 # ---- a training run gives in a sweep what it gives alone ----
 # (pool workers exec a fresh doppler: a forked copy of the sweep process once trained differently)
 net='"cfg__network__hidden": 8, "cfg__network__mlp_hidden": 8, "cfg__network__edge_hidden": 4, "cfg__network__steps": 2'
@@ -141,4 +171,4 @@ if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     done
     grep -q '<svg' "$work/gantt.svg" || fail "gantt.svg is not an SVG"
 fi
-echo "test_sweep.sh: ok"
+echo "test_sweep_cli.sh: ok"
