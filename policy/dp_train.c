@@ -381,6 +381,7 @@ struct dp_trainer {
     int *best_assign;
     int need_prepare;
     int traj_ready;
+    char run_id[40];        /* this run's identifier, in its checkpoints and trajectory */
     /* model selection: the parameters whose greedy placement was best at an evaluation */
     double best_greedy;     /* raw unit */
     double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
@@ -498,6 +499,7 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->stage = -1;
     tr->best = INFINITY;
     tr->need_prepare = 1;
+    dp_run_id_new(tr->run_id, sizeof tr->run_id);
     return tr;
 nomem:
     dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
@@ -787,6 +789,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.n_ops = tr->n;
     ck.n_devices = tr->D;
     ck.config_json = cfg;
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", tr->run_id);
     ck.stage = tr->stage;
     ck.episode = tr->episode;
     ck.running_sum = tr->running_sum;
@@ -850,6 +853,8 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
             tr->best = ck.best_makespan;
             tr->traj_episodes = (long)ck.traj_episodes;
             tr->traj_steps = (long)ck.traj_steps;
+            /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
+            snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
     }
     free(st);
@@ -875,6 +880,8 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
     int rc = load_checkpoint(tr, checkpoint, 1, err);
     if (rc != DP_OK) return rc;
     if (trajectory) {
+        rc = dp_traj_check_run(trajectory, checkpoint, tr->run_id, err);
+        if (rc != DP_OK) return rc;
         rc = dp_traj_truncate(trajectory, tr->traj_episodes, tr->traj_steps, err);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
@@ -946,7 +953,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
-        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, err);
+        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, tr->run_id, err);
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;

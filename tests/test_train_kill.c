@@ -247,7 +247,7 @@ START_TEST(append_killed)
     for (int trial = 0; trial < 20; trial++) {
         dp_error err;
         unlink(path);
-        ck_assert_int_eq(dp_traj_create(path, "g", 10, 2, "simulator", "s", "{}", &err), DP_OK);
+        ck_assert_int_eq(dp_traj_create(path, "g", 10, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
         int fds[2];
         ck_assert_int_eq(pipe(fds), 0);
         pid_t pid = fork();
