@@ -2,6 +2,7 @@
  * apart they are (MAPE, Kendall's tau) and plot simulated against measured. */
 #include "cli.h"
 #include "commands.h"
+#include "dp_file.h"
 #include "dp_exec.h"
 #include "dp_engine.h"
 #include "dp_json.h"
@@ -74,8 +75,10 @@ typedef struct row {
 
 static int write_plot(const char *path, const row *rows, int n, int n_methods, const char *title, dp_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", path, (long)getpid());
+    char target[4096], tmp[4200];
+    int trc = dp_output_target(path, target, sizeof target, err);
+    if (trc != DP_OK) return trc;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", target, (long)getpid());
     /* gnuplot's own output to /dev/null: where `set output` fails it writes the PNG to stdout */
     FILE *gp = popen("gnuplot > /dev/null", "w");
     if (!gp) return dp_error_set(err, DP_EIO, "%s: cannot run gnuplot", path);
@@ -106,9 +109,10 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
         unlink(tmp);
         return dp_error_set(err, DP_EIO, "%s: gnuplot failed (status %d)", path, rc);
     }
-    if (rename(tmp, path) != 0) {
+    if (rename(tmp, target) != 0) {
+        int e = errno;
         unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place", path);
+        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place: %s", path, strerror(e));
     }
     return DP_OK;
 }

@@ -716,7 +716,8 @@ const char *dp_report_terminal(const char *out)
 /* A scratch folder for data and script files, removed by plot_end. */
 typedef struct plot {
     char dir[PATH_MAX];
-    char tmp_out[PATH_MAX];
+    char tmp_out[PATH_MAX + 64];
+    char out_target[PATH_MAX];   /* the file replaced: out, or what its links name */
     const char *out;
     FILE *script;
 } plot;
@@ -729,8 +730,12 @@ static int plot_begin(plot *p, const char *out, int width, int height, dp_error 
     const char *tmpdir = getenv("TMPDIR");
     snprintf(p->dir, sizeof p->dir, "%s/doppler-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(p->dir)) return dp_error_set(err, DP_EIO, "cannot create a scratch folder: %s", strerror(errno));
-    p->out = out;
-    snprintf(p->tmp_out, sizeof p->tmp_out, "%s.tmp.%ld", out, (long)getpid());
+    if (dp_output_target(out, p->out_target, sizeof p->out_target, err) != DP_OK) {
+        rmdir(p->dir);
+        return err ? err->code : DP_EIO;
+    }
+    p->out = p->out_target;
+    snprintf(p->tmp_out, sizeof p->tmp_out, "%s.tmp.%ld", p->out, (long)getpid());
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/plot.gp", p->dir);
     p->script = fopen(path, "w");

@@ -132,8 +132,13 @@ hid_t dp_h5file_open_image(const char *path, dp_error *err)
 {
     quiet();
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-        dp_mem_check(path, "changing this HDF5 file", 3.0 * (double)st.st_size, err) != DP_OK)
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        dp_error_set(err, DP_EIO, "%s: %s, not a regular file: an HDF5 file cannot be changed there", path,
+                     S_ISDIR(st.st_mode) ? "is a directory" : S_ISCHR(st.st_mode) ? "is a character device"
+                     : S_ISFIFO(st.st_mode) ? "is a FIFO" : "is a special file");
+        return -1;
+    }
+    if (stat(path, &st) == 0 && dp_mem_check(path, "changing this HDF5 file", 3.0 * (double)st.st_size, err) != DP_OK)
         return -1;
     size_t len = 0;
     char *img = dp_read_file(path, &len, err);
