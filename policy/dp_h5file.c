@@ -189,7 +189,7 @@ int dp_h5file_commit(hid_t f, const char *path, const char *what, dp_error *err)
     dp_error e;
     int rc = dp_write_file_atomic(path, img, (size_t)len, &e);
     free(img);
-    if (rc != DP_OK) return dp_error_set(err, rc, "cannot write %s: %s", what, e.msg);
+    if (rc != DP_OK) return dp_error_set(err, rc, "%s (%s)", e.msg, what);
     return DP_OK;
 }
 
