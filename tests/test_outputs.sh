@@ -77,4 +77,17 @@ cmp -s "$work/b.traj.h5" "$work/b.traj.h5.orig" || fail "the refused resume chan
 "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 20 --quiet \
     --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --resume > /dev/null || fail "resume with the run's own trajectory"
 train --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --force || fail "--force"
+
+# ---- sweep outputs: a name cannot leave the working folder; --out FILE.csv is refused ----
+mkdir "$work/sw"
+cat > "$work/sw/evil.json" <<JSON
+{"name": "../escaped", "fixed": {"graph": "$top_srcdir/tests/data/sweep-fork.json", "method": "cp", "devices": 2}}
+JSON
+if (cd "$work/sw" && "$DOPPLER" sweep evil.json --quiet 2> "$work/err"); then fail "a sweep name with .. was accepted"; fi
+grep -q '"name" "../escaped": a plain file name' "$work/err" || { cat "$work/err" >&2; fail "no message on the name"; }
+[ ! -e "$work/escaped.h5" ] && [ ! -e "$work/escaped.csv" ] || fail "the sweep wrote outside its working folder"
+sed 's#"../escaped"#"ok"#' "$work/sw/evil.json" > "$work/sw/ok.json"
+if "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.csv" --quiet 2> "$work/err"; then fail "--out r.csv was accepted"; fi
+grep -q "names the HDF5 results file" "$work/err" || { cat "$work/err" >&2; fail "no message on --out .csv"; }
+[ ! -e "$work/sw/r.csv" ] || fail "--out r.csv wrote r.csv"
 echo "PASS"
