@@ -6,7 +6,8 @@
 set -eu
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
-DOPPLER="$top_builddir/doppler"
+DOPPLER="$(cd "$top_builddir" && pwd)/doppler"
+top_srcdir=$(cd "$top_srcdir" && pwd)
 GRAPH="$top_srcdir/data/graphs/chainmm-small.json"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dp-outputs-XXXXXX")
 cleanup() { rm -rf "$work"; }
