@@ -186,6 +186,13 @@ START_TEST(overflowing_totals)
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "overflows"), "%s", err.msg);
     unlink(path);
     rmdir(dir);
+    /* JSON output: a non-finite number is null, never a dropped field (json_real(inf) is NULL) */
+    json_t *o = json_object();
+    ck_assert_int_eq(json_object_set_new(o, "makespan", dp_json_number(INFINITY)), 0);
+    ck_assert_int_eq(json_object_set_new(o, "x", dp_json_number(2.5)), 0);
+    ck_assert(json_is_null(json_object_get(o, "makespan")));
+    ck_assert(json_real_value(json_object_get(o, "x")) == 2.5);
+    json_decref(o);
 }
 END_TEST
 

@@ -79,6 +79,20 @@ cmp -s "$work/b.traj.h5" "$work/b.traj.h5.orig" || fail "the refused resume chan
     --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --resume > /dev/null || fail "resume with the run's own trajectory"
 train --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --force || fail "--force"
 
+# ---- hyperparameters and seeds ----
+echo '{"adam": {"eps": 0}}' > "$work/eps0.json"
+if "$DOPPLER" train --config "$work/eps0.json" --print-config > /dev/null 2> "$work/err"; then fail "adam.eps 0 accepted"; fi
+grep -q 'eps0.json: config: "adam.eps" = 0 out of range' "$work/err" || { cat "$work/err" >&2; fail "no message on adam.eps"; }
+# seed 2^64-1 survives the config text (a checkpoint's config) unchanged, and a run with it resumes
+"$DOPPLER" train --seed 18446744073709551615 --print-config > "$work/seed.json"
+"$DOPPLER" train --config "$work/seed.json" --print-config | grep -q '"seed": "18446744073709551615"' || fail "seed 2^64-1 not kept"
+train --checkpoint "$work/s.h5" --seed 18446744073709551615 || fail "training with seed 2^64-1"
+"$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 20 --quiet \
+    --checkpoint "$work/s.h5" --resume > /dev/null || fail "resuming a run of seed 2^64-1"
+# a directory given as a JSON input is named as such
+if "$DOPPLER" train --config "$work/dir" --print-config 2> "$work/err"; then fail "a directory as config accepted"; fi
+grep -q "dir: is a directory" "$work/err" || { cat "$work/err" >&2; fail "no \"is a directory\" for a JSON input"; }
+
 # ---- sweep outputs: a name cannot leave the working folder; --out FILE.csv is refused ----
 mkdir "$work/sw"
 cat > "$work/sw/evil.json" <<JSON
