@@ -49,7 +49,7 @@ for f in $GRAPHS; do
         done
         for cfg in fast project; do
             "$D" train --graph "$G" --devices $dev --pipeline --episodes "$EPISODES" --seed "$seed" --quiet \
-                --config "$here/doppler-$cfg.json" --checkpoint "$tmp/$cfg.h5" > "$tmp/t.out"
+                --config "$here/doppler-$cfg.json" --checkpoint "$tmp/$cfg.h5" --force > "$tmp/t.out"
             total=$(awk '/^stage / { for (i = 1; i <= NF; i++) if ($(i + 1) == "simulations:") s += $i } END { print s + 0 }' "$tmp/t.out")
             final=$(awk '$1 == "doppler-final" { print $2 }' "$tmp/t.out")
             sel=$(awk '$1 == "doppler" { print $2 }' "$tmp/t.out")

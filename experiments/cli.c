@@ -144,7 +144,7 @@ int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *met
     json_object_set_new(root, "graph", json_string(g->name));
     json_object_set_new(root, "method", json_string(method));
     json_object_set_new(root, "n_devices", json_integer(n_devices));
-    json_object_set_new(root, "makespan", json_real(makespan_printed));
+    json_object_set_new(root, "makespan", dp_json_number(makespan_printed));
     json_object_set_new(root, "units", json_string(g->time_unit));
     json_t *a = json_array();
     for (int i = 0; i < g->n_ops; i++) json_array_append_new(a, json_integer(assignment[i]));

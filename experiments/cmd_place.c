@@ -91,19 +91,19 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     if (a->assignment_file) json_object_set_new(o, "assignment", json_string(a->assignment_file));
     else json_object_set_new(o, "method", json_string(label));
     json_object_set_new(o, "n_devices", json_integer(m->n_devices));
-    json_object_set_new(o, "makespan", json_real(r->makespan / sc));
-    if (r->ls) json_object_set_new(o, "schedule_makespan", json_real(r->ls->makespan / sc));
+    json_object_set_new(o, "makespan", dp_json_number(r->makespan / sc));
+    if (r->ls) json_object_set_new(o, "schedule_makespan", dp_json_number(r->ls->makespan / sc));
     json_object_set_new(o, "units", json_string(g->time_unit));
     json_t *busy = json_array(), *ut = json_array();
     for (int d = 0; d < m->n_devices; d++) {
-        json_array_append_new(busy, json_real(r->busy[d] / sc));
-        json_array_append_new(ut, json_real(util(r, d)));
+        json_array_append_new(busy, dp_json_number(r->busy[d] / sc));
+        json_array_append_new(ut, dp_json_number(util(r, d)));
     }
     json_object_set_new(o, "busy", busy);
     json_object_set_new(o, "utilisation", ut);
     json_object_set_new(o, "transfers", json_integer(r->n_transfers));
     json_object_set_new(o, "simulations", json_integer(r->sims));
-    json_object_set_new(o, "transfer_volume", json_real(r->volume));
+    json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     json_object_set_new(o, "transfer_volume_units",
                         json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
     if (r->hi) {
@@ -112,10 +112,10 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
         json_object_set_new(o, "transfer_model", json_string(dp_xfer_kind_name(m->sim.transfer_model)));
         json_object_set_new(o, "mode", json_string(m->sim.mode == DP_MODE_BSP ? "bsp" : "async"));
         json_t *mp = json_array();
-        for (int d = 0; d < m->n_devices; d++) json_array_append_new(mp, json_real(h->mem_peak[d]));
+        for (int d = 0; d < m->n_devices; d++) json_array_append_new(mp, dp_json_number(h->mem_peak[d]));
         json_object_set_new(o, "memory_peak", mp);
-        json_object_set_new(o, "memory_excess", json_real(h->mem_excess));
-        json_object_set_new(o, "penalised_makespan", json_real(h->cost / sc));
+        json_object_set_new(o, "memory_excess", dp_json_number(h->mem_excess));
+        json_object_set_new(o, "penalised_makespan", dp_json_number(h->cost / sc));
         json_object_set_new(o, "events", json_integer(h->n_events));
     }
     json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));

@@ -23,8 +23,9 @@ static void sweep_usage(FILE *f)
             "runs again the runs that failed (their cause may be gone). Before the first run every\n"
             "input file the config names (graphs, topologies, calibrations, configs) is checked.\n\n"
             "Options:\n"
-            "  --out FILE        results file (default NAME.h5, NAME from the config); the CSV is\n"
-            "                    FILE with .csv, run files go to FILE without .h5 plus .runs/KEY/\n"
+            "  --out FILE        HDF5 results file (default NAME.h5, NAME from the config); the CSV\n"
+            "                    is FILE with .csv (a FILE ending in .csv is refused), run files go\n"
+            "                    to FILE without .h5 plus .runs/KEY/\n"
             "  --jobs N          runs at once in the local pool of worker processes (default: one\n"
             "                    per core); under mpirun each rank but 0 runs one at a time\n"
             "  --shard I/N       only the runs whose index mod N is I (Slurm job arrays); merge\n"
@@ -107,6 +108,13 @@ int cmd_sweep(int argc, char **argv)
     dp_error_clear(&err);
     dp_sweep *s = dp_sweep_load(config, &err);
     if (!s) return dp_cli_fail(&err);
+    /* --out names the HDF5 file; its CSV is made beside it: a .csv there would get HDF5 bytes */
+    size_t lo = o.out ? strlen(o.out) : 0;
+    if (lo >= 4 && strcmp(o.out + lo - 4, ".csv") == 0) {
+        dp_sweep_free(s);
+        return dp_cli_usage_error("sweep", "--out %s: --out names the HDF5 results file (for example %.*s.h5); "
+                                  "the CSV is written beside it", o.out, (int)(lo - 4), o.out);
+    }
     char def_out[1024];
     if (!o.out) {
         snprintf(def_out, sizeof def_out, "%s.h5", s->name);

@@ -70,6 +70,7 @@ static void train_usage(FILE *f)
                "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
+               "  --force              start a new run even where --checkpoint or --trajectory exist (replacing them)\n"
                "  --quiet              no progress on stderr\n"
                "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
                "executor's devices, with --calibration for the costs the policies' features use):\n"
@@ -135,7 +136,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -143,13 +144,14 @@ int cmd_train(int argc, char **argv)
         {"episodes", required_argument, NULL, O_EPIS}, {"seed", required_argument, NULL, O_SEED},
         {"init", required_argument, NULL, O_INIT}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"trajectory", required_argument, NULL, O_TRAJ}, {"resume", no_argument, NULL, O_RESUME},
+        {"force", no_argument, NULL, O_FORCE},
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
         {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
         {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"real-reference", required_argument, NULL, O_REAL_REF}, {"nice", required_argument, NULL, O_NICE},
         {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
-    int stage = DP_STAGE_IL, pipeline = 0, resume = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
+    int stage = DP_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
@@ -187,6 +189,7 @@ int cmd_train(int argc, char **argv)
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
+        case O_FORCE: force = 1; break;
         case O_QUIET: quiet = 1; break;
         case O_METHOD:
             if (dp_agent_parse(optarg, &method) != DP_OK)
@@ -216,6 +219,14 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
+    if (!print_cfg && !resume && !force) {
+        /* a fresh start would replace a run's files: say so instead */
+        const char *outs[2] = {ckpt, traj};
+        for (int i = 0; i < 2; i++)
+            if (outs[i] && access(outs[i], F_OK) == 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s exists already: continue its run with --resume, or "
+                                                                     "give --force to start a new run over it", outs[i]));
+    }
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;

@@ -2,6 +2,7 @@
  * apart they are (MAPE, Kendall's tau) and plot simulated against measured. */
 #include "cli.h"
 #include "commands.h"
+#include "dp_file.h"
 #include "dp_exec.h"
 #include "dp_engine.h"
 #include "dp_json.h"
@@ -74,8 +75,10 @@ typedef struct row {
 
 static int write_plot(const char *path, const row *rows, int n, int n_methods, const char *title, dp_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", path, (long)getpid());
+    char target[4096], tmp[4200];
+    int trc = dp_output_target(path, target, sizeof target, err);
+    if (trc != DP_OK) return trc;
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", target, (long)getpid());
     /* gnuplot's own output to /dev/null: where `set output` fails it writes the PNG to stdout */
     FILE *gp = popen("gnuplot > /dev/null", "w");
     if (!gp) return dp_error_set(err, DP_EIO, "%s: cannot run gnuplot", path);
@@ -106,9 +109,10 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
         unlink(tmp);
         return dp_error_set(err, DP_EIO, "%s: gnuplot failed (status %d)", path, rc);
     }
-    if (rename(tmp, path) != 0) {
+    if (rename(tmp, target) != 0) {
+        int e = errno;
         unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place", path);
+        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place: %s", path, strerror(e));
     }
     return DP_OK;
 }
@@ -571,28 +575,28 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "devices", json_integer(D));
         /* the executed graph: the scale of its dimensions, or for graphs of durations the FLOPs
          * per unit of their synthetic kernels (--resimulate reads it back) */
-        json_object_set_new(o, "scale", json_real(g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale));
+        json_object_set_new(o, "scale", dp_json_number(g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale));
         json_object_set_new(o, "scale_kind", json_string(g->cost_kind == DP_COST_TIME ? "flops_per_unit" : "dimension"));
-        json_object_set_new(o, "executed_flops", json_real(total_flops));
+        json_object_set_new(o, "executed_flops", dp_json_number(total_flops));
         json_object_set_new(o, "repeats", json_integer(repeats));
-        json_object_set_new(o, "load_before", json_real(load0[0]));
-        json_object_set_new(o, "load_after", json_real(load1[0]));
+        json_object_set_new(o, "load_before", dp_json_number(load0[0]));
+        json_object_set_new(o, "load_after", dp_json_number(load1[0]));
         json_object_set_new(o, "nice", json_integer(xo.nice));
         json_object_set_new(o, "statistic", json_string(stat_name[stat]));
-        json_object_set_new(o, "mape", json_real(mape));
-        json_object_set_new(o, "kendall_tau", json_real(tau));
-        json_object_set_new(o, "pearson_r", json_real(rho));
-        if (isfinite(mape_r)) json_object_set_new(o, "mape_random", json_real(mape_r));
-        if (isfinite(tau_r)) json_object_set_new(o, "kendall_tau_random", json_real(tau_r));
+        json_object_set_new(o, "mape", dp_json_number(mape));
+        json_object_set_new(o, "kendall_tau", dp_json_number(tau));
+        json_object_set_new(o, "pearson_r", dp_json_number(rho));
+        if (isfinite(mape_r)) json_object_set_new(o, "mape_random", dp_json_number(mape_r));
+        if (isfinite(tau_r)) json_object_set_new(o, "kendall_tau_random", dp_json_number(tau_r));
         if (isfinite(mape_lc)) {
-            json_object_set_new(o, "level_single", json_real(level));
-            json_object_set_new(o, "mape_level_corrected", json_real(mape_lc));
+            json_object_set_new(o, "level_single", dp_json_number(level));
+            json_object_set_new(o, "mape_level_corrected", dp_json_number(mape_lc));
         }
-        if (isfinite(split)) json_object_set_new(o, "split_half_tau", json_real(split));
-        if (isfinite(split_r)) json_object_set_new(o, "split_half_tau_random", json_real(split_r));
+        if (isfinite(split)) json_object_set_new(o, "split_half_tau", dp_json_number(split));
+        if (isfinite(split_r)) json_object_set_new(o, "split_half_tau_random", dp_json_number(split_r));
         for (int i = 0; i < n_rows; i++) {
             json_t *s = json_array();
-            for (int k = 0; k < repeats; k++) json_array_append_new(s, json_real(rows[i].samples[k]));
+            for (int k = 0; k < repeats; k++) json_array_append_new(s, dp_json_number(rows[i].samples[k]));
             json_t *dev = json_array();
             for (int v = 0; v < g->n_ops; v++) json_array_append_new(dev, json_integer(rows[i].assign[v]));
             json_array_append_new(arr, json_pack("{s:s,s:i,s:f,s:f,s:o,s:o}", "assignment", rows[i].label, "copies", rows[i].copies,

@@ -956,12 +956,18 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
         json_object_foreach(ma, k, v) {
             if (!json_is_number(v) || wall_clock_metric(k)) continue;
             json_t *w = json_object_get(mb, k);
-            double x = json_number_value(v), y = json_is_number(w) ? json_number_value(w) : NAN;
-            if (w && !json_is_number(w)) continue;
+            /* a metric the reference does not record is new in this version, not a difference */
+            if (!w || !json_is_number(w)) continue;
+            double x = json_number_value(v), y = json_number_value(w);
             if (differs(x, y, rel_tol)) {
                 fprintf(f, "%s: metrics.%s: new %.10g, reference %.10g\n", name, k, x, y);
                 d = 1;
             }
+        }
+        json_object_foreach(mb, k, v) {
+            if (!json_is_number(v) || wall_clock_metric(k) || json_object_get(ma, k)) continue;
+            fprintf(f, "%s: metrics.%s: new (none), reference %.10g\n", name, k, json_number_value(v));
+            d = 1;
         }
         json_decref(ma);
         json_decref(mb);
@@ -1052,7 +1058,8 @@ const char *dp_report_terminal(const char *out)
 /* A scratch folder for data and script files, removed by plot_end. */
 typedef struct plot {
     char dir[PATH_MAX];
-    char tmp_out[PATH_MAX];
+    char tmp_out[PATH_MAX + 64];
+    char out_target[PATH_MAX];   /* the file replaced: out, or what its links name */
     const char *out;
     FILE *script;
 } plot;
@@ -1065,8 +1072,12 @@ static int plot_begin(plot *p, const char *out, int width, int height, dp_error 
     const char *tmpdir = getenv("TMPDIR");
     snprintf(p->dir, sizeof p->dir, "%s/doppler-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(p->dir)) return dp_error_set(err, DP_EIO, "cannot create a scratch folder: %s", strerror(errno));
-    p->out = out;
-    snprintf(p->tmp_out, sizeof p->tmp_out, "%s.tmp.%ld", out, (long)getpid());
+    if (dp_output_target(out, p->out_target, sizeof p->out_target, err) != DP_OK) {
+        rmdir(p->dir);
+        return err ? err->code : DP_EIO;
+    }
+    p->out = p->out_target;
+    snprintf(p->tmp_out, sizeof p->tmp_out, "%s.tmp.%ld", p->out, (long)getpid());
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/plot.gp", p->dir);
     p->script = fopen(path, "w");

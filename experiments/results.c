@@ -2,6 +2,7 @@
  * (see results.h). */
 #include "results.h"
 #include "dp_file.h"
+#include "dp_h5file.h"
 #include "sweep.h"
 
 #include <errno.h>
@@ -18,25 +19,10 @@
 
 #define RESULTS_FORMAT "doppler-results 1"
 
-#define COL(n, t, f) {n, t, offsetof(dp_result, f)}
+/* The HDF5 file may lack up to 1/H5_LAG_FRACTION of the rows during a sweep (dp_results_append). */
+#define H5_LAG_FRACTION 16
 
-/* The 1.8 file format or later: superblock and object headers carry checksums, so a corrupt
- * results file is refused with an error instead of being decoded (libhdf5 1.10.8 crashes on some
- * corrupt 1.0-format headers: fuzz/fuzz_checkpoint.c). One property list for the process. */
-static hid_t checksummed_fapl(void)
-{
-    static hid_t fapl = -1;
-    if (fapl < 0) {
-        hid_t p = H5Pcreate(H5P_FILE_ACCESS);
-        if (p < 0) return H5P_DEFAULT;
-        if (H5Pset_libver_bounds(p, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
-            H5Pclose(p);
-            return H5P_DEFAULT;
-        }
-        fapl = p;
-    }
-    return fapl;
-}
+#define COL(n, t, f) {n, t, offsetof(dp_result, f)}
 
 static const dp_result_column columns[] = {
     COL("key", DP_COL_STR, key),
@@ -424,14 +410,18 @@ done:
 static hid_t row_memtype(void)
 {
     hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, H5T_VARIABLE);
-    H5Tset_cset(str, H5T_CSET_UTF8);
-    hid_t t = H5Tcreate(H5T_COMPOUND, sizeof(dp_result));
-    for (int c = 0; c < NCOLS; c++) {
+    if (str < 0) return -1;
+    int bad = H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
+    hid_t t = bad ? -1 : H5Tcreate(H5T_COMPOUND, sizeof(dp_result));
+    for (int c = 0; t >= 0 && c < NCOLS && !bad; c++) {
         hid_t mt = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE;
-        H5Tinsert(t, columns[c].name, columns[c].offset, mt);
+        bad = H5Tinsert(t, columns[c].name, columns[c].offset, mt) < 0;
     }
     H5Tclose(str);
+    if (bad && t >= 0) {
+        H5Tclose(t);
+        t = -1;
+    }
     return t;
 }
 
@@ -439,18 +429,22 @@ static hid_t row_memtype(void)
 static hid_t row_filetype(void)
 {
     hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, H5T_VARIABLE);
-    H5Tset_cset(str, H5T_CSET_UTF8);
+    if (str < 0) return -1;
+    int bad = H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
     size_t size = 0;
     for (int c = 0; c < NCOLS; c++) size += columns[c].type == DP_COL_STR ? H5Tget_size(str) : 8;
-    hid_t t = H5Tcreate(H5T_COMPOUND, size);
+    hid_t t = bad ? -1 : H5Tcreate(H5T_COMPOUND, size);
     size_t off = 0;
-    for (int c = 0; c < NCOLS; c++) {
+    for (int c = 0; t >= 0 && c < NCOLS && !bad; c++) {
         hid_t ft = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-        H5Tinsert(t, columns[c].name, off, ft);
+        bad = H5Tinsert(t, columns[c].name, off, ft) < 0;
         off += H5Tget_size(ft);
     }
     H5Tclose(str);
+    if (bad && t >= 0) {
+        H5Tclose(t);
+        t = -1;
+    }
     return t;
 }
 
@@ -476,16 +470,15 @@ static hid_t h5_open_retry(const char *path, unsigned flags)
 static int write_str_attr(hid_t loc, const char *name, const char *value)
 {
     hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, H5T_VARIABLE);
-    H5Tset_cset(str, H5T_CSET_UTF8);
     hid_t sp = H5Screate(H5S_SCALAR);
-    if (H5Aexists(loc, name) > 0) H5Adelete(loc, name);
-    hid_t a = H5Acreate2(loc, name, str, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a < 0 ? -1 : H5Awrite(a, str, &value);
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    H5Tclose(str);
-    return rc < 0 ? -1 : 0;
+    int bad = str < 0 || sp < 0 || H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
+    if (!bad && H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0) bad = 1;
+    hid_t a = bad ? -1 : H5Acreate2(loc, name, str, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, str, &value) < 0) bad = 1;
+    if (a >= 0 && H5Aclose(a) < 0) bad = 1;
+    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
+    if (str >= 0 && H5Tclose(str) < 0) bad = 1;
+    return bad ? -1 : 0;
 }
 
 static char *read_str_attr(hid_t loc, const char *name)
@@ -512,71 +505,31 @@ int dp_results_write_h5(const char *path, const dp_result *rows, long n, const c
                         const char *config_text, dp_error *err)
 {
     h5_quiet();
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, checksummed_fapl());
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create %s", path, tmp);
-    int bad = 0;
+    /* built in memory and written whole through the checked atomic writer (dp_h5file.h): a full
+     * disk leaves the previous file and says so */
+    hid_t f = dp_h5file_create(path, err);
+    if (f < 0) return DP_EIO;
     hid_t mt = row_memtype(), ft = row_filetype();
     hsize_t dims[1] = {(hsize_t)n}, maxdims[1] = {H5S_UNLIMITED}, chunk[1] = {64};
     hid_t sp = H5Screate_simple(1, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    H5Pset_chunk(dcpl, 1, chunk);
-    hid_t d = H5Dcreate2(f, "runs", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    int bad = mt < 0 || ft < 0 || sp < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, chunk) < 0 || H5Pset_fletcher32(dcpl) < 0;
+    hid_t d = bad ? -1 : H5Dcreate2(f, "runs", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0) bad = 1;
     else if (n > 0 && H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) bad = 1;
-    if (d >= 0) H5Dclose(d);
-    H5Pclose(dcpl);
-    H5Sclose(sp);
-    H5Tclose(mt);
-    H5Tclose(ft);
+    if (d >= 0 && H5Dclose(d) < 0) bad = 1;
+    if (dcpl >= 0 && H5Pclose(dcpl) < 0) bad = 1;
+    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
+    if (mt >= 0 && H5Tclose(mt) < 0) bad = 1;
+    if (ft >= 0 && H5Tclose(ft) < 0) bad = 1;
     bad |= write_str_attr(f, "format", RESULTS_FORMAT) != 0;
     bad |= write_str_attr(f, "sweep", sweep_name ? sweep_name : "") != 0;
     bad |= write_str_attr(f, "config", config_text ? config_text : "") != 0;
-    bad |= H5Fclose(f) < 0;
-    if (!bad) {
-        int fd = open(tmp, O_RDONLY);
-        if (fd < 0 || fsync(fd) != 0) bad = 1;
-        if (fd >= 0) close(fd);
+    if (bad) {
+        dp_h5file_discard(f);
+        return dp_error_set(err, DP_EIO, "%s: cannot build the results file (HDF5 error)", path);
     }
-    if (bad || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot write the results file", path);
-    }
-    return DP_OK;
-}
-
-/* Append one row to an existing results file: open, extend, write, close. */
-static int h5_append(const char *path, const dp_result *row, dp_error *err)
-{
-    h5_quiet();
-    hid_t f = h5_open_retry(path, H5F_ACC_RDWR);
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open for writing", path);
-    int bad = 0;
-    hid_t d = H5Dopen2(f, "runs", H5P_DEFAULT);
-    hid_t mt = row_memtype();
-    if (d < 0) bad = 1;
-    else {
-        hid_t fs = H5Dget_space(d);
-        hsize_t n;
-        H5Sget_simple_extent_dims(fs, &n, NULL);
-        H5Sclose(fs);
-        hsize_t nn = n + 1, start = n, count = 1;
-        if (H5Dset_extent(d, &nn) < 0) bad = 1;
-        else {
-            fs = H5Dget_space(d);
-            hid_t ms = H5Screate_simple(1, &count, NULL);
-            H5Sselect_hyperslab(fs, H5S_SELECT_SET, &start, NULL, &count, NULL);
-            if (H5Dwrite(d, mt, ms, fs, H5P_DEFAULT, row) < 0) bad = 1;
-            H5Sclose(ms);
-            H5Sclose(fs);
-        }
-        H5Dclose(d);
-    }
-    H5Tclose(mt);
-    bad |= H5Fclose(f) < 0;
-    return bad ? dp_error_set(err, DP_EIO, "%s: cannot append a row", path) : DP_OK;
+    return dp_h5file_commit(f, path, "the results file", err);
 }
 
 int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char **config_text, dp_error *err)
@@ -668,6 +621,7 @@ struct dp_results {
     long n, cap;
     long *map;      /* open addressing: row index + 1, 0 empty */
     size_t map_cap;
+    long h5_rows;   /* rows the HDF5 file on disk holds (the first h5_rows of rows) */
 };
 
 static size_t key_slot(const char *key, size_t cap)
@@ -721,6 +675,7 @@ static int rewrite_both(dp_results *r, dp_error *err)
 {
     int rc = dp_results_write_csv(r->csv_path, r->rows, r->n, err);
     if (rc == DP_OK) rc = dp_results_write_h5(r->h5_path, r->rows, r->n, r->sweep_name, r->config_text, err);
+    if (rc == DP_OK) r->h5_rows = r->n;
     if (rc == DP_OK) rc = reopen_csv(r, err);
     return rc;
 }
@@ -730,6 +685,8 @@ void dp_results_close(dp_results *r)
     if (!r) return;
     if (r->csv_fd >= 0) close(r->csv_fd);
     if (r->lock_fd >= 0) {
+        /* unlinked while still held: a sweep that opened this file before and locks it after
+         * the close finds it unlinked (take_lock) and tries again with the path's new file */
         unlink(r->lock_path);
         close(r->lock_fd);
     }
@@ -743,17 +700,65 @@ void dp_results_close(dp_results *r)
     free(r);
 }
 
-/* Keep the first row of each key (a duplicate can only come from a hand-edited CSV). */
-static long dedup_rows(dp_result *rows, long n)
+/* Keep the first row of each key (a duplicate can only come from a hand-edited CSV or a sweep of
+ * an older version). A hash set of the keys: opening a 50,000-row file stays well under a second. */
+static long dedup_rows(dp_result *rows, long n, dp_error *err)
 {
+    size_t cap = 64;
+    while (cap < (size_t)n * 2 + 2) cap *= 2;
+    long *seen = calloc(cap, sizeof *seen);
+    if (!seen) {
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        return -1;
+    }
     long m = 0;
     for (long i = 0; i < n; i++) {
+        size_t h = key_slot(rows[i].key, cap);
         int dup = 0;
-        for (long j = 0; j < m && !dup; j++) dup = strcmp(rows[j].key, rows[i].key) == 0;
-        if (dup) dp_result_free(&rows[i]);
-        else rows[m++] = rows[i];
+        while (seen[h] && !dup) {
+            dup = strcmp(rows[seen[h] - 1].key, rows[i].key) == 0;
+            h = (h + 1) & (cap - 1);
+        }
+        if (dup) {
+            dp_result_free(&rows[i]);
+        } else {
+            rows[m] = rows[i];
+            seen[h] = m + 1;
+            m++;
+        }
     }
+    free(seen);
     return m;
+}
+
+/* Take the lock file's exclusive flock. The holder unlinks the lock file before it releases it
+ * (dp_results_close), so a lock taken on a file that is no longer the one at lock_path guards
+ * nothing (another sweep may hold the path's new file): check that the locked file is still the
+ * one at the path (same device and inode) and start again when it is not. Returns the locked
+ * descriptor, or -1 with err. */
+static int take_lock(const char *lock_path, const char *h5_path, dp_error *err)
+{
+    for (int attempt = 0; attempt < 100; attempt++) {
+        int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            dp_error_set(err, DP_EIO, "%s: cannot create the lock file: %s", lock_path, strerror(errno));
+            return -1;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(fd); /* not ours: never unlink it */
+            if (e == EWOULDBLOCK)
+                dp_error_set(err, DP_EIO, "%s: another sweep is writing this results file (lock %s)", h5_path, lock_path);
+            else
+                dp_error_set(err, DP_EIO, "%s: cannot lock: %s", lock_path, strerror(e));
+            return -1;
+        }
+        struct stat a, b;
+        if (fstat(fd, &a) == 0 && stat(lock_path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) return fd;
+        close(fd); /* unlinked by its last holder meanwhile: the path has (or will have) a new file */
+    }
+    dp_error_set(err, DP_EIO, "%s: cannot take the lock %s: it keeps being replaced", h5_path, lock_path);
+    return -1;
 }
 
 dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const char *config_text, dp_error *err)
@@ -772,14 +777,7 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
         goto fail;
     }
     snprintf(r->lock_path, ln, "%s.lock", h5_path);
-    r->lock_fd = open(r->lock_path, O_RDWR | O_CREAT, 0644);
-    if (r->lock_fd < 0) { dp_error_set(err, DP_EIO, "%s: %s", r->lock_path, strerror(errno)); goto fail; }
-    if (flock(r->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        close(r->lock_fd);
-        r->lock_fd = -1; /* not ours: do not unlink it */
-        dp_error_set(err, DP_EIO, "%s: another sweep is writing this results file (lock %s)", h5_path, r->lock_path);
-        goto fail;
-    }
+    if ((r->lock_fd = take_lock(r->lock_path, h5_path, err)) < 0) goto fail;
     int have_csv = access(r->csv_path, F_OK) == 0, have_h5 = access(h5_path, F_OK) == 0;
     dp_result *csv_rows = NULL, *h5_rows = NULL;
     long n_csv = 0, n_h5 = 0, good = 0;
@@ -807,7 +805,8 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
     if (csv_ok) {
         r->rows = csv_rows;
         r->n = n_csv;
-        long m = dedup_rows(r->rows, r->n);
+        long m = dedup_rows(r->rows, r->n, err);
+        if (m < 0) { if (h5_rows) free_rows(h5_rows, n_h5); goto fail; }
         if (m != r->n) { r->n = m; rewrite = 1; }
         if (good == 0) rewrite = 1; /* empty or header cut off */
         int same = h5_ok && n_h5 == r->n;
@@ -817,7 +816,9 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
     } else if (h5_ok) {
         r->rows = h5_rows;
         r->n = n_h5;
-        r->n = dedup_rows(r->rows, r->n);
+        long m = dedup_rows(r->rows, r->n, err);
+        if (m < 0) goto fail;
+        r->n = m;
         rewrite = 1;
     } else {
         rewrite = 1;
@@ -826,7 +827,10 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
     if (map_rebuild(r) != DP_OK) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     if (rewrite) {
         if (rewrite_both(r, err) != DP_OK) goto fail;
-    } else if (reopen_csv(r, err) != DP_OK) goto fail;
+    } else {
+        if (reopen_csv(r, err) != DP_OK) goto fail;
+        r->h5_rows = r->n;
+    }
     return r;
 fail:
     dp_results_close(r);
@@ -848,16 +852,23 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
     sbuf b = {0};
     csv_line(&b, row);
     if (b.oom) { free(b.s); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
-    /* one write() of the whole line, then fsync: the CSV is the journal */
+    /* one write() of the whole line, then fsync: the CSV is the journal. A failed write (a full
+     * disk) cuts the file back to its length before, so it keeps its complete lines only. */
+    off_t before = lseek(r->csv_fd, 0, SEEK_END);
     size_t off = 0;
+    int e = 0;
     while (off < b.n) {
         ssize_t w = write(r->csv_fd, b.s + off, b.n - off);
         if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) { free(b.s); return dp_error_set(err, DP_EIO, "%s: %s", r->csv_path, strerror(errno)); }
+        if (w <= 0) { e = w < 0 ? errno : EIO; break; }
         off += (size_t)w;
     }
     free(b.s);
-    if (fsync(r->csv_fd) != 0) return dp_error_set(err, DP_EIO, "%s: fsync: %s", r->csv_path, strerror(errno));
+    if (!e && fsync(r->csv_fd) != 0) e = errno;
+    if (e) {
+        if (before >= 0 && ftruncate(r->csv_fd, before) == 0) (void)fsync(r->csv_fd);
+        return dp_error_set(err, DP_EIO, "%s: cannot append a result: %s", r->csv_path, strerror(e));
+    }
     if (r->n == r->cap) {
         long nc = r->cap ? r->cap * 2 : 64;
         dp_result *nr = realloc(r->rows, (size_t)nc * sizeof *nr);
@@ -874,7 +885,14 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
         while (r->map[s]) s = (s + 1) & (r->map_cap - 1);
         r->map[s] = r->n;
     }
-    return h5_append(r->h5_path, row, err);
+    /* The HDF5 file is written whole (dp_results_write_h5): after every row while the file is
+     * small, then whenever the rows it lacks reach 1/16 of the total, so that a long sweep writes
+     * O(n) rows in all rather than O(n^2). The CSV holds every row at once; dp_results_open
+     * rebuilds the HDF5 file from it when they differ, and dp_results_finalize writes both. */
+    if ((r->n - r->h5_rows) * H5_LAG_FRACTION < r->n) return DP_OK;
+    int rc = dp_results_write_h5(r->h5_path, r->rows, r->n, r->sweep_name, r->config_text, err);
+    if (rc == DP_OK) r->h5_rows = r->n;
+    return rc;
 }
 
 static int keep_ok(const dp_result *row, void *ctx)

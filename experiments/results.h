@@ -5,16 +5,25 @@
  * structured array); its root attributes hold the sweep name, the config text and the format
  * version. RESULTS.csv (the .h5 name with .csv) holds the same rows with a header line.
  *
- * Crash safety. A finished run is appended at once: first one line to the CSV, written with a
- * single write() and fsync'd, then one element to the HDF5 file, which is opened, extended and
- * closed for that row. The CSV is the journal: when a sweep is started again, a CSV line cut off
- * by a kill is dropped, and when the HDF5 file cannot be read or does not hold exactly the CSV's
- * rows, it is rebuilt from the CSV (written to a temporary file and renamed). So a kill loses at
- * most the runs that were running. At the end of a sweep both files are rewritten in expansion
- * order (atomically), so a sweep run by a pool of any size, by MPI ranks or by shards merged
- * afterwards gives the same rows in the same order.
+ * Crash safety. A finished run is appended at once as one line to the CSV, written with a single
+ * write() and fsync'd. The HDF5 file is never changed in place: it is built in memory and written
+ * whole to a temporary name, then renamed (dp_h5file.h), after every row while the sweep is short
+ * and then whenever the rows it lacks reach 1/16 of the total (so a sweep of n runs writes O(n)
+ * rows in all): during a long sweep it may lag the CSV by that much, never hold a partial row.
+ * The CSV is the journal: when a sweep is started again, a CSV line cut off by a kill is dropped,
+ * and when the HDF5 file cannot be read or does not hold exactly the CSV's rows, it is rebuilt
+ * from the CSV. So a kill loses at most the runs that were running. At the end of a sweep both
+ * files are rewritten in expansion order (atomically), so a sweep run by a pool of any size, by
+ * MPI ranks or by shards merged afterwards gives the same rows in the same order.
  *
- * Only one process writes a results file at a time: a lock file RESULTS.h5.lock (flock) guards it.
+ * A failed write (a full disk) is an error naming the file and the cause ("No space left on
+ * device"); the CSV is cut back to its complete lines and the HDF5 file keeps its last good
+ * version.
+ *
+ * Only one process writes a results file at a time: a lock file RESULTS.h5.lock (flock) guards
+ * it. Its holder unlinks it before releasing it, and a process that locks it checks afterwards
+ * that the file it locked is still the one at that path (else it starts again), so two sweeps
+ * never both hold the lock.
  */
 #ifndef DP_RESULTS_H
 #define DP_RESULTS_H
@@ -105,8 +114,9 @@ const dp_result *dp_results_row(const dp_results *r, long i);
 /* Row of key, or NULL. */
 const dp_result *dp_results_find(const dp_results *r, const char *key);
 
-/* Append one finished run (copied): CSV line + fsync, then the HDF5 element. A key already
- * present is an error (DP_EINVAL): every run is in the file exactly once. */
+/* Append one finished run (copied): CSV line + fsync, then (see above) the HDF5 file. A key
+ * already present is an error (DP_EINVAL): every run is in the file exactly once. A failed write
+ * is DP_EIO naming the file and the cause. */
 int dp_results_append(dp_results *r, const dp_result *row, dp_error *err);
 
 /* Drop the rows whose status is not "ok" (for a sweep that retries its failures); rewrites both

@@ -234,16 +234,16 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
 {
     const double sc = rm->g->time_scale;
     json_t *m = extra ? extra : json_object();
-    json_object_set_new(m, "lower_bound", json_real(dp_costs_lower_bound(rm->g, rm->c) / sc));
+    json_object_set_new(m, "lower_bound", dp_json_number(dp_costs_lower_bound(rm->g, rm->c) / sc));
     json_object_set_new(m, "transfers", json_integer(res->n_transfers));
-    json_object_set_new(m, "transfer_volume", json_real(res->transfer_volume));
+    json_object_set_new(m, "transfer_volume", dp_json_number(res->transfer_volume));
     double util = 0, peak = 0;
     for (int d = 0; d < res->n_devices; d++) {
         util += res->makespan > 0 ? res->busy[d] / res->makespan : 0;
         if (res->mem_peak && res->mem_peak[d] > peak) peak = res->mem_peak[d];
     }
-    json_object_set_new(m, "utilisation", json_real(res->n_devices ? util / res->n_devices : 0));
-    if (res->mem_peak) json_object_set_new(m, "peak_memory", json_real(peak));
+    json_object_set_new(m, "utilisation", dp_json_number(res->n_devices ? util / res->n_devices : 0));
+    if (res->mem_peak) json_object_set_new(m, "peak_memory", dp_json_number(peak));
     json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
     char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(m);
@@ -492,8 +492,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         s1_sec = r->seconds;
         agree[0] = r->agree[0];
         agree[1] = r->agree[1];
-        json_object_set_new(metrics, "makespan_stage1_last", json_real(r->final_greedy / sc));
-        json_object_set_new(metrics, "best_sample_stage1", json_real(r->best_sample / sc));
+        json_object_set_new(metrics, "makespan_stage1_last", dp_json_number(r->final_greedy / sc));
+        json_object_set_new(metrics, "best_sample_stage1", dp_json_number(r->best_sample / sc));
         json_object_set_new(metrics, "simulations_stage1", json_integer(r->sims));
         if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
     }
@@ -504,8 +504,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         const dp_pipeline_stage *r = &pr.stage[0];
         s2_ms = r->selected_greedy / sc;
         s2_sec = r->seconds;
-        json_object_set_new(metrics, "makespan_stage2_last", json_real(r->final_greedy / sc));
-        json_object_set_new(metrics, "best_sample_stage2", json_real(r->best_sample / sc));
+        json_object_set_new(metrics, "makespan_stage2_last", dp_json_number(r->final_greedy / sc));
+        json_object_set_new(metrics, "best_sample_stage2", dp_json_number(r->best_sample / sc));
         json_object_set_new(metrics, "simulations_stage2", json_integer(r->sims));
         if (ep_il <= 0 && resumed_stage < 0) {
             agree[0] = r->agree[0];
@@ -521,21 +521,21 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (bench > 0) {
         double inf_s, train_s;
         if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", json_real(inf_s));
-        json_object_set_new(metrics, "training_s", json_real(train_s));
+        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
+        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
     }
     out->makespan = sched.makespan / sc;
     out->episodes = ep_il + ep_sim;
     out->seconds = now_s() - t_start;
     dp_result_set(&out->units, rm.g->time_unit);
-    if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", json_real(s1_ms));
-    if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", json_real(s2_ms));
-    json_object_set_new(metrics, "seconds_stage1", json_real(s1_sec));
-    json_object_set_new(metrics, "seconds_stage2", json_real(s2_sec));
+    if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", dp_json_number(s1_ms));
+    if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", dp_json_number(s2_ms));
+    json_object_set_new(metrics, "seconds_stage1", dp_json_number(s1_sec));
+    json_object_set_new(metrics, "seconds_stage2", dp_json_number(s2_sec));
     json_object_set_new(metrics, "episodes_stage1", json_integer(ep_il));
     json_object_set_new(metrics, "episodes_stage2", json_integer(ep_sim));
-    if (!isnan(agree[0])) json_object_set_new(metrics, "sel_agree", json_real(agree[0]));
-    if (!isnan(agree[1])) json_object_set_new(metrics, "plc_agree", json_real(agree[1]));
+    if (!isnan(agree[0])) json_object_set_new(metrics, "sel_agree", dp_json_number(agree[0]));
+    if (!isnan(agree[1])) json_object_set_new(metrics, "plc_agree", dp_json_number(agree[1]));
     if (resumed_stage >= 0) json_object_set_new(metrics, "resumed_in_stage", json_integer(resumed_stage));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
@@ -607,8 +607,8 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
         if ((rc = dp_trainer_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, NULL, &pr, assign, err)) != DP_OK)
             goto done;
         train_sec = pr.stage[0].seconds;
-        json_object_set_new(metrics, "makespan_last", json_real(pr.stage[0].final_greedy / sc));
-        json_object_set_new(metrics, "best_sample", json_real(pr.stage[0].best_sample / sc));
+        json_object_set_new(metrics, "makespan_last", dp_json_number(pr.stage[0].final_greedy / sc));
+        json_object_set_new(metrics, "best_sample", dp_json_number(pr.stage[0].best_sample / sc));
         json_object_set_new(metrics, "simulations", json_integer(pr.stage[0].sims));
     } else if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
         goto done;
@@ -617,14 +617,14 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     if (bench > 0) {
         double inf_s, train_s;
         if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", json_real(inf_s));
-        json_object_set_new(metrics, "training_s", json_real(train_s));
+        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
+        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
     }
     out->makespan = sched.makespan / sc;
     out->episodes = episodes;
     out->seconds = now_s() - t_start;
     dp_result_set(&out->units, rm.g->time_unit);
-    json_object_set_new(metrics, "seconds_training", json_real(train_sec));
+    json_object_set_new(metrics, "seconds_training", dp_json_number(train_sec));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);

@@ -162,6 +162,17 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
     json_t *reps = json_object_get(config, "repetitions");
     if (fixed && !json_is_object(fixed)) { dp_error_set(err, DP_EINVAL, "%s: \"fixed\" must be an object", src); return NULL; }
     if (name && !json_is_string(name)) { dp_error_set(err, DP_EINVAL, "%s: \"name\" must be a string", src); return NULL; }
+    if (name) {
+        /* the name makes the default output NAME.h5 in the working folder: a plain file name */
+        const char *nm = json_string_value(name);
+        if (!nm[0] || strchr(nm, '/') || strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || nm[0] == '-' ||
+            strlen(nm) > 200) {
+            dp_error_set(err, DP_EINVAL, "%s: \"name\" \"%s\": a plain file name is needed (not empty, no '/', not . "
+                         "or .., no leading '-', at most 200 bytes): it names the default output NAME.h5 in the "
+                         "working folder (give --out for another place)", src, nm);
+            return NULL;
+        }
+    }
     if (!grid && !fixed) { dp_error_set(err, DP_EINVAL, "%s: needs \"grid\" or \"fixed\"", src); return NULL; }
     long R = 1;
     if (reps) {

@@ -1,6 +1,9 @@
 #include "dp_file.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -59,21 +62,155 @@ const char *dp_path_stem(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The file a write to path lands in: path itself, or, when path is a symbolic link, the file it
+ * names (followed up to 40 links; a link to a file not there yet names where it will be). The
+ * link stays a link: the new file replaces its target. Returns 0, or -1 with errno. */
+static int write_target(const char *path, char *out, size_t cap)
+{
+    if (snprintf(out, cap, "%s", path) >= (int)cap) { errno = ENAMETOOLONG; return -1; }
+    for (int depth = 0; depth < 40; depth++) {
+        struct stat st;
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return 0;
+        char link[4096];
+        ssize_t k = readlink(out, link, sizeof link - 1);
+        if (k < 0) return -1;
+        link[k] = '\0';
+        char next[4096];
+        const char *slash = strrchr(out, '/');
+        int n;
+        if (link[0] == '/' || !slash) n = snprintf(next, sizeof next, "%s", link);
+        else n = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
+        if (n < 0 || (size_t)n >= sizeof next || (size_t)n >= cap) { errno = ENAMETOOLONG; return -1; }
+        memcpy(out, next, (size_t)n + 1);
+    }
+    errno = ELOOP;
+    return -1;
+}
+
+static const char *file_kind(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+         : S_ISCHR(m) ? "a character device" : S_ISFIFO(m) ? "a FIFO" : "not a regular file";
+}
+
+/* Whether name is "BASE.tmp.PID" or "BASE.tmp.PID.N" (a temporary file of this module or of an
+ * older version); *pid gets PID. */
+static int tmp_name_pid(const char *name, long *pid)
+{
+    const char *t = NULL;
+    for (const char *q = strstr(name, ".tmp."); q; q = strstr(q + 1, ".tmp.")) t = q;
+    if (!t || t == name) return 0;
+    const char *d = t + 5;
+    char *end;
+    if (*d < '0' || *d > '9') return 0;
+    long v = strtol(d, &end, 10);
+    if (*end == '.') {
+        const char *e2 = end + 1;
+        if (*e2 < '0' || *e2 > '9') return 0;
+        strtoul(e2, &end, 10);
+    }
+    if (*end != '\0' || v <= 0) return 0;
+    *pid = v;
+    return 1;
+}
+
+/* Remove the temporary files that writers killed before their rename left in dir: regular files
+ * named "NAME.tmp.PID[.N]", owned by this user, whose process PID no longer exists here. Each
+ * directory is cleaned once per process (a sweep writing thousands of files into one folder
+ * reads it once). A writer in another PID namespace sharing the folder would look dead: such
+ * setups should not share output folders. */
+static void remove_stale_tmp(const char *target)
+{
+    char dir[4096];
+    const char *slash = strrchr(target, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else if (slash == target) snprintf(dir, sizeof dir, "/");
+    else if ((size_t)(slash - target) < sizeof dir) snprintf(dir, sizeof dir, "%.*s", (int)(slash - target), target);
+    else return;
+    struct stat ds;
+    if (stat(dir, &ds) != 0) return;
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    static struct { dev_t dev; ino_t ino; } done[64];
+    static int n_done;
+    pthread_mutex_lock(&mu);
+    int seen = 0;
+    for (int i = 0; i < n_done && !seen; i++) seen = done[i].dev == ds.st_dev && done[i].ino == ds.st_ino;
+    if (!seen && n_done < (int)(sizeof done / sizeof done[0])) {
+        done[n_done].dev = ds.st_dev;
+        done[n_done].ino = ds.st_ino;
+        n_done++;
+    }
+    pthread_mutex_unlock(&mu);
+    if (seen) return;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    const long me = (long)getpid();
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        long pid;
+        if (!tmp_name_pid(e->d_name, &pid) || pid == me) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
+        char full[8192];
+        if (snprintf(full, sizeof full, "%s/%s", dir, e->d_name) >= (int)sizeof full) continue;
+        struct stat st;
+        if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()) (void)unlink(full);
+    }
+    closedir(d);
+}
+
+int dp_output_target(const char *path, char *target, size_t cap, dp_error *err)
+{
+    if (write_target(path, target, cap) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+    struct stat st;
+    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
+        return dp_error_set(err, DP_EIO, "%s: is %s, not a regular file: this output is written to a regular file", path,
+                            file_kind(st.st_mode));
+    return DP_OK;
+}
+
 FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err)
 {
     if (strcmp(path, "-") == 0) {
         if (tmp_cap) tmp_path[0] = '\0';
         return stdout;
     }
+    if (tmp_cap < 2) {
+        dp_error_set(err, DP_EINVAL, "%s: no room for the temporary name", path);
+        return NULL;
+    }
+    char target[4096];
+    if (write_target(path, target, sizeof target) != 0) {
+        dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+        tmp_path[0] = '\0';
+        return NULL;
+    }
+    struct stat st;
+    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode)) {
+        tmp_path[0] = '\0';
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+            /* /dev/null, a terminal, a pipe: written in place, never replaced */
+            FILE *f = fopen(target, "wb");
+            if (!f) {
+                dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+                return NULL;
+            }
+            return f; /* tmp_path "": commit closes without renaming, abort removes nothing */
+        }
+        dp_error_set(err, DP_EIO, "%s: is %s: doppler writes regular files (or, in place, character devices and FIFOs)",
+                     path, file_kind(st.st_mode));
+        return NULL;
+    }
+    remove_stale_tmp(target);
     /* The name is unique per process and call (threads of one sweep may write the same path at
      * once) and created exclusively ("x"), so a stale file of a dead process with a recycled pid
      * is never appended to or shared: the next number is tried instead. */
     static atomic_uint counter;
     for (int attempt = 0; attempt < 64; attempt++) {
         unsigned k = atomic_fetch_add(&counter, 1u);
-        int n = snprintf(tmp_path, tmp_cap, "%s.tmp.%ld.%u", path, (long)getpid(), k);
+        int n = snprintf(tmp_path, tmp_cap, "%s.tmp.%ld.%u", target, (long)getpid(), k);
         if (n < 0 || (size_t)n >= tmp_cap) {
             dp_error_set(err, DP_EINVAL, "%s: path too long", path);
+            tmp_path[0] = '\0';
             return NULL;
         }
         FILE *f = fopen(tmp_path, "wbx");
@@ -104,22 +241,38 @@ static void sync_parent_dir(const char *path)
 int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err)
 {
     if (f == stdout) {
-        fflush(stdout);
+        if (fflush(stdout) != 0) return dp_error_set(err, DP_EIO, "standard output: %s", strerror(errno));
         return DP_OK;
     }
-    int bad = fflush(f) != 0 || ferror(f);
-    if (!bad) bad = fsync(fileno(f)) != 0;
-    if (fclose(f) != 0) bad = 1;
-    if (bad) {
-        unlink(tmp_path);
-        return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(errno));
+    int e = 0;
+    if (fflush(f) != 0) e = errno ? errno : EIO;
+    else if (ferror(f)) e = EIO;
+    if (tmp_path[0] == '\0') {
+        /* written in place (a character device, a FIFO): nothing to sync or rename */
+        if (fclose(f) != 0 && !e) e = errno;
+        return e ? dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e)) : DP_OK;
     }
-    if (rename(tmp_path, path) != 0) {
-        int e = errno;
+    if (!e && fsync(fileno(f)) != 0) e = errno;
+    if (fclose(f) != 0 && !e) e = errno;
+    if (e) {
+        unlink(tmp_path);
+        return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e));
+    }
+    /* the target is tmp_path less its ".tmp.PID.N" (path itself, or the file a link names) */
+    char target[4096];
+    const char *t = NULL;
+    for (const char *q = strstr(tmp_path, ".tmp."); q; q = strstr(q + 1, ".tmp.")) t = q;
+    if (!t || (size_t)(t - tmp_path) >= sizeof target) {
+        unlink(tmp_path);
+        return dp_error_set(err, DP_EINVAL, "%s: %s is not a temporary name of dp_atomic_open", path, tmp_path);
+    }
+    snprintf(target, sizeof target, "%.*s", (int)(t - tmp_path), tmp_path);
+    if (rename(tmp_path, target) != 0) {
+        e = errno;
         unlink(tmp_path);
         return dp_error_set(err, DP_EIO, "%s: cannot rename %s into place: %s", path, tmp_path, strerror(e));
     }
-    sync_parent_dir(path);
+    sync_parent_dir(target);
     return DP_OK;
 }
 
@@ -132,12 +285,14 @@ void dp_atomic_abort(FILE *f, const char *tmp_path)
 
 int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err)
 {
-    char tmp[4096];
+    char tmp[4200];
     FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) return err ? err->code : DP_EIO;
-    if (fwrite(data, 1, len, f) != len) {
+    errno = 0;
+    if (len > 0 && fwrite(data, 1, len, f) != len) {
+        int e = errno ? errno : EIO;
         dp_atomic_abort(f, tmp);
-        return dp_error_set(err, DP_EIO, "%s: write failed", path);
+        return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e));
     }
     return dp_atomic_commit(f, tmp, path, err);
 }

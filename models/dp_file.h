@@ -28,12 +28,25 @@ const char *dp_path_stem(const char *path);
 
 /* Atomic write: open a temporary file beside path; write to the returned FILE*; then
  * dp_atomic_commit() flushes, fsyncs and renames it over path, or dp_atomic_abort() removes it.
- * tmp_path must hold at least strlen(path) + 32 bytes. "-" as path means stdout (commit just
- * flushes). Safe to call from several threads at once, for the same path too (the last commit
- * wins, whole). */
+ * tmp_path must hold at least 4200 bytes. "-" as path means stdout (commit just flushes).
+ * Safe to call from several threads at once, for the same path too (the last commit wins, whole).
+ *
+ * Special files. When path is a symbolic link, the file it names is replaced (the link stays).
+ * A character device (/dev/null, a terminal) or a FIFO is written in place, never replaced;
+ * a directory, block device or socket is refused ("PATH: is a directory: ..."). Leftovers. The
+ * first write of a process into a folder removes the temporary files ("NAME.tmp.PID[.N]") that
+ * killed writers of this user left there, when no process PID exists any more.
+ *
+ * Errors name path and the cause: "PATH: write failed: No space left on device"; path is then
+ * unchanged. */
 FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err);
 int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
 void dp_atomic_abort(FILE *f, const char *tmp_path);
+
+/* For writers that make their file by other means (gnuplot) and rename it over path: the file
+ * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
+ * exists and is not a regular file (a device, FIFO, directory: never replaced). */
+int dp_output_target(const char *path, char *target, size_t cap, dp_error *err);
 
 /* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports
  * available now (MemAvailable), to RLIMIT_AS / RLIMIT_DATA and to the environment variable

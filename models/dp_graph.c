@@ -1,6 +1,7 @@
 /* dp_graph.c: building and validating the immutable dataflow graph. */
 #include "dp_graph.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -426,6 +427,28 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
         for (int i = 0; i < n; i++) if (g->succ_ptr[i + 1] == g->succ_ptr[i]) g->sinks[ns++] = i;
         g->n_sinks = ns;
         free(pos); free(by_src); free(first); free(mark); free(grp_next); free(grp_tail);
+    }
+    /* Sums must stay finite: each cost may be finite while their total (a makespan, the total
+     * work, a critical path: all bounded by the sums below) overflows to inf, and printed times
+     * are divided by time_scale (5e-324 makes any time inf). */
+    if (!(g->time_scale >= DBL_MIN && g->time_scale <= DBL_MAX)) {
+        dp_error_set(err, DP_EINVAL, "%s: time_scale %g: must be a finite number of at least %g (printed times are "
+                     "divided by it)", b->source, g->time_scale, DBL_MIN);
+        dp_graph_free(g);
+        return NULL;
+    }
+    {
+        double work = 0, bytes = 0;
+        for (int i = 0; i < n; i++) work += g->work[i], bytes += g->out_size[i];
+        for (int e = 0; e < m; e++) bytes += g->edge_size[e];
+        const char *what = !isfinite(work) ? "the ops' total work" : !isfinite(bytes) ? "the total of the output and edge sizes"
+                         : !isfinite((work + bytes) / g->time_scale) ? "the total cost divided by time_scale" : NULL;
+        if (what) {
+            dp_error_set(err, DP_EINVAL, "%s: %s overflows to infinity (costs near 1e308, or a tiny time_scale): "
+                         "makespans and critical paths could not be computed; scale the costs down", b->source, what);
+            dp_graph_free(g);
+            return NULL;
+        }
     }
     return g;
 nomem:

@@ -1334,7 +1334,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
         color[v] = k % n_pal;
     }
     strmap_free(&kinds);
-    char tmp[4096];
+    char tmp[4200];
     FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) { free(color); return err ? err->code : DP_EIO; }
     char b1[40];

@@ -458,7 +458,7 @@ json_t *dp_graph_to_json(const dp_graph *g)
     json_object_set_new(root, "version", json_integer(1));
     json_object_set_new(root, "name", json_string(g->name));
     json_object_set_new(root, "cost_kind", json_string(phys ? "physical" : "time"));
-    json_object_set_new(root, "time_scale", json_real(g->time_scale));
+    json_object_set_new(root, "time_scale", dp_json_number(g->time_scale));
     json_object_set_new(root, "time_unit", json_string(g->time_unit));
     if (g->devices > 0) json_object_set_new(root, "devices", json_integer(g->devices));
     json_t *ops = json_array();
@@ -466,8 +466,8 @@ json_t *dp_graph_to_json(const dp_graph *g)
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(g->op_name[i]));
         json_object_set_new(o, "kind", json_string(g->op_kind[i]));
-        json_object_set_new(o, phys ? "flops" : "time", json_real(g->work[i]));
-        json_object_set_new(o, phys ? "out_bytes" : "comm", json_real(g->out_size[i]));
+        json_object_set_new(o, phys ? "flops" : "time", dp_json_number(g->work[i]));
+        json_object_set_new(o, phys ? "out_bytes" : "comm", dp_json_number(g->out_size[i]));
         if (g->op_type[i]) json_object_set_new(o, "op_type", json_string(g->op_type[i]));
         if (g->op_einsum[i]) json_object_set_new(o, "einsum", json_string(g->op_einsum[i]));
         if (g->op_ndim[i] > 0) {
@@ -484,7 +484,7 @@ json_t *dp_graph_to_json(const dp_graph *g)
         json_t *o = json_object();
         json_object_set_new(o, "src", json_integer(g->edge_src[e]));
         json_object_set_new(o, "dst", json_integer(g->edge_dst[e]));
-        json_object_set_new(o, phys ? "bytes" : "comm", json_real(g->edge_size[e]));
+        json_object_set_new(o, phys ? "bytes" : "comm", dp_json_number(g->edge_size[e]));
         json_array_append_new(edges, o);
     }
     json_object_set_new(root, "edges", edges);

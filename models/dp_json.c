@@ -2,11 +2,13 @@
 #include "dp_file.h"
 
 #include <string.h>
+#include <errno.h>
+#include <math.h>
 #include <sys/stat.h>
 
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err)
 {
-    char tmp[4096];
+    char tmp[4200];
     FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) return err ? err->code : DP_EIO;
     if (json_dumpf(value, f, flags) != 0 || fputc('\n', f) == EOF) {
@@ -16,12 +18,25 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
     return dp_atomic_commit(f, tmp, path, err);
 }
 
+json_t *dp_json_number(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
 json_t *dp_json_load(const char *path, dp_error *err)
 {
     /* Jansson keeps every value as a node: a graph file takes about 30 bytes of memory per byte
      * of text (10^6 ops: 40 MB of JSON, 1.2 GiB parsed). Refuse what cannot fit before parsing. */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (stat(path, &st) != 0) {
+        dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        dp_error_set(err, DP_EIO, "%s: is a directory, not a JSON file", path);
+        return NULL;
+    }
+    if (S_ISREG(st.st_mode)) {
         if ((size_t)st.st_size > DP_FILE_MAX_BYTES) {
             dp_error_set(err, DP_ENOMEM, "%s: file larger than %zu bytes", path, (size_t)DP_FILE_MAX_BYTES);
             return NULL;
@@ -30,10 +45,12 @@ json_t *dp_json_load(const char *path, dp_error *err)
             return NULL;
     }
     json_error_t jerr;
+    errno = 0;
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
+        int e = errno;
         if (jerr.line < 0 || strstr(jerr.text, "unable to open"))
-            dp_error_set(err, DP_EIO, "%s: %s", path, jerr.text);
+            dp_error_set(err, DP_EIO, "%s: cannot read: %s", path, e ? strerror(e) : jerr.text);
         else
             dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
     }

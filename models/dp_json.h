@@ -25,6 +25,11 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
  * parsed): readers call dp_mem_check(path, ..., size * DP_JSON_BYTES_PER_BYTE) before parsing. */
 #define DP_JSON_BYTES_PER_BYTE 32.0
 
+/* A number for JSON output: json_real(x) when x is finite, JSON null otherwise (json_real
+ * returns NULL for inf and NaN, and json_object_set_new would then silently drop the field).
+ * NULL only when out of memory. */
+json_t *dp_json_number(double x);
+
 /* Load a JSON file; errors name the file, line and column. A file whose parse would not fit in
  * memory (dp_mem_check) is refused before parsing (DP_ENOMEM). */
 json_t *dp_json_load(const char *path, dp_error *err);

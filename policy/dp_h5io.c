@@ -1,5 +1,11 @@
-/* dp_h5io.c: trajectory and checkpoint files in HDF5 (see dp_h5io.h). */
+/* dp_h5io.c: trajectory and checkpoint files in HDF5 (see dp_h5io.h).
+ *
+ * Every file is built or changed in memory and written whole through dp_h5file_commit (a
+ * temporary name, checked writes and fsync, a rename): a full disk or any other failed write
+ * leaves the previous file as it was and an error naming the file and the cause. Every HDF5
+ * call's result is checked; the helpers return -1 on any failure. */
 #include "dp_h5io.h"
+#include "dp_h5file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,29 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
-
-/* The library never prints: switch HDF5's automatic error printing off. */
-
-/* File access properties for the files this module creates: the 1.8 file format or later, whose
- * superblock and object headers carry checksums, so that a corrupt file (a bad disk block, a
- * truncated copy) is refused by HDF5 with an error instead of being decoded: fuzzing the 1.0
- * format's checkpoints crashed libhdf5 1.10.8 inside H5Aopen (fuzz/fuzz_checkpoint.c). h5py and
- * h5dump read both formats. One property list for the process, never freed. */
-static hid_t checksummed_fapl(void)
-{
-    static hid_t fapl = -1;
-    if (fapl < 0) {
-        hid_t p = H5Pcreate(H5P_FILE_ACCESS);
-        if (p < 0) return H5P_DEFAULT;
-        if (H5Pset_libver_bounds(p, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
-            H5Pclose(p);
-            return H5P_DEFAULT;
-        }
-        fapl = p;
-    }
-    return fapl;
-}
 
 static void quiet(void)
 {
@@ -40,11 +25,12 @@ static void quiet(void)
 static int attr_write(hid_t loc, const char *name, hid_t type, const void *val)
 {
     hid_t sp = H5Screate(H5S_SCALAR);
+    if (sp < 0) return -1;
     hid_t a = H5Acreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT);
-    herr_t rc = a >= 0 ? H5Awrite(a, type, val) : -1;
-    if (a >= 0) H5Aclose(a);
-    H5Sclose(sp);
-    return rc < 0 ? -1 : 0;
+    int bad = a < 0 || H5Awrite(a, type, val) < 0;
+    if (a >= 0 && H5Aclose(a) < 0) bad = 1;
+    if (H5Sclose(sp) < 0) bad = 1;
+    return bad ? -1 : 0;
 }
 
 /* Strings are variable-length UTF-8 (h5py reads them as str, not bytes). */
@@ -102,22 +88,6 @@ static char *attr_read_str(hid_t loc, const char *name)
     return s;
 }
 
-/* fsync a closed file by name, then rename it over path */
-static int commit_tmp(const char *tmp, const char *path, dp_error *err)
-{
-    int fd = open(tmp, O_RDONLY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot rename %s: %s", path, tmp, strerror(e));
-    }
-    return DP_OK;
-}
-
 /* ---- trajectory ---- */
 
 typedef struct { const char *name; hid_t (*type)(void); } field;
@@ -143,43 +113,40 @@ static int make_group(hid_t f, const char *gname, const field *fs, int nf, hsize
 {
     hid_t g = H5Gcreate2(f, gname, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     if (g < 0) return -1;
-    int rc = 0;
-    for (int i = 0; i < nf && rc == 0; i++) {
+    int bad = 0;
+    for (int i = 0; i < nf && !bad; i++) {
         hsize_t dims = 0, maxd = H5S_UNLIMITED;
         hid_t sp = H5Screate_simple(1, &dims, &maxd);
         hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
-        H5Pset_chunk(pl, 1, &chunk);
-        hid_t d = H5Dcreate2(g, fs[i].name, fs[i].type(), sp, H5P_DEFAULT, pl, H5P_DEFAULT);
-        if (d < 0) rc = -1;
-        else H5Dclose(d);
-        H5Pclose(pl);
-        H5Sclose(sp);
+        /* Fletcher32: a flipped bit in a row is refused on reading */
+        bad = sp < 0 || pl < 0 || H5Pset_chunk(pl, 1, &chunk) < 0 || H5Pset_fletcher32(pl) < 0;
+        hid_t d = bad ? -1 : H5Dcreate2(g, fs[i].name, fs[i].type(), sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+        if (d < 0 || H5Dclose(d) < 0) bad = 1;
+        if (pl >= 0 && H5Pclose(pl) < 0) bad = 1;
+        if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
     }
-    H5Gclose(g);
-    return rc;
+    if (H5Gclose(g) < 0) bad = 1;
+    return bad ? -1 : 0;
 }
 
 int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
-                   const char *time_unit, const char *config_json, dp_error *err)
+                   const char *time_unit, const char *config_json, const char *run_id, dp_error *err)
 {
     quiet();
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, checksummed_fapl());
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create the trajectory file", path);
+    hid_t f = dp_h5file_create(path, err);
+    if (f < 0) return DP_EIO;
     int32_t ver = 1, no = n_ops, nd = n_devices;
     int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||
               attr_str(f, "time_unit", time_unit ? time_unit : "") || attr_str(f, "config", config_json ? config_json : "{}") ||
+              attr_str(f, "run_id", run_id ? run_id : "") ||
               make_group(f, "episodes", ep_fields, N_EP_FIELDS, 1024) || make_group(f, "steps", st_fields, N_ST_FIELDS, 16384);
-    if (H5Fclose(f) < 0) bad = 1;
     if (bad) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot write the trajectory file", path);
+        dp_h5file_discard(f);
+        return dp_error_set(err, DP_EIO, "%s: cannot build the trajectory file (HDF5 error)", path);
     }
-    return commit_tmp(tmp, path, err);
+    return dp_h5file_commit(f, path, "the trajectory file", err);
 }
 
 static long dset_len(hid_t loc, const char *name)
@@ -188,21 +155,37 @@ static long dset_len(hid_t loc, const char *name)
     if (d < 0) return -1;
     hid_t sp = H5Dget_space(d);
     hsize_t n = 0;
-    H5Sget_simple_extent_dims(sp, &n, NULL);
-    H5Sclose(sp);
+    int ok = sp >= 0 && H5Sget_simple_extent_ndims(sp) == 1 && H5Sget_simple_extent_dims(sp, &n, NULL) == 1;
+    if (sp >= 0) H5Sclose(sp);
     H5Dclose(d);
-    return (long)n;
+    return ok ? (long)n : -1;
 }
 
 int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
 {
     quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file", path);
+    hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
+    if (f < 0) return err ? err->code : DP_EIO;
     *n_episodes = dset_len(f, "episodes/makespan");
     *n_steps = dset_len(f, "steps/sel_op");
     H5Fclose(f);
     if (*n_episodes < 0 || *n_steps < 0) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
+    return DP_OK;
+}
+
+int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err)
+{
+    quiet();
+    hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
+    if (f < 0) return err ? err->code : DP_EIO;
+    char *fmt = attr_read_str(f, "format");
+    int ok = fmt && strcmp(fmt, "doppler-trajectory") == 0;
+    free(fmt);
+    char *id = ok && H5Aexists(f, "run_id") > 0 ? attr_read_str(f, "run_id") : NULL;
+    H5Fclose(f);
+    if (!ok) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
+    snprintf(run_id, cap, "%s", id ? id : "");
+    free(id);
     return DP_OK;
 }
 
@@ -212,31 +195,10 @@ static int set_len(hid_t g, const field *fs, int nf, hsize_t n)
         hid_t d = H5Dopen2(g, fs[i].name, H5P_DEFAULT);
         if (d < 0) return -1;
         herr_t rc = H5Dset_extent(d, &n);
-        H5Dclose(d);
+        if (H5Dclose(d) < 0) rc = -1;
         if (rc < 0) return -1;
     }
     return 0;
-}
-
-/* copy a file byte for byte */
-static int copy_file(const char *from, const char *to)
-{
-    FILE *a = fopen(from, "rb");
-    if (!a) return -1;
-    FILE *b = fopen(to, "wb");
-    if (!b) {
-        fclose(a);
-        return -1;
-    }
-    char buf[1 << 16];
-    size_t k;
-    int bad = 0;
-    while ((k = fread(buf, 1, sizeof buf, a)) > 0)
-        if (fwrite(buf, 1, k, b) != k) bad = 1;
-    if (ferror(a)) bad = 1;
-    fclose(a);
-    if (fclose(b) != 0) bad = 1;
-    return bad ? -1 : 0;
 }
 
 int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
@@ -248,29 +210,19 @@ int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *
     if (ne < n_episodes || ns < n_steps)
         return dp_error_set(err, DP_EINVAL, "%s: has %ld episodes and %ld steps, fewer than the checkpoint's %ld and %ld",
                             path, ne, ns, n_episodes, n_steps);
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    if (copy_file(path, tmp) != 0) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot copy the trajectory file to %s", path, tmp);
-    }
-    hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
-    if (f < 0) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file for writing", path);
-    }
+    if (ne == n_episodes && ns == n_steps) return DP_OK;
+    hid_t f = dp_h5file_open_image(path, err);
+    if (f < 0) return err ? err->code : DP_EIO;
     hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
     int bad = ge < 0 || gs < 0 || set_len(ge, ep_fields, N_EP_FIELDS, (hsize_t)n_episodes) ||
               set_len(gs, st_fields, N_ST_FIELDS, (hsize_t)n_steps);
-    if (ge >= 0) H5Gclose(ge);
-    if (gs >= 0) H5Gclose(gs);
-    if (H5Fclose(f) < 0) bad = 1;
+    if (ge >= 0 && H5Gclose(ge) < 0) bad = 1;
+    if (gs >= 0 && H5Gclose(gs) < 0) bad = 1;
     if (bad) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot truncate the trajectory file", path);
+        dp_h5file_discard(f);
+        return dp_error_set(err, DP_EIO, "%s: cannot truncate the trajectory file (HDF5 error)", path);
     }
-    return commit_tmp(tmp, path, err);
+    return dp_h5file_commit(f, path, "the trajectory file", err);
 }
 
 static int append_field(hid_t g, const char *name, hid_t type, const void *data, hsize_t k)
@@ -279,19 +231,20 @@ static int append_field(hid_t g, const char *name, hid_t type, const void *data,
     if (d < 0) return -1;
     hid_t sp = H5Dget_space(d);
     hsize_t n0 = 0;
-    H5Sget_simple_extent_dims(sp, &n0, NULL);
-    H5Sclose(sp);
+    int bad = sp < 0 || H5Sget_simple_extent_dims(sp, &n0, NULL) != 1;
+    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
     hsize_t n1 = n0 + k;
-    int rc = -1;
-    if (H5Dset_extent(d, &n1) >= 0) {
+    if (!bad && H5Dset_extent(d, &n1) >= 0) {
         hid_t fs = H5Dget_space(d), ms = H5Screate_simple(1, &k, NULL);
-        H5Sselect_hyperslab(fs, H5S_SELECT_SET, &n0, NULL, &k, NULL);
-        rc = H5Dwrite(d, type, ms, fs, H5P_DEFAULT, data) < 0 ? -1 : 0;
-        H5Sclose(ms);
-        H5Sclose(fs);
+        bad = fs < 0 || ms < 0 || H5Sselect_hyperslab(fs, H5S_SELECT_SET, &n0, NULL, &k, NULL) < 0 ||
+              H5Dwrite(d, type, ms, fs, H5P_DEFAULT, data) < 0;
+        if (ms >= 0 && H5Sclose(ms) < 0) bad = 1;
+        if (fs >= 0 && H5Sclose(fs) < 0) bad = 1;
+    } else {
+        bad = 1;
     }
-    H5Dclose(d);
-    return rc;
+    if (H5Dclose(d) < 0) bad = 1;
+    return bad ? -1 : 0;
 }
 
 int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
@@ -299,26 +252,16 @@ int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const
 {
     quiet();
     if (n_ep <= 0 && n_st <= 0) return DP_OK;
-    /* append to a copy and rename it over the file: a crash at any moment leaves the old or the
-     * new file whole (the copy costs a few milliseconds per flush for a 10^4-episode run) */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    if (copy_file(path, tmp) != 0) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot copy the trajectory file to %s: %s", path, tmp, strerror(errno));
-    }
+    /* append to a copy in memory and write it whole over the file: a crash or a full disk at any
+     * moment leaves the old or the new file whole (a few milliseconds per flush for a
+     * 10^4-episode run) */
     size_t nmax = (size_t)(n_ep > n_st ? n_ep : n_st);
     void *buf = malloc(nmax * 8);
-    if (!buf) {
-        unlink(tmp);
-        return dp_error_set(err, DP_ENOMEM, "out of memory");
-    }
-    hid_t f = H5Fopen(tmp, H5F_ACC_RDWR, H5P_DEFAULT);
+    if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %zu rows", path, nmax);
+    hid_t f = dp_h5file_open_image(path, err);
     if (f < 0) {
         free(buf);
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot open the trajectory file for writing", path);
+        return err ? err->code : DP_EIO;
     }
     hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
     int bad = ge < 0 || gs < 0;
@@ -348,27 +291,31 @@ int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const
         PACK(float, st, n_st, r_->plc_logp); bad |= append_field(gs, "plc_logp", H5T_NATIVE_FLOAT, buf, k);
     }
 #undef PACK
-    if (ge >= 0) H5Gclose(ge);
-    if (gs >= 0) H5Gclose(gs);
-    if (H5Fclose(f) < 0) bad = 1;
+    if (ge >= 0 && H5Gclose(ge) < 0) bad = 1;
+    if (gs >= 0 && H5Gclose(gs) < 0) bad = 1;
     free(buf);
     if (bad) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot append to the trajectory file", path);
+        dp_h5file_discard(f);
+        return dp_error_set(err, DP_EIO, "%s: cannot append to the trajectory file (HDF5 error; not a doppler trajectory?)", path);
     }
-    return commit_tmp(tmp, path, err);
+    return dp_h5file_commit(f, path, "the trajectory file", err);
 }
 
 /* ---- checkpoints ---- */
 
+/* A fixed-size dataset, chunked whole with HDF5's Fletcher32 checksum, so that a flipped bit
+ * is refused when the checkpoint is loaded instead of being trained or placed with. */
 static int write_dset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *dims, const void *data)
 {
     hid_t sp = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    int rc = d >= 0 && H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) >= 0 ? 0 : -1;
-    if (d >= 0) H5Dclose(d);
-    H5Sclose(sp);
-    return rc;
+    hid_t pl = dp_h5file_checked_dcpl(rank, dims);
+    int bad = sp < 0 || pl < 0;
+    hid_t d = bad ? -1 : H5Dcreate2(loc, name, type, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+    if (d < 0 || H5Dwrite(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) bad = 1;
+    if (d >= 0 && H5Dclose(d) < 0) bad = 1;
+    if (pl >= 0 && pl != H5P_DEFAULT && H5Pclose(pl) < 0) bad = 1;
+    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
+    return bad ? -1 : 0;
 }
 
 static int write_block(hid_t f, const char *name, const dp_nn_params *p, const float *best)
@@ -386,9 +333,9 @@ static int write_block(hid_t f, const char *name, const dp_nn_params *p, const f
             hsize_t dims[2] = {(hsize_t)p->t[i].rows, (hsize_t)p->t[i].cols};
             bad |= write_dset(h, p->t[i].name, H5T_NATIVE_FLOAT, 2, dims, buf[s] + p->t[i].offset);
         }
-        H5Gclose(h);
+        if (H5Gclose(h) < 0) bad = 1;
     }
-    H5Gclose(g);
+    if (H5Gclose(g) < 0) bad = 1;
     return bad ? -1 : 0;
 }
 
@@ -396,16 +343,14 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
                   dp_error *err)
 {
     quiet();
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return dp_error_set(err, DP_EINVAL, "%s: path too long", path);
-    hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, checksummed_fapl());
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot create the checkpoint", path);
+    hid_t f = dp_h5file_create(path, err);
+    if (f < 0) return DP_EIO;
     int32_t ver = 1, no = ck->n_ops, nd = ck->n_devices;
     int bad = attr_str(f, "format", "doppler-checkpoint") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", ck->graph ? ck->graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) ||
               attr_str(f, "config", ck->config_json ? ck->config_json : "{}") ||
+              attr_str(f, "run_id", ck->run_id) ||
               attr_write(f, "stage", H5T_NATIVE_INT32, &ck->stage) ||
               attr_write(f, "episode", H5T_NATIVE_INT64, &ck->episode) ||
               attr_write(f, "running_sum", H5T_NATIVE_DOUBLE, &ck->running_sum) ||
@@ -422,19 +367,18 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
                write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
         if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
     }
-    if (H5Fclose(f) < 0) bad = 1;
     if (bad) {
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot write the checkpoint", path);
+        dp_h5file_discard(f);
+        return dp_error_set(err, DP_EIO, "%s: cannot build the checkpoint (HDF5 error)", path);
     }
-    return commit_tmp(tmp, path, err);
+    return dp_h5file_commit(f, path, "the checkpoint", err);
 }
 
 int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
 {
     quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the checkpoint (not an HDF5 file?)", path);
+    hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
+    if (f < 0) return err ? err->code : DP_EIO;
     char *fmt = attr_read_str(f, "format");
     int ok = fmt && strcmp(fmt, "doppler-checkpoint") == 0;
     free(fmt);
@@ -445,24 +389,31 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
     return DP_OK;
 }
 
+/* Read a fixed-size dataset of the expected shape. Returns 0, -2 when it is missing or of
+ * another shape, -3 when its bytes cannot be read (a failed Fletcher32 checksum: damaged). */
 static int read_dset(hid_t loc, const char *name, hid_t type, int rank, const hsize_t *want, void *data)
 {
+    if (H5Lexists(loc, name, H5P_DEFAULT) <= 0) return -2;
     hid_t d = H5Dopen2(loc, name, H5P_DEFAULT);
-    if (d < 0) return -1;
+    if (d < 0) return -2;
     hid_t sp = H5Dget_space(d);
     hsize_t dims[4] = {0, 0, 0, 0};
-    int r = H5Sget_simple_extent_ndims(sp);
+    int r = sp < 0 ? -1 : H5Sget_simple_extent_ndims(sp);
     int rc = -2;
-    if (r == rank && r <= 4) {
-        H5Sget_simple_extent_dims(sp, dims, NULL);
+    if (r == rank && r <= 4 && H5Sget_simple_extent_dims(sp, dims, NULL) == r) {
         rc = 0;
         for (int i = 0; i < rank; i++)
             if (dims[i] != want[i]) rc = -2;
-        if (rc == 0) rc = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? -1 : 0;
+        if (rc == 0) rc = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? -3 : 0;
     }
-    H5Sclose(sp);
+    if (sp >= 0) H5Sclose(sp);
     H5Dclose(d);
     return rc;
+}
+
+static const char *dset_problem(int r)
+{
+    return r == -3 ? "fails its checksum or cannot be read: the file is damaged" : "has another shape or is missing";
 }
 
 static int read_block(hid_t f, const char *path, const char *name, dp_nn_params *p, int with_adam, float *best,
@@ -471,7 +422,10 @@ static int read_block(hid_t f, const char *path, const char *name, dp_nn_params 
     hid_t g = H5Gopen2(f, name, H5P_DEFAULT);
     if (g < 0) return dp_error_set(err, DP_EINVAL, "%s: no /%s group", path, name);
     int64_t t = 0;
-    attr_read(g, "adam_t", H5T_NATIVE_INT64, &t);
+    if (attr_read(g, "adam_t", H5T_NATIVE_INT64, &t) != 0) {
+        H5Gclose(g);
+        return dp_error_set(err, DP_EINVAL, "%s: /%s has no readable attribute adam_t", path, name);
+    }
     const char *sub[4] = {"param", "adam_m", "adam_v", "best"};
     float *buf[4] = {p->param, p->m, p->v, best};
     int rc = DP_OK;
@@ -483,10 +437,13 @@ static int read_block(hid_t f, const char *path, const char *name, dp_nn_params 
         for (int i = 0; i < p->n_tensors; i++) {
             hsize_t dims[2] = {(hsize_t)p->t[i].rows, (hsize_t)p->t[i].cols};
             int r = read_dset(h, p->t[i].name, H5T_NATIVE_FLOAT, 2, dims, buf[s] + p->t[i].offset);
+            if (r == -3) {
+                rc = dp_error_set(err, DP_EINVAL, "%s: /%s/%s/%s %s", path, name, sub[s], p->t[i].name, dset_problem(r));
+                break;
+            }
             if (r != 0) {
                 rc = dp_error_set(err, DP_EINVAL, "%s: /%s/%s/%s %s (expected %d x %d: was the checkpoint made with other network sizes?)",
-                                  path, name, sub[s], p->t[i].name, r == -2 ? "has another shape or is missing" : "cannot be read",
-                                  p->t[i].rows, p->t[i].cols);
+                                  path, name, sub[s], p->t[i].name, dset_problem(r), p->t[i].rows, p->t[i].cols);
                 break;
             }
         }
@@ -508,8 +465,8 @@ static int read_block(hid_t f, const char *path, const char *name, dp_nn_params 
 int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err)
 {
     quiet();
-    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: cannot open the checkpoint (not an HDF5 file?)", path);
+    hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
+    if (f < 0) return err ? err->code : DP_EIO;
     int rc = DP_OK;
     char *fmt = attr_read_str(f, "format");
     if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
@@ -517,8 +474,10 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         goto out;
     }
     int32_t no = 0, nd = 0;
-    attr_read(f, "n_ops", H5T_NATIVE_INT32, &no);
-    attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd);
+    if (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes n_ops, n_devices missing", path);
+        goto out;
+    }
     if (no != ck->n_ops || nd != ck->n_devices) {
         rc = dp_error_set(err, DP_EINVAL, "%s: made for %d ops on %d devices, not %d ops on %d devices", path, no, nd,
                           ck->n_ops, ck->n_devices);
@@ -538,23 +497,77 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
     char *rn = attr_read_str(f, "rng_name");
     snprintf(ck->rng_name, sizeof ck->rng_name, "%s", rn ? rn : "");
     free(rn);
+    /* a checkpoint of an older version has no run id: "" */
+    char *id = H5Aexists(f, "run_id") > 0 ? attr_read_str(f, "run_id") : NULL;
+    snprintf(ck->run_id, sizeof ck->run_id, "%s", id ? id : "");
+    free(id);
     hsize_t n = ck->rng_size;
-    if (ck->rng_state && read_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state) != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: rng_state missing or of another generator size", path);
+    int r;
+    if (ck->rng_state && (r = read_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state)) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: rng_state %s", path,
+                          r == -3 ? dset_problem(r) : "missing or of another generator size");
         goto out;
     }
     n = (hsize_t)ck->n_ops;
-    if (ck->best_assignment && read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment) != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment missing", path);
+    if (ck->best_assignment && (r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment)) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment %s", path, dset_problem(r));
         goto out;
     }
     ck->has_best = H5Aexists(f, "best_greedy") > 0;
     ck->best_greedy = INFINITY;
-    if (ck->has_best) attr_read(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
+    if (ck->has_best && attr_read(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy) != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute best_greedy cannot be read", path);
+        goto out;
+    }
     if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
     rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
 out:
     free(fmt);
     H5Fclose(f);
     return rc;
+}
+
+/* ---- run identifiers ---- */
+
+void dp_run_id_new(char *buf, size_t cap)
+{
+    unsigned char b[16];
+    size_t got = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        while (got < sizeof b) {
+            ssize_t r = read(fd, b + got, sizeof b - got);
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        close(fd);
+    }
+    if (got < sizeof b) {
+        /* no /dev/urandom: the time and the process id, mixed (splitmix64) */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+        for (size_t i = 0; i < sizeof b; i++) {
+            x += 0x9e3779b97f4a7c15ull;
+            uint64_t z = x;
+            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+            b[i] = (unsigned char)(z ^ (z >> 31));
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < sizeof b && k + 2 < cap; i++, k += 2) snprintf(buf + k, 3, "%02x", b[i]);
+    if (cap) buf[k < cap ? k : cap - 1] = '\0';
+}
+
+int dp_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err)
+{
+    if (!run_id || !run_id[0]) return DP_OK; /* a checkpoint of an older version: nothing to compare */
+    char other[64];
+    int rc = dp_traj_run_id(trajectory, other, sizeof other, err);
+    if (rc != DP_OK) return rc;
+    if (strcmp(other, run_id) != 0)
+        return dp_error_set(err, DP_EINVAL, "%s: the trajectory of another run (run id \"%s\"), not of the run of %s (run id %s): "
+                            "give that run's own trajectory file, or start a new run", trajectory, other, checkpoint, run_id);
+    return DP_OK;
 }

@@ -3,7 +3,8 @@
  *
  * Trajectory file (one per run, appended to at every checkpoint):
  *   /                   attributes: format "doppler-trajectory", version 1, graph, n_ops,
- *                       n_devices, oracle, time_unit, config (JSON text of the run's config)
+ *                       n_devices, oracle, time_unit, config (JSON text of the run's config),
+ *                       run_id (the training run's identifier, also in its checkpoint)
  *   /episodes/NAME      1-D extendible chunked datasets, one row per episode:
  *                       stage (int32: 0 il, 1 sim, 2 real), episode (int64, index in its stage),
  *                       seed (uint64, the episode's GSL seed), makespan (double, printed unit),
@@ -15,13 +16,15 @@
  *                       (int32, ready-set size), plc_device (int32), plc_logp (float)
  * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
  *
- * Every change (create, append at each flush, truncate) is made on a copy that is then renamed
- * over the file, so a crash at any moment leaves a complete, readable file (h5dump, h5py). A
- * resumed run first truncates it to the rows its checkpoint accounts for.
+ * Every change (create, append at each flush, truncate) is made on a copy in memory that is then
+ * written whole to a temporary name and renamed over the file (dp_h5file.h), so a crash or a full
+ * disk at any moment leaves a complete, readable file (h5dump, h5py) with the rows it had. A
+ * resumed run first truncates it to the rows its checkpoint accounts for. Every dataset carries
+ * HDF5's Fletcher32 checksum.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
  *   /   attributes: format "doppler-checkpoint", version 1, graph, n_ops, n_devices, config
- *       (JSON), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
+ *       (JSON), run_id (string; absent in older files), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
  *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps
  *       (int64), rng_name (string)
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
@@ -29,6 +32,11 @@
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
  *                     adam_v (and best, when has_best: attribute best_greedy at the root)
  *                     holding one float dataset (rows, cols) per tensor, by name.
+ * Every checkpoint dataset is chunked whole with HDF5's Fletcher32 checksum: a flipped bit is
+ * refused at load ("PATH: /sel/param/W1 fails its checksum ...: the file is damaged").
+ *
+ * Errors of the writers: DP_EIO naming the file and the cause ("PATH: write failed: No space
+ * left on device"); the file at PATH is then the one before the call, whole.
  */
 #ifndef DP_H5IO_H
 #define DP_H5IO_H
@@ -60,9 +68,14 @@ typedef struct dp_traj_step {
     float plc_logp;
 } dp_traj_step;
 
-/* Create a new, empty trajectory file (atomically) with its attributes. */
+/* Create a new, empty trajectory file (atomically) with its attributes; run_id (may be NULL: "")
+ * identifies the training run (dp_run_id_new), so that a resume can refuse another run's
+ * trajectory. */
 int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
-                   const char *time_unit, const char *config_json, dp_error *err);
+                   const char *time_unit, const char *config_json, const char *run_id, dp_error *err);
+/* The run_id attribute of a trajectory file into run_id (cap bytes; "" for a file of an older
+ * version without one). */
+int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err);
 /* Number of episode and step rows in an existing file. */
 int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);
 /* Cut the file down to its first n_episodes and n_steps rows (resume). */
@@ -75,6 +88,7 @@ typedef struct dp_ckpt {
     const char *graph;       /* write: graph name; read: malloc'd */
     int n_ops, n_devices;
     char *config_json;       /* write: the config; read: malloc'd */
+    char run_id[40];         /* the training run's identifier ("" in files of older versions) */
     int32_t stage;
     int64_t episode;
     double running_sum;
@@ -103,6 +117,13 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err);
  * parameter blocks: every tensor must exist with the same shape. with_adam also restores the Adam
  * moments and step counts (resume); otherwise those are reset (a new stage from --init). */
 int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);
+
+/* A new run identifier: 32 hexadecimal digits from /dev/urandom (cap >= 33 bytes). */
+void dp_run_id_new(char *buf, size_t cap);
+/* DP_OK when the trajectory file belongs to the run run_id (read from checkpoint, named in the
+ * message), or when run_id is "" (a checkpoint of an older version); otherwise DP_EINVAL
+ * "TRAJ: the trajectory of another run ...", and the file is left alone. */
+int dp_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,9 @@
 #include "dp_h5io.h"
 
 #include <jansson.h>
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +85,15 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_t *o = json_object();
     const int dual = c->method == DP_AGENT_DOPPLER;
     json_object_set_new(o, "method", json_string(dp_agent_name(c->method)));
-    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
-    if (c->method != DP_AGENT_GDP) json_object_set_new(o, "gamma", json_real(c->gamma));
+    /* JSON integers here are signed 64-bit: a larger seed is written as a string of its digits */
+    if (c->seed > (uint64_t)INT64_MAX) {
+        char digits[24];
+        snprintf(digits, sizeof digits, "%" PRIu64, c->seed);
+        json_object_set_new(o, "seed", json_string(digits));
+    } else {
+        json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    }
+    if (c->method != DP_AGENT_GDP) json_object_set_new(o, "gamma", dp_json_number(c->gamma));
     json_object_set_new(o, "checkpoint_every", json_integer(c->checkpoint_every));
     json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
     if (dual) {
@@ -91,19 +101,19 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(o, "sel_topological", json_boolean(c->sel_topological));
     }
     json_object_set_new(o, "update_plc", json_boolean(c->update_plc));
-    json_object_set_new(o, "grad_clip", json_real(c->grad_clip));
+    json_object_set_new(o, "grad_clip", dp_json_number(c->grad_clip));
     json_t *ad = json_object();
-    json_object_set_new(ad, "beta1", json_real(c->adam_beta1));
-    json_object_set_new(ad, "beta2", json_real(c->adam_beta2));
-    json_object_set_new(ad, "eps", json_real(c->adam_eps));
-    json_object_set_new(ad, "weight_decay", json_real(c->weight_decay));
+    json_object_set_new(ad, "beta1", dp_json_number(c->adam_beta1));
+    json_object_set_new(ad, "beta2", dp_json_number(c->adam_beta2));
+    json_object_set_new(ad, "eps", dp_json_number(c->adam_eps));
+    json_object_set_new(ad, "weight_decay", dp_json_number(c->weight_decay));
     json_object_set_new(o, "adam", ad);
     json_t *nw = json_object();
     json_object_set_new(nw, "hidden", json_integer(c->arch.hidden));
     json_object_set_new(nw, "mlp_hidden", json_integer(c->arch.mlp_hidden));
     json_object_set_new(nw, "steps", json_integer(c->arch.steps));
     json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
-    json_object_set_new(nw, "slope", json_real(c->arch.slope));
+    json_object_set_new(nw, "slope", dp_json_number(c->arch.slope));
     json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
     if (dual) json_object_set_new(o, "network", nw);
     else json_decref(nw);
@@ -111,7 +121,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_t *p = json_object();
         json_object_set_new(p, "hidden", json_integer(c->placeto.hidden));
         json_object_set_new(p, "mlp_hidden", json_integer(c->placeto.mlp_hidden));
-        json_object_set_new(p, "slope", json_real(c->placeto.slope));
+        json_object_set_new(p, "slope", dp_json_number(c->placeto.slope));
         json_object_set_new(o, "placeto", p);
     }
     if (c->method == DP_AGENT_GDP) {
@@ -120,7 +130,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(q, "layers", json_integer(c->gdp.layers));
         json_object_set_new(q, "heads", json_integer(c->gdp.heads));
         json_object_set_new(q, "mlp_hidden", json_integer(c->gdp.mlp_hidden));
-        json_object_set_new(q, "slope", json_real(c->gdp.slope));
+        json_object_set_new(q, "slope", dp_json_number(c->gdp.slope));
         json_object_set_new(o, "gdp", q);
     }
     json_t *st = json_object();
@@ -131,13 +141,13 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(x, "batch", json_integer(s->batch));
         json_object_set_new(x, "exploration", json_string(explore_names[s->exploration]));
         json_object_set_new(x, "baseline", json_string(baseline_names[s->baseline]));
-        json_object_set_new(x, "lr", json_real(s->lr));
-        json_object_set_new(x, "lr_final", json_real(s->lr_final));
-        json_object_set_new(x, "epsilon", json_real(s->epsilon));
-        json_object_set_new(x, "epsilon_final", json_real(s->epsilon_final));
-        json_object_set_new(x, "entropy_weight", json_real(s->entropy_weight));
-        json_object_set_new(x, "il_weight", json_real(s->il_weight));
-        json_object_set_new(x, "pg_weight", json_real(s->pg_weight));
+        json_object_set_new(x, "lr", dp_json_number(s->lr));
+        json_object_set_new(x, "lr_final", dp_json_number(s->lr_final));
+        json_object_set_new(x, "epsilon", dp_json_number(s->epsilon));
+        json_object_set_new(x, "epsilon_final", dp_json_number(s->epsilon_final));
+        json_object_set_new(x, "entropy_weight", dp_json_number(s->entropy_weight));
+        json_object_set_new(x, "il_weight", dp_json_number(s->il_weight));
+        json_object_set_new(x, "pg_weight", dp_json_number(s->pg_weight));
         json_object_set_new(x, "positive_only", json_boolean(s->positive_only));
         json_object_set_new(x, "normalize_advantages", json_boolean(s->normalize_advantages));
         json_object_set_new(x, "forced_first", json_boolean(s->forced_first));
@@ -262,8 +272,14 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     json_object_foreach(o, key, v) {
         if ((strcmp(key, "stages") == 0) != pass) continue;
         if (strcmp(key, "seed") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 0) return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
-            c->seed = (uint64_t)json_integer_value(v);
+            /* 0 .. 2^64-1: an integer, or a string of digits for seeds beyond 2^63-1 */
+            const char *t = json_string_value(v);
+            char *end = NULL;
+            errno = 0;
+            unsigned long long u = t && t[0] >= '0' && t[0] <= '9' ? strtoull(t, &end, 10) : 0;
+            if (json_is_integer(v) && json_integer_value(v) >= 0) c->seed = (uint64_t)json_integer_value(v);
+            else if (t && end && *end == '\0' && errno == 0) c->seed = (uint64_t)u;
+            else return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
         } else if (strcmp(key, "gamma") == 0) {
             if ((rc = get_num(v, key, 0, 1, &c->gamma, err))) return rc;
         } else if (strcmp(key, "batch") == 0) {
@@ -290,7 +306,9 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             json_object_foreach(v, k2, w) {
                 if (strcmp(k2, "beta1") == 0) rc = get_num(w, "adam.beta1", 0, 0.999999, &c->adam_beta1, err);
                 else if (strcmp(k2, "beta2") == 0) rc = get_num(w, "adam.beta2", 0, 0.999999999, &c->adam_beta2, err);
-                else if (strcmp(k2, "eps") == 0) rc = get_num(w, "adam.eps", 0, 1, &c->adam_eps, err);
+                /* eps > 0: with v = 0 (a parameter without gradient yet) Adam divides by it; the
+                 * update runs in float, so at least the smallest normal float */
+                else if (strcmp(k2, "eps") == 0) rc = get_num(w, "adam.eps", FLT_MIN, 1, &c->adam_eps, err);
                 else if (strcmp(k2, "weight_decay") == 0) rc = get_num(w, "adam.weight_decay", 0, 1e6, &c->weight_decay, err);
                 else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"adam.%s\"", k2);
                 if (rc) return rc;
@@ -403,6 +421,7 @@ struct dp_trainer {
     int *best_assign;
     int need_prepare;
     int traj_ready;
+    char run_id[40];        /* this run's identifier, in its checkpoints and trajectory */
     /* model selection: the parameters whose greedy placement was best at an evaluation */
     double best_greedy;     /* raw unit */
     double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
@@ -531,6 +550,7 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->best = INFINITY;
     tr->need_prepare = 1;
     tr->force_first_dev = -1;
+    dp_run_id_new(tr->run_id, sizeof tr->run_id);
     return tr;
 nomem:
     dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
@@ -897,6 +917,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.n_ops = tr->n;
     ck.n_devices = tr->D;
     ck.config_json = cfg;
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", tr->run_id);
     ck.stage = tr->stage;
     ck.episode = tr->episode;
     ck.running_sum = tr->running_sum;
@@ -960,6 +981,8 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
             tr->best = ck.best_makespan;
             tr->traj_episodes = (long)ck.traj_episodes;
             tr->traj_steps = (long)ck.traj_steps;
+            /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
+            snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
     }
     free(st);
@@ -985,6 +1008,8 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
     int rc = load_checkpoint(tr, checkpoint, 1, err);
     if (rc != DP_OK) return rc;
     if (trajectory) {
+        rc = dp_traj_check_run(trajectory, checkpoint, tr->run_id, err);
+        if (rc != DP_OK) return rc;
         rc = dp_traj_truncate(trajectory, tr->traj_episodes, tr->traj_steps, err);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
@@ -1067,7 +1092,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
-        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, err);
+        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, tr->run_id, err);
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;

@@ -26,12 +26,12 @@ for gd in $graphs; do
     g=${gd%%:*}; d=${gd##*:}; name=${g%.txt}
     t0=$(now)
     if [ "${REUSE_IL:-0}" != 1 ] || [ ! -f "$out/$name-il.h5" ]; then
-        $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage il --episodes "$e1" --checkpoint "$out/$name-il.h5" \
+        $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage il --episodes "$e1" --force --checkpoint "$out/$name-il.h5" \
             --trajectory "$out/$name-il.traj.h5" > "$out/$name-il.out" 2> "$out/$name-il.err"
         echo "$(now) $t0" | awk '{print $1 - $2}' > "$out/$name-il.seconds"
     fi
     t1=$(now)
-    $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage sim --episodes "$e2" --init "$out/$name-il.h5" \
+    $bin train --graph "$dir/$g" --devices "$d" $cfgopt --stage sim --episodes "$e2" --init "$out/$name-il.h5" --force \
         --checkpoint "$out/$name-$tag-sim.h5" --trajectory "$out/$name-$tag-sim.traj.h5" \
         > "$out/$name-$tag-sim.out" 2> "$out/$name-$tag-sim.err"
     t2=$(now)

@@ -883,7 +883,7 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
         json_t *args = json_pack("{s:s,s:f,s:f,s:f}", "route", nm, "queued_for_copy_engines", (s->x_start[e] - s->x_req[e]) / sc,
                                  "bytes", s->c->edge_data[e], "duration", (s->x_end[e] - s->x_start[e]) / sc);
         if (g->cost_kind == DP_COST_PHYSICAL && moving > 0)
-            json_object_set_new(args, "mean_rate_Bps", json_real(s->c->edge_data[e] / moving));
+            json_object_set_new(args, "mean_rate_Bps", dp_json_number(s->c->edge_data[e] / moving));
         char label[64];
         snprintf(label, sizeof label, "%s->%s", s->t ? s->t->dev[a].name : "", s->t ? s->t->dev[b].name : "");
         json_array_append_new(evs, json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:o}", "name", label, "cat", "transfer", "ph", "b",

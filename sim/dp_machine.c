@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "dp_costmodel.h"
+#include "dp_json.h"
 #include "dp_transfer.h"
 
 #ifndef DP_DATADIR
@@ -306,9 +307,9 @@ json_t *dp_machine_to_json(const dp_machine *m)
     json_object_set_new(o, "devices", json_integer(m->n_devices));
     if (m->topology) json_object_set_new(o, "topology", json_string(m->topology));
     else {
-        if (m->peak_flops != d.peak_flops) json_object_set_new(o, "peak_flops", json_real(m->peak_flops));
-        if (m->bandwidth_Bps != d.bandwidth_Bps) json_object_set_new(o, "bandwidth", json_real(m->bandwidth_Bps));
-        if (m->latency_s != d.latency_s) json_object_set_new(o, "latency", json_real(m->latency_s));
+        if (m->peak_flops != d.peak_flops) json_object_set_new(o, "peak_flops", dp_json_number(m->peak_flops));
+        if (m->bandwidth_Bps != d.bandwidth_Bps) json_object_set_new(o, "bandwidth", dp_json_number(m->bandwidth_Bps));
+        if (m->latency_s != d.latency_s) json_object_set_new(o, "latency", dp_json_number(m->latency_s));
     }
     if (m->calibration) json_object_set_new(o, "calibration", json_string(m->calibration));
     const dp_hisim_options *s = &m->sim, *z = &d.sim;
@@ -319,10 +320,10 @@ json_t *dp_machine_to_json(const dp_machine *m)
     if (s->streams != z->streams) json_object_set_new(o, "streams", json_integer(s->streams));
     if (s->queue != z->queue) json_object_set_new(o, "queue", json_string(s->queue == DP_QUEUE_PRIORITY ? "priority" : "fifo"));
     if (s->memory_limit == DP_HISIM_MEMORY_TOPOLOGY) json_object_set_new(o, "memory_limit", json_string("topology"));
-    else if (s->memory_limit != z->memory_limit) json_object_set_new(o, "memory_limit", json_real(s->memory_limit));
+    else if (s->memory_limit != z->memory_limit) json_object_set_new(o, "memory_limit", dp_json_number(s->memory_limit));
     if (s->memory_policy != z->memory_policy)
         json_object_set_new(o, "memory_policy", json_string(s->memory_policy == DP_MEMORY_PENALTY ? "penalty" : "error"));
-    if (s->memory_penalty != z->memory_penalty) json_object_set_new(o, "memory_penalty", json_real(s->memory_penalty));
+    if (s->memory_penalty != z->memory_penalty) json_object_set_new(o, "memory_penalty", dp_json_number(s->memory_penalty));
     if (s->copy_engines != z->copy_engines) json_object_set_new(o, "copy_engines", json_string(s->copy_engines ? "on" : "off"));
     return o;
 }

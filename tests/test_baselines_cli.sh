@@ -52,7 +52,7 @@ for m in placeto gdp; do
              '"stages": {"sim": {"positive_only": true}}' '"stages": {"sim": {"entropy_weight": 0.5}}' \
              '"stages": {"sim": {"lr": 0.05}}' '"stages": {"sim": {"epsilon": 0.9}}'; do
         echo "{\"checkpoint_every\": 4, $k}" > "$tmp/k.json"
-        "$D" train --method $m --graph "$G" --episodes 12 --seed 4 --quiet --config "$tmp/k.json" --trajectory "$tmp/k-$m.h5" >/dev/null 2>"$tmp/err" ||
+        "$D" train --method $m --graph "$G" --episodes 12 --seed 4 --quiet --config "$tmp/k.json" --force --trajectory "$tmp/k-$m.h5" >/dev/null 2>"$tmp/err" ||
             bad "$m with $k: $(cat "$tmp/err")"
         command -v h5dump >/dev/null 2>&1 || bad "h5dump (hdf5-tools) is needed"
         if command -v h5dump >/dev/null 2>&1; then

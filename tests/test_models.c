@@ -4,6 +4,7 @@
 #include "dp_test.h"
 
 #include <math.h>
+#include <unistd.h>
 
 START_TEST(builder_csr_topo)
 {
@@ -135,6 +136,66 @@ START_TEST(bad_inputs)
 }
 END_TEST
 
+/* Issue 19: finite costs whose sums overflow (two ops of 1e308, written as 309 digits in a file)
+ * and a time_scale of 5e-324 were accepted, and makespans became inf (JSON output then lost
+ * fields). Refused at load, naming the source; a single 1e308 op still loads. */
+START_TEST(overflowing_totals)
+{
+    dp_error err;
+    dp_graph_builder *b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 1e308, 1);
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_free(g);
+    b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 1e308, 1);
+    dp_graph_builder_add_edge(b, 0, 1, 1);
+    ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
+    ck_assert_msg(strstr(err.msg, "big.json: the ops' total work overflows"), "%s", err.msg);
+    dp_graph_builder_free(b);
+    b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
+    dp_graph_builder_add_edge(b, 0, 1, 1.5e308);
+    dp_graph_builder_add_edge(b, 0, 1, 1.5e308);
+    ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
+    ck_assert_msg(strstr(err.msg, "edge sizes overflows"), "%s", err.msg);
+    dp_graph_builder_free(b);
+    b = dp_graph_builder_alloc("tiny", "tiny.json", DP_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
+    dp_graph_builder_set_time_unit(b, 5e-324, "u");
+    ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
+    ck_assert_msg(strstr(err.msg, "tiny.json: time_scale"), "%s", err.msg);
+    dp_graph_builder_free(b);
+    /* from a file: a 309-digit cost on each of two ops */
+    char dir[] = "/tmp/dp-models-XXXXXX", path[64];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/g.json", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fprintf(f, "{\"format\": \"doppler-graph\", \"version\": 1, \"name\": \"g\", \"cost_kind\": \"time\", \"ops\": [");
+    for (int i = 0; i < 2; i++) {
+        fprintf(f, "%s{\"name\": \"o%d\", \"kind\": \"x\", \"time\": 1", i ? ", " : "", i);
+        for (int k = 0; k < 308; k++) fputc('0', f);
+        fprintf(f, ".0, \"out_bytes\": 1}");
+    }
+    fprintf(f, "], \"edges\": [{\"src\": 0, \"dst\": 1, \"bytes\": 1}]}\n");
+    fclose(f);
+    ck_assert_ptr_null(dp_graph_read(path, NULL, &err));
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "overflows"), "%s", err.msg);
+    unlink(path);
+    rmdir(dir);
+    /* JSON output: a non-finite number is null, never a dropped field (json_real(inf) is NULL) */
+    json_t *o = json_object();
+    ck_assert_int_eq(json_object_set_new(o, "makespan", dp_json_number(INFINITY)), 0);
+    ck_assert_int_eq(json_object_set_new(o, "x", dp_json_number(2.5)), 0);
+    ck_assert(json_is_null(json_object_get(o, "makespan")));
+    ck_assert(json_real_value(json_object_get(o, "x")) == 2.5);
+    json_decref(o);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("models");
@@ -144,6 +205,7 @@ int main(void)
     tcase_add_test(t, nan_and_negative);
     tcase_add_test(t, json_round_trip);
     tcase_add_test(t, bad_inputs);
+    tcase_add_test(t, overflowing_totals);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -114,6 +114,98 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Issue 19: checkpoint data had no checksum, so a flipped bit loaded silently. Every checkpoint
+ * dataset carries HDF5's Fletcher32 filter: flip one byte of a parameter tensor's stored data
+ * and the load is refused, naming the file and the tensor; the intact file loads the values. */
+START_TEST(flipped_byte_refused)
+{
+    char dir[] = "/tmp/dp-ckpt-flip-XXXXXX", path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/c.h5", dir);
+    dp_nn_params a, b;
+    dp_nn_params_init(&a);
+    dp_nn_params_init(&b);
+    ck_assert_int_ge(dp_nn_params_add(&a, "w", 16, 8), 0);
+    ck_assert_int_ge(dp_nn_params_add(&b, "v", 4, 4), 0);
+    ck_assert_int_eq(dp_nn_params_alloc(&a), DP_OK);
+    ck_assert_int_eq(dp_nn_params_alloc(&b), DP_OK);
+    for (size_t i = 0; i < a.n; i++) a.param[i] = 0.25f * (float)i;
+    for (size_t i = 0; i < b.n; i++) b.param[i] = -1.0f - (float)i;
+    int best[5] = {0, 1, 0, 1, 1};
+    unsigned char rng[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.graph = "g";
+    ck.n_ops = 5;
+    ck.n_devices = 2;
+    ck.config_json = "{}";
+    snprintf(ck.run_id, sizeof ck.run_id, "abc");
+    ck.best_assignment = best;
+    ck.rng_state = rng;
+    ck.rng_size = sizeof rng;
+    snprintf(ck.rng_name, sizeof ck.rng_name, "mt19937");
+    dp_error err;
+    ck_assert_msg(dp_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
+
+    /* where /sel/param/w's bytes are: its one chunk */
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    hid_t d = H5Dopen2(f, "/sel/param/w", H5P_DEFAULT);
+    ck_assert_int_ge(d, 0);
+    hid_t sp = H5Dget_space(d);
+    hsize_t offs[2];
+    unsigned mask;
+    haddr_t addr;
+    hsize_t size;
+    ck_assert_int_ge(H5Dget_chunk_info(d, sp, 0, offs, &mask, &addr, &size), 0);
+    H5Sclose(sp);
+    H5Dclose(d);
+    H5Fclose(f);
+    ck_assert(size > 40);
+
+    /* the intact file loads */
+    dp_ckpt in;
+    memset(&in, 0, sizeof in);
+    int best_in[5];
+    unsigned char rng_in[8];
+    in.n_ops = 5;
+    in.n_devices = 2;
+    in.best_assignment = best_in;
+    in.rng_state = rng_in;
+    in.rng_size = sizeof rng_in;
+    for (size_t i = 0; i < a.n; i++) a.param[i] = 0;
+    ck_assert_msg(dp_ckpt_read(path, &in, &a, &b, 1, &err) == DP_OK, "%s", err.msg);
+    ck_assert(a.param[9] == 2.25f);
+    ck_assert_str_eq(in.run_id, "abc");
+    free((char *)in.graph);
+    free(in.config_json);
+
+    /* one byte flipped in the middle of the chunk: refused, naming the file and the tensor */
+    FILE *fp = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fseek(fp, (long)(addr + size / 2), SEEK_SET), 0);
+    int c = fgetc(fp);
+    ck_assert_int_ne(c, EOF);
+    ck_assert_int_eq(fseek(fp, (long)(addr + size / 2), SEEK_SET), 0);
+    fputc(c ^ 0x10, fp);
+    fclose(fp);
+    memset(&in, 0, sizeof in);
+    in.n_ops = 5;
+    in.n_devices = 2;
+    in.best_assignment = best_in;
+    in.rng_state = rng_in;
+    in.rng_size = sizeof rng_in;
+    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "/sel/param/w") && strstr(err.msg, "checksum"), "%s", err.msg);
+    free((char *)in.graph);
+    free(in.config_json);
+    dp_nn_params_free(&a);
+    dp_nn_params_free(&b);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(kill_and_resume)
 {
     char dir[] = "/tmp/dp_kill_XXXXXX";
@@ -247,7 +339,7 @@ START_TEST(append_killed)
     for (int trial = 0; trial < 20; trial++) {
         dp_error err;
         unlink(path);
-        ck_assert_int_eq(dp_traj_create(path, "g", 10, 2, "simulator", "s", "{}", &err), DP_OK);
+        ck_assert_int_eq(dp_traj_create(path, "g", 10, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
         int fds[2];
         ck_assert_int_eq(pipe(fds), 0);
         pid_t pid = fork();
@@ -316,6 +408,7 @@ int main(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, kill_and_resume);
     tcase_add_test(t, append_killed);
+    tcase_add_test(t, flipped_byte_refused);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

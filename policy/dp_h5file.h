@@ -1,0 +1,70 @@
+/* dp_h5file.h: HDF5 files built in memory and written through the checked atomic writer.
+ *
+ * Why. A file that HDF5 writes on disk fails late: with a full disk the error comes from
+ * H5Dclose or H5Fclose, a failed H5Fclose leaves the half-closed file in HDF5's identifier table
+ * (libhdf5 1.10 then crashes at exit trying to close it again), and a failed flush of a dataset
+ * can leave rows of zeros in a file that otherwise reads well. So every HDF5 file doppler writes
+ * is built in memory (the core driver without a backing store: no call touches the disk), its
+ * bytes are taken (H5Fget_file_image), the in-memory file is closed (which cannot fail for lack
+ * of disk), and the bytes go through dp_write_file_atomic (dp_file.h): a temporary name beside
+ * the target, every write and the fsync checked, then a rename. A failed write leaves the
+ * previous file as it was and reports "PATH: write failed: No space left on device".
+ *
+ * Changing an existing file (appending rows, truncating) reads its bytes into memory first
+ * (dp_h5file_open_image), changes the copy and commits it the same way. Memory: about three times
+ * the file's size while a change is made; dp_mem_check refuses beforehand what would not fit.
+ *
+ * HDF5 is not thread-safe in Debian's serial build: callers serialise their HDF5 calls.
+ */
+#ifndef DP_H5FILE_H
+#define DP_H5FILE_H
+
+#include <hdf5.h>
+
+#include "dp_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A new, empty HDF5 file in memory (file format 1.8 or later, whose superblock and object
+ * headers carry checksums). path only names it in messages. Returns the file id, or -1 with
+ * DP_EIO in err. */
+hid_t dp_h5file_create(const char *path, dp_error *err);
+
+/* Read the HDF5 file at path into memory and open that copy for reading and writing; path is
+ * not touched again until dp_h5file_commit. Returns the file id, or -1 with err: DP_EIO
+ * ("PATH: No such file or directory", "PATH: is a directory", ...), DP_ENOMEM (too large for
+ * the memory left), DP_EINVAL ("PATH: not an HDF5 file"). */
+hid_t dp_h5file_open_image(const char *path, dp_error *err);
+
+/* Take the bytes of the in-memory file f, close f (always, also on error), and write them
+ * atomically to path. what names the file's role in messages ("the checkpoint"). Returns DP_OK,
+ * or DP_EIO naming path and the cause (strerror of the failed call); path is then unchanged. */
+int dp_h5file_commit(hid_t f, const char *path, const char *what, dp_error *err);
+
+/* Recompute the checksum of the superblock at the start of an HDF5 file image (versions 2 and 3;
+ * versions 0 and 1 have none). H5Fget_file_image in libhdf5 1.10 clears the superblock's
+ * "open for writing" flags in the copy it returns but leaves the checksum of the flagged
+ * superblock, so that the copy does not open; dp_h5file_commit calls this. Returns 0, or -1 when
+ * the bytes do not start with an HDF5 superblock. */
+int dp_h5file_superblock_fix(void *image, size_t len);
+
+/* Close an in-memory file without writing it (after an error). */
+void dp_h5file_discard(hid_t f);
+
+/* Open an HDF5 file on disk read-only. Returns the id, or -1 with err naming path and why: the
+ * system's reason when the file cannot be opened at all ("No such file or directory",
+ * "Permission denied", "is a directory"), otherwise "not an HDF5 file (or a damaged one)". */
+hid_t dp_h5file_open_read(const char *path, const char *what, dp_error *err);
+
+/* The dataset creation property list used for fixed-size arrays of rank dims (whole-array
+ * chunks with HDF5's Fletcher32 checksum filter, so that a flipped bit is refused on reading
+ * instead of loaded), or H5P_DEFAULT for an empty array. Close with H5Pclose unless it is
+ * H5P_DEFAULT. Returns -1 on an HDF5 error. */
+hid_t dp_h5file_checked_dcpl(int rank, const hsize_t *dims);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,108 @@
+#!/bin/sh
+# Outputs (issue 19): special files are written in place or refused, never replaced; a symbolic
+# link's target is written (the link stays); temporary files of dead writers go on the next
+# write into their folder; a new training run does not silently replace a checkpoint or a
+# trajectory (--force), and --resume refuses another run's trajectory (run ids).
+set -eu
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+DOPPLER="$(cd "$top_builddir" && pwd)/doppler"
+top_srcdir=$(cd "$top_srcdir" && pwd)
+GRAPH="$top_srcdir/data/graphs/chainmm-small.json"
+work=$(mktemp -d "${TMPDIR:-/tmp}/dp-outputs-XXXXXX")
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT INT TERM
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export OPENBLAS_NUM_THREADS=1
+
+# ---- special files ----
+# a FIFO is written in place: the reader gets the whole graph, the FIFO stays a FIFO
+mkfifo "$work/fifo"
+cat "$work/fifo" > "$work/from-fifo" &
+reader=$!
+"$DOPPLER" graph convert "$GRAPH" "$work/fifo" --to json || fail "writing into a FIFO failed"
+wait "$reader"
+[ -p "$work/fifo" ] || fail "the FIFO was replaced"
+"$DOPPLER" graph convert "$GRAPH" "$work/plain.json" --to json
+cmp -s "$work/from-fifo" "$work/plain.json" || fail "the FIFO's reader got another text"
+# a link to /dev/null: written in place, the link and /dev/null stay
+ln -s /dev/null "$work/null-link"
+"$DOPPLER" graph convert "$GRAPH" "$work/null-link" --to json || fail "writing to a link to /dev/null failed"
+[ -L "$work/null-link" ] && [ -c /dev/null ] || fail "the link to /dev/null or /dev/null was replaced"
+# a link to a file (there or not yet): its target is written, the link stays
+ln -s target.json "$work/link.json"
+"$DOPPLER" graph convert "$GRAPH" "$work/link.json" || fail "writing through a dangling link failed"
+[ -L "$work/link.json" ] || fail "the link was replaced by a file"
+cmp -s "$work/target.json" "$work/plain.json" || fail "the link's target does not hold the graph"
+"$DOPPLER" graph convert "$GRAPH" "$work/link.json" || fail "writing through a link failed"
+[ -L "$work/link.json" ] || fail "the link was replaced by a file (second write)"
+# a directory is refused, with the reason
+mkdir "$work/dir"
+if "$DOPPLER" graph convert "$GRAPH" "$work/dir" --to json 2> "$work/err"; then fail "writing over a directory succeeded"; fi
+grep -q "dir: is a directory" "$work/err" || { cat "$work/err" >&2; fail "no \"is a directory\""; }
+
+# ---- temporary files of dead writers ----
+sh -c 'exit 0' &
+dead=$!
+wait "$dead" || true
+kill -0 "$dead" 2> /dev/null && fail "pid $dead still alive"
+touch "$work/out.json.tmp.$dead.0" "$work/out.json.tmp.$dead" "$work/other.h5.tmp.$dead.7" "$work/out.json.tmp.$$.0"
+"$DOPPLER" graph convert "$GRAPH" "$work/out.json"
+[ ! -e "$work/out.json.tmp.$dead.0" ] && [ ! -e "$work/out.json.tmp.$dead" ] && [ ! -e "$work/other.h5.tmp.$dead.7" ] \
+    || fail "temporary files of a dead writer left"
+[ -e "$work/out.json.tmp.$$.0" ] || fail "a live writer's temporary file was removed"
+
+# ---- training: --force, run ids ----
+cat > "$work/tiny.json" <<JSON
+{"network": {"hidden": 8, "mlp_hidden": 8, "edge_hidden": 8, "steps": 1}, "checkpoint_every": 5}
+JSON
+train() { "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 10 --quiet "$@" > /dev/null; }
+train --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" || fail "run a"
+cp "$work/a.h5" "$work/a.h5.orig"
+cp "$work/a.traj.h5" "$work/a.traj.h5.orig"
+# a new run over a's checkpoint (or trajectory) is refused, and leaves them alone
+if train --checkpoint "$work/a.h5" 2> "$work/err"; then fail "a new run replaced a checkpoint without --force"; fi
+grep -q "a.h5 exists already.*--resume.*--force" "$work/err" || { cat "$work/err" >&2; fail "no message naming the checkpoint and --force"; }
+if train --checkpoint "$work/new.h5" --trajectory "$work/a.traj.h5" 2> "$work/err"; then fail "a new run replaced a trajectory without --force"; fi
+cmp -s "$work/a.h5" "$work/a.h5.orig" && cmp -s "$work/a.traj.h5" "$work/a.traj.h5.orig" || fail "a refused run changed a's files"
+# run b; resuming a's checkpoint with b's trajectory is refused, and b's trajectory is left alone
+train --checkpoint "$work/b.h5" --trajectory "$work/b.traj.h5" --seed 2 || fail "run b"
+cp "$work/b.traj.h5" "$work/b.traj.h5.orig"
+if "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 20 --quiet \
+    --checkpoint "$work/a.h5" --trajectory "$work/b.traj.h5" --resume > /dev/null 2> "$work/err"; then
+    fail "resume accepted another run's trajectory"
+fi
+grep -q "b.traj.h5: the trajectory of another run" "$work/err" || { cat "$work/err" >&2; fail "no message naming the foreign trajectory"; }
+cmp -s "$work/b.traj.h5" "$work/b.traj.h5.orig" || fail "the refused resume changed b's trajectory"
+# with its own trajectory a resumes; --force starts afresh over it
+"$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 20 --quiet \
+    --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --resume > /dev/null || fail "resume with the run's own trajectory"
+train --checkpoint "$work/a.h5" --trajectory "$work/a.traj.h5" --force || fail "--force"
+
+# ---- hyperparameters and seeds ----
+echo '{"adam": {"eps": 0}}' > "$work/eps0.json"
+if "$DOPPLER" train --config "$work/eps0.json" --print-config > /dev/null 2> "$work/err"; then fail "adam.eps 0 accepted"; fi
+grep -q 'eps0.json: config: "adam.eps" = 0 out of range' "$work/err" || { cat "$work/err" >&2; fail "no message on adam.eps"; }
+# seed 2^64-1 survives the config text (a checkpoint's config) unchanged, and a run with it resumes
+"$DOPPLER" train --seed 18446744073709551615 --print-config > "$work/seed.json"
+"$DOPPLER" train --config "$work/seed.json" --print-config | grep -q '"seed": "18446744073709551615"' || fail "seed 2^64-1 not kept"
+train --checkpoint "$work/s.h5" --seed 18446744073709551615 || fail "training with seed 2^64-1"
+"$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 20 --quiet \
+    --checkpoint "$work/s.h5" --resume > /dev/null || fail "resuming a run of seed 2^64-1"
+# a directory given as a JSON input is named as such
+if "$DOPPLER" train --config "$work/dir" --print-config 2> "$work/err"; then fail "a directory as config accepted"; fi
+grep -q "dir: is a directory" "$work/err" || { cat "$work/err" >&2; fail "no \"is a directory\" for a JSON input"; }
+
+# ---- sweep outputs: a name cannot leave the working folder; --out FILE.csv is refused ----
+mkdir "$work/sw"
+cat > "$work/sw/evil.json" <<JSON
+{"name": "../escaped", "fixed": {"graph": "$top_srcdir/tests/data/sweep-fork.json", "method": "cp", "devices": 2}}
+JSON
+if (cd "$work/sw" && "$DOPPLER" sweep evil.json --quiet 2> "$work/err"); then fail "a sweep name with .. was accepted"; fi
+grep -q '"name" "../escaped": a plain file name' "$work/err" || { cat "$work/err" >&2; fail "no message on the name"; }
+[ ! -e "$work/escaped.h5" ] && [ ! -e "$work/escaped.csv" ] || fail "the sweep wrote outside its working folder"
+sed 's#"../escaped"#"ok"#' "$work/sw/evil.json" > "$work/sw/ok.json"
+if "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.csv" --quiet 2> "$work/err"; then fail "--out r.csv was accepted"; fi
+grep -q "names the HDF5 results file" "$work/err" || { cat "$work/err" >&2; fail "no message on --out .csv"; }
+[ ! -e "$work/sw/r.csv" ] || fail "--out r.csv wrote r.csv"
+echo "PASS"
