@@ -13,6 +13,7 @@
 #include "dp_machine.h"
 #include "dp_sim.h"
 #include "dp_test.h"
+#include "dp_train.h"
 
 #include <math.h>
 
@@ -376,6 +377,108 @@ START_TEST(later_op_moves_earlier_one)
 }
 END_TEST
 
+START_TEST(engine_features)
+{
+    /* the state of append_is_another_scheduler; b (5 units, after a) is placed next */
+    dp_graph *g = overtake_graph();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int ops[] = {0, 3, 4}, devs[] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
+    enum { F = DP_ENV_MAX_DEVICE_FEATURES };
+    ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_ENGINE), F);
+    ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_DOPPLER), DP_ENV_N_DEVICE_FEATURES);
+    double f[2 * F], f5[2 * DP_ENV_N_DEVICE_FEATURES], g5[2 * DP_ENV_N_DEVICE_FEATURES];
+    /* a (after s on 0) on device 0 arrives at 1, before x (22): it overtakes x's 1 unit */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_ENGINE, 1, f);
+    ck_assert_double_eq(f[4], 1);
+    ck_assert_double_eq(f[8], 1);
+    /* on 1 it arrives at 1 + 10 = 11, with c (a tie): s sends to a before c (edge order), so a
+     * queues first and starts at 11, ahead of c */
+    ck_assert_double_eq(f[F + 4], 11);
+    ck_assert_int_eq(dp_env_step(env, 1, 0, &err), DP_OK);
+    /* b: on 0 it starts at 2 (a ends at 2), on 1 at 12 (input 2 + 10; c holds 1 until 12) */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_ENGINE, 2, f);
+    const double want0[F] = {3, 1, 1, 2, 2, 7, 0, 20, 1, 0, 0, 0};
+    const double want1[F] = {1, 0, 0, 0, 12, 17, 0, 11, 0, 0, 10, 0};
+    for (int k = 0; k < F; k++) {
+        ck_assert_msg(f[k] == want0[k], "device 0 feature %d: %g, want %g", k, f[k], want0[k]);
+        ck_assert_msg(f[F + k] == want1[k], "device 1 feature %d: %g, want %g", k, f[F + k], want1[k]);
+    }
+    /* the authors' set is the first five columns */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_DOPPLER, 2, f5);
+    dp_env_device_features(env, 2, g5);
+    for (int k = 0; k < 2 * DP_ENV_N_DEVICE_FEATURES; k++) ck_assert_double_eq(f5[k], g5[k]);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+static int fixed_cost(void *ctx, const int *a, double *cost, dp_error *err)
+{
+    (void)ctx; (void)a; (void)err;
+    *cost = 1;
+    return DP_OK;
+}
+
+START_TEST(trainer_engine_state)
+{
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    ck_assert_int_eq(cfg.state, DP_ENV_STATE_APPEND);
+    ck_assert_int_eq(cfg.arch.device_features, DP_ENV_FEATURES_DOPPLER);
+    dp_error err;
+    ck_assert_int_eq(dp_train_config_from_json_text(&cfg, "{\"state\": \"engine\", \"network\": {\"features\": \"engine\", "
+                                                    "\"hidden\": 8, \"mlp_hidden\": 8, \"steps\": 2, \"edge_hidden\": 4}}", &err), DP_OK);
+    ck_assert_int_eq(cfg.state, DP_ENV_STATE_ENGINE);
+    ck_assert_int_eq(cfg.arch.device_features, DP_ENV_FEATURES_ENGINE);
+    char *js = dp_train_config_to_json(&cfg);
+    ck_assert_ptr_nonnull(strstr(js, "\"state\": \"engine\""));
+    ck_assert_ptr_nonnull(strstr(js, "\"features\": \"engine\""));
+    dp_train_config back;
+    dp_train_config_default(&back);
+    ck_assert_int_eq(dp_train_config_from_json_text(&back, js, &err), DP_OK);
+    ck_assert_int_eq(back.state, DP_ENV_STATE_ENGINE);
+    ck_assert_int_eq(back.arch.device_features, DP_ENV_FEATURES_ENGINE);
+    free(js);
+    dp_train_config bad;
+    dp_train_config_default(&bad);
+    ck_assert_int_eq(dp_train_config_from_json_text(&bad, "{\"state\": \"exact\"}", &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "state"));
+    ck_assert_int_eq(dp_train_config_from_json_text(&bad, "{\"network\": {\"features\": 3}}", &err), DP_EINVAL);
+
+    dp_graph *g = random_dag(30, 2.0, 9);
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    /* the engine state needs the simulator's oracle */
+    dp_oracle other = {"fixed", fixed_cost, NULL};
+    ck_assert_ptr_null(dp_trainer_alloc(g, c, &cfg, &other, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
+    dp_oracle o = dp_engine_oracle(e);
+    ck_assert_ptr_eq(dp_engine_of_oracle(&o), e);
+    ck_assert_ptr_null(dp_engine_of_oracle(&other));
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(tr != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_trainer_networks(tr)->FD, DP_ENV_MAX_DEVICE_FEATURES);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 4, NULL, &err), DP_OK);
+    int *a = malloc((size_t)g->n_ops * sizeof *a);
+    double ms, sim, agree[2];
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, a, &ms, agree, &err), DP_OK);
+    ck_assert_int_eq(dp_oracle_cost(&o, a, &sim, &err), DP_OK);
+    ck_assert_double_eq(ms, sim);
+    free(a);
+    dp_trainer_free(tr);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(state_errors)
 {
     dp_graph *g = random_dag(20, 1.0, 1), *h = random_dag(20, 1.0, 2);
@@ -413,6 +516,8 @@ int main(void)
     tcase_add_test(t, append_is_another_scheduler);
     tcase_add_test(t, later_op_moves_earlier_one);
     tcase_add_test(t, state_errors);
+    tcase_add_test(t, engine_features);
+    tcase_add_test(t, trainer_engine_state);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
