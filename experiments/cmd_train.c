@@ -295,8 +295,11 @@ int cmd_train(int argc, char **argv)
     dp_cli_warn_devices(&mach, g);
     if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
-    tr = dp_trainer_alloc(g, cost, &cfg, real.x ? &real.oracle : &sim_oracle, &err);
+    /* allocated with the simulator's oracle so that an engine state describes its engine
+     * (dp_env.h); Stage III then scores with real execution */
+    tr = dp_trainer_alloc(g, cost, &cfg, &sim_oracle, &err);
     if (!tr) goto fail;
+    if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, DP_STAGE_SIM}, n_stages = 1;
     if (pipeline) {

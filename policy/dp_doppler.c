@@ -16,6 +16,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->edge_hidden = 128;
     a->slope = 0.1f;
     a->cp_embeddings = 1;
+    a->device_features = DP_ENV_FEATURES_DOPPLER;
 }
 
 /* ---- per-graph inputs ---- */
@@ -183,6 +184,7 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     dd->a = *a;
     const int n = g->n_ops, D = c->n_devices, F = DP_DOPPLER_N_NODE_FEATURES, d = a->hidden, h = a->mlp_hidden;
     dd->n = n;
+    dd->FD = dp_env_n_features((dp_env_features)a->device_features);
     dd->D = D;
     dp_nn_params_init(&dd->sel);
     dp_nn_params_init(&dd->plc);
@@ -202,7 +204,7 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     if (dp_mpnn_alloc(&dd->sel_mp, &dd->sel, dd->eg) != DP_OK) goto nomem;
     /* PLC parameters */
     if (dp_mpnn_declare(&dd->plc_mp, &dd->plc, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
-    dd->p_dw = dp_nn_params_add(&dd->plc, "dev.w", d, DP_ENV_N_DEVICE_FEATURES);
+    dd->p_dw = dp_nn_params_add(&dd->plc, "dev.w", d, dd->FD);
     dd->p_db = dp_nn_params_add(&dd->plc, "dev.b", 1, d);
     dd->p_fw = dp_nn_params_add(&dd->plc, "feat.w", d, F);
     dd->p_fb = dp_nn_params_add(&dd->plc, "feat.b", 1, d);
@@ -221,15 +223,15 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     ALLOC(dd->s_dP, nd);
     ALLOC(dd->p_H, nd); ALLOC(dd->p_Fpre, nd); ALLOC(dd->p_F, nd);
     ALLOC(dd->p_S, (size_t)D * d); ALLOC(dd->p_op, n);
-    ALLOC(dd->p_DFz, nD * DP_ENV_N_DEVICE_FEATURES); ALLOC(dd->p_L1, nD * d); ALLOC(dd->p_Sst, nD * d);
+    ALLOC(dd->p_DFz, nD * dd->FD); ALLOC(dd->p_L1, nD * d); ALLOC(dd->p_Sst, nD * d);
     ALLOC(dd->p_Sm, nd); ALLOC(dd->p_Sr, nd); ALLOC(dd->p_cat, nD * 2 * d); ALLOC(dd->p_A, nD * h);
     ALLOC(dd->p_Q, (size_t)n * h); ALLOC(dd->p_dQ, (size_t)n * h);
     ALLOC(dd->p_dlogits, nD);
     ALLOC(dd->p_dH, nd); ALLOC(dd->p_dF, nd);
     ALLOC(dd->p_Aact, nD * h); ALLOC(dd->p_dA, nD * h); ALLOC(dd->p_dAact, nD * h); ALLOC(dd->p_dcat, nD * 2 * d); ALLOC(dd->p_dL1, nD * d);
     ALLOC(dd->p_dS, (size_t)D * d); ALLOC(dd->p_acc, (size_t)D * d);
-    ALLOC(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > DP_ENV_N_DEVICE_FEATURES ? d : DP_ENV_N_DEVICE_FEATURES));
-    ALLOC(dd->devfeat, (size_t)D * DP_ENV_N_DEVICE_FEATURES);
+    ALLOC(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
+    ALLOC(dd->devfeat, (size_t)D * dd->FD);
     return dd;
 nomem:
     dp_doppler_free(dd);
@@ -353,7 +355,7 @@ void dp_doppler_episode_begin(dp_doppler *dd)
 
 void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits)
 {
-    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = DP_ENV_N_DEVICE_FEATURES;
+    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
     const float sl = dd->a.slope;
     const dp_nn_params *P = &dd->plc;
     const int t = env->step;
@@ -363,10 +365,10 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
     dd->p_op[t] = v;
     dd->episode_steps = t + 1;
     /* device features, z-scored over the devices (inputs: no gradient needed) */
-    dp_env_device_features(env, v, dd->devfeat);
+    dp_env_device_features_of(env, (dp_env_features)dd->a.device_features, v, dd->devfeat);
     float *rawp = dd->p_dtmp; /* (D, 5) temporary */
     for (int i = 0; i < D * FD; i++) rawp[i] = (float)dd->devfeat[i];
-    float fm[DP_ENV_N_DEVICE_FEATURES], fr[DP_ENV_N_DEVICE_FEATURES];
+    float fm[DP_ENV_MAX_DEVICE_FEATURES], fr[DP_ENV_MAX_DEVICE_FEATURES];
     dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FD, ZS_EPS);
     dp_nn_linear_forward(L1, DFz, dp_nn_param(P, dd->p_dw), dp_nn_param(P, dd->p_db), D, FD, d);
     /* device sums, z-scored over the devices */
@@ -402,7 +404,7 @@ void dp_doppler_plc_set_dlogits(dp_doppler *dd, int t, const float *dlogits)
 
 void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
 {
-    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = DP_ENV_N_DEVICE_FEATURES;
+    const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
     const int T = dd->episode_steps, R = T * D;
     const float sl = dd->a.slope;
     const dp_nn_params *P = &dd->plc;

@@ -18,9 +18,10 @@
  * costs O(|ready|).
  *
  * PLC (its own block):  Hp = lrelu(MPNN'(X)) (n, d), Fp = lrelu(Linear(5->d) X)
- *   for the chosen op v and each device k: devfeat (D, 5) from dp_env_device_features, z-scored
- *   over the devices; S[k] = sum of Hp over ops already on k, z-scored over the devices;
- *   logit(k) = MLP([lrelu(Linear(5->d) devfeat[k]), Fp[v], Hp[v], zS[k]])  4d -> mlp_hidden -> 1
+ *   for the chosen op v and each device k: devfeat (D, FD) from dp_env_device_features_of with
+ *   the architecture's feature set (the authors' five, FD = 5, or the engine set, FD = 12; every
+ *   column documented in dp_env.h), z-scored over the devices; S[k] = sum of Hp over ops already on k, z-scored over the devices;
+ *   logit(k) = MLP([lrelu(Linear(FD->d) devfeat[k]), Fp[v], Hp[v], zS[k]])  4d -> mlp_hidden -> 1
  *   pi_PLC(k | v) = softmax over the devices.
  * The op's columns of the first layer (those acting on Fp[v] and Hp[v], with its bias) are the
  * same for every device and step: they are computed for all ops once per parameter update (Q in
@@ -57,6 +58,9 @@ typedef struct dp_doppler_arch {
     float slope;     /* leaky ReLU slope (authors: 0.1) */
     int cp_embeddings; /* 1 (the paper): SEL sees each op's b- and t-path embeddings; 0: those
                           inputs are zero (the "without critical-path embeddings" ablation) */
+    int device_features; /* dp_env_features the PLC reads: DP_ENV_FEATURES_DOPPLER (the paper's
+                            five, default) or DP_ENV_FEATURES_ENGINE (twelve, dp_env.h); sets
+                            the shape of the PLC's "dev.w" block (hidden, FD) */
 } dp_doppler_arch;
 
 /* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
@@ -64,7 +68,8 @@ typedef struct dp_doppler_arch {
  * ops. The learned baselines (Placeto, GDP) use the same inputs. DP_OK or DP_ENOMEM. */
 int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw);
 
-/* The authors' sizes: 128, 64, 6, 128, 0.1, with the path embeddings. */
+/* The authors' sizes: 128, 64, 6, 128, 0.1, with the path embeddings and their five device
+ * features. */
 void dp_doppler_arch_default(dp_doppler_arch *a);
 
 typedef struct dp_doppler {
@@ -72,6 +77,7 @@ typedef struct dp_doppler {
     const dp_costs *c;
     dp_doppler_arch a;
     int n, D;
+    int FD;                         /* device features per device (dp_env_n_features) */
     /* per-graph inputs */
     float *X;                       /* (n, 5) z-scored node features */
     float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
@@ -97,7 +103,7 @@ typedef struct dp_doppler {
     float *p_Q, *p_dQ;             /* (n, mlp_hidden) the op's part of the PLC MLP's first layer, its
                                       gradient accumulated over the batch */
     float *p_Aact, *p_dA, *p_dAact, *p_dcat, *p_dL1, *p_dS, *p_acc, *p_dtmp;
-    double *devfeat;               /* (D, 5) scratch */
+    double *devfeat;               /* (D, FD) the last step's raw device features */
     int episode_steps;             /* steps cached in the current episode */
 } dp_doppler;
 

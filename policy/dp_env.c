@@ -24,10 +24,26 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     env->dev_work = dp_malloc_n(D, sizeof(double));
     env->blevel = dp_malloc_n(n, sizeof(double));
     env->tlevel = dp_malloc_n(n, sizeof(double));
+    env->est_ready = dp_malloc_n(n, sizeof(double));
+    env->first_copy = malloc((size_t)g->n_edges + 1);
+    env->dev_first = dp_malloc_n(D, sizeof(int));
+    env->dev_lastop = dp_malloc_n(D, sizeof(int));
+    env->op_next = dp_malloc_n(n, sizeof(int));
+    env->cand_state = malloc((size_t)D);
+    env->cand_append = malloc((size_t)D);
+    env->cand_start = dp_malloc_n(D, sizeof(double));
+    env->cand_ready = dp_malloc_n(D, sizeof(double));
     if (!env->assignment || !env->order || !env->ready || !env->ready_pos || !env->unassigned_preds || !env->est_start ||
-        !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel)
+        !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel || !env->est_ready ||
+        !env->first_copy || !env->dev_first || !env->dev_lastop || !env->op_next || !env->cand_state ||
+        !env->cand_append || !env->cand_start || !env->cand_ready)
         goto nomem;
     dp_costs_levels(g, c, env->blevel, env->tlevel);
+    /* the engines wait for the first copy of a repeated (src, dst) pair only (dp_sim.h); the
+     * graph lists a repeat right after its first copy among the source's out-edges */
+    for (int u = 0; u < n; u++)
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+            env->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
     dp_env_reset(env);
     return env;
 nomem:
@@ -42,7 +58,9 @@ void dp_env_free(dp_env *env)
     free(env->assignment); free(env->order); free(env->ready); free(env->ready_pos);
     free(env->unassigned_preds);
     free(env->est_start); free(env->est_end); free(env->dev_avail); free(env->dev_work);
-    free(env->blevel); free(env->tlevel);
+    free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
+    free(env->dev_first); free(env->dev_lastop); free(env->op_next);
+    free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
     free(env);
 }
 
@@ -127,10 +145,15 @@ void dp_env_reset(dp_env *env)
     for (int v = 0; v < env->n_ops; v++) {
         env->assignment[v] = -1;
         env->unassigned_preds[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
-        env->est_start[v] = env->est_end[v] = 0;
+        env->est_start[v] = env->est_end[v] = env->est_ready[v] = 0;
         env->ready_pos[v] = -1;
+        env->op_next[v] = -1;
     }
-    for (int d = 0; d < env->n_devices; d++) env->dev_avail[d] = env->dev_work[d] = 0;
+    for (int d = 0; d < env->n_devices; d++) {
+        env->dev_avail[d] = env->dev_work[d] = 0;
+        env->dev_first[d] = env->dev_lastop[d] = -1;
+    }
+    env->cand_v = env->cand_step = -1;
     if (env->ready_order == DP_ENV_READY_BY_ID) {
         memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
         env->n_ready = g->n_sources;
@@ -146,7 +169,20 @@ void dp_env_set_ready_order(dp_env *env, dp_env_ready_order order)
     dp_env_reset(env);
 }
 
-double dp_env_est_start(const dp_env *env, int v, int d)
+/* the append estimate's latest input arrival of v on d (the device's availability aside) */
+static double append_arrival(const dp_env *env, int v, int d)
+{
+    const dp_graph *g = env->g;
+    double t = 0;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        int e = g->pred_edge[q], u = g->edge_src[e];
+        double a = env->est_end[u] + dp_costs_comm(env->c, e, env->assignment[u], d);
+        if (a > t) t = a;
+    }
+    return t;
+}
+
+static double append_est_start(const dp_env *env, int v, int d)
 {
     const dp_graph *g = env->g;
     double t = env->dev_avail[d];
@@ -156,6 +192,161 @@ double dp_env_est_start(const dp_env *env, int v, int d)
         if (a > t) t = a;
     }
     return t;
+}
+
+/* ---- the engine state ---- */
+
+enum { CAND_NONE = 0, CAND_LOCAL = 1, CAND_SIMULATED = 2, CAND_FAILED = 3 };
+
+/* simulate the prefix plus v on d into candidate slot d (cand_sched[d]) */
+static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
+{
+    const size_t n = (size_t)env->n_ops;
+    dp_schedule s;
+    env->assignment[v] = d;
+    int rc = dp_engine_run_prefix(env->engine, env->assignment, NULL, &s, err);
+    env->assignment[v] = -1;
+    env->n_resim++;
+    if (rc != DP_OK) {
+        env->cand_state[d] = CAND_FAILED;
+        env->cand_start[d] = env->cand_ready[d] = INFINITY;
+        return rc;
+    }
+    double *S = env->cand_sched + (size_t)d * 3 * n, *E = S + n, *R = E + n;
+    for (int i = 0; i <= env->step; i++) {
+        int x = i < env->step ? env->order[i] : v;
+        S[x] = s.op_start[x];
+        E[x] = s.op_end[x];
+        R[x] = s.op_ready[x];
+    }
+    env->cand_start[d] = S[v];
+    env->cand_ready[d] = R[v];
+    env->cand_append[d] = 0;
+    env->cand_state[d] = CAND_SIMULATED;
+    return DP_OK;
+}
+
+/* Fill candidate slot d for ready op v (engine state). On the exact fast path the local rule of
+ * the header: v's inputs arrive on d at r; the ops of d that arrived before r keep their times
+ * and are ahead of v in d's first-come-first-served queue, so v starts at max(r, their latest
+ * end); an op of d arriving exactly at r leaves the order to the engine's event sequence, and
+ * then the prefix is simulated. */
+static void probe(dp_env *env, int v, int d)
+{
+    if (env->cand_v != v || env->cand_step != env->step) {
+        env->cand_v = v;
+        env->cand_step = env->step;
+        memset(env->cand_state, CAND_NONE, (size_t)env->n_devices);
+    }
+    if (env->cand_state[d] != CAND_NONE) return;
+    if (!env->general) {
+        const dp_graph *g = env->g;
+        double r = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int e = g->pred_edge[q], u = g->edge_src[e], du = env->assignment[u];
+            if (!env->first_copy[e]) continue;
+            /* dp_sim: the arrival is the producer's end plus the transfer, when one is needed */
+            double a = du != d ? env->est_end[u] + dp_costs_comm(env->c, e, du, d) : env->est_end[u];
+            if (a > r) r = a;
+        }
+        double ahead = 0;
+        int tie = 0, append = 1;
+        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
+            if (env->est_ready[x] < r) {
+                if (env->est_end[x] > ahead) ahead = env->est_end[x];
+            } else {
+                append = 0;
+                if (env->est_ready[x] == r) tie = 1;
+            }
+        }
+        if (!tie) {
+            env->cand_start[d] = r > ahead ? r : ahead;
+            env->cand_ready[d] = r;
+            env->cand_append[d] = (unsigned char)append;
+            env->cand_state[d] = CAND_LOCAL;
+            return;
+        }
+    }
+    simulate_candidate(env, v, d, NULL);
+}
+
+double dp_env_est_start(const dp_env *env, int v, int d)
+{
+    if (env->state == DP_ENV_STATE_APPEND) return append_est_start(env, v, d);
+    dp_env *w = (dp_env *)env; /* the candidate cache (dp_env.h) */
+    probe(w, v, d);
+    return w->cand_start[d];
+}
+
+/* v's input arrival on d under the state (for the features) */
+static double ready_on(const dp_env *env, int v, int d)
+{
+    if (env->state == DP_ENV_STATE_APPEND) return append_arrival(env, v, d);
+    probe((dp_env *)env, v, d);
+    return env->cand_ready[d];
+}
+
+int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_error *err)
+{
+    if (state == DP_ENV_STATE_APPEND) {
+        env->state = DP_ENV_STATE_APPEND;
+        env->engine = NULL;
+        dp_env_reset(env);
+        return DP_OK;
+    }
+    if (state != DP_ENV_STATE_ENGINE) return dp_error_set(err, DP_EINVAL, "environment: unknown state %d", (int)state);
+    if (!engine) return dp_error_set(err, DP_EINVAL, "environment: the engine state needs the machine's engine");
+    if (dp_engine_graph(engine) != env->g || dp_engine_costs(engine) != env->c)
+        return dp_error_set(err, DP_EINVAL, "%s: the engine given to the environment simulates other cost tables or another graph",
+                            env->g->source);
+    if (!env->cand_sched) {
+        env->cand_sched = dp_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
+        if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
+    }
+    env->state = DP_ENV_STATE_ENGINE;
+    env->engine = engine;
+    env->general = dp_engine_is_general(engine);
+    dp_env_reset(env);
+    return DP_OK;
+}
+
+const char *dp_env_state_name(dp_env_state s)
+{
+    return s == DP_ENV_STATE_ENGINE ? "engine" : "append";
+}
+
+int dp_env_state_parse(const char *name, dp_env_state *s)
+{
+    if (name && strcmp(name, "append") == 0) *s = DP_ENV_STATE_APPEND;
+    else if (name && strcmp(name, "engine") == 0) *s = DP_ENV_STATE_ENGINE;
+    else return DP_EINVAL;
+    return DP_OK;
+}
+
+const char *dp_env_features_name(dp_env_features fs)
+{
+    return fs == DP_ENV_FEATURES_ENGINE ? "engine" : "doppler";
+}
+
+int dp_env_features_parse(const char *name, dp_env_features *fs)
+{
+    if (name && strcmp(name, "doppler") == 0) *fs = DP_ENV_FEATURES_DOPPLER;
+    else if (name && strcmp(name, "engine") == 0) *fs = DP_ENV_FEATURES_ENGINE;
+    else return DP_EINVAL;
+    return DP_OK;
+}
+
+int dp_env_n_features(dp_env_features fs)
+{
+    return fs == DP_ENV_FEATURES_ENGINE ? DP_ENV_MAX_DEVICE_FEATURES : DP_ENV_N_DEVICE_FEATURES;
+}
+
+double dp_env_makespan(const dp_env *env)
+{
+    double m = 0;
+    for (int d = 0; d < env->n_devices; d++)
+        if (env->dev_avail[d] > m) m = env->dev_avail[d];
+    return m;
 }
 
 int dp_env_ready_index(const dp_env *env, int v)
@@ -172,6 +363,39 @@ int dp_env_ready_index(const dp_env *env, int v)
     return -1;
 }
 
+/* the engine state's step: v on d; DP_OK or the engine's error (state unchanged) */
+static int engine_step(dp_env *env, int v, int d, dp_error *err)
+{
+    probe(env, v, d);
+    if (env->cand_state[d] == CAND_LOCAL && !env->cand_append[d]) {
+        /* v overtakes placed ops of d: their times (and their successors') move */
+        if (simulate_candidate(env, v, d, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    } else if (env->cand_state[d] == CAND_FAILED) {
+        int rc = simulate_candidate(env, v, d, err); /* again, for the message */
+        if (rc != DP_OK) return rc;
+    }
+    if (env->cand_state[d] == CAND_LOCAL) {
+        /* behind every placed op of d: no other time changes */
+        env->est_start[v] = env->cand_start[d];
+        env->est_end[v] = env->cand_start[d] + dp_costs_op(env->c, v, d);
+        env->est_ready[v] = env->cand_ready[d];
+        if (env->est_end[v] > env->dev_avail[d]) env->dev_avail[d] = env->est_end[v];
+        return DP_OK;
+    }
+    const size_t n = (size_t)env->n_ops;
+    const double *S = env->cand_sched + (size_t)d * 3 * n, *E = S + n, *R = E + n;
+    for (int k = 0; k < env->n_devices; k++) env->dev_avail[k] = 0;
+    for (int i = 0; i <= env->step; i++) {
+        int x = i < env->step ? env->order[i] : v;
+        int dx = i < env->step ? env->assignment[x] : d;
+        env->est_start[x] = S[x];
+        env->est_end[x] = E[x];
+        env->est_ready[x] = R[x];
+        if (E[x] > env->dev_avail[dx]) env->dev_avail[dx] = E[x];
+    }
+    return DP_OK;
+}
+
 int dp_env_step(dp_env *env, int v, int d, dp_error *err)
 {
     const dp_graph *g = env->g;
@@ -179,14 +403,23 @@ int dp_env_step(dp_env *env, int v, int d, dp_error *err)
     if (idx < 0) return dp_error_set(err, DP_EINVAL, "op %d is not in the ready set", v);
     if (d < 0 || d >= env->n_devices)
         return dp_error_set(err, DP_EINVAL, "device %d out of range 0..%d", d, env->n_devices - 1);
-    double st = dp_env_est_start(env, v, d);
     double dur = dp_costs_op(env->c, v, d);
+    if (env->state == DP_ENV_STATE_ENGINE) {
+        int rc = engine_step(env, v, d, err);
+        if (rc != DP_OK) return rc;
+    } else {
+        double st = append_est_start(env, v, d);
+        env->est_ready[v] = append_arrival(env, v, d);
+        env->est_start[v] = st;
+        env->est_end[v] = st + dur;
+        env->dev_avail[d] = st + dur;
+    }
     env->assignment[v] = d;
     env->order[env->step++] = v;
-    env->est_start[v] = st;
-    env->est_end[v] = st + dur;
-    env->dev_avail[d] = st + dur;
     env->dev_work[d] += dur;
+    if (env->dev_lastop[d] < 0) env->dev_first[d] = v;
+    else env->op_next[env->dev_lastop[d]] = v;
+    env->dev_lastop[d] = v;
     ready_remove_at(env, idx);
     for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
         int w = g->edge_dst[e];
@@ -254,10 +487,11 @@ int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks)
     return k;
 }
 
-void dp_env_device_features(const dp_env *env, int v, double *feat)
+/* the authors' five columns (dp_env.h) with row stride F */
+static void doppler_features(const dp_env *env, int v, double *feat, int F)
 {
     const dp_graph *g = env->g;
-    const int D = env->n_devices, F = DP_ENV_N_DEVICE_FEATURES;
+    const int D = env->n_devices;
     for (int d = 0; d < D; d++) {
         double *f = feat + (size_t)d * F;
         f[0] = env->dev_work[d];
@@ -279,4 +513,64 @@ void dp_env_device_features(const dp_env *env, int v, double *feat)
     }
     for (int d = 0; d < D; d++)
         if (feat[(size_t)d * F + 2] == INFINITY) feat[(size_t)d * F + 2] = 0;
+}
+
+void dp_env_device_features(const dp_env *env, int v, double *feat)
+{
+    doppler_features(env, v, feat, DP_ENV_N_DEVICE_FEATURES);
+}
+
+/* columns 5..11 of the engine set (dp_env.h) */
+static void engine_features(const dp_env *env, int v, double *feat, int F)
+{
+    const dp_graph *g = env->g;
+    const dp_costs *c = env->c;
+    const int D = env->n_devices;
+    const double L = env->blevel[v] - dp_costs_mean_op(c, v);
+    for (int d = 0; d < D; d++) {
+        double *f = feat + (size_t)d * F;
+        const double est = f[4], end = est + dp_costs_op(c, v, d), r = ready_on(env, v, d);
+        double last = 0, overtaken = 0, busy = 0;
+        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
+            const double xs = env->est_start[x], xe = env->est_end[x];
+            if (xe <= est && xe > last) last = xe;
+            if (env->est_ready[x] > r) overtaken += dp_costs_op(c, x, d);
+            if (L > 0) {
+                double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
+                if (hi > lo) busy += hi - lo;
+            }
+        }
+        double in = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int e = g->pred_edge[q], du = env->assignment[g->edge_src[e]];
+            if (env->first_copy[e] && du != d) in += dp_costs_comm(c, e, du, d);
+        }
+        double out = 0;
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+            if (!env->first_copy[e]) continue;
+            int w = g->edge_dst[e];
+            double tot = 0, on = 0;
+            for (int q = g->pred_ptr[w]; q < g->pred_ptr[w + 1]; q++) {
+                int e2 = g->pred_edge[q], u = g->edge_src[e2];
+                if (u == v || !env->first_copy[e2] || env->assignment[u] < 0) continue;
+                tot += c->edge_data[e2];
+                if (env->assignment[u] == d) on += c->edge_data[e2];
+            }
+            out += dp_costs_mean_comm(c, e) * (1 - (tot > 0 ? on / tot : 0));
+        }
+        f[5] = end;
+        f[6] = est - last;
+        f[7] = env->dev_avail[d] - env->dev_work[d];
+        f[8] = overtaken;
+        f[9] = L > 0 ? busy / L : 0;
+        f[10] = in;
+        f[11] = out;
+    }
+}
+
+void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat)
+{
+    const int F = dp_env_n_features(fs);
+    doppler_features(env, v, feat, F);
+    if (fs == DP_ENV_FEATURES_ENGINE) engine_features(env, v, feat, F);
 }

@@ -2,15 +2,47 @@
  * and the list heuristics act in (Yao et al. 2026, section "the decision process").
  *
  * State: the ready set (unassigned ops whose predecessors are all assigned; it starts with the
- * sources), the partial assignment, and per-device estimates. A step assigns one ready op v to a
- * device d: v's estimated start is
+ * sources), the partial assignment, and per-op and per-device times of the placed prefix. A step
+ * assigns one ready op v to a device d; successors whose predecessors are now all assigned join
+ * the ready set. How the times are estimated is the environment's *state* (dp_env_set_state):
+ *
+ * Append state (DP_ENV_STATE_APPEND, the default, the authors' environment): v's estimated start
+ * on d is
  *
  *   est(v, d) = max( avail(d), max over in-edges e = (u, v) of end(u) + comm(e, dev(u), d) )
  *
  * (inputs' estimated finish plus the transfer time where the input sits on another device, and
  * the device's estimated availability), its estimated end is est + op_time(v, d), and avail(d)
- * becomes that end. This is the append-at-the-end list-scheduling estimate. Successors whose
- * predecessors are now all assigned join the ready set.
+ * becomes that end: each op is appended to its device in the order the ops are *placed*. This is
+ * the list-scheduling estimate of the authors' env.py, kept exact for the reproduction.
+ *
+ * Engine state (DP_ENV_STATE_ENGINE, this project's): the times are the schedule the machine's
+ * engine (dp_engine.h) gives the placed prefix, simulated as a graph of the placed ops alone
+ * (dp_engine_run_prefix): devices serve ops first come first served in the order their inputs
+ * *arrive* (not the order they were placed), transfers follow the machine's transfer model.
+ * est(v, d) is the start the engine gives v when the prefix plus v on d is simulated. After the
+ * last step the state is the engine's schedule of the whole assignment: dp_env_makespan equals
+ * dp_engine_run's makespan for every assignment and placement order (tests/test_env.c). How it
+ * is kept, and what it costs, per episode of n ops on D devices:
+ *   - exact fast path (dp_engine_is_general 0: fixed delays, one FIFO slot per device): v has no
+ *     placed successor, so placing v on d can only delay the placed ops of d whose inputs arrive
+ *     after v's; the ops of d that arrive before v are untouched. So est(v, d) = max(r, max end
+ *     of the ops of d that arrived before r), r = v's input arrival on d, computed from the state
+ *     in O(in-degree + ops on d); a step that appends v behind every op of d changes no other
+ *     time and costs O(in-degree). Only when some placed op of d arrives at or after r (v
+ *     overtakes it, or an exact tie whose order depends on the engine's event sequence) is the
+ *     prefix simulated again, O(placed ops) for that query or step. Worst case O(n^2 D) per
+ *     episode, typically far less (bench/env_replay.c prints the re-simulations per step).
+ *   - general engine (contention: max-min or FIFO links, copy engines, streams, priority queues,
+ *     memory, bulk-synchronous): a later transfer shares links with earlier ones, so no local
+ *     rule is exact: each est(v, d) asked for simulates the prefix plus v on d (cached for the
+ *     step, and the chosen device's schedule becomes the new state): D prefix simulations per
+ *     step when every device is scored, O(n^2 D) events per episode.
+ * A prefix's schedule is exact for the prefix, not a promise about the final schedule: an op
+ * placed later can become ready on a device before an op placed earlier and run ahead of it
+ * (first come first served), delaying it. Unplaced ops leave the placed ops' times unchanged
+ * only when ops are placed in the order of their (final) ready times; the SEL orders of DOPPLER
+ * (b-level, learned) are not that order. bench/env_replay.c measures how often it happens.
  *
  * The ready set is kept in increasing op id order, so "lowest id" tie-breaks are a scan. That
  * costs O(ready) per step, which a policy that scores every ready op pays anyway; a list
@@ -23,6 +55,7 @@
 #define DP_ENV_H
 
 #include "dp_cost.h"
+#include "dp_engine.h"
 #include "dp_graph.h"
 
 #ifdef __cplusplus
@@ -35,6 +68,18 @@ typedef enum {
     DP_ENV_READY_BY_BLEVEL = 1 /* binary max-heap on (b-level, -id): ready[0] is the critical-path
                                 * choice; O(log ready) per insertion or removal */
 } dp_env_ready_order;
+
+/* How the placed prefix's times are estimated (see the top of this file). */
+typedef enum {
+    DP_ENV_STATE_APPEND = 0, /* append each op to its device in placement order (the authors') */
+    DP_ENV_STATE_ENGINE = 1  /* the machine's engine on the placed prefix (exact) */
+} dp_env_state;
+
+/* Which device features a PLC policy reads (dp_env_device_features_of). */
+typedef enum {
+    DP_ENV_FEATURES_DOPPLER = 0, /* the authors' five */
+    DP_ENV_FEATURES_ENGINE = 1   /* those five and seven non-myopic ones (list below) */
+} dp_env_features;
 
 typedef struct dp_env {
     const dp_graph *g;
@@ -54,6 +99,22 @@ typedef struct dp_env {
     double *dev_work;      /* (n_devices) total op time already assigned to each device */
     double *blevel;        /* (n_ops) b-level with mean costs (dp_costs_levels) */
     double *tlevel;        /* (n_ops) t-level with mean costs */
+    double *est_ready;     /* (n_ops) when each assigned op's inputs are all on its device (append:
+                              the latest input arrival of the estimate; engine: the time the
+                              engine queues it) */
+    /* engine state */
+    dp_env_state state;
+    dp_engine *engine;     /* engine state: the engine simulating prefixes (not owned) */
+    int general;           /* 1 when that engine is the general one */
+    unsigned char *first_copy; /* (n_edges) 1 unless the edge repeats an earlier (src, dst) pair */
+    int *dev_first, *dev_lastop, *op_next; /* the assigned ops of each device, a list in placement order */
+    /* the step's candidate placements, a cache: valid for op cand_v while step == cand_step */
+    int cand_v, cand_step;
+    unsigned char *cand_state;  /* (D) 0 not probed, 1 probed by the local rule, 2 simulated */
+    unsigned char *cand_append; /* (D) 1 when v would queue behind every placed op of d */
+    double *cand_start, *cand_ready; /* (D) v's start and input arrival on each device */
+    double *cand_sched;    /* (D, 3, n_ops) simulated candidates' start, end, ready (engine state) */
+    long n_resim;          /* prefix simulations run by this environment (probes and steps) */
 } dp_env;
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
@@ -63,6 +124,18 @@ void dp_env_free(dp_env *env);
 /* Start a new episode: nothing assigned, ready set = sources. */
 void dp_env_reset(dp_env *env);
 
+/* Choose the state (see the top of this file) and start a new episode. engine (required for
+ * DP_ENV_STATE_ENGINE, ignored for append) must simulate env's graph under env's cost tables
+ * (dp_engine_graph, dp_engine_costs) and outlive the environment or the next dp_env_set_state;
+ * the environment runs dp_engine_run_prefix on it, which overwrites the engine's last
+ * dp_schedule (one thread). Errors (DP_EINVAL): no engine, or one of another graph or costs;
+ * DP_ENOMEM. On error the state is unchanged. */
+int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_error *err);
+
+/* "append" / "engine", and the parse of those names (DP_OK or DP_EINVAL). */
+const char *dp_env_state_name(dp_env_state s);
+int dp_env_state_parse(const char *name, dp_env_state *s);
+
 /* Choose how env->ready is ordered (see dp_env_ready_order) and start a new episode. The
  * critical-path choices (dp_env_cp_select and the *_all marks) are the same in both orders;
  * only positions in env->ready differ. */
@@ -71,12 +144,20 @@ void dp_env_set_ready_order(dp_env *env, dp_env_ready_order order);
 /* 1 when every op is assigned. */
 static inline int dp_env_done(const dp_env *env) { return env->step == env->n_ops; }
 
-/* Estimated earliest start of ready op v on device d (formula above). */
+/* Estimated earliest start of ready op v on device d under the state (top of this file). In
+ * the engine state the answer may cost a prefix simulation; it is cached for the step (the
+ * cache lives in env and is filled through this const pointer: one thread per env). An
+ * engine error (memory capacity exceeded under the error policy) gives +infinity. */
 double dp_env_est_start(const dp_env *env, int v, int d);
 
 /* Assign ready op v to device d and update the state. Returns DP_OK, or DP_EINVAL when v is not
- * ready or d is out of range. */
+ * ready or d is out of range; in the engine state also the engine's errors (DP_ERANGE: a
+ * memory capacity exceeded under the error policy; the state is then unchanged). */
 int dp_env_step(dp_env *env, int v, int d, dp_error *err);
+
+/* The latest estimated end of the assigned ops (0 before the first step): in the engine state,
+ * after the last step, the engine's makespan of the assignment. */
+double dp_env_makespan(const dp_env *env);
 
 /* Index of op v in env->ready, or -1. O(log ready) by id, O(1) by b-level. */
 int dp_env_ready_index(const dp_env *env, int v);
@@ -93,10 +174,46 @@ int dp_env_ready_index(const dp_env *env, int v);
 #define DP_ENV_N_DEVICE_FEATURES 5
 void dp_env_device_features(const dp_env *env, int v, double *feat);
 
+/* The device features of set fs for ready op v, written to feat (n_devices, dp_env_n_features(fs)).
+ * DP_ENV_FEATURES_DOPPLER: the five above. DP_ENV_FEATURES_ENGINE: those five, then
+ *   5 est_end      v's estimated end on d: est(v, d) + op_time(v, d) (time)
+ *   6 idle_gap     the idle time v would open on d: est(v, d) - the latest end of a placed op of
+ *                  d ending by est(v, d) (0 when none) (time; 0 when d is busy right up to v)
+ *   7 dev_idle     d's idle time so far: latest end of its placed ops - their total op time
+ *                  (time; with several streams per device it can be negative)
+ *   8 overtaken    total op time of the placed ops of d whose inputs arrive on d after v's
+ *                  would (r_d(v) below): the committed work v gets ahead of, first come first
+ *                  served, and delays (time)
+ *   9 bpath_load   busy fraction of d over the window [est_end, est_end + L), L = blevel(v) -
+ *                  mean_op(v), the rest of v's b-path (mean costs): the time d's placed ops
+ *                  occupy in that window / L, 0 when L = 0 (dimensionless, 0..1 with one stream):
+ *                  how much committed work v's critical successors would meet if they followed
+ *                  v onto d
+ *   10 in_traffic  transfer time of v's inputs that are on other devices: sum over v's in-edges
+ *                  e = (u, v) (repeats once) with dev(u) != d of comm(e, dev(u), d) (time)
+ *   11 out_traffic mean transfer time v's output will need towards where its successors' other
+ *                  inputs already are: sum over out-edges e = (v, w) (repeats once) of
+ *                  mean_comm(e) x (1 - share_d(w)), share_d(w) = edge_data of w's placed
+ *                  in-edges from ops on d / of all its placed in-edges from ops other than v
+ *                  (0 when w has none) (time)
+ * r_d(v), v's input arrival on d, is the engine's in the engine state and the append estimate's
+ * latest input arrival in the append state (est_ready of the placed ops likewise). Times are in
+ * the cost model's unit, from the state's schedule. The DOPPLER PLC network z-scores every
+ * column over the devices at each step (dp_doppler.h), so a column's unit and any per-step
+ * constant do not reach the network; only how devices differ does. */
+#define DP_ENV_MAX_DEVICE_FEATURES 12
+int dp_env_n_features(dp_env_features fs);
+void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat);
+
+/* "doppler" / "engine", and the parse of those names (DP_OK or DP_EINVAL). */
+const char *dp_env_features_name(dp_env_features fs);
+int dp_env_features_parse(const char *name, dp_env_features *fs);
+
 /* The critical-path heuristic's choices (Kwok and Ahmad 1999, as DOPPLER's teacher):
  * SEL: the ready op of highest b-level, ties by lowest id (O(ready) by id, O(1) by b-level); -1
- * when the ready set is empty. PLC: the device of earliest estimated start for v, ties by lowest
- * device id. */
+ * when the ready set is empty. PLC: the device of earliest estimated start for v under the
+ * state, ties by lowest device id: the append estimate in the append state (the authors'
+ * teacher), the engine's exact start in the engine state (this project's teacher). */
 int dp_env_cp_select(const dp_env *env);
 int dp_env_cp_place(const dp_env *env, int v);
 

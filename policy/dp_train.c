@@ -115,6 +115,8 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
     json_object_set_new(nw, "slope", dp_json_number(c->arch.slope));
     json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
+    json_object_set_new(nw, "features", json_string(dp_env_features_name((dp_env_features)c->arch.device_features)));
+    json_object_set_new(o, "state", json_string(dp_env_state_name((dp_env_state)c->state)));
     if (dual) json_object_set_new(o, "network", nw);
     else json_decref(nw);
     if (c->method == DP_AGENT_PLACETO) {
@@ -292,6 +294,11 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if (!s || (strcmp(s, "units") != 0 && strcmp(s, "relative") != 0))
                 return dp_error_set(err, DP_EINVAL, "config: \"reward\" must be \"units\" or \"relative\"");
             c->reward_relative = strcmp(s, "relative") == 0;
+        } else if (strcmp(key, "state") == 0) {
+            dp_env_state st;
+            if (dp_env_state_parse(json_string_value(v), &st) != DP_OK)
+                return dp_error_set(err, DP_EINVAL, "config: \"state\" must be \"append\" or \"engine\"");
+            c->state = (int)st;
         } else if (strcmp(key, "update_sel") == 0) {
             if ((rc = get_bool(v, key, &c->update_sel, err))) return rc;
         } else if (strcmp(key, "update_plc") == 0) {
@@ -323,6 +330,12 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                 else if (strcmp(k2, "edge_hidden") == 0) { rc = get_int(w, "network.edge_hidden", 1, 4096, &L, err); c->arch.edge_hidden = (int)L; }
                 else if (strcmp(k2, "slope") == 0) { rc = get_num(w, "network.slope", 0, 1, &x, err); c->arch.slope = (float)x; }
                 else if (strcmp(k2, "cp_embeddings") == 0) rc = get_bool(w, "network.cp_embeddings", &c->arch.cp_embeddings, err);
+                else if (strcmp(k2, "features") == 0) {
+                    dp_env_features fs;
+                    rc = dp_env_features_parse(json_string_value(w), &fs) == DP_OK
+                             ? DP_OK : dp_error_set(err, DP_EINVAL, "config: \"network.features\" must be \"doppler\" or \"engine\"");
+                    if (!rc) c->arch.device_features = (int)fs;
+                }
                 else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
                 if (rc) return rc;
             }
@@ -510,6 +523,10 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->blk[1] = dp_agent_plc_params(tr->ag);
     tr->env = dp_env_alloc(g, c, err);
     if (!tr->env) goto fail;
+    if (cfg->state == DP_ENV_STATE_ENGINE && dp_env_set_state(tr->env, DP_ENV_STATE_ENGINE, dp_engine_of_oracle(oracle), err) != DP_OK) {
+        dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
+        goto fail;
+    }
     tr->master = gsl_rng_alloc(gsl_rng_mt19937);
     tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
     if (!tr->master || !tr->ep) goto nomem;
@@ -677,8 +694,8 @@ static void heuristic_devices(dp_trainer *tr, int t, int v)
         return;
     }
     double mn = INFINITY;
-    for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4]);
-    for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * DP_ENV_N_DEVICE_FEATURES + 4], mn);
+    for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * dd->FD + 4]);
+    for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FD + 4], mn);
 }
 
 /* One rollout with the prepared networks; records every step. */

@@ -106,6 +106,14 @@ typedef struct dp_train_config {
     int sel_topological;   /* 0 (the paper): SEL picks the next op; 1: the ready op earliest in the
                               graph's topological order is taken and SEL is not trained (the
                               single-policy "PLC only" ablation, Placeto's fixed order) */
+    int state;             /* dp_env_state of the environment, JSON "state": DP_ENV_STATE_APPEND
+                              ("append", the authors' estimate, default: the reproduction) or
+                              DP_ENV_STATE_ENGINE ("engine": the exact prefix schedule of the
+                              oracle's engine, dp_env.h; needs dp_engine_oracle as the trainer's
+                              oracle). The PLC teacher of Stage I is the earliest estimated start
+                              under this state. With arch.device_features (JSON
+                              "network.features": "doppler" | "engine") it selects this
+                              project's method: both "engine" (bench/doppler-engine.json) */
 } dp_train_config;
 
 /* The authors' values (above), method doppler. (The learned baselines use the same defaults,

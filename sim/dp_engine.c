@@ -14,7 +14,7 @@ struct dp_engine {
     dp_hisim *general; /* the general engine */
     int priority_queue;
     double *blevel;    /* (n_ops) default priorities of a priority queue */
-    long sims;
+    long sims, prefix_sims;
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machine *m, dp_error *err)
@@ -69,31 +69,46 @@ void dp_engine_free(dp_engine *e)
     free(e);
 }
 
-int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+static int engine_run(dp_engine *e, const int *assignment, const double *priority, int prefix, dp_schedule *out,
+                      dp_error *err)
 {
     memset(out, 0, sizeof *out);
     int rc;
     if (e->fast) {
         dp_sim_result r;
-        if ((rc = dp_sim_run(e->fast, assignment, &r, err)) != DP_OK) return rc;
+        rc = prefix ? dp_sim_run_prefix(e->fast, assignment, &r, err) : dp_sim_run(e->fast, assignment, &r, err);
+        if (rc != DP_OK) return rc;
         *out = (dp_schedule){
             .makespan = r.makespan, .cost = r.makespan, .n_devices = r.n_devices, .busy = r.busy,
-            .op_start = r.op_start, .op_end = r.op_end, .n_transfers = r.n_transfers,
+            .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .n_transfers = r.n_transfers,
             .transfer_volume = r.transfer_volume, .n_events = r.n_events,
         };
     } else {
         if (!priority && e->priority_queue) priority = e->blevel;
         dp_hisim_result r;
-        if ((rc = dp_hisim_run(e->general, assignment, priority, &r, err)) != DP_OK) return rc;
+        rc = prefix ? dp_hisim_run_prefix(e->general, assignment, priority, &r, err)
+                    : dp_hisim_run(e->general, assignment, priority, &r, err);
+        if (rc != DP_OK) return rc;
         *out = (dp_schedule){
             .makespan = r.makespan, .cost = r.penalised_makespan, .n_devices = r.n_devices, .busy = r.busy,
-            .op_start = r.op_start, .op_end = r.op_end, .xfer_start = r.xfer_start, .xfer_end = r.xfer_end,
-            .mem_peak = r.mem_peak, .mem_excess = r.mem_excess, .n_transfers = r.n_transfers, .transfer_volume = r.transfer_volume,
-            .n_events = r.n_events,
+            .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .xfer_start = r.xfer_start,
+            .xfer_end = r.xfer_end, .mem_peak = r.mem_peak, .mem_excess = r.mem_excess, .n_transfers = r.n_transfers,
+            .transfer_volume = r.transfer_volume, .n_events = r.n_events,
         };
     }
-    e->sims++;
+    if (prefix) e->prefix_sims++;
+    else e->sims++;
     return DP_OK;
+}
+
+int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+{
+    return engine_run(e, assignment, priority, 0, out, err);
+}
+
+int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+{
+    return engine_run(e, assignment, priority, 1, out, err);
 }
 
 static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
@@ -117,6 +132,16 @@ int dp_engine_is_general(const dp_engine *e)
 long dp_engine_simulations(const dp_engine *e)
 {
     return e->sims;
+}
+
+long dp_engine_prefix_simulations(const dp_engine *e)
+{
+    return e->prefix_sims;
+}
+
+dp_engine *dp_engine_of_oracle(const dp_oracle *o)
+{
+    return o && o->cost == engine_cost ? (dp_engine *)o->ctx : NULL;
 }
 
 const dp_graph *dp_engine_graph(const dp_engine *e)

@@ -39,6 +39,8 @@ typedef struct dp_schedule {
     const double *busy;         /* (n_devices) compute time per device */
     const double *op_start;     /* (n_ops) */
     const double *op_end;       /* (n_ops) */
+    const double *op_ready;     /* (n_ops) when the op joined its device's queue (all inputs
+                                 * arrived; its level released in bulk-synchronous mode) */
     const double *xfer_start;   /* (n_edges) transfer start, or NULL on the fast path (a transfer
                                  * then starts at its producer's end and lasts dp_costs_comm) */
     const double *xfer_end;     /* (n_edges) arrival; NULL on the fast path */
@@ -64,6 +66,14 @@ void dp_engine_free(dp_engine *e);
  * memory capacity exceeded under the error policy), DP_ENOMEM. */
 int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
 
+/* Simulate a placed prefix (dp_sim_run_prefix, dp_hisim_run_prefix): ops with device -1 are
+ * absent, the placed ones (closed under predecessors) run as they would in a graph made of them
+ * alone; per-op arrays hold -1 for absent ops. This is what the assignment environment's engine
+ * state (dp_env.h) re-simulates. Not counted in dp_engine_simulations (a prefix run is part of
+ * building one placement, not a placement scored); dp_engine_prefix_simulations counts them.
+ * Errors as dp_engine_run's, and DP_EINVAL for a placed op with an absent predecessor. */
+int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
+
 /* The engine as a cost oracle (dp_oracle.h): cost = dp_schedule.cost of the assignment with the
  * default priorities. The oracle points into e and is valid while e lives. */
 dp_oracle dp_engine_oracle(dp_engine *e);
@@ -73,6 +83,13 @@ int dp_engine_is_general(const dp_engine *e);
 
 /* Simulations run so far (dp_engine_run calls that succeeded). */
 long dp_engine_simulations(const dp_engine *e);
+/* Prefix simulations run so far (dp_engine_run_prefix calls that succeeded). */
+long dp_engine_prefix_simulations(const dp_engine *e);
+
+/* The engine behind a simulator oracle made by dp_engine_oracle, or NULL for any other oracle
+ * (real execution, a test's function). Lets a trainer that holds only the oracle describe its
+ * state by the same engine (dp_env_set_state). */
+dp_engine *dp_engine_of_oracle(const dp_oracle *o);
 
 const dp_graph *dp_engine_graph(const dp_engine *e);
 const dp_costs *dp_engine_costs(const dp_engine *e);

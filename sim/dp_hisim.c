@@ -467,7 +467,7 @@ static void level_done(dp_hisim *s, int l)
     assert(l == s->cur_level);
     if (++s->cur_level >= s->n_levels) return;
     for (int i = s->level_ptr[s->cur_level]; i < s->level_ptr[s->cur_level + 1]; i++)
-        fifo_push(s, EV_READY, (uint32_t)s->level_ops[i]);
+        if (s->dev[s->level_ops[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)s->level_ops[i]);
 }
 
 /* ---------------- interference ---------------- */
@@ -615,6 +615,7 @@ static inline void op_finish(dp_hisim *s, int u)
     for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
         if (!s->first_copy[e]) continue;
         int dv = s->dev[g->edge_dst[e]];
+        if (dv < 0) continue; /* an absent op of a prefix run */
         if (dv != du) xfer_request(s, e, du, dv);
         else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
     }
@@ -705,14 +706,24 @@ static inline void dispatch(dp_hisim *s, uint32_t ev)
     }
 }
 
-int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res, dp_error *err)
+/* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
+static int run(dp_hisim *s, const int *assignment, const double *priority, int prefix, dp_hisim_result *res,
+               dp_error *err)
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
-    for (int v = 0; v < n; v++)
+    for (int v = 0; v < n; v++) {
+        if (prefix && assignment[v] == -1) continue;
         if (assignment[v] < 0 || assignment[v] >= D)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
                                 v, g->op_name[v], assignment[v], D - 1);
+        for (int q = g->pred_ptr[v]; prefix && q < g->pred_ptr[v + 1]; q++) {
+            int u = g->edge_src[g->pred_edge[q]];
+            if (assignment[u] < 0)
+                return dp_error_set(err, DP_EINVAL, "prefix assignment: op %d (\"%s\") is placed but its predecessor "
+                                    "%d (\"%s\") is not", v, g->op_name[v], u, g->op_name[u]);
+        }
+    }
     if (s->o.queue == DP_QUEUE_PRIORITY && !priority)
         return dp_error_set(err, DP_EINVAL, "priority queues need a priority per op (the placement method gave none)");
     s->dev = assignment;
@@ -729,7 +740,8 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     memset(s->arrived, 0, (size_t)n * sizeof(int));
     for (int v = 0; v < n; v++) {
         s->holders[v] = 0;
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->holders[v] += s->first_copy[e];
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
+            s->holders[v] += s->first_copy[e] && assignment[g->edge_dst[e]] >= 0;
         if (s->holders[v] == 0) s->holders[v] = -1;  /* a sink's output stays */
         s->start[v] = s->end[v] = s->ready[v] = -1;
         s->op_stream[v] = -1;
@@ -750,7 +762,8 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     s->n_busy_dev = 0;
     if (s->pq) {
         for (int d = 0; d <= D; d++) s->pq_off[d] = 0;
-        for (int v = 0; v < n; v++) s->pq_off[assignment[v] + 1]++;
+        for (int v = 0; v < n; v++)
+            if (assignment[v] >= 0) s->pq_off[assignment[v] + 1]++;
         for (int d = 0; d < D; d++) { s->pq_off[d + 1] += s->pq_off[d]; s->pq_n[d] = 0; s->is_dirty[d] = 0; }
         s->n_dirty = 0;
     }
@@ -759,14 +772,17 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     if (s->chan_bytes) memset(s->chan_bytes, 0, (size_t)s->t->n_channels * sizeof(double));
     s->cur_level = 0;
     if (s->o.mode == DP_MODE_BSP) {
-        for (int l = 0; l < s->n_levels; l++) s->level_left[l] = s->level_ptr[l + 1] - s->level_ptr[l];
+        for (int l = 0; l < s->n_levels; l++) s->level_left[l] = 0;
+        for (int v = 0; v < n; v++)
+            if (assignment[v] >= 0) s->level_left[s->level[v]]++;
         for (int e = 0; e < s->m; e++)
-            if (s->first_copy[e] && assignment[g->edge_src[e]] != assignment[g->edge_dst[e]])
+            if (s->first_copy[e] && assignment[g->edge_dst[e]] >= 0 && assignment[g->edge_src[e]] != assignment[g->edge_dst[e]])
                 s->level_left[s->level[g->edge_src[e]]]++;
     }
     dp_xfer_reset(s->x, s->o.trace);
     /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
-    for (int i = 0; i < g->n_sources; i++) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
+    for (int i = 0; i < g->n_sources; i++)
+        if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     for (;;) {
         while (s->fifo_head < s->fifo_tail && !s->failed) dispatch(s, s->fifo[s->fifo_head++]);
         s->fifo_head = s->fifo_tail = 0;
@@ -791,7 +807,7 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     s->err = NULL;
     if (s->failed) return s->failed;
     for (int v = 0; v < n; v++)
-        if (s->end[v] < 0)
+        if (s->end[v] < 0 && assignment[v] >= 0)
             return dp_error_set(err, DP_EINVAL, "simulation ended with op %d (\"%s\") never run (internal error)", v, g->op_name[v]);
     s->mem_excess = 0;
     for (int d = 0; d < D; d++)
@@ -818,6 +834,17 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
     res->chan_bytes = s->chan_bytes;
     res->n_events = s->n_events + dp_xfer_events(s->x);
     return DP_OK;
+}
+
+int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res, dp_error *err)
+{
+    return run(s, assignment, priority, 0, res, err);
+}
+
+int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
+                        dp_error *err)
+{
+    return run(s, assignment, priority, 1, res, err);
 }
 
 /* ---------------- Chrome trace ---------------- */

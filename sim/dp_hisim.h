@@ -131,6 +131,17 @@ void dp_hisim_free(dp_hisim *s);
 int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
                  dp_error *err);
 
+/* Simulate a placed prefix: ops with device -1 are absent (never run, never waited for, no
+ * transfer to them, no memory held for them: an output whose consumers are all absent stays,
+ * as a sink's; in bulk-synchronous mode a level waits only for its placed ops), the others run
+ * exactly as dp_hisim_run runs a graph made of them alone. The placed ops must be closed under
+ * predecessors (dp_env.h's episodes guarantee it). res as dp_hisim_run's; per-op arrays hold -1
+ * for absent ops. Errors as dp_hisim_run's, and DP_EINVAL for a placed op with an absent
+ * predecessor (naming both). With every op placed it is dp_hisim_run. Costs a run of the placed
+ * ops plus O(n_ops + n_edges) of set-up. */
+int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
+                        dp_error *err);
+
 /* Chrome trace JSON of the last run: one row per device stream, a slice per op (args: wait for
  * inputs, queued, run, in seconds of the printed unit); transfers as async slices (args: route,
  * queued for copy engines, bytes, mean rate); max-min rate counters per route class and FIFO

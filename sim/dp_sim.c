@@ -41,7 +41,7 @@ struct dp_sim {
     int *arrived;
     int *qhead, *qtail, *qnext;
     unsigned char *busy_flag;
-    double *busy, *start, *end;
+    double *busy, *start, *end, *ready;
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -78,8 +78,9 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     s->busy = dp_malloc_n(s->D, sizeof(double));
     s->start = dp_malloc_n(s->n, sizeof(double));
     s->end = dp_malloc_n(s->n, sizeof(double));
+    s->ready = dp_malloc_n(s->n, sizeof(double));
     if (!s->first_copy || !s->heap || !s->fifo || !s->arrived || !s->qhead || !s->qtail ||
-        !s->qnext || !s->busy_flag || !s->busy || !s->start || !s->end)
+        !s->qnext || !s->busy_flag || !s->busy || !s->start || !s->end || !s->ready)
         goto nomem;
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
@@ -96,7 +97,7 @@ void dp_sim_free(dp_sim *s)
     if (!s) return;
     free(s->first_copy); free(s->heap); free(s->fifo); free(s->arrived);
     free(s->qhead); free(s->qtail); free(s->qnext); free(s->busy_flag);
-    free(s->busy); free(s->start); free(s->end);
+    free(s->busy); free(s->start); free(s->end); free(s->ready);
     free(s);
 }
 
@@ -169,6 +170,7 @@ static inline void op_finish(dp_sim *s, int u)
     s->makespan = s->now;
     for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
         int dv = s->dev[g->edge_dst[e]];
+        if (dv < 0) continue; /* an absent op of a prefix run */
         double delay = 0;
         if (dv != du) {
             delay = dp_costs_comm(s->c, e, du, dv);
@@ -189,6 +191,7 @@ static inline void edge_arrived(dp_sim *s, int e)
 static inline void op_ready(dp_sim *s, int v)
 {
     int d = s->dev[v];
+    s->ready[v] = s->now;
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -233,14 +236,30 @@ static inline void dispatch(dp_sim *s, uint32_t ev)
     }
 }
 
-int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
+/* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
+static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res, dp_error *err)
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
-    for (int v = 0; v < n; v++)
+    for (int v = 0; v < n; v++) {
+        if (prefix && assignment[v] == -1) continue;
         if (assignment[v] < 0 || assignment[v] >= D)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
                                 v, g->op_name[v], assignment[v], D - 1);
+    }
+    if (prefix)
+        for (int v = 0; v < n; v++) {
+            if (assignment[v] < 0) {
+                s->start[v] = s->end[v] = s->ready[v] = -1;
+                continue;
+            }
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                int u = g->edge_src[g->pred_edge[q]];
+                if (assignment[u] < 0)
+                    return dp_error_set(err, DP_EINVAL, "prefix assignment: op %d (\"%s\") is placed but its predecessor "
+                                        "%d (\"%s\") is not", v, g->op_name[v], u, g->op_name[u]);
+            }
+        }
     s->dev = assignment;
     s->heap_n = 0;
     s->seq = 0;
@@ -251,7 +270,8 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
     memset(s->arrived, 0, (size_t)n * sizeof(int));
     for (int d = 0; d < D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
     /* set-up at time 0: sources become ready in op order */
-    for (int i = 0; i < g->n_sources; i++) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
+    for (int i = 0; i < g->n_sources; i++)
+        if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     for (;;) {
         while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
         s->fifo_head = s->fifo_tail = 0;
@@ -267,8 +287,19 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
     res->transfer_volume = s->volume;
     res->op_start = s->start;
     res->op_end = s->end;
+    res->op_ready = s->ready;
     res->n_events = s->n_events;
     return DP_OK;
+}
+
+int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
+{
+    return run(s, assignment, 0, res, err);
+}
+
+int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
+{
+    return run(s, assignment, 1, res, err);
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

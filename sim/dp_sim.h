@@ -35,6 +35,8 @@ typedef struct dp_sim_result {
     double transfer_volume;   /* sum of edge_data over cross-device edges (bytes or time) */
     const double *op_start;   /* (n_ops) start time of each op; owned by the sim */
     const double *op_end;     /* (n_ops) end time of each op */
+    const double *op_ready;   /* (n_ops) when each op joined its device's queue (its last input
+                                 arrived) */
     long n_events;            /* events processed (for benchmarks) */
 } dp_sim_result;
 
@@ -46,6 +48,20 @@ void dp_sim_free(dp_sim *s);
 /* Simulate the assignment (n_ops device ids in 0..n_devices-1). res's arrays stay valid until
  * the next run. Returns DP_OK, or DP_EINVAL (naming the op) for a device id out of range. */
 int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
+
+/* Simulate a placed prefix: ops with device -1 are absent (never run, never waited for, no
+ * transfer to them), the others run exactly as dp_sim_run runs a graph made of them alone. The
+ * placed ops must be closed under predecessors (every predecessor of a placed op is placed),
+ * which the ready-set order of an assignment episode (dp_env.h) guarantees. res as dp_sim_run's;
+ * op_start, op_end and op_ready are -1 for absent ops; the makespan is the last placed op's end
+ * (0 with nothing placed). Costs O(placed ops + their edges) plus O(n_ops) for the check.
+ * Errors (DP_EINVAL): a device id other than -1 out of range; a placed op with an absent
+ * predecessor (naming both).
+ *
+ * A prefix's schedule is not in general the final schedule of those ops: an op placed later
+ * may become ready on a device before an op placed earlier and, first come first served, run
+ * ahead of it (dp_env.h, "engine state"). With every op placed it is dp_sim_run's schedule. */
+int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);

@@ -1,0 +1,523 @@
+/* test_env: the environment's engine state (dp_env.h) and the prefix simulations it rests on
+ * (dp_engine_run_prefix): at every step of random episodes the state's times are the engine's
+ * schedule of the placed prefix, every estimated start is the start the engine gives the op on
+ * that device, and after the last step the estimate is the engine's makespan; on the fast path
+ * and on the general engine (fixed, FIFO and max-min transfers on topologies, streams, priority
+ * queues, bulk-synchronous, memory penalty). */
+#include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_env.h"
+#include "dp_gen.h"
+#include "dp_graph.h"
+#include "dp_hisim.h"
+#include "dp_machine.h"
+#include "dp_sim.h"
+#include "dp_test.h"
+#include "dp_train.h"
+
+#include <math.h>
+
+#include <gsl/gsl_rng.h>
+
+static dp_graph *random_dag(int n, double ccr, unsigned long seed)
+{
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    o.n = n;
+    o.ccr = ccr;
+    o.seed = seed;
+    o.min_work = 1;
+    o.max_work = 4; /* small integers: many exact ties of arrival times */
+    dp_error err;
+    dp_graph *g = dp_gen_random(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+static dp_graph *small_llama(void)
+{
+    dp_gen_llama_opts o;
+    dp_gen_llama_defaults(&o, 0);
+    o.seq = 256;
+    o.hidden = 512;
+    o.heads = 8;
+    o.ffn = 1024;
+    o.vocab = 1000;
+    o.tp = 2;
+    o.hidden_blocks = 2;
+    dp_error err;
+    dp_graph *g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+static dp_graph *small_chainmm(void)
+{
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 4;
+    o.n = 2048;
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* A machine from "key=value" pairs (NULL-ended); topology names resolve under the source tree. */
+static void machine_make(dp_machine *m, const char *const *kv)
+{
+    dp_error err;
+    dp_machine_init(m);
+    for (int i = 0; kv && kv[i]; i += 2) {
+        char buf[1024];
+        const char *val = kv[i + 1];
+        if (strcmp(kv[i], "topology") == 0) {
+            snprintf(buf, sizeof buf, "%s/data/topologies/%s.json", dp_test_srcdir(), kv[i + 1]);
+            val = buf;
+        }
+        ck_assert_msg(dp_machine_set(m, kv[i], val, &err) == DP_OK, "%s", err.msg);
+    }
+    ck_assert_msg(dp_machine_load(m, &err) == DP_OK, "%s", err.msg);
+}
+
+/* One episode with a random ready op and a random device at each step, checked against a
+ * second engine (ref) at every step. Returns the prefix simulations the environment ran. */
+static long check_episode(const dp_graph *g, const dp_costs *c, dp_engine *e, dp_engine *ref, gsl_rng *r,
+                          const char *what)
+{
+    dp_error err;
+    const int n = g->n_ops, D = c->n_devices;
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_ptr_nonnull(env);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    int *pre = malloc((size_t)n * sizeof *pre);
+    for (int v = 0; v < n; v++) pre[v] = -1;
+    dp_schedule s;
+    while (!dp_env_done(env)) {
+        int v = env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
+        /* every device's estimate is the engine's start of v on it */
+        for (int d = 0; d < D; d++) {
+            double est = dp_env_est_start(env, v, d);
+            pre[v] = d;
+            ck_assert_int_eq(dp_engine_run_prefix(ref, pre, NULL, &s, &err), DP_OK);
+            pre[v] = -1;
+            ck_assert_msg(est == s.op_start[v], "%s: step %d op %d device %d: estimate %.17g, engine %.17g", what,
+                          env->step, v, d, est, s.op_start[v]);
+        }
+        int d = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        ck_assert_int_eq(dp_env_step(env, v, d, &err), DP_OK);
+        pre[v] = d;
+        /* the state is the engine's schedule of the prefix */
+        ck_assert_int_eq(dp_engine_run_prefix(ref, pre, NULL, &s, &err), DP_OK);
+        for (int i = 0; i < env->step; i++) {
+            int x = env->order[i];
+            ck_assert_msg(env->est_start[x] == s.op_start[x] && env->est_end[x] == s.op_end[x] &&
+                              env->est_ready[x] == s.op_ready[x],
+                          "%s: step %d op %d: state [%.17g, %.17g] ready %.17g, engine [%.17g, %.17g] ready %.17g", what,
+                          env->step, x, env->est_start[x], env->est_end[x], env->est_ready[x], s.op_start[x],
+                          s.op_end[x], s.op_ready[x]);
+        }
+        ck_assert_msg(dp_env_makespan(env) == s.makespan, "%s: step %d: makespan %.17g vs %.17g", what, env->step,
+                      dp_env_makespan(env), s.makespan);
+    }
+    /* after the last step: the engine's makespan of the whole assignment */
+    ck_assert_int_eq(dp_engine_run(ref, env->assignment, NULL, &s, &err), DP_OK);
+    ck_assert_msg(dp_env_makespan(env) == s.makespan, "%s: final %.17g vs simulated %.17g", what, dp_env_makespan(env),
+                  s.makespan);
+    for (int v = 0; v < n; v++) ck_assert(env->est_start[v] == s.op_start[v] && env->est_end[v] == s.op_end[v]);
+    long k = env->n_resim;
+    free(pre);
+    dp_env_free(env);
+    return k;
+}
+
+/* the same, without the per-step reference (cheap enough for more episodes): only the end */
+static void check_final(const dp_graph *g, const dp_costs *c, dp_engine *e, gsl_rng *r, int greedy, const char *what)
+{
+    dp_error err;
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    while (!dp_env_done(env)) {
+        int v = greedy ? dp_env_cp_select(env) : env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
+        int d = greedy ? dp_env_cp_place(env, v) : (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
+        ck_assert_int_eq(dp_env_step(env, v, d, &err), DP_OK);
+    }
+    dp_schedule s;
+    ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
+    ck_assert_msg(dp_env_makespan(env) == s.makespan, "%s: final %.17g vs simulated %.17g", what, dp_env_makespan(env),
+                  s.makespan);
+    dp_env_free(env);
+}
+
+START_TEST(prefix_runs)
+{
+    /* the fast path's and the general engine's prefix runs agree, as their full runs do; the
+     * full prefix is the full run; a placed op without its predecessor is refused */
+    dp_graph *g = random_dag(60, 2.0, 3);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_sim *fs = dp_sim_alloc(g, c, &err);
+    dp_hisim_options o;
+    dp_hisim_options_init(&o);
+    dp_hisim *hs = dp_hisim_alloc(g, c, NULL, &o, &err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    int *a = malloc((size_t)g->n_ops * sizeof *a), *pre = malloc((size_t)g->n_ops * sizeof *pre);
+    for (int v = 0; v < g->n_ops; v++) a[v] = (int)gsl_rng_uniform_int(r, 3);
+    for (int k = 0; k <= g->n_ops; k += 7) {
+        /* the first k ops of the topological order: closed under predecessors */
+        for (int v = 0; v < g->n_ops; v++) pre[v] = -1;
+        for (int i = 0; i < k; i++) pre[g->topo[i]] = a[g->topo[i]];
+        dp_sim_result x;
+        dp_hisim_result y;
+        ck_assert_int_eq(dp_sim_run_prefix(fs, pre, &x, &err), DP_OK);
+        ck_assert_int_eq(dp_hisim_run_prefix(hs, pre, NULL, &y, &err), DP_OK);
+        ck_assert_double_eq(x.makespan, y.makespan);
+        for (int v = 0; v < g->n_ops; v++) {
+            ck_assert_double_eq(x.op_start[v], y.op_start[v]);
+            ck_assert_double_eq(x.op_ready[v], y.op_ready[v]);
+            if (pre[v] < 0) ck_assert_double_eq(x.op_end[v], -1);
+        }
+    }
+    dp_sim_result x, z;
+    ck_assert_int_eq(dp_sim_run_prefix(fs, a, &x, &err), DP_OK);
+    double m = x.makespan;
+    ck_assert_int_eq(dp_sim_run(fs, a, &z, &err), DP_OK);
+    ck_assert_double_eq(m, z.makespan);
+    /* refused: the last op of the topological order placed, one of its predecessors not */
+    int v = g->topo[g->n_ops - 1];
+    ck_assert_int_gt(g->pred_ptr[v + 1], g->pred_ptr[v]);
+    memcpy(pre, a, (size_t)g->n_ops * sizeof *pre);
+    pre[g->edge_src[g->pred_edge[g->pred_ptr[v]]]] = -1;
+    ck_assert_int_eq(dp_sim_run_prefix(fs, pre, &x, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "predecessor"));
+    dp_hisim_result y;
+    ck_assert_int_eq(dp_hisim_run_prefix(hs, pre, NULL, &y, &err), DP_EINVAL);
+    free(a); free(pre);
+    gsl_rng_free(r);
+    dp_hisim_free(hs);
+    dp_sim_free(fs);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(fast_path_exact)
+{
+    /* DOPPLER-compatible engine: random DAGs with integer costs (arrival ties), 2..5 devices */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    long resim = 0;
+    for (int gi = 0; gi < 6; gi++) {
+        dp_graph *g = random_dag(40 + 15 * gi, gi % 2 ? 4.0 : 0.5, 100 + (unsigned long)gi);
+        dp_error err;
+        dp_costs *c = dp_costs_graph(g, 2 + gi % 4, &err);
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert(!dp_engine_is_general(e));
+        char what[64];
+        snprintf(what, sizeof what, "fast path, graph %d", gi);
+        for (int ep = 0; ep < 3; ep++) resim += check_episode(g, c, e, ref, r, what);
+        for (int ep = 0; ep < 20; ep++) check_final(g, c, e, r, 0, what);
+        check_final(g, c, e, r, 1, what);
+        dp_engine_free(e); dp_engine_free(ref);
+        dp_costs_free(c);
+        dp_graph_free(g);
+    }
+    /* both ways were taken: the local rule, and simulations for overtakes and ties */
+    ck_assert_int_gt(resim, 0);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(fast_path_doppler_file)
+{
+    char path[1024];
+    dp_error err;
+    dp_graph *g = dp_graph_read(dp_test_path(path, sizeof path, dp_test_srcdir(), "tests/data/tiny-doppler.txt"), NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 2);
+    for (int ep = 0; ep < 10; ep++) check_episode(g, c, e, ref, r, "tiny-doppler");
+    gsl_rng_free(r);
+    dp_engine_free(e); dp_engine_free(ref);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* general engine: one machine per test index */
+static const char *const general_machines[][12] = {
+    {"topology", "pcie-gen3-4gpu", "transfer", "fixed", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "fifo", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", NULL},
+    {"topology", "dgx1-v100", "transfer", "maxmin", NULL},
+    {"topology", "dgx1-v100", "transfer", "fifo", "chunks", "4", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "streams", "2", "queue", "priority", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "mode", "bsp", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "memory_limit", "3e7", "memory_policy", "penalty", NULL},
+};
+
+START_TEST(general_engine_exact)
+{
+    dp_machine m;
+    machine_make(&m, general_machines[_i]);
+    dp_graph *gs[2] = {small_llama(), small_chainmm()};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 40 + (unsigned long)_i);
+    for (int gi = 0; gi < 2; gi++) {
+        dp_error err;
+        dp_costs *c = dp_machine_costs(&m, gs[gi], &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        dp_engine *e = dp_engine_alloc(gs[gi], c, &m, &err), *ref = dp_engine_alloc(gs[gi], c, &m, &err);
+        ck_assert_msg(e && ref, "%s", err.msg);
+        ck_assert(dp_engine_is_general(e));
+        char what[160];
+        snprintf(what, sizeof what, "machine %d (%s %s), graph %s", _i, general_machines[_i][1], general_machines[_i][3],
+                 gs[gi]->name);
+        check_episode(gs[gi], c, e, ref, r, what);
+        for (int ep = 0; ep < 4; ep++) check_final(gs[gi], c, e, r, 0, what);
+        check_final(gs[gi], c, e, r, 1, what);
+        dp_engine_free(e); dp_engine_free(ref);
+        dp_costs_free(c);
+        dp_graph_free(gs[gi]);
+    }
+    gsl_rng_free(r);
+    dp_machine_free(&m);
+}
+END_TEST
+
+/* s(1) -> a(1) -> b(5) on device 0; s -> c(1) -> x(1) on device 0, c on device 1 (comm 10). */
+static dp_graph *overtake_graph(void)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("ot", "ot", DP_COST_TIME);
+    const double comp[] = {1, 1, 5, 1, 1};
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 10);
+    int es[][2] = {{0, 1}, {1, 2}, {0, 3}, {3, 4}};
+    for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, es[e][0], es[e][1], 10);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+START_TEST(append_is_another_scheduler)
+{
+    /* The authors' estimate appends ops to a device in placement order; the engine serves them
+     * in arrival order. s on 0 [0,1]; c on 1 (arrives 11) [11,12]; x after c on 0 (arrives 22)
+     * [22,23]; a after s on 0: the engine runs it at once [1,2] (it arrives at 1, long before
+     * x), the append estimate behind x [23,24]; b after a on 0 then starts at 2, not 24. */
+    dp_graph *g = overtake_graph();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err), *app = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int ops[] = {0, 3, 4, 1}, devs[] = {0, 1, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
+        ck_assert_int_eq(dp_env_step(app, ops[i], devs[i], &err), DP_OK);
+    }
+    ck_assert_double_eq(env->est_start[4], 22);
+    ck_assert_double_eq(env->est_start[1], 1);
+    ck_assert_double_eq(app->est_start[1], 23);
+    ck_assert_double_eq(dp_env_est_start(env, 2, 0), 2);
+    ck_assert_double_eq(dp_env_est_start(app, 2, 0), 24);
+    /* b on device 1: arrives 2 + 10 = 12, when c has just freed it */
+    ck_assert_double_eq(dp_env_est_start(env, 2, 1), 12);
+    ck_assert_int_eq(dp_env_cp_place(env, 2), 0);
+    /* the device features read the state's times (column 4: the estimated start) */
+    double f[2 * DP_ENV_N_DEVICE_FEATURES];
+    dp_env_device_features(env, 2, f);
+    ck_assert_double_eq(f[4], 2);
+    ck_assert_double_eq(f[DP_ENV_N_DEVICE_FEATURES + 4], 12);
+    dp_env_free(app);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(later_op_moves_earlier_one)
+{
+    /* s(1) on 0; c(1) on 1 (arrives 11) ; x(1) after c on 0 (arrives 22); a(30) after s on 0
+     * arrives at 1: placed after x, a runs ahead of x (first come first served) and x moves
+     * from 22 to 31. The prefix's times are exact for the prefix, not final. */
+    dp_graph_builder *b = dp_graph_builder_alloc("mv", "mv", DP_COST_TIME);
+    const double comp[] = {1, 30, 1, 1};
+    for (int i = 0; i < 4; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 10);
+    int es[][2] = {{0, 1}, {0, 2}, {2, 3}};
+    for (int e = 0; e < 3; e++) dp_graph_builder_add_edge(b, es[e][0], es[e][1], 10);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    ck_assert_int_eq(dp_env_step(env, 0, 0, &err), DP_OK);
+    ck_assert_int_eq(dp_env_step(env, 2, 1, &err), DP_OK);
+    ck_assert_int_eq(dp_env_step(env, 3, 0, &err), DP_OK);
+    ck_assert_double_eq(env->est_start[3], 22);
+    long before = env->n_resim;
+    ck_assert_double_eq(dp_env_est_start(env, 1, 0), 1);
+    ck_assert_int_eq(dp_env_step(env, 1, 0, &err), DP_OK);
+    ck_assert_int_gt(env->n_resim, before); /* a overtook x: the prefix was simulated again */
+    ck_assert_double_eq(env->est_start[3], 31);
+    ck_assert_double_eq(dp_env_makespan(env), 32);
+    dp_schedule s;
+    ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
+    ck_assert_double_eq(s.makespan, 32);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(engine_features)
+{
+    /* the state of append_is_another_scheduler; b (5 units, after a) is placed next */
+    dp_graph *g = overtake_graph();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int ops[] = {0, 3, 4}, devs[] = {0, 1, 0};
+    for (int i = 0; i < 3; i++) ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
+    enum { F = DP_ENV_MAX_DEVICE_FEATURES };
+    ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_ENGINE), F);
+    ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_DOPPLER), DP_ENV_N_DEVICE_FEATURES);
+    double f[2 * F], f5[2 * DP_ENV_N_DEVICE_FEATURES], g5[2 * DP_ENV_N_DEVICE_FEATURES];
+    /* a (after s on 0) on device 0 arrives at 1, before x (22): it overtakes x's 1 unit */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_ENGINE, 1, f);
+    ck_assert_double_eq(f[4], 1);
+    ck_assert_double_eq(f[8], 1);
+    /* on 1 it arrives at 1 + 10 = 11, with c (a tie): s sends to a before c (edge order), so a
+     * queues first and starts at 11, ahead of c */
+    ck_assert_double_eq(f[F + 4], 11);
+    ck_assert_int_eq(dp_env_step(env, 1, 0, &err), DP_OK);
+    /* b: on 0 it starts at 2 (a ends at 2), on 1 at 12 (input 2 + 10; c holds 1 until 12) */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_ENGINE, 2, f);
+    const double want0[F] = {3, 1, 1, 2, 2, 7, 0, 20, 1, 0, 0, 0};
+    const double want1[F] = {1, 0, 0, 0, 12, 17, 0, 11, 0, 0, 10, 0};
+    for (int k = 0; k < F; k++) {
+        ck_assert_msg(f[k] == want0[k], "device 0 feature %d: %g, want %g", k, f[k], want0[k]);
+        ck_assert_msg(f[F + k] == want1[k], "device 1 feature %d: %g, want %g", k, f[F + k], want1[k]);
+    }
+    /* the authors' set is the first five columns */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_DOPPLER, 2, f5);
+    dp_env_device_features(env, 2, g5);
+    for (int k = 0; k < 2 * DP_ENV_N_DEVICE_FEATURES; k++) ck_assert_double_eq(f5[k], g5[k]);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+static int fixed_cost(void *ctx, const int *a, double *cost, dp_error *err)
+{
+    (void)ctx; (void)a; (void)err;
+    *cost = 1;
+    return DP_OK;
+}
+
+START_TEST(trainer_engine_state)
+{
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    ck_assert_int_eq(cfg.state, DP_ENV_STATE_APPEND);
+    ck_assert_int_eq(cfg.arch.device_features, DP_ENV_FEATURES_DOPPLER);
+    dp_error err;
+    ck_assert_int_eq(dp_train_config_from_json_text(&cfg, "{\"state\": \"engine\", \"network\": {\"features\": \"engine\", "
+                                                    "\"hidden\": 8, \"mlp_hidden\": 8, \"steps\": 2, \"edge_hidden\": 4}}", &err), DP_OK);
+    ck_assert_int_eq(cfg.state, DP_ENV_STATE_ENGINE);
+    ck_assert_int_eq(cfg.arch.device_features, DP_ENV_FEATURES_ENGINE);
+    char *js = dp_train_config_to_json(&cfg);
+    ck_assert_ptr_nonnull(strstr(js, "\"state\": \"engine\""));
+    ck_assert_ptr_nonnull(strstr(js, "\"features\": \"engine\""));
+    dp_train_config back;
+    dp_train_config_default(&back);
+    ck_assert_int_eq(dp_train_config_from_json_text(&back, js, &err), DP_OK);
+    ck_assert_int_eq(back.state, DP_ENV_STATE_ENGINE);
+    ck_assert_int_eq(back.arch.device_features, DP_ENV_FEATURES_ENGINE);
+    free(js);
+    dp_train_config bad;
+    dp_train_config_default(&bad);
+    ck_assert_int_eq(dp_train_config_from_json_text(&bad, "{\"state\": \"exact\"}", &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "state"));
+    ck_assert_int_eq(dp_train_config_from_json_text(&bad, "{\"network\": {\"features\": 3}}", &err), DP_EINVAL);
+
+    dp_graph *g = random_dag(30, 2.0, 9);
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    /* the engine state needs the simulator's oracle */
+    dp_oracle other = {"fixed", fixed_cost, NULL};
+    ck_assert_ptr_null(dp_trainer_alloc(g, c, &cfg, &other, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
+    dp_oracle o = dp_engine_oracle(e);
+    ck_assert_ptr_eq(dp_engine_of_oracle(&o), e);
+    ck_assert_ptr_null(dp_engine_of_oracle(&other));
+    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(tr != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_trainer_networks(tr)->FD, DP_ENV_MAX_DEVICE_FEATURES);
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 4, NULL, &err), DP_OK);
+    int *a = malloc((size_t)g->n_ops * sizeof *a);
+    double ms, sim, agree[2];
+    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, a, &ms, agree, &err), DP_OK);
+    ck_assert_int_eq(dp_oracle_cost(&o, a, &sim, &err), DP_OK);
+    ck_assert_double_eq(ms, sim);
+    free(a);
+    dp_trainer_free(tr);
+    dp_engine_free(e);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(state_errors)
+{
+    dp_graph *g = random_dag(20, 1.0, 1), *h = random_dag(20, 1.0, 2);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err), *ch = dp_costs_graph(h, 2, &err);
+    dp_engine *eh = dp_engine_alloc(h, ch, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, NULL, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, eh, &err), DP_EINVAL);
+    ck_assert_int_eq(env->state, DP_ENV_STATE_APPEND);
+    dp_env_state st;
+    dp_env_features fs;
+    ck_assert_int_eq(dp_env_state_parse("engine", &st), DP_OK);
+    ck_assert_int_eq(st, DP_ENV_STATE_ENGINE);
+    ck_assert_int_eq(dp_env_state_parse("exact", &st), DP_EINVAL);
+    ck_assert_int_eq(dp_env_features_parse("doppler", &fs), DP_OK);
+    ck_assert_int_eq(fs, DP_ENV_FEATURES_DOPPLER);
+    ck_assert_str_eq(dp_env_features_name(DP_ENV_FEATURES_ENGINE), "engine");
+    dp_env_free(env);
+    dp_engine_free(eh);
+    dp_costs_free(c); dp_costs_free(ch);
+    dp_graph_free(g); dp_graph_free(h);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("env");
+    TCase *t = tcase_create("engine state");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, prefix_runs);
+    tcase_add_test(t, fast_path_exact);
+    tcase_add_test(t, fast_path_doppler_file);
+    tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
+    tcase_add_test(t, append_is_another_scheduler);
+    tcase_add_test(t, later_op_moves_earlier_one);
+    tcase_add_test(t, state_errors);
+    tcase_add_test(t, engine_features);
+    tcase_add_test(t, trainer_engine_state);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}
