@@ -43,7 +43,7 @@ session_pids() {
 kill_session() {
     pids=$(session_pids "$1")
     killed=$(echo $pids | wc -w)
-    [ -n "$pids" ] && kill -9 $pids 2> /dev/null
+    [ -z "$pids" ] || kill -9 $pids 2> /dev/null || true
     i=0
     while [ -n "$(session_pids "$1")" ]; do
         i=$((i + 1))
