@@ -37,7 +37,8 @@ static void sweep_usage(FILE *f)
             "  --list            print the runs (index, key, parameters) and exit\n"
             "  --quiet           no progress lines on stderr\n"
             "  -h, --help        this help\n\n"
-            "Exit status: 0 when every run succeeded, 1 when a run failed or on errors, 2 usage.\n"
+            "Exit status: 0 when every run succeeded, 1 when a run failed or on errors (with\n"
+            "--merge also when a run of the config is in none of the files), 2 usage.\n"
             "This build %s MPI.\n",
             dp_sweep_have_mpi() ? "has" : "does not have (configure --with-mpi)");
 }
@@ -145,6 +146,9 @@ int cmd_sweep(int argc, char **argv)
             missing = sum.total - sum.skipped - sum.done;
             if (missing > 0) fprintf(stderr, "; %ld runs of the config are in none of the files", missing);
             fprintf(stderr, "\n");
+            /* a merge that lacks runs is written (it holds what there is) but is not a success:
+             * the last step of a cluster job must not pass with a shard missing */
+            if (missing > 0) status = DP_EXIT_ERROR;
         }
         if (sum.failed > 0) {
             fprintf(stderr, "doppler sweep %s: %ld of %ld runs failed (the first: %s; see the error column of %s); "

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Install the Debian 12 packages doppler needs to build, test and plot (idempotent: only what is
-# missing is installed). Needs root or sudo.
+# missing is installed). Needs root or sudo. OpenMPI (libopenmpi-dev openmpi-bin) is among them:
+# configure then builds the MPI runner (`mpirun doppler sweep`) and make check tests it.
 #   --fuzz   also the tools of `make fuzz` and `make check-valgrind` (clang with libFuzzer,
 #            valgrind); make check does not need them
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
-libjansson-dev check libopenblas-dev gnuplot-nox python3-h5py python3-pandas"
+libjansson-dev check libopenblas-dev gnuplot-nox python3-h5py python3-pandas libopenmpi-dev openmpi-bin"
 for a in "$@"; do
     case $a in
     --fuzz) PKGS="$PKGS clang libclang-rt-14-dev valgrind" ;;
