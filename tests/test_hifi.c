@@ -583,6 +583,57 @@ START_TEST(copy_engines_serialise)
 }
 END_TEST
 
+START_TEST(copy_engines_request_order_at_coinciding_ends)
+{
+    /* Four GPUs with one copy engine per direction, a full mesh of 1 GB/s links, no latency.
+     *   X1: a (g0) -> b (g1), 1e9 B, t = 0..1      X2: c (g2) -> d (g3), 1e9 B, t = 0..1
+     *   R_old:   e (g2, 0.25 s of work) -> f (g1), requested at 0.25: waits for g2 out and g1 in
+     *   R_young: h (g3, 0.5 s of work)  -> i (g1), requested at 0.5: waits for g1 in
+     * X1 and X2 end at the same instant, t = 1 (X1 first in event order). Then g2 out, g1 in and
+     * g3 out are all free, and in request order R_old takes g1 in: R_old 1..2, R_young 2..3.
+     * (Granting after each completion in turn gave g1 in to R_young at X1's end, before X2 freed
+     * g2: R_young 1..2, R_old 2..3.) */
+    static const char *json =
+        "{\"devices\":[" GPU("g0", 1) "," GPU("g1", 1) "," GPU("g2", 1) "," GPU("g3", 1) "],\"links\":["
+        "{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g0\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g2\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}";
+    /* ops a b c d e f h i = 0..7; edges X1 X2 R_old R_young */
+    static const double work[] = {0, 0, 0, 0, 0.25e12, 0, 0.5e12, 0};
+    static const int src[] = {0, 2, 4, 6}, dst[] = {1, 3, 5, 7};
+    int a[] = {0, 1, 2, 3, 2, 1, 3, 1};
+    for (int model = 0; model < 3; model++) {
+        dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_COST_PHYSICAL);
+        for (int v = 0; v < 8; v++) dp_graph_builder_add_op(b, NULL, NULL, work[v], 0);
+        for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, src[e], dst[e], 1e9);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int eo = -1, ey = -1;
+        for (int e = 0; e < g->n_edges; e++) {
+            if (g->edge_src[e] == 4) eo = e;
+            if (g->edge_src[e] == 6) ey = e;
+        }
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.transfer_model = (dp_xfer_kind)model;
+        run_ctx x;
+        run(&x, g, topo(json), &o, a);
+        NEAR(x.r.xfer_request[eo], 0.25);
+        NEAR(x.r.xfer_request[ey], 0.5);
+        NEAR(x.r.xfer_start[eo], 1.0);
+        NEAR(x.r.xfer_end[eo], 2.0);
+        NEAR(x.r.xfer_start[ey], 2.0);
+        NEAR(x.r.xfer_end[ey], 3.0);
+        done(&x);
+    }
+}
+END_TEST
+
 /* ---------------- devices, memory, modes ---------------- */
 
 /* time graph from compact arrays (DOPPLER style: edge cost = comm of the source) */
@@ -861,6 +912,7 @@ int main(void)
     tcase_add_test(x, fifo_second_waits);
     tcase_add_test(x, staged_pays_both_hops);
     tcase_add_test(x, copy_engines_serialise);
+    tcase_add_test(x, copy_engines_request_order_at_coinciding_ends);
     suite_add_tcase(s, x);
     TCase *d = tcase_create("engine");
     tcase_add_test(d, bsp_hand);
