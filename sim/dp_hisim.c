@@ -888,7 +888,7 @@ static void route_text(const dp_topology *t, int a, int b, char *buf, size_t cap
     for (int sg = r->seg_begin; sg < r->seg_end && len < cap; sg++) {
         if (sg > r->seg_begin && len < cap) len += (size_t)snprintf(buf + len, cap - len, " [staged]");
         for (int h = t->seg[sg].hop_begin; h < t->seg[sg].hop_end && len < cap; h++)
-            len += (size_t)snprintf(buf + len, cap - len, " -> %s", t->node_name[t->chan_to[t->hop_chan[h]]]);
+            len += (size_t)snprintf(buf + len, cap - len, " -> %s", t->node_name[t->hop_to[h]]);
     }
 }
 
@@ -952,15 +952,18 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
     const dp_xfer_rate *rl = dp_xfer_rate_log(s->x, &nlog);
     for (int i = 0; i < nlog && s->t; i++) {
         const dp_topology *t = s->t;
-        int k = rl[i].klass, c0 = t->class_chan[t->class_ptr[k]], c1 = t->class_chan[t->class_ptr[k + 1] - 1];
-        snprintf(nm, sizeof nm, "per-flow rate %s..%s (class %d)", t->node_name[t->chan_from[c0]], t->node_name[t->chan_to[c1]], k);
+        int k = rl[i].klass;
+        snprintf(nm, sizeof nm, "per-flow rate %s..%s (class %d)", t->node_name[t->class_from[k]], t->node_name[t->class_to[k]], k);
         json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:f,s:{s:f,s:i}}", "name", nm, "ph", "C", "pid", 1, "ts", rl[i].t * us,
                                              "args", "Bps", rl[i].rate_Bps, "flows", rl[i].n_flows));
     }
     const dp_xfer_busy *bl = dp_xfer_busy_log(s->x, &nlog);
     if (nlog > 0 && s->t) {
         for (int ch = 0; ch < s->t->n_channels; ch++) {
-            snprintf(nm, sizeof nm, "channel %s -> %s", s->t->node_name[s->t->chan_from[ch]], s->t->node_name[s->t->chan_to[ch]]);
+            /* a half-duplex link's one channel carries both directions */
+            int half = s->t->link[s->t->chan_link[ch]].half_duplex;
+            snprintf(nm, sizeof nm, "channel %s %s %s", s->t->node_name[s->t->chan_from[ch]], half ? "<->" : "->",
+                     s->t->node_name[s->t->chan_to[ch]]);
             json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 2,
                                                  "tid", ch, "args", "name", nm));
         }

@@ -132,6 +132,112 @@ START_TEST(route_override)
 }
 END_TEST
 
+START_TEST(half_duplex_crossed_backwards)
+{
+    /* the half-duplex link is written g1 - sw; g0 -> g1 crosses it from sw to g1 and g1 -> g0
+     * from g1 to sw: each hop names the node it leaves and the node it reaches */
+    dp_topology *t = topo(
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"}],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0,\"duplex\":\"half\"}]}");
+    const int sw = 2;
+    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    ck_assert_int_eq(r->n_hops, 2);
+    int h = t->seg[r->seg_begin].hop_begin;
+    ck_assert_int_eq(t->hop_from[h], 0);
+    ck_assert_int_eq(t->hop_to[h], sw);
+    ck_assert_int_eq(t->hop_from[h + 1], sw);
+    ck_assert_int_eq(t->hop_to[h + 1], 1);
+    r = dp_topology_route(t, 1, 0);
+    h = t->seg[r->seg_begin].hop_begin;
+    ck_assert_int_eq(t->hop_from[h], 1);
+    ck_assert_int_eq(t->hop_to[h], sw);
+    ck_assert_int_eq(t->hop_to[h + 1], 0);
+    /* both directions cross the one half-duplex channel */
+    ck_assert_int_eq(t->hop_chan[h], t->hop_chan[t->seg[dp_topology_route(t, 0, 1)->seg_begin].hop_begin + 1]);
+    /* the per-flow counter of a class names its first segment's ends */
+    int k = t->seg[r->seg_begin].klass;
+    ck_assert_int_eq(t->class_from[k], 1);
+    ck_assert_int_eq(t->class_to[k], 0);
+    dp_topology_free(t);
+}
+END_TEST
+
+START_TEST(parallel_links_one_rule)
+{
+    /* two entries join g0 and g1 with equal latency: a computed route and an override both cross
+     * the one of most bandwidth (the second); with a lower latency the first wins in both */
+    static const char *fmt =
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":%s},"
+        "{\"a\":\"g1\",\"b\":\"g0\",\"kind\":\"nvlink\",\"bandwidth_Bps\":4e9,\"latency_s\":1e-6}]%s}";
+    static const char *ov = ",\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"g1\"]}]";
+    char json[2048];
+    for (int lower = 0; lower <= 1; lower++) {
+        double want_bw = lower ? 1e9 : 4e9;
+        for (int o = 0; o <= 1; o++) {
+            snprintf(json, sizeof json, fmt, lower ? "5e-7" : "1e-6", o ? ov : "");
+            dp_topology *t = topo(json);
+            const dp_topo_route *r = dp_topology_route(t, 0, 1);
+            ck_assert_int_eq(r->overridden, o);
+            ck_assert_int_eq(r->n_hops, 1);
+            NEAR(r->bottleneck_Bps, want_bw);
+            ck_assert_int_eq(t->chan_link[t->hop_chan[t->seg[r->seg_begin].hop_begin]], lower ? 0 : 1);
+            NEAR(dp_topology_route(t, 1, 0)->bottleneck_Bps, want_bw);
+            dp_topology_free(t);
+        }
+    }
+}
+END_TEST
+
+START_TEST(many_devices_load)
+{
+    /* 1,025 GPUs on one switch with a host memory, and peer-to-peer groups of 256 (the rest
+     * staged): it loads, every route has its hops, names resolve (the timing is in bench/) */
+    const int D = 1025;
+    size_t cap = (size_t)D * 400 + 4096, len = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    len += (size_t)snprintf(json + len, cap - len, "{\"devices\":[");
+    for (int d = 0; d < D; d++)
+        len += (size_t)snprintf(json + len, cap - len, "%s{\"name\":\"g%d\",\"kind\":\"gpu\",\"peak_flops\":1e12,"
+                                "\"mem_bandwidth_Bps\":1e12,\"memory_bytes\":1e10}", d ? "," : "", d);
+    len += (size_t)snprintf(json + len, cap - len, "],\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"},"
+                            "{\"name\":\"host\",\"kind\":\"host\"}],\"links\":[");
+    for (int d = 0; d < D; d++)
+        len += (size_t)snprintf(json + len, cap - len, "{\"a\":\"g%d\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,"
+                                "\"latency_s\":1e-6},", d);
+    len += (size_t)snprintf(json + len, cap - len, "{\"a\":\"sw\",\"b\":\"host\",\"kind\":\"host\",\"bandwidth_Bps\":2e10,"
+                            "\"latency_s\":1e-6}],\"peer_to_peer\":[");
+    for (int grp = 0; grp * 256 < D; grp++) {
+        len += (size_t)snprintf(json + len, cap - len, "%s[", grp ? "," : "");
+        for (int d = grp * 256; d < D && d < (grp + 1) * 256; d++)
+            len += (size_t)snprintf(json + len, cap - len, "%s\"g%d\"", d > grp * 256 ? "," : "", d);
+        len += (size_t)snprintf(json + len, cap - len, "]");
+    }
+    len += (size_t)snprintf(json + len, cap - len, "]}");
+    ck_assert_uint_lt(len, cap - 1);
+    dp_topology *t = topo(json);
+    free(json);
+    ck_assert_int_eq(t->n_devices, D);
+    ck_assert_int_eq(dp_topology_find_device(t, "g1024"), 1024);
+    ck_assert_int_eq(dp_topology_find_node(t, "host"), D + 1);
+    ck_assert_int_eq(dp_topology_find_device(t, "host"), -1);
+    ck_assert_int_eq(dp_topology_find_node(t, "g1025"), -1);
+    const dp_topo_route *same = dp_topology_route(t, 3, 200), *staged = dp_topology_route(t, 3, 1024);
+    ck_assert_int_eq(same->n_hops, 2);
+    ck_assert_int_eq(same->staged, 0);
+    NEAR(same->latency_s, 2e-6);
+    ck_assert_int_eq(staged->staged, 1);
+    ck_assert_int_eq(staged->n_hops, 4);
+    NEAR(staged->inv_bw, 2 * (1 / 1e10));
+    /* segments through the same channels share a class: one per (src, dst) direct pair and per
+     * device to and from the host */
+    ck_assert_int_le(t->n_classes, D * (D - 1) + 2 * D);
+    dp_topology_free(t);
+}
+END_TEST
+
 START_TEST(topology_errors)
 {
     static const struct { const char *json, *want; } cases[] = {
@@ -904,6 +1010,9 @@ int main(void)
     tcase_add_test(t, routes_shortest_latency_then_hops);
     tcase_add_test(t, route_override);
     tcase_add_test(t, topology_errors);
+    tcase_add_test(t, half_duplex_crossed_backwards);
+    tcase_add_test(t, parallel_links_one_rule);
+    tcase_add_test(t, many_devices_load);
     tcase_add_test(t, roofline_and_calibration);
     suite_add_tcase(s, t);
     TCase *x = tcase_create("transfers");
