@@ -33,8 +33,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
                "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
-               "  --format F           graph format when the extension does not tell (doppler, json,\n"
-               "                       wfcommons, msr, stg, dot)\n"
+               "  --format F           graph format when the extension does not tell: doppler, json, native,\n"
+               "                       wfcommons, msr, stg, dot, or heft-in / heft-csv (the examples above)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
     fprintf(f, "\n%s"
@@ -133,7 +133,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     if (r->hi) {
         printf("machine: %s, transfer model %s%s, %s execution, queue %s\n",
                m->topo ? m->topo->name
-                       : !a->format && dp_hetero_is_hetero_path(a->graph) ? "the example's own processors"
+                       : dp_hetero_format(a->graph, a->format) ? "the example's own processors"
                                                             : "identical devices (DOPPLER-compatible costs)",
                dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
                m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
@@ -169,14 +169,14 @@ static int run_and_report(run_args *a)
     dp_engine *eng = NULL;
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
-    if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
+    if (dp_hetero_format(a->graph, a->format)) {
         /* the example's own machine: op time per processor, link rates and start-up costs */
         if (a->mach.devices_given || a->mach.topology) {
             dp_error_set(&err, DP_EINVAL, "%s: a heterogeneous example fixes the machine; drop --devices and --topology",
                          a->graph);
             return dp_cli_fail(&err);
         }
-        if (dp_hetero_read(a->graph, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
+        if (dp_hetero_read_format(a->graph, a->format, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
         a->mach.n_devices = cost->n_devices;
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
