@@ -122,7 +122,7 @@ static int is_blank(const char *s, size_t len)
 dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;

@@ -179,7 +179,7 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_costs **cout, dp_err
     *gout = NULL;
     *cout = NULL;
     tokens t = {path, NULL, 0, 0, 1, ""};
-    t.text = dp_read_file(path, &t.size, err);
+    t.text = dp_read_text(path, &t.size, err);
     if (!t.text) return err ? err->code : DP_EIO;
     problem p;
     memset(&p, 0, sizeof p);
@@ -295,7 +295,7 @@ static int csv_read(const char *path, csv *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
     size_t size;
-    t->text = dp_read_file(path, &size, err);
+    t->text = dp_read_text(path, &size, err);
     if (!t->text) return err ? err->code : DP_EIO;
     size_t nl = 1;
     for (size_t i = 0; i < size; i++) if (t->text[i] == '\n') nl++;
