@@ -135,6 +135,23 @@ grep -q "fixes the machine" "$tmp/err" && ok || bad "info .in --devices: message
 expect_rc 1 "convert .in" "$D" graph convert "$tmp/paper.in" "$tmp/paper.json"
 grep -q "format heft-in" "$tmp/err" && ok || bad "convert .in: names the format"
 
+# CPOP's append-only mode and tie order from the command line: 18 tasks of one priority (a fork of
+# 8 chains of 2, nedjulius-experiments/3-2): lowest id first gives 65, a C++ priority queue's
+# order with appending gives that implementation's 60
+{
+    echo 18; echo 24; echo 2
+    for v in 2 3 4 5 6 7 8 9; do echo "1 $v 10"; done
+    for v in 2 3 4 5 6 7 8 9; do echo "$v $((v + 8)) 10"; done
+    for v in 10 11 12 13 14 15 16 17; do echo "$v 18 10"; done
+    for v in $(seq 18); do echo "5 5"; done
+    echo "1 2 1"
+} > "$tmp/ties.in"
+expect_rc 0 "cpop by id" "$D" place --graph "$tmp/ties.in" --method cpop
+grep -q "^schedule length (cpop's own schedule, not simulated): 65 " "$tmp/out" && ok || bad "cpop by id: 65"
+expect_rc 0 "cpop append, heap ties" "$D" place --graph "$tmp/ties.in" --method cpop --append-only --ties heap
+grep -q "^schedule length (cpop's own schedule, not simulated): 60 " "$tmp/out" && ok || bad "cpop --append-only --ties heap: 60"
+expect_rc 2 "--ties unknown" "$D" place --graph "$tmp/ties.in" --method cpop --ties random
+
 # shared task graphs (SKIP-free: only when present)
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 if [ -f "$SH/stg/50/rand0000.stg" ]; then
