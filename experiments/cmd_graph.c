@@ -5,6 +5,7 @@
 #include "dp_file.h"
 #include "dp_gen.h"
 #include "dp_graph_formats.h"
+#include "dp_hetero.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -24,7 +25,9 @@ static void graph_usage(FILE *f)
                "Options:\n"
                "  --format F           input format: doppler (DOPPLER .txt), json (native, WfCommons or\n"
                "                       MSR, by content), native, wfcommons, msr, stg, dot; default by\n"
-               "                       extension (.txt, .json, .stg, .dot/.gv)\n"
+               "                       extension (.txt, .json, .stg, .dot/.gv); info also reads the\n"
+               "                       heterogeneous examples place reads, with their own processors:\n"
+               "                       heft-in (.in) and heft-csv (PREFIX_task_exe_time.csv)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n");
 }
@@ -53,10 +56,24 @@ static int graph_info(int argc, char **argv)
     if (optind != argc - 1) return dp_cli_machine_done(&mach, dp_cli_usage_error("graph info", "expected one graph FILE"));
     dp_error err;
     dp_error_clear(&err);
-    dp_graph *g = dp_graph_read(argv[optind], format, &err);
-    if (!g) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
-    dp_costs *cost = dp_machine_costs(&mach, g, &err);
-    if (!cost) { dp_graph_free(g); dp_machine_free(&mach); return dp_cli_fail(&err); }
+    dp_graph *g = NULL;
+    dp_costs *cost = NULL;
+    if (dp_hetero_format(argv[optind], format)) {
+        /* a heterogeneous example: its own processors, as place reads it */
+        if (mach.devices_given || mach.topology) {
+            dp_error_set(&err, DP_EINVAL, "%s: a heterogeneous example fixes the machine; drop --devices and --topology",
+                         argv[optind]);
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        }
+        if (dp_hetero_read_format(argv[optind], format, &g, &cost, &err) != DP_OK)
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        mach.n_devices = cost->n_devices;
+    } else {
+        g = dp_graph_read(argv[optind], format, &err);
+        if (!g) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        cost = dp_machine_costs(&mach, g, &err);
+        if (!cost) { dp_graph_free(g); dp_machine_free(&mach); return dp_cli_fail(&err); }
+    }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
     double total = dp_graph_total_work(g);

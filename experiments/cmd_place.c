@@ -33,8 +33,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
                "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
-               "  --format F           graph format when the extension does not tell (doppler, json,\n"
-               "                       wfcommons, msr, stg, dot)\n"
+               "  --format F           graph format when the extension does not tell: doppler, json, native,\n"
+               "                       wfcommons, msr, stg, dot, or heft-in / heft-csv (the examples above)\n"
                "  --method M           placement method:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
     fprintf(f, "\n%s"
@@ -45,6 +45,10 @@ static void place_usage(FILE *f, const char *cmd)
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
                "                       learned method's probabilities propose the moves); never worse\n"
                "  --refine-budget N    simulations of that search (default 2000)\n"
+               "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
+               "                       inserting it into the earliest idle gap (nedjulius/heft-cpop-simulator's CPOP)\n"
+               "  --ties id|heap       heft, cpop, peft: order of ready ops of equal priority: id (default, lowest\n"
+               "                       op id first) or heap (a C++ std::priority_queue's, libc++: that CPOP's)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
@@ -133,7 +137,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     if (r->hi) {
         printf("machine: %s, transfer model %s%s, %s execution, queue %s\n",
                m->topo ? m->topo->name
-                       : !a->format && dp_hetero_is_hetero_path(a->graph) ? "the example's own processors"
+                       : dp_hetero_format(a->graph, a->format) ? "the example's own processors"
                                                             : "identical devices (DOPPLER-compatible costs)",
                dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
                m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
@@ -169,14 +173,14 @@ static int run_and_report(run_args *a)
     dp_engine *eng = NULL;
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
-    if (!a->format && dp_hetero_is_hetero_path(a->graph)) {
+    if (dp_hetero_format(a->graph, a->format)) {
         /* the example's own machine: op time per processor, link rates and start-up costs */
         if (a->mach.devices_given || a->mach.topology) {
             dp_error_set(&err, DP_EINVAL, "%s: a heterogeneous example fixes the machine; drop --devices and --topology",
                          a->graph);
             return dp_cli_fail(&err);
         }
-        if (dp_hetero_read(a->graph, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
+        if (dp_hetero_read_format(a->graph, a->format, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
         a->mach.n_devices = cost->n_devices;
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
@@ -215,6 +219,8 @@ static int run_and_report(run_args *a)
         if (list_fn) {
             ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
             if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+            ls->append_only = a->place.list_append_only;
+            ls->ties = a->place.list_ties;
             if (list_fn(g, cost, ls, &err) != DP_OK) goto fail;
         }
     }
@@ -253,7 +259,7 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -263,7 +269,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
         {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
-        {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"append-only", no_argument, NULL, O_APPEND},
+        {"ties", required_argument, NULL, O_TIES}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -309,6 +316,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
                 return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: expected a positive integer, got '%s'", optarg));
             a.place.refine_budget = (long)u;
+            break;
+        case O_APPEND: a.place.list_append_only = 1; break;
+        case O_TIES:
+            if (strcmp(optarg, "id") == 0) a.place.list_ties = DP_LIST_TIES_ID;
+            else if (strcmp(optarg, "heap") == 0) a.place.list_ties = DP_LIST_TIES_HEAP;
+            else return dp_cli_usage_error(cmd, "--ties: id or heap, got '%s'", optarg);
             break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;

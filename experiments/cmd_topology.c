@@ -100,7 +100,7 @@ static int topology_show(const char *name)
             for (int sg = r->seg_begin; sg < r->seg_end; sg++) {
                 if (sg > r->seg_begin) printf(" [staged]");
                 for (int h = t->seg[sg].hop_begin; h < t->seg[sg].hop_end; h++)
-                    printf(" -> %s", t->node_name[t->chan_to[t->hop_chan[h]]]);
+                    printf(" -> %s", t->node_name[t->hop_to[h]]);
             }
             printf("%s\n", r->overridden ? "  (given in the file)" : "");
         }

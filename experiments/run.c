@@ -4,6 +4,7 @@
 #include "dp_gen.h"
 #include "dp_place.h"
 #include "dp_json.h"
+#include "dp_list.h"
 #include "dp_oracle.h"
 #include "dp_sim.h"
 #include "dp_train.h"
@@ -270,17 +271,25 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
-                                      "refine", "refine_budget", NULL};
+                                      "refine", "refine_budget", "append_only", "ties", NULL};
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
-    long seed, reps, device, budget, samples;
+    long seed, reps, device, budget, samples, append_only;
     if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "timing_repeats", 1, &reps, err) != DP_OK ||
         dp_sweep_param_int(params, "device", 0, &device, err) != DP_OK ||
         dp_sweep_param_int(params, "budget", 0, &budget, err) != DP_OK ||
-        dp_sweep_param_int(params, "samples", 1, &samples, err) != DP_OK)
+        dp_sweep_param_int(params, "samples", 1, &samples, err) != DP_OK ||
+        dp_sweep_param_int(params, "append_only", 0, &append_only, err) != DP_OK)
         return DP_EINVAL;
+    if (append_only != 0 && append_only != 1) return dp_error_set(err, DP_EINVAL, "parameter \"append_only\" must be 0 or 1");
+    const char *ties = NULL;
+    if (dp_sweep_param_str(params, "ties", "id", &ties, err) != DP_OK) return DP_EINVAL;
+    if (strcmp(ties, "id") == 0) o.list_ties = DP_LIST_TIES_ID;
+    else if (strcmp(ties, "heap") == 0) o.list_ties = DP_LIST_TIES_HEAP;
+    else return dp_error_set(err, DP_EINVAL, "parameter \"ties\" must be \"id\" or \"heap\", got \"%s\"", ties);
+    o.list_append_only = (int)append_only;
     if (seed < 0) return dp_error_set(err, DP_EINVAL, "parameter \"seed\" must be non-negative");
     if (reps < 1 || reps > 100000000) return dp_error_set(err, DP_EINVAL, "parameter \"timing_repeats\" must be 1..1e8");
     if (device < 0 || budget < 0 || samples < 1) return dp_error_set(err, DP_EINVAL, "parameters device, budget must be >= 0 and samples >= 1");

@@ -56,6 +56,29 @@ char *dp_read_file(const char *path, size_t *size, dp_error *err)
     return buf;
 }
 
+char *dp_read_text(const char *path, size_t *size, dp_error *err)
+{
+    size_t n;
+    char *buf = dp_read_file(path, &n, err);
+    if (!buf) return NULL;
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        memmove(buf, buf + 3, n - 3 + 1);
+        n -= 3;
+    }
+    const char *z = memchr(buf, '\0', n);
+    if (z) {
+        int line = 1;
+        const char *bol = buf;
+        for (const char *q = buf; q < z; q++)
+            if (*q == '\n') { line++; bol = q + 1; }
+        dp_error_set(err, DP_EINVAL, "%s:%d:%d: a NUL byte (0x00): not a text file", path, line, (int)(z - bol) + 1);
+        free(buf);
+        return NULL;
+    }
+    if (size) *size = n;
+    return buf;
+}
+
 const char *dp_path_stem(const char *path)
 {
     const char *s = strrchr(path, '/');

@@ -23,6 +23,12 @@ extern "C" {
  * (without the NUL). On error NULL, with DP_EIO ("PATH: No such file ...") or DP_ENOMEM. */
 char *dp_read_file(const char *path, size_t *size, dp_error *err);
 
+/* dp_read_file for a text format: a leading UTF-8 byte order mark (EF BB BF, written by some
+ * Windows editors) is dropped, and a NUL byte anywhere is refused (DP_EINVAL, "PATH:LINE:COL: a
+ * NUL byte (0x00): not a text file"): the parsers read C strings, so "a<NUL>x" and "a<NUL>y"
+ * would silently be one name. */
+char *dp_read_text(const char *path, size_t *size, dp_error *err);
+
 /* The last path component ("a/b/c.txt" -> "c.txt"); points into path. */
 const char *dp_path_stem(const char *path);
 

@@ -173,7 +173,7 @@ static int stg_int(tok_stream *s, long long lo, long long hi, const char *what, 
 dp_graph *dp_graph_read_stg(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -1111,7 +1111,7 @@ static void dot_skip_port(const dot_lex *L, int *pos)
 dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;

@@ -122,7 +122,7 @@ static int is_blank(const char *s, size_t len)
 dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -509,7 +509,11 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
         else if (dot && strcmp(dot, ".json") == 0) fmt = "json";
         else if (dot && strcmp(dot, ".stg") == 0) fmt = "stg";
         else if (dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0)) fmt = "dot";
-        else {
+        else if (dot && strcmp(dot, ".in") == 0) {
+            dp_error_set(err, DP_EINVAL, "%s: a HEFT example (format heft-in) carries its own processors: graph info "
+                         "and place read it; as a graph alone it has no format here", path);
+            return NULL;
+        } else {
             dp_error_set(err, DP_EINVAL, "%s: cannot tell the graph format from the file name; give --format", path);
             return NULL;
         }
@@ -522,6 +526,11 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
     if (strcmp(fmt, "msr") == 0) return dp_graph_read_msr(path, err);
     if (strcmp(fmt, "stg") == 0) return dp_graph_read_stg(path, err);
     if (strcmp(fmt, "dot") == 0) return dp_graph_read_dot(path, err);
+    if (strcmp(fmt, "heft-in") == 0 || strcmp(fmt, "heft-csv") == 0) {
+        dp_error_set(err, DP_EINVAL, "%s: format %s is a heterogeneous example with its own processors: graph info and "
+                     "place read it; as a graph alone it has no format here", path, fmt);
+        return NULL;
+    }
     dp_error_set(err, DP_EINVAL, "%s: unknown graph format \"%s\" (doppler, json, native, wfcommons, msr, stg, dot)", path, fmt);
     return NULL;
 }

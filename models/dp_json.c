@@ -1,6 +1,7 @@
 #include "dp_json.h"
 #include "dp_file.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <math.h>
@@ -23,6 +24,17 @@ json_t *dp_json_number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+double dp_json_parse_bytes(const char *text, size_t size)
+{
+    size_t obj = 0, arr = 0;
+    for (size_t i = 0; i < size; i++) {
+        obj += text[i] == '{';
+        arr += text[i] == '[';
+    }
+    return (double)size * DP_JSON_BYTES_PER_BYTE + (double)obj * DP_JSON_BYTES_PER_OBJECT +
+           (double)arr * DP_JSON_BYTES_PER_ARRAY;
+}
+
 json_t *dp_json_load(const char *path, dp_error *err)
 {
     /* Jansson keeps every value as a node: a graph file takes about 30 bytes of memory per byte
@@ -36,23 +48,16 @@ json_t *dp_json_load(const char *path, dp_error *err)
         dp_error_set(err, DP_EIO, "%s: is a directory, not a JSON file", path);
         return NULL;
     }
-    if (S_ISREG(st.st_mode)) {
-        if ((size_t)st.st_size > DP_FILE_MAX_BYTES) {
-            dp_error_set(err, DP_ENOMEM, "%s: file larger than %zu bytes", path, (size_t)DP_FILE_MAX_BYTES);
-            return NULL;
-        }
-        if (dp_mem_check(path, "parsing this JSON file", (double)st.st_size * DP_JSON_BYTES_PER_BYTE, err) != DP_OK)
-            return NULL;
+    size_t size;
+    char *text = dp_read_text(path, &size, err);
+    if (!text) return NULL;
+    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
+        free(text);
+        return NULL;
     }
     json_error_t jerr;
-    errno = 0;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-    if (!root) {
-        int e = errno;
-        if (jerr.line < 0 || strstr(jerr.text, "unable to open"))
-            dp_error_set(err, DP_EIO, "%s: cannot read: %s", path, e ? strerror(e) : jerr.text);
-        else
-            dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-    }
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+    free(text);
+    if (!root) dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
     return root;
 }

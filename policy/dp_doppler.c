@@ -1,5 +1,6 @@
 /* dp_doppler.c: the SEL and PLC networks (see dp_doppler.h). */
 #include "dp_doppler.h"
+#include "dp_file.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -102,33 +103,15 @@ static int build_features(dp_doppler *dd)
         int v = g->topo[k];
         tlen[v] = 1 + (tnext[v] >= 0 ? tlen[tnext[v]] : 0);
     }
-    size_t bt = 0, tt = 0;
-    for (int v = 0; v < n; v++) {
-        bt += (size_t)blen[v];
-        tt += (size_t)tlen[v];
-    }
-    dd->bptr = dp_malloc_n(n + 1, sizeof(int));
-    dd->tptr = dp_malloc_n(n + 1, sizeof(int));
-    dd->bidx = dp_malloc_n(bt, sizeof(int));
-    dd->tidx = dp_malloc_n(tt, sizeof(int));
-    if (!dd->bptr || !dd->tptr || !dd->bidx || !dd->tidx || bt > (size_t)1 << 30 || tt > (size_t)1 << 30) goto out;
     /* the chains for the O(n d) path sums: b-paths follow successors (reverse topological order
-     * visits a successor first), t-paths predecessors (topological order) */
+     * visits a successor first), t-paths predecessors (topological order). The paths themselves
+     * are never listed: their lengths sum to O(n^2) on a chain. */
     dd->bnext = bnext;
     dd->tnext = tnext;
     bnext = tnext = NULL;
     dd->rtopo = dp_malloc_n(n > 0 ? n : 1, sizeof(int));
     if (!dd->rtopo) goto out;
     for (int k = 0; k < n; k++) dd->rtopo[k] = g->topo[n - 1 - k];
-    dd->bptr[0] = dd->tptr[0] = 0;
-    for (int v = 0; v < n; v++) {
-        int k = dd->bptr[v];
-        for (int u = v; u >= 0; u = dd->bnext[u]) dd->bidx[k++] = u;
-        dd->bptr[v + 1] = k;
-        k = dd->tptr[v];
-        for (int u = v; u >= 0; u = dd->tnext[u]) dd->tidx[k++] = u;
-        dd->tptr[v + 1] = k;
-    }
 
     /* the bidirected graph with the edge feature (repeated pairs once) */
     {
@@ -166,6 +149,34 @@ out:
 
 #define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
 
+/* allocate the per-op buffers, or (bytes != NULL) only add up their sizes */
+static int doppler_buffers(dp_doppler *dd, size_t *bytes)
+{
+    const int n = dd->n, D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden;
+#define BUF(p, count) do { size_t k_ = (size_t)(count); \
+        if (bytes) *bytes += k_ * sizeof *(p); \
+        else if (!((p) = dp_calloc_n(k_, sizeof *(p)))) return DP_ENOMEM; } while (0)
+    const size_t nd = (size_t)n * d, nD = (size_t)n * D;
+    BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
+    BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
+    BUF(dd->s_cat, 4 * nd); BUF(dd->s_A, (size_t)n * h); BUF(dd->s_Aact, (size_t)n * h); BUF(dd->s_score, n);
+    BUF(dd->s_dscore, n); BUF(dd->s_dcat, 4 * nd); BUF(dd->s_dA, (size_t)n * h); BUF(dd->s_dAact, (size_t)n * h); BUF(dd->s_dH, nd);
+    BUF(dd->s_dP, nd);
+    BUF(dd->p_H, nd); BUF(dd->p_Fpre, nd); BUF(dd->p_F, nd);
+    BUF(dd->p_S, (size_t)D * d); BUF(dd->p_op, n);
+    BUF(dd->p_DFz, nD * dd->FD); BUF(dd->p_L1, nD * d); BUF(dd->p_Sst, nD * d);
+    BUF(dd->p_Sm, nd); BUF(dd->p_Sr, nd); BUF(dd->p_cat, nD * 2 * d); BUF(dd->p_A, nD * h);
+    BUF(dd->p_Q, (size_t)n * h); BUF(dd->p_dQ, (size_t)n * h);
+    BUF(dd->p_dlogits, nD);
+    BUF(dd->p_dH, nd); BUF(dd->p_dF, nd);
+    BUF(dd->p_Aact, nD * h); BUF(dd->p_dA, nD * h); BUF(dd->p_dAact, nD * h); BUF(dd->p_dcat, nD * 2 * d); BUF(dd->p_dL1, nD * d);
+    BUF(dd->p_dS, (size_t)D * d); BUF(dd->p_acc, (size_t)D * d);
+    BUF(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
+    BUF(dd->devfeat, (size_t)D * dd->FD);
+#undef BUF
+    return DP_OK;
+}
+
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err)
 {
     if (a->hidden <= 0 || a->mlp_hidden <= 0 || a->steps <= 0 || a->edge_hidden <= 0 || !(a->slope >= 0)) {
@@ -200,8 +211,7 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     dd->s_b1 = dp_nn_params_add(&dd->sel, "mlp.b1", 1, h);
     dd->s_w2 = dp_nn_params_add(&dd->sel, "mlp.w2", 1, h);
     dd->s_b2 = dp_nn_params_add(&dd->sel, "mlp.b2", 1, 1);
-    if (dd->s_b2 < 0 || dp_nn_params_alloc(&dd->sel) != DP_OK) goto nomem;
-    if (dp_mpnn_alloc(&dd->sel_mp, &dd->sel, dd->eg) != DP_OK) goto nomem;
+    if (dd->s_b2 < 0) goto nomem;
     /* PLC parameters */
     if (dp_mpnn_declare(&dd->plc_mp, &dd->plc, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
     dd->p_dw = dp_nn_params_add(&dd->plc, "dev.w", d, dd->FD);
@@ -212,26 +222,22 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
     dd->p_b1 = dp_nn_params_add(&dd->plc, "mlp.b1", 1, h);
     dd->p_w2 = dp_nn_params_add(&dd->plc, "mlp.w2", 1, h);
     dd->p_b2 = dp_nn_params_add(&dd->plc, "mlp.b2", 1, 1);
-    if (dd->p_b2 < 0 || dp_nn_params_alloc(&dd->plc) != DP_OK) goto nomem;
-    if (dp_mpnn_alloc(&dd->plc_mp, &dd->plc, dd->eg) != DP_OK) goto nomem;
-
-    const size_t nd = (size_t)n * d, nD = (size_t)n * D;
-    ALLOC(dd->s_H, nd); ALLOC(dd->s_Fpre, nd); ALLOC(dd->s_Bp, nd); ALLOC(dd->s_Tp, nd);
-    ALLOC(dd->s_Bm, d); ALLOC(dd->s_Br, d); ALLOC(dd->s_Tm, d); ALLOC(dd->s_Tr, d);
-    ALLOC(dd->s_cat, 4 * nd); ALLOC(dd->s_A, (size_t)n * h); ALLOC(dd->s_Aact, (size_t)n * h); ALLOC(dd->s_score, n);
-    ALLOC(dd->s_dscore, n); ALLOC(dd->s_dcat, 4 * nd); ALLOC(dd->s_dA, (size_t)n * h); ALLOC(dd->s_dAact, (size_t)n * h); ALLOC(dd->s_dH, nd);
-    ALLOC(dd->s_dP, nd);
-    ALLOC(dd->p_H, nd); ALLOC(dd->p_Fpre, nd); ALLOC(dd->p_F, nd);
-    ALLOC(dd->p_S, (size_t)D * d); ALLOC(dd->p_op, n);
-    ALLOC(dd->p_DFz, nD * dd->FD); ALLOC(dd->p_L1, nD * d); ALLOC(dd->p_Sst, nD * d);
-    ALLOC(dd->p_Sm, nd); ALLOC(dd->p_Sr, nd); ALLOC(dd->p_cat, nD * 2 * d); ALLOC(dd->p_A, nD * h);
-    ALLOC(dd->p_Q, (size_t)n * h); ALLOC(dd->p_dQ, (size_t)n * h);
-    ALLOC(dd->p_dlogits, nD);
-    ALLOC(dd->p_dH, nd); ALLOC(dd->p_dF, nd);
-    ALLOC(dd->p_Aact, nD * h); ALLOC(dd->p_dA, nD * h); ALLOC(dd->p_dAact, nD * h); ALLOC(dd->p_dcat, nD * 2 * d); ALLOC(dd->p_dL1, nD * d);
-    ALLOC(dd->p_dS, (size_t)D * d); ALLOC(dd->p_acc, (size_t)D * d);
-    ALLOC(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
-    ALLOC(dd->devfeat, (size_t)D * dd->FD);
+    if (dd->p_b2 < 0) goto nomem;
+    /* what the rest needs, before allocating it: parameters with gradient and Adam moments, the
+     * message-passing caches of both networks and the per-op buffers */
+    {
+        size_t bytes = 4 * (dd->sel.n + dd->plc.n) * sizeof(float);
+        bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes(&dd->plc_mp, dd->eg);
+        doppler_buffers(dd, &bytes);
+        dd->bytes = bytes + ((size_t)n * F * 2 + (size_t)n * 3) * sizeof(float);
+        if (dp_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
+            dp_doppler_free(dd);
+            return NULL;
+        }
+    }
+    if (dp_nn_params_alloc(&dd->sel) != DP_OK || dp_mpnn_alloc(&dd->sel_mp, &dd->sel, dd->eg) != DP_OK) goto nomem;
+    if (dp_nn_params_alloc(&dd->plc) != DP_OK || dp_mpnn_alloc(&dd->plc_mp, &dd->plc, dd->eg) != DP_OK) goto nomem;
+    if (doppler_buffers(dd, NULL) != DP_OK) goto nomem;
     return dd;
 nomem:
     dp_doppler_free(dd);
@@ -244,7 +250,6 @@ void dp_doppler_free(dp_doppler *dd)
     if (!dd) return;
     free(dd->X); free(dd->Xraw);
     dp_nn_ecgraph_free(dd->eg);
-    free(dd->bptr); free(dd->bidx); free(dd->tptr); free(dd->tidx);
     free(dd->bnext); free(dd->tnext); free(dd->rtopo);
     dp_mpnn_free(&dd->sel_mp);
     dp_mpnn_free(&dd->plc_mp);

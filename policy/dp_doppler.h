@@ -82,9 +82,9 @@ typedef struct dp_doppler {
     float *X;                       /* (n, 5) z-scored node features */
     float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
     dp_nn_ecgraph *eg;              /* bidirected graph, z-scored edge feature classes */
-    int *bptr, *bidx, *tptr, *tidx; /* b-paths and t-paths, CSR over ops */
     int *bnext, *tnext;             /* the next op on each op's b-path / t-path (-1 at the end) */
     int *rtopo;                     /* reverse topological order (b-path sums visit it) */
+    size_t bytes;                   /* memory held, estimated before allocating (dp_mem_check) */
     /* SEL */
     dp_nn_params sel;
     dp_mpnn sel_mp;
@@ -108,7 +108,12 @@ typedef struct dp_doppler {
 } dp_doppler;
 
 /* Build both networks for graph g under costs c (both must outlive the object): features, paths,
- * parameter blocks (zero until dp_doppler_init), caches. NULL with err on failure. */
+ * parameter blocks (zero until dp_doppler_init), caches. NULL with err on failure. Memory is
+ * O((n + E) d T + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden, T =
+ * steps and U distinct edge features; it is estimated (dd->bytes) before the large allocations
+ * and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for this graph need about N MiB ...") when
+ * over dp_mem_limit() (available memory, ulimits, DOPPLER_MEM_LIMIT). About 75 KiB per op at
+ * the default sizes on 4 devices. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);
 void dp_doppler_free(dp_doppler *dd);
 /* Orthogonal weights, zero biases (the authors' layer_init), from r. */

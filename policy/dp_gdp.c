@@ -1,6 +1,7 @@
 /* dp_gdp.c: the GDP device policy (see dp_gdp.h). */
 #include "dp_gdp.h"
 #include "dp_doppler.h"
+#include "dp_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -115,6 +116,14 @@ dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a,
             gd->PE[(size_t)t * d + i] = (float)(i % 2 == 0 ? sin(ang) : cos(ang));
         }
     const size_t nd = (size_t)n * d;
+    {
+        /* full attention: heads x n^2 weights and an n^2 scratch, then O(n d L) activations */
+        const double floats = ((double)gd->nh + 1) * n * (double)n + (double)nd * (4.0 * L + 21) + (double)n * (3.0 * h + D);
+        if (dp_mem_check(g->source ? g->source : g->name, "GDP's attention for this graph", floats * sizeof(float), err) != DP_OK) {
+            dp_gdp_free(gd);
+            return NULL;
+        }
+    }
     ALLOC(gd->A0, nd); ALLOC(gd->Hs, (size_t)(L + 1) * nd); ALLOC(gd->Cat, (size_t)(L > 0 ? L : 1) * 2 * nd);
     ALLOC(gd->Apre, (size_t)(L > 0 ? L : 1) * nd);
     ALLOC(gd->Z0, nd); ALLOC(gd->Q, nd); ALLOC(gd->K, nd); ALLOC(gd->V, nd);

@@ -187,6 +187,49 @@ static int rh_pop(ready_heap *h)
     return top;
 }
 
+/* The other tie order (ties == DP_LIST_TIES_HEAP): a binary heap ordered by priority alone, run
+ * as LLVM libc++'s std::priority_queue runs one (the standard library of nedjulius/heft-cpop-
+ * simulator's published outputs, which GNU libstdc++'s heap does not reproduce): a push moves up
+ * past strictly smaller parents; a pop moves the hole from the root down to a leaf, each time to
+ * the larger child (the left one when the two are equal), then fills the hole with the last
+ * element and moves that up past strictly smaller parents. Among equal priorities the order is
+ * this heap's, not the ids'. */
+static void pq_push(ready_heap *h, int v)
+{
+    int i = h->n++;
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (!(h->key[h->a[p]] < h->key[v])) break;
+        h->a[i] = h->a[p];
+        i = p;
+    }
+    h->a[i] = v;
+}
+
+static int pq_pop(ready_heap *h)
+{
+    int *a = h->a, top = a[0], len = h->n, hole = 0;
+    for (;;) {
+        int child = 2 * hole + 1;
+        if (child >= len) break;
+        if (child + 1 < len && h->key[a[child]] < h->key[a[child + 1]]) child++;
+        a[hole] = a[child];
+        hole = child;
+    }
+    int last = --h->n;
+    if (hole != last) {
+        int x = a[last];
+        while (hole > 0) {
+            int p = (hole - 1) / 2;
+            if (!(h->key[a[p]] < h->key[x])) break;
+            a[hole] = a[p];
+            hole = p;
+        }
+        a[hole] = x;
+    }
+    return top;
+}
+
 /* ---------------- device timelines ---------------- */
 
 static void timelines_reset(dp_list_schedule *s)
@@ -261,12 +304,13 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
     }
     timelines_reset(s);
+    const int std_heap = s->ties == DP_LIST_TIES_HEAP;
     for (int v = 0; v < n; v++) {
         waiting[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
-        if (waiting[v] == 0) rh_push(&h, v);
+        if (waiting[v] == 0) (std_heap ? pq_push : rh_push)(&h, v);
     }
     for (int step = 0; step < n; step++) {
-        int v = rh_pop(&h);
+        int v = std_heap ? pq_pop(&h) : rh_pop(&h);
         int best_d = -1, best_prev = -1;
         double best_obj = INFINITY, best_st = 0;
         int lo = 0, hi = D;
@@ -280,7 +324,7 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
         }
         place_op(s, v, best_d, best_st, dp_costs_op(c, v, best_d), best_prev, step);
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
-            if (--waiting[g->edge_dst[e]] == 0) rh_push(&h, g->edge_dst[e]);
+            if (--waiting[g->edge_dst[e]] == 0) (std_heap ? pq_push : rh_push)(&h, g->edge_dst[e]);
     }
     free(waiting);
     free(h.a);
@@ -509,11 +553,15 @@ int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *
 
 typedef int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *);
 
-static int place_with(list_fn fn, const dp_graph *g, const dp_costs *c, int *assignment, double *priority,
-                      int *has_priority, dp_error *err)
+static int place_with(list_fn fn, const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                      double *priority, int *has_priority, dp_error *err)
 {
     dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
     if (!s) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the schedule", g->source);
+    if (o) {
+        s->append_only = o->list_append_only != 0;
+        s->ties = o->list_ties == DP_LIST_TIES_HEAP ? DP_LIST_TIES_HEAP : DP_LIST_TIES_ID;
+    }
     int rc = fn(g, c, s, err);
     if (rc == DP_OK) {
         memcpy(assignment, s->device, (size_t)g->n_ops * sizeof(int));
@@ -527,27 +575,23 @@ static int place_with(list_fn fn, const dp_graph *g, const dp_costs *c, int *ass
 int dp_place_heft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
-    (void)o;
-    return place_with(dp_list_heft, g, c, assignment, priority, has_priority, err);
+    return place_with(dp_list_heft, g, c, o, assignment, priority, has_priority, err);
 }
 
 int dp_place_cpop(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
-    (void)o;
-    return place_with(dp_list_cpop, g, c, assignment, priority, has_priority, err);
+    return place_with(dp_list_cpop, g, c, o, assignment, priority, has_priority, err);
 }
 
 int dp_place_peft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
-    (void)o;
-    return place_with(dp_list_peft, g, c, assignment, priority, has_priority, err);
+    return place_with(dp_list_peft, g, c, o, assignment, priority, has_priority, err);
 }
 
 int dp_place_etf(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                  double *priority, int *has_priority, dp_error *err)
 {
-    (void)o;
-    return place_with(dp_list_etf, g, c, assignment, priority, has_priority, err);
+    return place_with(dp_list_etf, g, c, o, assignment, priority, has_priority, err);
 }

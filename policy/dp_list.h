@@ -45,10 +45,18 @@ typedef struct dp_list_schedule {
                         * of a device that holds it; 1: append after the device's last op (the
                         * variant nedjulius/heft-cpop-simulator's CPOP implements). Set by the
                         * caller before running a method; ETF always appends. */
+    int ties;          /* order among ready ops of equal priority in HEFT, CPOP and PEFT:
+                        * DP_LIST_TIES_ID (0, default) lowest op id first; DP_LIST_TIES_HEAP the
+                        * order of a C++ std::priority_queue (LLVM libc++'s) keyed by priority
+                        * alone, ops pushed as
+                        * they become ready in the order of the finishing op's out-edges (the
+                        * order nedjulius/heft-cpop-simulator's CPOP follows). Set by the caller. */
     /* workspace: per-device timelines sorted by start (linked through next) */
     int *next;         /* (n_ops) */
     int *head;         /* (n_devices) */
 } dp_list_schedule;
+
+enum { DP_LIST_TIES_ID = 0, DP_LIST_TIES_HEAP = 1 };
 
 /* Allocate a schedule (and workspace) for n_ops ops on n_devices devices; NULL when out of memory. */
 dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices);

@@ -37,36 +37,51 @@ int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int 
     return DP_OK;
 }
 
+/* allocate the caches, or (bytes != NULL) only add up their sizes */
+static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
+{
+    const size_t n = (size_t)g->n_nodes, d = (size_t)m->d, T = (size_t)m->T, U = (size_t)(g->n_classes ? g->n_classes : 1);
+    const size_t rows = (size_t)(g->n_rows ? g->n_rows : 1), K = (size_t)m->K;
+#define BUF(ptr, count) do { size_t k_ = (size_t)(count); \
+        if (bytes) *bytes += k_ * sizeof(float); \
+        else if (!((ptr) = dp_malloc_n(k_, sizeof(float)))) return DP_ENOMEM; } while (0)
+    BUF(m->P, n * d);
+    BUF(m->E1, U * K);
+    BUF(m->R1, U * K);
+    BUF(m->Wc, U * d * d);
+    BUF(m->H, (T + 1) * n * d);
+    BUF(m->A, T * n * d);
+    BUF(m->M, T * n * d);
+    BUF(m->G, T * rows * d);
+    BUF(m->gru, T * n * 4 * d);
+    BUF(m->dH, n * d);
+    BUF(m->dHp, n * d);
+    BUF(m->dM, n * d);
+    BUF(m->dA, n * d);
+    BUF(m->dWc, U * d * d);
+    BUF(m->dR1, U * K);
+    BUF(m->dE1, U * K);
+    size_t s1 = dp_nn_gru_scratch(g->n_nodes, m->d), s2 = dp_nn_ecconv_scratch(g, m->d, m->d);
+    m->scratch_n = s1 > s2 ? s1 : s2;
+    BUF(m->scratch, m->scratch_n);
+#undef BUF
+    return DP_OK;
+}
+
+size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g)
+{
+    dp_mpnn tmp = *m;
+    size_t bytes = 0;
+    mpnn_buffers(&tmp, g, &bytes);
+    return bytes;
+}
+
 int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g)
 {
     m->p = p;
     m->g = g;
     m->n = g->n_nodes;
-    const size_t n = (size_t)m->n, d = (size_t)m->d, T = (size_t)m->T, U = (size_t)(g->n_classes ? g->n_classes : 1);
-    const size_t rows = (size_t)(g->n_rows ? g->n_rows : 1), K = (size_t)m->K;
-    m->P = dp_malloc_n(n * d, sizeof(float));
-    m->E1 = dp_malloc_n(U * K, sizeof(float));
-    m->R1 = dp_malloc_n(U * K, sizeof(float));
-    m->Wc = dp_malloc_n(U * d * d, sizeof(float));
-    m->H = dp_malloc_n((T + 1) * n * d, sizeof(float));
-    m->A = dp_malloc_n(T * n * d, sizeof(float));
-    m->M = dp_malloc_n(T * n * d, sizeof(float));
-    m->G = dp_malloc_n(T * rows * d, sizeof(float));
-    m->gru = dp_malloc_n(T * n * 4 * d, sizeof(float));
-    m->dH = dp_malloc_n(n * d, sizeof(float));
-    m->dHp = dp_malloc_n(n * d, sizeof(float));
-    m->dM = dp_malloc_n(n * d, sizeof(float));
-    m->dA = dp_malloc_n(n * d, sizeof(float));
-    m->dWc = dp_malloc_n(U * d * d, sizeof(float));
-    m->dR1 = dp_malloc_n(U * K, sizeof(float));
-    m->dE1 = dp_malloc_n(U * K, sizeof(float));
-    size_t s1 = dp_nn_gru_scratch(m->n, m->d), s2 = dp_nn_ecconv_scratch(g, m->d, m->d);
-    m->scratch_n = s1 > s2 ? s1 : s2;
-    m->scratch = dp_malloc_n(m->scratch_n, sizeof(float));
-    if (!m->P || !m->E1 || !m->R1 || !m->Wc || !m->H || !m->A || !m->M || !m->G || !m->gru || !m->dH || !m->dHp ||
-        !m->dM || !m->dA || !m->dWc || !m->dR1 || !m->dE1 || !m->scratch)
-        return DP_ENOMEM;
-    return DP_OK;
+    return mpnn_buffers(m, g, NULL);
 }
 
 void dp_mpnn_free(dp_mpnn *m)

@@ -48,6 +48,10 @@ typedef struct dp_mpnn {
 int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int d, int K, int T);
 /* After dp_nn_params_alloc: allocate caches for graph g (n nodes). DP_OK or DP_ENOMEM. */
 int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g);
+/* Bytes dp_mpnn_alloc would allocate for graph g (after dp_mpnn_declare): O((T (n + rows) + U d) d)
+ * for T steps, n nodes, rows (destination, edge class) pairs and U edge classes (distinct edge
+ * features, each with a d x d matrix). */
+size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g);
 void dp_mpnn_free(dp_mpnn *m);
 /* Orthogonal weights (gain 1), zero biases, as the authors' layer_init; GRU and NNConv as
  * PyTorch/DGL initialise them would differ, but one rule for all keeps it simple (documented in

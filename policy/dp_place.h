@@ -40,6 +40,10 @@ typedef struct dp_place_options {
     long refine_budget;     /* simulations of that search (0: 2000) */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
+    int list_append_only;   /* heft, cpop, peft: 1 appends each op after its device's last op
+                             * instead of inserting it into an idle gap (dp_list_schedule) */
+    int list_ties;          /* heft, cpop, peft: order of ready ops of equal priority, 0 lowest id
+                             * (DP_LIST_TIES_ID), 1 a C++ std::priority_queue's (DP_LIST_TIES_HEAP) */
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */

@@ -1,6 +1,7 @@
 /* dp_placeto.c: the Placeto device policy (see dp_placeto.h). */
 #include "dp_placeto.h"
 #include "dp_doppler.h"
+#include "dp_file.h"
 
 #include <cblas.h>
 #include <stdint.h>
@@ -142,6 +143,17 @@ dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_plac
     ADD(pl->i_h2, "head.w2", D, h); ADD(pl->i_hb2, "head.b2", 1, D);
     if (dp_nn_params_alloc(&pl->p) != DP_OK) goto nomem;
 
+    /* what the graph's buffers need, before allocating them: the reachability bitsets (two of
+     * n x ceil(n / 64) words) and the per-op inputs and activations (F0 + F + 6 d + 9 e floats) */
+    {
+        const double words = (double)((n + 63) / 64);
+        const double bytes = 2.0 * n * words * 8 + (double)n * (F0 + F + 6.0 * d + 9.0 * e) * sizeof(float) +
+                             4.0 * n * sizeof(int) + 2.0 * g->n_edges * sizeof(int);
+        if (dp_mem_check(g->source ? g->source : g->name, "Placeto's buffers for this graph", bytes, err) != DP_OK) {
+            dp_placeto_free(pl);
+            return NULL;
+        }
+    }
     /* structure: distinct parents and children, positions, reachability */
     if (dedup_csr(n, g->pred_ptr, g->pred_edge, g->edge_src, &pl->pptr, &pl->pidx) != DP_OK) goto nomem;
     if (dedup_csr(n, g->succ_ptr, NULL, g->edge_dst, &pl->cptr, &pl->cidx) != DP_OK) goto nomem;

@@ -182,9 +182,9 @@ fail:
 dp_calib *dp_calib_load(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
-    if (dp_mem_check(path, "parsing this JSON file", (double)size * DP_JSON_BYTES_PER_BYTE, err) != DP_OK) {
+    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
         free(text);
         return NULL;
     }

@@ -65,16 +65,25 @@ static int problem_build(problem *p, const char *path, dp_graph **gout, dp_costs
     dp_graph_builder *b = dp_graph_builder_alloc(name, path, DP_COST_TIME);
     if (!b) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
     dp_graph_builder_set_time_unit(b, 1.0, "time units of the example");
+    /* each task's output size: its largest outgoing data volume (one pass over the edges; a scan
+     * per task made reading O(V E)) */
+    double *out = dp_calloc_n((size_t)p->n + 1, sizeof(double));
+    if (!out) {
+        dp_graph_builder_free(b);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+    }
+    for (int e = 0; e < p->m; e++)
+        if (p->edata[e] > out[p->esrc[e]]) out[p->esrc[e]] = p->edata[e];
     for (int v = 0; v < p->n; v++) {
-        double s = 0, out = 0;
+        double s = 0;
         for (int q = 0; q < p->P; q++) s += p->w[(size_t)v * p->P + q];
-        for (int e = 0; e < p->m; e++)
-            if (p->esrc[e] == v && p->edata[e] > out) out = p->edata[e];
-        if (dp_graph_builder_add_op(b, p->name[v], "task", s / p->P, out) < 0) {
+        if (dp_graph_builder_add_op(b, p->name[v], "task", s / p->P, out[v]) < 0) {
+            free(out);
             dp_graph_builder_free(b);
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
         }
     }
+    free(out);
     for (int e = 0; e < p->m; e++)
         if (dp_graph_builder_add_edge(b, p->esrc[e], p->edst[e], p->edata[e]) < 0) {
             dp_graph_builder_free(b);
@@ -170,7 +179,7 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_costs **cout, dp_err
     *gout = NULL;
     *cout = NULL;
     tokens t = {path, NULL, 0, 0, 1, ""};
-    t.text = dp_read_file(path, &t.size, err);
+    t.text = dp_read_text(path, &t.size, err);
     if (!t.text) return err ? err->code : DP_EIO;
     problem p;
     memset(&p, 0, sizeof p);
@@ -286,7 +295,7 @@ static int csv_read(const char *path, csv *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
     size_t size;
-    t->text = dp_read_file(path, &size, err);
+    t->text = dp_read_text(path, &size, err);
     if (!t->text) return err ? err->code : DP_EIO;
     size_t nl = 1;
     for (size_t i = 0; i < size; i++) if (t->text[i] == '\n') nl++;
@@ -483,4 +492,20 @@ int dp_hetero_read(const char *path, dp_graph **g, dp_costs **c, dp_error *err)
     free(conn);
     free(bw);
     return rc;
+}
+
+int dp_hetero_format(const char *path, const char *format)
+{
+    if (format) return strcmp(format, "heft-in") == 0 || strcmp(format, "heft-csv") == 0;
+    return dp_hetero_is_hetero_path(path);
+}
+
+int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_costs **c, dp_error *err)
+{
+    *g = NULL;
+    *c = NULL;
+    if (format && strcmp(format, "heft-in") == 0) return dp_hetero_read_in(path, g, c, err);
+    if (format && strcmp(format, "heft-csv") != 0)
+        return dp_error_set(err, DP_EINVAL, "%s: \"%s\" is not a heterogeneous example format (heft-in, heft-csv)", path, format);
+    return dp_hetero_read(path, g, c, err);
 }

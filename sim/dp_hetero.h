@@ -60,6 +60,13 @@ int dp_hetero_read(const char *path, dp_graph **g, dp_costs **c, dp_error *err);
 /* 1 when path names a file dp_hetero_read understands (by its name only). */
 int dp_hetero_is_hetero_path(const char *path);
 
+/* The two formats by name, for --format: "heft-in" (the .in text, dp_hetero_read_in) and
+ * "heft-csv" (the CSV triple, named by its PREFIX_task_exe_time.csv). dp_hetero_format is 1 when
+ * format is one of them, or format is NULL and path's name is one (dp_hetero_is_hetero_path);
+ * dp_hetero_read_format then reads path as that format (heft-in whatever the file's name). */
+int dp_hetero_format(const char *path, const char *format);
+int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_costs **c, dp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

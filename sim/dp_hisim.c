@@ -70,6 +70,8 @@ struct dp_hisim {
     int *pend_head, *pend_tail, *pend_next;  /* per (src, dst) pair FIFO of waiting edges */
     uint64_t *req_seq;
     uint64_t req_counter;
+    int *ce_dirty, n_ce_dirty;         /* devices whose engines came free (or got a request) this instant */
+    unsigned char *is_ce_dirty;
     double *x_req, *x_start, *x_end;
     /* memory */
     int *holders;
@@ -126,7 +128,7 @@ void dp_hisim_free(dp_hisim *s)
     free(s->pq_off); free(s->pq_n); free(s->free_streams); free(s->streams); free(s->stream_stack);
     free(s->stream_top); free(s->op_stream); free(s->busy); free(s->start); free(s->end); free(s->ready);
     free(s->out_free); free(s->in_free); free(s->pend_head); free(s->pend_tail); free(s->pend_next);
-    free(s->req_seq); free(s->x_req); free(s->x_start); free(s->x_end); free(s->holders);
+    free(s->req_seq); free(s->ce_dirty); free(s->is_ce_dirty); free(s->x_req); free(s->x_start); free(s->x_end); free(s->holders);
     free(s->mem_cur); free(s->mem_peak); free(s->mem_cap); free(s->level_left); free(s->chan_bytes);
     free(s->first_copy); free(s->dirty); free(s->is_dirty);
     free(s->copy_in); free(s->peer_busy); free(s->rate); free(s->k_in); free(s->n_running); free(s->run_ops);
@@ -240,7 +242,10 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
         s->pend_tail = ALLOC(s, D * D, sizeof(int));
         s->pend_next = ALLOC(s, m1, sizeof(int));
         s->req_seq = ALLOC(s, m1, sizeof(uint64_t));
-        if (!s->pend_head || !s->pend_tail || !s->pend_next || !s->req_seq) goto nomem;
+        s->ce_dirty = ALLOC(s, D, sizeof(int));
+        s->is_ce_dirty = ALLOC(s, D, 1);
+        if (!s->pend_head || !s->pend_tail || !s->pend_next || !s->req_seq || !s->ce_dirty || !s->is_ce_dirty)
+            goto nomem;
     }
     if (t) {
         s->chan_bytes = ALLOC(s, (size_t)t->n_channels + 1, sizeof(double));
@@ -544,37 +549,57 @@ static inline int ce_ok(const dp_hisim *s, int a, int b)
     return s->out_free[a] > 0 && s->in_free[b] > 0;
 }
 
+static inline void ce_mark(dp_hisim *s, int d)
+{
+    if (s->is_ce_dirty[d]) return;
+    s->is_ce_dirty[d] = 1;
+    s->ce_dirty[s->n_ce_dirty++] = d;
+}
+
+/* Copy engines are granted at the end of an instant, in request order: when several transfers
+ * end at one time, granting after each end in turn would let a younger request take an engine
+ * that an older one, still waiting for an engine the next end frees, should have had. So a
+ * transfer's end only marks its devices; a request made while some are marked waits for the
+ * grant too (it is the youngest), else it starts at once when both its engines are free. */
 static void xfer_request(dp_hisim *s, int e, int a, int b)
 {
     s->x_req[e] = s->now;
     s->n_transfers++;
     s->volume += s->c->edge_data[e];
-    if (!s->ce_limited || ce_ok(s, a, b)) { xfer_begin(s, e, a, b); return; }
+    if (!s->ce_limited || (s->n_ce_dirty == 0 && ce_ok(s, a, b))) { xfer_begin(s, e, a, b); return; }
     int p = a * s->D + b;
     s->req_seq[e] = s->req_counter++;
     s->pend_next[e] = -1;
     if (s->pend_tail[p] < 0) s->pend_head[p] = e;
     else s->pend_next[s->pend_tail[p]] = e;
     s->pend_tail[p] = e;
+    if (s->n_ce_dirty > 0) ce_mark(s, a);
 }
 
-/* engines of a (out) and b (in) came free: start waiting transfers, oldest request first */
-static void xfer_start_waiting(dp_hisim *s, int a, int b)
+/* the instant is over: start the waiting transfers that the marked devices' engines allow, oldest
+ * request first. Outside the marked devices nothing changed, so no other waiting transfer can
+ * start (each waits for an engine that is still held). */
+static void xfer_grant(dp_hisim *s)
 {
     const int D = s->D;
     for (;;) {
         int best = -1, bp = -1;
-        for (int k = 0; k < 2 * D; k++) {
-            int p = k < D ? a * D + k : (k - D) * D + b;
-            int e = s->pend_head[p];
-            if (e < 0 || !ce_ok(s, p / D, p % D)) continue;
-            if (best < 0 || s->req_seq[e] < s->req_seq[best]) { best = e; bp = p; }
+        for (int i = 0; i < s->n_ce_dirty; i++) {
+            int x = s->ce_dirty[i];
+            for (int k = 0; k < 2 * D; k++) {
+                int p = k < D ? x * D + k : (k - D) * D + x;
+                int e = s->pend_head[p];
+                if (e < 0 || !ce_ok(s, p / D, p % D)) continue;
+                if (best < 0 || s->req_seq[e] < s->req_seq[best]) { best = e; bp = p; }
+            }
         }
-        if (best < 0) return;
+        if (best < 0) break;
         s->pend_head[bp] = s->pend_next[best];
         if (s->pend_head[bp] < 0) s->pend_tail[bp] = -1;
         xfer_begin(s, best, bp / D, bp % D);
     }
+    for (int i = 0; i < s->n_ce_dirty; i++) s->is_ce_dirty[s->ce_dirty[i]] = 0;
+    s->n_ce_dirty = 0;
 }
 
 static void xfer_done(dp_hisim *s, int e)
@@ -591,7 +616,8 @@ static void xfer_done(dp_hisim *s, int e)
         if (s->ce_limited) {
             s->out_free[a]++;
             s->in_free[b]++;
-            xfer_start_waiting(s, a, b);
+            ce_mark(s, a);
+            ce_mark(s, b);
         }
         if (s->o.mode == DP_MODE_BSP) level_done(s, s->level[u]);
     }
@@ -767,8 +793,11 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
         for (int d = 0; d < D; d++) { s->pq_off[d + 1] += s->pq_off[d]; s->pq_n[d] = 0; s->is_dirty[d] = 0; }
         s->n_dirty = 0;
     }
-    if (s->ce_limited)
+    if (s->ce_limited) {
         for (int p = 0; p < D * D; p++) s->pend_head[p] = s->pend_tail[p] = -1;
+        for (int d = 0; d < D; d++) s->is_ce_dirty[d] = 0;
+        s->n_ce_dirty = 0;
+    }
     if (s->chan_bytes) memset(s->chan_bytes, 0, (size_t)s->t->n_channels * sizeof(double));
     s->cur_level = 0;
     if (s->o.mode == DP_MODE_BSP) {
@@ -792,6 +821,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
         double next = th < tm ? th : tm;
         /* the instant is over (nothing else happens now): priority queues grant; the grants'
          * events (zero-time ops included) make a new round of this instant */
+        if (s->n_ce_dirty > 0 && !(next <= s->now)) { xfer_grant(s); continue; }
         if (s->n_dirty > 0 && !(next <= s->now)) { dispatch_dirty(s); continue; }
         if (next == INFINITY) break;
         s->now = next;
@@ -858,7 +888,7 @@ static void route_text(const dp_topology *t, int a, int b, char *buf, size_t cap
     for (int sg = r->seg_begin; sg < r->seg_end && len < cap; sg++) {
         if (sg > r->seg_begin && len < cap) len += (size_t)snprintf(buf + len, cap - len, " [staged]");
         for (int h = t->seg[sg].hop_begin; h < t->seg[sg].hop_end && len < cap; h++)
-            len += (size_t)snprintf(buf + len, cap - len, " -> %s", t->node_name[t->chan_to[t->hop_chan[h]]]);
+            len += (size_t)snprintf(buf + len, cap - len, " -> %s", t->node_name[t->hop_to[h]]);
     }
 }
 
@@ -922,15 +952,18 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
     const dp_xfer_rate *rl = dp_xfer_rate_log(s->x, &nlog);
     for (int i = 0; i < nlog && s->t; i++) {
         const dp_topology *t = s->t;
-        int k = rl[i].klass, c0 = t->class_chan[t->class_ptr[k]], c1 = t->class_chan[t->class_ptr[k + 1] - 1];
-        snprintf(nm, sizeof nm, "per-flow rate %s..%s (class %d)", t->node_name[t->chan_from[c0]], t->node_name[t->chan_to[c1]], k);
+        int k = rl[i].klass;
+        snprintf(nm, sizeof nm, "per-flow rate %s..%s (class %d)", t->node_name[t->class_from[k]], t->node_name[t->class_to[k]], k);
         json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:f,s:{s:f,s:i}}", "name", nm, "ph", "C", "pid", 1, "ts", rl[i].t * us,
                                              "args", "Bps", rl[i].rate_Bps, "flows", rl[i].n_flows));
     }
     const dp_xfer_busy *bl = dp_xfer_busy_log(s->x, &nlog);
     if (nlog > 0 && s->t) {
         for (int ch = 0; ch < s->t->n_channels; ch++) {
-            snprintf(nm, sizeof nm, "channel %s -> %s", s->t->node_name[s->t->chan_from[ch]], s->t->node_name[s->t->chan_to[ch]]);
+            /* a half-duplex link's one channel carries both directions */
+            int half = s->t->link[s->t->chan_link[ch]].half_duplex;
+            snprintf(nm, sizeof nm, "channel %s %s %s", s->t->node_name[s->t->chan_from[ch]], half ? "<->" : "->",
+                     s->t->node_name[s->t->chan_to[ch]]);
             json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 2,
                                                  "tid", ch, "args", "name", nm));
         }

@@ -4,6 +4,8 @@
 #include "dp_json.h"
 
 #include <jansson.h>
+#include <limits.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,23 +34,59 @@ void dp_topology_free(dp_topology *t)
     free(t->name); free(t->source); free(t->description); free(t->path);
     free(t->dev); free(t->node_name); free(t->node_kind); free(t->link);
     free(t->chan_bw); free(t->chan_latency); free(t->chan_link); free(t->chan_from); free(t->chan_to);
-    free(t->p2p); free(t->route); free(t->hop_chan); free(t->seg);
-    free(t->class_ptr); free(t->class_chan); free(t->class_latency);
+    free(t->p2p); free(t->route); free(t->hop_chan); free(t->hop_from); free(t->hop_to); free(t->seg);
+    free(t->class_ptr); free(t->class_chan); free(t->class_latency); free(t->class_from); free(t->class_to);
+    free(t->name_slot);
     free(t);
 }
 
-int dp_topology_find_device(const dp_topology *t, const char *name)
+static unsigned name_hash(const char *s)
 {
-    for (int d = 0; d < t->n_devices; d++)
-        if (strcmp(t->dev[d].name, name) == 0) return d;
-    return -1;
+    unsigned h = 2166136261u;  /* FNV-1a */
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
 }
 
 int dp_topology_find_node(const dp_topology *t, const char *name)
 {
-    for (int i = 0; i < t->n_nodes; i++)
+    if (t->name_slots == 0) {
+        for (int i = 0; i < t->n_nodes; i++)
+            if (t->node_name[i] && strcmp(t->node_name[i], name) == 0) return i;
+        return -1;
+    }
+    for (unsigned k = name_hash(name) & (t->name_slots - 1);; k = (k + 1) & (t->name_slots - 1)) {
+        int i = t->name_slot[k];
+        if (i < 0) return -1;
         if (strcmp(t->node_name[i], name) == 0) return i;
-    return -1;
+    }
+}
+
+int dp_topology_find_device(const dp_topology *t, const char *name)
+{
+    int i = dp_topology_find_node(t, name);
+    return i < t->n_devices ? i : -1;
+}
+
+/* index every node by name; a name given twice is an error */
+static int index_names(dp_topology *t, const char *origin, dp_error *err)
+{
+    unsigned cap = 16;
+    while (cap < 2u * (unsigned)t->n_nodes) cap *= 2;
+    t->name_slot = dp_malloc_n(cap, sizeof(int));
+    if (!t->name_slot) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
+    for (unsigned k = 0; k < cap; k++) t->name_slot[k] = -1;
+    for (int i = 0; i < t->n_nodes; i++) {
+        unsigned k = name_hash(t->node_name[i]) & (cap - 1);
+        for (; t->name_slot[k] >= 0; k = (k + 1) & (cap - 1))
+            if (strcmp(t->node_name[t->name_slot[k]], t->node_name[i]) == 0) {
+                free(t->name_slot);
+                t->name_slot = NULL;
+                return dp_error_set(err, DP_EINVAL, "%s: two devices or nodes are named \"%s\"", origin, t->node_name[i]);
+            }
+        t->name_slot[k] = i;
+    }
+    t->name_slots = cap;
+    return DP_OK;
 }
 
 /* ---------------- JSON field helpers: every error names origin and field ---------------- */
@@ -111,22 +149,59 @@ static int kind_index(const char *s, const char **names, int n)
 
 /* ---------------- shortest paths ---------------- */
 
-/* Dijkstra from src by (latency, links) on the node graph, O(N^2 + L) (topologies are small).
- * Devices other than src are terminals: a device never forwards. pred_link[v] is the link used to
- * reach v (-1 at src or unreachable). */
+/* Dijkstra from src by (latency, links) on the node graph, with a binary heap of (latency, links,
+ * node id): O((N + L) log N). Nodes leave the heap in the order of that key, so ties go to the
+ * lowest node id met first. Devices other than src are terminals: a device never forwards.
+ * pred_link[v] is the link used to reach v (-1 at src or unreachable); of parallel links between
+ * v's predecessor and v, the one of least latency, then most bandwidth, then the first. heap has
+ * room for L + 1 entries. */
+typedef struct dj_item {
+    double dist;
+    int hops, node;
+} dj_item;
+
+static int dj_less(const dj_item *x, const dj_item *y)
+{
+    if (x->dist != y->dist) return x->dist < y->dist;
+    if (x->hops != y->hops) return x->hops < y->hops;
+    return x->node < y->node;
+}
+
+static void dj_push(dj_item *h, int *n, dj_item it)
+{
+    int i = (*n)++;
+    while (i > 0 && dj_less(&it, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+    h[i] = it;
+}
+
+static dj_item dj_pop(dj_item *h, int *n)
+{
+    dj_item top = h[0], last = h[--*n];
+    int i = 0;
+    for (;;) {
+        int c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && dj_less(&h[c + 1], &h[c])) c++;
+        if (!dj_less(&h[c], &last)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n > 0) h[i] = last;
+    return top;
+}
+
 static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_link, int src, double *dist,
-                     int *hops, int *pred_link, unsigned char *done)
+                     int *hops, int *pred_link, unsigned char *done, dj_item *heap)
 {
     const int N = t->n_nodes;
     for (int i = 0; i < N; i++) { dist[i] = INFINITY; hops[i] = 0; pred_link[i] = -1; done[i] = 0; }
     dist[src] = 0;
-    for (;;) {
-        int u = -1;
-        for (int i = 0; i < N; i++)
-            if (!done[i] && isfinite(dist[i]) &&
-                (u < 0 || dist[i] < dist[u] || (dist[i] == dist[u] && hops[i] < hops[u])))
-                u = i;
-        if (u < 0) break;
+    int nh_heap = 0;
+    dj_push(heap, &nh_heap, (dj_item){0, 0, src});
+    while (nh_heap > 0) {
+        dj_item it = dj_pop(heap, &nh_heap);
+        int u = it.node;
+        if (done[u] || it.dist != dist[u] || it.hops != hops[u]) continue;  /* stale entry */
         done[u] = 1;
         if (u != src && u < t->n_devices) continue;
         for (int k = adj_ptr[u]; k < adj_ptr[u + 1]; k++) {
@@ -139,6 +214,11 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
                 dist[v] = nd;
                 hops[v] = nh;
                 pred_link[v] = adj_link[k];
+                dj_push(heap, &nh_heap, (dj_item){nd, nh, v});
+            } else if (nd == dist[v] && nh == hops[v] && pred_link[v] >= 0) {
+                /* a parallel link from the same predecessor: the one of most bandwidth */
+                const dp_topo_link *p = &t->link[pred_link[v]];
+                if ((p->a == u || p->b == u) && l->bandwidth_Bps > p->bandwidth_Bps) pred_link[v] = adj_link[k];
             }
         }
     }
@@ -146,27 +226,39 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
 
 /* Route building: node paths are appended as hops and segments into growing arrays. */
 typedef struct route_buf {
-    int *hop, n_hop, cap_hop;
+    int *hop, *hop_from, *hop_to, n_hop, cap_hop;
     dp_topo_segment *seg;
     int n_seg, cap_seg;
 } route_buf;
 
-static int push_hop(route_buf *rb, int chan)
+static int grow_ints(int **a, int nc)
+{
+    int *p = realloc(*a, (size_t)nc * sizeof(int));
+    if (!p) return DP_ENOMEM;
+    *a = p;
+    return DP_OK;
+}
+
+/* a hop over channel chan from node `from` to node `to` */
+static int push_hop(route_buf *rb, int chan, int from, int to)
 {
     if (rb->n_hop == rb->cap_hop) {
+        if (rb->cap_hop > INT_MAX / 2) return DP_ENOMEM;
         int nc = rb->cap_hop ? 2 * rb->cap_hop : 64;
-        int *p = realloc(rb->hop, (size_t)nc * sizeof(int));
-        if (!p) return DP_ENOMEM;
-        rb->hop = p;
+        if (grow_ints(&rb->hop, nc) != DP_OK || grow_ints(&rb->hop_from, nc) != DP_OK || grow_ints(&rb->hop_to, nc) != DP_OK)
+            return DP_ENOMEM;
         rb->cap_hop = nc;
     }
-    rb->hop[rb->n_hop++] = chan;
+    rb->hop[rb->n_hop] = chan;
+    rb->hop_from[rb->n_hop] = from;
+    rb->hop_to[rb->n_hop++] = to;
     return DP_OK;
 }
 
 static int push_seg(route_buf *rb, int begin)
 {
     if (rb->n_seg == rb->cap_seg) {
+        if (rb->cap_seg > INT_MAX / 2) return DP_ENOMEM;
         int nc = rb->cap_seg ? 2 * rb->cap_seg : 64;
         dp_topo_segment *p = realloc(rb->seg, (size_t)nc * sizeof *p);
         if (!p) return DP_ENOMEM;
@@ -186,21 +278,24 @@ static int chan_of(const dp_topology *t, int li, int from)
     return l->a == from ? l->chan_ab : l->chan_ba;
 }
 
-/* append the path src -> v given by a pred_link tree as one segment's hops */
+/* append the path src -> v given by a pred_link tree as one segment's hops; tmp holds the path's
+ * nodes (room for n_links + 1) */
 static int append_tree_path(const dp_topology *t, route_buf *rb, const int *pred_link, int src, int v, int *tmp)
 {
     int n = 0;
+    tmp[n++] = v;
     for (int x = v; x != src; ) {
         int li = pred_link[x];
         if (li < 0) return DP_EINVAL;
         const dp_topo_link *l = &t->link[li];
-        int from = l->a == x ? l->b : l->a;
-        tmp[n++] = chan_of(t, li, from);
-        x = from;
+        x = l->a == x ? l->b : l->a;
         if (n > t->n_links) return DP_EINVAL;
+        tmp[n++] = x;
     }
-    for (int i = n - 1; i >= 0; i--)
-        if (push_hop(rb, tmp[i]) != DP_OK) return DP_ENOMEM;
+    for (int i = n - 1; i > 0; i--) {
+        int from = tmp[i], to = tmp[i - 1];
+        if (push_hop(rb, chan_of(t, pred_link[to], from), from, to) != DP_OK) return DP_ENOMEM;
+    }
     return DP_OK;
 }
 
@@ -216,11 +311,13 @@ static void finish_segment(const dp_topology *t, route_buf *rb)
     }
 }
 
-/* best link joining x and y: least latency, then most bandwidth, then lowest id; -1 if none */
-static int link_between(const dp_topology *t, int x, int y)
+/* best link joining x and y: least latency, then most bandwidth, then lowest id (the rule the
+ * shortest-path trees follow too); -1 if none */
+static int link_between(const dp_topology *t, const int *adj_ptr, const int *adj_link, int x, int y)
 {
     int best = -1;
-    for (int i = 0; i < t->n_links; i++) {
+    for (int k = adj_ptr[x]; k < adj_ptr[x + 1]; k++) {
+        int i = adj_link[k];
         const dp_topo_link *l = &t->link[i];
         if (!((l->a == x && l->b == y) || (l->a == y && l->b == x))) continue;
         if (best < 0 || l->latency_s < t->link[best].latency_s ||
@@ -368,8 +465,8 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
 }
 
 /* a route override: {"src", "dst", "path": [node names], "stage_at": [node names]} */
-static int parse_override(dp_topology *t, route_buf *rb, json_t *o, int i, int *src_out, int *dst_out,
-                          const char *origin, dp_error *err)
+static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_link, route_buf *rb, json_t *o, int i,
+                          int *src_out, int *dst_out, const char *origin, dp_error *err)
 {
     char where[64];
     snprintf(where, sizeof where, "routes[%d]", i);
@@ -398,11 +495,12 @@ static int parse_override(dp_topology *t, route_buf *rb, json_t *o, int i, int *
         if (k == 0 && v != a) return dp_error_set(err, DP_EINVAL, "%s: %s.path: must start at src \"%s\"", origin, where, s);
         if (k == n - 1 && v != b) return dp_error_set(err, DP_EINVAL, "%s: %s.path: must end at dst \"%s\"", origin, where, d);
         if (prev >= 0) {
-            int li = link_between(t, prev, v);
+            int li = link_between(t, adj_ptr, adj_link, prev, v);
             if (li < 0)
                 return dp_error_set(err, DP_EINVAL, "%s: %s.path[%zu]: no link joins \"%s\" and \"%s\"", origin, where, k,
                                     t->node_name[prev], t->node_name[v]);
-            if (push_hop(rb, chan_of(t, li, prev)) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
+            if (push_hop(rb, chan_of(t, li, prev), prev, v) != DP_OK)
+                return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
         }
         int split = 0;
         for (size_t j = 0; stage && j < json_array_size(stage); j++) {
@@ -438,21 +536,78 @@ static void route_totals(dp_topology *t, dp_topo_route *r, const route_buf *rb)
     (void)t;
 }
 
+/* segment classes: segments that cross the same channel list share one (a hash of the lists,
+ * O(total hops)) */
+static int build_classes(dp_topology *t, route_buf *rb)
+{
+    t->class_ptr = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    t->class_chan = dp_malloc_n((size_t)rb->n_hop + 1, sizeof(int));
+    t->class_latency = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(double));
+    t->class_from = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    t->class_to = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    size_t cap = 16;
+    while (cap < 2 * (size_t)rb->n_seg) cap *= 2;
+    int *slot = dp_malloc_n(cap, sizeof(int));
+    if (!t->class_ptr || !t->class_chan || !t->class_latency || !t->class_from || !t->class_to || !slot) {
+        free(slot);
+        return DP_ENOMEM;
+    }
+    for (size_t k = 0; k < cap; k++) slot[k] = -1;
+    t->class_ptr[0] = 0;
+    t->n_classes = 0;
+    for (int s = 0; s < rb->n_seg; s++) {
+        dp_topo_segment *sg = &rb->seg[s];
+        const int *ch = rb->hop + sg->hop_begin;
+        int len = sg->hop_end - sg->hop_begin, found = -1;
+        uint64_t h = 1469598103934665603ull;
+        for (int i = 0; i < len; i++) h = (h ^ (uint64_t)(unsigned)ch[i]) * 1099511628211ull;
+        size_t k = (size_t)(h ^ (h >> 29)) & (cap - 1);
+        for (; slot[k] >= 0; k = (k + 1) & (cap - 1)) {
+            int c = slot[k];
+            if (t->class_ptr[c + 1] - t->class_ptr[c] == len &&
+                memcmp(t->class_chan + t->class_ptr[c], ch, (size_t)len * sizeof(int)) == 0) {
+                found = c;
+                break;
+            }
+        }
+        if (found < 0) {
+            found = t->n_classes++;
+            slot[k] = found;
+            memcpy(t->class_chan + t->class_ptr[found], ch, (size_t)len * sizeof(int));
+            t->class_ptr[found + 1] = t->class_ptr[found] + len;
+            t->class_latency[found] = sg->latency_s;
+            t->class_from[found] = len > 0 ? rb->hop_from[sg->hop_begin] : -1;
+            t->class_to[found] = len > 0 ? rb->hop_to[sg->hop_end - 1] : -1;
+        }
+        sg->klass = found;
+    }
+    free(slot);
+    return DP_OK;
+}
+
 static int build_routes(dp_topology *t, json_t *overrides, const char *origin, dp_error *err)
 {
     const int D = t->n_devices, N = t->n_nodes;
-    int rc = DP_OK;
+    int rc = DP_OK, n_hosts = 0;
+    for (int h = D; h < N; h++) n_hosts += t->node_kind[h] == DP_NODE_HOST;
     int *adj_ptr = calloc((size_t)N + 1, sizeof(int));
     int *adj_link = dp_malloc_n(2 * (size_t)t->n_links + 1, sizeof(int));
-    double *dist = dp_malloc_n((size_t)N * N, sizeof(double));
-    int *hops = dp_malloc_n((size_t)N * N, sizeof(int));
-    int *pred = dp_malloc_n((size_t)N * N, sizeof(int));
+    /* one tree from the current source device; one from every host memory (staged routes) */
+    double *dist = dp_malloc_n((size_t)N, sizeof(double));
+    int *hops = dp_malloc_n((size_t)N, sizeof(int));
+    int *pred = dp_malloc_n((size_t)N, sizeof(int));
+    int *host_id = dp_malloc_n((size_t)n_hosts + 1, sizeof(int));
+    double *hdist = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(double));
+    int *hhops = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
+    int *hpred = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
     unsigned char *done = malloc((size_t)N);
-    int *tmp = dp_malloc_n((size_t)t->n_links + 1, sizeof(int));
-    int *ov_src = NULL, *ov_dst = NULL;
+    dj_item *heap = dp_malloc_n(2 * (size_t)t->n_links + 2, sizeof(dj_item));
+    int *tmp = dp_malloc_n((size_t)t->n_links + 2, sizeof(int));
     route_buf rb = {0};
     t->route = calloc((size_t)D * D, sizeof(dp_topo_route));
-    if (!adj_ptr || !adj_link || !dist || !hops || !pred || !done || !tmp || !t->route) goto nomem;
+    if (!adj_ptr || !adj_link || !dist || !hops || !pred || !host_id || !hdist || !hhops || !hpred || !done || !heap ||
+        !tmp || !t->route)
+        goto nomem;
     for (int i = 0; i < t->n_links; i++) { adj_ptr[t->link[i].a + 1]++; adj_ptr[t->link[i].b + 1]++; }
     for (int i = 0; i < N; i++) adj_ptr[i + 1] += adj_ptr[i];
     {
@@ -464,22 +619,23 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         }
         free(fill);
     }
-    /* shortest-path trees from every device and every host memory */
-    for (int s = 0; s < N; s++)
-        if (s < D || t->node_kind[s] == DP_NODE_HOST)
-            dijkstra(t, adj_ptr, adj_link, s, dist + (size_t)s * N, hops + (size_t)s * N, pred + (size_t)s * N, done);
+    n_hosts = 0;
+    for (int h = D; h < N; h++)
+        if (t->node_kind[h] == DP_NODE_HOST) {
+            size_t o = (size_t)n_hosts * N;
+            host_id[n_hosts++] = h;
+            dijkstra(t, adj_ptr, adj_link, h, hdist + o, hhops + o, hpred + o, done, heap);
+        }
     /* overrides first, so computed routes can skip those pairs */
     size_t n_ov = overrides ? json_array_size(overrides) : 0;
     if (overrides && !json_is_array(overrides)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: routes: must be an array", origin);
         goto out;
     }
-    ov_src = dp_calloc_n(n_ov + 1, sizeof(int));
-    ov_dst = dp_calloc_n(n_ov + 1, sizeof(int));
-    if (!ov_src || !ov_dst) goto nomem;
     for (size_t i = 0; i < n_ov; i++) {
         int a = 0, b = 0, sb = rb.n_seg;
-        if ((rc = parse_override(t, &rb, json_array_get(overrides, i), (int)i, &a, &b, origin, err)) != DP_OK) goto out;
+        if ((rc = parse_override(t, adj_ptr, adj_link, &rb, json_array_get(overrides, i), (int)i, &a, &b, origin, err)) != DP_OK)
+            goto out;
         dp_topo_route *r = &t->route[a * D + b];
         if (r->overridden) {
             rc = dp_error_set(err, DP_EINVAL, "%s: routes[%zu]: a second route from \"%s\" to \"%s\"", origin, i,
@@ -491,45 +647,43 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         r->overridden = 1;
     }
     for (int a = 0; a < D; a++) {
+        dijkstra(t, adj_ptr, adj_link, a, dist, hops, pred, done, heap);
         for (int b = 0; b < D; b++) {
             if (a == b || t->route[a * D + b].overridden) continue;
             dp_topo_route *r = &t->route[a * D + b];
-            const int *pa = pred + (size_t)a * N;
-            const double *da = dist + (size_t)a * N;
-            const int *ha = hops + (size_t)a * N;
             int gpu_pair = t->dev[a].kind == DP_NODE_GPU && t->dev[b].kind == DP_NODE_GPU;
             r->seg_begin = rb.n_seg;
             if (!gpu_pair || t->p2p[a * D + b]) {
-                if (!isfinite(da[b])) {
+                if (!isfinite(dist[b])) {
                     rc = dp_error_set(err, DP_EINVAL, "%s: no route from \"%s\" to \"%s\" (devices do not forward)", origin,
                                       t->node_name[a], t->node_name[b]);
                     goto out;
                 }
-                if (push_seg(&rb, rb.n_hop) != DP_OK || append_tree_path(t, &rb, pa, a, b, tmp) != DP_OK) goto nomem;
+                if (push_seg(&rb, rb.n_hop) != DP_OK || append_tree_path(t, &rb, pred, a, b, tmp) != DP_OK) goto nomem;
                 finish_segment(t, &rb);
             } else {
                 /* staged: the host memory h minimising (latency a->h->b, links) */
                 int best = -1;
                 double bl = INFINITY;
                 int bh = 0;
-                for (int h = D; h < N; h++) {
-                    if (t->node_kind[h] != DP_NODE_HOST) continue;
-                    const double *dh = dist + (size_t)h * N;
-                    const int *hh = hops + (size_t)h * N;
-                    if (!isfinite(da[h]) || !isfinite(dh[b])) continue;
-                    double l = da[h] + dh[b];
-                    int nh = ha[h] + hh[b];
-                    if (best < 0 || l < bl || (l == bl && nh < bh)) { best = h; bl = l; bh = nh; }
+                for (int i = 0; i < n_hosts; i++) {
+                    int h = host_id[i];
+                    const double *dh = hdist + (size_t)i * N;
+                    const int *hh = hhops + (size_t)i * N;
+                    if (!isfinite(dist[h]) || !isfinite(dh[b])) continue;
+                    double l = dist[h] + dh[b];
+                    int nh = hops[h] + hh[b];
+                    if (best < 0 || l < bl || (l == bl && nh < bh)) { best = i; bl = l; bh = nh; }
                 }
                 if (best < 0) {
                     rc = dp_error_set(err, DP_EINVAL, "%s: \"%s\" and \"%s\" have no peer-to-peer access and no host memory "
                                       "reachable from both to stage through", origin, t->node_name[a], t->node_name[b]);
                     goto out;
                 }
-                if (push_seg(&rb, rb.n_hop) != DP_OK || append_tree_path(t, &rb, pa, a, best, tmp) != DP_OK) goto nomem;
+                if (push_seg(&rb, rb.n_hop) != DP_OK || append_tree_path(t, &rb, pred, a, host_id[best], tmp) != DP_OK) goto nomem;
                 finish_segment(t, &rb);
                 if (push_seg(&rb, rb.n_hop) != DP_OK ||
-                    append_tree_path(t, &rb, pred + (size_t)best * N, best, b, tmp) != DP_OK) goto nomem;
+                    append_tree_path(t, &rb, hpred + (size_t)best * N, host_id[best], b, tmp) != DP_OK) goto nomem;
                 finish_segment(t, &rb);
             }
             r->seg_end = rb.n_seg;
@@ -537,40 +691,23 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     }
     for (int k = 0; k < D * D; k++)
         if (k / D != k % D) route_totals(t, &t->route[k], &rb);
-    /* segment classes: identical channel lists share one */
-    t->class_ptr = dp_malloc_n((size_t)rb.n_seg + 1, sizeof(int));
-    t->class_chan = dp_malloc_n((size_t)rb.n_hop + 1, sizeof(int));
-    t->class_latency = dp_malloc_n((size_t)rb.n_seg + 1, sizeof(double));
-    if (!t->class_ptr || !t->class_chan || !t->class_latency) goto nomem;
-    t->class_ptr[0] = 0;
-    t->n_classes = 0;
-    for (int s = 0; s < rb.n_seg; s++) {
-        dp_topo_segment *sg = &rb.seg[s];
-        int len = sg->hop_end - sg->hop_begin, found = -1;
-        for (int k = 0; k < t->n_classes && found < 0; k++) {
-            if (t->class_ptr[k + 1] - t->class_ptr[k] != len) continue;
-            if (memcmp(t->class_chan + t->class_ptr[k], rb.hop + sg->hop_begin, (size_t)len * sizeof(int)) == 0) found = k;
-        }
-        if (found < 0) {
-            found = t->n_classes++;
-            memcpy(t->class_chan + t->class_ptr[found], rb.hop + sg->hop_begin, (size_t)len * sizeof(int));
-            t->class_ptr[found + 1] = t->class_ptr[found] + len;
-            t->class_latency[found] = sg->latency_s;
-        }
-        sg->klass = found;
-    }
+    if (build_classes(t, &rb) != DP_OK) goto nomem;
     t->hop_chan = rb.hop ? rb.hop : malloc(sizeof(int));
+    t->hop_from = rb.hop_from ? rb.hop_from : malloc(sizeof(int));
+    t->hop_to = rb.hop_to ? rb.hop_to : malloc(sizeof(int));
     t->seg = rb.seg ? rb.seg : malloc(sizeof(dp_topo_segment));
     t->n_hops_total = rb.n_hop;
     t->n_segs_total = rb.n_seg;
-    rb.hop = NULL;
+    rb.hop = rb.hop_from = rb.hop_to = NULL;
     rb.seg = NULL;
+    if (!t->hop_chan || !t->hop_from || !t->hop_to || !t->seg) goto nomem;
     goto out;
 nomem:
     rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory computing routes", origin);
 out:
-    free(adj_ptr); free(adj_link); free(dist); free(hops); free(pred); free(done); free(tmp);
-    free(ov_src); free(ov_dst); free(rb.hop); free(rb.seg);
+    free(adj_ptr); free(adj_link); free(dist); free(hops); free(pred); free(host_id); free(hdist); free(hhops); free(hpred);
+    free(done); free(heap); free(tmp);
+    free(rb.hop); free(rb.hop_from); free(rb.hop_to); free(rb.seg);
     return rc;
 }
 
@@ -642,12 +779,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         t->node_name[i] = strdup(name);
         if (!t->node_name[i]) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
     }
-    for (int i = 0; i < t->n_nodes; i++)
-        for (int j = 0; j < i; j++)
-            if (strcmp(t->node_name[i], t->node_name[j]) == 0) {
-                rc = dp_error_set(err, DP_EINVAL, "%s: two devices or nodes are named \"%s\"", origin, t->node_name[i]);
-                goto fail;
-            }
+    if ((rc = index_names(t, origin, err)) != DP_OK) goto fail;
     if ((rc = parse_links(t, links, origin, err)) != DP_OK) goto fail;
     if ((rc = parse_p2p(t, json_object_get(root, "peer_to_peer"), origin, err)) != DP_OK) goto fail;
     if ((rc = build_routes(t, json_object_get(root, "routes"), origin, err)) != DP_OK) goto fail;
@@ -663,9 +795,9 @@ fail:
 dp_topology *dp_topology_load(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_read_text(path, &size, err);
     if (!text) return NULL;
-    if (dp_mem_check(path, "parsing this JSON file", (double)size * DP_JSON_BYTES_PER_BYTE, err) != DP_OK) {
+    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
         free(text);
         return NULL;
     }

@@ -14,7 +14,13 @@
  * in two segments; the data is stored at h and forwarded (cudaMemcpyPeer without P2P does a
  * device-to-host then a host-to-device copy). A route is a sequence of segments; a segment is a
  * sequence of hops (directed channels) that data crosses cut-through. The file's "routes" array
- * may replace any computed route.
+ * may replace any computed route. Between two nodes joined by several link entries, a computed
+ * route and an override both cross the one of least latency, then most bandwidth, then the first
+ * in the file.
+ *
+ * Loading takes O(D^2 + (D + H) (N + L) log N) time for D devices, H host memories, N nodes and
+ * L links (a shortest-path tree per device and per host memory; the D x D route table), and
+ * O(D^2 + H N + L) memory.
  *
  * Every route segment gets a class: segments that cross exactly the same channels share a class,
  * so the max-min model can give all transfers of one class one rate.
@@ -79,14 +85,19 @@ typedef struct dp_topology {
     double *chan_bw;           /* (n_channels) bytes/s */
     double *chan_latency;      /* (n_channels) s */
     int *chan_link;            /* (n_channels) the link a channel belongs to */
-    int *chan_from, *chan_to;  /* (n_channels) node ids (for half duplex: the link's a and b) */
+    int *chan_from, *chan_to;  /* (n_channels) node ids (for half duplex: the link's a and b, whichever
+                                * way it is crossed: use hop_from / hop_to for a route's direction) */
     unsigned char *p2p;        /* (n_devices, n_devices) 1 when peer-to-peer is possible */
     dp_topo_route *route;      /* (n_devices, n_devices); diagonal empty */
     int n_hops_total, n_segs_total, n_classes;
     int *hop_chan;             /* (n_hops_total) channel of each hop */
+    int *hop_from, *hop_to;    /* (n_hops_total) the node each hop leaves and the node it reaches */
     dp_topo_segment *seg;      /* (n_segs_total) */
     int *class_ptr, *class_chan; /* CSR: channels of class k are class_chan[class_ptr[k] ..] */
     double *class_latency;     /* (n_classes) */
+    int *class_from, *class_to; /* (n_classes) first and last node of the class's first segment */
+    int *name_slot;            /* (internal) open-addressing index of node ids by name, -1 empty */
+    unsigned name_slots;       /* its size (a power of two), 0 until built */
 } dp_topology;
 
 /* Read a topology JSON file (doc/topology-format.md). Errors (DP_EIO, DP_EINVAL naming the file
@@ -97,7 +108,7 @@ dp_topology *dp_topology_load(const char *path, dp_error *err);
 dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *err);
 void dp_topology_free(dp_topology *t);
 
-/* Device id of a device name, or -1. */
+/* Device id of a device name, or -1. O(1) expected once the topology is loaded. */
 int dp_topology_find_device(const dp_topology *t, const char *name);
 /* Node id of a node name (device, switch or host), or -1. */
 int dp_topology_find_node(const dp_topology *t, const char *name);

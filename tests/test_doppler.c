@@ -8,6 +8,8 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 /* 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 2 -> 4, 3 -> 5, 4 -> 5, 0 -> 4; comp and comm per op */
 static dp_graph *small_dag(void)
@@ -23,6 +25,58 @@ static dp_graph *small_dag(void)
     return g;
 }
 
+/* a chain of n ops, every edge the same size (one edge class) */
+static dp_graph *chain(int n)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + i % 5, 1);
+    for (int i = 0; i + 1 < n; i++) dp_graph_builder_add_edge(b, i, i + 1, 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+START_TEST(memory_linear_and_checked)
+{
+    /* the networks' memory is estimated before allocating: linear in the ops of a chain (the
+     * b- and t-paths used to be listed, n^2 / 2 entries each), and refused over the limit */
+    dp_doppler_arch a;
+    dp_doppler_arch_default(&a);
+    size_t bytes[2];
+    for (int k = 0; k < 2; k++) {
+        dp_graph *g = chain(k ? 4000 : 2000);
+        dp_error err;
+        dp_costs *c = dp_costs_graph(g, 4, &err);
+        dp_doppler *dd = dp_doppler_alloc(g, c, &a, &err);
+        ck_assert_msg(dd != NULL, "%s", err.msg);
+        bytes[k] = dd->bytes;
+        dp_doppler_free(dd);
+        dp_costs_free(c);
+        dp_graph_free(g);
+    }
+    /* twice the ops, at most twice the bytes (the parameters are a constant part) */
+    ck_assert_msg(bytes[1] <= 2 * bytes[0] && bytes[1] > bytes[0], "%zu then %zu bytes", bytes[0], bytes[1]);
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    setenv("DOPPLER_MEM_LIMIT", "1M", 1);
+    dp_doppler *dd = dp_doppler_alloc(g, c, &a, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(dd);
+    ck_assert_int_eq(err.code, DP_ENOMEM);
+    ck_assert_msg(strstr(err.msg, "DOPPLER's networks for this graph needs about") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "DOPPLER_MEM_LIMIT") != NULL, "%s", err.msg);
+    dd = dp_doppler_alloc(g, c, &a, &err);
+    ck_assert_msg(dd != NULL, "%s", err.msg);
+    ck_assert_uint_gt(dd->bytes, 1 << 20);
+    dp_doppler_free(dd);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(inputs)
 {
     dp_graph *g = small_dag();
@@ -36,16 +90,19 @@ START_TEST(inputs)
     /* b-levels: 5: 2; 4: 1+3+2 = 6; 3: 5+1+2 = 8; 2: 3 + max(2+8, 2+6) = 13; 1: 4+2+8 = 14;
      * 0: 2 + max(1+14, 1+13, 1+6) = 17. b-path of 0: 0 1 3 5; of 2: 2 3 5 */
     ck_assert_float_eq(dd->Xraw[0 * 5 + 1], 17);
-    ck_assert_int_eq(dd->bptr[1] - dd->bptr[0], 4);
-    ck_assert_int_eq(dd->bidx[dd->bptr[0] + 1], 1);
-    ck_assert_int_eq(dd->bidx[dd->bptr[2] + 1], 3);
+    ck_assert_int_eq(dd->bnext[0], 1);
+    ck_assert_int_eq(dd->bnext[1], 3);
+    ck_assert_int_eq(dd->bnext[3], 5);
+    ck_assert_int_eq(dd->bnext[5], -1);
+    ck_assert_int_eq(dd->bnext[2], 3);
     /* t-levels: 1: 0+2+1 = 3; 2: 3; 3: max(3+4+2, 3+3+2) = 9; 4: max(3+3+2, 0+2+1) = 8;
      * 5: max(9+5+1, 8+1+3) = 15. t-path of 5: 5 3 1 0 (ties between 1 and 2 at 3: 1 is lower
      * id, but 3 is reached from 1 with 3+4+2 = 9 > 8) */
     ck_assert_float_eq(dd->Xraw[5 * 5 + 2], 15);
-    ck_assert_int_eq(dd->tptr[6] - dd->tptr[5], 4);
-    ck_assert_int_eq(dd->tidx[dd->tptr[5] + 1], 3);
-    ck_assert_int_eq(dd->tidx[dd->tptr[5] + 2], 1);
+    ck_assert_int_eq(dd->tnext[5], 3);
+    ck_assert_int_eq(dd->tnext[3], 1);
+    ck_assert_int_eq(dd->tnext[1], 0);
+    ck_assert_int_eq(dd->tnext[0], -1);
     /* in/out communication: op 3 in = 2 + 2, out = 1 */
     ck_assert_float_eq(dd->Xraw[3 * 5 + 3], 4);
     ck_assert_float_eq(dd->Xraw[3 * 5 + 4], 1);
@@ -632,6 +689,7 @@ int main(void)
     Suite *s = suite_create("doppler");
     TCase *t = tcase_create("networks");
     tcase_add_test(t, inputs);
+    tcase_add_test(t, memory_linear_and_checked);
     tcase_add_test(t, device_features);
     tcase_add_test(t, network_gradients);
     tcase_add_test(t, stage_real_oracle);

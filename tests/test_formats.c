@@ -9,6 +9,10 @@
 #include "dp_file.h"
 #include "dp_gen.h"
 #include "dp_graph_formats.h"
+#include "dp_json.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 static char tmpdir[256];
 
@@ -221,6 +225,95 @@ START_TEST(dot_errors)
 }
 END_TEST
 
+/* a file of n bytes given with their length (NUL bytes included) */
+static const char *put_bytes(const char *name, const char *bytes, size_t n)
+{
+    static char path[4][512];
+    static int k;
+    char *p = path[k++ % 4];
+    snprintf(p, 512, "%s/%s", tmpdir, name);
+    FILE *f = fopen(p, "wb");
+    ck_assert(f != NULL);
+    ck_assert_uint_eq(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+    return p;
+}
+
+START_TEST(nul_bytes_refused)
+{
+    /* "a<NUL>x" and "a<NUL>y" used to be one node "a" (a self loop); a NUL in STG ended the
+     * text early */
+    static const char dot[] = "digraph g {\n \"a\0x\" [Weight=1];\n \"a\0y\" [Weight=2];\n \"a\0x\" -> \"a\0y\" [Weight=3];\n}\n";
+    static const char stg[] = "1\n0 0 0\n1 5 1 0\n2 0 1\0 1\n";
+    dp_error err;
+    const char *p = put_bytes("nul.dot", dot, sizeof dot - 1);
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "nul.dot:2:4: a NUL byte (0x00): not a text file") != NULL, "%s", err.msg);
+    p = put_bytes("nul.stg", stg, sizeof stg - 1);
+    ck_assert(dp_graph_read(p, NULL, &err) == NULL);
+    ck_assert_msg(strstr(err.msg, "nul.stg:4:6: a NUL byte") != NULL, "%s", err.msg);
+    /* the same STG without the NUL reads */
+    static const char stg_ok[] = "1\n0 0 0\n1 5 1 0\n2 0 1 1\n";
+    p = put_bytes("ok.stg", stg_ok, sizeof stg_ok - 1);
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(bom_accepted)
+{
+    /* a UTF-8 byte order mark before the text: read as if absent, in every text format */
+    static const struct { const char *name, *text; int ops; } cases[] = {
+        {"bom.dot", "\xEF\xBB\xBF" "digraph g { a [Weight=1]; b [Weight=2]; a -> b [Weight=3]; }\n", 2},
+        {"bom.stg", "\xEF\xBB\xBF" "1\n0 0 0\n1 5 1 0\n2 0 1 1\n", 1},
+        {"bom.json", "\xEF\xBB\xBF" "{\"format\":\"doppler-graph\",\"name\":\"b\",\"cost_kind\":\"time\","
+                     "\"ops\":[{\"name\":\"a\",\"time\":1},{\"name\":\"b\",\"time\":2}],"
+                     "\"edges\":[{\"src\":\"a\",\"dst\":\"b\",\"comm\":1}]}\n", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dp_error err;
+        const char *p = put(cases[i].name, cases[i].text);
+        dp_graph *g = dp_graph_read(p, NULL, &err);
+        ck_assert_msg(g != NULL, "%s: %s", cases[i].name, err.msg);
+        ck_assert_int_eq(g->n_ops, cases[i].ops);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
+START_TEST(json_estimate_counts_objects)
+{
+    /* "[{},{},...]": 10^5 empty objects in 300 kB of text take about 23 MB to parse; the old
+     * estimate (32 bytes per byte: 9.6 MB) let a 16 MB limit through */
+    const int n = 100000;
+    char *text = malloc((size_t)3 * n + 2);
+    ck_assert_ptr_nonnull(text);
+    size_t k = 0;
+    text[k++] = '[';
+    for (int i = 0; i < n; i++) {
+        if (i) text[k++] = ',';
+        text[k++] = '{';
+        text[k++] = '}';
+    }
+    text[k++] = ']';
+    ck_assert_double_ge(dp_json_parse_bytes(text, k), 230.0 * n);
+    const char *p = put_bytes("objs.json", text, k);
+    free(text);
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "16M", 1);
+    json_t *root = dp_json_load(p, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(root);
+    ck_assert_int_eq(err.code, DP_ENOMEM);
+    ck_assert_msg(strstr(err.msg, "parsing this JSON file needs about") != NULL, "%s", err.msg);
+    root = dp_json_load(p, &err);
+    ck_assert_msg(root != NULL, "%s", err.msg);
+    ck_assert_uint_eq(json_array_size(root), (size_t)n);
+    json_decref(root);
+}
+END_TEST
+
 START_TEST(dot_round_trip)
 {
     /* a time graph written as DOT reads back with the same names, works and edge sizes */
@@ -324,6 +417,9 @@ int main(void)
     tcase_add_test(t, msr_small);
     tcase_add_test(t, dot_sinnen_style);
     tcase_add_test(t, dot_errors);
+    tcase_add_test(t, nul_bytes_refused);
+    tcase_add_test(t, bom_accepted);
+    tcase_add_test(t, json_estimate_counts_objects);
     tcase_add_test(t, dot_round_trip);
     tcase_add_test(t, dot_physical_names);
     tcase_add_test(t, dispatch);

@@ -87,6 +87,71 @@ printf '{"format": "doppler-graph", "version": 1, "cost_kind": "time", "devices"
 expect_rc 1 "devices 0 refused" "$D" graph info "$tmp/d0.json"
 grep -q 'field "devices" must be a positive integer' "$tmp/err" && ok || bad "a bad devices field is not named"
 
+# graph info reads the heterogeneous examples place reads (heft-in, heft-csv), with their own
+# processors: the HEFT paper's 10-task example, whose upward rank of task 1 is 108
+cat > "$tmp/paper.in" <<'EOF'
+10
+15
+3
+1 2 18
+1 3 12
+1 4 9
+1 5 11
+1 6 14
+2 8 19
+2 9 16
+3 7 23
+4 8 27
+4 9 23
+5 9 13
+6 8 15
+7 10 17
+8 10 11
+9 10 13
+14 16 9
+13 19 18
+11 13 19
+13 8 17
+12 13 10
+13 16 9
+7 15 11
+5 11 14
+18 12 20
+21 7 16
+1 2 1
+1 3 1
+2 3 1
+EOF
+expect_rc 0 "info .in" "$D" graph info "$tmp/paper.in"
+[ "$(field ops)" = 10 ] && [ "$(field edges)" = 15 ] && [ "$(field devices)" = 3 ] && ok || bad "info .in: 10 ops, 15 edges, 3 devices"
+[ "$(field 'critical path')" = 108 ] && ok || bad "info .in: critical path 108 (the paper's rank_u of task 1): $(field 'critical path')"
+cp "$tmp/paper.in" "$tmp/paper.txt"
+expect_rc 0 "info --format heft-in" "$D" graph info --format heft-in "$tmp/paper.txt"
+[ "$(field ops)" = 10 ] && ok || bad "info --format heft-in: 10 ops"
+expect_rc 0 "place --format heft-in" "$D" place --format heft-in --graph "$tmp/paper.txt" --method heft
+grep -q "^makespan: 80 " "$tmp/out" && ok || bad "place --format heft-in: HEFT's makespan 80"
+expect_rc 1 "info .in --devices" "$D" graph info --devices 3 "$tmp/paper.in"
+grep -q "fixes the machine" "$tmp/err" && ok || bad "info .in --devices: message"
+expect_rc 1 "convert .in" "$D" graph convert "$tmp/paper.in" "$tmp/paper.json"
+grep -q "format heft-in" "$tmp/err" && ok || bad "convert .in: names the format"
+
+# CPOP's append-only mode and tie order from the command line: 18 tasks of one priority (a fork of
+# 8 chains of 2, nedjulius-experiments/3-2): lowest id first gives 65, a C++ priority queue's
+# order with appending gives that implementation's 60
+{
+    echo 18; echo 24; echo 2
+    for v in 2 3 4 5 6 7 8 9; do echo "1 $v 10"; done
+    for v in 2 3 4 5 6 7 8 9; do echo "$v $((v + 8)) 10"; done
+    for v in 10 11 12 13 14 15 16 17; do echo "$v 18 10"; done
+    for v in $(seq 18); do echo "5 5"; done
+    echo "1 2 1"
+} > "$tmp/ties.in"
+expect_rc 0 "cpop by id" "$D" place --graph "$tmp/ties.in" --method cpop
+grep -q "^schedule length (cpop's own schedule, not simulated): 65 " "$tmp/out" && ok || bad "cpop by id: 65"
+expect_rc 0 "cpop append, heap ties" "$D" place --graph "$tmp/ties.in" --method cpop --append-only --ties heap
+grep -q "^schedule length (cpop's own schedule, not simulated): 60 " "$tmp/out" && ok || bad "cpop --append-only --ties heap: 60"
+expect_rc 2 "--ties unknown" "$D" place --graph "$tmp/ties.in" --method cpop --ties random
+
 # shared task graphs (SKIP-free: only when present)
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 if [ -f "$SH/stg/50/rand0000.stg" ]; then

@@ -132,6 +132,112 @@ START_TEST(route_override)
 }
 END_TEST
 
+START_TEST(half_duplex_crossed_backwards)
+{
+    /* the half-duplex link is written g1 - sw; g0 -> g1 crosses it from sw to g1 and g1 -> g0
+     * from g1 to sw: each hop names the node it leaves and the node it reaches */
+    dp_topology *t = topo(
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"}],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0,\"duplex\":\"half\"}]}");
+    const int sw = 2;
+    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    ck_assert_int_eq(r->n_hops, 2);
+    int h = t->seg[r->seg_begin].hop_begin;
+    ck_assert_int_eq(t->hop_from[h], 0);
+    ck_assert_int_eq(t->hop_to[h], sw);
+    ck_assert_int_eq(t->hop_from[h + 1], sw);
+    ck_assert_int_eq(t->hop_to[h + 1], 1);
+    r = dp_topology_route(t, 1, 0);
+    h = t->seg[r->seg_begin].hop_begin;
+    ck_assert_int_eq(t->hop_from[h], 1);
+    ck_assert_int_eq(t->hop_to[h], sw);
+    ck_assert_int_eq(t->hop_to[h + 1], 0);
+    /* both directions cross the one half-duplex channel */
+    ck_assert_int_eq(t->hop_chan[h], t->hop_chan[t->seg[dp_topology_route(t, 0, 1)->seg_begin].hop_begin + 1]);
+    /* the per-flow counter of a class names its first segment's ends */
+    int k = t->seg[r->seg_begin].klass;
+    ck_assert_int_eq(t->class_from[k], 1);
+    ck_assert_int_eq(t->class_to[k], 0);
+    dp_topology_free(t);
+}
+END_TEST
+
+START_TEST(parallel_links_one_rule)
+{
+    /* two entries join g0 and g1 with equal latency: a computed route and an override both cross
+     * the one of most bandwidth (the second); with a lower latency the first wins in both */
+    static const char *fmt =
+        "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],"
+        "\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":%s},"
+        "{\"a\":\"g1\",\"b\":\"g0\",\"kind\":\"nvlink\",\"bandwidth_Bps\":4e9,\"latency_s\":1e-6}]%s}";
+    static const char *ov = ",\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"g1\"]}]";
+    char json[2048];
+    for (int lower = 0; lower <= 1; lower++) {
+        double want_bw = lower ? 1e9 : 4e9;
+        for (int o = 0; o <= 1; o++) {
+            snprintf(json, sizeof json, fmt, lower ? "5e-7" : "1e-6", o ? ov : "");
+            dp_topology *t = topo(json);
+            const dp_topo_route *r = dp_topology_route(t, 0, 1);
+            ck_assert_int_eq(r->overridden, o);
+            ck_assert_int_eq(r->n_hops, 1);
+            NEAR(r->bottleneck_Bps, want_bw);
+            ck_assert_int_eq(t->chan_link[t->hop_chan[t->seg[r->seg_begin].hop_begin]], lower ? 0 : 1);
+            NEAR(dp_topology_route(t, 1, 0)->bottleneck_Bps, want_bw);
+            dp_topology_free(t);
+        }
+    }
+}
+END_TEST
+
+START_TEST(many_devices_load)
+{
+    /* 1,025 GPUs on one switch with a host memory, and peer-to-peer groups of 256 (the rest
+     * staged): it loads, every route has its hops, names resolve (the timing is in bench/) */
+    const int D = 1025;
+    size_t cap = (size_t)D * 400 + 4096, len = 0;
+    char *json = malloc(cap);
+    ck_assert_ptr_nonnull(json);
+    len += (size_t)snprintf(json + len, cap - len, "{\"devices\":[");
+    for (int d = 0; d < D; d++)
+        len += (size_t)snprintf(json + len, cap - len, "%s{\"name\":\"g%d\",\"kind\":\"gpu\",\"peak_flops\":1e12,"
+                                "\"mem_bandwidth_Bps\":1e12,\"memory_bytes\":1e10}", d ? "," : "", d);
+    len += (size_t)snprintf(json + len, cap - len, "],\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"},"
+                            "{\"name\":\"host\",\"kind\":\"host\"}],\"links\":[");
+    for (int d = 0; d < D; d++)
+        len += (size_t)snprintf(json + len, cap - len, "{\"a\":\"g%d\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,"
+                                "\"latency_s\":1e-6},", d);
+    len += (size_t)snprintf(json + len, cap - len, "{\"a\":\"sw\",\"b\":\"host\",\"kind\":\"host\",\"bandwidth_Bps\":2e10,"
+                            "\"latency_s\":1e-6}],\"peer_to_peer\":[");
+    for (int grp = 0; grp * 256 < D; grp++) {
+        len += (size_t)snprintf(json + len, cap - len, "%s[", grp ? "," : "");
+        for (int d = grp * 256; d < D && d < (grp + 1) * 256; d++)
+            len += (size_t)snprintf(json + len, cap - len, "%s\"g%d\"", d > grp * 256 ? "," : "", d);
+        len += (size_t)snprintf(json + len, cap - len, "]");
+    }
+    len += (size_t)snprintf(json + len, cap - len, "]}");
+    ck_assert_uint_lt(len, cap - 1);
+    dp_topology *t = topo(json);
+    free(json);
+    ck_assert_int_eq(t->n_devices, D);
+    ck_assert_int_eq(dp_topology_find_device(t, "g1024"), 1024);
+    ck_assert_int_eq(dp_topology_find_node(t, "host"), D + 1);
+    ck_assert_int_eq(dp_topology_find_device(t, "host"), -1);
+    ck_assert_int_eq(dp_topology_find_node(t, "g1025"), -1);
+    const dp_topo_route *same = dp_topology_route(t, 3, 200), *staged = dp_topology_route(t, 3, 1024);
+    ck_assert_int_eq(same->n_hops, 2);
+    ck_assert_int_eq(same->staged, 0);
+    NEAR(same->latency_s, 2e-6);
+    ck_assert_int_eq(staged->staged, 1);
+    ck_assert_int_eq(staged->n_hops, 4);
+    NEAR(staged->inv_bw, 2 * (1 / 1e10));
+    /* segments through the same channels share a class: one per (src, dst) direct pair and per
+     * device to and from the host */
+    ck_assert_int_le(t->n_classes, D * (D - 1) + 2 * D);
+    dp_topology_free(t);
+}
+END_TEST
+
 START_TEST(topology_errors)
 {
     static const struct { const char *json, *want; } cases[] = {
@@ -583,6 +689,57 @@ START_TEST(copy_engines_serialise)
 }
 END_TEST
 
+START_TEST(copy_engines_request_order_at_coinciding_ends)
+{
+    /* Four GPUs with one copy engine per direction, a full mesh of 1 GB/s links, no latency.
+     *   X1: a (g0) -> b (g1), 1e9 B, t = 0..1      X2: c (g2) -> d (g3), 1e9 B, t = 0..1
+     *   R_old:   e (g2, 0.25 s of work) -> f (g1), requested at 0.25: waits for g2 out and g1 in
+     *   R_young: h (g3, 0.5 s of work)  -> i (g1), requested at 0.5: waits for g1 in
+     * X1 and X2 end at the same instant, t = 1 (X1 first in event order). Then g2 out, g1 in and
+     * g3 out are all free, and in request order R_old takes g1 in: R_old 1..2, R_young 2..3.
+     * (Granting after each completion in turn gave g1 in to R_young at X1's end, before X2 freed
+     * g2: R_young 1..2, R_old 2..3.) */
+    static const char *json =
+        "{\"devices\":[" GPU("g0", 1) "," GPU("g1", 1) "," GPU("g2", 1) "," GPU("g3", 1) "],\"links\":["
+        "{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g0\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g1\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+        "{\"a\":\"g2\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}";
+    /* ops a b c d e f h i = 0..7; edges X1 X2 R_old R_young */
+    static const double work[] = {0, 0, 0, 0, 0.25e12, 0, 0.5e12, 0};
+    static const int src[] = {0, 2, 4, 6}, dst[] = {1, 3, 5, 7};
+    int a[] = {0, 1, 2, 3, 2, 1, 3, 1};
+    for (int model = 0; model < 3; model++) {
+        dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_COST_PHYSICAL);
+        for (int v = 0; v < 8; v++) dp_graph_builder_add_op(b, NULL, NULL, work[v], 0);
+        for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, src[e], dst[e], 1e9);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int eo = -1, ey = -1;
+        for (int e = 0; e < g->n_edges; e++) {
+            if (g->edge_src[e] == 4) eo = e;
+            if (g->edge_src[e] == 6) ey = e;
+        }
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        o.transfer_model = (dp_xfer_kind)model;
+        run_ctx x;
+        run(&x, g, topo(json), &o, a);
+        NEAR(x.r.xfer_request[eo], 0.25);
+        NEAR(x.r.xfer_request[ey], 0.5);
+        NEAR(x.r.xfer_start[eo], 1.0);
+        NEAR(x.r.xfer_end[eo], 2.0);
+        NEAR(x.r.xfer_start[ey], 2.0);
+        NEAR(x.r.xfer_end[ey], 3.0);
+        done(&x);
+    }
+}
+END_TEST
+
 /* ---------------- devices, memory, modes ---------------- */
 
 /* time graph from compact arrays (DOPPLER style: edge cost = comm of the source) */
@@ -853,6 +1010,9 @@ int main(void)
     tcase_add_test(t, routes_shortest_latency_then_hops);
     tcase_add_test(t, route_override);
     tcase_add_test(t, topology_errors);
+    tcase_add_test(t, half_duplex_crossed_backwards);
+    tcase_add_test(t, parallel_links_one_rule);
+    tcase_add_test(t, many_devices_load);
     tcase_add_test(t, roofline_and_calibration);
     suite_add_tcase(s, t);
     TCase *x = tcase_create("transfers");
@@ -861,6 +1021,7 @@ int main(void)
     tcase_add_test(x, fifo_second_waits);
     tcase_add_test(x, staged_pays_both_hops);
     tcase_add_test(x, copy_engines_serialise);
+    tcase_add_test(x, copy_engines_request_order_at_coinciding_ends);
     suite_add_tcase(s, x);
     TCase *d = tcase_create("engine");
     tcase_add_test(d, bsp_hand);

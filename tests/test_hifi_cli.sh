@@ -95,5 +95,26 @@ expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology a100-p
 grep -q '"ph":"C"' "$tmp/t.json" || fail "trace has no rate counters"
 grep -q '"queued_for_copy_engines"' "$tmp/t.json" || fail "trace has no transfer args"
 
+# a half-duplex link written g1 - sw and crossed from sw to g1: every route text names the node
+# reached (it used to print the link's first end, "g0 -> sw -> sw")
+cat > "$tmp/half.json" <<'EOF'
+{"devices": [{"name": "g0", "kind": "gpu", "peak_flops": 1e13, "mem_bandwidth_Bps": 1e12, "memory_bytes": 1e10},
+             {"name": "g1", "kind": "gpu", "peak_flops": 1e13, "mem_bandwidth_Bps": 1e12, "memory_bytes": 1e10}],
+ "nodes": [{"name": "sw", "kind": "switch"}],
+ "links": [{"a": "g0", "b": "sw", "kind": "pcie", "bandwidth_Bps": 1e10, "latency_s": 1e-6},
+           {"a": "g1", "b": "sw", "kind": "pcie", "bandwidth_Bps": 1e10, "latency_s": 1e-6, "duplex": "half"}]}
+EOF
+expect_rc 0 "$DOPPLER" topology show "$tmp/half.json"
+grep -q "^  g0 -> sw -> g1$" "$tmp/out" || fail "half duplex: topology show g0 -> g1: $(grep '^  g0 ->' "$tmp/out")"
+grep -q "^  g1 -> sw -> g0$" "$tmp/out" || fail "half duplex: topology show g1 -> g0: $(grep '^  g1 ->' "$tmp/out")"
+printf '{"devices": [0, 0, 1, 0]}\n' > "$tmp/half-a.json"
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$tmp/half-a.json" --topology "$tmp/half.json" --transfer-model fifo --trace "$tmp/th.json"
+grep -q '"route": *"g0 -> sw -> g1"' "$tmp/th.json" || fail "half duplex: trace route g0 -> g1"
+grep -q '"route": *"g1 -> sw -> g0"' "$tmp/th.json" || fail "half duplex: trace route g1 -> g0"
+grep -q '"channel g1 <-> sw"' "$tmp/th.json" || fail "half duplex: trace channel name"
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$tmp/half-a.json" --topology "$tmp/half.json" --transfer-model maxmin --trace "$tmp/tm.json"
+grep -q '"per-flow rate g1..g0' "$tmp/tm.json" || fail "half duplex: trace rate counter g1..g0"
+grep -q '"per-flow rate sw..\|"per-flow rate g0..sw' "$tmp/tm.json" && fail "half duplex: a rate counter names the wrong end"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"
