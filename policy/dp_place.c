@@ -214,6 +214,12 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
     inner.proposal = prop;
     int rc = m->fn(g, c, &inner, start, priority, &hp, err);
     if (rc == DP_OK && o->proposal && prop) memcpy(o->proposal, prop, (size_t)g->n_ops * c->n_devices * sizeof(float));
+    if (rc == DP_OK && prop) {
+        /* half the policy, half uniform: a peaked policy would otherwise propose little else than
+         * the device the op is on, and the search would stall where the policy put it */
+        const size_t nd = (size_t)g->n_ops * c->n_devices;
+        for (size_t i = 0; i < nd; i++) prop[i] = 0.5f * prop[i] + 0.5f / (float)c->n_devices;
+    }
     if (rc == DP_OK) {
         dp_anneal_config cfg;
         dp_anneal_config_init(&cfg);
