@@ -86,7 +86,7 @@ class Env:
     assignment). info: "step", "simulations" (this step's: 1 at the end, else 0),
     "episode_simulations", "total_simulations" (the engine's since creation), and at the end
     "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
-    message ("op 12 is not ready", a device out of range) and leave the state unchanged.
+    message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
     cp_action() is the critical-path heuristic's action (DOPPLER's teacher).
     """
 
