@@ -273,6 +273,8 @@ dp_env_reset = _fn("dp_env_reset", None, ENV)
 dp_env_step = _fn("dp_env_step", c_int, ENV, c_int, c_int, E)
 dp_env_est_start = _fn("dp_env_est_start", c_double, ENV, c_int, c_int)
 dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
+# the same function taking the output as an address (no pointer object per call: Env's hot loop)
+dp_env_device_features_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_void_p)(("dp_env_device_features", lib))
 dp_env_cp_select = _fn("dp_env_cp_select", c_int, ENV)
 dp_env_cp_place = _fn("dp_env_cp_place", c_int, ENV, c_int)
 

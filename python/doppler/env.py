@@ -219,23 +219,29 @@ class Env:
         mask[ready_ids] = 1
         assign = self._assign.astype(np.int64)
         assigned = assign >= 0
-        start = np.where(assigned, self._est_start, 0.0) / sc
-        end = np.where(assigned, self._est_end, 0.0) / sc
         feats = self._static.copy()
         feats[:, 5] = assigned
         feats[:, 6] = mask
-        feats[:, 7] = start
-        feats[:, 8] = end
-        obs = {"ready": ready, "ready_mask": mask, "op_features": feats,
-               "device_state": np.stack([self._dev_avail / sc, self._dev_work / sc], axis=1),
-               "assignment": assign, "start": start, "end": end}
+        # estimated start and end of the assigned ops (the library's arrays hold stale values elsewhere)
+        np.copyto(feats[:, 7], self._est_start, where=assigned)
+        np.copyto(feats[:, 8], self._est_end, where=assigned)
+        if sc != 1.0:
+            feats[:, 7:9] /= sc
+        dstate = np.empty((D, 2))
+        dstate[:, 0] = self._dev_avail
+        dstate[:, 1] = self._dev_work
+        if sc != 1.0:
+            dstate /= sc
+        obs = {"ready": ready, "ready_mask": mask, "op_features": feats, "device_state": dstate,
+               "assignment": assign, "start": feats[:, 7].copy(), "end": feats[:, 8].copy()}
         if self.device_features:
             df = np.zeros((n, D, _lib.DP_ENV_N_DEVICE_FEATURES))
             base = df.ctypes.data
             stride = D * _lib.DP_ENV_N_DEVICE_FEATURES * 8
             p = self._ptr
+            fill = _lib.dp_env_device_features_at
             for v in ready_ids.tolist():
-                _lib.dp_env_device_features(p, v, ctypes.cast(base + v * stride, _lib.PD))
+                fill(p, v, base + v * stride)
             if sc != 1.0:
                 df /= sc
             obs["device_features"] = df
@@ -243,7 +249,7 @@ class Env:
 
     def _info(self, sims):
         return {"step": self._envc.step, "simulations": sims, "episode_simulations": self._episode_sims,
-                "total_simulations": self.engine.simulations}
+                "total_simulations": int(_lib.dp_engine_simulations(self.engine._e()))}
 
     # ---- the Gymnasium interface ----
 
@@ -273,6 +279,8 @@ class Env:
                                     _lib.DP_EINVAL)
 
     def _decode(self, action):
+        if type(action) in (tuple, list) and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
+            return action[0], action[1]  # the common case, without NumPy
         a = np.asarray(action)
         if a.ndim == 0:
             if not np.issubdtype(a.dtype, np.integer):
