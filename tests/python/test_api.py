@@ -94,6 +94,16 @@ def test_machine_keys_and_the_mirror():
     d = m.to_dict()
     assert d["topology"] == "dgx1-v100" and d["transfer"] == "maxmin" and d["streams"] == 3 and d["devices"] == 8
     assert doppler.Machine.from_dict(d).to_dict() == d
+    # a topology file of one's own, and a calibration, as the command reads them
+    custom = doppler.Machine.topology(os.path.join(os.path.dirname(bundled("ffnn")), "..", "topologies",
+                                                   "pcie-gen3-4gpu.json"))
+    assert custom.n_devices == 4 and custom.general
+    cal = doppler.Machine.topology("cpu-2core", calibration=os.path.join(os.path.dirname(bundled("ffnn")), "..",
+                                                                         "calibrations", "cpu-2core.json"))
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    assert not np.array_equal(g.costs(cal).op_time, g.costs(doppler.Machine(topology="cpu-2core")).op_time)
+    with pytest.raises(doppler.InvalidInputError, match="calibration"):
+        doppler.Machine(calibration="x.json").n_devices
     u = doppler.Machine.uniform(devices=3, peak_flops=2e13)
     assert u.n_devices == 3 and not u.general and u._m.peak_flops == 2e13
     with pytest.raises(doppler.InvalidInputError, match="transfer"):

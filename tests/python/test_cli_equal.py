@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import doppler
-from conftest import BUNDLED, bundled, doppler_graphs, run_cli
+from conftest import BUNDLED, SRC, bundled, doppler_graphs, run_cli
 
 # machines as command-line options; Python builds the same machine from the same spellings
 MACHINES = [
@@ -22,6 +22,8 @@ MACHINES = [
     ["--topology", "dgx1-v100", "--transfer-model", "fifo", "--chunks", "4", "--memory-limit", "topology",
      "--memory-policy", "penalty"],
     ["--devices", "3", "--peak-flops", "2e13", "--bandwidth", "5e9", "--latency", "2e-5"],
+    ["--topology", "cpu-2core", "--calibration", os.path.join(SRC, "data", "calibrations", "cpu-2core.json"),
+     "--transfer-model", "maxmin"],
 ]
 
 
