@@ -43,11 +43,14 @@ def cli_json(*args):
 
 @pytest.fixture(scope="session")
 def tiny_config(tmp_path_factory):
-    """Small networks for the learned methods (fast to train and place)."""
-    p = tmp_path_factory.mktemp("cfg") / "tiny.json"
-    p.write_text(json.dumps({"network": {"hidden": 4, "mlp_hidden": 4, "edge_hidden": 4, "steps": 1},
-                             "gdp": {"hidden": 8, "heads": 2, "layers": 1}, "placeto": {"hidden": 8}}))
-    return str(p)
+    """Small networks for placeto and gdp (fast to train and place): {method: config path}."""
+    d = tmp_path_factory.mktemp("cfg")
+    out = {}
+    for method, net in (("placeto", {"hidden": 8}), ("gdp", {"hidden": 8, "heads": 2, "layers": 1})):
+        p = d / (method + ".json")
+        p.write_text(json.dumps({method: net}))
+        out[method] = str(p)
+    return out
 
 
 @pytest.fixture(scope="session")

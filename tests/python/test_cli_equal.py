@@ -41,8 +41,10 @@ def cases(n_ops, tiny, ckpt):
            ("etf", [], {}), ("anneal", ["--budget", "60", "--seed", "3"], {"budget": 60, "seed": 3}),
            ("local", ["--budget", "60", "--seed", "3"], {"budget": 60, "seed": 3}),
            ("exact", ["--budget", "3000"], {"budget": 3000}),
-           ("placeto", ["--budget", "2", "--seed", "2", "--config", tiny], {"budget": 2, "seed": 2, "config": tiny}),
-           ("gdp", ["--budget", "2", "--seed", "2", "--config", tiny], {"budget": 2, "seed": 2, "config": tiny})]
+           ("placeto", ["--budget", "2", "--seed", "2", "--config", tiny["placeto"]],
+            {"budget": 2, "seed": 2, "config": tiny["placeto"]}),
+           ("gdp", ["--budget", "2", "--seed", "2", "--config", tiny["gdp"]],
+            {"budget": 2, "seed": 2, "config": tiny["gdp"]})]
     if ckpt:
         out.append(("doppler", ["--checkpoint", ckpt, "--samples", "2", "--seed", "5"],
                     {"checkpoint": ckpt, "samples": 2, "seed": 5}))
