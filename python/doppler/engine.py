@@ -125,7 +125,8 @@ class Engine:
         self._lock = threading.Lock()
         g = graph._g()
         self.graph = graph
-        self.machine = machine if machine is not None else Machine()
+        # the engine's own copy: changing the caller's machine later changes nothing here
+        self.machine = machine.copy() if machine is not None else Machine()
         if graph._fixed_costs is not None:
             if machine is not None:
                 raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)

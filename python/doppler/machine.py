@@ -145,6 +145,13 @@ class Machine:
             raise from_status(err.code, err)
         return Costs(graph, c, owned=True)
 
+    def copy(self):
+        """A new Machine with the same settings."""
+        m = Machine()
+        for k, v in self._settings:
+            m.set(k, v)
+        return m
+
     def _instance(self):
         """A fresh dp_machine with this machine's settings, loaded (the caller frees it)."""
         m = _lib.dp_machine()

@@ -168,6 +168,25 @@ def test_engine_bad_input_raises():
     assert e.simulate(ok).makespan == e.simulate_batch(ok[None, :])[0]
 
 
+def test_engine_keeps_its_machine(tmp_path):
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(topology="dgx1-v100", transfer="maxmin")
+    e = doppler.Engine(g, m)
+    a = np.arange(g.n_ops) % 8
+    before = e.makespan(a)
+    m.set("transfer", "fifo")  # the engine made its own copy
+    m.set("topology", "pcie-gen3-4gpu")
+    assert e.makespan(a) == before and e.machine.to_dict()["transfer"] == "maxmin"
+    # the trace (written by a traced copy of the engine's machine) is of the engine's schedule
+    e.simulate(a, trace=str(tmp_path / "t.json"))
+    cli = tmp_path / "cli.json"
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"devices": a.tolist()}))
+    run_cli("simulate", "--graph", bundled("chainmm-small"), "--assignment", str(path), "--topology", "dgx1-v100",
+            "--transfer-model", "maxmin", "--trace", str(cli))
+    assert json.loads((tmp_path / "t.json").read_text()) == json.loads(cli.read_text())
+
+
 def test_memory_limit_errors():
     g = doppler.Graph.read(bundled("chainmm-small"))
     m = doppler.Machine(topology="pcie-gen3-4gpu", memory_limit=1e6)
