@@ -97,7 +97,6 @@ def main():
     t_raw = median_time(raw_episode, 5) / g.n_ops * 1e6
     print("  %-52s %10.2f" % ("library alone: dp_env_cp_select/place + dp_env_step", t_raw))
     env.reset()
-    obs = env.reset()[0]
     t_obs = median_time(lambda: env._observation(), 50, 20) * 1e6
     print("  %-52s %10.2f" % ("building one observation (features off)", t_obs))
 

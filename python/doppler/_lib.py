@@ -15,7 +15,7 @@ import ctypes.util
 import os
 
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_long, c_size_t,
-                    c_uint64, c_ulong, c_void_p)
+                    c_uint64, c_void_p)
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _tree = os.path.dirname(os.path.dirname(_here))  # the source tree when run from a checkout

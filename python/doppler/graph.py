@@ -6,7 +6,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, Error, check, from_status
+from ._errors import ClosedError, check, from_status
 
 
 def _array(ptr, n, dtype):
@@ -346,4 +346,4 @@ class Costs:
             self.op_time.shape[0], self.n_devices, self.critical_path)
 
 
-__all__ = ["Graph", "Costs", "Error"]
+__all__ = ["Graph", "Costs"]

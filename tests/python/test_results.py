@@ -2,9 +2,7 @@
 DataFrames (pandas and h5py; skipped where they are missing) hold the numbers Python computes."""
 
 import json
-import os
 
-import numpy as np
 import pytest
 
 import doppler
