@@ -14,7 +14,7 @@ import ctypes
 import ctypes.util
 import os
 
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_long, c_size_t,
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_long, c_size_t,
                     c_uint64, c_void_p)
 
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -166,6 +166,7 @@ class dp_place_options(Structure):
     _fields_ = [
         ("seed", c_uint64), ("device", c_int), ("checkpoint", c_char_p), ("samples", c_int), ("budget", c_long),
         ("config", c_char_p), ("oracle", POINTER(dp_oracle)), ("machine", POINTER(dp_machine)),
+        ("refine", c_char_p), ("refine_budget", c_long), ("proposal", POINTER(c_float)),
     ]
 
 
@@ -280,6 +281,25 @@ dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
 dp_env_device_features_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_void_p)(("dp_env_device_features", lib))
 dp_env_cp_select = _fn("dp_env_cp_select", c_int, ENV)
 dp_env_cp_place = _fn("dp_env_cp_place", c_int, ENV, c_int)
+
+
+def _check_size(struct, init):
+    """The structures this package allocates and the library fills (dp_machine, dp_place_options)
+    must be at least as large as the library's: init them in a buffer with a guard zone after the
+    mirror and check that the library wrote nothing there (a field added in the header and not
+    here would be written past the end of the mirror)."""
+    n = ctypes.sizeof(struct)
+    guard = 256
+    buf = (ctypes.c_ubyte * (n + guard))(*([0xA5] * (n + guard)))
+    init(ctypes.cast(buf, POINTER(struct)))
+    if any(b != 0xA5 for b in buf[n:]):
+        raise ImportError("doppler: the ctypes mirror of %s in %s is smaller than the library's (%s): the C "
+                          "header changed; update the mirror" % (struct.__name__, __file__, path))
+    return buf
+
+
+_check_size(dp_place_options, dp_place_options_init)
+dp_machine_free(ctypes.cast(_check_size(dp_machine, dp_machine_init), M))
 
 
 def text(b):

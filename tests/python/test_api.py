@@ -280,3 +280,20 @@ def test_heterogeneous_example_fixes_the_machine():
     assert p.makespan == res["makespan"] and p.schedule.busy.tolist() == res["busy"]
     with pytest.raises(ValueError, match="fixes the machine"):
         doppler.Engine(g, doppler.Machine(devices=3))
+
+
+def test_struct_mirrors_are_as_large_as_the_library_s():
+    """The structures Python allocates for the library to fill are at least the library's size
+    (dp_place_options grew three fields in the header; a mirror without them let
+    dp_place_options_init write past its end)."""
+    import ctypes
+    from doppler import _lib
+    _lib._check_size(_lib.dp_place_options, _lib.dp_place_options_init)
+
+    class Truncated(ctypes.Structure):
+        _fields_ = _lib.dp_place_options._fields_[:-3]
+    with pytest.raises(ImportError, match="Truncated"):
+        _lib._check_size(Truncated, lambda p: _lib.dp_place_options_init(ctypes.cast(p, ctypes.POINTER(
+            _lib.dp_place_options))))
+    m = _lib._check_size(_lib.dp_machine, _lib.dp_machine_init)
+    _lib.dp_machine_free(ctypes.cast(m, _lib.M))
