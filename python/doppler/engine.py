@@ -91,7 +91,8 @@ class Placement:
     """A method's placement: assignment (n_ops,) int64; priority (n_ops,) or None (a method's queue
     priorities, higher first); makespan and schedule (the engine's simulation of it, with the
     method's priorities, else the b-levels, as `doppler place` does); simulations the method spent
-    (not counting the final one); method and options."""
+    (its searches, training, samples and refinement; not the final simulation), as `doppler place`
+    prints them; method and options."""
 
     __slots__ = ("method", "options", "assignment", "priority", "makespan", "schedule", "simulations")
 
@@ -99,7 +100,7 @@ class Placement:
         return "<doppler.Placement %s: makespan %.17g, %d simulations>" % (self.method, self.makespan, self.simulations)
 
 
-_PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config")
+_PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config", "refine", "refine_budget")
 
 
 class Engine:
@@ -344,7 +345,9 @@ class Engine:
           doppler, placeto, gdp), samples (best of K sampled placements, learned methods),
           budget (simulations for anneal and local, nodes for exact, training episodes for
           placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
-          dict written to a temporary file)
+          dict written to a temporary file), refine ("anneal" or "local": search at inference,
+          started from the method's placement on this engine, never worse than it; a learned
+          method's policy proposes the moves) and refine_budget (its simulations, default 2000)
 
         Methods that simulate ask this engine (its oracle), so they optimise the model that scores
         them; Placement.simulations counts what they spent. The result is bit for bit the
@@ -374,6 +377,16 @@ class Engine:
             if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or not 1 <= budget <= 10 ** 15:
                 raise ValueError("place: budget: expected a positive integer, got %r" % (budget,))
             o.budget = int(budget)
+        refine = options.get("refine")
+        if refine is not None:
+            if refine not in ("anneal", "local"):
+                raise ValueError("place: refine: anneal or local, got %r" % (refine,))
+            o.refine = refine.encode()
+        rb = options.get("refine_budget")
+        if rb is not None:
+            if not isinstance(rb, (int, np.integer)) or isinstance(rb, bool) or not 1 <= rb <= 10 ** 15:
+                raise ValueError("place: refine_budget: expected a positive integer, got %r" % (rb,))
+            o.refine_budget = int(rb)
         ckpt = options.get("checkpoint")
         o.checkpoint = _lib.encode(ckpt) if ckpt is not None else None
         config = options.get("config")

@@ -48,6 +48,11 @@ def cases(n_ops, tiny, ckpt):
     if ckpt:
         out.append(("doppler", ["--checkpoint", ckpt, "--samples", "2", "--seed", "5"],
                     {"checkpoint": ckpt, "samples": 2, "seed": 5}))
+        # search at inference from the policy's placement, its probabilities proposing the moves
+        out.append(("doppler", ["--checkpoint", ckpt, "--refine", "anneal", "--refine-budget", "40"],
+                    {"checkpoint": ckpt, "refine": "anneal", "refine_budget": 40}))
+    out.append(("cp", ["--refine", "local", "--refine-budget", "40", "--seed", "4"],
+                {"refine": "local", "refine_budget": 40, "seed": 4}))
     return out
 
 
@@ -64,7 +69,8 @@ def check_place(graph_path, mopts, tmp, tiny, ckpt, methods=None):
     g = doppler.Graph.read(graph_path)
     todo = [c for c in cases(g.n_ops, tiny, ckpt) if methods is None or c[0] in methods]
     with ThreadPoolExecutor(2) as pool:
-        futs = [pool.submit(cli_place, graph_path, mopts, m, o, os.path.join(tmp, "%s.json" % m)) for m, o, _ in todo]
+        futs = [pool.submit(cli_place, graph_path, mopts, m, o, os.path.join(tmp, "%d-%s.json" % (i, m)))
+                for i, (m, o, _) in enumerate(todo)]
         cli = [f.result() for f in futs]
     e = doppler.Engine(g, machine_of(mopts))
     checked = 0
@@ -77,7 +83,9 @@ def check_place(graph_path, mopts, tmp, tiny, ckpt, methods=None):
             assert "doppler: " + str(ei.value) == assign, where
             continue
         p = e.place(method, **popts)
+        where += " " + " ".join("%s=%s" % kv for kv in popts.items())
         assert p.assignment.tolist() == assign, where
+        assert p.simulations == res["simulations"], where
         assert p.makespan == res["makespan"], where
         assert p.schedule.busy.tolist() == res["busy"], where
         assert p.schedule.n_transfers == res["transfers"], where
@@ -139,7 +147,7 @@ def checkpoints(tmp_path_factory, train_config):
 def test_place_bundled_every_method(name, tmp_path, tiny_config, checkpoints):
     path = bundled(name)
     n = check_place(path, [], str(tmp_path), tiny_config, checkpoints(path, 4))
-    assert n >= 13
+    assert n >= 15
 
 
 @pytest.mark.parametrize("k", range(1, len(MACHINES)))
@@ -164,7 +172,7 @@ DOPPLER_GRAPHS = doppler_graphs()
 def test_doppler_graphs_every_method(path, devices, tmp_path, tiny_config, checkpoints):
     mopts = ["--devices", str(devices)]
     n = check_place(path, mopts, str(tmp_path), tiny_config, checkpoints(path, devices))
-    assert n >= 13
+    assert n >= 15
     check_simulate(path, mopts, str(tmp_path))
     g = doppler.Graph.read(path)
     assert g.time_unit.startswith("DOPPLER units") and g.time_scale == 1e10
