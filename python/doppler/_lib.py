@@ -83,7 +83,7 @@ DP_MAX_DIMS = 8
 class dp_graph(Structure):
     _fields_ = [
         ("n_ops", c_int), ("n_edges", c_int), ("cost_kind", c_int), ("time_scale", c_double),
-        ("time_unit", c_char_p), ("name", c_char_p), ("source", c_char_p),
+        ("time_unit", c_char_p), ("name", c_char_p), ("source", c_char_p), ("devices", c_int),
         ("op_name", POINTER(c_char_p)), ("op_kind", POINTER(c_char_p)), ("op_type", POINTER(c_char_p)),
         ("op_einsum", POINTER(c_char_p)), ("op_ndim", POINTER(c_int)), ("op_shape", POINTER(c_int64)),
         ("work", POINTER(c_double)), ("out_size", POINTER(c_double)),
@@ -249,6 +249,7 @@ dp_machine_set = _fn("dp_machine_set", c_int, M, c_char_p, c_char_p, E)
 dp_machine_load = _fn("dp_machine_load", c_int, M, E)
 dp_machine_costs = _fn("dp_machine_costs", C, M, G, E)
 dp_machine_general = _fn("dp_machine_general", c_int, M)
+dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, M, G)
 dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, M)
 # Jansson (a dependency of libdoppler, reached through its handle): a fresh object from
 # dp_machine_to_json has one reference, so json_delete is what json_decref (an inline) would call.

@@ -5,6 +5,7 @@ import json
 import os
 import tempfile
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -113,8 +114,9 @@ class Engine:
         ms, busy = e.simulate_batch(A, busy=True)  # and (B, n_devices) busy times
         p = e.place("anneal", budget=2000, seed=3) # any method of `doppler place`
 
-    machine None: the default machine (4 devices, DOPPLER-compatible), or a heterogeneous example's
-    own. An engine is a workspace: calls on one engine are serialised by a lock; use one engine per
+    machine None: the default machine (DOPPLER-compatible; as many devices as the graph was made
+    for when it says, else 4), or a heterogeneous example's own. A machine with another device
+    count than the graph says it was made for gives a warning, as the command does. An engine is a workspace: calls on one engine are serialised by a lock; use one engine per
     thread to simulate in parallel. close() frees it (later calls raise ClosedError)."""
 
     def __init__(self, graph, machine=None, _trace=False):
@@ -145,6 +147,11 @@ class Engine:
                 raise from_status(err.code, err)
             self._cptr = c
             self._owns_costs = True
+            want = _lib.dp_machine_devices_differ(ctypes.byref(self._mach), g)
+            if want:
+                # the command's warning (dp_cli_warn_devices)
+                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, c.contents.n_devices),
+                              stacklevel=3)
         self._mach.sim.trace = 1 if _trace else 0
         err = _lib.dp_error()
         p = _lib.dp_engine_alloc(g, self._cptr, ctypes.byref(self._mach), ctypes.byref(err))

@@ -204,6 +204,14 @@ class Graph:
         return _lib.text(self._c().time_unit)
 
     @property
+    def devices(self):
+        """The device count the graph was made for when it says (a generated Llama graph's
+        tensor-parallel degree, DOPPLER's 8gpu_ files, a JSON file's "devices"), else None. A
+        machine without "devices" or a topology takes it, as the command does."""
+        d = self._c().devices
+        return d if d > 0 else None
+
+    @property
     def fixed_devices(self):
         """Processor count of a heterogeneous example (which fixes its machine), else None."""
         self._g()

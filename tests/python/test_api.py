@@ -35,6 +35,16 @@ def test_graph_arrays_match_the_library_writer(tmp_path):
             g.work[0] = 1.0  # read-only views of the immutable graph
 
 
+def test_devices_the_graph_was_made_for():
+    g8 = doppler.Graph.read(bundled("llama-layer-tp8"))
+    assert g8.devices == 8 and doppler.Graph.read(bundled("chainmm-small")).devices is None
+    assert doppler.Engine(g8).n_devices == 8  # the default machine takes the graph's count
+    res = json.loads(run_cli("place", "--graph", bundled("llama-layer-tp8"), "--method", "cp", "--json")[1])
+    assert doppler.place(g8, "cp").makespan == res["makespan"] and res["n_devices"] == 8
+    with pytest.warns(UserWarning, match="made for 8 devices; placing it on 4"):
+        doppler.Engine(g8, doppler.Machine(devices=4))
+
+
 def test_graph_info_matches_the_command():
     g = doppler.Graph.read(bundled("ffnn"))
     info = run_cli("graph", "info", bundled("ffnn"))[1]
