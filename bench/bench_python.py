@@ -99,8 +99,9 @@ def main():
     print("  %-52s %10.2f" % ("Python loop, one Engine.simulate per assignment", t_loop))
 
     print("\nenvironment, microseconds per decision (whole cp episodes, median of 5)")
-    for feats in (True, False):
-        env = doppler.Env(g, device_features=feats)
+    for state, feats, fset in (("append", True, "doppler"), ("append", False, "doppler"), ("engine", False, "doppler"),
+                               ("engine", True, "engine")):
+        env = doppler.Env(g, device_features=feats, state=state, features=fset)
 
         def episode():
             env.reset()
@@ -109,7 +110,8 @@ def main():
                 done = env.step(env.cp_action())[2]
         episode()
         t = median_time(episode, 5) / g.n_ops * 1e6
-        print("  %-52s %10.2f" % ("step(cp_action()), device features %s" % ("on" if feats else "off"), t))
+        print("  %-52s %10.2f" % ("step(cp_action()), %s state, %s" % (state, ("%s features" % fset) if feats
+                                                                          else "no device features"), t))
     env = doppler.Env(g, device_features=False)
     p = env._ptr
     err = _lib.dp_error()

@@ -20,7 +20,7 @@ from ._errors import (CapacityError, ClosedError, CycleError, Error, FileError, 
                       LibraryMemoryError, UnsupportedError)
 from ._lib import path as library_path
 from .engine import Engine, Placement, Schedule, methods, place, simulate, simulate_batch
-from .env import DEVICE_FEATURES, OP_FEATURES, Env
+from .env import DEVICE_FEATURES, ENGINE_DEVICE_FEATURES, OP_FEATURES, Env
 from .graph import Costs, Graph
 from .machine import Machine
 from .results import read_sweep, read_trajectory
@@ -29,7 +29,7 @@ __version__ = "0.1"
 
 __all__ = [
     "Graph", "Costs", "Machine", "Engine", "Schedule", "Placement", "Env", "methods", "place", "simulate",
-    "simulate_batch", "read_sweep", "read_trajectory", "OP_FEATURES", "DEVICE_FEATURES", "Error",
+    "simulate_batch", "read_sweep", "read_trajectory", "OP_FEATURES", "DEVICE_FEATURES", "ENGINE_DEVICE_FEATURES", "Error",
     "InvalidInputError", "CycleError", "FileError", "CapacityError", "UnsupportedError", "LibraryMemoryError",
     "ClosedError", "library_path",
 ]

@@ -155,7 +155,7 @@ class dp_schedule(Structure):
     _fields_ = [
         ("makespan", c_double), ("cost", c_double), ("n_devices", c_int),
         ("busy", POINTER(c_double)), ("op_start", POINTER(c_double)), ("op_end", POINTER(c_double)),
-        ("xfer_start", POINTER(c_double)), ("xfer_end", POINTER(c_double)), ("mem_peak", POINTER(c_double)),
+        ("op_ready", POINTER(c_double)), ("xfer_start", POINTER(c_double)), ("xfer_end", POINTER(c_double)), ("mem_peak", POINTER(c_double)),
         ("mem_excess", c_double), ("n_transfers", c_long), ("transfer_volume", c_double), ("n_events", c_long),
     ]
 
@@ -196,6 +196,8 @@ class dp_gen_model(Structure):
 # ---- the assignment environment (policy/dp_env.h) ----
 
 DP_ENV_N_DEVICE_FEATURES = 5
+DP_ENV_STATE_APPEND, DP_ENV_STATE_ENGINE = 0, 1
+DP_ENV_FEATURES_DOPPLER, DP_ENV_FEATURES_ENGINE = 0, 1
 
 
 class dp_env(Structure):
@@ -205,7 +207,12 @@ class dp_env(Structure):
         ("n_ready", c_int), ("ready_order", c_int), ("ready_pos", POINTER(c_int)),
         ("unassigned_preds", POINTER(c_int)), ("est_start", POINTER(c_double)), ("est_end", POINTER(c_double)),
         ("dev_avail", POINTER(c_double)), ("dev_work", POINTER(c_double)), ("blevel", POINTER(c_double)),
-        ("tlevel", POINTER(c_double)),
+        ("tlevel", POINTER(c_double)), ("est_ready", POINTER(c_double)),
+        ("state", c_int), ("engine", c_void_p), ("general", c_int), ("first_copy", POINTER(ctypes.c_ubyte)),
+        ("dev_first", POINTER(c_int)), ("dev_lastop", POINTER(c_int)), ("op_next", POINTER(c_int)),
+        ("cand_v", c_int), ("cand_step", c_int), ("cand_state", POINTER(ctypes.c_ubyte)),
+        ("cand_append", POINTER(ctypes.c_ubyte)), ("cand_start", POINTER(c_double)),
+        ("cand_ready", POINTER(c_double)), ("cand_sched", POINTER(c_double)), ("n_resim", c_long),
     ]
 
 
@@ -265,6 +272,7 @@ dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_
 dp_engine_oracle = _fn("dp_engine_oracle", dp_oracle, c_void_p)
 dp_engine_is_general = _fn("dp_engine_is_general", c_int, c_void_p)
 dp_engine_simulations = _fn("dp_engine_simulations", c_long, c_void_p)
+dp_engine_prefix_simulations = _fn("dp_engine_prefix_simulations", c_long, c_void_p)
 dp_engine_write_trace = _fn("dp_engine_write_trace", c_int, c_void_p, PI, c_char_p, E)
 
 dp_place_options_init = _fn("dp_place_options_init", None, POINTER(dp_place_options))
@@ -278,8 +286,11 @@ dp_env_reset = _fn("dp_env_reset", None, ENV)
 dp_env_step = _fn("dp_env_step", c_int, ENV, c_int, c_int, E)
 dp_env_est_start = _fn("dp_env_est_start", c_double, ENV, c_int, c_int)
 dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
-# the same function taking the output as an address (no pointer object per call: Env's hot loop)
-dp_env_device_features_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_void_p)(("dp_env_device_features", lib))
+dp_env_set_state = _fn("dp_env_set_state", c_int, ENV, c_int, c_void_p, E)
+dp_env_makespan = _fn("dp_env_makespan", c_double, ENV)
+dp_env_n_features = _fn("dp_env_n_features", c_int, c_int)
+# the feature function taking the output as an address (no pointer object per call: Env's hot loop)
+dp_env_device_features_of_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_int, c_void_p)(("dp_env_device_features_of", lib))
 dp_env_cp_select = _fn("dp_env_cp_select", c_int, ENV)
 dp_env_cp_place = _fn("dp_env_cp_place", c_int, ENV, c_int)
 

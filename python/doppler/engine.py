@@ -69,12 +69,13 @@ class Schedule:
 
     makespan: last op end; cost: what the oracle returns (the penalised makespan under the memory
     penalty policy, else the makespan); busy (n_devices,): compute time per device; utilisation
-    (n_devices,): busy / makespan; start, end (n_ops,): each op's start and end; transfer_start,
+    (n_devices,): busy / makespan; start, end (n_ops,): each op's start and end; ready (n_ops,):
+    when each op joined its device's queue (its inputs all there); transfer_start,
     transfer_end (n_edges,): start and arrival of every edge that moved data between devices,
     -1 for the others; memory_peak (n_devices,) bytes, or None on the fast path; memory_excess;
     n_transfers; transfer_volume (bytes, or file units for time graphs); n_events; assignment."""
 
-    __slots__ = ("makespan", "cost", "busy", "start", "end", "transfer_start", "transfer_end", "memory_peak",
+    __slots__ = ("makespan", "cost", "busy", "start", "end", "ready", "transfer_start", "transfer_end", "memory_peak",
                  "memory_excess", "n_transfers", "transfer_volume", "n_events", "assignment", "time_unit")
 
     @property
@@ -259,6 +260,7 @@ class Engine:
         out.busy = _ro(np.ctypeslib.as_array(s.busy, shape=(D,)) / sc)
         out.start = _ro(np.ctypeslib.as_array(s.op_start, shape=(n,)) / sc)
         out.end = _ro(np.ctypeslib.as_array(s.op_end, shape=(n,)) / sc)
+        out.ready = _ro(np.ctypeslib.as_array(s.op_ready, shape=(n,)) / sc)
         xs = np.empty(m)
         xe = np.empty(m)
         if m:

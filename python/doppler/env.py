@@ -17,9 +17,19 @@ OP_FEATURES = ("mean_time", "blevel", "tlevel", "n_predecessors", "n_successors"
 in- and out-edges, 1 when assigned, 1 when ready, estimated start and end (0 while unassigned)."""
 
 DEVICE_FEATURES = ("work", "pred_work", "pred_first_start", "pred_last_end", "est_start")
-"""Columns of observation["device_features"][v, d] (DOPPLER's PLC features, dp_env_device_features):
-op time already on d, op time of v's predecessors on d, their earliest estimated start and latest
-estimated end (0 when none), v's estimated earliest start on d."""
+"""Columns of observation["device_features"][v, d] with features="doppler" (DOPPLER's PLC features,
+dp_env_device_features_of): op time already on d, op time of v's predecessors on d, their earliest
+estimated start and latest estimated end (0 when none), v's estimated earliest start on d."""
+
+ENGINE_DEVICE_FEATURES = DEVICE_FEATURES + ("est_end", "idle_gap", "dev_idle", "overtaken", "bpath_load",
+                                            "in_traffic", "out_traffic")
+"""Columns with features="engine": DOPPLER's five, then v's estimated end on d, the idle time v
+would open on d, d's idle time so far, the op time of placed ops v would overtake on d, d's busy
+fraction over the rest of v's b-path, the transfer time of v's inputs from other devices, the mean
+transfer time its output will need (policy/dp_env.h documents each)."""
+
+_STATES = {"append": _lib.DP_ENV_STATE_APPEND, "engine": _lib.DP_ENV_STATE_ENGINE}
+_FEATURES = {"doppler": _lib.DP_ENV_FEATURES_DOPPLER, "engine": _lib.DP_ENV_FEATURES_ENGINE}
 
 
 class _Discrete2:
@@ -71,21 +81,30 @@ class Env:
             obs, reward, terminated, truncated, info = env.step((op, device))
             if terminated: break            # reward == -makespan, info["makespan"]
 
+    state: how the placed prefix's times are estimated (policy/dp_env.h): "append" (the default, the
+    authors' list-scheduling estimate: each op appended to its device in placement order) or
+    "engine" (the machine's engine on the placed prefix, exact: after the last step the state's
+    makespan is the engine's; costs prefix simulations, counted in info). features: the device
+    features, "doppler" (DOPPLER's five, DEVICE_FEATURES) or "engine" (twelve,
+    ENGINE_DEVICE_FEATURES). The critical-path action follows the state's estimate.
+
     Action: (op, device), or one integer op * n_devices + device.
     Observation, a dict of NumPy arrays (fresh copies; times in the graph's printed unit):
       ready          (n_ops,) int64: the ready ops (increasing id), padded with -1
       ready_mask     (n_ops,) int8: 1 for ready ops
       op_features    (n_ops, 9) float64: columns OP_FEATURES
-      device_features (n_ops, n_devices, 5) float64: DEVICE_FEATURES of each ready op (0 elsewhere;
-                     only when device_features=True, the default)
+      device_features (n_ops, n_devices, 5 or 12) float64: the device features of each ready op
+                     (0 elsewhere; only when device_features=True, the default)
       device_state   (n_devices, 2) float64: each device's estimated free time and assigned work
       assignment     (n_ops,) int64: the partial assignment, -1 while unassigned
-      start, end     (n_ops,) float64: the partial schedule (estimated start and end, 0 while
-                     unassigned; the list-scheduling estimate of dp_env.h)
+      start, end, ready_time (n_ops,) float64: the partial schedule under the state: each
+                     assigned op's start, end and the time its inputs are all on its device (0
+                     while unassigned)
     Reward: 0 until the last op is placed, then -makespan (the engine's simulation of the whole
     assignment). info: "step", "simulations" (this step's: 1 at the end, else 0),
-    "episode_simulations", "total_simulations" (the engine's since creation), and at the end
-    "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
+    "episode_simulations", "total_simulations" (the engine's since creation),
+    "prefix_simulations" (the engine state's simulations of placed prefixes this episode), and at
+    the end "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
     message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
     cp_action() is the critical-path heuristic's action (DOPPLER's teacher).
     """
@@ -93,10 +112,14 @@ class Env:
     metadata = {"render_modes": []}
     render_mode = None
 
-    def __init__(self, graph, machine=None, device_features=True):
+    def __init__(self, graph, machine=None, device_features=True, state="append", features="doppler"):
         if not isinstance(graph, Graph):
             raise TypeError("Env: expected a doppler.Graph, got %s" % type(graph).__name__)
         self._ptr = None
+        if state not in _STATES:
+            raise ValueError("Env: state: append or engine, got %r" % (state,))
+        if features not in _FEATURES:
+            raise ValueError("Env: features: doppler or engine, got %r" % (features,))
         self.engine = Engine(graph, machine)
         self.graph = graph
         eng = self.engine
@@ -108,6 +131,16 @@ class Env:
         self._ptr = p
         self._finalizer = weakref.finalize(self, Env._free, p, eng)  # the engine (its costs) outlives it
         self._envc = p.contents
+        self.state = state
+        self.features = features
+        self._fs = _FEATURES[features]
+        self._n_feat = _lib.dp_env_n_features(self._fs)
+        if state == "engine":
+            err = _lib.dp_error()
+            rc = _lib.dp_env_set_state(p, _lib.DP_ENV_STATE_ENGINE, eng._e(), ctypes.byref(err))
+            if rc != _lib.DP_OK:
+                self.close()
+                check(rc, err)
         self.n_ops = n = eng.n_ops
         self.n_devices = D = eng.n_devices
         self.device_features = bool(device_features)
@@ -118,6 +151,7 @@ class Env:
         self._ready = np.ctypeslib.as_array(c.ready, shape=(n,))
         self._est_start = np.ctypeslib.as_array(c.est_start, shape=(n,))
         self._est_end = np.ctypeslib.as_array(c.est_end, shape=(n,))
+        self._est_ready = np.ctypeslib.as_array(c.est_ready, shape=(n,))
         self._dev_avail = np.ctypeslib.as_array(c.dev_avail, shape=(D,))
         self._dev_work = np.ctypeslib.as_array(c.dev_work, shape=(D,))
         costs = eng.costs
@@ -139,6 +173,7 @@ class Env:
         self._episode_sims = 0
         self._done = True
         self._t0 = 0.0
+        self._resim0 = 0
 
     # ---- life ----
 
@@ -188,20 +223,29 @@ class Env:
         return self._assign.astype(np.int64)
 
     @property
+    def makespan(self):
+        """The latest estimated end of the assigned ops (dp_env_makespan): in the engine state,
+        after the last step, the engine's makespan of the assignment."""
+        self._e()
+        return _lib.dp_env_makespan(self._ptr) / self._sc
+
+    @property
     def step_count(self):
         self._e()
         return self._envc.step
 
     def est_start(self, op, device):
-        """Estimated earliest start of ready op on device (dp_env_est_start), printed unit."""
+        """Estimated earliest start of ready op on device under the state (dp_env_est_start),
+        printed unit (+inf when the engine state's simulation fails, e.g. a memory limit)."""
         p = self._e()
         self._check_action(op, device)
         return _lib.dp_env_est_start(p, int(op), int(device)) / self._sc
 
     def cp_action(self):
         """The critical-path heuristic's action (dp_env_cp_select, dp_env_cp_place): the ready op of
-        highest b-level (ties: lowest id) on its device of earliest estimated start (ties: lowest
-        device). Following it for a whole episode gives `place("cp")`."""
+        highest b-level (ties: lowest id) on its device of earliest estimated start under the state
+        (ties: lowest device). In the append state, following it for a whole episode gives
+        `place("cp")`."""
         p = self._e()
         if self._done:
             raise Error("cp_action: no episode running (call reset())")
@@ -232,16 +276,22 @@ class Env:
         dstate[:, 1] = self._dev_work
         if sc != 1.0:
             dstate /= sc
+        ready_time = np.zeros(n)
+        np.copyto(ready_time, self._est_ready, where=assigned)
+        if sc != 1.0:
+            ready_time /= sc
         obs = {"ready": ready, "ready_mask": mask, "op_features": feats, "device_state": dstate,
-               "assignment": assign, "start": feats[:, 7].copy(), "end": feats[:, 8].copy()}
+               "assignment": assign, "start": feats[:, 7].copy(), "end": feats[:, 8].copy(), "ready_time": ready_time}
         if self.device_features:
-            df = np.zeros((n, D, _lib.DP_ENV_N_DEVICE_FEATURES))
+            nf = self._n_feat
+            df = np.zeros((n, D, nf))
             base = df.ctypes.data
-            stride = D * _lib.DP_ENV_N_DEVICE_FEATURES * 8
+            stride = D * nf * 8
             p = self._ptr
-            fill = _lib.dp_env_device_features_at
+            fill = _lib.dp_env_device_features_of_at
+            fs = self._fs
             for v in ready_ids.tolist():
-                fill(p, v, base + v * stride)
+                fill(p, fs, v, base + v * stride)
             if sc != 1.0:
                 df /= sc
             obs["device_features"] = df
@@ -249,7 +299,8 @@ class Env:
 
     def _info(self, sims):
         return {"step": self._envc.step, "simulations": sims, "episode_simulations": self._episode_sims,
-                "total_simulations": int(_lib.dp_engine_simulations(self.engine._e()))}
+                "total_simulations": int(_lib.dp_engine_simulations(self.engine._e())),
+                "prefix_simulations": int(self._envc.n_resim) - self._resim0}
 
     # ---- the Gymnasium interface ----
 
@@ -264,6 +315,7 @@ class Env:
             else:
                 self.action_space.seed(seed)
         _lib.dp_env_reset(p)
+        self._resim0 = int(self._envc.n_resim)
         self._episode += 1
         self._steps = []
         self._episode_sims = 0

@@ -137,3 +137,41 @@ def test_episode_records():
     assert len(ep["makespan"]) == 3
     assert np.asarray(ep["makespan"]).tolist() == [doppler.place(g, "cp").makespan] * 3
     assert np.asarray(ep["simulations"]).tolist() == [1, 1, 1]
+
+
+ENGINE_MACHINES = [None, dict(topology="dgx1-v100", transfer="maxmin"), dict(devices=4, queue="priority")]
+
+
+@pytest.mark.parametrize("k", range(len(ENGINE_MACHINES)))
+def test_engine_state_ends_with_the_engine_s_makespan(k):
+    """In the engine state the environment's schedule of the whole assignment is the engine's, for
+    any placement order: random valid actions, then dp_env_makespan == the engine's makespan."""
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(**ENGINE_MACHINES[k]) if ENGINE_MACHINES[k] else None
+    with doppler.Env(g, m, state="engine", features="engine") as env:
+        assert env.state == "engine"
+        for seed in range(3):
+            obs, info = env.reset(seed=seed)
+            assert obs["device_features"].shape == (g.n_ops, env.n_devices, len(doppler.ENGINE_DEVICE_FEATURES))
+            done = False
+            while not done:
+                v = int(env.ready[env.np_random.integers(len(env.ready))])
+                d = int(env.np_random.integers(env.n_devices))
+                for dd in range(env.n_devices):  # the features' estimated start is the state's
+                    assert obs["device_features"][v, dd, 4] == env.est_start(v, dd)
+                obs, reward, done, _, info = env.step((v, d))
+            assert env.makespan == info["makespan"] == -reward
+            s = env.engine.simulate(info["assignment"])
+            assert np.array_equal(obs["start"], s.start) and np.array_equal(obs["end"], s.end)
+            assert info["prefix_simulations"] >= 0 and info["simulations"] == 1
+
+
+def test_state_and_features_are_checked():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    with pytest.raises(ValueError, match="state"):
+        doppler.Env(g, state="exact")
+    with pytest.raises(ValueError, match="features"):
+        doppler.Env(g, features="all")
+    env = doppler.Env(g, features="engine")  # the twelve features read the append state too
+    obs, _ = env.reset()
+    assert obs["device_features"].shape[2] == 12
