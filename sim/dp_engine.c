@@ -111,6 +111,42 @@ int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *prio
     return engine_run(e, assignment, priority, 1, out, err);
 }
 
+int dp_engine_run_batch(dp_engine *e, long n_batch, const int *assignments, const double *priority,
+                        double *makespan, double *cost, double *busy, dp_error *err)
+{
+    const size_t n = (size_t)e->g->n_ops, D = (size_t)e->c->n_devices;
+    for (long b = 0; b < n_batch; b++) {
+        dp_schedule s;
+        int rc = dp_engine_run(e, assignments + (size_t)b * n, priority, &s, err);
+        if (rc != DP_OK) {
+            dp_error_prefix(err, "assignment %ld", b);
+            return rc;
+        }
+        makespan[b] = s.makespan;
+        if (cost) cost[b] = s.cost;
+        if (busy) memcpy(busy + (size_t)b * D, s.busy, D * sizeof *busy);
+    }
+    return DP_OK;
+}
+
+void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_schedule *s, double *start,
+                         double *end)
+{
+    const dp_graph *g = e->g;
+    for (int k = 0; k < g->n_edges; k++) {
+        int a = assignment[g->edge_src[k]], b = assignment[g->edge_dst[k]];
+        if (s->xfer_start) {
+            start[k] = a != b ? s->xfer_start[k] : -1;
+            end[k] = a != b ? s->xfer_end[k] : -1;
+        } else if (a != b) {
+            start[k] = s->op_end[g->edge_src[k]];
+            end[k] = start[k] + dp_costs_comm(e->c, k, a, b);
+        } else {
+            start[k] = end[k] = -1;
+        }
+    }
+}
+
 static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
 {
     dp_schedule s;

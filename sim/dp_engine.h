@@ -74,6 +74,26 @@ int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, d
  * Errors as dp_engine_run's, and DP_EINVAL for a placed op with an absent predecessor. */
 int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
 
+/* Simulate a batch of n_batch assignments, assignments (n_batch, n_ops) row-major (row b is
+ * assignments[b * n_ops .. (b + 1) * n_ops)), all with one priority array (as dp_engine_run;
+ * NULL: the b-levels). Writes makespan (n_batch) and, where not NULL, cost (n_batch: each
+ * schedule's dp_schedule.cost) and busy (n_batch, n_devices: compute time per device). The same
+ * numbers as n_batch calls of dp_engine_run, for callers that pay per call (the Python
+ * interface: one call per batch instead of one per assignment). Stops at the first row that
+ * fails, with dp_engine_run's error prefixed by "assignment B" (B its row, from 0); the rows
+ * before it are written. */
+int dp_engine_run_batch(dp_engine *e, long n_batch, const int *assignments, const double *priority,
+                        double *makespan, double *cost, double *busy, dp_error *err);
+
+/* Transfer times of schedule s, the last run of e (of `assignment`): start[k] and end[k]
+ * (arrival) for every edge k (n_edges each) that moved data between two devices, -1 for the
+ * others (both ends on one device; on the general engine also the repeated copies of an edge,
+ * whose data moved with the first). On the general engine these are s->xfer_start and
+ * s->xfer_end; on the fast path, whose transfers are unlimited and parallel, a transfer starts at
+ * its producer's end and lasts dp_costs_comm. Raw time units, as the schedule. */
+void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_schedule *s, double *start,
+                         double *end);
+
 /* The engine as a cost oracle (dp_oracle.h): cost = dp_schedule.cost of the assignment with the
  * default priorities. The oracle points into e and is valid while e lives. */
 dp_oracle dp_engine_oracle(dp_engine *e);

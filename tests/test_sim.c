@@ -1,6 +1,8 @@
 /* test_sim: the DOPPLER-compatible simulator against the reference makespans and hand-computed
  * schedules. */
 #include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_machine.h"
 #include "dp_graph.h"
 #include "dp_sim.h"
 #include "dp_test.h"
@@ -147,6 +149,83 @@ START_TEST(bad_assignment)
 }
 END_TEST
 
+/* dp_engine_run_batch gives each row's dp_engine_run numbers, and names the row at fault;
+ * dp_engine_transfers gives the hand-computed transfer times on both engines */
+static void check_batch_and_transfers(const dp_machine *m)
+{
+    /* chain a(2) -> b(3) -> c(4), comm 10 each, on 3 devices */
+    const double comp[] = {2, 3, 4}, comm[] = {10, 10, 10};
+    const int e[][2] = {{0, 1}, {1, 2}};
+    dp_graph *g = tiny(3, comp, comm, 2, e);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    ck_assert_ptr_nonnull(c);
+    dp_engine *en = dp_engine_alloc(g, c, m, &err);
+    ck_assert_msg(en != NULL, "%s", err.msg);
+    const int rows[4][3] = {{0, 0, 0}, {0, 1, 1}, {0, 1, 2}, {2, 2, 2}};
+    const double want[4] = {9, 19, 29, 9};
+    double ms[4], cost[4], busy[4 * 3];
+    ck_assert_int_eq(dp_engine_run_batch(en, 4, &rows[0][0], NULL, ms, cost, busy, &err), DP_OK);
+    for (int b = 0; b < 4; b++) {
+        dp_schedule s;
+        ck_assert_int_eq(dp_engine_run(en, rows[b], NULL, &s, &err), DP_OK);
+        ck_assert_double_eq(ms[b], want[b]);
+        ck_assert_double_eq(ms[b], s.makespan);
+        ck_assert_double_eq(cost[b], s.cost);
+        for (int d = 0; d < 3; d++) ck_assert_double_eq(busy[b * 3 + d], s.busy[d]);
+    }
+    ck_assert_int_eq(dp_engine_simulations(en), 8);
+    /* without the optional outputs */
+    ck_assert_int_eq(dp_engine_run_batch(en, 2, &rows[1][0], NULL, ms, NULL, NULL, &err), DP_OK);
+    ck_assert_double_eq(ms[0], 19);
+    ck_assert_double_eq(ms[1], 29);
+    /* a device out of range in row 1: the error names the row and the op */
+    const int bad[2][3] = {{0, 1, 2}, {0, 3, 0}};
+    ck_assert_int_eq(dp_engine_run_batch(en, 2, &bad[0][0], NULL, ms, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "assignment 1") && strstr(err.msg, "op 1"), "%s", err.msg);
+    ck_assert_double_eq(ms[0], 29);
+    /* transfers: a on 0, b and c on 1: edge a->b leaves at 2, arrives at 12; b->c is local */
+    dp_schedule s;
+    ck_assert_int_eq(dp_engine_run(en, rows[1], NULL, &s, &err), DP_OK);
+    double xs[2], xe[2];
+    dp_engine_transfers(en, rows[1], &s, xs, xe);
+    ck_assert_double_eq(xs[0], 2);
+    ck_assert_double_eq(xe[0], 12);
+    ck_assert_double_eq(xs[1], -1);
+    ck_assert_double_eq(xe[1], -1);
+    /* all three apart: b->c leaves at 15, arrives at 25 */
+    ck_assert_int_eq(dp_engine_run(en, rows[2], NULL, &s, &err), DP_OK);
+    dp_engine_transfers(en, rows[2], &s, xs, xe);
+    ck_assert_double_eq(xs[1], 15);
+    ck_assert_double_eq(xe[1], 25);
+    dp_engine_free(en);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+
+START_TEST(engine_batch_fast)
+{
+    dp_machine m;
+    dp_machine_init(&m);
+    m.n_devices = 3;
+    check_batch_and_transfers(&m);
+    dp_machine_free(&m);
+}
+END_TEST
+
+START_TEST(engine_batch_general)
+{
+    dp_machine m;
+    dp_machine_init(&m);
+    dp_error err;
+    ck_assert_int_eq(dp_machine_set(&m, "devices", "3", &err), DP_OK);
+    ck_assert_int_eq(dp_machine_set(&m, "streams", "2", &err), DP_OK); /* only the general engine has streams */
+    ck_assert(dp_machine_general(&m));
+    check_batch_and_transfers(&m);
+    dp_machine_free(&m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -157,6 +236,8 @@ int main(void)
     tcase_add_test(t, two_chains_hand);
     tcase_add_test(t, fifo_order);
     tcase_add_test(t, bad_assignment);
+    tcase_add_test(t, engine_batch_fast);
+    tcase_add_test(t, engine_batch_general);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -1,0 +1,324 @@
+"""Loading libdoppler and declaring the C interface the package uses (ctypes, no compiler).
+
+The structures below mirror the public C headers field by field (models/dp_graph.h,
+sim/dp_cost.h, sim/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
+policy/dp_place.h, policy/dp_env.h); tests/python/test_layout.py checks the mirrors against what
+the library itself writes, so a header change that is not carried here fails `make check`.
+
+Where the library is found, in order: $DOPPLER_LIB (a path to libdoppler.so), the folder
+`make install` recorded in _paths.py, the build tree this package sits in (../../.libs, or
+$top_builddir/.libs), then the system's linker path (ctypes.util.find_library).
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_long, c_size_t,
+                    c_uint64, c_void_p)
+
+_here = os.path.dirname(os.path.abspath(__file__))
+_tree = os.path.dirname(os.path.dirname(_here))  # the source tree when run from a checkout
+
+
+def _candidates():
+    env = os.environ.get("DOPPLER_LIB")
+    if env:
+        yield env, False
+        return
+    try:
+        from . import _paths  # written by `make install`
+        if not os.environ.get("DOPPLER_DATA") and os.path.isdir(os.path.join(_paths.DATADIR, "topologies")):
+            # the installed data, also when make install was given another prefix than configure
+            os.environ["DOPPLER_DATA"] = _paths.DATADIR
+        yield os.path.join(_paths.LIBDIR, "libdoppler.so.0"), False
+        yield os.path.join(_paths.LIBDIR, "libdoppler.so"), False
+    except ImportError:
+        pass
+    builddir = os.environ.get("top_builddir")
+    if builddir:
+        yield os.path.join(builddir, ".libs", "libdoppler.so"), True
+    yield os.path.join(_tree, ".libs", "libdoppler.so"), True
+    found = ctypes.util.find_library("doppler")
+    if found:
+        yield found, False
+
+
+def _load():
+    tried = []
+    for path, in_tree in _candidates():
+        if os.path.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+            continue
+        if in_tree and not os.environ.get("DOPPLER_DATA") and os.path.isdir(os.path.join(_tree, "data", "topologies")):
+            # bundled topologies by name, as the command run from the source tree finds them
+            os.environ["DOPPLER_DATA"] = os.path.join(_tree, "data")
+        return lib, path
+    raise ImportError("doppler: libdoppler not found (tried: %s); build it (make) or set DOPPLER_LIB to the "
+                      "path of libdoppler.so" % (", ".join(tried) or "nothing"))
+
+
+lib, path = _load()
+
+# ---- errors (models/dp_error.h) ----
+
+DP_OK, DP_EINVAL, DP_EIO, DP_ENOMEM, DP_ECYCLE, DP_ERANGE, DP_EUNSUPPORTED = 0, -1, -2, -3, -4, -5, -6
+DP_ERROR_MSG_MAX = 1024
+
+
+class dp_error(Structure):
+    _fields_ = [("code", c_int), ("msg", c_char * DP_ERROR_MSG_MAX)]
+
+
+# ---- the graph (models/dp_graph.h) ----
+
+DP_MAX_DIMS = 8
+
+
+class dp_graph(Structure):
+    _fields_ = [
+        ("n_ops", c_int), ("n_edges", c_int), ("cost_kind", c_int), ("time_scale", c_double),
+        ("time_unit", c_char_p), ("name", c_char_p), ("source", c_char_p), ("devices", c_int),
+        ("op_name", POINTER(c_char_p)), ("op_kind", POINTER(c_char_p)), ("op_type", POINTER(c_char_p)),
+        ("op_einsum", POINTER(c_char_p)), ("op_ndim", POINTER(c_int)), ("op_shape", POINTER(c_int64)),
+        ("work", POINTER(c_double)), ("out_size", POINTER(c_double)),
+        ("edge_src", POINTER(c_int)), ("edge_dst", POINTER(c_int)), ("edge_size", POINTER(c_double)),
+        ("succ_ptr", POINTER(c_int)), ("pred_ptr", POINTER(c_int)), ("pred_edge", POINTER(c_int)),
+        ("n_unique_pred", POINTER(c_int)), ("n_repeated_edges", c_int),
+        ("topo", POINTER(c_int)), ("sources", POINTER(c_int)), ("n_sources", c_int),
+        ("sinks", POINTER(c_int)), ("n_sinks", c_int),
+    ]
+
+
+# ---- cost tables (sim/dp_cost.h) ----
+
+class dp_costs(Structure):
+    _fields_ = [
+        ("n_ops", c_int), ("n_edges", c_int), ("n_devices", c_int),
+        ("op_time", POINTER(c_double)), ("edge_data", POINTER(c_double)),
+        ("latency", POINTER(c_double)), ("inv_bw", POINTER(c_double)),
+        ("homogeneous", c_int), ("time_scale", c_double),
+    ]
+
+
+# ---- the machine (sim/dp_hisim.h options, sim/dp_machine.h) ----
+
+class dp_hisim_options(Structure):
+    _fields_ = [
+        ("transfer_model", c_int), ("chunks", c_int), ("mode", c_int), ("streams", c_int), ("queue", c_int),
+        ("memory_limit", c_double), ("memory_policy", c_int), ("memory_penalty", c_double),
+        ("copy_engines", c_int), ("trace", c_int), ("calibration", c_void_p),
+    ]
+
+
+class dp_topo_device(Structure):
+    _fields_ = [
+        ("name", c_char_p), ("kind", c_int), ("peak_flops", c_double), ("mem_bandwidth_Bps", c_double),
+        ("memory_bytes", c_double), ("efficiency", c_double), ("launch_overhead_s", c_double),
+        ("copy_engines", c_int), ("streams", c_int),
+    ]
+
+
+class dp_topology_head(Structure):
+    """The leading fields of dp_topology (sim/dp_topology.h): names, counts and devices."""
+    _fields_ = [
+        ("name", c_char_p), ("source", c_char_p), ("description", c_char_p), ("path", c_char_p),
+        ("n_devices", c_int), ("n_nodes", c_int), ("n_links", c_int), ("n_channels", c_int),
+        ("dev", POINTER(dp_topo_device)),
+    ]
+
+
+class dp_machine(Structure):
+    _fields_ = [
+        ("n_devices", c_int), ("devices_given", c_int), ("peak_flops", c_double), ("bandwidth_Bps", c_double),
+        ("latency_s", c_double), ("topology", c_char_p), ("calibration", c_char_p), ("sim", dp_hisim_options),
+        ("topo", POINTER(dp_topology_head)), ("calib", c_void_p),
+    ]
+
+
+class dp_machine_key(Structure):
+    _fields_ = [("name", c_char_p), ("option", c_char_p)]
+
+
+# ---- the engine (sim/dp_oracle.h, sim/dp_engine.h) ----
+
+class dp_oracle(Structure):
+    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p)]
+
+
+class dp_schedule(Structure):
+    _fields_ = [
+        ("makespan", c_double), ("cost", c_double), ("n_devices", c_int),
+        ("busy", POINTER(c_double)), ("op_start", POINTER(c_double)), ("op_end", POINTER(c_double)),
+        ("op_ready", POINTER(c_double)), ("xfer_start", POINTER(c_double)), ("xfer_end", POINTER(c_double)), ("mem_peak", POINTER(c_double)),
+        ("mem_excess", c_double), ("n_transfers", c_long), ("transfer_volume", c_double), ("n_events", c_long),
+    ]
+
+
+# ---- placement (policy/dp_place.h) ----
+
+class dp_place_options(Structure):
+    _fields_ = [
+        ("seed", c_uint64), ("device", c_int), ("checkpoint", c_char_p), ("samples", c_int), ("budget", c_long),
+        ("config", c_char_p), ("oracle", POINTER(dp_oracle)), ("machine", POINTER(dp_machine)),
+        ("refine", c_char_p), ("refine_budget", c_long), ("proposal", POINTER(c_float)),
+        ("list_append_only", c_int), ("list_ties", c_int),
+    ]
+
+
+class dp_place_method(Structure):
+    _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int)]
+
+
+# ---- workload generators (models/dp_gen.h) ----
+
+DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE = range(5)
+
+
+class dp_gen_param(Structure):
+    _fields_ = [
+        ("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("lo", c_double), ("hi", c_double),
+        ("choices", c_char_p), ("help", c_char_p),
+    ]
+
+
+class dp_gen_model(Structure):
+    _fields_ = [
+        ("name", c_char_p), ("description", c_char_p), ("opts_size", c_size_t), ("defaults", c_void_p),
+        ("generate", c_void_p), ("params", POINTER(dp_gen_param)),
+    ]
+
+
+# ---- the assignment environment (policy/dp_env.h) ----
+
+DP_ENV_N_DEVICE_FEATURES = 5
+DP_ENV_STATE_APPEND, DP_ENV_STATE_ENGINE = 0, 1
+DP_ENV_FEATURES_DOPPLER, DP_ENV_FEATURES_ENGINE = 0, 1
+
+
+class dp_env(Structure):
+    _fields_ = [
+        ("g", POINTER(dp_graph)), ("c", POINTER(dp_costs)), ("n_ops", c_int), ("n_devices", c_int),
+        ("step", c_int), ("assignment", POINTER(c_int)), ("order", POINTER(c_int)), ("ready", POINTER(c_int)),
+        ("n_ready", c_int), ("ready_order", c_int), ("ready_pos", POINTER(c_int)),
+        ("unassigned_preds", POINTER(c_int)), ("est_start", POINTER(c_double)), ("est_end", POINTER(c_double)),
+        ("dev_avail", POINTER(c_double)), ("dev_work", POINTER(c_double)), ("blevel", POINTER(c_double)),
+        ("tlevel", POINTER(c_double)), ("est_ready", POINTER(c_double)),
+        ("state", c_int), ("engine", c_void_p), ("general", c_int), ("first_copy", POINTER(ctypes.c_ubyte)),
+        ("dev_first", POINTER(c_int)), ("dev_lastop", POINTER(c_int)), ("op_next", POINTER(c_int)),
+        ("cand_v", c_int), ("cand_step", c_int), ("cand_state", POINTER(ctypes.c_ubyte)),
+        ("cand_append", POINTER(ctypes.c_ubyte)), ("cand_start", POINTER(c_double)),
+        ("cand_ready", POINTER(c_double)), ("cand_sched", POINTER(c_double)), ("n_resim", c_long),
+    ]
+
+
+# ---- prototypes ----
+
+E = POINTER(dp_error)
+G = POINTER(dp_graph)
+C = POINTER(dp_costs)
+M = POINTER(dp_machine)
+PD = POINTER(c_double)
+PI = POINTER(c_int)
+
+
+def _fn(name, restype, *argtypes):
+    f = getattr(lib, name)
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+dp_graph_read = _fn("dp_graph_read", G, c_char_p, c_char_p, E)
+dp_graph_write = _fn("dp_graph_write", c_int, G, c_char_p, c_char_p, E)
+dp_graph_free = _fn("dp_graph_free", None, G)
+dp_gen_models = _fn("dp_gen_models", POINTER(dp_gen_model))
+dp_gen_by_name = _fn("dp_gen_by_name", G, c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p), E)
+dp_gen_param_default = _fn("dp_gen_param_default", None, POINTER(dp_gen_model), POINTER(dp_gen_param), c_char_p,
+                           c_size_t)
+dp_hetero_is_hetero_path = _fn("dp_hetero_is_hetero_path", c_int, c_char_p)
+dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(G), POINTER(C), E)
+
+dp_costs_free = _fn("dp_costs_free", None, C)
+dp_costs_levels = _fn("dp_costs_levels", None, G, C, PD, PD)
+dp_costs_critical_path = _fn("dp_costs_critical_path", c_double, G, C)
+dp_costs_lower_bound = _fn("dp_costs_lower_bound", c_double, G, C)
+
+dp_machine_keys = _fn("dp_machine_keys", POINTER(dp_machine_key))
+dp_machine_key_index = _fn("dp_machine_key_index", c_int, c_char_p)
+dp_machine_init = _fn("dp_machine_init", None, M)
+dp_machine_free = _fn("dp_machine_free", None, M)
+dp_machine_set = _fn("dp_machine_set", c_int, M, c_char_p, c_char_p, E)
+dp_machine_load = _fn("dp_machine_load", c_int, M, E)
+dp_machine_costs = _fn("dp_machine_costs", C, M, G, E)
+dp_machine_general = _fn("dp_machine_general", c_int, M)
+dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, M, G)
+dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, M)
+# Jansson (a dependency of libdoppler, reached through its handle): a fresh object from
+# dp_machine_to_json has one reference, so json_delete is what json_decref (an inline) would call.
+json_dumps = _fn("json_dumps", c_void_p, c_void_p, c_size_t)
+json_delete = _fn("json_delete", None, c_void_p)
+libc_free = _fn("free", None, c_void_p)
+
+dp_engine_alloc = _fn("dp_engine_alloc", c_void_p, G, C, M, E)
+dp_engine_free = _fn("dp_engine_free", None, c_void_p)
+dp_engine_run = _fn("dp_engine_run", c_int, c_void_p, PI, PD, POINTER(dp_schedule), E)
+dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, c_void_p, c_long, PI, PD, PD, PD, PD, E)
+dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_schedule), PD, PD)
+dp_engine_oracle = _fn("dp_engine_oracle", dp_oracle, c_void_p)
+dp_engine_is_general = _fn("dp_engine_is_general", c_int, c_void_p)
+dp_engine_simulations = _fn("dp_engine_simulations", c_long, c_void_p)
+dp_engine_prefix_simulations = _fn("dp_engine_prefix_simulations", c_long, c_void_p)
+dp_engine_write_trace = _fn("dp_engine_write_trace", c_int, c_void_p, PI, c_char_p, E)
+
+dp_place_options_init = _fn("dp_place_options_init", None, POINTER(dp_place_options))
+dp_place_methods = _fn("dp_place_methods", POINTER(dp_place_method))
+dp_place = _fn("dp_place", c_int, c_char_p, G, C, POINTER(dp_place_options), PI, PD, PI, E)
+
+ENV = POINTER(dp_env)
+dp_env_alloc = _fn("dp_env_alloc", ENV, G, C, E)
+dp_env_free = _fn("dp_env_free", None, ENV)
+dp_env_reset = _fn("dp_env_reset", None, ENV)
+dp_env_step = _fn("dp_env_step", c_int, ENV, c_int, c_int, E)
+dp_env_est_start = _fn("dp_env_est_start", c_double, ENV, c_int, c_int)
+dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
+dp_env_set_state = _fn("dp_env_set_state", c_int, ENV, c_int, c_void_p, E)
+dp_env_makespan = _fn("dp_env_makespan", c_double, ENV)
+dp_env_n_features = _fn("dp_env_n_features", c_int, c_int)
+# the feature function taking the output as an address (no pointer object per call: Env's hot loop)
+dp_env_device_features_of_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_int, c_void_p)(("dp_env_device_features_of", lib))
+dp_env_cp_select = _fn("dp_env_cp_select", c_int, ENV)
+dp_env_cp_place = _fn("dp_env_cp_place", c_int, ENV, c_int)
+
+
+def _check_size(struct, init):
+    """The structures this package allocates and the library fills (dp_machine, dp_place_options)
+    must be at least as large as the library's: init them in a buffer with a guard zone after the
+    mirror and check that the library wrote nothing there (a field added in the header and not
+    here would be written past the end of the mirror)."""
+    n = ctypes.sizeof(struct)
+    guard = 256
+    buf = (ctypes.c_ubyte * (n + guard))(*([0xA5] * (n + guard)))
+    init(ctypes.cast(buf, POINTER(struct)))
+    if any(b != 0xA5 for b in buf[n:]):
+        raise ImportError("doppler: the ctypes mirror of %s in %s is smaller than the library's (%s): the C "
+                          "header changed; update the mirror" % (struct.__name__, __file__, path))
+    return buf
+
+
+_check_size(dp_place_options, dp_place_options_init)
+dp_machine_free(ctypes.cast(_check_size(dp_machine, dp_machine_init), M))
+
+
+def text(b):
+    """A C string (bytes or None) as str (None stays None)."""
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+def encode(s):
+    return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode("utf-8")

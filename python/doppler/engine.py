@@ -1,0 +1,476 @@
+"""Simulation and placement through libdoppler's one engine (sim/dp_engine.h, policy/dp_place.h)."""
+
+import ctypes
+import json
+import os
+import tempfile
+import threading
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _lib
+from ._errors import ClosedError, check, from_status
+from .graph import Costs, Graph
+from .machine import Machine
+
+_INT32 = np.iinfo(np.int32)
+
+
+def methods():
+    """The placement methods of `doppler place`: {name: {"description": str, "simulates": bool}}.
+    Methods that simulate (searches, learned methods) spend simulations of the engine that places."""
+    out = {}
+    t = _lib.dp_place_methods()
+    i = 0
+    while t[i].name:
+        out[_lib.text(t[i].name)] = {"description": _lib.text(t[i].description), "simulates": bool(t[i].simulates)}
+        i += 1
+    return out
+
+
+def _int_array(a, shape, what):
+    """a as a C-contiguous int32 array of the given shape (None: any length); TypeError for a
+    non-integer dtype, ValueError for a wrong shape or values beyond int32."""
+    arr = np.asarray(a)
+    if not np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        if arr.size == 0 and arr.ndim == len(shape):
+            arr = arr.astype(np.int32)  # an empty batch, whatever its dtype
+        else:
+            raise TypeError("%s: expected integer device ids, got an array of %s" % (what, arr.dtype))
+    if arr.ndim != len(shape) or any(w is not None and w != h for w, h in zip(shape, arr.shape)):
+        want = "(%s)" % ", ".join("B" if w is None else str(w) for w in shape) if len(shape) > 1 else "(%s,)" % shape[0]
+        raise ValueError("%s: expected shape %s, got %s" % (what, want, arr.shape))
+    if arr.dtype != np.int32:
+        if arr.size and (arr.min() < _INT32.min or arr.max() > _INT32.max):
+            bad = int(np.argmax(((arr < _INT32.min) | (arr > _INT32.max)).ravel()))
+            raise ValueError("%s: device id %d (at flat index %d) is out of range" % (what, int(arr.flat[bad]), bad))
+        arr = arr.astype(np.int32)
+    return np.ascontiguousarray(arr)
+
+
+def _float_vector(a, n, what):
+    arr = np.asarray(a)
+    if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
+        raise TypeError("%s: expected numbers, got an array of %s" % (what, arr.dtype))
+    if arr.shape != (n,):
+        raise ValueError("%s: expected shape (%d,), got %s" % (what, n, arr.shape))
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def _ro(a):
+    a.flags.writeable = False
+    return a
+
+
+class Schedule:
+    """A simulated schedule (dp_schedule), every time in the graph's printed unit.
+
+    makespan: last op end; cost: what the oracle returns (the penalised makespan under the memory
+    penalty policy, else the makespan); busy (n_devices,): compute time per device; utilisation
+    (n_devices,): busy / makespan; start, end (n_ops,): each op's start and end; ready (n_ops,):
+    when each op joined its device's queue (its inputs all there); transfer_start,
+    transfer_end (n_edges,): start and arrival of every edge that moved data between devices,
+    -1 for the others; memory_peak (n_devices,) bytes, or None on the fast path; memory_excess;
+    n_transfers; transfer_volume (bytes, or file units for time graphs); n_events; assignment."""
+
+    __slots__ = ("makespan", "cost", "busy", "start", "end", "ready", "transfer_start", "transfer_end", "memory_peak",
+                 "memory_excess", "n_transfers", "transfer_volume", "n_events", "assignment", "time_unit")
+
+    @property
+    def utilisation(self):
+        return self.busy / self.makespan if self.makespan > 0 else np.zeros_like(self.busy)
+
+    def to_dict(self):
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __repr__(self):
+        return "<doppler.Schedule makespan %.17g %s, %d transfers>" % (self.makespan, self.time_unit, self.n_transfers)
+
+
+class Placement:
+    """A method's placement: assignment (n_ops,) int64; priority (n_ops,) or None (a method's queue
+    priorities, higher first); makespan and schedule (the engine's simulation of it, with the
+    method's priorities, else the b-levels, as `doppler place` does); simulations the method spent
+    (its searches, training, samples and refinement; not the final simulation), as `doppler place`
+    prints them; method and options."""
+
+    __slots__ = ("method", "options", "assignment", "priority", "makespan", "schedule", "simulations")
+
+    def __repr__(self):
+        return "<doppler.Placement %s: makespan %.17g, %d simulations>" % (self.method, self.makespan, self.simulations)
+
+
+_PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config", "refine", "refine_budget",
+                  "append_only", "ties")
+
+
+class Engine:
+    """The one simulation entry point on one graph and one machine (dp_engine): the exact
+    DOPPLER-compatible engine when the machine allows it, the general engine otherwise.
+
+        e = doppler.Engine(graph, doppler.Machine(topology="dgx1-v100", transfer="maxmin"))
+        s = e.simulate(assignment)                 # one assignment -> Schedule
+        ms = e.simulate_batch(A)                   # (B, n_ops) ints -> (B,) makespans
+        ms, busy = e.simulate_batch(A, busy=True)  # and (B, n_devices) busy times
+        p = e.place("anneal", budget=2000, seed=3) # any method of `doppler place`
+
+    machine None: the default machine (DOPPLER-compatible; as many devices as the graph was made
+    for when it says, else 4), or a heterogeneous example's own. A machine with another device
+    count than the graph says it was made for gives a warning, as the command does. An engine is a workspace: calls on one engine are serialised by a lock; use one engine per
+    thread to simulate in parallel. close() frees it (later calls raise ClosedError)."""
+
+    def __init__(self, graph, machine=None, _trace=False):
+        if not isinstance(graph, Graph):
+            raise TypeError("Engine: expected a doppler.Graph, got %s" % type(graph).__name__)
+        self._ptr = None
+        self._costs = None
+        self._mach = None
+        self._lock = threading.Lock()
+        g = graph._g()
+        self.graph = graph
+        # the engine's own copy: changing the caller's machine later changes nothing here
+        self.machine = machine.copy() if machine is not None else Machine()
+        if graph._fixed_costs is not None:
+            if machine is not None:
+                raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
+            self._cptr = graph._fixed_costs
+            self._owns_costs = False
+            self._mach = _lib.dp_machine()
+            _lib.dp_machine_init(ctypes.byref(self._mach))
+            self._mach.n_devices = self._cptr.contents.n_devices
+        else:
+            self._mach = self.machine._instance()
+            err = _lib.dp_error()
+            c = _lib.dp_machine_costs(ctypes.byref(self._mach), g, ctypes.byref(err))
+            if not c:
+                self._free_machine()
+                raise from_status(err.code, err)
+            self._cptr = c
+            self._owns_costs = True
+            want = _lib.dp_machine_devices_differ(ctypes.byref(self._mach), g)
+            if want:
+                # the command's warning (dp_cli_warn_devices)
+                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, c.contents.n_devices),
+                              stacklevel=3)
+        self._mach.sim.trace = 1 if _trace else 0
+        err = _lib.dp_error()
+        p = _lib.dp_engine_alloc(g, self._cptr, ctypes.byref(self._mach), ctypes.byref(err))
+        if not p:
+            self._free_costs()
+            self._free_machine()
+            raise from_status(err.code, err)
+        self._ptr = p
+        graph._attach(self)
+        self.n_ops = g.contents.n_ops
+        self.n_edges = g.contents.n_edges
+        self.n_devices = self._cptr.contents.n_devices
+        self._scale = g.contents.time_scale
+        self._unit = graph.time_unit
+        self._traced = None
+        self._finalizer = weakref.finalize(self, Engine._free_all, p, self._cptr if self._owns_costs else None,
+                                           self._mach, graph)
+
+    @staticmethod
+    def _free_all(p, cptr, mach, graph):
+        _lib.dp_engine_free(p)
+        if cptr:
+            _lib.dp_costs_free(cptr)
+        _lib.dp_machine_free(ctypes.byref(mach))
+        graph._release()
+
+    def _free_costs(self):
+        if self._owns_costs and self._cptr:
+            _lib.dp_costs_free(self._cptr)
+        self._cptr = None
+
+    def _free_machine(self):
+        if self._mach is not None:
+            _lib.dp_machine_free(ctypes.byref(self._mach))
+        self._mach = None
+
+    def close(self):
+        """Free the engine (and its cost tables and machine copy)."""
+        with self._lock:
+            if self._ptr:
+                self._ptr = None
+                self.graph._users.discard(self)
+                self._finalizer()
+            if self._traced is not None:
+                self._traced.close()
+                self._traced = None
+
+    @property
+    def closed(self):
+        return self._ptr is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _e(self):
+        if not self._ptr:
+            raise ClosedError("engine is closed", _lib.DP_EINVAL)
+        self.graph._g()
+        return self._ptr
+
+    # ---- facts ----
+
+    @property
+    def general(self):
+        """True when this engine runs the general engine, False on the exact fast path."""
+        return bool(_lib.dp_engine_is_general(self._e()))
+
+    @property
+    def simulations(self):
+        """Simulations run so far by this engine (its own calls and the methods it placed with)."""
+        return int(_lib.dp_engine_simulations(self._e()))
+
+    @property
+    def costs(self):
+        """The cost tables the engine simulates with (doppler.Costs)."""
+        self._e()
+        return Costs(self.graph, self._cptr, owned=False)
+
+    # ---- simulation ----
+
+    def _assignment(self, assignment):
+        a = _int_array(assignment, (self.n_ops,), "assignment")
+        return a
+
+    def _priority(self, priority):
+        return None if priority is None else _float_vector(priority, self.n_ops, "priority")
+
+    def _run(self, e, a, prio):
+        """Run one assignment on engine pointer e; returns the dp_schedule (engine-owned arrays)."""
+        s = _lib.dp_schedule()
+        err = _lib.dp_error()
+        check(_lib.dp_engine_run(e, a.ctypes.data_as(_lib.PI), None if prio is None else prio.ctypes.data_as(_lib.PD),
+                                 ctypes.byref(s), ctypes.byref(err)), err)
+        return s
+
+    def _schedule(self, e, a, s):
+        sc = self._scale
+        n, m, D = self.n_ops, self.n_edges, self.n_devices
+        out = Schedule()
+        out.makespan = s.makespan / sc
+        out.cost = s.cost / sc
+        out.busy = _ro(np.ctypeslib.as_array(s.busy, shape=(D,)) / sc)
+        out.start = _ro(np.ctypeslib.as_array(s.op_start, shape=(n,)) / sc)
+        out.end = _ro(np.ctypeslib.as_array(s.op_end, shape=(n,)) / sc)
+        out.ready = _ro(np.ctypeslib.as_array(s.op_ready, shape=(n,)) / sc)
+        xs = np.empty(m)
+        xe = np.empty(m)
+        if m:
+            _lib.dp_engine_transfers(e, a.ctypes.data_as(_lib.PI), ctypes.byref(s), xs.ctypes.data_as(_lib.PD),
+                                     xe.ctypes.data_as(_lib.PD))
+        moved = xs >= 0
+        xs[moved] /= sc
+        xe[moved] /= sc
+        out.transfer_start = _ro(xs)
+        out.transfer_end = _ro(xe)
+        out.memory_peak = _ro(np.ctypeslib.as_array(s.mem_peak, shape=(D,)).copy()) if s.mem_peak else None
+        out.memory_excess = s.mem_excess
+        out.n_transfers = int(s.n_transfers)
+        out.transfer_volume = s.transfer_volume
+        out.n_events = int(s.n_events)
+        out.assignment = _ro(a.astype(np.int64))
+        out.time_unit = self._unit
+        return out
+
+    def simulate(self, assignment, priority=None, trace=None):
+        """Simulate one assignment ((n_ops,) device ids) and return its Schedule. priority
+        ((n_ops,), higher first) orders a priority queue (None: the b-levels, as the command);
+        FIFO queues ignore it. trace: a path to write the schedule as Chrome trace JSON (Perfetto;
+        on the general engine with rate and channel counters). Raises InvalidInputError for a
+        device out of range (naming the op), CapacityError when a memory limit is exceeded under
+        the error policy."""
+        a = self._assignment(assignment)
+        prio = self._priority(priority)
+        with self._lock:
+            e = self._e()
+            s = self._run(e, a, prio)
+            out = self._schedule(e, a, s)
+            if trace is not None:
+                if self.general:
+                    # the general engine keeps rate and channel logs only when asked at allocation
+                    if self._traced is None:
+                        self._traced = Engine(self.graph, self.machine if self.graph._fixed_costs is None else None,
+                                              _trace=True)
+                    te = self._traced._e()
+                    self._traced._run(te, a, prio)
+                else:
+                    te = e
+                err = _lib.dp_error()
+                check(_lib.dp_engine_write_trace(te, a.ctypes.data_as(_lib.PI), _lib.encode(trace), ctypes.byref(err)),
+                      err)
+        return out
+
+    def makespan(self, assignment, priority=None):
+        """The makespan of one assignment (a float, printed unit)."""
+        return self.simulate(assignment, priority).makespan
+
+    def simulate_batch(self, assignments, priority=None, busy=False, cost=False):
+        """Simulate a batch: assignments (B, n_ops) integers -> makespans (B,) float64, in one call
+        into the library (dp_engine_run_batch; no Python loop per assignment). busy=True also
+        returns (B, n_devices) compute time per device, cost=True the (B,) oracle costs; the result
+        is then a tuple (makespans[, busy][, cost]). priority: one (n_ops,) array for every row.
+        Errors name the row ("assignment B: ...") and the op."""
+        A = _int_array(assignments, (None, self.n_ops), "assignments")
+        B = A.shape[0]
+        prio = self._priority(priority)
+        ms = np.empty(B)
+        bz = np.empty((B, self.n_devices)) if busy else None
+        cs = np.empty(B) if cost else None
+        err = _lib.dp_error()
+        with self._lock:
+            e = self._e()
+            if B:
+                check(_lib.dp_engine_run_batch(e, B, A.ctypes.data_as(_lib.PI),
+                                               None if prio is None else prio.ctypes.data_as(_lib.PD),
+                                               ms.ctypes.data_as(_lib.PD),
+                                               None if cs is None else cs.ctypes.data_as(_lib.PD),
+                                               None if bz is None else bz.ctypes.data_as(_lib.PD), ctypes.byref(err)),
+                      err)
+        if self._scale != 1.0:
+            ms /= self._scale
+            if bz is not None:
+                bz /= self._scale
+            if cs is not None:
+                cs /= self._scale
+        if not busy and not cost:
+            return ms
+        return (ms,) + ((bz,) if busy else ()) + ((cs,) if cost else ())
+
+    # ---- placement ----
+
+    def place(self, method, **options):
+        """Place the graph with a method of `doppler place` (doppler.methods() lists them) and
+        simulate the placement; returns a Placement. Options, as the command's:
+
+          seed (int, default 1), device (for "single"), checkpoint (a trained policy file, for
+          doppler, placeto, gdp), samples (best of K sampled placements, learned methods),
+          budget (simulations for anneal and local, nodes for exact, training episodes for
+          placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
+          dict written to a temporary file), refine ("anneal" or "local": search at inference,
+          started from the method's placement on this engine, never worse than it; a learned
+          method's policy proposes the moves), refine_budget (its simulations, default 2000),
+          append_only (heft, cpop, peft: append after each device's last op, no insertion) and
+          ties ("id" or "heap": the order of ready ops of equal priority in those schedulers)
+
+        Methods that simulate ask this engine (its oracle), so they optimise the model that scores
+        them; Placement.simulations counts what they spent. The result is bit for bit the
+        command's: `doppler place --method M` with the same graph, machine and options."""
+        bad = [k for k in options if k not in _PLACE_OPTIONS]
+        if bad:
+            raise TypeError("place: unknown option %s (known: %s)" % (", ".join(bad), ", ".join(_PLACE_OPTIONS)))
+        o = _lib.dp_place_options()
+        _lib.dp_place_options_init(ctypes.byref(o))
+        seed = options.get("seed")
+        if seed is not None:
+            if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
+                raise ValueError("place: seed: expected a non-negative integer, got %r" % (seed,))
+            o.seed = int(seed)
+        dev = options.get("device")
+        if dev is not None:
+            if not isinstance(dev, (int, np.integer)) or isinstance(dev, bool) or not 0 <= dev < self.n_devices:
+                raise ValueError("place: device %r: only %d devices" % (dev, self.n_devices))
+            o.device = int(dev)
+        samples = options.get("samples")
+        if samples is not None:
+            if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or not 1 <= samples <= 1000000:
+                raise ValueError("place: samples: expected a positive integer, got %r" % (samples,))
+            o.samples = int(samples)
+        budget = options.get("budget")
+        if budget is not None:
+            if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or not 1 <= budget <= 10 ** 15:
+                raise ValueError("place: budget: expected a positive integer, got %r" % (budget,))
+            o.budget = int(budget)
+        refine = options.get("refine")
+        if refine is not None:
+            if refine not in ("anneal", "local"):
+                raise ValueError("place: refine: anneal or local, got %r" % (refine,))
+            o.refine = refine.encode()
+        rb = options.get("refine_budget")
+        if rb is not None:
+            if not isinstance(rb, (int, np.integer)) or isinstance(rb, bool) or not 1 <= rb <= 10 ** 15:
+                raise ValueError("place: refine_budget: expected a positive integer, got %r" % (rb,))
+            o.refine_budget = int(rb)
+        if options.get("append_only") is not None:
+            if not isinstance(options["append_only"], bool):
+                raise ValueError("place: append_only: expected True or False, got %r" % (options["append_only"],))
+            o.list_append_only = int(options["append_only"])
+        ties = options.get("ties")
+        if ties is not None:
+            if ties not in ("id", "heap"):
+                raise ValueError("place: ties: id or heap, got %r" % (ties,))
+            o.list_ties = 1 if ties == "heap" else 0
+        ckpt = options.get("checkpoint")
+        o.checkpoint = _lib.encode(ckpt) if ckpt is not None else None
+        config = options.get("config")
+        tmp = None
+        if isinstance(config, dict):
+            fd, tmp = tempfile.mkstemp(prefix="doppler-config-", suffix=".json")
+            with os.fdopen(fd, "w") as f:
+                json.dump(config, f)
+            config = tmp
+        o.config = _lib.encode(config) if config is not None else None
+        assign = np.empty(self.n_ops, dtype=np.int32)
+        prio = np.empty(self.n_ops, dtype=np.float64)
+        has_prio = ctypes.c_int(0)
+        err = _lib.dp_error()
+        try:
+            with self._lock:
+                e = self._e()
+                oracle = _lib.dp_engine_oracle(e)
+                o.oracle = ctypes.pointer(oracle)
+                o.machine = ctypes.pointer(self._mach)
+                before = _lib.dp_engine_simulations(e)
+                check(_lib.dp_place(_lib.encode(method), self.graph._g(), self._cptr, ctypes.byref(o),
+                                    assign.ctypes.data_as(_lib.PI), prio.ctypes.data_as(_lib.PD), ctypes.byref(has_prio),
+                                    ctypes.byref(err)), err)
+                spent = _lib.dp_engine_simulations(e) - before
+                if not has_prio.value:
+                    # a priority queue without the method's priorities orders by b-level, as the command
+                    _lib.dp_costs_levels(self.graph._g(), self._cptr, prio.ctypes.data_as(_lib.PD), None)
+                s = self._run(e, assign, prio)
+                sched = self._schedule(e, assign, s)
+        finally:
+            if tmp:
+                os.unlink(tmp)
+        p = Placement()
+        p.method = method
+        p.options = dict(options)
+        p.assignment = _ro(assign.astype(np.int64))
+        p.priority = _ro(prio) if has_prio.value else None
+        p.makespan = sched.makespan
+        p.schedule = sched
+        p.simulations = int(spent)
+        return p
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<doppler.Engine (closed)>"
+        return "<doppler.Engine %s on %d devices, %s>" % (self.graph.name, self.n_devices,
+                                                        "general engine" if self.general else "exact fast path")
+
+
+def simulate(graph, assignment, machine=None, priority=None, trace=None):
+    """Simulate one assignment of graph on machine (a one-off Engine); returns its Schedule."""
+    with Engine(graph, machine) as e:
+        return e.simulate(assignment, priority, trace)
+
+
+def simulate_batch(graph, assignments, machine=None, **kw):
+    """Simulate a (B, n_ops) batch of assignments; see Engine.simulate_batch."""
+    with Engine(graph, machine) as e:
+        return e.simulate_batch(assignments, **kw)
+
+
+def place(graph, method, machine=None, **options):
+    """Place graph with a method of `doppler place` on machine; see Engine.place."""
+    with Engine(graph, machine) as e:
+        return e.place(method, **options)

@@ -1,0 +1,406 @@
+"""The assignment environment (policy/dp_env.h) in the Gymnasium style, without needing Gymnasium."""
+
+import ctypes
+import time
+import weakref
+
+import numpy as np
+
+from . import _lib
+from ._errors import ClosedError, Error, InvalidInputError, check
+from .engine import Engine
+from .graph import Graph
+
+OP_FEATURES = ("mean_time", "blevel", "tlevel", "n_predecessors", "n_successors", "assigned", "ready", "start",
+               "end")
+"""Columns of observation["op_features"]: mean op time over devices, b-level and t-level (mean costs),
+in- and out-edges, 1 when assigned, 1 when ready, estimated start and end (0 while unassigned)."""
+
+DEVICE_FEATURES = ("work", "pred_work", "pred_first_start", "pred_last_end", "est_start")
+"""Columns of observation["device_features"][v, d] with features="doppler" (DOPPLER's PLC features,
+dp_env_device_features_of): op time already on d, op time of v's predecessors on d, their earliest
+estimated start and latest estimated end (0 when none), v's estimated earliest start on d."""
+
+ENGINE_DEVICE_FEATURES = DEVICE_FEATURES + ("est_end", "idle_gap", "dev_idle", "overtaken", "bpath_load",
+                                            "in_traffic", "out_traffic")
+"""Columns with features="engine": DOPPLER's five, then v's estimated end on d, the idle time v
+would open on d, d's idle time so far, the op time of placed ops v would overtake on d, d's busy
+fraction over the rest of v's b-path, the transfer time of v's inputs from other devices, the mean
+transfer time its output will need (policy/dp_env.h documents each)."""
+
+_STATES = {"append": _lib.DP_ENV_STATE_APPEND, "engine": _lib.DP_ENV_STATE_ENGINE}
+_FEATURES = {"doppler": _lib.DP_ENV_FEATURES_DOPPLER, "engine": _lib.DP_ENV_FEATURES_ENGINE}
+
+
+class _Discrete2:
+    """A MultiDiscrete([n_ops, n_devices]) action space (Gymnasium's interface: shape, nvec,
+    sample(mask), contains, seed), used when Gymnasium is not installed."""
+
+    def __init__(self, n_ops, n_devices, rng):
+        self.nvec = np.array([n_ops, n_devices], dtype=np.int64)
+        self.shape = (2,)
+        self.dtype = np.int64
+        self.np_random = rng
+
+    def seed(self, seed=None):
+        self.np_random = np.random.default_rng(seed)
+        return [seed]
+
+    def sample(self, mask=None):
+        """A random (op, device); mask: (op_mask (n_ops,), device_mask (n_devices,)) of 0/1,
+        e.g. (observation["ready_mask"], None) for a valid action."""
+        out = np.empty(2, dtype=np.int64)
+        for i, n in enumerate(self.nvec):
+            m = None if mask is None else mask[i]
+            if m is None:
+                out[i] = self.np_random.integers(n)
+            else:
+                choices = np.flatnonzero(np.asarray(m))
+                if choices.size == 0:
+                    raise ValueError("sample: a mask with no allowed value")
+                out[i] = choices[self.np_random.integers(choices.size)]
+        return out
+
+    def contains(self, x):
+        x = np.asarray(x)
+        return x.shape == (2,) and np.issubdtype(x.dtype, np.integer) and bool(np.all((x >= 0) & (x < self.nvec)))
+
+    def __repr__(self):
+        return "MultiDiscrete(%s)" % self.nvec.tolist()
+
+
+class Env:
+    """The assignment environment: ops are placed one at a time, in any order the ready set allows
+    (DOPPLER's decision process, policy/dp_env.h), on the library's state and estimates; the final
+    assignment is simulated by the machine's engine.
+
+        env = doppler.Env(graph, machine)
+        obs, info = env.reset(seed=0)
+        while True:
+            op = ...  # a ready op: obs["ready_mask"][op] == 1
+            obs, reward, terminated, truncated, info = env.step((op, device))
+            if terminated: break            # reward == -makespan, info["makespan"]
+
+    state: how the placed prefix's times are estimated (policy/dp_env.h): "append" (the default, the
+    authors' list-scheduling estimate: each op appended to its device in placement order) or
+    "engine" (the machine's engine on the placed prefix, exact: after the last step the state's
+    makespan is the engine's; costs prefix simulations, counted in info). features: the device
+    features, "doppler" (DOPPLER's five, DEVICE_FEATURES) or "engine" (twelve,
+    ENGINE_DEVICE_FEATURES). The critical-path action follows the state's estimate.
+
+    Action: (op, device), or one integer op * n_devices + device.
+    Observation, a dict of NumPy arrays (fresh copies; times in the graph's printed unit):
+      ready          (n_ops,) int64: the ready ops (increasing id), padded with -1
+      ready_mask     (n_ops,) int8: 1 for ready ops
+      op_features    (n_ops, 9) float64: columns OP_FEATURES
+      device_features (n_ops, n_devices, 5 or 12) float64: the device features of each ready op
+                     (0 elsewhere; only when device_features=True, the default)
+      device_state   (n_devices, 2) float64: each device's estimated free time and assigned work
+      assignment     (n_ops,) int64: the partial assignment, -1 while unassigned
+      start, end, ready_time (n_ops,) float64: the partial schedule under the state: each
+                     assigned op's start, end and the time its inputs are all on its device (0
+                     while unassigned)
+    Reward: 0 until the last op is placed, then -makespan (the engine's simulation of the whole
+    assignment). info: "step", "simulations" (this step's: 1 at the end, else 0),
+    "episode_simulations", "total_simulations" (the engine's since creation),
+    "prefix_simulations" (the engine state's simulations of placed prefixes this episode), and at
+    the end "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
+    message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
+    cp_action() is the critical-path heuristic's action (DOPPLER's teacher).
+    """
+
+    metadata = {"render_modes": []}
+    render_mode = None
+
+    def __init__(self, graph, machine=None, device_features=True, state="append", features="doppler"):
+        if not isinstance(graph, Graph):
+            raise TypeError("Env: expected a doppler.Graph, got %s" % type(graph).__name__)
+        self._ptr = None
+        if state not in _STATES:
+            raise ValueError("Env: state: append or engine, got %r" % (state,))
+        if features not in _FEATURES:
+            raise ValueError("Env: features: doppler or engine, got %r" % (features,))
+        self.engine = Engine(graph, machine)
+        self.graph = graph
+        eng = self.engine
+        err = _lib.dp_error()
+        p = _lib.dp_env_alloc(graph._g(), eng._cptr, ctypes.byref(err))
+        if not p:
+            eng.close()
+            check(err.code or _lib.DP_ENOMEM, err)
+        self._ptr = p
+        self._finalizer = weakref.finalize(self, Env._free, p, eng)  # the engine (its costs) outlives it
+        self._envc = p.contents
+        self.state = state
+        self.features = features
+        self._fs = _FEATURES[features]
+        self._n_feat = _lib.dp_env_n_features(self._fs)
+        if state == "engine":
+            err = _lib.dp_error()
+            rc = _lib.dp_env_set_state(p, _lib.DP_ENV_STATE_ENGINE, eng._e(), ctypes.byref(err))
+            if rc != _lib.DP_OK:
+                self.close()
+                check(rc, err)
+        self.n_ops = n = eng.n_ops
+        self.n_devices = D = eng.n_devices
+        self.device_features = bool(device_features)
+        sc = eng._scale
+        self._sc = sc
+        c = self._envc
+        self._assign = np.ctypeslib.as_array(c.assignment, shape=(n,))
+        self._ready = np.ctypeslib.as_array(c.ready, shape=(n,))
+        self._est_start = np.ctypeslib.as_array(c.est_start, shape=(n,))
+        self._est_end = np.ctypeslib.as_array(c.est_end, shape=(n,))
+        self._est_ready = np.ctypeslib.as_array(c.est_ready, shape=(n,))
+        self._dev_avail = np.ctypeslib.as_array(c.dev_avail, shape=(D,))
+        self._dev_work = np.ctypeslib.as_array(c.dev_work, shape=(D,))
+        costs = eng.costs
+        self._static = np.zeros((n, len(OP_FEATURES)))
+        self._static[:, 0] = costs.op_time.mean(axis=1)
+        self._static[:, 1] = costs.blevel
+        self._static[:, 2] = costs.tlevel
+        self._static[:, 3] = graph.n_predecessors
+        self._static[:, 4] = graph.n_successors
+        self.np_random = np.random.default_rng()
+        try:
+            import gymnasium
+            self.action_space = gymnasium.spaces.MultiDiscrete([n, D])
+        except ImportError:
+            self.action_space = _Discrete2(n, D, self.np_random)
+        self._episode = -1
+        self._steps = []
+        self._episodes = []
+        self._episode_sims = 0
+        self._done = True
+        self._t0 = 0.0
+        self._resim0 = 0
+
+    # ---- life ----
+
+    @staticmethod
+    def _free(p, engine):
+        _lib.dp_env_free(p)
+
+    def _e(self):
+        if not self._ptr:
+            raise ClosedError("environment is closed", _lib.DP_EINVAL)
+        return self._ptr
+
+    def close(self):
+        """Free the environment and its engine."""
+        if self._ptr:
+            self._ptr = None
+            self._envc = None
+            self._finalizer()
+            self.engine.close()
+
+    @property
+    def closed(self):
+        return self._ptr is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def unwrapped(self):
+        return self
+
+    # ---- state ----
+
+    @property
+    def ready(self):
+        """(n_ready,) int64: the ready ops, increasing id."""
+        self._e()
+        return self._ready[: self._envc.n_ready].astype(np.int64)
+
+    @property
+    def assignment(self):
+        """(n_ops,) int64: the partial assignment, -1 while unassigned."""
+        self._e()
+        return self._assign.astype(np.int64)
+
+    @property
+    def makespan(self):
+        """The latest estimated end of the assigned ops (dp_env_makespan): in the engine state,
+        after the last step, the engine's makespan of the assignment."""
+        self._e()
+        return _lib.dp_env_makespan(self._ptr) / self._sc
+
+    @property
+    def step_count(self):
+        self._e()
+        return self._envc.step
+
+    def est_start(self, op, device):
+        """Estimated earliest start of ready op on device under the state (dp_env_est_start),
+        printed unit (+inf when the engine state's simulation fails, e.g. a memory limit)."""
+        p = self._e()
+        self._check_action(op, device)
+        return _lib.dp_env_est_start(p, int(op), int(device)) / self._sc
+
+    def cp_action(self):
+        """The critical-path heuristic's action (dp_env_cp_select, dp_env_cp_place): the ready op of
+        highest b-level (ties: lowest id) on its device of earliest estimated start under the state
+        (ties: lowest device). In the append state, following it for a whole episode gives
+        `place("cp")`."""
+        p = self._e()
+        if self._done:
+            raise Error("cp_action: no episode running (call reset())")
+        v = _lib.dp_env_cp_select(p)
+        return (v, _lib.dp_env_cp_place(p, v))
+
+    def _observation(self):
+        c = self._envc
+        n, D, sc = self.n_ops, self.n_devices, self._sc
+        nr = c.n_ready
+        ready_ids = self._ready[:nr]
+        ready = np.full(n, -1, dtype=np.int64)
+        ready[:nr] = ready_ids
+        mask = np.zeros(n, dtype=np.int8)
+        mask[ready_ids] = 1
+        assign = self._assign.astype(np.int64)
+        assigned = assign >= 0
+        feats = self._static.copy()
+        feats[:, 5] = assigned
+        feats[:, 6] = mask
+        # estimated start and end of the assigned ops (the library's arrays hold stale values elsewhere)
+        np.copyto(feats[:, 7], self._est_start, where=assigned)
+        np.copyto(feats[:, 8], self._est_end, where=assigned)
+        if sc != 1.0:
+            feats[:, 7:9] /= sc
+        dstate = np.empty((D, 2))
+        dstate[:, 0] = self._dev_avail
+        dstate[:, 1] = self._dev_work
+        if sc != 1.0:
+            dstate /= sc
+        ready_time = np.zeros(n)
+        np.copyto(ready_time, self._est_ready, where=assigned)
+        if sc != 1.0:
+            ready_time /= sc
+        obs = {"ready": ready, "ready_mask": mask, "op_features": feats, "device_state": dstate,
+               "assignment": assign, "start": feats[:, 7].copy(), "end": feats[:, 8].copy(), "ready_time": ready_time}
+        if self.device_features:
+            nf = self._n_feat
+            df = np.zeros((n, D, nf))
+            base = df.ctypes.data
+            stride = D * nf * 8
+            p = self._ptr
+            fill = _lib.dp_env_device_features_of_at
+            fs = self._fs
+            for v in ready_ids.tolist():
+                fill(p, fs, v, base + v * stride)
+            if sc != 1.0:
+                df /= sc
+            obs["device_features"] = df
+        return obs
+
+    def _info(self, sims):
+        return {"step": self._envc.step, "simulations": sims, "episode_simulations": self._episode_sims,
+                "total_simulations": int(_lib.dp_engine_simulations(self.engine._e())),
+                "prefix_simulations": int(self._envc.n_resim) - self._resim0}
+
+    # ---- the Gymnasium interface ----
+
+    def reset(self, seed=None, options=None):
+        """Start an episode: nothing assigned, the ready set is the sources. seed seeds
+        self.np_random (and the action space's sampling). Returns (observation, info)."""
+        p = self._e()
+        if seed is not None:
+            self.np_random = np.random.default_rng(seed)
+            if isinstance(self.action_space, _Discrete2):
+                self.action_space.np_random = self.np_random
+            else:
+                self.action_space.seed(seed)
+        _lib.dp_env_reset(p)
+        self._resim0 = int(self._envc.n_resim)
+        self._episode += 1
+        self._steps = []
+        self._episode_sims = 0
+        self._done = False
+        self._t0 = time.perf_counter()
+        return self._observation(), self._info(0)
+
+    def _check_action(self, op, device):
+        if not (0 <= op < self.n_ops):
+            raise InvalidInputError("step: op %d out of range (0..%d)" % (op, self.n_ops - 1), _lib.DP_EINVAL)
+        if not (0 <= device < self.n_devices):
+            raise InvalidInputError("step: device %d out of range (0..%d)" % (device, self.n_devices - 1),
+                                    _lib.DP_EINVAL)
+
+    def _decode(self, action):
+        if type(action) in (tuple, list) and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
+            return action[0], action[1]  # the common case, without NumPy
+        a = np.asarray(action)
+        if a.ndim == 0:
+            if not np.issubdtype(a.dtype, np.integer):
+                raise TypeError("step: an action is (op, device) or op * n_devices + device, got %r" % (action,))
+            k = int(a)
+            if not 0 <= k < self.n_ops * self.n_devices:
+                raise InvalidInputError("step: action %d out of range (0..%d)" % (k, self.n_ops * self.n_devices - 1),
+                                        _lib.DP_EINVAL)
+            return divmod(k, self.n_devices)
+        if a.shape != (2,) or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError("step: an action is (op, device) or op * n_devices + device, got %r" % (action,))
+        return int(a[0]), int(a[1])
+
+    def step(self, action):
+        """Place one ready op on a device. Returns (observation, reward, terminated, truncated,
+        info); see the class docstring."""
+        p = self._e()
+        if self._done:
+            raise Error("step: the episode is over (all %d ops placed); call reset()" % self.n_ops)
+        op, dev = self._decode(action)
+        self._check_action(op, dev)
+        c = self._envc
+        n_ready = c.n_ready
+        err = _lib.dp_error()
+        check(_lib.dp_env_step(p, op, dev, ctypes.byref(err)), err)
+        reward = 0.0
+        sims = 0
+        done = c.step == self.n_ops
+        info_extra = {}
+        if done:
+            sched = self.engine.simulate(self._assign)
+            sims = 1
+            self._episode_sims += 1
+            reward = -sched.makespan
+            self._done = True
+            info_extra = {"makespan": sched.makespan, "assignment": sched.assignment}
+            self._episodes.append({"episode": self._episode, "makespan": sched.makespan, "return": reward,
+                                   "steps": self.n_ops, "simulations": self._episode_sims,
+                                   "seconds": time.perf_counter() - self._t0})
+        self._steps.append((self._episode, c.step - 1, op, dev, n_ready, self._est_start[op] / self._sc,
+                            self._est_end[op] / self._sc, reward))
+        obs = self._observation()
+        info = self._info(sims)
+        info.update(info_extra)
+        return obs, reward, done, False, info
+
+    def render(self):
+        return None
+
+    # ---- records ----
+
+    def trajectory(self):
+        """The current (or last) episode's steps: columns episode, step, op, device, n_ready,
+        start, end (the op's estimated start and end), reward. A pandas DataFrame when pandas is
+        installed, else a dict of NumPy arrays."""
+        from .results import _frame
+        cols = ("episode", "step", "op", "device", "n_ready", "start", "end", "reward")
+        return _frame(cols, self._steps)
+
+    def episodes(self):
+        """Every finished episode of this environment: episode, makespan, return, steps,
+        simulations, seconds (wall time). A DataFrame, or a dict of arrays without pandas."""
+        from .results import _frame
+        cols = ("episode", "makespan", "return", "steps", "simulations", "seconds")
+        return _frame(cols, [tuple(e[k] for k in cols) for e in self._episodes])
+
+    def __repr__(self):
+        if not self._ptr:
+            return "<doppler.Env (closed)>"
+        return "<doppler.Env %s: %d ops, %d devices, step %d>" % (self.graph.name, self.n_ops, self.n_devices,
+                                                                  self._envc.step)

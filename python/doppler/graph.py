@@ -1,0 +1,357 @@
+"""Dataflow graphs: read any supported format, generate any workload, read the arrays as NumPy."""
+
+import ctypes
+import weakref
+
+import numpy as np
+
+from . import _lib
+from ._errors import ClosedError, check, from_status
+
+
+def _array(ptr, n, dtype):
+    """A read-only NumPy copy of n C elements at ptr (an empty array when n is 0)."""
+    if n == 0 or not ptr:
+        a = np.empty(0, dtype=dtype)
+    else:
+        a = np.ctypeslib.as_array(ptr, shape=(n,)).astype(dtype, copy=True)
+    a.flags.writeable = False
+    return a
+
+
+def _strings(ptr, n):
+    return [_lib.text(ptr[i]) for i in range(n)]
+
+
+class Graph:
+    """A dataflow graph (libdoppler's dp_graph: immutable once built).
+
+    Make one with Graph.read(path) or Graph.generate(model, **params). Arrays are NumPy copies,
+    read-only: `work` and `out_size` per op, `edge_src`, `edge_dst` and `edge_size` per edge, in the
+    library's edge order (grouped by source). What the numbers mean depends on `cost_kind`:
+    "physical" (work in FLOPs, sizes in bytes: generated graphs, native JSON) or "time" (work is a
+    duration and an edge's size its transfer duration, in the file's own unit: DOPPLER files, STG,
+    DOT task graphs). Times the package reports (makespans, schedules, b-levels, costs) are in the
+    graph's printed unit `time_unit`: simulated time / `time_scale` (seconds for physical graphs;
+    DOPPLER units, time / 1e10, for DOPPLER files), as the command prints them.
+
+    A graph read from a heterogeneous example (HEFT's `.in` files, `*_task_exe_time.csv`) fixes
+    its machine: `fixed_devices` is its processor count and an Engine on it takes no machine.
+
+    close() frees the graph once nothing built on it (engines, environments) still uses it; any
+    later use raises ClosedError. Graphs are also freed when garbage collected.
+    """
+
+    def __init__(self, _ptr, _fixed_costs=None):
+        if not _ptr:
+            raise ValueError("use Graph.read or Graph.generate")
+        self._ptr = _ptr
+        self._fixed_costs = _fixed_costs  # POINTER(dp_costs) of a heterogeneous example, owned
+        self._users = weakref.WeakSet()
+        self._closed = False
+        self._cache = {}
+
+    # ---- making graphs ----
+
+    @classmethod
+    def read(cls, path, format=None):
+        """Read a graph file. format: "doppler", "json", "native", "wfcommons", "msr", "stg", "dot",
+        or None to choose by extension (.txt DOPPLER, .json native / WfCommons / MSR by content,
+        .stg, .dot/.gv), as `doppler graph` does; a heterogeneous example (*.in,
+        PREFIX_task_exe_time.csv) is read with its own machine when format is None. Raises
+        doppler.Error (FileError, InvalidInputError, CycleError) with the library's message."""
+        err = _lib.dp_error()
+        bpath = _lib.encode(path)
+        if format is None and _lib.dp_hetero_is_hetero_path(bpath):
+            g = _lib.G()
+            c = _lib.C()
+            check(_lib.dp_hetero_read(bpath, ctypes.byref(g), ctypes.byref(c), ctypes.byref(err)), err)
+            return cls(g, c)
+        g = _lib.dp_graph_read(bpath, _lib.encode(format), ctypes.byref(err))
+        if not g:
+            raise from_status(err.code, err)
+        return cls(g)
+
+    @classmethod
+    def generate(cls, model, **params):
+        """Generate a workload by name (`doppler graph gen MODEL`): "chainmm", "ffnn",
+        "llama-block", "llama-layer" (FLOPs and bytes) or "random" (DAGGEN's layered DAGs).
+        params override the defaults, e.g. Graph.generate("llama-layer", tp=8,
+        hidden_blocks=2); names are the command's options with '_' for '-' (Graph.models() lists
+        them); values are numbers or choice names ("3d", "fp16"), passed to the library as text."""
+        keys = [k.replace("_", "-") for k in params]
+        vals = []
+        for v in params.values():
+            if isinstance(v, bool):
+                raise TypeError("generate: give a generator parameter as a number or a name, not %r" % v)
+            vals.append(repr(v) if isinstance(v, float) else str(v))
+        n = len(keys)
+        ka = (ctypes.c_char_p * max(n, 1))(*[k.encode() for k in keys])
+        va = (ctypes.c_char_p * max(n, 1))(*[v.encode() for v in vals])
+        err = _lib.dp_error()
+        g = _lib.dp_gen_by_name(_lib.encode(model), n, ka, va, ctypes.byref(err))
+        if not g:
+            raise from_status(err.code, err)
+        return cls(g)
+
+    @staticmethod
+    def models():
+        """The generators: {model name: {"description": str, "params": {name: (default, help)}}}."""
+        out = {}
+        models = _lib.dp_gen_models()
+        buf = ctypes.create_string_buffer(256)
+        i = 0
+        while models[i].name:
+            m = models[i]
+            params = {}
+            j = 0
+            while m.params[j].name:
+                p = m.params[j]
+                _lib.dp_gen_param_default(ctypes.byref(m), ctypes.byref(p), buf, len(buf))
+                params[_lib.text(p.name)] = (_lib.text(buf.value), _lib.text(p.help))
+                j += 1
+            out[_lib.text(m.name)] = {"description": _lib.text(m.description), "params": params}
+            i += 1
+        return out
+
+    def write(self, path, format=None):
+        """Write the graph: format "json" (native, doc/graph-format.md) or "dot", or by extension.
+        Atomic: the file is complete or absent."""
+        err = _lib.dp_error()
+        check(_lib.dp_graph_write(self._g(), _lib.encode(path), _lib.encode(format), ctypes.byref(err)), err)
+
+    # ---- life ----
+
+    def _g(self):
+        if self._closed:
+            raise ClosedError("graph %s is closed" % self._cache.get("name", ""), _lib.DP_EINVAL)
+        return self._ptr
+
+    def _attach(self, user):
+        """Register an object whose C side points into this graph (freed only after it)."""
+        self._g()
+        self._users.add(user)
+
+    def _release(self):
+        if self._ptr and self._closed and len(self._users) == 0:
+            _lib.dp_graph_free(self._ptr)
+            if self._fixed_costs:
+                _lib.dp_costs_free(self._fixed_costs)
+            self._ptr = None
+            self._fixed_costs = None
+
+    def close(self):
+        """Free the graph (at once, or when the last engine or environment on it is closed)."""
+        if not self._closed:
+            self._cache.setdefault("name", self.name if self._ptr else "")
+            self._closed = True
+        self._release()
+
+    def __del__(self):
+        try:
+            self._closed = True
+            self._users = ()
+            self._release()
+        except Exception:
+            pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def closed(self):
+        return self._closed
+
+    # ---- attributes ----
+
+    def _c(self):
+        return self._g().contents
+
+    @property
+    def n_ops(self):
+        return self._c().n_ops
+
+    @property
+    def n_edges(self):
+        return self._c().n_edges
+
+    def __len__(self):
+        return self.n_ops
+
+    @property
+    def name(self):
+        return _lib.text(self._c().name)
+
+    @property
+    def source(self):
+        return _lib.text(self._c().source)
+
+    @property
+    def cost_kind(self):
+        """"physical" (FLOPs and bytes) or "time" (durations in the file's unit)."""
+        return "time" if self._c().cost_kind == 1 else "physical"
+
+    @property
+    def time_scale(self):
+        """Printed time = simulated time / time_scale (1, or 1e10 for DOPPLER files)."""
+        return self._c().time_scale
+
+    @property
+    def time_unit(self):
+        return _lib.text(self._c().time_unit)
+
+    @property
+    def devices(self):
+        """The device count the graph was made for when it says (a generated Llama graph's
+        tensor-parallel degree, DOPPLER's 8gpu_ files, a JSON file's "devices"), else None. A
+        machine without "devices" or a topology takes it, as the command does."""
+        d = self._c().devices
+        return d if d > 0 else None
+
+    @property
+    def fixed_devices(self):
+        """Processor count of a heterogeneous example (which fixes its machine), else None."""
+        self._g()
+        return self._fixed_costs.contents.n_devices if self._fixed_costs else None
+
+    def _cached(self, key, make):
+        self._g()
+        if key not in self._cache:
+            self._cache[key] = make(self._c())
+        return self._cache[key]
+
+    @property
+    def work(self):
+        """(n_ops,) float64: FLOPs (physical) or duration (time) of each op."""
+        return self._cached("work", lambda g: _array(g.work, g.n_ops, np.float64))
+
+    @property
+    def out_size(self):
+        """(n_ops,) float64: output bytes (physical) or the transfer duration of the output (time)."""
+        return self._cached("out_size", lambda g: _array(g.out_size, g.n_ops, np.float64))
+
+    @property
+    def op_names(self):
+        """list of n_ops str: unique op names."""
+        return self._cached("op_names", lambda g: _strings(g.op_name, g.n_ops))
+
+    @property
+    def op_kinds(self):
+        """(n_ops,) str array: op kinds ("matmul", "add", "op", ...)."""
+        return self._cached("op_kinds", lambda g: np.array(_strings(g.op_kind, g.n_ops), dtype=object))
+
+    @property
+    def op_shapes(self):
+        """list of n_ops tuples: each op's output shape (empty when unknown)."""
+        def make(g):
+            nd = np.ctypeslib.as_array(g.op_ndim, shape=(g.n_ops,))
+            sh = np.ctypeslib.as_array(g.op_shape, shape=(g.n_ops, _lib.DP_MAX_DIMS))
+            return [tuple(int(x) for x in sh[i, :nd[i]]) for i in range(g.n_ops)]
+        return self._cached("op_shapes", make)
+
+    @property
+    def edge_src(self):
+        """(n_edges,) int64: source op of each edge (edges grouped by source, the library's order)."""
+        return self._cached("edge_src", lambda g: _array(g.edge_src, g.n_edges, np.int64))
+
+    @property
+    def edge_dst(self):
+        """(n_edges,) int64: destination op of each edge."""
+        return self._cached("edge_dst", lambda g: _array(g.edge_dst, g.n_edges, np.int64))
+
+    @property
+    def edges(self):
+        """(n_edges, 2) int64: (source, destination) of each edge."""
+        return self._cached("edges", lambda g: np.stack([self.edge_src, self.edge_dst], axis=1))
+
+    @property
+    def edge_size(self):
+        """(n_edges,) float64: bytes (physical) or transfer duration (time) of each edge."""
+        return self._cached("edge_size", lambda g: _array(g.edge_size, g.n_edges, np.float64))
+
+    @property
+    def topological_order(self):
+        """(n_ops,) int64: a topological order (Kahn's, lowest id first among the ready)."""
+        return self._cached("topo", lambda g: _array(g.topo, g.n_ops, np.int64))
+
+    @property
+    def sources(self):
+        return self._cached("sources", lambda g: _array(g.sources, g.n_sources, np.int64))
+
+    @property
+    def sinks(self):
+        return self._cached("sinks", lambda g: _array(g.sinks, g.n_sinks, np.int64))
+
+    @property
+    def n_predecessors(self):
+        """(n_ops,) int64: in-edges of each op."""
+        return self._cached("npred", lambda g: np.diff(_array(g.pred_ptr, g.n_ops + 1, np.int64)))
+
+    @property
+    def n_successors(self):
+        """(n_ops,) int64: out-edges of each op."""
+        return self._cached("nsucc", lambda g: np.diff(_array(g.succ_ptr, g.n_ops + 1, np.int64)))
+
+    def costs(self, machine=None):
+        """The cost tables of this graph on a machine (doppler.Machine; None: the default machine, or
+        a heterogeneous example's own): op times, transfer costs, b-levels. See doppler.Costs."""
+        from .machine import Machine
+        if machine is None:
+            machine = Machine()
+        return machine.costs(self)
+
+    def blevels(self, machine=None):
+        """(n_ops,) float64: b-levels with mean costs on the machine (Kwok and Ahmad 1999), in the
+        printed unit; the critical-path heuristic's priority."""
+        return self.costs(machine).blevel
+
+    def __repr__(self):
+        if self._closed:
+            return "<doppler.Graph (closed)>"
+        return "<doppler.Graph %s: %d ops, %d edges, %s>" % (self.name, self.n_ops, self.n_edges, self.cost_kind)
+
+
+class Costs:
+    """Cost tables of a graph on a machine (libdoppler's dp_costs, sim/dp_cost.h), as NumPy copies in
+    the graph's printed unit:
+
+      op_time (n_ops, n_devices)          op time on each device
+      latency, inv_bw (n_devices, n_devices)   a transfer of edge e from a to b != a takes
+                                          latency[a, b] + edge_data[e] * inv_bw[a, b]
+      edge_data (n_edges,)                bytes (physical graphs) or the file's transfer duration
+      blevel, tlevel (n_ops,)             b- and t-levels with mean costs
+      critical_path, lower_bound          max b-level; the bound with zero communication
+    """
+
+    def __init__(self, graph, cptr, owned):
+        c = cptr.contents
+        g = graph._g()
+        sc = c.time_scale
+        n, m, D = c.n_ops, c.n_edges, c.n_devices
+        self.n_devices = D
+        self.homogeneous = bool(c.homogeneous)
+        self.op_time = np.ctypeslib.as_array(c.op_time, shape=(n * D,)).reshape(n, D) / sc
+        self.edge_data = _array(c.edge_data, m, np.float64).copy()
+        self.latency = np.ctypeslib.as_array(c.latency, shape=(D * D,)).reshape(D, D) / sc
+        self.inv_bw = np.ctypeslib.as_array(c.inv_bw, shape=(D * D,)).reshape(D, D) / sc
+        bl = np.empty(n)
+        tl = np.empty(n)
+        _lib.dp_costs_levels(g, cptr, bl.ctypes.data_as(_lib.PD), tl.ctypes.data_as(_lib.PD))
+        self.blevel = bl / sc
+        self.tlevel = tl / sc
+        self.critical_path = _lib.dp_costs_critical_path(g, cptr) / sc
+        self.lower_bound = _lib.dp_costs_lower_bound(g, cptr) / sc
+        for a in (self.op_time, self.edge_data, self.latency, self.inv_bw, self.blevel, self.tlevel):
+            a.flags.writeable = False
+        if owned:
+            _lib.dp_costs_free(cptr)
+
+    def __repr__(self):
+        return "<doppler.Costs %d ops on %d devices, critical path %.6g>" % (
+            self.op_time.shape[0], self.n_devices, self.critical_path)
+
+
+__all__ = ["Graph", "Costs"]

@@ -1,0 +1,177 @@
+"""The machine an assignment runs on (libdoppler's dp_machine, sim/dp_machine.h)."""
+
+import ctypes
+import json
+
+from . import _lib
+from ._errors import check, from_status
+
+
+def _value_text(value):
+    """A Python value as the text dp_machine_set reads."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return repr(value)  # shortest text that reads back to the same double
+    return str(value)
+
+
+def keys():
+    """The settable keys, in the library's order: [(name, command-line option), ...]."""
+    out = []
+    k = _lib.dp_machine_keys()
+    i = 0
+    while k[i].name:
+        out.append((_lib.text(k[i].name), "--" + _lib.text(k[i].option)))
+        i += 1
+    return out
+
+
+class Machine:
+    """A machine: a uniform one (n identical devices, one peak rate, one link bandwidth and
+    latency) or a topology (a bundled name such as "dgx1-v100", or a topology JSON file) with an
+    optional calibration, plus every option of the simulator. Keys are dp_machine_set's, the same
+    as a sweep config's and (with '-' and a leading '--') the command's options:
+
+        devices, peak_flops, bandwidth, latency, topology, calibration, transfer (fixed, fifo,
+        maxmin), chunks, mode (async, bsp), streams, queue (fifo, priority), memory_limit (bytes or
+        "topology"), memory_policy (error, penalty), memory_penalty, copy_engines (on/off, or a bool)
+
+    Machine(devices=8), Machine(topology="dgx1-v100", transfer="maxmin"), m.set("streams", 2).
+    Every value is checked when set; a bad key or value raises doppler.InvalidInputError with the
+    library's message. Without a topology and with the default simulator options the exact
+    DOPPLER-compatible engine runs; any other machine runs the general engine (`general`).
+
+    A Machine is a description: each Engine and Environment builds its own copy of it, so a
+    machine may be changed or dropped while engines made from it run on.
+    """
+
+    def __init__(self, **settings):
+        self._m = _lib.dp_machine()
+        _lib.dp_machine_init(ctypes.byref(self._m))
+        self._settings = []
+        for k, v in settings.items():
+            self.set(k, v)
+
+    @classmethod
+    def uniform(cls, devices=4, peak_flops=1e13, bandwidth=1.2e10, latency=1e-5, **options):
+        """n identical devices of peak_flops FLOP/s joined by links of bandwidth B/s and latency s
+        (physical graphs; graphs in time units take their own costs)."""
+        return cls(devices=devices, peak_flops=peak_flops, bandwidth=bandwidth, latency=latency, **options)
+
+    @classmethod
+    def topology(cls, name, calibration=None, **options):
+        """A bundled topology by name (`doppler topology list`) or a topology JSON file, with an
+        optional calibration file."""
+        m = cls(topology=name, **options)
+        if calibration is not None:
+            m.set("calibration", calibration)
+        return m
+
+    @classmethod
+    def from_dict(cls, d):
+        """A machine from a dict of keys (as a sweep config or to_dict writes them)."""
+        return cls(**d)
+
+    @staticmethod
+    def keys():
+        """[(key, command-line option), ...] as the library lists them."""
+        return keys()
+
+    def set(self, key, value):
+        """Set one key (its name, with '_' or '-', or its option spelling) from a value (str, int,
+        float, bool). Returns self."""
+        k = str(key)
+        if _lib.dp_machine_key_index(k.encode()) < 0 and _lib.dp_machine_key_index(k.replace("_", "-").encode()) >= 0:
+            k = k.replace("_", "-")
+        text = _value_text(value)
+        err = _lib.dp_error()
+        check(_lib.dp_machine_set(ctypes.byref(self._m), k.encode(), text.encode(), ctypes.byref(err)), err)
+        self._settings.append((k, text))
+        return self
+
+    def _load(self):
+        err = _lib.dp_error()
+        check(_lib.dp_machine_load(ctypes.byref(self._m), ctypes.byref(err)), err)
+
+    @property
+    def n_devices(self):
+        """Device count (the topology's, once loaded: reading this loads it)."""
+        self._load()
+        return self._m.n_devices
+
+    @property
+    def device_names(self):
+        """Device names: the topology's, else "0", "1", ..."""
+        self._load()
+        if self._m.topo:
+            t = self._m.topo.contents
+            return [_lib.text(t.dev[d].name) for d in range(t.n_devices)]
+        return [str(d) for d in range(self._m.n_devices)]
+
+    @property
+    def general(self):
+        """True when only the general engine simulates this machine (a topology, or a simulator
+        option other than the DOPPLER-compatible defaults)."""
+        return bool(_lib.dp_machine_general(ctypes.byref(self._m)))
+
+    def to_dict(self):
+        """The machine as the library records it (dp_machine_to_json: "devices" and the keys that
+        differ from the defaults)."""
+        self._load()
+        j = _lib.dp_machine_to_json(ctypes.byref(self._m))
+        if not j:
+            raise MemoryError("dp_machine_to_json")
+        try:
+            s = _lib.json_dumps(j, 0)
+            try:
+                return json.loads(ctypes.string_at(s).decode())
+            finally:
+                _lib.libc_free(s)
+        finally:
+            _lib.json_delete(j)
+
+    def costs(self, graph):
+        """The cost tables of graph on this machine (dp_machine_costs): a doppler.Costs."""
+        from .graph import Costs
+        if graph._fixed_costs is not None:
+            graph._g()
+            if self._settings:
+                raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
+            return Costs(graph, graph._fixed_costs, owned=False)
+        err = _lib.dp_error()
+        c = _lib.dp_machine_costs(ctypes.byref(self._m), graph._g(), ctypes.byref(err))
+        if not c:
+            raise from_status(err.code, err)
+        return Costs(graph, c, owned=True)
+
+    def copy(self):
+        """A new Machine with the same settings."""
+        m = Machine()
+        for k, v in self._settings:
+            m.set(k, v)
+        return m
+
+    def _instance(self):
+        """A fresh dp_machine with this machine's settings, loaded (the caller frees it)."""
+        m = _lib.dp_machine()
+        _lib.dp_machine_init(ctypes.byref(m))
+        err = _lib.dp_error()
+        try:
+            for k, v in self._settings:
+                check(_lib.dp_machine_set(ctypes.byref(m), k.encode(), v.encode(), ctypes.byref(err)), err)
+            check(_lib.dp_machine_load(ctypes.byref(m), ctypes.byref(err)), err)
+        except Exception:
+            _lib.dp_machine_free(ctypes.byref(m))
+            raise
+        return m
+
+    def __del__(self):
+        try:
+            _lib.dp_machine_free(ctypes.byref(self._m))
+        except Exception:
+            pass
+
+    def __repr__(self):
+        return "<doppler.Machine %s>" % ", ".join("%s=%s" % kv for kv in self._settings) if self._settings \
+            else "<doppler.Machine default: 4 devices, DOPPLER-compatible>"

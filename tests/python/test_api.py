@@ -1,0 +1,309 @@
+"""The Python interface's objects: graph arrays against the library's own writer (which also checks
+the ctypes mirrors of the C structures), machines by key, engines, placement options, errors
+carrying the library's messages, and no crash on bad input or on use after close."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+import doppler
+from conftest import SHARED, bundled, run_cli
+
+
+def test_graph_arrays_match_the_library_writer(tmp_path):
+    for name in ("chainmm-small", "llama-layer"):
+        g = doppler.Graph.read(bundled(name))
+        out = tmp_path / (name + ".json")
+        g.write(str(out))
+        d = json.loads(out.read_text())
+        assert g.name == d["name"] and g.cost_kind == d["cost_kind"] and g.time_unit == d["time_unit"]
+        assert g.n_ops == len(d["ops"]) and g.n_edges == len(d["edges"])
+        assert g.work.tolist() == [o["flops"] for o in d["ops"]]
+        assert g.out_size.tolist() == [o["out_bytes"] for o in d["ops"]]
+        assert g.op_names == [o["name"] for o in d["ops"]]
+        assert g.op_kinds.tolist() == [o["kind"] for o in d["ops"]]
+        assert g.op_shapes == [tuple(o.get("shape", ())) for o in d["ops"]]
+        assert g.edges.tolist() == [[e["src"], e["dst"]] for e in d["edges"]]
+        assert g.edge_size.tolist() == [e["bytes"] for e in d["edges"]]
+        assert g.n_predecessors.sum() == g.n_edges == g.n_successors.sum()
+        order = {int(v): i for i, v in enumerate(g.topological_order)}
+        assert all(order[s] < order[t] for s, t in g.edges)
+        assert set(g.sources.tolist()) == set(range(g.n_ops)) - set(g.edge_dst.tolist())
+        with pytest.raises(ValueError):
+            g.work[0] = 1.0  # read-only views of the immutable graph
+
+
+def test_devices_the_graph_was_made_for():
+    g8 = doppler.Graph.read(bundled("llama-layer-tp8"))
+    assert g8.devices == 8 and doppler.Graph.read(bundled("chainmm-small")).devices is None
+    assert doppler.Engine(g8).n_devices == 8  # the default machine takes the graph's count
+    res = json.loads(run_cli("place", "--graph", bundled("llama-layer-tp8"), "--method", "cp", "--json")[1])
+    assert doppler.place(g8, "cp").makespan == res["makespan"] and res["n_devices"] == 8
+    with pytest.warns(UserWarning, match="made for 8 devices; placing it on 4"):
+        doppler.Engine(g8, doppler.Machine(devices=4))
+
+
+def test_graph_info_matches_the_command():
+    g = doppler.Graph.read(bundled("ffnn"))
+    info = run_cli("graph", "info", bundled("ffnn"))[1]
+    assert "ops:             %d\n" % g.n_ops in info
+    assert "edges:           %d\n" % g.n_edges in info
+
+
+def test_generate_every_model():
+    models = doppler.Graph.models()
+    assert set(models) == {"chainmm", "ffnn", "llama-block", "llama-layer", "random"}
+    assert "tp" in models["llama-layer"]["params"] and models["llama-layer"]["params"]["tp"][0] == "4"
+    # the bundled defaults are the generators' defaults
+    for name in ("chainmm", "ffnn", "llama-layer", "llama-block"):
+        gen = doppler.Graph.generate(name)
+        ref = doppler.Graph.read(bundled(name))
+        assert gen.n_ops == ref.n_ops and gen.work.tolist() == ref.work.tolist(), name
+        assert gen.edges.tolist() == ref.edges.tolist(), name
+    g = doppler.Graph.generate("llama-layer", tp=8, hidden_blocks=4)
+    assert g.n_ops == doppler.Graph.read(bundled("llama-layer-tp8")).n_ops
+    r = doppler.Graph.generate("random", n=50, seed=3, ccr=0.5)
+    assert r.n_ops == 50 and r.cost_kind == "time"
+    assert doppler.Graph.generate("chainmm", partition="2d", blocks=2, matrices=3).n_ops == 8
+    with pytest.raises(doppler.InvalidInputError, match="llama-layer"):
+        doppler.Graph.generate("llama-layer", tp=0)
+    with pytest.raises(doppler.InvalidInputError, match="chainmm"):
+        doppler.Graph.generate("nosuchmodel")
+    with pytest.raises(doppler.InvalidInputError, match="colour"):
+        doppler.Graph.generate("ffnn", colour=3)
+
+
+def test_read_errors_name_the_file(tmp_path):
+    with pytest.raises(doppler.FileError, match="nosuch.json"):
+        doppler.Graph.read(str(tmp_path / "nosuch.json"))
+    bad = tmp_path / "cycle.json"
+    bad.write_text(json.dumps({"ops": [{"name": "a", "flops": 1}, {"name": "b", "flops": 1}],
+                               "edges": [{"src": 0, "dst": 1}, {"src": 1, "dst": 0}]}))
+    with pytest.raises(doppler.Error, match="cycle") as ei:
+        doppler.Graph.read(str(bad))
+    assert isinstance(ei.value, ValueError)
+    junk = tmp_path / "junk.txt"
+    junk.write_text("3\nx\n")
+    with pytest.raises(doppler.InvalidInputError, match="junk.txt"):
+        doppler.Graph.read(str(junk))
+    with pytest.raises(doppler.InvalidInputError):
+        doppler.Graph.read(bundled("ffnn"), format="nosuchformat")
+
+
+def test_machine_keys_and_the_mirror():
+    keys = dict(doppler.Machine.keys())
+    assert keys["transfer"] == "--transfer-model" and "memory_limit" in keys and len(keys) == 15
+    m = doppler.Machine(topology="dgx1-v100", transfer="maxmin", streams=3, memory_penalty=0.5,
+                        copy_engines=False, chunks=4)
+    # read back through the ctypes mirror of dp_machine: a layout change fails here
+    assert m._m.sim.streams == 3 and m._m.sim.transfer_model == 2 and m._m.sim.chunks == 4
+    assert m._m.sim.memory_penalty == 0.5 and m._m.sim.copy_engines == 0
+    assert m.n_devices == 8 and m.device_names[0] == "gpu0" and m.general
+    d = m.to_dict()
+    assert d["topology"] == "dgx1-v100" and d["transfer"] == "maxmin" and d["streams"] == 3 and d["devices"] == 8
+    assert doppler.Machine.from_dict(d).to_dict() == d
+    # a topology file of one's own, and a calibration, as the command reads them
+    custom = doppler.Machine.topology(os.path.join(os.path.dirname(bundled("ffnn")), "..", "topologies",
+                                                   "pcie-gen3-4gpu.json"))
+    assert custom.n_devices == 4 and custom.general
+    cal = doppler.Machine.topology("cpu-2core", calibration=os.path.join(os.path.dirname(bundled("ffnn")), "..",
+                                                                         "calibrations", "cpu-2core.json"))
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    assert not np.array_equal(g.costs(cal).op_time, g.costs(doppler.Machine(topology="cpu-2core")).op_time)
+    with pytest.raises(doppler.InvalidInputError, match="calibration"):
+        doppler.Machine(calibration="x.json").n_devices
+    u = doppler.Machine.uniform(devices=3, peak_flops=2e13)
+    assert u.n_devices == 3 and not u.general and u._m.peak_flops == 2e13
+    with pytest.raises(doppler.InvalidInputError, match="transfer"):
+        doppler.Machine(transfer="teleport")
+    with pytest.raises(doppler.InvalidInputError, match="colour"):
+        doppler.Machine(colour="blue")
+    with pytest.raises(doppler.FileError, match="nosuchtopo"):
+        doppler.Machine(topology="nosuchtopo").n_devices
+    with pytest.raises(doppler.InvalidInputError, match="devices"):
+        doppler.Machine(devices=0)
+
+
+def test_costs():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    c = g.costs(doppler.Machine(devices=2))
+    assert c.op_time.shape == (g.n_ops, 2) and c.latency.shape == (2, 2)
+    assert np.allclose(c.op_time[:, 0], g.work / 1e13, rtol=1e-15, atol=0)
+    assert c.blevel.max() == pytest.approx(c.critical_path, rel=1e-12)
+    assert c.lower_bound <= doppler.place(g, "cp", doppler.Machine(devices=2)).makespan
+    assert np.array_equal(g.blevels(doppler.Machine(devices=2)), c.blevel)
+    t = g.costs(doppler.Machine(topology="pcie-gen3-4gpu"))
+    assert t.op_time.shape == (g.n_ops, 4)
+
+
+def test_engine_bad_input_raises():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    e = doppler.Engine(g)
+    n = g.n_ops
+    ok = np.zeros(n, dtype=np.int64)
+    assert e.simulate(ok).makespan > 0
+    with pytest.raises(ValueError, match="shape"):
+        e.simulate(np.zeros(n - 1, dtype=int))
+    with pytest.raises(ValueError, match="shape"):
+        e.simulate(np.zeros((2, n), dtype=int))
+    with pytest.raises(TypeError, match="integer"):
+        e.simulate(np.zeros(n))
+    with pytest.raises(TypeError, match="integer"):
+        e.simulate(["a"] * n)
+    bad = ok.copy()
+    bad[5] = 4
+    with pytest.raises(doppler.InvalidInputError, match="op 5"):
+        e.simulate(bad)
+    bad[5] = -1
+    with pytest.raises(doppler.InvalidInputError, match="op 5"):
+        e.simulate(bad)
+    bad[5] = 2 ** 40
+    with pytest.raises(ValueError, match="out of range"):
+        e.simulate(bad)
+    with pytest.raises(ValueError, match="priority"):
+        e.simulate(ok, priority=np.zeros(3))
+    A = np.zeros((4, n), dtype=np.int32)
+    A[2, 7] = 9
+    with pytest.raises(doppler.InvalidInputError, match="assignment 2.*op 7"):
+        e.simulate_batch(A)
+    with pytest.raises(ValueError, match=r"\(B, %d\)" % n):
+        e.simulate_batch(np.zeros(n, dtype=int))
+    assert e.simulate_batch(np.zeros((0, n), dtype=int)).shape == (0,)
+    # a non-contiguous or other-integer batch is converted, same numbers
+    A = np.random.default_rng(1).integers(0, 4, size=(6, 2 * n)).astype(np.int16)[:, ::2]
+    assert e.simulate_batch(A).tolist() == [e.makespan(a) for a in A]
+    # the engine survives all of that
+    assert e.simulate(ok).makespan == e.simulate_batch(ok[None, :])[0]
+
+
+def test_engine_keeps_its_machine(tmp_path):
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(topology="dgx1-v100", transfer="maxmin")
+    e = doppler.Engine(g, m)
+    a = np.arange(g.n_ops) % 8
+    before = e.makespan(a)
+    m.set("transfer", "fifo")  # the engine made its own copy
+    m.set("topology", "pcie-gen3-4gpu")
+    assert e.makespan(a) == before and e.machine.to_dict()["transfer"] == "maxmin"
+    # the trace (written by a traced copy of the engine's machine) is of the engine's schedule
+    e.simulate(a, trace=str(tmp_path / "t.json"))
+    cli = tmp_path / "cli.json"
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"devices": a.tolist()}))
+    run_cli("simulate", "--graph", bundled("chainmm-small"), "--assignment", str(path), "--topology", "dgx1-v100",
+            "--transfer-model", "maxmin", "--trace", str(cli))
+    assert json.loads((tmp_path / "t.json").read_text()) == json.loads(cli.read_text())
+
+
+def test_memory_limit_errors():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(topology="pcie-gen3-4gpu", memory_limit=1e6)
+    with pytest.raises(doppler.CapacityError):
+        doppler.simulate(g, np.zeros(g.n_ops, dtype=int), m)
+    m.set("memory_policy", "penalty")
+    s = doppler.simulate(g, np.zeros(g.n_ops, dtype=int), m)
+    assert s.cost > s.makespan and s.memory_excess > 0 and s.memory_peak.shape == (4,)
+
+
+def test_schedule_arrays():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    for m in (None, doppler.Machine(topology="dgx1-v100", transfer="fifo")):
+        e = doppler.Engine(g, m)
+        p = e.place("round-robin")
+        s = p.schedule
+        a = s.assignment
+        assert s.end.max() == s.makespan and (s.end >= s.start).all()
+        cross = a[g.edge_src] != a[g.edge_dst]
+        assert (s.transfer_start[~cross] == -1).all() and (s.transfer_start[cross] >= 0).all()
+        # a transfer leaves after its producer ends and arrives before its consumer starts
+        assert (s.transfer_start[cross] >= s.end[g.edge_src[cross]]).all()
+        assert (s.transfer_end[cross] <= s.start[g.edge_dst[cross]]).all()
+        for d in range(e.n_devices):
+            on = a == d
+            assert abs((s.end[on] - s.start[on]).sum() - s.busy[d]) <= 1e-12 * max(1.0, s.busy[d])
+
+
+def test_place_options_and_errors():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    e = doppler.Engine(g)
+    assert set(doppler.methods()) == {"cp", "random", "round-robin", "single", "doppler", "heft", "cpop", "peft",
+                                      "etf", "anneal", "local", "exact", "placeto", "gdp"}
+    help_text = run_cli("place", "--help")[1]
+    for name in doppler.methods():
+        assert " " + name in help_text
+    with pytest.raises(doppler.InvalidInputError, match="cp"):
+        e.place("nosuchmethod")
+    with pytest.raises(TypeError, match="colour"):
+        e.place("cp", colour=1)
+    with pytest.raises(ValueError, match="device"):
+        e.place("single", device=4)
+    with pytest.raises(ValueError, match="budget"):
+        e.place("anneal", budget=0)
+    with pytest.raises(doppler.Error, match="checkpoint"):
+        e.place("doppler")
+    assert (e.place("single", device=2).assignment == 2).all()
+    before = e.simulations
+    p = e.place("anneal", budget=50, seed=4, config={"t0": 0.5})
+    assert p.simulations >= 50 and e.simulations == before + p.simulations + 1
+    q = e.place("anneal", budget=50, seed=4, config={"t0": 0.5})
+    assert q.assignment.tolist() == p.assignment.tolist()
+    with pytest.raises(doppler.Error, match="nosuchkey"):
+        e.place("anneal", config={"nosuchkey": 1})
+
+
+def test_use_after_close_raises():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    e = doppler.Engine(g)
+    env = doppler.Env(g)
+    a = np.zeros(g.n_ops, dtype=int)
+    ms = e.makespan(a)
+    g.close()  # the engine and the environment still hold it: freed after them
+    with pytest.raises(doppler.ClosedError):
+        g.work
+    with pytest.raises(doppler.ClosedError):
+        e.simulate(a)
+    with pytest.raises(doppler.ClosedError):
+        doppler.Engine(g)
+    e.close()
+    e.close()
+    with pytest.raises(doppler.ClosedError):
+        e.simulate_batch(a[None, :])
+    with pytest.raises(doppler.ClosedError):
+        e.place("cp")
+    env.close()
+    assert g._ptr is None  # freed once nothing uses it
+    g2 = doppler.Graph.read(bundled("chainmm-small"))
+    with doppler.Engine(g2) as e2:
+        assert e2.makespan(a) == ms
+    assert e2.closed
+
+
+@pytest.mark.skipif(not os.path.isdir(os.path.join(SHARED, "heft-topcuoglu2002")), reason="no shared data")
+def test_heterogeneous_example_fixes_the_machine():
+    path = os.path.join(SHARED, "heft-topcuoglu2002", "paper-example.in")
+    g = doppler.Graph.read(path)
+    assert g.fixed_devices == 3
+    res = json.loads(run_cli("place", "--graph", path, "--method", "heft", "--json")[1])
+    p = doppler.place(g, "heft")
+    assert p.makespan == res["makespan"] and p.schedule.busy.tolist() == res["busy"]
+    with pytest.raises(ValueError, match="fixes the machine"):
+        doppler.Engine(g, doppler.Machine(devices=3))
+
+
+def test_struct_mirrors_are_as_large_as_the_library_s():
+    """The structures Python allocates for the library to fill are at least the library's size
+    (dp_place_options grew three fields in the header; a mirror without them let
+    dp_place_options_init write past its end)."""
+    import ctypes
+    from doppler import _lib
+    _lib._check_size(_lib.dp_place_options, _lib.dp_place_options_init)
+
+    class Truncated(ctypes.Structure):
+        _fields_ = _lib.dp_place_options._fields_[:-3]
+    with pytest.raises(ImportError, match="Truncated"):
+        _lib._check_size(Truncated, lambda p: _lib.dp_place_options_init(ctypes.cast(p, ctypes.POINTER(
+            _lib.dp_place_options))))
+    m = _lib._check_size(_lib.dp_machine, _lib.dp_machine_init)
+    _lib.dp_machine_free(ctypes.cast(m, _lib.M))

@@ -1,0 +1,177 @@
+"""The assignment environment: the critical-path episode gives the cp placement; observations,
+rewards, invalid actions, records."""
+
+import numpy as np
+import pytest
+
+import doppler
+from conftest import bundled, doppler_graphs
+
+
+def cp_episode(env):
+    obs, info = env.reset()
+    total = 0.0
+    steps = 0
+    while True:
+        obs, reward, terminated, truncated, info = env.step(env.cp_action())
+        total += reward
+        steps += 1
+        assert not truncated
+        if terminated:
+            return obs, total, steps, info
+
+
+MACHINES = [None, dict(topology="dgx1-v100", transfer="maxmin"), dict(topology="pcie-gen3-4gpu", streams=2),
+            dict(devices=3)]
+
+
+@pytest.mark.parametrize("name", ["chainmm-small", "llama-layer", "ffnn"])
+@pytest.mark.parametrize("k", range(len(MACHINES)))
+def test_cp_actions_give_the_cp_placement(name, k):
+    g = doppler.Graph.read(bundled(name))
+    m = doppler.Machine(**MACHINES[k]) if MACHINES[k] else None
+    p = doppler.place(g, "cp", m)
+    with doppler.Env(g, m) as env:
+        obs, total, steps, info = cp_episode(env)
+        assert steps == g.n_ops
+        assert info["assignment"].tolist() == p.assignment.tolist()
+        assert total == -p.makespan and info["makespan"] == p.makespan
+        assert obs["assignment"].tolist() == p.assignment.tolist()
+        assert info["simulations"] == 1 and info["episode_simulations"] == 1
+        # a second episode: the same, and the engine has simulated twice
+        obs, total2, _, info = cp_episode(env)
+        assert total2 == total and info["total_simulations"] == 2
+
+
+@pytest.mark.skipif(not doppler_graphs(), reason="no shared data")
+def test_cp_actions_on_doppler_graphs():
+    for path, devices in doppler_graphs():
+        g = doppler.Graph.read(path)
+        m = doppler.Machine(devices=devices)
+        p = doppler.place(g, "cp", m)
+        with doppler.Env(g, m, device_features=False) as env:
+            _, total, _, info = cp_episode(env)
+        assert info["assignment"].tolist() == p.assignment.tolist(), path
+        assert total == -p.makespan, path
+
+
+def test_observation():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    env = doppler.Env(g)
+    n, D = g.n_ops, env.n_devices
+    obs, info = env.reset(seed=1)
+    assert info["step"] == 0 and info["simulations"] == 0
+    assert obs["ready"].shape == (n,) and obs["ready"].dtype == np.int64
+    assert obs["ready_mask"].shape == (n,)
+    assert obs["op_features"].shape == (n, len(doppler.OP_FEATURES))
+    assert obs["device_features"].shape == (n, D, len(doppler.DEVICE_FEATURES))
+    assert obs["device_state"].shape == (D, 2)
+    ready = env.ready
+    assert ready.tolist() == g.sources.tolist()
+    assert obs["ready"][: len(ready)].tolist() == ready.tolist() and (obs["ready"][len(ready):] == -1).all()
+    assert np.flatnonzero(obs["ready_mask"]).tolist() == ready.tolist()
+    assert (obs["assignment"] == -1).all()
+    costs = env.engine.costs
+    assert np.array_equal(obs["op_features"][:, 1], costs.blevel)
+    for t in range(5):
+        v, d = env.cp_action()
+        # device features of ready ops: column 4 is the estimated start the library computes
+        for u in env.ready:
+            for dd in range(D):
+                assert obs["device_features"][u, dd, 4] == env.est_start(u, dd)
+        not_ready = np.flatnonzero(obs["ready_mask"] == 0)
+        assert (obs["device_features"][not_ready] == 0).all()
+        # the integer encoding of an action
+        obs, reward, term, trunc, info = env.step(v * D + d if t % 2 else (v, d))
+        assert reward == 0.0 and not term and info["step"] == t + 1
+        assert obs["assignment"][v] == d and obs["op_features"][v, 5] == 1
+        assert obs["end"][v] > obs["start"][v] or costs.op_time[v, d] == 0
+    # observations are copies: an agent may keep them
+    kept = obs["assignment"].copy()
+    env.step(env.cp_action())
+    assert np.array_equal(obs["assignment"], kept)
+
+
+def test_invalid_actions_keep_the_state():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    env = doppler.Env(g)
+    obs, _ = env.reset()
+    not_ready = int(np.flatnonzero(obs["ready_mask"] == 0)[0])
+    with pytest.raises(doppler.InvalidInputError, match="not in the ready set"):
+        env.step((not_ready, 0))
+    with pytest.raises(doppler.InvalidInputError, match="device 4"):
+        env.step((int(env.ready[0]), 4))
+    with pytest.raises(doppler.InvalidInputError):
+        env.step((-1, 0))
+    with pytest.raises(doppler.InvalidInputError):
+        env.step(10 ** 12)
+    with pytest.raises(TypeError):
+        env.step((1.5, 0))
+    with pytest.raises(TypeError):
+        env.step((1, 2, 3))
+    assert env.step_count == 0 and (env.assignment == -1).all()
+    # a whole random episode sampled with the ready mask
+    env.reset(seed=3)
+    done = False
+    while not done:
+        a = env.action_space.sample(mask=(obs["ready_mask"], None))
+        obs, r, done, _, info = env.step(a)
+    assert r == -env.engine.makespan(info["assignment"])
+    with pytest.raises(doppler.Error, match="reset"):
+        env.step((0, 0))
+    traj = env.trajectory()
+    assert len(traj["op"]) == g.n_ops
+    assert sorted(np.asarray(traj["op"]).tolist()) == list(range(g.n_ops))
+    env.close()
+    with pytest.raises(doppler.ClosedError):
+        env.reset()
+    env.close()  # twice is harmless
+
+
+def test_episode_records():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    env = doppler.Env(g)
+    for _ in range(3):
+        cp_episode(env)
+    ep = env.episodes()
+    assert len(ep["makespan"]) == 3
+    assert np.asarray(ep["makespan"]).tolist() == [doppler.place(g, "cp").makespan] * 3
+    assert np.asarray(ep["simulations"]).tolist() == [1, 1, 1]
+
+
+ENGINE_MACHINES = [None, dict(topology="dgx1-v100", transfer="maxmin"), dict(devices=4, queue="priority")]
+
+
+@pytest.mark.parametrize("k", range(len(ENGINE_MACHINES)))
+def test_engine_state_ends_with_the_engine_s_makespan(k):
+    """In the engine state the environment's schedule of the whole assignment is the engine's, for
+    any placement order: random valid actions, then dp_env_makespan == the engine's makespan."""
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(**ENGINE_MACHINES[k]) if ENGINE_MACHINES[k] else None
+    with doppler.Env(g, m, state="engine", features="engine") as env:
+        assert env.state == "engine"
+        for seed in range(3):
+            obs, info = env.reset(seed=seed)
+            assert obs["device_features"].shape == (g.n_ops, env.n_devices, len(doppler.ENGINE_DEVICE_FEATURES))
+            done = False
+            while not done:
+                v = int(env.ready[env.np_random.integers(len(env.ready))])
+                d = int(env.np_random.integers(env.n_devices))
+                for dd in range(env.n_devices):  # the features' estimated start is the state's
+                    assert obs["device_features"][v, dd, 4] == env.est_start(v, dd)
+                obs, reward, done, _, info = env.step((v, d))
+            assert env.makespan == info["makespan"] == -reward
+            s = env.engine.simulate(info["assignment"])
+            assert np.array_equal(obs["start"], s.start) and np.array_equal(obs["end"], s.end)
+            assert info["prefix_simulations"] >= 0 and info["simulations"] == 1
+
+
+def test_state_and_features_are_checked():
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    with pytest.raises(ValueError, match="state"):
+        doppler.Env(g, state="exact")
+    with pytest.raises(ValueError, match="features"):
+        doppler.Env(g, features="all")
+    env = doppler.Env(g, features="engine")  # the twelve features read the append state too
+    obs, _ = env.reset()
+    assert obs["device_features"].shape[2] == 12

@@ -1,0 +1,46 @@
+"""The examples run: NumPy random search, and the PyTorch REINFORCE agent for a few episodes
+(skipped where python3-torch is not installed: scripts/install-deps.sh does not install it)."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import doppler
+from conftest import SRC, bundled
+
+EXAMPLES = os.path.join(SRC, "examples")
+
+
+def test_random_search_example():
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "random_search.py"), bundled("chainmm-small"), "3000"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("random search: best of 3000: ")
+    best = float(p.stdout.split()[5])
+    # the best of 3000 is no worse than the best of the first 1000 it drew (same seed)
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    A = np.random.default_rng(0).integers(0, 4, size=(1000, g.n_ops))
+    assert best <= doppler.simulate_batch(g, A).min()
+
+
+def test_reinforce_example_runs_a_few_episodes():
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, EXAMPLES)
+    try:
+        import reinforce_torch
+    finally:
+        sys.path.remove(EXAMPLES)
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    env = doppler.Env(g)
+    best, assignment, history = reinforce_torch.train(env, 4, seed=1, log=None)
+    assert len(history) == 4 and best == min(history)
+    # the environment's makespan is the engine's
+    assert doppler.simulate(g, assignment).makespan == best
+    assert env.engine.simulations == 4
+    # the same seed gives the same episodes
+    env2 = doppler.Env(g)
+    assert reinforce_torch.train(env2, 4, seed=1, log=None)[2] == history
+    assert torch.__version__
