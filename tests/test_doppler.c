@@ -38,6 +38,16 @@ static dp_graph *chain(int n)
     return g;
 }
 
+/* The authors' training defaults with tiny networks (fast tests). */
+static void tiny_config(dp_train_config *cfg)
+{
+    dp_train_config_default(cfg);
+    cfg->arch.hidden = 8;
+    cfg->arch.mlp_hidden = 8;
+    cfg->arch.steps = 2;
+    cfg->arch.edge_hidden = 4;
+}
+
 START_TEST(memory_linear_and_checked)
 {
     /* the networks' memory is estimated before allocating: linear in the ops of a chain (the
@@ -303,8 +313,7 @@ START_TEST(stage_real_oracle)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     cfg.stage[DP_STAGE_REAL].lr = 1e-2;
     cfg.stage[DP_STAGE_REAL].epsilon = 0.1;
     cfg.checkpoint_every = 1000;
@@ -463,8 +472,7 @@ START_TEST(greedy_baseline_improves)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
     st->lr = 1e-2;
     st->epsilon = 0.1;
@@ -502,8 +510,7 @@ START_TEST(batch_baseline_improves)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
     st->lr = 1e-2;
     st->epsilon = st->epsilon_final = 0;
@@ -542,8 +549,7 @@ START_TEST(self_imitation_learns_best)
     dp_costs *c = dp_costs_graph(g, 3, &err);
     for (int on = 0; on < 2; on++) {
         dp_train_config cfg;
-        dp_train_config_default(&cfg);
-        cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+        tiny_config(&cfg);
         dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
         st->lr = st->lr_final = 1e-2;
         st->epsilon = st->epsilon_final = 1; /* every choice uniform: the policy is never followed */
@@ -584,8 +590,7 @@ START_TEST(patience_stops_stage)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     cfg.stage[DP_STAGE_IL].lr = cfg.stage[DP_STAGE_IL].lr_final = 0;
     cfg.stage[DP_STAGE_IL].patience = 2;
     cfg.checkpoint_every = 10;
@@ -646,8 +651,7 @@ START_TEST(ablation_switches)
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     cfg.checkpoint_every = 1000;
     cfg.sel_topological = 1;
     dp_test_sim sim = dp_test_sim_make(g, c);
@@ -664,8 +668,7 @@ START_TEST(ablation_switches)
     free(sel0);
     free(plc0);
 
-    dp_train_config_default(&cfg);
-    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    tiny_config(&cfg);
     cfg.arch.cp_embeddings = 0;
     tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
