@@ -103,34 +103,7 @@ int dp_run_mkdir(const char *path, dp_error *err)
 /* "gen:MODEL?k=v&k=v": a graph from the workload generators (models/dp_gen.h). */
 static dp_graph *generate(const char *spec, dp_error *err)
 {
-    char buf[1024];
-    if (snprintf(buf, sizeof buf, "%s", spec + 4) >= (int)sizeof buf) {
-        dp_error_set(err, DP_EINVAL, "%s: too long", spec);
-        return NULL;
-    }
-    const char *keys[32], *vals[32];
-    int n = 0;
-    char *q = strchr(buf, '?');
-    if (q) {
-        *q++ = '\0';
-        while (q && *q) {
-            char *amp = strchr(q, '&');
-            if (amp) *amp = '\0';
-            char *eq = strchr(q, '=');
-            if (!eq || eq == q || n == 32) {
-                dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
-                return NULL;
-            }
-            *eq = '\0';
-            keys[n] = q;
-            vals[n] = eq + 1;
-            n++;
-            q = amp ? amp + 1 : NULL;
-        }
-    }
-    dp_graph *g = dp_gen_by_name(buf, n, keys, vals, err);
-    if (!g) dp_error_prefix(err, "%s", spec);
-    return g;
+    return dp_gen_spec(spec, err);
 }
 
 int dp_run_is_machine_param(const char *name)

@@ -558,3 +558,91 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
     }
     return m->generate(&u, err);
 }
+
+dp_graph *dp_gen_spec(const char *spec, dp_error *err)
+{
+    char buf[1024];
+    if (strncmp(spec, "gen:", 4) != 0) {
+        dp_error_set(err, DP_EINVAL, "%s: a generator spec starts with gen: (gen:MODEL?NAME=VALUE&...)", spec);
+        return NULL;
+    }
+    if (snprintf(buf, sizeof buf, "%s", spec + 4) >= (int)sizeof buf) {
+        dp_error_set(err, DP_EINVAL, "%s: too long", spec);
+        return NULL;
+    }
+    const char *keys[32], *vals[32];
+    int n = 0;
+    char *q = strchr(buf, '?');
+    if (q) {
+        *q++ = '\0';
+        while (q && *q) {
+            char *amp = strchr(q, '&');
+            if (amp) *amp = '\0';
+            char *eq = strchr(q, '=');
+            if (!eq || eq == q || n == 32) {
+                dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
+                return NULL;
+            }
+            *eq = '\0';
+            keys[n] = q;
+            vals[n] = eq + 1;
+            n++;
+            q = amp ? amp + 1 : NULL;
+        }
+    }
+    dp_graph *g = dp_gen_by_name(buf, n, keys, vals, err);
+    if (!g) dp_error_prefix(err, "%s", spec);
+    return g;
+}
+
+/* ---- families with randomised parameters ---- */
+
+static const char *const family_names[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", NULL};
+
+const char *const *dp_gen_families(void) { return family_names; }
+
+static long pick(gsl_rng *r, const long *v, int n)
+{
+    return v[gsl_rng_uniform_int(r, (unsigned long)n)];
+}
+
+static long uni(gsl_rng *r, long lo, long hi)
+{
+    return lo + (long)gsl_rng_uniform_int(r, (unsigned long)(hi - lo + 1));
+}
+
+int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err)
+{
+    int w;
+    if (strcmp(family, "chainmm") == 0) {
+        static const long ns[] = {4096, 8192, 16384, 20000};
+        const long k = uni(r, 3, 8), p = uni(r, 2, 3), n = pick(r, ns, 4);
+        const int three = gsl_rng_uniform(r) < 0.75;
+        w = snprintf(spec, cap, "gen:chainmm?matrices=%ld&blocks=%ld&n=%ld&partition=%s", k, p, n, three ? "3d" : "2d");
+    } else if (strcmp(family, "ffnn") == 0) {
+        static const long bs[] = {2048, 4096, 8192, 16384}, hs[] = {4096, 8192, 16384};
+        const long layers = uni(r, 2, 5), batch = pick(r, bs, 4), hid = pick(r, hs, 3), in = pick(r, hs, 3);
+        const long bb = uni(r, 1, 2), fb = uni(r, 2, 4);
+        w = snprintf(spec, cap, "gen:ffnn?layers=%ld&batch=%ld&in-features=%ld&hidden=%ld&out-features=%ld&batch-blocks=%ld&feature-blocks=%ld",
+                     layers, batch, in, hid, in, bb, fb);
+    } else if (strcmp(family, "llama-block") == 0 || strcmp(family, "llama-layer") == 0) {
+        static const long seqs[] = {1024, 2048, 4096}, heads[] = {16, 32}, tps[] = {2, 4, 8}, hbs[] = {2, 4};
+        const long seq = pick(r, seqs, 3), h = pick(r, heads, 2), tp = pick(r, tps, 3), hb = pick(r, hbs, 2);
+        const int split = gsl_rng_uniform(r) < 0.25;
+        w = snprintf(spec, cap, "gen:%s?seq=%ld&heads=%ld&tp=%ld&hidden-blocks=%ld&softmax=%s", family, seq, h, tp, hb,
+                     split ? "split" : "fused");
+    } else if (strcmp(family, "daggen") == 0) {
+        const long n = uni(r, 30, 300);
+        const double fat = 0.2 + 0.6 * gsl_rng_uniform(r), density = 0.1 + 0.4 * gsl_rng_uniform(r);
+        const double regular = 0.2 + 0.7 * gsl_rng_uniform(r), ccr = 0.1 * (double)uni(r, 1, 40);
+        const long jump = uni(r, 1, 3);
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:random?n=%ld&fat=%.3f&density=%.3f&regular=%.3f&jump=%ld&ccr=%.1f&seed=%lu", n, fat,
+                     density, regular, jump, ccr, seed);
+    } else {
+        return dp_error_set(err, DP_EINVAL, "unknown graph family '%s' (known: chainmm, ffnn, llama-block, llama-layer, daggen)",
+                            family);
+    }
+    if (w < 0 || (size_t)w >= cap) return dp_error_set(err, DP_EINVAL, "%s: spec longer than %zu characters", family, cap);
+    return DP_OK;
+}

@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "dp_gen_einsum.h"
 #include "dp_graph.h"
 
@@ -144,6 +146,30 @@ const dp_gen_model *dp_gen_find(const char *name);
  * a value that does not parse or is out of range (naming the parameter), the generator's own. */
 dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys,
                          const char *const *values, dp_error *err);
+
+/* A graph from a generator spec "gen:MODEL?NAME=VALUE&NAME=VALUE" (parameters as dp_gen_by_name
+ * takes them). NULL with err (DP_EINVAL naming the spec) on failure. */
+dp_graph *dp_gen_spec(const char *spec, dp_error *err);
+
+/* Graph families with randomised parameters, for training on a distribution (issue 16): the
+ * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen" (NULL-ended). Their ranges,
+ * each uniform over the values listed (bounds included):
+ *   chainmm      matrices 3..8, blocks 2..3, n in {4096, 8192, 16384, 20000}, 3d with
+ *                probability 0.75 else 2d (at most 252 ops)
+ *   ffnn         layers 2..5, batch in {2048, 4096, 8192, 16384}, in = out features and hidden
+ *                each in {4096, 8192, 16384}, batch-blocks 1..2, feature-blocks 2..4 (at most
+ *                280 ops)
+ *   llama-block, llama-layer
+ *                seq in {1024, 2048, 4096}, heads in {16, 32}, tp in {2, 4, 8}, hidden-blocks in
+ *                {2, 4}, softmax split with probability 0.25 else fused (Llama-7B's other sizes)
+ *   daggen       DAGGEN random DAGs (model "random"): n 30..300, fat 0.2..0.8, density 0.1..0.5,
+ *                regular 0.2..0.9 (uniform reals), jump 1..3, ccr in {0.1, 0.2, ..., 4.0}, the
+ *                DAG's own seed a draw of r
+ * Writes the drawn graph's generator spec (for dp_gen_spec) into spec (cap bytes), drawing from
+ * r only: the same generator state gives the same spec. DP_OK, or DP_EINVAL (unknown family,
+ * listing the known ones; spec too long). */
+const char *const *dp_gen_families(void);
+int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err);
 
 /* Write a parameter's default value of a model as text ("20000", "3d") into buf. */
 void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *buf, size_t cap);

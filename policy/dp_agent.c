@@ -71,6 +71,29 @@ dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const d
     return ag;
 }
 
+dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_costs *c, dp_error *err)
+{
+    if (!model_of->dd) {
+        dp_error_set(err, DP_EINVAL, "%s: its parameters are sized by the device count and its workspace by the graph: "
+                     "only doppler's models are bound to several graphs", dp_agent_name(model_of->kind));
+        return NULL;
+    }
+    dp_agent *ag = calloc(1, sizeof *ag);
+    if (!ag) {
+        dp_error_set(err, DP_ENOMEM, "out of memory for the agent");
+        return NULL;
+    }
+    ag->kind = model_of->kind;
+    ag->n = g->n_ops;
+    ag->D = c->n_devices;
+    dp_nn_params_init(&ag->empty);
+    if (!(ag->dd = dp_doppler_bind(model_of->dd->m, g, c, err))) {
+        dp_agent_free(ag);
+        return NULL;
+    }
+    return ag;
+}
+
 void dp_agent_free(dp_agent *ag)
 {
     if (!ag) return;
@@ -106,12 +129,12 @@ int dp_agent_one_shot(const dp_agent *ag)
 
 dp_nn_params *dp_agent_sel_params(dp_agent *ag)
 {
-    return ag->dd ? &ag->dd->sel : &ag->empty;
+    return ag->dd ? ag->dd->sel : &ag->empty;
 }
 
 dp_nn_params *dp_agent_plc_params(dp_agent *ag)
 {
-    if (ag->dd) return &ag->dd->plc;
+    if (ag->dd) return ag->dd->plc;
     return ag->pl ? dp_placeto_params(ag->pl) : dp_gdp_params(ag->gd);
 }
 

@@ -145,9 +145,7 @@ out:
     return rc;
 }
 
-/* ---- allocation ---- */
-
-#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+/* ---- the model: parameters sized by the architecture only ---- */
 
 /* allocate the per-op buffers, or (bytes != NULL) only add up their sizes */
 static int doppler_buffers(dp_doppler *dd, size_t *bytes)
@@ -177,7 +175,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     return DP_OK;
 }
 
-dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err)
+dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err)
 {
     if (a->hidden <= 0 || a->mlp_hidden <= 0 || a->steps <= 0 || a->edge_hidden <= 0 || !(a->slope >= 0)) {
         dp_error_set(err, DP_EINVAL, "DOPPLER network sizes must be positive (hidden %d, mlp_hidden %d, steps %d, edge_hidden %d)",
@@ -188,82 +186,56 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
         dp_error_set(err, DP_EINVAL, "DOPPLER network sizes too large (hidden and widths at most 4096, steps at most 64)");
         return NULL;
     }
-    dp_doppler *dd = calloc(1, sizeof *dd);
-    if (!dd) goto nomem;
-    dd->g = g;
-    dd->c = c;
-    dd->a = *a;
-    const int n = g->n_ops, D = c->n_devices, F = DP_DOPPLER_N_NODE_FEATURES, d = a->hidden, h = a->mlp_hidden;
-    dd->n = n;
-    dd->FD = dp_env_n_features((dp_env_features)a->device_features);
-    dd->D = D;
-    dp_nn_params_init(&dd->sel);
-    dp_nn_params_init(&dd->plc);
-    ALLOC(dd->X, (size_t)n * F);
-    ALLOC(dd->Xraw, (size_t)n * F);
-    if (build_features(dd) != DP_OK) goto nomem;
-
-    /* SEL parameters */
-    if (dp_mpnn_declare(&dd->sel_mp, &dd->sel, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
-    dd->s_fw = dp_nn_params_add(&dd->sel, "feat.w", d, F);
-    dd->s_fb = dp_nn_params_add(&dd->sel, "feat.b", 1, d);
-    dd->s_w1 = dp_nn_params_add(&dd->sel, "mlp.w1", h, 4 * d);
-    dd->s_b1 = dp_nn_params_add(&dd->sel, "mlp.b1", 1, h);
-    dd->s_w2 = dp_nn_params_add(&dd->sel, "mlp.w2", 1, h);
-    dd->s_b2 = dp_nn_params_add(&dd->sel, "mlp.b2", 1, 1);
-    if (dd->s_b2 < 0) goto nomem;
-    /* PLC parameters */
-    if (dp_mpnn_declare(&dd->plc_mp, &dd->plc, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
-    dd->p_dw = dp_nn_params_add(&dd->plc, "dev.w", d, dd->FD);
-    dd->p_db = dp_nn_params_add(&dd->plc, "dev.b", 1, d);
-    dd->p_fw = dp_nn_params_add(&dd->plc, "feat.w", d, F);
-    dd->p_fb = dp_nn_params_add(&dd->plc, "feat.b", 1, d);
-    dd->p_w1 = dp_nn_params_add(&dd->plc, "mlp.w1", h, 4 * d);
-    dd->p_b1 = dp_nn_params_add(&dd->plc, "mlp.b1", 1, h);
-    dd->p_w2 = dp_nn_params_add(&dd->plc, "mlp.w2", 1, h);
-    dd->p_b2 = dp_nn_params_add(&dd->plc, "mlp.b2", 1, 1);
-    if (dd->p_b2 < 0) goto nomem;
-    /* what the rest needs, before allocating it: parameters with gradient and Adam moments, the
-     * message-passing caches of both networks and the per-op buffers */
-    {
-        size_t bytes = 4 * (dd->sel.n + dd->plc.n) * sizeof(float);
-        bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes(&dd->plc_mp, dd->eg);
-        doppler_buffers(dd, &bytes);
-        dd->bytes = bytes + ((size_t)n * F * 2 + (size_t)n * 3) * sizeof(float);
-        if (dp_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
-            dp_doppler_free(dd);
-            return NULL;
-        }
+    if (a->device_features != DP_ENV_FEATURES_DOPPLER && a->device_features != DP_ENV_FEATURES_ENGINE) {
+        dp_error_set(err, DP_EINVAL, "DOPPLER: unknown device feature set %d", a->device_features);
+        return NULL;
     }
-    if (dp_nn_params_alloc(&dd->sel) != DP_OK || dp_mpnn_alloc(&dd->sel_mp, &dd->sel, dd->eg) != DP_OK) goto nomem;
-    if (dp_nn_params_alloc(&dd->plc) != DP_OK || dp_mpnn_alloc(&dd->plc_mp, &dd->plc, dd->eg) != DP_OK) goto nomem;
-    if (doppler_buffers(dd, NULL) != DP_OK) goto nomem;
-    return dd;
+    dp_doppler_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        dp_error_set(err, DP_ENOMEM, "out of memory for the DOPPLER parameters");
+        return NULL;
+    }
+    const int F = DP_DOPPLER_N_NODE_FEATURES, d = a->hidden, h = a->mlp_hidden;
+    m->a = *a;
+    m->FD = dp_env_n_features((dp_env_features)a->device_features);
+    dp_nn_params_init(&m->sel);
+    dp_nn_params_init(&m->plc);
+    /* SEL parameters */
+    if (dp_mpnn_declare(&m->sel_mp, &m->sel, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
+    m->s_fw = dp_nn_params_add(&m->sel, "feat.w", d, F);
+    m->s_fb = dp_nn_params_add(&m->sel, "feat.b", 1, d);
+    m->s_w1 = dp_nn_params_add(&m->sel, "mlp.w1", h, 4 * d);
+    m->s_b1 = dp_nn_params_add(&m->sel, "mlp.b1", 1, h);
+    m->s_w2 = dp_nn_params_add(&m->sel, "mlp.w2", 1, h);
+    m->s_b2 = dp_nn_params_add(&m->sel, "mlp.b2", 1, 1);
+    if (m->s_b2 < 0 || dp_nn_params_alloc(&m->sel) != DP_OK) goto nomem;
+    m->sel_mp.p = &m->sel;
+    /* PLC parameters: the device branch reads FD features of ONE device, so the device count
+     * sizes nothing here */
+    if (dp_mpnn_declare(&m->plc_mp, &m->plc, "mpnn", F, d, a->edge_hidden, a->steps) != DP_OK) goto nomem;
+    m->p_dw = dp_nn_params_add(&m->plc, "dev.w", d, m->FD);
+    m->p_db = dp_nn_params_add(&m->plc, "dev.b", 1, d);
+    m->p_fw = dp_nn_params_add(&m->plc, "feat.w", d, F);
+    m->p_fb = dp_nn_params_add(&m->plc, "feat.b", 1, d);
+    m->p_w1 = dp_nn_params_add(&m->plc, "mlp.w1", h, 4 * d);
+    m->p_b1 = dp_nn_params_add(&m->plc, "mlp.b1", 1, h);
+    m->p_w2 = dp_nn_params_add(&m->plc, "mlp.w2", 1, h);
+    m->p_b2 = dp_nn_params_add(&m->plc, "mlp.b2", 1, 1);
+    if (m->p_b2 < 0 || dp_nn_params_alloc(&m->plc) != DP_OK) goto nomem;
+    m->plc_mp.p = &m->plc;
+    return m;
 nomem:
-    dp_doppler_free(dd);
-    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the DOPPLER networks", g->source ? g->source : "graph");
+    dp_doppler_model_free(m);
+    dp_error_set(err, DP_ENOMEM, "out of memory for the DOPPLER parameters");
     return NULL;
 }
 
-void dp_doppler_free(dp_doppler *dd)
+void dp_doppler_model_free(dp_doppler_model *m)
 {
-    if (!dd) return;
-    free(dd->X); free(dd->Xraw);
-    dp_nn_ecgraph_free(dd->eg);
-    free(dd->bnext); free(dd->tnext); free(dd->rtopo);
-    dp_mpnn_free(&dd->sel_mp);
-    dp_mpnn_free(&dd->plc_mp);
-    dp_nn_params_free(&dd->sel);
-    dp_nn_params_free(&dd->plc);
-    float *bufs[] = {dd->s_H, dd->s_Fpre, dd->s_Bp, dd->s_Tp, dd->s_Bm, dd->s_Br, dd->s_Tm, dd->s_Tr, dd->s_cat,
-                     dd->s_A, dd->s_Aact, dd->s_score, dd->s_dscore, dd->s_dcat, dd->s_dA, dd->s_dAact, dd->s_dH, dd->s_dP,
-                     dd->p_H, dd->p_Fpre, dd->p_F, dd->p_S, dd->p_DFz, dd->p_L1, dd->p_Sst, dd->p_Sm, dd->p_Sr,
-                     dd->p_cat, dd->p_A, dd->p_dlogits, dd->p_dH, dd->p_dF, dd->p_Aact, dd->p_dA, dd->p_dAact, dd->p_dcat,
-                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp, dd->p_Q, dd->p_dQ};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
-    free(dd->p_op);
-    free(dd->devfeat);
-    free(dd);
+    if (!m) return;
+    dp_nn_params_free(&m->sel);
+    dp_nn_params_free(&m->plc);
+    free(m);
 }
 
 static int init_block(dp_nn_params *p, const int *ws, int nw, gsl_rng *r)
@@ -275,24 +247,112 @@ static int init_block(dp_nn_params *p, const int *ws, int nw, gsl_rng *r)
     return DP_OK;
 }
 
-int dp_doppler_init(dp_doppler *dd, gsl_rng *r)
+int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r)
 {
     /* biases are zero already (calloc) but a re-init must clear them */
-    memset(dd->sel.param, 0, dd->sel.n * sizeof(float));
-    memset(dd->plc.param, 0, dd->plc.n * sizeof(float));
-    int rc = dp_mpnn_init(&dd->sel_mp, r);
+    memset(m->sel.param, 0, m->sel.n * sizeof(float));
+    memset(m->plc.param, 0, m->plc.n * sizeof(float));
+    int rc = dp_mpnn_init(&m->sel_mp, r);
     if (rc != DP_OK) return rc;
-    int sw[] = {dd->s_fw, dd->s_w1, dd->s_w2};
-    if ((rc = init_block(&dd->sel, sw, 3, r)) != DP_OK) return rc;
-    if ((rc = dp_mpnn_init(&dd->plc_mp, r)) != DP_OK) return rc;
-    int pw[] = {dd->p_dw, dd->p_fw, dd->p_w1, dd->p_w2};
-    return init_block(&dd->plc, pw, 4, r);
+    int sw[] = {m->s_fw, m->s_w1, m->s_w2};
+    if ((rc = init_block(&m->sel, sw, 3, r)) != DP_OK) return rc;
+    if ((rc = dp_mpnn_init(&m->plc_mp, r)) != DP_OK) return rc;
+    int pw[] = {m->p_dw, m->p_fw, m->p_w1, m->p_w2};
+    return init_block(&m->plc, pw, 4, r);
+}
+
+/* ---- a workspace: the model bound to one graph and device count ---- */
+
+#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+
+dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err)
+{
+    dp_doppler *dd = calloc(1, sizeof *dd);
+    if (!dd) goto nomem;
+    dd->g = g;
+    dd->c = c;
+    dd->m = m;
+    dd->a = m->a;
+    const int n = g->n_ops, D = c->n_devices, F = DP_DOPPLER_N_NODE_FEATURES;
+    dd->n = n;
+    dd->FD = m->FD;
+    dd->D = D;
+    dd->sel = &m->sel;
+    dd->plc = &m->plc;
+    dd->s_fw = m->s_fw; dd->s_fb = m->s_fb; dd->s_w1 = m->s_w1; dd->s_b1 = m->s_b1; dd->s_w2 = m->s_w2; dd->s_b2 = m->s_b2;
+    dd->p_dw = m->p_dw; dd->p_db = m->p_db; dd->p_fw = m->p_fw; dd->p_fb = m->p_fb;
+    dd->p_w1 = m->p_w1; dd->p_b1 = m->p_b1; dd->p_w2 = m->p_w2; dd->p_b2 = m->p_b2;
+    ALLOC(dd->X, (size_t)n * F);
+    ALLOC(dd->Xraw, (size_t)n * F);
+    if (build_features(dd) != DP_OK) goto nomem;
+    /* the MPNNs: the model's tensor ids, this graph's caches */
+    dd->sel_mp = m->sel_mp;
+    dd->plc_mp = m->plc_mp;
+    /* what the rest needs, before allocating it: the model's parameters with gradient and Adam
+     * moments (counted for every workspace: an upper bound), the message-passing caches of both
+     * networks and the per-op buffers */
+    {
+        size_t bytes = 4 * (dd->sel->n + dd->plc->n) * sizeof(float);
+        bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes(&dd->plc_mp, dd->eg);
+        doppler_buffers(dd, &bytes);
+        dd->bytes = bytes + ((size_t)n * F * 2 + (size_t)n * 3) * sizeof(float);
+        if (dp_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
+            dp_doppler_free(dd);
+            return NULL;
+        }
+    }
+    if (dp_mpnn_alloc(&dd->sel_mp, dd->sel, dd->eg) != DP_OK) goto nomem;
+    if (dp_mpnn_alloc(&dd->plc_mp, dd->plc, dd->eg) != DP_OK) goto nomem;
+    if (doppler_buffers(dd, NULL) != DP_OK) goto nomem;
+    return dd;
+nomem:
+    dp_doppler_free(dd);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the DOPPLER networks", g->source ? g->source : "graph");
+    return NULL;
+}
+
+dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err)
+{
+    dp_doppler_model *m = dp_doppler_model_alloc(a, err);
+    if (!m) return NULL;
+    dp_doppler *dd = dp_doppler_bind(m, g, c, err);
+    if (!dd) {
+        dp_doppler_model_free(m);
+        return NULL;
+    }
+    dd->own_model = 1;
+    return dd;
+}
+
+void dp_doppler_free(dp_doppler *dd)
+{
+    if (!dd) return;
+    free(dd->X); free(dd->Xraw);
+    dp_nn_ecgraph_free(dd->eg);
+    free(dd->bnext); free(dd->tnext); free(dd->rtopo);
+    dp_mpnn_free(&dd->sel_mp);
+    dp_mpnn_free(&dd->plc_mp);
+    if (dd->own_model) dp_doppler_model_free(dd->m);
+    float *bufs[] = {dd->s_H, dd->s_Fpre, dd->s_Bp, dd->s_Tp, dd->s_Bm, dd->s_Br, dd->s_Tm, dd->s_Tr, dd->s_cat,
+                     dd->s_A, dd->s_Aact, dd->s_score, dd->s_dscore, dd->s_dcat, dd->s_dA, dd->s_dAact, dd->s_dH, dd->s_dP,
+                     dd->p_H, dd->p_Fpre, dd->p_F, dd->p_S, dd->p_DFz, dd->p_L1, dd->p_Sst, dd->p_Sm, dd->p_Sr,
+                     dd->p_cat, dd->p_A, dd->p_dlogits, dd->p_dH, dd->p_dF, dd->p_Aact, dd->p_dA, dd->p_dAact, dd->p_dcat,
+                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp, dd->p_Q, dd->p_dQ};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
+    free(dd->p_op);
+    free(dd->devfeat);
+    free(dd);
+}
+
+int dp_doppler_init(dp_doppler *dd, gsl_rng *r)
+{
+    return dp_doppler_model_init(dd->m, r);
 }
 
 void dp_doppler_zero_grad(dp_doppler *dd)
 {
-    dp_nn_params_zero_grad(&dd->sel);
-    dp_nn_params_zero_grad(&dd->plc);
+    dp_nn_params_zero_grad(dd->sel);
+    dp_nn_params_zero_grad(dd->plc);
     const size_t nd = (size_t)dd->n * dd->a.hidden;
     memset(dd->s_dscore, 0, (size_t)dd->n * sizeof(float));
     memset(dd->p_dH, 0, nd * sizeof(float));
@@ -311,7 +371,7 @@ void dp_doppler_prepare(dp_doppler *dd)
     const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
-    const dp_nn_params *S = &dd->sel, *P = &dd->plc;
+    const dp_nn_params *S = dd->sel, *P = dd->plc;
     /* SEL */
     dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
     dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
@@ -362,7 +422,7 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
 {
     const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
     const float sl = dd->a.slope;
-    const dp_nn_params *P = &dd->plc;
+    const dp_nn_params *P = dd->plc;
     const int t = env->step;
     float *DFz = dd->p_DFz + (size_t)t * D * FD, *L1 = dd->p_L1 + (size_t)t * D * d;
     float *Sst = dd->p_Sst + (size_t)t * D * d, *cat = dd->p_cat + (size_t)t * D * 2 * d;
@@ -412,7 +472,7 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
     const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
     const int T = dd->episode_steps, R = T * D;
     const float sl = dd->a.slope;
-    const dp_nn_params *P = &dd->plc;
+    const dp_nn_params *P = dd->plc;
     if (T == 0) return;
     /* all steps at once: logits = lrelu(A) w2^T + b2, A = cat w1^T + b1 */
     memset(dd->p_dA, 0, (size_t)R * h * sizeof(float));
@@ -470,7 +530,7 @@ void dp_doppler_backward(dp_doppler *dd)
     const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
-    const dp_nn_params *S = &dd->sel, *P = &dd->plc;
+    const dp_nn_params *S = dd->sel, *P = dd->plc;
     /* SEL: score = lrelu(A) w2^T + b2 */
     memset(dd->s_dA, 0, (size_t)n * h * sizeof(float));
     float *dAact = dd->s_dAact;

@@ -29,6 +29,21 @@
  * step costs O(D * 2d * mlp_hidden) and the per-episode backward (batched GEMMs over all steps)
  * only covers the per-device columns.
  *
+ * Transfer (issue 16): every input is normalised per graph or per step, so the parameters mean
+ * the same on any graph, cost unit and machine, and no tensor is sized by the op or device
+ * count (dp_doppler_model; one model is bound to many graphs with dp_doppler_bind):
+ *   node features X      z-scored per column over the graph's ops (scale and unit free; what
+ *                        is lost is each column's absolute level, e.g. the ratio of transfer
+ *                        to compute time, which only the device features still carry)
+ *   edge feature         z-scored over the graph's edges
+ *   b- and t-path sums   z-scored per column over the ops
+ *   device features      z-scored per column over the devices at every step (the authors' five
+ *                        and the engine set: times and one busy fraction, dp_env.h)
+ *   device sums S        z-scored per column over the devices at every step
+ * A column that is constant over the devices (e.g. any column on one device, or before any op
+ * is placed) becomes zeros. With D = 2 a varying column is +-1: how devices differ is kept, by
+ * how much is not.
+ *
  * Usage per batch of episodes: dp_doppler_zero_grad; dp_doppler_prepare (forward of the per-op
  * parts); for each episode: dp_doppler_episode_begin, then per step read dp_doppler_sel_scores,
  * call dp_doppler_plc_forward and dp_doppler_plc_commit; at its end give the gradients of the
@@ -72,9 +87,34 @@ int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, flo
  * features. */
 void dp_doppler_arch_default(dp_doppler_arch *a);
 
+/* The parameters of both networks: two named blocks sized by the architecture alone (no tensor
+ * depends on the op count or the device count: the PLC scores each device from that device's
+ * own features and sums, with the same weights, and softmaxes over however many there are). One
+ * model can be bound to any number of graphs and machines at once (dp_doppler_bind): their
+ * workspaces read the same parameters and accumulate (+=) into the same gradients. */
+typedef struct dp_doppler_model {
+    dp_doppler_arch a;
+    int FD;                         /* device features per device (dp_env_n_features) */
+    dp_nn_params sel, plc;          /* the parameter blocks "sel" and "plc" */
+    dp_mpnn sel_mp, plc_mp;         /* declared only (tensor ids and sizes; no caches) */
+    int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
+    int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
+} dp_doppler_model;
+
+/* The parameter blocks of architecture a (zero until dp_doppler_model_init). NULL with err
+ * (DP_EINVAL naming the bad size, DP_ENOMEM). */
+dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err);
+void dp_doppler_model_free(dp_doppler_model *m);
+/* Orthogonal weights, zero biases (the authors' layer_init), from r. DP_OK or DP_ENOMEM. */
+int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r);
+
+/* A workspace: a model bound to one graph under one cost model (its device count): the graph's
+ * normalised inputs, paths, the MPNN caches and the per-step caches of an episode. */
 typedef struct dp_doppler {
     const dp_graph *g;
     const dp_costs *c;
+    dp_doppler_model *m;            /* the parameters (owned only when own_model) */
+    int own_model;
     dp_doppler_arch a;
     int n, D;
     int FD;                         /* device features per device (dp_env_n_features) */
@@ -86,13 +126,13 @@ typedef struct dp_doppler {
     int *rtopo;                     /* reverse topological order (b-path sums visit it) */
     size_t bytes;                   /* memory held, estimated before allocating (dp_mem_check) */
     /* SEL */
-    dp_nn_params sel;
-    dp_mpnn sel_mp;
+    dp_nn_params *sel;              /* the model's block */
+    dp_mpnn sel_mp;                 /* the model's MPNN with this graph's caches */
     int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
     float *s_Hpre, *s_H, *s_Fpre, *s_Bp, *s_Tp, *s_Bm, *s_Br, *s_Tm, *s_Tr, *s_cat, *s_A, *s_Aact, *s_score;
     float *s_dscore, *s_dcat, *s_dA, *s_dAact, *s_dH, *s_dP;
     /* PLC */
-    dp_nn_params plc;
+    dp_nn_params *plc;              /* the model's block */
     dp_mpnn plc_mp;
     int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
     float *p_Hpre, *p_H, *p_Fpre, *p_F;
@@ -107,19 +147,23 @@ typedef struct dp_doppler {
     int episode_steps;             /* steps cached in the current episode */
 } dp_doppler;
 
-/* Build both networks for graph g under costs c (both must outlive the object): features, paths,
- * parameter blocks (zero until dp_doppler_init), caches. NULL with err on failure. Memory is
+/* Bind model m to graph g under costs c (all three must outlive the workspace): features,
+ * paths, caches; the parameters are m's. NULL with err on failure. Memory is
  * O((n + E) d T + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden, T =
- * steps and U distinct edge features; it is estimated (dd->bytes) before the large allocations
- * and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for this graph need about N MiB ...") when
- * over dp_mem_limit() (available memory, ulimits, DOPPLER_MEM_LIMIT). About 75 KiB per op at
- * the default sizes on 4 devices. */
+ * steps and U distinct edge features; it is estimated (dd->bytes, the model's parameters
+ * included) before the large allocations and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for
+ * this graph need about N MiB ...") when over dp_mem_limit() (available memory, ulimits,
+ * DOPPLER_MEM_LIMIT). About 75 KiB per op at the default sizes on 4 devices. */
+dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
+/* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);
+/* Free the workspace (and its model when it owns it). */
 void dp_doppler_free(dp_doppler *dd);
-/* Orthogonal weights, zero biases (the authors' layer_init), from r. */
+/* dp_doppler_model_init of the workspace's model. */
 int dp_doppler_init(dp_doppler *dd, gsl_rng *r);
 
-/* Zero both gradient blocks and the per-op accumulators (start of a batch). */
+/* Zero both gradient blocks (the model's, shared by every workspace bound to it) and this
+ * workspace's per-op accumulators (start of a batch on this graph). */
 void dp_doppler_zero_grad(dp_doppler *dd);
 /* Forward of everything that depends only on the parameters (both MPNNs, SEL scores, PLC per-op
  * projections). Call after every parameter change, before the episodes that use them. */

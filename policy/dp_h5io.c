@@ -345,8 +345,10 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
     quiet();
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
-    int32_t ver = 1, no = ck->n_ops, nd = ck->n_devices;
+    int32_t ver = DP_CKPT_VERSION, no = ck->n_ops, nd = ck->n_devices;
     int bad = attr_str(f, "format", "doppler-checkpoint") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
+              attr_str(f, "trained_on", ck->trained_on ? ck->trained_on : "{}") ||
+              attr_str(f, "features", ck->features ? ck->features : "") ||
               attr_str(f, "graph", ck->graph ? ck->graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) ||
               attr_str(f, "config", ck->config_json ? ck->config_json : "{}") ||
@@ -387,6 +389,45 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
     if (!ok) return dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
     if (!*json) return dp_error_set(err, DP_EINVAL, "%s: checkpoint without a config", path);
     return DP_OK;
+}
+
+int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err)
+{
+    memset(info, 0, sizeof *info);
+    quiet();
+    hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
+    if (f < 0) return err ? err->code : DP_EIO;
+    int rc = DP_OK;
+    char *fmt = attr_read_str(f, "format");
+    int32_t ver = 0, no = 0, nd = 0;
+    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
+    } else if (attr_read(f, "version", H5T_NATIVE_INT32, &ver) || ver < 1 || ver > DP_CKPT_VERSION) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads versions 1 to %d", path, (int)ver,
+                          DP_CKPT_VERSION);
+    } else if (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes n_ops, n_devices missing", path);
+    } else {
+        info->version = ver;
+        info->n_ops = no;
+        info->n_devices = nd;
+        info->graph = attr_read_str(f, "graph");
+        info->config_json = attr_read_str(f, "config");
+        info->trained_on = H5Aexists(f, "trained_on") > 0 ? attr_read_str(f, "trained_on") : NULL;
+        if (!info->config_json) rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint without a config", path);
+    }
+    free(fmt);
+    H5Fclose(f);
+    if (rc != DP_OK) dp_ckpt_info_free(info);
+    return rc;
+}
+
+void dp_ckpt_info_free(dp_ckpt_info *info)
+{
+    free(info->graph);
+    free(info->config_json);
+    free(info->trained_on);
+    memset(info, 0, sizeof *info);
 }
 
 /* Read a fixed-size dataset of the expected shape. Returns 0, -2 when it is missing or of
@@ -473,12 +514,17 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
         goto out;
     }
-    int32_t no = 0, nd = 0;
+    int32_t no = 0, nd = 0, ver = 0;
+    if (attr_read(f, "version", H5T_NATIVE_INT32, &ver) || ver < 1 || ver > DP_CKPT_VERSION) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads versions 1 to %d", path, (int)ver,
+                          DP_CKPT_VERSION);
+        goto out;
+    }
     if (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes n_ops, n_devices missing", path);
         goto out;
     }
-    if (no != ck->n_ops || nd != ck->n_devices) {
+    if (ck->same_graph && (no != ck->n_ops || nd != ck->n_devices)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: made for %d ops on %d devices, not %d ops on %d devices", path, no, nd,
                           ck->n_ops, ck->n_devices);
         goto out;
@@ -509,7 +555,7 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         goto out;
     }
     n = (hsize_t)ck->n_ops;
-    if (ck->best_assignment && (r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment)) != 0) {
+    if (ck->same_graph && ck->best_assignment && (r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment)) != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment %s", path, dset_problem(r));
         goto out;
     }

@@ -23,7 +23,12 @@
  * HDF5's Fletcher32 checksum.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
- *   /   attributes: format "doppler-checkpoint", version 1, graph, n_ops, n_devices, config
+ *   /   attributes: format "doppler-checkpoint", version 2 (DP_CKPT_VERSION; version 1 files,
+ *       without the next two, are read too), trained_on (JSON text: {"train": [{"graph",
+ *       "n_ops", "n_devices"}, ...], "validation": [...]}, what the parameters were trained and
+ *       model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
+ *       graph, n_ops, n_devices (the run's first training graph: what --resume and
+ *       best_assignment refer to), config
  *       (JSON), run_id (string; absent in older files), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
  *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps
  *       (int64), rng_name (string)
@@ -84,9 +89,16 @@ int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *
 int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
                    dp_error *err);
 
+#define DP_CKPT_VERSION 2
+
 typedef struct dp_ckpt {
     const char *graph;       /* write: graph name; read: malloc'd */
     int n_ops, n_devices;
+    int same_graph;          /* read: 1 (resume): the file must be of a run on n_ops ops and
+                                n_devices devices, and best_assignment (n_ops) is read; 0 (--init,
+                                place: the parameters only, for any graph) neither */
+    const char *trained_on;  /* write: JSON text (see above); NULL: "{}" */
+    const char *features;    /* write: the device feature set's name */
     char *config_json;       /* write: the config; read: malloc'd */
     char run_id[40];         /* the training run's identifier ("" in files of older versions) */
     int32_t stage;
@@ -110,10 +122,24 @@ typedef struct dp_ckpt {
 /* Write a checkpoint atomically. */
 int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
                   dp_error *err);
+/* What a checkpoint says about itself, read before its tensors (to refuse an incompatible one
+ * naming what differs): every string malloc'd (trained_on NULL in version 1 files). */
+typedef struct dp_ckpt_info {
+    int version;
+    char *graph;
+    int n_ops, n_devices;
+    char *config_json;
+    char *trained_on;
+} dp_ckpt_info;
+/* DP_OK, or DP_EINVAL (not a checkpoint, a version this build does not read: "PATH: checkpoint
+ * format version V, this build reads versions 1 to 2"), DP_EIO. */
+int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err);
+void dp_ckpt_info_free(dp_ckpt_info *info);
 /* Read the config JSON text of a checkpoint (malloc'd into *json). */
 int dp_ckpt_read_config(const char *path, char **json, dp_error *err);
 /* Read a checkpoint into ck (whose best_assignment and rng_state buffers, sized by n_ops and
- * rng_size, the caller provides; graph and config_json are malloc'd, free them) and into the
+ * rng_size, the caller provides; graph and config_json are malloc'd, free them; ck->same_graph
+ * says whether the file must be of the same graph, above) and into the
  * parameter blocks: every tensor must exist with the same shape. with_adam also restores the Adam
  * moments and step counts (resume); otherwise those are reset (a new stage from --init). */
 int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);

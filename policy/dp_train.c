@@ -415,7 +415,31 @@ int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
 
 /* ---- the trainer ---- */
 
+/* A graph bound to the trainer's model: its agent workspace (the model's parameters, this
+ * graph's caches), environment and oracle, and what is kept per graph. */
+typedef struct bound_graph {
+    const dp_graph *g;
+    const dp_costs *c;
+    dp_oracle oracle;
+    dp_agent *ag;           /* bd[0]'s owns the parameters; the others are bound to them */
+    dp_env *env;
+    int n, D;
+    int validation;         /* 1: model selection only, never an episode */
+    int *topo_pos;
+    double ref;             /* raw makespan of the critical-path heuristic under the state: the
+                               unit of this graph's makespans when several graphs are bound */
+    int need_prepare;
+    int sil_n, sil_cap;
+    double *sil_ms;
+    int *sil_ops, *sil_dev;
+} bound_graph;
+
 struct dp_trainer {
+    bound_graph *bd;        /* the bound graphs: bd[0] is the first training graph */
+    int n_bd, cur;          /* how many, and the one in hand (its fields are the aliases below) */
+    int n_train;            /* training graphs among them */
+    int multi;              /* n_bd > 1: makespans in units of each graph's reference (bd.ref) */
+    int max_n, max_D;       /* the episode records are sized for these */
     const dp_graph *g;
     const dp_costs *c;
     dp_train_config cfg;
@@ -476,23 +500,147 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static void bound_free(bound_graph *b)
+{
+    dp_agent_free(b->ag);
+    dp_env_free(b->env);
+    free(b->topo_pos);
+    free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
+}
+
+static void load_graph(dp_trainer *tr, int i);
+
+/* Make bd[i] the graph in hand: the per-graph fields of the one in hand go back to its record,
+ * bd[i]'s become the trainer's. */
+static void select_graph(dp_trainer *tr, int i)
+{
+    bound_graph *o = &tr->bd[tr->cur];
+    o->need_prepare = tr->need_prepare;
+    o->oracle = tr->oracle;
+    o->sil_n = tr->sil_n; o->sil_cap = tr->sil_cap;
+    o->sil_ms = tr->sil_ms; o->sil_ops = tr->sil_ops; o->sil_dev = tr->sil_dev;
+    load_graph(tr, i);
+}
+
+/* Make bd[i] the graph in hand without saving the one in hand (the first selection). */
+static void load_graph(dp_trainer *tr, int i)
+{
+    bound_graph *b = &tr->bd[i];
+    tr->cur = i;
+    tr->g = b->g;
+    tr->c = b->c;
+    tr->ag = b->ag;
+    tr->env = b->env;
+    tr->oracle = b->oracle;
+    tr->n = b->n;
+    tr->D = b->D;
+    tr->topo_pos = b->topo_pos;
+    tr->need_prepare = b->need_prepare;
+    tr->sil_n = b->sil_n; tr->sil_cap = b->sil_cap;
+    tr->sil_ms = b->sil_ms; tr->sil_ops = b->sil_ops; tr->sil_dev = b->sil_dev;
+}
+
+/* Every bound graph's forward is stale (the shared parameters changed). */
+static void params_changed(dp_trainer *tr)
+{
+    tr->need_prepare = 1;
+    for (int i = 0; i < tr->n_bd; i++) tr->bd[i].need_prepare = 1;
+}
+
 void dp_trainer_free(dp_trainer *tr)
 {
     if (!tr) return;
-    dp_agent_free(tr->ag);
-    dp_env_free(tr->env);
+    if (tr->bd) {
+        select_graph(tr, tr->cur); /* the per-graph fields in hand back to their record */
+        /* the graphs bound to bd[0]'s parameters go first */
+        for (int i = tr->n_bd - 1; i >= 0; i--) bound_free(&tr->bd[i]);
+        free(tr->bd);
+    }
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
     free(tr->best_sel);
-    free(tr->topo_pos);
     free(tr->best_plc);
     free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
     free(tr->rows_ep); free(tr->rows_st);
-    free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
     free(tr);
+}
+
+/* Size the episode records for graphs of up to n ops on up to D devices. */
+static int ensure_records(dp_trainer *tr, int n_ops, int n_dev)
+{
+    if (n_ops <= tr->max_n && n_dev <= tr->max_D && tr->sel_off) return DP_OK;
+    const size_t n = (size_t)(n_ops > tr->max_n ? n_ops : tr->max_n), D = (size_t)(n_dev > tr->max_D ? n_dev : tr->max_D);
+#define GROW(p, count) do { void *q_ = realloc((p), (count) * sizeof *(p)); if (!q_) return DP_ENOMEM; (p) = q_; } while (0)
+    if (!tr->sel_ops) tr->sel_cap = 4 * n + 16;
+    else if (tr->sel_cap < 4 * n + 16) tr->sel_cap = 4 * n + 16;
+    GROW(tr->sel_off, n + 1);
+    GROW(tr->sel_ops, tr->sel_cap);
+    GROW(tr->sel_p, tr->sel_cap);
+    GROW(tr->sel_lp, tr->sel_cap);
+    GROW(tr->sel_mark, tr->sel_cap);
+    GROW(tr->sel_a, n);
+    GROW(tr->sel_H, n);
+    GROW(tr->plc_p, n * D);
+    GROW(tr->plc_lp, n * D);
+    GROW(tr->plc_z, n * D);
+    GROW(tr->plc_mark, n * D);
+    GROW(tr->plc_a, n);
+    GROW(tr->plc_H, n);
+    GROW(tr->zbuf, n > D ? n : D);
+    GROW(tr->gbuf, n > D ? n : D);
+#undef GROW
+    tr->max_n = (int)n;
+    tr->max_D = (int)D;
+    return DP_OK;
+}
+
+/* Bind g to the trainer: its agent (bd[0]'s allocates the model, later ones share it), its
+ * environment in the configured state on its oracle's engine. */
+static int bind_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+                      dp_error *err)
+{
+    bound_graph *nb = realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
+    if (!nb) return dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
+    tr->bd = nb;
+    bound_graph *b = &tr->bd[tr->n_bd];
+    memset(b, 0, sizeof *b);
+    b->g = g;
+    b->c = c;
+    b->oracle = *oracle;
+    b->n = g->n_ops;
+    b->D = c->n_devices;
+    b->validation = validation;
+    b->need_prepare = 1;
+    if (tr->n_bd == 0) {
+        dp_agent_arch arch = {.doppler = tr->cfg.arch, .placeto = tr->cfg.placeto, .gdp = tr->cfg.gdp};
+        b->ag = dp_agent_alloc(tr->cfg.method, g, c, &arch, err);
+    } else {
+        b->ag = dp_agent_bind(tr->bd[0].ag, g, c, err);
+    }
+    int rc = DP_OK;
+    if (!b->ag) rc = err ? err->code : DP_ENOMEM;
+    if (rc == DP_OK && !(b->env = dp_env_alloc(g, c, err))) rc = err ? err->code : DP_ENOMEM;
+    if (rc == DP_OK && tr->cfg.state == DP_ENV_STATE_ENGINE &&
+        dp_env_set_state(b->env, DP_ENV_STATE_ENGINE, dp_engine_of_oracle(oracle), err) != DP_OK) {
+        dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
+        rc = DP_EINVAL;
+    }
+    if (rc == DP_OK && !(b->topo_pos = dp_malloc_n((size_t)b->n + 1, sizeof(int))))
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
+    if (rc == DP_OK) {
+        for (int k = 0; k < g->n_ops; k++) b->topo_pos[g->topo[k]] = k;
+        if (ensure_records(tr, b->n, b->D) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
+    }
+    if (rc != DP_OK) {
+        bound_free(b);
+        return rc;
+    }
+    tr->n_bd++;
+    if (!validation) tr->n_train++;
+    return DP_OK;
 }
 
 dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
@@ -504,58 +652,24 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     }
     dp_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) goto nomem;
-    tr->oracle = *oracle;
-    tr->g = g;
-    tr->c = c;
     tr->cfg = *cfg;
     if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
     for (int i = 0; i < DP_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
-    tr->n = g->n_ops;
-    tr->D = c->n_devices;
-    dp_agent_arch arch = {.doppler = cfg->arch, .placeto = cfg->placeto, .gdp = cfg->gdp};
-    if (!(tr->ag = dp_agent_alloc(cfg->method, g, c, &arch, err))) goto fail;
+    if (bind_graph(tr, g, c, oracle, 0, err) != DP_OK) goto fail;
+    load_graph(tr, 0);
     if (!dp_agent_has_sel(tr->ag)) {
         tr->cfg.sel_topological = 1; /* no SEL: the topological order (refused as a key) */
         tr->cfg.update_sel = 0;
     }
     tr->blk[0] = dp_agent_sel_params(tr->ag);
     tr->blk[1] = dp_agent_plc_params(tr->ag);
-    tr->env = dp_env_alloc(g, c, err);
-    if (!tr->env) goto fail;
-    if (cfg->state == DP_ENV_STATE_ENGINE && dp_env_set_state(tr->env, DP_ENV_STATE_ENGINE, dp_engine_of_oracle(oracle), err) != DP_OK) {
-        dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
-        goto fail;
-    }
     tr->master = gsl_rng_alloc(gsl_rng_mt19937);
     tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
     if (!tr->master || !tr->ep) goto nomem;
     gsl_rng_set(tr->master, (unsigned long)cfg->seed);
-    const size_t n = (size_t)tr->n, D = (size_t)tr->D;
-    tr->best_assign = dp_calloc_n(n, sizeof(int));
-    tr->sel_cap = 4 * n + 16;
-    tr->sel_off = dp_malloc_n(n + 1, sizeof(int));
-    tr->sel_ops = dp_malloc_n(tr->sel_cap, sizeof(int));
-    tr->sel_p = dp_malloc_n(tr->sel_cap, sizeof(float));
-    tr->sel_lp = dp_malloc_n(tr->sel_cap, sizeof(float));
-    tr->sel_mark = dp_malloc_n(tr->sel_cap, 1);
-    tr->sel_a = dp_malloc_n(n, sizeof(int));
-    tr->sel_H = dp_malloc_n(n, sizeof(double));
-    tr->topo_pos = dp_malloc_n(n, sizeof(int));
-    if (!tr->topo_pos) goto nomem;
-    for (int k = 0; k < g->n_ops; k++) tr->topo_pos[g->topo[k]] = k;
-    tr->plc_p = dp_malloc_n(n * D, sizeof(float));
-    tr->plc_lp = dp_malloc_n(n * D, sizeof(float));
-    tr->plc_z = dp_malloc_n(n * D, sizeof(float));
-    tr->plc_mark = dp_malloc_n(n * D, 1);
-    tr->plc_a = dp_malloc_n(n, sizeof(int));
-    tr->plc_H = dp_malloc_n(n, sizeof(double));
-    tr->zbuf = dp_malloc_n(n > D ? n : D, sizeof(float));
-    tr->gbuf = dp_malloc_n(n > D ? n : D, sizeof(float));
-    if (!tr->best_assign || !tr->sel_off || !tr->sel_ops || !tr->sel_p || !tr->sel_lp || !tr->sel_mark || !tr->sel_a ||
-        !tr->sel_H || !tr->plc_p || !tr->plc_lp || !tr->plc_z || !tr->plc_mark || !tr->plc_a || !tr->plc_H ||
-        !tr->zbuf || !tr->gbuf)
-        goto nomem;
+    tr->best_assign = dp_calloc_n((size_t)tr->n + 1, sizeof(int));
+    if (!tr->best_assign) goto nomem;
     /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
      * tensors in the flat array must not become parameters of uninitialised memory */
     tr->best_sel = dp_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
@@ -574,6 +688,52 @@ nomem:
 fail:
     dp_trainer_free(tr);
     return NULL;
+}
+
+/* The critical-path heuristic's makespan of the graph in hand under the environment's state
+ * (one simulation): the unit of its makespans when several graphs are bound. */
+static int reference_makespan(dp_trainer *tr, double *ms, dp_error *err)
+{
+    dp_env *env = tr->env;
+    dp_env_reset(env);
+    for (int t = 0; t < tr->n; t++) {
+        const int v = dp_env_cp_select(env);
+        const int rc = dp_env_step(env, v, dp_env_cp_place(env, v), err);
+        if (rc != DP_OK) return rc;
+    }
+    tr->sims++;
+    int rc = dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
+    if (rc == DP_OK && !(*ms > 0)) rc = dp_error_set(err, DP_EINVAL, "%s: the critical-path placement's makespan is %g, not positive: "
+                                                     "no unit for its makespans", tr->g->name, *ms);
+    return rc;
+}
+
+int dp_trainer_add_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+                         dp_error *err)
+{
+    if (!oracle) return dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required for %s", g->name);
+    if (tr->stage >= 0) return dp_error_set(err, DP_EINVAL, "trainer: graphs are added before training starts");
+    const int keep = tr->cur;
+    int rc = bind_graph(tr, g, c, oracle, validation, err);
+    if (rc != DP_OK) return rc;
+    /* with several graphs every makespan is in units of its graph's reference: the first graph's
+     * too (computed once, when the second one arrives) */
+    tr->multi = 1;
+    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
+        if (tr->bd[i].ref > 0) continue;
+        select_graph(tr, i);
+        double ms;
+        if ((rc = reference_makespan(tr, &ms, err)) == DP_OK) tr->bd[i].ref = ms;
+    }
+    select_graph(tr, keep);
+    return rc;
+}
+
+int dp_trainer_n_graphs(const dp_trainer *tr, int *n_train, int *n_validation)
+{
+    if (n_train) *n_train = tr->n_train;
+    if (n_validation) *n_validation = tr->n_bd - tr->n_train;
+    return tr->n_bd;
 }
 
 void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o)
@@ -852,7 +1012,7 @@ static void update(dp_trainer *tr, double lr)
         if (c->grad_clip > 0) dp_nn_clip_grad_norm(p, c->grad_clip);
         dp_nn_adam_step(p, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
     }
-    tr->need_prepare = 1;
+    params_changed(tr);
 }
 
 /* One teacher-forced replay of a placement drawn from the self-imitation buffer, its actions
@@ -925,14 +1085,38 @@ static int flush_rows(dp_trainer *tr, const char *path, dp_error *err)
     return DP_OK;
 }
 
+/* What the parameters were trained and model-selected on, as the checkpoint records it. */
+static char *trained_on_json(const dp_trainer *tr)
+{
+    json_t *o = json_object(), *lists[2] = {json_array(), json_array()};
+    for (int i = 0; i < tr->n_bd; i++) {
+        const bound_graph *b = &tr->bd[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "graph", json_string(b->g->name ? b->g->name : ""));
+        json_object_set_new(x, "n_ops", json_integer(b->n));
+        json_object_set_new(x, "n_devices", json_integer(b->D));
+        json_array_append_new(lists[b->validation], x);
+    }
+    json_object_set_new(o, "train", lists[0]);
+    json_object_set_new(o, "validation", lists[1]);
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
 static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
 {
     dp_ckpt ck;
     memset(&ck, 0, sizeof ck);
     char *cfg = dp_train_config_to_json(&tr->cfg);
-    ck.graph = tr->g->name;
-    ck.n_ops = tr->n;
-    ck.n_devices = tr->D;
+    char *on = trained_on_json(tr);
+    const bound_graph *b0 = &tr->bd[0];
+    ck.graph = b0->g->name;
+    ck.n_ops = b0->n;
+    ck.n_devices = b0->D;
+    ck.trained_on = on;
+    ck.features = tr->cfg.method == DP_AGENT_DOPPLER ? dp_env_features_name((dp_env_features)tr->cfg.arch.device_features)
+                                                     : "doppler";
     ck.config_json = cfg;
     snprintf(ck.run_id, sizeof ck.run_id, "%s", tr->run_id);
     ck.stage = tr->stage;
@@ -952,15 +1136,90 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.plc_best = tr->best_plc;
     int rc = dp_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
     free(cfg);
+    free(on);
     return rc;
+}
+
+/* A checkpoint's parameters fit this trainer when they were made by the same method with the
+ * same architecture, device feature set and state (what the inputs mean); the graphs and device
+ * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
+ * DP_EINVAL naming what differs. */
+static int check_compatible(const dp_trainer *tr, const char *path, const dp_ckpt_info *info, dp_error *err)
+{
+    dp_train_config k;
+    dp_train_config_default(&k);
+    k.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
+    if (dp_train_config_from_json_text(&k, info->config_json, err) != DP_OK) {
+        dp_error_prefix(err, "%s", path);
+        return DP_EINVAL;
+    }
+    const dp_train_config *c = &tr->cfg;
+    if (k.method != c->method)
+        return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(c->method),
+                            dp_agent_name(k.method));
+#define DIFF_INT(what, a, b) \
+    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %d in the checkpoint, %d here", path, what, (int)(a), (int)(b))
+#define DIFF_NUM(what, a, b) \
+    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %g in the checkpoint, %g here", path, what, (double)(a), (double)(b))
+    if (c->method == DP_AGENT_DOPPLER) {
+        if (k.arch.device_features != c->arch.device_features)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: feature set (network.features) \"%s\" in the checkpoint, "
+                                "\"%s\" here: the PLC reads other device features", path,
+                                dp_env_features_name((dp_env_features)k.arch.device_features),
+                                dp_env_features_name((dp_env_features)c->arch.device_features));
+        DIFF_INT("network.hidden", k.arch.hidden, c->arch.hidden);
+        DIFF_INT("network.mlp_hidden", k.arch.mlp_hidden, c->arch.mlp_hidden);
+        DIFF_INT("network.steps", k.arch.steps, c->arch.steps);
+        DIFF_INT("network.edge_hidden", k.arch.edge_hidden, c->arch.edge_hidden);
+        DIFF_NUM("network.slope", k.arch.slope, c->arch.slope);
+        if (k.arch.cp_embeddings != c->arch.cp_embeddings)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.cp_embeddings %s in the checkpoint, %s here", path,
+                                k.arch.cp_embeddings ? "true" : "false", c->arch.cp_embeddings ? "true" : "false");
+    } else if (c->method == DP_AGENT_PLACETO) {
+        DIFF_INT("placeto.hidden", k.placeto.hidden, c->placeto.hidden);
+        DIFF_INT("placeto.mlp_hidden", k.placeto.mlp_hidden, c->placeto.mlp_hidden);
+        DIFF_NUM("placeto.slope", k.placeto.slope, c->placeto.slope);
+    } else {
+        DIFF_INT("gdp.hidden", k.gdp.hidden, c->gdp.hidden);
+        DIFF_INT("gdp.layers", k.gdp.layers, c->gdp.layers);
+        DIFF_INT("gdp.heads", k.gdp.heads, c->gdp.heads);
+        DIFF_INT("gdp.mlp_hidden", k.gdp.mlp_hidden, c->gdp.mlp_hidden);
+        DIFF_NUM("gdp.slope", k.gdp.slope, c->gdp.slope);
+    }
+#undef DIFF_INT
+#undef DIFF_NUM
+    if (k.state != c->state)
+        return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: state \"%s\" in the checkpoint, \"%s\" here: the features "
+                            "describe another schedule", path, dp_env_state_name((dp_env_state)k.state),
+                            dp_env_state_name((dp_env_state)c->state));
+    if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
+        return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
+                            path, dp_agent_name(c->method), info->n_devices, tr->D);
+    return DP_OK;
 }
 
 static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_error *err)
 {
+    dp_ckpt_info info;
+    int rc0 = dp_ckpt_read_info(path, &info, err);
+    if (rc0 != DP_OK) return rc0;
+    rc0 = check_compatible(tr, path, &info, err);
+    if (rc0 == DP_OK && resume) {
+        /* a resumed run continues on the graphs it trained on */
+        char *mine = trained_on_json(tr);
+        if (info.trained_on && mine && strcmp(info.trained_on, mine) != 0)
+            rc0 = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (%s), not on these (%s): --resume continues the same run",
+                               path, info.trained_on, mine);
+        free(mine);
+    }
+    dp_ckpt_info_free(&info);
+    if (rc0 != DP_OK) return rc0;
+    if (tr->cur != 0) select_graph(tr, 0);
     dp_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.n_ops = tr->n;
     ck.n_devices = tr->D;
+    ck.same_graph = resume;
     ck.best_assignment = tr->best_assign;
     size_t sz = gsl_rng_size(tr->master);
     unsigned char *st = malloc(sz);
@@ -970,18 +1229,6 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
     int rc = dp_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
-    if (rc == DP_OK) {
-        /* the checkpoint must hold this method's networks (their shapes were checked by the
-         * reader; a checkpoint without "method" is DOPPLER's, from before the one trainer) */
-        json_t *cj = ck.config_json ? json_loads(ck.config_json, 0, NULL) : NULL;
-        const char *m = cj ? json_string_value(json_object_get(cj, "method")) : NULL;
-        int kind = DP_AGENT_DOPPLER;
-        if (m && dp_agent_parse(m, &kind) != DP_OK) kind = -1;
-        if (kind != tr->cfg.method)
-            rc = dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(tr->cfg.method),
-                              m ? m : "doppler");
-        json_decref(cj);
-    }
     if (rc == DP_OK) {
         tr->has_best = ck.has_best;
         tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
@@ -1005,7 +1252,7 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     free(st);
     free((char *)ck.graph);
     free(ck.config_json);
-    tr->need_prepare = 1;
+    params_changed(tr);
     return rc;
 }
 
@@ -1034,12 +1281,36 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
     return DP_OK;
 }
 
+/* The model-selection score of the current parameters: the greedy makespan of the graph (raw
+ * unit); with several graphs bound, the mean over the validation graphs (the training graphs
+ * when there are none) of the greedy makespan divided by the graph's reference (the
+ * critical-path heuristic's makespan). One simulation per graph scored. */
+static int eval_score(dp_trainer *tr, double *score, dp_error *err)
+{
+    if (!tr->multi) return rollout(tr, MODE_GREEDY, 0, NULL, score, NULL, err);
+    const int keep = tr->cur, nval = tr->n_bd - tr->n_train;
+    double sum = 0;
+    int cnt = 0, rc = DP_OK;
+    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
+        if (tr->bd[i].validation != (nval > 0)) continue;
+        select_graph(tr, i);
+        double ms;
+        if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) == DP_OK) {
+            sum += ms / tr->bd[i].ref;
+            cnt++;
+        }
+    }
+    select_graph(tr, keep);
+    *score = cnt ? sum / cnt : NAN;
+    return rc;
+}
+
 /* Greedy placement with the current parameters; keep them when it is the best so far. Runs at
  * checkpoint boundaries (after an update), so it disturbs neither gradients nor the RNG. */
 static int eval_greedy(dp_trainer *tr, dp_error *err)
 {
     double ms;
-    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    int rc = eval_score(tr, &ms, err);
     if (rc != DP_OK) return rc;
     tr->last_greedy = ms;
     if (ms < tr->best_greedy) {
@@ -1056,7 +1327,7 @@ int dp_trainer_use_best(dp_trainer *tr)
     if (!tr->has_best) return 0;
     memcpy(tr->blk[0]->param, tr->best_sel, tr->blk[0]->n * sizeof(float));
     memcpy(tr->blk[1]->param, tr->best_plc, tr->blk[1]->n * sizeof(float));
-    tr->need_prepare = 1;
+    params_changed(tr);
     return 1;
 }
 
@@ -1101,6 +1372,12 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             p->adam_t = 0;
         }
     }
+    if (tr->multi) {
+        if (tr->n_train < 1) return dp_error_set(err, DP_EINVAL, "trainer: no training graph (only validation graphs)");
+        if (stage == DP_STAGE_REAL)
+            return dp_error_set(err, DP_EINVAL, "stage real trains on one graph (the executed one), not on %d", tr->n_bd);
+        select_graph(tr, 0);
+    }
     /* the starting point is a candidate too: model selection never returns a policy whose
      * greedy placement is worse than the one the stage started from */
     if (tr->episode == 0 && !tr->has_best) {
@@ -1109,13 +1386,16 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
-        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name, tr->g->time_unit, cfg, tr->run_id, err);
+        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name,
+                                tr->multi ? "ratio to the critical-path placement" : tr->g->time_unit, cfg, tr->run_id, err);
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
         tr->traj_episodes = tr->traj_steps = 0;
     }
-    const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
+    /* the unit of makespans in rewards, baselines, progress and trajectory rows: the graph's
+     * printed unit, or with several graphs the graph's reference (so they are comparable) */
+    double sc = tr->multi ? tr->bd[tr->cur].ref : tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     long every = c->checkpoint_every > 0 ? c->checkpoint_every : 100;
     const int B = st.batch > 0 ? st.batch : 1;
     if (every % B) every += B - every % B;
@@ -1145,6 +1425,15 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const double frac = (double)e / (double)st.episodes;
         const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
         if (e % B == 0) {
+            if (tr->multi) {
+                /* each batch samples one training graph, uniformly: the batch's rollouts,
+                 * baselines and backward are all on it */
+                int k = (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->n_train), i = 0;
+                for (; i < tr->n_bd; i++)
+                    if (!tr->bd[i].validation && k-- == 0) break;
+                select_graph(tr, i);
+                sc = tr->bd[i].ref;
+            }
             dp_agent_zero_grad(tr->ag);
             if (tr->need_prepare) {
                 dp_agent_prepare(tr->ag);
@@ -1156,7 +1445,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
                 double gms;
                 if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
                 base = gms / sc;
-                tr->last_greedy = gms;
+                tr->last_greedy = tr->multi ? base : gms;
             }
             if (batch_base) {
                 /* the batch's rollouts first (their makespans make the shared baseline); each is
@@ -1214,9 +1503,11 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         if (batch_base && st.normalize_advantages) r = bsd > 0 ? r / bsd : 0;
         else if (c->reward_relative && b > 0) r /= b;
         if (st.positive_only && r < 0) r = 0;
-        if (ms < tr->best) {
-            tr->best = ms;
-            memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
+        if (tr->multi ? msp < tr->best : ms < tr->best) {
+            /* with several graphs: the best ratio to a reference, on any training graph (the
+             * assignment kept is of the first graph only) */
+            tr->best = tr->multi ? msp : ms;
+            if (tr->cur == 0) memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
         }
         episode_grad(tr, &st, eps, r, 1.0 / B);
         /* the learning rate of this episode's position in the stage (linear decay) */
@@ -1236,7 +1527,8 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         const int last = tr->episode == st.episodes;
         const int stop = io->stop && *io->stop && tr->episode % B == 0;
         if (io->progress) {
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / sc, avg, tr->last_greedy / sc,
+            const double bsc = tr->multi ? 1 : sc; /* tr->best and last_greedy: raw, or ratios with several graphs */
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / bsc, avg, tr->last_greedy / bsc,
                                     agree[0], agree[1], done_here / fmax(now_s() - t0, 1e-9), last || stop};
             io->progress(&pr, io->progress_ctx);
         }
@@ -1261,6 +1553,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
 int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)
 {
+    if (tr->cur != 0) select_graph(tr, 0);
     double ms;
     int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, agree, err);
     if (rc != DP_OK) return rc;
@@ -1353,7 +1646,7 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
                         int samples, uint64_t seed, const dp_train_io *io, dp_pipeline_result *out, int *assignment,
                         dp_error *err)
 {
-    const int n = tr->n;
+    const int n = tr->bd[0].n; /* placements are of the first training graph */
     int *tmp = dp_malloc_n((size_t)n, sizeof(int));
     if (!tmp) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;
@@ -1383,12 +1676,21 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
         }
         r->episodes = tr->episode;
         r->best_sample = tr->best;
+        /* with several graphs: the validation score (mean ratio to the references) of the final
+         * and the model-selected parameters, and the first graph's placement */
+        if (tr->multi && (rc = eval_score(tr, &r->final_greedy, err)) != DP_OK) break;
+        const double g0 = r->final_greedy;
         if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->final_greedy, r->agree, err)) != DP_OK) break;
+        if (tr->multi) r->final_greedy = g0;
         r->selected_greedy = r->final_greedy;
         /* model selection: the next stage (and the result) start from the parameters whose greedy
          * placement was best at the stage's evaluations, as `doppler train --init` does */
-        if (model_selection && dp_trainer_use_best(tr))
+        if (model_selection && dp_trainer_use_best(tr)) {
+            if (tr->multi && (rc = eval_score(tr, &r->selected_greedy, err)) != DP_OK) break;
+            const double g1 = r->selected_greedy;
             if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
+            if (tr->multi) r->selected_greedy = g1;
+        }
         r->sims = tr->sims - sims0;
         r->seconds = now_s() - t0;
         r->done = 1;
@@ -1400,6 +1702,7 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
 
 int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err)
 {
+    if (tr->cur != 0) select_graph(tr, 0);
     double ms;
     int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;

@@ -162,6 +162,25 @@ typedef struct dp_trainer dp_trainer;
 dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
                              dp_error *err);
 void dp_trainer_free(dp_trainer *tr);
+
+/* Training on a distribution of graphs: bind another graph g under costs c, scored by oracle
+ * (all outlive the trainer; the oracle is copied), to the same parameters, before the first
+ * dp_trainer_run. validation 0: a training graph (each batch of episodes samples one training
+ * graph uniformly from the trainer's generator, and its rollouts, baselines and backward are
+ * all on that graph); 1: a validation graph, used by model selection only. With more than one
+ * graph bound the trainer measures every makespan in units of its graph's reference, the
+ * critical-path heuristic's makespan under the configured state (one simulation per graph, made
+ * here): rewards, baselines, progress and trajectory rows are those ratios, and the
+ * model-selection score (dp_trainer_use_best, the pipeline's final and selected values) is the
+ * mean ratio of the greedy placements over the validation graphs (the training graphs when
+ * there are none). dp_trainer_place and dp_trainer_policy_probs place the first graph (the one
+ * of dp_trainer_alloc). DOPPLER only (Placeto's and GDP's parameters are sized by the device
+ * count); stage real trains on one graph. DP_OK, DP_EINVAL (after training started, another
+ * method, a reference makespan that is not positive), DP_ENOMEM. */
+int dp_trainer_add_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+                         dp_error *err);
+/* Graphs bound: returns the total, with the training and validation counts (either may be NULL). */
+int dp_trainer_n_graphs(const dp_trainer *tr, int *n_train, int *n_validation);
 /* Replace the cost oracle (Stage III's real execution); copied, its ctx must outlive the trainer. */
 void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
 /* The DOPPLER networks of a DOPPLER trainer (NULL for the other methods), and the parameter
@@ -171,9 +190,15 @@ dp_nn_params *dp_trainer_sel_params(dp_trainer *tr);
 dp_nn_params *dp_trainer_plc_params(dp_trainer *tr);
 
 /* Start from a checkpoint's parameters (--init; its best-greedy parameters when it holds them,
- * see dp_trainer_use_best): Adam state, counters and RNG start afresh. */
+ * see dp_trainer_use_best): Adam state, counters and RNG start afresh. The checkpoint may have
+ * been trained on any graphs and device counts (DOPPLER; Placeto's and GDP's need the same
+ * device count); one of another method, architecture (network sizes, slope, path embeddings),
+ * device feature set ("network.features"), state or format version is refused (DP_EINVAL,
+ * "PATH: incompatible checkpoint: feature set (network.features) \"doppler\" in the checkpoint,
+ * \"engine\" here ..."). */
 int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err);
-/* Continue a run from its checkpoint (--resume): parameters, Adam state, RNG state, counters;
+/* Continue a run from its checkpoint (--resume; the same graphs, in the same order, as the
+ * checkpoint's trained_on says): parameters, Adam state, RNG state, counters;
  * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage
  * the run was in (dp_trainer_stage). */
 int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajectory, dp_error *err);

@@ -243,8 +243,8 @@ START_TEST(network_gradients)
     gsl_rng_set(r, 11);
     ck_assert_int_eq(dp_doppler_init(x.dd, r), DP_OK);
     /* biases are zero after init; make them non-zero so their gradients are exercised */
-    for (size_t i = 0; i < x.dd->sel.n; i++) x.dd->sel.param[i] += (float)(0.2 * (gsl_rng_uniform(r) - 0.5));
-    for (size_t i = 0; i < x.dd->plc.n; i++) x.dd->plc.param[i] += (float)(0.2 * (gsl_rng_uniform(r) - 0.5));
+    for (size_t i = 0; i < x.dd->sel->n; i++) x.dd->sel->param[i] += (float)(0.2 * (gsl_rng_uniform(r) - 0.5));
+    for (size_t i = 0; i < x.dd->plc->n; i++) x.dd->plc->param[i] += (float)(0.2 * (gsl_rng_uniform(r) - 0.5));
     x.env = dp_env_alloc(x.g, x.c, &err);
     /* a fixed rollout: the ops in id order (a topological order here), devices 0 1 2 0 1 2 */
     for (int t = 0; t < 6; t++) {
@@ -257,27 +257,27 @@ START_TEST(network_gradients)
     net_run(&x, 1);
     /* copies of the analytic gradients (the loss evaluations below do not touch grad, but keep
      * them apart anyway) */
-    float *gs = malloc(x.dd->sel.n * sizeof(float)), *gp = malloc(x.dd->plc.n * sizeof(float));
-    memcpy(gs, x.dd->sel.grad, x.dd->sel.n * sizeof(float));
-    memcpy(gp, x.dd->plc.grad, x.dd->plc.n * sizeof(float));
+    float *gs = malloc(x.dd->sel->n * sizeof(float)), *gp = malloc(x.dd->plc->n * sizeof(float));
+    memcpy(gs, x.dd->sel->grad, x.dd->sel->n * sizeof(float));
+    memcpy(gp, x.dd->plc->grad, x.dd->plc->n * sizeof(float));
     double gn = 0;
-    for (size_t i = 0; i < x.dd->sel.n; i++) gn += fabs(gs[i]);
+    for (size_t i = 0; i < x.dd->sel->n; i++) gn += fabs(gs[i]);
     ck_assert(gn > 1e-3); /* the check below must not pass vacuously */
     gn = 0;
-    for (size_t i = 0; i < x.dd->plc.n; i++) gn += fabs(gp[i]);
+    for (size_t i = 0; i < x.dd->plc->n; i++) gn += fabs(gp[i]);
     ck_assert(gn > 1e-3);
     int bad = 0;
-    for (int i = 0; i < x.dd->sel.n_tensors; i++) {
-        const dp_nn_tensor *t = &x.dd->sel.t[i];
+    for (int i = 0; i < x.dd->sel->n_tensors; i++) {
+        const dp_nn_tensor *t = &x.dd->sel->t[i];
         size_t n = (size_t)t->rows * t->cols;
-        bad += dp_gradcheck(t->name, x.dd->sel.param + t->offset, gs + t->offset, n, n > 60 ? n / 60 : 1, net_loss, &x,
+        bad += dp_gradcheck(t->name, x.dd->sel->param + t->offset, gs + t->offset, n, n > 60 ? n / 60 : 1, net_loss, &x,
                             GC_H, 3e-2, 3e-3);
     }
     ck_assert_int_eq(bad, 0);
-    for (int i = 0; i < x.dd->plc.n_tensors; i++) {
-        const dp_nn_tensor *t = &x.dd->plc.t[i];
+    for (int i = 0; i < x.dd->plc->n_tensors; i++) {
+        const dp_nn_tensor *t = &x.dd->plc->t[i];
         size_t n = (size_t)t->rows * t->cols;
-        bad += dp_gradcheck(t->name, x.dd->plc.param + t->offset, gp + t->offset, n, n > 60 ? n / 60 : 1, net_loss, &x,
+        bad += dp_gradcheck(t->name, x.dd->plc->param + t->offset, gp + t->offset, n, n > 60 ? n / 60 : 1, net_loss, &x,
                             GC_H, 3e-2, 3e-3);
     }
     ck_assert_int_eq(bad, 0);
@@ -288,6 +288,101 @@ START_TEST(network_gradients)
     dp_doppler_free(x.dd);
     dp_costs_free(x.c);
     dp_graph_free(x.g);
+}
+END_TEST
+
+/* One fixed episode of workspace dd (ops in id order, device t mod D) with fixed logit
+ * gradients, its backward added into the model's gradients. */
+static void shared_episode(dp_doppler *dd, dp_env *env)
+{
+    dp_error err;
+    dp_doppler_prepare(dd);
+    dp_doppler_episode_begin(dd);
+    dp_env_reset(env);
+    float lg[8], dz[8];
+    for (int t = 0; t < dd->n; t++) {
+        dp_doppler_sel_dscore(dd, t, 0.1f * (float)(t + 1));
+        dp_doppler_plc_forward(dd, env, t, lg);
+        for (int k = 0; k < dd->D; k++) dz[k] = (float)((k + t) % 3) - 1.0f;
+        dp_doppler_plc_set_dlogits(dd, t, dz);
+        dp_doppler_plc_commit(dd, t, t % dd->D);
+        ck_assert_int_eq(dp_env_step(env, t, t % dd->D, &err), DP_OK);
+    }
+    dp_doppler_episode_backward(dd, env);
+    dp_doppler_backward(dd);
+}
+
+/* One model bound to two device counts (issue 16): nothing in the parameters is sized by the
+ * graph or the machine, both workspaces read the same parameters, and their gradients add. */
+START_TEST(shared_model_two_graphs)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c3 = dp_costs_graph(g, 3, &err), *c5 = dp_costs_graph(g, 5, &err);
+    dp_doppler_arch a;
+    dp_doppler_arch_default(&a);
+    a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
+    dp_doppler_model *m = dp_doppler_model_alloc(&a, &err);
+    ck_assert_ptr_nonnull(m);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 4);
+    ck_assert_int_eq(dp_doppler_model_init(m, r), DP_OK);
+    dp_doppler *d3 = dp_doppler_bind(m, g, c3, &err), *d5 = dp_doppler_bind(m, g, c5, &err);
+    ck_assert_ptr_nonnull(d3);
+    ck_assert_ptr_nonnull(d5);
+    ck_assert_ptr_eq(d3->plc, d5->plc);
+    ck_assert_ptr_eq(d3->sel->param, m->sel.param);
+    /* the same parameter block, whatever the device count, as an own model's */
+    dp_doppler *own = dp_doppler_alloc(g, c5, &a, &err);
+    ck_assert_ptr_nonnull(own);
+    ck_assert_uint_eq(own->plc->n, m->plc.n);
+    ck_assert_uint_eq(own->sel->n, m->sel.n);
+    dp_doppler_free(own);
+    dp_env *e3 = dp_env_alloc(g, c3, &err), *e5 = dp_env_alloc(g, c5, &err);
+    const size_t ns = m->sel.n, np = m->plc.n;
+    float *g3 = calloc(ns + np, sizeof(float)), *g5 = calloc(ns + np, sizeof(float));
+    dp_doppler_zero_grad(d3);
+    shared_episode(d3, e3);
+    memcpy(g3, m->sel.grad, ns * sizeof(float));
+    memcpy(g3 + ns, m->plc.grad, np * sizeof(float));
+    dp_doppler_zero_grad(d5);
+    shared_episode(d5, e5);
+    memcpy(g5, m->sel.grad, ns * sizeof(float));
+    memcpy(g5 + ns, m->plc.grad, np * sizeof(float));
+    /* both into the one gradient buffer: the sum */
+    dp_doppler_zero_grad(d3);
+    dp_doppler_zero_grad(d5);
+    shared_episode(d3, e3);
+    shared_episode(d5, e5);
+    double nrm = 0;
+    for (size_t i = 0; i < ns + np; i++) {
+        const float got = i < ns ? m->sel.grad[i] : m->plc.grad[i - ns];
+        ck_assert_float_eq_tol(got, g3[i] + g5[i], 1e-5f * (1 + fabsf(g3[i]) + fabsf(g5[i])));
+        nrm += fabs(g5[i]);
+    }
+    ck_assert(nrm > 1e-3); /* the 5-device graph's gradient reaches the shared parameters */
+    /* a parameter change through the model moves both workspaces' logits */
+    float before[5], after[5];
+    dp_doppler_prepare(d5);
+    dp_doppler_episode_begin(d5);
+    dp_env_reset(e5);
+    dp_doppler_plc_forward(d5, e5, 0, before);
+    m->plc.param[m->plc.t[m->p_b2].offset] += 1.0f;
+    dp_doppler_prepare(d5);
+    dp_doppler_episode_begin(d5);
+    dp_doppler_plc_forward(d5, e5, 0, after);
+    for (int k = 0; k < 5; k++) ck_assert_float_eq_tol(after[k], before[k] + 1.0f, 1e-5f);
+    free(g3);
+    free(g5);
+    dp_env_free(e3);
+    dp_env_free(e5);
+    dp_doppler_free(d3);
+    dp_doppler_free(d5);
+    dp_doppler_model_free(m);
+    gsl_rng_free(r);
+    dp_costs_free(c3);
+    dp_costs_free(c5);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -658,12 +753,12 @@ START_TEST(ablation_switches)
     dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
     dp_doppler *dd = dp_trainer_networks(tr);
-    float *sel0 = malloc(dd->sel.n * sizeof(float)), *plc0 = malloc(dd->plc.n * sizeof(float));
-    memcpy(sel0, dd->sel.param, dd->sel.n * sizeof(float));
-    memcpy(plc0, dd->plc.param, dd->plc.n * sizeof(float));
+    float *sel0 = malloc(dd->sel->n * sizeof(float)), *plc0 = malloc(dd->plc->n * sizeof(float));
+    memcpy(sel0, dd->sel->param, dd->sel->n * sizeof(float));
+    memcpy(plc0, dd->plc->param, dd->plc->n * sizeof(float));
     ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 20, NULL, &err), DP_OK);
-    ck_assert_int_eq(memcmp(sel0, dd->sel.param, dd->sel.n * sizeof(float)), 0);
-    ck_assert_int_ne(memcmp(plc0, dd->plc.param, dd->plc.n * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(sel0, dd->sel->param, dd->sel->n * sizeof(float)), 0);
+    ck_assert_int_ne(memcmp(plc0, dd->plc->param, dd->plc->n * sizeof(float)), 0);
     dp_trainer_free(tr);
     free(sel0);
     free(plc0);
@@ -695,6 +790,7 @@ int main(void)
     tcase_add_test(t, memory_linear_and_checked);
     tcase_add_test(t, device_features);
     tcase_add_test(t, network_gradients);
+    tcase_add_test(t, shared_model_two_graphs);
     tcase_add_test(t, stage_real_oracle);
     tcase_add_test(t, config_json);
     tcase_add_test(t, policy_gradient_estimator);

@@ -374,7 +374,7 @@ START_TEST(init_from_best_has_no_garbage)
     ck_assert_msg(tr != NULL, "%s", err.msg);
     ck_assert_msg(dp_trainer_init_from(tr, ckpt, &err) == DP_OK, "%s", err.msg);
     dp_doppler *dd = dp_trainer_networks(tr);
-    const dp_nn_params *nets[2] = {&dd->sel, &dd->plc};
+    const dp_nn_params *nets[2] = {dd->sel, dd->plc};
     for (int k = 0; k < 2; k++) {
         const dp_nn_params *p = nets[k];
         unsigned char *in_tensor = calloc(p->n, 1);

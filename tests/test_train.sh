@@ -45,8 +45,10 @@ h5dump -a /episode "$tmp/il.h5" | grep -q '(0): 30' || fail "checkpoint episode 
 grep -q '^makespan' "$tmp/p1" || fail "place prints a makespan"
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --samples 5 > /dev/null || fail "place --samples"
 "$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
-"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > /dev/null 2> "$tmp/err"
-[ $? -eq 1 ] && grep -q 'devices' "$tmp/err" || fail "a checkpoint for 4 devices on 3 is refused"
+# DOPPLER's parameters are not sized by the device count (issue 16; tests/test_transfer.sh)
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > "$tmp/p3" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "a checkpoint trained on 4 devices places on 3"; }
+grep -q '^device 2' "$tmp/p3" && ! grep -q '^device 3' "$tmp/p3" || fail "placed on 3 devices"
 
 # the pipeline: Stage II starts from Stage I's model-selected parameters (as --init does), so its
 # model-selected makespan is never worse than Stage I's (it used to start from Stage I's final

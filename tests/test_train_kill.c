@@ -206,6 +206,83 @@ START_TEST(flipped_byte_refused)
 }
 END_TEST
 
+/* A checkpoint says what it was trained on and its format version; a version this build does not
+ * read is refused naming both versions; --init-style reads (same_graph 0) take the parameters
+ * of a checkpoint made on another op and device count, a resume-style read (same_graph 1) does
+ * not. */
+START_TEST(version_and_graph_checks)
+{
+    char dir[] = "/tmp/dp-ckpt-ver-XXXXXX", path[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/c.h5", dir);
+    dp_nn_params a, b;
+    dp_nn_params_init(&a);
+    dp_nn_params_init(&b);
+    ck_assert_int_ge(dp_nn_params_add(&a, "w", 2, 3), 0);
+    ck_assert_int_ge(dp_nn_params_add(&b, "v", 3, 1), 0);
+    ck_assert_int_eq(dp_nn_params_alloc(&a), DP_OK);
+    ck_assert_int_eq(dp_nn_params_alloc(&b), DP_OK);
+    for (size_t i = 0; i < a.n; i++) a.param[i] = 1.5f + (float)i;
+    int best[5] = {0, 1, 0, 1, 1};
+    unsigned char rng[8] = {0};
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.graph = "g";
+    ck.n_ops = 5;
+    ck.n_devices = 2;
+    ck.config_json = "{}";
+    ck.trained_on = "{\"train\":[{\"graph\":\"g\",\"n_ops\":5,\"n_devices\":2}],\"validation\":[]}";
+    ck.features = "doppler";
+    ck.best_assignment = best;
+    ck.rng_state = rng;
+    ck.rng_size = sizeof rng;
+    dp_error err;
+    ck_assert_msg(dp_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
+    dp_ckpt_info info;
+    ck_assert_msg(dp_ckpt_read_info(path, &info, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(info.version, DP_CKPT_VERSION);
+    ck_assert_int_eq(info.n_ops, 5);
+    ck_assert_str_eq(info.trained_on, ck.trained_on);
+    dp_ckpt_info_free(&info);
+    /* parameters only, for a graph of 7 ops on 4 devices */
+    dp_ckpt in;
+    memset(&in, 0, sizeof in);
+    in.n_ops = 7;
+    in.n_devices = 4;
+    for (size_t i = 0; i < a.n; i++) a.param[i] = 0;
+    ck_assert_msg(dp_ckpt_read(path, &in, &a, &b, 0, &err) == DP_OK, "%s", err.msg);
+    ck_assert(a.param[2] == 3.5f);
+    free((char *)in.graph);
+    free(in.config_json);
+    /* resume: the same graph only */
+    memset(&in, 0, sizeof in);
+    in.n_ops = 7;
+    in.n_devices = 4;
+    in.same_graph = 1;
+    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, "made for 5 ops on 2 devices, not 7 ops on 4 devices"), "%s", err.msg);
+    free((char *)in.graph);
+    free(in.config_json);
+    /* a future format version */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    hid_t at = H5Aopen(f, "version", H5P_DEFAULT);
+    int32_t v3 = DP_CKPT_VERSION + 1;
+    ck_assert_int_ge(H5Awrite(at, H5T_NATIVE_INT32, &v3), 0);
+    H5Aclose(at);
+    H5Fclose(f);
+    ck_assert_int_ne(dp_ckpt_read_info(path, &info, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "format version 3, this build reads versions 1 to 2"), "%s", err.msg);
+    memset(&in, 0, sizeof in);
+    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 0, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, "format version 3"), "%s", err.msg);
+    dp_nn_params_free(&a);
+    dp_nn_params_free(&b);
+    unlink(path);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(kill_and_resume)
 {
     char dir[] = "/tmp/dp_kill_XXXXXX";
@@ -409,6 +486,7 @@ int main(void)
     tcase_add_test(t, kill_and_resume);
     tcase_add_test(t, append_killed);
     tcase_add_test(t, flipped_byte_refused);
+    tcase_add_test(t, version_and_graph_checks);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

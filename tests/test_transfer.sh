@@ -1,0 +1,77 @@
+#!/bin/sh
+# test_transfer.sh: graph- and machine-independent DOPPLER models (issue 16, item 1). A
+# checkpoint trained on the 24-op chainmm-small places the 168-op FFNN on 4 and 8 devices, on a
+# topology, and a DOPPLER graph file; one of another device feature set, network size or state is
+# refused naming what differs; --resume on another graph is refused; the checkpoint records what
+# it was trained on.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin="$top_builddir/doppler"
+small="$top_srcdir/data/graphs/chainmm-small.json"
+ffnn="$top_srcdir/data/graphs/ffnn.json"
+command -v h5dump >/dev/null 2>&1 || { echo "h5dump not found (Debian package hdf5-tools): skip"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-transfer.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+cat > "$tmp/cfg.json" <<EOF2
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 10, "seed": 3}
+EOF2
+"$bin" train --graph "$small" --config "$tmp/cfg.json" --pipeline --episodes 10 --checkpoint "$tmp/ck.h5" --quiet \
+    > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; fail "train on chainmm-small"; }
+
+# the checkpoint says what it was trained on, its feature set and its format version
+h5dump -a /trained_on "$tmp/ck.h5" | grep -q '"graph":"chainmm-small","n_ops":24,"n_devices":4' ||
+    fail "trained_on records the graph, its ops and devices"
+h5dump -a /features "$tmp/ck.h5" | grep -q '"doppler"' || fail "the checkpoint records its feature set"
+h5dump -a /version "$tmp/ck.h5" | grep -q '(0): 2' || fail "checkpoint format version 2"
+
+# it places other graphs, device counts and machines (it used to answer "made for 24 ops on 4
+# devices, not 168 ops on 4 devices")
+for d in 4 8; do
+    "$bin" place --graph "$ffnn" --devices $d --method doppler --checkpoint "$tmp/ck.h5" --json > "$tmp/p$d" 2> "$tmp/e$d" ||
+        { cat "$tmp/e$d"; fail "ffnn on $d devices"; }
+    grep -q '"makespan"' "$tmp/p$d" || fail "a makespan for ffnn on $d devices"
+done
+"$bin" place --graph "$ffnn" --topology "$top_srcdir/data/topologies/dgx1-v100.json" --method doppler \
+    --checkpoint "$tmp/ck.h5" --out "$tmp/a.json" > /dev/null 2> "$tmp/et" || { cat "$tmp/et"; fail "ffnn on dgx1-v100"; }
+grep -q '"devices":\[0' "$tmp/a.json" || fail "an assignment file on the topology"
+SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+if [ -f "$SH/doppler-graphs/ffnn_192nodes.txt" ]; then
+    "$bin" place --graph "$SH/doppler-graphs/ffnn_192nodes.txt" --method doppler --checkpoint "$tmp/ck.h5" > "$tmp/pd" 2> "$tmp/ed" ||
+        { cat "$tmp/ed"; fail "a DOPPLER graph file"; }
+    grep -q 'DOPPLER units' "$tmp/pd" || fail "the DOPPLER graph in DOPPLER units"
+else
+    echo "($SH/doppler-graphs absent: the DOPPLER graph file case skipped)"
+fi
+
+# --init on another graph and device count: fine-tuning starts from the parameters
+"$bin" train --graph "$ffnn" --devices 8 --config "$tmp/cfg.json" --stage sim --episodes 2 --init "$tmp/ck.h5" \
+    --checkpoint "$tmp/ft.h5" --quiet > /dev/null 2> "$tmp/ei" || { cat "$tmp/ei"; fail "--init on ffnn, 8 devices"; }
+
+# incompatible checkpoints are refused, naming what differs
+printf '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "engine"}, "state": "engine"}\n' > "$tmp/eng.json"
+"$bin" train --graph "$small" --config "$tmp/eng.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e1"
+[ $? -eq 1 ] || fail "another feature set must exit 1"
+grep -q 'feature set (network.features) "doppler" in the checkpoint, "engine" here' "$tmp/e1" || { cat "$tmp/e1"; fail "the feature sets named"; }
+printf '{"network": {"hidden": 16, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}}\n' > "$tmp/wide.json"
+"$bin" train --graph "$small" --config "$tmp/wide.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e2"
+[ $? -eq 1 ] || fail "another width must exit 1"
+grep -q 'network.hidden 8 in the checkpoint, 16 here' "$tmp/e2" || { cat "$tmp/e2"; fail "the widths named"; }
+printf '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "state": "engine"}\n' > "$tmp/st.json"
+"$bin" train --graph "$small" --config "$tmp/st.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e3"
+[ $? -eq 1 ] || fail "another state must exit 1"
+grep -q 'state "append" in the checkpoint, "engine" here' "$tmp/e3" || { cat "$tmp/e3"; fail "the states named"; }
+# --resume continues the same run: not on another graph
+"$bin" train --graph "$ffnn" --config "$tmp/cfg.json" --stage sim --episodes 20 --checkpoint "$tmp/ck.h5" --resume \
+    > /dev/null 2> "$tmp/e4"
+[ $? -eq 1 ] || fail "--resume on another graph must exit 1"
+grep -q 'a run on other graphs' "$tmp/e4" || { cat "$tmp/e4"; fail "--resume on another graph named"; }
+# Placeto's parameters are sized by the device count: its checkpoint stays on its machine
+"$bin" train --method placeto --graph "$small" --episodes 2 --checkpoint "$tmp/pl.h5" --quiet > /dev/null 2> "$tmp/e5" ||
+    { cat "$tmp/e5"; fail "placeto train"; }
+"$bin" place --graph "$small" --devices 3 --method placeto --checkpoint "$tmp/pl.h5" > /dev/null 2> "$tmp/e6"
+[ $? -eq 1 ] || fail "a placeto checkpoint of 4 devices on 3 must exit 1"
+grep -q 'a placeto checkpoint of 4 devices, not 3' "$tmp/e6" || { cat "$tmp/e6"; fail "placeto's device count named"; }
+echo "transfer: chainmm-small's checkpoint places ffnn on 4 and 8 devices and dgx1-v100; incompatible ones refused"
