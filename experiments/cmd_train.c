@@ -2,12 +2,15 @@
  * real-execution RL) on a graph, with HDF5 trajectories, checkpoints and resume. */
 #include "cli.h"
 #include "dp_engine.h"
+#include "dp_gen.h"
 #include "commands.h"
 #include "dp_place.h"
 #include "dp_train.h"
 #include "exec_cli.h"
 
 #include <cblas.h>
+#include <dirent.h>
+#include <gsl/gsl_rng.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -48,6 +51,197 @@ static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *
 
 
 
+/* ---- training on a distribution of graphs (issue 16) ---- */
+
+/* The graphs of a run beyond --graph: sources (files or generator specs), loaded with their costs
+ * and engines on the run's machine. */
+typedef struct graph_set {
+    int n, cap;
+    char **src;          /* file path or "gen:..." spec */
+    int *validation;
+    dp_graph **g;
+    dp_costs **c;
+    dp_engine **e;
+} graph_set;
+
+static void graph_set_free(graph_set *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        free(s->src[i]);
+        if (s->e) dp_engine_free(s->e[i]);
+        if (s->c) dp_costs_free(s->c[i]);
+        if (s->g) dp_graph_free(s->g[i]);
+    }
+    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e);
+    memset(s, 0, sizeof *s);
+}
+
+static int graph_set_push(graph_set *s, const char *src, int validation, dp_error *err)
+{
+    if (s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        char **a = realloc(s->src, (size_t)cap * sizeof *a);
+        if (a) s->src = a;
+        int *v = realloc(s->validation, (size_t)cap * sizeof *v);
+        if (v) s->validation = v;
+        if (!a || !v) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        s->cap = cap;
+    }
+    if (!(s->src[s->n] = strdup(src))) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    s->validation[s->n++] = validation;
+    return DP_OK;
+}
+
+static int is_graph_file(const char *name)
+{
+    static const char *const ext[] = {".json", ".txt", ".stg", ".dot"};
+    size_t n = strlen(name);
+    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+        size_t k = strlen(ext[i]);
+        if (n > k && strcmp(name + n - k, ext[i]) == 0) return 1;
+    }
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "A,B,C": each a graph file, a folder (its .json, .txt, .stg and .dot files, in name order) or a
+ * generator spec gen:MODEL?NAME=VALUE&... */
+static int graph_set_add_list(graph_set *s, const char *list, int validation, dp_error *err)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int rc = DP_OK;
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == DP_OK; tok = strtok_r(NULL, ",", &save)) {
+        if (!*tok) continue;
+        DIR *d = strncmp(tok, "gen:", 4) == 0 ? NULL : opendir(tok);
+        if (!d) {
+            rc = graph_set_push(s, tok, validation, err);
+            continue;
+        }
+        char **names = NULL;
+        int nn = 0, cap = 0;
+        struct dirent *de;
+        while ((de = readdir(d)) && rc == DP_OK) {
+            if (de->d_name[0] == '.' || !is_graph_file(de->d_name)) continue;
+            if (nn == cap) {
+                cap = cap ? 2 * cap : 16;
+                char **x = realloc(names, (size_t)cap * sizeof *x);
+                if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+                names = x;
+            }
+            size_t len = strlen(tok) + strlen(de->d_name) + 2;
+            if (!(names[nn] = malloc(len))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+            snprintf(names[nn++], len, "%s/%s", tok, de->d_name);
+        }
+        closedir(d);
+        if (rc == DP_OK && nn == 0) rc = dp_error_set(err, DP_EINVAL, "%s: a folder without graph files (.json, .txt, .stg, .dot)", tok);
+        if (nn > 1) qsort(names, (size_t)nn, sizeof *names, cmp_str);
+        for (int i = 0; i < nn; i++) {
+            if (rc == DP_OK) rc = graph_set_push(s, names[i], validation, err);
+            free(names[i]);
+        }
+        free(names);
+    }
+    free(copy);
+    return rc;
+}
+
+/* The test set's generator specs (data/testsets/transfer.txt), one per line, '#' comments. */
+static char **read_testset(const char *path, int *n_out)
+{
+    *n_out = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char **v = NULL, line[1200];
+    int n = 0, cap = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (strncmp(line, "gen:", 4) != 0) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **x = realloc(v, (size_t)cap * sizeof *x);
+            if (!x) break;
+            v = x;
+        }
+        if (!(v[n] = strdup(line))) break;
+        n++;
+    }
+    fclose(f);
+    *n_out = n;
+    return v;
+}
+
+static int in_testset(char *const *t, int nt, const char *spec)
+{
+    for (int i = 0; i < nt; i++)
+        if (strcmp(t[i], spec) == 0) return 1;
+    return 0;
+}
+
+/* The DOPPLER graph files (../shared/data/doppler-graphs) are test graphs only. */
+static int is_doppler_test_file(const char *path)
+{
+    static const char *const base[] = {"chain_mm_112nodes", "ffnn_192nodes", "transformer_block_215nodes",
+                                       "full_transformer_layer_261nodes", "8gpu_transformer_block", "8gpu_full_transformer"};
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (strncmp(b, "gdp_", 4) == 0) b += 4;
+    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
+        if (strncmp(b, base[i], strlen(base[i])) == 0) return 1;
+    return 0;
+}
+
+/* Draw count graphs of the families (comma-separated) from r, round robin over the families,
+ * redrawing any spec of the test set or drawn before. */
+static int graph_set_add_family(graph_set *s, const char *families, int count, gsl_rng *r, int validation,
+                                char *const *test, int nt, dp_error *err)
+{
+    char *copy = strdup(families), *save = NULL;
+    if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    const char *fam[16];
+    int nf = 0, rc = DP_OK;
+    for (char *tok = strtok_r(copy, ",", &save); tok && nf < 16; tok = strtok_r(NULL, ",", &save))
+        if (*tok) fam[nf++] = tok;
+    if (nf == 0) rc = dp_error_set(err, DP_EINVAL, "--family: no family named");
+    for (int i = 0; i < count && rc == DP_OK; i++) {
+        char spec[1024];
+        int tries = 0, dup;
+        do {
+            if ((rc = dp_gen_family_spec(fam[i % nf], r, spec, sizeof spec, err)) != DP_OK) break;
+            dup = in_testset(test, nt, spec) || in_testset(s->src, s->n, spec);
+        } while (dup && ++tries < 1000);
+        if (rc == DP_OK && dup) rc = dp_error_set(err, DP_EINVAL, "--family %s: no new graph in 1000 draws", fam[i % nf]);
+        if (rc == DP_OK) rc = graph_set_push(s, spec, validation, err);
+    }
+    free(copy);
+    return rc;
+}
+
+/* Read or generate every graph of the set, with its costs and engine on machine m. */
+static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char *const *test, int nt, dp_error *err)
+{
+    s->g = calloc((size_t)s->n + 1, sizeof *s->g);
+    s->c = calloc((size_t)s->n + 1, sizeof *s->c);
+    s->e = calloc((size_t)s->n + 1, sizeof *s->e);
+    if (!s->g || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int i = 0; i < s->n; i++) {
+        const char *src = s->src[i];
+        const char *role = s->validation[i] ? "validation" : "training";
+        if (strncmp(src, "gen:", 4) == 0 ? in_testset(test, nt, src) : is_doppler_test_file(src))
+            return dp_error_set(err, DP_EINVAL, "%s: a test graph (data/testsets/transfer.txt and the DOPPLER graph files are "
+                                "never trained or model-selected on), given as a %s graph", src, role);
+        s->g[i] = strncmp(src, "gen:", 4) == 0 ? dp_gen_spec(src, err) : dp_graph_read(src, format, err);
+        if (!s->g[i]) return err->code ? err->code : DP_EINVAL;
+        if (!(s->c[i] = dp_machine_costs(m, s->g[i], err))) return err->code ? err->code : DP_EINVAL;
+        if (!(s->e[i] = dp_engine_alloc(s->g[i], s->c[i], m, err))) return err->code ? err->code : DP_EINVAL;
+    }
+    return DP_OK;
+}
+
 static void train_usage(FILE *f)
 {
     fprintf(f, "Usage: doppler train --graph FILE [--stage il|sim|real | --pipeline] [OPTIONS]\n\n"
@@ -66,7 +260,21 @@ static void train_usage(FILE *f)
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
                "  --seed S             random seed (overrides the config)\n"
-               "  --init CKPT          start from the parameters of a checkpoint (e.g. Stage I's)\n"
+               "  --init CKPT          start from the parameters of a checkpoint (e.g. Stage I's, or a general\n"
+               "                       model trained on other graphs and device counts: fine-tuning)\n"
+               "Training on a distribution of graphs (doppler only; one model, each batch samples a graph):\n"
+               "  --graphs LIST        more training graphs, comma-separated: files, folders (their .json,\n"
+               "                       .txt, .stg, .dot files) or generator specs gen:MODEL?NAME=VALUE&...\n"
+               "  --family LIST        generated training graphs with randomised parameters, round robin over\n"
+               "                       the families chainmm, ffnn, llama-block, llama-layer, daggen (ranges:\n"
+               "                       models/dp_gen.h); --family-count N of them (default 16)\n"
+               "  --family-seed S      the draws' seed (default: the run's seed)\n"
+               "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
+               "                       of the best mean greedy makespan relative to the critical-path\n"
+               "                       placement over them; --val-count M more drawn from --family (default 4\n"
+               "                       with --family and no --validation)\n"
+               "                       The test set (data/testsets/transfer.txt) and the DOPPLER graph files\n"
+               "                       are refused as training or validation graphs, and never drawn.\n"
                "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
@@ -136,7 +344,8 @@ static void on_progress(const dp_train_progress *p, void *ctx)
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
-           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE };
+           O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -148,7 +357,13 @@ int cmd_train(int argc, char **argv)
         {"quiet", no_argument, NULL, O_QUIET}, {"help", no_argument, NULL, O_HELP},
         {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
         {"real-repeats", required_argument, NULL, O_REAL_REPEATS}, {"real-reference", required_argument, NULL, O_REAL_REF}, {"nice", required_argument, NULL, O_NICE},
-        {"method", required_argument, NULL, O_METHOD}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"method", required_argument, NULL, O_METHOD}, {"graphs", required_argument, NULL, O_GRAPHS},
+        {"family", required_argument, NULL, O_FAMILY}, {"family-count", required_argument, NULL, O_FAMILY_COUNT},
+        {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
+        {"val-count", required_argument, NULL, O_VAL_COUNT}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+    const char *graphs = NULL, *family = NULL, *validation = NULL;
+    int family_count = 16, val_count = -1, have_family_seed = 0;
+    unsigned long long family_seed = 0;
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
@@ -186,6 +401,22 @@ int cmd_train(int argc, char **argv)
             have_seed = 1;
             break;
         case O_INIT: init = optarg; break;
+        case O_GRAPHS: graphs = optarg; break;
+        case O_FAMILY: family = optarg; break;
+        case O_VALIDATION: validation = optarg; break;
+        case O_FAMILY_COUNT:
+            if (dp_cli_parse_int(optarg, 1, 100000, &family_count) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family-count: expected 1..100000, got '%s'", optarg));
+            break;
+        case O_VAL_COUNT:
+            if (dp_cli_parse_int(optarg, 0, 100000, &val_count) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--val-count: expected 0..100000, got '%s'", optarg));
+            break;
+        case O_FAMILY_SEED:
+            if (dp_cli_parse_u64(optarg, &family_seed) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family-seed: expected a non-negative integer, got '%s'", optarg));
+            have_family_seed = 1;
+            break;
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
@@ -245,7 +476,11 @@ int cmd_train(int argc, char **argv)
         free(s);
         return dp_cli_machine_done(&mach, 0);
     }
-    if (!graph) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--graph FILE is required"));
+    const int many = graphs || family || validation;
+    if (!graph && !many) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required"));
+    if (many && (stage == DP_STAGE_REAL || x_scale > 0 || x_target > 0))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "stage real, --scale and --target-flops train on one graph, not with --graphs, --family or --validation"));
+    if (val_count > 0 && !family) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--val-count draws from --family: give one"));
     if (pipeline && have_stage) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "give --stage or --pipeline, not both"));
     if (resume && !ckpt) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume needs --checkpoint FILE"));
     if (resume && init) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume and --init exclude each other"));
@@ -259,8 +494,43 @@ int cmd_train(int argc, char **argv)
     dp_engine *eng = NULL;
     dp_trainer *tr = NULL;
     int *assign = NULL;
-    dp_graph *g0 = dp_graph_read(graph, format, &err);
-    if (!g0) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+    /* the graphs of a distribution: those listed, then the drawn ones; the first training graph
+     * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
+    graph_set gs;
+    memset(&gs, 0, sizeof gs);
+    int n_test = 0;
+    char **test = NULL;
+    if (many) {
+        test = read_testset(dp_cli_data_path("data/testsets/transfer.txt"), &n_test);
+        int rc = DP_OK;
+        if (graph) rc = graph_set_push(&gs, graph, 0, &err);
+        if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
+        gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
+        else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
+        if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
+        if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
+        if (val_count < 0) val_count = family && !validation ? 4 : 0;
+        if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, test, n_test, &err);
+        if (fr) gsl_rng_free(fr);
+        if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
+            rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, test, n_test, &err);
+        if (rc != DP_OK) {
+            graph_set_free(&gs);
+            for (int i = 0; i < n_test; i++) free(test[i]);
+            free(test);
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        }
+        graph = gs.src[0];
+    }
+    dp_graph *g0 = many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
+    if (!g0) {
+        graph_set_free(&gs);
+        for (int i = 0; i < n_test; i++) free(test[i]);
+        free(test);
+        return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+    }
     /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
      * the real executor as the cost oracle; --scale or --target-flops put the earlier stages on
      * that same graph, so that a Stage II checkpoint describes what Stage III runs */
@@ -300,6 +570,22 @@ int cmd_train(int argc, char **argv)
     tr = dp_trainer_alloc(g, cost, &cfg, &sim_oracle, &err);
     if (!tr) goto fail;
     if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
+    for (int i = 1; i < gs.n; i++) {
+        const dp_oracle oi = dp_engine_oracle(gs.e[i]);
+        if (dp_trainer_add_graph(tr, gs.g[i], gs.c[i], &oi, gs.validation[i], &err) != DP_OK) {
+            dp_error_prefix(&err, "%s", gs.src[i]);
+            goto fail;
+        }
+    }
+    if (gs.n > 1 && !quiet) {
+        int nt = 0, nv = 0;
+        dp_trainer_n_graphs(tr, &nt, &nv);
+        fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
+                        "critical-path placement\n", nt, nv);
+        for (int i = 0; i < gs.n; i++)
+            fprintf(stderr, "  %-10s %-44s %4d ops  %s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
+                    gs.g[i]->n_ops, gs.src[i]);
+    }
     if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, DP_STAGE_SIM}, n_stages = 1;
     if (pipeline) {
@@ -330,8 +616,12 @@ int cmd_train(int argc, char **argv)
         status = DP_EXIT_ERROR;
         goto done;
     }
-    const double sc = g->time_scale;
+    const double sc = gs.n > 1 ? 1 : g->time_scale;
     char b[40], b2[40], b3[40];
+    if (gs.n > 1)
+        printf("the stage figures below are the mean greedy makespan relative to the critical-path placement over the %s graphs "
+               "(best sampled: the best ratio of any training rollout); the table is %s's\n",
+               gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
            pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
     /* what each stage left: the final parameters' placement, the model-selected one (the next
@@ -351,6 +641,23 @@ int cmd_train(int argc, char **argv)
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
     const dp_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
+    if (gs.n > 1) {
+        /* the table is of the first graph: its own greedy placements */
+        double ms0 = 0, ms1 = 0;
+        int *a2 = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+        if (!a2) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+        dp_trainer_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
+        free(a2);
+        printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+        printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
+               dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
+        (void)ms0;
+        if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
+        if (ckpt) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G)\n", ckpt,
+                         dp_agent_name(cfg.method), ckpt);
+        status = 0;
+        goto done;
+    }
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
     char label[32];
     snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
@@ -374,6 +681,9 @@ done:
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);
+    graph_set_free(&gs);
+    for (int i = 0; i < n_test; i++) free(test[i]);
+    free(test);
     dp_machine_free(&mach);
     return status;
 }

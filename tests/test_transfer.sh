@@ -3,7 +3,9 @@
 # checkpoint trained on the 24-op chainmm-small places the 168-op FFNN on 4 and 8 devices, on a
 # topology, and a DOPPLER graph file; one of another device feature set, network size or state is
 # refused naming what differs; --resume on another graph is refused; the checkpoint records what
-# it was trained on.
+# it was trained on. Training on a distribution (item 2): --graphs (files, folders, generator
+# specs), --validation, --family with seeded draws, one graph per batch, resume on the same
+# graphs, --init fine-tuning from a general model, test graphs refused (item 4).
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -22,7 +24,7 @@ EOF2
     > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; fail "train on chainmm-small"; }
 
 # the checkpoint says what it was trained on, its feature set and its format version
-h5dump -a /trained_on "$tmp/ck.h5" | grep -q '"graph":"chainmm-small","n_ops":24,"n_devices":4' ||
+h5dump -w 0 -a /trained_on "$tmp/ck.h5" | tr -d " \n" | grep -q '"graph":"chainmm-small","n_ops":24,"n_devices":4' ||
     fail "trained_on records the graph, its ops and devices"
 h5dump -a /features "$tmp/ck.h5" | grep -q '"doppler"' || fail "the checkpoint records its feature set"
 h5dump -a /version "$tmp/ck.h5" | grep -q '(0): 2' || fail "checkpoint format version 2"
@@ -74,4 +76,63 @@ grep -q 'a run on other graphs' "$tmp/e4" || { cat "$tmp/e4"; fail "--resume on 
 "$bin" place --graph "$small" --devices 3 --method placeto --checkpoint "$tmp/pl.h5" > /dev/null 2> "$tmp/e6"
 [ $? -eq 1 ] || fail "a placeto checkpoint of 4 devices on 3 must exit 1"
 grep -q 'a placeto checkpoint of 4 devices, not 3' "$tmp/e6" || { cat "$tmp/e6"; fail "placeto's device count named"; }
+# ---- training on a distribution (item 2) ----
+tiny="$top_srcdir/tests/data/tiny-doppler.txt"
+mkdir "$tmp/folder"
+"$bin" graph gen chainmm --matrices 3 --blocks 2 --out "$tmp/folder/a.json" > /dev/null || fail "gen a"
+"$bin" graph gen random --n 17 --seed 4 --out "$tmp/folder/b.json" > /dev/null || fail "gen b"
+cat > "$tmp/b4.json" <<EOF2
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 8, "seed": 3, "batch": 4}
+EOF2
+# a file, a folder and a generator spec for training, a file for validation; each batch of 4
+# episodes is on one graph (the trajectory's step counts come in runs of 4)
+"$bin" train --graph "$tiny" --graphs "$tmp/folder,gen:ffnn?layers=2&batch-blocks=1&feature-blocks=2" \
+    --validation "$small" --config "$tmp/b4.json" --stage il --episodes 24 --checkpoint "$tmp/d.h5" \
+    --trajectory "$tmp/d.traj.h5" > "$tmp/dout" 2> "$tmp/derr" || { cat "$tmp/derr"; fail "train on a list"; }
+grep -q '4 training and 1 validation graphs' "$tmp/derr" || { cat "$tmp/derr"; fail "the graphs listed"; }
+h5dump -w 0 -a /trained_on "$tmp/d.h5" | tr -d " \n" > "$tmp/on"
+grep -q '"train":\[{"graph":"tiny-doppler"' "$tmp/on" && grep -q '"validation":\[{"graph":"chainmm-small","n_ops":24' "$tmp/on" ||
+    { cat "$tmp/on"; fail "trained_on: train and validation lists"; }
+grep -q 'relative to the critical-path placement over the validation graphs' "$tmp/dout" || fail "the figures' unit said"
+h5dump -d /episodes/n_steps -y -w 0 "$tmp/d.traj.h5" | tr -cs '0-9\n' ' ' > "$tmp/ns"
+python3 - "$tmp/ns" <<'PY' || fail "a batch samples one graph"
+import sys
+rows = [int(x) for line in open(sys.argv[1]) for x in line.split()]
+rows = rows[-24:]
+assert len(rows) == 24, rows
+batches = [rows[i:i + 4] for i in range(0, 24, 4)]
+assert all(len(set(b)) == 1 for b in batches), batches
+assert len(set(rows)) > 1, rows  # more than one graph sampled
+PY
+# generated families: the same seed draws the same graphs; validation graphs drawn apart
+for k in 1 2; do
+    "$bin" train --family chainmm,daggen --family-count 3 --val-count 2 --family-seed 7 --config "$tmp/b4.json" \
+        --stage il --episodes 4 --checkpoint "$tmp/f$k.h5" --quiet > /dev/null 2> "$tmp/ferr" || { cat "$tmp/ferr"; fail "train --family"; }
+    h5dump -w 0 -a /trained_on "$tmp/f$k.h5" | tr -d " \n" | grep -o "{\"train\".*" > "$tmp/fon$k"
+done
+cmp -s "$tmp/fon1" "$tmp/fon2" || fail "--family-seed draws the same graphs"
+grep -q '"validation":\[{"graph":"chainmm' "$tmp/fon1" || { cat "$tmp/fon1"; fail "validation graphs drawn from the family"; }
+# a run on several graphs resumes on the same graphs, not on others
+"$bin" train --graph "$tiny" --graphs "$small" --config "$tmp/b4.json" --stage il --episodes 8 --checkpoint "$tmp/r.h5" \
+    --quiet > /dev/null 2>&1 || fail "a short run on two graphs"
+"$bin" train --graph "$tiny" --graphs "$small" --config "$tmp/b4.json" --stage il --episodes 16 --checkpoint "$tmp/r.h5" \
+    --resume --quiet > "$tmp/rout" 2> "$tmp/rerr" || { cat "$tmp/rerr"; fail "--resume on the same two graphs"; }
+grep -q '16 episodes' "$tmp/rout" || { cat "$tmp/rout"; fail "resumed to 16 episodes"; }
+"$bin" train --graph "$tiny" --graphs "$ffnn" --config "$tmp/b4.json" --stage il --episodes 16 --checkpoint "$tmp/r.h5" \
+    --resume --quiet > /dev/null 2> "$tmp/rerr"
+[ $? -eq 1 ] && grep -q 'a run on other graphs' "$tmp/rerr" || { cat "$tmp/rerr"; fail "--resume on other graphs refused"; }
+# fine-tuning the general model on one graph, and placing with it
+"$bin" train --graph "$ffnn" --init "$tmp/f1.h5" --config "$tmp/b4.json" --stage sim --episodes 4 --checkpoint "$tmp/ft2.h5" \
+    --quiet > /dev/null 2> "$tmp/ferr" || { cat "$tmp/ferr"; fail "--init from a family checkpoint"; }
+# test graphs are refused as training or validation graphs
+spec=$(grep '^gen:' "$top_srcdir/data/testsets/transfer.txt" | head -1)
+"$bin" train --graph "$tiny" --graphs "$spec" --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e7"
+[ $? -eq 1 ] && grep -q 'a test graph' "$tmp/e7" || { cat "$tmp/e7"; fail "a test-set spec refused for training"; }
+cp "$tiny" "$tmp/chain_mm_112nodes.txt"
+"$bin" train --graph "$tiny" --validation "$tmp/chain_mm_112nodes.txt" --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e8"
+[ $? -eq 1 ] && grep -q 'chain_mm_112nodes.txt: a test graph' "$tmp/e8" || { cat "$tmp/e8"; fail "a DOPPLER file refused for validation"; }
+"$bin" train --family nope --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e9"
+[ $? -eq 1 ] && grep -q "unknown graph family 'nope'" "$tmp/e9" || { cat "$tmp/e9"; fail "an unknown family named"; }
+"$bin" train --method placeto --graph "$tiny" --graphs "$small" --stage sim --episodes 4 > /dev/null 2> "$tmp/e10"
+[ $? -eq 1 ] && grep -q 'only doppler' "$tmp/e10" || { cat "$tmp/e10"; fail "placeto on several graphs refused"; }
 echo "transfer: chainmm-small's checkpoint places ffnn on 4 and 8 devices and dgx1-v100; incompatible ones refused"
