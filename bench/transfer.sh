@@ -1,0 +1,58 @@
+#!/bin/sh
+# bench/transfer.sh (make bench-transfer): zero-shot placement (issue 16). A DOPPLER model is
+# trained only on generated graphs (--family, seeded; validation graphs drawn from the same
+# families), then places the six DOPPLER graph files, which it has never seen (4 devices, 8 for
+# the 8gpu_ files), with one greedy rollout. Per graph: its makespan, the best instant method's
+# (round-robin, cp, heft, cpop, peft, etf) and their ratio, and the wall time of the placement
+# and CPU time of the placement (the whole `doppler place` process: start, reading the graph and
+# the checkpoint, the rollout, the simulation; /usr/bin/time). One line per training
+# seed and graph, then the mean ratio per seed.
+#   SEEDS="1 2 3 4 5" EPISODES=300 COUNT=24 CONFIG=bench/doppler-project.json sh bench/transfer.sh
+set -eu
+top_srcdir=${top_srcdir:-.}
+bin=${DOPPLER:-$top_srcdir/doppler}
+SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+SEEDS=${SEEDS:-1}
+EPISODES=${EPISODES:-300}
+COUNT=${COUNT:-24}
+CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
+FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
+[ -d "$SH/doppler-graphs" ] || { echo "bench/transfer.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+now() { date +%s.%N; }
+ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
+echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, $EPISODES episodes per stage, config $CONFIG"
+printf '%-5s %-36s %4s %12s %12s %-12s %8s %9s %9s\n' seed graph dev doppler best_instant method ratio wall_ms cpu_ms
+for seed in $SEEDS; do
+    ck="$tmp/general-$seed.h5"
+    t0=$(now)
+    "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
+        --pipeline --episodes "$EPISODES" --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
+        { cat "$tmp/train-$seed.err"; exit 1; }
+    t1=$(now)
+    echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"
+    sum=0; k=0
+    for f in chain_mm_112nodes ffnn_192nodes transformer_block_215nodes full_transformer_layer_261nodes \
+             8gpu_transformer_block 8gpu_full_transformer; do
+        g="$SH/doppler-graphs/$f.txt"
+        dev=4; case $f in 8gpu_*) dev=8;; esac
+        a=$(now)
+        /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$g" --devices $dev --method doppler --checkpoint "$ck" \
+            --json > "$tmp/d.json"
+        b=$(now)
+        cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")
+        d=$(ms_of "$tmp/d.json")
+        best=""; bm=""
+        for m in round-robin cp heft cpop peft etf; do
+            "$bin" place --graph "$g" --devices $dev --method $m --json > "$tmp/m.json" 2> /dev/null || continue
+            x=$(ms_of "$tmp/m.json")
+            if [ -z "$best" ] || [ "$(echo "$x < $best" | bc -l)" = 1 ]; then best=$x; bm=$m; fi
+        done
+        r=$(echo "scale=4; $d / $best" | bc -l)
+        sum=$(echo "$sum + $r" | bc -l); k=$((k + 1))
+        printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.3f %9.1f %9.1f\n' "$seed" "$f" "$dev" "$d" "$best" "$bm" "$r" \
+            "$(echo "($b - $a) * 1000" | bc -l)" "$cpu"
+    done
+    echo "# seed $seed: mean ratio to the best instant method $(echo "scale=3; $sum / $k" | bc -l)"
+done
