@@ -50,6 +50,15 @@ static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *
 }
 
 
+/* One line of the closing agreement block: unique-choice agreement over all steps, then the ties. */
+static void print_agreement(const char *label, const dp_train_agreement *a)
+{
+    const double n = a->steps > 0 ? a->steps : 1;
+    printf("  %-14s SEL %d of %d steps (%.1f%%), PLC %d of %d (%.1f%%); heuristic ties: SEL %d steps (the policy "
+           "took a tied choice on %d), PLC %d (%d)\n",
+           label, a->unique[0], a->steps, 100 * a->unique[0] / n, a->unique[1], a->steps, 100 * a->unique[1] / n,
+           a->tied[0], a->in_tie[0], a->tied[1], a->in_tie[1]);
+}
 
 /* ---- training on a distribution of graphs (issue 16) ---- */
 
@@ -661,11 +670,16 @@ int cmd_train(int argc, char **argv)
     printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
     char label[32];
     snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
-    printf("%-14s %s   (greedy, final parameters; agrees with the heuristic on %.1f%% of SEL and %.1f%% of PLC steps)\n",
-           label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b), 100 * last->agree[0], 100 * last->agree[1]);
+    printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b));
     printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
            dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
     if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
+    if (last->agreement.steps > 0) {
+        printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
+               "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");
+        print_agreement(label, &last->agreement);
+        print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
+    }
     if (ckpt)
         printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,
                dp_agent_name(cfg.method), ckpt, graph);

@@ -1550,6 +1550,27 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     return rc;
 }
 
+void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a)
+{
+    memset(a, 0, sizeof *a);
+    a->steps = tr->n;
+    for (int t = 0; t < tr->n; t++) {
+        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
+        const unsigned char *mark[2] = {tr->sel_mark + off, tr->plc_mark + (size_t)t * tr->D};
+        const int n_opt[2] = {nr, tr->D}, chose[2] = {tr->sel_a[t], tr->plc_a[t]};
+        for (int i = 0; i < 2; i++) {
+            int best = 0;
+            for (int j = 0; j < n_opt[i]; j++) best += mark[i][j];
+            if (best > 1) {
+                a->tied[i]++;
+                a->in_tie[i] += mark[i][chose[i]];
+            } else {
+                a->unique[i] += mark[i][chose[i]];
+            }
+        }
+    }
+}
+
 int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)
 {
@@ -1660,6 +1681,8 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
         r->done = 0;
         r->final_greedy = r->selected_greedy = r->best_sample = NAN;
         r->agree[0] = r->agree[1] = NAN;
+        memset(&r->agreement, 0, sizeof r->agreement);
+        memset(&r->agreement_selected, 0, sizeof r->agreement_selected);
         r->sims = 0;
         r->seconds = 0;
     }
@@ -1682,6 +1705,8 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
         const double g0 = r->final_greedy;
         if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->final_greedy, r->agree, err)) != DP_OK) break;
         if (tr->multi) r->final_greedy = g0;
+        if (samples <= 0) dp_trainer_agreement(tr, &r->agreement); /* else the last sample's: none */
+        r->agreement_selected = r->agreement;
         r->selected_greedy = r->final_greedy;
         /* model selection: the next stage (and the result) start from the parameters whose greedy
          * placement was best at the stage's evaluations, as `doppler train --init` does */
@@ -1690,6 +1715,7 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
             const double g1 = r->selected_greedy;
             if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
             if (tr->multi) r->selected_greedy = g1;
+            if (samples <= 0) dp_trainer_agreement(tr, &r->agreement_selected);
         }
         r->sims = tr->sims - sims0;
         r->seconds = now_s() - t0;

@@ -219,6 +219,21 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
 int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err);
 
+/* How the choices of a rollout compare with the critical-path heuristic's (SEL: the ready op of
+ * highest b-level; PLC: the device of earliest estimated start). A step where the heuristic has
+ * one best choice agrees when the policy made that choice; a step where several choices tie for
+ * the heuristic's best is a tie and never counts as agreement (in_tie says how often the policy's
+ * choice was one of the tied ones). Counts of steps; sel and plc: [0] SEL, [1] PLC. */
+typedef struct dp_train_agreement {
+    int steps;       /* steps of the rollout (the graph's ops) */
+    int unique[2];   /* steps where the heuristic's choice is unique and the policy made it */
+    int tied[2];     /* steps where the heuristic's best choices tie */
+    int in_tie[2];   /* tied steps where the policy's choice is one of the tied */
+} dp_train_agreement;
+/* The agreement of the trainer's latest rollout (after dp_trainer_place with samples 0: its
+ * greedy placement). */
+void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a);
+
 /* Model selection: at the start of a stage and at every checkpoint boundary (every
  * checkpoint_every episodes and at the end of a stage) the trainer places the graph greedily and keeps the parameters whose greedy
  * makespan is the best so far (saved in the checkpoint as /sel/best, /plc/best). This switches
@@ -244,7 +259,12 @@ typedef struct dp_pipeline_stage {
     double selected_greedy;  /* the same with the model-selected parameters (= final_greedy without
                               * model selection, or when the final ones were the best) */
     double best_sample;      /* best makespan of any training rollout of the stage */
-    double agree[2];         /* SEL and PLC agreement with the heuristic, final parameters */
+    double agree[2];         /* SEL and PLC agreement with the heuristic, final parameters: the
+                              * fraction of steps whose choice is one of the heuristic's (ties
+                              * count as agreement here; see agreement) */
+    dp_train_agreement agreement;          /* the same placement, ties apart (greedy placements,
+                                            * samples 0; all zero otherwise) */
+    dp_train_agreement agreement_selected; /* the model-selected placement's */
     long sims;               /* oracle calls the stage spent: training rollouts, evaluations and
                               * the placements above */
     double seconds;

@@ -432,6 +432,51 @@ START_TEST(stage_real_oracle)
 }
 END_TEST
 
+/* Agreement with the heuristic, ties apart: three identical independent ops on two devices. SEL
+ * ties at steps 0 and 1 (equal b-levels) and has one choice at step 2; PLC ties at step 0 (both
+ * devices idle). The fraction with ties counted (agree) is (unique + in_tie) / steps. */
+START_TEST(agreement_ties_apart)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("three", "three", DP_COST_TIME);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_nonnull(g);
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
+    for (unsigned long long seed = 1; seed <= 6; seed++) {
+        cfg.seed = seed;
+        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+        ck_assert_ptr_nonnull(tr);
+        int assign[3];
+        double ms, agree[2];
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &ms, agree, &err), DP_OK);
+        dp_train_agreement a;
+        dp_trainer_agreement(tr, &a);
+        ck_assert_int_eq(a.steps, 3);
+        ck_assert_int_eq(a.tied[0], 2);
+        ck_assert_int_eq(a.in_tie[0], 2);
+        ck_assert_int_eq(a.unique[0], 1);
+        /* PLC: step 0 ties; with the ops spread over both devices exactly one later step has a
+         * unique best device and takes it (A B x: step 1 the idle B, step 2 ties; A A B: step 1
+         * misses B, step 2 takes it); all on one device: steps 1 and 2 miss the idle one */
+        const int spread = !(assign[0] == assign[1] && assign[1] == assign[2]);
+        ck_assert_int_eq(a.unique[1], spread);
+        ck_assert_int_eq(a.in_tie[1], a.tied[1]);
+        ck_assert(spread ? a.tied[1] == 1 || a.tied[1] == 2 : a.tied[1] == 1);
+        for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(agree[i], (a.unique[i] + a.in_tie[i]) / 3.0, 1e-12);
+        dp_trainer_free(tr);
+    }
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(config_json)
 {
     dp_train_config a, b;
@@ -793,6 +838,7 @@ int main(void)
     tcase_add_test(t, shared_model_two_graphs);
     tcase_add_test(t, stage_real_oracle);
     tcase_add_test(t, config_json);
+    tcase_add_test(t, agreement_ties_apart);
     tcase_add_test(t, policy_gradient_estimator);
     tcase_add_test(t, exploration_frequencies);
     tcase_add_test(t, greedy_baseline_improves);

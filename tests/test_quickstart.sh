@@ -1,0 +1,43 @@
+#!/bin/sh
+# test_quickstart.sh: scripts/quickstart.sh on the built checkout (no install, no build) with a
+# short training: every method's row with its makespan to 4 significant digits and the
+# simulations it spent, DOPPLER's simulations the training's plus one, annealing at the same
+# count, the best row named, agreement counted with ties apart, and the traces it names exist.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+fail() { echo "FAIL: $*"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-quickstart-test.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+DOPPLER=$(cd "$top_builddir" && pwd)/doppler DOPPLER_QUICKSTART_BUILD=0 QUICKSTART_EPISODES=12 QUICKSTART_OUT="$tmp/q" \
+    sh "$top_srcdir/scripts/quickstart.sh" > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "quickstart failed"; }
+cat "$tmp/out"
+row() { awk -v m="$1" '$1 == m { print; exit }' "$tmp/out"; }
+for m in round-robin cp heft anneal doppler; do
+    r=$(row "$m")
+    [ -n "$r" ] || fail "no row for $m"
+    # makespan: exactly 4 significant digits (0.08010, 0.1031, 1200), then an integer count
+    echo "$r" | grep -Eq "^ *$m +(0\.0*[1-9][0-9]{3}|[1-9]\.[0-9]{3}|[1-9][0-9]\.[0-9]{2}|[1-9][0-9]{2}\.[0-9]|[1-9][0-9]{3}) +[0-9]+ " \
+        || fail "$m's row is not makespan to 4 significant digits and simulations: '$r'"
+done
+[ "$(row round-robin | awk '{print $3}')" = 0 ] || fail "round-robin spends no simulation"
+[ "$(row anneal | awk '{print $3}')" = 20000 ] || fail "anneal's default budget is 20000 simulations"
+train=$(sed -n 's/.*(\([0-9]*\) training + 1 to place).*/\1/p' "$tmp/out")
+[ -n "$train" ] && [ "$train" -gt 24 ] || fail "DOPPLER's training simulations (2 stages of 12 episodes and evaluations)"
+[ "$(row doppler | awk '{print $3}')" -eq $((train + 1)) ] || fail "doppler's simulations = training + 1"
+grep -Eq "^  anneal +[0-9.]+ +$train +\(annealing given the simulations" "$tmp/out" || fail "annealing at DOPPLER's simulations"
+grep -q '^  lower bound ' "$tmp/out" || fail "the lower bound row"
+# the best row named is the smallest makespan printed
+best=$(sed -n 's/^Best here: \([^ ]*\) .*/\1/p' "$tmp/out")
+min=$(awk '/^  (round-robin|cp|heft|anneal|doppler) +[0-9]/ { if (m == "" || $2 + 0 < m + 0) { m = $2; n = $1 } } END { print n }' "$tmp/out")
+[ "$best" = "$min" ] || fail "best '$best', smallest row '$min'"
+# agreement: unique-choice steps and ties apart, never more than the steps
+a=$(grep '^  doppler  *SEL ' "$tmp/out") || fail "no agreement line"
+echo "$a" | awk '{ sub(/%/, ""); } { u1 = $3; n = $5; u2 = $9; t1 = $16; t2 = $(NF - 1);
+    if (!(n == 223 && u1 + t1 <= n && u2 + t2 <= n)) exit 1 }' || fail "agreement counts: $a"
+grep -q 'heuristic ties counts as' "$tmp/out" || fail "the quickstart says how ties count"
+for t in "$best.trace.json" doppler.trace.json; do
+    grep -q "$t" "$tmp/out" || fail "the trace $t is not named"
+    grep -q '"traceEvents"' "$tmp/q/$t" || fail "$t is not a Chrome trace"
+done
+exit 0
