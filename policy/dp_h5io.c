@@ -106,8 +106,13 @@ static const field ep_fields[] = {
 static const field st_fields[] = {
     {"sel_op", t_i32}, {"sel_logp", t_f32}, {"ready", t_i32}, {"plc_device", t_i32}, {"plc_logp", t_f32},
 };
+static const field ev_fields[] = {
+    {"stage", t_i32}, {"episode", t_i64}, {"makespan", t_f64}, {"best", t_f64}, {"simulations", t_i64},
+    {"unix_s", t_f64},
+};
 #define N_EP_FIELDS ((int)(sizeof ep_fields / sizeof ep_fields[0]))
 #define N_ST_FIELDS ((int)(sizeof st_fields / sizeof st_fields[0]))
+#define N_EV_FIELDS ((int)(sizeof ev_fields / sizeof ev_fields[0]))
 
 static int make_group(hid_t f, const char *gname, const field *fs, int nf, hsize_t chunk)
 {
@@ -135,13 +140,14 @@ int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices
     quiet();
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
-    int32_t ver = 1, no = n_ops, nd = n_devices;
+    int32_t ver = 2, no = n_ops, nd = n_devices; /* 2: with /evaluations */
     int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||
               attr_str(f, "time_unit", time_unit ? time_unit : "") || attr_str(f, "config", config_json ? config_json : "{}") ||
               attr_str(f, "run_id", run_id ? run_id : "") ||
-              make_group(f, "episodes", ep_fields, N_EP_FIELDS, 1024) || make_group(f, "steps", st_fields, N_ST_FIELDS, 16384);
+              make_group(f, "episodes", ep_fields, N_EP_FIELDS, 1024) || make_group(f, "steps", st_fields, N_ST_FIELDS, 16384) ||
+              make_group(f, "evaluations", ev_fields, N_EV_FIELDS, 256);
     if (bad) {
         dp_h5file_discard(f);
         return dp_error_set(err, DP_EIO, "%s: cannot build the trajectory file (HDF5 error)", path);
@@ -161,16 +167,29 @@ static long dset_len(hid_t loc, const char *name)
     return ok ? (long)n : -1;
 }
 
-int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
+/* rows of /evaluations: 0 in a file of version 1, which has no such group */
+static long evals_len(hid_t f)
+{
+    return H5Lexists(f, "evaluations", H5P_DEFAULT) > 0 ? dset_len(f, "evaluations/makespan") : 0;
+}
+
+int dp_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
     if (f < 0) return err ? err->code : DP_EIO;
     *n_episodes = dset_len(f, "episodes/makespan");
     *n_steps = dset_len(f, "steps/sel_op");
+    long ne = evals_len(f);
+    if (n_evaluations) *n_evaluations = ne;
     H5Fclose(f);
-    if (*n_episodes < 0 || *n_steps < 0) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
+    if (*n_episodes < 0 || *n_steps < 0 || ne < 0) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
     return DP_OK;
+}
+
+int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
+{
+    return dp_traj_count_rows(path, n_episodes, n_steps, NULL, err);
 }
 
 int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err)
@@ -201,16 +220,20 @@ static int set_len(hid_t g, const field *fs, int nf, hsize_t n)
     return 0;
 }
 
-int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
+int dp_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err)
 {
     quiet();
-    long ne, ns;
-    int rc = dp_traj_count(path, &ne, &ns, err);
+    long ne, ns, nv;
+    int rc = dp_traj_count_rows(path, &ne, &ns, &nv, err);
     if (rc != DP_OK) return rc;
     if (ne < n_episodes || ns < n_steps)
         return dp_error_set(err, DP_EINVAL, "%s: has %ld episodes and %ld steps, fewer than the checkpoint's %ld and %ld",
                             path, ne, ns, n_episodes, n_steps);
-    if (ne == n_episodes && ns == n_steps) return DP_OK;
+    if (n_evaluations > nv)
+        return dp_error_set(err, DP_EINVAL, "%s: has %ld evaluation rows, fewer than the checkpoint's %ld", path, nv,
+                            n_evaluations);
+    if (n_evaluations < 0) n_evaluations = nv; /* a checkpoint that does not count them */
+    if (ne == n_episodes && ns == n_steps && nv == n_evaluations) return DP_OK;
     hid_t f = dp_h5file_open_image(path, err);
     if (f < 0) return err ? err->code : DP_EIO;
     hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
@@ -218,11 +241,21 @@ int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *
               set_len(gs, st_fields, N_ST_FIELDS, (hsize_t)n_steps);
     if (ge >= 0 && H5Gclose(ge) < 0) bad = 1;
     if (gs >= 0 && H5Gclose(gs) < 0) bad = 1;
+    if (!bad && nv != n_evaluations) {
+        hid_t gv = H5Gopen2(f, "evaluations", H5P_DEFAULT);
+        bad = gv < 0 || set_len(gv, ev_fields, N_EV_FIELDS, (hsize_t)n_evaluations);
+        if (gv >= 0 && H5Gclose(gv) < 0) bad = 1;
+    }
     if (bad) {
         dp_h5file_discard(f);
         return dp_error_set(err, DP_EIO, "%s: cannot truncate the trajectory file (HDF5 error)", path);
     }
     return dp_h5file_commit(f, path, "the trajectory file", err);
+}
+
+int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
+{
+    return dp_traj_truncate_rows(path, n_episodes, n_steps, -1, err);
 }
 
 static int append_field(hid_t g, const char *name, hid_t type, const void *data, hsize_t k)
@@ -247,15 +280,16 @@ static int append_field(hid_t g, const char *name, hid_t type, const void *data,
     return bad ? -1 : 0;
 }
 
-int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
-                   dp_error *err)
+int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+                        const dp_traj_eval *ev, long n_ev, dp_error *err)
 {
     quiet();
-    if (n_ep <= 0 && n_st <= 0) return DP_OK;
+    if (n_ep <= 0 && n_st <= 0 && n_ev <= 0) return DP_OK;
     /* append to a copy in memory and write it whole over the file: a crash or a full disk at any
      * moment leaves the old or the new file whole (a few milliseconds per flush for a
      * 10^4-episode run) */
     size_t nmax = (size_t)(n_ep > n_st ? n_ep : n_st);
+    if ((size_t)n_ev > nmax) nmax = (size_t)n_ev;
     void *buf = malloc(nmax * 8);
     if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %zu rows", path, nmax);
     hid_t f = dp_h5file_open_image(path, err);
@@ -290,6 +324,22 @@ int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const
         PACK(int32_t, st, n_st, r_->plc_device); bad |= append_field(gs, "plc_device", H5T_NATIVE_INT32, buf, k);
         PACK(float, st, n_st, r_->plc_logp); bad |= append_field(gs, "plc_logp", H5T_NATIVE_FLOAT, buf, k);
     }
+    if (!bad && n_ev > 0) {
+        /* a file of version 1 (a run resumed across the upgrade) gets the group now */
+        if (H5Lexists(f, "evaluations", H5P_DEFAULT) <= 0) bad = make_group(f, "evaluations", ev_fields, N_EV_FIELDS, 256);
+        hid_t gv = bad ? -1 : H5Gopen2(f, "evaluations", H5P_DEFAULT);
+        bad |= gv < 0;
+        hsize_t k = (hsize_t)n_ev;
+        if (!bad) {
+            PACK(int32_t, ev, n_ev, r_->stage); bad |= append_field(gv, "stage", H5T_NATIVE_INT32, buf, k);
+            PACK(int64_t, ev, n_ev, r_->episode); bad |= append_field(gv, "episode", H5T_NATIVE_INT64, buf, k);
+            PACK(double, ev, n_ev, r_->makespan); bad |= append_field(gv, "makespan", H5T_NATIVE_DOUBLE, buf, k);
+            PACK(double, ev, n_ev, r_->best); bad |= append_field(gv, "best", H5T_NATIVE_DOUBLE, buf, k);
+            PACK(int64_t, ev, n_ev, r_->simulations); bad |= append_field(gv, "simulations", H5T_NATIVE_INT64, buf, k);
+            PACK(double, ev, n_ev, r_->unix_s); bad |= append_field(gv, "unix_s", H5T_NATIVE_DOUBLE, buf, k);
+        }
+        if (gv >= 0 && H5Gclose(gv) < 0) bad = 1;
+    }
 #undef PACK
     if (ge >= 0 && H5Gclose(ge) < 0) bad = 1;
     if (gs >= 0 && H5Gclose(gs) < 0) bad = 1;
@@ -299,6 +349,12 @@ int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const
         return dp_error_set(err, DP_EIO, "%s: cannot append to the trajectory file (HDF5 error; not a doppler trajectory?)", path);
     }
     return dp_h5file_commit(f, path, "the trajectory file", err);
+}
+
+int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+                   dp_error *err)
+{
+    return dp_traj_append_rows(path, ep, n_ep, st, n_st, NULL, 0, err);
 }
 
 /* ---- checkpoints ---- */
@@ -359,7 +415,20 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
               attr_write(f, "running_count", H5T_NATIVE_INT64, &ck->running_count) ||
               attr_write(f, "best_makespan", H5T_NATIVE_DOUBLE, &ck->best_makespan) ||
               attr_write(f, "traj_episodes", H5T_NATIVE_INT64, &ck->traj_episodes) ||
-              attr_write(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps) || attr_str(f, "rng_name", ck->rng_name);
+              attr_write(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps) ||
+              attr_write(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations) ||
+              attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) || attr_str(f, "rng_name", ck->rng_name);
+    /* the makespans in the unit every command prints, beside the raw ones */
+    if (!bad && ck->time_scale > 0) {
+        const double sc = ck->time_scale, bm = ck->best_makespan / sc;
+        bad = attr_str(f, "time_unit", ck->time_unit ? ck->time_unit : "") ||
+              attr_write(f, "time_scale", H5T_NATIVE_DOUBLE, &sc) ||
+              attr_write(f, "best_makespan_printed", H5T_NATIVE_DOUBLE, &bm);
+        if (!bad && ck->has_best) {
+            const double bg = ck->best_greedy / sc;
+            bad = attr_write(f, "best_greedy_printed", H5T_NATIVE_DOUBLE, &bg);
+        }
+    }
     if (!bad) {
         hsize_t n = ck->rng_size;
         bad |= write_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state);
@@ -538,6 +607,14 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         attr_read(f, "traj_episodes", H5T_NATIVE_INT64, &ck->traj_episodes) ||
         attr_read(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes missing", path);
+        goto out;
+    }
+    /* counters of this version; a checkpoint of an older one has neither */
+    ck->traj_evaluations = -1;
+    ck->simulations = 0;
+    if ((H5Aexists(f, "traj_evaluations") > 0 && attr_read(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations)) ||
+        (H5Aexists(f, "simulations") > 0 && attr_read(f, "simulations", H5T_NATIVE_INT64, &ck->simulations))) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations or simulations cannot be read", path);
         goto out;
     }
     char *rn = attr_read_str(f, "rng_name");

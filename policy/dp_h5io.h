@@ -2,7 +2,7 @@
  * (layout of doc/file-formats.md, which also shows how to read them from Python).
  *
  * Trajectory file (one per run, appended to at every checkpoint):
- *   /                   attributes: format "doppler-trajectory", version 1, graph, n_ops,
+ *   /                   attributes: format "doppler-trajectory", version 2, graph, n_ops,
  *                       n_devices, oracle, time_unit, config (JSON text of the run's config),
  *                       run_id (the training run's identifier, also in its checkpoint)
  *   /episodes/NAME      1-D extendible chunked datasets, one row per episode:
@@ -10,10 +10,18 @@
  *                       seed (uint64, the episode's GSL seed), makespan (double, printed unit),
  *                       reward (double), wall_s (double, seconds the episode took), lr, epsilon
  *                       (double), sel_agree, plc_agree (double: fraction of steps whose choice is
- *                       one of the critical-path heuristic's), step_offset (int64), n_steps (int32)
+ *                       one of the critical-path heuristic's; a tie counts as agreement),
+ *                       step_offset (int64), n_steps (int32)
  *   /steps/NAME         one row per step; rows step_offset .. step_offset + n_steps - 1 of an
  *                       episode: sel_op (int32, the op SEL picked), sel_logp (float), ready
  *                       (int32, ready-set size), plc_device (int32), plc_logp (float)
+ *   /evaluations/NAME   one row per model-selection evaluation (version 2; absent in version 1
+ *                       files, which read as having none): stage (int32), episode (int64, the
+ *                       stage's episodes done when evaluated: 0 at its start), makespan (double,
+ *                       printed unit: the greedy placement's), best (double, printed unit: the
+ *                       best greedy makespan of the stage so far, the model-selected one),
+ *                       simulations (int64, oracle calls of the run so far, this one included),
+ *                       unix_s (double, wall-clock time, seconds since 1970-01-01 UTC)
  * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
  *
  * Every change (create, append at each flush, truncate) is made on a copy in memory that is then
@@ -30,8 +38,11 @@
  *       graph, n_ops, n_devices (the run's first training graph: what --resume and
  *       best_assignment refer to), config
  *       (JSON), run_id (string; absent in older files), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
- *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps
- *       (int64), rng_name (string)
+ *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps,
+ *       traj_evaluations (int64; absent before version 2 of the trajectory), simulations (int64,
+ *       oracle calls of the run so far; absent in older files), rng_name (string); when written
+ *       with a time_scale: time_unit (string, the printed unit), time_scale (double: printed =
+ *       raw / time_scale), best_makespan_printed and best_greedy_printed (double, printed unit)
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
  *   /best_assignment  int32 (n_ops)
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
@@ -65,6 +76,15 @@ typedef struct dp_traj_episode {
     int32_t n_steps;
 } dp_traj_episode;
 
+typedef struct dp_traj_eval {
+    int32_t stage;
+    int64_t episode;      /* the stage's episodes done when evaluated */
+    double makespan;      /* the greedy placement's, printed unit */
+    double best;          /* best greedy makespan of the stage so far, printed unit */
+    int64_t simulations;  /* oracle calls of the run so far, this evaluation included */
+    double unix_s;        /* wall-clock time, seconds since the Unix epoch */
+} dp_traj_eval;
+
 typedef struct dp_traj_step {
     int32_t sel_op;
     float sel_logp;
@@ -83,11 +103,20 @@ int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices
 int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err);
 /* Number of episode and step rows in an existing file. */
 int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);
-/* Cut the file down to its first n_episodes and n_steps rows (resume). */
+/* The same and the evaluation rows (n_evaluations may be NULL; 0 for a version 1 file). */
+int dp_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err);
+/* Cut the file down to its first n_episodes and n_steps rows (resume); evaluations kept. */
 int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err);
-/* Append rows (open, extend, write, close). */
+/* The same and its first n_evaluations evaluation rows (< 0: keep them all, for a checkpoint that
+ * does not count them). DP_EINVAL when the file has fewer rows of any kind than asked. */
+int dp_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err);
+/* Append rows (the file is changed in memory and written whole). */
 int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
                    dp_error *err);
+/* The same with evaluation rows (ev may be NULL when n_ev is 0); a version 1 file gets the
+ * /evaluations group at its first evaluation rows. */
+int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+                        const dp_traj_eval *ev, long n_ev, dp_error *err);
 
 #define DP_CKPT_VERSION 2
 
@@ -108,6 +137,10 @@ typedef struct dp_ckpt {
     double best_makespan;
     int *best_assignment;    /* (n_ops) caller's buffer, both ways */
     int64_t traj_episodes, traj_steps;
+    int64_t traj_evaluations; /* trajectory evaluation rows; read: -1 when the file has none */
+    int64_t simulations;      /* oracle calls of the run so far; read: 0 when the file has none */
+    const char *time_unit;    /* write only: the printed unit (NULL: "") */
+    double time_scale;        /* write only: printed = raw / time_scale; 0: no printed-unit attributes */
     char rng_name[64];
     unsigned char *rng_state;/* caller's buffer of rng_size bytes, both ways */
     size_t rng_size;

@@ -491,6 +491,8 @@ struct dp_trainer {
     dp_traj_episode *rows_ep;
     dp_traj_step *rows_st;
     long n_rows_ep, cap_rows_ep, n_rows_st, cap_rows_st;
+    dp_traj_eval *rows_ev;  /* pending model-selection evaluation rows */
+    long n_rows_ev, cap_rows_ev, traj_evals;
 };
 
 static double now_s(void)
@@ -564,7 +566,7 @@ void dp_trainer_free(dp_trainer *tr)
     free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
-    free(tr->rows_ep); free(tr->rows_st);
+    free(tr->rows_ep); free(tr->rows_st); free(tr->rows_ev);
     free(tr);
 }
 
@@ -1075,13 +1077,14 @@ static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
 
 static int flush_rows(dp_trainer *tr, const char *path, dp_error *err)
 {
-    if (path && (tr->n_rows_ep || tr->n_rows_st)) {
-        int rc = dp_traj_append(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, err);
+    if (path && (tr->n_rows_ep || tr->n_rows_st || tr->n_rows_ev)) {
+        int rc = dp_traj_append_rows(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, tr->rows_ev, tr->n_rows_ev, err);
         if (rc != DP_OK) return rc;
         tr->traj_episodes += tr->n_rows_ep;
         tr->traj_steps += tr->n_rows_st;
+        tr->traj_evals += tr->n_rows_ev;
     }
-    tr->n_rows_ep = tr->n_rows_st = 0;
+    tr->n_rows_ep = tr->n_rows_st = tr->n_rows_ev = 0;
     return DP_OK;
 }
 
@@ -1127,6 +1130,10 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.best_assignment = tr->best_assign;
     ck.traj_episodes = tr->traj_episodes;
     ck.traj_steps = tr->traj_steps;
+    ck.traj_evaluations = tr->traj_evals;
+    ck.simulations = tr->sims;
+    ck.time_unit = tr->g->time_unit;
+    ck.time_scale = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
     ck.rng_state = gsl_rng_state(tr->master);
     ck.rng_size = gsl_rng_size(tr->master);
@@ -1245,6 +1252,8 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
             tr->best = ck.best_makespan;
             tr->traj_episodes = (long)ck.traj_episodes;
             tr->traj_steps = (long)ck.traj_steps;
+            tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
+            tr->sims = (long)ck.simulations;
             /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
             snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
@@ -1274,8 +1283,10 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
     if (trajectory) {
         rc = dp_traj_check_run(trajectory, checkpoint, tr->run_id, err);
         if (rc != DP_OK) return rc;
-        rc = dp_traj_truncate(trajectory, tr->traj_episodes, tr->traj_steps, err);
+        rc = dp_traj_truncate_rows(trajectory, tr->traj_episodes, tr->traj_steps, tr->traj_evals, err);
         if (rc != DP_OK) return rc;
+        if (tr->traj_evals < 0 && (rc = dp_traj_count_rows(trajectory, &(long){0}, &(long){0}, &tr->traj_evals, err)) != DP_OK)
+            return rc;
         tr->traj_ready = 1;
     }
     return DP_OK;
@@ -1319,6 +1330,19 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
         memcpy(tr->best_plc, tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
         tr->has_best = 1;
     }
+    /* its trajectory row (written with the episodes' at the next flush) */
+    if (tr->n_rows_ev == tr->cap_rows_ev) {
+        long cap = tr->cap_rows_ev ? 2 * tr->cap_rows_ev : 16;
+        dp_traj_eval *x = realloc(tr->rows_ev, (size_t)cap * sizeof *x);
+        if (!x) return dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
+        tr->rows_ev = x;
+        tr->cap_rows_ev = cap;
+    }
+    const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    tr->rows_ev[tr->n_rows_ev++] = (dp_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
+                                                  (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
     return DP_OK;
 }
 
@@ -1391,7 +1415,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
-        tr->traj_episodes = tr->traj_steps = 0;
+        tr->traj_episodes = tr->traj_steps = tr->traj_evals = 0;
     }
     /* the unit of makespans in rewards, baselines, progress and trajectory rows: the graph's
      * printed unit, or with several graphs the graph's reference (so they are comparable) */

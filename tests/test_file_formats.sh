@@ -29,6 +29,7 @@ sed -n '/^```python$/,/^```$/p' "$top_srcdir/doc/file-formats.md" | sed '1d;$d' 
 cat example.py - > check.py <<'PY'
 
 # ---- checks of what the example read ----
+import h5py
 assert isinstance(sweep_name, str) and sweep_name == "formats", sweep_name
 assert list(runs["method"]) == ["doppler", "cp", "round-robin"], list(runs["method"])
 assert all(isinstance(x, str) for x in runs["status"]) and set(runs["status"]) == {"ok"}
@@ -45,8 +46,17 @@ for col in ["stage", "episode", "seed", "makespan", "reward", "wall_s", "lr", "e
     assert col in episodes.columns, col
 assert len(first_steps) == 10 and set(steps.columns) == {"sel_op", "sel_logp", "ready", "plc_device", "plc_logp"}
 assert config["network"]["hidden"] == 8
+# evaluations: at each stage's start and end (10 episodes, checkpoint_every 100), simulations rising
+assert list(evaluations.columns.sort_values()) == ["best", "episode", "makespan", "simulations", "stage", "unix_s"]
+assert evaluations["stage"].tolist() == [0, 0, 1, 1] and evaluations["episode"].tolist() == [0, 10, 0, 10], evaluations
+assert evaluations["simulations"].is_monotonic_increasing and evaluations["simulations"].iloc[-1] >= 20
+assert (evaluations["best"] <= evaluations["makespan"] + 1e-12).all() and len(minutes) == 4
+assert curve.get_group(1)["best"].iloc[-1] == min(curve.get_group(1)["makespan"])
+with h5py.File(run["checkpoint"], "r") as f:
+    assert f.attrs["time_unit"] == unit and f.attrs["time_scale"] > 0
+    assert abs(best_makespan - f.attrs["best_makespan"] / f.attrs["time_scale"]) <= 1e-12 * abs(best_makespan)
+    assert f.attrs["traj_evaluations"] == 4 and f.attrs["simulations"] >= evaluations["simulations"].iloc[-1]
 assert len(best_assignment) == 10 and sel_params
-import h5py
 for path in [run["trajectory"], run["checkpoint"]]:
     with h5py.File(path, "r") as f:
         for k, v in f.attrs.items():

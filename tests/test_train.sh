@@ -87,7 +87,8 @@ done_at=$(h5dump -a /episode "$tmp/b.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
 h5diff "$tmp/a.h5" "$tmp/b.h5" /sel /sel > /dev/null || fail "resumed SEL parameters differ (killed at $done_at)"
 h5diff "$tmp/a.h5" "$tmp/b.h5" /plc /plc > /dev/null || fail "resumed PLC parameters differ"
 h5diff "$tmp/a.h5" "$tmp/b.h5" /rng_state /rng_state > /dev/null || fail "resumed RNG state differs"
-for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_device steps/sel_logp; do
+for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_device steps/sel_logp \
+         evaluations/episode evaluations/makespan evaluations/best evaluations/simulations; do
     h5diff "$tmp/a.traj.h5" "$tmp/b.traj.h5" /$d /$d > /dev/null || fail "resumed trajectory $d differs"
 done
 echo "resume after SIGKILL at episode $done_at of $n: identical"

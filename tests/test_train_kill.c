@@ -283,6 +283,116 @@ START_TEST(version_and_graph_checks)
 }
 END_TEST
 
+/* Files of the previous version stay readable: a version 1 trajectory (no /evaluations) counts
+ * 0 evaluation rows, truncates, and gets the group at its first evaluation rows; a checkpoint
+ * without traj_evaluations and simulations reads -1 and 0; this version's checkpoint records
+ * both and the makespans in the printed unit beside the raw ones. */
+START_TEST(older_versions_read)
+{
+    char dir[] = "/tmp/dp-v1-XXXXXX", path[300], cpath[300];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.h5", dir);
+    snprintf(cpath, sizeof cpath, "%s/c.h5", dir);
+    dp_error err;
+    ck_assert_int_eq(dp_traj_create(path, "g", 2, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
+    /* make it a version 1 file */
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    ck_assert_int_ge(H5Ldelete(f, "evaluations", H5P_DEFAULT), 0);
+    hid_t a = H5Aopen(f, "version", H5P_DEFAULT);
+    int32_t one = 1;
+    ck_assert_int_ge(H5Awrite(a, H5T_NATIVE_INT32, &one), 0);
+    H5Aclose(a);
+    H5Fclose(f);
+    dp_traj_episode ep[2];
+    dp_traj_step st[4];
+    memset(ep, 0, sizeof ep);
+    memset(st, 0, sizeof st);
+    ck_assert_int_eq(dp_traj_append(path, ep, 2, st, 4, &err), DP_OK);
+    long ne, ns, nv = -5;
+    ck_assert_int_eq(dp_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
+    ck_assert(ne == 2 && ns == 4 && nv == 0);
+    ck_assert_msg(dp_traj_truncate_rows(path, 1, 2, -1, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_ne(dp_traj_truncate_rows(path, 1, 2, 1, &err), DP_OK); /* more evaluations than it has */
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "evaluation"), "%s", err.msg);
+    dp_traj_eval ev[3] = {{0, 0, 3.5, 3.5, 1, 1e9}, {0, 10, 2.5, 2.5, 12, 1e9 + 1}, {1, 0, 2.75, 2.75, 14, 1e9 + 2}};
+    ck_assert_msg(dp_traj_append_rows(path, NULL, 0, NULL, 0, ev, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
+    ck_assert(ne == 1 && ns == 2 && nv == 3);
+    ck_assert_msg(dp_traj_truncate_rows(path, 1, 2, 2, &err) == DP_OK, "%s", err.msg);
+    f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    long long *eps, *sims;
+    ck_assert_int_eq(read_ll(f, "evaluations/episode", &eps), 2);
+    ck_assert_int_eq(read_ll(f, "evaluations/simulations", &sims), 2);
+    ck_assert(eps[1] == 10 && sims[0] == 1 && sims[1] == 12);
+    free(eps);
+    free(sims);
+    H5Fclose(f);
+
+    /* checkpoints */
+    dp_nn_params pa, pb;
+    dp_nn_params_init(&pa);
+    dp_nn_params_init(&pb);
+    ck_assert_int_ge(dp_nn_params_add(&pa, "w", 2, 2), 0);
+    ck_assert_int_ge(dp_nn_params_add(&pb, "v", 2, 2), 0);
+    ck_assert_int_eq(dp_nn_params_alloc(&pa), DP_OK);
+    ck_assert_int_eq(dp_nn_params_alloc(&pb), DP_OK);
+    int best[2] = {0, 1};
+    unsigned char rng[4] = {1, 2, 3, 4};
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.graph = "g";
+    ck.n_ops = 2;
+    ck.n_devices = 2;
+    ck.config_json = "{}";
+    ck.best_assignment = best;
+    ck.rng_state = rng;
+    ck.rng_size = sizeof rng;
+    ck.best_makespan = 3e10;
+    ck.has_best = 0;
+    ck.traj_evaluations = 2;
+    ck.simulations = 14;
+    ck.time_unit = "DOPPLER units (simulated time / 1e10)";
+    ck.time_scale = 1e10;
+    snprintf(ck.rng_name, sizeof ck.rng_name, "mt19937");
+    ck_assert_msg(dp_ckpt_write(cpath, &ck, &pa, &pb, &err) == DP_OK, "%s", err.msg);
+    dp_ckpt in;
+    int best_in[2];
+    unsigned char rng_in[4];
+    for (int old = 0; old < 2; old++) {
+        memset(&in, 0, sizeof in);
+        in.n_ops = 2;
+        in.n_devices = 2;
+        in.best_assignment = best_in;
+        in.rng_state = rng_in;
+        in.rng_size = sizeof rng_in;
+        ck_assert_msg(dp_ckpt_read(cpath, &in, &pa, &pb, 1, &err) == DP_OK, "%s", err.msg);
+        ck_assert_int_eq(in.traj_evaluations, old ? -1 : 2);
+        ck_assert_int_eq(in.simulations, old ? 0 : 14);
+        free((char *)in.graph);
+        free(in.config_json);
+        f = H5Fopen(cpath, H5F_ACC_RDWR, H5P_DEFAULT);
+        if (!old) {
+            double v = 0;
+            a = H5Aopen(f, "best_makespan_printed", H5P_DEFAULT);
+            ck_assert_int_ge(H5Aread(a, H5T_NATIVE_DOUBLE, &v), 0);
+            H5Aclose(a);
+            ck_assert(v == 3.0);
+            ck_assert(H5Aexists(f, "time_unit") > 0 && H5Aexists(f, "best_greedy_printed") == 0);
+        }
+        /* the next round reads it as a checkpoint of an older version */
+        H5Adelete(f, "traj_evaluations");
+        H5Adelete(f, "simulations");
+        H5Fclose(f);
+    }
+    dp_nn_params_free(&pa);
+    dp_nn_params_free(&pb);
+    unlink(path);
+    unlink(cpath);
+    rmdir(dir);
+}
+END_TEST
+
 START_TEST(kill_and_resume)
 {
     char dir[] = "/tmp/dp_kill_XXXXXX";
@@ -487,6 +597,7 @@ int main(void)
     tcase_add_test(t, append_killed);
     tcase_add_test(t, flipped_byte_refused);
     tcase_add_test(t, version_and_graph_checks);
+    tcase_add_test(t, older_versions_read);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
