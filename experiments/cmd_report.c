@@ -33,10 +33,18 @@ static void report_usage(FILE *f)
             "                      baselines); gantt: the schedule of one run (--run KEY|INDEX);\n"
             "                      scatter: --x METRIC against --y METRIC, one point per run\n"
             "  --run KEY|INDEX     the run a Gantt chart shows\n"
-            "  --x M, --y M        the metrics of a scatter plot\n"
-            "  --plot learning     makespan against episode, one colour per stage, of a training\n"
-            "                      run (--run KEY|INDEX) or of --trajectory FILE; --window N\n"
-            "                      episodes in the moving mean (default: episodes / 50)\n"
+            "  --x M, --y M        the metrics of a scatter plot (any --metric name): one colour per\n"
+            "                      graph, one symbol per method, units on the axes; y = x drawn when\n"
+            "                      both are in one unit\n"
+            "  --log x|y|xy        scatter: logarithmic axes\n"
+            "  --plot learning     makespan against episode, one colour per stage, the greedy\n"
+            "                      placement of every model-selection evaluation, and reference\n"
+            "                      lines, of a training run (--run KEY|INDEX: cp, round-robin of the\n"
+            "                      results on the same graph and machine, and the best known) or of\n"
+            "                      --trajectory FILE; --window N episodes in the moving mean\n"
+            "                      (default: episodes / 50)\n"
+            "  --reference L=V     learning: a reference line labelled L at makespan V (repeatable)\n"
+            "  --title T           the plot's title (default: what it shows)\n"
             "  --list-tables       the table names of the stored config\n"
             "  --compare REF       compare the runs with a reference results file (.h5 or .csv),\n"
             "                      run by run: makespans and metrics beyond --tolerance, status,\n"
@@ -86,7 +94,7 @@ static const dp_result *find_run(const dp_result *rows, long n, const char *id)
 
 int cmd_report(int argc, char **argv)
 {
-    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_COMPARE, O_TOL, O_HELP };
+    enum { O_TABLE = 1, O_FORMAT, O_ROWS, O_COLS, O_METRIC, O_BASE, O_WHERE, O_OUT, O_PLOT, O_RUN, O_X, O_Y, O_LIST, O_TRAJ, O_WINDOW, O_COMPARE, O_TOL, O_HELP, O_LOG, O_REF, O_TITLE };
     static const struct option opts[] = {
         {"table", required_argument, NULL, O_TABLE}, {"format", required_argument, NULL, O_FORMAT},
         {"rows", required_argument, NULL, O_ROWS}, {"cols", required_argument, NULL, O_COLS},
@@ -95,13 +103,19 @@ int cmd_report(int argc, char **argv)
         {"plot", required_argument, NULL, O_PLOT}, {"run", required_argument, NULL, O_RUN},
         {"x", required_argument, NULL, O_X}, {"y", required_argument, NULL, O_Y},
         {"list-tables", no_argument, NULL, O_LIST}, {"trajectory", required_argument, NULL, O_TRAJ},
-        {"window", required_argument, NULL, O_WINDOW}, {"compare", required_argument, NULL, O_COMPARE},
+        {"window", required_argument, NULL, O_WINDOW}, {"log", required_argument, NULL, O_LOG},
+        {"reference", required_argument, NULL, O_REF}, {"title", required_argument, NULL, O_TITLE}, {"compare", required_argument, NULL, O_COMPARE},
         {"tolerance", required_argument, NULL, O_TOL}, {"help", no_argument, NULL, O_HELP}, {NULL, 0, NULL, 0}};
     const char *table = NULL, *format = "md", *rows_opt = NULL, *cols = NULL, *metric = NULL, *base = NULL;
     const char *out = NULL, *plotk = NULL, *run_id = NULL, *xm = "makespan", *ym = "metrics.measured_makespan";
     const char *traj = NULL, *compare = NULL;
     double tol = 1e-6;
     int list = 0, window = 0;
+    enum { MAX_REFS = 16 };
+    dp_report_ref_line refs[MAX_REFS + 3];
+    char ref_labels[MAX_REFS][128];
+    dp_report_plot_opts po;
+    memset(&po, 0, sizeof po);
     json_t *where = json_object();
     int c;
     optind = 1;
@@ -124,6 +138,27 @@ int cmd_report(int argc, char **argv)
         case O_Y: ym = optarg; break;
         case O_LIST: list = 1; break;
         case O_TRAJ: traj = optarg; break;
+        case O_TITLE: po.title = optarg; break;
+        case O_LOG:
+            if (strcmp(optarg, "x") != 0 && strcmp(optarg, "y") != 0 && strcmp(optarg, "xy") != 0) {
+                json_decref(where);
+                return dp_cli_usage_error("report", "--log: x, y or xy, got '%s'", optarg);
+            }
+            po.log_x = strchr(optarg, 'x') != NULL;
+            po.log_y = strchr(optarg, 'y') != NULL;
+            break;
+        case O_REF: {
+            const char *eq = strrchr(optarg, '=');
+            double v;
+            if (!eq || eq == optarg || dp_cli_parse_double(eq + 1, &v) != 0 || po.n_refs >= MAX_REFS) {
+                json_decref(where);
+                return dp_cli_usage_error("report", "--reference: expected LABEL=MAKESPAN (at most %d), got '%s'", MAX_REFS, optarg);
+            }
+            snprintf(ref_labels[po.n_refs], sizeof ref_labels[0], "%.*s", (int)(eq - optarg), optarg);
+            refs[po.n_refs] = (dp_report_ref_line){ref_labels[po.n_refs], v};
+            po.n_refs++;
+            break;
+        }
         case O_COMPARE: compare = optarg; break;
         case O_TOL:
             if (dp_cli_parse_double(optarg, &tol) != 0 || !(tol >= 0)) { json_decref(where); return dp_cli_usage_error("report", "--tolerance: expected a non-negative number, got '%s'", optarg); }
@@ -157,10 +192,14 @@ int cmd_report(int argc, char **argv)
         dp_error e;
         dp_error_clear(&e);
         if (!out) return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg");
-        return dp_report_plot_learning(traj, NULL, window, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
+        po.window = window;
+        po.refs = refs;
+        return dp_report_plot_learning(traj, &po, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
     }
     if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
     if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
+    if (po.n_refs && !(plotk && strcmp(plotk, "learning") == 0)) { json_decref(where); return dp_cli_usage_error("report", "--reference goes with --plot learning"); }
+    if ((po.log_x || po.log_y) && !(plotk && strcmp(plotk, "scatter") == 0)) { json_decref(where); return dp_cli_usage_error("report", "--log goes with --plot scatter"); }
     if (plotk && strcmp(plotk, "gantt") == 0 && !run_id) { json_decref(where); return dp_cli_usage_error("report", "--plot gantt needs --run KEY|INDEX"); }
     if (!plotk && !table && !list && !compare) { json_decref(where); return dp_cli_usage_error("report", "give --table NAME, --plot KIND or --list-tables"); }
 
@@ -249,17 +288,23 @@ int cmd_report(int argc, char **argv)
             json_t *pj = json_loads(r->params, 0, &je);
             dp_report_value_label("graph", json_object_get(pj, "graph"), NULL, g, sizeof g);
             json_decref(pj);
-            snprintf(title, sizeof title, "%s on %s, seed %ld (run %s)", r->method, g, r->seed, r->key);
-            if (dp_report_plot_learning(tpath, title, window, out, &err) != DP_OK) status = dp_cli_fail(&err);
+            snprintf(title, sizeof title, "Learning curve: %s on %s, %ld devices, seed %ld (run %s)", r->method, g, r->devices, r->seed, r->key);
+            if (!po.title) po.title = title;
+            po.window = window;
+            /* the results' own baselines on the same graph and machine, and the best known */
+            po.n_refs += dp_report_run_references(rows, n, r, refs + po.n_refs, MAX_REFS + 3 - po.n_refs);
+            po.refs = refs;
+            if (dp_report_plot_learning(tpath, &po, out, &err) != DP_OK) status = dp_cli_fail(&err);
         }
         goto done;
     }
     if (plotk && strcmp(plotk, "scatter") == 0) {
-        if (dp_report_plot_scatter(rows, n, xm, ym, spec.filter, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        if (dp_report_plot_scatter(rows, n, xm, ym, spec.filter, &po, out, &err) != DP_OK) status = dp_cli_fail(&err);
         goto done;
     }
     if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
     if (plotk) {
+        if (po.title) { free(t.title); t.title = strdup(po.title); }
         if (dp_report_plot_bars(&t, out, &err) != DP_OK) status = dp_cli_fail(&err);
         goto done;
     }

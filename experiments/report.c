@@ -380,6 +380,37 @@ static double run_best_known(const json_t *params, long devices)
     return json_is_number(m) ? json_number_value(m) : NAN;
 }
 
+static int same_str(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap)
+{
+    static const char *const methods[] = {"cp", "round-robin"};
+    int k = 0;
+    for (int m = 0; m < 2 && k < cap; m++) {
+        double sum = 0;
+        long cnt = 0;
+        for (long i = 0; i < n; i++) {
+            const dp_result *r = &rows[i];
+            if (strcmp(r->status, "ok") != 0 || strcmp(r->method, methods[m]) != 0 || isnan(r->makespan)) continue;
+            if (!same_str(r->graph, run->graph) || r->devices != run->devices || !same_str(r->topology, run->topology) ||
+                !same_str(r->transfer, run->transfer) || !same_str(r->mode, run->mode) || !same_str(r->units, run->units))
+                continue;
+            sum += r->makespan;
+            cnt++;
+        }
+        if (cnt) refs[k++] = (dp_report_ref_line){methods[m], sum / (double)cnt};
+    }
+    json_error_t je;
+    json_t *p = json_loads(run->params, 0, &je);
+    double bk = p ? run_best_known(p, run->devices) : NAN;
+    json_decref(p);
+    if (!isnan(bk) && k < cap) refs[k++] = (dp_report_ref_line){"best known", bk};
+    return k;
+}
+
 /* The row (index in t) of a run, from its labels; -1 when the table has no such row. */
 static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_report_table *t)
 {
@@ -443,6 +474,11 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     static const struct { const char *method, *label; } trivial[] = {
         {"round-robin", "round-robin"}, {"random", "random (mean)"}, {"single", "single device"}};
     for (int m = 0; m < 3; m++) {
+        /* a method the table already has as a column of its own is not repeated */
+        int own = 0;
+        for (int c = 0; c < t->n_cols && !spec->columns && spec->cols && strcmp(spec->cols, "method") == 0; c++)
+            own |= !t->is_reference[c] && strcmp(t->col_labels[c], trivial[m].method) == 0;
+        if (own) continue;
         int any = 0;
         for (int r = 0; r < NR; r++) {
             size_t k = 0;
@@ -1185,7 +1221,21 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     }
     fclose(d);
     FILE *f = p.script;
-    if (t->title[0]) { fprintf(f, "set title "); gp_str(f, t->title); fputc('\n', f); }
+    char title[1024];
+    if (t->title[0]) snprintf(title, sizeof title, "%s", t->title);
+    else {
+        /* no title in the table's spec: say what the bars are */
+        char keys[256] = "";
+        for (int k = 0; k < t->n_keys; k++) {
+            if (k) strncat(keys, ", ", sizeof keys - strlen(keys) - 1);
+            strncat(keys, t->key_names[k], sizeof keys - strlen(keys) - 1);
+        }
+        snprintf(title, sizeof title, "%s by %s and %s%s, mean over seeds%s", t->metric, keys, t->per_column_metric ? "column" : "method",
+                 ratios ? ", relative to the best baseline" : "", ratios ? "" : " (+- sd)");
+    }
+    fprintf(f, "set title ");
+    gp_str(f, title);
+    fputc('\n', f);
     fprintf(f, "set style data histogram\nset style histogram errorbars gap 1 lw 1\n"
                "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\n"
                "set key below horizontal\nset grid ytics lc rgb '#dddddd'\nset yrange [0:*]\n"
@@ -1313,8 +1363,53 @@ done:
     return rc;
 }
 
+/* The unit of a metric for run r, for axis labels ("" when it has none worth naming). */
+void dp_report_metric_unit(const dp_result *r, const char *metric, char *buf, size_t cap)
+{
+    const char *m = strncmp(metric, "metrics.", 8) == 0 ? metric + 8 : metric;
+    const size_t L = strlen(m);
+    if (strstr(m, "makespan") || strcmp(m, "lower_bound") == 0 || strcmp(m, "best_known") == 0)
+        snprintf(buf, cap, "%s", r->units);
+    else if (strcmp(m, "seconds_per_episode") == 0) snprintf(buf, cap, "s per episode, wall clock");
+    else if (strstr(m, "seconds") || (L > 2 && strcmp(m + L - 2, "_s") == 0)) snprintf(buf, cap, "s, wall clock");
+    else if (strcmp(m, "transfer_volume") == 0) snprintf(buf, cap, "%s", strstr(r->units, "DOPPLER") ? "the file's cost unit" : "bytes");
+    else if (strcmp(m, "utilisation") == 0 || strstr(m, "agree")) snprintf(buf, cap, "fraction");
+    else if (strcmp(m, "simulations") == 0 || strcmp(m, "episodes") == 0 || strncmp(m, "episodes_", 9) == 0 || strcmp(m, "transfers") == 0 || strcmp(m, "ops") == 0)
+        snprintf(buf, cap, "count");
+    else buf[0] = '\0';
+}
+
+/* "METRIC (UNIT)" over the points plotted: their distinct units joined, or the metric alone */
+static void axis_label(char **units, int nu, const char *metric, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", metric);
+    int first = 1;
+    for (int i = 0; i < nu; i++) {
+        if (!units[i][0]) continue;
+        size_t L = strlen(buf);
+        snprintf(buf + L, cap - L, "%s%s", first ? " (" : "; ", units[i]);
+        first = 0;
+    }
+    if (!first) strncat(buf, ")", cap - strlen(buf) - 1);
+}
+
+static int add_label(char ***list, int *n, const char *s)
+{
+    if (find_label(*list, *n, s) >= 0) return DP_OK;
+    char **a = realloc(*list, (size_t)(*n + 1) * sizeof(char *));
+    if (!a) return DP_ENOMEM;
+    *list = a;
+    if (!(a[*n] = xstrdup(s))) return DP_ENOMEM;
+    (*n)++;
+    return DP_OK;
+}
+
+static const char *const plot_colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+                                           "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1b9e77", "#7570b3"};
+#define N_PLOT_COLOURS ((int)(sizeof plot_colours / sizeof plot_colours[0]))
+
 int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
-                           const json_t *filter, const char *out, dp_error *err)
+                           const json_t *filter, const dp_report_plot_opts *o, const char *out, dp_error *err)
 {
     int kx, ky;
     dp_result probe;
@@ -1323,57 +1418,108 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     dp_report_metric(&probe, xmetric, &kx);
     dp_report_metric(&probe, ymetric, &ky);
     if (!kx || !ky) return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\"", !kx ? xmetric : ymetric);
-    /* methods in order of appearance; one data block each */
-    char **methods = NULL;
-    int nm = 0;
+    const int log_x = o && o->log_x, log_y = o && o->log_y;
+    /* graphs (colours) and methods (point types) in order of appearance; the units of each axis */
+    char **graphs = NULL, **methods = NULL, **ux = NULL, **uy = NULL;
+    int ng = 0, nm = 0, nux = 0, nuy = 0, rc = DP_OK;
     double lo = INFINITY, hi = -INFINITY;
-    long points = 0;
-    for (long i = 0; i < n; i++) {
+    long points = 0, dropped = 0;
+    char glab[512], u[256];
+    for (long i = 0; i < n && rc == DP_OK; i++) {
         if (strcmp(rows[i].status, "ok") != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
         double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
         if (isnan(x) || isnan(y)) continue;
+        if ((log_x && !(x > 0)) || (log_y && !(y > 0))) { dropped++; continue; }
         points++;
         lo = fmin(lo, fmin(x, y));
         hi = fmax(hi, fmax(x, y));
-        if (find_label(methods, nm, rows[i].method) < 0) {
-            char **a = realloc(methods, (size_t)(nm + 1) * sizeof(char *));
-            if (!a) { free_list(methods, nm); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
-            methods = a;
-            methods[nm++] = xstrdup(rows[i].method);
-        }
+        json_t *gv = json_string(rows[i].graph);
+        dp_report_value_label("graph", gv, NULL, glab, sizeof glab);
+        json_decref(gv);
+        if (add_label(&graphs, &ng, glab) || add_label(&methods, &nm, rows[i].method)) rc = DP_ENOMEM;
+        dp_report_metric_unit(&rows[i], xmetric, u, sizeof u);
+        if (add_label(&ux, &nux, u)) rc = DP_ENOMEM;
+        dp_report_metric_unit(&rows[i], ymetric, u, sizeof u);
+        if (add_label(&uy, &nuy, u)) rc = DP_ENOMEM;
     }
-    if (points == 0) { free_list(methods, nm); return dp_error_set(err, DP_EINVAL, "no successful run has both %s and %s", xmetric, ymetric); }
+    char xl[1024], yl[1024], title[1024];
     plot p;
-    int rc = plot_begin(&p, out, 800, 700, err);
-    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); free_list(methods, nm); return rc; }
-    FILE *d = plot_data(&p, "data.dat");
-    if (!d) { plot_abort(&p); free_list(methods, nm); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
-    for (int m = 0; m < nm; m++) {
-        for (long i = 0; i < n; i++) {
-            if (strcmp(rows[i].status, "ok") != 0 || strcmp(rows[i].method, methods[m]) != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
-            double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
-            if (!isnan(x) && !isnan(y)) fprintf(d, "%.10g %.10g\n", x, y);
-        }
-        fprintf(d, "\n\n");
+    FILE *d = NULL;
+    if (rc != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto out; }
+    if (points == 0) {
+        rc = dp_error_set(err, DP_EINVAL, "no successful run has both %s and %s%s", xmetric, ymetric,
+                          dropped ? " (positive, for a log axis)" : "");
+        goto out;
     }
+    if ((rc = plot_begin(&p, out, 1000, 720, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
+    if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
+    /* one data block per graph and method, drawn in the graph's colour and the method's symbol */
+    for (int gi = 0; gi < ng; gi++)
+        for (int m = 0; m < nm; m++) {
+            for (long i = 0; i < n; i++) {
+                if (strcmp(rows[i].status, "ok") != 0 || strcmp(rows[i].method, methods[m]) != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
+                json_t *gv = json_string(rows[i].graph);
+                dp_report_value_label("graph", gv, NULL, glab, sizeof glab);
+                json_decref(gv);
+                if (strcmp(glab, graphs[gi]) != 0) continue;
+                double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
+                if (isnan(x) || isnan(y) || (log_x && !(x > 0)) || (log_y && !(y > 0))) continue;
+                fprintf(d, "%.10g %.10g\n", x, y);
+            }
+            fprintf(d, "\n\n");
+        }
     fclose(d);
     FILE *f = p.script;
-    double pad = (hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0);
-    fprintf(f, "set xlabel ");
-    gp_str(f, xmetric);
+    axis_label(ux, nux, xmetric, xl, sizeof xl);
+    axis_label(uy, nuy, ymetric, yl, sizeof yl);
+    /* y = x means something only when both axes are in one and the same unit */
+    const int same_unit = nux == 1 && nuy == 1 && ux[0][0] && strcmp(ux[0], uy[0]) == 0 && log_x == log_y;
+    if (o && o->title && *o->title) snprintf(title, sizeof title, "%s", o->title);
+    else snprintf(title, sizeof title, "%s against %s: %ld runs, %d graph%s, %d method%s%s", ymetric, xmetric, points, ng,
+                  ng == 1 ? "" : "s", nm, nm == 1 ? "" : "s", same_unit ? " (dashed: y = x)" : "");
+    fprintf(f, "set title ");
+    gp_str(f, title);
+    fprintf(f, "\nset xlabel ");
+    gp_str(f, xl);
     fprintf(f, "\nset ylabel ");
-    gp_str(f, ymetric);
-    fprintf(f, "\nset xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\nset size square\nset grid lc rgb '#dddddd'\nset key top left\n",
-            lo - pad, hi + pad, lo - pad, hi + pad);
-    fprintf(f, "set arrow from %.10g,%.10g to %.10g,%.10g nohead dt 2 lc rgb '#888888'\n", lo - pad, lo - pad, hi + pad, hi + pad);
+    gp_str(f, yl);
+    fprintf(f, "\nset grid lc rgb '#dddddd'\nset key outside right top spacing 1.1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    if (log_x) fprintf(f, "set logscale x\nset format x '%%g'\n");
+    if (log_y) fprintf(f, "set logscale y\nset format y '%%g'\n");
+    if (same_unit) {
+        double a = log_x ? lo / 1.15 : lo - ((hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0));
+        double b = log_x ? hi * 1.15 : hi + ((hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0));
+        fprintf(f, "set xrange [%.10g:%.10g]\nset yrange [%.10g:%.10g]\nset size ratio -1\n", a, b, a, b);
+        fprintf(f, "set arrow from %.10g,%.10g to %.10g,%.10g nohead dt 2 lc rgb '#888888'\n", a, a, b, b);
+    } else {
+        /* each axis its own range, a margin around the points */
+        fprintf(f, "set autoscale xfix\nset autoscale yfix\nset offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n");
+    }
     fprintf(f, "plot ");
+    int k = 0;
+    for (int gi = 0; gi < ng; gi++)
+        for (int m = 0; m < nm; m++, k++)
+            fprintf(f, "%s'%s/data.dat' index %d using 1:2 with points pt %d ps 1.3 lc rgb '%s' notitle", k ? ", \\\n     " : "", p.dir,
+                    k, 5 + 2 * (m % 4) + (m >= 4), plot_colours[gi % N_PLOT_COLOURS]);
+    /* the legend: a colour per graph, a symbol per method */
+    fprintf(f, ", \\\n     NaN with points ps 0 lc rgb 'white' title 'graphs (colour):'");
+    for (int gi = 0; gi < ng; gi++) {
+        fprintf(f, ", \\\n     NaN with points pt 5 ps 1.3 lc rgb '%s' title ", plot_colours[gi % N_PLOT_COLOURS]);
+        gp_str(f, graphs[gi]);
+    }
+    fprintf(f, ", \\\n     NaN with points ps 0 lc rgb 'white' title 'methods (symbol):'");
     for (int m = 0; m < nm; m++) {
-        fprintf(f, "%s'%s/data.dat' index %d using 1:2 with points pt %d ps 1.2 title ", m ? ", \\\n     " : "", p.dir, m, 5 + 2 * (m % 4));
+        fprintf(f, ", \\\n     NaN with points pt %d ps 1.3 lc rgb '#333333' title ", 5 + 2 * (m % 4) + (m >= 4));
         gp_str(f, methods[m]);
     }
     fputc('\n', f);
+    rc = plot_end(&p, err);
+out:
+    free_list(graphs, ng);
     free_list(methods, nm);
-    return plot_end(&p, err);
+    free_list(ux, nux);
+    free_list(uy, nuy);
+    return rc;
 }
 
 /* Read a 1-D dataset of a trajectory file as doubles; *n its length. */
@@ -1398,53 +1544,78 @@ static double *read_column(hid_t f, const char *name, long *n)
     return x;
 }
 
-int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err)
+/* A string attribute of an HDF5 object into buf ("" when absent or not a string). */
+static void read_str_attr(hid_t f, const char *name, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (H5Aexists(f, name) <= 0) return;
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    hid_t t = H5Aget_type(a);
+    if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+        hid_t mt = H5Tcopy(t);
+        char *v = NULL;
+        if (H5Aread(a, mt, &v) >= 0 && v) snprintf(buf, cap, "%s", v);
+        H5free_memory(v);
+        H5Tclose(mt);
+    } else if (H5Tget_class(t) == H5T_STRING) {
+        size_t L = H5Tget_size(t);
+        char *v = calloc(L + 1, 1);
+        hid_t mt = H5Tcopy(H5T_C_S1);
+        H5Tset_size(mt, L + 1);
+        if (v && H5Aread(a, mt, v) >= 0) snprintf(buf, cap, "%s", v);
+        H5Tclose(mt);
+        free(v);
+    }
+    H5Tclose(t);
+    H5Aclose(a);
+}
+
+int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o, const char *out, dp_error *err)
 {
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
     hid_t f = H5Fopen(trajectory, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (f < 0) return dp_error_set(err, DP_EIO, "%s: not a readable HDF5 file", trajectory);
-    long n = 0, ns = 0;
+    long n = 0, ns = 0, nv = 0, nvs = 0, nve = 0;
     double *ms = read_column(f, "/episodes/makespan", &n);
     double *st = read_column(f, "/episodes/stage", &ns);
-    char unit[256] = "";
-    if (H5Aexists(f, "time_unit") > 0) {
-        hid_t a = H5Aopen(f, "time_unit", H5P_DEFAULT);
-        hid_t t = H5Aget_type(a);
-        if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
-            hid_t mt = H5Tcopy(t);
-            char *v = NULL;
-            if (H5Aread(a, mt, &v) >= 0 && v) snprintf(unit, sizeof unit, "%s", v);
-            H5free_memory(v);
-            H5Tclose(mt);
-        }
-        H5Tclose(t);
-        H5Aclose(a);
+    /* the greedy evaluations (trajectory version 2; none in older files) */
+    double *ev_ms = NULL, *ev_st = NULL, *ev_ep = NULL;
+    if (H5Lexists(f, "evaluations", H5P_DEFAULT) > 0) {
+        ev_ms = read_column(f, "/evaluations/makespan", &nv);
+        ev_st = read_column(f, "/evaluations/stage", &nvs);
+        ev_ep = read_column(f, "/evaluations/episode", &nve);
+        if (!ev_ms || !ev_st || !ev_ep || nvs != nv || nve != nv) nv = 0;
     }
+    char unit[256], gname[256];
+    read_str_attr(f, "time_unit", unit, sizeof unit);
+    read_str_attr(f, "graph", gname, sizeof gname);
     H5Fclose(f);
-    if (!ms || !st || n != ns) {
-        free(ms);
-        free(st);
-        return dp_error_set(err, DP_EINVAL, "%s: no /episodes/makespan and /episodes/stage of equal length (not a doppler trajectory file)", trajectory);
-    }
-    if (n == 0) { free(ms); free(st); return dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); }
-    if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
+    int rc = DP_OK;
     plot p;
-    int rc = plot_begin(&p, out, 1000, 520, err);
-    if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); free(ms); free(st); return rc; }
-    FILE *d = plot_data(&p, "data.dat");
-    if (!d) { plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
+    FILE *d = NULL;
+    p.dir[0] = '\0';
+    if (!ms || !st || n != ns) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: no /episodes/makespan and /episodes/stage of equal length (not a doppler trajectory file)", trajectory);
+        goto out;
+    }
+    if (n == 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); goto out; }
+    int window = o ? o->window : 0;
+    if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
+    if ((rc = plot_begin(&p, out, 1100, 640, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
+    if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
     /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
     static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
     int stages[8], n_st = 0;
+    long first_row[8];
     for (long i = 0; i < n; i++) {
         int s = (int)st[i], k;
         for (k = 0; k < n_st; k++) if (stages[k] == s) break;
-        if (k == n_st && n_st < 8) stages[n_st++] = s;
+        if (k == n_st && n_st < 8) { first_row[n_st] = i; stages[n_st++] = s; }
     }
+    double *prefix = dp_malloc_n((size_t)n + 1, sizeof(double));
+    if (!prefix) { fclose(d); plot_abort(&p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto out; }
     for (int k = 0; k < n_st; k++) {
         /* trailing mean over the stage's last `window` episodes, from a prefix sum */
-        double *prefix = dp_malloc_n((size_t)n + 1, sizeof(double));
-        if (!prefix) { fclose(d); plot_abort(&p); free(ms); free(st); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
         long m = 0;
         prefix[0] = 0;
         for (long i = 0; i < n; i++) {
@@ -1454,31 +1625,66 @@ int dp_report_plot_learning(const char *trajectory, const char *title, int windo
             long lo = m > window ? m - window : 0;
             fprintf(d, "%ld %.10g %.10g\n", i, ms[i], (prefix[m] - prefix[lo]) / (double)(m - lo));
         }
-        free(prefix);
         fprintf(d, "\n\n");
     }
+    free(prefix);
+    /* the evaluations, at the episode (counted over all stages) where each ran: one block */
+    long n_ev = 0;
+    for (long j = 0; j < nv; j++) {
+        int k;
+        for (k = 0; k < n_st; k++) if (stages[k] == (int)ev_st[j]) break;
+        long x = k < n_st ? first_row[k] + (long)ev_ep[j] : (long)ev_ep[j];
+        fprintf(d, "%ld %.10g\n", x, ev_ms[j]);
+        n_ev++;
+    }
+    fprintf(d, "\n\n");
     fclose(d);
     FILE *g = p.script;
+    char title[1024];
+    if (o && o->title && *o->title) snprintf(title, sizeof title, "%s", o->title);
+    else snprintf(title, sizeof title, "Learning curve%s%s (%s)", gname[0] ? " on " : "", gname, trajectory);
     fprintf(g, "set title ");
-    gp_str(g, title && *title ? title : trajectory);
+    gp_str(g, title);
     char yl[300];
-    snprintf(yl, sizeof yl, "makespan%s%s%s", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
-    fprintf(g, "\nset xlabel 'episode'\nset ylabel ");
+    snprintf(yl, sizeof yl, "makespan%s%s%s, lower is better", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
+    fprintf(g, "\nset xlabel 'training episode (all stages in order)'\nset ylabel ");
     gp_str(g, yl);
-    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key top right\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    fprintf(g, "set xrange [0:%ld]\nset offsets 0, 0, graph 0.04, graph 0.04\n", n);
     static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
     fprintf(g, "plot ");
     for (int k = 0; k < n_st; k++) {
         const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
-        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.25 lc rgb '%s' notitle, \\\n"
-                   "     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ",
-                k ? ", \\\n     " : "", p.dir, k, colours[k % 4], p.dir, k, colours[k % 4]);
-        char t2[128];
-        snprintf(t2, sizeof t2, "%s, mean of %d", nm, window);
+        char t1[160], t2[160];
+        snprintf(t1, sizeof t1, "%s: each episode", nm);
+        snprintf(t2, sizeof t2, "%s: mean of %d", nm, window);
+        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.3 lc rgb '%s' title ", k ? ", \\\n     " : "", p.dir,
+                k, colours[k % 4]);
+        gp_str(g, t1);
+        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ", p.dir, k, colours[k % 4]);
         gp_str(g, t2);
     }
+    if (n_ev)
+        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with linespoints pt 6 ps 1.2 lw 1.5 lc rgb '#000000' "
+                   "title 'greedy placement at each evaluation'", p.dir, n_st);
+    /* reference lines, in the trajectory's unit */
+    static const char *ref_colours[] = {"#9c755f", "#b07aa1", "#76b7b2", "#edc948", "#bab0ac"};
+    static const int ref_dash[] = {2, 3, 4, 5, 2};
+    for (int r = 0; o && r < o->n_refs; r++) {
+        if (!isfinite(o->refs[r].value)) continue;
+        char lab[300], v[40];
+        fmt_g(o->refs[r].value, 4, v, sizeof v);
+        snprintf(lab, sizeof lab, "%s (%s)", o->refs[r].label, v);
+        fprintf(g, ", \\\n     %.10g with lines dt %d lw 2 lc rgb '%s' title ", o->refs[r].value, ref_dash[r % 5], ref_colours[r % 5]);
+        gp_str(g, lab);
+    }
     fputc('\n', g);
+    rc = plot_end(&p, err);
+out:
     free(ms);
     free(st);
-    return plot_end(&p, err);
+    free(ev_ms);
+    free(ev_st);
+    free(ev_ep);
+    return rc;
 }

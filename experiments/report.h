@@ -144,15 +144,43 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
  * results_dir resolves the run's assignment path. */
 int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const char *out, dp_error *err);
 
-/* Scatter of two metrics over the successful runs (e.g. makespan against
- * metrics.measured_makespan), one point style per method, with the line y = x. */
-int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
-                           const json_t *filter, const char *out, dp_error *err);
+/* Options of the plots. */
+typedef struct dp_report_ref_line {
+    const char *label;       /* e.g. "cp", "best known" */
+    double value;            /* in the plot's unit (NaN: not drawn) */
+} dp_report_ref_line;
+typedef struct dp_report_plot_opts {
+    const char *title;       /* NULL or "": a default title saying what is drawn */
+    int log_x, log_y;        /* scatter: logarithmic axes (points <= 0 on them are left out) */
+    int window;              /* learning: episodes in the moving mean (< 1: episodes / 50) */
+    const dp_report_ref_line *refs; /* learning: horizontal reference lines */
+    int n_refs;
+} dp_report_plot_opts;
 
-/* Learning curve of a training run from its trajectory file (policy/dp_h5io.h layout:
- * /episodes/makespan and /episodes/stage): each episode's makespan as a dot and a trailing mean
- * over `window` episodes as a line, one colour per stage (window < 1: n / 50). */
-int dp_report_plot_learning(const char *trajectory, const char *title, int window, const char *out, dp_error *err);
+/* Scatter of any two metrics (dp_report_metric names) over the successful runs: one colour per
+ * graph, one symbol per method, axis labels with the metrics' units (dp_report_metric_unit; the
+ * distinct units of the points joined when graphs differ). When both axes are in one and the same
+ * unit (simulated against measured makespan, makespan against lower bound) the axes share a range
+ * and the line y = x is drawn; otherwise each axis has its own range. o may be NULL. */
+int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
+                           const json_t *filter, const dp_report_plot_opts *o, const char *out, dp_error *err);
+/* The unit of a metric of run r into buf (cap bytes): the run's time unit for makespans, lower
+ * bounds and best known values, "s, wall clock" for seconds, "count", "fraction", "bytes"; "" when
+ * unknown. */
+void dp_report_metric_unit(const dp_result *r, const char *metric, char *buf, size_t cap);
+
+/* Learning curve of a training run from its trajectory file (policy/dp_h5io.h layout): each
+ * episode's makespan as a dot and a trailing mean over o->window episodes as a line, one colour per
+ * stage; the greedy placement of every model-selection evaluation (/evaluations, when the file
+ * has it) as a black line; o->refs as horizontal dashed lines; the y axis in the file's
+ * time_unit. o may be NULL. */
+int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o, const char *out, dp_error *err);
+
+/* Reference lines for the learning curve of training run `run` of rows: the mean makespan of the
+ * rows' cp and round-robin runs on the same graph and machine (devices, topology, transfer, mode,
+ * units), and the best known makespan (data/best-known.json) where known. Fills refs (cap
+ * entries) and returns how many. */
+int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap);
 
 /* 1 when run r passes filter (every filtered parameter equal to the value or one of the list). */
 int dp_report_filter_match(const dp_result *r, const json_t *filter);

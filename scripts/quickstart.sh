@@ -108,4 +108,7 @@ echo "    row per device; open them in https://ui.perfetto.dev or chrome://traci
 echo "  doppler.h5 (checkpoint), doppler.traj.h5 (training trajectory, doc/file-formats.md),"
 echo "  *.assignment.json (each method's placement), llama-layer.json (the graph)"
 echo "Next: doppler place --graph $graph --method doppler --checkpoint $out/doppler.h5 --refine anneal"
-echo "      doppler report --plot learning --trajectory $out/doppler.traj.h5 --out learning.png"
+cp_ms=$(awk '$1 == "cp" { print $2 }' "$out/rows")
+rr_ms=$(awk '$1 == "round-robin" { print $2 }' "$out/rows")
+echo "      doppler report --plot learning --trajectory $out/doppler.traj.h5 --reference cp=$cp_ms \\"
+echo "          --reference round-robin=$rr_ms --out learning.png"

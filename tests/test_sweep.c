@@ -629,6 +629,38 @@ START_TEST(table_references)
 }
 END_TEST
 
+/* A table by method whose runs include round-robin and random shows each once: the reference
+ * columns do not repeat a method column (they did: "round-robin" twice, "random" beside
+ * "random (mean)"); single device, absent from the runs, is still added. */
+START_TEST(table_references_not_repeated)
+{
+    dp_result rows[5];
+    make_row(&rows[0], "cp", 1, 1700, "ok");
+    make_row(&rows[1], "round-robin", 1, 1500, "ok");
+    make_row(&rows[2], "random", 1, 3000, "ok");
+    make_row(&rows[3], "random", 2, 4000, "ok");
+    make_row(&rows[4], "single", 1, 4800, "ok");
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    spec.filter = json_pack("{s:[s,s,s]}", "method", "cp", "round-robin", "random");
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 5, &spec, &tab, &err), DP_OK);
+    int rr = 0, rnd = 0, single = 0;
+    for (int c = 0; c < tab.n_cols; c++) {
+        rr += strcmp(tab.col_labels[c], "round-robin") == 0;
+        rnd += strncmp(tab.col_labels[c], "random", 6) == 0;
+        single += strcmp(tab.col_labels[c], "single device") == 0;
+    }
+    ck_assert_int_eq(rr, 1);
+    ck_assert_int_eq(rnd, 1);
+    ck_assert_int_eq(single, 1);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 5; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 START_TEST(table_explicit_columns)
 {
     /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
@@ -713,11 +745,12 @@ START_TEST(learning_curve_plot)
     snprintf(traj, sizeof traj, "%s/traj.h5", dir);
     snprintf(png, sizeof png, "%s/learn.png", dir);
     dp_error err;
+    dp_report_plot_opts po = {"t", 0, 0, 5, NULL, 0};
     /* not a trajectory: a clear error */
     FILE *f = fopen(traj, "w");
     fputs("x", f);
     fclose(f);
-    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EIO);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EIO);
     hid_t h = H5Fcreate(traj, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(h, "episodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     double m[40];
@@ -731,7 +764,7 @@ START_TEST(learning_curve_plot)
     H5Gclose(g);
     H5Fclose(h);
     /* a stage column missing */
-    ck_assert_int_eq(dp_report_plot_learning(traj, NULL, 5, png, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
     h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
     d = H5Dcreate2(h, "/episodes/stage", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, st);
@@ -739,7 +772,7 @@ START_TEST(learning_curve_plot)
     H5Sclose(sp);
     H5Fclose(h);
     if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
-        ck_assert_msg(dp_report_plot_learning(traj, "t", 5, png, &err) == DP_OK, "%s", err.msg);
+        ck_assert_msg(dp_report_plot_learning(traj, &po, png, &err) == DP_OK, "%s", err.msg);
         struct stat sb;
         ck_assert_int_eq(stat(png, &sb), 0);
         ck_assert(sb.st_size > 1000);
@@ -859,6 +892,7 @@ int main(void)
     tcase_add_test(tc, resolve_paths);
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_references);
+    tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
     tcase_add_test(tc, learning_curve_plot);

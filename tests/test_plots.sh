@@ -1,0 +1,89 @@
+#!/bin/sh
+# test_plots.sh: what `doppler report --plot` asks gnuplot to draw, read from the script handed to
+# a stand-in gnuplot ($GNUPLOT), on a sweep of two graphs in different units (DOPPLER units, time units):
+# the scatter of any two metrics (its own range per axis and no y = x line unless both axes share
+# a unit; log axes; one colour per graph, one symbol per method; units in the axis labels), the
+# learning curve (units, the greedy evaluations of the trajectory, cp and round-robin reference
+# lines from the same results), default titles on every plot; then the real gnuplot draws them.
+set -eu
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+DOPPLER=$(cd "$top_builddir" && pwd)/doppler
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/dp-plots-XXXXXX")
+trap 'rm -rf "$work"' EXIT INT TERM
+G1=$(cd "$top_srcdir" && pwd)/tests/data/sweep-fork.json
+G2=$(cd "$top_srcdir" && pwd)/tests/data/tiny-doppler.txt
+cat > "$work/s.json" <<JSON
+{"name": "plots", "fixed": {"devices": 2},
+ "grid": [{"graph": ["$G1"], "method": ["doppler"], "episodes_il": [12], "episodes_sim": [12], "seed": [1],
+           "cfg__network__hidden": [8], "cfg__network__mlp_hidden": [8], "cfg__network__edge_hidden": [4],
+           "cfg__network__steps": [2], "cfg__checkpoint_every": [4]},
+          {"graph": ["$G1", "$G2"], "method": ["cp", "round-robin"]}]}
+JSON
+"$DOPPLER" sweep "$work/s.json" --out "$work/r.h5" --quiet > /dev/null || fail "the sweep failed"
+# the stand-in: keeps the script and its data, writes a token output file
+cat > "$work/gp" <<'SH'
+#!/bin/sh
+[ "$1" = -e ] && exit 0
+cp "$1" "$KEEP.gp"
+cp "$(dirname "$1")/data.dat" "$KEEP.dat" 2> /dev/null || true
+out=$(sed -n "s/^set output '\(..*\)'$/\1/p" "$1")
+echo plot > "$out"
+SH
+chmod +x "$work/gp"
+plot() { name=$1; shift; KEEP="$work/$name" GNUPLOT="$work/gp" "$DOPPLER" report "$work/r.h5" "$@" --out "$work/$name.svg" || fail "$name: report failed"; }
+has() { grep -q -- "$2" "$work/$1.gp" || { cat "$work/$1.gp" >&2; fail "$1: no '$2' in the script"; }; }
+hasnt() { ! grep -q -- "$2" "$work/$1.gp" || { cat "$work/$1.gp" >&2; fail "$1: '$2' in the script"; }; }
+
+# makespan against wall-clock seconds, log axes: no y = x, units on both axes, each axis its range
+plot sc1 --plot scatter --x seconds --y makespan --log xy
+has sc1 "set logscale x"
+has sc1 "set logscale y"
+has sc1 "set xlabel 'seconds (s, wall clock)'"
+has sc1 "set ylabel 'makespan (time units; DOPPLER units (simulated time / 1e10))'"
+hasnt sc1 "nohead dt 2"
+hasnt sc1 "set xrange"
+has sc1 "^set title 'makespan against seconds: 5 runs, 2 graphs, 3 methods'"
+# a colour per graph, a symbol per method: 2 x 3 blocks, the legend 2 colours + 3 symbols
+[ "$(grep -c "index [0-9]* using 1:2 with points" "$work/sc1.gp")" -eq 6 ] || fail "sc1: 6 data blocks"
+has sc1 "title 'sweep-fork'"
+has sc1 "title 'tiny-doppler'"
+has sc1 "title 'round-robin'"
+# the x values are the seconds, not 0 (the old scatter put them all at the shared range's edge)
+awk 'NF == 2 && $1 + 0 > 0 { n++ } END { exit !(n == 5) }' "$work/sc1.dat" || fail "sc1: 5 points with seconds > 0"
+# makespan against the lower bound on one graph: one unit, so y = x and a shared range
+plot sc2 --plot scatter --x metrics.lower_bound --y makespan --where graph="$G2"
+has sc2 "set xlabel 'metrics.lower_bound (DOPPLER units (simulated time / 1e10))'"
+has sc2 "nohead dt 2"
+has sc2 "(dashed: y = x)"
+# learning curve: units, evaluations, reference lines of the same graph and machine
+plot learn --plot learning --run 0
+has learn "set ylabel 'makespan (time units), lower is better'"
+has learn "greedy placement at each evaluation"
+has learn "title 'cp ("
+has learn "title 'round-robin ("
+has learn "^set title 'Learning curve: doppler on sweep-fork, 2 devices, seed 1"
+# evaluations at 0, 4, 8, 12 of both stages: 8 rows in the last block
+[ "$(awk 'BEGIN { RS = "\n\n\n" } END { print NR }' "$work/learn.dat")" -ge 3 ] || fail "learn: stage and evaluation blocks"
+# a standalone trajectory with --reference lines and a --title
+traj=$(cd "$work" && find r.runs -name trajectory.h5 | head -n 1)
+KEEP="$work/learn2" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --trajectory "$work/$traj" \
+    --reference cp=0.5 --reference "best known=0.25" --title "my run" --out "$work/learn2.svg" || fail "learning from --trajectory"
+has learn2 "^set title 'my run'"
+has learn2 "title 'best known (0.25)'"
+"$DOPPLER" report --plot learning --trajectory "$work/$traj" --reference nonumber --out "$work/x.svg" 2> /dev/null && fail "--reference without =VALUE accepted"
+"$DOPPLER" report "$work/r.h5" --table makespan --log x > /dev/null 2>&1 && fail "--log without a scatter accepted"
+# bars: a title by default
+plot bars --table makespan --plot bars
+has bars "^set title 'makespan by graph and method"
+
+# the real gnuplot draws them
+if command -v gnuplot > /dev/null 2>&1; then
+    "$DOPPLER" report "$work/r.h5" --plot scatter --x seconds --y makespan --log xy --out "$work/s.png" || fail "gnuplot scatter"
+    "$DOPPLER" report "$work/r.h5" --plot learning --run 0 --out "$work/l.png" || fail "gnuplot learning"
+    for f in s.png l.png; do
+        [ "$(head -c 4 "$work/$f" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "$f is not a PNG"
+    done
+fi
+echo "test_plots.sh: ok"
