@@ -10,6 +10,50 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Progress of a learned method trained inside place (no --checkpoint) on stderr, once it has run
+ * 2 s ($DOPPLER_PROGRESS_AFTER seconds): a line rewritten on a terminal, otherwise a line every 5% of the episodes, as train does. */
+typedef struct train_progress_state {
+    const char *method;
+    int tty;
+    double t0;
+    int last_pct;
+    int shown;          /* a line was printed */
+    double after_s;     /* seconds before the first line: 2, or $DOPPLER_PROGRESS_AFTER (tests) */
+} train_progress_state;
+
+static void train_progress(long done, long total, void *ctx)
+{
+    train_progress_state *s = ctx;
+    if (total <= 0) return;
+    const int pct = (int)(100 * done / total);
+    const double el = now_s() - s->t0, rate = done / (el > 1e-9 ? el : 1e-9);
+    /* a job under 2 s says nothing; a longer one reports from then on, to its end */
+    if (el < s->after_s && !s->shown) {
+        s->last_pct = pct;
+        return;
+    }
+    s->shown = 1;
+    const double left = rate > 0 ? (total - done) / rate : 0;
+    if (s->tty) {
+        fprintf(stderr, "\rplace %s: training %ld/%ld episodes (%d%%), %.1f ep/s, about %.0f s left ", s->method, done, total,
+                pct, rate, left);
+        if (done >= total) fputc('\n', stderr);
+    } else if (pct / 5 != s->last_pct / 5 || done >= total) {
+        fprintf(stderr, "place %s: training episode %ld/%ld (%d%%), %.1f ep/s, about %.0f s left\n", s->method, done, total,
+                pct, rate, left);
+    }
+    s->last_pct = pct;
+}
 
 typedef struct run_args {
     const char *cmd;
@@ -53,7 +97,8 @@ static void place_usage(FILE *f, const char *cmd)
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
                "  --budget N           search methods: simulations (anneal, local) or nodes (exact);\n"
-               "                       placeto, gdp: training episodes when no checkpoint (default 200)\n"
+               "                       placeto, gdp: training episodes when no checkpoint (default 200;\n"
+               "                       progress on stderr once it has run 2 s, as train prints it)\n"
                "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
                "                       swap_prob, init; placeto/gdp: the doppler train config plus\n"
                "                       \"placeto\"/\"gdp\" network sizes, see doc/baselines.md)\n"
@@ -204,6 +249,10 @@ static int run_and_report(run_args *a)
     a->place.oracle = &oracle;
     a->place.machine = &a->mach;
     int has_prio = 0;
+    const char *after = getenv("DOPPLER_PROGRESS_AFTER");
+    train_progress_state tp = {a->method, isatty(2), now_s(), -1, 0, after && *after ? atof(after) : 2.0};
+    a->place.progress = train_progress;
+    a->place.progress_ctx = &tp;
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {

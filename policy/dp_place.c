@@ -74,6 +74,13 @@ int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options
 /* The learned methods (doppler, placeto, gdp): with o->checkpoint, its policy (the parameters
  * model selection kept) places; otherwise placeto and gdp first train o->budget episodes (200)
  * of Stage II from o->seed with o->config, through the one trainer (dp_train.h). */
+/* the trainer's progress as the caller's (episodes done, of the stage's) */
+static void train_progress(const dp_train_progress *p, void *ctx)
+{
+    const dp_place_options *o = ctx;
+    o->progress(p->episode, p->episodes, o->progress_ctx);
+}
+
 static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
                          int *has_priority, dp_error *err)
 {
@@ -110,7 +117,8 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
     if (o->checkpoint) {
         rc = dp_trainer_init_from(tr, o->checkpoint, err);
     } else {
-        rc = dp_trainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, NULL, err);
+        dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL};
+        rc = dp_trainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
     }
     if (rc == DP_OK) dp_trainer_use_best(tr);
     double ms;

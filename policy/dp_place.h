@@ -44,6 +44,10 @@ typedef struct dp_place_options {
                              * instead of inserting it into an idle gap (dp_list_schedule) */
     int list_ties;          /* heft, cpop, peft: order of ready ops of equal priority, 0 lowest id
                              * (DP_LIST_TIES_ID), 1 a C++ std::priority_queue's (DP_LIST_TIES_HEAP) */
+    /* learned methods training without a checkpoint (doppler, placeto, gdp): called after every
+     * training episode with the episodes done and the total (NULL: none) */
+    void (*progress)(long done, long total, void *ctx);
+    void *progress_ctx;
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */

@@ -28,6 +28,18 @@ for m in placeto gdp; do
     # the assignment round-trips through simulate
     expect_rc 0 "simulate $m" "$D" simulate --graph "$G" --assignment "$tmp/$m.json"
 done
+# progress of the training inside place on stderr, a line every 5% (placeto --budget 200 ran 33 s
+# silently); from the start here ($DOPPLER_PROGRESS_AFTER=0; by default after 2 s)
+for m in placeto gdp; do
+    DOPPLER_PROGRESS_AFTER=0 expect_rc 0 "place $m with progress" "$D" place --graph "$G" --method $m --budget 20 --json
+    [ "$(grep -c "^place $m: training episode [0-9]*/20 (" "$tmp/err")" -eq 20 ] && ok || { bad "$m: 20 progress lines"; cat "$tmp/err"; }
+    grep -q "^place $m: training episode 20/20 (100%), .* ep/s, about 0 s left$" "$tmp/err" && ok || bad "$m: last progress line"
+    grep -q '"makespan"' "$tmp/out" && ! grep -q 'training' "$tmp/out" && ok || bad "$m: progress stays off stdout"
+done
+# a placement from a checkpoint trains nothing: no progress
+expect_rc 0 "train placeto" "$D" train --method placeto --graph "$G" --episodes 2 --checkpoint "$tmp/p.h5" --quiet
+DOPPLER_PROGRESS_AFTER=0 expect_rc 0 "place placeto from its checkpoint" "$D" place --graph "$G" --method placeto --checkpoint "$tmp/p.h5"
+[ ! -s "$tmp/err" ] && ok || bad "progress without training: $(cat "$tmp/err")"
 echo '{"gdp": {"hidden": 16, "heads": 2, "layers": 1}}' > "$tmp/small-gdp.json"
 echo '{"placeto": {"hidden": 8}}' > "$tmp/small-placeto.json"
 expect_rc 0 "gdp with config" "$D" place --graph "$G" --method gdp --budget 2 --config "$tmp/small-gdp.json"

@@ -168,6 +168,7 @@ class dp_place_options(Structure):
         ("config", c_char_p), ("oracle", POINTER(dp_oracle)), ("machine", POINTER(dp_machine)),
         ("refine", c_char_p), ("refine_budget", c_long), ("proposal", POINTER(c_float)),
         ("list_append_only", c_int), ("list_ties", c_int),
+        ("progress", c_void_p), ("progress_ctx", c_void_p),
     ]
 
 
