@@ -1133,7 +1133,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.traj_evaluations = tr->traj_evals;
     ck.simulations = tr->sims;
     ck.time_unit = tr->g->time_unit;
-    ck.time_scale = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
+    ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
     ck.rng_state = gsl_rng_state(tr->master);
     ck.rng_size = gsl_rng_size(tr->master);
@@ -1338,7 +1338,8 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
         tr->rows_ev = x;
         tr->cap_rows_ev = cap;
     }
-    const double sc = tr->g->time_scale > 0 ? tr->g->time_scale : 1;
+    /* several graphs: the score is already a ratio, the trajectory's unit */
+    const double sc = tr->multi ? 1 : tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
     tr->rows_ev[tr->n_rows_ev++] = (dp_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
