@@ -1,13 +1,22 @@
 #!/bin/sh
-# Build doppler from a clean tree and run every test suite (make check), then the same suite
-# under AddressSanitizer and UndefinedBehaviorSanitizer in a side build (_build-san, a copy of the
-# sources configured with --enable-sanitizers; about 20 s more). DOPPLER_NO_SANITIZERS=1 skips it.
+# Build doppler from a clean tree with warnings as errors (--enable-werror) and run every test
+# suite (make check), then the same suite under AddressSanitizer and UndefinedBehaviorSanitizer
+# in a side build (_build-san, a copy of the sources configured with --enable-sanitizers; about
+# 20 s more). DOPPLER_NO_SANITIZERS=1 skips it.
 # Ends with one line "N passed, N failed, N skipped" over both builds (from automake's .trs
 # files), after the reason of each skipped suite; exit status 1 when a suite failed.
+#
+# On CI (CI=true) DOPPLER_REQUIRE_SHARED_DATA=1 is exported: the suites that read the public
+# reference data ($DOPPLER_SHARED_DATA, default ../shared/data) then fail instead of skipping
+# when it is absent, so they cannot silently vanish from CI.
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${CI:-}" = true ]; then
+    DOPPLER_REQUIRE_SHARED_DATA=${DOPPLER_REQUIRE_SHARED_DATA:-1}
+    export DOPPLER_REQUIRE_SHARED_DATA
+fi
 [ -x configure ] || autoreconf -fi
-[ -f Makefile ] || ./configure
+[ -f Makefile ] || ./configure --enable-werror
 make -j"$(nproc)"
 # the .trs files of an earlier run must not count
 rm -f tests/*.trs _build-san/src/tests/*.trs
@@ -15,7 +24,7 @@ rc=0
 make -j"$(nproc)" check || rc=1
 if [ "${DOPPLER_NO_SANITIZERS:-0}" != 1 ]; then
     echo "== the test suite under ASan + UBSan (_build-san) =="
-    sh ./scripts/side-build.sh . _build-san --enable-sanitizers -- -j"$(nproc)" check || rc=1
+    sh ./scripts/side-build.sh . _build-san --enable-sanitizers --enable-werror -- -j"$(nproc)" check || rc=1
 fi
 
 # the verdict: each suite's :test-result: line; a skipped suite's reason is the first line of

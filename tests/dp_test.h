@@ -10,12 +10,28 @@
 
 #include "dp_engine.h"
 
-/* ../shared/data, or $DOPPLER_SHARED_DATA; NULL when absent (tests then SKIP). */
+/* ../shared/data, or $DOPPLER_SHARED_DATA; NULL when absent (suites then exit with
+ * dp_test_missing_data). */
 static inline const char *dp_test_shared(void)
 {
     const char *p = getenv("DOPPLER_SHARED_DATA");
     if (!p || !*p) p = "../shared/data";
     return access(p, R_OK) == 0 ? p : NULL;
+}
+
+/* The exit status of a suite whose reference data (what) is absent: 77, which automake reports
+ * as SKIP, or 99 (a hard ERROR) when DOPPLER_REQUIRE_SHARED_DATA=1, which CI sets (scripts/test.sh
+ * when CI=true), so that the suites checking the central claims cannot silently vanish there.
+ * Prints the reason to stderr. */
+static inline int dp_test_missing_data(const char *what)
+{
+    const char *req = getenv("DOPPLER_REQUIRE_SHARED_DATA");
+    if (req && strcmp(req, "1") == 0) {
+        fprintf(stderr, "ERROR: %s not found and DOPPLER_REQUIRE_SHARED_DATA=1 (set DOPPLER_SHARED_DATA)\n", what);
+        return 99;
+    }
+    fprintf(stderr, "SKIP: %s not found (set DOPPLER_SHARED_DATA)\n", what);
+    return 77;
 }
 
 /* The source tree (for tests/data and tests/bad-inputs). */

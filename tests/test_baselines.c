@@ -56,7 +56,7 @@ START_TEST(placeto_state)
     dp_graph *g = small_dag();
     dp_error err;
     dp_costs *c = dp_costs_graph(g, 3, &err);
-    dp_placeto_arch a = {6, 5, 0.1f};
+    dp_placeto_arch a = {.hidden = 6, .mlp_hidden = 5, .slope = 0.1f};
     dp_placeto *pl = dp_placeto_alloc(g, c, &a, &err);
     ck_assert_ptr_nonnull(pl);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -175,7 +175,7 @@ static void placeto_check(float slope, unsigned long seed)
     x.g = small_dag();
     x.D = 3;
     x.c = dp_costs_graph(x.g, 3, &err);
-    dp_placeto_arch a = {4, 5, slope};
+    dp_placeto_arch a = {.hidden = 4, .mlp_hidden = 5, .slope = slope};
     x.pl = dp_placeto_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.pl);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -204,7 +204,7 @@ START_TEST(gdp_gradients)
     x.g = small_dag();
     x.D = 3;
     x.c = dp_costs_graph(x.g, 3, &err);
-    dp_gdp_arch a = {4, 2, 2, 5, 0.1f};
+    dp_gdp_arch a = {.hidden = 4, .layers = 2, .heads = 2, .mlp_hidden = 5, .slope = 0.1f};
     x.gd = dp_gdp_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.gd);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -213,7 +213,7 @@ START_TEST(gdp_gradients)
     perturb(dp_gdp_params(x.gd), r, 0.3);
     check_network(&x, dp_gdp_params(x.gd), r);
     /* bad sizes are refused */
-    dp_gdp_arch b = {6, 1, 4, 5, 0};
+    dp_gdp_arch b = {.hidden = 6, .layers = 1, .heads = 4, .mlp_hidden = 5, .slope = 0};
     ck_assert_ptr_null(dp_gdp_alloc(x.g, x.c, &b, &err));
     ck_assert_int_eq(err.code, DP_EINVAL);
     gsl_rng_free(r);
@@ -395,12 +395,12 @@ static void files(int method)
     /* 20 episodes in one go */
     dp_test_sim sim = dp_test_sim_make(g, c);
     dp_trainer *a = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
-    dp_train_io io1 = {tj1, ck1, NULL, NULL, NULL};
+    dp_train_io io1 = {.trajectory = tj1, .checkpoint = ck1};
     ck_assert_int_eq(dp_trainer_run(a, DP_STAGE_SIM, 20, &io1, &err), DP_OK);
     /* the same run stopped after 10, then resumed for the other 10 */
     stop_flag = 0;
     dp_trainer *b = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
-    dp_train_io io2 = {tj2, ck2, stop_at_10, NULL, &stop_flag};
+    dp_train_io io2 = {.trajectory = tj2, .checkpoint = ck2, .progress = stop_at_10, .stop = &stop_flag};
     ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
     ck_assert_int_eq(dp_trainer_episode(b), 10);
     dp_trainer_free(b);

@@ -346,7 +346,7 @@ START_TEST(synthetic_kernels)
     ck_assert_int_eq(dp_exec_measure(x, a1, 1, 3, NULL, &st, &err), DP_OK);
     ck_assert(st.min <= st.median && st.median <= st.max && st.repeats == 3);
     /* the oracle of Stage III: a positive makespan per call, errors passed on */
-    dp_exec_oracle_ctx oc = {x, 1, 3, 0};
+    dp_exec_oracle_ctx oc = {.x = x, .warmup = 1, .repeats = 3};
     double mk = 0;
     ck_assert_int_eq(dp_exec_oracle_cost(&oc, a0, &mk, &err), DP_OK);
     ck_assert(mk > 0);
@@ -357,7 +357,7 @@ START_TEST(synthetic_kernels)
      * median ratio of each run to its reference run; the level is kept from the first call */
     dp_exec *rx = dp_exec_alloc(g, 2, &o, &err);
     ck_assert_msg(rx != NULL, "%s", err.msg);
-    dp_exec_oracle_ctx pc = {x, 1, 3, 0, rx, 0, 0};
+    dp_exec_oracle_ctx pc = {.x = x, .warmup = 1, .repeats = 3, .ref_x = rx};
     ck_assert_int_eq(dp_exec_oracle_cost(&pc, a1, &mk, &err), DP_EINVAL);   /* the reference is not prepared */
     ck_assert(strstr(err.msg, "reference") != NULL);
     ck_assert_int_eq(dp_exec_prepare(rx, a1, &err), DP_OK);

@@ -202,8 +202,7 @@ int main(void)
 {
     shared = dp_test_shared();
     if (!shared) {
-        fprintf(stderr, "SKIP: shared data absent (set DOPPLER_SHARED_DATA)\n");
-        return 77;
+        return dp_test_missing_data("the shared data");
     }
     Suite *s = suite_create("formats_shared");
     TCase *t = tcase_create("shared");

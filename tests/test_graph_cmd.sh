@@ -152,8 +152,13 @@ expect_rc 0 "cpop append, heap ties" "$D" place --graph "$tmp/ties.in" --method 
 grep -q "^schedule length (cpop's own schedule, not simulated): 60 " "$tmp/out" && ok || bad "cpop --append-only --ties heap: 60"
 expect_rc 2 "--ties unknown" "$D" place --graph "$tmp/ties.in" --method cpop --ties random
 
-# shared task graphs (SKIP-free: only when present)
+# shared task graphs: only when present, unless DOPPLER_REQUIRE_SHARED_DATA=1 (CI) makes them required
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+if [ "${DOPPLER_REQUIRE_SHARED_DATA:-0}" = 1 ]; then
+    [ -f "$SH/stg/50/rand0000.stg" ] || bad "$SH/stg/50/rand0000.stg absent and DOPPLER_REQUIRE_SHARED_DATA=1"
+    [ -f "$SH/wfcommons/helloworld-chain-5-chameleon.json" ] ||
+        bad "$SH/wfcommons/helloworld-chain-5-chameleon.json absent and DOPPLER_REQUIRE_SHARED_DATA=1"
+fi
 if [ -f "$SH/stg/50/rand0000.stg" ]; then
     expect_rc 0 "convert stg" "$D" graph convert "$SH/stg/50/rand0000.stg" "$tmp/stg.json"
     expect_rc 0 "info stg json" "$D" graph info "$tmp/stg.json"

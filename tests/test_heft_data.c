@@ -231,14 +231,12 @@ int main(void)
 {
     dir = dp_test_shared();
     if (!dir) {
-        fprintf(stderr, "shared data not found: skipping\n");
-        return 77;
+        return dp_test_missing_data("the shared data");
     }
     char p[1024];
     snprintf(p, sizeof p, "%s/heft-topcuoglu2002", dir);
     if (access(p, R_OK) != 0) {
-        fprintf(stderr, "%s not found: skipping\n", p);
-        return 77;
+        return dp_test_missing_data(p);
     }
     Suite *s = suite_create("heft_data");
     TCase *t = tcase_create("heft_data");

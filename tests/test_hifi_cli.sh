@@ -68,6 +68,10 @@ qp=$("$DOPPLER" place --graph "$tmp/q.in" --method heft --queue priority --json 
     fail "machine line of a heterogeneous example"
 
 # the default options keep the DOPPLER-compatible engine: --streams 1 through the general engine agrees
+# (on the shared data when present; DOPPLER_REQUIRE_SHARED_DATA=1, set by CI, makes it required)
+if [ "${DOPPLER_REQUIRE_SHARED_DATA:-0}" = 1 ] && [ ! -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
+    fail "${DOPPLER_SHARED_DATA:-(DOPPLER_SHARED_DATA unset)}/doppler-graphs absent and DOPPLER_REQUIRE_SHARED_DATA=1"
+fi
 if [ -d "${DOPPLER_SHARED_DATA:-}/doppler-graphs" ]; then
     D="$DOPPLER_SHARED_DATA/doppler-graphs/chain_mm_112nodes.txt"
     x=$("$DOPPLER" place --graph "$D" --method cp --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')

@@ -106,8 +106,7 @@ END_TEST
 int main(void)
 {
     if (!dp_test_shared()) {
-        fprintf(stderr, "SKIP: shared data not found (set DOPPLER_SHARED_DATA)\n");
-        return 77;
+        return dp_test_missing_data("the shared data");
     }
     Suite *s = suite_create("hifi-data");
     TCase *r = tcase_create("doppler-files");

@@ -121,7 +121,7 @@ START_TEST(bad_inputs)
         char *tab = strchr(line, '\t');
         ck_assert_ptr_nonnull(tab);
         *tab = 0;
-        char path[2048];
+        char path[sizeof dir + sizeof line];   /* dir, '/', line: never truncated */
         snprintf(path, sizeof path, "%s/%s", dir, line);
         dp_error err;
         dp_error_clear(&err);

@@ -367,7 +367,7 @@ START_TEST(init_from_best_has_no_garbage)
     dp_test_sim sim = dp_test_sim_make(g, c);
     dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
-    dp_train_io io = {NULL, ckpt, NULL, NULL, NULL};
+    dp_train_io io = {.checkpoint = ckpt};
     ck_assert_msg(dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) == DP_OK, "%s", err.msg);
     dp_trainer_free(tr);
     tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);

@@ -64,7 +64,7 @@ static int child_train(const char *ckpt, const char *traj, int progress_fd)
         fprintf(stderr, "resume: %s\n", err.msg);
         return 12;
     }
-    dp_train_io io = {traj, ckpt, report_progress, &progress_fd, NULL};
+    dp_train_io io = {.trajectory = traj, .checkpoint = ckpt, .progress = report_progress, .progress_ctx = &progress_fd};
     if (dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) != DP_OK) {
         fprintf(stderr, "run: %s\n", err.msg);
         return 13;
