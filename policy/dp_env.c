@@ -1,4 +1,5 @@
 #include "dp_env.h"
+#include "dp_heap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -65,47 +66,13 @@ void dp_env_free(dp_env *env)
 }
 
 /* ---- the ready set ordered by b-level: a binary max-heap on (blevel, -id) ----
- * ready_pos[v] follows every move so that any ready op (not only the top) can be removed. */
+ * ready_pos[v] follows every move (the heap's MOVED hook) so that any ready op (not only the
+ * top) can be removed. */
 
-static inline int heap_above(const dp_env *env, int a, int b)
-{
-    const double ba = env->blevel[a], bb = env->blevel[b];
-    return ba > bb || (ba == bb && a < b);
-}
-
-static void heap_place(dp_env *env, int i, int v)
-{
-    env->ready[i] = v;
-    env->ready_pos[v] = i;
-}
-
-static void heap_sift_up(dp_env *env, int i)
-{
-    int v = env->ready[i];
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!heap_above(env, v, env->ready[p])) break;
-        heap_place(env, i, env->ready[p]);
-        i = p;
-    }
-    heap_place(env, i, v);
-}
-
-static void heap_sift_down(dp_env *env, int i)
-{
-    const int n = env->n_ready;
-    int v = env->ready[i];
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= n) break;
-        int r = l + 1;
-        int c = (r < n && heap_above(env, env->ready[r], env->ready[l])) ? r : l;
-        if (!heap_above(env, env->ready[c], v)) break;
-        heap_place(env, i, env->ready[c]);
-        i = c;
-    }
-    heap_place(env, i, v);
-}
+#define READY_BEFORE(env, x, y) \
+    ((env)->blevel[x] > (env)->blevel[y] || ((env)->blevel[x] == (env)->blevel[y] && (x) < (y)))
+#define READY_MOVED(env, x, i) ((env)->ready_pos[x] = (i))
+DP_HEAP_DEFINE(ready_heap, int, dp_env *, READY_BEFORE, READY_MOVED)
 
 static void ready_remove_at(dp_env *env, int idx)
 {
@@ -114,23 +81,18 @@ static void ready_remove_at(dp_env *env, int idx)
         env->n_ready--;
         return;
     }
-    int v = env->ready[idx], last = env->ready[--env->n_ready];
-    env->ready_pos[v] = -1;
-    if (idx == env->n_ready) return;
-    heap_place(env, idx, last);
-    heap_sift_up(env, idx);
-    heap_sift_down(env, env->ready_pos[last]);
+    env->ready_pos[env->ready[idx]] = -1;
+    ready_heap_remove_at(env, env->ready, &env->n_ready, idx);
 }
 
 /* insert v keeping the order */
 static void ready_insert(dp_env *env, int v)
 {
-    int i = env->n_ready++;
     if (env->ready_order == DP_ENV_READY_BY_BLEVEL) {
-        heap_place(env, i, v);
-        heap_sift_up(env, i);
+        ready_heap_push(env, env->ready, &env->n_ready, v);
         return;
     }
+    int i = env->n_ready++;
     while (i > 0 && env->ready[i - 1] > v) {
         env->ready[i] = env->ready[i - 1];
         i--;

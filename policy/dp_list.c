@@ -1,5 +1,6 @@
 /* dp_list.c: HEFT, CPOP, PEFT and ETF (see dp_list.h). */
 #include "dp_list.h"
+#include "dp_heap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -149,43 +150,9 @@ void dp_list_oct(const dp_graph *g, const dp_costs *c, double *oct)
 
 /* ---------------- the ready set: a binary heap by (key desc, id asc) ---------------- */
 
-typedef struct ready_heap {
-    int *a;
-    int n;
-    const double *key;
-} ready_heap;
-
-static inline int rh_before(const ready_heap *h, int x, int y)
-{
-    return h->key[x] > h->key[y] || (h->key[x] == h->key[y] && x < y);
-}
-
-static void rh_push(ready_heap *h, int v)
-{
-    int i = h->n++;
-    while (i > 0) {
-        int p = (i - 1) / 2;
-        if (!rh_before(h, v, h->a[p])) break;
-        h->a[i] = h->a[p];
-        i = p;
-    }
-    h->a[i] = v;
-}
-
-static int rh_pop(ready_heap *h)
-{
-    int top = h->a[0], x = h->a[--h->n], i = 0;
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= h->n) break;
-        int r = l + 1, m = (r < h->n && rh_before(h, h->a[r], h->a[l])) ? r : l;
-        if (!rh_before(h, h->a[m], x)) break;
-        h->a[i] = h->a[m];
-        i = m;
-    }
-    h->a[i] = x;
-    return top;
-}
+/* ctx is the key array (the priorities): higher first, then the lower op id */
+#define RH_BEFORE(key, x, y) ((key)[x] > (key)[y] || ((key)[x] == (key)[y] && (x) < (y)))
+DP_HEAP_DEFINE(ready_heap, int, const double *, RH_BEFORE, DP_HEAP_NO_INDEX)
 
 /* The other tie order (ties == DP_LIST_TIES_HEAP): a binary heap ordered by priority alone, run
  * as LLVM libc++'s std::priority_queue runs one (the standard library of nedjulius/heft-cpop-
@@ -193,41 +160,54 @@ static int rh_pop(ready_heap *h)
  * past strictly smaller parents; a pop moves the hole from the root down to a leaf, each time to
  * the larger child (the left one when the two are equal), then fills the hole with the last
  * element and moves that up past strictly smaller parents. Among equal priorities the order is
- * this heap's, not the ids'. */
-static void pq_push(ready_heap *h, int v)
+ * this heap's, not the ids'. It is not the library's heap (sim/dp_heap.h) on purpose: its pop
+ * and its tie order are another library's. */
+static void libcxx_push(const double *key, int *a, int *n, int v)
 {
-    int i = h->n++;
+    int i = (*n)++;
     while (i > 0) {
         int p = (i - 1) / 2;
-        if (!(h->key[h->a[p]] < h->key[v])) break;
-        h->a[i] = h->a[p];
+        if (!(key[a[p]] < key[v])) break;
+        a[i] = a[p];
         i = p;
     }
-    h->a[i] = v;
+    a[i] = v;
 }
 
-static int pq_pop(ready_heap *h)
+static int libcxx_pop(const double *key, int *a, int *n)
 {
-    int *a = h->a, top = a[0], len = h->n, hole = 0;
+    int top = a[0], len = *n, hole = 0;
     for (;;) {
         int child = 2 * hole + 1;
         if (child >= len) break;
-        if (child + 1 < len && h->key[a[child]] < h->key[a[child + 1]]) child++;
+        if (child + 1 < len && key[a[child]] < key[a[child + 1]]) child++;
         a[hole] = a[child];
         hole = child;
     }
-    int last = --h->n;
+    int last = --*n;
     if (hole != last) {
         int x = a[last];
         while (hole > 0) {
             int p = (hole - 1) / 2;
-            if (!(h->key[a[p]] < h->key[x])) break;
+            if (!(key[a[p]] < key[x])) break;
             a[hole] = a[p];
             hole = p;
         }
         a[hole] = x;
     }
     return top;
+}
+
+/* the ready set of either tie order */
+static inline void ready_push(int libcxx, const double *key, int *a, int *n, int v)
+{
+    if (libcxx) libcxx_push(key, a, n, v);
+    else ready_heap_push(key, a, n, v);
+}
+
+static inline int ready_pop(int libcxx, const double *key, int *a, int *n)
+{
+    return libcxx ? libcxx_pop(key, a, n) : ready_heap_pop(key, a, n);
 }
 
 /* ---------------- device timelines ---------------- */
@@ -298,19 +278,19 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
 {
     const int n = g->n_ops, D = c->n_devices;
     int *waiting = dp_malloc_n(n, sizeof(int));
-    ready_heap h = {dp_malloc_n(n, sizeof(int)), 0, s->priority};
-    if (!waiting || !h.a) {
-        free(waiting); free(h.a);
+    int *ready = dp_malloc_n(n, sizeof(int)), n_ready = 0;
+    if (!waiting || !ready) {
+        free(waiting); free(ready);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
     }
     timelines_reset(s);
     const int std_heap = s->ties == DP_LIST_TIES_HEAP;
     for (int v = 0; v < n; v++) {
         waiting[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
-        if (waiting[v] == 0) (std_heap ? pq_push : rh_push)(&h, v);
+        if (waiting[v] == 0) ready_push(std_heap, s->priority, ready, &n_ready, v);
     }
     for (int step = 0; step < n; step++) {
-        int v = std_heap ? pq_pop(&h) : rh_pop(&h);
+        int v = ready_pop(std_heap, s->priority, ready, &n_ready);
         int best_d = -1, best_prev = -1;
         double best_obj = INFINITY, best_st = 0;
         int lo = 0, hi = D;
@@ -324,10 +304,10 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
         }
         place_op(s, v, best_d, best_st, dp_costs_op(c, v, best_d), best_prev, step);
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
-            if (--waiting[g->edge_dst[e]] == 0) (std_heap ? pq_push : rh_push)(&h, g->edge_dst[e]);
+            if (--waiting[g->edge_dst[e]] == 0) ready_push(std_heap, s->priority, ready, &n_ready, g->edge_dst[e]);
     }
     free(waiting);
-    free(h.a);
+    free(ready);
     return DP_OK;
 }
 

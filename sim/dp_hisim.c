@@ -2,7 +2,7 @@
  * dp_sim's; what it adds hangs off the handlers: streams, queue disciplines, copy engines, the
  * transfer model, memory, barriers. */
 #include "dp_hisim.h"
-#include "dp_evheap.h"
+#include "dp_heap.h"
 #include "dp_json.h"
 
 #include <assert.h>
@@ -337,42 +337,19 @@ static inline void schedule(dp_hisim *s, double delay, uint32_t kind, uint32_t i
     else fifo_push(s, kind, id);
 }
 
-static inline int pq_before(const pq_item *a, const pq_item *b)
-{
-    return a->pri > b->pri || (a->pri == b->pri && a->seq < b->seq);
-}
+/* a device's priority queue: highest priority first, then arrival order */
+#define PQ_BEFORE(ctx, x, y) ((x).pri > (y).pri || ((x).pri == (y).pri && (x).seq < (y).seq))
+DP_HEAP_DEFINE(pq_heap, pq_item, const void *, PQ_BEFORE, DP_HEAP_NO_INDEX)
 
 static void pq_push(dp_hisim *s, int d, int v)
 {
-    pq_item *h = s->pq + s->pq_off[d];
-    pq_item x = {s->prio[v], s->pq_seq++, v};
-    int i = s->pq_n[d]++;
-    while (i > 0) {
-        int p = (i - 1) >> 1;
-        if (!pq_before(&x, &h[p])) break;
-        h[i] = h[p];
-        i = p;
-    }
-    h[i] = x;
+    pq_item x = {.pri = s->prio[v], .seq = s->pq_seq++, .op = v};
+    pq_heap_push(NULL, s->pq + s->pq_off[d], &s->pq_n[d], x);
 }
 
 static int pq_pop(dp_hisim *s, int d)
 {
-    pq_item *h = s->pq + s->pq_off[d];
-    int top = h[0].op;
-    pq_item x = h[--s->pq_n[d]];
-    int n = s->pq_n[d], i = 0;
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= n) break;
-        int r = l + 1;
-        int c = (r < n && pq_before(&h[r], &h[l])) ? r : l;
-        if (!pq_before(&h[c], &x)) break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
-    return top;
+    return pq_heap_pop(NULL, s->pq + s->pq_off[d], &s->pq_n[d]).op;
 }
 
 static inline int queue_empty(const dp_hisim *s, int d)
@@ -481,12 +458,11 @@ static void level_done(dp_hisim *s, int l)
 static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
 {
     if (s->heap.n == s->heap.cap) {
-        int cap = 2 * s->heap.cap;
-        dp_ev *a = realloc(s->heap.a, (size_t)cap * sizeof *a);
+        const int cap = s->heap.cap;
+        dp_ev *a = dp_heap_grow(s->heap.a, &s->heap.cap, cap + 1, sizeof *a);
         if (!a) { fail(s, DP_ENOMEM, "out of memory in the simulator's event heap"); return; }
-        s->bytes_held += (size_t)(cap - s->heap.cap) * sizeof *a;
+        s->bytes_held += (size_t)(s->heap.cap - cap) * sizeof *a;
         s->heap.a = a;
-        s->heap.cap = cap;
     }
     dp_evheap_push(&s->heap, t, kind << EV_SHIFT | id);
 }

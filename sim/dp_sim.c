@@ -1,5 +1,6 @@
 /* dp_sim.c: the DOPPLER-compatible event engine (see dp_sim.h for the event order). */
 #include "dp_sim.h"
+#include "dp_heap.h"
 #include "dp_json.h"
 
 #include <assert.h>
@@ -19,12 +20,6 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
-typedef struct heap_ev {
-    double t;
-    uint32_t seq;
-    uint32_t ev;  /* kind << EV_SHIFT | id */
-} heap_ev;
-
 struct dp_sim {
     const dp_graph *g;
     const dp_costs *c;
@@ -33,9 +28,7 @@ struct dp_sim {
     unsigned char *first_copy;
     /* run state */
     const int *dev;
-    heap_ev *heap;
-    int heap_n;
-    uint32_t seq;
+    dp_evheap heap;  /* events in the future; ev = kind << EV_SHIFT | id */
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
     int *arrived;
@@ -68,7 +61,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     /* every event kind happens at most once per op/edge (release: once per op finish) */
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
     s->first_copy = malloc((size_t)s->m + 1);
-    s->heap = dp_malloc_n((size_t)s->m + s->n + 1, sizeof(heap_ev));
+    s->heap.cap = s->m + s->n + 1;
+    s->heap.a = dp_malloc_n((size_t)s->heap.cap, sizeof(dp_ev));
     s->fifo = dp_malloc_n(s->fifo_cap, sizeof(uint32_t));
     s->arrived = dp_malloc_n(s->n, sizeof(int));
     s->qhead = dp_malloc_n(s->D, sizeof(int));
@@ -79,7 +73,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     s->start = dp_malloc_n(s->n, sizeof(double));
     s->end = dp_malloc_n(s->n, sizeof(double));
     s->ready = dp_malloc_n(s->n, sizeof(double));
-    if (!s->first_copy || !s->heap || !s->fifo || !s->arrived || !s->qhead || !s->qtail ||
+    if (!s->first_copy || !s->heap.a || !s->fifo || !s->arrived || !s->qhead || !s->qtail ||
         !s->qnext || !s->busy_flag || !s->busy || !s->start || !s->end || !s->ready)
         goto nomem;
     for (int u = 0; u < s->n; u++)
@@ -95,49 +89,13 @@ nomem:
 void dp_sim_free(dp_sim *s)
 {
     if (!s) return;
-    free(s->first_copy); free(s->heap); free(s->fifo); free(s->arrived);
+    free(s->first_copy); free(s->heap.a); free(s->fifo); free(s->arrived);
     free(s->qhead); free(s->qtail); free(s->qnext); free(s->busy_flag);
     free(s->busy); free(s->start); free(s->end); free(s->ready);
     free(s);
 }
 
 /* ---- the two queues ---- */
-
-static inline int ev_less(const heap_ev *a, const heap_ev *b)
-{
-    return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
-static inline void heap_push(dp_sim *s, double t, uint32_t ev)
-{
-    heap_ev x = {t, s->seq++, ev};
-    int i = s->heap_n++;
-    while (i > 0) {
-        int p = (i - 1) >> 1;
-        if (!ev_less(&x, &s->heap[p])) break;
-        s->heap[i] = s->heap[p];
-        i = p;
-    }
-    s->heap[i] = x;
-}
-
-static inline heap_ev heap_pop(dp_sim *s)
-{
-    heap_ev top = s->heap[0];
-    heap_ev x = s->heap[--s->heap_n];
-    int n = s->heap_n, i = 0;
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= n) break;
-        int r = l + 1;
-        int m = (r < n && ev_less(&s->heap[r], &s->heap[l])) ? r : l;
-        if (!ev_less(&s->heap[m], &x)) break;
-        s->heap[i] = s->heap[m];
-        i = m;
-    }
-    s->heap[i] = x;
-    return top;
-}
 
 static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 {
@@ -148,7 +106,7 @@ static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 /* schedule an event `delay` after now: the future goes to the heap, the present to the FIFO */
 static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
 {
-    if (delay > 0) heap_push(s, s->now + delay, kind << EV_SHIFT | id);
+    if (delay > 0) dp_evheap_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
     else fifo_push(s, kind, id);
 }
 
@@ -261,8 +219,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
             }
         }
     s->dev = assignment;
-    s->heap_n = 0;
-    s->seq = 0;
+    dp_evheap_clear(&s->heap);
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->n_events = s->n_transfers = 0;
@@ -275,10 +232,10 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (;;) {
         while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
         s->fifo_head = s->fifo_tail = 0;
-        if (s->heap_n == 0) break;
+        if (s->heap.n == 0) break;
         /* advance the clock; process every heap event of that instant before the FIFO */
-        s->now = s->heap[0].t;
-        while (s->heap_n > 0 && s->heap[0].t == s->now) dispatch(s, heap_pop(s).ev);
+        s->now = s->heap.a[0].t;
+        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->heap).ev);
     }
     res->makespan = s->makespan;
     res->n_devices = D;

@@ -1,6 +1,6 @@
 /* dp_transfer.c: the fixed-delay, per-link FIFO and max-min transfer models (see dp_transfer.h). */
 #include "dp_transfer.h"
-#include "dp_evheap.h"
+#include "dp_heap.h"
 
 #include <assert.h>
 #include <math.h>
@@ -350,43 +350,23 @@ static void fifo_arrive(dp_xfer *x, int q, double now)
 
 /* ---------------- max-min fair sharing ---------------- */
 
+/* a class's flows, earliest finishing service level first (then transfer id) */
+#define FLOW_BEFORE(ctx, x, y) ((x).key < (y).key || ((x).key == (y).key && (x).id < (y).id))
+DP_HEAP_DEFINE(flow_heap, flow_key, const void *, FLOW_BEFORE, DP_HEAP_NO_INDEX)
+
 /* returns DP_ENOMEM when the heap cannot grow (the run then fails: dp_xfer_failed) */
 static int kheap_push(klass *q, double key, int id)
 {
-    if (q->n == q->cap) {
-        int nc = q->cap ? 2 * q->cap : 16;
-        flow_key *p = realloc(q->h, (size_t)nc * sizeof *p);
-        if (!p) return DP_ENOMEM;
-        q->h = p;
-        q->cap = nc;
-    }
-    int i = q->n++;
-    flow_key f = {key, id};
-    while (i > 0) {
-        int p = (i - 1) >> 1;
-        if (q->h[p].key < f.key || (q->h[p].key == f.key && q->h[p].id < f.id)) break;
-        q->h[i] = q->h[p];
-        i = p;
-    }
-    q->h[i] = f;
+    flow_key *h = dp_heap_grow(q->h, &q->cap, q->n + 1, sizeof *h);
+    if (!h) return DP_ENOMEM;
+    q->h = h;
+    flow_heap_push(NULL, q->h, &q->n, (flow_key){.key = key, .id = id});
     return DP_OK;
 }
 
 static flow_key kheap_pop(klass *q)
 {
-    flow_key top = q->h[0], f = q->h[--q->n];
-    int n = q->n, i = 0;
-    for (;;) {
-        int l = 2 * i + 1;
-        if (l >= n) break;
-        int r = l + 1;
-        int m = (r < n && (q->h[r].key < q->h[l].key || (q->h[r].key == q->h[l].key && q->h[r].id < q->h[l].id))) ? r : l;
-        if (f.key < q->h[m].key || (f.key == q->h[m].key && f.id < q->h[m].id)) break;
-        q->h[i] = q->h[m];
-        i = m;
-    }
-    q->h[i] = f;
-    return top;
+    return flow_heap_pop(NULL, q->h, &q->n);
 }
 
 /* bring every flowing class's service up to time t */
