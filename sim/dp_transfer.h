@@ -1,5 +1,7 @@
 /* dp_transfer.h: transfer models behind one interface (as SimGrid's network models: the engine
- * starts a communication, the model says when it ends).
+ * starts a communication, the model says when it ends). Each model is one file
+ * (sim/dp_transfer_fixed.c, _fifo.c, _maxmin.c) behind the table in sim/dp_transfer.c; what a
+ * model provides is sim/dp_transfer_model.h.
  *
  *   DP_XFER_FIXED   fixed delay: a transfer of edge e from a to b takes dp_costs_comm(e, a, b)
  *                   (latency + bytes x inv_bw) whatever else is moving: the DOPPLER-compatible

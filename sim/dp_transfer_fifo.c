@@ -1,0 +1,164 @@
+/* dp_transfer_fifo.c: the per-link FIFO transfer model (dp_transfer.h, DP_XFER_FIFO), store and
+ * forward: a transfer is cut into K equal chunks; a chunk crosses the hops (directed channels)
+ * of its route in turn; a channel carries one chunk at a time, first come first served, for
+ * chunk_bytes / bandwidth seconds, and the chunk reaches the next hop the channel's latency
+ * later. Chunk q = id * K + c is chunk c of transfer id. */
+#include "dp_transfer_model.h"
+
+#include <stdlib.h>
+
+enum { EV_CHAN_DONE = 1, /* chunk q finished occupying its channel */
+       EV_ARRIVE };      /* chunk q reached the next hop */
+
+typedef struct fifo_state {
+    int *left;                 /* (m) chunks of each transfer not yet arrived */
+    int *chunk_hop;            /* (m K) the hop each chunk is at (index into t->hop_chan) */
+    int *chunk_next;           /* (m K) the next chunk in its channel's queue */
+    int *q_head, *q_tail;      /* (channels) each channel's queue of waiting chunks */
+    unsigned char *chan_busy;  /* (channels) 1 while a chunk occupies it */
+} fifo_state;
+
+static inline int route_hop_begin(const dp_topology *t, const dp_topo_route *r)
+{
+    return t->seg[r->seg_begin].hop_begin;
+}
+
+static inline int route_hop_end(const dp_topology *t, const dp_topo_route *r)
+{
+    return t->seg[r->seg_end - 1].hop_end;
+}
+
+/* seconds per byte of a lone transfer: the sum over its hops of 1 / bandwidth */
+static double fifo_nominal(const dp_topology *t, const dp_topo_route *r)
+{
+    double s = 0;
+    for (int sg = r->seg_begin; sg < r->seg_end; sg++)
+        for (int h = t->seg[sg].hop_begin; h < t->seg[sg].hop_end; h++) s += 1.0 / t->chan_bw[t->hop_chan[h]];
+    return s;
+}
+
+static int fifo_alloc(dp_xfer *x)
+{
+    fifo_state *f = dp_xfer_calloc_n(x, 1, sizeof *f);
+    if (!f) return DP_ENOMEM;
+    x->state = f;
+    const size_t m1 = (size_t)x->m + 1, NC = (size_t)x->t->n_channels + 1;
+    size_t nch;
+    if (dp_size_mul(m1, (size_t)x->K, &nch) != DP_OK) return DP_ENOMEM;
+    f->left = dp_xfer_alloc_n(x, m1, sizeof(int));
+    f->chunk_hop = dp_xfer_alloc_n(x, nch, sizeof(int));
+    f->chunk_next = dp_xfer_alloc_n(x, nch, sizeof(int));
+    f->q_head = dp_xfer_alloc_n(x, NC, sizeof(int));
+    f->q_tail = dp_xfer_alloc_n(x, NC, sizeof(int));
+    f->chan_busy = dp_xfer_alloc_n(x, NC, 1);
+    /* pending: at most one occupancy end per channel and one arrival per chunk */
+    if (nch + NC > (size_t)1 << 30) return DP_ENOMEM;
+    x->ev.cap = (int)(nch + NC);
+    x->ev.a = dp_xfer_alloc_n(x, (size_t)x->ev.cap, sizeof(dp_ev));
+    if (!f->left || !f->chunk_hop || !f->chunk_next || !f->q_head || !f->q_tail || !f->chan_busy || !x->ev.a)
+        return DP_ENOMEM;
+    return DP_OK;
+}
+
+static void fifo_free(dp_xfer *x)
+{
+    fifo_state *f = x->state;
+    if (!f) return;
+    free(f->left); free(f->chunk_hop); free(f->chunk_next); free(f->q_head); free(f->q_tail); free(f->chan_busy);
+    free(f);
+}
+
+static void fifo_reset(dp_xfer *x)
+{
+    fifo_state *f = x->state;
+    for (int ch = 0; ch < x->t->n_channels; ch++) { f->q_head[ch] = f->q_tail[ch] = -1; f->chan_busy[ch] = 0; }
+}
+
+/* channel ch starts carrying chunk q */
+static void chan_occupy(dp_xfer *x, int ch, int q, double now)
+{
+    fifo_state *f = x->state;
+    int id = q / x->K;
+    double dt = x->c->edge_data[id] * x->pair_work[dp_xfer_pair(x, id)] / x->K / x->t->chan_bw[ch];
+    f->chan_busy[ch] = 1;
+    if (x->trace) dp_xfer_log_busy(x, ch, id, now, now + dt);
+    dp_evheap_push(&x->ev, now + dt, (uint32_t)EV_CHAN_DONE << DP_XFER_EV_SHIFT | (uint32_t)q);
+}
+
+/* chunk q asks for the channel of its hop: it takes it, or waits in its queue */
+static void chunk_enqueue(dp_xfer *x, int q, double now)
+{
+    fifo_state *f = x->state;
+    int ch = x->t->hop_chan[f->chunk_hop[q]];
+    if (!f->chan_busy[ch]) { chan_occupy(x, ch, q, now); return; }
+    f->chunk_next[q] = -1;
+    if (f->q_tail[ch] < 0) f->q_head[ch] = q;
+    else f->chunk_next[f->q_tail[ch]] = q;
+    f->q_tail[ch] = q;
+}
+
+/* chunk q leaves its channel: the next waiting chunk takes it; q arrives a latency later */
+static void chan_done(dp_xfer *x, int q, double now)
+{
+    fifo_state *f = x->state;
+    int ch = x->t->hop_chan[f->chunk_hop[q]];
+    f->chan_busy[ch] = 0;
+    int nq = f->q_head[ch];
+    if (nq >= 0) {
+        f->q_head[ch] = f->chunk_next[nq];
+        if (f->q_head[ch] < 0) f->q_tail[ch] = -1;
+        chan_occupy(x, ch, nq, now);
+    }
+    int id = q / x->K, p = dp_xfer_pair(x, id);
+    double lat = x->t->chan_latency[ch] * x->pair_lat_scale[p];
+    if (x->pair_lat_add[p] > 0 && f->chunk_hop[q] == route_hop_begin(x->t, dp_topology_route(x->t, x->src[id], x->dst[id])))
+        lat += x->pair_lat_add[p];
+    dp_evheap_push(&x->ev, now + lat, (uint32_t)EV_ARRIVE << DP_XFER_EV_SHIFT | (uint32_t)q);
+}
+
+/* chunk q reached the next hop: on to its channel, or its transfer is one chunk nearer done */
+static void chunk_arrive(dp_xfer *x, int q, double now)
+{
+    fifo_state *f = x->state;
+    int id = q / x->K;
+    const dp_topo_route *r = dp_topology_route(x->t, x->src[id], x->dst[id]);
+    if (++f->chunk_hop[q] < route_hop_end(x->t, r)) { chunk_enqueue(x, q, now); return; }
+    if (--f->left[id] == 0) x->done[x->n_done++] = id;
+}
+
+static int fifo_start(dp_xfer *x, int id, int a, int b, const dp_topo_route *r, double now, double *delay)
+{
+    (void)a; (void)b; (void)delay;
+    fifo_state *f = x->state;
+    x->flow_t0[id] = now;
+    f->left[id] = x->K;
+    for (int c = 0; c < x->K; c++) {
+        int q = id * x->K + c;
+        f->chunk_hop[q] = route_hop_begin(x->t, r);
+        chunk_enqueue(x, q, now);
+    }
+    return 0;
+}
+
+static void fifo_advance(dp_xfer *x, double t)
+{
+    while (x->ev.n > 0 && x->ev.a[0].t <= t) {
+        dp_ev e = dp_evheap_pop(&x->ev);
+        x->n_events++;
+        x->now = e.t;
+        int q = (int)(e.ev & DP_XFER_EV_MASK);
+        if ((e.ev >> DP_XFER_EV_SHIFT) == EV_CHAN_DONE) chan_done(x, q, e.t);
+        else chunk_arrive(x, q, e.t);
+    }
+}
+
+const dp_xfer_model dp_xfer_model_fifo = {
+    .name = "fifo",
+    .needs_topology = 1,
+    .nominal_s_per_byte = fifo_nominal,
+    .alloc = fifo_alloc,
+    .free = fifo_free,
+    .reset = fifo_reset,
+    .start = fifo_start,
+    .advance = fifo_advance,
+};
