@@ -1,0 +1,595 @@
+/* dp_graph_dot.c: Graphviz DOT task graphs: the reader (Weight attributes) and the writer (see
+ * dp_graph_formats.h). */
+#include "dp_graph_format.h"
+#include "dp_file.h"
+#include "dp_graph_formats.h"
+#include "dp_strmap.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------- reader ---------------- */
+
+typedef enum {
+    DT_EOF, DT_ID, DT_LBRACE, DT_RBRACE, DT_LBRACK, DT_RBRACK, DT_EQ, DT_SEMI, DT_COMMA, DT_COLON,
+    DT_ARROW, DT_DASHES
+} dot_ttype;
+
+typedef struct dot_tok {
+    dot_ttype type;
+    int line;
+    int quoted;
+    size_t str;  /* offset of the NUL-terminated text in the arena (DT_ID) */
+} dot_tok;
+
+typedef struct dot_lex {
+    const char *path;
+    dot_tok *tok;
+    int n_tok, cap_tok;
+    char *arena;
+    size_t n_arena, cap_arena;
+} dot_lex;
+
+static int arena_put(dot_lex *L, const char *s, size_t n, size_t *off)
+{
+    if (L->n_arena + n + 1 > L->cap_arena) {
+        size_t cap = L->cap_arena ? L->cap_arena : 4096;
+        while (L->n_arena + n + 1 > cap) cap *= 2;
+        char *p = realloc(L->arena, cap);
+        if (!p) return DP_ENOMEM;
+        L->arena = p;
+        L->cap_arena = cap;
+    }
+    *off = L->n_arena;
+    memcpy(L->arena + L->n_arena, s, n);
+    L->arena[L->n_arena + n] = '\0';
+    L->n_arena += n + 1;
+    return DP_OK;
+}
+
+static int tok_push(dot_lex *L, dot_ttype t, int line, int quoted, size_t str)
+{
+    if (L->n_tok == L->cap_tok) {
+        int cap = L->cap_tok ? 2 * L->cap_tok : 256;
+        if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
+        dot_tok *p = realloc(L->tok, (size_t)cap * sizeof *p);
+        if (!p) return DP_ENOMEM;
+        L->tok = p;
+        L->cap_tok = cap;
+    }
+    L->tok[L->n_tok].type = t;
+    L->tok[L->n_tok].line = line;
+    L->tok[L->n_tok].quoted = quoted;
+    L->tok[L->n_tok].str = str;
+    L->n_tok++;
+    return DP_OK;
+}
+
+static int is_id_start(int c) { return isalpha(c) || c == '_' || c >= 0x80; }
+static int is_id_char(int c) { return isalnum(c) || c == '_' || c >= 0x80; }
+
+/* Split the whole text into tokens (IDs, numerals and quoted strings all become DT_ID). */
+static int dot_tokenize(dot_lex *L, const char *s, size_t n, dp_error *err)
+{
+    int line = 1;
+    size_t i = 0;
+    int at_line_start = 1;
+    char *sbuf = NULL;
+    size_t scap = 0;
+    while (i < n) {
+        int c = (unsigned char)s[i];
+        if (c == '\n') { line++; i++; at_line_start = 1; continue; }
+        if (isspace(c)) { i++; continue; }
+        if (c == '#' && at_line_start) {  /* preprocessor output lines are ignored */
+            while (i < n && s[i] != '\n') i++;
+            continue;
+        }
+        at_line_start = 0;
+        if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n') i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+            int start = line;
+            i += 2;
+            while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) { if (s[i] == '\n') line++; i++; }
+            if (i + 1 >= n) { free(sbuf); return dp_error_set(err, DP_EINVAL, "%s:%d: unterminated comment", L->path, start); }
+            i += 2;
+            continue;
+        }
+        int rc = DP_OK;
+        size_t off = 0;
+        if (c == '"') {
+            int start = line;
+            size_t k = 0;
+            i++;
+            for (;;) {
+                if (i >= n) { free(sbuf); return dp_error_set(err, DP_EINVAL, "%s:%d: unterminated string", L->path, start); }
+                char ch = s[i];
+                if (ch == '"') { i++; break; }
+                if (ch == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\n' || s[i + 1] == '\r')) {
+                    if (s[i + 1] == '"') { ch = '"'; i += 2; }
+                    else { /* line continuation */
+                        i += 2;
+                        if (s[i - 1] == '\r' && i < n && s[i] == '\n') i++;
+                        line++;
+                        continue;
+                    }
+                } else {
+                    if (ch == '\n') line++;
+                    i++;
+                }
+                if (k + 2 > scap) {
+                    size_t cap = scap ? 2 * scap : 256;
+                    char *p = realloc(sbuf, cap);
+                    if (!p) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
+                    sbuf = p;
+                    scap = cap;
+                }
+                sbuf[k++] = ch;
+            }
+            rc = arena_put(L, sbuf ? sbuf : "", k, &off);
+            if (rc == DP_OK) rc = tok_push(L, DT_ID, start, 1, off);
+        } else if (is_id_start(c)) {
+            size_t j = i;
+            while (j < n && is_id_char((unsigned char)s[j])) j++;
+            rc = arena_put(L, s + i, j - i, &off);
+            if (rc == DP_OK) rc = tok_push(L, DT_ID, line, 0, off);
+            i = j;
+        } else if (isdigit(c) || c == '.' || (c == '-' && i + 1 < n && (isdigit((unsigned char)s[i + 1]) || s[i + 1] == '.'))) {
+            size_t j = i + (c == '-');
+            while (j < n && (isdigit((unsigned char)s[j]) || s[j] == '.')) j++;
+            rc = arena_put(L, s + i, j - i, &off);
+            if (rc == DP_OK) rc = tok_push(L, DT_ID, line, 0, off);
+            i = j;
+        } else if (c == '-' && i + 1 < n && (s[i + 1] == '>' || s[i + 1] == '-')) {
+            rc = tok_push(L, s[i + 1] == '>' ? DT_ARROW : DT_DASHES, line, 0, 0);
+            i += 2;
+        } else {
+            dot_ttype t;
+            switch (c) {
+            case '{': t = DT_LBRACE; break;
+            case '}': t = DT_RBRACE; break;
+            case '[': t = DT_LBRACK; break;
+            case ']': t = DT_RBRACK; break;
+            case '=': t = DT_EQ; break;
+            case ';': t = DT_SEMI; break;
+            case ',': t = DT_COMMA; break;
+            case ':': t = DT_COLON; break;
+            case '<':
+                free(sbuf);
+                return dp_error_set(err, DP_EINVAL, "%s:%d: HTML strings (<...>) are not supported", L->path, line);
+            default:
+                free(sbuf);
+                return dp_error_set(err, DP_EINVAL, "%s:%d: unexpected character '%c'", L->path, line, isprint(c) ? c : '?');
+            }
+            rc = tok_push(L, t, line, 0, 0);
+            i++;
+        }
+        if (rc != DP_OK) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
+    }
+    free(sbuf);
+    return tok_push(L, DT_EOF, line, 0, 0) == DP_OK ? DP_OK : dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path);
+}
+
+static int dot_kw(const dot_lex *L, const dot_tok *t, const char *kw)
+{
+    return t->type == DT_ID && !t->quoted && strcasecmp(L->arena + t->str, kw) == 0;
+}
+
+static const char *dot_ttype_name(dot_ttype t)
+{
+    static const char *names[] = {"the end of the file", "an identifier", "'{'", "'}'", "'['", "']'", "'='", "';'",
+                                  "','", "':'", "'->'", "'--'"};
+    return names[t];
+}
+
+typedef struct dot_node {
+    const char *name;
+    double weight;  /* NAN: not given */
+    const char *kind;
+    int line;
+} dot_node;
+
+typedef struct dot_attrs {
+    int has_weight;
+    double weight;
+    const char *kind;
+} dot_attrs;
+
+typedef struct dot_scope {
+    double node_w, edge_w;  /* NAN: no default */
+    const char *node_kind;
+} dot_scope;
+
+/* Parse "[a=b, ...][...]" at *pos (if present) into attrs. */
+static int dot_attr_list(const dot_lex *L, int *pos, dot_attrs *a, dp_error *err)
+{
+    a->has_weight = 0;
+    a->kind = NULL;
+    while (L->tok[*pos].type == DT_LBRACK) {
+        (*pos)++;
+        for (;;) {
+            const dot_tok *t = &L->tok[*pos];
+            if (t->type == DT_RBRACK) { (*pos)++; break; }
+            if (t->type == DT_COMMA || t->type == DT_SEMI) { (*pos)++; continue; }
+            if (t->type != DT_ID)
+                return dp_error_set(err, DP_EINVAL, "%s:%d: expected an attribute name, found %s", L->path, t->line, dot_ttype_name(t->type));
+            const char *key = L->arena + t->str;
+            (*pos)++;
+            if (L->tok[*pos].type != DT_EQ)
+                return dp_error_set(err, DP_EINVAL, "%s:%d: expected '=' after attribute %s", L->path, L->tok[*pos].line, key);
+            (*pos)++;
+            const dot_tok *v = &L->tok[*pos];
+            if (v->type != DT_ID)
+                return dp_error_set(err, DP_EINVAL, "%s:%d: expected a value for attribute %s, found %s", L->path, v->line, key,
+                                    dot_ttype_name(v->type));
+            const char *val = L->arena + v->str;
+            (*pos)++;
+            if (strcmp(key, "Weight") == 0) {
+                char *end;
+                double w = strtod(val, &end);
+                if (end == val || *end || !isfinite(w) || w < 0)
+                    return dp_error_set(err, DP_EINVAL, "%s:%d: Weight must be a finite non-negative number, got \"%s\"", L->path,
+                                        v->line, val);
+                a->has_weight = 1;
+                a->weight = w;
+            } else if (strcmp(key, "kind") == 0) {
+                a->kind = val;
+            }
+        }
+    }
+    return DP_OK;
+}
+
+typedef struct dot_graph {
+    dot_node *node;
+    int n_node, cap_node;
+    int *esrc, *edst, *eline;
+    double *ew;
+    int n_edge, cap_edge;
+    dp_strmap ids;
+} dot_graph;
+
+/* The node named by token t (created with the scope's defaults on first sight), or negative. */
+static int dot_node_of(const dot_lex *L, dot_graph *G, const dot_tok *t, const dot_scope *sc)
+{
+    const char *name = L->arena + t->str;
+    int i = dp_strmap_get(&G->ids, name);
+    if (i >= 0) return i;
+    if (G->n_node == G->cap_node) {
+        int cap = G->cap_node ? 2 * G->cap_node : 64;
+        if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
+        dot_node *p = realloc(G->node, (size_t)cap * sizeof *p);
+        if (!p) return DP_ENOMEM;
+        G->node = p;
+        G->cap_node = cap;
+    }
+    i = G->n_node++;
+    G->node[i].name = name;
+    G->node[i].weight = sc->node_w;
+    G->node[i].kind = sc->node_kind;
+    G->node[i].line = t->line;
+    return dp_strmap_put(&G->ids, name, i);
+}
+
+static int dot_add_edge(dot_graph *G, int u, int v, double w, int line)
+{
+    if (G->n_edge == G->cap_edge) {
+        int cap = G->cap_edge ? 2 * G->cap_edge : 64;
+        if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
+        int *a = realloc(G->esrc, (size_t)cap * sizeof *a);
+        if (a) G->esrc = a;
+        int *b = realloc(G->edst, (size_t)cap * sizeof *b);
+        if (b) G->edst = b;
+        int *c = realloc(G->eline, (size_t)cap * sizeof *c);
+        if (c) G->eline = c;
+        double *d = realloc(G->ew, (size_t)cap * sizeof *d);
+        if (d) G->ew = d;
+        if (!a || !b || !c || !d) return DP_ENOMEM;
+        G->cap_edge = cap;
+    }
+    G->esrc[G->n_edge] = u;
+    G->edst[G->n_edge] = v;
+    G->ew[G->n_edge] = w;
+    G->eline[G->n_edge] = line;
+    G->n_edge++;
+    return DP_OK;
+}
+
+/* Skip an optional ":port[:compass]" after a node id. */
+static void dot_skip_port(const dot_lex *L, int *pos)
+{
+    for (int k = 0; k < 2 && L->tok[*pos].type == DT_COLON && L->tok[*pos + 1].type == DT_ID; k++) *pos += 2;
+}
+
+dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
+{
+    size_t size;
+    char *text = dp_read_text(path, &size, err);
+    if (!text) return NULL;
+    dp_graph *g = NULL;
+    dp_graph_builder *b = NULL;
+    dot_lex L = {path, NULL, 0, 0, NULL, 0, 0};
+    dot_graph G;
+    memset(&G, 0, sizeof G);
+    dot_scope *stack = NULL;
+    int depth = 0, cap_stack = 0;
+    char gname[256];
+    dp_graph_file_stem(gname, sizeof gname, path);
+    if (dot_tokenize(&L, text, size, err) != DP_OK) goto done;
+    if (dp_strmap_init(&G.ids, 64) != DP_OK) goto nomem;
+    int pos = 0;
+    if (dot_kw(&L, &L.tok[pos], "strict")) pos++;
+    if (dot_kw(&L, &L.tok[pos], "graph")) {
+        dp_error_set(err, DP_EINVAL, "%s:%d: an undirected graph is not a task graph (expected digraph)", path, L.tok[pos].line);
+        goto done;
+    }
+    if (!dot_kw(&L, &L.tok[pos], "digraph")) {
+        dp_error_set(err, DP_EINVAL, "%s:%d: expected \"digraph\", found %s", path, L.tok[pos].line,
+                     L.tok[pos].type == DT_ID ? L.arena + L.tok[pos].str : dot_ttype_name(L.tok[pos].type));
+        goto done;
+    }
+    pos++;
+    if (L.tok[pos].type == DT_ID) {
+        snprintf(gname, sizeof gname, "%s", L.arena + L.tok[pos].str);
+        pos++;
+    }
+    if (L.tok[pos].type != DT_LBRACE) {
+        dp_error_set(err, DP_EINVAL, "%s:%d: expected '{', found %s", path, L.tok[pos].line, dot_ttype_name(L.tok[pos].type));
+        goto done;
+    }
+    pos++;
+    cap_stack = 8;
+    stack = malloc((size_t)cap_stack * sizeof *stack);
+    if (!stack) goto nomem;
+    stack[0].node_w = stack[0].edge_w = NAN;
+    stack[0].node_kind = NULL;
+    depth = 1;
+    while (depth > 0) {
+        const dot_tok *t = &L.tok[pos];
+        dot_scope *sc = &stack[depth - 1];
+        dot_attrs a;
+        if (t->type == DT_EOF) { dp_error_set(err, DP_EINVAL, "%s:%d: truncated file: missing '}'", path, t->line); goto done; }
+        if (t->type == DT_RBRACE) { depth--; pos++; continue; }
+        if (t->type == DT_SEMI || t->type == DT_COMMA) { pos++; continue; }
+        if (t->type == DT_LBRACE || dot_kw(&L, t, "subgraph")) {
+            /* a subgraph: a scope for defaults; its nodes and edges are the graph's */
+            if (t->type != DT_LBRACE) {
+                pos++;
+                if (L.tok[pos].type == DT_ID) pos++;
+                if (L.tok[pos].type != DT_LBRACE) {
+                    dp_error_set(err, DP_EINVAL, "%s:%d: expected '{' after subgraph", path, L.tok[pos].line);
+                    goto done;
+                }
+            }
+            pos++;
+            if (depth == cap_stack) {
+                dot_scope *p = realloc(stack, (size_t)cap_stack * 2 * sizeof *p);
+                if (!p) goto nomem;
+                stack = p;
+                cap_stack *= 2;
+            }
+            stack[depth] = stack[depth - 1];
+            depth++;
+            continue;
+        }
+        if ((dot_kw(&L, t, "graph") || dot_kw(&L, t, "node") || dot_kw(&L, t, "edge")) && L.tok[pos + 1].type == DT_LBRACK) {
+            int is_node = dot_kw(&L, t, "node"), is_edge = dot_kw(&L, t, "edge");
+            pos++;
+            if (dot_attr_list(&L, &pos, &a, err) != DP_OK) goto done;
+            if (is_node && a.has_weight) sc->node_w = a.weight;
+            if (is_node && a.kind) sc->node_kind = a.kind;
+            if (is_edge && a.has_weight) sc->edge_w = a.weight;
+            continue;
+        }
+        if (t->type != DT_ID) {
+            dp_error_set(err, DP_EINVAL, "%s:%d: expected a statement, found %s", path, t->line, dot_ttype_name(t->type));
+            goto done;
+        }
+        if (L.tok[pos + 1].type == DT_EQ) {  /* graph attribute: ignored */
+            if (L.tok[pos + 2].type != DT_ID) {
+                dp_error_set(err, DP_EINVAL, "%s:%d: expected a value after '='", path, L.tok[pos + 2].line);
+                goto done;
+            }
+            pos += 3;
+            continue;
+        }
+        int first = pos;
+        pos++;
+        dot_skip_port(&L, &pos);
+        if (L.tok[pos].type == DT_DASHES) {
+            dp_error_set(err, DP_EINVAL, "%s:%d: '--' is an undirected edge; task graphs use '->'", path, L.tok[pos].line);
+            goto done;
+        }
+        if (L.tok[pos].type == DT_ARROW) {
+            int start = pos;
+            /* count the chain, then read the attributes, then add the edges */
+            while (L.tok[pos].type == DT_ARROW) {
+                pos++;
+                if (L.tok[pos].type != DT_ID) {
+                    dp_error_set(err, DP_EINVAL, "%s:%d: expected a node after '->'%s", path, L.tok[pos].line,
+                                 L.tok[pos].type == DT_LBRACE ? " (subgraphs as edge ends are not supported)" : "");
+                    goto done;
+                }
+                pos++;
+                dot_skip_port(&L, &pos);
+            }
+            if (dot_attr_list(&L, &pos, &a, err) != DP_OK) goto done;
+            double w = a.has_weight ? a.weight : sc->edge_w;
+            if (isnan(w)) { dp_error_set(err, DP_EINVAL, "%s:%d: edge from %s has no Weight", path, t->line, L.arena + t->str); goto done; }
+            int u = dot_node_of(&L, &G, &L.tok[first], sc);
+            if (u < 0) goto nomem;
+            for (int q = start; q < pos && L.tok[q].type == DT_ARROW;) {
+                q++;
+                int v = dot_node_of(&L, &G, &L.tok[q], sc);
+                if (v < 0) goto nomem;
+                if (dot_add_edge(&G, u, v, w, L.tok[q].line) != DP_OK) goto nomem;
+                u = v;
+                q++;
+                while (q < pos && L.tok[q].type == DT_COLON) q += 2;
+            }
+            continue;
+        }
+        if (dot_attr_list(&L, &pos, &a, err) != DP_OK) goto done;
+        int v = dot_node_of(&L, &G, t, sc);
+        if (v < 0) goto nomem;
+        if (a.has_weight) G.node[v].weight = a.weight;
+        if (a.kind) G.node[v].kind = a.kind;
+    }
+    if (L.tok[pos].type != DT_EOF) {
+        dp_error_set(err, DP_EINVAL, "%s:%d: unexpected %s after the graph's closing '}'", path, L.tok[pos].line,
+                     dot_ttype_name(L.tok[pos].type));
+        goto done;
+    }
+    if (G.n_node == 0) { dp_error_set(err, DP_EINVAL, "%s: the graph has no nodes", path); goto done; }
+    b = dp_graph_builder_alloc(gname, path, DP_COST_TIME);
+    if (!b) goto nomem;
+    for (int i = 0; i < G.n_node; i++) {
+        if (isnan(G.node[i].weight)) {
+            dp_error_set(err, DP_EINVAL, "%s:%d: node %s has no Weight", path, G.node[i].line, G.node[i].name);
+            goto done;
+        }
+        if (dp_graph_builder_add_op(b, G.node[i].name, G.node[i].kind ? G.node[i].kind : "task", G.node[i].weight, 0) < 0) goto nomem;
+    }
+    for (int e = 0; e < G.n_edge; e++)
+        if (dp_graph_builder_add_edge(b, G.esrc[e], G.edst[e], G.ew[e]) < 0) goto nomem;
+    g = dp_graph_builder_finish(b, err);
+    if (g) dp_graph_out_size_from_edges(g);
+    goto done;
+nomem:
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+done:
+    free(stack);
+    free(G.node);
+    free(G.esrc); free(G.edst); free(G.eline); free(G.ew);
+    dp_strmap_free(&G.ids);
+    free(L.tok);
+    free(L.arena);
+    dp_graph_builder_free(b);
+    free(text);
+    return g;
+}
+
+/* ---------------- writer ---------------- */
+
+/* Shortest "%.*g" that reads back exactly. */
+static const char *fmt_num(double x, char *buf, size_t cap)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
+}
+
+static void dot_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\') fputc('\\', f);
+        if (*s == '\n') { fputs("\\n", f); continue; }
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
+{
+    char w[40], lab[64];
+    fprintf(f, "  ");
+    dot_quoted(f, g->op_name[v]);
+    fprintf(f, " [label=");
+    snprintf(lab, sizeof lab, "%.4g %s", g->work[v], g->cost_kind == DP_COST_PHYSICAL ? "FLOPs" : g->time_unit);
+    fputc('"', f);
+    for (const char *s = g->op_name[v]; *s; s++) { if (*s == '"' || *s == '\\') fputc('\\', f); fputc(*s, f); }
+    fputs("\\n", f);
+    for (const char *s = g->op_kind[v]; *s; s++) { if (*s == '"' || *s == '\\') fputc('\\', f); fputc(*s, f); }
+    fputs("\\n", f);
+    for (const char *s = lab; *s; s++) { if (*s == '"' || *s == '\\') fputc('\\', f); fputc(*s, f); }
+    fputc('"', f);
+    fprintf(f, ", kind=");
+    dot_quoted(f, g->op_kind[v]);
+    fprintf(f, ", Weight=%s, fillcolor=\"%s\"];\n", fmt_num(g->work[v], w, sizeof w), color);
+}
+
+int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignment, int n_devices, dp_error *err)
+{
+    /* ColorBrewer Set3: pale, distinct, readable under black text */
+    static const char *palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+                                    "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+    const int n_pal = (int)(sizeof palette / sizeof palette[0]);
+    if (assignment)
+        for (int v = 0; v < g->n_ops; v++)
+            if (assignment[v] < 0 || assignment[v] >= n_devices)
+                return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): device %d outside 0..%d", path, v, g->op_name[v],
+                                    assignment[v], n_devices - 1);
+    /* colour per kind, in order of first appearance */
+    int *color = dp_malloc_n((size_t)g->n_ops, sizeof *color);
+    dp_strmap kinds;
+    if (!color || dp_strmap_init(&kinds, 16) != DP_OK) {
+        free(color);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+    }
+    int n_kinds = 0;
+    for (int v = 0; v < g->n_ops; v++) {
+        int k = dp_strmap_put(&kinds, g->op_kind[v], n_kinds);
+        if (k < 0) { free(color); dp_strmap_free(&kinds); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); }
+        if (k == n_kinds) n_kinds++;
+        color[v] = k % n_pal;
+    }
+    dp_strmap_free(&kinds);
+    char tmp[4200];
+    FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
+    if (!f) { free(color); return err ? err->code : DP_EIO; }
+    char b1[40];
+    fprintf(f, "digraph ");
+    dot_quoted(f, g->name);
+    fprintf(f, " {\n  graph [label=");
+    char lab[512];
+    snprintf(lab, sizeof lab, "%s: %d ops, %d edges (%s)", g->name, g->n_ops, g->n_edges,
+             g->cost_kind == DP_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
+    dot_quoted(f, lab);
+    fprintf(f, ", labelloc=t];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
+    if (assignment) {
+        for (int d = 0; d < n_devices; d++) {
+            fprintf(f, "  subgraph \"cluster_device%d\" {\n    label=\"device %d\";\n    style=dashed;\n", d, d);
+            for (int v = 0; v < g->n_ops; v++)
+                if (assignment[v] == d) { fputs("  ", f); dot_write_node(f, g, v, palette[color[v]]); }
+            fprintf(f, "  }\n");
+        }
+    } else {
+        for (int v = 0; v < g->n_ops; v++) dot_write_node(f, g, v, palette[color[v]]);
+    }
+    for (int e = 0; e < g->n_edges; e++) {
+        fprintf(f, "  ");
+        dot_quoted(f, g->op_name[g->edge_src[e]]);
+        fprintf(f, " -> ");
+        dot_quoted(f, g->op_name[g->edge_dst[e]]);
+        fprintf(f, " [Weight=%s];\n", fmt_num(g->edge_size[e], b1, sizeof b1));
+    }
+    fprintf(f, "}\n");
+    free(color);
+    if (ferror(f)) {
+        dp_atomic_abort(f, tmp);
+        return dp_error_set(err, DP_EIO, "%s: write failed", path);
+    }
+    return dp_atomic_commit(f, tmp, path, err);
+}
+
+static int dot_write_plain(const dp_graph *g, const char *path, dp_error *err)
+{
+    return dp_graph_write_dot(g, path, NULL, 0, err);
+}
+
+const dp_graph_format dp_graph_format_dot = {
+    .name = "dot",
+    .ext = {".dot", ".gv"},
+    .read = dp_graph_read_dot,
+    .write = dot_write_plain,
+};
