@@ -2,6 +2,7 @@
  * dp_sim's; what it adds hangs off the handlers: streams, queue disciplines, copy engines, the
  * transfer model, memory, barriers. */
 #include "dp_hisim.h"
+#include "dp_alloc.h"
 #include "dp_heap.h"
 #include "dp_json.h"
 
@@ -30,64 +31,95 @@ typedef struct pq_item {
     int op;
 } pq_item;
 
+/* The engine's state, one struct per feature; each has its alloc (in dp_hisim_alloc's order)
+ * and its reset (at the start of every run). Every array is allocated through s->owned, which
+ * frees them all. */
+
+/* the events: the heap of future ones, the FIFO of the present instant's */
+typedef struct events {
+    dp_evheap heap;      /* kind << EV_SHIFT | id, by (time, scheduling order) */
+    uint32_t *fifo;      /* this instant's, in the order they happened */
+    int fifo_head, fifo_tail, fifo_cap;
+} events;
+
+/* device queues (FIFO lists, or per-device priority heaps in one array) and streams */
+typedef struct queues {
+    int *qhead, *qtail, *qnext;        /* FIFO: (D) ends of each device's list, (n) links */
+    pq_item *pq;                       /* priority: device d's heap is pq + pq_off[d]; NULL: FIFO */
+    int *pq_off, *pq_n;                /* (D + 1) offsets by the assignment, (D) sizes */
+    uint64_t pq_seq;
+    int *dirty, n_dirty;               /* priority: devices to grant at the end of the instant */
+    unsigned char *is_dirty;
+    int *streams, *free_streams;       /* (D) streams of each device, and how many are free */
+    int *stream_stack, *stream_top;    /* free stream ids per device (stack in a D x max_streams array) */
+    int max_streams;
+    int *op_stream;                    /* (n) the stream each op ran on */
+} queues;
+
+/* copy engines: per device, transfers out and in at once */
+typedef struct copy_engines {
+    int limited;                       /* some device has a finite count (else nothing waits) */
+    int *out_free, *in_free;           /* (D) free engines */
+    int *pend_head, *pend_tail, *pend_next;  /* per (src, dst) pair FIFO of waiting edges */
+    uint64_t *req_seq;                 /* (m) order of the waiting edges' requests */
+    uint64_t req_counter;
+    int *dirty, n_dirty;               /* devices whose engines came free (or got a request) this instant */
+    unsigned char *is_dirty;
+} copy_engines;
+
+/* memory accounting: an op's output lives until its last consumer ran, a received copy until
+ * its consumer ran */
+typedef struct memory {
+    int *holders;                      /* (n) consumers still to read each output; -1: a sink's */
+    double *cur, *peak, *cap;          /* (D) bytes in use, the peak, the capacity (0: none) */
+    double excess;                     /* largest (peak - cap) / cap over devices */
+} memory;
+
+/* barriers (bulk-synchronous mode): a level starts once the previous one and its transfers ended */
+typedef struct barriers {
+    int *level, n_levels;              /* (n) longest-path depth of each op */
+    int *level_ptr, *level_ops;        /* CSR: the ops of each level */
+    int cur_level;
+    long *level_left;                  /* (levels) ops and cross-device transfers not yet done */
+} barriers;
+
+/* interference (calibrated slowdowns, dp_hisim.h): op progress rates per device */
+typedef struct interference {
+    int on;                            /* 1 when some device has copy_in or peer_busy > 0 */
+    double *copy_in, *peer_busy, *rate;  /* (D) */
+    int *k_in, *n_running;             /* (D) copies into the device in flight; ops running on it */
+    int n_busy_dev;                    /* devices with an op running */
+    int *run_ops;                      /* (D x max_streams) the ops running on each device */
+    double *rem, *last, *due;          /* (n) work left (s at full rate), when it was counted, end due */
+} interference;
+
 struct dp_hisim {
     const dp_graph *g;
     const dp_costs *c;
     const dp_topology *t;
     dp_hisim_options o;
     int n, m, D;
-    size_t bytes_held;
+    dp_alloc_table owned;      /* every array below */
     dp_xfer *x;
     int contention;            /* transfer model with internal events */
-    /* levels (bulk-synchronous) */
-    int *level, *level_ptr, *level_ops, n_levels;
-    /* run state */
+    unsigned char *first_copy; /* (m) 1 unless the edge repeats an earlier (src, dst) pair */
+    int *n_in;                 /* (n) distinct producers each op waits for */
+    events ev;
+    queues q;
+    copy_engines ce;
+    memory mem;
+    barriers bar;
+    interference itf;
+    /* the run: its inputs, clock and records */
     const int *dev;
     const double *prio;
-    unsigned char *first_copy; /* per edge: 1 unless it repeats an earlier (src, dst) pair */
-    dp_evheap heap;
-    uint32_t *fifo;
-    int fifo_head, fifo_tail, fifo_cap;
-    int *arrived, *n_in;
-    /* device queues: FIFO lists, or per-device heaps in one array */
-    int *qhead, *qtail, *qnext;
-    pq_item *pq;
-    int *pq_off, *pq_n;
-    uint64_t pq_seq;
-    int *dirty, n_dirty;               /* priority queues: devices to dispatch at the end of the instant */
-    unsigned char *is_dirty;
-    int *free_streams, *streams;
-    int *stream_stack, *stream_top;    /* free stream ids per device (stack in a D x max_streams array) */
-    int max_streams;
-    int *op_stream;
-    double *busy, *start, *end, *ready;
+    int *arrived;              /* (n) inputs arrived */
+    double *busy, *start, *end, *ready;  /* (D) busy time; (n) op times */
+    double *x_req, *x_start, *x_end;     /* (m) transfer times */
+    double *chan_bytes;        /* (channels) with a topology */
     double now, makespan;
     long n_events, n_transfers;
     double volume;
-    /* copy engines */
-    int ce_limited;
-    int *out_free, *in_free;
-    int *pend_head, *pend_tail, *pend_next;  /* per (src, dst) pair FIFO of waiting edges */
-    uint64_t *req_seq;
-    uint64_t req_counter;
-    int *ce_dirty, n_ce_dirty;         /* devices whose engines came free (or got a request) this instant */
-    unsigned char *is_ce_dirty;
-    double *x_req, *x_start, *x_end;
-    /* memory */
-    int *holders;
-    double *mem_cur, *mem_peak, *mem_cap;
-    double mem_excess;
-    /* barriers */
-    int cur_level;
-    long *level_left;
-    double *chan_bytes;
-    /* interference (calibrated slowdowns, dp_hisim.h): op progress rates per device */
-    int itf;                   /* 1 when some device has copy_in or peer_busy > 0 */
-    double *copy_in, *peer_busy, *rate;  /* (D) */
-    int *k_in, *n_running;     /* (D) copies into the device in flight; ops running on it */
-    int n_busy_dev;            /* devices with an op running */
-    int *run_ops;              /* (D x max_streams) the ops running on each device */
-    double *rem, *last, *due;  /* (n) work left (s at full rate), when it was counted, end due */
     int failed;
     dp_error *err;
 };
@@ -112,58 +144,277 @@ int dp_hisim_options_default(const dp_hisim_options *o)
            o->queue == DP_QUEUE_FIFO && o->memory_limit == 0;
 }
 
-static void *track(dp_hisim *s, void *p, size_t n, size_t sz)
-{
-    s->bytes_held += n * sz;
-    return p;
-}
-#define ALLOC(s, n, sz) track((s), dp_malloc_n((n), (sz)), (n), (sz))
+#define ALLOC(s, field, n, sz) DP_ALLOC(&(s)->owned, field, (n), (sz))
+#define CALLOC(s, field, n, sz) DP_CALLOC(&(s)->owned, field, (n), (sz))
 
 void dp_hisim_free(dp_hisim *s)
 {
     if (!s) return;
     dp_xfer_free(s->x);
-    free(s->level); free(s->level_ptr); free(s->level_ops); free(s->heap.a); free(s->fifo);
-    free(s->arrived); free(s->n_in); free(s->qhead); free(s->qtail); free(s->qnext); free(s->pq);
-    free(s->pq_off); free(s->pq_n); free(s->free_streams); free(s->streams); free(s->stream_stack);
-    free(s->stream_top); free(s->op_stream); free(s->busy); free(s->start); free(s->end); free(s->ready);
-    free(s->out_free); free(s->in_free); free(s->pend_head); free(s->pend_tail); free(s->pend_next);
-    free(s->req_seq); free(s->ce_dirty); free(s->is_ce_dirty); free(s->x_req); free(s->x_start); free(s->x_end); free(s->holders);
-    free(s->mem_cur); free(s->mem_peak); free(s->mem_cap); free(s->level_left); free(s->chan_bytes);
-    free(s->first_copy); free(s->dirty); free(s->is_dirty);
-    free(s->copy_in); free(s->peer_busy); free(s->rate); free(s->k_in); free(s->n_running); free(s->run_ops);
-    free(s->rem); free(s->last); free(s->due);
+    dp_alloc_table_free(&s->owned);
     free(s);
+}
+
+/* (m + n + 1 slots hold every live event; interference may grow the heap: schedule_at) */
+static void events_alloc(dp_hisim *s)
+{
+    s->ev.fifo_cap = 2 * s->m + 5 * s->n + 1;
+    ALLOC(s, s->ev.fifo, (size_t)s->ev.fifo_cap, sizeof(uint32_t));
+    s->ev.heap.cap = s->m + s->n + 1;
+    ALLOC(s, s->ev.heap.a, (size_t)s->ev.heap.cap, sizeof(dp_ev));
+}
+
+static void events_reset(dp_hisim *s)
+{
+    dp_evheap_clear(&s->ev.heap);
+    s->ev.fifo_head = s->ev.fifo_tail = 0;
+}
+
+static void queues_alloc(dp_hisim *s)
+{
+    const size_t n = (size_t)s->n, D = (size_t)s->D;
+    ALLOC(s, s->q.streams, D, sizeof(int));
+    ALLOC(s, s->q.free_streams, D, sizeof(int));
+    if (!s->q.streams) return;
+    s->q.max_streams = 1;
+    for (int d = 0; d < s->D; d++) {
+        s->q.streams[d] = s->o.streams > 0 ? s->o.streams : (s->t ? s->t->dev[d].streams : 1);
+        if (s->q.streams[d] > s->q.max_streams) s->q.max_streams = s->q.streams[d];
+    }
+    ALLOC(s, s->q.stream_stack, D * (size_t)s->q.max_streams, sizeof(int));
+    ALLOC(s, s->q.stream_top, D, sizeof(int));
+    ALLOC(s, s->q.qhead, D, sizeof(int));
+    ALLOC(s, s->q.qtail, D, sizeof(int));
+    ALLOC(s, s->q.qnext, n, sizeof(int));
+    ALLOC(s, s->q.op_stream, n, sizeof(int));
+    if (s->o.queue == DP_QUEUE_PRIORITY) {
+        ALLOC(s, s->q.pq, n, sizeof(pq_item));
+        ALLOC(s, s->q.pq_off, D + 1, sizeof(int));
+        ALLOC(s, s->q.pq_n, D, sizeof(int));
+        ALLOC(s, s->q.dirty, D, sizeof(int));
+        ALLOC(s, s->q.is_dirty, D, 1);
+    }
+}
+
+/* every stream free (stream 0 first), every queue empty; priority heaps laid out by device */
+static void queues_reset(dp_hisim *s)
+{
+    queues *q = &s->q;
+    q->pq_seq = 0;
+    for (int v = 0; v < s->n; v++) q->op_stream[v] = -1;
+    for (int d = 0; d < s->D; d++) {
+        q->qhead[d] = q->qtail[d] = -1;
+        q->free_streams[d] = q->streams[d];
+        q->stream_top[d] = q->streams[d];
+        for (int k = 0; k < q->streams[d]; k++) q->stream_stack[(size_t)d * q->max_streams + k] = q->streams[d] - 1 - k;
+    }
+    if (!q->pq) return;
+    for (int d = 0; d <= s->D; d++) q->pq_off[d] = 0;
+    for (int v = 0; v < s->n; v++)
+        if (s->dev[v] >= 0) q->pq_off[s->dev[v] + 1]++;
+    for (int d = 0; d < s->D; d++) { q->pq_off[d + 1] += q->pq_off[d]; q->pq_n[d] = 0; q->is_dirty[d] = 0; }
+    q->n_dirty = 0;
+}
+
+static void copy_engines_alloc(dp_hisim *s)
+{
+    const size_t m1 = (size_t)s->m + 1, D = (size_t)s->D;
+    for (int d = 0; d < s->D; d++)
+        if (s->t && s->o.copy_engines && s->t->dev[d].copy_engines > 0) s->ce.limited = 1;
+    ALLOC(s, s->ce.out_free, D, sizeof(int));
+    ALLOC(s, s->ce.in_free, D, sizeof(int));
+    if (!s->ce.limited) return;
+    ALLOC(s, s->ce.pend_head, D * D, sizeof(int));
+    ALLOC(s, s->ce.pend_tail, D * D, sizeof(int));
+    ALLOC(s, s->ce.pend_next, m1, sizeof(int));
+    ALLOC(s, s->ce.req_seq, m1, sizeof(uint64_t));
+    ALLOC(s, s->ce.dirty, D, sizeof(int));
+    ALLOC(s, s->ce.is_dirty, D, 1);
+}
+
+static void copy_engines_reset(dp_hisim *s)
+{
+    copy_engines *ce = &s->ce;
+    ce->req_counter = 0;
+    for (int d = 0; d < s->D; d++) {
+        int k = (s->t && s->o.copy_engines) ? s->t->dev[d].copy_engines : 0;
+        ce->out_free[d] = ce->in_free[d] = k > 0 ? k : INT_MAX;
+    }
+    ce->n_dirty = 0;
+    if (!ce->limited) return;
+    for (int p = 0; p < s->D * s->D; p++) ce->pend_head[p] = ce->pend_tail[p] = -1;
+    for (int d = 0; d < s->D; d++) ce->is_dirty[d] = 0;
+}
+
+static void memory_alloc(dp_hisim *s)
+{
+    const size_t D = (size_t)s->D;
+    ALLOC(s, s->mem.holders, (size_t)s->n, sizeof(int));
+    ALLOC(s, s->mem.cur, D, sizeof(double));
+    ALLOC(s, s->mem.peak, D, sizeof(double));
+    ALLOC(s, s->mem.cap, D, sizeof(double));
+    if (!s->mem.cap) return;
+    for (int d = 0; d < s->D; d++)
+        s->mem.cap[d] = s->o.memory_limit == DP_HISIM_MEMORY_TOPOLOGY ? s->t->dev[d].memory_bytes : s->o.memory_limit;
+}
+
+/* nothing in use; each output is held by its distinct placed consumers */
+static void memory_reset(dp_hisim *s)
+{
+    const dp_graph *g = s->g;
+    for (int v = 0; v < s->n; v++) {
+        int h = 0;
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) h += s->first_copy[e] && s->dev[g->edge_dst[e]] >= 0;
+        s->mem.holders[v] = h > 0 ? h : -1;  /* a sink's output stays */
+    }
+    for (int d = 0; d < s->D; d++) s->mem.cur[d] = s->mem.peak[d] = 0;
+    s->mem.excess = 0;
+}
+
+/* levels: longest-path depth, over the topological order */
+static void barriers_alloc(dp_hisim *s)
+{
+    const dp_graph *g = s->g;
+    barriers *b = &s->bar;
+    ALLOC(s, b->level, (size_t)s->n, sizeof(int));
+    ALLOC(s, b->level_ops, (size_t)s->n, sizeof(int));
+    if (!b->level || !b->level_ops) return;
+    b->n_levels = 0;
+    for (int k = 0; k < s->n; k++) {
+        int v = g->topo[k], lv = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int u = g->edge_src[g->pred_edge[q]];
+            if (b->level[u] + 1 > lv) lv = b->level[u] + 1;
+        }
+        b->level[v] = lv;
+        if (lv + 1 > b->n_levels) b->n_levels = lv + 1;
+    }
+    CALLOC(s, b->level_ptr, (size_t)b->n_levels + 1, sizeof(int));
+    ALLOC(s, b->level_left, (size_t)b->n_levels, sizeof(long));
+    int *fill = calloc((size_t)b->n_levels, sizeof(int));
+    if (!b->level_ptr || !b->level_left || !fill) { free(fill); s->owned.failed = 1; return; }
+    for (int v = 0; v < s->n; v++) b->level_ptr[b->level[v] + 1]++;
+    for (int l = 0; l < b->n_levels; l++) b->level_ptr[l + 1] += b->level_ptr[l];
+    for (int v = 0; v < s->n; v++) b->level_ops[b->level_ptr[b->level[v]] + fill[b->level[v]]++] = v;
+    free(fill);
+}
+
+/* level 0 first; a level waits for its placed ops and for the cross-device transfers they send */
+static void barriers_reset(dp_hisim *s)
+{
+    const dp_graph *g = s->g;
+    barriers *b = &s->bar;
+    b->cur_level = 0;
+    if (s->o.mode != DP_MODE_BSP) return;
+    for (int l = 0; l < b->n_levels; l++) b->level_left[l] = 0;
+    for (int v = 0; v < s->n; v++)
+        if (s->dev[v] >= 0) b->level_left[b->level[v]]++;
+    for (int e = 0; e < s->m; e++)
+        if (s->first_copy[e] && s->dev[g->edge_dst[e]] >= 0 && s->dev[g->edge_src[e]] != s->dev[g->edge_dst[e]])
+            b->level_left[b->level[g->edge_src[e]]]++;
+}
+
+/* the calibration's slowdowns of the topology's devices; off when none slows anything */
+static void interference_alloc(dp_hisim *s)
+{
+    interference *f = &s->itf;
+    const size_t n = (size_t)s->n, D = (size_t)s->D;
+    for (int d = 0; s->t && d < s->D; d++) {
+        const dp_calib_device *cd = dp_calib_find_device(s->o.calibration, s->t->dev[d].name);
+        if (cd && (cd->copy_in > 0 || cd->peer_busy > 0)) f->on = 1;
+    }
+    if (!f->on) return;
+    ALLOC(s, f->copy_in, D, sizeof(double));
+    ALLOC(s, f->peer_busy, D, sizeof(double));
+    ALLOC(s, f->rate, D, sizeof(double));
+    ALLOC(s, f->k_in, D, sizeof(int));
+    ALLOC(s, f->n_running, D, sizeof(int));
+    ALLOC(s, f->run_ops, D * (size_t)s->q.max_streams, sizeof(int));
+    ALLOC(s, f->rem, n, sizeof(double));
+    ALLOC(s, f->last, n, sizeof(double));
+    ALLOC(s, f->due, n, sizeof(double));
+    if (!f->copy_in || !f->peer_busy) return;
+    for (int d = 0; d < s->D; d++) {
+        const dp_calib_device *cd = dp_calib_find_device(s->o.calibration, s->t->dev[d].name);
+        f->copy_in[d] = cd ? cd->copy_in : 0;
+        f->peer_busy[d] = cd ? cd->peer_busy : 0;
+    }
+}
+
+static void interference_reset(dp_hisim *s)
+{
+    interference *f = &s->itf;
+    f->n_busy_dev = 0;
+    if (!f->on) return;
+    for (int d = 0; d < s->D; d++) { f->k_in[d] = f->n_running[d] = 0; f->rate[d] = 1.0; }
+}
+
+/* the run's records: nothing happened yet (-1) */
+static void records_reset(dp_hisim *s)
+{
+    s->now = s->makespan = 0;
+    s->n_events = s->n_transfers = 0;
+    s->volume = 0;
+    memset(s->arrived, 0, (size_t)s->n * sizeof(int));
+    for (int v = 0; v < s->n; v++) s->start[v] = s->end[v] = s->ready[v] = -1;
+    for (int e = 0; e < s->m; e++) s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
+    for (int d = 0; d < s->D; d++) s->busy[d] = 0;
+    if (s->chan_bytes) memset(s->chan_bytes, 0, (size_t)s->t->n_channels * sizeof(double));
+}
+
+static void records_alloc(dp_hisim *s)
+{
+    const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1;
+    ALLOC(s, s->arrived, n, sizeof(int));
+    ALLOC(s, s->busy, (size_t)s->D, sizeof(double));
+    ALLOC(s, s->start, n, sizeof(double));
+    ALLOC(s, s->end, n, sizeof(double));
+    ALLOC(s, s->ready, n, sizeof(double));
+    ALLOC(s, s->x_req, m1, sizeof(double));
+    ALLOC(s, s->x_start, m1, sizeof(double));
+    ALLOC(s, s->x_end, m1, sizeof(double));
+    if (s->t) ALLOC(s, s->chan_bytes, (size_t)s->t->n_channels + 1, sizeof(double));
+}
+
+/* a repeated edge is one input (the reference's semantics, see dp_sim.h): only the first copy
+ * of each (src, dst) pair moves data and is waited for; the graph lists a repeat right after
+ * its first copy among the source's out-edges */
+static void inputs_alloc(dp_hisim *s)
+{
+    const dp_graph *g = s->g;
+    ALLOC(s, s->first_copy, (size_t)s->m + 1, 1);
+    ALLOC(s, s->n_in, (size_t)s->n, sizeof(int));
+    if (!s->first_copy || !s->n_in) return;
+    for (int u = 0; u < s->n; u++)
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+            s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
+    for (int v = 0; v < s->n; v++) s->n_in[v] = g->n_unique_pred[v];
+}
+
+static int check_options(const dp_graph *g, const dp_costs *c, const dp_topology *t, const dp_hisim_options *o,
+                         dp_error *err)
+{
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
+        return dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
+    if (t && t->n_devices != c->n_devices)
+        return dp_error_set(err, DP_EINVAL, "topology %s has %d devices, the cost tables %d", t->name, t->n_devices,
+                            c->n_devices);
+    if (o->streams < 0 || o->streams > 1024)
+        return dp_error_set(err, DP_EINVAL, "streams must be 1..1024, got %d", o->streams);
+    if (o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY && !t)
+        return dp_error_set(err, DP_EINVAL, "memory limit \"topology\" needs a topology");
+    if (!(o->memory_limit >= 0 || o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY) || !isfinite(o->memory_limit) ||
+        !(o->memory_penalty >= 0))
+        return dp_error_set(err, DP_EINVAL, "memory limit must be a non-negative number of bytes and the penalty >= 0");
+    if (g->n_ops >= (int)EV_ID_MASK || g->n_edges >= (int)EV_ID_MASK)
+        return dp_error_set(err, DP_ENOMEM, "%s: graph too large for the simulator", g->source);
+    return DP_OK;
 }
 
 dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology *t,
                          const dp_hisim_options *o, dp_error *err)
 {
-    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges) {
-        dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
-        return NULL;
-    }
-    if (t && t->n_devices != c->n_devices) {
-        dp_error_set(err, DP_EINVAL, "topology %s has %d devices, the cost tables %d", t->name, t->n_devices, c->n_devices);
-        return NULL;
-    }
-    if (o->streams < 0 || o->streams > 1024) {
-        dp_error_set(err, DP_EINVAL, "streams must be 1..1024, got %d", o->streams);
-        return NULL;
-    }
-    if (o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY && !t) {
-        dp_error_set(err, DP_EINVAL, "memory limit \"topology\" needs a topology");
-        return NULL;
-    }
-    if (!(o->memory_limit >= 0 || o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY) || !isfinite(o->memory_limit) ||
-        !(o->memory_penalty >= 0)) {
-        dp_error_set(err, DP_EINVAL, "memory limit must be a non-negative number of bytes and the penalty >= 0");
-        return NULL;
-    }
-    if (g->n_ops >= (int)EV_ID_MASK || g->n_edges >= (int)EV_ID_MASK) {
-        dp_error_set(err, DP_ENOMEM, "%s: graph too large for the simulator", g->source);
-        return NULL;
-    }
+    if (check_options(g, c, t, o, err) != DP_OK) return NULL;
     dp_hisim *s = calloc(1, sizeof *s);
     if (!s) goto nomem;
     s->g = g;
@@ -173,133 +424,19 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     s->n = g->n_ops;
     s->m = g->n_edges;
     s->D = c->n_devices;
-    s->bytes_held = sizeof *s;
     s->x = dp_xfer_alloc(o->transfer_model, c, t, o->calibration, o->chunks, err);
     if (!s->x) { dp_hisim_free(s); return NULL; }
     s->contention = o->transfer_model != DP_XFER_FIXED;
-    const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;
-    /* streams and copy engines per device */
-    s->streams = ALLOC(s, D, sizeof(int));
-    s->free_streams = ALLOC(s, D, sizeof(int));
-    s->out_free = ALLOC(s, D, sizeof(int));
-    s->in_free = ALLOC(s, D, sizeof(int));
-    if (!s->streams || !s->free_streams || !s->out_free || !s->in_free) goto nomem;
-    s->max_streams = 1;
-    for (int d = 0; d < s->D; d++) {
-        s->streams[d] = o->streams > 0 ? o->streams : (t ? t->dev[d].streams : 1);
-        if (s->streams[d] > s->max_streams) s->max_streams = s->streams[d];
-        int ce = (t && o->copy_engines) ? t->dev[d].copy_engines : 0;
-        if (ce > 0) s->ce_limited = 1;
-    }
-    s->stream_stack = ALLOC(s, D * (size_t)s->max_streams, sizeof(int));
-    s->stream_top = ALLOC(s, D, sizeof(int));
-    s->fifo_cap = 2 * s->m + 5 * s->n + 1;
-    s->fifo = ALLOC(s, (size_t)s->fifo_cap, sizeof(uint32_t));
-    s->heap.cap = s->m + s->n + 1;
-    s->heap.a = ALLOC(s, (size_t)s->heap.cap, sizeof(dp_ev));
-    s->arrived = ALLOC(s, n, sizeof(int));
-    s->n_in = ALLOC(s, n, sizeof(int));
-    s->qhead = ALLOC(s, D, sizeof(int));
-    s->qtail = ALLOC(s, D, sizeof(int));
-    s->qnext = ALLOC(s, n, sizeof(int));
-    s->op_stream = ALLOC(s, n, sizeof(int));
-    s->busy = ALLOC(s, D, sizeof(double));
-    s->start = ALLOC(s, n, sizeof(double));
-    s->end = ALLOC(s, n, sizeof(double));
-    s->ready = ALLOC(s, n, sizeof(double));
-    s->x_req = ALLOC(s, m1, sizeof(double));
-    s->x_start = ALLOC(s, m1, sizeof(double));
-    s->x_end = ALLOC(s, m1, sizeof(double));
-    s->holders = ALLOC(s, n, sizeof(int));
-    s->mem_cur = ALLOC(s, D, sizeof(double));
-    s->mem_peak = ALLOC(s, D, sizeof(double));
-    s->mem_cap = ALLOC(s, D, sizeof(double));
-    s->first_copy = ALLOC(s, m1, 1);
-    if (!s->first_copy) goto nomem;
-    if (!s->stream_stack || !s->stream_top || !s->fifo || !s->heap.a || !s->arrived || !s->n_in || !s->qhead ||
-        !s->qtail || !s->qnext || !s->op_stream || !s->busy || !s->start || !s->end || !s->ready || !s->x_req ||
-        !s->x_start || !s->x_end || !s->holders || !s->mem_cur || !s->mem_peak || !s->mem_cap)
-        goto nomem;
-    /* a repeated edge is one input (the reference's semantics, see dp_sim.h): only the first copy
-     * of each (src, dst) pair moves data and is waited for; the graph lists a repeat right after
-     * its first copy among the source's out-edges */
-    for (int u = 0; u < s->n; u++)
-        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
-            s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
-    for (int v = 0; v < s->n; v++) s->n_in[v] = g->n_unique_pred[v];
-    for (int d = 0; d < s->D; d++)
-        s->mem_cap[d] = o->memory_limit == DP_HISIM_MEMORY_TOPOLOGY ? t->dev[d].memory_bytes : o->memory_limit;
-    if (o->queue == DP_QUEUE_PRIORITY) {
-        s->pq = ALLOC(s, n, sizeof(pq_item));
-        s->pq_off = ALLOC(s, D + 1, sizeof(int));
-        s->pq_n = ALLOC(s, D, sizeof(int));
-        s->dirty = ALLOC(s, D, sizeof(int));
-        s->is_dirty = ALLOC(s, D, 1);
-        if (!s->pq || !s->pq_off || !s->pq_n || !s->dirty || !s->is_dirty) goto nomem;
-    }
-    if (s->ce_limited) {
-        s->pend_head = ALLOC(s, D * D, sizeof(int));
-        s->pend_tail = ALLOC(s, D * D, sizeof(int));
-        s->pend_next = ALLOC(s, m1, sizeof(int));
-        s->req_seq = ALLOC(s, m1, sizeof(uint64_t));
-        s->ce_dirty = ALLOC(s, D, sizeof(int));
-        s->is_ce_dirty = ALLOC(s, D, 1);
-        if (!s->pend_head || !s->pend_tail || !s->pend_next || !s->req_seq || !s->ce_dirty || !s->is_ce_dirty)
-            goto nomem;
-    }
-    if (t) {
-        s->chan_bytes = ALLOC(s, (size_t)t->n_channels + 1, sizeof(double));
-        if (!s->chan_bytes) goto nomem;
-    }
-    /* interference: the calibration's slowdowns of the topology's devices */
-    for (int d = 0; t && d < s->D; d++) {
-        const dp_calib_device *cd = dp_calib_find_device(o->calibration, t->dev[d].name);
-        if (cd && (cd->copy_in > 0 || cd->peer_busy > 0)) s->itf = 1;
-    }
-    if (s->itf) {
-        s->copy_in = ALLOC(s, D, sizeof(double));
-        s->peer_busy = ALLOC(s, D, sizeof(double));
-        s->rate = ALLOC(s, D, sizeof(double));
-        s->k_in = ALLOC(s, D, sizeof(int));
-        s->n_running = ALLOC(s, D, sizeof(int));
-        s->run_ops = ALLOC(s, D * (size_t)s->max_streams, sizeof(int));
-        s->rem = ALLOC(s, n, sizeof(double));
-        s->last = ALLOC(s, n, sizeof(double));
-        s->due = ALLOC(s, n, sizeof(double));
-        if (!s->copy_in || !s->peer_busy || !s->rate || !s->k_in || !s->n_running || !s->run_ops || !s->rem ||
-            !s->last || !s->due)
-            goto nomem;
-        for (int d = 0; d < s->D; d++) {
-            const dp_calib_device *cd = dp_calib_find_device(o->calibration, t->dev[d].name);
-            s->copy_in[d] = cd ? cd->copy_in : 0;
-            s->peer_busy[d] = cd ? cd->peer_busy : 0;
-        }
-    }
-    /* levels: longest-path depth, over the topological order */
-    s->level = ALLOC(s, n, sizeof(int));
-    if (!s->level) goto nomem;
-    s->n_levels = 0;
-    for (int k = 0; k < s->n; k++) {
-        int v = g->topo[k], lv = 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
-            int u = g->edge_src[g->pred_edge[q]];
-            if (s->level[u] + 1 > lv) lv = s->level[u] + 1;
-        }
-        s->level[v] = lv;
-        if (lv + 1 > s->n_levels) s->n_levels = lv + 1;
-    }
-    s->level_ptr = track(s, calloc((size_t)s->n_levels + 1, sizeof(int)), (size_t)s->n_levels + 1, sizeof(int));
-    s->level_ops = ALLOC(s, n, sizeof(int));
-    s->level_left = ALLOC(s, (size_t)s->n_levels, sizeof(long));
-    if (!s->level_ptr || !s->level_ops || !s->level_left) goto nomem;
-    for (int v = 0; v < s->n; v++) s->level_ptr[s->level[v] + 1]++;
-    for (int l = 0; l < s->n_levels; l++) s->level_ptr[l + 1] += s->level_ptr[l];
-    {
-        int *fill = calloc((size_t)s->n_levels, sizeof(int));
-        if (!fill) goto nomem;
-        for (int v = 0; v < s->n; v++) s->level_ops[s->level_ptr[s->level[v]] + fill[s->level[v]]++] = v;
-        free(fill);
-    }
+    inputs_alloc(s);
+    events_alloc(s);
+    queues_alloc(s);
+    if (s->owned.failed) goto nomem;   /* interference needs max_streams */
+    copy_engines_alloc(s);
+    memory_alloc(s);
+    barriers_alloc(s);
+    interference_alloc(s);
+    records_alloc(s);
+    if (s->owned.failed) goto nomem;
     return s;
 nomem:
     dp_hisim_free(s);
@@ -309,21 +446,21 @@ nomem:
 
 const int *dp_hisim_levels(const dp_hisim *s, int *n_levels)
 {
-    *n_levels = s->n_levels;
-    return s->level;
+    *n_levels = s->bar.n_levels;
+    return s->bar.level;
 }
 
 size_t dp_hisim_workspace_bytes(const dp_hisim *s)
 {
-    return s->bytes_held + dp_xfer_workspace_bytes(s->x);
+    return sizeof *s + s->owned.bytes + dp_xfer_workspace_bytes(s->x);
 }
 
 /* ---------------- queues ---------------- */
 
 static inline void fifo_push(dp_hisim *s, uint32_t kind, uint32_t id)
 {
-    assert(s->fifo_tail < s->fifo_cap);
-    s->fifo[s->fifo_tail++] = kind << EV_SHIFT | id;
+    assert(s->ev.fifo_tail < s->ev.fifo_cap);
+    s->ev.fifo[s->ev.fifo_tail++] = kind << EV_SHIFT | id;
 }
 
 static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id);
@@ -332,8 +469,8 @@ static inline void schedule(dp_hisim *s, double delay, uint32_t kind, uint32_t i
 {
     /* with interference the heap also holds the stale events of moved ends: it may have to grow
      * (m + n + 1 slots hold every live event, not those) */
-    if (delay > 0 && s->itf) schedule_at(s, s->now + delay, kind, id);
-    else if (delay > 0) dp_evheap_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
+    if (delay > 0 && s->itf.on) schedule_at(s, s->now + delay, kind, id);
+    else if (delay > 0) dp_evheap_push(&s->ev.heap, s->now + delay, kind << EV_SHIFT | id);
     else fifo_push(s, kind, id);
 }
 
@@ -343,32 +480,32 @@ DP_HEAP_DEFINE(pq_heap, pq_item, const void *, PQ_BEFORE, DP_HEAP_NO_INDEX)
 
 static void pq_push(dp_hisim *s, int d, int v)
 {
-    pq_item x = {.pri = s->prio[v], .seq = s->pq_seq++, .op = v};
-    pq_heap_push(NULL, s->pq + s->pq_off[d], &s->pq_n[d], x);
+    pq_item x = {.pri = s->prio[v], .seq = s->q.pq_seq++, .op = v};
+    pq_heap_push(NULL, s->q.pq + s->q.pq_off[d], &s->q.pq_n[d], x);
 }
 
 static int pq_pop(dp_hisim *s, int d)
 {
-    return pq_heap_pop(NULL, s->pq + s->pq_off[d], &s->pq_n[d]).op;
+    return pq_heap_pop(NULL, s->q.pq + s->q.pq_off[d], &s->q.pq_n[d]).op;
 }
 
 static inline int queue_empty(const dp_hisim *s, int d)
 {
-    return s->pq ? s->pq_n[d] == 0 : s->qhead[d] < 0;
+    return s->q.pq ? s->q.pq_n[d] == 0 : s->q.qhead[d] < 0;
 }
 
 static inline void grant_head(dp_hisim *s, int d)
 {
     int v;
-    if (s->pq) {
+    if (s->q.pq) {
         v = pq_pop(s, d);
     } else {
-        v = s->qhead[d];
-        s->qhead[d] = s->qnext[v];
-        if (s->qhead[d] < 0) s->qtail[d] = -1;
+        v = s->q.qhead[d];
+        s->q.qhead[d] = s->q.qnext[v];
+        if (s->q.qhead[d] < 0) s->q.qtail[d] = -1;
     }
-    s->free_streams[d]--;
-    s->op_stream[v] = s->stream_stack[(size_t)d * s->max_streams + --s->stream_top[d]];
+    s->q.free_streams[d]--;
+    s->q.op_stream[v] = s->q.stream_stack[(size_t)d * s->q.max_streams + --s->q.stream_top[d]];
     fifo_push(s, EV_GRANTED, (uint32_t)v);
 }
 
@@ -379,20 +516,20 @@ static inline void grant_head(dp_hisim *s, int d)
  * which is dp_sim's and the reference's.) */
 static inline void mark_dirty(dp_hisim *s, int d)
 {
-    if (s->is_dirty[d]) return;
-    s->is_dirty[d] = 1;
-    s->dirty[s->n_dirty++] = d;
+    if (s->q.is_dirty[d]) return;
+    s->q.is_dirty[d] = 1;
+    s->q.dirty[s->q.n_dirty++] = d;
 }
 
 /* grant free streams to the best ready ops, devices in the order they were marked */
 static void dispatch_dirty(dp_hisim *s)
 {
-    for (int i = 0; i < s->n_dirty; i++) {
-        int d = s->dirty[i];
-        s->is_dirty[d] = 0;
-        while (s->free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
+    for (int i = 0; i < s->q.n_dirty; i++) {
+        int d = s->q.dirty[i];
+        s->q.is_dirty[d] = 0;
+        while (s->q.free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
     }
-    s->n_dirty = 0;
+    s->q.n_dirty = 0;
 }
 
 /* ---------------- memory ---------------- */
@@ -421,22 +558,22 @@ static inline const char *dev_name(const dp_hisim *s, int d, char *buf, size_t c
 
 static inline void mem_alloc(dp_hisim *s, int d, double bytes, const char *what, int id)
 {
-    s->mem_cur[d] += bytes;
-    if (s->mem_cur[d] > s->mem_peak[d]) {
-        s->mem_peak[d] = s->mem_cur[d];
-        if (s->mem_cap[d] > 0 && s->mem_peak[d] > s->mem_cap[d] && s->o.memory_policy == DP_MEMORY_ERROR) {
+    s->mem.cur[d] += bytes;
+    if (s->mem.cur[d] > s->mem.peak[d]) {
+        s->mem.peak[d] = s->mem.cur[d];
+        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_MEMORY_ERROR) {
             char b[300];
             fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g bytes in use at t=%.6g when %s \"%s\" "
                  "needed %.6g bytes; capacity %.6g bytes (--memory-limit)", dev_name(s, d, b, sizeof b),
-                 s->mem_cur[d], s->now / s->g->time_scale, what, what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]],
-                 bytes, s->mem_cap[d]);
+                 s->mem.cur[d], s->now / s->g->time_scale, what, what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]],
+                 bytes, s->mem.cap[d]);
         }
     }
 }
 
 static inline void producer_release(dp_hisim *s, int u)
 {
-    if (--s->holders[u] == 0) s->mem_cur[s->dev[u]] -= s->g->out_size[u];
+    if (--s->mem.holders[u] == 0) s->mem.cur[s->dev[u]] -= s->g->out_size[u];
 }
 
 /* ---------------- barriers ---------------- */
@@ -445,11 +582,11 @@ static void level_done(dp_hisim *s, int l)
 {
     /* a level's count reaches 0 only once it has been released (its ops cannot start before),
      * so l is the current level here */
-    if (--s->level_left[l] != 0) return;
-    assert(l == s->cur_level);
-    if (++s->cur_level >= s->n_levels) return;
-    for (int i = s->level_ptr[s->cur_level]; i < s->level_ptr[s->cur_level + 1]; i++)
-        if (s->dev[s->level_ops[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)s->level_ops[i]);
+    if (--s->bar.level_left[l] != 0) return;
+    assert(l == s->bar.cur_level);
+    if (++s->bar.cur_level >= s->bar.n_levels) return;
+    for (int i = s->bar.level_ptr[s->bar.cur_level]; i < s->bar.level_ptr[s->bar.cur_level + 1]; i++)
+        if (s->dev[s->bar.level_ops[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)s->bar.level_ops[i]);
 }
 
 /* ---------------- interference ---------------- */
@@ -457,20 +594,20 @@ static void level_done(dp_hisim *s, int l)
 /* an event at absolute time t, growing the heap when rescheduled ends have filled it */
 static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
 {
-    if (s->heap.n == s->heap.cap) {
-        const int cap = s->heap.cap;
-        dp_ev *a = dp_heap_grow(s->heap.a, &s->heap.cap, cap + 1, sizeof *a);
+    if (s->ev.heap.n == s->ev.heap.cap) {
+        const int cap = s->ev.heap.cap;
+        dp_ev *a = dp_heap_grow(s->ev.heap.a, &s->ev.heap.cap, cap + 1, sizeof *a);
         if (!a) { fail(s, DP_ENOMEM, "out of memory in the simulator's event heap"); return; }
-        s->bytes_held += (size_t)(s->heap.cap - cap) * sizeof *a;
-        s->heap.a = a;
+        dp_alloc_table_grew(&s->owned, (size_t)(s->ev.heap.cap - cap) * sizeof *a);
+        s->ev.heap.a = a;
     }
-    dp_evheap_push(&s->heap, t, kind << EV_SHIFT | id);
+    dp_evheap_push(&s->ev.heap, t, kind << EV_SHIFT | id);
 }
 
 static inline double itf_rate(const dp_hisim *s, int d)
 {
-    int others = s->n_busy_dev - (s->n_running[d] > 0);
-    return 1.0 / (1.0 + s->copy_in[d] * s->k_in[d] + s->peer_busy[d] * others);
+    int others = s->itf.n_busy_dev - (s->itf.n_running[d] > 0);
+    return 1.0 / (1.0 + s->itf.copy_in[d] * s->itf.k_in[d] + s->itf.peer_busy[d] * others);
 }
 
 /* device d's rate may have changed: count the work its running ops did at the old rate, then
@@ -478,33 +615,64 @@ static inline double itf_rate(const dp_hisim *s, int d)
 static void itf_rerate(dp_hisim *s, int d)
 {
     double r = itf_rate(s, d);
-    if (r == s->rate[d]) return;
-    for (int i = 0; i < s->n_running[d]; i++) {
-        int v = s->run_ops[(size_t)d * s->max_streams + i];
-        s->rem[v] -= (s->now - s->last[v]) * s->rate[d];
-        if (s->rem[v] < 0) s->rem[v] = 0;
-        s->last[v] = s->now;
-        double due = s->now + s->rem[v] / r;
-        if (due == s->due[v]) continue;   /* its event stands (a rate change at its very end) */
-        s->due[v] = due;
+    if (r == s->itf.rate[d]) return;
+    for (int i = 0; i < s->itf.n_running[d]; i++) {
+        int v = s->itf.run_ops[(size_t)d * s->q.max_streams + i];
+        s->itf.rem[v] -= (s->now - s->itf.last[v]) * s->itf.rate[d];
+        if (s->itf.rem[v] < 0) s->itf.rem[v] = 0;
+        s->itf.last[v] = s->now;
+        double due = s->now + s->itf.rem[v] / r;
+        if (due == s->itf.due[v]) continue;   /* its event stands (a rate change at its very end) */
+        s->itf.due[v] = due;
         schedule_at(s, due, EV_COMPUTE_DONE, (uint32_t)v);
     }
-    s->rate[d] = r;
+    s->itf.rate[d] = r;
 }
 
 /* device d went busy or idle: every other device with a peer slowdown changes rate */
 static void itf_peers(dp_hisim *s, int d)
 {
     for (int e = 0; e < s->D; e++)
-        if (e != d && s->peer_busy[e] > 0) itf_rerate(s, e);
+        if (e != d && s->itf.peer_busy[e] > 0) itf_rerate(s, e);
+}
+
+/* op v starts on device d with t seconds of work at full rate: its end follows d's rate */
+static void itf_op_start(dp_hisim *s, int v, int d, double t)
+{
+    interference *f = &s->itf;
+    f->run_ops[(size_t)d * s->q.max_streams + f->n_running[d]++] = v;
+    if (f->n_running[d] == 1) { f->n_busy_dev++; itf_peers(s, d); }
+    f->rem[v] = t;
+    f->last[v] = s->now;
+    f->due[v] = s->now + t / f->rate[d];
+    schedule_at(s, f->due[v], EV_COMPUTE_DONE, (uint32_t)v);
+}
+
+/* op v's compute ended on device d */
+static void itf_op_end(dp_hisim *s, int v, int d)
+{
+    interference *f = &s->itf;
+    int *ro = &f->run_ops[(size_t)d * s->q.max_streams];
+    for (int i = 0; i < f->n_running[d]; i++)
+        if (ro[i] == v) { ro[i] = ro[--f->n_running[d]]; break; }
+    if (f->n_running[d] == 0) { f->n_busy_dev--; itf_peers(s, d); }
+}
+
+/* an end moved by a rate change leaves its old event behind: only the due one counts, once
+ * (due = -inf after it); 1 when this end event of op v is the due one */
+static inline int itf_end_due(dp_hisim *s, int v)
+{
+    if (s->itf.due[v] != s->now) return 0;
+    s->itf.due[v] = -INFINITY;
+    return 1;
 }
 
 /* ---------------- transfers ---------------- */
 
-static void xfer_begin(dp_hisim *s, int e, int a, int b)
+static void transfer_start(dp_hisim *s, int e, int a, int b)
 {
     s->x_start[e] = s->now;
-    if (s->ce_limited) { s->out_free[a]--; s->in_free[b]--; }
+    if (s->ce.limited) { s->ce.out_free[a]--; s->ce.in_free[b]--; }
     mem_alloc(s, b, s->c->edge_data[e], "transfer to", e);
     if (s->t) {
         const dp_topo_route *r = dp_topology_route(s->t, a, b);
@@ -512,8 +680,8 @@ static void xfer_begin(dp_hisim *s, int e, int a, int b)
             for (int h = s->t->seg[sg].hop_begin; h < s->t->seg[sg].hop_end; h++)
                 s->chan_bytes[s->t->hop_chan[h]] += s->c->edge_data[e];
     }
-    if (s->itf && s->copy_in[b] > 0) {
-        s->k_in[b]++;
+    if (s->itf.on && s->itf.copy_in[b] > 0) {
+        s->itf.k_in[b]++;
         itf_rerate(s, b);
     }
     double delay;
@@ -522,14 +690,14 @@ static void xfer_begin(dp_hisim *s, int e, int a, int b)
 
 static inline int ce_ok(const dp_hisim *s, int a, int b)
 {
-    return s->out_free[a] > 0 && s->in_free[b] > 0;
+    return s->ce.out_free[a] > 0 && s->ce.in_free[b] > 0;
 }
 
 static inline void ce_mark(dp_hisim *s, int d)
 {
-    if (s->is_ce_dirty[d]) return;
-    s->is_ce_dirty[d] = 1;
-    s->ce_dirty[s->n_ce_dirty++] = d;
+    if (s->ce.is_dirty[d]) return;
+    s->ce.is_dirty[d] = 1;
+    s->ce.dirty[s->ce.n_dirty++] = d;
 }
 
 /* Copy engines are granted at the end of an instant, in request order: when several transfers
@@ -537,65 +705,67 @@ static inline void ce_mark(dp_hisim *s, int d)
  * that an older one, still waiting for an engine the next end frees, should have had. So a
  * transfer's end only marks its devices; a request made while some are marked waits for the
  * grant too (it is the youngest), else it starts at once when both its engines are free. */
-static void xfer_request(dp_hisim *s, int e, int a, int b)
+static void transfer_request(dp_hisim *s, int e, int a, int b)
 {
+    copy_engines *ce = &s->ce;
     s->x_req[e] = s->now;
     s->n_transfers++;
     s->volume += s->c->edge_data[e];
-    if (!s->ce_limited || (s->n_ce_dirty == 0 && ce_ok(s, a, b))) { xfer_begin(s, e, a, b); return; }
+    if (!ce->limited || (ce->n_dirty == 0 && ce_ok(s, a, b))) { transfer_start(s, e, a, b); return; }
     int p = a * s->D + b;
-    s->req_seq[e] = s->req_counter++;
-    s->pend_next[e] = -1;
-    if (s->pend_tail[p] < 0) s->pend_head[p] = e;
-    else s->pend_next[s->pend_tail[p]] = e;
-    s->pend_tail[p] = e;
-    if (s->n_ce_dirty > 0) ce_mark(s, a);
+    ce->req_seq[e] = ce->req_counter++;
+    ce->pend_next[e] = -1;
+    if (ce->pend_tail[p] < 0) ce->pend_head[p] = e;
+    else ce->pend_next[ce->pend_tail[p]] = e;
+    ce->pend_tail[p] = e;
+    if (ce->n_dirty > 0) ce_mark(s, a);
 }
 
 /* the instant is over: start the waiting transfers that the marked devices' engines allow, oldest
  * request first. Outside the marked devices nothing changed, so no other waiting transfer can
  * start (each waits for an engine that is still held). */
-static void xfer_grant(dp_hisim *s)
+static void transfer_grant(dp_hisim *s)
 {
+    copy_engines *ce = &s->ce;
     const int D = s->D;
     for (;;) {
         int best = -1, bp = -1;
-        for (int i = 0; i < s->n_ce_dirty; i++) {
-            int x = s->ce_dirty[i];
+        for (int i = 0; i < ce->n_dirty; i++) {
+            int x = ce->dirty[i];
             for (int k = 0; k < 2 * D; k++) {
                 int p = k < D ? x * D + k : (k - D) * D + x;
-                int e = s->pend_head[p];
+                int e = ce->pend_head[p];
                 if (e < 0 || !ce_ok(s, p / D, p % D)) continue;
-                if (best < 0 || s->req_seq[e] < s->req_seq[best]) { best = e; bp = p; }
+                if (best < 0 || ce->req_seq[e] < ce->req_seq[best]) { best = e; bp = p; }
             }
         }
         if (best < 0) break;
-        s->pend_head[bp] = s->pend_next[best];
-        if (s->pend_head[bp] < 0) s->pend_tail[bp] = -1;
-        xfer_begin(s, best, bp / D, bp % D);
+        ce->pend_head[bp] = ce->pend_next[best];
+        if (ce->pend_head[bp] < 0) ce->pend_tail[bp] = -1;
+        transfer_start(s, best, bp / D, bp % D);
     }
-    for (int i = 0; i < s->n_ce_dirty; i++) s->is_ce_dirty[s->ce_dirty[i]] = 0;
-    s->n_ce_dirty = 0;
+    for (int i = 0; i < ce->n_dirty; i++) ce->is_dirty[ce->dirty[i]] = 0;
+    ce->n_dirty = 0;
 }
 
-static void xfer_done(dp_hisim *s, int e)
+static void transfer_finish(dp_hisim *s, int e)
 {
     const dp_graph *g = s->g;
     int u = g->edge_src[e], a = s->dev[u], b = s->dev[g->edge_dst[e]];
     if (a != b) {
         s->x_end[e] = s->now;
         producer_release(s, u);
-        if (s->itf && s->copy_in[b] > 0) {
-            s->k_in[b]--;
+        if (s->itf.on && s->itf.copy_in[b] > 0) {
+            s->itf.k_in[b]--;
             itf_rerate(s, b);
         }
-        if (s->ce_limited) {
-            s->out_free[a]++;
-            s->in_free[b]++;
+        if (s->ce.limited) {
+            s->ce.out_free[a]++;
+            s->ce.in_free[b]++;
             ce_mark(s, a);
             ce_mark(s, b);
         }
-        if (s->o.mode == DP_MODE_BSP) level_done(s, s->level[u]);
+        if (s->o.mode == DP_MODE_BSP) level_done(s, s->bar.level[u]);
     }
     fifo_push(s, EV_EDGE_ARRIVED, (uint32_t)e);
 }
@@ -612,21 +782,23 @@ static inline void op_finish(dp_hisim *s, int u)
         int e = g->pred_edge[q], p = g->edge_src[e];
         if (!s->first_copy[e]) continue;
         if (s->dev[p] == du) producer_release(s, p);
-        else s->mem_cur[du] -= s->c->edge_data[e];
+        else s->mem.cur[du] -= s->c->edge_data[e];
     }
     for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
         if (!s->first_copy[e]) continue;
         int dv = s->dev[g->edge_dst[e]];
         if (dv < 0) continue; /* an absent op of a prefix run */
-        if (dv != du) xfer_request(s, e, du, dv);
+        if (dv != du) transfer_request(s, e, du, dv);
         else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
     }
-    if (s->o.mode == DP_MODE_BSP) level_done(s, s->level[u]);
+    if (s->o.mode == DP_MODE_BSP) level_done(s, s->bar.level[u]);
 }
 
 static inline void edge_arrived(dp_hisim *s, int e)
 {
     int v = s->g->edge_dst[e];
+    /* only first copies are sent (op_finish), one arrival per distinct producer */
+    assert(s->arrived[v] < s->n_in[v]);
     if (++s->arrived[v] == s->n_in[v] && s->o.mode == DP_MODE_ASYNC) fifo_push(s, EV_READY, (uint32_t)v);
 }
 
@@ -634,16 +806,16 @@ static inline void op_ready(dp_hisim *s, int v)
 {
     int d = s->dev[v];
     s->ready[v] = s->now;
-    if (s->pq) {
+    if (s->q.pq) {
         pq_push(s, d, v);
         mark_dirty(s, d);
         return;
     }
-    s->qnext[v] = -1;
-    if (s->qtail[d] < 0) s->qhead[d] = v;
-    else s->qnext[s->qtail[d]] = v;
-    s->qtail[d] = v;
-    if (s->free_streams[d] > 0) grant_head(s, d);
+    s->q.qnext[v] = -1;
+    if (s->q.qtail[d] < 0) s->q.qhead[d] = v;
+    else s->q.qnext[s->q.qtail[d]] = v;
+    s->q.qtail[d] = v;
+    if (s->q.free_streams[d] > 0) grant_head(s, d);
 }
 
 static inline void op_start(dp_hisim *s, int v)
@@ -653,38 +825,25 @@ static inline void op_start(dp_hisim *s, int v)
     s->start[v] = s->now;
     s->busy[d] += t;
     mem_alloc(s, d, s->g->out_size[v], "op", v);
-    if (s->itf) {
-        s->run_ops[(size_t)d * s->max_streams + s->n_running[d]++] = v;
-        if (s->n_running[d] == 1) { s->n_busy_dev++; itf_peers(s, d); }
-        s->rem[v] = t;
-        s->last[v] = s->now;
-        s->due[v] = s->now + t / s->rate[d];
-        schedule_at(s, s->due[v], EV_COMPUTE_DONE, (uint32_t)v);
-        return;
-    }
-    schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
+    if (s->itf.on) itf_op_start(s, v, d, t);
+    else schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
 static inline void compute_done(dp_hisim *s, int v)
 {
     int d = s->dev[v];
-    if (s->itf) {
-        int *ro = &s->run_ops[(size_t)d * s->max_streams];
-        for (int i = 0; i < s->n_running[d]; i++)
-            if (ro[i] == v) { ro[i] = ro[--s->n_running[d]]; break; }
-        if (s->n_running[d] == 0) { s->n_busy_dev--; itf_peers(s, d); }
-    }
+    if (s->itf.on) itf_op_end(s, v, d);
     s->end[v] = s->now;
-    s->free_streams[d]++;
-    s->stream_stack[(size_t)d * s->max_streams + s->stream_top[d]++] = s->op_stream[v];
+    s->q.free_streams[d]++;
+    s->q.stream_stack[(size_t)d * s->q.max_streams + s->q.stream_top[d]++] = s->q.op_stream[v];
     fifo_push(s, EV_RELEASE, (uint32_t)d);
     fifo_push(s, EV_FINISH, (uint32_t)v);
 }
 
 static inline void device_release(dp_hisim *s, int d)
 {
-    if (s->pq) { mark_dirty(s, d); return; }
-    while (s->free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
+    if (s->q.pq) { mark_dirty(s, d); return; }
+    while (s->q.free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
 }
 
 static inline void dispatch(dp_hisim *s, uint32_t ev)
@@ -692,15 +851,12 @@ static inline void dispatch(dp_hisim *s, uint32_t ev)
     uint32_t id = ev & EV_ID_MASK;
     s->n_events++;
     switch (ev >> EV_SHIFT) {
-    case EV_XFER_DONE: xfer_done(s, (int)id); break;
+    case EV_XFER_DONE: transfer_finish(s, (int)id); break;
     case EV_EDGE_ARRIVED: edge_arrived(s, (int)id); break;
     case EV_READY: op_ready(s, (int)id); break;
     case EV_GRANTED: op_start(s, (int)id); break;
     case EV_COMPUTE_DONE:
-        /* an end moved by a rate change leaves its old event behind: only the due one counts,
-         * once (due = -inf after it) */
-        if (s->itf && s->due[id] != s->now) { s->n_events--; break; }
-        if (s->itf) s->due[id] = -INFINITY;
+        if (s->itf.on && !itf_end_due(s, (int)id)) { s->n_events--; break; }   /* a stale end */
         compute_done(s, (int)id);
         break;
     case EV_RELEASE: device_release(s, (int)id); break;
@@ -708,17 +864,70 @@ static inline void dispatch(dp_hisim *s, uint32_t ev)
     }
 }
 
-/* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
-static int run(dp_hisim *s, const int *assignment, const double *priority, int prefix, dp_hisim_result *res,
-               dp_error *err)
+/* the event loop: each instant's events in the order dp_sim.h gives, until none is left */
+static void run_events(dp_hisim *s)
+{
+    for (;;) {
+        while (s->ev.fifo_head < s->ev.fifo_tail && !s->failed) dispatch(s, s->ev.fifo[s->ev.fifo_head++]);
+        s->ev.fifo_head = s->ev.fifo_tail = 0;
+        if (s->failed) return;
+        double tm = s->contention ? dp_xfer_next_time(s->x) : INFINITY;
+        double th = s->ev.heap.n > 0 ? s->ev.heap.a[0].t : INFINITY;
+        double next = th < tm ? th : tm;
+        /* the instant is over (nothing else happens now): priority queues grant; the grants'
+         * events (zero-time ops included) make a new round of this instant */
+        if (s->ce.n_dirty > 0 && !(next <= s->now)) { transfer_grant(s); continue; }
+        if (s->q.n_dirty > 0 && !(next <= s->now)) { dispatch_dirty(s); continue; }
+        if (next == INFINITY) return;
+        s->now = next;
+        /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
+        while (s->ev.heap.n > 0 && s->ev.heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->ev.heap).ev);
+        if (tm <= s->now) {
+            const int *done;
+            int k = dp_xfer_advance(s->x, s->now, &done);
+            if (dp_xfer_failed(s->x)) fail(s, DP_ENOMEM, "out of memory in the transfer model");
+            for (int i = 0; i < k; i++) transfer_finish(s, done[i]);
+        }
+    }
+}
+
+static void fill_result(dp_hisim *s, dp_hisim_result *res)
+{
+    for (int d = 0; d < s->D; d++)
+        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d]) {
+            double x = (s->mem.peak[d] - s->mem.cap[d]) / s->mem.cap[d];
+            if (x > s->mem.excess) s->mem.excess = x;
+        }
+    res->makespan = s->makespan;
+    res->n_devices = s->D;
+    res->busy = s->busy;
+    res->n_transfers = s->n_transfers;
+    res->transfer_volume = s->volume;
+    res->op_start = s->start;
+    res->op_end = s->end;
+    res->op_ready = s->ready;
+    res->op_stream = s->q.op_stream;
+    res->xfer_request = s->x_req;
+    res->xfer_start = s->x_start;
+    res->xfer_end = s->x_end;
+    res->mem_peak = s->mem.peak;
+    res->mem_capacity = s->mem.cap;
+    res->mem_excess = s->mem.excess;
+    res->penalised_makespan = s->makespan * (1 + s->o.memory_penalty * s->mem.excess);
+    res->chan_bytes = s->chan_bytes;
+    res->n_events = s->n_events + dp_xfer_events(s->x);
+}
+
+/* the assignment's devices are in range (prefix: or -1, an absent op, whose successors must be
+ * absent too) */
+static int check_assignment(const dp_hisim *s, const int *assignment, int prefix, dp_error *err)
 {
     const dp_graph *g = s->g;
-    const int n = s->n, D = s->D;
-    for (int v = 0; v < n; v++) {
+    for (int v = 0; v < s->n; v++) {
         if (prefix && assignment[v] == -1) continue;
-        if (assignment[v] < 0 || assignment[v] >= D)
+        if (assignment[v] < 0 || assignment[v] >= s->D)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
-                                v, g->op_name[v], assignment[v], D - 1);
+                                v, g->op_name[v], assignment[v], s->D - 1);
         for (int q = g->pred_ptr[v]; prefix && q < g->pred_ptr[v + 1]; q++) {
             int u = g->edge_src[g->pred_edge[q]];
             if (assignment[u] < 0)
@@ -726,119 +935,40 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
                                     "%d (\"%s\") is not", v, g->op_name[v], u, g->op_name[u]);
         }
     }
+    return DP_OK;
+}
+
+/* A run; absent ops (device -1, prefix runs only) are never made ready. */
+static int run(dp_hisim *s, const int *assignment, const double *priority, int prefix, dp_hisim_result *res,
+               dp_error *err)
+{
+    const dp_graph *g = s->g;
+    int rc = check_assignment(s, assignment, prefix, err);
+    if (rc != DP_OK) return rc;
     if (s->o.queue == DP_QUEUE_PRIORITY && !priority)
         return dp_error_set(err, DP_EINVAL, "priority queues need a priority per op (the placement method gave none)");
     s->dev = assignment;
     s->prio = priority;
     s->err = err;
     s->failed = 0;
-    dp_evheap_clear(&s->heap);
-    s->fifo_head = s->fifo_tail = 0;
-    s->now = s->makespan = 0;
-    s->n_events = s->n_transfers = 0;
-    s->volume = 0;
-    s->req_counter = 0;
-    s->pq_seq = 0;
-    memset(s->arrived, 0, (size_t)n * sizeof(int));
-    for (int v = 0; v < n; v++) {
-        s->holders[v] = 0;
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
-            s->holders[v] += s->first_copy[e] && assignment[g->edge_dst[e]] >= 0;
-        if (s->holders[v] == 0) s->holders[v] = -1;  /* a sink's output stays */
-        s->start[v] = s->end[v] = s->ready[v] = -1;
-        s->op_stream[v] = -1;
-    }
-    for (int e = 0; e < s->m; e++) s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
-    for (int d = 0; d < D; d++) {
-        s->qhead[d] = s->qtail[d] = -1;
-        s->free_streams[d] = s->streams[d];
-        s->stream_top[d] = s->streams[d];
-        for (int k = 0; k < s->streams[d]; k++)
-            s->stream_stack[(size_t)d * s->max_streams + k] = s->streams[d] - 1 - k;  /* stream 0 first */
-        s->busy[d] = 0;
-        s->mem_cur[d] = s->mem_peak[d] = 0;
-        int ce = (s->t && s->o.copy_engines) ? s->t->dev[d].copy_engines : 0;
-        s->out_free[d] = s->in_free[d] = ce > 0 ? ce : INT_MAX;
-        if (s->itf) { s->k_in[d] = s->n_running[d] = 0; s->rate[d] = 1.0; }
-    }
-    s->n_busy_dev = 0;
-    if (s->pq) {
-        for (int d = 0; d <= D; d++) s->pq_off[d] = 0;
-        for (int v = 0; v < n; v++)
-            if (assignment[v] >= 0) s->pq_off[assignment[v] + 1]++;
-        for (int d = 0; d < D; d++) { s->pq_off[d + 1] += s->pq_off[d]; s->pq_n[d] = 0; s->is_dirty[d] = 0; }
-        s->n_dirty = 0;
-    }
-    if (s->ce_limited) {
-        for (int p = 0; p < D * D; p++) s->pend_head[p] = s->pend_tail[p] = -1;
-        for (int d = 0; d < D; d++) s->is_ce_dirty[d] = 0;
-        s->n_ce_dirty = 0;
-    }
-    if (s->chan_bytes) memset(s->chan_bytes, 0, (size_t)s->t->n_channels * sizeof(double));
-    s->cur_level = 0;
-    if (s->o.mode == DP_MODE_BSP) {
-        for (int l = 0; l < s->n_levels; l++) s->level_left[l] = 0;
-        for (int v = 0; v < n; v++)
-            if (assignment[v] >= 0) s->level_left[s->level[v]]++;
-        for (int e = 0; e < s->m; e++)
-            if (s->first_copy[e] && assignment[g->edge_dst[e]] >= 0 && assignment[g->edge_src[e]] != assignment[g->edge_dst[e]])
-                s->level_left[s->level[g->edge_src[e]]]++;
-    }
+    records_reset(s);
+    events_reset(s);
+    queues_reset(s);
+    copy_engines_reset(s);
+    memory_reset(s);
+    barriers_reset(s);
+    interference_reset(s);
     dp_xfer_reset(s->x, s->o.trace);
     /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
-    for (;;) {
-        while (s->fifo_head < s->fifo_tail && !s->failed) dispatch(s, s->fifo[s->fifo_head++]);
-        s->fifo_head = s->fifo_tail = 0;
-        if (s->failed) break;
-        double tm = s->contention ? dp_xfer_next_time(s->x) : INFINITY;
-        double th = s->heap.n > 0 ? s->heap.a[0].t : INFINITY;
-        double next = th < tm ? th : tm;
-        /* the instant is over (nothing else happens now): priority queues grant; the grants'
-         * events (zero-time ops included) make a new round of this instant */
-        if (s->n_ce_dirty > 0 && !(next <= s->now)) { xfer_grant(s); continue; }
-        if (s->n_dirty > 0 && !(next <= s->now)) { dispatch_dirty(s); continue; }
-        if (next == INFINITY) break;
-        s->now = next;
-        /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
-        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->heap).ev);
-        if (tm <= s->now) {
-            const int *done;
-            int k = dp_xfer_advance(s->x, s->now, &done);
-            if (dp_xfer_failed(s->x)) fail(s, DP_ENOMEM, "out of memory in the transfer model");
-            for (int i = 0; i < k; i++) xfer_done(s, done[i]);
-        }
-    }
+    run_events(s);
     s->err = NULL;
     if (s->failed) return s->failed;
-    for (int v = 0; v < n; v++)
+    for (int v = 0; v < s->n; v++)
         if (s->end[v] < 0 && assignment[v] >= 0)
             return dp_error_set(err, DP_EINVAL, "simulation ended with op %d (\"%s\") never run (internal error)", v, g->op_name[v]);
-    s->mem_excess = 0;
-    for (int d = 0; d < D; d++)
-        if (s->mem_cap[d] > 0 && s->mem_peak[d] > s->mem_cap[d]) {
-            double x = (s->mem_peak[d] - s->mem_cap[d]) / s->mem_cap[d];
-            if (x > s->mem_excess) s->mem_excess = x;
-        }
-    res->makespan = s->makespan;
-    res->n_devices = D;
-    res->busy = s->busy;
-    res->n_transfers = s->n_transfers;
-    res->transfer_volume = s->volume;
-    res->op_start = s->start;
-    res->op_end = s->end;
-    res->op_ready = s->ready;
-    res->op_stream = s->op_stream;
-    res->xfer_request = s->x_req;
-    res->xfer_start = s->x_start;
-    res->xfer_end = s->x_end;
-    res->mem_peak = s->mem_peak;
-    res->mem_capacity = s->mem_cap;
-    res->mem_excess = s->mem_excess;
-    res->penalised_makespan = s->makespan * (1 + s->o.memory_penalty * s->mem_excess);
-    res->chan_bytes = s->chan_bytes;
-    res->n_events = s->n_events + dp_xfer_events(s->x);
+    fill_result(s, res);
     return DP_OK;
 }
 
@@ -885,11 +1015,11 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
     json_object_set_new(root, "otherData", meta);
     char nm[512];
     for (int d = 0; d < s->D; d++)
-        for (int k = 0; k < s->streams[d]; k++) {
+        for (int k = 0; k < s->q.streams[d]; k++) {
             if (s->t) snprintf(nm, sizeof nm, "%s stream %d", s->t->dev[d].name, k);
             else snprintf(nm, sizeof nm, "device %d stream %d", d, k);
             json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 0,
-                                                 "tid", d * s->max_streams + k, "args", "name", nm));
+                                                 "tid", d * s->q.max_streams + k, "args", "name", nm));
         }
     for (int v = 0; v < g->n_ops; v++) {
         double inputs_done = 0;
@@ -898,7 +1028,7 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
             if (s->end[u] > inputs_done) inputs_done = s->end[u];
         }
         json_t *x = json_pack("{s:s,s:s,s:s,s:i,s:i,s:f,s:f,s:{s:f,s:f,s:f}}", "name", g->op_name[v], "cat", g->op_kind[v],
-                              "ph", "X", "pid", 0, "tid", assignment[v] * s->max_streams + s->op_stream[v],
+                              "ph", "X", "pid", 0, "tid", assignment[v] * s->q.max_streams + s->q.op_stream[v],
                               "ts", s->start[v] * us, "dur", (s->end[v] - s->start[v]) * us, "args",
                               "wait_for_inputs", (s->ready[v] - inputs_done) / sc, "queued", (s->start[v] - s->ready[v]) / sc,
                               "run", (s->end[v] - s->start[v]) / sc);

@@ -1,5 +1,6 @@
 /* dp_sim.c: the DOPPLER-compatible event engine (see dp_sim.h for the event order). */
 #include "dp_sim.h"
+#include "dp_alloc.h"
 #include "dp_heap.h"
 #include "dp_json.h"
 
@@ -24,6 +25,7 @@ struct dp_sim {
     const dp_graph *g;
     const dp_costs *c;
     int n, m, D;
+    dp_alloc_table owned;  /* every array below */
     /* per edge: 1 when it is the first copy of its (src, dst) pair */
     unsigned char *first_copy;
     /* run state */
@@ -59,23 +61,22 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
         return NULL;
     }
     /* every event kind happens at most once per op/edge (release: once per op finish) */
+    dp_alloc_table *t = &s->owned;
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
-    s->first_copy = malloc((size_t)s->m + 1);
     s->heap.cap = s->m + s->n + 1;
-    s->heap.a = dp_malloc_n((size_t)s->heap.cap, sizeof(dp_ev));
-    s->fifo = dp_malloc_n(s->fifo_cap, sizeof(uint32_t));
-    s->arrived = dp_malloc_n(s->n, sizeof(int));
-    s->qhead = dp_malloc_n(s->D, sizeof(int));
-    s->qtail = dp_malloc_n(s->D, sizeof(int));
-    s->qnext = dp_malloc_n(s->n, sizeof(int));
-    s->busy_flag = malloc(s->D);
-    s->busy = dp_malloc_n(s->D, sizeof(double));
-    s->start = dp_malloc_n(s->n, sizeof(double));
-    s->end = dp_malloc_n(s->n, sizeof(double));
-    s->ready = dp_malloc_n(s->n, sizeof(double));
-    if (!s->first_copy || !s->heap.a || !s->fifo || !s->arrived || !s->qhead || !s->qtail ||
-        !s->qnext || !s->busy_flag || !s->busy || !s->start || !s->end || !s->ready)
-        goto nomem;
+    DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
+    DP_ALLOC(t, s->heap.a, (size_t)s->heap.cap, sizeof(dp_ev));
+    DP_ALLOC(t, s->fifo, (size_t)s->fifo_cap, sizeof(uint32_t));
+    DP_ALLOC(t, s->arrived, (size_t)s->n, sizeof(int));
+    DP_ALLOC(t, s->qhead, (size_t)s->D, sizeof(int));
+    DP_ALLOC(t, s->qtail, (size_t)s->D, sizeof(int));
+    DP_ALLOC(t, s->qnext, (size_t)s->n, sizeof(int));
+    DP_ALLOC(t, s->busy_flag, (size_t)s->D, 1);
+    DP_ALLOC(t, s->busy, (size_t)s->D, sizeof(double));
+    DP_ALLOC(t, s->start, (size_t)s->n, sizeof(double));
+    DP_ALLOC(t, s->end, (size_t)s->n, sizeof(double));
+    DP_ALLOC(t, s->ready, (size_t)s->n, sizeof(double));
+    if (t->failed) goto nomem;
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
             s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
@@ -89,13 +90,9 @@ nomem:
 void dp_sim_free(dp_sim *s)
 {
     if (!s) return;
-    free(s->first_copy); free(s->heap.a); free(s->fifo); free(s->arrived);
-    free(s->qhead); free(s->qtail); free(s->qnext); free(s->busy_flag);
-    free(s->busy); free(s->start); free(s->end); free(s->ready);
+    dp_alloc_table_free(&s->owned);
     free(s);
 }
-
-/* ---- the two queues ---- */
 
 static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 {
@@ -143,6 +140,7 @@ static inline void edge_arrived(dp_sim *s, int e)
 {
     if (!s->first_copy[e]) return;
     int v = s->g->edge_dst[e];
+    assert(s->arrived[v] < s->g->n_unique_pred[v]);   /* one arrival per distinct producer */
     if (++s->arrived[v] == s->g->n_unique_pred[v]) fifo_push(s, EV_READY, (uint32_t)v);
 }
 

@@ -1,0 +1,38 @@
+/* dp_alloc.c: the allocation table of a workspace (see dp_alloc.h). */
+#include "dp_alloc.h"
+#include "dp_error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, int zero)
+{
+    if (t->n == t->cap) {
+        int nc = t->cap ? 2 * t->cap : 32;
+        void **f = realloc(t->field, (size_t)nc * sizeof *f);
+        if (!f) { t->failed = 1; return NULL; }
+        t->field = f;
+        t->cap = nc;
+    }
+    void *p = zero ? dp_calloc_n(n, sz) : dp_malloc_n(n, sz);
+    size_t bytes;
+    if (!p || dp_size_mul(n, sz, &bytes) != DP_OK) {
+        free(p);
+        t->failed = 1;
+        return NULL;
+    }
+    t->field[t->n++] = field;
+    t->bytes += bytes;
+    return p;
+}
+
+void dp_alloc_table_free(dp_alloc_table *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        void *p;
+        memcpy(&p, t->field[i], sizeof p);   /* the field's current value, whatever its pointer type */
+        free(p);
+    }
+    free(t->field);
+    memset(t, 0, sizeof *t);
+}

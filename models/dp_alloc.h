@@ -1,0 +1,45 @@
+/* dp_alloc.h (internal, not installed): one allocation table per workspace, instead of an
+ * allocation list and a free list kept in step by hand.
+ *
+ * A workspace (a simulator, an environment) embeds a dp_alloc_table and allocates each of its
+ * arrays with DP_ALLOC(table, field, n, size): the array goes into the struct field and the
+ * field's address into the table. dp_alloc_table_free frees what every recorded field holds at
+ * that time (so an array later grown with realloc through its field is freed right), then the
+ * table. A field allocated twice is recorded twice: don't.
+ *
+ *   DP_ALLOC(&s->mem, s->busy, D, sizeof(double));
+ *   ...
+ *   if (s->mem.failed) goto nomem;      one check after all the allocations
+ *   ...
+ *   dp_alloc_table_free(&s->mem);       frees busy and every other array
+ */
+#ifndef DP_ALLOC_H
+#define DP_ALLOC_H
+
+#include <stddef.h>
+
+typedef struct dp_alloc_table {
+    void **field;    /* addresses of the owner's pointer fields (each a T *) */
+    int n, cap;
+    size_t bytes;    /* bytes allocated through the table (workspace accounting) */
+    int failed;      /* 1 once an allocation (or the table itself) ran out of memory */
+} dp_alloc_table;
+
+/* Allocate n elements of sz bytes (zeroed when zero is 1), record field (the address of the
+ * pointer that will hold them) and return the memory; NULL, with t->failed set, when out of
+ * memory or n x sz overflows. */
+void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, int zero);
+
+/* Count bytes of memory the owner grew by itself (realloc of a recorded field). */
+static inline void dp_alloc_table_grew(dp_alloc_table *t, size_t bytes)
+{
+    t->bytes += bytes;
+}
+
+/* Free every recorded field's memory and the table (the fields are left dangling). */
+void dp_alloc_table_free(dp_alloc_table *t);
+
+#define DP_ALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 0))
+#define DP_CALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 1))
+
+#endif
