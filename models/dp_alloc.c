@@ -28,7 +28,8 @@ void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, in
 
 void dp_alloc_table_free(dp_alloc_table *t)
 {
-    for (int i = 0; i < t->n; i++) {
+    /* last first: a field may live in memory recorded before it (a state struct's arrays) */
+    for (int i = t->n - 1; i >= 0; i--) {
         void *p;
         memcpy(&p, t->field[i], sizeof p);   /* the field's current value, whatever its pointer type */
         free(p);

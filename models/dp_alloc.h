@@ -4,8 +4,9 @@
  * A workspace (a simulator, an environment) embeds a dp_alloc_table and allocates each of its
  * arrays with DP_ALLOC(table, field, n, size): the array goes into the struct field and the
  * field's address into the table. dp_alloc_table_free frees what every recorded field holds at
- * that time (so an array later grown with realloc through its field is freed right), then the
- * table. A field allocated twice is recorded twice: don't.
+ * that time (so an array later grown with realloc through its field is freed right), last
+ * recorded first (so a field may live inside memory the table allocated before it, such as a
+ * model's state struct), then the table. A field allocated twice is recorded twice: don't.
  *
  *   DP_ALLOC(&s->mem, s->busy, D, sizeof(double));
  *   ...

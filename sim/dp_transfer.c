@@ -32,18 +32,6 @@ dp_xfer_kind dp_xfer_get_kind(const dp_xfer *x)
     return x->kind;
 }
 
-void *dp_xfer_alloc_n(dp_xfer *x, size_t n, size_t sz)
-{
-    x->bytes_held += n * sz;
-    return dp_malloc_n(n, sz);
-}
-
-void *dp_xfer_calloc_n(dp_xfer *x, size_t n, size_t sz)
-{
-    x->bytes_held += n * sz;
-    return calloc(n, sz);
-}
-
 /* the calibrated numbers of each device pair (see dp_transfer.h) */
 static int calibrate_pairs(dp_xfer *x, const dp_calib *cal, dp_error *err)
 {
@@ -102,25 +90,24 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
         dp_error_set(err, DP_ENOMEM, "%d transfers x %d chunks: too many for the transfer model", c->n_edges, chunks);
         return NULL;
     }
-    x->bytes_held = sizeof *x;
     const size_t m1 = (size_t)x->m + 1;
-    x->done = dp_xfer_alloc_n(x, m1, sizeof(int));
-    x->flow_t0 = dp_xfer_alloc_n(x, m1, sizeof(double));
-    if (!x->done || !x->flow_t0) goto nomem;
+    XALLOC(x, x->done, m1, sizeof(int));
+    XALLOC(x, x->flow_t0, m1, sizeof(double));
     if (model->needs_topology) {
         const size_t DD = (size_t)x->D * (size_t)x->D;
-        x->src = dp_xfer_alloc_n(x, m1, sizeof(int));
-        x->dst = dp_xfer_alloc_n(x, m1, sizeof(int));
-        x->pair_work = dp_xfer_alloc_n(x, DD, sizeof(double));
-        x->pair_lat_scale = dp_xfer_alloc_n(x, DD, sizeof(double));
-        x->pair_lat_add = dp_xfer_alloc_n(x, DD, sizeof(double));
-        if (!x->src || !x->dst || !x->pair_work || !x->pair_lat_scale || !x->pair_lat_add) goto nomem;
+        XALLOC(x, x->src, m1, sizeof(int));
+        XALLOC(x, x->dst, m1, sizeof(int));
+        XALLOC(x, x->pair_work, DD, sizeof(double));
+        XALLOC(x, x->pair_lat_scale, DD, sizeof(double));
+        XALLOC(x, x->pair_lat_add, DD, sizeof(double));
+        if (x->owned.failed) goto nomem;
         if (calibrate_pairs(x, cal, err) != DP_OK) {
             dp_xfer_free(x);
             return NULL;
         }
     }
-    if (model->alloc && model->alloc(x) != DP_OK) goto nomem;
+    if (!x->owned.failed && model->alloc && model->alloc(x) != DP_OK) goto nomem;
+    if (x->owned.failed) goto nomem;
     dp_xfer_reset(x, 0);
     return x;
 nomem:
@@ -133,9 +120,8 @@ void dp_xfer_free(dp_xfer *x)
 {
     if (!x) return;
     if (x->model->free) x->model->free(x);
-    free(x->done); free(x->flow_t0); free(x->src); free(x->dst);
-    free(x->pair_work); free(x->pair_lat_scale); free(x->pair_lat_add);
-    free(x->ev.a); free(x->busy_log); free(x->rate_log);
+    dp_alloc_table_free(&x->owned);
+    free(x->busy_log); free(x->rate_log);
     free(x);
 }
 
@@ -233,5 +219,5 @@ const dp_xfer_rate *dp_xfer_rate_log(const dp_xfer *x, int *n)
 
 size_t dp_xfer_workspace_bytes(const dp_xfer *x)
 {
-    return x->bytes_held + (x->model->extra_bytes ? x->model->extra_bytes(x) : 0);
+    return sizeof *x + x->owned.bytes + (x->model->extra_bytes ? x->model->extra_bytes(x) : 0);
 }

@@ -39,33 +39,23 @@ static double fifo_nominal(const dp_topology *t, const dp_topo_route *r)
 
 static int fifo_alloc(dp_xfer *x)
 {
-    fifo_state *f = dp_xfer_calloc_n(x, 1, sizeof *f);
+    XCALLOC(x, x->state, 1, sizeof(fifo_state));
+    fifo_state *f = x->state;
     if (!f) return DP_ENOMEM;
-    x->state = f;
     const size_t m1 = (size_t)x->m + 1, NC = (size_t)x->t->n_channels + 1;
     size_t nch;
     if (dp_size_mul(m1, (size_t)x->K, &nch) != DP_OK) return DP_ENOMEM;
-    f->left = dp_xfer_alloc_n(x, m1, sizeof(int));
-    f->chunk_hop = dp_xfer_alloc_n(x, nch, sizeof(int));
-    f->chunk_next = dp_xfer_alloc_n(x, nch, sizeof(int));
-    f->q_head = dp_xfer_alloc_n(x, NC, sizeof(int));
-    f->q_tail = dp_xfer_alloc_n(x, NC, sizeof(int));
-    f->chan_busy = dp_xfer_alloc_n(x, NC, 1);
     /* pending: at most one occupancy end per channel and one arrival per chunk */
     if (nch + NC > (size_t)1 << 30) return DP_ENOMEM;
+    XALLOC(x, f->left, m1, sizeof(int));
+    XALLOC(x, f->chunk_hop, nch, sizeof(int));
+    XALLOC(x, f->chunk_next, nch, sizeof(int));
+    XALLOC(x, f->q_head, NC, sizeof(int));
+    XALLOC(x, f->q_tail, NC, sizeof(int));
+    XALLOC(x, f->chan_busy, NC, 1);
     x->ev.cap = (int)(nch + NC);
-    x->ev.a = dp_xfer_alloc_n(x, (size_t)x->ev.cap, sizeof(dp_ev));
-    if (!f->left || !f->chunk_hop || !f->chunk_next || !f->q_head || !f->q_tail || !f->chan_busy || !x->ev.a)
-        return DP_ENOMEM;
-    return DP_OK;
-}
-
-static void fifo_free(dp_xfer *x)
-{
-    fifo_state *f = x->state;
-    if (!f) return;
-    free(f->left); free(f->chunk_hop); free(f->chunk_next); free(f->q_head); free(f->q_tail); free(f->chan_busy);
-    free(f);
+    XALLOC(x, x->ev.a, (size_t)x->ev.cap, sizeof(dp_ev));
+    return x->owned.failed ? DP_ENOMEM : DP_OK;
 }
 
 static void fifo_reset(dp_xfer *x)
@@ -157,7 +147,6 @@ const dp_xfer_model dp_xfer_model_fifo = {
     .needs_topology = 1,
     .nominal_s_per_byte = fifo_nominal,
     .alloc = fifo_alloc,
-    .free = fifo_free,
     .reset = fifo_reset,
     .start = fifo_start,
     .advance = fifo_advance,

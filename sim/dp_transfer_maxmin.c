@@ -57,25 +57,23 @@ static double mm_nominal(const dp_topology *t, const dp_topo_route *r)
 static int mm_alloc(dp_xfer *x)
 {
     const dp_topology *t = x->t;
-    mm_state *s = dp_xfer_calloc_n(x, 1, sizeof *s);
+    XCALLOC(x, x->state, 1, sizeof(mm_state));
+    mm_state *s = x->state;
     if (!s) return DP_ENOMEM;
-    x->state = s;
     const size_t m1 = (size_t)x->m + 1, NC = (size_t)t->n_channels + 1, NK = (size_t)t->n_classes + 1;
-    s->seg = dp_xfer_alloc_n(x, m1, sizeof(int));
-    s->cls = dp_xfer_calloc_n(x, NK, sizeof(klass));
-    s->cap_rem = dp_xfer_alloc_n(x, NC, sizeof(double));
-    s->load = dp_xfer_alloc_n(x, NC, sizeof(double));
-    s->loaded = dp_xfer_alloc_n(x, NC, sizeof(int));
-    s->frozen = dp_xfer_alloc_n(x, NK, 1);
-    s->active = dp_xfer_alloc_n(x, NK, sizeof(int));
-    s->active_pos = dp_xfer_alloc_n(x, NK, sizeof(int));
-    s->chan_cls_ptr = dp_xfer_calloc_n(x, NC + 1, sizeof(int));
-    s->chan_cls = dp_xfer_alloc_n(x, (size_t)t->class_ptr[t->n_classes] + 1, sizeof(int));
+    XALLOC(x, s->seg, m1, sizeof(int));
+    XCALLOC(x, s->cls, NK, sizeof(klass));
+    XALLOC(x, s->cap_rem, NC, sizeof(double));
+    XALLOC(x, s->load, NC, sizeof(double));
+    XALLOC(x, s->loaded, NC, sizeof(int));
+    XALLOC(x, s->frozen, NK, 1);
+    XALLOC(x, s->active, NK, sizeof(int));
+    XALLOC(x, s->active_pos, NK, sizeof(int));
+    XCALLOC(x, s->chan_cls_ptr, NC + 1, sizeof(int));
+    XALLOC(x, s->chan_cls, (size_t)t->class_ptr[t->n_classes] + 1, sizeof(int));
     x->ev.cap = x->m + 1;   /* at most one latency pending per transfer */
-    x->ev.a = dp_xfer_alloc_n(x, (size_t)x->ev.cap, sizeof(dp_ev));
-    if (!s->seg || !s->cls || !s->cap_rem || !s->load || !s->loaded || !s->frozen || !s->active || !s->active_pos ||
-        !s->chan_cls_ptr || !s->chan_cls || !x->ev.a)
-        return DP_ENOMEM;
+    XALLOC(x, x->ev.a, (size_t)x->ev.cap, sizeof(dp_ev));
+    if (x->owned.failed) return DP_ENOMEM;
     for (int k = 0; k < t->n_classes; k++)
         for (int q = t->class_ptr[k]; q < t->class_ptr[k + 1]; q++) s->chan_cls_ptr[t->class_chan[q] + 1]++;
     for (size_t ch = 0; ch < NC; ch++) s->chan_cls_ptr[ch + 1] += s->chan_cls_ptr[ch];
@@ -90,15 +88,12 @@ static int mm_alloc(dp_xfer *x)
     return DP_OK;
 }
 
+/* the per-class flow heaps grow during runs, outside x->owned */
 static void mm_free(dp_xfer *x)
 {
     mm_state *s = x->state;
-    if (!s) return;
-    if (s->cls)
-        for (int k = 0; k < x->t->n_classes; k++) free(s->cls[k].h);
-    free(s->seg); free(s->cls); free(s->cap_rem); free(s->load); free(s->loaded); free(s->frozen);
-    free(s->active); free(s->active_pos); free(s->chan_cls_ptr); free(s->chan_cls);
-    free(s);
+    if (!s || !s->cls) return;
+    for (int k = 0; k < x->t->n_classes; k++) free(s->cls[k].h);
 }
 
 static void mm_reset(dp_xfer *x)

@@ -11,6 +11,7 @@
 #ifndef DP_TRANSFER_MODEL_H
 #define DP_TRANSFER_MODEL_H
 
+#include "dp_alloc.h"
 #include "dp_heap.h"
 #include "dp_transfer.h"
 
@@ -25,9 +26,11 @@ typedef struct dp_xfer_model {
      * calibrated pair's bandwidth factor (dp_transfer.h); NULL: the model takes no calibration
      * of its own (fixed: dp_costmodel_costs calibrated its cost tables already). */
     double (*nominal_s_per_byte)(const dp_topology *t, const dp_topo_route *r);
-    /* Allocate x->state and size x->ev (capacity of pending internal events) for x->m transfers
-     * of x->K chunks on x->t; DP_ENOMEM (message set by the caller) when out of memory. */
+    /* Allocate x->state and x->ev's storage (capacity: the most internal events pending at
+     * once) for x->m transfers of x->K chunks on x->t, every array through x->owned (freed with
+     * x); DP_ENOMEM (message set by the caller) when out of memory. */
     int (*alloc)(dp_xfer *x);
+    /* Free what the model allocated outside x->owned; NULL: nothing. */
     void (*free)(dp_xfer *x);
     /* Forget every transfer (x's shared fields are reset by the caller). */
     void (*reset)(dp_xfer *x);
@@ -55,7 +58,7 @@ struct dp_xfer {
     const dp_costs *c;
     const dp_topology *t;
     int D, m, K;       /* devices, transfers (edges), chunks (FIFO; 1 for the others) */
-    size_t bytes_held;
+    dp_alloc_table owned;  /* every array of the workspace and of the model's state */
     dp_evheap ev;      /* the model's internal events (storage sized by its alloc) */
     long n_events;
     int trace;
@@ -75,10 +78,9 @@ struct dp_xfer {
     int n_rate, cap_rate;
 };
 
-/* dp_malloc_n(n, sz), counted in x->bytes_held (for dp_xfer_workspace_bytes) */
-void *dp_xfer_alloc_n(dp_xfer *x, size_t n, size_t sz);
-/* calloc(n, sz), counted likewise */
-void *dp_xfer_calloc_n(dp_xfer *x, size_t n, size_t sz);
+/* Allocate field's n elements of sz bytes in x->owned (zeroed with XCALLOC): see dp_alloc.h. */
+#define XALLOC(x, field, n, sz) DP_ALLOC(&(x)->owned, field, (n), (sz))
+#define XCALLOC(x, field, n, sz) DP_CALLOC(&(x)->owned, field, (n), (sz))
 
 /* Trace logs (only when x->trace): a channel occupied from t0 to t1 by transfer id (FIFO); the
  * rate of class k's n flows from time t (max-min). A log that cannot grow loses the entry; the

@@ -220,11 +220,19 @@ START_TEST(alloc_table)
     w.b = grown;
     dp_alloc_table_grew(&w.owned, 995 * sizeof(int));
     ck_assert_uint_eq(w.owned.bytes, 10 * sizeof(double) + 1000 * sizeof(int) + 3);
+    /* a field inside memory the table allocated before it: freed first (the table frees last
+     * recorded first; in the other order the inner field would be read from freed memory) */
+    struct inner { double *x; } *in;
+    DP_CALLOC(&w.owned, in, 1, sizeof *in);
+    ck_assert_ptr_nonnull(in);
+    DP_ALLOC(&w.owned, in->x, 7, sizeof(double));
+    ck_assert_ptr_nonnull(in->x);
+    ck_assert_int_eq(w.owned.n, 5);
     double *huge;
     DP_ALLOC(&w.owned, huge, SIZE_MAX / 4, sizeof(double));
     ck_assert_ptr_null(huge);
     ck_assert_int_eq(w.owned.failed, 1);
-    ck_assert_int_eq(w.owned.n, 3);
+    ck_assert_int_eq(w.owned.n, 5);
     dp_alloc_table_free(&w.owned);
     ck_assert_int_eq(w.owned.n, 0);
     ck_assert_ptr_null(w.owned.field);
