@@ -1,4 +1,4 @@
-/* dp_alloc.h (internal, not installed): one allocation table per workspace, instead of an
+/* dp_alloc.h: one allocation table per workspace, instead of an
  * allocation list and a free list kept in step by hand.
  *
  * A workspace (a simulator, an environment) embeds a dp_alloc_table and allocates each of its
@@ -18,6 +18,13 @@
 #define DP_ALLOC_H
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 typedef struct dp_alloc_table {
     void **field;    /* addresses of the owner's pointer fields (each a T *) */
@@ -43,4 +50,7 @@ void dp_alloc_table_free(dp_alloc_table *t);
 #define DP_ALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 0))
 #define DP_CALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 1))
 
+#ifdef __cplusplus
+}
+#endif
 #endif

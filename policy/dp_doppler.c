@@ -147,13 +147,13 @@ out:
 
 /* ---- the model: parameters sized by the architecture only ---- */
 
-/* allocate the per-op buffers, or (bytes != NULL) only add up their sizes */
+/* allocate the per-op buffers (in dd->owned), or (bytes != NULL) only add up their sizes */
 static int doppler_buffers(dp_doppler *dd, size_t *bytes)
 {
     const int n = dd->n, D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden;
 #define BUF(p, count) do { size_t k_ = (size_t)(count); \
         if (bytes) *bytes += k_ * sizeof *(p); \
-        else if (!((p) = dp_calloc_n(k_, sizeof *(p)))) return DP_ENOMEM; } while (0)
+        else if (!DP_CALLOC(&dd->owned, p, k_, sizeof *(p))) return DP_ENOMEM; } while (0)
     const size_t nd = (size_t)n * d, nD = (size_t)n * D;
     BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
     BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
@@ -263,7 +263,8 @@ int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r)
 
 /* ---- a workspace: the model bound to one graph and device count ---- */
 
-#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+/* zeroed, recorded in dd->owned (freed by dp_doppler_free) */
+#define ALLOC(p, count) do { if (!DP_CALLOC(&dd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err)
 {
@@ -327,20 +328,12 @@ dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_dopp
 void dp_doppler_free(dp_doppler *dd)
 {
     if (!dd) return;
-    free(dd->X); free(dd->Xraw);
     dp_nn_ecgraph_free(dd->eg);
     free(dd->bnext); free(dd->tnext); free(dd->rtopo);
     dp_mpnn_free(&dd->sel_mp);
     dp_mpnn_free(&dd->plc_mp);
     if (dd->own_model) dp_doppler_model_free(dd->m);
-    float *bufs[] = {dd->s_H, dd->s_Fpre, dd->s_Bp, dd->s_Tp, dd->s_Bm, dd->s_Br, dd->s_Tm, dd->s_Tr, dd->s_cat,
-                     dd->s_A, dd->s_Aact, dd->s_score, dd->s_dscore, dd->s_dcat, dd->s_dA, dd->s_dAact, dd->s_dH, dd->s_dP,
-                     dd->p_H, dd->p_Fpre, dd->p_F, dd->p_S, dd->p_DFz, dd->p_L1, dd->p_Sst, dd->p_Sm, dd->p_Sr,
-                     dd->p_cat, dd->p_A, dd->p_dlogits, dd->p_dH, dd->p_dF, dd->p_Aact, dd->p_dA, dd->p_dAact, dd->p_dcat,
-                     dd->p_dL1, dd->p_dS, dd->p_acc, dd->p_dtmp, dd->p_Q, dd->p_dQ};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++) free(bufs[i]);
-    free(dd->p_op);
-    free(dd->devfeat);
+    dp_alloc_table_free(&dd->owned);
     free(dd);
 }
 

@@ -56,6 +56,7 @@
 #include "dp_cost.h"
 #include "dp_env.h"
 #include "dp_graph.h"
+#include "dp_alloc.h"
 #include "dp_mpnn.h"
 #include "dp_nn.h"
 
@@ -118,6 +119,7 @@ typedef struct dp_doppler {
     dp_doppler_arch a;
     int n, D;
     int FD;                         /* device features per device (dp_env_n_features) */
+    dp_alloc_table owned;           /* X, Xraw and every activation buffer below */
     /* per-graph inputs */
     float *X;                       /* (n, 5) z-scored node features */
     float *Xraw;                    /* (n, 5) before the z-score (for inspection) */
@@ -125,24 +127,47 @@ typedef struct dp_doppler {
     int *bnext, *tnext;             /* the next op on each op's b-path / t-path (-1 at the end) */
     int *rtopo;                     /* reverse topological order (b-path sums visit it) */
     size_t bytes;                   /* memory held, estimated before allocating (dp_mem_check) */
-    /* SEL */
+    /* SEL. Shapes: n ops, d = hidden, h = mlp_hidden; per-graph activations (dp_doppler_prepare) */
     dp_nn_params *sel;              /* the model's block */
     dp_mpnn sel_mp;                 /* the model's MPNN with this graph's caches */
     int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
-    float *s_Hpre, *s_H, *s_Fpre, *s_Bp, *s_Tp, *s_Bm, *s_Br, *s_Tm, *s_Tr, *s_cat, *s_A, *s_Aact, *s_score;
-    float *s_dscore, *s_dcat, *s_dA, *s_dAact, *s_dH, *s_dP;
-    /* PLC */
+    float *s_Hpre;                 /* (n, d) message passing output (points into sel_mp) */
+    float *s_H;                    /* (n, d) lrelu(s_Hpre) */
+    float *s_Fpre;                 /* (n, d) node feature projection X W^T + b */
+    float *s_Bp, *s_Tp;            /* (n, d) sums of s_H along each op's b-path and t-path */
+    float *s_Bm, *s_Br, *s_Tm, *s_Tr; /* (d) z-score means and 1/std of s_Bp and s_Tp over ops */
+    float *s_cat;                  /* (n, 4d) [lrelu(s_Fpre), s_H, z(s_Bp), z(s_Tp)] */
+    float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu */
+    float *s_score;                /* (n) SEL logit of each op */
+    float *s_dscore;               /* (n) gradient of the scores, accumulated over the batch */
+    float *s_dcat;                 /* (n, 4d) */
+    float *s_dA, *s_dAact;         /* (n, h) */
+    float *s_dH;                   /* (n, d) */
+    float *s_dP;                   /* (n, d) gradient of s_Hpre; also the forward's temporary */
+    /* PLC. Per-step caches are indexed by the step t < n (one op placed per step) */
     dp_nn_params *plc;              /* the model's block */
     dp_mpnn plc_mp;
     int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
-    float *p_Hpre, *p_H, *p_Fpre, *p_F;
-    float *p_S;                    /* (D, d) current device sums */
+    float *p_Hpre;                 /* (n, d) message passing output (points into plc_mp) */
+    float *p_H;                    /* (n, d) lrelu(p_Hpre) */
+    float *p_Fpre, *p_F;           /* (n, d) node feature projection, after lrelu */
+    float *p_S;                    /* (D, d) current device sums of p_H over placed ops */
     int *p_op;                     /* (n) op of each step */
-    float *p_DFz, *p_L1, *p_Sst, *p_Sm, *p_Sr, *p_cat, *p_A, *p_dlogits; /* per-step caches */
+    float *p_DFz;                  /* (n, D, FD) z-scored device features of each step */
+    float *p_L1;                   /* (n, D, d) their projection */
+    float *p_Sst;                  /* (n, D, d) the device sums at each step */
+    float *p_Sm, *p_Sr;            /* (n, d) their z-score means and 1/std over devices */
+    float *p_cat;                  /* (n, D, 2d) [lrelu(p_L1), z(p_Sst)] per step and device */
+    float *p_A, *p_Aact;           /* (n, D, h) MLP hidden pre-activation, after lrelu */
+    float *p_dlogits;              /* (n, D) gradient of each step's logits */
     float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
-    float *p_Q, *p_dQ;             /* (n, mlp_hidden) the op's part of the PLC MLP's first layer, its
+    float *p_Q, *p_dQ;             /* (n, h) the op's part of the PLC MLP's first layer, its
                                       gradient accumulated over the batch */
-    float *p_Aact, *p_dA, *p_dAact, *p_dcat, *p_dL1, *p_dS, *p_acc, *p_dtmp;
+    float *p_dA, *p_dAact;         /* (n, D, h) */
+    float *p_dcat;                 /* (n, D, 2d) */
+    float *p_dL1;                  /* (n, D, d) */
+    float *p_dS, *p_acc;           /* (D, d) gradient of the device sums; its running sum over steps */
+    float *p_dtmp;                 /* (max(n, D), max(d, FD)) scratch */
     double *devfeat;               /* (D, FD) the last step's raw device features */
     int episode_steps;             /* steps cached in the current episode */
 } dp_doppler;

@@ -1,5 +1,6 @@
 /* dp_gdp.c: the GDP device policy (see dp_gdp.h). */
 #include "dp_gdp.h"
+#include "dp_alloc.h"
 #include "dp_doppler.h"
 #include "dp_file.h"
 
@@ -21,8 +22,9 @@ void dp_gdp_arch_default(dp_gdp_arch *a)
 struct dp_gdp {
     const dp_graph *g;
     dp_gdp_arch a;
-    int n, D, d, L, nh, h;
+    int n, D, d, L, nh, h;  /* shapes below: n ops (= steps), D devices, d hidden, L layers, nh heads, h mlp */
     dp_nn_params p;
+    dp_alloc_table owned;   /* every array below */
     int i_win, i_bin, *i_w, *i_b, i_q, i_k, i_v, i_o, i_bo, i_h1, i_hb1, i_h2, i_hb2;
     int *nptr, *nidx;   /* distinct undirected neighbours, CSR */
     float *X;           /* (n, 5) */
@@ -32,25 +34,30 @@ struct dp_gdp {
     float *Hs;          /* (L+1, n, d) H_0 .. H_L */
     float *Cat;         /* (L, n, 2d) [H_{l-1}, N_l] */
     float *Apre;        /* (L, n, d) */
-    float *Z0, *Q, *K, *V, *P, *O, *Z1, *Upre, *U, *logits;
+    float *Z0;          /* (n, d) the step sequence: H_L of each step's op plus the position code */
+    float *Q, *K, *V;   /* (n, d) attention projections of Z0 (nh heads of d / nh) */
+    float *P;           /* (nh, n, n) attention weights */
+    float *O;           /* (n, d) attention output */
+    float *Z1;          /* (n, d) O W_o^T + b_o + Z0 (residual) */
+    float *Upre, *U;    /* (n, h) device head hidden pre-activation, after lrelu */
+    float *logits;      /* (n, D) */
     /* backward */
-    float *dZ1, *dU, *dO, *dQ, *dK, *dV, *dZ0, *dH, *dA, *dCat, *scratch;
+    float *dZ1, *dO, *dQ, *dK, *dV, *dZ0, *dH, *dA; /* (n, d); dA is also the forward's temporary */
+    float *dU;          /* (n, h) */
+    float *dCat;        /* (n, 2d) */
+    float *scratch;     /* (dp_nn_attention_scratch(n)) */
 };
 
 void dp_gdp_free(dp_gdp *gd)
 {
     if (!gd) return;
     dp_nn_params_free(&gd->p);
-    free(gd->i_w); free(gd->i_b); free(gd->nptr); free(gd->nidx); free(gd->X); free(gd->PE);
-    free(gd->A0); free(gd->Hs); free(gd->Cat); free(gd->Apre);
-    free(gd->Z0); free(gd->Q); free(gd->K); free(gd->V); free(gd->P); free(gd->O); free(gd->Z1); free(gd->Upre);
-    free(gd->U); free(gd->logits);
-    free(gd->dZ1); free(gd->dU); free(gd->dO); free(gd->dQ); free(gd->dK); free(gd->dV); free(gd->dZ0); free(gd->dH);
-    free(gd->dA); free(gd->dCat); free(gd->scratch);
+    dp_alloc_table_free(&gd->owned);
     free(gd);
 }
 
-#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+/* zeroed, recorded in gd->owned (freed by dp_gdp_free) */
+#define ALLOC(p, count) do { if (!DP_CALLOC(&gd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 #define ADD(id, name, r, c) do { if (((id) = dp_nn_params_add(&gd->p, (name), (r), (c))) < 0) goto nomem; } while (0)
 
 dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a, dp_error *err)

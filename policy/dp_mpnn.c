@@ -37,14 +37,14 @@ int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int 
     return DP_OK;
 }
 
-/* allocate the caches, or (bytes != NULL) only add up their sizes */
+/* allocate the caches (in m->owned), or (bytes != NULL) only add up their sizes */
 static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
 {
     const size_t n = (size_t)g->n_nodes, d = (size_t)m->d, T = (size_t)m->T, U = (size_t)(g->n_classes ? g->n_classes : 1);
     const size_t rows = (size_t)(g->n_rows ? g->n_rows : 1), K = (size_t)m->K;
 #define BUF(ptr, count) do { size_t k_ = (size_t)(count); \
         if (bytes) *bytes += k_ * sizeof(float); \
-        else if (!((ptr) = dp_malloc_n(k_, sizeof(float)))) return DP_ENOMEM; } while (0)
+        else if (!DP_ALLOC(&m->owned, ptr, k_, sizeof(float))) return DP_ENOMEM; } while (0)
     BUF(m->P, n * d);
     BUF(m->E1, U * K);
     BUF(m->R1, U * K);
@@ -86,11 +86,7 @@ int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g)
 
 void dp_mpnn_free(dp_mpnn *m)
 {
-    free(m->P); free(m->E1); free(m->R1); free(m->Wc); free(m->H); free(m->A); free(m->M); free(m->G);
-    free(m->gru); free(m->dH); free(m->dHp); free(m->dM); free(m->dA); free(m->dWc); free(m->dR1); free(m->dE1);
-    free(m->scratch);
-    m->P = m->E1 = m->R1 = m->Wc = m->H = m->A = m->M = m->G = m->gru = NULL;
-    m->dH = m->dHp = m->dM = m->dA = m->dWc = m->dR1 = m->dE1 = m->scratch = NULL;
+    dp_alloc_table_free(&m->owned);
 }
 
 int dp_mpnn_init(dp_mpnn *m, gsl_rng *r)

@@ -17,6 +17,7 @@
 #ifndef DP_MPNN_H
 #define DP_MPNN_H
 
+#include "dp_alloc.h"
 #include "dp_nn.h"
 
 #ifdef __cplusplus
@@ -28,7 +29,9 @@ typedef struct dp_mpnn {
     const dp_nn_ecgraph *g;        /* not owned */
     const dp_nn_params *p;         /* the network's block (not owned) */
     int i_pw, i_pb, i_ew1, i_eb1, i_ew2, i_eb2, i_cb, i_wih, i_whh, i_bih, i_bhh; /* tensor ids */
-    /* activations cached by the forward for the backward */
+    dp_alloc_table owned;          /* every array below */
+    /* activations cached by the forward for the backward (U: edge feature classes, rows: the
+     * gathered rows of the edge-conditioned convolution, dp_nn.h) */
     float *P;      /* (n, d) projection pre-activation */
     float *E1;     /* (U, K) edge network hidden pre-activation */
     float *R1;     /* (U, K) relu(E1) */
@@ -40,7 +43,11 @@ typedef struct dp_mpnn {
     float *gru;    /* (T, n, 4d) GRU caches */
     /* workspaces */
     const float *X; /* the input of the last forward (kept by the caller) */
-    float *dH, *dHp, *dM, *dA, *dWc, *dR1, *dE1, *scratch;
+    float *dH, *dHp;   /* (n, d) gradient of the state after and before a step */
+    float *dM, *dA;    /* (n, d) gradient of a step's messages and convolution pre-activation */
+    float *dWc;        /* (U, d*d) gradient of the class matrices */
+    float *dR1, *dE1;  /* (U, K) gradient of the edge network's hidden layer, after and before relu */
+    float *scratch;    /* (scratch_n) the GRU's and the convolution's, whichever is larger */
     size_t scratch_n;
 } dp_mpnn;
 

@@ -1,6 +1,7 @@
 /* dp_nn.c: the layer library (see dp_nn.h). */
 #include "dp_nn.h"
 
+#include <assert.h>
 #include <cblas.h>
 #include <math.h>
 #include <stdint.h>
@@ -99,6 +100,7 @@ double dp_nn_clip_grad_norm(dp_nn_params *p, double max_norm)
 
 void dp_nn_linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int C, int OC)
 {
+    assert(N >= 0 && C > 0 && OC > 0);   /* layer dimensions (debug builds) */
     /* inp is (N,C), w is (OC,C), out is (N,OC) */
     if (b) {
         for (int i = 0; i < N; i++) memcpy(out + (size_t)i * OC, b, (size_t)OC * sizeof(float));
@@ -113,6 +115,7 @@ void dp_nn_linear_forward(float *out, const float *inp, const float *w, const fl
 void dp_nn_linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
                            const float *w, int N, int C, int OC)
 {
+    assert(N >= 0 && C > 0 && OC > 0);   /* layer dimensions (debug builds) */
     /* dout is (N,OC) */
     if (dinp) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
     if (dw) cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
@@ -146,6 +149,7 @@ void dp_nn_leaky_relu_backward(float *restrict dinp, const float *restrict dout,
 
 void dp_nn_zscore_forward(float *out, float *mean, float *rstd, const float *inp, int N, int C, float eps)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     /* inp, out are (N,C); mean, rstd are (C) */
     for (int j = 0; j < C; j++) {
         double s = 0;
@@ -170,6 +174,7 @@ void dp_nn_zscore_forward(float *out, float *mean, float *rstd, const float *inp
 void dp_nn_zscore_backward(float *dinp, const float *dout, const float *inp, const float *mean,
                            const float *rstd, int N, int C, float eps)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     /* y = u k with u = x - mu, k = 1/(s + eps), s = sqrt(mean(u^2)):
      * dx_i = k (dy_i - mean(dy)) - k^2 (sum_j dy_j u_j) u_i / (N s)   (s > 0; u = 0 when s = 0) */
     if (N <= 0) return;
@@ -192,6 +197,7 @@ void dp_nn_zscore_backward(float *dinp, const float *dout, const float *inp, con
 
 void dp_nn_sum_pool_forward(float *out, const float *inp, const int *ptr, const int *idx, int M, int C)
 {
+    assert(M >= 0 && C > 0);   /* layer dimensions (debug builds) */
     for (int m = 0; m < M; m++) {
         float *o = out + (size_t)m * C;
         memset(o, 0, (size_t)C * sizeof(float));
@@ -204,6 +210,7 @@ void dp_nn_sum_pool_forward(float *out, const float *inp, const int *ptr, const 
 
 void dp_nn_chain_sum_forward(float *out, const float *inp, const int *next, const int *order, int N, int C)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     for (int k = 0; k < N; k++) {
         const int v = order[k], w = next[v];
         float *o = out + (size_t)v * C;
@@ -219,6 +226,7 @@ void dp_nn_chain_sum_forward(float *out, const float *inp, const int *next, cons
 
 void dp_nn_chain_sum_backward(float *dinp, float *dacc, const int *next, const int *order, int N, int C)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     /* the reverse order visits every node after all the nodes whose chains pass through it */
     for (int k = N - 1; k >= 0; k--) {
         const int v = order[k], w = next[v];
@@ -234,6 +242,7 @@ void dp_nn_chain_sum_backward(float *dinp, float *dacc, const int *next, const i
 
 void dp_nn_sum_pool_backward(float *dinp, const float *dout, const int *ptr, const int *idx, int M, int C)
 {
+    assert(M >= 0 && C > 0);   /* layer dimensions (debug builds) */
     for (int m = 0; m < M; m++) {
         const float *d = dout + (size_t)m * C;
         for (int k = ptr[m]; k < ptr[m + 1]; k++) {
@@ -245,6 +254,7 @@ void dp_nn_sum_pool_backward(float *dinp, const float *dout, const int *ptr, con
 
 double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int n)
 {
+    assert(n > 0);   /* layer dimensions (debug builds) */
     float mx = -INFINITY;
     for (int i = 0; i < n; i++)
         if (logits[i] > mx) mx = logits[i];
@@ -263,6 +273,7 @@ double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int 
 
 void dp_nn_log_softmax_backward(float *dlogits, const float *dlogp, const float *prob, int n)
 {
+    assert(n > 0);   /* layer dimensions (debug builds) */
     double s = 0;
     for (int i = 0; i < n; i++) s += dlogp[i];
     for (int j = 0; j < n; j++) dlogits[j] += (float)(dlogp[j] - prob[j] * s);
@@ -270,6 +281,7 @@ void dp_nn_log_softmax_backward(float *dlogits, const float *dlogp, const float 
 
 void dp_nn_entropy_backward(float *dlogits, float dH, const float *prob, const float *logp, double H, int n)
 {
+    assert(n > 0);   /* layer dimensions (debug builds) */
     /* dH/dz_j = -p_j (log p_j + H) */
     for (int j = 0; j < n; j++) dlogits[j] += (float)(dH * (-(double)prob[j] * ((double)logp[j] + H)));
 }
@@ -337,6 +349,7 @@ static void gru_row(float *restrict c, float *restrict ho, const float *restrict
 void dp_nn_gru_forward(float *hout, float *cache, const float *x, const float *h, const float *w_ih,
                        const float *w_hh, const float *b_ih, const float *b_hh, int N, int C, float *scratch)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     /* x, h, hout are (N,C); w_ih, w_hh are (3C,C); cache is (N,4C): r | z | n | ghn */
     const int C3 = 3 * C;
     float *gi = scratch, *gh = scratch + (size_t)N * C3;
@@ -369,6 +382,7 @@ void dp_nn_gru_backward(float *dx, float *dh, float *dw_ih, float *dw_hh, float 
                         const float *dhout, const float *cache, const float *x, const float *h,
                         const float *w_ih, const float *w_hh, int N, int C, float *scratch)
 {
+    assert(N >= 0 && C > 0);   /* layer dimensions (debug builds) */
     const int C3 = 3 * C;
     float *dgi = scratch, *dgh = scratch + (size_t)N * C3;
     for (int i = 0; i < N; i++) {
@@ -478,6 +492,7 @@ size_t dp_nn_ecconv_scratch(const dp_nn_ecgraph *g, int Cin, int Cout)
 void dp_nn_ecconv_forward(float *out, float *gcache, const float *h, const float *wc, const float *bias,
                           const dp_nn_ecgraph *g, int Cin, int Cout, float *scratch)
 {
+    assert(Cin > 0 && Cout > 0 && g->n_nodes >= 0);   /* layer dimensions (debug builds) */
     /* h (n,Cin); wc (classes,Cin,Cout); out (n,Cout); gcache (rows,Cin) */
     for (int v = 0; v < g->n_nodes; v++) {
         float *o = out + (size_t)v * Cout;
@@ -508,6 +523,7 @@ void dp_nn_ecconv_forward(float *out, float *gcache, const float *h, const float
 void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dout, const float *gcache,
                            const float *wc, const dp_nn_ecgraph *g, int Cin, int Cout, float *scratch)
 {
+    assert(Cin > 0 && Cout > 0 && g->n_nodes >= 0);   /* layer dimensions (debug builds) */
     if (dbias) {
         for (int v = 0; v < g->n_nodes; v++) {
             const float *d = dout + (size_t)v * Cout;
@@ -543,6 +559,7 @@ void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dou
 void dp_nn_attention_forward(float *out, float *P, const float *q, const float *k, const float *v, int N, int H,
                              int dk, int dv, int causal)
 {
+    assert(N >= 0 && H > 0 && dk > 0 && dv > 0);   /* layer dimensions (debug builds) */
     const float scale = 1.0f / sqrtf((float)dk);
     const int lq = H * dk, lv = H * dv;
     for (int h = 0; h < H; h++) {
@@ -577,6 +594,7 @@ size_t dp_nn_attention_scratch(int N)
 void dp_nn_attention_backward(float *dq, float *dk, float *dv, const float *dout, const float *P, const float *q,
                               const float *k, const float *v, int N, int H, int dk_, int dv_, float *scratch)
 {
+    assert(N >= 0 && H > 0 && dk_ > 0 && dv_ > 0);   /* layer dimensions (debug builds) */
     const float scale = 1.0f / sqrtf((float)dk_);
     const int lq = H * dk_, lv = H * dv_;
     for (int h = 0; h < H; h++) {

@@ -1,5 +1,6 @@
 /* dp_placeto.c: the Placeto device policy (see dp_placeto.h). */
 #include "dp_placeto.h"
+#include "dp_alloc.h"
 #include "dp_doppler.h"
 #include "dp_file.h"
 
@@ -24,7 +25,10 @@ typedef struct sweep {
     int fw, fb, gw, gb;     /* tensor ids: message f (d, d), update g (d, d) */
     const int *ptr, *idx;   /* neighbours the messages come from (parents or children), CSR */
     int reverse;            /* 0: topological order, 1: reverse */
-    float *Y, *Fpre, *Fm, *M, *Gpre; /* (n, d) each */
+    float *Y;               /* (n, d) each op's state after the sweep: S + lrelu(Gpre) */
+    float *Fpre, *Fm;       /* (n, d) its outgoing message pre-activation, after lrelu */
+    float *M;               /* (n, d) the incoming messages summed over the neighbours */
+    float *Gpre;            /* (n, d) update pre-activation (M's projection) */
     float *dY, *dFpre, *dM, *dG;     /* (n, d) backward workspaces */
 } sweep;
 
@@ -38,6 +42,7 @@ struct dp_placeto {
     int i_h1, i_hb1, i_h2, i_hb2;        /* device head */
     int gf[N_GROUPS], gfb[N_GROUPS], gg[N_GROUPS], ggb[N_GROUPS];
     sweep sw[2];
+    dp_alloc_table owned;                /* every array allocated with ALLOC below */
     /* graph structure */
     int *pptr, *pidx, *cptr, *cidx;      /* distinct parents and children, CSR */
     int *pos;                            /* position of each op in topo */
@@ -47,15 +52,21 @@ struct dp_placeto {
     /* per-step inputs and activations */
     float *Xbase;                        /* (n, 5) z-scored cost features */
     float *X;                            /* (n, F) */
-    float *A1, *Z1, *S;                  /* (n, d) */
-    float *E;                            /* (n, 2d) */
-    float *GFpre[N_GROUPS], *GF[N_GROUPS]; /* (n, 2d) */
-    float *Gm, *GGpre, *GA;              /* (3, 2d) group means, update pre-activations, outputs */
+    float *A1, *Z1;                      /* (n, d) node transform pre-activation, after lrelu */
+    float *S;                            /* (n, d) node transform output: the sweeps' starting state */
+    float *E;                            /* (n, e = 2d) op embeddings [forward sweep Y, backward sweep Y] */
+    float *GFpre[N_GROUPS], *GF[N_GROUPS]; /* (n, e) each group's transform pre-activation, after lrelu */
+    float *Gm, *GGpre, *GA;              /* (3, e) group means, update pre-activations, outputs */
     int gcount[N_GROUPS];
-    float *cat, *Hpre, *H;               /* (4e), (h), (h) */
+    float *cat;                          /* (4e) [the three groups' GA, the op's embedding E[v]] */
+    float *Hpre, *H;                     /* (h) device head hidden pre-activation, after lrelu */
     float *lg;                           /* (D) logits recomputed by the backward */
     /* backward workspaces */
-    float *dE, *dGF, *dS, *dZ1, *dA1, *dcat, *dH, *dGA, *dGm;
+    float *dE, *dGF;                     /* (n, e) */
+    float *dS, *dZ1, *dA1;               /* (n, d) */
+    float *dcat;                         /* (4e) */
+    float *dH;                           /* (h) */
+    float *dGA, *dGm;                    /* (3, e) */
 };
 
 static int dedup_csr(int n, const int *ptr, const int *edge_ids, const int *ends, int **optr, int **oidx)
@@ -81,22 +92,13 @@ void dp_placeto_free(dp_placeto *pl)
 {
     if (!pl) return;
     dp_nn_params_free(&pl->p);
-    for (int s = 0; s < 2; s++) {
-        sweep *w = &pl->sw[s];
-        free(w->Y); free(w->Fpre); free(w->Fm); free(w->M); free(w->Gpre);
-        free(w->dY); free(w->dFpre); free(w->dM); free(w->dG);
-    }
-    free(pl->pptr); free(pl->pidx); free(pl->cptr); free(pl->cidx); free(pl->pos);
-    free(pl->anc); free(pl->desc); free(pl->members);
-    free(pl->Xbase); free(pl->X); free(pl->A1); free(pl->Z1); free(pl->S); free(pl->E);
-    for (int q = 0; q < N_GROUPS; q++) { free(pl->GFpre[q]); free(pl->GF[q]); }
-    free(pl->Gm); free(pl->GGpre); free(pl->GA); free(pl->cat); free(pl->Hpre); free(pl->H); free(pl->lg);
-    free(pl->dE); free(pl->dGF); free(pl->dS); free(pl->dZ1); free(pl->dA1); free(pl->dcat); free(pl->dH);
-    free(pl->dGA); free(pl->dGm);
+    free(pl->pptr); free(pl->pidx); free(pl->cptr); free(pl->cidx);   /* dedup_csr's */
+    dp_alloc_table_free(&pl->owned);
     free(pl);
 }
 
-#define ALLOC(p, count) do { if (!((p) = dp_calloc_n((size_t)(count), sizeof *(p)))) goto nomem; } while (0)
+/* zeroed, recorded in pl->owned (freed by dp_placeto_free) */
+#define ALLOC(p, count) do { if (!DP_CALLOC(&pl->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 #define ADD(id, name, r, c) do { if (((id) = dp_nn_params_add(&pl->p, (name), (r), (c))) < 0) goto nomem; } while (0)
 
 dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_placeto_arch *a, dp_error *err)
