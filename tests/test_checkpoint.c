@@ -1,0 +1,203 @@
+/* test_checkpoint: the HDF5 files of a training run (policy/dp_h5io.h) on their own: a checkpoint
+ * written and read back bit for bit (parameters, Adam moments and step count, counters, the RNG
+ * state, the best parameters and assignment, the run id), a read without Adam resetting the moments, a
+ * tensor of another shape refused with its name, no temporary file left behind, and the
+ * trajectory file's create, append, count and truncate. */
+#include "dp_h5io.h"
+#include "dp_nn.h"
+#include "dp_test.h"
+
+#include <dirent.h>
+#include <gsl/gsl_rng.h>
+
+static char dir[256];
+
+static void make_dir(void)
+{
+    snprintf(dir, sizeof dir, "%s/dp-ckpt-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void remove_dir(void)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    char p[512];
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+            unlink(p);
+        }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int files_in_dir(void)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* 1 when tensors of a and b (the same layout) hold the same values (the padding between
+ * tensors, dp_nn_params_alloc's alignment, is not stored) */
+static int same_tensors(const dp_nn_params *a, const float *x, const float *y)
+{
+    for (int i = 0; i < a->n_tensors; i++) {
+        size_t off = a->t[i].offset, k = (size_t)a->t[i].rows * a->t[i].cols;
+        if (memcmp(x + off, y + off, k * sizeof(float)) != 0) return 0;
+    }
+    return 1;
+}
+
+/* a block of two tensors (rows x cols given), every float distinct */
+static void block(dp_nn_params *p, int r0, int c0, float base)
+{
+    dp_nn_params_init(p);
+    ck_assert_int_ge(dp_nn_params_add(p, "w", r0, c0), 0);
+    ck_assert_int_ge(dp_nn_params_add(p, "b", 1, c0), 0);
+    ck_assert_int_eq(dp_nn_params_alloc(p), DP_OK);
+    for (size_t i = 0; i < p->n; i++) {
+        p->param[i] = base + 0.25f * (float)i;
+        p->m[i] = -0.5f * (float)i;
+        p->v[i] = 1e-3f * (float)(i + 1);
+    }
+    p->adam_t = 17;
+}
+
+START_TEST(round_trip)
+{
+    make_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/run.h5", dir);
+    dp_nn_params sel, plc, sel2, plc2;
+    block(&sel, 3, 4, 1.0f);
+    block(&plc, 2, 5, -7.0f);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 42);
+    for (int i = 0; i < 100; i++) gsl_rng_get(r);
+    int best[6] = {0, 1, 1, 0, 2, 1};
+    float *sel_best = calloc(sel.n, sizeof(float)), *plc_best = calloc(plc.n, sizeof(float));
+    for (size_t i = 0; i < sel.n; i++) sel_best[i] = (float)i / 3;
+    for (size_t i = 0; i < plc.n; i++) plc_best[i] = -(float)i / 7;
+    dp_ckpt ck = {.graph = "g", .n_ops = 6, .n_devices = 3, .config_json = "{\"x\": 1}", .stage = 1, .episode = 123,
+                  .running_sum = -4.5, .running_count = 9, .best_makespan = 3.25, .best_assignment = best,
+                  .traj_episodes = 123, .traj_steps = 738, .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r),
+                  .sel_best = sel_best, .plc_best = plc_best, .has_best = 1, .best_greedy = 2.5};
+    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(r));
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", "00112233445566778899aabbccddeeff");
+    dp_error err;
+    ck_assert_msg(dp_ckpt_write(path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(files_in_dir(), 1);   /* the temporary name is gone */
+    /* read into fresh blocks of the same layout */
+    block(&sel2, 3, 4, 0);
+    block(&plc2, 2, 5, 0);
+    int best2[6] = {0};
+    float *sel_best2 = calloc(sel.n, sizeof(float)), *plc_best2 = calloc(plc.n, sizeof(float));
+    gsl_rng *r2 = gsl_rng_alloc(gsl_rng_mt19937);
+    dp_ckpt in = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2),
+                  .sel_best = sel_best2, .plc_best = plc_best2};
+    ck_assert_msg(dp_ckpt_read(path, &in, &sel2, &plc2, 1, &err) == DP_OK, "%s", err.msg);
+    ck_assert_str_eq(in.graph, "g");
+    ck_assert_str_eq(in.run_id, "00112233445566778899aabbccddeeff");
+    ck_assert_str_eq(in.config_json, "{\"x\": 1}");
+    ck_assert_int_eq(in.stage, 1);
+    ck_assert_int_eq(in.episode, 123);
+    ck_assert_double_eq(in.running_sum, -4.5);
+    ck_assert_int_eq(in.running_count, 9);
+    ck_assert_double_eq(in.best_makespan, 3.25);
+    ck_assert_int_eq(in.traj_steps, 738);
+    ck_assert_int_eq(in.has_best, 1);
+    ck_assert_double_eq(in.best_greedy, 2.5);
+    ck_assert_int_eq(memcmp(best, best2, sizeof best), 0);
+    ck_assert(same_tensors(&sel, sel.param, sel2.param));
+    ck_assert(same_tensors(&plc, plc.param, plc2.param));
+    ck_assert(same_tensors(&sel, sel.m, sel2.m));
+    ck_assert(same_tensors(&plc, plc.v, plc2.v));
+    ck_assert_int_eq(sel2.adam_t, 17);
+    ck_assert(same_tensors(&sel, sel_best, sel_best2));
+    ck_assert(same_tensors(&plc, plc_best, plc_best2));
+    ck_assert(!same_tensors(&plc, plc.param, plc_best2));   /* the best block is its own */
+    /* the generator continues where it stopped */
+    ck_assert_str_eq(in.rng_name, gsl_rng_name(r));
+    for (int i = 0; i < 5; i++) ck_assert_uint_eq(gsl_rng_get(r2), gsl_rng_get(r));
+    free((char *)in.graph);
+    free(in.config_json);
+    /* without Adam (a new stage from --init): parameters read, moments and steps reset */
+    dp_ckpt in2 = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
+    for (size_t i = 0; i < sel2.n; i++) sel2.m[i] = 99;
+    ck_assert_msg(dp_ckpt_read(path, &in2, &sel2, &plc2, 0, &err) == DP_OK, "%s", err.msg);
+    ck_assert(same_tensors(&sel, sel.param, sel2.param));
+    for (size_t i = 0; i < sel2.n; i++) ck_assert_float_eq(sel2.m[i], 0);
+    ck_assert_int_eq(sel2.adam_t, 0);
+    free((char *)in2.graph);
+    free(in2.config_json);
+    /* a network of another shape is refused, naming the tensor */
+    dp_nn_params wide;
+    block(&wide, 3, 6, 0);
+    dp_ckpt in3 = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
+    ck_assert_int_ne(dp_ckpt_read(path, &in3, &wide, &plc2, 1, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, "w") != NULL && strstr(err.msg, "shape") != NULL, "%s", err.msg);
+    free((char *)in3.graph);
+    free(in3.config_json);
+    /* the config alone */
+    char *json = NULL;
+    ck_assert_int_eq(dp_ckpt_read_config(path, &json, &err), DP_OK);
+    ck_assert_str_eq(json, "{\"x\": 1}");
+    free(json);
+    dp_nn_params_free(&wide);
+    dp_nn_params_free(&sel); dp_nn_params_free(&plc); dp_nn_params_free(&sel2); dp_nn_params_free(&plc2);
+    gsl_rng_free(r); gsl_rng_free(r2);
+    free(sel_best); free(plc_best); free(sel_best2); free(plc_best2);
+    remove_dir();
+}
+END_TEST
+
+START_TEST(trajectory_rows)
+{
+    make_dir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/run.traj.h5", dir);
+    dp_error err;
+    ck_assert_msg(dp_traj_create(path, "g", 3, 2, "sim", "s", "{}", "0123456789abcdef0123456789abcdef", &err) == DP_OK, "%s", err.msg);
+    long ne = -1, ns = -1;
+    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    ck_assert(ne == 0 && ns == 0);
+    char rid[40];
+    ck_assert_int_eq(dp_traj_run_id(path, rid, sizeof rid, &err), DP_OK);
+    ck_assert_str_eq(rid, "0123456789abcdef0123456789abcdef");
+    dp_traj_episode ep[2] = {{.stage = 1, .episode = 0, .makespan = 5, .step_offset = 0, .n_steps = 3},
+                             {.stage = 1, .episode = 1, .makespan = 4, .step_offset = 3, .n_steps = 3}};
+    dp_traj_step st[6];
+    for (int i = 0; i < 6; i++) st[i] = (dp_traj_step){.sel_op = i % 3, .sel_logp = -0.5f, .ready = 1, .plc_device = i % 2};
+    ck_assert_msg(dp_traj_append(path, ep, 1, st, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_traj_append(path, ep + 1, 1, st + 3, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    ck_assert(ne == 2 && ns == 6);
+    ck_assert_int_eq(files_in_dir(), 1);
+    /* a resumed run cuts the file back to what its checkpoint accounts for */
+    ck_assert_msg(dp_traj_truncate(path, 1, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    ck_assert(ne == 1 && ns == 3);
+    /* a file that is not there */
+    char missing[600];
+    snprintf(missing, sizeof missing, "%s/none.h5", dir);
+    ck_assert_int_ne(dp_traj_count(missing, &ne, &ns, &err), DP_OK);
+    ck_assert(strstr(err.msg, "none.h5") != NULL);
+    remove_dir();
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("checkpoint");
+    TCase *t = tcase_create("checkpoint");
+    tcase_add_test(t, round_trip);
+    tcase_add_test(t, trajectory_rows);
+    suite_add_tcase(s, t);
+    return dp_test_run(s);
+}
