@@ -245,19 +245,19 @@ static int calibrate_fit(int argc, char **argv)
     dp_error_clear(&err);
     dp_profile *p = dp_profile_load(argv[optind], &err);
     if (!p) return dp_cli_fail(&err);
-    dp_calib_fitted *cal = dp_calib_fit(p, &err);
+    dp_calib *cal = dp_calib_fit(p, &err);
     dp_profile_free(p);
     if (!cal) return dp_cli_fail(&err);
     printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",
            "c_s_per_byte", "R^2", "rms_rel", "max_rel", "fit");
     json_t *rep = json_object(), *rdev = json_object(), *rrt = json_array();
     for (int d = 0; d < cal->n_devices; d++) {
-        const dp_calib_fit_device *dv = &cal->dev[d];
+        const dp_calib_device *dv = &cal->dev[d];
         json_t *jk = json_object();
-        for (int k = 0; k <= dv->n_kinds; k++) {
-            const dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
-            const dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
-            const char *name = k < dv->n_kinds ? dv->kind[k] : "default";
+        for (int k = 0; k <= dv->n_ops; k++) {
+            const dp_calib_affine *co = k < dv->n_ops ? &dv->op[k] : &dv->def;
+            const dp_calib_fit_info *in = k < dv->n_ops ? &dv->op_info[k] : &dv->def_info;
+            const char *name = k < dv->n_ops ? dv->op_kind[k] : "default";
             printf("%-6s %-12s %5d %5s %12.4e %14.4e %14.4e %8.4f %8.4f %8.4f %s\n", dv->name, name, in->n, in->terms,
                    co->a_s, co->b_s_per_flop, co->c_s_per_byte, in->r2, in->rms_rel, in->max_rel,
                    in->robust ? "robust" : "ols");
@@ -268,7 +268,7 @@ static int calibrate_fit(int argc, char **argv)
     printf("\n%-6s %-6s %5s %12s %14s %8s %8s %8s %s\n", "src", "dst", "n", "latency_s", "bandwidth_Bps", "R^2",
            "rms_rel", "max_rel", "fit");
     for (int r = 0; r < cal->n_routes; r++) {
-        const dp_calib_fit_route *rt = &cal->route[r];
+        const dp_calib_route *rt = &cal->route[r];
         printf("%-6s %-6s %5d %12.4e %14.4e %8.4f %8.4f %8.4f %s\n", rt->src, rt->dst, rt->info.n, rt->latency_s,
                rt->bandwidth_Bps, rt->info.r2, rt->info.rms_rel, rt->info.max_rel, rt->info.robust ? "robust" : "ols");
         json_t *j = info_json(&rt->info);
@@ -278,7 +278,7 @@ static int calibrate_fit(int argc, char **argv)
     }
     printf("\n%-6s %10s %6s %10s %6s\n", "device", "copy_in", "n", "peer_busy", "n");
     for (int d = 0; d < cal->n_devices; d++) {
-        const dp_calib_fit_device *dv = &cal->dev[d];
+        const dp_calib_device *dv = &cal->dev[d];
         printf("%-6s %10.4f %6d %10.4f %6d\n", dv->name, dv->copy_in, dv->n_copy_in, dv->peer_busy, dv->n_peer_busy);
         json_t *jd = json_object_get(rdev, dv->name);
         if (jd) json_object_set_new(jd, "interference", json_pack("{s:f,s:i,s:f,s:i}", "copy_in", dv->copy_in, "n_copy_in",
@@ -290,13 +290,13 @@ static int calibrate_fit(int argc, char **argv)
     if (any_measured) {
         printf("\n%-6s %-12s %14s %14s %12s %12s\n", "device", "measured op", "flops", "bytes", "seconds", "fit/measured");
         for (int d = 0; d < cal->n_devices; d++) {
-            const dp_calib_fit_device *dv = &cal->dev[d];
+            const dp_calib_device *dv = &cal->dev[d];
             for (int k = 0; k < dv->n_measured; k++) {
                 const dp_calib_measured *m = &dv->measured[k];
                 /* what the sweep's fit alone would say for this op */
                 const dp_calib_affine *co = &dv->def;
-                for (int j = 0; j < dv->n_kinds; j++)
-                    if (strcmp(dv->kind[j], m->kind) == 0) co = &dv->coef[j];
+                for (int j = 0; j < dv->n_ops; j++)
+                    if (strcmp(dv->op_kind[j], m->kind) == 0) co = &dv->op[j];
                 double fit = co->a_s + co->b_s_per_flop * m->flops + co->c_s_per_byte * m->bytes;
                 printf("%-6s %-12s %14.6g %14.6g %12.4e %12.3f\n", dv->name, m->kind, m->flops, m->bytes, m->seconds,
                        m->seconds > 0 ? fit / m->seconds : 0.0);
@@ -306,11 +306,11 @@ static int calibrate_fit(int argc, char **argv)
     json_object_set_new(rep, "devices", rdev);
     json_object_set_new(rep, "routes", rrt);
     int status = 0;
-    if (dp_calib_fitted_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
+    if (dp_calib_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
     else if (report && dp_json_dump_atomic(rep, report, JSON_INDENT(2) | JSON_REAL_PRECISION(6), &err) != DP_OK)
         status = dp_cli_fail(&err);
     json_decref(rep);
-    dp_calib_fitted_free(cal);
+    dp_calib_free(cal);
     return status;
 }
 

@@ -1,13 +1,46 @@
-/* dp_calib.c: fitting the affine cost model to a profile, calibration files, cost tables. */
+/* dp_calib.c: the calibration (see dp_calib.h): its fit to a profile, its file (the reader and
+ * the writer side by side, one schema) and its lookups. */
 #include "dp_calib.h"
+#include "dp_file.h"
 #include "dp_json.h"
 
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the type ---- */
+
+void dp_calib_free(dp_calib *c)
+{
+    if (!c) return;
+    for (int d = 0; d < c->n_devices && c->dev; d++) {
+        dp_calib_device *dv = &c->dev[d];
+        free(dv->name);
+        for (int k = 0; k < dv->n_ops; k++) free(dv->op_kind[k]);
+        free(dv->op_kind);
+        free(dv->op);
+        free(dv->op_info);
+        for (int k = 0; k < dv->n_measured; k++) free(dv->measured[k].kind);
+        free(dv->measured);
+    }
+    for (int r = 0; r < c->n_routes && c->route; r++) { free(c->route[r].src); free(c->route[r].dst); }
+    free(c->dev); free(c->route); free(c->machine); free(c->path);
+    free(c);
+}
+
+static int measured_cmp(const void *pa, const void *pb)
+{
+    const dp_calib_measured *a = pa, *b = pb;
+    int k = strcmp(a->kind, b->kind);
+    if (k) return k;
+    if (a->flops != b->flops) return a->flops < b->flops ? -1 : 1;
+    if (a->bytes != b->bytes) return a->bytes < b->bytes ? -1 : 1;
+    return 0;
+}
 
 /* ---- the fit ---- */
 
@@ -147,92 +180,70 @@ static int fit_model(int n, const double *F, const double *B, const double *y, i
     return 0;
 }
 
-void dp_calib_fitted_free(dp_calib_fitted *c)
+static dp_calib *calib_new(const char *machine, int n_devices, int n_routes)
 {
-    if (!c) return;
-    for (int d = 0; d < c->n_devices && c->dev; d++) {
-        dp_calib_fit_device *v = &c->dev[d];
-        free(v->name);
-        for (int k = 0; k < v->n_kinds; k++) free(v->kind[k]);
-        free(v->kind);
-        for (int k = 0; k < v->n_measured; k++) free(v->measured[k].kind);
-        free(v->measured);
-        free(v->coef);
-        free(v->info);
-    }
-    free(c->dev);
-    for (int r = 0; r < c->n_routes && c->route; r++) {
-        free(c->route[r].src);
-        free(c->route[r].dst);
-    }
-    free(c->route);
-    free(c->machine);
-    free(c);
-}
-
-static dp_calib_fitted *calib_new(const char *machine, int n_devices, int n_routes)
-{
-    dp_calib_fitted *c = calloc(1, sizeof *c);
+    dp_calib *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->machine = strdup(machine ? machine : "");
     c->n_devices = n_devices;
     c->dev = calloc((size_t)(n_devices > 0 ? n_devices : 1), sizeof *c->dev);
     c->n_routes = n_routes;
     c->route = calloc((size_t)(n_routes > 0 ? n_routes : 1), sizeof *c->route);
-    if (!c->machine || !c->dev || !c->route) { dp_calib_fitted_free(c); return NULL; }
+    if (!c->machine || !c->dev || !c->route) { dp_calib_free(c); return NULL; }
     return c;
 }
 
-dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
+dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
 {
     const int D = p->n_devices;
     int n_routes = 0;
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) n_routes += a != b;
-    dp_calib_fitted *c = calib_new(p->machine, D, n_routes);
+    dp_calib *c = calib_new(p->machine, D, n_routes);
     int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
     if (p->n_itf + 1 > nmax) nmax = p->n_itf + 1;
     double *F = malloc((size_t)nmax * sizeof(double)), *B = malloc((size_t)nmax * sizeof(double)),
            *Y = malloc((size_t)nmax * sizeof(double));
     if (!c || !F || !B || !Y) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int d = 0; d < D; d++) {
-        dp_calib_fit_device *dv = &c->dev[d];
+        dp_calib_device *dv = &c->dev[d];
         dv->name = strdup(p->device[d]);
-        dv->kind = calloc((size_t)p->n_ops + 1, sizeof(char *));
-        dv->coef = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
-        dv->info = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
-        if (!dv->name || !dv->kind || !dv->coef || !dv->info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        dv->op_kind = calloc((size_t)p->n_ops + 1, sizeof(char *));
+        dv->op = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
+        dv->op_info = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
+        if (!dv->name || !dv->op_kind || !dv->op || !dv->op_info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         /* kinds of this device, in first-seen order */
         for (int i = 0; i < p->n_ops; i++) {
             if (p->ops[i].device != d || p->ops[i].graph_op) continue;
             int seen = 0;
-            for (int k = 0; k < dv->n_kinds; k++) seen |= strcmp(dv->kind[k], p->ops[i].kind) == 0;
-            if (!seen && !(dv->kind[dv->n_kinds++] = strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            for (int k = 0; k < dv->n_ops; k++) seen |= strcmp(dv->op_kind[k], p->ops[i].kind) == 0;
+            if (!seen && !(dv->op_kind[dv->n_ops++] = strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         }
-        if (dv->n_kinds == 0) { dp_error_set(err, DP_EINVAL, "profile: no op samples for device %s", dv->name); goto fail; }
-        for (int k = 0; k <= dv->n_kinds; k++) {
+        if (dv->n_ops == 0) { dp_error_set(err, DP_EINVAL, "profile: no op samples for device %s", dv->name); goto fail; }
+        dv->has_default = 1;
+        for (int k = 0; k <= dv->n_ops; k++) {
             /* k == n_kinds: the default, over every kind */
             int n = 0;
             for (int i = 0; i < p->n_ops; i++) {
                 const dp_profile_op *o = &p->ops[i];
-                if (o->device != d || o->graph_op || o->seconds <= 0 || (k < dv->n_kinds && strcmp(o->kind, dv->kind[k]) != 0))
+                if (o->device != d || o->graph_op || o->seconds <= 0 || (k < dv->n_ops && strcmp(o->kind, dv->op_kind[k]) != 0))
                     continue;
                 F[n] = o->flops; B[n] = o->bytes; Y[n] = o->seconds; n++;
             }
-            dp_calib_affine *co = k < dv->n_kinds ? &dv->coef[k] : &dv->def;
-            dp_calib_fit_info *in = k < dv->n_kinds ? &dv->info[k] : &dv->def_info;
+            dp_calib_affine *co = k < dv->n_ops ? &dv->op[k] : &dv->def;
+            dp_calib_fit_info *in = k < dv->n_ops ? &dv->op_info[k] : &dv->def_info;
             /* memory-bound kinds: {1, bytes} (their FLOP counts are a generator's convention) */
-            const int allowed = k < dv->n_kinds && dp_profile_kind_memory_bound(dv->kind[k]) ? 1 | 4 : 7;
+            const int allowed = k < dv->n_ops && dp_profile_kind_memory_bound(dv->op_kind[k]) ? 1 | 4 : 7;
             if (fit_model(n, F, B, Y, allowed, co, in) != 0) {
                 dp_error_set(err, DP_EINVAL, "profile: cannot fit kind %s on %s (%d usable samples)",
-                             k < dv->n_kinds ? dv->kind[k] : "default", dv->name, n);
+                             k < dv->n_ops ? dv->op_kind[k] : "default", dv->name, n);
                 goto fail;
             }
         }
     }
     /* graph ops: the median per (kind, FLOPs, bytes) of each device */
     for (int d = 0; d < D; d++) {
-        dp_calib_fit_device *dv = &c->dev[d];
+        dp_calib_device *dv = &c->dev[d];
         dv->measured = calloc((size_t)p->n_ops + 1, sizeof *dv->measured);
         if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         for (int i = 0; i < p->n_ops; i++) {
@@ -256,10 +267,12 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
             m->seconds = gsl_stats_median_from_sorted_data(Y, 1, (size_t)n);
             dv->n_measured++;
         }
+        /* the order dp_calib_find_measured searches, as a file read back has it */
+        qsort(dv->measured, (size_t)dv->n_measured, sizeof *dv->measured, measured_cmp);
     }
     /* interference */
     for (int d = 0; d < D; d++) {
-        dp_calib_fit_device *dv = &c->dev[d];
+        dp_calib_device *dv = &c->dev[d];
         double ov = 0, st = 0;
         int n = 0;
         for (int i = 0; i < p->n_itf; i++) {
@@ -274,6 +287,7 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
             dv->peer_busy = gsl_stats_median_from_sorted_data(Y, 1, (size_t)n);
             dv->n_peer_busy = n;
         }
+        dv->has_interference = dv->n_copy_in > 0 || dv->n_peer_busy > 0;
         dv->copy_in = dv->copy_in < 0 ? 0 : dv->copy_in > 100 ? 100 : dv->copy_in;
         dv->peer_busy = dv->peer_busy < 0 ? 0 : dv->peer_busy > 100 ? 100 : dv->peer_busy;
     }
@@ -281,7 +295,7 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
             if (a == b) continue;
-            dp_calib_fit_route *rt = &c->route[r++];
+            dp_calib_route *rt = &c->route[r++];
             rt->src = strdup(p->device[a]);
             rt->dst = strdup(p->device[b]);
             if (!rt->src || !rt->dst) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -306,18 +320,179 @@ dp_calib_fitted *dp_calib_fit(const dp_profile *p, dp_error *err)
     return c;
 fail:
     free(F); free(B); free(Y);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     return NULL;
 }
 
-/* ---- files ---- */
+/* ---- the file: the reader ---- */
+
+static int coef(json_t *o, const char *key, double *out, const char *origin, const char *where, dp_error *err)
+{
+    json_t *x = json_object_get(o, key);
+    if (!json_is_number(x) || !isfinite(json_number_value(x)))
+        return dp_error_set(err, DP_EINVAL, "%s: %s.%s: must be a finite number", origin, where, key);
+    *out = json_number_value(x);
+    return DP_OK;
+}
+
+static int affine(json_t *o, dp_calib_affine *a, const char *origin, const char *where, dp_error *err)
+{
+    if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {a_s, b_s_per_flop, c_s_per_byte}", origin, where);
+    int rc;
+    if ((rc = coef(o, "a_s", &a->a_s, origin, where, err)) != DP_OK) return rc;
+    if ((rc = coef(o, "b_s_per_flop", &a->b_s_per_flop, origin, where, err)) != DP_OK) return rc;
+    return coef(o, "c_s_per_byte", &a->c_s_per_byte, origin, where, err);
+}
+
+dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
+{
+    json_error_t je;
+    json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+    if (!root) {
+        dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
+        return NULL;
+    }
+    dp_calib *c = calloc(1, sizeof *c);
+    char where[512];
+    if (!c) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+    c->path = strdup(origin);
+    json_t *fmt = json_object_get(root, "format");
+    if (!json_is_object(root) || !json_is_string(fmt) || strcmp(json_string_value(fmt), "doppler-calibration") != 0) {
+        dp_error_set(err, DP_EINVAL, "%s: format: expected \"doppler-calibration\"", origin);
+        goto fail;
+    }
+    json_t *ver = json_object_get(root, "version");
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
+        dp_error_set(err, DP_EINVAL, "%s: version: only version 1 is known", origin);
+        goto fail;
+    }
+    json_t *m = json_object_get(root, "machine");
+    c->machine = strdup(json_is_string(m) ? json_string_value(m) : "");
+    json_t *devs = json_object_get(root, "devices");
+    if (devs && !json_is_object(devs)) { dp_error_set(err, DP_EINVAL, "%s: devices: must be an object keyed by device name", origin); goto fail; }
+    c->dev = calloc(json_object_size(devs) + 1, sizeof *c->dev);
+    if (!c->dev || !c->path || !c->machine) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+    const char *dname;
+    json_t *dobj;
+    json_object_foreach(devs, dname, dobj) {
+        dp_calib_device *dv = &c->dev[c->n_devices++];
+        dv->name = strdup(dname);
+        if (!json_is_object(dobj)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s: must be an object", origin, dname); goto fail; }
+        json_t *ops = json_object_get(dobj, "ops"), *def = json_object_get(dobj, "default");
+        if (ops && !json_is_object(ops)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s.ops: must be an object keyed by op kind", origin, dname); goto fail; }
+        dv->op_kind = calloc(json_object_size(ops) + 1, sizeof(char *));
+        dv->op = calloc(json_object_size(ops) + 1, sizeof(dp_calib_affine));
+        if (!dv->name || !dv->op_kind || !dv->op) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+        const char *kind;
+        json_t *kobj;
+        json_object_foreach(ops, kind, kobj) {
+            snprintf(where, sizeof where, "devices.%s.ops.%s", dname, kind);
+            dv->op_kind[dv->n_ops] = strdup(kind);
+            if (!dv->op_kind[dv->n_ops]) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+            if (affine(kobj, &dv->op[dv->n_ops], origin, where, err) != DP_OK) { dv->n_ops++; goto fail; }
+            dv->n_ops++;
+        }
+        if (def) {
+            snprintf(where, sizeof where, "devices.%s.default", dname);
+            if (affine(def, &dv->def, origin, where, err) != DP_OK) goto fail;
+            dv->has_default = 1;
+        }
+        json_t *meas = json_object_get(dobj, "measured");
+        if (meas) {
+            if (!json_is_array(meas)) {
+                dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured: must be an array", origin, dname);
+                goto fail;
+            }
+            dv->measured = calloc(json_array_size(meas) + 1, sizeof *dv->measured);
+            if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+            size_t mi;
+            json_t *mo;
+            json_array_foreach(meas, mi, mo) {
+                const char *mkind = NULL;
+                double f = -1, by = -1, sec = -1;
+                if (json_unpack(mo, "{s:s,s:F,s:F,s:F}", "kind", &mkind, "flops", &f, "bytes", &by, "seconds", &sec) != 0 ||
+                    !(f >= 0 && by >= 0 && sec >= 0 && isfinite(f + by + sec))) {
+                    dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured[%zu]: needs kind and finite flops, bytes, seconds >= 0",
+                                 origin, dname, mi);
+                    goto fail;
+                }
+                dp_calib_measured *me = &dv->measured[dv->n_measured];
+                if (!(me->kind = strdup(mkind))) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+                me->flops = f;
+                me->bytes = by;
+                me->seconds = sec;
+                dv->n_measured++;
+            }
+            qsort(dv->measured, (size_t)dv->n_measured, sizeof *dv->measured, measured_cmp);
+        }
+        json_t *itf = json_object_get(dobj, "interference");
+        if (itf) {
+            snprintf(where, sizeof where, "devices.%s.interference", dname);
+            if (!json_is_object(itf)) {
+                dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {copy_in, peer_busy}", origin, where);
+                goto fail;
+            }
+            dv->has_interference = 1;
+            if (coef(itf, "copy_in", &dv->copy_in, origin, where, err) != DP_OK ||
+                coef(itf, "peer_busy", &dv->peer_busy, origin, where, err) != DP_OK)
+                goto fail;
+            if (!(dv->copy_in >= 0 && dv->copy_in <= 100 && dv->peer_busy >= 0 && dv->peer_busy <= 100)) {
+                dp_error_set(err, DP_EINVAL, "%s: %s: copy_in and peer_busy must lie in [0, 100], got %g and %g", origin,
+                             where, dv->copy_in, dv->peer_busy);
+                goto fail;
+            }
+        }
+    }
+    json_t *routes = json_object_get(root, "routes");
+    if (routes && !json_is_array(routes)) { dp_error_set(err, DP_EINVAL, "%s: routes: must be an array", origin); goto fail; }
+    c->route = calloc(json_array_size(routes) + 1, sizeof *c->route);
+    if (!c->route) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+    for (size_t i = 0; i < json_array_size(routes); i++) {
+        json_t *o = json_array_get(routes, i);
+        dp_calib_route *r = &c->route[c->n_routes++];
+        snprintf(where, sizeof where, "routes[%zu]", i);
+        json_t *s = json_object_get(o, "src"), *d = json_object_get(o, "dst");
+        if (!json_is_string(s) || !json_is_string(d)) { dp_error_set(err, DP_EINVAL, "%s: %s: src and dst must be device names", origin, where); goto fail; }
+        r->src = strdup(json_string_value(s));
+        r->dst = strdup(json_string_value(d));
+        if (!r->src || !r->dst) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+        if (coef(o, "latency_s", &r->latency_s, origin, where, err) != DP_OK) goto fail;
+        if (coef(o, "bandwidth_Bps", &r->bandwidth_Bps, origin, where, err) != DP_OK) goto fail;
+        if (r->latency_s < 0 || !(r->bandwidth_Bps > 0)) {
+            dp_error_set(err, DP_EINVAL, "%s: %s: latency_s must be >= 0 and bandwidth_Bps > 0", origin, where);
+            goto fail;
+        }
+    }
+    json_decref(root);
+    return c;
+fail:
+    json_decref(root);
+    dp_calib_free(c);
+    return NULL;
+}
+
+dp_calib *dp_calib_load(const char *path, dp_error *err)
+{
+    size_t size;
+    char *text = dp_read_text(path, &size, err);
+    if (!text) return NULL;
+    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
+        free(text);
+        return NULL;
+    }
+    dp_calib *c = dp_calib_parse(text, path, err);
+    free(text);
+    return c;
+}
+
+/* ---- the file: the writer ---- */
 
 static json_t *coef_json(const dp_calib_affine *c)
 {
     return json_pack("{s:f,s:f,s:f}", "a_s", c->a_s, "b_s_per_flop", c->b_s_per_flop, "c_s_per_byte", c->c_s_per_byte);
 }
 
-int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *err)
+int dp_calib_save(const dp_calib *c, const char *path, dp_error *err)
 {
     json_t *root = json_object();
     json_object_set_new(root, "format", json_string("doppler-calibration"));
@@ -325,9 +500,9 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
     json_object_set_new(root, "machine", json_string(c->machine));
     json_t *devs = json_object();
     for (int d = 0; d < c->n_devices; d++) {
-        const dp_calib_fit_device *dv = &c->dev[d];
+        const dp_calib_device *dv = &c->dev[d];
         json_t *ops = json_object();
-        for (int k = 0; k < dv->n_kinds; k++) json_object_set_new(ops, dv->kind[k], coef_json(&dv->coef[k]));
+        for (int k = 0; k < dv->n_ops; k++) json_object_set_new(ops, dv->op_kind[k], coef_json(&dv->op[k]));
         json_t *o = json_object();
         json_object_set_new(o, "ops", ops);
         json_object_set_new(o, "default", coef_json(&dv->def));
@@ -338,14 +513,14 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
                                                     "bytes", dv->measured[k].bytes, "seconds", dv->measured[k].seconds));
             json_object_set_new(o, "measured", ms);
         }
-        if (dv->n_copy_in > 0 || dv->n_peer_busy > 0)
+        if (dv->has_interference)
             json_object_set_new(o, "interference", json_pack("{s:f,s:f}", "copy_in", dv->copy_in, "peer_busy", dv->peer_busy));
         json_object_set_new(devs, dv->name, o);
     }
     json_object_set_new(root, "devices", devs);
     json_t *routes = json_array();
     for (int r = 0; r < c->n_routes; r++) {
-        const dp_calib_fit_route *rt = &c->route[r];
+        const dp_calib_route *rt = &c->route[r];
         json_array_append_new(routes, json_pack("{s:s,s:s,s:f,s:f}", "src", rt->src, "dst", rt->dst, "latency_s",
                                                 rt->latency_s, "bandwidth_Bps", rt->bandwidth_Bps));
     }
@@ -355,15 +530,67 @@ int dp_calib_fitted_save(const dp_calib_fitted *c, const char *path, dp_error *e
     return rc;
 }
 
-double dp_calib_fitted_op_time(const dp_calib_fitted *c, int d, const char *kind, double flops, double bytes)
+/* ---- lookups ---- */
+
+const dp_calib_device *dp_calib_find_device(const dp_calib *c, const char *device)
 {
-    const dp_calib_fit_device *dv = &c->dev[d];
-    for (int k = 0; k < dv->n_measured; k++)
-        if (strcmp(dv->measured[k].kind, kind) == 0 && fabs(dv->measured[k].flops - flops) <= 1e-9 * fabs(flops) &&
-            fabs(dv->measured[k].bytes - bytes) <= 1e-9 * fabs(bytes))
-            return dv->measured[k].seconds;
-    const dp_calib_affine *co = &dv->def;
-    for (int k = 0; k < dv->n_kinds; k++)
-        if (strcmp(dv->kind[k], kind) == 0) co = &dv->coef[k];
-    return co->a_s + co->b_s_per_flop * flops + co->c_s_per_byte * bytes;
+    if (!c) return NULL;
+    for (int d = 0; d < c->n_devices; d++)
+        if (strcmp(c->dev[d].name, device) == 0) return &c->dev[d];
+    return NULL;
+}
+
+const dp_calib_affine *dp_calib_find(const dp_calib *c, const char *device, const char *kind)
+{
+    if (!c) return NULL;
+    const dp_calib_device *dv = dp_calib_find_device(c, device);
+    if (!dv) return NULL;
+    for (int k = 0; k < dv->n_ops; k++)
+        if (strcmp(dv->op_kind[k], kind) == 0) return &dv->op[k];
+    return dv->has_default ? &dv->def : NULL;
+}
+
+static int near_rel(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+double dp_calib_find_measured(const dp_calib *c, const char *device, const char *kind, double flops, double bytes)
+{
+    if (!c) return -1;
+    const dp_calib_device *dv = dp_calib_find_device(c, device);
+    if (!dv || dv->n_measured == 0) return -1;
+    /* first entry not below (kind, flops (1 - 1e-9)) */
+    int lo = 0, hi = dv->n_measured;
+    const double fl = flops - 1e-9 * fabs(flops);
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        const dp_calib_measured *m = &dv->measured[mid];
+        int k = strcmp(m->kind, kind);
+        if (k < 0 || (k == 0 && m->flops < fl)) lo = mid + 1;
+        else hi = mid;
+    }
+    for (int i = lo; i < dv->n_measured; i++) {
+        const dp_calib_measured *m = &dv->measured[i];
+        if (strcmp(m->kind, kind) != 0 || !(m->flops <= flops + 1e-9 * fabs(flops))) break;
+        if (near_rel(m->flops, flops) && near_rel(m->bytes, bytes)) return m->seconds;
+    }
+    return -1;
+}
+
+const dp_calib_route *dp_calib_find_route(const dp_calib *c, const char *src, const char *dst)
+{
+    if (!c) return NULL;
+    for (int r = 0; r < c->n_routes; r++)
+        if (strcmp(c->route[r].src, src) == 0 && strcmp(c->route[r].dst, dst) == 0) return &c->route[r];
+    return NULL;
+}
+
+double dp_calib_op_time(const dp_calib *c, int d, const char *kind, double flops, double bytes)
+{
+    const dp_calib_device *dv = &c->dev[d];
+    double s = dp_calib_find_measured(c, dv->name, kind, flops, bytes);
+    if (s >= 0) return s;
+    const dp_calib_affine *co = dp_calib_find(c, dv->name, kind);
+    return co ? co->a_s + co->b_s_per_flop * flops + co->c_s_per_byte * bytes : 0;
 }

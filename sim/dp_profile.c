@@ -1,6 +1,7 @@
-/* dp_profile.c: timing op kinds and copies on the real executor (see dp_calib.h). */
+/* dp_profile.c: timing op kinds and copies on the real executor (see dp_profile.h). */
 #define _GNU_SOURCE
 #include "dp_calib.h"
+#include "dp_costmodel.h"
 #include "dp_exec.h"
 #include "dp_json.h"
 

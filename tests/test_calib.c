@@ -52,20 +52,20 @@ START_TEST(fit_exact)
 {
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     ck_assert_int_eq(c->n_devices, 2);
-    ck_assert_int_eq(c->dev[0].n_kinds, 1);
-    const dp_calib_affine *k = &c->dev[0].coef[0];
+    ck_assert_int_eq(c->dev[0].n_ops, 1);
+    const dp_calib_affine *k = &c->dev[0].op[0];
     ck_assert_double_eq_tol(k->a_s, 3e-6, 1e-9);
     ck_assert_double_eq_tol(k->b_s_per_flop, 2e-11, 1e-14);
     ck_assert_double_eq_tol(k->c_s_per_byte, 5e-11, 1e-14);
-    ck_assert_str_eq(c->dev[0].info[0].terms, "1FB");
-    ck_assert(c->dev[0].info[0].r2 > 0.999999);
+    ck_assert_str_eq(c->dev[0].op_info[0].terms, "1FB");
+    ck_assert(c->dev[0].op_info[0].r2 > 0.999999);
     ck_assert_int_eq(c->n_routes, 2);
     ck_assert_double_eq_tol(c->route[0].latency_s, 2e-5, 1e-9);
     ck_assert_double_eq_tol(c->route[0].bandwidth_Bps, 5e9, 1e3);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
 }
 END_TEST
@@ -75,13 +75,13 @@ START_TEST(fit_outlier_robust)
 {
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 1, 0);
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_ptr_nonnull(c);
-    const dp_calib_affine *k = &c->dev[1].coef[0];
-    ck_assert_int_eq(c->dev[1].info[0].robust, 1);
+    const dp_calib_affine *k = &c->dev[1].op[0];
+    ck_assert_int_eq(c->dev[1].op_info[0].robust, 1);
     ck_assert_double_eq_tol(k->b_s_per_flop, 2e-11, 4e-13);
     ck_assert_double_eq_tol(k->c_s_per_byte, 5e-11, 1e-12);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
 }
 END_TEST
@@ -92,26 +92,26 @@ START_TEST(fit_collinear)
 {
     dp_profile *p = synthetic_profile(1e-6, 1e-11, 1e-11, 0, 1);
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_ptr_nonnull(c);
-    const dp_calib_affine *k = &c->dev[0].coef[0];
+    const dp_calib_affine *k = &c->dev[0].op[0];
     ck_assert(k->a_s >= 0 && k->b_s_per_flop >= 0 && k->c_s_per_byte >= 0);
-    double f = 1e7, t = dp_calib_fitted_op_time(c, 0, "matmul", f, 8 * f);
+    double f = 1e7, t = dp_calib_op_time(c, 0, "matmul", f, 8 * f);
     ck_assert_double_eq_tol(t, 1e-6 + 9e-11 * f, 1e-9);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
 }
 END_TEST
 
 /* c saved to a new temporary file (path: a mkstemp template, filled in; the caller unlinks it)
  * and read back by the simulator's reader */
-static dp_calib *save_and_load(const dp_calib_fitted *c, char *path)
+static dp_calib *save_and_load(const dp_calib *c, char *path)
 {
     dp_error err;
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
+    ck_assert_int_eq(dp_calib_save(c, path, &err), DP_OK);
     dp_calib *l = dp_calib_load(path, &err);
     ck_assert_msg(l != NULL, "%s", err.msg);
     return l;
@@ -121,12 +121,12 @@ START_TEST(file_roundtrip_and_costs)
 {
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    ck_assert_int_eq(dp_calib_fitted_save(c, path, &err), DP_OK);
+    ck_assert_int_eq(dp_calib_save(c, path, &err), DP_OK);
     /* the exact format: keys where the simulator's reader expects them */
     json_t *root = dp_json_load(path, &err);
     ck_assert_str_eq(json_string_value(json_object_get(root, "format")), "doppler-calibration");
@@ -140,7 +140,7 @@ START_TEST(file_roundtrip_and_costs)
     ck_assert_msg(l != NULL, "%s", err.msg);
     const dp_calib_affine *a = dp_calib_find(l, "core1", "matmul");
     ck_assert_ptr_nonnull(a);
-    ck_assert_double_eq_tol(a->b_s_per_flop, c->dev[1].coef[0].b_s_per_flop, 1e-20);
+    ck_assert_double_eq_tol(a->b_s_per_flop, c->dev[1].op[0].b_s_per_flop, 1e-20);
     /* an unknown kind takes the default */
     a = dp_calib_find(l, "core0", "conv");
     ck_assert_ptr_nonnull(a);
@@ -158,14 +158,14 @@ START_TEST(file_roundtrip_and_costs)
     dp_graph_builder_free(b);
     dp_costs *k = dp_costmodel_costs(g, t, l, &err);
     ck_assert_msg(k != NULL, "%s", err.msg);
-    ck_assert_double_eq_tol(dp_costs_op(k, 0, 1), dp_calib_fitted_op_time(c, 1, "matmul", 1e6, 4000), 1e-15);
-    ck_assert_double_eq_tol(dp_costs_op(k, 1, 0), dp_calib_fitted_op_time(c, 0, "relu", 10, 4400), 1e-15);
+    ck_assert_double_eq_tol(dp_costs_op(k, 0, 1), dp_calib_op_time(c, 1, "matmul", 1e6, 4000), 1e-15);
+    ck_assert_double_eq_tol(dp_costs_op(k, 1, 0), dp_calib_op_time(c, 0, "relu", 10, 4400), 1e-15);
     ck_assert_double_eq_tol(dp_costs_comm(k, 0, 0, 1), 2e-5 + 4000 / 5e9, 1e-9);
     dp_costs_free(k);
     dp_graph_free(g);
     dp_topology_free(t);
     dp_calib_free(l);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
     /* a broken file names the field */
     FILE *f = fopen(path, "w");
@@ -186,14 +186,14 @@ START_TEST(zero_slope_route_roundtrip)
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
     for (int i = 0; i < p->n_copies; i++) p->copies[i].seconds = 2e-5;
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_ptr_nonnull(c);
     ck_assert(c->route[0].bandwidth_Bps >= 1e18);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
     dp_calib *l = save_and_load(c, path);
     ck_assert_double_eq_tol(l->route[1].latency_s, 2e-5, 1e-12);
     dp_calib_free(l);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
     unlink(path);
 }
@@ -220,7 +220,7 @@ START_TEST(interference_fit_and_roundtrip)
         t->peers = smp[i].peers;
     }
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     ck_assert_double_eq_tol(c->dev[0].copy_in, 1.0, 1e-12);
     ck_assert_double_eq_tol(c->dev[0].peer_busy, 0.3, 1e-12);
@@ -252,7 +252,7 @@ START_TEST(interference_fit_and_roundtrip)
     ck_assert_ptr_null(dp_profile_load(path, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "interference[0]") != NULL, "%s", err.msg);
     unlink(path);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
 }
 END_TEST
@@ -294,13 +294,13 @@ START_TEST(graph_ops_measured)
      * drift falls on both alike; all of device 0's runs before device 1's (as before) put two
      * identical cores 2 to 6% apart */
     for (int i = before; i < p->n_ops; i++) ck_assert_int_eq(p->ops[i].device, ((i - before) / 4) % 2);
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     ck_assert_int_eq(c->dev[0].n_measured, 3);
     ck_assert_int_eq(c->dev[1].n_measured, 3);
     /* graph-op samples stay out of the sweep's fits: the matmul fit is still the exact one */
-    ck_assert_int_eq(c->dev[0].n_kinds, 1);
-    ck_assert_double_eq_tol(c->dev[0].coef[0].b_s_per_flop, 2e-11, 1e-15);
+    ck_assert_int_eq(c->dev[0].n_ops, 1);
+    ck_assert_double_eq_tol(c->dev[0].op[0].b_s_per_flop, 2e-11, 1e-15);
     char path[] = "/tmp/doppler-test-calib-XXXXXX";
     dp_calib *l = save_and_load(c, path);
     char tp[4096];
@@ -309,7 +309,7 @@ START_TEST(graph_ops_measured)
     dp_costs *k = dp_costmodel_costs(xg, t, l, &err);
     ck_assert_msg(k != NULL, "%s", err.msg);
     for (int d = 0; d < 2; d++) {
-        const dp_calib_fit_device *dv = &c->dev[d];
+        const dp_calib_device *dv = &c->dev[d];
         for (int v = 0; v < 4; v++) {
             double want = -1;
             for (int j = 0; j < dv->n_measured; j++)
@@ -321,7 +321,17 @@ START_TEST(graph_ops_measured)
             ck_assert_double_eq_tol(dp_costs_op(k, v, d), want, 1e-9 * want);
             ck_assert_double_eq(dp_calib_find_measured(l, dv->name, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)),
                                 dp_costs_op(k, v, d));
+            /* the fitted calibration is the same type, searched the same way (its list sorted as
+             * a file's is) */
+            ck_assert_double_eq(dp_calib_find_measured(c, dv->name, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)),
+                                want);
+            ck_assert_double_eq(dp_calib_op_time(c, d, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)), want);
         }
+        for (int j = 1; j < dv->n_measured; j++) {
+            int cmp = strcmp(dv->measured[j - 1].kind, dv->measured[j].kind);
+            ck_assert(cmp < 0 || (cmp == 0 && dv->measured[j - 1].flops <= dv->measured[j].flops));
+        }
+        ck_assert(dv->has_default && l->dev[d].has_default);
         /* another matmul size is not measured: the fit */
         ck_assert_double_eq(dp_calib_find_measured(l, dv->name, "matmul", 2.0 * 32 * 32 * 32, 3 * 4.0 * 32 * 32), -1);
     }
@@ -350,7 +360,7 @@ START_TEST(graph_ops_measured)
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "devices.core0.measured[0]"), "%s", err.msg);
     unlink(path);
     dp_topology_free(t);
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
     dp_graph_free(xg);
     dp_graph_free(g);
@@ -377,14 +387,14 @@ START_TEST(memory_bound_fit_ignores_flops)
         o->seconds = 1e-6 + 1e-10 * o->bytes;
     }
     dp_error err;
-    dp_calib_fitted *c = dp_calib_fit(p, &err);
+    dp_calib *c = dp_calib_fit(p, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
-    for (int k = 0; k < c->dev[0].n_kinds; k++)
-        if (strcmp(c->dev[0].kind[k], "reduce") == 0) {
-            ck_assert_double_eq(c->dev[0].coef[k].b_s_per_flop, 0);
-            ck_assert_double_eq_tol(c->dev[0].coef[k].c_s_per_byte, 1e-10, 1e-14);
+    for (int k = 0; k < c->dev[0].n_ops; k++)
+        if (strcmp(c->dev[0].op_kind[k], "reduce") == 0) {
+            ck_assert_double_eq(c->dev[0].op[k].b_s_per_flop, 0);
+            ck_assert_double_eq_tol(c->dev[0].op[k].c_s_per_byte, 1e-10, 1e-14);
         }
-    dp_calib_fitted_free(c);
+    dp_calib_free(c);
     dp_profile_free(p);
 }
 END_TEST
@@ -434,10 +444,10 @@ START_TEST(profile_tiny)
         ck_assert_int_eq(switches, 3);
     }
     ck_assert_str_eq(q->device[1], "cpu1");
-    dp_calib_fitted *c = dp_calib_fit(q, &err);
+    dp_calib *c = dp_calib_fit(q, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
-    ck_assert_int_eq(c->dev[0].n_kinds, 5);
-    dp_calib_fitted_free(c);
+    ck_assert_int_eq(c->dev[0].n_ops, 5);
+    dp_calib_free(c);
     dp_profile_free(q);
     dp_profile_free(p);
     unlink(path);
