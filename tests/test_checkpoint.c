@@ -84,7 +84,8 @@ START_TEST(round_trip)
     float *sel_best = calloc(sel.n, sizeof(float)), *plc_best = calloc(plc.n, sizeof(float));
     for (size_t i = 0; i < sel.n; i++) sel_best[i] = (float)i / 3;
     for (size_t i = 0; i < plc.n; i++) plc_best[i] = -(float)i / 7;
-    dp_ckpt ck = {.graph = "g", .n_ops = 6, .n_devices = 3, .config_json = "{\"x\": 1}", .stage = 1, .episode = 123,
+    dp_ckpt ck = {.graph = "g", .n_ops = 6, .n_devices = 3, .trained_on = "{\"train\": []}", .features = "doppler",
+                  .config_json = "{\"x\": 1}", .stage = 1, .episode = 123,
                   .running_sum = -4.5, .running_count = 9, .best_makespan = 3.25, .best_assignment = best,
                   .traj_episodes = 123, .traj_steps = 738, .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r),
                   .sel_best = sel_best, .plc_best = plc_best, .has_best = 1, .best_greedy = 2.5};
@@ -99,7 +100,7 @@ START_TEST(round_trip)
     int best2[6] = {0};
     float *sel_best2 = calloc(sel.n, sizeof(float)), *plc_best2 = calloc(plc.n, sizeof(float));
     gsl_rng *r2 = gsl_rng_alloc(gsl_rng_mt19937);
-    dp_ckpt in = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2),
+    dp_ckpt in = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2),
                   .sel_best = sel_best2, .plc_best = plc_best2};
     ck_assert_msg(dp_ckpt_read(path, &in, &sel2, &plc2, 1, &err) == DP_OK, "%s", err.msg);
     ck_assert_str_eq(in.graph, "g");
@@ -139,11 +140,18 @@ START_TEST(round_trip)
     /* a network of another shape is refused, naming the tensor */
     dp_nn_params wide;
     block(&wide, 3, 6, 0);
-    dp_ckpt in3 = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
+    dp_ckpt in3 = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
     ck_assert_int_ne(dp_ckpt_read(path, &in3, &wide, &plc2, 1, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, "w") != NULL && strstr(err.msg, "shape") != NULL, "%s", err.msg);
     free((char *)in3.graph);
     free(in3.config_json);
+    /* what it says about itself */
+    dp_ckpt_info info;
+    ck_assert_int_eq(dp_ckpt_read_info(path, &info, &err), DP_OK);
+    ck_assert_int_eq(info.version, DP_CKPT_VERSION);
+    ck_assert(info.n_ops == 6 && info.n_devices == 3);
+    ck_assert_str_eq(info.trained_on, "{\"train\": []}");
+    dp_ckpt_info_free(&info);
     /* the config alone */
     char *json = NULL;
     ck_assert_int_eq(dp_ckpt_read_config(path, &json, &err), DP_OK);

@@ -1,4 +1,4 @@
-/* test_transfer: the transfer models behind their table (sim/dp_transfer.h), driven directly
+/* test_transfer_models: the transfer models behind their table (sim/dp_transfer.h), driven directly
  * through the interface an engine uses (start, next_time, advance), with hand-computed ends:
  * the fixed delay, per-link FIFO (serialisation, chunk pipelining over two hops), max-min fair
  * sharing (equal shares, a late joiner), names, refusals, traces and reset. */
