@@ -9,7 +9,38 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+
+/* progress of a profile (dp_profile_options.progress): a line every 10% with the time elapsed and
+ * an estimate of what is left, the sweep in hand rewritten in place on a terminal */
+typedef struct profile_progress {
+    double t0;
+    int last_decile;
+    int tty;
+} profile_progress;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void on_profile_progress(int done, int total, const char *what, void *ctx)
+{
+    profile_progress *pp = ctx;
+    const double el = now_s() - pp->t0, left = done > 0 ? el * (total - done) / done : 0;
+    const int decile = total > 0 ? 10 * done / total : 10;
+    if (pp->tty) {
+        fprintf(stderr, "\r  profiled %d/%d sweeps (%s), %.0f s, about %.0f s left   ", done, total, what, el, left);
+        if (done == total) fputc('\n', stderr);
+    } else if (decile != pp->last_decile || done == total) {
+        fprintf(stderr, "  profiled %d/%d sweeps (%s), %.0f s, about %.0f s left\n", done, total, what, el, left);
+    }
+    pp->last_decile = decile;
+}
 
 static void calibrate_usage(FILE *f)
 {
@@ -168,6 +199,9 @@ static int calibrate_profile(int argc, char **argv)
     char machine[512];
     dp_cli_machine_name(machine, sizeof machine);
     po.machine = machine;
+    profile_progress pp = {now_s(), -1, isatty(2)};
+    po.progress = on_profile_progress;
+    po.progress_ctx = &pp;
     fprintf(stderr, "doppler calibrate: profiling %d kinds on %d %s devices (machine: %s)\n", n_kinds, n_devices,
             po.backend, machine);
     dp_profile *p = NULL;

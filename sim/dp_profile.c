@@ -587,6 +587,14 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
     atomic_int stop;
     atomic_init(&stop, 1);
     if (!bg) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    const int total = n_kinds * n_devices + n_devices * (n_devices - 1) +
+                      (n_devices > 1 && o->interference ? o->passes * n_devices : 0);
+    int done = 0;
+    char what[160];
+#define PROGRESS(...) do { \
+        done++; \
+        if (o->progress) { snprintf(what, sizeof what, __VA_ARGS__); o->progress(done, total, what, o->progress_ctx); } \
+    } while (0)
     /* each kind on every device in turn (not every kind on one device, then the next): the
      * devices' sweeps of a kind lie seconds apart, and the host's drift is alike for them */
     for (int i = 0; i < n_kinds && rc == DP_OK; i++)
@@ -594,13 +602,17 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
             if (o->background) background_start(bg, n_devices, d, o->nice, &stop);
             rc = profile_kind(p, n_devices, d, kinds[i], o, err);
             if (o->background) background_stop(bg, n_devices, &stop);
+            PROGRESS("%s on %s", kinds[i], p->device[d]);
         }
     /* copies: the source device is idle once its op ended; the destination's core runs the copy
      * worker; with background load, every device but the destination is busy */
     for (int b = 0; b < n_devices && rc == DP_OK; b++) {
         if (o->background) background_start(bg, n_devices, b, o->nice, &stop);
         for (int a = 0; a < n_devices && rc == DP_OK; a++)
-            if (a != b) rc = profile_route(p, n_devices, a, b, o, err);
+            if (a != b) {
+                rc = profile_route(p, n_devices, a, b, o, err);
+                PROGRESS("copies %s -> %s", p->device[a], p->device[b]);
+            }
         if (o->background) background_stop(bg, n_devices, &stop);
     }
     /* interference: interleaved passes over the devices (o->passes); each probe compares times
@@ -610,7 +622,9 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
         for (int d = 0; d < n_devices && rc == DP_OK; d++) {
             rc = itf_copy_in(p, n_devices, d, (d + 1) % n_devices, o, err);
             if (rc == DP_OK) rc = itf_peer_busy(p, n_devices, d, bg, &stop, o, err);
+            PROGRESS("interference on %s, pass %d", p->device[d], r + 1);
         }
+#undef PROGRESS
     free(bg);
     if (rc != DP_OK) { dp_profile_free(p); return rc; }
     *out = p;

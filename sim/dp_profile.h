@@ -80,6 +80,10 @@ typedef struct dp_profile_options {
                                * is much slower then than on an idle machine. Default 0 */
     int interference;         /* 1 (default): also measure the interference of each device
                                * (copies into it while it computes; its peers busy) */
+    /* called after each sweep (a kind on a device, a route, an interference probe) with the
+     * sweeps done and their total and what the last one was (NULL: none); for progress lines */
+    void (*progress)(int done, int total, const char *what, void *ctx);
+    void *progress_ctx;
 } dp_profile_options;
 
 void dp_profile_options_init(dp_profile_options *o);

@@ -15,6 +15,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$D" calibrate profile --topology cpu-2core --kinds matmul,add,reduce,input --repeats 1 --passes 2 --max-elems 2048 --max-gemm 32 \
     --out "$T/p.json" > "$T/out" 2>&1 || fail "profile: $(cat "$T/out")"
 grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
+# progress: the last line counts every sweep: 4 kinds x 2 devices + 2 routes + 2 passes x 2 devices
+grep -q "profiled 14/14 sweeps" "$T/out" || fail "profile progress: $(cat "$T/out")"
 "$D" calibrate fit "$T/p.json" --out "$T/c.json" --report "$T/r.json" > "$T/fit" 2>&1 || fail "fit: $(cat "$T/fit")"
 grep -q '"format": "doppler-calibration"' "$T/c.json" || fail "calibration format"
 grep -q '"r2"' "$T/r.json" || fail "fit report"
