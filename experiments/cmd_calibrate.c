@@ -47,7 +47,7 @@ static void calibrate_usage(FILE *f)
     fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]... --out PROFILE.json\n"
                "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n\n"
                "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
-               "sizes on each route, on the real executor (sim/dp_exec.h); write the raw samples.\n"
+               "sizes on each route, on the real executor (exec/dp_exec.h); write the raw samples.\n"
                "fit: fit time = a + b x FLOPs + c x bytes per op kind and device, and latency + bytes /\n"
                "bandwidth per route (GSL least squares on relative error, robust where outliers appear),\n"
                "and each device's interference (copy_in: compute seconds lost per second of a copy into\n"

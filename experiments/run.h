@@ -59,7 +59,7 @@ typedef struct dp_run_context {
  * run succeeded, otherwise the status with err (and out->error) saying why. */
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err);
 
-/* The machine of a run: graph, cost tables, the machine (sim/dp_machine.h) and its engine
+/* The machine of a run: graph, cost tables, the machine (machine/dp_machine.h) and its engine
  * (sim/dp_engine.h, made by the load), whose oracle every method and trainer of the run takes. */
 typedef struct dp_run_machine {
     dp_graph *g;

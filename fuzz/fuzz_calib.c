@@ -1,4 +1,4 @@
-/* libFuzzer harness: the calibration reader (dp_calib_load, sim/dp_costmodel.h); an accepted
+/* libFuzzer harness: the calibration reader (dp_calib_load, machine/dp_costmodel.h); an accepted
  * calibration answers lookups of every device and route it names; its interference lies in
  * [0, 100]. */
 #include "fuzz_common.h"

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the heterogeneous task-graph CSV reader (dp_hetero_read_csv,
- * sim/dp_hetero.h). The input holds the three files (execution times, connectivity, rates)
+ * machine/dp_hetero.h). The input holds the three files (execution times, connectivity, rates)
  * separated by lines "%%"; with only two parts there is no rate file. */
 #include "fuzz_common.h"
 #include "dp_hetero.h"

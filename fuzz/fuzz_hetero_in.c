@@ -1,5 +1,5 @@
 /* libFuzzer harness: the heterogeneous task-graph reader of the .in format (dp_hetero_read_in,
- * sim/dp_hetero.h): graph and cost tables, then placement and simulation under those costs. */
+ * machine/dp_hetero.h): graph and cost tables, then placement and simulation under those costs. */
 #include "fuzz_common.h"
 #include "dp_hetero.h"
 

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the profile reader (dp_profile_load, sim/dp_calib.h) and the fit of an
+/* libFuzzer harness: the profile reader (dp_profile_load, machine/dp_calib.h) and the fit of an
  * accepted profile (dp_calib_fit): a refused profile or fit names the file or the device; an
  * accepted fit has finite coefficients and interference within [0, 100]. */
 #include "fuzz_common.h"

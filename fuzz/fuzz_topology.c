@@ -1,4 +1,4 @@
-/* libFuzzer harness: the topology reader (dp_topology_load, sim/dp_topology.h). An accepted
+/* libFuzzer harness: the topology reader (dp_topology_load, machine/dp_topology.h). An accepted
  * topology must have a route between every pair of devices, and the cost model built on it for
  * a small physical graph must give finite, non-negative costs. */
 #include "fuzz_common.h"

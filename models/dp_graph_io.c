@@ -68,7 +68,7 @@ static const char *format_list(char *buf, size_t cap, int writing)
     return buf;
 }
 
-/* The heterogeneous examples (sim/dp_hetero.h) carry their own processors: not a graph format */
+/* The heterogeneous examples (machine/dp_hetero.h) carry their own processors: not a graph format */
 static int hetero_example(const char *path, const char *format, dp_error *err)
 {
     if (format && (strcmp(format, "heft-in") == 0 || strcmp(format, "heft-csv") == 0)) {

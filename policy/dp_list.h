@@ -1,7 +1,7 @@
 /* dp_list.h: classic list schedulers for heterogeneous devices: HEFT, CPOP, PEFT and ETF.
  *
  * Each one builds a full static schedule (device, start and finish of every op) under the cost
- * tables in force (sim/dp_cost.h: op_time per op and device, transfer time
+ * tables in force (machine/dp_cost.h: op_time per op and device, transfer time
  * latency + data * inv_bw between distinct devices, free on one device), with no link contention
  * and one op at a time per device. The schedule's own length is `makespan`; the assignment part
  * (device per op) is what the placement registry (policy/dp_place.h) returns, together with the

@@ -1,4 +1,4 @@
-/* test_mpnn: the message-passing network of the DOPPLER policies (policy/dp_mpnn.h) on its own:
+/* test_mpnn: the message-passing network of the DOPPLER policies (nn/dp_mpnn.h) on its own:
  * its backward against central finite differences of a loss of its output, for every parameter
  * tensor (projection, edge network, convolution bias, GRU); the output's
  * shape and determinism; and that one more step changes the output (the steps are used). */

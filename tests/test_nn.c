@@ -1,4 +1,4 @@
-/* test_nn: the layer library (policy/dp_nn.h): hand-computed values, and every layer's backward
+/* test_nn: the layer library (nn/dp_nn.h): hand-computed values, and every layer's backward
  * against central finite differences (gsl_deriv_central). */
 #include "dp_gradcheck.h"
 #include "dp_nn.h"

@@ -1,4 +1,4 @@
-/* test_topology: the machine description (sim/dp_topology.h): routes of least latency through
+/* test_topology: the machine description (machine/dp_topology.h): routes of least latency through
  * switches, staging through host memory without peer-to-peer, channels per direction and half
  * duplex, parallel links, segment classes, route overrides, and refusals naming the field. Every
  * bundled topology loads. */

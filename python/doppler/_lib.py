@@ -1,7 +1,7 @@
 """Loading libdoppler and declaring the C interface the package uses (ctypes, no compiler).
 
 The structures below mirror the public C headers field by field (models/dp_graph.h,
-sim/dp_cost.h, sim/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
+machine/dp_cost.h, machine/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
 policy/dp_place.h, policy/dp_env.h); tests/python/test_layout.py checks the mirrors against what
 the library itself writes, so a header change that is not carried here fails `make check`.
 
@@ -95,7 +95,7 @@ class dp_graph(Structure):
     ]
 
 
-# ---- cost tables (sim/dp_cost.h) ----
+# ---- cost tables (machine/dp_cost.h) ----
 
 class dp_costs(Structure):
     _fields_ = [
@@ -106,7 +106,7 @@ class dp_costs(Structure):
     ]
 
 
-# ---- the machine (sim/dp_hisim.h options, sim/dp_machine.h) ----
+# ---- the machine (sim/dp_hisim.h options, machine/dp_machine.h) ----
 
 class dp_hisim_options(Structure):
     _fields_ = [
@@ -125,7 +125,7 @@ class dp_topo_device(Structure):
 
 
 class dp_topology_head(Structure):
-    """The leading fields of dp_topology (sim/dp_topology.h): names, counts and devices."""
+    """The leading fields of dp_topology (machine/dp_topology.h): names, counts and devices."""
     _fields_ = [
         ("name", c_char_p), ("source", c_char_p), ("description", c_char_p), ("path", c_char_p),
         ("n_devices", c_int), ("n_nodes", c_int), ("n_links", c_int), ("n_channels", c_int),

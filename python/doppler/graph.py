@@ -315,7 +315,7 @@ class Graph:
 
 
 class Costs:
-    """Cost tables of a graph on a machine (libdoppler's dp_costs, sim/dp_cost.h), as NumPy copies in
+    """Cost tables of a graph on a machine (libdoppler's dp_costs, machine/dp_cost.h), as NumPy copies in
     the graph's printed unit:
 
       op_time (n_ops, n_devices)          op time on each device

@@ -1,8 +1,8 @@
 /* dp_calib.h: the calibration of the cost model: one type (dp_calib), whether fitted to a
- * profile (dp_calib_fit, from the samples of sim/dp_profile.h) or read from a file
+ * profile (dp_calib_fit, from the samples of exec/dp_profile.h) or read from a file
  * (dp_calib_load), and its file, read and written here and nowhere else.
  *
- * The model calibrated (sim/dp_costmodel.h applies it):
+ * The model calibrated (machine/dp_costmodel.h applies it):
  *   op time of an op of kind k on device d  = a + b x FLOPs + c x bytes   (seconds)
  *       FLOPs: the op's work (multiply-add = 2); bytes: every input edge's bytes + its output's;
  *       an op whose kind, FLOPs and bytes the device "measured" takes those measured seconds

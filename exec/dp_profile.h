@@ -1,9 +1,9 @@
 /* dp_profile.h: profiling on the real executor, the samples the calibration is fitted to
- * (sim/dp_calib.h).
+ * (machine/dp_calib.h).
  *
  * Profile (raw samples, JSON {"format": "doppler-profile", "version": 1, ...}): for each device,
  * each op kind over a sweep of sizes, and for each route, copies over a sweep of sizes, all timed
- * on the real executor (sim/dp_exec.h). An op sample is the time from its start to the start of
+ * on the real executor (exec/dp_exec.h). An op sample is the time from its start to the start of
  * the next op on the same busy device (so the runtime's per-op dispatch cost is in it, as it is
  * in a real run); a copy sample is the time from the producer's end to the consumer's start on
  * the other device (the copy engine's wake-up, the copy, and the consumer's wake-up).
@@ -95,7 +95,7 @@ void dp_profile_options_init(dp_profile_options *o);
  * pair of devices, then (o->interference) each device's interference: a chain of matmuls with
  * copies into the device from another device running (copy_in samples), and matmuls and
  * elementwise ops with every other device idle and then busy with a background sgemm loop
- * (peer_busy samples). The executor classes the kinds (sim/dp_exec.h); "synthetic" profiles the
+ * (peer_busy samples). The executor classes the kinds (exec/dp_exec.h); "synthetic" profiles the
  * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
@@ -116,7 +116,7 @@ int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
 dp_profile *dp_profile_load(const char *path, dp_error *err);
 
 /* 1 when the executor runs ops of `kind` as memory-bound loops (elementwise, reductions,
- * sources), 0 for contractions and synthetic kernels (sim/dp_exec.h classes). */
+ * sources), 0 for contractions and synthetic kernels (exec/dp_exec.h classes). */
 int dp_profile_kind_memory_bound(const char *kind);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-/* dp_exec_backend.h: what a device backend gives the real executor (sim/dp_exec.h).
+/* dp_exec_backend.h: what a device backend gives the real executor (exec/dp_exec.h).
  *
  * The executor owns the threads, the dependency counting and the queues; a backend owns device
  * memory, kernels and copies. Every call below is made from the thread that works for `dev`

@@ -1,5 +1,5 @@
 /* dp_costmodel.h: op and transfer times of a physical graph (FLOPs, bytes) on a topology, from a
- * calibration (sim/dp_calib.h) where one exists, else from the devices' roofline.
+ * calibration (machine/dp_calib.h) where one exists, else from the devices' roofline.
  *
  * Op v of kind k on device d:
  *   measured (the device lists an op of kind k with v's FLOPs and bytes in "measured"):
@@ -19,7 +19,7 @@
  * 1 / bottleneck bandwidth: a staged route pays both hops), or, where the calibration measured
  * the pair, its latency_s + b / bandwidth_Bps.
  *
- * The calibration (its type and file) is sim/dp_calib.h.
+ * The calibration (its type and file) is machine/dp_calib.h.
  */
 #ifndef DP_COSTMODEL_H
 #define DP_COSTMODEL_H

@@ -7,7 +7,7 @@
  * they fix the machine: the number of processors and every cost come from the file, so a reader
  * returns the graph and the dp_costs together.
  *
- * Cost model produced (see sim/dp_cost.h):
+ * Cost model produced (see machine/dp_cost.h):
  *   op_time[v][p]  = the computation cost of task v on processor p
  *   edge_data[e]   = the data volume on edge e
  *   inv_bw[a][b]   = 1 / rate(a, b)              (transfer time = data / rate)
