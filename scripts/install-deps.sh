@@ -11,7 +11,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
 libjansson-dev check libopenblas-dev gnuplot-nox libopenmpi-dev openmpi-bin python3 python3-numpy python3-pytest
-python3-pandas python3-h5py"
+python3-pandas python3-h5py git"
 for a in "$@"; do
     case $a in
     --fuzz) PKGS="$PKGS clang libclang-rt-14-dev valgrind" ;;
