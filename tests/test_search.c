@@ -1,0 +1,353 @@
+/* test_search.c: the searches over assignments (policy/dp_search.h): the exact branch and bound
+ * against hand-computed optima and brute force, annealing and local search (budgets, traces,
+ * determinism, configs, starts and proposals), and search at inference through the registry. */
+#include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_graph.h"
+#include "dp_place.h"
+#include "dp_search.h"
+#include "dp_sim.h"
+#include "dp_test.h"
+#include "dp_test_graphs.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+static const char *const ALL_METHODS[] = {"cp", "heft", "cpop", "peft", "etf", "anneal", "local",
+                                          "random", "round-robin", "single"};
+
+/* The fork-join by hand (any D >= 2): optimum 11. If x, y, z are not all on s's device, an op away
+ * from s starts at >= 1 + 2 and ends at >= 7, and t waits for it until >= 10 unless t sits with it;
+ * then s's device ops or another remote op feed t no earlier than 10 as well (two of x, y, z after
+ * s on one device end at 9, plus transfer 3 when t is elsewhere; or both remote). So t starts at
+ * >= 10 and ends at >= 11; all on one device: 14. Reached by s, x, y, t on d0 and z on d1. */
+START_TEST(exact_fork_join_hand)
+{
+    dp_graph *g = fork_join();
+    for (int D = 2; D <= 4; D++) {
+        dp_error err;
+        dp_costs *c = dp_costs_graph(g, D, &err);
+        int a[5];
+        dp_exact_result res;
+        dp_test_sim sim = dp_test_sim_make(g, c);
+        dp_place_options o;
+        dp_place_options_init(&o);
+        o.oracle = &sim.oracle;
+        ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
+        ck_assert_int_eq(res.proven, 1);
+        ck_assert_double_eq(res.makespan, 11);
+        ck_assert_double_eq(simulate(g, c, a), 11);
+        ck_assert_double_eq(brute_force(g, c), 11);
+        /* no method beats it */
+        for (size_t m = 0; m < sizeof ALL_METHODS / sizeof *ALL_METHODS; m++) {
+            int b[5];
+            ck_assert_int_eq(dp_place(ALL_METHODS[m], g, c, &o, b, NULL, NULL, &err), DP_OK);
+            ck_assert_msg(simulate(g, c, b) >= 11, "%s beat the optimum", ALL_METHODS[m]);
+        }
+        dp_test_sim_free(&sim);
+        dp_costs_free(c);
+    }
+    dp_graph_free(g);
+}
+END_TEST
+
+/* Two chains a1 -> a2 and b1 -> b2 (each op 3) with transfers of 10, and a join j (1) fed by a2
+ * and b2 with transfers 1: on two devices the chains go to different devices (no 10-transfer), one
+ * chain's end ships to j: 3 + 3 + 1 + 1 = 8. On one device: 13. Any cross-device chain edge costs
+ * 10 more. So the optimum is 8, with lower bound max(7, 13/2) = 7 not reached. */
+START_TEST(exact_two_chains_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("chains", "test", DP_COST_TIME);
+    const double w[5] = {3, 3, 3, 3, 1};
+    for (int v = 0; v < 5; v++) dp_graph_builder_add_op(b, NULL, NULL, w[v], 0);
+    dp_graph_builder_add_edge(b, 0, 1, 10);
+    dp_graph_builder_add_edge(b, 2, 3, 10);
+    dp_graph_builder_add_edge(b, 1, 4, 1);
+    dp_graph_builder_add_edge(b, 3, 4, 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    int a[5];
+    dp_exact_result res;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
+    dp_test_sim_free(&sim);
+    ck_assert_double_eq(res.lower_bound, 7);
+    ck_assert_double_eq(res.makespan, 8);
+    ck_assert_int_eq(res.proven, 1);
+    ck_assert_int_ne(a[0], a[2]);
+    ck_assert_int_eq(a[0], a[1]);
+    ck_assert_int_eq(a[2], a[3]);
+    ck_assert_double_eq(brute_force(g, c), 8);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* Exact equals brute force on random small graphs, homogeneous and heterogeneous (where only
+ * interchangeable devices are treated as symmetric), and no method beats it. */
+START_TEST(exact_matches_brute_force)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    int improved = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        int D = 2 + trial % 3;
+        int n = D == 4 ? 4 + (int)gsl_rng_uniform_int(r, 4) : 4 + (int)gsl_rng_uniform_int(r, 6);
+        dp_graph *g = random_dag(r, n, 0.3, 8);
+        dp_error err;
+        dp_costs *c = trial % 4 == 3 ? random_hetero(r, g, D) : dp_costs_graph(g, D, &err);
+        int a[16];
+        dp_exact_result res;
+        dp_exact_config cfg;
+        dp_exact_config_init(&cfg);
+        /* with the annealed incumbent, with the list schedulers' only, and from all-on-one-device
+         * (where the search itself must find the optimum) */
+        cfg.anneal_budget = trial % 3 == 0 ? 200 : 0;
+        cfg.list_start = trial % 3 != 2;
+        dp_test_sim sim = dp_test_sim_make(g, c);
+        ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_OK);
+        ck_assert_int_eq(res.proven, 1);
+        double bf = brute_force(g, c);
+        ck_assert_msg(fabs(res.makespan - bf) < 1e-9, "trial %d: exact %g, brute force %g", trial, res.makespan, bf);
+        ck_assert_double_eq(simulate(g, c, a), res.makespan);
+        ck_assert(res.makespan >= res.lower_bound - 1e-9);
+        ck_assert(res.makespan <= res.start);
+        improved += res.makespan < res.start;
+        for (size_t m = 0; m < sizeof ALL_METHODS / sizeof *ALL_METHODS; m++) {
+            int b[16];
+            dp_place_options o;
+            dp_place_options_init(&o);
+            o.budget = 300;
+            o.oracle = &sim.oracle;
+            ck_assert_int_eq(dp_place(ALL_METHODS[m], g, c, &o, b, NULL, NULL, &err), DP_OK);
+            ck_assert_msg(simulate(g, c, b) >= res.makespan - 1e-9, "%s beat exact", ALL_METHODS[m]);
+        }
+        dp_test_sim_free(&sim);
+        dp_costs_free(c);
+        dp_graph_free(g);
+    }
+    /* the search had work to do (the start was not already optimal) in many trials */
+    ck_assert_int_ge(improved, 15);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(exact_limits)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    dp_graph *g = random_dag(r, 30, 0.1, 5);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    int a[30];
+    dp_exact_result res;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_ERANGE);
+    ck_assert_ptr_nonnull(strstr(err.msg, "30 ops"));
+    /* a node limit leaves the result unproven but valid (the incumbent or better) */
+    dp_exact_config cfg;
+    dp_exact_config_init(&cfg);
+    cfg.max_ops = 30;
+    cfg.max_nodes = 50;
+    cfg.anneal_budget = 0;
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_OK);
+    ck_assert(res.proven == 0 || res.makespan <= res.lower_bound + 1e-9);
+    ck_assert_double_eq(simulate(g, c, a), res.makespan);
+    /* more than one stream per device breaks the bounds: refused */
+    cfg.max_streams = 2;
+    ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, &cfg, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "streams"));
+    /* no oracle: refused, not silently a private engine */
+    ck_assert_int_eq(dp_search_exact(g, c, NULL, NULL, a, &res, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(anneal_and_local)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    dp_graph *g = random_dag(r, 40, 0.08, 6);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    cfg.budget = 3000;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    const dp_oracle *or = &sim.oracle;
+    for (int annealing = 0; annealing < 2; annealing++)
+        for (int sched = 0; sched < 2; sched++) {
+            cfg.schedule = sched ? DP_ANNEAL_LINEAR : DP_ANNEAL_GEOMETRIC;
+            int a[40], b[40];
+            dp_search_result res, res2;
+            int (*fn)(const dp_graph *, const dp_costs *, const dp_oracle *, const dp_anneal_config *, uint64_t, int *,
+                      dp_search_result *, dp_error *) = annealing ? dp_search_anneal : dp_search_local;
+            ck_assert_int_eq(fn(g, c, or, &cfg, 9, a, &res, &err), DP_OK);
+            ck_assert_int_eq(res.sims, 3000);
+            ck_assert(res.best <= res.start);
+            ck_assert_double_eq(simulate(g, c, a), res.best);
+            /* the start is cp's assignment */
+            int s[40];
+            dp_place("cp", g, c, NULL, s, NULL, NULL, &err);
+            ck_assert_double_eq(res.start, simulate(g, c, s));
+            /* trace: starts at 1 sim, strictly decreasing, ends at the best */
+            ck_assert_int_ge(res.trace.n, 1);
+            ck_assert_int_eq(res.trace.sims[0], 1);
+            for (long k = 1; k < res.trace.n; k++) {
+                ck_assert(res.trace.best[k] < res.trace.best[k - 1]);
+                ck_assert(res.trace.sims[k] > res.trace.sims[k - 1]);
+            }
+            ck_assert_double_eq(res.trace.best[res.trace.n - 1], res.best);
+            /* same seed, same result */
+            ck_assert_int_eq(fn(g, c, or, &cfg, 9, b, &res2, &err), DP_OK);
+            ck_assert_double_eq(res2.best, res.best);
+            ck_assert_int_eq(memcmp(a, b, sizeof a), 0);
+            dp_search_trace_clear(&res.trace);
+            dp_search_trace_clear(&res2.trace);
+        }
+    /* a bad config */
+    cfg.t_end = 1;
+    cfg.t0 = 0.5;
+    int a[40];
+    dp_search_result res;
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
+    dp_anneal_config_init(&cfg);
+    snprintf(cfg.init, sizeof cfg.init, "anneal");
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
+    snprintf(cfg.init, sizeof cfg.init, "nosuch");
+    ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "nosuch"));
+    ck_assert_int_eq(dp_search_anneal(g, c, NULL, &cfg, 1, a, &res, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(anneal_config_file)
+{
+    char path[64];
+    write_tmp(".json", "{\"budget\": 77, \"t0\": 0.2, \"t_end\": 0.001, \"schedule\": \"linear\", \"swap_prob\": 0.5, "
+                       "\"init\": \"heft\"}", path, sizeof path);
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    dp_error err;
+    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_OK);
+    unlink(path);
+    ck_assert_int_eq(cfg.budget, 77);
+    ck_assert_double_eq(cfg.t0, 0.2);
+    ck_assert_double_eq(cfg.t_end, 0.001);
+    ck_assert_int_eq(cfg.schedule, DP_ANNEAL_LINEAR);
+    ck_assert_double_eq(cfg.swap_prob, 0.5);
+    ck_assert_str_eq(cfg.init, "heft");
+    write_tmp(".json", "{\"budegt\": 5}", path, sizeof path);
+    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_EINVAL);
+    unlink(path);
+    ck_assert_ptr_nonnull(strstr(err.msg, "unknown key \"budegt\""));
+    write_tmp(".json", "{\"schedule\": \"cubic\"}", path, sizeof path);
+    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_EINVAL);
+    unlink(path);
+    /* through the registry, budget from the options */
+    dp_graph *g = fork_join();
+    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.budget = 500;
+    int a[5];
+    /* a method that simulates refuses to run without the machine's oracle */
+    ck_assert_int_eq(dp_place("anneal", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "oracle"));
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    o.oracle = &sim.oracle;
+    ck_assert_int_eq(dp_place("anneal", g, c, &o, a, NULL, NULL, &err), DP_OK);
+    ck_assert_double_eq(simulate(g, c, a), 11);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* search at inference: annealing from a given start never ends worse than it, and its moves
+ * follow the proposal: with all weight on device 0, a moved op only ever lands on device 0 */
+START_TEST(anneal_start_and_proposal)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 8);
+    dp_graph *g = random_dag(r, 30, 0.1, 6);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    int start[30], a[30];
+    for (int v = 0; v < 30; v++) start[v] = 1 + v % 3; /* devices 1..3, never 0 */
+    float prop[30 * 4];
+    for (int v = 0; v < 30; v++)
+        for (int d = 0; d < 4; d++) prop[v * 4 + d] = d == 0;
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    cfg.budget = 400;
+    cfg.swap_prob = 0;
+    cfg.start = start;
+    cfg.proposal = prop;
+    dp_search_result res;
+    ck_assert_int_eq(dp_search_local(g, c, &sim.oracle, &cfg, 3, a, &res, &err), DP_OK);
+    ck_assert_double_eq(res.start, simulate(g, c, start));
+    ck_assert(res.best <= res.start);
+    ck_assert_double_eq(simulate(g, c, a), res.best);
+    /* a move from elsewhere lands on device 0; only an op already on 0 (no proposed alternative)
+     * moves uniformly, so most moved ops sit on 0 */
+    int moved = 0, on0 = 0;
+    for (int v = 0; v < 30; v++) {
+        moved += a[v] != start[v];
+        on0 += a[v] != start[v] && a[v] == 0;
+    }
+    ck_assert_int_gt(moved, 0);
+    ck_assert_msg(2 * on0 > moved, "%d of %d moved ops on device 0", on0, moved);
+    dp_search_trace_clear(&res.trace);
+    /* through the registry: --refine from cp is never worse than cp */
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.oracle = &sim.oracle;
+    int b[30];
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_OK);
+    const double cp_ms = simulate(g, c, b);
+    o.refine = "anneal";
+    o.refine_budget = 300;
+    const long s0 = dp_engine_simulations(sim.engine);
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_engine_simulations(sim.engine) - s0, 300);
+    ck_assert(simulate(g, c, b) <= cp_ms);
+    o.refine = "tabu";
+    ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_EINVAL);
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("search");
+    TCase *t = tcase_create("search");
+    tcase_set_timeout(t, 60);
+    tcase_add_test(t, exact_fork_join_hand);
+    tcase_add_test(t, exact_two_chains_hand);
+    tcase_add_test(t, exact_matches_brute_force);
+    tcase_add_test(t, exact_limits);
+    tcase_add_test(t, anneal_and_local);
+    tcase_add_test(t, anneal_config_file);
+    tcase_add_test(t, anneal_start_and_proposal);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return dp_test_run(suite());
+}
