@@ -51,8 +51,8 @@ for f in $GRAPHS; do
             "$D" train --graph "$G" --devices $dev --pipeline --episodes "$EPISODES" --seed "$seed" --quiet \
                 --config "$here/doppler-$cfg.json" --checkpoint "$tmp/$cfg.h5" --force > "$tmp/t.out"
             total=$(awk '/^stage / { for (i = 1; i <= NF; i++) if ($(i + 1) == "simulations:") s += $i } END { print s + 0 }' "$tmp/t.out")
-            final=$(awk '$1 == "doppler-final" { print $2 }' "$tmp/t.out")
-            sel=$(awk '$1 == "doppler" { print $2 }' "$tmp/t.out")
+            final=$(awk '$1 == "doppler-final" { print $2; exit }' "$tmp/t.out")
+            sel=$(awk '$1 == "doppler" { print $2; exit }' "$tmp/t.out")
             echo "$f,$seed,doppler-$cfg-final,$final,$total" >> "$OUT"
             echo "$f,$seed,doppler-$cfg-selected,$sel,$total" >> "$OUT"
         done
