@@ -157,16 +157,8 @@ int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *met
 const char *dp_cli_data_path(const char *rel)
 {
     static char buf[PATH_MAX];
-    if (access(rel, R_OK) == 0) return rel;
-    const char *env = getenv("DOPPLER_DATA");
-    const char *sub = strncmp(rel, "data/", 5) == 0 ? rel + 5 : rel;
-    if (env) {
-        snprintf(buf, sizeof buf, "%s/%s", env, sub);
-        if (access(buf, R_OK) == 0) return buf;
-    }
-    snprintf(buf, sizeof buf, "%s/%s", DP_DATADIR, sub);
-    if (access(buf, R_OK) == 0) return buf;
-    return rel;
+    const char *p = dp_machine_data_file(rel, buf, sizeof buf);
+    return p ? p : rel;
 }
 
 int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *cmd)

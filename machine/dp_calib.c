@@ -474,12 +474,8 @@ fail:
 dp_calib *dp_calib_load(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_json_read_text(path, &size, err);
     if (!text) return NULL;
-    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
-        free(text);
-        return NULL;
-    }
     dp_calib *c = dp_calib_parse(text, path, err);
     free(text);
     return c;

@@ -51,13 +51,11 @@ void dp_costs_update_homogeneous(dp_costs *c)
     c->homogeneous = h;
 }
 
-dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
+/* Cost tables of n_devices identical devices: op time = work / rate (rate 1: the graph's own
+ * times, exactly), edge data = the graph's edge sizes; latency 0 and inverse bandwidth 1 as
+ * dp_costs_alloc leaves them. */
+static dp_costs *tables_of_work(const dp_graph *g, int n_devices, double rate, dp_error *err)
 {
-    if (g->cost_kind != DP_COST_TIME) {
-        dp_error_set(err, DP_EINVAL, "%s: the graph gives FLOPs and bytes, not times: choose a topology "
-                     "(--topology) so that a cost model can turn them into seconds", g->source);
-        return NULL;
-    }
     if (n_devices < 1 || n_devices > 4096) {
         dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
         return NULL;
@@ -68,9 +66,19 @@ dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
         return NULL;
     }
     for (int v = 0; v < g->n_ops; v++)
-        for (int d = 0; d < n_devices; d++) c->op_time[(size_t)v * n_devices + d] = g->work[v];
+        for (int d = 0; d < n_devices; d++) c->op_time[(size_t)v * n_devices + d] = g->work[v] / rate;
     memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
     return c;
+}
+
+dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
+{
+    if (g->cost_kind != DP_COST_TIME) {
+        dp_error_set(err, DP_EINVAL, "%s: the graph gives FLOPs and bytes, not times: choose a topology "
+                     "(--topology) so that a cost model can turn them into seconds", g->source);
+        return NULL;
+    }
+    return tables_of_work(g, n_devices, 1.0, err);
 }
 
 dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
@@ -82,18 +90,8 @@ dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
         dp_error_set(err, DP_EINVAL, "uniform machine: peak FLOP/s and bandwidth must be positive and latency non-negative");
         return NULL;
     }
-    if (n_devices < 1 || n_devices > 4096) {
-        dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
-        return NULL;
-    }
-    dp_costs *c = dp_costs_alloc(g, n_devices);
-    if (!c) {
-        dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", g->source);
-        return NULL;
-    }
-    for (int v = 0; v < g->n_ops; v++)
-        for (int d = 0; d < n_devices; d++) c->op_time[(size_t)v * n_devices + d] = g->work[v] / peak_flops;
-    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    dp_costs *c = tables_of_work(g, n_devices, peak_flops, err);
+    if (!c) return NULL;
     for (int k = 0; k < n_devices * n_devices; k++) {
         c->latency[k] = latency_s;
         c->inv_bw[k] = 1.0 / bandwidth_Bps;

@@ -208,7 +208,7 @@ int dp_machine_set_json(dp_machine *m, const char *key, const json_t *v, dp_erro
     return dp_machine_set(m, key, text, err);
 }
 
-static const char *data_file(const char *rel, char *buf, size_t cap)
+const char *dp_machine_data_file(const char *rel, char *buf, size_t cap)
 {
     if (access(rel, R_OK) == 0) {
         snprintf(buf, cap, "%s", rel);
@@ -236,7 +236,7 @@ const char *dp_machine_topology_path(const char *name, char *buf, size_t cap)
     char rel[PATH_MAX];
     size_t len = strlen(name);
     snprintf(rel, sizeof rel, "data/topologies/%s%s", name, len > 5 && strcmp(name + len - 5, ".json") == 0 ? "" : ".json");
-    return data_file(rel, buf, cap);
+    return dp_machine_data_file(rel, buf, cap);
 }
 
 int dp_machine_load(dp_machine *m, dp_error *err)

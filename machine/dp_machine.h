@@ -88,6 +88,11 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
  * converted to the text dp_machine_set reads. */
 int dp_machine_set_json(dp_machine *m, const char *key, const json_t *value, dp_error *err);
 
+/* A bundled data file "data/REL" (or "REL"): as given when readable from the working folder,
+ * else under $DOPPLER_DATA, else under the installed data folder (DP_DATADIR); written into buf
+ * (cap bytes) and returned, NULL when none is readable. */
+const char *dp_machine_data_file(const char *rel, char *buf, size_t cap);
+
 /* The file of a topology given as a FILE or a bundled NAME; NULL when neither exists. Writes
  * into buf (cap bytes) and returns it. */
 const char *dp_machine_topology_path(const char *name_or_file, char *buf, size_t cap);

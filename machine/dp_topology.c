@@ -795,12 +795,8 @@ fail:
 dp_topology *dp_topology_load(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_json_read_text(path, &size, err);
     if (!text) return NULL;
-    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
-        free(text);
-        return NULL;
-    }
     dp_topology *t = dp_topology_parse(text, path, err);
     free(text);
     return t;

@@ -35,6 +35,16 @@ double dp_json_parse_bytes(const char *text, size_t size)
            (double)arr * DP_JSON_BYTES_PER_ARRAY;
 }
 
+char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
+{
+    char *text = dp_read_text(path, size, err);
+    if (text && dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, *size), err) != DP_OK) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 json_t *dp_json_load(const char *path, dp_error *err)
 {
     /* Jansson keeps every value as a node: a graph file takes about 30 bytes of memory per byte
@@ -49,12 +59,8 @@ json_t *dp_json_load(const char *path, dp_error *err)
         return NULL;
     }
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_json_read_text(path, &size, err);
     if (!text) return NULL;
-    if (dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, size), err) != DP_OK) {
-        free(text);
-        return NULL;
-    }
     json_error_t jerr;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
     free(text);

@@ -39,6 +39,11 @@ double dp_json_parse_bytes(const char *text, size_t size);
  * NULL only when out of memory. */
 json_t *dp_json_number(double x);
 
+/* The text of a JSON file (dp_read_text: BOM skipped, NUL refused) once dp_mem_check has found
+ * that its parse fits in memory (DP_ENOMEM otherwise); for readers that parse it themselves.
+ * Caller frees. */
+char *dp_json_read_text(const char *path, size_t *size, dp_error *err);
+
 /* Load a JSON file; errors name the file, line and column. A file whose parse would not fit in
  * memory (dp_mem_check of dp_json_parse_bytes) is refused before parsing (DP_ENOMEM). Read as
  * text (dp_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
