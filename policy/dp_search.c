@@ -16,7 +16,7 @@ void dp_search_trace_clear(dp_search_trace *t)
     memset(t, 0, sizeof *t);
 }
 
-static int trace_add(dp_search_trace *t, long sims, double best)
+int dp_search_trace_add(dp_search_trace *t, long sims, double best)
 {
     if (t->n == t->cap) {
         long cap = t->cap ? 2 * t->cap : 64;
@@ -89,7 +89,7 @@ done:
     return rc;
 }
 
-static int check_config(const dp_anneal_config *cfg, int annealing, dp_error *err)
+int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error *err)
 {
     if (cfg->budget < 1) return dp_error_set(err, DP_EINVAL, "search: budget must be at least 1, got %ld", cfg->budget);
     if (!(cfg->swap_prob >= 0 && cfg->swap_prob <= 1))
@@ -101,6 +101,78 @@ static int check_config(const dp_anneal_config *cfg, int annealing, dp_error *er
     return DP_OK;
 }
 
+int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                    uint64_t seed, int *cur, dp_error *err)
+{
+    const int n = g->n_ops, D = c->n_devices;
+    if (cfg->start) {
+        for (int v = 0; v < n; v++)
+            if (cfg->start[v] < 0 || cfg->start[v] >= D)
+                return dp_error_set(err, DP_EINVAL, "search: start device %d of op %d out of range 0..%d", cfg->start[v], v,
+                                    D - 1);
+        memcpy(cur, cfg->start, (size_t)n * sizeof(int));
+        return DP_OK;
+    }
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.seed = seed;
+    po.oracle = oracle;
+    return dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err);
+}
+
+/* One move of annealing's neighbourhood applied to cur (see dp_search.h). */
+void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u_out, int *v_out,
+                       int *du_out, int *dv_out)
+{
+    /* propose: swap two ops on different devices, or move one op */
+    int u = (int)gsl_rng_uniform_int(r, (unsigned long)n), v = -1, du = cur[u], dv = -1;
+    if (n > 1 && gsl_rng_uniform(r) < cfg->swap_prob) {
+        v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+        if (cur[v] == du) v = -1;
+        else dv = cur[v];
+    }
+    if (v >= 0) {
+        cur[u] = dv;
+        cur[v] = du;
+    } else if (cfg->proposal) {
+        /* a device other than the current one, in proportion to the proposal's weights */
+        const float *w = cfg->proposal + (size_t)u * D;
+        double tot = 0;
+        for (int d = 0; d < D; d++)
+            if (d != du) tot += w[d] > 0 ? w[d] : 0;
+        int d = -1;
+        if (tot > 0) {
+            double x = gsl_rng_uniform(r) * tot;
+            for (int q = 0; q < D && d < 0; q++) {
+                if (q == du || !(w[q] > 0)) continue;
+                if ((x -= w[q]) < 0) d = q;
+            }
+        }
+        if (d < 0) { /* no weight elsewhere (or rounding): uniformly */
+            d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
+            d = d >= du ? d + 1 : d;
+        }
+        cur[u] = d;
+    } else {
+        int d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
+        cur[u] = d >= du ? d + 1 : d;
+    }
+    *u_out = u;
+    *v_out = v;
+    *du_out = du;
+    *dv_out = dv;
+}
+
+int dp_search_accept(const dp_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
+                     gsl_rng *r)
+{
+    if (delta <= 0) return 1;
+    if (!annealing) return 0;
+    double T = cfg->schedule == DP_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
+                                                 : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
+    return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
+}
+
 /* ---------------- annealing and local search ---------------- */
 
 static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
@@ -108,87 +180,37 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *ora
 {
     memset(res, 0, sizeof *res);
     if (!oracle) return dp_error_set(err, DP_EINVAL, "search: a cost oracle is required (dp_engine_oracle)");
-    int rc = check_config(cfg, annealing, err);
+    int rc = dp_search_check_config(cfg, annealing, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     gsl_rng_set(r, (unsigned long)seed);
-    dp_place_options po;
-    dp_place_options_init(&po);
-    po.seed = seed;
-    po.oracle = oracle;
-    if (cfg->start) {
-        for (int v = 0; v < n; v++)
-            if (cfg->start[v] < 0 || cfg->start[v] >= D) {
-                rc = dp_error_set(err, DP_EINVAL, "search: start device %d of op %d out of range 0..%d", cfg->start[v], v, D - 1);
-                goto done;
-            }
-        memcpy(cur, cfg->start, (size_t)n * sizeof(int));
-    } else if ((rc = dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err)) != DP_OK) {
-        goto done;
-    }
+    if ((rc = dp_search_start(g, c, oracle, cfg, seed, cur, err)) != DP_OK) goto done;
     double ms;
     if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
     double cur_ms = ms, best_ms = ms;
     memcpy(best, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
     res->sims = 1;
-    if (trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if (dp_search_trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     const double T0 = cfg->t0 * cur_ms, T1 = cfg->t_end * cur_ms;
     const long K = cfg->budget - 1; /* moves to try */
     for (long k = 0; k < K && D > 1; k++) {
-        /* propose: swap two ops on different devices, or move one op */
-        int u = (int)gsl_rng_uniform_int(r, (unsigned long)n), v = -1, du = cur[u], dv = -1;
-        if (n > 1 && gsl_rng_uniform(r) < cfg->swap_prob) {
-            v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
-            if (cur[v] == du) v = -1;
-            else dv = cur[v];
-        }
-        if (v >= 0) {
-            cur[u] = dv;
-            cur[v] = du;
-        } else if (cfg->proposal) {
-            /* a device other than the current one, in proportion to the proposal's weights */
-            const float *w = cfg->proposal + (size_t)u * D;
-            double tot = 0;
-            for (int d = 0; d < D; d++)
-                if (d != du) tot += w[d] > 0 ? w[d] : 0;
-            int d = -1;
-            if (tot > 0) {
-                double x = gsl_rng_uniform(r) * tot;
-                for (int q = 0; q < D && d < 0; q++) {
-                    if (q == du || !(w[q] > 0)) continue;
-                    if ((x -= w[q]) < 0) d = q;
-                }
-            }
-            if (d < 0) { /* no weight elsewhere (or rounding): uniformly */
-                d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
-                d = d >= du ? d + 1 : d;
-            }
-            cur[u] = d;
-        } else {
-            int d = (int)gsl_rng_uniform_int(r, (unsigned long)(D - 1));
-            cur[u] = d >= du ? d + 1 : d;
-        }
+        int u, v, du, dv;
+        dp_search_propose(cfg, n, D, cur, r, &u, &v, &du, &dv);
         if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
         res->sims++;
         double delta = ms - cur_ms;
-        int accept = delta <= 0;
-        if (!accept && annealing) {
-            double T = cfg->schedule == DP_ANNEAL_LINEAR
-                           ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
-                           : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
-            accept = T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
-        }
+        int accept = dp_search_accept(cfg, annealing, T0, T1, k, K, delta, r);
         if (accept) {
             cur_ms = ms;
             res->accepted++;
             if (cur_ms < best_ms) {
                 best_ms = cur_ms;
                 memcpy(best, cur, (size_t)n * sizeof(int));
-                if (trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+                if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
             }
         } else if (v >= 0) {
             cur[u] = du;

@@ -17,6 +17,8 @@
 
 #include <stdint.h>
 
+#include <gsl/gsl_rng.h>
+
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_oracle.h"
@@ -89,6 +91,29 @@ int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_oracle *orac
  * temperature). t0, t_end and schedule are ignored. */
 int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
                     uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
+
+/* The pieces of the loop above, shared with the learned improvement search (dp_improve.h), so
+ * that both search one neighbourhood under one acceptance rule:
+ * dp_search_check_config: DP_EINVAL for a bad config (as dp_search_anneal's; annealing 0: the
+ *   temperatures are not checked);
+ * dp_search_start: the start assignment (cfg->start, else method cfg->init with seed) into cur
+ *   (n_ops); no simulation of it;
+ * dp_search_propose: one move of the neighbourhood applied to cur (n ops, D devices): with
+ *   probability cfg->swap_prob a swap of u and v (v >= 0, devices du and dv exchanged), else op u
+ *   moved from du to another device (v = -1), drawn by cfg->proposal or uniformly; undo by
+ *   cur[u] = du and, for a swap, cur[v] = dv;
+ * dp_search_accept: 1 when a move of makespan change delta is accepted at step k of K moves:
+ *   delta <= 0, or (annealing) with probability exp(-delta / T_k), T_k going from T0 to T1 (raw
+ *   time units) by cfg->schedule;
+ * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
+int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error *err);
+int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+                    uint64_t seed, int *cur, dp_error *err);
+void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,
+                       int *dv);
+int dp_search_accept(const dp_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
+                     gsl_rng *r);
+int dp_search_trace_add(dp_search_trace *t, long sims, double best);
 
 /* ---------------- exact branch and bound ---------------- */
 
