@@ -84,7 +84,9 @@ static void place_usage(FILE *f, const char *cmd)
     fprintf(f, "\n%s"
                "  --seed S             random seed (default 1)\n"
                "  --device D           the device for --method single (default 0)\n"
-               "  --checkpoint FILE    for --method doppler, placeto, gdp: the trained policies (doppler train)\n"
+               "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies (doppler train)\n"
+               "  --proposals FILE     anneal, local, --refine: an improvement checkpoint (train --method improve)\n"
+               "                       whose policy proposes half the moves (the other half uniform)\n"
                "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
                "                       learned method's probabilities propose the moves); never worse\n"
@@ -96,11 +98,12 @@ static void place_usage(FILE *f, const char *cmd)
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
                "  --format-out text|json, --json   output style (json: one object for scripts)\n"
-               "  --budget N           search methods: simulations (anneal, local) or nodes (exact);\n"
+               "  --budget N           search methods: simulations (anneal, local, improve) or nodes (exact);\n"
                "                       placeto, gdp: training episodes when no checkpoint (default 200;\n"
                "                       progress on stderr once it has run 2 s, as train prints it)\n"
                "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
-               "                       swap_prob, init; placeto/gdp: the doppler train config plus\n"
+               "                       swap_prob, init; improve: those and accept greedy|anneal, mix;\n"
+               "                       placeto/gdp: the doppler train config plus\n"
                "                       \"placeto\"/\"gdp\" network sizes, see doc/baselines.md)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
@@ -308,7 +311,7 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -318,7 +321,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"help", no_argument, NULL, O_HELP}, {"budget", required_argument, NULL, O_BUDGET},
         {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
-        {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"append-only", no_argument, NULL, O_APPEND},
+        {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"proposals", required_argument, NULL, O_PROPOSALS}, {"append-only", no_argument, NULL, O_APPEND},
         {"ties", required_argument, NULL, O_TIES}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
@@ -353,6 +356,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_CONFIG: a.place.config = optarg; break;
         case O_CKPT: a.place.checkpoint = optarg; break;
+        case O_PROPOSALS: a.place.proposals = optarg; break;
         case O_SAMPLES:
             if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg));
             break;

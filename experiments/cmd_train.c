@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "dp_place.h"
 #include "dp_train.h"
+#include "dp_improve.h"
 #include "exec_cli.h"
 
 #include <cblas.h>
@@ -17,6 +18,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_flag = 0;
@@ -264,7 +266,9 @@ static void train_usage(FILE *f)
                "  --print-config       print the full config in force (defaults: the authors') and exit\n"
                "  --method M           doppler (default), or a learned baseline: placeto (Addanki et al. 2019)\n"
                "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
-               "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md)\n"
+               "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md),\n"
+               "                       or improve: the learned improvement method (doc/improve.md; its own\n"
+               "                       config keys, --print-config; --graph, --graphs, --family, --episodes)\n"
                "  --stage S            il (default; sim for placeto and gdp), sim or real\n"
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
@@ -350,6 +354,95 @@ static void on_progress(const dp_train_progress *p, void *ctx)
     }
 }
 
+/* ---- train --method improve: the learned improvement method (policy/dp_improve.h) ---- */
+
+static void improve_progress(const dp_improve_progress *p, void *ctx)
+{
+    const int *quiet = ctx;
+    if (*quiet) return;
+    long every = p->episodes / 20 > 0 ? p->episodes / 20 : 1;
+    static long last_shown = -1;
+    if (p->episode / every != last_shown || p->final) {
+        last_shown = p->episode / every;
+        fprintf(stderr, "train improve: episode %ld/%ld lr %.3g batch gain %.4f end/lower bound %.4f simulations %ld\n",
+                p->episode, p->episodes, p->lr, p->gain, p->ratio, p->simulations);
+    }
+}
+
+/* The improvement policy's own loop (its episodes are moves on complete placements, not the
+ * constructive episodes of dp_trainer): the same graph sets, test-set refusal, Adam, checkpoint
+ * and trajectory writers. Returns the exit status. */
+static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
+                         int have_family_seed, unsigned long long family_seed, const char *config, int have_seed,
+                         unsigned long long seed, long episodes, const char *ckpt, const char *traj, int quiet,
+                         int print_cfg, dp_machine *mach)
+{
+    dp_error err;
+    dp_error_clear(&err);
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    if (config && dp_improve_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
+    if (have_seed) cfg.seed = seed;
+    if (episodes > 0) cfg.episodes = episodes;
+    if (print_cfg) {
+        char *s = dp_improve_config_to_json(&cfg);
+        print_config(s);
+        free(s);
+        return 0;
+    }
+    if (!graph && !graphs && !family) return dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required");
+    openblas_set_num_threads(1);
+    graph_set gs;
+    memset(&gs, 0, sizeof gs);
+    int n_test = 0, status = DP_EXIT_ERROR;
+    char **test = read_testset(dp_cli_data_path("data/testsets/transfer.txt"), &n_test);
+    int rc = DP_OK;
+    if (graph) rc = graph_set_push(&gs, graph, 0, &err);
+    if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
+    if (rc == DP_OK && family) {
+        gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
+        else {
+            gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
+            rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
+            gsl_rng_free(fr);
+        }
+    }
+    if (rc == DP_OK && gs.n == 0) rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, &err);
+    dp_improve_model *m = NULL;
+    if (rc == DP_OK && !(m = dp_improve_model_alloc(&cfg.arch, &err))) rc = err.code;
+    if (rc == DP_OK && !quiet) {
+        fprintf(stderr, "doppler train --method improve: %d training graphs; rewards in units of each graph's lower bound\n", gs.n);
+        for (int i = 0; i < gs.n; i++)
+            fprintf(stderr, "  %-44s %5d ops  %d devices  %s\n", gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i]);
+    }
+    long sims = 0;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (rc == DP_OK) {
+        dp_improve_io io = {ckpt, traj, improve_progress, &quiet};
+        rc = dp_improve_train(m, &cfg, gs.n, (const dp_graph *const *)gs.g, (const dp_costs *const *)gs.c, gs.e, &io, &sims,
+                              &err);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (rc == DP_OK) {
+        printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s\n", cfg.episodes, cfg.horizon, gs.n, sims,
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+        if (ckpt)
+            printf("checkpoint: %s (place any graph with: doppler place --method improve --checkpoint %s --graph G --budget N)\n",
+                   ckpt, ckpt);
+        status = 0;
+    } else {
+        status = dp_cli_fail(&err);
+    }
+    dp_improve_model_free(m);
+    graph_set_free(&gs);
+    for (int i = 0; i < n_test; i++) free(test[i]);
+    free(test);
+    return status;
+}
+
 int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
@@ -375,6 +468,7 @@ int cmd_train(int argc, char **argv)
     unsigned long long family_seed = 0;
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
+    int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
     int stage = DP_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
@@ -432,8 +526,9 @@ int cmd_train(int argc, char **argv)
         case O_FORCE: force = 1; break;
         case O_QUIET: quiet = 1; break;
         case O_METHOD:
-            if (dp_agent_parse(optarg, &method) != DP_OK)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method: doppler, placeto or gdp, got '%s'", optarg));
+            if (strcmp(optarg, "improve") == 0) improve = 1;
+            else if (dp_agent_parse(optarg, &method) != DP_OK)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method: doppler, placeto, gdp or improve, got '%s'", optarg));
             break;
         case O_SCALE:
             if (dp_cli_parse_double(optarg, &x_scale) != 0 || !(x_scale > 0 && x_scale <= 1))
@@ -466,6 +561,13 @@ int cmd_train(int argc, char **argv)
             if (outs[i] && access(outs[i], F_OK) == 0)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s exists already: continue its run with --resume, or "
                                                                      "give --force to start a new run over it", outs[i]));
+    }
+    if (improve) {
+        if (validation || val_count > 0 || init || resume || have_stage || pipeline || x_scale > 0 || x_target > 0)
+            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
+                                                                 "only (no --validation, --val-count, --init, --resume, --stage, --pipeline)"));
+        return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
+                                                        config, have_seed, seed, episodes, ckpt, traj, quiet, print_cfg, &mach));
     }
     dp_error err;
     dp_error_clear(&err);

@@ -4,6 +4,7 @@
 #include "dp_train.h"
 #include "dp_list.h"
 #include "dp_search.h"
+#include "dp_improve.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -163,6 +164,7 @@ static const dp_place_method methods[] = {
     {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal, 1},
     {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local, 1},
     {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact, 1},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_place_improve, 1},
     {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1},
     {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1},
     {NULL, NULL, NULL, 0},
@@ -235,8 +237,9 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
         cfg.start = start;
         cfg.proposal = prop;
         dp_search_result res;
-        rc = annealing ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
-                       : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
+        rc = o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+             : annealing  ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+                          : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
         if (rc == DP_OK) dp_search_trace_clear(&res.trace);
     }
     free(start);

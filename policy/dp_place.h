@@ -38,6 +38,9 @@ typedef struct dp_place_options {
                              * (NULL: none); learned methods give their policy's probabilities as
                              * the moves' proposals */
     long refine_budget;     /* simulations of that search (0: 2000) */
+    const char *proposals;  /* anneal, local and refine: an improvement checkpoint (doppler train
+                             * --method improve) whose policy proposes half the moves
+                             * (dp_improve_propose_search); NULL: none */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
     int list_append_only;   /* heft, cpop, peft: 1 appends each op after its device's last op

@@ -1,5 +1,6 @@
 /* dp_search.c: annealing, local search and exact branch and bound over assignments (dp_search.h). */
 #include "dp_search.h"
+#include "dp_improve.h"
 #include "dp_json.h"
 
 #include <gsl/gsl_rng.h>
@@ -47,6 +48,33 @@ void dp_anneal_config_init(dp_anneal_config *cfg)
     snprintf(cfg->init, sizeof cfg->init, "cp");
 }
 
+int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct json_t *v_, const char *path, dp_error *err)
+{
+    json_t *v = (json_t *)v_;
+    if (strcmp(key, "budget") == 0) {
+        if (!json_is_integer(v) || json_integer_value(v) < 1) return dp_error_set(err, DP_EINVAL, "%s: \"budget\" must be a positive integer", path);
+        cfg->budget = (long)json_integer_value(v);
+    } else if (strcmp(key, "t0") == 0 || strcmp(key, "t_end") == 0 || strcmp(key, "swap_prob") == 0) {
+        if (!json_is_number(v)) return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number", path, key);
+        double x = json_number_value(v);
+        if (key[0] == 't' && key[1] == '0') cfg->t0 = x;
+        else if (key[0] == 't') cfg->t_end = x;
+        else cfg->swap_prob = x;
+    } else if (strcmp(key, "schedule") == 0) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(s, "geometric") == 0) cfg->schedule = DP_ANNEAL_GEOMETRIC;
+        else if (strcmp(s, "linear") == 0) cfg->schedule = DP_ANNEAL_LINEAR;
+        else return dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path);
+    } else if (strcmp(key, "init") == 0) {
+        if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof cfg->init)
+            return dp_error_set(err, DP_EINVAL, "%s: \"init\" must be the name of a placement method", path);
+        snprintf(cfg->init, sizeof cfg->init, "%s", json_string_value(v));
+    } else {
+        return -1;
+    }
+    return DP_OK;
+}
+
 int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err)
 {
     json_t *root = dp_json_load(path, err);
@@ -59,30 +87,10 @@ int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        if (strcmp(key, "budget") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 1) { rc = dp_error_set(err, DP_EINVAL, "%s: \"budget\" must be a positive integer", path); goto done; }
-            cfg->budget = (long)json_integer_value(v);
-        } else if (strcmp(key, "t0") == 0 || strcmp(key, "t_end") == 0 || strcmp(key, "swap_prob") == 0) {
-            if (!json_is_number(v)) { rc = dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number", path, key); goto done; }
-            double x = json_number_value(v);
-            if (key[0] == 't' && key[1] == '0') cfg->t0 = x;
-            else if (key[0] == 't') cfg->t_end = x;
-            else cfg->swap_prob = x;
-        } else if (strcmp(key, "schedule") == 0) {
-            const char *s = json_is_string(v) ? json_string_value(v) : "";
-            if (strcmp(s, "geometric") == 0) cfg->schedule = DP_ANNEAL_GEOMETRIC;
-            else if (strcmp(s, "linear") == 0) cfg->schedule = DP_ANNEAL_LINEAR;
-            else { rc = dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path); goto done; }
-        } else if (strcmp(key, "init") == 0) {
-            if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof cfg->init) {
-                rc = dp_error_set(err, DP_EINVAL, "%s: \"init\" must be the name of a placement method", path);
-                goto done;
-            }
-            snprintf(cfg->init, sizeof cfg->init, "%s", json_string_value(v));
-        } else {
+        rc = dp_anneal_config_key(cfg, key, v, path, err);
+        if (rc < 0)
             rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (budget, t0, t_end, schedule, swap_prob, init)", path, key);
-            goto done;
-        }
+        if (rc != DP_OK) goto done;
     }
 done:
     json_decref(root);
@@ -461,7 +469,8 @@ static int place_search(int annealing, const dp_graph *g, const dp_costs *c, con
     if (o->config && dp_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
     if (o->budget > 0) cfg.budget = o->budget;
     dp_search_result res;
-    int rc = search_run(g, c, o->oracle, &cfg, o->seed, annealing, assignment, &res, err);
+    int rc = o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+                          : search_run(g, c, o->oracle, &cfg, o->seed, annealing, assignment, &res, err);
     if (rc == DP_OK) dp_search_trace_clear(&res.trace);
     if (has_priority) *has_priority = 0;
     return rc;

@@ -68,6 +68,11 @@ void dp_anneal_config_init(dp_anneal_config *cfg);
  * "init"} over the defaults; every key is optional, unknown keys are an error (a typo should not
  * silently run the default). DP_EIO/DP_EINVAL name the file and the key. */
 int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err);
+/* One key of that object (value v, a jansson json_t) into cfg: DP_OK, DP_EINVAL naming path and
+ * the key, or -1 when key is not one of the above (other searches read their own keys beside
+ * them, dp_improve_search_config_load). */
+struct json_t;
+int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct json_t *v, const char *path, dp_error *err);
 
 typedef struct dp_search_result {
     double start;          /* makespan of the start assignment */

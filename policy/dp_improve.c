@@ -1,0 +1,1083 @@
+/* dp_improve.c: the learned improvement method (dp_improve.h, doc/improve.md). */
+#include "dp_improve.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "dp_alloc.h"
+#include "dp_h5io.h"
+#include "dp_json.h"
+#include "dp_place.h"
+#include "dp_train.h"
+
+#define FO DP_IMPROVE_OP_FEATURES
+#define FM DP_IMPROVE_MOVE_FEATURES
+#define FZ (FO + FM) /* the move network's input: the op's features, then the move's */
+
+/* ---------------- config ---------------- */
+
+void dp_improve_config_default(dp_improve_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->arch.hidden = 32;
+    c->arch.slope = 0.01f;
+    c->episodes = 1000;
+    c->horizon = 32;
+    c->nstep = 4;
+    c->gamma = 0.9;
+    c->batch = 8;
+    c->lr = 1e-3;
+    c->lr_final = 1e-4;
+    c->epsilon = 0.1;
+    c->grad_clip = 1.0;
+    c->elite_prob = 0.5;
+    c->seed = 1;
+    c->checkpoint_every = 200;
+}
+
+char *dp_improve_config_to_json(const dp_improve_config *c)
+{
+    json_t *o = json_object(), *m = json_object();
+    json_object_set_new(o, "method", json_string("improve"));
+    json_object_set_new(o, "features", json_string(DP_IMPROVE_FEATURES_NAME));
+    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(m, "hidden", json_integer(c->arch.hidden));
+    json_object_set_new(m, "slope", dp_json_number(c->arch.slope));
+    json_object_set_new(m, "episodes", json_integer(c->episodes));
+    json_object_set_new(m, "horizon", json_integer(c->horizon));
+    json_object_set_new(m, "nstep", json_integer(c->nstep));
+    json_object_set_new(m, "gamma", dp_json_number(c->gamma));
+    json_object_set_new(m, "batch", json_integer(c->batch));
+    json_object_set_new(m, "lr", dp_json_number(c->lr));
+    json_object_set_new(m, "lr_final", dp_json_number(c->lr_final));
+    json_object_set_new(m, "epsilon", dp_json_number(c->epsilon));
+    json_object_set_new(m, "grad_clip", dp_json_number(c->grad_clip));
+    json_object_set_new(m, "elite_prob", dp_json_number(c->elite_prob));
+    json_object_set_new(m, "checkpoint_every", json_integer(c->checkpoint_every));
+    json_object_set_new(o, "improve", m);
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return s;
+}
+
+static int num_key(json_t *v, const char *key, double lo, double hi, double *out, dp_error *err)
+{
+    if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
+        return dp_error_set(err, DP_EINVAL, "config: \"improve.%s\" must be a number in [%g, %g]", key, lo, hi);
+    *out = json_number_value(v);
+    return DP_OK;
+}
+
+static int int_key(json_t *v, const char *key, long lo, long hi, long *out, dp_error *err)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return dp_error_set(err, DP_EINVAL, "config: \"improve.%s\" must be an integer in [%ld, %ld]", key, lo, hi);
+    *out = (long)json_integer_value(v);
+    return DP_OK;
+}
+
+static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
+{
+    if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "config: the top level must be an object");
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (strcmp(key, "method") == 0) {
+            const char *s = json_is_string(v) ? json_string_value(v) : "";
+            if (strcmp(s, "improve") != 0)
+                return dp_error_set(err, DP_EINVAL, "config: \"method\" \"%s\", not \"improve\"", s);
+        } else if (strcmp(key, "features") == 0) {
+            const char *s = json_is_string(v) ? json_string_value(v) : "";
+            if (strcmp(s, DP_IMPROVE_FEATURES_NAME) != 0)
+                return dp_error_set(err, DP_EINVAL, "incompatible checkpoint: feature set %s in the checkpoint, %s here", s,
+                                    DP_IMPROVE_FEATURES_NAME);
+        } else if (strcmp(key, "seed") == 0) {
+            if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
+            c->seed = (uint64_t)json_integer_value(v);
+        } else if (strcmp(key, "improve") == 0) {
+            if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "config: \"improve\" must be an object");
+            const char *k;
+            json_t *x;
+            json_object_foreach(v, k, x) {
+                long L = 0;
+                double d = 0;
+                int rc;
+                if (strcmp(k, "hidden") == 0) { if ((rc = int_key(x, k, 1, 4096, &L, err))) return rc; c->arch.hidden = (int)L; }
+                else if (strcmp(k, "slope") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->arch.slope = (float)d; }
+                else if (strcmp(k, "episodes") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->episodes = L; }
+                else if (strcmp(k, "horizon") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->horizon = (int)L; }
+                else if (strcmp(k, "nstep") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->nstep = (int)L; }
+                else if (strcmp(k, "gamma") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->gamma = d; }
+                else if (strcmp(k, "batch") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->batch = (int)L; }
+                else if (strcmp(k, "lr") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->lr = d; }
+                else if (strcmp(k, "lr_final") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->lr_final = d; }
+                else if (strcmp(k, "epsilon") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->epsilon = d; }
+                else if (strcmp(k, "grad_clip") == 0) { if ((rc = num_key(x, k, 0, 1e30, &d, err))) return rc; c->grad_clip = d; }
+                else if (strcmp(k, "elite_prob") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->elite_prob = d; }
+                else if (strcmp(k, "checkpoint_every") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->checkpoint_every = L; }
+                else
+                    return dp_error_set(err, DP_EINVAL, "config: unknown key \"improve.%s\" (hidden, slope, episodes, horizon, nstep, "
+                                        "gamma, batch, lr, lr_final, epsilon, grad_clip, elite_prob, checkpoint_every)", k);
+            }
+        } else {
+            return dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\" for method improve (method, features, seed, improve)",
+                                key);
+        }
+    }
+    return DP_OK;
+}
+
+int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err)
+{
+    json_error_t je;
+    json_t *o = json_loads(text, 0, &je);
+    if (!o) return dp_error_set(err, DP_EINVAL, "config: line %d: %s", je.line, je.text);
+    int rc = config_from_json(c, o, err);
+    json_decref(o);
+    return rc;
+}
+
+int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err)
+{
+    json_t *o = dp_json_load(path, err);
+    if (!o) return err ? err->code : DP_EIO;
+    int rc = config_from_json(c, o, err);
+    json_decref(o);
+    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
+    return rc;
+}
+
+/* ---------------- the model: two MLPs ---------------- */
+
+/* An MLP of three linear layers in block p, tensors W1 b1 W2 b2 W3 b3: in (N, F) -> (N, 1). */
+typedef struct mlp {
+    dp_nn_params p;
+    int F, H;
+    float slope;
+} mlp;
+
+typedef struct mlp_cache { /* activations of N rows, kept for the backward */
+    float *in, *h1p, *h1, *h2p, *h2, *out;
+    float *d1, *d2; /* backward scratch (N, H) each */
+} mlp_cache;
+
+static int mlp_build(mlp *m, int F, int H, float slope)
+{
+    dp_nn_params_init(&m->p);
+    m->F = F;
+    m->H = H;
+    m->slope = slope;
+    if (dp_nn_params_add(&m->p, "W1", H, F) < 0 || dp_nn_params_add(&m->p, "b1", 1, H) < 0 ||
+        dp_nn_params_add(&m->p, "W2", H, H) < 0 || dp_nn_params_add(&m->p, "b2", 1, H) < 0 ||
+        dp_nn_params_add(&m->p, "W3", 1, H) < 0 || dp_nn_params_add(&m->p, "b3", 1, 1) < 0)
+        return DP_ENOMEM;
+    return dp_nn_params_alloc(&m->p);
+}
+
+static int mlp_init(mlp *m, gsl_rng *r)
+{
+    int rc = dp_nn_init_orthogonal(dp_nn_param(&m->p, 0), m->H, m->F, sqrt(2.0), r);
+    if (rc == DP_OK) rc = dp_nn_init_orthogonal(dp_nn_param(&m->p, 2), m->H, m->H, sqrt(2.0), r);
+    if (rc == DP_OK) rc = dp_nn_init_orthogonal(dp_nn_param(&m->p, 4), 1, m->H, 0.01, r);
+    for (int i = 1; i < 6; i += 2) memset(dp_nn_param(&m->p, i), 0, (size_t)m->p.t[i].cols * sizeof(float));
+    return rc;
+}
+
+static int cache_alloc(mlp_cache *k, int N, int F, int H)
+{
+    const size_t nh = (size_t)N * H;
+    k->in = dp_malloc_n((size_t)N * F, sizeof(float));
+    k->h1p = dp_malloc_n(nh, sizeof(float));
+    k->h1 = dp_malloc_n(nh, sizeof(float));
+    k->h2p = dp_malloc_n(nh, sizeof(float));
+    k->h2 = dp_malloc_n(nh, sizeof(float));
+    k->out = dp_malloc_n((size_t)N, sizeof(float));
+    k->d1 = dp_malloc_n(nh, sizeof(float));
+    k->d2 = dp_malloc_n(nh, sizeof(float));
+    return k->in && k->h1p && k->h1 && k->h2p && k->h2 && k->out && k->d1 && k->d2 ? DP_OK : DP_ENOMEM;
+}
+
+static void cache_free(mlp_cache *k)
+{
+    free(k->in); free(k->h1p); free(k->h1); free(k->h2p); free(k->h2); free(k->out); free(k->d1); free(k->d2);
+}
+
+/* out (N) from k->in (N, F) */
+static void mlp_forward(const mlp *m, mlp_cache *k, int N)
+{
+    const dp_nn_params *p = &m->p;
+    const int F = m->F, H = m->H;
+    dp_nn_linear_forward(k->h1p, k->in, dp_nn_param(p, 0), dp_nn_param(p, 1), N, F, H);
+    dp_nn_leaky_relu_forward(k->h1, k->h1p, (size_t)N * H, m->slope);
+    dp_nn_linear_forward(k->h2p, k->h1, dp_nn_param(p, 2), dp_nn_param(p, 3), N, H, H);
+    dp_nn_leaky_relu_forward(k->h2, k->h2p, (size_t)N * H, m->slope);
+    dp_nn_linear_forward(k->out, k->h2, dp_nn_param(p, 4), dp_nn_param(p, 5), N, H, 1);
+}
+
+/* parameter gradients += from dout (N), the inputs being constants */
+static void mlp_backward(mlp *m, mlp_cache *k, const float *dout, int N)
+{
+    dp_nn_params *p = &m->p;
+    const int F = m->F, H = m->H;
+    const size_t nh = (size_t)N * H;
+    memset(k->d2, 0, nh * sizeof(float));
+    dp_nn_linear_backward(k->d2, dp_nn_grad(p, 4), dp_nn_grad(p, 5), dout, k->h2, dp_nn_param(p, 4), N, H, 1);
+    memset(k->d1, 0, nh * sizeof(float));
+    dp_nn_leaky_relu_backward(k->d1, k->d2, k->h2p, nh, m->slope);
+    memset(k->d2, 0, nh * sizeof(float));
+    dp_nn_linear_backward(k->d2, dp_nn_grad(p, 2), dp_nn_grad(p, 3), k->d1, k->h1, dp_nn_param(p, 2), N, H, H);
+    memset(k->d1, 0, nh * sizeof(float));
+    dp_nn_leaky_relu_backward(k->d1, k->d2, k->h1p, nh, m->slope);
+    dp_nn_linear_backward(NULL, dp_nn_grad(p, 0), dp_nn_grad(p, 1), k->d1, k->in, dp_nn_param(p, 0), N, F, H);
+}
+
+struct dp_improve_model {
+    dp_improve_arch arch;
+    mlp op, move;
+};
+
+dp_improve_model *dp_improve_model_alloc(const dp_improve_arch *a, dp_error *err)
+{
+    dp_improve_config d;
+    dp_improve_config_default(&d);
+    if (!a) a = &d.arch;
+    if (a->hidden < 1) {
+        dp_error_set(err, DP_EINVAL, "improve: hidden width %d, must be positive", a->hidden);
+        return NULL;
+    }
+    dp_improve_model *m = calloc(1, sizeof *m);
+    if (!m) {
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    m->arch = *a;
+    if (mlp_build(&m->op, FO, a->hidden, a->slope) != DP_OK || mlp_build(&m->move, FZ, a->hidden, a->slope) != DP_OK) {
+        dp_improve_model_free(m);
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    return m;
+}
+
+void dp_improve_model_free(dp_improve_model *m)
+{
+    if (!m) return;
+    dp_nn_params_free(&m->op.p);
+    dp_nn_params_free(&m->move.p);
+    free(m);
+}
+
+int dp_improve_model_init(dp_improve_model *m, gsl_rng *r)
+{
+    int rc = mlp_init(&m->op, r);
+    return rc == DP_OK ? mlp_init(&m->move, r) : rc;
+}
+
+dp_nn_params *dp_improve_op_params(dp_improve_model *m) { return &m->op.p; }
+dp_nn_params *dp_improve_move_params(dp_improve_model *m) { return &m->move.p; }
+const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m) { return &m->arch; }
+
+int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err)
+{
+    *out = NULL;
+    dp_ckpt_info info;
+    int rc = dp_ckpt_read_info(path, &info, err);
+    if (rc != DP_OK) return rc;
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    json_t *o = info.config_json ? json_loads(info.config_json, 0, NULL) : NULL;
+    json_t *jm = o ? json_object_get(o, "method") : NULL;
+    const char *made_by = jm && json_is_string(jm) ? json_string_value(jm) : "doppler";
+    if (strcmp(made_by, "improve") != 0)
+        rc = dp_error_set(err, DP_EINVAL, "%s: not an improve checkpoint (made by %s)", path, made_by);
+    else if ((rc = config_from_json(&cfg, o, err)) != DP_OK)
+        dp_error_prefix(err, "%s", path);
+    json_decref(o);
+    dp_ckpt_info_free(&info);
+    if (rc != DP_OK) return rc;
+    dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, err);
+    if (!m) return err ? err->code : DP_ENOMEM;
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.same_graph = 0;
+    rc = dp_ckpt_read(path, &ck, &m->op.p, &m->move.p, 0, err);
+    free((char *)ck.graph);
+    free(ck.config_json);
+    if (rc != DP_OK) {
+        dp_improve_model_free(m);
+        return rc;
+    }
+    *out = m;
+    return DP_OK;
+}
+
+/* ---------------- the state: features of a placement's schedule ---------------- */
+
+typedef struct op_key {
+    double s;
+    int pos, v;
+} op_key;
+
+static int op_key_cmp(const void *a, const void *b)
+{
+    const op_key *x = a, *y = b;
+    if (x->s != y->s) return x->s < y->s ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+struct dp_improve_state {
+    const dp_improve_model *m;
+    const dp_graph *g;
+    const dp_costs *c;
+    int n, D;
+    int *pos;            /* (n) topological position */
+    double maxdeg;
+    /* the current placement and its schedule */
+    int *a;              /* (n) */
+    double *S, *E, *R;   /* (n) start, end, ready */
+    double *xend;        /* (n_edges) transfer arrival, -1: none or unknown; NULL on the fast path */
+    double *busy;        /* (D) */
+    double M, sumbusy;
+    int least;           /* least loaded device */
+    double *LS;          /* (n) latest start */
+    int *crit;           /* (n) */
+    op_key *keys;        /* (n) */
+    int *dev_ptr;        /* (D + 1) ops of each device in start order: dev_ops[dev_ptr[d] ..] */
+    int *dev_ops, *dev_fill;
+    mlp_cache opc;       /* op network over n rows; opc.in holds the op features */
+    float *oprob, *ologp, *odz;
+    mlp_cache mvc;       /* move network over D - 1 rows */
+    int *cand;           /* (D) the candidate devices */
+    float *mprob, *mlogp, *mdz, *y, *nb;
+};
+
+void dp_improve_state_free(dp_improve_state *s)
+{
+    if (!s) return;
+    free(s->pos); free(s->a); free(s->S); free(s->E); free(s->R); free(s->xend); free(s->busy); free(s->LS);
+    free(s->crit); free(s->keys); free(s->dev_ptr); free(s->dev_ops); free(s->dev_fill);
+    cache_free(&s->opc);
+    cache_free(&s->mvc);
+    free(s->oprob); free(s->ologp); free(s->odz); free(s->cand); free(s->mprob); free(s->mlogp); free(s->mdz);
+    free(s->y); free(s->nb);
+    free(s);
+}
+
+dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, dp_error *err)
+{
+    dp_improve_state *s = calloc(1, sizeof *s);
+    if (!s) {
+        dp_error_set(err, DP_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const int n = g->n_ops, D = c->n_devices, H = m->arch.hidden;
+    s->m = m;
+    s->g = g;
+    s->c = c;
+    s->n = n;
+    s->D = D;
+    s->pos = dp_malloc_n(n, sizeof(int));
+    s->a = dp_malloc_n(n, sizeof(int));
+    s->S = dp_malloc_n(n, sizeof(double));
+    s->E = dp_malloc_n(n, sizeof(double));
+    s->R = dp_malloc_n(n, sizeof(double));
+    s->xend = dp_malloc_n((size_t)g->n_edges + 1, sizeof(double));
+    s->busy = dp_malloc_n(D, sizeof(double));
+    s->LS = dp_malloc_n(n, sizeof(double));
+    s->crit = dp_malloc_n(n, sizeof(int));
+    s->keys = dp_malloc_n(n, sizeof(op_key));
+    s->dev_ptr = dp_malloc_n((size_t)D + 1, sizeof(int));
+    s->dev_ops = dp_malloc_n(n, sizeof(int));
+    s->dev_fill = dp_malloc_n(D, sizeof(int));
+    s->oprob = dp_malloc_n(n, sizeof(float));
+    s->ologp = dp_malloc_n(n, sizeof(float));
+    s->odz = dp_malloc_n(n, sizeof(float));
+    s->cand = dp_malloc_n(D, sizeof(int));
+    s->mprob = dp_malloc_n(D, sizeof(float));
+    s->mlogp = dp_malloc_n(D, sizeof(float));
+    s->mdz = dp_malloc_n(D, sizeof(float));
+    s->y = dp_malloc_n((size_t)D * FM, sizeof(float));
+    s->nb = dp_malloc_n(D, sizeof(float));
+    int ok = s->pos && s->a && s->S && s->E && s->R && s->xend && s->busy && s->LS && s->crit && s->keys && s->dev_ptr &&
+             s->dev_ops && s->dev_fill && s->oprob && s->ologp && s->odz && s->cand && s->mprob && s->mlogp && s->mdz &&
+             s->y && s->nb;
+    if (!ok || cache_alloc(&s->opc, n, FO, H) != DP_OK || cache_alloc(&s->mvc, D, FZ, H) != DP_OK) {
+        dp_improve_state_free(s);
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory for the improvement policy", g->source);
+        return NULL;
+    }
+    s->maxdeg = 1;
+    for (int k = 0; k < n; k++) {
+        const int v = g->topo[k];
+        s->pos[v] = k;
+        const double deg = (g->pred_ptr[v + 1] - g->pred_ptr[v]) + (g->succ_ptr[v + 1] - g->succ_ptr[v]);
+        if (deg > s->maxdeg) s->maxdeg = deg;
+    }
+    return s;
+}
+
+/* arrival of edge e's data at its consumer placed on device d (the producer u on its device) */
+static inline double arrival(const dp_improve_state *s, int e, int u, int d)
+{
+    return s->E[u] + dp_costs_comm(s->c, e, s->a[u], d);
+}
+
+/* the transfer time of edge e = (u -> w) in the schedule */
+static inline double comm_now(const dp_improve_state *s, int e, int u, int w)
+{
+    if (s->a[u] == s->a[w]) return 0;
+    if (s->xend && s->xend[e] >= 0) return fmax(0.0, s->xend[e] - s->E[u]);
+    return dp_costs_comm(s->c, e, s->a[u], s->a[w]);
+}
+
+/* compute time of device d inside [t1, t2] */
+static double busy_in(const dp_improve_state *s, int d, double t1, double t2)
+{
+    int lo = s->dev_ptr[d], hi = s->dev_ptr[d + 1];
+    /* the first op ending after t1 (ends are in start order on a one-stream device) */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (s->E[s->dev_ops[mid]] <= t1) lo = mid + 1;
+        else hi = mid;
+    }
+    double b = 0;
+    for (int k = lo; k < s->dev_ptr[d + 1]; k++) {
+        const int v = s->dev_ops[k];
+        if (s->S[v] >= t2) break;
+        const double x = fmin(t2, s->E[v]) - fmax(t1, s->S[v]);
+        if (x > 0) b += x;
+    }
+    return b;
+}
+
+void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_schedule *sch)
+{
+    const dp_graph *g = s->g;
+    const int n = s->n, D = s->D;
+    memcpy(s->a, assignment, (size_t)n * sizeof(int));
+    memcpy(s->S, sch->op_start, (size_t)n * sizeof(double));
+    memcpy(s->E, sch->op_end, (size_t)n * sizeof(double));
+    memcpy(s->R, sch->op_ready, (size_t)n * sizeof(double));
+    if (sch->xfer_end) memcpy(s->xend, sch->xfer_end, (size_t)g->n_edges * sizeof(double));
+    else for (int e = 0; e < g->n_edges; e++) s->xend[e] = -1;
+    memcpy(s->busy, sch->busy, (size_t)D * sizeof(double));
+    const double M = sch->makespan > 0 ? sch->makespan : 1;
+    s->M = M;
+    s->sumbusy = 0;
+    s->least = 0;
+    for (int d = 0; d < D; d++) {
+        s->sumbusy += s->busy[d];
+        if (s->busy[d] < s->busy[s->least]) s->least = d;
+    }
+    const double meanbusy = s->sumbusy > 0 ? s->sumbusy / D : 1;
+    /* ops in start order (ties: topological), and per device */
+    for (int v = 0; v < n; v++) s->keys[v] = (op_key){s->S[v], s->pos[v], v};
+    qsort(s->keys, (size_t)n, sizeof *s->keys, op_key_cmp);
+    memset(s->dev_ptr, 0, (size_t)(D + 1) * sizeof(int));
+    for (int v = 0; v < n; v++) s->dev_ptr[s->a[v] + 1]++;
+    for (int d = 0; d < D; d++) s->dev_ptr[d + 1] += s->dev_ptr[d];
+    memcpy(s->dev_fill, s->dev_ptr, (size_t)D * sizeof(int));
+    for (int k = 0; k < n; k++) {
+        const int v = s->keys[k].v;
+        s->dev_ops[s->dev_fill[s->a[v]]++] = v;
+    }
+    /* latest starts in the schedule's DAG: data edges with their transfers, and each device's
+     * order; processed in reverse start order, so successors come first */
+    for (int d = 0; d < D; d++) s->dev_fill[d] = -1; /* the next op on d seen so far */
+    double maxdur = 0;
+    for (int k = n - 1; k >= 0; k--) {
+        const int v = s->keys[k].v;
+        double lf = M;
+        for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++) {
+            const int w = g->edge_dst[q];
+            const double x = s->LS[w] - comm_now(s, q, v, w);
+            if (x < lf) lf = x;
+        }
+        const int nx = s->dev_fill[s->a[v]];
+        if (nx >= 0 && s->LS[nx] < lf) lf = s->LS[nx];
+        s->dev_fill[s->a[v]] = v;
+        const double dur = s->E[v] - s->S[v];
+        if (dur > maxdur) maxdur = dur;
+        s->LS[v] = lf - dur;
+    }
+    if (!(maxdur > 0)) maxdur = 1;
+    const double tol = 1e-9 * M;
+    for (int v = 0; v < n; v++) s->crit[v] = s->LS[v] - s->S[v] <= tol;
+    for (int v = 0; v < n; v++) {
+        float *x = s->opc.in + (size_t)v * FO;
+        const int av = s->a[v];
+        const int np = g->pred_ptr[v + 1] - g->pred_ptr[v], ns = g->succ_ptr[v + 1] - g->succ_ptr[v];
+        int pc = 0, sc = 0, pcrit = 0, scrit = 0;
+        double pend = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const int u = g->edge_src[g->pred_edge[q]];
+            pc += s->a[u] != av;
+            pcrit += s->crit[u];
+            if (s->E[u] > pend) pend = s->E[u];
+        }
+        for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++) {
+            const int w = g->edge_dst[q];
+            sc += s->a[w] != av;
+            scrit += s->crit[w];
+        }
+        const double slack = fmax(0.0, s->LS[v] - s->S[v]);
+        x[0] = (float)(slack / M);
+        x[1] = (float)s->crit[v];
+        x[2] = (float)(s->S[v] / M);
+        x[3] = (float)(s->E[v] / M);
+        x[4] = (float)((s->E[v] - s->S[v]) / maxdur);
+        x[5] = (float)(fmax(0.0, s->S[v] - s->R[v]) / M);
+        x[6] = (float)(fmax(0.0, s->R[v] - pend) / M);
+        x[7] = np ? (float)pc / np : 0.0f;
+        x[8] = ns ? (float)sc / ns : 0.0f;
+        x[9] = (float)(s->busy[av] / meanbusy);
+        x[10] = (float)(1.0 - s->busy[av] / M);
+        x[11] = (float)((M - s->LS[v]) / M);
+        x[12] = (float)((np + ns) / s->maxdeg);
+        x[13] = np ? (float)pcrit / np : 0.0f;
+        x[14] = ns ? (float)scrit / ns : 0.0f;
+    }
+    mlp_forward(&s->m->op, &s->opc, n);
+    dp_nn_softmax_forward(s->oprob, s->ologp, s->opc.out, n);
+}
+
+const float *dp_improve_state_op_features(const dp_improve_state *s)
+{
+    return s->opc.in;
+}
+
+void dp_improve_state_move_features(const dp_improve_state *s, int v, float *y)
+{
+    const dp_graph *g = s->g;
+    const dp_costs *c = s->c;
+    const int D = s->D, av = s->a[v];
+    const double M = s->M, meanbusy = s->sumbusy > 0 ? s->sumbusy / D : 1;
+    memset(y, 0, (size_t)D * FM * sizeof(float));
+    double acur = 0;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        const int e = g->pred_edge[q];
+        const double t = arrival(s, e, g->edge_src[e], av);
+        if (t > acur) acur = t;
+    }
+    float *nb = s->nb;
+    for (int d = 0; d < D; d++) nb[d] = 0;
+    int deg = 0;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++, deg++) nb[s->a[g->edge_src[g->pred_edge[q]]]] += 1;
+    for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++, deg++) nb[s->a[g->edge_dst[q]]] += 1;
+    const double opv = dp_costs_op(c, v, av);
+    for (int d = 0; d < D; d++) {
+        if (d == av) continue;
+        float *r = y + (size_t)d * FM;
+        double ad = 0, din = 0, dout = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const int e = g->pred_edge[q], u = g->edge_src[e];
+            const double t = arrival(s, e, u, d);
+            if (t > ad) ad = t;
+            din += dp_costs_comm(c, e, s->a[u], d) - dp_costs_comm(c, e, s->a[u], av);
+        }
+        for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++) {
+            const int w = g->edge_dst[q];
+            dout += dp_costs_comm(c, q, d, s->a[w]) - dp_costs_comm(c, q, av, s->a[w]);
+        }
+        const double opd = dp_costs_op(c, v, d);
+        r[0] = (float)((ad - acur) / M);
+        r[1] = (float)(din / M);
+        r[2] = (float)(dout / M);
+        r[3] = (float)(s->busy[d] / meanbusy);
+        r[4] = (float)(1.0 - s->busy[d] / M);
+        r[5] = opd > 0 ? (float)fmax(0.0, 1.0 - busy_in(s, d, ad, ad + opd) / opd) : 1.0f;
+        r[6] = opv > 0 ? (float)(opd / opv) : 1.0f;
+        r[7] = deg ? nb[d] / deg : 0.0f;
+        r[8] = deg ? nb[av] / deg : 0.0f;
+        r[9] = d == s->least;
+    }
+}
+
+/* the move network's scores of op v over the other devices: s->cand, probabilities in s->mprob */
+static int move_forward(dp_improve_state *s, int v)
+{
+    const int D = s->D, av = s->a[v];
+    dp_improve_state_move_features(s, v, s->y);
+    int k = 0;
+    for (int d = 0; d < D; d++) {
+        if (d == av) continue;
+        s->cand[k] = d;
+        float *z = s->mvc.in + (size_t)k * FZ;
+        memcpy(z, s->opc.in + (size_t)v * FO, FO * sizeof(float));
+        memcpy(z + FO, s->y + (size_t)d * FM, FM * sizeof(float));
+        k++;
+    }
+    mlp_forward(&s->m->move, &s->mvc, k);
+    dp_nn_softmax_forward(s->mprob, s->mlogp, s->mvc.out, k);
+    return k;
+}
+
+double dp_improve_state_logp(dp_improve_state *s, int v, int d)
+{
+    const int k = move_forward(s, v);
+    for (int j = 0; j < k; j++)
+        if (s->cand[j] == d) return (double)s->ologp[v] + s->mlogp[j];
+    return -INFINITY;
+}
+
+void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v_out, int *d_out, double *logmu,
+                             int grad)
+{
+    const int n = s->n;
+    const int v = dp_train_explore(s->oprob, s->opc.out, n, DP_EXPLORE_MIXTURE, eps, r);
+    const int k = move_forward(s, v);
+    const int j = dp_train_explore(s->mprob, s->mvc.out, k, DP_EXPLORE_MIXTURE, eps, r);
+    *v_out = v;
+    *d_out = s->cand[j];
+    if (logmu)
+        *logmu = log(dp_train_behaviour_prob(s->oprob, s->opc.out, n, v, DP_EXPLORE_MIXTURE, eps)) +
+                 log(dp_train_behaviour_prob(s->mprob, s->mvc.out, k, j, DP_EXPLORE_MIXTURE, eps));
+    if (grad) {
+        /* the gradient of -log mu: through the op network (every op's score) and the move
+         * network (the candidate devices' scores); casting away const: the model's gradient
+         * buffers are the trainer's accumulators */
+        dp_improve_model *m = (dp_improve_model *)s->m;
+        memset(s->odz, 0, (size_t)n * sizeof(float));
+        dp_train_pg_dlogits(s->odz, s->oprob, n, v, 1.0, DP_EXPLORE_MIXTURE, eps);
+        mlp_backward(&m->op, &s->opc, s->odz, n);
+        memset(s->mdz, 0, (size_t)k * sizeof(float));
+        dp_train_pg_dlogits(s->mdz, s->mprob, k, j, 1.0, DP_EXPLORE_MIXTURE, eps);
+        mlp_backward(&m->move, &s->mvc, s->mdz, k);
+    }
+}
+
+/* ---------------- search ---------------- */
+
+void dp_improve_search_config_init(dp_improve_search_config *cfg)
+{
+    dp_anneal_config_init(&cfg->anneal);
+    cfg->greedy = 1;
+    cfg->mix = 0.1;
+}
+
+int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
+{
+    json_t *root = dp_json_load(path, err);
+    if (!root) return err ? err->code : DP_EIO;
+    int rc = DP_OK;
+    if (!json_is_object(root)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: the search config must be a JSON object", path);
+        goto done;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "accept") == 0) {
+            const char *s = json_is_string(v) ? json_string_value(v) : "";
+            if (strcmp(s, "greedy") == 0) cfg->greedy = 1;
+            else if (strcmp(s, "anneal") == 0) cfg->greedy = 0;
+            else rc = dp_error_set(err, DP_EINVAL, "%s: \"accept\" must be \"greedy\" or \"anneal\"", path);
+        } else if (strcmp(key, "mix") == 0) {
+            if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
+                rc = dp_error_set(err, DP_EINVAL, "%s: \"mix\" must be a number in [0, 1]", path);
+            else cfg->mix = json_number_value(v);
+        } else if ((rc = dp_anneal_config_key(&cfg->anneal, key, v, path, err)) < 0) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (accept, mix, budget, t0, t_end, schedule, swap_prob, init)",
+                              path, key);
+        }
+        if (rc != DP_OK) break;
+    }
+done:
+    json_decref(root);
+    return rc;
+}
+
+int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle,
+                      const dp_improve_search_config *cfg, uint64_t seed, int *assignment, dp_search_result *res,
+                      dp_error *err)
+{
+    memset(res, 0, sizeof *res);
+    dp_engine *e = oracle ? dp_engine_of_oracle(oracle) : NULL;
+    if (!e) return dp_error_set(err, DP_EINVAL, "improve: the cost oracle must be the machine's engine (its state is the engine's schedule)");
+    if (!m) return dp_error_set(err, DP_EINVAL, "improve: a model is required (--checkpoint or --proposals FILE)");
+    if (!(cfg->mix >= 0 && cfg->mix <= 1)) return dp_error_set(err, DP_EINVAL, "improve: mix must be in [0, 1], got %g", cfg->mix);
+    const int annealing = !cfg->greedy;
+    int rc = dp_search_check_config(&cfg->anneal, annealing, err);
+    if (rc != DP_OK) return rc;
+    const int n = g->n_ops, D = c->n_devices;
+    int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    dp_improve_state *st = NULL;
+    dp_anneal_config uni = cfg->anneal;
+    uni.proposal = NULL;
+    if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    if (!(st = dp_improve_state_alloc(m, g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    gsl_rng_set(r, (unsigned long)seed);
+    if ((rc = dp_search_start(g, c, oracle, &cfg->anneal, seed, cur, err)) != DP_OK) goto done;
+    dp_schedule sch;
+    if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+    double cur_ms = sch.cost, best_ms = sch.cost;
+    memcpy(best, cur, (size_t)n * sizeof(int));
+    res->start = cur_ms;
+    res->sims = 1;
+    if (dp_search_trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if (D > 1) dp_improve_state_set(st, cur, &sch);
+    const double T0 = cfg->anneal.t0 * cur_ms, T1 = cfg->anneal.t_end * cur_ms;
+    const long K = cfg->anneal.budget - 1;
+    for (long k = 0; k < K && D > 1; k++) {
+        int u, v = -1, du, dv = -1;
+        if (cfg->mix > 0 && gsl_rng_uniform(r) < cfg->mix) {
+            dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
+        } else {
+            int d;
+            dp_improve_state_sample(st, 0.0, r, &u, &d, NULL, 0);
+            du = cur[u];
+            cur[u] = d;
+        }
+        if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+        res->sims++;
+        if (dp_search_accept(&cfg->anneal, annealing, T0, T1, k, K, sch.cost - cur_ms, r)) {
+            cur_ms = sch.cost;
+            res->accepted++;
+            dp_improve_state_set(st, cur, &sch);
+            if (cur_ms < best_ms) {
+                best_ms = cur_ms;
+                memcpy(best, cur, (size_t)n * sizeof(int));
+                if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+            }
+        } else {
+            cur[u] = du;
+            if (v >= 0) cur[v] = dv;
+        }
+    }
+    res->best = best_ms;
+    memcpy(assignment, best, (size_t)n * sizeof(int));
+done:
+    if (rc != DP_OK) dp_search_trace_clear(&res->trace);
+    dp_improve_state_free(st);
+    gsl_rng_free(r);
+    free(cur);
+    free(best);
+    return rc;
+}
+
+int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_costs *c,
+                              const dp_oracle *oracle, const dp_anneal_config *acfg, uint64_t seed, int *assignment,
+                              dp_search_result *res, dp_error *err)
+{
+    memset(res, 0, sizeof *res);
+    dp_improve_model *m = NULL;
+    int rc = dp_improve_model_load(checkpoint, &m, err);
+    if (rc != DP_OK) return rc;
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    cfg.anneal = *acfg;
+    cfg.anneal.proposal = NULL;
+    cfg.greedy = !annealing;
+    cfg.mix = 0.5;
+    rc = dp_improve_search(m, g, c, oracle, &cfg, seed, assignment, res, err);
+    dp_improve_model_free(m);
+    return rc;
+}
+
+int dp_place_improve(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err)
+{
+    (void)priority;
+    if (has_priority) *has_priority = 0;
+    if (!o->checkpoint)
+        return dp_error_set(err, DP_EINVAL, "improve: --checkpoint FILE is required (train one with 'doppler train --method improve')");
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    if (o->config && dp_improve_search_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    if (o->budget > 0) cfg.anneal.budget = o->budget;
+    dp_improve_model *m = NULL;
+    int rc = dp_improve_model_load(o->checkpoint, &m, err);
+    if (rc != DP_OK) return rc;
+    dp_search_result res;
+    rc = dp_improve_search(m, g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
+    if (rc == DP_OK) dp_search_trace_clear(&res.trace);
+    dp_improve_model_free(m);
+    return rc;
+}
+
+/* ---------------- training ---------------- */
+
+static double now_s(void)
+{
+    struct timeval t;
+    gettimeofday(&t, NULL);
+    return (double)t.tv_sec + 1e-6 * (double)t.tv_usec;
+}
+
+typedef struct train_graph {
+    dp_improve_state *st;
+    double lb;
+    int *elite;
+    double elite_ms;
+} train_graph;
+
+static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_costs *const *c)
+{
+    json_t *o = json_object(), *l = json_array();
+    for (int i = 0; i < n_graphs; i++) {
+        json_t *x = json_object();
+        json_object_set_new(x, "graph", json_string(g[i]->name ? g[i]->name : ""));
+        json_object_set_new(x, "n_ops", json_integer(g[i]->n_ops));
+        json_object_set_new(x, "n_devices", json_integer(c[i]->n_devices));
+        json_array_append_new(l, x);
+    }
+    json_object_set_new(o, "train", l);
+    json_object_set_new(o, "validation", json_array());
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *path, int n_graphs,
+                const dp_graph *const *g, const dp_costs *const *c, const char *run_id, long episode, long sims,
+                gsl_rng *master, int *best0, long traj_ep, long traj_st, dp_error *err)
+{
+    dp_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    char *cj = dp_improve_config_to_json(cfg), *on = trained_on(n_graphs, g, c);
+    ck.graph = g[0]->name;
+    ck.n_ops = g[0]->n_ops;
+    ck.n_devices = c[0]->n_devices;
+    ck.trained_on = on;
+    ck.features = DP_IMPROVE_FEATURES_NAME;
+    ck.config_json = cj;
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", run_id);
+    ck.stage = DP_STAGE_SIM;
+    ck.episode = episode;
+    ck.best_makespan = INFINITY;
+    ck.best_assignment = best0;
+    ck.traj_episodes = traj_ep;
+    ck.traj_steps = traj_st;
+    ck.traj_evaluations = 0;
+    ck.simulations = sims;
+    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(master));
+    ck.rng_state = gsl_rng_state(master);
+    ck.rng_size = gsl_rng_size(master);
+    ck.best_greedy = INFINITY;
+    int rc = dp_ckpt_write(path, &ck, &m->op.p, &m->move.p, err);
+    free(cj);
+    free(on);
+    return rc;
+}
+
+static const char *const START_KINDS[] = {"cp", "round-robin", "random"};
+
+int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
+                     const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io, long *sims_out,
+                     dp_error *err)
+{
+    if (n_graphs < 1) return dp_error_set(err, DP_EINVAL, "improve: no training graph");
+    for (int i = 0; i < n_graphs; i++)
+        if (c[i]->n_devices < 2)
+            return dp_error_set(err, DP_EINVAL, "%s: improve trains on two devices or more, got %d", g[i]->source,
+                                c[i]->n_devices);
+    if (cfg->batch < 1 || cfg->horizon < 1 || cfg->nstep < 1 || cfg->episodes < 1)
+        return dp_error_set(err, DP_EINVAL, "improve: episodes, batch, horizon and nstep must be positive");
+    const int B = cfg->batch, T = cfg->horizon;
+    const size_t P1 = m->op.p.n, P = P1 + m->move.p.n;
+    int rc = DP_OK, maxn = 0;
+    long sims = 0, traj_ep = 0, traj_st = 0;
+    char run_id[40];
+    dp_run_id_new(run_id, sizeof run_id);
+    train_graph *tg = calloc((size_t)n_graphs, sizeof *tg);
+    gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937), *r = gsl_rng_alloc(gsl_rng_mt19937);
+    float *stepgrad = dp_malloc_n((size_t)B * T * P, sizeof(float));
+    double *rew = dp_malloc_n((size_t)B * T, sizeof(double)), *ret = dp_malloc_n((size_t)B * T, sizeof(double));
+    double *logmu = dp_malloc_n((size_t)B * T, sizeof(double)), *epms = dp_malloc_n((size_t)B * 2, sizeof(double));
+    int *mv = dp_malloc_n((size_t)B * T * 2, sizeof(int));
+    uint64_t *epseed = dp_malloc_n((size_t)B, sizeof(uint64_t));
+    double *epwall = dp_malloc_n((size_t)B, sizeof(double));
+    dp_traj_episode *rows_ep = dp_malloc_n((size_t)B, sizeof *rows_ep);
+    dp_traj_step *rows_st = dp_malloc_n((size_t)B * T, sizeof *rows_st);
+    int *start = NULL, *cur = NULL, *best0 = NULL;
+    if (!tg || !master || !r || !stepgrad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall || !rows_ep ||
+        !rows_st) {
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory for improve training");
+        goto done;
+    }
+    gsl_rng_set(master, (unsigned long)cfg->seed);
+    if ((rc = dp_improve_model_init(m, master)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+    for (int i = 0; i < n_graphs; i++) {
+        if (g[i]->n_ops > maxn) maxn = g[i]->n_ops;
+        if (!(tg[i].st = dp_improve_state_alloc(m, g[i], c[i], err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
+        tg[i].lb = dp_costs_lower_bound(g[i], c[i]);
+        if (!(tg[i].lb > 0)) tg[i].lb = 1;
+        if (!(tg[i].elite = dp_malloc_n(g[i]->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+        tg[i].elite_ms = INFINITY;
+    }
+    start = dp_malloc_n(maxn, sizeof(int));
+    cur = dp_malloc_n(maxn, sizeof(int));
+    best0 = dp_calloc_n(g[0]->n_ops, sizeof(int));
+    if (!start || !cur || !best0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if (io && io->trajectory) {
+        char *cj = dp_improve_config_to_json(cfg);
+        rc = dp_traj_create(io->trajectory, g[0]->name, g[0]->n_ops, c[0]->n_devices, "simulator",
+                            "makespan / lower bound", cj, run_id, err);
+        free(cj);
+        if (rc != DP_OK) goto done;
+    }
+    long every = cfg->checkpoint_every;
+    if (every % B) every += B - every % B;
+    for (long ep = 0; ep < cfg->episodes; ep += B) {
+        const double frac = (double)ep / (double)cfg->episodes;
+        const double lr = cfg->lr + (cfg->lr_final - cfg->lr) * frac;
+        /* the batch's graph and start */
+        const int gi = (int)gsl_rng_uniform_int(master, (unsigned long)n_graphs);
+        train_graph *t = &tg[gi];
+        const dp_graph *gg = g[gi];
+        const int n = gg->n_ops;
+        const dp_oracle orc = dp_engine_oracle(e[gi]);
+        if (isfinite(t->elite_ms) && gsl_rng_uniform(master) < cfg->elite_prob) {
+            memcpy(start, t->elite, (size_t)n * sizeof(int));
+        } else {
+            const char *kind = START_KINDS[gsl_rng_uniform_int(master, 3)];
+            dp_place_options po;
+            dp_place_options_init(&po);
+            po.seed = gsl_rng_get(master);
+            po.oracle = &orc;
+            if ((rc = dp_place(kind, gg, c[gi], &po, start, NULL, NULL, err)) != DP_OK) goto done;
+        }
+        dp_nn_params_zero_grad(&m->op.p);
+        dp_nn_params_zero_grad(&m->move.p);
+        for (int b = 0; b < B; b++) {
+            const double t0 = now_s();
+            epseed[b] = gsl_rng_get(master);
+            gsl_rng_set(r, (unsigned long)epseed[b]);
+            memcpy(cur, start, (size_t)n * sizeof(int));
+            dp_schedule sch;
+            if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
+            sims++;
+            double cur_ms = sch.cost;
+            epms[2 * b] = cur_ms;
+            dp_improve_state_set(t->st, cur, &sch);
+            for (int s = 0; s < T; s++) {
+                const size_t k = (size_t)b * T + s;
+                float *sg = stepgrad + k * P;
+                memset(m->op.p.grad, 0, P1 * sizeof(float));
+                memset(m->move.p.grad, 0, (P - P1) * sizeof(float));
+                int u, d;
+                dp_improve_state_sample(t->st, cfg->epsilon, r, &u, &d, &logmu[k], 1);
+                memcpy(sg, m->op.p.grad, P1 * sizeof(float));
+                memcpy(sg + P1, m->move.p.grad, (P - P1) * sizeof(float));
+                mv[2 * k] = u;
+                mv[2 * k + 1] = d;
+                const int du = cur[u];
+                cur[u] = d;
+                if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
+                sims++;
+                if (sch.cost <= cur_ms) {
+                    rew[k] = (cur_ms - sch.cost) / t->lb;
+                    cur_ms = sch.cost;
+                    dp_improve_state_set(t->st, cur, &sch);
+                    if (cur_ms < t->elite_ms) {
+                        t->elite_ms = cur_ms;
+                        memcpy(t->elite, cur, (size_t)n * sizeof(int));
+                        if (gi == 0) memcpy(best0, cur, (size_t)n * sizeof(int));
+                    }
+                } else {
+                    rew[k] = 0;
+                    cur[u] = du;
+                }
+            }
+            epms[2 * b + 1] = cur_ms;
+            epwall[b] = now_s() - t0;
+        }
+        /* n-step returns, the per-step baseline (the batch's mean return at that step) and the
+         * advantages' scale (their standard deviation over the batch) */
+        for (int b = 0; b < B; b++)
+            for (int s = 0; s < T; s++) {
+                double G = 0, w = 1;
+                for (int q = 0; q < cfg->nstep && s + q < T; q++, w *= cfg->gamma) G += w * rew[(size_t)b * T + s + q];
+                ret[(size_t)b * T + s] = G;
+            }
+        double ss = 0;
+        for (int s = 0; s < T; s++) {
+            double mean = 0;
+            for (int b = 0; b < B; b++) mean += ret[(size_t)b * T + s];
+            mean /= B;
+            for (int b = 0; b < B; b++) {
+                ret[(size_t)b * T + s] -= mean;
+                ss += ret[(size_t)b * T + s] * ret[(size_t)b * T + s];
+            }
+        }
+        const double sd = sqrt(ss / ((double)B * T));
+        if (sd > 1e-12) {
+            float *grad = dp_malloc_n(P, sizeof(float));
+            if (!grad) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+            for (size_t j = 0; j < P; j++) grad[j] = 0;
+            for (size_t k = 0; k < (size_t)B * T; k++) {
+                const float a = (float)(ret[k] / sd / ((double)B * T));
+                if (a == 0) continue;
+                const float *sg = stepgrad + k * P;
+                for (size_t j = 0; j < P; j++) grad[j] += a * sg[j];
+            }
+            memcpy(m->op.p.grad, grad, P1 * sizeof(float));
+            memcpy(m->move.p.grad, grad + P1, (P - P1) * sizeof(float));
+            free(grad);
+            dp_nn_params *blk[2] = {&m->op.p, &m->move.p};
+            for (int q = 0; q < 2; q++) {
+                if (cfg->grad_clip > 0) dp_nn_clip_grad_norm(blk[q], cfg->grad_clip);
+                dp_nn_adam_step(blk[q], (float)lr, 0.9f, 0.999f, 1e-8f, 0.0f);
+            }
+        }
+        /* trajectory rows and progress */
+        double gain = 0, ratio = 0;
+        for (int b = 0; b < B; b++) {
+            dp_traj_episode *re = &rows_ep[b];
+            re->stage = DP_STAGE_SIM;
+            re->episode = ep + b;
+            re->seed = epseed[b];
+            re->makespan = epms[2 * b + 1] / t->lb;
+            re->reward = (epms[2 * b] - epms[2 * b + 1]) / t->lb;
+            re->wall_s = epwall[b];
+            re->lr = lr;
+            re->epsilon = cfg->epsilon;
+            re->sel_agree = re->plc_agree = NAN;
+            re->step_offset = traj_st + (long)b * T;
+            re->n_steps = T;
+            gain += re->reward / B;
+            ratio += re->makespan / B;
+            for (int s = 0; s < T; s++) {
+                const size_t k = (size_t)b * T + s;
+                dp_traj_step *rs = &rows_st[k];
+                rs->sel_op = mv[2 * k];
+                rs->ready = n;
+                rs->plc_device = mv[2 * k + 1];
+                rs->sel_logp = (float)logmu[k];
+                rs->plc_logp = 0.0f; /* the joint log-likelihood is in sel_logp */
+            }
+        }
+        if (io && io->trajectory) {
+            if ((rc = dp_traj_append(io->trajectory, rows_ep, B, rows_st, (long)B * T, err)) != DP_OK) goto done;
+            traj_ep += B;
+            traj_st += (long)B * T;
+        }
+        const long done_ep = ep + B < cfg->episodes ? ep + B : cfg->episodes;
+        const int last = done_ep >= cfg->episodes;
+        if (io && io->progress) {
+            dp_improve_progress p = {done_ep, cfg->episodes, lr, gain, ratio, sims, last};
+            io->progress(&p, io->progress_ctx);
+        }
+        if (io && io->checkpoint && (last || (ep + B) % every == 0) &&
+            (rc = save(m, cfg, io->checkpoint, n_graphs, g, c, run_id, done_ep, sims, master, best0, traj_ep, traj_st, err)) != DP_OK)
+            goto done;
+    }
+done:
+    if (sims_out) *sims_out = sims;
+    if (tg)
+        for (int i = 0; i < n_graphs; i++) {
+            dp_improve_state_free(tg[i].st);
+            free(tg[i].elite);
+        }
+    free(tg);
+    gsl_rng_free(master);
+    gsl_rng_free(r);
+    free(stepgrad); free(rew); free(ret); free(logmu); free(epms); free(mv); free(epseed); free(epwall);
+    free(rows_ep); free(rows_st); free(start); free(cur); free(best0);
+    return rc;
+}

@@ -1,0 +1,201 @@
+/* dp_improve.h: a learned improvement method (this project's; not in the DOPPLER paper).
+ *
+ * Where DOPPLER builds a placement op by op and learns from one makespan per placement, this
+ * policy looks at a COMPLETE placement and its simulated schedule and proposes one move: an op
+ * and the device it should go to. Every move is simulated, so every decision gets its own,
+ * exact reward (the makespan change). doc/improve.md describes the method.
+ *
+ * State (dp_improve_state_set): the engine's schedule of the current placement (dp_engine.h),
+ * read as per-op features, all normalised per graph (times by the makespan, loads by the mean
+ * load, degrees by the largest), so nothing depends on the op or device count:
+ *   op (DP_IMPROVE_OP_FEATURES): slack (latest start minus start in the schedule's DAG, whose
+ *     edges are the data edges with their transfers and the order of ops on each device), on
+ *     the critical path (slack 0), start, end, duration, queueing wait, transfer wait, share of
+ *     in- and out-edges that cross devices, its device's load and idle share, tail (makespan
+ *     minus latest start), degree, the share of critical predecessors and successors;
+ *   move (DP_IMPROVE_MOVE_FEATURES, per op v and device d != its own): the change of v's data
+ *     arrival on d, of its incoming and outgoing transfer times, d's load and idle share, d's
+ *     idle share in the window where v would run there, v's op time on d relative to its own
+ *     device's, the share of v's neighbours on d and on its own device, d least loaded.
+ * Action: op v ~ softmax over all ops of an op network's scores (block "sel": an MLP over the
+ * op features), then device d ~ softmax over the other devices of a move network's scores
+ * (block "plc": an MLP over the op's and the move's features). Both networks are shared by
+ * every op and device, so one model places any graph on any device count.
+ * Costs per decision: features O(n log n + e), the op network over n ops (recomputed only when
+ * a move is accepted), the move network over D - 1 devices, and ONE simulation.
+ */
+#ifndef DP_IMPROVE_H
+#define DP_IMPROVE_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_graph.h"
+#include "dp_nn.h"
+#include "dp_oracle.h"
+#include "dp_search.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DP_IMPROVE_OP_FEATURES 15
+#define DP_IMPROVE_MOVE_FEATURES 10
+/* The feature set's name, recorded in checkpoints: a checkpoint of another one is refused. */
+#define DP_IMPROVE_FEATURES_NAME "improve-v1"
+
+typedef struct dp_improve_arch {
+    int hidden;        /* width of both MLPs' two hidden layers (default 32) */
+    float slope;       /* leaky ReLU slope (0.01) */
+} dp_improve_arch;
+
+typedef struct dp_improve_config {
+    dp_improve_arch arch;
+    long episodes;          /* training episodes (default 1000) */
+    int horizon;            /* moves per episode, each one simulation (32) */
+    int nstep;              /* n of the n-step return: a move is credited with the rewards of
+                             * itself and the next nstep - 1 moves (4) */
+    double gamma;           /* discount within the n-step return (0.9) */
+    int batch;              /* episodes per Adam step; a batch shares one graph and one start (8) */
+    double lr, lr_final;    /* Adam learning rate, decaying linearly (1e-3 -> 1e-4) */
+    double epsilon;         /* exploration: a uniform op (and device) with this probability, the
+                             * log-likelihood being the mixture's (0.1) */
+    double grad_clip;       /* max gradient norm per network (1) */
+    double elite_prob;      /* chance that a batch starts from the best placement training found
+                             * so far on its graph instead of cp, round-robin or random (0.5) */
+    uint64_t seed;          /* 1 */
+    long checkpoint_every;  /* episodes between checkpoints (200), rounded up to a batch multiple */
+} dp_improve_config;
+
+void dp_improve_config_default(dp_improve_config *c);
+/* Override c by a JSON object {"method": "improve", "improve": {"hidden", "slope", "episodes",
+ * "horizon", "nstep", "gamma", "batch", "lr", "lr_final", "epsilon", "grad_clip", "elite_prob",
+ * "checkpoint_every"}, "seed"}; any subset, unknown keys and bad values are DP_EINVAL naming the key. */
+int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err);
+int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err);
+/* The config as JSON text (malloc'd), with "method": "improve" and "features". */
+char *dp_improve_config_to_json(const dp_improve_config *c);
+
+/* ---- the model: two parameter blocks, "sel" (op network) and "plc" (move network) ---- */
+
+typedef struct dp_improve_model dp_improve_model;
+
+dp_improve_model *dp_improve_model_alloc(const dp_improve_arch *a, dp_error *err);
+void dp_improve_model_free(dp_improve_model *m);
+/* Orthogonal weights (gain sqrt 2, the last layer 0.01), zero biases, drawn from r. */
+int dp_improve_model_init(dp_improve_model *m, gsl_rng *r);
+dp_nn_params *dp_improve_op_params(dp_improve_model *m);
+dp_nn_params *dp_improve_move_params(dp_improve_model *m);
+const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m);
+
+/* Read a checkpoint written by dp_improve_train into a new model (*out). Refused (DP_EINVAL)
+ * naming what differs: a checkpoint of another method ("PATH: not an improve checkpoint (made by
+ * doppler)") or feature set ("PATH: incompatible checkpoint: feature set improve-v0 in the
+ * checkpoint, improve-v1 here"); the checkpoint's errors otherwise (dp_ckpt_read). */
+int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err);
+
+/* ---- the policy on one graph ---- */
+
+typedef struct dp_improve_state dp_improve_state;
+
+/* A workspace for graph g under costs c (both outlive it) with model m (outlives it). */
+dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
+void dp_improve_state_free(dp_improve_state *s);
+/* Read the placement `assignment` and its schedule sch (the engine's last run of it): the op
+ * features, the op network's forward and the op probabilities. */
+void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_schedule *sch);
+/* The op features of the state (n_ops x DP_IMPROVE_OP_FEATURES), for tests and inspection. */
+const float *dp_improve_state_op_features(const dp_improve_state *s);
+/* The move features of op v to every device (n_devices x DP_IMPROVE_MOVE_FEATURES; the row of
+ * v's own device is zero) into y. */
+void dp_improve_state_move_features(const dp_improve_state *s, int v, float *y);
+/* Log-probability of the move (v, d) under the policy (d not v's device): log pi(v) + log pi(d|v). */
+double dp_improve_state_logp(dp_improve_state *s, int v, int d);
+/* Draw a move from the policy mixed with uniform choices: op v with probability
+ * (1 - eps) pi(v) + eps / n, then d among the other devices likewise. *logmu (may be NULL) gets
+ * the log of that behaviour probability. With grad: the gradient of -log mu with respect to the
+ * parameters is ADDED to both blocks' grad arrays. */
+void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v, int *d, double *logmu, int grad);
+
+/* ---- search ---- */
+
+typedef struct dp_improve_search_config {
+    dp_anneal_config anneal; /* budget (simulations, the start included), t0, t_end, schedule,
+                              * swap_prob of the uniform moves, init, start: as annealing's */
+    int greedy;              /* 1 (default): accept a move that is no worse (local search);
+                              * 0: annealing's temperature schedule */
+    double mix;              /* probability that a move is annealing's uniform move instead of the
+                              * policy's (default 0.1; 0.5 when it is annealing's proposal) */
+} dp_improve_search_config;
+
+void dp_improve_search_config_init(dp_improve_search_config *cfg);
+/* Read {"accept": "greedy"|"anneal", "mix", "budget", "t0", "t_end", "schedule", "swap_prob",
+ * "init"} over cfg; unknown keys refused naming them. */
+int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err);
+
+/* Improve the start placement with model m: each step samples a move (the policy's, or with
+ * probability cfg->mix annealing's uniform move), simulates it, and accepts it by cfg's rule; the
+ * best placement seen is written to assignment. Spends exactly cfg->anneal.budget simulations
+ * (the start's included; with one device only the start's). The oracle must be an engine's
+ * (dp_engine_oracle): the state is its schedule (DP_EINVAL otherwise). res as annealing's (its
+ * trace: the best against simulations spent). Deterministic per seed. */
+int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle,
+                      const dp_improve_search_config *cfg, uint64_t seed, int *assignment, dp_search_result *res,
+                      dp_error *err);
+
+/* Annealing (annealing 1) or local search (0) as dp_search_anneal and dp_search_local, from
+ * acfg's start, with the moves proposed by the improvement model of checkpoint `checkpoint`
+ * mixed half and half with annealing's uniform moves (acfg->proposal is ignored): `doppler place
+ * --method anneal --proposals FILE`, and --refine with --proposals. Errors: the checkpoint's
+ * (dp_improve_model_load), the search's. */
+int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_costs *c,
+                              const dp_oracle *oracle, const dp_anneal_config *acfg, uint64_t seed, int *assignment,
+                              dp_search_result *res, dp_error *err);
+
+/* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
+ * the start placement (o->config: dp_improve_search_config_load's keys; default cp, greedy
+ * acceptance, mix 0.1) for o->budget simulations (default 20000), seed o->seed. */
+struct dp_place_options;
+int dp_place_improve(const dp_graph *g, const dp_costs *c, const struct dp_place_options *o, int *assignment,
+                     double *priority, int *has_priority, dp_error *err);
+
+/* ---- training ---- */
+
+typedef struct dp_improve_progress {
+    long episode, episodes;
+    double lr;
+    double gain;          /* mean over the batch of (start - end makespan) / lower bound */
+    double ratio;         /* mean over the batch of end makespan / lower bound */
+    long simulations;
+    int final;
+} dp_improve_progress;
+
+typedef struct dp_improve_io {
+    const char *checkpoint;  /* written every checkpoint_every episodes and at the end (NULL: none) */
+    const char *trajectory;  /* trajectory file (dp_h5io.h; NULL: none): one episode row per
+                              * episode (makespan: its end makespan / the lower bound, reward:
+                              * the gain in the same unit), one step row per move (sel_op: the op,
+                              * ready: the op count, plc_device: the device, *_logp: the log
+                              * behaviour probabilities) */
+    void (*progress)(const dp_improve_progress *p, void *ctx);
+    void *progress_ctx;
+} dp_improve_io;
+
+/* Train m (initialised from cfg->seed) on graphs g[i] under costs c[i], each
+ * simulated by its engine e[i] (i < n_graphs): each batch samples a graph and a start (cp,
+ * round-robin, random, or the best placement found so far), then every episode makes
+ * cfg->horizon moves from it, one simulation each; a move's reward is the makespan decrease it
+ * brings under greedy acceptance (0 for a rejected move) divided by the graph's lower bound; its
+ * return is the discounted sum over cfg->nstep moves, its advantage that minus the mean return of
+ * the batch's episodes at the same step (a per-step baseline), divided by their standard
+ * deviation; one Adam step per batch. *sims (may be NULL) gets the simulations spent. Writes
+ * io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory. */
+int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
+                     const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io, long *sims, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
