@@ -262,7 +262,10 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     /* the method first: it decides which keys apply */
     json_t *jm = json_object_get(o, "method");
     if (jm && dp_agent_parse(json_string_value(jm), &c->method) != DP_OK)
-        return dp_error_set(err, DP_EINVAL, "config: \"method\" must be \"doppler\", \"placeto\" or \"gdp\"");
+        return dp_error_set(err, DP_EINVAL, "config: \"method\" must be \"doppler\", \"placeto\" or \"gdp\", got \"%s\"%s",
+                            json_is_string(jm) ? json_string_value(jm) : "?",
+                            json_is_string(jm) && strcmp(json_string_value(jm), "improve") == 0
+                                ? " (a learned improvement policy: place with --method improve or --proposals)" : "");
     json_object_foreach(o, key, v) {
         const char *why = refused_key(c->method, key);
         if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,

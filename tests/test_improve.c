@@ -1,0 +1,466 @@
+/* test_improve.c: the learned improvement method (policy/dp_improve.h): the policy's gradient
+ * against finite differences, the search (never worse than its start, the budget spent exactly,
+ * deterministic per seed, through the placement registry and as annealing's proposals), training
+ * (deterministic per seed), the checkpoint round trip and the refusal of other checkpoints naming
+ * what differs, and features that do not depend on the graph's time unit. */
+#include "dp_engine.h"
+#include "dp_gen.h"
+#include "dp_gradcheck.h"
+#include "dp_h5io.h"
+#include "dp_improve.h"
+#include "dp_machine.h"
+#include "dp_place.h"
+#include "dp_test.h"
+#include "dp_train.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define SPEC "gen:llama-layer?seq=4096&heads=32&tp=2&hidden-blocks=2&softmax=fused"
+
+typedef struct fixture {
+    dp_graph *g;
+    dp_costs *c;
+    dp_engine *e;
+    dp_oracle o;
+} fixture;
+
+static fixture fixture_make(const char *spec, int D)
+{
+    fixture f;
+    dp_error err;
+    f.g = dp_gen_spec(spec, &err);
+    ck_assert_msg(f.g != NULL, "%s", err.msg);
+    dp_machine m;
+    dp_machine_init(&m);
+    m.n_devices = D;
+    m.devices_given = 1;
+    f.c = dp_machine_costs(&m, f.g, &err);
+    ck_assert_msg(f.c != NULL, "%s", err.msg);
+    f.e = dp_engine_alloc(f.g, f.c, &m, &err);
+    ck_assert_msg(f.e != NULL, "%s", err.msg);
+    f.o = dp_engine_oracle(f.e);
+    dp_machine_free(&m);
+    return f;
+}
+
+static void fixture_free(fixture *f)
+{
+    dp_engine_free(f->e);
+    dp_costs_free(f->c);
+    dp_graph_free(f->g);
+}
+
+static dp_improve_model *random_model(uint64_t seed)
+{
+    dp_error err;
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    cfg.arch.hidden = 8;
+    dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, &err);
+    ck_assert_ptr_nonnull(m);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)seed);
+    ck_assert_int_eq(dp_improve_model_init(m, r), DP_OK);
+    /* larger last layers than the initialisation's, so the gradient is not near zero */
+    for (int b = 0; b < 2; b++) {
+        dp_nn_params *p = b ? dp_improve_move_params(m) : dp_improve_op_params(m);
+        float *w3 = dp_nn_param(p, 4);
+        for (int j = 0; j < p->t[4].cols; j++) w3[j] = (float)(gsl_rng_uniform(r) - 0.5);
+    }
+    gsl_rng_free(r);
+    return m;
+}
+
+/* ---- the gradient of -log pi(v, d) against finite differences ---- */
+
+typedef struct gc_ctx {
+    dp_improve_state *s;
+    const int *a;
+    const dp_schedule *sch;
+    int v, d;
+} gc_ctx;
+
+static double gc_loss(void *p)
+{
+    gc_ctx *x = p;
+    dp_improve_state_set(x->s, x->a, x->sch); /* the op network's forward with the changed parameter */
+    return -dp_improve_state_logp(x->s, x->v, x->d);
+}
+
+START_TEST(policy_gradient_check)
+{
+    fixture f = fixture_make(SPEC, 4);
+    dp_error err;
+    dp_improve_model *m = random_model(3);
+    dp_improve_state *s = dp_improve_state_alloc(m, f.g, f.c, &err);
+    ck_assert_ptr_nonnull(s);
+    int *a = malloc((size_t)f.g->n_ops * sizeof(int));
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.seed = 5;
+    ck_assert_int_eq(dp_place("random", f.g, f.c, &po, a, NULL, NULL, &err), DP_OK);
+    dp_schedule sch;
+    ck_assert_int_eq(dp_engine_run(f.e, a, NULL, &sch, &err), DP_OK);
+    dp_improve_state_set(s, a, &sch);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int trial = 0; trial < 3; trial++) {
+        dp_nn_params *op = dp_improve_op_params(m), *mv = dp_improve_move_params(m);
+        dp_nn_params_zero_grad(op);
+        dp_nn_params_zero_grad(mv);
+        int v, d;
+        double logmu;
+        /* epsilon 0: the behaviour policy is the policy, so -log mu = -log pi(v, d) */
+        dp_improve_state_sample(s, 0.0, r, &v, &d, &logmu, 1);
+        ck_assert_int_ne(d, a[v]);
+        ck_assert(fabs(logmu - dp_improve_state_logp(s, v, d)) < 1e-5);
+        gc_ctx x = {s, a, &sch, v, d};
+        float *gop = malloc(op->n * sizeof(float)), *gmv = malloc(mv->n * sizeof(float));
+        memcpy(gop, op->grad, op->n * sizeof(float));
+        memcpy(gmv, mv->grad, mv->n * sizeof(float));
+        ck_assert_int_eq(dp_gradcheck("op", op->param, gop, op->n, 1, gc_loss, &x, 1e-2, 5e-2, 2e-3), 0);
+        ck_assert_int_eq(dp_gradcheck("move", mv->param, gmv, mv->n, 1, gc_loss, &x, 1e-2, 5e-2, 2e-3), 0);
+        free(gop);
+        free(gmv);
+    }
+    gsl_rng_free(r);
+    free(a);
+    dp_improve_state_free(s);
+    dp_improve_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ---- search ---- */
+
+static double simulate(fixture *f, const int *a)
+{
+    dp_error err;
+    double ms;
+    ck_assert_int_eq(dp_oracle_cost(&f->o, a, &ms, &err), DP_OK);
+    return ms;
+}
+
+/* an oracle that is not an engine's (it asks one) */
+static int wrapped_cost(void *ctx, const int *a, double *cost, dp_error *err)
+{
+    return dp_oracle_cost(ctx, a, cost, err);
+}
+
+START_TEST(search_budget_never_worse_deterministic)
+{
+    fixture f = fixture_make(SPEC, 4);
+    const int n = f.g->n_ops;
+    dp_error err;
+    dp_improve_model *m = random_model(7);
+    int *a = malloc((size_t)n * sizeof(int)), *b = malloc((size_t)n * sizeof(int));
+    for (int greedy = 0; greedy <= 1; greedy++)
+        for (int mixk = 0; mixk < 3; mixk++) {
+            const double mix = mixk * 0.5;
+            static const char *const starts[] = {"cp", "round-robin", "random"};
+            for (int st = 0; st < 3; st++) {
+                dp_improve_search_config cfg;
+                dp_improve_search_config_init(&cfg);
+                cfg.greedy = greedy;
+                cfg.mix = mix;
+                cfg.anneal.budget = 150 + 37 * st;
+                snprintf(cfg.anneal.init, sizeof cfg.anneal.init, "%s", starts[st]);
+                dp_search_result res, res2;
+                const long before = dp_engine_simulations(f.e);
+                ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 11, a, &res, &err), DP_OK);
+                /* the budget, exactly: counted by the search and by the engine */
+                ck_assert_int_eq(res.sims, cfg.anneal.budget);
+                ck_assert_int_eq(dp_engine_simulations(f.e) - before, cfg.anneal.budget);
+                /* never worse than the start, and the returned placement is the best reported */
+                ck_assert(res.best <= res.start);
+                ck_assert_double_eq(simulate(&f, a), res.best);
+                for (long k = 1; k < res.trace.n; k++) ck_assert(res.trace.best[k] < res.trace.best[k - 1]);
+                ck_assert_double_eq(res.trace.best[res.trace.n - 1], res.best);
+                /* the same seed, the same placement */
+                ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 11, b, &res2, &err), DP_OK);
+                ck_assert_mem_eq(a, b, (size_t)n * sizeof(int));
+                ck_assert_int_eq(res2.accepted, res.accepted);
+                dp_search_trace_clear(&res.trace);
+                dp_search_trace_clear(&res2.trace);
+            }
+        }
+    /* a search that improves: from round-robin, greedy, 400 simulations */
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    cfg.anneal.budget = 400;
+    snprintf(cfg.anneal.init, sizeof cfg.anneal.init, "random");
+    dp_search_result res;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 2, a, &res, &err), DP_OK);
+    ck_assert(res.best < res.start);
+    dp_search_trace_clear(&res.trace);
+    /* budget 1: the start only */
+    cfg.anneal.budget = 1;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 2, a, &res, &err), DP_OK);
+    ck_assert_int_eq(res.sims, 1);
+    ck_assert_double_eq(res.best, res.start);
+    dp_search_trace_clear(&res.trace);
+    /* an oracle that is no engine is refused */
+    dp_oracle wrapped = {"wrapped", wrapped_cost, &f.o};
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &wrapped, &cfg, 2, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
+    free(a);
+    free(b);
+    dp_improve_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
+
+/* ---- training, checkpoints ---- */
+
+static void tmp_path(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/dp-imp-%ld-%s", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid(), name);
+}
+
+static dp_improve_model *train_small(fixture *f, int nf, uint64_t seed, const char *ckpt, const char *traj, long *sims)
+{
+    dp_error err;
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    cfg.arch.hidden = 8;
+    cfg.episodes = 16;
+    cfg.batch = 4;
+    cfg.horizon = 6;
+    cfg.seed = seed;
+    cfg.checkpoint_every = 8;
+    dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, &err);
+    ck_assert_ptr_nonnull(m);
+    const dp_graph *g[2];
+    const dp_costs *c[2];
+    dp_engine *e[2];
+    for (int i = 0; i < nf; i++) {
+        g[i] = f[i].g;
+        c[i] = f[i].c;
+        e[i] = f[i].e;
+    }
+    dp_improve_io io = {ckpt, traj, NULL, NULL};
+    int rc = dp_improve_train(m, &cfg, nf, g, c, e, &io, sims, &err);
+    ck_assert_msg(rc == DP_OK, "%s", err.msg);
+    return m;
+}
+
+START_TEST(train_deterministic_and_checkpoint_round_trip)
+{
+    fixture f[2] = {fixture_make(SPEC, 4), fixture_make("gen:ffnn?layers=2&batch=2048&in-features=16384&hidden=4096&out-features=16384&batch-blocks=1&feature-blocks=2", 8)};
+    char ck[512], tj[512];
+    tmp_path(ck, sizeof ck, "ck.h5");
+    tmp_path(tj, sizeof tj, "traj.h5");
+    long sims1 = 0, sims2 = 0;
+    dp_improve_model *m1 = train_small(f, 2, 9, ck, tj, &sims1);
+    dp_improve_model *m2 = train_small(f, 2, 9, NULL, NULL, &sims2);
+    /* 16 episodes of 1 + 6 simulations */
+    ck_assert_int_eq(sims1, 16 * 7);
+    ck_assert_int_eq(sims2, sims1);
+    for (int b = 0; b < 2; b++) {
+        dp_nn_params *p1 = b ? dp_improve_move_params(m1) : dp_improve_op_params(m1);
+        dp_nn_params *p2 = b ? dp_improve_move_params(m2) : dp_improve_op_params(m2);
+        ck_assert_mem_eq(p1->param, p2->param, p1->n * sizeof(float));
+    }
+    /* training changed the parameters */
+    dp_improve_model *m0 = random_model(1);
+    dp_error err;
+    /* the trajectory has one row per episode and per move */
+    long ne, ns;
+    ck_assert_int_eq(dp_traj_count(tj, &ne, &ns, &err), DP_OK);
+    ck_assert_int_eq(ne, 16);
+    ck_assert_int_eq(ns, 16 * 6);
+    /* the checkpoint gives the same parameters and the same search */
+    dp_improve_model *ml = NULL;
+    ck_assert_int_eq(dp_improve_model_load(ck, &ml, &err), DP_OK);
+    ck_assert_int_eq(dp_improve_model_arch(ml)->hidden, 8);
+    for (int b = 0; b < 2; b++) {
+        dp_nn_params *p1 = b ? dp_improve_move_params(m1) : dp_improve_op_params(m1);
+        dp_nn_params *pl = b ? dp_improve_move_params(ml) : dp_improve_op_params(ml);
+        ck_assert_int_eq(p1->n, pl->n);
+        ck_assert_mem_eq(p1->param, pl->param, p1->n * sizeof(float));
+    }
+    int *a = malloc((size_t)f[1].g->n_ops * sizeof(int)), *b = malloc((size_t)f[1].g->n_ops * sizeof(int));
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    cfg.anneal.budget = 120;
+    dp_search_result r1, r2;
+    ck_assert_int_eq(dp_improve_search(m1, f[1].g, f[1].c, &f[1].o, &cfg, 3, a, &r1, &err), DP_OK);
+    ck_assert_int_eq(dp_improve_search(ml, f[1].g, f[1].c, &f[1].o, &cfg, 3, b, &r2, &err), DP_OK);
+    ck_assert_mem_eq(a, b, (size_t)f[1].g->n_ops * sizeof(int));
+    dp_search_trace_clear(&r1.trace);
+    dp_search_trace_clear(&r2.trace);
+    /* through the registry: place --method improve --checkpoint, and annealing with its proposals;
+     * each spends its budget exactly */
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.oracle = &f[1].o;
+    po.checkpoint = ck;
+    po.budget = 97;
+    long before = dp_engine_simulations(f[1].e);
+    ck_assert_int_eq(dp_place("improve", f[1].g, f[1].c, &po, a, NULL, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_engine_simulations(f[1].e) - before, 97);
+    po.checkpoint = NULL;
+    po.proposals = ck;
+    before = dp_engine_simulations(f[1].e);
+    ck_assert_int_eq(dp_place("anneal", f[1].g, f[1].c, &po, a, NULL, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_engine_simulations(f[1].e) - before, 97);
+    /* improve without a checkpoint says what it needs */
+    po.proposals = NULL;
+    ck_assert_int_eq(dp_place("improve", f[1].g, f[1].c, &po, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "--checkpoint"));
+    free(a);
+    free(b);
+    dp_improve_model_free(ml);
+    dp_improve_model_free(m0);
+    dp_improve_model_free(m1);
+    dp_improve_model_free(m2);
+    unlink(ck);
+    unlink(tj);
+    fixture_free(&f[0]);
+    fixture_free(&f[1]);
+}
+END_TEST
+
+START_TEST(wrong_checkpoints_refused)
+{
+    fixture f = fixture_make(SPEC, 4);
+    dp_error err;
+    char ck[512], bad[512];
+    tmp_path(ck, sizeof ck, "doppler.h5");
+    tmp_path(bad, sizeof bad, "features.h5");
+    /* a DOPPLER checkpoint */
+    dp_train_config tc;
+    dp_train_config_default(&tc);
+    tc.arch.hidden = 8;
+    tc.arch.mlp_hidden = 8;
+    tc.arch.steps = 1;
+    tc.arch.edge_hidden = 4;
+    dp_trainer *tr = dp_trainer_alloc(f.g, f.c, &tc, &f.o, &err);
+    ck_assert_ptr_nonnull(tr);
+    dp_train_io io = {NULL, ck, NULL, NULL, NULL};
+    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 1, &io, &err), DP_OK);
+    dp_trainer_free(tr);
+    dp_improve_model *m = NULL;
+    ck_assert_int_eq(dp_improve_model_load(ck, &m, &err), DP_EINVAL);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(err.msg, "not an improve checkpoint (made by doppler)") != NULL, "%s", err.msg);
+    /* an improvement checkpoint given to --method doppler names the method */
+    long sims;
+    dp_improve_model *mi = train_small(&f, 1, 2, bad, NULL, &sims);
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.oracle = &f.o;
+    po.checkpoint = bad;
+    int *a = malloc((size_t)f.g->n_ops * sizeof(int));
+    ck_assert_int_eq(dp_place("doppler", f.g, f.c, &po, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "got \"improve\"") != NULL, "%s", err.msg);
+    /* another feature set */
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    cfg.arch.hidden = 8;
+    char *cj = dp_improve_config_to_json(&cfg);
+    char *p = strstr(cj, DP_IMPROVE_FEATURES_NAME);
+    ck_assert_ptr_nonnull(p);
+    p[strlen(DP_IMPROVE_FEATURES_NAME) - 1] = '0'; /* improve-v1 -> improve-v0 */
+    dp_ckpt w;
+    memset(&w, 0, sizeof w);
+    w.graph = f.g->name;
+    w.n_ops = f.g->n_ops;
+    w.n_devices = 4;
+    w.config_json = cj;
+    w.features = "improve-v0";
+    unsigned char st[8] = {0};
+    w.rng_state = st;
+    w.rng_size = sizeof st;
+    snprintf(w.rng_name, sizeof w.rng_name, "mt19937");
+    w.best_assignment = a;
+    for (int v = 0; v < f.g->n_ops; v++) a[v] = 0;
+    ck_assert_int_eq(dp_ckpt_write(bad, &w, dp_improve_op_params(mi), dp_improve_move_params(mi), &err), DP_OK);
+    free(cj);
+    ck_assert_int_eq(dp_improve_model_load(bad, &m, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "feature set improve-v0 in the checkpoint, improve-v1 here") != NULL, "%s", err.msg);
+    free(a);
+    dp_improve_model_free(mi);
+    unlink(ck);
+    unlink(bad);
+    fixture_free(&f);
+}
+END_TEST
+
+/* The features read times relative to the makespan: the same graph in another time unit (every
+ * cost times 1000) gives the same features. */
+START_TEST(features_unit_free)
+{
+    dp_error err;
+    fixture f = fixture_make(SPEC, 4);
+    dp_machine mach;
+    dp_machine_init(&mach);
+    mach.n_devices = 4;
+    mach.devices_given = 1;
+    dp_costs *c2 = dp_machine_costs(&mach, f.g, &err);
+    dp_machine_free(&mach);
+    ck_assert_ptr_nonnull(c2);
+    ck_assert_int_eq(c2->n_devices, 4);
+    ck_assert_int_eq(f.c->n_devices, 4);
+    const size_t no = (size_t)f.g->n_ops * c2->n_devices;
+    for (size_t k = 0; k < no; k++) c2->op_time[k] *= 1000;
+    for (int k = 0; k < c2->n_devices * c2->n_devices; k++) {
+        c2->latency[k] *= 1000;
+        c2->inv_bw[k] *= 1000;
+    }
+    dp_engine *e2 = dp_engine_alloc(f.g, c2, NULL, &err);
+    ck_assert_ptr_nonnull(e2);
+    dp_improve_model *m = random_model(4);
+    dp_improve_state *s1 = dp_improve_state_alloc(m, f.g, f.c, &err), *s2 = dp_improve_state_alloc(m, f.g, c2, &err);
+    int *a = malloc((size_t)f.g->n_ops * sizeof(int));
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.seed = 3;
+    ck_assert_int_eq(dp_place("random", f.g, f.c, &po, a, NULL, NULL, &err), DP_OK);
+    dp_schedule sch;
+    ck_assert_int_eq(dp_engine_run(f.e, a, NULL, &sch, &err), DP_OK);
+    dp_improve_state_set(s1, a, &sch);
+    ck_assert_int_eq(dp_engine_run(e2, a, NULL, &sch, &err), DP_OK);
+    dp_improve_state_set(s2, a, &sch);
+    const float *x1 = dp_improve_state_op_features(s1), *x2 = dp_improve_state_op_features(s2);
+    for (size_t k = 0; k < (size_t)f.g->n_ops * DP_IMPROVE_OP_FEATURES; k++) ck_assert(fabsf(x1[k] - x2[k]) < 1e-4f);
+    float *y1 = malloc((size_t)4 * DP_IMPROVE_MOVE_FEATURES * sizeof(float)), *y2 = malloc((size_t)4 * DP_IMPROVE_MOVE_FEATURES * sizeof(float));
+    for (int v = 0; v < f.g->n_ops; v += 7) {
+        dp_improve_state_move_features(s1, v, y1);
+        dp_improve_state_move_features(s2, v, y2);
+        for (int k = 0; k < 4 * DP_IMPROVE_MOVE_FEATURES; k++)
+            ck_assert_msg(fabsf(y1[k] - y2[k]) < 1e-4f, "op %d feature %d: %g and %g", v, k, y1[k], y2[k]);
+    }
+    free(y1);
+    free(y2);
+    free(a);
+    dp_improve_state_free(s1);
+    dp_improve_state_free(s2);
+    dp_improve_model_free(m);
+    dp_engine_free(e2);
+    dp_costs_free(c2);
+    fixture_free(&f);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("improve");
+    TCase *t = tcase_create("improve");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, policy_gradient_check);
+    tcase_add_test(t, search_budget_never_worse_deterministic);
+    tcase_add_test(t, train_deterministic_and_checkpoint_round_trip);
+    tcase_add_test(t, wrong_checkpoints_refused);
+    tcase_add_test(t, features_unit_free);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return dp_test_run(suite());
+}
