@@ -655,8 +655,8 @@ void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v
 void dp_improve_search_config_init(dp_improve_search_config *cfg)
 {
     dp_anneal_config_init(&cfg->anneal);
-    cfg->greedy = 1;
-    cfg->mix = 0.1;
+    cfg->greedy = 0;
+    cfg->mix = 0.2;
 }
 
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)

@@ -124,10 +124,10 @@ void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v
 typedef struct dp_improve_search_config {
     dp_anneal_config anneal; /* budget (simulations, the start included), t0, t_end, schedule,
                               * swap_prob of the uniform moves, init, start: as annealing's */
-    int greedy;              /* 1 (default): accept a move that is no worse (local search);
-                              * 0: annealing's temperature schedule */
+    int greedy;              /* 0 (default): annealing's temperature schedule; 1: accept a move
+                              * that is no worse (local search). EXPERIMENTS.md compares them */
     double mix;              /* probability that a move is annealing's uniform move instead of the
-                              * policy's (default 0.1; 0.5 when it is annealing's proposal) */
+                              * policy's (default 0.2; 0.5 when it is annealing's proposal) */
 } dp_improve_search_config;
 
 void dp_improve_search_config_init(dp_improve_search_config *cfg);
@@ -155,8 +155,8 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
                               dp_search_result *res, dp_error *err);
 
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
- * the start placement (o->config: dp_improve_search_config_load's keys; default cp, greedy
- * acceptance, mix 0.1) for o->budget simulations (default 20000), seed o->seed. */
+ * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
+ * acceptance, mix 0.2) for o->budget simulations (default 20000), seed o->seed. */
 struct dp_place_options;
 int dp_place_improve(const dp_graph *g, const dp_costs *c, const struct dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);

@@ -1,0 +1,99 @@
+#!/bin/sh
+# bench/improve.sh (make bench-improve): the learned improvement method (issue 16, item 3)
+# against annealing at equal simulations. Per training seed, an improvement policy is trained on
+# generated graphs only (--family, each graph on the device count it was made for: 2, 4 or 8),
+# then places the six DOPPLER graph files (4 devices, 8 for the 8gpu_ files), which it has never
+# seen, at budgets of 500 to 20,000 simulations (each budget a separate run, so that annealing's
+# temperature schedule fits its budget), by four methods, all starting from cp:
+#   improve         place --method improve (annealing's acceptance, 20% uniform moves)
+#   improve-greedy  the same accepting only moves that are no worse
+#   anneal+policy   place --method anneal --proposals (the policy proposes half the moves)
+#   anneal          place --method anneal (uniform moves)
+# Placement seed = training seed. Prints one row per run, then mean +- sd over the seeds per
+# graph, method and budget, the ratio to the best known at 20,000, and writes the anytime plot.
+#   SEEDS="1 2 3 4 5" EPISODES=20000 COUNT=32 BUDGETS="500 1000 2000 5000 10000 20000" \
+#   PLOT=improve-anytime.png sh bench/improve.sh
+set -eu
+top_srcdir=${top_srcdir:-.}
+bin=${DOPPLER:-$top_srcdir/doppler}
+SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+SEEDS=${SEEDS:-1 2 3}
+EPISODES=${EPISODES:-20000}
+COUNT=${COUNT:-32}
+BUDGETS=${BUDGETS:-500 1000 2000 5000 10000 20000}
+FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
+GRAPHS=${GRAPHS:-chain_mm_112nodes ffnn_192nodes transformer_block_215nodes full_transformer_layer_261nodes 8gpu_transformer_block 8gpu_full_transformer}
+PLOT=${PLOT:-}
+[ -d "$SH/doppler-graphs" ] || { echo "bench/improve.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)"; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-improve.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+echo '{"accept": "greedy"}' > "$tmp/greedy.json"
+best_of() {
+    case $1 in
+    chain_mm_112nodes) echo 1200.07;; ffnn_192nodes) echo 56.70;; transformer_block_215nodes) echo 166.7;;
+    full_transformer_layer_261nodes) echo 129.2;; 8gpu_transformer_block) echo 180.4;; 8gpu_full_transformer) echo 180.4;;
+    esac
+}
+rows="$tmp/rows"
+: > "$rows"
+echo "# improvement policy trained on $COUNT generated graphs of $FAMILIES, $EPISODES episodes; seeds $SEEDS"
+echo "# seed graph method budget makespan simulations"
+for seed in $SEEDS; do
+    ck="$tmp/improve-$seed.h5"
+    "$bin" train --method improve --family "$FAMILIES" --family-count "$COUNT" --seed "$seed" --episodes "$EPISODES" \
+        --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" || { cat "$tmp/train-$seed.err"; exit 1; }
+    echo "# seed $seed: $(head -1 "$tmp/train-$seed.out")"
+    for f in $GRAPHS; do
+        g="$SH/doppler-graphs/$f.txt"
+        dev=4; case $f in 8gpu_*) dev=8;; esac
+        for b in $BUDGETS; do
+            for m in improve improve-greedy anneal+policy anneal; do
+                case $m in
+                improve) args="--method improve --checkpoint $ck";;
+                improve-greedy) args="--method improve --checkpoint $ck --config $tmp/greedy.json";;
+                anneal+policy) args="--method anneal --proposals $ck";;
+                anneal) args="--method anneal";;
+                esac
+                # shellcheck disable=SC2086
+                "$bin" place --graph "$g" --devices $dev $args --budget "$b" --seed "$seed" --json > "$tmp/p.json"
+                ms=$(sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$tmp/p.json")
+                sims=$(sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$tmp/p.json")
+                echo "$seed $f $m $b $ms $sims" | tee -a "$rows"
+            done
+        done
+    done
+done
+echo "# mean +- sample sd over the seeds (DOPPLER units); ratio: mean / best known"
+echo "# graph method budget mean sd n ratio"
+summary="$tmp/summary"
+for f in $GRAPHS; do
+    best=$(best_of "$f")
+    awk -v f="$f" -v best="$best" '$2 == f { k = $3 " " $4; s[k] += $5; q[k] += $5 * $5; n[k]++ }
+        END { for (k in s) { m = s[k] / n[k]; v = n[k] > 1 ? (q[k] - n[k] * m * m) / (n[k] - 1) : 0;
+              printf "%s %s %.2f %.2f %d %.4f\n", f, k, m, (v > 0 ? sqrt(v) : 0), n[k], m / best } }' "$rows" |
+        sort -k2,2 -k3,3n
+done | tee "$summary"
+echo "# goal (issue 16): improve within 2% of the best known at 20,000 simulations on every graph"
+awk '$2 == "improve" && $3 == 20000 { ok = ($7 <= 1.02 ? "met" : "NOT met"); printf "%s: %.4f of best known, %s\n", $1, $7, ok;
+     k++; if ($7 > 1.02) bad++ }
+     END { print (k == 0 ? "no run at 20,000 simulations" : bad ? "goal not met on " bad " of " k " graph(s)" : "goal met on all " k " graph(s)") }' "$summary"
+if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
+    {
+        echo "set terminal pngcairo size 1500,850 font ',10'"
+        echo "set output '$PLOT'"
+        echo "set multiplot layout 2,3 title 'anytime: best makespan against simulations, mean over seeds $SEEDS (DOPPLER units)'"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right"
+        for f in $GRAPHS; do
+            best=$(best_of "$f")
+            for m in improve improve-greedy anneal+policy anneal; do
+                awk -v f="$f" -v m="$m" '$1 == f && $2 == m { print $3, $4, $5 }' "$summary" | sort -n > "$tmp/$f.$m.dat"
+            done
+            echo "set title '$f'"
+            echo "plot '$tmp/$f.improve.dat' u 1:2 w lp t 'improve', '$tmp/$f.improve-greedy.dat' u 1:2 w lp t 'improve (greedy)', \
+'$tmp/$f.anneal+policy.dat' u 1:2 w lp t 'anneal + policy proposals', '$tmp/$f.anneal.dat' u 1:2 w lp t 'anneal', \
+$best w l dt 2 lc rgb 'black' t 'best known'"
+        done
+        echo "unset multiplot"
+    } > "$tmp/plot.gp"
+    gnuplot "$tmp/plot.gp" && echo "# plot: $PLOT"
+fi
