@@ -13,6 +13,8 @@
 # graph, method and budget, the ratio to the best known at 20,000, and writes the anytime plot.
 #   SEEDS="1 2 3 4 5" EPISODES=20000 COUNT=32 BUDGETS="500 1000 2000 5000 10000 20000" \
 #   PLOT=improve-anytime.png sh bench/improve.sh
+# ROWS=FILE (the output of an earlier run) skips training and placing: its rows are summarised
+# and plotted again.
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
@@ -24,6 +26,7 @@ BUDGETS=${BUDGETS:-500 1000 2000 5000 10000 20000}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
 GRAPHS=${GRAPHS:-chain_mm_112nodes ffnn_192nodes transformer_block_215nodes full_transformer_layer_261nodes 8gpu_transformer_block 8gpu_full_transformer}
 PLOT=${PLOT:-}
+ROWS=${ROWS:-}
 [ -d "$SH/doppler-graphs" ] || { echo "bench/improve.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-improve.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -36,6 +39,10 @@ best_of() {
 }
 rows="$tmp/rows"
 : > "$rows"
+if [ -n "$ROWS" ]; then
+    grep -v '^#' "$ROWS" | awk 'NF == 6 && $1 ~ /^[0-9]+$/' > "$rows"
+    SEEDS=$(awk '{ print $1 }' "$rows" | sort -un | tr '\n' ' ')
+else
 echo "# improvement policy trained on $COUNT generated graphs of $FAMILIES, $EPISODES episodes; seeds $SEEDS"
 echo "# seed graph method budget makespan simulations"
 for seed in $SEEDS; do
@@ -63,6 +70,7 @@ for seed in $SEEDS; do
         done
     done
 done
+fi
 echo "# mean +- sample sd over the seeds (DOPPLER units); ratio: mean / best known"
 echo "# graph method budget mean sd n ratio"
 summary="$tmp/summary"
@@ -79,10 +87,10 @@ awk '$2 == "improve" && $3 == 20000 { ok = ($7 <= 1.02 ? "met" : "NOT met"); pri
      END { print (k == 0 ? "no run at 20,000 simulations" : bad ? "goal not met on " bad " of " k " graph(s)" : "goal met on all " k " graph(s)") }' "$summary"
 if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
     {
-        echo "set terminal pngcairo size 1500,850 font ',10'"
+        echo "set terminal pngcairo size 1500,850 font ',10' noenhanced"
         echo "set output '$PLOT'"
         echo "set multiplot layout 2,3 title 'anytime: best makespan against simulations, mean over seeds $SEEDS (DOPPLER units)'"
-        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             best=$(best_of "$f")
             for m in improve improve-greedy anneal+policy anneal; do

@@ -244,7 +244,7 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
-                                      "refine", "refine_budget", "append_only", "ties", NULL};
+                                      "refine", "refine_budget", "append_only", "ties", "checkpoint", "proposals", NULL};
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
@@ -280,6 +280,21 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     if (config) {
         if (!dp_run_resolve_path(config, ctx ? ctx->config_dir : NULL, config_path, sizeof config_path, err)) return DP_EIO;
         o.config = config_path;
+    }
+    /* improve's checkpoint and annealing's learned proposals (policy/dp_improve.h), relative to
+     * the config's folder like "config" */
+    const char *ckpt = NULL, *props = NULL;
+    char ckpt_path[PATH_MAX], props_path[PATH_MAX];
+    if (dp_sweep_param_str(params, "checkpoint", NULL, &ckpt, err) != DP_OK ||
+        dp_sweep_param_str(params, "proposals", NULL, &props, err) != DP_OK)
+        return DP_EINVAL;
+    if (ckpt) {
+        if (!dp_run_resolve_path(ckpt, ctx ? ctx->config_dir : NULL, ckpt_path, sizeof ckpt_path, err)) return DP_EIO;
+        o.checkpoint = ckpt_path;
+    }
+    if (props) {
+        if (!dp_run_resolve_path(props, ctx ? ctx->config_dir : NULL, props_path, sizeof props_path, err)) return DP_EIO;
+        o.proposals = props_path;
     }
     o.seed = (uint64_t)seed;
     o.device = (int)device;

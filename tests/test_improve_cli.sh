@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_improve_cli.sh: the learned improvement method from the command (issue 16, item 3):
+# train --method improve on generated graphs writes a checkpoint and a trajectory; place
+# --method improve spends exactly --budget simulations, is never worse than its start (cp) and
+# repeats per seed; annealing takes its proposals; a sweep runs it; a DOPPLER checkpoint given
+# to improve, and an improve checkpoint given to doppler, are refused naming the method; the
+# DOPPLER test graph files are refused as training graphs.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin="$top_builddir/doppler"
+small="$top_srcdir/data/graphs/chainmm-small.json"
+ffnn="$top_srcdir/data/graphs/ffnn.json"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-improve.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2"; }
+
+cat > "$tmp/cfg.json" <<EOF
+{"method": "improve", "improve": {"hidden": 8, "episodes": 32, "batch": 4, "horizon": 8, "checkpoint_every": 16}}
+EOF
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm,llama-layer --family-count 3 --seed 2 \
+    --checkpoint "$tmp/imp.h5" --trajectory "$tmp/imp.traj.h5" --quiet > "$tmp/out" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train --method improve"; }
+grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { cat "$tmp/out"; fail "train reports its simulations"; }
+[ -s "$tmp/imp.h5" ] && [ -s "$tmp/imp.traj.h5" ] || fail "checkpoint and trajectory written"
+# a second run over them is refused without --force
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --checkpoint "$tmp/imp.h5" \
+    --quiet > /dev/null 2> "$tmp/err2" && fail "an existing checkpoint is replaced without --force"
+grep -q "exists already" "$tmp/err2" || fail "the refusal says the file exists"
+
+# place: the budget exactly, never worse than cp, the same placement per seed
+"$bin" place --graph "$ffnn" --method cp --json > "$tmp/cp.json" || fail "cp"
+for b in 1 57 400; do
+    "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --budget $b --seed 4 --json --out "$tmp/a$b.json" \
+        > "$tmp/i$b.json" 2> "$tmp/e" || { cat "$tmp/e"; fail "place --method improve --budget $b"; }
+    [ "$(num simulations "$tmp/i$b.json")" = "$b" ] || fail "budget $b: $(num simulations "$tmp/i$b.json") simulations"
+    awk -v a="$(num makespan "$tmp/i$b.json")" -v c="$(num makespan "$tmp/cp.json")" 'BEGIN { exit !(a <= c) }' ||
+        fail "budget $b: worse than its start (cp)"
+done
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --budget 400 --seed 4 --out "$tmp/again.json" \
+    > /dev/null || fail "second run"
+cmp -s "$tmp/a400.json" "$tmp/again.json" || fail "the same seed gives another placement"
+echo '{"accept": "greedy", "mix": 0}' > "$tmp/greedy.json"
+"$bin" place --graph "$ffnn" --devices 8 --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/greedy.json" --budget 300 \
+    --json > "$tmp/g.json" || fail "greedy acceptance on 8 devices"
+echo '{"accept": "maybe"}' > "$tmp/bad.json"
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" &&
+    fail "a bad accept value is accepted"
+grep -q "accept" "$tmp/e" || fail "the error names the key"
+
+# annealing with the policy's proposals, and refinement with them
+"$bin" place --graph "$ffnn" --method anneal --proposals "$tmp/imp.h5" --budget 250 --json > "$tmp/ap.json" || fail "anneal --proposals"
+[ "$(num simulations "$tmp/ap.json")" = 250 ] || fail "anneal --proposals spends its budget"
+"$bin" place --graph "$ffnn" --method heft --refine local --refine-budget 120 --proposals "$tmp/imp.h5" --json > "$tmp/rp.json" ||
+    fail "--refine local --proposals"
+[ "$(num simulations "$tmp/rp.json")" = 120 ] || fail "refine with proposals spends its budget"
+
+# a sweep runs it (checkpoint relative to the config's folder)
+cat > "$tmp/sweep.json" <<EOF
+{"name": "imp", "fixed": {"graph": "$ffnn", "devices": 4, "budget": 150},
+ "grid": {"method": ["improve"], "checkpoint": ["imp.h5"], "seed": [1, 2]}}
+EOF
+"$bin" sweep "$tmp/sweep.json" --out "$tmp/sweep.h5" --jobs 1 --quiet > /dev/null 2> "$tmp/se" || { cat "$tmp/se"; fail "sweep of improve"; }
+[ "$(grep -c ',ok,' "$tmp/sweep.csv")" = 2 ] || { cat "$tmp/sweep.csv"; fail "two improve runs ok in the sweep"; }
+
+# checkpoints of the other kind are refused, naming the method
+cat > "$tmp/d.json" <<EOF
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 1, "edge_hidden": 4}}
+EOF
+"$bin" train --graph "$small" --config "$tmp/d.json" --stage il --episodes 2 --checkpoint "$tmp/d.h5" --quiet > /dev/null 2>&1 ||
+    fail "train doppler"
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/d.h5" > /dev/null 2> "$tmp/e" && fail "improve took a DOPPLER checkpoint"
+grep -q "not an improve checkpoint (made by doppler)" "$tmp/e" || { cat "$tmp/e"; fail "the refusal names the method"; }
+"$bin" place --graph "$ffnn" --method anneal --proposals "$tmp/d.h5" > /dev/null 2> "$tmp/e" && fail "proposals took a DOPPLER checkpoint"
+"$bin" place --graph "$ffnn" --method doppler --checkpoint "$tmp/imp.h5" > /dev/null 2> "$tmp/e" && fail "doppler took an improve checkpoint"
+grep -q 'got "improve"' "$tmp/e" || { cat "$tmp/e"; fail "the refusal names improve"; }
+
+# the DOPPLER graph files are test graphs only
+sh_data=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+if [ -f "$sh_data/doppler-graphs/ffnn_192nodes.txt" ]; then
+    "$bin" train --method improve --config "$tmp/cfg.json" --graphs "$sh_data/doppler-graphs/ffnn_192nodes.txt" --quiet \
+        > /dev/null 2> "$tmp/e" && fail "trained on a DOPPLER test graph"
+    grep -q "test graph" "$tmp/e" || { cat "$tmp/e"; fail "the refusal says it is a test graph"; }
+fi
+echo "ok"
