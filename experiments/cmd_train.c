@@ -268,7 +268,8 @@ static void train_usage(FILE *f)
                "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
                "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md),\n"
                "                       or improve: the learned improvement method (doc/improve.md; its own\n"
-               "                       config keys, --print-config; --graph, --graphs, --family, --episodes)\n"
+               "                       config keys, --print-config; --graph, --graphs, --family, --episodes,\n"
+               "                       --init FILE to fine-tune an improve checkpoint)\n"
                "  --stage S            il (default; sim for placeto and gdp), sim or real\n"
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
@@ -374,8 +375,8 @@ static void improve_progress(const dp_improve_progress *p, void *ctx)
  * and trajectory writers. Returns the exit status. */
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *config, int have_seed,
-                         unsigned long long seed, long episodes, const char *ckpt, const char *traj, int quiet,
-                         int print_cfg, dp_machine *mach)
+                         unsigned long long seed, long episodes, const char *init, const char *ckpt, const char *traj,
+                         int quiet, int print_cfg, dp_machine *mach)
 {
     dp_error err;
     dp_error_clear(&err);
@@ -411,7 +412,12 @@ static int train_improve(const char *graph, const char *format, const char *grap
     if (rc == DP_OK && gs.n == 0) rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
     if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, &err);
     dp_improve_model *m = NULL;
-    if (rc == DP_OK && !(m = dp_improve_model_alloc(&cfg.arch, &err))) rc = err.code;
+    if (rc == DP_OK && init) {
+        /* fine-tuning: the checkpoint's parameters and network size */
+        if ((rc = dp_improve_model_load(init, &m, &err)) == DP_OK) cfg.arch = *dp_improve_model_arch(m);
+    } else if (rc == DP_OK && !(m = dp_improve_model_alloc(&cfg.arch, &err))) {
+        rc = err.code;
+    }
     if (rc == DP_OK && !quiet) {
         fprintf(stderr, "doppler train --method improve: %d training graphs; rewards in units of each graph's lower bound\n", gs.n);
         for (int i = 0; i < gs.n; i++)
@@ -422,7 +428,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == DP_OK) {
         dp_improve_io io = {ckpt, traj, improve_progress, &quiet};
-        rc = dp_improve_train(m, &cfg, gs.n, (const dp_graph *const *)gs.g, (const dp_costs *const *)gs.c, gs.e, &io, &sims,
+        rc = dp_improve_train(m, &cfg, init == NULL, gs.n, (const dp_graph *const *)gs.g, (const dp_costs *const *)gs.c, gs.e, &io, &sims,
                               &err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -563,11 +569,11 @@ int cmd_train(int argc, char **argv)
                                                                      "give --force to start a new run over it", outs[i]));
     }
     if (improve) {
-        if (validation || val_count > 0 || init || resume || have_stage || pipeline || x_scale > 0 || x_target > 0)
+        if (validation || val_count > 0 || resume || have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
-                                                                 "only (no --validation, --val-count, --init, --resume, --stage, --pipeline)"));
+                                                                 "(--init to fine-tune; no --validation, --val-count, --resume, --stage, --pipeline)"));
         return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
-                                                        config, have_seed, seed, episodes, ckpt, traj, quiet, print_cfg, &mach));
+                                                        config, have_seed, seed, episodes, init, ckpt, traj, quiet, print_cfg, &mach));
     }
     dp_error err;
     dp_error_clear(&err);

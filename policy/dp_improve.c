@@ -867,9 +867,9 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
 
 static const char *const START_KINDS[] = {"cp", "round-robin", "random"};
 
-int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
-                     const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io, long *sims_out,
-                     dp_error *err)
+int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
+                     const dp_graph *const *g, const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io,
+                     long *sims_out, dp_error *err)
 {
     if (n_graphs < 1) return dp_error_set(err, DP_EINVAL, "improve: no training graph");
     for (int i = 0; i < n_graphs; i++)
@@ -901,7 +901,13 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int n_gr
         goto done;
     }
     gsl_rng_set(master, (unsigned long)cfg->seed);
-    if ((rc = dp_improve_model_init(m, master)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+    if (init_params && (rc = dp_improve_model_init(m, master)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+    for (int b = 0; b < 2; b++) { /* Adam afresh (a loaded model's moments are not read) */
+        dp_nn_params *p = b ? &m->move.p : &m->op.p;
+        memset(p->m, 0, p->n * sizeof(float));
+        memset(p->v, 0, p->n * sizeof(float));
+        p->adam_t = 0;
+    }
     for (int i = 0; i < n_graphs; i++) {
         if (g[i]->n_ops > maxn) maxn = g[i]->n_ops;
         if (!(tg[i].st = dp_improve_state_alloc(m, g[i], c[i], err))) { rc = err ? err->code : DP_ENOMEM; goto done; }

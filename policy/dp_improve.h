@@ -183,7 +183,8 @@ typedef struct dp_improve_io {
     void *progress_ctx;
 } dp_improve_io;
 
-/* Train m (initialised from cfg->seed) on graphs g[i] under costs c[i], each
+/* Train m (its parameters initialised from cfg->seed when init_params, else as they are: fine-tuning
+ * a loaded model, dp_improve_model_load; Adam starts afresh) on graphs g[i] under costs c[i], each
  * simulated by its engine e[i] (i < n_graphs): each batch samples a graph and a start (cp,
  * round-robin, random, or the best placement found so far), then every episode makes
  * cfg->horizon moves from it, one simulation each; a move's reward is the makespan decrease it
@@ -192,8 +193,9 @@ typedef struct dp_improve_io {
  * the batch's episodes at the same step (a per-step baseline), divided by their standard
  * deviation; one Adam step per batch. *sims (may be NULL) gets the simulations spent. Writes
  * io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory. */
-int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
-                     const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io, long *sims, dp_error *err);
+int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
+                     const dp_graph *const *g, const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io,
+                     long *sims, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -242,7 +242,7 @@ static dp_improve_model *train_small(fixture *f, int nf, uint64_t seed, const ch
         e[i] = f[i].e;
     }
     dp_improve_io io = {ckpt, traj, NULL, NULL};
-    int rc = dp_improve_train(m, &cfg, nf, g, c, e, &io, sims, &err);
+    int rc = dp_improve_train(m, &cfg, 1, nf, g, c, e, &io, sims, &err);
     ck_assert_msg(rc == DP_OK, "%s", err.msg);
     return m;
 }
@@ -281,6 +281,27 @@ START_TEST(train_deterministic_and_checkpoint_round_trip)
         dp_nn_params *pl = b ? dp_improve_move_params(ml) : dp_improve_op_params(ml);
         ck_assert_int_eq(p1->n, pl->n);
         ck_assert_mem_eq(p1->param, pl->param, p1->n * sizeof(float));
+    }
+    /* fine-tuning starts from the loaded parameters (learning rate 0: they stay as loaded), a fresh
+     * run from cfg.seed's */
+    {
+        dp_improve_config tc;
+        dp_improve_config_default(&tc);
+        tc.arch.hidden = 8;
+        tc.episodes = 4;
+        tc.batch = 4;
+        tc.horizon = 3;
+        tc.lr = tc.lr_final = 0;
+        const dp_graph *g1[1] = {f[0].g};
+        const dp_costs *c1[1] = {f[0].c};
+        dp_engine *e1[1] = {f[0].e};
+        dp_improve_model *mf = NULL;
+        ck_assert_int_eq(dp_improve_model_load(ck, &mf, &err), DP_OK);
+        ck_assert_int_eq(dp_improve_train(mf, &tc, 0, 1, g1, c1, e1, NULL, NULL, &err), DP_OK);
+        ck_assert_mem_eq(dp_improve_op_params(mf)->param, dp_improve_op_params(m1)->param, dp_improve_op_params(m1)->n * sizeof(float));
+        ck_assert_int_eq(dp_improve_train(mf, &tc, 1, 1, g1, c1, e1, NULL, NULL, &err), DP_OK);
+        ck_assert(memcmp(dp_improve_op_params(mf)->param, dp_improve_op_params(m1)->param, dp_improve_op_params(m1)->n * sizeof(float)) != 0);
+        dp_improve_model_free(mf);
     }
     int *a = malloc((size_t)f[1].g->n_ops * sizeof(int)), *b = malloc((size_t)f[1].g->n_ops * sizeof(int));
     dp_improve_search_config cfg;

@@ -76,6 +76,15 @@ grep -q "not an improve checkpoint (made by doppler)" "$tmp/e" || { cat "$tmp/e"
 "$bin" place --graph "$ffnn" --method doppler --checkpoint "$tmp/imp.h5" > /dev/null 2> "$tmp/e" && fail "doppler took an improve checkpoint"
 grep -q 'got "improve"' "$tmp/e" || { cat "$tmp/e"; fail "the refusal names improve"; }
 
+# fine-tuning a general checkpoint on one graph (--init), and --init of a DOPPLER checkpoint refused
+"$bin" train --method improve --config "$tmp/cfg.json" --graph "$ffnn" --init "$tmp/imp.h5" --checkpoint "$tmp/ft.h5" --quiet \
+    > "$tmp/ft.out" 2> "$tmp/e" || { cat "$tmp/e"; fail "fine-tuning with --init"; }
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/ft.h5" --budget 50 > /dev/null || fail "place with the fine-tuned model"
+cmp -s "$tmp/imp.h5" "$tmp/ft.h5" && fail "fine-tuning left the checkpoint as it was"
+"$bin" train --method improve --config "$tmp/cfg.json" --graph "$ffnn" --init "$tmp/d.h5" --quiet > /dev/null 2> "$tmp/e" &&
+    fail "--init took a DOPPLER checkpoint"
+grep -q "not an improve checkpoint" "$tmp/e" || { cat "$tmp/e"; fail "the --init refusal names the method"; }
+
 # the DOPPLER graph files are test graphs only
 sh_data=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 if [ -f "$sh_data/doppler-graphs/ffnn_192nodes.txt" ]; then
