@@ -103,7 +103,7 @@ class Placement:
 
 
 _PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config", "refine", "refine_budget",
-                  "append_only", "ties")
+                  "proposals", "append_only", "ties")
 
 
 class Engine:
@@ -353,11 +353,13 @@ class Engine:
 
           seed (int, default 1), device (for "single"), checkpoint (a trained policy file, for
           doppler, placeto, gdp), samples (best of K sampled placements, learned methods),
-          budget (simulations for anneal and local, nodes for exact, training episodes for
+          budget (simulations for anneal, local and improve, nodes for exact, training episodes for
           placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
           dict written to a temporary file), refine ("anneal" or "local": search at inference,
           started from the method's placement on this engine, never worse than it; a learned
           method's policy proposes the moves), refine_budget (its simulations, default 2000),
+          proposals (anneal, local and refine: an improvement checkpoint, `doppler train --method
+          improve`, whose policy proposes half the moves),
           append_only (heft, cpop, peft: append after each device's last op, no insertion) and
           ties ("id" or "heap": the order of ready ops of equal priority in those schedulers)
 
@@ -410,6 +412,8 @@ class Engine:
             o.list_ties = 1 if ties == "heap" else 0
         ckpt = options.get("checkpoint")
         o.checkpoint = _lib.encode(ckpt) if ckpt is not None else None
+        props = options.get("proposals")
+        o.proposals = _lib.encode(props) if props is not None else None
         config = options.get("config")
         tmp = None
         if isinstance(config, dict):

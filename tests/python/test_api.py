@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import doppler
-from conftest import SHARED, bundled, run_cli
+from conftest import SHARED, bundled, cli_json, run_cli
 
 
 def test_graph_arrays_match_the_library_writer(tmp_path):
@@ -229,7 +229,7 @@ def test_place_options_and_errors():
     g = doppler.Graph.read(bundled("chainmm-small"))
     e = doppler.Engine(g)
     assert set(doppler.methods()) == {"cp", "random", "round-robin", "single", "doppler", "heft", "cpop", "peft",
-                                      "etf", "anneal", "local", "exact", "placeto", "gdp"}
+                                      "etf", "anneal", "local", "exact", "improve", "placeto", "gdp"}
     help_text = run_cli("place", "--help")[1]
     for name in doppler.methods():
         assert " " + name in help_text
@@ -251,6 +251,35 @@ def test_place_options_and_errors():
     assert q.assignment.tolist() == p.assignment.tolist()
     with pytest.raises(doppler.Error, match="nosuchkey"):
         e.place("anneal", config={"nosuchkey": 1})
+
+
+def test_improve_and_proposals_match_the_command(tmp_path):
+    """The learned improvement method and annealing with its proposals from Python: the budget
+    spent exactly and the command's makespan (the proposals field of the options mirror is
+    wired to the library's)."""
+    ck = tmp_path / "imp.h5"
+    cfg = tmp_path / "imp.json"
+    cfg.write_text(json.dumps({"method": "improve", "improve": {"hidden": 8, "episodes": 8, "batch": 4, "horizon": 4}}))
+    run_cli("train", "--method", "improve", "--config", cfg, "--family", "chainmm", "--family-count", "2",
+            "--checkpoint", ck, "--quiet")
+    g = doppler.Graph.read(bundled("ffnn"))
+    e = doppler.Engine(g)
+    for method, key in (("improve", "checkpoint"), ("anneal", "proposals")):
+        p = e.place(method, budget=60, seed=3, **{key: str(ck)})
+        assert p.simulations == 60
+        c = cli_json("place", "--graph", bundled("ffnn"), "--method", method, "--" + key, ck, "--budget", "60", "--seed", "3")
+        assert c["simulations"] == 60 and c["makespan"] == p.makespan
+    with pytest.raises(doppler.Error, match="not an improve checkpoint"):
+        e.place("anneal", proposals=doppler_checkpoint(tmp_path))
+
+
+def doppler_checkpoint(tmp_path):
+    ck = tmp_path / "d.h5"
+    cfg = tmp_path / "d.json"
+    cfg.write_text(json.dumps({"network": {"hidden": 8, "mlp_hidden": 8, "steps": 1, "edge_hidden": 4}}))
+    run_cli("train", "--graph", bundled("chainmm-small"), "--config", cfg, "--stage", "il", "--episodes", "2",
+            "--checkpoint", ck, "--quiet")
+    return str(ck)
 
 
 def test_use_after_close_raises():
