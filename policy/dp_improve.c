@@ -886,7 +886,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     dp_run_id_new(run_id, sizeof run_id);
     train_graph *tg = calloc((size_t)n_graphs, sizeof *tg);
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937), *r = gsl_rng_alloc(gsl_rng_mt19937);
-    float *stepgrad = dp_malloc_n((size_t)B * T * P, sizeof(float));
+    float *stepgrad = dp_malloc_n((size_t)B * T * P, sizeof(float)), *grad = dp_malloc_n(P, sizeof(float));
     double *rew = dp_malloc_n((size_t)B * T, sizeof(double)), *ret = dp_malloc_n((size_t)B * T, sizeof(double));
     double *logmu = dp_malloc_n((size_t)B * T, sizeof(double)), *epms = dp_malloc_n((size_t)B * 2, sizeof(double));
     int *mv = dp_malloc_n((size_t)B * T * 2, sizeof(int));
@@ -895,7 +895,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     dp_traj_episode *rows_ep = dp_malloc_n((size_t)B, sizeof *rows_ep);
     dp_traj_step *rows_st = dp_malloc_n((size_t)B * T, sizeof *rows_st);
     int *start = NULL, *cur = NULL, *best0 = NULL;
-    if (!tg || !master || !r || !stepgrad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall || !rows_ep ||
+    if (!tg || !master || !r || !stepgrad || !grad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall || !rows_ep ||
         !rows_st) {
         rc = dp_error_set(err, DP_ENOMEM, "out of memory for improve training");
         goto done;
@@ -1013,8 +1013,6 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
         }
         const double sd = sqrt(ss / ((double)B * T));
         if (sd > 1e-12) {
-            float *grad = dp_malloc_n(P, sizeof(float));
-            if (!grad) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
             for (size_t j = 0; j < P; j++) grad[j] = 0;
             for (size_t k = 0; k < (size_t)B * T; k++) {
                 const float a = (float)(ret[k] / sd / ((double)B * T));
@@ -1024,7 +1022,6 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             }
             memcpy(m->op.p.grad, grad, P1 * sizeof(float));
             memcpy(m->move.p.grad, grad + P1, (P - P1) * sizeof(float));
-            free(grad);
             dp_nn_params *blk[2] = {&m->op.p, &m->move.p};
             for (int q = 0; q < 2; q++) {
                 if (cfg->grad_clip > 0) dp_nn_clip_grad_norm(blk[q], cfg->grad_clip);
@@ -1083,7 +1080,7 @@ done:
     free(tg);
     gsl_rng_free(master);
     gsl_rng_free(r);
-    free(stepgrad); free(rew); free(ret); free(logmu); free(epms); free(mv); free(epseed); free(epwall);
+    free(stepgrad); free(grad); free(rew); free(ret); free(logmu); free(epms); free(mv); free(epseed); free(epwall);
     free(rows_ep); free(rows_st); free(start); free(cur); free(best0);
     return rc;
 }
