@@ -131,6 +131,7 @@ void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer)
     o->seq_blocks = 1;
     o->softmax_split = 0;
     o->dtype_bytes = 4;
+    o->layers = 1;
 }
 
 /* RMSNorm of x ("bsd"): sum of squares over d, then scale by the weight. */
@@ -162,9 +163,18 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
     if (o->hidden_blocks < 1 || o->hidden_blocks > o->hidden) { bad(err, model, "hidden-blocks", 1, (double)o->hidden); return NULL; }
     if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, model, "batch-blocks", 1, (double)o->batch); return NULL; }
     if (o->seq_blocks < 1 || o->seq_blocks > o->seq) { bad(err, model, "seq-blocks", 1, (double)o->seq); return NULL; }
+    if (o->layers < 1 || o->layers > 1024) { bad(err, model, "layers", 1, 1024); return NULL; }
+    if (!o->layer && o->layers != 1) {
+        dp_error_set(err, DP_EINVAL, "llama-block: layers must be 1 (stacked layers are llama-layer's)");
+        return NULL;
+    }
     char name[160];
     snprintf(name, sizeof name, "%s_b%lld_s%lld_d%lld_tp%d_pd%d", o->layer ? "llama_layer" : "llama_block",
              (long long)o->batch, (long long)o->seq, (long long)o->hidden, o->tp, o->hidden_blocks);
+    if (o->layers > 1) {
+        size_t n = strlen(name);
+        snprintf(name + n, sizeof name - n, "_L%d", o->layers);
+    }
     dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", model); return NULL; }
     dp_ein_dim(e, 'b', o->batch, o->batch_blocks);
@@ -176,65 +186,86 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
     dp_ein_dim(e, 'f', o->ffn, o->tp);
     if (o->layer) dp_ein_dim(e, 'v', o->vocab, o->tp);
 
+    /* Layer l > 0 of a stack reads layer l - 1's output and has its own weights; its op and
+     * weight names carry "l<l>." so that they stay unique (layer 0 keeps the plain names). */
     int x = dp_ein_input(e, "x", "bsd");
-    int wq = dp_ein_input(e, "Wq", "dhe"), wk = dp_ein_input(e, "Wk", "dhe"), wv = dp_ein_input(e, "Wv", "dhe");
-    int wo = dp_ein_input(e, "Wo", "hed");
-    int w1 = dp_ein_input(e, "W1", "df"), w3 = dp_ein_input(e, "W3", "df"), w2 = dp_ein_input(e, "W2", "fd");
-    int rope = dp_ein_input(e, "rope", "se");
-    int h = x;
-    if (o->layer) h = rmsnorm(e, "attn_norm", x, dp_ein_input(e, "g_attn", "d"));
+    int nl = o->layer ? o->layers : 1;
+    for (int l = 0; l < nl; l++) {
+        char pre[16] = "", nm[64];
+        if (l > 0) snprintf(pre, sizeof pre, "l%d.", l);
+#define NM(s) (snprintf(nm, sizeof nm, "%s%s", pre, (s)), nm)
+        int wq = dp_ein_input(e, NM("Wq"), "dhe"), wk = dp_ein_input(e, NM("Wk"), "dhe");
+        int wv = dp_ein_input(e, NM("Wv"), "dhe");
+        int wo = dp_ein_input(e, NM("Wo"), "hed");
+        int w1 = dp_ein_input(e, NM("W1"), "df"), w3 = dp_ein_input(e, NM("W3"), "df");
+        int w2 = dp_ein_input(e, NM("W2"), "fd");
+        int rope = dp_ein_input(e, NM("rope"), "se");
+        int h = x;
+        if (o->layer) {
+            int gw = dp_ein_input(e, NM("g_attn"), "d");
+            char rn[64];
+            snprintf(rn, sizeof rn, "%sattn_norm", pre);
+            h = rmsnorm(e, rn, x, gw);
+        }
 
-    int in[3];
-    in[0] = h; in[1] = wq;
-    int q = dp_ein_op(e, "q_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
-    in[1] = wk;
-    int k = dp_ein_op(e, "k_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
-    in[1] = wv;
-    int v = dp_ein_op(e, "v_proj", "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
-    in[0] = q; in[1] = rope;
-    int qr = dp_ein_op(e, "rope_q", "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
-    in[0] = k;
-    int kr = dp_ein_op(e, "rope_k", "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
-    in[0] = qr; in[1] = kr;
-    int sc = dp_ein_op(e, "scores", "matmul", "bshe,bthe->bhst", 2.0, NULL, 2, in);
-    int p;
-    if (o->softmax_split) {
-        int mx = dp_ein_op(e, "softmax.max", "max", "bhst->bhs", 1.0, NULL, 1, &sc);
-        in[0] = sc; in[1] = mx;
-        int ex = dp_ein_op(e, "softmax.exp", "exp", "bhst,bhs->bhst", 2.0, NULL, 2, in);
-        int sm = dp_ein_op(e, "softmax.sum", "sum", "bhst->bhs", 1.0, NULL, 1, &ex);
-        in[0] = ex; in[1] = sm;
-        p = dp_ein_op(e, "softmax.div", "div", "bhst,bhs->bhst", 1.0, NULL, 2, in);
-    } else {
-        /* the whole row in one op: its blocks span t */
-        p = dp_ein_op(e, "softmax", "softmax", "bhst->bhst", 5.0, "t1", 1, &sc);
+        int in[3];
+        in[0] = h; in[1] = wq;
+        int q = dp_ein_op(e, NM("q_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        in[1] = wk;
+        int k = dp_ein_op(e, NM("k_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        in[1] = wv;
+        int v = dp_ein_op(e, NM("v_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        in[0] = q; in[1] = rope;
+        int qr = dp_ein_op(e, NM("rope_q"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+        in[0] = k;
+        int kr = dp_ein_op(e, NM("rope_k"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+        in[0] = qr; in[1] = kr;
+        int sc = dp_ein_op(e, NM("scores"), "matmul", "bshe,bthe->bhst", 2.0, NULL, 2, in);
+        int p;
+        if (o->softmax_split) {
+            int mx = dp_ein_op(e, NM("softmax.max"), "max", "bhst->bhs", 1.0, NULL, 1, &sc);
+            in[0] = sc; in[1] = mx;
+            int ex = dp_ein_op(e, NM("softmax.exp"), "exp", "bhst,bhs->bhst", 2.0, NULL, 2, in);
+            int sm = dp_ein_op(e, NM("softmax.sum"), "sum", "bhst->bhs", 1.0, NULL, 1, &ex);
+            in[0] = ex; in[1] = sm;
+            p = dp_ein_op(e, NM("softmax.div"), "div", "bhst,bhs->bhst", 1.0, NULL, 2, in);
+        } else {
+            /* the whole row in one op: its blocks span t */
+            p = dp_ein_op(e, NM("softmax"), "softmax", "bhst->bhst", 5.0, "t1", 1, &sc);
+        }
+        in[0] = p; in[1] = v;
+        int a = dp_ein_op(e, NM("attn_v"), "matmul", "bhst,bthe->bshe", 2.0, NULL, 2, in);
+        in[0] = a; in[1] = wo;
+        int att = dp_ein_op(e, NM("o_proj"), "matmul", "bshe,hed->bsd", 2.0, NULL, 2, in);
+        int r1 = att;
+        if (o->layer) {
+            in[0] = x; in[1] = att;
+            r1 = dp_ein_op(e, NM("residual1"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+            int gw = dp_ein_input(e, NM("g_ffn"), "d");
+            char rn[64];
+            snprintf(rn, sizeof rn, "%sffn_norm", pre);
+            h = rmsnorm(e, rn, r1, gw);
+        } else {
+            h = att;
+        }
+        in[0] = h; in[1] = w1;
+        int gate = dp_ein_op(e, NM("ffn_gate"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+        in[1] = w3;
+        int up = dp_ein_op(e, NM("ffn_up"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+        int sg = dp_ein_op(e, NM("silu"), "silu", "bsf->bsf", 4.0, NULL, 1, &gate);
+        in[0] = sg; in[1] = up;
+        int hm = dp_ein_op(e, NM("swiglu"), "mul", "bsf,bsf->bsf", 1.0, NULL, 2, in);
+        in[0] = hm; in[1] = w2;
+        int y = dp_ein_op(e, NM("ffn_down"), "matmul", "bsf,fd->bsd", 2.0, NULL, 2, in);
+        if (o->layer) {
+            in[0] = r1; in[1] = y;
+            x = dp_ein_op(e, NM("residual2"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+        }
+#undef NM
     }
-    in[0] = p; in[1] = v;
-    int a = dp_ein_op(e, "attn_v", "matmul", "bhst,bthe->bshe", 2.0, NULL, 2, in);
-    in[0] = a; in[1] = wo;
-    int att = dp_ein_op(e, "o_proj", "matmul", "bshe,hed->bsd", 2.0, NULL, 2, in);
-    int r1 = att;
     if (o->layer) {
-        in[0] = x; in[1] = att;
-        r1 = dp_ein_op(e, "residual1", "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
-        h = rmsnorm(e, "ffn_norm", r1, dp_ein_input(e, "g_ffn", "d"));
-    } else {
-        h = att;
-    }
-    in[0] = h; in[1] = w1;
-    int gate = dp_ein_op(e, "ffn_gate", "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
-    in[1] = w3;
-    int up = dp_ein_op(e, "ffn_up", "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
-    int sg = dp_ein_op(e, "silu", "silu", "bsf->bsf", 4.0, NULL, 1, &gate);
-    in[0] = sg; in[1] = up;
-    int hm = dp_ein_op(e, "swiglu", "mul", "bsf,bsf->bsf", 1.0, NULL, 2, in);
-    in[0] = hm; in[1] = w2;
-    int y = dp_ein_op(e, "ffn_down", "matmul", "bsf,fd->bsd", 2.0, NULL, 2, in);
-    if (o->layer) {
-        in[0] = r1; in[1] = y;
-        int r2 = dp_ein_op(e, "residual2", "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
-        int nf = rmsnorm(e, "final_norm", r2, dp_ein_input(e, "g_final", "d"));
-        in[0] = nf; in[1] = dp_ein_input(e, "W_vocab", "dv");
+        int nf = rmsnorm(e, "final_norm", x, dp_ein_input(e, "g_final", "d"));
+        int in[2] = {nf, dp_ein_input(e, "W_vocab", "dv")};
         dp_ein_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
     }
     dp_graph *g = dp_ein_finish(e, err);
@@ -384,6 +415,8 @@ static const dp_gen_param llama_params[] = {
     {"hidden-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, hidden_blocks), 1, 4096, NULL, "blocks of the hidden dim"},
     {"batch-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
     {"seq-blocks", DP_GEN_INT, OFF(dp_gen_llama_opts, seq_blocks), 1, 4096, NULL, "blocks of the sequence"},
+    {"layers", DP_GEN_INT, OFF(dp_gen_llama_opts, layers), 1, 1024, NULL,
+     "layers stacked (1; llama-layer only: each layer's output feeds the next, one final norm and vocabulary projection)"},
     {"softmax", DP_GEN_CHOICE, OFF(dp_gen_llama_opts, softmax_split), 0, 0, "fused=0|split=1",
      "fused: one op per row block; split: max, exp, sum, divide"},
     DTYPE_PARAM(dp_gen_llama_opts),

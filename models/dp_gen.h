@@ -83,13 +83,16 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err);
  * projection "bsd,dv->bsv".
  * Defaults: batch 1, seq 4096, hidden 4096, heads 32, ffn 11008, vocab 32000, tp 4,
  * hidden_blocks 4, batch_blocks 1, seq_blocks 1, fused softmax, fp32: block 168 ops, layer 223;
- * with tp 8: 328 and 403. */
+ * with tp 8: 328 and 403; each further stacked layer (layers) adds 194 ops at tp 4 (10 layers: 1,969 ops; 52: 10,117). */
 typedef struct dp_gen_llama_opts {
     int layer;          /* 0: block, 1: layer */
     int64_t batch, seq, hidden, heads, ffn, vocab;
     int tp, hidden_blocks, batch_blocks, seq_blocks;
     int softmax_split;  /* 0: fused, 1: max/exp/sum/div */
     int dtype_bytes;
+    int layers;         /* layers stacked, 1..1024 (1; layer only: layer l+1 reads layer l's
+                         * residual output, one final RMSNorm and vocabulary projection after
+                         * the last; ops and weights of layer l > 0 are named "l<l>.NAME") */
 } dp_gen_llama_opts;
 void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer);
 dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err);

@@ -263,6 +263,42 @@ START_TEST(llama_default_sizes)
 }
 END_TEST
 
+START_TEST(llama_layers_stacked)
+{
+    /* Three stacked small layers: the single layer's 81 ops, 6476 FLOPs, minus the final norm
+     * (5 ops, 164 FLOPs) and vocabulary projection (6 ops, 1088 FLOPs) is 70 ops and 5224 FLOPs
+     * per layer: 81 + 2 x 70 = 221 ops, 6476 + 2 x 5224 = 16924 FLOPs; still two sinks (the
+     * projection's reductions), and layer 2's attention norm reads layer 1's residual. */
+    dp_gen_llama_opts o;
+    small_llama(&o, 1);
+    o.layers = 3;
+    dp_error err;
+    dp_graph *g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 221);
+    ck_assert_double_eq(dp_graph_total_work(g), 16924);
+    ck_assert_int_eq(g->n_sinks, 2);
+    ck_assert_int_eq(count_kind(g, "rmsnorm"), 2 * (3 * 2 + 1));
+    ck_assert(strstr(g->name, "_L3") != NULL);
+    int res = -1, norm = -1;
+    for (int v = 0; v < g->n_ops; v++) {
+        if (strncmp(g->op_name[v], "l1.residual2[", 13) == 0) res = v;
+        if (strncmp(g->op_name[v], "l2.attn_norm.sumsq[", 19) == 0) norm = v;
+    }
+    ck_assert(res >= 0 && norm >= 0);
+    int found = 0;
+    for (int k = g->pred_ptr[norm]; k < g->pred_ptr[norm + 1]; k++)
+        if (g->edge_src[g->pred_edge[k]] == res) found = 1;
+    ck_assert(found);
+    dp_graph_free(g);
+    /* a block does not stack */
+    small_llama(&o, 0);
+    o.layers = 2;
+    ck_assert(dp_gen_llama(&o, &err) == NULL);
+    ck_assert(strstr(err.msg, "layers") != NULL);
+}
+END_TEST
+
 START_TEST(llama_invalid)
 {
     dp_gen_llama_opts o;
@@ -488,6 +524,7 @@ int main(void)
     tcase_add_test(t, llama_block_hand);
     tcase_add_test(t, llama_layer_hand);
     tcase_add_test(t, llama_default_sizes);
+    tcase_add_test(t, llama_layers_stacked);
     tcase_add_test(t, llama_invalid);
     tcase_add_test(t, einsum_errors);
     tcase_add_test(t, einsum_same_block_twice);
