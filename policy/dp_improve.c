@@ -712,17 +712,18 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     if (!(st = dp_improve_state_alloc(m, g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
-    if ((rc = dp_search_start(g, c, oracle, &cfg->anneal, seed, cur, err)) != DP_OK) goto done;
+    long start_sims;
+    if ((rc = dp_search_start(g, c, oracle, &cfg->anneal, seed, cur, &start_sims, err)) != DP_OK) goto done;
     dp_schedule sch;
     if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
     double cur_ms = sch.cost, best_ms = sch.cost;
     memcpy(best, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
-    res->sims = 1;
-    if (dp_search_trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    res->sims = 1 + start_sims;
+    if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if (D > 1) dp_improve_state_set(st, cur, &sch);
     const double T0 = cfg->anneal.t0 * cur_ms, T1 = cfg->anneal.t_end * cur_ms;
-    const long K = cfg->anneal.budget - 1;
+    const long K = cfg->anneal.budget > res->sims ? cfg->anneal.budget - res->sims : 0;
     for (long k = 0; k < K && D > 1; k++) {
         int u, v = -1, du, dv = -1;
         if (cfg->mix > 0 && gsl_rng_uniform(r) < cfg->mix) {

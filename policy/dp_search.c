@@ -109,10 +109,15 @@ int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error 
     return DP_OK;
 }
 
+/* The instant methods "best-instant" tries, in this order (the first of equal makespans wins). */
+static const char *const INSTANT_METHODS[] = {"round-robin", "cp", "heft", "cpop", "peft", "etf"};
+#define N_INSTANT ((int)(sizeof INSTANT_METHODS / sizeof INSTANT_METHODS[0]))
+
 int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
-                    uint64_t seed, int *cur, dp_error *err)
+                    uint64_t seed, int *cur, long *sims, dp_error *err)
 {
     const int n = g->n_ops, D = c->n_devices;
+    if (sims) *sims = 0;
     if (cfg->start) {
         for (int v = 0; v < n; v++)
             if (cfg->start[v] < 0 || cfg->start[v] >= D)
@@ -125,7 +130,25 @@ int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
     dp_place_options_init(&po);
     po.seed = seed;
     po.oracle = oracle;
-    return dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err);
+    if (strcmp(cfg->init, "best-instant") != 0) return dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err);
+    if (!oracle) return dp_error_set(err, DP_EINVAL, "search: init \"best-instant\" needs a cost oracle to compare the methods");
+    int *a = dp_malloc_n(n, sizeof(int));
+    if (!a) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the start placement", g->source);
+    double best = 0;
+    int rc = DP_OK, found = 0;
+    for (int i = 0; i < N_INSTANT; i++) {
+        double ms;
+        if ((rc = dp_place(INSTANT_METHODS[i], g, c, &po, a, NULL, NULL, err)) != DP_OK) break;
+        if ((rc = dp_oracle_cost(oracle, a, &ms, err)) != DP_OK) break;
+        if (sims) (*sims)++;
+        if (!found || ms < best) {
+            best = ms;
+            found = 1;
+            memcpy(cur, a, (size_t)n * sizeof(int));
+        }
+    }
+    free(a);
+    return rc;
 }
 
 /* One move of annealing's neighbourhood applied to cur (see dp_search.h). */
@@ -195,16 +218,17 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *ora
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     gsl_rng_set(r, (unsigned long)seed);
-    if ((rc = dp_search_start(g, c, oracle, cfg, seed, cur, err)) != DP_OK) goto done;
+    long start_sims;
+    if ((rc = dp_search_start(g, c, oracle, cfg, seed, cur, &start_sims, err)) != DP_OK) goto done;
     double ms;
     if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
     double cur_ms = ms, best_ms = ms;
     memcpy(best, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
-    res->sims = 1;
-    if (dp_search_trace_add(&res->trace, 1, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    res->sims = 1 + start_sims;
+    if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     const double T0 = cfg->t0 * cur_ms, T1 = cfg->t_end * cur_ms;
-    const long K = cfg->budget - 1; /* moves to try */
+    const long K = cfg->budget > res->sims ? cfg->budget - res->sims : 0; /* moves to try */
     for (long k = 0; k < K && D > 1; k++) {
         int u, v, du, dv;
         dp_search_propose(cfg, n, D, cur, r, &u, &v, &du, &dv);

@@ -52,7 +52,9 @@ typedef struct dp_anneal_config {
     double swap_prob;            /* chance that a move swaps the devices of two ops (0.2); otherwise
                                   * one op moves to another device */
     char init[32];               /* placement method giving the start ("cp"; any registered
-                                  * method except the searches themselves) */
+                                  * method except the searches themselves), or "best-instant":
+                                  * the best under the oracle of round-robin, cp, heft, cpop,
+                                  * peft and etf (6 simulations, counted in the budget) */
     const int *start;            /* (n_ops) the start assignment instead of init's (NULL: init) */
     const float *proposal;       /* (n_ops, n_devices) move proposals: a moved op u goes to device
                                   * d != its current one with probability proportional to
@@ -102,7 +104,10 @@ int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
  * dp_search_check_config: DP_EINVAL for a bad config (as dp_search_anneal's; annealing 0: the
  *   temperatures are not checked);
  * dp_search_start: the start assignment (cfg->start, else method cfg->init with seed) into cur
- *   (n_ops); no simulation of it;
+ *   (n_ops); *sims (when not NULL) = the simulations spent choosing it (init "best-instant": one
+ *   per instant method, the best kept, ties to the first; otherwise 0); the caller simulates the
+ *   start itself, so a search spends 1 + *sims before its first move; DP_EINVAL for
+ *   "best-instant" without an oracle, or an instant method's error;
  * dp_search_propose: one move of the neighbourhood applied to cur (n ops, D devices): with
  *   probability cfg->swap_prob a swap of u and v (v >= 0, devices du and dv exchanged), else op u
  *   moved from du to another device (v = -1), drawn by cfg->proposal or uniformly; undo by
@@ -113,7 +118,7 @@ int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
  * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
 int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error *err);
 int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
-                    uint64_t seed, int *cur, dp_error *err);
+                    uint64_t seed, int *cur, long *sims, dp_error *err);
 void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,
                        int *dv);
 int dp_search_accept(const dp_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,

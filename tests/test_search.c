@@ -331,6 +331,58 @@ START_TEST(anneal_start_and_proposal)
 }
 END_TEST
 
+/* init "best-instant": the start is the best of the six instant methods under the oracle, the
+ * six simulations choosing it count in the budget (1 + 6 before the first move), and a budget
+ * below that spends the start's simulations only. */
+START_TEST(anneal_best_instant_start)
+{
+    static const char *const inst[] = {"round-robin", "cp", "heft", "cpop", "peft", "etf"};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 12);
+    dp_graph *g = random_dag(r, 40, 0.08, 6);
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    double best = INFINITY;
+    int a[40];
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(dp_place(inst[i], g, c, NULL, a, NULL, NULL, &err), DP_OK);
+        const double ms = simulate(g, c, a);
+        if (ms < best) best = ms;
+    }
+    dp_anneal_config cfg;
+    dp_anneal_config_init(&cfg);
+    snprintf(cfg.init, sizeof cfg.init, "best-instant");
+    cfg.budget = 200;
+    for (int annealing = 0; annealing < 2; annealing++) {
+        dp_search_result res;
+        const long s0 = dp_engine_simulations(sim.engine);
+        ck_assert_int_eq((annealing ? dp_search_anneal : dp_search_local)(g, c, &sim.oracle, &cfg, 4, a, &res, &err), DP_OK);
+        ck_assert_double_eq(res.start, best);
+        ck_assert_int_eq(res.sims, 200);
+        ck_assert_int_eq(dp_engine_simulations(sim.engine) - s0, 200);
+        ck_assert_int_eq(res.trace.sims[0], 7);
+        ck_assert(res.best <= best);
+        ck_assert_double_eq(simulate(g, c, a), res.best);
+        dp_search_trace_clear(&res.trace);
+    }
+    cfg.budget = 3;
+    dp_search_result res;
+    ck_assert_int_eq(dp_search_anneal(g, c, &sim.oracle, &cfg, 4, a, &res, &err), DP_OK);
+    ck_assert_int_eq(res.sims, 7);
+    ck_assert_double_eq(res.best, best);
+    dp_search_trace_clear(&res.trace);
+    /* no oracle to compare the methods with */
+    long sims = -1;
+    ck_assert_int_eq(dp_search_start(g, c, NULL, &cfg, 4, a, &sims, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "best-instant"));
+    dp_test_sim_free(&sim);
+    dp_costs_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -343,6 +395,7 @@ static Suite *suite(void)
     tcase_add_test(t, anneal_and_local);
     tcase_add_test(t, anneal_config_file);
     tcase_add_test(t, anneal_start_and_proposal);
+    tcase_add_test(t, anneal_best_instant_start);
     suite_add_tcase(s, t);
     return s;
 }
