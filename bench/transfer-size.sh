@@ -1,0 +1,81 @@
+#!/bin/sh
+# bench/transfer-size.sh (part of make bench-transfer): the size goal of issue 16. Models trained
+# only on generated graphs of at most 403 ops (--family, as bench/transfer.sh and bench/improve.sh
+# train them) place stacked Llama layers far larger than any training graph:
+#   doppler graph gen llama-layer --layers 11   (2,163 ops, 4 devices)
+#   doppler graph gen llama-layer --layers 52   (10,117 ops, 4 devices)
+# Per graph: round-robin, cp and the best instant method (round-robin, cp, heft, cpop, peft,
+# etf); the DOPPLER general model's greedy rollout (place --method doppler); the improvement
+# method (place --method improve) from cp and from the best instant placement (config init
+# "best-instant", its 6 simulations counted in the budget) at each budget of BUDGETS. Per row:
+# makespan (simulator time units), its ratio to cp and to the best instant method, the
+# simulations spent, and the CPU time of the whole `doppler place` process on one core
+# (OPENBLAS_NUM_THREADS=1; /usr/bin/time user + system; the wall time on the shared machine is
+# printed beside it).
+#   SEEDS="1 2 3" CKPT_DIR=dir BUDGETS="50 200 500" sh bench/transfer-size.sh
+# CKPT_DIR holding doppler-S.h5 and improve-S.h5 per seed S skips training (else they are trained
+# here as bench/transfer.sh and bench/improve.sh do: EPISODES, IMPROVE_EPISODES, COUNT).
+set -eu
+top_srcdir=${top_srcdir:-.}
+bin=${DOPPLER:-$top_srcdir/doppler}
+SEEDS=${SEEDS:-1}
+BUDGETS=${BUDGETS:-50 200 500}
+LAYERS=${LAYERS:-11 52}
+EPISODES=${EPISODES:-300}
+IMPROVE_EPISODES=${IMPROVE_EPISODES:-20000}
+COUNT=${COUNT:-24}
+CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
+FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
+CKPT_DIR=${CKPT_DIR:-}
+export OPENBLAS_NUM_THREADS=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-size.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+[ -n "$CKPT_DIR" ] || CKPT_DIR=$tmp
+echo '{"init": "best-instant"}' > "$tmp/bi.json"
+now() { date +%s.%N; }
+ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
+sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
+for seed in $SEEDS; do
+    [ -f "$CKPT_DIR/doppler-$seed.h5" ] ||
+        "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
+            --pipeline --episodes "$EPISODES" --checkpoint "$CKPT_DIR/doppler-$seed.h5" --quiet > /dev/null
+    [ -f "$CKPT_DIR/improve-$seed.h5" ] ||
+        "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
+            --episodes "$IMPROVE_EPISODES" --checkpoint "$CKPT_DIR/improve-$seed.h5" --quiet > /dev/null
+done
+# place ARGS...: one `doppler place` run on $g; sets ms, sims, cpu (ms), wall (ms)
+place() {
+    t_a=$(now)
+    /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$g" --devices 4 "$@" --json > "$tmp/p.json"
+    t_b=$(now)
+    ms=$(ms_of "$tmp/p.json"); sims=$(sims_of "$tmp/p.json"); sims=${sims:-0}
+    cpu=$(awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$tmp/cpu")
+    wall=$(echo "($t_b - $t_a) * 1000" | bc -l | awk '{ printf "%.0f", $1 }')
+}
+echo "# size: graph ops seed method budget makespan ratio_cp ratio_best_instant simulations cpu_ms wall_ms"
+for L in $LAYERS; do
+    g="$tmp/llama-layer-L$L.json"
+    "$bin" graph gen llama-layer --layers "$L" --out "$g" > "$tmp/gen.out"
+    ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
+    best=""; bm=""; cp=""
+    : > "$tmp/instant"
+    for m in round-robin cp heft cpop peft etf; do
+        place --method $m
+        [ $m = cp ] && cp=$ms
+        if [ -z "$best" ] || [ "$(echo "$ms < $best" | bc -l)" = 1 ]; then best=$ms; bm=$m; fi
+        echo "$m $ms $cpu $wall" >> "$tmp/instant"
+    done
+    row() { echo "L$L $ops $seed $1 $2 $ms $(echo "scale=4; $ms / $cp" | bc -l) $(echo "scale=4; $ms / $best" | bc -l) $sims $cpu $wall"; }
+    while read -r m ms cpu wall; do seed=-; sims=0; row "$m" -; done < "$tmp/instant"
+    echo "# L$L: best instant method $bm ($best)"
+    for seed in $SEEDS; do
+        place --method doppler --checkpoint "$CKPT_DIR/doppler-$seed.h5"
+        row doppler-greedy -
+        for b in $BUDGETS; do
+            place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --budget "$b" --seed "$seed"
+            row improve-from-cp "$b"
+            place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --config "$tmp/bi.json" --budget "$b" --seed "$seed"
+            row improve-from-best-instant "$b"
+        done
+    done
+done
