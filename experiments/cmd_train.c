@@ -232,8 +232,12 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
     return rc;
 }
 
-/* Read or generate every graph of the set, with its costs and engine on machine m. */
-static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char *const *test, int nt, dp_error *err)
+/* Read or generate every graph of the set, with its costs and engine on machine m. refuse_test:
+ * a test graph (in test[0..nt), or a DOPPLER graph file) is an error; 0 when the set is one --graph
+ * alone, trained on as its own placement search (fine-tuning on the graph to be placed), as
+ * DOPPLER's per-graph training is. */
+static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char *const *test, int nt, int refuse_test,
+                          dp_error *err)
 {
     s->g = calloc((size_t)s->n + 1, sizeof *s->g);
     s->c = calloc((size_t)s->n + 1, sizeof *s->c);
@@ -242,7 +246,7 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char 
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
-        if (strncmp(src, "gen:", 4) == 0 ? in_testset(test, nt, src) : is_doppler_test_file(src))
+        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test, nt, src) : is_doppler_test_file(src)))
             return dp_error_set(err, DP_EINVAL, "%s: a test graph (data/testsets/transfer.txt and the DOPPLER graph files are "
                                 "never trained or model-selected on), given as a %s graph", src, role);
         s->g[i] = strncmp(src, "gen:", 4) == 0 ? dp_gen_spec(src, err) : dp_graph_read(src, format, err);
@@ -410,7 +414,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
         }
     }
     if (rc == DP_OK && gs.n == 0) rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, &err);
+    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, graphs || family, &err);
     dp_improve_model *m = NULL;
     if (rc == DP_OK && init) {
         /* fine-tuning: the checkpoint's parameters and network size */
@@ -632,7 +636,7 @@ int cmd_train(int argc, char **argv)
         if (fr) gsl_rng_free(fr);
         if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
             rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, test, n_test, &err);
+        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, test, n_test, 1, &err);
         if (rc != DP_OK) {
             graph_set_free(&gs);
             for (int i = 0; i < n_test; i++) free(test[i]);

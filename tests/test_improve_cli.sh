@@ -92,4 +92,13 @@ if [ -f "$sh_data/doppler-graphs/ffnn_192nodes.txt" ]; then
         > /dev/null 2> "$tmp/e" && fail "trained on a DOPPLER test graph"
     grep -q "test graph" "$tmp/e" || { cat "$tmp/e"; fail "the refusal says it is a test graph"; }
 fi
+# ... in a training set; one --graph alone is the graph being placed: fine-tuning a general
+# checkpoint on it (--init) is a search on that graph and is allowed, as DOPPLER's per-graph training
+cp "$small" "$tmp/chain_mm_112nodes.json"
+"$bin" train --method improve --config "$tmp/cfg.json" --graph "$tmp/chain_mm_112nodes.json" --family chainmm --family-count 1 \
+    --checkpoint "$tmp/mixed.h5" --quiet > /dev/null 2> "$tmp/e" && fail "a DOPPLER file trained on beside a family"
+grep -q "chain_mm_112nodes.json: a test graph" "$tmp/e" || { cat "$tmp/e"; fail "the refusal names the test graph"; }
+"$bin" train --method improve --config "$tmp/cfg.json" --graph "$tmp/chain_mm_112nodes.json" --init "$tmp/imp.h5" \
+    --episodes 4 --checkpoint "$tmp/ft-test.h5" --quiet > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "fine-tuning on the graph to place"; }
+grep -q "4 episodes of 8 moves on 1 graphs" "$tmp/o" || { cat "$tmp/o"; fail "fine-tuning reports its episodes"; }
 echo "ok"
