@@ -8,6 +8,8 @@
 # the checkpoint, the rollout, the simulation; /usr/bin/time). One line per training
 # seed and graph, then the mean ratio per seed.
 #   SEEDS="1 2 3 4 5" EPISODES=300 COUNT=24 CONFIG=bench/doppler-project.json sh bench/transfer.sh
+# CKPT_DIR=dir: checkpoints dir/doppler-S.h5 are used when present, else trained and kept there
+# (bench/transfer-size.sh reuses them).
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
@@ -18,6 +20,7 @@ COUNT=${COUNT:-24}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
 [ -d "$SH/doppler-graphs" ] || { echo "bench/transfer.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)"; exit 77; }
+export OPENBLAS_NUM_THREADS=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
@@ -25,13 +28,13 @@ ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, $EPISODES episodes per stage, config $CONFIG"
 printf '%-5s %-36s %4s %12s %12s %-12s %8s %9s %9s\n' seed graph dev doppler best_instant method ratio wall_ms cpu_ms
 for seed in $SEEDS; do
-    ck="$tmp/general-$seed.h5"
+    ck="${CKPT_DIR:-$tmp}/doppler-$seed.h5"
     t0=$(now)
-    "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
+    [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
         --pipeline --episodes "$EPISODES" --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
         { cat "$tmp/train-$seed.err"; exit 1; }
     t1=$(now)
-    echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"
+    [ -f "$tmp/train-$seed.out" ] && echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"
     sum=0; k=0
     for f in chain_mm_112nodes ffnn_192nodes transformer_block_215nodes full_transformer_layer_261nodes \
              8gpu_transformer_block 8gpu_full_transformer; do
