@@ -69,6 +69,7 @@ for seed in $SEEDS; do
         out search-500-from-cp 500 "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
         pl --method improve --checkpoint "$ck" --config "$tmp/bi.json" --budget 500
         out search-500-from-best-instant 500 "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
+        rm -f "$tmp/ft.h5"
         /usr/bin/time -f '%U %S' -o "$tmp/cpu-ft" "$bin" train --method improve --graph "$g" --devices $dev --init "$ck" \
             --episodes "$FT_EPISODES" --seed "$seed" --checkpoint "$tmp/ft.h5" --quiet > "$tmp/ft.out"
         ft_sims=$(sed -n 's/.*, \([0-9]*\) simulations,.*/\1/p' "$tmp/ft.out")
