@@ -427,6 +427,8 @@ static int train_improve(const char *graph, const char *format, const char *grap
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-44s %5d ops  %d devices  %s\n", gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i]);
     }
+    /* dp_improve_train runs whole batches: say so in the count it reports */
+    if (cfg.batch > 0 && cfg.episodes % cfg.batch) cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
     long sims = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -930,8 +930,10 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     }
     long every = cfg->checkpoint_every;
     if (every % B) every += B - every % B;
-    for (long ep = 0; ep < cfg->episodes; ep += B) {
-        const double frac = (double)ep / (double)cfg->episodes;
+    /* episodes run in whole batches: the count is rounded up to a multiple of the batch */
+    const long n_ep = (cfg->episodes + B - 1) / B * B;
+    for (long ep = 0; ep < n_ep; ep += B) {
+        const double frac = (double)ep / (double)n_ep;
         const double lr = cfg->lr + (cfg->lr_final - cfg->lr) * frac;
         /* the batch's graph and start */
         const int gi = (int)gsl_rng_uniform_int(master, (unsigned long)n_graphs);
@@ -1061,10 +1063,10 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             traj_ep += B;
             traj_st += (long)B * T;
         }
-        const long done_ep = ep + B < cfg->episodes ? ep + B : cfg->episodes;
-        const int last = done_ep >= cfg->episodes;
+        const long done_ep = ep + B;
+        const int last = done_ep >= n_ep;
         if (io && io->progress) {
-            dp_improve_progress p = {done_ep, cfg->episodes, lr, gain, ratio, sims, last};
+            dp_improve_progress p = {done_ep, n_ep, lr, gain, ratio, sims, last};
             io->progress(&p, io->progress_ctx);
         }
         if (io && io->checkpoint && (last || (ep + B) % every == 0) &&

@@ -191,7 +191,8 @@ typedef struct dp_improve_io {
  * brings under greedy acceptance (0 for a rejected move) divided by the graph's lower bound; its
  * return is the discounted sum over cfg->nstep moves, its advantage that minus the mean return of
  * the batch's episodes at the same step (a per-step baseline), divided by their standard
- * deviation; one Adam step per batch. *sims (may be NULL) gets the simulations spent. Writes
+ * deviation; one Adam step per batch, cfg->episodes rounded up to whole batches (the progress
+ * reports the rounded count). *sims (may be NULL) gets the simulations spent. Writes
  * io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory. */
 int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
                      const dp_graph *const *g, const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io,

@@ -101,4 +101,8 @@ grep -q "chain_mm_112nodes.json: a test graph" "$tmp/e" || { cat "$tmp/e"; fail 
 "$bin" train --method improve --config "$tmp/cfg.json" --graph "$tmp/chain_mm_112nodes.json" --init "$tmp/imp.h5" \
     --episodes 4 --checkpoint "$tmp/ft-test.h5" --quiet > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "fine-tuning on the graph to place"; }
 grep -q "4 episodes of 8 moves on 1 graphs" "$tmp/o" || { cat "$tmp/o"; fail "fine-tuning reports its episodes"; }
+# episodes run in whole batches (4 here): 9 asked, 12 run and reported, 12 x 9 simulations
+"$bin" train --method improve --config "$tmp/cfg.json" --graph "$small" --init "$tmp/imp.h5" \
+    --episodes 9 --checkpoint "$tmp/ft9.h5" --quiet > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "fine-tuning 9 episodes"; }
+grep -q "12 episodes of 8 moves on 1 graphs, 108 simulations" "$tmp/o" || { cat "$tmp/o"; fail "the episodes reported are those run"; }
 echo "ok"
