@@ -650,6 +650,46 @@ out:
     return rc;
 }
 
+int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
+                             dp_error *err)
+{
+    *found = 0;
+    quiet();
+    hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
+    if (f < 0) return err ? err->code : DP_EIO;
+    int rc = DP_OK;
+    char *fmt = attr_read_str(f, "format"), *name = attr_read_str(f, "graph");
+    int32_t no = 0, nd = 0;
+    double best = INFINITY;
+    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
+        goto out;
+    }
+    /* another graph, device count or no sample yet: nothing to give (not an error) */
+    if (!name || strcmp(name, graph ? graph : "") != 0 || attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) ||
+        attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd) || no != n_ops || nd != n_devices ||
+        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best))
+        goto out;
+    hsize_t n = (hsize_t)n_ops;
+    int r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, assignment);
+    if (r != 0) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment %s", path, dset_problem(r));
+        goto out;
+    }
+    for (int v = 0; v < n_ops; v++)
+        if (assignment[v] < 0 || assignment[v] >= n_devices) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment[%d] = %d is not a device of 0..%d", path, v, assignment[v],
+                              n_devices - 1);
+            goto out;
+        }
+    *found = 1;
+out:
+    free(fmt);
+    free(name);
+    H5Fclose(f);
+    return rc;
+}
+
 /* ---- run identifiers ---- */
 
 void dp_run_id_new(char *buf, size_t cap)

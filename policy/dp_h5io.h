@@ -177,6 +177,13 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err);
  * moments and step counts (resume); otherwise those are reset (a new stage from --init). */
 int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);
 
+/* The best placement a training run sampled in its latest stage (/best_assignment), when the
+ * checkpoint is of graph `graph` (its name) on n_ops ops and n_devices devices and holds one:
+ * *found 1 and assignment (n_ops) filled; otherwise *found 0 (no error). DP_EINVAL: not a
+ * checkpoint, a best_assignment of another shape or naming a device out of range; DP_EIO. */
+int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
+                             dp_error *err);
+
 /* A new run identifier: 32 hexadecimal digits from /dev/urandom (cap >= 33 bytes). */
 void dp_run_id_new(char *buf, size_t cap);
 /* DP_OK when the trajectory file belongs to the run run_id (read from checkpoint, named in the

@@ -126,6 +126,16 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
     if (rc == DP_OK && o->proposal) rc = dp_trainer_policy_probs(tr, o->proposal, err);
     if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     dp_trainer_free(tr);
+    if (rc == DP_OK && o->best_seen && o->checkpoint) {
+        /* the best placement the training sampled, if it simulates better here */
+        int *seen = dp_malloc_n((size_t)g->n_ops, sizeof(int)), found = 0;
+        double ms2;
+        if (!seen) return dp_error_set(err, DP_ENOMEM, "out of memory");
+        rc = dp_ckpt_read_best_sample(o->checkpoint, g->name, g->n_ops, c->n_devices, seen, &found, err);
+        if (rc == DP_OK && found && (rc = dp_oracle_cost(o->oracle, seen, &ms2, err)) == DP_OK && ms2 < ms)
+            memcpy(assignment, seen, (size_t)g->n_ops * sizeof(int));
+        free(seen);
+    }
     return rc;
 }
 
@@ -222,6 +232,7 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
     dp_place_options inner = *o;
     inner.refine = NULL;
     inner.proposal = prop;
+    inner.best_seen = 1;
     int rc = m->fn(g, c, &inner, start, priority, &hp, err);
     if (rc == DP_OK && o->proposal && prop) memcpy(o->proposal, prop, (size_t)g->n_ops * c->n_devices * sizeof(float));
     if (rc == DP_OK && prop) {

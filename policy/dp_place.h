@@ -41,6 +41,11 @@ typedef struct dp_place_options {
     const char *proposals;  /* anneal, local and refine: an improvement checkpoint (doppler train
                              * --method improve) whose policy proposes half the moves
                              * (dp_improve_propose_search); NULL: none */
+    int best_seen;          /* learned methods with a checkpoint: place with the better of the
+                             * policy's placement and the best placement its training sampled in
+                             * its last stage (when the checkpoint is of this graph and device
+                             * count; one more simulation). Set by the refine step, which starts
+                             * from a placement the training already paid for. 0: the policy's */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
     int list_append_only;   /* heft, cpop, peft: 1 appends each op after its device's last op

@@ -58,13 +58,13 @@ void dp_train_config_default(dp_train_config *c)
     dp_gdp_arch_default(&c->gdp);
     const dp_train_stage il = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
                                .baseline = DP_BASELINE_RUNNING, .lr = 1e-3, .lr_final = 0, .epsilon = 1.0,
-                               .epsilon_final = 0, .entropy_weight = 0.001, .il_weight = 1, .pg_weight = 0, .sil_k = 8};
+                               .epsilon_final = 0, .entropy_weight = 0.001, .il_weight = 1, .pg_weight = 0, .sil_k = 8, .sil_replays = 1};
     const dp_train_stage sim = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
                                 .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
-                                .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8};
+                                .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
     const dp_train_stage real = {.episodes = 4000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
                                  .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
-                                 .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8};
+                                 .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
     c->stage[DP_STAGE_IL] = il;
     c->stage[DP_STAGE_SIM] = sim;
     c->stage[DP_STAGE_REAL] = real;
@@ -155,6 +155,8 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(x, "forced_first", json_boolean(s->forced_first));
         json_object_set_new(x, "sil_weight", json_real(s->sil_weight));
         json_object_set_new(x, "sil_k", json_integer(s->sil_k));
+        json_object_set_new(x, "sil_replays", json_integer(s->sil_replays));
+        json_object_set_new(x, "distill", json_integer(s->distill));
         json_object_set_new(x, "patience", json_integer(s->patience));
         json_object_set_new(st, stage_names[i], x);
     }
@@ -380,6 +382,11 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                     else if (strcmp(k3, "sil_k") == 0) {
                         rc = get_int(y, full, 1, 1 << 16, &L, err);
                         if (!rc) s->sil_k = (int)L;
+                    } else if (strcmp(k3, "sil_replays") == 0) {
+                        rc = get_int(y, full, 1, 1 << 16, &L, err);
+                        if (!rc) s->sil_replays = (int)L;
+                    } else if (strcmp(k3, "distill") == 0) {
+                        rc = get_int(y, full, 0, 1L << 30, &s->distill, err);
                     } else if (strcmp(k3, "patience") == 0) {
                         rc = get_int(y, full, 0, 1 << 30, &L, err);
                         if (!rc) s->patience = (int)L;
@@ -475,6 +482,8 @@ struct dp_trainer {
     int forced0;            /* the last rollout's first PLC choice was forced: no gradient for it */
     int skip_oracle;        /* 1: a replay of a rollout whose makespan is known: no simulation */
     const int *forced_ops, *forced_dev; /* MODE_FORCED: the op and device of every step */
+    int *forced_assign;     /* MODE_ASSIGN: (n) the device of every op */
+    int *scratch_dev;       /* (n) a placement's devices renamed (self-imitation buffer) */
     int sil_n, sil_cap;     /* self-imitation buffer: the best placements found, as step sequences */
     double *sil_ms;         /* (sil_cap) their makespans (raw) */
     int *sil_ops, *sil_dev; /* (sil_cap, n) */
@@ -564,6 +573,8 @@ void dp_trainer_free(dp_trainer *tr)
     if (tr->master) gsl_rng_free(tr->master);
     if (tr->ep) gsl_rng_free(tr->ep);
     free(tr->best_assign);
+    free(tr->forced_assign);
+    free(tr->scratch_dev);
     free(tr->best_sel);
     free(tr->best_plc);
     free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
@@ -593,6 +604,8 @@ static int ensure_records(dp_trainer *tr, int n_ops, int n_dev)
     GROW(tr->plc_z, n * D);
     GROW(tr->plc_mark, n * D);
     GROW(tr->plc_a, n);
+    GROW(tr->forced_assign, n);
+    GROW(tr->scratch_dev, n);
     GROW(tr->plc_H, n);
     GROW(tr->zbuf, n > D ? n : D);
     GROW(tr->gbuf, n > D ? n : D);
@@ -795,7 +808,11 @@ static inline int close_enough(double a, double b)
 }
 
 /* rollout modes: the two exploration rules (dp_explore), then greedy and softmax sampling */
-enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED };
+/* MODE_FORCED replays a recorded step sequence (op and device of every step); MODE_ASSIGN lets SEL
+ * choose greedily and puts each op on the device of a given assignment (the greedy policy's own
+ * op order with a target placement's devices) */
+enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED,
+       MODE_ASSIGN };
 
 static int argmax(const float *z, int k)
 {
@@ -901,7 +918,7 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
             for (int i = 1; i < nr; i++)
                 if (tr->topo_pos[ops[i]] < tr->topo_pos[ops[a]]) a = i;
         } else {
-            a = choose(p, z, nr, mode, eps, r);
+            a = choose(p, z, nr, mode == MODE_ASSIGN ? MODE_GREEDY : mode, eps, r);
         }
         tr->sel_a[t] = a;
         sel_ok += tr->sel_mark[off + a];
@@ -912,6 +929,22 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         heuristic_devices(tr, t, v);
         int k;
         if (mode == MODE_FORCED) k = tr->forced_dev[t];
+        else if (mode == MODE_ASSIGN) {
+            /* devices the network cannot tell apart here (bitwise equal logits) on a machine of
+             * interchangeable devices: greedy takes the lowest, so the target's names of the two
+             * are swapped for the ops not yet placed (the placement may change; distillation
+             * checks the makespan by simulation) */
+            k = tr->forced_assign[v];
+            if (tr->c->homogeneous)
+                for (int j = 0; j < k; j++)
+                    if (pz[j] == pz[k]) {
+                        for (int u = 0; u < tr->n; u++)
+                            if (env->assignment[u] < 0)
+                                tr->forced_assign[u] = tr->forced_assign[u] == k ? j : tr->forced_assign[u] == j ? k : tr->forced_assign[u];
+                        k = j;
+                        break;
+                    }
+        }
         else if (t == 0 && tr->force_first_dev >= 0) k = tr->force_first_dev % D;
         else k = choose(pp, pz, D, mode, eps, r);
         tr->plc_a[t] = k;
@@ -924,8 +957,8 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
         agree[0] = (double)sel_ok / tr->n;
         agree[1] = (double)plc_ok / tr->n;
     }
-    tr->forced0 = mode != MODE_FORCED && tr->force_first_dev >= 0;
-    if (tr->skip_oracle || mode == MODE_FORCED) {
+    tr->forced0 = mode != MODE_FORCED && mode != MODE_ASSIGN && tr->force_first_dev >= 0;
+    if (tr->skip_oracle || mode == MODE_FORCED || mode == MODE_ASSIGN) {
         *ms = NAN; /* a replay: the caller knows the makespan */
         return DP_OK;
     }
@@ -933,11 +966,31 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
-/* Self-imitation buffer: keep the last rollout (its step sequence) when it is among the sil_k best
- * placements found so far and not already held. */
+/* On a machine of interchangeable devices (dp_costs.homogeneous) a placement's makespan does not
+ * change when its devices are renamed: dev (n, in the order of `order`) is renamed in order of
+ * first use (the first op's device becomes 0, the next new one 1, ...), the one form a greedy
+ * policy can reproduce (its logits of devices still alike tie, and argmax takes the lowest). */
+static void relabel_first_use(const dp_trainer *tr, int *dev, int n)
+{
+    if (!tr->c->homogeneous) return;
+    int map[256], next = 0;
+    if (tr->D > 256) return;
+    for (int k = 0; k < tr->D; k++) map[k] = -1;
+    for (int t = 0; t < n; t++) {
+        if (map[dev[t]] < 0) map[dev[t]] = next++;
+        dev[t] = map[dev[t]];
+    }
+}
+
+/* Self-imitation buffer: keep the last rollout (its step sequence, devices renamed in order of
+ * first use on interchangeable devices) when it is among the sil_k best placements found so far
+ * and not already held. */
 static int sil_offer(dp_trainer *tr, int k_max, double ms)
 {
     const int n = tr->n;
+    int *dev = tr->scratch_dev; /* the record's devices, renamed (plc_a stays the episode's) */
+    memcpy(dev, tr->plc_a, (size_t)n * sizeof *dev);
+    relabel_first_use(tr, dev, n);
     if (tr->sil_cap < k_max) {
         double *a = realloc(tr->sil_ms, (size_t)k_max * sizeof *a);
         if (a) tr->sil_ms = a;
@@ -953,7 +1006,7 @@ static int sil_offer(dp_trainer *tr, int k_max, double ms)
         if (tr->sil_ms[i] == ms) {
             int same = 1;
             for (int t = 0; t < n && same; t++)
-                same = tr->sil_dev[(size_t)i * n + t] == tr->plc_a[t] &&
+                same = tr->sil_dev[(size_t)i * n + t] == dev[t] &&
                        tr->sil_ops[(size_t)i * n + t] == tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
             if (same) return DP_OK;
         }
@@ -966,7 +1019,7 @@ static int sil_offer(dp_trainer *tr, int k_max, double ms)
     tr->sil_ms[slot] = ms;
     for (int t = 0; t < n; t++) {
         tr->sil_ops[(size_t)slot * n + t] = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
-        tr->sil_dev[(size_t)slot * n + t] = tr->plc_a[t];
+        tr->sil_dev[(size_t)slot * n + t] = dev[t];
     }
     return DP_OK;
 }
@@ -1020,13 +1073,11 @@ static void update(dp_trainer *tr, double lr)
     params_changed(tr);
 }
 
-/* One teacher-forced replay of a placement drawn from the self-imitation buffer, its actions
- * imitated with weight st->sil_weight (no simulation). */
-static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
+/* A teacher-forced replay of the buffer's placement i, its actions imitated with weight w (no
+ * simulation): the gradient is accumulated, not applied. */
+static int sil_imitate(dp_trainer *tr, const dp_train_stage *st, int i, double w, dp_error *err)
 {
-    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
     const int n = tr->n, D = tr->D;
-    const int i = (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
     tr->forced_ops = tr->sil_ops + (size_t)i * n;
     tr->forced_dev = tr->sil_dev + (size_t)i * n;
     double ms;
@@ -1039,11 +1090,107 @@ static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
         for (int k = 0; k < D; k++) tr->plc_mark[(size_t)t * D + k] = k == tr->plc_a[t];
     }
     dp_train_stage imitate = *st;
-    imitate.il_weight = st->sil_weight;
+    imitate.il_weight = w;
     imitate.pg_weight = 0;
     imitate.entropy_weight = 0;
     episode_grad(tr, &imitate, 0, 0, 1.0);
     return DP_OK;
+}
+
+/* Self-imitation after a batch: sil_replays placements of the buffer imitated with weight
+ * st->sil_weight, drawn uniformly, or, when sil_replays (> 1) is at least the buffer's size, every
+ * placement of the buffer once, each with weight sil_weight / size (the cross-entropy method's
+ * elite set). */
+static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
+{
+    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
+    const int all = st->sil_replays > 1 && st->sil_replays >= tr->sil_n, m = all ? tr->sil_n : (st->sil_replays > 1 ? st->sil_replays : 1);
+    for (int r = 0; r < m; r++) {
+        const int i = all ? r : (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
+        const int rc = sil_imitate(tr, st, i, st->sil_weight / (all ? m : 1), err);
+        if (rc != DP_OK) return rc;
+    }
+    return DP_OK;
+}
+
+/* The index of the best placement in the self-imitation buffer (-1: empty). */
+static int sil_best(const dp_trainer *tr)
+{
+    int b = -1;
+    for (int i = 0; i < tr->sil_n; i++)
+        if (b < 0 || tr->sil_ms[i] < tr->sil_ms[b]) b = i;
+    return b;
+}
+
+/* Distillation at the end of a stage (st->distill > 0): up to st->distill Adam steps at learning
+ * rate lr of imitation of the buffer's best placement, as an assignment: the greedy SEL order is
+ * kept and every op's PLC choice is pulled towards its device in that placement, along the greedy
+ * rollout itself (teacher forcing on the devices; the makespan depends on the devices only). The
+ * greedy placement is checked every 10 steps (one simulation each); distillation stops when it is
+ * no worse than the target. */
+static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_error *err)
+{
+    const int b = sil_best(tr), n = tr->n, D = tr->D;
+    if (b < 0 || st->distill <= 0) return DP_OK;
+    const double target = tr->sil_ms[b];
+    for (int t = 0; t < n; t++) tr->forced_assign[tr->sil_ops[(size_t)b * n + t]] = tr->sil_dev[(size_t)b * n + t];
+    /* SEL is not updated here, so the greedy op order stays fixed: the target's devices are
+     * renamed in order of first use along it (interchangeable devices) */
+    const int keep_sel = tr->cfg.update_sel;
+    /* the parameters of the best greedy placement among the checks: the ones the stage ends with */
+    float *keep[2] = {dp_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
+    double keep_ms = INFINITY;
+    if (!keep[0] || !keep[1]) {
+        free(keep[0]);
+        free(keep[1]);
+        return dp_error_set(err, DP_ENOMEM, "out of memory for distillation");
+    }
+    tr->cfg.update_sel = 0;
+    double ms;
+    int rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err);
+    if (rc == DP_OK && tr->c->homogeneous && D <= 256) {
+        int map[256], next = 0;
+        for (int k = 0; k < D; k++) map[k] = -1;
+        for (int t = 0; t < n; t++) {
+            const int v = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+            if (map[tr->forced_assign[v]] < 0) map[tr->forced_assign[v]] = next++;
+        }
+        for (int v = 0; v < n; v++) tr->forced_assign[v] = map[tr->forced_assign[v]];
+    }
+    for (long k = 0; k < st->distill && rc == DP_OK; k++) {
+        if (k % 10 == 0) {
+            if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) break;
+            if (ms < keep_ms) {
+                keep_ms = ms;
+                memcpy(keep[0], tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
+                memcpy(keep[1], tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
+            }
+            if (ms <= target) break;
+        }
+        dp_agent_zero_grad(tr->ag);
+        if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
+        for (int t = 0; t < n; t++) {
+            const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
+            memset(tr->sel_mark + off, 0, (size_t)nr); /* SEL keeps its order: no target */
+            for (int j = 0; j < D; j++) tr->plc_mark[(size_t)t * D + j] = j == tr->plc_a[t];
+        }
+        dp_train_stage imitate = *st;
+        imitate.il_weight = 1;
+        imitate.pg_weight = 0;
+        imitate.entropy_weight = 0;
+        episode_grad(tr, &imitate, 0, 0, 1.0);
+        update(tr, lr);
+    }
+    tr->cfg.update_sel = keep_sel;
+    if (rc == DP_OK && !(ms <= target) && keep_ms < INFINITY) {
+        /* the target was not reached: the last check was not the best one, or steps followed it */
+        memcpy(tr->blk[0]->param, keep[0], tr->blk[0]->n * sizeof(float));
+        memcpy(tr->blk[1]->param, keep[1], tr->blk[1]->n * sizeof(float));
+        params_changed(tr);
+    }
+    free(keep[0]);
+    free(keep[1]);
+    return rc;
 }
 
 /* ---- trajectory rows and checkpoints ---- */
@@ -1488,7 +1635,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
                     rc = rollout(tr, mode, epsj, tr->ep, &bms[j], bagree + 2 * j, err);
                     tr->force_first_dev = -1;
                     bhash[j] = assignment_hash(tr->env->assignment, tr->n);
-                    if (rc == DP_OK && st.sil_weight > 0 && sil_offer(tr, st.sil_k, bms[j]) != DP_OK)
+                    if (rc == DP_OK && (st.sil_weight > 0 || st.distill > 0) && sil_offer(tr, st.sil_k, bms[j]) != DP_OK)
                         rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
                     sum += bms[j] / sc;
                     sum2 += (bms[j] / sc) * (bms[j] / sc);
@@ -1518,7 +1665,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             ms = bms[j];
             agree[0] = bagree[2 * j];
             agree[1] = bagree[2 * j + 1];
-        } else if (st.sil_weight > 0 && sil_offer(tr, st.sil_k, ms) != DP_OK) {
+        } else if ((st.sil_weight > 0 || st.distill > 0) && sil_offer(tr, st.sil_k, ms) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
             break;
         }
@@ -1562,6 +1709,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         }
         if (last || stop || tr->episode % every == 0) {
             const double before = tr->best_greedy;
+            if (last && st.distill > 0 && (rc = distill_best(tr, &st, st.lr, err)) != DP_OK) break;
             if ((rc = eval_greedy(tr, err)) != DP_OK) break;
             tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
             /* early stopping: the stage ends when the greedy placement stopped improving */

@@ -85,6 +85,14 @@ typedef struct dp_train_stage {
                               placement drawn from the sil_k best found so far, imitated with this
                               weight (Oh et al. 2018); 0 (default): off */
     int sil_k;             /* size of that buffer (default 8) */
+    int sil_replays;       /* placements of the buffer imitated after each batch (default 1; at
+                              least the buffer's size: each of them once, the cross-entropy method's
+                              elite set) */
+    long distill;          /* > 0: at the end of the stage, up to that many updates of pure
+                              imitation of the best placement found in the stage (teacher-forced, no
+                              simulation), stopping when the greedy policy's placement is as good
+                              (checked every 10 updates, one simulation each, counted); the stage's
+                              final parameters then reproduce what its exploration found. 0: off */
     int patience;          /* > 0: end the stage when that many model-selection evaluations in a row
                               did not improve the best greedy makespan (early stopping, e.g. of
                               Stage I before the policy collapses onto the teacher); 0: off */

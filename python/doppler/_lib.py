@@ -166,7 +166,7 @@ class dp_place_options(Structure):
     _fields_ = [
         ("seed", c_uint64), ("device", c_int), ("checkpoint", c_char_p), ("samples", c_int), ("budget", c_long),
         ("config", c_char_p), ("oracle", POINTER(dp_oracle)), ("machine", POINTER(dp_machine)),
-        ("refine", c_char_p), ("refine_budget", c_long), ("proposals", c_char_p), ("proposal", POINTER(c_float)),
+        ("refine", c_char_p), ("refine_budget", c_long), ("proposals", c_char_p), ("best_seen", c_int), ("proposal", POINTER(c_float)),
         ("list_append_only", c_int), ("list_ties", c_int),
         ("progress", c_void_p), ("progress_ctx", c_void_p),
     ]
