@@ -3,6 +3,7 @@
 #include "dp_doppler.h"
 #include "dp_env.h"
 #include "dp_gradcheck.h"
+#include "dp_h5io.h"
 #include "dp_test.h"
 #include "dp_train.h"
 
@@ -10,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 2 -> 4, 3 -> 5, 4 -> 5, 0 -> 4; comp and comm per op */
 static dp_graph *small_dag(void)
@@ -722,6 +724,66 @@ START_TEST(self_imitation_learns_best)
 }
 END_TEST
 
+/* distillation (distill): at the end of a stage that explores uniformly and learns nothing else,
+ * the greedy policy is pulled onto the best placement sampled, reaching it (the cut problem's
+ * devices are interchangeable: the placement is renamed in order of first use); without it the
+ * final greedy placement is the starting one. The checkpoint's best sampled placement reads back
+ * for the same graph and device count, not for another graph. */
+START_TEST(distill_reproduces_best_sample)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    ck_assert_int_eq(c->homogeneous, 1);
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/dp-distill-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/ck.h5", dir);
+    for (int on = 0; on < 2; on++) {
+        dp_train_config cfg;
+        tiny_config(&cfg);
+        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+        st->lr = st->lr_final = 1e-2;
+        st->epsilon = st->epsilon_final = 1; /* every choice uniform */
+        st->pg_weight = 0;
+        st->distill = on ? 2000 : 0;
+        cfg.checkpoint_every = 1000;
+        fake_exec fx = {0, g->n_ops};
+        dp_oracle o = {"cut", cut_cost, &fx};
+        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+        ck_assert_ptr_nonnull(tr);
+        int assign[6];
+        double before;
+        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+        const int stages[1] = {DP_STAGE_SIM};
+        const long eps[1] = {40};
+        dp_pipeline_result res;
+        dp_train_io io = {NULL, path, NULL, NULL, NULL};
+        ck_assert_int_eq(dp_trainer_pipeline(tr, stages, eps, 1, 0, 0, 1, &io, &res, NULL, &err), DP_OK);
+        const dp_pipeline_stage *r = &res.stage[0];
+        ck_assert_msg(r->best_sample < before, "40 uniform samples found nothing better than %g", before);
+        if (on) ck_assert_msg(r->final_greedy <= r->best_sample, "distilled greedy %g, best sample %g", r->final_greedy, r->best_sample);
+        else ck_assert_double_eq(r->final_greedy, before);
+        /* the best sample, from the checkpoint */
+        int seen[6], found = 0;
+        double ms;
+        ck_assert_int_eq(dp_ckpt_read_best_sample(path, g->name, g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(found, 1);
+        ck_assert_int_eq(cut_cost(&fx, seen, &ms, &err), DP_OK);
+        ck_assert_double_eq(ms, r->best_sample);
+        ck_assert_int_eq(dp_ckpt_read_best_sample(path, "another", g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(found, 0);
+        ck_assert_int_eq(dp_ckpt_read_best_sample(path, g->name, g->n_ops, 4, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(found, 0);
+        dp_trainer_free(tr);
+    }
+    unlink(path);
+    rmdir(dir);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
 START_TEST(patience_stops_stage)
@@ -845,6 +907,7 @@ int main(void)
     tcase_add_test(t, batch_baseline_improves);
     tcase_add_test(t, self_imitation_learns_best);
     tcase_add_test(t, patience_stops_stage);
+    tcase_add_test(t, distill_reproduces_best_sample);
     tcase_add_test(t, config_stage_keys);
     tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
