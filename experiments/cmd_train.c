@@ -267,7 +267,9 @@ static void train_usage(FILE *f)
                "  --graph FILE         the dataflow graph (.txt DOPPLER, .json native)\n"
                "  --format F           graph format when the extension does not tell\n"
                "  --config FILE        JSON config (any subset of the keys --print-config shows)\n"
-               "  --print-config       print the full config in force (defaults: the authors') and exit\n"
+               "  --print-config       print the full config in force and exit (defaults of method doppler:\n"
+               "                       this project's DOPPLER, bench/doppler-project.json; a config with\n"
+               "                       \"defaults\": \"authors\" gives the authors', doc/estimators.md)\n"
                "  --method M           doppler (default), or a learned baseline: placeto (Addanki et al. 2019)\n"
                "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
                "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md),\n"
@@ -587,6 +589,12 @@ int cmd_train(int argc, char **argv)
     dp_train_config_default(&cfg);
     if (method >= 0) cfg.method = method; /* before the config: it decides which keys apply */
     if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+    if (cfg.method == DP_AGENT_DOPPLER) {
+        /* DOPPLER's defaults are this project's method (dp_train_config_project); a config with
+         * "defaults": "authors" (bench/doppler-fast.json) selects the authors' */
+        dp_train_config_project(&cfg);
+        if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+    }
     if (method >= 0 && cfg.method != method)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
                                   dp_agent_name(cfg.method)));

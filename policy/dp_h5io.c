@@ -417,7 +417,8 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
               attr_write(f, "traj_episodes", H5T_NATIVE_INT64, &ck->traj_episodes) ||
               attr_write(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps) ||
               attr_write(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations) ||
-              attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) || attr_str(f, "rng_name", ck->rng_name);
+              attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) ||
+              attr_write(f, "stale", H5T_NATIVE_INT64, &ck->stale) || attr_str(f, "rng_name", ck->rng_name);
     /* the makespans in the unit every command prints, beside the raw ones */
     if (!bad && ck->time_scale > 0) {
         const double sc = ck->time_scale, bm = ck->best_makespan / sc;
@@ -612,6 +613,11 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
     /* counters of this version; a checkpoint of an older one has neither */
     ck->traj_evaluations = -1;
     ck->simulations = 0;
+    ck->stale = 0;
+    if (H5Aexists(f, "stale") > 0 && attr_read(f, "stale", H5T_NATIVE_INT64, &ck->stale)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute stale cannot be read", path);
+        goto out;
+    }
     if ((H5Aexists(f, "traj_evaluations") > 0 && attr_read(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations)) ||
         (H5Aexists(f, "simulations") > 0 && attr_read(f, "simulations", H5T_NATIVE_INT64, &ck->simulations))) {
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations or simulations cannot be read", path);

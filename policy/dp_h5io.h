@@ -139,6 +139,8 @@ typedef struct dp_ckpt {
     int64_t traj_episodes, traj_steps;
     int64_t traj_evaluations; /* trajectory evaluation rows; read: -1 when the file has none */
     int64_t simulations;      /* oracle calls of the run so far; read: 0 when the file has none */
+    int64_t stale;            /* model-selection evaluations in a row without improvement (a stage's
+                                 patience); read: 0 when the file has none */
     const char *time_unit;    /* write only: the printed unit (NULL: "") */
     double time_scale;        /* write only: printed = raw / time_scale; 0: no printed-unit attributes */
     char rng_name[64];

@@ -4,6 +4,7 @@
 #include "dp_h5io.h"
 
 #include <jansson.h>
+#include <assert.h>
 #include <errno.h>
 #include <float.h>
 #include <inttypes.h>
@@ -78,6 +79,28 @@ void dp_train_config_default(dp_train_config *c)
     c->seed = 1;
     c->checkpoint_every = 100;
     c->update_sel = c->update_plc = 1;
+}
+
+/* bench/doppler-project.json (tests/test_train.sh checks they agree) */
+static const char project_json[] =
+    "{\"network\": {\"hidden\": 64, \"mlp_hidden\": 64, \"steps\": 6, \"edge_hidden\": 16, \"features\": \"engine\"},"
+    " \"state\": \"engine\", \"gamma\": 1,"
+    " \"stages\": {\"il\": {\"episodes\": 300, \"patience\": 5},"
+    " \"sim\": {\"episodes\": 2500, \"batch\": 16, \"baseline\": \"batch\", \"normalize_advantages\": true,"
+    " \"exploration\": \"mixture\", \"epsilon\": 0, \"epsilon_final\": 0, \"lr\": 0.001, \"lr_final\": 0.0001,"
+    " \"forced_first\": true, \"sil_weight\": 1, \"sil_k\": 8, \"sil_replays\": 8, \"distill\": 1000,"
+    " \"entropy_weight\": 0.001}}}";
+
+static int from_json(dp_train_config *c, json_t *o, dp_error *err);
+
+void dp_train_config_project(dp_train_config *c)
+{
+    dp_train_config_default(c);
+    json_t *o = json_loads(project_json, 0, NULL);
+    int rc = o ? from_json(c, o, NULL) : DP_EINVAL;
+    json_decref(o);
+    assert(rc == DP_OK); /* a constant of this file */
+    (void)rc;
 }
 
 char *dp_train_config_to_json(const dp_train_config *c)
@@ -268,6 +291,15 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                             json_is_string(jm) ? json_string_value(jm) : "?",
                             json_is_string(jm) && strcmp(json_string_value(jm), "improve") == 0
                                 ? " (a learned improvement policy: place with --method improve or --proposals)" : "");
+    json_t *jd = json_object_get(o, "defaults");
+    if (jd) {
+        const char *d = json_string_value(jd);
+        const int m = c->method;
+        if (d && strcmp(d, "authors") == 0) dp_train_config_default(c);
+        else if (d && strcmp(d, "project") == 0) dp_train_config_project(c);
+        else return dp_error_set(err, DP_EINVAL, "config: \"defaults\" must be \"authors\" or \"project\"");
+        c->method = m;
+    }
     json_object_foreach(o, key, v) {
         const char *why = refused_key(c->method, key);
         if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,
@@ -344,7 +376,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                 else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
                 if (rc) return rc;
             }
-        } else if (strcmp(key, "method") == 0) {
+        } else if (strcmp(key, "method") == 0 || strcmp(key, "defaults") == 0) {
             continue; /* read above */
         } else if (strcmp(key, "placeto") == 0 || strcmp(key, "gdp") == 0) {
             int rc2 = arch_from_json(c, key, v, err);
@@ -1282,6 +1314,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.traj_steps = tr->traj_steps;
     ck.traj_evaluations = tr->traj_evals;
     ck.simulations = tr->sims;
+    ck.stale = tr->stale;
     ck.time_unit = tr->g->time_unit;
     ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
@@ -1404,6 +1437,7 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
             tr->traj_steps = (long)ck.traj_steps;
             tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
             tr->sims = (long)ck.simulations;
+            tr->stale = (int)ck.stale;
             /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
             snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
@@ -1538,6 +1572,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
         tr->best = INFINITY;
         tr->has_best = 0;
         tr->best_greedy = INFINITY;
+        tr->stale = 0;
         for (int b = 0; b < 2; b++) {
             dp_nn_params *p = tr->blk[b];
             if (p->n) {
@@ -1553,6 +1588,8 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             return dp_error_set(err, DP_EINVAL, "stage real trains on one graph (the executed one), not on %d", tr->n_bd);
         select_graph(tr, 0);
     }
+    /* a stage its patience ended (a resumed checkpoint of it) is done */
+    if (st.patience > 0 && tr->episode > 0 && tr->stale >= st.patience) return DP_OK;
     /* the starting point is a candidate too: model selection never returns a policy whose
      * greedy placement is worse than the one the stage started from */
     if (tr->episode == 0 && !tr->has_best) {
@@ -1594,7 +1631,6 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK, early = 0;
-    tr->stale = 0;
     while (tr->episode < st.episodes) {
         const long e = tr->episode;
         const double frac = (double)e / (double)st.episodes;

@@ -127,9 +127,20 @@ typedef struct dp_train_config {
 /* The authors' values (above), method doppler. (The learned baselines use the same defaults,
  * as the DOPPLER authors' configs for them do.) */
 void dp_train_config_default(dp_train_config *c);
+/* This project's DOPPLER (`doppler train`'s defaults for method doppler; bench/doppler-project.json
+ * holds the same values, tests check they agree): the authors' defaults with the engine's exact
+ * state and device features ("state": "engine", "network.features": "engine"), width 64 networks,
+ * gamma 1, Stage I of 300 episodes with patience 5, Stage II of 2500 episodes in batches of 16 with
+ * softmax sampling, the batch baseline, normalised advantages, forced first choices, elite
+ * self-imitation (sil_weight 1 over the 8 best, all 8 per batch), entropy 0.001, lr 1e-3 to 1e-4 and
+ * distillation of the best sampled placement at the end (distill 1000). Why:
+ * doc/estimators.md. */
+void dp_train_config_project(dp_train_config *c);
 /* Override c with the values of a JSON config file (any subset of the keys that
  * dp_train_config_to_json writes); unknown keys and bad values are errors naming the key. A
- * top-level "batch" sets the batch of every stage (stages.S.batch then overrides it). */
+ * top-level "batch" sets the batch of every stage (stages.S.batch then overrides it). A top-level
+ * "defaults": "authors" or "project" first resets c to dp_train_config_default or
+ * dp_train_config_project (keeping its method), then the other keys apply. */
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err);
 int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err);
 /* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a

@@ -24,7 +24,18 @@ EOF
 echo '{"network": {"hidden": 8, "bogus": 1}}' > "$tmp/bad.json"
 "$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "bad config must exit 1"
 grep -q 'network.bogus' "$tmp/err" || fail "bad config error must name the key"
-"$bin" train --print-config | grep -q '"episodes": 2000' || fail "--print-config shows the authors' defaults"
+# method doppler's defaults are this project's DOPPLER, the values of bench/doppler-project.json;
+# "defaults": "authors" in a config gives the authors' (their 2000 episodes per stage)
+"$bin" train --print-config > "$tmp/pc1" && "$bin" train --config "$top_srcdir/bench/doppler-project.json" --print-config > "$tmp/pc2" ||
+    fail "--print-config"
+cmp -s "$tmp/pc1" "$tmp/pc2" || fail "the defaults of doppler train differ from bench/doppler-project.json"
+grep -q '"state": "engine"' "$tmp/pc1" && grep -q '"distill": 1000' "$tmp/pc1" || fail "--print-config shows this project's defaults"
+"$bin" train --config "$top_srcdir/bench/doppler-fast.json" --print-config > "$tmp/pc3" || fail "--print-config with the authors' config"
+[ "$(grep -c '"episodes": 2000' "$tmp/pc3")" = 2 ] && grep -q '"state": "append"' "$tmp/pc3" && grep -q '"distill": 0' "$tmp/pc3" ||
+    fail "\"defaults\": \"authors\" gives the authors' defaults"
+echo '{"defaults": "nobody"}' > "$tmp/bad2.json"
+"$bin" train --config "$tmp/bad2.json" --print-config > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] && grep -q '"defaults"' "$tmp/err" ||
+    fail "an unknown \"defaults\" must exit 1 naming the key"
 
 # Stage I then Stage II (--init), outputs readable by h5dump
 "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 30 --checkpoint "$tmp/il.h5" \

@@ -18,7 +18,7 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 cat > "$tmp/cfg.json" <<EOF2
-{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 10, "seed": 3}
+{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 10, "seed": 3}
 EOF2
 "$bin" train --graph "$small" --config "$tmp/cfg.json" --pipeline --episodes 10 --checkpoint "$tmp/ck.h5" --quiet \
     > "$tmp/out" 2> "$tmp/err" || { cat "$tmp/err"; fail "train on chainmm-small"; }
@@ -53,15 +53,15 @@ fi
     --checkpoint "$tmp/ft.h5" --quiet > /dev/null 2> "$tmp/ei" || { cat "$tmp/ei"; fail "--init on ffnn, 8 devices"; }
 
 # incompatible checkpoints are refused, naming what differs
-printf '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "engine"}, "state": "engine"}\n' > "$tmp/eng.json"
+printf '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "engine"}, "state": "engine"}\n' > "$tmp/eng.json"
 "$bin" train --graph "$small" --config "$tmp/eng.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e1"
 [ $? -eq 1 ] || fail "another feature set must exit 1"
 grep -q 'feature set (network.features) "doppler" in the checkpoint, "engine" here' "$tmp/e1" || { cat "$tmp/e1"; fail "the feature sets named"; }
-printf '{"network": {"hidden": 16, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}}\n' > "$tmp/wide.json"
+printf '{"defaults": "authors", "network": {"hidden": 16, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}}\n' > "$tmp/wide.json"
 "$bin" train --graph "$small" --config "$tmp/wide.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e2"
 [ $? -eq 1 ] || fail "another width must exit 1"
 grep -q 'network.hidden 8 in the checkpoint, 16 here' "$tmp/e2" || { cat "$tmp/e2"; fail "the widths named"; }
-printf '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "state": "engine"}\n' > "$tmp/st.json"
+printf '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "state": "engine"}\n' > "$tmp/st.json"
 "$bin" train --graph "$small" --config "$tmp/st.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e3"
 [ $? -eq 1 ] || fail "another state must exit 1"
 grep -q 'state "append" in the checkpoint, "engine" here' "$tmp/e3" || { cat "$tmp/e3"; fail "the states named"; }
@@ -82,7 +82,7 @@ mkdir "$tmp/folder"
 "$bin" graph gen chainmm --matrices 3 --blocks 2 --out "$tmp/folder/a.json" > /dev/null || fail "gen a"
 "$bin" graph gen random --n 17 --seed 4 --out "$tmp/folder/b.json" > /dev/null || fail "gen b"
 cat > "$tmp/b4.json" <<EOF2
-{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 8, "seed": 3, "batch": 4}
+{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 8, "seed": 3, "batch": 4}
 EOF2
 # a file, a folder and a generator spec for training, a file for validation; each batch of 4
 # episodes is on one graph (the trajectory's step counts come in runs of 4)
