@@ -15,6 +15,7 @@
 #
 # Output: the raw rows as CSV (OUT, default quality.csv: graph,seed,method,makespan,simulations)
 # and a markdown table of mean +- sd over the seeds on stdout. Environment: SEEDS (default 5),
+# SEED_FROM (1: seeds SEED_FROM .. SEED_FROM + SEEDS - 1; OUT is then appended to, for a run in parts),
 # EPISODES (1000, the authors' per stage), TOTAL (4000), GRAPHS (a subset of the file names),
 # DOPPLER_SHARED_DATA. About 1 minute per graph and seed on one core (229 ops).
 set -eu
@@ -24,6 +25,7 @@ D="${DOPPLER:-$top/doppler}"
 data="${DOPPLER_SHARED_DATA:-$top/../shared/data}/doppler-graphs"
 [ -d "$data" ] || { echo "bench/quality.sh: no $data (set DOPPLER_SHARED_DATA)" >&2; exit 77; }
 SEEDS=${SEEDS:-5}
+SEED_FROM=${SEED_FROM:-1}
 EPISODES=${EPISODES:-1000}
 TOTAL=${TOTAL:-4000}
 OUT=${OUT:-quality.csv}
@@ -38,11 +40,11 @@ best_known() {
 }
 ms() { sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$1"; }
 sims() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
-echo "graph,seed,method,makespan,simulations" > "$OUT"
+[ "$SEED_FROM" -gt 1 ] && [ -f "$OUT" ] || echo "graph,seed,method,makespan,simulations" > "$OUT"
 for f in $GRAPHS; do
     G="$data/$f"
     case $f in 8gpu_*) dev=8 ;; *) dev=4 ;; esac
-    for seed in $(seq 1 "$SEEDS"); do
+    for seed in $(seq "$SEED_FROM" $((SEED_FROM + SEEDS - 1))); do
         for m in single random round-robin cp heft; do
             "$D" place --graph "$G" --devices $dev --method $m --seed "$seed" --json > "$tmp/p.json"
             echo "$f,$seed,$m,$(ms "$tmp/p.json"),0" >> "$OUT"
@@ -80,8 +82,10 @@ for f in $GRAPHS; do
         echo "$f,$seed,doppler-project+anneal,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
     done
     lb=$("$D" graph info "$G" --devices $dev 2>/dev/null | sed -n 's/.*lower bound[^0-9]*\([0-9.e+-]*\).*/\1/p' | head -1)
-    echo "$f,0,lower-bound,${lb:-NA},0" >> "$OUT"
-    echo "$f,0,best-known,$(best_known "$f"),0" >> "$OUT"
+    if [ "$SEED_FROM" -eq 1 ]; then
+        echo "$f,0,lower-bound,${lb:-NA},0" >> "$OUT"
+        echo "$f,0,best-known,$(best_known "$f"),0" >> "$OUT"
+    fi
 done
 # mean +- sd per graph and method
 echo "| graph | method | makespan (mean +- sd, DOPPLER units) | simulations (mean) | seeds |"
