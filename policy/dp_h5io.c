@@ -438,6 +438,14 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
         bad |= write_block(f, "sel", sel, ck->has_best ? ck->sel_best : NULL) ||
                write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
         if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
+        if (!bad && ck->sil_n > 0) {
+            const int32_t k = ck->sil_n;
+            const hsize_t d1 = (hsize_t)k, d2[2] = {(hsize_t)k, (hsize_t)ck->n_ops};
+            bad |= attr_write(f, "sil_n", H5T_NATIVE_INT32, &k) ||
+                   write_dset(f, "sil_makespan", H5T_NATIVE_DOUBLE, 1, &d1, ck->sil_ms) ||
+                   write_dset(f, "sil_ops", H5T_NATIVE_INT, 2, d2, ck->sil_ops) ||
+                   write_dset(f, "sil_dev", H5T_NATIVE_INT, 2, d2, ck->sil_dev);
+        }
     }
     if (bad) {
         dp_h5file_discard(f);
@@ -641,6 +649,35 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
     if (ck->same_graph && ck->best_assignment && (r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment)) != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: best_assignment %s", path, dset_problem(r));
         goto out;
+    }
+    ck->sil_n = 0;
+    ck->sil_ms = NULL;
+    ck->sil_ops = ck->sil_dev = NULL;
+    if (ck->same_graph && H5Aexists(f, "sil_n") > 0) {
+        int32_t k = 0;
+        if (attr_read(f, "sil_n", H5T_NATIVE_INT32, &k) || k < 1 || k > (1 << 16)) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: attribute sil_n missing or out of range", path);
+            goto out;
+        }
+        const hsize_t d1 = (hsize_t)k, d2[2] = {(hsize_t)k, (hsize_t)ck->n_ops};
+        ck->sil_ms = malloc((size_t)k * sizeof *ck->sil_ms);
+        ck->sil_ops = malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
+        ck->sil_dev = malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
+        int bad = !ck->sil_ms || !ck->sil_ops || !ck->sil_dev;
+        if (!bad) bad = read_dset(f, "sil_makespan", H5T_NATIVE_DOUBLE, 1, &d1, ck->sil_ms) ||
+                        read_dset(f, "sil_ops", H5T_NATIVE_INT, 2, d2, ck->sil_ops) ||
+                        read_dset(f, "sil_dev", H5T_NATIVE_INT, 2, d2, ck->sil_dev);
+        for (size_t i = 0; !bad && i < (size_t)k * (size_t)ck->n_ops; i++)
+            bad = ck->sil_ops[i] < 0 || ck->sil_ops[i] >= ck->n_ops || ck->sil_dev[i] < 0 || ck->sil_dev[i] >= ck->n_devices;
+        if (bad) {
+            free(ck->sil_ms); free(ck->sil_ops); free(ck->sil_dev);
+            ck->sil_ms = NULL;
+            ck->sil_ops = ck->sil_dev = NULL;
+            rc = dp_error_set(err, DP_EINVAL, "%s: the self-imitation buffer (sil_makespan, sil_ops, sil_dev) is missing, "
+                              "of another shape or out of range", path);
+            goto out;
+        }
+        ck->sil_n = k;
     }
     ck->has_best = H5Aexists(f, "best_greedy") > 0;
     ck->best_greedy = INFINITY;

@@ -45,6 +45,9 @@
  *       raw / time_scale), best_makespan_printed and best_greedy_printed (double, printed unit)
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
  *   /best_assignment  int32 (n_ops)
+ *   /sil_makespan, /sil_ops, /sil_dev  the self-imitation buffer when it holds placements
+ *                     (attribute sil_n: double (sil_n), int32 (sil_n, n_ops) twice); attribute
+ *                     stale: int64, evaluations without improvement (patience)
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
  *                     adam_v (and best, when has_best: attribute best_greedy at the root)
  *                     holding one float dataset (rows, cols) per tensor, by name.
@@ -141,6 +144,13 @@ typedef struct dp_ckpt {
     int64_t simulations;      /* oracle calls of the run so far; read: 0 when the file has none */
     int64_t stale;            /* model-selection evaluations in a row without improvement (a stage's
                                  patience); read: 0 when the file has none */
+    /* the self-imitation buffer (dp_train.h: sil_k best placements, as step sequences): sil_n
+     * placements, their makespans (sil_n) and their ops and devices step by step (sil_n x n_ops);
+     * write: the caller's arrays (sil_n 0: none written); read (same_graph only): malloc'd here
+     * (free them), sil_n 0 and NULL when the file has none */
+    int sil_n;
+    double *sil_ms;
+    int *sil_ops, *sil_dev;
     const char *time_unit;    /* write only: the printed unit (NULL: "") */
     double time_scale;        /* write only: printed = raw / time_scale; 0: no printed-unit attributes */
     char rng_name[64];

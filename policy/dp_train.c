@@ -1315,6 +1315,12 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.traj_evaluations = tr->traj_evals;
     ck.simulations = tr->sims;
     ck.stale = tr->stale;
+    if (tr->n_bd == 1) { /* with several graphs the buffers start empty again on resume */
+        ck.sil_n = tr->sil_n;
+        ck.sil_ms = tr->sil_ms;
+        ck.sil_ops = tr->sil_ops;
+        ck.sil_dev = tr->sil_dev;
+    }
     ck.time_unit = tr->g->time_unit;
     ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
@@ -1438,11 +1444,23 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
             tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
             tr->sims = (long)ck.simulations;
             tr->stale = (int)ck.stale;
+            if (tr->n_bd == 1 && ck.sil_n > 0) {
+                free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
+                tr->sil_ms = ck.sil_ms;
+                tr->sil_ops = ck.sil_ops;
+                tr->sil_dev = ck.sil_dev;
+                tr->sil_n = tr->sil_cap = ck.sil_n;
+                ck.sil_ms = NULL;
+                ck.sil_ops = ck.sil_dev = NULL;
+            }
             /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
             snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
     }
     free(st);
+    free(ck.sil_ms);
+    free(ck.sil_ops);
+    free(ck.sil_dev);
     free((char *)ck.graph);
     free(ck.config_json);
     params_changed(tr);

@@ -784,6 +784,65 @@ START_TEST(distill_reproduces_best_sample)
 }
 END_TEST
 
+/* a Stage II of this project's DOPPLER (batches, elite self-imitation, distillation) stopped
+ * halfway and resumed from its checkpoint ends with the parameters of the uninterrupted run: the
+ * checkpoint keeps the self-imitation buffer (it used to restart empty) */
+static void stop_at_half(const dp_train_progress *p, void *ctx)
+{
+    volatile sig_atomic_t *stop = ctx;
+    if (p->episode == p->episodes / 2 - 1) *stop = 1; /* read at the next batch boundary, episode 32 */
+}
+
+START_TEST(project_stage2_resumes_exactly)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_project(&cfg);
+    cfg.arch.hidden = cfg.arch.mlp_hidden = 8;
+    cfg.arch.steps = 2;
+    cfg.arch.edge_hidden = 4;
+    cfg.state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
+    cfg.arch.device_features = DP_ENV_FEATURES_DOPPLER;
+    cfg.checkpoint_every = 16;
+    ck_assert_int_eq(cfg.stage[DP_STAGE_SIM].sil_replays, 8);
+    ck_assert_int_eq(cfg.stage[DP_STAGE_SIM].distill, 1000);
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/dp-resume2-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/ck.h5", dir);
+    fake_exec fx = {0, g->n_ops};
+    dp_oracle o = {"cut", cut_cost, &fx};
+    /* uninterrupted */
+    dp_trainer *a = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(dp_trainer_run(a, DP_STAGE_SIM, 64, NULL, &err), DP_OK);
+    /* stopped at 32, then resumed by another trainer */
+    volatile sig_atomic_t stop = 0;
+    dp_trainer *b = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
+    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 64, &io, &err), DP_OK);
+    ck_assert_int_eq(dp_trainer_episode(b), 32);
+    dp_trainer_free(b);
+    b = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(dp_trainer_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 64, NULL, &err), DP_OK);
+    for (int k = 0; k < 2; k++) {
+        dp_nn_params *pa = k ? dp_trainer_plc_params(a) : dp_trainer_sel_params(a);
+        dp_nn_params *pb = k ? dp_trainer_plc_params(b) : dp_trainer_sel_params(b);
+        ck_assert_int_eq(pa->n, pb->n);
+        ck_assert_msg(memcmp(pa->param, pb->param, pa->n * sizeof(float)) == 0, "resumed %s parameters differ", k ? "PLC" : "SEL");
+    }
+    dp_trainer_free(a);
+    dp_trainer_free(b);
+    unlink(path);
+    rmdir(dir);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
 START_TEST(patience_stops_stage)
@@ -908,6 +967,7 @@ int main(void)
     tcase_add_test(t, self_imitation_learns_best);
     tcase_add_test(t, patience_stops_stage);
     tcase_add_test(t, distill_reproduces_best_sample);
+    tcase_add_test(t, project_stage2_resumes_exactly);
     tcase_add_test(t, config_stage_keys);
     tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
