@@ -50,10 +50,10 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
     BUF(m->R1, U * K);
     BUF(m->Wc, U * d * d);
     BUF(m->H, (T + 1) * n * d);
-    BUF(m->A, T * n * d);
-    BUF(m->M, T * n * d);
-    BUF(m->G, T * rows * d);
-    BUF(m->gru, T * n * 4 * d);
+    BUF(m->A, n * d);
+    BUF(m->M, n * d);
+    BUF(m->G, rows * d);
+    BUF(m->gru, n * 4 * d);
     BUF(m->dH, n * d);
     BUF(m->dHp, n * d);
     BUF(m->dM, n * d);
@@ -106,6 +106,20 @@ int dp_mpnn_init(dp_mpnn *m, gsl_rng *r)
     return DP_OK;
 }
 
+/* One message-passing step from state H to Hn, leaving its caches (A, M, G, gru) for the backward
+ * of this step. The backward calls it again on the stored H of a step: the same calls on the same
+ * inputs give the forward's caches bit for bit. */
+static void mpnn_step(dp_mpnn *m, const float *H, float *Hn)
+{
+    const dp_nn_params *p = m->p;
+    const size_t nd = (size_t)m->n * m->d;
+    const int d = m->d;
+    dp_nn_ecconv_forward(m->A, m->G, H, m->Wc, dp_nn_param(p, m->i_cb), m->g, d, d, m->scratch);
+    dp_nn_leaky_relu_forward(m->M, m->A, nd, 0.0f);
+    dp_nn_gru_forward(Hn, m->gru, m->M, H, dp_nn_param(p, m->i_wih), dp_nn_param(p, m->i_whh), dp_nn_param(p, m->i_bih),
+                      dp_nn_param(p, m->i_bhh), m->n, d, m->scratch);
+}
+
 const float *dp_mpnn_forward(dp_mpnn *m, const float *X)
 {
     const dp_nn_params *p = m->p;
@@ -121,11 +135,8 @@ const float *dp_mpnn_forward(dp_mpnn *m, const float *X)
         dp_nn_linear_forward(m->Wc, m->R1, dp_nn_param(p, m->i_ew2), dp_nn_param(p, m->i_eb2), U, K, d * d);
     }
     for (int t = 0; t < m->T; t++) {
-        float *H = m->H + (size_t)t * nd, *Hn = H + nd, *A = m->A + (size_t)t * nd, *M = m->M + (size_t)t * nd;
-        dp_nn_ecconv_forward(A, m->G + (size_t)t * g->n_rows * d, H, m->Wc, dp_nn_param(p, m->i_cb), g, d, d, m->scratch);
-        dp_nn_leaky_relu_forward(M, A, nd, 0.0f);
-        dp_nn_gru_forward(Hn, m->gru + (size_t)t * 4 * nd, M, H, dp_nn_param(p, m->i_wih), dp_nn_param(p, m->i_whh),
-                          dp_nn_param(p, m->i_bih), dp_nn_param(p, m->i_bhh), n, d, m->scratch);
+        float *H = m->H + (size_t)t * nd;
+        mpnn_step(m, H, H + nd);
     }
     return m->H + (size_t)m->T * nd;
 }
@@ -139,16 +150,17 @@ void dp_mpnn_backward(dp_mpnn *m, const float *dout)
     memcpy(m->dH, dout, nd * sizeof(float));
     memset(m->dWc, 0, (size_t)(U ? U : 1) * d * d * sizeof(float));
     for (int t = m->T - 1; t >= 0; t--) {
-        const float *H = m->H + (size_t)t * nd, *A = m->A + (size_t)t * nd, *M = m->M + (size_t)t * nd;
+        const float *H = m->H + (size_t)t * nd;
+        /* this step's caches again, from its input state (its output goes to dA, unused yet) */
+        mpnn_step(m, H, m->dA);
         memset(m->dM, 0, nd * sizeof(float));
         memset(m->dHp, 0, nd * sizeof(float));
         dp_nn_gru_backward(m->dM, m->dHp, dp_nn_grad(p, m->i_wih), dp_nn_grad(p, m->i_whh), dp_nn_grad(p, m->i_bih),
-                           dp_nn_grad(p, m->i_bhh), m->dH, m->gru + (size_t)t * 4 * nd, M, H, dp_nn_param(p, m->i_wih),
+                           dp_nn_grad(p, m->i_bhh), m->dH, m->gru, m->M, H, dp_nn_param(p, m->i_wih),
                            dp_nn_param(p, m->i_whh), n, d, m->scratch);
         memset(m->dA, 0, nd * sizeof(float));
-        dp_nn_leaky_relu_backward(m->dA, m->dM, A, nd, 0.0f);
-        dp_nn_ecconv_backward(m->dHp, m->dWc, dp_nn_grad(p, m->i_cb), m->dA, m->G + (size_t)t * g->n_rows * d, m->Wc, g,
-                              d, d, m->scratch);
+        dp_nn_leaky_relu_backward(m->dA, m->dM, m->A, nd, 0.0f);
+        dp_nn_ecconv_backward(m->dHp, m->dWc, dp_nn_grad(p, m->i_cb), m->dA, m->G, m->Wc, g, d, d, m->scratch);
         float *sw = m->dH;
         m->dH = m->dHp;
         m->dHp = sw;

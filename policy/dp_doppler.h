@@ -174,11 +174,12 @@ typedef struct dp_doppler {
 
 /* Bind model m to graph g under costs c (all three must outlive the workspace): features,
  * paths, caches; the parameters are m's. NULL with err on failure. Memory is
- * O((n + E) d T + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden, T =
- * steps and U distinct edge features; it is estimated (dd->bytes, the model's parameters
+ * O(n d T + (n + E) d + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden,
+ * T = steps and U distinct edge features (the MPNNs keep only every step's node states,
+ * dp_mpnn.h); it is estimated (dd->bytes, the model's parameters
  * included) before the large allocations and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for
  * this graph need about N MiB ...") when over dp_mem_limit() (available memory, ulimits,
- * DOPPLER_MEM_LIMIT). About 75 KiB per op at the default sizes on 4 devices. */
+ * DOPPLER_MEM_LIMIT). About 55 KiB per op at the default sizes on 4 devices (bench/bench_inputs.sh). */
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
 /* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);
