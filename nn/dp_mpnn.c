@@ -37,8 +37,9 @@ int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int 
     return DP_OK;
 }
 
-/* allocate the caches (in m->owned), or (bytes != NULL) only add up their sizes */
-static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
+/* allocate the caches (in m->owned), or (bytes != NULL) only add up their sizes; with share,
+ * the one-step caches, gradients and scratch are share's */
+static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes, const dp_mpnn *share)
 {
     const size_t n = (size_t)g->n_nodes, d = (size_t)m->d, T = (size_t)m->T, U = (size_t)(g->n_classes ? g->n_classes : 1);
     const size_t rows = (size_t)(g->n_rows ? g->n_rows : 1), K = (size_t)m->K;
@@ -50,6 +51,17 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
     BUF(m->R1, U * K);
     BUF(m->Wc, U * d * d);
     BUF(m->H, (T + 1) * n * d);
+    BUF(m->dWc, U * d * d);
+    BUF(m->dR1, U * K);
+    BUF(m->dE1, U * K);
+    size_t s1 = dp_nn_gru_scratch(g->n_nodes, m->d), s2 = dp_nn_ecconv_scratch(g, m->d, m->d);
+    m->scratch_n = s1 > s2 ? s1 : s2;
+    if (share) {
+        m->A = share->A; m->M = share->M; m->G = share->G; m->gru = share->gru;
+        m->dH = share->dH; m->dHp = share->dHp; m->dM = share->dM; m->dA = share->dA;
+        m->scratch = share->scratch;
+        return DP_OK;
+    }
     BUF(m->A, n * d);
     BUF(m->M, n * d);
     BUF(m->G, rows * d);
@@ -58,11 +70,6 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
     BUF(m->dHp, n * d);
     BUF(m->dM, n * d);
     BUF(m->dA, n * d);
-    BUF(m->dWc, U * d * d);
-    BUF(m->dR1, U * K);
-    BUF(m->dE1, U * K);
-    size_t s1 = dp_nn_gru_scratch(g->n_nodes, m->d), s2 = dp_nn_ecconv_scratch(g, m->d, m->d);
-    m->scratch_n = s1 > s2 ? s1 : s2;
     BUF(m->scratch, m->scratch_n);
 #undef BUF
     return DP_OK;
@@ -72,7 +79,15 @@ size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g)
 {
     dp_mpnn tmp = *m;
     size_t bytes = 0;
-    mpnn_buffers(&tmp, g, &bytes);
+    mpnn_buffers(&tmp, g, &bytes, NULL);
+    return bytes;
+}
+
+size_t dp_mpnn_bytes_sharing(const dp_mpnn *m, const dp_nn_ecgraph *g)
+{
+    dp_mpnn tmp = *m, other = *m;
+    size_t bytes = 0;
+    mpnn_buffers(&tmp, g, &bytes, &other);
     return bytes;
 }
 
@@ -81,7 +96,17 @@ int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g)
     m->p = p;
     m->g = g;
     m->n = g->n_nodes;
-    return mpnn_buffers(m, g, NULL);
+    return mpnn_buffers(m, g, NULL, NULL);
+}
+
+int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g, const dp_mpnn *with)
+{
+    if (with->g != g || with->d != m->d || with->n != g->n_nodes || with->scratch_n < dp_nn_gru_scratch(g->n_nodes, m->d))
+        return DP_EINVAL;
+    m->p = p;
+    m->g = g;
+    m->n = g->n_nodes;
+    return mpnn_buffers(m, g, NULL, with);
 }
 
 void dp_mpnn_free(dp_mpnn *m)

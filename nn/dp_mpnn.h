@@ -62,6 +62,14 @@ int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g);
  * same inputs: bit for bit the forward's), which costs one more forward and saves about
  * 6 (T - 1) n d floats (gradient checkpointing at every step). */
 size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g);
+/* The same for another network of the same width on the same graph that shares with (an MPNN
+ * already allocated by dp_mpnn_alloc, which must outlive m) its one-step caches, gradient
+ * buffers and scratch: only its own parameters' companions and node states are allocated. The
+ * two must never interleave: one's forward, or backward, runs to its end before the other's
+ * starts (the DOPPLER workspace runs SEL's, then PLC's). Bit for bit the results of separate
+ * buffers. DP_OK, DP_EINVAL (another graph or width), DP_ENOMEM. */
+int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g, const dp_mpnn *with);
+size_t dp_mpnn_bytes_sharing(const dp_mpnn *m, const dp_nn_ecgraph *g);
 void dp_mpnn_free(dp_mpnn *m);
 /* Orthogonal weights (gain 1), zero biases, as the authors' layer_init; GRU and NNConv as
  * PyTorch/DGL initialise them would differ, but one rule for all keeps it simple (documented in
