@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_inputs.sh: huge inputs (issue 19). Peak RSS and seconds (GNU time, /usr/bin/time -v) of
-#  - one Stage I episode of `doppler train` on a chain and on independent ops (default 5,000 and
+#  - one Stage I episode of `doppler train` on a chain and on independent ops (default 5,000, 10,000 and
 #    20,000 ops; target: linear in the ops, no n^2 term), and its refusal of a 10^6-op chain
 #    before allocating (the networks' estimate against the memory available);
 #  - loading a topology of D GPUs on one switch with a host memory, peer-to-peer in groups of
@@ -13,7 +13,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top}
-train_sizes=${2:-5000 20000}
+train_sizes=${2:-5000 10000 20000}
 device_counts=${3:-256 1024 4096}
 in_tasks=${4:-20000}
 doppler="$build/doppler"

@@ -2,6 +2,7 @@
 #include "report.h"
 #include "cli.h"
 #include "dp_file.h"
+#include "dp_h5file.h"
 #include "dp_sim.h"
 #include "run.h"
 
@@ -1544,30 +1545,14 @@ static double *read_column(hid_t f, const char *name, long *n)
     return x;
 }
 
-/* A string attribute of an HDF5 object into buf ("" when absent or not a string). */
-static void read_str_attr(hid_t f, const char *name, char *buf, size_t cap)
+/* A string attribute of an HDF5 object into buf ("" when absent, not a string, or a
+ * variable-length string: never converted, dp_h5file.h). */
+static void read_str_attr(hid_t f, const char *path, const char *name, char *buf, size_t cap)
 {
     buf[0] = '\0';
-    if (H5Aexists(f, name) <= 0) return;
-    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
-    hid_t t = H5Aget_type(a);
-    if (H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
-        hid_t mt = H5Tcopy(t);
-        char *v = NULL;
-        if (H5Aread(a, mt, &v) >= 0 && v) snprintf(buf, cap, "%s", v);
-        H5free_memory(v);
-        H5Tclose(mt);
-    } else if (H5Tget_class(t) == H5T_STRING) {
-        size_t L = H5Tget_size(t);
-        char *v = calloc(L + 1, 1);
-        hid_t mt = H5Tcopy(H5T_C_S1);
-        H5Tset_size(mt, L + 1);
-        if (v && H5Aread(a, mt, v) >= 0) snprintf(buf, cap, "%s", v);
-        H5Tclose(mt);
-        free(v);
-    }
-    H5Tclose(t);
-    H5Aclose(a);
+    char *v = dp_h5file_attr_read_str(f, path, name, NULL);
+    if (v) snprintf(buf, cap, "%s", v);
+    free(v);
 }
 
 int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o, const char *out, dp_error *err)
@@ -1587,8 +1572,8 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
         if (!ev_ms || !ev_st || !ev_ep || nvs != nv || nve != nv) nv = 0;
     }
     char unit[256], gname[256];
-    read_str_attr(f, "time_unit", unit, sizeof unit);
-    read_str_attr(f, "graph", gname, sizeof gname);
+    read_str_attr(f, trajectory, "time_unit", unit, sizeof unit);
+    read_str_attr(f, trajectory, "graph", gname, sizeof gname);
     H5Fclose(f);
     int rc = DP_OK;
     plot p;

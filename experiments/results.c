@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define RESULTS_FORMAT "doppler-results 1"
+/* Format 2: strings fixed-length UTF-8 (dp_h5file.h); format 1 held variable-length strings,
+ * refused unread. */
+#define RESULTS_FORMAT "doppler-results 2"
 
 /* The HDF5 file may lack up to 1/H5_LAG_FRACTION of the rows during a sweep (dp_results_append). */
 #define H5_LAG_FRACTION 16
@@ -406,46 +408,56 @@ done:
 
 /* --------------------------------------------------------------- HDF5 ---- */
 
-/* The compound type of a row in memory (the dp_result layout itself). */
-static hid_t row_memtype(void)
+/* The rows as stored: one compound member per column, in column order, packed: strings
+ * fixed-length UTF-8 (dp_h5file.h: never the global heap) of width[c] bytes each (the longest
+ * value of the column plus its NUL), integers int64, reals double. With native=1 the type of
+ * the same layout in memory (native int64 and double); with native=0 little-endian. *size gets
+ * the bytes of a row. Returns -1 on an HDF5 error. */
+static hid_t row_type(const size_t *width, int native, size_t *size)
 {
-    hid_t str = H5Tcopy(H5T_C_S1);
-    if (str < 0) return -1;
-    int bad = H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
-    hid_t t = bad ? -1 : H5Tcreate(H5T_COMPOUND, sizeof(dp_result));
-    for (int c = 0; t >= 0 && c < NCOLS && !bad; c++) {
-        hid_t mt = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_NATIVE_LONG : H5T_NATIVE_DOUBLE;
-        bad = H5Tinsert(t, columns[c].name, columns[c].offset, mt) < 0;
+    size_t total = 0;
+    for (int c = 0; c < NCOLS; c++) total += columns[c].type == DP_COL_STR ? width[c] : 8;
+    hid_t t = H5Tcreate(H5T_COMPOUND, total);
+    int bad = t < 0;
+    size_t off = 0;
+    for (int c = 0; c < NCOLS && !bad; c++) {
+        hid_t mt = columns[c].type == DP_COL_STR ? dp_h5file_str_type(width[c] - 1)
+                   : columns[c].type == DP_COL_INT ? (native ? H5T_NATIVE_INT64 : H5T_STD_I64LE)
+                   : (native ? H5T_NATIVE_DOUBLE : H5T_IEEE_F64LE);
+        bad = mt < 0 || H5Tinsert(t, columns[c].name, off, mt) < 0;
+        if (columns[c].type == DP_COL_STR && mt >= 0) H5Tclose(mt);
+        off += columns[c].type == DP_COL_STR ? width[c] : 8;
     }
-    H5Tclose(str);
     if (bad && t >= 0) {
         H5Tclose(t);
         t = -1;
     }
+    *size = total;
     return t;
 }
 
-/* The same, as stored: little-endian 64-bit integers and doubles, packed. */
-static hid_t row_filetype(void)
+/* Rows packed into the layout of row_type (a buffer of n * size bytes). */
+static void rows_pack(const dp_result *rows, long n, const size_t *width, size_t size, unsigned char *buf)
 {
-    hid_t str = H5Tcopy(H5T_C_S1);
-    if (str < 0) return -1;
-    int bad = H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
-    size_t size = 0;
-    for (int c = 0; c < NCOLS; c++) size += columns[c].type == DP_COL_STR ? H5Tget_size(str) : 8;
-    hid_t t = bad ? -1 : H5Tcreate(H5T_COMPOUND, size);
-    size_t off = 0;
-    for (int c = 0; t >= 0 && c < NCOLS && !bad; c++) {
-        hid_t ft = columns[c].type == DP_COL_STR ? str : columns[c].type == DP_COL_INT ? H5T_STD_I64LE : H5T_IEEE_F64LE;
-        bad = H5Tinsert(t, columns[c].name, off, ft) < 0;
-        off += H5Tget_size(ft);
+    memset(buf, 0, (size_t)n * size);
+    for (long i = 0; i < n; i++) {
+        unsigned char *p = buf + (size_t)i * size;
+        for (int c = 0; c < NCOLS; c++) {
+            if (columns[c].type == DP_COL_STR) {
+                const char *v = cstr_field(&rows[i], c);
+                if (v) memcpy(p, v, strlen(v));
+                p += width[c];
+            } else if (columns[c].type == DP_COL_INT) {
+                int64_t v = cint_field(&rows[i], c);
+                memcpy(p, &v, 8);
+                p += 8;
+            } else {
+                double v = cdbl_field(&rows[i], c);
+                memcpy(p, &v, 8);
+                p += 8;
+            }
+        }
     }
-    H5Tclose(str);
-    if (bad && t >= 0) {
-        H5Tclose(t);
-        t = -1;
-    }
-    return t;
 }
 
 static void h5_quiet(void)
@@ -467,64 +479,54 @@ static hid_t h5_open_retry(const char *path, unsigned flags)
     return f;
 }
 
-static int write_str_attr(hid_t loc, const char *name, const char *value)
-{
-    hid_t str = H5Tcopy(H5T_C_S1);
-    hid_t sp = H5Screate(H5S_SCALAR);
-    int bad = str < 0 || sp < 0 || H5Tset_size(str, H5T_VARIABLE) < 0 || H5Tset_cset(str, H5T_CSET_UTF8) < 0;
-    if (!bad && H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0) bad = 1;
-    hid_t a = bad ? -1 : H5Acreate2(loc, name, str, sp, H5P_DEFAULT, H5P_DEFAULT);
-    if (a < 0 || H5Awrite(a, str, &value) < 0) bad = 1;
-    if (a >= 0 && H5Aclose(a) < 0) bad = 1;
-    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
-    if (str >= 0 && H5Tclose(str) < 0) bad = 1;
-    return bad ? -1 : 0;
-}
-
-static char *read_str_attr(hid_t loc, const char *name)
-{
-    if (H5Aexists(loc, name) <= 0) return NULL;
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (a < 0) return NULL;
-    hid_t str = H5Tcopy(H5T_C_S1);
-    H5Tset_size(str, H5T_VARIABLE);
-    H5Tset_cset(str, H5T_CSET_UTF8);
-    char *v = NULL, *out = NULL;
-    hid_t at = H5Aget_type(a);
-    if (H5Tget_class(at) == H5T_STRING && H5Tis_variable_str(at) > 0 && H5Aread(a, str, &v) >= 0) {
-        out = xstrdup(v ? v : "");
-        H5free_memory(v);
-    }
-    H5Tclose(at);
-    H5Tclose(str);
-    H5Aclose(a);
-    return out;
-}
-
 int dp_results_write_h5(const char *path, const dp_result *rows, long n, const char *sweep_name,
                         const char *config_text, dp_error *err)
 {
     h5_quiet();
+    size_t width[NCOLS], size = 0;
+    for (int c = 0; c < NCOLS; c++) {
+        width[c] = 1;
+        for (long i = 0; columns[c].type == DP_COL_STR && i < n; i++) {
+            const char *v = cstr_field(&rows[i], c);
+            size_t L = v ? strlen(v) + 1 : 1;
+            if (L > width[c]) width[c] = L;
+        }
+    }
+    for (int c = 0; c < NCOLS; c++) size += columns[c].type == DP_COL_STR ? width[c] : 8;
+    /* the packed rows, beside the in-memory file that holds them once more */
+    int rc = dp_mem_check(path, "the results file's rows", 2.0 * (double)size * (double)n, err);
+    if (rc != DP_OK) return rc;
+    unsigned char *buf = malloc(n > 0 ? (size_t)n * size : 1);
+    if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %ld rows of %zu bytes", path, n, size);
+    rows_pack(rows, n, width, size, buf);
     /* built in memory and written whole through the checked atomic writer (dp_h5file.h): a full
      * disk leaves the previous file and says so */
     hid_t f = dp_h5file_create(path, err);
-    if (f < 0) return DP_EIO;
-    hid_t mt = row_memtype(), ft = row_filetype();
+    if (f < 0) {
+        free(buf);
+        return DP_EIO;
+    }
+    size_t s1, s2;
+    hid_t mt = row_type(width, 1, &s1), ft = row_type(width, 0, &s2);
     hsize_t dims[1] = {(hsize_t)n}, maxdims[1] = {H5S_UNLIMITED}, chunk[1] = {64};
     hid_t sp = H5Screate_simple(1, dims, maxdims);
     hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
-    int bad = mt < 0 || ft < 0 || sp < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, chunk) < 0 || H5Pset_fletcher32(dcpl) < 0;
+    /* fixed-length strings are padded with NULs to the column's longest: deflate takes the
+     * padding back on disk */
+    int bad = mt < 0 || ft < 0 || sp < 0 || dcpl < 0 || H5Pset_chunk(dcpl, 1, chunk) < 0 ||
+              (H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && H5Pset_deflate(dcpl, 4) < 0) || H5Pset_fletcher32(dcpl) < 0;
     hid_t d = bad ? -1 : H5Dcreate2(f, "runs", ft, sp, H5P_DEFAULT, dcpl, H5P_DEFAULT);
     if (d < 0) bad = 1;
-    else if (n > 0 && H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) bad = 1;
+    else if (n > 0 && H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) bad = 1;
+    free(buf);
     if (d >= 0 && H5Dclose(d) < 0) bad = 1;
     if (dcpl >= 0 && H5Pclose(dcpl) < 0) bad = 1;
     if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
     if (mt >= 0 && H5Tclose(mt) < 0) bad = 1;
     if (ft >= 0 && H5Tclose(ft) < 0) bad = 1;
-    bad |= write_str_attr(f, "format", RESULTS_FORMAT) != 0;
-    bad |= write_str_attr(f, "sweep", sweep_name ? sweep_name : "") != 0;
-    bad |= write_str_attr(f, "config", config_text ? config_text : "") != 0;
+    bad |= dp_h5file_attr_write_str(f, "format", RESULTS_FORMAT) != 0;
+    bad |= dp_h5file_attr_write_str(f, "sweep", sweep_name ? sweep_name : "") != 0;
+    bad |= dp_h5file_attr_write_str(f, "config", config_text ? config_text : "") != 0;
     if (bad) {
         dp_h5file_discard(f);
         return dp_error_set(err, DP_EIO, "%s: cannot build the results file (HDF5 error)", path);
@@ -540,9 +542,17 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
     if (f < 0) return dp_error_set(err, DP_EINVAL, "%s: not a readable HDF5 file", path);
     int rc = DP_OK;
     dp_result *rows = NULL;
+    unsigned char *buf = NULL;
     hsize_t n = 0;
-    hid_t d = -1, mt = -1, ft = -1;
-    char *fmt = read_str_attr(f, "format");
+    hid_t d = -1, mt = -1, ft = -1, sp = -1;
+    size_t width[NCOLS], msize = 0;
+    dp_error e;
+    dp_error_clear(&e);
+    char *fmt = dp_h5file_attr_read_str(f, path, "format", &e);
+    if (!fmt && e.code == DP_EUNSUPPORTED) {
+        rc = dp_error_set(err, e.code, "%s", e.msg); /* a file of results format 1 */
+        goto done;
+    }
     if (!fmt || strcmp(fmt, RESULTS_FORMAT) != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler results file (attribute format is \"%s\", expected \"%s\")", path, fmt ? fmt : "", RESULTS_FORMAT);
         goto done;
@@ -559,49 +569,72 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
         int same = nm && strcmp(nm, columns[c].name) == 0;
         H5free_memory(nm);
         if (!same) { rc = dp_error_set(err, DP_EINVAL, "%s: /runs column %d is not \"%s\"", path, c, columns[c].name); goto done; }
+        hid_t m = H5Tget_member_type(ft, (unsigned)c);
+        H5T_class_t cl = m < 0 ? H5T_NO_CLASS : H5Tget_class(m);
+        int ok = columns[c].type == DP_COL_STR ? cl == H5T_STRING && H5Tis_variable_str(m) == 0
+                 : columns[c].type == DP_COL_INT ? cl == H5T_INTEGER : cl == H5T_FLOAT;
+        size_t w = ok && columns[c].type == DP_COL_STR ? H5Tget_size(m) : 8;
+        if (m >= 0) H5Tclose(m);
+        if (!ok || w == 0 || w > ((size_t)1 << 30)) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: /runs column \"%s\" is not a %s", path, columns[c].name,
+                              columns[c].type == DP_COL_STR ? "fixed-length string" : columns[c].type == DP_COL_INT ? "integer" : "real");
+            goto done;
+        }
+        /* in memory one byte more: the NUL of a value that fills the column */
+        width[c] = columns[c].type == DP_COL_STR ? w + 1 : 8;
+        msize += width[c];
     }
-    hid_t sp = H5Dget_space(d);
-    H5Sget_simple_extent_dims(sp, &n, NULL);
-    rows = dp_calloc_n(n ? (size_t)n : 1, sizeof *rows);
-    if (!rows) { H5Sclose(sp); rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
-    mt = row_memtype();
-    if (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, rows) < 0) {
-        H5Sclose(sp);
-        free(rows);
-        rows = NULL;
-        rc = dp_error_set(err, DP_EINVAL, "%s: cannot read /runs", path);
+    sp = H5Dget_space(d);
+    if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &n, NULL) != 1) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: /runs is not a list of rows", path);
         goto done;
     }
-    /* own the strings with malloc, give HDF5's back */
-    dp_result *own = dp_calloc_n(n ? (size_t)n : 1, sizeof *own);
-    int oom = !own;
-    for (hsize_t i = 0; own && i < n; i++) {
-        memcpy(&own[i], &rows[i], sizeof *own);
-        for (int c = 0; c < NCOLS; c++)
-            if (columns[c].type == DP_COL_STR) {
-                char *s = xstrdup(cstr_field(&rows[i], c));
-                *str_field(&own[i], c) = s;
-                oom |= !s;
-            }
+    /* the packed rows and the strings copied out of them */
+    if ((rc = dp_mem_check(path, "the results file's rows", 2.0 * (double)msize * (double)n + (double)n * sizeof *rows, err)) != DP_OK)
+        goto done;
+    rows = dp_calloc_n(n ? (size_t)n : 1, sizeof *rows);
+    buf = dp_malloc_n(n ? (size_t)n : 1, msize);
+    if (!rows || !buf) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+    mt = row_type(width, 1, &msize);
+    if (mt < 0 || (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: cannot read /runs (a damaged file?)", path);
+        goto done;
     }
-    if (n > 0) H5Dvlen_reclaim(mt, sp, H5P_DEFAULT, rows);
-    H5Sclose(sp);
-    free(rows);
-    rows = own;
-    if (oom) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+    for (hsize_t i = 0; i < n; i++) {
+        const unsigned char *p = buf + (size_t)i * msize;
+        dp_result *r = &rows[i];
+        for (int c = 0; c < NCOLS; c++) {
+            if (columns[c].type == DP_COL_STR) {
+                char *v = malloc(width[c]);
+                if (!v) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
+                memcpy(v, p, width[c] - 1);
+                v[width[c] - 1] = '\0';
+                *str_field(r, c) = v;
+            } else if (columns[c].type == DP_COL_INT) {
+                int64_t v;
+                memcpy(&v, p, 8);
+                *int_field(r, c) = (long)v;
+            } else {
+                memcpy(dbl_field(r, c), p, 8);
+            }
+            p += width[c];
+        }
+    }
     if (config_text) {
-        *config_text = read_str_attr(f, "config");
+        *config_text = dp_h5file_attr_read_str(f, path, "config", &e);
         if (!*config_text) *config_text = xstrdup("");
     }
 done:
     free(fmt);
+    free(buf);
+    if (sp >= 0) H5Sclose(sp);
     if (mt >= 0) H5Tclose(mt);
     if (ft >= 0) H5Tclose(ft);
     if (d >= 0) H5Dclose(d);
     H5Fclose(f);
     if (rc != DP_OK) {
         if (rows) {
-            for (hsize_t i = 0; i < n; i++) dp_result_free(&rows[i]);
+            for (long i = 0; i < (long)n; i++) dp_result_free(&rows[i]);
             free(rows);
         }
         return rc;

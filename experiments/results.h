@@ -1,9 +1,9 @@
 /* results.h: the results of a sweep, one row per run, in an HDF5 file and a CSV beside it.
  *
  * RESULTS.h5 holds the dataset /runs: an extendible, chunked compound dataset, one element per
- * run, with the columns below (strings are variable-length UTF-8; h5py and pandas read it as a
- * structured array); its root attributes hold the sweep name, the config text and the format
- * version. RESULTS.csv (the .h5 name with .csv) holds the same rows with a header line.
+ * run, with the columns below (strings are fixed-length UTF-8, never HDF5's global heap:
+ * dp_h5file.h; h5py and pandas read it as a structured array); its root attributes hold the
+ * sweep name, the config text and the format version. RESULTS.csv (the .h5 name with .csv) holds the same rows with a header line.
  *
  * Crash safety. A finished run is appended at once as one line to the CSV, written with a single
  * write() and fsync'd. The HDF5 file is never changed in place: it is built in memory and written

@@ -331,7 +331,9 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
     for (int v = 0; v < o->n; v++) {
         double w = o->min_work + (double)gsl_rng_uniform_int(rng, (unsigned long)(o->max_work - o->min_work) + 1);
         if (dp_graph_builder_add_op(b, NULL, "task", w, o->ccr * w) < 0) {
-            dp_error_set(err, DP_ENOMEM, "random: out of memory");
+            const dp_error *me = dp_graph_builder_error(b);
+            if (me->code != DP_OK) dp_error_set(err, me->code, "%s", me->msg);
+            else dp_error_set(err, DP_ENOMEM, "random: out of memory");
             goto done;
         }
         mark[v] = -1;
@@ -358,7 +360,9 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
                     goto done;
                 }
                 if (dp_graph_builder_add_edge(b, u, v, 0) < 0) {
-                    dp_error_set(err, DP_ENOMEM, "random: out of memory");
+                    const dp_error *me = dp_graph_builder_error(b);
+                    if (me->code != DP_OK) dp_error_set(err, me->code, "%s", me->msg);
+                    else dp_error_set(err, DP_ENOMEM, "random: out of memory");
                     goto done;
                 }
             }

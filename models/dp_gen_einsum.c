@@ -57,7 +57,9 @@ static int fail(dp_ein *e, const char *fmt, ...)
 static int fail_nomem(dp_ein *e)
 {
     if (!e->failed) {
-        dp_error_set(&e->err, DP_ENOMEM, "%s: out of memory generating the graph", e->name);
+        const dp_error *me = e->b ? dp_graph_builder_error(e->b) : NULL;
+        if (me && me->code != DP_OK) dp_error_set(&e->err, me->code, "%s", me->msg);
+        else dp_error_set(&e->err, DP_ENOMEM, "%s: out of memory generating the graph", e->name);
         e->failed = 1;
     }
     return -1;

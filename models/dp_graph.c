@@ -1,5 +1,6 @@
 /* dp_graph.c: building and validating the immutable dataflow graph. */
 #include "dp_graph.h"
+#include "dp_file.h"
 
 #include <float.h>
 #include <math.h>
@@ -20,7 +21,30 @@ struct dp_graph_builder {
     int n_edges, cap_edges;
     int *src, *dst;
     double *size;
+    dp_error mem_err;   /* a growth refused by dp_mem_check (code DP_OK when none) */
 };
+
+/* Bytes a graph of ops ops and edges edges takes while built and after dp_graph_builder_finish
+ * (the builder's arrays and strings, the graph's copy with its CSR both ways), an upper estimate
+ * (measured: about 200 bytes per op and edge for chainmm graphs). */
+#define BUILDER_BYTES_PER_OP 600.0
+#define BUILDER_BYTES_PER_EDGE 80.0
+
+/* Before growing to ops and edges: refused (DP_ENOMEM, the message in b->mem_err) when memory
+ * cannot hold the graph so grown. */
+static int builder_mem_check(dp_graph_builder *b, int ops, int edges)
+{
+    const double bytes = (double)ops * BUILDER_BYTES_PER_OP + (double)edges * BUILDER_BYTES_PER_EDGE;
+    if (bytes < 64.0 * 1024 * 1024) return DP_OK; /* small graphs: no need to ask */
+    char what[200];
+    snprintf(what, sizeof what, "the graph, grown to %d ops and %d edges,", ops, edges);
+    return dp_mem_check(b->source, what, bytes, &b->mem_err);
+}
+
+const dp_error *dp_graph_builder_error(const dp_graph_builder *b)
+{
+    return &b->mem_err;
+}
 
 dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source, dp_cost_kind kind)
 {
@@ -78,6 +102,7 @@ static int grow_ops(dp_graph_builder *b)
     if (b->cap_ops >= DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
     int cap = b->cap_ops ? b->cap_ops * 2 : 64;
     if (cap > DP_GRAPH_MAX_ELEMS) cap = DP_GRAPH_MAX_ELEMS;
+    if (builder_mem_check(b, cap, b->cap_edges) != DP_OK) return DP_ENOMEM;
     GROW(b->op_name, cap); GROW(b->op_kind, cap); GROW(b->op_type, cap);
     GROW(b->op_einsum, cap); GROW(b->op_ndim, cap); GROW(b->work, cap);
     GROW(b->out_size, cap);
@@ -125,6 +150,7 @@ int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size
         if (b->cap_edges >= DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
         int cap = b->cap_edges ? b->cap_edges * 2 : 64;
         if (cap > DP_GRAPH_MAX_ELEMS) cap = DP_GRAPH_MAX_ELEMS;
+        if (builder_mem_check(b, b->cap_ops, cap) != DP_OK) return DP_ENOMEM;
         GROW(b->src, cap); GROW(b->dst, cap); GROW(b->size, cap);
         b->cap_edges = cap;
     }

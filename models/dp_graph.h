@@ -107,6 +107,12 @@ int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_typ
 /* Add an edge src -> dst carrying size (bytes or duration). Returns its input index or a
  * negative status. Ids are checked in finish(). */
 int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size);
+/* Before each growth of its arrays (doubling) the builder checks that memory can hold the graph
+ * so grown (dp_mem_check: available memory, ulimits, DOPPLER_MEM_LIMIT); a refusal makes
+ * add_op / add_edge return DP_ENOMEM and leaves its message here ("SOURCE: graph NAME, grown to N
+ * ops and M edges, needs about X MiB of memory, more than the Y MiB available"); code DP_OK when
+ * nothing was refused. Generators and readers report it instead of a bare "out of memory". */
+const dp_error *dp_graph_builder_error(const dp_graph_builder *b);
 
 /* Validate and build. Consumes nothing: the builder must still be freed. On error returns NULL
  * and fills err with a message naming the graph source and the op or edge at fault:

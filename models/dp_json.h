@@ -15,8 +15,12 @@ extern "C" {
  * source in error messages. Returns NULL with err filled on any fault. */
 dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err);
 
-/* The native JSON value of a graph (new reference; NULL on allocation failure). */
+/* The native JSON value of a graph (new reference; NULL when any Jansson allocation failed). */
 json_t *dp_graph_to_json(const dp_graph *g);
+/* Bytes dp_graph_to_json's tree takes, an upper estimate: dp_graph_write_json refuses beforehand
+ * (dp_mem_check: "PATH: writing this graph as JSON ... needs about N MiB") what memory cannot
+ * hold. */
+double dp_graph_json_bytes(const dp_graph *g);
 
 /* Dump a JSON value to path atomically (temporary file + rename), flags as json_dumpf's. */
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err);

@@ -37,8 +37,9 @@ int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int 
     return DP_OK;
 }
 
-/* allocate the caches (in m->owned), or (bytes != NULL) only add up their sizes */
-static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
+/* allocate the caches (in m->owned), or (bytes != NULL) only add up their sizes; with share,
+ * the one-step caches, gradients and scratch are share's */
+static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes, const dp_mpnn *share)
 {
     const size_t n = (size_t)g->n_nodes, d = (size_t)m->d, T = (size_t)m->T, U = (size_t)(g->n_classes ? g->n_classes : 1);
     const size_t rows = (size_t)(g->n_rows ? g->n_rows : 1), K = (size_t)m->K;
@@ -50,19 +51,25 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes)
     BUF(m->R1, U * K);
     BUF(m->Wc, U * d * d);
     BUF(m->H, (T + 1) * n * d);
-    BUF(m->A, T * n * d);
-    BUF(m->M, T * n * d);
-    BUF(m->G, T * rows * d);
-    BUF(m->gru, T * n * 4 * d);
-    BUF(m->dH, n * d);
-    BUF(m->dHp, n * d);
-    BUF(m->dM, n * d);
-    BUF(m->dA, n * d);
     BUF(m->dWc, U * d * d);
     BUF(m->dR1, U * K);
     BUF(m->dE1, U * K);
     size_t s1 = dp_nn_gru_scratch(g->n_nodes, m->d), s2 = dp_nn_ecconv_scratch(g, m->d, m->d);
     m->scratch_n = s1 > s2 ? s1 : s2;
+    if (share) {
+        m->A = share->A; m->M = share->M; m->G = share->G; m->gru = share->gru;
+        m->dH = share->dH; m->dHp = share->dHp; m->dM = share->dM; m->dA = share->dA;
+        m->scratch = share->scratch;
+        return DP_OK;
+    }
+    BUF(m->A, n * d);
+    BUF(m->M, n * d);
+    BUF(m->G, rows * d);
+    BUF(m->gru, n * 4 * d);
+    BUF(m->dH, n * d);
+    BUF(m->dHp, n * d);
+    BUF(m->dM, n * d);
+    BUF(m->dA, n * d);
     BUF(m->scratch, m->scratch_n);
 #undef BUF
     return DP_OK;
@@ -72,7 +79,15 @@ size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g)
 {
     dp_mpnn tmp = *m;
     size_t bytes = 0;
-    mpnn_buffers(&tmp, g, &bytes);
+    mpnn_buffers(&tmp, g, &bytes, NULL);
+    return bytes;
+}
+
+size_t dp_mpnn_bytes_sharing(const dp_mpnn *m, const dp_nn_ecgraph *g)
+{
+    dp_mpnn tmp = *m, other = *m;
+    size_t bytes = 0;
+    mpnn_buffers(&tmp, g, &bytes, &other);
     return bytes;
 }
 
@@ -81,7 +96,17 @@ int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g)
     m->p = p;
     m->g = g;
     m->n = g->n_nodes;
-    return mpnn_buffers(m, g, NULL);
+    return mpnn_buffers(m, g, NULL, NULL);
+}
+
+int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g, const dp_mpnn *with)
+{
+    if (with->g != g || with->d != m->d || with->n != g->n_nodes || with->scratch_n < dp_nn_gru_scratch(g->n_nodes, m->d))
+        return DP_EINVAL;
+    m->p = p;
+    m->g = g;
+    m->n = g->n_nodes;
+    return mpnn_buffers(m, g, NULL, with);
 }
 
 void dp_mpnn_free(dp_mpnn *m)
@@ -106,6 +131,20 @@ int dp_mpnn_init(dp_mpnn *m, gsl_rng *r)
     return DP_OK;
 }
 
+/* One message-passing step from state H to Hn, leaving its caches (A, M, G, gru) for the backward
+ * of this step. The backward calls it again on the stored H of a step: the same calls on the same
+ * inputs give the forward's caches bit for bit. */
+static void mpnn_step(dp_mpnn *m, const float *H, float *Hn)
+{
+    const dp_nn_params *p = m->p;
+    const size_t nd = (size_t)m->n * m->d;
+    const int d = m->d;
+    dp_nn_ecconv_forward(m->A, m->G, H, m->Wc, dp_nn_param(p, m->i_cb), m->g, d, d, m->scratch);
+    dp_nn_leaky_relu_forward(m->M, m->A, nd, 0.0f);
+    dp_nn_gru_forward(Hn, m->gru, m->M, H, dp_nn_param(p, m->i_wih), dp_nn_param(p, m->i_whh), dp_nn_param(p, m->i_bih),
+                      dp_nn_param(p, m->i_bhh), m->n, d, m->scratch);
+}
+
 const float *dp_mpnn_forward(dp_mpnn *m, const float *X)
 {
     const dp_nn_params *p = m->p;
@@ -121,11 +160,8 @@ const float *dp_mpnn_forward(dp_mpnn *m, const float *X)
         dp_nn_linear_forward(m->Wc, m->R1, dp_nn_param(p, m->i_ew2), dp_nn_param(p, m->i_eb2), U, K, d * d);
     }
     for (int t = 0; t < m->T; t++) {
-        float *H = m->H + (size_t)t * nd, *Hn = H + nd, *A = m->A + (size_t)t * nd, *M = m->M + (size_t)t * nd;
-        dp_nn_ecconv_forward(A, m->G + (size_t)t * g->n_rows * d, H, m->Wc, dp_nn_param(p, m->i_cb), g, d, d, m->scratch);
-        dp_nn_leaky_relu_forward(M, A, nd, 0.0f);
-        dp_nn_gru_forward(Hn, m->gru + (size_t)t * 4 * nd, M, H, dp_nn_param(p, m->i_wih), dp_nn_param(p, m->i_whh),
-                          dp_nn_param(p, m->i_bih), dp_nn_param(p, m->i_bhh), n, d, m->scratch);
+        float *H = m->H + (size_t)t * nd;
+        mpnn_step(m, H, H + nd);
     }
     return m->H + (size_t)m->T * nd;
 }
@@ -139,16 +175,17 @@ void dp_mpnn_backward(dp_mpnn *m, const float *dout)
     memcpy(m->dH, dout, nd * sizeof(float));
     memset(m->dWc, 0, (size_t)(U ? U : 1) * d * d * sizeof(float));
     for (int t = m->T - 1; t >= 0; t--) {
-        const float *H = m->H + (size_t)t * nd, *A = m->A + (size_t)t * nd, *M = m->M + (size_t)t * nd;
+        const float *H = m->H + (size_t)t * nd;
+        /* this step's caches again, from its input state (its output goes to dA, unused yet) */
+        mpnn_step(m, H, m->dA);
         memset(m->dM, 0, nd * sizeof(float));
         memset(m->dHp, 0, nd * sizeof(float));
         dp_nn_gru_backward(m->dM, m->dHp, dp_nn_grad(p, m->i_wih), dp_nn_grad(p, m->i_whh), dp_nn_grad(p, m->i_bih),
-                           dp_nn_grad(p, m->i_bhh), m->dH, m->gru + (size_t)t * 4 * nd, M, H, dp_nn_param(p, m->i_wih),
+                           dp_nn_grad(p, m->i_bhh), m->dH, m->gru, m->M, H, dp_nn_param(p, m->i_wih),
                            dp_nn_param(p, m->i_whh), n, d, m->scratch);
         memset(m->dA, 0, nd * sizeof(float));
-        dp_nn_leaky_relu_backward(m->dA, m->dM, A, nd, 0.0f);
-        dp_nn_ecconv_backward(m->dHp, m->dWc, dp_nn_grad(p, m->i_cb), m->dA, m->G + (size_t)t * g->n_rows * d, m->Wc, g,
-                              d, d, m->scratch);
+        dp_nn_leaky_relu_backward(m->dA, m->dM, m->A, nd, 0.0f);
+        dp_nn_ecconv_backward(m->dHp, m->dWc, dp_nn_grad(p, m->i_cb), m->dA, m->G, m->Wc, g, d, d, m->scratch);
         float *sw = m->dH;
         m->dH = m->dHp;
         m->dHp = sw;

@@ -36,11 +36,11 @@ typedef struct dp_mpnn {
     float *E1;     /* (U, K) edge network hidden pre-activation */
     float *R1;     /* (U, K) relu(E1) */
     float *Wc;     /* (U, d*d) class matrices */
-    float *H;      /* (T+1, n, d) node states */
-    float *A;      /* (T, n, d) convolution pre-activation */
-    float *M;      /* (T, n, d) messages after relu */
-    float *G;      /* (T, rows, d) gathered sums */
-    float *gru;    /* (T, n, 4d) GRU caches */
+    float *H;      /* (T+1, n, d) node states, every step's (the only per-step cache) */
+    float *A;      /* (n, d) convolution pre-activation of one step */
+    float *M;      /* (n, d) messages after relu of one step */
+    float *G;      /* (rows, d) gathered sums of one step */
+    float *gru;    /* (n, 4d) GRU caches of one step */
     /* workspaces */
     const float *X; /* the input of the last forward (kept by the caller) */
     float *dH, *dHp;   /* (n, d) gradient of the state after and before a step */
@@ -55,10 +55,21 @@ typedef struct dp_mpnn {
 int dp_mpnn_declare(dp_mpnn *m, dp_nn_params *p, const char *prefix, int F, int d, int K, int T);
 /* After dp_nn_params_alloc: allocate caches for graph g (n nodes). DP_OK or DP_ENOMEM. */
 int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g);
-/* Bytes dp_mpnn_alloc would allocate for graph g (after dp_mpnn_declare): O((T (n + rows) + U d) d)
+/* Bytes dp_mpnn_alloc would allocate for graph g (after dp_mpnn_declare): O((T n + rows + U d) d)
  * for T steps, n nodes, rows (destination, edge class) pairs and U edge classes (distinct edge
- * features, each with a d x d matrix). */
+ * features, each with a d x d matrix). Only the node states of every step are kept; the backward
+ * recomputes one step's convolution and GRU caches from its input state (the same calls on the
+ * same inputs: bit for bit the forward's), which costs one more forward and saves about
+ * 6 (T - 1) n d floats (gradient checkpointing at every step). */
 size_t dp_mpnn_bytes(const dp_mpnn *m, const dp_nn_ecgraph *g);
+/* The same for another network of the same width on the same graph that shares with (an MPNN
+ * already allocated by dp_mpnn_alloc, which must outlive m) its one-step caches, gradient
+ * buffers and scratch: only its own parameters' companions and node states are allocated. The
+ * two must never interleave: one's forward, or backward, runs to its end before the other's
+ * starts (the DOPPLER workspace runs SEL's, then PLC's). Bit for bit the results of separate
+ * buffers. DP_OK, DP_EINVAL (another graph or width), DP_ENOMEM. */
+int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g, const dp_mpnn *with);
+size_t dp_mpnn_bytes_sharing(const dp_mpnn *m, const dp_nn_ecgraph *g);
 void dp_mpnn_free(dp_mpnn *m);
 /* Orthogonal weights (gain 1), zero biases, as the authors' layer_init; GRU and NNConv as
  * PyTorch/DGL initialise them would differ, but one rule for all keeps it simple (documented in

@@ -167,7 +167,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     BUF(dd->p_Q, (size_t)n * h); BUF(dd->p_dQ, (size_t)n * h);
     BUF(dd->p_dlogits, nD);
     BUF(dd->p_dH, nd); BUF(dd->p_dF, nd);
-    BUF(dd->p_Aact, nD * h); BUF(dd->p_dA, nD * h); BUF(dd->p_dAact, nD * h); BUF(dd->p_dcat, nD * 2 * d); BUF(dd->p_dL1, nD * d);
+    BUF(dd->p_Aact, nD * h); BUF(dd->p_dAact, nD * h);
     BUF(dd->p_dS, (size_t)D * d); BUF(dd->p_acc, (size_t)D * d);
     BUF(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
     BUF(dd->devfeat, (size_t)D * dd->FD);
@@ -294,7 +294,7 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
      * networks and the per-op buffers */
     {
         size_t bytes = 4 * (dd->sel->n + dd->plc->n) * sizeof(float);
-        bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes(&dd->plc_mp, dd->eg);
+        bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes_sharing(&dd->plc_mp, dd->eg);
         doppler_buffers(dd, &bytes);
         dd->bytes = bytes + ((size_t)n * F * 2 + (size_t)n * 3) * sizeof(float);
         if (dp_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
@@ -303,7 +303,9 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
         }
     }
     if (dp_mpnn_alloc(&dd->sel_mp, dd->sel, dd->eg) != DP_OK) goto nomem;
-    if (dp_mpnn_alloc(&dd->plc_mp, dd->plc, dd->eg) != DP_OK) goto nomem;
+    /* the PLC's MPNN runs after the SEL's, forward and backward (prepare, dp_doppler_backward):
+     * it shares the SEL's one-step caches and gradient buffers */
+    if (dp_mpnn_alloc_sharing(&dd->plc_mp, dd->plc, dd->eg, &dd->sel_mp) != DP_OK) goto nomem;
     if (doppler_buffers(dd, NULL) != DP_OK) goto nomem;
     return dd;
 nomem:
@@ -460,6 +462,18 @@ void dp_doppler_plc_set_dlogits(dp_doppler *dd, int t, const float *dlogits)
     memcpy(dd->p_dlogits + (size_t)t * dd->D, dlogits, (size_t)dd->D * sizeof(float));
 }
 
+/* dp_nn_leaky_relu_backward into a zeroed buffer, written over the forward's input x (read once
+ * per element before it is overwritten): x[i] = 0 + dout[i] * (x[i] > 0 ? 1 : slope), the sum the
+ * zeroed buffer gave, so the same bits. */
+static void leaky_relu_backward_over(float *x, const float *dout, size_t n, float slope)
+{
+    for (size_t i = 0; i < n; i++) {
+        float k = x[i] > 0 ? 1.0f : slope, z = 0.0f;
+        z += dout[i] * k;
+        x[i] = z;
+    }
+}
+
 void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
 {
     const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
@@ -467,37 +481,40 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
     const float sl = dd->a.slope;
     const dp_nn_params *P = dd->plc;
     if (T == 0) return;
+    /* The gradients dA, dcat and dL1 of all R rows are written over the forward caches A, cat
+     * and L1 once those are no longer read (A after its relu's backward, cat after the W1
+     * gradient, L1 after its relu's backward): the same values as separate buffers, about 7 KiB
+     * per op less at the default sizes. */
+    float *dA = dd->p_A, *dcat = dd->p_cat, *dL1 = dd->p_L1;
     /* all steps at once: logits = lrelu(A) w2^T + b2, A = cat w1^T + b1 */
-    memset(dd->p_dA, 0, (size_t)R * h * sizeof(float));
     float *dAact = dd->p_dAact;
     memset(dAact, 0, (size_t)R * h * sizeof(float));
     dp_nn_linear_backward(dAact, dp_nn_grad(P, dd->p_w2), dp_nn_grad(P, dd->p_b2), dd->p_dlogits, dd->p_Aact,
                           dp_nn_param(P, dd->p_w2), R, h, 1);
-    dp_nn_leaky_relu_backward(dd->p_dA, dAact, dd->p_A, (size_t)R * h, sl);
+    leaky_relu_backward_over(dA, dAact, (size_t)R * h, sl);
     /* A = Q[v] + cat_dev W1_dev^T: the per-device column blocks (0 and 3) here over all R rows,
      * the op's (Q: blocks 1, 2 and b1) once per batch in dp_doppler_backward from dQ[v], the
      * sum of dA over the devices of v's step */
     const float *w1 = dp_nn_param(P, dd->p_w1);
     float *gw1 = dp_nn_grad(P, dd->p_w1);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dd->p_dA, h, dd->p_cat, 2 * d, 1.0f, gw1, 4 * d);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dd->p_dA, h, dd->p_cat + d, 2 * d, 1.0f,
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dA, h, dd->p_cat, 2 * d, 1.0f, gw1, 4 * d);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dA, h, dd->p_cat + d, 2 * d, 1.0f,
                 gw1 + 3 * d, 4 * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dd->p_dA, h, w1, 4 * d, 0.0f, dd->p_dcat, 2 * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dd->p_dA, h, w1 + 3 * d, 4 * d, 0.0f,
-                dd->p_dcat + d, 2 * d);
+    /* cat is read for the last time above: dcat goes over it */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1, 4 * d, 0.0f, dcat, 2 * d);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1 + 3 * d, 4 * d, 0.0f,
+                dcat + d, 2 * d);
     for (int t = 0; t < T; t++) {
         float *q = dd->p_dQ + (size_t)dd->p_op[t] * h;
         for (int k = 0; k < D; k++) {
-            const float *a = dd->p_dA + ((size_t)t * D + k) * h;
+            const float *a = dA + ((size_t)t * D + k) * h;
             for (int j = 0; j < h; j++) q[j] += a[j];
         }
     }
     /* device-feature branch: dcat[:, 0:d] through lrelu(L1), L1 = DFz devw^T + devb */
-    memset(dd->p_dL1, 0, (size_t)R * d * sizeof(float));
     for (int r = 0; r < R; r++)
-        dp_nn_leaky_relu_backward(dd->p_dL1 + (size_t)r * d, dd->p_dcat + (size_t)r * 2 * d, dd->p_L1 + (size_t)r * d,
-                                  (size_t)d, sl);
-    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dd->p_dL1, dd->p_DFz,
+        leaky_relu_backward_over(dL1 + (size_t)r * d, dcat + (size_t)r * 2 * d, (size_t)d, sl);
+    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dL1, dd->p_DFz,
                           dp_nn_param(P, dd->p_dw), R, FD, d);
     /* per-op branches and device sums; walk the steps backwards keeping, per device, the sum of
      * dS over later steps (an op placed at step s is in S_t for every t > s) */
@@ -511,7 +528,7 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
         memset(dd->p_dS, 0, (size_t)D * d * sizeof(float));
         float *dZ = dd->p_dtmp; /* (D, d) */
         for (int k = 0; k < D; k++)
-            memcpy(dZ + (size_t)k * d, dd->p_dcat + ((size_t)t * D + k) * 2 * d + d, (size_t)d * sizeof(float));
+            memcpy(dZ + (size_t)k * d, dcat + ((size_t)t * D + k) * 2 * d + d, (size_t)d * sizeof(float));
         dp_nn_zscore_backward(dd->p_dS, dZ, dd->p_Sst + (size_t)t * D * d, dd->p_Sm + (size_t)t * d,
                               dd->p_Sr + (size_t)t * d, D, d, ZS_EPS);
         for (size_t i = 0; i < (size_t)D * d; i++) dd->p_acc[i] += dd->p_dS[i];

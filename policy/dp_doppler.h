@@ -154,18 +154,18 @@ typedef struct dp_doppler {
     float *p_S;                    /* (D, d) current device sums of p_H over placed ops */
     int *p_op;                     /* (n) op of each step */
     float *p_DFz;                  /* (n, D, FD) z-scored device features of each step */
-    float *p_L1;                   /* (n, D, d) their projection */
+    float *p_L1;                   /* (n, D, d) their projection (then dL1, in the backward) */
     float *p_Sst;                  /* (n, D, d) the device sums at each step */
     float *p_Sm, *p_Sr;            /* (n, d) their z-score means and 1/std over devices */
-    float *p_cat;                  /* (n, D, 2d) [lrelu(p_L1), z(p_Sst)] per step and device */
-    float *p_A, *p_Aact;           /* (n, D, h) MLP hidden pre-activation, after lrelu */
+    float *p_cat;                  /* (n, D, 2d) [lrelu(p_L1), z(p_Sst)] per step and device;
+                                      the episode backward writes dcat over it */
+    float *p_A, *p_Aact;           /* (n, D, h) MLP hidden pre-activation, after lrelu; the
+                                      episode backward writes dA over p_A */
     float *p_dlogits;              /* (n, D) gradient of each step's logits */
     float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
     float *p_Q, *p_dQ;             /* (n, h) the op's part of the PLC MLP's first layer, its
                                       gradient accumulated over the batch */
-    float *p_dA, *p_dAact;         /* (n, D, h) */
-    float *p_dcat;                 /* (n, D, 2d) */
-    float *p_dL1;                  /* (n, D, d) */
+    float *p_dAact;                /* (n, D, h) */
     float *p_dS, *p_acc;           /* (D, d) gradient of the device sums; its running sum over steps */
     float *p_dtmp;                 /* (max(n, D), max(d, FD)) scratch */
     double *devfeat;               /* (D, FD) the last step's raw device features */
@@ -174,11 +174,12 @@ typedef struct dp_doppler {
 
 /* Bind model m to graph g under costs c (all three must outlive the workspace): features,
  * paths, caches; the parameters are m's. NULL with err on failure. Memory is
- * O((n + E) d T + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden, T =
- * steps and U distinct edge features; it is estimated (dd->bytes, the model's parameters
+ * O(n d T + (n + E) d + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden,
+ * T = steps and U distinct edge features (the MPNNs keep only every step's node states,
+ * dp_mpnn.h); it is estimated (dd->bytes, the model's parameters
  * included) before the large allocations and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for
  * this graph need about N MiB ...") when over dp_mem_limit() (available memory, ulimits,
- * DOPPLER_MEM_LIMIT). About 75 KiB per op at the default sizes on 4 devices. */
+ * DOPPLER_MEM_LIMIT). About 40 KiB per op at the default sizes on 4 devices (bench/bench_inputs.sh). */
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
 /* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);

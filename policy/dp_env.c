@@ -418,17 +418,22 @@ int dp_env_cp_place(const dp_env *env, int v)
     return best;
 }
 
-int dp_env_cp_select_all(const dp_env *env, unsigned char *marks)
+int dp_env_cp_select_marks(const dp_env *env, const int *ops, int k, unsigned char *marks)
 {
     double bl = -INFINITY;
-    for (int i = 0; i < env->n_ready; i++)
-        if (env->blevel[env->ready[i]] > bl) bl = env->blevel[env->ready[i]];
-    int k = 0;
-    for (int i = 0; i < env->n_ready; i++) {
-        marks[i] = close_enough(env->blevel[env->ready[i]], bl);
-        k += marks[i];
+    for (int i = 0; i < k; i++)
+        if (env->blevel[ops[i]] > bl) bl = env->blevel[ops[i]];
+    int m = 0;
+    for (int i = 0; i < k; i++) {
+        marks[i] = close_enough(env->blevel[ops[i]], bl);
+        m += marks[i];
     }
-    return k;
+    return m;
+}
+
+int dp_env_cp_select_all(const dp_env *env, unsigned char *marks)
+{
+    return dp_env_cp_select_marks(env, env->ready, env->n_ready, marks);
 }
 
 int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks)

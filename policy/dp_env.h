@@ -220,6 +220,9 @@ int dp_env_cp_place(const dp_env *env, int v);
 /* Every heuristic-optimal action (all ties), for imitation: marks[i] = 1 for ready-set index i
  * whose b-level equals the maximum (within a relative 1e-12); returns how many. */
 int dp_env_cp_select_all(const dp_env *env, unsigned char *marks);
+/* The same marks for a given list of k ops (a ready set rebuilt by the caller, as the trainer's
+ * backward pass does): marks[i] = 1 when ops[i]'s b-level equals the list's maximum. */
+int dp_env_cp_select_marks(const dp_env *env, const int *ops, int k, unsigned char *marks);
 /* marks[d] = 1 for devices whose estimated start equals the minimum; returns how many. */
 int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks);
 

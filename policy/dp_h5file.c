@@ -246,3 +246,106 @@ hid_t dp_h5file_checked_dcpl(int rank, const hsize_t *dims)
     }
     return p;
 }
+
+/* ---- strings (see dp_h5file.h: never the global heap) ---- */
+
+hid_t dp_h5file_str_type(size_t len)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    if (t < 0) return -1;
+    if (H5Tset_size(t, len + 1) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0 || H5Tset_cset(t, H5T_CSET_UTF8) < 0) {
+        H5Tclose(t);
+        return -1;
+    }
+    return t;
+}
+
+int dp_h5file_attr_write_str(hid_t loc, const char *name, const char *s)
+{
+    if (!s) s = "";
+    hid_t t = dp_h5file_str_type(strlen(s));
+    hid_t sp = H5Screate(H5S_SCALAR);
+    int bad = t < 0 || sp < 0;
+    if (!bad && H5Aexists(loc, name) > 0 && H5Adelete(loc, name) < 0) bad = 1;
+    hid_t a = bad ? -1 : H5Acreate2(loc, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    if (a < 0 || H5Awrite(a, t, s) < 0) bad = 1;
+    if (a >= 0 && H5Aclose(a) < 0) bad = 1;
+    if (sp >= 0 && H5Sclose(sp) < 0) bad = 1;
+    if (t >= 0 && H5Tclose(t) < 0) bad = 1;
+    return bad ? -1 : 0;
+}
+
+int dp_h5file_type_has_vlen_str(hid_t type)
+{
+    H5T_class_t c = H5Tget_class(type);
+    if (c == H5T_STRING) return H5Tis_variable_str(type) != 0; /* a failed query counts as one */
+    if (c == H5T_VLEN) return 1;
+    if (c == H5T_COMPOUND) {
+        int n = H5Tget_nmembers(type);
+        if (n < 0) return 1;
+        for (int i = 0; i < n; i++) {
+            hid_t m = H5Tget_member_type(type, (unsigned)i);
+            int v = m < 0 || dp_h5file_type_has_vlen_str(m);
+            if (m >= 0) H5Tclose(m);
+            if (v) return 1;
+        }
+        return 0;
+    }
+    if (c == H5T_ARRAY) {
+        hid_t b = H5Tget_super(type);
+        int v = b < 0 || dp_h5file_type_has_vlen_str(b);
+        if (b >= 0) H5Tclose(b);
+        return v;
+    }
+    return c < 0;
+}
+
+char *dp_h5file_attr_read_str(hid_t loc, const char *path, const char *name, dp_error *err)
+{
+    quiet();
+    if (H5Aexists(loc, name) <= 0) {
+        dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" missing", path, name);
+        return NULL;
+    }
+    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
+    if (a < 0) {
+        dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" cannot be opened (a damaged file?)", path, name);
+        return NULL;
+    }
+    hid_t ft = H5Aget_type(a), sp = H5Aget_space(a);
+    char *s = NULL;
+    hssize_t npts = sp < 0 ? -1 : H5Sget_simple_extent_npoints(sp);
+    if (ft < 0 || H5Tget_class(ft) != H5T_STRING) {
+        dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" is not a string", path, name);
+    } else if (H5Tis_variable_str(ft) != 0) {
+        /* never converted: reading it goes through the global heap, which libhdf5 1.10 can read
+         * forever when it is damaged */
+        dp_error_set(err, DP_EUNSUPPORTED,
+                     "%s: attribute \"%s\" is a variable-length string, which this version does not read "
+                     "(libhdf5 can hang on a damaged one); doppler wrote them so before checkpoint and "
+                     "trajectory format version 3 and results format 2: write the file again with this version",
+                     path, name);
+    } else if (npts != 1) {
+        dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" is not a single string", path, name);
+    } else {
+        size_t n = H5Tget_size(ft);
+        hsize_t stored = H5Aget_storage_size(a);
+        hid_t mt = -1;
+        if (n == 0 || stored != (hsize_t)n) {
+            dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" holds %llu bytes for a string of %zu (a damaged file)", path, name,
+                         (unsigned long long)stored, n);
+        } else if (!(s = calloc(n + 1, 1))) {
+            dp_error_set(err, DP_ENOMEM, "%s: out of memory for attribute \"%s\" (%zu bytes)", path, name, n);
+        } else if ((mt = H5Tcopy(ft)) < 0 || H5Tset_size(mt, n + 1) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
+                   H5Aread(a, mt, s) < 0) {
+            free(s);
+            s = NULL;
+            dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" cannot be read (a damaged file?)", path, name);
+        }
+        if (mt >= 0) H5Tclose(mt);
+    }
+    if (sp >= 0) H5Sclose(sp);
+    if (ft >= 0) H5Tclose(ft);
+    H5Aclose(a);
+    return s;
+}

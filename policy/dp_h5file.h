@@ -64,6 +64,34 @@ hid_t dp_h5file_open_read(const char *path, const char *what, dp_error *err);
  * H5P_DEFAULT. Returns -1 on an HDF5 error. */
 hid_t dp_h5file_checked_dcpl(int rank, const hsize_t *dims);
 
+/* Strings. Every string doppler writes into HDF5 is fixed-length UTF-8 (null-terminated, as
+ * long as the text plus its NUL), stored inside the attribute or dataset that holds it. None goes
+ * to HDF5's global heap, where variable-length strings live: libhdf5 1.10 reads a damaged global
+ * heap collection in an endless loop (H5T__conv_vlen -> H5HG_read; a 2 kB crafted checkpoint
+ * found by fuzz_checkpoint, tests/bad-h5/checkpoint-hang-1.h5), and no caller can bound that call
+ * from outside. So the readers never convert a variable-length string from a file: one is
+ * refused with a message naming the file and the attribute (the files of earlier versions, which
+ * held them, are to be written again by this version). */
+
+/* Create the scalar attribute name on loc holding s as a fixed-length UTF-8 string (an existing
+ * attribute of that name is replaced). Returns 0, or -1 on an HDF5 error. */
+int dp_h5file_attr_write_str(hid_t loc, const char *name, const char *s);
+
+/* The fixed-length string type of dp_h5file_attr_write_str for a text of len bytes (size len + 1,
+ * null-terminated, UTF-8). Close with H5Tclose. Returns -1 on an HDF5 error. */
+hid_t dp_h5file_str_type(size_t len);
+
+/* The scalar string attribute name of loc, malloc'd (free it), or NULL with err naming path
+ * (the file, in messages) and the attribute: DP_EINVAL when it is absent, not a single string, or
+ * damaged (its stored size is not its type's size); DP_EUNSUPPORTED for a variable-length string,
+ * refused unread ("PATH: attribute "NAME" is a variable-length string, which this version does
+ * not read ..."); DP_ENOMEM when it does not fit in memory. */
+char *dp_h5file_attr_read_str(hid_t loc, const char *path, const char *name, dp_error *err);
+
+/* Whether a string type read from a file is one the readers refuse to convert: a
+ * variable-length string, or a compound or array holding one (1), else 0. */
+int dp_h5file_type_has_vlen_str(hid_t type);
+
 #ifdef __cplusplus
 }
 #endif

@@ -33,59 +33,63 @@ static int attr_write(hid_t loc, const char *name, hid_t type, const void *val)
     return bad ? -1 : 0;
 }
 
-/* Strings are variable-length UTF-8 (h5py reads them as str, not bytes). */
+/* Strings are fixed-length UTF-8 (dp_h5file.h: never the global heap; h5py reads them as bytes). */
 static int attr_str(hid_t loc, const char *name, const char *s)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, H5T_VARIABLE);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    int rc = attr_write(loc, name, t, &s);
-    H5Tclose(t);
-    return rc;
+    return dp_h5file_attr_write_str(loc, name, s);
 }
 
 static int attr_read(hid_t loc, const char *name, hid_t type, void *val)
 {
     hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
     if (a < 0) return -1;
-    herr_t rc = H5Aread(a, type, val);
+    /* a crafted file's variable-length type is never converted (dp_h5file.h) */
+    hid_t ft = H5Aget_type(a);
+    herr_t rc = ft < 0 || dp_h5file_type_has_vlen_str(ft) ? -1 : H5Aread(a, type, val);
+    if (ft >= 0) H5Tclose(ft);
     H5Aclose(a);
     return rc < 0 ? -1 : 0;
 }
 
-/* read a string attribute into a malloc'd buffer: variable-length (this version's files) or
- * fixed-length (files of earlier versions) */
-static char *attr_read_str(hid_t loc, const char *name)
+/* A string attribute, malloc'd, or NULL with err naming path and the attribute (a
+ * variable-length string, as files before version 3 held, is refused: dp_h5file.h). */
+static char *attr_read_str(hid_t loc, const char *path, const char *name, dp_error *err)
 {
-    hid_t a = H5Aopen(loc, name, H5P_DEFAULT);
-    if (a < 0) return NULL;
-    hid_t ft = H5Aget_type(a);
-    char *s = NULL;
-    if (H5Tget_class(ft) == H5T_STRING && H5Tis_variable_str(ft) > 0) {
-        hid_t t = H5Tcopy(H5T_C_S1);
-        H5Tset_size(t, H5T_VARIABLE);
-        H5Tset_cset(t, H5Tget_cset(ft));
-        char *v = NULL;
-        if (H5Aread(a, t, &v) >= 0 && v) {
-            s = strdup(v);
-            H5free_memory(v);
-        }
-        H5Tclose(t);
-    } else {
-        size_t n = H5Tget_size(ft);
-        s = calloc(n + 1, 1);
-        hid_t t = H5Tcopy(H5T_C_S1);
-        H5Tset_size(t, n + 1);
-        H5Tset_strpad(t, H5T_STR_NULLTERM);
-        if (s && H5Aread(a, t, s) < 0) {
-            free(s);
-            s = NULL;
-        }
-        H5Tclose(t);
-    }
-    H5Tclose(ft);
-    H5Aclose(a);
-    return s;
+    return dp_h5file_attr_read_str(loc, path, name, err);
+}
+
+/* DP_OK when the root's attribute format is want; else the refusal of a variable-length string
+ * (a file of an earlier version) or "PATH: not a doppler WHAT". */
+static int check_format(hid_t f, const char *path, const char *want, const char *what, dp_error *err)
+{
+    dp_error e;
+    dp_error_clear(&e);
+    char *fmt = attr_read_str(f, path, "format", &e);
+    int ok = fmt && strcmp(fmt, want) == 0;
+    free(fmt);
+    if (ok) return DP_OK;
+    if (!fmt && e.code == DP_EUNSUPPORTED) return dp_error_set(err, e.code, "%s", e.msg);
+    return dp_error_set(err, DP_EINVAL, "%s: not a doppler %s", path, what);
+}
+
+/* The checkpoint's format version: DP_CKPT_VERSION only. Versions 1 and 2 held variable-length
+ * strings (refused by check_format before this is reached, unless crafted). */
+static int check_version(hid_t f, const char *path, int32_t *ver, dp_error *err)
+{
+    *ver = 0;
+    if (attr_read(f, "version", H5T_NATIVE_INT32, ver) || *ver != DP_CKPT_VERSION)
+        return dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads version %d only", path, (int)*ver,
+                            DP_CKPT_VERSION);
+    return DP_OK;
+}
+
+/* An optional string attribute (absent in files of earlier versions): *out NULL when absent. */
+static int attr_read_opt_str(hid_t loc, const char *path, const char *name, char **out, dp_error *err)
+{
+    *out = NULL;
+    if (H5Aexists(loc, name) <= 0) return DP_OK;
+    *out = attr_read_str(loc, path, name, err);
+    return *out ? DP_OK : (err ? err->code : DP_EINVAL);
 }
 
 /* ---- trajectory ---- */
@@ -140,7 +144,7 @@ int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices
     quiet();
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
-    int32_t ver = 2, no = n_ops, nd = n_devices; /* 2: with /evaluations */
+    int32_t ver = DP_TRAJ_VERSION, no = n_ops, nd = n_devices;
     int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||
@@ -197,12 +201,11 @@ int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err)
     quiet();
     hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
     if (f < 0) return err ? err->code : DP_EIO;
-    char *fmt = attr_read_str(f, "format");
-    int ok = fmt && strcmp(fmt, "doppler-trajectory") == 0;
-    free(fmt);
-    char *id = ok && H5Aexists(f, "run_id") > 0 ? attr_read_str(f, "run_id") : NULL;
+    char *id = NULL;
+    int rc = check_format(f, path, "doppler-trajectory", "trajectory file", err);
+    if (rc == DP_OK) rc = attr_read_opt_str(f, path, "run_id", &id, err);
     H5Fclose(f);
-    if (!ok) return dp_error_set(err, DP_EINVAL, "%s: not a doppler trajectory file", path);
+    if (rc != DP_OK) return rc;
     snprintf(run_id, cap, "%s", id ? id : "");
     free(id);
     return DP_OK;
@@ -459,14 +462,11 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
     quiet();
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
     if (f < 0) return err ? err->code : DP_EIO;
-    char *fmt = attr_read_str(f, "format");
-    int ok = fmt && strcmp(fmt, "doppler-checkpoint") == 0;
-    free(fmt);
-    *json = ok ? attr_read_str(f, "config") : NULL;
+    *json = NULL;
+    int rc = check_format(f, path, "doppler-checkpoint", "checkpoint", err);
+    if (rc == DP_OK && !(*json = attr_read_str(f, path, "config", err))) rc = err ? err->code : DP_EINVAL;
     H5Fclose(f);
-    if (!ok) return dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
-    if (!*json) return dp_error_set(err, DP_EINVAL, "%s: checkpoint without a config", path);
-    return DP_OK;
+    return rc;
 }
 
 int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err)
@@ -475,26 +475,21 @@ int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err)
     quiet();
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
     if (f < 0) return err ? err->code : DP_EIO;
-    int rc = DP_OK;
-    char *fmt = attr_read_str(f, "format");
+    int rc = check_format(f, path, "doppler-checkpoint", "checkpoint", err);
     int32_t ver = 0, no = 0, nd = 0;
-    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
-    } else if (attr_read(f, "version", H5T_NATIVE_INT32, &ver) || ver < 1 || ver > DP_CKPT_VERSION) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads versions 1 to %d", path, (int)ver,
-                          DP_CKPT_VERSION);
+    if (rc != DP_OK) {
+    } else if ((rc = check_version(f, path, &ver, err)) != DP_OK) {
     } else if (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes n_ops, n_devices missing", path);
     } else {
         info->version = ver;
         info->n_ops = no;
         info->n_devices = nd;
-        info->graph = attr_read_str(f, "graph");
-        info->config_json = attr_read_str(f, "config");
-        info->trained_on = H5Aexists(f, "trained_on") > 0 ? attr_read_str(f, "trained_on") : NULL;
-        if (!info->config_json) rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint without a config", path);
+        if (!(info->graph = attr_read_str(f, path, "graph", err)) || !(info->config_json = attr_read_str(f, path, "config", err)))
+            rc = err ? err->code : DP_EINVAL;
+        else
+            rc = attr_read_opt_str(f, path, "trained_on", &info->trained_on, err);
     }
-    free(fmt);
     H5Fclose(f);
     if (rc != DP_OK) dp_ckpt_info_free(info);
     return rc;
@@ -523,6 +518,9 @@ static int read_dset(hid_t loc, const char *name, hid_t type, int rank, const hs
         rc = 0;
         for (int i = 0; i < rank; i++)
             if (dims[i] != want[i]) rc = -2;
+        hid_t ft = rc == 0 ? H5Dget_type(d) : -1;
+        if (rc == 0 && (ft < 0 || dp_h5file_type_has_vlen_str(ft))) rc = -2; /* never converted (dp_h5file.h) */
+        if (ft >= 0) H5Tclose(ft);
         if (rc == 0) rc = H5Dread(d, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ? -3 : 0;
     }
     if (sp >= 0) H5Sclose(sp);
@@ -586,18 +584,10 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
     quiet();
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
     if (f < 0) return err ? err->code : DP_EIO;
-    int rc = DP_OK;
-    char *fmt = attr_read_str(f, "format");
-    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
-        goto out;
-    }
+    int rc = check_format(f, path, "doppler-checkpoint", "checkpoint", err);
+    if (rc != DP_OK) goto out;
     int32_t no = 0, nd = 0, ver = 0;
-    if (attr_read(f, "version", H5T_NATIVE_INT32, &ver) || ver < 1 || ver > DP_CKPT_VERSION) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads versions 1 to %d", path, (int)ver,
-                          DP_CKPT_VERSION);
-        goto out;
-    }
+    if ((rc = check_version(f, path, &ver, err)) != DP_OK) goto out;
     if (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: checkpoint attributes n_ops, n_devices missing", path);
         goto out;
@@ -607,8 +597,10 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
                           ck->n_ops, ck->n_devices);
         goto out;
     }
-    ck->graph = attr_read_str(f, "graph");
-    ck->config_json = attr_read_str(f, "config");
+    if (!(ck->graph = attr_read_str(f, path, "graph", err)) || !(ck->config_json = attr_read_str(f, path, "config", err))) {
+        rc = err ? err->code : DP_EINVAL;
+        goto out;
+    }
     if (attr_read(f, "stage", H5T_NATIVE_INT32, &ck->stage) || attr_read(f, "episode", H5T_NATIVE_INT64, &ck->episode) ||
         attr_read(f, "running_sum", H5T_NATIVE_DOUBLE, &ck->running_sum) ||
         attr_read(f, "running_count", H5T_NATIVE_INT64, &ck->running_count) ||
@@ -631,12 +623,15 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations or simulations cannot be read", path);
         goto out;
     }
-    char *rn = attr_read_str(f, "rng_name");
-    snprintf(ck->rng_name, sizeof ck->rng_name, "%s", rn ? rn : "");
-    free(rn);
-    /* a checkpoint of an older version has no run id: "" */
-    char *id = H5Aexists(f, "run_id") > 0 ? attr_read_str(f, "run_id") : NULL;
+    char *rn = attr_read_str(f, path, "rng_name", err), *id = NULL;
+    if (!rn || (rc = attr_read_opt_str(f, path, "run_id", &id, err)) != DP_OK) {
+        free(rn);
+        rc = err ? err->code : DP_EINVAL;
+        goto out;
+    }
+    snprintf(ck->rng_name, sizeof ck->rng_name, "%s", rn);
     snprintf(ck->run_id, sizeof ck->run_id, "%s", id ? id : "");
+    free(rn);
     free(id);
     hsize_t n = ck->rng_size;
     int r;
@@ -688,7 +683,6 @@ int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params 
     if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
     rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
 out:
-    free(fmt);
     H5Fclose(f);
     return rc;
 }
@@ -701,15 +695,16 @@ int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
     if (f < 0) return err ? err->code : DP_EIO;
     int rc = DP_OK;
-    char *fmt = attr_read_str(f, "format"), *name = attr_read_str(f, "graph");
+    char *name = NULL;
     int32_t no = 0, nd = 0;
     double best = INFINITY;
-    if (!fmt || strcmp(fmt, "doppler-checkpoint") != 0) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: not a doppler checkpoint", path);
+    if ((rc = check_format(f, path, "doppler-checkpoint", "checkpoint", err)) != DP_OK) goto out;
+    if (!(name = attr_read_str(f, path, "graph", err))) {
+        rc = err ? err->code : DP_EINVAL;
         goto out;
     }
     /* another graph, device count or no sample yet: nothing to give (not an error) */
-    if (!name || strcmp(name, graph ? graph : "") != 0 || attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) ||
+    if ( strcmp(name, graph ? graph : "") != 0 || attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) ||
         attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd) || no != n_ops || nd != n_devices ||
         attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best))
         goto out;
@@ -727,7 +722,6 @@ int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int
         }
     *found = 1;
 out:
-    free(fmt);
     free(name);
     H5Fclose(f);
     return rc;

@@ -2,7 +2,8 @@
  * (layout of doc/file-formats.md, which also shows how to read them from Python).
  *
  * Trajectory file (one per run, appended to at every checkpoint):
- *   /                   attributes: format "doppler-trajectory", version 2, graph, n_ops,
+ *   /                   attributes: format "doppler-trajectory", version 3 (DP_TRAJ_VERSION),
+ *                       graph, n_ops,
  *                       n_devices, oracle, time_unit, config (JSON text of the run's config),
  *                       run_id (the training run's identifier, also in its checkpoint)
  *   /episodes/NAME      1-D extendible chunked datasets, one row per episode:
@@ -22,7 +23,8 @@
  *                       best greedy makespan of the stage so far, the model-selected one),
  *                       simulations (int64, oracle calls of the run so far, this one included),
  *                       unix_s (double, wall-clock time, seconds since 1970-01-01 UTC)
- * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...}).
+ * h5py: f["episodes/makespan"][:]; pandas: pd.DataFrame({k: f["episodes"][k][:] for k in ...});
+ * string attributes are fixed-length UTF-8 (bytes in h5py: f.attrs["config"].decode()).
  *
  * Every change (create, append at each flush, truncate) is made on a copy in memory that is then
  * written whole to a temporary name and renamed over the file (dp_h5file.h), so a crash or a full
@@ -31,8 +33,7 @@
  * HDF5's Fletcher32 checksum.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
- *   /   attributes: format "doppler-checkpoint", version 2 (DP_CKPT_VERSION; version 1 files,
- *       without the next two, are read too), trained_on (JSON text: {"train": [{"graph",
+ *   /   attributes: format "doppler-checkpoint", version 3 (DP_CKPT_VERSION), trained_on (JSON text: {"train": [{"graph",
  *       "n_ops", "n_devices"}, ...], "validation": [...]}, what the parameters were trained and
  *       model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
  *       graph, n_ops, n_devices (the run's first training graph: what --resume and
@@ -121,7 +122,14 @@ int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const
 int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
                         const dp_traj_eval *ev, long n_ev, dp_error *err);
 
-#define DP_CKPT_VERSION 2
+/* Format versions. 3 (this one): every string attribute is fixed-length UTF-8 (h5py reads it as
+ * bytes: .decode()). Versions 1 and 2 held variable-length strings, which the readers refuse
+ * unread with "PATH: attribute "format" is a variable-length string ..." (DP_EUNSUPPORTED): a
+ * damaged global heap makes libhdf5 1.10 spin forever converting one (dp_h5file.h); such files are
+ * to be made again by this version (train again, or h5py on a trusted file: rewrite each string
+ * attribute as numpy.bytes_). */
+#define DP_CKPT_VERSION 3
+#define DP_TRAJ_VERSION 3
 
 typedef struct dp_ckpt {
     const char *graph;       /* write: graph name; read: malloc'd */

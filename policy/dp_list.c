@@ -1,4 +1,5 @@
 /* dp_list.c: HEFT, CPOP, PEFT and ETF (see dp_list.h). */
+#define _GNU_SOURCE /* qsort_r */
 #include "dp_list.h"
 #include "dp_heap.h"
 
@@ -18,9 +19,10 @@ dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices)
     s->finish = dp_malloc_n(n_ops, sizeof(double));
     s->priority = dp_malloc_n(n_ops, sizeof(double));
     s->order = dp_malloc_n(n_ops, sizeof(int));
-    s->next = dp_malloc_n(n_ops, sizeof(int));
-    s->head = dp_malloc_n(n_devices, sizeof(int));
-    if (!s->device || !s->start || !s->finish || !s->priority || !s->order || !s->next || !s->head) {
+    s->dev_ops = calloc((size_t)n_devices, sizeof *s->dev_ops);
+    s->dev_n = calloc((size_t)n_devices, sizeof(int));
+    s->dev_cap = calloc((size_t)n_devices, sizeof(int));
+    if (!s->device || !s->start || !s->finish || !s->priority || !s->order || !s->dev_ops || !s->dev_n || !s->dev_cap) {
         dp_list_schedule_free(s);
         return NULL;
     }
@@ -31,7 +33,8 @@ void dp_list_schedule_free(dp_list_schedule *s)
 {
     if (!s) return;
     free(s->device); free(s->start); free(s->finish); free(s->priority); free(s->order);
-    free(s->next); free(s->head);
+    for (int d = 0; s->dev_ops && d < s->n_devices; d++) free(s->dev_ops[d]);
+    free(s->dev_ops); free(s->dev_n); free(s->dev_cap);
     free(s);
 }
 
@@ -214,38 +217,63 @@ static inline int ready_pop(int libcxx, const double *key, int *a, int *n)
 
 static void timelines_reset(dp_list_schedule *s)
 {
-    for (int d = 0; d < s->n_devices; d++) s->head[d] = -1;
-    for (int v = 0; v < s->n_ops; v++) { s->next[v] = -1; s->device[v] = -1; }
+    for (int d = 0; d < s->n_devices; d++) s->dev_n[d] = 0;
+    for (int v = 0; v < s->n_ops; v++) s->device[v] = -1;
     s->makespan = 0;
 }
 
 /* Earliest start >= ready of an op of duration dur on device d, in the first idle gap that holds
- * it (insertion) or after the last op (append only). *prev gets the op it goes after (-1: first). */
-static double find_slot(const dp_list_schedule *s, int d, double ready, double dur, int insertion, int *prev)
+ * it (insertion) or after the last op (append only). *pos gets its index in the device's ops.
+ * The gaps are visited in start order as before, but those before the first op x with start[x]
+ * < ready + dur are skipped by binary search: no such gap can hold the op (its start would be at
+ * least ready, and rounding is monotonic), so the slot is the one the full walk finds, and a
+ * device of k ops costs O(log k) when the op goes at its end (a chain: it was O(k), O(n^2) in
+ * all: a 10^6-op chain did not finish in 10 minutes). */
+static double find_slot(const dp_list_schedule *s, int d, double ready, double dur, int insertion, int *pos)
 {
-    double free_from = 0;
-    int p = -1;
-    for (int x = s->head[d]; x >= 0; x = s->next[x]) {
-        if (insertion) {
-            double st = ready > free_from ? ready : free_from;
-            if (st + dur <= s->start[x]) { *prev = p; return st; }
+    const int *a = s->dev_ops[d], k = s->dev_n[d];
+    int i = k;
+    if (insertion) {
+        const double lim = ready + dur;
+        int lo = 0, hi = k;
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            if (s->start[a[mid]] < lim) lo = mid + 1;
+            else hi = mid;
         }
-        free_from = s->finish[x];
-        p = x;
+        double free_from = lo > 0 ? s->finish[a[lo - 1]] : 0;
+        for (i = lo; i < k; i++) {
+            double st = ready > free_from ? ready : free_from;
+            if (st + dur <= s->start[a[i]]) { *pos = i; return st; }
+            free_from = s->finish[a[i]];
+        }
     }
-    *prev = p;
+    double free_from = k > 0 ? s->finish[a[k - 1]] : 0;
+    *pos = k;
     return ready > free_from ? ready : free_from;
 }
 
-static void place_op(dp_list_schedule *s, int v, int d, double st, double dur, int prev, int step)
+/* Put v on device d at index pos of its ops. DP_OK or DP_ENOMEM. */
+static int place_op(dp_list_schedule *s, int v, int d, double st, double dur, int pos, int step)
 {
+    if (s->dev_n[d] == s->dev_cap[d]) {
+        int cap = s->dev_cap[d] ? 2 * s->dev_cap[d] : 64;
+        if (cap > s->n_ops) cap = s->n_ops;
+        int *a = realloc(s->dev_ops[d], (size_t)cap * sizeof *a);
+        if (!a) return DP_ENOMEM;
+        s->dev_ops[d] = a;
+        s->dev_cap[d] = cap;
+    }
+    int *a = s->dev_ops[d];
+    memmove(a + pos + 1, a + pos, (size_t)(s->dev_n[d] - pos) * sizeof *a);
+    a[pos] = v;
+    s->dev_n[d]++;
     s->device[v] = d;
     s->start[v] = st;
     s->finish[v] = st + dur;
-    if (prev < 0) { s->next[v] = s->head[d]; s->head[d] = v; }
-    else { s->next[v] = s->next[prev]; s->next[prev] = v; }
     s->order[step] = v;
     if (s->finish[v] > s->makespan) s->makespan = s->finish[v];
+    return DP_OK;
 }
 
 /* When v's inputs are all available on device d (inputs' finish plus transfer). */
@@ -291,18 +319,21 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
     }
     for (int step = 0; step < n; step++) {
         int v = ready_pop(std_heap, s->priority, ready, &n_ready);
-        int best_d = -1, best_prev = -1;
+        int best_d = -1, best_pos = -1;
         double best_obj = INFINITY, best_st = 0;
         int lo = 0, hi = D;
         if (fixed && fixed[v] >= 0) { lo = fixed[v]; hi = lo + 1; }
         for (int d = lo; d < hi; d++) {
             double dur = dp_costs_op(c, v, d);
-            int prev;
-            double st = find_slot(s, d, data_ready(g, c, s, v, d), dur, !s->append_only, &prev);
+            int pos;
+            double st = find_slot(s, d, data_ready(g, c, s, v, d), dur, !s->append_only, &pos);
             double obj = st + dur + (bias ? bias[(size_t)v * D + d] : 0.0);
-            if (obj < best_obj || best_d < 0) { best_obj = obj; best_d = d; best_st = st; best_prev = prev; }
+            if (obj < best_obj || best_d < 0) { best_obj = obj; best_d = d; best_st = st; best_pos = pos; }
         }
-        place_op(s, v, best_d, best_st, dp_costs_op(c, v, best_d), best_prev, step);
+        if (place_op(s, v, best_d, best_st, dp_costs_op(c, v, best_d), best_pos, step) != DP_OK) {
+            free(waiting); free(ready);
+            return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
+        }
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
             if (--waiting[g->edge_dst[e]] == 0) ready_push(std_heap, s->priority, ready, &n_ready, g->edge_dst[e]);
     }
@@ -466,7 +497,10 @@ int dp_list_etf(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_er
         }
         int v = ready[bi];
         ready[bi] = ready[--n_ready];
-        place_op(s, v, bd, bst, dp_costs_op(c, v, bd), tail[bd], step);
+        if (place_op(s, v, bd, bst, dp_costs_op(c, v, bd), s->dev_n[bd], step) != DP_OK) {
+            rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
+            goto done;
+        }
         tail[bd] = v;
         avail[bd] = s->finish[v];
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
@@ -478,6 +512,15 @@ done:
 }
 
 /* ---------------- feasibility ---------------- */
+
+static int by_start(const void *pa, const void *pb, void *arg)
+{
+    const int a = *(const int *)pa, b = *(const int *)pb;
+    const dp_list_schedule *s = arg;
+    if (s->start[a] != s->start[b]) return s->start[a] < s->start[b] ? -1 : 1;
+    if (s->finish[a] != s->finish[b]) return s->finish[a] < s->finish[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
 
 static inline int later(double a, double b)
 {
@@ -502,22 +545,16 @@ int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *
                                     g->op_name[v], s->start[v], g->op_name[u], arrive);
         }
     }
-    /* overlap: sort the ops of each device by start (insertion sort per device is fine here) */
+    /* overlap: sort the ops of each device by start, then finish, then id (what the insertion
+     * sort used here gave, in O(n log n): it was O(n^2) on a device's ops out of start order) */
     int *idx = dp_malloc_n(n, sizeof(int));
     if (!idx) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;
     for (int d = 0; d < D && rc == DP_OK; d++) {
         int k = 0;
-        for (int v = 0; v < n; v++) {
-            if (s->device[v] != d) continue;
-            int i = k++;
-            while (i > 0 && (s->start[idx[i - 1]] > s->start[v] ||
-                             (s->start[idx[i - 1]] == s->start[v] && s->finish[idx[i - 1]] > s->finish[v]))) {
-                idx[i] = idx[i - 1];
-                i--;
-            }
-            idx[i] = v;
-        }
+        for (int v = 0; v < n; v++)
+            if (s->device[v] == d) idx[k++] = v;
+        qsort_r(idx, (size_t)k, sizeof *idx, by_start, (void *)s);
         for (int i = 1; i < k; i++)
             if (later(s->finish[idx[i - 1]], s->start[idx[i]])) {
                 rc = dp_error_set(err, DP_EINVAL, "schedule: ops %s and %s overlap on device %d", g->op_name[idx[i - 1]],

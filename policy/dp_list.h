@@ -51,9 +51,9 @@ typedef struct dp_list_schedule {
                         * alone, ops pushed as
                         * they become ready in the order of the finishing op's out-edges (the
                         * order nedjulius/heft-cpop-simulator's CPOP follows). Set by the caller. */
-    /* workspace: per-device timelines sorted by start (linked through next) */
-    int *next;         /* (n_ops) */
-    int *head;         /* (n_devices) */
+    /* workspace: per-device timelines, each device's ops in start order (arrays that grow) */
+    int **dev_ops;     /* (n_devices) */
+    int *dev_n, *dev_cap; /* (n_devices) */
 } dp_list_schedule;
 
 enum { DP_LIST_TIES_ID = 0, DP_LIST_TIES_HEAP = 1 };

@@ -1,4 +1,5 @@
 #include "dp_place.h"
+#include "dp_file.h"
 #include "dp_env.h"
 #include "dp_h5io.h"
 #include "dp_train.h"
@@ -162,22 +163,22 @@ int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o
 
 /* The registry. Issues that add methods add one line here. */
 static const dp_place_method methods[] = {
-    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0},
-    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random, 0},
-    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0},
-    {"single", "every op on one device (--device, default 0)", dp_place_single, 0},
-    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft, 0},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop, 0},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft, 0},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf, 0},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal, 1},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local, 1},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact, 1},
-    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_place_improve, 1},
-    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1},
-    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1},
-    {NULL, NULL, NULL, 0},
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48},
+    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random, 0, 16, 0, 0},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0},
+    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0},
+    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft, 0, 160, 24, 24},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop, 0, 160, 24, 24},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft, 0, 160, 24, 32},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf, 0, 160, 24, 24},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal, 1, 300, 16, 48},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local, 1, 300, 16, 48},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact, 1, 300, 16, 48},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_place_improve, 1, 600, 32, 64},
+    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48},
+    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48},
+    {NULL, NULL, NULL, 0, 0, 0, 0},
 };
 
 const dp_place_method *dp_place_methods(void)
@@ -203,6 +204,17 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
             if (q[1].name) strncat(list, ", ", sizeof list - strlen(list) - 1);
         }
         return dp_error_set(err, DP_EINVAL, "unknown method \"%s\" (known: %s)", name, list);
+    }
+    /* the method's working memory (the costs, graph and oracle are the caller's, already held):
+     * refused beforehand, with the number and DOPPLER_MEM_LIMIT, when it cannot fit */
+    {
+        const double ops = g->n_ops, D = c->n_devices;
+        const double bytes = 65536 + ops * m->bytes_op + (double)g->n_edges * m->bytes_edge + ops * D * m->bytes_op_device +
+                             (o && o->refine ? ops * (300 + 8 * D) : 0);
+        char what[96];
+        snprintf(what, sizeof what, "method %s on this graph (%d ops, %d devices)", m->name, g->n_ops, c->n_devices);
+        int rc = dp_mem_check(g->source ? g->source : g->name, what, bytes, err);
+        if (rc != DP_OK) return rc;
     }
     dp_place_options def;
     if (!o) { dp_place_options_init(&def); o = &def; }

@@ -69,6 +69,10 @@ typedef struct dp_place_method {
     const char *description; /* one line, with the source it follows */
     dp_place_fn fn;
     int simulates;           /* 1: the method needs dp_place_options.oracle */
+    /* working memory, an upper estimate in bytes: per op, per edge, per (op, device) pair
+     * (dp_place checks it against dp_mem_limit before running the method; the learned methods
+     * check their networks' own estimate besides) */
+    double bytes_op, bytes_edge, bytes_op_device;
 } dp_place_method;
 
 /* The table of methods, ended by an entry with name NULL. */

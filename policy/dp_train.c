@@ -520,12 +520,25 @@ struct dp_trainer {
     double *sil_ms;         /* (sil_cap) their makespans (raw) */
     int *sil_ops, *sil_dev; /* (sil_cap, n) */
     int stale;              /* evaluations in a row without a better greedy makespan */
-    /* the current episode's record */
-    int *sel_off, *sel_ops, *sel_a;
-    float *sel_p, *sel_lp;
-    unsigned char *sel_mark;
+    /* the current episode's record. SEL: O(n) per episode, one entry per step. The ready sets
+     * themselves are not kept (their sizes sum to O(n^2) on a wide graph: 2.6 GB for 20,000
+     * independent ops): episode_grad rebuilds them backwards from the chosen ops (the
+     * environment keeps them in increasing op id, dp_env.h) and recomputes each step's softmax
+     * from the same scores in the same order, so the gradient is bit for bit the one stored sets
+     * gave. */
+    int *sel_a;             /* (n) index of the choice in its step's ready set */
+    int *sel_v;             /* (n) the op chosen */
+    int *sel_nr;            /* (n) ready-set size */
+    float *sel_lpa;         /* (n) log-probability of the choice */
+    int *sel_nmark;         /* (n) heuristic-optimal ops in the ready set (their count) */
+    unsigned char *sel_marka; /* (n) whether the choice is one of them */
+    int sel_marks_chosen;   /* 1: the imitation targets are the choices themselves (sil replay) */
     double *sel_H;
-    size_t sel_cap;
+    /* one step's ready set and its softmax (n each); the backward's step of placement and step
+     * of readiness of every op (n each) */
+    int *rs_ops, *rs_pos, *rs_at;
+    float *rs_z, *rs_p, *rs_lp;
+    unsigned char *rs_mark;
     float *plc_p, *plc_lp, *plc_z;
     unsigned char *plc_mark;
     int *plc_a;
@@ -609,7 +622,8 @@ void dp_trainer_free(dp_trainer *tr)
     free(tr->scratch_dev);
     free(tr->best_sel);
     free(tr->best_plc);
-    free(tr->sel_off); free(tr->sel_ops); free(tr->sel_a); free(tr->sel_p); free(tr->sel_lp); free(tr->sel_mark);
+    free(tr->sel_a); free(tr->sel_v); free(tr->sel_nr); free(tr->sel_lpa); free(tr->sel_nmark); free(tr->sel_marka);
+    free(tr->rs_ops); free(tr->rs_pos); free(tr->rs_at); free(tr->rs_z); free(tr->rs_p); free(tr->rs_lp); free(tr->rs_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
     free(tr->rows_ep); free(tr->rows_st); free(tr->rows_ev);
@@ -619,17 +633,22 @@ void dp_trainer_free(dp_trainer *tr)
 /* Size the episode records for graphs of up to n ops on up to D devices. */
 static int ensure_records(dp_trainer *tr, int n_ops, int n_dev)
 {
-    if (n_ops <= tr->max_n && n_dev <= tr->max_D && tr->sel_off) return DP_OK;
+    if (n_ops <= tr->max_n && n_dev <= tr->max_D && tr->sel_v) return DP_OK;
     const size_t n = (size_t)(n_ops > tr->max_n ? n_ops : tr->max_n), D = (size_t)(n_dev > tr->max_D ? n_dev : tr->max_D);
 #define GROW(p, count) do { void *q_ = realloc((p), (count) * sizeof *(p)); if (!q_) return DP_ENOMEM; (p) = q_; } while (0)
-    if (!tr->sel_ops) tr->sel_cap = 4 * n + 16;
-    else if (tr->sel_cap < 4 * n + 16) tr->sel_cap = 4 * n + 16;
-    GROW(tr->sel_off, n + 1);
-    GROW(tr->sel_ops, tr->sel_cap);
-    GROW(tr->sel_p, tr->sel_cap);
-    GROW(tr->sel_lp, tr->sel_cap);
-    GROW(tr->sel_mark, tr->sel_cap);
     GROW(tr->sel_a, n);
+    GROW(tr->sel_v, n);
+    GROW(tr->sel_nr, n);
+    GROW(tr->sel_lpa, n);
+    GROW(tr->sel_nmark, n);
+    GROW(tr->sel_marka, n);
+    GROW(tr->rs_ops, n);
+    GROW(tr->rs_pos, n);
+    GROW(tr->rs_at, n);
+    GROW(tr->rs_z, n);
+    GROW(tr->rs_p, n);
+    GROW(tr->rs_lp, n);
+    GROW(tr->rs_mark, n);
     GROW(tr->sel_H, n);
     GROW(tr->plc_p, n * D);
     GROW(tr->plc_lp, n * D);
@@ -816,24 +835,6 @@ long dp_trainer_episode(const dp_trainer *tr)
     return tr->episode;
 }
 
-static int ensure_sel_cap(dp_trainer *tr, size_t need)
-{
-    if (need <= tr->sel_cap) return DP_OK;
-    size_t cap = tr->sel_cap;
-    while (cap < need) cap *= 2;
-    int *a = realloc(tr->sel_ops, cap * sizeof(int));
-    if (a) tr->sel_ops = a;
-    float *p = realloc(tr->sel_p, cap * sizeof(float));
-    if (p) tr->sel_p = p;
-    float *q = realloc(tr->sel_lp, cap * sizeof(float));
-    if (q) tr->sel_lp = q;
-    unsigned char *m = realloc(tr->sel_mark, cap);
-    if (m) tr->sel_mark = m;
-    if (!a || !p || !q || !m) return DP_ENOMEM;
-    tr->sel_cap = cap;
-    return DP_OK;
-}
-
 static inline int close_enough(double a, double b)
 {
     return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
@@ -926,19 +927,20 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
     dp_agent_episode_begin(ag);
     dp_env_reset(env);
     int sel_ok = 0, plc_ok = 0;
-    tr->sel_off[0] = 0;
+    tr->sel_marks_chosen = 0;
     for (int t = 0; t < tr->n; t++) {
-        const int nr = env->n_ready, off = tr->sel_off[t];
-        if (ensure_sel_cap(tr, (size_t)off + (size_t)nr) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
-        tr->sel_off[t + 1] = off + nr;
-        int *ops = tr->sel_ops + off;
-        float *z = tr->zbuf, *p = tr->sel_p + off, *lp = tr->sel_lp + off;
+        const int nr = env->n_ready;
+        int *ops = tr->rs_ops;
+        float *z = tr->rs_z, *p = tr->rs_p, *lp = tr->rs_lp;
         for (int i = 0; i < nr; i++) {
             ops[i] = env->ready[i];
             z[i] = score ? score[ops[i]] : 0.0f;
+            /* episode_grad rebuilds the ready sets in increasing op id: that is what it must be */
+            if (i > 0 && ops[i] <= ops[i - 1])
+                return dp_error_set(err, DP_EINVAL, "internal error: the ready set is not in increasing op id");
         }
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
-        dp_env_cp_select_all(env, tr->sel_mark + off);
+        const int nmark = dp_env_cp_select_all(env, tr->rs_mark);
         int a;
         if (mode == MODE_FORCED) {
             /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
@@ -953,7 +955,12 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
             a = choose(p, z, nr, mode == MODE_ASSIGN ? MODE_GREEDY : mode, eps, r);
         }
         tr->sel_a[t] = a;
-        sel_ok += tr->sel_mark[off + a];
+        tr->sel_v[t] = ops[a];
+        tr->sel_nr[t] = nr;
+        tr->sel_lpa[t] = lp[a];
+        tr->sel_nmark[t] = nmark;
+        tr->sel_marka[t] = tr->rs_mark[a];
+        sel_ok += tr->rs_mark[a];
         int v = ops[a];
         float *pz = tr->plc_z + (size_t)t * D, *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
         dp_agent_plc_logits(ag, env, t, v, pz);
@@ -1039,7 +1046,7 @@ static int sil_offer(dp_trainer *tr, int k_max, double ms)
             int same = 1;
             for (int t = 0; t < n && same; t++)
                 same = tr->sil_dev[(size_t)i * n + t] == dev[t] &&
-                       tr->sil_ops[(size_t)i * n + t] == tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+                       tr->sil_ops[(size_t)i * n + t] == tr->sel_v[t];
             if (same) return DP_OK;
         }
         if (tr->sil_ms[i] > tr->sil_ms[worst]) worst = i;
@@ -1050,32 +1057,93 @@ static int sil_offer(dp_trainer *tr, int k_max, double ms)
     else return DP_OK;
     tr->sil_ms[slot] = ms;
     for (int t = 0; t < n; t++) {
-        tr->sil_ops[(size_t)slot * n + t] = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+        tr->sil_ops[(size_t)slot * n + t] = tr->sel_v[t];
         tr->sil_dev[(size_t)slot * n + t] = dev[t];
     }
     return DP_OK;
 }
 
-/* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks */
-static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, double r, double scale)
+/* remove x from the increasing list a[0..*m) when it is there; insert x */
+static void sorted_remove(int *a, int *m, int x)
+{
+    int lo = 0, hi = *m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo < *m && a[lo] == x) {
+        memmove(a + lo, a + lo + 1, (size_t)(*m - lo - 1) * sizeof *a);
+        (*m)--;
+    }
+}
+
+static void sorted_insert(int *a, int *m, int x)
+{
+    int lo = 0, hi = *m;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (a[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    memmove(a + lo + 1, a + lo, (size_t)(*m - lo) * sizeof *a);
+    a[lo] = x;
+    (*m)++;
+}
+
+/* dL/dlogits of the recorded episode (loss in dp_train.h), scaled, into the networks. The SEL
+ * part walks the steps backwards rebuilding each ready set from the next one: R_t = R_{t+1}
+ * without the ops that placing v_t made ready, with v_t (in increasing op id, as the
+ * environment keeps it); its softmax is recomputed from the scores the rollout used, unchanged
+ * since (the parameters change only in update). DP_OK, or DP_EINVAL when a rebuilt set is not
+ * the rollout's (an internal error). */
+static int episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
     dp_agent *ag = tr->ag;
     const int D = tr->D, T = tr->n;
     const double gam = dp_agent_one_shot(ag) ? 1.0 : tr->cfg.gamma;
     float *dlp = tr->gbuf, *dz = tr->zbuf;
+    const dp_graph *g = tr->env->g;
+    const float *score = dp_agent_sel_scores(ag);
+    int *cur = tr->rs_ops, m = 0;
+    if (tr->cfg.update_sel) {
+        for (int t = 0; t < T; t++) tr->rs_pos[tr->sel_v[t]] = t;
+        for (int w = 0; w < T; w++) {
+            int at = -1;
+            for (int i = g->pred_ptr[w]; i < g->pred_ptr[w + 1]; i++) {
+                const int u = g->edge_src[g->pred_edge[i]];
+                if (tr->rs_pos[u] > at) at = tr->rs_pos[u];
+            }
+            tr->rs_at[w] = at;
+        }
+    }
     double R = r; /* R_t = gamma^(T-1-t) r, built from the last step back */
     for (int t = T - 1; t >= 0; t--, R *= gam) {
-        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
-        const float *p = tr->sel_p + off, *lp = tr->sel_lp + off;
-        for (int i = 0; i < nr; i++) {
-            dlp[i] = tr->sel_mark[off + i] ? (float)(-st->il_weight) : 0.0f;
-            dz[i] = 0;
+        if (tr->cfg.update_sel) {
+            const int v = tr->sel_v[t];
+            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
+                if (tr->rs_at[g->edge_dst[e]] == t) sorted_remove(cur, &m, g->edge_dst[e]);
+            sorted_insert(cur, &m, v);
+            if (m != tr->sel_nr[t] || cur[tr->sel_a[t]] != v)
+                return DP_EINVAL;
+            const int nr = m;
+            float *z = tr->rs_z, *p = tr->rs_p, *lp = tr->rs_lp;
+            unsigned char *mark = tr->rs_mark;
+            for (int i = 0; i < nr; i++) z[i] = score ? score[cur[i]] : 0.0f;
+            dp_nn_softmax_forward(p, lp, z, nr);
+            if (tr->sel_marks_chosen)
+                for (int i = 0; i < nr; i++) mark[i] = i == tr->sel_a[t];
+            else
+                dp_env_cp_select_marks(tr->env, cur, nr, mark);
+            for (int i = 0; i < nr; i++) {
+                dlp[i] = mark[i] ? (float)(-st->il_weight) : 0.0f;
+                dz[i] = 0;
+            }
+            dp_nn_log_softmax_backward(dz, dlp, p, nr);
+            if (st->pg_weight != 0) dp_train_pg_dlogits(dz, p, nr, tr->sel_a[t], st->pg_weight * R, st->exploration, eps);
+            if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
+            for (int i = 0; i < nr; i++) dp_agent_sel_dscore(ag, cur[i], (float)(scale * dz[i]));
         }
-        dp_nn_log_softmax_backward(dz, dlp, p, nr);
-        if (st->pg_weight != 0) dp_train_pg_dlogits(dz, p, nr, tr->sel_a[t], st->pg_weight * R, st->exploration, eps);
-        if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
-        if (tr->cfg.update_sel)
-            for (int i = 0; i < nr; i++) dp_agent_sel_dscore(ag, tr->sel_ops[off + i], (float)(scale * dz[i]));
         const float *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
         for (int k = 0; k < D; k++) {
             dlp[k] = tr->plc_mark[(size_t)t * D + k] ? (float)(-st->il_weight) : 0.0f;
@@ -1089,6 +1157,7 @@ static void episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, d
         dp_agent_plc_dlogits(ag, t, dz);
     }
     if (tr->cfg.update_plc) dp_agent_episode_backward(ag, tr->env);
+    return DP_OK;
 }
 
 static void update(dp_trainer *tr, double lr)
@@ -1116,16 +1185,18 @@ static int sil_imitate(dp_trainer *tr, const dp_train_stage *st, int i, double w
     int rc = rollout(tr, MODE_FORCED, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;
     /* the targets are the replayed actions themselves */
+    tr->sel_marks_chosen = 1;
     for (int t = 0; t < n; t++) {
-        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
-        for (int j = 0; j < nr; j++) tr->sel_mark[off + j] = j == tr->sel_a[t];
+        tr->sel_nmark[t] = 1;
+        tr->sel_marka[t] = 1;
         for (int k = 0; k < D; k++) tr->plc_mark[(size_t)t * D + k] = k == tr->plc_a[t];
     }
     dp_train_stage imitate = *st;
     imitate.il_weight = w;
     imitate.pg_weight = 0;
     imitate.entropy_weight = 0;
-    episode_grad(tr, &imitate, 0, 0, 1.0);
+    if (episode_grad(tr, &imitate, 0, 0, 1.0) != DP_OK)
+        return dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
     return DP_OK;
 }
 
@@ -1184,7 +1255,7 @@ static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_
         int map[256], next = 0;
         for (int k = 0; k < D; k++) map[k] = -1;
         for (int t = 0; t < n; t++) {
-            const int v = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+            const int v = tr->sel_v[t];
             if (map[tr->forced_assign[v]] < 0) map[tr->forced_assign[v]] = next++;
         }
         for (int v = 0; v < n; v++) tr->forced_assign[v] = map[tr->forced_assign[v]];
@@ -1201,16 +1272,17 @@ static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_
         }
         dp_agent_zero_grad(tr->ag);
         if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
-        for (int t = 0; t < n; t++) {
-            const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
-            memset(tr->sel_mark + off, 0, (size_t)nr); /* SEL keeps its order: no target */
+        /* SEL keeps its order (update_sel is 0 here): PLC's targets only */
+        for (int t = 0; t < n; t++)
             for (int j = 0; j < D; j++) tr->plc_mark[(size_t)t * D + j] = j == tr->plc_a[t];
-        }
         dp_train_stage imitate = *st;
         imitate.il_weight = 1;
         imitate.pg_weight = 0;
         imitate.entropy_weight = 0;
-        episode_grad(tr, &imitate, 0, 0, 1.0);
+        if (episode_grad(tr, &imitate, 0, 0, 1.0) != DP_OK) {
+            rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
+            break;
+        }
         update(tr, lr);
     }
     tr->cfg.update_sel = keep_sel;
@@ -1247,10 +1319,9 @@ static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
     }
     for (int t = 0; t < tr->n; t++) {
         dp_traj_step *s = &tr->rows_st[tr->n_rows_st++];
-        int off = tr->sel_off[t];
-        s->sel_op = tr->sel_ops[off + tr->sel_a[t]];
-        s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lp[off + tr->sel_a[t]]; /* a fixed order: no choice */
-        s->ready = tr->sel_off[t + 1] - off;
+        s->sel_op = tr->sel_v[t];
+        s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lpa[t]; /* a fixed order: no choice */
+        s->ready = tr->sel_nr[t];
         s->plc_device = tr->plc_a[t];
         s->plc_logp = tr->plc_lp[(size_t)t * tr->D + tr->plc_a[t]];
     }
@@ -1738,7 +1809,10 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             tr->best = tr->multi ? msp : ms;
             if (tr->cur == 0) memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
         }
-        episode_grad(tr, &st, eps, r, 1.0 / B);
+        if (episode_grad(tr, &st, eps, r, 1.0 / B) != DP_OK) {
+            rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
+            break;
+        }
         /* the learning rate of this episode's position in the stage (linear decay) */
         const double lr = st.lr + (st.lr_final - st.lr) * frac;
         tr->episode++;
@@ -1785,17 +1859,15 @@ void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a)
     memset(a, 0, sizeof *a);
     a->steps = tr->n;
     for (int t = 0; t < tr->n; t++) {
-        const int off = tr->sel_off[t], nr = tr->sel_off[t + 1] - off;
-        const unsigned char *mark[2] = {tr->sel_mark + off, tr->plc_mark + (size_t)t * tr->D};
-        const int n_opt[2] = {nr, tr->D}, chose[2] = {tr->sel_a[t], tr->plc_a[t]};
+        const unsigned char *pm = tr->plc_mark + (size_t)t * tr->D;
+        int best[2] = {tr->sel_nmark[t], 0}, hit[2] = {tr->sel_marka[t], pm[tr->plc_a[t]]};
+        for (int k = 0; k < tr->D; k++) best[1] += pm[k];
         for (int i = 0; i < 2; i++) {
-            int best = 0;
-            for (int j = 0; j < n_opt[i]; j++) best += mark[i][j];
-            if (best > 1) {
+            if (best[i] > 1) {
                 a->tied[i]++;
-                a->in_tie[i] += mark[i][chose[i]];
+                a->in_tie[i] += hit[i];
             } else {
-                a->unique[i] += mark[i][chose[i]];
+                a->unique[i] += hit[i];
             }
         }
     }
@@ -1867,7 +1939,8 @@ int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2]
         dp_agent_zero_grad(tr->ag);
         for (int i = 0; i < batch && rc == DP_OK; i++) {
             if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
-            episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch);
+            if (episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch) != DP_OK)
+                rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
         }
         if (rc == DP_OK) update(tr, 1e-6);
     }
@@ -1964,7 +2037,7 @@ int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err)
     if (rc != DP_OK) return rc;
     const int D = tr->D;
     for (int t = 0; t < tr->n; t++) {
-        const int v = tr->sel_ops[tr->sel_off[t] + tr->sel_a[t]];
+        const int v = tr->sel_v[t];
         memcpy(probs + (size_t)v * D, tr->plc_p + (size_t)t * D, (size_t)D * sizeof(float));
     }
     return DP_OK;

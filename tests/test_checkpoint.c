@@ -2,13 +2,16 @@
  * written and read back bit for bit (parameters, Adam moments and step count, counters, the RNG
  * state, the best parameters and assignment, the run id), a read without Adam resetting the moments, a
  * tensor of another shape refused with its name, no temporary file left behind, and the
- * trajectory file's create, append, count and truncate. */
+ * trajectory file's create, append, count and truncate; every string attribute fixed-length
+ * (never HDF5's global heap) and a variable-length one refused unread, naming file and
+ * attribute. */
 #include "dp_h5io.h"
 #include "dp_nn.h"
 #include "dp_test.h"
 
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
+#include <hdf5.h>
 
 static char dir[256];
 
@@ -200,12 +203,100 @@ START_TEST(trajectory_rows)
 }
 END_TEST
 
+/* 1 when the attribute name at the root of path is a fixed-length string */
+static int fixed_string_attr(const char *path, const char *name)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    ck_assert_int_ge(a, 0);
+    hid_t t = H5Aget_type(a);
+    int fixed = H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) == 0 && H5Tget_cset(t) == H5T_CSET_UTF8;
+    H5Tclose(t);
+    H5Aclose(a);
+    H5Fclose(f);
+    return fixed;
+}
+
+/* replace the root attribute name of path by a variable-length string (as versions before 3
+ * wrote them) */
+static void make_vlen_attr(const char *path, const char *name, const char *value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    ck_assert_int_ge(H5Adelete(f, name), 0);
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, H5T_VARIABLE);
+    hid_t sp = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(f, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+    ck_assert_int_ge(a, 0);
+    ck_assert_int_ge(H5Awrite(a, t, &value), 0);
+    H5Aclose(a);
+    H5Sclose(sp);
+    H5Tclose(t);
+    ck_assert_int_ge(H5Fclose(f), 0);
+}
+
+START_TEST(strings_never_variable_length)
+{
+    make_dir();
+    char ck_path[512], tj_path[512];
+    snprintf(ck_path, sizeof ck_path, "%s/c.h5", dir);
+    snprintf(tj_path, sizeof tj_path, "%s/t.h5", dir);
+    dp_nn_params sel, plc;
+    block(&sel, 2, 3, 1.0f);
+    block(&plc, 3, 2, 2.0f);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    int assign[3] = {0, 1, 0};
+    dp_ckpt ck = {.graph = "g\u00e9", .n_ops = 3, .n_devices = 2, .config_json = "{\"seed\": 1}", .stage = 0,
+                  .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r), .best_assignment = assign};
+    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(r));
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", "00ff");
+    dp_error err;
+    ck_assert_msg(dp_ckpt_write(ck_path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_traj_create(tj_path, "g", 3, 2, "sim", "s", "{}", "00ff", &err) == DP_OK, "%s", err.msg);
+    const char *ck_attrs[] = {"format", "graph", "config", "run_id", "rng_name", "features", "trained_on"};
+    for (size_t i = 0; i < sizeof ck_attrs / sizeof *ck_attrs; i++)
+        ck_assert_msg(fixed_string_attr(ck_path, ck_attrs[i]), "checkpoint attribute %s", ck_attrs[i]);
+    const char *tj_attrs[] = {"format", "graph", "oracle", "time_unit", "config", "run_id"};
+    for (size_t i = 0; i < sizeof tj_attrs / sizeof *tj_attrs; i++)
+        ck_assert_msg(fixed_string_attr(tj_path, tj_attrs[i]), "trajectory attribute %s", tj_attrs[i]);
+    char *json = NULL;
+    ck_assert_msg(dp_ckpt_read_config(ck_path, &json, &err) == DP_OK, "%s", err.msg);
+    ck_assert_str_eq(json, "{\"seed\": 1}");
+    free(json);
+    dp_ckpt_info info;
+    ck_assert_msg(dp_ckpt_read_info(ck_path, &info, &err) == DP_OK, "%s", err.msg);
+    ck_assert_str_eq(info.graph, "g\u00e9");
+    dp_ckpt_info_free(&info);
+    /* a variable-length string (a file of an earlier version, or a crafted one) is refused unread,
+     * naming the file and the attribute */
+    make_vlen_attr(ck_path, "config", "{}");
+    ck_assert_int_eq(dp_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
+    ck_assert_ptr_null(json);
+    ck_assert_msg(strstr(err.msg, ck_path) && strstr(err.msg, "\"config\"") && strstr(err.msg, "variable-length"), "%s", err.msg);
+    ck_assert_int_eq(dp_ckpt_read_info(ck_path, &info, &err), DP_EUNSUPPORTED);
+    make_vlen_attr(ck_path, "format", "doppler-checkpoint");
+    ck_assert_int_eq(dp_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, "\"format\"") != NULL, "%s", err.msg);
+    make_vlen_attr(tj_path, "run_id", "00ff");
+    char rid[40];
+    ck_assert_int_eq(dp_traj_run_id(tj_path, rid, sizeof rid, &err), DP_EUNSUPPORTED);
+    ck_assert_msg(strstr(err.msg, tj_path) && strstr(err.msg, "\"run_id\""), "%s", err.msg);
+    dp_nn_params_free(&sel);
+    dp_nn_params_free(&plc);
+    gsl_rng_free(r);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("checkpoint");
     TCase *t = tcase_create("checkpoint");
     tcase_add_test(t, round_trip);
     tcase_add_test(t, trajectory_rows);
+    tcase_add_test(t, strings_never_variable_length);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -4,6 +4,10 @@
  *   - a writer killed with SIGKILL in the middle of a file leaves the old file whole;
  *   - threads writing the same path at once each commit a whole file. */
 #include "dp_file.h"
+#include "dp_gen.h"
+#include "dp_json.h"
+#include "dp_place.h"
+#include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_nn.h"
 #include "dp_topology.h"
@@ -254,6 +258,77 @@ START_TEST(sweep_expansion_limit)
 }
 END_TEST
 
+/* graph gen chainmm --blocks 100 took 15.6 GB without a check: the builder now checks memory
+ * before each growth and the JSON writer before building Jansson's tree, both with the
+ * DOPPLER_MEM_LIMIT mechanism of the readers, and leave no file behind */
+START_TEST(graph_gen_and_json_writer_memory_limit)
+{
+    const char *keys[] = {"blocks"}, *vals[] = {"30"};
+    dp_error err;
+    setenv("DOPPLER_MEM_LIMIT", "20M", 1);
+    dp_graph *g = dp_gen_by_name("chainmm", 1, keys, vals, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_ptr_null(g);
+    ck_assert_msg(err.code == DP_ENOMEM && strstr(err.msg, "the graph, grown to") && strstr(err.msg, "needs about") &&
+                  strstr(err.msg, "DOPPLER_MEM_LIMIT"), "%s", err.msg);
+    /* a 10^5-op chain fits; its JSON tree (about 160 MB) does not fit in 20 MB */
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_COST_TIME);
+    for (int i = 0; i < 100000; i++) ck_assert_int_eq(dp_graph_builder_add_op(b, NULL, NULL, 1, 1), i);
+    for (int i = 0; i + 1 < 100000; i++) ck_assert_int_ge(dp_graph_builder_add_edge(b, i, i + 1, 1), 0);
+    g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert(dp_graph_json_bytes(g) > 100e6);
+    char path[] = "/tmp/dp-json-limit-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(path);
+    setenv("DOPPLER_MEM_LIMIT", "20M", 1);
+    int rc = dp_graph_write_json(g, path, &err);
+    unsetenv("DOPPLER_MEM_LIMIT");
+    ck_assert_int_eq(rc, DP_ENOMEM);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "writing this graph as JSON") && strstr(err.msg, "DOPPLER_MEM_LIMIT"),
+                  "%s", err.msg);
+    ck_assert_int_ne(access(path, F_OK), 0);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* every placement method checks its working memory before allocating it (heft, anneal, ... had no
+ * estimate): under a 1 MB DOPPLER_MEM_LIMIT a 10^5-op chain is refused by each, naming the
+ * method, the number and DOPPLER_MEM_LIMIT; without the limit the cheap ones run */
+START_TEST(place_methods_memory_limit)
+{
+    const int n = 100000;
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_COST_TIME);
+    for (int i = 0; i < n; i++) ck_assert_int_eq(dp_graph_builder_add_op(b, NULL, NULL, 1, 1), i);
+    for (int i = 0; i + 1 < n; i++) ck_assert_int_ge(dp_graph_builder_add_edge(b, i, i + 1, 1), 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_costs *c = dp_costs_graph(g, 4, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    int *a = malloc((size_t)n * sizeof *a);
+    int count = 0;
+    for (const dp_place_method *m = dp_place_methods(); m->name; m++, count++) {
+        setenv("DOPPLER_MEM_LIMIT", "1M", 1);
+        int rc = dp_place(m->name, g, c, NULL, a, NULL, NULL, &err);
+        unsetenv("DOPPLER_MEM_LIMIT");
+        ck_assert_msg(rc == DP_ENOMEM, "%s: %d %s", m->name, rc, err.msg);
+        char want[64];
+        snprintf(want, sizeof want, "method %s on this graph", m->name);
+        ck_assert_msg(strstr(err.msg, want) && strstr(err.msg, "needs about") && strstr(err.msg, "DOPPLER_MEM_LIMIT"), "%s", err.msg);
+    }
+    ck_assert_int_ge(count, 14);
+    ck_assert_int_eq(dp_place("heft", g, c, NULL, a, NULL, NULL, &err), DP_OK);
+    free(a);
+    dp_costs_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* dp_nn_init_orthogonal read the lower triangle of GSL's T factor, which GSL never writes
  * (found by make check-valgrind). With glibc's M_PERTURB every fresh allocation holds garbage,
  * so such a read shows as a matrix that is not orthogonal. */
@@ -411,6 +486,8 @@ int main(void)
     tcase_add_test(t, sweep_expansion_limit);
     tcase_add_test(t, orthogonal_init_reads_no_garbage);
     tcase_add_test(t, json_inputs_memory_limit);
+    tcase_add_test(t, graph_gen_and_json_writer_memory_limit);
+    tcase_add_test(t, place_methods_memory_limit);
     tcase_add_test(t, train_configs_checked_loader);
     tcase_add_test(t, init_from_best_has_no_garbage);
     suite_add_tcase(s, t);

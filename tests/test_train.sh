@@ -56,6 +56,19 @@ h5dump -a /episode "$tmp/il.h5" | grep -q '(0): 30' || fail "checkpoint episode 
 grep -q '^makespan' "$tmp/p1" || fail "place prints a makespan"
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --samples 5 > /dev/null || fail "place --samples"
 "$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
+# a crafted checkpoint (fuzz_checkpoint) on which libhdf5 1.10 spun for ever converting a
+# variable-length string from a damaged global heap: refused unread, at once, naming the file
+# and the attribute (timeout only guards against the hang coming back; 124 is its exit)
+cp "$top_srcdir/tests/bad-h5/checkpoint-hang-1.h5" "$tmp/checkpoint-hang-1.h5"
+hang="$tmp/checkpoint-hang-1.h5"
+for cmd in "place --method doppler --checkpoint $hang" "train --stage il --episodes 2 --init $hang" \
+           "train --stage il --episodes 2 --checkpoint $hang --resume"; do
+    # shellcheck disable=SC2086
+    timeout 120 "$bin" $cmd --graph "$graph" > /dev/null 2> "$tmp/err"; rc=$?
+    [ $rc -eq 1 ] || fail "$cmd: exit $rc (124: the hang is back), expected 1"
+    grep -q 'checkpoint-hang-1.h5: attribute "format" is a variable-length string' "$tmp/err" ||
+        { cat "$tmp/err"; fail "$cmd: the refusal names the file and the attribute"; }
+done
 # DOPPLER's parameters are not sized by the device count (issue 16; tests/test_transfer.sh)
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > "$tmp/p3" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "a checkpoint trained on 4 devices places on 3"; }

@@ -27,7 +27,7 @@ EOF2
 h5dump -w 0 -a /trained_on "$tmp/ck.h5" | tr -d " \n" | grep -q '"graph":"chainmm-small","n_ops":24,"n_devices":4' ||
     fail "trained_on records the graph, its ops and devices"
 h5dump -a /features "$tmp/ck.h5" | grep -q '"doppler"' || fail "the checkpoint records its feature set"
-h5dump -a /version "$tmp/ck.h5" | grep -q '(0): 2' || fail "checkpoint format version 2"
+h5dump -a /version "$tmp/ck.h5" | grep -q '(0): 3' || fail "checkpoint format version 3"
 
 # it places other graphs, device counts and machines (it used to answer "made for 24 ops on 4
 # devices, not 168 ops on 4 devices")

@@ -173,7 +173,8 @@ class dp_place_options(Structure):
 
 
 class dp_place_method(Structure):
-    _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int)]
+    _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
+                ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double)]
 
 
 # ---- workload generators (models/dp_gen.h) ----
