@@ -38,11 +38,11 @@ static double now_s(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static double sim_ms(const dp_graph *g, const dp_costs *c, const int *a)
+static double sim_ms(const dp_graph *g, const dp_cost *c, const int *a)
 {
     dp_error err;
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
-    dp_schedule r;
+    dp_engine_schedule r;
     if (!e || dp_engine_run(e, a, NULL, &r, &err) != DP_OK) {
         fprintf(stderr, "bench_baselines: %s\n", err.msg);
         exit(1);
@@ -52,7 +52,7 @@ static double sim_ms(const dp_graph *g, const dp_costs *c, const int *a)
 }
 
 /* run a registered method; returns the simulated makespan, seconds in *sec */
-static double run_method(const char *m, const dp_graph *g, const dp_costs *c, int *a, double *sec)
+static double run_method(const char *m, const dp_graph *g, const dp_cost *c, int *a, double *sec)
 {
     dp_place_options o;
     dp_place_options_init(&o);
@@ -76,7 +76,7 @@ static double run_method(const char *m, const dp_graph *g, const dp_costs *c, in
     return sim_ms(g, c, a);
 }
 
-static double own_length(const char *m, const dp_graph *g, const dp_costs *c)
+static double own_length(const char *m, const dp_graph *g, const dp_cost *c)
 {
     dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
     dp_error err;
@@ -132,14 +132,14 @@ static void table_stg(void)
         if (!g) { fprintf(stderr, "bench_baselines: cannot read %s\n", p); exit(1); }
         for (int m = 2; m <= 4; m += 2) {
             dp_error err;
-            dp_costs *c = dp_costs_graph(g, m, &err);
+            dp_cost *c = dp_cost_graph(g, m, &err);
             int *a = malloc(g->n_ops * sizeof(int));
             double lo = NAN, hi = NAN;
             stg_optimum(50, m, rel, &lo, &hi);
             char opt[64];
             if (lo == hi) snprintf(opt, sizeof opt, "%g", lo);
             else snprintf(opt, sizeof opt, "%g..%g", lo, hi);
-            printf("| %s | %d | %s | %g | %g", rel, m, opt, ceil(dp_costs_lower_bound(g, c) - 1e-9),
+            printf("| %s | %d | %s | %g | %g", rel, m, opt, ceil(dp_cost_lower_bound(g, c) - 1e-9),
                    run_method("cp", g, c, a, NULL));
             for (int k = 0; k < 4; k++) {
                 double x = run_method(LIST[k], g, c, a, NULL), y = own_length(LIST[k], g, c);
@@ -150,7 +150,7 @@ static void table_stg(void)
             double an = run_method("anneal", g, c, a, &sec);
             printf(" | %g | %.2f |\n", an, sec);
             free(a);
-            dp_costs_free(c);
+            dp_cost_free(c);
         }
         dp_graph_free(g);
     }
@@ -165,11 +165,11 @@ static const struct { const char *file; double p2, p4; } MILESTONE[] = {
 static void sinnen_row(const char *file, const dp_graph *g, int P, double opt)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, P, &err);
+    dp_cost *c = dp_cost_graph(g, P, &err);
     int *a = malloc(g->n_ops * sizeof(int));
-    dp_exact_config cfg;
-    dp_exact_config_init(&cfg);
-    dp_exact_result er;
+    dp_search_exact_config cfg;
+    dp_search_exact_config_init(&cfg);
+    dp_search_exact_result er;
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     if (!e) { fprintf(stderr, "%s\n", err.msg); exit(1); }
     const dp_oracle oracle = dp_engine_oracle(e);
@@ -186,7 +186,7 @@ static void sinnen_row(const char *file, const dp_graph *g, int P, double opt)
     }
     printf(" | %g | %g |\n", run_method("anneal", g, c, a, NULL), run_method("local", g, c, a, NULL));
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
 }
 
 static void table_sinnen(void)
@@ -254,17 +254,17 @@ static void table_doppler(void)
         dp_error err;
         dp_graph *g = dp_graph_read(p, NULL, &err);
         if (!g) continue;
-        dp_costs *c = dp_costs_graph(g, 4, &err);
+        dp_cost *c = dp_cost_graph(g, 4, &err);
         int *a = malloc(g->n_ops * sizeof(int));
         const double sc = g->time_scale;
-        printf("| %s | %.6g", DOPPLER[i], dp_costs_lower_bound(g, c) / sc);
+        printf("| %s | %.6g", DOPPLER[i], dp_cost_lower_bound(g, c) / sc);
         for (size_t k = 0; k < sizeof M / sizeof *M; k++) {
             double sec, x = run_method(M[k], g, c, a, &sec);
             printf(" | %.6g (%.3fs)", x / sc, sec);
         }
         printf(" |\n");
         free(a);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
 }
@@ -285,10 +285,10 @@ static void table_trace(void)
         dp_error err;
         dp_graph *g = dp_graph_read(p, NULL, &err);
         if (!g) continue;
-        dp_costs *c = dp_costs_graph(g, 4, &err);
+        dp_cost *c = dp_cost_graph(g, 4, &err);
         int *a = malloc(g->n_ops * sizeof(int));
-        dp_anneal_config cfg;
-        dp_anneal_config_init(&cfg);
+        dp_search_anneal_config cfg;
+        dp_search_anneal_config_init(&cfg);
         cfg.budget = budget;
         dp_search_result res;
         dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
@@ -307,7 +307,7 @@ static void table_trace(void)
         printf(" %.4f |\n", sec / res.sims * 1000);
         dp_search_trace_clear(&res.trace);
         free(a);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
 }

@@ -48,14 +48,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_doppler: %s\n", err.msg);
             return 77;
         }
-        dp_costs *c = dp_costs_graph(g, G[i].devices, &err);
+        dp_cost *c = dp_cost_graph(g, G[i].devices, &err);
         dp_engine *eng = c ? dp_engine_alloc(g, c, NULL, &err) : NULL;
         const dp_oracle oracle = eng ? dp_engine_oracle(eng) : (dp_oracle){0};
-        dp_trainer *tr = eng ? dp_trainer_alloc(g, c, &cfg, &oracle, &err) : NULL;
+        dp_train *tr = eng ? dp_train_alloc(g, c, &cfg, &oracle, &err) : NULL;
         double w0[2], c0[2], w1[2], c1[2], w8[2], c8[2];
-        int ok = tr && dp_trainer_bench_batch(tr, 2, 1, w0, c0, &err) == DP_OK; /* warm-up */
-        ok = ok && dp_trainer_bench_batch(tr, reps, 1, w1, c1, &err) == DP_OK;
-        ok = ok && dp_trainer_bench_batch(tr, reps < 32 ? 32 : reps, 8, w8, c8, &err) == DP_OK;
+        int ok = tr && dp_train_bench_batch(tr, 2, 1, w0, c0, &err) == DP_OK; /* warm-up */
+        ok = ok && dp_train_bench_batch(tr, reps, 1, w1, c1, &err) == DP_OK;
+        ok = ok && dp_train_bench_batch(tr, reps < 32 ? 32 : reps, 8, w8, c8, &err) == DP_OK;
         if (!ok) {
             fprintf(stderr, "bench_doppler: %s\n", err.msg);
             return 1;
@@ -63,8 +63,8 @@ int main(int argc, char **argv)
         printf("%-12s %5d %4d | %7.2f / %5.2f %7.2f / %5.2f %7.2f / %5.2f | %12.2f %12.2f\n", G[i].name, g->n_ops, G[i].devices,
                1e3 * w1[0], 1e3 * c1[0], 1e3 * w1[1], 1e3 * c1[1], 1e3 * w8[1], 1e3 * c8[1], G[i].infer, G[i].train);
         fflush(stdout);
-        dp_trainer_free(tr);
-        dp_costs_free(c);
+        dp_train_free(tr);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     return 0;

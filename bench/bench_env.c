@@ -131,7 +131,7 @@ int main(int argc, char **argv)
         dp_graph *g = dp_graph_read(path, NULL, &err);
         if (!g) { fprintf(stderr, "bench_env: %s\n", err.msg); return 1; }
         const double ts = g->time_scale;
-        dp_costs *c = dp_costs_graph(g, graphs[gi].devices, &err);
+        dp_cost *c = dp_cost_graph(g, graphs[gi].devices, &err);
         dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
         dp_oracle o = dp_engine_oracle(e);
         dp_env *app = dp_env_alloc(g, c, &err), *eng = dp_env_alloc(g, c, &err);
@@ -201,7 +201,7 @@ int main(int argc, char **argv)
         dp_env_free(app);
         dp_env_free(eng);
         dp_engine_free(e);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     return 0;

@@ -44,7 +44,7 @@ static dp_graph *layered_dag(int V, unsigned long seed)
     dp_error err;
     dp_graph *t = dp_gen_random(&o, &err);
     if (!t) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return NULL; }
-    dp_graph_builder *b = dp_graph_builder_alloc("daggen-physical", "bench_hifi (dp_gen_random)", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("daggen-physical", "bench_hifi (dp_gen_random)", DP_GRAPH_COST_PHYSICAL);
     for (int v = 0; v < t->n_ops; v++) dp_graph_builder_add_op(b, NULL, "op", t->work[v] * 1e9, t->out_size[v] * 1e6);
     for (int e = 0; e < t->n_edges; e++) dp_graph_builder_add_edge(b, t->edge_src[e], t->edge_dst[e], t->edge_size[e] * 1e6);
     dp_graph *g = dp_graph_builder_finish(b, &err);
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     if (!t) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return 1; }
     dp_graph *g = layered_dag(V, seed);
     if (!g) return 1;
-    dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+    dp_cost *c = dp_costmodel_costs(g, t, NULL, &err);
     if (!c) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return 1; }
     const int D = t->n_devices;
     int *a = malloc(sizeof(int) * (size_t)g->n_ops);
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     for (int m = 0; m < 3; m++) {
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.transfer_model = (dp_xfer_kind)m;
+        o.transfer_model = (dp_transfer_kind)m;
         dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
         if (!s) { fprintf(stderr, "bench_hifi: %s\n", err.msg); return 1; }
         dp_hisim_result res;
@@ -104,14 +104,14 @@ int main(int argc, char **argv)
             if (dt < best) best = dt;
             runs++;
         }
-        printf("%-8s %12.4f %12d %12ld %14.4g %14.6g\n", dp_xfer_kind_name((dp_xfer_kind)m), best, runs, res.n_events,
+        printf("%-8s %12.4f %12d %12ld %14.4g %14.6g\n", dp_transfer_kind_name((dp_transfer_kind)m), best, runs, res.n_events,
                res.n_events / best, res.makespan);
-        if (m == DP_XFER_MAXMIN) maxmin_s = best;
+        if (m == DP_TRANSFER_MAXMIN) maxmin_s = best;
         dp_hisim_free(s);
     }
     printf("max-min on %d ops: %.3f s per simulation (target < 1 s): %s\n", g->n_ops, maxmin_s, maxmin_s < 1 ? "met" : "MISSED");
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 
     printf("\nworkspace memory (engine + transfer model, after one run), max-min:\n");
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     for (int k = 3; k >= 0; k--) {
         int v = V >> k;
         dp_graph *h = layered_dag(v, seed);
-        dp_costs *hc = dp_costmodel_costs(h, t, NULL, &err);
+        dp_cost *hc = dp_costmodel_costs(h, t, NULL, &err);
         int *ha = malloc(sizeof(int) * (size_t)h->n_ops);
         gsl_rng *rr = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(rr, seed + 1);
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
         gsl_rng_free(rr);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.transfer_model = DP_XFER_MAXMIN;
+        o.transfer_model = DP_TRANSFER_MAXMIN;
         dp_hisim *s = dp_hisim_alloc(h, hc, t, &o, &err);
         dp_hisim_result res;
         dp_hisim_run(s, ha, NULL, &res, &err);
@@ -135,7 +135,7 @@ int main(int argc, char **argv)
         printf("%10d %10d %14zu %16.2f\n", h->n_ops, h->n_edges, bytes, (double)bytes / (h->n_ops + h->n_edges));
         dp_hisim_free(s);
         free(ha);
-        dp_costs_free(hc);
+        dp_cost_free(hc);
         dp_graph_free(h);
     }
     dp_topology_free(t);

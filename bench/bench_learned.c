@@ -1,9 +1,9 @@
 /* bench_learned: the learned methods side by side on DOPPLER's graphs (DOPPLER-compatible cost
- * model, dp_costs_graph), one BLAS thread, one process.
+ * model, dp_cost_graph), one BLAS thread, one process.
  *
  *   bench_learned episode [GRAPH_DIR [REPS]]
  *     seconds per episode, inference (greedy rollout with the simulator) and training (rollout,
- *     loss, backward, Adam), of DOPPLER (dp_trainer_bench), Placeto and GDP (the same trainer, dp_agent.h),
+ *     loss, backward, Adam), of DOPPLER (dp_train_bench), Placeto and GDP (the same trainer, dp_agent.h),
  *     measured in the same run on every graph, beside the DOPPLER authors' figures for DOPPLER
  *     and Placeto (Yao et al. 2026; their machine and PyTorch code).
  *
@@ -55,13 +55,13 @@ static int fail(const dp_error *err)
     return 1;
 }
 
-static int load(const char *dir, size_t i, dp_graph **g, dp_costs **c, dp_error *err)
+static int load(const char *dir, size_t i, dp_graph **g, dp_cost **c, dp_error *err)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, G[i].file);
     *g = dp_graph_read(path, NULL, err);
     if (!*g) return 77;
-    *c = dp_costs_graph(*g, G[i].devices, err);
+    *c = dp_cost_graph(*g, G[i].devices, err);
     return *c ? 0 : 1;
 }
 
@@ -84,7 +84,7 @@ static int episode_times(const char *dir, int reps)
     for (size_t i = 0; i < N_GRAPHS; i++) {
         dp_error err;
         dp_graph *g = NULL;
-        dp_costs *c = NULL;
+        dp_cost *c = NULL;
         int rc = load(dir, i, &g, &c, &err);
         if (rc) {
             fprintf(stderr, "bench_learned: %s\n", err.msg);
@@ -94,20 +94,20 @@ static int episode_times(const char *dir, int reps)
         dp_engine *eng = dp_engine_alloc(g, c, NULL, &err);
         if (!eng) return fail(&err);
         const dp_oracle oracle = dp_engine_oracle(eng);
-        dp_trainer *dtr = dp_trainer_alloc(g, c, &dcfg, &oracle, &err);
-        if (!dtr || dp_trainer_bench(dtr, 2, &di, &dt, &err) || dp_trainer_bench(dtr, reps, &di, &dt, &err)) return fail(&err);
-        dp_trainer_free(dtr);
-        dp_trainer *ptr = dp_trainer_alloc(g, c, &pcfg, &oracle, &err);
-        if (!ptr || dp_trainer_bench(ptr, 2, &pi, &pt, &err) || dp_trainer_bench(ptr, reps, &pi, &pt, &err)) return fail(&err);
-        dp_trainer_free(ptr);
-        dp_trainer *gtr = dp_trainer_alloc(g, c, &gcfg, &oracle, &err);
-        if (!gtr || dp_trainer_bench(gtr, 2, &gi, &gt, &err) || dp_trainer_bench(gtr, reps, &gi, &gt, &err)) return fail(&err);
-        dp_trainer_free(gtr);
+        dp_train *dtr = dp_train_alloc(g, c, &dcfg, &oracle, &err);
+        if (!dtr || dp_train_bench(dtr, 2, &di, &dt, &err) || dp_train_bench(dtr, reps, &di, &dt, &err)) return fail(&err);
+        dp_train_free(dtr);
+        dp_train *ptr = dp_train_alloc(g, c, &pcfg, &oracle, &err);
+        if (!ptr || dp_train_bench(ptr, 2, &pi, &pt, &err) || dp_train_bench(ptr, reps, &pi, &pt, &err)) return fail(&err);
+        dp_train_free(ptr);
+        dp_train *gtr = dp_train_alloc(g, c, &gcfg, &oracle, &err);
+        if (!gtr || dp_train_bench(gtr, 2, &gi, &gt, &err) || dp_train_bench(gtr, reps, &gi, &gt, &err)) return fail(&err);
+        dp_train_free(gtr);
         dp_engine_free(eng);
         printf("| %s | %d | %d | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.1f | %.2f / %.2f | %.2f / %.2f |\n", G[i].name,
                g->n_ops, G[i].devices, di, dt, pi, pt, gi, gt, pt / dt, G[i].infer, G[i].train, G[i].p_infer, G[i].p_train);
         fflush(stdout);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     return 0;
@@ -118,11 +118,11 @@ typedef struct row {
     double makespan, seconds;
 } row;
 
-static int simulate(const dp_graph *g, const dp_costs *c, const int *as, double *ms, dp_error *err)
+static int simulate(const dp_graph *g, const dp_cost *c, const int *as, double *ms, dp_error *err)
 {
     dp_engine *e = dp_engine_alloc(g, c, NULL, err);
     if (!e) return err->code;
-    dp_schedule res;
+    dp_engine_schedule res;
     int rc = dp_engine_run(e, as, NULL, &res, err);
     dp_engine_free(e);
     *ms = res.makespan / g->time_scale;
@@ -145,7 +145,7 @@ static int table(const char *dir, long episodes, uint64_t seed)
         if (G[i].devices != 4) continue;
         dp_error err;
         dp_graph *g = NULL;
-        dp_costs *c = NULL;
+        dp_cost *c = NULL;
         int rc = load(dir, i, &g, &c, &err);
         if (rc) {
             fprintf(stderr, "bench_learned: %s\n", err.msg);
@@ -163,15 +163,15 @@ static int table(const char *dir, long episodes, uint64_t seed)
                 dp_train_config cfg;
                 dp_train_config_default(&cfg);
                 cfg.seed = seed;
-                dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
+                dp_train *tr = dp_train_alloc(g, c, &cfg, &oracle, &err);
                 double ms;
-                if (!tr || dp_trainer_run(tr, DP_STAGE_IL, episodes / 2, NULL, &err) ||
-                    dp_trainer_run(tr, DP_STAGE_SIM, episodes - episodes / 2, NULL, &err))
+                if (!tr || dp_train_run(tr, DP_TRAIN_STAGE_IL, episodes / 2, NULL, &err) ||
+                    dp_train_run(tr, DP_TRAIN_STAGE_SIM, episodes - episodes / 2, NULL, &err))
                     return fail(&err);
                 /* the best-greedy parameters, as place --method doppler and the baselines use */
-                dp_trainer_use_best(tr);
-                if (dp_trainer_place(tr, 0, seed, as, &ms, NULL, &err)) return fail(&err);
-                dp_trainer_free(tr);
+                dp_train_use_best(tr);
+                if (dp_train_place(tr, 0, seed, as, &ms, NULL, &err)) return fail(&err);
+                dp_train_free(tr);
             } else {
                 dp_place_options o;
                 dp_place_options_init(&o);
@@ -190,7 +190,7 @@ static int table(const char *dir, long episodes, uint64_t seed)
         fflush(stdout);
         free(as);
         dp_engine_free(eng);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     return 0;

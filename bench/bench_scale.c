@@ -35,7 +35,7 @@ static double peak_mib(void)
     return ru.ru_maxrss / 1024.0;
 }
 
-static int place_cp_by_id(const dp_graph *g, const dp_costs *c, int *a, dp_error *err)
+static int place_cp_by_id(const dp_graph *g, const dp_cost *c, int *a, dp_error *err)
 {
     dp_env *env = dp_env_alloc(g, c, err);
     if (!env) return DP_ENOMEM;
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     unlink(path);
     if (!g) { fprintf(stderr, "%s\n", err.msg); return 1; }
     double t2 = now_s(), m1 = peak_mib();
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     int *a = malloc((size_t)n * sizeof *a);
     if (!c || !a) return 1;
     int rc = by_id ? place_cp_by_id(g, c, a, &err) : dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
            t3 - t2, t4 - t3, m0, m1, m2, m3, r.makespan, ok ? "(as computed by hand)" : "WRONG");
     dp_sim_free(s);
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     return ok ? 0 : 1;
 }

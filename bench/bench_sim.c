@@ -41,7 +41,7 @@ int main(int argc, char **argv)
         if (!g) { fprintf(stderr, "bench_sim: %s\n", err.msg); return 1; }
         int d = D;
         if (strstr(argv[i], "8gpu")) d = 8;
-        dp_costs *c = dp_costs_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
+        dp_cost *c = dp_cost_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
         dp_sim *s = dp_sim_alloc(g, c, &err);
         int *a = malloc(sizeof(int) * g->n_ops);
         dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
@@ -64,7 +64,7 @@ int main(int argc, char **argv)
         qsort(per, nb, sizeof(double), cmp_double);
         printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld\n", g->name, g->n_ops, g->n_edges, d, per[nb / 2], per[0], r.n_events);
         free(per); free(a);
-        dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+        dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
     }
     return 0;
 }

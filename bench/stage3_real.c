@@ -31,10 +31,10 @@
 static void progress(const dp_train_progress *p, void *ctx)
 {
     (void)ctx;
-    long every = p->stage == DP_STAGE_REAL ? 10 : 100;
+    long every = p->stage == DP_TRAIN_STAGE_REAL ? 10 : 100;
     if (p->episode % every != 0 && !p->final) return;
     fprintf(stderr, "  stage %s episode %ld/%ld: makespan %.4g best %.4g running avg %.4g (%.1f episodes/s)\n",
-            dp_stage_name(p->stage), p->episode, p->episodes, p->makespan, p->best, p->running_avg, p->episodes_per_s);
+            dp_train_stage_name(p->stage), p->episode, p->episodes, p->makespan, p->best, p->running_avg, p->episodes_per_s);
 }
 
 /* the makespans of k assignments measured in `passes` interleaved passes (each pass: prepare,
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     cfg.seed = seed;
     int *a_cp = malloc((size_t)n * sizeof(int)), *a_before = malloc((size_t)n * sizeof(int)),
         *a_after = malloc((size_t)n * sizeof(int));
-    dp_trainer *t2 = NULL, *t3 = NULL;
+    dp_train *t2 = NULL, *t3 = NULL;
     dp_engine *eng = NULL;
     int status = 1;
     fprintf(stderr, "stage3_real: %s, %d ops, %.3g FLOPs executed on %d devices of %s (calibration %s)\n", g->name, n,
@@ -135,25 +135,25 @@ int main(int argc, char **argv)
     /* stages I and II on the simulator, as the paper does before real execution */
     if (!(eng = dp_engine_alloc(xg, real.costs, &mach, &err))) goto fail;
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
-    if (!(t2 = dp_trainer_alloc(xg, real.costs, &cfg, &sim_oracle, &err))) goto fail;
+    if (!(t2 = dp_train_alloc(xg, real.costs, &cfg, &sim_oracle, &err))) goto fail;
     dp_train_io io;
     memset(&io, 0, sizeof io);
     io.progress = progress;
     io.trajectory = tr2;
     io.checkpoint = ck2;
-    if (n_il > 0 && dp_trainer_run(t2, DP_STAGE_IL, n_il, &io, &err) != DP_OK) goto fail;
-    if (n_sim > 0 && dp_trainer_run(t2, DP_STAGE_SIM, n_sim, &io, &err) != DP_OK) goto fail;
+    if (n_il > 0 && dp_train_run(t2, DP_TRAIN_STAGE_IL, n_il, &io, &err) != DP_OK) goto fail;
+    if (n_sim > 0 && dp_train_run(t2, DP_TRAIN_STAGE_SIM, n_sim, &io, &err) != DP_OK) goto fail;
     double sim_before;
-    if (dp_trainer_place(t2, 0, seed, a_before, &sim_before, NULL, &err) != DP_OK) goto fail;
+    if (dp_train_place(t2, 0, seed, a_before, &sim_before, NULL, &err) != DP_OK) goto fail;
     /* stage III from the stage II checkpoint, against real execution */
-    if (!(t3 = dp_trainer_alloc(xg, real.costs, &cfg, &real.oracle, &err))) goto fail;
-    if (dp_trainer_init_from(t3, ck2, &err) != DP_OK) goto fail;
+    if (!(t3 = dp_train_alloc(xg, real.costs, &cfg, &real.oracle, &err))) goto fail;
+    if (dp_train_init_from(t3, ck2, &err) != DP_OK) goto fail;
     io.trajectory = tr3;
     io.checkpoint = ck3;
     double t0_calls = (double)real.ctx.calls;
-    if (dp_trainer_run(t3, DP_STAGE_REAL, n_real, &io, &err) != DP_OK) goto fail;
+    if (dp_train_run(t3, DP_TRAIN_STAGE_REAL, n_real, &io, &err) != DP_OK) goto fail;
     double after_ms;
-    if (dp_trainer_place(t3, 0, seed, a_after, &after_ms, NULL, &err) != DP_OK) goto fail;
+    if (dp_train_place(t3, 0, seed, a_after, &after_ms, NULL, &err) != DP_OK) goto fail;
     dp_place_options po;
     dp_place_options_init(&po);
     if (dp_place("cp", xg, real.costs, &po, a_cp, NULL, NULL, &err) != DP_OK) goto fail;
@@ -201,8 +201,8 @@ int main(int argc, char **argv)
 fail:
     status = dp_cli_fail(&err);
 done:
-    dp_trainer_free(t2);
-    dp_trainer_free(t3);
+    dp_train_free(t2);
+    dp_train_free(t3);
     dp_engine_free(eng);
     free(a_cp); free(a_before); free(a_after);
     dp_cli_real_close(&real);

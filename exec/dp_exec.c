@@ -80,7 +80,7 @@ static void classify(const dp_graph *g, int v, int *cls, int *func)
     int n_operands = einsum_info(g->op_einsum[v], &summed);
     *func = DP_EXEC_F_IDENTITY;
     int n_pred = g->pred_ptr[v + 1] - g->pred_ptr[v];
-    if (g->cost_kind == DP_COST_TIME) { *cls = DP_EXEC_SYNTH; return; }
+    if (g->cost_kind == DP_GRAPH_COST_TIME) { *cls = DP_EXEC_SYNTH; return; }
     if (has_word(kind, "matmul") || has_word(kind, "gemm") || has_word(kind, "einsum") || has_word(kind, "contract") ||
         !strcmp(kind, "mm") || !strcmp(kind, "bmm") || !strcmp(kind, "linear") || !strcmp(kind, "dot") ||
         (n_operands >= 2 && summed)) {
@@ -123,9 +123,9 @@ static void plan_op(const dp_graph *g, int v, const dp_exec_options *o, double f
         return;
     }
     const double s = o->scale;
-    double dims[DP_MAX_DIMS];
+    double dims[DP_GRAPH_MAX_DIMS];
     int nd = g->op_ndim[v];
-    for (int i = 0; i < nd; i++) dims[i] = (double)g->op_shape[(size_t)v * DP_MAX_DIMS + i];
+    for (int i = 0; i < nd; i++) dims[i] = (double)g->op_shape[(size_t)v * DP_GRAPH_MAX_DIMS + i];
     if (nd == 0) {
         /* no shape: a square-ish matrix of the output's fp32 elements */
         double p = g->out_size[v] / 4.0;
@@ -169,7 +169,7 @@ static void synth_units(const dp_graph *g, const dp_exec_options *o, double *fpu
 {
     *fpu = o->flops_per_unit;
     *bpu = o->bytes_per_unit;
-    if (g->cost_kind != DP_COST_TIME) return;
+    if (g->cost_kind != DP_GRAPH_COST_TIME) return;
     if (*fpu <= 0) {
         double w = dp_graph_total_work(g);
         *fpu = w > 0 ? DP_EXEC_DEFAULT_FLOPS / w : 1.0;
@@ -210,7 +210,7 @@ static double total_flops_at(const dp_graph *g, const dp_exec_options *base, dou
 
 double dp_exec_auto_scale(const dp_graph *g, double target_flops)
 {
-    if (g->cost_kind == DP_COST_TIME) {
+    if (g->cost_kind == DP_GRAPH_COST_TIME) {
         double w = dp_graph_total_work(g);
         return w > 0 ? target_flops / w : 1.0;
     }
@@ -455,7 +455,7 @@ void dp_exec_free(dp_exec *x)
 
 static dp_graph *executed_graph(const dp_graph *g, const dp_exec_kernel *k, dp_error *err)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc(g->name, g->source, DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc(g->name, g->source, DP_GRAPH_COST_PHYSICAL);
     if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     dp_graph_builder_set_time_unit(b, 1.0, "s");
     for (int v = 0; v < g->n_ops; v++) {
@@ -476,7 +476,7 @@ dp_graph *dp_exec_plan_graph(const dp_graph *g, const dp_exec_options *o, dp_err
 {
     dp_exec_options def;
     if (!o) { dp_exec_options_init(&def); o = &def; }
-    dp_exec_kernel *k = dp_calloc_n(g->n_ops, sizeof *k);
+    dp_exec_kernel *k = dp_alloc_calloc_n(g->n_ops, sizeof *k);
     if (!k) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     dp_graph *xg = dp_exec_plan(g, o, k, err) == DP_OK ? executed_graph(g, k, err) : NULL;
     free(k);
@@ -514,29 +514,29 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
     x->opt = *o;
     x->opt.backend = be->name;
     const int n = g->n_ops, m = g->n_edges;
-    x->k = dp_calloc_n(n, sizeof *x->k);
+    x->k = dp_alloc_calloc_n(n, sizeof *x->k);
     if (!x->k) goto nomem;
     if (dp_exec_plan(g, o, x->k, err) != DP_OK) goto fail;
     x->xg = executed_graph(g, x->k, err);
     if (!x->xg) goto fail;
     x->first_copy = malloc((size_t)m + 1);
-    x->assign = dp_calloc_n(n, sizeof(int));
-    x->buf = dp_calloc_n(n, sizeof(float *));
-    x->ucopy_ptr = dp_calloc_n((size_t)n + 1, sizeof(int));
+    x->assign = dp_alloc_calloc_n(n, sizeof(int));
+    x->buf = dp_alloc_calloc_n(n, sizeof(float *));
+    x->ucopy_ptr = dp_alloc_calloc_n((size_t)n + 1, sizeof(int));
     /* at most one copy per (op, other device), and at most one per edge */
     size_t cap = (size_t)m + 1;
-    x->copy_src = dp_malloc_n(cap, sizeof(int));
-    x->copy_dev = dp_malloc_n(cap, sizeof(int));
-    x->copy_buf = dp_calloc_n(cap, sizeof(float *));
-    x->copy_start = dp_malloc_n(cap, sizeof(double));
-    x->copy_end = dp_malloc_n(cap, sizeof(double));
-    x->in_ptr = dp_calloc_n((size_t)m + 1, sizeof(float *));
-    x->in_elems = dp_calloc_n((size_t)m + 1, sizeof(int64_t));
-    x->need_init = dp_malloc_n(n, sizeof(int));
-    x->need = dp_malloc_n(n, sizeof(int));
-    x->op_start = dp_calloc_n(n, sizeof(double));
-    x->op_end = dp_calloc_n(n, sizeof(double));
-    x->dev = dp_calloc_n(n_devices, sizeof(dev_state));
+    x->copy_src = dp_alloc_malloc_n(cap, sizeof(int));
+    x->copy_dev = dp_alloc_malloc_n(cap, sizeof(int));
+    x->copy_buf = dp_alloc_calloc_n(cap, sizeof(float *));
+    x->copy_start = dp_alloc_malloc_n(cap, sizeof(double));
+    x->copy_end = dp_alloc_malloc_n(cap, sizeof(double));
+    x->in_ptr = dp_alloc_calloc_n((size_t)m + 1, sizeof(float *));
+    x->in_elems = dp_alloc_calloc_n((size_t)m + 1, sizeof(int64_t));
+    x->need_init = dp_alloc_malloc_n(n, sizeof(int));
+    x->need = dp_alloc_malloc_n(n, sizeof(int));
+    x->op_start = dp_alloc_calloc_n(n, sizeof(double));
+    x->op_end = dp_alloc_calloc_n(n, sizeof(double));
+    x->dev = dp_alloc_calloc_n(n_devices, sizeof(dev_state));
     if (!x->first_copy || !x->assign || !x->buf || !x->ucopy_ptr || !x->copy_src || !x->copy_dev ||
         !x->copy_buf || !x->copy_start || !x->copy_end || !x->in_ptr || !x->in_elems || !x->need_init ||
         !x->need || !x->op_start || !x->op_end || !x->dev)
@@ -564,8 +564,8 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
     }
     for (int d = 0; d < n_devices; d++) {
         dev_state *s = &x->dev[d];
-        s->ready = dp_malloc_n(n, sizeof(int));
-        s->copyq = dp_malloc_n(cap, sizeof(int));
+        s->ready = dp_alloc_malloc_n(n, sizeof(int));
+        s->copyq = dp_alloc_malloc_n(cap, sizeof(int));
         s->w_elems = need + 8192;
         s->weights = dev_alloc(x, d, (size_t)s->w_elems * sizeof(float));
         if (!s->ready || !s->copyq || !s->weights) goto nomem;
@@ -717,7 +717,7 @@ int dp_exec_measure(dp_exec *x, const int *assignment, int warmup, int repeats, 
     dp_exec_result res;
     for (int i = 0; i < warmup; i++)
         if ((rc = dp_exec_run(x, &res, err)) != DP_OK) return rc;
-    double *t = dp_malloc_n((size_t)repeats, sizeof(double));
+    double *t = dp_alloc_malloc_n((size_t)repeats, sizeof(double));
     if (!t) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < repeats; i++) {
         if ((rc = dp_exec_run(x, &res, err)) != DP_OK) { free(t); return rc; }
@@ -758,7 +758,7 @@ static int oracle_paired(dp_exec_oracle_ctx *o, const int *assignment, double *m
     dp_exec_result res;
     for (int i = 0; i < o->warmup; i++)
         if ((rc = dp_exec_run(o->x, &res, err)) != DP_OK) return rc;
-    double *ratio = dp_malloc_n((size_t)(2 * R), sizeof(double)), *ref = ratio ? ratio + R : NULL;
+    double *ratio = dp_alloc_malloc_n((size_t)(2 * R), sizeof(double)), *ref = ratio ? ratio + R : NULL;
     if (!ratio) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < R && rc == DP_OK; i++) {
         if ((rc = dp_exec_run(o->ref_x, &res, err)) != DP_OK) break;

@@ -26,7 +26,7 @@
  *                     kind (relu, gelu, silu, tanh, sigmoid, exp, identity; "mul" multiplies),
  *                     softmax normalises rows; sources fill their output deterministically;
  *   DP_EXEC_REDUCE    reductions (kind reduce/sum/mean/...): out[i mod n_out] += in[i];
- *   DP_EXEC_SYNTH     graphs with abstract costs only (DP_COST_TIME, e.g. DOPPLER's files):
+ *   DP_EXEC_SYNTH     graphs with abstract costs only (DP_GRAPH_COST_TIME, e.g. DOPPLER's files):
  *                     sgemm chunks (64 x 64 x 256) totalling work x flops_per_unit FLOPs, after
  *                     reading every input; the output has out_size x bytes_per_unit bytes.
  * Every kernel's result depends only on its inputs and the op id, never on the device, so an

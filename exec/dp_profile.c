@@ -121,7 +121,7 @@ static int add_itf(dp_profile *p, int d, const char *kind, double x, double y, i
  * op's time on a busy device, dispatch included */
 typedef struct probe {
     const char *kind;
-    int time_graph;            /* synthetic: a DP_COST_TIME graph */
+    int time_graph;            /* synthetic: a DP_GRAPH_COST_TIME graph */
     int n_src;                 /* 0: the ops are sources themselves (kind "input") */
     int64_t src_shape[2];
     int op_ndim;
@@ -132,7 +132,7 @@ typedef struct probe {
 
 static dp_graph *probe_graph(const probe *pr, int chain, dp_error *err)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("profile", "profile", pr->time_graph ? DP_COST_TIME : DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("profile", "profile", pr->time_graph ? DP_GRAPH_COST_TIME : DP_GRAPH_COST_PHYSICAL);
     if (!b) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     const double src_bytes = 4.0 * (double)(pr->src_shape[0] * pr->src_shape[1]);
     for (int s = 0; s < pr->n_src; s++) {
@@ -230,7 +230,7 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
 {
     dp_profile_options def;
     if (!o) { dp_profile_options_init(&def); o = &def; }
-    if (xg->cost_kind != DP_COST_PHYSICAL)
+    if (xg->cost_kind != DP_GRAPH_COST_PHYSICAL)
         return dp_error_set(err, DP_EINVAL, "%s: profile graph ops: an executed graph (FLOPs and bytes) is needed", xg->source);
     const int n = xg->n_ops;
     dp_exec_options xo;
@@ -283,7 +283,7 @@ done:
 static int kind_class(const char *kind)
 {
     if (strcmp(kind, "synthetic") == 0) return DP_EXEC_SYNTH;
-    dp_graph_builder *b = dp_graph_builder_alloc("k", "k", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("k", "k", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, NULL, "input", 0, 4);
     dp_graph_builder_add_op(b, NULL, kind, 2, 4);
     dp_graph_builder_add_edge(b, 0, 1, 4);
@@ -374,7 +374,7 @@ static int profile_route(dp_profile *p, int D, int a, int b, const dp_profile_op
     int rc = DP_OK;
     for (int64_t e = 256; e <= 4 * o->max_elems && rc == DP_OK; e *= 2) {
         const int64_t row = 256;
-        dp_graph_builder *gb = dp_graph_builder_alloc("copy", "profile", DP_COST_PHYSICAL);
+        dp_graph_builder *gb = dp_graph_builder_alloc("copy", "profile", DP_GRAPH_COST_PHYSICAL);
         int64_t sh[2] = {e / row, row}, one[1] = {1};
         dp_graph_builder_add_op(gb, NULL, "input", 0, 4.0 * (double)e);
         dp_graph_builder_set_op_info(gb, 0, NULL, NULL, 2, sh);
@@ -463,7 +463,7 @@ static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_opti
 {
     enum { NM = 16, NC = 6 };
     const int64_t s = o->max_gemm < 384 ? o->max_gemm : 384, E = o->max_elems;
-    dp_graph_builder *b = dp_graph_builder_alloc("copy-in", "profile", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("copy-in", "profile", DP_GRAPH_COST_PHYSICAL);
     if (!b) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int64_t sh[2] = {s, s}, rows[2] = {E / 256 > 0 ? E / 256 : 1, 256}, one[1] = {1};
     const double mb = 4.0 * (double)(s * s), cb = 4.0 * (double)(rows[0] * rows[1]);

@@ -87,7 +87,7 @@ const char *dp_cli_fmt(double x, char *buf, size_t cap)
 int dp_cli_read_assignment(const char *path, int n_ops, int n_devices, int *out, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_file(path, &size, err);
+    char *text = dp_file_read(path, &size, err);
     if (!text) return err ? err->code : DP_EIO;
     const char *p = text;
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;

@@ -190,7 +190,7 @@ static int calibrate_profile(int argc, char **argv)
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
         if (!g) { status = dp_cli_fail(&err); goto done; }
         for (int u = 0; u < g->n_ops; u++)
-            if (add_kinds(&kinds, &n_kinds, g->cost_kind == DP_COST_TIME ? "synthetic" : g->op_kind[u]) != 0) {
+            if (add_kinds(&kinds, &n_kinds, g->cost_kind == DP_GRAPH_COST_TIME ? "synthetic" : g->op_kind[u]) != 0) {
                 dp_graph_free(g);
                 goto nomem;
             }
@@ -213,7 +213,7 @@ static int calibrate_profile(int argc, char **argv)
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
         if (!g) { dp_profile_free(p); status = dp_cli_fail(&err); goto done; }
-        if (g->cost_kind == DP_COST_TIME) {   /* synthetic kernels: the sweep covers them */
+        if (g->cost_kind == DP_GRAPH_COST_TIME) {   /* synthetic kernels: the sweep covers them */
             fprintf(stderr, "  %s: a graph of durations: its ops run synthetic kernels, which the synthetic sweep covers "
                             "(no measured ops)\n", graphs[i]);
             dp_graph_free(g);

@@ -57,7 +57,7 @@ static int graph_info(int argc, char **argv)
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = NULL;
-    dp_costs *cost = NULL;
+    dp_cost *cost = NULL;
     if (dp_hetero_format(argv[optind], format)) {
         /* a heterogeneous example: its own processors, as place reads it */
         if (mach.devices_given || mach.topology) {
@@ -77,24 +77,24 @@ static int graph_info(int argc, char **argv)
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
     double total = dp_graph_total_work(g);
-    double cp = dp_costs_critical_path(g, cost);
-    double lb = dp_costs_lower_bound(g, cost);
+    double cp = dp_cost_critical_path(g, cost);
+    double lb = dp_cost_lower_bound(g, cost);
     printf("graph:           %s (%s)\n", g->name, g->source);
-    printf("costs:           %s\n", g->cost_kind == DP_COST_PHYSICAL ? "FLOPs and bytes" : "times (as given in the file)");
+    printf("costs:           %s\n", g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs and bytes" : "times (as given in the file)");
     printf("ops:             %d\n", g->n_ops);
     printf("edges:           %d\n", g->n_edges);
     printf("repeated edges:  %d\n", g->n_repeated_edges);
     printf("sources:         %d\n", g->n_sources);
     printf("sinks:           %d\n", g->n_sinks);
-    printf("total work:      %s %s\n", dp_cli_fmt(total, b1, sizeof b1), g->cost_kind == DP_COST_PHYSICAL ? "FLOPs" : "(file units)");
+    printf("total work:      %s %s\n", dp_cli_fmt(total, b1, sizeof b1), g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs" : "(file units)");
     printf("devices:         %d\n", mach.n_devices);
     printf("critical path:   %s %s (b-level, mean costs, communication included)\n", dp_cli_fmt(cp / sc, b2, sizeof b2), g->time_unit);
     printf("lower bound:     %s %s (max of critical path without communication, work / devices)\n",
            dp_cli_fmt(lb / sc, b3, sizeof b3), g->time_unit);
     double single = 0;
-    for (int v = 0; v < g->n_ops; v++) single += dp_costs_op(cost, v, 0);
+    for (int v = 0; v < g->n_ops; v++) single += dp_cost_op(cost, v, 0);
     printf("single device:   %s %s\n", dp_cli_fmt(single / sc, b4, sizeof b4), g->time_unit);
-    dp_costs_free(cost);
+    dp_cost_free(cost);
     dp_graph_free(g);
     dp_machine_free(&mach);
     return 0;
@@ -179,7 +179,7 @@ static int graph_gen(int argc, char **argv)
         char b1[40];
         if (strcmp(out, "-") != 0)
             printf("%s: %s, %d ops, %d edges, total work %s %s\n", out, g->name, g->n_ops, g->n_edges,
-                   dp_cli_fmt(dp_graph_total_work(g), b1, sizeof b1), g->cost_kind == DP_COST_PHYSICAL ? "FLOPs" : g->time_unit);
+                   dp_cli_fmt(dp_graph_total_work(g), b1, sizeof b1), g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs" : g->time_unit);
         status = 0;
     }
     dp_graph_free(g);
@@ -223,7 +223,7 @@ static int graph_convert(int argc, char **argv)
                    "                       times (default %g, 1 Gbit/s)\n"
                    "  --assignment FILE    DOT output: group ops by device (an assignment file)\n"
                    "  --devices N          devices of the assignment (default: largest id + 1)\n",
-                   DP_WFCOMMONS_BANDWIDTH_BPS);
+                   DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS);
             return 0;
         default: return dp_cli_option_error("graph convert", "f:t:h", argv);
         }
@@ -237,7 +237,7 @@ static int graph_convert(int argc, char **argv)
     int status = 0;
     int *assign = NULL;
     if (assign_path) {
-        assign = dp_malloc_n((size_t)g->n_ops, sizeof *assign);
+        assign = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *assign);
         if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); status = dp_cli_fail(&err); goto done; }
         if (dp_cli_read_assignment(assign_path, g->n_ops, devices ? devices : 4096, assign, &err) != DP_OK) {
             status = dp_cli_fail(&err);
@@ -245,7 +245,7 @@ static int graph_convert(int argc, char **argv)
         }
         if (!devices)
             for (int v = 0; v < g->n_ops; v++) if (assign[v] + 1 > devices) devices = assign[v] + 1;
-        const char *dot = strrchr(dp_path_stem(out), '.');
+        const char *dot = strrchr(dp_file_path_stem(out), '.');
         if (to ? strcmp(to, "dot") != 0 : !(dot && (strcmp(dot, ".dot") == 0 || strcmp(dot, ".gv") == 0))) {
             status = dp_cli_usage_error("graph convert", "--assignment needs DOT output (.dot or --to dot)");
             goto done;

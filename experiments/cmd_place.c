@@ -123,7 +123,7 @@ typedef struct run_out {
     const double *busy;
     long n_transfers;
     double volume;
-    const dp_schedule *hi;      /* the general engine's schedule; NULL on the fast path */
+    const dp_engine_schedule *hi;      /* the general engine's schedule; NULL on the fast path */
     long sims;                  /* simulations the method spent (its searches, training, samples) */
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
@@ -157,12 +157,12 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "simulations", json_integer(r->sims));
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     json_object_set_new(o, "transfer_volume_units",
-                        json_string(g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units (comm)"));
+                        json_string(g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units (comm)"));
     if (r->hi) {
-        const dp_schedule *h = r->hi;
+        const dp_engine_schedule *h = r->hi;
         if (m->topo) json_object_set_new(o, "topology", json_string(m->topo->name));
-        json_object_set_new(o, "transfer_model", json_string(dp_xfer_kind_name(m->sim.transfer_model)));
-        json_object_set_new(o, "mode", json_string(m->sim.mode == DP_MODE_BSP ? "bsp" : "async"));
+        json_object_set_new(o, "transfer_model", json_string(dp_transfer_kind_name(m->sim.transfer_model)));
+        json_object_set_new(o, "mode", json_string(m->sim.mode == DP_HISIM_MODE_BSP ? "bsp" : "async"));
         json_t *mp = json_array();
         for (int d = 0; d < m->n_devices; d++) json_array_append_new(mp, dp_json_number(h->mem_peak[d]));
         json_object_set_new(o, "memory_peak", mp);
@@ -187,9 +187,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                m->topo ? m->topo->name
                        : dp_hetero_format(a->graph, a->format) ? "the example's own processors"
                                                             : "identical devices (DOPPLER-compatible costs)",
-               dp_xfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
-               m->sim.mode == DP_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
-               m->sim.queue == DP_QUEUE_PRIORITY ? "by priority" : "FIFO");
+               dp_transfer_kind_name(m->sim.transfer_model), m->topo && m->sim.copy_engines ? " with copy engines" : "",
+               m->sim.mode == DP_HISIM_MODE_BSP ? "bulk-synchronous" : "asynchronous work-conserving",
+               m->sim.queue == DP_HISIM_QUEUE_PRIORITY ? "by priority" : "FIFO");
     }
     printf("makespan: %s %s\n", dp_cli_fmt(r->makespan / sc, b, sizeof b), g->time_unit);
     if (r->ls)
@@ -199,12 +199,12 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         printf("device %d%s%s%s: busy %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
                m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), 100.0 * util(r, d));
         if (r->hi) printf(", peak memory %s %s", dp_cli_fmt(r->hi->mem_peak[d], b2, sizeof b2),
-                          g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+                          g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units");
         putchar('\n');
     }
     if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
-           g->cost_kind == DP_COST_PHYSICAL ? "bytes" : "file units");
+           g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units");
     if (r->hi && r->hi->mem_excess > 0)
         printf("memory over capacity by %.3g%%: penalised makespan %s %s\n", 100 * r->hi->mem_excess,
                dp_cli_fmt(r->hi->cost / sc, b, sizeof b), g->time_unit);
@@ -217,7 +217,7 @@ static int run_and_report(run_args *a)
     int status = DP_EXIT_ERROR;
     int *assign = NULL;
     double *prio = NULL;
-    dp_costs *cost = NULL;
+    dp_cost *cost = NULL;
     dp_engine *eng = NULL;
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
@@ -241,8 +241,8 @@ static int run_and_report(run_args *a)
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
         goto fail;
     }
-    assign = dp_malloc_n(g->n_ops, sizeof(int));
-    prio = dp_malloc_n(g->n_ops, sizeof(double));
+    assign = dp_alloc_malloc_n(g->n_ops, sizeof(int));
+    prio = dp_alloc_malloc_n(g->n_ops, sizeof(double));
     if (!assign || !prio) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     /* the one engine of this machine: it scores the placement below and every simulation the
      * method makes (its oracle) */
@@ -263,7 +263,7 @@ static int run_and_report(run_args *a)
     }
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     if (a->method && !a->assignment_file) {
-        int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *) = NULL;
+        int (*list_fn)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *) = NULL;
         if (strcmp(a->method, "heft") == 0) list_fn = dp_list_heft;
         else if (strcmp(a->method, "cpop") == 0) list_fn = dp_list_cpop;
         else if (strcmp(a->method, "peft") == 0) list_fn = dp_list_peft;
@@ -277,9 +277,9 @@ static int run_and_report(run_args *a)
         }
     }
     /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
-    if (!has_prio) dp_costs_levels(g, cost, prio, NULL);
+    if (!has_prio) dp_cost_levels(g, cost, prio, NULL);
     const char *label = a->assignment_file ? a->assignment_file : a->method;
-    dp_schedule sched;
+    dp_engine_schedule sched;
     const long method_sims = dp_engine_simulations(eng);
     if (dp_engine_run(eng, assign, prio, &sched, &err) != DP_OK) goto fail;
     const run_out out = {.makespan = sched.makespan, .busy = sched.busy, .n_transfers = sched.n_transfers,
@@ -302,7 +302,7 @@ done:
     dp_list_schedule_free(ls);
     free(assign);
     free(prio);
-    dp_costs_free(cost);
+    dp_cost_free(cost);
     dp_graph_free(g);
     dp_machine_free(&a->mach);
     return status;

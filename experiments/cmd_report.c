@@ -242,12 +242,12 @@ int cmd_report(int argc, char **argv)
     }
     if (table && strcmp(table, "runs") == 0 && !plotk) {
         char tmp[PATH_MAX + 64];
-        FILE *f = out ? dp_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
+        FILE *f = out ? dp_file_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
         if (!f) { status = dp_cli_fail(&err); goto done; }
         long m = 0;
         for (long i = 0; i < n; i++) if (dp_report_filter_match(&rows[i], where)) rows[m++] = rows[i]; else dp_result_free(&rows[i]);
         n = m;
-        if (dp_report_write_runs(f, rows, n, &err) != DP_OK || (out && dp_atomic_commit(f, tmp, out, &err) != DP_OK)) status = dp_cli_fail(&err);
+        if (dp_report_write_runs(f, rows, n, &err) != DP_OK || (out && dp_file_atomic_commit(f, tmp, out, &err) != DP_OK)) status = dp_cli_fail(&err);
         goto done;
     }
     if (table) {
@@ -310,12 +310,12 @@ int cmd_report(int argc, char **argv)
     }
     {
         char tmp[PATH_MAX + 64];
-        FILE *f = out ? dp_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
+        FILE *f = out ? dp_file_atomic_open(out, tmp, sizeof tmp, &err) : stdout;
         if (!f) { status = dp_cli_fail(&err); goto done; }
         if (dp_report_write(f, &t, format, &err) != DP_OK) {
-            if (out) dp_atomic_abort(f, tmp);
+            if (out) dp_file_atomic_abort(f, tmp);
             status = dp_cli_fail(&err);
-        } else if (out && dp_atomic_commit(f, tmp, out, &err) != DP_OK) status = dp_cli_fail(&err);
+        } else if (out && dp_file_atomic_commit(f, tmp, out, &err) != DP_OK) status = dp_cli_fail(&err);
     }
 done:
     dp_report_table_free(&t);

@@ -41,7 +41,7 @@ static int topology_show(const char *name)
     printf("  %-3s %-10s %-4s %12s %14s %14s %8s %7s %10s %9s\n", "id", "name", "kind", "peak TFLOP/s", "mem GB/s",
            "memory GB", "copy eng", "streams", "efficiency", "launch us");
     for (int d = 0; d < t->n_devices; d++) {
-        const dp_topo_device *v = &t->dev[d];
+        const dp_topology_device *v = &t->dev[d];
         char ce[16];
         if (v->copy_engines) snprintf(ce, sizeof ce, "%d", v->copy_engines);
         else snprintf(ce, sizeof ce, "unlim.");
@@ -57,7 +57,7 @@ static int topology_show(const char *name)
     }
     printf("\nlinks (%d), bandwidth per direction:\n", t->n_links);
     for (int i = 0; i < t->n_links; i++) {
-        const dp_topo_link *l = &t->link[i];
+        const dp_topology_link *l = &t->link[i];
         printf("  %-10s - %-10s %-9s %10s GB/s %8.3g us %s\n", t->node_name[l->a], t->node_name[l->b],
                dp_topology_link_kind_name(l->kind), gb(l->bandwidth_Bps, b1, sizeof b1), l->latency_s * 1e6,
                l->half_duplex ? "half duplex" : "full duplex");
@@ -71,7 +71,7 @@ static int topology_show(const char *name)
         printf("  %-10s", t->dev[a].name);
         for (int b = 0; b < D; b++) {
             if (a == b) { printf(" %9s", "-"); continue; }
-            const dp_topo_route *r = dp_topology_route(t, a, b);
+            const dp_topology_route_info *r = dp_topology_route(t, a, b);
             snprintf(b3, sizeof b3, "%s%s", gb(1.0 / r->inv_bw, b1, sizeof b1), r->staged ? "*" : "");
             printf(" %9s", b3);
         }
@@ -85,7 +85,7 @@ static int topology_show(const char *name)
         printf("  %-10s", t->dev[a].name);
         for (int b = 0; b < D; b++) {
             if (a == b) { printf(" %9s", "-"); continue; }
-            const dp_topo_route *r = dp_topology_route(t, a, b);
+            const dp_topology_route_info *r = dp_topology_route(t, a, b);
             snprintf(b3, sizeof b3, "%.3g/%d", r->latency_s * 1e6, r->n_hops);
             printf(" %9s", b3);
         }
@@ -95,7 +95,7 @@ static int topology_show(const char *name)
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
             if (a == b) continue;
-            const dp_topo_route *r = dp_topology_route(t, a, b);
+            const dp_topology_route_info *r = dp_topology_route(t, a, b);
             printf("  %s", t->dev[a].name);
             for (int sg = r->seg_begin; sg < r->seg_end; sg++) {
                 if (sg > r->seg_begin) printf(" [staged]");

@@ -31,7 +31,7 @@ static void on_signal(int sig)
 
 /* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
  * one that scored training, so every row is in one model). */
-static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *eng, const dp_machine *mach, int *assign,
+static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
                             dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
@@ -41,7 +41,7 @@ static int print_heuristics(const dp_graph *g, const dp_costs *cost, dp_engine *
         dp_place_options_init(&o);
         o.oracle = &oracle;
         o.machine = mach;
-        dp_schedule s;
+        dp_engine_schedule s;
         int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
         if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
         if (rc != DP_OK) return rc;
@@ -71,7 +71,7 @@ typedef struct graph_set {
     char **src;          /* file path or "gen:..." spec */
     int *validation;
     dp_graph **g;
-    dp_costs **c;
+    dp_cost **c;
     dp_engine **e;
 } graph_set;
 
@@ -80,7 +80,7 @@ static void graph_set_free(graph_set *s)
     for (int i = 0; i < s->n; i++) {
         free(s->src[i]);
         if (s->e) dp_engine_free(s->e[i]);
-        if (s->c) dp_costs_free(s->c[i]);
+        if (s->c) dp_cost_free(s->c[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
     free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e);
@@ -346,7 +346,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
         char bar[32];
         for (int i = 0; i < width; i++) bar[i] = i < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s greedy %s %.0f ep/s ", dp_stage_name(p->stage),
+        fprintf(stderr, "\r[%s] %ld/%ld [%s] eps %.3f lr %.2e makespan %s best %s avg %s greedy %s %.0f ep/s ", dp_train_stage_name(p->stage),
                 p->episode, p->episodes, bar, p->epsilon, p->lr, dp_cli_fmt(p->makespan, b1, sizeof b1),
                 dp_cli_fmt(p->best, b2, sizeof b2), dp_cli_fmt(p->running_avg, b3, sizeof b3), dp_cli_fmt(p->greedy, b4, sizeof b4),
                 p->episodes_per_s);
@@ -355,7 +355,7 @@ static void on_progress(const dp_train_progress *p, void *ctx)
         long every = p->episodes / 20 > 0 ? p->episodes / 20 : 1;
         if (p->episode % every == 0 || p->final) {
             fprintf(stderr, "train %s: episode %ld/%ld epsilon %.3f lr %.3g makespan %.6g best %.6g avg %.6g greedy %.6g agree %.2f/%.2f %.1f ep/s\n",
-                    dp_stage_name(p->stage), p->episode, p->episodes, p->epsilon, p->lr, p->makespan, p->best, p->running_avg,
+                    dp_train_stage_name(p->stage), p->episode, p->episodes, p->epsilon, p->lr, p->makespan, p->best, p->running_avg,
                     p->greedy, p->sel_agree, p->plc_agree, p->episodes_per_s);
         }
     }
@@ -377,7 +377,7 @@ static void improve_progress(const dp_improve_progress *p, void *ctx)
 }
 
 /* The improvement policy's own loop (its episodes are moves on complete placements, not the
- * constructive episodes of dp_trainer): the same graph sets, test-set refusal, Adam, checkpoint
+ * constructive episodes of dp_train): the same graph sets, test-set refusal, Adam, checkpoint
  * and trajectory writers. Returns the exit status. */
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *config, int have_seed,
@@ -436,7 +436,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == DP_OK) {
         dp_improve_io io = {ckpt, traj, improve_progress, &quiet};
-        rc = dp_improve_train(m, &cfg, init == NULL, gs.n, (const dp_graph *const *)gs.g, (const dp_costs *const *)gs.c, gs.e, &io, &sims,
+        rc = dp_improve_train(m, &cfg, init == NULL, gs.n, (const dp_graph *const *)gs.g, (const dp_cost *const *)gs.c, gs.e, &io, &sims,
                               &err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -483,7 +483,7 @@ int cmd_train(int argc, char **argv)
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
-    int stage = DP_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
+    int stage = DP_TRAIN_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     long episodes = 0;
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
@@ -505,7 +505,7 @@ int cmd_train(int argc, char **argv)
         case O_CONFIG: config = optarg; break;
         case O_PRINT: print_cfg = 1; break;
         case O_STAGE:
-            if (dp_stage_parse(optarg, &stage) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--stage: il, sim or real, got '%s'", optarg));
+            if (dp_train_stage_parse(optarg, &stage) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--stage: il, sim or real, got '%s'", optarg));
             have_stage = 1;
             break;
         case O_PIPE: pipeline = 1; break;
@@ -599,7 +599,7 @@ int cmd_train(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
                                   dp_agent_name(cfg.method)));
     /* the learned baselines learn by reinforcement in their papers: Stage II unless told */
-    if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_STAGE_SIM;
+    if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
     if (print_cfg) {
         char *s = dp_train_config_to_json(&cfg);
@@ -609,21 +609,21 @@ int cmd_train(int argc, char **argv)
     }
     const int many = graphs || family || validation;
     if (!graph && !many) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required"));
-    if (many && (stage == DP_STAGE_REAL || x_scale > 0 || x_target > 0))
+    if (many && (stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "stage real, --scale and --target-flops train on one graph, not with --graphs, --family or --validation"));
     if (val_count > 0 && !family) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--val-count draws from --family: give one"));
     if (pipeline && have_stage) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "give --stage or --pipeline, not both"));
     if (resume && !ckpt) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume needs --checkpoint FILE"));
     if (resume && init) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume and --init exclude each other"));
-    if (x_reference && (stage != DP_STAGE_REAL || pipeline))
+    if (x_reference && (stage != DP_TRAIN_STAGE_REAL || pipeline))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--real-reference is for --stage real (the costs measured on the executor)"));
 
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
     int status = DP_EXIT_ERROR;
-    dp_costs *cost = NULL;
+    dp_cost *cost = NULL;
     dp_engine *eng = NULL;
-    dp_trainer *tr = NULL;
+    dp_train *tr = NULL;
     int *assign = NULL;
     /* the graphs of a distribution: those listed, then the drawn ones; the first training graph
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
@@ -668,7 +668,7 @@ int cmd_train(int argc, char **argv)
     dp_cli_real real;
     memset(&real, 0, sizeof real);
     dp_graph *g = g0, *gx = NULL;
-    if (stage == DP_STAGE_REAL && !pipeline) {
+    if (stage == DP_TRAIN_STAGE_REAL && !pipeline) {
         dp_exec_options xo;
         dp_exec_options_init(&xo);
         xo.nice = x_nice;
@@ -685,7 +685,7 @@ int cmd_train(int argc, char **argv)
         if (x_scale > 0 || x_target > 0) {
             dp_exec_options xo;
             dp_exec_options_init(&xo);
-            if (g0->cost_kind == DP_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g0, x_target > 0 ? x_target : 2e10);
+            if (g0->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g0, x_target > 0 ? x_target : 2e10);
             else xo.scale = x_scale > 0 ? x_scale : dp_exec_auto_scale(g0, x_target);
             if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
             g = gx;
@@ -698,37 +698,37 @@ int cmd_train(int argc, char **argv)
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
     /* allocated with the simulator's oracle so that an engine state describes its engine
      * (dp_env.h); Stage III then scores with real execution */
-    tr = dp_trainer_alloc(g, cost, &cfg, &sim_oracle, &err);
+    tr = dp_train_alloc(g, cost, &cfg, &sim_oracle, &err);
     if (!tr) goto fail;
-    if (real.x) dp_trainer_set_oracle(tr, &real.oracle);
+    if (real.x) dp_train_set_oracle(tr, &real.oracle);
     for (int i = 1; i < gs.n; i++) {
         const dp_oracle oi = dp_engine_oracle(gs.e[i]);
-        if (dp_trainer_add_graph(tr, gs.g[i], gs.c[i], &oi, gs.validation[i], &err) != DP_OK) {
+        if (dp_train_add_graph(tr, gs.g[i], gs.c[i], &oi, gs.validation[i], &err) != DP_OK) {
             dp_error_prefix(&err, "%s", gs.src[i]);
             goto fail;
         }
     }
     if (gs.n > 1 && !quiet) {
         int nt = 0, nv = 0;
-        dp_trainer_n_graphs(tr, &nt, &nv);
+        dp_train_n_graphs(tr, &nt, &nv);
         fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
                         "critical-path placement\n", nt, nv);
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-10s %-44s %4d ops  %s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
                     gs.g[i]->n_ops, gs.src[i]);
     }
-    if (init && dp_trainer_init_from(tr, init, &err) != DP_OK) goto fail;
-    int stages[2] = {stage, DP_STAGE_SIM}, n_stages = 1;
+    if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
+    int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;
     if (pipeline) {
-        stages[0] = DP_STAGE_IL;
+        stages[0] = DP_TRAIN_STAGE_IL;
         n_stages = 2;
     }
     if (resume) {
-        if (dp_trainer_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
-        int s = dp_trainer_stage(tr);
+        if (dp_train_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
+        int s = dp_train_current_stage(tr);
         if (!pipeline && s != stage) {
             if (have_stage)
-                fprintf(stderr, "doppler train: %s is a checkpoint of stage %s; continuing that stage\n", ckpt, dp_stage_name(s));
+                fprintf(stderr, "doppler train: %s is a checkpoint of stage %s; continuing that stage\n", ckpt, dp_train_stage_name(s));
             stages[0] = s;
         }
     }
@@ -737,13 +737,13 @@ int cmd_train(int argc, char **argv)
     progress_state ps = {isatty(2), quiet, 0};
     dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
     const long eps_of[2] = {episodes, episodes};
-    assign = dp_malloc_n(g->n_ops, sizeof(int));
+    assign = dp_alloc_malloc_n(g->n_ops, sizeof(int));
     if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-    dp_pipeline_result pr;
-    if (dp_trainer_pipeline(tr, stages, eps_of, n_stages, 1, 0, cfg.seed, &io, &pr, assign, &err) != DP_OK) goto fail;
+    dp_train_pipeline_result pr;
+    if (dp_train_pipeline(tr, stages, eps_of, n_stages, 1, 0, cfg.seed, &io, &pr, assign, &err) != DP_OK) goto fail;
     if (pr.stopped) {
-        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_stage_name(dp_trainer_stage(tr)),
-                dp_trainer_episode(tr), ckpt ? "; continue with --resume" : "");
+        fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_train_stage_name(dp_train_current_stage(tr)),
+                dp_train_episode(tr), ckpt ? "; continue with --resume" : "");
         status = DP_EXIT_ERROR;
         goto done;
     }
@@ -754,30 +754,30 @@ int cmd_train(int argc, char **argv)
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
-           pipeline ? "il then sim" : dp_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+           pipeline ? "il then sim" : dp_train_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
     /* what each stage left: the final parameters' placement, the model-selected one (the next
      * stage starts from it), the best rollout seen, and the simulations spent */
     for (int k = 0; k < pr.n_stages; k++) {
-        const dp_pipeline_stage *r = &pr.stage[k];
+        const dp_train_pipeline_stage *r = &pr.stage[k];
         if (!r->done) {
-            printf("stage %-4s  (done before the checkpoint this run resumed)\n", dp_stage_name(r->stage));
+            printf("stage %-4s  (done before the checkpoint this run resumed)\n", dp_train_stage_name(r->stage));
             continue;
         }
         printf("stage %-4s  %ld episodes, %ld simulations: final %s, model-selected %s, best sampled %s\n",
-               dp_stage_name(r->stage), r->episodes, r->sims, dp_cli_fmt(r->final_greedy / sc, b, sizeof b),
+               dp_train_stage_name(r->stage), r->episodes, r->sims, dp_cli_fmt(r->final_greedy / sc, b, sizeof b),
                dp_cli_fmt(r->selected_greedy / sc, b2, sizeof b2), dp_cli_fmt(r->best_sample / sc, b3, sizeof b3));
     }
     if (real.x)
         printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
-    const dp_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
+    const dp_train_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
     if (gs.n > 1) {
         /* the table is of the first graph: its own greedy placements */
         double ms0 = 0, ms1 = 0;
-        int *a2 = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+        int *a2 = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
         if (!a2) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-        dp_trainer_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
+        dp_train_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
         free(a2);
         printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
         printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
@@ -811,9 +811,9 @@ fail:
     status = dp_cli_fail(&err);
 done:
     free(assign);
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     dp_engine_free(eng);
-    dp_costs_free(cost);
+    dp_cost_free(cost);
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);

@@ -76,7 +76,7 @@ typedef struct row {
 static int write_plot(const char *path, const row *rows, int n, int n_methods, const char *title, dp_error *err)
 {
     char target[4096], tmp[4200];
-    int trc = dp_output_target(path, target, sizeof target, err);
+    int trc = dp_file_output_target(path, target, sizeof target, err);
     if (trc != DP_OK) return trc;
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld.png", target, (long)getpid());
     /* gnuplot's own output to /dev/null: where `set output` fails it writes the PNG to stdout */
@@ -229,13 +229,13 @@ static int record_check_graph(json_t *rec, const char *path, const dp_graph *g, 
         return dp_error_set(err, DP_EINVAL, "%s: field \"graph\": the record is of \"%s\", --graph is \"%s\"", path, name ? name : "?",
                             g->name);
     const char *sk = json_string_value(json_object_get(rec, "scale_kind"));
-    const char *want = g->cost_kind == DP_COST_TIME ? "flops_per_unit" : "dimension";
+    const char *want = g->cost_kind == DP_GRAPH_COST_TIME ? "flops_per_unit" : "dimension";
     /* records before 2026-11-30 10:15 have no scale_kind: theirs is a dimension scale */
-    if (!sk && g->cost_kind != DP_COST_TIME) sk = "dimension";
+    if (!sk && g->cost_kind != DP_GRAPH_COST_TIME) sk = "dimension";
     if (!sk || strcmp(sk, want) != 0)
         return dp_error_set(err, DP_EINVAL, "%s: field \"scale_kind\": \"%s\" expected for graph %s", path, want, g->name);
     double sc = json_number_value(json_object_get(rec, "scale"));
-    if (g->cost_kind != DP_COST_TIME && !(sc > 0 && sc <= 1))
+    if (g->cost_kind != DP_GRAPH_COST_TIME && !(sc > 0 && sc <= 1))
         return dp_error_set(err, DP_EINVAL, "%s: field \"scale\": a dimension scale in (0, 1] expected, got %g", path, sc);
     json_t *dv = json_object_get(rec, "devices");
     if (!json_is_integer(dv) || json_integer_value(dv) != D)
@@ -408,7 +408,7 @@ int cmd_validate(int argc, char **argv)
     dp_graph *g = NULL;
     dp_graph *plan = NULL;   /* --resimulate: the executed graph, planned without an executor */
     dp_exec *x = NULL;
-    dp_costs *costs = NULL;
+    dp_cost *costs = NULL;
     dp_engine *sim = NULL;
     const int n_rows = n_methods + n_random;
     /* relative to its pass's median, an assignment among a few is often that median itself */
@@ -434,7 +434,7 @@ int cmd_validate(int argc, char **argv)
         goto fail;
     }
     D = mach.topo->n_devices;
-    if (g->cost_kind == DP_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
+    if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
     else xo.scale = resim ? rec_scale : scale > 0 ? scale : dp_exec_auto_scale(g, target);
     if (resim && record_check_graph(rec, resim, g, D, &err) != DP_OK) goto fail;
     if (resim && !(plan = dp_exec_plan_graph(g, &xo, &err))) goto fail;
@@ -466,7 +466,7 @@ int cmd_validate(int argc, char **argv)
             else snprintf(r->label, sizeof r->label, "random-%llu", (unsigned long long)po.seed);
             if (dp_place(m, xg, costs, &po, r->assign, NULL, NULL, &err) != DP_OK) goto fail;
         }
-        dp_schedule sr;
+        dp_engine_schedule sr;
         if (dp_engine_run(sim, r->assign, NULL, &sr, &err) != DP_OK) goto fail;
         r->simulated = sr.makespan;
     }
@@ -477,7 +477,7 @@ int cmd_validate(int argc, char **argv)
         load1[0] = rec_load[1];
     } else getloadavg(load0, 3);
     if (!resim) fprintf(stderr, "doppler validate: %s, %d ops, %.3g FLOPs executed (scale %g), %d devices, %d assignments x %d runs\n",
-            g->name, g->n_ops, total_flops, g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, n_rows, repeats);
+            g->name, g->n_ops, total_flops, g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale, D, n_rows, repeats);
     /* interleaved passes: a burst of load on the shared machine spreads over all assignments
      * instead of falling on a few; each prepare is followed by a warm-up run (first touch of
      * the new buffers) */
@@ -517,8 +517,8 @@ int cmd_validate(int argc, char **argv)
     }
     const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
     printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
-           g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_COST_TIME ? "FLOPs per unit" : "scale",
-           g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
+           g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_GRAPH_COST_TIME ? "FLOPs per unit" : "scale",
+           g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
     if (resim) printf("resimulated: the runs and assignments of %s (measured on %s)\n", resim, rec_machine ? rec_machine : "?");
     printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
            load0[0], load1[0], xo.nice,
@@ -575,8 +575,8 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "devices", json_integer(D));
         /* the executed graph: the scale of its dimensions, or for graphs of durations the FLOPs
          * per unit of their synthetic kernels (--resimulate reads it back) */
-        json_object_set_new(o, "scale", dp_json_number(g->cost_kind == DP_COST_TIME ? xo.flops_per_unit : xo.scale));
-        json_object_set_new(o, "scale_kind", json_string(g->cost_kind == DP_COST_TIME ? "flops_per_unit" : "dimension"));
+        json_object_set_new(o, "scale", dp_json_number(g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale));
+        json_object_set_new(o, "scale_kind", json_string(g->cost_kind == DP_GRAPH_COST_TIME ? "flops_per_unit" : "dimension"));
         json_object_set_new(o, "executed_flops", dp_json_number(total_flops));
         json_object_set_new(o, "repeats", json_integer(repeats));
         json_object_set_new(o, "load_before", dp_json_number(load0[0]));
@@ -628,7 +628,7 @@ done:
     dp_engine_free(sim);
     dp_graph_free(plan);
     json_decref(rec);
-    dp_costs_free(costs);
+    dp_cost_free(costs);
     dp_exec_free(x);
     dp_machine_free(&mach);
     dp_graph_free(g);

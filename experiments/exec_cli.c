@@ -39,7 +39,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     int rc = dp_machine_load(m, err);
     if (rc != DP_OK) return rc;
     dp_exec_options o = *xo;
-    if (g->cost_kind == DP_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
+    if (g->cost_kind == DP_GRAPH_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
     else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
     r->xo = o;
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
@@ -86,7 +86,7 @@ int dp_cli_real_reference(dp_cli_real *r, const dp_graph *g, const char *method,
 void dp_cli_real_close(dp_cli_real *r)
 {
     dp_exec_free(r->ref_x);
-    dp_costs_free(r->costs);
+    dp_cost_free(r->costs);
     dp_exec_free(r->x);
     memset(r, 0, sizeof *r);
 }

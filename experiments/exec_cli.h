@@ -21,7 +21,7 @@ void dp_cli_machine_name(char *buf, size_t cap);
 typedef struct dp_cli_real {
     dp_exec *x;              /* the executor of the graph on the machine's devices */
     const dp_graph *xg;      /* the graph as executed (scaled): train on this one */
-    dp_costs *costs;         /* its costs on the machine (calibration, else roofline) */
+    dp_cost *costs;         /* its costs on the machine (calibration, else roofline) */
     dp_exec_oracle_ctx ctx;
     dp_oracle oracle;        /* {"real", dp_exec_oracle_cost, &ctx} */
     dp_exec *ref_x;          /* with a reference: its executor (ctx.ref_x) */

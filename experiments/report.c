@@ -317,8 +317,8 @@ static int table_add_column(dp_report_table *t, const char *label, int baseline,
 {
     const int NR = t->n_rows, NC = t->n_cols, NC1 = NC + 1;
     size_t cells = (size_t)(NR ? NR : 1) * (size_t)NC1;
-    double *m = dp_malloc_n(cells, sizeof(double)), *s = dp_malloc_n(cells, sizeof(double));
-    long *nn = dp_calloc_n(cells, sizeof(long)), *nf = dp_calloc_n(cells, sizeof(long));
+    double *m = dp_alloc_malloc_n(cells, sizeof(double)), *s = dp_alloc_malloc_n(cells, sizeof(double));
+    long *nn = dp_alloc_calloc_n(cells, sizeof(long)), *nf = dp_alloc_calloc_n(cells, sizeof(long));
     int *isb = realloc(t->is_baseline, (size_t)NC1 * sizeof(int));
     if (isb) t->is_baseline = isb;
     int *isr = realloc(t->is_reference, (size_t)NC1 * sizeof(int));
@@ -436,12 +436,12 @@ static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_r
 static int table_add_references(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t)
 {
     const int NR = t->n_rows;
-    int *row_of = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
-    double *mean = dp_malloc_n(NR ? (size_t)NR : 1, sizeof(double)), *sd = dp_malloc_n(NR ? (size_t)NR : 1, sizeof(double));
-    double *vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
-    long *cnt = dp_calloc_n(NR ? (size_t)NR : 1, sizeof(long));
+    int *row_of = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    double *mean = dp_alloc_malloc_n(NR ? (size_t)NR : 1, sizeof(double)), *sd = dp_alloc_malloc_n(NR ? (size_t)NR : 1, sizeof(double));
+    double *vals = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(double));
+    long *cnt = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(long));
     json_t *rowfilter = spec->filter ? json_deep_copy(spec->filter) : json_object();
-    t->row_units = dp_calloc_n(NR ? (size_t)NR : 1, sizeof(char *));
+    t->row_units = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(char *));
     int rc = DP_OK;
     if (!row_of || !mean || !sd || !vals || !cnt || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
     json_object_del(rowfilter, "method");
@@ -554,8 +554,8 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
     }
     const int K = spec->n_rows;
-    int *run_row = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
-    int *run_col = dp_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
+    int *run_col = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     char **rk = NULL, **cl = NULL, **rjoin = NULL;
     int nr = 0, nc = 0, rcap = 0, ccap = 0, rkcap = 0;
     char *units = xstrdup("");
@@ -629,14 +629,14 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         }
     }
     size_t cells = (size_t)(nr ? nr : 1) * (nc ? nc : 1);
-    t->mean = dp_malloc_n(cells, sizeof(double));
-    t->sd = dp_malloc_n(cells, sizeof(double));
-    t->n = dp_calloc_n(cells, sizeof(long));
-    t->n_failed = dp_calloc_n(cells, sizeof(long));
-    t->is_baseline = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
-    t->is_reference = dp_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
-    t->best = dp_malloc_n(nr ? (size_t)nr : 1, sizeof(int));
-    vals = dp_malloc_n(n ? (size_t)n : 1, sizeof(double));
+    t->mean = dp_alloc_malloc_n(cells, sizeof(double));
+    t->sd = dp_alloc_malloc_n(cells, sizeof(double));
+    t->n = dp_alloc_calloc_n(cells, sizeof(long));
+    t->n_failed = dp_alloc_calloc_n(cells, sizeof(long));
+    t->is_baseline = dp_alloc_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
+    t->is_reference = dp_alloc_calloc_n(nc ? (size_t)nc : 1, sizeof(int));
+    t->best = dp_alloc_malloc_n(nr ? (size_t)nr : 1, sizeof(int));
+    vals = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(double));
     if (!t->mean || !t->sd || !t->n || !t->n_failed || !t->is_baseline || !t->is_reference || !t->best || !vals) {
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
@@ -1048,7 +1048,7 @@ static int gnuplot_run(const char *script, const char *errlog, dp_error *err)
     int st;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return DP_OK;
-    char *log = dp_read_file(errlog, NULL, NULL);
+    char *log = dp_file_read(errlog, NULL, NULL);
     char line[512] = "";
     if (log) {
         /* the last non-empty line holds gnuplot's error */
@@ -1109,7 +1109,7 @@ static int plot_begin(plot *p, const char *out, int width, int height, dp_error 
     const char *tmpdir = getenv("TMPDIR");
     snprintf(p->dir, sizeof p->dir, "%s/doppler-plot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(p->dir)) return dp_error_set(err, DP_EIO, "cannot create a scratch folder: %s", strerror(errno));
-    if (dp_output_target(out, p->out_target, sizeof p->out_target, err) != DP_OK) {
+    if (dp_file_output_target(out, p->out_target, sizeof p->out_target, err) != DP_OK) {
         rmdir(p->dir);
         return err ? err->code : DP_EIO;
     }
@@ -1278,11 +1278,11 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     json_decref(params);
     if (rc != DP_OK) return rc;
     const dp_graph *g = rm.g;
-    const dp_costs *c = rm.c;
+    const dp_cost *c = rm.c;
     char apath[2 * PATH_MAX];
     if (run->assignment[0] == '/') snprintf(apath, sizeof apath, "%s", run->assignment);
     else snprintf(apath, sizeof apath, "%s/%s", results_dir, run->assignment);
-    assign = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+    assign = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if ((rc = dp_cli_read_assignment(apath, g->n_ops, c->n_devices, assign, err)) != DP_OK) goto done;
     dp_run_schedule res;
@@ -1328,7 +1328,7 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
         /* the general engine knows when each transfer ran; the fixed-delay one starts it at the
          * producer's end */
         double t0 = res.xfer_start ? res.xfer_start[e] : res.op_end[u];
-        double t1 = res.xfer_end ? res.xfer_end[e] : t0 + dp_costs_comm(c, e, assign[u], assign[v]);
+        double t1 = res.xfer_end ? res.xfer_end[e] : t0 + dp_cost_comm(c, e, assign[u], assign[v]);
         double y0 = assign[u] + (assign[v] > assign[u] ? 0.4 : -0.4), y1 = assign[v] + (assign[v] > assign[u] ? -0.4 : 0.4);
         fprintf(arr, "%.10g %.10g %.10g %.10g\n", t0 / sc, y0, (t1 - t0) / sc, y1 - y0);
         n_arrows++;
@@ -1533,7 +1533,7 @@ static double *read_column(hid_t f, const char *name, long *n)
     double *x = NULL;
     if (H5Sget_simple_extent_ndims(sp) == 1) {
         H5Sget_simple_extent_dims(sp, &len, NULL);
-        x = dp_malloc_n(len ? (size_t)len : 1, sizeof(double));
+        x = dp_alloc_malloc_n(len ? (size_t)len : 1, sizeof(double));
         if (x && len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
             free(x);
             x = NULL;
@@ -1597,7 +1597,7 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
         for (k = 0; k < n_st; k++) if (stages[k] == s) break;
         if (k == n_st && n_st < 8) { first_row[n_st] = i; stages[n_st++] = s; }
     }
-    double *prefix = dp_malloc_n((size_t)n + 1, sizeof(double));
+    double *prefix = dp_alloc_malloc_n((size_t)n + 1, sizeof(double));
     if (!prefix) { fclose(d); plot_abort(&p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto out; }
     for (int k = 0; k < n_st; k++) {
         /* trailing mean over the stage's last `window` episodes, from a prefix sum */

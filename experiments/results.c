@@ -263,7 +263,7 @@ int dp_results_write_csv(const char *path, const dp_result *rows, long n, dp_err
     csv_header(&b);
     for (long i = 0; i < n; i++) csv_line(&b, &rows[i]);
     if (b.oom) { free(b.s); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); }
-    int rc = dp_write_file_atomic(path, b.s, b.n, err);
+    int rc = dp_file_write_atomic(path, b.s, b.n, err);
     free(b.s);
     return rc;
 }
@@ -330,7 +330,7 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
 {
     size_t len;
     if (good_len) *good_len = 0; /* also for an empty file (found by fuzz_results_csv) */
-    char *text = dp_read_file(path, &len, err);
+    char *text = dp_file_read(path, &len, err);
     if (!text) return err ? err->code : DP_EIO;
     char **f = NULL;
     int nf = 0, capf = 0;
@@ -494,7 +494,7 @@ int dp_results_write_h5(const char *path, const dp_result *rows, long n, const c
     }
     for (int c = 0; c < NCOLS; c++) size += columns[c].type == DP_COL_STR ? width[c] : 8;
     /* the packed rows, beside the in-memory file that holds them once more */
-    int rc = dp_mem_check(path, "the results file's rows", 2.0 * (double)size * (double)n, err);
+    int rc = dp_file_mem_check(path, "the results file's rows", 2.0 * (double)size * (double)n, err);
     if (rc != DP_OK) return rc;
     unsigned char *buf = malloc(n > 0 ? (size_t)n * size : 1);
     if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %ld rows of %zu bytes", path, n, size);
@@ -590,10 +590,10 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
         goto done;
     }
     /* the packed rows and the strings copied out of them */
-    if ((rc = dp_mem_check(path, "the results file's rows", 2.0 * (double)msize * (double)n + (double)n * sizeof *rows, err)) != DP_OK)
+    if ((rc = dp_file_mem_check(path, "the results file's rows", 2.0 * (double)msize * (double)n + (double)n * sizeof *rows, err)) != DP_OK)
         goto done;
-    rows = dp_calloc_n(n ? (size_t)n : 1, sizeof *rows);
-    buf = dp_malloc_n(n ? (size_t)n : 1, msize);
+    rows = dp_alloc_calloc_n(n ? (size_t)n : 1, sizeof *rows);
+    buf = dp_alloc_malloc_n(n ? (size_t)n : 1, msize);
     if (!rows || !buf) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     mt = row_type(width, 1, &msize);
     if (mt < 0 || (n > 0 && H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0)) {

@@ -136,7 +136,7 @@ void dp_run_machine_free(dp_run_machine *rm)
 {
     if (!rm) return;
     dp_engine_free(rm->eng);
-    dp_costs_free(rm->c);
+    dp_cost_free(rm->c);
     dp_graph_free(rm->g);
     dp_machine_free(&rm->m);
     memset(rm, 0, sizeof *rm);
@@ -208,7 +208,7 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
 {
     const double sc = rm->g->time_scale;
     json_t *m = extra ? extra : json_object();
-    json_object_set_new(m, "lower_bound", dp_json_number(dp_costs_lower_bound(rm->g, rm->c) / sc));
+    json_object_set_new(m, "lower_bound", dp_json_number(dp_cost_lower_bound(rm->g, rm->c) / sc));
     json_object_set_new(m, "transfers", json_integer(res->n_transfers));
     json_object_set_new(m, "transfer_volume", dp_json_number(res->transfer_volume));
     double util = 0, peak = 0;
@@ -309,8 +309,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.oracle = &rm.oracle;
     o.machine = &rm.m;
     if (o.device >= rm.c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.c->n_devices); goto done; }
-    assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
-    prio = dp_malloc_n((size_t)rm.g->n_ops, sizeof(double));
+    assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    prio = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(double));
     if (!assign || !prio) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     dp_run_schedule res;
     double first = NAN;
@@ -414,10 +414,10 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         if (rc != DP_OK) { json_decref(over); return DP_EINVAL; }
     }
     json_decref(over);
-    if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
-        dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
+    if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_TRAIN_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
+        dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_TRAIN_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
         return DP_EINVAL;
-    /* model selection (dp_trainer_use_best): place with the parameters whose greedy placement
+    /* model selection (dp_train_use_best): place with the parameters whose greedy placement
      * was best at the evaluations of the stage, not only the last ones */
     json_t *jsel = json_object_get(params, "model_selection");
     if (jsel && !json_is_boolean(jsel)) return dp_error_set(err, DP_EINVAL, "parameter \"model_selection\": true or false");
@@ -434,20 +434,20 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (seed < 0 || ep_il < 0 || ep_sim < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes_il, episodes_sim, samples, bench_reps must be non-negative");
     cfg.seed = (uint64_t)seed;
-    cfg.stage[DP_STAGE_IL].episodes = ep_il;
-    cfg.stage[DP_STAGE_SIM].episodes = ep_sim;
+    cfg.stage[DP_TRAIN_STAGE_IL].episodes = ep_il;
+    cfg.stage[DP_TRAIN_STAGE_SIM].episodes = ep_sim;
 
     dp_run_machine rm;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    dp_trainer *tr = NULL;
-    int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    dp_train *tr = NULL;
+    int *assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
     json_t *metrics = json_object();
     char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
     const double sc = rm.g->time_scale;
     double t_start = now_s();
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
+    tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     dp_train_io io;
     memset(&io, 0, sizeof io);
@@ -460,16 +460,16 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         io.checkpoint = ckpt;
         /* a run killed with its sweep continues from its last checkpoint */
         if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
-            if ((rc = dp_trainer_resume(tr, ckpt, traj, err)) != DP_OK) goto done;
-            resumed_stage = dp_trainer_stage(tr);
+            if ((rc = dp_train_resume(tr, ckpt, traj, err)) != DP_OK) goto done;
+            resumed_stage = dp_train_current_stage(tr);
         }
     }
     double agree[2] = {NAN, NAN}, ms = NAN;
     double s1_ms = NAN, s1_sec = 0;
     dp_run_schedule sched;
-    dp_pipeline_result pr;
-    const int il = DP_STAGE_IL, sim = DP_STAGE_SIM;
-    if (resumed_stage == DP_STAGE_SIM && ctx && ctx->run_dir) {
+    dp_train_pipeline_result pr;
+    const int il = DP_TRAIN_STAGE_IL, sim = DP_TRAIN_STAGE_SIM;
+    if (resumed_stage == DP_TRAIN_STAGE_SIM && ctx && ctx->run_dir) {
         /* Stage I finished before the kill: its figures are in the run folder */
         char p1[PATH_MAX + 32];
         snprintf(p1, sizeof p1, "%s/stage1.json", ctx->run_dir);
@@ -480,11 +480,11 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         agree[1] = json_number_value(json_object_get(s1, "plc_agree"));
         json_decref(s1);
     } else if (ep_il > 0) {
-        /* the one pipeline (dp_trainer_pipeline), a stage at a time so that a killed run keeps
+        /* the one pipeline (dp_train_pipeline), a stage at a time so that a killed run keeps
          * Stage I's figures: the same calls as both stages in one go */
-        if ((rc = dp_trainer_pipeline(tr, &il, &ep_il, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(tr, &il, &ep_il, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
             goto done;
-        const dp_pipeline_stage *r = &pr.stage[0];
+        const dp_train_pipeline_stage *r = &pr.stage[0];
         s1_ms = r->selected_greedy / sc;
         s1_sec = r->seconds;
         agree[0] = r->agree[0];
@@ -496,9 +496,9 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     }
     double s2_ms = NAN, s2_sec = 0;
     if (ep_sim > 0) {
-        if ((rc = dp_trainer_pipeline(tr, &sim, &ep_sim, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(tr, &sim, &ep_sim, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
             goto done;
-        const dp_pipeline_stage *r = &pr.stage[0];
+        const dp_train_pipeline_stage *r = &pr.stage[0];
         s2_ms = r->selected_greedy / sc;
         s2_sec = r->seconds;
         json_object_set_new(metrics, "makespan_stage2_last", dp_json_number(r->final_greedy / sc));
@@ -509,15 +509,15 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
             agree[1] = r->agree[1];
         }
     } else if (ep_il <= 0 && resumed_stage < 0) {
-        if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+        if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
     }
     /* the final placement (the last stage's, with the selected parameters under model
      * selection), simulated for the run's metrics */
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-    json_object_set_new(metrics, "simulations", json_integer(dp_trainer_simulations(tr)));
+    json_object_set_new(metrics, "simulations", json_integer(dp_train_simulations(tr)));
     if (bench > 0) {
         double inf_s, train_s;
-        if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
         json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
         json_object_set_new(metrics, "training_s", dp_json_number(train_s));
     }
@@ -546,7 +546,7 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     json_decref(metrics);
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     free(assign);
     dp_run_machine_free(&rm);
     return rc;
@@ -587,33 +587,33 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     dp_run_machine rm;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    dp_trainer *tr = NULL;
-    int *assign = dp_malloc_n((size_t)rm.g->n_ops, sizeof(int));
+    dp_train *tr = NULL;
+    int *assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
     json_t *metrics = json_object();
     const double sc = rm.g->time_scale;
     double t_start = now_s(), ms;
     dp_run_schedule sched;
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_trainer_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
+    tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     double train_sec = 0;
     if (episodes > 0) {
         /* Stage II through the one pipeline, with model selection */
-        const int sim = DP_STAGE_SIM;
-        dp_pipeline_result pr;
-        if ((rc = dp_trainer_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, NULL, &pr, assign, err)) != DP_OK)
+        const int sim = DP_TRAIN_STAGE_SIM;
+        dp_train_pipeline_result pr;
+        if ((rc = dp_train_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, NULL, &pr, assign, err)) != DP_OK)
             goto done;
         train_sec = pr.stage[0].seconds;
         json_object_set_new(metrics, "makespan_last", dp_json_number(pr.stage[0].final_greedy / sc));
         json_object_set_new(metrics, "best_sample", dp_json_number(pr.stage[0].best_sample / sc));
         json_object_set_new(metrics, "simulations", json_integer(pr.stage[0].sims));
-    } else if ((rc = dp_trainer_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
+    } else if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
         goto done;
     }
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
     if (bench > 0) {
         double inf_s, train_s;
-        if ((rc = dp_trainer_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
+        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
         json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
         json_object_set_new(metrics, "training_s", dp_json_number(train_s));
     }
@@ -627,7 +627,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     json_decref(metrics);
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     free(assign);
     dp_run_machine_free(&rm);
     return rc;

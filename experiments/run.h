@@ -63,14 +63,14 @@ int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *o
  * (sim/dp_engine.h, made by the load), whose oracle every method and trainer of the run takes. */
 typedef struct dp_run_machine {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_machine m;
     dp_engine *eng;
     dp_oracle oracle;      /* dp_engine_oracle(eng) */
 } dp_run_machine;
 
 /* A simulated schedule: the engine's (arrays valid until its next run). */
-typedef dp_schedule dp_run_schedule;
+typedef dp_engine_schedule dp_run_schedule;
 
 /* Load a run's graph and machine from its parameters (above). Errors name the parameter. */
 int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_machine *rm, dp_error *err);

@@ -233,7 +233,7 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
             if (json_is_object(gr) && json_object_size(gr) > most) most = json_object_size(gr);
         }
         n_params += most;
-        if (dp_mem_check(src, "expanding the sweep", (double)total * (200.0 + 160.0 * (double)n_params), err) != DP_OK) {
+        if (dp_file_mem_check(src, "expanding the sweep", (double)total * (200.0 + 160.0 * (double)n_params), err) != DP_OK) {
             json_decref(grids); json_decref(empty_fixed);
             return NULL;
         }
@@ -243,7 +243,7 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
     keyset ks = {NULL, 16};
     while (ks.cap < (size_t)total * 2) ks.cap *= 2;
     ks.slot = calloc(ks.cap, sizeof(uint64_t));
-    if (!s || !ks.slot || !(s->runs = dp_calloc_n((size_t)total, sizeof(dp_sweep_run)))) goto nomem;
+    if (!s || !ks.slot || !(s->runs = dp_alloc_calloc_n((size_t)total, sizeof(dp_sweep_run)))) goto nomem;
     s->config = json_incref(config);
     s->path = xstrdup(path ? path : "");
     {
@@ -259,7 +259,7 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
     }
     if (name) s->name = xstrdup(json_string_value(name));
     else {
-        const char *stem = path ? dp_path_stem(path) : "sweep";
+        const char *stem = path ? dp_file_path_stem(path) : "sweep";
         s->name = xstrdup(stem);
         char *dot = s->name ? strrchr(s->name, '.') : NULL;
         if (dot && dot != s->name) *dot = '\0';
@@ -270,9 +270,9 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
     for (int gi = 0; gi < ng; gi++) {
         json_t *g = json_array_get(grids, gi);
         size_t na = json_object_size(g);
-        const char **names = dp_calloc_n(na + 1, sizeof(char *));
-        json_t **axes = dp_calloc_n(na + 1, sizeof(json_t *));
-        size_t *idx = dp_calloc_n(na + 1, sizeof(size_t));
+        const char **names = dp_alloc_calloc_n(na + 1, sizeof(char *));
+        json_t **axes = dp_alloc_calloc_n(na + 1, sizeof(json_t *));
+        size_t *idx = dp_alloc_calloc_n(na + 1, sizeof(size_t));
         if (!names || !axes || !idx) { free(names); free(axes); free(idx); goto nomem; }
         size_t a = 0;
         json_object_foreach(g, k, v) { names[a] = k; axes[a] = v; a++; }

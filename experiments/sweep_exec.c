@@ -212,7 +212,7 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     if (sum->retried && o->progress)
         fprintf(stderr, "doppler sweep %s: running again the %ld runs that failed before (--keep-failed keeps them)\n", s->name, sum->retried);
     if (o->prune) {
-        keyset_ctx k = {dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+        keyset_ctx k = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
         if (!k.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
         for (long i = 0; i < s->n_runs; i++) k.keys[i] = s->runs[i].key;
         qsort(k.keys, (size_t)k.n, sizeof(char *), cmp_str);
@@ -222,9 +222,9 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
         if (rc != DP_OK) return rc;
         if (dropped && o->progress) fprintf(stderr, "doppler sweep %s: dropped %ld rows of runs no longer in the config\n", s->name, dropped);
     }
-    c->pending = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
-    c->t_started = dp_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(double));
-    c->eta = dp_calloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof *c->eta);
+    c->pending = dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
+    c->t_started = dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(double));
+    c->eta = dp_alloc_calloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof *c->eta);
     if (!c->pending || !c->t_started || !c->eta) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (long k = 0; k < s->n_runs; k++) c->t_started[k] = NAN;
     c->jobs = 1;
@@ -519,8 +519,8 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     openblas_set_num_threads(1);
     if (o->progress && c.n_pending < sum->total)
         fprintf(stderr, "doppler sweep %s: %ld of %ld runs already in %s, %ld to do\n", s->name, sum->skipped, sum->total, o->out, c.n_pending);
-    child *kids = dp_calloc_n((size_t)jobs, sizeof(child));
-    struct pollfd *pfd = dp_calloc_n((size_t)jobs, sizeof(struct pollfd));
+    child *kids = dp_alloc_calloc_n((size_t)jobs, sizeof(child));
+    struct pollfd *pfd = dp_alloc_calloc_n((size_t)jobs, sizeof(struct pollfd));
     if (!kids || !pfd) { free(kids); free(pfd); collector_close(&c, 0, NULL); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);

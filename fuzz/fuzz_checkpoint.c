@@ -1,6 +1,6 @@
 /* libFuzzer harness: loading HDF5 checkpoints and trajectories (policy/dp_h5io.h) the way a
- * resumed training run does: dp_ckpt_read_config, dp_trainer_resume (every parameter tensor,
- * Adam state, RNG state, counters, best assignment) and dp_traj_count, on mutated files.
+ * resumed training run does: dp_h5io_ckpt_read_config, dp_train_resume (every parameter tensor,
+ * Adam state, RNG state, counters, best assignment) and dp_h5io_traj_count, on mutated files.
  *
  * Seeds: with DP_FUZZ_WRITE_SEEDS=DIR in the environment (fuzz/run-fuzz.sh sets it) the harness
  * first trains 4 episodes of a small network on a 12-op graph and leaves the checkpoint and the
@@ -18,14 +18,14 @@
 #include <sys/stat.h>
 
 static dp_graph *g;
-static dp_costs *c;
+static dp_cost *c;
 static dp_engine *engine;
 static dp_oracle oracle;
 static dp_train_config cfg;
 
 static dp_graph *layered_graph(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("fz", "fz", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("fz", "fz", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 12; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + i % 4, 1 + i % 3);
     for (int i = 0; i < 12; i++)
         for (int j = i + 1; j < 12 && j <= i + 4; j++)
@@ -39,7 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc; (void)argv;
     g = layered_graph();
-    c = dp_costs_graph(g, 3, NULL);
+    c = dp_cost_graph(g, 3, NULL);
     dp_error e0;
     engine = dp_engine_alloc(g, c, NULL, &e0);
     FUZZ_CHECK(engine != NULL);
@@ -50,18 +50,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     cfg.arch.edge_hidden = 4;
     cfg.arch.steps = 1;
     cfg.checkpoint_every = 2;
-    cfg.stage[DP_STAGE_IL].episodes = 4;
+    cfg.stage[DP_TRAIN_STAGE_IL].episodes = 4;
     const char *dir = getenv("DP_FUZZ_WRITE_SEEDS");
     if (dir && *dir) {
         char ck[1024], tj[1024];
         snprintf(ck, sizeof ck, "%s/checkpoint.h5", dir);
         snprintf(tj, sizeof tj, "%s/trajectory.h5", dir);
         dp_error err;
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
+        dp_train *tr = dp_train_alloc(g, c, &cfg, &oracle, &err);
         FUZZ_CHECK(tr != NULL);
         dp_train_io io = {tj, ck, NULL, NULL, NULL};
-        if (dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) != DP_OK) fprintf(stderr, "seed run: %s\n", err.msg);
-        dp_trainer_free(tr);
+        if (dp_train_run(tr, DP_TRAIN_STAGE_IL, 0, &io, &err) != DP_OK) fprintf(stderr, "seed run: %s\n", err.msg);
+        dp_train_free(tr);
     }
     return 0;
 }
@@ -72,22 +72,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dp_error err;
     dp_error_clear(&err);
     char *json = NULL;
-    if (dp_ckpt_read_config(path, &json, &err) == DP_OK) {
+    if (dp_h5io_ckpt_read_config(path, &json, &err) == DP_OK) {
         FUZZ_CHECK(json != NULL);
         free(json);
     }
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &oracle, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &oracle, &err);
     FUZZ_CHECK(tr != NULL);
-    if (dp_trainer_resume(tr, path, NULL, &err) == DP_OK) {
-        FUZZ_CHECK(dp_trainer_episode(tr) >= 0);
-        int st = dp_trainer_stage(tr);
-        FUZZ_CHECK(st >= 0 && st < DP_N_STAGES);
+    if (dp_train_resume(tr, path, NULL, &err) == DP_OK) {
+        FUZZ_CHECK(dp_train_episode(tr) >= 0);
+        int st = dp_train_current_stage(tr);
+        FUZZ_CHECK(st >= 0 && st < DP_TRAIN_N_STAGES);
     } else {
         FUZZ_CHECK(err.msg[0] != '\0');
     }
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     long ne = -1, ns = -1;
-    if (dp_traj_count(path, &ne, &ns, &err) == DP_OK) FUZZ_CHECK(ne >= 0 && ns >= 0);
+    if (dp_h5io_traj_count(path, &ne, &ns, &err) == DP_OK) FUZZ_CHECK(ne >= 0 && ns >= 0);
     /* every HDF5 object opened on the way, error paths included, is closed again */
     ssize_t open_objects = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
     if (open_objects != 0) fprintf(stderr, "%zd HDF5 objects left open\n", open_objects);

@@ -106,7 +106,7 @@ static inline void fuzz_check_graph(const dp_graph *g)
         FUZZ_CHECK(g->op_name[v] && g->op_kind[v]);
         FUZZ_CHECK(isfinite(g->work[v]) && g->work[v] >= 0);
         FUZZ_CHECK(isfinite(g->out_size[v]) && g->out_size[v] >= 0);
-        FUZZ_CHECK(g->op_ndim[v] >= 0 && g->op_ndim[v] <= DP_MAX_DIMS);
+        FUZZ_CHECK(g->op_ndim[v] >= 0 && g->op_ndim[v] <= DP_GRAPH_MAX_DIMS);
         FUZZ_CHECK(g->succ_ptr[v] <= g->succ_ptr[v + 1] && g->pred_ptr[v] <= g->pred_ptr[v + 1]);
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) FUZZ_CHECK(g->edge_src[e] == v);
         for (int k = g->pred_ptr[v]; k < g->pred_ptr[v + 1]; k++) {
@@ -140,7 +140,7 @@ static inline void fuzz_check_graph(const dp_graph *g)
 
 /* Critical-path placement and simulation under given cost tables, and the bound every makespan
  * must respect (transfers only add delay). */
-static inline void fuzz_check_costs_pipeline(const dp_graph *g, const dp_costs *c)
+static inline void fuzz_check_costs_pipeline(const dp_graph *g, const dp_cost *c)
 {
     dp_error err;
     FUZZ_CHECK(c->n_ops == g->n_ops && c->n_edges == g->n_edges && c->n_devices > 0);
@@ -152,7 +152,7 @@ static inline void fuzz_check_costs_pipeline(const dp_graph *g, const dp_costs *
     FUZZ_CHECK(s != NULL);
     dp_sim_result r;
     FUZZ_CHECK(dp_sim_run(s, a, &r, &err) == DP_OK);
-    double lb = dp_costs_lower_bound(g, c);
+    double lb = dp_cost_lower_bound(g, c);
     FUZZ_CHECK(!(r.makespan < lb * (1 - 1e-9)));
     for (int v = 0; v < g->n_ops; v++) FUZZ_CHECK(r.op_end[v] >= r.op_start[v]);
     dp_sim_free(s);
@@ -163,19 +163,19 @@ static inline void fuzz_check_costs_pipeline(const dp_graph *g, const dp_costs *
 static inline void fuzz_check_pipeline(const dp_graph *g)
 {
     dp_error err;
-    dp_costs *c = dp_costs_uniform(g, 3, 1e12, 1e10, 1e-6, &err);
+    dp_cost *c = dp_cost_uniform(g, 3, 1e12, 1e10, 1e-6, &err);
     FUZZ_CHECK(c != NULL);
     fuzz_check_costs_pipeline(g, c);
-    dp_costs_free(c);
+    dp_cost_free(c);
 }
 
 /* Writing the graph as native JSON and reading it back gives the same graph. */
 static inline void fuzz_check_json_round_trip(const dp_graph *g)
 {
-    json_t *j = dp_graph_to_json(g);
+    json_t *j = dp_json_from_graph(g);
     FUZZ_CHECK(j != NULL);
     dp_error err;
-    dp_graph *h = dp_graph_from_json(j, "round-trip", &err);
+    dp_graph *h = dp_json_to_graph(j, "round-trip", &err);
     if (!h) fprintf(stderr, "round trip failed: %s\n", err.msg);
     FUZZ_CHECK(h != NULL);
     FUZZ_CHECK(h->n_ops == g->n_ops && h->n_edges == g->n_edges && h->cost_kind == g->cost_kind);

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = NULL;
-    dp_costs *c = NULL;
+    dp_cost *c = NULL;
     if (dp_hetero_read_csv(part[0], part[1], part[2], &g, &c, &err) != DP_OK) {
         FUZZ_CHECK(g == NULL && c == NULL);
         FUZZ_CHECK(err.msg[0] != '\0');
@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_check_graph(g);
     fuzz_check_costs_pipeline(g, c);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     return 0;
 }

@@ -9,7 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = NULL;
-    dp_costs *c = NULL;
+    dp_cost *c = NULL;
     if (dp_hetero_read_in(path, &g, &c, &err) != DP_OK) {
         FUZZ_CHECK(g == NULL && c == NULL);
         fuzz_check_error(&err, path);
@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_check_graph(g);
     fuzz_check_costs_pipeline(g, c);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     return 0;
 }

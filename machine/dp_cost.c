@@ -4,22 +4,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-dp_costs *dp_costs_alloc(const dp_graph *g, int n_devices)
+dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices)
 {
     if (n_devices < 1) return NULL;
-    dp_costs *c = calloc(1, sizeof *c);
+    dp_cost *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     size_t D = (size_t)n_devices;
     c->n_ops = g->n_ops;
     c->n_edges = g->n_edges;
     c->n_devices = n_devices;
     c->time_scale = g->time_scale;
-    c->op_time = dp_calloc_n((size_t)g->n_ops * D, sizeof(double));
-    c->edge_data = dp_calloc_n(g->n_edges, sizeof(double));
-    c->latency = dp_calloc_n(D * D, sizeof(double));
-    c->inv_bw = dp_malloc_n(D * D, sizeof(double));
+    c->op_time = dp_alloc_calloc_n((size_t)g->n_ops * D, sizeof(double));
+    c->edge_data = dp_alloc_calloc_n(g->n_edges, sizeof(double));
+    c->latency = dp_alloc_calloc_n(D * D, sizeof(double));
+    c->inv_bw = dp_alloc_malloc_n(D * D, sizeof(double));
     if (!c->op_time || !c->edge_data || !c->latency || !c->inv_bw) {
-        dp_costs_free(c);
+        dp_cost_free(c);
         return NULL;
     }
     for (size_t k = 0; k < D * D; k++) c->inv_bw[k] = 1.0;
@@ -27,7 +27,7 @@ dp_costs *dp_costs_alloc(const dp_graph *g, int n_devices)
     return c;
 }
 
-void dp_costs_free(dp_costs *c)
+void dp_cost_free(dp_cost *c)
 {
     if (!c) return;
     free(c->op_time);
@@ -37,7 +37,7 @@ void dp_costs_free(dp_costs *c)
     free(c);
 }
 
-void dp_costs_update_homogeneous(dp_costs *c)
+void dp_cost_update_homogeneous(dp_cost *c)
 {
     const int D = c->n_devices;
     int h = 1;
@@ -53,14 +53,14 @@ void dp_costs_update_homogeneous(dp_costs *c)
 
 /* Cost tables of n_devices identical devices: op time = work / rate (rate 1: the graph's own
  * times, exactly), edge data = the graph's edge sizes; latency 0 and inverse bandwidth 1 as
- * dp_costs_alloc leaves them. */
-static dp_costs *tables_of_work(const dp_graph *g, int n_devices, double rate, dp_error *err)
+ * dp_cost_alloc leaves them. */
+static dp_cost *tables_of_work(const dp_graph *g, int n_devices, double rate, dp_error *err)
 {
     if (n_devices < 1 || n_devices > 4096) {
         dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
         return NULL;
     }
-    dp_costs *c = dp_costs_alloc(g, n_devices);
+    dp_cost *c = dp_cost_alloc(g, n_devices);
     if (!c) {
         dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", g->source);
         return NULL;
@@ -71,9 +71,9 @@ static dp_costs *tables_of_work(const dp_graph *g, int n_devices, double rate, d
     return c;
 }
 
-dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
+dp_cost *dp_cost_graph(const dp_graph *g, int n_devices, dp_error *err)
 {
-    if (g->cost_kind != DP_COST_TIME) {
+    if (g->cost_kind != DP_GRAPH_COST_TIME) {
         dp_error_set(err, DP_EINVAL, "%s: the graph gives FLOPs and bytes, not times: choose a topology "
                      "(--topology) so that a cost model can turn them into seconds", g->source);
         return NULL;
@@ -81,16 +81,16 @@ dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err)
     return tables_of_work(g, n_devices, 1.0, err);
 }
 
-dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
+dp_cost *dp_cost_uniform(const dp_graph *g, int n_devices, double peak_flops,
                            double bandwidth_Bps, double latency_s, dp_error *err)
 {
-    if (g->cost_kind == DP_COST_TIME) return dp_costs_graph(g, n_devices, err);
+    if (g->cost_kind == DP_GRAPH_COST_TIME) return dp_cost_graph(g, n_devices, err);
     if (!(peak_flops > 0) || !(bandwidth_Bps > 0) || !(latency_s >= 0) || !isfinite(peak_flops) ||
         !isfinite(bandwidth_Bps) || !isfinite(latency_s)) {
         dp_error_set(err, DP_EINVAL, "uniform machine: peak FLOP/s and bandwidth must be positive and latency non-negative");
         return NULL;
     }
-    dp_costs *c = tables_of_work(g, n_devices, peak_flops, err);
+    dp_cost *c = tables_of_work(g, n_devices, peak_flops, err);
     if (!c) return NULL;
     for (int k = 0; k < n_devices * n_devices; k++) {
         c->latency[k] = latency_s;
@@ -100,7 +100,7 @@ dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
     return c;
 }
 
-double dp_costs_mean_op(const dp_costs *c, int v)
+double dp_cost_mean_op(const dp_cost *c, int v)
 {
     if (c->homogeneous) return c->op_time[(size_t)v * c->n_devices];
     double s = 0;
@@ -108,7 +108,7 @@ double dp_costs_mean_op(const dp_costs *c, int v)
     return s / c->n_devices;
 }
 
-double dp_costs_mean_comm(const dp_costs *c, int e)
+double dp_cost_mean_comm(const dp_cost *c, int e)
 {
     const int D = c->n_devices;
     if (D < 2) return 0.0;
@@ -120,7 +120,7 @@ double dp_costs_mean_comm(const dp_costs *c, int e)
     return s / ((double)D * (D - 1));
 }
 
-void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, double *tlevel)
+void dp_cost_levels(const dp_graph *g, const dp_cost *c, double *blevel, double *tlevel)
 {
     const int n = g->n_ops;
     if (blevel) {
@@ -128,10 +128,10 @@ void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, doubl
             int v = g->topo[k];
             double best = 0;
             for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
-                double x = dp_costs_mean_comm(c, e) + blevel[g->edge_dst[e]];
+                double x = dp_cost_mean_comm(c, e) + blevel[g->edge_dst[e]];
                 if (x > best) best = x;
             }
-            blevel[v] = dp_costs_mean_op(c, v) + best;
+            blevel[v] = dp_cost_mean_op(c, v) + best;
         }
     }
     if (tlevel) {
@@ -140,7 +140,7 @@ void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, doubl
             double best = 0;
             for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
                 int e = g->pred_edge[q], u = g->edge_src[e];
-                double x = tlevel[u] + dp_costs_mean_op(c, u) + dp_costs_mean_comm(c, e);
+                double x = tlevel[u] + dp_cost_mean_op(c, u) + dp_cost_mean_comm(c, e);
                 if (x > best) best = x;
             }
             tlevel[v] = best;
@@ -148,21 +148,21 @@ void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, doubl
     }
 }
 
-double dp_costs_critical_path(const dp_graph *g, const dp_costs *c)
+double dp_cost_critical_path(const dp_graph *g, const dp_cost *c)
 {
-    double *bl = dp_malloc_n(g->n_ops, sizeof(double));
+    double *bl = dp_alloc_malloc_n(g->n_ops, sizeof(double));
     if (!bl) return NAN;
-    dp_costs_levels(g, c, bl, NULL);
+    dp_cost_levels(g, c, bl, NULL);
     double m = 0;
     for (int v = 0; v < g->n_ops; v++) if (bl[v] > m) m = bl[v];
     free(bl);
     return m;
 }
 
-double dp_costs_lower_bound(const dp_graph *g, const dp_costs *c)
+double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
 {
     const int n = g->n_ops, D = c->n_devices;
-    double *f = dp_malloc_n(n, sizeof(double));
+    double *f = dp_alloc_malloc_n(n, sizeof(double));
     if (!f) return NAN;
     double total = 0, cp = 0;
     for (int k = 0; k < n; k++) {

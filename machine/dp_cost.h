@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-typedef struct dp_costs {
+typedef struct dp_cost {
     int n_ops, n_edges, n_devices;
     double *op_time;    /* (n_ops, n_devices) */
     double *edge_data;  /* (n_edges) */
@@ -28,36 +28,36 @@ typedef struct dp_costs {
     double *inv_bw;     /* (n_devices, n_devices), diagonal unused */
     int homogeneous;    /* 1 when op times do not depend on the device and all pairs are alike */
     double time_scale;  /* copied from the graph: printed time = time / time_scale */
-} dp_costs;
+} dp_cost;
 
 /* The graph's own costs on n_devices identical devices: op time = work, a cross-device edge costs
- * its size (for DP_COST_TIME graphs: for DOPPLER files, comm of the producer). This is the
+ * its size (for DP_GRAPH_COST_TIME graphs: for DOPPLER files, comm of the producer). This is the
  * DOPPLER-compatible model (Yao et al. 2026, env/cost.py) and the classic task-graph model
- * (STG, Sinnen). For DP_COST_PHYSICAL graphs it needs a topology: returns NULL with DP_EINVAL. */
-dp_costs *dp_costs_graph(const dp_graph *g, int n_devices, dp_error *err);
+ * (STG, Sinnen). For DP_GRAPH_COST_PHYSICAL graphs it needs a topology: returns NULL with DP_EINVAL. */
+dp_cost *dp_cost_graph(const dp_graph *g, int n_devices, dp_error *err);
 
-/* A uniform machine for DP_COST_PHYSICAL graphs: n_devices identical devices of peak_flops FLOP/s
+/* A uniform machine for DP_GRAPH_COST_PHYSICAL graphs: n_devices identical devices of peak_flops FLOP/s
  * (op time = FLOPs / peak_flops) joined pairwise by links of bandwidth_Bps bytes per second and
- * latency_s seconds (transfer = latency_s + bytes / bandwidth_Bps). For DP_COST_TIME graphs the
- * graph's own costs are used (as dp_costs_graph). The simplest machine; topologies (dp_topology)
+ * latency_s seconds (transfer = latency_s + bytes / bandwidth_Bps). For DP_GRAPH_COST_TIME graphs the
+ * graph's own costs are used (as dp_cost_graph). The simplest machine; topologies (dp_topology)
  * describe real ones. */
-dp_costs *dp_costs_uniform(const dp_graph *g, int n_devices, double peak_flops,
+dp_cost *dp_cost_uniform(const dp_graph *g, int n_devices, double peak_flops,
                            double bandwidth_Bps, double latency_s, dp_error *err);
 
 /* Empty cost tables for g on n_devices (op times 0, latency 0, inv_bw 1): for models that fill
  * them in themselves (heterogeneous examples, topologies). */
-dp_costs *dp_costs_alloc(const dp_graph *g, int n_devices);
-void dp_costs_free(dp_costs *c);
+dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices);
+void dp_cost_free(dp_cost *c);
 
 /* Recompute c->homogeneous after filling the arrays by hand. */
-void dp_costs_update_homogeneous(dp_costs *c);
+void dp_cost_update_homogeneous(dp_cost *c);
 
-static inline double dp_costs_op(const dp_costs *c, int v, int d)
+static inline double dp_cost_op(const dp_cost *c, int v, int d)
 {
     return c->op_time[(size_t)v * c->n_devices + d];
 }
 
-static inline double dp_costs_comm(const dp_costs *c, int e, int a, int b)
+static inline double dp_cost_comm(const dp_cost *c, int e, int a, int b)
 {
     if (a == b) return 0.0;
     size_t k = (size_t)a * c->n_devices + b;
@@ -66,20 +66,20 @@ static inline double dp_costs_comm(const dp_costs *c, int e, int a, int b)
 
 /* Mean op time of v over devices, and mean transfer time of e over ordered pairs of distinct
  * devices (0 with one device): the averages HEFT's upward rank and the b-level use. */
-double dp_costs_mean_op(const dp_costs *c, int v);
-double dp_costs_mean_comm(const dp_costs *c, int e);
+double dp_cost_mean_op(const dp_cost *c, int v);
+double dp_cost_mean_comm(const dp_cost *c, int e);
 
 /* b-level and t-level of every op (arrays of n_ops), with mean costs (Kwok and Ahmad 1999):
  *   blevel(v) = mean_op(v) + max over out-edges e=(v,w) of (mean_comm(e) + blevel(w))
  *   tlevel(v) = max over in-edges e=(u,v) of (tlevel(u) + mean_op(u) + mean_comm(e)), 0 at sources.
  * The critical path length is max over v of blevel(v). Either output may be NULL.
  * Iterative over the topological order: no recursion. */
-void dp_costs_levels(const dp_graph *g, const dp_costs *c, double *blevel, double *tlevel);
+void dp_cost_levels(const dp_graph *g, const dp_cost *c, double *blevel, double *tlevel);
 
 /* Critical path length: max blevel. Lower bound on the makespan with zero communication:
  * max(critical path by op time alone, total min op time / devices). */
-double dp_costs_critical_path(const dp_graph *g, const dp_costs *c);
-double dp_costs_lower_bound(const dp_graph *g, const dp_costs *c);
+double dp_cost_critical_path(const dp_graph *g, const dp_cost *c);
+double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c);
 
 #ifdef __cplusplus
 }

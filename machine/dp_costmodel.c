@@ -15,16 +15,16 @@ double dp_costmodel_op_bytes(const dp_graph *g, int v)
     return b;
 }
 
-double dp_costmodel_roofline(const dp_topo_device *dv, double flops, double bytes)
+double dp_costmodel_roofline(const dp_topology_device *dv, double flops, double bytes)
 {
     double tc = flops / (dv->peak_flops * dv->efficiency);
     double tm = bytes / dv->mem_bandwidth_Bps;
     return (tc > tm ? tc : tm) + dv->launch_overhead_s;
 }
 
-dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err)
+dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err)
 {
-    if (g->cost_kind != DP_COST_PHYSICAL) {
+    if (g->cost_kind != DP_GRAPH_COST_PHYSICAL) {
         dp_error_set(err, DP_EINVAL, "%s: the graph gives durations, not FLOPs and bytes, so a topology cannot time "
                      "it; use --devices N (the DOPPLER-compatible model) for such graphs", g->source);
         return NULL;
@@ -43,7 +43,7 @@ dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_c
             }
     }
     const int D = t->n_devices;
-    dp_costs *c = dp_costs_alloc(g, D);
+    dp_cost *c = dp_cost_alloc(g, D);
     if (!c) {
         dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", g->source);
         return NULL;
@@ -65,11 +65,11 @@ dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_c
         for (int b = 0; b < D; b++) {
             if (a == b) { c->latency[a * D + b] = 0; c->inv_bw[a * D + b] = 0; continue; }
             const dp_calib_route *r = dp_calib_find_route(cal, t->dev[a].name, t->dev[b].name);
-            const dp_topo_route *tr = dp_topology_route(t, a, b);
+            const dp_topology_route_info *tr = dp_topology_route(t, a, b);
             c->latency[a * D + b] = r ? r->latency_s : tr->latency_s;
             c->inv_bw[a * D + b] = r ? 1.0 / r->bandwidth_Bps : tr->inv_bw;
         }
     c->time_scale = 1.0;
-    dp_costs_update_homogeneous(c);
+    dp_cost_update_homogeneous(c);
     return c;
 }

@@ -14,7 +14,7 @@
  * where bytes(v) = output bytes of v + bytes of all its in-edges (what the kernel reads and
  * writes). Each device has its own numbers, so heterogeneous machines come out as they are.
  *
- * Transfer of b bytes from a to b' alone on its route (the fixed-delay model and the dp_costs
+ * Transfer of b bytes from a to b' alone on its route (the fixed-delay model and the dp_cost
  * tables): latency (sum over the route's links) + b * inv_bw (sum over the route's segments of
  * 1 / bottleneck bandwidth: a staged route pays both hops), or, where the calibration measured
  * the pair, its latency_s + b / bandwidth_Bps.
@@ -37,12 +37,12 @@ extern "C" {
 double dp_costmodel_op_bytes(const dp_graph *g, int v);
 
 /* Roofline time of an op of `flops` FLOPs touching `bytes` bytes on device dv (seconds). */
-double dp_costmodel_roofline(const dp_topo_device *dv, double flops, double bytes);
+double dp_costmodel_roofline(const dp_topology_device *dv, double flops, double bytes);
 
 /* The cost tables of physical graph g on topology t (n_devices = t's devices), with calibration
- * cal (may be NULL). Errors: a DP_COST_TIME graph (its costs are durations, not FLOPs and bytes:
+ * cal (may be NULL). Errors: a DP_GRAPH_COST_TIME graph (its costs are durations, not FLOPs and bytes:
  * DP_EINVAL), a calibration naming a device the topology lacks (DP_EINVAL), out of memory. */
-dp_costs *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err);
+dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest processor count accepted (as dp_costs_graph). */
+/* Largest processor count accepted (as dp_cost_graph). */
 #define HETERO_MAX_PROCS 4096
 
 /* ---------------- shared: build the graph and the cost tables ---------------- */
@@ -40,13 +40,13 @@ static int problem_alloc(problem *p, int n, int P, int max_edges)
     memset(p, 0, sizeof *p);
     p->n = n;
     p->P = P;
-    p->name = dp_calloc_n(n, sizeof(char *));
-    p->w = dp_malloc_n((size_t)n * P, sizeof(double));
-    p->esrc = dp_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(int));
-    p->edst = dp_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(int));
-    p->edata = dp_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(double));
-    p->rate = dp_malloc_n((size_t)P * P, sizeof(double));
-    p->startup = dp_calloc_n(P, sizeof(double));
+    p->name = dp_alloc_calloc_n(n, sizeof(char *));
+    p->w = dp_alloc_malloc_n((size_t)n * P, sizeof(double));
+    p->esrc = dp_alloc_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(int));
+    p->edst = dp_alloc_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(int));
+    p->edata = dp_alloc_malloc_n(max_edges > 0 ? max_edges : 1, sizeof(double));
+    p->rate = dp_alloc_malloc_n((size_t)P * P, sizeof(double));
+    p->startup = dp_alloc_calloc_n(P, sizeof(double));
     if (!p->name || !p->w || !p->esrc || !p->edst || !p->edata || !p->rate || !p->startup) {
         problem_free(p);
         return DP_ENOMEM;
@@ -55,19 +55,19 @@ static int problem_alloc(problem *p, int n, int P, int max_edges)
     return DP_OK;
 }
 
-static int problem_build(problem *p, const char *path, dp_graph **gout, dp_costs **cout, dp_error *err)
+static int problem_build(problem *p, const char *path, dp_graph **gout, dp_cost **cout, dp_error *err)
 {
-    const char *stem = dp_path_stem(path);
+    const char *stem = dp_file_path_stem(path);
     char name[256];
     snprintf(name, sizeof name, "%s", stem);
     char *dot = strrchr(name, '.');
     if (dot) *dot = '\0';
-    dp_graph_builder *b = dp_graph_builder_alloc(name, path, DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc(name, path, DP_GRAPH_COST_TIME);
     if (!b) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
     dp_graph_builder_set_time_unit(b, 1.0, "time units of the example");
     /* each task's output size: its largest outgoing data volume (one pass over the edges; a scan
      * per task made reading O(V E)) */
-    double *out = dp_calloc_n((size_t)p->n + 1, sizeof(double));
+    double *out = dp_alloc_calloc_n((size_t)p->n + 1, sizeof(double));
     if (!out) {
         dp_graph_builder_free(b);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
@@ -92,7 +92,7 @@ static int problem_build(problem *p, const char *path, dp_graph **gout, dp_costs
     dp_graph *g = dp_graph_builder_finish(b, err);
     dp_graph_builder_free(b);
     if (!g) return err ? err->code : DP_EINVAL;
-    dp_costs *c = dp_costs_alloc(g, p->P);
+    dp_cost *c = dp_cost_alloc(g, p->P);
     if (!c) {
         dp_graph_free(g);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the cost tables", path);
@@ -108,7 +108,7 @@ static int problem_build(problem *p, const char *path, dp_graph **gout, dp_costs
             c->inv_bw[k] = 1.0 / p->rate[k];
             c->latency[k] = p->startup[a];
         }
-    dp_costs_update_homogeneous(c);
+    dp_cost_update_homogeneous(c);
     *gout = g;
     *cout = c;
     return DP_OK;
@@ -174,12 +174,12 @@ static int read_count(tokens *t, const char *what, long lo, long hi, int *out, d
     return DP_OK;
 }
 
-int dp_hetero_read_in(const char *path, dp_graph **gout, dp_costs **cout, dp_error *err)
+int dp_hetero_read_in(const char *path, dp_graph **gout, dp_cost **cout, dp_error *err)
 {
     *gout = NULL;
     *cout = NULL;
     tokens t = {path, NULL, 0, 0, 1, ""};
-    t.text = dp_read_text(path, &t.size, err);
+    t.text = dp_file_read_text(path, &t.size, err);
     if (!t.text) return err ? err->code : DP_EIO;
     problem p;
     memset(&p, 0, sizeof p);
@@ -203,7 +203,7 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_costs **cout, dp_err
                               path, V, E, P, numbers, t.size);
             goto done;
         }
-        if ((rc = dp_mem_check(path, "the task graph", (double)V * (16.0 * P + 400.0) + 100.0 * E, err)) != DP_OK) goto done;
+        if ((rc = dp_file_mem_check(path, "the task graph", (double)V * (16.0 * P + 400.0) + 100.0 * E, err)) != DP_OK) goto done;
     }
     if (problem_alloc(&p, V, P, E) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     for (int v = 0; v < V; v++) {
@@ -295,13 +295,13 @@ static int csv_read(const char *path, csv *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
     size_t size;
-    t->text = dp_read_text(path, &size, err);
+    t->text = dp_file_read_text(path, &size, err);
     if (!t->text) return err ? err->code : DP_EIO;
     size_t nl = 1;
     for (size_t i = 0; i < size; i++) if (t->text[i] == '\n') nl++;
-    t->n_fields = dp_malloc_n(nl, sizeof(int));
-    t->field = dp_calloc_n(nl, sizeof(char **));
-    t->line = dp_malloc_n(nl, sizeof(int));
+    t->n_fields = dp_alloc_malloc_n(nl, sizeof(int));
+    t->field = dp_alloc_calloc_n(nl, sizeof(char **));
+    t->line = dp_alloc_malloc_n(nl, sizeof(int));
     if (!t->n_fields || !t->field || !t->line) { csv_free(t); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); }
     char *s = t->text;
     int lineno = 0;
@@ -313,7 +313,7 @@ static int csv_read(const char *path, csv *t, dp_error *err)
         if (*row) {
             int nf = 1;
             for (char *q = row; *q; q++) if (*q == ',') nf++;
-            char **f = dp_malloc_n(nf, sizeof(char *));
+            char **f = dp_alloc_malloc_n(nf, sizeof(char *));
             if (!f) { csv_free(t); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); }
             int k = 0;
             char *q = row;
@@ -349,7 +349,7 @@ static int csv_cell(const csv *t, const char *path, int r, int col, double *out,
 }
 
 int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *bw_path,
-                       dp_graph **gout, dp_costs **cout, dp_error *err)
+                       dp_graph **gout, dp_cost **cout, dp_error *err)
 {
     *gout = NULL;
     *cout = NULL;
@@ -472,7 +472,7 @@ int dp_hetero_is_hetero_path(const char *path)
     return ends_with(path, ".in") || ends_with(path, CSV_EXE_SUFFIX);
 }
 
-int dp_hetero_read(const char *path, dp_graph **g, dp_costs **c, dp_error *err)
+int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err)
 {
     *g = NULL;
     *c = NULL;
@@ -500,7 +500,7 @@ int dp_hetero_format(const char *path, const char *format)
     return dp_hetero_is_hetero_path(path);
 }
 
-int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_costs **c, dp_error *err)
+int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_cost **c, dp_error *err)
 {
     *g = NULL;
     *c = NULL;

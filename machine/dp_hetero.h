@@ -5,7 +5,7 @@
  * and low-complexity task scheduling for heterogeneous computing", IEEE TPDS 13(3), 2002), as
  * found in ../shared/data/heft-topcuoglu2002 (see its README, section 2). Unlike other graph files
  * they fix the machine: the number of processors and every cost come from the file, so a reader
- * returns the graph and the dp_costs together.
+ * returns the graph and the dp_cost together.
  *
  * Cost model produced (see machine/dp_cost.h):
  *   op_time[v][p]  = the computation cost of task v on processor p
@@ -13,9 +13,9 @@
  *   inv_bw[a][b]   = 1 / rate(a, b)              (transfer time = data / rate)
  *   latency[a][b]  = startup[a]                  (a per-processor start-up cost added to every
  *                                                 transfer leaving a; 0 when the file has none)
- * Transfers between tasks on the same processor are free. The graph is DP_COST_TIME with
+ * Transfers between tasks on the same processor are free. The graph is DP_GRAPH_COST_TIME with
  * work = mean op time over processors and edge_size = data volume (the transfer time at rate 1),
- * so graph-only tools see sensible numbers; schedulers must use the dp_costs.
+ * so graph-only tools see sensible numbers; schedulers must use the dp_cost.
  * Op names are the file's task labels ("1".."V" for .in files, numbered as in the paper;
  * "T_0".. or "T0".. for the CSV files).
  */
@@ -33,11 +33,11 @@ extern "C" {
  * separated by white space: V, E, P; then E triples "from to data" (tasks numbered from 1); then
  * V rows of P computation costs; then P(P-1)/2 triples "p q rate" (processors numbered from 1,
  * each unordered pair once; transfer time = data / rate, symmetric). Numbers may be decimals.
- * On success *g and *c are set (free with dp_graph_free / dp_costs_free) and DP_OK returned.
+ * On success *g and *c are set (free with dp_graph_free / dp_cost_free) and DP_OK returned.
  * Errors (DP_EIO, DP_EINVAL naming file, line and what is wrong: a missing or extra number, a
  * task or processor id out of range, a negative or non-finite cost, a rate <= 0, a pair given
  * twice or missing, a cycle; DP_ENOMEM) leave *g and *c NULL. */
-int dp_hetero_read_in(const char *path, dp_graph **g, dp_costs **c, dp_error *err);
+int dp_hetero_read_in(const char *path, dp_graph **g, dp_cost **c, dp_error *err);
 
 /* The CSV files of mackncheesiest/heft (test/canonicalgraph_*.csv):
  *   exe_path:  header "TP,P_0,..,P_{P-1}", then one row per task "T_i,w_i0,..";
@@ -50,12 +50,12 @@ int dp_hetero_read_in(const char *path, dp_graph **g, dp_costs **c, dp_error *er
  * (naming the file and line), plus mismatched task counts or labels between the files and a rate
  * of 0 between distinct processors. */
 int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *bw_path,
-                       dp_graph **g, dp_costs **c, dp_error *err);
+                       dp_graph **g, dp_cost **c, dp_error *err);
 
 /* Dispatch on the name: "*.in" -> dp_hetero_read_in; "PREFIX_task_exe_time.csv" ->
  * dp_hetero_read_csv with PREFIX_task_connectivity.csv and PREFIX_resource_BW.csv beside it
  * (the rate file is optional). Anything else: DP_EINVAL. */
-int dp_hetero_read(const char *path, dp_graph **g, dp_costs **c, dp_error *err);
+int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err);
 
 /* 1 when path names a file dp_hetero_read understands (by its name only). */
 int dp_hetero_is_hetero_path(const char *path);
@@ -65,7 +65,7 @@ int dp_hetero_is_hetero_path(const char *path);
  * format is one of them, or format is NULL and path's name is one (dp_hetero_is_hetero_path);
  * dp_hetero_read_format then reads path as that format (heft-in whatever the file's name). */
 int dp_hetero_format(const char *path, const char *format);
-int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_costs **c, dp_error *err);
+int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_cost **c, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -142,9 +142,9 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
         drop_loaded(m);
         return set_name(k == K_TOPOLOGY ? &m->topology : &m->calibration, value, err);
     case K_TRANSFER: {
-        int t = dp_xfer_kind_parse(value);
+        int t = dp_transfer_kind_parse(value);
         if (t < 0) return dp_error_set(err, DP_EINVAL, "%s: fixed, fifo or maxmin, got '%s'", name, value);
-        m->sim.transfer_model = (dp_xfer_kind)t;
+        m->sim.transfer_model = (dp_transfer_kind)t;
         return DP_OK;
     }
     case K_CHUNKS:
@@ -153,13 +153,13 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
             return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..1024, got '%s'", name, value);
         return DP_OK;
     case K_MODE:
-        if (strcmp(value, "async") == 0) m->sim.mode = DP_MODE_ASYNC;
-        else if (strcmp(value, "bsp") == 0) m->sim.mode = DP_MODE_BSP;
+        if (strcmp(value, "async") == 0) m->sim.mode = DP_HISIM_MODE_ASYNC;
+        else if (strcmp(value, "bsp") == 0) m->sim.mode = DP_HISIM_MODE_BSP;
         else return dp_error_set(err, DP_EINVAL, "%s: async or bsp, got '%s'", name, value);
         return DP_OK;
     case K_QUEUE:
-        if (strcmp(value, "fifo") == 0) m->sim.queue = DP_QUEUE_FIFO;
-        else if (strcmp(value, "priority") == 0) m->sim.queue = DP_QUEUE_PRIORITY;
+        if (strcmp(value, "fifo") == 0) m->sim.queue = DP_HISIM_QUEUE_FIFO;
+        else if (strcmp(value, "priority") == 0) m->sim.queue = DP_HISIM_QUEUE_PRIORITY;
         else return dp_error_set(err, DP_EINVAL, "%s: fifo or priority, got '%s'", name, value);
         return DP_OK;
     case K_MEMORY_LIMIT:
@@ -172,8 +172,8 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
         m->sim.memory_limit = x;
         return DP_OK;
     case K_MEMORY_POLICY:
-        if (strcmp(value, "error") == 0) m->sim.memory_policy = DP_MEMORY_ERROR;
-        else if (strcmp(value, "penalty") == 0) m->sim.memory_policy = DP_MEMORY_PENALTY;
+        if (strcmp(value, "error") == 0) m->sim.memory_policy = DP_HISIM_MEMORY_ERROR;
+        else if (strcmp(value, "penalty") == 0) m->sim.memory_policy = DP_HISIM_MEMORY_PENALTY;
         else return dp_error_set(err, DP_EINVAL, "%s: error or penalty, got '%s'", name, value);
         return DP_OK;
     case K_MEMORY_PENALTY:
@@ -267,14 +267,14 @@ int dp_machine_load(dp_machine *m, dp_error *err)
     return DP_OK;
 }
 
-dp_costs *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
+dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
     /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
      * graphs on the default 4 devices gave the makespans of another experiment */
     if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
     if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
-    return dp_costs_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
+    return dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
 }
 
 int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g)
@@ -314,15 +314,15 @@ json_t *dp_machine_to_json(const dp_machine *m)
     if (m->calibration) json_object_set_new(o, "calibration", json_string(m->calibration));
     const dp_hisim_options *s = &m->sim, *z = &d.sim;
     if (s->transfer_model != z->transfer_model)
-        json_object_set_new(o, "transfer", json_string(dp_xfer_kind_name(s->transfer_model)));
+        json_object_set_new(o, "transfer", json_string(dp_transfer_kind_name(s->transfer_model)));
     if (s->chunks != z->chunks) json_object_set_new(o, "chunks", json_integer(s->chunks));
-    if (s->mode != z->mode) json_object_set_new(o, "mode", json_string(s->mode == DP_MODE_BSP ? "bsp" : "async"));
+    if (s->mode != z->mode) json_object_set_new(o, "mode", json_string(s->mode == DP_HISIM_MODE_BSP ? "bsp" : "async"));
     if (s->streams != z->streams) json_object_set_new(o, "streams", json_integer(s->streams));
-    if (s->queue != z->queue) json_object_set_new(o, "queue", json_string(s->queue == DP_QUEUE_PRIORITY ? "priority" : "fifo"));
+    if (s->queue != z->queue) json_object_set_new(o, "queue", json_string(s->queue == DP_HISIM_QUEUE_PRIORITY ? "priority" : "fifo"));
     if (s->memory_limit == DP_HISIM_MEMORY_TOPOLOGY) json_object_set_new(o, "memory_limit", json_string("topology"));
     else if (s->memory_limit != z->memory_limit) json_object_set_new(o, "memory_limit", dp_json_number(s->memory_limit));
     if (s->memory_policy != z->memory_policy)
-        json_object_set_new(o, "memory_policy", json_string(s->memory_policy == DP_MEMORY_PENALTY ? "penalty" : "error"));
+        json_object_set_new(o, "memory_policy", json_string(s->memory_policy == DP_HISIM_MEMORY_PENALTY ? "penalty" : "error"));
     if (s->memory_penalty != z->memory_penalty) json_object_set_new(o, "memory_penalty", dp_json_number(s->memory_penalty));
     if (s->copy_engines != z->copy_engines) json_object_set_new(o, "copy_engines", json_string(s->copy_engines ? "on" : "off"));
     return o;

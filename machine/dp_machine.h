@@ -106,7 +106,7 @@ int dp_machine_load(dp_machine *m, dp_error *err);
  * (DOPPLER-compatible) and the uniform machine for physical graphs. Without a topology and
  * without "devices" set, n_devices becomes the count the graph was made for (dp_graph.devices)
  * when it says. Caller frees. */
-dp_costs *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
+dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
 
 /* The device count g was made for when the machine has another (a "devices" given, or a
  * topology's), for a warning; 0 when they agree or the graph does not say. */

@@ -13,12 +13,12 @@
 static const char *node_kind_names[] = {"gpu", "cpu", "switch", "host"};
 static const char *link_kind_names[] = {"nvlink", "pcie", "nvswitch", "host"};
 
-const char *dp_topology_node_kind_name(dp_node_kind k)
+const char *dp_topology_node_kind_name(dp_topology_node_kind k)
 {
     return (unsigned)k < 4 ? node_kind_names[k] : "?";
 }
 
-const char *dp_topology_link_kind_name(dp_link_kind k)
+const char *dp_topology_link_kind_name(dp_topology_link_kind k)
 {
     return (unsigned)k < 4 ? link_kind_names[k] : "?";
 }
@@ -72,7 +72,7 @@ static int index_names(dp_topology *t, const char *origin, dp_error *err)
 {
     unsigned cap = 16;
     while (cap < 2u * (unsigned)t->n_nodes) cap *= 2;
-    t->name_slot = dp_malloc_n(cap, sizeof(int));
+    t->name_slot = dp_alloc_malloc_n(cap, sizeof(int));
     if (!t->name_slot) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
     for (unsigned k = 0; k < cap; k++) t->name_slot[k] = -1;
     for (int i = 0; i < t->n_nodes; i++) {
@@ -205,7 +205,7 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
         done[u] = 1;
         if (u != src && u < t->n_devices) continue;
         for (int k = adj_ptr[u]; k < adj_ptr[u + 1]; k++) {
-            const dp_topo_link *l = &t->link[adj_link[k]];
+            const dp_topology_link *l = &t->link[adj_link[k]];
             int v = l->a == u ? l->b : l->a;
             if (done[v]) continue;
             double nd = dist[u] + l->latency_s;
@@ -217,7 +217,7 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
                 dj_push(heap, &nh_heap, (dj_item){nd, nh, v});
             } else if (nd == dist[v] && nh == hops[v] && pred_link[v] >= 0) {
                 /* a parallel link from the same predecessor: the one of most bandwidth */
-                const dp_topo_link *p = &t->link[pred_link[v]];
+                const dp_topology_link *p = &t->link[pred_link[v]];
                 if ((p->a == u || p->b == u) && l->bandwidth_Bps > p->bandwidth_Bps) pred_link[v] = adj_link[k];
             }
         }
@@ -227,7 +227,7 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
 /* Route building: node paths are appended as hops and segments into growing arrays. */
 typedef struct route_buf {
     int *hop, *hop_from, *hop_to, n_hop, cap_hop;
-    dp_topo_segment *seg;
+    dp_topology_segment *seg;
     int n_seg, cap_seg;
 } route_buf;
 
@@ -260,12 +260,12 @@ static int push_seg(route_buf *rb, int begin)
     if (rb->n_seg == rb->cap_seg) {
         if (rb->cap_seg > INT_MAX / 2) return DP_ENOMEM;
         int nc = rb->cap_seg ? 2 * rb->cap_seg : 64;
-        dp_topo_segment *p = realloc(rb->seg, (size_t)nc * sizeof *p);
+        dp_topology_segment *p = realloc(rb->seg, (size_t)nc * sizeof *p);
         if (!p) return DP_ENOMEM;
         rb->seg = p;
         rb->cap_seg = nc;
     }
-    dp_topo_segment *s = &rb->seg[rb->n_seg++];
+    dp_topology_segment *s = &rb->seg[rb->n_seg++];
     memset(s, 0, sizeof *s);
     s->hop_begin = begin;
     s->hop_end = begin;
@@ -274,7 +274,7 @@ static int push_seg(route_buf *rb, int begin)
 
 static int chan_of(const dp_topology *t, int li, int from)
 {
-    const dp_topo_link *l = &t->link[li];
+    const dp_topology_link *l = &t->link[li];
     return l->a == from ? l->chan_ab : l->chan_ba;
 }
 
@@ -287,7 +287,7 @@ static int append_tree_path(const dp_topology *t, route_buf *rb, const int *pred
     for (int x = v; x != src; ) {
         int li = pred_link[x];
         if (li < 0) return DP_EINVAL;
-        const dp_topo_link *l = &t->link[li];
+        const dp_topology_link *l = &t->link[li];
         x = l->a == x ? l->b : l->a;
         if (n > t->n_links) return DP_EINVAL;
         tmp[n++] = x;
@@ -301,7 +301,7 @@ static int append_tree_path(const dp_topology *t, route_buf *rb, const int *pred
 
 static void finish_segment(const dp_topology *t, route_buf *rb)
 {
-    dp_topo_segment *s = &rb->seg[rb->n_seg - 1];
+    dp_topology_segment *s = &rb->seg[rb->n_seg - 1];
     s->hop_end = rb->n_hop;
     s->latency_s = 0;
     s->bottleneck_Bps = INFINITY;
@@ -318,7 +318,7 @@ static int link_between(const dp_topology *t, const int *adj_ptr, const int *adj
     int best = -1;
     for (int k = adj_ptr[x]; k < adj_ptr[x + 1]; k++) {
         int i = adj_link[k];
-        const dp_topo_link *l = &t->link[i];
+        const dp_topology_link *l = &t->link[i];
         if (!((l->a == x && l->b == y) || (l->a == y && l->b == x))) continue;
         if (best < 0 || l->latency_s < t->link[best].latency_s ||
             (l->latency_s == t->link[best].latency_s && l->bandwidth_Bps > t->link[best].bandwidth_Bps))
@@ -336,14 +336,14 @@ static int parse_devices(dp_topology *t, json_t *arr, const char *origin, dp_err
         json_t *o = json_array_get(arr, d);
         snprintf(where, sizeof where, "devices[%d]", d);
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
-        dp_topo_device *dv = &t->dev[d];
+        dp_topology_device *dv = &t->dev[d];
         const char *name, *kind;
         int rc;
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) return rc;
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) return rc;
         int k = kind_index(kind, node_kind_names, 2);
         if (k < 0) return dp_error_set(err, DP_EINVAL, "%s: %s.kind: \"%s\" is not gpu or cpu", origin, where, kind);
-        dv->kind = (dp_node_kind)k;
+        dv->kind = (dp_topology_node_kind)k;
         dv->name = strdup(name);
         if (!dv->name) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
         if ((rc = get_number(o, "peak_flops", 1, 0, 0, &dv->peak_flops, origin, where, err)) != DP_OK) return rc;
@@ -420,7 +420,7 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
         json_t *o = json_array_get(arr, i);
         snprintf(where, sizeof where, "links[%d]", i);
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
-        dp_topo_link *l = &t->link[i];
+        dp_topology_link *l = &t->link[i];
         const char *a = NULL, *b = NULL, *kind = NULL, *duplex = NULL;
         int rc, count;
         if ((rc = get_string(o, "a", 1, &a, origin, where, err)) != DP_OK) return rc;
@@ -434,7 +434,7 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
         if (l->a == l->b) return dp_error_set(err, DP_EINVAL, "%s: %s: a link must join two different nodes", origin, where);
         int k = kind_index(kind, link_kind_names, 4);
         if (k < 0) return dp_error_set(err, DP_EINVAL, "%s: %s.kind: \"%s\" is not nvlink, pcie, nvswitch or host", origin, where, kind);
-        l->kind = (dp_link_kind)k;
+        l->kind = (dp_topology_link_kind)k;
         if ((rc = get_number(o, "bandwidth_Bps", 1, 0, 0, &l->bandwidth_Bps, origin, where, err)) != DP_OK) return rc;
         if ((rc = get_number(o, "latency_s", 1, 1, 0, &l->latency_s, origin, where, err)) != DP_OK) return rc;
         if ((rc = get_int(o, "count", 1, 1, 1024, &count, origin, where, err)) != DP_OK) return rc;
@@ -446,15 +446,15 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
         l->chan_ba = l->half_duplex ? l->chan_ab : ch++;
     }
     t->n_channels = ch;
-    t->chan_bw = dp_malloc_n(ch, sizeof(double));
-    t->chan_latency = dp_malloc_n(ch, sizeof(double));
-    t->chan_link = dp_malloc_n(ch, sizeof(int));
-    t->chan_from = dp_malloc_n(ch, sizeof(int));
-    t->chan_to = dp_malloc_n(ch, sizeof(int));
+    t->chan_bw = dp_alloc_malloc_n(ch, sizeof(double));
+    t->chan_latency = dp_alloc_malloc_n(ch, sizeof(double));
+    t->chan_link = dp_alloc_malloc_n(ch, sizeof(int));
+    t->chan_from = dp_alloc_malloc_n(ch, sizeof(int));
+    t->chan_to = dp_alloc_malloc_n(ch, sizeof(int));
     if (!t->chan_bw || !t->chan_latency || !t->chan_link || !t->chan_from || !t->chan_to)
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
     for (int i = 0; i < t->n_links; i++) {
-        const dp_topo_link *l = &t->link[i];
+        const dp_topology_link *l = &t->link[i];
         t->chan_bw[l->chan_ab] = t->chan_bw[l->chan_ba] = l->bandwidth_Bps;
         t->chan_latency[l->chan_ab] = t->chan_latency[l->chan_ba] = l->latency_s;
         t->chan_link[l->chan_ab] = t->chan_link[l->chan_ba] = i;
@@ -519,14 +519,14 @@ static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_lin
     return DP_OK;
 }
 
-static void route_totals(dp_topology *t, dp_topo_route *r, const route_buf *rb)
+static void route_totals(dp_topology *t, dp_topology_route_info *r, const route_buf *rb)
 {
     r->latency_s = 0;
     r->inv_bw = 0;
     r->bottleneck_Bps = INFINITY;
     r->n_hops = 0;
     for (int s = r->seg_begin; s < r->seg_end; s++) {
-        const dp_topo_segment *sg = &rb->seg[s];
+        const dp_topology_segment *sg = &rb->seg[s];
         r->latency_s += sg->latency_s;
         r->inv_bw += 1.0 / sg->bottleneck_Bps;
         if (sg->bottleneck_Bps < r->bottleneck_Bps) r->bottleneck_Bps = sg->bottleneck_Bps;
@@ -540,14 +540,14 @@ static void route_totals(dp_topology *t, dp_topo_route *r, const route_buf *rb)
  * O(total hops)) */
 static int build_classes(dp_topology *t, route_buf *rb)
 {
-    t->class_ptr = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
-    t->class_chan = dp_malloc_n((size_t)rb->n_hop + 1, sizeof(int));
-    t->class_latency = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(double));
-    t->class_from = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
-    t->class_to = dp_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    t->class_ptr = dp_alloc_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    t->class_chan = dp_alloc_malloc_n((size_t)rb->n_hop + 1, sizeof(int));
+    t->class_latency = dp_alloc_malloc_n((size_t)rb->n_seg + 1, sizeof(double));
+    t->class_from = dp_alloc_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
+    t->class_to = dp_alloc_malloc_n((size_t)rb->n_seg + 1, sizeof(int));
     size_t cap = 16;
     while (cap < 2 * (size_t)rb->n_seg) cap *= 2;
-    int *slot = dp_malloc_n(cap, sizeof(int));
+    int *slot = dp_alloc_malloc_n(cap, sizeof(int));
     if (!t->class_ptr || !t->class_chan || !t->class_latency || !t->class_from || !t->class_to || !slot) {
         free(slot);
         return DP_ENOMEM;
@@ -556,7 +556,7 @@ static int build_classes(dp_topology *t, route_buf *rb)
     t->class_ptr[0] = 0;
     t->n_classes = 0;
     for (int s = 0; s < rb->n_seg; s++) {
-        dp_topo_segment *sg = &rb->seg[s];
+        dp_topology_segment *sg = &rb->seg[s];
         const int *ch = rb->hop + sg->hop_begin;
         int len = sg->hop_end - sg->hop_begin, found = -1;
         uint64_t h = 1469598103934665603ull;
@@ -589,22 +589,22 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
 {
     const int D = t->n_devices, N = t->n_nodes;
     int rc = DP_OK, n_hosts = 0;
-    for (int h = D; h < N; h++) n_hosts += t->node_kind[h] == DP_NODE_HOST;
+    for (int h = D; h < N; h++) n_hosts += t->node_kind[h] == DP_TOPOLOGY_NODE_HOST;
     int *adj_ptr = calloc((size_t)N + 1, sizeof(int));
-    int *adj_link = dp_malloc_n(2 * (size_t)t->n_links + 1, sizeof(int));
+    int *adj_link = dp_alloc_malloc_n(2 * (size_t)t->n_links + 1, sizeof(int));
     /* one tree from the current source device; one from every host memory (staged routes) */
-    double *dist = dp_malloc_n((size_t)N, sizeof(double));
-    int *hops = dp_malloc_n((size_t)N, sizeof(int));
-    int *pred = dp_malloc_n((size_t)N, sizeof(int));
-    int *host_id = dp_malloc_n((size_t)n_hosts + 1, sizeof(int));
-    double *hdist = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(double));
-    int *hhops = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
-    int *hpred = dp_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
+    double *dist = dp_alloc_malloc_n((size_t)N, sizeof(double));
+    int *hops = dp_alloc_malloc_n((size_t)N, sizeof(int));
+    int *pred = dp_alloc_malloc_n((size_t)N, sizeof(int));
+    int *host_id = dp_alloc_malloc_n((size_t)n_hosts + 1, sizeof(int));
+    double *hdist = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(double));
+    int *hhops = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
+    int *hpred = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
     unsigned char *done = malloc((size_t)N);
-    dj_item *heap = dp_malloc_n(2 * (size_t)t->n_links + 2, sizeof(dj_item));
-    int *tmp = dp_malloc_n((size_t)t->n_links + 2, sizeof(int));
+    dj_item *heap = dp_alloc_malloc_n(2 * (size_t)t->n_links + 2, sizeof(dj_item));
+    int *tmp = dp_alloc_malloc_n((size_t)t->n_links + 2, sizeof(int));
     route_buf rb = {0};
-    t->route = calloc((size_t)D * D, sizeof(dp_topo_route));
+    t->route = calloc((size_t)D * D, sizeof(dp_topology_route_info));
     if (!adj_ptr || !adj_link || !dist || !hops || !pred || !host_id || !hdist || !hhops || !hpred || !done || !heap ||
         !tmp || !t->route)
         goto nomem;
@@ -621,7 +621,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     }
     n_hosts = 0;
     for (int h = D; h < N; h++)
-        if (t->node_kind[h] == DP_NODE_HOST) {
+        if (t->node_kind[h] == DP_TOPOLOGY_NODE_HOST) {
             size_t o = (size_t)n_hosts * N;
             host_id[n_hosts++] = h;
             dijkstra(t, adj_ptr, adj_link, h, hdist + o, hhops + o, hpred + o, done, heap);
@@ -636,7 +636,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         int a = 0, b = 0, sb = rb.n_seg;
         if ((rc = parse_override(t, adj_ptr, adj_link, &rb, json_array_get(overrides, i), (int)i, &a, &b, origin, err)) != DP_OK)
             goto out;
-        dp_topo_route *r = &t->route[a * D + b];
+        dp_topology_route_info *r = &t->route[a * D + b];
         if (r->overridden) {
             rc = dp_error_set(err, DP_EINVAL, "%s: routes[%zu]: a second route from \"%s\" to \"%s\"", origin, i,
                               t->node_name[a], t->node_name[b]);
@@ -650,8 +650,8 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         dijkstra(t, adj_ptr, adj_link, a, dist, hops, pred, done, heap);
         for (int b = 0; b < D; b++) {
             if (a == b || t->route[a * D + b].overridden) continue;
-            dp_topo_route *r = &t->route[a * D + b];
-            int gpu_pair = t->dev[a].kind == DP_NODE_GPU && t->dev[b].kind == DP_NODE_GPU;
+            dp_topology_route_info *r = &t->route[a * D + b];
+            int gpu_pair = t->dev[a].kind == DP_TOPOLOGY_NODE_GPU && t->dev[b].kind == DP_TOPOLOGY_NODE_GPU;
             r->seg_begin = rb.n_seg;
             if (!gpu_pair || t->p2p[a * D + b]) {
                 if (!isfinite(dist[b])) {
@@ -695,7 +695,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     t->hop_chan = rb.hop ? rb.hop : malloc(sizeof(int));
     t->hop_from = rb.hop_from ? rb.hop_from : malloc(sizeof(int));
     t->hop_to = rb.hop_to ? rb.hop_to : malloc(sizeof(int));
-    t->seg = rb.seg ? rb.seg : malloc(sizeof(dp_topo_segment));
+    t->seg = rb.seg ? rb.seg : malloc(sizeof(dp_topology_segment));
     t->n_hops_total = rb.n_hop;
     t->n_segs_total = rb.n_seg;
     rb.hop = rb.hop_from = rb.hop_to = NULL;
@@ -735,7 +735,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         goto fail;
     }
     if ((rc = get_string(root, "name", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
-    t->name = strdup(s ? s : dp_path_stem(origin));
+    t->name = strdup(s ? s : dp_file_path_stem(origin));
     if ((rc = get_string(root, "source", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     t->source = dup_or_null(s);
     if ((rc = get_string(root, "description", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
@@ -754,7 +754,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     t->n_links = (int)json_array_size(links);
     t->dev = calloc((size_t)t->n_devices, sizeof *t->dev);
     t->node_name = calloc((size_t)t->n_nodes, sizeof(char *));
-    t->node_kind = calloc((size_t)t->n_nodes, sizeof(dp_node_kind));
+    t->node_kind = calloc((size_t)t->n_nodes, sizeof(dp_topology_node_kind));
     t->link = calloc((size_t)t->n_links + 1, sizeof *t->link);
     t->p2p = malloc((size_t)t->n_devices * t->n_devices);
     if (!t->name || !t->path || !t->dev || !t->node_name || !t->node_kind || !t->link || !t->p2p) {
@@ -771,11 +771,11 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) goto fail;
         int k = kind_index(kind, node_kind_names, 4);
-        if (k < DP_NODE_SWITCH) {
+        if (k < DP_TOPOLOGY_NODE_SWITCH) {
             rc = dp_error_set(err, DP_EINVAL, "%s: %s.kind: \"%s\" is not switch or host (devices go in \"devices\")", origin, where, kind);
             goto fail;
         }
-        t->node_kind[i] = (dp_node_kind)k;
+        t->node_kind[i] = (dp_topology_node_kind)k;
         t->node_name[i] = strdup(name);
         if (!t->node_name[i]) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
     }

@@ -34,12 +34,12 @@
 extern "C" {
 #endif
 
-typedef enum { DP_NODE_GPU = 0, DP_NODE_CPU, DP_NODE_SWITCH, DP_NODE_HOST } dp_node_kind;
-typedef enum { DP_LINK_NVLINK = 0, DP_LINK_PCIE, DP_LINK_NVSWITCH, DP_LINK_HOST } dp_link_kind;
+typedef enum { DP_TOPOLOGY_NODE_GPU = 0, DP_TOPOLOGY_NODE_CPU, DP_TOPOLOGY_NODE_SWITCH, DP_TOPOLOGY_NODE_HOST } dp_topology_node_kind;
+typedef enum { DP_TOPOLOGY_LINK_NVLINK = 0, DP_TOPOLOGY_LINK_PCIE, DP_TOPOLOGY_LINK_NVSWITCH, DP_TOPOLOGY_LINK_HOST } dp_topology_link_kind;
 
-typedef struct dp_topo_device {
+typedef struct dp_topology_device {
     char *name;
-    dp_node_kind kind;         /* DP_NODE_GPU or DP_NODE_CPU */
+    dp_topology_node_kind kind;         /* DP_TOPOLOGY_NODE_GPU or DP_TOPOLOGY_NODE_CPU */
     double peak_flops;         /* FLOP/s */
     double mem_bandwidth_Bps;  /* device memory bandwidth, bytes/s */
     double memory_bytes;       /* device memory capacity, bytes */
@@ -47,25 +47,25 @@ typedef struct dp_topo_device {
     double launch_overhead_s;  /* added to every op's roofline time; default 0 */
     int copy_engines;          /* concurrent transfers per direction; 0 = unlimited (default) */
     int streams;               /* compute streams (ops run at once); default 1 */
-} dp_topo_device;
+} dp_topology_device;
 
-typedef struct dp_topo_link {
+typedef struct dp_topology_link {
     int a, b;                  /* node ids */
-    dp_link_kind kind;
+    dp_topology_link_kind kind;
     double bandwidth_Bps;      /* per direction (count x the file's bandwidth_Bps) */
     double latency_s;
     int half_duplex;           /* 1: one channel shared by both directions */
     int chan_ab, chan_ba;      /* channel ids for a->b and b->a (equal when half duplex) */
-} dp_topo_link;
+} dp_topology_link;
 
-typedef struct dp_topo_segment {
+typedef struct dp_topology_segment {
     int hop_begin, hop_end;    /* hops [hop_begin, hop_end) of dp_topology.hop_chan */
     double latency_s;          /* sum of its links' latencies */
     double bottleneck_Bps;     /* min bandwidth of its channels */
     int klass;                 /* segment class (same channel set, same class) */
-} dp_topo_segment;
+} dp_topology_segment;
 
-typedef struct dp_topo_route {
+typedef struct dp_topology_route_info {
     int seg_begin, seg_end;    /* segments [seg_begin, seg_end) of dp_topology.seg */
     int n_hops;
     int staged;                /* 1 when stored and forwarded through host memory */
@@ -73,26 +73,26 @@ typedef struct dp_topo_route {
     double latency_s;          /* sum over all links */
     double inv_bw;             /* s/byte when alone: sum over segments of 1 / bottleneck */
     double bottleneck_Bps;     /* min over all links */
-} dp_topo_route;
+} dp_topology_route_info;
 
 typedef struct dp_topology {
     char *name, *source, *description, *path;
     int n_devices, n_nodes, n_links, n_channels;
-    dp_topo_device *dev;       /* (n_devices) */
+    dp_topology_device *dev;       /* (n_devices) */
     char **node_name;          /* (n_nodes) */
-    dp_node_kind *node_kind;   /* (n_nodes) */
-    dp_topo_link *link;        /* (n_links) */
+    dp_topology_node_kind *node_kind;   /* (n_nodes) */
+    dp_topology_link *link;        /* (n_links) */
     double *chan_bw;           /* (n_channels) bytes/s */
     double *chan_latency;      /* (n_channels) s */
     int *chan_link;            /* (n_channels) the link a channel belongs to */
     int *chan_from, *chan_to;  /* (n_channels) node ids (for half duplex: the link's a and b, whichever
                                 * way it is crossed: use hop_from / hop_to for a route's direction) */
     unsigned char *p2p;        /* (n_devices, n_devices) 1 when peer-to-peer is possible */
-    dp_topo_route *route;      /* (n_devices, n_devices); diagonal empty */
+    dp_topology_route_info *route;      /* (n_devices, n_devices); diagonal empty */
     int n_hops_total, n_segs_total, n_classes;
     int *hop_chan;             /* (n_hops_total) channel of each hop */
     int *hop_from, *hop_to;    /* (n_hops_total) the node each hop leaves and the node it reaches */
-    dp_topo_segment *seg;      /* (n_segs_total) */
+    dp_topology_segment *seg;      /* (n_segs_total) */
     int *class_ptr, *class_chan; /* CSR: channels of class k are class_chan[class_ptr[k] ..] */
     double *class_latency;     /* (n_classes) */
     int *class_from, *class_to; /* (n_classes) first and last node of the class's first segment */
@@ -113,13 +113,13 @@ int dp_topology_find_device(const dp_topology *t, const char *name);
 /* Node id of a node name (device, switch or host), or -1. */
 int dp_topology_find_node(const dp_topology *t, const char *name);
 
-static inline const dp_topo_route *dp_topology_route(const dp_topology *t, int a, int b)
+static inline const dp_topology_route_info *dp_topology_route(const dp_topology *t, int a, int b)
 {
     return &t->route[a * t->n_devices + b];
 }
 
-const char *dp_topology_node_kind_name(dp_node_kind k);
-const char *dp_topology_link_kind_name(dp_link_kind k);
+const char *dp_topology_node_kind_name(dp_topology_node_kind k);
+const char *dp_topology_link_kind_name(dp_topology_link_kind k);
 
 #ifdef __cplusplus
 }

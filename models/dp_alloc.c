@@ -14,9 +14,9 @@ void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, in
         t->field = f;
         t->cap = nc;
     }
-    void *p = zero ? dp_calloc_n(n, sz) : dp_malloc_n(n, sz);
+    void *p = zero ? dp_alloc_calloc_n(n, sz) : dp_alloc_malloc_n(n, sz);
     size_t bytes;
-    if (!p || dp_size_mul(n, sz, &bytes) != DP_OK) {
+    if (!p || dp_alloc_size_mul(n, sz, &bytes) != DP_OK) {
         free(p);
         t->failed = 1;
         return NULL;

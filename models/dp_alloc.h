@@ -48,7 +48,7 @@ static inline void dp_alloc_table_grew(dp_alloc_table *t, size_t bytes)
 void dp_alloc_table_free(dp_alloc_table *t);
 
 #define DP_ALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 0))
-#define DP_CALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 1))
+#define DP_ALLOC_ZERO(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 1))
 
 #ifdef __cplusplus
 }

@@ -46,7 +46,7 @@ void dp_error_prefix(dp_error *err, const char *fmt, ...)
     err->msg[lp + 2 + lo] = '\0';
 }
 
-const char *dp_strerror(int code)
+const char *dp_error_string(int code)
 {
     switch (code) {
     case DP_OK: return "success";
@@ -60,28 +60,28 @@ const char *dp_strerror(int code)
     }
 }
 
-int dp_size_mul(size_t a, size_t b, size_t *out)
+int dp_alloc_size_mul(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) return DP_ENOMEM;
     *out = a * b;
     return DP_OK;
 }
 
-int dp_size_add(size_t a, size_t b, size_t *out)
+int dp_alloc_size_add(size_t a, size_t b, size_t *out)
 {
     if (b > SIZE_MAX - a) return DP_ENOMEM;
     *out = a + b;
     return DP_OK;
 }
 
-void *dp_malloc_n(size_t n, size_t sz)
+void *dp_alloc_malloc_n(size_t n, size_t sz)
 {
     size_t t;
-    if (dp_size_mul(n, sz, &t) != DP_OK) return NULL;
+    if (dp_alloc_size_mul(n, sz, &t) != DP_OK) return NULL;
     return malloc(t ? t : 1);
 }
 
-void *dp_calloc_n(size_t n, size_t sz)
+void *dp_alloc_calloc_n(size_t n, size_t sz)
 {
     if (n == 0 || sz == 0) return calloc(1, 1);
     return calloc(n, sz);

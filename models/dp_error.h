@@ -42,16 +42,16 @@ int dp_error_set(dp_error *err, int code, const char *fmt, ...)
 void dp_error_prefix(dp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A short name for a status code ("invalid input", "cycle", ...). */
-const char *dp_strerror(int code);
+const char *dp_error_string(int code);
 
 /* Checked size arithmetic: *out = a * b (or a + b); returns DP_OK or DP_ENOMEM on overflow. */
-int dp_size_mul(size_t a, size_t b, size_t *out);
-int dp_size_add(size_t a, size_t b, size_t *out);
+int dp_alloc_size_mul(size_t a, size_t b, size_t *out);
+int dp_alloc_size_add(size_t a, size_t b, size_t *out);
 
 /* malloc/calloc of n elements of size sz with the overflow check; NULL on failure or n*sz==0
  * overflow. dp_calloc zeroes. Free with free(). */
-void *dp_malloc_n(size_t n, size_t sz);
-void *dp_calloc_n(size_t n, size_t sz);
+void *dp_alloc_malloc_n(size_t n, size_t sz);
+void *dp_alloc_calloc_n(size_t n, size_t sz);
 
 #ifdef __cplusplus
 }

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *dp_read_file(const char *path, size_t *size, dp_error *err)
+char *dp_file_read(const char *path, size_t *size, dp_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -56,10 +56,10 @@ char *dp_read_file(const char *path, size_t *size, dp_error *err)
     return buf;
 }
 
-char *dp_read_text(const char *path, size_t *size, dp_error *err)
+char *dp_file_read_text(const char *path, size_t *size, dp_error *err)
 {
     size_t n;
-    char *buf = dp_read_file(path, &n, err);
+    char *buf = dp_file_read(path, &n, err);
     if (!buf) return NULL;
     if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
         memmove(buf, buf + 3, n - 3 + 1);
@@ -79,7 +79,7 @@ char *dp_read_text(const char *path, size_t *size, dp_error *err)
     return buf;
 }
 
-const char *dp_path_stem(const char *path)
+const char *dp_file_path_stem(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
@@ -181,7 +181,7 @@ static void remove_stale_tmp(const char *target)
     closedir(d);
 }
 
-int dp_output_target(const char *path, char *target, size_t cap, dp_error *err)
+int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err)
 {
     if (write_target(path, target, cap) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
     struct stat st;
@@ -191,7 +191,7 @@ int dp_output_target(const char *path, char *target, size_t cap, dp_error *err)
     return DP_OK;
 }
 
-FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err)
+FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err)
 {
     if (strcmp(path, "-") == 0) {
         if (tmp_cap) tmp_path[0] = '\0';
@@ -261,7 +261,7 @@ static void sync_parent_dir(const char *path)
     close(fd);
 }
 
-int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err)
+int dp_file_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err)
 {
     if (f == stdout) {
         if (fflush(stdout) != 0) return dp_error_set(err, DP_EIO, "standard output: %s", strerror(errno));
@@ -287,7 +287,7 @@ int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *
     for (const char *q = strstr(tmp_path, ".tmp."); q; q = strstr(q + 1, ".tmp.")) t = q;
     if (!t || (size_t)(t - tmp_path) >= sizeof target) {
         unlink(tmp_path);
-        return dp_error_set(err, DP_EINVAL, "%s: %s is not a temporary name of dp_atomic_open", path, tmp_path);
+        return dp_error_set(err, DP_EINVAL, "%s: %s is not a temporary name of dp_file_atomic_open", path, tmp_path);
     }
     snprintf(target, sizeof target, "%.*s", (int)(t - tmp_path), tmp_path);
     if (rename(tmp_path, target) != 0) {
@@ -299,28 +299,28 @@ int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *
     return DP_OK;
 }
 
-void dp_atomic_abort(FILE *f, const char *tmp_path)
+void dp_file_atomic_abort(FILE *f, const char *tmp_path)
 {
     if (f == stdout) return;
     if (f) fclose(f);
     if (tmp_path && tmp_path[0]) unlink(tmp_path);
 }
 
-int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err)
+int dp_file_write_atomic(const char *path, const void *data, size_t len, dp_error *err)
 {
     char tmp[4200];
-    FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
+    FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) return err ? err->code : DP_EIO;
     errno = 0;
     if (len > 0 && fwrite(data, 1, len, f) != len) {
         int e = errno ? errno : EIO;
-        dp_atomic_abort(f, tmp);
+        dp_file_atomic_abort(f, tmp);
         return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e));
     }
-    return dp_atomic_commit(f, tmp, path, err);
+    return dp_file_atomic_commit(f, tmp, path, err);
 }
 
-size_t dp_mem_limit(void)
+size_t dp_file_mem_limit(void)
 {
     double lim = 0;
     long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
@@ -355,9 +355,9 @@ size_t dp_mem_limit(void)
     return lim >= (double)SIZE_MAX ? SIZE_MAX : (size_t)lim;
 }
 
-int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err)
+int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err)
 {
-    const double lim = (double)dp_mem_limit();
+    const double lim = (double)dp_file_mem_limit();
     if (!(bytes > lim)) return DP_OK;
     return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.1f MiB of memory, more than the %.1f MiB available "
                         "(available memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,

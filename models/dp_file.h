@@ -21,19 +21,19 @@ extern "C" {
 
 /* Read a whole file; returns a NUL-terminated malloc'd buffer (free() it) and its size in *size
  * (without the NUL). On error NULL, with DP_EIO ("PATH: No such file ...") or DP_ENOMEM. */
-char *dp_read_file(const char *path, size_t *size, dp_error *err);
+char *dp_file_read(const char *path, size_t *size, dp_error *err);
 
-/* dp_read_file for a text format: a leading UTF-8 byte order mark (EF BB BF, written by some
+/* dp_file_read for a text format: a leading UTF-8 byte order mark (EF BB BF, written by some
  * Windows editors) is dropped, and a NUL byte anywhere is refused (DP_EINVAL, "PATH:LINE:COL: a
  * NUL byte (0x00): not a text file"): the parsers read C strings, so "a<NUL>x" and "a<NUL>y"
  * would silently be one name. */
-char *dp_read_text(const char *path, size_t *size, dp_error *err);
+char *dp_file_read_text(const char *path, size_t *size, dp_error *err);
 
 /* The last path component ("a/b/c.txt" -> "c.txt"); points into path. */
-const char *dp_path_stem(const char *path);
+const char *dp_file_path_stem(const char *path);
 
 /* Atomic write: open a temporary file beside path; write to the returned FILE*; then
- * dp_atomic_commit() flushes, fsyncs and renames it over path, or dp_atomic_abort() removes it.
+ * dp_file_atomic_commit() flushes, fsyncs and renames it over path, or dp_file_atomic_abort() removes it.
  * tmp_path must hold at least 4200 bytes. "-" as path means stdout (commit just flushes).
  * Safe to call from several threads at once, for the same path too (the last commit wins, whole).
  *
@@ -45,29 +45,29 @@ const char *dp_path_stem(const char *path);
  *
  * Errors name path and the cause: "PATH: write failed: No space left on device"; path is then
  * unchanged. */
-FILE *dp_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err);
-int dp_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
-void dp_atomic_abort(FILE *f, const char *tmp_path);
+FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err);
+int dp_file_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
+void dp_file_atomic_abort(FILE *f, const char *tmp_path);
 
 /* For writers that make their file by other means (gnuplot) and rename it over path: the file
  * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
  * exists and is not a regular file (a device, FIFO, directory: never replaced). */
-int dp_output_target(const char *path, char *target, size_t cap, dp_error *err);
+int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err);
 
 /* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports
  * available now (MemAvailable), to RLIMIT_AS / RLIMIT_DATA and to the environment variable
  * DOPPLER_MEM_LIMIT (bytes; suffixes K, M, G) when set. */
-size_t dp_mem_limit(void);
+size_t dp_file_mem_limit(void);
 
 /* Readers call this with an estimate of what an input will make them allocate, before they
  * allocate it, so that a hostile or mistaken count is refused with a message instead of ending
  * in the kernel's out-of-memory killer (Linux overcommits: malloc rarely fails). Returns DP_OK,
  * or DP_ENOMEM with "PATH: WHAT needs about N MiB of memory, more than the M MiB available". */
-int dp_mem_check(const char *path, const char *what, double bytes, dp_error *err);
+int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err);
 
 
 /* Write a whole buffer atomically. */
-int dp_write_file_atomic(const char *path, const void *data, size_t len, dp_error *err);
+int dp_file_write_atomic(const char *path, const void *data, size_t len, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -33,26 +33,26 @@ dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err)
     char name[128];
     snprintf(name, sizeof name, "chainmm_k%d_n%lld_p%d_%s", o->matrices, (long long)o->n, o->blocks,
              o->three_d ? "3d" : "2d");
-    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "chainmm: out of memory"); return NULL; }
     /* dimension t of the chain (rows of M_{t+1}, columns of M_t) is label 'a' + t */
-    for (int t = 0; t <= o->matrices; t++) dp_ein_dim(e, (char)('a' + t), o->n, o->blocks);
+    for (int t = 0; t <= o->matrices; t++) dp_gen_einsum_dim(e, (char)('a' + t), o->n, o->blocks);
     char lab[3] = {'a', 'b', 0};
-    int x = dp_ein_input(e, "M1", lab);
+    int x = dp_gen_einsum_input(e, "M1", lab);
     for (int t = 2; t <= o->matrices; t++) {
         char mname[16], opname[16], spec[16], ov[8];
         char l0 = 'a', lk = (char)('a' + t - 1), ln = (char)('a' + t);
         snprintf(mname, sizeof mname, "M%d", t);
         char ml[3] = {lk, ln, 0};
-        int m = dp_ein_input(e, mname, ml);
+        int m = dp_gen_einsum_input(e, mname, ml);
         snprintf(opname, sizeof opname, "mm%d", t - 1);
         snprintf(spec, sizeof spec, "%c%c,%c%c->%c%c", l0, lk, lk, ln, l0, ln);
         snprintf(ov, sizeof ov, "%c1", lk);
         int in[2] = {x, m};
-        x = dp_ein_op(e, opname, "matmul", spec, 2.0, o->three_d ? NULL : ov, 2, in);
+        x = dp_gen_einsum_op(e, opname, "matmul", spec, 2.0, o->three_d ? NULL : ov, 2, in);
     }
-    dp_graph *g = dp_ein_finish(e, err);
-    dp_ein_free(e);
+    dp_graph *g = dp_gen_einsum_finish(e, err);
+    dp_gen_einsum_free(e);
     return g;
 }
 
@@ -80,37 +80,37 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
     char name[128];
     snprintf(name, sizeof name, "ffnn_l%d_b%lld_h%lld_pb%d_pf%d", o->layers, (long long)o->batch,
              (long long)o->hidden, o->batch_blocks, o->feature_blocks);
-    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "ffnn: out of memory"); return NULL; }
     /* 'b' batch; feature dim l (input of layer l+1) is label 'c' + l */
-    dp_ein_dim(e, 'b', o->batch, o->batch_blocks);
+    dp_gen_einsum_dim(e, 'b', o->batch, o->batch_blocks);
     for (int l = 0; l <= o->layers; l++) {
         int64_t d = l == 0 ? o->in : l == o->layers ? o->out : o->hidden;
-        dp_ein_dim(e, (char)('c' + l), d, o->feature_blocks);
+        dp_gen_einsum_dim(e, (char)('c' + l), d, o->feature_blocks);
     }
     char hl[3] = {'b', 'c', 0};
-    int h = dp_ein_input(e, "X", hl);
+    int h = dp_gen_einsum_input(e, "X", hl);
     for (int l = 1; l <= o->layers; l++) {
         char li = (char)('c' + l - 1), lo = (char)('c' + l);
         char nm[32], spec[32], wl[3] = {li, lo, 0}, bl[2] = {lo, 0};
         snprintf(nm, sizeof nm, "W%d", l);
-        int w = dp_ein_input(e, nm, wl);
+        int w = dp_gen_einsum_input(e, nm, wl);
         snprintf(nm, sizeof nm, "bias%d", l);
-        int bias = dp_ein_input(e, nm, bl);
+        int bias = dp_gen_einsum_input(e, nm, bl);
         snprintf(nm, sizeof nm, "l%d.matmul", l);
         snprintf(spec, sizeof spec, "b%c,%c%c->b%c", li, li, lo, lo);
         int in[2] = {h, w};
-        int z = dp_ein_op(e, nm, "matmul", spec, 2.0, NULL, 2, in);
+        int z = dp_gen_einsum_op(e, nm, "matmul", spec, 2.0, NULL, 2, in);
         snprintf(nm, sizeof nm, "l%d.bias", l);
         snprintf(spec, sizeof spec, "b%c,%c->b%c", lo, lo, lo);
         int in2[2] = {z, bias};
-        int y = dp_ein_op(e, nm, "add", spec, 1.0, NULL, 2, in2);
+        int y = dp_gen_einsum_op(e, nm, "add", spec, 1.0, NULL, 2, in2);
         snprintf(nm, sizeof nm, "l%d.relu", l);
         snprintf(spec, sizeof spec, "b%c->b%c", lo, lo);
-        h = dp_ein_op(e, nm, "relu", spec, 1.0, NULL, 1, &y);
+        h = dp_gen_einsum_op(e, nm, "relu", spec, 1.0, NULL, 1, &y);
     }
-    dp_graph *g = dp_ein_finish(e, err);
-    dp_ein_free(e);
+    dp_graph *g = dp_gen_einsum_finish(e, err);
+    dp_gen_einsum_free(e);
     return g;
 }
 
@@ -135,14 +135,14 @@ void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer)
 }
 
 /* RMSNorm of x ("bsd"): sum of squares over d, then scale by the weight. */
-static int rmsnorm(dp_ein *e, const char *name, int x, int weight)
+static int rmsnorm(dp_gen_einsum *e, const char *name, int x, int weight)
 {
     char nm[64];
     snprintf(nm, sizeof nm, "%s.sumsq", name);
-    int ss = dp_ein_op(e, nm, "sumsq", "bsd->bs", 2.0, NULL, 1, &x);
+    int ss = dp_gen_einsum_op(e, nm, "sumsq", "bsd->bs", 2.0, NULL, 1, &x);
     snprintf(nm, sizeof nm, "%s.scale", name);
     int in[3] = {x, ss, weight};
-    return dp_ein_op(e, nm, "rmsnorm", "bsd,bs,d->bsd", 3.0, NULL, 3, in);
+    return dp_gen_einsum_op(e, nm, "rmsnorm", "bsd,bs,d->bsd", 3.0, NULL, 3, in);
 }
 
 dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
@@ -175,34 +175,34 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
         size_t n = strlen(name);
         snprintf(name + n, sizeof name - n, "_L%d", o->layers);
     }
-    dp_ein *e = dp_ein_alloc(name, o->dtype_bytes);
+    dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", model); return NULL; }
-    dp_ein_dim(e, 'b', o->batch, o->batch_blocks);
-    dp_ein_dim(e, 's', o->seq, o->seq_blocks);
-    dp_ein_dim(e, 't', o->seq, o->seq_blocks);
-    dp_ein_dim(e, 'd', o->hidden, o->hidden_blocks);
-    dp_ein_dim(e, 'h', o->heads, o->tp);
-    dp_ein_dim(e, 'e', o->hidden / o->heads, 1);
-    dp_ein_dim(e, 'f', o->ffn, o->tp);
-    if (o->layer) dp_ein_dim(e, 'v', o->vocab, o->tp);
+    dp_gen_einsum_dim(e, 'b', o->batch, o->batch_blocks);
+    dp_gen_einsum_dim(e, 's', o->seq, o->seq_blocks);
+    dp_gen_einsum_dim(e, 't', o->seq, o->seq_blocks);
+    dp_gen_einsum_dim(e, 'd', o->hidden, o->hidden_blocks);
+    dp_gen_einsum_dim(e, 'h', o->heads, o->tp);
+    dp_gen_einsum_dim(e, 'e', o->hidden / o->heads, 1);
+    dp_gen_einsum_dim(e, 'f', o->ffn, o->tp);
+    if (o->layer) dp_gen_einsum_dim(e, 'v', o->vocab, o->tp);
 
     /* Layer l > 0 of a stack reads layer l - 1's output and has its own weights; its op and
      * weight names carry "l<l>." so that they stay unique (layer 0 keeps the plain names). */
-    int x = dp_ein_input(e, "x", "bsd");
+    int x = dp_gen_einsum_input(e, "x", "bsd");
     int nl = o->layer ? o->layers : 1;
     for (int l = 0; l < nl; l++) {
         char pre[16] = "", nm[64];
         if (l > 0) snprintf(pre, sizeof pre, "l%d.", l);
 #define NM(s) (snprintf(nm, sizeof nm, "%s%s", pre, (s)), nm)
-        int wq = dp_ein_input(e, NM("Wq"), "dhe"), wk = dp_ein_input(e, NM("Wk"), "dhe");
-        int wv = dp_ein_input(e, NM("Wv"), "dhe");
-        int wo = dp_ein_input(e, NM("Wo"), "hed");
-        int w1 = dp_ein_input(e, NM("W1"), "df"), w3 = dp_ein_input(e, NM("W3"), "df");
-        int w2 = dp_ein_input(e, NM("W2"), "fd");
-        int rope = dp_ein_input(e, NM("rope"), "se");
+        int wq = dp_gen_einsum_input(e, NM("Wq"), "dhe"), wk = dp_gen_einsum_input(e, NM("Wk"), "dhe");
+        int wv = dp_gen_einsum_input(e, NM("Wv"), "dhe");
+        int wo = dp_gen_einsum_input(e, NM("Wo"), "hed");
+        int w1 = dp_gen_einsum_input(e, NM("W1"), "df"), w3 = dp_gen_einsum_input(e, NM("W3"), "df");
+        int w2 = dp_gen_einsum_input(e, NM("W2"), "fd");
+        int rope = dp_gen_einsum_input(e, NM("rope"), "se");
         int h = x;
         if (o->layer) {
-            int gw = dp_ein_input(e, NM("g_attn"), "d");
+            int gw = dp_gen_einsum_input(e, NM("g_attn"), "d");
             char rn[64];
             snprintf(rn, sizeof rn, "%sattn_norm", pre);
             h = rmsnorm(e, rn, x, gw);
@@ -210,38 +210,38 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
 
         int in[3];
         in[0] = h; in[1] = wq;
-        int q = dp_ein_op(e, NM("q_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        int q = dp_gen_einsum_op(e, NM("q_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
         in[1] = wk;
-        int k = dp_ein_op(e, NM("k_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        int k = dp_gen_einsum_op(e, NM("k_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
         in[1] = wv;
-        int v = dp_ein_op(e, NM("v_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
+        int v = dp_gen_einsum_op(e, NM("v_proj"), "matmul", "bsd,dhe->bshe", 2.0, NULL, 2, in);
         in[0] = q; in[1] = rope;
-        int qr = dp_ein_op(e, NM("rope_q"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+        int qr = dp_gen_einsum_op(e, NM("rope_q"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
         in[0] = k;
-        int kr = dp_ein_op(e, NM("rope_k"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
+        int kr = dp_gen_einsum_op(e, NM("rope_k"), "rope", "bshe,se->bshe", 3.0, NULL, 2, in);
         in[0] = qr; in[1] = kr;
-        int sc = dp_ein_op(e, NM("scores"), "matmul", "bshe,bthe->bhst", 2.0, NULL, 2, in);
+        int sc = dp_gen_einsum_op(e, NM("scores"), "matmul", "bshe,bthe->bhst", 2.0, NULL, 2, in);
         int p;
         if (o->softmax_split) {
-            int mx = dp_ein_op(e, NM("softmax.max"), "max", "bhst->bhs", 1.0, NULL, 1, &sc);
+            int mx = dp_gen_einsum_op(e, NM("softmax.max"), "max", "bhst->bhs", 1.0, NULL, 1, &sc);
             in[0] = sc; in[1] = mx;
-            int ex = dp_ein_op(e, NM("softmax.exp"), "exp", "bhst,bhs->bhst", 2.0, NULL, 2, in);
-            int sm = dp_ein_op(e, NM("softmax.sum"), "sum", "bhst->bhs", 1.0, NULL, 1, &ex);
+            int ex = dp_gen_einsum_op(e, NM("softmax.exp"), "exp", "bhst,bhs->bhst", 2.0, NULL, 2, in);
+            int sm = dp_gen_einsum_op(e, NM("softmax.sum"), "sum", "bhst->bhs", 1.0, NULL, 1, &ex);
             in[0] = ex; in[1] = sm;
-            p = dp_ein_op(e, NM("softmax.div"), "div", "bhst,bhs->bhst", 1.0, NULL, 2, in);
+            p = dp_gen_einsum_op(e, NM("softmax.div"), "div", "bhst,bhs->bhst", 1.0, NULL, 2, in);
         } else {
             /* the whole row in one op: its blocks span t */
-            p = dp_ein_op(e, NM("softmax"), "softmax", "bhst->bhst", 5.0, "t1", 1, &sc);
+            p = dp_gen_einsum_op(e, NM("softmax"), "softmax", "bhst->bhst", 5.0, "t1", 1, &sc);
         }
         in[0] = p; in[1] = v;
-        int a = dp_ein_op(e, NM("attn_v"), "matmul", "bhst,bthe->bshe", 2.0, NULL, 2, in);
+        int a = dp_gen_einsum_op(e, NM("attn_v"), "matmul", "bhst,bthe->bshe", 2.0, NULL, 2, in);
         in[0] = a; in[1] = wo;
-        int att = dp_ein_op(e, NM("o_proj"), "matmul", "bshe,hed->bsd", 2.0, NULL, 2, in);
+        int att = dp_gen_einsum_op(e, NM("o_proj"), "matmul", "bshe,hed->bsd", 2.0, NULL, 2, in);
         int r1 = att;
         if (o->layer) {
             in[0] = x; in[1] = att;
-            r1 = dp_ein_op(e, NM("residual1"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
-            int gw = dp_ein_input(e, NM("g_ffn"), "d");
+            r1 = dp_gen_einsum_op(e, NM("residual1"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+            int gw = dp_gen_einsum_input(e, NM("g_ffn"), "d");
             char rn[64];
             snprintf(rn, sizeof rn, "%sffn_norm", pre);
             h = rmsnorm(e, rn, r1, gw);
@@ -249,27 +249,27 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
             h = att;
         }
         in[0] = h; in[1] = w1;
-        int gate = dp_ein_op(e, NM("ffn_gate"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+        int gate = dp_gen_einsum_op(e, NM("ffn_gate"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
         in[1] = w3;
-        int up = dp_ein_op(e, NM("ffn_up"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
-        int sg = dp_ein_op(e, NM("silu"), "silu", "bsf->bsf", 4.0, NULL, 1, &gate);
+        int up = dp_gen_einsum_op(e, NM("ffn_up"), "matmul", "bsd,df->bsf", 2.0, NULL, 2, in);
+        int sg = dp_gen_einsum_op(e, NM("silu"), "silu", "bsf->bsf", 4.0, NULL, 1, &gate);
         in[0] = sg; in[1] = up;
-        int hm = dp_ein_op(e, NM("swiglu"), "mul", "bsf,bsf->bsf", 1.0, NULL, 2, in);
+        int hm = dp_gen_einsum_op(e, NM("swiglu"), "mul", "bsf,bsf->bsf", 1.0, NULL, 2, in);
         in[0] = hm; in[1] = w2;
-        int y = dp_ein_op(e, NM("ffn_down"), "matmul", "bsf,fd->bsd", 2.0, NULL, 2, in);
+        int y = dp_gen_einsum_op(e, NM("ffn_down"), "matmul", "bsf,fd->bsd", 2.0, NULL, 2, in);
         if (o->layer) {
             in[0] = r1; in[1] = y;
-            x = dp_ein_op(e, NM("residual2"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+            x = dp_gen_einsum_op(e, NM("residual2"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
         }
 #undef NM
     }
     if (o->layer) {
-        int nf = rmsnorm(e, "final_norm", x, dp_ein_input(e, "g_final", "d"));
-        int in[2] = {nf, dp_ein_input(e, "W_vocab", "dv")};
-        dp_ein_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
+        int nf = rmsnorm(e, "final_norm", x, dp_gen_einsum_input(e, "g_final", "d"));
+        int in[2] = {nf, dp_gen_einsum_input(e, "W_vocab", "dv")};
+        dp_gen_einsum_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
     }
-    dp_graph *g = dp_ein_finish(e, err);
-    dp_ein_free(e);
+    dp_graph *g = dp_gen_einsum_finish(e, err);
+    dp_gen_einsum_free(e);
     if (g) g->devices = o->tp; /* one block of heads, FFN and vocabulary per device */
     return g;
 }
@@ -308,9 +308,9 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err)
     char name[160];
     snprintf(name, sizeof name, "random_n%d_fat%g_density%g_regular%g_jump%d_ccr%g_seed%lu", o->n, o->fat,
              o->density, o->regular, o->jump, o->ccr, o->seed);
-    b = dp_graph_builder_alloc(name, name, DP_COST_TIME);
-    mark = dp_malloc_n((size_t)o->n, sizeof(int));
-    level_start = dp_malloc_n((size_t)o->n + 1, sizeof(int));
+    b = dp_graph_builder_alloc(name, name, DP_GRAPH_COST_TIME);
+    mark = dp_alloc_malloc_n((size_t)o->n, sizeof(int));
+    level_start = dp_alloc_malloc_n((size_t)o->n + 1, sizeof(int));
     if (!rng || !b || !mark || !level_start) { dp_error_set(err, DP_ENOMEM, "random: out of memory"); goto done; }
     gsl_rng_set(rng, o->seed);
 

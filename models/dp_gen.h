@@ -4,7 +4,7 @@
  * The ML models are block-partitioned einsum programs (dp_gen_einsum.h): graphs of the DOPPLER
  * family (Yao et al., ICLR 2026; their files are in ../shared/data/doppler-graphs) rebuilt from
  * the tensor program, so that every op has a kind, an einsum, an output shape, FLOPs
- * (multiply-add = 2) and output bytes (DP_COST_PHYSICAL). As in DOPPLER's files, model inputs and
+ * (multiply-add = 2) and output bytes (DP_GRAPH_COST_PHYSICAL). As in DOPPLER's files, model inputs and
  * weights are not ops. The defaults give graphs of the size of the paper's (ops within 20%):
  *
  *   model                   default here           DOPPLER file (ops)
@@ -103,7 +103,7 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err);
  * level i > 0 gets min(1 + floor(U[0, density x |level i-1|)), |level i-1|) parents, each from
  * level i - floor(U[1, jump + 1)) (at least 0) at a uniform position, moving to the next task of
  * that level while it is already a parent (giving up when all are), as DAGGEN does.
- * Costs (classic task-graph model, DP_COST_TIME): work uniform integer in [min_work, max_work];
+ * Costs (classic task-graph model, DP_GRAPH_COST_TIME): work uniform integer in [min_work, max_work];
  * an edge u -> v costs ccr x work(u), so the communication-to-computation ratio is ccr (this is
  * DOPPLER's convention, comm = 4 x comp; DAGGEN's own --ccr option only selects a task
  * complexity). All randomness from a GSL mt19937 generator seeded with seed. O(n + edges). */

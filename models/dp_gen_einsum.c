@@ -12,9 +12,9 @@
 typedef struct ein_tensor {
     char *name;
     int ndim;
-    char label[DP_MAX_DIMS];
-    int64_t size[DP_MAX_DIMS];
-    int split[DP_MAX_DIMS];
+    char label[DP_GRAPH_MAX_DIMS];
+    int64_t size[DP_GRAPH_MAX_DIMS];
+    int split[DP_GRAPH_MAX_DIMS];
     int n_blocks;
     int *producer;  /* per block (row-major over dims): op id, or -1 for an external tensor */
 } ein_tensor;
@@ -24,7 +24,7 @@ typedef struct ein_dep {
     double bytes;
 } ein_dep;
 
-struct dp_ein {
+struct dp_gen_einsum {
     dp_graph_builder *b;
     char *name;
     int dtype_bytes;
@@ -39,8 +39,8 @@ struct dp_ein {
     long long n_ops, n_edges;  /* graph ops and edges created so far */
 };
 
-static int fail(dp_ein *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(dp_ein *e, const char *fmt, ...)
+static int fail(dp_gen_einsum *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(dp_gen_einsum *e, const char *fmt, ...)
 {
     if (!e->failed) {
         char msg[DP_ERROR_MSG_MAX - 64];
@@ -54,7 +54,7 @@ static int fail(dp_ein *e, const char *fmt, ...)
     return -1;
 }
 
-static int fail_nomem(dp_ein *e)
+static int fail_nomem(dp_gen_einsum *e)
 {
     if (!e->failed) {
         const dp_error *me = e->b ? dp_graph_builder_error(e->b) : NULL;
@@ -70,14 +70,14 @@ static int is_label(int c)
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-dp_ein *dp_ein_alloc(const char *name, int dtype_bytes)
+dp_gen_einsum *dp_gen_einsum_alloc(const char *name, int dtype_bytes)
 {
-    dp_ein *e = calloc(1, sizeof *e);
+    dp_gen_einsum *e = calloc(1, sizeof *e);
     if (!e) return NULL;
     e->name = strdup(name ? name : "graph");
-    e->b = dp_graph_builder_alloc(name, name, DP_COST_PHYSICAL);
+    e->b = dp_graph_builder_alloc(name, name, DP_GRAPH_COST_PHYSICAL);
     if (!e->name || !e->b) {
-        dp_ein_free(e);
+        dp_gen_einsum_free(e);
         return NULL;
     }
     e->dtype_bytes = dtype_bytes;
@@ -86,7 +86,7 @@ dp_ein *dp_ein_alloc(const char *name, int dtype_bytes)
     return e;
 }
 
-void dp_ein_free(dp_ein *e)
+void dp_gen_einsum_free(dp_gen_einsum *e)
 {
     if (!e) return;
     for (int i = 0; i < e->n_t; i++) {
@@ -100,7 +100,7 @@ void dp_ein_free(dp_ein *e)
     free(e);
 }
 
-int dp_ein_dim(dp_ein *e, char label, int64_t size, int split)
+int dp_gen_einsum_dim(dp_gen_einsum *e, char label, int64_t size, int split)
 {
     if (e->failed) return -1;
     int c = (unsigned char)label;
@@ -114,7 +114,7 @@ int dp_ein_dim(dp_ein *e, char label, int64_t size, int split)
     return 0;
 }
 
-static int new_tensor(dp_ein *e, const char *name, const char *labels, const int *split)
+static int new_tensor(dp_gen_einsum *e, const char *name, const char *labels, const int *split)
 {
     if (e->n_t == e->cap_t) {
         int cap = e->cap_t ? 2 * e->cap_t : 32;
@@ -136,7 +136,7 @@ static int new_tensor(dp_ein *e, const char *name, const char *labels, const int
     if (nb > DP_GRAPH_MAX_ELEMS) return fail(e, "tensor %s: %lld blocks is beyond the limit", name, nb);
     t->n_blocks = (int)nb;
     t->name = strdup(name);
-    t->producer = dp_malloc_n((size_t)nb, sizeof(int));
+    t->producer = dp_alloc_malloc_n((size_t)nb, sizeof(int));
     if (!t->name || !t->producer) {
         free(t->name);
         free(t->producer);
@@ -146,12 +146,12 @@ static int new_tensor(dp_ein *e, const char *name, const char *labels, const int
     return e->n_t++;
 }
 
-int dp_ein_input(dp_ein *e, const char *name, const char *labels)
+int dp_gen_einsum_input(dp_gen_einsum *e, const char *name, const char *labels)
 {
     if (e->failed) return -1;
     int n = (int)strlen(labels);
-    if (n > DP_MAX_DIMS) return fail(e, "input %s: more than %d dimensions", name, DP_MAX_DIMS);
-    int split[DP_MAX_DIMS];
+    if (n > DP_GRAPH_MAX_DIMS) return fail(e, "input %s: more than %d dimensions", name, DP_GRAPH_MAX_DIMS);
+    int split[DP_GRAPH_MAX_DIMS];
     for (int k = 0; k < n; k++) {
         int c = (unsigned char)labels[k];
         if (!is_label(c) || !e->size[c]) return fail(e, "input %s: dimension '%c' is not declared", name, labels[k]);
@@ -175,7 +175,7 @@ static int block_of(int64_t x, int64_t n, int p)
     return (int)k;
 }
 
-static int add_dep(dp_ein *e, int op, double bytes)
+static int add_dep(dp_gen_einsum *e, int op, double bytes)
 {
     for (int i = 0; i < e->n_deps; i++)
         if (e->deps[i].op == op) {
@@ -210,7 +210,7 @@ static void block_name(char *buf, size_t cap, const char *name, const char *suff
     if (!first && len < cap) snprintf(buf + len, cap - len, "]");
 }
 
-int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, double flops_per_point,
+int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
               const char *splits, int n_in, const int *inputs)
 {
     if (e->failed) return -1;
@@ -219,7 +219,7 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
         if (inputs[i] < 0 || inputs[i] >= e->n_t) return fail(e, "op %s: input %d is not a tensor", name, i);
 
     /* parse "a,b->c" */
-    char term[EIN_MAX_INPUTS + 1][DP_MAX_DIMS + 1];
+    char term[EIN_MAX_INPUTS + 1][DP_GRAPH_MAX_DIMS + 1];
     int n_terms = 0;
     const char *arrow = strstr(spec, "->");
     if (!arrow) return fail(e, "op %s: einsum \"%s\" has no \"->\"", name, spec);
@@ -228,14 +228,14 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
         while (p <= arrow) {
             const char *q = p;
             while (q < arrow && *q != ',') q++;
-            if (n_terms >= EIN_MAX_INPUTS || q - p > DP_MAX_DIMS)
+            if (n_terms >= EIN_MAX_INPUTS || q - p > DP_GRAPH_MAX_DIMS)
                 return fail(e, "op %s: einsum \"%s\": too many inputs or dimensions", name, spec);
             memcpy(term[n_terms], p, (size_t)(q - p));
             term[n_terms][q - p] = '\0';
             n_terms++;
             p = q + 1;
         }
-        if (strlen(arrow + 2) > DP_MAX_DIMS) return fail(e, "op %s: einsum \"%s\": output has too many dimensions", name, spec);
+        if (strlen(arrow + 2) > DP_GRAPH_MAX_DIMS) return fail(e, "op %s: einsum \"%s\": output has too many dimensions", name, spec);
         strcpy(term[n_terms], arrow + 2);
     }
     if (n_terms != n_in) return fail(e, "op %s: einsum \"%s\" has %d inputs, %d tensors given", name, spec, n_terms, n_in);
@@ -305,7 +305,7 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
     }
     e->n_ops += n_ob * (n_rb > 1 ? n_rb + 1 : 1);
 
-    int out_split[DP_MAX_DIMS];
+    int out_split[DP_GRAPH_MAX_DIMS];
     for (int l = 0; l < n_out; l++) out_split[l] = split[l];
     int tid = new_tensor(e, name, out, out_split);
     if (tid < 0) return -1;
@@ -313,13 +313,13 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
     int idx[EIN_MAX_LABELS];
     int64_t lo[128], hi[128];
     char nbuf[512];
-    int *partial = dp_malloc_n((size_t)n_rb, sizeof(int));
+    int *partial = dp_alloc_malloc_n((size_t)n_rb, sizeof(int));
     if (!partial) return fail_nomem(e);
     int rc = tid;
     for (long long ob = 0; ob < n_ob && rc >= 0; ob++) {
         long long r = ob;
         for (int l = n_out - 1; l >= 0; l--) { idx[l] = (int)(r % split[l]); r /= split[l]; }
-        int64_t shape[DP_MAX_DIMS];
+        int64_t shape[DP_GRAPH_MAX_DIMS];
         double out_elems = 1;
         for (long long rb = 0; rb < n_rb && rc >= 0; rb++) {
             long long q = rb;
@@ -345,7 +345,7 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
             e->n_deps = 0;
             for (int i = 0; i < n_in && rc >= 0; i++) {
                 const ein_tensor *t = &e->t[inputs[i]];
-                int b0[DP_MAX_DIMS], b1[DP_MAX_DIMS], cur[DP_MAX_DIMS];
+                int b0[DP_GRAPH_MAX_DIMS], b1[DP_GRAPH_MAX_DIMS], cur[DP_GRAPH_MAX_DIMS];
                 for (int k = 0; k < t->ndim; k++) {
                     int c = (unsigned char)term[i][k];
                     b0[k] = block_of(lo[c], t->size[k], t->split[k]);
@@ -408,7 +408,7 @@ int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, d
     return rc;
 }
 
-dp_graph *dp_ein_finish(dp_ein *e, dp_error *err)
+dp_graph *dp_gen_einsum_finish(dp_gen_einsum *e, dp_error *err)
 {
     if (e->failed) {
         if (err) *err = e->err;

@@ -12,11 +12,11 @@
  * Edges: a block op depends on every block of each input tensor that overlaps the region it
  * reads; the edge carries the overlap in bytes (so a consumer cut differently from its
  * producer, e.g. a "2D" product reading whole row panels of a 3D-cut matrix, gets one edge per
- * overlapping block). Tensors given with dp_ein_input() are external (weights, the model input):
+ * overlapping block). Tensors given with dp_gen_einsum_input() are external (weights, the model input):
  * they are not ops and give no edges, as in DOPPLER's files (Yao et al. 2026), whose input
  * nodes are removed.
  *
- * Costs (DP_COST_PHYSICAL): a block op's FLOPs are flops_per_point times the number of points of
+ * Costs (DP_GRAPH_COST_PHYSICAL): a block op's FLOPs are flops_per_point times the number of points of
  * its iteration space (product of the block sizes of all its labels): 2 for a contraction
  * (one multiply-add = 2 FLOPs), 1 for an add, more for transcendental elementwise ops. A
  * reduction op adds r partials: (r - 1) x output elements FLOPs. Output bytes = output elements
@@ -28,7 +28,7 @@
  * sizes differing by at most one.
  *
  * Errors are sticky: the first fault (a bad spec, a split larger than its size, ...) is kept,
- * later calls return -1 and do nothing, and dp_ein_finish() reports it. Generators therefore
+ * later calls return -1 and do nothing, and dp_gen_einsum_finish() reports it. Generators therefore
  * check once, at the end.
  */
 #ifndef DP_GEN_EINSUM_H
@@ -48,18 +48,18 @@ extern "C" {
 #define DP_GEN_MAX_OPS (1 << 24)
 #define DP_GEN_MAX_EDGES (1 << 26)
 
-typedef struct dp_ein dp_ein;
+typedef struct dp_gen_einsum dp_gen_einsum;
 
 /* Start a program for graph `name` with elements of dtype_bytes bytes (4 for fp32). */
-dp_ein *dp_ein_alloc(const char *name, int dtype_bytes);
-void dp_ein_free(dp_ein *e);
+dp_gen_einsum *dp_gen_einsum_alloc(const char *name, int dtype_bytes);
+void dp_gen_einsum_free(dp_gen_einsum *e);
 
 /* Declare label (a letter a-z or A-Z) with its size (>= 1) and default split (1..size).
  * Returns 0, or -1 (sticky error) on a bad label, size or split, or a redeclaration. */
-int dp_ein_dim(dp_ein *e, char label, int64_t size, int split);
+int dp_gen_einsum_dim(dp_gen_einsum *e, char label, int64_t size, int split);
 
 /* An external tensor (not an op) with dims given by labels ("bsd"). Returns its tensor id. */
-int dp_ein_input(dp_ein *e, const char *name, const char *labels);
+int dp_gen_einsum_input(dp_gen_einsum *e, const char *name, const char *labels);
 
 /* One einsum op. spec is "in1,in2,...->out" over declared labels; n_in inputs (tensor ids) in
  * spec order. splits overrides default splits of this op's labels: NULL or "" for none, else
@@ -68,12 +68,12 @@ int dp_ein_input(dp_ein *e, const char *name, const char *labels);
  * or -1. An input's dims must have the sizes of the labels naming them in spec (a tensor may
  * be read under another label of the same size, e.g. keys' "s" as "t"). Every output label must
  * appear in an input. */
-int dp_ein_op(dp_ein *e, const char *name, const char *kind, const char *spec, double flops_per_point,
+int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
               const char *splits, int n_in, const int *inputs);
 
 /* Build the graph (consumes nothing; free e afterwards). NULL with err filled on the first
  * recorded fault (DP_EINVAL naming the op and the problem) or on a builder error. */
-dp_graph *dp_ein_finish(dp_ein *e, dp_error *err);
+dp_graph *dp_gen_einsum_finish(dp_gen_einsum *e, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 
 struct dp_graph_builder {
     char *name, *source;
-    dp_cost_kind kind;
+    dp_graph_cost_kind kind;
     double time_scale;
     char *time_unit;
     int devices;
@@ -21,7 +21,7 @@ struct dp_graph_builder {
     int n_edges, cap_edges;
     int *src, *dst;
     double *size;
-    dp_error mem_err;   /* a growth refused by dp_mem_check (code DP_OK when none) */
+    dp_error mem_err;   /* a growth refused by dp_file_mem_check (code DP_OK when none) */
 };
 
 /* Bytes a graph of ops ops and edges edges takes while built and after dp_graph_builder_finish
@@ -38,7 +38,7 @@ static int builder_mem_check(dp_graph_builder *b, int ops, int edges)
     if (bytes < 64.0 * 1024 * 1024) return DP_OK; /* small graphs: no need to ask */
     char what[200];
     snprintf(what, sizeof what, "the graph, grown to %d ops and %d edges,", ops, edges);
-    return dp_mem_check(b->source, what, bytes, &b->mem_err);
+    return dp_file_mem_check(b->source, what, bytes, &b->mem_err);
 }
 
 const dp_error *dp_graph_builder_error(const dp_graph_builder *b)
@@ -46,7 +46,7 @@ const dp_error *dp_graph_builder_error(const dp_graph_builder *b)
     return &b->mem_err;
 }
 
-dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source, dp_cost_kind kind)
+dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source, dp_graph_cost_kind kind)
 {
     dp_graph_builder *b = calloc(1, sizeof *b);
     if (!b) return NULL;
@@ -54,7 +54,7 @@ dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source, d
     b->source = strdup(source ? source : (name ? name : "graph"));
     b->kind = kind;
     b->time_scale = 1.0;
-    b->time_unit = strdup(kind == DP_COST_PHYSICAL ? "s" : "time units");
+    b->time_unit = strdup(kind == DP_GRAPH_COST_PHYSICAL ? "s" : "time units");
     if (!b->name || !b->source || !b->time_unit) {
         dp_graph_builder_free(b);
         return NULL;
@@ -106,7 +106,7 @@ static int grow_ops(dp_graph_builder *b)
     GROW(b->op_name, cap); GROW(b->op_kind, cap); GROW(b->op_type, cap);
     GROW(b->op_einsum, cap); GROW(b->op_ndim, cap); GROW(b->work, cap);
     GROW(b->out_size, cap);
-    void *p = realloc(b->op_shape, (size_t)cap * DP_MAX_DIMS * sizeof *b->op_shape);
+    void *p = realloc(b->op_shape, (size_t)cap * DP_GRAPH_MAX_DIMS * sizeof *b->op_shape);
     if (!p) return DP_ENOMEM;
     b->op_shape = p;
     b->cap_ops = cap;
@@ -125,7 +125,7 @@ int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *k
     b->op_type[id] = NULL;
     b->op_einsum[id] = NULL;
     b->op_ndim[id] = 0;
-    memset(b->op_shape + (size_t)id * DP_MAX_DIMS, 0, DP_MAX_DIMS * sizeof *b->op_shape);
+    memset(b->op_shape + (size_t)id * DP_GRAPH_MAX_DIMS, 0, DP_GRAPH_MAX_DIMS * sizeof *b->op_shape);
     b->work[id] = work;
     b->out_size[id] = out_size;
     b->n_ops++;
@@ -136,11 +136,11 @@ int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *k
 int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,
                                  const char *einsum, int ndim, const int64_t *shape)
 {
-    if (op < 0 || op >= b->n_ops || ndim < 0 || ndim > DP_MAX_DIMS) return DP_EINVAL;
+    if (op < 0 || op >= b->n_ops || ndim < 0 || ndim > DP_GRAPH_MAX_DIMS) return DP_EINVAL;
     if (op_type) { free(b->op_type[op]); b->op_type[op] = strdup(op_type); }
     if (einsum) { free(b->op_einsum[op]); b->op_einsum[op] = strdup(einsum); }
     b->op_ndim[op] = ndim;
-    for (int k = 0; k < ndim; k++) b->op_shape[(size_t)op * DP_MAX_DIMS + k] = shape[k];
+    for (int k = 0; k < ndim; k++) b->op_shape[(size_t)op * DP_GRAPH_MAX_DIMS + k] = shape[k];
     return DP_OK;
 }
 
@@ -327,20 +327,20 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     g->op_kind = calloc(n, sizeof(char *));
     g->op_type = calloc(n, sizeof(char *));
     g->op_einsum = calloc(n, sizeof(char *));
-    g->op_ndim = dp_malloc_n(n, sizeof(int));
-    g->op_shape = dp_malloc_n((size_t)n * DP_MAX_DIMS, sizeof(int64_t));
-    g->work = dp_malloc_n(n, sizeof(double));
-    g->out_size = dp_malloc_n(n, sizeof(double));
-    g->edge_src = dp_malloc_n(m, sizeof(int));
-    g->edge_dst = dp_malloc_n(m, sizeof(int));
-    g->edge_size = dp_malloc_n(m, sizeof(double));
+    g->op_ndim = dp_alloc_malloc_n(n, sizeof(int));
+    g->op_shape = dp_alloc_malloc_n((size_t)n * DP_GRAPH_MAX_DIMS, sizeof(int64_t));
+    g->work = dp_alloc_malloc_n(n, sizeof(double));
+    g->out_size = dp_alloc_malloc_n(n, sizeof(double));
+    g->edge_src = dp_alloc_malloc_n(m, sizeof(int));
+    g->edge_dst = dp_alloc_malloc_n(m, sizeof(int));
+    g->edge_size = dp_alloc_malloc_n(m, sizeof(double));
     g->succ_ptr = calloc((size_t)n + 1, sizeof(int));
     g->pred_ptr = calloc((size_t)n + 1, sizeof(int));
-    g->pred_edge = dp_malloc_n(m, sizeof(int));
+    g->pred_edge = dp_alloc_malloc_n(m, sizeof(int));
     g->n_unique_pred = calloc(n, sizeof(int));
-    g->topo = dp_malloc_n(n, sizeof(int));
-    g->sources = dp_malloc_n(n, sizeof(int));
-    g->sinks = dp_malloc_n(n, sizeof(int));
+    g->topo = dp_alloc_malloc_n(n, sizeof(int));
+    g->sources = dp_alloc_malloc_n(n, sizeof(int));
+    g->sinks = dp_alloc_malloc_n(n, sizeof(int));
     if (!g->time_unit || !g->name || !g->source || !g->op_name || !g->op_kind || !g->op_type ||
         !g->op_einsum || !g->op_ndim || !g->op_shape || !g->work || !g->out_size || !g->edge_src ||
         !g->edge_dst || !g->edge_size || !g->succ_ptr || !g->pred_ptr || !g->pred_edge ||
@@ -355,7 +355,7 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     /* the builder gave its strings away: make it forget them but stay reusable for free() */
     b->n_ops = 0;
     memcpy(g->op_ndim, b->op_ndim, (size_t)n * sizeof(int));
-    memcpy(g->op_shape, b->op_shape, (size_t)n * DP_MAX_DIMS * sizeof(int64_t));
+    memcpy(g->op_shape, b->op_shape, (size_t)n * DP_GRAPH_MAX_DIMS * sizeof(int64_t));
     memcpy(g->work, b->work, (size_t)n * sizeof(double));
     memcpy(g->out_size, b->out_size, (size_t)n * sizeof(double));
 
@@ -368,12 +368,12 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
         int *cnt = g->succ_ptr;
         for (int e = 0; e < m; e++) cnt[b->src[e] + 1]++;
         for (int i = 0; i < n; i++) cnt[i + 1] += cnt[i];
-        int *pos = dp_malloc_n((size_t)n + 1, sizeof(int));
-        int *by_src = dp_malloc_n(m, sizeof(int));
-        int *first = dp_malloc_n(n, sizeof(int));    /* per dst: slot of first copy, for current src */
-        int *mark = dp_malloc_n(n, sizeof(int));     /* per dst: source that set first[] */
-        int *grp_next = dp_malloc_n(m, sizeof(int)); /* linked list of copies of one (src,dst) */
-        int *grp_tail = dp_malloc_n(m, sizeof(int));
+        int *pos = dp_alloc_malloc_n((size_t)n + 1, sizeof(int));
+        int *by_src = dp_alloc_malloc_n(m, sizeof(int));
+        int *first = dp_alloc_malloc_n(n, sizeof(int));    /* per dst: slot of first copy, for current src */
+        int *mark = dp_alloc_malloc_n(n, sizeof(int));     /* per dst: source that set first[] */
+        int *grp_next = dp_alloc_malloc_n(m, sizeof(int)); /* linked list of copies of one (src,dst) */
+        int *grp_tail = dp_alloc_malloc_n(m, sizeof(int));
         if (!pos || !by_src || !first || !mark || !grp_next || !grp_tail) {
             free(pos); free(by_src); free(first); free(mark); free(grp_next); free(grp_tail);
             goto nomem;

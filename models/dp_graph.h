@@ -4,8 +4,8 @@
  * size; each edge u->v carries a data size (normally u's output). What the numbers mean is given
  * by the graph's cost kind:
  *
- *   DP_COST_PHYSICAL  work in FLOPs (multiply-add = 2), sizes in bytes (generators, native JSON)
- *   DP_COST_TIME      work is a duration and an edge's size is its transfer duration when the
+ *   DP_GRAPH_COST_PHYSICAL  work in FLOPs (multiply-add = 2), sizes in bytes (generators, native JSON)
+ *   DP_GRAPH_COST_TIME      work is a duration and an edge's size is its transfer duration when the
  *                     two ops sit on different devices, both in the graph's own time unit
  *                     (DOPPLER files, STG, DOT task graphs, HEFT examples). time_scale says how
  *                     printed times are scaled: DOPPLER's files use simulated time / 1e10.
@@ -31,14 +31,14 @@
 extern "C" {
 #endif
 
-typedef enum { DP_COST_PHYSICAL = 0, DP_COST_TIME = 1 } dp_cost_kind;
+typedef enum { DP_GRAPH_COST_PHYSICAL = 0, DP_GRAPH_COST_TIME = 1 } dp_graph_cost_kind;
 
-#define DP_MAX_DIMS 8
+#define DP_GRAPH_MAX_DIMS 8
 
 typedef struct dp_graph {
     int n_ops;
     int n_edges;
-    dp_cost_kind cost_kind;
+    dp_graph_cost_kind cost_kind;
     double time_scale;      /* printed time = simulated time / time_scale (1 unless DOPPLER: 1e10) */
     char *time_unit;        /* human name of the printed unit ("s", "DOPPLER units (time/1e10)") */
     char *name;             /* graph name (file stem or generator name) */
@@ -54,7 +54,7 @@ typedef struct dp_graph {
     char **op_type;         /* optional secondary type (DOPPLER gdp_ files); NULL when absent */
     char **op_einsum;       /* optional einsum or shape text; NULL when absent */
     int *op_ndim;           /* rank of the output shape, 0 when unknown */
-    int64_t *op_shape;      /* (n_ops, DP_MAX_DIMS) output shape, valid for op_ndim entries */
+    int64_t *op_shape;      /* (n_ops, DP_GRAPH_MAX_DIMS) output shape, valid for op_ndim entries */
     double *work;           /* FLOPs (PHYSICAL) or duration (TIME) */
     double *out_size;       /* output bytes (PHYSICAL) or transfer duration of its output (TIME) */
 
@@ -87,7 +87,7 @@ typedef struct dp_graph_builder dp_graph_builder;
 
 /* Start a graph. name and source are copied (either may be NULL). */
 dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source,
-                                         dp_cost_kind kind);
+                                         dp_graph_cost_kind kind);
 void dp_graph_builder_free(dp_graph_builder *b);
 
 /* The device count the graph was made for (dp_graph.devices; 0: not said). */
@@ -101,14 +101,14 @@ void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const cha
 int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *kind,
                             double work, double out_size);
 /* Optional attributes of an op already added. op_type and einsum may be NULL. shape may be NULL
- * when ndim is 0; ndim at most DP_MAX_DIMS. Returns DP_OK or DP_EINVAL. */
+ * when ndim is 0; ndim at most DP_GRAPH_MAX_DIMS. Returns DP_OK or DP_EINVAL. */
 int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,
                                  const char *einsum, int ndim, const int64_t *shape);
 /* Add an edge src -> dst carrying size (bytes or duration). Returns its input index or a
  * negative status. Ids are checked in finish(). */
 int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size);
 /* Before each growth of its arrays (doubling) the builder checks that memory can hold the graph
- * so grown (dp_mem_check: available memory, ulimits, DOPPLER_MEM_LIMIT); a refusal makes
+ * so grown (dp_file_mem_check: available memory, ulimits, DOPPLER_MEM_LIMIT); a refusal makes
  * add_op / add_edge return DP_ENOMEM and leaves its message here ("SOURCE: graph NAME, grown to N
  * ops and M edges, needs about X MiB of memory, more than the Y MiB available"); code DP_OK when
  * nothing was refused. Generators and readers report it instead of a bare "out of memory". */
@@ -136,7 +136,7 @@ double dp_graph_total_work(const dp_graph *g);
  * line 1: N, total node count including inputs; line 2: input ids (only counted: n = N - count);
  * lines 3 and 4: edge sources and destinations (op ids 0..n-1); then n lines comp,comm[,type].
  * Every run of digits on a line is one number, as the reference reads it. Costs are kept as
- * given (DP_COST_TIME, time_scale 1e10); edge size = comm of the source op.
+ * given (DP_GRAPH_COST_TIME, time_scale 1e10); edge size = comm of the source op.
  * Errors (DP_EINVAL/DP_EIO) name the file and line. */
 dp_graph *dp_graph_read_doppler(const char *path, dp_error *err);
 

@@ -119,7 +119,7 @@ static int is_blank(const char *s, size_t len)
 dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_file_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -147,12 +147,12 @@ dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
         for (size_t i = line3; i < line3_end && nlines > 2; i++)
             if (isdigit((unsigned char)text[i]) && (i == line3 || !isdigit((unsigned char)text[i - 1]))) n_edges++;
         double n_ops = nlines > 4 ? (double)(nlines - 4) : 0;
-        if (dp_mem_check(path, "the graph", (double)nlines * 2 * sizeof(size_t) + n_ops * DP_READ_BYTES_PER_OP +
+        if (dp_file_mem_check(path, "the graph", (double)nlines * 2 * sizeof(size_t) + n_ops * DP_READ_BYTES_PER_OP +
                                             n_edges * DP_READ_BYTES_PER_EDGE, err) != DP_OK)
             goto done;
     }
-    ls = dp_malloc_n(nlines, sizeof *ls);
-    ll = dp_malloc_n(nlines, sizeof *ll);
+    ls = dp_alloc_malloc_n(nlines, sizeof *ls);
+    ll = dp_alloc_malloc_n(nlines, sizeof *ll);
     if (!ls || !ll) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     {
         size_t k = 0, st = 0;
@@ -191,18 +191,18 @@ dp_graph *dp_graph_read_doppler(const char *path, dp_error *err)
         goto done;
     }
     {
-        const char *stem = dp_path_stem(path);
+        const char *stem = dp_file_path_stem(path);
         char name[256];
         snprintf(name, sizeof name, "%s", stem);
         char *dot = strrchr(name, '.');
         if (dot) *dot = '\0';
-        b = dp_graph_builder_alloc(name, path, DP_COST_TIME);
+        b = dp_graph_builder_alloc(name, path, DP_GRAPH_COST_TIME);
     }
     if (!b) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     dp_graph_builder_set_time_unit(b, 1e10, "DOPPLER units (simulated time / 1e10)");
     /* the authors name their 8-GPU graphs 8gpu_*; the others are their 4-GPU setting, but
      * their names do not say so */
-    if (strncmp(dp_path_stem(path), "8gpu_", 5) == 0) dp_graph_builder_set_devices(b, 8);
+    if (strncmp(dp_file_path_stem(path), "8gpu_", 5) == 0) dp_graph_builder_set_devices(b, 8);
     for (long long i = 0; i < n; i++) {
         double comp = 0, comm = 0;
         char type[64];

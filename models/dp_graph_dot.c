@@ -311,7 +311,7 @@ static void dot_skip_port(const dot_lex *L, int *pos)
 dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_file_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -448,7 +448,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
         goto done;
     }
     if (G.n_node == 0) { dp_error_set(err, DP_EINVAL, "%s: the graph has no nodes", path); goto done; }
-    b = dp_graph_builder_alloc(gname, path, DP_COST_TIME);
+    b = dp_graph_builder_alloc(gname, path, DP_GRAPH_COST_TIME);
     if (!b) goto nomem;
     for (int i = 0; i < G.n_node; i++) {
         if (isnan(G.node[i].weight)) {
@@ -505,7 +505,7 @@ static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
     fprintf(f, "  ");
     dot_quoted(f, g->op_name[v]);
     fprintf(f, " [label=");
-    snprintf(lab, sizeof lab, "%.4g %s", g->work[v], g->cost_kind == DP_COST_PHYSICAL ? "FLOPs" : g->time_unit);
+    snprintf(lab, sizeof lab, "%.4g %s", g->work[v], g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs" : g->time_unit);
     fputc('"', f);
     for (const char *s = g->op_name[v]; *s; s++) { if (*s == '"' || *s == '\\') fputc('\\', f); fputc(*s, f); }
     fputs("\\n", f);
@@ -530,7 +530,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
                 return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): device %d outside 0..%d", path, v, g->op_name[v],
                                     assignment[v], n_devices - 1);
     /* colour per kind, in order of first appearance */
-    int *color = dp_malloc_n((size_t)g->n_ops, sizeof *color);
+    int *color = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *color);
     dp_strmap kinds;
     if (!color || dp_strmap_init(&kinds, 16) != DP_OK) {
         free(color);
@@ -545,7 +545,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     }
     dp_strmap_free(&kinds);
     char tmp[4200];
-    FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
+    FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) { free(color); return err ? err->code : DP_EIO; }
     char b1[40];
     fprintf(f, "digraph ");
@@ -553,7 +553,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     fprintf(f, " {\n  graph [label=");
     char lab[512];
     snprintf(lab, sizeof lab, "%s: %d ops, %d edges (%s)", g->name, g->n_ops, g->n_edges,
-             g->cost_kind == DP_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
+             g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
     dot_quoted(f, lab);
     fprintf(f, ", labelloc=t];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
     if (assignment) {
@@ -576,10 +576,10 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     fprintf(f, "}\n");
     free(color);
     if (ferror(f)) {
-        dp_atomic_abort(f, tmp);
+        dp_file_atomic_abort(f, tmp);
         return dp_error_set(err, DP_EIO, "%s: write failed", path);
     }
-    return dp_atomic_commit(f, tmp, path, err);
+    return dp_file_atomic_commit(f, tmp, path, err);
 }
 
 static int dot_write_plain(const dp_graph *g, const char *path, dp_error *err)

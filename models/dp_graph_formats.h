@@ -3,7 +3,7 @@
  *
  * Every reader validates and fails with DP_EINVAL (DP_EIO when the file cannot be read) and a
  * message naming the file and the line or JSON field at fault; the graph's own checks (ids,
- * cycles, finite non-negative costs, dp_graph_builder_finish) follow. All give DP_COST_TIME
+ * cycles, finite non-negative costs, dp_graph_builder_finish) follow. All give DP_GRAPH_COST_TIME
  * graphs: op work and edge sizes are durations in the file's unit (the classic task-graph
  * model: an edge costs its size when its ops sit on different devices).
  */
@@ -35,7 +35,7 @@ dp_graph *dp_graph_read_stg(const char *path, dp_error *err);
  * second (the graph holds durations only: a time graph cannot hold bytes). An op's output size
  * is the bytes of all its output files / bandwidth_Bps. bandwidth_Bps must be positive
  * (INFINITY gives free transfers). Unit: seconds. */
-#define DP_WFCOMMONS_BANDWIDTH_BPS 1.25e8  /* default: 1 Gbit/s Ethernet, as between cluster nodes */
+#define DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS 1.25e8  /* default: 1 Gbit/s Ethernet, as between cluster nodes */
 dp_graph *dp_graph_read_wfcommons(const char *path, double bandwidth_Bps, dp_error *err);
 
 /* The profiled DNN graphs of msr-fiddle/dnn-partitioning (Tarnawski et al., NeurIPS 2020):

@@ -44,7 +44,7 @@ static const dp_graph_format *by_name(const char *name)
 /* the format whose file name ending path has (writing: among the writable ones), or NULL */
 static const dp_graph_format *by_ending(const char *path, int writing)
 {
-    const char *dot = strrchr(dp_path_stem(path), '.');
+    const char *dot = strrchr(dp_file_path_stem(path), '.');
     if (!dot) return NULL;
     for (int i = 0; i < N_FORMATS; i++) {
         if (writing && !formats[i]->write) continue;
@@ -76,7 +76,7 @@ static int hetero_example(const char *path, const char *format, dp_error *err)
                      "place read it; as a graph alone it has no format here", path, format);
         return 1;
     }
-    const char *dot = strrchr(dp_path_stem(path), '.');
+    const char *dot = strrchr(dp_file_path_stem(path), '.');
     if (!format && dot && strcmp(dot, ".in") == 0) {
         dp_error_set(err, DP_EINVAL, "%s: a HEFT example (format heft-in) carries its own processors: graph info "
                      "and place read it; as a graph alone it has no format here", path);
@@ -139,7 +139,7 @@ int dp_graph_write(const dp_graph *g, const char *path, const char *format, dp_e
 
 void dp_graph_file_stem(char *buf, size_t cap, const char *path)
 {
-    snprintf(buf, cap, "%s", dp_path_stem(path));
+    snprintf(buf, cap, "%s", dp_file_path_stem(path));
     char *dot = strrchr(buf, '.');
     if (dot && dot != buf) *dot = '\0';
 }

@@ -55,7 +55,7 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
     if (nn == 0) { dp_error_set(err, DP_EINVAL, "%s: the graph has no nodes", path); return NULL; }
     if (nn > DP_GRAPH_MAX_ELEMS || ne > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: graph beyond the size limit", path); return NULL; }
     int n = (int)nn;
-    pairs = dp_malloc_n(2 * nn, sizeof *pairs);
+    pairs = dp_alloc_malloc_n(2 * nn, sizeof *pairs);
     owned = calloc(nn, sizeof *owned);
     if (!pairs || !owned || dp_strmap_init(&names, nn) != DP_OK) goto nomem;
     for (int i = 0; i < n; i++) {
@@ -75,7 +75,7 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
     {
         char stem[256];
         dp_graph_file_stem(stem, sizeof stem, path);
-        b = dp_graph_builder_alloc(stem, path, DP_COST_TIME);
+        b = dp_graph_builder_alloc(stem, path, DP_GRAPH_COST_TIME);
         if (!b) goto nomem;
         dp_graph_builder_set_time_unit(b, 1.0, "ms (profiled)");
     }

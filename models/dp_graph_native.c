@@ -63,12 +63,12 @@ dp_graph *dp_graph_read_json(const char *path, dp_error *err)
 {
     json_t *root = dp_json_load(path, err);
     if (!root) return NULL;
-    dp_graph *g = dp_graph_from_json(root, path, err);
+    dp_graph *g = dp_json_to_graph(root, path, err);
     json_decref(root);
     return g;
 }
 
-dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
+dp_graph *dp_json_to_graph(json_t *root, const char *path, dp_error *err)
 {
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -85,19 +85,19 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         if (!json_is_string(jck)) { dp_error_set(err, DP_EINVAL, "%s: field \"cost_kind\" must be \"physical\" or \"time\"", path); return NULL; }
         ck = json_string_value(jck);
     }
-    dp_cost_kind kind;
-    if (strcmp(ck, "physical") == 0) kind = DP_COST_PHYSICAL;
-    else if (strcmp(ck, "time") == 0) kind = DP_COST_TIME;
+    dp_graph_cost_kind kind;
+    if (strcmp(ck, "physical") == 0) kind = DP_GRAPH_COST_PHYSICAL;
+    else if (strcmp(ck, "time") == 0) kind = DP_GRAPH_COST_TIME;
     else { dp_error_set(err, DP_EINVAL, "%s: field \"cost_kind\": unknown value \"%s\" (physical or time)", path, ck); return NULL; }
-    const char *work_key = kind == DP_COST_PHYSICAL ? "flops" : "time";
-    const char *out_key = kind == DP_COST_PHYSICAL ? "out_bytes" : "comm";
-    const char *edge_key = kind == DP_COST_PHYSICAL ? "bytes" : "comm";
+    const char *work_key = kind == DP_GRAPH_COST_PHYSICAL ? "flops" : "time";
+    const char *out_key = kind == DP_GRAPH_COST_PHYSICAL ? "out_bytes" : "comm";
+    const char *edge_key = kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "comm";
 
     json_t *jname = json_object_get(root, "name");
     const char *gname = json_is_string(jname) ? json_string_value(jname) : NULL;
     char stem[256];
     if (!gname) {
-        snprintf(stem, sizeof stem, "%s", dp_path_stem(path));
+        snprintf(stem, sizeof stem, "%s", dp_file_path_stem(path));
         char *dot = strrchr(stem, '.');
         if (dot) *dot = '\0';
         gname = stem;
@@ -122,7 +122,7 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
 
     size_t n = json_array_size(ops);
     if (n > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: %zu ops is beyond the limit", path, n); goto done; }
-    names = dp_calloc_n(n, sizeof *names);
+    names = dp_alloc_calloc_n(n, sizeof *names);
     if (!names) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     for (size_t i = 0; i < n; i++) {
         json_t *op = json_array_get(ops, i);
@@ -143,11 +143,11 @@ dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err)
         json_t *jt = json_object_get(op, "op_type"), *je = json_object_get(op, "einsum"), *js = json_object_get(op, "shape");
         if (jt && !json_is_string(jt)) { dp_error_set(err, DP_EINVAL, "%s: ops[%zu].op_type: must be a string", path, i); goto done; }
         if (je && !json_is_string(je)) { dp_error_set(err, DP_EINVAL, "%s: ops[%zu].einsum: must be a string", path, i); goto done; }
-        int64_t shape[DP_MAX_DIMS];
+        int64_t shape[DP_GRAPH_MAX_DIMS];
         int nd = 0;
         if (js) {
-            if (!json_is_array(js) || json_array_size(js) > DP_MAX_DIMS) {
-                dp_error_set(err, DP_EINVAL, "%s: ops[%zu].shape: must be an array of at most %d positive integers", path, i, DP_MAX_DIMS);
+            if (!json_is_array(js) || json_array_size(js) > DP_GRAPH_MAX_DIMS) {
+                dp_error_set(err, DP_EINVAL, "%s: ops[%zu].shape: must be an array of at most %d positive integers", path, i, DP_GRAPH_MAX_DIMS);
                 goto done;
             }
             nd = (int)json_array_size(js);
@@ -206,11 +206,11 @@ static int put(json_t *o, const char *key, json_t *v)
     return !v || json_object_set_new(o, key, v) != 0;
 }
 
-json_t *dp_graph_to_json(const dp_graph *g)
+json_t *dp_json_from_graph(const dp_graph *g)
 {
     /* every Jansson allocation is checked: a failed one gives NULL, never a file without the
      * member (json_*_set_new frees the value it could not store) */
-    const int phys = g->cost_kind == DP_COST_PHYSICAL;
+    const int phys = g->cost_kind == DP_GRAPH_COST_PHYSICAL;
     json_t *root = json_object();
     if (!root) return NULL;
     int bad = put(root, "format", json_string("doppler-graph")) || put(root, "version", json_integer(1)) ||
@@ -231,7 +231,7 @@ json_t *dp_graph_to_json(const dp_graph *g)
             json_t *s = json_array();
             bad = put(o, "shape", s);
             for (int k = 0; k < g->op_ndim[i] && !bad; k++)
-                bad = json_array_append_new(s, json_integer(g->op_shape[(size_t)i * DP_MAX_DIMS + k])) != 0;
+                bad = json_array_append_new(s, json_integer(g->op_shape[(size_t)i * DP_GRAPH_MAX_DIMS + k])) != 0;
         }
     }
     json_t *edges = bad ? NULL : json_array();
@@ -255,16 +255,16 @@ double dp_graph_json_bytes(const dp_graph *g)
      * value, table entry); an op has up to 6 members and a shape array, an edge 3 (measured:
      * 167,400 ops and 297,000 edges of chainmm --blocks 30 take about 360 MB) */
     const double per_member = 100, per_elem = 40;
-    const double op = DP_JSON_BYTES_PER_OBJECT + 6 * per_member + DP_JSON_BYTES_PER_ARRAY + DP_MAX_DIMS * per_elem;
+    const double op = DP_JSON_BYTES_PER_OBJECT + 6 * per_member + DP_JSON_BYTES_PER_ARRAY + DP_GRAPH_MAX_DIMS * per_elem;
     const double edge = DP_JSON_BYTES_PER_OBJECT + 3 * per_member;
     return 4096 + (double)g->n_ops * op + (double)g->n_edges * edge;
 }
 
 int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err)
 {
-    int rc = dp_mem_check(path, "writing this graph as JSON (the text's tree in memory)", dp_graph_json_bytes(g), err);
+    int rc = dp_file_mem_check(path, "writing this graph as JSON (the text's tree in memory)", dp_graph_json_bytes(g), err);
     if (rc != DP_OK) return rc;
-    json_t *root = dp_graph_to_json(g);
+    json_t *root = dp_json_from_graph(g);
     if (!root) return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);
     rc = dp_json_dump_atomic(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
     json_decref(root);
@@ -281,5 +281,5 @@ const dp_graph_format dp_graph_format_native = {
     .read = dp_graph_read_json,
     .write = dp_graph_write_json,
     .is_json = native_is_json,
-    .from_json = dp_graph_from_json,
+    .from_json = dp_json_to_graph,
 };

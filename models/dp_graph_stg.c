@@ -65,7 +65,7 @@ static int stg_int(tok_stream *s, long long lo, long long hi, const char *what, 
 dp_graph *dp_graph_read_stg(const char *path, dp_error *err)
 {
     size_t size;
-    char *text = dp_read_text(path, &size, err);
+    char *text = dp_file_read_text(path, &size, err);
     if (!text) return NULL;
     dp_graph *g = NULL;
     dp_graph_builder *b = NULL;
@@ -76,7 +76,7 @@ dp_graph *dp_graph_read_stg(const char *path, dp_error *err)
     if (n == 0) { dp_error_set(err, DP_EINVAL, "%s:%d: the task count is 0", path, s.tok_line); goto done; }
     char stem[256];
     dp_graph_file_stem(stem, sizeof stem, path);
-    b = dp_graph_builder_alloc(stem, path, DP_COST_TIME);
+    b = dp_graph_builder_alloc(stem, path, DP_GRAPH_COST_TIME);
     if (!b) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     for (long long i = 0; i <= n + 1; i++) {
         long long id, np, t;

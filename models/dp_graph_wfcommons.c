@@ -181,7 +181,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         json_t *jf = json_object_get(spec, "files");
         if (jf && !json_is_array(jf)) { dp_error_set(err, DP_EINVAL, "%s: workflow.specification.files must be an array", path); goto done; }
         n_files = (int)json_array_size(jf);
-        fsize = dp_calloc_n((size_t)n_files + 1, sizeof *fsize);
+        fsize = dp_alloc_calloc_n((size_t)n_files + 1, sizeof *fsize);
         if (!fsize) goto nomem;
         for (int f = 0; f < n_files; f++) {
             json_t *o = json_array_get(jf, f);
@@ -333,7 +333,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         char stem[256];
         const char *nm = dp_graph_json_str(root, "name");
         if (!nm) { dp_graph_file_stem(stem, sizeof stem, path); nm = stem; }
-        b = dp_graph_builder_alloc(nm, path, DP_COST_TIME);
+        b = dp_graph_builder_alloc(nm, path, DP_GRAPH_COST_TIME);
         if (!b) goto nomem;
         dp_graph_builder_set_time_unit(b, 1.0, "s");
         for (int i = 0; i < n; i++) {
@@ -343,12 +343,12 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
                 goto nomem;
         }
         /* de-duplicate (parent, child) pairs: sort pair keys */
-        int64_t *key = dp_malloc_n((size_t)n_e + 1, sizeof *key);
+        int64_t *key = dp_alloc_malloc_n((size_t)n_e + 1, sizeof *key);
         if (!key) goto nomem;
         for (int e = 0; e < n_e; e++) key[e] = (int64_t)esrc[e] * n + edst[e];
         /* the first copy of a pair is kept, in input order: later copies are found through a
          * sorted copy of the keys */
-        int64_t *sorted = dp_malloc_n((size_t)n_e + 1, sizeof *sorted);
+        int64_t *sorted = dp_alloc_malloc_n((size_t)n_e + 1, sizeof *sorted);
         if (!sorted) { free(key); goto nomem; }
         memcpy(sorted, key, (size_t)n_e * sizeof *key);
         qsort(sorted, (size_t)n_e, sizeof *sorted, cmp64);
@@ -406,12 +406,12 @@ static int wfcommons_is_json(json_t *root)
 
 static dp_graph *wfcommons_from_json_default(json_t *root, const char *path, dp_error *err)
 {
-    return wfcommons_from_json(root, path, DP_WFCOMMONS_BANDWIDTH_BPS, err);
+    return wfcommons_from_json(root, path, DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS, err);
 }
 
 static dp_graph *wfcommons_read_default(const char *path, dp_error *err)
 {
-    return dp_graph_read_wfcommons(path, DP_WFCOMMONS_BANDWIDTH_BPS, err);
+    return dp_graph_read_wfcommons(path, DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS, err);
 }
 
 const dp_graph_format dp_graph_format_wfcommons = {

@@ -10,13 +10,13 @@
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err)
 {
     char tmp[4200];
-    FILE *f = dp_atomic_open(path, tmp, sizeof tmp, err);
+    FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) return err ? err->code : DP_EIO;
     if (json_dumpf(value, f, flags) != 0 || fputc('\n', f) == EOF) {
-        dp_atomic_abort(f, tmp);
+        dp_file_atomic_abort(f, tmp);
         return dp_error_set(err, DP_EIO, "%s: write failed", path);
     }
-    return dp_atomic_commit(f, tmp, path, err);
+    return dp_file_atomic_commit(f, tmp, path, err);
 }
 
 json_t *dp_json_number(double x)
@@ -37,8 +37,8 @@ double dp_json_parse_bytes(const char *text, size_t size)
 
 char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
 {
-    char *text = dp_read_text(path, size, err);
-    if (text && dp_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, *size), err) != DP_OK) {
+    char *text = dp_file_read_text(path, size, err);
+    if (text && dp_file_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, *size), err) != DP_OK) {
         free(text);
         return NULL;
     }

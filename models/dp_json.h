@@ -13,12 +13,12 @@ extern "C" {
 
 /* Build a graph from a parsed native-format JSON value (doc/graph-format.md). path names the
  * source in error messages. Returns NULL with err filled on any fault. */
-dp_graph *dp_graph_from_json(json_t *root, const char *path, dp_error *err);
+dp_graph *dp_json_to_graph(json_t *root, const char *path, dp_error *err);
 
 /* The native JSON value of a graph (new reference; NULL when any Jansson allocation failed). */
-json_t *dp_graph_to_json(const dp_graph *g);
-/* Bytes dp_graph_to_json's tree takes, an upper estimate: dp_graph_write_json refuses beforehand
- * (dp_mem_check: "PATH: writing this graph as JSON ... needs about N MiB") what memory cannot
+json_t *dp_json_from_graph(const dp_graph *g);
+/* Bytes dp_json_from_graph's tree takes, an upper estimate: dp_graph_write_json refuses beforehand
+ * (dp_file_mem_check: "PATH: writing this graph as JSON ... needs about N MiB") what memory cannot
  * hold. */
 double dp_graph_json_bytes(const dp_graph *g);
 
@@ -35,7 +35,7 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
 #define DP_JSON_BYTES_PER_ARRAY 140.0
 
 /* That bound for `size` bytes of text (counts its braces and brackets, strings' too). Readers call
- * dp_mem_check(path, ..., dp_json_parse_bytes(text, size)) before parsing. */
+ * dp_file_mem_check(path, ..., dp_json_parse_bytes(text, size)) before parsing. */
 double dp_json_parse_bytes(const char *text, size_t size);
 
 /* A number for JSON output: json_real(x) when x is finite, JSON null otherwise (json_real
@@ -43,14 +43,14 @@ double dp_json_parse_bytes(const char *text, size_t size);
  * NULL only when out of memory. */
 json_t *dp_json_number(double x);
 
-/* The text of a JSON file (dp_read_text: BOM skipped, NUL refused) once dp_mem_check has found
+/* The text of a JSON file (dp_file_read_text: BOM skipped, NUL refused) once dp_file_mem_check has found
  * that its parse fits in memory (DP_ENOMEM otherwise); for readers that parse it themselves.
  * Caller frees. */
 char *dp_json_read_text(const char *path, size_t *size, dp_error *err);
 
 /* Load a JSON file; errors name the file, line and column. A file whose parse would not fit in
- * memory (dp_mem_check of dp_json_parse_bytes) is refused before parsing (DP_ENOMEM). Read as
- * text (dp_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
+ * memory (dp_file_mem_check of dp_json_parse_bytes) is refused before parsing (DP_ENOMEM). Read as
+ * text (dp_file_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
 json_t *dp_json_load(const char *path, dp_error *err);
 
 #ifdef __cplusplus

@@ -19,7 +19,7 @@ int dp_strmap_init(dp_strmap *m, size_t expect)
     while (m->cap < 2 * expect + 2) m->cap <<= 1;
     m->n = 0;
     m->key = calloc(m->cap, sizeof *m->key);
-    m->val = dp_malloc_n(m->cap, sizeof *m->val);
+    m->val = dp_alloc_malloc_n(m->cap, sizeof *m->val);
     return m->key && m->val ? DP_OK : DP_ENOMEM;
 }
 
@@ -49,7 +49,7 @@ int dp_strmap_put(dp_strmap *m, const char *key, int val)
         g.cap = m->cap * 2;
         g.n = 0;
         g.key = calloc(g.cap, sizeof *g.key);
-        g.val = dp_malloc_n(g.cap, sizeof *g.val);
+        g.val = dp_alloc_malloc_n(g.cap, sizeof *g.val);
         if (!g.key || !g.val) { dp_strmap_free(&g); return DP_ENOMEM; }
         for (size_t i = 0; i < m->cap; i++)
             if (m->key[i]) {

@@ -40,10 +40,10 @@ int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
 int dp_nn_params_alloc(dp_nn_params *p)
 {
     size_t n = p->n ? p->n : 1;
-    p->param = dp_calloc_n(n, sizeof(float));
-    p->grad = dp_calloc_n(n, sizeof(float));
-    p->m = dp_calloc_n(n, sizeof(float));
-    p->v = dp_calloc_n(n, sizeof(float));
+    p->param = dp_alloc_calloc_n(n, sizeof(float));
+    p->grad = dp_alloc_calloc_n(n, sizeof(float));
+    p->m = dp_alloc_calloc_n(n, sizeof(float));
+    p->v = dp_alloc_calloc_n(n, sizeof(float));
     p->adam_t = 0;
     if (!p->param || !p->grad || !p->m || !p->v) return DP_ENOMEM;
     return DP_OK;
@@ -413,7 +413,7 @@ dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, con
                                    const float *feat, dp_error *err)
 {
     dp_nn_ecgraph *g = calloc(1, sizeof *g);
-    ec_edge *e = dp_malloc_n(n_edges > 0 ? (size_t)n_edges : 1, sizeof *e);
+    ec_edge *e = dp_alloc_malloc_n(n_edges > 0 ? (size_t)n_edges : 1, sizeof *e);
     if (!g || !e) goto nomem;
     for (int i = 0; i < n_edges; i++) {
         if (src[i] < 0 || src[i] >= n_nodes || dst[i] < 0 || dst[i] >= n_nodes || !isfinite(feat[i])) {
@@ -437,11 +437,11 @@ dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, con
     }
     g->n_classes = nc;
     g->n_rows = nr;
-    g->class_feat = dp_malloc_n(nc + 1, sizeof(float));
-    g->class_ptr = dp_malloc_n(nc + 1, sizeof(int));
-    g->row_dst = dp_malloc_n(nr + 1, sizeof(int));
-    g->row_ptr = dp_malloc_n(nr + 1, sizeof(int));
-    g->src = dp_malloc_n(n_edges + 1, sizeof(int));
+    g->class_feat = dp_alloc_malloc_n(nc + 1, sizeof(float));
+    g->class_ptr = dp_alloc_malloc_n(nc + 1, sizeof(int));
+    g->row_dst = dp_alloc_malloc_n(nr + 1, sizeof(int));
+    g->row_ptr = dp_alloc_malloc_n(nr + 1, sizeof(int));
+    g->src = dp_alloc_malloc_n(n_edges + 1, sizeof(int));
     if (!g->class_feat || !g->class_ptr || !g->row_dst || !g->row_ptr || !g->src) goto nomem;
     int c = -1, r = -1;
     for (int i = 0; i < n_edges; i++) {

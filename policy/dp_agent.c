@@ -4,16 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const agent_names[DP_N_AGENTS] = {"doppler", "placeto", "gdp"};
+static const char *const agent_names[DP_AGENT_N_KINDS] = {"doppler", "placeto", "gdp"};
 
 const char *dp_agent_name(int kind)
 {
-    return kind >= 0 && kind < DP_N_AGENTS ? agent_names[kind] : "?";
+    return kind >= 0 && kind < DP_AGENT_N_KINDS ? agent_names[kind] : "?";
 }
 
 int dp_agent_parse(const char *s, int *kind)
 {
-    for (int i = 0; i < DP_N_AGENTS; i++)
+    for (int i = 0; i < DP_AGENT_N_KINDS; i++)
         if (s && strcmp(s, agent_names[i]) == 0) {
             *kind = i;
             return DP_OK;
@@ -39,7 +39,7 @@ struct dp_agent {
     dp_nn_params empty;  /* the "sel" block of agents without SEL */
 };
 
-dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const dp_agent_arch *a, dp_error *err)
+dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_cost *c, const dp_agent_arch *a, dp_error *err)
 {
     dp_agent *ag = calloc(1, sizeof *ag);
     if (!ag) {
@@ -58,7 +58,7 @@ dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const d
     default: ok = 0; dp_error_set(err, DP_EINVAL, "unknown agent %d", kind);
     }
     if (ok && kind != DP_AGENT_DOPPLER) {
-        ag->dz = dp_calloc_n((size_t)ag->n * ag->D, sizeof(float));
+        ag->dz = dp_alloc_calloc_n((size_t)ag->n * ag->D, sizeof(float));
         if (!ag->dz || dp_nn_params_alloc(&ag->empty) != DP_OK) {
             dp_error_set(err, DP_ENOMEM, "out of memory for the %s agent", dp_agent_name(kind));
             ok = 0;
@@ -71,7 +71,7 @@ dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const d
     return ag;
 }
 
-dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_costs *c, dp_error *err)
+dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     if (!model_of->dd) {
         dp_error_set(err, DP_EINVAL, "%s: its parameters are sized by the device count and its workspace by the graph: "

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 typedef enum { DP_AGENT_DOPPLER = 0, DP_AGENT_PLACETO = 1, DP_AGENT_GDP = 2 } dp_agent_kind;
-#define DP_N_AGENTS 3
+#define DP_AGENT_N_KINDS 3
 const char *dp_agent_name(int kind);               /* "doppler", "placeto", "gdp" */
 int dp_agent_parse(const char *s, int *kind);      /* DP_OK or DP_EINVAL */
 
@@ -49,13 +49,13 @@ void dp_agent_arch_default(dp_agent_arch *a);
 typedef struct dp_agent dp_agent;
 
 /* The agent of `kind` for graph g under costs c (both outlive it). NULL with err on failure. */
-dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_costs *c, const dp_agent_arch *a, dp_error *err);
+dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_cost *c, const dp_agent_arch *a, dp_error *err);
 void dp_agent_free(dp_agent *ag);
 /* An agent for graph g under costs c (both outlive it) that shares the parameters of model_of
  * (which must outlive it): its own workspace, the same parameter blocks and gradients, so one
  * model trains on and places several graphs and device counts. DOPPLER only (Placeto's and
  * GDP's parameters are sized by the device count): DP_EINVAL naming the method otherwise. */
-dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_costs *c, dp_error *err);
+dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_cost *c, dp_error *err);
 int dp_agent_kind_of(const dp_agent *ag);
 /* Initialise the parameters from r (each network's own scheme). DP_OK or DP_ENOMEM. */
 int dp_agent_init(dp_agent *ag, gsl_rng *r);

@@ -22,15 +22,15 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
 
 /* ---- per-graph inputs ---- */
 
-static void raw_features(const dp_graph *g, const dp_costs *c, const double *bl, const double *tl, float *Xraw)
+static void raw_features(const dp_graph *g, const dp_cost *c, const double *bl, const double *tl, float *Xraw)
 {
     const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
     for (int v = 0; v < n; v++) {
         double in = 0, out = 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_costs_mean_comm(c, g->pred_edge[q]);
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_costs_mean_comm(c, e);
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) in += dp_cost_mean_comm(c, g->pred_edge[q]);
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) out += dp_cost_mean_comm(c, e);
         float *x = Xraw + (size_t)v * F;
-        x[0] = (float)dp_costs_mean_op(c, v);
+        x[0] = (float)dp_cost_mean_op(c, v);
         x[1] = (float)bl[v];
         x[2] = (float)tl[v];
         x[3] = (float)in;
@@ -38,15 +38,15 @@ static void raw_features(const dp_graph *g, const dp_costs *c, const double *bl,
     }
 }
 
-int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw)
+int dp_doppler_node_features(const dp_graph *g, const dp_cost *c, float *X, float *Xraw)
 {
     const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
-    double *bl = dp_malloc_n(n, sizeof(double)), *tl = dp_malloc_n(n, sizeof(double));
-    float *raw = Xraw ? Xraw : dp_malloc_n((size_t)n * F, sizeof(float));
+    double *bl = dp_alloc_malloc_n(n, sizeof(double)), *tl = dp_alloc_malloc_n(n, sizeof(double));
+    float *raw = Xraw ? Xraw : dp_alloc_malloc_n((size_t)n * F, sizeof(float));
     float mean[DP_DOPPLER_N_NODE_FEATURES], rstd[DP_DOPPLER_N_NODE_FEATURES];
     int rc = DP_ENOMEM;
     if (bl && tl && raw) {
-        dp_costs_levels(g, c, bl, tl);
+        dp_cost_levels(g, c, bl, tl);
         raw_features(g, c, bl, tl, raw);
         dp_nn_zscore_forward(X, mean, rstd, raw, n, F, ZS_EPS);
         rc = DP_OK;
@@ -59,21 +59,21 @@ int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, flo
 static int build_features(dp_doppler *dd)
 {
     const dp_graph *g = dd->g;
-    const dp_costs *c = dd->c;
+    const dp_cost *c = dd->c;
     const int n = g->n_ops, F = DP_DOPPLER_N_NODE_FEATURES;
-    double *bl = dp_malloc_n(n, sizeof(double)), *tl = dp_malloc_n(n, sizeof(double));
-    float *mean = dp_malloc_n(F, sizeof(float)), *rstd = dp_malloc_n(F, sizeof(float));
+    double *bl = dp_alloc_malloc_n(n, sizeof(double)), *tl = dp_alloc_malloc_n(n, sizeof(double));
+    float *mean = dp_alloc_malloc_n(F, sizeof(float)), *rstd = dp_alloc_malloc_n(F, sizeof(float));
     if (!bl || !tl || !mean || !rstd) {
         free(bl); free(tl); free(mean); free(rstd);
         return DP_ENOMEM;
     }
-    dp_costs_levels(g, c, bl, tl);
+    dp_cost_levels(g, c, bl, tl);
     raw_features(g, c, bl, tl, dd->Xraw);
     dp_nn_zscore_forward(dd->X, mean, rstd, dd->Xraw, n, F, ZS_EPS);
 
     /* paths: next op on the b-path (successor attaining the b-level) and the t-path */
-    int *bnext = dp_malloc_n(n, sizeof(int)), *tnext = dp_malloc_n(n, sizeof(int));
-    int *blen = dp_malloc_n(n, sizeof(int)), *tlen = dp_malloc_n(n, sizeof(int));
+    int *bnext = dp_alloc_malloc_n(n, sizeof(int)), *tnext = dp_alloc_malloc_n(n, sizeof(int));
+    int *blen = dp_alloc_malloc_n(n, sizeof(int)), *tlen = dp_alloc_malloc_n(n, sizeof(int));
     int rc = DP_ENOMEM;
     if (!bnext || !tnext || !blen || !tlen) goto out;
     for (int v = 0; v < n; v++) {
@@ -81,7 +81,7 @@ static int build_features(dp_doppler *dd)
         double bv = -INFINITY;
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
             int w = g->edge_dst[e];
-            double x = dp_costs_mean_comm(c, e) + bl[w];
+            double x = dp_cost_mean_comm(c, e) + bl[w];
             if (x > bv || (x == bv && w < best)) { bv = x; best = w; }
         }
         bnext[v] = best;
@@ -89,7 +89,7 @@ static int build_features(dp_doppler *dd)
         bv = -INFINITY;
         for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
             int e = g->pred_edge[q], u = g->edge_src[e];
-            double x = tl[u] + dp_costs_mean_op(c, u) + dp_costs_mean_comm(c, e);
+            double x = tl[u] + dp_cost_mean_op(c, u) + dp_cost_mean_comm(c, e);
             if (x > bv || (x == bv && u < best)) { bv = x; best = u; }
         }
         tnext[v] = best;
@@ -109,15 +109,15 @@ static int build_features(dp_doppler *dd)
     dd->bnext = bnext;
     dd->tnext = tnext;
     bnext = tnext = NULL;
-    dd->rtopo = dp_malloc_n(n > 0 ? n : 1, sizeof(int));
+    dd->rtopo = dp_alloc_malloc_n(n > 0 ? n : 1, sizeof(int));
     if (!dd->rtopo) goto out;
     for (int k = 0; k < n; k++) dd->rtopo[k] = g->topo[n - 1 - k];
 
     /* the bidirected graph with the edge feature (repeated pairs once) */
     {
         int E = g->n_edges;
-        int *src = dp_malloc_n(2 * (size_t)E + 1, sizeof(int)), *dst = dp_malloc_n(2 * (size_t)E + 1, sizeof(int));
-        float *f = dp_malloc_n(2 * (size_t)E + 1, sizeof(float)), *fz = dp_malloc_n(2 * (size_t)E + 1, sizeof(float));
+        int *src = dp_alloc_malloc_n(2 * (size_t)E + 1, sizeof(int)), *dst = dp_alloc_malloc_n(2 * (size_t)E + 1, sizeof(int));
+        float *f = dp_alloc_malloc_n(2 * (size_t)E + 1, sizeof(float)), *fz = dp_alloc_malloc_n(2 * (size_t)E + 1, sizeof(float));
         int m = 0;
         if (!src || !dst || !f || !fz) {
             free(src); free(dst); free(f); free(fz);
@@ -128,7 +128,7 @@ static int build_features(dp_doppler *dd)
                 int w = g->edge_dst[e], dup = 0;
                 for (int e2 = g->succ_ptr[u]; e2 < e && !dup; e2++) dup = g->edge_dst[e2] == w;
                 if (dup) continue;
-                float x = (float)dp_costs_mean_comm(c, e);
+                float x = (float)dp_cost_mean_comm(c, e);
                 src[m] = u; dst[m] = w; f[m++] = x;
                 src[m] = w; dst[m] = u; f[m++] = x;
             }
@@ -153,7 +153,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     const int n = dd->n, D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden;
 #define BUF(p, count) do { size_t k_ = (size_t)(count); \
         if (bytes) *bytes += k_ * sizeof *(p); \
-        else if (!DP_CALLOC(&dd->owned, p, k_, sizeof *(p))) return DP_ENOMEM; } while (0)
+        else if (!DP_ALLOC_ZERO(&dd->owned, p, k_, sizeof *(p))) return DP_ENOMEM; } while (0)
     const size_t nd = (size_t)n * d, nD = (size_t)n * D;
     BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
     BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
@@ -264,9 +264,9 @@ int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r)
 /* ---- a workspace: the model bound to one graph and device count ---- */
 
 /* zeroed, recorded in dd->owned (freed by dp_doppler_free) */
-#define ALLOC(p, count) do { if (!DP_CALLOC(&dd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
+#define ALLOC(p, count) do { if (!DP_ALLOC_ZERO(&dd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 
-dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err)
+dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     dp_doppler *dd = calloc(1, sizeof *dd);
     if (!dd) goto nomem;
@@ -297,7 +297,7 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
         bytes += dp_mpnn_bytes(&dd->sel_mp, dd->eg) + dp_mpnn_bytes_sharing(&dd->plc_mp, dd->eg);
         doppler_buffers(dd, &bytes);
         dd->bytes = bytes + ((size_t)n * F * 2 + (size_t)n * 3) * sizeof(float);
-        if (dp_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
+        if (dp_file_mem_check(g->source ? g->source : g->name, "building DOPPLER's networks for this graph", (double)dd->bytes, err) != DP_OK) {
             dp_doppler_free(dd);
             return NULL;
         }
@@ -314,7 +314,7 @@ nomem:
     return NULL;
 }
 
-dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err)
+dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_cost *c, const dp_doppler_arch *a, dp_error *err)
 {
     dp_doppler_model *m = dp_doppler_model_alloc(a, err);
     if (!m) return NULL;

@@ -5,7 +5,7 @@
  *
  * Inputs computed once per graph:
  *   X (n, 5)  node features, z-scored per column over the ops: mean op time, b-level, t-level,
- *             total mean transfer time of in-edges, of out-edges (dp_costs_levels, mean costs);
+ *             total mean transfer time of in-edges, of out-edges (dp_cost_levels, mean costs);
  *   the bidirected graph with one edge feature (mean transfer time), z-scored over the edges;
  *   for each op its b-path (itself, then the successor that attains its b-level, ... to a sink)
  *   and t-path (itself, then the predecessor that attains its t-level, ... to a source).
@@ -82,7 +82,7 @@ typedef struct dp_doppler_arch {
 /* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
  * Xraw (n, 5) as computed (may be NULL when not wanted) and X (n, 5) z-scored per column over the
  * ops. The learned baselines (Placeto, GDP) use the same inputs. DP_OK or DP_ENOMEM. */
-int dp_doppler_node_features(const dp_graph *g, const dp_costs *c, float *X, float *Xraw);
+int dp_doppler_node_features(const dp_graph *g, const dp_cost *c, float *X, float *Xraw);
 
 /* The authors' sizes: 128, 64, 6, 128, 0.1, with the path embeddings and their five device
  * features. */
@@ -113,7 +113,7 @@ int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r);
  * normalised inputs, paths, the MPNN caches and the per-step caches of an episode. */
 typedef struct dp_doppler {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     dp_doppler_model *m;            /* the parameters (owned only when own_model) */
     int own_model;
     dp_doppler_arch a;
@@ -126,7 +126,7 @@ typedef struct dp_doppler {
     dp_nn_ecgraph *eg;              /* bidirected graph, z-scored edge feature classes */
     int *bnext, *tnext;             /* the next op on each op's b-path / t-path (-1 at the end) */
     int *rtopo;                     /* reverse topological order (b-path sums visit it) */
-    size_t bytes;                   /* memory held, estimated before allocating (dp_mem_check) */
+    size_t bytes;                   /* memory held, estimated before allocating (dp_file_mem_check) */
     /* SEL. Shapes: n ops, d = hidden, h = mlp_hidden; per-graph activations (dp_doppler_prepare) */
     dp_nn_params *sel;              /* the model's block */
     dp_mpnn sel_mp;                 /* the model's MPNN with this graph's caches */
@@ -178,11 +178,11 @@ typedef struct dp_doppler {
  * T = steps and U distinct edge features (the MPNNs keep only every step's node states,
  * dp_mpnn.h); it is estimated (dd->bytes, the model's parameters
  * included) before the large allocations and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for
- * this graph need about N MiB ...") when over dp_mem_limit() (available memory, ulimits,
+ * this graph need about N MiB ...") when over dp_file_mem_limit() (available memory, ulimits,
  * DOPPLER_MEM_LIMIT). About 40 KiB per op at the default sizes on 4 devices (bench/bench_inputs.sh). */
-dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
+dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, dp_error *err);
 /* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
-dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_costs *c, const dp_doppler_arch *a, dp_error *err);
+dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_cost *c, const dp_doppler_arch *a, dp_error *err);
 /* Free the workspace (and its model when it owns it). */
 void dp_doppler_free(dp_doppler *dd);
 /* dp_doppler_model_init of the workspace's model. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
+dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     dp_env *env = calloc(1, sizeof *env);
     if (!env) goto nomem;
@@ -14,32 +14,32 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     env->c = c;
     env->n_ops = n;
     env->n_devices = D;
-    env->assignment = dp_malloc_n(n, sizeof(int));
-    env->order = dp_malloc_n(n, sizeof(int));
-    env->ready = dp_malloc_n(n, sizeof(int));
-    env->ready_pos = dp_malloc_n(n, sizeof(int));
-    env->unassigned_preds = dp_malloc_n(n, sizeof(int));
-    env->est_start = dp_malloc_n(n, sizeof(double));
-    env->est_end = dp_malloc_n(n, sizeof(double));
-    env->dev_avail = dp_malloc_n(D, sizeof(double));
-    env->dev_work = dp_malloc_n(D, sizeof(double));
-    env->blevel = dp_malloc_n(n, sizeof(double));
-    env->tlevel = dp_malloc_n(n, sizeof(double));
-    env->est_ready = dp_malloc_n(n, sizeof(double));
+    env->assignment = dp_alloc_malloc_n(n, sizeof(int));
+    env->order = dp_alloc_malloc_n(n, sizeof(int));
+    env->ready = dp_alloc_malloc_n(n, sizeof(int));
+    env->ready_pos = dp_alloc_malloc_n(n, sizeof(int));
+    env->unassigned_preds = dp_alloc_malloc_n(n, sizeof(int));
+    env->est_start = dp_alloc_malloc_n(n, sizeof(double));
+    env->est_end = dp_alloc_malloc_n(n, sizeof(double));
+    env->dev_avail = dp_alloc_malloc_n(D, sizeof(double));
+    env->dev_work = dp_alloc_malloc_n(D, sizeof(double));
+    env->blevel = dp_alloc_malloc_n(n, sizeof(double));
+    env->tlevel = dp_alloc_malloc_n(n, sizeof(double));
+    env->est_ready = dp_alloc_malloc_n(n, sizeof(double));
     env->first_copy = malloc((size_t)g->n_edges + 1);
-    env->dev_first = dp_malloc_n(D, sizeof(int));
-    env->dev_lastop = dp_malloc_n(D, sizeof(int));
-    env->op_next = dp_malloc_n(n, sizeof(int));
+    env->dev_first = dp_alloc_malloc_n(D, sizeof(int));
+    env->dev_lastop = dp_alloc_malloc_n(D, sizeof(int));
+    env->op_next = dp_alloc_malloc_n(n, sizeof(int));
     env->cand_state = malloc((size_t)D);
     env->cand_append = malloc((size_t)D);
-    env->cand_start = dp_malloc_n(D, sizeof(double));
-    env->cand_ready = dp_malloc_n(D, sizeof(double));
+    env->cand_start = dp_alloc_malloc_n(D, sizeof(double));
+    env->cand_ready = dp_alloc_malloc_n(D, sizeof(double));
     if (!env->assignment || !env->order || !env->ready || !env->ready_pos || !env->unassigned_preds || !env->est_start ||
         !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel || !env->est_ready ||
         !env->first_copy || !env->dev_first || !env->dev_lastop || !env->op_next || !env->cand_state ||
         !env->cand_append || !env->cand_start || !env->cand_ready)
         goto nomem;
-    dp_costs_levels(g, c, env->blevel, env->tlevel);
+    dp_cost_levels(g, c, env->blevel, env->tlevel);
     /* the engines wait for the first copy of a repeated (src, dst) pair only (dp_sim.h); the
      * graph lists a repeat right after its first copy among the source's out-edges */
     for (int u = 0; u < n; u++)
@@ -138,7 +138,7 @@ static double append_arrival(const dp_env *env, int v, int d)
     double t = 0;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         int e = g->pred_edge[q], u = g->edge_src[e];
-        double a = env->est_end[u] + dp_costs_comm(env->c, e, env->assignment[u], d);
+        double a = env->est_end[u] + dp_cost_comm(env->c, e, env->assignment[u], d);
         if (a > t) t = a;
     }
     return t;
@@ -150,7 +150,7 @@ static double append_est_start(const dp_env *env, int v, int d)
     double t = env->dev_avail[d];
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         int e = g->pred_edge[q], u = g->edge_src[e];
-        double a = env->est_end[u] + dp_costs_comm(env->c, e, env->assignment[u], d);
+        double a = env->est_end[u] + dp_cost_comm(env->c, e, env->assignment[u], d);
         if (a > t) t = a;
     }
     return t;
@@ -164,7 +164,7 @@ enum { CAND_NONE = 0, CAND_LOCAL = 1, CAND_SIMULATED = 2, CAND_FAILED = 3 };
 static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
 {
     const size_t n = (size_t)env->n_ops;
-    dp_schedule s;
+    dp_engine_schedule s;
     env->assignment[v] = d;
     int rc = dp_engine_run_prefix(env->engine, env->assignment, NULL, &s, err);
     env->assignment[v] = -1;
@@ -208,7 +208,7 @@ static void probe(dp_env *env, int v, int d)
             int e = g->pred_edge[q], u = g->edge_src[e], du = env->assignment[u];
             if (!env->first_copy[e]) continue;
             /* dp_sim: the arrival is the producer's end plus the transfer, when one is needed */
-            double a = du != d ? env->est_end[u] + dp_costs_comm(env->c, e, du, d) : env->est_end[u];
+            double a = du != d ? env->est_end[u] + dp_cost_comm(env->c, e, du, d) : env->est_end[u];
             if (a > r) r = a;
         }
         double ahead = 0;
@@ -262,7 +262,7 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
         return dp_error_set(err, DP_EINVAL, "%s: the engine given to the environment simulates other cost tables or another graph",
                             env->g->source);
     if (!env->cand_sched) {
-        env->cand_sched = dp_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
+        env->cand_sched = dp_alloc_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
     env->state = DP_ENV_STATE_ENGINE;
@@ -339,7 +339,7 @@ static int engine_step(dp_env *env, int v, int d, dp_error *err)
     if (env->cand_state[d] == CAND_LOCAL) {
         /* behind every placed op of d: no other time changes */
         env->est_start[v] = env->cand_start[d];
-        env->est_end[v] = env->cand_start[d] + dp_costs_op(env->c, v, d);
+        env->est_end[v] = env->cand_start[d] + dp_cost_op(env->c, v, d);
         env->est_ready[v] = env->cand_ready[d];
         if (env->est_end[v] > env->dev_avail[d]) env->dev_avail[d] = env->est_end[v];
         return DP_OK;
@@ -365,7 +365,7 @@ int dp_env_step(dp_env *env, int v, int d, dp_error *err)
     if (idx < 0) return dp_error_set(err, DP_EINVAL, "op %d is not in the ready set", v);
     if (d < 0 || d >= env->n_devices)
         return dp_error_set(err, DP_EINVAL, "device %d out of range 0..%d", d, env->n_devices - 1);
-    double dur = dp_costs_op(env->c, v, d);
+    double dur = dp_cost_op(env->c, v, d);
     if (env->state == DP_ENV_STATE_ENGINE) {
         int rc = engine_step(env, v, d, err);
         if (rc != DP_OK) return rc;
@@ -474,7 +474,7 @@ static void doppler_features(const dp_env *env, int v, double *feat, int F)
         if (dup) continue;
         int d = env->assignment[u];
         double *f = feat + (size_t)d * F;
-        f[1] += dp_costs_op(env->c, u, d);
+        f[1] += dp_cost_op(env->c, u, d);
         if (env->est_start[u] < f[2]) f[2] = env->est_start[u];
         if (env->est_end[u] > f[3]) f[3] = env->est_end[u];
     }
@@ -491,17 +491,17 @@ void dp_env_device_features(const dp_env *env, int v, double *feat)
 static void engine_features(const dp_env *env, int v, double *feat, int F)
 {
     const dp_graph *g = env->g;
-    const dp_costs *c = env->c;
+    const dp_cost *c = env->c;
     const int D = env->n_devices;
-    const double L = env->blevel[v] - dp_costs_mean_op(c, v);
+    const double L = env->blevel[v] - dp_cost_mean_op(c, v);
     for (int d = 0; d < D; d++) {
         double *f = feat + (size_t)d * F;
-        const double est = f[4], end = est + dp_costs_op(c, v, d), r = ready_on(env, v, d);
+        const double est = f[4], end = est + dp_cost_op(c, v, d), r = ready_on(env, v, d);
         double last = 0, overtaken = 0, busy = 0;
         for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
             const double xs = env->est_start[x], xe = env->est_end[x];
             if (xe <= est && xe > last) last = xe;
-            if (env->est_ready[x] > r) overtaken += dp_costs_op(c, x, d);
+            if (env->est_ready[x] > r) overtaken += dp_cost_op(c, x, d);
             if (L > 0) {
                 double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
                 if (hi > lo) busy += hi - lo;
@@ -510,7 +510,7 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
         double in = 0;
         for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
             int e = g->pred_edge[q], du = env->assignment[g->edge_src[e]];
-            if (env->first_copy[e] && du != d) in += dp_costs_comm(c, e, du, d);
+            if (env->first_copy[e] && du != d) in += dp_cost_comm(c, e, du, d);
         }
         double out = 0;
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
@@ -523,7 +523,7 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
                 tot += c->edge_data[e2];
                 if (env->assignment[u] == d) on += c->edge_data[e2];
             }
-            out += dp_costs_mean_comm(c, e) * (1 - (tot > 0 ? on / tot : 0));
+            out += dp_cost_mean_comm(c, e) * (1 - (tot > 0 ? on / tot : 0));
         }
         f[5] = end;
         f[6] = est - last;

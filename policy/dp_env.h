@@ -83,7 +83,7 @@ typedef enum {
 
 typedef struct dp_env {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     int n_ops, n_devices;
     int step;              /* ops assigned so far */
     int *assignment;       /* (n_ops) device of each op, -1 while unassigned */
@@ -97,7 +97,7 @@ typedef struct dp_env {
     double *est_end;       /* (n_ops) estimated end of assigned ops */
     double *dev_avail;     /* (n_devices) estimated time each device becomes free */
     double *dev_work;      /* (n_devices) total op time already assigned to each device */
-    double *blevel;        /* (n_ops) b-level with mean costs (dp_costs_levels) */
+    double *blevel;        /* (n_ops) b-level with mean costs (dp_cost_levels) */
     double *tlevel;        /* (n_ops) t-level with mean costs */
     double *est_ready;     /* (n_ops) when each assigned op's inputs are all on its device (append:
                               the latest input arrival of the estimate; engine: the time the
@@ -118,7 +118,7 @@ typedef struct dp_env {
 } dp_env;
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
-dp_env *dp_env_alloc(const dp_graph *g, const dp_costs *c, dp_error *err);
+dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_env_free(dp_env *env);
 
 /* Start a new episode: nothing assigned, ready set = sources. */
@@ -128,7 +128,7 @@ void dp_env_reset(dp_env *env);
  * DP_ENV_STATE_ENGINE, ignored for append) must simulate env's graph under env's cost tables
  * (dp_engine_graph, dp_engine_costs) and outlive the environment or the next dp_env_set_state;
  * the environment runs dp_engine_run_prefix on it, which overwrites the engine's last
- * dp_schedule (one thread). Errors (DP_EINVAL): no engine, or one of another graph or costs;
+ * dp_engine_schedule (one thread). Errors (DP_EINVAL): no engine, or one of another graph or costs;
  * DP_ENOMEM. On error the state is unchanged. */
 int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_error *err);
 

@@ -57,10 +57,10 @@ void dp_gdp_free(dp_gdp *gd)
 }
 
 /* zeroed, recorded in gd->owned (freed by dp_gdp_free) */
-#define ALLOC(p, count) do { if (!DP_CALLOC(&gd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
+#define ALLOC(p, count) do { if (!DP_ALLOC_ZERO(&gd->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 #define ADD(id, name, r, c) do { if (((id) = dp_nn_params_add(&gd->p, (name), (r), (c))) < 0) goto nomem; } while (0)
 
-dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a, dp_error *err)
+dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_cost *c, const dp_gdp_arch *a, dp_error *err)
 {
     if (a->hidden <= 0 || a->layers < 0 || a->heads <= 0 || a->mlp_hidden <= 0 || !(a->slope >= 0) ||
         a->hidden % a->heads != 0) {
@@ -126,7 +126,7 @@ dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a,
     {
         /* full attention: heads x n^2 weights and an n^2 scratch, then O(n d L) activations */
         const double floats = ((double)gd->nh + 1) * n * (double)n + (double)nd * (4.0 * L + 21) + (double)n * (3.0 * h + D);
-        if (dp_mem_check(g->source ? g->source : g->name, "GDP's attention for this graph", floats * sizeof(float), err) != DP_OK) {
+        if (dp_file_mem_check(g->source ? g->source : g->name, "GDP's attention for this graph", floats * sizeof(float), err) != DP_OK) {
             dp_gdp_free(gd);
             return NULL;
         }

@@ -50,7 +50,7 @@ typedef struct dp_gdp dp_gdp;
 /* Build the network for g under c (both outlive it); parameters zero until dp_gdp_init. NULL with
  * err on failure (bad sizes: hidden not a multiple of heads, more than DP_GDP_MAX_OPS ops:
  * DP_EINVAL; memory). */
-dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_costs *c, const dp_gdp_arch *a, dp_error *err);
+dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_cost *c, const dp_gdp_arch *a, dp_error *err);
 void dp_gdp_free(dp_gdp *gd);
 /* Orthogonal weights (gain 1), zero biases, from r. DP_OK or DP_ENOMEM. */
 int dp_gdp_init(dp_gdp *gd, gsl_rng *r);

@@ -138,10 +138,10 @@ hid_t dp_h5file_open_image(const char *path, dp_error *err)
                      : S_ISFIFO(st.st_mode) ? "is a FIFO" : "is a special file");
         return -1;
     }
-    if (stat(path, &st) == 0 && dp_mem_check(path, "changing this HDF5 file", 3.0 * (double)st.st_size, err) != DP_OK)
+    if (stat(path, &st) == 0 && dp_file_mem_check(path, "changing this HDF5 file", 3.0 * (double)st.st_size, err) != DP_OK)
         return -1;
     size_t len = 0;
-    char *img = dp_read_file(path, &len, err);
+    char *img = dp_file_read(path, &len, err);
     if (!img) return -1;
     hid_t f = -1;
     if (len == 0) {
@@ -187,7 +187,7 @@ int dp_h5file_commit(hid_t f, const char *path, const char *what, dp_error *err)
         return dp_error_set(err, DP_EIO, "%s: cannot build %s in memory (HDF5 error)", path, what);
     }
     dp_error e;
-    int rc = dp_write_file_atomic(path, img, (size_t)len, &e);
+    int rc = dp_file_write_atomic(path, img, (size_t)len, &e);
     free(img);
     if (rc != DP_OK) return dp_error_set(err, rc, "%s (%s)", e.msg, what);
     return DP_OK;

@@ -6,13 +6,13 @@
  * can leave rows of zeros in a file that otherwise reads well. So every HDF5 file doppler writes
  * is built in memory (the core driver without a backing store: no call touches the disk), its
  * bytes are taken (H5Fget_file_image), the in-memory file is closed (which cannot fail for lack
- * of disk), and the bytes go through dp_write_file_atomic (dp_file.h): a temporary name beside
+ * of disk), and the bytes go through dp_file_write_atomic (dp_file.h): a temporary name beside
  * the target, every write and the fsync checked, then a rename. A failed write leaves the
  * previous file as it was and reports "PATH: write failed: No space left on device".
  *
  * Changing an existing file (appending rows, truncating) reads its bytes into memory first
  * (dp_h5file_open_image), changes the copy and commits it the same way. Memory: about three times
- * the file's size while a change is made; dp_mem_check refuses beforehand what would not fit.
+ * the file's size while a change is made; dp_file_mem_check refuses beforehand what would not fit.
  *
  * HDF5 is not thread-safe in Debian's serial build: callers serialise their HDF5 calls.
  */

@@ -72,14 +72,14 @@ static int check_format(hid_t f, const char *path, const char *want, const char 
     return dp_error_set(err, DP_EINVAL, "%s: not a doppler %s", path, what);
 }
 
-/* The checkpoint's format version: DP_CKPT_VERSION only. Versions 1 and 2 held variable-length
+/* The checkpoint's format version: DP_H5IO_CKPT_VERSION only. Versions 1 and 2 held variable-length
  * strings (refused by check_format before this is reached, unless crafted). */
 static int check_version(hid_t f, const char *path, int32_t *ver, dp_error *err)
 {
     *ver = 0;
-    if (attr_read(f, "version", H5T_NATIVE_INT32, ver) || *ver != DP_CKPT_VERSION)
+    if (attr_read(f, "version", H5T_NATIVE_INT32, ver) || *ver != DP_H5IO_CKPT_VERSION)
         return dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads version %d only", path, (int)*ver,
-                            DP_CKPT_VERSION);
+                            DP_H5IO_CKPT_VERSION);
     return DP_OK;
 }
 
@@ -138,7 +138,7 @@ static int make_group(hid_t f, const char *gname, const field *fs, int nf, hsize
     return bad ? -1 : 0;
 }
 
-int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
+int dp_h5io_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
                    const char *time_unit, const char *config_json, const char *run_id, dp_error *err)
 {
     quiet();
@@ -177,7 +177,7 @@ static long evals_len(hid_t f)
     return H5Lexists(f, "evaluations", H5P_DEFAULT) > 0 ? dset_len(f, "evaluations/makespan") : 0;
 }
 
-int dp_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err)
+int dp_h5io_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
@@ -191,12 +191,12 @@ int dp_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *
     return DP_OK;
 }
 
-int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
+int dp_h5io_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err)
 {
-    return dp_traj_count_rows(path, n_episodes, n_steps, NULL, err);
+    return dp_h5io_traj_count_rows(path, n_episodes, n_steps, NULL, err);
 }
 
-int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err)
+int dp_h5io_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
@@ -223,11 +223,11 @@ static int set_len(hid_t g, const field *fs, int nf, hsize_t n)
     return 0;
 }
 
-int dp_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err)
+int dp_h5io_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err)
 {
     quiet();
     long ne, ns, nv;
-    int rc = dp_traj_count_rows(path, &ne, &ns, &nv, err);
+    int rc = dp_h5io_traj_count_rows(path, &ne, &ns, &nv, err);
     if (rc != DP_OK) return rc;
     if (ne < n_episodes || ns < n_steps)
         return dp_error_set(err, DP_EINVAL, "%s: has %ld episodes and %ld steps, fewer than the checkpoint's %ld and %ld",
@@ -256,9 +256,9 @@ int dp_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long 
     return dp_h5file_commit(f, path, "the trajectory file", err);
 }
 
-int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
+int dp_h5io_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err)
 {
-    return dp_traj_truncate_rows(path, n_episodes, n_steps, -1, err);
+    return dp_h5io_traj_truncate_rows(path, n_episodes, n_steps, -1, err);
 }
 
 static int append_field(hid_t g, const char *name, hid_t type, const void *data, hsize_t k)
@@ -283,8 +283,8 @@ static int append_field(hid_t g, const char *name, hid_t type, const void *data,
     return bad ? -1 : 0;
 }
 
-int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
-                        const dp_traj_eval *ev, long n_ev, dp_error *err)
+int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
+                        const dp_h5io_traj_eval *ev, long n_ev, dp_error *err)
 {
     quiet();
     if (n_ep <= 0 && n_st <= 0 && n_ev <= 0) return DP_OK;
@@ -354,10 +354,10 @@ int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, 
     return dp_h5file_commit(f, path, "the trajectory file", err);
 }
 
-int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+int dp_h5io_traj_append(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
                    dp_error *err)
 {
-    return dp_traj_append_rows(path, ep, n_ep, st, n_st, NULL, 0, err);
+    return dp_h5io_traj_append_rows(path, ep, n_ep, st, n_st, NULL, 0, err);
 }
 
 /* ---- checkpoints ---- */
@@ -398,13 +398,13 @@ static int write_block(hid_t f, const char *name, const dp_nn_params *p, const f
     return bad ? -1 : 0;
 }
 
-int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
+int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
                   dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
-    int32_t ver = DP_CKPT_VERSION, no = ck->n_ops, nd = ck->n_devices;
+    int32_t ver = DP_H5IO_CKPT_VERSION, no = ck->n_ops, nd = ck->n_devices;
     int bad = attr_str(f, "format", "doppler-checkpoint") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "trained_on", ck->trained_on ? ck->trained_on : "{}") ||
               attr_str(f, "features", ck->features ? ck->features : "") ||
@@ -457,7 +457,7 @@ int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, 
     return dp_h5file_commit(f, path, "the checkpoint", err);
 }
 
-int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
+int dp_h5io_ckpt_read_config(const char *path, char **json, dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
@@ -469,7 +469,7 @@ int dp_ckpt_read_config(const char *path, char **json, dp_error *err)
     return rc;
 }
 
-int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err)
+int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err)
 {
     memset(info, 0, sizeof *info);
     quiet();
@@ -491,11 +491,11 @@ int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err)
             rc = attr_read_opt_str(f, path, "trained_on", &info->trained_on, err);
     }
     H5Fclose(f);
-    if (rc != DP_OK) dp_ckpt_info_free(info);
+    if (rc != DP_OK) dp_h5io_ckpt_info_free(info);
     return rc;
 }
 
-void dp_ckpt_info_free(dp_ckpt_info *info)
+void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info)
 {
     free(info->graph);
     free(info->config_json);
@@ -579,7 +579,7 @@ static int read_block(hid_t f, const char *path, const char *name, dp_nn_params 
     return rc;
 }
 
-int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err)
+int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err)
 {
     quiet();
     hid_t f = dp_h5file_open_read(path, "the checkpoint", err);
@@ -687,7 +687,7 @@ out:
     return rc;
 }
 
-int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
+int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
                              dp_error *err)
 {
     *found = 0;
@@ -729,7 +729,7 @@ out:
 
 /* ---- run identifiers ---- */
 
-void dp_run_id_new(char *buf, size_t cap)
+void dp_h5io_run_id_new(char *buf, size_t cap)
 {
     unsigned char b[16];
     size_t got = 0;
@@ -760,11 +760,11 @@ void dp_run_id_new(char *buf, size_t cap)
     if (cap) buf[k < cap ? k : cap - 1] = '\0';
 }
 
-int dp_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err)
+int dp_h5io_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err)
 {
     if (!run_id || !run_id[0]) return DP_OK; /* a checkpoint of an older version: nothing to compare */
     char other[64];
-    int rc = dp_traj_run_id(trajectory, other, sizeof other, err);
+    int rc = dp_h5io_traj_run_id(trajectory, other, sizeof other, err);
     if (rc != DP_OK) return rc;
     if (strcmp(other, run_id) != 0)
         return dp_error_set(err, DP_EINVAL, "%s: the trajectory of another run (run id \"%s\"), not of the run of %s (run id %s): "

@@ -33,7 +33,7 @@
  * HDF5's Fletcher32 checksum.
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
- *   /   attributes: format "doppler-checkpoint", version 3 (DP_CKPT_VERSION), trained_on (JSON text: {"train": [{"graph",
+ *   /   attributes: format "doppler-checkpoint", version 3 (DP_H5IO_CKPT_VERSION), trained_on (JSON text: {"train": [{"graph",
  *       "n_ops", "n_devices"}, ...], "validation": [...]}, what the parameters were trained and
  *       model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
  *       graph, n_ops, n_devices (the run's first training graph: what --resume and
@@ -71,56 +71,56 @@
 extern "C" {
 #endif
 
-typedef struct dp_traj_episode {
+typedef struct dp_h5io_traj_episode {
     int32_t stage;
     int64_t episode;
     uint64_t seed;
     double makespan, reward, wall_s, lr, epsilon, sel_agree, plc_agree;
     int64_t step_offset;
     int32_t n_steps;
-} dp_traj_episode;
+} dp_h5io_traj_episode;
 
-typedef struct dp_traj_eval {
+typedef struct dp_h5io_traj_eval {
     int32_t stage;
     int64_t episode;      /* the stage's episodes done when evaluated */
     double makespan;      /* the greedy placement's, printed unit */
     double best;          /* best greedy makespan of the stage so far, printed unit */
     int64_t simulations;  /* oracle calls of the run so far, this evaluation included */
     double unix_s;        /* wall-clock time, seconds since the Unix epoch */
-} dp_traj_eval;
+} dp_h5io_traj_eval;
 
-typedef struct dp_traj_step {
+typedef struct dp_h5io_traj_step {
     int32_t sel_op;
     float sel_logp;
     int32_t ready;
     int32_t plc_device;
     float plc_logp;
-} dp_traj_step;
+} dp_h5io_traj_step;
 
 /* Create a new, empty trajectory file (atomically) with its attributes; run_id (may be NULL: "")
- * identifies the training run (dp_run_id_new), so that a resume can refuse another run's
+ * identifies the training run (dp_h5io_run_id_new), so that a resume can refuse another run's
  * trajectory. */
-int dp_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
+int dp_h5io_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
                    const char *time_unit, const char *config_json, const char *run_id, dp_error *err);
 /* The run_id attribute of a trajectory file into run_id (cap bytes; "" for a file of an older
  * version without one). */
-int dp_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err);
+int dp_h5io_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err);
 /* Number of episode and step rows in an existing file. */
-int dp_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);
+int dp_h5io_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);
 /* The same and the evaluation rows (n_evaluations may be NULL; 0 for a version 1 file). */
-int dp_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err);
+int dp_h5io_traj_count_rows(const char *path, long *n_episodes, long *n_steps, long *n_evaluations, dp_error *err);
 /* Cut the file down to its first n_episodes and n_steps rows (resume); evaluations kept. */
-int dp_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err);
+int dp_h5io_traj_truncate(const char *path, long n_episodes, long n_steps, dp_error *err);
 /* The same and its first n_evaluations evaluation rows (< 0: keep them all, for a checkpoint that
  * does not count them). DP_EINVAL when the file has fewer rows of any kind than asked. */
-int dp_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err);
+int dp_h5io_traj_truncate_rows(const char *path, long n_episodes, long n_steps, long n_evaluations, dp_error *err);
 /* Append rows (the file is changed in memory and written whole). */
-int dp_traj_append(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
+int dp_h5io_traj_append(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
                    dp_error *err);
 /* The same with evaluation rows (ev may be NULL when n_ev is 0); a version 1 file gets the
  * /evaluations group at its first evaluation rows. */
-int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, const dp_traj_step *st, long n_st,
-                        const dp_traj_eval *ev, long n_ev, dp_error *err);
+int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
+                        const dp_h5io_traj_eval *ev, long n_ev, dp_error *err);
 
 /* Format versions. 3 (this one): every string attribute is fixed-length UTF-8 (h5py reads it as
  * bytes: .decode()). Versions 1 and 2 held variable-length strings, which the readers refuse
@@ -128,10 +128,10 @@ int dp_traj_append_rows(const char *path, const dp_traj_episode *ep, long n_ep, 
  * damaged global heap makes libhdf5 1.10 spin forever converting one (dp_h5file.h); such files are
  * to be made again by this version (train again, or h5py on a trusted file: rewrite each string
  * attribute as numpy.bytes_). */
-#define DP_CKPT_VERSION 3
+#define DP_H5IO_CKPT_VERSION 3
 #define DP_TRAJ_VERSION 3
 
-typedef struct dp_ckpt {
+typedef struct dp_h5io_ckpt {
     const char *graph;       /* write: graph name; read: malloc'd */
     int n_ops, n_devices;
     int same_graph;          /* read: 1 (resume): the file must be of a run on n_ops ops and
@@ -170,46 +170,46 @@ typedef struct dp_ckpt {
     float *sel_best, *plc_best;
     int has_best;
     double best_greedy;      /* raw unit; INFINITY when none */
-} dp_ckpt;
+} dp_h5io_ckpt;
 
 /* Write a checkpoint atomically. */
-int dp_ckpt_write(const char *path, const dp_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
+int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
                   dp_error *err);
 /* What a checkpoint says about itself, read before its tensors (to refuse an incompatible one
  * naming what differs): every string malloc'd (trained_on NULL in version 1 files). */
-typedef struct dp_ckpt_info {
+typedef struct dp_h5io_ckpt_info {
     int version;
     char *graph;
     int n_ops, n_devices;
     char *config_json;
     char *trained_on;
-} dp_ckpt_info;
+} dp_h5io_ckpt_info;
 /* DP_OK, or DP_EINVAL (not a checkpoint, a version this build does not read: "PATH: checkpoint
  * format version V, this build reads versions 1 to 2"), DP_EIO. */
-int dp_ckpt_read_info(const char *path, dp_ckpt_info *info, dp_error *err);
-void dp_ckpt_info_free(dp_ckpt_info *info);
+int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err);
+void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info);
 /* Read the config JSON text of a checkpoint (malloc'd into *json). */
-int dp_ckpt_read_config(const char *path, char **json, dp_error *err);
+int dp_h5io_ckpt_read_config(const char *path, char **json, dp_error *err);
 /* Read a checkpoint into ck (whose best_assignment and rng_state buffers, sized by n_ops and
  * rng_size, the caller provides; graph and config_json are malloc'd, free them; ck->same_graph
  * says whether the file must be of the same graph, above) and into the
  * parameter blocks: every tensor must exist with the same shape. with_adam also restores the Adam
  * moments and step counts (resume); otherwise those are reset (a new stage from --init). */
-int dp_ckpt_read(const char *path, dp_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);
+int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err);
 
 /* The best placement a training run sampled in its latest stage (/best_assignment), when the
  * checkpoint is of graph `graph` (its name) on n_ops ops and n_devices devices and holds one:
  * *found 1 and assignment (n_ops) filled; otherwise *found 0 (no error). DP_EINVAL: not a
  * checkpoint, a best_assignment of another shape or naming a device out of range; DP_EIO. */
-int dp_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
+int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
                              dp_error *err);
 
 /* A new run identifier: 32 hexadecimal digits from /dev/urandom (cap >= 33 bytes). */
-void dp_run_id_new(char *buf, size_t cap);
+void dp_h5io_run_id_new(char *buf, size_t cap);
 /* DP_OK when the trajectory file belongs to the run run_id (read from checkpoint, named in the
  * message), or when run_id is "" (a checkpoint of an older version); otherwise DP_EINVAL
  * "TRAJ: the trajectory of another run ...", and the file is left alone. */
-int dp_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err);
+int dp_h5io_traj_check_run(const char *trajectory, const char *checkpoint, const char *run_id, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -190,14 +190,14 @@ static int mlp_init(mlp *m, gsl_rng *r)
 static int cache_alloc(mlp_cache *k, int N, int F, int H)
 {
     const size_t nh = (size_t)N * H;
-    k->in = dp_malloc_n((size_t)N * F, sizeof(float));
-    k->h1p = dp_malloc_n(nh, sizeof(float));
-    k->h1 = dp_malloc_n(nh, sizeof(float));
-    k->h2p = dp_malloc_n(nh, sizeof(float));
-    k->h2 = dp_malloc_n(nh, sizeof(float));
-    k->out = dp_malloc_n((size_t)N, sizeof(float));
-    k->d1 = dp_malloc_n(nh, sizeof(float));
-    k->d2 = dp_malloc_n(nh, sizeof(float));
+    k->in = dp_alloc_malloc_n((size_t)N * F, sizeof(float));
+    k->h1p = dp_alloc_malloc_n(nh, sizeof(float));
+    k->h1 = dp_alloc_malloc_n(nh, sizeof(float));
+    k->h2p = dp_alloc_malloc_n(nh, sizeof(float));
+    k->h2 = dp_alloc_malloc_n(nh, sizeof(float));
+    k->out = dp_alloc_malloc_n((size_t)N, sizeof(float));
+    k->d1 = dp_alloc_malloc_n(nh, sizeof(float));
+    k->d2 = dp_alloc_malloc_n(nh, sizeof(float));
     return k->in && k->h1p && k->h1 && k->h2p && k->h2 && k->out && k->d1 && k->d2 ? DP_OK : DP_ENOMEM;
 }
 
@@ -284,8 +284,8 @@ const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m) { return
 int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err)
 {
     *out = NULL;
-    dp_ckpt_info info;
-    int rc = dp_ckpt_read_info(path, &info, err);
+    dp_h5io_ckpt_info info;
+    int rc = dp_h5io_ckpt_read_info(path, &info, err);
     if (rc != DP_OK) return rc;
     dp_improve_config cfg;
     dp_improve_config_default(&cfg);
@@ -297,14 +297,14 @@ int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *er
     else if ((rc = config_from_json(&cfg, o, err)) != DP_OK)
         dp_error_prefix(err, "%s", path);
     json_decref(o);
-    dp_ckpt_info_free(&info);
+    dp_h5io_ckpt_info_free(&info);
     if (rc != DP_OK) return rc;
     dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, err);
     if (!m) return err ? err->code : DP_ENOMEM;
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.same_graph = 0;
-    rc = dp_ckpt_read(path, &ck, &m->op.p, &m->move.p, 0, err);
+    rc = dp_h5io_ckpt_read(path, &ck, &m->op.p, &m->move.p, 0, err);
     free((char *)ck.graph);
     free(ck.config_json);
     if (rc != DP_OK) {
@@ -332,7 +332,7 @@ static int op_key_cmp(const void *a, const void *b)
 struct dp_improve_state {
     const dp_improve_model *m;
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     int n, D;
     int *pos;            /* (n) topological position */
     double maxdeg;
@@ -367,7 +367,7 @@ void dp_improve_state_free(dp_improve_state *s)
     free(s);
 }
 
-dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, dp_error *err)
+dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     dp_improve_state *s = calloc(1, sizeof *s);
     if (!s) {
@@ -380,28 +380,28 @@ dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_gra
     s->c = c;
     s->n = n;
     s->D = D;
-    s->pos = dp_malloc_n(n, sizeof(int));
-    s->a = dp_malloc_n(n, sizeof(int));
-    s->S = dp_malloc_n(n, sizeof(double));
-    s->E = dp_malloc_n(n, sizeof(double));
-    s->R = dp_malloc_n(n, sizeof(double));
-    s->xend = dp_malloc_n((size_t)g->n_edges + 1, sizeof(double));
-    s->busy = dp_malloc_n(D, sizeof(double));
-    s->LS = dp_malloc_n(n, sizeof(double));
-    s->crit = dp_malloc_n(n, sizeof(int));
-    s->keys = dp_malloc_n(n, sizeof(op_key));
-    s->dev_ptr = dp_malloc_n((size_t)D + 1, sizeof(int));
-    s->dev_ops = dp_malloc_n(n, sizeof(int));
-    s->dev_fill = dp_malloc_n(D, sizeof(int));
-    s->oprob = dp_malloc_n(n, sizeof(float));
-    s->ologp = dp_malloc_n(n, sizeof(float));
-    s->odz = dp_malloc_n(n, sizeof(float));
-    s->cand = dp_malloc_n(D, sizeof(int));
-    s->mprob = dp_malloc_n(D, sizeof(float));
-    s->mlogp = dp_malloc_n(D, sizeof(float));
-    s->mdz = dp_malloc_n(D, sizeof(float));
-    s->y = dp_malloc_n((size_t)D * FM, sizeof(float));
-    s->nb = dp_malloc_n(D, sizeof(float));
+    s->pos = dp_alloc_malloc_n(n, sizeof(int));
+    s->a = dp_alloc_malloc_n(n, sizeof(int));
+    s->S = dp_alloc_malloc_n(n, sizeof(double));
+    s->E = dp_alloc_malloc_n(n, sizeof(double));
+    s->R = dp_alloc_malloc_n(n, sizeof(double));
+    s->xend = dp_alloc_malloc_n((size_t)g->n_edges + 1, sizeof(double));
+    s->busy = dp_alloc_malloc_n(D, sizeof(double));
+    s->LS = dp_alloc_malloc_n(n, sizeof(double));
+    s->crit = dp_alloc_malloc_n(n, sizeof(int));
+    s->keys = dp_alloc_malloc_n(n, sizeof(op_key));
+    s->dev_ptr = dp_alloc_malloc_n((size_t)D + 1, sizeof(int));
+    s->dev_ops = dp_alloc_malloc_n(n, sizeof(int));
+    s->dev_fill = dp_alloc_malloc_n(D, sizeof(int));
+    s->oprob = dp_alloc_malloc_n(n, sizeof(float));
+    s->ologp = dp_alloc_malloc_n(n, sizeof(float));
+    s->odz = dp_alloc_malloc_n(n, sizeof(float));
+    s->cand = dp_alloc_malloc_n(D, sizeof(int));
+    s->mprob = dp_alloc_malloc_n(D, sizeof(float));
+    s->mlogp = dp_alloc_malloc_n(D, sizeof(float));
+    s->mdz = dp_alloc_malloc_n(D, sizeof(float));
+    s->y = dp_alloc_malloc_n((size_t)D * FM, sizeof(float));
+    s->nb = dp_alloc_malloc_n(D, sizeof(float));
     int ok = s->pos && s->a && s->S && s->E && s->R && s->xend && s->busy && s->LS && s->crit && s->keys && s->dev_ptr &&
              s->dev_ops && s->dev_fill && s->oprob && s->ologp && s->odz && s->cand && s->mprob && s->mlogp && s->mdz &&
              s->y && s->nb;
@@ -423,7 +423,7 @@ dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_gra
 /* arrival of edge e's data at its consumer placed on device d (the producer u on its device) */
 static inline double arrival(const dp_improve_state *s, int e, int u, int d)
 {
-    return s->E[u] + dp_costs_comm(s->c, e, s->a[u], d);
+    return s->E[u] + dp_cost_comm(s->c, e, s->a[u], d);
 }
 
 /* the transfer time of edge e = (u -> w) in the schedule */
@@ -431,7 +431,7 @@ static inline double comm_now(const dp_improve_state *s, int e, int u, int w)
 {
     if (s->a[u] == s->a[w]) return 0;
     if (s->xend && s->xend[e] >= 0) return fmax(0.0, s->xend[e] - s->E[u]);
-    return dp_costs_comm(s->c, e, s->a[u], s->a[w]);
+    return dp_cost_comm(s->c, e, s->a[u], s->a[w]);
 }
 
 /* compute time of device d inside [t1, t2] */
@@ -454,7 +454,7 @@ static double busy_in(const dp_improve_state *s, int d, double t1, double t2)
     return b;
 }
 
-void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_schedule *sch)
+void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_engine_schedule *sch)
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
@@ -553,7 +553,7 @@ const float *dp_improve_state_op_features(const dp_improve_state *s)
 void dp_improve_state_move_features(const dp_improve_state *s, int v, float *y)
 {
     const dp_graph *g = s->g;
-    const dp_costs *c = s->c;
+    const dp_cost *c = s->c;
     const int D = s->D, av = s->a[v];
     const double M = s->M, meanbusy = s->sumbusy > 0 ? s->sumbusy / D : 1;
     memset(y, 0, (size_t)D * FM * sizeof(float));
@@ -568,7 +568,7 @@ void dp_improve_state_move_features(const dp_improve_state *s, int v, float *y)
     int deg = 0;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++, deg++) nb[s->a[g->edge_src[g->pred_edge[q]]]] += 1;
     for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++, deg++) nb[s->a[g->edge_dst[q]]] += 1;
-    const double opv = dp_costs_op(c, v, av);
+    const double opv = dp_cost_op(c, v, av);
     for (int d = 0; d < D; d++) {
         if (d == av) continue;
         float *r = y + (size_t)d * FM;
@@ -577,13 +577,13 @@ void dp_improve_state_move_features(const dp_improve_state *s, int v, float *y)
             const int e = g->pred_edge[q], u = g->edge_src[e];
             const double t = arrival(s, e, u, d);
             if (t > ad) ad = t;
-            din += dp_costs_comm(c, e, s->a[u], d) - dp_costs_comm(c, e, s->a[u], av);
+            din += dp_cost_comm(c, e, s->a[u], d) - dp_cost_comm(c, e, s->a[u], av);
         }
         for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++) {
             const int w = g->edge_dst[q];
-            dout += dp_costs_comm(c, q, d, s->a[w]) - dp_costs_comm(c, q, av, s->a[w]);
+            dout += dp_cost_comm(c, q, d, s->a[w]) - dp_cost_comm(c, q, av, s->a[w]);
         }
-        const double opd = dp_costs_op(c, v, d);
+        const double opd = dp_cost_op(c, v, d);
         r[0] = (float)((ad - acur) / M);
         r[1] = (float)(din / M);
         r[2] = (float)(dout / M);
@@ -628,24 +628,24 @@ void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v
                              int grad)
 {
     const int n = s->n;
-    const int v = dp_train_explore(s->oprob, s->opc.out, n, DP_EXPLORE_MIXTURE, eps, r);
+    const int v = dp_train_explore(s->oprob, s->opc.out, n, DP_TRAIN_EXPLORE_MIXTURE, eps, r);
     const int k = move_forward(s, v);
-    const int j = dp_train_explore(s->mprob, s->mvc.out, k, DP_EXPLORE_MIXTURE, eps, r);
+    const int j = dp_train_explore(s->mprob, s->mvc.out, k, DP_TRAIN_EXPLORE_MIXTURE, eps, r);
     *v_out = v;
     *d_out = s->cand[j];
     if (logmu)
-        *logmu = log(dp_train_behaviour_prob(s->oprob, s->opc.out, n, v, DP_EXPLORE_MIXTURE, eps)) +
-                 log(dp_train_behaviour_prob(s->mprob, s->mvc.out, k, j, DP_EXPLORE_MIXTURE, eps));
+        *logmu = log(dp_train_behaviour_prob(s->oprob, s->opc.out, n, v, DP_TRAIN_EXPLORE_MIXTURE, eps)) +
+                 log(dp_train_behaviour_prob(s->mprob, s->mvc.out, k, j, DP_TRAIN_EXPLORE_MIXTURE, eps));
     if (grad) {
         /* the gradient of -log mu: through the op network (every op's score) and the move
          * network (the candidate devices' scores); casting away const: the model's gradient
          * buffers are the trainer's accumulators */
         dp_improve_model *m = (dp_improve_model *)s->m;
         memset(s->odz, 0, (size_t)n * sizeof(float));
-        dp_train_pg_dlogits(s->odz, s->oprob, n, v, 1.0, DP_EXPLORE_MIXTURE, eps);
+        dp_train_pg_dlogits(s->odz, s->oprob, n, v, 1.0, DP_TRAIN_EXPLORE_MIXTURE, eps);
         mlp_backward(&m->op, &s->opc, s->odz, n);
         memset(s->mdz, 0, (size_t)k * sizeof(float));
-        dp_train_pg_dlogits(s->mdz, s->mprob, k, j, 1.0, DP_EXPLORE_MIXTURE, eps);
+        dp_train_pg_dlogits(s->mdz, s->mprob, k, j, 1.0, DP_TRAIN_EXPLORE_MIXTURE, eps);
         mlp_backward(&m->move, &s->mvc, s->mdz, k);
     }
 }
@@ -654,7 +654,7 @@ void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v
 
 void dp_improve_search_config_init(dp_improve_search_config *cfg)
 {
-    dp_anneal_config_init(&cfg->anneal);
+    dp_search_anneal_config_init(&cfg->anneal);
     cfg->greedy = 0;
     cfg->mix = 0.2;
 }
@@ -680,7 +680,7 @@ int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *pat
             if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
                 rc = dp_error_set(err, DP_EINVAL, "%s: \"mix\" must be a number in [0, 1]", path);
             else cfg->mix = json_number_value(v);
-        } else if ((rc = dp_anneal_config_key(&cfg->anneal, key, v, path, err)) < 0) {
+        } else if ((rc = dp_search_anneal_config_key(&cfg->anneal, key, v, path, err)) < 0) {
             rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (accept, mix, budget, t0, t_end, schedule, swap_prob, init)",
                               path, key);
         }
@@ -691,7 +691,7 @@ done:
     return rc;
 }
 
-int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle,
+int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
                       const dp_improve_search_config *cfg, uint64_t seed, int *assignment, dp_search_result *res,
                       dp_error *err)
 {
@@ -704,17 +704,17 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     int rc = dp_search_check_config(&cfg->anneal, annealing, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
-    int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
+    int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     dp_improve_state *st = NULL;
-    dp_anneal_config uni = cfg->anneal;
+    dp_search_anneal_config uni = cfg->anneal;
     uni.proposal = NULL;
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     if (!(st = dp_improve_state_alloc(m, g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
     if ((rc = dp_search_start(g, c, oracle, &cfg->anneal, seed, cur, &start_sims, err)) != DP_OK) goto done;
-    dp_schedule sch;
+    dp_engine_schedule sch;
     if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
     double cur_ms = sch.cost, best_ms = sch.cost;
     memcpy(best, cur, (size_t)n * sizeof(int));
@@ -761,8 +761,8 @@ done:
     return rc;
 }
 
-int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_costs *c,
-                              const dp_oracle *oracle, const dp_anneal_config *acfg, uint64_t seed, int *assignment,
+int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_cost *c,
+                              const dp_oracle *oracle, const dp_search_anneal_config *acfg, uint64_t seed, int *assignment,
                               dp_search_result *res, dp_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -780,7 +780,7 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
     return rc;
 }
 
-int dp_place_improve(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_improve(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
@@ -817,7 +817,7 @@ typedef struct train_graph {
     double elite_ms;
 } train_graph;
 
-static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_costs *const *c)
+static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_cost *const *c)
 {
     json_t *o = json_object(), *l = json_array();
     for (int i = 0; i < n_graphs; i++) {
@@ -835,10 +835,10 @@ static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_costs *
 }
 
 static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *path, int n_graphs,
-                const dp_graph *const *g, const dp_costs *const *c, const char *run_id, long episode, long sims,
+                const dp_graph *const *g, const dp_cost *const *c, const char *run_id, long episode, long sims,
                 gsl_rng *master, int *best0, long traj_ep, long traj_st, dp_error *err)
 {
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     char *cj = dp_improve_config_to_json(cfg), *on = trained_on(n_graphs, g, c);
     ck.graph = g[0]->name;
@@ -848,7 +848,7 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
     ck.features = DP_IMPROVE_FEATURES_NAME;
     ck.config_json = cj;
     snprintf(ck.run_id, sizeof ck.run_id, "%s", run_id);
-    ck.stage = DP_STAGE_SIM;
+    ck.stage = DP_TRAIN_STAGE_SIM;
     ck.episode = episode;
     ck.best_makespan = INFINITY;
     ck.best_assignment = best0;
@@ -860,7 +860,7 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
     ck.rng_state = gsl_rng_state(master);
     ck.rng_size = gsl_rng_size(master);
     ck.best_greedy = INFINITY;
-    int rc = dp_ckpt_write(path, &ck, &m->op.p, &m->move.p, err);
+    int rc = dp_h5io_ckpt_write(path, &ck, &m->op.p, &m->move.p, err);
     free(cj);
     free(on);
     return rc;
@@ -869,7 +869,7 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
 static const char *const START_KINDS[] = {"cp", "round-robin", "random"};
 
 int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
-                     const dp_graph *const *g, const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io,
+                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const dp_improve_io *io,
                      long *sims_out, dp_error *err)
 {
     if (n_graphs < 1) return dp_error_set(err, DP_EINVAL, "improve: no training graph");
@@ -884,17 +884,17 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     int rc = DP_OK, maxn = 0;
     long sims = 0, traj_ep = 0, traj_st = 0;
     char run_id[40];
-    dp_run_id_new(run_id, sizeof run_id);
+    dp_h5io_run_id_new(run_id, sizeof run_id);
     train_graph *tg = calloc((size_t)n_graphs, sizeof *tg);
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937), *r = gsl_rng_alloc(gsl_rng_mt19937);
-    float *stepgrad = dp_malloc_n((size_t)B * T * P, sizeof(float)), *grad = dp_malloc_n(P, sizeof(float));
-    double *rew = dp_malloc_n((size_t)B * T, sizeof(double)), *ret = dp_malloc_n((size_t)B * T, sizeof(double));
-    double *logmu = dp_malloc_n((size_t)B * T, sizeof(double)), *epms = dp_malloc_n((size_t)B * 2, sizeof(double));
-    int *mv = dp_malloc_n((size_t)B * T * 2, sizeof(int));
-    uint64_t *epseed = dp_malloc_n((size_t)B, sizeof(uint64_t));
-    double *epwall = dp_malloc_n((size_t)B, sizeof(double));
-    dp_traj_episode *rows_ep = dp_malloc_n((size_t)B, sizeof *rows_ep);
-    dp_traj_step *rows_st = dp_malloc_n((size_t)B * T, sizeof *rows_st);
+    float *stepgrad = dp_alloc_malloc_n((size_t)B * T * P, sizeof(float)), *grad = dp_alloc_malloc_n(P, sizeof(float));
+    double *rew = dp_alloc_malloc_n((size_t)B * T, sizeof(double)), *ret = dp_alloc_malloc_n((size_t)B * T, sizeof(double));
+    double *logmu = dp_alloc_malloc_n((size_t)B * T, sizeof(double)), *epms = dp_alloc_malloc_n((size_t)B * 2, sizeof(double));
+    int *mv = dp_alloc_malloc_n((size_t)B * T * 2, sizeof(int));
+    uint64_t *epseed = dp_alloc_malloc_n((size_t)B, sizeof(uint64_t));
+    double *epwall = dp_alloc_malloc_n((size_t)B, sizeof(double));
+    dp_h5io_traj_episode *rows_ep = dp_alloc_malloc_n((size_t)B, sizeof *rows_ep);
+    dp_h5io_traj_step *rows_st = dp_alloc_malloc_n((size_t)B * T, sizeof *rows_st);
     int *start = NULL, *cur = NULL, *best0 = NULL;
     if (!tg || !master || !r || !stepgrad || !grad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall || !rows_ep ||
         !rows_st) {
@@ -912,18 +912,18 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     for (int i = 0; i < n_graphs; i++) {
         if (g[i]->n_ops > maxn) maxn = g[i]->n_ops;
         if (!(tg[i].st = dp_improve_state_alloc(m, g[i], c[i], err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
-        tg[i].lb = dp_costs_lower_bound(g[i], c[i]);
+        tg[i].lb = dp_cost_lower_bound(g[i], c[i]);
         if (!(tg[i].lb > 0)) tg[i].lb = 1;
-        if (!(tg[i].elite = dp_malloc_n(g[i]->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+        if (!(tg[i].elite = dp_alloc_malloc_n(g[i]->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
         tg[i].elite_ms = INFINITY;
     }
-    start = dp_malloc_n(maxn, sizeof(int));
-    cur = dp_malloc_n(maxn, sizeof(int));
-    best0 = dp_calloc_n(g[0]->n_ops, sizeof(int));
+    start = dp_alloc_malloc_n(maxn, sizeof(int));
+    cur = dp_alloc_malloc_n(maxn, sizeof(int));
+    best0 = dp_alloc_calloc_n(g[0]->n_ops, sizeof(int));
     if (!start || !cur || !best0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if (io && io->trajectory) {
         char *cj = dp_improve_config_to_json(cfg);
-        rc = dp_traj_create(io->trajectory, g[0]->name, g[0]->n_ops, c[0]->n_devices, "simulator",
+        rc = dp_h5io_traj_create(io->trajectory, g[0]->name, g[0]->n_ops, c[0]->n_devices, "simulator",
                             "makespan / lower bound", cj, run_id, err);
         free(cj);
         if (rc != DP_OK) goto done;
@@ -958,7 +958,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             epseed[b] = gsl_rng_get(master);
             gsl_rng_set(r, (unsigned long)epseed[b]);
             memcpy(cur, start, (size_t)n * sizeof(int));
-            dp_schedule sch;
+            dp_engine_schedule sch;
             if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
             sims++;
             double cur_ms = sch.cost;
@@ -1034,8 +1034,8 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
         /* trajectory rows and progress */
         double gain = 0, ratio = 0;
         for (int b = 0; b < B; b++) {
-            dp_traj_episode *re = &rows_ep[b];
-            re->stage = DP_STAGE_SIM;
+            dp_h5io_traj_episode *re = &rows_ep[b];
+            re->stage = DP_TRAIN_STAGE_SIM;
             re->episode = ep + b;
             re->seed = epseed[b];
             re->makespan = epms[2 * b + 1] / t->lb;
@@ -1050,7 +1050,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             ratio += re->makespan / B;
             for (int s = 0; s < T; s++) {
                 const size_t k = (size_t)b * T + s;
-                dp_traj_step *rs = &rows_st[k];
+                dp_h5io_traj_step *rs = &rows_st[k];
                 rs->sel_op = mv[2 * k];
                 rs->ready = n;
                 rs->plc_device = mv[2 * k + 1];
@@ -1059,7 +1059,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             }
         }
         if (io && io->trajectory) {
-            if ((rc = dp_traj_append(io->trajectory, rows_ep, B, rows_st, (long)B * T, err)) != DP_OK) goto done;
+            if ((rc = dp_h5io_traj_append(io->trajectory, rows_ep, B, rows_st, (long)B * T, err)) != DP_OK) goto done;
             traj_ep += B;
             traj_st += (long)B * T;
         }

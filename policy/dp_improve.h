@@ -93,7 +93,7 @@ const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m);
 /* Read a checkpoint written by dp_improve_train into a new model (*out). Refused (DP_EINVAL)
  * naming what differs: a checkpoint of another method ("PATH: not an improve checkpoint (made by
  * doppler)") or feature set ("PATH: incompatible checkpoint: feature set improve-v0 in the
- * checkpoint, improve-v1 here"); the checkpoint's errors otherwise (dp_ckpt_read). */
+ * checkpoint, improve-v1 here"); the checkpoint's errors otherwise (dp_h5io_ckpt_read). */
 int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err);
 
 /* ---- the policy on one graph ---- */
@@ -101,11 +101,11 @@ int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *er
 typedef struct dp_improve_state dp_improve_state;
 
 /* A workspace for graph g under costs c (both outlive it) with model m (outlives it). */
-dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, dp_error *err);
+dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_improve_state_free(dp_improve_state *s);
 /* Read the placement `assignment` and its schedule sch (the engine's last run of it): the op
  * features, the op network's forward and the op probabilities. */
-void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_schedule *sch);
+void dp_improve_state_set(dp_improve_state *s, const int *assignment, const dp_engine_schedule *sch);
 /* The op features of the state (n_ops x DP_IMPROVE_OP_FEATURES), for tests and inspection. */
 const float *dp_improve_state_op_features(const dp_improve_state *s);
 /* The move features of op v to every device (n_devices x DP_IMPROVE_MOVE_FEATURES; the row of
@@ -122,7 +122,7 @@ void dp_improve_state_sample(dp_improve_state *s, double eps, gsl_rng *r, int *v
 /* ---- search ---- */
 
 typedef struct dp_improve_search_config {
-    dp_anneal_config anneal; /* budget (simulations, the start included), t0, t_end, schedule,
+    dp_search_anneal_config anneal; /* budget (simulations, the start included), t0, t_end, schedule,
                               * swap_prob of the uniform moves, init, start: as annealing's */
     int greedy;              /* 0 (default): annealing's temperature schedule; 1: accept a move
                               * that is no worse (local search). EXPERIMENTS.md compares them */
@@ -141,7 +141,7 @@ int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *pat
  * (the start's included; with one device only the start's). The oracle must be an engine's
  * (dp_engine_oracle): the state is its schedule (DP_EINVAL otherwise). res as annealing's (its
  * trace: the best against simulations spent). Deterministic per seed. */
-int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle,
+int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
                       const dp_improve_search_config *cfg, uint64_t seed, int *assignment, dp_search_result *res,
                       dp_error *err);
 
@@ -150,15 +150,15 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
  * mixed half and half with annealing's uniform moves (acfg->proposal is ignored): `doppler place
  * --method anneal --proposals FILE`, and --refine with --proposals. Errors: the checkpoint's
  * (dp_improve_model_load), the search's. */
-int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_costs *c,
-                              const dp_oracle *oracle, const dp_anneal_config *acfg, uint64_t seed, int *assignment,
+int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_cost *c,
+                              const dp_oracle *oracle, const dp_search_anneal_config *acfg, uint64_t seed, int *assignment,
                               dp_search_result *res, dp_error *err);
 
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
  * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
  * acceptance, mix 0.2) for o->budget simulations (default 20000), seed o->seed. */
 struct dp_place_options;
-int dp_place_improve(const dp_graph *g, const dp_costs *c, const struct dp_place_options *o, int *assignment,
+int dp_place_improve(const dp_graph *g, const dp_cost *c, const struct dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
 /* ---- training ---- */
@@ -195,7 +195,7 @@ typedef struct dp_improve_io {
  * reports the rounded count). *sims (may be NULL) gets the simulations spent. Writes
  * io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory. */
 int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
-                     const dp_graph *const *g, const dp_costs *const *c, dp_engine *const *e, const dp_improve_io *io,
+                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const dp_improve_io *io,
                      long *sims, dp_error *err);
 
 #ifdef __cplusplus

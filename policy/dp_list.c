@@ -14,11 +14,11 @@ dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices)
     if (!s) return NULL;
     s->n_ops = n_ops;
     s->n_devices = n_devices;
-    s->device = dp_malloc_n(n_ops, sizeof(int));
-    s->start = dp_malloc_n(n_ops, sizeof(double));
-    s->finish = dp_malloc_n(n_ops, sizeof(double));
-    s->priority = dp_malloc_n(n_ops, sizeof(double));
-    s->order = dp_malloc_n(n_ops, sizeof(int));
+    s->device = dp_alloc_malloc_n(n_ops, sizeof(int));
+    s->start = dp_alloc_malloc_n(n_ops, sizeof(double));
+    s->finish = dp_alloc_malloc_n(n_ops, sizeof(double));
+    s->priority = dp_alloc_malloc_n(n_ops, sizeof(double));
+    s->order = dp_alloc_malloc_n(n_ops, sizeof(int));
     s->dev_ops = calloc((size_t)n_devices, sizeof *s->dev_ops);
     s->dev_n = calloc((size_t)n_devices, sizeof(int));
     s->dev_cap = calloc((size_t)n_devices, sizeof(int));
@@ -40,7 +40,7 @@ void dp_list_schedule_free(dp_list_schedule *s)
 
 /* ---------------- mean costs and ranks ---------------- */
 
-void dp_list_mean_comm(const dp_graph *g, const dp_costs *c, double *cbar)
+void dp_list_mean_comm(const dp_graph *g, const dp_cost *c, double *cbar)
 {
     const int D = c->n_devices;
     if (D < 2) {
@@ -63,11 +63,11 @@ void dp_list_mean_comm(const dp_graph *g, const dp_costs *c, double *cbar)
     for (int e = 0; e < g->n_edges; e++) cbar[e] = lat + c->edge_data[e] * inv_rate;
 }
 
-static double *mean_ops(const dp_graph *g, const dp_costs *c)
+static double *mean_ops(const dp_graph *g, const dp_cost *c)
 {
-    double *w = dp_malloc_n(g->n_ops, sizeof(double));
+    double *w = dp_alloc_malloc_n(g->n_ops, sizeof(double));
     if (w)
-        for (int v = 0; v < g->n_ops; v++) w[v] = dp_costs_mean_op(c, v);
+        for (int v = 0; v < g->n_ops; v++) w[v] = dp_cost_mean_op(c, v);
     return w;
 }
 
@@ -99,9 +99,9 @@ static void rank_down(const dp_graph *g, const double *w, const double *cbar, do
     }
 }
 
-void dp_list_rank_upward(const dp_graph *g, const dp_costs *c, double *rank_u)
+void dp_list_rank_upward(const dp_graph *g, const dp_cost *c, double *rank_u)
 {
-    double *w = mean_ops(g, c), *cbar = dp_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
+    double *w = mean_ops(g, c), *cbar = dp_alloc_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
     if (w && cbar) {
         dp_list_mean_comm(g, c, cbar);
         rank_up(g, w, cbar, rank_u);
@@ -110,9 +110,9 @@ void dp_list_rank_upward(const dp_graph *g, const dp_costs *c, double *rank_u)
     free(cbar);
 }
 
-void dp_list_rank_downward(const dp_graph *g, const dp_costs *c, double *rank_d)
+void dp_list_rank_downward(const dp_graph *g, const dp_cost *c, double *rank_d)
 {
-    double *w = mean_ops(g, c), *cbar = dp_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
+    double *w = mean_ops(g, c), *cbar = dp_alloc_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
     if (w && cbar) {
         dp_list_mean_comm(g, c, cbar);
         rank_down(g, w, cbar, rank_d);
@@ -121,7 +121,7 @@ void dp_list_rank_downward(const dp_graph *g, const dp_costs *c, double *rank_d)
     free(cbar);
 }
 
-static void oct_table(const dp_graph *g, const dp_costs *c, const double *cbar, double *oct)
+static void oct_table(const dp_graph *g, const dp_cost *c, const double *cbar, double *oct)
 {
     const int D = c->n_devices;
     for (int k = g->n_ops - 1; k >= 0; k--) {
@@ -132,7 +132,7 @@ static void oct_table(const dp_graph *g, const dp_costs *c, const double *cbar, 
                 int x = g->edge_dst[e];
                 double best = INFINITY;
                 for (int q = 0; q < D; q++) {
-                    double y = oct[(size_t)x * D + q] + dp_costs_op(c, x, q) + (q != p ? cbar[e] : 0.0);
+                    double y = oct[(size_t)x * D + q] + dp_cost_op(c, x, q) + (q != p ? cbar[e] : 0.0);
                     if (y < best) best = y;
                 }
                 if (best > worst) worst = best;
@@ -142,9 +142,9 @@ static void oct_table(const dp_graph *g, const dp_costs *c, const double *cbar, 
     }
 }
 
-void dp_list_oct(const dp_graph *g, const dp_costs *c, double *oct)
+void dp_list_oct(const dp_graph *g, const dp_cost *c, double *oct)
 {
-    double *cbar = dp_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
+    double *cbar = dp_alloc_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
     if (!cbar) return;
     dp_list_mean_comm(g, c, cbar);
     oct_table(g, c, cbar, oct);
@@ -277,18 +277,18 @@ static int place_op(dp_list_schedule *s, int v, int d, double st, double dur, in
 }
 
 /* When v's inputs are all available on device d (inputs' finish plus transfer). */
-static double data_ready(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, int v, int d)
+static double data_ready(const dp_graph *g, const dp_cost *c, const dp_list_schedule *s, int v, int d)
 {
     double t = 0;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         int e = g->pred_edge[q], u = g->edge_src[e];
-        double a = s->finish[u] + dp_costs_comm(c, e, s->device[u], d);
+        double a = s->finish[u] + dp_cost_comm(c, e, s->device[u], d);
         if (a > t) t = a;
     }
     return t;
 }
 
-static int check_args(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, dp_error *err)
+static int check_args(const dp_graph *g, const dp_cost *c, const dp_list_schedule *s, dp_error *err)
 {
     if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
         return dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
@@ -301,12 +301,12 @@ static int check_args(const dp_graph *g, const dp_costs *c, const dp_list_schedu
 /* The insertion-based list scheduler shared by HEFT, CPOP and PEFT: ready ops by decreasing
  * priority; device = argmin over d of EFT(v, d) + bias[v][d] (bias NULL: 0), except that ops with
  * fixed[v] >= 0 go to that device. */
-static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, const double *bias,
+static int list_insertion(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, const double *bias,
                           const int *fixed, dp_error *err)
 {
     const int n = g->n_ops, D = c->n_devices;
-    int *waiting = dp_malloc_n(n, sizeof(int));
-    int *ready = dp_malloc_n(n, sizeof(int)), n_ready = 0;
+    int *waiting = dp_alloc_malloc_n(n, sizeof(int));
+    int *ready = dp_alloc_malloc_n(n, sizeof(int)), n_ready = 0;
     if (!waiting || !ready) {
         free(waiting); free(ready);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
@@ -324,13 +324,13 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
         int lo = 0, hi = D;
         if (fixed && fixed[v] >= 0) { lo = fixed[v]; hi = lo + 1; }
         for (int d = lo; d < hi; d++) {
-            double dur = dp_costs_op(c, v, d);
+            double dur = dp_cost_op(c, v, d);
             int pos;
             double st = find_slot(s, d, data_ready(g, c, s, v, d), dur, !s->append_only, &pos);
             double obj = st + dur + (bias ? bias[(size_t)v * D + d] : 0.0);
             if (obj < best_obj || best_d < 0) { best_obj = obj; best_d = d; best_st = st; best_pos = pos; }
         }
-        if (place_op(s, v, best_d, best_st, dp_costs_op(c, v, best_d), best_pos, step) != DP_OK) {
+        if (place_op(s, v, best_d, best_st, dp_cost_op(c, v, best_d), best_pos, step) != DP_OK) {
             free(waiting); free(ready);
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
         }
@@ -343,10 +343,10 @@ static int list_insertion(const dp_graph *g, const dp_costs *c, dp_list_schedule
 }
 
 /* mean op times and mean comm, allocated together */
-static int means(const dp_graph *g, const dp_costs *c, double **w, double **cbar, dp_error *err)
+static int means(const dp_graph *g, const dp_cost *c, double **w, double **cbar, dp_error *err)
 {
     *w = mean_ops(g, c);
-    *cbar = dp_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
+    *cbar = dp_alloc_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
     if (!*w || !*cbar) {
         free(*w); free(*cbar);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the ranks", g->source);
@@ -355,7 +355,7 @@ static int means(const dp_graph *g, const dp_costs *c, double **w, double **cbar
     return DP_OK;
 }
 
-int dp_list_heft(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err)
+int dp_list_heft(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err)
 {
     int rc = check_args(g, c, s, err);
     if (rc != DP_OK) return rc;
@@ -372,16 +372,16 @@ static inline int close_rel(double a, double b)
     return fabs(a - b) <= 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
-int dp_list_cpop(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err)
+int dp_list_cpop(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err)
 {
     int rc = check_args(g, c, s, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     double *w, *cbar;
     if ((rc = means(g, c, &w, &cbar, err)) != DP_OK) return rc;
-    double *rd = dp_malloc_n(n, sizeof(double));
-    int *fixed = dp_malloc_n(n, sizeof(int));
-    double *cp_work = dp_calloc_n(D, sizeof(double));
+    double *rd = dp_alloc_malloc_n(n, sizeof(double));
+    int *fixed = dp_alloc_malloc_n(n, sizeof(int));
+    double *cp_work = dp_alloc_calloc_n(D, sizeof(double));
     if (!rd || !fixed || !cp_work) {
         rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for CPOP", g->source);
         goto done;
@@ -398,7 +398,7 @@ int dp_list_cpop(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_e
     while (v >= 0) {
         fixed[v] = 0; /* marks "on the path"; the device is chosen below */
         n_cp++;
-        for (int d = 0; d < D; d++) cp_work[d] += dp_costs_op(c, v, d);
+        for (int d = 0; d < D; d++) cp_work[d] += dp_cost_op(c, v, d);
         int nxt = -1, fallback = -1;
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
             int x = g->edge_dst[e];
@@ -421,15 +421,15 @@ done:
     return rc;
 }
 
-int dp_list_peft(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err)
+int dp_list_peft(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err)
 {
     int rc = check_args(g, c, s, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     size_t nd;
-    if (dp_size_mul((size_t)n, (size_t)D, &nd) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: OCT too large", g->source);
-    double *oct = dp_malloc_n(nd, sizeof(double));
-    double *cbar = dp_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
+    if (dp_alloc_size_mul((size_t)n, (size_t)D, &nd) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: OCT too large", g->source);
+    double *oct = dp_alloc_malloc_n(nd, sizeof(double));
+    double *cbar = dp_alloc_malloc_n(g->n_edges > 0 ? g->n_edges : 1, sizeof(double));
     if (!oct || !cbar) {
         free(oct); free(cbar);
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for PEFT's cost table", g->source);
@@ -447,15 +447,15 @@ int dp_list_peft(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_e
     return rc;
 }
 
-int dp_list_etf(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err)
+int dp_list_etf(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err)
 {
     int rc = check_args(g, c, s, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
-    int *waiting = dp_malloc_n(n, sizeof(int));
-    int *ready = dp_malloc_n(n, sizeof(int));
-    int *tail = dp_malloc_n(D, sizeof(int));
-    double *avail = dp_calloc_n(D, sizeof(double));
+    int *waiting = dp_alloc_malloc_n(n, sizeof(int));
+    int *ready = dp_alloc_malloc_n(n, sizeof(int));
+    int *tail = dp_alloc_malloc_n(D, sizeof(int));
+    double *avail = dp_alloc_calloc_n(D, sizeof(double));
     if (!waiting || !ready || !tail || !avail) {
         rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for ETF", g->source);
         goto done;
@@ -466,7 +466,7 @@ int dp_list_etf(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_er
         double best = 0;
         for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
             if (s->priority[g->edge_dst[e]] > best) best = s->priority[g->edge_dst[e]];
-        s->priority[v] = dp_costs_mean_op(c, v) + best;
+        s->priority[v] = dp_cost_mean_op(c, v) + best;
     }
     timelines_reset(s);
     for (int d = 0; d < D; d++) tail[d] = -1;
@@ -497,7 +497,7 @@ int dp_list_etf(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_er
         }
         int v = ready[bi];
         ready[bi] = ready[--n_ready];
-        if (place_op(s, v, bd, bst, dp_costs_op(c, v, bd), s->dev_n[bd], step) != DP_OK) {
+        if (place_op(s, v, bd, bst, dp_cost_op(c, v, bd), s->dev_n[bd], step) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the list scheduler", g->source);
             goto done;
         }
@@ -527,19 +527,19 @@ static inline int later(double a, double b)
     return a > b + 1e-9 * fmax(1.0, fmax(fabs(a), fabs(b)));
 }
 
-int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, dp_error *err)
+int dp_list_check(const dp_graph *g, const dp_cost *c, const dp_list_schedule *s, dp_error *err)
 {
     const int n = g->n_ops, D = c->n_devices;
     for (int v = 0; v < n; v++) {
         int d = s->device[v];
         if (d < 0 || d >= D) return dp_error_set(err, DP_EINVAL, "schedule: op %s has device %d", g->op_name[v], d);
-        double dur = dp_costs_op(c, v, d);
+        double dur = dp_cost_op(c, v, d);
         if (later(s->finish[v], s->start[v] + dur) || later(s->start[v] + dur, s->finish[v]) || s->start[v] < 0)
             return dp_error_set(err, DP_EINVAL, "schedule: op %s runs %g..%g but takes %g on device %d", g->op_name[v],
                                 s->start[v], s->finish[v], dur, d);
         for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
             int e = g->pred_edge[q], u = g->edge_src[e];
-            double arrive = s->finish[u] + dp_costs_comm(c, e, s->device[u], d);
+            double arrive = s->finish[u] + dp_cost_comm(c, e, s->device[u], d);
             if (later(arrive, s->start[v]))
                 return dp_error_set(err, DP_EINVAL, "schedule: op %s starts at %g before its input from %s arrives at %g",
                                     g->op_name[v], s->start[v], g->op_name[u], arrive);
@@ -547,7 +547,7 @@ int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *
     }
     /* overlap: sort the ops of each device by start, then finish, then id (what the insertion
      * sort used here gave, in O(n log n): it was O(n^2) on a device's ops out of start order) */
-    int *idx = dp_malloc_n(n, sizeof(int));
+    int *idx = dp_alloc_malloc_n(n, sizeof(int));
     if (!idx) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;
     for (int d = 0; d < D && rc == DP_OK; d++) {
@@ -568,9 +568,9 @@ int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *
 
 /* ---------------- as placement methods ---------------- */
 
-typedef int (*list_fn)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *);
+typedef int (*list_fn)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
 
-static int place_with(list_fn fn, const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+static int place_with(list_fn fn, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                       double *priority, int *has_priority, dp_error *err)
 {
     dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
@@ -589,25 +589,25 @@ static int place_with(list_fn fn, const dp_graph *g, const dp_costs *c, const dp
     return rc;
 }
 
-int dp_place_heft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_heft(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
     return place_with(dp_list_heft, g, c, o, assignment, priority, has_priority, err);
 }
 
-int dp_place_cpop(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_cpop(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
     return place_with(dp_list_cpop, g, c, o, assignment, priority, has_priority, err);
 }
 
-int dp_place_peft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_peft(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err)
 {
     return place_with(dp_list_peft, g, c, o, assignment, priority, has_priority, err);
 }
 
-int dp_place_etf(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_etf(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                  double *priority, int *has_priority, dp_error *err)
 {
     return place_with(dp_list_etf, g, c, o, assignment, priority, has_priority, err);

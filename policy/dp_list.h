@@ -63,57 +63,57 @@ dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices);
 void dp_list_schedule_free(dp_list_schedule *s);
 
 /* Mean transfer time of every edge (n_edges), as defined above. */
-void dp_list_mean_comm(const dp_graph *g, const dp_costs *c, double *cbar);
+void dp_list_mean_comm(const dp_graph *g, const dp_cost *c, double *cbar);
 
 /* Upward rank (Topcuoglu et al. 2002, eq. 3): rank_u(v) = w(v) + max over out-edges e = (v, x) of
  * (c(e) + rank_u(x)); rank_u = w at sinks. Downward rank (eq. 5): rank_d(v) = max over in-edges
  * e = (u, v) of (rank_d(u) + w(u) + c(e)); 0 at sources. Arrays of n_ops; iterative. */
-void dp_list_rank_upward(const dp_graph *g, const dp_costs *c, double *rank_u);
-void dp_list_rank_downward(const dp_graph *g, const dp_costs *c, double *rank_d);
+void dp_list_rank_upward(const dp_graph *g, const dp_cost *c, double *rank_u);
+void dp_list_rank_downward(const dp_graph *g, const dp_cost *c, double *rank_d);
 
 /* Optimistic cost table (Arabnejad and Barbosa 2014, eq. 6): oct (n_ops x n_devices),
  * OCT(v, p) = max over out-edges e = (v, x) of min over devices q of
  *             (OCT(x, q) + op_time(x, q) + (q != p ? c(e) : 0)); 0 at sinks. */
-void dp_list_oct(const dp_graph *g, const dp_costs *c, double *oct);
+void dp_list_oct(const dp_graph *g, const dp_cost *c, double *oct);
 
 /* HEFT (Topcuoglu, Hariri and Wu 2002): ops by decreasing rank_u; each to the device giving the
  * earliest finish time with insertion into idle gaps. priority = rank_u.
  * Returns DP_OK, or DP_EINVAL when s does not match g and c. */
-int dp_list_heft(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err);
+int dp_list_heft(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err);
 
 /* CPOP (Topcuoglu et al. 2002): priority = rank_u + rank_d; the critical path is followed from the
  * entry op of highest priority through successors whose priority equals it (relative tolerance
  * 1e-9; lowest id first); the critical-path device is the one minimising the path's total op time
  * (lowest index on ties). Ready ops by decreasing priority; critical-path ops go to that device,
  * the others to the device of earliest finish time (insertion-based). */
-int dp_list_cpop(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err);
+int dp_list_cpop(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err);
 
 /* PEFT (Arabnejad and Barbosa 2014): priority = rank_oct(v) = mean over devices of OCT(v, .);
  * ready ops by decreasing rank_oct; each to the device minimising EFT(v, p) + OCT(v, p), with
  * the insertion-based EFT. */
-int dp_list_peft(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err);
+int dp_list_peft(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err);
 
 /* ETF (Hwang, Chow, Anger and Lee 1989): repeatedly the (ready op, device) pair of earliest start
  * time, ops appended at the end of the device (no insertion); ties by higher static level (longest
  * path to a sink by mean op time, no communication), then lowest op id, then lowest device.
  * priority = static level. On heterogeneous devices the pair is still chosen by start time, as in
  * the original (homogeneous) formulation. */
-int dp_list_etf(const dp_graph *g, const dp_costs *c, dp_list_schedule *s, dp_error *err);
+int dp_list_etf(const dp_graph *g, const dp_cost *c, dp_list_schedule *s, dp_error *err);
 
 /* Check that s is a feasible schedule of g under c: every op has a device in range, finish = start
  * + op time, an op starts no earlier than each input's finish plus its transfer time, and ops on
  * one device do not overlap (relative tolerance 1e-9). DP_EINVAL names the first violation. */
-int dp_list_check(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, dp_error *err);
+int dp_list_check(const dp_graph *g, const dp_cost *c, const dp_list_schedule *s, dp_error *err);
 
 /* The four as placement methods (registered in policy/dp_place.c as heft, cpop, peft, etf):
  * assignment = the schedule's devices, priority = the method's rank, has_priority = 1. */
-int dp_place_heft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_heft(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err);
-int dp_place_cpop(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_cpop(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err);
-int dp_place_peft(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_peft(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                   double *priority, int *has_priority, dp_error *err);
-int dp_place_etf(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_list_place_etf(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                  double *priority, int *has_priority, dp_error *err);
 
 #ifdef __cplusplus

@@ -19,7 +19,7 @@ void dp_place_options_init(dp_place_options *o)
     o->samples = 1;
 }
 
-int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_cp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                 double *priority, int *has_priority, dp_error *err)
 {
     (void)o;
@@ -40,7 +40,7 @@ int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
     return DP_OK;
 }
 
-int dp_place_random(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -53,7 +53,7 @@ int dp_place_random(const dp_graph *g, const dp_costs *c, const dp_place_options
     return DP_OK;
 }
 
-int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_round_robin(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                          int *assignment, double *priority, int *has_priority, dp_error *err)
 {
     (void)o; (void)err; (void)priority;
@@ -62,7 +62,7 @@ int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_op
     return DP_OK;
 }
 
-int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_single(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
@@ -83,7 +83,7 @@ static void train_progress(const dp_train_progress *p, void *ctx)
     o->progress(p->episode, p->episodes, o->progress_ctx);
 }
 
-static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                          int *has_priority, dp_error *err)
 {
     if (has_priority) *has_priority = 0;
@@ -96,7 +96,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
     int rc;
     if (o->checkpoint) {
         char *json = NULL;
-        if ((rc = dp_ckpt_read_config(o->checkpoint, &json, err)) != DP_OK) return rc;
+        if ((rc = dp_h5io_ckpt_read_config(o->checkpoint, &json, err)) != DP_OK) return rc;
         cfg.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
         rc = dp_train_config_from_json_text(&cfg, json, err);
         free(json);
@@ -114,25 +114,25 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
                                 dp_agent_name(cfg.method), name);
         cfg.seed = o->seed;
     }
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, o->oracle, err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
     if (o->checkpoint) {
-        rc = dp_trainer_init_from(tr, o->checkpoint, err);
+        rc = dp_train_init_from(tr, o->checkpoint, err);
     } else {
         dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL};
-        rc = dp_trainer_run(tr, DP_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
+        rc = dp_train_run(tr, DP_TRAIN_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
     }
-    if (rc == DP_OK) dp_trainer_use_best(tr);
+    if (rc == DP_OK) dp_train_use_best(tr);
     double ms;
-    if (rc == DP_OK && o->proposal) rc = dp_trainer_policy_probs(tr, o->proposal, err);
-    if (rc == DP_OK) rc = dp_trainer_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
-    dp_trainer_free(tr);
+    if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
+    if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
+    dp_train_free(tr);
     if (rc == DP_OK && o->best_seen && o->checkpoint) {
         /* the best placement the training sampled, if it simulates better here */
-        int *seen = dp_malloc_n((size_t)g->n_ops, sizeof(int)), found = 0;
+        int *seen = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int)), found = 0;
         double ms2;
         if (!seen) return dp_error_set(err, DP_ENOMEM, "out of memory");
-        rc = dp_ckpt_read_best_sample(o->checkpoint, g->name, g->n_ops, c->n_devices, seen, &found, err);
+        rc = dp_h5io_ckpt_read_best_sample(o->checkpoint, g->name, g->n_ops, c->n_devices, seen, &found, err);
         if (rc == DP_OK && found && (rc = dp_oracle_cost(o->oracle, seen, &ms2, err)) == DP_OK && ms2 < ms)
             memcpy(assignment, seen, (size_t)g->n_ops * sizeof(int));
         free(seen);
@@ -140,21 +140,21 @@ static int place_learned(int kind, const dp_graph *g, const dp_costs *c, const d
     return rc;
 }
 
-int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_doppler(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
     return place_learned(DP_AGENT_DOPPLER, g, c, o, assignment, has_priority, err);
 }
 
-int dp_place_placeto(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_placeto(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
     return place_learned(DP_AGENT_PLACETO, g, c, o, assignment, has_priority, err);
 }
 
-int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment, double *priority,
+int dp_place_gdp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment, double *priority,
                  int *has_priority, dp_error *err)
 {
     (void)priority;
@@ -168,13 +168,13 @@ static const dp_place_method methods[] = {
     {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0},
     {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0},
     {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_place_heft, 0, 160, 24, 24},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_place_cpop, 0, 160, 24, 24},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_place_peft, 0, 160, 24, 32},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_place_etf, 0, 160, 24, 24},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_place_anneal, 1, 300, 16, 48},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_place_local, 1, 300, 16, 48},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_place_exact, 1, 300, 16, 48},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48},
     {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_place_improve, 1, 600, 32, 64},
     {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48},
     {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48},
@@ -193,7 +193,7 @@ const dp_place_method *dp_place_find(const char *name)
     return NULL;
 }
 
-int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err)
 {
     const dp_place_method *m = dp_place_find(name);
@@ -213,7 +213,7 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
                              (o && o->refine ? ops * (300 + 8 * D) : 0);
         char what[96];
         snprintf(what, sizeof what, "method %s on this graph (%d ops, %d devices)", m->name, g->n_ops, c->n_devices);
-        int rc = dp_mem_check(g->source ? g->source : g->name, what, bytes, err);
+        int rc = dp_file_mem_check(g->source ? g->source : g->name, what, bytes, err);
         if (rc != DP_OK) return rc;
     }
     dp_place_options def;
@@ -234,9 +234,9 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
         return dp_error_set(err, DP_EINVAL, "refine: \"anneal\" or \"local\", got \"%s\"", o->refine);
     if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
     float *prop = m->simulates && strcmp(name, "anneal") && strcmp(name, "local") && strcmp(name, "exact")
-                      ? dp_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
+                      ? dp_alloc_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
                       : NULL;
-    int *start = dp_malloc_n((size_t)g->n_ops, sizeof(int));
+    int *start = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
     if (!start) {
         free(prop);
         return dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -254,8 +254,8 @@ int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_pl
         for (size_t i = 0; i < nd; i++) prop[i] = 0.5f * prop[i] + 0.5f / (float)c->n_devices;
     }
     if (rc == DP_OK) {
-        dp_anneal_config cfg;
-        dp_anneal_config_init(&cfg);
+        dp_search_anneal_config cfg;
+        dp_search_anneal_config_init(&cfg);
         cfg.budget = o->refine_budget > 0 ? o->refine_budget : 2000;
         cfg.start = start;
         cfg.proposal = prop;

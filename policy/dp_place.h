@@ -61,7 +61,7 @@ typedef struct dp_place_options {
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
 void dp_place_options_init(dp_place_options *o);
 
-typedef int (*dp_place_fn)(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+typedef int (*dp_place_fn)(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                            int *assignment, double *priority, int *has_priority, dp_error *err);
 
 typedef struct dp_place_method {
@@ -70,7 +70,7 @@ typedef struct dp_place_method {
     dp_place_fn fn;
     int simulates;           /* 1: the method needs dp_place_options.oracle */
     /* working memory, an upper estimate in bytes: per op, per edge, per (op, device) pair
-     * (dp_place checks it against dp_mem_limit before running the method; the learned methods
+     * (dp_place checks it against dp_file_mem_limit before running the method; the learned methods
      * check their networks' own estimate besides) */
     double bytes_op, bytes_edge, bytes_op_device;
 } dp_place_method;
@@ -84,30 +84,30 @@ const dp_place_method *dp_place_find(const char *name);
  * oracle). has_priority may be NULL (a refined placement has no priority). Errors: unknown
  * method (DP_EINVAL, listing the known ones), a method that simulates or a refinement without
  * o->oracle (DP_EINVAL), or the method's own. */
-int dp_place(const char *name, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err);
 
 /* The methods of the foundation (also reachable through dp_place). */
 /* Critical path list scheduling (Kwok and Ahmad 1999; DOPPLER's teacher): repeatedly the ready
  * op of highest b-level (ties: lowest id) goes to the device of earliest estimated start (ties:
  * lowest device). priority = b-level. */
-int dp_place_cp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_cp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                 double *priority, int *has_priority, dp_error *err);
 /* Uniform random device per op, from a GSL mt19937 generator seeded with o->seed. */
-int dp_place_random(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err);
 /* Op v (in topological order position k) goes to device k mod D. */
-int dp_place_round_robin(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_round_robin(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                          int *assignment, double *priority, int *has_priority, dp_error *err);
 /* Every op on device o->device. */
-int dp_place_single(const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+int dp_place_single(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err);
 
 /* DOPPLER (Yao et al. 2026): the trained SEL and PLC policies of checkpoint o->checkpoint
  * (doppler train) place the graph greedily, or, with o->samples > 1, the best (simulated) of
  * that many placements sampled from the policies with seed o->seed. The checkpoint must have been
  * trained on a graph with the same number of ops and devices. */
-int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_doppler(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
 /* Placeto and GDP (dp_agent.h; trained by the one trainer, dp_train.h): with o->checkpoint, the
@@ -115,9 +115,9 @@ int dp_place_doppler(const dp_graph *g, const dp_costs *c, const dp_place_option
  * seed o->seed); without, a policy is first trained for o->budget episodes (0: 200) of Stage II
  * from seed o->seed (config o->config if given, which must be of the same method), then its
  * best-greedy parameters place greedily. A checkpoint of another method is refused. */
-int dp_place_placeto(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_place_placeto(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
-int dp_place_gdp(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment, double *priority,
+int dp_place_gdp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment, double *priority,
                  int *has_priority, dp_error *err);
 
 #ifdef __cplusplus

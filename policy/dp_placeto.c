@@ -34,7 +34,7 @@ typedef struct sweep {
 
 struct dp_placeto {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     dp_placeto_arch a;
     int n, D, F, d, e, h;
     dp_nn_params p;
@@ -72,8 +72,8 @@ struct dp_placeto {
 static int dedup_csr(int n, const int *ptr, const int *edge_ids, const int *ends, int **optr, int **oidx)
 {
     /* the distinct neighbours of each op; repeated edges carry one message */
-    *optr = dp_malloc_n((size_t)n + 1, sizeof(int));
-    *oidx = dp_malloc_n((size_t)ptr[n] + 1, sizeof(int));
+    *optr = dp_alloc_malloc_n((size_t)n + 1, sizeof(int));
+    *oidx = dp_alloc_malloc_n((size_t)ptr[n] + 1, sizeof(int));
     if (!*optr || !*oidx) return DP_ENOMEM;
     int k = 0;
     for (int v = 0; v < n; v++) {
@@ -98,10 +98,10 @@ void dp_placeto_free(dp_placeto *pl)
 }
 
 /* zeroed, recorded in pl->owned (freed by dp_placeto_free) */
-#define ALLOC(p, count) do { if (!DP_CALLOC(&pl->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
+#define ALLOC(p, count) do { if (!DP_ALLOC_ZERO(&pl->owned, p, (size_t)(count), sizeof *(p))) goto nomem; } while (0)
 #define ADD(id, name, r, c) do { if (((id) = dp_nn_params_add(&pl->p, (name), (r), (c))) < 0) goto nomem; } while (0)
 
-dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_placeto_arch *a, dp_error *err)
+dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_cost *c, const dp_placeto_arch *a, dp_error *err)
 {
     if (a->hidden <= 0 || a->mlp_hidden <= 0 || !(a->slope >= 0)) {
         dp_error_set(err, DP_EINVAL, "placeto: network sizes must be positive (hidden %d, mlp_hidden %d)", a->hidden,
@@ -151,7 +151,7 @@ dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_costs *c, const dp_plac
         const double words = (double)((n + 63) / 64);
         const double bytes = 2.0 * n * words * 8 + (double)n * (F0 + F + 6.0 * d + 9.0 * e) * sizeof(float) +
                              4.0 * n * sizeof(int) + 2.0 * g->n_edges * sizeof(int);
-        if (dp_mem_check(g->source ? g->source : g->name, "Placeto's buffers for this graph", bytes, err) != DP_OK) {
+        if (dp_file_mem_check(g->source ? g->source : g->name, "Placeto's buffers for this graph", bytes, err) != DP_OK) {
             dp_placeto_free(pl);
             return NULL;
         }

@@ -37,18 +37,18 @@ int dp_search_trace_add(dp_search_trace *t, long sims, double best)
 
 /* ---------------- configuration ---------------- */
 
-void dp_anneal_config_init(dp_anneal_config *cfg)
+void dp_search_anneal_config_init(dp_search_anneal_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     cfg->budget = 20000;
     cfg->t0 = 0.01;
     cfg->t_end = 1e-5;
-    cfg->schedule = DP_ANNEAL_GEOMETRIC;
+    cfg->schedule = DP_SEARCH_ANNEAL_GEOMETRIC;
     cfg->swap_prob = 0.2;
     snprintf(cfg->init, sizeof cfg->init, "cp");
 }
 
-int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct json_t *v_, const char *path, dp_error *err)
+int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const struct json_t *v_, const char *path, dp_error *err)
 {
     json_t *v = (json_t *)v_;
     if (strcmp(key, "budget") == 0) {
@@ -62,8 +62,8 @@ int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct js
         else cfg->swap_prob = x;
     } else if (strcmp(key, "schedule") == 0) {
         const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "geometric") == 0) cfg->schedule = DP_ANNEAL_GEOMETRIC;
-        else if (strcmp(s, "linear") == 0) cfg->schedule = DP_ANNEAL_LINEAR;
+        if (strcmp(s, "geometric") == 0) cfg->schedule = DP_SEARCH_ANNEAL_GEOMETRIC;
+        else if (strcmp(s, "linear") == 0) cfg->schedule = DP_SEARCH_ANNEAL_LINEAR;
         else return dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path);
     } else if (strcmp(key, "init") == 0) {
         if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof cfg->init)
@@ -75,7 +75,7 @@ int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct js
     return DP_OK;
 }
 
-int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err)
+int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err)
 {
     json_t *root = dp_json_load(path, err);
     if (!root) return err ? err->code : DP_EIO;
@@ -87,7 +87,7 @@ int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        rc = dp_anneal_config_key(cfg, key, v, path, err);
+        rc = dp_search_anneal_config_key(cfg, key, v, path, err);
         if (rc < 0)
             rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (budget, t0, t_end, schedule, swap_prob, init)", path, key);
         if (rc != DP_OK) goto done;
@@ -97,7 +97,7 @@ done:
     return rc;
 }
 
-int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error *err)
+int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err)
 {
     if (cfg->budget < 1) return dp_error_set(err, DP_EINVAL, "search: budget must be at least 1, got %ld", cfg->budget);
     if (!(cfg->swap_prob >= 0 && cfg->swap_prob <= 1))
@@ -113,7 +113,7 @@ int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error 
 static const char *const INSTANT_METHODS[] = {"round-robin", "cp", "heft", "cpop", "peft", "etf"};
 #define N_INSTANT ((int)(sizeof INSTANT_METHODS / sizeof INSTANT_METHODS[0]))
 
-int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *cur, long *sims, dp_error *err)
 {
     const int n = g->n_ops, D = c->n_devices;
@@ -132,7 +132,7 @@ int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
     po.oracle = oracle;
     if (strcmp(cfg->init, "best-instant") != 0) return dp_place(cfg->init, g, c, &po, cur, NULL, NULL, err);
     if (!oracle) return dp_error_set(err, DP_EINVAL, "search: init \"best-instant\" needs a cost oracle to compare the methods");
-    int *a = dp_malloc_n(n, sizeof(int));
+    int *a = dp_alloc_malloc_n(n, sizeof(int));
     if (!a) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the start placement", g->source);
     double best = 0;
     int rc = DP_OK, found = 0;
@@ -152,7 +152,7 @@ int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
 }
 
 /* One move of annealing's neighbourhood applied to cur (see dp_search.h). */
-void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u_out, int *v_out,
+void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u_out, int *v_out,
                        int *du_out, int *dv_out)
 {
     /* propose: swap two ops on different devices, or move one op */
@@ -194,19 +194,19 @@ void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_
     *dv_out = dv;
 }
 
-int dp_search_accept(const dp_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
+int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
                      gsl_rng *r)
 {
     if (delta <= 0) return 1;
     if (!annealing) return 0;
-    double T = cfg->schedule == DP_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
+    double T = cfg->schedule == DP_SEARCH_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
                                                  : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
     return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
 }
 
 /* ---------------- annealing and local search ---------------- */
 
-static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                       uint64_t seed, int annealing, int *assignment, dp_search_result *res, dp_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -214,7 +214,7 @@ static int search_run(const dp_graph *g, const dp_costs *c, const dp_oracle *ora
     int rc = dp_search_check_config(cfg, annealing, err);
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
-    int *cur = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int));
+    int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     gsl_rng_set(r, (unsigned long)seed);
@@ -261,13 +261,13 @@ done:
     return rc;
 }
 
-int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_anneal(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                      uint64_t seed, int *assignment, dp_search_result *res, dp_error *err)
 {
     return search_run(g, c, oracle, cfg, seed, 1, assignment, res, err);
 }
 
-int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *assignment, dp_search_result *res, dp_error *err)
 {
     return search_run(g, c, oracle, cfg, seed, 0, assignment, res, err);
@@ -275,7 +275,7 @@ int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
 
 /* ---------------- exact branch and bound ---------------- */
 
-void dp_exact_config_init(dp_exact_config *cfg)
+void dp_search_exact_config_init(dp_search_exact_config *cfg)
 {
     cfg->max_ops = 24;
     cfg->max_nodes = 200000000L;
@@ -285,11 +285,11 @@ void dp_exact_config_init(dp_exact_config *cfg)
 }
 
 /* Devices a and b are interchangeable when swapping them leaves every cost unchanged. */
-static int interchangeable(const dp_costs *c, int a, int b)
+static int interchangeable(const dp_cost *c, int a, int b)
 {
     const int D = c->n_devices;
     for (int v = 0; v < c->n_ops; v++)
-        if (dp_costs_op(c, v, a) != dp_costs_op(c, v, b)) return 0;
+        if (dp_cost_op(c, v, a) != dp_cost_op(c, v, b)) return 0;
 #define SAME(x, y) (c->latency[x] == c->latency[y] && c->inv_bw[x] == c->inv_bw[y])
     if (!SAME((size_t)a * D + b, (size_t)b * D + a)) return 0;
     for (int x = 0; x < D; x++) {
@@ -302,12 +302,12 @@ static int interchangeable(const dp_costs *c, int a, int b)
 
 static const char *const START_METHODS[] = {"cp", "heft", "cpop", "peft", "etf"};
 
-int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_exact_config *cfg_in,
-                    int *assignment, dp_exact_result *res, dp_error *err)
+int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_exact_config *cfg_in,
+                    int *assignment, dp_search_exact_result *res, dp_error *err)
 {
-    dp_exact_config cfg;
+    dp_search_exact_config cfg;
     if (cfg_in) cfg = *cfg_in;
-    else dp_exact_config_init(&cfg);
+    else dp_search_exact_config_init(&cfg);
     memset(res, 0, sizeof *res);
     const int n = g->n_ops, D = c->n_devices;
     if (!oracle) return dp_error_set(err, DP_EINVAL, "exact: a cost oracle is required (dp_engine_oracle)");
@@ -318,14 +318,14 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
         return dp_error_set(err, DP_ERANGE, "%s: exact search is for small graphs: %d ops, limit %d", g->source, n,
                             cfg.max_ops);
     int rc = DP_OK;
-    int *dev = dp_malloc_n(n, sizeof(int)), *best = dp_malloc_n(n, sizeof(int)), *tmp = dp_malloc_n(n, sizeof(int));
-    int *cls = dp_malloc_n(D, sizeof(int)), *used = dp_calloc_n(D, sizeof(int));
-    int *cand = dp_malloc_n((size_t)n * D, sizeof(int)), *n_cand = dp_malloc_n(n, sizeof(int)), *ci = dp_malloc_n(n, sizeof(int));
-    double *cand_key = dp_malloc_n(D, sizeof(double));
-    double *f = dp_malloc_n(n, sizeof(double)), *tail = dp_malloc_n(n, sizeof(double)), *minw = dp_malloc_n(n, sizeof(double));
-    double *rest = dp_malloc_n((size_t)n + 1, sizeof(double)), *chain = dp_malloc_n((size_t)n + 1, sizeof(double));
-    double *load = dp_calloc_n(D, sizeof(double));
-    double *head = dp_malloc_n((size_t)(n + 1) * D, sizeof(double)), *tl = dp_malloc_n((size_t)(n + 1) * D, sizeof(double));
+    int *dev = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int)), *tmp = dp_alloc_malloc_n(n, sizeof(int));
+    int *cls = dp_alloc_malloc_n(D, sizeof(int)), *used = dp_alloc_calloc_n(D, sizeof(int));
+    int *cand = dp_alloc_malloc_n((size_t)n * D, sizeof(int)), *n_cand = dp_alloc_malloc_n(n, sizeof(int)), *ci = dp_alloc_malloc_n(n, sizeof(int));
+    double *cand_key = dp_alloc_malloc_n(D, sizeof(double));
+    double *f = dp_alloc_malloc_n(n, sizeof(double)), *tail = dp_alloc_malloc_n(n, sizeof(double)), *minw = dp_alloc_malloc_n(n, sizeof(double));
+    double *rest = dp_alloc_malloc_n((size_t)n + 1, sizeof(double)), *chain = dp_alloc_malloc_n((size_t)n + 1, sizeof(double));
+    double *load = dp_alloc_calloc_n(D, sizeof(double));
+    double *head = dp_alloc_malloc_n((size_t)(n + 1) * D, sizeof(double)), *tl = dp_alloc_malloc_n((size_t)(n + 1) * D, sizeof(double));
     if (!head || !tl || !dev || !best || !tmp || !cls || !used || !cand || !n_cand || !ci || !cand_key || !f || !tail ||
         !minw || !rest || !chain || !load) {
         rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the exact search", g->source);
@@ -334,8 +334,8 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
     /* static quantities: minimal op times, tails (longest path after v by min op time), suffix
      * sums of min op time in topological order, the global lower bound */
     for (int v = 0; v < n; v++) {
-        minw[v] = dp_costs_op(c, v, 0);
-        for (int d = 1; d < D; d++) if (dp_costs_op(c, v, d) < minw[v]) minw[v] = dp_costs_op(c, v, d);
+        minw[v] = dp_cost_op(c, v, 0);
+        for (int d = 1; d < D; d++) if (dp_cost_op(c, v, d) < minw[v]) minw[v] = dp_cost_op(c, v, d);
     }
     for (int k = n - 1; k >= 0; k--) {
         int v = g->topo[k];
@@ -348,7 +348,7 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
     }
     rest[n] = 0;
     for (int k = n - 1; k >= 0; k--) rest[k] = rest[k + 1] + minw[g->topo[k]];
-    res->lower_bound = dp_costs_lower_bound(g, c);
+    res->lower_bound = dp_cost_lower_bound(g, c);
     for (int d = 0; d < D; d++) {
         cls[d] = d;
         for (int a = 0; a < d; a++)
@@ -372,8 +372,8 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
         if (ms < best_ms) { best_ms = ms; memcpy(best, tmp, (size_t)n * sizeof(int)); }
     }
     if (cfg.anneal_budget > 1 && D > 1) {
-        dp_anneal_config ac;
-        dp_anneal_config_init(&ac);
+        dp_search_anneal_config ac;
+        dp_search_anneal_config_init(&ac);
         ac.budget = cfg.anneal_budget;
         dp_search_result ar;
         if ((rc = dp_search_anneal(g, c, oracle, &ac, 1, tmp, &ar, err)) != DP_OK) goto done;
@@ -406,10 +406,10 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
                     double t = 0;
                     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
                         int e = g->pred_edge[q], u = g->edge_src[e];
-                        double a = f[u] + dp_costs_comm(c, e, dev[u], d);
+                        double a = f[u] + dp_cost_comm(c, e, dev[u], d);
                         if (a > t) t = a;
                     }
-                    double key = t + dp_costs_op(c, v, d);
+                    double key = t + dp_cost_op(c, v, d);
                     int i = nc++;
                     while (i > 0 && cand_key[i - 1] > key) {
                         cand_key[i] = cand_key[i - 1];
@@ -424,7 +424,7 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
             } else {
                 /* undo the previous choice at this depth */
                 int d = dev[v];
-                double w = dp_costs_op(c, v, d);
+                double w = dp_cost_op(c, v, d);
                 load[d] -= w;
                 assigned -= w;
                 used[d]--;
@@ -437,11 +437,11 @@ int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
             }
             if (++res->nodes > cfg.max_nodes) { proven = 0; break; }
             int d = cand[(size_t)k * D + ci[k]];
-            double w = dp_costs_op(c, v, d);
+            double w = dp_cost_op(c, v, d);
             double t = 0;
             for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
                 int e = g->pred_edge[q], u = g->edge_src[e];
-                double a = f[u] + dp_costs_comm(c, e, dev[u], d);
+                double a = f[u] + dp_cost_comm(c, e, dev[u], d);
                 if (a > t) t = a;
             }
             dev[v] = d;
@@ -485,12 +485,12 @@ done:
 
 /* ---------------- as placement methods ---------------- */
 
-static int place_search(int annealing, const dp_graph *g, const dp_costs *c, const dp_place_options *o,
+static int place_search(int annealing, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                         int *assignment, int *has_priority, dp_error *err)
 {
-    dp_anneal_config cfg;
-    dp_anneal_config_init(&cfg);
-    if (o->config && dp_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
+    if (o->config && dp_search_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
     if (o->budget > 0) cfg.budget = o->budget;
     dp_search_result res;
     int rc = o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
@@ -500,29 +500,29 @@ static int place_search(int annealing, const dp_graph *g, const dp_costs *c, con
     return rc;
 }
 
-int dp_place_anneal(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_anneal(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                     double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
     return place_search(1, g, c, o, assignment, has_priority, err);
 }
 
-int dp_place_local(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_local(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                    double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
     return place_search(0, g, c, o, assignment, has_priority, err);
 }
 
-int dp_place_exact(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_exact(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                    double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;
-    dp_exact_config cfg;
-    dp_exact_config_init(&cfg);
+    dp_search_exact_config cfg;
+    dp_search_exact_config_init(&cfg);
     if (o->budget > 0) cfg.max_nodes = o->budget;
     if (o->machine) cfg.max_streams = dp_machine_max_streams(o->machine);
-    dp_exact_result res;
+    dp_search_exact_result res;
     if (has_priority) *has_priority = 0;
     return dp_search_exact(g, c, o->oracle, &cfg, assignment, &res, err);
 }

@@ -42,13 +42,13 @@ void dp_search_trace_clear(dp_search_trace *t);
 
 /* ---------------- annealing and local search ---------------- */
 
-typedef enum { DP_ANNEAL_GEOMETRIC = 0, DP_ANNEAL_LINEAR = 1 } dp_anneal_schedule;
+typedef enum { DP_SEARCH_ANNEAL_GEOMETRIC = 0, DP_SEARCH_ANNEAL_LINEAR = 1 } dp_search_anneal_schedule;
 
-typedef struct dp_anneal_config {
+typedef struct dp_search_anneal_config {
     long budget;                 /* simulations to spend, the start included (default 20000) */
     double t0;                   /* start temperature as a fraction of the start makespan (0.01) */
     double t_end;                /* final temperature, same unit (1e-5); t_end <= t0 */
-    dp_anneal_schedule schedule; /* T_k = T0 (T_end/T0)^(k/(K-1)) or linear T0 + (T_end - T0) k/(K-1) */
+    dp_search_anneal_schedule schedule; /* T_k = T0 (T_end/T0)^(k/(K-1)) or linear T0 + (T_end - T0) k/(K-1) */
     double swap_prob;            /* chance that a move swaps the devices of two ops (0.2); otherwise
                                   * one op moves to another device */
     char init[32];               /* placement method giving the start ("cp"; any registered
@@ -59,22 +59,22 @@ typedef struct dp_anneal_config {
     const float *proposal;       /* (n_ops, n_devices) move proposals: a moved op u goes to device
                                   * d != its current one with probability proportional to
                                   * proposal[u * D + d] (e.g. a learned policy's probabilities,
-                                  * dp_trainer_policy_probs); an op already on the only
+                                  * dp_train_policy_probs); an op already on the only
                                   * weighted device moves uniformly; NULL: uniformly */
-} dp_anneal_config;
+} dp_search_anneal_config;
 
 /* Defaults as above. */
-void dp_anneal_config_init(dp_anneal_config *cfg);
+void dp_search_anneal_config_init(dp_search_anneal_config *cfg);
 
 /* Read a JSON object {"budget", "t0", "t_end", "schedule": "geometric"|"linear", "swap_prob",
  * "init"} over the defaults; every key is optional, unknown keys are an error (a typo should not
  * silently run the default). DP_EIO/DP_EINVAL name the file and the key. */
-int dp_anneal_config_load(dp_anneal_config *cfg, const char *path, dp_error *err);
+int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err);
 /* One key of that object (value v, a jansson json_t) into cfg: DP_OK, DP_EINVAL naming path and
  * the key, or -1 when key is not one of the above (other searches read their own keys beside
  * them, dp_improve_search_config_load). */
 struct json_t;
-int dp_anneal_config_key(dp_anneal_config *cfg, const char *key, const struct json_t *v, const char *path, dp_error *err);
+int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const struct json_t *v, const char *path, dp_error *err);
 
 typedef struct dp_search_result {
     double start;          /* makespan of the start assignment */
@@ -90,13 +90,13 @@ typedef struct dp_search_result {
  * with probability exp(-(new - current) / T_k); the best assignment seen is kept and written to
  * `assignment` (n_ops). With one device the start is returned. Errors: the start method's, or
  * DP_EINVAL for a bad config (budget < 1, t0 < t_end, t_end <= 0, swap_prob outside [0, 1]). */
-int dp_search_anneal(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_anneal(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                      uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
 
 /* Plain local search: the same neighbourhood and budget, accepting a neighbour only when its
  * makespan is no worse than the current one (sideways moves let it cross plateaus; there is no
  * temperature). t0, t_end and schedule are ignored. */
-int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
 
 /* The pieces of the loop above, shared with the learned improvement search (dp_improve.h), so
@@ -116,18 +116,18 @@ int dp_search_local(const dp_graph *g, const dp_costs *c, const dp_oracle *oracl
  *   delta <= 0, or (annealing) with probability exp(-delta / T_k), T_k going from T0 to T1 (raw
  *   time units) by cfg->schedule;
  * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
-int dp_search_check_config(const dp_anneal_config *cfg, int annealing, dp_error *err);
-int dp_search_start(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_anneal_config *cfg,
+int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err);
+int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *cur, long *sims, dp_error *err);
-void dp_search_propose(const dp_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,
+void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,
                        int *dv);
-int dp_search_accept(const dp_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
+int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
                      gsl_rng *r);
 int dp_search_trace_add(dp_search_trace *t, long sims, double best);
 
 /* ---------------- exact branch and bound ---------------- */
 
-typedef struct dp_exact_config {
+typedef struct dp_search_exact_config {
     int max_ops;          /* refuse larger graphs with DP_ERANGE (default 24) */
     long max_nodes;       /* stop after this many search nodes, result not proven (default 2e8) */
     long anneal_budget;   /* simulations of annealing (seed 1) that improve the start incumbent
@@ -136,18 +136,18 @@ typedef struct dp_exact_config {
                            * start is every op on device 0 (for testing the search itself) */
     int max_streams;      /* the machine's most compute streams on one device (default 1): the
                            * bounds below need 1, larger is refused (DP_EINVAL) */
-} dp_exact_config;
+} dp_search_exact_config;
 
-void dp_exact_config_init(dp_exact_config *cfg);
+void dp_search_exact_config_init(dp_search_exact_config *cfg);
 
-typedef struct dp_exact_result {
+typedef struct dp_search_exact_result {
     double makespan;      /* best simulated makespan (optimal over assignments when proven) */
     double lower_bound;   /* max(critical path by min op time, total min op time / devices) */
     double start;         /* the best list-scheduling start (incumbent) it improved on */
     long nodes;           /* search nodes visited (partial assignments) */
     long leaves;          /* complete assignments simulated */
     int proven;           /* 1 when the search finished: makespan is the optimum over assignments */
-} dp_exact_result;
+} dp_search_exact_result;
 
 /* Branch and bound over assignments (ops in topological order, devices tried in order of the
  * earliest data-ready finish). Pruning: a partial assignment is cut when its lower bound is no
@@ -161,18 +161,18 @@ typedef struct dp_exact_result {
  * class's unused devices only the lowest is tried. The incumbent starts as the best simulated
  * assignment of cp, heft, cpop, peft, etf and a short annealing run. Each leaf is simulated. The best assignment goes to
  * `assignment`. Errors: DP_ERANGE for too many ops, DP_ENOMEM. */
-int dp_search_exact(const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, const dp_exact_config *cfg,
-                    int *assignment, dp_exact_result *res, dp_error *err);
+int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_exact_config *cfg,
+                    int *assignment, dp_search_exact_result *res, dp_error *err);
 
 /* As placement methods (registered as anneal, local and exact). They simulate with o->oracle
  * (required), read o->config (anneal and local: the JSON above) and o->budget (simulations for
  * anneal/local; nodes for exact), seed from o->seed; exact reads o->machine's streams.
  * has_priority = 0. */
-int dp_place_anneal(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_anneal(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                     double *priority, int *has_priority, dp_error *err);
-int dp_place_local(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_local(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                    double *priority, int *has_priority, dp_error *err);
-int dp_place_exact(const dp_graph *g, const dp_costs *c, const dp_place_options *o, int *assignment,
+int dp_search_place_exact(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                    double *priority, int *has_priority, dp_error *err);
 
 #ifdef __cplusplus

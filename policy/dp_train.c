@@ -18,7 +18,7 @@
 
 /* ---- stages and config ---- */
 
-static const char *stage_names[DP_N_STAGES] = {"il", "sim", "real"};
+static const char *stage_names[DP_TRAIN_N_STAGES] = {"il", "sim", "real"};
 static const char *explore_names[] = {"epsilon-greedy", "mixture"};
 static const char *baseline_names[] = {"running", "greedy", "batch"};
 
@@ -35,14 +35,14 @@ static int get_name(json_t *v, const char *key, const char *const *names, int n,
                                  names[2]);
 }
 
-const char *dp_stage_name(int stage)
+const char *dp_train_stage_name(int stage)
 {
-    return stage >= 0 && stage < DP_N_STAGES ? stage_names[stage] : "?";
+    return stage >= 0 && stage < DP_TRAIN_N_STAGES ? stage_names[stage] : "?";
 }
 
-int dp_stage_parse(const char *s, int *stage)
+int dp_train_stage_parse(const char *s, int *stage)
 {
-    for (int i = 0; i < DP_N_STAGES; i++)
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++)
         if (strcmp(s, stage_names[i]) == 0) {
             *stage = i;
             return DP_OK;
@@ -57,18 +57,18 @@ void dp_train_config_default(dp_train_config *c)
     dp_doppler_arch_default(&c->arch);
     dp_placeto_arch_default(&c->placeto);
     dp_gdp_arch_default(&c->gdp);
-    const dp_train_stage il = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
-                               .baseline = DP_BASELINE_RUNNING, .lr = 1e-3, .lr_final = 0, .epsilon = 1.0,
+    const dp_train_stage il = {.episodes = 2000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
+                               .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-3, .lr_final = 0, .epsilon = 1.0,
                                .epsilon_final = 0, .entropy_weight = 0.001, .il_weight = 1, .pg_weight = 0, .sil_k = 8, .sil_replays = 1};
-    const dp_train_stage sim = {.episodes = 2000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
-                                .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
+    const dp_train_stage sim = {.episodes = 2000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
+                                .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
                                 .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
-    const dp_train_stage real = {.episodes = 4000, .batch = 1, .exploration = DP_EXPLORE_EPSILON_GREEDY,
-                                 .baseline = DP_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
+    const dp_train_stage real = {.episodes = 4000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
+                                 .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
                                  .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
-    c->stage[DP_STAGE_IL] = il;
-    c->stage[DP_STAGE_SIM] = sim;
-    c->stage[DP_STAGE_REAL] = real;
+    c->stage[DP_TRAIN_STAGE_IL] = il;
+    c->stage[DP_TRAIN_STAGE_SIM] = sim;
+    c->stage[DP_TRAIN_STAGE_REAL] = real;
     c->gamma = 0.99;
     c->adam_beta1 = 0.9;
     c->adam_beta2 = 0.999;
@@ -159,7 +159,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
         json_object_set_new(o, "gdp", q);
     }
     json_t *st = json_object();
-    for (int i = 0; i < DP_N_STAGES; i++) {
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++) {
         const dp_train_stage *s = &c->stage[i];
         json_t *x = json_object();
         json_object_set_new(x, "episodes", json_integer(s->episodes));
@@ -323,7 +323,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if ((rc = get_num(v, key, 0, 1, &c->gamma, err))) return rc;
         } else if (strcmp(key, "batch") == 0) {
             if ((rc = get_int(v, key, 1, 1 << 20, &L, err))) return rc;
-            for (int i = 0; i < DP_N_STAGES; i++) c->stage[i].batch = (int)L;
+            for (int i = 0; i < DP_TRAIN_N_STAGES; i++) c->stage[i].batch = (int)L;
         } else if (strcmp(key, "checkpoint_every") == 0) {
             if ((rc = get_int(v, key, 1, 1L << 40, &c->checkpoint_every, err))) return rc;
         } else if (strcmp(key, "reward") == 0) {
@@ -386,7 +386,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             json_t *w;
             json_object_foreach(v, k2, w) {
                 int si;
-                if (dp_stage_parse(k2, &si) != DP_OK || !json_is_object(w))
+                if (dp_train_stage_parse(k2, &si) != DP_OK || !json_is_object(w))
                     return dp_error_set(err, DP_EINVAL, "config: \"stages.%s\": expected il, sim or real with an object", k2);
                 dp_train_stage *s = &c->stage[si];
                 const char *k3;
@@ -461,7 +461,7 @@ int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
  * graph's caches), environment and oracle, and what is kept per graph. */
 typedef struct bound_graph {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     dp_oracle oracle;
     dp_agent *ag;           /* bd[0]'s owns the parameters; the others are bound to them */
     dp_env *env;
@@ -476,14 +476,14 @@ typedef struct bound_graph {
     int *sil_ops, *sil_dev;
 } bound_graph;
 
-struct dp_trainer {
+struct dp_train {
     bound_graph *bd;        /* the bound graphs: bd[0] is the first training graph */
     int n_bd, cur;          /* how many, and the one in hand (its fields are the aliases below) */
     int n_train;            /* training graphs among them */
     int multi;              /* n_bd > 1: makespans in units of each graph's reference (bd.ref) */
     int max_n, max_D;       /* the episode records are sized for these */
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     dp_train_config cfg;
     dp_agent *ag;           /* the policy being trained (dp_agent.h) */
     dp_nn_params *blk[2];   /* its parameter blocks: [0] "sel" (may be empty), [1] "plc" */
@@ -545,10 +545,10 @@ struct dp_trainer {
     double *plc_H;
     float *zbuf, *gbuf;
     /* pending trajectory rows */
-    dp_traj_episode *rows_ep;
-    dp_traj_step *rows_st;
+    dp_h5io_traj_episode *rows_ep;
+    dp_h5io_traj_step *rows_st;
     long n_rows_ep, cap_rows_ep, n_rows_st, cap_rows_st;
-    dp_traj_eval *rows_ev;  /* pending model-selection evaluation rows */
+    dp_h5io_traj_eval *rows_ev;  /* pending model-selection evaluation rows */
     long n_rows_ev, cap_rows_ev, traj_evals;
 };
 
@@ -567,11 +567,11 @@ static void bound_free(bound_graph *b)
     free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
 }
 
-static void load_graph(dp_trainer *tr, int i);
+static void load_graph(dp_train *tr, int i);
 
 /* Make bd[i] the graph in hand: the per-graph fields of the one in hand go back to its record,
  * bd[i]'s become the trainer's. */
-static void select_graph(dp_trainer *tr, int i)
+static void select_graph(dp_train *tr, int i)
 {
     bound_graph *o = &tr->bd[tr->cur];
     o->need_prepare = tr->need_prepare;
@@ -582,7 +582,7 @@ static void select_graph(dp_trainer *tr, int i)
 }
 
 /* Make bd[i] the graph in hand without saving the one in hand (the first selection). */
-static void load_graph(dp_trainer *tr, int i)
+static void load_graph(dp_train *tr, int i)
 {
     bound_graph *b = &tr->bd[i];
     tr->cur = i;
@@ -600,13 +600,13 @@ static void load_graph(dp_trainer *tr, int i)
 }
 
 /* Every bound graph's forward is stale (the shared parameters changed). */
-static void params_changed(dp_trainer *tr)
+static void params_changed(dp_train *tr)
 {
     tr->need_prepare = 1;
     for (int i = 0; i < tr->n_bd; i++) tr->bd[i].need_prepare = 1;
 }
 
-void dp_trainer_free(dp_trainer *tr)
+void dp_train_free(dp_train *tr)
 {
     if (!tr) return;
     if (tr->bd) {
@@ -631,7 +631,7 @@ void dp_trainer_free(dp_trainer *tr)
 }
 
 /* Size the episode records for graphs of up to n ops on up to D devices. */
-static int ensure_records(dp_trainer *tr, int n_ops, int n_dev)
+static int ensure_records(dp_train *tr, int n_ops, int n_dev)
 {
     if (n_ops <= tr->max_n && n_dev <= tr->max_D && tr->sel_v) return DP_OK;
     const size_t n = (size_t)(n_ops > tr->max_n ? n_ops : tr->max_n), D = (size_t)(n_dev > tr->max_D ? n_dev : tr->max_D);
@@ -668,7 +668,7 @@ static int ensure_records(dp_trainer *tr, int n_ops, int n_dev)
 
 /* Bind g to the trainer: its agent (bd[0]'s allocates the model, later ones share it), its
  * environment in the configured state on its oracle's engine. */
-static int bind_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
                       dp_error *err)
 {
     bound_graph *nb = realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
@@ -697,7 +697,7 @@ static int bind_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, cons
         dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
         rc = DP_EINVAL;
     }
-    if (rc == DP_OK && !(b->topo_pos = dp_malloc_n((size_t)b->n + 1, sizeof(int))))
+    if (rc == DP_OK && !(b->topo_pos = dp_alloc_malloc_n((size_t)b->n + 1, sizeof(int))))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
     if (rc == DP_OK) {
         for (int k = 0; k < g->n_ops; k++) b->topo_pos[g->topo[k]] = k;
@@ -712,18 +712,18 @@ static int bind_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, cons
     return DP_OK;
 }
 
-dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
+dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                               dp_error *err)
 {
     if (!oracle) {
         dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required (dp_engine_oracle of the machine's engine)");
         return NULL;
     }
-    dp_trainer *tr = calloc(1, sizeof *tr);
+    dp_train *tr = calloc(1, sizeof *tr);
     if (!tr) goto nomem;
     tr->cfg = *cfg;
     if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
-    for (int i = 0; i < DP_N_STAGES; i++)
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     if (bind_graph(tr, g, c, oracle, 0, err) != DP_OK) goto fail;
     load_graph(tr, 0);
@@ -737,12 +737,12 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->ep = gsl_rng_alloc(gsl_rng_mt19937);
     if (!tr->master || !tr->ep) goto nomem;
     gsl_rng_set(tr->master, (unsigned long)cfg->seed);
-    tr->best_assign = dp_calloc_n((size_t)tr->n + 1, sizeof(int));
+    tr->best_assign = dp_alloc_calloc_n((size_t)tr->n + 1, sizeof(int));
     if (!tr->best_assign) goto nomem;
     /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
      * tensors in the flat array must not become parameters of uninitialised memory */
-    tr->best_sel = dp_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
-    tr->best_plc = dp_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
+    tr->best_sel = dp_alloc_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
+    tr->best_plc = dp_alloc_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
     if (!tr->best_sel || !tr->best_plc) goto nomem;
     tr->best_greedy = INFINITY;
     if (dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
@@ -750,18 +750,18 @@ dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_trai
     tr->best = INFINITY;
     tr->need_prepare = 1;
     tr->force_first_dev = -1;
-    dp_run_id_new(tr->run_id, sizeof tr->run_id);
+    dp_h5io_run_id_new(tr->run_id, sizeof tr->run_id);
     return tr;
 nomem:
     dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
 fail:
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     return NULL;
 }
 
 /* The critical-path heuristic's makespan of the graph in hand under the environment's state
  * (one simulation): the unit of its makespans when several graphs are bound. */
-static int reference_makespan(dp_trainer *tr, double *ms, dp_error *err)
+static int reference_makespan(dp_train *tr, double *ms, dp_error *err)
 {
     dp_env *env = tr->env;
     dp_env_reset(env);
@@ -777,7 +777,7 @@ static int reference_makespan(dp_trainer *tr, double *ms, dp_error *err)
     return rc;
 }
 
-int dp_trainer_add_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+int dp_train_add_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
                          dp_error *err)
 {
     if (!oracle) return dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required for %s", g->name);
@@ -798,39 +798,39 @@ int dp_trainer_add_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, c
     return rc;
 }
 
-int dp_trainer_n_graphs(const dp_trainer *tr, int *n_train, int *n_validation)
+int dp_train_n_graphs(const dp_train *tr, int *n_train, int *n_validation)
 {
     if (n_train) *n_train = tr->n_train;
     if (n_validation) *n_validation = tr->n_bd - tr->n_train;
     return tr->n_bd;
 }
 
-void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o)
+void dp_train_set_oracle(dp_train *tr, const dp_oracle *o)
 {
     if (o) tr->oracle = *o;
 }
 
-dp_doppler *dp_trainer_networks(dp_trainer *tr)
+dp_doppler *dp_train_networks(dp_train *tr)
 {
     return dp_agent_doppler(tr->ag);
 }
 
-dp_nn_params *dp_trainer_sel_params(dp_trainer *tr)
+dp_nn_params *dp_train_sel_params(dp_train *tr)
 {
     return tr->blk[0];
 }
 
-dp_nn_params *dp_trainer_plc_params(dp_trainer *tr)
+dp_nn_params *dp_train_plc_params(dp_train *tr)
 {
     return tr->blk[1];
 }
 
-int dp_trainer_stage(const dp_trainer *tr)
+int dp_train_current_stage(const dp_train *tr)
 {
     return tr->stage;
 }
 
-long dp_trainer_episode(const dp_trainer *tr)
+long dp_train_episode(const dp_train *tr)
 {
     return tr->episode;
 }
@@ -840,11 +840,11 @@ static inline int close_enough(double a, double b)
     return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
-/* rollout modes: the two exploration rules (dp_explore), then greedy and softmax sampling */
+/* rollout modes: the two exploration rules (dp_train_exploration), then greedy and softmax sampling */
 /* MODE_FORCED replays a recorded step sequence (op and device of every step); MODE_ASSIGN lets SEL
  * choose greedily and puts each op on the device of a given assignment (the greedy policy's own
  * op order with a target placement's devices) */
-enum { MODE_EPSILON = DP_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED,
+enum { MODE_EPSILON = DP_TRAIN_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_TRAIN_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED,
        MODE_ASSIGN };
 
 static int argmax(const float *z, int k)
@@ -875,12 +875,12 @@ static int choose(const float *p, const float *z, int k, int mode, double eps, g
 
 int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r)
 {
-    return choose(p, z, n, exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, r);
+    return choose(p, z, n, exploration == DP_TRAIN_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, r);
 }
 
 double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int exploration, double eps)
 {
-    if (exploration == DP_EXPLORE_MIXTURE) return (1 - eps) * p[a] + eps / n;
+    if (exploration == DP_TRAIN_EXPLORE_MIXTURE) return (1 - eps) * p[a] + eps / n;
     return (1 - eps) * (a == argmax(z, n)) + eps / n;
 }
 
@@ -889,7 +889,7 @@ void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, in
     /* d log mu(a) / dz_j = (1 - eps) p_a (delta_aj - p_j) / mu(a) for the mixture; the authors
      * use d log pi(a) / dz_j = delta_aj - p_j whatever drew a */
     double w = 1;
-    if (exploration == DP_EXPLORE_MIXTURE && eps > 0) {
+    if (exploration == DP_TRAIN_EXPLORE_MIXTURE && eps > 0) {
         double pa = (1 - eps) * p[a];
         w = pa / (pa + eps / n);
     }
@@ -899,7 +899,7 @@ void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, in
 /* The critical-path heuristic's devices for op v at step t (earliest estimated start) into
  * plc_mark row t: the PLC targets of imitation and the agreement statistics. DOPPLER's device
  * features already hold the estimates (column 4); other agents ask the environment. */
-static void heuristic_devices(dp_trainer *tr, int t, int v)
+static void heuristic_devices(dp_train *tr, int t, int v)
 {
     const int D = tr->D;
     unsigned char *mark = tr->plc_mark + (size_t)t * D;
@@ -914,7 +914,7 @@ static void heuristic_devices(dp_trainer *tr, int t, int v)
 }
 
 /* One rollout with the prepared networks; records every step. */
-static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
+static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
 {
     dp_agent *ag = tr->ag;
     dp_env *env = tr->env;
@@ -1005,11 +1005,11 @@ static int rollout(dp_trainer *tr, int mode, double eps, gsl_rng *r, double *ms,
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
-/* On a machine of interchangeable devices (dp_costs.homogeneous) a placement's makespan does not
+/* On a machine of interchangeable devices (dp_cost.homogeneous) a placement's makespan does not
  * change when its devices are renamed: dev (n, in the order of `order`) is renamed in order of
  * first use (the first op's device becomes 0, the next new one 1, ...), the one form a greedy
  * policy can reproduce (its logits of devices still alike tie, and argmax takes the lowest). */
-static void relabel_first_use(const dp_trainer *tr, int *dev, int n)
+static void relabel_first_use(const dp_train *tr, int *dev, int n)
 {
     if (!tr->c->homogeneous) return;
     int map[256], next = 0;
@@ -1024,7 +1024,7 @@ static void relabel_first_use(const dp_trainer *tr, int *dev, int n)
 /* Self-imitation buffer: keep the last rollout (its step sequence, devices renamed in order of
  * first use on interchangeable devices) when it is among the sil_k best placements found so far
  * and not already held. */
-static int sil_offer(dp_trainer *tr, int k_max, double ms)
+static int sil_offer(dp_train *tr, int k_max, double ms)
 {
     const int n = tr->n;
     int *dev = tr->scratch_dev; /* the record's devices, renamed (plc_a stays the episode's) */
@@ -1097,7 +1097,7 @@ static void sorted_insert(int *a, int *m, int x)
  * environment keeps it); its softmax is recomputed from the scores the rollout used, unchanged
  * since (the parameters change only in update). DP_OK, or DP_EINVAL when a rebuilt set is not
  * the rollout's (an internal error). */
-static int episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, double r, double scale)
+static int episode_grad(dp_train *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
     dp_agent *ag = tr->ag;
     const int D = tr->D, T = tr->n;
@@ -1160,7 +1160,7 @@ static int episode_grad(dp_trainer *tr, const dp_train_stage *st, double eps, do
     return DP_OK;
 }
 
-static void update(dp_trainer *tr, double lr)
+static void update(dp_train *tr, double lr)
 {
     const dp_train_config *c = &tr->cfg;
     dp_agent_backward(tr->ag);
@@ -1176,7 +1176,7 @@ static void update(dp_trainer *tr, double lr)
 
 /* A teacher-forced replay of the buffer's placement i, its actions imitated with weight w (no
  * simulation): the gradient is accumulated, not applied. */
-static int sil_imitate(dp_trainer *tr, const dp_train_stage *st, int i, double w, dp_error *err)
+static int sil_imitate(dp_train *tr, const dp_train_stage *st, int i, double w, dp_error *err)
 {
     const int n = tr->n, D = tr->D;
     tr->forced_ops = tr->sil_ops + (size_t)i * n;
@@ -1204,7 +1204,7 @@ static int sil_imitate(dp_trainer *tr, const dp_train_stage *st, int i, double w
  * st->sil_weight, drawn uniformly, or, when sil_replays (> 1) is at least the buffer's size, every
  * placement of the buffer once, each with weight sil_weight / size (the cross-entropy method's
  * elite set). */
-static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
+static int sil_step(dp_train *tr, const dp_train_stage *st, dp_error *err)
 {
     if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
     const int all = st->sil_replays > 1 && st->sil_replays >= tr->sil_n, m = all ? tr->sil_n : (st->sil_replays > 1 ? st->sil_replays : 1);
@@ -1217,7 +1217,7 @@ static int sil_step(dp_trainer *tr, const dp_train_stage *st, dp_error *err)
 }
 
 /* The index of the best placement in the self-imitation buffer (-1: empty). */
-static int sil_best(const dp_trainer *tr)
+static int sil_best(const dp_train *tr)
 {
     int b = -1;
     for (int i = 0; i < tr->sil_n; i++)
@@ -1231,7 +1231,7 @@ static int sil_best(const dp_trainer *tr)
  * rollout itself (teacher forcing on the devices; the makespan depends on the devices only). The
  * greedy placement is checked every 10 steps (one simulation each); distillation stops when it is
  * no worse than the target. */
-static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_error *err)
+static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_error *err)
 {
     const int b = sil_best(tr), n = tr->n, D = tr->D;
     if (b < 0 || st->distill <= 0) return DP_OK;
@@ -1241,7 +1241,7 @@ static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_
      * renamed in order of first use along it (interchangeable devices) */
     const int keep_sel = tr->cfg.update_sel;
     /* the parameters of the best greedy placement among the checks: the ones the stage ends with */
-    float *keep[2] = {dp_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
+    float *keep[2] = {dp_alloc_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_alloc_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
     double keep_ms = INFINITY;
     if (!keep[0] || !keep[1]) {
         free(keep[0]);
@@ -1299,11 +1299,11 @@ static int distill_best(dp_trainer *tr, const dp_train_stage *st, double lr, dp_
 
 /* ---- trajectory rows and checkpoints ---- */
 
-static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
+static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
 {
     if (tr->n_rows_ep == tr->cap_rows_ep) {
         long cap = tr->cap_rows_ep ? 2 * tr->cap_rows_ep : 64;
-        dp_traj_episode *x = realloc(tr->rows_ep, (size_t)cap * sizeof *x);
+        dp_h5io_traj_episode *x = realloc(tr->rows_ep, (size_t)cap * sizeof *x);
         if (!x) return DP_ENOMEM;
         tr->rows_ep = x;
         tr->cap_rows_ep = cap;
@@ -1312,13 +1312,13 @@ static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
     if (tr->n_rows_st + tr->n > tr->cap_rows_st) {
         long cap = tr->cap_rows_st ? 2 * tr->cap_rows_st : 64L * tr->n;
         while (cap < tr->n_rows_st + tr->n) cap *= 2;
-        dp_traj_step *x = realloc(tr->rows_st, (size_t)cap * sizeof *x);
+        dp_h5io_traj_step *x = realloc(tr->rows_st, (size_t)cap * sizeof *x);
         if (!x) return DP_ENOMEM;
         tr->rows_st = x;
         tr->cap_rows_st = cap;
     }
     for (int t = 0; t < tr->n; t++) {
-        dp_traj_step *s = &tr->rows_st[tr->n_rows_st++];
+        dp_h5io_traj_step *s = &tr->rows_st[tr->n_rows_st++];
         s->sel_op = tr->sel_v[t];
         s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lpa[t]; /* a fixed order: no choice */
         s->ready = tr->sel_nr[t];
@@ -1328,10 +1328,10 @@ static int push_rows(dp_trainer *tr, const dp_traj_episode *e)
     return DP_OK;
 }
 
-static int flush_rows(dp_trainer *tr, const char *path, dp_error *err)
+static int flush_rows(dp_train *tr, const char *path, dp_error *err)
 {
     if (path && (tr->n_rows_ep || tr->n_rows_st || tr->n_rows_ev)) {
-        int rc = dp_traj_append_rows(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, tr->rows_ev, tr->n_rows_ev, err);
+        int rc = dp_h5io_traj_append_rows(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, tr->rows_ev, tr->n_rows_ev, err);
         if (rc != DP_OK) return rc;
         tr->traj_episodes += tr->n_rows_ep;
         tr->traj_steps += tr->n_rows_st;
@@ -1342,7 +1342,7 @@ static int flush_rows(dp_trainer *tr, const char *path, dp_error *err)
 }
 
 /* What the parameters were trained and model-selected on, as the checkpoint records it. */
-static char *trained_on_json(const dp_trainer *tr)
+static char *trained_on_json(const dp_train *tr)
 {
     json_t *o = json_object(), *lists[2] = {json_array(), json_array()};
     for (int i = 0; i < tr->n_bd; i++) {
@@ -1360,9 +1360,9 @@ static char *trained_on_json(const dp_trainer *tr)
     return s;
 }
 
-static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
+static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
 {
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     char *cfg = dp_train_config_to_json(&tr->cfg);
     char *on = trained_on_json(tr);
@@ -1401,7 +1401,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
     ck.best_greedy = tr->best_greedy;
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
-    int rc = dp_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
+    int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
     free(cfg);
     free(on);
     return rc;
@@ -1411,7 +1411,7 @@ static int save_checkpoint(dp_trainer *tr, const char *path, dp_error *err)
  * same architecture, device feature set and state (what the inputs mean); the graphs and device
  * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
  * DP_EINVAL naming what differs. */
-static int check_compatible(const dp_trainer *tr, const char *path, const dp_ckpt_info *info, dp_error *err)
+static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_ckpt_info *info, dp_error *err)
 {
     dp_train_config k;
     dp_train_config_default(&k);
@@ -1465,10 +1465,10 @@ static int check_compatible(const dp_trainer *tr, const char *path, const dp_ckp
     return DP_OK;
 }
 
-static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_error *err)
+static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error *err)
 {
-    dp_ckpt_info info;
-    int rc0 = dp_ckpt_read_info(path, &info, err);
+    dp_h5io_ckpt_info info;
+    int rc0 = dp_h5io_ckpt_read_info(path, &info, err);
     if (rc0 != DP_OK) return rc0;
     rc0 = check_compatible(tr, path, &info, err);
     if (rc0 == DP_OK && resume) {
@@ -1479,10 +1479,10 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
                                path, info.trained_on, mine);
         free(mine);
     }
-    dp_ckpt_info_free(&info);
+    dp_h5io_ckpt_info_free(&info);
     if (rc0 != DP_OK) return rc0;
     if (tr->cur != 0) select_graph(tr, 0);
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.n_ops = tr->n;
     ck.n_devices = tr->D;
@@ -1495,7 +1495,7 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     ck.rng_size = sz;
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
-    int rc = dp_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
+    int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
     if (rc == DP_OK) {
         tr->has_best = ck.has_best;
         tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
@@ -1538,27 +1538,27 @@ static int load_checkpoint(dp_trainer *tr, const char *path, int resume, dp_erro
     return rc;
 }
 
-int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err)
+int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err)
 {
     int rc = load_checkpoint(tr, checkpoint, 0, err);
     /* start from the checkpoint's best-greedy parameters when it has them */
-    if (rc == DP_OK) dp_trainer_use_best(tr);
+    if (rc == DP_OK) dp_train_use_best(tr);
     tr->has_best = 0;
     tr->best_greedy = INFINITY;
     tr->best = INFINITY;
     return rc;
 }
 
-int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajectory, dp_error *err)
+int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err)
 {
     int rc = load_checkpoint(tr, checkpoint, 1, err);
     if (rc != DP_OK) return rc;
     if (trajectory) {
-        rc = dp_traj_check_run(trajectory, checkpoint, tr->run_id, err);
+        rc = dp_h5io_traj_check_run(trajectory, checkpoint, tr->run_id, err);
         if (rc != DP_OK) return rc;
-        rc = dp_traj_truncate_rows(trajectory, tr->traj_episodes, tr->traj_steps, tr->traj_evals, err);
+        rc = dp_h5io_traj_truncate_rows(trajectory, tr->traj_episodes, tr->traj_steps, tr->traj_evals, err);
         if (rc != DP_OK) return rc;
-        if (tr->traj_evals < 0 && (rc = dp_traj_count_rows(trajectory, &(long){0}, &(long){0}, &tr->traj_evals, err)) != DP_OK)
+        if (tr->traj_evals < 0 && (rc = dp_h5io_traj_count_rows(trajectory, &(long){0}, &(long){0}, &tr->traj_evals, err)) != DP_OK)
             return rc;
         tr->traj_ready = 1;
     }
@@ -1569,7 +1569,7 @@ int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajec
  * unit); with several graphs bound, the mean over the validation graphs (the training graphs
  * when there are none) of the greedy makespan divided by the graph's reference (the
  * critical-path heuristic's makespan). One simulation per graph scored. */
-static int eval_score(dp_trainer *tr, double *score, dp_error *err)
+static int eval_score(dp_train *tr, double *score, dp_error *err)
 {
     if (!tr->multi) return rollout(tr, MODE_GREEDY, 0, NULL, score, NULL, err);
     const int keep = tr->cur, nval = tr->n_bd - tr->n_train;
@@ -1591,7 +1591,7 @@ static int eval_score(dp_trainer *tr, double *score, dp_error *err)
 
 /* Greedy placement with the current parameters; keep them when it is the best so far. Runs at
  * checkpoint boundaries (after an update), so it disturbs neither gradients nor the RNG. */
-static int eval_greedy(dp_trainer *tr, dp_error *err)
+static int eval_greedy(dp_train *tr, dp_error *err)
 {
     double ms;
     int rc = eval_score(tr, &ms, err);
@@ -1606,7 +1606,7 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
     /* its trajectory row (written with the episodes' at the next flush) */
     if (tr->n_rows_ev == tr->cap_rows_ev) {
         long cap = tr->cap_rows_ev ? 2 * tr->cap_rows_ev : 16;
-        dp_traj_eval *x = realloc(tr->rows_ev, (size_t)cap * sizeof *x);
+        dp_h5io_traj_eval *x = realloc(tr->rows_ev, (size_t)cap * sizeof *x);
         if (!x) return dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
         tr->rows_ev = x;
         tr->cap_rows_ev = cap;
@@ -1615,12 +1615,12 @@ static int eval_greedy(dp_trainer *tr, dp_error *err)
     const double sc = tr->multi ? 1 : tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    tr->rows_ev[tr->n_rows_ev++] = (dp_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
+    tr->rows_ev[tr->n_rows_ev++] = (dp_h5io_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
                                                   (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
     return DP_OK;
 }
 
-int dp_trainer_use_best(dp_trainer *tr)
+int dp_train_use_best(dp_train *tr)
 {
     if (!tr->has_best) return 0;
     memcpy(tr->blk[0]->param, tr->best_sel, tr->blk[0]->n * sizeof(float));
@@ -1642,9 +1642,9 @@ static uint64_t assignment_hash(const int *a, int n)
     return h;
 }
 
-int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
+int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
 {
-    if (stage < 0 || stage >= DP_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
+    if (stage < 0 || stage >= DP_TRAIN_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
     dp_train_stage st = tr->cfg.stage[stage];
     if (episodes > 0) st.episodes = episodes;
     const dp_train_config *c = &tr->cfg;
@@ -1673,7 +1673,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (tr->multi) {
         if (tr->n_train < 1) return dp_error_set(err, DP_EINVAL, "trainer: no training graph (only validation graphs)");
-        if (stage == DP_STAGE_REAL)
+        if (stage == DP_TRAIN_STAGE_REAL)
             return dp_error_set(err, DP_EINVAL, "stage real trains on one graph (the executed one), not on %d", tr->n_bd);
         select_graph(tr, 0);
     }
@@ -1687,7 +1687,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     }
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
-        int rc = dp_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name,
+        int rc = dp_h5io_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name,
                                 tr->multi ? "ratio to the critical-path placement" : tr->g->time_unit, cfg, tr->run_id, err);
         free(cfg);
         if (rc != DP_OK) return rc;
@@ -1700,23 +1700,23 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     long every = c->checkpoint_every > 0 ? c->checkpoint_every : 100;
     const int B = st.batch > 0 ? st.batch : 1;
     if (every % B) every += B - every % B;
-    const int greedy_base = st.pg_weight != 0 && st.baseline == DP_BASELINE_GREEDY;
-    const int batch_base = st.pg_weight != 0 && st.baseline == DP_BASELINE_BATCH;
+    const int greedy_base = st.pg_weight != 0 && st.baseline == DP_TRAIN_BASELINE_GREEDY;
+    const int batch_base = st.pg_weight != 0 && st.baseline == DP_TRAIN_BASELINE_BATCH;
     double base = 0; /* the greedy baseline of the batch in hand (printed unit) */
     double bmean = 0, bsd = 0; /* the batch baseline: mean and sd of the batch's makespans (printed unit) */
     uint64_t *bseed = NULL, *bhash = NULL;
     double *bms = NULL, *bagree = NULL;
     if (batch_base) {
-        bhash = dp_malloc_n((size_t)B, sizeof *bhash);
-        bseed = dp_malloc_n((size_t)B, sizeof *bseed);
-        bms = dp_malloc_n((size_t)B, sizeof *bms);
-        bagree = dp_malloc_n((size_t)2 * B, sizeof *bagree);
+        bhash = dp_alloc_malloc_n((size_t)B, sizeof *bhash);
+        bseed = dp_alloc_malloc_n((size_t)B, sizeof *bseed);
+        bms = dp_alloc_malloc_n((size_t)B, sizeof *bms);
+        bagree = dp_alloc_malloc_n((size_t)2 * B, sizeof *bagree);
         if (!bseed || !bms || !bagree || !bhash) {
             free(bseed); free(bms); free(bagree); free(bhash);
             return dp_error_set(err, DP_ENOMEM, "out of memory for the batch");
         }
     }
-    const int mode = st.exploration == DP_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON;
+    const int mode = st.exploration == DP_TRAIN_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON;
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK, early = 0;
@@ -1821,7 +1821,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
             if ((rc = sil_step(tr, &st, err)) != DP_OK) break;
             update(tr, lr);
         }
-        dp_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
+        dp_h5io_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
                                tr->traj_steps + tr->n_rows_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
@@ -1854,7 +1854,7 @@ int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *
     return rc;
 }
 
-void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a)
+void dp_train_agreement_get(const dp_train *tr, dp_train_agreement *a)
 {
     memset(a, 0, sizeof *a);
     a->steps = tr->n;
@@ -1873,7 +1873,7 @@ void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a)
     }
 }
 
-int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
+int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)
 {
     if (tr->cur != 0) select_graph(tr, 0);
@@ -1909,7 +1909,7 @@ static double cpu_now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
+int dp_train_bench_batch(dp_train *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err)
 {
     if (reps < 1) reps = 1;
     if (batch < 1) batch = 1;
@@ -1927,12 +1927,12 @@ int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2]
     }
     wall_s[0] = (now_s() - t0) / reps;
     cpu_s[0] = (cpu_now_s() - c0) / reps;
-    /* training as dp_trainer_run does it: per batch one forward of the per-op parts (in the
+    /* training as dp_train_run does it: per batch one forward of the per-op parts (in the
      * first rollout), `batch` exploratory rollouts with their episode backward, one backward
      * and one Adam step per network */
-    dp_train_stage st = tr->cfg.stage[DP_STAGE_IL];
+    dp_train_stage st = tr->cfg.stage[DP_TRAIN_STAGE_IL];
     st.pg_weight = 1;
-    st.exploration = DP_EXPLORE_MIXTURE;
+    st.exploration = DP_TRAIN_EXPLORE_MIXTURE;
     t0 = now_s();
     c0 = cpu_now_s();
     for (int b = 0; b < batches && rc == DP_OK; b++) {
@@ -1950,10 +1950,10 @@ int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2]
     return rc;
 }
 
-int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err)
+int dp_train_bench(dp_train *tr, int reps, double *infer_s, double *train_s, dp_error *err)
 {
     double w[2], c[2];
-    int rc = dp_trainer_bench_batch(tr, reps, 1, w, c, err);
+    int rc = dp_train_bench_batch(tr, reps, 1, w, c, err);
     if (rc == DP_OK) {
         *infer_s = w[0];
         *train_s = w[1];
@@ -1961,17 +1961,17 @@ int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s,
     return rc;
 }
 
-long dp_trainer_simulations(const dp_trainer *tr)
+long dp_train_simulations(const dp_train *tr)
 {
     return tr->sims;
 }
 
-int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
-                        int samples, uint64_t seed, const dp_train_io *io, dp_pipeline_result *out, int *assignment,
+int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
+                        int samples, uint64_t seed, const dp_train_io *io, dp_train_pipeline_result *out, int *assignment,
                         dp_error *err)
 {
     const int n = tr->bd[0].n; /* placements are of the first training graph */
-    int *tmp = dp_malloc_n((size_t)n, sizeof(int));
+    int *tmp = dp_alloc_malloc_n((size_t)n, sizeof(int));
     if (!tmp) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;
     /* a resumed run continues the stage its checkpoint was in: the stages before it are done */
@@ -1979,7 +1979,7 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
     for (int k = 0; k < n_stages; k++)
         if (stages[k] == tr->stage) first = k;
     for (int k = 0; k < n_stages; k++) {
-        dp_pipeline_stage *r = &out->stage[k];
+        dp_train_pipeline_stage *r = &out->stage[k];
         r->stage = stages[k];
         r->done = 0;
         r->final_greedy = r->selected_greedy = r->best_sample = NAN;
@@ -1992,10 +1992,10 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
     out->n_stages = n_stages;
     out->stopped = 0;
     for (int k = first; k < n_stages && rc == DP_OK; k++) {
-        dp_pipeline_stage *r = &out->stage[k];
+        dp_train_pipeline_stage *r = &out->stage[k];
         const long sims0 = tr->sims;
         const double t0 = now_s();
-        if ((rc = dp_trainer_run(tr, stages[k], episodes ? episodes[k] : 0, io, err)) != DP_OK) break;
+        if ((rc = dp_train_run(tr, stages[k], episodes ? episodes[k] : 0, io, err)) != DP_OK) break;
         if (io && io->stop && *io->stop) {
             out->stopped = 1;
             break;
@@ -2006,19 +2006,19 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
          * and the model-selected parameters, and the first graph's placement */
         if (tr->multi && (rc = eval_score(tr, &r->final_greedy, err)) != DP_OK) break;
         const double g0 = r->final_greedy;
-        if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->final_greedy, r->agree, err)) != DP_OK) break;
+        if ((rc = dp_train_place(tr, samples, seed, tmp, &r->final_greedy, r->agree, err)) != DP_OK) break;
         if (tr->multi) r->final_greedy = g0;
-        if (samples <= 0) dp_trainer_agreement(tr, &r->agreement); /* else the last sample's: none */
+        if (samples <= 0) dp_train_agreement_get(tr, &r->agreement); /* else the last sample's: none */
         r->agreement_selected = r->agreement;
         r->selected_greedy = r->final_greedy;
         /* model selection: the next stage (and the result) start from the parameters whose greedy
          * placement was best at the stage's evaluations, as `doppler train --init` does */
-        if (model_selection && dp_trainer_use_best(tr)) {
+        if (model_selection && dp_train_use_best(tr)) {
             if (tr->multi && (rc = eval_score(tr, &r->selected_greedy, err)) != DP_OK) break;
             const double g1 = r->selected_greedy;
-            if ((rc = dp_trainer_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
+            if ((rc = dp_train_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
             if (tr->multi) r->selected_greedy = g1;
-            if (samples <= 0) dp_trainer_agreement(tr, &r->agreement_selected);
+            if (samples <= 0) dp_train_agreement_get(tr, &r->agreement_selected);
         }
         r->sims = tr->sims - sims0;
         r->seconds = now_s() - t0;
@@ -2029,7 +2029,7 @@ int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes,
     return rc;
 }
 
-int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err)
+int dp_train_policy_probs(dp_train *tr, float *probs, dp_error *err)
 {
     if (tr->cur != 0) select_graph(tr, 0);
     double ms;

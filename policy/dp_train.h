@@ -55,19 +55,19 @@
 extern "C" {
 #endif
 
-typedef enum { DP_STAGE_IL = 0, DP_STAGE_SIM = 1, DP_STAGE_REAL = 2 } dp_stage;
-#define DP_N_STAGES 3
-const char *dp_stage_name(int stage);            /* "il", "sim", "real" */
-int dp_stage_parse(const char *s, int *stage);   /* DP_OK or DP_EINVAL */
+typedef enum { DP_TRAIN_STAGE_IL = 0, DP_TRAIN_STAGE_SIM = 1, DP_TRAIN_STAGE_REAL = 2 } dp_train_stage_kind;
+#define DP_TRAIN_N_STAGES 3
+const char *dp_train_stage_name(int stage);            /* "il", "sim", "real" */
+int dp_train_stage_parse(const char *s, int *stage);   /* DP_OK or DP_EINVAL */
 
-typedef enum { DP_EXPLORE_EPSILON_GREEDY = 0, DP_EXPLORE_MIXTURE = 1 } dp_explore;
-typedef enum { DP_BASELINE_RUNNING = 0, DP_BASELINE_GREEDY = 1, DP_BASELINE_BATCH = 2 } dp_baseline;
+typedef enum { DP_TRAIN_EXPLORE_EPSILON_GREEDY = 0, DP_TRAIN_EXPLORE_MIXTURE = 1 } dp_train_exploration;
+typedef enum { DP_TRAIN_BASELINE_RUNNING = 0, DP_TRAIN_BASELINE_GREEDY = 1, DP_TRAIN_BASELINE_BATCH = 2 } dp_train_baseline;
 
 typedef struct dp_train_stage {
     long episodes;         /* authors: 2000 / 2000 / 4000 */
     int batch;             /* episodes per update (authors: 1) */
-    int exploration;       /* dp_explore (authors: DP_EXPLORE_EPSILON_GREEDY) */
-    int baseline;          /* dp_baseline (authors: DP_BASELINE_RUNNING); policy-gradient stages */
+    int exploration;       /* dp_train_exploration (authors: DP_TRAIN_EXPLORE_EPSILON_GREEDY) */
+    int baseline;          /* dp_train_baseline (authors: DP_TRAIN_BASELINE_RUNNING); policy-gradient stages */
     double lr, lr_final;   /* 1e-3 / 1e-4 / 1e-4, decaying linearly to lr_final (0) */
     double epsilon, epsilon_final; /* 1.0 / 0.2 / 0.2 -> 0 */
     double entropy_weight; /* 0.001 / 0 / 0 */
@@ -103,7 +103,7 @@ typedef struct dp_train_config {
     dp_doppler_arch arch;  /* DOPPLER's networks ("network") */
     dp_placeto_arch placeto; /* Placeto's network ("placeto": hidden, mlp_hidden, slope) */
     dp_gdp_arch gdp;       /* GDP's network ("gdp": hidden, layers, heads, mlp_hidden, slope) */
-    dp_train_stage stage[DP_N_STAGES];
+    dp_train_stage stage[DP_TRAIN_N_STAGES];
     double gamma;          /* 0.99 */
     double adam_beta1, adam_beta2, adam_eps, weight_decay; /* 0.9, 0.999, 1e-8, 0 (torch) */
     double grad_clip;      /* max global gradient norm per network, 0: none */
@@ -171,71 +171,71 @@ typedef struct dp_train_io {
                                     checkpoint); may be NULL */
 } dp_train_io;
 
-typedef struct dp_trainer dp_trainer;
+typedef struct dp_train dp_train;
 
 /* A trainer for graph g under costs c (both outlive it; c gives the heuristic features and the
  * teacher) whose episodes are scored by oracle (required; copied, its ctx must outlive the
  * trainer): dp_engine_oracle of the machine's engine for Stages I and II, so that training
  * optimises the model every command reports. Parameters are initialised from cfg->seed. NULL
  * with err on failure (DP_EINVAL without an oracle). */
-dp_trainer *dp_trainer_alloc(const dp_graph *g, const dp_costs *c, const dp_train_config *cfg, const dp_oracle *oracle,
+dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                              dp_error *err);
-void dp_trainer_free(dp_trainer *tr);
+void dp_train_free(dp_train *tr);
 
 /* Training on a distribution of graphs: bind another graph g under costs c, scored by oracle
  * (all outlive the trainer; the oracle is copied), to the same parameters, before the first
- * dp_trainer_run. validation 0: a training graph (each batch of episodes samples one training
+ * dp_train_run. validation 0: a training graph (each batch of episodes samples one training
  * graph uniformly from the trainer's generator, and its rollouts, baselines and backward are
  * all on that graph); 1: a validation graph, used by model selection only. With more than one
  * graph bound the trainer measures every makespan in units of its graph's reference, the
  * critical-path heuristic's makespan under the configured state (one simulation per graph, made
  * here): rewards, baselines, progress and trajectory rows are those ratios, and the
- * model-selection score (dp_trainer_use_best, the pipeline's final and selected values) is the
+ * model-selection score (dp_train_use_best, the pipeline's final and selected values) is the
  * mean ratio of the greedy placements over the validation graphs (the training graphs when
- * there are none). dp_trainer_place and dp_trainer_policy_probs place the first graph (the one
- * of dp_trainer_alloc). DOPPLER only (Placeto's and GDP's parameters are sized by the device
+ * there are none). dp_train_place and dp_train_policy_probs place the first graph (the one
+ * of dp_train_alloc). DOPPLER only (Placeto's and GDP's parameters are sized by the device
  * count); stage real trains on one graph. DP_OK, DP_EINVAL (after training started, another
  * method, a reference makespan that is not positive), DP_ENOMEM. */
-int dp_trainer_add_graph(dp_trainer *tr, const dp_graph *g, const dp_costs *c, const dp_oracle *oracle, int validation,
+int dp_train_add_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
                          dp_error *err);
 /* Graphs bound: returns the total, with the training and validation counts (either may be NULL). */
-int dp_trainer_n_graphs(const dp_trainer *tr, int *n_train, int *n_validation);
+int dp_train_n_graphs(const dp_train *tr, int *n_train, int *n_validation);
 /* Replace the cost oracle (Stage III's real execution); copied, its ctx must outlive the trainer. */
-void dp_trainer_set_oracle(dp_trainer *tr, const dp_oracle *o);
+void dp_train_set_oracle(dp_train *tr, const dp_oracle *o);
 /* The DOPPLER networks of a DOPPLER trainer (NULL for the other methods), and the parameter
  * blocks of any (sel may be empty): inspection, benchmarks and tests. */
-dp_doppler *dp_trainer_networks(dp_trainer *tr);
-dp_nn_params *dp_trainer_sel_params(dp_trainer *tr);
-dp_nn_params *dp_trainer_plc_params(dp_trainer *tr);
+dp_doppler *dp_train_networks(dp_train *tr);
+dp_nn_params *dp_train_sel_params(dp_train *tr);
+dp_nn_params *dp_train_plc_params(dp_train *tr);
 
 /* Start from a checkpoint's parameters (--init; its best-greedy parameters when it holds them,
- * see dp_trainer_use_best): Adam state, counters and RNG start afresh. The checkpoint may have
+ * see dp_train_use_best): Adam state, counters and RNG start afresh. The checkpoint may have
  * been trained on any graphs and device counts (DOPPLER; Placeto's and GDP's need the same
  * device count); one of another method, architecture (network sizes, slope, path embeddings),
  * device feature set ("network.features"), state or format version is refused (DP_EINVAL,
  * "PATH: incompatible checkpoint: feature set (network.features) \"doppler\" in the checkpoint,
  * \"engine\" here ..."). */
-int dp_trainer_init_from(dp_trainer *tr, const char *checkpoint, dp_error *err);
+int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err);
 /* Continue a run from its checkpoint (--resume; the same graphs, in the same order, as the
  * checkpoint's trained_on says): parameters, Adam state, RNG state, counters;
  * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage
- * the run was in (dp_trainer_stage). */
-int dp_trainer_resume(dp_trainer *tr, const char *checkpoint, const char *trajectory, dp_error *err);
-int dp_trainer_stage(const dp_trainer *tr);
-long dp_trainer_episode(const dp_trainer *tr);
+ * the run was in (dp_train_current_stage). */
+int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err);
+int dp_train_current_stage(const dp_train *tr);
+long dp_train_episode(const dp_train *tr);
 
 /* Run (or continue) stage `stage` until its episodes are done (episodes > 0 overrides the
  * config's count). Starting a stage other than the one in progress resets the episode counter,
  * the running average and the Adam state (as the authors' separate runs do). Writes the
  * trajectory rows and checkpoints given in io. */
-int dp_trainer_run(dp_trainer *tr, int stage, long episodes, const dp_train_io *io, dp_error *err);
+int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err);
 
 /* One episode with the current parameters and no learning: greedy (samples 0: argmax choices)
  * or sampled from the policies (samples > 0: the best of that many, drawn from a generator
  * seeded with seed). Fills assignment (n_ops) and *makespan (raw unit); agree (2 values, may
  * be NULL) gets the fraction of SEL and PLC steps of the (first) rollout that match the
  * critical-path heuristic's choices. */
-int dp_trainer_place(dp_trainer *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
+int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err);
 
 /* How the choices of a rollout compare with the critical-path heuristic's (SEL: the ready op of
@@ -249,29 +249,29 @@ typedef struct dp_train_agreement {
     int tied[2];     /* steps where the heuristic's best choices tie */
     int in_tie[2];   /* tied steps where the policy's choice is one of the tied */
 } dp_train_agreement;
-/* The agreement of the trainer's latest rollout (after dp_trainer_place with samples 0: its
+/* The agreement of the trainer's latest rollout (after dp_train_place with samples 0: its
  * greedy placement). */
-void dp_trainer_agreement(const dp_trainer *tr, dp_train_agreement *a);
+void dp_train_agreement_get(const dp_train *tr, dp_train_agreement *a);
 
 /* Model selection: at the start of a stage and at every checkpoint boundary (every
  * checkpoint_every episodes and at the end of a stage) the trainer places the graph greedily and keeps the parameters whose greedy
  * makespan is the best so far (saved in the checkpoint as /sel/best, /plc/best). This switches
  * the live parameters to those (returns 1), or returns 0 when there are none. The training
  * itself always continues from the latest parameters. */
-int dp_trainer_use_best(dp_trainer *tr);
+int dp_train_use_best(dp_train *tr);
 
 /* The PLC policy's device probabilities of every op (probs: n_ops x n_devices) along the greedy
  * rollout of the current parameters (one simulation): move proposals for annealing from the
- * policy's placement (dp_anneal_config.proposal). */
-int dp_trainer_policy_probs(dp_trainer *tr, float *probs, dp_error *err);
+ * policy's placement (dp_search_anneal_config.proposal). */
+int dp_train_policy_probs(dp_train *tr, float *probs, dp_error *err);
 
 /* Oracle calls so far (every rollout of training, model-selection evaluations and placements). */
-long dp_trainer_simulations(const dp_trainer *tr);
+long dp_train_simulations(const dp_train *tr);
 
 /* ---- the pipeline: stages in order, with model selection between them ---- */
 
-typedef struct dp_pipeline_stage {
-    int stage;               /* dp_stage */
+typedef struct dp_train_pipeline_stage {
+    int stage;               /* dp_train_stage_kind */
     int done;                /* 1 when the stage ran here (0: before a resumed checkpoint, or stopped) */
     long episodes;           /* episodes of the stage */
     double final_greedy;     /* makespan (raw unit) of the placement with the stage's final parameters */
@@ -287,28 +287,28 @@ typedef struct dp_pipeline_stage {
     long sims;               /* oracle calls the stage spent: training rollouts, evaluations and
                               * the placements above */
     double seconds;
-} dp_pipeline_stage;
+} dp_train_pipeline_stage;
 
-typedef struct dp_pipeline_result {
+typedef struct dp_train_pipeline_result {
     int n_stages;
     int stopped;             /* 1 when io->stop ended it early (checkpoint written) */
-    dp_pipeline_stage stage[DP_N_STAGES];
-} dp_pipeline_result;
+    dp_train_pipeline_stage stage[DP_TRAIN_N_STAGES];
+} dp_train_pipeline_result;
 
 /* Run stages[0 .. n_stages-1] in order (episodes[k] > 0 overrides stage k's count; episodes may
  * be NULL), the one sequence `doppler train --pipeline`, `--stage S` (n_stages 1) and sweeps
  * use. After each stage: its placement with the final parameters, then, with model_selection,
- * the switch to its model-selected parameters (dp_trainer_use_best) and their placement; the
+ * the switch to its model-selected parameters (dp_train_use_best) and their placement; the
  * next stage starts from those, as `--init CHECKPOINT` of the previous stage's checkpoint would.
  * Placements are greedy (samples 0) or the best of `samples` sampled with `seed`. A trainer
- * resumed into stage stages[k] (dp_trainer_resume) continues there: earlier stages are reported
+ * resumed into stage stages[k] (dp_train_resume) continues there: earlier stages are reported
  * with done = 0. assignment (n_ops, may be NULL) gets the last placement. n_stages <= 3. */
-int dp_trainer_pipeline(dp_trainer *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
-                        int samples, uint64_t seed, const dp_train_io *io, dp_pipeline_result *out, int *assignment,
+int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
+                        int samples, uint64_t seed, const dp_train_io *io, dp_train_pipeline_result *out, int *assignment,
                         dp_error *err);
 
 /* One exploratory choice among n options with probabilities p (softmax of the logits z): by
- * `exploration` (dp_explore) with epsilon eps, drawing from r. Returns the index. */
+ * `exploration` (dp_train_exploration) with epsilon eps, drawing from r. Returns the index. */
 int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r);
 /* The probability that dp_train_explore returns a (the behaviour policy). */
 double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int exploration, double eps);
@@ -322,9 +322,9 @@ void dp_train_pg_dlogits(float *dz, const float *p, int n, int a, double adv, in
  * parameter update (forward once per batch, the rollouts with their episode backward, one
  * backward and one Adam step per batch: batch 1 is the authors' one update per episode), over
  * `reps` episodes each; wall_s wall-clock, cpu_s this process's CPU time. */
-int dp_trainer_bench_batch(dp_trainer *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
+int dp_train_bench_batch(dp_train *tr, int reps, int batch, double wall_s[2], double cpu_s[2], dp_error *err);
 /* The same at batch 1, wall-clock seconds only (infer_s, train_s). */
-int dp_trainer_bench(dp_trainer *tr, int reps, double *infer_s, double *train_s, dp_error *err);
+int dp_train_bench(dp_train *tr, int reps, double *infer_s, double *train_s, dp_error *err);
 
 #ifdef __cplusplus
 }

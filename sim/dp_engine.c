@@ -9,7 +9,7 @@
 
 struct dp_engine {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     dp_sim *fast;      /* the exact DOPPLER-compatible engine, or */
     dp_hisim *general; /* the general engine */
     int priority_queue;
@@ -17,7 +17,7 @@ struct dp_engine {
     long sims, prefix_sims;
 };
 
-dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machine *m, dp_error *err)
+dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
 {
     if (!g || !c) {
         dp_error_set(err, DP_EINVAL, "engine: a graph and its cost tables are needed");
@@ -40,7 +40,7 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machin
     e->c = c;
     if (m && dp_machine_general(m)) {
         e->general = dp_hisim_alloc(g, c, m->topo, &m->sim, err);
-        e->priority_queue = m->sim.queue == DP_QUEUE_PRIORITY;
+        e->priority_queue = m->sim.queue == DP_HISIM_QUEUE_PRIORITY;
     } else {
         e->fast = dp_sim_alloc(g, c, err);
     }
@@ -49,13 +49,13 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machin
         return NULL;
     }
     if (e->priority_queue) {
-        e->blevel = dp_malloc_n((size_t)g->n_ops, sizeof(double));
+        e->blevel = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(double));
         if (!e->blevel) {
             dp_engine_free(e);
             dp_error_set(err, DP_ENOMEM, "out of memory");
             return NULL;
         }
-        dp_costs_levels(g, c, e->blevel, NULL);
+        dp_cost_levels(g, c, e->blevel, NULL);
     }
     return e;
 }
@@ -69,7 +69,7 @@ void dp_engine_free(dp_engine *e)
     free(e);
 }
 
-static int engine_run(dp_engine *e, const int *assignment, const double *priority, int prefix, dp_schedule *out,
+static int engine_run(dp_engine *e, const int *assignment, const double *priority, int prefix, dp_engine_schedule *out,
                       dp_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -78,7 +78,7 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
         dp_sim_result r;
         rc = prefix ? dp_sim_run_prefix(e->fast, assignment, &r, err) : dp_sim_run(e->fast, assignment, &r, err);
         if (rc != DP_OK) return rc;
-        *out = (dp_schedule){
+        *out = (dp_engine_schedule){
             .makespan = r.makespan, .cost = r.makespan, .n_devices = r.n_devices, .busy = r.busy,
             .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .n_transfers = r.n_transfers,
             .transfer_volume = r.transfer_volume, .n_events = r.n_events,
@@ -89,7 +89,7 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
         rc = prefix ? dp_hisim_run_prefix(e->general, assignment, priority, &r, err)
                     : dp_hisim_run(e->general, assignment, priority, &r, err);
         if (rc != DP_OK) return rc;
-        *out = (dp_schedule){
+        *out = (dp_engine_schedule){
             .makespan = r.makespan, .cost = r.penalised_makespan, .n_devices = r.n_devices, .busy = r.busy,
             .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .xfer_start = r.xfer_start,
             .xfer_end = r.xfer_end, .mem_peak = r.mem_peak, .mem_excess = r.mem_excess, .n_transfers = r.n_transfers,
@@ -101,12 +101,12 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
     return DP_OK;
 }
 
-int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err)
 {
     return engine_run(e, assignment, priority, 0, out, err);
 }
 
-int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err)
+int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err)
 {
     return engine_run(e, assignment, priority, 1, out, err);
 }
@@ -116,7 +116,7 @@ int dp_engine_run_batch(dp_engine *e, long n_batch, const int *assignments, cons
 {
     const size_t n = (size_t)e->g->n_ops, D = (size_t)e->c->n_devices;
     for (long b = 0; b < n_batch; b++) {
-        dp_schedule s;
+        dp_engine_schedule s;
         int rc = dp_engine_run(e, assignments + (size_t)b * n, priority, &s, err);
         if (rc != DP_OK) {
             dp_error_prefix(err, "assignment %ld", b);
@@ -129,7 +129,7 @@ int dp_engine_run_batch(dp_engine *e, long n_batch, const int *assignments, cons
     return DP_OK;
 }
 
-void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_schedule *s, double *start,
+void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_engine_schedule *s, double *start,
                          double *end)
 {
     const dp_graph *g = e->g;
@@ -140,7 +140,7 @@ void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_sch
             end[k] = a != b ? s->xfer_end[k] : -1;
         } else if (a != b) {
             start[k] = s->op_end[g->edge_src[k]];
-            end[k] = start[k] + dp_costs_comm(e->c, k, a, b);
+            end[k] = start[k] + dp_cost_comm(e->c, k, a, b);
         } else {
             start[k] = end[k] = -1;
         }
@@ -149,7 +149,7 @@ void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_sch
 
 static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
 {
-    dp_schedule s;
+    dp_engine_schedule s;
     int rc = dp_engine_run((dp_engine *)ctx, assignment, NULL, &s, err);
     if (rc == DP_OK) *cost = s.cost;
     return rc;
@@ -185,7 +185,7 @@ const dp_graph *dp_engine_graph(const dp_engine *e)
     return e->g;
 }
 
-const dp_costs *dp_engine_costs(const dp_engine *e)
+const dp_cost *dp_engine_costs(const dp_engine *e)
 {
     return e->c;
 }

@@ -31,7 +31,7 @@ typedef struct dp_engine dp_engine;
 
 /* A simulated schedule. Arrays are owned by the engine and valid until its next run. Times are
  * in the graph's raw time unit (printed value = time / g->time_scale). */
-typedef struct dp_schedule {
+typedef struct dp_engine_schedule {
     double makespan;            /* last op end */
     double cost;                /* what the oracle returns: the penalised makespan under the
                                  * memory penalty policy (dp_hisim.h), else the makespan */
@@ -42,7 +42,7 @@ typedef struct dp_schedule {
     const double *op_ready;     /* (n_ops) when the op joined its device's queue (all inputs
                                  * arrived; its level released in bulk-synchronous mode) */
     const double *xfer_start;   /* (n_edges) transfer start, or NULL on the fast path (a transfer
-                                 * then starts at its producer's end and lasts dp_costs_comm) */
+                                 * then starts at its producer's end and lasts dp_cost_comm) */
     const double *xfer_end;     /* (n_edges) arrival; NULL on the fast path */
     const double *mem_peak;     /* (n_devices) peak memory in bytes; NULL on the fast path */
     double mem_excess;          /* max over devices of (peak - capacity) / capacity; 0 within
@@ -50,21 +50,21 @@ typedef struct dp_schedule {
     long n_transfers;           /* cross-device edges moved */
     double transfer_volume;     /* their edge_data summed (bytes, or time units for time graphs) */
     long n_events;              /* events processed */
-} dp_schedule;
+} dp_engine_schedule;
 
 /* An engine for graph g under cost tables c (dp_machine_costs(m, g)) on machine m. g and c must
  * outlive the engine; m is read at this call only (its loaded topology and calibration must
  * outlive the engine). m NULL: the default machine (dp_machine_init: the DOPPLER-compatible
  * fast path on c's devices). Errors (DP_EINVAL): c does not match g or the machine, options the
  * general engine refuses (dp_hisim_alloc); DP_ENOMEM. */
-dp_engine *dp_engine_alloc(const dp_graph *g, const dp_costs *c, const dp_machine *m, dp_error *err);
+dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err);
 void dp_engine_free(dp_engine *e);
 
 /* Simulate an assignment (n_ops device ids in 0..n_devices-1). priority (n_ops, higher runs
- * first) orders a priority queue; NULL: the b-levels (dp_costs_levels), as every command does;
+ * first) orders a priority queue; NULL: the b-levels (dp_cost_levels), as every command does;
  * FIFO queues ignore it. Errors: DP_EINVAL (a device out of range, naming the op), DP_ERANGE (a
  * memory capacity exceeded under the error policy), DP_ENOMEM. */
-int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
+int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err);
 
 /* Simulate a placed prefix (dp_sim_run_prefix, dp_hisim_run_prefix): ops with device -1 are
  * absent, the placed ones (closed under predecessors) run as they would in a graph made of them
@@ -72,12 +72,12 @@ int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, d
  * state (dp_env.h) re-simulates. Not counted in dp_engine_simulations (a prefix run is part of
  * building one placement, not a placement scored); dp_engine_prefix_simulations counts them.
  * Errors as dp_engine_run's, and DP_EINVAL for a placed op with an absent predecessor. */
-int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_schedule *out, dp_error *err);
+int dp_engine_run_prefix(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err);
 
 /* Simulate a batch of n_batch assignments, assignments (n_batch, n_ops) row-major (row b is
  * assignments[b * n_ops .. (b + 1) * n_ops)), all with one priority array (as dp_engine_run;
  * NULL: the b-levels). Writes makespan (n_batch) and, where not NULL, cost (n_batch: each
- * schedule's dp_schedule.cost) and busy (n_batch, n_devices: compute time per device). The same
+ * schedule's dp_engine_schedule.cost) and busy (n_batch, n_devices: compute time per device). The same
  * numbers as n_batch calls of dp_engine_run, for callers that pay per call (the Python
  * interface: one call per batch instead of one per assignment). Stops at the first row that
  * fails, with dp_engine_run's error prefixed by "assignment B" (B its row, from 0); the rows
@@ -90,11 +90,11 @@ int dp_engine_run_batch(dp_engine *e, long n_batch, const int *assignments, cons
  * others (both ends on one device; on the general engine also the repeated copies of an edge,
  * whose data moved with the first). On the general engine these are s->xfer_start and
  * s->xfer_end; on the fast path, whose transfers are unlimited and parallel, a transfer starts at
- * its producer's end and lasts dp_costs_comm. Raw time units, as the schedule. */
-void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_schedule *s, double *start,
+ * its producer's end and lasts dp_cost_comm. Raw time units, as the schedule. */
+void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_engine_schedule *s, double *start,
                          double *end);
 
-/* The engine as a cost oracle (dp_oracle.h): cost = dp_schedule.cost of the assignment with the
+/* The engine as a cost oracle (dp_oracle.h): cost = dp_engine_schedule.cost of the assignment with the
  * default priorities. The oracle points into e and is valid while e lives. */
 dp_oracle dp_engine_oracle(dp_engine *e);
 
@@ -112,7 +112,7 @@ long dp_engine_prefix_simulations(const dp_engine *e);
 dp_engine *dp_engine_of_oracle(const dp_oracle *o);
 
 const dp_graph *dp_engine_graph(const dp_engine *e);
-const dp_costs *dp_engine_costs(const dp_engine *e);
+const dp_cost *dp_engine_costs(const dp_engine *e);
 
 /* Write the last run (which must have been of `assignment`) as Chrome trace JSON (dp_sim.h and
  * dp_hisim.h describe the rows). With the general engine, rate and channel counters need

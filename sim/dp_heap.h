@@ -124,40 +124,40 @@
  * Events of one instant come out in the order they were scheduled, so the simulators are
  * deterministic, ties included. */
 
-typedef struct dp_ev {
+typedef struct dp_heap_ev {
     double t;      /* seconds (or the graph's time unit) at which the event happens */
-    uint64_t seq;  /* scheduling order: dp_evheap_push numbers the events 0, 1, ... per run */
+    uint64_t seq;  /* scheduling order: dp_heap_evq_push numbers the events 0, 1, ... per run */
     uint32_t ev;   /* the owner's encoding (kind and id) */
-} dp_ev;
+} dp_heap_ev;
 
-typedef struct dp_evheap {
-    dp_ev *a;      /* storage of cap events, given by the owner */
+typedef struct dp_heap_evq {
+    dp_heap_ev *a;      /* storage of cap events, given by the owner */
     int n, cap;
     uint64_t seq;  /* the next sequence number */
-} dp_evheap;
+} dp_heap_evq;
 
-#define DP_EV_BEFORE(ctx, x, y) ((x).t < (y).t || ((x).t == (y).t && (x).seq < (y).seq))
-DP_HEAP_DEFINE(dp_evheap_raw, dp_ev, const void *, DP_EV_BEFORE, DP_HEAP_NO_INDEX)
+#define DP_HEAP_EV_BEFORE(ctx, x, y) ((x).t < (y).t || ((x).t == (y).t && (x).seq < (y).seq))
+DP_HEAP_DEFINE(dp_heap_evq_raw, dp_heap_ev, const void *, DP_HEAP_EV_BEFORE, DP_HEAP_NO_INDEX)
 
 /* Empty the queue and restart the sequence numbers (once per run). */
-static inline void dp_evheap_clear(dp_evheap *h)
+static inline void dp_heap_evq_clear(dp_heap_evq *h)
 {
     h->n = 0;
     h->seq = 0;
 }
 
 /* Schedule event ev at time t; the caller guarantees n < cap (dp_heap_grow otherwise). */
-static inline void dp_evheap_push(dp_evheap *h, double t, uint32_t ev)
+static inline void dp_heap_evq_push(dp_heap_evq *h, double t, uint32_t ev)
 {
     assert(h->n < h->cap);
-    dp_ev x = {.t = t, .seq = h->seq++, .ev = ev};
-    dp_evheap_raw_push(NULL, h->a, &h->n, x);
+    dp_heap_ev x = {.t = t, .seq = h->seq++, .ev = ev};
+    dp_heap_evq_raw_push(NULL, h->a, &h->n, x);
 }
 
 /* The earliest event (smallest time, then sequence number), removed; n > 0. */
-static inline dp_ev dp_evheap_pop(dp_evheap *h)
+static inline dp_heap_ev dp_heap_evq_pop(dp_heap_evq *h)
 {
-    return dp_evheap_raw_pop(NULL, h->a, &h->n);
+    return dp_heap_evq_raw_pop(NULL, h->a, &h->n);
 }
 
 /* Storage for at least need elements of elem bytes, grown from a (cap elements; NULL and 0 at

@@ -37,7 +37,7 @@ typedef struct pq_item {
 
 /* the events: the heap of future ones, the FIFO of the present instant's */
 typedef struct events {
-    dp_evheap heap;      /* kind << EV_SHIFT | id, by (time, scheduling order) */
+    dp_heap_evq heap;      /* kind << EV_SHIFT | id, by (time, scheduling order) */
     uint32_t *fifo;      /* this instant's, in the order they happened */
     int fifo_head, fifo_tail, fifo_cap;
 } events;
@@ -95,12 +95,12 @@ typedef struct interference {
 
 struct dp_hisim {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     const dp_topology *t;
     dp_hisim_options o;
     int n, m, D;
     dp_alloc_table owned;      /* every array below */
-    dp_xfer *x;
+    dp_transfer *x;
     int contention;            /* transfer model with internal events */
     unsigned char *first_copy; /* (m) 1 unless the edge repeats an earlier (src, dst) pair */
     int *n_in;                 /* (n) distinct producers each op waits for */
@@ -127,30 +127,30 @@ struct dp_hisim {
 void dp_hisim_options_init(dp_hisim_options *o)
 {
     memset(o, 0, sizeof *o);
-    o->transfer_model = DP_XFER_FIXED;
+    o->transfer_model = DP_TRANSFER_FIXED;
     o->chunks = 1;
-    o->mode = DP_MODE_ASYNC;
+    o->mode = DP_HISIM_MODE_ASYNC;
     o->streams = 0;
-    o->queue = DP_QUEUE_FIFO;
+    o->queue = DP_HISIM_QUEUE_FIFO;
     o->memory_limit = 0;
-    o->memory_policy = DP_MEMORY_ERROR;
+    o->memory_policy = DP_HISIM_MEMORY_ERROR;
     o->memory_penalty = 1.0;
     o->copy_engines = 1;
 }
 
 int dp_hisim_options_default(const dp_hisim_options *o)
 {
-    return o->transfer_model == DP_XFER_FIXED && o->mode == DP_MODE_ASYNC && o->streams <= 1 &&
-           o->queue == DP_QUEUE_FIFO && o->memory_limit == 0;
+    return o->transfer_model == DP_TRANSFER_FIXED && o->mode == DP_HISIM_MODE_ASYNC && o->streams <= 1 &&
+           o->queue == DP_HISIM_QUEUE_FIFO && o->memory_limit == 0;
 }
 
 #define ALLOC(s, field, n, sz) DP_ALLOC(&(s)->owned, field, (n), (sz))
-#define CALLOC(s, field, n, sz) DP_CALLOC(&(s)->owned, field, (n), (sz))
+#define CALLOC(s, field, n, sz) DP_ALLOC_ZERO(&(s)->owned, field, (n), (sz))
 
 void dp_hisim_free(dp_hisim *s)
 {
     if (!s) return;
-    dp_xfer_free(s->x);
+    dp_transfer_free(s->x);
     dp_alloc_table_free(&s->owned);
     free(s);
 }
@@ -161,12 +161,12 @@ static void events_alloc(dp_hisim *s)
     s->ev.fifo_cap = 2 * s->m + 5 * s->n + 1;
     ALLOC(s, s->ev.fifo, (size_t)s->ev.fifo_cap, sizeof(uint32_t));
     s->ev.heap.cap = s->m + s->n + 1;
-    ALLOC(s, s->ev.heap.a, (size_t)s->ev.heap.cap, sizeof(dp_ev));
+    ALLOC(s, s->ev.heap.a, (size_t)s->ev.heap.cap, sizeof(dp_heap_ev));
 }
 
 static void events_reset(dp_hisim *s)
 {
-    dp_evheap_clear(&s->ev.heap);
+    dp_heap_evq_clear(&s->ev.heap);
     s->ev.fifo_head = s->ev.fifo_tail = 0;
 }
 
@@ -187,7 +187,7 @@ static void queues_alloc(dp_hisim *s)
     ALLOC(s, s->q.qtail, D, sizeof(int));
     ALLOC(s, s->q.qnext, n, sizeof(int));
     ALLOC(s, s->q.op_stream, n, sizeof(int));
-    if (s->o.queue == DP_QUEUE_PRIORITY) {
+    if (s->o.queue == DP_HISIM_QUEUE_PRIORITY) {
         ALLOC(s, s->q.pq, n, sizeof(pq_item));
         ALLOC(s, s->q.pq_off, D + 1, sizeof(int));
         ALLOC(s, s->q.pq_n, D, sizeof(int));
@@ -305,7 +305,7 @@ static void barriers_reset(dp_hisim *s)
     const dp_graph *g = s->g;
     barriers *b = &s->bar;
     b->cur_level = 0;
-    if (s->o.mode != DP_MODE_BSP) return;
+    if (s->o.mode != DP_HISIM_MODE_BSP) return;
     for (int l = 0; l < b->n_levels; l++) b->level_left[l] = 0;
     for (int v = 0; v < s->n; v++)
         if (s->dev[v] >= 0) b->level_left[b->level[v]]++;
@@ -391,7 +391,7 @@ static void inputs_alloc(dp_hisim *s)
     for (int v = 0; v < s->n; v++) s->n_in[v] = g->n_unique_pred[v];
 }
 
-static int check_options(const dp_graph *g, const dp_costs *c, const dp_topology *t, const dp_hisim_options *o,
+static int check_options(const dp_graph *g, const dp_cost *c, const dp_topology *t, const dp_hisim_options *o,
                          dp_error *err)
 {
     if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
@@ -411,7 +411,7 @@ static int check_options(const dp_graph *g, const dp_costs *c, const dp_topology
     return DP_OK;
 }
 
-dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology *t,
+dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology *t,
                          const dp_hisim_options *o, dp_error *err)
 {
     if (check_options(g, c, t, o, err) != DP_OK) return NULL;
@@ -424,9 +424,9 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology
     s->n = g->n_ops;
     s->m = g->n_edges;
     s->D = c->n_devices;
-    s->x = dp_xfer_alloc(o->transfer_model, c, t, o->calibration, o->chunks, err);
+    s->x = dp_transfer_alloc(o->transfer_model, c, t, o->calibration, o->chunks, err);
     if (!s->x) { dp_hisim_free(s); return NULL; }
-    s->contention = o->transfer_model != DP_XFER_FIXED;
+    s->contention = o->transfer_model != DP_TRANSFER_FIXED;
     inputs_alloc(s);
     events_alloc(s);
     queues_alloc(s);
@@ -452,7 +452,7 @@ const int *dp_hisim_levels(const dp_hisim *s, int *n_levels)
 
 size_t dp_hisim_workspace_bytes(const dp_hisim *s)
 {
-    return sizeof *s + s->owned.bytes + dp_xfer_workspace_bytes(s->x);
+    return sizeof *s + s->owned.bytes + dp_transfer_workspace_bytes(s->x);
 }
 
 /* ---------------- queues ---------------- */
@@ -470,7 +470,7 @@ static inline void schedule(dp_hisim *s, double delay, uint32_t kind, uint32_t i
     /* with interference the heap also holds the stale events of moved ends: it may have to grow
      * (m + n + 1 slots hold every live event, not those) */
     if (delay > 0 && s->itf.on) schedule_at(s, s->now + delay, kind, id);
-    else if (delay > 0) dp_evheap_push(&s->ev.heap, s->now + delay, kind << EV_SHIFT | id);
+    else if (delay > 0) dp_heap_evq_push(&s->ev.heap, s->now + delay, kind << EV_SHIFT | id);
     else fifo_push(s, kind, id);
 }
 
@@ -561,7 +561,7 @@ static inline void mem_alloc(dp_hisim *s, int d, double bytes, const char *what,
     s->mem.cur[d] += bytes;
     if (s->mem.cur[d] > s->mem.peak[d]) {
         s->mem.peak[d] = s->mem.cur[d];
-        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_MEMORY_ERROR) {
+        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_HISIM_MEMORY_ERROR) {
             char b[300];
             fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g bytes in use at t=%.6g when %s \"%s\" "
                  "needed %.6g bytes; capacity %.6g bytes (--memory-limit)", dev_name(s, d, b, sizeof b),
@@ -596,12 +596,12 @@ static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
 {
     if (s->ev.heap.n == s->ev.heap.cap) {
         const int cap = s->ev.heap.cap;
-        dp_ev *a = dp_heap_grow(s->ev.heap.a, &s->ev.heap.cap, cap + 1, sizeof *a);
+        dp_heap_ev *a = dp_heap_grow(s->ev.heap.a, &s->ev.heap.cap, cap + 1, sizeof *a);
         if (!a) { fail(s, DP_ENOMEM, "out of memory in the simulator's event heap"); return; }
         dp_alloc_table_grew(&s->owned, (size_t)(s->ev.heap.cap - cap) * sizeof *a);
         s->ev.heap.a = a;
     }
-    dp_evheap_push(&s->ev.heap, t, kind << EV_SHIFT | id);
+    dp_heap_evq_push(&s->ev.heap, t, kind << EV_SHIFT | id);
 }
 
 static inline double itf_rate(const dp_hisim *s, int d)
@@ -675,7 +675,7 @@ static void transfer_start(dp_hisim *s, int e, int a, int b)
     if (s->ce.limited) { s->ce.out_free[a]--; s->ce.in_free[b]--; }
     mem_alloc(s, b, s->c->edge_data[e], "transfer to", e);
     if (s->t) {
-        const dp_topo_route *r = dp_topology_route(s->t, a, b);
+        const dp_topology_route_info *r = dp_topology_route(s->t, a, b);
         for (int sg = r->seg_begin; sg < r->seg_end; sg++)
             for (int h = s->t->seg[sg].hop_begin; h < s->t->seg[sg].hop_end; h++)
                 s->chan_bytes[s->t->hop_chan[h]] += s->c->edge_data[e];
@@ -685,7 +685,7 @@ static void transfer_start(dp_hisim *s, int e, int a, int b)
         itf_rerate(s, b);
     }
     double delay;
-    if (dp_xfer_start(s->x, e, a, b, s->now, &delay)) schedule(s, delay, EV_XFER_DONE, (uint32_t)e);
+    if (dp_transfer_start(s->x, e, a, b, s->now, &delay)) schedule(s, delay, EV_XFER_DONE, (uint32_t)e);
 }
 
 static inline int ce_ok(const dp_hisim *s, int a, int b)
@@ -765,7 +765,7 @@ static void transfer_finish(dp_hisim *s, int e)
             ce_mark(s, a);
             ce_mark(s, b);
         }
-        if (s->o.mode == DP_MODE_BSP) level_done(s, s->bar.level[u]);
+        if (s->o.mode == DP_HISIM_MODE_BSP) level_done(s, s->bar.level[u]);
     }
     fifo_push(s, EV_EDGE_ARRIVED, (uint32_t)e);
 }
@@ -791,7 +791,7 @@ static inline void op_finish(dp_hisim *s, int u)
         if (dv != du) transfer_request(s, e, du, dv);
         else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
     }
-    if (s->o.mode == DP_MODE_BSP) level_done(s, s->bar.level[u]);
+    if (s->o.mode == DP_HISIM_MODE_BSP) level_done(s, s->bar.level[u]);
 }
 
 static inline void edge_arrived(dp_hisim *s, int e)
@@ -799,7 +799,7 @@ static inline void edge_arrived(dp_hisim *s, int e)
     int v = s->g->edge_dst[e];
     /* only first copies are sent (op_finish), one arrival per distinct producer */
     assert(s->arrived[v] < s->n_in[v]);
-    if (++s->arrived[v] == s->n_in[v] && s->o.mode == DP_MODE_ASYNC) fifo_push(s, EV_READY, (uint32_t)v);
+    if (++s->arrived[v] == s->n_in[v] && s->o.mode == DP_HISIM_MODE_ASYNC) fifo_push(s, EV_READY, (uint32_t)v);
 }
 
 static inline void op_ready(dp_hisim *s, int v)
@@ -821,7 +821,7 @@ static inline void op_ready(dp_hisim *s, int v)
 static inline void op_start(dp_hisim *s, int v)
 {
     int d = s->dev[v];
-    double t = dp_costs_op(s->c, v, d);
+    double t = dp_cost_op(s->c, v, d);
     s->start[v] = s->now;
     s->busy[d] += t;
     mem_alloc(s, d, s->g->out_size[v], "op", v);
@@ -871,7 +871,7 @@ static void run_events(dp_hisim *s)
         while (s->ev.fifo_head < s->ev.fifo_tail && !s->failed) dispatch(s, s->ev.fifo[s->ev.fifo_head++]);
         s->ev.fifo_head = s->ev.fifo_tail = 0;
         if (s->failed) return;
-        double tm = s->contention ? dp_xfer_next_time(s->x) : INFINITY;
+        double tm = s->contention ? dp_transfer_next_time(s->x) : INFINITY;
         double th = s->ev.heap.n > 0 ? s->ev.heap.a[0].t : INFINITY;
         double next = th < tm ? th : tm;
         /* the instant is over (nothing else happens now): priority queues grant; the grants'
@@ -881,11 +881,11 @@ static void run_events(dp_hisim *s)
         if (next == INFINITY) return;
         s->now = next;
         /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
-        while (s->ev.heap.n > 0 && s->ev.heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->ev.heap).ev);
+        while (s->ev.heap.n > 0 && s->ev.heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->ev.heap).ev);
         if (tm <= s->now) {
             const int *done;
-            int k = dp_xfer_advance(s->x, s->now, &done);
-            if (dp_xfer_failed(s->x)) fail(s, DP_ENOMEM, "out of memory in the transfer model");
+            int k = dp_transfer_advance(s->x, s->now, &done);
+            if (dp_transfer_failed(s->x)) fail(s, DP_ENOMEM, "out of memory in the transfer model");
             for (int i = 0; i < k; i++) transfer_finish(s, done[i]);
         }
     }
@@ -915,7 +915,7 @@ static void fill_result(dp_hisim *s, dp_hisim_result *res)
     res->mem_excess = s->mem.excess;
     res->penalised_makespan = s->makespan * (1 + s->o.memory_penalty * s->mem.excess);
     res->chan_bytes = s->chan_bytes;
-    res->n_events = s->n_events + dp_xfer_events(s->x);
+    res->n_events = s->n_events + dp_transfer_events(s->x);
 }
 
 /* the assignment's devices are in range (prefix: or -1, an absent op, whose successors must be
@@ -945,7 +945,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     const dp_graph *g = s->g;
     int rc = check_assignment(s, assignment, prefix, err);
     if (rc != DP_OK) return rc;
-    if (s->o.queue == DP_QUEUE_PRIORITY && !priority)
+    if (s->o.queue == DP_HISIM_QUEUE_PRIORITY && !priority)
         return dp_error_set(err, DP_EINVAL, "priority queues need a priority per op (the placement method gave none)");
     s->dev = assignment;
     s->prio = priority;
@@ -958,7 +958,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     memory_reset(s);
     barriers_reset(s);
     interference_reset(s);
-    dp_xfer_reset(s->x, s->o.trace);
+    dp_transfer_reset(s->x, s->o.trace);
     /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
@@ -987,7 +987,7 @@ int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priori
 
 static void route_text(const dp_topology *t, int a, int b, char *buf, size_t cap)
 {
-    const dp_topo_route *r = dp_topology_route(t, a, b);
+    const dp_topology_route_info *r = dp_topology_route(t, a, b);
     size_t len = 0;
     buf[0] = 0;
     len += (size_t)snprintf(buf + len, cap - len, "%s", t->node_name[a]);
@@ -1008,8 +1008,8 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
     json_t *meta = json_object();
     json_object_set_new(meta, "graph", json_string(g->name));
     json_object_set_new(meta, "time_unit", json_string(g->time_unit));
-    json_object_set_new(meta, "transfer_model", json_string(dp_xfer_kind_name(s->o.transfer_model)));
-    json_object_set_new(meta, "mode", json_string(s->o.mode == DP_MODE_BSP ? "bsp" : "async"));
+    json_object_set_new(meta, "transfer_model", json_string(dp_transfer_kind_name(s->o.transfer_model)));
+    json_object_set_new(meta, "mode", json_string(s->o.mode == DP_HISIM_MODE_BSP ? "bsp" : "async"));
     if (s->t) json_object_set_new(meta, "topology", json_string(s->t->name));
     json_object_set_new(meta, "note", json_string("trace times are microseconds of the printed unit; op args in the printed unit"));
     json_object_set_new(root, "otherData", meta);
@@ -1041,11 +1041,11 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
         int a = assignment[g->edge_src[e]], b = assignment[g->edge_dst[e]];
         if (s->t) route_text(s->t, a, b, nm, sizeof nm);
         else snprintf(nm, sizeof nm, "device %d -> device %d", a, b);
-        double flow0 = dp_xfer_flow_start(s->x, e);
+        double flow0 = dp_transfer_flow_start(s->x, e);
         double moving = s->x_end[e] - (flow0 >= 0 ? flow0 : s->x_start[e]);
         json_t *args = json_pack("{s:s,s:f,s:f,s:f}", "route", nm, "queued_for_copy_engines", (s->x_start[e] - s->x_req[e]) / sc,
                                  "bytes", s->c->edge_data[e], "duration", (s->x_end[e] - s->x_start[e]) / sc);
-        if (g->cost_kind == DP_COST_PHYSICAL && moving > 0)
+        if (g->cost_kind == DP_GRAPH_COST_PHYSICAL && moving > 0)
             json_object_set_new(args, "mean_rate_Bps", dp_json_number(s->c->edge_data[e] / moving));
         char label[64];
         snprintf(label, sizeof label, "%s->%s", s->t ? s->t->dev[a].name : "", s->t ? s->t->dev[b].name : "");
@@ -1055,7 +1055,7 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
                                              "id", e, "pid", 1, "tid", a, "ts", s->x_end[e] * us));
     }
     int nlog;
-    const dp_xfer_rate *rl = dp_xfer_rate_log(s->x, &nlog);
+    const dp_transfer_rate *rl = dp_transfer_rate_log(s->x, &nlog);
     for (int i = 0; i < nlog && s->t; i++) {
         const dp_topology *t = s->t;
         int k = rl[i].klass;
@@ -1063,7 +1063,7 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
         json_array_append_new(evs, json_pack("{s:s,s:s,s:i,s:f,s:{s:f,s:i}}", "name", nm, "ph", "C", "pid", 1, "ts", rl[i].t * us,
                                              "args", "Bps", rl[i].rate_Bps, "flows", rl[i].n_flows));
     }
-    const dp_xfer_busy *bl = dp_xfer_busy_log(s->x, &nlog);
+    const dp_transfer_busy *bl = dp_transfer_busy_log(s->x, &nlog);
     if (nlog > 0 && s->t) {
         for (int ch = 0; ch < s->t->n_channels; ch++) {
             /* a half-duplex link's one channel carries both directions */

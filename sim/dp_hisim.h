@@ -27,7 +27,7 @@
  *  - copy engines: a transfer from a to b needs one of a's outgoing and one of b's incoming copy
  *    engines (each device has copy_engines per direction in the topology; 0 = unlimited) for its
  *    whole duration; transfers waiting for engines start in the order they were requested;
- *  - memory (bytes of the graph; for DP_COST_TIME graphs the file's comm units): an op's output
+ *  - memory (bytes of the graph; for DP_GRAPH_COST_TIME graphs the file's comm units): an op's output
  *    (out_size) occupies its device from the op's start until every local consumer has finished
  *    and every outgoing transfer has ended (the output of a sink stays to the end); a transferred
  *    edge (edge_data) occupies the receiving device from the transfer's start until its consumer
@@ -64,21 +64,21 @@
 extern "C" {
 #endif
 
-typedef enum { DP_MODE_ASYNC = 0, DP_MODE_BSP } dp_exec_mode;
-typedef enum { DP_QUEUE_FIFO = 0, DP_QUEUE_PRIORITY } dp_queue_kind;
-typedef enum { DP_MEMORY_ERROR = 0, DP_MEMORY_PENALTY } dp_memory_policy;
+typedef enum { DP_HISIM_MODE_ASYNC = 0, DP_HISIM_MODE_BSP } dp_hisim_mode;
+typedef enum { DP_HISIM_QUEUE_FIFO = 0, DP_HISIM_QUEUE_PRIORITY } dp_hisim_queue_kind;
+typedef enum { DP_HISIM_MEMORY_ERROR = 0, DP_HISIM_MEMORY_PENALTY } dp_hisim_memory_policy;
 
 /* memory_limit value meaning "each device's memory_bytes from the topology" */
 #define DP_HISIM_MEMORY_TOPOLOGY (-1.0)
 
 typedef struct dp_hisim_options {
-    dp_xfer_kind transfer_model;   /* default DP_XFER_FIXED */
+    dp_transfer_kind transfer_model;   /* default DP_TRANSFER_FIXED */
     int chunks;                    /* FIFO model: chunks per transfer (default 1) */
-    dp_exec_mode mode;             /* default DP_MODE_ASYNC */
+    dp_hisim_mode mode;             /* default DP_HISIM_MODE_ASYNC */
     int streams;                   /* compute streams per device; 0 (default): the topology's, 1 without */
-    dp_queue_kind queue;           /* default DP_QUEUE_FIFO */
+    dp_hisim_queue_kind queue;           /* default DP_HISIM_QUEUE_FIFO */
     double memory_limit;           /* bytes per device; 0 (default) none; DP_HISIM_MEMORY_TOPOLOGY */
-    dp_memory_policy memory_policy;/* default DP_MEMORY_ERROR */
+    dp_hisim_memory_policy memory_policy;/* default DP_HISIM_MEMORY_ERROR */
     double memory_penalty;         /* penalty policy: penalised = makespan x (1 + penalty x excess); default 1 */
     int copy_engines;              /* 1 (default): the topology's limits; 0: unlimited */
     int trace;                     /* 1: keep channel/rate logs for dp_hisim_write_trace */
@@ -119,14 +119,14 @@ typedef struct dp_hisim dp_hisim;
  * transfer model, unlimited copy engines and the options' stream count are possible). All
  * must outlive it. Errors (DP_EINVAL): c does not match g, t's device count differs from c's, a
  * contention model without a topology, bad option values; DP_ENOMEM. */
-dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_costs *c, const dp_topology *t,
+dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology *t,
                          const dp_hisim_options *o, dp_error *err);
 void dp_hisim_free(dp_hisim *s);
 
 /* Simulate an assignment (n_ops device ids). priority (n_ops, higher first) is used with
- * DP_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_QUEUE_PRIORITY: DP_EINVAL).
+ * DP_HISIM_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_HISIM_QUEUE_PRIORITY: DP_EINVAL).
  * Returns DP_OK; DP_EINVAL for a device id out of range; DP_ERANGE for a memory capacity
- * exceeded under DP_MEMORY_ERROR (message names the device, op, time, need and capacity);
+ * exceeded under DP_HISIM_MEMORY_ERROR (message names the device, op, time, need and capacity);
  * DP_ENOMEM. res's arrays stay valid until the next run. */
 int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
                  dp_error *err);

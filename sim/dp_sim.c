@@ -23,14 +23,14 @@ enum ev_kind {
 
 struct dp_sim {
     const dp_graph *g;
-    const dp_costs *c;
+    const dp_cost *c;
     int n, m, D;
     dp_alloc_table owned;  /* every array below */
     /* per edge: 1 when it is the first copy of its (src, dst) pair */
     unsigned char *first_copy;
     /* run state */
     const int *dev;
-    dp_evheap heap;  /* events in the future; ev = kind << EV_SHIFT | id */
+    dp_heap_evq heap;  /* events in the future; ev = kind << EV_SHIFT | id */
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
     int *arrived;
@@ -42,7 +42,7 @@ struct dp_sim {
     double volume;
 };
 
-dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
+dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     if (c->n_ops != g->n_ops || c->n_edges != g->n_edges) {
         dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
@@ -65,7 +65,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err)
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
     s->heap.cap = s->m + s->n + 1;
     DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
-    DP_ALLOC(t, s->heap.a, (size_t)s->heap.cap, sizeof(dp_ev));
+    DP_ALLOC(t, s->heap.a, (size_t)s->heap.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->fifo, (size_t)s->fifo_cap, sizeof(uint32_t));
     DP_ALLOC(t, s->arrived, (size_t)s->n, sizeof(int));
     DP_ALLOC(t, s->qhead, (size_t)s->D, sizeof(int));
@@ -103,7 +103,7 @@ static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 /* schedule an event `delay` after now: the future goes to the heap, the present to the FIFO */
 static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
 {
-    if (delay > 0) dp_evheap_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
+    if (delay > 0) dp_heap_evq_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
     else fifo_push(s, kind, id);
 }
 
@@ -128,7 +128,7 @@ static inline void op_finish(dp_sim *s, int u)
         if (dv < 0) continue; /* an absent op of a prefix run */
         double delay = 0;
         if (dv != du) {
-            delay = dp_costs_comm(s->c, e, du, dv);
+            delay = dp_cost_comm(s->c, e, du, dv);
             s->n_transfers++;
             s->volume += s->c->edge_data[e];
         }
@@ -157,7 +157,7 @@ static inline void op_ready(dp_sim *s, int v)
 
 static inline void op_start(dp_sim *s, int v)
 {
-    double t = dp_costs_op(s->c, v, s->dev[v]);
+    double t = dp_cost_op(s->c, v, s->dev[v]);
     s->start[v] = s->now;
     s->busy[s->dev[v]] += t;
     schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
@@ -217,7 +217,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
             }
         }
     s->dev = assignment;
-    dp_evheap_clear(&s->heap);
+    dp_heap_evq_clear(&s->heap);
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->n_events = s->n_transfers = 0;
@@ -233,7 +233,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
         if (s->heap.n == 0) break;
         /* advance the clock; process every heap event of that instant before the FIFO */
         s->now = s->heap.a[0].t;
-        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_evheap_pop(&s->heap).ev);
+        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
     }
     res->makespan = s->makespan;
     res->n_devices = D;

@@ -3,7 +3,7 @@
  *
  * This is the DOPPLER-compatible engine: the fixed-delay transfer model, one compute slot per
  * device served first come first served, transfers that never wait for each other. With the
- * graph's own costs (dp_costs_graph) it reproduces the authors' SimPy simulator (Yao et al. 2026,
+ * graph's own costs (dp_cost_graph) it reproduces the authors' SimPy simulator (Yao et al. 2026,
  * env/cost.py) exactly, ties included: the events of
  * ../shared/data/doppler-graphs/reference-makespans/README.md are processed in order of
  * (time, priority, sequence number). The engine is exact and fast: events scheduled with zero
@@ -42,7 +42,7 @@ typedef struct dp_sim_result {
 
 /* Allocate a simulator workspace for graph g under costs c (both must outlive it).
  * Returns NULL with err filled when out of memory or when c does not match g. */
-dp_sim *dp_sim_alloc(const dp_graph *g, const dp_costs *c, dp_error *err);
+dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_sim_free(dp_sim *s);
 
 /* Simulate the assignment (n_ops device ids in 0..n_devices-1). res's arrays stay valid until

@@ -7,33 +7,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* indexed by dp_xfer_kind */
-static const dp_xfer_model *const models[] = {
-    [DP_XFER_FIXED] = &dp_xfer_model_fixed,
-    [DP_XFER_FIFO] = &dp_xfer_model_fifo,
-    [DP_XFER_MAXMIN] = &dp_xfer_model_maxmin,
+/* indexed by dp_transfer_kind */
+static const dp_transfer_model *const models[] = {
+    [DP_TRANSFER_FIXED] = &dp_transfer_model_fixed,
+    [DP_TRANSFER_FIFO] = &dp_transfer_model_fifo,
+    [DP_TRANSFER_MAXMIN] = &dp_transfer_model_maxmin,
 };
 #define N_MODELS ((int)(sizeof models / sizeof models[0]))
 
-const char *dp_xfer_kind_name(dp_xfer_kind k)
+const char *dp_transfer_kind_name(dp_transfer_kind k)
 {
     return (unsigned)k < (unsigned)N_MODELS ? models[k]->name : "?";
 }
 
-int dp_xfer_kind_parse(const char *s)
+int dp_transfer_kind_parse(const char *s)
 {
     for (int k = 0; k < N_MODELS; k++)
         if (strcmp(s, models[k]->name) == 0) return k;
     return -1;
 }
 
-dp_xfer_kind dp_xfer_get_kind(const dp_xfer *x)
+dp_transfer_kind dp_transfer_get_kind(const dp_transfer *x)
 {
     return x->kind;
 }
 
 /* the calibrated numbers of each device pair (see dp_transfer.h) */
-static int calibrate_pairs(dp_xfer *x, const dp_calib *cal, dp_error *err)
+static int calibrate_pairs(dp_transfer *x, const dp_calib *cal, dp_error *err)
 {
     const dp_topology *t = x->t;
     const int D = x->D;
@@ -47,7 +47,7 @@ static int calibrate_pairs(dp_xfer *x, const dp_calib *cal, dp_error *err)
         for (int b = 0; b < D; b++) {
             const dp_calib_route *cr = a == b ? NULL : dp_calib_find_route(cal, t->dev[a].name, t->dev[b].name);
             if (!cr) continue;
-            const dp_topo_route *r = dp_topology_route(t, a, b);
+            const dp_topology_route_info *r = dp_topology_route(t, a, b);
             const int p = a * D + b;
             if (r->latency_s > 0) x->pair_lat_scale[p] = cr->latency_s / r->latency_s;
             else x->pair_lat_add[p] = cr->latency_s;
@@ -56,14 +56,14 @@ static int calibrate_pairs(dp_xfer *x, const dp_calib *cal, dp_error *err)
     return DP_OK;
 }
 
-dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, const dp_calib *cal, int chunks,
+dp_transfer *dp_transfer_alloc(dp_transfer_kind kind, const dp_cost *c, const dp_topology *t, const dp_calib *cal, int chunks,
                        dp_error *err)
 {
     if ((unsigned)kind >= (unsigned)N_MODELS) {
         dp_error_set(err, DP_EINVAL, "unknown transfer model %d", (int)kind);
         return NULL;
     }
-    const dp_xfer_model *model = models[kind];
+    const dp_transfer_model *model = models[kind];
     if (model->needs_topology && !t) {
         dp_error_set(err, DP_EINVAL, "transfer model %s needs a topology (--topology): it shares links", model->name);
         return NULL;
@@ -76,7 +76,7 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
         dp_error_set(err, DP_EINVAL, "chunks must be 1..1024, got %d", chunks);
         return NULL;
     }
-    dp_xfer *x = calloc(1, sizeof *x);
+    dp_transfer *x = calloc(1, sizeof *x);
     if (!x) goto nomem;
     x->kind = kind;
     x->model = model;
@@ -84,39 +84,39 @@ dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *
     x->t = t;
     x->D = c->n_devices;
     x->m = c->n_edges;
-    x->K = kind == DP_XFER_FIFO ? chunks : 1;
-    if ((double)x->m * x->K >= (double)DP_XFER_EV_MASK) {
+    x->K = kind == DP_TRANSFER_FIFO ? chunks : 1;
+    if ((double)x->m * x->K >= (double)DP_TRANSFER_EV_MASK) {
         free(x);
         dp_error_set(err, DP_ENOMEM, "%d transfers x %d chunks: too many for the transfer model", c->n_edges, chunks);
         return NULL;
     }
     const size_t m1 = (size_t)x->m + 1;
-    XALLOC(x, x->done, m1, sizeof(int));
-    XALLOC(x, x->flow_t0, m1, sizeof(double));
+    DP_TRANSFER_ALLOC(x, x->done, m1, sizeof(int));
+    DP_TRANSFER_ALLOC(x, x->flow_t0, m1, sizeof(double));
     if (model->needs_topology) {
         const size_t DD = (size_t)x->D * (size_t)x->D;
-        XALLOC(x, x->src, m1, sizeof(int));
-        XALLOC(x, x->dst, m1, sizeof(int));
-        XALLOC(x, x->pair_work, DD, sizeof(double));
-        XALLOC(x, x->pair_lat_scale, DD, sizeof(double));
-        XALLOC(x, x->pair_lat_add, DD, sizeof(double));
+        DP_TRANSFER_ALLOC(x, x->src, m1, sizeof(int));
+        DP_TRANSFER_ALLOC(x, x->dst, m1, sizeof(int));
+        DP_TRANSFER_ALLOC(x, x->pair_work, DD, sizeof(double));
+        DP_TRANSFER_ALLOC(x, x->pair_lat_scale, DD, sizeof(double));
+        DP_TRANSFER_ALLOC(x, x->pair_lat_add, DD, sizeof(double));
         if (x->owned.failed) goto nomem;
         if (calibrate_pairs(x, cal, err) != DP_OK) {
-            dp_xfer_free(x);
+            dp_transfer_free(x);
             return NULL;
         }
     }
     if (!x->owned.failed && model->alloc && model->alloc(x) != DP_OK) goto nomem;
     if (x->owned.failed) goto nomem;
-    dp_xfer_reset(x, 0);
+    dp_transfer_reset(x, 0);
     return x;
 nomem:
-    dp_xfer_free(x);
+    dp_transfer_free(x);
     dp_error_set(err, DP_ENOMEM, "out of memory for the %s transfer model", model->name);
     return NULL;
 }
 
-void dp_xfer_free(dp_xfer *x)
+void dp_transfer_free(dp_transfer *x)
 {
     if (!x) return;
     if (x->model->free) x->model->free(x);
@@ -125,7 +125,7 @@ void dp_xfer_free(dp_xfer *x)
     free(x);
 }
 
-void dp_xfer_reset(dp_xfer *x, int trace)
+void dp_transfer_reset(dp_transfer *x, int trace)
 {
     x->trace = trace;
     x->now = 0;
@@ -134,40 +134,40 @@ void dp_xfer_reset(dp_xfer *x, int trace)
     x->n_busy = 0;
     x->n_rate = 0;
     x->failed = 0;
-    dp_evheap_clear(&x->ev);
+    dp_heap_evq_clear(&x->ev);
     if (x->model->reset) x->model->reset(x);
 }
 
-void dp_xfer_log_busy(dp_xfer *x, int chan, int id, double t0, double t1)
+void dp_transfer_log_busy(dp_transfer *x, int chan, int id, double t0, double t1)
 {
     if (x->n_busy == x->cap_busy) {
         int nc = x->cap_busy ? 2 * x->cap_busy : 1024;
-        dp_xfer_busy *p = realloc(x->busy_log, (size_t)nc * sizeof *p);
+        dp_transfer_busy *p = realloc(x->busy_log, (size_t)nc * sizeof *p);
         if (!p) return;  /* the trace loses entries, the simulation does not change */
         x->busy_log = p;
         x->cap_busy = nc;
     }
-    x->busy_log[x->n_busy++] = (dp_xfer_busy){.t0 = t0, .t1 = t1, .chan = chan, .id = id};
+    x->busy_log[x->n_busy++] = (dp_transfer_busy){.t0 = t0, .t1 = t1, .chan = chan, .id = id};
 }
 
-void dp_xfer_log_rate(dp_xfer *x, double t, int k, int n, double rate_Bps)
+void dp_transfer_log_rate(dp_transfer *x, double t, int k, int n, double rate_Bps)
 {
     if (x->n_rate == x->cap_rate) {
         int nc = x->cap_rate ? 2 * x->cap_rate : 1024;
-        dp_xfer_rate *p = realloc(x->rate_log, (size_t)nc * sizeof *p);
+        dp_transfer_rate *p = realloc(x->rate_log, (size_t)nc * sizeof *p);
         if (!p) return;
         x->rate_log = p;
         x->cap_rate = nc;
     }
-    x->rate_log[x->n_rate++] = (dp_xfer_rate){.t = t, .klass = k, .n_flows = n, .rate_Bps = rate_Bps};
+    x->rate_log[x->n_rate++] = (dp_transfer_rate){.t = t, .klass = k, .n_flows = n, .rate_Bps = rate_Bps};
 }
 
 /* ---------------- the interface: forwarded to the model ---------------- */
 
-int dp_xfer_start(dp_xfer *x, int id, int a, int b, double now, double *delay)
+int dp_transfer_start(dp_transfer *x, int id, int a, int b, double now, double *delay)
 {
     assert(a != b && id >= 0 && id < x->m);
-    const dp_topo_route *r = NULL;
+    const dp_topology_route_info *r = NULL;
     if (x->model->needs_topology) {
         x->src[id] = a;
         x->dst[id] = b;
@@ -176,13 +176,13 @@ int dp_xfer_start(dp_xfer *x, int id, int a, int b, double now, double *delay)
     return x->model->start(x, id, a, b, r, now, delay);
 }
 
-double dp_xfer_next_time(const dp_xfer *x)
+double dp_transfer_next_time(const dp_transfer *x)
 {
     if (x->model->next_time) return x->model->next_time(x);
     return x->ev.n > 0 ? x->ev.a[0].t : INFINITY;
 }
 
-int dp_xfer_advance(dp_xfer *x, double t, const int **done)
+int dp_transfer_advance(dp_transfer *x, double t, const int **done)
 {
     x->n_done = 0;
     if (x->model->advance) x->model->advance(x, t);
@@ -190,34 +190,34 @@ int dp_xfer_advance(dp_xfer *x, double t, const int **done)
     return x->n_done;
 }
 
-double dp_xfer_flow_start(const dp_xfer *x, int id)
+double dp_transfer_flow_start(const dp_transfer *x, int id)
 {
     return x->flow_t0[id];
 }
 
-int dp_xfer_failed(const dp_xfer *x)
+int dp_transfer_failed(const dp_transfer *x)
 {
     return x->failed;
 }
 
-long dp_xfer_events(const dp_xfer *x)
+long dp_transfer_events(const dp_transfer *x)
 {
     return x->n_events;
 }
 
-const dp_xfer_busy *dp_xfer_busy_log(const dp_xfer *x, int *n)
+const dp_transfer_busy *dp_transfer_busy_log(const dp_transfer *x, int *n)
 {
     *n = x->n_busy;
     return x->busy_log;
 }
 
-const dp_xfer_rate *dp_xfer_rate_log(const dp_xfer *x, int *n)
+const dp_transfer_rate *dp_transfer_rate_log(const dp_transfer *x, int *n)
 {
     *n = x->n_rate;
     return x->rate_log;
 }
 
-size_t dp_xfer_workspace_bytes(const dp_xfer *x)
+size_t dp_transfer_workspace_bytes(const dp_transfer *x)
 {
     return sizeof *x + x->owned.bytes + (x->model->extra_bytes ? x->model->extra_bytes(x) : 0);
 }

@@ -3,15 +3,15 @@
  * (sim/dp_transfer_fixed.c, _fifo.c, _maxmin.c) behind the table in sim/dp_transfer.c; what a
  * model provides is sim/dp_transfer_model.h.
  *
- *   DP_XFER_FIXED   fixed delay: a transfer of edge e from a to b takes dp_costs_comm(e, a, b)
+ *   DP_TRANSFER_FIXED   fixed delay: a transfer of edge e from a to b takes dp_cost_comm(e, a, b)
  *                   (latency + bytes x inv_bw) whatever else is moving: the DOPPLER-compatible
  *                   model (Yao et al. 2026, env/cost.py), with unlimited parallel transfers.
- *   DP_XFER_FIFO    per-link FIFO, store and forward: the transfer is cut into `chunks` equal
+ *   DP_TRANSFER_FIFO    per-link FIFO, store and forward: the transfer is cut into `chunks` equal
  *                   chunks; a chunk crosses the hops (directed channels) of its route in turn;
  *                   a channel carries one chunk at a time, first come first served, for
  *                   chunk_bytes / bandwidth seconds, and the chunk reaches the next hop the
  *                   channel's latency later. With one chunk and one hop: latency + bytes / bw.
- *   DP_XFER_MAXMIN  max-min fair sharing (Bertsekas and Gallager, Data Networks, 6.5.2): each
+ *   DP_TRANSFER_MAXMIN  max-min fair sharing (Bertsekas and Gallager, Data Networks, 6.5.2): each
  *                   route segment first waits its latency, then its bytes flow at a rate that is
  *                   the max-min fair share of every channel it crosses among all flowing
  *                   transfers, found by progressive filling and recomputed whenever a flow joins
@@ -35,9 +35,9 @@
  * overhead is proportional, as protocol overhead is). Pairs the calibration lacks keep the
  * topology's numbers (f = 1). Channel rates in the max-min trace log are in these nominal bytes.
  *
- * The engine drives a model so: dp_xfer_start() at the transfer's start time; a model that knows
+ * The engine drives a model so: dp_transfer_start() at the transfer's start time; a model that knows
  * the end at once (fixed) returns it and the engine schedules it itself; otherwise the engine asks
- * dp_xfer_next_time() for the model's next internal event and calls dp_xfer_advance() to that
+ * dp_transfer_next_time() for the model's next internal event and calls dp_transfer_advance() to that
  * time, which returns the transfers that ended. Times never go backwards.
  */
 #ifndef DP_TRANSFER_H
@@ -51,70 +51,70 @@
 extern "C" {
 #endif
 
-typedef enum { DP_XFER_FIXED = 0, DP_XFER_FIFO, DP_XFER_MAXMIN } dp_xfer_kind;
+typedef enum { DP_TRANSFER_FIXED = 0, DP_TRANSFER_FIFO, DP_TRANSFER_MAXMIN } dp_transfer_kind;
 
-typedef struct dp_xfer dp_xfer;
+typedef struct dp_transfer dp_transfer;
 
 /* One logged interval of channel use (FIFO: a chunk occupying a channel at full bandwidth). */
-typedef struct dp_xfer_busy {
+typedef struct dp_transfer_busy {
     double t0, t1;
     int chan, id;
-} dp_xfer_busy;
+} dp_transfer_busy;
 
 /* One logged rate change (max-min): from time t every flow of segment class `klass` moves at
  * rate_Bps, and n_flows of them are flowing. */
-typedef struct dp_xfer_rate {
+typedef struct dp_transfer_rate {
     double t;
     int klass, n_flows;
     double rate_Bps;
-} dp_xfer_rate;
+} dp_transfer_rate;
 
 /* Allocate a model workspace for costs c (edge ids and sizes: edge_data is bytes) on topology t
- * (NULL allowed only for DP_XFER_FIXED), with calibration cal (NULL: none; the fixed model takes
+ * (NULL allowed only for DP_TRANSFER_FIXED), with calibration cal (NULL: none; the fixed model takes
  * its times from c, which dp_costmodel_costs already calibrated, and ignores it). chunks >= 1
  * (FIFO only; others ignore it). Errors: DP_EINVAL (no topology for a contention model,
  * chunks < 1, device count mismatch, a calibrated route naming a device t lacks), DP_ENOMEM. */
-dp_xfer *dp_xfer_alloc(dp_xfer_kind kind, const dp_costs *c, const dp_topology *t, const dp_calib *cal, int chunks,
+dp_transfer *dp_transfer_alloc(dp_transfer_kind kind, const dp_cost *c, const dp_topology *t, const dp_calib *cal, int chunks,
                        dp_error *err);
-void dp_xfer_free(dp_xfer *x);
+void dp_transfer_free(dp_transfer *x);
 
 /* Forget every transfer (start of a run). trace: 1 to log channel use / rate changes. */
-void dp_xfer_reset(dp_xfer *x, int trace);
+void dp_transfer_reset(dp_transfer *x, int trace);
 
-dp_xfer_kind dp_xfer_get_kind(const dp_xfer *x);
-const char *dp_xfer_kind_name(dp_xfer_kind k);
+dp_transfer_kind dp_transfer_get_kind(const dp_transfer *x);
+const char *dp_transfer_kind_name(dp_transfer_kind k);
 /* "fixed", "fifo", "maxmin" -> kind; -1 when unknown. */
-int dp_xfer_kind_parse(const char *s);
+int dp_transfer_kind_parse(const char *s);
 
 /* Start transfer id (an edge) from device a to device b (a != b) at time now. Returns 1 and sets
  * *delay (seconds from now) when the end is known now (the fixed model: the engine schedules it
  * at now + delay, the same arithmetic as dp_sim), else 0: the end will come out of
- * dp_xfer_advance(). */
-int dp_xfer_start(dp_xfer *x, int id, int a, int b, double now, double *delay);
+ * dp_transfer_advance(). */
+int dp_transfer_start(dp_transfer *x, int id, int a, int b, double now, double *delay);
 
 /* Time of the model's next internal event (INFINITY when none). */
-double dp_xfer_next_time(const dp_xfer *x);
+double dp_transfer_next_time(const dp_transfer *x);
 
 /* Process every internal event up to and including time t; returns how many transfers ended and
  * points *done at their ids (valid until the next call), in the order they ended. */
-int dp_xfer_advance(dp_xfer *x, double t, const int **done);
+int dp_transfer_advance(dp_transfer *x, double t, const int **done);
 
 /* Time the transfer's data started moving (after its latency for max-min, the first chunk's
  * first channel for FIFO; the start time for fixed). */
-double dp_xfer_flow_start(const dp_xfer *x, int id);
+double dp_transfer_flow_start(const dp_transfer *x, int id);
 
 /* 1 when the last run ran out of memory inside the model (its results are invalid). */
-int dp_xfer_failed(const dp_xfer *x);
+int dp_transfer_failed(const dp_transfer *x);
 
 /* Internal events processed since the last reset (for benchmarks). */
-long dp_xfer_events(const dp_xfer *x);
+long dp_transfer_events(const dp_transfer *x);
 
 /* The logs of the last run when tracing (NULL, 0 otherwise). */
-const dp_xfer_busy *dp_xfer_busy_log(const dp_xfer *x, int *n);
-const dp_xfer_rate *dp_xfer_rate_log(const dp_xfer *x, int *n);
+const dp_transfer_busy *dp_transfer_busy_log(const dp_transfer *x, int *n);
+const dp_transfer_rate *dp_transfer_rate_log(const dp_transfer *x, int *n);
 
 /* Bytes of workspace held (for the linear-memory benchmark). */
-size_t dp_xfer_workspace_bytes(const dp_xfer *x);
+size_t dp_transfer_workspace_bytes(const dp_transfer *x);
 
 #ifdef __cplusplus
 }

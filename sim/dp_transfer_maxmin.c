@@ -1,4 +1,4 @@
-/* dp_transfer_maxmin.c: the max-min fair sharing transfer model (dp_transfer.h, DP_XFER_MAXMIN;
+/* dp_transfer_maxmin.c: the max-min fair sharing transfer model (dp_transfer.h, DP_TRANSFER_MAXMIN;
  * Bertsekas and Gallager, Data Networks, 6.5.2). Each route segment first waits its latency,
  * then its bytes flow at the max-min fair share of every channel it crosses among all flowing
  * transfers, found by progressive filling and recomputed whenever a flow joins or leaves.
@@ -48,31 +48,31 @@ typedef struct mm_state {
 DP_HEAP_DEFINE(flow_heap, flow_key, const void *, FLOW_BEFORE, DP_HEAP_NO_INDEX)
 
 /* seconds per byte of a lone transfer: the route's sum over segments of 1 / bottleneck */
-static double mm_nominal(const dp_topology *t, const dp_topo_route *r)
+static double mm_nominal(const dp_topology *t, const dp_topology_route_info *r)
 {
     (void)t;
     return r->inv_bw;
 }
 
-static int mm_alloc(dp_xfer *x)
+static int mm_alloc(dp_transfer *x)
 {
     const dp_topology *t = x->t;
-    XCALLOC(x, x->state, 1, sizeof(mm_state));
+    DP_TRANSFER_ALLOC_ZERO(x, x->state, 1, sizeof(mm_state));
     mm_state *s = x->state;
     if (!s) return DP_ENOMEM;
     const size_t m1 = (size_t)x->m + 1, NC = (size_t)t->n_channels + 1, NK = (size_t)t->n_classes + 1;
-    XALLOC(x, s->seg, m1, sizeof(int));
-    XCALLOC(x, s->cls, NK, sizeof(klass));
-    XALLOC(x, s->cap_rem, NC, sizeof(double));
-    XALLOC(x, s->load, NC, sizeof(double));
-    XALLOC(x, s->loaded, NC, sizeof(int));
-    XALLOC(x, s->frozen, NK, 1);
-    XALLOC(x, s->active, NK, sizeof(int));
-    XALLOC(x, s->active_pos, NK, sizeof(int));
-    XCALLOC(x, s->chan_cls_ptr, NC + 1, sizeof(int));
-    XALLOC(x, s->chan_cls, (size_t)t->class_ptr[t->n_classes] + 1, sizeof(int));
+    DP_TRANSFER_ALLOC(x, s->seg, m1, sizeof(int));
+    DP_TRANSFER_ALLOC_ZERO(x, s->cls, NK, sizeof(klass));
+    DP_TRANSFER_ALLOC(x, s->cap_rem, NC, sizeof(double));
+    DP_TRANSFER_ALLOC(x, s->load, NC, sizeof(double));
+    DP_TRANSFER_ALLOC(x, s->loaded, NC, sizeof(int));
+    DP_TRANSFER_ALLOC(x, s->frozen, NK, 1);
+    DP_TRANSFER_ALLOC(x, s->active, NK, sizeof(int));
+    DP_TRANSFER_ALLOC(x, s->active_pos, NK, sizeof(int));
+    DP_TRANSFER_ALLOC_ZERO(x, s->chan_cls_ptr, NC + 1, sizeof(int));
+    DP_TRANSFER_ALLOC(x, s->chan_cls, (size_t)t->class_ptr[t->n_classes] + 1, sizeof(int));
     x->ev.cap = x->m + 1;   /* at most one latency pending per transfer */
-    XALLOC(x, x->ev.a, (size_t)x->ev.cap, sizeof(dp_ev));
+    DP_TRANSFER_ALLOC(x, x->ev.a, (size_t)x->ev.cap, sizeof(dp_heap_ev));
     if (x->owned.failed) return DP_ENOMEM;
     for (int k = 0; k < t->n_classes; k++)
         for (int q = t->class_ptr[k]; q < t->class_ptr[k + 1]; q++) s->chan_cls_ptr[t->class_chan[q] + 1]++;
@@ -89,14 +89,14 @@ static int mm_alloc(dp_xfer *x)
 }
 
 /* the per-class flow heaps grow during runs, outside x->owned */
-static void mm_free(dp_xfer *x)
+static void mm_free(dp_transfer *x)
 {
     mm_state *s = x->state;
     if (!s || !s->cls) return;
     for (int k = 0; k < x->t->n_classes; k++) free(s->cls[k].h);
 }
 
-static void mm_reset(dp_xfer *x)
+static void mm_reset(dp_transfer *x)
 {
     mm_state *s = x->state;
     for (int k = 0; k < x->t->n_classes; k++) {
@@ -114,7 +114,7 @@ static void mm_reset(dp_xfer *x)
     s->next_cls = -1;
 }
 
-static size_t mm_extra_bytes(const dp_xfer *x)
+static size_t mm_extra_bytes(const dp_transfer *x)
 {
     const mm_state *s = x->state;
     size_t b = 0;
@@ -122,7 +122,7 @@ static size_t mm_extra_bytes(const dp_xfer *x)
     return b;
 }
 
-/* returns DP_ENOMEM when the heap cannot grow (the run then fails: dp_xfer_failed) */
+/* returns DP_ENOMEM when the heap cannot grow (the run then fails: dp_transfer_failed) */
 static int flows_push(klass *q, double key, int id)
 {
     flow_key *h = dp_heap_grow(q->h, &q->cap, q->n + 1, sizeof *h);
@@ -133,7 +133,7 @@ static int flows_push(klass *q, double key, int id)
 }
 
 /* bring every flowing class's service up to time t */
-static void mm_sync(dp_xfer *x, double t)
+static void mm_sync(dp_transfer *x, double t)
 {
     mm_state *s = x->state;
     double dt = t - x->now;
@@ -148,7 +148,7 @@ static void mm_sync(dp_xfer *x, double t)
 /* progressive filling over the flowing classes (a class of n flows weighs n on its channels):
  * repeatedly the loaded channel with the smallest fair share (remaining capacity / unfrozen
  * flows) fixes the rate of every unfrozen class crossing it */
-static void mm_rates(dp_xfer *x)
+static void mm_rates(dp_transfer *x)
 {
     mm_state *s = x->state;
     const dp_topology *t = x->t;
@@ -207,7 +207,7 @@ static void mm_rates(dp_xfer *x)
         if (q->h[0].key <= q->served) te = x->now;
         if (te < s->next_done || (te == s->next_done && k < s->next_cls)) { s->next_done = te; s->next_cls = k; }
         if (x->trace && (q->rate != q->logged_rate || q->n != q->logged_n)) {
-            dp_xfer_log_rate(x, x->now, k, q->n, q->rate);
+            dp_transfer_log_rate(x, x->now, k, q->n, q->rate);
             q->logged_rate = q->rate;
             q->logged_n = q->n;
         }
@@ -221,7 +221,7 @@ static void class_activate(mm_state *s, int k)
     s->active[s->n_active++] = k;
 }
 
-static void class_deactivate(dp_xfer *x, int k)
+static void class_deactivate(dp_transfer *x, int k)
 {
     mm_state *s = x->state;
     int i = s->active_pos[k];
@@ -230,37 +230,37 @@ static void class_deactivate(dp_xfer *x, int k)
     s->active_pos[last] = i;
     s->active_pos[k] = -1;
     if (x->trace) {
-        dp_xfer_log_rate(x, x->now, k, 0, 0);
+        dp_transfer_log_rate(x, x->now, k, 0, 0);
         s->cls[k].logged_rate = 0;
         s->cls[k].logged_n = 0;
     }
 }
 
 /* transfer id begins its current segment: its latency first */
-static void segment_begin(dp_xfer *x, int id, double now)
+static void segment_begin(dp_transfer *x, int id, double now)
 {
     mm_state *s = x->state;
-    const dp_topo_segment *sg = &x->t->seg[s->seg[id]];
-    const int p = dp_xfer_pair(x, id);
+    const dp_topology_segment *sg = &x->t->seg[s->seg[id]];
+    const int p = dp_transfer_pair(x, id);
     double lat = sg->latency_s * x->pair_lat_scale[p];
     if (s->seg[id] == dp_topology_route(x->t, x->src[id], x->dst[id])->seg_begin) lat += x->pair_lat_add[p];
-    dp_evheap_push(&x->ev, now + lat, (uint32_t)EV_LATENCY << DP_XFER_EV_SHIFT | (uint32_t)id);
+    dp_heap_evq_push(&x->ev, now + lat, (uint32_t)EV_LATENCY << DP_TRANSFER_EV_SHIFT | (uint32_t)id);
 }
 
 /* transfer id starts flowing on its segment's class (the caller recomputes rates) */
-static void flow_join(dp_xfer *x, int id)
+static void flow_join(dp_transfer *x, int id)
 {
     mm_state *s = x->state;
     int k = x->t->seg[s->seg[id]].klass;
     klass *q = &s->cls[k];
     if (x->flow_t0[id] < 0) x->flow_t0[id] = x->now;
-    double work = x->c->edge_data[id] * x->pair_work[dp_xfer_pair(x, id)];
+    double work = x->c->edge_data[id] * x->pair_work[dp_transfer_pair(x, id)];
     if (flows_push(q, q->served + work, id) != DP_OK) { x->failed = 1; return; }
     class_activate(s, k);
 }
 
 /* every flow of class k due at its service level leaves: on to its next segment, or done */
-static void class_finish(dp_xfer *x, int k, double now)
+static void class_finish(dp_transfer *x, int k, double now)
 {
     mm_state *s = x->state;
     klass *q = &s->cls[k];
@@ -276,7 +276,7 @@ static void class_finish(dp_xfer *x, int k, double now)
     if (q->n == 0) class_deactivate(x, k);
 }
 
-static int mm_start(dp_xfer *x, int id, int a, int b, const dp_topo_route *r, double now, double *delay)
+static int mm_start(dp_transfer *x, int id, int a, int b, const dp_topology_route_info *r, double now, double *delay)
 {
     (void)a; (void)b; (void)delay;
     mm_state *s = x->state;
@@ -287,14 +287,14 @@ static int mm_start(dp_xfer *x, int id, int a, int b, const dp_topo_route *r, do
     return 0;
 }
 
-static double mm_next_time(const dp_xfer *x)
+static double mm_next_time(const dp_transfer *x)
 {
     const mm_state *s = x->state;
     double t = x->ev.n > 0 ? x->ev.a[0].t : INFINITY;
     return s->next_done < t ? s->next_done : t;
 }
 
-static void mm_advance(dp_xfer *x, double t)
+static void mm_advance(dp_transfer *x, double t)
 {
     mm_state *s = x->state;
     for (;;) {
@@ -307,13 +307,13 @@ static void mm_advance(dp_xfer *x, double t)
             /* segment ends in the class that finishes first (all its flows due now) */
             class_finish(x, s->next_cls, te);
         } else {
-            while (x->ev.n > 0 && x->ev.a[0].t == te) flow_join(x, (int)(dp_evheap_pop(&x->ev).ev & DP_XFER_EV_MASK));
+            while (x->ev.n > 0 && x->ev.a[0].t == te) flow_join(x, (int)(dp_heap_evq_pop(&x->ev).ev & DP_TRANSFER_EV_MASK));
         }
         mm_rates(x);
     }
 }
 
-const dp_xfer_model dp_xfer_model_maxmin = {
+const dp_transfer_model dp_transfer_model_maxmin = {
     .name = "maxmin",
     .needs_topology = 1,
     .nominal_s_per_byte = mm_nominal,

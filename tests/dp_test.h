@@ -54,7 +54,7 @@ typedef struct dp_test_sim {
     dp_oracle oracle;
 } dp_test_sim;
 
-static inline dp_test_sim dp_test_sim_make(const dp_graph *g, const dp_costs *c)
+static inline dp_test_sim dp_test_sim_make(const dp_graph *g, const dp_cost *c)
 {
     dp_error err;
     dp_test_sim s;

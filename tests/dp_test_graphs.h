@@ -21,7 +21,7 @@
  * d0 [5,9]. t: d0 max(9, 7+3) = 10, d1 max(7, 9+3) = 12 -> d0 [10,11]. */
 static inline dp_graph *fork_join(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_GRAPH_COST_TIME);
     const double comp[] = {1, 4, 4, 4, 1}, comm[] = {2, 3, 3, 3, 0};
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     int es[][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}};
@@ -35,7 +35,7 @@ static inline dp_graph *fork_join(void)
 /* a random DAG: n ops, edge i -> j (i < j) with probability p, integer costs */
 static inline dp_graph *random_dag(gsl_rng *r, int n, double p, int comm_max)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("rand", "rand", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("rand", "rand", DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + (double)gsl_rng_uniform_int(r, 9), 0);
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
@@ -48,9 +48,9 @@ static inline dp_graph *random_dag(gsl_rng *r, int n, double p, int comm_max)
 }
 
 /* random heterogeneous costs on top of g */
-static inline dp_costs *random_hetero(gsl_rng *r, const dp_graph *g, int D)
+static inline dp_cost *random_hetero(gsl_rng *r, const dp_graph *g, int D)
 {
-    dp_costs *c = dp_costs_alloc(g, D);
+    dp_cost *c = dp_cost_alloc(g, D);
     for (int v = 0; v < g->n_ops; v++)
         for (int d = 0; d < D; d++) c->op_time[v * D + d] = 1 + (double)gsl_rng_uniform_int(r, 12);
     memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
@@ -60,7 +60,7 @@ static inline dp_costs *random_hetero(gsl_rng *r, const dp_graph *g, int D)
                 c->inv_bw[a * D + b2] = 0.5 + gsl_rng_uniform(r);
                 c->latency[a * D + b2] = (double)gsl_rng_uniform_int(r, 3);
             }
-    dp_costs_update_homogeneous(c);
+    dp_cost_update_homogeneous(c);
     return c;
 }
 
@@ -75,7 +75,7 @@ static inline char *write_tmp(const char *suffix, const char *text, char *buf, s
 }
 
 /* the best simulated makespan over all D^n assignments */
-static inline double brute_force(const dp_graph *g, const dp_costs *c)
+static inline double brute_force(const dp_graph *g, const dp_cost *c)
 {
     const int n = g->n_ops, D = c->n_devices;
     int a[16] = {0};
@@ -94,7 +94,7 @@ static inline double brute_force(const dp_graph *g, const dp_costs *c)
     return best;
 }
 
-static inline double simulate(const dp_graph *g, const dp_costs *c, const int *a)
+static inline double simulate(const dp_graph *g, const dp_cost *c, const int *a)
 {
     dp_error err;
     dp_sim *sim = dp_sim_alloc(g, c, &err);

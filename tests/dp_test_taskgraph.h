@@ -26,7 +26,7 @@ static int dp_test_dot_reference(const char *path, int *procs, double *length)
 {
     size_t size;
     dp_error err;
-    char *text = dp_read_file(path, &size, &err);
+    char *text = dp_file_read(path, &size, &err);
     if (!text) return -1;
     double p = dp_test_dot_attr(text, "Number of processors");
     *procs = p == p ? (int)p : 0;

@@ -21,7 +21,7 @@ static char tmpdir[64];
 /* 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 2 -> 4, 3 -> 5, 4 -> 5, 0 -> 4, and a repeated 2 -> 3 */
 static dp_graph *small_dag(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("dag6", "dag6", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("dag6", "dag6", DP_GRAPH_COST_TIME);
     const double comp[] = {2, 4, 3, 5, 1, 2}, comm[] = {1, 2, 2, 1, 3, 0};
     for (int i = 0; i < 6; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     int es[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {0, 4}, {2, 3}};
@@ -36,7 +36,7 @@ static dp_graph *small_dag(void)
  * (makespan 1) */
 static dp_graph *independent(int k)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("independent", "independent", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("independent", "independent", DP_GRAPH_COST_TIME);
     for (int i = 0; i < k; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0.5);
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
@@ -55,7 +55,7 @@ START_TEST(placeto_state)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_placeto_arch a = {.hidden = 6, .mlp_hidden = 5, .slope = 0.1f};
     dp_placeto *pl = dp_placeto_alloc(g, c, &a, &err);
     ck_assert_ptr_nonnull(pl);
@@ -86,14 +86,14 @@ START_TEST(placeto_state)
     ck_assert(diff > 1e-6);
     gsl_rng_free(r);
     dp_placeto_free(pl);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
 
 typedef struct {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_placeto *pl;
     dp_gdp *gd;
     int D;
@@ -174,7 +174,7 @@ static void placeto_check(float slope, unsigned long seed)
     dp_error err;
     x.g = small_dag();
     x.D = 3;
-    x.c = dp_costs_graph(x.g, 3, &err);
+    x.c = dp_cost_graph(x.g, 3, &err);
     dp_placeto_arch a = {.hidden = 4, .mlp_hidden = 5, .slope = slope};
     x.pl = dp_placeto_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.pl);
@@ -185,7 +185,7 @@ static void placeto_check(float slope, unsigned long seed)
     check_network(&x, dp_placeto_params(x.pl), r);
     gsl_rng_free(r);
     dp_placeto_free(x.pl);
-    dp_costs_free(x.c);
+    dp_cost_free(x.c);
     dp_graph_free(x.g);
 }
 
@@ -203,7 +203,7 @@ START_TEST(gdp_gradients)
     dp_error err;
     x.g = small_dag();
     x.D = 3;
-    x.c = dp_costs_graph(x.g, 3, &err);
+    x.c = dp_cost_graph(x.g, 3, &err);
     dp_gdp_arch a = {.hidden = 4, .layers = 2, .heads = 2, .mlp_hidden = 5, .slope = 0.1f};
     x.gd = dp_gdp_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.gd);
@@ -218,7 +218,7 @@ START_TEST(gdp_gradients)
     ck_assert_int_eq(err.code, DP_EINVAL);
     gsl_rng_free(r);
     dp_gdp_free(x.gd);
-    dp_costs_free(x.c);
+    dp_cost_free(x.c);
     dp_graph_free(x.g);
 }
 END_TEST
@@ -231,7 +231,7 @@ START_TEST(config_json)
     dp_train_config_default(&c);
     c.method = DP_AGENT_GDP;
     c.gdp.layers = 3;
-    c.stage[DP_STAGE_SIM].episodes = 123;
+    c.stage[DP_TRAIN_STAGE_SIM].episodes = 123;
     char *s = dp_train_config_to_json(&c);
     ck_assert_ptr_nonnull(s);
     /* a GDP config records GDP's network and none of the keys GDP cannot honour */
@@ -245,7 +245,7 @@ START_TEST(config_json)
     ck_assert_int_eq(dp_train_config_from_json_text(&d, s, &err), DP_OK);
     ck_assert_int_eq(d.method, DP_AGENT_GDP);
     ck_assert_int_eq(d.gdp.layers, 3);
-    ck_assert_int_eq(d.stage[DP_STAGE_SIM].episodes, 123);
+    ck_assert_int_eq(d.stage[DP_TRAIN_STAGE_SIM].episodes, 123);
     free(s);
     d.method = DP_AGENT_PLACETO;
     ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"placeto\": {\"width\": 3}}", &err), DP_EINVAL);
@@ -282,7 +282,7 @@ START_TEST(size_limits)
 {
     dp_graph *g = independent(DP_PLACETO_MAX_OPS + 1);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_placeto_arch pa;
     dp_placeto_arch_default(&pa);
     ck_assert_ptr_null(dp_placeto_alloc(g, c, &pa, &err));
@@ -293,14 +293,14 @@ START_TEST(size_limits)
     ck_assert_ptr_null(dp_gdp_alloc(g, c, &ga, &err));
     ck_assert_int_eq(err.code, DP_EINVAL);
     ck_assert(strstr(err.msg, "8192") != NULL);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
 
 /* ---- learning ---- */
 
-static double simulate(const dp_graph *g, const dp_costs *c, const int *as)
+static double simulate(const dp_graph *g, const dp_cost *c, const int *as)
 {
     dp_error err;
     dp_sim *s = dp_sim_alloc(g, c, &err);
@@ -316,7 +316,7 @@ static void learns(int method)
 {
     dp_graph *g = independent(2);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     int untrained_bad = 0;
     dp_test_sim sim = dp_test_sim_make(g, c);
     for (unsigned long seed = 1; seed <= 5; seed++) {
@@ -325,28 +325,28 @@ static void learns(int method)
         cfg.method = method;
         cfg.seed = seed;
         cfg.reward_relative = 1;
-        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+        dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
         st->lr = st->lr_final = 1e-3;
         st->epsilon = 0.5;
         st->epsilon_final = 0;
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+        dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
         ck_assert_ptr_nonnull(tr);
         int as[2];
         double ms0, ms1;
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, as, &ms0, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, as, &ms0, NULL, &err), DP_OK);
         ck_assert_double_eq(ms0, simulate(g, c, as));
         untrained_bad += ms0 > 1;
-        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 100, NULL, &err), DP_OK);
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, as, &ms1, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_SIM, 100, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, as, &ms1, NULL, &err), DP_OK);
         ck_assert_double_eq(ms1, simulate(g, c, as));
         ck_assert_double_eq(ms1, 1.0);
         /* the one trainer gives them imitation of the heuristic's devices too */
-        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 5, NULL, &err), DP_OK);
-        dp_trainer_free(tr);
+        ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 5, NULL, &err), DP_OK);
+        dp_train_free(tr);
     }
     ck_assert_int_ge(untrained_bad, 2); /* the untrained policies did not have it already */
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 
@@ -377,7 +377,7 @@ static void files(int method)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.method = method;
@@ -385,7 +385,7 @@ static void files(int method)
     cfg.gdp.hidden = 8;
     cfg.gdp.heads = 2;
     cfg.checkpoint_every = 5;
-    cfg.stage[DP_STAGE_SIM].lr = 1e-2;
+    cfg.stage[DP_TRAIN_STAGE_SIM].lr = 1e-2;
     char ck1[128], ck2[128], tj1[128], tj2[128];
     const char *m = dp_agent_name(method);
     snprintf(ck1, sizeof ck1, "%s/%s-a.h5", tmpdir, m);
@@ -394,37 +394,37 @@ static void files(int method)
     snprintf(tj2, sizeof tj2, "%s/%s-b-traj.h5", tmpdir, m);
     /* 20 episodes in one go */
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_trainer *a = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_train *a = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io1 = {.trajectory = tj1, .checkpoint = ck1};
-    ck_assert_int_eq(dp_trainer_run(a, DP_STAGE_SIM, 20, &io1, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 20, &io1, &err), DP_OK);
     /* the same run stopped after 10, then resumed for the other 10 */
     stop_flag = 0;
-    dp_trainer *b = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_train *b = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     dp_train_io io2 = {.trajectory = tj2, .checkpoint = ck2, .progress = stop_at_10, .stop = &stop_flag};
-    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
-    ck_assert_int_eq(dp_trainer_episode(b), 10);
-    dp_trainer_free(b);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 20, &io2, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(b), 10);
+    dp_train_free(b);
     stop_flag = 0;
     io2.progress = NULL;
-    b = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
-    ck_assert_int_eq(dp_trainer_resume(b, ck2, tj2, &err), DP_OK);
-    ck_assert_int_eq(dp_trainer_stage(b), DP_STAGE_SIM);
-    ck_assert_int_eq(dp_trainer_episode(b), 10);
-    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 20, &io2, &err), DP_OK);
-    dp_nn_params *pa = dp_trainer_plc_params(a), *pb = dp_trainer_plc_params(b);
+    b = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_int_eq(dp_train_resume(b, ck2, tj2, &err), DP_OK);
+    ck_assert_int_eq(dp_train_current_stage(b), DP_TRAIN_STAGE_SIM);
+    ck_assert_int_eq(dp_train_episode(b), 10);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 20, &io2, &err), DP_OK);
+    dp_nn_params *pa = dp_train_plc_params(a), *pb = dp_train_plc_params(b);
     ck_assert_uint_eq(pa->n, pb->n);
     ck_assert_int_eq(memcmp(pa->param, pb->param, pa->n * sizeof(float)), 0);
     long ne = 0, ns = 0;
-    ck_assert_int_eq(dp_traj_count(tj2, &ne, &ns, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count(tj2, &ne, &ns, &err), DP_OK);
     ck_assert_int_eq(ne, 20);
     ck_assert_int_eq(ns, 20 * g->n_ops);
     /* model selection: the best-greedy parameters place no worse than the final ones, and the
      * placement method from the checkpoint is the trainer's greedy placement with them */
     int as[6], bs[6];
     double ms, ms_final;
-    ck_assert_int_eq(dp_trainer_place(a, 0, 1, as, &ms_final, NULL, &err), DP_OK);
-    ck_assert_int_eq(dp_trainer_use_best(a), 1);
-    ck_assert_int_eq(dp_trainer_place(a, 0, 1, as, &ms, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(a, 0, 1, as, &ms_final, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_use_best(a), 1);
+    ck_assert_int_eq(dp_train_place(a, 0, 1, as, &ms, NULL, &err), DP_OK);
     ck_assert(ms <= ms_final);
     dp_place_options o;
     dp_place_options_init(&o);
@@ -444,11 +444,11 @@ static void files(int method)
     ck_assert_int_eq(dp_place(m, g, c, &o, bs, NULL, NULL, &err), DP_OK);
     ck_assert_int_eq(memcmp(as, bs, sizeof as), 0);
     for (int v = 0; v < 6; v++) ck_assert(as[v] >= 0 && as[v] < 2);
-    dp_trainer_free(a);
-    dp_trainer_free(b);
+    dp_train_free(a);
+    dp_train_free(b);
     unlink(ck1); unlink(ck2); unlink(tj1); unlink(tj2);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 

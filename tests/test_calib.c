@@ -150,18 +150,18 @@ START_TEST(file_roundtrip_and_costs)
     char tp[4096];
     dp_topology *t = dp_topology_load(dp_test_path(tp, sizeof tp, dp_test_srcdir(), "data/topologies/cpu-2core.json"), &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
-    dp_graph_builder *b = dp_graph_builder_alloc("c", "test", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("c", "test", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "x", "matmul", 1e6, 4000);
     dp_graph_builder_add_op(b, "y", "relu", 10, 400);
     dp_graph_builder_add_edge(b, 0, 1, 4000);
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
-    dp_costs *k = dp_costmodel_costs(g, t, l, &err);
+    dp_cost *k = dp_costmodel_costs(g, t, l, &err);
     ck_assert_msg(k != NULL, "%s", err.msg);
-    ck_assert_double_eq_tol(dp_costs_op(k, 0, 1), dp_calib_op_time(c, 1, "matmul", 1e6, 4000), 1e-15);
-    ck_assert_double_eq_tol(dp_costs_op(k, 1, 0), dp_calib_op_time(c, 0, "relu", 10, 4400), 1e-15);
-    ck_assert_double_eq_tol(dp_costs_comm(k, 0, 0, 1), 2e-5 + 4000 / 5e9, 1e-9);
-    dp_costs_free(k);
+    ck_assert_double_eq_tol(dp_cost_op(k, 0, 1), dp_calib_op_time(c, 1, "matmul", 1e6, 4000), 1e-15);
+    ck_assert_double_eq_tol(dp_cost_op(k, 1, 0), dp_calib_op_time(c, 0, "relu", 10, 4400), 1e-15);
+    ck_assert_double_eq_tol(dp_cost_comm(k, 0, 0, 1), 2e-5 + 4000 / 5e9, 1e-9);
+    dp_cost_free(k);
     dp_graph_free(g);
     dp_topology_free(t);
     dp_calib_free(l);
@@ -264,7 +264,7 @@ END_TEST
 START_TEST(graph_ops_measured)
 {
     /* x (input 64x64) -> y (matmul 64x64x64), z (matmul, same shape as y) -> w (relu 64x64) */
-    dp_graph_builder *b = dp_graph_builder_alloc("g", "test", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("g", "test", DP_GRAPH_COST_PHYSICAL);
     int64_t sh[2] = {64, 64};
     dp_graph_builder_add_op(b, "x", "input", 0, 4.0 * 64 * 64);
     dp_graph_builder_add_op(b, "y", "matmul", 2.0 * 64 * 64 * 64, 4.0 * 64 * 64);
@@ -306,7 +306,7 @@ START_TEST(graph_ops_measured)
     char tp[4096];
     dp_topology *t = dp_topology_load(dp_test_path(tp, sizeof tp, dp_test_srcdir(), "data/topologies/cpu-2core.json"), &err);
     ck_assert_msg(t != NULL, "%s", err.msg);
-    dp_costs *k = dp_costmodel_costs(xg, t, l, &err);
+    dp_cost *k = dp_costmodel_costs(xg, t, l, &err);
     ck_assert_msg(k != NULL, "%s", err.msg);
     for (int d = 0; d < 2; d++) {
         const dp_calib_device *dv = &c->dev[d];
@@ -318,9 +318,9 @@ START_TEST(graph_ops_measured)
                     want = dv->measured[j].seconds;
             ck_assert_msg(want > 0, "op %d has no measured entry on device %d", v, d);
             /* the file keeps 10 significant digits */
-            ck_assert_double_eq_tol(dp_costs_op(k, v, d), want, 1e-9 * want);
+            ck_assert_double_eq_tol(dp_cost_op(k, v, d), want, 1e-9 * want);
             ck_assert_double_eq(dp_calib_find_measured(l, dv->name, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)),
-                                dp_costs_op(k, v, d));
+                                dp_cost_op(k, v, d));
             /* the fitted calibration is the same type, searched the same way (its list sorted as
              * a file's is) */
             ck_assert_double_eq(dp_calib_find_measured(c, dv->name, xg->op_kind[v], xg->work[v], dp_costmodel_op_bytes(xg, v)),
@@ -335,7 +335,7 @@ START_TEST(graph_ops_measured)
         /* another matmul size is not measured: the fit */
         ck_assert_double_eq(dp_calib_find_measured(l, dv->name, "matmul", 2.0 * 32 * 32 * 32, 3 * 4.0 * 32 * 32), -1);
     }
-    dp_costs_free(k);
+    dp_cost_free(k);
     dp_calib_free(l);
     /* a measured list out of order reads back sorted; a bad entry is refused */
     FILE *f = fopen(path, "w");

@@ -87,7 +87,7 @@ START_TEST(round_trip)
     float *sel_best = calloc(sel.n, sizeof(float)), *plc_best = calloc(plc.n, sizeof(float));
     for (size_t i = 0; i < sel.n; i++) sel_best[i] = (float)i / 3;
     for (size_t i = 0; i < plc.n; i++) plc_best[i] = -(float)i / 7;
-    dp_ckpt ck = {.graph = "g", .n_ops = 6, .n_devices = 3, .trained_on = "{\"train\": []}", .features = "doppler",
+    dp_h5io_ckpt ck = {.graph = "g", .n_ops = 6, .n_devices = 3, .trained_on = "{\"train\": []}", .features = "doppler",
                   .config_json = "{\"x\": 1}", .stage = 1, .episode = 123,
                   .running_sum = -4.5, .running_count = 9, .best_makespan = 3.25, .best_assignment = best,
                   .traj_episodes = 123, .traj_steps = 738, .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r),
@@ -95,7 +95,7 @@ START_TEST(round_trip)
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(r));
     snprintf(ck.run_id, sizeof ck.run_id, "%s", "00112233445566778899aabbccddeeff");
     dp_error err;
-    ck_assert_msg(dp_ckpt_write(path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_write(path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
     ck_assert_int_eq(files_in_dir(), 1);   /* the temporary name is gone */
     /* read into fresh blocks of the same layout */
     block(&sel2, 3, 4, 0);
@@ -103,9 +103,9 @@ START_TEST(round_trip)
     int best2[6] = {0};
     float *sel_best2 = calloc(sel.n, sizeof(float)), *plc_best2 = calloc(plc.n, sizeof(float));
     gsl_rng *r2 = gsl_rng_alloc(gsl_rng_mt19937);
-    dp_ckpt in = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2),
+    dp_h5io_ckpt in = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2),
                   .sel_best = sel_best2, .plc_best = plc_best2};
-    ck_assert_msg(dp_ckpt_read(path, &in, &sel2, &plc2, 1, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_read(path, &in, &sel2, &plc2, 1, &err) == DP_OK, "%s", err.msg);
     ck_assert_str_eq(in.graph, "g");
     ck_assert_str_eq(in.run_id, "00112233445566778899aabbccddeeff");
     ck_assert_str_eq(in.config_json, "{\"x\": 1}");
@@ -132,9 +132,9 @@ START_TEST(round_trip)
     free((char *)in.graph);
     free(in.config_json);
     /* without Adam (a new stage from --init): parameters read, moments and steps reset */
-    dp_ckpt in2 = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
+    dp_h5io_ckpt in2 = {.n_ops = 6, .n_devices = 3, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
     for (size_t i = 0; i < sel2.n; i++) sel2.m[i] = 99;
-    ck_assert_msg(dp_ckpt_read(path, &in2, &sel2, &plc2, 0, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_read(path, &in2, &sel2, &plc2, 0, &err) == DP_OK, "%s", err.msg);
     ck_assert(same_tensors(&sel, sel.param, sel2.param));
     for (size_t i = 0; i < sel2.n; i++) ck_assert_float_eq(sel2.m[i], 0);
     ck_assert_int_eq(sel2.adam_t, 0);
@@ -143,21 +143,21 @@ START_TEST(round_trip)
     /* a network of another shape is refused, naming the tensor */
     dp_nn_params wide;
     block(&wide, 3, 6, 0);
-    dp_ckpt in3 = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
-    ck_assert_int_ne(dp_ckpt_read(path, &in3, &wide, &plc2, 1, &err), DP_OK);
+    dp_h5io_ckpt in3 = {.n_ops = 6, .n_devices = 3, .same_graph = 1, .best_assignment = best2, .rng_state = gsl_rng_state(r2), .rng_size = gsl_rng_size(r2)};
+    ck_assert_int_ne(dp_h5io_ckpt_read(path, &in3, &wide, &plc2, 1, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, "w") != NULL && strstr(err.msg, "shape") != NULL, "%s", err.msg);
     free((char *)in3.graph);
     free(in3.config_json);
     /* what it says about itself */
-    dp_ckpt_info info;
-    ck_assert_int_eq(dp_ckpt_read_info(path, &info, &err), DP_OK);
-    ck_assert_int_eq(info.version, DP_CKPT_VERSION);
+    dp_h5io_ckpt_info info;
+    ck_assert_int_eq(dp_h5io_ckpt_read_info(path, &info, &err), DP_OK);
+    ck_assert_int_eq(info.version, DP_H5IO_CKPT_VERSION);
     ck_assert(info.n_ops == 6 && info.n_devices == 3);
     ck_assert_str_eq(info.trained_on, "{\"train\": []}");
-    dp_ckpt_info_free(&info);
+    dp_h5io_ckpt_info_free(&info);
     /* the config alone */
     char *json = NULL;
-    ck_assert_int_eq(dp_ckpt_read_config(path, &json, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_ckpt_read_config(path, &json, &err), DP_OK);
     ck_assert_str_eq(json, "{\"x\": 1}");
     free(json);
     dp_nn_params_free(&wide);
@@ -174,30 +174,30 @@ START_TEST(trajectory_rows)
     char path[512];
     snprintf(path, sizeof path, "%s/run.traj.h5", dir);
     dp_error err;
-    ck_assert_msg(dp_traj_create(path, "g", 3, 2, "sim", "s", "{}", "0123456789abcdef0123456789abcdef", &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_traj_create(path, "g", 3, 2, "sim", "s", "{}", "0123456789abcdef0123456789abcdef", &err) == DP_OK, "%s", err.msg);
     long ne = -1, ns = -1;
-    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
     ck_assert(ne == 0 && ns == 0);
     char rid[40];
-    ck_assert_int_eq(dp_traj_run_id(path, rid, sizeof rid, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_run_id(path, rid, sizeof rid, &err), DP_OK);
     ck_assert_str_eq(rid, "0123456789abcdef0123456789abcdef");
-    dp_traj_episode ep[2] = {{.stage = 1, .episode = 0, .makespan = 5, .step_offset = 0, .n_steps = 3},
+    dp_h5io_traj_episode ep[2] = {{.stage = 1, .episode = 0, .makespan = 5, .step_offset = 0, .n_steps = 3},
                              {.stage = 1, .episode = 1, .makespan = 4, .step_offset = 3, .n_steps = 3}};
-    dp_traj_step st[6];
-    for (int i = 0; i < 6; i++) st[i] = (dp_traj_step){.sel_op = i % 3, .sel_logp = -0.5f, .ready = 1, .plc_device = i % 2};
-    ck_assert_msg(dp_traj_append(path, ep, 1, st, 3, &err) == DP_OK, "%s", err.msg);
-    ck_assert_msg(dp_traj_append(path, ep + 1, 1, st + 3, 3, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    dp_h5io_traj_step st[6];
+    for (int i = 0; i < 6; i++) st[i] = (dp_h5io_traj_step){.sel_op = i % 3, .sel_logp = -0.5f, .ready = 1, .plc_device = i % 2};
+    ck_assert_msg(dp_h5io_traj_append(path, ep, 1, st, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_traj_append(path, ep + 1, 1, st + 3, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
     ck_assert(ne == 2 && ns == 6);
     ck_assert_int_eq(files_in_dir(), 1);
     /* a resumed run cuts the file back to what its checkpoint accounts for */
-    ck_assert_msg(dp_traj_truncate(path, 1, 3, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+    ck_assert_msg(dp_h5io_traj_truncate(path, 1, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
     ck_assert(ne == 1 && ns == 3);
     /* a file that is not there */
     char missing[600];
     snprintf(missing, sizeof missing, "%s/none.h5", dir);
-    ck_assert_int_ne(dp_traj_count(missing, &ne, &ns, &err), DP_OK);
+    ck_assert_int_ne(dp_h5io_traj_count(missing, &ne, &ns, &err), DP_OK);
     ck_assert(strstr(err.msg, "none.h5") != NULL);
     remove_dir();
 }
@@ -248,13 +248,13 @@ START_TEST(strings_never_variable_length)
     block(&plc, 3, 2, 2.0f);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     int assign[3] = {0, 1, 0};
-    dp_ckpt ck = {.graph = "g\u00e9", .n_ops = 3, .n_devices = 2, .config_json = "{\"seed\": 1}", .stage = 0,
+    dp_h5io_ckpt ck = {.graph = "g\u00e9", .n_ops = 3, .n_devices = 2, .config_json = "{\"seed\": 1}", .stage = 0,
                   .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r), .best_assignment = assign};
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(r));
     snprintf(ck.run_id, sizeof ck.run_id, "%s", "00ff");
     dp_error err;
-    ck_assert_msg(dp_ckpt_write(ck_path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
-    ck_assert_msg(dp_traj_create(tj_path, "g", 3, 2, "sim", "s", "{}", "00ff", &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_write(ck_path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_traj_create(tj_path, "g", 3, 2, "sim", "s", "{}", "00ff", &err) == DP_OK, "%s", err.msg);
     const char *ck_attrs[] = {"format", "graph", "config", "run_id", "rng_name", "features", "trained_on"};
     for (size_t i = 0; i < sizeof ck_attrs / sizeof *ck_attrs; i++)
         ck_assert_msg(fixed_string_attr(ck_path, ck_attrs[i]), "checkpoint attribute %s", ck_attrs[i]);
@@ -262,26 +262,26 @@ START_TEST(strings_never_variable_length)
     for (size_t i = 0; i < sizeof tj_attrs / sizeof *tj_attrs; i++)
         ck_assert_msg(fixed_string_attr(tj_path, tj_attrs[i]), "trajectory attribute %s", tj_attrs[i]);
     char *json = NULL;
-    ck_assert_msg(dp_ckpt_read_config(ck_path, &json, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_read_config(ck_path, &json, &err) == DP_OK, "%s", err.msg);
     ck_assert_str_eq(json, "{\"seed\": 1}");
     free(json);
-    dp_ckpt_info info;
-    ck_assert_msg(dp_ckpt_read_info(ck_path, &info, &err) == DP_OK, "%s", err.msg);
+    dp_h5io_ckpt_info info;
+    ck_assert_msg(dp_h5io_ckpt_read_info(ck_path, &info, &err) == DP_OK, "%s", err.msg);
     ck_assert_str_eq(info.graph, "g\u00e9");
-    dp_ckpt_info_free(&info);
+    dp_h5io_ckpt_info_free(&info);
     /* a variable-length string (a file of an earlier version, or a crafted one) is refused unread,
      * naming the file and the attribute */
     make_vlen_attr(ck_path, "config", "{}");
-    ck_assert_int_eq(dp_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
+    ck_assert_int_eq(dp_h5io_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
     ck_assert_ptr_null(json);
     ck_assert_msg(strstr(err.msg, ck_path) && strstr(err.msg, "\"config\"") && strstr(err.msg, "variable-length"), "%s", err.msg);
-    ck_assert_int_eq(dp_ckpt_read_info(ck_path, &info, &err), DP_EUNSUPPORTED);
+    ck_assert_int_eq(dp_h5io_ckpt_read_info(ck_path, &info, &err), DP_EUNSUPPORTED);
     make_vlen_attr(ck_path, "format", "doppler-checkpoint");
-    ck_assert_int_eq(dp_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
+    ck_assert_int_eq(dp_h5io_ckpt_read_config(ck_path, &json, &err), DP_EUNSUPPORTED);
     ck_assert_msg(strstr(err.msg, "\"format\"") != NULL, "%s", err.msg);
     make_vlen_attr(tj_path, "run_id", "00ff");
     char rid[40];
-    ck_assert_int_eq(dp_traj_run_id(tj_path, rid, sizeof rid, &err), DP_EUNSUPPORTED);
+    ck_assert_int_eq(dp_h5io_traj_run_id(tj_path, rid, sizeof rid, &err), DP_EUNSUPPORTED);
     ck_assert_msg(strstr(err.msg, tj_path) && strstr(err.msg, "\"run_id\""), "%s", err.msg);
     dp_nn_params_free(&sel);
     dp_nn_params_free(&plc);

@@ -16,7 +16,7 @@
 /* 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 2 -> 4, 3 -> 5, 4 -> 5, 0 -> 4; comp and comm per op */
 static dp_graph *small_dag(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("dag6", "dag6", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("dag6", "dag6", DP_GRAPH_COST_TIME);
     const double comp[] = {2, 4, 3, 5, 1, 2}, comm[] = {1, 2, 2, 1, 3, 0};
     for (int i = 0; i < 6; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     int es[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}, {2, 4}, {3, 5}, {4, 5}, {0, 4}};
@@ -30,7 +30,7 @@ static dp_graph *small_dag(void)
 /* a chain of n ops, every edge the same size (one edge class) */
 static dp_graph *chain(int n)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + i % 5, 1);
     for (int i = 0; i + 1 < n; i++) dp_graph_builder_add_edge(b, i, i + 1, 1);
     dp_error err;
@@ -60,19 +60,19 @@ START_TEST(memory_linear_and_checked)
     for (int k = 0; k < 2; k++) {
         dp_graph *g = chain(k ? 4000 : 2000);
         dp_error err;
-        dp_costs *c = dp_costs_graph(g, 4, &err);
+        dp_cost *c = dp_cost_graph(g, 4, &err);
         dp_doppler *dd = dp_doppler_alloc(g, c, &a, &err);
         ck_assert_msg(dd != NULL, "%s", err.msg);
         bytes[k] = dd->bytes;
         dp_doppler_free(dd);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     /* twice the ops, at most twice the bytes (the parameters are a constant part) */
     ck_assert_msg(bytes[1] <= 2 * bytes[0] && bytes[1] > bytes[0], "%zu then %zu bytes", bytes[0], bytes[1]);
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     setenv("DOPPLER_MEM_LIMIT", "1M", 1);
     dp_doppler *dd = dp_doppler_alloc(g, c, &a, &err);
     unsetenv("DOPPLER_MEM_LIMIT");
@@ -84,7 +84,7 @@ START_TEST(memory_linear_and_checked)
     ck_assert_msg(dd != NULL, "%s", err.msg);
     ck_assert_uint_gt(dd->bytes, 1 << 20);
     dp_doppler_free(dd);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -93,7 +93,7 @@ START_TEST(inputs)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_doppler_arch a;
     dp_doppler_arch_default(&a);
     a.hidden = 8; a.mlp_hidden = 4; a.steps = 2; a.edge_hidden = 4;
@@ -128,7 +128,7 @@ START_TEST(inputs)
     ck_assert_int_eq(dd->eg->n_edges, 16);
     ck_assert_int_eq(dd->eg->n_classes, 3);
     dp_doppler_free(dd);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -137,7 +137,7 @@ START_TEST(device_features)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_env *env = dp_env_alloc(g, c, &err);
     dp_env_step(env, 0, 0, &err); /* 0 on dev 0: 0..2 */
     dp_env_step(env, 2, 1, &err); /* 2 on dev 1: starts 2+1 = 3, ends 6 */
@@ -158,7 +158,7 @@ START_TEST(device_features)
     ck_assert_double_eq(f[1], 2);
     ck_assert_double_eq(f[6], 3);
     dp_env_free(env);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -167,7 +167,7 @@ END_TEST
 
 typedef struct {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_doppler *dd;
     dp_env *env;
     int acts_v[16], acts_d[16];
@@ -235,7 +235,7 @@ START_TEST(network_gradients)
     memset(&x, 0, sizeof x);
     dp_error err;
     x.g = small_dag();
-    x.c = dp_costs_graph(x.g, 3, &err);
+    x.c = dp_cost_graph(x.g, 3, &err);
     dp_doppler_arch a;
     dp_doppler_arch_default(&a);
     a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
@@ -288,7 +288,7 @@ START_TEST(network_gradients)
     gsl_rng_free(r);
     dp_env_free(x.env);
     dp_doppler_free(x.dd);
-    dp_costs_free(x.c);
+    dp_cost_free(x.c);
     dp_graph_free(x.g);
 }
 END_TEST
@@ -320,7 +320,7 @@ START_TEST(shared_model_two_graphs)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c3 = dp_costs_graph(g, 3, &err), *c5 = dp_costs_graph(g, 5, &err);
+    dp_cost *c3 = dp_cost_graph(g, 3, &err), *c5 = dp_cost_graph(g, 5, &err);
     dp_doppler_arch a;
     dp_doppler_arch_default(&a);
     a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
@@ -382,8 +382,8 @@ START_TEST(shared_model_two_graphs)
     dp_doppler_free(d5);
     dp_doppler_model_free(m);
     gsl_rng_free(r);
-    dp_costs_free(c3);
-    dp_costs_free(c5);
+    dp_cost_free(c3);
+    dp_cost_free(c5);
     dp_graph_free(g);
 }
 END_TEST
@@ -408,28 +408,28 @@ START_TEST(stage_real_oracle)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     tiny_config(&cfg);
-    cfg.stage[DP_STAGE_REAL].lr = 1e-2;
-    cfg.stage[DP_STAGE_REAL].epsilon = 0.1;
+    cfg.stage[DP_TRAIN_STAGE_REAL].lr = 1e-2;
+    cfg.stage[DP_TRAIN_STAGE_REAL].epsilon = 0.1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"fake-real", fake_cost, &fx};
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
     double before, after;
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
     long calls0 = fx.calls;
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_REAL, 300, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_REAL, 300, NULL, &err), DP_OK);
     ck_assert_int_eq(fx.calls - calls0, 300 + 2); /* one per episode, greedy evaluations at the start and the end */
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
     /* REINFORCE against this oracle must move ops to device 0 */
     ck_assert_msg(after < before || after == 1, "makespan %g -> %g", before, after);
     ck_assert_double_le(after, 3);
-    dp_trainer_free(tr);
-    dp_costs_free(c);
+    dp_train_free(tr);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -439,26 +439,26 @@ END_TEST
  * devices idle). The fraction with ties counted (agree) is (unique + in_tie) / steps. */
 START_TEST(agreement_ties_apart)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("three", "three", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("three", "three", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_ptr_nonnull(g);
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_test_sim sim = dp_test_sim_make(g, c);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.arch.hidden = 8; cfg.arch.mlp_hidden = 8; cfg.arch.steps = 2; cfg.arch.edge_hidden = 4;
     for (unsigned long long seed = 1; seed <= 6; seed++) {
         cfg.seed = seed;
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+        dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
         ck_assert_ptr_nonnull(tr);
         int assign[3];
         double ms, agree[2];
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &ms, agree, &err), DP_OK);
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &ms, agree, &err), DP_OK);
         dp_train_agreement a;
-        dp_trainer_agreement(tr, &a);
+        dp_train_agreement_get(tr, &a);
         ck_assert_int_eq(a.steps, 3);
         ck_assert_int_eq(a.tied[0], 2);
         ck_assert_int_eq(a.in_tie[0], 2);
@@ -471,10 +471,10 @@ START_TEST(agreement_ties_apart)
         ck_assert_int_eq(a.in_tie[1], a.tied[1]);
         ck_assert(spread ? a.tied[1] == 1 || a.tied[1] == 2 : a.tied[1] == 1);
         for (int i = 0; i < 2; i++) ck_assert_double_eq_tol(agree[i], (a.unique[i] + a.in_tie[i]) / 3.0, 1e-12);
-        dp_trainer_free(tr);
+        dp_train_free(tr);
     }
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -483,19 +483,19 @@ START_TEST(config_json)
 {
     dp_train_config a, b;
     dp_train_config_default(&a);
-    ck_assert_int_eq(a.stage[DP_STAGE_IL].episodes, 2000);
-    ck_assert_double_eq(a.stage[DP_STAGE_SIM].lr, 1e-4);
-    ck_assert_double_eq(a.stage[DP_STAGE_REAL].epsilon, 0.2);
-    ck_assert_double_eq(a.stage[DP_STAGE_IL].entropy_weight, 0.001);
+    ck_assert_int_eq(a.stage[DP_TRAIN_STAGE_IL].episodes, 2000);
+    ck_assert_double_eq(a.stage[DP_TRAIN_STAGE_SIM].lr, 1e-4);
+    ck_assert_double_eq(a.stage[DP_TRAIN_STAGE_REAL].epsilon, 0.2);
+    ck_assert_double_eq(a.stage[DP_TRAIN_STAGE_IL].entropy_weight, 0.001);
     a.arch.hidden = 40;
-    a.stage[DP_STAGE_SIM].lr = 3e-3;
+    a.stage[DP_TRAIN_STAGE_SIM].lr = 3e-3;
     a.seed = 99;
     char *s = dp_train_config_to_json(&a);
     dp_train_config_default(&b);
     dp_error err;
     ck_assert_int_eq(dp_train_config_from_json_text(&b, s, &err), DP_OK);
     ck_assert_int_eq(b.arch.hidden, 40);
-    ck_assert_double_eq(b.stage[DP_STAGE_SIM].lr, 3e-3);
+    ck_assert_double_eq(b.stage[DP_TRAIN_STAGE_SIM].lr, 3e-3);
     ck_assert_int_eq(b.seed, 99);
     free(s);
     ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"il\": {\"lr\": -1}}}", &err), DP_EINVAL);
@@ -531,10 +531,10 @@ START_TEST(policy_gradient_estimator)
     float g[4] = {0, 0, 0, 0}, ga[4] = {0, 0, 0, 0};
     for (int a = 0; a < n; a++) {
         float d[4] = {0, 0, 0, 0}, da[4] = {0, 0, 0, 0};
-        dp_train_pg_dlogits(d, p, n, a, -c[a], DP_EXPLORE_MIXTURE, eps);
-        dp_train_pg_dlogits(da, p, n, a, -c[a], DP_EXPLORE_EPSILON_GREEDY, eps);
-        double mu = dp_train_behaviour_prob(p, z, n, a, DP_EXPLORE_MIXTURE, eps);
-        double mua = dp_train_behaviour_prob(p, z, n, a, DP_EXPLORE_EPSILON_GREEDY, eps);
+        dp_train_pg_dlogits(d, p, n, a, -c[a], DP_TRAIN_EXPLORE_MIXTURE, eps);
+        dp_train_pg_dlogits(da, p, n, a, -c[a], DP_TRAIN_EXPLORE_EPSILON_GREEDY, eps);
+        double mu = dp_train_behaviour_prob(p, z, n, a, DP_TRAIN_EXPLORE_MIXTURE, eps);
+        double mua = dp_train_behaviour_prob(p, z, n, a, DP_TRAIN_EXPLORE_EPSILON_GREEDY, eps);
         for (int j = 0; j < n; j++) {
             g[j] += (float)(mu * d[j]);
             ga[j] += (float)(mua * da[j]);
@@ -548,7 +548,7 @@ START_TEST(policy_gradient_estimator)
         const double h = 1e-3;
         zp[j] += (float)h;
         zm[j] -= (float)h;
-        double fd = (bandit_cost(zp, c, n, DP_EXPLORE_MIXTURE, eps) - bandit_cost(zm, c, n, DP_EXPLORE_MIXTURE, eps)) / (2 * h);
+        double fd = (bandit_cost(zp, c, n, DP_TRAIN_EXPLORE_MIXTURE, eps) - bandit_cost(zm, c, n, DP_TRAIN_EXPLORE_MIXTURE, eps)) / (2 * h);
         ck_assert_double_eq_tol(g[j], fd, 1e-3);
         off = fmax(off, fabs(ga[j] - fd));
     }
@@ -556,8 +556,8 @@ START_TEST(policy_gradient_estimator)
     /* epsilon 0: the mixture is the softmax, and both estimators are the score function */
     for (int a = 0; a < n; a++) {
         float d[4] = {0, 0, 0, 0}, da[4] = {0, 0, 0, 0};
-        dp_train_pg_dlogits(d, p, n, a, 1.5, DP_EXPLORE_MIXTURE, 0);
-        dp_train_pg_dlogits(da, p, n, a, 1.5, DP_EXPLORE_EPSILON_GREEDY, 0.7);
+        dp_train_pg_dlogits(d, p, n, a, 1.5, DP_TRAIN_EXPLORE_MIXTURE, 0);
+        dp_train_pg_dlogits(da, p, n, a, 1.5, DP_TRAIN_EXPLORE_EPSILON_GREEDY, 0.7);
         for (int j = 0; j < n; j++) {
             ck_assert_float_eq_tol(d[j], -1.5f * ((j == a) - p[j]), 1e-6f);
             ck_assert_float_eq_tol(da[j], d[j], 1e-6f);
@@ -612,34 +612,34 @@ START_TEST(greedy_baseline_improves)
      * the greedy placement of the last parameters must reach the optimum (no cut edge) */
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     tiny_config(&cfg);
-    dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+    dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
     st->lr = 1e-2;
     st->epsilon = 0.1;
     st->batch = 4;
-    st->exploration = DP_EXPLORE_MIXTURE;
-    st->baseline = DP_BASELINE_GREEDY;
+    st->exploration = DP_TRAIN_EXPLORE_MIXTURE;
+    st->baseline = DP_TRAIN_BASELINE_GREEDY;
     cfg.gamma = 1;
     cfg.reward_relative = 1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"cut", cut_cost, &fx};
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
     double before, after;
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
     ck_assert_double_gt(before, 1);
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 200, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_SIM, 200, NULL, &err), DP_OK);
     /* one greedy rollout per batch of 4 (the baseline), plus the evaluations at the start and end */
     ck_assert_int_eq(fx.calls, 1 + 200 + 50 + 2);
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
     ck_assert_msg(after < before, "greedy makespan %g -> %g", before, after);
     ck_assert_msg(after == 1, "greedy makespan %g -> %g", before, after);
-    dp_trainer_free(tr);
-    dp_costs_free(c);
+    dp_train_free(tr);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -650,34 +650,34 @@ START_TEST(batch_baseline_improves)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     tiny_config(&cfg);
-    dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+    dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
     st->lr = 1e-2;
     st->epsilon = st->epsilon_final = 0;
     st->batch = 8;
-    st->exploration = DP_EXPLORE_MIXTURE;
-    st->baseline = DP_BASELINE_BATCH;
+    st->exploration = DP_TRAIN_EXPLORE_MIXTURE;
+    st->baseline = DP_TRAIN_BASELINE_BATCH;
     st->normalize_advantages = 1;
     st->forced_first = 1;
     cfg.gamma = 1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"cut", cut_cost, &fx};
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
     double before, after;
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
     ck_assert_double_gt(before, 1);
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 200, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_SIM, 200, NULL, &err), DP_OK);
     /* one simulation per episode (the replays cost none), plus the evaluations at the start and end */
     ck_assert_int_eq(fx.calls, 1 + 200 + 2);
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
     ck_assert_msg(after == 1, "greedy makespan %g -> %g", before, after);
-    dp_trainer_free(tr);
-    dp_costs_free(c);
+    dp_train_free(tr);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -688,11 +688,11 @@ START_TEST(self_imitation_learns_best)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     for (int on = 0; on < 2; on++) {
         dp_train_config cfg;
         tiny_config(&cfg);
-        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+        dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
         st->lr = st->lr_final = 1e-2;
         st->epsilon = st->epsilon_final = 1; /* every choice uniform: the policy is never followed */
         st->pg_weight = 0;
@@ -701,25 +701,25 @@ START_TEST(self_imitation_learns_best)
         cfg.checkpoint_every = 1000;
         fake_exec fx = {0, g->n_ops};
         dp_oracle o = {"cut", cut_cost, &fx};
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+        dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
         ck_assert_ptr_nonnull(tr);
-        dp_nn_params *plc = dp_trainer_plc_params(tr);
+        dp_nn_params *plc = dp_train_plc_params(tr);
         float *p0 = malloc(plc->n * sizeof(float));
         memcpy(p0, plc->param, plc->n * sizeof(float));
         int assign[6];
         double before, after;
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
-        ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_SIM, 300, NULL, &err), DP_OK);
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_SIM, 300, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &after, NULL, &err), DP_OK);
         if (on) {
             ck_assert_msg(before > 1 && after == 1, "self-imitation: greedy %g -> %g", before, after);
         } else {
             ck_assert_int_eq(memcmp(p0, plc->param, plc->n * sizeof(float)), 0);
         }
         free(p0);
-        dp_trainer_free(tr);
+        dp_train_free(tr);
     }
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -733,7 +733,7 @@ START_TEST(distill_reproduces_best_sample)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     ck_assert_int_eq(c->homogeneous, 1);
     char dir[256], path[300];
     snprintf(dir, sizeof dir, "%s/dp-distill-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -742,7 +742,7 @@ START_TEST(distill_reproduces_best_sample)
     for (int on = 0; on < 2; on++) {
         dp_train_config cfg;
         tiny_config(&cfg);
-        dp_train_stage *st = &cfg.stage[DP_STAGE_SIM];
+        dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
         st->lr = st->lr_final = 1e-2;
         st->epsilon = st->epsilon_final = 1; /* every choice uniform */
         st->pg_weight = 0;
@@ -750,36 +750,36 @@ START_TEST(distill_reproduces_best_sample)
         cfg.checkpoint_every = 1000;
         fake_exec fx = {0, g->n_ops};
         dp_oracle o = {"cut", cut_cost, &fx};
-        dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+        dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
         ck_assert_ptr_nonnull(tr);
         int assign[6];
         double before;
-        ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
-        const int stages[1] = {DP_STAGE_SIM};
+        ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &before, NULL, &err), DP_OK);
+        const int stages[1] = {DP_TRAIN_STAGE_SIM};
         const long eps[1] = {40};
-        dp_pipeline_result res;
+        dp_train_pipeline_result res;
         dp_train_io io = {NULL, path, NULL, NULL, NULL};
-        ck_assert_int_eq(dp_trainer_pipeline(tr, stages, eps, 1, 0, 0, 1, &io, &res, NULL, &err), DP_OK);
-        const dp_pipeline_stage *r = &res.stage[0];
+        ck_assert_int_eq(dp_train_pipeline(tr, stages, eps, 1, 0, 0, 1, &io, &res, NULL, &err), DP_OK);
+        const dp_train_pipeline_stage *r = &res.stage[0];
         ck_assert_msg(r->best_sample < before, "40 uniform samples found nothing better than %g", before);
         if (on) ck_assert_msg(r->final_greedy <= r->best_sample, "distilled greedy %g, best sample %g", r->final_greedy, r->best_sample);
         else ck_assert_double_eq(r->final_greedy, before);
         /* the best sample, from the checkpoint */
         int seen[6], found = 0;
         double ms;
-        ck_assert_int_eq(dp_ckpt_read_best_sample(path, g->name, g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 3, seen, &found, &err), DP_OK);
         ck_assert_int_eq(found, 1);
         ck_assert_int_eq(cut_cost(&fx, seen, &ms, &err), DP_OK);
         ck_assert_double_eq(ms, r->best_sample);
-        ck_assert_int_eq(dp_ckpt_read_best_sample(path, "another", g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, "another", g->n_ops, 3, seen, &found, &err), DP_OK);
         ck_assert_int_eq(found, 0);
-        ck_assert_int_eq(dp_ckpt_read_best_sample(path, g->name, g->n_ops, 4, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 4, seen, &found, &err), DP_OK);
         ck_assert_int_eq(found, 0);
-        dp_trainer_free(tr);
+        dp_train_free(tr);
     }
     unlink(path);
     rmdir(dir);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -797,7 +797,7 @@ START_TEST(project_stage2_resumes_exactly)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     dp_train_config_project(&cfg);
     cfg.arch.hidden = cfg.arch.mlp_hidden = 8;
@@ -806,8 +806,8 @@ START_TEST(project_stage2_resumes_exactly)
     cfg.state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
     cfg.arch.device_features = DP_ENV_FEATURES_DOPPLER;
     cfg.checkpoint_every = 16;
-    ck_assert_int_eq(cfg.stage[DP_STAGE_SIM].sil_replays, 8);
-    ck_assert_int_eq(cfg.stage[DP_STAGE_SIM].distill, 1000);
+    ck_assert_int_eq(cfg.stage[DP_TRAIN_STAGE_SIM].sil_replays, 8);
+    ck_assert_int_eq(cfg.stage[DP_TRAIN_STAGE_SIM].distill, 1000);
     char dir[256], path[300];
     snprintf(dir, sizeof dir, "%s/dp-resume2-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -815,30 +815,30 @@ START_TEST(project_stage2_resumes_exactly)
     fake_exec fx = {0, g->n_ops};
     dp_oracle o = {"cut", cut_cost, &fx};
     /* uninterrupted */
-    dp_trainer *a = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *a = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(a);
-    ck_assert_int_eq(dp_trainer_run(a, DP_STAGE_SIM, 64, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
     /* stopped at 32, then resumed by another trainer */
     volatile sig_atomic_t stop = 0;
-    dp_trainer *b = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *b = dp_train_alloc(g, c, &cfg, &o, &err);
     dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
-    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 64, &io, &err), DP_OK);
-    ck_assert_int_eq(dp_trainer_episode(b), 32);
-    dp_trainer_free(b);
-    b = dp_trainer_alloc(g, c, &cfg, &o, &err);
-    ck_assert_msg(dp_trainer_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_trainer_run(b, DP_STAGE_SIM, 64, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 64, &io, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(b), 32);
+    dp_train_free(b);
+    b = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
     for (int k = 0; k < 2; k++) {
-        dp_nn_params *pa = k ? dp_trainer_plc_params(a) : dp_trainer_sel_params(a);
-        dp_nn_params *pb = k ? dp_trainer_plc_params(b) : dp_trainer_sel_params(b);
+        dp_nn_params *pa = k ? dp_train_plc_params(a) : dp_train_sel_params(a);
+        dp_nn_params *pb = k ? dp_train_plc_params(b) : dp_train_sel_params(b);
         ck_assert_int_eq(pa->n, pb->n);
         ck_assert_msg(memcmp(pa->param, pb->param, pa->n * sizeof(float)) == 0, "resumed %s parameters differ", k ? "PLC" : "SEL");
     }
-    dp_trainer_free(a);
-    dp_trainer_free(b);
+    dp_train_free(a);
+    dp_train_free(b);
     unlink(path);
     rmdir(dir);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -849,19 +849,19 @@ START_TEST(patience_stops_stage)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     tiny_config(&cfg);
-    cfg.stage[DP_STAGE_IL].lr = cfg.stage[DP_STAGE_IL].lr_final = 0;
-    cfg.stage[DP_STAGE_IL].patience = 2;
+    cfg.stage[DP_TRAIN_STAGE_IL].lr = cfg.stage[DP_TRAIN_STAGE_IL].lr_final = 0;
+    cfg.stage[DP_TRAIN_STAGE_IL].patience = 2;
     cfg.checkpoint_every = 10;
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 500, NULL, &err), DP_OK);
-    ck_assert_int_eq(dp_trainer_episode(tr), 20);
-    dp_trainer_free(tr);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 500, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(tr), 20);
+    dp_train_free(tr);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -870,32 +870,32 @@ START_TEST(config_stage_keys)
 {
     dp_train_config a, b;
     dp_train_config_default(&a);
-    for (int i = 0; i < DP_N_STAGES; i++) {
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++) {
         ck_assert_int_eq(a.stage[i].batch, 1);
-        ck_assert_int_eq(a.stage[i].exploration, DP_EXPLORE_EPSILON_GREEDY);
-        ck_assert_int_eq(a.stage[i].baseline, DP_BASELINE_RUNNING);
+        ck_assert_int_eq(a.stage[i].exploration, DP_TRAIN_EXPLORE_EPSILON_GREEDY);
+        ck_assert_int_eq(a.stage[i].baseline, DP_TRAIN_BASELINE_RUNNING);
     }
-    a.stage[DP_STAGE_SIM].batch = 8;
-    a.stage[DP_STAGE_SIM].exploration = DP_EXPLORE_MIXTURE;
-    a.stage[DP_STAGE_SIM].baseline = DP_BASELINE_GREEDY;
-    a.stage[DP_STAGE_SIM].positive_only = 1;
+    a.stage[DP_TRAIN_STAGE_SIM].batch = 8;
+    a.stage[DP_TRAIN_STAGE_SIM].exploration = DP_TRAIN_EXPLORE_MIXTURE;
+    a.stage[DP_TRAIN_STAGE_SIM].baseline = DP_TRAIN_BASELINE_GREEDY;
+    a.stage[DP_TRAIN_STAGE_SIM].positive_only = 1;
     char *s = dp_train_config_to_json(&a);
     dp_train_config_default(&b);
     dp_error err;
     ck_assert_int_eq(dp_train_config_from_json_text(&b, s, &err), DP_OK);
     free(s);
-    ck_assert_int_eq(b.stage[DP_STAGE_SIM].batch, 8);
-    ck_assert_int_eq(b.stage[DP_STAGE_SIM].exploration, DP_EXPLORE_MIXTURE);
-    ck_assert_int_eq(b.stage[DP_STAGE_SIM].baseline, DP_BASELINE_GREEDY);
-    ck_assert_int_eq(b.stage[DP_STAGE_SIM].positive_only, 1);
-    ck_assert_int_eq(b.stage[DP_STAGE_IL].positive_only, 0);
-    ck_assert_int_eq(b.stage[DP_STAGE_IL].batch, 1);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_SIM].batch, 8);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_SIM].exploration, DP_TRAIN_EXPLORE_MIXTURE);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_SIM].baseline, DP_TRAIN_BASELINE_GREEDY);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_SIM].positive_only, 1);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_IL].positive_only, 0);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_IL].batch, 1);
     /* a top-level batch sets every stage; a stage's own batch wins whatever the key order */
     dp_train_config_default(&b);
     ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"batch\": 8}}, \"batch\": 2}", &err), DP_OK);
-    ck_assert_int_eq(b.stage[DP_STAGE_IL].batch, 2);
-    ck_assert_int_eq(b.stage[DP_STAGE_REAL].batch, 2);
-    ck_assert_int_eq(b.stage[DP_STAGE_SIM].batch, 8);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_IL].batch, 2);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_REAL].batch, 2);
+    ck_assert_int_eq(b.stage[DP_TRAIN_STAGE_SIM].batch, 8);
     ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"exploration\": \"boltzmann\"}}}", &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "stages.sim.exploration"));
     ck_assert_int_eq(dp_train_config_from_json_text(&b, "{\"stages\": {\"sim\": {\"baseline\": 3}}}", &err), DP_EINVAL);
@@ -910,40 +910,40 @@ START_TEST(ablation_switches)
 {
     dp_graph *g = small_dag();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     tiny_config(&cfg);
     cfg.checkpoint_every = 1000;
     cfg.sel_topological = 1;
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
-    dp_doppler *dd = dp_trainer_networks(tr);
+    dp_doppler *dd = dp_train_networks(tr);
     float *sel0 = malloc(dd->sel->n * sizeof(float)), *plc0 = malloc(dd->plc->n * sizeof(float));
     memcpy(sel0, dd->sel->param, dd->sel->n * sizeof(float));
     memcpy(plc0, dd->plc->param, dd->plc->n * sizeof(float));
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 20, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 20, NULL, &err), DP_OK);
     ck_assert_int_eq(memcmp(sel0, dd->sel->param, dd->sel->n * sizeof(float)), 0);
     ck_assert_int_ne(memcmp(plc0, dd->plc->param, dd->plc->n * sizeof(float)), 0);
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     free(sel0);
     free(plc0);
 
     tiny_config(&cfg);
     cfg.arch.cp_embeddings = 0;
-    tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_ptr_nonnull(tr);
-    dd = dp_trainer_networks(tr);
+    dd = dp_train_networks(tr);
     int assign[16];
     double ms;
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, assign, &ms, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &ms, NULL, &err), DP_OK);
     const int d = cfg.arch.hidden;
     for (int v = 0; v < g->n_ops; v++)
         for (int j = 2 * d; j < 4 * d; j++) ck_assert_float_eq(dd->s_cat[(size_t)v * 4 * d + j], 0.0f);
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 10, NULL, &err), DP_OK);
-    dp_trainer_free(tr);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 10, NULL, &err), DP_OK);
+    dp_train_free(tr);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST

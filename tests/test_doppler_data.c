@@ -59,7 +59,7 @@ START_TEST(reference_makespans)
     dp_error err;
     dp_graph *g = dp_graph_read_doppler(gp, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     FILE *f = fopen(rp, "r");
     ck_assert_ptr_nonnull(f);
@@ -85,7 +85,7 @@ START_TEST(reference_makespans)
     }
     ck_assert_int_ge(lines, 10);
     free(line); free(a); fclose(f);
-    dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 
@@ -98,13 +98,13 @@ START_TEST(single_device_sum)
     dp_error err;
     dp_graph *g = dp_graph_read_doppler(gp, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     int *a = calloc(g->n_ops, sizeof(int));
     dp_sim_result r;
     dp_sim_run(s, a, &r, &err);
     ck_assert_double_eq(r.makespan, dp_graph_total_work(g));
-    free(a); dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    free(a); dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 
@@ -118,7 +118,7 @@ START_TEST(cp_beats_random)
     int D = strstr(ref_files[_i][1], "8dev") ? 8 : 4;
     dp_error err;
     dp_graph *g = dp_graph_read_doppler(gp, &err);
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     int *a = malloc(sizeof(int) * g->n_ops);
     dp_place_options o;
@@ -134,8 +134,8 @@ START_TEST(cp_beats_random)
         mean += r.makespan / 100;
     }
     ck_assert_msg(cp < mean, "%s: cp %g not below random mean %g", ref_files[_i][0], cp / 1e10, mean / 1e10);
-    ck_assert_double_ge(cp, dp_costs_lower_bound(g, c));
-    free(a); dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    ck_assert_double_ge(cp, dp_cost_lower_bound(g, c));
+    free(a); dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 

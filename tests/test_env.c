@@ -82,7 +82,7 @@ static void machine_make(dp_machine *m, const char *const *kv)
 
 /* One episode with a random ready op and a random device at each step, checked against a
  * second engine (ref) at every step. Returns the prefix simulations the environment ran. */
-static long check_episode(const dp_graph *g, const dp_costs *c, dp_engine *e, dp_engine *ref, gsl_rng *r,
+static long check_episode(const dp_graph *g, const dp_cost *c, dp_engine *e, dp_engine *ref, gsl_rng *r,
                           const char *what)
 {
     dp_error err;
@@ -92,7 +92,7 @@ static long check_episode(const dp_graph *g, const dp_costs *c, dp_engine *e, dp
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
     int *pre = malloc((size_t)n * sizeof *pre);
     for (int v = 0; v < n; v++) pre[v] = -1;
-    dp_schedule s;
+    dp_engine_schedule s;
     while (!dp_env_done(env)) {
         int v = env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
         /* every device's estimate is the engine's start of v on it */
@@ -132,7 +132,7 @@ static long check_episode(const dp_graph *g, const dp_costs *c, dp_engine *e, dp
 }
 
 /* the same, without the per-step reference (cheap enough for more episodes): only the end */
-static void check_final(const dp_graph *g, const dp_costs *c, dp_engine *e, gsl_rng *r, int greedy, const char *what)
+static void check_final(const dp_graph *g, const dp_cost *c, dp_engine *e, gsl_rng *r, int greedy, const char *what)
 {
     dp_error err;
     dp_env *env = dp_env_alloc(g, c, &err);
@@ -142,7 +142,7 @@ static void check_final(const dp_graph *g, const dp_costs *c, dp_engine *e, gsl_
         int d = greedy ? dp_env_cp_place(env, v) : (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
         ck_assert_int_eq(dp_env_step(env, v, d, &err), DP_OK);
     }
-    dp_schedule s;
+    dp_engine_schedule s;
     ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
     ck_assert_msg(dp_env_makespan(env) == s.makespan, "%s: final %.17g vs simulated %.17g", what, dp_env_makespan(env),
                   s.makespan);
@@ -155,7 +155,7 @@ START_TEST(prefix_runs)
      * full prefix is the full run; a placed op without its predecessor is refused */
     dp_graph *g = random_dag(60, 2.0, 3);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_sim *fs = dp_sim_alloc(g, c, &err);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
@@ -197,7 +197,7 @@ START_TEST(prefix_runs)
     gsl_rng_free(r);
     dp_hisim_free(hs);
     dp_sim_free(fs);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -211,7 +211,7 @@ START_TEST(fast_path_exact)
     for (int gi = 0; gi < 6; gi++) {
         dp_graph *g = random_dag(40 + 15 * gi, gi % 2 ? 4.0 : 0.5, 100 + (unsigned long)gi);
         dp_error err;
-        dp_costs *c = dp_costs_graph(g, 2 + gi % 4, &err);
+        dp_cost *c = dp_cost_graph(g, 2 + gi % 4, &err);
         dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
         ck_assert(!dp_engine_is_general(e));
         char what[64];
@@ -220,7 +220,7 @@ START_TEST(fast_path_exact)
         for (int ep = 0; ep < 20; ep++) check_final(g, c, e, r, 0, what);
         check_final(g, c, e, r, 1, what);
         dp_engine_free(e); dp_engine_free(ref);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     /* both ways were taken: the local rule, and simulations for overtakes and ties */
@@ -235,14 +235,14 @@ START_TEST(fast_path_doppler_file)
     dp_error err;
     dp_graph *g = dp_graph_read(dp_test_path(path, sizeof path, dp_test_srcdir(), "tests/data/tiny-doppler.txt"), NULL, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 2);
     for (int ep = 0; ep < 10; ep++) check_episode(g, c, e, ref, r, "tiny-doppler");
     gsl_rng_free(r);
     dp_engine_free(e); dp_engine_free(ref);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -268,7 +268,7 @@ START_TEST(general_engine_exact)
     gsl_rng_set(r, 40 + (unsigned long)_i);
     for (int gi = 0; gi < 2; gi++) {
         dp_error err;
-        dp_costs *c = dp_machine_costs(&m, gs[gi], &err);
+        dp_cost *c = dp_machine_costs(&m, gs[gi], &err);
         ck_assert_msg(c != NULL, "%s", err.msg);
         dp_engine *e = dp_engine_alloc(gs[gi], c, &m, &err), *ref = dp_engine_alloc(gs[gi], c, &m, &err);
         ck_assert_msg(e && ref, "%s", err.msg);
@@ -280,7 +280,7 @@ START_TEST(general_engine_exact)
         for (int ep = 0; ep < 4; ep++) check_final(gs[gi], c, e, r, 0, what);
         check_final(gs[gi], c, e, r, 1, what);
         dp_engine_free(e); dp_engine_free(ref);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(gs[gi]);
     }
     gsl_rng_free(r);
@@ -291,7 +291,7 @@ END_TEST
 /* s(1) -> a(1) -> b(5) on device 0; s -> c(1) -> x(1) on device 0, c on device 1 (comm 10). */
 static dp_graph *overtake_graph(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("ot", "ot", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("ot", "ot", DP_GRAPH_COST_TIME);
     const double comp[] = {1, 1, 5, 1, 1};
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 10);
     int es[][2] = {{0, 1}, {1, 2}, {0, 3}, {3, 4}};
@@ -310,7 +310,7 @@ START_TEST(append_is_another_scheduler)
      * x), the append estimate behind x [23,24]; b after a on 0 then starts at 2, not 24. */
     dp_graph *g = overtake_graph();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     dp_env *env = dp_env_alloc(g, c, &err), *app = dp_env_alloc(g, c, &err);
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
@@ -335,7 +335,7 @@ START_TEST(append_is_another_scheduler)
     dp_env_free(app);
     dp_env_free(env);
     dp_engine_free(e);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -345,7 +345,7 @@ START_TEST(later_op_moves_earlier_one)
     /* s(1) on 0; c(1) on 1 (arrives 11) ; x(1) after c on 0 (arrives 22); a(30) after s on 0
      * arrives at 1: placed after x, a runs ahead of x (first come first served) and x moves
      * from 22 to 31. The prefix's times are exact for the prefix, not final. */
-    dp_graph_builder *b = dp_graph_builder_alloc("mv", "mv", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("mv", "mv", DP_GRAPH_COST_TIME);
     const double comp[] = {1, 30, 1, 1};
     for (int i = 0; i < 4; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 10);
     int es[][2] = {{0, 1}, {0, 2}, {2, 3}};
@@ -353,7 +353,7 @@ START_TEST(later_op_moves_earlier_one)
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     dp_env *env = dp_env_alloc(g, c, &err);
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
@@ -367,12 +367,12 @@ START_TEST(later_op_moves_earlier_one)
     ck_assert_int_gt(env->n_resim, before); /* a overtook x: the prefix was simulated again */
     ck_assert_double_eq(env->est_start[3], 31);
     ck_assert_double_eq(dp_env_makespan(env), 32);
-    dp_schedule s;
+    dp_engine_schedule s;
     ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
     ck_assert_double_eq(s.makespan, 32);
     dp_env_free(env);
     dp_engine_free(e);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -382,7 +382,7 @@ START_TEST(engine_features)
     /* the state of append_is_another_scheduler; b (5 units, after a) is placed next */
     dp_graph *g = overtake_graph();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     dp_env *env = dp_env_alloc(g, c, &err);
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
@@ -414,7 +414,7 @@ START_TEST(engine_features)
     for (int k = 0; k < 2 * DP_ENV_N_DEVICE_FEATURES; k++) ck_assert_double_eq(f5[k], g5[k]);
     dp_env_free(env);
     dp_engine_free(e);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -453,28 +453,28 @@ START_TEST(trainer_engine_state)
     ck_assert_int_eq(dp_train_config_from_json_text(&bad, "{\"network\": {\"features\": 3}}", &err), DP_EINVAL);
 
     dp_graph *g = random_dag(30, 2.0, 9);
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     /* the engine state needs the simulator's oracle */
     dp_oracle other = {"fixed", fixed_cost, NULL};
-    ck_assert_ptr_null(dp_trainer_alloc(g, c, &cfg, &other, &err));
+    ck_assert_ptr_null(dp_train_alloc(g, c, &cfg, &other, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
     dp_oracle o = dp_engine_oracle(e);
     ck_assert_ptr_eq(dp_engine_of_oracle(&o), e);
     ck_assert_ptr_null(dp_engine_of_oracle(&other));
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &o, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
-    ck_assert_int_eq(dp_trainer_networks(tr)->FD, DP_ENV_MAX_DEVICE_FEATURES);
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 4, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_networks(tr)->FD, DP_ENV_MAX_DEVICE_FEATURES);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 4, NULL, &err), DP_OK);
     int *a = malloc((size_t)g->n_ops * sizeof *a);
     double ms, sim, agree[2];
-    ck_assert_int_eq(dp_trainer_place(tr, 0, 1, a, &ms, agree, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, a, &ms, agree, &err), DP_OK);
     ck_assert_int_eq(dp_oracle_cost(&o, a, &sim, &err), DP_OK);
     ck_assert_double_eq(ms, sim);
     free(a);
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     dp_engine_free(e);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -483,7 +483,7 @@ START_TEST(state_errors)
 {
     dp_graph *g = random_dag(20, 1.0, 1), *h = random_dag(20, 1.0, 2);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err), *ch = dp_costs_graph(h, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err), *ch = dp_cost_graph(h, 2, &err);
     dp_engine *eh = dp_engine_alloc(h, ch, NULL, &err);
     dp_env *env = dp_env_alloc(g, c, &err);
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, NULL, &err), DP_EINVAL);
@@ -499,7 +499,7 @@ START_TEST(state_errors)
     ck_assert_str_eq(dp_env_features_name(DP_ENV_FEATURES_ENGINE), "engine");
     dp_env_free(env);
     dp_engine_free(eh);
-    dp_costs_free(c); dp_costs_free(ch);
+    dp_cost_free(c); dp_cost_free(ch);
     dp_graph_free(g); dp_graph_free(h);
 }
 END_TEST

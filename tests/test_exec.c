@@ -17,7 +17,7 @@
 static dp_graph *chainmm(int n)
 {
     const int h = n / 2;
-    dp_graph_builder *b = dp_graph_builder_alloc("chainmm-test", "test", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("chainmm-test", "test", DP_GRAPH_COST_PHYSICAL);
     int64_t sh[2] = {h, h};
     const double blk = 4.0 * h * h, mm = 2.0 * h * h * h;
     int A[2][2], B[2][2], C[2][2], P[2][2][2], AB[2][2], Q[2][2][2];
@@ -204,7 +204,7 @@ END_TEST
 static dp_graph *random_dag(gsl_rng *r, int n)
 {
     static const char *kinds[] = {"matmul", "add", "relu", "softmax", "reduce", "mul", "gelu"};
-    dp_graph_builder *b = dp_graph_builder_alloc("random", "test", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("random", "test", DP_GRAPH_COST_PHYSICAL);
     for (int v = 0; v < n; v++) {
         const char *k = kinds[gsl_rng_uniform_int(r, 7)];
         int64_t sh[2] = {8 + (int64_t)gsl_rng_uniform_int(r, 24), 8 + (int64_t)gsl_rng_uniform_int(r, 24)};
@@ -266,7 +266,7 @@ END_TEST
 /* kernels as hand-computed: a 8x6 matmul with K = 4, scaled by 1/2 */
 START_TEST(plan_hand)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("p", "test", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("p", "test", DP_GRAPH_COST_PHYSICAL);
     int64_t sh[2] = {8, 6}, sh3[3] = {2, 4, 6};
     dp_graph_builder_add_op(b, "x", "input", 0, 4 * 48);
     dp_graph_builder_set_op_info(b, 0, NULL, NULL, 2, sh);
@@ -313,7 +313,7 @@ END_TEST
 /* a DOPPLER-style time graph runs synthetic kernels of proportional work */
 START_TEST(synthetic_kernels)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("t", "test", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("t", "test", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, NULL, NULL, 100, 400);
     dp_graph_builder_add_op(b, NULL, NULL, 300, 1200);
     dp_graph_builder_add_op(b, NULL, NULL, 200, 800);
@@ -334,7 +334,7 @@ START_TEST(synthetic_kernels)
     ck_assert_int_eq(k[1].k, 3000);
     ck_assert_int_eq(k[1].out_elems, 1200);
     const dp_graph *xg = dp_exec_graph(x);
-    ck_assert_int_eq(xg->cost_kind, DP_COST_PHYSICAL);
+    ck_assert_int_eq(xg->cost_kind, DP_GRAPH_COST_PHYSICAL);
     ck_assert_double_eq(xg->work[2], 2.0 * 64 * 64 * 2000);
     ck_assert_double_eq(xg->edge_size[0], 1600);
     int a0[] = {0, 0, 0}, a1[] = {0, 1, 0};

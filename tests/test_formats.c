@@ -59,16 +59,16 @@ START_TEST(stg_small)
     ck_assert_msg(g != NULL, "%s", err.msg);
     ck_assert_int_eq(g->n_ops, 4);
     ck_assert_int_eq(g->n_edges, 4);
-    ck_assert_int_eq(g->cost_kind, DP_COST_TIME);
+    ck_assert_int_eq(g->cost_kind, DP_GRAPH_COST_TIME);
     ck_assert_str_eq(g->op_name[0], "1");
     ck_assert_double_eq(dp_graph_total_work(g), 17);
     ck_assert_double_eq(edge_between(g, "2", "4"), 0);
     ck_assert_double_eq(edge_between(g, "1", "3"), 0);
     ck_assert_int_eq(g->n_sources, 2);
     ck_assert_int_eq(g->n_sinks, 1);
-    dp_costs *c = dp_costs_graph(g, 2, &err);
-    ck_assert_double_eq(dp_costs_critical_path(g, c), 12); /* 2 -> 4 */
-    dp_costs_free(c);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert_double_eq(dp_cost_critical_path(g, c), 12); /* 2 -> 4 */
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -122,7 +122,7 @@ START_TEST(wfcommons_15)
     /* by content through the generic reader, at the default bandwidth */
     g = dp_graph_read(p, NULL, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    ck_assert_double_eq(edge_between(g, "a_1", "c_1"), 1500 / DP_WFCOMMONS_BANDWIDTH_BPS);
+    ck_assert_double_eq(edge_between(g, "a_1", "c_1"), 1500 / DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS);
     dp_graph_free(g);
 }
 END_TEST
@@ -143,7 +143,7 @@ START_TEST(wfcommons_14)
     ck_assert_int_eq(g->n_ops, 2);
     ck_assert_int_eq(g->n_edges, 1);
     ck_assert_str_eq(g->op_kind[0], "split");
-    ck_assert_double_eq(g->edge_size[0], 300 / DP_WFCOMMONS_BANDWIDTH_BPS);
+    ck_assert_double_eq(g->edge_size[0], 300 / DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS);
     dp_graph_free(g);
 }
 END_TEST
@@ -346,7 +346,7 @@ START_TEST(dot_round_trip)
     for (int v = 0; v < g->n_ops; v++) a[v] = v % 3;
     ck_assert_int_eq(dp_graph_write_dot(g, path, a, 3, &err), DP_OK);
     size_t size;
-    char *text = dp_read_file(path, &size, &err);
+    char *text = dp_file_read(path, &size, &err);
     ck_assert(strstr(text, "subgraph \"cluster_device2\"") != NULL);
     free(text);
     h = dp_graph_read(path, NULL, &err);

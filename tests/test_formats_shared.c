@@ -23,9 +23,9 @@ static char failure[2048];
 static double cp_compute(const dp_graph *g)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 1, &err);
-    double cp = dp_costs_critical_path(g, c);
-    dp_costs_free(c);
+    dp_cost *c = dp_cost_graph(g, 1, &err);
+    double cp = dp_cost_critical_path(g, c);
+    dp_cost_free(c);
     return cp;
 }
 
@@ -53,7 +53,7 @@ static int check_file(const char *path, const struct stat *st, int type, struct 
     (void)st;
     (void)ftw;
     if (type != FTW_F || failure[0]) return 0;
-    const char *stem = dp_path_stem(path);
+    const char *stem = dp_file_path_stem(path);
     const char *dot = strrchr(stem, '.');
     if (!dot) return 0;
     /* not graphs: the WfFormat JSON schema, the MSR expert splits, the STG optimal-value tables */
@@ -69,7 +69,7 @@ static int check_file(const char *path, const struct stat *st, int type, struct 
     }
     n_loaded++;
     size_t size;
-    char *text = dp_read_file(path, &size, &err);
+    char *text = dp_file_read(path, &size, &err);
     if (strcmp(dot, ".stg") == 0) {
         double edges = header_number(text, "# Edges"), cp = header_number(text, "# CP Length");
         if (!isnan(edges) && edges != g->n_edges)
@@ -87,7 +87,7 @@ static int check_file(const char *path, const struct stat *st, int type, struct 
     }
     free(text);
     /* critical-path placement and simulation on 4 identical devices (classic model) */
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     int *a = malloc((size_t)g->n_ops * sizeof *a);
     dp_place_options po;
     dp_place_options_init(&po);
@@ -96,11 +96,11 @@ static int check_file(const char *path, const struct stat *st, int type, struct 
     if (!c || !a || dp_place("cp", g, c, &po, a, NULL, NULL, &err) != DP_OK || !(sim = dp_sim_alloc(g, c, &err)) ||
         dp_sim_run(sim, a, &r, &err) != DP_OK)
         snprintf(failure, sizeof failure, "%s: placement or simulation failed: %s", path, err.msg);
-    else if (!(r.makespan >= dp_costs_lower_bound(g, c) * (1 - 1e-12)))
+    else if (!(r.makespan >= dp_cost_lower_bound(g, c) * (1 - 1e-12)))
         snprintf(failure, sizeof failure, "%s: makespan %g below the lower bound", path, r.makespan);
     dp_sim_free(sim);
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     return failure[0] != 0;
 }

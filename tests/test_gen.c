@@ -53,7 +53,7 @@ START_TEST(chainmm_3d_2x2_hand)
     ck_assert_str_eq(g->op_einsum[v], "ab,bc->ac");
     ck_assert_str_eq(g->op_type[v], "einsummable");
     ck_assert_int_eq(g->op_ndim[v], 2);
-    ck_assert_int_eq(g->op_shape[(size_t)v * DP_MAX_DIMS], 2);
+    ck_assert_int_eq(g->op_shape[(size_t)v * DP_GRAPH_MAX_DIMS], 2);
     int r = dp_graph_find_op(g, "mm2.red[a0,d1]");
     ck_assert_int_ge(r, 0);
     ck_assert_str_eq(g->op_type[r], "formation");
@@ -319,30 +319,30 @@ END_TEST
 START_TEST(einsum_errors)
 {
     dp_error err;
-    dp_ein *e = dp_ein_alloc("t", 4);
-    ck_assert_int_eq(dp_ein_dim(e, 'i', 4, 8), -1); /* split beyond the size */
-    ck_assert(dp_ein_finish(e, &err) == NULL);
+    dp_gen_einsum *e = dp_gen_einsum_alloc("t", 4);
+    ck_assert_int_eq(dp_gen_einsum_dim(e, 'i', 4, 8), -1); /* split beyond the size */
+    ck_assert(dp_gen_einsum_finish(e, &err) == NULL);
     ck_assert(strstr(err.msg, "split must be in 1..4") != NULL);
-    dp_ein_free(e);
+    dp_gen_einsum_free(e);
 
-    e = dp_ein_alloc("t", 4);
-    dp_ein_dim(e, 'i', 4, 2);
-    dp_ein_dim(e, 'j', 6, 2);
-    int a = dp_ein_input(e, "A", "ij");
+    e = dp_gen_einsum_alloc("t", 4);
+    dp_gen_einsum_dim(e, 'i', 4, 2);
+    dp_gen_einsum_dim(e, 'j', 6, 2);
+    int a = dp_gen_einsum_input(e, "A", "ij");
     int in[2] = {a, a};
-    ck_assert_int_eq(dp_ein_op(e, "bad", "matmul", "ij,ij->ik", 2, NULL, 2, in), -1); /* k undeclared */
-    ck_assert(dp_ein_finish(e, &err) == NULL);
+    ck_assert_int_eq(dp_gen_einsum_op(e, "bad", "matmul", "ij,ij->ik", 2, NULL, 2, in), -1); /* k undeclared */
+    ck_assert(dp_gen_einsum_finish(e, &err) == NULL);
     ck_assert(strstr(err.msg, "op bad") != NULL);
-    dp_ein_free(e);
+    dp_gen_einsum_free(e);
 
-    e = dp_ein_alloc("t", 4);
-    dp_ein_dim(e, 'i', 4, 2);
-    dp_ein_dim(e, 'j', 6, 2);
-    a = dp_ein_input(e, "A", "ij");
-    ck_assert_int_eq(dp_ein_op(e, "sz", "copy", "ji->ji", 1, NULL, 1, &a), -1); /* sizes differ */
-    ck_assert(dp_ein_finish(e, &err) == NULL);
+    e = dp_gen_einsum_alloc("t", 4);
+    dp_gen_einsum_dim(e, 'i', 4, 2);
+    dp_gen_einsum_dim(e, 'j', 6, 2);
+    a = dp_gen_einsum_input(e, "A", "ij");
+    ck_assert_int_eq(dp_gen_einsum_op(e, "sz", "copy", "ji->ji", 1, NULL, 1, &a), -1); /* sizes differ */
+    ck_assert(dp_gen_einsum_finish(e, &err) == NULL);
     ck_assert(strstr(err.msg, "has size 4, label 'j' has 6") != NULL);
-    dp_ein_free(e);
+    dp_gen_einsum_free(e);
 }
 END_TEST
 
@@ -350,19 +350,19 @@ START_TEST(einsum_same_block_twice)
 {
     /* x * x reads the same block twice: one edge, the bytes once */
     dp_error err;
-    dp_ein *e = dp_ein_alloc("t", 4);
-    dp_ein_dim(e, 'i', 8, 2);
-    int x = dp_ein_input(e, "x", "i");
-    int y = dp_ein_op(e, "neg", "neg", "i->i", 1, NULL, 1, &x);
+    dp_gen_einsum *e = dp_gen_einsum_alloc("t", 4);
+    dp_gen_einsum_dim(e, 'i', 8, 2);
+    int x = dp_gen_einsum_input(e, "x", "i");
+    int y = dp_gen_einsum_op(e, "neg", "neg", "i->i", 1, NULL, 1, &x);
     int in[2] = {y, y};
-    dp_ein_op(e, "sq", "mul", "i,i->i", 1, NULL, 2, in);
-    dp_graph *g = dp_ein_finish(e, &err);
+    dp_gen_einsum_op(e, "sq", "mul", "i,i->i", 1, NULL, 2, in);
+    dp_graph *g = dp_gen_einsum_finish(e, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
     ck_assert_int_eq(g->n_ops, 4);
     ck_assert_int_eq(g->n_edges, 2);
     ck_assert_double_eq(g->edge_size[0], 16);
     dp_graph_free(g);
-    dp_ein_free(e);
+    dp_gen_einsum_free(e);
 }
 END_TEST
 
@@ -390,7 +390,7 @@ START_TEST(random_structure)
         ck_assert(a->work[v] >= 1 && a->work[v] <= 100 && a->work[v] == floor(a->work[v]));
         ck_assert_double_eq(a->work[v], b->work[v]);
     }
-    ck_assert_int_eq(a->cost_kind, DP_COST_TIME);
+    ck_assert_int_eq(a->cost_kind, DP_GRAPH_COST_TIME);
     dp_graph_free(b);
     o.seed = 8;
     b = dp_gen_random(&o, &err);
@@ -490,7 +490,7 @@ START_TEST(place_and_simulate_defaults)
         dp_error err;
         dp_graph *g = dp_gen_by_name(models[i], 0, NULL, NULL, &err);
         ck_assert_msg(g != NULL, "%s", err.msg);
-        dp_costs *c = dp_costs_uniform(g, 4, 1e13, 1.2e10, 1e-5, &err);
+        dp_cost *c = dp_cost_uniform(g, 4, 1e13, 1.2e10, 1e-5, &err);
         ck_assert_msg(c != NULL, "%s", err.msg);
         int *a = malloc((size_t)g->n_ops * sizeof *a);
         dp_place_options po;
@@ -500,12 +500,12 @@ START_TEST(place_and_simulate_defaults)
         ck_assert(s != NULL);
         dp_sim_result r;
         ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
-        double lb = dp_costs_lower_bound(g, c);
+        double lb = dp_cost_lower_bound(g, c);
         ck_assert_msg(r.makespan >= lb * (1 - 1e-12), "%s: makespan %g below the bound %g", models[i], r.makespan, lb);
         ck_assert(isfinite(r.makespan) && r.makespan > 0);
         dp_sim_free(s);
         free(a);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
 }

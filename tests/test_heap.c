@@ -12,23 +12,23 @@
 START_TEST(events_by_time_then_sequence)
 {
     enum { N = 2000 };
-    dp_ev store[N];
-    dp_evheap h = {.a = store, .cap = N};
+    dp_heap_ev store[N];
+    dp_heap_evq h = {.a = store, .cap = N};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
     for (int round = 0; round < 3; round++) {
-        dp_evheap_clear(&h);
+        dp_heap_evq_clear(&h);
         double when[N];
         for (int i = 0; i < N; i++) {
             when[i] = (double)gsl_rng_uniform_int(r, 5);   /* 5 instants: about 400 ties each */
-            dp_evheap_push(&h, when[i], (uint32_t)i);
+            dp_heap_evq_push(&h, when[i], (uint32_t)i);
             ck_assert_int_eq(h.n, i + 1);
         }
-        ck_assert(dp_evheap_raw_is_heap(NULL, h.a, h.n));
+        ck_assert(dp_heap_evq_raw_is_heap(NULL, h.a, h.n));
         double last_t = -1;
         long last_id = -1;
         for (int k = 0; k < N; k++) {
-            dp_ev e = dp_evheap_pop(&h);
+            dp_heap_ev e = dp_heap_evq_pop(&h);
             ck_assert_double_eq(e.t, when[e.ev]);
             ck_assert_msg(e.t > last_t || (e.t == last_t && (long)e.ev > last_id),
                           "event %u at %g after %ld at %g", e.ev, e.t, last_id, last_t);
@@ -47,9 +47,9 @@ END_TEST
 START_TEST(events_interleaved)
 {
     enum { N = 1000 };
-    dp_ev store[N];
-    dp_evheap h = {.a = store, .cap = N};
-    dp_evheap_clear(&h);
+    dp_heap_ev store[N];
+    dp_heap_evq h = {.a = store, .cap = N};
+    dp_heap_evq_clear(&h);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 11);
     double now = 0;
@@ -57,9 +57,9 @@ START_TEST(events_interleaved)
     uint64_t last_seq = 0;
     while (popped < N) {
         if (pushed < N && (h.n == 0 || gsl_rng_uniform(r) < 0.6)) {
-            dp_evheap_push(&h, now + (double)gsl_rng_uniform_int(r, 3), (uint32_t)pushed++);
+            dp_heap_evq_push(&h, now + (double)gsl_rng_uniform_int(r, 3), (uint32_t)pushed++);
         } else {
-            dp_ev e = dp_evheap_pop(&h);
+            dp_heap_ev e = dp_heap_evq_pop(&h);
             ck_assert(e.t >= now);
             if (popped > 0) ck_assert(e.t > now || e.seq > last_seq);
             now = e.t;
@@ -129,22 +129,22 @@ END_TEST
 /* growth by doubling from 16; a heap that fits is left alone */
 START_TEST(grow)
 {
-    dp_ev *a = NULL;
+    dp_heap_ev *a = NULL;
     int cap = 0;
     a = dp_heap_grow(a, &cap, 1, sizeof *a);
     ck_assert_ptr_nonnull(a);
     ck_assert_int_eq(cap, 16);
-    dp_ev *b = dp_heap_grow(a, &cap, 16, sizeof *a);
+    dp_heap_ev *b = dp_heap_grow(a, &cap, 16, sizeof *a);
     ck_assert_ptr_eq(a, b);
     ck_assert_int_eq(cap, 16);
     a = dp_heap_grow(a, &cap, 17, sizeof *a);
     ck_assert_int_eq(cap, 32);
     a = dp_heap_grow(a, &cap, 200, sizeof *a);
     ck_assert_int_eq(cap, 256);
-    dp_evheap h = {.a = a, .cap = cap};
-    dp_evheap_clear(&h);
-    for (int i = 0; i < cap; i++) dp_evheap_push(&h, -i, (uint32_t)i);
-    ck_assert_uint_eq(dp_evheap_pop(&h).ev, (uint32_t)cap - 1);
+    dp_heap_evq h = {.a = a, .cap = cap};
+    dp_heap_evq_clear(&h);
+    for (int i = 0; i < cap; i++) dp_heap_evq_push(&h, -i, (uint32_t)i);
+    ck_assert_uint_eq(dp_heap_evq_pop(&h).ev, (uint32_t)cap - 1);
     free(a);
 }
 END_TEST

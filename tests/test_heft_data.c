@@ -60,7 +60,7 @@ static void assert_same_schedule(const dp_list_schedule *s, const char *out)
     }
 }
 
-static double sim_makespan(const dp_graph *g, const dp_costs *c, const int *a)
+static double sim_makespan(const dp_graph *g, const dp_cost *c, const int *a)
 {
     dp_error err;
     dp_sim *sim = dp_sim_alloc(g, c, &err);
@@ -75,7 +75,7 @@ START_TEST(paper_example_in)
 {
     char p[1024], q[1024];
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_error err;
     ck_assert_msg(dp_hetero_read(path_of(p, sizeof p, "paper-example.in"), &g, &c, &err) == DP_OK, "%s", err.msg);
     dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
@@ -88,7 +88,7 @@ START_TEST(paper_example_in)
     assert_same_schedule(s, path_of(q, sizeof q, "paper-example--cpop.out"));
     ck_assert_double_eq(sim_makespan(g, c, s->device), 86);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -101,7 +101,7 @@ START_TEST(canonical_csv)
     for (int startup = 0; startup < 2; startup++) {
         path_of(bw, sizeof bw, startup ? "canonicalgraph_resource_BW_startup.csv" : "canonicalgraph_resource_BW.csv");
         dp_graph *g;
-        dp_costs *c;
+        dp_cost *c;
         dp_error err;
         ck_assert_msg(dp_hetero_read_csv(e, cn, bw, &g, &c, &err) == DP_OK, "%s", err.msg);
         ck_assert_int_eq(g->n_ops, 10);
@@ -112,7 +112,7 @@ START_TEST(canonical_csv)
         ck_assert_int_eq(dp_list_cpop(g, c, s, &err), DP_OK);
         ck_assert_double_eq(s->makespan, 86);
         dp_list_schedule_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
 }
@@ -122,7 +122,7 @@ START_TEST(random_graph_184)
 {
     char p[1024];
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_error err;
     ck_assert_msg(dp_hetero_read(path_of(p, sizeof p, "randomgraph_task_exe_time.csv"), &g, &c, &err) == DP_OK, "%s",
                   err.msg);
@@ -136,7 +136,7 @@ START_TEST(random_graph_184)
     const int expect[10] = {2, 0, 1, 0, 2, 2, 1, 0, 1, 2};
     for (int v = 0; v < 10; v++) ck_assert_int_eq(s->device[v], expect[v]);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -159,7 +159,7 @@ START_TEST(nedjulius_cross_checks)
         snprintf(rel, sizeof rel, "nedjulius-experiments/%s.in", cases[i].name);
         if (access(path_of(p, sizeof p, rel), R_OK) != 0) continue;
         dp_graph *g;
-        dp_costs *c;
+        dp_cost *c;
         dp_error err;
         ck_assert_msg(dp_hetero_read(p, &g, &c, &err) == DP_OK, "%s", err.msg);
         dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
@@ -177,7 +177,7 @@ START_TEST(nedjulius_cross_checks)
         snprintf(rel, sizeof rel, "nedjulius-experiments/%s--cpop.out", cases[i].name);
         if (access(path_of(p, sizeof p, rel), R_OK) == 0) assert_same_schedule(s, p);
         dp_list_schedule_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
         checked++;
     }
@@ -199,14 +199,14 @@ START_TEST(priority_queue_realises_heft)
         snprintf(rel, sizeof rel, "nedjulius-experiments/%s.in", cases[i]);
         if (access(path_of(p, sizeof p, rel), R_OK) != 0) continue;
         dp_graph *g;
-        dp_costs *c;
+        dp_cost *c;
         dp_error err;
         ck_assert_msg(dp_hetero_read(p, &g, &c, &err) == DP_OK, "%s", err.msg);
         dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
         ck_assert_int_eq(dp_list_heft(g, c, s, &err), DP_OK);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.queue = DP_QUEUE_PRIORITY;
+        o.queue = DP_HISIM_QUEUE_PRIORITY;
         dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
         dp_hisim_result r;
         ck_assert_int_eq(dp_hisim_run(h, s->device, s->priority, &r, &err), DP_OK);
@@ -219,7 +219,7 @@ START_TEST(priority_queue_realises_heft)
         }
         dp_hisim_free(h);
         dp_list_schedule_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
         checked++;
     }

@@ -34,7 +34,7 @@ static const char *T_ONE_LINK =
 /* physical graph: op 0 feeds ops 1..k (each edge `bytes`); op works in FLOPs */
 static dp_graph *fan_out(int k, double bytes, double flops)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, NULL, NULL, flops, bytes);
     for (int i = 0; i < k; i++) {
         dp_graph_builder_add_op(b, NULL, NULL, flops, 0);
@@ -50,7 +50,7 @@ static dp_graph *fan_out(int k, double bytes, double flops)
 typedef struct run_ctx {
     dp_graph *g;
     dp_topology *t;
-    dp_costs *c;
+    dp_cost *c;
     dp_hisim *s;
     dp_hisim_result r;
 } run_ctx;
@@ -70,7 +70,7 @@ static void run(run_ctx *x, dp_graph *g, dp_topology *t, const dp_hisim_options 
 static void done(run_ctx *x)
 {
     dp_hisim_free(x->s);
-    dp_costs_free(x->c);
+    dp_cost_free(x->c);
     dp_topology_free(x->t);
     dp_graph_free(x->g);
 }
@@ -94,16 +94,16 @@ START_TEST(routes_shortest_latency_then_hops)
         "{\"a\":\"sw\",\"b\":\"g1\",\"kind\":\"pcie\",\"bandwidth_Bps\":2e10,\"latency_s\":1e-6},"
         "{\"a\":\"sw\",\"b\":\"g2\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
         "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":5e10,\"latency_s\":2e-6}]}");
-    const dp_topo_route *r01 = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *r01 = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(r01->n_hops, 2);
     NEAR(r01->latency_s, 2e-6);
     NEAR(r01->bottleneck_Bps, 1e10);
     NEAR(r01->inv_bw, 1e-10);
-    const dp_topo_route *r02 = dp_topology_route(t, 0, 2);
+    const dp_topology_route_info *r02 = dp_topology_route(t, 0, 2);
     ck_assert_int_eq(r02->n_hops, 1);
     NEAR(r02->bottleneck_Bps, 5e10);
     /* g1 -> g2 must not pass through g0 (devices do not forward): via sw */
-    const dp_topo_route *r12 = dp_topology_route(t, 1, 2);
+    const dp_topology_route_info *r12 = dp_topology_route(t, 1, 2);
     ck_assert_int_eq(r12->n_hops, 2);
     NEAR(r12->bottleneck_Bps, 1e10);
     dp_topology_free(t);
@@ -141,7 +141,7 @@ START_TEST(half_duplex_crossed_backwards)
         "\"links\":[{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
         "{\"a\":\"g1\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e9,\"latency_s\":0,\"duplex\":\"half\"}]}");
     const int sw = 2;
-    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *r = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(r->n_hops, 2);
     int h = t->seg[r->seg_begin].hop_begin;
     ck_assert_int_eq(t->hop_from[h], 0);
@@ -178,7 +178,7 @@ START_TEST(parallel_links_one_rule)
         for (int o = 0; o <= 1; o++) {
             snprintf(json, sizeof json, fmt, lower ? "5e-7" : "1e-6", o ? ov : "");
             dp_topology *t = topo(json);
-            const dp_topo_route *r = dp_topology_route(t, 0, 1);
+            const dp_topology_route_info *r = dp_topology_route(t, 0, 1);
             ck_assert_int_eq(r->overridden, o);
             ck_assert_int_eq(r->n_hops, 1);
             NEAR(r->bottleneck_Bps, want_bw);
@@ -224,7 +224,7 @@ START_TEST(many_devices_load)
     ck_assert_int_eq(dp_topology_find_node(t, "host"), D + 1);
     ck_assert_int_eq(dp_topology_find_device(t, "host"), -1);
     ck_assert_int_eq(dp_topology_find_node(t, "g1025"), -1);
-    const dp_topo_route *same = dp_topology_route(t, 3, 200), *staged = dp_topology_route(t, 3, 1024);
+    const dp_topology_route_info *same = dp_topology_route(t, 3, 200), *staged = dp_topology_route(t, 3, 1024);
     ck_assert_int_eq(same->n_hops, 2);
     ck_assert_int_eq(same->staged, 0);
     NEAR(same->latency_s, 2e-6);
@@ -276,22 +276,22 @@ START_TEST(roofline_and_calibration)
         "{\"name\":\"slow\",\"kind\":\"cpu\",\"peak_flops\":1e11,\"mem_bandwidth_Bps\":1e10,\"memory_bytes\":1e10}],"
         "\"links\":[{\"a\":\"fast\",\"b\":\"slow\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":2e-6}]}");
     /* op 0: 1e9 FLOPs, output 4e6 bytes; op 1 reads it (edge 4e6), 1e6 FLOPs, output 8e6 bytes */
-    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "a", "matmul", 1e9, 4e6);
     dp_graph_builder_add_op(b, "b", "add", 1e6, 8e6);
     dp_graph_builder_add_edge(b, 0, 1, 4e6);
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
-    dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+    dp_cost *c = dp_costmodel_costs(g, t, NULL, &err);
     ck_assert_ptr_nonnull(c);
-    NEAR(dp_costs_op(c, 0, 0), 1e9 / 5e12 + 1e-6);  /* compute bound */
-    NEAR(dp_costs_op(c, 1, 0), 12e6 / 1e12 + 1e-6); /* memory bound: output + input bytes */
-    NEAR(dp_costs_op(c, 0, 1), 1e9 / 1e11);
-    NEAR(dp_costs_op(c, 1, 1), 12e6 / 1e10);
+    NEAR(dp_cost_op(c, 0, 0), 1e9 / 5e12 + 1e-6);  /* compute bound */
+    NEAR(dp_cost_op(c, 1, 0), 12e6 / 1e12 + 1e-6); /* memory bound: output + input bytes */
+    NEAR(dp_cost_op(c, 0, 1), 1e9 / 1e11);
+    NEAR(dp_cost_op(c, 1, 1), 12e6 / 1e10);
     ck_assert_int_eq(c->homogeneous, 0);
-    NEAR(dp_costs_comm(c, 0, 0, 1), 2e-6 + 4e6 / 1e10);
-    dp_costs_free(c);
+    NEAR(dp_cost_comm(c, 0, 0, 1), 2e-6 + 4e6 / 1e10);
+    dp_cost_free(c);
     /* calibration: fast's matmul is affine, its other kinds use default; slow is not calibrated */
     const char *cal_json =
         "{\"format\":\"doppler-calibration\",\"version\":1,\"machine\":\"test\",\"devices\":{\"fast\":{"
@@ -302,12 +302,12 @@ START_TEST(roofline_and_calibration)
     ck_assert_msg(cal != NULL, "%s", err.msg);
     c = dp_costmodel_costs(g, t, cal, &err);
     ck_assert_ptr_nonnull(c);
-    NEAR(dp_costs_op(c, 0, 0), 1e-5 + 2e-13 * 1e9);
-    NEAR(dp_costs_op(c, 1, 0), 3e-6 + 1e-12 * 12e6);
-    NEAR(dp_costs_op(c, 0, 1), 1e9 / 1e11);
-    NEAR(dp_costs_comm(c, 0, 0, 1), 5e-6 + 4e6 / 2e9);  /* calibrated route */
-    NEAR(dp_costs_comm(c, 0, 1, 0), 2e-6 + 4e6 / 1e10); /* the other direction is not */
-    dp_costs_free(c);
+    NEAR(dp_cost_op(c, 0, 0), 1e-5 + 2e-13 * 1e9);
+    NEAR(dp_cost_op(c, 1, 0), 3e-6 + 1e-12 * 12e6);
+    NEAR(dp_cost_op(c, 0, 1), 1e9 / 1e11);
+    NEAR(dp_cost_comm(c, 0, 0, 1), 5e-6 + 4e6 / 2e9);  /* calibrated route */
+    NEAR(dp_cost_comm(c, 0, 1, 0), 2e-6 + 4e6 / 1e10); /* the other direction is not */
+    dp_cost_free(c);
     dp_calib_free(cal);
     /* a calibration naming an unknown device is refused */
     cal = dp_calib_parse("{\"format\":\"doppler-calibration\",\"version\":1,\"devices\":{\"gpu9\":{}}}", "cal2.json", &err);
@@ -328,7 +328,7 @@ END_TEST
 /* the topology of the last run_itf (its workspace reads it on every run): freed by itf_done */
 static dp_topology *itf_topo;
 
-static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *assign, dp_hisim **keep, dp_costs **kc,
+static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *assign, dp_hisim **keep, dp_cost **kc,
                                dp_calib **kcal)
 {
     dp_error err;
@@ -338,7 +338,7 @@ static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *ass
         cal = dp_calib_parse(cal_json, "itf.json", &err);
         ck_assert_msg(cal != NULL, "%s", err.msg);
     }
-    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    dp_cost *c = dp_costmodel_costs(g, t, cal, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
@@ -363,7 +363,7 @@ static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *ass
  * Without interference D ends at 4 and C at 5. */
 START_TEST(interference_copy_in_hand)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("itf", "itf", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("itf", "itf", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "A", NULL, 1e12, 1e9);
     dp_graph_builder_add_op(b, "C", NULL, 1e12, 0);
     dp_graph_builder_add_op(b, "D", NULL, 4e12, 0);
@@ -374,7 +374,7 @@ START_TEST(interference_copy_in_hand)
     ck_assert_msg(g != NULL, "%s", err.msg);
     const int a[] = {0, 1, 1};
     dp_hisim *s;
-    dp_costs *c;
+    dp_cost *c;
     dp_calib *cal;
     dp_hisim_result r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":1,\"peer_busy\":0}"), a, &s, &c, &cal);
     NEAR(r.op_end[0], 1.0);
@@ -383,21 +383,21 @@ START_TEST(interference_copy_in_hand)
     NEAR(r.op_end[2], 4.5);
     NEAR(r.op_start[1], 4.5);
     NEAR(r.makespan, 5.5);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     /* the same calibration with zero slowdowns, and none at all: no interference */
     r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), a, &s, &c, &cal);
     NEAR(r.op_end[2], 4.0);
     NEAR(r.makespan, 5.0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     r = run_itf(g, NULL, a, &s, &c, &cal);
     NEAR(r.makespan, 5.0);
-    dp_hisim_free(s); dp_costs_free(c); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_topology_free(itf_topo);
     /* the copy lands on an idle g1 (D on g0 instead): nothing slows */
     const int a2[] = {0, 1, 0};
     r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":1,\"peer_busy\":0}"), a2, &s, &c, &cal);
     NEAR(r.op_end[1], 3.0);
     NEAR(r.op_end[2], 5.0);  /* D after A on g0 */
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
 }
 END_TEST
@@ -407,7 +407,7 @@ END_TEST
  * it ends at 2.5. */
 START_TEST(interference_peer_busy_hand)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("itf2", "itf2", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("itf2", "itf2", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "X", NULL, 1e12, 0);
     dp_graph_builder_add_op(b, "Y", NULL, 2e12, 0);
     dp_error err;
@@ -416,7 +416,7 @@ START_TEST(interference_peer_busy_hand)
     ck_assert_msg(g != NULL, "%s", err.msg);
     const int a[] = {0, 1};
     dp_hisim *s;
-    dp_costs *c;
+    dp_cost *c;
     dp_calib *cal;
     const char *j = CAL_ITF("{\"copy_in\":0,\"peer_busy\":0.5}", "{\"copy_in\":0,\"peer_busy\":0.5}");
     dp_hisim_result r = run_itf(g, j, a, &s, &c, &cal);
@@ -427,12 +427,12 @@ START_TEST(interference_peer_busy_hand)
     dp_hisim_result r2;
     ck_assert_int_eq(dp_hisim_run(s, a, NULL, &r2, &err), DP_OK);
     NEAR(r2.makespan, 2.5);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     /* on one device nothing overlaps: 3 s */
     const int one[] = {0, 0};
     r = run_itf(g, j, one, &s, &c, &cal);
     NEAR(r.makespan, 3.0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
     /* bad values are refused, naming the file and the field */
     ck_assert_ptr_null(dp_calib_parse(CAL_ITF("{\"copy_in\":-1,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), "bad.json", &err));
@@ -454,7 +454,7 @@ START_TEST(interference_random_coincidences)
     const char *cal0 = CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}");
     for (int trial = 0; trial < 60; trial++) {
         const int n = 6 + (int)gsl_rng_uniform_int(rng, 14);
-        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_PHYSICAL);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_GRAPH_COST_PHYSICAL);
         for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, (1.0 + (double)gsl_rng_uniform_int(rng, 3)) * 1e12, 1e9);
         for (int i = 0; i < n; i++)
             for (int j = i + 1; j < n; j++)
@@ -466,22 +466,22 @@ START_TEST(interference_random_coincidences)
         int a[32];
         for (int i = 0; i < n; i++) a[i] = (int)gsl_rng_uniform_int(rng, 2);
         dp_hisim *s;
-        dp_costs *c;
+        dp_cost *c;
         dp_calib *cal;
         dp_hisim_result r = run_itf(g, cal1, a, &s, &c, &cal);
         for (int v = 0; v < n; v++)
-            ck_assert_msg(r.op_end[v] - r.op_start[v] >= dp_costs_op(c, v, a[v]) * (1 - 1e-12),
-                          "trial %d op %d ran %g < %g", trial, v, r.op_end[v] - r.op_start[v], dp_costs_op(c, v, a[v]));
-        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+            ck_assert_msg(r.op_end[v] - r.op_start[v] >= dp_cost_op(c, v, a[v]) * (1 - 1e-12),
+                          "trial %d op %d ran %g < %g", trial, v, r.op_end[v] - r.op_start[v], dp_cost_op(c, v, a[v]));
+        dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
         double st0[32];
         r = run_itf(g, cal0, a, &s, &c, &cal);
         memcpy(st0, r.op_start, sizeof(double) * (size_t)n);
         double m0 = r.makespan;
-        dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+        dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
         r = run_itf(g, NULL, a, &s, &c, &cal);
         ck_assert(r.makespan == m0);
         for (int v = 0; v < n; v++) ck_assert(r.op_start[v] == st0[v]);
-        dp_hisim_free(s); dp_costs_free(c); dp_topology_free(itf_topo);
+        dp_hisim_free(s); dp_cost_free(c); dp_topology_free(itf_topo);
         dp_graph_free(g);
     }
     gsl_rng_free(rng);
@@ -494,7 +494,7 @@ END_TEST
 START_TEST(interference_many_moves_heap)
 {
     enum { K = 40 };
-    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "A", NULL, 1e12, 1e8);
     dp_graph_builder_add_op(b, "D", NULL, 50e12, 0);
     for (int i = 0; i < K; i++) {
@@ -509,13 +509,13 @@ START_TEST(interference_many_moves_heap)
     a[0] = 0;
     for (int i = 1; i < 2 + K; i++) a[i] = 1;
     dp_hisim *s;
-    dp_costs *c;
+    dp_cost *c;
     dp_calib *cal;
     dp_hisim_result r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0.5,\"peer_busy\":0}"), a, &s, &c, &cal);
     /* D (50 s) ran while the copies were in flight: longer than alone, every op ran */
     ck_assert(r.op_end[1] - r.op_start[1] > 50.0);
     for (int v = 0; v < 2 + K; v++) ck_assert(r.op_end[v] >= r.op_start[v] && r.op_start[v] >= 0);
-    dp_hisim_free(s); dp_costs_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     dp_graph_free(g);
 }
 END_TEST
@@ -529,7 +529,7 @@ START_TEST(maxmin_two_share_one_link)
     int a[] = {0, 1, 1};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.transfer_model = DP_XFER_MAXMIN;
+    o.transfer_model = DP_TRANSFER_MAXMIN;
     run_ctx x;
     run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
     NEAR(dur(&x, 0), 2 * S / 1e9);  /* twice as long as alone */
@@ -547,7 +547,7 @@ START_TEST(maxmin_unequal_sizes_and_directions)
 {
     /* 1 GB and 3 GB on one link: both at 0.5 GB/s until 2 s, then the big one alone at 1 GB/s:
      * ends 2 + (3 - 1) = 4 s. A transfer the other way (full duplex) is not slowed. */
-    dp_graph_builder *b = dp_graph_builder_alloc("u", "u", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("u", "u", DP_GRAPH_COST_PHYSICAL);
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
     dp_graph_builder_add_edge(b, 0, 1, 1e9);
     dp_graph_builder_add_edge(b, 0, 2, 3e9);
@@ -558,7 +558,7 @@ START_TEST(maxmin_unequal_sizes_and_directions)
     int a[] = {0, 1, 1, 1, 0};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.transfer_model = DP_XFER_MAXMIN;
+    o.transfer_model = DP_TRANSFER_MAXMIN;
     run_ctx x;
     run(&x, g, topo(T_ONE_LINK), &o, a);
     NEAR(dur(&x, 0), 2.0);
@@ -571,7 +571,7 @@ START_TEST(maxmin_unequal_sizes_and_directions)
     static const char *half =
         "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\","
         "\"bandwidth_Bps\":1e9,\"latency_s\":0,\"duplex\":\"half\"}]}";
-    b = dp_graph_builder_alloc("u", "u", DP_COST_PHYSICAL);
+    b = dp_graph_builder_alloc("u", "u", DP_GRAPH_COST_PHYSICAL);
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
     dp_graph_builder_add_edge(b, 0, 1, 1e9);
     dp_graph_builder_add_edge(b, 0, 2, 3e9);
@@ -592,14 +592,14 @@ START_TEST(fifo_second_waits)
     int a[] = {0, 1, 1};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.transfer_model = DP_XFER_FIFO;
+    o.transfer_model = DP_TRANSFER_FIFO;
     run_ctx x;
     run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
     NEAR(dur(&x, 0), S / 1e9);      /* the first has the link to itself */
     NEAR(dur(&x, 1), 2 * S / 1e9);  /* the second waits for it */
     done(&x);
     /* fixed delay: neither notices the other */
-    o.transfer_model = DP_XFER_FIXED;
+    o.transfer_model = DP_TRANSFER_FIXED;
     run(&x, fan_out(2, S, 0), topo(T_ONE_LINK), &o, a);
     NEAR(dur(&x, 0), S / 1e9);
     NEAR(dur(&x, 1), S / 1e9);
@@ -625,14 +625,14 @@ START_TEST(staged_pays_both_hops)
     const double S = 1e8, B = 1e10, l = 1e-6;
     int a[] = {0, 1};
     dp_topology *t = topo(staged_topo(0));
-    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *r = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(r->staged, 1);
     ck_assert_int_eq(r->seg_end - r->seg_begin, 2);
     dp_topology_free(t);
     for (int model = 0; model < 3; model++) {
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.transfer_model = (dp_xfer_kind)model;
+        o.transfer_model = (dp_transfer_kind)model;
         run_ctx x;
         run(&x, fan_out(1, S, 0), topo(staged_topo(0)), &o, a);
         NEAR(dur(&x, 0), 2 * l + 2 * S / B);
@@ -640,13 +640,13 @@ START_TEST(staged_pays_both_hops)
         /* with peer-to-peer the same path is crossed cut-through (max-min, fixed) or store and
          * forward per link (FIFO with one chunk) */
         run(&x, fan_out(1, S, 0), topo(staged_topo(1)), &o, a);
-        NEAR(dur(&x, 0), model == DP_XFER_FIFO ? 2 * l + 2 * S / B : 2 * l + S / B);
+        NEAR(dur(&x, 0), model == DP_TRANSFER_FIFO ? 2 * l + 2 * S / B : 2 * l + S / B);
         done(&x);
     }
     /* FIFO in 4 chunks pipelines the two links: 2 l + S/B + S/(4B) */
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.transfer_model = DP_XFER_FIFO;
+    o.transfer_model = DP_TRANSFER_FIFO;
     o.chunks = 4;
     run_ctx x;
     run(&x, fan_out(1, S, 0), topo(staged_topo(1)), &o, a);
@@ -670,7 +670,7 @@ START_TEST(copy_engines_serialise)
             int a[] = {0, 1, 2};
             dp_hisim_options o;
             dp_hisim_options_init(&o);
-            o.transfer_model = (dp_xfer_kind)model;
+            o.transfer_model = (dp_transfer_kind)model;
             run_ctx x;
             run(&x, fan_out(2, 1e9, 0), topo(json), &o, a);
             NEAR(dur(&x, 0), 1.0);
@@ -712,7 +712,7 @@ START_TEST(copy_engines_request_order_at_coinciding_ends)
     static const int src[] = {0, 2, 4, 6}, dst[] = {1, 3, 5, 7};
     int a[] = {0, 1, 2, 3, 2, 1, 3, 1};
     for (int model = 0; model < 3; model++) {
-        dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_COST_PHYSICAL);
+        dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_GRAPH_COST_PHYSICAL);
         for (int v = 0; v < 8; v++) dp_graph_builder_add_op(b, NULL, NULL, work[v], 0);
         for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, src[e], dst[e], 1e9);
         dp_error err;
@@ -726,7 +726,7 @@ START_TEST(copy_engines_request_order_at_coinciding_ends)
         }
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.transfer_model = (dp_xfer_kind)model;
+        o.transfer_model = (dp_transfer_kind)model;
         run_ctx x;
         run(&x, g, topo(json), &o, a);
         NEAR(x.r.xfer_request[eo], 0.25);
@@ -745,7 +745,7 @@ END_TEST
 /* time graph from compact arrays (DOPPLER style: edge cost = comm of the source) */
 static dp_graph *tiny(int n, const double *comp, const double *comm, int m, const int (*edges)[2])
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     for (int e = 0; e < m; e++) dp_graph_builder_add_edge(b, edges[e][0], edges[e][1], comm[edges[e][0]]);
     dp_error err;
@@ -759,7 +759,7 @@ static double hisim_time(const dp_graph *g, int D, const int *assign, const dp_h
                          double *starts)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     dp_hisim *s = dp_hisim_alloc(g, c, NULL, o, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
     dp_hisim_result r;
@@ -767,7 +767,7 @@ static double hisim_time(const dp_graph *g, int D, const int *assign, const dp_h
     if (starts) memcpy(starts, r.op_start, sizeof(double) * (size_t)g->n_ops);
     double m = r.makespan;
     dp_hisim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     return m;
 }
 
@@ -784,7 +784,7 @@ START_TEST(bsp_hand)
     dp_hisim_options o;
     dp_hisim_options_init(&o);
     ck_assert_double_eq(hisim_time(g, 2, a, &o, NULL, NULL), 7);
-    o.mode = DP_MODE_BSP;
+    o.mode = DP_HISIM_MODE_BSP;
     ck_assert_double_eq(hisim_time(g, 2, a, &o, NULL, NULL), 11);
     /* all on one device: bsp = async = 9 (levels only reorder nothing here) */
     int one[] = {0, 0, 0, 0};
@@ -810,7 +810,7 @@ START_TEST(streams_and_priority)
     /* one stream: x, y, z are ready together at 1 and go by priority (x 2, y 1, z 3): z [1, 4],
      * x [4, 8], y [8, 10]; or (x 1, y 3, z 2): y [1, 3], z [3, 6], x [6, 10] */
     o.streams = 1;
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p1[] = {9, 2, 1, 3}, p2[] = {9, 1, 3, 2};
     double st[4];
     ck_assert_double_eq(hisim_time(g, 1, a, &o, p1, st), 10);
@@ -822,19 +822,19 @@ START_TEST(streams_and_priority)
     ck_assert_double_eq(st[3], 3);
     ck_assert_double_eq(st[1], 6);
     /* FIFO: y then z */
-    o.queue = DP_QUEUE_FIFO;
+    o.queue = DP_HISIM_QUEUE_FIFO;
     hisim_time(g, 1, a, &o, NULL, st);
     ck_assert_double_eq(st[2], 5);
     ck_assert_double_eq(st[3], 7);
     /* priority without priorities is refused */
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 1, &err);
-    o.queue = DP_QUEUE_PRIORITY;
+    dp_cost *c = dp_cost_graph(g, 1, &err);
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
     dp_hisim_result r;
     ck_assert_int_eq(dp_hisim_run(h, a, NULL, &r, &err), DP_EINVAL);
     dp_hisim_free(h);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -843,7 +843,7 @@ START_TEST(chain_peak_memory)
 {
     /* a -> b -> c, outputs 1, 2, 4 MB on one device: while b runs a's and b's outputs are held
      * (3 MB); while c runs b's and c's (6 MB); c's output (a sink's) stays. */
-    dp_graph_builder *bld = dp_graph_builder_alloc("chain", "chain", DP_COST_PHYSICAL);
+    dp_graph_builder *bld = dp_graph_builder_alloc("chain", "chain", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(bld, "a", NULL, 1e9, 1e6);
     dp_graph_builder_add_op(bld, "b", NULL, 1e9, 2e6);
     dp_graph_builder_add_op(bld, "c", NULL, 1e9, 4e6);
@@ -877,7 +877,7 @@ START_TEST(chain_peak_memory)
     ck_assert_ptr_nonnull(strstr(err.msg, "\"c\""));
     dp_hisim_free(x.s);
     /* or a penalty: excess (6 - 5) / 5 = 0.2 */
-    o.memory_policy = DP_MEMORY_PENALTY;
+    o.memory_policy = DP_HISIM_MEMORY_PENALTY;
     o.memory_penalty = 2;
     x.s = dp_hisim_alloc(g, x.c, x.t, &o, &err);
     ck_assert_int_eq(dp_hisim_run(x.s, a, NULL, &x.r, &err), DP_OK);
@@ -897,7 +897,7 @@ START_TEST(default_matches_dp_sim)
     int repeats = 0;
     for (int trial = 0; trial < 200; trial++) {
         int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 5);
-        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_TIME);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_GRAPH_COST_TIME);
         for (int i = 0; i < n; i++)
             dp_graph_builder_add_op(b, NULL, NULL, (double)gsl_rng_uniform_int(r, 5), (double)gsl_rng_uniform_int(r, 4));
         for (int v = 1; v < n; v++) {
@@ -914,7 +914,7 @@ START_TEST(default_matches_dp_sim)
         repeats += g->n_repeated_edges > 0;
         int *a = malloc(sizeof(int) * (size_t)n);
         for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
-        dp_costs *c = dp_costs_graph(g, D, &err);
+        dp_cost *c = dp_cost_graph(g, D, &err);
         dp_sim *s = dp_sim_alloc(g, c, &err);
         dp_sim_result r1;
         dp_sim_run(s, a, &r1, &err);
@@ -927,7 +927,7 @@ START_TEST(default_matches_dp_sim)
         for (int v = 0; v < n; v++) ck_assert_double_eq(r1.op_start[v], r2.op_start[v]);
         dp_hisim_free(h);
         dp_sim_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         free(a);
         dp_graph_free(g);
     }
@@ -941,7 +941,7 @@ END_TEST
 /* s -> x1, x2 -> t: x's are 1e10 FLOPs (1 ms at 1e13), edges 1e7 bytes */
 static dp_graph *fork_join(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "s", NULL, 0, 1e7);
     dp_graph_builder_add_op(b, "x1", NULL, 1e10, 1e7);
     dp_graph_builder_add_op(b, "x2", NULL, 1e10, 1e7);
@@ -977,7 +977,7 @@ START_TEST(topology_sensitivity)
         for (int model = 0; model < 3; model++) {
             dp_hisim_options o;
             dp_hisim_options_init(&o);
-            o.transfer_model = (dp_xfer_kind)model;
+            o.transfer_model = (dp_transfer_kind)model;
             run_ctx x;
             run(&x, fork_join(), topo(pair_topo(kinds[k], bws[k])), &o, single);
             ms[k][0] = x.r.makespan;

@@ -29,7 +29,7 @@ START_TEST(fixed_model_reproduces_reference_makespans)
     dp_error err;
     dp_graph *g = dp_graph_read_doppler(gp, &err);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
     ck_assert(dp_hisim_options_default(&o));
@@ -63,7 +63,7 @@ START_TEST(fixed_model_reproduces_reference_makespans)
     }
     ck_assert_int_ge(lines, 10);
     free(line); free(a); fclose(f);
-    dp_hisim_free(s); dp_hisim_free(s1); dp_costs_free(c); dp_graph_free(g);
+    dp_hisim_free(s); dp_hisim_free(s1); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 
@@ -78,12 +78,12 @@ START_TEST(bsp_of_cp_placement)
     int D = strstr(ref_files[_i][1], "8dev") ? 8 : 4;
     dp_error err;
     dp_graph *g = dp_graph_read_doppler(gp, &err);
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     int *a = malloc(sizeof(int) * g->n_ops);
     ck_assert_int_eq(dp_place("cp", g, c, NULL, a, NULL, NULL, &err), DP_OK);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.mode = DP_MODE_BSP;
+    o.mode = DP_HISIM_MODE_BSP;
     dp_hisim *s = dp_hisim_alloc(g, c, NULL, &o, &err);
     dp_hisim_result r;
     ck_assert_int_eq(dp_hisim_run(s, a, NULL, &r, &err), DP_OK);
@@ -99,7 +99,7 @@ START_TEST(bsp_of_cp_placement)
         for (int w = 0; w < g->n_ops; w++)
             if (lv[w] == lv[v] + 1) ck_assert(r.op_start[w] >= r.op_end[v]);
     free(mx);
-    free(a); dp_hisim_free(s); dp_costs_free(c); dp_graph_free(g);
+    free(a); dp_hisim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 

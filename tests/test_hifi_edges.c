@@ -16,10 +16,10 @@
 
 #define NEAR(x, y) ck_assert_msg(fabs((x) - (y)) <= 1e-9 * fabs((double)(y)) + 1e-18, "%.17g != %.17g", (double)(x), (double)(y))
 
-/* DP_COST_TIME graph: op i takes comp[i]; edge k is edges[k] = {src, dst} with data[k] */
+/* DP_GRAPH_COST_TIME graph: op i takes comp[i]; edge k is edges[k] = {src, dst} with data[k] */
 static dp_graph *time_graph(int n, const double *comp, int m, const int (*edges)[2], const double *data)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("edges", "edges", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("edges", "edges", DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 1);
     for (int k = 0; k < m; k++) dp_graph_builder_add_edge(b, edges[k][0], edges[k][1], data ? data[k] : 0);
     dp_error err;
@@ -42,7 +42,7 @@ typedef struct outcome {
 static outcome hisim(const dp_graph *g, int D, const int *assign, const dp_hisim_options *o, const double *prio)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     dp_hisim *s = dp_hisim_alloc(g, c, NULL, o, &err);
     ck_assert_msg(s != NULL, "%s", err.msg);
@@ -59,14 +59,14 @@ static outcome hisim(const dp_graph *g, int D, const int *assign, const dp_hisim
     x.n_transfers = r.n_transfers;
     x.volume = r.transfer_volume;
     dp_hisim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     return x;
 }
 
 static double dpsim(const dp_graph *g, int D, const int *assign, double *starts)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     ck_assert_ptr_nonnull(s);
     dp_sim_result r;
@@ -74,7 +74,7 @@ static double dpsim(const dp_graph *g, int D, const int *assign, double *starts)
     if (starts) memcpy(starts, r.op_start, sizeof(double) * (size_t)g->n_ops);
     double m = r.makespan;
     dp_sim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     return m;
 }
 
@@ -91,7 +91,7 @@ START_TEST(priority_among_ops_ready_together)
     const int a[] = {0, 0, 0};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {3, 1, 2};
     outcome x = hisim(g, 1, a, &o, p);
     ck_assert_double_eq(x.start[2], 1);
@@ -103,7 +103,7 @@ START_TEST(priority_among_ops_ready_together)
     ck_assert_double_eq(x.start[1], 1);
     ck_assert_double_eq(x.start[2], 2);
     /* FIFO keeps the arrival order (b's edge is listed first): b [1, 2], c [2, 3] */
-    o.queue = DP_QUEUE_FIFO;
+    o.queue = DP_HISIM_QUEUE_FIFO;
     x = hisim(g, 1, a, &o, NULL);
     ck_assert_double_eq(x.start[1], 1);
     ck_assert_double_eq(x.start[2], 2);
@@ -119,7 +119,7 @@ START_TEST(priority_among_sources)
     const int a[] = {0, 0, 0};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {1, 3, 2};
     outcome x = hisim(g, 1, a, &o, p);
     ck_assert_double_eq(x.start[1], 0);
@@ -146,7 +146,7 @@ START_TEST(priority_zero_time_op_same_instant)
     const int a[] = {0, 0, 0};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {5, 10, 2};
     outcome x = hisim(g, 1, a, &o, p);
     ck_assert_double_eq(x.start[0], 0);
@@ -168,7 +168,7 @@ START_TEST(priority_work_conserving)
     const int a[] = {1, 0, 0};
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {9, 8, 1};
     outcome x = hisim(g, 2, a, &o, p);
     ck_assert_double_eq(x.start[2], 0);
@@ -206,18 +206,18 @@ START_TEST(repeated_edge_is_one_input)
     ck_assert_double_eq(x.xreq[1], -1);
     ck_assert_double_eq(x.mem_peak[1], 2);
     /* so in bulk-synchronous mode: level 0 ends when u and its one transfer have ended (2) */
-    o.mode = DP_MODE_BSP;
+    o.mode = DP_HISIM_MODE_BSP;
     x = hisim(g, 2, a, &o, NULL);
     ck_assert_double_eq(x.makespan, 3);
     /* and with priority queues */
-    o.mode = DP_MODE_ASYNC;
-    o.queue = DP_QUEUE_PRIORITY;
+    o.mode = DP_HISIM_MODE_ASYNC;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {1, 1};
     x = hisim(g, 2, a, &o, p);
     ck_assert_double_eq(x.makespan, 3);
     /* both on one device: u's output is released once v finishes (held 1 unit, then v's) */
     const int one[] = {0, 0};
-    o.queue = DP_QUEUE_FIFO;
+    o.queue = DP_HISIM_QUEUE_FIFO;
     x = hisim(g, 1, one, &o, NULL);
     ck_assert_double_eq(x.makespan, 2);
     ck_assert_double_eq(x.mem_peak[0], 2);
@@ -252,7 +252,7 @@ static dp_calib *calib(const char *routes)
 /* physical graph: op 0 (no work) feeds ops 1..k with `bytes` each (no work) */
 static dp_graph *fan(int k, double bytes)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, NULL, NULL, 0, bytes);
     for (int i = 0; i < k; i++) {
         dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
@@ -266,11 +266,11 @@ static dp_graph *fan(int k, double bytes)
 }
 
 /* transfer durations (end - start) of edges 0..m-1 of g on t under a model, with calibration */
-static void xfer_times(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_xfer_kind model, int chunks,
+static void xfer_times(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_transfer_kind model, int chunks,
                        const int *assign, double *dur)
 {
     dp_error err;
-    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    dp_cost *c = dp_costmodel_costs(g, t, cal, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
@@ -283,7 +283,7 @@ static void xfer_times(const dp_graph *g, const dp_topology *t, const dp_calib *
     ck_assert_msg(dp_hisim_run(s, assign, NULL, &r, &err) == DP_OK, "%s", err.msg);
     for (int e = 0; e < g->n_edges; e++) dur[e] = r.xfer_end[e] - r.xfer_start[e];
     dp_hisim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
 }
 
 /* one 1 GB/s link without latency; the calibration measured g0 -> g1 at 1 ms + 0.5 GB/s.
@@ -298,16 +298,16 @@ START_TEST(calibrated_route_alone)
     const int fwd[] = {0, 1}, back[] = {1, 0};
     double d[2];
     for (int model = 0; model < 3; model++) {
-        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, fwd, d);
+        xfer_times(g, t, cal, (dp_transfer_kind)model, 1, fwd, d);
         NEAR(d[0], 1e-3 + 2.0);
-        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, back, d);
+        xfer_times(g, t, cal, (dp_transfer_kind)model, 1, back, d);
         NEAR(d[0], 1.0);
         /* without the calibration: the link's numbers */
-        xfer_times(g, t, NULL, (dp_xfer_kind)model, 1, fwd, d);
+        xfer_times(g, t, NULL, (dp_transfer_kind)model, 1, fwd, d);
         NEAR(d[0], 1.0);
     }
     /* FIFO in 4 chunks on one hop: the chunks pipeline nothing, 1e-3 + 2 s still */
-    xfer_times(g, t, cal, DP_XFER_FIFO, 4, fwd, d);
+    xfer_times(g, t, cal, DP_TRANSFER_FIFO, 4, fwd, d);
     NEAR(d[0], 1e-3 + 2.0);
     dp_graph_free(g);
     dp_calib_free(cal);
@@ -327,14 +327,14 @@ START_TEST(calibrated_route_shared)
     dp_graph *g = fan(2, 1e9);
     const int a[] = {0, 1, 1};
     double d[2];
-    xfer_times(g, t, cal, DP_XFER_MAXMIN, 1, a, d);
+    xfer_times(g, t, cal, DP_TRANSFER_MAXMIN, 1, a, d);
     NEAR(d[0], 4.0);
     NEAR(d[1], 4.0);
     dp_error err;
-    dp_costs *c = dp_costmodel_costs(g, t, cal, &err);
+    dp_cost *c = dp_costmodel_costs(g, t, cal, &err);
     dp_hisim_options o;
     dp_hisim_options_init(&o);
-    o.transfer_model = DP_XFER_FIFO;
+    o.transfer_model = DP_TRANSFER_FIFO;
     o.calibration = cal;
     dp_hisim *s = dp_hisim_alloc(g, c, t, &o, &err);
     dp_hisim_result r;
@@ -344,7 +344,7 @@ START_TEST(calibrated_route_shared)
     NEAR(r.xfer_end[0] - r.xfer_start[0], 2.0);
     NEAR(r.xfer_end[1] - r.xfer_start[0], 4.0);
     dp_hisim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     dp_calib_free(cal);
     dp_topology_free(t);
@@ -366,18 +366,18 @@ START_TEST(calibrated_staged_route)
     const int a[] = {0, 1};
     double d[1];
     for (int model = 0; model < 3; model++) {
-        xfer_times(g, t, cal, (dp_xfer_kind)model, 1, a, d);
+        xfer_times(g, t, cal, (dp_transfer_kind)model, 1, a, d);
         NEAR(d[0], 5e-6 + S / 2e9);
-        xfer_times(g, t, NULL, (dp_xfer_kind)model, 1, a, d);
+        xfer_times(g, t, NULL, (dp_transfer_kind)model, 1, a, d);
         NEAR(d[0], 2e-6 + 2 * S / 1e10);
     }
     /* a calibration naming a device the topology lacks is refused by the transfer model too */
     dp_calib *bad = calib("{\"src\":\"g0\",\"dst\":\"g7\",\"latency_s\":0,\"bandwidth_Bps\":1e9}");
     dp_error err;
-    dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
-    ck_assert_ptr_null(dp_xfer_alloc(DP_XFER_MAXMIN, c, t, bad, 1, &err));
+    dp_cost *c = dp_costmodel_costs(g, t, NULL, &err);
+    ck_assert_ptr_null(dp_transfer_alloc(DP_TRANSFER_MAXMIN, c, t, bad, 1, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "g7"));
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_calib_free(bad);
     dp_graph_free(g);
     dp_calib_free(cal);
@@ -399,7 +399,7 @@ static const char *one_link(double latency)
  * of its own (out_bytes 0), so ops take 0 s except for their inputs at 1e12 B/s */
 static dp_graph *two_edges(double b1, double b2)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_GRAPH_COST_PHYSICAL);
     for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
     dp_graph_builder_add_edge(b, 0, 1, b1);
     dp_graph_builder_add_edge(b, 0, 2, b2);
@@ -421,15 +421,15 @@ START_TEST(zero_size_transfers)
     double d[2];
     for (int model = 0; model < 3; model++)
         for (int chunks = 1; chunks <= 4; chunks += 3) {
-            if (chunks > 1 && model != DP_XFER_FIFO) continue;
+            if (chunks > 1 && model != DP_TRANSFER_FIFO) continue;
             dp_topology *t = topo(one_link(L));
             dp_graph *g = two_edges(0, 0);
-            xfer_times(g, t, NULL, (dp_xfer_kind)model, chunks, a, d);
+            xfer_times(g, t, NULL, (dp_transfer_kind)model, chunks, a, d);
             NEAR(d[0], L);
             NEAR(d[1], L);
             dp_topology_free(t);
             t = topo(one_link(0));
-            xfer_times(g, t, NULL, (dp_xfer_kind)model, chunks, a, d);
+            xfer_times(g, t, NULL, (dp_transfer_kind)model, chunks, a, d);
             ck_assert_double_eq(d[0], 0);
             ck_assert_double_eq(d[1], 0);
             dp_topology_free(t);
@@ -437,18 +437,18 @@ START_TEST(zero_size_transfers)
         }
     dp_topology *t = topo(one_link(L));
     dp_graph *g = two_edges(0, 1e9);  /* the empty one first */
-    xfer_times(g, t, NULL, DP_XFER_MAXMIN, 1, a, d);
+    xfer_times(g, t, NULL, DP_TRANSFER_MAXMIN, 1, a, d);
     NEAR(d[0], L);
     NEAR(d[1], L + 1.0);
-    xfer_times(g, t, NULL, DP_XFER_FIFO, 1, a, d);
+    xfer_times(g, t, NULL, DP_TRANSFER_FIFO, 1, a, d);
     NEAR(d[0], L);
     NEAR(d[1], L + 1.0);
     dp_graph_free(g);
     g = two_edges(1e9, 0);  /* the big one first */
-    xfer_times(g, t, NULL, DP_XFER_MAXMIN, 1, a, d);
+    xfer_times(g, t, NULL, DP_TRANSFER_MAXMIN, 1, a, d);
     NEAR(d[0], L + 1.0);
     NEAR(d[1], L);
-    xfer_times(g, t, NULL, DP_XFER_FIFO, 1, a, d);
+    xfer_times(g, t, NULL, DP_TRANSFER_FIFO, 1, a, d);
     NEAR(d[0], L + 1.0);
     NEAR(d[1], L + 1.0);
     dp_graph_free(g);
@@ -468,8 +468,8 @@ START_TEST(zero_time_ops)
         for (int q = 0; q < 2; q++) {
             dp_hisim_options o;
             dp_hisim_options_init(&o);
-            o.mode = (dp_exec_mode)mode;
-            o.queue = (dp_queue_kind)q;
+            o.mode = (dp_hisim_mode)mode;
+            o.queue = (dp_hisim_queue_kind)q;
             const double zero[] = {0, 0};
             dp_graph *g = time_graph(3, comp, 2, e, zero);
             outcome x = hisim(g, 2, a, &o, p);
@@ -504,14 +504,14 @@ START_TEST(source_on_busy_device)
     ck_assert_double_eq(x.ready[1], 2);
     ck_assert_double_eq(x.start[1], 3);
     ck_assert_double_eq(x.ready[2], 0);
-    o.queue = DP_QUEUE_PRIORITY;
+    o.queue = DP_HISIM_QUEUE_PRIORITY;
     const double p[] = {5, 10, 1};
     x = hisim(g, 1, a, &o, p);
     ck_assert_double_eq(x.start[0], 0);
     ck_assert_double_eq(x.start[1], 2);
     ck_assert_double_eq(x.start[2], 3);
-    o.queue = DP_QUEUE_FIFO;
-    o.mode = DP_MODE_BSP;
+    o.queue = DP_HISIM_QUEUE_FIFO;
+    o.mode = DP_HISIM_MODE_BSP;
     x = hisim(g, 1, a, &o, NULL);
     ck_assert_double_eq(x.start[2], 2);
     ck_assert_double_eq(x.ready[1], 3);
@@ -531,7 +531,7 @@ START_TEST(bsp_single_level)
     dp_hisim_options o;
     dp_hisim_options_init(&o);
     ck_assert_double_eq(hisim(g, 2, a, &o, NULL).makespan, 6);
-    o.mode = DP_MODE_BSP;
+    o.mode = DP_HISIM_MODE_BSP;
     outcome x = hisim(g, 2, a, &o, NULL);
     ck_assert_double_eq(x.makespan, 6);
     ck_assert_double_eq(x.start[2], 1);
@@ -550,11 +550,11 @@ START_TEST(more_streams_than_ops)
     const double p[] = {1, 3, 2};
     for (int q = 0; q < 2; q++) {
         dp_error err;
-        dp_costs *c = dp_costs_graph(g, 1, &err);
+        dp_cost *c = dp_cost_graph(g, 1, &err);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
         o.streams = 8;
-        o.queue = (dp_queue_kind)q;
+        o.queue = (dp_hisim_queue_kind)q;
         dp_hisim *s = dp_hisim_alloc(g, c, NULL, &o, &err);
         dp_hisim_result r;
         ck_assert_int_eq(dp_hisim_run(s, a, p, &r, &err), DP_OK);
@@ -570,7 +570,7 @@ START_TEST(more_streams_than_ops)
         ck_assert_int_eq(dp_hisim_run(s, a, p, &r, &err), DP_OK);
         ck_assert_double_eq(r.makespan, 3);
         dp_hisim_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
     }
     dp_graph_free(g);
 }
@@ -594,7 +594,7 @@ START_TEST(random_invariants)
     gsl_rng_set(rng, 11);
     for (int trial = 0; trial < 300; trial++) {
         int n = 2 + (int)gsl_rng_uniform_int(rng, 30), D = 1 + (int)gsl_rng_uniform_int(rng, 3);
-        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_TIME);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_GRAPH_COST_TIME);
         double *comm = malloc(sizeof(double) * (size_t)n);
         for (int i = 0; i < n; i++) {
             comm[i] = (double)gsl_rng_uniform_int(rng, 4);
@@ -615,11 +615,11 @@ START_TEST(random_invariants)
             a[v] = (int)gsl_rng_uniform_int(rng, (unsigned long)D);
             prio[v] = (double)gsl_rng_uniform_int(rng, 6);  /* ties on purpose */
         }
-        dp_costs *c = dp_costs_graph(g, D, &err);
+        dp_cost *c = dp_cost_graph(g, D, &err);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.queue = (dp_queue_kind)gsl_rng_uniform_int(rng, 2);
-        o.mode = (dp_exec_mode)gsl_rng_uniform_int(rng, 2);
+        o.queue = (dp_hisim_queue_kind)gsl_rng_uniform_int(rng, 2);
+        o.mode = (dp_hisim_mode)gsl_rng_uniform_int(rng, 2);
         o.streams = 1 + (int)gsl_rng_uniform_int(rng, 3);
         dp_hisim *s = dp_hisim_alloc(g, c, NULL, &o, &err);
         dp_hisim_result r;
@@ -631,12 +631,12 @@ START_TEST(random_invariants)
             double latest = 0;
             for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
                 int e = g->pred_edge[q], u = g->edge_src[e];
-                double t = r.op_end[u] + (a[u] != d ? dp_costs_comm(c, e, a[u], d) : 0);
+                double t = r.op_end[u] + (a[u] != d ? dp_cost_comm(c, e, a[u], d) : 0);
                 ck_assert_msg(r.op_ready[v] >= t, "trial %d: op %d ready %g before its input from %d at %g", trial, v,
                               r.op_ready[v], u, t);
                 if (t > latest) latest = t;
             }
-            if (o.mode == DP_MODE_ASYNC)
+            if (o.mode == DP_HISIM_MODE_ASYNC)
                 ck_assert_msg(r.op_ready[v] == latest, "trial %d: op %d ready %g, inputs at %g", trial, v, r.op_ready[v], latest);
             ck_assert(r.op_start[v] >= r.op_ready[v]);
             /* running ops of d at the instants v waits through, and the discipline at v's start */
@@ -650,7 +650,7 @@ START_TEST(random_invariants)
                                   busy, o.streams);
                 }
                 if (r.op_ready[w] <= r.op_start[v] && r.op_start[w] > r.op_start[v]) {
-                    if (o.queue == DP_QUEUE_PRIORITY)
+                    if (o.queue == DP_HISIM_QUEUE_PRIORITY)
                         ck_assert_msg(prio[w] <= prio[v], "trial %d: op %d (priority %g) starts at %g before waiting op %d "
                                       "(priority %g)", trial, v, prio[v], r.op_start[v], w, prio[w]);
                     else
@@ -661,7 +661,7 @@ START_TEST(random_invariants)
             int busy = 0;
             for (int x = 0; x < n; x++) busy += a[x] == d && r.op_start[x] <= r.op_start[v] && r.op_start[v] < r.op_end[x];
             ck_assert_int_le(busy, o.streams);
-            if (o.mode == DP_MODE_BSP)
+            if (o.mode == DP_HISIM_MODE_BSP)
                 for (int e = 0; e < g->n_edges; e++) {
                     int u = g->edge_src[e];
                     if (level[u] >= level[v]) continue;
@@ -670,7 +670,7 @@ START_TEST(random_invariants)
                 }
         }
         dp_hisim_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         free(a);
         free(prio);
         free(comm);
@@ -707,7 +707,7 @@ START_TEST(random_transfer_invariants)
                  ce[0], ce[1], ce[2]);
         dp_topology *t = topo(json);
         int n = 2 + (int)gsl_rng_uniform_int(rng, 25);
-        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_PHYSICAL);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_GRAPH_COST_PHYSICAL);
         for (int i = 0; i < n; i++)
             dp_graph_builder_add_op(b, NULL, NULL, 1e9 * (double)gsl_rng_uniform_int(rng, 4),
                                     1e8 * (double)gsl_rng_uniform_int(rng, 3));
@@ -721,13 +721,13 @@ START_TEST(random_transfer_invariants)
         ck_assert_msg(g != NULL, "%s", err.msg);
         int *a = malloc(sizeof(int) * (size_t)n);
         for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(rng, 3);
-        dp_costs *c = dp_costmodel_costs(g, t, NULL, &err);
+        dp_cost *c = dp_costmodel_costs(g, t, NULL, &err);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
-        o.transfer_model = gsl_rng_uniform_int(rng, 2) ? DP_XFER_MAXMIN : DP_XFER_FIFO;
+        o.transfer_model = gsl_rng_uniform_int(rng, 2) ? DP_TRANSFER_MAXMIN : DP_TRANSFER_FIFO;
         o.chunks = 1 + 2 * (int)gsl_rng_uniform_int(rng, 2);
-        o.mode = (dp_exec_mode)gsl_rng_uniform_int(rng, 2);
-        o.queue = (dp_queue_kind)gsl_rng_uniform_int(rng, 2);
+        o.mode = (dp_hisim_mode)gsl_rng_uniform_int(rng, 2);
+        o.queue = (dp_hisim_queue_kind)gsl_rng_uniform_int(rng, 2);
         o.streams = 1 + (int)gsl_rng_uniform_int(rng, 2);
         double *prio = malloc(sizeof(double) * (size_t)n);
         for (int v = 0; v < n; v++) prio[v] = (double)gsl_rng_uniform_int(rng, 4);
@@ -743,11 +743,11 @@ START_TEST(random_transfer_invariants)
             ck_assert(a[u] != a[v]);
             ck_assert_double_eq(r.xfer_request[e], r.op_end[u]);
             ck_assert(r.xfer_start[e] >= r.xfer_request[e]);
-            const dp_topo_route *rt = dp_topology_route(t, a[u], a[v]);
+            const dp_topology_route_info *rt = dp_topology_route(t, a[u], a[v]);
             double alone = rt->latency_s + c->edge_data[e] / rt->bottleneck_Bps;
             ck_assert_msg(r.xfer_end[e] - r.xfer_start[e] >= alone * (1 - 1e-9), "trial %d: edge %d took %g, alone %g", trial,
                           e, r.xfer_end[e] - r.xfer_start[e], alone);
-            ck_assert(r.op_ready[v] >= r.xfer_end[e] - eps || o.mode == DP_MODE_BSP);
+            ck_assert(r.op_ready[v] >= r.xfer_end[e] - eps || o.mode == DP_HISIM_MODE_BSP);
             ck_assert(r.op_start[v] >= r.xfer_end[e] - eps);
             /* copy engines at this transfer's start */
             int out = 0, in = 0;
@@ -762,7 +762,7 @@ START_TEST(random_transfer_invariants)
         for (int ch = 0; ch < t->n_channels; ch++)
             ck_assert(r.chan_bytes[ch] <= t->chan_bw[ch] * r.makespan * (1 + 1e-9));
         dp_hisim_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         free(a);
         dp_graph_free(g);
         dp_topology_free(t);

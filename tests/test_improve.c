@@ -23,7 +23,7 @@
 
 typedef struct fixture {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_engine *e;
     dp_oracle o;
 } fixture;
@@ -50,7 +50,7 @@ static fixture fixture_make(const char *spec, int D)
 static void fixture_free(fixture *f)
 {
     dp_engine_free(f->e);
-    dp_costs_free(f->c);
+    dp_cost_free(f->c);
     dp_graph_free(f->g);
 }
 
@@ -80,7 +80,7 @@ static dp_improve_model *random_model(uint64_t seed)
 typedef struct gc_ctx {
     dp_improve_state *s;
     const int *a;
-    const dp_schedule *sch;
+    const dp_engine_schedule *sch;
     int v, d;
 } gc_ctx;
 
@@ -103,7 +103,7 @@ START_TEST(policy_gradient_check)
     dp_place_options_init(&po);
     po.seed = 5;
     ck_assert_int_eq(dp_place("random", f.g, f.c, &po, a, NULL, NULL, &err), DP_OK);
-    dp_schedule sch;
+    dp_engine_schedule sch;
     ck_assert_int_eq(dp_engine_run(f.e, a, NULL, &sch, &err), DP_OK);
     dp_improve_state_set(s, a, &sch);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -234,7 +234,7 @@ static dp_improve_model *train_small(fixture *f, int nf, uint64_t seed, const ch
     dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, &err);
     ck_assert_ptr_nonnull(m);
     const dp_graph *g[2];
-    const dp_costs *c[2];
+    const dp_cost *c[2];
     dp_engine *e[2];
     for (int i = 0; i < nf; i++) {
         g[i] = f[i].g;
@@ -269,7 +269,7 @@ START_TEST(train_deterministic_and_checkpoint_round_trip)
     dp_error err;
     /* the trajectory has one row per episode and per move */
     long ne, ns;
-    ck_assert_int_eq(dp_traj_count(tj, &ne, &ns, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count(tj, &ne, &ns, &err), DP_OK);
     ck_assert_int_eq(ne, 16);
     ck_assert_int_eq(ns, 16 * 6);
     /* the checkpoint gives the same parameters and the same search */
@@ -293,7 +293,7 @@ START_TEST(train_deterministic_and_checkpoint_round_trip)
         tc.horizon = 3;
         tc.lr = tc.lr_final = 0;
         const dp_graph *g1[1] = {f[0].g};
-        const dp_costs *c1[1] = {f[0].c};
+        const dp_cost *c1[1] = {f[0].c};
         dp_engine *e1[1] = {f[0].e};
         dp_improve_model *mf = NULL;
         ck_assert_int_eq(dp_improve_model_load(ck, &mf, &err), DP_OK);
@@ -359,11 +359,11 @@ START_TEST(wrong_checkpoints_refused)
     tc.arch.mlp_hidden = 8;
     tc.arch.steps = 1;
     tc.arch.edge_hidden = 4;
-    dp_trainer *tr = dp_trainer_alloc(f.g, f.c, &tc, &f.o, &err);
+    dp_train *tr = dp_train_alloc(f.g, f.c, &tc, &f.o, &err);
     ck_assert_ptr_nonnull(tr);
     dp_train_io io = {NULL, ck, NULL, NULL, NULL};
-    ck_assert_int_eq(dp_trainer_run(tr, DP_STAGE_IL, 1, &io, &err), DP_OK);
-    dp_trainer_free(tr);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 1, &io, &err), DP_OK);
+    dp_train_free(tr);
     dp_improve_model *m = NULL;
     ck_assert_int_eq(dp_improve_model_load(ck, &m, &err), DP_EINVAL);
     ck_assert_ptr_null(m);
@@ -386,7 +386,7 @@ START_TEST(wrong_checkpoints_refused)
     char *p = strstr(cj, DP_IMPROVE_FEATURES_NAME);
     ck_assert_ptr_nonnull(p);
     p[strlen(DP_IMPROVE_FEATURES_NAME) - 1] = '0'; /* improve-v1 -> improve-v0 */
-    dp_ckpt w;
+    dp_h5io_ckpt w;
     memset(&w, 0, sizeof w);
     w.graph = f.g->name;
     w.n_ops = f.g->n_ops;
@@ -399,7 +399,7 @@ START_TEST(wrong_checkpoints_refused)
     snprintf(w.rng_name, sizeof w.rng_name, "mt19937");
     w.best_assignment = a;
     for (int v = 0; v < f.g->n_ops; v++) a[v] = 0;
-    ck_assert_int_eq(dp_ckpt_write(bad, &w, dp_improve_op_params(mi), dp_improve_move_params(mi), &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_ckpt_write(bad, &w, dp_improve_op_params(mi), dp_improve_move_params(mi), &err), DP_OK);
     free(cj);
     ck_assert_int_eq(dp_improve_model_load(bad, &m, &err), DP_EINVAL);
     ck_assert_msg(strstr(err.msg, "feature set improve-v0 in the checkpoint, improve-v1 here") != NULL, "%s", err.msg);
@@ -421,7 +421,7 @@ START_TEST(features_unit_free)
     dp_machine_init(&mach);
     mach.n_devices = 4;
     mach.devices_given = 1;
-    dp_costs *c2 = dp_machine_costs(&mach, f.g, &err);
+    dp_cost *c2 = dp_machine_costs(&mach, f.g, &err);
     dp_machine_free(&mach);
     ck_assert_ptr_nonnull(c2);
     ck_assert_int_eq(c2->n_devices, 4);
@@ -441,7 +441,7 @@ START_TEST(features_unit_free)
     dp_place_options_init(&po);
     po.seed = 3;
     ck_assert_int_eq(dp_place("random", f.g, f.c, &po, a, NULL, NULL, &err), DP_OK);
-    dp_schedule sch;
+    dp_engine_schedule sch;
     ck_assert_int_eq(dp_engine_run(f.e, a, NULL, &sch, &err), DP_OK);
     dp_improve_state_set(s1, a, &sch);
     ck_assert_int_eq(dp_engine_run(e2, a, NULL, &sch, &err), DP_OK);
@@ -462,7 +462,7 @@ START_TEST(features_unit_free)
     dp_improve_state_free(s2);
     dp_improve_model_free(m);
     dp_engine_free(e2);
-    dp_costs_free(c2);
+    dp_cost_free(c2);
     fixture_free(&f);
 }
 END_TEST

@@ -17,14 +17,14 @@
 
 /* Topcuoglu, Hariri and Wu 2002, Fig. 2: 10 tasks on 3 processors, all link rates 1. Op ids are
  * the paper's task numbers minus one. */
-static void topcuoglu(dp_graph **gout, dp_costs **cout)
+static void topcuoglu(dp_graph **gout, dp_cost **cout)
 {
     static const double W[10][3] = {{14, 16, 9}, {13, 19, 18}, {11, 13, 19}, {13, 8, 17}, {12, 13, 10},
                                      {13, 16, 9}, {7, 15, 11},  {5, 11, 14},  {18, 12, 20}, {21, 7, 16}};
     static const int E[15][3] = {{1, 2, 18}, {1, 3, 12}, {1, 4, 9},  {1, 5, 11}, {1, 6, 14},
                                  {2, 8, 19}, {2, 9, 16}, {3, 7, 23}, {4, 8, 27}, {4, 9, 23},
                                  {5, 9, 13}, {6, 8, 15}, {7, 10, 17}, {8, 10, 11}, {9, 10, 13}};
-    dp_graph_builder *b = dp_graph_builder_alloc("topcuoglu", "test", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("topcuoglu", "test", DP_GRAPH_COST_TIME);
     for (int v = 0; v < 10; v++) {
         char nm[8];
         snprintf(nm, sizeof nm, "%d", v + 1);
@@ -35,11 +35,11 @@ static void topcuoglu(dp_graph **gout, dp_costs **cout)
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_ptr_nonnull(g);
-    dp_costs *c = dp_costs_alloc(g, 3);
+    dp_cost *c = dp_cost_alloc(g, 3);
     for (int v = 0; v < 10; v++)
         for (int p = 0; p < 3; p++) c->op_time[v * 3 + p] = W[v][p];
     memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
-    dp_costs_update_homogeneous(c);
+    dp_cost_update_homogeneous(c);
     *gout = g;
     *cout = c;
 }
@@ -59,7 +59,7 @@ static void assert_schedule(const dp_list_schedule *s, const int expect[10][4])
 START_TEST(topcuoglu_ranks)
 {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     topcuoglu(&g, &c);
     double ru[10], rd[10];
     dp_list_rank_upward(g, c, ru);
@@ -73,7 +73,7 @@ START_TEST(topcuoglu_ranks)
         ck_assert_double_eq_tol(ru[v], up[v], 1e-9);
         ck_assert_double_eq_tol(rd[v], down[v], 1e-9);
     }
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -81,7 +81,7 @@ END_TEST
 START_TEST(topcuoglu_heft_80)
 {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     topcuoglu(&g, &c);
     dp_list_schedule *s = dp_list_schedule_alloc(10, 3);
     dp_error err;
@@ -98,7 +98,7 @@ START_TEST(topcuoglu_heft_80)
     ck_assert_double_eq(r.makespan, 80);
     dp_sim_free(sim);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -106,7 +106,7 @@ END_TEST
 START_TEST(topcuoglu_cpop_86)
 {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     topcuoglu(&g, &c);
     dp_list_schedule *s = dp_list_schedule_alloc(10, 3);
     dp_error err;
@@ -124,7 +124,7 @@ START_TEST(topcuoglu_cpop_86)
     ck_assert_int_eq(dp_list_cpop(g, c, s, &err), DP_OK);
     ck_assert_double_eq(s->makespan, 86);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -133,7 +133,7 @@ END_TEST
  * conserving, ties first come first served) realises the schedule itself when the schedule never
  * keeps a device idle while a lower-priority op is ready for it: each op starts when the schedule
  * says. Returns 1 when every start matches; *ms is the simulated makespan. */
-static int realised(const dp_graph *g, const dp_costs *c, const dp_list_schedule *s, dp_queue_kind q, double *ms)
+static int realised(const dp_graph *g, const dp_cost *c, const dp_list_schedule *s, dp_hisim_queue_kind q, double *ms)
 {
     dp_error err;
     dp_hisim_options o;
@@ -158,25 +158,25 @@ static int realised(const dp_graph *g, const dp_costs *c, const dp_list_schedule
 START_TEST(priority_queue_realises_list_schedules)
 {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     topcuoglu(&g, &c);
     dp_list_schedule *s = dp_list_schedule_alloc(10, 3);
     dp_error err;
     double ms;
     ck_assert_int_eq(dp_list_heft(g, c, s, &err), DP_OK);
-    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert(realised(g, c, s, DP_HISIM_QUEUE_PRIORITY, &ms));
     ck_assert_double_eq(ms, 80);
     ck_assert_int_eq(dp_list_cpop(g, c, s, &err), DP_OK);
-    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert(realised(g, c, s, DP_HISIM_QUEUE_PRIORITY, &ms));
     ck_assert_double_eq(ms, 86);
     ck_assert_int_eq(dp_list_peft(g, c, s, &err), DP_OK);
     ck_assert_double_eq(s->makespan, 85);
-    ck_assert(realised(g, c, s, DP_QUEUE_PRIORITY, &ms));
+    ck_assert(realised(g, c, s, DP_HISIM_QUEUE_PRIORITY, &ms));
     ck_assert_double_eq(ms, 85);
-    ck_assert(!realised(g, c, s, DP_QUEUE_FIFO, &ms));
+    ck_assert(!realised(g, c, s, DP_HISIM_QUEUE_FIFO, &ms));
     ck_assert_double_eq(ms, 93);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -188,7 +188,7 @@ END_TEST
  *   rank_oct: a 3.5, b 3, c 0. */
 START_TEST(peft_oct_by_hand)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("peft", "test", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("peft", "test", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "a", NULL, 2.5, 4);
     dp_graph_builder_add_op(b, "b", NULL, 1, 2);
     dp_graph_builder_add_op(b, "c", NULL, 3.5, 0);
@@ -197,12 +197,12 @@ START_TEST(peft_oct_by_hand)
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
-    dp_costs *c = dp_costs_alloc(g, 2);
+    dp_cost *c = dp_cost_alloc(g, 2);
     const double w[3][2] = {{2, 3}, {1, 1}, {5, 2}};
     for (int v = 0; v < 3; v++)
         for (int p = 0; p < 2; p++) c->op_time[v * 2 + p] = w[v][p];
     memcpy(c->edge_data, g->edge_size, 2 * sizeof(double));
-    dp_costs_update_homogeneous(c);
+    dp_cost_update_homogeneous(c);
     double oct[6];
     dp_list_oct(g, c, oct);
     const double expect[6] = {5, 2, 4, 2, 0, 0};
@@ -218,7 +218,7 @@ START_TEST(peft_oct_by_hand)
     ck_assert_int_eq(s->device[2], 1);
     ck_assert_double_eq(s->makespan, 5);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -228,7 +228,7 @@ START_TEST(etf_by_hand)
 {
     dp_graph *g = fork_join();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_list_schedule *s = dp_list_schedule_alloc(5, 2);
     ck_assert_int_eq(dp_list_etf(g, c, s, &err), DP_OK);
     const int dev[5] = {0, 0, 1, 0, 0};
@@ -240,7 +240,7 @@ START_TEST(etf_by_hand)
     ck_assert_double_eq(s->makespan, 11);
     ck_assert_double_eq(s->priority[0], 6); /* static level 1 + 4 + 1 */
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -253,12 +253,12 @@ START_TEST(list_schedules_feasible)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
-    typedef int (*fn_t)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *);
+    typedef int (*fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
     fn_t fns[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
     for (int trial = 0; trial < 60; trial++) {
         int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 4);
         dp_graph *g = random_dag(r, n, 0.15, 10);
-        dp_costs *c = trial % 2 ? random_hetero(r, g, D) : dp_costs_graph(g, D, NULL);
+        dp_cost *c = trial % 2 ? random_hetero(r, g, D) : dp_cost_graph(g, D, NULL);
         dp_list_schedule *s = dp_list_schedule_alloc(n, D);
         for (int m = 0; m < 4; m++)
             for (int app = 0; app < 2; app++) {
@@ -274,10 +274,10 @@ START_TEST(list_schedules_feasible)
                 for (int k = 0; k < n; k++) seen[s->order[k]]++;
                 for (int v = 0; v < n; v++) ck_assert_int_eq(seen[v], 1);
                 /* no schedule beats the lower bound */
-                ck_assert(s->makespan >= dp_costs_lower_bound(g, c) - 1e-9);
+                ck_assert(s->makespan >= dp_cost_lower_bound(g, c) - 1e-9);
             }
         dp_list_schedule_free(s);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     gsl_rng_free(r);
@@ -287,7 +287,7 @@ END_TEST
 START_TEST(list_place_registry)
 {
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     topcuoglu(&g, &c);
     for (int m = 0; m < 4; m++) {
         int a[10];
@@ -306,7 +306,7 @@ START_TEST(list_place_registry)
     dp_list_schedule *s = dp_list_schedule_alloc(9, 3);
     ck_assert_int_eq(dp_list_heft(g, c, s, &err), DP_EINVAL);
     dp_list_schedule_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -321,7 +321,7 @@ START_TEST(hetero_read_in)
     char path[64];
     write_tmp(".in", text, path, sizeof path);
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_error err;
     ck_assert_int_eq(dp_hetero_read(path, &g, &c, &err), DP_OK);
     unlink(path);
@@ -329,17 +329,17 @@ START_TEST(hetero_read_in)
     ck_assert_int_eq(g->n_edges, 2);
     ck_assert_int_eq(c->n_devices, 3);
     ck_assert_str_eq(g->op_name[0], "1");
-    ck_assert_double_eq(dp_costs_op(c, 2, 2), 9.5);
-    ck_assert_double_eq(dp_costs_op(c, 1, 0), 4);
+    ck_assert_double_eq(dp_cost_op(c, 2, 2), 9.5);
+    ck_assert_double_eq(dp_cost_op(c, 1, 0), 4);
     ck_assert_double_eq(g->work[0], 2);
     ck_assert_int_eq(c->homogeneous, 0);
     /* edge 1 -> 3 carries 4.5: at rate 4 between processors 2 and 3 it takes 1.125, either way */
     int e13 = g->edge_dst[0] == 2 ? 0 : 1;
-    ck_assert_double_eq(dp_costs_comm(c, e13, 1, 2), 1.125);
-    ck_assert_double_eq(dp_costs_comm(c, e13, 2, 1), 1.125);
-    ck_assert_double_eq(dp_costs_comm(c, e13, 0, 1), 2.25);
-    ck_assert_double_eq(dp_costs_comm(c, e13, 1, 1), 0);
-    dp_costs_free(c);
+    ck_assert_double_eq(dp_cost_comm(c, e13, 1, 2), 1.125);
+    ck_assert_double_eq(dp_cost_comm(c, e13, 2, 1), 1.125);
+    ck_assert_double_eq(dp_cost_comm(c, e13, 0, 1), 2.25);
+    ck_assert_double_eq(dp_cost_comm(c, e13, 1, 1), 0);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -362,21 +362,21 @@ START_TEST(hetero_read_csv_startup)
     fputs("P,P_0,P_1\nP_0,0,5\nP_1,2,0\nStartup,1.5,0.5\n", f);
     fclose(f);
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_error err;
     ck_assert_msg(dp_hetero_read(exe, &g, &c, &err) == DP_OK, "%s", err.msg);
     ck_assert_int_eq(g->n_ops, 2);
     ck_assert_str_eq(g->op_name[1], "T_1");
     /* 0 -> 1: startup of the sender 1.5 + 10 / 5; 1 -> 0: 0.5 + 10 / 2 */
-    ck_assert_double_eq(dp_costs_comm(c, 0, 0, 1), 3.5);
-    ck_assert_double_eq(dp_costs_comm(c, 0, 1, 0), 5.5);
-    dp_costs_free(c);
+    ck_assert_double_eq(dp_cost_comm(c, 0, 0, 1), 3.5);
+    ck_assert_double_eq(dp_cost_comm(c, 0, 1, 0), 5.5);
+    dp_cost_free(c);
     dp_graph_free(g);
     /* without the rate file: rate 1 and no start-up */
     unlink(bw);
     ck_assert_int_eq(dp_hetero_read(exe, &g, &c, &err), DP_OK);
-    ck_assert_double_eq(dp_costs_comm(c, 0, 0, 1), 10);
-    dp_costs_free(c);
+    ck_assert_double_eq(dp_cost_comm(c, 0, 0, 1), 10);
+    dp_cost_free(c);
     dp_graph_free(g);
     unlink(exe);
     unlink(conn);
@@ -404,7 +404,7 @@ START_TEST(hetero_bad_inputs)
         dp_error err;
         dp_error_clear(&err);
         dp_graph *g = (dp_graph *)1;
-        dp_costs *c = (dp_costs *)1;
+        dp_cost *c = (dp_cost *)1;
         ck_assert_msg(dp_hetero_read(path, &g, &c, &err) != DP_OK, "%s: accepted a bad input", line);
         ck_assert(g == NULL && c == NULL);
         ck_assert_msg(strstr(err.msg, tab + 1) != NULL, "%s: message \"%s\" lacks \"%s\"", line, err.msg, tab + 1);
@@ -419,7 +419,7 @@ START_TEST(hetero_bad_inputs)
     fclose(f);
     ck_assert_int_ge(n, 10);
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
     dp_error err;
     ck_assert_int_eq(dp_hetero_read("graph.txt", &g, &c, &err), DP_EINVAL);
     ck_assert_int_eq(dp_hetero_read("/nonexistent/x.in", &g, &c, &err), DP_EIO);

@@ -9,7 +9,7 @@
 
 START_TEST(builder_csr_topo)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("t", "t", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("t", "t", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, i + 1, 1);
     /* edges given out of order, with a repeat: 3->4, 0->2, 0->1, 0->2, 1->3, 2->3 */
     int es[][2] = {{3, 4}, {0, 2}, {0, 1}, {0, 2}, {1, 3}, {2, 3}};
@@ -42,7 +42,7 @@ END_TEST
 
 START_TEST(cycle_named)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("cyc", "cyc.json", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("cyc", "cyc.json", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "a", NULL, 1, 1);
     dp_graph_builder_add_op(b, "b", NULL, 1, 1);
     dp_graph_builder_add_op(b, "c", NULL, 1, 1);
@@ -61,13 +61,13 @@ END_TEST
 
 START_TEST(nan_and_negative)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("x", "x", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("x", "x", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "a", NULL, NAN, 1);
     dp_error err;
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "\"a\""));
     dp_graph_builder_free(b);
-    b = dp_graph_builder_alloc("x", "x", DP_COST_TIME);
+    b = dp_graph_builder_alloc("x", "x", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "a", NULL, 1, -2);
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
     dp_graph_builder_free(b);
@@ -76,7 +76,7 @@ END_TEST
 
 START_TEST(json_round_trip)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("rt", "rt", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("rt", "rt", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, "x", "input", 0, 64);
     dp_graph_builder_add_op(b, "y", "matmul", 2.5e9, 128);
     int64_t shp[2] = {4, 8};
@@ -96,7 +96,7 @@ START_TEST(json_round_trip)
     ck_assert_str_eq(h->op_kind[1], "matmul");
     ck_assert_str_eq(h->op_einsum[1], "ij,jk->ik");
     ck_assert_int_eq(h->op_ndim[1], 2);
-    ck_assert_int_eq(h->op_shape[DP_MAX_DIMS + 1], 8);
+    ck_assert_int_eq(h->op_shape[DP_GRAPH_MAX_DIMS + 1], 8);
     ck_assert_double_eq(h->work[1], 2.5e9);
     ck_assert_double_eq(h->edge_size[0], 64);
     unlink(path);
@@ -143,19 +143,19 @@ END_TEST
 START_TEST(overflowing_totals)
 {
     dp_error err;
-    dp_graph_builder *b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("big", "big.json", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "a", NULL, 1e308, 1);
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_msg(g != NULL, "%s", err.msg);
     dp_graph_free(g);
-    b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    b = dp_graph_builder_alloc("big", "big.json", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 1e308, 1);
     dp_graph_builder_add_edge(b, 0, 1, 1);
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
     ck_assert_msg(strstr(err.msg, "big.json: the ops' total work overflows"), "%s", err.msg);
     dp_graph_builder_free(b);
-    b = dp_graph_builder_alloc("big", "big.json", DP_COST_TIME);
+    b = dp_graph_builder_alloc("big", "big.json", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
     dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
     dp_graph_builder_add_edge(b, 0, 1, 1.5e308);
@@ -163,7 +163,7 @@ START_TEST(overflowing_totals)
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
     ck_assert_msg(strstr(err.msg, "edge sizes overflows"), "%s", err.msg);
     dp_graph_builder_free(b);
-    b = dp_graph_builder_alloc("tiny", "tiny.json", DP_COST_TIME);
+    b = dp_graph_builder_alloc("tiny", "tiny.json", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, NULL, NULL, 1, 1);
     dp_graph_builder_set_time_unit(b, 5e-324, "u");
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
@@ -209,7 +209,7 @@ START_TEST(alloc_table)
         char *c;
     } w = {.owned = {0}};
     DP_ALLOC(&w.owned, w.a, 10, sizeof(double));
-    DP_CALLOC(&w.owned, w.b, 5, sizeof(int));
+    DP_ALLOC_ZERO(&w.owned, w.b, 5, sizeof(int));
     DP_ALLOC(&w.owned, w.c, 3, 1);
     ck_assert(w.a && w.b && w.c && !w.owned.failed);
     ck_assert_int_eq(w.owned.n, 3);
@@ -223,7 +223,7 @@ START_TEST(alloc_table)
     /* a field inside memory the table allocated before it: freed first (the table frees last
      * recorded first; in the other order the inner field would be read from freed memory) */
     struct inner { double *x; } *in;
-    DP_CALLOC(&w.owned, in, 1, sizeof *in);
+    DP_ALLOC_ZERO(&w.owned, in, 1, sizeof *in);
     ck_assert_ptr_nonnull(in);
     DP_ALLOC(&w.owned, in->x, 7, sizeof(double));
     ck_assert_ptr_nonnull(in->x);

@@ -18,7 +18,7 @@ static const char *dir;
 
 static const char *const METHODS[] = {"cp", "heft", "cpop", "peft", "etf", "anneal", "local", "random", "round-robin"};
 
-static double simulate(const dp_graph *g, const dp_costs *c, const int *a)
+static double simulate(const dp_graph *g, const dp_cost *c, const int *a)
 {
     dp_error err;
     dp_sim *s = dp_sim_alloc(g, c, &err);
@@ -33,7 +33,7 @@ static double simulate(const dp_graph *g, const dp_costs *c, const int *a)
 static double check_all(const dp_graph *g, int P, double opt, int with_exact)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, P, &err);
+    dp_cost *c = dp_cost_graph(g, P, &err);
     int *a = malloc(g->n_ops * sizeof(int));
     dp_test_sim sim = dp_test_sim_make(g, c);
     for (size_t m = 0; m < sizeof METHODS / sizeof *METHODS; m++) {
@@ -45,7 +45,7 @@ static double check_all(const dp_graph *g, int P, double opt, int with_exact)
         double x = simulate(g, c, a);
         ck_assert_msg(x >= opt - 1e-9, "%s, P=%d: %s gives %g below the optimum %g", g->name, P, METHODS[m], x, opt);
     }
-    typedef int (*fn_t)(const dp_graph *, const dp_costs *, dp_list_schedule *, dp_error *);
+    typedef int (*fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
     fn_t fns[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
     dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, P);
     for (int k = 0; k < 4; k++) {
@@ -57,7 +57,7 @@ static double check_all(const dp_graph *g, int P, double opt, int with_exact)
     dp_list_schedule_free(s);
     double ex = NAN;
     if (with_exact) {
-        dp_exact_result res;
+        dp_search_exact_result res;
         ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
         ck_assert_int_eq(res.proven, 1);
         ck_assert_msg(res.makespan >= opt - 1e-9, "%s, P=%d: exact %g beats the optimum %g", g->name, P, res.makespan, opt);
@@ -66,7 +66,7 @@ static double check_all(const dp_graph *g, int P, double opt, int with_exact)
     }
     free(a);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     return ex;
 }
 

@@ -10,7 +10,7 @@
 static dp_graph *fork_join(void)
 {
     /* s(1) -> x(4), y(4), z(4) -> t(1); comm 2 from s, 3 from x,y,z */
-    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("fj", "fj", DP_GRAPH_COST_TIME);
     const double comp[] = {1, 4, 4, 4, 1}, comm[] = {2, 3, 3, 3, 0};
     for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     int es[][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}};
@@ -25,9 +25,9 @@ START_TEST(levels)
 {
     dp_graph *g = fork_join();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     double bl[5], tl[5];
-    dp_costs_levels(g, c, bl, tl);
+    dp_cost_levels(g, c, bl, tl);
     /* blevel(t)=1, x: 4+3+1=8, s: 1+2+8=11; tlevel(s)=0, x: 0+1+2=3, t: 3+4+3=10 */
     ck_assert_double_eq(bl[4], 1);
     ck_assert_double_eq(bl[1], 8);
@@ -35,10 +35,10 @@ START_TEST(levels)
     ck_assert_double_eq(tl[0], 0);
     ck_assert_double_eq(tl[2], 3);
     ck_assert_double_eq(tl[4], 10);
-    ck_assert_double_eq(dp_costs_critical_path(g, c), 11);
+    ck_assert_double_eq(dp_cost_critical_path(g, c), 11);
     /* lower bound: max(cp without comm = 1+4+1 = 6, work/3 = 14/3) = 6 */
-    ck_assert_double_eq(dp_costs_lower_bound(g, c), 6);
-    dp_costs_free(c);
+    ck_assert_double_eq(dp_cost_lower_bound(g, c), 6);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -47,7 +47,7 @@ START_TEST(env_steps)
 {
     dp_graph *g = fork_join();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_env *env = dp_env_alloc(g, c, &err);
     ck_assert_int_eq(env->n_ready, 1);
     ck_assert_int_eq(dp_env_step(env, 1, 0, &err), DP_EINVAL); /* x not ready */
@@ -64,7 +64,7 @@ START_TEST(env_steps)
     ck_assert_int_eq(dp_env_cp_select_all(env, marks), 2); /* y and z tie on b-level */
     ck_assert_int_eq(dp_env_cp_select(env), 2);            /* lowest id */
     dp_env_free(env);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -73,7 +73,7 @@ START_TEST(cp_fork_join)
 {
     dp_graph *g = fork_join();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     int a[5];
     double prio[5];
     int hp = 0;
@@ -89,7 +89,7 @@ START_TEST(cp_fork_join)
     ck_assert_int_eq(a[4], 0);
     ck_assert_int_eq(dp_place("nope", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "known: cp"));
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -98,7 +98,7 @@ START_TEST(simple_methods)
 {
     dp_graph *g = fork_join();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     int a[5], b[5];
     dp_place_options o;
     dp_place_options_init(&o);
@@ -113,7 +113,7 @@ START_TEST(simple_methods)
     for (int i = 0; i < 5; i++) ck_assert_int_eq(a[i], 2);
     o.device = 3;
     ck_assert_int_eq(dp_place("single", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -127,7 +127,7 @@ START_TEST(ready_orders_agree)
     gsl_rng_set(r, 12345);
     for (int trial = 0; trial < 40; trial++) {
         const int n = 2 + (int)gsl_rng_uniform_int(r, 60);
-        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_COST_TIME);
+        dp_graph_builder *b = dp_graph_builder_alloc("rnd", "rnd", DP_GRAPH_COST_TIME);
         for (int i = 0; i < n; i++)
             dp_graph_builder_add_op(b, NULL, NULL, (double)gsl_rng_uniform_int(r, 3), (double)gsl_rng_uniform_int(r, 3));
         for (int v = 1; v < n; v++)
@@ -137,7 +137,7 @@ START_TEST(ready_orders_agree)
         dp_graph *g = dp_graph_builder_finish(b, &err);
         dp_graph_builder_free(b);
         ck_assert_msg(g != NULL, "%s", err.msg);
-        dp_costs *c = dp_costs_graph(g, 1 + trial % 4, &err);
+        dp_cost *c = dp_cost_graph(g, 1 + trial % 4, &err);
         dp_env *e1 = dp_env_alloc(g, c, &err), *e2 = dp_env_alloc(g, c, &err);
         dp_env_set_ready_order(e2, DP_ENV_READY_BY_BLEVEL);
         while (!dp_env_done(e1)) {
@@ -165,7 +165,7 @@ START_TEST(ready_orders_agree)
         for (int v = 0; v < n; v++) ck_assert_double_eq(e1->est_end[v], e2->est_end[v]);
         dp_env_free(e1);
         dp_env_free(e2);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     gsl_rng_free(r);

@@ -49,7 +49,7 @@ START_TEST(memory_limit_refuses_before_allocating)
         dp_graph_free(g);
     }
     unlink(path);
-    ck_assert_uint_ge(dp_mem_limit(), (size_t)64 << 20);
+    ck_assert_uint_ge(dp_file_mem_limit(), (size_t)64 << 20);
 }
 END_TEST
 
@@ -78,12 +78,12 @@ START_TEST(killed_writer_leaves_old_file)
     snprintf(path, sizeof path, "%s/out.json", dir);
     dp_error err;
     const char *old = "{\"old\": true}\n";
-    ck_assert_int_eq(dp_write_file_atomic(path, old, strlen(old), &err), DP_OK);
+    ck_assert_int_eq(dp_file_write_atomic(path, old, strlen(old), &err), DP_OK);
     pid_t pid = fork();
     if (pid == 0) {
         /* a writer that never finishes: 1 KiB at a time, flushed, until killed */
         char tmp[512];
-        FILE *f = dp_atomic_open(path, tmp, sizeof tmp, NULL);
+        FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, NULL);
         if (!f) _exit(3);
         char block[1024];
         memset(block, 'x', sizeof block);
@@ -108,13 +108,13 @@ START_TEST(killed_writer_leaves_old_file)
     waitpid(pid, &st, 0);
     ck_assert(WIFSIGNALED(st));
     size_t n;
-    char *text = dp_read_file(path, &n, &err);
+    char *text = dp_file_read(path, &n, &err);
     ck_assert_ptr_nonnull(text);
     ck_assert_str_eq(text, old);
     free(text);
     /* a complete write replaces it whole and leaves no temporary of its own */
-    ck_assert_int_eq(dp_write_file_atomic(path, "new\n", 4, &err), DP_OK);
-    text = dp_read_file(path, &n, &err);
+    ck_assert_int_eq(dp_file_write_atomic(path, "new\n", 4, &err), DP_OK);
+    text = dp_file_read(path, &n, &err);
     ck_assert_str_eq(text, "new\n");
     free(text);
     unlink(tmp);
@@ -138,7 +138,7 @@ static void *writer(void *p)
     char *buf = malloc(WRITE_LEN);
     memset(buf, a->fill, WRITE_LEN);
     a->rc = DP_OK;
-    for (int k = 0; k < 20 && a->rc == DP_OK; k++) a->rc = dp_write_file_atomic(a->path, buf, WRITE_LEN, NULL);
+    for (int k = 0; k < 20 && a->rc == DP_OK; k++) a->rc = dp_file_write_atomic(a->path, buf, WRITE_LEN, NULL);
     free(buf);
     return NULL;
 }
@@ -163,7 +163,7 @@ START_TEST(threads_write_same_path)
     }
     size_t n;
     dp_error err;
-    char *text = dp_read_file(path, &n, &err);
+    char *text = dp_file_read(path, &n, &err);
     ck_assert_ptr_nonnull(text);
     ck_assert_uint_eq(n, WRITE_LEN);
     for (size_t i = 1; i < n; i++) ck_assert_int_eq(text[i], text[0]);
@@ -180,7 +180,7 @@ START_TEST(op_strings_utf8)
 {
     const char *bad[] = {"b\xb7x", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "ab\xe2\x82"};
     for (int k = 0; k < 5; k++) {
-        dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+        dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_GRAPH_COST_TIME);
         dp_graph_builder_add_op(b, "a", NULL, 1, 0);
         dp_graph_builder_add_op(b, "b", bad[k], 1, 0);
         dp_error err;
@@ -189,7 +189,7 @@ START_TEST(op_strings_utf8)
         ck_assert_msg(strstr(err.msg, "src.dot: op 1: its kind is not valid UTF-8"), "%s", err.msg);
         dp_graph_builder_free(b);
     }
-    dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("g\xff", "src.dot", DP_GRAPH_COST_TIME);
     dp_graph_builder_add_op(b, "\xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", NULL, 1, 0);
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
@@ -272,7 +272,7 @@ START_TEST(graph_gen_and_json_writer_memory_limit)
     ck_assert_msg(err.code == DP_ENOMEM && strstr(err.msg, "the graph, grown to") && strstr(err.msg, "needs about") &&
                   strstr(err.msg, "DOPPLER_MEM_LIMIT"), "%s", err.msg);
     /* a 10^5-op chain fits; its JSON tree (about 160 MB) does not fit in 20 MB */
-    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_GRAPH_COST_TIME);
     for (int i = 0; i < 100000; i++) ck_assert_int_eq(dp_graph_builder_add_op(b, NULL, NULL, 1, 1), i);
     for (int i = 0; i + 1 < 100000; i++) ck_assert_int_ge(dp_graph_builder_add_edge(b, i, i + 1, 1), 0);
     g = dp_graph_builder_finish(b, &err);
@@ -301,14 +301,14 @@ END_TEST
 START_TEST(place_methods_memory_limit)
 {
     const int n = 100000;
-    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", NULL, DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) ck_assert_int_eq(dp_graph_builder_add_op(b, NULL, NULL, 1, 1), i);
     for (int i = 0; i + 1 < n; i++) ck_assert_int_ge(dp_graph_builder_add_edge(b, i, i + 1, 1), 0);
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     int *a = malloc((size_t)n * sizeof *a);
     int count = 0;
@@ -324,7 +324,7 @@ START_TEST(place_methods_memory_limit)
     ck_assert_int_ge(count, 14);
     ck_assert_int_eq(dp_place("heft", g, c, NULL, a, NULL, NULL, &err), DP_OK);
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -418,7 +418,7 @@ END_TEST
 START_TEST(init_from_best_has_no_garbage)
 {
     mallopt(M_PERTURB, 0xc0);
-    dp_graph_builder *b = dp_graph_builder_alloc("g", "test", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("g", "test", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 7; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + i % 3, 1);
     for (int i = 0; i + 1 < 7; i++) dp_graph_builder_add_edge(b, i, i + 1, 1);
     dp_graph_builder_add_edge(b, 0, 3, 1);
@@ -426,7 +426,7 @@ START_TEST(init_from_best_has_no_garbage)
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.arch.hidden = 5;   /* tensors of sizes that are not multiples of 16: gaps */
@@ -434,21 +434,21 @@ START_TEST(init_from_best_has_no_garbage)
     cfg.arch.edge_hidden = 3;
     cfg.arch.steps = 1;
     cfg.checkpoint_every = 2;
-    cfg.stage[DP_STAGE_IL].episodes = 4;
+    cfg.stage[DP_TRAIN_STAGE_IL].episodes = 4;
     char ckpt[] = "/tmp/doppler-test-best-XXXXXX";
     int fd = mkstemp(ckpt);
     close(fd);
     unlink(ckpt);
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
     dp_train_io io = {.checkpoint = ckpt};
-    ck_assert_msg(dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) == DP_OK, "%s", err.msg);
-    dp_trainer_free(tr);
-    tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_msg(dp_train_run(tr, DP_TRAIN_STAGE_IL, 0, &io, &err) == DP_OK, "%s", err.msg);
+    dp_train_free(tr);
+    tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
-    ck_assert_msg(dp_trainer_init_from(tr, ckpt, &err) == DP_OK, "%s", err.msg);
-    dp_doppler *dd = dp_trainer_networks(tr);
+    ck_assert_msg(dp_train_init_from(tr, ckpt, &err) == DP_OK, "%s", err.msg);
+    dp_doppler *dd = dp_train_networks(tr);
     const dp_nn_params *nets[2] = {dd->sel, dd->plc};
     for (int k = 0; k < 2; k++) {
         const dp_nn_params *p = nets[k];
@@ -464,10 +464,10 @@ START_TEST(init_from_best_has_no_garbage)
         ck_assert_msg(gaps > 0, "network %d has no gaps: the test shows nothing", k);
         free(in_tensor);
     }
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     dp_test_sim_free(&sim);
     unlink(ckpt);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     mallopt(M_PERTURB, 0);
 }

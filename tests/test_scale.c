@@ -34,7 +34,7 @@ static void run_shape(dp_scale_shape shape, int json)
     ck_assert_msg(g != NULL, "%s", err.msg);
     ck_assert_int_eq(g->n_ops, n);
     ck_assert_int_eq(g->n_edges, n - 1);
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     ck_assert_msg(c != NULL, "%s", err.msg);
     int *a = malloc((size_t)n * sizeof *a);
     ck_assert_int_eq(dp_place("cp", g, c, NULL, a, NULL, NULL, &err), DP_OK);
@@ -56,7 +56,7 @@ static void run_shape(dp_scale_shape shape, int json)
     ck_assert_double_eq(r.makespan, dp_scale_makespan(shape, n, D));
     dp_sim_free(s);
     free(a);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 

@@ -26,9 +26,9 @@ START_TEST(exact_fork_join_hand)
     dp_graph *g = fork_join();
     for (int D = 2; D <= 4; D++) {
         dp_error err;
-        dp_costs *c = dp_costs_graph(g, D, &err);
+        dp_cost *c = dp_cost_graph(g, D, &err);
         int a[5];
-        dp_exact_result res;
+        dp_search_exact_result res;
         dp_test_sim sim = dp_test_sim_make(g, c);
         dp_place_options o;
         dp_place_options_init(&o);
@@ -45,7 +45,7 @@ START_TEST(exact_fork_join_hand)
             ck_assert_msg(simulate(g, c, b) >= 11, "%s beat the optimum", ALL_METHODS[m]);
         }
         dp_test_sim_free(&sim);
-        dp_costs_free(c);
+        dp_cost_free(c);
     }
     dp_graph_free(g);
 }
@@ -57,7 +57,7 @@ END_TEST
  * 10 more. So the optimum is 8, with lower bound max(7, 13/2) = 7 not reached. */
 START_TEST(exact_two_chains_hand)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("chains", "test", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("chains", "test", DP_GRAPH_COST_TIME);
     const double w[5] = {3, 3, 3, 3, 1};
     for (int v = 0; v < 5; v++) dp_graph_builder_add_op(b, NULL, NULL, w[v], 0);
     dp_graph_builder_add_edge(b, 0, 1, 10);
@@ -67,9 +67,9 @@ START_TEST(exact_two_chains_hand)
     dp_error err;
     dp_graph *g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     int a[5];
-    dp_exact_result res;
+    dp_search_exact_result res;
     dp_test_sim sim = dp_test_sim_make(g, c);
     ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_OK);
     dp_test_sim_free(&sim);
@@ -80,7 +80,7 @@ START_TEST(exact_two_chains_hand)
     ck_assert_int_eq(a[0], a[1]);
     ck_assert_int_eq(a[2], a[3]);
     ck_assert_double_eq(brute_force(g, c), 8);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -97,11 +97,11 @@ START_TEST(exact_matches_brute_force)
         int n = D == 4 ? 4 + (int)gsl_rng_uniform_int(r, 4) : 4 + (int)gsl_rng_uniform_int(r, 6);
         dp_graph *g = random_dag(r, n, 0.3, 8);
         dp_error err;
-        dp_costs *c = trial % 4 == 3 ? random_hetero(r, g, D) : dp_costs_graph(g, D, &err);
+        dp_cost *c = trial % 4 == 3 ? random_hetero(r, g, D) : dp_cost_graph(g, D, &err);
         int a[16];
-        dp_exact_result res;
-        dp_exact_config cfg;
-        dp_exact_config_init(&cfg);
+        dp_search_exact_result res;
+        dp_search_exact_config cfg;
+        dp_search_exact_config_init(&cfg);
         /* with the annealed incumbent, with the list schedulers' only, and from all-on-one-device
          * (where the search itself must find the optimum) */
         cfg.anneal_budget = trial % 3 == 0 ? 200 : 0;
@@ -125,7 +125,7 @@ START_TEST(exact_matches_brute_force)
             ck_assert_msg(simulate(g, c, b) >= res.makespan - 1e-9, "%s beat exact", ALL_METHODS[m]);
         }
         dp_test_sim_free(&sim);
-        dp_costs_free(c);
+        dp_cost_free(c);
         dp_graph_free(g);
     }
     /* the search had work to do (the start was not already optimal) in many trials */
@@ -140,15 +140,15 @@ START_TEST(exact_limits)
     gsl_rng_set(r, 3);
     dp_graph *g = random_dag(r, 30, 0.1, 5);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     int a[30];
-    dp_exact_result res;
+    dp_search_exact_result res;
     dp_test_sim sim = dp_test_sim_make(g, c);
     ck_assert_int_eq(dp_search_exact(g, c, &sim.oracle, NULL, a, &res, &err), DP_ERANGE);
     ck_assert_ptr_nonnull(strstr(err.msg, "30 ops"));
     /* a node limit leaves the result unproven but valid (the incumbent or better) */
-    dp_exact_config cfg;
-    dp_exact_config_init(&cfg);
+    dp_search_exact_config cfg;
+    dp_search_exact_config_init(&cfg);
     cfg.max_ops = 30;
     cfg.max_nodes = 50;
     cfg.anneal_budget = 0;
@@ -162,7 +162,7 @@ START_TEST(exact_limits)
     /* no oracle: refused, not silently a private engine */
     ck_assert_int_eq(dp_search_exact(g, c, NULL, NULL, a, &res, &err), DP_EINVAL);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
 }
@@ -174,18 +174,18 @@ START_TEST(anneal_and_local)
     gsl_rng_set(r, 5);
     dp_graph *g = random_dag(r, 40, 0.08, 6);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 4, &err);
-    dp_anneal_config cfg;
-    dp_anneal_config_init(&cfg);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
     cfg.budget = 3000;
     dp_test_sim sim = dp_test_sim_make(g, c);
     const dp_oracle *or = &sim.oracle;
     for (int annealing = 0; annealing < 2; annealing++)
         for (int sched = 0; sched < 2; sched++) {
-            cfg.schedule = sched ? DP_ANNEAL_LINEAR : DP_ANNEAL_GEOMETRIC;
+            cfg.schedule = sched ? DP_SEARCH_ANNEAL_LINEAR : DP_SEARCH_ANNEAL_GEOMETRIC;
             int a[40], b[40];
             dp_search_result res, res2;
-            int (*fn)(const dp_graph *, const dp_costs *, const dp_oracle *, const dp_anneal_config *, uint64_t, int *,
+            int (*fn)(const dp_graph *, const dp_cost *, const dp_oracle *, const dp_search_anneal_config *, uint64_t, int *,
                       dp_search_result *, dp_error *) = annealing ? dp_search_anneal : dp_search_local;
             ck_assert_int_eq(fn(g, c, or, &cfg, 9, a, &res, &err), DP_OK);
             ck_assert_int_eq(res.sims, 3000);
@@ -216,7 +216,7 @@ START_TEST(anneal_and_local)
     int a[40];
     dp_search_result res;
     ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
-    dp_anneal_config_init(&cfg);
+    dp_search_anneal_config_init(&cfg);
     snprintf(cfg.init, sizeof cfg.init, "anneal");
     ck_assert_int_eq(dp_search_anneal(g, c, or, &cfg, 1, a, &res, &err), DP_EINVAL);
     snprintf(cfg.init, sizeof cfg.init, "nosuch");
@@ -224,7 +224,7 @@ START_TEST(anneal_and_local)
     ck_assert_ptr_nonnull(strstr(err.msg, "nosuch"));
     ck_assert_int_eq(dp_search_anneal(g, c, NULL, &cfg, 1, a, &res, &err), DP_EINVAL);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
 }
@@ -235,27 +235,27 @@ START_TEST(anneal_config_file)
     char path[64];
     write_tmp(".json", "{\"budget\": 77, \"t0\": 0.2, \"t_end\": 0.001, \"schedule\": \"linear\", \"swap_prob\": 0.5, "
                        "\"init\": \"heft\"}", path, sizeof path);
-    dp_anneal_config cfg;
-    dp_anneal_config_init(&cfg);
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
     dp_error err;
-    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_OK);
+    ck_assert_int_eq(dp_search_anneal_config_load(&cfg, path, &err), DP_OK);
     unlink(path);
     ck_assert_int_eq(cfg.budget, 77);
     ck_assert_double_eq(cfg.t0, 0.2);
     ck_assert_double_eq(cfg.t_end, 0.001);
-    ck_assert_int_eq(cfg.schedule, DP_ANNEAL_LINEAR);
+    ck_assert_int_eq(cfg.schedule, DP_SEARCH_ANNEAL_LINEAR);
     ck_assert_double_eq(cfg.swap_prob, 0.5);
     ck_assert_str_eq(cfg.init, "heft");
     write_tmp(".json", "{\"budegt\": 5}", path, sizeof path);
-    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_search_anneal_config_load(&cfg, path, &err), DP_EINVAL);
     unlink(path);
     ck_assert_ptr_nonnull(strstr(err.msg, "unknown key \"budegt\""));
     write_tmp(".json", "{\"schedule\": \"cubic\"}", path, sizeof path);
-    ck_assert_int_eq(dp_anneal_config_load(&cfg, path, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_search_anneal_config_load(&cfg, path, &err), DP_EINVAL);
     unlink(path);
     /* through the registry, budget from the options */
     dp_graph *g = fork_join();
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_place_options o;
     dp_place_options_init(&o);
     o.budget = 500;
@@ -268,7 +268,7 @@ START_TEST(anneal_config_file)
     ck_assert_int_eq(dp_place("anneal", g, c, &o, a, NULL, NULL, &err), DP_OK);
     ck_assert_double_eq(simulate(g, c, a), 11);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -281,15 +281,15 @@ START_TEST(anneal_start_and_proposal)
     gsl_rng_set(r, 8);
     dp_graph *g = random_dag(r, 30, 0.1, 6);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     dp_test_sim sim = dp_test_sim_make(g, c);
     int start[30], a[30];
     for (int v = 0; v < 30; v++) start[v] = 1 + v % 3; /* devices 1..3, never 0 */
     float prop[30 * 4];
     for (int v = 0; v < 30; v++)
         for (int d = 0; d < 4; d++) prop[v * 4 + d] = d == 0;
-    dp_anneal_config cfg;
-    dp_anneal_config_init(&cfg);
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
     cfg.budget = 400;
     cfg.swap_prob = 0;
     cfg.start = start;
@@ -325,7 +325,7 @@ START_TEST(anneal_start_and_proposal)
     o.refine = "tabu";
     ck_assert_int_eq(dp_place("cp", g, c, &o, b, NULL, NULL, &err), DP_EINVAL);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
 }
@@ -341,7 +341,7 @@ START_TEST(anneal_best_instant_start)
     gsl_rng_set(r, 12);
     dp_graph *g = random_dag(r, 40, 0.08, 6);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 4, &err);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
     dp_test_sim sim = dp_test_sim_make(g, c);
     double best = INFINITY;
     int a[40];
@@ -350,8 +350,8 @@ START_TEST(anneal_best_instant_start)
         const double ms = simulate(g, c, a);
         if (ms < best) best = ms;
     }
-    dp_anneal_config cfg;
-    dp_anneal_config_init(&cfg);
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
     snprintf(cfg.init, sizeof cfg.init, "best-instant");
     cfg.budget = 200;
     for (int annealing = 0; annealing < 2; annealing++) {
@@ -377,7 +377,7 @@ START_TEST(anneal_best_instant_start)
     ck_assert_int_eq(dp_search_start(g, c, NULL, &cfg, 4, a, &sims, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "best-instant"));
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
 }

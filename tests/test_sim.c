@@ -12,7 +12,7 @@
 /* build a TIME graph from a compact description */
 static dp_graph *tiny(int n, const double *comp, const double *comm, int m, const int (*edges)[2])
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("tiny", "tiny", DP_GRAPH_COST_TIME);
     for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], comm[i]);
     for (int e = 0; e < m; e++) dp_graph_builder_add_edge(b, edges[e][0], edges[e][1], comm[edges[e][0]]);
     dp_error err;
@@ -25,7 +25,7 @@ static dp_graph *tiny(int n, const double *comp, const double *comm, int m, cons
 static double simulate(const dp_graph *g, int D, const int *assign)
 {
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, D, &err);
+    dp_cost *c = dp_cost_graph(g, D, &err);
     ck_assert_ptr_nonnull(c);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     ck_assert_ptr_nonnull(s);
@@ -33,7 +33,7 @@ static double simulate(const dp_graph *g, int D, const int *assign)
     ck_assert_int_eq(dp_sim_run(s, assign, &r, &err), DP_OK);
     double m = r.makespan;
     dp_sim_free(s);
-    dp_costs_free(c);
+    dp_cost_free(c);
     return m;
 }
 
@@ -121,7 +121,7 @@ START_TEST(fifo_order)
     dp_graph *g = tiny(3, comp, comm, 2, e);
     int a[] = {0, 0, 0};
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 1, &err);
+    dp_cost *c = dp_cost_graph(g, 1, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     dp_sim_result r;
     dp_sim_run(s, a, &r, &err);
@@ -129,7 +129,7 @@ START_TEST(fifo_order)
     ck_assert_double_eq(r.op_start[2], 6);
     ck_assert_double_eq(r.makespan, 7);
     ck_assert_double_eq(r.busy[0], 7);
-    dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 
@@ -139,13 +139,13 @@ START_TEST(bad_assignment)
     const int e[][2] = {{0, 1}};
     dp_graph *g = tiny(2, comp, comm, 1, e);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 2, &err);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
     dp_sim *s = dp_sim_alloc(g, c, &err);
     int a[] = {0, 2};
     dp_sim_result r;
     ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "op 1"));
-    dp_sim_free(s); dp_costs_free(c); dp_graph_free(g);
+    dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
 }
 END_TEST
 
@@ -158,7 +158,7 @@ static void check_batch_and_transfers(const dp_machine *m)
     const int e[][2] = {{0, 1}, {1, 2}};
     dp_graph *g = tiny(3, comp, comm, 2, e);
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     ck_assert_ptr_nonnull(c);
     dp_engine *en = dp_engine_alloc(g, c, m, &err);
     ck_assert_msg(en != NULL, "%s", err.msg);
@@ -167,7 +167,7 @@ static void check_batch_and_transfers(const dp_machine *m)
     double ms[4], cost[4], busy[4 * 3];
     ck_assert_int_eq(dp_engine_run_batch(en, 4, &rows[0][0], NULL, ms, cost, busy, &err), DP_OK);
     for (int b = 0; b < 4; b++) {
-        dp_schedule s;
+        dp_engine_schedule s;
         ck_assert_int_eq(dp_engine_run(en, rows[b], NULL, &s, &err), DP_OK);
         ck_assert_double_eq(ms[b], want[b]);
         ck_assert_double_eq(ms[b], s.makespan);
@@ -185,7 +185,7 @@ static void check_batch_and_transfers(const dp_machine *m)
     ck_assert_msg(strstr(err.msg, "assignment 1") && strstr(err.msg, "op 1"), "%s", err.msg);
     ck_assert_double_eq(ms[0], 29);
     /* transfers: a on 0, b and c on 1: edge a->b leaves at 2, arrives at 12; b->c is local */
-    dp_schedule s;
+    dp_engine_schedule s;
     ck_assert_int_eq(dp_engine_run(en, rows[1], NULL, &s, &err), DP_OK);
     double xs[2], xe[2];
     dp_engine_transfers(en, rows[1], &s, xs, xe);
@@ -199,7 +199,7 @@ static void check_batch_and_transfers(const dp_machine *m)
     ck_assert_double_eq(xs[1], 15);
     ck_assert_double_eq(xe[1], 25);
     dp_engine_free(en);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 

@@ -45,18 +45,18 @@ START_TEST(routes_through_switches)
     ck_assert_int_eq(dp_topology_find_device(t, "g2"), 2);
     ck_assert_int_eq(dp_topology_find_device(t, "s0"), -1);   /* a switch is no device */
     ck_assert_int_eq(dp_topology_find_node(t, "s1"), 4);
-    const dp_topo_route *r = dp_topology_route(t, 0, 2);
+    const dp_topology_route_info *r = dp_topology_route(t, 0, 2);
     ck_assert_int_eq(r->n_hops, 3);
     ck_assert_int_eq(r->staged, 0);
     ck_assert_int_eq(r->seg_end - r->seg_begin, 1);
     ck_assert_double_eq_tol(r->latency_s, 7e-6, 1e-18);
     ck_assert_double_eq(r->bottleneck_Bps, 2e9);
     ck_assert_double_eq_tol(r->inv_bw, 1 / 2e9, 1e-24);
-    const dp_topo_route *q = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *q = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(q->n_hops, 2);
     ck_assert_double_eq_tol(q->latency_s, 2e-6, 1e-18);
     /* the two directions use different channels (full duplex) and different classes */
-    const dp_topo_route *back = dp_topology_route(t, 2, 0);
+    const dp_topology_route_info *back = dp_topology_route(t, 2, 0);
     ck_assert_int_ne(t->hop_chan[t->seg[r->seg_begin].hop_begin], t->hop_chan[t->seg[back->seg_begin].hop_end - 1]);
     ck_assert_int_ne(t->seg[r->seg_begin].klass, t->seg[back->seg_begin].klass);
     dp_topology_free(t);
@@ -71,7 +71,7 @@ START_TEST(staged_without_p2p)
                            "\"nodes\":[{\"name\":\"cpu\",\"kind\":\"switch\"},{\"name\":\"mem\",\"kind\":\"host\"}],"
                            "\"links\":[" LINK("g0", "cpu", "pcie", 1e10, 1e-6) "," LINK("g1", "cpu", "pcie", 1e10, 1e-6) ","
                            LINK("cpu", "mem", "host", 5e10, 1e-7) "],\"peer_to_peer\":false}");
-    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *r = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(r->staged, 1);
     ck_assert_int_eq(r->seg_end - r->seg_begin, 2);
     ck_assert_int_eq(r->n_hops, 4);   /* g0 -> cpu -> mem, mem -> cpu -> g1 */
@@ -100,7 +100,7 @@ START_TEST(count_and_half_duplex)
     ck_assert_int_eq(t->n_channels, 1);
     ck_assert_int_eq(t->link[0].half_duplex, 1);
     ck_assert_double_eq(t->link[0].bandwidth_Bps, 5e10);
-    const dp_topo_route *ab = dp_topology_route(t, 0, 1), *ba = dp_topology_route(t, 1, 0);
+    const dp_topology_route_info *ab = dp_topology_route(t, 0, 1), *ba = dp_topology_route(t, 1, 0);
     ck_assert_int_eq(t->seg[ab->seg_begin].klass, t->seg[ba->seg_begin].klass);
     ck_assert_double_eq(ab->bottleneck_Bps, 5e10);
     ck_assert_str_eq(dp_topology_link_kind_name(t->link[0].kind), "nvlink");
@@ -123,7 +123,7 @@ START_TEST(route_override)
     dp_topology_free(t);
     snprintf(json, sizeof json, "%s,\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"sw\",\"g1\"]}]}", base);
     t = parse(json);
-    const dp_topo_route *r = dp_topology_route(t, 0, 1);
+    const dp_topology_route_info *r = dp_topology_route(t, 0, 1);
     ck_assert_int_eq(r->overridden, 1);
     ck_assert_int_eq(r->n_hops, 2);
     ck_assert_double_eq(r->bottleneck_Bps, 1e10);
@@ -164,7 +164,7 @@ START_TEST(bundled_topologies)
         for (int a = 0; a < t->n_devices; a++)
             for (int b = 0; b < t->n_devices; b++) {
                 if (a == b) continue;
-                const dp_topo_route *r = dp_topology_route(t, a, b);
+                const dp_topology_route_info *r = dp_topology_route(t, a, b);
                 ck_assert_msg(r->n_hops > 0, "%s: no route %d -> %d", names[i], a, b);
                 double inv = 0, lat = 0;
                 for (int s = r->seg_begin; s < r->seg_end; s++) {

@@ -24,7 +24,7 @@
 
 static dp_graph *layered_graph(void)
 {
-    dp_graph_builder *b = dp_graph_builder_alloc("kill", "kill", DP_COST_TIME);
+    dp_graph_builder *b = dp_graph_builder_alloc("kill", "kill", DP_GRAPH_COST_TIME);
     for (int i = 0; i < 12; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + i % 4, 1 + i % 3);
     for (int i = 0; i < 12; i++)
         for (int j = i + 1; j < 12 && j <= i + 4; j++)
@@ -47,7 +47,7 @@ static int child_train(const char *ckpt, const char *traj, int progress_fd)
 {
     dp_graph *g = layered_graph();
     dp_error err;
-    dp_costs *c = dp_costs_graph(g, 3, &err);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.arch.hidden = 8;
@@ -55,23 +55,23 @@ static int child_train(const char *ckpt, const char *traj, int progress_fd)
     cfg.arch.edge_hidden = 8;
     cfg.arch.steps = 2;
     cfg.checkpoint_every = 3;
-    cfg.stage[DP_STAGE_IL].episodes = N_EPISODES;
+    cfg.stage[DP_TRAIN_STAGE_IL].episodes = N_EPISODES;
     dp_test_sim sim = dp_test_sim_make(g, c);
-    dp_trainer *tr = dp_trainer_alloc(g, c, &cfg, &sim.oracle, &err);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
     if (!tr) return 11;
     struct stat st;
-    if (stat(ckpt, &st) == 0 && dp_trainer_resume(tr, ckpt, traj, &err) != DP_OK) {
+    if (stat(ckpt, &st) == 0 && dp_train_resume(tr, ckpt, traj, &err) != DP_OK) {
         fprintf(stderr, "resume: %s\n", err.msg);
         return 12;
     }
     dp_train_io io = {.trajectory = traj, .checkpoint = ckpt, .progress = report_progress, .progress_ctx = &progress_fd};
-    if (dp_trainer_run(tr, DP_STAGE_IL, 0, &io, &err) != DP_OK) {
+    if (dp_train_run(tr, DP_TRAIN_STAGE_IL, 0, &io, &err) != DP_OK) {
         fprintf(stderr, "run: %s\n", err.msg);
         return 13;
     }
-    dp_trainer_free(tr);
+    dp_train_free(tr);
     dp_test_sim_free(&sim);
-    dp_costs_free(c);
+    dp_cost_free(c);
     dp_graph_free(g);
     return 0;
 }
@@ -133,7 +133,7 @@ START_TEST(flipped_byte_refused)
     for (size_t i = 0; i < b.n; i++) b.param[i] = -1.0f - (float)i;
     int best[5] = {0, 1, 0, 1, 1};
     unsigned char rng[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.graph = "g";
     ck.n_ops = 5;
@@ -145,7 +145,7 @@ START_TEST(flipped_byte_refused)
     ck.rng_size = sizeof rng;
     snprintf(ck.rng_name, sizeof ck.rng_name, "mt19937");
     dp_error err;
-    ck_assert_msg(dp_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
 
     /* where /sel/param/w's bytes are: its one chunk */
     hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
@@ -164,7 +164,7 @@ START_TEST(flipped_byte_refused)
     ck_assert(size > 40);
 
     /* the intact file loads */
-    dp_ckpt in;
+    dp_h5io_ckpt in;
     memset(&in, 0, sizeof in);
     int best_in[5];
     unsigned char rng_in[8];
@@ -174,7 +174,7 @@ START_TEST(flipped_byte_refused)
     in.rng_state = rng_in;
     in.rng_size = sizeof rng_in;
     for (size_t i = 0; i < a.n; i++) a.param[i] = 0;
-    ck_assert_msg(dp_ckpt_read(path, &in, &a, &b, 1, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_read(path, &in, &a, &b, 1, &err) == DP_OK, "%s", err.msg);
     ck_assert(a.param[9] == 2.25f);
     ck_assert_str_eq(in.run_id, "abc");
     free((char *)in.graph);
@@ -195,7 +195,7 @@ START_TEST(flipped_byte_refused)
     in.best_assignment = best_in;
     in.rng_state = rng_in;
     in.rng_size = sizeof rng_in;
-    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
+    ck_assert_int_ne(dp_h5io_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "/sel/param/w") && strstr(err.msg, "checksum"), "%s", err.msg);
     free((char *)in.graph);
     free(in.config_json);
@@ -225,7 +225,7 @@ START_TEST(version_and_graph_checks)
     for (size_t i = 0; i < a.n; i++) a.param[i] = 1.5f + (float)i;
     int best[5] = {0, 1, 0, 1, 1};
     unsigned char rng[8] = {0};
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.graph = "g";
     ck.n_ops = 5;
@@ -237,20 +237,20 @@ START_TEST(version_and_graph_checks)
     ck.rng_state = rng;
     ck.rng_size = sizeof rng;
     dp_error err;
-    ck_assert_msg(dp_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
-    dp_ckpt_info info;
-    ck_assert_msg(dp_ckpt_read_info(path, &info, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(info.version, DP_CKPT_VERSION);
+    ck_assert_msg(dp_h5io_ckpt_write(path, &ck, &a, &b, &err) == DP_OK, "%s", err.msg);
+    dp_h5io_ckpt_info info;
+    ck_assert_msg(dp_h5io_ckpt_read_info(path, &info, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(info.version, DP_H5IO_CKPT_VERSION);
     ck_assert_int_eq(info.n_ops, 5);
     ck_assert_str_eq(info.trained_on, ck.trained_on);
-    dp_ckpt_info_free(&info);
+    dp_h5io_ckpt_info_free(&info);
     /* parameters only, for a graph of 7 ops on 4 devices */
-    dp_ckpt in;
+    dp_h5io_ckpt in;
     memset(&in, 0, sizeof in);
     in.n_ops = 7;
     in.n_devices = 4;
     for (size_t i = 0; i < a.n; i++) a.param[i] = 0;
-    ck_assert_msg(dp_ckpt_read(path, &in, &a, &b, 0, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_ckpt_read(path, &in, &a, &b, 0, &err) == DP_OK, "%s", err.msg);
     ck_assert(a.param[2] == 3.5f);
     free((char *)in.graph);
     free(in.config_json);
@@ -259,7 +259,7 @@ START_TEST(version_and_graph_checks)
     in.n_ops = 7;
     in.n_devices = 4;
     in.same_graph = 1;
-    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
+    ck_assert_int_ne(dp_h5io_ckpt_read(path, &in, &a, &b, 1, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, "made for 5 ops on 2 devices, not 7 ops on 4 devices"), "%s", err.msg);
     free((char *)in.graph);
     free(in.config_json);
@@ -267,16 +267,16 @@ START_TEST(version_and_graph_checks)
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     ck_assert_int_ge(f, 0);
     hid_t at = H5Aopen(f, "version", H5P_DEFAULT);
-    int32_t v3 = DP_CKPT_VERSION + 1;
+    int32_t v3 = DP_H5IO_CKPT_VERSION + 1;
     ck_assert_int_ge(H5Awrite(at, H5T_NATIVE_INT32, &v3), 0);
     H5Aclose(at);
     H5Fclose(f);
-    ck_assert_int_ne(dp_ckpt_read_info(path, &info, &err), DP_OK);
+    ck_assert_int_ne(dp_h5io_ckpt_read_info(path, &info, &err), DP_OK);
     char want[80];
-    snprintf(want, sizeof want, "format version %d, this build reads version %d only", DP_CKPT_VERSION + 1, DP_CKPT_VERSION);
+    snprintf(want, sizeof want, "format version %d, this build reads version %d only", DP_H5IO_CKPT_VERSION + 1, DP_H5IO_CKPT_VERSION);
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, want), "%s", err.msg);
     memset(&in, 0, sizeof in);
-    ck_assert_int_ne(dp_ckpt_read(path, &in, &a, &b, 0, &err), DP_OK);
+    ck_assert_int_ne(dp_h5io_ckpt_read(path, &in, &a, &b, 0, &err), DP_OK);
     ck_assert_msg(strstr(err.msg, want), "%s", err.msg);
     dp_nn_params_free(&a);
     dp_nn_params_free(&b);
@@ -297,7 +297,7 @@ START_TEST(older_versions_read)
     snprintf(path, sizeof path, "%s/t.h5", dir);
     snprintf(cpath, sizeof cpath, "%s/c.h5", dir);
     dp_error err;
-    ck_assert_int_eq(dp_traj_create(path, "g", 2, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_create(path, "g", 2, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
     /* make it a version 1 file */
     hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
     ck_assert_int_ge(f, 0);
@@ -307,22 +307,22 @@ START_TEST(older_versions_read)
     ck_assert_int_ge(H5Awrite(a, H5T_NATIVE_INT32, &one), 0);
     H5Aclose(a);
     H5Fclose(f);
-    dp_traj_episode ep[2];
-    dp_traj_step st[4];
+    dp_h5io_traj_episode ep[2];
+    dp_h5io_traj_step st[4];
     memset(ep, 0, sizeof ep);
     memset(st, 0, sizeof st);
-    ck_assert_int_eq(dp_traj_append(path, ep, 2, st, 4, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_append(path, ep, 2, st, 4, &err), DP_OK);
     long ne, ns, nv = -5;
-    ck_assert_int_eq(dp_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
     ck_assert(ne == 2 && ns == 4 && nv == 0);
-    ck_assert_msg(dp_traj_truncate_rows(path, 1, 2, -1, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_ne(dp_traj_truncate_rows(path, 1, 2, 1, &err), DP_OK); /* more evaluations than it has */
+    ck_assert_msg(dp_h5io_traj_truncate_rows(path, 1, 2, -1, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_ne(dp_h5io_traj_truncate_rows(path, 1, 2, 1, &err), DP_OK); /* more evaluations than it has */
     ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, "evaluation"), "%s", err.msg);
-    dp_traj_eval ev[3] = {{0, 0, 3.5, 3.5, 1, 1e9}, {0, 10, 2.5, 2.5, 12, 1e9 + 1}, {1, 0, 2.75, 2.75, 14, 1e9 + 2}};
-    ck_assert_msg(dp_traj_append_rows(path, NULL, 0, NULL, 0, ev, 3, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
+    dp_h5io_traj_eval ev[3] = {{0, 0, 3.5, 3.5, 1, 1e9}, {0, 10, 2.5, 2.5, 12, 1e9 + 1}, {1, 0, 2.75, 2.75, 14, 1e9 + 2}};
+    ck_assert_msg(dp_h5io_traj_append_rows(path, NULL, 0, NULL, 0, ev, 3, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_h5io_traj_count_rows(path, &ne, &ns, &nv, &err), DP_OK);
     ck_assert(ne == 1 && ns == 2 && nv == 3);
-    ck_assert_msg(dp_traj_truncate_rows(path, 1, 2, 2, &err) == DP_OK, "%s", err.msg);
+    ck_assert_msg(dp_h5io_traj_truncate_rows(path, 1, 2, 2, &err) == DP_OK, "%s", err.msg);
     f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     long long *eps, *sims;
     ck_assert_int_eq(read_ll(f, "evaluations/episode", &eps), 2);
@@ -342,7 +342,7 @@ START_TEST(older_versions_read)
     ck_assert_int_eq(dp_nn_params_alloc(&pb), DP_OK);
     int best[2] = {0, 1};
     unsigned char rng[4] = {1, 2, 3, 4};
-    dp_ckpt ck;
+    dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.graph = "g";
     ck.n_ops = 2;
@@ -358,8 +358,8 @@ START_TEST(older_versions_read)
     ck.time_unit = "DOPPLER units (simulated time / 1e10)";
     ck.time_scale = 1e10;
     snprintf(ck.rng_name, sizeof ck.rng_name, "mt19937");
-    ck_assert_msg(dp_ckpt_write(cpath, &ck, &pa, &pb, &err) == DP_OK, "%s", err.msg);
-    dp_ckpt in;
+    ck_assert_msg(dp_h5io_ckpt_write(cpath, &ck, &pa, &pb, &err) == DP_OK, "%s", err.msg);
+    dp_h5io_ckpt in;
     int best_in[2];
     unsigned char rng_in[4];
     for (int old = 0; old < 2; old++) {
@@ -369,7 +369,7 @@ START_TEST(older_versions_read)
         in.best_assignment = best_in;
         in.rng_state = rng_in;
         in.rng_size = sizeof rng_in;
-        ck_assert_msg(dp_ckpt_read(cpath, &in, &pa, &pb, 1, &err) == DP_OK, "%s", err.msg);
+        ck_assert_msg(dp_h5io_ckpt_read(cpath, &in, &pa, &pb, 1, &err) == DP_OK, "%s", err.msg);
         ck_assert_int_eq(in.traj_evaluations, old ? -1 : 2);
         ck_assert_int_eq(in.simulations, old ? 0 : 14);
         free((char *)in.graph);
@@ -474,7 +474,7 @@ START_TEST(kill_and_resume)
     /* every episode exactly once, in order, steps contiguous */
     long n_ep = 0, n_st = 0;
     dp_error err;
-    ck_assert_int_eq(dp_traj_count(traj, &n_ep, &n_st, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count(traj, &n_ep, &n_st, &err), DP_OK);
     ck_assert_int_eq(n_ep, N_EPISODES);
     hid_t f = H5Fopen(traj, H5F_ACC_RDONLY, H5P_DEFAULT);
     ck_assert_int_ge(f, 0);
@@ -486,7 +486,7 @@ START_TEST(kill_and_resume)
     long long next = 0;
     for (long i = 0; i < N_EPISODES; i++) {
         ck_assert_int_eq(epi[i], i);
-        ck_assert_int_eq(stage[i], DP_STAGE_IL);
+        ck_assert_int_eq(stage[i], DP_TRAIN_STAGE_IL);
         ck_assert_int_eq(off[i], next);
         ck_assert_int_eq(len[i], 12);
         next += len[i];
@@ -516,7 +516,7 @@ END_TEST
  * rows of every append that had returned (a checkpoint counts only those) are intact after the
  * file is cut back to them, and the file then passes h5dump. (Rows of the append in flight are
  * not: HDF5 may have extended a dataset before writing its new chunk, so that h5dump fails on
- * the file as the kill left it. dp_trainer_resume cuts them off.) */
+ * the file as the kill left it. dp_train_resume cuts them off.) */
 START_TEST(append_killed)
 {
     char dir[] = "/tmp/dp_append_XXXXXX";
@@ -529,14 +529,14 @@ START_TEST(append_killed)
     for (int trial = 0; trial < 20; trial++) {
         dp_error err;
         unlink(path);
-        ck_assert_int_eq(dp_traj_create(path, "g", 10, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_traj_create(path, "g", 10, 2, "simulator", "s", "{}", "run-a", &err), DP_OK);
         int fds[2];
         ck_assert_int_eq(pipe(fds), 0);
         pid_t pid = fork();
         if (pid == 0) {
             close(fds[0]);
-            dp_traj_episode ep[3];
-            dp_traj_step st[30];
+            dp_h5io_traj_episode ep[3];
+            dp_h5io_traj_step st[30];
             memset(ep, 0, sizeof ep);
             memset(st, 0, sizeof st);
             for (long k = 0;; k++) {
@@ -546,7 +546,7 @@ START_TEST(append_killed)
                     ep[i].n_steps = 10;
                 }
                 for (int i = 0; i < 30; i++) st[i].sel_op = (int32_t)(30 * k + i);
-                if (dp_traj_append(path, ep, 3, st, 30, NULL) != DP_OK) _exit(3);
+                if (dp_h5io_traj_append(path, ep, 3, st, 30, NULL) != DP_OK) _exit(3);
                 long rows = 3 * (k + 1);
                 if (write(fds[1], &rows, sizeof rows) != (ssize_t)sizeof rows) _exit(4);
             }
@@ -563,10 +563,10 @@ START_TEST(append_killed)
         close(fds[0]);
         ck_assert_msg(WIFSIGNALED(st), "trial %d: the writer failed (%d)", trial, st);
         long ne = -1, ns = -1;
-        ck_assert_msg(dp_traj_count(path, &ne, &ns, &err) == DP_OK, "trial %d: %s", trial, err.msg);
+        ck_assert_msg(dp_h5io_traj_count(path, &ne, &ns, &err) == DP_OK, "trial %d: %s", trial, err.msg);
         ck_assert_int_ge(ne, rows);
-        ck_assert_msg(dp_traj_truncate(path, rows, 10 * rows, &err) == DP_OK, "trial %d: %s", trial, err.msg);
-        ck_assert_int_eq(dp_traj_count(path, &ne, &ns, &err), DP_OK);
+        ck_assert_msg(dp_h5io_traj_truncate(path, rows, 10 * rows, &err) == DP_OK, "trial %d: %s", trial, err.msg);
+        ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
         ck_assert_int_eq(ne, rows);
         ck_assert_int_eq(ns, 10 * rows);
         hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);

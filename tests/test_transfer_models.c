@@ -27,7 +27,7 @@ static const char *TWO_HOPS = "{\"devices\":[" GPU("g0") "," GPU("g1") "],"
 typedef struct fixture {
     dp_topology *t;
     dp_graph *g;
-    dp_costs *c;
+    dp_cost *c;
 } fixture;
 
 /* op 0 feeds ops 1..k, each edge `bytes` (physical units: the topology prices them) */
@@ -37,7 +37,7 @@ static fixture setup(const char *topo_json, int k, double bytes)
     dp_error err;
     f.t = dp_topology_parse(topo_json, "test-topology", &err);
     ck_assert_msg(f.t != NULL, "%s", err.msg);
-    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_COST_PHYSICAL);
+    dp_graph_builder *b = dp_graph_builder_alloc("fan", "fan", DP_GRAPH_COST_PHYSICAL);
     dp_graph_builder_add_op(b, NULL, NULL, 0, bytes);
     for (int i = 0; i < k; i++) {
         dp_graph_builder_add_op(b, NULL, NULL, 0, 0);
@@ -53,36 +53,36 @@ static fixture setup(const char *topo_json, int k, double bytes)
 
 static void teardown(fixture *f)
 {
-    dp_costs_free(f->c);
+    dp_cost_free(f->c);
     dp_graph_free(f->g);
     dp_topology_free(f->t);
 }
 
-static dp_xfer *model(const fixture *f, dp_xfer_kind kind, int chunks)
+static dp_transfer *model(const fixture *f, dp_transfer_kind kind, int chunks)
 {
     dp_error err;
-    dp_xfer *x = dp_xfer_alloc(kind, f->c, f->t, NULL, chunks, &err);
+    dp_transfer *x = dp_transfer_alloc(kind, f->c, f->t, NULL, chunks, &err);
     ck_assert_msg(x != NULL, "%s", err.msg);
     return x;
 }
 
 /* run the model to the end as an engine would; end[id] gets each transfer's end (transfers
  * start at start[id], in id order at equal times); returns how many ended */
-static int drive(dp_xfer *x, int n, const double *start, double *end)
+static int drive(dp_transfer *x, int n, const double *start, double *end)
 {
     int next = 0, ended = 0;
     for (;;) {
-        double tn = dp_xfer_next_time(x);
+        double tn = dp_transfer_next_time(x);
         double ts = next < n ? start[next] : INFINITY;
         if (ts <= tn && next < n) {
             double delay;
-            if (dp_xfer_start(x, next, 0, 1, ts, &delay)) { end[next] = ts + delay; ended++; }
+            if (dp_transfer_start(x, next, 0, 1, ts, &delay)) { end[next] = ts + delay; ended++; }
             next++;
             continue;
         }
         if (tn == INFINITY) break;
         const int *done;
-        int k = dp_xfer_advance(x, tn, &done);
+        int k = dp_transfer_advance(x, tn, &done);
         for (int i = 0; i < k; i++) { end[done[i]] = tn; ended++; }
     }
     return ended;
@@ -90,11 +90,11 @@ static int drive(dp_xfer *x, int n, const double *start, double *end)
 
 START_TEST(names_through_the_table)
 {
-    for (int k = 0; k < 3; k++) ck_assert_int_eq(dp_xfer_kind_parse(dp_xfer_kind_name((dp_xfer_kind)k)), k);
-    ck_assert_str_eq(dp_xfer_kind_name(DP_XFER_MAXMIN), "maxmin");
-    ck_assert_int_eq(dp_xfer_kind_parse("fifo"), DP_XFER_FIFO);
-    ck_assert_int_eq(dp_xfer_kind_parse("lru"), -1);
-    ck_assert_str_eq(dp_xfer_kind_name((dp_xfer_kind)7), "?");
+    for (int k = 0; k < 3; k++) ck_assert_int_eq(dp_transfer_kind_parse(dp_transfer_kind_name((dp_transfer_kind)k)), k);
+    ck_assert_str_eq(dp_transfer_kind_name(DP_TRANSFER_MAXMIN), "maxmin");
+    ck_assert_int_eq(dp_transfer_kind_parse("fifo"), DP_TRANSFER_FIFO);
+    ck_assert_int_eq(dp_transfer_kind_parse("lru"), -1);
+    ck_assert_str_eq(dp_transfer_kind_name((dp_transfer_kind)7), "?");
 }
 END_TEST
 
@@ -102,18 +102,18 @@ START_TEST(refusals)
 {
     fixture f = setup(ONE_LINK, 1, 1e9);
     dp_error err;
-    ck_assert_ptr_null(dp_xfer_alloc(DP_XFER_FIFO, f.c, NULL, NULL, 1, &err));
+    ck_assert_ptr_null(dp_transfer_alloc(DP_TRANSFER_FIFO, f.c, NULL, NULL, 1, &err));
     ck_assert_int_eq(err.code, DP_EINVAL);
     ck_assert_msg(strstr(err.msg, "fifo needs a topology") != NULL, "%s", err.msg);
-    ck_assert_ptr_null(dp_xfer_alloc(DP_XFER_MAXMIN, f.c, NULL, NULL, 1, &err));
-    ck_assert_ptr_null(dp_xfer_alloc(DP_XFER_FIFO, f.c, f.t, NULL, 0, &err));
+    ck_assert_ptr_null(dp_transfer_alloc(DP_TRANSFER_MAXMIN, f.c, NULL, NULL, 1, &err));
+    ck_assert_ptr_null(dp_transfer_alloc(DP_TRANSFER_FIFO, f.c, f.t, NULL, 0, &err));
     ck_assert_msg(strstr(err.msg, "chunks") != NULL, "%s", err.msg);
-    ck_assert_ptr_null(dp_xfer_alloc((dp_xfer_kind)9, f.c, f.t, NULL, 1, &err));
+    ck_assert_ptr_null(dp_transfer_alloc((dp_transfer_kind)9, f.c, f.t, NULL, 1, &err));
     /* the fixed model needs no topology */
-    dp_xfer *x = dp_xfer_alloc(DP_XFER_FIXED, f.c, NULL, NULL, 1, &err);
+    dp_transfer *x = dp_transfer_alloc(DP_TRANSFER_FIXED, f.c, NULL, NULL, 1, &err);
     ck_assert_msg(x != NULL, "%s", err.msg);
-    ck_assert_int_eq(dp_xfer_get_kind(x), DP_XFER_FIXED);
-    dp_xfer_free(x);
+    ck_assert_int_eq(dp_transfer_get_kind(x), DP_TRANSFER_FIXED);
+    dp_transfer_free(x);
     teardown(&f);
 }
 END_TEST
@@ -122,18 +122,18 @@ END_TEST
 START_TEST(fixed_delay)
 {
     fixture f = setup(ONE_LINK, 2, 1e9);
-    dp_xfer *x = model(&f, DP_XFER_FIXED, 1);
+    dp_transfer *x = model(&f, DP_TRANSFER_FIXED, 1);
     double delay = -1;
-    ck_assert_int_eq(dp_xfer_start(x, 0, 0, 1, 0.5, &delay), 1);
-    NEAR(delay, dp_costs_comm(f.c, 0, 0, 1));
+    ck_assert_int_eq(dp_transfer_start(x, 0, 0, 1, 0.5, &delay), 1);
+    NEAR(delay, dp_cost_comm(f.c, 0, 0, 1));
     NEAR(delay, 1.0);
-    ck_assert_int_eq(dp_xfer_start(x, 1, 0, 1, 0.5, &delay), 1);
+    ck_assert_int_eq(dp_transfer_start(x, 1, 0, 1, 0.5, &delay), 1);
     NEAR(delay, 1.0);   /* the same link at the same time: still alone */
-    ck_assert(dp_xfer_next_time(x) == INFINITY);
+    ck_assert(dp_transfer_next_time(x) == INFINITY);
     const int *done;
-    ck_assert_int_eq(dp_xfer_advance(x, 10, &done), 0);
-    NEAR(dp_xfer_flow_start(x, 1), 0.5);
-    dp_xfer_free(x);
+    ck_assert_int_eq(dp_transfer_advance(x, 10, &done), 0);
+    NEAR(dp_transfer_flow_start(x, 1), 0.5);
+    dp_transfer_free(x);
     teardown(&f);
 }
 END_TEST
@@ -142,21 +142,21 @@ END_TEST
 START_TEST(fifo_serialises)
 {
     fixture f = setup(ONE_LINK, 2, 1e9);
-    dp_xfer *x = model(&f, DP_XFER_FIFO, 1);
-    dp_xfer_reset(x, 1);
+    dp_transfer *x = model(&f, DP_TRANSFER_FIFO, 1);
+    dp_transfer_reset(x, 1);
     const double start[2] = {0, 0};
     double end[2];
     ck_assert_int_eq(drive(x, 2, start, end), 2);
     NEAR(end[0], 1.0);
     NEAR(end[1], 2.0);
     int nb;
-    const dp_xfer_busy *b = dp_xfer_busy_log(x, &nb);
+    const dp_transfer_busy *b = dp_transfer_busy_log(x, &nb);
     ck_assert_int_eq(nb, 2);
     NEAR(b[1].t0, 1.0);
     NEAR(b[1].t1, 2.0);
     ck_assert_int_eq(b[1].id, 1);
-    ck_assert(!dp_xfer_failed(x));
-    dp_xfer_free(x);
+    ck_assert(!dp_transfer_failed(x));
+    dp_transfer_free(x);
     teardown(&f);
 }
 END_TEST
@@ -168,15 +168,15 @@ START_TEST(fifo_chunks_pipeline)
     fixture f = setup(TWO_HOPS, 1, 1e9);
     const double start[1] = {0};
     double end[1];
-    dp_xfer *x = model(&f, DP_XFER_FIFO, 1);
+    dp_transfer *x = model(&f, DP_TRANSFER_FIFO, 1);
     ck_assert_int_eq(drive(x, 1, start, end), 1);
     NEAR(end[0], 2.0);
-    dp_xfer_free(x);
-    x = model(&f, DP_XFER_FIFO, 4);
+    dp_transfer_free(x);
+    x = model(&f, DP_TRANSFER_FIFO, 4);
     ck_assert_int_eq(drive(x, 1, start, end), 1);
     NEAR(end[0], 1.25);
-    ck_assert_int_gt(dp_xfer_events(x), 0);
-    dp_xfer_free(x);
+    ck_assert_int_gt(dp_transfer_events(x), 0);
+    dp_transfer_free(x);
     teardown(&f);
 }
 END_TEST
@@ -187,30 +187,30 @@ END_TEST
 START_TEST(maxmin_shares)
 {
     fixture f = setup(ONE_LINK, 2, 1e9);
-    dp_xfer *x = model(&f, DP_XFER_MAXMIN, 1);
+    dp_transfer *x = model(&f, DP_TRANSFER_MAXMIN, 1);
     const double together[2] = {0, 0}, late[2] = {0, 0.5};
     double end[2];
-    dp_xfer_reset(x, 1);
+    dp_transfer_reset(x, 1);
     ck_assert_int_eq(drive(x, 2, together, end), 2);
     NEAR(end[0], 2.0);
     NEAR(end[1], 2.0);
     int nr;
-    const dp_xfer_rate *r = dp_xfer_rate_log(x, &nr);
+    const dp_transfer_rate *r = dp_transfer_rate_log(x, &nr);
     ck_assert_int_ge(nr, 1);
     ck_assert_int_eq(r[0].n_flows, 2);   /* both joined at 0: half the link each */
     NEAR(r[0].rate_Bps, 0.5e9);
-    dp_xfer_reset(x, 0);
+    dp_transfer_reset(x, 0);
     ck_assert_int_eq(drive(x, 2, late, end), 2);
     NEAR(end[0], 1.5);
     NEAR(end[1], 2.0);
-    NEAR(dp_xfer_flow_start(x, 1), 0.5);
+    NEAR(dp_transfer_flow_start(x, 1), 0.5);
     /* reset gives the same run again */
-    dp_xfer_reset(x, 0);
+    dp_transfer_reset(x, 0);
     double again[2];
     ck_assert_int_eq(drive(x, 2, late, again), 2);
     ck_assert(again[0] == end[0] && again[1] == end[1]);
-    ck_assert_int_gt(dp_xfer_workspace_bytes(x), 0);
-    dp_xfer_free(x);
+    ck_assert_int_gt(dp_transfer_workspace_bytes(x), 0);
+    dp_transfer_free(x);
     teardown(&f);
 }
 END_TEST
@@ -221,12 +221,12 @@ START_TEST(alone_every_model_agrees)
     fixture f = setup(TWO_HOPS, 1, 3e8);
     const double start[1] = {0.25};
     for (int k = 0; k < 3; k++) {
-        dp_xfer *x = model(&f, (dp_xfer_kind)k, 1);
+        dp_transfer *x = model(&f, (dp_transfer_kind)k, 1);
         double end[1];
         ck_assert_int_eq(drive(x, 1, start, end), 1);
         /* fixed and max-min: bytes x (1 / bottleneck); FIFO in one chunk: store and forward */
-        NEAR(end[0], 0.25 + (k == DP_XFER_FIFO ? 0.6 : 0.3));
-        dp_xfer_free(x);
+        NEAR(end[0], 0.25 + (k == DP_TRANSFER_FIFO ? 0.6 : 0.3));
+        dp_transfer_free(x);
     }
     teardown(&f);
 }

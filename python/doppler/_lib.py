@@ -77,7 +77,7 @@ class dp_error(Structure):
 
 # ---- the graph (models/dp_graph.h) ----
 
-DP_MAX_DIMS = 8
+DP_GRAPH_MAX_DIMS = 8
 
 
 class dp_graph(Structure):
@@ -97,7 +97,7 @@ class dp_graph(Structure):
 
 # ---- cost tables (machine/dp_cost.h) ----
 
-class dp_costs(Structure):
+class dp_cost(Structure):
     _fields_ = [
         ("n_ops", c_int), ("n_edges", c_int), ("n_devices", c_int),
         ("op_time", POINTER(c_double)), ("edge_data", POINTER(c_double)),
@@ -116,7 +116,7 @@ class dp_hisim_options(Structure):
     ]
 
 
-class dp_topo_device(Structure):
+class dp_topology_device(Structure):
     _fields_ = [
         ("name", c_char_p), ("kind", c_int), ("peak_flops", c_double), ("mem_bandwidth_Bps", c_double),
         ("memory_bytes", c_double), ("efficiency", c_double), ("launch_overhead_s", c_double),
@@ -129,7 +129,7 @@ class dp_topology_head(Structure):
     _fields_ = [
         ("name", c_char_p), ("source", c_char_p), ("description", c_char_p), ("path", c_char_p),
         ("n_devices", c_int), ("n_nodes", c_int), ("n_links", c_int), ("n_channels", c_int),
-        ("dev", POINTER(dp_topo_device)),
+        ("dev", POINTER(dp_topology_device)),
     ]
 
 
@@ -151,7 +151,7 @@ class dp_oracle(Structure):
     _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p)]
 
 
-class dp_schedule(Structure):
+class dp_engine_schedule(Structure):
     _fields_ = [
         ("makespan", c_double), ("cost", c_double), ("n_devices", c_int),
         ("busy", POINTER(c_double)), ("op_start", POINTER(c_double)), ("op_end", POINTER(c_double)),
@@ -205,7 +205,7 @@ DP_ENV_FEATURES_DOPPLER, DP_ENV_FEATURES_ENGINE = 0, 1
 
 class dp_env(Structure):
     _fields_ = [
-        ("g", POINTER(dp_graph)), ("c", POINTER(dp_costs)), ("n_ops", c_int), ("n_devices", c_int),
+        ("g", POINTER(dp_graph)), ("c", POINTER(dp_cost)), ("n_ops", c_int), ("n_devices", c_int),
         ("step", c_int), ("assignment", POINTER(c_int)), ("order", POINTER(c_int)), ("ready", POINTER(c_int)),
         ("n_ready", c_int), ("ready_order", c_int), ("ready_pos", POINTER(c_int)),
         ("unassigned_preds", POINTER(c_int)), ("est_start", POINTER(c_double)), ("est_end", POINTER(c_double)),
@@ -223,7 +223,7 @@ class dp_env(Structure):
 
 E = POINTER(dp_error)
 G = POINTER(dp_graph)
-C = POINTER(dp_costs)
+C = POINTER(dp_cost)
 M = POINTER(dp_machine)
 PD = POINTER(c_double)
 PI = POINTER(c_int)
@@ -246,10 +246,10 @@ dp_gen_param_default = _fn("dp_gen_param_default", None, POINTER(dp_gen_model), 
 dp_hetero_is_hetero_path = _fn("dp_hetero_is_hetero_path", c_int, c_char_p)
 dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(G), POINTER(C), E)
 
-dp_costs_free = _fn("dp_costs_free", None, C)
-dp_costs_levels = _fn("dp_costs_levels", None, G, C, PD, PD)
-dp_costs_critical_path = _fn("dp_costs_critical_path", c_double, G, C)
-dp_costs_lower_bound = _fn("dp_costs_lower_bound", c_double, G, C)
+dp_cost_free = _fn("dp_cost_free", None, C)
+dp_cost_levels = _fn("dp_cost_levels", None, G, C, PD, PD)
+dp_cost_critical_path = _fn("dp_cost_critical_path", c_double, G, C)
+dp_cost_lower_bound = _fn("dp_cost_lower_bound", c_double, G, C)
 
 dp_machine_keys = _fn("dp_machine_keys", POINTER(dp_machine_key))
 dp_machine_key_index = _fn("dp_machine_key_index", c_int, c_char_p)
@@ -269,9 +269,9 @@ libc_free = _fn("free", None, c_void_p)
 
 dp_engine_alloc = _fn("dp_engine_alloc", c_void_p, G, C, M, E)
 dp_engine_free = _fn("dp_engine_free", None, c_void_p)
-dp_engine_run = _fn("dp_engine_run", c_int, c_void_p, PI, PD, POINTER(dp_schedule), E)
+dp_engine_run = _fn("dp_engine_run", c_int, c_void_p, PI, PD, POINTER(dp_engine_schedule), E)
 dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, c_void_p, c_long, PI, PD, PD, PD, PD, E)
-dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_schedule), PD, PD)
+dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_engine_schedule), PD, PD)
 dp_engine_oracle = _fn("dp_engine_oracle", dp_oracle, c_void_p)
 dp_engine_is_general = _fn("dp_engine_is_general", c_int, c_void_p)
 dp_engine_simulations = _fn("dp_engine_simulations", c_long, c_void_p)

@@ -65,7 +65,7 @@ def _ro(a):
 
 
 class Schedule:
-    """A simulated schedule (dp_schedule), every time in the graph's printed unit.
+    """A simulated schedule (dp_engine_schedule), every time in the graph's printed unit.
 
     makespan: last op end; cost: what the oracle returns (the penalised makespan under the memory
     penalty policy, else the makespan); busy (n_devices,): compute time per device; utilisation
@@ -176,13 +176,13 @@ class Engine:
     def _free_all(p, cptr, mach, graph):
         _lib.dp_engine_free(p)
         if cptr:
-            _lib.dp_costs_free(cptr)
+            _lib.dp_cost_free(cptr)
         _lib.dp_machine_free(ctypes.byref(mach))
         graph._release()
 
     def _free_costs(self):
         if self._owns_costs and self._cptr:
-            _lib.dp_costs_free(self._cptr)
+            _lib.dp_cost_free(self._cptr)
         self._cptr = None
 
     def _free_machine(self):
@@ -245,8 +245,8 @@ class Engine:
         return None if priority is None else _float_vector(priority, self.n_ops, "priority")
 
     def _run(self, e, a, prio):
-        """Run one assignment on engine pointer e; returns the dp_schedule (engine-owned arrays)."""
-        s = _lib.dp_schedule()
+        """Run one assignment on engine pointer e; returns the dp_engine_schedule (engine-owned arrays)."""
+        s = _lib.dp_engine_schedule()
         err = _lib.dp_error()
         check(_lib.dp_engine_run(e, a.ctypes.data_as(_lib.PI), None if prio is None else prio.ctypes.data_as(_lib.PD),
                                  ctypes.byref(s), ctypes.byref(err)), err)
@@ -439,7 +439,7 @@ class Engine:
                 spent = _lib.dp_engine_simulations(e) - before
                 if not has_prio.value:
                     # a priority queue without the method's priorities orders by b-level, as the command
-                    _lib.dp_costs_levels(self.graph._g(), self._cptr, prio.ctypes.data_as(_lib.PD), None)
+                    _lib.dp_cost_levels(self.graph._g(), self._cptr, prio.ctypes.data_as(_lib.PD), None)
                 s = self._run(e, assign, prio)
                 sched = self._schedule(e, assign, s)
         finally:

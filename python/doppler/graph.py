@@ -46,7 +46,7 @@ class Graph:
         if not _ptr:
             raise ValueError("use Graph.read or Graph.generate")
         self._ptr = _ptr
-        self._fixed_costs = _fixed_costs  # POINTER(dp_costs) of a heterogeneous example, owned
+        self._fixed_costs = _fixed_costs  # POINTER(dp_cost) of a heterogeneous example, owned
         self._users = weakref.WeakSet()
         self._closed = False
         self._cache = {}
@@ -136,7 +136,7 @@ class Graph:
         if self._ptr and self._closed and len(self._users) == 0:
             _lib.dp_graph_free(self._ptr)
             if self._fixed_costs:
-                _lib.dp_costs_free(self._fixed_costs)
+                _lib.dp_cost_free(self._fixed_costs)
             self._ptr = None
             self._fixed_costs = None
 
@@ -248,7 +248,7 @@ class Graph:
         """list of n_ops tuples: each op's output shape (empty when unknown)."""
         def make(g):
             nd = np.ctypeslib.as_array(g.op_ndim, shape=(g.n_ops,))
-            sh = np.ctypeslib.as_array(g.op_shape, shape=(g.n_ops, _lib.DP_MAX_DIMS))
+            sh = np.ctypeslib.as_array(g.op_shape, shape=(g.n_ops, _lib.DP_GRAPH_MAX_DIMS))
             return [tuple(int(x) for x in sh[i, :nd[i]]) for i in range(g.n_ops)]
         return self._cached("op_shapes", make)
 
@@ -315,7 +315,7 @@ class Graph:
 
 
 class Costs:
-    """Cost tables of a graph on a machine (libdoppler's dp_costs, machine/dp_cost.h), as NumPy copies in
+    """Cost tables of a graph on a machine (libdoppler's dp_cost, machine/dp_cost.h), as NumPy copies in
     the graph's printed unit:
 
       op_time (n_ops, n_devices)          op time on each device
@@ -339,15 +339,15 @@ class Costs:
         self.inv_bw = np.ctypeslib.as_array(c.inv_bw, shape=(D * D,)).reshape(D, D) / sc
         bl = np.empty(n)
         tl = np.empty(n)
-        _lib.dp_costs_levels(g, cptr, bl.ctypes.data_as(_lib.PD), tl.ctypes.data_as(_lib.PD))
+        _lib.dp_cost_levels(g, cptr, bl.ctypes.data_as(_lib.PD), tl.ctypes.data_as(_lib.PD))
         self.blevel = bl / sc
         self.tlevel = tl / sc
-        self.critical_path = _lib.dp_costs_critical_path(g, cptr) / sc
-        self.lower_bound = _lib.dp_costs_lower_bound(g, cptr) / sc
+        self.critical_path = _lib.dp_cost_critical_path(g, cptr) / sc
+        self.lower_bound = _lib.dp_cost_lower_bound(g, cptr) / sc
         for a in (self.op_time, self.edge_data, self.latency, self.inv_bw, self.blevel, self.tlevel):
             a.flags.writeable = False
         if owned:
-            _lib.dp_costs_free(cptr)
+            _lib.dp_cost_free(cptr)
 
     def __repr__(self):
         return "<doppler.Costs %d ops on %d devices, critical path %.6g>" % (
