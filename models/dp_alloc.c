@@ -2,8 +2,36 @@
 #include "dp_alloc.h"
 #include "dp_error.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+int dp_alloc_size_mul(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return DP_ENOMEM;
+    *out = a * b;
+    return DP_OK;
+}
+
+int dp_alloc_size_add(size_t a, size_t b, size_t *out)
+{
+    if (b > SIZE_MAX - a) return DP_ENOMEM;
+    *out = a + b;
+    return DP_OK;
+}
+
+void *dp_alloc_malloc_n(size_t n, size_t sz)
+{
+    size_t t;
+    if (dp_alloc_size_mul(n, sz, &t) != DP_OK) return NULL;
+    return malloc(t ? t : 1);
+}
+
+void *dp_alloc_calloc_n(size_t n, size_t sz)
+{
+    if (n == 0 || sz == 0) return calloc(1, 1);
+    return calloc(n, sz);
+}
 
 void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, int zero)
 {

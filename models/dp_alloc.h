@@ -1,5 +1,6 @@
-/* dp_alloc.h: one allocation table per workspace, instead of an
- * allocation list and a free list kept in step by hand.
+/* dp_alloc.h: the checked allocators (overflow-checked sizes, malloc and calloc of n elements)
+ * and one allocation table per workspace, instead of an allocation list and a free list kept in
+ * step by hand.
  *
  * A workspace (a simulator, an environment) embeds a dp_alloc_table and allocates each of its
  * arrays with DP_ALLOC(table, field, n, size): the array goes into the struct field and the
@@ -21,10 +22,18 @@
 
 #ifdef __cplusplus
 extern "C" {
-#ifdef __cplusplus
-}
 #endif
-#endif
+
+/* Checked size arithmetic: *out = a * b (or a + b); returns 0 (DP_OK) or DP_ENOMEM (dp_error.h)
+ * on overflow, *out then unchanged. */
+int dp_alloc_size_mul(size_t a, size_t b, size_t *out);
+int dp_alloc_size_add(size_t a, size_t b, size_t *out);
+
+/* malloc/calloc of n elements of sz bytes with the overflow check: NULL when out of memory or
+ * n x sz overflows; n x sz == 0 gives a valid 1-byte block. dp_alloc_calloc_n zeroes. Free with
+ * free(). */
+void *dp_alloc_malloc_n(size_t n, size_t sz);
+void *dp_alloc_calloc_n(size_t n, size_t sz);
 
 typedef struct dp_alloc_table {
     void **field;    /* addresses of the owner's pointer fields (each a T *) */

@@ -1,7 +1,6 @@
 #include "dp_error.h"
 
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,31 +57,4 @@ const char *dp_error_string(int code)
     case DP_EUNSUPPORTED: return "unsupported";
     default: return "unknown error";
     }
-}
-
-int dp_alloc_size_mul(size_t a, size_t b, size_t *out)
-{
-    if (a != 0 && b > SIZE_MAX / a) return DP_ENOMEM;
-    *out = a * b;
-    return DP_OK;
-}
-
-int dp_alloc_size_add(size_t a, size_t b, size_t *out)
-{
-    if (b > SIZE_MAX - a) return DP_ENOMEM;
-    *out = a + b;
-    return DP_OK;
-}
-
-void *dp_alloc_malloc_n(size_t n, size_t sz)
-{
-    size_t t;
-    if (dp_alloc_size_mul(n, sz, &t) != DP_OK) return NULL;
-    return malloc(t ? t : 1);
-}
-
-void *dp_alloc_calloc_n(size_t n, size_t sz)
-{
-    if (n == 0 || sz == 0) return calloc(1, 1);
-    return calloc(n, sz);
 }

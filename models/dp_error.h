@@ -9,6 +9,9 @@
 
 #include <stddef.h>
 
+/* the checked allocators (dp_alloc_malloc_n, ...) every module uses, declared by their module */
+#include "dp_alloc.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,15 +46,6 @@ void dp_error_prefix(dp_error *err, const char *fmt, ...) __attribute__((format(
 
 /* A short name for a status code ("invalid input", "cycle", ...). */
 const char *dp_error_string(int code);
-
-/* Checked size arithmetic: *out = a * b (or a + b); returns DP_OK or DP_ENOMEM on overflow. */
-int dp_alloc_size_mul(size_t a, size_t b, size_t *out);
-int dp_alloc_size_add(size_t a, size_t b, size_t *out);
-
-/* malloc/calloc of n elements of size sz with the overflow check; NULL on failure or n*sz==0
- * overflow. dp_calloc zeroes. Free with free(). */
-void *dp_alloc_malloc_n(size_t n, size_t sz);
-void *dp_alloc_calloc_n(size_t n, size_t sz);
 
 #ifdef __cplusplus
 }
