@@ -5,6 +5,7 @@
 #include "dp_alloc.h"
 #include "dp_heap.h"
 #include "dp_json.h"
+#include "dp_sim_shared.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -772,6 +773,14 @@ static void transfer_finish(dp_hisim *s, int e)
 
 /* ---------------- handlers, named after what happens ---------------- */
 
+/* a first copy of an output: a transfer to another device, at once to the same device */
+static inline void send_output(void *ctx, int e, int du, int dv)
+{
+    dp_hisim *s = ctx;
+    if (dv != du) transfer_request(s, e, du, dv);
+    else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
+}
+
 static inline void op_finish(dp_hisim *s, int u)
 {
     const dp_graph *g = s->g;
@@ -784,13 +793,7 @@ static inline void op_finish(dp_hisim *s, int u)
         if (s->dev[p] == du) producer_release(s, p);
         else s->mem.cur[du] -= s->c->edge_data[e];
     }
-    for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
-        if (!s->first_copy[e]) continue;
-        int dv = s->dev[g->edge_dst[e]];
-        if (dv < 0) continue; /* an absent op of a prefix run */
-        if (dv != du) transfer_request(s, e, du, dv);
-        else schedule(s, 0, EV_XFER_DONE, (uint32_t)e);
-    }
+    dp_sim_send_outputs(g, s->dev, u, s->first_copy, send_output, s);
     if (s->o.mode == DP_HISIM_MODE_BSP) level_done(s, s->bar.level[u]);
 }
 
@@ -898,14 +901,7 @@ static void fill_result(dp_hisim *s, dp_hisim_result *res)
             double x = (s->mem.peak[d] - s->mem.cap[d]) / s->mem.cap[d];
             if (x > s->mem.excess) s->mem.excess = x;
         }
-    res->makespan = s->makespan;
-    res->n_devices = s->D;
-    res->busy = s->busy;
-    res->n_transfers = s->n_transfers;
-    res->transfer_volume = s->volume;
-    res->op_start = s->start;
-    res->op_end = s->end;
-    res->op_ready = s->ready;
+    DP_SIM_RESULT_RECORDS(res, s);
     res->op_stream = s->q.op_stream;
     res->xfer_request = s->x_req;
     res->xfer_start = s->x_start;
@@ -1002,17 +998,12 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
 {
     const dp_graph *g = s->g;
     const double sc = g->time_scale, us = 1e6 / sc;
-    json_t *root = json_object();
+    json_t *meta, *root = dp_sim_trace_root(g, &meta);
     json_t *evs = json_array();
-    json_object_set_new(root, "displayTimeUnit", json_string("ms"));
-    json_t *meta = json_object();
-    json_object_set_new(meta, "graph", json_string(g->name));
-    json_object_set_new(meta, "time_unit", json_string(g->time_unit));
     json_object_set_new(meta, "transfer_model", json_string(dp_transfer_kind_name(s->o.transfer_model)));
     json_object_set_new(meta, "mode", json_string(s->o.mode == DP_HISIM_MODE_BSP ? "bsp" : "async"));
     if (s->t) json_object_set_new(meta, "topology", json_string(s->t->name));
     json_object_set_new(meta, "note", json_string("trace times are microseconds of the printed unit; op args in the printed unit"));
-    json_object_set_new(root, "otherData", meta);
     char nm[512];
     for (int d = 0; d < s->D; d++)
         for (int k = 0; k < s->q.streams[d]; k++) {

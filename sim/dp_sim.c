@@ -3,6 +3,7 @@
 #include "dp_alloc.h"
 #include "dp_heap.h"
 #include "dp_json.h"
+#include "dp_sim_shared.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -118,22 +119,23 @@ static inline void grant_head(dp_sim *s, int d)
     fifo_push(s, EV_GRANTED, (uint32_t)v);
 }
 
+/* a copy of an output: a transfer of comm to another device, at once to the same device */
+static inline void send_output(void *ctx, int e, int du, int dv)
+{
+    dp_sim *s = ctx;
+    double delay = 0;
+    if (dv != du) {
+        delay = dp_cost_comm(s->c, e, du, dv);
+        s->n_transfers++;
+        s->volume += s->c->edge_data[e];
+    }
+    schedule(s, delay, EV_TRANSFER_DONE, (uint32_t)e);
+}
+
 static inline void op_finish(dp_sim *s, int u)
 {
-    const dp_graph *g = s->g;
-    const int du = s->dev[u];
     s->makespan = s->now;
-    for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
-        int dv = s->dev[g->edge_dst[e]];
-        if (dv < 0) continue; /* an absent op of a prefix run */
-        double delay = 0;
-        if (dv != du) {
-            delay = dp_cost_comm(s->c, e, du, dv);
-            s->n_transfers++;
-            s->volume += s->c->edge_data[e];
-        }
-        schedule(s, delay, EV_TRANSFER_DONE, (uint32_t)e);
-    }
+    dp_sim_send_outputs(s->g, s->dev, u, NULL, send_output, s);
 }
 
 static inline void edge_arrived(dp_sim *s, int e)
@@ -235,15 +237,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
         s->now = s->heap.a[0].t;
         while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
     }
-    res->makespan = s->makespan;
-    res->n_devices = D;
-    res->busy = s->busy;
-    res->n_transfers = s->n_transfers;
-    res->transfer_volume = s->volume;
-    res->op_start = s->start;
-    res->op_end = s->end;
-    res->op_ready = s->ready;
-    res->n_events = s->n_events;
+    DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
 
@@ -266,14 +260,9 @@ int dp_sim_write_trace(const dp_sim *s, const int *assignment, const char *path,
 {
     const dp_graph *g = s->g;
     const double us = 1e6 / g->time_scale;
-    json_t *root = json_object();
+    json_t *meta, *root = dp_sim_trace_root(g, &meta);
     json_t *evs = json_array();
-    json_object_set_new(root, "displayTimeUnit", json_string("ms"));
-    json_t *meta = json_object();
-    json_object_set_new(meta, "graph", json_string(g->name));
-    json_object_set_new(meta, "time_unit", json_string(g->time_unit));
     json_object_set_new(meta, "note", json_string("trace times are microseconds of the printed unit"));
-    json_object_set_new(root, "otherData", meta);
     for (int d = 0; d < s->D; d++) {
         json_t *m = json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}", "name", "thread_name", "ph", "M", "pid", 0,
                               "tid", d, "args", "name", "");
