@@ -59,7 +59,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         dp_error err;
         dp_train *tr = dp_train_alloc(g, c, &cfg, &oracle, &err);
         FUZZ_CHECK(tr != NULL);
-        dp_train_io io = {tj, ck, NULL, NULL, NULL};
+        dp_train_io io = {.trajectory = tj, .checkpoint = ck};
         if (dp_train_run(tr, DP_TRAIN_STAGE_IL, 0, &io, &err) != DP_OK) fprintf(stderr, "seed run: %s\n", err.msg);
         dp_train_free(tr);
     }

@@ -37,8 +37,8 @@ static inline int dp_gradcheck(const char *what, float *x, const float *grad, si
                                dp_gc_loss loss, void *ctx, double h, double rtol, double atol)
 {
     int bad = 0;
-    dp_gc_arg a = {x, 0, loss, ctx};
-    gsl_function F = {dp_gc_eval, &a};
+    dp_gc_arg a = {.x = x, .i = 0, .loss = loss, .ctx = ctx};
+    gsl_function F = {.function = dp_gc_eval, .params = &a};
     if (stride < 1) stride = 1;
     for (size_t i = 0; i < n; i += stride) {
         a.i = i;

@@ -415,7 +415,7 @@ START_TEST(stage_real_oracle)
     cfg.stage[DP_TRAIN_STAGE_REAL].epsilon = 0.1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
-    dp_oracle o = {"fake-real", fake_cost, &fx};
+    dp_oracle o = {.name = "fake-real", .cost = fake_cost, .ctx = &fx};
     dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
@@ -625,7 +625,7 @@ START_TEST(greedy_baseline_improves)
     cfg.reward_relative = 1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
-    dp_oracle o = {"cut", cut_cost, &fx};
+    dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
     dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
@@ -664,7 +664,7 @@ START_TEST(batch_baseline_improves)
     cfg.gamma = 1;
     cfg.checkpoint_every = 1000;
     fake_exec fx = {0, g->n_ops};
-    dp_oracle o = {"cut", cut_cost, &fx};
+    dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
     dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(tr);
     int assign[6];
@@ -700,7 +700,7 @@ START_TEST(self_imitation_learns_best)
         st->sil_k = 2;
         cfg.checkpoint_every = 1000;
         fake_exec fx = {0, g->n_ops};
-        dp_oracle o = {"cut", cut_cost, &fx};
+        dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
         dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
         ck_assert_ptr_nonnull(tr);
         dp_nn_params *plc = dp_train_plc_params(tr);

@@ -456,7 +456,7 @@ START_TEST(trainer_engine_state)
     dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
     /* the engine state needs the simulator's oracle */
-    dp_oracle other = {"fixed", fixed_cost, NULL};
+    dp_oracle other = {.name = "fixed", .cost = fixed_cost, .ctx = NULL};
     ck_assert_ptr_null(dp_train_alloc(g, c, &cfg, &other, &err));
     ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
     dp_oracle o = dp_engine_oracle(e);

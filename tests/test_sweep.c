@@ -383,7 +383,7 @@ START_TEST(run_dispatch)
     snprintf(graph, sizeof graph, "%s/tests/data/sweep-fork.json", dp_test_srcdir());
     scratch(dir, sizeof dir);
     snprintf(rundir, sizeof rundir, "%s/k1", dir);
-    dp_run_context ctx = {".", rundir, "r.runs/k1"};
+    dp_run_context ctx = {.config_dir = ".", .run_dir = rundir, .run_dir_rel = "r.runs/k1"};
     dp_error err;
     dp_result r;
     dp_result_init(&r);
@@ -771,7 +771,7 @@ START_TEST(learning_curve_plot)
     snprintf(traj, sizeof traj, "%s/traj.h5", dir);
     snprintf(png, sizeof png, "%s/learn.png", dir);
     dp_error err;
-    dp_report_plot_opts po = {"t", 0, 0, 5, NULL, 0};
+    dp_report_plot_opts po = {.title = "t", .window = 5};
     /* not a trajectory: a clear error */
     FILE *f = fopen(traj, "w");
     fputs("x", f);
