@@ -249,7 +249,7 @@ json_t *dp_json_from_graph(const dp_graph *g)
     return root;
 }
 
-double dp_graph_json_bytes(const dp_graph *g)
+double dp_json_graph_bytes(const dp_graph *g)
 {
     /* Jansson's tree: an object (DP_JSON_BYTES_PER_OBJECT) and about 100 bytes per member (key,
      * value, table entry); an op has up to 6 members and a shape array, an edge 3 (measured:
@@ -262,7 +262,7 @@ double dp_graph_json_bytes(const dp_graph *g)
 
 int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err)
 {
-    int rc = dp_file_mem_check(path, "writing this graph as JSON (the text's tree in memory)", dp_graph_json_bytes(g), err);
+    int rc = dp_file_mem_check(path, "writing this graph as JSON (the text's tree in memory)", dp_json_graph_bytes(g), err);
     if (rc != DP_OK) return rc;
     json_t *root = dp_json_from_graph(g);
     if (!root) return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);

@@ -144,7 +144,7 @@ int dp_h5io_traj_create(const char *path, const char *graph, int n_ops, int n_de
     quiet();
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
-    int32_t ver = DP_TRAJ_VERSION, no = n_ops, nd = n_devices;
+    int32_t ver = DP_H5IO_TRAJ_VERSION, no = n_ops, nd = n_devices;
     int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||

@@ -2,7 +2,7 @@
  * (layout of doc/file-formats.md, which also shows how to read them from Python).
  *
  * Trajectory file (one per run, appended to at every checkpoint):
- *   /                   attributes: format "doppler-trajectory", version 3 (DP_TRAJ_VERSION),
+ *   /                   attributes: format "doppler-trajectory", version 3 (DP_H5IO_TRAJ_VERSION),
  *                       graph, n_ops,
  *                       n_devices, oracle, time_unit, config (JSON text of the run's config),
  *                       run_id (the training run's identifier, also in its checkpoint)
@@ -129,7 +129,7 @@ int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, l
  * to be made again by this version (train again, or h5py on a trusted file: rewrite each string
  * attribute as numpy.bytes_). */
 #define DP_H5IO_CKPT_VERSION 3
-#define DP_TRAJ_VERSION 3
+#define DP_H5IO_TRAJ_VERSION 3
 
 typedef struct dp_h5io_ckpt {
     const char *graph;       /* write: graph name; read: malloc'd */

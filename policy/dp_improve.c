@@ -780,7 +780,7 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
     return rc;
 }
 
-int dp_place_improve(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
+int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err)
 {
     (void)priority;

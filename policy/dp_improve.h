@@ -157,8 +157,7 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
  * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
  * acceptance, mix 0.2) for o->budget simulations (default 20000), seed o->seed. */
-struct dp_place_options;
-int dp_place_improve(const dp_graph *g, const dp_cost *c, const struct dp_place_options *o, int *assignment,
+int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
 /* ---- training ---- */

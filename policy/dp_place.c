@@ -175,7 +175,7 @@ static const dp_place_method methods[] = {
     {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48},
     {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48},
     {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48},
-    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_place_improve, 1, 600, 32, 64},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64},
     {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48},
     {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48},
     {NULL, NULL, NULL, 0, 0, 0, 0},

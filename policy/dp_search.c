@@ -48,7 +48,7 @@ void dp_search_anneal_config_init(dp_search_anneal_config *cfg)
     snprintf(cfg->init, sizeof cfg->init, "cp");
 }
 
-int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const struct json_t *v_, const char *path, dp_error *err)
+int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const json_t *v_, const char *path, dp_error *err)
 {
     json_t *v = (json_t *)v_;
     if (strcmp(key, "budget") == 0) {

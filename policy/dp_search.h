@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
+#include <jansson.h>
 
 #include "dp_cost.h"
 #include "dp_graph.h"
@@ -73,8 +74,7 @@ int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path,
 /* One key of that object (value v, a jansson json_t) into cfg: DP_OK, DP_EINVAL naming path and
  * the key, or -1 when key is not one of the above (other searches read their own keys beside
  * them, dp_improve_search_config_load). */
-struct json_t;
-int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const struct json_t *v, const char *path, dp_error *err);
+int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const json_t *v, const char *path, dp_error *err);
 
 typedef struct dp_search_result {
     double start;          /* makespan of the start assignment */

@@ -278,7 +278,7 @@ START_TEST(graph_gen_and_json_writer_memory_limit)
     g = dp_graph_builder_finish(b, &err);
     dp_graph_builder_free(b);
     ck_assert_msg(g != NULL, "%s", err.msg);
-    ck_assert(dp_graph_json_bytes(g) > 100e6);
+    ck_assert(dp_json_graph_bytes(g) > 100e6);
     char path[] = "/tmp/dp-json-limit-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
