@@ -31,7 +31,7 @@ def _candidates():
         if not os.environ.get("DOPPLER_DATA") and os.path.isdir(os.path.join(_paths.DATADIR, "topologies")):
             # the installed data, also when make install was given another prefix than configure
             os.environ["DOPPLER_DATA"] = _paths.DATADIR
-        yield os.path.join(_paths.LIBDIR, "libdoppler.so.0"), False
+        yield os.path.join(_paths.LIBDIR, "libdoppler.so.1"), False
         yield os.path.join(_paths.LIBDIR, "libdoppler.so"), False
     except ImportError:
         pass
