@@ -687,8 +687,8 @@ out:
     return rc;
 }
 
-int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
-                             dp_error *err)
+int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment,
+                                  double *makespan, int *found, dp_error *err)
 {
     *found = 0;
     quiet();
@@ -720,6 +720,7 @@ int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops
                               n_devices - 1);
             goto out;
         }
+    if (makespan) *makespan = best;
     *found = 1;
 out:
     free(name);

@@ -199,10 +199,12 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
 
 /* The best placement a training run sampled in its latest stage (/best_assignment), when the
  * checkpoint is of graph `graph` (its name) on n_ops ops and n_devices devices and holds one:
- * *found 1 and assignment (n_ops) filled; otherwise *found 0 (no error). DP_EINVAL: not a
+ * *found 1, assignment (n_ops) filled and *makespan (may be NULL) the makespan training measured
+ * for it (best_makespan, raw unit); otherwise *found 0 (no error). A name and size say nothing of
+ * the costs or the machine: dp_place_best_sample checks the makespan too. DP_EINVAL: not a
  * checkpoint, a best_assignment of another shape or naming a device out of range; DP_EIO. */
-int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment, int *found,
-                             dp_error *err);
+int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops, int n_devices, int *assignment,
+                                  double *makespan, int *found, dp_error *err);
 
 /* A new run identifier: 32 hexadecimal digits from /dev/urandom (cap >= 33 bytes). */
 void dp_h5io_run_id_new(char *buf, size_t cap);

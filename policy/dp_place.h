@@ -43,8 +43,8 @@ typedef struct dp_place_options {
                              * (dp_improve_propose_search); NULL: none */
     int best_seen;          /* learned methods with a checkpoint: place with the better of the
                              * policy's placement and the best placement its training sampled in
-                             * its last stage (when the checkpoint is of this graph and device
-                             * count; one more simulation). Set by the refine step, which starts
+                             * its last stage (when it was sampled on this problem:
+                             * dp_place_best_sample; one more simulation). Set by the refine step, which starts
                              * from a placement the training already paid for. 0: the policy's */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
@@ -76,6 +76,17 @@ typedef struct dp_place_method {
 } dp_place_method;
 
 /* The table of methods, ended by an entry with name NULL. */
+/* The best placement the training of DOPPLER checkpoint `checkpoint` sampled (its last stage),
+ * when it was sampled on this problem: the checkpoint is of graph g's name, op count and c's
+ * device count, AND the placement simulated here by oracle gives the makespan training recorded
+ * for it (relative difference at most 1e-9). A graph of the same name and size with other costs,
+ * or another machine (bandwidth, topology, transfer model, mode), gives another makespan, and the
+ * sample is then not used. *found 1: assignment (g->n_ops) and *makespan (raw unit) filled;
+ * *found 0: nothing usable (not an error). Spends one simulation (oracle call) when the name and
+ * size match, none otherwise. Errors: dp_h5io_ckpt_read_best_sample's, the oracle's. */
+int dp_place_best_sample(const char *checkpoint, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
+                         int *assignment, double *makespan, int *found, dp_error *err);
+
 const dp_place_method *dp_place_methods(void);
 const dp_place_method *dp_place_find(const char *name);
 

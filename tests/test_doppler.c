@@ -4,6 +4,7 @@
 #include "dp_env.h"
 #include "dp_gradcheck.h"
 #include "dp_h5io.h"
+#include "dp_place.h"
 #include "dp_test.h"
 #include "dp_train.h"
 
@@ -606,6 +607,14 @@ static int cut_cost(void *ctx, const int *assignment, double *makespan, dp_error
     return DP_OK;
 }
 
+/* the same objective on another problem: every cost twice as large */
+static int cut_cost_doubled(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    int rc = cut_cost(ctx, assignment, makespan, err);
+    *makespan *= 2;
+    return rc;
+}
+
 START_TEST(greedy_baseline_improves)
 {
     /* Stage II with the mixture, the greedy baseline and batches, from a random initialisation:
@@ -767,13 +776,23 @@ START_TEST(distill_reproduces_best_sample)
         /* the best sample, from the checkpoint */
         int seen[6], found = 0;
         double ms;
-        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 3, seen, NULL, &found, &err), DP_OK);
         ck_assert_int_eq(found, 1);
         ck_assert_int_eq(cut_cost(&fx, seen, &ms, &err), DP_OK);
         ck_assert_double_eq(ms, r->best_sample);
-        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, "another", g->n_ops, 3, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, "another", g->n_ops, 3, seen, NULL, &found, &err), DP_OK);
         ck_assert_int_eq(found, 0);
-        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 4, seen, &found, &err), DP_OK);
+        ck_assert_int_eq(dp_h5io_ckpt_read_best_sample(path, g->name, g->n_ops, 4, seen, NULL, &found, &err), DP_OK);
+        ck_assert_int_eq(found, 0);
+        /* the placement step uses it only on the problem it was sampled on: the same oracle gives
+         * the recorded makespan; costs twice as large (a graph of the same name and size with
+         * other costs, or another machine) do not, and the sample is not used */
+        double got = 0;
+        ck_assert_int_eq(dp_place_best_sample(path, g, c, &o, seen, &got, &found, &err), DP_OK);
+        ck_assert_int_eq(found, 1);
+        ck_assert_double_eq(got, r->best_sample);
+        dp_oracle o2 = {"cut-doubled", cut_cost_doubled, &fx};
+        ck_assert_int_eq(dp_place_best_sample(path, g, c, &o2, seen, &got, &found, &err), DP_OK);
         ck_assert_int_eq(found, 0);
         dp_train_free(tr);
     }
