@@ -421,6 +421,7 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
               attr_write(f, "traj_steps", H5T_NATIVE_INT64, &ck->traj_steps) ||
               attr_write(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations) ||
               attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) ||
+              attr_write(f, "stage_simulations0", H5T_NATIVE_INT64, &ck->stage_simulations0) ||
               attr_write(f, "stale", H5T_NATIVE_INT64, &ck->stale) || attr_str(f, "rng_name", ck->rng_name);
     /* the makespans in the unit every command prints, beside the raw ones */
     if (!bad && ck->time_scale > 0) {
@@ -613,14 +614,17 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
     /* counters of this version; a checkpoint of an older one has neither */
     ck->traj_evaluations = -1;
     ck->simulations = 0;
+    ck->stage_simulations0 = -1;
     ck->stale = 0;
     if (H5Aexists(f, "stale") > 0 && attr_read(f, "stale", H5T_NATIVE_INT64, &ck->stale)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute stale cannot be read", path);
         goto out;
     }
     if ((H5Aexists(f, "traj_evaluations") > 0 && attr_read(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations)) ||
-        (H5Aexists(f, "simulations") > 0 && attr_read(f, "simulations", H5T_NATIVE_INT64, &ck->simulations))) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations or simulations cannot be read", path);
+        (H5Aexists(f, "simulations") > 0 && attr_read(f, "simulations", H5T_NATIVE_INT64, &ck->simulations)) ||
+        (H5Aexists(f, "stage_simulations0") > 0 &&
+         attr_read(f, "stage_simulations0", H5T_NATIVE_INT64, &ck->stage_simulations0))) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations, simulations or stage_simulations0 cannot be read", path);
         goto out;
     }
     char *rn = attr_read_str(f, path, "rng_name", err), *id = NULL;

@@ -41,7 +41,8 @@
  *       (JSON), run_id (string; absent in older files), stage (int32), episode (int64, episodes done in that stage), running_sum (double),
  *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps,
  *       traj_evaluations (int64; absent before version 2 of the trajectory), simulations (int64,
- *       oracle calls of the run so far; absent in older files), rng_name (string); when written
+ *       oracle calls of the run so far; absent in older files), stage_simulations0 (int64, those
+ *       calls when the current stage began; absent in older files), rng_name (string); when written
  *       with a time_scale: time_unit (string, the printed unit), time_scale (double: printed =
  *       raw / time_scale), best_makespan_printed and best_greedy_printed (double, printed unit)
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
@@ -150,6 +151,9 @@ typedef struct dp_h5io_ckpt {
     int64_t traj_episodes, traj_steps;
     int64_t traj_evaluations; /* trajectory evaluation rows; read: -1 when the file has none */
     int64_t simulations;      /* oracle calls of the run so far; read: 0 when the file has none */
+    int64_t stage_simulations0; /* oracle calls of the run when the current stage began (so a
+                               * resumed stage reports the stage's total); read: -1 when the file
+                               * has none */
     int64_t stale;            /* model-selection evaluations in a row without improvement (a stage's
                                  patience); read: 0 when the file has none */
     /* the self-imitation buffer (dp_train.h: sil_k best placements, as step sequences): sil_n

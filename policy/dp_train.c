@@ -509,6 +509,7 @@ struct dp_train {
     int has_best;
     long traj_episodes, traj_steps; /* rows in the trajectory file */
     long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
+    long stage_sims0;       /* sims when the current stage began (kept by checkpoints) */
     /* this project's estimators (dp_train_stage): forced first choice, replays, self-imitation */
     int force_first_dev;    /* >= 0: the first op goes to this device (POMO's distinct starts) */
     int forced0;            /* the last rollout's first PLC choice was forced: no gradient for it */
@@ -1385,6 +1386,7 @@ static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
     ck.traj_steps = tr->traj_steps;
     ck.traj_evaluations = tr->traj_evals;
     ck.simulations = tr->sims;
+    ck.stage_simulations0 = tr->stage_sims0;
     ck.stale = tr->stale;
     if (tr->n_bd == 1) { /* with several graphs the buffers start empty again on resume */
         ck.sil_n = tr->sil_n;
@@ -1514,6 +1516,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
             tr->traj_steps = (long)ck.traj_steps;
             tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
             tr->sims = (long)ck.simulations;
+            tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
             tr->stale = (int)ck.stale;
             if (tr->n_bd == 1 && ck.sil_n > 0) {
                 free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
@@ -1656,6 +1659,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
          * are separate runs that only load the previous one's parameters) */
         tr->stage = stage;
         tr->episode = 0;
+        tr->stage_sims0 = tr->sims;
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
@@ -2020,7 +2024,8 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
             if (tr->multi) r->selected_greedy = g1;
             if (samples <= 0) dp_train_agreement_get(tr, &r->agreement_selected);
         }
-        r->sims = tr->sims - sims0;
+        /* the stage's whole count: a resumed stage began in an earlier process */
+        r->sims = tr->sims - (k == first && tr->stage_sims0 < sims0 ? tr->stage_sims0 : sims0);
         r->seconds = now_s() - t0;
         r->done = 1;
         if (assignment) memcpy(assignment, tmp, (size_t)n * sizeof(int));

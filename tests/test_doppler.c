@@ -855,6 +855,26 @@ START_TEST(project_stage2_resumes_exactly)
     }
     dp_train_free(a);
     dp_train_free(b);
+    /* the stage's simulation count after a resume is the whole stage's (it was the resumed
+     * process's part only: a new user's trial) */
+    const int stages[1] = {DP_TRAIN_STAGE_SIM};
+    const long eps[1] = {64};
+    dp_train_pipeline_result ra, rb;
+    a = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_int_eq(dp_train_pipeline(a, stages, eps, 1, 0, 0, 1, NULL, &ra, NULL, &err), DP_OK);
+    stop = 0;
+    b = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_int_eq(dp_train_pipeline(b, stages, eps, 1, 0, 0, 1, &io, &rb, NULL, &err), DP_OK);
+    ck_assert_int_eq(rb.stopped, 1);
+    dp_train_free(b);
+    b = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_train_pipeline(b, stages, eps, 1, 0, 0, 1, NULL, &rb, NULL, &err), DP_OK);
+    ck_assert_int_eq(rb.stage[0].done, 1);
+    ck_assert_int_eq(rb.stage[0].sims, ra.stage[0].sims);
+    ck_assert_int_eq(dp_train_simulations(b), dp_train_simulations(a));
+    dp_train_free(a);
+    dp_train_free(b);
     unlink(path);
     rmdir(dir);
     dp_cost_free(c);
