@@ -53,7 +53,8 @@ typedef struct dp_search_anneal_config {
     double swap_prob;            /* chance that a move swaps the devices of two ops (0.2); otherwise
                                   * one op moves to another device */
     char init[32];               /* placement method giving the start ("cp"; any registered
-                                  * method except the searches themselves), or "best-instant":
+                                  * method that spends no simulation: not the searches, not the
+                                  * learned methods, DP_EINVAL naming it), or "best-instant":
                                   * the best under the oracle of round-robin, cp, heft, cpop,
                                   * peft and etf (6 simulations, counted in the budget) */
     const int *start;            /* (n_ops) the start assignment instead of init's (NULL: init) */

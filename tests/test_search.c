@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <string.h>
 
 static const char *const ALL_METHODS[] = {"cp", "heft", "cpop", "peft", "etf", "anneal", "local",
                                           "random", "round-robin", "single"};
@@ -383,6 +384,28 @@ START_TEST(anneal_best_instant_start)
 }
 END_TEST
 
+/* a search's start method spends no simulation: a learned start (placeto trains 200 episodes,
+ * doppler and improve need a checkpoint the search is not given) is refused, naming it; it used to
+ * spend 304 simulations on a budget of 100 (a new user's trial) */
+START_TEST(search_start_spends_no_simulation)
+{
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
+    dp_error err;
+    const char *refused[] = {"placeto", "gdp", "doppler", "improve", "anneal", "local", "exact"};
+    for (int i = 0; i < 7; i++) {
+        snprintf(cfg.init, sizeof cfg.init, "%s", refused[i]);
+        ck_assert_int_eq(dp_search_check_config(&cfg, 1, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, refused[i]) != NULL, "%s", err.msg);
+    }
+    const char *accepted[] = {"cp", "round-robin", "random", "single", "heft", "best-instant"};
+    for (int i = 0; i < 6; i++) {
+        snprintf(cfg.init, sizeof cfg.init, "%s", accepted[i]);
+        ck_assert_msg(dp_search_check_config(&cfg, 1, &err) == DP_OK, "%s: %s", accepted[i], err.msg);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -396,6 +419,7 @@ static Suite *suite(void)
     tcase_add_test(t, anneal_config_file);
     tcase_add_test(t, anneal_start_and_proposal);
     tcase_add_test(t, anneal_best_instant_start);
+    tcase_add_test(t, search_start_spends_no_simulation);
     suite_add_tcase(s, t);
     return s;
 }
