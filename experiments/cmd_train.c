@@ -11,6 +11,7 @@
 
 #include <cblas.h>
 #include <dirent.h>
+#include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -573,8 +574,27 @@ int cmd_train(int argc, char **argv)
         const char *outs[2] = {ckpt, traj};
         for (int i = 0; i < 2; i++)
             if (outs[i] && access(outs[i], F_OK) == 0)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s exists already: continue its run with --resume, or "
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", improve ? "%s exists already: give --force to start "
+                                                                     "a new run over it (--method improve does not resume)"
+                                                                     : "%s exists already: continue its run with --resume, or "
                                                                      "give --force to start a new run over it", outs[i]));
+    }
+    if (!print_cfg) {
+        /* outputs that cannot be written are said before training, not after it */
+        const char *outs[2] = {ckpt, traj};
+        for (int i = 0; i < 2; i++) {
+            if (!outs[i]) continue;
+            char dir[4096];
+            const char *slash = strrchr(outs[i], '/');
+            if (!slash) snprintf(dir, sizeof dir, ".");
+            else if (slash == outs[i]) snprintf(dir, sizeof dir, "/");
+            else snprintf(dir, sizeof dir, "%.*s", (int)(slash - outs[i]), outs[i]);
+            if (access(dir, W_OK | X_OK) != 0) {
+                dp_error e;
+                dp_error_set(&e, DP_EIO, "%s: cannot write in %s: %s", outs[i], dir, strerror(errno));
+                return dp_cli_machine_done(&mach, dp_cli_fail(&e));
+            }
+        }
     }
     if (improve) {
         if (validation || val_count > 0 || resume || have_stage || pipeline || x_scale > 0 || x_target > 0)

@@ -28,6 +28,13 @@ grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { ca
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --checkpoint "$tmp/imp.h5" \
     --quiet > /dev/null 2> "$tmp/err2" && fail "an existing checkpoint is replaced without --force"
 grep -q "exists already" "$tmp/err2" || fail "the refusal says the file exists"
+grep -q -- "--resume" "$tmp/err2" && fail "the refusal advises --resume, which improve refuses"
+# an output folder that cannot be written is said before training, not after it
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 \
+    --checkpoint "$tmp/no-such-dir/x.h5" --quiet > "$tmp/out3" 2> "$tmp/err3"
+[ $? -eq 1 ] || fail "an unwritable checkpoint folder: exit 1"
+grep -q "no-such-dir/x.h5: cannot write in .*no-such-dir: No such file or directory" "$tmp/err3" || { cat "$tmp/err3"; fail "the refusal names the file and the cause"; }
+[ -s "$tmp/out3" ] && { cat "$tmp/out3"; fail "training ran before the unwritable folder was found"; }
 
 # place: the budget exactly, never worse than cp, the same placement per seed
 "$bin" place --graph "$ffnn" --method cp --json > "$tmp/cp.json" || fail "cp"
