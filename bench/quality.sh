@@ -16,7 +16,8 @@
 # Output: the raw rows as CSV (OUT, default quality.csv: graph,seed,method,makespan,simulations)
 # and a markdown table of mean +- sd over the seeds on stdout. Environment: SEEDS (default 5),
 # SEED_FROM (1: seeds SEED_FROM .. SEED_FROM + SEEDS - 1; OUT is then appended to, for a run in parts),
-# EPISODES (1000, the authors' per stage), TOTAL (4000), GRAPHS (a subset of the file names),
+# EPISODES (1000, the authors' per stage), TOTAL (4000), PROPOSALS (an improve checkpoint: adds the row doppler-project+anneal+proposals, the
+# refine search with half its moves proposed by it), GRAPHS (a subset of the file names),
 # DOPPLER_SHARED_DATA. About 1 minute per graph and seed on one core (229 ops).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -80,6 +81,13 @@ for f in $GRAPHS; do
         "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
             --refine anneal --refine-budget "$left" --json > "$tmp/p.json"
         echo "$f,$seed,doppler-project+anneal,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
+        if [ -n "${PROPOSALS:-}" ]; then
+            # the same search with half its moves proposed by an improvement policy (train --method
+            # improve on generated graphs: its offline simulations are not counted here)
+            "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
+                --refine anneal --refine-budget "$left" --proposals "$PROPOSALS" --json > "$tmp/p.json"
+            echo "$f,$seed,doppler-project+anneal+proposals,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
+        fi
     done
     lb=$("$D" graph info "$G" --devices $dev 2>/dev/null | sed -n 's/.*lower bound[^0-9]*\([0-9.e+-]*\).*/\1/p' | head -1)
     if [ "$SEED_FROM" -eq 1 ]; then
