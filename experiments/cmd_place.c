@@ -401,6 +401,22 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         dp_place(a.method, NULL, NULL, NULL, &dummy, NULL, NULL, &err);
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
+    if (a.method) {
+        /* options the method would ignore are refused, so nobody believes they were used */
+        const char *m = a.method;
+        const int learned = strcmp(m, "doppler") == 0 || strcmp(m, "placeto") == 0 || strcmp(m, "gdp") == 0;
+        const int search = strcmp(m, "anneal") == 0 || strcmp(m, "local") == 0;
+        if (a.place.proposals && !search && !a.place.refine)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--proposals: for --method anneal or local, or with "
+                                                               "--refine; --method %s does not use it", m));
+        if (a.place.samples > 1 && !learned)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto or gdp; "
+                                                               "--method %s does not use it", m));
+        if (a.place.checkpoint && !learned && strcmp(m, "improve") != 0)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--checkpoint: for --method doppler, placeto, gdp or "
+                                                               "improve; --method %s does not use it (an improve "
+                                                               "checkpoint proposing moves is --proposals)", m));
+    }
     if (!a.mach.topology && a.place.device >= a.mach.n_devices)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices));
     return run_and_report(&a);

@@ -80,6 +80,13 @@ EOF
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/d.h5" > /dev/null 2> "$tmp/e" && fail "improve took a DOPPLER checkpoint"
 grep -q "not an improve checkpoint (made by doppler)" "$tmp/e" || { cat "$tmp/e"; fail "the refusal names the method"; }
 "$bin" place --graph "$ffnn" --method anneal --proposals "$tmp/d.h5" > /dev/null 2> "$tmp/e" && fail "proposals took a DOPPLER checkpoint"
+# options a method would ignore are refused, naming the option (a new user's trial)
+for args in "--method cp --proposals $tmp/imp.h5" "--method improve --checkpoint $tmp/imp.h5 --samples 4" \
+    "--method anneal --checkpoint $tmp/imp.h5"; do
+    "$bin" place --graph "$ffnn" $args > /dev/null 2> "$tmp/e"
+    [ $? -eq 2 ] || fail "place $args: exit 2 (an option the method ignores)"
+    grep -q "does not use it" "$tmp/e" || { cat "$tmp/e"; fail "place $args: the refusal says why"; }
+done
 "$bin" place --graph "$ffnn" --method doppler --checkpoint "$tmp/imp.h5" > /dev/null 2> "$tmp/e" && fail "doppler took an improve checkpoint"
 grep -q 'got "improve"' "$tmp/e" || { cat "$tmp/e"; fail "the refusal names improve"; }
 
