@@ -659,36 +659,30 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
     cfg->mix = 0.2;
 }
 
+/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix. */
+static int improve_search_key(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err)
+{
+    dp_improve_search_config *cfg = ctx;
+    if (strcmp(key, "accept") == 0) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(s, "greedy") == 0) cfg->greedy = 1;
+        else if (strcmp(s, "anneal") == 0) cfg->greedy = 0;
+        else return dp_error_set(err, DP_EINVAL, "%s: \"accept\" must be \"greedy\" or \"anneal\"", path);
+        return DP_OK;
+    }
+    if (strcmp(key, "mix") == 0) {
+        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
+            return dp_error_set(err, DP_EINVAL, "%s: \"mix\" must be a number in [0, 1]", path);
+        cfg->mix = json_number_value(v);
+        return DP_OK;
+    }
+    return DP_SEARCH_KEY_UNKNOWN;
+}
+
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
-    if (!root) return err ? err->code : DP_EIO;
-    int rc = DP_OK;
-    if (!json_is_object(root)) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: the search config must be a JSON object", path);
-        goto done;
-    }
-    const char *key;
-    json_t *v;
-    json_object_foreach(root, key, v) {
-        if (strcmp(key, "accept") == 0) {
-            const char *s = json_is_string(v) ? json_string_value(v) : "";
-            if (strcmp(s, "greedy") == 0) cfg->greedy = 1;
-            else if (strcmp(s, "anneal") == 0) cfg->greedy = 0;
-            else rc = dp_error_set(err, DP_EINVAL, "%s: \"accept\" must be \"greedy\" or \"anneal\"", path);
-        } else if (strcmp(key, "mix") == 0) {
-            if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-                rc = dp_error_set(err, DP_EINVAL, "%s: \"mix\" must be a number in [0, 1]", path);
-            else cfg->mix = json_number_value(v);
-        } else if ((rc = dp_search_anneal_config_key(&cfg->anneal, key, v, path, err)) < 0) {
-            rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (accept, mix, budget, t0, t_end, schedule, swap_prob, init)",
-                              path, key);
-        }
-        if (rc != DP_OK) break;
-    }
-done:
-    json_decref(root);
-    return rc;
+    return dp_search_config_load_keys(&cfg->anneal, path, improve_search_key, cfg,
+                                      "accept, mix, budget, t0, t_end, schedule, swap_prob, init", err);
 }
 
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,

@@ -70,12 +70,19 @@ int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, c
             return dp_error_set(err, DP_EINVAL, "%s: \"init\" must be the name of a placement method", path);
         snprintf(cfg->init, sizeof cfg->init, "%s", json_string_value(v));
     } else {
-        return -1;
+        return DP_SEARCH_KEY_UNKNOWN;
     }
     return DP_OK;
 }
 
 int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err)
+{
+    return dp_search_config_load_keys(cfg, path, NULL, NULL, "budget, t0, t_end, schedule, swap_prob, init", err);
+}
+
+int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path,
+                               int (*extra)(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err),
+                               void *ctx, const char *keys, dp_error *err)
 {
     json_t *root = dp_json_load(path, err);
     if (!root) return err ? err->code : DP_EIO;
@@ -87,9 +94,9 @@ int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path,
     const char *key;
     json_t *v;
     json_object_foreach(root, key, v) {
-        rc = dp_search_anneal_config_key(cfg, key, v, path, err);
-        if (rc < 0)
-            rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (budget, t0, t_end, schedule, swap_prob, init)", path, key);
+        rc = extra ? extra(ctx, key, v, path, err) : DP_SEARCH_KEY_UNKNOWN;
+        if (rc == DP_SEARCH_KEY_UNKNOWN) rc = dp_search_anneal_config_key(cfg, key, v, path, err);
+        if (rc == DP_SEARCH_KEY_UNKNOWN) rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (%s)", path, key, keys);
         if (rc != DP_OK) goto done;
     }
 done:

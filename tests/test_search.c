@@ -254,6 +254,12 @@ START_TEST(anneal_config_file)
     write_tmp(".json", "{\"schedule\": \"cubic\"}", path, sizeof path);
     ck_assert_int_eq(dp_search_anneal_config_load(&cfg, path, &err), DP_EINVAL);
     unlink(path);
+    /* a bad value of a known key says what is wrong with it (it said "unknown key \"t0\"": the
+     * "not my key" answer was -1, which is DP_EINVAL) */
+    write_tmp(".json", "{\"t0\": \"x\"}", path, sizeof path);
+    ck_assert_int_eq(dp_search_anneal_config_load(&cfg, path, &err), DP_EINVAL);
+    unlink(path);
+    ck_assert_msg(strstr(err.msg, "\"t0\" must be a number") != NULL, "%s", err.msg);
     /* through the registry, budget from the options */
     dp_graph *g = fork_join();
     dp_cost *c = dp_cost_graph(g, 2, &err);
