@@ -20,12 +20,12 @@ static void quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
-/* The core driver without backing store, 1.8 format or later; the caller closes it. */
+/* The core driver without backing store, 1.10 format or later (dp_h5file.h); the caller closes it. */
 static hid_t mem_fapl(void)
 {
     hid_t p = H5Pcreate(H5P_FILE_ACCESS);
     if (p < 0) return -1;
-    if (H5Pset_fapl_core(p, MEM_INCREMENT, 0) < 0 || H5Pset_libver_bounds(p, H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0) {
+    if (H5Pset_fapl_core(p, MEM_INCREMENT, 0) < 0 || H5Pset_libver_bounds(p, H5F_LIBVER_V110, H5F_LIBVER_LATEST) < 0) {
         H5Pclose(p);
         return -1;
     }

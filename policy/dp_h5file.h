@@ -27,8 +27,10 @@
 extern "C" {
 #endif
 
-/* A new, empty HDF5 file in memory (file format 1.8 or later, whose superblock and object
- * headers carry checksums). path only names it in messages. Returns the file id, or -1 with
+/* A new, empty HDF5 file in memory (file format 1.10 or later: superblock and object headers
+ * carry checksums, and a dataset stored as one chunk has no chunk B-tree, which in the 1.8
+ * format took about 2.6 kB per dataset: a small checkpoint of 146 tensors was 464 kB, 380 kB
+ * of it chunk indexes; files need HDF5 1.10 or later to read). path only names it in messages. Returns the file id, or -1 with
  * DP_EIO in err. */
 hid_t dp_h5file_create(const char *path, dp_error *err);
 
