@@ -87,7 +87,8 @@ static void place_usage(FILE *f, const char *cmd)
                "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies (doppler train)\n"
                "  --proposals FILE     anneal, local, --refine: an improvement checkpoint (train --method improve)\n"
                "                       whose policy proposes half the moves (the other half uniform)\n"
-               "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy)\n"
+               "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy);\n"
+               "                       random: the best of K random placements (random search, K simulations)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
                "                       learned method's probabilities propose the moves); never worse\n"
                "  --refine-budget N    simulations of that search (default 2000)\n"
@@ -409,8 +410,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         if (a.place.proposals && !search && !a.place.refine)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--proposals: for --method anneal or local, or with "
                                                                "--refine; --method %s does not use it", m));
-        if (a.place.samples > 1 && !learned)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto or gdp; "
+        if (a.place.samples > 1 && !learned && strcmp(m, "random") != 0)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto, gdp or random; "
                                                                "--method %s does not use it", m));
         if (a.place.checkpoint && !learned && strcmp(m, "improve") != 0)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--checkpoint: for --method doppler, placeto, gdp or "

@@ -44,14 +44,38 @@ int dp_place_cp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, 
 int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err)
 {
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    gsl_rng_set(r, (unsigned long)o->seed);
-    for (int v = 0; v < g->n_ops; v++) assignment[v] = (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
-    gsl_rng_free(r);
-    if (has_priority) *has_priority = 0;
     (void)priority;
-    return DP_OK;
+    if (has_priority) *has_priority = 0;
+    const int samples = o->samples > 1 ? o->samples : 1;
+    if (samples > 1 && !o->oracle)
+        return dp_error_set(err, DP_EINVAL, "random: the best of %d samples simulates each: it needs the machine's "
+                                            "cost oracle (dp_place_options.oracle)", samples);
+    int *cand = samples > 1 ? dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int)) : NULL;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r || (samples > 1 && !cand)) {
+        gsl_rng_free(r);
+        free(cand);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
+    }
+    gsl_rng_set(r, (unsigned long)o->seed);
+    /* sample k is the k-th draw of one generator: the best of K is a prefix of the best of K' > K,
+     * and the best of 1 is the plain random placement */
+    double best = INFINITY;
+    int rc = DP_OK;
+    for (int k = 0; k < samples && rc == DP_OK; k++) {
+        int *a = samples > 1 ? cand : assignment;
+        for (int v = 0; v < g->n_ops; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
+        if (samples == 1) break;
+        double ms;
+        rc = dp_oracle_cost(o->oracle, a, &ms, err);
+        if (rc == DP_OK && ms < best) { /* ties: the earlier sample */
+            best = ms;
+            memcpy(assignment, a, (size_t)g->n_ops * sizeof(int));
+        }
+    }
+    gsl_rng_free(r);
+    free(cand);
+    return rc;
 }
 
 int dp_place_round_robin(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
@@ -180,7 +204,7 @@ int dp_place_gdp(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
 /* The registry. Issues that add methods add one line here. */
 static const dp_place_method methods[] = {
     {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48},
-    {"random", "uniformly random device per op (seeded GSL mt19937)", dp_place_random, 0, 16, 0, 0},
+    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0},
     {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0},
     {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0},
     {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64},

@@ -27,7 +27,7 @@ typedef struct dp_place_options {
     uint64_t seed;          /* seed of the GSL generator (random, search, learned sampling) */
     int device;             /* for "single": the device to use (default 0) */
     const char *checkpoint; /* for learned methods: a checkpoint file (NULL: none) */
-    int samples;            /* for learned methods: keep the best of K sampled placements */
+    int samples;            /* learned methods and random: keep the best of K sampled placements */
     long budget;            /* for search methods: simulations to spend (0: method default) */
     const char *config;     /* optional JSON config file for the method */
     const dp_oracle *oracle;   /* the cost of an assignment (dp_engine_oracle of the machine's
@@ -104,7 +104,10 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
  * lowest device). priority = b-level. */
 int dp_place_cp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                 double *priority, int *has_priority, dp_error *err);
-/* Uniform random device per op, from a GSL mt19937 generator seeded with o->seed. */
+/* Uniform random device per op, from a GSL mt19937 generator seeded with o->seed. With
+ * o->samples = K > 1, random search: the best of the first K such placements of that generator
+ * under o->oracle (K simulations; ties: the earlier one), so the best of K is never worse than the
+ * best of fewer with the same seed; the oracle is then required (DP_EINVAL without it). */
 int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     int *assignment, double *priority, int *has_priority, dp_error *err);
 /* Op v (in topological order position k) goes to device k mod D. */

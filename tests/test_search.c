@@ -231,6 +231,81 @@ START_TEST(anneal_and_local)
 }
 END_TEST
 
+/* Random search (place random --samples K): the best of the first K draws of the seeded
+ * generator, K simulations, ties to the earlier draw; K = 1 is the plain random placement; the
+ * best of K is never worse than the best of fewer; without an oracle it is refused. */
+typedef struct counting_oracle {
+    const dp_oracle *inner;
+    long calls;
+} counting_oracle;
+
+static int counting_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
+{
+    counting_oracle *co = ctx;
+    co->calls++;
+    return dp_oracle_cost(co->inner, assignment, cost, err);
+}
+
+START_TEST(random_best_of_k)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    dp_graph *g = random_dag(r, 30, 0.1, 6);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 4, &err);
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    counting_oracle co = {.inner = &sim.oracle, .calls = 0};
+    dp_oracle counted = {.name = "counted", .cost = counting_cost, .ctx = &co};
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.seed = 27;
+    o.oracle = &counted;
+    int plain[30], a[30], draw[30], best_draw[30];
+    ck_assert_int_eq(dp_place("random", g, c, &o, plain, NULL, NULL, &err), DP_OK);
+    ck_assert_int_eq(co.calls, 0);
+    /* the draws by hand: the same generator, device uniform per op in id order */
+    gsl_rng *h = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(h, 27);
+    double prev = INFINITY, best = INFINITY, worst = 0;
+    const int ks[] = {1, 2, 7, 40};
+    int drawn = 0;
+    for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+        const int K = ks[i];
+        for (; drawn < K; drawn++) {
+            for (int v = 0; v < 30; v++) draw[v] = (int)gsl_rng_uniform_int(h, 4);
+            if (drawn == 0) ck_assert_int_eq(memcmp(draw, plain, sizeof draw), 0);
+            double ms = simulate(g, c, draw);
+            if (ms > worst) worst = ms;
+            if (ms < best) {
+                best = ms;
+                memcpy(best_draw, draw, sizeof draw);
+            }
+        }
+        o.samples = K;
+        co.calls = 0;
+        ck_assert_int_eq(dp_place("random", g, c, &o, a, NULL, NULL, &err), DP_OK);
+        ck_assert_int_eq(co.calls, K > 1 ? K : 0);
+        ck_assert_int_eq(memcmp(a, best_draw, sizeof a), 0);
+        ck_assert_double_eq(simulate(g, c, a), best);
+        ck_assert(best <= prev);
+        prev = best;
+    }
+    /* the draws differ, so choosing among them is tested: the best is below the worst */
+    ck_assert(best < worst);
+    /* and the first draw is not the best: a search that ignored K would fail */
+    ck_assert(best < simulate(g, c, plain));
+    o.oracle = NULL;
+    o.samples = 3;
+    ck_assert_int_eq(dp_place("random", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "oracle"));
+    gsl_rng_free(h);
+    dp_test_sim_free(&sim);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(anneal_config_file)
 {
     char path[64];
@@ -422,6 +497,7 @@ static Suite *suite(void)
     tcase_add_test(t, exact_matches_brute_force);
     tcase_add_test(t, exact_limits);
     tcase_add_test(t, anneal_and_local);
+    tcase_add_test(t, random_best_of_k);
     tcase_add_test(t, anneal_config_file);
     tcase_add_test(t, anneal_start_and_proposal);
     tcase_add_test(t, anneal_best_instant_start);

@@ -352,7 +352,7 @@ class Engine:
         simulate the placement; returns a Placement. Options, as the command's:
 
           seed (int, default 1), device (for "single"), checkpoint (a trained policy file, for
-          doppler, placeto, gdp), samples (best of K sampled placements, learned methods),
+          doppler, placeto, gdp), samples (best of K sampled placements: learned methods, and random: random search),
           budget (simulations for anneal, local and improve, nodes for exact, training episodes for
           placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
           dict written to a temporary file), refine ("anneal" or "local": search at inference,
