@@ -13,8 +13,20 @@
 # (training + search) is TOTAL. Every row gives the simulations it spent; the best known values
 # (issue 15) are printed beside.
 #
-# Output: the raw rows as CSV (OUT, default quality.csv: graph,seed,method,makespan,simulations)
-# and a markdown table of mean +- sd over the seeds on stdout. Environment: SEEDS (default 5),
+# Anytime curves (issue 15): annealing, local search and random search (best of K random
+# placements) at every budget of BUDGETS (default "100 300 1000 TOTAL 20000"; rows anneal-B,
+# local-B, random-B); the refine rows at every total of REFINE_TOTALS (default "TOTAL 20000"; rows
+# doppler-project+anneal-T and, with PROPOSALS, doppler-project+anneal+proposals-T); and both
+# DOPPLER trainings' greedy makespan at each of their evaluations against the simulations spent by
+# then (from the trajectories' /evaluations, h5dump; CURVES file). With PLOT=FILE.png (gnuplot),
+# one panel per graph: makespan against simulations (log axis), means over the seeds, with
+# round-robin, cp, the best list scheduler (heft, cpop, peft, etf), the lower bound and the best
+# known as lines.
+#
+# Output: the raw rows as CSV (OUT, default quality.csv: graph,seed,method,makespan,simulations),
+# the evaluation curves as CSV (CURVES, default quality-curves.csv:
+# graph,seed,method,index,makespan,simulations) and a markdown table of mean +- sd over the seeds
+# on stdout. Environment: SEEDS (default 5),
 # SEED_FROM (1: seeds SEED_FROM .. SEED_FROM + SEEDS - 1; OUT is then appended to, for a run in parts),
 # EPISODES (1000, the authors' per stage), TOTAL (4000), PROPOSALS (an improve checkpoint: adds the row doppler-project+anneal+proposals, the
 # refine search with half its moves proposed by it), GRAPHS (a subset of the file names),
@@ -30,6 +42,10 @@ SEED_FROM=${SEED_FROM:-1}
 EPISODES=${EPISODES:-1000}
 TOTAL=${TOTAL:-4000}
 OUT=${OUT:-quality.csv}
+CURVES=${CURVES:-quality-curves.csv}
+BUDGETS=${BUDGETS:-"100 300 1000 $TOTAL 20000"}
+REFINE_TOTALS=${REFINE_TOTALS:-"$TOTAL 20000"}
+PLOT=${PLOT:-}
 GRAPHS=${GRAPHS:-"chain_mm_112nodes.txt ffnn_192nodes.txt transformer_block_215nodes.txt full_transformer_layer_261nodes.txt 8gpu_transformer_block.txt 8gpu_full_transformer.txt"}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 best_known() {
@@ -42,23 +58,35 @@ best_known() {
 ms() { sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$1"; }
 sims() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 [ "$SEED_FROM" -gt 1 ] && [ -f "$OUT" ] || echo "graph,seed,method,makespan,simulations" > "$OUT"
+[ "$SEED_FROM" -gt 1 ] && [ -f "$CURVES" ] || echo "graph,seed,method,index,makespan,simulations" > "$CURVES"
+# one column of a trajectory's /evaluations (h5dump), one value per line
+evals() { h5dump -d "/evaluations/$2" -y -w 0 "$1" | awk '/DATA \{/ { on = 1; next } on && /\}/ { exit } on' | tr -d ' ' | tr ',' '\n' | sed '/^$/d'; }
 for f in $GRAPHS; do
     G="$data/$f"
     case $f in 8gpu_*) dev=8 ;; *) dev=4 ;; esac
     for seed in $(seq "$SEED_FROM" $((SEED_FROM + SEEDS - 1))); do
-        for m in single random round-robin cp heft; do
+        for m in single random round-robin cp heft cpop peft etf; do
             "$D" place --graph "$G" --devices $dev --method $m --seed "$seed" --json > "$tmp/p.json"
             echo "$f,$seed,$m,$(ms "$tmp/p.json"),0" >> "$OUT"
         done
-        for b in "$TOTAL" 20000; do
-            "$D" place --graph "$G" --devices $dev --method anneal --budget $b --seed "$seed" --json > "$tmp/p.json"
-            echo "$f,$seed,anneal-$b,$(ms "$tmp/p.json"),$(sims "$tmp/p.json")" >> "$OUT"
+        for b in $(echo $BUDGETS | tr ' ' '\n' | sort -nu); do
+            for m in anneal local random; do
+                if [ $m = random ]; then opt="--samples $b"; else opt="--budget $b"; fi
+                # shellcheck disable=SC2086
+                "$D" place --graph "$G" --devices $dev --method $m $opt --seed "$seed" --json > "$tmp/p.json"
+                echo "$f,$seed,$m-$b,$(ms "$tmp/p.json"),$(sims "$tmp/p.json")" >> "$OUT"
+            done
         done
         for cfg in fast project; do
             ep=""
             [ $cfg = fast ] && ep="--episodes $EPISODES"
             "$D" train --graph "$G" --devices $dev --pipeline $ep --seed "$seed" --quiet \
-                --config "$here/doppler-$cfg.json" --checkpoint "$tmp/$cfg.h5" --force > "$tmp/t.out"
+                --config "$here/doppler-$cfg.json" --checkpoint "$tmp/$cfg.h5" --trajectory "$tmp/$cfg.traj.h5" \
+                --force > "$tmp/t.out"
+            evals "$tmp/$cfg.traj.h5" makespan > "$tmp/ev.ms"
+            evals "$tmp/$cfg.traj.h5" simulations > "$tmp/ev.sims"
+            paste -d, "$tmp/ev.ms" "$tmp/ev.sims" | awk -F, -v p="$f,$seed,doppler-$cfg" '{ print p "," NR - 1 "," $0 }' >> "$CURVES"
+            rm -f "$tmp/$cfg.traj.h5"
             total=$(awk '/^stage / { for (i = 1; i <= NF; i++) if ($(i + 1) == "simulations:") s += $i } END { print s + 0 }' "$tmp/t.out")
             final=$(awk '$1 == "doppler-final" { print $2; exit }' "$tmp/t.out")
             sel=$(awk '$1 == "doppler" { print $2; exit }' "$tmp/t.out")
@@ -76,18 +104,20 @@ for f in $GRAPHS; do
         echo "$f,$seed,anneal-at-training,$(ms "$tmp/p.json"),$(sims "$tmp/p.json")" >> "$OUT"
         # the place command spends 3 simulations besides the search: the policy's greedy placement,
         # its move proposals and the best sampled placement's check
-        left=$((TOTAL - total - 3))
-        [ $left -gt 0 ] || left=1
-        "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
-            --refine anneal --refine-budget "$left" --json > "$tmp/p.json"
-        echo "$f,$seed,doppler-project+anneal,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
-        if [ -n "${PROPOSALS:-}" ]; then
-            # the same search with half its moves proposed by an improvement policy (train --method
-            # improve on generated graphs: its offline simulations are not counted here)
+        for T in $REFINE_TOTALS; do
+            left=$((T - total - 3))
+            [ $left -gt 0 ] || left=1
             "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
-                --refine anneal --refine-budget "$left" --proposals "$PROPOSALS" --json > "$tmp/p.json"
-            echo "$f,$seed,doppler-project+anneal+proposals,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
-        fi
+                --refine anneal --refine-budget "$left" --json > "$tmp/p.json"
+            echo "$f,$seed,doppler-project+anneal-$T,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
+            if [ -n "${PROPOSALS:-}" ]; then
+                # the same search with half its moves proposed by an improvement policy (train --method
+                # improve on generated graphs: its offline simulations are not counted here)
+                "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
+                    --refine anneal --refine-budget "$left" --proposals "$PROPOSALS" --json > "$tmp/p.json"
+                echo "$f,$seed,doppler-project+anneal+proposals-$T,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
+            fi
+        done
     done
     lb=$("$D" graph info "$G" --devices $dev 2>/dev/null | sed -n 's/.*lower bound[^0-9]*\([0-9.e+-]*\).*/\1/p' | head -1)
     if [ "$SEED_FROM" -eq 1 ]; then
@@ -101,3 +131,45 @@ echo "|---|---|---:|---:|---:|"
 awk -F, 'NR > 1 && $4 != "NA" { k = $1 SUBSEP $3; n[k]++; s[k] += $4; q[k] += $4 * $4; c[k] += $5; if (!(k in o)) { o[k] = ++m; key[m] = k } }
     END { for (i = 1; i <= m; i++) { k = key[i]; split(k, p, SUBSEP); mu = s[k] / n[k]; v = n[k] > 1 ? (q[k] - n[k] * mu * mu) / (n[k] - 1) : 0;
           printf "| %s | %s | %.2f +- %.2f | %.0f | %d |\n", p[1], p[2], mu, sqrt(v > 0 ? v : 0), c[k] / n[k], n[k] } }' "$OUT"
+# the anytime plot: one panel per graph, means over the seeds
+if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
+    mean_of() { # GRAPH METHOD: mean makespan of that row over the seeds
+        awk -F, -v f="$1" -v m="$2" '$1 == f && $3 == m && $4 != "NA" { s += $4; n++ } END { if (n) printf "%.6g\n", s / n }' "$OUT"
+    }
+    {
+        echo "set terminal pngcairo size 1600,900 font ',10' noenhanced"
+        echo "set output '$PLOT'"
+        echo "set multiplot layout 2,3 title 'makespan against simulations spent (training + search), mean over the seeds (DOPPLER units)'"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right font ',8'; set offsets 0, 0, graph 0.05, graph 0.05"
+        for f in $GRAPHS; do
+            for m in anneal local random doppler-project+anneal doppler-project+anneal+proposals; do
+                # rows m-B: mean simulations and makespan per B
+                awk -F, -v f="$f" -v m="$m" '$1 == f && index($3, m "-") == 1 && substr($3, length(m) + 2) ~ /^[0-9]+$/ {
+                        k = substr($3, length(m) + 2) + 0; s[k] += $5; y[k] += $4; n[k]++ }
+                    END { for (k in s) printf "%.6g %.6g\n", s[k] / n[k], y[k] / n[k] }' "$OUT" | sort -g > "$tmp/$f.$m.dat"
+            done
+            for m in doppler-fast doppler-project; do
+                awk -F, -v f="$f" -v m="$m" '$1 == f && $3 == m { s[$4] += $6; y[$4] += $5; n[$4]++ }
+                    END { for (k in s) printf "%.6g %.6g\n", s[k] / n[k], y[k] / n[k] }' "$CURVES" | sort -g > "$tmp/$f.$m.dat"
+            done
+            rr=$(mean_of "$f" round-robin); cp=$(mean_of "$f" cp); lb=$(mean_of "$f" lower-bound); bk=$(mean_of "$f" best-known)
+            list=$(for m in heft cpop peft etf; do mean_of "$f" $m; done | sort -g | head -1)
+            echo "set title '$f'"
+            # from just below the lower bound to above the worse of round-robin and cp (the untrained
+            # policies' first evaluations can be far above; they leave the panel at the top)
+            top=$(printf '%s\n%s\n' "${rr:-0}" "${cp:-0}" | sort -g | tail -1)
+            echo "set yrange [${lb:-0} * 0.95 : $top * 1.25]"
+            printf "plot '%s' u 1:2 w lp t 'anneal', '%s' u 1:2 w lp t 'local search', '%s' u 1:2 w lp t 'random search (best of K)', " \
+                "$tmp/$f.anneal.dat" "$tmp/$f.local.dat" "$tmp/$f.random.dat"
+            printf "'%s' u 1:2 w l lw 2 lc rgb 'dark-orange' t 'DOPPLER, authors (greedy at evaluations)', '%s' u 1:2 w l lw 2 lc rgb 'dark-green' t 'DOPPLER, this project (greedy at evaluations)', " \
+                "$tmp/$f.doppler-fast.dat" "$tmp/$f.doppler-project.dat"
+            printf "'%s' u 1:2 w p pt 7 ps 1.5 t 'this project + anneal at inference', " "$tmp/$f.doppler-project+anneal.dat"
+            [ -s "$tmp/$f.doppler-project+anneal+proposals.dat" ] &&
+                printf "'%s' u 1:2 w p pt 5 ps 1.5 t '... + learned move proposals', " "$tmp/$f.doppler-project+anneal+proposals.dat"
+            printf "%s w l dt 2 t 'round-robin', %s w l dt 3 t 'cp', %s w l dt 4 t 'best list scheduler', " "${rr:-NaN}" "${cp:-NaN}" "${list:-NaN}"
+            printf "%s w l lc rgb 'gray' t 'lower bound', %s w l lc rgb 'black' dt 2 t 'best known'\n" "${lb:-NaN}" "${bk:-NaN}"
+        done
+        echo "unset multiplot"
+    } > "$tmp/plot.gp"
+    gnuplot "$tmp/plot.gp" && echo "# plot: $PLOT"
+fi
