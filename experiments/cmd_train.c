@@ -275,15 +275,16 @@ static void train_usage(FILE *f)
                "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
                "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md),\n"
                "                       or improve: the learned improvement method (doc/improve.md; its own\n"
-               "                       config keys, --print-config; --graph, --graphs, --family, --episodes,\n"
-               "                       --init FILE to fine-tune an improve checkpoint)\n"
+               "                       config keys, --print-config; --graph, --graphs, --family, --validation,\n"
+               "                       --val-count (model selection: the search at eval_budget simulations\n"
+               "                       on them), --episodes, --resume, --init FILE to fine-tune)\n"
                "  --stage S            il (default; sim for placeto and gdp), sim or real\n"
                "  --pipeline           run Stage I then Stage II\n"
                "  --episodes N         episodes per stage (overrides the config; for quick runs)\n"
                "  --seed S             random seed (overrides the config)\n"
                "  --init CKPT          start from the parameters of a checkpoint (e.g. Stage I's, or a general\n"
                "                       model trained on other graphs and device counts: fine-tuning)\n"
-               "Training on a distribution of graphs (doppler only; one model, each batch samples a graph):\n"
+               "Training on a distribution of graphs (doppler and improve; one model, each batch samples a graph):\n"
                "  --graphs LIST        more training graphs, comma-separated: files, folders (their .json,\n"
                "                       .txt, .stg, .dot files) or generator specs gen:MODEL?NAME=VALUE&...\n"
                "  --family LIST        generated training graphs with randomised parameters, round robin over\n"
@@ -377,13 +378,18 @@ static void improve_progress(const dp_improve_progress *p, void *ctx)
     }
 }
 
+static void print_score(const char *label, double score, long episode, long sims)
+{
+    printf("  %-15s %.6g  (parameters of episode %ld, after %ld training simulations)\n", label, score, episode, sims);
+}
+
 /* The improvement policy's own loop (its episodes are moves on complete placements, not the
- * constructive episodes of dp_train): the same graph sets, test-set refusal, Adam, checkpoint
- * and trajectory writers. Returns the exit status. */
+ * constructive episodes of dp_train): the same graph sets, test-set refusal, validation graphs,
+ * Adam, checkpoint and trajectory writers, resume. Returns the exit status. */
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
-                         int have_family_seed, unsigned long long family_seed, const char *config, int have_seed,
-                         unsigned long long seed, long episodes, const char *init, const char *ckpt, const char *traj,
-                         int quiet, int print_cfg, dp_machine *mach)
+                         int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
+                         const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
+                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, dp_machine *mach)
 {
     dp_error err;
     dp_error_clear(&err);
@@ -391,6 +397,31 @@ static int train_improve(const char *graph, const char *format, const char *grap
     dp_improve_config_default(&cfg);
     if (config && dp_improve_config_load(&cfg, config, &err) != DP_OK) return dp_cli_fail(&err);
     if (have_seed) cfg.seed = seed;
+    if (resume) {
+        /* the run continues with its own config, the checkpoint's: a --config or --seed that
+         * says otherwise is refused naming the key (--episodes may change the total) */
+        if (!ckpt) return dp_cli_usage_error("train", "--resume needs --checkpoint FILE");
+        if (init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
+        dp_improve_config run;
+        if (dp_improve_config_from_checkpoint(&run, ckpt, &err) != DP_OK) return dp_cli_fail(&err);
+        if (config || have_seed) {
+            cfg.episodes = run.episodes;
+            char *a = dp_improve_config_to_json(&run), *b = dp_improve_config_to_json(&cfg);
+            json_t *ja = a ? json_loads(a, 0, NULL) : NULL, *jb = b ? json_loads(b, 0, NULL) : NULL;
+            char key[80] = "";
+            if (ja && jb && json_integer_value(json_object_get(ja, "seed")) != json_integer_value(json_object_get(jb, "seed")))
+                snprintf(key, sizeof key, "seed");
+            const char *k;
+            json_t *v;
+            json_object_foreach(json_object_get(ja, "improve"), k, v)
+                if (!key[0] && !json_equal(v, json_object_get(json_object_get(jb, "improve"), k))) snprintf(key, sizeof key, "improve.%s", k);
+            free(a); free(b); json_decref(ja); json_decref(jb);
+            if (key[0])
+                return dp_cli_usage_error("train", "--resume continues the run of %s with the checkpoint's config, and %s gives "
+                                          "another \"%s\"", ckpt, have_seed && strcmp(key, "seed") == 0 ? "--seed" : config, key);
+        }
+        cfg = run;
+    }
     if (episodes > 0) cfg.episodes = episodes;
     if (print_cfg) {
         char *s = dp_improve_config_to_json(&cfg);
@@ -399,6 +430,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
         return 0;
     }
     if (!graph && !graphs && !family) return dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required");
+    if (val_count > 0 && !family) return dp_cli_usage_error("train", "--val-count draws from --family: give one");
     openblas_set_num_threads(1);
     graph_set gs;
     memset(&gs, 0, sizeof gs);
@@ -407,46 +439,67 @@ static int train_improve(const char *graph, const char *format, const char *grap
     int rc = DP_OK;
     if (graph) rc = graph_set_push(&gs, graph, 0, &err);
     if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
-    if (rc == DP_OK && family) {
-        gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
-        else {
-            gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
-            rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
-            gsl_rng_free(fr);
-        }
-    }
-    if (rc == DP_OK && gs.n == 0) rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, graphs || family, &err);
+    gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
+    else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
+    if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
+    if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
+    /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
+    if (val_count < 0) val_count = family && !validation ? 4 : 0;
+    if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, test, n_test, &err);
+    if (fr) gsl_rng_free(fr);
+    if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
+        rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+    int n_val = 0;
+    for (int i = 0; i < gs.n; i++) n_val += gs.validation[i];
+    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, graphs || family || n_val > 0, &err);
     dp_improve_model *m = NULL;
     if (rc == DP_OK && init) {
-        /* fine-tuning: the checkpoint's parameters and network size */
+        /* fine-tuning: the checkpoint's (model-selected) parameters and network size */
         if ((rc = dp_improve_model_load(init, &m, &err)) == DP_OK) cfg.arch = *dp_improve_model_arch(m);
     } else if (rc == DP_OK && !(m = dp_improve_model_alloc(&cfg.arch, &err))) {
         rc = err.code;
     }
     if (rc == DP_OK && !quiet) {
-        fprintf(stderr, "doppler train --method improve: %d training graphs; rewards in units of each graph's lower bound\n", gs.n);
+        fprintf(stderr, "doppler train --method improve: %d training and %d validation graphs; rewards in units of each graph's "
+                        "lower bound\n", gs.n - n_val, n_val);
         for (int i = 0; i < gs.n; i++)
-            fprintf(stderr, "  %-44s %5d ops  %d devices  %s\n", gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i]);
+            fprintf(stderr, "  %-10s %-44s %5d ops  %d devices  %s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
+                    gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i]);
     }
     /* dp_improve_train runs whole batches: say so in the count it reports */
     if (cfg.batch > 0 && cfg.episodes % cfg.batch) cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
-    long sims = 0;
+    dp_improve_result res;
+    memset(&res, 0, sizeof res);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (rc == DP_OK) {
-        dp_improve_io io = {ckpt, traj, improve_progress, &quiet};
-        rc = dp_improve_train(m, &cfg, init == NULL, gs.n, (const dp_graph *const *)gs.g, (const dp_cost *const *)gs.c, gs.e, &io, &sims,
-                              &err);
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        dp_improve_io io = {ckpt, traj, improve_progress, &quiet, resume, &stop_flag};
+        rc = dp_improve_train(m, &cfg, init == NULL, gs.n, (const dp_graph *const *)gs.g, (const dp_cost *const *)gs.c, gs.e,
+                              gs.validation, &io, &res, &err);
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (rc == DP_OK) {
-        printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s\n", cfg.episodes, cfg.horizon, gs.n, sims,
-               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec));
+    if (rc == DP_OK && res.stopped) {
+        fprintf(stderr, "doppler train: stopped at episode %ld of %ld%s\n", res.episodes, cfg.episodes,
+                ckpt ? "; continue with --resume" : "");
+        status = DP_EXIT_ERROR;
+    } else if (rc == DP_OK) {
+        printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s%s\n", cfg.episodes, cfg.horizon, gs.n - n_val,
+               res.simulations, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
+               resume ? " (this part of a resumed run)" : "");
+        if (res.evaluations > 0) {
+            printf("model selection on %d validation graphs: %d evaluations (every %ld episodes, the start and the end), "
+                   "%ld simulations\n  (score: mean over the graphs of the best makespan / lower bound of the search at %ld "
+                   "simulations from cp, seed %llu)\n",
+                   n_val, res.evaluations, cfg.eval_every, res.eval_simulations, cfg.eval_budget, (unsigned long long)cfg.seed);
+            print_score("final", res.final_score, res.episodes, res.simulations);
+            print_score("model-selected", res.selected_score, res.selected_episode, res.selected_simulations);
+        }
         if (ckpt)
-            printf("checkpoint: %s (place any graph with: doppler place --method improve --checkpoint %s --graph G --budget N)\n",
-                   ckpt, ckpt);
+            printf("checkpoint: %s (%s; place any graph with: doppler place --method improve --checkpoint %s --graph G --budget N)\n",
+                   ckpt, res.evaluations > 0 ? "place uses the model-selected parameters" : "the final parameters", ckpt);
         status = 0;
     } else {
         status = dp_cli_fail(&err);
@@ -574,9 +627,7 @@ int cmd_train(int argc, char **argv)
         const char *outs[2] = {ckpt, traj};
         for (int i = 0; i < 2; i++)
             if (outs[i] && access(outs[i], F_OK) == 0)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", improve ? "%s exists already: give --force to start "
-                                                                     "a new run over it (--method improve does not resume)"
-                                                                     : "%s exists already: continue its run with --resume, or "
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s exists already: continue its run with --resume, or "
                                                                      "give --force to start a new run over it", outs[i]));
     }
     if (!print_cfg) {
@@ -597,11 +648,13 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (improve) {
-        if (validation || val_count > 0 || resume || have_stage || pipeline || x_scale > 0 || x_target > 0)
+        if (have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
-                                                                 "(--init to fine-tune; no --validation, --val-count, --resume, --stage, --pipeline)"));
+                                                                 "(--validation, --val-count, --init, --resume; no --stage, --pipeline, "
+                                                                 "--scale, --target-flops)"));
         return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
-                                                        config, have_seed, seed, episodes, init, ckpt, traj, quiet, print_cfg, &mach));
+                                                        validation, val_count, config, have_seed, seed, episodes, init, ckpt, traj,
+                                                        resume, quiet, print_cfg, &mach));
     }
     dp_error err;
     dp_error_clear(&err);

@@ -442,6 +442,11 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
         bad |= write_block(f, "sel", sel, ck->has_best ? ck->sel_best : NULL) ||
                write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
         if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
+        if (!bad && ck->method_state) bad |= attr_str(f, "method_state", ck->method_state);
+        if (!bad && ck->n_method_ints > 0) {
+            const hsize_t d1 = (hsize_t)ck->n_method_ints;
+            bad |= write_dset(f, "method_ints", H5T_NATIVE_INT, 1, &d1, ck->method_ints);
+        }
         if (!bad && ck->sil_n > 0) {
             const int32_t k = ck->sil_n;
             const hsize_t d1 = (hsize_t)k, d2[2] = {(hsize_t)k, (hsize_t)ck->n_ops};
@@ -683,6 +688,15 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
     if (ck->has_best && attr_read(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy) != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute best_greedy cannot be read", path);
         goto out;
+    }
+    if (ck->read_method_state && (rc = attr_read_opt_str(f, path, "method_state", &ck->method_state, err)) != DP_OK) goto out;
+    if (ck->method_ints) {
+        const hsize_t d1 = (hsize_t)ck->n_method_ints;
+        if ((r = read_dset(f, "method_ints", H5T_NATIVE_INT, 1, &d1, ck->method_ints)) != 0) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: method_ints %s (expected %lld entries)", path, dset_problem(r),
+                              (long long)ck->n_method_ints);
+            goto out;
+        }
     }
     if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
     rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);

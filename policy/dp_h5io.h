@@ -174,6 +174,18 @@ typedef struct dp_h5io_ckpt {
     float *sel_best, *plc_best;
     int has_best;
     double best_greedy;      /* raw unit; INFINITY when none */
+    /* a method's own training state beyond the fields above (the improvement method's
+     * per-graph best placements and model-selection counters, dp_improve.h), so that its runs
+     * resume exactly too:
+     * method_state: JSON text (attribute "method_state"); write: NULL for none; read (only when
+     *   read_method_state is 1): malloc'd, free it; NULL when the file has none;
+     * method_ints: the caller's buffer of n_method_ints ints, both ways (dataset "method_ints";
+     *   write: n_method_ints 0 for none; read: when method_ints is not NULL the dataset must
+     *   exist with exactly n_method_ints entries, else DP_EINVAL naming it). */
+    char *method_state;
+    int read_method_state;
+    int *method_ints;
+    int64_t n_method_ints;
 } dp_h5io_ckpt;
 
 /* Write a checkpoint atomically. */

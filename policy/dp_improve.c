@@ -36,6 +36,8 @@ void dp_improve_config_default(dp_improve_config *c)
     c->elite_prob = 0.5;
     c->seed = 1;
     c->checkpoint_every = 200;
+    c->eval_every = 1000;
+    c->eval_budget = 200;
 }
 
 char *dp_improve_config_to_json(const dp_improve_config *c)
@@ -57,6 +59,8 @@ char *dp_improve_config_to_json(const dp_improve_config *c)
     json_object_set_new(m, "grad_clip", dp_json_number(c->grad_clip));
     json_object_set_new(m, "elite_prob", dp_json_number(c->elite_prob));
     json_object_set_new(m, "checkpoint_every", json_integer(c->checkpoint_every));
+    json_object_set_new(m, "eval_every", json_integer(c->eval_every));
+    json_object_set_new(m, "eval_budget", json_integer(c->eval_budget));
     json_object_set_new(o, "improve", m);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
@@ -119,9 +123,12 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
                 else if (strcmp(k, "grad_clip") == 0) { if ((rc = num_key(x, k, 0, 1e30, &d, err))) return rc; c->grad_clip = d; }
                 else if (strcmp(k, "elite_prob") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->elite_prob = d; }
                 else if (strcmp(k, "checkpoint_every") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->checkpoint_every = L; }
+                else if (strcmp(k, "eval_every") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->eval_every = L; }
+                else if (strcmp(k, "eval_budget") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->eval_budget = L; }
                 else
                     return dp_error_set(err, DP_EINVAL, "config: unknown key \"improve.%s\" (hidden, slope, episodes, horizon, nstep, "
-                                        "gamma, batch, lr, lr_final, epsilon, grad_clip, elite_prob, checkpoint_every)", k);
+                                        "gamma, batch, lr, lr_final, epsilon, grad_clip, elite_prob, checkpoint_every, eval_every, "
+                                        "eval_budget)", k);
             }
         } else {
             return dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\" for method improve (method, features, seed, improve)",
@@ -281,30 +288,57 @@ dp_nn_params *dp_improve_op_params(dp_improve_model *m) { return &m->op.p; }
 dp_nn_params *dp_improve_move_params(dp_improve_model *m) { return &m->move.p; }
 const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m) { return &m->arch; }
 
-int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err)
+/* The config of an improvement checkpoint into cfg (DP_EINVAL when another method made it). */
+static int checkpoint_config(const char *path, dp_improve_config *cfg, dp_error *err)
 {
-    *out = NULL;
     dp_h5io_ckpt_info info;
     int rc = dp_h5io_ckpt_read_info(path, &info, err);
     if (rc != DP_OK) return rc;
-    dp_improve_config cfg;
-    dp_improve_config_default(&cfg);
     json_t *o = info.config_json ? json_loads(info.config_json, 0, NULL) : NULL;
     json_t *jm = o ? json_object_get(o, "method") : NULL;
     const char *made_by = jm && json_is_string(jm) ? json_string_value(jm) : "doppler";
     if (strcmp(made_by, "improve") != 0)
         rc = dp_error_set(err, DP_EINVAL, "%s: not an improve checkpoint (made by %s)", path, made_by);
-    else if ((rc = config_from_json(&cfg, o, err)) != DP_OK)
+    else if ((rc = config_from_json(cfg, o, err)) != DP_OK)
         dp_error_prefix(err, "%s", path);
     json_decref(o);
     dp_h5io_ckpt_info_free(&info);
+    return rc;
+}
+
+int dp_improve_config_from_checkpoint(dp_improve_config *c, const char *path, dp_error *err)
+{
+    dp_improve_config k;
+    dp_improve_config_default(&k);
+    int rc = checkpoint_config(path, &k, err);
+    if (rc == DP_OK) *c = k;
+    return rc;
+}
+
+static int model_load(const char *path, int final, dp_improve_model **out, dp_error *err)
+{
+    *out = NULL;
+    dp_improve_config cfg;
+    dp_improve_config_default(&cfg);
+    int rc = checkpoint_config(path, &cfg, err);
     if (rc != DP_OK) return rc;
     dp_improve_model *m = dp_improve_model_alloc(&cfg.arch, err);
     if (!m) return err ? err->code : DP_ENOMEM;
     dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
     ck.same_graph = 0;
-    rc = dp_h5io_ckpt_read(path, &ck, &m->op.p, &m->move.p, 0, err);
+    float *bs = final ? NULL : dp_alloc_calloc_n(m->op.p.n, sizeof(float)); /* zero: the padding between tensors */
+    float *bp = final ? NULL : dp_alloc_calloc_n(m->move.p.n, sizeof(float));
+    if (!final && (!bs || !bp)) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    ck.sel_best = bs;
+    ck.plc_best = bp;
+    if (rc == DP_OK) rc = dp_h5io_ckpt_read(path, &ck, &m->op.p, &m->move.p, 0, err);
+    if (rc == DP_OK && !final && ck.has_best) { /* the model-selected parameters */
+        memcpy(m->op.p.param, bs, m->op.p.n * sizeof(float));
+        memcpy(m->move.p.param, bp, m->move.p.n * sizeof(float));
+    }
+    free(bs);
+    free(bp);
     free((char *)ck.graph);
     free(ck.config_json);
     if (rc != DP_OK) {
@@ -313,6 +347,16 @@ int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *er
     }
     *out = m;
     return DP_OK;
+}
+
+int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err)
+{
+    return model_load(path, 0, out, err);
+}
+
+int dp_improve_model_load_final(const char *path, dp_improve_model **out, dp_error *err)
+{
+    return model_load(path, 1, out, err);
 }
 
 /* ---------------- the state: features of a placement's schedule ---------------- */
@@ -811,75 +855,274 @@ typedef struct train_graph {
     double elite_ms;
 } train_graph;
 
-static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_cost *const *c)
+/* The graphs of a run, as its checkpoint records them (a resume must be of the same ones). */
+static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_cost *const *c, const int *validation)
 {
-    json_t *o = json_object(), *l = json_array();
+    json_t *o = json_object(), *l[2] = {json_array(), json_array()};
     for (int i = 0; i < n_graphs; i++) {
         json_t *x = json_object();
         json_object_set_new(x, "graph", json_string(g[i]->name ? g[i]->name : ""));
         json_object_set_new(x, "n_ops", json_integer(g[i]->n_ops));
         json_object_set_new(x, "n_devices", json_integer(c[i]->n_devices));
-        json_array_append_new(l, x);
+        json_array_append_new(l[validation && validation[i] ? 1 : 0], x);
     }
-    json_object_set_new(o, "train", l);
-    json_object_set_new(o, "validation", json_array());
+    json_object_set_new(o, "train", l[0]);
+    json_object_set_new(o, "validation", l[1]);
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     return s;
 }
 
-static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *path, int n_graphs,
-                const dp_graph *const *g, const dp_cost *const *c, const char *run_id, long episode, long sims,
-                gsl_rng *master, int *best0, long traj_ep, long traj_st, dp_error *err)
+/* Everything of a run beyond the parameters, the Adam state and the generator that its
+ * checkpoint holds so that a resumed run ends as an uninterrupted one. */
+typedef struct run_state {
+    long episode, sims, traj_ep, traj_st, traj_ev;
+    long eval_sims, sel_episode, sel_sims;
+    int evaluations, has_sel;
+    double final_score, sel_score;
+    float *sel_op, *sel_move;   /* the model-selected parameters (op.p.n, move.p.n) */
+    char run_id[40];
+} run_state;
+
+/* a score as JSON: null for NAN or an infinity */
+static json_t *json_score(double x)
+{
+    return isfinite(x) ? dp_json_number(x) : json_null();
+}
+
+static double score_of(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : key[0] == 'e' ? INFINITY : NAN;
+}
+
+static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *path, int n_graphs, const dp_graph *const *g,
+                const dp_cost *const *c, const int *validation, const train_graph *tg, int *elites, long n_elites,
+                const run_state *rs, gsl_rng *master, dp_error *err)
 {
     dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
-    char *cj = dp_improve_config_to_json(cfg), *on = trained_on(n_graphs, g, c);
+    char *cj = dp_improve_config_to_json(cfg), *on = trained_on(n_graphs, g, c, validation);
+    /* the per-graph best placements (method_ints, concatenated) and their makespans with the
+     * model selection's counters (method_state) */
+    json_t *ms = json_object(), *em = json_array();
+    long off = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        json_array_append_new(em, json_score(tg[i].elite_ms));
+        memcpy(elites + off, tg[i].elite, (size_t)g[i]->n_ops * sizeof(int));
+        off += g[i]->n_ops;
+    }
+    json_object_set_new(ms, "elite_makespan", em);
+    json_object_set_new(ms, "evaluations", json_integer(rs->evaluations));
+    json_object_set_new(ms, "eval_simulations", json_integer(rs->eval_sims));
+    json_object_set_new(ms, "final_score", json_score(rs->final_score));
+    json_object_set_new(ms, "selected_score", json_score(rs->sel_score));
+    json_object_set_new(ms, "selected_episode", json_integer(rs->sel_episode));
+    json_object_set_new(ms, "selected_simulations", json_integer(rs->sel_sims));
+    char *mj = json_dumps(ms, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(ms);
     ck.graph = g[0]->name;
     ck.n_ops = g[0]->n_ops;
     ck.n_devices = c[0]->n_devices;
     ck.trained_on = on;
     ck.features = DP_IMPROVE_FEATURES_NAME;
     ck.config_json = cj;
-    snprintf(ck.run_id, sizeof ck.run_id, "%s", run_id);
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", rs->run_id);
     ck.stage = DP_TRAIN_STAGE_SIM;
-    ck.episode = episode;
-    ck.best_makespan = INFINITY;
-    ck.best_assignment = best0;
-    ck.traj_episodes = traj_ep;
-    ck.traj_steps = traj_st;
-    ck.traj_evaluations = 0;
-    ck.simulations = sims;
+    ck.episode = rs->episode;
+    ck.best_makespan = tg[0].elite_ms;
+    ck.best_assignment = tg[0].elite;
+    ck.traj_episodes = rs->traj_ep;
+    ck.traj_steps = rs->traj_st;
+    ck.traj_evaluations = rs->traj_ev;
+    ck.simulations = rs->sims;
     snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(master));
     ck.rng_state = gsl_rng_state(master);
     ck.rng_size = gsl_rng_size(master);
-    ck.best_greedy = INFINITY;
-    int rc = dp_h5io_ckpt_write(path, &ck, &m->op.p, &m->move.p, err);
+    ck.has_best = rs->has_sel;
+    ck.best_greedy = rs->has_sel ? rs->sel_score : INFINITY;
+    ck.sel_best = rs->sel_op;
+    ck.plc_best = rs->sel_move;
+    ck.method_state = mj;
+    ck.method_ints = elites;
+    ck.n_method_ints = n_elites;
+    int rc = mj ? dp_h5io_ckpt_write(path, &ck, &m->op.p, &m->move.p, err) : dp_error_set(err, DP_ENOMEM, "out of memory");
     free(cj);
     free(on);
+    free(mj);
     return rc;
+}
+
+/* Continue the run of checkpoint `path`: the parameters with their Adam state, the generator,
+ * the per-graph best placements and rs; the trajectory (when given) checked to be the run's and
+ * cut back to the rows the checkpoint accounts for. */
+static int resume_load(dp_improve_model *m, const char *path, const char *traj, int n_graphs, const dp_graph *const *g,
+                       const dp_cost *const *c, const int *validation, train_graph *tg, int *elites, long n_elites,
+                       run_state *rs, gsl_rng *master, dp_error *err)
+{
+    dp_h5io_ckpt_info info;
+    int rc = dp_h5io_ckpt_read_info(path, &info, err);
+    if (rc != DP_OK) return rc;
+    char *mine = trained_on(n_graphs, g, c, validation);
+    if (!mine) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    else if (!info.trained_on || strcmp(info.trained_on, mine) != 0)
+        rc = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (%s), not on these (%s): --resume continues the same run", path,
+                          info.trained_on ? info.trained_on : "not said", mine);
+    free(mine);
+    dp_h5io_ckpt_info_free(&info);
+    if (rc != DP_OK) return rc;
+    dp_h5io_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    ck.n_ops = g[0]->n_ops;
+    ck.n_devices = c[0]->n_devices;
+    ck.same_graph = 1;
+    ck.best_assignment = tg[0].elite;
+    const size_t sz = gsl_rng_size(master);
+    unsigned char *st = malloc(sz);
+    if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    ck.rng_state = st;
+    ck.rng_size = sz;
+    ck.sel_best = rs->sel_op;
+    ck.plc_best = rs->sel_move;
+    ck.read_method_state = 1;
+    ck.method_ints = elites;
+    ck.n_method_ints = n_elites;
+    rc = dp_h5io_ckpt_read(path, &ck, &m->op.p, &m->move.p, 1, err);
+    json_t *ms = NULL;
+    if (rc == DP_OK && strcmp(ck.rng_name, gsl_rng_name(master)) != 0)
+        rc = dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck.rng_name, gsl_rng_name(master));
+    if (rc == DP_OK && !(ck.method_state && (ms = json_loads(ck.method_state, 0, NULL)) && json_is_object(ms)))
+        rc = dp_error_set(err, DP_EINVAL, "%s: no readable method_state: not a checkpoint of a resumable improve run", path);
+    json_t *em = ms ? json_object_get(ms, "elite_makespan") : NULL;
+    if (rc == DP_OK && (!json_is_array(em) || (int)json_array_size(em) != n_graphs))
+        rc = dp_error_set(err, DP_EINVAL, "%s: method_state.elite_makespan is not an array of %d makespans", path, n_graphs);
+    if (rc == DP_OK) {
+        memcpy(gsl_rng_state(master), st, sz);
+        long off = 0;
+        for (int i = 0; i < n_graphs; i++) {
+            json_t *x = json_array_get(em, (size_t)i);
+            tg[i].elite_ms = json_is_number(x) ? json_number_value(x) : INFINITY;
+            memcpy(tg[i].elite, elites + off, (size_t)g[i]->n_ops * sizeof(int));
+            off += g[i]->n_ops;
+        }
+        rs->episode = (long)ck.episode;
+        rs->sims = (long)ck.simulations;
+        rs->traj_ep = (long)ck.traj_episodes;
+        rs->traj_st = (long)ck.traj_steps;
+        rs->traj_ev = ck.traj_evaluations > 0 ? (long)ck.traj_evaluations : 0;
+        rs->has_sel = ck.has_best;
+        rs->evaluations = (int)json_integer_value(json_object_get(ms, "evaluations"));
+        rs->eval_sims = (long)json_integer_value(json_object_get(ms, "eval_simulations"));
+        rs->final_score = score_of(ms, "final_score");
+        rs->sel_score = rs->has_sel ? ck.best_greedy : INFINITY;
+        rs->sel_episode = (long)json_integer_value(json_object_get(ms, "selected_episode"));
+        rs->sel_sims = (long)json_integer_value(json_object_get(ms, "selected_simulations"));
+        snprintf(rs->run_id, sizeof rs->run_id, "%s", ck.run_id);
+    }
+    json_decref(ms);
+    free(st);
+    free(ck.method_state);
+    free((char *)ck.graph);
+    free(ck.config_json);
+    if (rc != DP_OK || !traj) return rc;
+    if ((rc = dp_h5io_traj_check_run(traj, path, rs->run_id, err)) != DP_OK) return rc;
+    return dp_h5io_traj_truncate_rows(traj, rs->traj_ep, rs->traj_st, rs->traj_ev, err);
+}
+
+/* The model-selection score of m's parameters: the mean over the validation graphs of the best
+ * makespan of the search (cfg->eval_budget simulations from cp, the default search config, seed
+ * cfg->seed) over the graph's lower bound; *sims gets the simulations added. */
+static int evaluate(const dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
+                    const dp_cost *const *c, dp_engine *const *e, const int *validation, const train_graph *tg, int *buf,
+                    double *score, long *sims, dp_error *err)
+{
+    dp_improve_search_config sc;
+    dp_improve_search_config_init(&sc);
+    sc.anneal.budget = cfg->eval_budget;
+    double sum = 0;
+    int cnt = 0;
+    for (int i = 0; i < n_graphs; i++) {
+        if (!validation || !validation[i]) continue;
+        const dp_oracle o = dp_engine_oracle(e[i]);
+        dp_search_result r;
+        int rc = dp_improve_search(m, g[i], c[i], &o, &sc, cfg->seed, buf, &r, err);
+        if (rc != DP_OK) return rc;
+        dp_search_trace_clear(&r.trace);
+        sum += r.best / tg[i].lb;
+        *sims += r.sims;
+        cnt++;
+    }
+    *score = cnt ? sum / cnt : NAN;
+    return DP_OK;
+}
+
+/* One model-selection evaluation of m's current parameters at rs->episode: keeps them as the
+ * model-selected ones when they score best so far, and fills the evaluation's trajectory row. */
+static int select_model(const dp_improve_model *m, const dp_improve_config *cfg, int n_graphs, const dp_graph *const *g,
+                        const dp_cost *const *c, dp_engine *const *e, const int *validation, const train_graph *tg, int *buf,
+                        run_state *rs, dp_h5io_traj_eval *row, dp_error *err)
+{
+    double score;
+    int rc = evaluate(m, cfg, n_graphs, g, c, e, validation, tg, buf, &score, &rs->eval_sims, err);
+    if (rc != DP_OK) return rc;
+    rs->evaluations++;
+    rs->final_score = score;
+    if (score < rs->sel_score) {
+        rs->sel_score = score;
+        rs->has_sel = 1;
+        rs->sel_episode = rs->episode;
+        rs->sel_sims = rs->sims;
+        memcpy(rs->sel_op, m->op.p.param, m->op.p.n * sizeof(float));
+        memcpy(rs->sel_move, m->move.p.param, m->move.p.n * sizeof(float));
+    }
+    row->stage = DP_TRAIN_STAGE_SIM;
+    row->episode = rs->episode;
+    row->makespan = score;
+    row->best = rs->sel_score;
+    row->simulations = rs->sims + rs->eval_sims;
+    row->unix_s = now_s();
+    return DP_OK;
 }
 
 static const char *const START_KINDS[] = {"cp", "round-robin", "random"};
 
 int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
-                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const dp_improve_io *io,
-                     long *sims_out, dp_error *err)
+                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const int *validation,
+                     const dp_improve_io *io, dp_improve_result *res, dp_error *err)
 {
+    if (res) {
+        memset(res, 0, sizeof *res);
+        res->final_score = res->selected_score = NAN;
+    }
     if (n_graphs < 1) return dp_error_set(err, DP_EINVAL, "improve: no training graph");
-    for (int i = 0; i < n_graphs; i++)
+    int n_train = 0, n_val = 0;
+    for (int i = 0; i < n_graphs; i++) {
         if (c[i]->n_devices < 2)
             return dp_error_set(err, DP_EINVAL, "%s: improve trains on two devices or more, got %d", g[i]->source,
                                 c[i]->n_devices);
-    if (cfg->batch < 1 || cfg->horizon < 1 || cfg->nstep < 1 || cfg->episodes < 1)
-        return dp_error_set(err, DP_EINVAL, "improve: episodes, batch, horizon and nstep must be positive");
+        if (validation && validation[i]) n_val++;
+        else n_train++;
+    }
+    if (n_train < 1) return dp_error_set(err, DP_EINVAL, "improve: no training graph (only validation graphs)");
+    if (cfg->batch < 1 || cfg->horizon < 1 || cfg->nstep < 1 || cfg->episodes < 1 || cfg->eval_every < 1 || cfg->eval_budget < 1)
+        return dp_error_set(err, DP_EINVAL, "improve: episodes, batch, horizon, nstep, eval_every and eval_budget must be positive");
+    const int resume = io && io->resume;
+    if (resume && !io->checkpoint) return dp_error_set(err, DP_EINVAL, "improve: resuming needs the checkpoint file");
     const int B = cfg->batch, T = cfg->horizon;
     const size_t P1 = m->op.p.n, P = P1 + m->move.p.n;
     int rc = DP_OK, maxn = 0;
-    long sims = 0, traj_ep = 0, traj_st = 0;
-    char run_id[40];
-    dp_h5io_run_id_new(run_id, sizeof run_id);
+    long n_elites = 0;
+    run_state rs;
+    memset(&rs, 0, sizeof rs);
+    rs.final_score = NAN;
+    rs.sel_score = INFINITY;
+    dp_h5io_run_id_new(rs.run_id, sizeof rs.run_id);
+    rs.sel_op = dp_alloc_calloc_n(P1, sizeof(float));
+    rs.sel_move = dp_alloc_calloc_n(P - P1, sizeof(float));
+    dp_h5io_traj_eval evrow[2]; /* evaluation rows waiting for the next trajectory append */
+    int n_evrow = 0;
     train_graph *tg = calloc((size_t)n_graphs, sizeof *tg);
+    int *train_idx = dp_alloc_malloc_n((size_t)n_graphs, sizeof(int)), *elites = NULL;
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937), *r = gsl_rng_alloc(gsl_rng_mt19937);
     float *stepgrad = dp_alloc_malloc_n((size_t)B * T * P, sizeof(float)), *grad = dp_alloc_malloc_n(P, sizeof(float));
     double *rew = dp_alloc_malloc_n((size_t)B * T, sizeof(double)), *ret = dp_alloc_malloc_n((size_t)B * T, sizeof(double));
@@ -889,48 +1132,63 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     double *epwall = dp_alloc_malloc_n((size_t)B, sizeof(double));
     dp_h5io_traj_episode *rows_ep = dp_alloc_malloc_n((size_t)B, sizeof *rows_ep);
     dp_h5io_traj_step *rows_st = dp_alloc_malloc_n((size_t)B * T, sizeof *rows_st);
-    int *start = NULL, *cur = NULL, *best0 = NULL;
-    if (!tg || !master || !r || !stepgrad || !grad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall || !rows_ep ||
-        !rows_st) {
+    int *start = NULL, *cur = NULL;
+    if (!tg || !train_idx || !master || !r || !stepgrad || !grad || !rew || !ret || !logmu || !epms || !mv || !epseed || !epwall ||
+        !rows_ep || !rows_st || !rs.sel_op || !rs.sel_move) {
         rc = dp_error_set(err, DP_ENOMEM, "out of memory for improve training");
         goto done;
     }
-    gsl_rng_set(master, (unsigned long)cfg->seed);
-    if (init_params && (rc = dp_improve_model_init(m, master)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
-    for (int b = 0; b < 2; b++) { /* Adam afresh (a loaded model's moments are not read) */
-        dp_nn_params *p = b ? &m->move.p : &m->op.p;
-        memset(p->m, 0, p->n * sizeof(float));
-        memset(p->v, 0, p->n * sizeof(float));
-        p->adam_t = 0;
-    }
+    for (int i = 0, k = 0; i < n_graphs; i++)
+        if (!validation || !validation[i]) train_idx[k++] = i;
     for (int i = 0; i < n_graphs; i++) {
         if (g[i]->n_ops > maxn) maxn = g[i]->n_ops;
+        n_elites += g[i]->n_ops;
         if (!(tg[i].st = dp_improve_state_alloc(m, g[i], c[i], err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
         tg[i].lb = dp_cost_lower_bound(g[i], c[i]);
         if (!(tg[i].lb > 0)) tg[i].lb = 1;
-        if (!(tg[i].elite = dp_alloc_malloc_n(g[i]->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+        if (!(tg[i].elite = dp_alloc_calloc_n(g[i]->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
         tg[i].elite_ms = INFINITY;
     }
     start = dp_alloc_malloc_n(maxn, sizeof(int));
     cur = dp_alloc_malloc_n(maxn, sizeof(int));
-    best0 = dp_alloc_calloc_n(g[0]->n_ops, sizeof(int));
-    if (!start || !cur || !best0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    if (io && io->trajectory) {
-        char *cj = dp_improve_config_to_json(cfg);
-        rc = dp_h5io_traj_create(io->trajectory, g[0]->name, g[0]->n_ops, c[0]->n_devices, "simulator",
-                            "makespan / lower bound", cj, run_id, err);
-        free(cj);
-        if (rc != DP_OK) goto done;
+    elites = dp_alloc_malloc_n((size_t)n_elites, sizeof(int));
+    if (!start || !cur || !elites) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if (resume) {
+        if ((rc = resume_load(m, io->checkpoint, io->trajectory, n_graphs, g, c, validation, tg, elites, n_elites, &rs, master, err)) !=
+            DP_OK)
+            goto done;
+    } else {
+        gsl_rng_set(master, (unsigned long)cfg->seed);
+        if (init_params && (rc = dp_improve_model_init(m, master)) != DP_OK) { dp_error_set(err, rc, "out of memory"); goto done; }
+        for (int b = 0; b < 2; b++) { /* Adam afresh (a loaded model's moments are not read) */
+            dp_nn_params *p = b ? &m->move.p : &m->op.p;
+            memset(p->m, 0, p->n * sizeof(float));
+            memset(p->v, 0, p->n * sizeof(float));
+            p->adam_t = 0;
+        }
+        if (io && io->trajectory) {
+            char *cj = dp_improve_config_to_json(cfg);
+            rc = dp_h5io_traj_create(io->trajectory, g[0]->name, g[0]->n_ops, c[0]->n_devices, "simulator",
+                                     "makespan / lower bound", cj, rs.run_id, err);
+            free(cj);
+            if (rc != DP_OK) goto done;
+        }
     }
-    long every = cfg->checkpoint_every;
+    long every = cfg->checkpoint_every, eval_every = cfg->eval_every;
     if (every % B) every += B - every % B;
+    if (eval_every % B) eval_every += B - eval_every % B;
     /* episodes run in whole batches: the count is rounded up to a multiple of the batch */
     const long n_ep = (cfg->episodes + B - 1) / B * B;
-    for (long ep = 0; ep < n_ep; ep += B) {
+    /* the starting parameters are a candidate too: model selection never returns parameters
+     * that score worse than those training started from (their row goes with the first batch's) */
+    if (n_val > 0 && rs.evaluations == 0 &&
+        (rc = select_model(m, cfg, n_graphs, g, c, e, validation, tg, cur, &rs, &evrow[n_evrow++], err)) != DP_OK)
+        goto done;
+    for (long ep = rs.episode; ep < n_ep; ep += B) {
         const double frac = (double)ep / (double)n_ep;
         const double lr = cfg->lr + (cfg->lr_final - cfg->lr) * frac;
         /* the batch's graph and start */
-        const int gi = (int)gsl_rng_uniform_int(master, (unsigned long)n_graphs);
+        const int gi = train_idx[gsl_rng_uniform_int(master, (unsigned long)n_train)];
         train_graph *t = &tg[gi];
         const dp_graph *gg = g[gi];
         const int n = gg->n_ops;
@@ -954,7 +1212,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             memcpy(cur, start, (size_t)n * sizeof(int));
             dp_engine_schedule sch;
             if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
-            sims++;
+            rs.sims++;
             double cur_ms = sch.cost;
             epms[2 * b] = cur_ms;
             dp_improve_state_set(t->st, cur, &sch);
@@ -972,7 +1230,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
                 const int du = cur[u];
                 cur[u] = d;
                 if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
-                sims++;
+                rs.sims++;
                 if (sch.cost <= cur_ms) {
                     rew[k] = (cur_ms - sch.cost) / t->lb;
                     cur_ms = sch.cost;
@@ -980,7 +1238,6 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
                     if (cur_ms < t->elite_ms) {
                         t->elite_ms = cur_ms;
                         memcpy(t->elite, cur, (size_t)n * sizeof(int));
-                        if (gi == 0) memcpy(best0, cur, (size_t)n * sizeof(int));
                     }
                 } else {
                     rew[k] = 0;
@@ -1038,46 +1295,71 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             re->lr = lr;
             re->epsilon = cfg->epsilon;
             re->sel_agree = re->plc_agree = NAN;
-            re->step_offset = traj_st + (long)b * T;
+            re->step_offset = rs.traj_st + (long)b * T;
             re->n_steps = T;
             gain += re->reward / B;
             ratio += re->makespan / B;
             for (int s = 0; s < T; s++) {
                 const size_t k = (size_t)b * T + s;
-                dp_h5io_traj_step *rs = &rows_st[k];
-                rs->sel_op = mv[2 * k];
-                rs->ready = n;
-                rs->plc_device = mv[2 * k + 1];
-                rs->sel_logp = (float)logmu[k];
-                rs->plc_logp = 0.0f; /* the joint log-likelihood is in sel_logp */
+                dp_h5io_traj_step *st = &rows_st[k];
+                st->sel_op = mv[2 * k];
+                st->ready = n;
+                st->plc_device = mv[2 * k + 1];
+                st->sel_logp = (float)logmu[k];
+                st->plc_logp = 0.0f; /* the joint log-likelihood is in sel_logp */
             }
         }
-        if (io && io->trajectory) {
-            if ((rc = dp_h5io_traj_append(io->trajectory, rows_ep, B, rows_st, (long)B * T, err)) != DP_OK) goto done;
-            traj_ep += B;
-            traj_st += (long)B * T;
-        }
-        const long done_ep = ep + B;
-        const int last = done_ep >= n_ep;
+        rs.episode = ep + B;
+        const int last = rs.episode >= n_ep;
         if (io && io->progress) {
-            dp_improve_progress p = {done_ep, n_ep, lr, gain, ratio, sims, last};
-            io->progress(&p, io->progress_ctx);
+            dp_improve_progress pg = {rs.episode, n_ep, lr, gain, ratio, rs.sims, last};
+            io->progress(&pg, io->progress_ctx);
         }
-        if (io && io->checkpoint && (last || (ep + B) % every == 0) &&
-            (rc = save(m, cfg, io->checkpoint, n_graphs, g, c, run_id, done_ep, sims, master, best0, traj_ep, traj_st, err)) != DP_OK)
+        /* model selection: the evaluations draw from their own generator, so that they change
+         * nothing of the training */
+        if (n_val > 0 && (last || rs.episode % eval_every == 0) &&
+            (rc = select_model(m, cfg, n_graphs, g, c, e, validation, tg, cur, &rs, &evrow[n_evrow++], err)) != DP_OK)
             goto done;
+        if (io && io->trajectory) {
+            if ((rc = dp_h5io_traj_append_rows(io->trajectory, rows_ep, B, rows_st, (long)B * T, evrow, n_evrow, err)) != DP_OK) goto done;
+            rs.traj_ep += B;
+            rs.traj_st += (long)B * T;
+            rs.traj_ev += n_evrow;
+        }
+        n_evrow = 0;
+        const int stopping = !last && io && io->stop && *io->stop;
+        if (io && io->checkpoint && (last || stopping || rs.episode % every == 0) &&
+            (rc = save(m, cfg, io->checkpoint, n_graphs, g, c, validation, tg, elites, n_elites, &rs, master, err)) != DP_OK)
+            goto done;
+        if (stopping) {
+            if (res) res->stopped = 1;
+            break;
+        }
     }
 done:
-    if (sims_out) *sims_out = sims;
+    if (res) {
+        res->episodes = rs.episode;
+        res->simulations = rs.sims;
+        res->eval_simulations = rs.eval_sims;
+        res->evaluations = rs.evaluations;
+        res->final_score = rs.evaluations ? rs.final_score : NAN;
+        res->selected_score = rs.has_sel ? rs.sel_score : NAN;
+        res->selected_episode = rs.sel_episode;
+        res->selected_simulations = rs.sel_sims;
+    }
     if (tg)
         for (int i = 0; i < n_graphs; i++) {
             dp_improve_state_free(tg[i].st);
             free(tg[i].elite);
         }
     free(tg);
+    free(train_idx);
+    free(elites);
+    free(rs.sel_op);
+    free(rs.sel_move);
     gsl_rng_free(master);
     gsl_rng_free(r);
     free(stepgrad); free(grad); free(rew); free(ret); free(logmu); free(epms); free(mv); free(epseed); free(epwall);
-    free(rows_ep); free(rows_st); free(start); free(cur); free(best0);
+    free(rows_ep); free(rows_st); free(start); free(cur);
     return rc;
 }

@@ -28,6 +28,7 @@
 #define DP_IMPROVE_H
 
 #include <gsl/gsl_rng.h>
+#include <signal.h>
 #include <stdint.h>
 
 #include "dp_cost.h"
@@ -67,12 +68,17 @@ typedef struct dp_improve_config {
                              * so far on its graph instead of cp, round-robin or random (0.5) */
     uint64_t seed;          /* 1 */
     long checkpoint_every;  /* episodes between checkpoints (200), rounded up to a batch multiple */
+    long eval_every;        /* episodes between model-selection evaluations on the validation
+                             * graphs (1000), rounded up to a batch multiple; the start and the
+                             * end are evaluated too */
+    long eval_budget;       /* simulations of each evaluation's search on a validation graph (200) */
 } dp_improve_config;
 
 void dp_improve_config_default(dp_improve_config *c);
 /* Override c by a JSON object {"method": "improve", "improve": {"hidden", "slope", "episodes",
  * "horizon", "nstep", "gamma", "batch", "lr", "lr_final", "epsilon", "grad_clip", "elite_prob",
- * "checkpoint_every"}, "seed"}; any subset, unknown keys and bad values are DP_EINVAL naming the key. */
+ * "checkpoint_every", "eval_every", "eval_budget"}, "seed"}; any subset, unknown keys and bad values
+ * are DP_EINVAL naming the key. */
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err);
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err);
 /* The config as JSON text (malloc'd), with "method": "improve" and "features". */
@@ -90,11 +96,17 @@ dp_nn_params *dp_improve_op_params(dp_improve_model *m);
 dp_nn_params *dp_improve_move_params(dp_improve_model *m);
 const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m);
 
-/* Read a checkpoint written by dp_improve_train into a new model (*out). Refused (DP_EINVAL)
- * naming what differs: a checkpoint of another method ("PATH: not an improve checkpoint (made by
- * doppler)") or feature set ("PATH: incompatible checkpoint: feature set improve-v0 in the
- * checkpoint, improve-v1 here"); the checkpoint's errors otherwise (dp_h5io_ckpt_read). */
+/* Read a checkpoint written by dp_improve_train into a new model (*out): its model-selected
+ * parameters (the best on the validation graphs, dp_improve_train) when it holds them, else its
+ * final ones, as DOPPLER's checkpoints are placed with (place --checkpoint, --proposals, --init).
+ * Refused (DP_EINVAL) naming what differs: a checkpoint of another method ("PATH: not an improve
+ * checkpoint (made by doppler)") or feature set ("PATH: incompatible checkpoint: feature set
+ * improve-v0 in the checkpoint, improve-v1 here"); the checkpoint's errors otherwise
+ * (dp_h5io_ckpt_read). */
 int dp_improve_model_load(const char *path, dp_improve_model **out, dp_error *err);
+/* The same with the final parameters (those training ended with) whether or not it holds
+ * model-selected ones. */
+int dp_improve_model_load_final(const char *path, dp_improve_model **out, dp_error *err);
 
 /* ---- the policy on one graph ---- */
 
@@ -172,30 +184,66 @@ typedef struct dp_improve_progress {
 } dp_improve_progress;
 
 typedef struct dp_improve_io {
-    const char *checkpoint;  /* written every checkpoint_every episodes and at the end (NULL: none) */
+    const char *checkpoint;  /* written every checkpoint_every episodes, when stopped and at the end
+                              * (NULL: none) */
     const char *trajectory;  /* trajectory file (dp_h5io.h; NULL: none): one episode row per
                               * episode (makespan: its end makespan / the lower bound, reward:
                               * the gain in the same unit), one step row per move (sel_op: the op,
                               * ready: the op count, plc_device: the device, *_logp: the log
-                              * behaviour probabilities) */
+                              * behaviour probabilities); one evaluation row per model-selection
+                              * evaluation (makespan: its score, best: the best score so far) */
     void (*progress)(const dp_improve_progress *p, void *ctx);
     void *progress_ctx;
+    int resume;              /* 1: continue the run of `checkpoint` where it stopped (its
+                              * parameters, Adam state, generator, counters, per-graph best
+                              * placements and model selection; the trajectory cut back to the rows
+                              * the checkpoint accounts for): the run then ends exactly as an
+                              * uninterrupted one would */
+    volatile sig_atomic_t *stop; /* when it becomes non-zero, stop after the current batch with a
+                              * checkpoint (NULL: never) */
 } dp_improve_io;
 
+/* What a training run did. Scores are the model-selection score: the mean over the validation
+ * graphs of the best makespan of dp_improve_search (cfg->eval_budget simulations from cp, the
+ * default search config, seed cfg->seed) divided by the graph's lower bound; NAN without
+ * validation graphs. */
+typedef struct dp_improve_result {
+    long episodes;           /* episodes done (all of them unless stopped) */
+    int stopped;             /* 1 when io->stop ended the run early */
+    long simulations;        /* training simulations (the moves and each episode's start) */
+    long eval_simulations;   /* the evaluations' simulations (validation graphs x eval_budget each) */
+    int evaluations;         /* evaluations made, the start's included */
+    double final_score;      /* the final parameters' score (the last evaluation) */
+    double selected_score;   /* the model-selected parameters' score: the best evaluation */
+    long selected_episode;   /* the episode the model-selected parameters were evaluated at */
+    long selected_simulations; /* training simulations spent to reach them */
+} dp_improve_result;
+
 /* Train m (its parameters initialised from cfg->seed when init_params, else as they are: fine-tuning
- * a loaded model, dp_improve_model_load; Adam starts afresh) on graphs g[i] under costs c[i], each
- * simulated by its engine e[i] (i < n_graphs): each batch samples a graph and a start (cp,
- * round-robin, random, or the best placement found so far), then every episode makes
+ * a loaded model, dp_improve_model_load; Adam starts afresh) on the graphs g[i] under costs c[i],
+ * each simulated by its engine e[i] (i < n_graphs), those with validation[i] 1 (validation may be
+ * NULL: none) used for model selection only: each batch samples a training graph and a start
+ * (cp, round-robin, random, or the best placement found so far), then every episode makes
  * cfg->horizon moves from it, one simulation each; a move's reward is the makespan decrease it
  * brings under greedy acceptance (0 for a rejected move) divided by the graph's lower bound; its
  * return is the discounted sum over cfg->nstep moves, its advantage that minus the mean return of
  * the batch's episodes at the same step (a per-step baseline), divided by their standard
  * deviation; one Adam step per batch, cfg->episodes rounded up to whole batches (the progress
- * reports the rounded count). *sims (may be NULL) gets the simulations spent. Writes
- * io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory. */
+ * reports the rounded count). With validation graphs the parameters are scored (dp_improve_result)
+ * at the start, every cfg->eval_every episodes and at the end; the best scored are kept as the
+ * model-selected parameters (/sel/best and /plc/best in the checkpoint, what dp_improve_model_load
+ * reads); the evaluations use their own generator, so they change nothing of the training.
+ * Writes io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory;
+ * io->resume continues io->checkpoint's run, which must be of the same graphs (names, sizes, roles;
+ * DP_EINVAL naming both lists otherwise) and config (the caller's cfg: the checkpoint's, see
+ * dp_improve_config_from_checkpoint). res (may be NULL) gets what the run did. */
 int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init_params, int n_graphs,
-                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const dp_improve_io *io,
-                     long *sims, dp_error *err);
+                     const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *e, const int *validation,
+                     const dp_improve_io *io, dp_improve_result *res, dp_error *err);
+
+/* The config of the run of an improvement checkpoint (to resume it) into c. DP_EINVAL: not an
+ * improve checkpoint (naming the method that made it); the checkpoint's errors. */
+int dp_improve_config_from_checkpoint(dp_improve_config *c, const char *path, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* test_improve.c: the learned improvement method (policy/dp_improve.h): the policy's gradient
  * against finite differences, the search (never worse than its start, the budget spent exactly,
  * deterministic per seed, through the placement registry and as annealing's proposals), training
- * (deterministic per seed), the checkpoint round trip and the refusal of other checkpoints naming
+ * (deterministic per seed; a resumed run equals an uninterrupted one; model selection on validation
+ * graphs), the checkpoint round trip and the refusal of other checkpoints naming
  * what differs, and features that do not depend on the graph's time unit. */
 #include "dp_engine.h"
 #include "dp_gen.h"
@@ -241,9 +242,11 @@ static dp_improve_model *train_small(fixture *f, int nf, uint64_t seed, const ch
         c[i] = f[i].c;
         e[i] = f[i].e;
     }
-    dp_improve_io io = {ckpt, traj, NULL, NULL};
-    int rc = dp_improve_train(m, &cfg, 1, nf, g, c, e, &io, sims, &err);
+    dp_improve_io io = {ckpt, traj, NULL, NULL, 0, NULL};
+    dp_improve_result res;
+    int rc = dp_improve_train(m, &cfg, 1, nf, g, c, e, NULL, &io, &res, &err);
     ck_assert_msg(rc == DP_OK, "%s", err.msg);
+    if (sims) *sims = res.simulations;
     return m;
 }
 
@@ -297,9 +300,9 @@ START_TEST(train_deterministic_and_checkpoint_round_trip)
         dp_engine *e1[1] = {f[0].e};
         dp_improve_model *mf = NULL;
         ck_assert_int_eq(dp_improve_model_load(ck, &mf, &err), DP_OK);
-        ck_assert_int_eq(dp_improve_train(mf, &tc, 0, 1, g1, c1, e1, NULL, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_improve_train(mf, &tc, 0, 1, g1, c1, e1, NULL, NULL, NULL, &err), DP_OK);
         ck_assert_mem_eq(dp_improve_op_params(mf)->param, dp_improve_op_params(m1)->param, dp_improve_op_params(m1)->n * sizeof(float));
-        ck_assert_int_eq(dp_improve_train(mf, &tc, 1, 1, g1, c1, e1, NULL, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_improve_train(mf, &tc, 1, 1, g1, c1, e1, NULL, NULL, NULL, &err), DP_OK);
         ck_assert(memcmp(dp_improve_op_params(mf)->param, dp_improve_op_params(m1)->param, dp_improve_op_params(m1)->n * sizeof(float)) != 0);
         dp_improve_model_free(mf);
     }
@@ -467,6 +470,170 @@ START_TEST(features_unit_free)
 }
 END_TEST
 
+
+/* ---- resume and model selection ---- */
+
+typedef struct stop_ctx {
+    long at;                      /* stop once this many episodes are done */
+    volatile sig_atomic_t flag;
+} stop_ctx;
+
+static void stop_at(const dp_improve_progress *p, void *ctx)
+{
+    stop_ctx *s = ctx;
+    if (p->episode >= s->at) s->flag = 1;
+}
+
+static void small_config(dp_improve_config *cfg)
+{
+    dp_improve_config_default(cfg);
+    cfg->arch.hidden = 8;
+    cfg->episodes = 24;
+    cfg->batch = 4;
+    cfg->horizon = 5;
+    cfg->seed = 5;
+    cfg->checkpoint_every = 8;
+    cfg->eval_every = 8;
+    cfg->eval_budget = 100;
+    cfg->lr = 0.05; /* large, so that the parameters move and the evaluations differ */
+    cfg->lr_final = 0.05;
+}
+
+static void assert_same_params(dp_improve_model *a, dp_improve_model *b, const char *what)
+{
+    for (int k = 0; k < 2; k++) {
+        dp_nn_params *pa = k ? dp_improve_move_params(a) : dp_improve_op_params(a);
+        dp_nn_params *pb = k ? dp_improve_move_params(b) : dp_improve_op_params(b);
+        ck_assert_int_eq(pa->n, pb->n);
+        ck_assert_msg(memcmp(pa->param, pb->param, pa->n * sizeof(float)) == 0, "%s: block %d differs", what, k);
+    }
+}
+
+static void assert_same_rows(const char *a, const char *b)
+{
+    dp_error err;
+    long ea, sa, va, eb, sb, vb;
+    ck_assert_int_eq(dp_h5io_traj_count_rows(a, &ea, &sa, &va, &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_count_rows(b, &eb, &sb, &vb, &err), DP_OK);
+    ck_assert_int_eq(ea, eb);
+    ck_assert_int_eq(sa, sb);
+    ck_assert_int_eq(va, vb);
+}
+
+/* A run stopped at a batch boundary and resumed from its checkpoint ends with exactly the
+ * parameters, Adam state, model selection, counters and trajectory rows of an uninterrupted
+ * run; the model-selected parameters are the best scored on the validation graph, and what
+ * dp_improve_model_load gives (the final ones: dp_improve_model_load_final); the evaluations
+ * change nothing of the training. */
+START_TEST(train_resume_exact_and_model_selection)
+{
+    /* f[0] the validation graph, f[1] the training graph */
+    fixture f[2] = {fixture_make(SPEC, 4), fixture_make("gen:ffnn?layers=2&batch=2048&in-features=16384&hidden=4096&out-features=16384&batch-blocks=1&feature-blocks=2", 4)};
+    const dp_graph *g[2] = {f[0].g, f[1].g};
+    const dp_cost *c[2] = {f[0].c, f[1].c};
+    dp_engine *e[2] = {f[0].e, f[1].e};
+    const int val[2] = {1, 0};
+    dp_error err;
+    dp_improve_config cfg;
+    small_config(&cfg);
+    char cka[512], ckb[512], tja[512], tjb[512];
+    tmp_path(cka, sizeof cka, "res-a.h5");
+    tmp_path(ckb, sizeof ckb, "res-b.h5");
+    tmp_path(tja, sizeof tja, "res-a.traj.h5");
+    tmp_path(tjb, sizeof tjb, "res-b.traj.h5");
+    /* uninterrupted */
+    dp_improve_model *ma = dp_improve_model_alloc(&cfg.arch, &err);
+    dp_improve_io ioa = {cka, tja, NULL, NULL, 0, NULL};
+    dp_improve_result ra;
+    ck_assert_msg(dp_improve_train(ma, &cfg, 1, 2, g, c, e, val, &ioa, &ra, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(ra.stopped, 0);
+    ck_assert_int_eq(ra.episodes, 24);
+    ck_assert_int_eq(ra.simulations, 24 * 6);
+    /* the start, episodes 8, 16 and 24 */
+    ck_assert_int_eq(ra.evaluations, 4);
+    ck_assert_int_eq(ra.eval_simulations, 4 * 100);
+    ck_assert(ra.selected_score <= ra.final_score);
+    ck_assert(isfinite(ra.selected_score) && ra.selected_score >= 1.0);
+    /* stopped after 12 episodes (a batch boundary between checkpoints), then resumed by a new model */
+    dp_improve_model *mb = dp_improve_model_alloc(&cfg.arch, &err);
+    stop_ctx sc = {12, 0};
+    dp_improve_io iob = {ckb, tjb, stop_at, &sc, 0, &sc.flag};
+    dp_improve_result rb;
+    ck_assert_msg(dp_improve_train(mb, &cfg, 1, 2, g, c, e, val, &iob, &rb, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(rb.stopped, 1);
+    ck_assert_int_eq(rb.episodes, 12);
+    dp_improve_model_free(mb);
+    mb = dp_improve_model_alloc(&cfg.arch, &err);
+    dp_improve_io iob2 = {ckb, tjb, NULL, NULL, 1, NULL};
+    ck_assert_msg(dp_improve_train(mb, &cfg, 1, 2, g, c, e, val, &iob2, &rb, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(rb.stopped, 0);
+    ck_assert_int_eq(rb.episodes, ra.episodes);
+    ck_assert_int_eq(rb.simulations, ra.simulations);
+    ck_assert_int_eq(rb.eval_simulations, ra.eval_simulations);
+    ck_assert_int_eq(rb.evaluations, ra.evaluations);
+    ck_assert(rb.final_score == ra.final_score && rb.selected_score == ra.selected_score);
+    ck_assert_int_eq(rb.selected_episode, ra.selected_episode);
+    ck_assert_int_eq(rb.selected_simulations, ra.selected_simulations);
+    assert_same_params(ma, mb, "resumed against uninterrupted");
+    for (int k = 0; k < 2; k++) { /* the Adam state too */
+        dp_nn_params *pa = k ? dp_improve_move_params(ma) : dp_improve_op_params(ma);
+        dp_nn_params *pb = k ? dp_improve_move_params(mb) : dp_improve_op_params(mb);
+        ck_assert_int_eq(pa->adam_t, pb->adam_t);
+        ck_assert_mem_eq(pa->m, pb->m, pa->n * sizeof(float));
+        ck_assert_mem_eq(pa->v, pb->v, pa->n * sizeof(float));
+    }
+    assert_same_rows(tja, tjb);
+    /* the checkpoints: the same final and model-selected parameters */
+    dp_improve_model *fa = NULL, *fb = NULL, *sa = NULL, *sb = NULL;
+    ck_assert_int_eq(dp_improve_model_load_final(cka, &fa, &err), DP_OK);
+    ck_assert_int_eq(dp_improve_model_load_final(ckb, &fb, &err), DP_OK);
+    ck_assert_int_eq(dp_improve_model_load(cka, &sa, &err), DP_OK);
+    ck_assert_int_eq(dp_improve_model_load(ckb, &sb, &err), DP_OK);
+    assert_same_params(fa, ma, "final of the checkpoint");
+    assert_same_params(fb, ma, "final of the resumed checkpoint");
+    assert_same_params(sa, sb, "model-selected of both checkpoints");
+    /* the model-selected parameters score what training said on the validation graph */
+    dp_improve_search_config scfg;
+    dp_improve_search_config_init(&scfg);
+    scfg.anneal.budget = cfg.eval_budget;
+    int *a = malloc((size_t)f[0].g->n_ops * sizeof(int));
+    dp_search_result r;
+    const double lb = dp_cost_lower_bound(f[0].g, f[0].c);
+    ck_assert_int_eq(dp_improve_search(sa, f[0].g, f[0].c, &f[0].o, &scfg, cfg.seed, a, &r, &err), DP_OK);
+    ck_assert(r.best / lb == ra.selected_score);
+    dp_search_trace_clear(&r.trace);
+    ck_assert_int_eq(dp_improve_search(fa, f[0].g, f[0].c, &f[0].o, &scfg, cfg.seed, a, &r, &err), DP_OK);
+    ck_assert(r.best / lb == ra.final_score);
+    dp_search_trace_clear(&r.trace);
+    /* in this run the parameters of episode 16 score best: neither the start's nor the final ones,
+     * and place uses them, not the final ones */
+    ck_assert_int_eq(ra.selected_episode, 16);
+    ck_assert(ra.selected_score < ra.final_score);
+    ck_assert(memcmp(dp_improve_op_params(sa)->param, dp_improve_op_params(fa)->param,
+                         dp_improve_op_params(fa)->n * sizeof(float)) != 0 ||
+                  memcmp(dp_improve_move_params(sa)->param, dp_improve_move_params(fa)->param,
+                         dp_improve_move_params(fa)->n * sizeof(float)) != 0);
+    /* the evaluations change nothing of the training: without the validation graph, the same
+     * final parameters */
+    dp_improve_model *mc = dp_improve_model_alloc(&cfg.arch, &err);
+    dp_improve_result rc;
+    ck_assert_int_eq(dp_improve_train(mc, &cfg, 1, 1, g + 1, c + 1, e + 1, NULL, NULL, &rc, &err), DP_OK);
+    ck_assert_int_eq(rc.evaluations, 0);
+    ck_assert(isnan(rc.selected_score));
+    assert_same_params(mc, ma, "without validation graphs");
+    /* a resume on other graphs is refused naming both */
+    dp_improve_io iod = {cka, NULL, NULL, NULL, 1, NULL};
+    ck_assert_int_eq(dp_improve_train(mc, &cfg, 1, 1, g + 1, c + 1, e + 1, NULL, &iod, &rc, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "a run on other graphs") != NULL, "%s", err.msg);
+    free(a);
+    dp_improve_model_free(fa); dp_improve_model_free(fb); dp_improve_model_free(sa); dp_improve_model_free(sb);
+    dp_improve_model_free(ma); dp_improve_model_free(mb); dp_improve_model_free(mc);
+    unlink(cka); unlink(ckb); unlink(tja); unlink(tjb);
+    fixture_free(&f[0]);
+    fixture_free(&f[1]);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("improve");
@@ -477,6 +644,7 @@ static Suite *suite(void)
     tcase_add_test(t, train_deterministic_and_checkpoint_round_trip);
     tcase_add_test(t, wrong_checkpoints_refused);
     tcase_add_test(t, features_unit_free);
+    tcase_add_test(t, train_resume_exact_and_model_selection);
     suite_add_tcase(s, t);
     return s;
 }
