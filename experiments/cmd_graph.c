@@ -94,6 +94,8 @@ static int graph_info(int argc, char **argv)
     double single = 0;
     for (int v = 0; v < g->n_ops; v++) single += dp_cost_op(cost, v, 0);
     printf("single device:   %s %s\n", dp_cli_fmt(single / sc, b4, sizeof b4), g->time_unit);
+    printf("content hash:    %016llx (structure and costs; the same for a renamed, copied or converted graph)\n",
+           (unsigned long long)dp_graph_content_hash(g));
     dp_cost_free(cost);
     dp_graph_free(g);
     dp_machine_free(&mach);

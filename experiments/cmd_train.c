@@ -162,29 +162,85 @@ static int graph_set_add_list(graph_set *s, const char *list, int validation, dp
     return rc;
 }
 
-/* The test set's generator specs (data/testsets/transfer.txt), one per line, '#' comments. */
-static char **read_testset(const char *path, int *n_out)
+/* The test graphs, never trained or model-selected on: the generator specs of
+ * data/testsets/transfer.txt, and the content hashes (dp_graph_content_hash) of those graphs and
+ * of the DOPPLER graph files (data/testsets/doppler-graphs.txt), so that a test graph renamed,
+ * copied or converted to another format is known too. */
+typedef struct test_set {
+    int n_spec, n_hash;
+    char **spec;
+    uint64_t *hash;
+    char **what;       /* per hash: the spec, or "NAME of the DOPPLER graph files" */
+} test_set;
+
+static void test_set_free(test_set *t)
 {
-    *n_out = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return NULL;
-    char **v = NULL, line[1200];
-    int n = 0, cap = 0;
-    while (fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';
-        if (strncmp(line, "gen:", 4) != 0) continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **x = realloc(v, (size_t)cap * sizeof *x);
-            if (!x) break;
-            v = x;
+    for (int i = 0; i < t->n_spec; i++) free(t->spec[i]);
+    for (int i = 0; i < t->n_hash; i++) free(t->what[i]);
+    free(t->spec); free(t->hash); free(t->what);
+    memset(t, 0, sizeof *t);
+}
+
+static int test_set_add_hash(test_set *t, uint64_t h, const char *what, dp_error *err)
+{
+    uint64_t *x = realloc(t->hash, (size_t)(t->n_hash + 1) * sizeof *x);
+    if (x) t->hash = x;
+    char **w = realloc(t->what, (size_t)(t->n_hash + 1) * sizeof *w);
+    if (w) t->what = w;
+    if (!x || !w || !(t->what[t->n_hash] = strdup(what))) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    t->hash[t->n_hash++] = h;
+    return DP_OK;
+}
+
+/* Read both files (an error naming the file when one cannot be read: the guard needs them) and
+ * generate the test set's graphs for their hashes. */
+static int test_set_load(test_set *t, dp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    const char *paths[2] = {"data/testsets/transfer.txt", "data/testsets/doppler-graphs.txt"};
+    int rc = DP_OK;
+    for (int k = 0; k < 2 && rc == DP_OK; k++) {
+        const char *path = dp_cli_data_path(paths[k]);
+        FILE *f = fopen(path, "r");
+        if (!f) {
+            const char *env = getenv("DOPPLER_DATA");
+            rc = dp_error_set(err, DP_EIO, "%s: cannot read the test set, whose graphs training refuses (looked in ./data, %s%s%s"
+                              "the installed %s; set DOPPLER_DATA to the project's data folder): %s", paths[k],
+                              env ? "$DOPPLER_DATA = " : "", env ? env : "", env ? ", " : "", DP_DATADIR, strerror(errno));
+            break;
         }
-        if (!(v[n] = strdup(line))) break;
-        n++;
+        char line[1200];
+        int lineno = 0;
+        while (rc == DP_OK && fgets(line, sizeof line, f)) {
+            lineno++;
+            line[strcspn(line, "\r\n")] = '\0';
+            if (!line[0] || line[0] == '#') continue;
+            if (k == 0) {
+                if (strncmp(line, "gen:", 4) != 0) continue;
+                char **x = realloc(t->spec, (size_t)(t->n_spec + 1) * sizeof *x);
+                if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+                t->spec = x;
+                if (!(t->spec[t->n_spec] = strdup(line))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+                t->n_spec++;
+                dp_graph *g = dp_gen_spec(line, err);
+                if (!g) { dp_error_prefix(err, "%s:%d", path, lineno); rc = err->code ? err->code : DP_EINVAL; break; }
+                rc = test_set_add_hash(t, dp_graph_content_hash(g), line, err);
+                dp_graph_free(g);
+            } else {
+                char name[1024], what[1100];
+                unsigned long long h;
+                if (sscanf(line, "%16llx %1023s", &h, name) != 2) {
+                    rc = dp_error_set(err, DP_EINVAL, "%s:%d: expected \"HASH NAME\", got \"%s\"", path, lineno, line);
+                    break;
+                }
+                snprintf(what, sizeof what, "%s of the DOPPLER graph files", name);
+                rc = test_set_add_hash(t, (uint64_t)h, what, err);
+            }
+        }
+        fclose(f);
     }
-    fclose(f);
-    *n_out = n;
-    return v;
+    if (rc != DP_OK) test_set_free(t);
+    return rc;
 }
 
 static int in_testset(char *const *t, int nt, const char *spec)
@@ -194,7 +250,17 @@ static int in_testset(char *const *t, int nt, const char *spec)
     return 0;
 }
 
-/* The DOPPLER graph files (../shared/data/doppler-graphs) are test graphs only. */
+/* The test graph whose structure and costs g has, or NULL. */
+static const char *test_set_match(const test_set *t, const dp_graph *g)
+{
+    const uint64_t h = dp_graph_content_hash(g);
+    for (int i = 0; i < t->n_hash; i++)
+        if (t->hash[i] == h) return t->what[i];
+    return NULL;
+}
+
+/* The DOPPLER graph files (../shared/data/doppler-graphs) are test graphs only: by name, beside
+ * the content hashes of test_set (an edited copy of one keeps its name). */
 static int is_doppler_test_file(const char *path)
 {
     static const char *const base[] = {"chain_mm_112nodes", "ffnn_192nodes", "transformer_block_215nodes",
@@ -208,9 +274,9 @@ static int is_doppler_test_file(const char *path)
 }
 
 /* Draw count graphs of the families (comma-separated) from r, round robin over the families,
- * redrawing any spec of the test set or drawn before. */
+ * redrawing any spec of the test set or drawn before, and any graph with a test graph's content. */
 static int graph_set_add_family(graph_set *s, const char *families, int count, gsl_rng *r, int validation,
-                                char *const *test, int nt, dp_error *err)
+                                const test_set *test, dp_error *err)
 {
     char *copy = strdup(families), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -224,7 +290,13 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
         int tries = 0, dup;
         do {
             if ((rc = dp_gen_family_spec(fam[i % nf], r, spec, sizeof spec, err)) != DP_OK) break;
-            dup = in_testset(test, nt, spec) || in_testset(s->src, s->n, spec);
+            dup = in_testset(test->spec, test->n_spec, spec) || in_testset(s->src, s->n, spec);
+            if (!dup) {
+                dp_graph *g = dp_gen_spec(spec, err);
+                if (!g) { rc = err->code ? err->code : DP_EINVAL; break; }
+                dup = test_set_match(test, g) != NULL;
+                dp_graph_free(g);
+            }
         } while (dup && ++tries < 1000);
         if (rc == DP_OK && dup) rc = dp_error_set(err, DP_EINVAL, "--family %s: no new graph in 1000 draws", fam[i % nf]);
         if (rc == DP_OK) rc = graph_set_push(s, spec, validation, err);
@@ -237,7 +309,7 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
  * a test graph (in test[0..nt), or a DOPPLER graph file) is an error; 0 when the set is one --graph
  * alone, trained on as its own placement search (fine-tuning on the graph to be placed), as
  * DOPPLER's per-graph training is. */
-static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char *const *test, int nt, int refuse_test,
+static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const test_set *test, int refuse_test,
                           dp_error *err)
 {
     s->g = calloc((size_t)s->n + 1, sizeof *s->g);
@@ -247,11 +319,17 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, char 
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
-        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test, nt, src) : is_doppler_test_file(src)))
+        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test->spec, test->n_spec, src) : is_doppler_test_file(src)))
             return dp_error_set(err, DP_EINVAL, "%s: a test graph (data/testsets/transfer.txt and the DOPPLER graph files are "
                                 "never trained or model-selected on), given as a %s graph", src, role);
         s->g[i] = strncmp(src, "gen:", 4) == 0 ? dp_gen_spec(src, err) : dp_graph_read(src, format, err);
         if (!s->g[i]) return err->code ? err->code : DP_EINVAL;
+        /* by content too: a test graph renamed, copied or converted */
+        const char *same = refuse_test ? test_set_match(test, s->g[i]) : NULL;
+        if (same)
+            return dp_error_set(err, DP_EINVAL, "%s: a test graph, the same structure and costs as %s (data/testsets/transfer.txt "
+                                "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
+                                src, same, role);
         if (!(s->c[i] = dp_machine_costs(m, s->g[i], err))) return err->code ? err->code : DP_EINVAL;
         if (!(s->e[i] = dp_engine_alloc(s->g[i], s->c[i], m, err))) return err->code ? err->code : DP_EINVAL;
     }
@@ -296,7 +374,8 @@ static void train_usage(FILE *f)
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
                "                       with --family and no --validation)\n"
                "                       The test set (data/testsets/transfer.txt) and the DOPPLER graph files\n"
-               "                       are refused as training or validation graphs, and never drawn.\n"
+               "                       are refused as training or validation graphs, and never drawn, by\n"
+               "                       name and by content (a renamed, copied or converted one too)\n"
                "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
@@ -434,25 +513,25 @@ static int train_improve(const char *graph, const char *format, const char *grap
     openblas_set_num_threads(1);
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    int n_test = 0, status = DP_EXIT_ERROR;
-    char **test = read_testset(dp_cli_data_path("data/testsets/transfer.txt"), &n_test);
-    int rc = DP_OK;
-    if (graph) rc = graph_set_push(&gs, graph, 0, &err);
+    int status = DP_EXIT_ERROR;
+    test_set test;
+    int rc = test_set_load(&test, &err);
+    if (rc == DP_OK && graph) rc = graph_set_push(&gs, graph, 0, &err);
     if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
     gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
     if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
     else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
-    if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
+    if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, &test, &err);
     if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
     /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
     if (val_count < 0) val_count = family && !validation ? 4 : 0;
-    if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, test, n_test, &err);
+    if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, &test, &err);
     if (fr) gsl_rng_free(fr);
     if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
         rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
     int n_val = 0;
     for (int i = 0; i < gs.n; i++) n_val += gs.validation[i];
-    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, test, n_test, graphs || family || n_val > 0, &err);
+    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, &test, graphs || family || n_val > 0, &err);
     dp_improve_model *m = NULL;
     if (rc == DP_OK && init) {
         /* fine-tuning: the checkpoint's (model-selected) parameters and network size */
@@ -506,8 +585,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     }
     dp_improve_model_free(m);
     graph_set_free(&gs);
-    for (int i = 0; i < n_test; i++) free(test[i]);
-    free(test);
+    test_set_free(&test);
     return status;
 }
 
@@ -702,28 +780,26 @@ int cmd_train(int argc, char **argv)
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    int n_test = 0;
-    char **test = NULL;
+    test_set test;
+    memset(&test, 0, sizeof test);
     if (many) {
-        test = read_testset(dp_cli_data_path("data/testsets/transfer.txt"), &n_test);
-        int rc = DP_OK;
-        if (graph) rc = graph_set_push(&gs, graph, 0, &err);
+        int rc = test_set_load(&test, &err);
+        if (rc == DP_OK && graph) rc = graph_set_push(&gs, graph, 0, &err);
         if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
         gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
         if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
         else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
-        if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, test, n_test, &err);
+        if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, &test, &err);
         if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
         if (val_count < 0) val_count = family && !validation ? 4 : 0;
-        if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, test, n_test, &err);
+        if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, &test, &err);
         if (fr) gsl_rng_free(fr);
         if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
             rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, test, n_test, 1, &err);
+        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, &test, 1, &err);
         if (rc != DP_OK) {
             graph_set_free(&gs);
-            for (int i = 0; i < n_test; i++) free(test[i]);
-            free(test);
+            test_set_free(&test);
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
         graph = gs.src[0];
@@ -731,8 +807,7 @@ int cmd_train(int argc, char **argv)
     dp_graph *g0 = many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
     if (!g0) {
         graph_set_free(&gs);
-        for (int i = 0; i < n_test; i++) free(test[i]);
-        free(test);
+        test_set_free(&test);
         return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     }
     /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
@@ -891,8 +966,7 @@ done:
     dp_graph_free(gx);
     dp_graph_free(g0);
     graph_set_free(&gs);
-    for (int i = 0; i < n_test; i++) free(test[i]);
-    free(test);
+    test_set_free(&test);
     dp_machine_free(&mach);
     return status;
 }

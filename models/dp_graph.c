@@ -490,6 +490,48 @@ int dp_graph_find_op(const dp_graph *g, const char *name)
     return -1;
 }
 
+static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static uint64_t fnv_double(uint64_t h, double x)
+{
+    if (x == 0) x = 0; /* -0 as 0 */
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return fnv_bytes(h, &u, sizeof u);
+}
+
+static uint64_t fnv_int(uint64_t h, int64_t x)
+{
+    return fnv_bytes(h, &x, sizeof x);
+}
+
+uint64_t dp_graph_content_hash(const dp_graph *g)
+{
+    uint64_t h = 1469598103934665603ULL;
+    h = fnv_int(h, (int64_t)g->cost_kind);
+    h = fnv_int(h, g->n_ops);
+    h = fnv_int(h, g->n_edges);
+    for (int v = 0; v < g->n_ops; v++) {
+        h = fnv_double(h, g->work[v]);
+        /* a sink's output goes nowhere (formats without it, such as DOT, read it as 0) */
+        h = fnv_double(h, g->succ_ptr[v + 1] > g->succ_ptr[v] ? g->out_size[v] : 0.0);
+    }
+    for (int e = 0; e < g->n_edges; e++) {
+        h = fnv_int(h, g->edge_src[e]);
+        h = fnv_int(h, g->edge_dst[e]);
+        h = fnv_double(h, g->edge_size[e]);
+    }
+    return h;
+}
+
 double dp_graph_total_work(const dp_graph *g)
 {
     double s = 0;

@@ -130,6 +130,13 @@ int dp_graph_find_op(const dp_graph *g, const char *name);
 /* Sums over the graph. */
 double dp_graph_total_work(const dp_graph *g);
 
+/* A 64-bit FNV-1a hash of the graph's content: its cost kind, op and edge counts, every op's work
+ * and output size (0 for a sink: its output goes nowhere) and every edge's source, destination
+ * and size (the doubles' bits, -0 as 0), in id order. Names, kinds, shapes, the source path, the file format and the time unit do not
+ * enter, so a graph renamed, copied or converted to another format (graph convert) keeps its
+ * hash; reordering its ops changes it. The test-graph guard of `doppler train` compares it. */
+uint64_t dp_graph_content_hash(const dp_graph *g);
+
 /* ---- readers and writers ---- */
 
 /* DOPPLER's compute_graph/ *.txt format (Yao et al. 2026, utils.py::_read_compute_graph):

@@ -404,6 +404,39 @@ START_TEST(dispatch)
 }
 END_TEST
 
+START_TEST(content_hash)
+{
+    /* the content hash (the test-graph guard's) survives renaming and a JSON or DOT round trip,
+     * and changes with one cost or one edge */
+    dp_gen_random_opts o;
+    dp_gen_random_defaults(&o);
+    o.n = 50;
+    dp_error err;
+    dp_graph *g = dp_gen_random(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const uint64_t h0 = dp_graph_content_hash(g);
+    const char *ext[2] = {"json", "dot"};
+    for (int k = 0; k < 2; k++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/renamed-copy.%s", tmpdir, ext[k]);
+        ck_assert_int_eq(dp_graph_write(g, path, NULL, &err), DP_OK);
+        dp_graph *h = dp_graph_read(path, NULL, &err);
+        ck_assert_msg(h != NULL, "%s", err.msg);
+        ck_assert_msg(dp_graph_content_hash(h) == h0, "%s round trip changed the hash", ext[k]);
+        dp_graph_free(h);
+    }
+    free(g->name);
+    g->name = strdup("another-name");
+    ck_assert(dp_graph_content_hash(g) == h0);
+    g->work[7] *= 1.0000001;
+    ck_assert(dp_graph_content_hash(g) != h0);
+    g->work[7] /= 1.0000001;
+    g->edge_dst[0] = g->edge_dst[0] + 1;
+    ck_assert(dp_graph_content_hash(g) != h0);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/dp_test_formats.XXXXXX");
@@ -411,6 +444,7 @@ int main(void)
     Suite *s = suite_create("formats");
     TCase *t = tcase_create("readers");
     tcase_add_test(t, stg_small);
+    tcase_add_test(t, content_hash);
     tcase_add_test(t, stg_errors);
     tcase_add_test(t, wfcommons_15);
     tcase_add_test(t, wfcommons_14);

@@ -131,6 +131,29 @@ spec=$(grep '^gen:' "$top_srcdir/data/testsets/transfer.txt" | head -1)
 cp "$tiny" "$tmp/chain_mm_112nodes.txt"
 "$bin" train --graph "$tiny" --validation "$tmp/chain_mm_112nodes.txt" --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e8"
 [ $? -eq 1 ] && grep -q 'chain_mm_112nodes.txt: a test graph' "$tmp/e8" || { cat "$tmp/e8"; fail "a DOPPLER file refused for validation"; }
+# ... by their content too (the structure and costs, data/testsets/doppler-graphs.txt): a test-set
+# graph written to a file, and a DOPPLER graph file copied under another name or converted to JSON
+"$bin" graph gen chainmm --matrices 5 --blocks 3 --n 12000 --partition 3d --out "$tmp/my-chain.json" || fail "graph gen"
+"$bin" train --graph "$tiny" --graphs "$tmp/my-chain.json" --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e7b"
+[ $? -eq 1 ] && grep -q 'my-chain.json: a test graph, the same structure and costs as gen:chainmm?matrices=5&blocks=3&n=12000&partition=3d' \
+    "$tmp/e7b" || { cat "$tmp/e7b"; fail "a test-set graph in a file of another name refused"; }
+sh_data=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+if [ -f "$sh_data/doppler-graphs/ffnn_192nodes.txt" ]; then
+    cp "$sh_data/doppler-graphs/ffnn_192nodes.txt" "$tmp/mine.txt"
+    "$bin" graph convert "$sh_data/doppler-graphs/transformer_block_215nodes.txt" "$tmp/block.json" || fail "graph convert"
+    for f in mine.txt block.json; do
+        "$bin" train --graph "$tiny" --validation "$tmp/$f" --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e8b"
+        [ $? -eq 1 ] && grep -q "$f: a test graph, the same structure and costs as .* of the DOPPLER graph files" "$tmp/e8b" ||
+            { cat "$tmp/e8b"; fail "a DOPPLER file as $f refused"; }
+    done
+    # every DOPPLER file's hash is listed
+    for f in "$sh_data"/doppler-graphs/*.txt; do
+        h=$("$bin" graph info "$f" | sed -n 's/^content hash: *\([0-9a-f]*\).*/\1/p')
+        grep -q "^$h $(basename "$f")\$" "$top_srcdir/data/testsets/doppler-graphs.txt" || fail "$f: hash $h not in data/testsets/doppler-graphs.txt"
+    done
+elif [ "${DOPPLER_REQUIRE_SHARED_DATA:-}" = 1 ]; then
+    fail "no DOPPLER graph files in $sh_data (DOPPLER_REQUIRE_SHARED_DATA=1)"
+fi
 "$bin" train --family nope --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e9"
 [ $? -eq 1 ] && grep -q "unknown graph family 'nope'" "$tmp/e9" || { cat "$tmp/e9"; fail "an unknown family named"; }
 "$bin" train --method placeto --graph "$tiny" --graphs "$small" --stage sim --episodes 4 > /dev/null 2> "$tmp/e10"
