@@ -74,13 +74,38 @@ static int check_format(hid_t f, const char *path, const char *want, const char 
 
 /* The checkpoint's format version: DP_H5IO_CKPT_VERSION only. Versions 1 and 2 held variable-length
  * strings (refused by check_format before this is reached, unless crafted). */
-static int check_version(hid_t f, const char *path, int32_t *ver, dp_error *err)
+static int check_version_of(hid_t f, const char *path, const char *what, int want, int32_t *ver, dp_error *err)
 {
     *ver = 0;
-    if (attr_read(f, "version", H5T_NATIVE_INT32, ver) || *ver != DP_H5IO_CKPT_VERSION)
-        return dp_error_set(err, DP_EINVAL, "%s: checkpoint format version %d, this build reads version %d only", path, (int)*ver,
-                            DP_H5IO_CKPT_VERSION);
+    if (attr_read(f, "version", H5T_NATIVE_INT32, ver) || *ver != want)
+        return dp_error_set(err, DP_EINVAL, "%s: %s format version %d, this build reads version %d only", path, what, (int)*ver,
+                            want);
     return DP_OK;
+}
+
+static int check_version(hid_t f, const char *path, int32_t *ver, dp_error *err)
+{
+    return check_version_of(f, path, "checkpoint", DP_H5IO_CKPT_VERSION, ver, err);
+}
+
+/* A trajectory file of this format version: DP_H5IO_TRAJ_VERSION only (versions 1 and 2 held
+ * variable-length strings, refused by check_format first). */
+static int check_traj(hid_t f, const char *path, dp_error *err)
+{
+    int rc = check_format(f, path, "doppler-trajectory", "trajectory file", err);
+    int32_t ver;
+    if (rc == DP_OK) rc = check_version_of(f, path, "trajectory", DP_H5IO_TRAJ_VERSION, &ver, err);
+    return rc;
+}
+
+int dp_h5io_traj_check(const char *path, dp_error *err)
+{
+    quiet();
+    hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
+    if (f < 0) return err ? err->code : DP_EIO;
+    int rc = check_traj(f, path, err);
+    H5Fclose(f);
+    return rc;
 }
 
 /* An optional string attribute (absent in files of earlier versions): *out NULL when absent. */
@@ -202,7 +227,7 @@ int dp_h5io_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *er
     hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
     if (f < 0) return err ? err->code : DP_EIO;
     char *id = NULL;
-    int rc = check_format(f, path, "doppler-trajectory", "trajectory file", err);
+    int rc = check_traj(f, path, err);
     if (rc == DP_OK) rc = attr_read_opt_str(f, path, "run_id", &id, err);
     H5Fclose(f);
     if (rc != DP_OK) return rc;

@@ -103,8 +103,15 @@ typedef struct dp_h5io_traj_step {
  * trajectory. */
 int dp_h5io_traj_create(const char *path, const char *graph, int n_ops, int n_devices, const char *oracle,
                    const char *time_unit, const char *config_json, const char *run_id, dp_error *err);
+/* DP_OK when path is a trajectory file of this format version (DP_H5IO_TRAJ_VERSION); otherwise
+ * the refusal every reader gives: DP_EUNSUPPORTED for a file of versions 1 and 2 (variable-length
+ * strings, not read: "PATH: attribute "format" is a variable-length string ..."), DP_EINVAL for
+ * another file ("PATH: not a doppler trajectory file") or version ("PATH: trajectory format
+ * version 4, this build reads version 3 only"), DP_EIO when it cannot be opened. The Python
+ * package's read_trajectory calls it first. */
+int dp_h5io_traj_check(const char *path, dp_error *err);
 /* The run_id attribute of a trajectory file into run_id (cap bytes; "" for a file of an older
- * version without one). */
+ * version without one); the file's format and version checked as dp_h5io_traj_check does. */
 int dp_h5io_traj_run_id(const char *path, char *run_id, size_t cap, dp_error *err);
 /* Number of episode and step rows in an existing file. */
 int dp_h5io_traj_count(const char *path, long *n_episodes, long *n_steps, dp_error *err);

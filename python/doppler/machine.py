@@ -16,6 +16,11 @@ def _value_text(value):
     return str(value)
 
 
+def _key_name(key):
+    """The library's name of a key given in any accepted spelling (one dp_machine_key_index found)."""
+    return _lib.text(_lib.dp_machine_keys()[_lib.dp_machine_key_index(key.encode())].name)
+
+
 def keys():
     """The settable keys, in the library's order: [(name, command-line option), ...]."""
     out = []
@@ -62,7 +67,8 @@ class Machine:
     @classmethod
     def topology(cls, name, calibration=None, **options):
         """A bundled topology by name (`doppler topology list`) or a topology JSON file, with an
-        optional calibration file."""
+        optional calibration file; both are read here (a FileError naming a topology that is
+        neither, not a later failure in Engine)."""
         m = cls(topology=name, **options)
         if calibration is not None:
             m.set("calibration", calibration)
@@ -80,14 +86,33 @@ class Machine:
 
     def set(self, key, value):
         """Set one key (its name, with '_' or '-', or its option spelling) from a value (str, int,
-        float, bool). Returns self."""
-        k = str(key)
+        float, bool). Returns self. A topology (and a calibration given with one) is read at once:
+        a name that is neither a bundled topology nor a file raises here, naming it, and leaves the
+        machine as it was."""
+        if not isinstance(key, str):
+            raise TypeError("Machine.set: the key is a str (one of Machine.keys()' names), got %s %r"
+                            % (type(key).__name__, key))
+        k = key
         if _lib.dp_machine_key_index(k.encode()) < 0 and _lib.dp_machine_key_index(k.replace("_", "-").encode()) >= 0:
             k = k.replace("_", "-")
         text = _value_text(value)
         err = _lib.dp_error()
         check(_lib.dp_machine_set(ctypes.byref(self._m), k.encode(), text.encode(), ctypes.byref(err)), err)
         self._settings.append((k, text))
+        name = _key_name(k)
+        if name == "topology" or (name == "calibration" and any(_key_name(s) == "topology" for s, _ in self._settings)):
+            # a topology (and its calibration) is read now, so that a name that is neither a
+            # bundled topology nor a file fails here, naming it, not later in an Engine; on a copy
+            # of the settings, as every engine loads its own (this description stays unloaded)
+            try:
+                _lib.dp_machine_free(self._instance())
+            except Exception:
+                self._settings.pop()
+                _lib.dp_machine_free(ctypes.byref(self._m))  # the description as it was before this set
+                _lib.dp_machine_init(ctypes.byref(self._m))
+                for s, v in self._settings:
+                    _lib.dp_machine_set(ctypes.byref(self._m), s.encode(), v.encode(), ctypes.byref(err))
+                raise
         return self
 
     def _load(self):

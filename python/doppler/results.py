@@ -1,10 +1,29 @@
 """Results as tables: environment trajectories, `doppler train` trajectory files and `doppler sweep`
 results, as pandas DataFrames when pandas is installed (dicts of NumPy arrays otherwise)."""
 
+import ctypes
 import json
 import os
 
 import numpy as np
+
+from ._errors import InvalidInputError, UnsupportedError
+
+# the results file this version reads (experiments/results.c: RESULTS_FORMAT and its columns)
+_SWEEP_FORMAT = "doppler-results 2"
+_SWEEP_COLUMNS = ("key", "index", "graph", "method", "devices", "topology", "transfer", "mode", "seed", "rep", "status",
+                  "makespan", "units", "seconds", "episodes", "params", "metrics", "assignment", "trajectory",
+                  "checkpoint", "error", "finished")
+
+
+def _sweep_columns_check(path, names, where):
+    """InvalidInputError naming the file and the columns it lacks (or has beyond this version's)."""
+    missing = [c for c in _SWEEP_COLUMNS if c not in names]
+    extra = [c for c in names if c not in _SWEEP_COLUMNS]
+    if missing or extra:
+        raise InvalidInputError("%s: not a doppler sweep results file of this version: %s %s%s%s" % (
+            path, where, "lacks the columns " + ", ".join(missing) if missing else "",
+            "; " if missing and extra else "", "has unknown columns " + ", ".join(extra) if extra else ""))
 
 
 def _pandas():
@@ -30,6 +49,11 @@ def _h5py():
         raise ImportError("doppler: reading HDF5 files needs h5py (Debian: python3-h5py)") from None
 
 
+def _lib_status(name):
+    from . import _lib
+    return getattr(_lib, name)
+
+
 def _text(x):
     return x.decode("utf-8") if isinstance(x, bytes) else x
 
@@ -41,6 +65,12 @@ def read_trajectory(path):
     ready, plc_device, plc_logp). Tables are DataFrames with pandas, dicts of arrays without."""
     h5py = _h5py()
     pd = _pandas()
+    # the library's own check first: a file of an older format version (variable-length strings)
+    # or of another version is refused as `doppler train --resume` refuses it, with its message
+    from . import _lib
+    from ._errors import check
+    err = _lib.dp_error()
+    check(_lib.dp_h5io_traj_check(os.fsencode(path), ctypes.byref(err)), err)
     with h5py.File(path, "r") as f:
         attrs = {k: _text(v) if not isinstance(v, np.ndarray) else v for k, v in f.attrs.items()}
         if "config" in attrs and isinstance(attrs["config"], str):
@@ -72,17 +102,40 @@ def read_sweep(path):
     pd = _pandas()
     path = os.fspath(path)
     if path.endswith(".csv"):
+        import csv
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), None)
+        if not header:
+            raise InvalidInputError("%s: not a doppler sweep results file: empty, no header line" % path)
+        _sweep_columns_check(path, header, "its header")
         if pd:
             df = pd.read_csv(path, keep_default_na=False, na_values={"makespan": ["nan", "NaN", ""]})
             cols = {c: df[c].to_numpy() for c in df.columns}
         else:
-            import csv
             with open(path, newline="") as f:
                 rows = list(csv.DictReader(f))
-            cols = {c: np.array([r[c] for r in rows]) for c in (rows[0].keys() if rows else [])}
+            cols = {c: np.array([r[c] for r in rows]) for c in header}
     else:
         h5py = _h5py()
         with h5py.File(path, "r") as f:
+            # as the command reads it (dp_results_read_h5): its format, then /runs and its columns
+            if "format" not in f.attrs:
+                raise InvalidInputError("%s: not a doppler sweep results file: no attribute format (expected \"%s\")"
+                                        % (path, _SWEEP_FORMAT))
+            fmt = f.attrs["format"]
+            if isinstance(fmt, str):  # a variable-length string: results format 1, as the command refuses it
+                raise UnsupportedError("%s: attribute \"format\" is a variable-length string (a results file of an "
+                                       "earlier version): make it again with this version (doppler sweep)" % path,
+                                       _lib_status("DP_EUNSUPPORTED"))
+            if _text(fmt) != _SWEEP_FORMAT:
+                raise InvalidInputError("%s: not a doppler sweep results file (attribute format is \"%s\", expected \"%s\")"
+                                        % (path, _text(fmt), _SWEEP_FORMAT))
+            if "runs" not in f or not isinstance(f["runs"], h5py.Dataset):
+                raise InvalidInputError("%s: not a doppler sweep results file: no dataset /runs" % path)
+            names = f["runs"].dtype.names
+            if names is None:
+                raise InvalidInputError("%s: not a doppler sweep results file: /runs is not a table of columns" % path)
+            _sweep_columns_check(path, names, "/runs")
             runs = f["runs"][:]
         cols = {}
         for name in runs.dtype.names:

@@ -336,3 +336,32 @@ def test_struct_mirrors_are_as_large_as_the_library_s():
             _lib.dp_place_options))))
     m = _lib._check_size(_lib.dp_machine, _lib.dp_machine_init)
     _lib.dp_machine_free(ctypes.cast(m, _lib.M))
+
+
+def test_machine_errors_at_once_naming_the_key():
+    """A new user's trial: Machine.topology('nope') failed only later, in Engine; now it fails at
+    once naming the topology, and the machine it was set on stays as it was. Every refused value's
+    message names the key once and the value."""
+    with pytest.raises(doppler.FileError, match="^nope: no such topology file"):
+        doppler.Machine.topology("nope")
+    with pytest.raises(doppler.FileError, match="nope.json"):
+        doppler.Machine.topology("dgx1-v100", calibration="nope.json")
+    m = doppler.Machine(devices=2)
+    with pytest.raises(doppler.FileError, match="nope"):
+        m.set("topology", "nope")
+    assert m.n_devices == 2 and m.to_dict() == {"devices": 2} and not m.general
+    assert doppler.Engine(doppler.Graph.read(bundled("chainmm-small")), m).simulate([0] * 24).makespan > 0
+    # a calibration before its topology is read with it
+    cal = os.path.join(os.path.dirname(bundled("ffnn")), "..", "calibrations", "cpu-2core.json")
+    assert doppler.Machine(calibration=cal, topology="cpu-2core").n_devices == 2
+    for name, option in doppler.Machine.keys():
+        if name in ("topology", "calibration"):
+            continue
+        for spelling in (name, option):
+            with pytest.raises(doppler.InvalidInputError) as e:
+                doppler.Machine().set(spelling, "bogus-value")
+            head, _, rest = str(e.value).partition(": ")
+            assert head == spelling and name not in rest and option.lstrip("-") not in rest, str(e.value)
+            assert "'bogus-value'" in rest, str(e.value)
+    with pytest.raises(TypeError, match="the key is a str"):
+        doppler.Machine().set(("devices", "--devices"), 4)

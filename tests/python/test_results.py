@@ -63,3 +63,90 @@ def test_env_records_are_dataframes():
     ep = env.episodes()
     assert list(ep.columns) == ["episode", "makespan", "return", "steps", "simulations", "seconds"]
     assert ep["makespan"].iloc[0] == info["makespan"]
+
+
+def _trajectory(tmp_path):
+    """A run's checkpoint and trajectory (Stage I, 3 episodes on chainmm-small)."""
+    cfg = tmp_path / "t.json"
+    cfg.write_text(json.dumps({"network": {"hidden": 4, "mlp_hidden": 4, "edge_hidden": 4, "steps": 1}}))
+    traj, ckpt = tmp_path / "t.traj.h5", tmp_path / "t.h5"
+    args = ["train", "--graph", bundled("chainmm-small"), "--stage", "il", "--episodes", "3", "--config", str(cfg),
+            "--checkpoint", str(ckpt), "--trajectory", str(traj), "--quiet"]
+    run_cli(*args)
+    return args, traj
+
+
+def test_read_trajectory_refuses_old_versions_as_the_library(tmp_path):
+    """A trajectory of an earlier format version (variable-length strings, versions 1 and 2) or of
+    another version is refused by read_trajectory with the refusal `doppler train --resume` gives
+    (read_trajectory read both before)."""
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    args, traj = _trajectory(tmp_path)
+    cases = [("old.h5", lambda f: f.attrs.__setitem__("format", "doppler-trajectory"), doppler.UnsupportedError,
+              "variable-length string"),
+             ("v4.h5", lambda f: f.attrs.__setitem__("version", np.int32(4)), doppler.InvalidInputError,
+              "trajectory format version 4, this build reads version 3 only"),
+             ("other.h5", lambda f: f.attrs.__setitem__("format", np.bytes_(b"doppler-checkpoint")),
+              doppler.InvalidInputError, "not a doppler trajectory file")]
+    for name, change, cls, msg in cases:
+        bad = tmp_path / name
+        bad.write_bytes(traj.read_bytes())
+        with h5py.File(bad, "r+") as f:
+            if name == "old.h5":
+                del f.attrs["format"]  # h5py writes a str attribute as a variable-length string
+            change(f)
+        with pytest.raises(cls, match=msg) as e:
+            doppler.read_trajectory(str(bad))
+        assert str(bad) in str(e.value)
+        # the command's refusal of the same file, word for word
+        resumed = [a if a != str(traj) else str(bad) for a in args] + ["--resume"]
+        rc, _, err = run_cli(*resumed, check=False)
+        assert rc != 0 and str(e.value) in err, (name, err)
+
+
+def test_read_sweep_names_what_is_missing(tmp_path):
+    """A malformed results file raises an error naming the file and what is missing, not a bare
+    KeyError."""
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    g = bundled("chainmm-small")
+    cfg = tmp_path / "s.json"
+    cfg.write_text(json.dumps({"name": "py", "grid": [{"graph": [g], "devices": [2], "method": ["cp"]}]}))
+    out = tmp_path / "s.h5"
+    run_cli("sweep", str(cfg), "--jobs", "1", "--quiet", "--out", str(out))
+    # an HDF5 file without /runs
+    norun = tmp_path / "norun.h5"
+    norun.write_bytes(out.read_bytes())
+    with h5py.File(norun, "r+") as f:
+        del f["runs"]
+    with pytest.raises(doppler.InvalidInputError, match="norun.h5: not a doppler sweep results file: no dataset /runs"):
+        doppler.read_sweep(str(norun))
+    # /runs without two of its columns
+    cols = tmp_path / "cols.h5"
+    cols.write_bytes(out.read_bytes())
+    with h5py.File(cols, "r+") as f:
+        runs = f["runs"][:]
+        keep = [n for n in runs.dtype.names if n not in ("status", "makespan")]
+        del f["runs"]
+        f["runs"] = np.array(runs[keep].tolist(), dtype=[(n, runs.dtype[n]) for n in keep])
+    with pytest.raises(doppler.InvalidInputError, match="cols.h5: .*/runs lacks the columns status, makespan"):
+        doppler.read_sweep(str(cols))
+    # no format attribute: not a results file
+    nofmt = tmp_path / "nofmt.h5"
+    with h5py.File(nofmt, "w") as f:
+        f["x"] = 1
+    with pytest.raises(doppler.InvalidInputError, match="nofmt.h5: .*no attribute format"):
+        doppler.read_sweep(str(nofmt))
+    # a CSV without a column, and an empty one
+    csv = (tmp_path / "s.csv").read_text().splitlines()
+    header = csv[0].split(",")
+    i = header.index("status")
+    short = tmp_path / "short.csv"
+    short.write_text("\n".join(",".join(x for k, x in enumerate(line.split(",")) if k != i) for line in csv) + "\n")
+    with pytest.raises(doppler.InvalidInputError, match="short.csv: .*its header lacks the columns status"):
+        doppler.read_sweep(str(short))
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    with pytest.raises(doppler.InvalidInputError, match="empty.csv: .*empty"):
+        doppler.read_sweep(str(empty))
