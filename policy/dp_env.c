@@ -62,6 +62,7 @@ void dp_env_free(dp_env *env)
     free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
+    dp_sim_prefix_free(env->prefix); free(env->dev_zero);
     free(env);
 }
 
@@ -116,6 +117,8 @@ void dp_env_reset(dp_env *env)
         env->dev_first[d] = env->dev_lastop[d] = -1;
     }
     env->cand_v = env->cand_step = -1;
+    if (env->prefix) dp_sim_prefix_reset(env->prefix);
+    if (env->dev_zero) memset(env->dev_zero, 0, (size_t)env->n_devices * sizeof(int));
     if (env->ready_order == DP_ENV_READY_BY_ID) {
         memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
         env->n_ready = g->n_sources;
@@ -221,13 +224,23 @@ static void probe(dp_env *env, int v, int d)
                 if (env->est_ready[x] == r) tie = 1;
             }
         }
-        if (!tie) {
+        if (!tie && env->dev_zero[d] == 0) {
             env->cand_start[d] = r > ahead ? r : ahead;
             env->cand_ready[d] = r;
             env->cand_append[d] = (unsigned char)append;
             env->cand_state[d] = CAND_LOCAL;
             return;
         }
+        /* the engine's event order decides: the run resumed at r, not committed */
+        env->assignment[v] = d;
+        int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), env->prefix, env->assignment, v, 0,
+                                   &env->cand_start[d], &env->cand_ready[d], NULL);
+        env->assignment[v] = -1;
+        env->n_resim++;
+        env->cand_append[d] = 0;
+        env->cand_state[d] = rc == DP_OK ? CAND_SIMULATED : CAND_FAILED;
+        if (rc != DP_OK) env->cand_start[d] = env->cand_ready[d] = INFINITY;
+        return;
     }
     simulate_candidate(env, v, d, NULL);
 }
@@ -261,9 +274,20 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     if (dp_engine_graph(engine) != env->g || dp_engine_costs(engine) != env->c)
         return dp_error_set(err, DP_EINVAL, "%s: the engine given to the environment simulates other cost tables or another graph",
                             env->g->source);
-    if (!env->cand_sched) {
+    if (dp_engine_is_general(engine) && !env->cand_sched) {
         env->cand_sched = dp_alloc_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
+    }
+    if (!dp_engine_is_general(engine) && !env->prefix) {
+        env->prefix = dp_sim_prefix_alloc(env->n_ops);
+        env->dev_zero = dp_alloc_malloc_n((size_t)env->n_devices, sizeof(int));
+        if (!env->prefix || !env->dev_zero) {
+            dp_sim_prefix_free(env->prefix);
+            free(env->dev_zero);
+            env->prefix = NULL;
+            env->dev_zero = NULL;
+            return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
+        }
     }
     env->state = DP_ENV_STATE_ENGINE;
     env->engine = engine;
@@ -325,9 +349,36 @@ int dp_env_ready_index(const dp_env *env, int v)
     return -1;
 }
 
+/* the fast path's step: the run resumed at v's READY, committed; the ops it simulated again
+ * get their new times, and the devices they run on their new availability (those ops are all
+ * of the device's ops ending at or after the resumed instant, the others end before it) */
+static int fast_step(dp_env *env, int v, int d, dp_error *err)
+{
+    dp_sim_prefix *p = env->prefix;
+    env->assignment[v] = d;
+    int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), p, env->assignment, v, 1, NULL, NULL, err);
+    env->assignment[v] = -1;
+    env->n_resim++;
+    if (rc != DP_OK) return rc;
+    for (int i = 0; i < p->n_changed; i++) {
+        int x = p->changed[i], dx = x == v ? d : env->assignment[x];
+        if (env->dev_avail[dx] >= 0) env->dev_avail[dx] = -1; /* recomputed below from its changed ops */
+    }
+    for (int i = 0; i < p->n_changed; i++) {
+        int x = p->changed[i], dx = x == v ? d : env->assignment[x];
+        env->est_start[x] = p->start[x];
+        env->est_end[x] = p->end[x];
+        env->est_ready[x] = p->ready[x];
+        if (p->end[x] > env->dev_avail[dx]) env->dev_avail[dx] = p->end[x];
+    }
+    if (dp_cost_op(env->c, v, d) == 0) env->dev_zero[d]++;
+    return DP_OK;
+}
+
 /* the engine state's step: v on d; DP_OK or the engine's error (state unchanged) */
 static int engine_step(dp_env *env, int v, int d, dp_error *err)
 {
+    if (!env->general) return fast_step(env, v, d, err);
     probe(env, v, d);
     if (env->cand_state[d] == CAND_LOCAL && !env->cand_append[d]) {
         /* v overtakes placed ops of d: their times (and their successors') move */

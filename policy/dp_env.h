@@ -57,6 +57,7 @@
 #include "dp_cost.h"
 #include "dp_engine.h"
 #include "dp_graph.h"
+#include "dp_sim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,7 +115,10 @@ typedef struct dp_env {
     unsigned char *cand_append; /* (D) 1 when v would queue behind every placed op of d */
     double *cand_start, *cand_ready; /* (D) v's start and input arrival on each device */
     double *cand_sched;    /* (D, 3, n_ops) simulated candidates' start, end, ready (engine state) */
-    long n_resim;          /* prefix simulations run by this environment (probes and steps) */
+    long n_resim;          /* prefix simulations run by this environment (probes and steps): on the
+                              fast path resumed ones (dp_sim_prefix_add), on the general engine full */
+    dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
+    int *dev_zero;         /* (n_devices) fast path: placed ops of zero time on each device */
 } dp_env;
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
