@@ -62,7 +62,7 @@ void dp_env_free(dp_env *env)
     free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
-    dp_sim_prefix_free(env->prefix); free(env->dev_zero);
+    dp_sim_prefix_free(env->prefix);
     free(env);
 }
 
@@ -118,7 +118,6 @@ void dp_env_reset(dp_env *env)
     }
     env->cand_v = env->cand_step = -1;
     if (env->prefix) dp_sim_prefix_reset(env->prefix);
-    if (env->dev_zero) memset(env->dev_zero, 0, (size_t)env->n_devices * sizeof(int));
     if (env->ready_order == DP_ENV_READY_BY_ID) {
         memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
         env->n_ready = g->n_sources;
@@ -224,7 +223,7 @@ static void probe(dp_env *env, int v, int d)
                 if (env->est_ready[x] == r) tie = 1;
             }
         }
-        if (!tie && env->dev_zero[d] == 0) {
+        if (!tie) {
             env->cand_start[d] = r > ahead ? r : ahead;
             env->cand_ready[d] = r;
             env->cand_append[d] = (unsigned char)append;
@@ -280,14 +279,8 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     }
     if (!dp_engine_is_general(engine) && !env->prefix) {
         env->prefix = dp_sim_prefix_alloc(env->n_ops);
-        env->dev_zero = dp_alloc_malloc_n((size_t)env->n_devices, sizeof(int));
-        if (!env->prefix || !env->dev_zero) {
-            dp_sim_prefix_free(env->prefix);
-            free(env->dev_zero);
-            env->prefix = NULL;
-            env->dev_zero = NULL;
+        if (!env->prefix)
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
-        }
     }
     env->state = DP_ENV_STATE_ENGINE;
     env->engine = engine;
@@ -371,7 +364,6 @@ static int fast_step(dp_env *env, int v, int d, dp_error *err)
         env->est_ready[x] = p->ready[x];
         if (p->end[x] > env->dev_avail[dx]) env->dev_avail[dx] = p->end[x];
     }
-    if (dp_cost_op(env->c, v, d) == 0) env->dev_zero[d]++;
     return DP_OK;
 }
 

@@ -229,6 +229,117 @@ START_TEST(fast_path_exact)
 }
 END_TEST
 
+/* A random DAG of n ops with zero times mixed in (ops of zero time, outputs and edges of zero
+ * size: copies that arrive at once) and repeated edges (a second copy of one (src, dst) pair,
+ * which the engines ignore on arrival): the corner cases of the engine's event order. */
+static dp_graph *random_zero_dag(int n, gsl_rng *r)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("zero", "zero", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) {
+        double comp = gsl_rng_uniform(r) < 0.3 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 3));
+        double out = gsl_rng_uniform(r) < 0.25 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 4));
+        dp_graph_builder_add_op(b, NULL, NULL, comp, out);
+    }
+    for (int i = 1; i < n; i++) {
+        int k = (int)gsl_rng_uniform_int(r, 4);
+        for (int j = 0; j < k; j++) {
+            int u = (int)gsl_rng_uniform_int(r, (unsigned long)i);
+            double size = gsl_rng_uniform(r) < 0.2 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 3));
+            dp_graph_builder_add_edge(b, u, i, size);
+            if (gsl_rng_uniform(r) < 0.1) dp_graph_builder_add_edge(b, u, i, size);
+        }
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+START_TEST(fast_path_resumed_exact)
+{
+    /* The resumed runs of the fast path (dp_sim_prefix_add): at every step of random episodes,
+     * on random DAGs with integer and zero times (ties of arrivals, zero-time ops and copies,
+     * repeated edges), 1 to 6 devices, every device's estimate and the whole state bit for bit
+     * equal to the engine's simulation of the prefix from the start (check_episode). Most runs
+     * resume at the added op's READY and simulate a part of the prefix again. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1234);
+    long resumed = 0, resimulated = 0, placed = 0;
+    for (int gi = 0; gi < 12; gi++) {
+        dp_graph *g = random_zero_dag(30 + 10 * gi, r);
+        dp_error err;
+        const int D = 1 + gi % 6;
+        dp_cost *c = dp_cost_graph(g, D, &err);
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert(!dp_engine_is_general(e));
+        char what[64];
+        snprintf(what, sizeof what, "zero-time DAG %d, %d devices", gi, D);
+        for (int ep = 0; ep < 3; ep++) check_episode(g, c, e, ref, r, what);
+        for (int ep = 0; ep < 10; ep++) check_final(g, c, e, r, ep % 2, what);
+        /* the statistics of one more episode */
+        dp_env *env = dp_env_alloc(g, c, &err);
+        ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+        long r0 = env->prefix->n_resumed, k0 = env->prefix->n_resimulated;
+        while (!dp_env_done(env)) {
+            int v = env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
+            ck_assert_int_eq(dp_env_step(env, v, (int)gsl_rng_uniform_int(r, (unsigned long)D), &err), DP_OK);
+            placed += env->step;
+        }
+        resumed += env->prefix->n_resumed - r0;
+        resimulated += env->prefix->n_resimulated - k0;
+        dp_env_free(env);
+        dp_engine_free(e); dp_engine_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    ck_assert_int_gt(resumed, 0);
+    /* fewer ops simulated than a prefix simulation at every step would */
+    ck_assert_int_lt(resimulated, placed);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(zero_time_race)
+{
+    /* u(2) on 1; p(2), x(0), k(1) on 0, all sources; v after u on 0, the copy of zero time.
+     * At 2 p and u end (u first: it was granted first); p's release grants x, whose zero time
+     * ends at once and frees device 0 one step of the event order before its release: v's
+     * READY (u's copy) falls in between, on an idle device with k queued. The engine then
+     * grants the head of the queue, k, not v: first come first served holds, and the local
+     * rule (v behind every op of d that arrived before it: k, ending at 3) is exact there. */
+    dp_graph_builder *b = dp_graph_builder_alloc("race", "race", DP_GRAPH_COST_TIME);
+    const double comp[] = {2, 2, 0, 1, 1};
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 0);
+    dp_graph_builder_add_edge(b, 0, 4, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int ops[] = {0, 1, 2, 3}, devs[] = {1, 0, 0, 0};
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
+    ck_assert_double_eq(env->est_end[3], 3);
+    long before = env->n_resim;
+    ck_assert_double_eq(dp_env_est_start(env, 4, 0), 3);
+    ck_assert_int_eq(env->n_resim, before); /* no tie: the local rule */
+    ck_assert_int_eq(dp_env_step(env, 4, 0, &err), DP_OK);
+    dp_engine_schedule s;
+    ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
+    ck_assert_double_eq(s.op_start[2], 2);
+    ck_assert_double_eq(s.op_start[3], 2);
+    ck_assert_double_eq(s.op_start[4], 3);
+    ck_assert_double_eq(env->est_start[4], 3);
+    ck_assert_double_eq(dp_env_makespan(env), s.makespan);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(fast_path_doppler_file)
 {
     char path[1024];
@@ -511,6 +622,8 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, prefix_runs);
     tcase_add_test(t, fast_path_exact);
+    tcase_add_test(t, fast_path_resumed_exact);
+    tcase_add_test(t, zero_time_race);
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
     tcase_add_test(t, append_is_another_scheduler);
