@@ -62,7 +62,7 @@ void dp_env_free(dp_env *env)
     free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
-    dp_sim_prefix_free(env->prefix);
+    dp_sim_prefix_free(env->prefix); free(env->by_rank);
     free(env);
 }
 
@@ -190,6 +190,22 @@ static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
     return DP_OK;
 }
 
+/* The first index of device d's list (queue order, dp_sim_prefix) whose op's time (time: the
+ * prefix's ready, start or end) is at or after t, or after t when strict; along the list these
+ * times never decrease. */
+static int first_time_at(const dp_sim_prefix *p, const double *time, int d, double t, int strict)
+{
+    const int *a = p->dev_ops[d];
+    int lo = 0, hi = p->dev_n[d];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        double x = time[a[mid]];
+        if (x < t || (strict && x == t)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Fill candidate slot d for ready op v (engine state). On the exact fast path the local rule of
  * the header: v's inputs arrive on d at r; the ops of d that arrived before r keep their times
  * and are ahead of v in d's first-come-first-served queue, so v starts at max(r, their latest
@@ -213,16 +229,12 @@ static void probe(dp_env *env, int v, int d)
             double a = du != d ? env->est_end[u] + dp_cost_comm(env->c, e, du, d) : env->est_end[u];
             if (a > r) r = a;
         }
-        double ahead = 0;
-        int tie = 0, append = 1;
-        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
-            if (env->est_ready[x] < r) {
-                if (env->est_end[x] > ahead) ahead = env->est_end[x];
-            } else {
-                append = 0;
-                if (env->est_ready[x] == r) tie = 1;
-            }
-        }
+        /* d's ops in queue order, ready and end never decreasing: those arriving before r are
+         * a prefix of the list, the last of them ends latest */
+        const dp_sim_prefix *p = env->prefix;
+        const int *a = p->dev_ops[d], i = first_time_at(p, p->ready, d, r, 0);
+        double ahead = i > 0 && p->end[a[i - 1]] > 0 ? p->end[a[i - 1]] : 0;
+        int append = i == p->dev_n[d], tie = !append && p->ready[a[i]] == r;
         if (!tie) {
             env->cand_start[d] = r > ahead ? r : ahead;
             env->cand_ready[d] = r;
@@ -278,8 +290,9 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
     if (!dp_engine_is_general(engine) && !env->prefix) {
-        env->prefix = dp_sim_prefix_alloc(env->n_ops);
-        if (!env->prefix)
+        env->prefix = dp_sim_prefix_alloc(env->n_ops, env->n_devices);
+        env->by_rank = dp_alloc_malloc_n((size_t)env->n_ops + 1, sizeof *env->by_rank);
+        if (!env->prefix || !env->by_rank)
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
     env->state = DP_ENV_STATE_ENGINE;
@@ -530,6 +543,54 @@ void dp_env_device_features(const dp_env *env, int v, double *feat)
     doppler_features(env, v, feat, DP_ENV_N_DEVICE_FEATURES);
 }
 
+static int by_rank_before(const void *a, const void *b)
+{
+    const dp_env_ranked *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* the ops of d's list from index i to j, in the order they were placed (env->by_rank); returns
+ * how many */
+static int placed_order(dp_env *env, int d, int i, int j)
+{
+    const dp_sim_prefix *p = env->prefix;
+    int m = 0;
+    for (int k = i; k < j; k++) {
+        int x = p->dev_ops[d][k];
+        env->by_rank[m++] = (dp_env_ranked){.rank = p->rank[x], .op = x};
+    }
+    qsort(env->by_rank, (size_t)m, sizeof *env->by_rank, by_rank_before);
+    return m;
+}
+
+/* Columns 6, 8 and 9's sums for device d on the fast path, from d's list in queue order (ready,
+ * start and end never decrease along it) instead of a walk over every op of d: the latest end
+ * by est is the last of a prefix of the list, the ops arriving after r a suffix, the ops
+ * overlapping [end, end + L) a range. The sums run over their ops in the order they were
+ * placed, as the walk over d's ops did, so that every bit is the walk's. */
+static void device_sums(const dp_env *cenv, int d, double est, double end, double r, double L, double *last,
+                        double *overtaken, double *busy)
+{
+    dp_env *env = (dp_env *)cenv; /* by_rank: scratch (one thread per env) */
+    const dp_sim_prefix *p = env->prefix;
+    const int *a = p->dev_ops[d], n = p->dev_n[d];
+    int i = first_time_at(p, p->end, d, est, 1);
+    *last = i > 0 && p->end[a[i - 1]] > 0 ? p->end[a[i - 1]] : 0;
+    int m = placed_order(env, d, first_time_at(p, p->ready, d, r, 1), n);
+    *overtaken = 0;
+    for (int k = 0; k < m; k++) *overtaken += dp_cost_op(env->c, env->by_rank[k].op, d);
+    *busy = 0;
+    if (L > 0) {
+        m = placed_order(env, d, first_time_at(p, p->end, d, end, 1), first_time_at(p, p->start, d, end + L, 0));
+        for (int k = 0; k < m; k++) {
+            int x = env->by_rank[k].op;
+            const double xs = p->start[x], xe = p->end[x];
+            double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
+            if (hi > lo) *busy += hi - lo;
+        }
+    }
+}
+
 /* columns 5..11 of the engine set (dp_env.h) */
 static void engine_features(const dp_env *env, int v, double *feat, int F)
 {
@@ -541,13 +602,17 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
         double *f = feat + (size_t)d * F;
         const double est = f[4], end = est + dp_cost_op(c, v, d), r = ready_on(env, v, d);
         double last = 0, overtaken = 0, busy = 0;
-        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
-            const double xs = env->est_start[x], xe = env->est_end[x];
-            if (xe <= est && xe > last) last = xe;
-            if (env->est_ready[x] > r) overtaken += dp_cost_op(c, x, d);
-            if (L > 0) {
-                double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
-                if (hi > lo) busy += hi - lo;
+        if (env->prefix) {
+            device_sums(env, d, est, end, r, L, &last, &overtaken, &busy);
+        } else {
+            for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
+                const double xs = env->est_start[x], xe = env->est_end[x];
+                if (xe <= est && xe > last) last = xe;
+                if (env->est_ready[x] > r) overtaken += dp_cost_op(c, x, d);
+                if (L > 0) {
+                    double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
+                    if (hi > lo) busy += hi - lo;
+                }
             }
         }
         double in = 0;

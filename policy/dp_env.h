@@ -30,16 +30,24 @@
  *     inputs are all on d (v's READY); the step resumes the engine at the start of instant r
  *     from a state rebuilt out of the prefix's schedule and the places its ops' events took in
  *     the engine's event order (dp_sim_prefix_add, dp_sim.h), so only the ops ending at or
- *     after r are simulated again, exact ties of the event order included: O(placed ops) for a
- *     scan of their ends plus O(k log k) for those k ops. (r = 0, v a source: from the start.)
- *     Estimates: est(v, d) = max(r, latest end of the ops of d that arrived before r), the ops
- *     of d arriving before v being ahead of it in d's first-come-first-served queue and
- *     untouched by v, O(in-degree + ops on d) (zero-time ops included: a device freed and
- *     not yet released when v arrives grants the head of its queue, tests/test_env.c
- *     zero_time_race); when an op of d arrives exactly at r (the engine's event order decides
- *     which is first) the run resumed at r, not committed.
- *     `doppler place --method doppler` on 10,117 ops (llama-layer --layers 52, 4 devices):
- *     0.86 s of CPU, against 8.2 s when every step simulated the prefix (bench/env-size.sh).
+ *     after r are simulated again, exact ties of the event order included. Each device's ops
+ *     are kept in queue order (dp_sim_prefix.dev_ops), along which arrival, start and end
+ *     never decrease: the ops ending at or after r are a suffix of each list, found by binary
+ *     search, so a step costs O(D log n + k log k) for those k ops (r = 0, v a source: the
+ *     prefix from the start). Estimates: est(v, d) = max(r, latest end of the ops of d that
+ *     arrived before r): those are ahead of v in d's first-come-first-served queue and
+ *     untouched by v (zero-time ops included: a device freed and not yet released when v
+ *     arrives grants the head of its queue, tests/test_env.c zero_time_race); a binary search
+ *     of d's list, O(in-degree + log n). When an op of d arrives exactly at r (the engine's
+ *     event order decides which is first) the run is resumed at r, not committed. The engine
+ *     features' sums over d's ops (columns 6, 8, 9) read a range of the list likewise.
+ *     Measured (bench/env-size.sh, llama-layer --layers 52: 10,117 ops, 4 devices): about 22
+ *     ops simulated again per step, a quarter of the estimates meet a tie; a critical-path
+ *     episode 0.05 s of CPU (0.009 s at 2,163 ops), `doppler place --method doppler` 0.49 s,
+ *     against 8.2 s when a step simulated the whole prefix on every overtake or tie. k is
+ *     small when ops are placed roughly in the order they run (the ready set's frontier); an
+ *     op placed long after the ops that follow it in time (a side branch of low b-level left
+ *     to the end) makes k, and that step, O(n).
  *     tests/test_env.c compares every estimate and the whole state at every step, bit for bit,
  *     with the prefix simulated from the start (random DAGs with integer and zero times,
  *     repeated edges, 1 to 6 devices).
@@ -53,7 +61,7 @@
  * placed later can become ready on a device before an op placed earlier and run ahead of it
  * (first come first served), delaying it. Unplaced ops leave the placed ops' times unchanged
  * only when ops are placed in the order of their (final) ready times; the SEL orders of DOPPLER
- * (b-level, learned) are not that order. bench/env_replay.c measures how often it happens.
+ * (b-level, learned) are not that order. bench/bench_env.c measures how often it happens.
  *
  * The ready set is kept in increasing op id order, so "lowest id" tie-breaks are a scan. That
  * costs O(ready) per step, which a policy that scores every ready op pays anyway; a list
@@ -93,6 +101,8 @@ typedef enum {
     DP_ENV_FEATURES_ENGINE = 1   /* those five and seven non-myopic ones (list below) */
 } dp_env_features;
 
+typedef struct dp_env_ranked dp_env_ranked;
+
 typedef struct dp_env {
     const dp_graph *g;
     const dp_cost *c;
@@ -129,6 +139,7 @@ typedef struct dp_env {
     long n_resim;          /* prefix simulations run by this environment (probes and steps): on the
                               fast path resumed ones (dp_sim_prefix_add), on the general engine full */
     dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
+    struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features */
 } dp_env;
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */

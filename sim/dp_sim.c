@@ -284,12 +284,17 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
 
 /* ---- incremental prefix simulation (dp_sim.h) ---- */
 
-dp_sim_prefix *dp_sim_prefix_alloc(int n_ops)
+dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
 {
     dp_sim_prefix *p = calloc(1, sizeof *p);
     if (!p) return NULL;
-    const size_t n = n_ops > 0 ? (size_t)n_ops : 1;
+    const size_t n = n_ops > 0 ? (size_t)n_ops : 1, D = n_devices > 0 ? (size_t)n_devices : 1;
     p->n_ops = n_ops;
+    p->n_devices = n_devices;
+    p->rank = malloc(n * sizeof(int));
+    p->dev_ops = calloc(D, sizeof(int *));
+    p->dev_n = calloc(D, sizeof(int));
+    p->dev_cap = calloc(D, sizeof(int));
     p->start = malloc(n * sizeof(double));
     p->end = malloc(n * sizeof(double));
     p->ready = malloc(n * sizeof(double));
@@ -298,7 +303,8 @@ dp_sim_prefix *dp_sim_prefix_alloc(int n_ops)
     p->seq_ready = malloc(n * sizeof(uint64_t));
     p->placed = malloc(n * sizeof(int));
     p->changed = malloc(n * sizeof(int));
-    if (!p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed) {
+    if (!p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
+        !p->rank || !p->dev_ops || !p->dev_n || !p->dev_cap) {
         dp_sim_prefix_free(p);
         return NULL;
     }
@@ -311,7 +317,9 @@ void dp_sim_prefix_free(dp_sim_prefix *p)
     if (!p) return;
     free(p->start); free(p->end); free(p->ready);
     free(p->seq_done); free(p->seq_fin); free(p->seq_ready);
-    free(p->placed); free(p->changed);
+    free(p->placed); free(p->changed); free(p->rank);
+    for (int d = 0; p->dev_ops && d < p->n_devices; d++) free(p->dev_ops[d]);
+    free(p->dev_ops); free(p->dev_n); free(p->dev_cap);
     free(p);
 }
 
@@ -319,6 +327,21 @@ void dp_sim_prefix_reset(dp_sim_prefix *p)
 {
     p->n_placed = p->n_changed = 0;
     p->seq_next = 0;
+    for (int d = 0; d < p->n_devices; d++) p->dev_n[d] = 0;
+}
+
+/* the first index of device d's list whose op ends at or after t (the lists' ends never
+ * decrease) */
+static int first_ending_at(const dp_sim_prefix *p, int d, double t)
+{
+    const int *a = p->dev_ops[d];
+    int lo = 0, hi = p->dev_n[d];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (p->end[a[mid]] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
 }
 
 /* queue order at a resumed instant: by device, then READY's place (which orders the arrival
@@ -337,10 +360,8 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, int
 {
     const dp_graph *g = s->g;
     int *F = s->fut, nf = 0;
-    for (int i = 0; i < p->n_placed; i++) {
-        int x = p->placed[i];
-        if (p->end[x] >= t) F[nf++] = x;
-    }
+    for (int d = 0; d < s->D; d++)
+        for (int i = first_ending_at(p, d, t); i < p->dev_n[d]; i++) F[nf++] = p->dev_ops[d][i];
     F[nf++] = v;
     s->dev = assignment;
     dp_heap_evq_clear(&s->heap);
@@ -422,6 +443,12 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         double a = p->end[u] + (du != dv ? dp_cost_comm(s->c, e, du, dv) : 0);
         if (a > r) r = a;
     }
+    /* room for v in its device's list, before anything changes */
+    if (commit && p->dev_n[dv] == p->dev_cap[dv]) {
+        int *a = dp_heap_grow(p->dev_ops[dv], &p->dev_cap[dv], p->dev_n[dv] + 1, sizeof(int));
+        if (!a) return dp_error_set(err, DP_ENOMEM, "prefix: out of memory for device %d's list", dv);
+        p->dev_ops[dv] = a;
+    }
     int k;
     if (r > 0) {
         resume(s, p, assignment, v, r, &k);
@@ -451,7 +478,21 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
     }
     p->n_changed = k;
     if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
+    p->rank[v] = p->n_placed;
     p->placed[p->n_placed++] = v;
+    /* the devices' lists: the ops simulated again were a suffix of each list (those ending at
+     * or after r, or all at r = 0) and are again, in their new queue order (READY's place) */
+    for (int i = 0; i < k; i++) {
+        int x = s->fut[i];
+        s->queued[i] = (dp_sim_queued){.dev = assignment[x], .op = x, .seq = p->seq_ready[x]};
+    }
+    qsort(s->queued, (size_t)k, sizeof *s->queued, queued_before);
+    for (int i = 0; i < k; i++) p->dev_n[s->queued[i].dev]--;
+    p->dev_n[dv]++; /* v was not in its list */
+    for (int i = 0; i < k; i++) {
+        int d = s->queued[i].dev;
+        p->dev_ops[d][p->dev_n[d]++] = s->queued[i].op;
+    }
     return DP_OK;
 }
 

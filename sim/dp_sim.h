@@ -76,12 +76,14 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
  * flight at r in the heap with their sequence numbers, each device's queue of the ops that
  * arrived before r and had not started (ordered by arrival, then by READY's place), each later
  * op's count of arrived inputs. The engine's own loop then runs from r: only the ops ending at or
- * after r are simulated again, ties in the engine's event order included. This costs O(placed
- * ops) for a scan of the prefix's ends plus O(k log k) for the k ops ending at or after r,
- * instead of a prefix simulation of every placed op. With r = 0 (v a source, or only zero-time
- * producers) the prefix is simulated from the start.
+ * after r are simulated again, ties in the engine's event order included. Each device's ops are
+ * kept in its queue order (dev_ops below), in which their arrival, start and end times never
+ * decrease (one slot, first come first served): the ops ending at or after r are a suffix of
+ * each device's list, found by binary search. A step costs O(D log n + k log k) for the k ops
+ * ending at or after r, instead of a prefix simulation of every placed op. With r = 0 (v a
+ * source, or only zero-time producers) the prefix is simulated from the start.
  *
- * Usage: p = dp_sim_prefix_alloc(n_ops); dp_sim_prefix_reset(p) at the start of an episode;
+ * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
  * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
  * v's device; probes (what v's start on d would be) pass commit 0. The prefix must have been
  * built by dp_sim_prefix_add calls on a simulator of the same graph and costs (any dp_sim of
@@ -92,13 +94,18 @@ typedef struct dp_sim_prefix {
     uint64_t *seq_done, *seq_fin, *seq_ready; /* (n_ops) the places of the ops' events (dp_sim.c) */
     uint64_t seq_next;            /* above every sequence number in the arrays */
     int *placed, n_placed;        /* (n_ops) the placed ops in the order they were added */
+    int *rank;                    /* (n_ops) index of each placed op in placed */
+    int n_devices;
+    int **dev_ops, *dev_n, *dev_cap; /* (n_devices) each device's placed ops in its queue order:
+                                     ready, start and end non-decreasing along the list */
     int *changed, n_changed;      /* (n_ops) the ops whose times the last commit wrote (v included) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
     long n_resimulated;           /* ops simulated again by those runs, summed */
 } dp_sim_prefix;
 
-/* Allocate an empty prefix for a graph of n_ops ops; NULL when out of memory. */
-dp_sim_prefix *dp_sim_prefix_alloc(int n_ops);
+/* Allocate an empty prefix for a graph of n_ops ops on n_devices devices; NULL when out of
+ * memory. */
+dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices);
 void dp_sim_prefix_free(dp_sim_prefix *p);
 /* Empty the prefix (the statistics are kept). */
 void dp_sim_prefix_reset(dp_sim_prefix *p);
@@ -109,7 +116,8 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
  * (p->changed lists the ops whose times were written); commit 0: p is unchanged. Overwrites s's
  * last result. Errors (DP_EINVAL, p unchanged): v out of range or placed, a device out of range
- * (the check is O(in-degree of v)), a predecessor of v unplaced. */
+ * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
+ * could not grow; p unchanged). */
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
                       double *ready, dp_error *err);
 
