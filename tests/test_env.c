@@ -300,6 +300,81 @@ START_TEST(fast_path_resumed_exact)
 }
 END_TEST
 
+START_TEST(prefix_add_contract)
+{
+    /* dp_sim_prefix_add directly: ops added in a random topological order on random devices,
+     * each commit equal to the prefix simulated from the start (every placed op, bit for bit),
+     * and each device's list in queue order (times never decreasing); an uncommitted probe
+     * leaves the prefix as it was; refused: an unplaced predecessor, a device out of range */
+    dp_graph *g = random_dag(80, 1.0, 77);
+    dp_error err;
+    const int D = 3, n = g->n_ops;
+    dp_cost *c = dp_cost_graph(g, D, &err);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(n, D);
+    ck_assert_ptr_nonnull(p);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9);
+    int *a = malloc((size_t)n * sizeof *a);
+    for (int v = 0; v < n; v++) a[v] = -1;
+    for (int i = 0; i < n; i++) {
+        int v = g->topo[i];
+        /* an uncommitted probe on every device changes nothing */
+        double before_end = p->n_placed > 0 ? p->end[p->placed[p->n_placed - 1]] : 0;
+        int before_n = p->n_placed;
+        for (int d = 0; d < D; d++) {
+            a[v] = d;
+            double st, rd;
+            ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 0, &st, &rd, &err), DP_OK);
+            dp_sim_result x;
+            ck_assert_int_eq(dp_sim_run_prefix(ref, a, &x, &err), DP_OK);
+            ck_assert(st == x.op_start[v] && rd == x.op_ready[v]);
+        }
+        ck_assert_int_eq(p->n_placed, before_n);
+        if (before_n > 0) ck_assert(p->end[p->placed[before_n - 1]] == before_end);
+        a[v] = (int)gsl_rng_uniform_int(r, D);
+        ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 1, NULL, NULL, &err), DP_OK);
+        dp_sim_result x;
+        ck_assert_int_eq(dp_sim_run_prefix(ref, a, &x, &err), DP_OK);
+        for (int j = 0; j <= i; j++) {
+            int u = g->topo[j];
+            ck_assert(p->start[u] == x.op_start[u] && p->end[u] == x.op_end[u] && p->ready[u] == x.op_ready[u]);
+        }
+        int total = 0;
+        for (int d = 0; d < D; d++) {
+            total += p->dev_n[d];
+            for (int k = 1; k < p->dev_n[d]; k++) {
+                int y = p->dev_ops[d][k - 1], z = p->dev_ops[d][k];
+                ck_assert(a[y] == d && a[z] == d);
+                ck_assert(p->ready[y] <= p->ready[z] && p->start[y] <= p->start[z] && p->end[y] <= p->end[z]);
+            }
+        }
+        ck_assert_int_eq(total, i + 1);
+    }
+    ck_assert_int_gt(p->n_resumed, 0);
+    /* refused, p unchanged: an op whose predecessor is not placed; a device out of range */
+    dp_sim_prefix_reset(p);
+    for (int v = 0; v < n; v++) a[v] = -1;
+    int w = g->topo[n - 1];
+    ck_assert_int_gt(g->pred_ptr[w + 1], g->pred_ptr[w]);
+    a[w] = 0;
+    ck_assert_int_eq(dp_sim_prefix_add(s, p, a, w, 1, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "predecessor"));
+    a[w] = -1;
+    a[g->sources[0]] = D;
+    ck_assert_int_eq(dp_sim_prefix_add(s, p, a, g->sources[0], 1, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "outside"));
+    ck_assert_int_eq(p->n_placed, 0);
+    free(a);
+    gsl_rng_free(r);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(ref);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(zero_time_race)
 {
     /* u(2) on 1; p(2), x(0), k(1) on 0, all sources; v after u on 0, the copy of zero time.
@@ -623,6 +698,7 @@ int main(void)
     tcase_add_test(t, prefix_runs);
     tcase_add_test(t, fast_path_exact);
     tcase_add_test(t, fast_path_resumed_exact);
+    tcase_add_test(t, prefix_add_contract);
     tcase_add_test(t, zero_time_race);
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
