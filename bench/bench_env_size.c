@@ -45,22 +45,30 @@ int main(int argc, char **argv)
     dp_env_set_ready_order(env, DP_ENV_READY_BY_BLEVEL);
     const dp_sim_prefix *p = env->prefix;
     clock_t t0 = clock();
+    int kmax = 0;
+    long step_full = 0, probes = 0;
     while (!dp_env_done(env)) {
         int v = dp_env_cp_select(env);
-        if (dp_env_step(env, v, dp_env_cp_place(env, v), &err) != DP_OK) {
+        long runs = env->n_resim;
+        int d = dp_env_cp_place(env, v);
+        probes += env->n_resim - runs;
+        long full = p->n_full;
+        if (dp_env_step(env, v, d, &err) != DP_OK) {
             fprintf(stderr, "bench_env_size: %s\n", err.msg);
             return 1;
         }
+        if (p->n_changed > kmax) kmax = p->n_changed;
+        step_full += p->n_full - full;
     }
     double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    const long n = g->n_ops, probes_resumed = env->n_resim - n;
+    const long n = g->n_ops;
     printf("%s: %ld ops, %d devices: cp episode in the engine state %.3f s CPU, makespan %.6g\n", g->name, n,
            c->n_devices, cpu, dp_env_makespan(env) / g->time_scale);
     printf("  steps: %ld resumed at the op's READY, %ld simulated from the start; ops simulated again per run "
-           "%.1f (of %ld placed at the end)\n", p->n_resumed - probes_resumed, p->n_full, (double)p->n_resimulated /
-           (double)(p->n_resumed + p->n_full), n);
-    printf("  estimates: %ld of %ld needed a resumed run (a tie of arrival times on the device)\n", probes_resumed,
-           n * c->n_devices);
+           "%.1f, at most %d in a step (of %ld placed at the end)\n", n - step_full, step_full,
+           (double)p->n_resimulated / (double)(p->n_resumed + p->n_full), kmax, n);
+    printf("  estimates: %ld of %ld needed a run (a tie of arrival times on the device; from the start at time 0)\n",
+           probes, n * c->n_devices);
     dp_env_free(env);
     dp_engine_free(e);
     dp_cost_free(c);

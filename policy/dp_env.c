@@ -235,6 +235,19 @@ static void probe(dp_env *env, int v, int d)
         const int *a = p->dev_ops[d], i = first_time_at(p, p->ready, d, r, 0);
         double ahead = i > 0 && p->end[a[i - 1]] > 0 ? p->end[a[i - 1]] : 0;
         int append = i == p->dev_n[d], tie = !append && p->ready[a[i]] == r;
+        if (tie && g->pred_ptr[v] == g->pred_ptr[v + 1]) {
+            /* a source: the engine makes the placed sources ready first, in increasing id, then
+             * the ops whose inputs arrive at 0 (zero-time chains); so the ops of d ahead of v are
+             * the sources of lower id, a prefix of d's list */
+            int lo = 0, hi = p->dev_n[d];
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2, x = a[mid];
+                if (p->ready[x] == 0 && g->pred_ptr[x] == g->pred_ptr[x + 1] && x < v) lo = mid + 1;
+                else hi = mid;
+            }
+            ahead = lo > 0 && p->end[a[lo - 1]] > 0 ? p->end[a[lo - 1]] : 0;
+            tie = 0;
+        }
         if (!tie) {
             env->cand_start[d] = r > ahead ? r : ahead;
             env->cand_ready[d] = r;

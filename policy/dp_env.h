@@ -39,7 +39,9 @@
  *     untouched by v (zero-time ops included: a device freed and not yet released when v
  *     arrives grants the head of its queue, tests/test_env.c zero_time_race); a binary search
  *     of d's list, O(in-degree + log n). When an op of d arrives exactly at r (the engine's
- *     event order decides which is first) the run is resumed at r, not committed. The engine
+ *     event order decides which is first) the run is resumed at r, not committed; except for
+ *     a source (r = 0), which the engine makes ready after the sources of lower id and before
+ *     every other op arriving at 0: another binary search. The engine
  *     features' sums over d's ops (columns 6, 8, 9) read a range of the list likewise.
  *     Measured (bench/env-size.sh, llama-layer --layers 52: 10,117 ops, 4 devices): about 22
  *     ops simulated again per step, a quarter of the estimates meet a tie; a critical-path
