@@ -302,9 +302,9 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
         env->cand_sched = dp_alloc_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
-    if (!dp_engine_is_general(engine) && !env->prefix) {
-        env->prefix = dp_sim_prefix_alloc(env->n_ops, env->n_devices);
-        env->by_rank = dp_alloc_malloc_n((size_t)env->n_ops + 1, sizeof *env->by_rank);
+    if (!dp_engine_is_general(engine) && (!env->prefix || !env->by_rank)) {
+        if (!env->prefix) env->prefix = dp_sim_prefix_alloc(env->n_ops, env->n_devices);
+        if (!env->by_rank) env->by_rank = dp_alloc_malloc_n((size_t)env->n_ops + 1, sizeof *env->by_rank);
         if (!env->prefix || !env->by_rank)
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
@@ -615,7 +615,7 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
         double *f = feat + (size_t)d * F;
         const double est = f[4], end = est + dp_cost_op(c, v, d), r = ready_on(env, v, d);
         double last = 0, overtaken = 0, busy = 0;
-        if (env->prefix) {
+        if (env->state == DP_ENV_STATE_ENGINE && !env->general) {
             device_sums(env, d, est, end, r, L, &last, &overtaken, &busy);
         } else {
             for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {

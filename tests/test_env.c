@@ -375,6 +375,41 @@ START_TEST(prefix_add_contract)
 }
 END_TEST
 
+START_TEST(state_switch_features)
+{
+    /* an environment switched from the engine state back to append (or to the general engine)
+     * reads its features as one that never held the engine state: the fast path's lists are
+     * not consulted outside it */
+    dp_graph *g = random_dag(50, 1.0, 21);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *sw = dp_env_alloc(g, c, &err), *app = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(sw, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    for (int i = 0; i < 10; i++) ck_assert_int_eq(dp_env_step(sw, sw->ready[0], i % 3, &err), DP_OK);
+    ck_assert_int_eq(dp_env_set_state(sw, DP_ENV_STATE_APPEND, NULL, &err), DP_OK);
+    const int F = dp_env_n_features(DP_ENV_FEATURES_ENGINE);
+    double *f1 = malloc((size_t)3 * F * sizeof *f1), *f2 = malloc((size_t)3 * F * sizeof *f2);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 4);
+    while (!dp_env_done(app)) {
+        int v = app->ready[gsl_rng_uniform_int(r, (unsigned long)app->n_ready)];
+        dp_env_device_features_of(sw, DP_ENV_FEATURES_ENGINE, v, f1);
+        dp_env_device_features_of(app, DP_ENV_FEATURES_ENGINE, v, f2);
+        for (int k = 0; k < 3 * F; k++) ck_assert_msg(f1[k] == f2[k], "step %d feature %d: %.17g vs %.17g", app->step, k, f1[k], f2[k]);
+        int d = (int)gsl_rng_uniform_int(r, 3);
+        ck_assert_int_eq(dp_env_step(sw, v, d, &err), DP_OK);
+        ck_assert_int_eq(dp_env_step(app, v, d, &err), DP_OK);
+    }
+    free(f1); free(f2);
+    gsl_rng_free(r);
+    dp_env_free(sw); dp_env_free(app);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(zero_time_race)
 {
     /* u(2) on 1; p(2), x(0), k(1) on 0, all sources; v after u on 0, the copy of zero time.
@@ -699,6 +734,7 @@ int main(void)
     tcase_add_test(t, fast_path_exact);
     tcase_add_test(t, fast_path_resumed_exact);
     tcase_add_test(t, prefix_add_contract);
+    tcase_add_test(t, state_switch_features);
     tcase_add_test(t, zero_time_race);
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
