@@ -74,14 +74,18 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
  * (sequence numbers: seq_done, seq_fin, seq_ready below), the engine's state at the start of
  * instant r is rebuilt exactly: the COMPUTE_DONE of the ops running at r and the transfers in
  * flight at r in the heap with their sequence numbers, each device's queue of the ops that
- * arrived before r and had not started (ordered by arrival, then by READY's place), each later
+ * arrived before r and had not started (in the order of their READY events), each later
  * op's count of arrived inputs. The engine's own loop then runs from r: only the ops ending at or
  * after r are simulated again, ties in the engine's event order included. Each device's ops are
  * kept in its queue order (dev_ops below), in which their arrival, start and end times never
  * decrease (one slot, first come first served): the ops ending at or after r are a suffix of
  * each device's list, found by binary search. A step costs O(D log n + k log k) for the k ops
- * ending at or after r, instead of a prefix simulation of every placed op. With r = 0 (v a
- * source, or only zero-time producers) the prefix is simulated from the start.
+ * ending at or after r, instead of a prefix simulation of every placed op; k is small when ops
+ * are added about in the order they run, O(n) for an op added long after the ops that follow it
+ * in time. With r = 0 (v a source, or only zero-time producers) the prefix is simulated from the
+ * start (dp_sim_run_prefix). Every run of the engine numbers its events this way (dp_sim_run's
+ * order of events, and so its schedules, are those it always had: the reference simulator's
+ * makespans of tests/test_doppler_data.c, ties included).
  *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
  * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
@@ -115,7 +119,7 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * predecessor in p. Writes v's start and its READY time (when its inputs are all on its
  * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
  * (p->changed lists the ops whose times were written); commit 0: p is unchanged. Overwrites s's
- * last result. Errors (DP_EINVAL, p unchanged): v out of range or placed, a device out of range
+ * last result. Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
  * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
  * could not grow; p unchanged). */
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
