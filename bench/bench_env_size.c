@@ -5,8 +5,10 @@
  * highest b-level and scores every device (dp_env_cp_place: D estimates, as a PLC policy's
  * features ask for), then places it. Prints the CPU time of the episode, the steps whose run
  * resumed at the placed op's READY or simulated from the start (dp_sim_prefix_add), the ops
- * simulated again per step, and the estimates that needed a resumed run (an exact tie of
- * arrival times on the device) against those the local rule answered.
+ * simulated again per step, the steps whose op arrives on its device no later than a placed op
+ * of it (an overtake or a tie: each one a prefix simulation before the runs were resumed), and
+ * the estimates that needed a run (an exact tie of arrival times on the device) against those
+ * the local rule answered.
  *
  * Usage: bench_env_size GRAPH [DEVICES]   (bench/env-size.sh runs it) */
 #include "dp_engine.h"
@@ -46,13 +48,16 @@ int main(int argc, char **argv)
     const dp_sim_prefix *p = env->prefix;
     clock_t t0 = clock();
     int kmax = 0;
-    long step_full = 0, probes = 0;
+    long step_full = 0, probes = 0, overtakes = 0;
     while (!dp_env_done(env)) {
         int v = dp_env_cp_select(env);
         long runs = env->n_resim;
         int d = dp_env_cp_place(env, v);
         probes += env->n_resim - runs;
         long full = p->n_full;
+        /* v arrives on d (at r) no later than a placed op of d: it overtakes it or ties with it */
+        const double r = env->cand_ready[d];
+        if (p->dev_n[d] > 0 && p->ready[p->dev_ops[d][p->dev_n[d] - 1]] >= r) overtakes++;
         if (dp_env_step(env, v, d, &err) != DP_OK) {
             fprintf(stderr, "bench_env_size: %s\n", err.msg);
             return 1;
@@ -67,6 +72,7 @@ int main(int argc, char **argv)
     printf("  steps: %ld resumed at the op's READY, %ld simulated from the start; ops simulated again per run "
            "%.1f, at most %d in a step (of %ld placed at the end)\n", n - step_full, step_full,
            (double)p->n_resimulated / (double)(p->n_resumed + p->n_full), kmax, n);
+    printf("  steps whose op arrives no later than a placed op of its device: %ld\n", overtakes);
     printf("  estimates: %ld of %ld needed a run (a tie of arrival times on the device; from the start at time 0)\n",
            probes, n * c->n_devices);
     dp_env_free(env);
