@@ -62,6 +62,7 @@ void dp_env_free(dp_env *env)
     free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
+    dp_sim_prefix_free(env->prefix); free(env->by_rank);
     free(env);
 }
 
@@ -116,6 +117,7 @@ void dp_env_reset(dp_env *env)
         env->dev_first[d] = env->dev_lastop[d] = -1;
     }
     env->cand_v = env->cand_step = -1;
+    if (env->prefix) dp_sim_prefix_reset(env->prefix);
     if (env->ready_order == DP_ENV_READY_BY_ID) {
         memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
         env->n_ready = g->n_sources;
@@ -188,6 +190,22 @@ static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
     return DP_OK;
 }
 
+/* The first index of device d's list (queue order, dp_sim_prefix) whose op's time (time: the
+ * prefix's ready, start or end) is at or after t, or after t when strict; along the list these
+ * times never decrease. */
+static int first_time_at(const dp_sim_prefix *p, const double *time, int d, double t, int strict)
+{
+    const int *a = p->dev_ops[d];
+    int lo = 0, hi = p->dev_n[d];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        double x = time[a[mid]];
+        if (x < t || (strict && x == t)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Fill candidate slot d for ready op v (engine state). On the exact fast path the local rule of
  * the header: v's inputs arrive on d at r; the ops of d that arrived before r keep their times
  * and are ahead of v in d's first-come-first-served queue, so v starts at max(r, their latest
@@ -211,15 +229,24 @@ static void probe(dp_env *env, int v, int d)
             double a = du != d ? env->est_end[u] + dp_cost_comm(env->c, e, du, d) : env->est_end[u];
             if (a > r) r = a;
         }
-        double ahead = 0;
-        int tie = 0, append = 1;
-        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
-            if (env->est_ready[x] < r) {
-                if (env->est_end[x] > ahead) ahead = env->est_end[x];
-            } else {
-                append = 0;
-                if (env->est_ready[x] == r) tie = 1;
+        /* d's ops in queue order, ready and end never decreasing: those arriving before r are
+         * a prefix of the list, the last of them ends latest */
+        const dp_sim_prefix *p = env->prefix;
+        const int *a = p->dev_ops[d], i = first_time_at(p, p->ready, d, r, 0);
+        double ahead = i > 0 && p->end[a[i - 1]] > 0 ? p->end[a[i - 1]] : 0;
+        int append = i == p->dev_n[d], tie = !append && p->ready[a[i]] == r;
+        if (tie && g->pred_ptr[v] == g->pred_ptr[v + 1]) {
+            /* a source: the engine makes the placed sources ready first, in increasing id, then
+             * the ops whose inputs arrive at 0 (zero-time chains); so the ops of d ahead of v are
+             * the sources of lower id, a prefix of d's list */
+            int lo = 0, hi = p->dev_n[d];
+            while (lo < hi) {
+                int mid = lo + (hi - lo) / 2, x = a[mid];
+                if (p->ready[x] == 0 && g->pred_ptr[x] == g->pred_ptr[x + 1] && x < v) lo = mid + 1;
+                else hi = mid;
             }
+            ahead = lo > 0 && p->end[a[lo - 1]] > 0 ? p->end[a[lo - 1]] : 0;
+            tie = 0;
         }
         if (!tie) {
             env->cand_start[d] = r > ahead ? r : ahead;
@@ -228,6 +255,16 @@ static void probe(dp_env *env, int v, int d)
             env->cand_state[d] = CAND_LOCAL;
             return;
         }
+        /* the engine's event order decides: the run resumed at r, not committed */
+        env->assignment[v] = d;
+        int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), env->prefix, env->assignment, v, 0,
+                                   &env->cand_start[d], &env->cand_ready[d], NULL);
+        env->assignment[v] = -1;
+        env->n_resim++;
+        env->cand_append[d] = 0;
+        env->cand_state[d] = rc == DP_OK ? CAND_SIMULATED : CAND_FAILED;
+        if (rc != DP_OK) env->cand_start[d] = env->cand_ready[d] = INFINITY;
+        return;
     }
     simulate_candidate(env, v, d, NULL);
 }
@@ -261,9 +298,15 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     if (dp_engine_graph(engine) != env->g || dp_engine_costs(engine) != env->c)
         return dp_error_set(err, DP_EINVAL, "%s: the engine given to the environment simulates other cost tables or another graph",
                             env->g->source);
-    if (!env->cand_sched) {
+    if (dp_engine_is_general(engine) && !env->cand_sched) {
         env->cand_sched = dp_alloc_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
+    }
+    if (!dp_engine_is_general(engine) && (!env->prefix || !env->by_rank)) {
+        if (!env->prefix) env->prefix = dp_sim_prefix_alloc(env->n_ops, env->n_devices);
+        if (!env->by_rank) env->by_rank = dp_alloc_malloc_n((size_t)env->n_ops + 1, sizeof *env->by_rank);
+        if (!env->prefix || !env->by_rank)
+            return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
     env->state = DP_ENV_STATE_ENGINE;
     env->engine = engine;
@@ -325,9 +368,35 @@ int dp_env_ready_index(const dp_env *env, int v)
     return -1;
 }
 
+/* the fast path's step: the run resumed at v's READY, committed; the ops it simulated again
+ * get their new times, and the devices they run on their new availability (those ops are all
+ * of the device's ops ending at or after the resumed instant, the others end before it) */
+static int fast_step(dp_env *env, int v, int d, dp_error *err)
+{
+    dp_sim_prefix *p = env->prefix;
+    env->assignment[v] = d;
+    int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), p, env->assignment, v, 1, NULL, NULL, err);
+    env->assignment[v] = -1;
+    env->n_resim++;
+    if (rc != DP_OK) return rc;
+    for (int i = 0; i < p->n_changed; i++) {
+        int x = p->changed[i], dx = x == v ? d : env->assignment[x];
+        if (env->dev_avail[dx] >= 0) env->dev_avail[dx] = -1; /* recomputed below from its changed ops */
+    }
+    for (int i = 0; i < p->n_changed; i++) {
+        int x = p->changed[i], dx = x == v ? d : env->assignment[x];
+        env->est_start[x] = p->start[x];
+        env->est_end[x] = p->end[x];
+        env->est_ready[x] = p->ready[x];
+        if (p->end[x] > env->dev_avail[dx]) env->dev_avail[dx] = p->end[x];
+    }
+    return DP_OK;
+}
+
 /* the engine state's step: v on d; DP_OK or the engine's error (state unchanged) */
 static int engine_step(dp_env *env, int v, int d, dp_error *err)
 {
+    if (!env->general) return fast_step(env, v, d, err);
     probe(env, v, d);
     if (env->cand_state[d] == CAND_LOCAL && !env->cand_append[d]) {
         /* v overtakes placed ops of d: their times (and their successors') move */
@@ -487,6 +556,54 @@ void dp_env_device_features(const dp_env *env, int v, double *feat)
     doppler_features(env, v, feat, DP_ENV_N_DEVICE_FEATURES);
 }
 
+static int by_rank_before(const void *a, const void *b)
+{
+    const dp_env_ranked *x = a, *y = b;
+    return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* the ops of d's list from index i to j, in the order they were placed (env->by_rank); returns
+ * how many */
+static int placed_order(dp_env *env, int d, int i, int j)
+{
+    const dp_sim_prefix *p = env->prefix;
+    int m = 0;
+    for (int k = i; k < j; k++) {
+        int x = p->dev_ops[d][k];
+        env->by_rank[m++] = (dp_env_ranked){.rank = p->rank[x], .op = x};
+    }
+    qsort(env->by_rank, (size_t)m, sizeof *env->by_rank, by_rank_before);
+    return m;
+}
+
+/* Columns 6, 8 and 9's sums for device d on the fast path, from d's list in queue order (ready,
+ * start and end never decrease along it) instead of a walk over every op of d: the latest end
+ * by est is the last of a prefix of the list, the ops arriving after r a suffix, the ops
+ * overlapping [end, end + L) a range. The sums run over their ops in the order they were
+ * placed, as the walk over d's ops did, so that every bit is the walk's. */
+static void device_sums(const dp_env *cenv, int d, double est, double end, double r, double L, double *last,
+                        double *overtaken, double *busy)
+{
+    dp_env *env = (dp_env *)cenv; /* by_rank: scratch (one thread per env) */
+    const dp_sim_prefix *p = env->prefix;
+    const int *a = p->dev_ops[d], n = p->dev_n[d];
+    int i = first_time_at(p, p->end, d, est, 1);
+    *last = i > 0 && p->end[a[i - 1]] > 0 ? p->end[a[i - 1]] : 0;
+    int m = placed_order(env, d, first_time_at(p, p->ready, d, r, 1), n);
+    *overtaken = 0;
+    for (int k = 0; k < m; k++) *overtaken += dp_cost_op(env->c, env->by_rank[k].op, d);
+    *busy = 0;
+    if (L > 0) {
+        m = placed_order(env, d, first_time_at(p, p->end, d, end, 1), first_time_at(p, p->start, d, end + L, 0));
+        for (int k = 0; k < m; k++) {
+            int x = env->by_rank[k].op;
+            const double xs = p->start[x], xe = p->end[x];
+            double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
+            if (hi > lo) *busy += hi - lo;
+        }
+    }
+}
+
 /* columns 5..11 of the engine set (dp_env.h) */
 static void engine_features(const dp_env *env, int v, double *feat, int F)
 {
@@ -498,13 +615,17 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
         double *f = feat + (size_t)d * F;
         const double est = f[4], end = est + dp_cost_op(c, v, d), r = ready_on(env, v, d);
         double last = 0, overtaken = 0, busy = 0;
-        for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
-            const double xs = env->est_start[x], xe = env->est_end[x];
-            if (xe <= est && xe > last) last = xe;
-            if (env->est_ready[x] > r) overtaken += dp_cost_op(c, x, d);
-            if (L > 0) {
-                double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
-                if (hi > lo) busy += hi - lo;
+        if (env->state == DP_ENV_STATE_ENGINE && !env->general) {
+            device_sums(env, d, est, end, r, L, &last, &overtaken, &busy);
+        } else {
+            for (int x = env->dev_first[d]; x >= 0; x = env->op_next[x]) {
+                const double xs = env->est_start[x], xe = env->est_end[x];
+                if (xe <= est && xe > last) last = xe;
+                if (env->est_ready[x] > r) overtaken += dp_cost_op(c, x, d);
+                if (L > 0) {
+                    double lo = xs > end ? xs : end, hi = xe < end + L ? xe : end + L;
+                    if (hi > lo) busy += hi - lo;
+                }
             }
         }
         double in = 0;

@@ -24,25 +24,46 @@
  * last step the state is the engine's schedule of the whole assignment: dp_env_makespan equals
  * dp_engine_run's makespan for every assignment and placement order (tests/test_env.c). How it
  * is kept, and what it costs, per episode of n ops on D devices:
- *   - exact fast path (dp_engine_is_general 0: fixed delays, one FIFO slot per device): v has no
- *     placed successor, so placing v on d can only delay the placed ops of d whose inputs arrive
- *     after v's; the ops of d that arrive before v are untouched. So est(v, d) = max(r, max end
- *     of the ops of d that arrived before r), r = v's input arrival on d, computed from the state
- *     in O(in-degree + ops on d); a step that appends v behind every op of d changes no other
- *     time and costs O(in-degree). Only when some placed op of d arrives at or after r (v
- *     overtakes it, or an exact tie whose order depends on the engine's event sequence) is the
- *     prefix simulated again, O(placed ops) for that query or step. Worst case O(n^2 D) per
- *     episode, typically far less (bench/env_replay.c prints the re-simulations per step).
+ *   - exact fast path (dp_engine_is_general 0: fixed delays, one FIFO slot per device): a step
+ *     placing v on d does not simulate the prefix again. v has no placed successor, so the
+ *     engine's schedule of the prefix plus v is the prefix's up to the instant r at which v's
+ *     inputs are all on d (v's READY); the step resumes the engine at the start of instant r
+ *     from a state rebuilt out of the prefix's schedule and the places its ops' events took in
+ *     the engine's event order (dp_sim_prefix_add, dp_sim.h), so only the ops ending at or
+ *     after r are simulated again, exact ties of the event order included. Each device's ops
+ *     are kept in queue order (dp_sim_prefix.dev_ops), along which arrival, start and end
+ *     never decrease: the ops ending at or after r are a suffix of each list, found by binary
+ *     search, so a step costs O(D log n + k log k) for those k ops (r = 0, v a source: the
+ *     prefix from the start). Estimates: est(v, d) = max(r, latest end of the ops of d that
+ *     arrived before r): those are ahead of v in d's first-come-first-served queue and
+ *     untouched by v (zero-time ops included: a device freed and not yet released when v
+ *     arrives grants the head of its queue, tests/test_env.c zero_time_race); a binary search
+ *     of d's list, O(in-degree + log n). When an op of d arrives exactly at r (the engine's
+ *     event order decides which is first) the run is resumed at r, not committed; except for
+ *     a source (r = 0), which the engine makes ready after the sources of lower id and before
+ *     every other op arriving at 0: another binary search. The engine
+ *     features' sums over d's ops (columns 6, 8, 9) read a range of the list likewise.
+ *     Measured (bench/env-size.sh, llama-layer --layers 52: 10,117 ops, 4 devices): about 22
+ *     ops simulated again per step, a quarter of the estimates meet a tie; a critical-path
+ *     episode 0.05 s of CPU (0.009 s at 2,163 ops), `doppler place --method doppler` 0.49 s,
+ *     against 8.2 s when a step simulated the whole prefix on every overtake or tie. k is
+ *     small when ops are placed roughly in the order they run (the ready set's frontier); an
+ *     op placed long after the ops that follow it in time (a side branch of low b-level left
+ *     to the end) makes k, and that step, O(n).
+ *     tests/test_env.c compares every estimate and the whole state at every step, bit for bit,
+ *     with the prefix simulated from the start (random DAGs with integer and zero times,
+ *     repeated edges, 1 to 6 devices).
  *   - general engine (contention: max-min or FIFO links, copy engines, streams, priority queues,
  *     memory, bulk-synchronous): a later transfer shares links with earlier ones, so no local
- *     rule is exact: each est(v, d) asked for simulates the prefix plus v on d (cached for the
+ *     rule is exact and the run is not resumed (the transfer models' state at an instant is
+ *     not rebuilt): each est(v, d) asked for simulates the prefix plus v on d (cached for the
  *     step, and the chosen device's schedule becomes the new state): D prefix simulations per
  *     step when every device is scored, O(n^2 D) events per episode.
  * A prefix's schedule is exact for the prefix, not a promise about the final schedule: an op
  * placed later can become ready on a device before an op placed earlier and run ahead of it
  * (first come first served), delaying it. Unplaced ops leave the placed ops' times unchanged
  * only when ops are placed in the order of their (final) ready times; the SEL orders of DOPPLER
- * (b-level, learned) are not that order. bench/env_replay.c measures how often it happens.
+ * (b-level, learned) are not that order. bench/bench_env.c measures how often it happens.
  *
  * The ready set is kept in increasing op id order, so "lowest id" tie-breaks are a scan. That
  * costs O(ready) per step, which a policy that scores every ready op pays anyway; a list
@@ -57,6 +78,7 @@
 #include "dp_cost.h"
 #include "dp_engine.h"
 #include "dp_graph.h"
+#include "dp_sim.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +102,8 @@ typedef enum {
     DP_ENV_FEATURES_DOPPLER = 0, /* the authors' five */
     DP_ENV_FEATURES_ENGINE = 1   /* those five and seven non-myopic ones (list below) */
 } dp_env_features;
+
+typedef struct dp_env_ranked dp_env_ranked;
 
 typedef struct dp_env {
     const dp_graph *g;
@@ -114,7 +138,10 @@ typedef struct dp_env {
     unsigned char *cand_append; /* (D) 1 when v would queue behind every placed op of d */
     double *cand_start, *cand_ready; /* (D) v's start and input arrival on each device */
     double *cand_sched;    /* (D, 3, n_ops) simulated candidates' start, end, ready (engine state) */
-    long n_resim;          /* prefix simulations run by this environment (probes and steps) */
+    long n_resim;          /* prefix simulations run by this environment (probes and steps): on the
+                              fast path resumed ones (dp_sim_prefix_add), on the general engine full */
+    dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
+    struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features */
 } dp_env;
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */

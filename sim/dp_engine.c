@@ -165,6 +165,11 @@ int dp_engine_is_general(const dp_engine *e)
     return e->general != NULL;
 }
 
+struct dp_sim *dp_engine_fast_sim(dp_engine *e)
+{
+    return e->fast;
+}
+
 long dp_engine_simulations(const dp_engine *e)
 {
     return e->sims;

@@ -101,6 +101,11 @@ dp_oracle dp_engine_oracle(dp_engine *e);
 /* 1 when e runs the general engine, 0 on the exact fast path. */
 int dp_engine_is_general(const dp_engine *e);
 
+/* The exact fast path's simulator (dp_sim.h), or NULL when e runs the general engine: for the
+ * incremental prefix simulation of the assignment environment (dp_sim_prefix_add). It belongs
+ * to e (its runs overwrite e's last schedule). */
+struct dp_sim *dp_engine_fast_sim(dp_engine *e);
+
 /* Simulations run so far (dp_engine_run calls that succeeded). */
 long dp_engine_simulations(const dp_engine *e);
 /* Prefix simulations run so far (dp_engine_run_prefix calls that succeeded). */

@@ -154,6 +154,15 @@ static inline void dp_heap_evq_push(dp_heap_evq *h, double t, uint32_t ev)
     dp_heap_evq_raw_push(NULL, h->a, &h->n, x);
 }
 
+/* Schedule event ev at time t with a sequence number the owner chose (an owner that numbers
+ * events itself, such as a simulation resumed from a recorded state: dp_sim_prefix_add). */
+static inline void dp_heap_evq_push_seq(dp_heap_evq *h, double t, uint64_t seq, uint32_t ev)
+{
+    assert(h->n < h->cap);
+    dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
+    dp_heap_evq_raw_push(NULL, h->a, &h->n, x);
+}
+
 /* The earliest event (smallest time, then sequence number), removed; n > 0. */
 static inline dp_heap_ev dp_heap_evq_pop(dp_heap_evq *h)
 {

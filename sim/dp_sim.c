@@ -22,6 +22,8 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
+typedef struct dp_sim_queued dp_sim_queued;
+
 struct dp_sim {
     const dp_graph *g;
     const dp_cost *c;
@@ -38,6 +40,13 @@ struct dp_sim {
     int *qhead, *qtail, *qnext;
     unsigned char *busy_flag;
     double *busy, *start, *end, *ready;
+    /* where each op's events fell in the event order (dp_sim_prefix): the sequence number of
+     * its COMPUTE_DONE, the first of the block its FINISH numbers its copies from (copy of edge
+     * e = that + e - succ_ptr[u]: a consumer placed later finds its copy's place), its READY */
+    uint64_t *seq_done, *seq_fin, *seq_ready;
+    uint64_t fin_base;  /* seq_fin of the op whose outputs are being sent */
+    int *fut;           /* (n + 1) scratch of a resumed run: the ops it simulates again */
+    struct dp_sim_queued { int dev, op; uint64_t seq; } *queued; /* (n) its queued ops, sorted */
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -77,6 +86,11 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->start, (size_t)s->n, sizeof(double));
     DP_ALLOC(t, s->end, (size_t)s->n, sizeof(double));
     DP_ALLOC(t, s->ready, (size_t)s->n, sizeof(double));
+    DP_ALLOC(t, s->seq_done, (size_t)s->n, sizeof(uint64_t));
+    DP_ALLOC(t, s->seq_fin, (size_t)s->n, sizeof(uint64_t));
+    DP_ALLOC(t, s->seq_ready, (size_t)s->n, sizeof(uint64_t));
+    DP_ALLOC(t, s->fut, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->queued, (size_t)s->n + 1, sizeof(dp_sim_queued));
     if (t->failed) goto nomem;
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
@@ -119,7 +133,10 @@ static inline void grant_head(dp_sim *s, int d)
     fifo_push(s, EV_GRANTED, (uint32_t)v);
 }
 
-/* a copy of an output: a transfer of comm to another device, at once to the same device */
+/* a copy of an output: a transfer of comm to another device, at once to the same device. A
+ * transfer's sequence number is its place in the block of its producer's FINISH (fin_base): the
+ * order of scheduling, as numbering pushes one by one gives, and one a consumer placed later
+ * can be given when a run resumes (dp_sim_prefix_add). */
 static inline void send_output(void *ctx, int e, int du, int dv)
 {
     dp_sim *s = ctx;
@@ -129,12 +146,18 @@ static inline void send_output(void *ctx, int e, int du, int dv)
         s->n_transfers++;
         s->volume += s->c->edge_data[e];
     }
-    schedule(s, delay, EV_TRANSFER_DONE, (uint32_t)e);
+    if (delay > 0)
+        dp_heap_evq_push_seq(&s->heap, s->now + delay, s->fin_base + (uint64_t)(e - s->g->succ_ptr[s->g->edge_src[e]]),
+                             (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+    else
+        fifo_push(s, EV_TRANSFER_DONE, (uint32_t)e);
 }
 
 static inline void op_finish(dp_sim *s, int u)
 {
     s->makespan = s->now;
+    s->fin_base = s->seq_fin[u] = s->heap.seq;
+    s->heap.seq += (uint64_t)(s->g->succ_ptr[u + 1] - s->g->succ_ptr[u]);
     dp_sim_send_outputs(s->g, s->dev, u, NULL, send_output, s);
 }
 
@@ -150,6 +173,7 @@ static inline void op_ready(dp_sim *s, int v)
 {
     int d = s->dev[v];
     s->ready[v] = s->now;
+    s->seq_ready[v] = s->heap.seq++;
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -161,6 +185,7 @@ static inline void op_start(dp_sim *s, int v)
 {
     double t = dp_cost_op(s->c, v, s->dev[v]);
     s->start[v] = s->now;
+    s->seq_done[v] = s->heap.seq;
     s->busy[s->dev[v]] += t;
     schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
 }
@@ -191,6 +216,19 @@ static inline void dispatch(dp_sim *s, uint32_t ev)
     case EV_COMPUTE_DONE: compute_done(s, (int)id); break;
     case EV_RELEASE: device_release(s, (int)id); break;
     case EV_FINISH: op_finish(s, (int)id); break;
+    }
+}
+
+/* the events from the FIFO's and the heap's present state to the end */
+static void loop(dp_sim *s)
+{
+    for (;;) {
+        while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
+        s->fifo_head = s->fifo_tail = 0;
+        if (s->heap.n == 0) break;
+        /* advance the clock; process every heap event of that instant before the FIFO */
+        s->now = s->heap.a[0].t;
+        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
     }
 }
 
@@ -229,14 +267,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     /* set-up at time 0: sources become ready in op order */
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
-    for (;;) {
-        while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
-        s->fifo_head = s->fifo_tail = 0;
-        if (s->heap.n == 0) break;
-        /* advance the clock; process every heap event of that instant before the FIFO */
-        s->now = s->heap.a[0].t;
-        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
-    }
+    loop(s);
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
@@ -249,6 +280,220 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
 int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
 {
     return run(s, assignment, 1, res, err);
+}
+
+/* ---- incremental prefix simulation (dp_sim.h) ---- */
+
+dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
+{
+    dp_sim_prefix *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    const size_t n = n_ops > 0 ? (size_t)n_ops : 1, D = n_devices > 0 ? (size_t)n_devices : 1;
+    p->n_ops = n_ops;
+    p->n_devices = n_devices;
+    p->rank = malloc(n * sizeof(int));
+    p->dev_ops = calloc(D, sizeof(int *));
+    p->dev_n = calloc(D, sizeof(int));
+    p->dev_cap = calloc(D, sizeof(int));
+    p->start = malloc(n * sizeof(double));
+    p->end = malloc(n * sizeof(double));
+    p->ready = malloc(n * sizeof(double));
+    p->seq_done = malloc(n * sizeof(uint64_t));
+    p->seq_fin = malloc(n * sizeof(uint64_t));
+    p->seq_ready = malloc(n * sizeof(uint64_t));
+    p->placed = malloc(n * sizeof(int));
+    p->changed = malloc(n * sizeof(int));
+    if (!p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
+        !p->rank || !p->dev_ops || !p->dev_n || !p->dev_cap) {
+        dp_sim_prefix_free(p);
+        return NULL;
+    }
+    dp_sim_prefix_reset(p);
+    return p;
+}
+
+void dp_sim_prefix_free(dp_sim_prefix *p)
+{
+    if (!p) return;
+    free(p->start); free(p->end); free(p->ready);
+    free(p->seq_done); free(p->seq_fin); free(p->seq_ready);
+    free(p->placed); free(p->changed); free(p->rank);
+    for (int d = 0; p->dev_ops && d < p->n_devices; d++) free(p->dev_ops[d]);
+    free(p->dev_ops); free(p->dev_n); free(p->dev_cap);
+    free(p);
+}
+
+void dp_sim_prefix_reset(dp_sim_prefix *p)
+{
+    p->n_placed = p->n_changed = 0;
+    p->seq_next = 0;
+    for (int d = 0; d < p->n_devices; d++) p->dev_n[d] = 0;
+}
+
+/* the first index of device d's list whose op ends at or after t (the lists' ends never
+ * decrease) */
+static int first_ending_at(const dp_sim_prefix *p, int d, double t)
+{
+    const int *a = p->dev_ops[d];
+    int lo = 0, hi = p->dev_n[d];
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (p->end[a[mid]] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* queue order at a resumed instant: by device, then READY's place (which orders the arrival
+ * times too: the sequence numbers grow with the clock) */
+static int queued_before(const void *a, const void *b)
+{
+    const dp_sim_queued *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Rebuild the engine's state at the start of instant t > 0 for p's ops plus v (dp_sim.h) and run
+ * it to the end. s->fut[0..*k) receives the ops simulated again (those of p ending at or after
+ * t, and v), whose start, end, ready and sequence numbers are then s's. */
+static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, int v, double t, int *k)
+{
+    const dp_graph *g = s->g;
+    int *F = s->fut, nf = 0;
+    for (int d = 0; d < s->D; d++)
+        for (int i = first_ending_at(p, d, t); i < p->dev_n[d]; i++) F[nf++] = p->dev_ops[d][i];
+    F[nf++] = v;
+    s->dev = assignment;
+    dp_heap_evq_clear(&s->heap);
+    s->heap.seq = p->seq_next;
+    s->fifo_head = s->fifo_tail = 0;
+    s->now = t;
+    s->makespan = 0;
+    s->n_events = s->n_transfers = 0;
+    s->volume = 0;
+    for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
+    /* the queued ops go to the front of F's scratch copy in qsort order; reuse arrived[] of the
+     * others for their count of inputs on their device before t */
+    int nq = 0;
+    for (int i = 0; i < nf; i++) {
+        int x = F[i], dx = assignment[x];
+        if (x == v) {
+            s->start[x] = s->end[x] = s->ready[x] = -1;
+        } else {
+            s->start[x] = p->start[x];
+            s->end[x] = p->end[x];
+            s->ready[x] = p->ready[x];
+            s->seq_done[x] = p->seq_done[x];
+            s->seq_fin[x] = p->seq_fin[x];
+            s->seq_ready[x] = p->seq_ready[x];
+        }
+        s->arrived[x] = 0;
+        if (x != v && p->start[x] < t) {
+            /* running at t (a zero-time op started before t has ended before t) */
+            assert(p->end[x] > p->start[x]);
+            s->busy_flag[dx] = 1;
+            dp_heap_evq_push_seq(&s->heap, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
+        } else if (x != v && p->ready[x] < t) {
+            s->queued[nq++] = (dp_sim_queued){.dev = dx, .op = x, .seq = p->seq_ready[x]}; /* sorted below */
+        } else {
+            /* not ready at t: its inputs that arrived before t; the copies in flight at t */
+            for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
+                int e = g->pred_edge[q], u = g->edge_src[e];
+                if (!s->first_copy[e] || p->end[u] >= t) continue; /* u finishes in the run: it sends then */
+                int du = assignment[u];
+                double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
+                if (delay > 0 && p->end[u] + delay >= t)
+                    dp_heap_evq_push_seq(&s->heap, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
+                                         (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+                else
+                    s->arrived[x]++;
+            }
+        }
+    }
+    qsort(s->queued, (size_t)nq, sizeof *s->queued, queued_before);
+    for (int i = 0; i < nq; i++) {
+        int x = s->queued[i].op, d = s->queued[i].dev;
+        assert(s->busy_flag[d]); /* between instants a device with a queue is busy */
+        s->qnext[x] = -1;
+        if (s->qtail[d] < 0) s->qhead[d] = x;
+        else s->qnext[s->qtail[d]] = x;
+        s->qtail[d] = x;
+    }
+    loop(s);
+    *k = nf;
+}
+
+int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
+                      double *ready, dp_error *err)
+{
+    const dp_graph *g = s->g;
+    if (v < 0 || v >= s->n) return dp_error_set(err, DP_EINVAL, "prefix: op %d out of range 0..%d", v, s->n - 1);
+    const int dv = assignment[v];
+    if (dv < 0 || dv >= s->D)
+        return dp_error_set(err, DP_EINVAL, "prefix: op %d (\"%s\") has device %d, outside 0..%d", v, g->op_name[v], dv,
+                            s->D - 1);
+    /* r: when v's inputs are all on dv (its READY) */
+    double r = 0;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        int e = g->pred_edge[q], u = g->edge_src[e], du = assignment[u];
+        if (du < 0 || du >= s->D)
+            return dp_error_set(err, DP_EINVAL, "prefix: op %d (\"%s\") is added but its predecessor %d (\"%s\") is not "
+                                "placed", v, g->op_name[v], u, g->op_name[u]);
+        if (!s->first_copy[e]) continue;
+        double a = p->end[u] + (du != dv ? dp_cost_comm(s->c, e, du, dv) : 0);
+        if (a > r) r = a;
+    }
+    /* room for v in its device's list, before anything changes */
+    if (commit && p->dev_n[dv] == p->dev_cap[dv]) {
+        int *a = dp_heap_grow(p->dev_ops[dv], &p->dev_cap[dv], p->dev_n[dv] + 1, sizeof(int));
+        if (!a) return dp_error_set(err, DP_ENOMEM, "prefix: out of memory for device %d's list", dv);
+        p->dev_ops[dv] = a;
+    }
+    int k;
+    if (r > 0) {
+        resume(s, p, assignment, v, r, &k);
+        p->n_resumed++;
+    } else {
+        dp_sim_result res;
+        int rc = run(s, assignment, 1, &res, err);
+        if (rc != DP_OK) return rc;
+        k = 0;
+        for (int i = 0; i < p->n_placed; i++) s->fut[k++] = p->placed[i];
+        s->fut[k++] = v;
+        p->n_full++;
+    }
+    p->n_resimulated += k;
+    if (start) *start = s->start[v];
+    if (ready) *ready = s->ready[v];
+    if (!commit) return DP_OK;
+    for (int i = 0; i < k; i++) {
+        int x = s->fut[i];
+        p->start[x] = s->start[x];
+        p->end[x] = s->end[x];
+        p->ready[x] = s->ready[x];
+        p->seq_done[x] = s->seq_done[x];
+        p->seq_fin[x] = s->seq_fin[x];
+        p->seq_ready[x] = s->seq_ready[x];
+        p->changed[i] = x;
+    }
+    p->n_changed = k;
+    if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
+    p->rank[v] = p->n_placed;
+    p->placed[p->n_placed++] = v;
+    /* the devices' lists: the ops simulated again were a suffix of each list (those ending at
+     * or after r, or all at r = 0) and are again, in their new queue order (READY's place) */
+    for (int i = 0; i < k; i++) {
+        int x = s->fut[i];
+        s->queued[i] = (dp_sim_queued){.dev = assignment[x], .op = x, .seq = p->seq_ready[x]};
+    }
+    qsort(s->queued, (size_t)k, sizeof *s->queued, queued_before);
+    for (int i = 0; i < k; i++) p->dev_n[s->queued[i].dev]--;
+    p->dev_n[dv]++; /* v was not in its list */
+    for (int i = 0; i < k; i++) {
+        int d = s->queued[i].dev;
+        p->dev_ops[d][p->dev_n[d]++] = s->queued[i].op;
+    }
+    return DP_OK;
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

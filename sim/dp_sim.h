@@ -63,6 +63,68 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
  * ahead of it (dp_env.h, "engine state"). With every op placed it is dp_sim_run's schedule. */
 int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
 
+/* ---- incremental prefix simulation (the assignment environment's engine state, dp_env.h) ----
+ *
+ * A placed prefix grows by one op at a time, v on device d, v having no placed successor. The
+ * engine's schedule of the prefix plus v equals the prefix's up to the instant r at which v's
+ * inputs are all on d (v's READY): before r, v's events (its inputs' copies) touch nothing but
+ * v's arrival count, and the copies' sequence numbers are fixed by their producers' FINISH
+ * (send_output), so every other event happens in the same order at the same time. From the
+ * prefix's schedule and the place each op's events took in the engine's event order
+ * (sequence numbers: seq_done, seq_fin, seq_ready below), the engine's state at the start of
+ * instant r is rebuilt exactly: the COMPUTE_DONE of the ops running at r and the transfers in
+ * flight at r in the heap with their sequence numbers, each device's queue of the ops that
+ * arrived before r and had not started (in the order of their READY events), each later
+ * op's count of arrived inputs. The engine's own loop then runs from r: only the ops ending at or
+ * after r are simulated again, ties in the engine's event order included. Each device's ops are
+ * kept in its queue order (dev_ops below), in which their arrival, start and end times never
+ * decrease (one slot, first come first served): the ops ending at or after r are a suffix of
+ * each device's list, found by binary search. A step costs O(D log n + k log k) for the k ops
+ * ending at or after r, instead of a prefix simulation of every placed op; k is small when ops
+ * are added about in the order they run, O(n) for an op added long after the ops that follow it
+ * in time. With r = 0 (v a source, or only zero-time producers) the prefix is simulated from the
+ * start (dp_sim_run_prefix). Every run of the engine numbers its events this way (dp_sim_run's
+ * order of events, and so its schedules, are those it always had: the reference simulator's
+ * makespans of tests/test_doppler_data.c, ties included).
+ *
+ * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
+ * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
+ * v's device; probes (what v's start on d would be) pass commit 0. The prefix must have been
+ * built by dp_sim_prefix_add calls on a simulator of the same graph and costs (any dp_sim of
+ * them: the state is in p). */
+typedef struct dp_sim_prefix {
+    int n_ops;
+    double *start, *end, *ready;  /* (n_ops) the prefix's schedule (placed ops; others undefined) */
+    uint64_t *seq_done, *seq_fin, *seq_ready; /* (n_ops) the places of the ops' events (dp_sim.c) */
+    uint64_t seq_next;            /* above every sequence number in the arrays */
+    int *placed, n_placed;        /* (n_ops) the placed ops in the order they were added */
+    int *rank;                    /* (n_ops) index of each placed op in placed */
+    int n_devices;
+    int **dev_ops, *dev_n, *dev_cap; /* (n_devices) each device's placed ops in its queue order:
+                                     ready, start and end non-decreasing along the list */
+    int *changed, n_changed;      /* (n_ops) the ops whose times the last commit wrote (v included) */
+    long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
+    long n_resimulated;           /* ops simulated again by those runs, summed */
+} dp_sim_prefix;
+
+/* Allocate an empty prefix for a graph of n_ops ops on n_devices devices; NULL when out of
+ * memory. */
+dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices);
+void dp_sim_prefix_free(dp_sim_prefix *p);
+/* Empty the prefix (the statistics are kept). */
+void dp_sim_prefix_reset(dp_sim_prefix *p);
+
+/* The engine's schedule of p's ops plus v on assignment[v] (above). assignment: (n_ops) the
+ * device of every op of p, of v, -1 for the others. v must be unplaced in p with every
+ * predecessor in p. Writes v's start and its READY time (when its inputs are all on its
+ * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
+ * (p->changed lists the ops whose times were written); commit 0: p is unchanged. Overwrites s's
+ * last result. Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
+ * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
+ * could not grow; p unchanged). */
+int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
+                      double *ready, dp_error *err);
+
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);
 

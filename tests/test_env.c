@@ -229,6 +229,227 @@ START_TEST(fast_path_exact)
 }
 END_TEST
 
+/* A random DAG of n ops with zero times mixed in (ops of zero time, outputs and edges of zero
+ * size: copies that arrive at once) and repeated edges (a second copy of one (src, dst) pair,
+ * which the engines ignore on arrival): the corner cases of the engine's event order. */
+static dp_graph *random_zero_dag(int n, gsl_rng *r)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("zero", "zero", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) {
+        double comp = gsl_rng_uniform(r) < 0.3 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 3));
+        double out = gsl_rng_uniform(r) < 0.25 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 4));
+        dp_graph_builder_add_op(b, NULL, NULL, comp, out);
+    }
+    for (int i = 1; i < n; i++) {
+        int k = (int)gsl_rng_uniform_int(r, 4);
+        for (int j = 0; j < k; j++) {
+            int u = (int)gsl_rng_uniform_int(r, (unsigned long)i);
+            double size = gsl_rng_uniform(r) < 0.2 ? 0 : (double)(1 + gsl_rng_uniform_int(r, 3));
+            dp_graph_builder_add_edge(b, u, i, size);
+            if (gsl_rng_uniform(r) < 0.1) dp_graph_builder_add_edge(b, u, i, size);
+        }
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+START_TEST(fast_path_resumed_exact)
+{
+    /* The resumed runs of the fast path (dp_sim_prefix_add): at every step of random episodes,
+     * on random DAGs with integer and zero times (ties of arrivals, zero-time ops and copies,
+     * repeated edges), 1 to 6 devices, every device's estimate and the whole state bit for bit
+     * equal to the engine's simulation of the prefix from the start (check_episode). Most runs
+     * resume at the added op's READY and simulate a part of the prefix again. */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1234);
+    long resumed = 0, resimulated = 0, placed = 0;
+    for (int gi = 0; gi < 12; gi++) {
+        dp_graph *g = random_zero_dag(30 + 10 * gi, r);
+        dp_error err;
+        const int D = 1 + gi % 6;
+        dp_cost *c = dp_cost_graph(g, D, &err);
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert(!dp_engine_is_general(e));
+        char what[64];
+        snprintf(what, sizeof what, "zero-time DAG %d, %d devices", gi, D);
+        for (int ep = 0; ep < 3; ep++) check_episode(g, c, e, ref, r, what);
+        for (int ep = 0; ep < 10; ep++) check_final(g, c, e, r, ep % 2, what);
+        /* the statistics of one more episode */
+        dp_env *env = dp_env_alloc(g, c, &err);
+        ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+        long r0 = env->prefix->n_resumed, k0 = env->prefix->n_resimulated;
+        while (!dp_env_done(env)) {
+            int v = env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
+            ck_assert_int_eq(dp_env_step(env, v, (int)gsl_rng_uniform_int(r, (unsigned long)D), &err), DP_OK);
+            placed += env->step;
+        }
+        resumed += env->prefix->n_resumed - r0;
+        resimulated += env->prefix->n_resimulated - k0;
+        dp_env_free(env);
+        dp_engine_free(e); dp_engine_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    ck_assert_int_gt(resumed, 0);
+    /* fewer ops simulated than a prefix simulation at every step would */
+    ck_assert_int_lt(resimulated, placed);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(prefix_add_contract)
+{
+    /* dp_sim_prefix_add directly: ops added in a random topological order on random devices,
+     * each commit equal to the prefix simulated from the start (every placed op, bit for bit),
+     * and each device's list in queue order (times never decreasing); an uncommitted probe
+     * leaves the prefix as it was; refused: an unplaced predecessor, a device out of range */
+    dp_graph *g = random_dag(80, 1.0, 77);
+    dp_error err;
+    const int D = 3, n = g->n_ops;
+    dp_cost *c = dp_cost_graph(g, D, &err);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(n, D);
+    ck_assert_ptr_nonnull(p);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9);
+    int *a = malloc((size_t)n * sizeof *a);
+    for (int v = 0; v < n; v++) a[v] = -1;
+    for (int i = 0; i < n; i++) {
+        int v = g->topo[i];
+        /* an uncommitted probe on every device changes nothing */
+        double before_end = p->n_placed > 0 ? p->end[p->placed[p->n_placed - 1]] : 0;
+        int before_n = p->n_placed;
+        for (int d = 0; d < D; d++) {
+            a[v] = d;
+            double st, rd;
+            ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 0, &st, &rd, &err), DP_OK);
+            dp_sim_result x;
+            ck_assert_int_eq(dp_sim_run_prefix(ref, a, &x, &err), DP_OK);
+            ck_assert(st == x.op_start[v] && rd == x.op_ready[v]);
+        }
+        ck_assert_int_eq(p->n_placed, before_n);
+        if (before_n > 0) ck_assert(p->end[p->placed[before_n - 1]] == before_end);
+        a[v] = (int)gsl_rng_uniform_int(r, D);
+        ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 1, NULL, NULL, &err), DP_OK);
+        dp_sim_result x;
+        ck_assert_int_eq(dp_sim_run_prefix(ref, a, &x, &err), DP_OK);
+        for (int j = 0; j <= i; j++) {
+            int u = g->topo[j];
+            ck_assert(p->start[u] == x.op_start[u] && p->end[u] == x.op_end[u] && p->ready[u] == x.op_ready[u]);
+        }
+        int total = 0;
+        for (int d = 0; d < D; d++) {
+            total += p->dev_n[d];
+            for (int k = 1; k < p->dev_n[d]; k++) {
+                int y = p->dev_ops[d][k - 1], z = p->dev_ops[d][k];
+                ck_assert(a[y] == d && a[z] == d);
+                ck_assert(p->ready[y] <= p->ready[z] && p->start[y] <= p->start[z] && p->end[y] <= p->end[z]);
+            }
+        }
+        ck_assert_int_eq(total, i + 1);
+    }
+    ck_assert_int_gt(p->n_resumed, 0);
+    /* refused, p unchanged: an op whose predecessor is not placed; a device out of range */
+    dp_sim_prefix_reset(p);
+    for (int v = 0; v < n; v++) a[v] = -1;
+    int w = g->topo[n - 1];
+    ck_assert_int_gt(g->pred_ptr[w + 1], g->pred_ptr[w]);
+    a[w] = 0;
+    ck_assert_int_eq(dp_sim_prefix_add(s, p, a, w, 1, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "predecessor"));
+    a[w] = -1;
+    a[g->sources[0]] = D;
+    ck_assert_int_eq(dp_sim_prefix_add(s, p, a, g->sources[0], 1, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "outside"));
+    ck_assert_int_eq(p->n_placed, 0);
+    free(a);
+    gsl_rng_free(r);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(ref);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(state_switch_features)
+{
+    /* an environment switched from the engine state back to append (or to the general engine)
+     * reads its features as one that never held the engine state: the fast path's lists are
+     * not consulted outside it */
+    dp_graph *g = random_dag(50, 1.0, 21);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *sw = dp_env_alloc(g, c, &err), *app = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(sw, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    for (int i = 0; i < 10; i++) ck_assert_int_eq(dp_env_step(sw, sw->ready[0], i % 3, &err), DP_OK);
+    ck_assert_int_eq(dp_env_set_state(sw, DP_ENV_STATE_APPEND, NULL, &err), DP_OK);
+    const int F = dp_env_n_features(DP_ENV_FEATURES_ENGINE);
+    double *f1 = malloc((size_t)3 * F * sizeof *f1), *f2 = malloc((size_t)3 * F * sizeof *f2);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 4);
+    while (!dp_env_done(app)) {
+        int v = app->ready[gsl_rng_uniform_int(r, (unsigned long)app->n_ready)];
+        dp_env_device_features_of(sw, DP_ENV_FEATURES_ENGINE, v, f1);
+        dp_env_device_features_of(app, DP_ENV_FEATURES_ENGINE, v, f2);
+        for (int k = 0; k < 3 * F; k++) ck_assert_msg(f1[k] == f2[k], "step %d feature %d: %.17g vs %.17g", app->step, k, f1[k], f2[k]);
+        int d = (int)gsl_rng_uniform_int(r, 3);
+        ck_assert_int_eq(dp_env_step(sw, v, d, &err), DP_OK);
+        ck_assert_int_eq(dp_env_step(app, v, d, &err), DP_OK);
+    }
+    free(f1); free(f2);
+    gsl_rng_free(r);
+    dp_env_free(sw); dp_env_free(app);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(zero_time_race)
+{
+    /* u(2) on 1; p(2), x(0), k(1) on 0, all sources; v after u on 0, the copy of zero time.
+     * At 2 p and u end (u first: it was granted first); p's release grants x, whose zero time
+     * ends at once and frees device 0 one step of the event order before its release: v's
+     * READY (u's copy) falls in between, on an idle device with k queued. The engine then
+     * grants the head of the queue, k, not v: first come first served holds, and the local
+     * rule (v behind every op of d that arrived before it: k, ending at 3) is exact there. */
+    dp_graph_builder *b = dp_graph_builder_alloc("race", "race", DP_GRAPH_COST_TIME);
+    const double comp[] = {2, 2, 0, 1, 1};
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, NULL, NULL, comp[i], 0);
+    dp_graph_builder_add_edge(b, 0, 4, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int ops[] = {0, 1, 2, 3}, devs[] = {1, 0, 0, 0};
+    for (int i = 0; i < 4; i++) ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
+    ck_assert_double_eq(env->est_end[3], 3);
+    long before = env->n_resim;
+    ck_assert_double_eq(dp_env_est_start(env, 4, 0), 3);
+    ck_assert_int_eq(env->n_resim, before); /* no tie: the local rule */
+    ck_assert_int_eq(dp_env_step(env, 4, 0, &err), DP_OK);
+    dp_engine_schedule s;
+    ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
+    ck_assert_double_eq(s.op_start[2], 2);
+    ck_assert_double_eq(s.op_start[3], 2);
+    ck_assert_double_eq(s.op_start[4], 3);
+    ck_assert_double_eq(env->est_start[4], 3);
+    ck_assert_double_eq(dp_env_makespan(env), s.makespan);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(fast_path_doppler_file)
 {
     char path[1024];
@@ -511,6 +732,10 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, prefix_runs);
     tcase_add_test(t, fast_path_exact);
+    tcase_add_test(t, fast_path_resumed_exact);
+    tcase_add_test(t, prefix_add_contract);
+    tcase_add_test(t, state_switch_features);
+    tcase_add_test(t, zero_time_race);
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
     tcase_add_test(t, append_is_another_scheduler);

@@ -103,7 +103,8 @@ class Env:
     Reward: 0 until the last op is placed, then -makespan (the engine's simulation of the whole
     assignment). info: "step", "simulations" (this step's: 1 at the end, else 0),
     "episode_simulations", "total_simulations" (the engine's since creation),
-    "prefix_simulations" (the engine state's simulations of placed prefixes this episode), and at
+    "prefix_simulations" (the engine state's simulations of placed prefixes this episode: on the
+    exact engine runs resumed at the placed op's READY, policy/dp_env.h), and at
     the end "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
     message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
     cp_action() is the critical-path heuristic's action (DOPPLER's teacher).
