@@ -16,7 +16,8 @@
 # Anytime curves (issue 15): annealing, local search and random search (best of K random
 # placements) at every budget of BUDGETS (default "100 300 1000 TOTAL 20000"; rows anneal-B,
 # local-B, random-B); the refine rows at every total of REFINE_TOTALS (default "TOTAL 20000"; rows
-# doppler-project+anneal-T and, with PROPOSALS, doppler-project+anneal+proposals-T); and both
+# doppler-project+anneal-T and, with PROPOSALS, doppler-project+anneal+proposals-T and
+# doppler-project+improve-T, the improvement search of that policy from the same start); and both
 # DOPPLER trainings' greedy makespan at each of their evaluations against the simulations spent by
 # then (from the trajectories' /evaluations, h5dump; CURVES file). With PLOT=FILE.png (gnuplot),
 # one panel per graph: makespan against simulations (log axis), means over the seeds, with
@@ -26,11 +27,13 @@
 # Output: the raw rows as CSV (OUT, default quality.csv: graph,seed,method,makespan,simulations),
 # the evaluation curves as CSV (CURVES, default quality-curves.csv:
 # graph,seed,method,index,makespan,simulations) and a markdown table of mean +- sd over the seeds
-# on stdout. Environment: SEEDS (default 5),
-# SEED_FROM (1: seeds SEED_FROM .. SEED_FROM + SEEDS - 1; OUT is then appended to, for a run in parts),
-# EPISODES (1000, the authors' per stage), TOTAL (4000), PROPOSALS (an improve checkpoint: adds the row doppler-project+anneal+proposals, the
-# refine search with half its moves proposed by it), GRAPHS (a subset of the file names),
-# DOPPLER_SHARED_DATA. About 1 minute per graph and seed on one core (229 ops).
+# on stdout. Environment: SEEDS (default 5), SEED_FROM (1: seeds SEED_FROM .. SEED_FROM + SEEDS -
+# 1; OUT and CURVES are then appended to, for a run in parts), EPISODES (1000, the authors' per
+# stage), TOTAL (4000), BUDGETS, REFINE_TOTALS, PROPOSALS (an improve checkpoint: adds the rows
+# doppler-project+anneal+proposals-T, the refine search with half its moves proposed by it, and
+# doppler-project+improve-T, its improvement search), PLOT, KEEP (a folder that keeps this
+# project's checkpoints, GRAPH-SEED.h5), GRAPHS (a subset of the file names),
+# DOPPLER_SHARED_DATA. About 1 to 2 minutes per graph and seed on one core.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -116,8 +119,13 @@ for f in $GRAPHS; do
                 "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
                     --refine anneal --refine-budget "$left" --proposals "$PROPOSALS" --json > "$tmp/p.json"
                 echo "$f,$seed,doppler-project+anneal+proposals-$T,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
+                # the improvement search itself (place --method improve's) from the same start
+                "$D" place --graph "$G" --devices $dev --method doppler --checkpoint "$tmp/project.h5" --seed "$seed" \
+                    --refine improve --refine-budget "$left" --proposals "$PROPOSALS" --json > "$tmp/p.json"
+                echo "$f,$seed,doppler-project+improve-$T,$(ms "$tmp/p.json"),$((total + $(sims "$tmp/p.json")))" >> "$OUT"
             fi
         done
+        [ -z "${KEEP:-}" ] || { mkdir -p "$KEEP" && cp "$tmp/project.h5" "$KEEP/${f%.txt}-$seed.h5"; }
     done
     lb=$("$D" graph info "$G" --devices $dev 2>/dev/null | sed -n 's/.*lower bound[^0-9]*\([0-9.e+-]*\).*/\1/p' | head -1)
     if [ "$SEED_FROM" -eq 1 ]; then
@@ -142,7 +150,7 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
         echo "set multiplot layout 2,3 title 'makespan against simulations spent (training + search), mean over the seeds (DOPPLER units)'"
         echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right font ',8'; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
-            for m in anneal local random doppler-project+anneal doppler-project+anneal+proposals; do
+            for m in anneal local random doppler-project+anneal doppler-project+anneal+proposals doppler-project+improve; do
                 # rows m-B: mean simulations and makespan per B
                 awk -F, -v f="$f" -v m="$m" '$1 == f && index($3, m "-") == 1 && substr($3, length(m) + 2) ~ /^[0-9]+$/ {
                         k = substr($3, length(m) + 2) + 0; s[k] += $5; y[k] += $4; n[k]++ }
@@ -166,6 +174,8 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
             printf "'%s' u 1:2 w p pt 7 ps 1.5 t 'this project + anneal at inference', " "$tmp/$f.doppler-project+anneal.dat"
             [ -s "$tmp/$f.doppler-project+anneal+proposals.dat" ] &&
                 printf "'%s' u 1:2 w p pt 5 ps 1.5 t '... + learned move proposals', " "$tmp/$f.doppler-project+anneal+proposals.dat"
+            [ -s "$tmp/$f.doppler-project+improve.dat" ] &&
+                printf "'%s' u 1:2 w p pt 9 ps 1.5 t 'this project + improvement search at inference', " "$tmp/$f.doppler-project+improve.dat"
             printf "%s w l dt 2 t 'round-robin', %s w l dt 3 t 'cp', %s w l dt 4 t 'best list scheduler', " "${rr:-NaN}" "${cp:-NaN}" "${list:-NaN}"
             printf "%s w l lc rgb 'gray' t 'lower bound', %s w l lc rgb 'black' dt 2 t 'best known'\n" "${lb:-NaN}" "${bk:-NaN}"
         done

@@ -90,7 +90,9 @@ static void place_usage(FILE *f, const char *cmd)
                "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy);\n"
                "                       random: the best of K random placements (random search, K simulations)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
-               "                       learned method's probabilities propose the moves); never worse\n"
+               "                       learned method's probabilities propose the moves); never worse;\n"
+               "                       improve: the improvement search of the --proposals checkpoint's policy\n"
+               "                       (place --method improve's) from the method's placement\n"
                "  --refine-budget N    simulations of that search (default 2000)\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
                "                       inserting it into the earliest idle gap (nedjulius/heft-cpop-simulator's CPOP)\n"
@@ -362,8 +364,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg));
             break;
         case O_REFINE:
-            if (strcmp(optarg, "anneal") != 0 && strcmp(optarg, "local") != 0)
-                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine: anneal or local, got '%s'", optarg));
+            if (strcmp(optarg, "anneal") != 0 && strcmp(optarg, "local") != 0 && strcmp(optarg, "improve") != 0)
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine: anneal, local or improve, got '%s'", optarg));
             a.place.refine = optarg;
             break;
         case O_REFINE_BUDGET:
@@ -410,6 +412,9 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         if (a.place.proposals && !search && !a.place.refine)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--proposals: for --method anneal or local, or with "
                                                                "--refine; --method %s does not use it", m));
+        if (a.place.refine && strcmp(a.place.refine, "improve") == 0 && !a.place.proposals)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine improve: the improvement search needs its "
+                                                               "policy: --proposals FILE (doppler train --method improve)"));
         if (a.place.samples > 1 && !learned && strcmp(m, "random") != 0)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto, gdp or random; "
                                                                "--method %s does not use it", m));

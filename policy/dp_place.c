@@ -233,6 +233,24 @@ const dp_place_method *dp_place_find(const char *name)
     return NULL;
 }
 
+/* refine "improve": the improvement search (dp_improve_search, its default acceptance and mix)
+ * of checkpoint's policy from acfg's start, for acfg's budget */
+static int refine_improve(const char *checkpoint, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
+                          const dp_search_anneal_config *acfg, uint64_t seed, int *assignment, dp_search_result *res,
+                          dp_error *err)
+{
+    dp_improve_model *m = NULL;
+    int rc = dp_improve_model_load(checkpoint, &m, err);
+    if (rc != DP_OK) return rc;
+    dp_improve_search_config icfg;
+    dp_improve_search_config_init(&icfg);
+    icfg.anneal.budget = acfg->budget;
+    icfg.anneal.start = acfg->start;
+    rc = dp_improve_search(m, g, c, oracle, &icfg, seed, assignment, res, err);
+    dp_improve_model_free(m);
+    return rc;
+}
+
 int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err)
 {
@@ -269,9 +287,12 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
     }
     /* search at inference: the method's placement (and a learned method's probabilities as
      * proposals) starts annealing or local search on the same oracle */
-    int annealing = strcmp(o->refine, "anneal") == 0;
-    if (!annealing && strcmp(o->refine, "local") != 0)
-        return dp_error_set(err, DP_EINVAL, "refine: \"anneal\" or \"local\", got \"%s\"", o->refine);
+    int annealing = strcmp(o->refine, "anneal") == 0, improving = strcmp(o->refine, "improve") == 0;
+    if (!annealing && !improving && strcmp(o->refine, "local") != 0)
+        return dp_error_set(err, DP_EINVAL, "refine: \"anneal\", \"local\" or \"improve\", got \"%s\"", o->refine);
+    if (improving && !o->proposals)
+        return dp_error_set(err, DP_EINVAL, "refine: \"improve\" is the improvement search of an improvement policy: give "
+                                            "its checkpoint (--proposals FILE, from doppler train --method improve)");
     if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
     float *prop = m->simulates && strcmp(name, "anneal") && strcmp(name, "local") && strcmp(name, "exact")
                       ? dp_alloc_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
@@ -300,7 +321,8 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
         cfg.start = start;
         cfg.proposal = prop;
         dp_search_result res;
-        rc = o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+        rc = improving    ? refine_improve(o->proposals, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+             : o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
              : annealing  ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
                           : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
         if (rc == DP_OK) dp_search_trace_clear(&res.trace);

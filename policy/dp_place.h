@@ -36,7 +36,9 @@ typedef struct dp_place_options {
     const dp_machine *machine; /* the machine simulated (NULL: unknown); exact reads its streams */
     const char *refine;     /* search at inference: "anneal" or "local" from the method's placement
                              * (NULL: none); learned methods give their policy's probabilities as
-                             * the moves' proposals */
+                             * the moves' proposals; or "improve": the improvement search
+                             * (dp_improve_search, its defaults) of the policy of checkpoint
+                             * o->proposals (required) from the method's placement */
     long refine_budget;     /* simulations of that search (0: 2000) */
     const char *proposals;  /* anneal, local and refine: an improvement checkpoint (doppler train
                              * --method improve) whose policy proposes half the moves

@@ -116,6 +116,17 @@ grep -q "accept" "$tmp/e" || fail "the error names the key"
 "$bin" place --graph "$ffnn" --method heft --refine local --refine-budget 120 --proposals "$tmp/imp.h5" --json > "$tmp/rp.json" ||
     fail "--refine local --proposals"
 [ "$(num simulations "$tmp/rp.json")" = 120 ] || fail "refine with proposals spends its budget"
+# --refine improve: the improvement search from the method's placement; from cp it is exactly
+# place --method improve (whose default start is cp), and it needs the policy's checkpoint
+"$bin" place --graph "$ffnn" --method cp --refine improve --refine-budget 180 --proposals "$tmp/imp.h5" --seed 3 \
+    --json > "$tmp/ri.json" || fail "--refine improve"
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --budget 180 --seed 3 --json > "$tmp/im.json" ||
+    fail "improve at 180"
+[ "$(num simulations "$tmp/ri.json")" = 180 ] || fail "--refine improve spends its budget"
+[ "$(num makespan "$tmp/ri.json")" = "$(num makespan "$tmp/im.json")" ] ||
+    fail "cp --refine improve differs from improve from cp: $(num makespan "$tmp/ri.json") $(num makespan "$tmp/im.json")"
+"$bin" place --graph "$ffnn" --method cp --refine improve > /dev/null 2> "$tmp/e" && fail "--refine improve without its policy"
+grep -q -- "--proposals FILE" "$tmp/e" || { cat "$tmp/e"; fail "the refusal says what to give"; }
 
 # a sweep runs it (checkpoint relative to the config's folder)
 cat > "$tmp/sweep.json" <<EOF
