@@ -273,8 +273,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     if (dp_sweep_param_str(params, "refine", NULL, &o.refine, err) != DP_OK ||
         dp_sweep_param_int(params, "refine_budget", 0, &refine_budget, err) != DP_OK)
         return DP_EINVAL;
-    if (o.refine && strcmp(o.refine, "anneal") != 0 && strcmp(o.refine, "local") != 0)
-        return dp_error_set(err, DP_EINVAL, "parameter \"refine\": anneal or local, got \"%s\"", o.refine);
+    if (o.refine && strcmp(o.refine, "anneal") != 0 && strcmp(o.refine, "local") != 0 && strcmp(o.refine, "improve") != 0)
+        return dp_error_set(err, DP_EINVAL, "parameter \"refine\": anneal, local or improve, got \"%s\"", o.refine);
     if (refine_budget < 0) return dp_error_set(err, DP_EINVAL, "parameter \"refine_budget\" must be >= 0");
     o.refine_budget = refine_budget;
     if (config) {

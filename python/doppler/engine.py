@@ -357,7 +357,8 @@ class Engine:
           placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
           dict written to a temporary file), refine ("anneal" or "local": search at inference,
           started from the method's placement on this engine, never worse than it; a learned
-          method's policy proposes the moves), refine_budget (its simulations, default 2000),
+          method's policy proposes the moves; or "improve": the improvement search of the
+          `proposals` checkpoint's policy from that placement), refine_budget (its simulations, default 2000),
           proposals (anneal, local and refine: an improvement checkpoint, `doppler train --method
           improve`, whose policy proposes half the moves),
           append_only (heft, cpop, peft: append after each device's last op, no insertion) and
@@ -393,8 +394,8 @@ class Engine:
             o.budget = int(budget)
         refine = options.get("refine")
         if refine is not None:
-            if refine not in ("anneal", "local"):
-                raise ValueError("place: refine: anneal or local, got %r" % (refine,))
+            if refine not in ("anneal", "local", "improve"):
+                raise ValueError("place: refine: anneal, local or improve, got %r" % (refine,))
             o.refine = refine.encode()
         rb = options.get("refine_budget")
         if rb is not None:
