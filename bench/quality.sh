@@ -33,7 +33,8 @@
 # doppler-project+anneal+proposals-T, the refine search with half its moves proposed by it, and
 # doppler-project+improve-T, its improvement search), PLOT, KEEP (a folder that keeps this
 # project's checkpoints, GRAPH-SEED.h5), GRAPHS (a subset of the file names),
-# DOPPLER_SHARED_DATA. About 1 to 2 minutes per graph and seed on one core.
+# DOPPLER_SHARED_DATA; REPLOT=1 only summarises and plots the rows already in OUT and CURVES.
+# About 1 to 2 minutes per graph and seed on one core.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
@@ -60,6 +61,7 @@ best_known() {
 }
 ms() { sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$1"; }
 sims() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
+if [ -z "${REPLOT:-}" ]; then
 [ "$SEED_FROM" -gt 1 ] && [ -f "$OUT" ] || echo "graph,seed,method,makespan,simulations" > "$OUT"
 [ "$SEED_FROM" -gt 1 ] && [ -f "$CURVES" ] || echo "graph,seed,method,index,makespan,simulations" > "$CURVES"
 # one column of a trajectory's /evaluations (h5dump), one value per line
@@ -133,6 +135,7 @@ for f in $GRAPHS; do
         echo "$f,0,best-known,$(best_known "$f"),0" >> "$OUT"
     fi
 done
+fi
 # mean +- sd per graph and method
 echo "| graph | method | makespan (mean +- sd, DOPPLER units) | simulations (mean) | seeds |"
 echo "|---|---|---:|---:|---:|"
