@@ -159,7 +159,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
     BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
     BUF(dd->s_cat, 4 * nd); BUF(dd->s_A, (size_t)n * h); BUF(dd->s_Aact, (size_t)n * h); BUF(dd->s_score, n);
-    BUF(dd->s_dscore, n); BUF(dd->s_dcat, 4 * nd); BUF(dd->s_dA, (size_t)n * h); BUF(dd->s_dAact, (size_t)n * h); BUF(dd->s_dH, nd);
+    BUF(dd->s_dscore, n); BUF(dd->s_dH, nd);
     BUF(dd->s_dP, nd);
     BUF(dd->p_H, nd); BUF(dd->p_Fpre, nd); BUF(dd->p_F, nd);
     BUF(dd->p_S, (size_t)D * d); BUF(dd->p_op, n);
@@ -370,18 +370,15 @@ static void put_cols(float *dst, int W, int off, const float *src, int w, int ro
     for (int i = 0; i < rows; i++) memcpy(dst + (size_t)i * W + off, src + (size_t)i * w, (size_t)w * sizeof(float));
 }
 
-void dp_doppler_prepare(dp_doppler *dd)
+/* SEL's scoring head up to the MLP's hidden layer, from s_Fpre, s_H, s_Bp and s_Tp: s_cat, s_A
+ * and s_Aact (prepare; and the backward when a previous backward has written its gradients
+ * over them: the same calls on the same inputs, so the same bits) */
+static void sel_head_forward(dp_doppler *dd)
 {
-    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden;
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
-    const dp_nn_params *S = dd->sel, *P = dd->plc;
-    /* SEL */
-    dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
-    dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
-    dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
-    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
-    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
+    const dp_nn_params *S = dd->sel;
     /* concatenation [lrelu(F), H, zscore(B), zscore(T)] written straight into s_cat: the
      * z-scores go through s_dP as a temporary */
     float *tmp = dd->s_dP;
@@ -401,6 +398,22 @@ void dp_doppler_prepare(dp_doppler *dd)
     }
     dp_nn_linear_forward(dd->s_A, dd->s_cat, dp_nn_param(S, dd->s_w1), dp_nn_param(S, dd->s_b1), n, 4 * d, h);
     dp_nn_leaky_relu_forward(dd->s_Aact, dd->s_A, (size_t)n * h, sl);
+}
+
+void dp_doppler_prepare(dp_doppler *dd)
+{
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const float sl = dd->a.slope;
+    const size_t nd = (size_t)n * d;
+    const dp_nn_params *S = dd->sel, *P = dd->plc;
+    /* SEL */
+    dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
+    dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
+    dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
+    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
+    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
+    sel_head_forward(dd);
+    dd->sel_spent = 0;
     dp_nn_linear_forward(dd->s_score, dd->s_Aact, dp_nn_param(S, dd->s_w2), dp_nn_param(S, dd->s_b2), n, h, 1);
     /* PLC per-op parts */
     dd->p_Hpre = (float *)dp_mpnn_forward(&dd->plc_mp, dd->X);
@@ -594,23 +607,30 @@ void dp_doppler_backward(dp_doppler *dd)
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
     const dp_nn_params *S = dd->sel, *P = dd->plc;
-    /* SEL: score = lrelu(A) w2^T + b2 */
-    memset(dd->s_dA, 0, (size_t)n * h * sizeof(float));
-    float *dAact = dd->s_dAact;
-    memset(dAact, 0, (size_t)n * h * sizeof(float));
-    dp_nn_linear_backward(dAact, dp_nn_grad(S, dd->s_w2), dp_nn_grad(S, dd->s_b2), dd->s_dscore, dd->s_Aact,
+    /* SEL: score = lrelu(A) w2^T + b2. The gradients dAact, dA and dcat are written over the
+     * forward caches Aact, A and cat once those are read for the last time (each weight
+     * gradient before its input gradient: dp_nn_linear_backward's two GEMMs, called apart; the
+     * input gradient's GEMM adds into a zeroed buffer as before), the same values as separate
+     * buffers. A second backward without a prepare between recomputes the caches first. */
+    if (dd->sel_spent) sel_head_forward(dd);
+    dd->sel_spent = 1;
+    float *dAact = dd->s_Aact, *dA = dd->s_A, *dcat = dd->s_cat;
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, dd->s_w2), dp_nn_grad(S, dd->s_b2), dd->s_dscore, dd->s_Aact,
                           dp_nn_param(S, dd->s_w2), n, h, 1);
-    dp_nn_leaky_relu_backward(dd->s_dA, dAact, dd->s_A, (size_t)n * h, sl);
-    memset(dd->s_dcat, 0, 4 * nd * sizeof(float));
-    dp_nn_linear_backward(dd->s_dcat, dp_nn_grad(S, dd->s_w1), dp_nn_grad(S, dd->s_b1), dd->s_dA, dd->s_cat,
+    memset(dAact, 0, (size_t)n * h * sizeof(float));
+    dp_nn_linear_backward(dAact, NULL, NULL, dd->s_dscore, NULL, dp_nn_param(S, dd->s_w2), n, h, 1);
+    leaky_relu_backward_over(dA, dAact, (size_t)n * h, sl);
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, dd->s_w1), dp_nn_grad(S, dd->s_b1), dA, dd->s_cat,
                           dp_nn_param(S, dd->s_w1), n, 4 * d, h);
+    memset(dcat, 0, 4 * nd * sizeof(float));
+    dp_nn_linear_backward(dcat, NULL, NULL, dA, NULL, dp_nn_param(S, dd->s_w1), n, 4 * d, h);
     /* split the concatenation */
     float *dFact = dd->s_dP, *dH = dd->s_dH;
     memset(dH, 0, nd * sizeof(float));
     float *dFpre = dd->p_dtmp; /* (n, d) scratch shared with PLC: not in use here */
     memset(dFpre, 0, nd * sizeof(float));
     for (int v = 0; v < n; v++) {
-        const float *dc = dd->s_dcat + (size_t)v * 4 * d;
+        const float *dc = dcat + (size_t)v * 4 * d;
         memcpy(dFact + (size_t)v * d, dc, (size_t)d * sizeof(float));
         float *o = dH + (size_t)v * d;
         for (int j = 0; j < d; j++) o[j] = dc[d + j];
@@ -622,7 +642,7 @@ void dp_doppler_backward(dp_doppler *dd)
     float *dz = dd->s_dP, *dpool = dFpre;
     for (int which = 0; which < (dd->a.cp_embeddings ? 2 : 0); which++) {
         int off = which == 0 ? 2 * d : 3 * d;
-        for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dd->s_dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
+        for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
         memset(dpool, 0, nd * sizeof(float));
         if (which == 0) {
             dp_nn_zscore_backward(dpool, dz, dd->s_Bp, dd->s_Bm, dd->s_Br, n, d, ZS_EPS);

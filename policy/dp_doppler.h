@@ -136,12 +136,13 @@ typedef struct dp_doppler {
     float *s_Fpre;                 /* (n, d) node feature projection X W^T + b */
     float *s_Bp, *s_Tp;            /* (n, d) sums of s_H along each op's b-path and t-path */
     float *s_Bm, *s_Br, *s_Tm, *s_Tr; /* (d) z-score means and 1/std of s_Bp and s_Tp over ops */
-    float *s_cat;                  /* (n, 4d) [lrelu(s_Fpre), s_H, z(s_Bp), z(s_Tp)] */
-    float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu */
+    float *s_cat;                  /* (n, 4d) [lrelu(s_Fpre), s_H, z(s_Bp), z(s_Tp)]; the
+                                      backward writes dcat over it */
+    float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu; the backward
+                                      writes dA and dAact over them */
+    int sel_spent;                 /* the backward has written over s_cat, s_A and s_Aact */
     float *s_score;                /* (n) SEL logit of each op */
     float *s_dscore;               /* (n) gradient of the scores, accumulated over the batch */
-    float *s_dcat;                 /* (n, 4d) */
-    float *s_dA, *s_dAact;         /* (n, h) */
     float *s_dH;                   /* (n, d) */
     float *s_dP;                   /* (n, d) gradient of s_Hpre; also the forward's temporary */
     /* PLC. One op is placed per step t < n. The per-step caches marked [C] hold C = dd->chunk

@@ -296,10 +296,17 @@ END_TEST
 
 /* One fixed episode of workspace dd (ops in id order, device t mod D) with fixed logit
  * gradients, its backward added into the model's gradients. */
+static void episode_no_prepare(dp_doppler *dd, dp_env *env);
 static void shared_episode(dp_doppler *dd, dp_env *env)
 {
-    dp_error err;
     dp_doppler_prepare(dd);
+    episode_no_prepare(dd, env);
+}
+
+/* shared_episode after its prepare */
+static void episode_no_prepare(dp_doppler *dd, dp_env *env)
+{
+    dp_error err;
     dp_doppler_episode_begin(dd);
     dp_env_reset(env);
     float lg[8], dz[8];
@@ -419,6 +426,12 @@ START_TEST(chunked_step_caches)
     shared_episode(whole, env);
     memcpy(ref, m->plc.grad, np * sizeof(float));
     memcpy(refs, m->sel.grad, ns * sizeof(float));
+    /* a second batch on the same parameters (no prepare): the backward wrote SEL's gradients
+     * over its forward caches and must recompute them, to the same bits */
+    dp_doppler_zero_grad(whole);
+    episode_no_prepare(whole, env);
+    ck_assert(memcmp(refs, m->sel.grad, ns * sizeof(float)) == 0);
+    ck_assert(memcmp(ref, m->plc.grad, np * sizeof(float)) == 0);
     const int mixed[] = {m->p_dw, m->p_db, m->p_w1, m->p_w2, m->p_b2};
     const int chunks[] = {n, 2 * n, 7, 10, 1};
     for (size_t q = 0; q < sizeof chunks / sizeof chunks[0]; q++) {
