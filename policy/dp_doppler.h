@@ -186,7 +186,10 @@ typedef struct dp_doppler {
  * forward from the stored inputs of its steps (activation checkpointing; the recomputation is
  * bit for bit the forward's). The PLC's weight gradients are then sums of per-chunk GEMMs, so
  * they differ from one all-steps GEMM in the last bits of single precision (summation order);
- * nothing else changes. Memory per op drops by about 7.5 KiB at this project's sizes (d = 64, 4
+ * nothing else changes in a backward. Adam's steps (of about the learning rate whatever the
+ * gradient's size) turn such differences into visible ones where a gradient is near zero: the
+ * PLC's output bias (mlp.b2), whose exact gradient is zero (the softmax over the devices is
+ * shift-invariant), after one episode on 5,000 ops, and then everything trained after it. Memory per op drops by about 7.5 KiB at this project's sizes (d = 64, 4
  * devices, twelve device features) and 12 KiB at the authors' (d = 128, five). */
 #define DP_DOPPLER_STEP_CACHE_MAX 4096
 #define DP_DOPPLER_STEP_CHUNK 512
