@@ -2,7 +2,7 @@
 # bench_inputs.sh: huge inputs (issue 19). Peak RSS and seconds (GNU time, /usr/bin/time -v) of
 #  - one Stage I episode of `doppler train` on a chain and on independent ops (default 5,000, 10,000 and
 #    20,000 ops; target: linear in the ops, no n^2 term), and its refusal of a 10^6-op chain
-#    before allocating (the networks' estimate against the memory available);
+#    before allocating (the networks' estimate against DOPPLER_MEM_LIMIT=4G);
 #  - loading a topology of D GPUs on one switch with a host memory, peer-to-peer in groups of
 #    256 (default D = 256, 1024, 4096; target: 1,024 devices under one second): the time of
 #    `doppler place --method single` on a 4-op graph, which loads the topology and builds its
@@ -10,6 +10,9 @@
 #  - reading a HEFT .in file of V tasks on 4 processors (default V = 20000; target: near-linear,
 #    it used to be O(V E)), with `doppler graph info`.
 #   sh bench/bench_inputs.sh [BUILDDIR] [TRAIN_SIZES] [DEVICE_COUNTS] [IN_TASKS]
+# The training runs use train's default network (this project's DOPPLER: hidden 64, edge
+# network 16 wide, twelve device features); TRAIN_CONFIG=FILE adds --config FILE (e.g. a file
+# {"defaults": "authors"} for the authors' sizes: hidden 128, edge network 128 wide, five).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$top}
@@ -17,6 +20,8 @@ train_sizes=${2:-5000 10000 20000}
 device_counts=${3:-256 1024 4096}
 in_tasks=${4:-20000}
 doppler="$build/doppler"
+set --
+[ -z "${TRAIN_CONFIG:-}" ] || set -- --config "$TRAIN_CONFIG"
 [ -x /usr/bin/time ] || { echo "bench_inputs: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
@@ -44,12 +49,15 @@ for n in $train_sizes; do
     for shape in chain independent; do
         graph $shape "$n" "$tmp/g.json"
         printf "%-12s %8d ops " $shape "$n"
-        measure "$doppler" train --graph "$tmp/g.json" --stage il --episodes 1 --quiet --checkpoint "$tmp/c.h5"
+        rm -f "$tmp/c.h5"  # train refuses to start a new run over an existing checkpoint
+        measure "$doppler" train --graph "$tmp/g.json" --stage il --episodes 1 --quiet --checkpoint "$tmp/c.h5" "$@"
     done
 done
 graph chain 1000000 "$tmp/g.json"
 printf "%-12s %8d ops " chain 1000000
-if "$doppler" train --graph "$tmp/g.json" --stage il --episodes 1 --quiet --checkpoint "$tmp/c.h5" 2>"$tmp/err"; then
+rm -f "$tmp/c.h5"
+# under a 4 GiB limit: about 14 KiB per op would otherwise fit a large machine and train for hours
+if DOPPLER_MEM_LIMIT=4G "$doppler" train --graph "$tmp/g.json" --stage il --episodes 1 --quiet --checkpoint "$tmp/c.h5" "$@" 2>"$tmp/err"; then
     echo "ran (more memory than its estimate?)"
 else
     echo "refused: $(cat "$tmp/err")"

@@ -154,20 +154,22 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
 #define BUF(p, count) do { size_t k_ = (size_t)(count); \
         if (bytes) *bytes += k_ * sizeof *(p); \
         else if (!DP_ALLOC_ZERO(&dd->owned, p, k_, sizeof *(p))) return DP_ENOMEM; } while (0)
-    const size_t nd = (size_t)n * d, nD = (size_t)n * D;
+    const size_t nd = (size_t)n * d, nD = (size_t)n * D, C = (size_t)dd->chunk, CD = C * D;
+    const size_t n_chunks = ((size_t)n + C - 1) / C;
     BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
     BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
     BUF(dd->s_cat, 4 * nd); BUF(dd->s_A, (size_t)n * h); BUF(dd->s_Aact, (size_t)n * h); BUF(dd->s_score, n);
-    BUF(dd->s_dscore, n); BUF(dd->s_dcat, 4 * nd); BUF(dd->s_dA, (size_t)n * h); BUF(dd->s_dAact, (size_t)n * h); BUF(dd->s_dH, nd);
+    BUF(dd->s_dscore, n); BUF(dd->s_dH, nd);
     BUF(dd->s_dP, nd);
     BUF(dd->p_H, nd); BUF(dd->p_Fpre, nd); BUF(dd->p_F, nd);
     BUF(dd->p_S, (size_t)D * d); BUF(dd->p_op, n);
-    BUF(dd->p_DFz, nD * dd->FD); BUF(dd->p_L1, nD * d); BUF(dd->p_Sst, nD * d);
-    BUF(dd->p_Sm, nd); BUF(dd->p_Sr, nd); BUF(dd->p_cat, nD * 2 * d); BUF(dd->p_A, nD * h);
+    BUF(dd->p_DFz, nD * dd->FD); BUF(dd->p_L1, CD * d); BUF(dd->p_Sst, CD * d);
+    BUF(dd->p_Sm, C * d); BUF(dd->p_Sr, C * d); BUF(dd->p_cat, CD * 2 * d); BUF(dd->p_A, CD * h);
+    BUF(dd->p_Sck, (n_chunks ? n_chunks : 1) * D * d); BUF(dd->p_Srep, (size_t)D * d);
     BUF(dd->p_Q, (size_t)n * h); BUF(dd->p_dQ, (size_t)n * h);
     BUF(dd->p_dlogits, nD);
     BUF(dd->p_dH, nd); BUF(dd->p_dF, nd);
-    BUF(dd->p_Aact, nD * h); BUF(dd->p_dAact, nD * h);
+    BUF(dd->p_Aact, CD * h); BUF(dd->p_dAact, CD * h);
     BUF(dd->p_dS, (size_t)D * d); BUF(dd->p_acc, (size_t)D * d);
     BUF(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
     BUF(dd->devfeat, (size_t)D * dd->FD);
@@ -268,6 +270,11 @@ int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r)
 
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, dp_error *err)
 {
+    return dp_doppler_bind_chunked(m, g, c, 0, err);
+}
+
+dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, int chunk_steps, dp_error *err)
+{
     dp_doppler *dd = calloc(1, sizeof *dd);
     if (!dd) goto nomem;
     dd->g = g;
@@ -276,6 +283,8 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
     dd->a = m->a;
     const int n = g->n_ops, D = c->n_devices, F = DP_DOPPLER_N_NODE_FEATURES;
     dd->n = n;
+    if (chunk_steps <= 0) chunk_steps = n <= DP_DOPPLER_STEP_CACHE_MAX ? n : DP_DOPPLER_STEP_CHUNK;
+    dd->chunk = chunk_steps < n ? chunk_steps : n > 0 ? n : 1;
     dd->FD = m->FD;
     dd->D = D;
     dd->sel = &m->sel;
@@ -361,18 +370,15 @@ static void put_cols(float *dst, int W, int off, const float *src, int w, int ro
     for (int i = 0; i < rows; i++) memcpy(dst + (size_t)i * W + off, src + (size_t)i * w, (size_t)w * sizeof(float));
 }
 
-void dp_doppler_prepare(dp_doppler *dd)
+/* SEL's scoring head up to the MLP's hidden layer, from s_Fpre, s_H, s_Bp and s_Tp: s_cat, s_A
+ * and s_Aact (prepare; and the backward when a previous backward has written its gradients
+ * over them: the same calls on the same inputs, so the same bits) */
+static void sel_head_forward(dp_doppler *dd)
 {
-    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden;
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
-    const dp_nn_params *S = dd->sel, *P = dd->plc;
-    /* SEL */
-    dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
-    dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
-    dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
-    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
-    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
+    const dp_nn_params *S = dd->sel;
     /* concatenation [lrelu(F), H, zscore(B), zscore(T)] written straight into s_cat: the
      * z-scores go through s_dP as a temporary */
     float *tmp = dd->s_dP;
@@ -392,6 +398,22 @@ void dp_doppler_prepare(dp_doppler *dd)
     }
     dp_nn_linear_forward(dd->s_A, dd->s_cat, dp_nn_param(S, dd->s_w1), dp_nn_param(S, dd->s_b1), n, 4 * d, h);
     dp_nn_leaky_relu_forward(dd->s_Aact, dd->s_A, (size_t)n * h, sl);
+}
+
+void dp_doppler_prepare(dp_doppler *dd)
+{
+    const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
+    const float sl = dd->a.slope;
+    const size_t nd = (size_t)n * d;
+    const dp_nn_params *S = dd->sel, *P = dd->plc;
+    /* SEL */
+    dd->s_Hpre = (float *)dp_mpnn_forward(&dd->sel_mp, dd->X);
+    dp_nn_leaky_relu_forward(dd->s_H, dd->s_Hpre, nd, sl);
+    dp_nn_linear_forward(dd->s_Fpre, dd->X, dp_nn_param(S, dd->s_fw), dp_nn_param(S, dd->s_fb), n, F, d);
+    dp_nn_chain_sum_forward(dd->s_Bp, dd->s_H, dd->bnext, dd->rtopo, n, d);
+    dp_nn_chain_sum_forward(dd->s_Tp, dd->s_H, dd->tnext, dd->g->topo, n, d);
+    sel_head_forward(dd);
+    dd->sel_spent = 0;
     dp_nn_linear_forward(dd->s_score, dd->s_Aact, dp_nn_param(S, dd->s_w2), dp_nn_param(S, dd->s_b2), n, h, 1);
     /* PLC per-op parts */
     dd->p_Hpre = (float *)dp_mpnn_forward(&dd->plc_mp, dd->X);
@@ -413,28 +435,25 @@ void dp_doppler_episode_begin(dp_doppler *dd)
     dd->episode_steps = 0;
 }
 
-void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits)
+/* The per-step caches of step t (slot t mod C) for op v from its z-scored device features
+ * (p_DFz, stored) and the device sums S before the step, and with logits != NULL its logits
+ * (D): the forward of a step, and its recomputation in the episode backward (the same calls on
+ * the same inputs, so the same bits). */
+static void plc_step(dp_doppler *dd, int t, int v, const float *S, float *logits)
 {
     const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
     const float sl = dd->a.slope;
     const dp_nn_params *P = dd->plc;
-    const int t = env->step;
-    float *DFz = dd->p_DFz + (size_t)t * D * FD, *L1 = dd->p_L1 + (size_t)t * D * d;
-    float *Sst = dd->p_Sst + (size_t)t * D * d, *cat = dd->p_cat + (size_t)t * D * 2 * d;
-    float *A = dd->p_A + (size_t)t * D * h, *Aact = dd->p_Aact + (size_t)t * D * h;
-    dd->p_op[t] = v;
-    dd->episode_steps = t + 1;
-    /* device features, z-scored over the devices (inputs: no gradient needed) */
-    dp_env_device_features_of(env, (dp_env_features)dd->a.device_features, v, dd->devfeat);
-    float *rawp = dd->p_dtmp; /* (D, 5) temporary */
-    for (int i = 0; i < D * FD; i++) rawp[i] = (float)dd->devfeat[i];
-    float fm[DP_ENV_MAX_DEVICE_FEATURES], fr[DP_ENV_MAX_DEVICE_FEATURES];
-    dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FD, ZS_EPS);
+    const size_t s = (size_t)(t % dd->chunk);
+    const float *DFz = dd->p_DFz + (size_t)t * D * FD;
+    float *L1 = dd->p_L1 + s * D * d;
+    float *Sst = dd->p_Sst + s * D * d, *cat = dd->p_cat + s * D * 2 * d;
+    float *A = dd->p_A + s * D * h, *Aact = dd->p_Aact + s * D * h;
     dp_nn_linear_forward(L1, DFz, dp_nn_param(P, dd->p_dw), dp_nn_param(P, dd->p_db), D, FD, d);
     /* device sums, z-scored over the devices */
-    memcpy(Sst, dd->p_S, (size_t)D * d * sizeof(float));
+    memcpy(Sst, S, (size_t)D * d * sizeof(float));
     float *zS = dd->p_dS; /* temporary */
-    dp_nn_zscore_forward(zS, dd->p_Sm + (size_t)t * d, dd->p_Sr + (size_t)t * d, Sst, D, d, ZS_EPS);
+    dp_nn_zscore_forward(zS, dd->p_Sm + s * d, dd->p_Sr + s * d, Sst, D, d, ZS_EPS);
     /* the per-device columns [lrelu(L1), zS] (D, 2d); the op's columns are in Q[v] */
     for (int k = 0; k < D; k++) {
         float *row = cat + (size_t)k * 2 * d;
@@ -446,7 +465,25 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat, 2 * d, w1, 4 * d, 1.0f, A, h);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat + d, 2 * d, w1 + 3 * d, 4 * d, 1.0f, A, h);
     dp_nn_leaky_relu_forward(Aact, A, (size_t)D * h, sl);
-    dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
+    if (logits) dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
+}
+
+void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits)
+{
+    const int D = dd->D, d = dd->a.hidden, FD = dd->FD;
+    const int t = env->step;
+    float *DFz = dd->p_DFz + (size_t)t * D * FD;
+    dd->p_op[t] = v;
+    dd->episode_steps = t + 1;
+    /* a chunk's first step: the device sums its recomputation starts from */
+    if (t % dd->chunk == 0) memcpy(dd->p_Sck + (size_t)(t / dd->chunk) * D * d, dd->p_S, (size_t)D * d * sizeof(float));
+    /* device features, z-scored over the devices (inputs: no gradient needed) */
+    dp_env_device_features_of(env, (dp_env_features)dd->a.device_features, v, dd->devfeat);
+    float *rawp = dd->p_dtmp; /* (D, 5) temporary */
+    for (int i = 0; i < D * FD; i++) rawp[i] = (float)dd->devfeat[i];
+    float fm[DP_ENV_MAX_DEVICE_FEATURES], fr[DP_ENV_MAX_DEVICE_FEATURES];
+    dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FD, ZS_EPS);
+    plc_step(dd, t, v, dd->p_S, logits);
 }
 
 void dp_doppler_plc_commit(dp_doppler *dd, int v, int k)
@@ -474,22 +511,25 @@ static void leaky_relu_backward_over(float *x, const float *dout, size_t n, floa
     }
 }
 
-void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
+/* The backward of steps t0 .. t1-1, whose caches are in slots 0 .. t1-t0-1, into the PLC's
+ * gradients and per-op accumulators; p_acc holds, per device, the gradient of the device sums
+ * summed over the steps after t1 - 1 and is carried on to t0. */
+static void plc_chunk_backward(dp_doppler *dd, const dp_env *env, int t0, int t1)
 {
     const int D = dd->D, d = dd->a.hidden, h = dd->a.mlp_hidden, FD = dd->FD;
-    const int T = dd->episode_steps, R = T * D;
+    const int R = (t1 - t0) * D;
     const float sl = dd->a.slope;
     const dp_nn_params *P = dd->plc;
-    if (T == 0) return;
     /* The gradients dA, dcat and dL1 of all R rows are written over the forward caches A, cat
      * and L1 once those are no longer read (A after its relu's backward, cat after the W1
      * gradient, L1 after its relu's backward): the same values as separate buffers, about 7 KiB
      * per op less at the default sizes. */
     float *dA = dd->p_A, *dcat = dd->p_cat, *dL1 = dd->p_L1;
+    const float *dlogits = dd->p_dlogits + (size_t)t0 * D, *DFz = dd->p_DFz + (size_t)t0 * D * FD;
     /* all steps at once: logits = lrelu(A) w2^T + b2, A = cat w1^T + b1 */
     float *dAact = dd->p_dAact;
     memset(dAact, 0, (size_t)R * h * sizeof(float));
-    dp_nn_linear_backward(dAact, dp_nn_grad(P, dd->p_w2), dp_nn_grad(P, dd->p_b2), dd->p_dlogits, dd->p_Aact,
+    dp_nn_linear_backward(dAact, dp_nn_grad(P, dd->p_w2), dp_nn_grad(P, dd->p_b2), dlogits, dd->p_Aact,
                           dp_nn_param(P, dd->p_w2), R, h, 1);
     leaky_relu_backward_over(dA, dAact, (size_t)R * h, sl);
     /* A = Q[v] + cat_dev W1_dev^T: the per-device column blocks (0 and 3) here over all R rows,
@@ -504,22 +544,22 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1, 4 * d, 0.0f, dcat, 2 * d);
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1 + 3 * d, 4 * d, 0.0f,
                 dcat + d, 2 * d);
-    for (int t = 0; t < T; t++) {
+    for (int t = t0; t < t1; t++) {
         float *q = dd->p_dQ + (size_t)dd->p_op[t] * h;
         for (int k = 0; k < D; k++) {
-            const float *a = dA + ((size_t)t * D + k) * h;
+            const float *a = dA + ((size_t)(t - t0) * D + k) * h;
             for (int j = 0; j < h; j++) q[j] += a[j];
         }
     }
     /* device-feature branch: dcat[:, 0:d] through lrelu(L1), L1 = DFz devw^T + devb */
     for (int r = 0; r < R; r++)
         leaky_relu_backward_over(dL1 + (size_t)r * d, dcat + (size_t)r * 2 * d, (size_t)d, sl);
-    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dL1, dd->p_DFz,
+    dp_nn_linear_backward(NULL, dp_nn_grad(P, dd->p_dw), dp_nn_grad(P, dd->p_db), dL1, DFz,
                           dp_nn_param(P, dd->p_dw), R, FD, d);
     /* per-op branches and device sums; walk the steps backwards keeping, per device, the sum of
      * dS over later steps (an op placed at step s is in S_t for every t > s) */
-    memset(dd->p_acc, 0, (size_t)D * d * sizeof(float));
-    for (int t = T - 1; t >= 0; t--) {
+    for (int t = t1 - 1; t >= t0; t--) {
+        const size_t s = (size_t)(t - t0);
         int v = dd->p_op[t], k0 = env->assignment[v];
         float *dH = dd->p_dH + (size_t)v * d;
         /* op v is in S_t' for t' > t on its device: those gradients are in acc */
@@ -528,10 +568,36 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
         memset(dd->p_dS, 0, (size_t)D * d * sizeof(float));
         float *dZ = dd->p_dtmp; /* (D, d) */
         for (int k = 0; k < D; k++)
-            memcpy(dZ + (size_t)k * d, dcat + ((size_t)t * D + k) * 2 * d + d, (size_t)d * sizeof(float));
-        dp_nn_zscore_backward(dd->p_dS, dZ, dd->p_Sst + (size_t)t * D * d, dd->p_Sm + (size_t)t * d,
-                              dd->p_Sr + (size_t)t * d, D, d, ZS_EPS);
+            memcpy(dZ + (size_t)k * d, dcat + (s * D + k) * 2 * d + d, (size_t)d * sizeof(float));
+        dp_nn_zscore_backward(dd->p_dS, dZ, dd->p_Sst + s * D * d, dd->p_Sm + s * d, dd->p_Sr + s * d, D, d, ZS_EPS);
         for (size_t i = 0; i < (size_t)D * d; i++) dd->p_acc[i] += dd->p_dS[i];
+    }
+}
+
+void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
+{
+    const int D = dd->D, d = dd->a.hidden, C = dd->chunk;
+    const int T = dd->episode_steps;
+    if (T == 0) return;
+    memset(dd->p_acc, 0, (size_t)D * d * sizeof(float));
+    /* chunks last to first; the last one's caches are the forward's, each earlier one's are
+     * recomputed from its first step's device sums by replaying its steps' placements */
+    const int last = (T - 1) / C;
+    for (int c = last; c >= 0; c--) {
+        const int t0 = c * C, t1 = c == last ? T : t0 + C;
+        if (c != last) {
+            float *S = dd->p_Srep;
+            memcpy(S, dd->p_Sck + (size_t)c * D * d, (size_t)D * d * sizeof(float));
+            for (int t = t0; t < t1; t++) {
+                const int v = dd->p_op[t];
+                plc_step(dd, t, v, S, NULL);
+                /* dp_doppler_plc_commit's sum, in its order */
+                float *sk = S + (size_t)env->assignment[v] * d;
+                const float *x = dd->p_H + (size_t)v * d;
+                for (int j = 0; j < d; j++) sk[j] += x[j];
+            }
+        }
+        plc_chunk_backward(dd, env, t0, t1);
     }
 }
 
@@ -541,23 +607,30 @@ void dp_doppler_backward(dp_doppler *dd)
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;
     const dp_nn_params *S = dd->sel, *P = dd->plc;
-    /* SEL: score = lrelu(A) w2^T + b2 */
-    memset(dd->s_dA, 0, (size_t)n * h * sizeof(float));
-    float *dAact = dd->s_dAact;
-    memset(dAact, 0, (size_t)n * h * sizeof(float));
-    dp_nn_linear_backward(dAact, dp_nn_grad(S, dd->s_w2), dp_nn_grad(S, dd->s_b2), dd->s_dscore, dd->s_Aact,
+    /* SEL: score = lrelu(A) w2^T + b2. The gradients dAact, dA and dcat are written over the
+     * forward caches Aact, A and cat once those are read for the last time (each weight
+     * gradient before its input gradient: dp_nn_linear_backward's two GEMMs, called apart; the
+     * input gradient's GEMM adds into a zeroed buffer as before), the same values as separate
+     * buffers. A second backward without a prepare between recomputes the caches first. */
+    if (dd->sel_spent) sel_head_forward(dd);
+    dd->sel_spent = 1;
+    float *dAact = dd->s_Aact, *dA = dd->s_A, *dcat = dd->s_cat;
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, dd->s_w2), dp_nn_grad(S, dd->s_b2), dd->s_dscore, dd->s_Aact,
                           dp_nn_param(S, dd->s_w2), n, h, 1);
-    dp_nn_leaky_relu_backward(dd->s_dA, dAact, dd->s_A, (size_t)n * h, sl);
-    memset(dd->s_dcat, 0, 4 * nd * sizeof(float));
-    dp_nn_linear_backward(dd->s_dcat, dp_nn_grad(S, dd->s_w1), dp_nn_grad(S, dd->s_b1), dd->s_dA, dd->s_cat,
+    memset(dAact, 0, (size_t)n * h * sizeof(float));
+    dp_nn_linear_backward(dAact, NULL, NULL, dd->s_dscore, NULL, dp_nn_param(S, dd->s_w2), n, h, 1);
+    leaky_relu_backward_over(dA, dAact, (size_t)n * h, sl);
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, dd->s_w1), dp_nn_grad(S, dd->s_b1), dA, dd->s_cat,
                           dp_nn_param(S, dd->s_w1), n, 4 * d, h);
+    memset(dcat, 0, 4 * nd * sizeof(float));
+    dp_nn_linear_backward(dcat, NULL, NULL, dA, NULL, dp_nn_param(S, dd->s_w1), n, 4 * d, h);
     /* split the concatenation */
     float *dFact = dd->s_dP, *dH = dd->s_dH;
     memset(dH, 0, nd * sizeof(float));
     float *dFpre = dd->p_dtmp; /* (n, d) scratch shared with PLC: not in use here */
     memset(dFpre, 0, nd * sizeof(float));
     for (int v = 0; v < n; v++) {
-        const float *dc = dd->s_dcat + (size_t)v * 4 * d;
+        const float *dc = dcat + (size_t)v * 4 * d;
         memcpy(dFact + (size_t)v * d, dc, (size_t)d * sizeof(float));
         float *o = dH + (size_t)v * d;
         for (int j = 0; j < d; j++) o[j] = dc[d + j];
@@ -569,7 +642,7 @@ void dp_doppler_backward(dp_doppler *dd)
     float *dz = dd->s_dP, *dpool = dFpre;
     for (int which = 0; which < (dd->a.cp_embeddings ? 2 : 0); which++) {
         int off = which == 0 ? 2 * d : 3 * d;
-        for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dd->s_dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
+        for (int v = 0; v < n; v++) memcpy(dz + (size_t)v * d, dcat + (size_t)v * 4 * d + off, (size_t)d * sizeof(float));
         memset(dpool, 0, nd * sizeof(float));
         if (which == 0) {
             dp_nn_zscore_backward(dpool, dz, dd->s_Bp, dd->s_Bm, dd->s_Br, n, d, ZS_EPS);

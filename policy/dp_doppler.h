@@ -136,15 +136,19 @@ typedef struct dp_doppler {
     float *s_Fpre;                 /* (n, d) node feature projection X W^T + b */
     float *s_Bp, *s_Tp;            /* (n, d) sums of s_H along each op's b-path and t-path */
     float *s_Bm, *s_Br, *s_Tm, *s_Tr; /* (d) z-score means and 1/std of s_Bp and s_Tp over ops */
-    float *s_cat;                  /* (n, 4d) [lrelu(s_Fpre), s_H, z(s_Bp), z(s_Tp)] */
-    float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu */
+    float *s_cat;                  /* (n, 4d) [lrelu(s_Fpre), s_H, z(s_Bp), z(s_Tp)]; the
+                                      backward writes dcat over it */
+    float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu; the backward
+                                      writes dA and dAact over them */
+    int sel_spent;                 /* the backward has written over s_cat, s_A and s_Aact */
     float *s_score;                /* (n) SEL logit of each op */
     float *s_dscore;               /* (n) gradient of the scores, accumulated over the batch */
-    float *s_dcat;                 /* (n, 4d) */
-    float *s_dA, *s_dAact;         /* (n, h) */
     float *s_dH;                   /* (n, d) */
     float *s_dP;                   /* (n, d) gradient of s_Hpre; also the forward's temporary */
-    /* PLC. Per-step caches are indexed by the step t < n (one op placed per step) */
+    /* PLC. One op is placed per step t < n. The per-step caches marked [C] hold C = dd->chunk
+     * steps (step t in slot t mod C): all n steps when n <= DP_DOPPLER_STEP_CACHE_MAX, else
+     * DP_DOPPLER_STEP_CHUNK, and the episode backward recomputes each earlier chunk's from the
+     * stored inputs of its steps (p_DFz, p_op, the assignment, p_Sck) */
     dp_nn_params *plc;              /* the model's block */
     dp_mpnn plc_mp;
     int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
@@ -154,33 +158,57 @@ typedef struct dp_doppler {
     float *p_S;                    /* (D, d) current device sums of p_H over placed ops */
     int *p_op;                     /* (n) op of each step */
     float *p_DFz;                  /* (n, D, FD) z-scored device features of each step */
-    float *p_L1;                   /* (n, D, d) their projection (then dL1, in the backward) */
-    float *p_Sst;                  /* (n, D, d) the device sums at each step */
-    float *p_Sm, *p_Sr;            /* (n, d) their z-score means and 1/std over devices */
-    float *p_cat;                  /* (n, D, 2d) [lrelu(p_L1), z(p_Sst)] per step and device;
+    float *p_L1;                   /* [C] (C, D, d) their projection (then dL1, in the backward) */
+    float *p_Sst;                  /* [C] (C, D, d) the device sums at each step */
+    float *p_Sm, *p_Sr;            /* [C] (C, d) their z-score means and 1/std over devices */
+    float *p_cat;                  /* [C] (C, D, 2d) [lrelu(p_L1), z(p_Sst)] per step and device;
                                       the episode backward writes dcat over it */
-    float *p_A, *p_Aact;           /* (n, D, h) MLP hidden pre-activation, after lrelu; the
+    float *p_A, *p_Aact;           /* [C] (C, D, h) MLP hidden pre-activation, after lrelu; the
                                       episode backward writes dA over p_A */
+    float *p_Sck;                  /* (ceil(n / C), D, d) the device sums at each chunk's first step */
+    float *p_Srep;                 /* (D, d) the device sums replayed while a chunk is recomputed */
+    int chunk;                     /* C: steps per chunk of the per-step caches (1 <= C <= n) */
     float *p_dlogits;              /* (n, D) gradient of each step's logits */
     float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
     float *p_Q, *p_dQ;             /* (n, h) the op's part of the PLC MLP's first layer, its
                                       gradient accumulated over the batch */
-    float *p_dAact;                /* (n, D, h) */
+    float *p_dAact;                /* [C] (C, D, h) */
     float *p_dS, *p_acc;           /* (D, d) gradient of the device sums; its running sum over steps */
     float *p_dtmp;                 /* (max(n, D), max(d, FD)) scratch */
     double *devfeat;               /* (D, FD) the last step's raw device features */
     int episode_steps;             /* steps cached in the current episode */
 } dp_doppler;
 
+/* The PLC's per-step caches (of the episode backward's batched GEMMs over all steps x devices
+ * rows) hold every step of graphs of at most DP_DOPPLER_STEP_CACHE_MAX ops: their results are
+ * those of all earlier versions, bit for bit. Larger graphs cache DP_DOPPLER_STEP_CHUNK steps:
+ * the episode backward runs chunk by chunk, last to first, and recomputes each earlier chunk's
+ * forward from the stored inputs of its steps (activation checkpointing; the recomputation is
+ * bit for bit the forward's). The PLC's weight gradients are then sums of per-chunk GEMMs, so
+ * they differ from one all-steps GEMM in the last bits of single precision (summation order);
+ * nothing else changes in a backward. Adam's steps (of about the learning rate whatever the
+ * gradient's size) turn such differences into visible ones where a gradient is near zero: the
+ * PLC's output bias (mlp.b2), whose exact gradient is zero (the softmax over the devices is
+ * shift-invariant), after one episode on 5,000 ops, and then everything trained after it. Memory per op drops by about 7.5 KiB at this project's sizes (d = 64, 4
+ * devices, twelve device features) and 12 KiB at the authors' (d = 128, five). */
+#define DP_DOPPLER_STEP_CACHE_MAX 4096
+#define DP_DOPPLER_STEP_CHUNK 512
+
 /* Bind model m to graph g under costs c (all three must outlive the workspace): features,
  * paths, caches; the parameters are m's. NULL with err on failure. Memory is
- * O(n d T + (n + E) d + n D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices, d = hidden,
- * T = steps and U distinct edge features (the MPNNs keep only every step's node states,
- * dp_mpnn.h); it is estimated (dd->bytes, the model's parameters
- * included) before the large allocations and refused (DP_ENOMEM, "GRAPH: DOPPLER's networks for
- * this graph need about N MiB ...") when over dp_file_mem_limit() (available memory, ulimits,
- * DOPPLER_MEM_LIMIT). About 40 KiB per op at the default sizes on 4 devices (bench/bench_inputs.sh). */
+ * O(n d T + (n + E) d + n D FD + C D (d + mlp_hidden) + U d^2) for n ops, E edges, D devices,
+ * FD device features, C cached steps (above), d = hidden, T = steps and U distinct edge
+ * features (the MPNNs keep only every step's node states, dp_mpnn.h); it is estimated
+ * (dd->bytes, the model's parameters included) before the large allocations and refused
+ * (DP_ENOMEM, "GRAPH: DOPPLER's networks for this graph need about N MiB ...") when over
+ * dp_file_mem_limit() (available memory, ulimits, DOPPLER_MEM_LIMIT). bench/bench_inputs.sh
+ * measures the peak RSS of training. */
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, dp_error *err);
+/* dp_doppler_bind with the PLC's per-step caches in chunks of chunk_steps steps (clipped to
+ * 1 .. n; chunk_steps <= 0: the rule above). Tests force the chunked path on small graphs with
+ * it; results differ from the unchunked ones only in the summation order of the PLC's weight
+ * gradients. */
+dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, int chunk_steps, dp_error *err);
 /* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_cost *c, const dp_doppler_arch *a, dp_error *err);
 /* Free the workspace (and its model when it owns it). */

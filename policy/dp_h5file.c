@@ -103,14 +103,62 @@ int dp_h5file_superblock_fix(void *image, size_t len)
     return 0;
 }
 
-/* Whether the bytes open as an HDF5 file (a last check before they replace a good file). */
+/* File image callbacks that lend the caller's bytes instead of copying them (what libhdf5_hl's
+ * H5LTopen_file_image does with H5LT_FILE_IMAGE_DONT_COPY | H5LT_FILE_IMAGE_DONT_RELEASE): HDF5
+ * copies a file image into the property list and again into the core driver, so a read-only
+ * check of a checkpoint's bytes held three copies of it at once (issue 19: the peak memory of
+ * training). udata is the lent image; it outlives the property list and the file. */
+typedef struct lent_image { void *buf; size_t len; } lent_image;
+
+static void *lent_malloc(size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op;
+    lent_image *im = udata;
+    return size <= im->len ? im->buf : NULL;
+}
+
+static void *lent_memcpy(void *dest, const void *src, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)op; (void)udata;
+    if (dest != src) memmove(dest, src, size); /* never happens: every copy is the lent buffer */
+    return dest;
+}
+
+static void *lent_realloc(void *ptr, size_t size, H5FD_file_image_op_t op, void *udata)
+{
+    (void)ptr; (void)size; (void)op; (void)udata;
+    return NULL; /* read-only: the image never grows */
+}
+
+static herr_t lent_free(void *ptr, H5FD_file_image_op_t op, void *udata)
+{
+    (void)ptr; (void)op; (void)udata;
+    return 0;
+}
+
+static void *lent_udata_copy(void *udata)
+{
+    return udata;
+}
+
+static herr_t lent_udata_free(void *udata)
+{
+    (void)udata;
+    return 0;
+}
+
+/* Whether the bytes open as an HDF5 file (a last check before they replace a good file); they
+ * are read in place. */
 static int image_opens(const void *img, size_t len)
 {
     hid_t p = mem_fapl();
     if (p < 0) return 0;
     char name[64];
     mem_name(name, sizeof name, "check");
-    hid_t f = H5Pset_file_image(p, (void *)img, len) >= 0 ? H5Fopen(name, H5F_ACC_RDONLY, p) : -1;
+    lent_image im = {(void *)img, len};
+    H5FD_file_image_callbacks_t cb = {lent_malloc, lent_memcpy, lent_realloc, lent_free, lent_udata_copy, lent_udata_free, &im};
+    hid_t f = H5Pset_file_image_callbacks(p, &cb) >= 0 && H5Pset_file_image(p, (void *)img, len) >= 0
+              ? H5Fopen(name, H5F_ACC_RDONLY, p) : -1;
     H5Pclose(p);
     if (f < 0) return 0;
     return H5Fclose(f) >= 0;

@@ -296,10 +296,17 @@ END_TEST
 
 /* One fixed episode of workspace dd (ops in id order, device t mod D) with fixed logit
  * gradients, its backward added into the model's gradients. */
+static void episode_no_prepare(dp_doppler *dd, dp_env *env);
 static void shared_episode(dp_doppler *dd, dp_env *env)
 {
-    dp_error err;
     dp_doppler_prepare(dd);
+    episode_no_prepare(dd, env);
+}
+
+/* shared_episode after its prepare */
+static void episode_no_prepare(dp_doppler *dd, dp_env *env)
+{
+    dp_error err;
     dp_doppler_episode_begin(dd);
     dp_env_reset(env);
     float lg[8], dz[8];
@@ -385,6 +392,83 @@ START_TEST(shared_model_two_graphs)
     gsl_rng_free(r);
     dp_cost_free(c3);
     dp_cost_free(c5);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* The PLC's per-step caches in chunks (dp_doppler_bind_chunked, issue 19): the episode
+ * backward recomputes each earlier chunk's forward. Only the weight gradients that are sums of
+ * the per-chunk GEMMs over steps x devices rows may change, in the last bits of single precision
+ * (summation order); every other gradient is bit for bit the unchunked one, and the default
+ * binding of a graph under DP_DOPPLER_STEP_CACHE_MAX ops is the unchunked one. */
+START_TEST(chunked_step_caches)
+{
+    const int n = 50, D = 3;
+    dp_graph *g = chain(n);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, D, &err);
+    dp_doppler_arch a;
+    dp_doppler_arch_default(&a);
+    a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
+    dp_doppler_model *m = dp_doppler_model_alloc(&a, &err);
+    ck_assert_ptr_nonnull(m);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 19);
+    ck_assert_int_eq(dp_doppler_model_init(m, r), DP_OK);
+    for (size_t i = 0; i < m->plc.n; i++) m->plc.param[i] += (float)(0.2 * (gsl_rng_uniform(r) - 0.5));
+    dp_env *env = dp_env_alloc(g, c, &err);
+    const size_t np = m->plc.n, ns = m->sel.n;
+    float *ref = malloc(np * sizeof(float)), *refs = malloc(ns * sizeof(float));
+    dp_doppler *whole = dp_doppler_bind(m, g, c, &err);
+    ck_assert_ptr_nonnull(whole);
+    ck_assert_int_eq(whole->chunk, n); /* under DP_DOPPLER_STEP_CACHE_MAX: one chunk */
+    dp_doppler_zero_grad(whole);
+    shared_episode(whole, env);
+    memcpy(ref, m->plc.grad, np * sizeof(float));
+    memcpy(refs, m->sel.grad, ns * sizeof(float));
+    /* a second batch on the same parameters (no prepare): the backward wrote SEL's gradients
+     * over its forward caches and must recompute them, to the same bits */
+    dp_doppler_zero_grad(whole);
+    episode_no_prepare(whole, env);
+    ck_assert(memcmp(refs, m->sel.grad, ns * sizeof(float)) == 0);
+    ck_assert(memcmp(ref, m->plc.grad, np * sizeof(float)) == 0);
+    const int mixed[] = {m->p_dw, m->p_db, m->p_w1, m->p_w2, m->p_b2};
+    const int chunks[] = {n, 2 * n, 7, 10, 1};
+    for (size_t q = 0; q < sizeof chunks / sizeof chunks[0]; q++) {
+        dp_doppler *dd = dp_doppler_bind_chunked(m, g, c, chunks[q], &err);
+        ck_assert_ptr_nonnull(dd);
+        ck_assert_int_eq(dd->chunk, chunks[q] < n ? chunks[q] : n);
+        dp_doppler_zero_grad(dd);
+        shared_episode(dd, env);
+        ck_assert(memcmp(refs, m->sel.grad, ns * sizeof(float)) == 0);
+        for (int i = 0; i < m->plc.n_tensors; i++) {
+            const dp_nn_tensor *t = &m->plc.t[i];
+            const size_t k = (size_t)t->rows * t->cols;
+            const float *got = m->plc.grad + t->offset, *want = ref + t->offset;
+            int is_mixed = 0;
+            for (size_t j = 0; j < sizeof mixed / sizeof mixed[0]; j++) is_mixed |= mixed[j] == i;
+            if (!is_mixed || dd->chunk == n) {
+                ck_assert_msg(memcmp(got, want, k * sizeof(float)) == 0, "chunk %d: %s not bit for bit", dd->chunk, t->name);
+                continue;
+            }
+            /* single precision: a different summation order of R = 3 x 50 rows moves the last
+             * bits (relative 1e-12 is below float's resolution) */
+            double scale = 0;
+            for (size_t j = 0; j < k; j++) scale = fmax(scale, fabs(want[j]));
+            if (i == m->p_w1) ck_assert(scale > 1e-3); /* not vacuous */
+            for (size_t j = 0; j < k; j++)
+                ck_assert_msg(fabs(got[j] - want[j]) <= 1e-5 * scale, "chunk %d: %s[%zu] %.9g vs %.9g", dd->chunk, t->name, j,
+                              got[j], want[j]);
+        }
+        dp_doppler_free(dd);
+    }
+    free(ref);
+    free(refs);
+    dp_env_free(env);
+    dp_doppler_free(whole);
+    dp_doppler_model_free(m);
+    gsl_rng_free(r);
+    dp_cost_free(c);
     dp_graph_free(g);
 }
 END_TEST
@@ -996,6 +1080,7 @@ int main(void)
     tcase_add_test(t, device_features);
     tcase_add_test(t, network_gradients);
     tcase_add_test(t, shared_model_two_graphs);
+    tcase_add_test(t, chunked_step_caches);
     tcase_add_test(t, stage_real_oracle);
     tcase_add_test(t, config_json);
     tcase_add_test(t, agreement_ties_apart);
