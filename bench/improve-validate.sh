@@ -3,19 +3,24 @@
 # graphs (not the DOPPLER test graphs): COUNT graphs drawn from the five families with family seed
 # FAMILY_SEED (the draw `doppler train --family` makes; it skips data/testsets/transfer.txt), each
 # on the device count it was made for, placed from cp at BUDGET simulations with seeds SEEDS by
-# the checkpoint CKPT (train --method improve) under several search settings, and by annealing.
-# Prints per setting the mean over graphs and seeds of makespan / the best makespan any setting
-# found for that graph and seed (1 = always the best).
+# each checkpoint of CKPT (one or more, space-separated: train --method improve, e.g. one per
+# training seed) under each search setting of SETTINGS, and by annealing.
+# SETTINGS: space-separated NAME=JSON (a --config object without spaces; "{}" = the defaults).
+# Prints per setting, over graphs, seeds and checkpoints, the mean of makespan / the best makespan
+# any setting found for that graph, seed and checkpoint (1 = always the best), the worst such
+# ratio, and the share of runs within 2% of that best.
 #   CKPT=imp.h5 FAMILY_SEED=777 COUNT=10 SEEDS="1 2" BUDGET=20000 sh bench/improve-validate.sh
+#   CKPT="ck1.h5 ck2.h5 ck3.h5" SETTINGS='default={} r4={"restarts":4}' sh bench/improve-validate.sh
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
-: "${CKPT:?CKPT=FILE: an improvement checkpoint (doppler train --method improve)}"
+: "${CKPT:?CKPT=FILE: an improvement checkpoint (doppler train --method improve), or several}"
 FAMILY_SEED=${FAMILY_SEED:-777}
 COUNT=${COUNT:-10}
 SEEDS=${SEEDS:-1 2}
 BUDGET=${BUDGET:-20000}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
+SETTINGS=${SETTINGS:-default={\} one-run={\"restarts\":1\} greedy={\"accept\":\"greedy\"\} mix0.1={\"mix\":0.1\} mix0.5={\"mix\":0.5\}}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-improve-validate.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # the draw: train lists the graphs it drew (one episode, thrown away)
@@ -29,28 +34,35 @@ grep ' gen:' "$tmp/draw.err" | awk '{ print $NF, $(NF - 2) }' | while read -r sp
     "$bin" graph gen "$model" $(echo "${spec#*\?}" | tr '&' '\n' | sed 's/^/--/; s/=/ /') --out "$tmp/g$i.json" > /dev/null
     echo "$tmp/g$i.json $dev $spec"
 done > "$tmp/list"
-echo '{"accept": "greedy"}' > "$tmp/greedy.json"
-for x in 0.1 0.5; do echo "{\"mix\": $x}" > "$tmp/mix$x.json"; done
-echo "# $COUNT validation graphs (family seed $FAMILY_SEED), budget $BUDGET, seeds $SEEDS, checkpoint $CKPT"
+names=
+for s in $SETTINGS; do
+    name=${s%%=*}
+    printf '%s\n' "${s#*=}" > "$tmp/set-$name.json"
+    names="$names $name"
+done
+echo "# $COUNT validation graphs (family seed $FAMILY_SEED), budget $BUDGET, seeds $SEEDS, checkpoints $CKPT"
+echo "# graph devices checkpoint seed setting makespan"
 : > "$tmp/rows"
 while read -r g dev spec; do
-    for seed in $SEEDS; do
-        for v in improve improve-greedy improve-mix0.1 improve-mix0.5 anneal; do
-            case $v in
-            improve) a="--method improve --checkpoint $CKPT";;
-            improve-greedy) a="--method improve --checkpoint $CKPT --config $tmp/greedy.json";;
-            improve-mix0.1) a="--method improve --checkpoint $CKPT --config $tmp/mix0.1.json";;
-            improve-mix0.5) a="--method improve --checkpoint $CKPT --config $tmp/mix0.5.json";;
-            anneal) a="--method anneal";;
-            esac
-            # shellcheck disable=SC2086
-            ms=$("$bin" place --graph "$g" --devices "$dev" $a --budget "$BUDGET" --seed "$seed" --json |
-                 sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
-            echo "$spec $dev $seed $v $ms" | tee -a "$tmp/rows"
+    ci=0
+    for ck in $CKPT; do
+        ci=$((ci + 1))
+        for seed in $SEEDS; do
+            for v in $names anneal; do
+                case $v in
+                anneal) a="--method anneal";;
+                *) a="--method improve --checkpoint $ck --config $tmp/set-$v.json";;
+                esac
+                # shellcheck disable=SC2086
+                ms=$("$bin" place --graph "$g" --devices "$dev" $a --budget "$BUDGET" --seed "$seed" --json |
+                     sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
+                echo "$spec $dev $ci $seed $v $ms" | tee -a "$tmp/rows"
+            done
         done
     done
 done < "$tmp/list"
-echo "# setting: mean of makespan / best of all settings (same graph and seed)"
-awk '{ k = $1 " " $3; if (!(k in b) || $5 < b[k]) b[k] = $5; r[NR] = $0 }
-     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); s[f[4]] += f[5] / b[f[1] " " f[3]]; n[f[4]]++ }
-           for (v in s) printf "%s %.4f\n", v, s[v] / n[v] }' "$tmp/rows" | sort -k2n
+echo "# setting: mean and max of makespan / best of all settings (same graph, checkpoint and seed), share within 2%"
+awk '{ k = $1 " " $3 " " $4; if (!(k in b) || $6 < b[k]) b[k] = $6; r[NR] = $0 }
+     END { for (i = 1; i <= NR; i++) { split(r[i], f, " "); x = f[6] / b[f[1] " " f[3] " " f[4]]; v = f[5];
+               s[v] += x; n[v]++; if (x > mx[v]) mx[v] = x; if (x <= 1.02) w[v]++ }
+           for (v in s) printf "%s %.4f %.4f %.2f\n", v, s[v] / n[v], mx[v], w[v] / n[v] }' "$tmp/rows" | sort -k2n

@@ -701,6 +701,21 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
     dp_search_anneal_config_init(&cfg->anneal);
     cfg->greedy = 0;
     cfg->mix = 0.2;
+    cfg->restarts = 1;
+    cfg->perturb = 0;
+    cfg->restart_from_start = 0;
+}
+
+int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err)
+{
+    if (!(cfg->mix >= 0 && cfg->mix <= 1)) return dp_error_set(err, DP_EINVAL, "improve: \"mix\" must be in [0, 1], got %g", cfg->mix);
+    if (cfg->restarts < 1 || cfg->restarts > DP_IMPROVE_MAX_RESTARTS)
+        return dp_error_set(err, DP_EINVAL, "improve: \"restarts\" must be an integer in 1..%d, got %d", DP_IMPROVE_MAX_RESTARTS,
+                            cfg->restarts);
+    if (cfg->perturb < 0 || cfg->perturb > DP_IMPROVE_MAX_PERTURB)
+        return dp_error_set(err, DP_EINVAL, "improve: \"perturb\" must be an integer in 0..%d, got %d", DP_IMPROVE_MAX_PERTURB,
+                            cfg->perturb);
+    return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
 /* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix. */
@@ -720,13 +735,28 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
         cfg->mix = json_number_value(v);
         return DP_OK;
     }
+    if (strcmp(key, "restarts") == 0 || strcmp(key, "perturb") == 0) {
+        const int is_r = key[0] == 'r';
+        const long lo = is_r ? 1 : 0, hi = is_r ? DP_IMPROVE_MAX_RESTARTS : DP_IMPROVE_MAX_PERTURB;
+        if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+            return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be an integer in %ld..%ld", path, key, lo, hi);
+        *(is_r ? &cfg->restarts : &cfg->perturb) = (int)json_integer_value(v);
+        return DP_OK;
+    }
+    if (strcmp(key, "restart_from") == 0) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (strcmp(s, "best") == 0) cfg->restart_from_start = 0;
+        else if (strcmp(s, "start") == 0) cfg->restart_from_start = 1;
+        else return dp_error_set(err, DP_EINVAL, "%s: \"restart_from\" must be \"best\" or \"start\"", path);
+        return DP_OK;
+    }
     return DP_SEARCH_KEY_UNKNOWN;
 }
 
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
 {
     return dp_search_config_load_keys(&cfg->anneal, path, improve_search_key, cfg,
-                                      "accept, mix, budget, t0, t_end, schedule, swap_prob, init", err);
+                                      "accept, mix, restarts, perturb, restart_from, budget, t0, t_end, schedule, swap_prob, init", err);
 }
 
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
@@ -737,17 +767,17 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     dp_engine *e = oracle ? dp_engine_of_oracle(oracle) : NULL;
     if (!e) return dp_error_set(err, DP_EINVAL, "improve: the cost oracle must be the machine's engine (its state is the engine's schedule)");
     if (!m) return dp_error_set(err, DP_EINVAL, "improve: a model is required (--checkpoint or --proposals FILE)");
-    if (!(cfg->mix >= 0 && cfg->mix <= 1)) return dp_error_set(err, DP_EINVAL, "improve: mix must be in [0, 1], got %g", cfg->mix);
-    const int annealing = !cfg->greedy;
-    int rc = dp_search_check_config(&cfg->anneal, annealing, err);
+    int rc = dp_improve_search_check_config(cfg, err);
     if (rc != DP_OK) return rc;
+    const int annealing = !cfg->greedy;
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
+    int *first = dp_alloc_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     dp_improve_state *st = NULL;
     dp_search_anneal_config uni = cfg->anneal;
     uni.proposal = NULL;
-    if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    if (!cur || !best || !first || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     if (!(st = dp_improve_state_alloc(m, g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
@@ -756,36 +786,64 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
     double cur_ms = sch.cost, best_ms = sch.cost;
     memcpy(best, cur, (size_t)n * sizeof(int));
+    memcpy(first, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
     res->sims = 1 + start_sims;
     if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if (D > 1) dp_improve_state_set(st, cur, &sch);
-    const double T0 = cfg->anneal.t0 * cur_ms, T1 = cfg->anneal.t_end * cur_ms;
+    /* The moves left, K, are split into cfg->restarts runs of K / R (the first K mod R one more).
+     * Run 0 starts from the start; run i > 0 from the best placement seen (or the start), with
+     * cfg->perturb uniform moves applied blindly, simulated once (counted in run i's share), its
+     * temperature going again from t0 to t_end of ITS start makespan (a reheat). R = 1 is the
+     * single annealing run, move for move. */
     const long K = cfg->anneal.budget > res->sims ? cfg->anneal.budget - res->sims : 0;
-    for (long k = 0; k < K && D > 1; k++) {
-        int u, v = -1, du, dv = -1;
-        if (cfg->mix > 0 && gsl_rng_uniform(r) < cfg->mix) {
-            dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
-        } else {
-            int d;
-            dp_improve_state_sample(st, 0.0, r, &u, &d, NULL, 0);
-            du = cur[u];
-            cur[u] = d;
-        }
-        if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
-        res->sims++;
-        if (dp_search_accept(&cfg->anneal, annealing, T0, T1, k, K, sch.cost - cur_ms, r)) {
+    const int R = cfg->restarts;
+    for (int run = 0; run < R && D > 1; run++) {
+        long Kr = K / R + (run < K % R ? 1 : 0);
+        if (Kr == 0) continue;
+        if (run > 0) {
+            memcpy(cur, cfg->restart_from_start ? first : best, (size_t)n * sizeof(int));
+            for (int p = 0; p < cfg->perturb; p++) {
+                int u, v, du, dv;
+                dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
+            }
+            if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+            res->sims++;
+            Kr--;
             cur_ms = sch.cost;
-            res->accepted++;
             dp_improve_state_set(st, cur, &sch);
             if (cur_ms < best_ms) {
                 best_ms = cur_ms;
                 memcpy(best, cur, (size_t)n * sizeof(int));
                 if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
             }
-        } else {
-            cur[u] = du;
-            if (v >= 0) cur[v] = dv;
+        }
+        const double T0 = cfg->anneal.t0 * cur_ms, T1 = cfg->anneal.t_end * cur_ms;
+        for (long k = 0; k < Kr; k++) {
+            int u, v = -1, du, dv = -1;
+            if (cfg->mix > 0 && gsl_rng_uniform(r) < cfg->mix) {
+                dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
+            } else {
+                int d;
+                dp_improve_state_sample(st, 0.0, r, &u, &d, NULL, 0);
+                du = cur[u];
+                cur[u] = d;
+            }
+            if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+            res->sims++;
+            if (dp_search_accept(&cfg->anneal, annealing, T0, T1, k, Kr, sch.cost - cur_ms, r)) {
+                cur_ms = sch.cost;
+                res->accepted++;
+                dp_improve_state_set(st, cur, &sch);
+                if (cur_ms < best_ms) {
+                    best_ms = cur_ms;
+                    memcpy(best, cur, (size_t)n * sizeof(int));
+                    if (dp_search_trace_add(&res->trace, res->sims, best_ms) != DP_OK) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+                }
+            } else {
+                cur[u] = du;
+                if (v >= 0) cur[v] = dv;
+            }
         }
     }
     res->best = best_ms;
@@ -796,6 +854,7 @@ done:
     gsl_rng_free(r);
     free(cur);
     free(best);
+    free(first);
     return rc;
 }
 

@@ -140,17 +140,38 @@ typedef struct dp_improve_search_config {
                               * that is no worse (local search). EXPERIMENTS.md compares them */
     double mix;              /* probability that a move is annealing's uniform move instead of the
                               * policy's (default 0.2; 0.5 when it is annealing's proposal) */
+    int restarts;            /* R >= 1 runs sharing the budget (default 1): the moves left after the
+                              * start are split evenly (the first runs one more for a remainder);
+                              * run 0 starts from the start, each later run from the best
+                              * placement seen so far (restart_from_start 0) or from the start (1),
+                              * after `perturb` uniform moves applied unsimulated; the run's first
+                              * placement is simulated (one simulation of its share) and its
+                              * temperature goes again from t0 to t_end times ITS makespan (a
+                              * reheat; greedy acceptance: a plain restart). 1..DP_IMPROVE_MAX_RESTARTS */
+    int perturb;             /* uniform moves (annealing's neighbourhood, swaps included) applied
+                              * to a later run's first placement (default 0), 0..DP_IMPROVE_MAX_PERTURB */
+    int restart_from_start;  /* 0 (default): later runs start from the best seen; 1: from the start */
 } dp_improve_search_config;
 
+#define DP_IMPROVE_MAX_RESTARTS 1000
+#define DP_IMPROVE_MAX_PERTURB 100000
+
 void dp_improve_search_config_init(dp_improve_search_config *cfg);
-/* Read {"accept": "greedy"|"anneal", "mix", "budget", "t0", "t_end", "schedule", "swap_prob",
- * "init"} over cfg; unknown keys refused naming them. */
+/* Read {"accept": "greedy"|"anneal", "mix", "restarts", "perturb", "restart_from": "best"|"start",
+ * "budget", "t0", "t_end", "schedule", "swap_prob", "init"} over cfg; unknown keys and bad values
+ * (mix outside [0, 1], restarts or perturb not an integer in range) are DP_EINVAL naming the file
+ * and the key. */
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err);
+/* DP_EINVAL naming the field for a config dp_improve_search would refuse (mix, restarts, perturb
+ * out of range; annealing's checks, dp_search_check_config), else DP_OK. */
+int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err);
 
 /* Improve the start placement with model m: each step samples a move (the policy's, or with
- * probability cfg->mix annealing's uniform move), simulates it, and accepts it by cfg's rule; the
- * best placement seen is written to assignment. Spends exactly cfg->anneal.budget simulations
- * (the start's included; with one device only the start's). The oracle must be an engine's
+ * probability cfg->mix annealing's uniform move), simulates it, and accepts it by cfg's rule, in
+ * cfg->restarts runs (see the config); the best placement seen over all runs is written to
+ * assignment (never worse than the start, nor than any run's best). Spends exactly
+ * cfg->anneal.budget simulations (the start's and the restarts' included; with one device only
+ * the start's). The oracle must be an engine's
  * (dp_engine_oracle): the state is its schedule (DP_EINVAL otherwise). res as annealing's (its
  * trace: the best against simulations spent). Deterministic per seed. */
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,

@@ -1,8 +1,10 @@
 /* test_improve.c: the learned improvement method (policy/dp_improve.h): the policy's gradient
  * against finite differences, the search (never worse than its start, the budget spent exactly,
- * deterministic per seed, through the placement registry and as annealing's proposals), training
- * (deterministic per seed; a resumed run equals an uninterrupted one; model selection on validation
- * graphs), the checkpoint round trip and the refusal of other checkpoints naming
+ * deterministic per seed; with restarts: never worse than its first run alone, whose trace it
+ * starts with, the restarts' simulations counted; its config keys and their refusal), through the
+ * placement registry and as annealing's proposals), training (deterministic per seed; a resumed
+ * run equals an uninterrupted one; model selection on validation graphs), the checkpoint round
+ * trip and the refusal of other checkpoints naming
  * what differs, and features that do not depend on the graph's time unit. */
 #include "dp_engine.h"
 #include "dp_gen.h"
@@ -211,6 +213,133 @@ START_TEST(search_budget_never_worse_deterministic)
     free(b);
     dp_improve_model_free(m);
     fixture_free(&f);
+}
+END_TEST
+
+/* restarts: the budget split among R runs, the later ones from the best seen (or the start) */
+START_TEST(search_restarts)
+{
+    fixture f = fixture_make(SPEC, 4);
+    const int n = f.g->n_ops;
+    dp_error err;
+    dp_improve_model *m = random_model(7);
+    int *a = malloc((size_t)n * sizeof(int)), *b = malloc((size_t)n * sizeof(int));
+    static const int Rs[] = {2, 3, 7};
+    for (int ri = 0; ri < 3; ri++)
+        for (int perturb = 0; perturb <= 5; perturb += 5)
+            for (int from_start = 0; from_start <= 1; from_start++)
+                for (int greedy = 0; greedy <= 1; greedy++) {
+                    const int R = Rs[ri];
+                    dp_improve_search_config cfg;
+                    dp_improve_search_config_init(&cfg);
+                    cfg.restarts = R;
+                    cfg.perturb = perturb;
+                    cfg.restart_from_start = from_start;
+                    cfg.greedy = greedy;
+                    cfg.anneal.budget = 160 + 13 * ri;
+                    snprintf(cfg.anneal.init, sizeof cfg.anneal.init, "random");
+                    dp_search_result res, res2, one;
+                    const long before = dp_engine_simulations(f.e);
+                    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 5, a, &res, &err), DP_OK);
+                    /* every simulation counted: the restarts' first placements included */
+                    ck_assert_int_eq(res.sims, cfg.anneal.budget);
+                    ck_assert_int_eq(dp_engine_simulations(f.e) - before, cfg.anneal.budget);
+                    ck_assert(res.best <= res.start);
+                    ck_assert_double_eq(simulate(&f, a), res.best);
+                    for (long k = 1; k < res.trace.n; k++) {
+                        ck_assert(res.trace.best[k] < res.trace.best[k - 1]);
+                        ck_assert(res.trace.sims[k] > res.trace.sims[k - 1]);
+                    }
+                    ck_assert_double_eq(res.trace.best[res.trace.n - 1], res.best);
+                    /* run 0 is a one-run search with run 0's share: K = budget - 1 moves (a
+                     * random start spends none), run 0 gets ceil(K / R). Its trace is the
+                     * prefix of this one's, and the restarts never return worse than it. */
+                    const long K = cfg.anneal.budget - 1, K0 = K / R + (K % R ? 1 : 0);
+                    dp_improve_search_config c1 = cfg;
+                    c1.restarts = 1;
+                    c1.anneal.budget = 1 + K0;
+                    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &c1, 5, b, &one, &err), DP_OK);
+                    ck_assert(res.best <= one.best);
+                    long k = 0;
+                    for (; k < res.trace.n && res.trace.sims[k] <= 1 + K0; k++) {
+                        ck_assert_int_lt(k, one.trace.n);
+                        ck_assert_int_eq(res.trace.sims[k], one.trace.sims[k]);
+                        ck_assert_double_eq(res.trace.best[k], one.trace.best[k]);
+                    }
+                    ck_assert_int_eq(k, one.trace.n);
+                    /* the same seed, the same placement */
+                    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 5, b, &res2, &err), DP_OK);
+                    ck_assert_mem_eq(a, b, (size_t)n * sizeof(int));
+                    ck_assert_int_eq(res2.accepted, res.accepted);
+                    dp_search_trace_clear(&res.trace);
+                    dp_search_trace_clear(&res2.trace);
+                    dp_search_trace_clear(&one.trace);
+                }
+    /* more runs than moves: the runs without a move are skipped, the budget is still exact */
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    cfg.restarts = 50;
+    cfg.anneal.budget = 9;
+    dp_search_result res;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 1, a, &res, &err), DP_OK);
+    ck_assert_int_eq(res.sims, 9);
+    dp_search_trace_clear(&res.trace);
+    /* bad values are refused naming the field */
+    cfg.restarts = 0;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "restarts"));
+    cfg.restarts = 2;
+    cfg.perturb = -1;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 1, a, &res, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "perturb"));
+    free(a);
+    free(b);
+    dp_improve_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs(text, fp);
+    fclose(fp);
+}
+
+START_TEST(search_config_keys)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/dp-imp-cfg-%ld.json", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+    dp_error err;
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    write_text(path, "{\"restarts\": 6, \"perturb\": 12, \"restart_from\": \"start\", \"mix\": 0.3, \"accept\": \"greedy\", \"budget\": 77}");
+    ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
+    ck_assert_int_eq(cfg.restarts, 6);
+    ck_assert_int_eq(cfg.perturb, 12);
+    ck_assert_int_eq(cfg.restart_from_start, 1);
+    ck_assert(cfg.mix == 0.3);
+    ck_assert_int_eq(cfg.greedy, 1);
+    ck_assert_int_eq(cfg.anneal.budget, 77);
+    write_text(path, "{\"restart_from\": \"best\"}");
+    ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
+    ck_assert_int_eq(cfg.restart_from_start, 0);
+    static const char *const bad[][2] = {
+        {"{\"restarts\": 0}", "restarts"},       {"{\"restarts\": 1001}", "restarts"}, {"{\"restarts\": 2.5}", "restarts"},
+        {"{\"restarts\": \"4\"}", "restarts"},   {"{\"perturb\": -1}", "perturb"},     {"{\"perturb\": 1.5}", "perturb"},
+        {"{\"restart_from\": \"x\"}", "restart_from"}, {"{\"restart_from\": 1}", "restart_from"}, {"{\"mix\": 2}", "mix"},
+        {"{\"restart\": 4}", "restart"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        write_text(path, bad[i][0]);
+        dp_improve_search_config c2;
+        dp_improve_search_config_init(&c2);
+        ck_assert_int_eq(dp_improve_search_config_load(&c2, path, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, bad[i][1]) != NULL, "%s: %s", bad[i][0], err.msg);
+        ck_assert_msg(strstr(err.msg, path) != NULL, "%s: %s", bad[i][0], err.msg);
+    }
+    unlink(path);
 }
 END_TEST
 
@@ -641,6 +770,8 @@ static Suite *suite(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, policy_gradient_check);
     tcase_add_test(t, search_budget_never_worse_deterministic);
+    tcase_add_test(t, search_restarts);
+    tcase_add_test(t, search_config_keys);
     tcase_add_test(t, train_deterministic_and_checkpoint_round_trip);
     tcase_add_test(t, wrong_checkpoints_refused);
     tcase_add_test(t, features_unit_free);
