@@ -718,7 +718,7 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
-/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix. */
+/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, perturb, restart_from. */
 static int improve_search_key(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err)
 {
     dp_improve_search_config *cfg = ctx;

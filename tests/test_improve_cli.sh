@@ -109,6 +109,16 @@ echo '{"accept": "maybe"}' > "$tmp/bad.json"
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" &&
     fail "a bad accept value is accepted"
 grep -q "accept" "$tmp/e" || fail "the error names the key"
+echo '{"restarts": 0}' > "$tmp/bad.json"
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" &&
+    fail "restarts 0 is accepted"
+grep -q "restarts" "$tmp/e" || fail "the error names restarts"
+echo '{"restarts": 3, "perturb": 4}' > "$tmp/restarts.json"
+"$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/restarts.json" --budget 211 --json \
+    > "$tmp/r.json" || fail "restarts 3"
+[ "$(num simulations "$tmp/r.json")" = 211 ] || fail "restarts: $(num simulations "$tmp/r.json") simulations for a budget of 211"
+awk -v a="$(num makespan "$tmp/r.json")" -v c="$(num makespan "$tmp/cp.json")" 'BEGIN { exit !(a <= c) }' ||
+    fail "restarts: worse than the start (cp)"
 
 # annealing with the policy's proposals, and refinement with them
 "$bin" place --graph "$ffnn" --method anneal --proposals "$tmp/imp.h5" --budget 250 --json > "$tmp/ap.json" || fail "anneal --proposals"
