@@ -140,7 +140,7 @@ typedef struct dp_improve_search_config {
                               * that is no worse (local search). EXPERIMENTS.md compares them */
     double mix;              /* probability that a move is annealing's uniform move instead of the
                               * policy's (default 0.2; 0.5 when it is annealing's proposal) */
-    int restarts;            /* R >= 1 runs sharing the budget (default 1): the moves left after the
+    int restarts;            /* R >= 1 runs sharing the budget (default 10): the moves left after the
                               * start are split evenly (the first runs one more for a remainder);
                               * run 0 starts from the start, each later run from the best
                               * placement seen so far (restart_from_start 0) or from the start (1),
@@ -149,7 +149,7 @@ typedef struct dp_improve_search_config {
                               * temperature goes again from t0 to t_end times ITS makespan (a
                               * reheat; greedy acceptance: a plain restart). 1..DP_IMPROVE_MAX_RESTARTS */
     int perturb;             /* uniform moves (annealing's neighbourhood, swaps included) applied
-                              * to a later run's first placement (default 0), 0..DP_IMPROVE_MAX_PERTURB */
+                              * to a later run's first placement (default 10), 0..DP_IMPROVE_MAX_PERTURB */
     int restart_from_start;  /* 0 (default): later runs start from the best seen; 1: from the start */
 } dp_improve_search_config;
 
@@ -180,7 +180,8 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
 
 /* Annealing (annealing 1) or local search (0) as dp_search_anneal and dp_search_local, from
  * acfg's start, with the moves proposed by the improvement model of checkpoint `checkpoint`
- * mixed half and half with annealing's uniform moves (acfg->proposal is ignored): `doppler place
+ * mixed half and half with annealing's uniform moves (acfg->proposal is ignored), one run (no
+ * restarts): `doppler place
  * --method anneal --proposals FILE`, and --refine with --proposals. Errors: the checkpoint's
  * (dp_improve_model_load), the search's. */
 int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_graph *g, const dp_cost *c,
@@ -189,7 +190,7 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
 
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
  * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
- * acceptance, mix 0.2) for o->budget simulations (default 20000), seed o->seed. */
+ * acceptance, mix 0.2, 10 restarts with 10 perturbing moves) for o->budget simulations (default 20000), seed o->seed. */
 int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
