@@ -5,8 +5,10 @@
 # then places the six DOPPLER graph files (4 devices, 8 for the 8gpu_ files), which it has never
 # seen, at budgets of 500 to 20,000 simulations (each budget a separate run, so that annealing's
 # temperature schedule fits its budget), by four methods, all starting from cp:
-#   improve         place --method improve (annealing's acceptance, 20% uniform moves)
-#   improve-greedy  the same accepting only moves that are no worse
+#   improve         place --method improve (its defaults: annealing's acceptance, 20% uniform
+#                   moves, the budget shared by 10 runs restarted from the best, doc/improve.md)
+#   improve-1run    the same in one run ("restarts": 1: the search before restarts)
+#   improve-greedy  the same as improve accepting only moves that are no worse
 #   anneal+policy   place --method anneal --proposals (the policy proposes half the moves)
 #   anneal          place --method anneal (uniform moves)
 # Placement seed = training seed. Prints one row per run, then mean +- sd over the seeds per
@@ -31,6 +33,8 @@ ROWS=${ROWS:-}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-improve.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 echo '{"accept": "greedy"}' > "$tmp/greedy.json"
+echo '{"restarts": 1}' > "$tmp/one-run.json"
+METHODS=${METHODS:-improve improve-1run improve-greedy anneal+policy anneal}
 best_of() {
     case $1 in
     chain_mm_112nodes) echo 1200.07;; ffnn_192nodes) echo 56.70;; transformer_block_215nodes) echo 166.7;;
@@ -54,9 +58,10 @@ for seed in $SEEDS; do
         g="$SH/doppler-graphs/$f.txt"
         dev=4; case $f in 8gpu_*) dev=8;; esac
         for b in $BUDGETS; do
-            for m in improve improve-greedy anneal+policy anneal; do
+            for m in $METHODS; do
                 case $m in
                 improve) args="--method improve --checkpoint $ck";;
+                improve-1run) args="--method improve --checkpoint $ck --config $tmp/one-run.json";;
                 improve-greedy) args="--method improve --checkpoint $ck --config $tmp/greedy.json";;
                 anneal+policy) args="--method anneal --proposals $ck";;
                 anneal) args="--method anneal";;
@@ -93,11 +98,12 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
         echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             best=$(best_of "$f")
-            for m in improve improve-greedy anneal+policy anneal; do
+            for m in improve improve-1run improve-greedy anneal+policy anneal; do
                 awk -v f="$f" -v m="$m" '$1 == f && $2 == m { print $3, $4, $5 }' "$summary" | sort -n > "$tmp/$f.$m.dat"
             done
             echo "set title '$f'"
-            echo "plot '$tmp/$f.improve.dat' u 1:2 w lp t 'improve', '$tmp/$f.improve-greedy.dat' u 1:2 w lp t 'improve (greedy)', \
+            echo "plot '$tmp/$f.improve.dat' u 1:2 w lp t 'improve', '$tmp/$f.improve-1run.dat' u 1:2 w lp t 'improve (one run)', \
+'$tmp/$f.improve-greedy.dat' u 1:2 w lp t 'improve (greedy)', \
 '$tmp/$f.anneal+policy.dat' u 1:2 w lp t 'anneal + policy proposals', '$tmp/$f.anneal.dat' u 1:2 w lp t 'anneal', \
 $best w l dt 2 lc rgb 'black' t 'best known'"
         done

@@ -706,6 +706,7 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
     cfg->restarts = 10;
     cfg->perturb = 10;
     cfg->restart_from_start = 0;
+    cfg->first_share = 0;
 }
 
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err)
@@ -717,10 +718,12 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
     if (cfg->perturb < 0 || cfg->perturb > DP_IMPROVE_MAX_PERTURB)
         return dp_error_set(err, DP_EINVAL, "improve: \"perturb\" must be an integer in 0..%d, got %d", DP_IMPROVE_MAX_PERTURB,
                             cfg->perturb);
+    if (!(cfg->first_share >= 0 && cfg->first_share <= 1))
+        return dp_error_set(err, DP_EINVAL, "improve: \"first_share\" must be in [0, 1], got %g", cfg->first_share);
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
-/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, perturb, restart_from. */
+/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, perturb, restart_from, first_share. */
 static int improve_search_key(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err)
 {
     dp_improve_search_config *cfg = ctx;
@@ -745,6 +748,12 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
         *(is_r ? &cfg->restarts : &cfg->perturb) = (int)json_integer_value(v);
         return DP_OK;
     }
+    if (strcmp(key, "first_share") == 0) {
+        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
+            return dp_error_set(err, DP_EINVAL, "%s: \"first_share\" must be a number in [0, 1]", path);
+        cfg->first_share = json_number_value(v);
+        return DP_OK;
+    }
     if (strcmp(key, "restart_from") == 0) {
         const char *s = json_is_string(v) ? json_string_value(v) : "";
         if (strcmp(s, "best") == 0) cfg->restart_from_start = 0;
@@ -758,7 +767,7 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
 {
     return dp_search_config_load_keys(&cfg->anneal, path, improve_search_key, cfg,
-                                      "accept, mix, restarts, perturb, restart_from, budget, t0, t_end, schedule, swap_prob, init", err);
+                                      "accept, mix, restarts, perturb, restart_from, first_share, budget, t0, t_end, schedule, swap_prob, init", err);
 }
 
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
@@ -802,6 +811,10 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     const int R = cfg->restarts;
     for (int run = 0; run < R && D > 1; run++) {
         long Kr = K / R + (run < K % R ? 1 : 0);
+        if (cfg->first_share > 0 && R > 1) { /* run 0 gets floor(share K), the others the rest evenly */
+            const long K0 = (long)floor(cfg->first_share * (double)K), rest = K - K0;
+            Kr = run == 0 ? K0 : rest / (R - 1) + (run - 1 < rest % (R - 1) ? 1 : 0);
+        }
         if (Kr == 0) continue;
         if (run > 0) {
             memcpy(cur, cfg->restart_from_start ? first : best, (size_t)n * sizeof(int));

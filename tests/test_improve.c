@@ -236,6 +236,7 @@ START_TEST(search_restarts)
                     cfg.perturb = perturb;
                     cfg.restart_from_start = from_start;
                     cfg.greedy = greedy;
+                    cfg.first_share = ri == 2 ? 0.5 : 0; /* R = 7: run 0 gets half the moves */
                     cfg.anneal.budget = 160 + 13 * ri;
                     snprintf(cfg.anneal.init, sizeof cfg.anneal.init, "random");
                     dp_search_result res, res2, one;
@@ -252,11 +253,13 @@ START_TEST(search_restarts)
                     }
                     ck_assert_double_eq(res.trace.best[res.trace.n - 1], res.best);
                     /* run 0 is a one-run search with run 0's share: K = budget - 1 moves (a
-                     * random start spends none), run 0 gets ceil(K / R). Its trace is the
-                     * prefix of this one's, and the restarts never return worse than it. */
-                    const long K = cfg.anneal.budget - 1, K0 = K / R + (K % R ? 1 : 0);
+                     * random start spends none), run 0 gets ceil(K / R), or floor(K / 2) with
+                     * first_share 0.5. Its trace is the prefix of this one's, and the restarts
+                     * never return worse than it. */
+                    const long K = cfg.anneal.budget - 1, K0 = ri == 2 ? K / 2 : K / R + (K % R ? 1 : 0);
                     dp_improve_search_config c1 = cfg;
                     c1.restarts = 1;
+                    c1.first_share = 0;
                     c1.anneal.budget = 1 + K0;
                     ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &c1, 5, b, &one, &err), DP_OK);
                     ck_assert(res.best <= one.best);
@@ -314,7 +317,7 @@ START_TEST(search_config_keys)
     dp_error err;
     dp_improve_search_config cfg;
     dp_improve_search_config_init(&cfg);
-    write_text(path, "{\"restarts\": 6, \"perturb\": 12, \"restart_from\": \"start\", \"mix\": 0.3, \"accept\": \"greedy\", \"budget\": 77}");
+    write_text(path, "{\"restarts\": 6, \"perturb\": 12, \"restart_from\": \"start\", \"mix\": 0.3, \"accept\": \"greedy\", \"budget\": 77, \"first_share\": 0.25}");
     ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
     ck_assert_int_eq(cfg.restarts, 6);
     ck_assert_int_eq(cfg.perturb, 12);
@@ -322,6 +325,7 @@ START_TEST(search_config_keys)
     ck_assert(cfg.mix == 0.3);
     ck_assert_int_eq(cfg.greedy, 1);
     ck_assert_int_eq(cfg.anneal.budget, 77);
+    ck_assert(cfg.first_share == 0.25);
     write_text(path, "{\"restart_from\": \"best\"}");
     ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
     ck_assert_int_eq(cfg.restart_from_start, 0);
@@ -329,6 +333,7 @@ START_TEST(search_config_keys)
         {"{\"restarts\": 0}", "restarts"},       {"{\"restarts\": 1001}", "restarts"}, {"{\"restarts\": 2.5}", "restarts"},
         {"{\"restarts\": \"4\"}", "restarts"},   {"{\"perturb\": -1}", "perturb"},     {"{\"perturb\": 1.5}", "perturb"},
         {"{\"restart_from\": \"x\"}", "restart_from"}, {"{\"restart_from\": 1}", "restart_from"}, {"{\"mix\": 2}", "mix"},
+        {"{\"first_share\": 1.5}", "first_share"}, {"{\"first_share\": \"half\"}", "first_share"},
         {"{\"restart\": 4}", "restart"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
