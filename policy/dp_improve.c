@@ -707,6 +707,7 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
     cfg->perturb = 10;
     cfg->restart_from_start = 0;
     cfg->first_share = 0;
+    cfg->min_run = 0;
 }
 
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err)
@@ -718,12 +719,15 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
     if (cfg->perturb < 0 || cfg->perturb > DP_IMPROVE_MAX_PERTURB)
         return dp_error_set(err, DP_EINVAL, "improve: \"perturb\" must be an integer in 0..%d, got %d", DP_IMPROVE_MAX_PERTURB,
                             cfg->perturb);
+    if (cfg->min_run < 0)
+        return dp_error_set(err, DP_EINVAL, "improve: \"min_run\" must be a non-negative integer, got %ld", cfg->min_run);
     if (!(cfg->first_share >= 0 && cfg->first_share <= 1))
         return dp_error_set(err, DP_EINVAL, "improve: \"first_share\" must be in [0, 1], got %g", cfg->first_share);
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
-/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, perturb, restart_from, first_share. */
+/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, min_run, perturb, restart_from,
+ * first_share. */
 static int improve_search_key(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err)
 {
     dp_improve_search_config *cfg = ctx;
@@ -748,6 +752,12 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
         *(is_r ? &cfg->restarts : &cfg->perturb) = (int)json_integer_value(v);
         return DP_OK;
     }
+    if (strcmp(key, "min_run") == 0) {
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+            return dp_error_set(err, DP_EINVAL, "%s: \"min_run\" must be a non-negative integer (moves)", path);
+        cfg->min_run = (long)json_integer_value(v);
+        return DP_OK;
+    }
     if (strcmp(key, "first_share") == 0) {
         if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
             return dp_error_set(err, DP_EINVAL, "%s: \"first_share\" must be a number in [0, 1]", path);
@@ -767,7 +777,7 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
 {
     return dp_search_config_load_keys(&cfg->anneal, path, improve_search_key, cfg,
-                                      "accept, mix, restarts, perturb, restart_from, first_share, budget, t0, t_end, schedule, swap_prob, init", err);
+                                      "accept, mix, restarts, min_run, perturb, restart_from, first_share, budget, t0, t_end, schedule, swap_prob, init", err);
 }
 
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
@@ -808,7 +818,11 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
      * temperature going again from t0 to t_end of ITS start makespan (a reheat). R = 1 is the
      * single annealing run, move for move. */
     const long K = cfg->anneal.budget > res->sims ? cfg->anneal.budget - res->sims : 0;
-    const int R = cfg->restarts;
+    int R = cfg->restarts;
+    if (cfg->min_run > 0 && R > 1) { /* no more runs than K / min_run, at least one */
+        const long cap = K / cfg->min_run;
+        if (cap < R) R = cap < 1 ? 1 : (int)cap;
+    }
     for (int run = 0; run < R && D > 1; run++) {
         long Kr = K / R + (run < K % R ? 1 : 0);
         if (cfg->first_share > 0 && R > 1) { /* run 0 gets floor(share K), the others the rest evenly */

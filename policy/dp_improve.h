@@ -151,6 +151,9 @@ typedef struct dp_improve_search_config {
     int perturb;             /* uniform moves (annealing's neighbourhood, swaps included) applied
                               * to a later run's first placement (default 10), 0..DP_IMPROVE_MAX_PERTURB */
     int restart_from_start;  /* 0 (default): later runs start from the best seen; 1: from the start */
+    long min_run;            /* the fewest moves a run gets: the runs are min(restarts, max(1,
+                              * moves left / min_run)), so that a small budget is not cut into
+                              * runs too short to anneal (0: no minimum) */
     double first_share;      /* share of the moves for run 0, in [0, 1] (its floor); the later runs
                               * split the rest evenly. 0 (default): all runs get an even share */
 } dp_improve_search_config;
@@ -159,13 +162,14 @@ typedef struct dp_improve_search_config {
 #define DP_IMPROVE_MAX_PERTURB 100000
 
 void dp_improve_search_config_init(dp_improve_search_config *cfg);
-/* Read {"accept": "greedy"|"anneal", "mix", "restarts", "perturb", "restart_from": "best"|"start",
- * "first_share", "budget", "t0", "t_end", "schedule", "swap_prob", "init"} over cfg; unknown keys and bad values
- * (mix or first_share outside [0, 1], restarts or perturb not an integer in range) are DP_EINVAL naming the file
+/* Read {"accept": "greedy"|"anneal", "mix", "restarts", "min_run", "perturb",
+ * "restart_from": "best"|"start", "first_share", "budget", "t0", "t_end", "schedule", "swap_prob", "init"} over cfg; unknown keys and bad values
+ * (mix or first_share outside [0, 1], restarts, perturb or min_run not an integer in range) are
+ * DP_EINVAL naming the file
  * and the key. */
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err);
 /* DP_EINVAL naming the field for a config dp_improve_search would refuse (mix, restarts, perturb,
- * first_share out of range; annealing's checks, dp_search_check_config), else DP_OK. */
+ * min_run, first_share out of range; annealing's checks, dp_search_check_config), else DP_OK. */
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err);
 
 /* Improve the start placement with model m: each step samples a move (the policy's, or with

@@ -278,6 +278,29 @@ START_TEST(search_restarts)
                     dp_search_trace_clear(&res2.trace);
                     dp_search_trace_clear(&one.trace);
                 }
+    /* min_run: 160 moves with at least 50 per run are 3 runs (floor(160 / 50)), the same search
+     * as "restarts": 3; with at least 1000 per run, the one-run search */
+    for (int q = 0; q < 2; q++) {
+        dp_improve_search_config cm, cr;
+        dp_improve_search_config_init(&cm);
+        cm.restarts = 10;
+        cm.min_run = q ? 1000 : 50;
+        cm.anneal.budget = 161;
+        snprintf(cm.anneal.init, sizeof cm.anneal.init, "random");
+        cr = cm;
+        cr.min_run = 0;
+        cr.restarts = q ? 1 : 3;
+        dp_search_result r1, r2;
+        ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cm, 4, a, &r1, &err), DP_OK);
+        ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cr, 4, b, &r2, &err), DP_OK);
+        ck_assert_int_eq(r1.sims, 161);
+        ck_assert_mem_eq(a, b, (size_t)n * sizeof(int));
+        ck_assert_int_eq(r1.trace.n, r2.trace.n);
+        for (long k = 0; k < r1.trace.n; k++) ck_assert_int_eq(r1.trace.sims[k], r2.trace.sims[k]);
+        ck_assert_int_eq(r1.accepted, r2.accepted);
+        dp_search_trace_clear(&r1.trace);
+        dp_search_trace_clear(&r2.trace);
+    }
     /* more runs than moves: the runs without a move are skipped, the budget is still exact */
     dp_improve_search_config cfg;
     dp_improve_search_config_init(&cfg);
@@ -326,6 +349,9 @@ START_TEST(search_config_keys)
     ck_assert_int_eq(cfg.greedy, 1);
     ck_assert_int_eq(cfg.anneal.budget, 77);
     ck_assert(cfg.first_share == 0.25);
+    write_text(path, "{\"min_run\": 2000}");
+    ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
+    ck_assert_int_eq(cfg.min_run, 2000);
     write_text(path, "{\"restart_from\": \"best\"}");
     ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
     ck_assert_int_eq(cfg.restart_from_start, 0);
@@ -334,6 +360,7 @@ START_TEST(search_config_keys)
         {"{\"restarts\": \"4\"}", "restarts"},   {"{\"perturb\": -1}", "perturb"},     {"{\"perturb\": 1.5}", "perturb"},
         {"{\"restart_from\": \"x\"}", "restart_from"}, {"{\"restart_from\": 1}", "restart_from"}, {"{\"mix\": 2}", "mix"},
         {"{\"first_share\": 1.5}", "first_share"}, {"{\"first_share\": \"half\"}", "first_share"},
+        {"{\"min_run\": -1}", "min_run"}, {"{\"min_run\": 2.5}", "min_run"},
         {"{\"restart\": 4}", "restart"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
