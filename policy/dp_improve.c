@@ -707,7 +707,7 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
     cfg->perturb = 10;
     cfg->restart_from_start = 0;
     cfg->first_share = 0;
-    cfg->min_run = 0;
+    cfg->min_run = 400; /* validation: runs of 100 moves lose to one run, of 250 to 2000 win */
 }
 
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err)

@@ -153,7 +153,7 @@ typedef struct dp_improve_search_config {
     int restart_from_start;  /* 0 (default): later runs start from the best seen; 1: from the start */
     long min_run;            /* the fewest moves a run gets: the runs are min(restarts, max(1,
                               * moves left / min_run)), so that a small budget is not cut into
-                              * runs too short to anneal (0: no minimum) */
+                              * runs too short to anneal (default 400; 0: no minimum) */
     double first_share;      /* share of the moves for run 0, in [0, 1] (its floor); the later runs
                               * split the rest evenly. 0 (default): all runs get an even share */
 } dp_improve_search_config;
@@ -196,7 +196,7 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
 
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
  * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
- * acceptance, mix 0.2, 10 restarts with 10 perturbing moves) for o->budget simulations (default 20000), seed o->seed. */
+ * acceptance, mix 0.2, 10 restarts of at least 400 moves with 10 perturbing moves) for o->budget simulations (default 20000), seed o->seed. */
 int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 

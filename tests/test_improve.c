@@ -233,6 +233,7 @@ START_TEST(search_restarts)
                     dp_improve_search_config cfg;
                     dp_improve_search_config_init(&cfg);
                     cfg.restarts = R;
+                    cfg.min_run = 0; /* runs as short as the budget makes them */
                     cfg.perturb = perturb;
                     cfg.restart_from_start = from_start;
                     cfg.greedy = greedy;
@@ -305,6 +306,7 @@ START_TEST(search_restarts)
     dp_improve_search_config cfg;
     dp_improve_search_config_init(&cfg);
     cfg.restarts = 50;
+    cfg.min_run = 0;
     cfg.anneal.budget = 9;
     dp_search_result res;
     ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 1, a, &res, &err), DP_OK);
