@@ -113,7 +113,7 @@ echo '{"restarts": 0}' > "$tmp/bad.json"
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" &&
     fail "restarts 0 is accepted"
 grep -q "restarts" "$tmp/e" || fail "the error names restarts"
-echo '{"restarts": 3, "perturb": 4}' > "$tmp/restarts.json"
+echo '{"restarts": 3, "perturb": 4, "min_run": 0}' > "$tmp/restarts.json"
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/restarts.json" --budget 211 --json \
     > "$tmp/r.json" || fail "restarts 3"
 [ "$(num simulations "$tmp/r.json")" = 211 ] || fail "restarts: $(num simulations "$tmp/r.json") simulations for a budget of 211"
