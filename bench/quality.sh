@@ -151,7 +151,7 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
         echo "set terminal pngcairo size 1600,900 font ',10' noenhanced"
         echo "set output '$PLOT'"
         echo "set multiplot layout 2,3 title 'makespan against simulations spent (training + search), mean over the seeds (DOPPLER units)'"
-        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right font ',8' opaque; set offsets 0, 0, graph 0.05, graph 0.05"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key bottom left font ',7'; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             for m in anneal local random doppler-project+anneal doppler-project+anneal+proposals doppler-project+improve; do
                 # rows m-B: mean simulations and makespan per B
