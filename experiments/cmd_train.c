@@ -465,6 +465,31 @@ static void print_score(const char *label, double score, long episode, long sims
 /* The improvement policy's own loop (its episodes are moves on complete placements, not the
  * constructive episodes of dp_train): the same graph sets, test-set refusal, validation graphs,
  * Adam, checkpoint and trajectory writers, resume. Returns the exit status. */
+/* The training and validation graphs of --graph, --graphs, --family (drawn with family_seed) and
+ * --validation, or *val_count (< 0: four from --family unless --validation) drawn from --family,
+ * into gs; the test set into test. Refused when no training graph is given. Both trainers
+ * (DOPPLER's and the improvement method's) assemble their graphs here. */
+static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, const char *graphs, const char *family,
+                              int family_count, unsigned long family_seed, const char *validation, int *val_count,
+                              dp_error *err)
+{
+    int rc = test_set_load(test, err);
+    if (rc == DP_OK && graph) rc = graph_set_push(gs, graph, 0, err);
+    if (rc == DP_OK && graphs) rc = graph_set_add_list(gs, graphs, 0, err);
+    gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!fr) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    else gsl_rng_set(fr, family_seed);
+    if (rc == DP_OK && family) rc = graph_set_add_family(gs, family, family_count, fr, 0, test, err);
+    if (rc == DP_OK && validation) rc = graph_set_add_list(gs, validation, 1, err);
+    /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
+    if (*val_count < 0) *val_count = family && !validation ? 4 : 0;
+    if (rc == DP_OK && *val_count > 0) rc = graph_set_add_family(gs, family, *val_count, fr, 1, test, err);
+    if (fr) gsl_rng_free(fr);
+    if (rc == DP_OK && (gs->n == 0 || gs->validation[0]))
+        rc = dp_error_set(err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+    return rc;
+}
+
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
@@ -515,20 +540,8 @@ static int train_improve(const char *graph, const char *format, const char *grap
     memset(&gs, 0, sizeof gs);
     int status = DP_EXIT_ERROR;
     test_set test;
-    int rc = test_set_load(&test, &err);
-    if (rc == DP_OK && graph) rc = graph_set_push(&gs, graph, 0, &err);
-    if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
-    gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
-    else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
-    if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, &test, &err);
-    if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
-    /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
-    if (val_count < 0) val_count = family && !validation ? 4 : 0;
-    if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, &test, &err);
-    if (fr) gsl_rng_free(fr);
-    if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
-        rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+    int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
+                                (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
     int n_val = 0;
     for (int i = 0; i < gs.n; i++) n_val += gs.validation[i];
     if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, &test, graphs || family || n_val > 0, &err);
@@ -783,19 +796,8 @@ int cmd_train(int argc, char **argv)
     test_set test;
     memset(&test, 0, sizeof test);
     if (many) {
-        int rc = test_set_load(&test, &err);
-        if (rc == DP_OK && graph) rc = graph_set_push(&gs, graph, 0, &err);
-        if (rc == DP_OK && graphs) rc = graph_set_add_list(&gs, graphs, 0, &err);
-        gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!fr) rc = dp_error_set(&err, DP_ENOMEM, "out of memory");
-        else gsl_rng_set(fr, (unsigned long)(have_family_seed ? family_seed : cfg.seed));
-        if (rc == DP_OK && family) rc = graph_set_add_family(&gs, family, family_count, fr, 0, &test, &err);
-        if (rc == DP_OK && validation) rc = graph_set_add_list(&gs, validation, 1, &err);
-        if (val_count < 0) val_count = family && !validation ? 4 : 0;
-        if (rc == DP_OK && val_count > 0) rc = graph_set_add_family(&gs, family, val_count, fr, 1, &test, &err);
-        if (fr) gsl_rng_free(fr);
-        if (rc == DP_OK && (gs.n == 0 || gs.validation[0]))
-            rc = dp_error_set(&err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+        int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
+                                    (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
         if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, &test, 1, &err);
         if (rc != DP_OK) {
             graph_set_free(&gs);
