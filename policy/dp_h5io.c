@@ -170,12 +170,16 @@ int dp_h5io_traj_create(const char *path, const char *graph, int n_ops, int n_de
     hid_t f = dp_h5file_create(path, err);
     if (f < 0) return DP_EIO;
     int32_t ver = DP_H5IO_TRAJ_VERSION, no = n_ops, nd = n_devices;
+    /* chunks sized to the graph: about 16 episodes of steps per chunk, between 256 and 16,384
+     * rows, so that a trajectory of a 12-op graph is not 450 kB of empty chunk */
+    hsize_t step_chunk = 256;
+    while (step_chunk < 16384 && step_chunk < (hsize_t)(n_ops > 0 ? n_ops : 1) * 16) step_chunk *= 2;
     int bad = attr_str(f, "format", "doppler-trajectory") || attr_write(f, "version", H5T_NATIVE_INT32, &ver) ||
               attr_str(f, "graph", graph ? graph : "") || attr_write(f, "n_ops", H5T_NATIVE_INT32, &no) ||
               attr_write(f, "n_devices", H5T_NATIVE_INT32, &nd) || attr_str(f, "oracle", oracle ? oracle : "") ||
               attr_str(f, "time_unit", time_unit ? time_unit : "") || attr_str(f, "config", config_json ? config_json : "{}") ||
               attr_str(f, "run_id", run_id ? run_id : "") ||
-              make_group(f, "episodes", ep_fields, N_EP_FIELDS, 1024) || make_group(f, "steps", st_fields, N_ST_FIELDS, 16384) ||
+              make_group(f, "episodes", ep_fields, N_EP_FIELDS, 256) || make_group(f, "steps", st_fields, N_ST_FIELDS, step_chunk) ||
               make_group(f, "evaluations", ev_fields, N_EV_FIELDS, 256);
     if (bad) {
         dp_h5file_discard(f);

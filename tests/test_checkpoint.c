@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
 #include <hdf5.h>
+#include <sys/stat.h>
 
 static char dir[256];
 
@@ -190,6 +191,11 @@ START_TEST(trajectory_rows)
     ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
     ck_assert(ne == 2 && ns == 6);
     ck_assert_int_eq(files_in_dir(), 1);
+    /* chunks are sized to the graph: two episodes of a 3-op graph are not a 16,384-row chunk of
+     * steps and a 1,024-row chunk of episodes (460 kB before; about 20 kB now) */
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_msg(sb.st_size < 60000, "trajectory of 2 episodes of 3 ops is %lld bytes", (long long)sb.st_size);
     /* a resumed run cuts the file back to what its checkpoint accounts for */
     ck_assert_msg(dp_h5io_traj_truncate(path, 1, 3, &err) == DP_OK, "%s", err.msg);
     ck_assert_int_eq(dp_h5io_traj_count(path, &ne, &ns, &err), DP_OK);
