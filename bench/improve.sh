@@ -4,13 +4,18 @@
 # generated graphs only (--family, each graph on the device count it was made for: 2, 4 or 8),
 # then places the six DOPPLER graph files (4 devices, 8 for the 8gpu_ files), which it has never
 # seen, at budgets of 500 to 20,000 simulations (each budget a separate run, so that annealing's
-# temperature schedule fits its budget), by four methods, all starting from cp:
-#   improve         place --method improve (its defaults: annealing's acceptance, 20% uniform
-#                   moves, the budget shared by 10 runs restarted from the best, doc/improve.md)
-#   improve-1run    the same in one run ("restarts": 1: the search before restarts)
-#   improve-greedy  the same as improve accepting only moves that are no worse
-#   anneal+policy   place --method anneal --proposals (the policy proposes half the moves)
-#   anneal          place --method anneal (uniform moves)
+# temperature schedule fits its budget), by these methods:
+#   improve         place --method improve (its defaults: from the best of the six instant
+#                   methods, annealing's acceptance, 20% uniform moves, the budget shared by 10
+#                   runs restarted from the best, doc/improve.md)
+#   improve-cp      the same from cp ("init": "cp": improve's default start before 2026-12-02)
+#   improve-1run    the same from cp in one run ("restarts": 1: the search before restarts)
+#   improve-greedy  the same as improve-cp accepting only moves that are no worse
+#   improve-active  improve with active search ("active_lr": 0.001: the policy fine-tuned on the
+#                   graph by the search's own moves, doc/improve.md)
+#   anneal+policy   place --method anneal --proposals (the policy proposes half the moves; from cp)
+#   anneal          place --method anneal (uniform moves, from cp, annealing's default)
+#   anneal-bi       annealing from the best instant placement, improve's start
 # Placement seed = training seed. Prints one row per run, then mean +- sd over the seeds per
 # graph, method and budget, the ratio to the best known at 20,000, and writes the anytime plot.
 #   SEEDS="1 2 3 4 5" EPISODES=20000 COUNT=32 BUDGETS="500 1000 2000 5000 10000 20000" \
@@ -32,9 +37,12 @@ ROWS=${ROWS:-}
 [ -d "$SH/doppler-graphs" ] || { echo "bench/improve.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-improve.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-echo '{"accept": "greedy"}' > "$tmp/greedy.json"
-echo '{"restarts": 1}' > "$tmp/one-run.json"
-METHODS=${METHODS:-improve improve-1run improve-greedy anneal+policy anneal}
+echo '{"accept": "greedy", "init": "cp"}' > "$tmp/greedy.json"
+echo '{"restarts": 1, "init": "cp"}' > "$tmp/one-run.json"
+echo '{"init": "cp"}' > "$tmp/from-cp.json"
+echo '{"init": "best-instant"}' > "$tmp/best-instant.json"
+echo '{"active_lr": 0.001}' > "$tmp/active.json"
+METHODS=${METHODS:-improve improve-cp improve-1run improve-greedy improve-active anneal+policy anneal anneal-bi}
 best_of() {
     case $1 in
     chain_mm_112nodes) echo 1200.07;; ffnn_192nodes) echo 56.70;; transformer_block_215nodes) echo 166.7;;
@@ -61,6 +69,9 @@ for seed in $SEEDS; do
             for m in $METHODS; do
                 case $m in
                 improve) args="--method improve --checkpoint $ck";;
+                improve-cp) args="--method improve --checkpoint $ck --config $tmp/from-cp.json";;
+                improve-active) args="--method improve --checkpoint $ck --config $tmp/active.json";;
+                anneal-bi) args="--method anneal --config $tmp/best-instant.json";;
                 improve-1run) args="--method improve --checkpoint $ck --config $tmp/one-run.json";;
                 improve-greedy) args="--method improve --checkpoint $ck --config $tmp/greedy.json";;
                 anneal+policy) args="--method anneal --proposals $ck";;
@@ -98,13 +109,15 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
         echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             best=$(best_of "$f")
-            for m in improve improve-1run improve-greedy anneal+policy anneal; do
+            for m in improve improve-cp improve-1run improve-greedy improve-active anneal+policy anneal anneal-bi; do
                 awk -v f="$f" -v m="$m" '$1 == f && $2 == m { print $3, $4, $5 }' "$summary" | sort -n > "$tmp/$f.$m.dat"
             done
             echo "set title '$f'"
-            echo "plot '$tmp/$f.improve.dat' u 1:2 w lp t 'improve', '$tmp/$f.improve-1run.dat' u 1:2 w lp t 'improve (one run)', \
-'$tmp/$f.improve-greedy.dat' u 1:2 w lp t 'improve (greedy)', \
+            echo "plot '$tmp/$f.improve.dat' u 1:2 w lp t 'improve', '$tmp/$f.improve-cp.dat' u 1:2 w lp t 'improve from cp', \
+'$tmp/$f.improve-1run.dat' u 1:2 w lp t 'improve (from cp, one run)', \
+'$tmp/$f.improve-greedy.dat' u 1:2 w lp t 'improve (from cp, greedy)', '$tmp/$f.improve-active.dat' u 1:2 w lp t 'improve + active search', \
 '$tmp/$f.anneal+policy.dat' u 1:2 w lp t 'anneal + policy proposals', '$tmp/$f.anneal.dat' u 1:2 w lp t 'anneal', \
+'$tmp/$f.anneal-bi.dat' u 1:2 w lp t 'anneal from best instant', \
 $best w l dt 2 lc rgb 'black' t 'best known'"
         done
         echo "unset multiplot"

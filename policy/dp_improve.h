@@ -156,14 +156,29 @@ typedef struct dp_improve_search_config {
                               * runs too short to anneal (default 400; 0: no minimum) */
     double first_share;      /* share of the moves for run 0, in [0, 1] (its floor); the later runs
                               * split the rest evenly. 0 (default): all runs get an even share */
+    double active_lr;        /* active search (Bello et al. 2017, "Neural combinatorial optimization
+                              * with reinforcement learning", section 4.2): > 0 fine-tunes a copy of
+                              * the model on the graph being placed while searching, with the
+                              * search's own simulations: every policy move (not the uniform share)
+                              * is a REINFORCE sample whose reward is its exact makespan change
+                              * (accepted: old - new, rejected: 0, over the lower bound), its
+                              * baseline an exponential average of the earlier rewards (0.9), the
+                              * advantage divided by their running standard deviation; one Adam
+                              * step of this learning rate every active_batch policy moves
+                              * (gradient norm clipped at 1). No simulation beyond the budget.
+                              * 0 (default): the model is fixed. In [0, 1] */
+    int active_batch;        /* policy moves per Adam step of active search (default 16), 1..100000 */
 } dp_improve_search_config;
 
 #define DP_IMPROVE_MAX_RESTARTS 1000
 #define DP_IMPROVE_MAX_PERTURB 100000
 
+/* The defaults: start "best-instant" (anneal.init; annealing's other defaults), annealing's
+ * acceptance, mix 0.2, 10 restarts of at least 400 moves from the best with 10 perturbing moves,
+ * no active search (active_lr 0, active_batch 16). */
 void dp_improve_search_config_init(dp_improve_search_config *cfg);
 /* Read {"accept": "greedy"|"anneal", "mix", "restarts", "min_run", "perturb",
- * "restart_from": "best"|"start", "first_share", "budget", "t0", "t_end", "schedule", "swap_prob", "init"} over cfg; unknown keys and bad values
+ * "restart_from": "best"|"start", "first_share", "active_lr", "active_batch", "budget", "t0", "t_end", "schedule", "swap_prob", "init"} over cfg; unknown keys and bad values
  * (mix or first_share outside [0, 1], restarts, perturb or min_run not an integer in range) are
  * DP_EINVAL naming the file
  * and the key. */
@@ -195,7 +210,8 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
                               dp_search_result *res, dp_error *err);
 
 /* The placement method "improve" (dp_place.h): the model of o->checkpoint (required) improves
- * the start placement (o->config: dp_improve_search_config_load's keys; default cp, annealing's
+ * the start placement (o->config: dp_improve_search_config_load's keys; default the best of the
+ * six instant methods ("init": "best-instant", 6 simulations of the budget), annealing's
  * acceptance, mix 0.2, 10 restarts of at least 400 moves with 10 perturbing moves) for o->budget simulations (default 20000), seed o->seed. */
 int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);

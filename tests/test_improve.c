@@ -327,6 +327,56 @@ START_TEST(search_restarts)
 }
 END_TEST
 
+/* active search fine-tunes a copy of the model with the search's own simulations: the budget is
+ * exact, the result never worse than the start and the same per seed, the moves differ from the
+ * fixed model's (its parameters changed), and the caller's model is left as it was */
+START_TEST(search_active)
+{
+    fixture f = fixture_make(SPEC, 4);
+    const int n = f.g->n_ops;
+    dp_error err;
+    dp_improve_model *m = random_model(11);
+    const dp_nn_params *po = dp_improve_op_params(m), *pm = dp_improve_move_params(m);
+    float *before = malloc((po->n + pm->n) * sizeof(float));
+    memcpy(before, po->param, po->n * sizeof(float));
+    memcpy(before + po->n, pm->param, pm->n * sizeof(float));
+    int *a = malloc((size_t)n * sizeof(int)), *b = malloc((size_t)n * sizeof(int)), *c = malloc((size_t)n * sizeof(int));
+    dp_improve_search_config cfg;
+    dp_improve_search_config_init(&cfg);
+    cfg.anneal.budget = 300;
+    cfg.greedy = 1;
+    cfg.mix = 0;
+    snprintf(cfg.anneal.init, sizeof cfg.anneal.init, "cp");
+    dp_search_result fixed, act, again;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 3, a, &fixed, &err), DP_OK);
+    cfg.active_lr = 0.05;
+    cfg.active_batch = 4;
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 3, b, &act, &err), DP_OK);
+    ck_assert_int_eq(act.sims, 300);
+    ck_assert(act.best <= act.start);
+    ck_assert_double_eq(act.best, simulate(&f, b));
+    ck_assert_int_eq(memcmp(po->param, before, po->n * sizeof(float)), 0);
+    ck_assert_int_eq(memcmp(pm->param, before + po->n, pm->n * sizeof(float)), 0);
+    /* the same start and random stream: the first active_batch policy moves are the fixed model's;
+     * after its first Adam step the two searches part */
+    int same = fixed.accepted == act.accepted && memcmp(a, b, (size_t)n * sizeof(int)) == 0 && fixed.trace.n == act.trace.n;
+    for (long k = 0; same && k < fixed.trace.n; k++) same = fixed.trace.sims[k] == act.trace.sims[k];
+    ck_assert_msg(!same, "active search made the fixed model's moves");
+    ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &f.o, &cfg, 3, c, &again, &err), DP_OK);
+    ck_assert_mem_eq(b, c, (size_t)n * sizeof(int));
+    ck_assert_int_eq(again.accepted, act.accepted);
+    dp_search_trace_clear(&fixed.trace);
+    dp_search_trace_clear(&act.trace);
+    dp_search_trace_clear(&again.trace);
+    free(before);
+    free(a);
+    free(b);
+    free(c);
+    dp_improve_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
+
 static void write_text(const char *path, const char *text)
 {
     FILE *fp = fopen(path, "w");
@@ -354,6 +404,10 @@ START_TEST(search_config_keys)
     write_text(path, "{\"min_run\": 2000}");
     ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
     ck_assert_int_eq(cfg.min_run, 2000);
+    write_text(path, "{\"active_lr\": 0.001, \"active_batch\": 8}");
+    ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
+    ck_assert(cfg.active_lr == 0.001);
+    ck_assert_int_eq(cfg.active_batch, 8);
     write_text(path, "{\"restart_from\": \"best\"}");
     ck_assert_int_eq(dp_improve_search_config_load(&cfg, path, &err), DP_OK);
     ck_assert_int_eq(cfg.restart_from_start, 0);
@@ -363,7 +417,8 @@ START_TEST(search_config_keys)
         {"{\"restart_from\": \"x\"}", "restart_from"}, {"{\"restart_from\": 1}", "restart_from"}, {"{\"mix\": 2}", "mix"},
         {"{\"first_share\": 1.5}", "first_share"}, {"{\"first_share\": \"half\"}", "first_share"},
         {"{\"min_run\": -1}", "min_run"}, {"{\"min_run\": 2.5}", "min_run"},
-        {"{\"restart\": 4}", "restart"},
+        {"{\"restart\": 4}", "restart"}, {"{\"active_lr\": -0.1}", "active_lr"}, {"{\"active_lr\": 2}", "active_lr"},
+        {"{\"active_batch\": 0}", "active_batch"}, {"{\"active_batch\": 1.5}", "active_batch"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         write_text(path, bad[i][0]);
@@ -759,6 +814,7 @@ START_TEST(train_resume_exact_and_model_selection)
     dp_improve_search_config scfg;
     dp_improve_search_config_init(&scfg);
     scfg.anneal.budget = cfg.eval_budget;
+    snprintf(scfg.anneal.init, sizeof scfg.anneal.init, "cp"); /* model selection searches from cp */
     int *a = malloc((size_t)f[0].g->n_ops * sizeof(int));
     dp_search_result r;
     const double lb = dp_cost_lower_bound(f[0].g, f[0].c);
@@ -806,6 +862,7 @@ static Suite *suite(void)
     tcase_add_test(t, search_budget_never_worse_deterministic);
     tcase_add_test(t, search_restarts);
     tcase_add_test(t, search_config_keys);
+    tcase_add_test(t, search_active);
     tcase_add_test(t, train_deterministic_and_checkpoint_round_trip);
     tcase_add_test(t, wrong_checkpoints_refused);
     tcase_add_test(t, features_unit_free);
