@@ -7,7 +7,11 @@
 #   zero-shot   place --method improve --config {"init": "best-instant"} --budget B, B in
 #               ZERO_BUDGETS: a short search from the best instant placement (its 6 simulations
 #               counted in B)
-#   search-500  place --method improve --budget 500, from cp and from the best instant placement
+#   search-500  place --method improve --budget 500, from cp ("init": "cp") and from the best
+#               instant placement (improve's default start)
+#   active-500  place --method improve --budget 500 --config {"active_lr": 0.001}: from the best
+#               instant placement, the policy fine-tuned on the graph by active search (the
+#               search's own 500 simulations; doc/improve.md)
 #   finetune    train --method improve --graph G --init general --episodes FT_EPISODES (each
 #               episode 32 moves and its start), then place --method improve
 #               --budget FT_SEARCH from the best instant placement with the fine-tuned policy:
@@ -38,6 +42,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-tri.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$CKPT_DIR" ] || CKPT_DIR=$tmp
 echo '{"init": "best-instant"}' > "$tmp/bi.json"
+echo '{"init": "cp"}' > "$tmp/cp.json"
+echo '{"active_lr": 0.001}' > "$tmp/active.json"
 echo "{\"method\": \"improve\", \"improve\": {\"batch\": $FT_BATCH}}" > "$tmp/ft.json"
 best_of() {
     case $1 in
@@ -72,10 +78,12 @@ for seed in $SEEDS; do
             pl --method improve --checkpoint "$ck" --config "$tmp/bi.json" --budget "$b"
             out zero-shot "$b" "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
         done
-        pl --method improve --checkpoint "$ck" --budget 500
+        pl --method improve --checkpoint "$ck" --config "$tmp/cp.json" --budget 500
         out search-500-from-cp 500 "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
         pl --method improve --checkpoint "$ck" --config "$tmp/bi.json" --budget 500
         out search-500-from-best-instant 500 "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
+        pl --method improve --checkpoint "$ck" --config "$tmp/active.json" --budget 500
+        out active-500 500 "$(sims_of "$tmp/p.json")" "$(cpu_of "$tmp/cpu")"
         rm -f "$tmp/ft.h5"
         /usr/bin/time -f '%U %S' -o "$tmp/cpu-ft" "$bin" train --method improve --config "$tmp/ft.json" --graph "$g" --devices $dev --init "$ck" \
             --episodes "$FT_EPISODES" --seed "$seed" --checkpoint "$tmp/ft.h5" --quiet > "$tmp/ft.out"

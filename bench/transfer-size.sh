@@ -32,6 +32,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-size.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$CKPT_DIR" ] || CKPT_DIR=$tmp
 echo '{"init": "best-instant"}' > "$tmp/bi.json"
+echo '{"init": "cp"}' > "$tmp/cp.json"
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
@@ -72,7 +73,7 @@ for L in $LAYERS; do
         place --method doppler --checkpoint "$CKPT_DIR/doppler-$seed.h5"
         row doppler-greedy -
         for b in $BUDGETS; do
-            place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --budget "$b" --seed "$seed"
+            place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --config "$tmp/cp.json" --budget "$b" --seed "$seed"
             row improve-from-cp "$b"
             place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --config "$tmp/bi.json" --budget "$b" --seed "$seed"
             row improve-from-best-instant "$b"
