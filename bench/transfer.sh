@@ -10,6 +10,11 @@
 #   SEEDS="1 2 3 4 5" EPISODES=300 COUNT=24 CONFIG=bench/doppler-project.json sh bench/transfer.sh
 # CKPT_DIR=dir: checkpoints dir/doppler-S.h5 are used when present, else trained and kept there
 # (bench/transfer-size.sh reuses them).
+# REFINE_BUDGETS="50 200" (with CKPT_DIR holding improve-S.h5, the general improvement policy of
+# bench/transfer-improve.sh, also trained on generated graphs only): one more row per budget B,
+# "doppler+improve-B", the DOPPLER greedy placement refined by the improvement search
+# (--refine improve --proposals improve-S.h5 --refine-budget B, placement seed S): a placement
+# made by the two learned models alone, B simulations.
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
@@ -55,7 +60,22 @@ for seed in $SEEDS; do
         r=$(echo "scale=4; $d / $best" | bc -l)
         sum=$(echo "$sum + $r" | bc -l); k=$((k + 1))
         printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.3f %9.1f %9.1f\n' "$seed" "$f" "$dev" "$d" "$best" "$bm" "$r" \
-            "$(echo "($b - $a) * 1000" | bc -l)" "$cpu"
+            "$(echo "($b - $a) * 1000" | bc -l)" "$cpu" | tee -a "$tmp/rows"
+        imp="${CKPT_DIR:-$tmp}/improve-$seed.h5"
+        for rb in ${REFINE_BUDGETS:-}; do
+            [ -f "$imp" ] || { echo "# no $imp: no doppler+improve rows"; break; }
+            /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$g" --devices $dev --method doppler --checkpoint "$ck" \
+                --refine improve --proposals "$imp" --refine-budget "$rb" --seed "$seed" --json > "$tmp/r.json"
+            x=$(ms_of "$tmp/r.json")
+            printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.3f %9s %9.1f  doppler+improve-%s\n' "$seed" "$f" "$dev" "$x" "$best" "$bm" \
+                "$(echo "scale=4; $x / $best" | bc -l)" - "$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")" "$rb" | tee -a "$tmp/rows"
+        done
     done
     echo "# seed $seed: mean ratio to the best instant method $(echo "scale=3; $sum / $k" | bc -l)"
 done
+# per method (the greedy rollout, and doppler+improve-B): the mean over the graphs of the ratio of
+# each graph's mean (over the seeds) to the best instant method, and the graphs where that is below 1
+[ -f "$tmp/rows" ] && awk '{ m = (NF == 10 ? $10 : "doppler-greedy"); k = m " " $2; r[k] += $7; n[k]++; c[m] += $9; cn[m]++ }
+    END { for (k in r) { split(k, a, " "); g[a[1]] += r[k] / n[k]; gn[a[1]]++; if (r[k] / n[k] < 1) b[a[1]] += 1 }
+          for (m in g) printf "# %s: mean ratio to the best instant method %.3f, below 1 on %d of %d graphs, %.0f ms of CPU per placement\n",
+                              m, g[m] / gn[m], b[m], gn[m], c[m] / cn[m] }' "$tmp/rows" | sort
