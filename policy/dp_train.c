@@ -1,5 +1,6 @@
 /* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
+#include "dp_place.h"
 #include "dp_json.h"
 #include "dp_h5io.h"
 
@@ -140,6 +141,13 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
     json_object_set_new(nw, "features", json_string(dp_env_features_name((dp_env_features)c->arch.device_features)));
     json_object_set_new(o, "state", json_string(dp_env_state_name((dp_env_state)c->state)));
+    if (c->demo_method[0]) {
+        json_t *d = json_object();
+        json_object_set_new(d, "method", json_string(c->demo_method));
+        json_object_set_new(d, "budget", json_integer(c->demo_budget));
+        if (c->demo_checkpoint[0]) json_object_set_new(d, "checkpoint", json_string(c->demo_checkpoint));
+        json_object_set_new(o, "demonstrations", d);
+    }
     if (dual) json_object_set_new(o, "network", nw);
     else json_decref(nw);
     if (c->method == DP_AGENT_PLACETO) {
@@ -204,6 +212,50 @@ static int get_int(json_t *v, const char *key, long lo, long hi, long *out, dp_e
     json_int_t x = json_integer_value(v);
     if (x < lo || x > hi) return dp_error_set(err, DP_EINVAL, "config: \"%s\" = %lld out of range [%ld, %ld]", key, (long long)x, lo, hi);
     *out = (long)x;
+    return DP_OK;
+}
+
+/* "demonstrations": {"method", "budget", "checkpoint"} (dp_train.h); null or {} removes them */
+static int demo_from_json(dp_train_config *c, json_t *v, dp_error *err)
+{
+    if (json_is_null(v) || (json_is_object(v) && json_object_size(v) == 0)) {
+        c->demo_method[0] = c->demo_checkpoint[0] = '\0';
+        c->demo_budget = 0;
+        return DP_OK;
+    }
+    if (!json_is_object(v))
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" must be an object {\"method\", \"budget\", \"checkpoint\"}");
+    const char *k;
+    json_t *w;
+    const char *method = NULL, *ck = NULL;
+    long budget = -1;
+    json_object_foreach(v, k, w) {
+        if (strcmp(k, "method") == 0) {
+            method = json_string_value(w);
+            if (!method || (strcmp(method, "improve") != 0 && strcmp(method, "anneal") != 0 && strcmp(method, "local") != 0))
+                return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.method\" must be \"improve\", \"anneal\" or \"local\"");
+        } else if (strcmp(k, "budget") == 0) {
+            if (!json_is_integer(w) || json_integer_value(w) < 7 || json_integer_value(w) > (1LL << 30))
+                return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.budget\" must be an integer in [7, 2^30] (simulations per graph)");
+            budget = (long)json_integer_value(w);
+        } else if (strcmp(k, "checkpoint") == 0) {
+            ck = json_string_value(w);
+            if (!ck || !*ck || strlen(ck) >= sizeof c->demo_checkpoint)
+                return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.checkpoint\" must be a file name (under %zu bytes)",
+                                    sizeof c->demo_checkpoint);
+        } else {
+            return dp_error_set(err, DP_EINVAL, "config: unknown key \"demonstrations.%s\" (known: method, budget, checkpoint)", k);
+        }
+    }
+    if (!method || budget < 0)
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" needs \"method\" and \"budget\"");
+    if (strcmp(method, "improve") == 0 && !ck)
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" by \"improve\" need its policy: \"checkpoint\"");
+    if (strcmp(method, "improve") != 0 && ck)
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.checkpoint\" is the improve method's policy; %s takes none", method);
+    snprintf(c->demo_method, sizeof c->demo_method, "%s", method);
+    snprintf(c->demo_checkpoint, sizeof c->demo_checkpoint, "%s", ck ? ck : "");
+    c->demo_budget = budget;
     return DP_OK;
 }
 
@@ -331,6 +383,8 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if (!s || (strcmp(s, "units") != 0 && strcmp(s, "relative") != 0))
                 return dp_error_set(err, DP_EINVAL, "config: \"reward\" must be \"units\" or \"relative\"");
             c->reward_relative = strcmp(s, "relative") == 0;
+        } else if (strcmp(key, "demonstrations") == 0) {
+            if ((rc = demo_from_json(c, v, err))) return rc;
         } else if (strcmp(key, "state") == 0) {
             dp_env_state st;
             if (dp_env_state_parse(json_string_value(v), &st) != DP_OK)
@@ -1226,6 +1280,47 @@ static int sil_best(const dp_train *tr)
     return b;
 }
 
+/* Demonstrations (dp_train_config.demo_*): each training graph's placement by the configured
+ * search, replayed once through the policy (MODE_ASSIGN: its greedy op order, the search's
+ * devices), simulated and offered to that graph's self-imitation buffer. At the stage's first
+ * episode for every training graph, the simulations counted; later (a resumed run with several
+ * graphs, whose buffers start empty) for the graphs whose buffer is empty, not counted again. */
+static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
+{
+    const dp_train_config *c = &tr->cfg;
+    if (!c->demo_method[0] || !(st->sil_weight > 0 || st->distill > 0)) return DP_OK;
+    const int keep = tr->cur, first = tr->episode == 0;
+    int rc = DP_OK;
+    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
+        if (tr->bd[i].validation) continue;
+        if (tr->multi) select_graph(tr, i);
+        if (!first && tr->sil_n > 0) continue;
+        dp_place_options po;
+        dp_place_options_init(&po);
+        po.seed = c->seed + (uint64_t)i;
+        po.oracle = &tr->oracle;
+        po.budget = c->demo_budget;
+        po.checkpoint = c->demo_checkpoint[0] ? c->demo_checkpoint : NULL;
+        if ((rc = dp_place(c->demo_method, tr->g, tr->c, &po, tr->forced_assign, NULL, NULL, err)) != DP_OK) {
+            char msg[sizeof err->msg];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            rc = dp_error_set(err, rc, "demonstrations on %s: %s", tr->g->source ? tr->g->source : tr->g->name, msg);
+            break;
+        }
+        if (tr->need_prepare) {
+            dp_agent_prepare(tr->ag);
+            tr->need_prepare = 0;
+        }
+        double ms;
+        if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
+        if ((rc = dp_oracle_cost(&tr->oracle, tr->env->assignment, &ms, err)) != DP_OK) break;
+        if (first) tr->sims += c->demo_budget + 1;
+        if (sil_offer(tr, st->sil_k, ms) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
+    }
+    if (tr->multi) select_graph(tr, keep);
+    return rc;
+}
+
 /* Distillation at the end of a stage (st->distill > 0): up to st->distill Adam steps at learning
  * rate lr of imitation of the buffer's best placement, as an assignment: the greedy SEL order is
  * kept and every op's PLC choice is pulled towards its device in that placement, along the greedy
@@ -1687,6 +1782,10 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
      * greedy placement is worse than the one the stage started from */
     if (tr->episode == 0 && !tr->has_best) {
         int rc0 = eval_greedy(tr, err);
+        if (rc0 != DP_OK) return rc0;
+    }
+    {
+        int rc0 = demo_seed(tr, &st, err);
         if (rc0 != DP_OK) return rc0;
     }
     if (io->trajectory && !tr->traj_ready) {

@@ -122,6 +122,19 @@ typedef struct dp_train_config {
                               under this state. With arch.device_features (JSON
                               "network.features": "doppler" | "engine") it selects this
                               project's method: both "engine" (bench/doppler-engine.json) */
+    /* Demonstrations (this project's; expert iteration, Anthony et al. 2017, "Thinking fast and
+     * slow with deep learning and tree search"): JSON "demonstrations": {"method": "improve" |
+     * "anneal" | "local", "budget": B, "checkpoint": FILE (improve's policy)}. At the first
+     * episode of every stage with self-imitation (sil_weight > 0) or distillation, each training
+     * graph's placement by that search (B simulations, seed: the run's plus the graph's index,
+     * from the search's default start) is replayed once through the policy (its greedy op order,
+     * the search's devices; one simulation) and offered to that graph's self-imitation buffer, so
+     * that the policy imitates placements better than its own rollouts find. Every simulation is
+     * counted in the run's. demo_method "" (default): none. With several graphs a resumed run
+     * computes them again (the buffers start empty on resume) without counting them twice. */
+    char demo_method[16];
+    long demo_budget;      /* B >= 7 */
+    char demo_checkpoint[1024];
 } dp_train_config;
 
 /* The authors' values (above), method doppler. (The learned baselines use the same defaults,

@@ -116,4 +116,29 @@ for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_
     h5diff "$tmp/a.traj.h5" "$tmp/b.traj.h5" /$d /$d > /dev/null || fail "resumed trajectory $d differs"
 done
 echo "resume after SIGKILL at episode $done_at of $n: identical"
+# demonstrations (expert iteration): the search's placement of each training graph offered to the
+# self-imitation buffer at the stage's start, its simulations counted (budget + 1 replay)
+cat > "$tmp/nodemo.json" <<EOF
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "seed": 3,
+ "stages": {"il": {"episodes": 4}, "sim": {"episodes": 8, "batch": 4, "baseline": "batch", "sil_weight": 1, "sil_k": 4}}}
+EOF
+sed 's/"seed": 3,/"seed": 3, "demonstrations": {"method": "anneal", "budget": 300},/' "$tmp/nodemo.json" > "$tmp/demo.json"
+"$bin" train --graph "$graph" --config "$tmp/nodemo.json" --pipeline --checkpoint "$tmp/nd.h5" > "$tmp/nd.out" 2>&1 || { cat "$tmp/nd.out"; fail "train without demonstrations"; }
+"$bin" train --graph "$graph" --config "$tmp/demo.json" --pipeline --checkpoint "$tmp/d.h5" > "$tmp/d.out" 2>&1 || { cat "$tmp/d.out"; fail "train with demonstrations"; }
+sims() { sed -n "s/^stage $2 .* episodes, \([0-9]*\) simulations.*/\1/p" "$1"; }
+[ "$(sims "$tmp/d.out" sim)" -eq $(( $(sims "$tmp/nd.out" sim) + 301 )) ] ||
+    fail "demonstrations: stage sim spent $(sims "$tmp/d.out" sim) simulations, $(sims "$tmp/nd.out" sim) without them (+301 expected)"
+[ "$(sims "$tmp/d.out" il)" -eq "$(sims "$tmp/nd.out" il)" ] || fail "demonstrations changed stage il (it has no self-imitation)"
+h5dump -a /config "$tmp/d.h5" | grep -q 'demonstrations' || fail "the checkpoint's config does not record the demonstrations"
+for bad in '{"method": "exact", "budget": 100}' '{"method": "anneal", "budget": 3}' '{"method": "improve", "budget": 100}' \
+           '{"method": "anneal", "budget": 100, "checkpoint": "x.h5"}' '{"method": "anneal", "budget": 100, "bogus": 1}' '[1]'; do
+    echo "{\"demonstrations\": $bad}" > "$tmp/bad.json"
+    "$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err" && fail "demonstrations $bad accepted"
+    grep -q 'demonstrations' "$tmp/err" || { cat "$tmp/err"; fail "the error for $bad names demonstrations"; }
+done
+echo '{"stages": {"sim": {"episodes": 4, "sil_weight": 1}}, "demonstrations": {"method": "improve", "budget": 50, "checkpoint": "'"$tmp"'/none.h5"}}' > "$tmp/bad.json"
+"$bin" train --graph "$graph" --config "$tmp/bad.json" --stage sim --checkpoint "$tmp/nopolicy.h5" > /dev/null 2> "$tmp/err" &&
+    fail "demonstrations by a missing policy accepted"
+grep -q "none.h5" "$tmp/err" || { cat "$tmp/err"; fail "the error names the missing policy file"; }
+echo "demonstrations: +301 simulations, recorded, bad values refused"
 exit 0
