@@ -570,6 +570,8 @@ struct dp_train {
     int skip_oracle;        /* 1: a replay of a rollout whose makespan is known: no simulation */
     const int *forced_ops, *forced_dev; /* MODE_FORCED: the op and device of every step */
     int *forced_assign;     /* MODE_ASSIGN: (n) the device of every op */
+    int assign_exact;       /* MODE_ASSIGN: 1 puts every op on forced_assign's device as it is
+                             * (no renaming of devices of tied logits): a demonstration */
     int *scratch_dev;       /* (n) a placement's devices renamed (self-imitation buffer) */
     int sil_n, sil_cap;     /* self-imitation buffer: the best placements found, as step sequences */
     double *sil_ms;         /* (sil_cap) their makespans (raw) */
@@ -1029,7 +1031,7 @@ static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, d
              * are swapped for the ops not yet placed (the placement may change; distillation
              * checks the makespan by simulation) */
             k = tr->forced_assign[v];
-            if (tr->c->homogeneous)
+            if (tr->c->homogeneous && !tr->assign_exact)
                 for (int j = 0; j < k; j++)
                     if (pz[j] == pz[k]) {
                         for (int u = 0; u < tr->n; u++)
@@ -1282,7 +1284,9 @@ static int sil_best(const dp_train *tr)
 
 /* Demonstrations (dp_train_config.demo_*): each training graph's placement by the configured
  * search, replayed once through the policy (MODE_ASSIGN: its greedy op order, the search's
- * devices), simulated and offered to that graph's self-imitation buffer. At the stage's first
+ * devices exactly: distillation's renaming of devices of tied logits would change the placement,
+ * where two devices tie without being alike), simulated and offered to that graph's
+ * self-imitation buffer (which renames its devices in order of first use, a true renaming). At the stage's first
  * episode for every training graph, the simulations counted; later (a resumed run with several
  * graphs, whose buffers start empty) for the graphs whose buffer is empty, not counted again. */
 static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
@@ -1312,7 +1316,10 @@ static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
             tr->need_prepare = 0;
         }
         double ms;
-        if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
+        tr->assign_exact = 1;
+        rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err);
+        tr->assign_exact = 0;
+        if (rc != DP_OK) break;
         if ((rc = dp_oracle_cost(&tr->oracle, tr->env->assignment, &ms, err)) != DP_OK) break;
         if (first) tr->sims += c->demo_budget + 1;
         if (sil_offer(tr, st->sil_k, ms) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");

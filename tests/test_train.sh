@@ -141,4 +141,17 @@ echo '{"stages": {"sim": {"episodes": 4, "sil_weight": 1}}, "demonstrations": {"
     fail "demonstrations by a missing policy accepted"
 grep -q "none.h5" "$tmp/err" || { cat "$tmp/err"; fail "the error names the missing policy file"; }
 echo "demonstrations: +301 simulations, recorded, bad values refused"
+# the demonstration offered is the search's placement itself: its replay through the policy used
+# to rename devices of tied logits for the ops not yet placed, which changed the placement
+# (chainmm-small, seed 1: annealing's 0.009379 s went into the buffer as 0.009689 s, round-robin's)
+small="$top_srcdir/data/graphs/chainmm-small.json"
+sed 's/"seed": 3,/"seed": 1,/' "$tmp/demo.json" > "$tmp/demo1.json"
+"$bin" train --graph "$small" --config "$tmp/demo1.json" --pipeline --checkpoint "$tmp/d1.h5" > "$tmp/d1.out" 2>&1 ||
+    { cat "$tmp/d1.out"; fail "train with demonstrations on chainmm-small"; }
+want=$("$bin" place --graph "$small" --method anneal --budget 300 --seed 1 --json | sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p')
+have=$(h5dump -m %.17g -d /sil_makespan "$tmp/d1.h5" | sed -n '/DATA {/,/}/p' | tr -c '0-9.e+-' '\n' | grep '[0-9]' | sed -n '/\./p' | sort -g | head -1)
+[ -n "$want" ] && [ -n "$have" ] || fail "demonstrations: no makespan (search: '$want', buffer: '$have')"
+awk -v h="$have" -v w="$want" 'BEGIN { exit !(h <= w * (1 + 1e-9)) }' ||
+    fail "demonstrations: the buffer's best is $have, the search's placement $want (the replay changed it)"
+echo "demonstrations: the buffer holds the search's placement ($have <= $want)"
 exit 0
