@@ -1946,12 +1946,17 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             io->progress(&pr, io->progress_ctx);
         }
         if (last || stop || tr->episode % every == 0) {
-            const double before = tr->best_greedy;
-            if (last && st.distill > 0 && (rc = distill_best(tr, &st, st.lr, err)) != DP_OK) break;
-            if ((rc = eval_greedy(tr, err)) != DP_OK) break;
-            tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
-            /* early stopping: the stage ends when the greedy placement stopped improving */
-            early = st.patience > 0 && tr->stale >= st.patience && !last;
+            /* a stop between two evaluations only checkpoints: an evaluation of its own would be
+             * a simulation, an evaluation row and a step towards patience that the uninterrupted
+             * run does not have (a resumed run must end as that one) */
+            if (last || tr->episode % every == 0) {
+                const double before = tr->best_greedy;
+                if (last && st.distill > 0 && (rc = distill_best(tr, &st, st.lr, err)) != DP_OK) break;
+                if ((rc = eval_greedy(tr, err)) != DP_OK) break;
+                tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
+                /* early stopping: the stage ends when the greedy placement stopped improving */
+                early = st.patience > 0 && tr->stale >= st.patience && !last;
+            }
             if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
             if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
         }

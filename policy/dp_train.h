@@ -180,8 +180,10 @@ typedef struct dp_train_io {
                                  end (NULL: none) */
     dp_train_progress_fn progress;
     void *progress_ctx;
-    volatile sig_atomic_t *stop; /* when set non-zero, stop after the current episode (with a
-                                    checkpoint); may be NULL */
+    volatile sig_atomic_t *stop; /* when set non-zero, stop after the current batch (with a
+                                    checkpoint, and no model-selection evaluation beyond the
+                                    scheduled ones, so that a resumed run ends as an
+                                    uninterrupted one); may be NULL */
 } dp_train_io;
 
 typedef struct dp_train dp_train;

@@ -966,6 +966,67 @@ START_TEST(project_stage2_resumes_exactly)
 }
 END_TEST
 
+/* a stop between two model-selection evaluations (SIGTERM at episode 16, evaluations every 32)
+ * writes its checkpoint without an evaluation of its own: it used to evaluate there, which cost
+ * the resumed run one simulation more, an evaluation row more, and counted towards patience */
+static void stop_at_16(const dp_train_progress *p, void *ctx)
+{
+    volatile sig_atomic_t *stop = ctx;
+    if (p->episode == 15) *stop = 1; /* read at the next batch boundary, episode 16 */
+}
+
+START_TEST(stop_between_evaluations_resumes_exactly)
+{
+    dp_graph *g = small_dag();
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_train_config cfg;
+    dp_train_config_project(&cfg);
+    cfg.arch.hidden = cfg.arch.mlp_hidden = 8;
+    cfg.arch.steps = 2;
+    cfg.arch.edge_hidden = 4;
+    cfg.state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
+    cfg.arch.device_features = DP_ENV_FEATURES_DOPPLER;
+    cfg.checkpoint_every = 32;
+    cfg.stage[DP_TRAIN_STAGE_SIM].patience = 1;
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/dp-resume3-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/ck.h5", dir);
+    fake_exec fx = {0, g->n_ops};
+    dp_oracle o = {"cut", cut_cost, &fx};
+    dp_train *a = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
+    volatile sig_atomic_t stop = 0;
+    dp_train *b = dp_train_alloc(g, c, &cfg, &o, &err);
+    dp_train_io io = {NULL, path, stop_at_16, (void *)&stop, &stop};
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 96, &io, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(b), 16);
+    dp_train_free(b);
+    b = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(b), dp_train_episode(a));
+    ck_assert_int_eq(dp_train_simulations(b), dp_train_simulations(a));
+    for (int best = 0; best < 2; best++) {
+        if (best) ck_assert_int_eq(dp_train_use_best(a), dp_train_use_best(b));
+        for (int k = 0; k < 2; k++) {
+            dp_nn_params *pa = k ? dp_train_plc_params(a) : dp_train_sel_params(a);
+            dp_nn_params *pb = k ? dp_train_plc_params(b) : dp_train_sel_params(b);
+            ck_assert_msg(memcmp(pa->param, pb->param, pa->n * sizeof(float)) == 0, "resumed %s %s parameters differ",
+                          best ? "model-selected" : "final", k ? "PLC" : "SEL");
+        }
+    }
+    dp_train_free(a);
+    dp_train_free(b);
+    unlink(path);
+    rmdir(dir);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
 START_TEST(patience_stops_stage)
@@ -1092,6 +1153,7 @@ int main(void)
     tcase_add_test(t, patience_stops_stage);
     tcase_add_test(t, distill_reproduces_best_sample);
     tcase_add_test(t, project_stage2_resumes_exactly);
+    tcase_add_test(t, stop_between_evaluations_resumes_exactly);
     tcase_add_test(t, config_stage_keys);
     tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
