@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -498,12 +499,27 @@ int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_erro
     return rc;
 }
 
+/* A relative "demonstrations.checkpoint" of the config file `path` (object o) that the working
+ * folder does not hold but the config's folder does: that one (a sweep config's rule) */
+static void demo_checkpoint_beside(dp_train_config *c, json_t *o, const char *path)
+{
+    json_t *d = json_object_get(o, "demonstrations");
+    const char *ck = json_is_object(d) ? json_string_value(json_object_get(d, "checkpoint")) : NULL;
+    const char *slash = strrchr(path, '/');
+    if (!ck || ck[0] == '/' || !slash || access(ck, F_OK) == 0) return;
+    char beside[sizeof c->demo_checkpoint];
+    const int len = snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - path), path, ck);
+    if (len < 0 || (size_t)len >= sizeof beside || access(beside, F_OK) != 0) return; /* named when it is opened */
+    snprintf(c->demo_checkpoint, sizeof c->demo_checkpoint, "%s", beside);
+}
+
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
 {
     /* size and memory checked before parsing, duplicate keys refused, errors at file:line:column */
     json_t *o = dp_json_load(path, err);
     if (!o) return err ? err->code : DP_EINVAL;
     int rc = from_json(c, o, err);
+    if (rc == DP_OK) demo_checkpoint_beside(c, o, path);
     json_decref(o);
     if (rc != DP_OK) dp_error_prefix(err, "%s", path);
     return rc;

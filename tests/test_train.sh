@@ -154,4 +154,17 @@ have=$(h5dump -m %.17g -d /sil_makespan "$tmp/d1.h5" | sed -n '/DATA {/,/}/p' | 
 awk -v h="$have" -v w="$want" 'BEGIN { exit !(h <= w * (1 + 1e-9)) }' ||
     fail "demonstrations: the buffer's best is $have, the search's placement $want (the replay changed it)"
 echo "demonstrations: the buffer holds the search's placement ($have <= $want)"
+# a relative "checkpoint" of the demonstrations: from the working folder, else beside the config
+# file (as a sweep config's paths): a config and its policy in one folder work from anywhere
+mkdir "$tmp/cfgdir" "$tmp/elsewhere"
+abs() { (cd "$(dirname "$1")" && printf '%s/%s\n' "$(pwd)" "$(basename "$1")"); }
+absbin=$(abs "$bin")
+abssmall=$(abs "$small")
+"$bin" train --method improve --graph "$small" --episodes 16 --checkpoint "$tmp/cfgdir/imp.h5" --quiet > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train an improvement policy"; }
+sed 's/"demonstrations": {[^}]*}/"demonstrations": {"method": "improve", "budget": 50, "checkpoint": "imp.h5"}/' "$tmp/demo.json" > "$tmp/cfgdir/rel.json"
+grep -q '"checkpoint": "imp.h5"' "$tmp/cfgdir/rel.json" || fail "test setup: the relative config"
+(cd "$tmp/elsewhere" && "$absbin" train --graph "$abssmall" --config ../cfgdir/rel.json --stage sim --episodes 8 --checkpoint rel.h5 \
+    --quiet > /dev/null 2> "$tmp/err") || { cat "$tmp/err"; fail "a relative demonstrations.checkpoint beside the config is not found"; }
+echo "demonstrations: a relative policy file is found beside the config"
 exit 0
