@@ -882,6 +882,14 @@ int cmd_train(int argc, char **argv)
             stages[0] = s;
         }
     }
+    if (cfg.demo_method[0]) { /* offered to a self-imitation buffer only: say when none takes them */
+        int takes = 0;
+        for (int k = 0; k < n_stages; k++)
+            takes |= cfg.stage[stages[k]].sil_weight > 0 || cfg.stage[stages[k]].distill > 0;
+        if (!takes)
+            fprintf(stderr, "doppler train: note: no stage run here has self-imitation (sil_weight) or distillation (distill): "
+                            "the \"demonstrations\" of the config are not made\n");
+    }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     progress_state ps = {isatty(2), quiet, 0};

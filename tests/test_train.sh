@@ -167,4 +167,11 @@ grep -q '"checkpoint": "imp.h5"' "$tmp/cfgdir/rel.json" || fail "test setup: the
 (cd "$tmp/elsewhere" && "$absbin" train --graph "$abssmall" --config ../cfgdir/rel.json --stage sim --episodes 8 --checkpoint rel.h5 \
     --quiet > /dev/null 2> "$tmp/err") || { cat "$tmp/err"; fail "a relative demonstrations.checkpoint beside the config is not found"; }
 echo "demonstrations: a relative policy file is found beside the config"
+# a stage that takes no demonstrations (no self-imitation, no distillation) says so
+"$bin" train --graph "$graph" --config "$tmp/demo.json" --stage il --checkpoint "$tmp/il-demo.h5" > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "stage il with demonstrations in the config"; }
+grep -q 'demonstrations.*not made' "$tmp/err" || { cat "$tmp/err"; fail "stage il does not say the demonstrations are not made"; }
+"$bin" train --graph "$graph" --config "$tmp/demo.json" --pipeline --checkpoint "$tmp/pipe-demo.h5" > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "pipeline with demonstrations"; }
+! grep -q 'not made' "$tmp/err" || fail "the pipeline's stage sim takes the demonstrations, yet a note says otherwise"
 exit 0
