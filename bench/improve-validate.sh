@@ -1,10 +1,12 @@
 #!/bin/sh
 # bench/improve-validate.sh: choose the improvement search's settings on generated VALIDATION
-# graphs (not the DOPPLER test graphs): COUNT graphs drawn from the five families with family seed
-# FAMILY_SEED (the draw `doppler train --family` makes; it skips data/testsets/transfer.txt), each
-# on the device count it was made for, placed from cp at BUDGET simulations with seeds SEEDS by
-# each checkpoint of CKPT (one or more, space-separated: train --method improve, e.g. one per
-# training seed) under each search setting of SETTINGS, and by annealing.
+# graphs (not the DOPPLER test graphs): the COUNT + 4 graphs drawn from the five families with
+# family seed FAMILY_SEED (the draw `doppler train --family --family-count COUNT` makes, its 4
+# validation graphs included; it skips data/testsets/transfer.txt), each on the device count it
+# was made for, placed at BUDGET simulations with seeds SEEDS by each checkpoint of CKPT (one or
+# more, space-separated: train --method improve, e.g. one per training seed) under each search
+# setting of SETTINGS (from the best instant placement unless it says "init"), and by annealing
+# (from cp).
 # SETTINGS: space-separated NAME=JSON (a --config object without spaces; "{}" = the defaults).
 # Prints per setting, over graphs, seeds and checkpoints, the mean of makespan / the best makespan
 # any setting found for that graph, seed and checkpoint (1 = always the best), the worst such
@@ -40,7 +42,7 @@ for s in $SETTINGS; do
     printf '%s\n' "${s#*=}" > "$tmp/set-$name.json"
     names="$names $name"
 done
-echo "# $COUNT validation graphs (family seed $FAMILY_SEED), budget $BUDGET, seeds $SEEDS, checkpoints $CKPT"
+echo "# $(wc -l < "$tmp/list" | tr -d ' ') validation graphs (family seed $FAMILY_SEED, count $COUNT), budget $BUDGET, seeds $SEEDS, checkpoints $CKPT"
 echo "# graph devices checkpoint seed setting makespan"
 : > "$tmp/rows"
 while read -r g dev spec; do
