@@ -105,8 +105,11 @@ static void place_usage(FILE *f, const char *cmd)
                "                       placeto, gdp: training episodes when no checkpoint (default 200;\n"
                "                       progress on stderr once it has run 2 s, as train prints it)\n"
                "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
-               "                       swap_prob, init; improve: those and accept greedy|anneal, mix,\n"
-               "                       restarts, perturb, restart_from best|start; doc/improve.md;\n"
+               "                       swap_prob, init (cp; or best-instant); improve: those (init\n"
+               "                       best-instant: the best of six instant methods, 6 simulations) and\n"
+               "                       accept greedy|anneal, mix, restarts, min_run, perturb,\n"
+               "                       restart_from best|start, first_share, active_lr, active_batch;\n"
+               "                       doc/improve.md;\n"
                "                       placeto/gdp: the doppler train config plus\n"
                "                       \"placeto\"/\"gdp\" network sizes, see doc/baselines.md)\n"
                DP_CLI_MACHINE_HELP
