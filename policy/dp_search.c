@@ -2,6 +2,7 @@
 #include "dp_search.h"
 #include "dp_improve.h"
 #include "dp_json.h"
+#include "dp_place.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -66,9 +67,21 @@ int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, c
         else if (strcmp(s, "linear") == 0) cfg->schedule = DP_SEARCH_ANNEAL_LINEAR;
         else return dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path);
     } else if (strcmp(key, "init") == 0) {
-        if (!json_is_string(v) || strlen(json_string_value(v)) >= sizeof cfg->init)
-            return dp_error_set(err, DP_EINVAL, "%s: \"init\" must be the name of a placement method", path);
-        snprintf(cfg->init, sizeof cfg->init, "%s", json_string_value(v));
+        /* a start that spends no simulation (dp_search_check_config's rule), checked here so that
+         * the refusal names the file and the key */
+        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+        const dp_place_method *m = s && strcmp(s, "best-instant") != 0 ? dp_place_find(s) : NULL;
+        if (!s || strlen(s) >= sizeof cfg->init || (strcmp(s, "best-instant") != 0 && (!m || m->simulates))) {
+            char list[256] = "";
+            for (const dp_place_method *q = dp_place_methods(); q->name; q++)
+                if (!q->simulates) {
+                    strncat(list, q->name, sizeof list - strlen(list) - 1);
+                    strncat(list, ", ", sizeof list - strlen(list) - 1);
+                }
+            return dp_error_set(err, DP_EINVAL, "%s: \"init\" must be a placement method that spends no simulation (%sor best-instant)%s%s%s",
+                                path, list, s ? ", got \"" : "", s ? s : "", s ? "\"" : "");
+        }
+        snprintf(cfg->init, sizeof cfg->init, "%s", s);
     } else {
         return DP_SEARCH_KEY_UNKNOWN;
     }

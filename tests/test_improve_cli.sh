@@ -123,6 +123,16 @@ echo '{"restarts": 0}' > "$tmp/bad.json"
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" &&
     fail "restarts 0 is accepted"
 grep -q "restarts" "$tmp/e" || fail "the error names restarts"
+# a bad start ("init") is refused naming the file and the key, as every other key (it said only
+# 'unknown method "cpp"', naming neither), for improve and for annealing
+for bad in '"cpp"' '"anneal"' '"doppler"' '3'; do
+    echo "{\"init\": $bad}" > "$tmp/bad.json"
+    for m in "improve --checkpoint $tmp/imp.h5" anneal; do
+        # shellcheck disable=SC2086
+        "$bin" place --graph "$ffnn" --method $m --config "$tmp/bad.json" > /dev/null 2> "$tmp/e" && fail "$m: init $bad is accepted"
+        grep -q "bad.json: \"init\"" "$tmp/e" || { cat "$tmp/e"; fail "$m: the error for init $bad names the file and the key"; }
+    done
+done
 echo '{"restarts": 3, "perturb": 4, "min_run": 0}' > "$tmp/restarts.json"
 "$bin" place --graph "$ffnn" --method improve --checkpoint "$tmp/imp.h5" --config "$tmp/restarts.json" --budget 211 --json \
     > "$tmp/r.json" || fail "restarts 3"
