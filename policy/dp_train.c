@@ -1304,7 +1304,8 @@ static int sil_best(const dp_train *tr)
  * where two devices tie without being alike), simulated and offered to that graph's
  * self-imitation buffer (which renames its devices in order of first use, a true renaming). At the stage's first
  * episode for every training graph, the simulations counted; later (a resumed run with several
- * graphs, whose buffers start empty) for the graphs whose buffer is empty, not counted again. */
+ * graphs, whose buffers start empty) for the graphs whose buffer is empty, not counted again.
+ * A graph on one device has one placement: no demonstration, no simulation. */
 static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
 {
     const dp_train_config *c = &tr->cfg;
@@ -1315,6 +1316,7 @@ static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
         if (tr->bd[i].validation) continue;
         if (tr->multi) select_graph(tr, i);
         if (!first && tr->sil_n > 0) continue;
+        if (tr->D < 2) continue; /* one device: one placement, nothing to demonstrate (no simulation) */
         dp_place_options po;
         dp_place_options_init(&po);
         po.seed = c->seed + (uint64_t)i;

@@ -129,6 +129,13 @@ sims() { sed -n "s/^stage $2 .* episodes, \([0-9]*\) simulations.*/\1/p" "$1"; }
 [ "$(sims "$tmp/d.out" sim)" -eq $(( $(sims "$tmp/nd.out" sim) + 301 )) ] ||
     fail "demonstrations: stage sim spent $(sims "$tmp/d.out" sim) simulations, $(sims "$tmp/nd.out" sim) without them (+301 expected)"
 [ "$(sims "$tmp/d.out" il)" -eq "$(sims "$tmp/nd.out" il)" ] || fail "demonstrations changed stage il (it has no self-imitation)"
+# on one device there is one placement: no demonstration and no simulation for it (it counted 301)
+"$bin" train --graph "$graph" --devices 1 --config "$tmp/nodemo.json" --pipeline --checkpoint "$tmp/one-nd.h5" > "$tmp/nd1.out" 2>&1 ||
+    { cat "$tmp/nd1.out"; fail "train on one device without demonstrations"; }
+"$bin" train --graph "$graph" --devices 1 --config "$tmp/demo.json" --pipeline --checkpoint "$tmp/one-d.h5" > "$tmp/one-d.out" 2>&1 ||
+    { cat "$tmp/one-d.out"; fail "train on one device with demonstrations"; }
+[ "$(sims "$tmp/one-d.out" sim)" -eq "$(sims "$tmp/nd1.out" sim)" ] ||
+    fail "demonstrations on one device: $(sims "$tmp/one-d.out" sim) simulations against $(sims "$tmp/nd1.out" sim) without"
 h5dump -a /config "$tmp/d.h5" | grep -q 'demonstrations' || fail "the checkpoint's config does not record the demonstrations"
 for bad in '{"method": "exact", "budget": 100}' '{"method": "anneal", "budget": 3}' '{"method": "improve", "budget": 100}' \
            '{"method": "anneal", "budget": 100, "checkpoint": "x.h5"}' '{"method": "anneal", "budget": 100, "bogus": 1}' '[1]'; do
