@@ -139,7 +139,7 @@ int dp_result_set_params(dp_result *r, const char *key, long index, const json_t
     rc |= dp_result_set(&r->mode, param_text(params, "mode", b, sizeof b));
     json_t *v;
     r->devices = json_is_integer(v = json_object_get(params, "devices")) ? (long)json_integer_value(v) : 0;
-    r->seed = json_is_integer(v = json_object_get(params, "seed")) ? (long)json_integer_value(v) : 0;
+    r->seed = json_is_integer(v = json_object_get(params, "seed")) ? (long)json_integer_value(v) : DP_RESULT_SEED_DEFAULT;
     r->rep = json_is_integer(v = json_object_get(params, "rep")) ? (long)json_integer_value(v) : 0;
     return rc ? DP_ENOMEM : DP_OK;
 }

@@ -74,7 +74,11 @@ void dp_result_free(dp_result *r);   /* frees the strings, not r */
 int dp_result_copy(dp_result *dst, const dp_result *src);
 /* Replace a string field: *field = copy of value (NULL -> ""). */
 int dp_result_set(char **field, const char *value);
-/* Fill key, index, params and the convenience columns from a run's parameters. */
+/* The seed a run uses when its parameters give none (every runner of run.c). */
+#define DP_RESULT_SEED_DEFAULT 1
+/* Fill key, index, params and the convenience columns from a run's parameters (seed: the run's
+ * own, DP_RESULT_SEED_DEFAULT when absent, the seed the run uses; devices: 0 when absent, until
+ * the run sets the count of the machine it simulated). */
 int dp_result_set_params(dp_result *r, const char *key, long index, const json_t *params);
 
 /* A row as a JSON object (column name -> value; NaN -> null), and back. Used to pass results

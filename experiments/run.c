@@ -249,7 +249,7 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     dp_place_options o;
     dp_place_options_init(&o);
     long seed, reps, device, budget, samples, append_only;
-    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+    if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "timing_repeats", 1, &reps, err) != DP_OK ||
         dp_sweep_param_int(params, "device", 0, &device, err) != DP_OK ||
         dp_sweep_param_int(params, "budget", 0, &budget, err) != DP_OK ||
@@ -395,7 +395,7 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     const char *tcfg = NULL;
     dp_train_config cfg;
     dp_train_config_default(&cfg);
-    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+    if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
         dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
         dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
@@ -567,7 +567,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.method = m;
-    if (dp_sweep_param_int(params, "seed", 1, &seed, err) != DP_OK ||
+    if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes", 200, &episodes, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
         dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||

@@ -406,6 +406,13 @@ START_TEST(run_dispatch)
     p = params_of("{\"graph\": \"%s\", \"method\": \"cp\", \"devices\": 1}", graph);
     ck_assert_int_eq(dp_run_execute(p, &ctx, &r, &err), DP_OK);
     ck_assert_double_eq(r.makespan, 35.0);
+    /* a run without "seed" uses seed 1, and its row says so (it said 0) */
+    dp_result row;
+    dp_result_init(&row);
+    ck_assert_int_eq(dp_result_set_params(&row, "k", 0, p), DP_OK);
+    ck_assert_int_eq(row.seed, DP_RESULT_SEED_DEFAULT);
+    ck_assert_int_eq(row.seed, 1);
+    dp_result_free(&row);
     json_decref(p);
     /* bulk-synchronous execution of the same cp assignment (a on device 0 with b3, c3 and z; each
      * other branch on its own device): level 1 (the b's) ends when b1 ends at 3 + 6 = 9; level 2
