@@ -776,8 +776,9 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
         return dp_error_set(err, DP_EINVAL, "improve: \"first_share\" must be in [0, 1], got %g", cfg->first_share);
     if (!(cfg->active_lr >= 0 && cfg->active_lr <= 1))
         return dp_error_set(err, DP_EINVAL, "improve: \"active_lr\" must be in [0, 1], got %g", cfg->active_lr);
-    if (cfg->active_batch < 1 || cfg->active_batch > 100000)
-        return dp_error_set(err, DP_EINVAL, "improve: \"active_batch\" must be an integer in 1..100000, got %d", cfg->active_batch);
+    if (cfg->active_batch < 1 || cfg->active_batch > DP_IMPROVE_MAX_ACTIVE_BATCH)
+        return dp_error_set(err, DP_EINVAL, "improve: \"active_batch\" must be an integer in 1..%d, got %d", DP_IMPROVE_MAX_ACTIVE_BATCH,
+                            cfg->active_batch);
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
@@ -793,10 +794,14 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
         else return dp_error_set(err, DP_EINVAL, "%s: \"accept\" must be \"greedy\" or \"anneal\"", path);
         return DP_OK;
     }
-    if (strcmp(key, "mix") == 0) {
+    /* the keys whose value is a number in [0, 1] */
+    double *unit = strcmp(key, "mix") == 0 ? &cfg->mix : strcmp(key, "first_share") == 0 ? &cfg->first_share
+                   : strcmp(key, "active_lr") == 0 ? &cfg->active_lr : NULL;
+    if (unit) {
         if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-            return dp_error_set(err, DP_EINVAL, "%s: \"mix\" must be a number in [0, 1]", path);
-        cfg->mix = json_number_value(v);
+            return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number in [0, 1]%s", path, key,
+                                unit == &cfg->active_lr ? " (0: no active search)" : "");
+        *unit = json_number_value(v);
         return DP_OK;
     }
     if (strcmp(key, "restarts") == 0 || strcmp(key, "perturb") == 0) {
@@ -813,21 +818,10 @@ static int improve_search_key(void *ctx, const char *key, const json_t *v, const
         cfg->min_run = (long)json_integer_value(v);
         return DP_OK;
     }
-    if (strcmp(key, "first_share") == 0) {
-        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-            return dp_error_set(err, DP_EINVAL, "%s: \"first_share\" must be a number in [0, 1]", path);
-        cfg->first_share = json_number_value(v);
-        return DP_OK;
-    }
-    if (strcmp(key, "active_lr") == 0) {
-        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-            return dp_error_set(err, DP_EINVAL, "%s: \"active_lr\" must be a number in [0, 1] (0: no active search)", path);
-        cfg->active_lr = json_number_value(v);
-        return DP_OK;
-    }
     if (strcmp(key, "active_batch") == 0) {
-        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 100000)
-            return dp_error_set(err, DP_EINVAL, "%s: \"active_batch\" must be an integer in 1..100000 (policy moves per step)", path);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > DP_IMPROVE_MAX_ACTIVE_BATCH)
+            return dp_error_set(err, DP_EINVAL, "%s: \"active_batch\" must be an integer in 1..%d (policy moves per step)", path,
+                                DP_IMPROVE_MAX_ACTIVE_BATCH);
         cfg->active_batch = (int)json_integer_value(v);
         return DP_OK;
     }
@@ -867,8 +861,10 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     double a_base = 0, a_var = 0;
     long a_count = 0;
     int a_moves = 0;
-    const double lb = dp_cost_lower_bound(g, c) > 0 ? dp_cost_lower_bound(g, c) : 1;
+    double lb = 1; /* active search's reward unit: the lower bound */
     if (active) {
+        const double bound = dp_cost_lower_bound(g, c);
+        if (bound > 0) lb = bound;
         if (!(am = dp_improve_model_alloc(&m->arch, err))) return err ? err->code : DP_ENOMEM;
         memcpy(am->op.p.param, m->op.p.param, m->op.p.n * sizeof(float));
         memcpy(am->move.p.param, m->move.p.param, m->move.p.n * sizeof(float));

@@ -167,11 +167,13 @@ typedef struct dp_improve_search_config {
                               * step of this learning rate every active_batch policy moves
                               * (gradient norm clipped at 1). No simulation beyond the budget.
                               * 0 (default): the model is fixed. In [0, 1] */
-    int active_batch;        /* policy moves per Adam step of active search (default 16), 1..100000 */
+    int active_batch;        /* policy moves per Adam step of active search (default 16),
+                              * 1..DP_IMPROVE_MAX_ACTIVE_BATCH */
 } dp_improve_search_config;
 
 #define DP_IMPROVE_MAX_RESTARTS 1000
 #define DP_IMPROVE_MAX_PERTURB 100000
+#define DP_IMPROVE_MAX_ACTIVE_BATCH 100000
 
 /* The defaults: start "best-instant" (anneal.init; annealing's other defaults), annealing's
  * acceptance, mix 0.2, 10 restarts of at least 400 moves from the best with 10 perturbing moves,

@@ -1809,10 +1809,8 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         int rc0 = eval_greedy(tr, err);
         if (rc0 != DP_OK) return rc0;
     }
-    {
-        int rc0 = demo_seed(tr, &st, err);
-        if (rc0 != DP_OK) return rc0;
-    }
+    const int rc_demo = demo_seed(tr, &st, err);
+    if (rc_demo != DP_OK) return rc_demo;
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
         int rc = dp_h5io_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name,

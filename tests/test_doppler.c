@@ -896,19 +896,43 @@ static void stop_at_half(const dp_train_progress *p, void *ctx)
     if (p->episode == p->episodes / 2 - 1) *stop = 1; /* read at the next batch boundary, episode 32 */
 }
 
+/* this project's Stage II configuration with networks small enough for a test, on the fake
+ * oracle (no engine: the append state and DOPPLER's device features) */
+static void small_project_config(dp_train_config *cfg, long checkpoint_every)
+{
+    dp_train_config_project(cfg);
+    cfg->arch.hidden = cfg->arch.mlp_hidden = 8;
+    cfg->arch.steps = 2;
+    cfg->arch.edge_hidden = 4;
+    cfg->state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
+    cfg->arch.device_features = DP_ENV_FEATURES_DOPPLER;
+    cfg->checkpoint_every = checkpoint_every;
+}
+
+/* Stage II of `episodes` run by a trainer that io's progress stops at episode `stopped_at` (its
+ * checkpoint at path), then continued to the end by another trainer resumed from that
+ * checkpoint, which is returned */
+static dp_train *stop_then_resume(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *o,
+                                  const dp_train_io *io, long episodes, long stopped_at, const char *path)
+{
+    dp_error err;
+    dp_train *b = dp_train_alloc(g, c, cfg, o, &err);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, episodes, io, &err), DP_OK);
+    ck_assert_int_eq(dp_train_episode(b), stopped_at);
+    dp_train_free(b);
+    b = dp_train_alloc(g, c, cfg, o, &err);
+    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, episodes, NULL, &err), DP_OK);
+    return b;
+}
+
 START_TEST(project_stage2_resumes_exactly)
 {
     dp_graph *g = small_dag();
     dp_error err;
     dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_project(&cfg);
-    cfg.arch.hidden = cfg.arch.mlp_hidden = 8;
-    cfg.arch.steps = 2;
-    cfg.arch.edge_hidden = 4;
-    cfg.state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
-    cfg.arch.device_features = DP_ENV_FEATURES_DOPPLER;
-    cfg.checkpoint_every = 16;
+    small_project_config(&cfg, 16);
     ck_assert_int_eq(cfg.stage[DP_TRAIN_STAGE_SIM].sil_replays, 8);
     ck_assert_int_eq(cfg.stage[DP_TRAIN_STAGE_SIM].distill, 1000);
     char dir[256], path[300];
@@ -923,14 +947,8 @@ START_TEST(project_stage2_resumes_exactly)
     ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
     /* stopped at 32, then resumed by another trainer */
     volatile sig_atomic_t stop = 0;
-    dp_train *b = dp_train_alloc(g, c, &cfg, &o, &err);
     dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
-    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 64, &io, &err), DP_OK);
-    ck_assert_int_eq(dp_train_episode(b), 32);
-    dp_train_free(b);
-    b = dp_train_alloc(g, c, &cfg, &o, &err);
-    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
+    dp_train *b = stop_then_resume(g, c, &cfg, &o, &io, 64, 32, path);
     for (int k = 0; k < 2; k++) {
         dp_nn_params *pa = k ? dp_train_plc_params(a) : dp_train_sel_params(a);
         dp_nn_params *pb = k ? dp_train_plc_params(b) : dp_train_sel_params(b);
@@ -981,13 +999,7 @@ START_TEST(stop_between_evaluations_resumes_exactly)
     dp_error err;
     dp_cost *c = dp_cost_graph(g, 3, &err);
     dp_train_config cfg;
-    dp_train_config_project(&cfg);
-    cfg.arch.hidden = cfg.arch.mlp_hidden = 8;
-    cfg.arch.steps = 2;
-    cfg.arch.edge_hidden = 4;
-    cfg.state = DP_ENV_STATE_APPEND; /* the fake oracle has no engine */
-    cfg.arch.device_features = DP_ENV_FEATURES_DOPPLER;
-    cfg.checkpoint_every = 32;
+    small_project_config(&cfg, 32);
     cfg.stage[DP_TRAIN_STAGE_SIM].patience = 1;
     char dir[256], path[300];
     snprintf(dir, sizeof dir, "%s/dp-resume3-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -999,14 +1011,8 @@ START_TEST(stop_between_evaluations_resumes_exactly)
     ck_assert_ptr_nonnull(a);
     ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
     volatile sig_atomic_t stop = 0;
-    dp_train *b = dp_train_alloc(g, c, &cfg, &o, &err);
     dp_train_io io = {NULL, path, stop_at_16, (void *)&stop, &stop};
-    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 96, &io, &err), DP_OK);
-    ck_assert_int_eq(dp_train_episode(b), 16);
-    dp_train_free(b);
-    b = dp_train_alloc(g, c, &cfg, &o, &err);
-    ck_assert_msg(dp_train_resume(b, path, NULL, &err) == DP_OK, "%s", err.msg);
-    ck_assert_int_eq(dp_train_run(b, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
+    dp_train *b = stop_then_resume(g, c, &cfg, &o, &io, 96, 16, path);
     ck_assert_int_eq(dp_train_episode(b), dp_train_episode(a));
     ck_assert_int_eq(dp_train_simulations(b), dp_train_simulations(a));
     for (int best = 0; best < 2; best++) {
