@@ -1346,33 +1346,21 @@ static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
     return rc;
 }
 
-/* Distillation at the end of a stage (st->distill > 0): up to st->distill Adam steps at learning
- * rate lr of imitation of the buffer's best placement, as an assignment: the greedy SEL order is
- * kept and every op's PLC choice is pulled towards its device in that placement, along the greedy
- * rollout itself (teacher forcing on the devices; the makespan depends on the devices only). The
- * greedy placement is checked every 10 steps (one simulation each); distillation stops when it is
- * no worse than the target. */
-static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_error *err)
+/* The distillation target of the graph in hand (its self-imitation buffer's best placement) into
+ * dst (n): every op's device, renamed, on interchangeable devices, in order of first use along
+ * the greedy SEL order (SEL is not updated while distilling, so that order stays fixed and a
+ * greedy PLC can reproduce the placement: devices still alike tie, and argmax takes the lowest).
+ * *target = its makespan (raw unit); NAN and no target when the buffer is empty. */
+static int distill_target(dp_train *tr, int *dst, double *target, dp_error *err)
 {
     const int b = sil_best(tr), n = tr->n, D = tr->D;
-    if (b < 0 || st->distill <= 0) return DP_OK;
-    const double target = tr->sil_ms[b];
+    *target = NAN;
+    if (b < 0) return DP_OK;
     for (int t = 0; t < n; t++) tr->forced_assign[tr->sil_ops[(size_t)b * n + t]] = tr->sil_dev[(size_t)b * n + t];
-    /* SEL is not updated here, so the greedy op order stays fixed: the target's devices are
-     * renamed in order of first use along it (interchangeable devices) */
-    const int keep_sel = tr->cfg.update_sel;
-    /* the parameters of the best greedy placement among the checks: the ones the stage ends with */
-    float *keep[2] = {dp_alloc_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_alloc_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
-    double keep_ms = INFINITY;
-    if (!keep[0] || !keep[1]) {
-        free(keep[0]);
-        free(keep[1]);
-        return dp_error_set(err, DP_ENOMEM, "out of memory for distillation");
-    }
-    tr->cfg.update_sel = 0;
     double ms;
-    int rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err);
-    if (rc == DP_OK && tr->c->homogeneous && D <= 256) {
+    int rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err); /* the greedy op order: sel_v */
+    if (rc != DP_OK) return rc;
+    if (tr->c->homogeneous && D <= 256) {
         int map[256], next = 0;
         for (int k = 0; k < D; k++) map[k] = -1;
         for (int t = 0; t < n; t++) {
@@ -1381,21 +1369,89 @@ static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_er
         }
         for (int v = 0; v < n; v++) tr->forced_assign[v] = map[tr->forced_assign[v]];
     }
-    for (long k = 0; k < st->distill && rc == DP_OK; k++) {
-        if (k % 10 == 0) {
-            if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) break;
-            if (ms < keep_ms) {
-                keep_ms = ms;
+    memcpy(dst, tr->forced_assign, (size_t)n * sizeof *dst);
+    *target = tr->sil_ms[b];
+    return DP_OK;
+}
+
+/* Distillation at the end of a stage (st->distill > 0): up to st->distill Adam steps at learning
+ * rate lr of imitation of the buffers' best placements, as assignments: the greedy SEL order is
+ * kept and every op's PLC choice is pulled towards its device in that placement, along the greedy
+ * rollout itself (teacher forcing on the devices; the makespan depends on the devices only).
+ * With one graph, every step imitates its best placement; the greedy placement is checked every
+ * 10 steps (one simulation each) and distillation stops when it is no worse than the target.
+ * With several graphs the steps go round the training graphs that have a buffer (one shared
+ * model: a step on one graph alone would fit that graph and undo the others, which a first
+ * version did, distilling only the graph in hand); every 10 rounds each of them is placed
+ * greedily (one simulation per graph), the check's score is the mean over them of the greedy
+ * makespan / the graph's reference, and distillation stops when every one reaches its target.
+ * Either way the stage ends with the parameters of the best check (the first check is before
+ * any step, so distillation never ends worse on its graphs than it began). */
+static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_error *err)
+{
+    if (st->distill <= 0) return DP_OK;
+    const int keep_cur = tr->cur;
+    /* the graphs distilled (training graphs with a buffer) and their targets */
+    int m = 0, rc = DP_OK;
+    int *gi = dp_alloc_malloc_n(tr->n_bd, sizeof(int));
+    size_t *off = dp_alloc_malloc_n(tr->n_bd, sizeof(size_t));
+    double *target = dp_alloc_malloc_n(tr->n_bd, sizeof(double));
+    size_t tot = 0;
+    for (int i = 0; i < tr->n_bd; i++) tot += (size_t)tr->bd[i].n;
+    int *tgt = dp_alloc_malloc_n(tot ? tot : 1, sizeof(int));
+    /* the parameters of the best check: the ones the stage ends with */
+    float *keep[2] = {dp_alloc_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_alloc_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
+    if (!gi || !off || !target || !tgt || !keep[0] || !keep[1]) {
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory for distillation");
+        goto out;
+    }
+    /* SEL is not updated here, so each graph's greedy op order stays fixed */
+    const int keep_sel = tr->cfg.update_sel;
+    tr->cfg.update_sel = 0;
+    size_t o = 0;
+    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
+        if (tr->bd[i].validation) continue;
+        if (tr->multi) select_graph(tr, i);
+        double t;
+        if ((rc = distill_target(tr, tgt + o, &t, err)) != DP_OK || !(t == t)) continue;
+        gi[m] = i;
+        off[m] = o;
+        target[m++] = t;
+        o += (size_t)tr->n;
+    }
+    double keep_score = INFINITY;
+    int reached = 0;
+    const long check_every = 10L * (m > 0 ? m : 1);
+    for (long k = 0; k < st->distill && rc == DP_OK && m > 0; k++) {
+        if (k % check_every == 0) {
+            /* greedy placement of every distilled graph */
+            double score = 0;
+            reached = 1;
+            for (int j = 0; j < m && rc == DP_OK; j++) {
+                if (tr->multi) select_graph(tr, gi[j]);
+                double ms;
+                if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) break;
+                score += tr->multi ? ms / tr->bd[gi[j]].ref : ms;
+                reached &= ms <= target[j];
+            }
+            if (rc != DP_OK) break;
+            if (score < keep_score) {
+                keep_score = score;
                 memcpy(keep[0], tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
                 memcpy(keep[1], tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
             }
-            if (ms <= target) break;
+            if (reached) break;
         }
+        const int j = (int)(k % m);
+        if (tr->multi) select_graph(tr, gi[j]);
+        memcpy(tr->forced_assign, tgt + off[j], (size_t)tr->n * sizeof(int));
         dp_agent_zero_grad(tr->ag);
+        double ms;
         if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
         /* SEL keeps its order (update_sel is 0 here): PLC's targets only */
+        const int n = tr->n, D = tr->D;
         for (int t = 0; t < n; t++)
-            for (int j = 0; j < D; j++) tr->plc_mark[(size_t)t * D + j] = j == tr->plc_a[t];
+            for (int d = 0; d < D; d++) tr->plc_mark[(size_t)t * D + d] = d == tr->plc_a[t];
         dp_train_stage imitate = *st;
         imitate.il_weight = 1;
         imitate.pg_weight = 0;
@@ -1405,14 +1461,21 @@ static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_er
             break;
         }
         update(tr, lr);
+        reached = 0;
     }
     tr->cfg.update_sel = keep_sel;
-    if (rc == DP_OK && !(ms <= target) && keep_ms < INFINITY) {
-        /* the target was not reached: the last check was not the best one, or steps followed it */
+    if (rc == DP_OK && !reached && keep_score < INFINITY) {
+        /* the targets were not all reached: the last check was not the best one, or steps followed it */
         memcpy(tr->blk[0]->param, keep[0], tr->blk[0]->n * sizeof(float));
         memcpy(tr->blk[1]->param, keep[1], tr->blk[1]->n * sizeof(float));
         params_changed(tr);
     }
+    if (tr->multi) select_graph(tr, keep_cur);
+out:
+    free(gi);
+    free(off);
+    free(target);
+    free(tgt);
     free(keep[0]);
     free(keep[1]);
     return rc;

@@ -92,7 +92,12 @@ typedef struct dp_train_stage {
                               imitation of the best placement found in the stage (teacher-forced, no
                               simulation), stopping when the greedy policy's placement is as good
                               (checked every 10 updates, one simulation each, counted); the stage's
-                              final parameters then reproduce what its exploration found. 0: off */
+                              final parameters then reproduce what its exploration found. With
+                              several training graphs the updates go round the graphs (each its
+                              own best placement), checked every 10 rounds (one simulation per
+                              graph; score: the mean ratio to the graphs' references), stopping
+                              when every graph reaches its target; the best check's parameters
+                              are kept either way. 0: off */
     int patience;          /* > 0: end the stage when that many model-selection evaluations in a row
                               did not improve the best greedy makespan (early stopping, e.g. of
                               Stage I before the policy collapses onto the teacher); 0: off */

@@ -887,6 +887,75 @@ START_TEST(distill_reproduces_best_sample)
 }
 END_TEST
 
+/* the spread objective on chain(n): 1 + the chain edges whose two ops share a device (best:
+ * neighbours on different devices) */
+static int spread_cost(void *ctx, const int *assignment, double *makespan, dp_error *err)
+{
+    (void)err;
+    fake_exec *f = ctx;
+    f->calls++;
+    int same = 0;
+    for (int i = 0; i + 1 < f->n_ops; i++) same += assignment[i] == assignment[i + 1];
+    *makespan = 1 + same;
+    return DP_OK;
+}
+
+/* The greedy makespan on g of a fresh trainer holding src's current parameters. */
+static double greedy_with_params(const dp_graph *g, const dp_cost *c, const dp_oracle *o, const dp_train_config *cfg,
+                                 dp_train *src)
+{
+    dp_error err;
+    dp_train *tr = dp_train_alloc(g, c, cfg, o, &err);
+    ck_assert_ptr_nonnull(tr);
+    for (int b = 0; b < 2; b++) {
+        dp_nn_params *to = b ? dp_train_plc_params(tr) : dp_train_sel_params(tr);
+        const dp_nn_params *from = b ? dp_train_plc_params(src) : dp_train_sel_params(src);
+        ck_assert_int_eq(to->n, from->n);
+        memcpy(to->param, from->param, (size_t)from->n * sizeof(float));
+    }
+    int assign[16];
+    double ms;
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, assign, &ms, NULL, &err), DP_OK);
+    dp_train_free(tr);
+    return ms;
+}
+
+/* distillation with several training graphs (one shared model) imitates every graph's best
+ * sample, not only the graph in hand when the stage ends: uniform exploration, no other
+ * learning; afterwards the greedy placement is better than before on both graphs (a first
+ * version distilled only the last batch's graph, and the other kept or lost its placement). */
+START_TEST(distill_every_training_graph)
+{
+    dp_graph *g[2] = {small_dag(), chain(6)};
+    dp_error err;
+    dp_cost *c[2] = {dp_cost_graph(g[0], 3, &err), dp_cost_graph(g[1], 3, &err)};
+    dp_train_config cfg;
+    tiny_config(&cfg);
+    dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
+    st->lr = st->lr_final = 1e-2;
+    st->epsilon = st->epsilon_final = 1; /* every choice uniform */
+    st->pg_weight = 0;
+    st->distill = 2000;
+    cfg.checkpoint_every = 1000;
+    fake_exec fx[2] = {{0, g[0]->n_ops}, {0, g[1]->n_ops}};
+    dp_oracle o[2] = {{"cut", cut_cost, &fx[0]}, {"spread", spread_cost, &fx[1]}};
+    dp_train *tr = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
+    ck_assert_ptr_nonnull(tr);
+    ck_assert_int_eq(dp_train_add_graph(tr, g[1], c[1], &o[1], 0, &err), DP_OK);
+    double before[2], after[2];
+    for (int i = 0; i < 2; i++) before[i] = greedy_with_params(g[i], c[i], &o[i], &cfg, tr);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_SIM, 400, NULL, &err), DP_OK);
+    for (int i = 0; i < 2; i++) after[i] = greedy_with_params(g[i], c[i], &o[i], &cfg, tr);
+    for (int i = 0; i < 2; i++)
+        ck_assert_msg(after[i] < before[i], "graph %d: greedy makespan %g after distillation, %g before", i, after[i], before[i]);
+    dp_train_free(tr);
+    for (int i = 0; i < 2; i++) {
+        dp_cost_free(c[i]);
+        dp_graph_free(g[i]);
+    }
+}
+END_TEST
+
 /* a Stage II of this project's DOPPLER (batches, elite self-imitation, distillation) stopped
  * halfway and resumed from its checkpoint ends with the parameters of the uninterrupted run: the
  * checkpoint keeps the self-imitation buffer (it used to restart empty) */
@@ -1158,6 +1227,7 @@ int main(void)
     tcase_add_test(t, self_imitation_learns_best);
     tcase_add_test(t, patience_stops_stage);
     tcase_add_test(t, distill_reproduces_best_sample);
+    tcase_add_test(t, distill_every_training_graph);
     tcase_add_test(t, project_stage2_resumes_exactly);
     tcase_add_test(t, stop_between_evaluations_resumes_exactly);
     tcase_add_test(t, config_stage_keys);
