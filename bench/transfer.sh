@@ -15,12 +15,23 @@
 # "doppler+improve-B", the DOPPLER greedy placement refined by the improvement search
 # (--refine improve --proposals improve-S.h5 --refine-budget B, placement seed S): a placement
 # made by the two learned models alone, B simulations.
+# DEMO_BUDGET=B: expert iteration. The DOPPLER model's Stage II imitates, on each training
+# graph, the improvement search's placement of B simulations with the general improvement policy
+# of the same seed (the "demonstrations" key, doc/estimators.md): CONFIG plus
+# "demonstrations": {"method": "improve", "budget": B, "checkpoint": CKPT_DIR/improve-S.h5},
+# that policy trained first when absent (bench/transfer-improve.sh's command); the checkpoints
+# are CKPT_DIR/doppler-demoB-S.h5. EPISODES= (empty) keeps the config's episodes per stage.
+# The expert-iteration rows of EXPERIMENTS.md:
+#   SEEDS="1 2 3 4 5" CKPT_DIR=ck COUNT=96 EPISODES= CONFIG=bench/doppler-transfer.json \
+#   DEMO_BUDGET=2000 sh bench/transfer.sh
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 SEEDS=${SEEDS:-1}
-EPISODES=${EPISODES:-300}
+EPISODES=${EPISODES-300}
+DEMO_BUDGET=${DEMO_BUDGET:-}
+IMPROVE_EPISODES=${IMPROVE_EPISODES:-20000}
 COUNT=${COUNT:-24}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
@@ -30,13 +41,23 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
-echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, $EPISODES episodes per stage, config $CONFIG"
+echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}"
 printf '%-5s %-36s %4s %12s %12s %-12s %8s %9s %9s\n' seed graph dev doppler best_instant method ratio wall_ms cpu_ms
 for seed in $SEEDS; do
     ck="${CKPT_DIR:-$tmp}/doppler-$seed.h5"
+    cfg=$CONFIG
+    if [ -n "$DEMO_BUDGET" ]; then
+        ck="${CKPT_DIR:-$tmp}/doppler-demo$DEMO_BUDGET-$seed.h5"
+        imp="${CKPT_DIR:-$tmp}/improve-$seed.h5"
+        [ -f "$imp" ] || "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
+            --episodes "$IMPROVE_EPISODES" --checkpoint "$imp" --quiet > /dev/null
+        cfg="$tmp/config-$seed.json"
+        python3 -c 'import json, sys; c = json.load(open(sys.argv[1])); c["demonstrations"] = {"method": "improve", "budget": int(sys.argv[2]), "checkpoint": sys.argv[3]}; json.dump(c, open(sys.argv[4], "w"))' \
+            "$CONFIG" "$DEMO_BUDGET" "$(cd "$(dirname "$imp")" && pwd)/$(basename "$imp")" "$cfg"
+    fi
     t0=$(now)
-    [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
-        --pipeline --episodes "$EPISODES" --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
+    [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$cfg" \
+        --pipeline ${EPISODES:+--episodes "$EPISODES"} --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
         { cat "$tmp/train-$seed.err"; exit 1; }
     t1=$(now)
     [ -f "$tmp/train-$seed.out" ] && echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"
