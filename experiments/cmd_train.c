@@ -74,6 +74,8 @@ typedef struct graph_set {
     dp_graph **g;
     dp_cost **c;
     dp_engine **e;
+    double bw_lo, bw_hi; /* --bandwidth-range (0: none): each graph's link bandwidth drawn in it */
+    double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
 } graph_set;
 
 static void graph_set_free(graph_set *s)
@@ -84,8 +86,18 @@ static void graph_set_free(graph_set *s)
         if (s->c) dp_cost_free(s->c[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
-    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e);
+    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e); free(s->bw);
     memset(s, 0, sizeof *s);
+}
+
+/* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, else "" (a static
+ * buffer: one call per printf) */
+static const char *bw_note(const graph_set *s, int i)
+{
+    static char buf[64];
+    if (!s->bw || s->g[i]->cost_kind != DP_GRAPH_COST_PHYSICAL) return "";
+    snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
+    return buf;
 }
 
 static int graph_set_push(graph_set *s, const char *src, int validation, dp_error *err)
@@ -330,7 +342,13 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
             return dp_error_set(err, DP_EINVAL, "%s: a test graph, the same structure and costs as %s (data/testsets/transfer.txt "
                                 "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
                                 src, same, role);
-        if (!(s->c[i] = dp_machine_costs(m, s->g[i], err))) return err->code ? err->code : DP_EINVAL;
+        /* --bandwidth-range: this graph's own uniform machine (the bandwidth only enters the
+         * cost tables of graphs in FLOPs and bytes) */
+        const double keep_bw = m->bandwidth_Bps;
+        if (s->bw) m->bandwidth_Bps = s->bw[i];
+        s->c[i] = dp_machine_costs(m, s->g[i], err);
+        m->bandwidth_Bps = keep_bw;
+        if (!s->c[i]) return err->code ? err->code : DP_EINVAL;
         if (!(s->e[i] = dp_engine_alloc(s->g[i], s->c[i], m, err))) return err->code ? err->code : DP_EINVAL;
     }
     return DP_OK;
@@ -369,6 +387,10 @@ static void train_usage(FILE *f)
                "                       the families chainmm, ffnn, llama-block, llama-layer, daggen (ranges:\n"
                "                       models/dp_gen.h); --family-count N of them (default 16)\n"
                "  --family-seed S      the draws' seed (default: the run's seed)\n"
+               "  --bandwidth-range LO:HI  each training and validation graph on a uniform machine of its\n"
+               "                       own: link bandwidth drawn log-uniformly in [LO, HI] bytes/s (graphs in\n"
+               "                       FLOPs and bytes; one draw per graph, from the family seed), so the model\n"
+               "                       sees communication-bound and compute-bound regimes; not with --topology\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
@@ -487,13 +509,26 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
     if (fr) gsl_rng_free(fr);
     if (rc == DP_OK && (gs->n == 0 || gs->validation[0]))
         rc = dp_error_set(err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
+    if (rc == DP_OK && gs->bw_lo > 0) {
+        /* --bandwidth-range: log-uniform, one draw per graph in the set's order, from a generator
+         * of its own (seeded from the family seed), so the graphs drawn do not change */
+        gsl_rng *br = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!br || !(gs->bw = malloc((size_t)gs->n * sizeof *gs->bw))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        else {
+            gsl_rng_set(br, family_seed ^ 0x62616e64UL);
+            for (int i = 0; i < gs->n; i++)
+                gs->bw[i] = exp(log(gs->bw_lo) + gsl_rng_uniform(br) * (log(gs->bw_hi) - log(gs->bw_lo)));
+        }
+        if (br) gsl_rng_free(br);
+    }
     return rc;
 }
 
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
-                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, dp_machine *mach)
+                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, const double bw_range[2],
+                         dp_machine *mach)
 {
     dp_error err;
     dp_error_clear(&err);
@@ -538,6 +573,8 @@ static int train_improve(const char *graph, const char *format, const char *grap
     openblas_set_num_threads(1);
     graph_set gs;
     memset(&gs, 0, sizeof gs);
+    gs.bw_lo = bw_range[0];
+    gs.bw_hi = bw_range[1];
     int status = DP_EXIT_ERROR;
     test_set test;
     int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
@@ -556,8 +593,8 @@ static int train_improve(const char *graph, const char *format, const char *grap
         fprintf(stderr, "doppler train --method improve: %d training and %d validation graphs; rewards in units of each graph's "
                         "lower bound\n", gs.n - n_val, n_val);
         for (int i = 0; i < gs.n; i++)
-            fprintf(stderr, "  %-10s %-44s %5d ops  %d devices  %s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
-                    gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i]);
+            fprintf(stderr, "  %-10s %-44s %5d ops  %d devices  %s%s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
+                    gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], bw_note(&gs, i));
     }
     /* dp_improve_train runs whole batches: say so in the count it reports */
     if (cfg.batch > 0 && cfg.episodes % cfg.batch) cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
@@ -606,7 +643,7 @@ int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -621,10 +658,12 @@ int cmd_train(int argc, char **argv)
         {"method", required_argument, NULL, O_METHOD}, {"graphs", required_argument, NULL, O_GRAPHS},
         {"family", required_argument, NULL, O_FAMILY}, {"family-count", required_argument, NULL, O_FAMILY_COUNT},
         {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
-        {"val-count", required_argument, NULL, O_VAL_COUNT}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
+        DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
     unsigned long long family_seed = 0;
+    double bw_range[2] = {0, 0};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
@@ -679,6 +718,16 @@ int cmd_train(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family-seed: expected a non-negative integer, got '%s'", optarg));
             have_family_seed = 1;
             break;
+        case O_BW_RANGE: {
+            char *colon = strchr(optarg, ':');
+            if (colon) *colon = '\0';
+            const int bad = !colon || dp_cli_parse_double(optarg, &bw_range[0]) != 0 || dp_cli_parse_double(colon + 1, &bw_range[1]) != 0 ||
+                            !(bw_range[0] > 0) || !(bw_range[1] >= bw_range[0]) || !isfinite(bw_range[1]);
+            if (colon) *colon = ':';
+            if (bad)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range: expected LO:HI bytes per second, 0 < LO <= HI, got '%s'", optarg));
+            break;
+        }
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
@@ -738,6 +787,9 @@ int cmd_train(int argc, char **argv)
             }
         }
     }
+    if (bw_range[0] > 0 && (mach.topology || (!graphs && !family && !validation)))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range draws a uniform machine per graph of a distribution: "
+                                                             "give --graphs or --family, and no --topology"));
     if (improve) {
         if (have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
@@ -745,7 +797,7 @@ int cmd_train(int argc, char **argv)
                                                                  "--scale, --target-flops)"));
         return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
                                                         validation, val_count, config, have_seed, seed, episodes, init, ckpt, traj,
-                                                        resume, quiet, print_cfg, &mach));
+                                                        resume, quiet, print_cfg, bw_range, &mach));
     }
     dp_error err;
     dp_error_clear(&err);
@@ -793,6 +845,8 @@ int cmd_train(int argc, char **argv)
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
     graph_set gs;
     memset(&gs, 0, sizeof gs);
+    gs.bw_lo = bw_range[0];
+    gs.bw_hi = bw_range[1];
     test_set test;
     memset(&test, 0, sizeof test);
     if (many) {
@@ -864,8 +918,8 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
                         "critical-path placement\n", nt, nv);
         for (int i = 0; i < gs.n; i++)
-            fprintf(stderr, "  %-10s %-44s %4d ops  %s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
-                    gs.g[i]->n_ops, gs.src[i]);
+            fprintf(stderr, "  %-10s %-44s %4d ops  %s%s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
+                    gs.g[i]->n_ops, gs.src[i], bw_note(&gs, i));
     }
     if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;

@@ -112,6 +112,31 @@ for k in 1 2; do
 done
 cmp -s "$tmp/fon1" "$tmp/fon2" || fail "--family-seed draws the same graphs"
 grep -q '"validation":\[{"graph":"chainmm' "$tmp/fon1" || { cat "$tmp/fon1"; fail "validation graphs drawn from the family"; }
+# --bandwidth-range: each drawn graph on a uniform machine of its own (log-uniform link
+# bandwidth): the same graphs are drawn, each bandwidth within the range and not all equal; a
+# range of one value at the default bandwidth trains exactly as without it, one at another does not
+for r in none 1e9:1.2e10 1.2e10:1.2e10 1e9:1e9; do
+    opt=""; [ "$r" = none ] || opt="--bandwidth-range $r"
+    "$bin" train --family chainmm,ffnn --family-count 3 --val-count 1 --family-seed 7 --config "$tmp/b4.json" $opt \
+        --stage il --episodes 4 --checkpoint "$tmp/bw-$r.h5" > /dev/null 2> "$tmp/bw-$r.err" || { cat "$tmp/bw-$r.err"; fail "train $opt"; }
+    awk '/ ops / && ($1 == "train" || $1 == "validation") { print $2 }' "$tmp/bw-$r.err" > "$tmp/bw-$r.names"
+done
+cmp -s "$tmp/bw-none.names" "$tmp/bw-1e9:1.2e10.names" || fail "--bandwidth-range changed the graphs drawn"
+[ "$(wc -l < "$tmp/bw-none.names")" -eq 4 ] || fail "4 graphs listed"
+sed -n 's/.*(links \([0-9.e+]*\) bytes\/s)$/\1/p' "$tmp/bw-1e9:1.2e10.err" > "$tmp/bws"
+[ "$(wc -l < "$tmp/bws")" -eq 4 ] || { cat "$tmp/bw-1e9:1.2e10.err"; fail "each graph's bandwidth printed"; }
+awk '$1 < 1e9 * 0.999 || $1 > 1.2e10 * 1.001 { bad = 1 } { seen[$1] = 1 } END { n = 0; for (k in seen) n++; exit bad || n < 2 }' "$tmp/bws" ||
+    { cat "$tmp/bws"; fail "bandwidths within [1e9, 1.2e10] and not all the same"; }
+h5diff -d 0 "$tmp/bw-none.h5" "$tmp/bw-1.2e10:1.2e10.h5" /plc/param /plc/param > /dev/null ||
+    fail "--bandwidth-range 1.2e10:1.2e10 (the default bandwidth) trains as without it"
+h5diff -d 0 "$tmp/bw-none.h5" "$tmp/bw-1e9:1e9.h5" /plc/param /plc/param > /dev/null &&
+    fail "--bandwidth-range 1e9:1e9 must change the costs (and so the training)"
+for bad in 5:1 1e9 0:1e9 x:1e9; do
+    "$bin" train --family chainmm --bandwidth-range "$bad" --stage il --episodes 1 > /dev/null 2>&1
+    [ $? -eq 2 ] || fail "--bandwidth-range $bad must exit 2"
+done
+"$bin" train --graph "$tiny" --bandwidth-range 1e9:2e9 --stage il --episodes 1 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--bandwidth-range without a distribution must exit 2"
 # a run on several graphs resumes on the same graphs, not on others
 "$bin" train --graph "$tiny" --graphs "$small" --config "$tmp/b4.json" --stage il --episodes 8 --checkpoint "$tmp/r.h5" \
     --quiet > /dev/null 2>&1 || fail "a short run on two graphs"
