@@ -21,6 +21,9 @@
 # "demonstrations": {"method": "improve", "budget": B, "checkpoint": CKPT_DIR/improve-S.h5},
 # that policy trained first when absent (bench/transfer-improve.sh's command); the checkpoints
 # are CKPT_DIR/doppler-demoB-S.h5. EPISODES= (empty) keeps the config's episodes per stage.
+# BANDWIDTH_RANGE=LO:HI: the DOPPLER model's training and validation graphs each on a uniform
+# machine of its own (train --bandwidth-range; checkpoints named with -bwLO:HI). VAL_COUNT=M:
+# validation graphs drawn (default 5; checkpoints named with -valM when not 5).
 # The expert-iteration rows of EXPERIMENTS.md:
 #   SEEDS="1 2 3 4 5" CKPT_DIR=ck COUNT=96 EPISODES= CONFIG=bench/doppler-transfer.json \
 #   DEMO_BUDGET=2000 sh bench/transfer.sh
@@ -31,6 +34,8 @@ SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 SEEDS=${SEEDS:-1}
 EPISODES=${EPISODES-300}
 DEMO_BUDGET=${DEMO_BUDGET:-}
+BANDWIDTH_RANGE=${BANDWIDTH_RANGE:-}
+VAL_COUNT=${VAL_COUNT:-5}
 IMPROVE_EPISODES=${IMPROVE_EPISODES:-20000}
 COUNT=${COUNT:-24}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
@@ -41,13 +46,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
-echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}"
+echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}${BANDWIDTH_RANGE:+, link bandwidths $BANDWIDTH_RANGE}"
 printf '%-5s %-36s %4s %12s %12s %-12s %8s %9s %9s\n' seed graph dev doppler best_instant method ratio wall_ms cpu_ms
 for seed in $SEEDS; do
-    ck="${CKPT_DIR:-$tmp}/doppler-$seed.h5"
+    vtag=""; [ "$VAL_COUNT" = 5 ] || vtag="-val$VAL_COUNT"
+    ck="${CKPT_DIR:-$tmp}/doppler${BANDWIDTH_RANGE:+-bw$BANDWIDTH_RANGE}$vtag-$seed.h5"
     cfg=$CONFIG
     if [ -n "$DEMO_BUDGET" ]; then
-        ck="${CKPT_DIR:-$tmp}/doppler-demo$DEMO_BUDGET-$seed.h5"
+        ck="${CKPT_DIR:-$tmp}/doppler-demo$DEMO_BUDGET${BANDWIDTH_RANGE:+-bw$BANDWIDTH_RANGE}$vtag-$seed.h5"
         imp="${CKPT_DIR:-$tmp}/improve-$seed.h5"
         [ -f "$imp" ] || "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
             --episodes "$IMPROVE_EPISODES" --checkpoint "$imp" --quiet > /dev/null
@@ -56,8 +62,8 @@ for seed in $SEEDS; do
             "$CONFIG" "$DEMO_BUDGET" "$(cd "$(dirname "$imp")" && pwd)/$(basename "$imp")" "$cfg"
     fi
     t0=$(now)
-    [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$cfg" \
-        --pipeline ${EPISODES:+--episodes "$EPISODES"} --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
+    [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count "$VAL_COUNT" --seed "$seed" --config "$cfg" \
+        --pipeline ${EPISODES:+--episodes "$EPISODES"} ${BANDWIDTH_RANGE:+--bandwidth-range "$BANDWIDTH_RANGE"} --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
         { cat "$tmp/train-$seed.err"; exit 1; }
     t1=$(now)
     [ -f "$tmp/train-$seed.out" ] && echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"
@@ -80,7 +86,7 @@ for seed in $SEEDS; do
         done
         r=$(echo "scale=4; $d / $best" | bc -l)
         sum=$(echo "$sum + $r" | bc -l); k=$((k + 1))
-        printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.3f %9.1f %9.1f\n' "$seed" "$f" "$dev" "$d" "$best" "$bm" "$r" \
+        printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.4f %9.1f %9.1f\n' "$seed" "$f" "$dev" "$d" "$best" "$bm" "$r" \
             "$(echo "($b - $a) * 1000" | bc -l)" "$cpu" | tee -a "$tmp/rows"
         imp="${CKPT_DIR:-$tmp}/improve-$seed.h5"
         for rb in ${REFINE_BUDGETS:-}; do
@@ -88,7 +94,7 @@ for seed in $SEEDS; do
             /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$g" --devices $dev --method doppler --checkpoint "$ck" \
                 --refine improve --proposals "$imp" --refine-budget "$rb" --seed "$seed" --json > "$tmp/r.json"
             x=$(ms_of "$tmp/r.json")
-            printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.3f %9s %9.1f  doppler+improve-%s\n' "$seed" "$f" "$dev" "$x" "$best" "$bm" \
+            printf '%-5s %-36s %4s %12.2f %12.2f %-12s %8.4f %9s %9.1f  doppler+improve-%s\n' "$seed" "$f" "$dev" "$x" "$best" "$bm" \
                 "$(echo "scale=4; $x / $best" | bc -l)" - "$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")" "$rb" | tee -a "$tmp/rows"
         done
     done
