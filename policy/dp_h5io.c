@@ -484,6 +484,22 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
                    write_dset(f, "sil_ops", H5T_NATIVE_INT, 2, d2, ck->sil_ops) ||
                    write_dset(f, "sil_dev", H5T_NATIVE_INT, 2, d2, ck->sil_dev);
         }
+        if (!bad && ck->sil_graphs > 0) {
+            size_t placements = 0, steps = 0;
+            for (int i = 0; i < ck->sil_graphs; i++) {
+                placements += (size_t)ck->sil_graph_n[i];
+                steps += (size_t)ck->sil_graph_n[i] * (size_t)ck->sil_graph_ops[i];
+            }
+            if (placements > 0) {
+                const int32_t k = ck->sil_graphs;
+                const hsize_t dg = (hsize_t)k, dp = (hsize_t)placements, ds = (hsize_t)steps;
+                bad |= attr_write(f, "sil_graphs", H5T_NATIVE_INT32, &k) ||
+                       write_dset(f, "sil_graph_n", H5T_NATIVE_INT, 1, &dg, ck->sil_graph_n) ||
+                       write_dset(f, "sil_all_makespan", H5T_NATIVE_DOUBLE, 1, &dp, ck->sil_all_ms) ||
+                       write_dset(f, "sil_all_ops", H5T_NATIVE_INT, 1, &ds, ck->sil_all_ops) ||
+                       write_dset(f, "sil_all_dev", H5T_NATIVE_INT, 1, &ds, ck->sil_all_dev);
+            }
+        }
     }
     if (bad) {
         dp_h5file_discard(f);
@@ -614,6 +630,56 @@ static int read_block(hid_t f, const char *path, const char *name, dp_nn_params 
     return rc;
 }
 
+/* The buffers of several graphs (dp_h5io_ckpt.sil_graphs), when the file has them and the caller
+ * resumes the same run: each graph's placements in range of its own ops and devices. */
+static int read_sil_graphs(hid_t f, const char *path, dp_h5io_ckpt *ck, dp_error *err)
+{
+    const int want = ck->sil_graphs;
+    ck->sil_graph_n = NULL;
+    ck->sil_all_ms = NULL;
+    ck->sil_all_ops = ck->sil_all_dev = NULL;
+    if (!ck->same_graph || want <= 0 || H5Aexists(f, "sil_graphs") <= 0) return DP_OK; /* not asked for, or none */
+    int32_t k = 0;
+    if (attr_read(f, "sil_graphs", H5T_NATIVE_INT32, &k) || k < 1 || k > (1 << 20))
+        return dp_error_set(err, DP_EINVAL, "%s: attribute sil_graphs missing or out of range", path);
+    if (k != want)
+        return dp_error_set(err, DP_EINVAL, "%s: self-imitation buffers of %d graphs, this run has %d", path, (int)k, want);
+    const hsize_t dg = (hsize_t)k;
+    int *cnt = malloc((size_t)k * sizeof *cnt);
+    if (!cnt) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int bad = read_dset(f, "sil_graph_n", H5T_NATIVE_INT, 1, &dg, cnt) != 0;
+    size_t placements = 0, steps = 0;
+    for (int i = 0; !bad && i < k; i++) {
+        bad = cnt[i] < 0 || cnt[i] > (1 << 16);
+        placements += (size_t)cnt[i];
+        steps += (size_t)cnt[i] * (size_t)ck->sil_graph_ops[i];
+    }
+    double *ms = bad ? NULL : malloc(placements * sizeof *ms + 1);
+    int *ops = bad ? NULL : malloc(steps * sizeof *ops + 1), *dev = bad ? NULL : malloc(steps * sizeof *dev + 1);
+    if (!bad && (!ms || !ops || !dev)) {
+        free(cnt); free(ms); free(ops); free(dev);
+        return dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
+    }
+    const hsize_t dp = (hsize_t)placements, ds = (hsize_t)steps;
+    if (!bad) bad = read_dset(f, "sil_all_makespan", H5T_NATIVE_DOUBLE, 1, &dp, ms) ||
+                    read_dset(f, "sil_all_ops", H5T_NATIVE_INT, 1, &ds, ops) ||
+                    read_dset(f, "sil_all_dev", H5T_NATIVE_INT, 1, &ds, dev);
+    size_t o = 0;
+    for (int i = 0; !bad && i < k; i++)
+        for (size_t t = 0; !bad && t < (size_t)cnt[i] * (size_t)ck->sil_graph_ops[i]; t++, o++)
+            bad = ops[o] < 0 || ops[o] >= ck->sil_graph_ops[i] || dev[o] < 0 || dev[o] >= ck->sil_graph_devices[i];
+    if (bad) {
+        free(cnt); free(ms); free(ops); free(dev);
+        return dp_error_set(err, DP_EINVAL, "%s: the self-imitation buffers (sil_graph_n, sil_all_makespan, sil_all_ops, "
+                            "sil_all_dev) are missing, of another shape or out of range", path);
+    }
+    ck->sil_graph_n = cnt;
+    ck->sil_all_ms = ms;
+    ck->sil_all_ops = ops;
+    ck->sil_all_dev = dev;
+    return DP_OK;
+}
+
 int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_nn_params *plc, int with_adam, dp_error *err)
 {
     quiet();
@@ -712,6 +778,7 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
         }
         ck->sil_n = k;
     }
+    if ((rc = read_sil_graphs(f, path, ck, err)) != DP_OK) goto out;
     ck->has_best = H5Aexists(f, "best_greedy") > 0;
     ck->best_greedy = INFINITY;
     if (ck->has_best && attr_read(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy) != 0) {

@@ -50,6 +50,10 @@
  *   /sil_makespan, /sil_ops, /sil_dev  the self-imitation buffer when it holds placements
  *                     (attribute sil_n: double (sil_n), int32 (sil_n, n_ops) twice); attribute
  *                     stale: int64, evaluations without improvement (patience)
+ *   /sil_graph_n, /sil_all_makespan, /sil_all_ops, /sil_all_dev  with several graphs, every
+ *                     graph's buffer instead (attribute sil_graphs: int32 (sil_graphs), double
+ *                     (sum of sil_graph_n), int32 (sum of sil_graph_n x the graph's ops) twice,
+ *                     graph by graph)
  *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
  *                     adam_v (and best, when has_best: attribute best_greedy at the root)
  *                     holding one float dataset (rows, cols) per tensor, by name.
@@ -170,6 +174,21 @@ typedef struct dp_h5io_ckpt {
     int sil_n;
     double *sil_ms;
     int *sil_ops, *sil_dev;
+    /* several bound graphs (dp_train_add_graph): every graph's buffer, graph by graph, instead of
+     * the one-graph form above. sil_graphs graphs; sil_graph_ops and sil_graph_devices (caller's,
+     * sil_graphs each, both ways): each graph's op and device count; sil_graph_n (sil_graphs):
+     * each graph's placements; sil_all_ms (sum of sil_graph_n) their makespans, and sil_all_ops,
+     * sil_all_dev (sum over the graphs of sil_graph_n x its ops) their ops and devices step by
+     * step, concatenated in graph order. write: the caller's arrays (sil_graphs 0 or no placement:
+     * none written); read (same_graph and sil_graphs > 0 only): the caller sets sil_graphs and the
+     * two count arrays to its graphs', a file of another number of graphs is refused (DP_EINVAL),
+     * placements out of their graph's op or device range too, and sil_graph_n
+     * and the three arrays are malloc'd here (free them; NULL when the file has none) */
+    int sil_graphs;
+    const int *sil_graph_ops, *sil_graph_devices;
+    int *sil_graph_n;
+    double *sil_all_ms;
+    int *sil_all_ops, *sil_all_dev;
     const char *time_unit;    /* write only: the printed unit (NULL: "") */
     double time_scale;        /* write only: printed = raw / time_scale; 0: no printed-unit attributes */
     char rng_name[64];

@@ -1303,8 +1303,8 @@ static int sil_best(const dp_train *tr)
  * devices exactly: distillation's renaming of devices of tied logits would change the placement,
  * where two devices tie without being alike), simulated and offered to that graph's
  * self-imitation buffer (which renames its devices in order of first use, a true renaming). At the stage's first
- * episode for every training graph, the simulations counted; later (a resumed run with several
- * graphs, whose buffers start empty) for the graphs whose buffer is empty, not counted again.
+ * episode for every training graph, the simulations counted; later (a run with several graphs
+ * resumed from a checkpoint written before their buffers were kept) for the graphs whose buffer is empty, not counted again.
  * A graph on one device has one placement: no demonstration, no simulation. */
 static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
 {
@@ -1544,6 +1544,92 @@ static char *trained_on_json(const dp_train *tr)
     return s;
 }
 
+/* With several bound graphs, every graph's self-imitation buffer into ck (dp_h5io_ckpt.sil_graphs),
+ * graph by graph, so that a resumed run imitates and distils what the uninterrupted one did (they
+ * used to restart empty). DP_ENOMEM; sil_gather_free frees what it made either way. */
+static int sil_gather(dp_train *tr, dp_h5io_ckpt *ck)
+{
+    if (tr->multi) select_graph(tr, tr->cur); /* the fields in hand back to their record */
+    const int G = tr->n_bd;
+    int *nops = malloc((size_t)G * sizeof *nops), *ndev = malloc((size_t)G * sizeof *ndev), *cnt = malloc((size_t)G * sizeof *cnt);
+    ck->sil_graphs = G;
+    ck->sil_graph_ops = nops;
+    ck->sil_graph_devices = ndev;
+    ck->sil_graph_n = cnt;
+    if (!nops || !ndev || !cnt) return DP_ENOMEM;
+    size_t placements = 0, steps = 0;
+    for (int i = 0; i < G; i++) {
+        nops[i] = tr->bd[i].n;
+        ndev[i] = tr->bd[i].D;
+        cnt[i] = tr->bd[i].sil_n;
+        placements += (size_t)cnt[i];
+        steps += (size_t)cnt[i] * (size_t)nops[i];
+    }
+    ck->sil_all_ms = malloc(placements * sizeof(double) + 1);
+    ck->sil_all_ops = malloc(steps * sizeof(int) + 1);
+    ck->sil_all_dev = malloc(steps * sizeof(int) + 1);
+    if (!ck->sil_all_ms || !ck->sil_all_ops || !ck->sil_all_dev) return DP_ENOMEM;
+    size_t p = 0, o = 0;
+    for (int i = 0; i < G; i++) {
+        const bound_graph *b = &tr->bd[i];
+        const size_t k = (size_t)b->sil_n, len = k * (size_t)b->n;
+        if (k == 0) continue;
+        memcpy(ck->sil_all_ms + p, b->sil_ms, k * sizeof(double));
+        memcpy(ck->sil_all_ops + o, b->sil_ops, len * sizeof(int));
+        memcpy(ck->sil_all_dev + o, b->sil_dev, len * sizeof(int));
+        p += k;
+        o += len;
+    }
+    return DP_OK;
+}
+
+/* What sil_gather made (or dp_h5io_ckpt_read's buffers of several graphs). */
+static void sil_gather_free(dp_h5io_ckpt *ck)
+{
+    free((int *)ck->sil_graph_ops);
+    free((int *)ck->sil_graph_devices);
+    free(ck->sil_graph_n);
+    free(ck->sil_all_ms);
+    free(ck->sil_all_ops);
+    free(ck->sil_all_dev);
+    ck->sil_graph_ops = ck->sil_graph_devices = NULL;
+    ck->sil_graph_n = NULL;
+    ck->sil_all_ms = NULL;
+    ck->sil_all_ops = ck->sil_all_dev = NULL;
+    ck->sil_graphs = 0;
+}
+
+/* Each bound graph's self-imitation buffer from a checkpoint's (sil_gather's form); the graph in
+ * hand must be bd[0]. DP_ENOMEM. */
+static int sil_scatter(dp_train *tr, const dp_h5io_ckpt *ck)
+{
+    select_graph(tr, tr->cur); /* the fields in hand back to their record */
+    size_t p = 0, o = 0;
+    for (int i = 0; i < tr->n_bd && i < ck->sil_graphs; i++) {
+        bound_graph *b = &tr->bd[i];
+        const size_t k = (size_t)ck->sil_graph_n[i], len = k * (size_t)b->n;
+        if (k == 0) continue;
+        double *ms = malloc(k * sizeof *ms);
+        int *ops = malloc(len * sizeof *ops), *dev = malloc(len * sizeof *dev);
+        if (!ms || !ops || !dev) {
+            free(ms); free(ops); free(dev);
+            return DP_ENOMEM;
+        }
+        memcpy(ms, ck->sil_all_ms + p, k * sizeof *ms);
+        memcpy(ops, ck->sil_all_ops + o, len * sizeof *ops);
+        memcpy(dev, ck->sil_all_dev + o, len * sizeof *dev);
+        p += k;
+        o += len;
+        free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
+        b->sil_ms = ms;
+        b->sil_ops = ops;
+        b->sil_dev = dev;
+        b->sil_n = b->sil_cap = (int)k;
+    }
+    load_graph(tr, tr->cur); /* bd[cur]'s buffer in hand */
+    return DP_OK;
+}
+
 static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
 {
     dp_h5io_ckpt ck;
@@ -1571,11 +1657,16 @@ static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
     ck.simulations = tr->sims;
     ck.stage_simulations0 = tr->stage_sims0;
     ck.stale = tr->stale;
-    if (tr->n_bd == 1) { /* with several graphs the buffers start empty again on resume */
+    if (tr->n_bd == 1) {
         ck.sil_n = tr->sil_n;
         ck.sil_ms = tr->sil_ms;
         ck.sil_ops = tr->sil_ops;
         ck.sil_dev = tr->sil_dev;
+    } else if (sil_gather(tr, &ck) != DP_OK) {
+        free(cfg);
+        free(on);
+        sil_gather_free(&ck);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the self-imitation buffers", path);
     }
     ck.time_unit = tr->g->time_unit;
     ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
@@ -1587,6 +1678,7 @@ static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
     int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
+    sil_gather_free(&ck);
     free(cfg);
     free(on);
     return rc;
@@ -1680,6 +1772,22 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     ck.rng_size = sz;
     ck.sel_best = tr->best_sel;
     ck.plc_best = tr->best_plc;
+    int *nops = NULL, *ndev = NULL;
+    if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
+        nops = malloc((size_t)tr->n_bd * sizeof *nops);
+        ndev = malloc((size_t)tr->n_bd * sizeof *ndev);
+        if (!nops || !ndev) {
+            free(nops); free(ndev); free(st);
+            return dp_error_set(err, DP_ENOMEM, "out of memory");
+        }
+        for (int i = 0; i < tr->n_bd; i++) {
+            nops[i] = tr->bd[i].n;
+            ndev[i] = tr->bd[i].D;
+        }
+        ck.sil_graphs = tr->n_bd;
+        ck.sil_graph_ops = nops;
+        ck.sil_graph_devices = ndev;
+    }
     int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
     if (rc == DP_OK) {
         tr->has_best = ck.has_best;
@@ -1710,6 +1818,8 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
                 ck.sil_ms = NULL;
                 ck.sil_ops = ck.sil_dev = NULL;
             }
+            if (tr->n_bd > 1 && ck.sil_graph_n && sil_scatter(tr, &ck) != DP_OK)
+                rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
             /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
             snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
         }
@@ -1718,6 +1828,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     free(ck.sil_ms);
     free(ck.sil_ops);
     free(ck.sil_dev);
+    sil_gather_free(&ck); /* nops, ndev and the buffers read */
     free((char *)ck.graph);
     free(ck.config_json);
     params_changed(tr);

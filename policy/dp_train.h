@@ -135,8 +135,9 @@ typedef struct dp_train_config {
      * from the search's default start) is replayed once through the policy (its greedy op order,
      * the search's devices; one simulation) and offered to that graph's self-imitation buffer, so
      * that the policy imitates placements better than its own rollouts find. Every simulation is
-     * counted in the run's. demo_method "" (default): none. With several graphs a resumed run
-     * computes them again (the buffers start empty on resume) without counting them twice.
+     * counted in the run's. demo_method "" (default): none. A run resumed from a checkpoint
+     * without the buffers of its several graphs (written before 2026-12-02) computes them again
+     * for the graphs whose buffer is empty, without counting them twice.
      * dp_train_config_load takes a relative FILE from the working folder when it is there, else
      * from the config file's folder when it is there (the path joined to the folder's). */
     char demo_method[16];

@@ -1102,6 +1102,54 @@ START_TEST(stop_between_evaluations_resumes_exactly)
 }
 END_TEST
 
+/* the same with two training graphs (one shared model): each graph's self-imitation buffer is in
+ * the checkpoint, so self-imitation and the end-of-stage distillation, which goes round every
+ * graph's buffer, see after a resume what the uninterrupted run saw (the buffers used to restart
+ * empty with several graphs, and the resumed run distilled other targets) */
+START_TEST(two_graph_stage2_resumes_exactly)
+{
+    dp_graph *g[2] = {small_dag(), chain(6)};
+    dp_error err;
+    dp_cost *c[2] = {dp_cost_graph(g[0], 3, &err), dp_cost_graph(g[1], 3, &err)};
+    dp_train_config cfg;
+    small_project_config(&cfg, 16);
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/dp-resume4-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/ck.h5", dir);
+    fake_exec fx[2] = {{0, g[0]->n_ops}, {0, g[1]->n_ops}};
+    dp_oracle o[2] = {{"cut", cut_cost, &fx[0]}, {"spread", spread_cost, &fx[1]}};
+    dp_train *t[2];
+    volatile sig_atomic_t stop = 0;
+    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
+    for (int k = 0; k < 2; k++) {
+        t[k] = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
+        ck_assert_ptr_nonnull(t[k]);
+        ck_assert_int_eq(dp_train_add_graph(t[k], g[1], c[1], &o[1], 0, &err), DP_OK);
+        ck_assert_int_eq(dp_train_run(t[k], DP_TRAIN_STAGE_SIM, 64, k ? &io : NULL, &err), DP_OK);
+    }
+    ck_assert_int_eq(dp_train_episode(t[1]), 32);
+    dp_train_free(t[1]);
+    t[1] = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
+    ck_assert_int_eq(dp_train_add_graph(t[1], g[1], c[1], &o[1], 0, &err), DP_OK);
+    ck_assert_msg(dp_train_resume(t[1], path, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(dp_train_run(t[1], DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_simulations(t[1]), dp_train_simulations(t[0]));
+    for (int k = 0; k < 2; k++) {
+        dp_nn_params *pa = k ? dp_train_plc_params(t[0]) : dp_train_sel_params(t[0]);
+        dp_nn_params *pb = k ? dp_train_plc_params(t[1]) : dp_train_sel_params(t[1]);
+        ck_assert_msg(memcmp(pa->param, pb->param, pa->n * sizeof(float)) == 0, "resumed %s parameters differ", k ? "PLC" : "SEL");
+    }
+    for (int k = 0; k < 2; k++) dp_train_free(t[k]);
+    unlink(path);
+    rmdir(dir);
+    for (int i = 0; i < 2; i++) {
+        dp_cost_free(c[i]);
+        dp_graph_free(g[i]);
+    }
+}
+END_TEST
+
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
 START_TEST(patience_stops_stage)
@@ -1230,6 +1278,7 @@ int main(void)
     tcase_add_test(t, distill_every_training_graph);
     tcase_add_test(t, project_stage2_resumes_exactly);
     tcase_add_test(t, stop_between_evaluations_resumes_exactly);
+    tcase_add_test(t, two_graph_stage2_resumes_exactly);
     tcase_add_test(t, config_stage_keys);
     tcase_add_test(t, ablation_switches);
     suite_add_tcase(s, t);
