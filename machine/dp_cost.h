@@ -49,6 +49,13 @@ dp_cost *dp_cost_uniform(const dp_graph *g, int n_devices, double peak_flops,
 dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices);
 void dp_cost_free(dp_cost *c);
 
+/* A 64-bit fingerprint (FNV-1a) of the cost tables: the counts and the bytes of op_time,
+ * edge_data, latency and inv_bw. Equal tables give equal fingerprints on any machine of the same
+ * floating-point format; another machine (bandwidth, peak FLOP/s, latency, topology, calibration)
+ * gives another one. A checkpoint records each graph's, so that a resumed run is refused on other
+ * costs. */
+uint64_t dp_cost_fingerprint(const dp_cost *c);
+
 /* Recompute c->homogeneous after filling the arrays by hand. */
 void dp_cost_update_homogeneous(dp_cost *c);
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -885,4 +886,50 @@ int dp_h5io_traj_check_run(const char *trajectory, const char *checkpoint, const
         return dp_error_set(err, DP_EINVAL, "%s: the trajectory of another run (run id \"%s\"), not of the run of %s (run id %s): "
                             "give that run's own trajectory file, or start a new run", trajectory, other, checkpoint, run_id);
     return DP_OK;
+}
+
+/* The entry of a trained_on list without its "costs" (the graph, its size and device count). */
+static int same_graph_entry(json_t *a, json_t *b)
+{
+    static const char *keys[3] = {"graph", "n_ops", "n_devices"};
+    for (int k = 0; k < 3; k++)
+        if (!json_equal(json_object_get(a, keys[k]), json_object_get(b, keys[k]))) return 0;
+    return 1;
+}
+
+int dp_h5io_trained_on_check(const char *path, const char *theirs, const char *mine, dp_error *err)
+{
+    if (!theirs) return DP_OK;
+    if (!mine) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (strcmp(theirs, mine) == 0) return DP_OK;
+    json_t *t = json_loads(theirs, 0, NULL), *m = json_loads(mine, 0, NULL);
+    int rc = DP_OK, other = !t || !m;
+    static const char *lists[2] = {"train", "validation"};
+    for (int l = 0; l < 2 && !other && rc == DP_OK; l++) {
+        json_t *lt = json_object_get(t, lists[l]), *lm = json_object_get(m, lists[l]);
+        if (!json_is_array(lt) || !json_is_array(lm) || json_array_size(lt) != json_array_size(lm)) {
+            other = 1;
+            break;
+        }
+        for (size_t i = 0; i < json_array_size(lt) && !other && rc == DP_OK; i++) {
+            json_t *a = json_array_get(lt, i), *b = json_array_get(lm, i);
+            if (!same_graph_entry(a, b)) {
+                other = 1;
+                break;
+            }
+            json_t *ca = json_object_get(a, "costs"), *cb = json_object_get(b, "costs");
+            if (ca && !json_equal(ca, cb))
+                rc = dp_error_set(err, DP_EINVAL, "%s: the costs differ: %s graph %s was trained on costs of fingerprint %s, "
+                                  "here they are %s (another machine than the run's: --devices, --bandwidth, --bandwidth-range, "
+                                  "--peak-flops, --latency, --topology or --calibration): --resume continues the same run",
+                                  path, lists[l], json_string_value(json_object_get(a, "graph")),
+                                  json_is_string(ca) ? json_string_value(ca) : "?", json_is_string(cb) ? json_string_value(cb) : "none");
+        }
+    }
+    json_decref(t);
+    json_decref(m);
+    if (other)
+        rc = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (%s), not on these (%s): --resume continues the same run",
+                          path, theirs, mine);
+    return rc;
 }

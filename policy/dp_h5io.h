@@ -34,7 +34,8 @@
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
  *   /   attributes: format "doppler-checkpoint", version 3 (DP_H5IO_CKPT_VERSION), trained_on (JSON text: {"train": [{"graph",
- *       "n_ops", "n_devices"}, ...], "validation": [...]}, what the parameters were trained and
+ *       "n_ops", "n_devices", "costs"}, ...], "validation": [...]}; costs: dp_cost_fingerprint in
+ *       16 hexadecimal digits, absent in files before 2026-12-02, what the parameters were trained and
  *       model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
  *       graph, n_ops, n_devices (the run's first training graph: what --resume and
  *       best_assignment refer to), config
@@ -230,6 +231,14 @@ typedef struct dp_h5io_ckpt_info {
  * format version V, this build reads versions 1 to 2"), DP_EIO. */
 int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err);
 void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info);
+/* Whether a run resumed on the graphs `mine` describes continues the run of checkpoint `path`,
+ * whose trained_on is `theirs` (both in the form above: lists "train" and "validation" of
+ * {"graph", "n_ops", "n_devices", "costs"}): the same graphs, in the same order, of the same
+ * sizes, on the same device counts, and with the same cost fingerprint (dp_cost_fingerprint;
+ * entries without "costs", of checkpoints written before 2026-12-02, are not compared on it).
+ * DP_OK, or DP_EINVAL naming the graph whose costs differ, or both lists when the graphs differ;
+ * theirs NULL (a version 1 file) is accepted. */
+int dp_h5io_trained_on_check(const char *path, const char *theirs, const char *mine, dp_error *err);
 /* Read the config JSON text of a checkpoint (malloc'd into *json). */
 int dp_h5io_ckpt_read_config(const char *path, char **json, dp_error *err);
 /* Read a checkpoint into ck (whose best_assignment and rng_state buffers, sized by n_ops and

@@ -1055,6 +1055,9 @@ static char *trained_on(int n_graphs, const dp_graph *const *g, const dp_cost *c
         json_object_set_new(x, "graph", json_string(g[i]->name ? g[i]->name : ""));
         json_object_set_new(x, "n_ops", json_integer(g[i]->n_ops));
         json_object_set_new(x, "n_devices", json_integer(c[i]->n_devices));
+        char fp[24];
+        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_cost_fingerprint(c[i]));
+        json_object_set_new(x, "costs", json_string(fp));
         json_array_append_new(l[validation && validation[i] ? 1 : 0], x);
     }
     json_object_set_new(o, "train", l[0]);
@@ -1156,9 +1159,11 @@ static int resume_load(dp_improve_model *m, const char *path, const char *traj, 
     if (rc != DP_OK) return rc;
     char *mine = trained_on(n_graphs, g, c, validation);
     if (!mine) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-    else if (!info.trained_on || strcmp(info.trained_on, mine) != 0)
-        rc = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (%s), not on these (%s): --resume continues the same run", path,
-                          info.trained_on ? info.trained_on : "not said", mine);
+    else if (!info.trained_on)
+        rc = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (not said), not on these (%s): --resume continues the same run", path,
+                          mine);
+    else
+        rc = dp_h5io_trained_on_check(path, info.trained_on, mine, err);
     free(mine);
     dp_h5io_ckpt_info_free(&info);
     if (rc != DP_OK) return rc;

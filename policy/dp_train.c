@@ -1535,6 +1535,9 @@ static char *trained_on_json(const dp_train *tr)
         json_object_set_new(x, "graph", json_string(b->g->name ? b->g->name : ""));
         json_object_set_new(x, "n_ops", json_integer(b->n));
         json_object_set_new(x, "n_devices", json_integer(b->D));
+        char fp[24];
+        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_cost_fingerprint(b->c));
+        json_object_set_new(x, "costs", json_string(fp));
         json_array_append_new(lists[b->validation], x);
     }
     json_object_set_new(o, "train", lists[0]);
@@ -1751,9 +1754,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     if (rc0 == DP_OK && resume) {
         /* a resumed run continues on the graphs it trained on */
         char *mine = trained_on_json(tr);
-        if (info.trained_on && mine && strcmp(info.trained_on, mine) != 0)
-            rc0 = dp_error_set(err, DP_EINVAL, "%s: a run on other graphs (%s), not on these (%s): --resume continues the same run",
-                               path, info.trained_on, mine);
+        rc0 = dp_h5io_trained_on_check(path, info.trained_on, mine, err);
         free(mine);
     }
     dp_h5io_ckpt_info_free(&info);

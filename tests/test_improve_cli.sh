@@ -37,6 +37,16 @@ grep -q -- "--resume" "$tmp/err2" || fail "the refusal advises --resume"
 grep -q "no-such-dir/x.h5: cannot write in .*no-such-dir: No such file or directory" "$tmp/err3" || { cat "$tmp/err3"; fail "the refusal names the file and the cause"; }
 [ -s "$tmp/out3" ] && { cat "$tmp/out3"; fail "training ran before the unwritable folder was found"; }
 
+# a run resumed on other costs (another --bandwidth-range, another --bandwidth) is refused
+# naming the graph (it used to continue on the other costs silently)
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 2 --bandwidth-range 1e9:2e9 --episodes 8 \
+    --checkpoint "$tmp/bw.h5" --quiet > /dev/null 2> "$tmp/e" || { cat "$tmp/e"; fail "train --method improve --bandwidth-range"; }
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 2 --bandwidth 3e9 --episodes 16 \
+    --checkpoint "$tmp/bw.h5" --resume --quiet > /dev/null 2> "$tmp/e"
+[ $? -eq 1 ] && grep -q "costs differ" "$tmp/e" || { cat "$tmp/e"; fail "--resume on other costs refused"; }
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 2 --bandwidth-range 1e9:2e9 --episodes 16 \
+    --checkpoint "$tmp/bw.h5" --resume --quiet > /dev/null 2> "$tmp/e" || { cat "$tmp/e"; fail "--resume on the same costs"; }
+
 # model selection on validation graphs (--val-count from the family, as DOPPLER's trainer): the
 # final and the model-selected scores, each with the training simulations it took, and the
 # evaluations' own simulations

@@ -137,6 +137,20 @@ for bad in 5:1 1e9 0:1e9 x:1e9; do
 done
 "$bin" train --graph "$tiny" --bandwidth-range 1e9:2e9 --stage il --episodes 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--bandwidth-range without a distribution must exit 2"
+# a run of --bandwidth-range resumes on the same costs: resumed with another range, or without
+# one, it is refused naming the graph whose costs differ (it used to train on other costs
+# silently); with the same range it continues
+"$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/b4.json" \
+    --bandwidth-range 1e9:2e9 --stage il --episodes 8 --checkpoint "$tmp/bwr.h5" --quiet > /dev/null 2>&1 || fail "a short run of --bandwidth-range"
+for opt in "" "--bandwidth-range 3e9:4e9"; do
+    "$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/b4.json" $opt \
+        --stage il --episodes 16 --checkpoint "$tmp/bwr.h5" --resume --quiet > /dev/null 2> "$tmp/rerr"
+    [ $? -eq 1 ] && grep -q 'costs differ: train graph [a-z]' "$tmp/rerr" ||
+        { cat "$tmp/rerr"; fail "--resume of a --bandwidth-range run ${opt:-without it} refused naming the graph"; }
+done
+"$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/b4.json" --bandwidth-range 1e9:2e9 \
+    --stage il --episodes 16 --checkpoint "$tmp/bwr.h5" --resume --quiet > /dev/null 2> "$tmp/rerr" ||
+    { cat "$tmp/rerr"; fail "--resume with the same --bandwidth-range"; }
 # a run on several graphs resumes on the same graphs, not on others
 "$bin" train --graph "$tiny" --graphs "$small" --config "$tmp/b4.json" --stage il --episodes 8 --checkpoint "$tmp/r.h5" \
     --quiet > /dev/null 2>&1 || fail "a short run on two graphs"
