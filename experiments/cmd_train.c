@@ -894,6 +894,9 @@ int cmd_train(int argc, char **argv)
             if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
             g = gx;
         }
+        /* --bandwidth-range: the first graph on its own machine too (it was costed on the
+         * machine's bandwidth while listed with its drawn one) */
+        if (gs.bw) mach.bandwidth_Bps = gs.bw[0];
         cost = dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
