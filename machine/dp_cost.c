@@ -27,22 +27,15 @@ dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices)
     return c;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
-    return h;
-}
-
 uint64_t dp_cost_fingerprint(const dp_cost *c)
 {
     const size_t D = (size_t)c->n_devices;
     const int counts[3] = {c->n_ops, c->n_edges, c->n_devices};
-    uint64_t h = fnv1a(14695981039346656037ULL, counts, sizeof counts);
-    h = fnv1a(h, c->op_time, (size_t)c->n_ops * D * sizeof(double));
-    h = fnv1a(h, c->edge_data, (size_t)c->n_edges * sizeof(double));
-    h = fnv1a(h, c->latency, D * D * sizeof(double));
-    return fnv1a(h, c->inv_bw, D * D * sizeof(double));
+    uint64_t h = dp_graph_hash_bytes(14695981039346656037ULL, counts, sizeof counts);
+    h = dp_graph_hash_bytes(h, c->op_time, (size_t)c->n_ops * D * sizeof(double));
+    h = dp_graph_hash_bytes(h, c->edge_data, (size_t)c->n_edges * sizeof(double));
+    h = dp_graph_hash_bytes(h, c->latency, D * D * sizeof(double));
+    return dp_graph_hash_bytes(h, c->inv_bw, D * D * sizeof(double));
 }
 
 void dp_cost_free(dp_cost *c)

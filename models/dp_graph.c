@@ -490,7 +490,7 @@ int dp_graph_find_op(const dp_graph *g, const char *name)
     return -1;
 }
 
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
+uint64_t dp_graph_hash_bytes(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
     for (size_t i = 0; i < n; i++) {
@@ -505,12 +505,12 @@ static uint64_t fnv_double(uint64_t h, double x)
     if (x == 0) x = 0; /* -0 as 0 */
     uint64_t u;
     memcpy(&u, &x, sizeof u);
-    return fnv_bytes(h, &u, sizeof u);
+    return dp_graph_hash_bytes(h, &u, sizeof u);
 }
 
 static uint64_t fnv_int(uint64_t h, int64_t x)
 {
-    return fnv_bytes(h, &x, sizeof x);
+    return dp_graph_hash_bytes(h, &x, sizeof x);
 }
 
 uint64_t dp_graph_content_hash(const dp_graph *g)

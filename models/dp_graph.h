@@ -135,6 +135,9 @@ double dp_graph_total_work(const dp_graph *g);
  * and size (the doubles' bits, -0 as 0), in id order. Names, kinds, shapes, the source path, the file format and the time unit do not
  * enter, so a graph renamed, copied or converted to another format (graph convert) keeps its
  * hash; reordering its ops changes it. The test-graph guard of `doppler train` compares it. */
+/* FNV-1a (64 bits) of n bytes at p, continuing from h (start: 14695981039346656037): the one
+ * hash behind dp_graph_content_hash and dp_cost_fingerprint. */
+uint64_t dp_graph_hash_bytes(uint64_t h, const void *p, size_t n);
 uint64_t dp_graph_content_hash(const dp_graph *g);
 
 /* ---- readers and writers ---- */

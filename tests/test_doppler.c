@@ -817,6 +817,19 @@ START_TEST(self_imitation_learns_best)
 }
 END_TEST
 
+/* Stage II that explores uniformly and learns nothing but distillation (distill steps; 0: none),
+ * tiny networks: the distillation tests' config. */
+static void uniform_distill_config(dp_train_config *cfg, long distill)
+{
+    tiny_config(cfg);
+    dp_train_stage *st = &cfg->stage[DP_TRAIN_STAGE_SIM];
+    st->lr = st->lr_final = 1e-2;
+    st->epsilon = st->epsilon_final = 1; /* every choice uniform */
+    st->pg_weight = 0;
+    st->distill = distill;
+    cfg->checkpoint_every = 1000;
+}
+
 /* distillation (distill): at the end of a stage that explores uniformly and learns nothing else,
  * the greedy policy is pulled onto the best placement sampled, reaching it (the cut problem's
  * devices are interchangeable: the placement is renamed in order of first use); without it the
@@ -834,13 +847,7 @@ START_TEST(distill_reproduces_best_sample)
     snprintf(path, sizeof path, "%s/ck.h5", dir);
     for (int on = 0; on < 2; on++) {
         dp_train_config cfg;
-        tiny_config(&cfg);
-        dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
-        st->lr = st->lr_final = 1e-2;
-        st->epsilon = st->epsilon_final = 1; /* every choice uniform */
-        st->pg_weight = 0;
-        st->distill = on ? 2000 : 0;
-        cfg.checkpoint_every = 1000;
+        uniform_distill_config(&cfg, on ? 2000 : 0);
         fake_exec fx = {0, g->n_ops};
         dp_oracle o = {"cut", cut_cost, &fx};
         dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
@@ -930,13 +937,7 @@ START_TEST(distill_every_training_graph)
     dp_error err;
     dp_cost *c[2] = {dp_cost_graph(g[0], 3, &err), dp_cost_graph(g[1], 3, &err)};
     dp_train_config cfg;
-    tiny_config(&cfg);
-    dp_train_stage *st = &cfg.stage[DP_TRAIN_STAGE_SIM];
-    st->lr = st->lr_final = 1e-2;
-    st->epsilon = st->epsilon_final = 1; /* every choice uniform */
-    st->pg_weight = 0;
-    st->distill = 2000;
-    cfg.checkpoint_every = 1000;
+    uniform_distill_config(&cfg, 2000);
     fake_exec fx[2] = {{0, g[0]->n_ops}, {0, g[1]->n_ops}};
     dp_oracle o[2] = {{"cut", cut_cost, &fx[0]}, {"spread", spread_cost, &fx[1]}};
     dp_train *tr = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
