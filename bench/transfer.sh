@@ -24,6 +24,8 @@
 # BANDWIDTH_RANGE=LO:HI: the DOPPLER model's training and validation graphs each on a uniform
 # machine of its own (train --bandwidth-range; checkpoints named with -bwLO:HI). VAL_COUNT=M:
 # validation graphs drawn (default 5; checkpoints named with -valM when not 5).
+# COMM_RATIO_RANGE=LO:HI: instead, each on a uniform machine of DOPPLER's communication rule with
+# a ratio of its own (train --comm-ratio-range; checkpoints named with -crLO:HI).
 # The expert-iteration rows of EXPERIMENTS.md:
 #   SEEDS="1 2 3 4 5" CKPT_DIR=ck COUNT=96 EPISODES= CONFIG=bench/doppler-transfer.json \
 #   DEMO_BUDGET=2000 sh bench/transfer.sh
@@ -35,6 +37,8 @@ SEEDS=${SEEDS:-1}
 EPISODES=${EPISODES-300}
 DEMO_BUDGET=${DEMO_BUDGET:-}
 BANDWIDTH_RANGE=${BANDWIDTH_RANGE:-}
+COMM_RATIO_RANGE=${COMM_RATIO_RANGE:-}
+mtag="${BANDWIDTH_RANGE:+-bw$BANDWIDTH_RANGE}${COMM_RATIO_RANGE:+-cr$COMM_RATIO_RANGE}"
 VAL_COUNT=${VAL_COUNT:-5}
 IMPROVE_EPISODES=${IMPROVE_EPISODES:-20000}
 COUNT=${COUNT:-24}
@@ -46,14 +50,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
-echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}${BANDWIDTH_RANGE:+, link bandwidths $BANDWIDTH_RANGE}"
+echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}${BANDWIDTH_RANGE:+, link bandwidths $BANDWIDTH_RANGE}${COMM_RATIO_RANGE:+, communication ratios $COMM_RATIO_RANGE}"
 printf '%-5s %-36s %4s %12s %12s %-12s %8s %9s %9s\n' seed graph dev doppler best_instant method ratio wall_ms cpu_ms
 for seed in $SEEDS; do
     vtag=""; [ "$VAL_COUNT" = 5 ] || vtag="-val$VAL_COUNT"
-    ck="${CKPT_DIR:-$tmp}/doppler${BANDWIDTH_RANGE:+-bw$BANDWIDTH_RANGE}$vtag-$seed.h5"
+    ck="${CKPT_DIR:-$tmp}/doppler$mtag$vtag-$seed.h5"
     cfg=$CONFIG
     if [ -n "$DEMO_BUDGET" ]; then
-        ck="${CKPT_DIR:-$tmp}/doppler-demo$DEMO_BUDGET${BANDWIDTH_RANGE:+-bw$BANDWIDTH_RANGE}$vtag-$seed.h5"
+        ck="${CKPT_DIR:-$tmp}/doppler-demo$DEMO_BUDGET$mtag$vtag-$seed.h5"
         imp="${CKPT_DIR:-$tmp}/improve-$seed.h5"
         [ -f "$imp" ] || "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
             --episodes "$IMPROVE_EPISODES" --checkpoint "$imp" --quiet > /dev/null
@@ -63,7 +67,8 @@ for seed in $SEEDS; do
     fi
     t0=$(now)
     [ -f "$ck" ] || "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count "$VAL_COUNT" --seed "$seed" --config "$cfg" \
-        --pipeline ${EPISODES:+--episodes "$EPISODES"} ${BANDWIDTH_RANGE:+--bandwidth-range "$BANDWIDTH_RANGE"} --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
+        --pipeline ${EPISODES:+--episodes "$EPISODES"} ${BANDWIDTH_RANGE:+--bandwidth-range "$BANDWIDTH_RANGE"} \
+        ${COMM_RATIO_RANGE:+--comm-ratio-range "$COMM_RATIO_RANGE"} --checkpoint "$ck" --quiet > "$tmp/train-$seed.out" 2> "$tmp/train-$seed.err" ||
         { cat "$tmp/train-$seed.err"; exit 1; }
     t1=$(now)
     [ -f "$tmp/train-$seed.out" ] && echo "# seed $seed: training $(echo "$t1 - $t0" | bc) s; $(grep '^stage sim' "$tmp/train-$seed.out")"

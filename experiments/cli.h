@@ -69,7 +69,8 @@ const char *dp_cli_data_path(const char *rel);
     {"memory-limit", required_argument, NULL, DP_OPT_MACHINE + 11}, \
     {"memory-policy", required_argument, NULL, DP_OPT_MACHINE + 12}, \
     {"memory-penalty", required_argument, NULL, DP_OPT_MACHINE + 13}, \
-    {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 14}
+    {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 14}, \
+    {"comm-ratio", required_argument, NULL, DP_OPT_MACHINE + 15}
 #define DP_CLI_MACHINE_HELP \
     "Machine:\n" \
     "  --devices N          number of identical devices (default: the count the graph was made for,\n" \
@@ -78,6 +79,8 @@ const char *dp_cli_data_path(const char *rel);
     "  --peak-flops F       FLOP/s per device, for graphs in FLOPs and bytes (default 1e13)\n" \
     "  --bandwidth B        bytes per second per link, for such graphs (default 1.2e10)\n" \
     "  --latency S          seconds per transfer, for such graphs (default 1e-5)\n" \
+    "  --comm-ratio R       for such graphs, a transfer takes R times its producer op's time instead\n" \
+    "                       (latency 0; DOPPLER's rule, R = 4 in all six of their files; default 0: off)\n" \
     "  --topology T         a topology JSON file or a bundled name (doppler topology list)\n" \
     "  --calibration FILE   measured op and route costs (doppler-calibration JSON) for the topology\n" \
     "Simulator:\n" \

@@ -76,7 +76,14 @@ typedef struct graph_set {
     dp_engine **e;
     double bw_lo, bw_hi; /* --bandwidth-range (0: none): each graph's link bandwidth drawn in it */
     double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
+    double cr_lo, cr_hi; /* --comm-ratio-range (0: none): each graph's comm_ratio drawn in it */
+    double *cr;          /* (n) each graph's comm_ratio (dp_machine.h), or NULL: the machine's */
 } graph_set;
+
+/* The per-graph machines of --bandwidth-range and --comm-ratio-range: [lo, hi] each, 0 0 for none */
+typedef struct graph_draws {
+    double bw[2], cr[2];
+} graph_draws;
 
 static void graph_set_free(graph_set *s)
 {
@@ -86,18 +93,48 @@ static void graph_set_free(graph_set *s)
         if (s->c) dp_cost_free(s->c[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
-    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e); free(s->bw);
+    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e); free(s->bw); free(s->cr);
     memset(s, 0, sizeof *s);
 }
 
-/* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, else "" (a static
- * buffer: one call per printf) */
+/* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, "  (comm R x time)"
+ * for one of --comm-ratio-range, else "" (a static buffer: one call per printf) */
 static const char *bw_note(const graph_set *s, int i)
 {
     static char buf[64];
-    if (!s->bw || s->g[i]->cost_kind != DP_GRAPH_COST_PHYSICAL) return "";
-    snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
+    if (s->g[i]->cost_kind != DP_GRAPH_COST_PHYSICAL) return "";
+    if (s->bw) snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
+    else if (s->cr) snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
+    else return "";
     return buf;
+}
+
+/* Graph i of the set (g: its graph, or the one the trainer runs) costed on its own drawn machine:
+ * m with --bandwidth-range's link bandwidth or --comm-ratio-range's comm_ratio (they only enter
+ * the costs of graphs in FLOPs and bytes); else on m as it is. NULL with err set on failure. */
+static dp_cost *graph_set_cost(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_error *err)
+{
+    const double keep_bw = m->bandwidth_Bps, keep_cr = m->comm_ratio;
+    if (s->bw) m->bandwidth_Bps = s->bw[i];
+    if (s->cr) m->comm_ratio = s->cr[i];
+    dp_cost *c = dp_machine_costs(m, g, err);
+    m->bandwidth_Bps = keep_bw;
+    m->comm_ratio = keep_cr;
+    return c;
+}
+
+/* n draws, log-uniform in [lo, hi], from a generator of their own seeded with seed (so that the
+ * graphs drawn do not change); NULL when out of memory */
+static double *draw_log_uniform(int n, double lo, double hi, unsigned long seed)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    double *x = r ? malloc((size_t)(n > 0 ? n : 1) * sizeof *x) : NULL;
+    if (x) {
+        gsl_rng_set(r, seed);
+        for (int i = 0; i < n; i++) x[i] = exp(log(lo) + gsl_rng_uniform(r) * (log(hi) - log(lo)));
+    }
+    if (r) gsl_rng_free(r);
+    return x;
 }
 
 static int graph_set_push(graph_set *s, const char *src, int validation, dp_error *err)
@@ -342,16 +379,28 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
             return dp_error_set(err, DP_EINVAL, "%s: a test graph, the same structure and costs as %s (data/testsets/transfer.txt "
                                 "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
                                 src, same, role);
-        /* --bandwidth-range: this graph's own uniform machine (the bandwidth only enters the
-         * cost tables of graphs in FLOPs and bytes) */
-        const double keep_bw = m->bandwidth_Bps;
-        if (s->bw) m->bandwidth_Bps = s->bw[i];
-        s->c[i] = dp_machine_costs(m, s->g[i], err);
-        m->bandwidth_Bps = keep_bw;
+        /* --bandwidth-range, --comm-ratio-range: this graph's own uniform machine */
+        s->c[i] = graph_set_cost(s, i, m, s->g[i], err);
         if (!s->c[i]) return err->code ? err->code : DP_EINVAL;
         if (!(s->e[i] = dp_engine_alloc(s->g[i], s->c[i], m, err))) return err->code ? err->code : DP_EINVAL;
     }
     return DP_OK;
+}
+
+/* "LO:HI" with 0 < LO <= HI, both finite, into r[0], r[1]; 0, or -1 on bad input (r unchanged) */
+static int parse_range(const char *arg, double r[2])
+{
+    const char *colon = strchr(arg, ':');
+    char lo[64];
+    double a, b;
+    if (!colon || (size_t)(colon - arg) >= sizeof lo) return -1;
+    memcpy(lo, arg, (size_t)(colon - arg));
+    lo[colon - arg] = '\0';
+    if (dp_cli_parse_double(lo, &a) != 0 || dp_cli_parse_double(colon + 1, &b) != 0 || !(a > 0) || !(b >= a) || !isfinite(b))
+        return -1;
+    r[0] = a;
+    r[1] = b;
+    return 0;
 }
 
 static void train_usage(FILE *f)
@@ -391,6 +440,11 @@ static void train_usage(FILE *f)
                "                       own: link bandwidth drawn log-uniformly in [LO, HI] bytes/s (graphs in\n"
                "                       FLOPs and bytes; one draw per graph, from the family seed), so the model\n"
                "                       sees communication-bound and compute-bound regimes; not with --topology\n"
+               "  --comm-ratio-range LO:HI  each training and validation graph in FLOPs and bytes on a uniform\n"
+               "                       machine of its own with --comm-ratio R (DOPPLER's rule: a transfer takes\n"
+               "                       R times its producer op's time; R = 4 in all six DOPPLER files), R drawn\n"
+               "                       log-uniformly in [LO, HI] per graph from the family seed; not with\n"
+               "                       --bandwidth-range or --topology\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
@@ -509,25 +563,19 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
     if (fr) gsl_rng_free(fr);
     if (rc == DP_OK && (gs->n == 0 || gs->validation[0]))
         rc = dp_error_set(err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-    if (rc == DP_OK && gs->bw_lo > 0) {
-        /* --bandwidth-range: log-uniform, one draw per graph in the set's order, from a generator
-         * of its own (seeded from the family seed), so the graphs drawn do not change */
-        gsl_rng *br = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!br || !(gs->bw = malloc((size_t)gs->n * sizeof *gs->bw))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-        else {
-            gsl_rng_set(br, family_seed ^ 0x62616e64UL);
-            for (int i = 0; i < gs->n; i++)
-                gs->bw[i] = exp(log(gs->bw_lo) + gsl_rng_uniform(br) * (log(gs->bw_hi) - log(gs->bw_lo)));
-        }
-        if (br) gsl_rng_free(br);
-    }
+    /* --bandwidth-range, --comm-ratio-range: log-uniform, one draw per graph in the set's order, from
+     * generators of their own (seeded from the family seed), so the graphs drawn do not change */
+    if (rc == DP_OK && gs->bw_lo > 0 && !(gs->bw = draw_log_uniform(gs->n, gs->bw_lo, gs->bw_hi, family_seed ^ 0x62616e64UL)))
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (rc == DP_OK && gs->cr_lo > 0 && !(gs->cr = draw_log_uniform(gs->n, gs->cr_lo, gs->cr_hi, family_seed ^ 0x636f6d6dUL)))
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     return rc;
 }
 
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
-                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, const double bw_range[2],
+                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, const graph_draws *draws,
                          dp_machine *mach)
 {
     dp_error err;
@@ -573,8 +621,10 @@ static int train_improve(const char *graph, const char *format, const char *grap
     openblas_set_num_threads(1);
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    gs.bw_lo = bw_range[0];
-    gs.bw_hi = bw_range[1];
+    gs.bw_lo = draws->bw[0];
+    gs.bw_hi = draws->bw[1];
+    gs.cr_lo = draws->cr[0];
+    gs.cr_hi = draws->cr[1];
     int status = DP_EXIT_ERROR;
     test_set test;
     int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
@@ -643,7 +693,7 @@ int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -659,11 +709,12 @@ int cmd_train(int argc, char **argv)
         {"family", required_argument, NULL, O_FAMILY}, {"family-count", required_argument, NULL, O_FAMILY_COUNT},
         {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
         {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
+        {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
     unsigned long long family_seed = 0;
-    double bw_range[2] = {0, 0};
+    graph_draws draws = {{0, 0}, {0, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
@@ -718,16 +769,14 @@ int cmd_train(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family-seed: expected a non-negative integer, got '%s'", optarg));
             have_family_seed = 1;
             break;
-        case O_BW_RANGE: {
-            char *colon = strchr(optarg, ':');
-            if (colon) *colon = '\0';
-            const int bad = !colon || dp_cli_parse_double(optarg, &bw_range[0]) != 0 || dp_cli_parse_double(colon + 1, &bw_range[1]) != 0 ||
-                            !(bw_range[0] > 0) || !(bw_range[1] >= bw_range[0]) || !isfinite(bw_range[1]);
-            if (colon) *colon = ':';
-            if (bad)
+        case O_BW_RANGE:
+            if (parse_range(optarg, draws.bw) != 0)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range: expected LO:HI bytes per second, 0 < LO <= HI, got '%s'", optarg));
             break;
-        }
+        case O_COMM_RATIO:
+            if (parse_range(optarg, draws.cr) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range: expected LO:HI, 0 < LO <= HI (DOPPLER's files: 4:4), got '%s'", optarg));
+            break;
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
@@ -787,9 +836,17 @@ int cmd_train(int argc, char **argv)
             }
         }
     }
-    if (bw_range[0] > 0 && (mach.topology || (!graphs && !family && !validation)))
-        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range draws a uniform machine per graph of a distribution: "
-                                                             "give --graphs or --family, and no --topology"));
+    if ((draws.bw[0] > 0 || draws.cr[0] > 0) && (mach.topology || (!graphs && !family && !validation)))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws a uniform machine per graph of a distribution: "
+                                                             "give --graphs or --family, and no --topology",
+                                                             draws.bw[0] > 0 ? "--bandwidth-range" : "--comm-ratio-range"));
+    if (draws.cr[0] > 0 && mach.comm_ratio > 0)
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range draws each graph's --comm-ratio: "
+                                                             "give one or the other"));
+    if (draws.bw[0] > 0 && (draws.cr[0] > 0 || mach.comm_ratio > 0))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range and --comm-ratio%s exclude each other "
+                                                             "(under a comm_ratio no transfer depends on the bandwidth)",
+                                                             draws.cr[0] > 0 ? "-range" : ""));
     if (improve) {
         if (have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
@@ -797,7 +854,7 @@ int cmd_train(int argc, char **argv)
                                                                  "--scale, --target-flops)"));
         return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
                                                         validation, val_count, config, have_seed, seed, episodes, init, ckpt, traj,
-                                                        resume, quiet, print_cfg, bw_range, &mach));
+                                                        resume, quiet, print_cfg, &draws, &mach));
     }
     dp_error err;
     dp_error_clear(&err);
@@ -845,8 +902,10 @@ int cmd_train(int argc, char **argv)
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    gs.bw_lo = bw_range[0];
-    gs.bw_hi = bw_range[1];
+    gs.bw_lo = draws.bw[0];
+    gs.bw_hi = draws.bw[1];
+    gs.cr_lo = draws.cr[0];
+    gs.cr_hi = draws.cr[1];
     test_set test;
     memset(&test, 0, sizeof test);
     if (many) {
@@ -894,10 +953,9 @@ int cmd_train(int argc, char **argv)
             if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
             g = gx;
         }
-        /* --bandwidth-range: the first graph on its own machine too (it was costed on the
-         * machine's bandwidth while listed with its drawn one) */
-        if (gs.bw) mach.bandwidth_Bps = gs.bw[0];
-        cost = dp_machine_costs(&mach, g, &err);
+        /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
+         * costed on the machine's bandwidth while listed with its drawn one) */
+        cost = many ? graph_set_cost(&gs, 0, &mach, g, &err) : dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
     dp_cli_warn_devices(&mach, g);

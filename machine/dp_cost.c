@@ -111,6 +111,23 @@ dp_cost *dp_cost_uniform(const dp_graph *g, int n_devices, double peak_flops,
     return c;
 }
 
+int dp_cost_set_comm_ratio(dp_cost *c, const dp_graph *g, double comm_ratio, dp_error *err)
+{
+    if (!(comm_ratio >= 0) || !isfinite(comm_ratio))
+        return dp_error_set(err, DP_EINVAL, "communication ratio must be a non-negative number, got %g", comm_ratio);
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
+        return dp_error_set(err, DP_EINVAL, "%s: cost tables of %d ops and %d edges, not the graph's %d and %d", g->source,
+                            c->n_ops, c->n_edges, g->n_ops, g->n_edges);
+    for (int e = 0; e < g->n_edges; e++) c->edge_data[e] = comm_ratio * dp_cost_mean_op(c, g->edge_src[e]);
+    const int D = c->n_devices;
+    for (int k = 0; k < D * D; k++) {
+        c->latency[k] = 0.0;
+        c->inv_bw[k] = 1.0;
+    }
+    dp_cost_update_homogeneous(c);
+    return DP_OK;
+}
+
 double dp_cost_mean_op(const dp_cost *c, int v)
 {
     if (c->homogeneous) return c->op_time[(size_t)v * c->n_devices];

@@ -44,6 +44,16 @@ dp_cost *dp_cost_graph(const dp_graph *g, int n_devices, dp_error *err);
 dp_cost *dp_cost_uniform(const dp_graph *g, int n_devices, double peak_flops,
                            double bandwidth_Bps, double latency_s, dp_error *err);
 
+/* DOPPLER's communication rule on existing cost tables of g: every cross-device edge u->v then
+ * costs comm_ratio x u's op time (its mean over the devices, seconds or the graph's time unit),
+ * with latency 0 and bandwidth 1, whatever the edge's size. Every op of the six DOPPLER graph
+ * files follows this rule with comm_ratio 4 (Yao et al. 2026: comm = 4 x time), where the uniform
+ * machine (dp_cost_uniform) makes a matmul's output cheap to send against its compute and an
+ * element-wise op's dear; train --comm-ratio costs generated graphs so. Returns DP_OK, or
+ * DP_EINVAL when comm_ratio is negative, NaN or infinite, or c was not made for g (tables left
+ * as they were). */
+int dp_cost_set_comm_ratio(dp_cost *c, const dp_graph *g, double comm_ratio, dp_error *err);
+
 /* Empty cost tables for g on n_devices (op times 0, latency 0, inv_bw 1): for models that fill
  * them in themselves (heterogeneous examples, topologies). */
 dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices);

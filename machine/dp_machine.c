@@ -19,7 +19,7 @@
 
 enum {
     K_DEVICES, K_PEAK_FLOPS, K_BANDWIDTH, K_LATENCY, K_TOPOLOGY, K_CALIBRATION, K_TRANSFER, K_CHUNKS, K_MODE,
-    K_STREAMS, K_QUEUE, K_MEMORY_LIMIT, K_MEMORY_POLICY, K_MEMORY_PENALTY, K_COPY_ENGINES
+    K_STREAMS, K_QUEUE, K_MEMORY_LIMIT, K_MEMORY_POLICY, K_MEMORY_PENALTY, K_COPY_ENGINES, K_COMM_RATIO
 };
 
 static const dp_machine_key keys[] = {
@@ -38,6 +38,7 @@ static const dp_machine_key keys[] = {
     [K_MEMORY_POLICY] = {"memory_policy", "memory-policy"},
     [K_MEMORY_PENALTY] = {"memory_penalty", "memory-penalty"},
     [K_COPY_ENGINES] = {"copy_engines", "copy-engines"},
+    [K_COMM_RATIO] = {"comm_ratio", "comm-ratio"},
     {NULL, NULL},
 };
 
@@ -177,9 +178,11 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
         else return dp_error_set(err, DP_EINVAL, "%s: error or penalty, got '%s'", name, value);
         return DP_OK;
     case K_MEMORY_PENALTY:
+    case K_COMM_RATIO:
         if (parse_double(value, &x) != 0 || !(x >= 0) || x > 1e30)
             return dp_error_set(err, DP_EINVAL, "%s: a non-negative number, got '%s'", name, value);
-        m->sim.memory_penalty = x;
+        if (k == K_MEMORY_PENALTY) m->sim.memory_penalty = x;
+        else m->comm_ratio = x;
         return DP_OK;
     case K_COPY_ENGINES:
         if (strcmp(value, "on") == 0) m->sim.copy_engines = 1;
@@ -273,8 +276,17 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
      * graphs on the default 4 devices gave the makespans of another experiment */
     if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
+    if (m->topo && m->comm_ratio > 0) {
+        dp_error_set(err, DP_EINVAL, "comm_ratio describes a uniform machine: not with a topology (%s)", m->topology);
+        return NULL;
+    }
     if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
-    return dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
+    dp_cost *c = dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
+    if (c && m->comm_ratio > 0 && g->cost_kind == DP_GRAPH_COST_PHYSICAL && dp_cost_set_comm_ratio(c, g, m->comm_ratio, err) != DP_OK) {
+        dp_cost_free(c);
+        return NULL;
+    }
+    return c;
 }
 
 int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g)
@@ -310,6 +322,7 @@ json_t *dp_machine_to_json(const dp_machine *m)
         if (m->peak_flops != d.peak_flops) json_object_set_new(o, "peak_flops", dp_json_number(m->peak_flops));
         if (m->bandwidth_Bps != d.bandwidth_Bps) json_object_set_new(o, "bandwidth", dp_json_number(m->bandwidth_Bps));
         if (m->latency_s != d.latency_s) json_object_set_new(o, "latency", dp_json_number(m->latency_s));
+        if (m->comm_ratio != d.comm_ratio) json_object_set_new(o, "comm_ratio", dp_json_number(m->comm_ratio));
     }
     if (m->calibration) json_object_set_new(o, "calibration", json_string(m->calibration));
     const dp_hisim_options *s = &m->sim, *z = &d.sim;

@@ -23,6 +23,10 @@
  *   memory_policy   error or penalty
  *   memory_penalty  penalty policy's weight (>= 0)
  *   copy_engines    on or off (limit concurrent transfers by the topology's copy engines)
+ *   comm_ratio      uniform machine, graphs in FLOPs and bytes: 0 (default: a transfer takes
+ *                   latency + bytes / bandwidth), or R > 0: a transfer of an op's output takes R
+ *                   times the op's time, latency 0 (DOPPLER's rule; R = 4 in all six of their
+ *                   graph files; dp_cost_set_comm_ratio)
  *
  * Each key also has its command-line spelling (`--transfer-model`, `--peak-flops`, ...:
  * dp_machine_key.option). dp_machine_costs materialises the cost tables of a graph on the
@@ -50,6 +54,7 @@ typedef struct dp_machine {
     double peak_flops;      /* uniform machine: FLOP/s per device */
     double bandwidth_Bps;   /* uniform machine: bytes per second per link */
     double latency_s;       /* uniform machine: seconds per transfer */
+    double comm_ratio;      /* uniform machine: 0, or a transfer = comm_ratio x its producer's time */
     char *topology;         /* owned: file or bundled name; NULL: the uniform / DOPPLER-compatible machine */
     char *calibration;      /* owned: calibration file; NULL: none (roofline) */
     dp_hisim_options sim;   /* the general engine's options */

@@ -226,6 +226,71 @@ START_TEST(engine_batch_general)
 }
 END_TEST
 
+/* comm_ratio (DOPPLER's rule, dp_cost_set_comm_ratio): a chain in FLOPs and bytes,
+ * a(1e13 FLOPs) -> b(2e13) -> c(4e13), 1e9 bytes per edge, on 1e13 FLOP/s devices: op times
+ * 1, 2, 4 s. Without it a transfer is 1e-5 + 1e9 / 1.2e10 s; with R = 4 it is 4 x the
+ * producer's time (4 s after a, 8 s after b), whatever the bytes; R = 0 switches it off. */
+START_TEST(comm_ratio_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_GRAPH_COST_PHYSICAL);
+    const double flops[] = {1e13, 2e13, 4e13};
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, flops[i], 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e9);
+    dp_graph_builder_add_edge(b, 1, 2, 1e9);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const int apart[] = {0, 1, 2}, ab[] = {0, 0, 1}, one[] = {1, 1, 1};
+    const double x = 1e-5 + 1e9 / 1.2e10;
+    struct { const char *ratio; const int *assign; double want; } c[] = {
+        {"0", apart, 7 + 2 * x}, {"4", apart, 7 + 4 + 8}, {"4", ab, 7 + 8}, {"4", one, 7}, {"0.5", apart, 7 + 0.5 + 1},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        dp_machine m;
+        dp_machine_init(&m);
+        ck_assert_int_eq(dp_machine_set(&m, "devices", "3", &err), DP_OK);
+        ck_assert_int_eq(dp_machine_set(&m, "--comm-ratio", c[k].ratio, &err), DP_OK);
+        dp_cost *cost = dp_machine_costs(&m, g, &err);
+        ck_assert_msg(cost != NULL, "%s", err.msg);
+        dp_engine *en = dp_engine_alloc(g, cost, &m, &err);
+        ck_assert_msg(en != NULL, "%s", err.msg);
+        dp_engine_schedule s;
+        ck_assert_int_eq(dp_engine_run(en, c[k].assign, NULL, &s, &err), DP_OK);
+        ck_assert_msg(fabs(s.makespan - c[k].want) < 1e-9 * c[k].want, "ratio %s case %zu: %.12g, want %.12g", c[k].ratio, k,
+                      s.makespan, c[k].want);
+        /* the machine says so in its JSON, and only when set */
+        json_t *j = dp_machine_to_json(&m);
+        ck_assert_int_eq(json_object_get(j, "comm_ratio") != NULL, strcmp(c[k].ratio, "0") != 0);
+        json_decref(j);
+        dp_engine_free(en);
+        dp_cost_free(cost);
+        dp_machine_free(&m);
+    }
+    /* bad values are refused naming the key; a topology is refused with a ratio */
+    dp_machine m;
+    dp_machine_init(&m);
+    const char *bad[] = {"-1", "nan", "inf", "x", ""};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        ck_assert_int_eq(dp_machine_set(&m, "comm_ratio", bad[k], &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, "comm_ratio") != NULL, "%s", err.msg);
+    }
+    ck_assert_int_eq(dp_machine_set(&m, "comm_ratio", "4", &err), DP_OK);
+    ck_assert_int_eq(dp_machine_set(&m, "topology", "dgx1-v100", &err), DP_OK);
+    ck_assert_ptr_null(dp_machine_costs(&m, g, &err));
+    ck_assert_msg(strstr(err.msg, "comm_ratio") && strstr(err.msg, "topology"), "%s", err.msg);
+    dp_machine_free(&m);
+    /* tables of another graph are refused, and left as they were */
+    dp_cost *cost = dp_cost_uniform(g, 2, 1e13, 1.2e10, 1e-5, &err);
+    ck_assert_ptr_nonnull(cost);
+    const double keep = cost->edge_data[0];
+    ck_assert_int_eq(dp_cost_set_comm_ratio(cost, g, -1, &err), DP_EINVAL);
+    ck_assert_double_eq(cost->edge_data[0], keep);
+    dp_cost_free(cost);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -238,6 +303,7 @@ int main(void)
     tcase_add_test(t, bad_assignment);
     tcase_add_test(t, engine_batch_fast);
     tcase_add_test(t, engine_batch_general);
+    tcase_add_test(t, comm_ratio_hand);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

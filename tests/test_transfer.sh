@@ -147,6 +147,33 @@ for bad in 5:1 1e9 0:1e9 x:1e9; do
 done
 "$bin" train --graph "$tiny" --bandwidth-range 1e9:2e9 --stage il --episodes 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--bandwidth-range without a distribution must exit 2"
+# --comm-ratio-range: each drawn graph on a uniform machine of DOPPLER's communication rule
+# (a transfer takes R x its producer's time) with a ratio of its own: the same graphs drawn, each
+# ratio within the range and not all equal; a range of one value trains exactly as the machine
+# option --comm-ratio of that value, and not as without it; refused with --bandwidth-range (and
+# with --comm-ratio), and without a distribution
+for r in 2:8 4:4 fixed4; do
+    opt="--comm-ratio-range $r"; [ "$r" = fixed4 ] && opt="--comm-ratio 4"
+    "$bin" train --family chainmm,ffnn --family-count 3 --val-count 1 --family-seed 7 --config "$tmp/b4.json" $opt \
+        --stage il --episodes 4 --checkpoint "$tmp/cr-$r.h5" > /dev/null 2> "$tmp/cr-$r.err" || { cat "$tmp/cr-$r.err"; fail "train $opt"; }
+done
+awk '/ ops / && ($1 == "train" || $1 == "validation") { print $2 }' "$tmp/cr-2:8.err" > "$tmp/cr.names"
+cmp -s "$tmp/bw-none.names" "$tmp/cr.names" || fail "--comm-ratio-range changed the graphs drawn"
+sed -n 's/.*(comm \([0-9.e+]*\) x time)$/\1/p' "$tmp/cr-2:8.err" > "$tmp/crs"
+[ "$(wc -l < "$tmp/crs")" -eq 4 ] || { cat "$tmp/cr-2:8.err"; fail "each graph's communication ratio printed"; }
+awk '$1 < 2 * 0.999 || $1 > 8 * 1.001 { bad = 1 } { seen[$1] = 1 } END { n = 0; for (k in seen) n++; exit bad || n < 2 }' "$tmp/crs" ||
+    { cat "$tmp/crs"; fail "ratios within [2, 8] and not all the same"; }
+h5diff -d 0 "$tmp/cr-4:4.h5" "$tmp/cr-fixed4.h5" /plc/param /plc/param > /dev/null ||
+    fail "--comm-ratio-range 4:4 trains as --comm-ratio 4"
+h5diff -d 0 "$tmp/bw-none.h5" "$tmp/cr-4:4.h5" /plc/param /plc/param > /dev/null &&
+    fail "--comm-ratio-range 4:4 must change the costs (and so the training)"
+for opt in "--comm-ratio-range 2:8 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --comm-ratio-range 2:8" "--comm-ratio-range 0:1" \
+           "--comm-ratio-range 3" "--comm-ratio -1"; do
+    "$bin" train --family chainmm $opt --stage il --episodes 1 > /dev/null 2> "$tmp/crerr"
+    [ $? -eq 2 ] || { cat "$tmp/crerr"; fail "train $opt must exit 2"; }
+done
+"$bin" train --graph "$tiny" --comm-ratio-range 2:8 --stage il --episodes 1 > /dev/null 2>&1
+[ $? -eq 2 ] || fail "--comm-ratio-range without a distribution must exit 2"
 # a run of --bandwidth-range resumes on the same costs: resumed with another range, or without
 # one, it is refused naming the graph whose costs differ (it used to train on other costs
 # silently); with the same range it continues

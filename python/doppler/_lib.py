@@ -136,7 +136,7 @@ class dp_topology_head(Structure):
 class dp_machine(Structure):
     _fields_ = [
         ("n_devices", c_int), ("devices_given", c_int), ("peak_flops", c_double), ("bandwidth_Bps", c_double),
-        ("latency_s", c_double), ("topology", c_char_p), ("calibration", c_char_p), ("sim", dp_hisim_options),
+        ("latency_s", c_double), ("comm_ratio", c_double), ("topology", c_char_p), ("calibration", c_char_p), ("sim", dp_hisim_options),
         ("topo", POINTER(dp_topology_head)), ("calib", c_void_p),
     ]
 

@@ -40,7 +40,8 @@ class Machine:
 
         devices, peak_flops, bandwidth, latency, topology, calibration, transfer (fixed, fifo,
         maxmin), chunks, mode (async, bsp), streams, queue (fifo, priority), memory_limit (bytes or
-        "topology"), memory_policy (error, penalty), memory_penalty, copy_engines (on/off, or a bool)
+        "topology"), memory_policy (error, penalty), memory_penalty, copy_engines (on/off, or a bool), comm_ratio (0, or R: a
+        transfer takes R x its producer's time, DOPPLER's rule)
 
     Machine(devices=8), Machine(topology="dgx1-v100", transfer="maxmin"), m.set("streams", 2).
     Every value is checked when set; a bad key or value raises doppler.InvalidInputError with the
