@@ -41,6 +41,7 @@ export OPENBLAS_NUM_THREADS=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-tri.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$CKPT_DIR" ] || CKPT_DIR=$tmp
+. "$top_srcdir/bench/ckpt.sh"
 echo '{"init": "best-instant"}' > "$tmp/bi.json"
 echo '{"init": "cp"}' > "$tmp/cp.json"
 echo '{"active_lr": 0.001}' > "$tmp/active.json"
@@ -61,8 +62,7 @@ else
 echo "# seed graph method budget makespan simulations cpu_ms (seed -: the instant methods)"
 for seed in $SEEDS; do
     ck="$CKPT_DIR/improve-$seed.h5"
-    [ -f "$ck" ] || "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
-        --episodes "$IMPROVE_EPISODES" --checkpoint "$ck" --quiet > /dev/null
+    bench_improve_ckpt "$seed"
     for f in $GRAPHS; do
         g="$SH/doppler-graphs/$f.txt"
         dev=4; case $f in 8gpu_*) dev=8;; esac

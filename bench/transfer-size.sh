@@ -36,13 +36,13 @@ echo '{"init": "cp"}' > "$tmp/cp.json"
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
+. "$top_srcdir/bench/ckpt.sh"
 for seed in $SEEDS; do
-    [ -f "$CKPT_DIR/doppler-$seed.h5" ] ||
+    # the DOPPLER model of bench/transfer.sh's default settings (the same checkpoint name)
+    bench_ckpt "$CKPT_DIR/doppler-$seed.h5" "FAMILIES=$FAMILIES COUNT=$COUNT VAL_COUNT=5 EPISODES=$EPISODES CONFIG=$(bench_config_sum "$CONFIG") DEMO_BUDGET= BANDWIDTH_RANGE= COMM_RATIO_RANGE=" \
         "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
-            --pipeline --episodes "$EPISODES" --checkpoint "$CKPT_DIR/doppler-$seed.h5" --quiet > /dev/null
-    [ -f "$CKPT_DIR/improve-$seed.h5" ] ||
-        "$bin" train --method improve --family "$FAMILIES" --family-count 32 --seed "$seed" \
-            --episodes "$IMPROVE_EPISODES" --checkpoint "$CKPT_DIR/improve-$seed.h5" --quiet > /dev/null
+        --pipeline --episodes "$EPISODES" --quiet > /dev/null
+    bench_improve_ckpt "$seed"
 done
 # place ARGS...: one `doppler place` run on $g; sets ms, sims, cpu (ms), wall (ms)
 place() {
