@@ -18,6 +18,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->slope = 0.1f;
     a->cp_embeddings = 1;
     a->device_features = DP_ENV_FEATURES_DOPPLER;
+    a->device_magnitude = 0;
 }
 
 /* ---- per-graph inputs ---- */
@@ -172,7 +173,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     BUF(dd->p_Aact, CD * h); BUF(dd->p_dAact, CD * h);
     BUF(dd->p_dS, (size_t)D * d); BUF(dd->p_acc, (size_t)D * d);
     BUF(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
-    BUF(dd->devfeat, (size_t)D * dd->FD);
+    BUF(dd->devfeat, (size_t)D * dd->FE);
 #undef BUF
     return DP_OK;
 }
@@ -192,6 +193,10 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
         dp_error_set(err, DP_EINVAL, "DOPPLER: unknown device feature set %d", a->device_features);
         return NULL;
     }
+    if (a->device_magnitude != 0 && a->device_magnitude != 1) {
+        dp_error_set(err, DP_EINVAL, "DOPPLER: device_magnitude must be 0 or 1, got %d", a->device_magnitude);
+        return NULL;
+    }
     dp_doppler_model *m = calloc(1, sizeof *m);
     if (!m) {
         dp_error_set(err, DP_ENOMEM, "out of memory for the DOPPLER parameters");
@@ -199,7 +204,8 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
     }
     const int F = DP_DOPPLER_N_NODE_FEATURES, d = a->hidden, h = a->mlp_hidden;
     m->a = *a;
-    m->FD = dp_env_n_features((dp_env_features)a->device_features);
+    m->FE = dp_env_n_features((dp_env_features)a->device_features);
+    m->FD = m->FE * (1 + a->device_magnitude);
     dp_nn_params_init(&m->sel);
     dp_nn_params_init(&m->plc);
     /* SEL parameters */
@@ -286,6 +292,9 @@ dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, cons
     if (chunk_steps <= 0) chunk_steps = n <= DP_DOPPLER_STEP_CACHE_MAX ? n : DP_DOPPLER_STEP_CHUNK;
     dd->chunk = chunk_steps < n ? chunk_steps : n > 0 ? n : 1;
     dd->FD = m->FD;
+    dd->FE = m->FE;
+    dd->magnitude_unit = dp_cost_lower_bound(g, c);
+    if (!(dd->magnitude_unit > 0) || !isfinite(dd->magnitude_unit)) dd->magnitude_unit = 1.0;
     dd->D = D;
     dd->sel = &m->sel;
     dd->plc = &m->plc;
@@ -478,11 +487,28 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
     /* a chunk's first step: the device sums its recomputation starts from */
     if (t % dd->chunk == 0) memcpy(dd->p_Sck + (size_t)(t / dd->chunk) * D * d, dd->p_S, (size_t)D * d * sizeof(float));
     /* device features, z-scored over the devices (inputs: no gradient needed) */
+    const int FE = dd->FE;
     dp_env_device_features_of(env, (dp_env_features)dd->a.device_features, v, dd->devfeat);
-    float *rawp = dd->p_dtmp; /* (D, 5) temporary */
-    for (int i = 0; i < D * FD; i++) rawp[i] = (float)dd->devfeat[i];
+    float *rawp = dd->p_dtmp; /* (D, FE) temporary, then (D, FE) z-scores: p_dtmp holds D x FD */
+    for (int i = 0; i < D * FE; i++) rawp[i] = (float)dd->devfeat[i];
     float fm[DP_ENV_MAX_DEVICE_FEATURES], fr[DP_ENV_MAX_DEVICE_FEATURES];
-    dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FD, ZS_EPS);
+    if (FD == FE) {
+        dp_nn_zscore_forward(DFz, fm, fr, rawp, D, FE, ZS_EPS);
+    } else {
+        /* device_magnitude: [z-scores | (x - mean over devices) / lower bound] per device */
+        float *z = rawp + (size_t)D * FE;
+        dp_nn_zscore_forward(z, fm, fr, rawp, D, FE, ZS_EPS);
+        for (int j = 0; j < FE; j++) {
+            double mean = 0;
+            for (int k = 0; k < D; k++) mean += dd->devfeat[(size_t)k * FE + j];
+            mean /= D;
+            const double unit = dd->a.device_features == DP_ENV_FEATURES_ENGINE && j == 9 ? 1.0 : dd->magnitude_unit;
+            for (int k = 0; k < D; k++) {
+                DFz[(size_t)k * FD + j] = z[(size_t)k * FE + j];
+                DFz[(size_t)k * FD + FE + j] = (float)((dd->devfeat[(size_t)k * FE + j] - mean) / unit);
+            }
+        }
+    }
     plc_step(dd, t, v, dd->p_S, logits);
 }
 

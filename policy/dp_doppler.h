@@ -19,8 +19,9 @@
  *
  * PLC (its own block):  Hp = lrelu(MPNN'(X)) (n, d), Fp = lrelu(Linear(5->d) X)
  *   for the chosen op v and each device k: devfeat (D, FD) from dp_env_device_features_of with
- *   the architecture's feature set (the authors' five, FD = 5, or the engine set, FD = 12; every
- *   column documented in dp_env.h), z-scored over the devices; S[k] = sum of Hp over ops already on k, z-scored over the devices;
+ *   the architecture's feature set (the authors' five, FE = 5, or the engine set, FE = 12; every
+ *   column documented in dp_env.h), z-scored over the devices (FD = FE inputs), and with
+ *   device_magnitude also centred over the devices in units of the graph's lower bound (FD = 2 FE); S[k] = sum of Hp over ops already on k, z-scored over the devices;
  *   logit(k) = MLP([lrelu(Linear(FD->d) devfeat[k]), Fp[v], Hp[v], zS[k]])  4d -> mlp_hidden -> 1
  *   pi_PLC(k | v) = softmax over the devices.
  * The op's columns of the first layer (those acting on Fp[v] and Hp[v], with its bias) are the
@@ -38,11 +39,12 @@
  *   edge feature         z-scored over the graph's edges
  *   b- and t-path sums   z-scored per column over the ops
  *   device features      z-scored per column over the devices at every step (the authors' five
- *                        and the engine set: times and one busy fraction, dp_env.h)
+ *                        and the engine set: times and one busy fraction, dp_env.h); with
+ *                        device_magnitude also centred and divided by the graph's lower bound
  *   device sums S        z-scored per column over the devices at every step
  * A column that is constant over the devices (e.g. any column on one device, or before any op
  * is placed) becomes zeros. With D = 2 a varying column is +-1: how devices differ is kept, by
- * how much is not.
+ * how much is not (unless device_magnitude).
  *
  * Usage per batch of episodes: dp_doppler_zero_grad; dp_doppler_prepare (forward of the per-op
  * parts); for each episode: dp_doppler_episode_begin, then per step read dp_doppler_sel_scores,
@@ -77,6 +79,14 @@ typedef struct dp_doppler_arch {
     int device_features; /* dp_env_features the PLC reads: DP_ENV_FEATURES_DOPPLER (the paper's
                             five, default) or DP_ENV_FEATURES_ENGINE (twelve, dp_env.h); sets
                             the shape of the PLC's "dev.w" block (hidden, FD) */
+    int device_magnitude; /* 0 (the paper, default): the PLC's device features are z-scored over
+                            the devices only, so how much devices differ is lost (two devices
+                            one op apart look like two far apart); 1: each column also enters
+                            centred over the devices and divided by the graph's lower bound
+                            (dp_cost_lower_bound; the engine set's busy fraction, column 9,
+                            centred only), which keeps the size of a difference in a unit of
+                            the graph and still depends on no op or device count. Doubles the
+                            "dev.w" block's inputs (FD = 2 x the feature set's count). */
 } dp_doppler_arch;
 
 /* The node features DOPPLER's networks see (the list at the top of this file), for g under c:
@@ -95,7 +105,8 @@ void dp_doppler_arch_default(dp_doppler_arch *a);
  * workspaces read the same parameters and accumulate (+=) into the same gradients. */
 typedef struct dp_doppler_model {
     dp_doppler_arch a;
-    int FD;                         /* device features per device (dp_env_n_features) */
+    int FE;                         /* device features per device from the environment (dp_env_n_features) */
+    int FD;                         /* the device branch's inputs per device: FE, or 2 FE with device_magnitude */
     dp_nn_params sel, plc;          /* the parameter blocks "sel" and "plc" */
     dp_mpnn sel_mp, plc_mp;         /* declared only (tensor ids and sizes; no caches) */
     int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
@@ -118,7 +129,9 @@ typedef struct dp_doppler {
     int own_model;
     dp_doppler_arch a;
     int n, D;
-    int FD;                         /* device features per device (dp_env_n_features) */
+    int FE;                         /* device features per device from the environment (dp_env_n_features) */
+    int FD;                         /* the device branch's inputs per device: FE, or 2 FE with device_magnitude */
+    double magnitude_unit;          /* the graph's lower bound (> 0), the unit of the magnitude columns */
     dp_alloc_table owned;           /* X, Xraw and every activation buffer below */
     /* per-graph inputs */
     float *X;                       /* (n, 5) z-scored node features */
@@ -157,7 +170,8 @@ typedef struct dp_doppler {
     float *p_Fpre, *p_F;           /* (n, d) node feature projection, after lrelu */
     float *p_S;                    /* (D, d) current device sums of p_H over placed ops */
     int *p_op;                     /* (n) op of each step */
-    float *p_DFz;                  /* (n, D, FD) z-scored device features of each step */
+    float *p_DFz;                  /* (n, D, FD) z-scored device features of each step (then, with
+                                      device_magnitude, the centred ones in lower bounds) */
     float *p_L1;                   /* [C] (C, D, d) their projection (then dL1, in the backward) */
     float *p_Sst;                  /* [C] (C, D, d) the device sums at each step */
     float *p_Sm, *p_Sr;            /* [C] (C, d) their z-score means and 1/std over devices */
@@ -175,7 +189,7 @@ typedef struct dp_doppler {
     float *p_dAact;                /* [C] (C, D, h) */
     float *p_dS, *p_acc;           /* (D, d) gradient of the device sums; its running sum over steps */
     float *p_dtmp;                 /* (max(n, D), max(d, FD)) scratch */
-    double *devfeat;               /* (D, FD) the last step's raw device features */
+    double *devfeat;               /* (D, FE) the last step's raw device features */
     int episode_steps;             /* steps cached in the current episode */
 } dp_doppler;
 

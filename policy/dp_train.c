@@ -140,6 +140,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
     json_object_set_new(nw, "slope", dp_json_number(c->arch.slope));
     json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
+    json_object_set_new(nw, "magnitude", json_boolean(c->arch.device_magnitude));
     json_object_set_new(nw, "features", json_string(dp_env_features_name((dp_env_features)c->arch.device_features)));
     json_object_set_new(o, "state", json_string(dp_env_state_name((dp_env_state)c->state)));
     if (c->demo_method[0]) {
@@ -422,6 +423,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
                 else if (strcmp(k2, "edge_hidden") == 0) { rc = get_int(w, "network.edge_hidden", 1, 4096, &L, err); c->arch.edge_hidden = (int)L; }
                 else if (strcmp(k2, "slope") == 0) { rc = get_num(w, "network.slope", 0, 1, &x, err); c->arch.slope = (float)x; }
                 else if (strcmp(k2, "cp_embeddings") == 0) rc = get_bool(w, "network.cp_embeddings", &c->arch.cp_embeddings, err);
+                else if (strcmp(k2, "magnitude") == 0) rc = get_bool(w, "network.magnitude", &c->arch.device_magnitude, err);
                 else if (strcmp(k2, "features") == 0) {
                     dp_env_features fs;
                     rc = dp_env_features_parse(json_string_value(w), &fs) == DP_OK
@@ -982,8 +984,8 @@ static void heuristic_devices(dp_train *tr, int t, int v)
         return;
     }
     double mn = INFINITY;
-    for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * dd->FD + 4]);
-    for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FD + 4], mn);
+    for (int k = 0; k < D; k++) mn = fmin(mn, dd->devfeat[(size_t)k * dd->FE + 4]);
+    for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FE + 4], mn);
 }
 
 /* One rollout with the prepared networks; records every step. */
@@ -1722,6 +1724,9 @@ static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_
         if (k.arch.cp_embeddings != c->arch.cp_embeddings)
             return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.cp_embeddings %s in the checkpoint, %s here", path,
                                 k.arch.cp_embeddings ? "true" : "false", c->arch.cp_embeddings ? "true" : "false");
+        if (k.arch.device_magnitude != c->arch.device_magnitude)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.magnitude %s in the checkpoint, %s here", path,
+                                k.arch.device_magnitude ? "true" : "false", c->arch.device_magnitude ? "true" : "false");
     } else if (c->method == DP_AGENT_PLACETO) {
         DIFF_INT("placeto.hidden", k.placeto.hidden, c->placeto.hidden);
         DIFF_INT("placeto.mlp_hidden", k.placeto.mlp_hidden, c->placeto.mlp_hidden);

@@ -164,6 +164,67 @@ START_TEST(device_features)
 }
 END_TEST
 
+/* device_magnitude: the PLC's device inputs are the z-scores, then each column centred over
+ * the devices in units of the graph's lower bound (small_dag: critical path 0-1-3-5 without
+ * transfers, 2 + 4 + 5 + 2 = 13 > work 17 / 3), the busy fraction (column 9) centred only.
+ * Ops 0 and 1 on devices 0 and 1: op time already on the devices 2, 4, 0, mean 2, so column 0's
+ * magnitudes are 0, 2/13, -2/13, where its z-scores are 0, +-1.22 whatever the sizes. */
+START_TEST(device_magnitude_columns)
+{
+    dp_error err;
+    dp_graph *g = small_dag();
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_doppler_arch a;
+    dp_doppler_arch_default(&a);
+    a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
+    a.device_features = DP_ENV_FEATURES_ENGINE;
+    a.device_magnitude = 1;
+    dp_doppler *dd = dp_doppler_alloc(g, c, &a, &err);
+    ck_assert_msg(dd != NULL, "%s", err.msg);
+    const int FE = dp_env_n_features(DP_ENV_FEATURES_ENGINE), FD = dd->FD, D = 3;
+    ck_assert_int_eq(FD, 2 * FE);
+    ck_assert_double_eq_tol(dd->magnitude_unit, 13, 1e-12);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    ck_assert_int_eq(dp_doppler_init(dd, r), DP_OK);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    dp_doppler_prepare(dd);
+    dp_doppler_episode_begin(dd);
+    dp_env_reset(env);
+    float logits[3];
+    dp_doppler_plc_forward(dd, env, 0, logits);
+    dp_doppler_plc_commit(dd, 0, 0);
+    ck_assert_int_eq(dp_env_step(env, 0, 0, &err), DP_OK);
+    dp_doppler_plc_forward(dd, env, 1, logits);
+    dp_doppler_plc_commit(dd, 1, 1);
+    ck_assert_int_eq(dp_env_step(env, 1, 1, &err), DP_OK);
+    dp_doppler_plc_forward(dd, env, 2, logits);
+    const float *row = dd->p_DFz + (size_t)2 * D * FD;
+    const double want0[3] = {0, 2.0 / 13, -2.0 / 13};
+    for (int k = 0; k < D; k++) {
+        ck_assert_double_eq_tol(row[k * FD + FE + 0], want0[k], 1e-6);
+        ck_assert_double_eq_tol(fabs(row[k * FD + 0]), k == 0 ? 0 : sqrt(1.5), 1e-3);
+    }
+    /* every column: centred raw / unit (unit 1 for the busy fraction) */
+    for (int j = 0; j < FE; j++) {
+        double mean = 0;
+        for (int k = 0; k < D; k++) mean += dd->devfeat[k * FE + j];
+        mean /= D;
+        for (int k = 0; k < D; k++)
+            ck_assert_double_eq_tol(row[k * FD + FE + j], (dd->devfeat[k * FE + j] - mean) / (j == 9 ? 1 : 13), 1e-5);
+    }
+    /* the arch is checked */
+    a.device_magnitude = 2;
+    ck_assert_ptr_null(dp_doppler_alloc(g, c, &a, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    gsl_rng_free(r);
+    dp_env_free(env);
+    dp_doppler_free(dd);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* ---- whole-network gradient check ---- */
 
 typedef struct {
@@ -230,6 +291,8 @@ static double net_loss(void *p)
     return net_run(p, 0);
 }
 
+/* the paper's network, and the engine feature set with device_magnitude (its centred columns
+ * in lower bounds enter "dev.w" too) */
 START_TEST(network_gradients)
 {
     net_ctx x;
@@ -240,6 +303,10 @@ START_TEST(network_gradients)
     dp_doppler_arch a;
     dp_doppler_arch_default(&a);
     a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
+    if (_i == 1) {
+        a.device_features = DP_ENV_FEATURES_ENGINE;
+        a.device_magnitude = 1;
+    }
     x.dd = dp_doppler_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.dd);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -1263,7 +1330,8 @@ int main(void)
     tcase_add_test(t, inputs);
     tcase_add_test(t, memory_linear_and_checked);
     tcase_add_test(t, device_features);
-    tcase_add_test(t, network_gradients);
+    tcase_add_loop_test(t, network_gradients, 0, 2);
+    tcase_add_test(t, device_magnitude_columns);
     tcase_add_test(t, shared_model_two_graphs);
     tcase_add_test(t, chunked_step_caches);
     tcase_add_test(t, stage_real_oracle);

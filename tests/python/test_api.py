@@ -94,7 +94,8 @@ def test_read_errors_name_the_file(tmp_path):
 
 def test_machine_keys_and_the_mirror():
     keys = dict(doppler.Machine.keys())
-    assert keys["transfer"] == "--transfer-model" and "memory_limit" in keys and len(keys) == 15
+    assert keys["transfer"] == "--transfer-model" and "memory_limit" in keys and len(keys) == 16
+    assert keys["comm_ratio"] == "--comm-ratio"
     m = doppler.Machine(topology="dgx1-v100", transfer="maxmin", streams=3, memory_penalty=0.5,
                         copy_engines=False, chunks=4)
     # read back through the ctypes mirror of dp_machine: a layout change fails here
@@ -116,6 +117,9 @@ def test_machine_keys_and_the_mirror():
         doppler.Machine(calibration="x.json").n_devices
     u = doppler.Machine.uniform(devices=3, peak_flops=2e13)
     assert u.n_devices == 3 and not u.general and u._m.peak_flops == 2e13
+    # comm_ratio (DOPPLER's rule) read back through the mirror: the field after latency_s
+    r = doppler.Machine.uniform(devices=2, latency=3e-5, comm_ratio=4)
+    assert r._m.comm_ratio == 4 and r._m.latency_s == 3e-5 and r.to_dict()["comm_ratio"] == 4 and not r.general
     with pytest.raises(doppler.InvalidInputError, match="transfer"):
         doppler.Machine(transfer="teleport")
     with pytest.raises(doppler.InvalidInputError, match="colour"):
