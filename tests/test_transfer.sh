@@ -174,6 +174,18 @@ for opt in "--comm-ratio-range 2:8 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --
 done
 "$bin" train --graph "$tiny" --comm-ratio-range 2:8 --stage il --episodes 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--comm-ratio-range without a distribution must exit 2"
+# network.magnitude: a model with the magnitude inputs trains and places any graph; --init of it
+# under a config without them is refused naming the key
+sed 's/"edge_hidden": 4}/"edge_hidden": 4, "features": "engine", "magnitude": true}/' "$tmp/b4.json" > "$tmp/mag.json"
+grep -q '"magnitude": true' "$tmp/mag.json" || fail "the magnitude config"
+"$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/mag.json" --comm-ratio-range 2:8 \
+    --stage il --episodes 4 --checkpoint "$tmp/mag.h5" --quiet > /dev/null 2> "$tmp/merr" || { cat "$tmp/merr"; fail "train with network.magnitude"; }
+"$bin" place --graph "$ffnn" --devices 3 --method doppler --checkpoint "$tmp/mag.h5" > /dev/null 2> "$tmp/merr" ||
+    { cat "$tmp/merr"; fail "place with a magnitude checkpoint"; }
+sed 's/"magnitude": true/"magnitude": false/' "$tmp/mag.json" > "$tmp/nomag.json"
+"$bin" train --graph "$small" --init "$tmp/mag.h5" --config "$tmp/nomag.json" --stage sim --episodes 4 --quiet > /dev/null 2> "$tmp/merr"
+[ $? -eq 1 ] && grep -q 'network.magnitude true in the checkpoint, false here' "$tmp/merr" ||
+    { cat "$tmp/merr"; fail "--init of a magnitude checkpoint without them refused naming network.magnitude"; }
 # a run of --bandwidth-range resumes on the same costs: resumed with another range, or without
 # one, it is refused naming the graph whose costs differ (it used to train on other costs
 # silently); with the same range it continues
