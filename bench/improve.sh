@@ -24,6 +24,7 @@
 # and plotted again.
 set -eu
 top_srcdir=${top_srcdir:-.}
+. "$top_srcdir/bench/lib.sh"
 bin=${DOPPLER:-$top_srcdir/doppler}
 SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
 SEEDS=${SEEDS:-1 2 3}
@@ -43,12 +44,7 @@ echo '{"init": "cp"}' > "$tmp/from-cp.json"
 echo '{"init": "best-instant"}' > "$tmp/best-instant.json"
 echo '{"active_lr": 0.001}' > "$tmp/active.json"
 METHODS=${METHODS:-improve improve-cp improve-1run improve-greedy improve-active anneal+policy anneal anneal-bi}
-best_of() {
-    case $1 in
-    chain_mm_112nodes) echo 1200.07;; ffnn_192nodes) echo 56.70;; transformer_block_215nodes) echo 166.7;;
-    full_transformer_layer_261nodes) echo 129.2;; 8gpu_transformer_block) echo 180.4;; 8gpu_full_transformer) echo 180.4;;
-    esac
-}
+best_of() { bench_best_known "$1"; }
 rows="$tmp/rows"
 : > "$rows"
 if [ -n "$ROWS" ]; then

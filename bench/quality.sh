@@ -52,13 +52,8 @@ REFINE_TOTALS=${REFINE_TOTALS:-"$TOTAL 20000"}
 PLOT=${PLOT:-}
 GRAPHS=${GRAPHS:-"chain_mm_112nodes.txt ffnn_192nodes.txt transformer_block_215nodes.txt full_transformer_layer_261nodes.txt 8gpu_transformer_block.txt 8gpu_full_transformer.txt"}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-best_known() {
-    case $1 in
-    chain_mm_112nodes.txt) echo 1200.07 ;; ffnn_192nodes.txt) echo 56.70 ;;
-    transformer_block_215nodes.txt) echo 166.7 ;; full_transformer_layer_261nodes.txt) echo 129.2 ;;
-    8gpu_transformer_block.txt) echo 180.4 ;; 8gpu_full_transformer.txt) echo 180.4 ;; *) echo NA ;;
-    esac
-}
+. "$here/lib.sh"
+best_known() { bench_best_known "$1"; }
 ms() { sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$1"; }
 sims() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 if [ -z "${REPLOT:-}" ]; then

@@ -41,17 +41,12 @@ export OPENBLAS_NUM_THREADS=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-tri.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 [ -n "$CKPT_DIR" ] || CKPT_DIR=$tmp
-. "$top_srcdir/bench/ckpt.sh"
+. "$top_srcdir/bench/lib.sh"
 echo '{"init": "best-instant"}' > "$tmp/bi.json"
 echo '{"init": "cp"}' > "$tmp/cp.json"
 echo '{"active_lr": 0.001}' > "$tmp/active.json"
 echo "{\"method\": \"improve\", \"improve\": {\"batch\": $FT_BATCH}}" > "$tmp/ft.json"
-best_of() {
-    case $1 in
-    chain_mm_112nodes) echo 1200.07;; ffnn_192nodes) echo 56.70;; transformer_block_215nodes) echo 166.7;;
-    full_transformer_layer_261nodes) echo 129.2;; 8gpu_transformer_block) echo 180.4;; 8gpu_full_transformer) echo 180.4;;
-    esac
-}
+best_of() { bench_best_known "$1"; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 cpu_of() { awk '{ printf "%.0f", ($1 + $2) * 1000 }' "$1"; }

@@ -36,7 +36,7 @@ echo '{"init": "cp"}' > "$tmp/cp.json"
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
-. "$top_srcdir/bench/ckpt.sh"
+. "$top_srcdir/bench/lib.sh"
 for seed in $SEEDS; do
     # the DOPPLER model of bench/transfer.sh's default settings (the same checkpoint name)
     bench_ckpt "$CKPT_DIR/doppler-$seed.h5" "FAMILIES=$FAMILIES COUNT=$COUNT VAL_COUNT=5 EPISODES=$EPISODES CONFIG=$(bench_config_sum "$CONFIG") DEMO_BUDGET= BANDWIDTH_RANGE= COMM_RATIO_RANGE=" \

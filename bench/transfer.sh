@@ -54,7 +54,7 @@ export OPENBLAS_NUM_THREADS=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-transfer.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 CKPT_DIR=${CKPT_DIR:-$tmp}
-. "$top_srcdir/bench/ckpt.sh"
+. "$top_srcdir/bench/lib.sh"
 now() { date +%s.%N; }
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 echo "# zero-shot: trained on $COUNT graphs of $FAMILIES, ${EPISODES:-the config} episodes per stage, config $CONFIG${DEMO_BUDGET:+, demonstrations of $DEMO_BUDGET simulations}${BANDWIDTH_RANGE:+, link bandwidths $BANDWIDTH_RANGE}${COMM_RATIO_RANGE:+, communication ratios $COMM_RATIO_RANGE}"

@@ -1,6 +1,7 @@
 # shellcheck shell=sh disable=SC2154
-# bench/ckpt.sh, sourced by the transfer benches (transfer.sh, transfer-size.sh,
-# transfer-improve.sh): the checkpoints they share through CKPT_DIR, made in one place.
+# bench/lib.sh, sourced by the benches: the checkpoints the transfer benches (transfer.sh,
+# transfer-size.sh, transfer-improve.sh) share through CKPT_DIR, made in one place, and the best
+# known makespans of DOPPLER's graphs read from their one file (data/best-known.json).
 #
 # bench_ckpt CK SETTINGS COMMAND...: reuse the checkpoint CK when it is there, else run
 # COMMAND --checkpoint CK.part and move CK.part to CK when COMMAND succeeds, so that a killed
@@ -36,4 +37,12 @@ bench_improve_ckpt() {
 # bench_config_sum FILE: a checksum of a config file's bytes (for SETTINGS)
 bench_config_sum() {
     cksum < "$1" | cut -d ' ' -f 1
+}
+
+# bench_best_known NAME: the best known makespan of DOPPLER graph NAME (chain_mm_112nodes, with or
+# without .txt) from data/best-known.json under ${top_srcdir:-$top}; NA when it has none
+bench_best_known() {
+    python3 -c 'import json, sys
+g = json.load(open(sys.argv[1]))["graphs"].get(sys.argv[2])
+print(g["makespan"] if g else "NA")' "${top_srcdir:-$top}/data/best-known.json" "${1%.txt}"
 }
