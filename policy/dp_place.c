@@ -139,11 +139,12 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
                                 dp_agent_name(cfg.method), name);
         cfg.seed = o->seed;
     }
-    dp_train *tr = dp_train_alloc(g, c, &cfg, o->oracle, err);
+    /* from a checkpoint: its parameters, without the random initialisation they replace */
+    dp_train *tr = o->checkpoint ? dp_train_alloc_from(g, c, &cfg, o->oracle, o->checkpoint, err)
+                                 : dp_train_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
-    if (o->checkpoint) {
-        rc = dp_train_init_from(tr, o->checkpoint, err);
-    } else {
+    rc = DP_OK;
+    if (!o->checkpoint) {
         dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL};
         rc = dp_train_run(tr, DP_TRAIN_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
     }

@@ -787,8 +787,29 @@ static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const d
     return DP_OK;
 }
 
+static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                             int init, dp_error *err);
+
 dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                               dp_error *err)
+{
+    return train_alloc(g, c, cfg, oracle, 1, err);
+}
+
+dp_train *dp_train_alloc_from(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                              const char *checkpoint, dp_error *err)
+{
+    dp_train *tr = train_alloc(g, c, cfg, oracle, 0, err);
+    if (tr && dp_train_init_from(tr, checkpoint, err) != DP_OK) {
+        dp_train_free(tr);
+        return NULL;
+    }
+    return tr;
+}
+
+/* init 0: the parameters stay zero (the caller loads them) */
+static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                             int init, dp_error *err)
 {
     if (!oracle) {
         dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required (dp_engine_oracle of the machine's engine)");
@@ -820,7 +841,7 @@ dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_con
     tr->best_plc = dp_alloc_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
     if (!tr->best_sel || !tr->best_plc) goto nomem;
     tr->best_greedy = INFINITY;
-    if (dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
+    if (init && dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
     tr->need_prepare = 1;

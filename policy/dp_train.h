@@ -203,6 +203,14 @@ typedef struct dp_train dp_train;
  * with err on failure (DP_EINVAL without an oracle). */
 dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                              dp_error *err);
+/* As dp_train_alloc followed by dp_train_init_from(checkpoint), without the random
+ * initialisation the checkpoint's parameters overwrite (about a quarter of a placement's CPU at
+ * 400 ops): what placing with a trained model (dp_place's learned methods) needs. The
+ * parameters, and so every placement, are the same as by those two calls; the generator of
+ * cfg->seed has not drawn the initialisation's numbers (training from here would differ). NULL
+ * with err as either call fails. */
+dp_train *dp_train_alloc_from(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
+                              const char *checkpoint, dp_error *err);
 void dp_train_free(dp_train *tr);
 
 /* Training on a distribution of graphs: bind another graph g under costs c, scored by oracle

@@ -464,6 +464,25 @@ START_TEST(init_from_best_has_no_garbage)
         ck_assert_msg(gaps > 0, "network %d has no gaps: the test shows nothing", k);
         free(in_tensor);
     }
+    /* dp_train_alloc_from (place's path: no random initialisation first) holds the very same
+     * parameters, gaps included, and places the same */
+    dp_train *tf = dp_train_alloc_from(g, c, &cfg, &sim.oracle, ckpt, &err);
+    ck_assert_msg(tf != NULL, "%s", err.msg);
+    const dp_doppler *df = dp_train_networks(tf);
+    ck_assert_int_eq(df->sel->n, dd->sel->n);
+    ck_assert_int_eq(df->plc->n, dd->plc->n);
+    ck_assert(memcmp(df->sel->param, dd->sel->param, dd->sel->n * sizeof(float)) == 0);
+    ck_assert(memcmp(df->plc->param, dd->plc->param, dd->plc->n * sizeof(float)) == 0);
+    int a1[8], a2[8];
+    double m1, m2;
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, a1, &m1, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tf, 0, 1, a2, &m2, NULL, &err), DP_OK);
+    ck_assert(memcmp(a1, a2, (size_t)g->n_ops * sizeof(int)) == 0);
+    ck_assert_double_eq(m1, m2);
+    dp_train_free(tf);
+    /* a missing checkpoint: NULL, the error names it */
+    ck_assert_ptr_null(dp_train_alloc_from(g, c, &cfg, &sim.oracle, "/nonexistent/ck.h5", &err));
+    ck_assert_msg(strstr(err.msg, "/nonexistent/ck.h5") != NULL, "%s", err.msg);
     dp_train_free(tr);
     dp_test_sim_free(&sim);
     unlink(ckpt);
