@@ -77,7 +77,8 @@ typedef struct graph_set {
     double bw_lo, bw_hi; /* --bandwidth-range (0: none): each graph's link bandwidth drawn in it */
     double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
     double cr_lo, cr_hi; /* --comm-ratio-range (0: none): each graph's comm_ratio drawn in it */
-    double *cr;          /* (n) each graph's comm_ratio (dp_machine.h), or NULL: the machine's */
+    double *cr;          /* (n) each graph's comm_ratio (dp_machine.h; 0: a graph of the bandwidth
+                            draws when both ranges are given), or NULL: the machine's */
 } graph_set;
 
 /* The per-graph machines of --bandwidth-range and --comm-ratio-range: [lo, hi] each, 0 0 for none */
@@ -103,8 +104,8 @@ static const char *bw_note(const graph_set *s, int i)
 {
     static char buf[64];
     if (s->g[i]->cost_kind != DP_GRAPH_COST_PHYSICAL) return "";
-    if (s->bw) snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
-    else if (s->cr) snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
+    if (s->cr && s->cr[i] > 0) snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
+    else if (s->bw) snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
     else return "";
     return buf;
 }
@@ -445,8 +446,9 @@ static void train_usage(FILE *f)
                "                       machine of its own with --comm-ratio R (DOPPLER's rule: a transfer takes\n"
                "                       R times its producer op's time; R = 4 in all six DOPPLER files), R drawn\n"
                "                       log-uniformly in [LO, HI] per graph from the family seed; needs a\n"
-               "                       distribution as above; not with --comm-ratio, --bandwidth-range or\n"
-               "                       --topology. A run of either resumes only on the same draws\n"
+               "                       distribution as above; not with --comm-ratio or --topology. With\n"
+               "                       --bandwidth-range too, each graph is on one kind of machine or the\n"
+               "                       other (a fair coin per graph). A run resumes only on the same draws\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
@@ -571,6 +573,18 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     if (rc == DP_OK && gs->cr_lo > 0 && !(gs->cr = draw_log_uniform(gs->n, gs->cr_lo, gs->cr_hi, family_seed ^ 0x636f6d6dUL)))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    /* both ranges: each graph on one kind of machine, a fair coin from a third generator; a
+     * graph of the bandwidth kind gets comm_ratio 0 (off), and either keeps its own draw above */
+    if (rc == DP_OK && gs->bw && gs->cr) {
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!r) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        else {
+            gsl_rng_set(r, family_seed ^ 0x6d697864UL);
+            for (int i = 0; i < gs->n; i++)
+                if (gsl_rng_uniform(r) >= 0.5) gs->cr[i] = 0;
+            gsl_rng_free(r);
+        }
+    }
     return rc;
 }
 
@@ -845,10 +859,10 @@ int cmd_train(int argc, char **argv)
     if (draws.cr[0] > 0 && mach.comm_ratio > 0)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range draws each graph's --comm-ratio: "
                                                              "give one or the other"));
-    if (draws.bw[0] > 0 && (draws.cr[0] > 0 || mach.comm_ratio > 0))
-        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range and --comm-ratio%s exclude each other "
-                                                             "(under a comm_ratio no transfer depends on the bandwidth)",
-                                                             draws.cr[0] > 0 ? "-range" : ""));
+    if (draws.bw[0] > 0 && mach.comm_ratio > 0)
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range and --comm-ratio exclude each other "
+                                                             "(under a comm_ratio no transfer depends on the bandwidth; "
+                                                             "--comm-ratio-range mixes the two kinds of machine)"));
     if (improve) {
         if (have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "

@@ -150,8 +150,8 @@ done
 # --comm-ratio-range: each drawn graph on a uniform machine of DOPPLER's communication rule
 # (a transfer takes R x its producer's time) with a ratio of its own: the same graphs drawn, each
 # ratio within the range and not all equal; a range of one value trains exactly as the machine
-# option --comm-ratio of that value, and not as without it; refused with --bandwidth-range (and
-# with --comm-ratio), and without a distribution
+# option --comm-ratio of that value, and not as without it; refused with --comm-ratio (and
+# --bandwidth-range with --comm-ratio), and without a distribution
 for r in 2:8 4:4 fixed4; do
     opt="--comm-ratio-range $r"; [ "$r" = fixed4 ] && opt="--comm-ratio 4"
     "$bin" train --family chainmm,ffnn --family-count 3 --val-count 1 --family-seed 7 --config "$tmp/b4.json" $opt \
@@ -167,7 +167,27 @@ h5diff -d 0 "$tmp/cr-4:4.h5" "$tmp/cr-fixed4.h5" /plc/param /plc/param > /dev/nu
     fail "--comm-ratio-range 4:4 trains as --comm-ratio 4"
 h5diff -d 0 "$tmp/bw-none.h5" "$tmp/cr-4:4.h5" /plc/param /plc/param > /dev/null &&
     fail "--comm-ratio-range 4:4 must change the costs (and so the training)"
-for opt in "--comm-ratio-range 2:8 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --comm-ratio-range 2:8" "--comm-ratio-range 0:1" \
+# both ranges: each graph on one kind of machine (a coin per graph), with the very draw the
+# option alone gives it: its line names links or a ratio, never both, and both kinds appear
+"$bin" train --family chainmm,ffnn --family-count 3 --val-count 1 --family-seed 7 --config "$tmp/b4.json" \
+    --comm-ratio-range 2:8 --bandwidth-range 1e9:1.2e10 --stage il --episodes 4 --checkpoint "$tmp/mix.h5" > /dev/null 2> "$tmp/mix.err" ||
+    { cat "$tmp/mix.err"; fail "train with both ranges"; }
+awk '/ ops / && ($1 == "train" || $1 == "validation")' "$tmp/mix.err" > "$tmp/mix.lines"
+awk '/ ops / && ($1 == "train" || $1 == "validation")' "$tmp/bw-1e9:1.2e10.err" > "$tmp/bw.lines"
+awk '/ ops / && ($1 == "train" || $1 == "validation")' "$tmp/cr-2:8.err" > "$tmp/cr.lines"
+[ "$(wc -l < "$tmp/mix.lines")" -eq 4 ] || { cat "$tmp/mix.err"; fail "4 graphs listed with both ranges"; }
+nl=0; nc=0
+for i in 1 2 3 4; do
+    line=$(sed -n "${i}p" "$tmp/mix.lines")
+    case $line in
+    *"(links "*"(comm "*|*"(comm "*"(links "*) fail "graph $i on both kinds of machine: $line" ;;
+    *"(links "*) nl=$((nl + 1)); [ "$line" = "$(sed -n "${i}p" "$tmp/bw.lines")" ] || fail "graph $i: not its --bandwidth-range draw: $line" ;;
+    *"(comm "*) nc=$((nc + 1)); [ "$line" = "$(sed -n "${i}p" "$tmp/cr.lines")" ] || fail "graph $i: not its --comm-ratio-range draw: $line" ;;
+    *) fail "graph $i on no drawn machine: $line" ;;
+    esac
+done
+[ "$nl" -gt 0 ] && [ "$nc" -gt 0 ] || { cat "$tmp/mix.lines"; fail "both kinds of machine among the 4 graphs (links $nl, ratios $nc)"; }
+for opt in "--comm-ratio 4 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --comm-ratio-range 2:8" "--comm-ratio-range 0:1" \
            "--comm-ratio-range 3" "--comm-ratio -1"; do
     "$bin" train --family chainmm $opt --stage il --episodes 1 > /dev/null 2> "$tmp/crerr"
     [ $? -eq 2 ] || { cat "$tmp/crerr"; fail "train $opt must exit 2"; }
