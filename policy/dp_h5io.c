@@ -921,7 +921,8 @@ int dp_h5io_trained_on_check(const char *path, const char *theirs, const char *m
             if (ca && !json_equal(ca, cb))
                 rc = dp_error_set(err, DP_EINVAL, "%s: the costs differ: %s graph %s was trained on costs of fingerprint %s, "
                                   "here they are %s (another machine than the run's: --devices, --bandwidth, --bandwidth-range, "
-                                  "--peak-flops, --latency, --topology or --calibration): --resume continues the same run",
+                                  "--comm-ratio, --comm-ratio-range, --peak-flops, --latency, --topology or --calibration): "
+                                  "--resume continues the same run",
                                   path, lists[l], json_string_value(json_object_get(a, "graph")),
                                   json_is_string(ca) ? json_string_value(ca) : "?", json_is_string(cb) ? json_string_value(cb) : "none");
         }

@@ -206,6 +206,17 @@ sed 's/"magnitude": true/"magnitude": false/' "$tmp/mag.json" > "$tmp/nomag.json
 "$bin" train --graph "$small" --init "$tmp/mag.h5" --config "$tmp/nomag.json" --stage sim --episodes 4 --quiet > /dev/null 2> "$tmp/merr"
 [ $? -eq 1 ] && grep -q 'network.magnitude true in the checkpoint, false here' "$tmp/merr" ||
     { cat "$tmp/merr"; fail "--init of a magnitude checkpoint without them refused naming network.magnitude"; }
+# a run of --comm-ratio-range resumes on the same ratios only: another range is refused naming
+# the graph and the options that change its costs (--comm-ratio-range was missing from them)
+for opt in "--comm-ratio-range 2:9" "--comm-ratio 4"; do
+    "$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/mag.json" $opt \
+        --stage il --episodes 8 --checkpoint "$tmp/mag.h5" --resume --quiet > /dev/null 2> "$tmp/rerr"
+    [ $? -eq 1 ] && grep -q 'costs differ: train graph [a-z].*--comm-ratio, --comm-ratio-range' "$tmp/rerr" ||
+        { cat "$tmp/rerr"; fail "--resume of a --comm-ratio-range run with $opt refused naming the graph and --comm-ratio-range"; }
+done
+"$bin" train --family chainmm,ffnn --family-count 2 --val-count 1 --family-seed 7 --config "$tmp/mag.json" --comm-ratio-range 2:8 \
+    --stage il --episodes 8 --checkpoint "$tmp/mag.h5" --resume --quiet > /dev/null 2> "$tmp/rerr" ||
+    { cat "$tmp/rerr"; fail "--resume of a --comm-ratio-range run with the same range"; }
 # a run of --bandwidth-range resumes on the same costs: resumed with another range, or without
 # one, it is refused naming the graph whose costs differ (it used to train on other costs
 # silently); with the same range it continues
