@@ -177,12 +177,15 @@ int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *c
     return 1;
 }
 
-void dp_cli_warn_devices(const dp_machine *m, const dp_graph *g)
+void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
 {
     int want = dp_machine_devices_differ(m, g);
     if (want)
         fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
                 m->topo ? m->topo->n_devices : m->n_devices, m->topo ? "the topology's" : "--devices");
+    if (m->comm_ratio > 0 && g->cost_kind != DP_GRAPH_COST_PHYSICAL)
+        fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its costs are times of its own "
+                        "(the file's transfer times are kept); it applies to graphs in FLOPs and bytes\n", m->comm_ratio, g->name);
 }
 
 const char *dp_cli_topology_path(const char *name)

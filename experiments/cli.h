@@ -108,7 +108,9 @@ int dp_cli_machine_done(dp_machine *m, int status);
 const char *dp_cli_topology_path(const char *name_or_file);
 
 /* After dp_machine_costs: a warning on stderr when g was made for another device count than
- * the machine's (dp_machine_devices_differ). */
-void dp_cli_warn_devices(const dp_machine *m, const dp_graph *g);
+ * the machine's (dp_machine_devices_differ), and when the machine has a comm_ratio but g's costs
+ * are times of its own (a DOPPLER .txt file, a task graph: comm_ratio, like the bandwidth, only
+ * costs graphs in FLOPs and bytes, so it changed nothing). */
+void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g);
 
 #endif

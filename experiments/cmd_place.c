@@ -250,7 +250,7 @@ static int run_and_report(run_args *a)
         if (!g) return dp_cli_fail(&err);
         cost = dp_machine_costs(&a->mach, g, &err);
         if (!cost) goto fail;
-        dp_cli_warn_devices(&a->mach, g);
+        dp_cli_warn_machine(&a->mach, g);
     }
     if (a->place.device >= a->mach.n_devices) {
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);

@@ -974,7 +974,7 @@ int cmd_train(int argc, char **argv)
         cost = many ? graph_set_cost(&gs, 0, &mach, g, &err) : dp_machine_costs(&mach, g, &err);
     }
     if (!cost) goto fail;
-    dp_cli_warn_devices(&mach, g);
+    dp_cli_warn_machine(&mach, g);
     if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
     const dp_oracle sim_oracle = dp_engine_oracle(eng);
     /* allocated with the simulator's oracle so that an engine state describes its engine

@@ -179,7 +179,7 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
     }
     if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
     rm->c = dp_machine_costs(&rm->m, rm->g, err);
-    if (rm->c) dp_cli_warn_devices(&rm->m, rm->g);
+    if (rm->c) dp_cli_warn_machine(&rm->m, rm->g);
     if (rm->c) rm->eng = dp_engine_alloc(rm->g, rm->c, &rm->m, err);
     if (!rm->eng) {
         int rc = err && err->code ? err->code : DP_EINVAL;

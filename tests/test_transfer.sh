@@ -194,6 +194,18 @@ for opt in "--comm-ratio 4 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --comm-rat
 done
 "$bin" train --graph "$tiny" --comm-ratio-range 2:8 --stage il --episodes 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--comm-ratio-range without a distribution must exit 2"
+# --comm-ratio on a graph of times of its own (a DOPPLER file) changes nothing, and says so on
+# stderr (it was silent, as if the file's transfers had been costed by it); on a graph in FLOPs
+# and bytes it says nothing
+"$bin" place --graph "$tiny" --method cp --json > "$tmp/t0.json" 2> /dev/null || fail "place the tiny DOPPLER file"
+"$bin" place --graph "$tiny" --method cp --comm-ratio 8 --json > "$tmp/t8.json" 2> "$tmp/t8.err" || fail "place it with --comm-ratio"
+cmp -s "$tmp/t0.json" "$tmp/t8.json" || fail "--comm-ratio must not change a DOPPLER file's costs"
+grep -q "warning: comm_ratio 8 changes nothing on graph .*costs are times of its own" "$tmp/t8.err" ||
+    { cat "$tmp/t8.err"; fail "--comm-ratio on a graph of times warns that it changes nothing"; }
+"$bin" place --graph "$ffnn" --method cp --comm-ratio 8 > /dev/null 2> "$tmp/f8.err" || fail "place ffnn with --comm-ratio"
+grep -q "changes nothing" "$tmp/f8.err" && fail "--comm-ratio on a graph in FLOPs and bytes warns"
+"$bin" place --graph "$ffnn" --method cp --comm-ratio 8 --json 2> /dev/null | grep -q '"transfer_volume_units":"s of transfer"' ||
+    fail "under --comm-ratio the transfer volume is in seconds"
 # network.magnitude: a model with the magnitude inputs trains and places any graph; --init of it
 # under a config without them is refused naming the key
 sed 's/"edge_hidden": 4}/"edge_hidden": 4, "features": "engine", "magnitude": true}/' "$tmp/b4.json" > "$tmp/mag.json"
