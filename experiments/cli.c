@@ -188,6 +188,12 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
                         "(the file's transfer times are kept); it applies to graphs in FLOPs and bytes\n", m->comm_ratio, g->name);
 }
 
+const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)
+{
+    if (g->cost_kind != DP_GRAPH_COST_PHYSICAL) return time_units;
+    return !m->topo && m->comm_ratio > 0 ? "s of transfer" : "bytes";
+}
+
 const char *dp_cli_topology_path(const char *name)
 {
     static char buf[PATH_MAX];

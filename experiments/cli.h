@@ -113,4 +113,10 @@ const char *dp_cli_topology_path(const char *name_or_file);
  * costs graphs in FLOPs and bytes, so it changed nothing). */
 void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g);
 
+/* The unit of a schedule's transfer volume (dp_engine_schedule.transfer_volume) of g on m:
+ * "bytes", or "s of transfer" under comm_ratio (an edge's size is then its duration,
+ * dp_cost_set_comm_ratio), or time_units (the caller's name of the file's own cost unit) for a
+ * graph of times. A static string or time_units. */
+const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units);
+
 #endif

@@ -140,14 +140,6 @@ static double util(const run_out *o, int d)
     return o->makespan > 0 ? o->busy[d] / o->makespan : 0.0;
 }
 
-/* The unit of a transfer volume: bytes, or seconds under comm_ratio (a transfer's size is then its
- * duration, dp_cost_set_comm_ratio), or the file's own (time_units) for a graph of times */
-static const char *volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)
-{
-    if (g->cost_kind != DP_GRAPH_COST_PHYSICAL) return time_units;
-    return !m->topo && m->comm_ratio > 0 ? "s of transfer" : "bytes";
-}
-
 static void print_json(const run_args *a, const dp_graph *g, const char *label, const run_out *r)
 {
     const double sc = g->time_scale;
@@ -172,7 +164,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "simulations", json_integer(r->sims));
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     json_object_set_new(o, "transfer_volume_units",
-                        json_string(volume_unit(g, m, "file units (comm)")));
+                        json_string(dp_cli_volume_unit(g, m, "file units (comm)")));
     if (r->hi) {
         const dp_engine_schedule *h = r->hi;
         if (m->topo) json_object_set_new(o, "topology", json_string(m->topo->name));
@@ -219,7 +211,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     }
     if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
-           volume_unit(g, m, "file units"));
+           dp_cli_volume_unit(g, m, "file units"));
     if (r->hi && r->hi->mem_excess > 0)
         printf("memory over capacity by %.3g%%: penalised makespan %s %s\n", 100 * r->hi->mem_excess,
                dp_cli_fmt(r->hi->cost / sc, b, sizeof b), g->time_unit);

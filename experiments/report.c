@@ -1373,7 +1373,15 @@ void dp_report_metric_unit(const dp_result *r, const char *metric, char *buf, si
         snprintf(buf, cap, "%s", r->units);
     else if (strcmp(m, "seconds_per_episode") == 0) snprintf(buf, cap, "s per episode, wall clock");
     else if (strstr(m, "seconds") || (L > 2 && strcmp(m + L - 2, "_s") == 0)) snprintf(buf, cap, "s, wall clock");
-    else if (strcmp(m, "transfer_volume") == 0) snprintf(buf, cap, "%s", strstr(r->units, "DOPPLER") ? "the file's cost unit" : "bytes");
+    else if (strcmp(m, "transfer_volume") == 0) {
+        /* as the run recorded it (bytes, s of transfer under comm_ratio, file units); results
+         * made before it was recorded: guessed from the makespan's unit */
+        json_error_t je;
+        json_t *mt = json_loads(r->metrics, 0, &je);
+        const char *u = json_string_value(json_object_get(mt, "transfer_volume_units"));
+        snprintf(buf, cap, "%s", u ? u : strstr(r->units, "DOPPLER") ? "the file's cost unit" : "bytes");
+        json_decref(mt);
+    }
     else if (strcmp(m, "utilisation") == 0 || strstr(m, "agree")) snprintf(buf, cap, "fraction");
     else if (strcmp(m, "simulations") == 0 || strcmp(m, "episodes") == 0 || strncmp(m, "episodes_", 9) == 0 || strcmp(m, "transfers") == 0 || strcmp(m, "ops") == 0)
         snprintf(buf, cap, "count");

@@ -211,6 +211,7 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
     json_object_set_new(m, "lower_bound", dp_json_number(dp_cost_lower_bound(rm->g, rm->c) / sc));
     json_object_set_new(m, "transfers", json_integer(res->n_transfers));
     json_object_set_new(m, "transfer_volume", dp_json_number(res->transfer_volume));
+    json_object_set_new(m, "transfer_volume_units", json_string(dp_cli_volume_unit(rm->g, &rm->m, "file units (comm)")));
     double util = 0, peak = 0;
     for (int d = 0; d < res->n_devices; d++) {
         util += res->makespan > 0 ? res->busy[d] / res->makespan : 0;

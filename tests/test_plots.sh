@@ -74,6 +74,20 @@ has learn2 "^set title 'my run'"
 has learn2 "title 'best known (0.25)'"
 "$DOPPLER" report --plot learning --trajectory "$work/$traj" --reference nonumber --out "$work/x.svg" 2> /dev/null && fail "--reference without =VALUE accepted"
 "$DOPPLER" report "$work/r.h5" --table makespan --log x > /dev/null 2>&1 && fail "--log without a scatter accepted"
+# the transfer volume's unit as each run recorded it: the file's unit for a graph of times (it
+# said bytes for any graph but DOPPLER's files), seconds under comm_ratio (it said bytes)
+plot vol1 --plot scatter --x metrics.transfers --y metrics.transfer_volume --where graph="$G1"
+has vol1 "set ylabel 'metrics.transfer_volume (file units (comm))'"
+GF=$(cd "$top_srcdir" && pwd)/data/graphs/ffnn.json
+cat > "$work/cr.json" <<JSON
+{"name": "cr", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["$GF"], "comm_ratio": [0, 4]}}
+JSON
+"$DOPPLER" sweep "$work/cr.json" --out "$work/cr.h5" --quiet > /dev/null || fail "the comm_ratio sweep failed"
+for w in 0:bytes "4:s of transfer"; do
+    KEEP="$work/vol2" GNUPLOT="$work/gp" "$DOPPLER" report "$work/cr.h5" --plot scatter --x metrics.transfers \
+        --y metrics.transfer_volume --where "comm_ratio=${w%%:*}" --out "$work/vol2.svg" || fail "vol2: report failed"
+    has vol2 "set ylabel 'metrics.transfer_volume (${w#*:})'"
+done
 # bars: a title by default
 plot bars --table makespan --plot bars
 has bars "^set title 'makespan by graph and method"

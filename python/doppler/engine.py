@@ -73,7 +73,7 @@ class Schedule:
     when each op joined its device's queue (its inputs all there); transfer_start,
     transfer_end (n_edges,): start and arrival of every edge that moved data between devices,
     -1 for the others; memory_peak (n_devices,) bytes, or None on the fast path; memory_excess;
-    n_transfers; transfer_volume (bytes, or file units for time graphs); n_events; assignment."""
+    n_transfers; transfer_volume (bytes; seconds under the machine's comm_ratio; file units for time graphs); n_events; assignment."""
 
     __slots__ = ("makespan", "cost", "busy", "start", "end", "ready", "transfer_start", "transfer_end", "memory_peak",
                  "memory_excess", "n_transfers", "transfer_volume", "n_events", "assignment", "time_unit")
