@@ -227,7 +227,9 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
  * latest input arrival in the append state (est_ready of the placed ops likewise). Times are in
  * the cost model's unit, from the state's schedule. The DOPPLER PLC network z-scores every
  * column over the devices at each step (dp_doppler.h), so a column's unit and any per-step
- * constant do not reach the network; only how devices differ does. */
+ * constant do not reach the network; only how devices differ does (with network.magnitude it
+ * also reads each column centred over the devices in units of the graph's lower bound, which
+ * keeps by how much). */
 #define DP_ENV_MAX_DEVICE_FEATURES 12
 int dp_env_n_features(dp_env_features fs);
 void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat);
