@@ -388,8 +388,9 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
     return DP_OK;
 }
 
-/* "LO:HI" with 0 < LO <= HI, both finite, into r[0], r[1]; 0, or -1 on bad input (r unchanged) */
-static int parse_range(const char *arg, double r[2])
+/* "LO:HI" with min <= LO <= HI <= max (min > 0: the machine key's own bounds, dp_machine_set) into
+ * r[0], r[1]; 0, or -1 on bad input (r unchanged) */
+static int parse_range(const char *arg, double min, double max, double r[2])
 {
     const char *colon = strchr(arg, ':');
     char lo[64];
@@ -397,7 +398,7 @@ static int parse_range(const char *arg, double r[2])
     if (!colon || (size_t)(colon - arg) >= sizeof lo) return -1;
     memcpy(lo, arg, (size_t)(colon - arg));
     lo[colon - arg] = '\0';
-    if (dp_cli_parse_double(lo, &a) != 0 || dp_cli_parse_double(colon + 1, &b) != 0 || !(a > 0) || !(b >= a) || !isfinite(b))
+    if (dp_cli_parse_double(lo, &a) != 0 || dp_cli_parse_double(colon + 1, &b) != 0 || !(a >= min) || !(b >= a) || !(b <= max))
         return -1;
     r[0] = a;
     r[1] = b;
@@ -786,12 +787,14 @@ int cmd_train(int argc, char **argv)
             have_family_seed = 1;
             break;
         case O_BW_RANGE:
-            if (parse_range(optarg, draws.bw) != 0)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range: expected LO:HI bytes per second, 0 < LO <= HI, got '%s'", optarg));
+            if (parse_range(optarg, 1e-300, 1e30, draws.bw) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--bandwidth-range: expected LO:HI bytes per second, "
+                                                                     "0 < LO <= HI <= 1e30 (as --bandwidth), got '%s'", optarg));
             break;
         case O_COMM_RATIO:
-            if (parse_range(optarg, draws.cr) != 0)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range: expected LO:HI, 0 < LO <= HI (DOPPLER's files: 4:4), got '%s'", optarg));
+            if (parse_range(optarg, 1e-300, 1e30, draws.cr) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range: expected LO:HI, 0 < LO <= HI <= 1e30 "
+                                                                     "(as --comm-ratio; DOPPLER's files: 4:4), got '%s'", optarg));
             break;
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;

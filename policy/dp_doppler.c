@@ -70,6 +70,13 @@ static int build_features(dp_doppler *dd)
     }
     dp_cost_levels(g, c, bl, tl);
     raw_features(g, c, bl, tl, dd->Xraw);
+    /* costs beyond float's range (a machine of extreme --comm-ratio or --bandwidth) give inputs
+     * the networks cannot take: said as such, not as a failed allocation */
+    for (size_t i = 0; i < (size_t)n * F; i++)
+        if (!isfinite(dd->Xraw[i])) {
+            free(bl); free(tl); free(mean); free(rstd);
+            return DP_ERANGE;
+        }
     dp_nn_zscore_forward(dd->X, mean, rstd, dd->Xraw, n, F, ZS_EPS);
 
     /* paths: next op on the b-path (successor attaining the b-level) and the t-path */
@@ -303,7 +310,15 @@ dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, cons
     dd->p_w1 = m->p_w1; dd->p_b1 = m->p_b1; dd->p_w2 = m->p_w2; dd->p_b2 = m->p_b2;
     ALLOC(dd->X, (size_t)n * F);
     ALLOC(dd->Xraw, (size_t)n * F);
-    if (build_features(dd) != DP_OK) goto nomem;
+    int frc = build_features(dd);
+    if (frc == DP_ERANGE) {
+        dp_doppler_free(dd);
+        dp_error_set(err, DP_EINVAL, "%s: costs beyond the range of DOPPLER's inputs (an op, path or transfer time over "
+                     "3.4e38 in the cost model's unit, float's limit): the machine's --comm-ratio, --bandwidth or "
+                     "--peak-flops is extreme", g->source ? g->source : g->name);
+        return NULL;
+    }
+    if (frc != DP_OK) goto nomem;
     /* the MPNNs: the model's tensor ids, this graph's caches */
     dd->sel_mp = m->sel_mp;
     dd->plc_mp = m->plc_mp;

@@ -215,8 +215,10 @@ typedef struct dp_doppler {
  * features (the MPNNs keep only every step's node states, dp_mpnn.h); it is estimated
  * (dd->bytes, the model's parameters included) before the large allocations and refused
  * (DP_ENOMEM, "GRAPH: DOPPLER's networks for this graph need about N MiB ...") when over
- * dp_file_mem_limit() (available memory, ulimits, DOPPLER_MEM_LIMIT). bench/bench_inputs.sh
- * measures the peak RSS of training. */
+ * dp_file_mem_limit() (available memory, ulimits, DOPPLER_MEM_LIMIT); DP_EINVAL ("GRAPH: costs
+ * beyond the range of DOPPLER's inputs ...") when an op's node feature (time, b- or t-level,
+ * transfer sums) is over float's range under c. bench/bench_inputs.sh measures the peak RSS of
+ * training. */
 dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, dp_error *err);
 /* dp_doppler_bind with the PLC's per-step caches in chunks of chunk_steps steps (clipped to
  * 1 .. n; chunk_steps <= 0: the rule above). Tests force the chunked path on small graphs with

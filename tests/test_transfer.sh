@@ -141,7 +141,7 @@ for r in none 1e9:1e9; do
 done
 [ -s "$tmp/bw0-none.fp" ] && ! cmp -s "$tmp/bw0-none.fp" "$tmp/bw0-1e9:1e9.fp" ||
     { cat "$tmp/bw0-none.fp" "$tmp/bw0-1e9:1e9.fp"; fail "--bandwidth-range must cost the first graph on its drawn bandwidth"; }
-for bad in 5:1 1e9 0:1e9 x:1e9; do
+for bad in 5:1 1e9 0:1e9 x:1e9 1e-301:1e9 1e9:1e31; do
     "$bin" train --family chainmm --bandwidth-range "$bad" --stage il --episodes 1 > /dev/null 2>&1
     [ $? -eq 2 ] || fail "--bandwidth-range $bad must exit 2"
 done
@@ -188,12 +188,20 @@ for i in 1 2 3 4; do
 done
 [ "$nl" -gt 0 ] && [ "$nc" -gt 0 ] || { cat "$tmp/mix.lines"; fail "both kinds of machine among the 4 graphs (links $nl, ratios $nc)"; }
 for opt in "--comm-ratio 4 --bandwidth-range 1e9:2e9" "--comm-ratio 4 --comm-ratio-range 2:8" "--comm-ratio-range 0:1" \
-           "--comm-ratio-range 3" "--comm-ratio -1"; do
+           "--comm-ratio-range 3" "--comm-ratio -1" "--comm-ratio-range 1e31:1e31" "--comm-ratio-range 1e300:1e300"; do
     "$bin" train --family chainmm $opt --stage il --episodes 1 > /dev/null 2> "$tmp/crerr"
     [ $? -eq 2 ] || { cat "$tmp/crerr"; fail "train $opt must exit 2"; }
 done
 "$bin" train --graph "$tiny" --comm-ratio-range 2:8 --stage il --episodes 1 > /dev/null 2>&1
 [ $? -eq 2 ] || fail "--comm-ratio-range without a distribution must exit 2"
+# costs beyond float's range (here the bandwidth key's least value) are refused as such, not as
+# "out of memory for the DOPPLER networks" (the range options allowed ratios up to 1e308 and
+# met that message); the largest comm_ratio trains
+"$bin" train --graph "$ffnn" --config "$tmp/b4.json" --bandwidth 1e-300 --stage il --episodes 1 > /dev/null 2> "$tmp/rerr"
+[ $? -eq 1 ] && grep -q "ffnn.json: costs beyond the range of DOPPLER's inputs" "$tmp/rerr" ||
+    { cat "$tmp/rerr"; fail "costs beyond float's range named as such"; }
+"$bin" train --family chainmm --family-count 1 --val-count 1 --config "$tmp/b4.json" --comm-ratio-range 1e30:1e30 --stage il \
+    --episodes 1 > /dev/null 2> "$tmp/rerr" || { cat "$tmp/rerr"; fail "--comm-ratio-range 1e30:1e30 trains"; }
 # --comm-ratio on a graph of times of its own (a DOPPLER file) changes nothing, and says so on
 # stderr (it was silent, as if the file's transfers had been costed by it); on a graph in FLOPs
 # and bytes it says nothing
