@@ -386,10 +386,42 @@ static int same_str(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
+/* A run's machine keys other than devices (dp_machine_keys: bandwidth, comm_ratio, streams, ...)
+ * as canonical JSON text, defaults left out (dp_machine_to_json), so that a key given at its
+ * default value and one not given compare equal; a value the machine refuses is kept as
+ * written. Owned by the caller; NULL when out of memory or params are not JSON. */
+static char *run_machine_text(const char *params)
+{
+    json_error_t je;
+    json_t *p = json_loads(params ? params : "{}", 0, &je);
+    if (!p) return NULL;
+    dp_machine m;
+    dp_machine_init(&m);
+    json_t *odd = json_object();
+    for (const dp_machine_key *k = dp_machine_keys(); k->name; k++) {
+        json_t *v = json_object_get(p, k->name);
+        if (!v || strcmp(k->name, "devices") == 0) continue;
+        dp_error err;
+        if (dp_machine_set_json(&m, k->name, v, &err) != DP_OK) json_object_set(odd, k->name, v);
+    }
+    json_t *j = dp_machine_to_json(&m);
+    char *text = NULL;
+    if (j && odd) {
+        json_object_set(j, "unparsed", odd);
+        text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+    }
+    json_decref(j);
+    json_decref(odd);
+    json_decref(p);
+    dp_machine_free(&m);
+    return text;
+}
+
 int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap)
 {
     static const char *const methods[] = {"cp", "round-robin"};
     int k = 0;
+    char *machine = run_machine_text(run->params);
     for (int m = 0; m < 2 && k < cap; m++) {
         double sum = 0;
         long cnt = 0;
@@ -399,11 +431,18 @@ int dp_report_run_references(const dp_result *rows, long n, const dp_result *run
             if (!same_str(r->graph, run->graph) || r->devices != run->devices || !same_str(r->topology, run->topology) ||
                 !same_str(r->transfer, run->transfer) || !same_str(r->mode, run->mode) || !same_str(r->units, run->units))
                 continue;
+            /* the rest of the machine too: a sweep over comm_ratio or bandwidth has cp runs of
+             * each (their mean was the reference of all) */
+            char *mr = run_machine_text(r->params);
+            const int same = mr && machine && strcmp(mr, machine) == 0;
+            free(mr);
+            if (!same) continue;
             sum += r->makespan;
             cnt++;
         }
         if (cnt) refs[k++] = (dp_report_ref_line){methods[m], sum / (double)cnt};
     }
+    free(machine);
     json_error_t je;
     json_t *p = json_loads(run->params, 0, &je);
     double bk = p ? run_best_known(p, run->devices) : NAN;

@@ -178,7 +178,8 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
 
 /* Reference lines for the learning curve of training run `run` of rows: the mean makespan of the
  * rows' cp and round-robin runs on the same graph and machine (devices, topology, transfer, mode,
- * units), and the best known makespan (data/best-known.json) where known. Fills refs (cap
+ * units, and every other machine key: bandwidth, comm_ratio, streams, ..., a default value given
+ * or not alike), and the best known makespan (data/best-known.json) where known. Fills refs (cap
  * entries) and returns how many. */
 int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap);
 

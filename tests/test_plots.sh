@@ -88,6 +88,21 @@ for w in 0:bytes "4:s of transfer"; do
         --y metrics.transfer_volume --where "comm_ratio=${w%%:*}" --out "$work/vol2.svg" || fail "vol2: report failed"
     has vol2 "set ylabel 'metrics.transfer_volume (${w#*:})'"
 done
+# the learning curve's reference lines come from cp runs on the run's own machine: a sweep with
+# cp at comm_ratio 0 and 4 drew the mean of both beside a run trained at 4
+GS=$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json
+cat > "$work/lc.json" <<JSON
+{"name": "lc", "fixed": {"devices": 2, "graph": "$GS"},
+ "grid": [{"method": ["doppler"], "comm_ratio": [4], "episodes_il": [4], "episodes_sim": [4], "seed": [1],
+           "cfg__network__hidden": [8], "cfg__network__mlp_hidden": [8], "cfg__network__edge_hidden": [4],
+           "cfg__network__steps": [2], "cfg__checkpoint_every": [4]},
+          {"method": ["cp"], "comm_ratio": [0, 4]}]}
+JSON
+"$DOPPLER" sweep "$work/lc.json" --out "$work/lc.h5" --quiet > /dev/null || fail "the learning-curve sweep failed"
+cp4=$("$DOPPLER" place --graph "$GS" --devices 2 --method cp --comm-ratio 4 --json | sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
+KEEP="$work/lc" GNUPLOT="$work/gp" "$DOPPLER" report "$work/lc.h5" --plot learning --run 0 --out "$work/lc.svg" || fail "lc: report failed"
+grep "title 'cp (" "$work/lc.gp" | awk -v want="$cp4" '{ x = $1 + 0; exit !(x > want * (1 - 1e-9) && x < want * (1 + 1e-9)) }' ||
+    { grep "title 'cp (" "$work/lc.gp" >&2; fail "lc: the cp reference is cp's makespan at comm_ratio 4 ($cp4)"; }
 # bars: a title by default
 plot bars --table makespan --plot bars
 has bars "^set title 'makespan by graph and method"
