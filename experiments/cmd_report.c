@@ -303,6 +303,9 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (t.pooled_machines)
+        fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as comm_ratio "
+                        "or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");
     if (plotk) {
         if (po.title) { free(t.title); t.title = strdup(po.title); }
         if (dp_report_plot_bars(&t, out, &err) != DP_OK) status = dp_cli_fail(&err);

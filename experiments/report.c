@@ -595,7 +595,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     const int K = spec->n_rows;
     int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     int *run_col = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
-    char **rk = NULL, **cl = NULL, **rjoin = NULL;
+    char **rk = NULL, **cl = NULL, **rjoin = NULL, **mtext = NULL;
     int nr = 0, nc = 0, rcap = 0, ccap = 0, rkcap = 0;
     char *units = xstrdup("");
     double *vals = NULL;
@@ -680,6 +680,8 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
     }
+    mtext = calloc(n ? (size_t)n : 1, sizeof(char *)); /* each run's machine (run_machine_text), as needed */
+    if (!mtext) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int c = 0; c < nc; c++) {
         json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
@@ -705,9 +707,13 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             }
             size_t m = 0;
             long failed = 0;
+            const char *machine = NULL;
             for (long i = 0; i < n; i++) {
                 if (run_row[i] != r) continue;
                 if (NX ? !dp_report_filter_match(&rows[i], where) : run_col[i] != c) continue;
+                if (!mtext[i]) mtext[i] = run_machine_text(rows[i].params);
+                if (!machine) machine = mtext[i];
+                else if (mtext[i] && strcmp(mtext[i], machine) != 0) t->pooled_machines = 1;
                 int known;
                 double x = strcmp(rows[i].status, "ok") == 0 ? dp_report_metric(&rows[i], metric, &known) : NAN;
                 if (isnan(x)) { failed++; continue; }
@@ -759,6 +765,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     t->units = units;
     t->digits = spec->digits;
     free_list(rjoin, nr);
+    if (mtext) free_list(mtext, (int)n);
     free(run_row);
     free(run_col);
     free(vals);
@@ -769,6 +776,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     return DP_OK;
 fail:
     free_list(rjoin, nr);
+    if (mtext) free_list(mtext, (int)n);
     free_list(rk, nr * K);
     free_list(cl, nc);
     free(units);
@@ -922,6 +930,9 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
         else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
+        if (t->pooled_machines)
+            fprintf(f, " (and machines: some cells pool runs whose machine keys, such as comm_ratio or bandwidth, differ; "
+                       "make the key a row or column, or filter with where)");
         if (t->mixed_units) fprintf(f, "; each row in its own units (units column: %s)", t->units);
         else if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
         if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");

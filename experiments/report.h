@@ -94,6 +94,9 @@ typedef struct dp_report_table {
     int *best;                     /* (n_rows) column of the best baseline, -1 when none */
     char **row_units;              /* (n_rows) units of each row's runs ("" when none) */
     int mixed_units;               /* 1 when rows have different units: a units column */
+    int pooled_machines;           /* 1 when a cell's runs differ in a machine key (comm_ratio,
+                                      bandwidth, streams, ...) that is neither a row nor a column:
+                                      its mean pools machines, not only seeds */
     int digits;
 } dp_report_table;
 

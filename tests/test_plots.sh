@@ -88,6 +88,17 @@ for w in 0:bytes "4:s of transfer"; do
         --y metrics.transfer_volume --where "comm_ratio=${w%%:*}" --out "$work/vol2.svg" || fail "vol2: report failed"
     has vol2 "set ylabel 'metrics.transfer_volume (${w#*:})'"
 done
+# a table whose cells pool runs of two machines (comm_ratio 0 and 4, neither a row nor a column)
+# says so, on stderr and under the table (it printed their mean as if over seeds); with the
+# machine key as the column, or filtered to one value, it does not
+"$DOPPLER" report "$work/cr.h5" --table makespan --rows graph --cols method > "$work/t.md" 2> "$work/t.err" || fail "table of cr.h5"
+grep -q "warning: some cells pool runs on different machines" "$work/t.err" || { cat "$work/t.err" >&2; fail "pooled machines: no warning"; }
+grep -q "(and machines: some cells pool runs" "$work/t.md" || { cat "$work/t.md" >&2; fail "pooled machines: not said under the table"; }
+for opt in "--cols comm_ratio" "--cols method --where comm_ratio=4"; do
+    # shellcheck disable=SC2086
+    "$DOPPLER" report "$work/cr.h5" --table makespan --rows graph $opt > "$work/t.md" 2> "$work/t.err" || fail "table of cr.h5 $opt"
+    grep -q "pool" "$work/t.err" "$work/t.md" && { cat "$work/t.md" >&2; fail "pooled machines said with $opt"; }
+done
 # the learning curve's reference lines come from cp runs on the run's own machine: a sweep with
 # cp at comm_ratio 0 and 4 drew the mean of both beside a run trained at 4
 GS=$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json
