@@ -67,6 +67,11 @@ static void print_agreement(const char *label, const dp_train_agreement *a)
 
 /* The graphs of a run beyond --graph: sources (files or generator specs), loaded with their costs
  * and engines on the run's machine. */
+/* The per-graph machines of --bandwidth-range and --comm-ratio-range: [lo, hi] each, 0 0 for none */
+typedef struct graph_draws {
+    double bw[2], cr[2];
+} graph_draws;
+
 typedef struct graph_set {
     int n, cap;
     char **src;          /* file path or "gen:..." spec */
@@ -74,17 +79,11 @@ typedef struct graph_set {
     dp_graph **g;
     dp_cost **c;
     dp_engine **e;
-    double bw_lo, bw_hi; /* --bandwidth-range (0: none): each graph's link bandwidth drawn in it */
+    graph_draws draws;   /* the ranges each graph's machine is drawn in */
     double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
-    double cr_lo, cr_hi; /* --comm-ratio-range (0: none): each graph's comm_ratio drawn in it */
     double *cr;          /* (n) each graph's comm_ratio (dp_machine.h; 0: a graph of the bandwidth
                             draws when both ranges are given), or NULL: the machine's */
 } graph_set;
-
-/* The per-graph machines of --bandwidth-range and --comm-ratio-range: [lo, hi] each, 0 0 for none */
-typedef struct graph_draws {
-    double bw[2], cr[2];
-} graph_draws;
 
 static void graph_set_free(graph_set *s)
 {
@@ -570,9 +569,10 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
         rc = dp_error_set(err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
     /* --bandwidth-range, --comm-ratio-range: log-uniform, one draw per graph in the set's order, from
      * generators of their own (seeded from the family seed), so the graphs drawn do not change */
-    if (rc == DP_OK && gs->bw_lo > 0 && !(gs->bw = draw_log_uniform(gs->n, gs->bw_lo, gs->bw_hi, family_seed ^ 0x62616e64UL)))
+    const graph_draws *d = &gs->draws;
+    if (rc == DP_OK && d->bw[0] > 0 && !(gs->bw = draw_log_uniform(gs->n, d->bw[0], d->bw[1], family_seed ^ 0x62616e64UL)))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-    if (rc == DP_OK && gs->cr_lo > 0 && !(gs->cr = draw_log_uniform(gs->n, gs->cr_lo, gs->cr_hi, family_seed ^ 0x636f6d6dUL)))
+    if (rc == DP_OK && d->cr[0] > 0 && !(gs->cr = draw_log_uniform(gs->n, d->cr[0], d->cr[1], family_seed ^ 0x636f6d6dUL)))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     /* both ranges: each graph on one kind of machine, a fair coin from a third generator; a
      * graph of the bandwidth kind gets comm_ratio 0 (off), and either keeps its own draw above */
@@ -638,10 +638,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     openblas_set_num_threads(1);
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    gs.bw_lo = draws->bw[0];
-    gs.bw_hi = draws->bw[1];
-    gs.cr_lo = draws->cr[0];
-    gs.cr_hi = draws->cr[1];
+    gs.draws = *draws;
     int status = DP_EXIT_ERROR;
     test_set test;
     int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
@@ -921,10 +918,7 @@ int cmd_train(int argc, char **argv)
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
     graph_set gs;
     memset(&gs, 0, sizeof gs);
-    gs.bw_lo = draws.bw[0];
-    gs.bw_hi = draws.bw[1];
-    gs.cr_lo = draws.cr[0];
-    gs.cr_hi = draws.cr[1];
+    gs.draws = draws;
     test_set test;
     memset(&test, 0, sizeof test);
     if (many) {
@@ -974,7 +968,7 @@ int cmd_train(int argc, char **argv)
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
          * costed on the machine's bandwidth while listed with its drawn one) */
-        cost = many ? graph_set_cost(&gs, 0, &mach, g, &err) : dp_machine_costs(&mach, g, &err);
+        cost = graph_set_cost(&gs, 0, &mach, g, &err); /* the machine as it is without draws */
     }
     if (!cost) goto fail;
     dp_cli_warn_machine(&mach, g);
