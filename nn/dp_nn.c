@@ -2,7 +2,6 @@
 #include "dp_nn.h"
 
 #include <assert.h>
-#include <cblas.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -96,6 +95,102 @@ double dp_nn_clip_grad_norm(dp_nn_params *p, double max_norm)
     return norm;
 }
 
+/* ---- the matrix product ---- */
+
+/* The rows m0..m1 of one chunk: s (per row, nc columns) over kc products, then the update of C
+ * (first chunk: beta C + alpha s; later ones: C + alpha s). P is op(B)'s chunk, kc rows of nc
+ * contiguous columns with row stride ldp. Two rows at a time, so that a row of P loaded once
+ * serves both; each s[j] still adds its products one after another in k order. */
+static void gemm_chunk(int trans_a, int m0, int m1, int nc, int kc, int k0, float alpha, const float *A,
+                       int lda, const float *P, int ldp, float beta, int first, float *C, int ldc)
+{
+    float s0[DP_NN_GEMM_NC], s1[DP_NN_GEMM_NC];
+    int m = m0;
+    for (; m + 1 < m1; m += 2) {
+        for (int j = 0; j < nc; j++) s0[j] = s1[j] = 0.0f;
+        for (int k = 0; k < kc; k++) {
+            const float a0 = trans_a ? A[(size_t)(k0 + k) * lda + m] : A[(size_t)m * lda + k0 + k];
+            const float a1 = trans_a ? A[(size_t)(k0 + k) * lda + m + 1] : A[(size_t)(m + 1) * lda + k0 + k];
+            const float *p = P + (size_t)k * ldp;
+            for (int j = 0; j < nc; j++) {
+                const float x0 = a0 * p[j], x1 = a1 * p[j];
+                s0[j] += x0;
+                s1[j] += x1;
+            }
+        }
+        float *c0 = C + (size_t)m * ldc, *c1 = c0 + ldc;
+        if (!first) {
+            for (int j = 0; j < nc; j++) {
+                c0[j] += alpha * s0[j];
+                c1[j] += alpha * s1[j];
+            }
+        } else if (beta == 0.0f) {
+            for (int j = 0; j < nc; j++) {
+                c0[j] = alpha * s0[j];
+                c1[j] = alpha * s1[j];
+            }
+        } else {
+            for (int j = 0; j < nc; j++) {
+                c0[j] = beta * c0[j] + alpha * s0[j];
+                c1[j] = beta * c1[j] + alpha * s1[j];
+            }
+        }
+    }
+    for (; m < m1; m++) {
+        for (int j = 0; j < nc; j++) s0[j] = 0.0f;
+        for (int k = 0; k < kc; k++) {
+            const float a0 = trans_a ? A[(size_t)(k0 + k) * lda + m] : A[(size_t)m * lda + k0 + k];
+            const float *p = P + (size_t)k * ldp;
+            for (int j = 0; j < nc; j++) {
+                const float x0 = a0 * p[j];
+                s0[j] += x0;
+            }
+        }
+        float *c0 = C + (size_t)m * ldc;
+        if (!first)
+            for (int j = 0; j < nc; j++) c0[j] += alpha * s0[j];
+        else if (beta == 0.0f)
+            for (int j = 0; j < nc; j++) c0[j] = alpha * s0[j];
+        else
+            for (int j = 0; j < nc; j++) c0[j] = beta * c0[j] + alpha * s0[j];
+    }
+}
+
+void dp_nn_gemm(int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc)
+{
+    assert(M >= 0 && N >= 0 && K >= 0);   /* dimensions (debug builds) */
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {   /* C = beta C */
+        for (int m = 0; m < M; m++) {
+            float *c = C + (size_t)m * ldc;
+            for (int j = 0; j < N; j++) c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+        }
+        return;
+    }
+    float panel[DP_NN_GEMM_KC * DP_NN_GEMM_NC];
+    for (int n0 = 0; n0 < N; n0 += DP_NN_GEMM_NC) {
+        const int nc = N - n0 < DP_NN_GEMM_NC ? N - n0 : DP_NN_GEMM_NC;
+        for (int k0 = 0; k0 < K; k0 += DP_NN_GEMM_KC) {
+            const int kc = K - k0 < DP_NN_GEMM_KC ? K - k0 : DP_NN_GEMM_KC;
+            const float *P;
+            int ldp;
+            if (trans_b) {   /* op(B)[k][n] = B[n][k]: pack the chunk k-major */
+                for (int j = 0; j < nc; j++) {
+                    const float *b = B + (size_t)(n0 + j) * ldb + k0;
+                    for (int k = 0; k < kc; k++) panel[(size_t)k * nc + j] = b[k];
+                }
+                P = panel;
+                ldp = nc;
+            } else {
+                P = B + (size_t)k0 * ldb + n0;
+                ldp = ldb;
+            }
+            gemm_chunk(trans_a, 0, M, nc, kc, k0, alpha, A, lda, P, ldp, beta, k0 == 0, C + n0, ldc);
+        }
+    }
+}
+
 /* ---- layers ---- */
 
 void dp_nn_linear_forward(float *out, const float *inp, const float *w, const float *b, int N, int C, int OC)
@@ -105,11 +200,7 @@ void dp_nn_linear_forward(float *out, const float *inp, const float *w, const fl
     if (b) {
         for (int i = 0; i < N; i++) memcpy(out + (size_t)i * OC, b, (size_t)OC * sizeof(float));
     }
-    if (N == 1) {
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, OC, C, 1.0f, w, C, inp, 1, b ? 1.0f : 0.0f, out, 1);
-        return;
-    }
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, OC, C, 1.0f, inp, C, w, C, b ? 1.0f : 0.0f, out, OC);
+    dp_nn_gemm(0, 1, N, OC, C, 1.0f, inp, C, w, C, b ? 1.0f : 0.0f, out, OC);
 }
 
 void dp_nn_linear_backward(float *dinp, float *dw, float *db, const float *dout, const float *inp,
@@ -117,8 +208,8 @@ void dp_nn_linear_backward(float *dinp, float *dw, float *db, const float *dout,
 {
     assert(N >= 0 && C > 0 && OC > 0);   /* layer dimensions (debug builds) */
     /* dout is (N,OC) */
-    if (dinp) cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
-    if (dw) cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
+    if (dinp) dp_nn_gemm(0, 0, N, C, OC, 1.0f, dout, OC, w, C, 1.0f, dinp, C);
+    if (dw) dp_nn_gemm(1, 0, OC, C, N, 1.0f, dout, OC, inp, C, 1.0f, dw, C);
     if (db) {
         for (int i = 0; i < N; i++) {
             const float *d = dout + (size_t)i * OC;
@@ -510,7 +601,7 @@ void dp_nn_ecconv_forward(float *out, float *gcache, const float *h, const float
     for (int c = 0; c < g->n_classes; c++) {
         int r0 = g->class_ptr[c], nr = g->class_ptr[c + 1] - r0;
         if (nr == 0) continue;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nr, Cout, Cin, 1.0f, gcache + (size_t)r0 * Cin, Cin,
+        dp_nn_gemm(0, 0, nr, Cout, Cin, 1.0f, gcache + (size_t)r0 * Cin, Cin,
                     wc + (size_t)c * Cin * Cout, Cout, 0.0f, scratch, Cout);
         for (int r = 0; r < nr; r++) {
             float *o = out + (size_t)g->row_dst[r0 + r] * Cout;
@@ -537,12 +628,12 @@ void dp_nn_ecconv_backward(float *dh, float *dwc, float *dbias, const float *dou
         for (int r = 0; r < nr; r++)
             memcpy(scratch + (size_t)r * Cout, dout + (size_t)g->row_dst[r0 + r] * Cout, (size_t)Cout * sizeof(float));
         if (dwc)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Cin, Cout, nr, 1.0f, gcache + (size_t)r0 * Cin, Cin,
+            dp_nn_gemm(1, 0, Cin, Cout, nr, 1.0f, gcache + (size_t)r0 * Cin, Cin,
                         scratch, Cout, 1.0f, dwc + (size_t)c * Cin * Cout, Cout);
         if (!dh) continue;
         /* dG (nr, Cin) = dout_rows wc^T, then scatter-add to the sources of each row */
         float *dg = scratch + (size_t)g->max_class_rows * Cout;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nr, Cin, Cout, 1.0f, scratch, Cout,
+        dp_nn_gemm(0, 1, nr, Cin, Cout, 1.0f, scratch, Cout,
                     wc + (size_t)c * Cin * Cout, Cout, 0.0f, dg, Cin);
         for (int r = 0; r < nr; r++) {
             const float *d = dg + (size_t)r * Cin;
@@ -565,7 +656,7 @@ void dp_nn_attention_forward(float *out, float *P, const float *q, const float *
     for (int h = 0; h < H; h++) {
         float *Ph = P + (size_t)h * N * N;
         /* S = Q_h K_h^T scaled; the rows are then soft-maxed in place */
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, dk, scale, q + (size_t)h * dk, lq,
+        dp_nn_gemm(0, 1, N, N, dk, scale, q + (size_t)h * dk, lq,
                     k + (size_t)h * dk, lq, 0.0f, Ph, N);
         for (int i = 0; i < N; i++) {
             float *row = Ph + (size_t)i * N;
@@ -581,7 +672,7 @@ void dp_nn_attention_forward(float *out, float *P, const float *q, const float *
             for (int j = 0; j < m; j++) row[j] *= r;
             for (int j = m; j < N; j++) row[j] = 0;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dv, N, 1.0f, Ph, N, v + (size_t)h * dv, lv, 0.0f,
+        dp_nn_gemm(0, 0, N, dv, N, 1.0f, Ph, N, v + (size_t)h * dv, lv, 0.0f,
                     out + (size_t)h * dv, lv);
     }
 }
@@ -600,11 +691,11 @@ void dp_nn_attention_backward(float *dq, float *dk, float *dv, const float *dout
     for (int h = 0; h < H; h++) {
         const float *Ph = P + (size_t)h * N * N, *dO = dout + (size_t)h * dv_;
         if (dv)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, dv_, N, 1.0f, Ph, N, dO, lv, 1.0f,
+            dp_nn_gemm(1, 0, N, dv_, N, 1.0f, Ph, N, dO, lv, 1.0f,
                         dv + (size_t)h * dv_, lv);
         if (!dq && !dk) continue;
         float *dS = scratch;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, N, dv_, 1.0f, dO, lv, v + (size_t)h * dv_, lv, 0.0f,
+        dp_nn_gemm(0, 1, N, N, dv_, 1.0f, dO, lv, v + (size_t)h * dv_, lv, 0.0f,
                     dS, N);
         /* softmax backward per row; masked entries have P = 0 and so get no gradient */
         for (int i = 0; i < N; i++) {
@@ -615,10 +706,10 @@ void dp_nn_attention_backward(float *dq, float *dk, float *dv, const float *dout
             for (int j = 0; j < N; j++) d[j] = p[j] * (d[j] - (float)s);
         }
         if (dq)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, dk_, N, scale, dS, N, k + (size_t)h * dk_, lq,
+            dp_nn_gemm(0, 0, N, dk_, N, scale, dS, N, k + (size_t)h * dk_, lq,
                         1.0f, dq + (size_t)h * dk_, lq);
         if (dk)
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, N, dk_, N, scale, dS, N, q + (size_t)h * dk_, lq,
+            dp_nn_gemm(1, 0, N, dk_, N, scale, dS, N, q + (size_t)h * dk_, lq,
                         1.0f, dk + (size_t)h * dk_, lq);
     }
 }

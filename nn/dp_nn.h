@@ -14,7 +14,13 @@
  *   pointers may be NULL when that gradient is not wanted.
  * - Forward functions cache nothing themselves: what a backward needs (inputs, pre-activations,
  *   statistics) is passed back to it by the caller, who keeps it in named buffers.
- * - Dense products go through CBLAS (OpenBLAS). No function allocates memory except the
+ * - Dense products go through the project's own kernel (dp_nn_gemm), never through BLAS: its
+ *   arithmetic is fixed by its definition, so an element of a product has the same bits whatever
+ *   the batch (rows) it is computed in, the path that computes it (training's episode, its
+ *   greedy evaluation, doppler place, Python, a sweep), the CPU and the build. A policy's choices
+ *   therefore never depend on which code or which BLAS kernel ran it (issue 28: OpenBLAS's
+ *   sgemv and sgemm, and its Haswell and auto-detected kernels, round differently, and greedy
+ *   choices flipped on the last bit). No function allocates memory except the
  *   *_alloc/_build ones; workspaces ("scratch") are passed in, sized by the *_scratch functions.
  * - All parameters of a network live in ONE contiguous buffer (dp_nn_params.param), gradients and
  *   Adam moments in mirror buffers of the same layout: zeroing, Adam and checkpointing are single
@@ -86,6 +92,25 @@ void dp_nn_adam_step(dp_nn_params *p, float lr, float beta1, float beta2, float 
 /* Scale all gradients so that their global L2 norm is at most max_norm (no-op when max_norm <= 0).
  * Returns the norm before clipping. */
 double dp_nn_clip_grad_norm(dp_nn_params *p, double max_norm);
+
+/* ---------------------------------------------------------------------------------------------
+ * The matrix product. */
+
+/* C (M, N) = alpha op(A) op(B) + beta C, row-major; op(A) is (M, K): A itself (trans_a 0, A is
+ * (M, K) with row stride lda) or A^T (trans_a 1, A is (K, M)); op(B) (K, N) likewise with ldb;
+ * C has row stride ldc. The arguments of cblas_sgemm (CblasRowMajor), with one fixed arithmetic:
+ * k runs in chunks of DP_NN_GEMM_KC from 0; within a chunk the products op(A)[m][k] op(B)[k][n]
+ * are each rounded to float and added one after another in k order to a sum s_c that starts at
+ * 0; then C[m][n] = beta C[m][n] + alpha s_0 (alpha s_0 alone when beta is 0, so C may hold
+ * anything then), and C[m][n] += alpha s_c for each later chunk. No fused multiply-add (the
+ * library is built with -ffp-contract=off). So each element depends only on its row of op(A),
+ * its column of op(B), alpha, beta and its old value: never on M, N, the strides, the other
+ * elements or the CPU. K = 0 gives C = beta C. Nothing is allocated (a panel of
+ * DP_NN_GEMM_KC x DP_NN_GEMM_NC floats lives on the stack). */
+#define DP_NN_GEMM_KC 128
+#define DP_NN_GEMM_NC 64
+void dp_nn_gemm(int trans_a, int trans_b, int M, int N, int K, float alpha, const float *A, int lda,
+                const float *B, int ldb, float beta, float *C, int ldc);
 
 /* ---------------------------------------------------------------------------------------------
  * Layers. */

@@ -2,7 +2,6 @@
 #include "dp_doppler.h"
 #include "dp_file.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,8 +448,8 @@ void dp_doppler_prepare(dp_doppler *dd)
      * [device features, F, H, device sums]) */
     const float *w1 = dp_nn_param(P, dd->p_w1);
     for (int v = 0; v < n; v++) memcpy(dd->p_Q + (size_t)v * h, dp_nn_param(P, dd->p_b1), (size_t)h * sizeof(float));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, h, d, 1.0f, dd->p_F, d, w1 + d, 4 * d, 1.0f, dd->p_Q, h);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, h, d, 1.0f, dd->p_H, d, w1 + 2 * d, 4 * d, 1.0f, dd->p_Q, h);
+    dp_nn_gemm(0, 1, n, h, d, 1.0f, dd->p_F, d, w1 + d, 4 * d, 1.0f, dd->p_Q, h);
+    dp_nn_gemm(0, 1, n, h, d, 1.0f, dd->p_H, d, w1 + 2 * d, 4 * d, 1.0f, dd->p_Q, h);
 }
 
 void dp_doppler_episode_begin(dp_doppler *dd)
@@ -486,8 +485,8 @@ static void plc_step(dp_doppler *dd, int t, int v, const float *S, float *logits
     }
     const float *w1 = dp_nn_param(P, dd->p_w1);
     for (int k = 0; k < D; k++) memcpy(A + (size_t)k * h, dd->p_Q + (size_t)v * h, (size_t)h * sizeof(float));
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat, 2 * d, w1, 4 * d, 1.0f, A, h);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, D, h, d, 1.0f, cat + d, 2 * d, w1 + 3 * d, 4 * d, 1.0f, A, h);
+    dp_nn_gemm(0, 1, D, h, d, 1.0f, cat, 2 * d, w1, 4 * d, 1.0f, A, h);
+    dp_nn_gemm(0, 1, D, h, d, 1.0f, cat + d, 2 * d, w1 + 3 * d, 4 * d, 1.0f, A, h);
     dp_nn_leaky_relu_forward(Aact, A, (size_t)D * h, sl);
     if (logits) dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
 }
@@ -578,12 +577,12 @@ static void plc_chunk_backward(dp_doppler *dd, const dp_env *env, int t0, int t1
      * sum of dA over the devices of v's step */
     const float *w1 = dp_nn_param(P, dd->p_w1);
     float *gw1 = dp_nn_grad(P, dd->p_w1);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dA, h, dd->p_cat, 2 * d, 1.0f, gw1, 4 * d);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, R, 1.0f, dA, h, dd->p_cat + d, 2 * d, 1.0f,
+    dp_nn_gemm(1, 0, h, d, R, 1.0f, dA, h, dd->p_cat, 2 * d, 1.0f, gw1, 4 * d);
+    dp_nn_gemm(1, 0, h, d, R, 1.0f, dA, h, dd->p_cat + d, 2 * d, 1.0f,
                 gw1 + 3 * d, 4 * d);
     /* cat is read for the last time above: dcat goes over it */
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1, 4 * d, 0.0f, dcat, 2 * d);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, R, d, h, 1.0f, dA, h, w1 + 3 * d, 4 * d, 0.0f,
+    dp_nn_gemm(0, 0, R, d, h, 1.0f, dA, h, w1, 4 * d, 0.0f, dcat, 2 * d);
+    dp_nn_gemm(0, 0, R, d, h, 1.0f, dA, h, w1 + 3 * d, 4 * d, 0.0f,
                 dcat + d, 2 * d);
     for (int t = t0; t < t1; t++) {
         float *q = dd->p_dQ + (size_t)dd->p_op[t] * h;
@@ -703,10 +702,10 @@ void dp_doppler_backward(dp_doppler *dd)
     {
         const float *w1 = dp_nn_param(P, dd->p_w1);
         float *gw1 = dp_nn_grad(P, dd->p_w1);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, n, 1.0f, dd->p_dQ, h, dd->p_F, d, 1.0f, gw1 + d, 4 * d);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, h, d, n, 1.0f, dd->p_dQ, h, dd->p_H, d, 1.0f, gw1 + 2 * d, 4 * d);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, h, 1.0f, dd->p_dQ, h, w1 + d, 4 * d, 1.0f, dd->p_dF, d);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, d, h, 1.0f, dd->p_dQ, h, w1 + 2 * d, 4 * d, 1.0f, dd->p_dH, d);
+        dp_nn_gemm(1, 0, h, d, n, 1.0f, dd->p_dQ, h, dd->p_F, d, 1.0f, gw1 + d, 4 * d);
+        dp_nn_gemm(1, 0, h, d, n, 1.0f, dd->p_dQ, h, dd->p_H, d, 1.0f, gw1 + 2 * d, 4 * d);
+        dp_nn_gemm(0, 0, n, d, h, 1.0f, dd->p_dQ, h, w1 + d, 4 * d, 1.0f, dd->p_dF, d);
+        dp_nn_gemm(0, 0, n, d, h, 1.0f, dd->p_dQ, h, w1 + 2 * d, 4 * d, 1.0f, dd->p_dH, d);
         float *gb1 = dp_nn_grad(P, dd->p_b1);
         for (int v = 0; v < n; v++) {
             const float *q = dd->p_dQ + (size_t)v * h;

@@ -4,7 +4,6 @@
 #include "dp_doppler.h"
 #include "dp_file.h"
 
-#include <cblas.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -28,6 +28,113 @@ static double dot(const float *a, const float *b, size_t n)
     return s;
 }
 
+/* ---- the matrix product ---- */
+
+/* dp_nn_gemm's definition written out plainly (nn/dp_nn.h): per chunk of DP_NN_GEMM_KC values of
+ * k, a float sum from 0 in k order; beta C + alpha s_0, then + alpha s_c. */
+static float gemm_ref(int ta, int tb, int m, int n, int K, float alpha, const float *A, int lda,
+                      const float *B, int ldb, float beta, float c)
+{
+    if (K == 0) return beta == 0.0f ? 0.0f : beta * c;
+    for (int k0 = 0; k0 < K; k0 += DP_NN_GEMM_KC) {
+        float s = 0.0f;
+        for (int k = k0; k < K && k < k0 + DP_NN_GEMM_KC; k++) {
+            volatile float x = (ta ? A[(size_t)k * lda + m] : A[(size_t)m * lda + k]) *
+                               (tb ? B[(size_t)n * ldb + k] : B[(size_t)k * ldb + n]);
+            s += x;
+        }
+        volatile float as = alpha * s;
+        if (k0 > 0) c += as;
+        else if (beta == 0.0f) c = as;
+        else {
+            volatile float bc = beta * c;
+            c = bc + as;
+        }
+    }
+    return c;
+}
+
+/* Every element of every shape and transposition is the definition's bits (not close: equal),
+ * and within float rounding of the double product. */
+START_TEST(gemm_definition)
+{
+    gsl_rng *r = rng_new(11);
+    const int shapes[][3] = {{1, 1, 1}, {1, 64, 128}, {3, 65, 129}, {7, 130, 300}, {2, 1, 513}, {5, 3, 0}, {64, 96, 256}};
+    const float ab[][2] = {{1, 0}, {1, 1}, {0.25f, -1.5f}};
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+        const int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
+        const int lda = 3 + (M > K ? M : K), ldb = 5 + (N > K ? N : K), ldc = N + 2;
+        const size_t na = (size_t)lda * (M > K ? M : K) + 1, nb = (size_t)ldb * (N > K ? N : K) + 1;
+        float *A = malloc(na * sizeof *A), *B = malloc(nb * sizeof *B);
+        float *C0 = malloc((size_t)M * ldc * sizeof *C0), *C = malloc((size_t)M * ldc * sizeof *C);
+        fill(A, na, r, 1.0);
+        fill(B, nb, r, 1.0);
+        fill(C0, (size_t)M * ldc, r, 1.0);
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (size_t q = 0; q < sizeof ab / sizeof *ab; q++) {
+                    memcpy(C, C0, (size_t)M * ldc * sizeof *C);
+                    dp_nn_gemm(ta, tb, M, N, K, ab[q][0], A, lda, B, ldb, ab[q][1], C, ldc);
+                    for (int m = 0; m < M; m++)
+                        for (int n = 0; n < N; n++) {
+                            const float want = gemm_ref(ta, tb, m, n, K, ab[q][0], A, lda, B, ldb, ab[q][1],
+                                                        C0[(size_t)m * ldc + n]);
+                            const float got = C[(size_t)m * ldc + n];
+                            ck_assert_msg(memcmp(&got, &want, sizeof got) == 0,
+                                          "gemm %dx%dx%d ta %d tb %d: C[%d][%d] %.9g, definition %.9g", M, N, K,
+                                          ta, tb, m, n, got, want);
+                            double d = ab[q][1] * (double)C0[(size_t)m * ldc + n];
+                            for (int k = 0; k < K; k++)
+                                d += ab[q][0] * (double)(ta ? A[(size_t)k * lda + m] : A[(size_t)m * lda + k]) *
+                                     (tb ? B[(size_t)n * ldb + k] : B[(size_t)k * ldb + n]);
+                            ck_assert_msg(fabs(got - d) <= 1e-5 * (K + 2), "gemm %.9g vs double %.9g", got, d);
+                        }
+                    /* the padding between rows of C is untouched */
+                    for (int m = 0; m < M; m++)
+                        for (int n = N; n < ldc; n++) ck_assert(C[(size_t)m * ldc + n] == C0[(size_t)m * ldc + n]);
+                }
+        free(A);
+        free(B);
+        free(C0);
+        free(C);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* Issue 28: a row of a linear layer has the same bits computed alone (one op, one device: what
+ * doppler place's step computes) or in a batch (training's episode and its greedy evaluation),
+ * and with the weight given transposed. Through OpenBLAS the single row went through sgemv and
+ * the batch through sgemm, which round differently under the Haswell kernel; greedy choices
+ * flipped on the last bit and place gave another placement than train had reported. */
+START_TEST(linear_row_independent_of_batch)
+{
+    gsl_rng *r = rng_new(5);
+    const int N = 37, C = 515, OC = 130;
+    float *x = malloc((size_t)N * C * sizeof *x), *w = malloc((size_t)OC * C * sizeof *w), b[130];
+    float *wt = malloc((size_t)OC * C * sizeof *wt), *all = malloc((size_t)N * OC * sizeof *all);
+    float one[130], viat[130];
+    fill(x, (size_t)N * C, r, 1.0);
+    fill(w, (size_t)OC * C, r, 0.1);
+    fill(b, OC, r, 1.0);
+    for (int o = 0; o < OC; o++)
+        for (int c = 0; c < C; c++) wt[(size_t)c * OC + o] = w[(size_t)o * C + c];
+    dp_nn_linear_forward(all, x, w, b, N, C, OC);
+    for (int i = 0; i < N; i++) {
+        dp_nn_linear_forward(one, x + (size_t)i * C, w, b, 1, C, OC);
+        memcpy(viat, b, sizeof b);
+        dp_nn_gemm(0, 0, 1, OC, C, 1.0f, x + (size_t)i * C, C, wt, OC, 1.0f, viat, OC);
+        ck_assert_msg(memcmp(one, all + (size_t)i * OC, sizeof one) == 0, "row %d alone differs from the batch", i);
+        ck_assert_msg(memcmp(one, viat, sizeof one) == 0, "row %d through the transposed weight differs", i);
+    }
+    free(x);
+    free(w);
+    free(wt);
+    free(all);
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---- linear ---- */
 typedef struct { int N, C, OC; float *x, *w, *b, *out, *R; } lin_ctx;
 static double lin_loss(void *p)
@@ -530,6 +637,8 @@ int main(void)
 {
     Suite *s = suite_create("nn");
     TCase *t = tcase_create("layers");
+    tcase_add_test(t, gemm_definition);
+    tcase_add_test(t, linear_row_independent_of_batch);
     tcase_add_test(t, linear_values);
     tcase_add_test(t, linear_grad);
     tcase_add_test(t, leaky_relu);
