@@ -7,6 +7,7 @@
 #include "dp_place.h"
 #include "dp_train.h"
 #include "dp_improve.h"
+#include "dp_json.h"
 #include "exec_cli.h"
 
 #include <cblas.h>
@@ -32,8 +33,10 @@ static void on_signal(int sig)
 
 /* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
  * one that scored training, so every row is in one model). */
+/* The heuristics' rows of the closing table; with jo (train --json) their makespans go into it as
+ * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
-                            dp_error *err)
+                            json_t *jo, dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
     const dp_oracle oracle = dp_engine_oracle(eng);
@@ -47,7 +50,12 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
         if (rc != DP_OK) return rc;
         char b[40];
-        printf("%-14s %s\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b));
+        if (jo) {
+            snprintf(b, sizeof b, "makespan_%s", heur[i]);
+            json_object_set_new(jo, b, dp_json_number(s.makespan / g->time_scale));
+        } else {
+            printf("%-14s %s\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b));
+        }
     }
     return DP_OK;
 }
@@ -461,6 +469,9 @@ static void train_usage(FILE *f)
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
                "  --force              start a new run even where --checkpoint or --trajectory exist (replacing them)\n"
                "  --quiet              no progress on stderr\n"
+               "  --json               the closing figures as one JSON object on stdout (makespans at full\n"
+               "                       precision: \"makespan\" is what doppler place --json gives from the\n"
+               "                       checkpoint, \"makespan_final\" the final parameters')\n"
                "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
                "executor's devices, with --calibration for the costs the policies' features use):\n"
                "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
@@ -707,7 +718,7 @@ int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -723,7 +734,7 @@ int cmd_train(int argc, char **argv)
         {"family", required_argument, NULL, O_FAMILY}, {"family-count", required_argument, NULL, O_FAMILY_COUNT},
         {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
         {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
-        {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO},
+        {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO}, {"json", no_argument, NULL, O_JSON},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
@@ -733,6 +744,7 @@ int cmd_train(int argc, char **argv)
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
     int stage = DP_TRAIN_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
+    int as_json = 0;
     long episodes = 0;
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
@@ -798,6 +810,7 @@ int cmd_train(int argc, char **argv)
         case O_RESUME: resume = 1; break;
         case O_FORCE: force = 1; break;
         case O_QUIET: quiet = 1; break;
+        case O_JSON: as_json = 1; break;
         case O_METHOD:
             if (strcmp(optarg, "improve") == 0) improve = 1;
             else if (dp_agent_parse(optarg, &method) != DP_OK)
@@ -875,18 +888,11 @@ int cmd_train(int argc, char **argv)
     dp_error err;
     dp_error_clear(&err);
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    if (method >= 0) cfg.method = method; /* before the config: it decides which keys apply */
-    if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
-    if (cfg.method == DP_AGENT_DOPPLER) {
-        /* DOPPLER's defaults are this project's method (dp_train_config_project); a config with
-         * "defaults": "authors" (bench/doppler-fast.json) selects the authors' */
-        dp_train_config_project(&cfg);
-        if (config && dp_train_config_load(&cfg, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+    if (dp_train_config_resolve(&cfg, method, config, &err) != DP_OK) {
+        if (method >= 0 && config && strstr(err.msg, "a config of method"))
+            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method %s, but %s", dp_agent_name(method), err.msg));
+        return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     }
-    if (method >= 0 && cfg.method != method)
-        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method %s, but %s is a config of method %s", dp_agent_name(method), config,
-                                  dp_agent_name(cfg.method)));
     /* the learned baselines learn by reinforcement in their papers: Stage II unless told */
     if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
@@ -1035,16 +1041,42 @@ int cmd_train(int argc, char **argv)
     }
     const double sc = gs.n > 1 ? 1 : g->time_scale;
     char b[40], b2[40], b3[40];
-    if (gs.n > 1)
+    /* --json: one object on stdout, every makespan at full precision (17 significant digits),
+     * in the units the table would print: what a script compares with doppler place --json */
+    json_t *jo = as_json ? json_object() : NULL, *jstages = as_json ? json_array() : NULL;
+    if (as_json && (!jo || !jstages)) { json_decref(jo); json_decref(jstages); dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+    if (jo) {
+        json_object_set_new(jo, "graph", json_string(g->name));
+        json_object_set_new(jo, "method", json_string(dp_agent_name(cfg.method)));
+        json_object_set_new(jo, "n_devices", json_integer(mach.n_devices));
+        json_object_set_new(jo, "units", json_string(gs.n > 1 ? "ratio to cp" : g->time_unit));
+        json_object_set_new(jo, "stages", jstages);
+    }
+    if (gs.n > 1 && !jo)
         printf("the stage figures below are the mean greedy makespan relative to the critical-path placement over the %s graphs "
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
-    printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
-           pipeline ? "il then sim" : dp_train_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
+    if (!jo)
+        printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
+               pipeline ? "il then sim" : dp_train_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
     /* what each stage left: the final parameters' placement, the model-selected one (the next
      * stage starts from it), the best rollout seen, and the simulations spent */
     for (int k = 0; k < pr.n_stages; k++) {
         const dp_train_pipeline_stage *r = &pr.stage[k];
+        if (jo) {
+            json_t *js = json_object();
+            json_object_set_new(js, "stage", json_string(dp_train_stage_name(r->stage)));
+            json_object_set_new(js, "done", json_boolean(r->done));
+            if (r->done) {
+                json_object_set_new(js, "episodes", json_integer(r->episodes));
+                json_object_set_new(js, "simulations", json_integer(r->sims));
+                json_object_set_new(js, "final", dp_json_number(r->final_greedy / sc));
+                json_object_set_new(js, "model_selected", dp_json_number(r->selected_greedy / sc));
+                json_object_set_new(js, "best_sampled", dp_json_number(r->best_sample / sc));
+            }
+            json_array_append_new(jstages, js);
+            continue;
+        }
         if (!r->done) {
             printf("stage %-4s  (done before the checkpoint this run resumed)\n", dp_train_stage_name(r->stage));
             continue;
@@ -1053,44 +1085,59 @@ int cmd_train(int argc, char **argv)
                dp_train_stage_name(r->stage), r->episodes, r->sims, dp_cli_fmt(r->final_greedy / sc, b, sizeof b),
                dp_cli_fmt(r->selected_greedy / sc, b2, sizeof b2), dp_cli_fmt(r->best_sample / sc, b3, sizeof b3));
     }
-    if (real.x)
+    if (real.x && !jo)
         printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
+    if (ckpt && jo) json_object_set_new(jo, "checkpoint", json_string(ckpt));
     const dp_train_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
     if (gs.n > 1) {
         /* the table is of the first graph: its own greedy placements */
-        double ms0 = 0, ms1 = 0;
+        double ms1 = 0;
         int *a2 = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
-        if (!a2) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-        dp_train_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
+        if (!a2) { json_decref(jo); dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+        int rc2 = dp_train_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
         free(a2);
-        printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
-        printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
-               dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
-        (void)ms0;
-        if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
-        if (ckpt) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G)\n", ckpt,
-                         dp_agent_name(cfg.method), ckpt);
-        status = 0;
-        goto done;
+        if (rc2 != DP_OK) { json_decref(jo); goto fail; }
+        if (jo) {
+            json_object_set_new(jo, "makespan", dp_json_number(ms1 / g->time_scale));
+            json_object_set_new(jo, "makespan_units", json_string(g->time_unit));
+        } else {
+            printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+            printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
+                   dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
+        }
+        if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G)\n", ckpt,
+                                dp_agent_name(cfg.method), ckpt);
+    } else {
+        char label[32];
+        snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
+        if (jo) {
+            json_object_set_new(jo, "makespan_final", dp_json_number(last->final_greedy / sc));
+            json_object_set_new(jo, "makespan", dp_json_number(last->selected_greedy / sc));
+        } else {
+            printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+            printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b));
+            printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
+                   dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
+        }
+        if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (last->agreement.steps > 0 && !jo) {
+            printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
+                   "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");
+            print_agreement(label, &last->agreement);
+            print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
+        }
+        if (ckpt && !jo)
+            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,
+                   dp_agent_name(cfg.method), ckpt, graph);
     }
-    printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
-    char label[32];
-    snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
-    printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b));
-    printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
-           dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
-    if (print_heuristics(g, cost, eng, &mach, assign, &err) != DP_OK) goto fail;
-    if (last->agreement.steps > 0) {
-        printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
-               "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");
-        print_agreement(label, &last->agreement);
-        print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
+    if (jo) {
+        json_dumpf(jo, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(jo);
     }
-    if (ckpt)
-        printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,
-               dp_agent_name(cfg.method), ckpt, graph);
     status = 0;
     goto done;
 fail:

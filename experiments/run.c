@@ -382,6 +382,41 @@ static int save_stage1(const char *run_dir, double makespan, double seconds, lon
     return rc;
 }
 
+/* A training run's files in its run folder (trajectory.h5, checkpoint.h5: traj and ckpt, PATH_MAX
+ * + 32 each, left empty without a run folder) set in io; a run killed with its sweep continues
+ * from its last checkpoint (*resumed_stage its stage, else -1). The one place both training
+ * runners (DOPPLER's and the learned baselines') set this up. */
+static int train_files(const dp_run_context *ctx, dp_train *tr, dp_train_io *io, char *traj, char *ckpt,
+                       int *resumed_stage, dp_error *err)
+{
+    memset(io, 0, sizeof *io);
+    *resumed_stage = -1;
+    if (!ctx || !ctx->run_dir) return DP_OK;
+    int rc = dp_run_mkdir(ctx->run_dir, err);
+    if (rc != DP_OK) return rc;
+    snprintf(traj, PATH_MAX + 32, "%s/trajectory.h5", ctx->run_dir);
+    snprintf(ckpt, PATH_MAX + 32, "%s/checkpoint.h5", ctx->run_dir);
+    io->trajectory = traj;
+    io->checkpoint = ckpt;
+    if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
+        if ((rc = dp_train_resume(tr, ckpt, traj, err)) != DP_OK) return rc;
+        *resumed_stage = dp_train_current_stage(tr);
+    }
+    return DP_OK;
+}
+
+/* The result row's trajectory and checkpoint columns (relative to the results file) of a run
+ * whose train_files gave traj. */
+static void train_files_result(const dp_run_context *ctx, const char *traj, dp_result *out)
+{
+    if (!traj[0]) return;
+    char rel[PATH_MAX + 32];
+    snprintf(rel, sizeof rel, "%s/trajectory.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+    dp_result_set(&out->trajectory, rel);
+    snprintf(rel, sizeof rel, "%s/checkpoint.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
+    dp_result_set(&out->checkpoint, rel);
+}
+
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps",
@@ -395,17 +430,15 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     long seed, ep_il, ep_sim, samples, bench;
     const char *tcfg = NULL;
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
     if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
         dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
         dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
         return DP_EINVAL;
-    if (tcfg) {
-        char path[PATH_MAX];
-        if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-        if (dp_train_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
-    }
+    char path[PATH_MAX];
+    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+    /* the config doppler train would use (this project's DOPPLER unless "defaults": "authors") */
+    if (dp_train_config_resolve(&cfg, DP_AGENT_DOPPLER, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
     json_t *over = json_object();
     json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
     if (json_object_size(over)) {
@@ -451,20 +484,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     dp_train_io io;
-    memset(&io, 0, sizeof io);
     int resumed_stage = -1;
-    if (ctx && ctx->run_dir) {
-        if ((rc = dp_run_mkdir(ctx->run_dir, err)) != DP_OK) goto done;
-        snprintf(traj, sizeof traj, "%s/trajectory.h5", ctx->run_dir);
-        snprintf(ckpt, sizeof ckpt, "%s/checkpoint.h5", ctx->run_dir);
-        io.trajectory = traj;
-        io.checkpoint = ckpt;
-        /* a run killed with its sweep continues from its last checkpoint */
-        if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
-            if ((rc = dp_train_resume(tr, ckpt, traj, err)) != DP_OK) goto done;
-            resumed_stage = dp_train_current_stage(tr);
-        }
-    }
+    if ((rc = train_files(ctx, tr, &io, traj, ckpt, &resumed_stage, err)) != DP_OK) goto done;
     double agree[2] = {NAN, NAN}, ms = NAN;
     double s1_ms = NAN, s1_sec = 0;
     dp_run_schedule sched;
@@ -537,13 +558,7 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     if (resumed_stage >= 0) json_object_set_new(metrics, "resumed_in_stage", json_integer(resumed_stage));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
-    if (traj[0]) {
-        char rel[PATH_MAX + 32];
-        snprintf(rel, sizeof rel, "%s/trajectory.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-        dp_result_set(&out->trajectory, rel);
-        snprintf(rel, sizeof rel, "%s/checkpoint.h5", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-        dp_result_set(&out->checkpoint, rel);
-    }
+    train_files_result(ctx, traj, out);
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     json_decref(metrics);
@@ -566,8 +581,6 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     long seed, episodes, samples, bench;
     const char *tcfg = NULL;
     dp_train_config cfg;
-    dp_train_config_default(&cfg);
-    cfg.method = m;
     if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes", 200, &episodes, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
@@ -576,13 +589,9 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
         return DP_EINVAL;
     if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
-    if (tcfg) {
-        char path[PATH_MAX];
-        if (!dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-        if (dp_train_config_load(&cfg, path, err) != DP_OK) return DP_EINVAL;
-        if (cfg.method != m)
-            return dp_error_set(err, DP_EINVAL, "%s: a config of method %s given to method %s", path, dp_agent_name(cfg.method), method);
-    }
+    char path[PATH_MAX];
+    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+    if (dp_train_config_resolve(&cfg, m, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
     cfg.seed = (uint64_t)seed;
 
     dp_run_machine rm;
@@ -598,11 +607,15 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     double train_sec = 0;
+    char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
+    dp_train_io io;
+    int resumed_stage;
+    if ((rc = train_files(ctx, tr, &io, traj, ckpt, &resumed_stage, err)) != DP_OK) goto done;
     if (episodes > 0) {
         /* Stage II through the one pipeline, with model selection */
         const int sim = DP_TRAIN_STAGE_SIM;
         dp_train_pipeline_result pr;
-        if ((rc = dp_train_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, NULL, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
             goto done;
         train_sec = pr.stage[0].seconds;
         json_object_set_new(metrics, "makespan_last", dp_json_number(pr.stage[0].final_greedy / sc));
@@ -625,6 +638,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     json_object_set_new(metrics, "seconds_training", dp_json_number(train_sec));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
+    if (episodes > 0) train_files_result(ctx, traj, out);
     rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
 done:
     json_decref(metrics);

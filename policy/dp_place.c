@@ -119,6 +119,12 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     dp_train_config_default(&cfg);
     cfg.method = kind;
     int rc;
+    if (o->checkpoint && o->config)
+        /* the checkpoint holds the config its parameters were trained under (issue 28: a
+         * --config beside --checkpoint was ignored without a word) */
+        return dp_error_set(err, DP_EINVAL, "%s: --config %s does not apply with --checkpoint (the checkpoint holds "
+                            "the config it was trained under; a config trains a new model without --checkpoint)",
+                            name, o->config);
     if (o->checkpoint) {
         char *json = NULL;
         if ((rc = dp_h5io_ckpt_read_config(o->checkpoint, &json, err)) != DP_OK) return rc;
@@ -133,10 +139,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
             return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", o->checkpoint, name,
                                 dp_agent_name(cfg.method));
     } else {
-        if (o->config && (rc = dp_train_config_load(&cfg, o->config, err)) != DP_OK) return rc;
-        if (cfg.method != kind)
-            return dp_error_set(err, DP_EINVAL, "%s: a config of method %s given to method %s", o->config,
-                                dp_agent_name(cfg.method), name);
+        if ((rc = dp_train_config_resolve(&cfg, kind, o->config, err)) != DP_OK) return rc;
         cfg.seed = o->seed;
     }
     /* from a checkpoint: its parameters, without the random initialisation they replace */

@@ -95,6 +95,22 @@ static const char project_json[] =
 
 static int from_json(dp_train_config *c, json_t *o, dp_error *err);
 
+int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp_error *err)
+{
+    dp_train_config_default(c);
+    if (method >= 0) c->method = method; /* before the config: it decides which keys apply */
+    if (path && dp_train_config_load(c, path, err) != DP_OK) return err->code ? err->code : DP_EINVAL;
+    if (method >= 0 && c->method != method)
+        return dp_error_set(err, DP_EINVAL, "%s: a config of method %s, not %s", path, dp_agent_name(c->method),
+                            dp_agent_name(method));
+    if (c->method == DP_AGENT_DOPPLER) {
+        /* this project's method, unless the config resets to the authors' ("defaults") */
+        dp_train_config_project(c);
+        if (path && dp_train_config_load(c, path, err) != DP_OK) return err->code ? err->code : DP_EINVAL;
+    }
+    return DP_OK;
+}
+
 void dp_train_config_project(dp_train_config *c)
 {
     dp_train_config_default(c);

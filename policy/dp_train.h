@@ -164,6 +164,15 @@ void dp_train_config_project(dp_train_config *c);
  * dp_train_config_project (keeping its method), then the other keys apply. */
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err);
 int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err);
+/* The config in force for a run: the one rule every caller applies (doppler train, a sweep's
+ * doppler, placeto and gdp runs, doppler place --method placeto/gdp without a checkpoint).
+ * method: a dp_agent_kind, or -1 for the config's own (default doppler). path: a JSON config
+ * file, or NULL for none. DOPPLER's defaults are this project's method (dp_train_config_project)
+ * unless the config says "defaults": "authors"; Placeto's and GDP's are dp_train_config_default's.
+ * Errors: the config's own (DP_EINVAL naming the key, DP_EIO), and DP_EINVAL when the config is
+ * of another method than a given one. (A sweep's doppler run without train_config had the
+ * authors' defaults where doppler train had the project's: issue 28.) */
+int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp_error *err);
 /* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a
  * run records all of them). */
 char *dp_train_config_to_json(const dp_train_config *c);
