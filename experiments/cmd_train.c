@@ -1114,6 +1114,12 @@ int cmd_train(int argc, char **argv)
         char label[32];
         snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
         if (jo) {
+            /* the final parameters' hash: the same command and seed give the same number on any
+             * machine of this kind (the products are the project's own, nn/dp_nn.h) */
+            char hx[24];
+            unsigned long long h = dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET);
+            snprintf(hx, sizeof hx, "%016llx", dp_nn_params_checksum(dp_train_plc_params(tr), h));
+            json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
             json_object_set_new(jo, "makespan_final", dp_json_number(last->final_greedy / sc));
             json_object_set_new(jo, "makespan", dp_json_number(last->selected_greedy / sc));
         } else {

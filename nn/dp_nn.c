@@ -70,6 +70,17 @@ int dp_nn_params_find(const dp_nn_params *p, const char *name)
     return -1;
 }
 
+unsigned long long dp_nn_params_checksum(const dp_nn_params *p, unsigned long long h)
+{
+    const unsigned char *b = (const unsigned char *)p->param;
+    const size_t n = p->param ? p->n * sizeof(float) : 0;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 void dp_nn_adam_step(dp_nn_params *p, float lr, float beta1, float beta2, float eps, float weight_decay)
 {
     p->adam_t++;

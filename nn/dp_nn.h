@@ -76,6 +76,11 @@ static inline float *dp_nn_grad(const dp_nn_params *p, int i) { return p->grad +
 void dp_nn_params_zero_grad(dp_nn_params *p);
 /* Index of the tensor called name, or -1. */
 int dp_nn_params_find(const dp_nn_params *p, const char *name);
+/* The 64-bit FNV-1a hash of the parameters' bytes (p->n floats, padding included), folded into
+ * h (start with DP_NN_FNV_OFFSET): one number that says whether two runs ended with the same
+ * parameters to the last bit (doppler train --json, tests of reproducible training). */
+#define DP_NN_FNV_OFFSET 0xcbf29ce484222325ULL
+unsigned long long dp_nn_params_checksum(const dp_nn_params *p, unsigned long long h);
 
 /* Orthogonal initialisation (Saxe et al. 2014; PyTorch's nn.init.orthogonal_): w (rows, cols)
  * becomes gain * Q, Q from the QR decomposition of a Gaussian matrix drawn from r (GSL

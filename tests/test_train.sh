@@ -181,4 +181,27 @@ grep -q 'demonstrations.*not made' "$tmp/err" || { cat "$tmp/err"; fail "stage i
 "$bin" train --graph "$graph" --config "$tmp/demo.json" --pipeline --checkpoint "$tmp/pipe-demo.h5" > /dev/null 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "pipeline with demonstrations"; }
 ! grep -q 'not made' "$tmp/err" || fail "the pipeline's stage sim takes the demonstrations, yet a note says otherwise"
+# Reproducible training (issue 29, item 6): the same command and seed end with the same
+# parameters on any machine of this kind, whatever BLAS kernel the CPU would pick
+# (OPENBLAS_CORETYPE), since the policies' products are the project's own (nn/dp_nn.h
+# dp_nn_gemm, no FMA). The hashes below are of the final parameters after 6 + 6 episodes
+# (train --json "parameters_fnv1a"); a change of the training arithmetic changes them, and then
+# they are updated here with the reason in the commit. Under OpenBLAS the Haswell and Prescott
+# kernels gave different checkpoints for the same command.
+small="$top_srcdir/data/graphs/chainmm-small.json"
+echo '{"defaults": "authors"}' > "$tmp/authors.json"
+for spec in "doppler - f0af592627b1ff06" "doppler authors ea032ec88eddff8b" "placeto - a63045a9a90c1671" \
+            "gdp - 62e16c3e4d347a88"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    copt=""; [ "$2" = - ] || copt="--config $tmp/$2.json"
+    pipe=""; [ "$1" = doppler ] && pipe="--pipeline"
+    for kernel in Haswell Prescott; do
+        rm -f "$tmp/repro.h5"
+        # shellcheck disable=SC2086
+        h=$(OPENBLAS_CORETYPE=$kernel "$bin" train --graph "$small" --method "$1" $copt $pipe --seed 1 --episodes 6 \
+            --checkpoint "$tmp/repro.h5" --json --quiet | sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p')
+        [ "$h" = "$3" ] || fail "train $1 ($2) under $kernel: parameters hash $h, expected $3"
+    done
+done
 exit 0
