@@ -99,8 +99,10 @@ class Machine:
         text = _value_text(value)
         err = _lib.dp_error()
         check(_lib.dp_machine_set(ctypes.byref(self._m), k.encode(), text.encode(), ctypes.byref(err)), err)
-        self._settings.append((k, text))
+        # a key set again replaces its earlier value (repr, to_dict and copies list it once)
         name = _key_name(k)
+        before = self._settings
+        self._settings = [(s, v) for s, v in before if _key_name(s) != name] + [(k, text)]
         if name == "topology" or (name == "calibration" and any(_key_name(s) == "topology" for s, _ in self._settings)):
             # a topology (and its calibration) is read now, so that a name that is neither a
             # bundled topology nor a file fails here, naming it, not later in an Engine; on a copy
@@ -108,7 +110,7 @@ class Machine:
             try:
                 _lib.dp_machine_free(self._instance())
             except Exception:
-                self._settings.pop()
+                self._settings = before
                 _lib.dp_machine_free(ctypes.byref(self._m))  # the description as it was before this set
                 _lib.dp_machine_init(ctypes.byref(self._m))
                 for s, v in self._settings:

@@ -369,3 +369,16 @@ def test_machine_errors_at_once_naming_the_key():
             assert "'bogus-value'" in rest, str(e.value)
     with pytest.raises(TypeError, match="the key is a str"):
         doppler.Machine().set(("devices", "--devices"), 4)
+
+
+def test_machine_key_set_twice_is_listed_once():
+    """Issue 28: a key set again (under any spelling) replaced the value in the library but was
+    kept twice in the description: repr said "devices=4, devices=8" and copies replayed both."""
+    m = doppler.Machine(devices=4)
+    m.set("devices", 8).set("transfer-model", "fixed").set("transfer", "fixed")
+    assert repr(m) == "<doppler.Machine devices=8, transfer=fixed>", repr(m)
+    assert m.n_devices == 8 and m.copy().n_devices == 8
+    assert repr(m.copy()) == repr(m)
+    with pytest.raises(doppler.FileError):
+        m.set("topology", "nope")
+    assert repr(m) == "<doppler.Machine devices=8, transfer=fixed>", repr(m)
