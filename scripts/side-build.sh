@@ -27,6 +27,14 @@ else
 fi
 export DOPPLER_SHARED_DATA="${DOPPLER_SHARED_DATA:-$src/../shared/data}"
 cd "$dir/src"
+# the copy is a git checkout of its own, its sources committed before anything is built in it,
+# so that the suites that need one (tests/test_reproduce.sh: a clean `git status` after
+# reproduce.sh) run in the side build too instead of skipping
+if command -v git >/dev/null 2>&1; then
+    [ -d .git ] || git init -q .
+    git add -A >/dev/null 2>&1 && git -c user.name=side-build -c user.email=side-build@localhost \
+        commit -q --allow-empty -m "side-build snapshot of $src" >/dev/null 2>&1 || true
+fi
 [ -x configure ] || autoreconf -fi >/dev/null
 [ -f Makefile ] || eval ./configure -q $conf
 ncpu=$(nproc 2>/dev/null || echo 2)
