@@ -493,13 +493,18 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     int n_unit_kinds = 0;
     const char *first_unit = NULL;
     for (int r = 0; r < NR; r++) t->row_units[r] = xstrdup("");
+    /* the units of the table's metric (a makespan's are its run's; seconds, counts and fractions
+     * have their own: dp_report_metric_unit), not always the makespan's */
+    char mu[128], first_mu[128] = "";
     for (long i = 0; i < n; i++) {
         if (strcmp(rows[i].status, "ok") != 0 || !rows[i].units[0] || !dp_report_filter_match(&rows[i], spec->filter)) continue;
         int r = run_row_of(&rows[i], spec, t);
         if (r < 0) continue;
-        if (!t->row_units[r][0]) { free(t->row_units[r]); t->row_units[r] = xstrdup(rows[i].units); }
-        if (!first_unit) { first_unit = rows[i].units; n_unit_kinds = 1; }
-        else if (strcmp(first_unit, rows[i].units) != 0) n_unit_kinds = 2;
+        dp_report_metric_unit(&rows[i], spec->metric, mu, sizeof mu);
+        if (!mu[0]) continue;
+        if (!t->row_units[r][0]) { free(t->row_units[r]); t->row_units[r] = xstrdup(mu); }
+        if (!first_unit) { snprintf(first_mu, sizeof first_mu, "%s", mu); first_unit = first_mu; n_unit_kinds = 1; }
+        else if (strcmp(first_unit, mu) != 0) n_unit_kinds = 2;
     }
     t->mixed_units = n_unit_kinds > 1;
     /* only beside makespans: a column of another metric (seconds per episode) is another table */
@@ -649,9 +654,12 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             run_col[i] = c;
         }
         json_decref(p);
-        if (strcmp(rows[i].status, "ok") == 0 && rows[i].units[0]) {
-            /* the distinct units, "; "-joined */
-            const char *u = rows[i].units;
+        char mu[128] = "";
+        if (strcmp(rows[i].status, "ok") == 0 && rows[i].units[0])
+            dp_report_metric_unit(&rows[i], spec->metric, mu, sizeof mu);
+        if (mu[0]) {
+            /* the distinct units of the table's metric, "; "-joined */
+            const char *u = mu;
             int seen = 0;
             size_t L = strlen(u);
             for (const char *q = units; !seen && (q = strstr(q, u)) != NULL; q++)

@@ -171,4 +171,17 @@ if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     done
     grep -q '<svg' "$work/gantt.svg" || fail "gantt.svg is not an SVG"
 fi
+# a table's footnote names its metric's own units (issue 28): a table of seconds said "units: s",
+# the makespan's, and one of transfer counts the same
+cat > "$work/units.json" <<EOF
+{"name": "units", "grid": {"graph": ["$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json"], "method": ["cp", "round-robin"]},
+ "tables": {"ms": {"rows": "graph", "cols": "method"}, "sec": {"rows": "graph", "cols": "method", "metric": "seconds"},
+            "tr": {"rows": "graph", "cols": "method", "metric": "metrics.transfers"}}}
+EOF
+(cd "$work" && "$DOPPLER" sweep units.json --jobs 1 > /dev/null 2>&1) || fail "the units sweep"
+"$DOPPLER" report "$work/units.h5" --table ms | tail -n 1 | grep -q 'units: s\.$' || fail "makespan table: units s"
+"$DOPPLER" report "$work/units.h5" --table sec | tail -n 1 | grep -q 'units: s, wall clock\.$' ||
+    { "$DOPPLER" report "$work/units.h5" --table sec; fail "a table of seconds names wall-clock seconds"; }
+"$DOPPLER" report "$work/units.h5" --table tr | tail -n 1 | grep -q 'units: count\.$' ||
+    { "$DOPPLER" report "$work/units.h5" --table tr; fail "a table of transfers says count"; }
 echo "test_sweep_cli.sh: ok"
