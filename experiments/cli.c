@@ -183,9 +183,10 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
     if (want)
         fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
                 m->topo ? m->topo->n_devices : m->n_devices, m->topo ? "the topology's" : "--devices");
-    if (m->comm_ratio > 0 && g->cost_kind != DP_GRAPH_COST_PHYSICAL)
-        fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its costs are times of its own "
-                        "(the file's transfer times are kept); it applies to graphs in FLOPs and bytes\n", m->comm_ratio, g->name);
+    if (m->comm_ratio > 0 && !dp_machine_comm_ratio_applies(g))
+        fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its transfers have times of their "
+                        "own (the file's are kept); it applies to graphs in FLOPs and bytes and to task graphs without "
+                        "transfer costs\n", m->comm_ratio, g->name);
 }
 
 const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)

@@ -81,7 +81,8 @@ const char *dp_cli_data_path(const char *rel);
     "  --latency S          seconds per transfer, for such graphs (default 1e-5)\n" \
     "  --comm-ratio R       for such graphs, a transfer takes R times its producer op's time instead\n" \
     "                       (latency 0; DOPPLER's rule, R = 4 in all six of their files; default 0: off;\n" \
-    "                       graphs of times, such as those files, keep their own costs)\n" \
+    "                       also STG task graphs; graphs with transfer times of their own, such as\n" \
+    "                       those files, keep them)\n" \
     "  --topology T         a topology JSON file or a bundled name (doppler topology list)\n" \
     "  --calibration FILE   measured op and route costs (doppler-calibration JSON) for the topology\n" \
     "Simulator:\n" \

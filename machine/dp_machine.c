@@ -282,11 +282,19 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     }
     if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
     dp_cost *c = dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
-    if (c && m->comm_ratio > 0 && g->cost_kind == DP_GRAPH_COST_PHYSICAL && dp_cost_set_comm_ratio(c, g, m->comm_ratio, err) != DP_OK) {
+    if (c && m->comm_ratio > 0 && dp_machine_comm_ratio_applies(g) && dp_cost_set_comm_ratio(c, g, m->comm_ratio, err) != DP_OK) {
         dp_cost_free(c);
         return NULL;
     }
     return c;
+}
+
+int dp_machine_comm_ratio_applies(const dp_graph *g)
+{
+    if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) return 1;
+    for (int e = 0; e < g->n_edges; e++)
+        if (g->edge_size[e] != 0) return 0;
+    return 1;
 }
 
 int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g)

@@ -23,10 +23,12 @@
  *   memory_policy   error or penalty
  *   memory_penalty  penalty policy's weight (>= 0)
  *   copy_engines    on or off (limit concurrent transfers by the topology's copy engines)
- *   comm_ratio      uniform machine, graphs in FLOPs and bytes: 0 (default: a transfer takes
- *                   latency + bytes / bandwidth), or R > 0: a transfer of an op's output takes R
- *                   times the op's time, latency 0 (DOPPLER's rule; R = 4 in all six of their
- *                   graph files; dp_cost_set_comm_ratio)
+ *   comm_ratio      uniform machine, graphs in FLOPs and bytes and graphs of times whose edges
+ *                   carry no transfer cost of their own (STG, DOT without sizes): 0 (default: a
+ *                   transfer takes latency + bytes / bandwidth, or the file's time), or R > 0: a
+ *                   transfer of an op's output takes R times the op's time, latency 0 (DOPPLER's
+ *                   rule; R = 4 in all six of their graph files, which keep their own times;
+ *                   dp_cost_set_comm_ratio, dp_machine_comm_ratio_applies)
  *
  * Each key also has its command-line spelling (`--transfer-model`, `--peak-flops`, ...:
  * dp_machine_key.option). dp_machine_costs materialises the cost tables of a graph on the
@@ -112,6 +114,12 @@ int dp_machine_load(dp_machine *m, dp_error *err);
  * without "devices" set, n_devices becomes the count the graph was made for (dp_graph.devices)
  * when it says. Caller frees. */
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
+
+/* 1 when a comm_ratio costs g's transfers: a graph in FLOPs and bytes, or a graph of times none
+ * of whose edges carries a transfer time of its own (Kasahara STG files, DOT task graphs without
+ * sizes: costed so, DOPPLER's rule applies to any task graph); 0 for a graph of times with its
+ * own transfer times (DOPPLER's files, HEFT examples), which keeps them. */
+int dp_machine_comm_ratio_applies(const dp_graph *g);
 
 /* The device count g was made for when the machine has another (a "devices" given, or a
  * topology's), for a warning; 0 when they agree or the graph does not say. */

@@ -208,12 +208,25 @@ done
 "$bin" place --graph "$tiny" --method cp --json > "$tmp/t0.json" 2> /dev/null || fail "place the tiny DOPPLER file"
 "$bin" place --graph "$tiny" --method cp --comm-ratio 8 --json > "$tmp/t8.json" 2> "$tmp/t8.err" || fail "place it with --comm-ratio"
 cmp -s "$tmp/t0.json" "$tmp/t8.json" || fail "--comm-ratio must not change a DOPPLER file's costs"
-grep -q "warning: comm_ratio 8 changes nothing on graph .*costs are times of its own" "$tmp/t8.err" ||
+grep -q "warning: comm_ratio 8 changes nothing on graph .*transfers have times of their own" "$tmp/t8.err" ||
     { cat "$tmp/t8.err"; fail "--comm-ratio on a graph of times warns that it changes nothing"; }
 "$bin" place --graph "$ffnn" --method cp --comm-ratio 8 > /dev/null 2> "$tmp/f8.err" || fail "place ffnn with --comm-ratio"
 grep -q "changes nothing" "$tmp/f8.err" && fail "--comm-ratio on a graph in FLOPs and bytes warns"
 "$bin" place --graph "$ffnn" --method cp --comm-ratio 8 --json 2> /dev/null | grep -q '"transfer_volume_units":"s of transfer"' ||
     fail "under --comm-ratio the transfer volume is in seconds"
+# A task graph without transfer costs of its own (a Kasahara STG file: a -> b, a -> c, times 2,
+# 3, 4) is costed by --comm-ratio (issue 29: DOPPLER's rule must apply to any such graph; it was
+# refused as a graph of times). Hand values with a, b on device 0 and c on device 1: without a
+# ratio the transfer is free, c runs 2..6; R = 1: a's output takes 1 x 2, c runs 4..8; R = 4:
+# 8, c runs 10..14.
+printf '3\n0 0 0\n1 2 1 0\n2 3 1 1\n3 4 1 1\n4 0 2 2 3\n' > "$tmp/t.stg"
+echo '{"devices": [0, 0, 1]}' > "$tmp/t.assign.json"
+for rw in 0:6.0 1:8.0 4:14.0; do
+    got=$("$bin" simulate --graph "$tmp/t.stg" --devices 2 --assignment "$tmp/t.assign.json" --comm-ratio "${rw%%:*}" --json 2> "$tmp/stg.err" |
+          sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+    [ "$got" = "${rw#*:}" ] || fail "STG task graph under --comm-ratio ${rw%%:*}: makespan $got, by hand ${rw#*:}"
+    grep -q "changes nothing" "$tmp/stg.err" && fail "--comm-ratio on a task graph without transfer costs warns"
+done
 # network.magnitude: a model with the magnitude inputs trains and places any graph; --init of it
 # under a config without them is refused naming the key
 sed 's/"edge_hidden": 4}/"edge_hidden": 4, "features": "engine", "magnitude": true}/' "$tmp/b4.json" > "$tmp/mag.json"
