@@ -1,0 +1,137 @@
+#!/bin/sh
+# bench/general.sh (make bench-general): generalization (issue 29). A trained model places, zero
+# shot, graphs nobody here chose and graphs outside the training ranges; each case beside the
+# best instant method, annealing and (with an improvement policy) the improvement search, and the
+# lower bound. Nothing here is used for training or for choosing a design.
+#
+# The graphs (every file present is taken, so a folder with more files gives more cases):
+#   doppler  DOPPLER's six compute graphs (their own costs: comm = 4 x time)
+#   stg      Kasahara STG random and application graphs (no transfer costs of their own: on
+#            DOPPLER's rule at each ratio of RATIOS, --comm-ratio R)
+#   sinnen   Sinnen's DOT task graphs (their own transfer costs)
+#   wf       WfCommons workflow instances (their own runtimes and file sizes)
+#   msr      MSR dnn-partitioning operator and layer graphs (their own costs)
+#   gen      generated graphs outside the training ranges (2-D ChainMM, 8-layer FFNN, Llama
+#            layer at tp 8; FLOPs and bytes, on DOPPLER's rule at each ratio of RATIOS)
+# Machines: the uniform machine of DEVICES identical devices (default "4 8"; the DOPPLER and
+# generated 8-device graphs on their own count).
+#
+#   CKPT=doppler.h5 [IMPROVE=improve.h5] sh bench/general.sh
+#   DEVICES="2 4 8 16" RATIOS="1 4 10" ANNEAL="1000 20000" IMPROVE_BUDGETS="200 2000" FAMILIES="stg msr"
+#
+# Prints one row per case (makespans in the graph's unit; ratio = method / best instant) and a
+# summary per family and overall: the mean ratio of each method to the best instant method and
+# the share of cases where the policy's greedy placement is below it. CPU ms of the greedy
+# placement is the whole doppler place process (/usr/bin/time).
+set -eu
+top_srcdir=${top_srcdir:-.}
+bin=${DOPPLER:-$top_srcdir/doppler}
+SH=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
+CKPT=${CKPT:-}
+IMPROVE=${IMPROVE:-}
+DEVICES=${DEVICES:-4 8}
+RATIOS=${RATIOS:-1 4}
+ANNEAL=${ANNEAL:-1000 20000}
+IMPROVE_BUDGETS=${IMPROVE_BUDGETS:-200 2000}
+FAMILIES=${FAMILIES:-doppler stg sinnen wf msr gen}
+[ -n "$CKPT" ] || { echo "bench/general.sh: CKPT=FILE (a doppler train checkpoint) is required" >&2; exit 2; }
+[ -f "$CKPT" ] || { echo "bench/general.sh: $CKPT: no such checkpoint" >&2; exit 2; }
+[ -d "$SH" ] || { echo "bench/general.sh: $SH not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-general.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
+rows="$tmp/rows"
+: > "$rows"
+
+# case FAMILY NAME GRAPH MACHINE_OPTIONS...: one row
+run_case() {
+    fam=$1 name=$2 graph=$3
+    shift 3
+    lb=$("$bin" graph info "$graph" "$@" 2> /dev/null | sed -n 's/^lower bound: *\([0-9.e+-]*\).*/\1/p')
+    best=""; bm=""
+    for m in round-robin cp heft cpop peft etf; do
+        "$bin" place --graph "$graph" "$@" --method $m --json > "$tmp/m.json" 2> /dev/null || continue
+        x=$(ms_of "$tmp/m.json")
+        if [ -z "$best" ] || [ "$(echo "$x < $best" | bc -l)" = 1 ]; then best=$x; bm=$m; fi
+    done
+    [ -n "$best" ] || { echo "bench/general.sh: no instant method placed $graph $*" >&2; return 0; }
+    /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$CKPT" \
+        --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler failed on $graph $*" >&2; return 0; }
+    cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")
+    d=$(ms_of "$tmp/d.json")
+    line=$(printf '%-7s %-40s %-14s %10.6g %10.6g %-11s %10.6g %7.4f %7.0f' "$fam" "$name" "$(echo "$*" | sed 's/--devices /d/; s/ --comm-ratio /,r/; s/ //g')" \
+           "$lb" "$best" "$bm" "$d" "$(echo "$d / $best" | bc -l)" "$cpu")
+    for b in $ANNEAL; do
+        "$bin" place --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json > "$tmp/a.json" 2> /dev/null
+        line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/a.json") / $best" | bc -l)")"
+    done
+    if [ -n "$IMPROVE" ]; then
+        for b in $IMPROVE_BUDGETS; do
+            "$bin" place --graph "$graph" "$@" --method improve --checkpoint "$IMPROVE" --budget "$b" --seed 1 --json \
+                > "$tmp/i.json" 2> /dev/null
+            line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/i.json") / $best" | bc -l)")"
+        done
+    fi
+    echo "$line" | tee -a "$rows"
+}
+
+head="family  graph                                    machine                lb       best method        doppler   ratio  cpu_ms"
+for b in $ANNEAL; do head="$head  an$b"; done
+[ -z "$IMPROVE" ] || for b in $IMPROVE_BUDGETS; do head="$head  im$b"; done
+echo "# zero-shot generalization: $CKPT${IMPROVE:+, improvement policy $IMPROVE}; devices $DEVICES; DOPPLER's rule at ratios $RATIOS"
+echo "$head"
+for fam in $FAMILIES; do
+    case $fam in
+    doppler)
+        for f in "$SH"/doppler-graphs/*.txt; do
+            [ -f "$f" ] || continue
+            n=$(basename "$f" .txt)
+            case $n in 8gpu_*) run_case doppler "$n" "$f" --devices 8 ;; *) run_case doppler "$n" "$f" --devices 4 ;; esac
+        done ;;
+    stg)
+        for f in $(find "$SH/stg" -name '*.stg' | sort); do
+            for d in $DEVICES; do for r in $RATIOS; do
+                run_case stg "$(basename "$(dirname "$f")")/$(basename "$f" .stg)" "$f" --devices "$d" --comm-ratio "$r"
+            done; done
+        done ;;
+    sinnen)
+        for f in $(find "$SH/sinnen-optimal-dot" -name '*.dot' | sort); do
+            for d in $DEVICES; do run_case sinnen "$(basename "$f" .dot | cut -c1-40)" "$f" --devices "$d"; done
+        done ;;
+    wf)
+        for f in $(find "$SH/wfcommons" -name '*.json' ! -name '*schema*' | sort); do
+            for d in $DEVICES; do run_case wf "$(basename "$f" .json | cut -c1-40)" "$f" --devices "$d"; done
+        done ;;
+    msr)
+        for f in $(find "$SH/msr-dnn-partitioning" -path '*Graphs/*.json' | sort); do
+            for d in $DEVICES; do run_case msr "$(basename "$(dirname "$f")" | cut -c1-2)/$(basename "$f" .json)" "$f" --devices "$d"; done
+        done ;;
+    gen)
+        for spec in "chainmm:--partition 2d" "ffnn:--layers 8" "llama-layer:--tp 8"; do
+            model=${spec%%:*}
+            # shellcheck disable=SC2086
+            "$bin" graph gen "$model" ${spec#*:} --out "$tmp/gen-$model.json" > /dev/null 2>&1 ||
+                { echo "bench/general.sh: graph gen $model ${spec#*:} failed" >&2; continue; }
+            for r in $RATIOS; do
+                run_case gen "$model$(echo "${spec#*:}" | tr -d ' ')" "$tmp/gen-$model.json" --comm-ratio "$r"
+            done
+        done ;;
+    *) echo "bench/general.sh: unknown family $fam" >&2; exit 2 ;;
+    esac
+done
+
+# summary: per family and overall, the mean ratio to the best instant method of the greedy
+# policy and of each search column, and the share of cases the policy is below the best instant
+echo
+echo "# summary (mean of method / best instant; below: share of cases where doppler < best instant)"
+# row fields: 1 family, 2 graph, 3 machine, 4 lb, 5 best, 6 method, 7 doppler, 8 ratio, 9 cpu,
+# 10.. the searches' ratios
+awk '
+{ f = $1; n[f]++; N++; r = $8; s[f] += r; S += r; if (r < 1) { b[f]++; B++ }
+  ns = NF - 9; for (j = 1; j <= ns; j++) { c[f, j] += $(9 + j); C[j] += $(9 + j) } }
+END {
+  for (f in n) { printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", f, n[f], s[f] / n[f], 100 * b[f] / n[f];
+                 for (j = 1; j <= ns; j++) printf "  %.3f", c[f, j] / n[f]; printf "\n" }
+  if (N) { printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", "all", N, S / N, 100 * B / N;
+           for (j = 1; j <= ns; j++) printf "  %.3f", C[j] / N; printf "\n" } }' "$rows"
+echo "(columns after below: ${ANNEAL:+anneal at $ANNEAL}${IMPROVE:+, improve at $IMPROVE_BUDGETS}, each / best instant)"
