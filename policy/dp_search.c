@@ -221,14 +221,34 @@ void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cu
     *dv_out = dv;
 }
 
+/* the temperature of step k of K */
+static double anneal_temperature(const dp_search_anneal_config *cfg, double T0, double T1, long k, long K)
+{
+    return cfg->schedule == DP_SEARCH_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
+                                                    : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
+}
+
 int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
                      gsl_rng *r)
 {
     if (delta <= 0) return 1;
     if (!annealing) return 0;
-    double T = cfg->schedule == DP_SEARCH_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
-                                                 : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
+    double T = anneal_temperature(cfg, T0, T1, k, K);
     return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
+}
+
+double dp_search_accept_bound(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K,
+                              double cur, const gsl_rng *r, gsl_rng *peek)
+{
+    if (!annealing) return cur;
+    double T = anneal_temperature(cfg, T0, T1, k, K);
+    if (!(T > 0)) return cur;
+    gsl_rng_memcpy(peek, r);
+    double u = gsl_rng_uniform(peek);
+    if (!(u > 0)) return INFINITY;
+    /* accepted iff u < exp(-delta / T), i.e. delta < -T ln u: above cur + T (-ln u + 1e-6) the
+     * move is rejected under any rounding of exp */
+    return cur + T * (-log(u) + 1e-6);
 }
 
 /* ---------------- annealing and local search ---------------- */
@@ -242,8 +262,8 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *peek = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!cur || !best || !r || !peek) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
     if ((rc = dp_search_start(g, c, oracle, cfg, seed, cur, &start_sims, err)) != DP_OK) goto done;
@@ -259,7 +279,10 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     for (long k = 0; k < K && D > 1; k++) {
         int u, v, du, dv;
         dp_search_propose(cfg, n, D, cur, r, &u, &v, &du, &dv);
-        if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
+        /* bounded simulation: a cost above the bound is rejected whatever it is exactly, so the
+         * simulation stops once its clock passes it (the same decisions, issue 31) */
+        const double bound = dp_search_accept_bound(cfg, annealing, T0, T1, k, K, cur_ms, r, peek);
+        if ((rc = dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK) goto done;
         res->sims++;
         double delta = ms - cur_ms;
         int accept = dp_search_accept(cfg, annealing, T0, T1, k, K, delta, r);
@@ -283,6 +306,7 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
 done:
     if (rc != DP_OK) dp_search_trace_clear(&res->trace);
     gsl_rng_free(r);
+    gsl_rng_free(peek);
     free(cur);
     free(best);
     return rc;

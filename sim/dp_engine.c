@@ -147,6 +147,17 @@ void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_eng
     }
 }
 
+int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err)
+{
+    int ex = 0, rc;
+    if (e->fast) rc = dp_sim_run_bounded(e->fast, assignment, bound, cost, &ex, err);
+    else rc = dp_hisim_run_bounded(e->general, assignment, e->priority_queue ? e->blevel : NULL, bound, cost, &ex, err);
+    if (rc != DP_OK) return rc;
+    e->sims++;
+    if (exceeded) *exceeded = ex;
+    return DP_OK;
+}
+
 static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
 {
     dp_engine_schedule s;
@@ -155,9 +166,14 @@ static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error 
     return rc;
 }
 
+static int engine_cost_bounded(void *ctx, const int *assignment, double bound, double *cost, dp_error *err)
+{
+    return dp_engine_run_bounded((dp_engine *)ctx, assignment, bound, cost, NULL, err);
+}
+
 dp_oracle dp_engine_oracle(dp_engine *e)
 {
-    return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e};
+    return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e, .cost_bounded = engine_cost_bounded};
 }
 
 int dp_engine_is_general(const dp_engine *e)

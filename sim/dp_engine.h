@@ -66,6 +66,15 @@ void dp_engine_free(dp_engine *e);
  * memory capacity exceeded under the error policy), DP_ENOMEM. */
 int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err);
 
+/* Bounded simulation (issue 31): the cost of an assignment (dp_engine_schedule.cost, as
+ * dp_engine_run with the default priorities) when it is at most bound, else a number above bound
+ * that is no more than the cost: the run stops as soon as the simulated clock passes bound
+ * (dp_sim_run_bounded, dp_hisim_run_bounded; a machine with a memory limit under the error
+ * policy always runs in full). *exceeded (may be NULL) says which. Counted in
+ * dp_engine_simulations like a full run. A search that accepts a move only at a cost of at most
+ * bound takes the same decisions as with full runs, in less time. Errors as dp_engine_run's. */
+int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
+
 /* Simulate a placed prefix (dp_sim_run_prefix, dp_hisim_run_prefix): ops with device -1 are
  * absent, the placed ones (closed under predecessors) run as they would in a graph made of them
  * alone; per-op arrays hold -1 for absent ops. This is what the assignment environment's engine

@@ -121,6 +121,7 @@ struct dp_hisim {
     double now, makespan;
     long n_events, n_transfers;
     double volume;
+    double bound, exceeded;    /* a bounded run (dp_hisim_run_bounded); INFINITY otherwise */
     int failed;
     dp_error *err;
 };
@@ -417,6 +418,7 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
 {
     if (check_options(g, c, t, o, err) != DP_OK) return NULL;
     dp_hisim *s = calloc(1, sizeof *s);
+    if (s) s->bound = s->exceeded = INFINITY;
     if (!s) goto nomem;
     s->g = g;
     s->c = c;
@@ -882,6 +884,12 @@ static void run_events(dp_hisim *s)
         if (s->ce.n_dirty > 0 && !(next <= s->now)) { transfer_grant(s); continue; }
         if (s->q.n_dirty > 0 && !(next <= s->now)) { dispatch_dirty(s); continue; }
         if (next == INFINITY) return;
+        /* a bounded run ends before the clock passes its bound (every event happens before
+         * some op's end, so the makespan is at least next) */
+        if (next > s->bound) {
+            s->exceeded = next;
+            return;
+        }
         s->now = next;
         /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
         while (s->ev.heap.n > 0 && s->ev.heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->ev.heap).ev);
@@ -947,6 +955,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     s->prio = priority;
     s->err = err;
     s->failed = 0;
+    s->exceeded = INFINITY;
     records_reset(s);
     events_reset(s);
     queues_reset(s);
@@ -961,6 +970,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     run_events(s);
     s->err = NULL;
     if (s->failed) return s->failed;
+    if (s->exceeded < INFINITY) return DP_OK; /* a bounded run stopped early: no records */
     for (int v = 0; v < s->n; v++)
         if (s->end[v] < 0 && assignment[v] >= 0)
             return dp_error_set(err, DP_EINVAL, "simulation ended with op %d (\"%s\") never run (internal error)", v, g->op_name[v]);
@@ -977,6 +987,23 @@ int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priori
                         dp_error *err)
 {
     return run(s, assignment, priority, 1, res, err);
+}
+
+int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
+                         int *exceeded, dp_error *err)
+{
+    dp_hisim_result r;
+    /* under the error memory policy an over-capacity run is an error wherever it happens: a
+     * bounded run could stop before it, so such a machine runs in full */
+    const int mem_error = s->o.memory_policy == DP_HISIM_MEMORY_ERROR && s->o.memory_limit != 0;
+    s->bound = mem_error ? INFINITY : bound;
+    int rc = run(s, assignment, priority, 0, &r, err);
+    s->bound = INFINITY;
+    if (rc != DP_OK) return rc;
+    *exceeded = s->exceeded < INFINITY;
+    *cost = *exceeded ? s->exceeded : r.penalised_makespan;
+    s->exceeded = INFINITY;
+    return DP_OK;
 }
 
 /* ---------------- Chrome trace ---------------- */

@@ -142,6 +142,14 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
 int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
                         dp_error *err);
 
+/* A bounded run, as dp_sim_run_bounded: the event loop stops as soon as the clock would pass
+ * bound; then *exceeded is 1 and *cost that instant (more than bound, at most the penalised
+ * makespan), else *exceeded is 0 and *cost the penalised makespan, bit for bit dp_hisim_run's.
+ * Under the error memory policy with a memory limit the run is always complete (an over-capacity
+ * run must fail as it would in full). Errors as dp_hisim_run. */
+int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
+                         int *exceeded, dp_error *err);
+
 /* Chrome trace JSON of the last run: one row per device stream, a slice per op (args: wait for
  * inputs, queued, run, in seconds of the printed unit); transfers as async slices (args: route,
  * queued for copy engines, bytes, mean rate); max-min rate counters per route class and FIFO

@@ -22,12 +22,25 @@ typedef struct dp_oracle {
      * cost / graph->time_scale). Returns DP_OK or an error status with err filled. */
     int (*cost)(void *ctx, const int *assignment, double *cost, dp_error *err);
     void *ctx;
+    /* Optional (NULL: cost alone): the cost when it is at most bound, else any number above
+     * bound and no more than the cost (a simulation stopped as soon as its clock passed bound:
+     * dp_engine_run_bounded). A search that rejects every cost above bound decides as with cost,
+     * sooner. */
+    int (*cost_bounded)(void *ctx, const int *assignment, double bound, double *cost, dp_error *err);
 } dp_oracle;
 
 /* Ask oracle o for the cost of an assignment (a checked call: o must not be NULL). */
 static inline int dp_oracle_cost(const dp_oracle *o, const int *assignment, double *cost, dp_error *err)
 {
     return o->cost(o->ctx, assignment, cost, err);
+}
+
+/* Ask o for the cost of an assignment that matters only up to bound: o's bounded cost where it
+ * has one, else its cost (see dp_oracle.cost_bounded). */
+static inline int dp_oracle_cost_bounded(const dp_oracle *o, const int *assignment, double bound, double *cost,
+                                         dp_error *err)
+{
+    return o->cost_bounded ? o->cost_bounded(o->ctx, assignment, bound, cost, err) : o->cost(o->ctx, assignment, cost, err);
 }
 
 #ifdef __cplusplus

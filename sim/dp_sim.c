@@ -6,6 +6,7 @@
 #include "dp_sim_shared.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,9 @@ struct dp_sim {
     double now, makespan;
     long n_events, n_transfers;
     double volume;
+    /* a bounded run (dp_sim_run_bounded): the loop stops before the clock passes bound, and
+     * exceeded is the time it would have moved to; INFINITY otherwise */
+    double bound, exceeded;
 };
 
 dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
@@ -59,6 +63,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         return NULL;
     }
     dp_sim *s = calloc(1, sizeof *s);
+    if (s) s->bound = INFINITY;
     if (!s) goto nomem;
     s->g = g;
     s->c = c;
@@ -226,6 +231,12 @@ static void loop(dp_sim *s)
         while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
         s->fifo_head = s->fifo_tail = 0;
         if (s->heap.n == 0) break;
+        /* a bounded run ends here when the next instant is past its bound: the makespan is at
+         * least that instant (every event happens before some op's end) */
+        if (s->heap.a[0].t > s->bound) {
+            s->exceeded = s->heap.a[0].t;
+            break;
+        }
         /* advance the clock; process every heap event of that instant before the FIFO */
         s->now = s->heap.a[0].t;
         while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
@@ -260,6 +271,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     dp_heap_evq_clear(&s->heap);
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
+    s->exceeded = INFINITY;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     memset(s->arrived, 0, (size_t)n * sizeof(int));
@@ -280,6 +292,18 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
 int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
 {
     return run(s, assignment, 1, res, err);
+}
+
+int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err)
+{
+    dp_sim_result r;
+    s->bound = bound;
+    int rc = run(s, assignment, 0, &r, err);
+    s->bound = INFINITY;
+    if (rc != DP_OK) return rc;
+    *exceeded = s->exceeded < INFINITY;
+    *cost = *exceeded ? s->exceeded : r.makespan;
+    return DP_OK;
 }
 
 /* ---- incremental prefix simulation (dp_sim.h) ---- */

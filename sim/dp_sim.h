@@ -49,6 +49,14 @@ void dp_sim_free(dp_sim *s);
  * the next run. Returns DP_OK, or DP_EINVAL (naming the op) for a device id out of range. */
 int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
 
+/* A bounded run (the searches' bounded simulation, issue 31): as dp_sim_run, but the event loop
+ * stops as soon as the clock would pass bound (seconds, the graph's raw unit). Then *exceeded is
+ * 1 and *cost the instant it would have moved to: more than bound and no more than the makespan
+ * (every event happens before some op's end), so a search that rejects any cost above bound
+ * takes the decision the full run would have led to. Else *exceeded is 0 and *cost the makespan,
+ * bit for bit dp_sim_run's. bound INFINITY: a full run. Errors as dp_sim_run. */
+int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
+
 /* Simulate a placed prefix: ops with device -1 are absent (never run, never waited for, no
  * transfer to them), the others run exactly as dp_sim_run runs a graph made of them alone. The
  * placed ops must be closed under predecessors (every predecessor of a placed op is placed),

@@ -4,6 +4,7 @@
 #include "dp_cost.h"
 #include "dp_engine.h"
 #include "dp_graph.h"
+#include "dp_machine.h"
 #include "dp_place.h"
 #include "dp_search.h"
 #include "dp_sim.h"
@@ -487,12 +488,102 @@ START_TEST(search_start_spends_no_simulation)
 }
 END_TEST
 
+/* Bounded simulation (issue 31): annealing and local search with the engine's bounded oracle
+ * (a move's simulation stops once its clock passes the largest cost the acceptance test could
+ * take) take the same decisions as with full simulations: the same best makespan, accepted
+ * moves, simulations, trace and assignment, on both engines and every kind of machine; and the
+ * bound did stop runs (the count of stopped runs is positive), so the test is not vacuous. */
+typedef struct bound_count {
+    dp_engine *e;
+    long stopped, runs;
+} bound_count;
+
+static int count_bounded(void *ctx, const int *assignment, double bound, double *cost, dp_error *err)
+{
+    bound_count *b = ctx;
+    int ex = 0, rc = dp_engine_run_bounded(b->e, assignment, bound, cost, &ex, err);
+    b->runs++;
+    b->stopped += ex;
+    if (rc == DP_OK && ex) ck_assert(*cost > bound);
+    return rc;
+}
+
+static int full_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
+{
+    bound_count *b = ctx;
+    const dp_oracle o = dp_engine_oracle(b->e);
+    return dp_oracle_cost(&o, assignment, cost, err);
+}
+
+START_TEST(bounded_search_same_decisions)
+{
+    static const char *const machines[][6] = {
+        {"devices", "4", NULL},
+        {"devices", "3", "comm_ratio", "4", NULL},
+        {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", NULL},
+        {"topology", "pcie-gen3-4gpu", "transfer", "fifo", NULL},
+        {"topology", "dgx1-v100", NULL},
+        {"devices", "4", "mode", "bsp", NULL},
+        {"devices", "4", "queue", "priority", NULL},
+    };
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/graphs/chainmm-small.json", dp_test_srcdir());
+    dp_error err;
+    dp_graph *g = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    long stopped = 0;
+    for (size_t mi = 0; mi < sizeof machines / sizeof machines[0]; mi++) {
+        dp_machine m;
+        dp_machine_init(&m);
+        for (int k = 0; machines[mi][k]; k += 2)
+            ck_assert_int_eq(dp_machine_set(&m, machines[mi][k], machines[mi][k + 1], &err), DP_OK);
+        dp_cost *c = dp_machine_costs(&m, g, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        dp_engine *e = dp_engine_alloc(g, c, &m, &err);
+        ck_assert_msg(e != NULL, "%s", err.msg);
+        bound_count bc = {e, 0, 0};
+        const dp_oracle full = {.name = "full", .cost = full_cost, .ctx = &bc};
+        const dp_oracle bounded = {.name = "bounded", .cost = full_cost, .ctx = &bc, .cost_bounded = count_bounded};
+        for (int annealing = 0; annealing < 2; annealing++)
+            for (uint64_t seed = 1; seed <= 3; seed++) {
+                dp_search_anneal_config cfg;
+                dp_search_anneal_config_init(&cfg);
+                cfg.budget = 1500;
+                int a[64], b[64];
+                dp_search_result r1, r2;
+                int (*search)(const dp_graph *, const dp_cost *, const dp_oracle *, const dp_search_anneal_config *,
+                              uint64_t, int *, dp_search_result *, dp_error *) = annealing ? dp_search_anneal : dp_search_local;
+                ck_assert_int_eq(search(g, c, &full, &cfg, seed, a, &r1, &err), DP_OK);
+                ck_assert_int_eq(search(g, c, &bounded, &cfg, seed, b, &r2, &err), DP_OK);
+                ck_assert_msg(r1.best == r2.best && r1.accepted == r2.accepted && r1.sims == r2.sims,
+                              "machine %zu, %s, seed %d: best %.17g / %.17g, accepted %ld / %ld", mi,
+                              annealing ? "anneal" : "local", (int)seed, r1.best, r2.best, r1.accepted, r2.accepted);
+                ck_assert_int_eq(memcmp(a, b, (size_t)g->n_ops * sizeof(int)), 0);
+                ck_assert_int_eq(r1.trace.n, r2.trace.n);
+                for (long i = 0; i < r1.trace.n; i++) {
+                    ck_assert_int_eq(r1.trace.sims[i], r2.trace.sims[i]);
+                    ck_assert(r1.trace.best[i] == r2.trace.best[i]);
+                }
+                dp_search_trace_clear(&r1.trace);
+                dp_search_trace_clear(&r2.trace);
+            }
+        stopped += bc.stopped;
+        dp_engine_free(e);
+        dp_cost_free(c);
+        dp_machine_free(&m);
+    }
+    ck_assert_msg(stopped > 0, "no bounded run stopped early: the test would not see a wrong bound");
+    dp_graph_free(g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
     TCase *t = tcase_create("search");
     tcase_set_timeout(t, 60);
     tcase_add_test(t, exact_fork_join_hand);
+    tcase_add_test(t, bounded_search_same_decisions);
     tcase_add_test(t, exact_two_chains_hand);
     tcase_add_test(t, exact_matches_brute_force);
     tcase_add_test(t, exact_limits);
