@@ -34,6 +34,14 @@ cat "$tmp/version"
 grep -q '^doppler ' "$tmp/version" || fail "doppler --version printed no version"
 "$prefix/bin/doppler" topology list > "$tmp/topologies" 2>&1 || { cat "$tmp/topologies"; fail "the installed doppler does not find its data"; }
 grep -q dgx1-v100 "$tmp/topologies" || fail "the installed data has no dgx1-v100 topology"
+# the manual page: installed, and man-db (which shows it) among the packages install-deps installs
+[ -f "$prefix/share/man/man1/doppler.1" ] || fail "make install put no doppler.1 in $prefix/share/man/man1"
+sed -n '/^PKGS="/,/"$/p' "$top_srcdir/scripts/install-deps.sh" | grep -qw 'man-db' \
+    || fail "scripts/install-deps.sh does not install man-db (man doppler needs it)"
+if command -v man > /dev/null 2>&1; then
+    MANPATH="$prefix/share/man" MANPAGER=cat PAGER=cat man doppler > "$tmp/man.txt" 2>&1 || { cat "$tmp/man.txt"; fail "man doppler failed"; }
+    grep -q 'doppler' "$tmp/man.txt" || fail "man doppler showed nothing"
+fi
 
 py=""
 for p in ${PYTHON:-} python3 /usr/bin/python3; do
