@@ -16,6 +16,26 @@ int dp_cli_fail(const dp_error *err)
     return DP_EXIT_ERROR;
 }
 
+void dp_cli_help_option(FILE *f, const char *lead, const char *text)
+{
+    const int indent = (int)strlen(lead);
+    int width = DP_CLI_HELP_WIDTH - indent;
+    if (width < 20) width = 20;
+    fputs(lead, f);
+    const char *p = text;
+    for (;;) {
+        int n = (int)strlen(p);
+        if (n <= width) { fprintf(f, "%s\n", p); return; }
+        int cut = width;
+        while (cut > 0 && p[cut] != ' ') cut--;
+        if (cut == 0) { cut = width; while (p[cut] && p[cut] != ' ') cut++; } /* a word longer than the line */
+        fprintf(f, "%.*s\n%*s", cut, p, indent, "");
+        p += cut;
+        while (*p == ' ') p++;
+        if (!*p) { fputc('\n', f); return; }
+    }
+}
+
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

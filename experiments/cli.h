@@ -15,6 +15,11 @@
 
 /* Print "doppler: MESSAGE" to stderr and return DP_EXIT_ERROR. */
 int dp_cli_fail(const dp_error *err);
+/* Help lines are at most this many columns wide. */
+#define DP_CLI_HELP_WIDTH 100
+/* Print one option of a help text: lead (the option, padded to its description's column), then
+ * text wrapped at spaces to DP_CLI_HELP_WIDTH columns, continuation lines under its first word. */
+void dp_cli_help_option(FILE *f, const char *lead, const char *text);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -44,7 +44,8 @@ static void on_profile_progress(int done, int total, const char *what, void *ctx
 
 static void calibrate_usage(FILE *f)
 {
-    fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]... --out PROFILE.json\n"
+    fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]...\n"
+               "                                 --out PROFILE.json\n"
                "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n\n"
                "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
                "sizes on each route, on the real executor (exec/dp_exec.h); write the raw samples.\n"
@@ -58,7 +59,8 @@ static void calibrate_usage(FILE *f)
                "                       cpu-2core): device d of the executor is the topology's device d\n"
                "  --devices N          else N devices named by the backend: cpu0 .. cpuN-1 (default 2)\n"
                "  --backend B          executor backend: cpu (default), cuda when built --with-cuda\n"
-               "  --kinds K1,K2,...    op kinds to time (default %s)\n"
+               "  --kinds K1,K2,...    op kinds to time, default:\n"
+               "                       %s\n"
                "  --graph FILE         also time every op kind found in FILE, and every distinct op of FILE\n"
                "                       as the executor runs it (the calibration keeps their medians as\n"
                "                       \"measured\" ops, used for exactly those ops) (repeatable)\n"

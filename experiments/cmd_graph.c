@@ -116,7 +116,10 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
         fprintf(f, "%s: %s\n", m->name, m->description);
         for (const dp_gen_param *p = m->params; p->name; p++) {
             dp_gen_param_default(m, p, buf, sizeof buf);
-            fprintf(f, "  --%-16s %s (default %s)\n", p->name, p->help, buf);
+            char lead[64], text[1024];
+            snprintf(lead, sizeof lead, "  --%-16s ", p->name);
+            snprintf(text, sizeof text, "%s (default %s)", p->help, buf);
+            dp_cli_help_option(f, lead, text);
         }
         if (!only) fprintf(f, "\n");
     }

@@ -73,21 +73,30 @@ static void place_usage(FILE *f, const char *cmd)
                         : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
     fprintf(f, "Options:\n"
                "  --graph FILE         the dataflow graph: DOPPLER .txt, native .json, WfCommons and MSR\n"
-               "                       .json (by content), Kasahara .stg, DOT .dot (doc/graph-format.md), or a heterogeneous\n"
-               "                       example that fixes the machine: FILE.in (nedjulius) or\n"
+               "                       .json (by content), Kasahara .stg, DOT .dot (doc/graph-format.md), or\n"
+               "                       a heterogeneous example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
                "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
                "  --format F           graph format when the extension does not tell: doppler, json, native,\n"
                "                       wfcommons, msr, stg, dot, or heft-in / heft-csv (the examples above)\n"
-               "  --method M           placement method:");
-    for (const dp_place_method *m = dp_place_methods(); m->name; m++) fprintf(f, " %s", m->name);
-    fprintf(f, "\n%s"
+               );
+    {
+        char methods[1024] = "placement method:";
+        for (const dp_place_method *m = dp_place_methods(); m->name; m++) {
+            size_t L = strlen(methods);
+            snprintf(methods + L, sizeof methods - L, " %s", m->name);
+        }
+        dp_cli_help_option(f, "  --method M           ", methods);
+    }
+    fprintf(f, "%s"
                "  --seed S             random seed (default 1)\n"
                "  --device D           the device for --method single (default 0)\n"
-               "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies (doppler train)\n"
+               "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies\n"
+               "                       (doppler train)\n"
                "  --proposals FILE     anneal, local, --refine: an improvement checkpoint (train --method improve)\n"
                "                       whose policy proposes half the moves (the other half uniform)\n"
-               "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements (default: greedy);\n"
+               "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements\n"
+               "                       (default: greedy);\n"
                "                       random: the best of K random placements (random search, K simulations)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
                "                       learned method's probabilities propose the moves); never worse;\n"
@@ -95,7 +104,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       (place --method improve's) from the method's placement\n"
                "  --refine-budget N    simulations of that search (default 2000)\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
-               "                       inserting it into the earliest idle gap (nedjulius/heft-cpop-simulator's CPOP)\n"
+               "                       inserting it into the earliest idle gap\n"
+               "                       (nedjulius/heft-cpop-simulator's CPOP)\n"
                "  --ties id|heap       heft, cpop, peft: order of ready ops of equal priority: id (default, lowest\n"
                "                       op id first) or heap (a C++ std::priority_queue's, libc++: that CPOP's)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"

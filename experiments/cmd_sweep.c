@@ -109,6 +109,11 @@ int cmd_sweep(int argc, char **argv)
     dp_error_clear(&err);
     dp_sweep *s = dp_sweep_load(config, &err);
     if (!s) return dp_cli_fail(&err);
+    /* every run's parameters, as soon as the config is read (a pool worker's parent did) */
+    if (run_one < 0 && !merge && dp_sweep_check_runs(s, o.shard_i, o.shard_n, &err) != DP_OK) {
+        dp_sweep_free(s);
+        return dp_cli_fail(&err);
+    }
     /* --out names the HDF5 file; its CSV is made beside it: a .csv there would get HDF5 bytes */
     size_t lo = o.out ? strlen(o.out) : 0;
     if (lo >= 4 && strcmp(o.out + lo - 4, ".csv") == 0) {

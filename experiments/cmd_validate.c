@@ -23,7 +23,8 @@
 
 static void validate_usage(FILE *f)
 {
-    fprintf(f, "Usage: doppler validate --graph G [--topology T] [--calibration C] [--assignments N] [--methods M1,M2]\n\n"
+    fprintf(f, "Usage: doppler validate --graph G [--topology T] [--calibration C] [--assignments N]\n"
+               "                        [--methods M1,M2]\n\n"
                "Run N random assignments and the methods' assignments of G on the real executor and in the\n"
                "simulator (sim/dp_hisim.h on topology T, default cpu-2core, with op and transfer times from\n"
                "calibration C, else the topology's roofline; on the graph as executed, every dimension\n"

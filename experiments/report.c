@@ -1092,7 +1092,7 @@ static const char *gnuplot_bin(void)
 }
 
 /* Run gnuplot on a script; on failure, the first line of its stderr goes into err. */
-static int gnuplot_run(const char *script, const char *errlog, dp_error *err)
+static int gnuplot_run(const char *script, const char *errlog, const char *out, dp_error *err)
 {
     fflush(NULL);
     pid_t pid = fork();
@@ -1117,7 +1117,7 @@ static int gnuplot_run(const char *script, const char *errlog, dp_error *err)
     }
     free(log);
     if (WIFEXITED(st) && WEXITSTATUS(st) == 127) return dp_error_set(err, DP_EUNSUPPORTED, "cannot run %s: install gnuplot (Debian: gnuplot-nox) or set $GNUPLOT", gnuplot_bin());
-    return dp_error_set(err, DP_EIO, "gnuplot failed: %s", line[0] ? line : "(no message)");
+    return dp_error_set(err, DP_EIO, "%s: gnuplot failed: %s", out, line[0] ? line : "(no message)");
 }
 
 static int have_terminal(const char *term)
@@ -1214,7 +1214,7 @@ static int plot_end(plot *p, dp_error *err)
     char script[PATH_MAX + 32], log[PATH_MAX + 32];
     snprintf(script, sizeof script, "%s/plot.gp", p->dir);
     snprintf(log, sizeof log, "%s/plot.log", p->dir);
-    int rc = gnuplot_run(script, log, err);
+    int rc = gnuplot_run(script, log, p->out, err);
     if (rc == DP_OK && rename(p->tmp_out, p->out) != 0) rc = dp_error_set(err, DP_EIO, "%s: %s", p->out, strerror(errno));
     if (rc != DP_OK) unlink(p->tmp_out);
     plot_cleanup(p);

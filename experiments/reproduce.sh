@@ -72,7 +72,18 @@ if [ "$reuse" -eq 0 ]; then
     rm -rf "$dir/table$n.h5" "$dir/table$n.csv" "$dir/table$n.runs" "$dir/table$n.h5.lock"
 fi
 status=0
-"$DOPPLER" sweep "$cfg" --out "$out" "$@" || { echo "$0: some runs failed (their cells say so)" >&2; status=1; }
+# the CSV's checksum before and after tells a sweep that started no run (a missing graph, a
+# wrong parameter: it said why) from one whose runs failed
+csv=$dir/table$n.csv
+before=$(cksum < "$csv" 2>/dev/null || echo none)
+if ! "$DOPPLER" sweep "$cfg" --out "$out" "$@"; then
+    if [ ! -f "$out" ] || [ "$(cksum < "$csv" 2>/dev/null || echo none)" = "$before" ]; then
+        echo "$0: table $n: doppler sweep started no run (its message above says why; DOPPLER's graph files are the reference data: README.md, \"Reference data\")" >&2
+        exit 1
+    fi
+    echo "$0: some runs failed (their cells say so)" >&2
+    status=1
+fi
 [ -f "$out" ] || exit 1
 for t in $("$DOPPLER" report "$out" --list-tables | cut -f1 | grep -v -e '^runs$' -e '^makespan$' -e '^seconds$'); do
     "$DOPPLER" report "$out" --table "$t"

@@ -121,15 +121,65 @@ static int in_list(const char *k, const char *const *list)
     return 0;
 }
 
+/* The parameters of each kind of method (run.h), besides the machine's */
+static const char *const place_params[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
+                                           "refine", "refine_budget", "append_only", "ties", "checkpoint", "proposals", NULL};
+/* DOPPLER's also take cfg__KEY__SUBKEY, one key of the training config */
+static const char *const doppler_params[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples",
+                                             "bench_reps", "variant", "model_selection", NULL};
+static const char *const baseline_params[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
+/* parameters that are integers wherever they are taken */
+static const char *const integer_params[] = {"seed", "timing_repeats", "device", "budget", "samples", "refine_budget",
+                                             "append_only", "episodes_il", "episodes_sim", "episodes", "bench_reps", NULL};
+
 int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err)
 {
     const char *k;
     json_t *v;
+    const int cfg_keys = own == doppler_params;
     json_object_foreach((json_t *)params, k, v) {
+        if (cfg_keys && strncmp(k, "cfg__", 5) == 0) continue;
         if (!dp_run_is_machine_param(k) && !in_list(k, own))
-            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s", k, method);
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s%s", k, method,
+                                cfg_keys ? " (training config keys are cfg__KEY__SUBKEY)" : "");
     }
     return DP_OK;
+}
+
+int dp_run_check(const json_t *params, dp_error *err)
+{
+    const char *method = NULL;
+    if (dp_sweep_param_str(params, "method", NULL, &method, err) != DP_OK) return DP_EINVAL;
+    if (!method) return dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
+    const char *const *own = NULL;
+    if (strcmp(method, "doppler") == 0) own = doppler_params;
+    else if (strcmp(method, "placeto") == 0 || strcmp(method, "gdp") == 0) own = baseline_params;
+    else if (dp_place_find(method)) own = place_params;
+    else {
+        /* the registry's own message: "unknown method "x" (known: ...)" */
+        int dummy = 0;
+        int rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);
+        return rc == DP_OK ? dp_error_set(err, DP_EINVAL, "unknown method \"%s\"", method) : rc;
+    }
+    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    const char *graph = NULL;
+    if (dp_sweep_param_str(params, "graph", NULL, &graph, err) != DP_OK) return DP_EINVAL;
+    if (!graph) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
+    for (int i = 0; integer_params[i]; i++) {
+        long x;
+        if (dp_sweep_param_int(params, integer_params[i], 0, &x, err) != DP_OK) return DP_EINVAL;
+    }
+    /* the machine's values (files are looked for before the runs, dp_sweep_check_inputs) */
+    dp_machine m;
+    dp_machine_init(&m);
+    int rc = DP_OK;
+    for (const dp_machine_key *mk = dp_machine_keys(); mk->name && rc == DP_OK; mk++) {
+        json_t *val = json_object_get(params, mk->name);
+        if (!val || strcmp(mk->name, "topology") == 0 || strcmp(mk->name, "calibration") == 0) continue;
+        if ((rc = dp_machine_set_json(&m, mk->name, val, err)) != DP_OK) dp_error_prefix(err, "parameter");
+    }
+    dp_machine_free(&m);
+    return rc;
 }
 
 void dp_run_machine_free(dp_run_machine *rm)
@@ -244,9 +294,7 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
-                                      "refine", "refine_budget", "append_only", "ties", "checkpoint", "proposals", NULL};
-    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, place_params, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
     long seed, reps, device, budget, samples, append_only;
@@ -419,14 +467,9 @@ static void train_files_result(const dp_run_context *ctx, const char *traj, dp_r
 
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples", "bench_reps",
-                                      "variant", "model_selection", NULL};
+    if (dp_run_check_params(params, method, doppler_params, err) != DP_OK) return DP_EINVAL;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)params, k, v) {
-        if (strncmp(k, "cfg__", 5) != 0 && !dp_run_is_machine_param(k) && !in_list(k, own))
-            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s (training config keys are cfg__KEY__SUBKEY)", k, method);
-    }
     long seed, ep_il, ep_sim, samples, bench;
     const char *tcfg = NULL;
     dp_train_config cfg;
@@ -573,8 +616,7 @@ done:
  * DOPPLER's, then the greedy (or best of `samples`) placement ---- */
 static int run_baseline(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    static const char *const own[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
-    if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, baseline_params, err) != DP_OK) return DP_EINVAL;
     int m;
     if (dp_agent_parse(method, &m) != DP_OK || m == DP_AGENT_DOPPLER)
         return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);

@@ -84,6 +84,10 @@ int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const dou
  * parameter is one of those or in own (NULL-ended), else DP_EINVAL naming the stray one. */
 int dp_run_is_machine_param(const char *name);
 int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err);
+/* What a run's parameters can be checked for without running it: a known method, every name one
+ * that its method takes (a misspelt one is an error), graph given, integers where integers are
+ * expected, the machine's values. Input files are looked for apart (dp_sweep_check_inputs). */
+int dp_run_check(const json_t *params, dp_error *err);
 /* Store the metrics every simulated run reports (lower_bound, transfers, transfer_volume,
  * utilisation, peak_memory, ops; plus the members of extra, which is consumed) and the device
  * count in out. */

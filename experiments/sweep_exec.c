@@ -47,6 +47,26 @@ int dp_sweep_check_out(const char *out, dp_error *err)
     return DP_OK;
 }
 
+int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
+{
+    long first = -1, n_bad = 0;
+    dp_error e;
+    dp_error_clear(&e);
+    for (long k = 0; k < s->n_runs; k++) {
+        if (!dp_sweep_in_shard(k, shard_i, shard_n)) continue;
+        dp_error ek;
+        dp_error_clear(&ek);
+        if (dp_run_check(s->runs[k].params, &ek) == DP_OK) continue;
+        if (first < 0) { first = k; e = ek; }
+        n_bad++;
+    }
+    if (first < 0) return DP_OK;
+    char more[64] = "";
+    if (n_bad > 1) snprintf(more, sizeof more, " (and %ld more run%s)", n_bad - 1, n_bad == 2 ? "" : "s");
+    return dp_error_set(err, DP_EINVAL, "%s: run %s (%s): %s%s; nothing was run or written", s->path[0] ? s->path : s->name,
+                        s->runs[first].key, s->runs[first].params_text, e.msg, more);
+}
+
 /* The parameters that name input files, and whether a plain word is a bundled name. */
 static const char *const input_params[] = {"graph", "topology", "calibration", "config", "train_config", NULL};
 
@@ -507,6 +527,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     collector c;
     memset(sum, 0, sizeof *sum);
     int rc = dp_sweep_check_out(o->out, err);
+    if (rc == DP_OK) rc = dp_sweep_check_runs(s, o->shard_i, o->shard_n, err);
     if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
     if (rc != DP_OK) return rc;
     rc = collector_open(&c, s, o, sum, err);
@@ -714,6 +735,7 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     memset(&c, 0, sizeof c);
     memset(sum, 0, sizeof *sum);
     int rc = dp_sweep_check_out(o->out, err);
+    if (rc == DP_OK) rc = dp_sweep_check_runs(s, o->shard_i, o->shard_n, err);
     if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
     if (rc == DP_OK) rc = collector_open(&c, s, o, sum, err);
     int ok = rc == DP_OK;

@@ -44,6 +44,11 @@ void dp_sweep_options_init(dp_sweep_options *o);
  * whose message names the config, the parameter, the missing file, how many runs name it, and
  * how many other files are missing. Checks each distinct value once. */
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
+/* Pre-flight of the parameters (run.h, dp_run_check) of every run of the shard: the first wrong
+ * one names its run, its parameters and what is wrong, with how many more runs are wrong.
+ * doppler sweep checks them when it has read the config, before anything is run or written; a
+ * misspelt parameter used to be found when its run started, after the results file was made. */
+int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
 
 /* The folder of a results path must exist: DP_OK, or DP_EIO naming it (and `mkdir -p`). */
 int dp_sweep_check_out(const char *out, dp_error *err);

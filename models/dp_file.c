@@ -181,6 +181,28 @@ static void remove_stale_tmp(const char *target)
     closedir(d);
 }
 
+/* Whether a file can be made in target's folder: DP_OK, or an error named by the user's path
+ * and the folder (not by a temporary name), e the errno of a failed attempt (0: none yet). */
+static int check_folder(const char *path, const char *target, int e, dp_error *err)
+{
+    char dir[4096];
+    const char *slash = strrchr(target, '/');
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return dp_error_set(err, DP_EIO, "%s: cannot write it: the folder %s does not exist (create it first: mkdir -p %s)",
+                                path, dir, dir);
+        return dp_error_set(err, DP_EIO, "%s: cannot write it: the folder %s: %s", path, dir, strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode)) return dp_error_set(err, DP_EIO, "%s: cannot write it: %s is not a folder", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return dp_error_set(err, DP_EIO, "%s: cannot write it in the folder %s: %s", path, dir, strerror(errno));
+    if (e) return dp_error_set(err, DP_EIO, "%s: cannot write it in the folder %s: %s", path, dir, strerror(e));
+    return DP_OK;
+}
+
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err)
 {
     if (write_target(path, target, cap) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
@@ -188,7 +210,7 @@ int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
         return dp_error_set(err, DP_EIO, "%s: is %s, not a regular file: this output is written to a regular file", path,
                             file_kind(st.st_mode));
-    return DP_OK;
+    return check_folder(path, target, 0, err);
 }
 
 FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err)
@@ -240,7 +262,8 @@ FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_e
         if (f) return f;
         if (errno != EEXIST) break;
     }
-    dp_error_set(err, DP_EIO, "%s: cannot create %s: %s", path, tmp_path, strerror(errno));
+    if (errno == EEXIST) dp_error_set(err, DP_EIO, "%s: cannot create a temporary file beside it (%s and 63 more exist)", path, tmp_path);
+    else check_folder(path, target, errno ? errno : EIO, err);
     tmp_path[0] = '\0';
     return NULL;
 }

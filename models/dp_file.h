@@ -51,7 +51,9 @@ void dp_file_atomic_abort(FILE *f, const char *tmp_path);
 
 /* For writers that make their file by other means (gnuplot) and rename it over path: the file
  * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
- * exists and is not a regular file (a device, FIFO, directory: never replaced). */
+ * exists and is not a regular file (a device, FIFO, directory: never replaced), or when its
+ * folder does not exist, is not a folder or cannot be written ("PATH: cannot write it: the folder
+ * DIR does not exist ..."), so that the writer can say so before it starts. */
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err);
 
 /* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports

@@ -114,7 +114,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     if (has_priority) *has_priority = 0;
     const char *name = dp_agent_name(kind);
     if (kind == DP_AGENT_DOPPLER && !o->checkpoint)
-        return dp_error_set(err, DP_EINVAL, "doppler: --checkpoint FILE is required (train one with 'doppler train')");
+        return dp_error_set(err, DP_EINVAL, "method doppler places with a trained policy: --checkpoint FILE is required (train one with 'doppler train')");
     dp_train_config cfg;
     dp_train_config_default(&cfg);
     cfg.method = kind;

@@ -3,7 +3,8 @@
 # missing is installed). Needs root or sudo. OpenMPI (libopenmpi-dev openmpi-bin) is among them:
 # configure then builds the MPI runner (`mpirun doppler sweep`) and make check tests it. The Python
 # interface's tests need python3-numpy and python3-pytest, its tables python3-pandas and
-# python3-h5py (70 MB together). python3-torch (630 MB with its 167 dependencies) is not installed:
+# python3-h5py (70 MB together); man-db shows the manual page (`man doppler` after make install).
+# python3-torch (630 MB with its 167 dependencies) is not installed:
 # only examples/reinforce_torch.py uses it, and its test skips without it (apt-get install
 # python3-torch to run it).
 #   --fuzz   also the tools of `make fuzz` and `make check-valgrind` (clang with libFuzzer,
@@ -11,7 +12,7 @@
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
 libjansson-dev check libopenblas-dev gnuplot-nox libopenmpi-dev openmpi-bin python3 python3-numpy python3-pytest
-python3-pandas python3-h5py git"
+python3-pandas python3-h5py git man-db"
 for a in "$@"; do
     case $a in
     --fuzz) PKGS="$PKGS clang libclang-rt-14-dev valgrind" ;;

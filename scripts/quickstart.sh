@@ -19,10 +19,17 @@ if [ "${DOPPLER_QUICKSTART_BUILD:-1}" != 0 ]; then
     make -j"$(nproc)"
 fi
 doppler=${DOPPLER:-./doppler}
+# the command as the Next: lines print it: a path that works from any folder (the build leaves
+# doppler in the checkout, not on PATH; `make install` puts it there)
+case $doppler in
+*/*) doppler_shown=$(cd "$(dirname "$doppler")" && pwd)/$(basename "$doppler") ;;
+*) doppler_shown=$doppler ;;
+esac
 episodes=${QUICKSTART_EPISODES:-300}
 out=${QUICKSTART_OUT:-}
 if [ -z "$out" ]; then out=$(mktemp -d "${TMPDIR:-/tmp}/doppler-quickstart.XXXXXX"); fi
 mkdir -p "$out"
+out=$(cd "$out" && pwd)  # the printed paths work from any folder
 graph=$out/llama-layer.json
 config=bench/doppler-project.json
 
@@ -107,8 +114,13 @@ echo "  $best_m.trace.json (the best placement) and doppler.trace.json: Chrome t
 echo "    row per device; open them in https://ui.perfetto.dev or chrome://tracing"
 echo "  doppler.h5 (checkpoint), doppler.traj.h5 (training trajectory, doc/file-formats.md),"
 echo "  *.assignment.json (each method's placement), llama-layer.json (the graph)"
-echo "Next: doppler place --graph $graph --method doppler --checkpoint $out/doppler.h5 --refine anneal"
+echo
+if [ "$doppler_shown" != doppler ]; then
+    echo "The command is $doppler_shown (not on PATH: run it by that path, or sudo make install"
+    echo "to put doppler in /usr/local/bin)."
+fi
+echo "Next: $doppler_shown place --graph $graph --method doppler --checkpoint $out/doppler.h5 --refine anneal"
 cp_ms=$(awk '$1 == "cp" { print $2 }' "$out/rows")
 rr_ms=$(awk '$1 == "round-robin" { print $2 }' "$out/rows")
-echo "      doppler report --plot learning --trajectory $out/doppler.traj.h5 --reference cp=$cp_ms \\"
+echo "      $doppler_shown report --plot learning --trajectory $out/doppler.traj.h5 --reference cp=$cp_ms \\"
 echo "          --reference round-robin=$rr_ms --out learning.png"

@@ -1,8 +1,12 @@
 #!/bin/sh
 # Build doppler from a clean tree with warnings as errors (--enable-werror) and run every test
 # suite (make check), then the same suite under AddressSanitizer and UndefinedBehaviorSanitizer
-# in a side build (_build-san, a copy of the sources configured with --enable-sanitizers; about
-# 20 s more). DOPPLER_NO_SANITIZERS=1 skips it.
+# in a side build (_build-san, a copy of the sources configured with --enable-sanitizers).
+# DOPPLER_NO_SANITIZERS=1 skips it. How long: on 2 cores the build and the suite take several
+# minutes, and the sanitizer pass 7 to 19 minutes more (its first build of the copy alone takes
+# minutes; a second run rebuilds only what changed). It says so at its start and prints a line per
+# phase (copying, configuring, building with a count of files compiled, running the suite) and
+# automake's line per suite as it ends.
 # Ends with one line "N passed, N failed, N skipped" over both builds (from automake's .trs
 # files), after the reason of each skipped suite; exit status 1 when a suite failed.
 #
@@ -15,15 +19,26 @@ if [ "${CI:-}" = true ]; then
     DOPPLER_REQUIRE_SHARED_DATA=${DOPPLER_REQUIRE_SHARED_DATA:-1}
     export DOPPLER_REQUIRE_SHARED_DATA
 fi
+t0=$(date +%s)
+phase() { echo "== $* ($(($(date +%s) - t0)) s since the start) =="; }
+if [ "${DOPPLER_NO_SANITIZERS:-0}" != 1 ]; then
+    echo "scripts/test.sh: build and test suite (several minutes on 2 cores), then the suite again under"
+    echo "ASan + UBSan in _build-san (7 to 19 minutes more: a second build, then a slower run;"
+    echo "DOPPLER_NO_SANITIZERS=1 skips it)"
+else
+    echo "scripts/test.sh: build and test suite (several minutes on 2 cores; the sanitizer pass is skipped)"
+fi
+phase "building"
 [ -x configure ] || autoreconf -fi
 [ -f Makefile ] || ./configure --enable-werror
 make -j"$(nproc)"
 # the .trs files of an earlier run must not count
 rm -f tests/*.trs _build-san/src/tests/*.trs
 rc=0
+phase "the test suite (make check)"
 make -j"$(nproc)" check || rc=1
 if [ "${DOPPLER_NO_SANITIZERS:-0}" != 1 ]; then
-    echo "== the test suite under ASan + UBSan (_build-san) =="
+    phase "the test suite under ASan + UBSan (_build-san): copy, configure, build (minutes), run"
     sh ./scripts/side-build.sh . _build-san --enable-sanitizers --enable-werror -- -j"$(nproc)" check || rc=1
 fi
 
@@ -52,6 +67,7 @@ for dir in tests _build-san/src/tests; do
     done
 done
 [ -n "$reasons" ] && printf '%s\n' "$reasons" | sed '/^$/d'
+phase "done"
 echo "$pass passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] || rc=1
 exit $rc

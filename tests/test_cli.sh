@@ -104,7 +104,7 @@ expect_rc 1 "devices with .in" "$D" place --graph "$tmp/ex.in" --method heft --d
 grep -q 'fixes the machine' "$tmp/err" && ok || bad ".in with --devices refused"
 expect_rc 1 "bad .in" "$D" place --graph "$top_srcdir/tests/bad-hetero/zero-rate.in" --method heft
 grep -q 'zero-rate.in' "$tmp/err" && ok || bad "bad .in named"
-"$D" place --help | grep -q 'heft cpop peft etf anneal local exact' && ok || bad "help lists the baseline methods"
+"$D" place --help | tr -s ' \n' ' ' | grep -q 'heft cpop peft etf anneal local exact' && ok || bad "help lists the baseline methods"
 "$D" place --help | grep -q "Kasahara .stg, DOT .dot" && ok || bad "place --help lists every graph format"
 
 # every subcommand (and sub-subcommand) answers --help on stdout with exit 0
@@ -113,7 +113,12 @@ for c in graph "graph info" "graph gen" "graph convert" place simulate "calibrat
     # shellcheck disable=SC2086
     expect_rc 0 "$c --help" "$D" $c --help
     [ -s "$tmp/out" ] && ok || bad "$c --help printed nothing on stdout"
+    # help lines fit 100 columns (some reached 135)
+    long=$(awk 'length > 100 { n++ } END { print n + 0 }' "$tmp/out")
+    [ "$long" -eq 0 ] && ok || { bad "$c --help: $long lines over 100 columns"; awk 'length > 100' "$tmp/out"; }
 done
+expect_rc 0 "help" "$D" --help
+awk 'length > 100 { exit 1 }' "$tmp/out" && ok || bad "doppler --help: lines over 100 columns"
 # --print-config writes reals as people do; simulate --json names a file assignment as such
 "$D" train --print-config | grep -q '"beta1": 0.9,' && ok || bad "--print-config prints beta1 as 0.9"
 "$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null

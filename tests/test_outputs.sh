@@ -105,4 +105,21 @@ sed 's#"../escaped"#"ok"#' "$work/sw/evil.json" > "$work/sw/ok.json"
 if "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.csv" --quiet 2> "$work/err"; then fail "--out r.csv was accepted"; fi
 grep -q "names the HDF5 results file" "$work/err" || { cat "$work/err" >&2; fail "no message on --out .csv"; }
 [ ! -e "$work/sw/r.csv" ] || fail "--out r.csv wrote r.csv"
+
+# ---- messages name the file and its folder, never a temporary name, never "doppler: doppler:" ----
+cd "$work"
+if "$DOPPLER" place --graph "$GRAPH" --method cp --out nodir/a.json > /dev/null 2> "$work/err"; then fail "--out nodir/a.json accepted"; fi
+grep -q "nodir/a.json: cannot write it: the folder nodir does not exist" "$work/err" || { cat "$work/err" >&2; fail "place --out into a missing folder: no file and folder named"; }
+grep -q '\.tmp\.' "$work/err" && { cat "$work/err" >&2; fail "the message names a temporary file"; }
+: > "$work/afile"
+if "$DOPPLER" graph convert "$GRAPH" afile/g.json 2> "$work/err"; then fail "a file as a folder accepted"; fi
+grep -q "afile/g.json: cannot write it: afile is not a folder" "$work/err" || { cat "$work/err" >&2; fail "no message on a file given as folder"; }
+if "$DOPPLER" place --graph "$GRAPH" --method doppler > /dev/null 2> "$work/err"; then fail "doppler without a checkpoint accepted"; fi
+grep -q 'doppler: doppler:' "$work/err" && { cat "$work/err" >&2; fail "a doubled prefix"; }
+grep -q -- '--checkpoint FILE is required' "$work/err" || { cat "$work/err" >&2; fail "no message on the missing checkpoint"; }
+if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
+    "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.h5" --quiet 2> "$work/err" || { cat "$work/err" >&2; fail "the sweep for a plot failed"; }
+    if "$DOPPLER" report "$work/sw/r.h5" --plot bars --out nodir/x.png 2> "$work/err"; then fail "a plot into a missing folder accepted"; fi
+    grep -q "nodir/x.png: cannot write it: the folder nodir does not exist" "$work/err" || { cat "$work/err" >&2; fail "report --plot into a missing folder: no file and folder named"; }
+fi
 echo "PASS"

@@ -40,4 +40,15 @@ for t in "$best.trace.json" doppler.trace.json; do
     grep -q "$t" "$tmp/out" || fail "the trace $t is not named"
     grep -q '"traceEvents"' "$tmp/q/$t" || fail "$t is not a Chrome trace"
 done
+# every Next: line works as printed, from another folder, with no doppler on PATH (it printed
+# "doppler ..." and gave "command not found" on a fresh machine)
+sed -n '/^Next:/,$p' "$tmp/out" | sed 's/^Next://' | awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }' > "$tmp/next"
+[ "$(wc -l < "$tmp/next")" -ge 2 ] || fail "fewer than 2 Next: commands: $(cat "$tmp/next")"
+mkdir "$tmp/elsewhere"
+while IFS= read -r cmd; do
+    case $cmd in *" report --plot "*) command -v gnuplot > /dev/null 2>&1 || { echo "no gnuplot: not run: $cmd"; continue; } ;; esac
+    (cd "$tmp/elsewhere" && PATH=/usr/bin:/bin sh -c "$cmd") > "$tmp/next.log" 2>&1 \
+        || { cat "$tmp/next.log"; fail "the printed Next: command failed: $cmd"; }
+done < "$tmp/next"
+[ ! -x "$(command -v gnuplot || echo /nonexistent)" ] || [ -s "$tmp/elsewhere/learning.png" ] || fail "the Next: learning curve learning.png was not written"
 exit 0

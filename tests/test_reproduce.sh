@@ -15,9 +15,6 @@ command -v git > /dev/null 2>&1 || { echo "SKIP: git is not installed"; exit 77;
 # has no tracked files there
 [ -n "$(git -C "$top_srcdir" ls-files experiments/reproduce.sh 2> /dev/null)" ] || { echo "SKIP: $top_srcdir is not a git checkout"; exit 77; }
 shared=${DOPPLER_SHARED_DATA:-$top_srcdir/../shared/data}
-[ -f "$shared/doppler-graphs/chain_mm_112nodes.txt" ] || { echo "SKIP: DOPPLER's graphs are not in $shared"; exit 77; }
-DOPPLER_SHARED_DATA=$(cd "$shared" && pwd)
-export DOPPLER_SHARED_DATA
 work=$(mktemp -d "${TMPDIR:-/tmp}/dp-reproduce-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
@@ -29,6 +26,19 @@ git init -q .
 git add -A
 git -c user.name=test -c user.email=test@localhost commit -qm snapshot
 [ -f experiments/reference/table3.csv ] || fail "no experiments/reference/table3.csv in the tracked tree"
+
+# without the reference data no run starts: said once, exit 1, no false "some runs failed"
+mkdir "$work/nodata"
+if DOPPLER_SHARED_DATA="$work/nodata" DOPPLER="$DOPPLER" sh experiments/reproduce.sh 3 --out "$work/out0" > "$work/log0" 2>&1; then
+    cat "$work/log0" >&2; fail "reproduce.sh without the data gave exit 0"
+fi
+grep -q 'no run was started' "$work/log0" || { cat "$work/log0" >&2; fail "the sweep did not say that no run was started"; }
+grep -q 'doppler sweep started no run' "$work/log0" || { cat "$work/log0" >&2; fail "reproduce.sh did not say that no run started"; }
+grep -q 'some runs failed' "$work/log0" && { cat "$work/log0" >&2; fail "a false 'some runs failed' after 'no run was started'"; }
+
+[ -f "$shared/doppler-graphs/chain_mm_112nodes.txt" ] || { echo "SKIP: DOPPLER's graphs are not in $shared"; exit 77; }
+DOPPLER_SHARED_DATA=$(cd "$shared" && pwd)
+export DOPPLER_SHARED_DATA
 
 DOPPLER="$DOPPLER" sh experiments/reproduce.sh 3 --jobs 2 --out "$work/out" > "$work/log" 2>&1 \
     || { cat "$work/log" >&2; fail "reproduce.sh 3 failed"; }

@@ -91,14 +91,29 @@ grep -q 'dropped 6 rows' "$work/prune.log" || { cat "$work/prune.log" >&2; fail 
 [ $(($(wc -l < "$work/grid2.csv") - 1)) -eq 12 ] || fail "pruned CSV does not have 12 rows"
 
 # ---- a failing run is recorded, reported, and retried on request ----
+# (a device beyond the machine's: found when the run has the graph and its machine)
 cat > "$work/bad.json" <<JSON
-{"name": "bad", "fixed": {"graph": "$GRAPH"}, "grid": {"method": ["cp", "nosuch"]}}
+{"name": "bad", "fixed": {"graph": "$GRAPH", "method": "single", "devices": 2}, "grid": {"device": [0, 5]}}
 JSON
 if "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" 2> "$work/bad.log"; then fail "a failed run gave exit 0"; fi
-grep -q 'unknown method' "$work/bad.log" || fail "the failure is not reported"
+grep -q 'only 2 devices' "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the failure is not reported"; }
 [ "$(tail -n +2 "$work/bad.csv" | cut -d, -f11 | sort | tr '\n' ' ')" = "failed ok " ] || fail "failed run not recorded"
 "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --retry-failed 2> "$work/bad2.log" || true
 grep -q '1 of 2 runs already in' "$work/bad2.log" || fail "--retry-failed did not rerun only the failure"
+
+# ---- wrong parameters are refused when the config is read: nothing is run or written ----
+# (a misspelt parameter, an unknown method, a wrong value: each was found when its run started,
+# after the results file was made)
+for p in '"budgte": [10]' '"method": ["cp", "nosuch"]' '"devices": ["four"]' '"seed": [1.5]'; do
+    case $p in *method*) m= ;; *) m='"method": "cp", ' ;; esac
+    cat > "$work/typo.json" <<JSON
+{"name": "typo", "fixed": {$m"graph": "$GRAPH"}, "grid": {$p}}
+JSON
+    rm -rf "$work/typo.h5" "$work/typo.csv" "$work/typo.runs"
+    if "$DOPPLER" sweep "$work/typo.json" --out "$work/typo.h5" 2> "$work/typo.log"; then fail "sweep with $p gave exit 0"; fi
+    grep -q 'typo.json: run [0-9a-f]* (.*): .*nothing was run or written' "$work/typo.log" || { cat "$work/typo.log" >&2; fail "no message naming the config and the run for $p"; }
+    [ ! -e "$work/typo.h5" ] && [ ! -e "$work/typo.csv" ] && [ ! -e "$work/typo.runs" ] || fail "a sweep with $p wrote results"
+done
 
 # ---- a missing input stops the sweep before any run; once it is there, the rerun runs all ----
 cat > "$work/miss.json" <<JSON

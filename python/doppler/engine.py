@@ -118,8 +118,9 @@ class Engine:
 
     machine None: the default machine (DOPPLER-compatible; as many devices as the graph was made
     for when it says, else 4), or a heterogeneous example's own. A machine with another device
-    count than the graph says it was made for gives a warning, as the command does. An engine is a workspace: calls on one engine are serialised by a lock; use one engine per
-    thread to simulate in parallel. close() frees it (later calls raise ClosedError)."""
+    count than the graph says it was made for gives a warning, as the command does, once per
+    engine. An engine is a workspace: calls on one engine are serialised by a lock; use one engine
+    per thread to simulate in parallel. close() frees it (later calls raise ClosedError)."""
 
     def __init__(self, graph, machine=None, _trace=False):
         if not isinstance(graph, Graph):
@@ -150,7 +151,8 @@ class Engine:
             self._cptr = c
             self._owns_costs = True
             want = _lib.dp_machine_devices_differ(ctypes.byref(self._mach), g)
-            if want:
+            if want and not _trace:
+                # (a tracing engine is the twin of one that warned already)
                 # the command's warning (dp_cli_warn_devices)
                 warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, c.contents.n_devices),
                               stacklevel=3)

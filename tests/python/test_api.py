@@ -45,6 +45,20 @@ def test_devices_the_graph_was_made_for():
         doppler.Engine(g8, doppler.Machine(devices=4))
 
 
+def test_device_count_warning_once(tmp_path):
+    # the README's example: an engine, then a simulation with a trace (which builds a tracing
+    # twin of the engine); the warning came twice
+    import warnings
+    g = doppler.Graph.read(bundled("llama-layer"))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        e = doppler.Engine(g, doppler.Machine(topology="dgx1-v100", transfer="maxmin"))
+        e.simulate(e.place("heft").assignment, trace=str(tmp_path / "t.json"))
+        e.close()
+    said = [str(x.message) for x in w if "was made for" in str(x.message)]
+    assert said == ["graph %s was made for 4 devices; placing it on 8" % g.name], said
+
+
 def test_graph_info_matches_the_command():
     g = doppler.Graph.read(bundled("ffnn"))
     info = run_cli("graph", "info", bundled("ffnn"))[1]
