@@ -28,7 +28,9 @@ class FileError(Error, OSError):
 
 
 class CapacityError(Error):
-    """A resource limit was exceeded (DP_ERANGE), e.g. a device's memory under the error policy."""
+    """A resource limit was exceeded (DP_ERANGE), e.g. a device's memory under the error policy, or
+    a machine whose makespans would be inf or overflow (a peak_flops or bandwidth out of range for
+    the graph: the message names the key)."""
 
 
 class UnsupportedError(Error):

@@ -152,6 +152,20 @@ def test_failed_last_step_leaves_state():
     assert env.assignment.min() == -1
 
 
+# ---- 5. a machine whose makespans are inf or overflow placed with a result of inf ----
+
+@pytest.mark.parametrize("key", ["peak_flops", "bandwidth"])
+def test_machine_out_of_range_raises(key):
+    g = doppler.Graph.read(G)
+    m = doppler.Machine(**{key: 1e-300})
+    with pytest.raises(doppler.CapacityError, match="machine key.*%s" % key):
+        doppler.place(g, "cp", m)
+    with pytest.raises(doppler.CapacityError, match=key):
+        doppler.Env(g, m)
+    with pytest.raises(doppler.CapacityError, match=key):
+        g.costs(m)
+
+
 # ---- minor: NUL in a path, unused place options ----
 
 def test_nul_in_path(tmp_path):
