@@ -329,6 +329,12 @@ START_TEST(interference_fit_and_roundtrip)
     fclose(f);
     ck_assert_ptr_null(dp_profile_load(path, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "interference[0]") != NULL, "%s", err.msg);
+    /* issue 33: a version this build does not know is refused (version 99 was read as 1) */
+    f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-profile\",\"version\":99,\"devices\":[\"a\"],\"ops\":[],\"copies\":[]}", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_profile_load(path, &err));
+    ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "version") != NULL, "%s", err.msg);
     unlink(path);
     dp_calib_free(c);
     dp_profile_free(p);

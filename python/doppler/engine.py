@@ -56,7 +56,13 @@ def _float_vector(a, n, what):
         raise TypeError("%s: expected numbers, got an array of %s" % (what, arr.dtype))
     if arr.shape != (n,):
         raise ValueError("%s: expected shape (%d,), got %s" % (what, n, arr.shape))
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError("%s: element %d is %r: priorities are finite numbers (a NaN breaks the queue's order)"
+                         % (what, i, float(arr[i])))
+    return arr
 
 
 def _ro(a):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import doppler
@@ -192,3 +193,26 @@ def test_place_refuses_unused_options(options, match):
     e = doppler.Engine(doppler.Graph.read(G))
     with pytest.raises(ValueError, match=match):
         e.place("cp", **options)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_priority_not_finite(bad):
+    g = doppler.Graph.read(G)
+    e = doppler.Engine(g, doppler.Machine(queue="priority"))
+    prio = np.arange(g.n_ops, dtype=float)
+    prio[5] = bad
+    a = np.zeros(g.n_ops, dtype=np.int64)
+    with pytest.raises(ValueError, match="element 5"):
+        e.simulate(a, priority=prio)
+    with pytest.raises(ValueError, match="element 5"):
+        e.simulate_batch(a[None, :], priority=prio)
+
+
+def test_read_sweep_torn_csv(tmp_path):
+    # a results CSV cut mid-row: the package's error naming the file and the row, not pandas'
+    header = ("key,index,graph,method,devices,topology,transfer,mode,seed,rep,status,makespan,units,seconds,episodes,"
+              "params,metrics,assignment,trajectory,checkpoint,error,finished")
+    p = tmp_path / "r.csv"
+    p.write_text(header + "\n" + "k1,0,g,cp,4,,fixed,async,1,0,ok,1.5,s,0.1,0,{},{},,,,,x\n" + "k2,1,g,cp,4\n")
+    with pytest.raises(doppler.InvalidInputError, match="r.csv: row 2 has 5 fields"):
+        doppler.read_sweep(str(p))
