@@ -79,7 +79,7 @@ typedef enum { DP_COST_PART_NONE = 0, DP_COST_PART_OP = 1, DP_COST_PART_TRANSFER
 
 /* Check that every makespan of g on c is a finite number: every op time, edge amount, latency
  * and inverse bandwidth is finite and non-negative, and the serial bound (above) is at most
- * DP_COST_TIME_MAX. Returns DP_OK, or DP_ERANGE with a message naming the graph and the op, edge
+ * DP_COST_TIME_MAX. Returns DP_OK, or DP_ERANGE with a message naming the graph (its file) and the op, edge
  * or device pair (the first found; for the bound, its op and transfer parts) and *part (may be
  * NULL) saying whether op times or transfers are at fault, so that a caller can name the machine
  * keys behind them (dp_machine_costs does). dp_engine_alloc refuses cost tables that fail it. */
