@@ -693,6 +693,12 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: field \"format\" must be \"doppler-profile\"", path);
         goto fail;
     }
+    json_t *ver = json_object_get(root, "version");
+    if (!json_is_integer(ver) || json_integer_value(ver) != 1) {
+        /* a later version's fields would be read by this version's meaning */
+        dp_error_set(err, DP_EINVAL, "%s: field \"version\": only version 1 is known", path);
+        goto fail;
+    }
     json_t *devs = json_object_get(root, "devices"), *ops = json_object_get(root, "ops"),
            *cps = json_object_get(root, "copies");
     if (!json_is_array(devs) || json_array_size(devs) == 0 || !json_is_array(ops) || !json_is_array(cps)) {

@@ -1,7 +1,7 @@
 /* dp_profile.h: profiling on the real executor, the samples the calibration is fitted to
  * (machine/dp_calib.h).
  *
- * Profile (raw samples, JSON {"format": "doppler-profile", "version": 1, ...}): for each device,
+ * Profile (raw samples, JSON {"format": "doppler-profile", "version": 1 (another is refused), ...}): for each device,
  * each op kind over a sweep of sizes, and for each route, copies over a sweep of sizes, all timed
  * on the real executor (exec/dp_exec.h). An op sample is the time from its start to the start of
  * the next op on the same busy device (so the runtime's per-op dispatch cost is in it, as it is

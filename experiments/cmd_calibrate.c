@@ -46,14 +46,17 @@ static void calibrate_usage(FILE *f)
 {
     fprintf(f, "Usage: doppler calibrate profile [--topology T | --devices N] [--kinds K1,K2,..] [--graph G]...\n"
                "                                 --out PROFILE.json\n"
-               "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n\n"
+               "       doppler calibrate fit PROFILE.json --out CALIBRATION.json [--report REPORT.json]\n                             [--keep-failed]\n\n"
                "profile: time each op kind over a sweep of sizes on each device, and copies over a sweep of\n"
                "sizes on each route, on the real executor (exec/dp_exec.h); write the raw samples.\n"
                "fit: fit time = a + b x FLOPs + c x bytes per op kind and device, and latency + bytes /\n"
                "bandwidth per route (GSL least squares on relative error, robust where outliers appear),\n"
                "and each device's interference (copy_in: compute seconds lost per second of a copy into\n"
                "it; peer_busy: slowdown per other busy device; sim/dp_hisim.h); print each fit's\n"
-               "coefficients, R^2 and residuals; write the calibration file.\n\n"
+               "coefficients, R^2 and residuals; write the calibration file. A fit fails when its R^2 is\n"
+               "NaN or below 0.5, a coefficient is NaN or out of the file's range, or a route's bandwidth\n"
+               "is at its cap (1e18 B/s: copy times that do not grow with size); failed fits are listed\n"
+               "on stderr and the command exits 1 without writing the calibration (the report is written).\n\n"
                "Options of profile:\n"
                "  --topology T         name the devices as topology T does (a file or a bundled name, e.g.\n"
                "                       cpu-2core): device d of the executor is the topology's device d\n"
@@ -83,7 +86,8 @@ static void calibrate_usage(FILE *f)
                "  --out FILE           the profile (JSON, written atomically)\n"
                "Options of fit:\n"
                "  --out FILE           the calibration (JSON, format doppler-calibration version 1)\n"
-               "  --report FILE        the fits' statistics (JSON: n, terms, R^2, residuals)\n"
+               "  --report FILE        the fits' statistics (JSON: n, terms, R^2, residuals, \"failed\": why)\n"
+               "  --keep-failed        write the calibration even with failed fits (still listed; exit 0)\n"
                "  -h, --help           this help\n",
             DP_CLI_DEFAULT_KINDS);
 }
@@ -251,10 +255,17 @@ done:
     return status;
 }
 
-static json_t *info_json(const dp_calib_fit_info *in)
+/* a fit's statistics for the report; NaN and inf as null (json_pack dropped the whole entry) and
+ * "failed": why when the fit failed */
+static json_t *info_json(const dp_calib_fit_info *in, int failed, const char *why)
 {
-    return json_pack("{s:i,s:s,s:b,s:f,s:f,s:f}", "n", in->n, "terms", in->terms, "robust", in->robust, "r2", in->r2,
-                     "rms_rel_residual", in->rms_rel, "max_rel_residual", in->max_rel);
+    json_t *j = json_pack("{s:i,s:s,s:b}", "n", in->n, "terms", in->terms, "robust", in->robust);
+    if (!j) return NULL;
+    json_object_set_new(j, "r2", dp_json_number(in->r2));
+    json_object_set_new(j, "rms_rel_residual", dp_json_number(in->rms_rel));
+    json_object_set_new(j, "max_rel_residual", dp_json_number(in->max_rel));
+    if (failed) json_object_set_new(j, "failed", json_string(why));
+    return j;
 }
 
 static int calibrate_fit(int argc, char **argv)
@@ -262,8 +273,9 @@ static int calibrate_fit(int argc, char **argv)
     const char *cmd = "calibrate fit";
     static const struct option opts[] = {
         {"out", required_argument, NULL, 'o'}, {"report", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+        {"keep-failed", no_argument, NULL, 'k'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     const char *out = NULL, *report = NULL;
+    int keep_failed = 0;
     int c;
     optind = 1;
     opterr = 0;
@@ -271,6 +283,7 @@ static int calibrate_fit(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case 'r': report = optarg; break;
+        case 'k': keep_failed = 1; break;
         case 'h': calibrate_usage(stdout); return 0;
         default: return dp_cli_option_error(cmd, "h", argv);
         }
@@ -287,6 +300,8 @@ static int calibrate_fit(int argc, char **argv)
     printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",
            "c_s_per_byte", "R^2", "rms_rel", "max_rel", "fit");
     json_t *rep = json_object(), *rdev = json_object(), *rrt = json_array();
+    int n_failed = 0;
+    char why[256];
     for (int d = 0; d < cal->n_devices; d++) {
         const dp_calib_device *dv = &cal->dev[d];
         json_t *jk = json_object();
@@ -297,7 +312,13 @@ static int calibrate_fit(int argc, char **argv)
             printf("%-6s %-12s %5d %5s %12.4e %14.4e %14.4e %8.4f %8.4f %8.4f %s\n", dv->name, name, in->n, in->terms,
                    co->a_s, co->b_s_per_flop, co->c_s_per_byte, in->r2, in->rms_rel, in->max_rel,
                    in->robust ? "robust" : "ols");
-            json_object_set_new(jk, name, info_json(in));
+            const int failed = dp_calib_op_fit_failed(co, in, why, sizeof why);
+            if (failed) {
+                fprintf(stderr, "doppler calibrate fit: %s: failed fit: device %s, kind %s: %s\n", argv[optind], dv->name,
+                        name, why);
+                n_failed++;
+            }
+            json_object_set_new(jk, name, info_json(in, failed, why));
         }
         json_object_set_new(rdev, dv->name, jk);
     }
@@ -307,7 +328,13 @@ static int calibrate_fit(int argc, char **argv)
         const dp_calib_route *rt = &cal->route[r];
         printf("%-6s %-6s %5d %12.4e %14.4e %8.4f %8.4f %8.4f %s\n", rt->src, rt->dst, rt->info.n, rt->latency_s,
                rt->bandwidth_Bps, rt->info.r2, rt->info.rms_rel, rt->info.max_rel, rt->info.robust ? "robust" : "ols");
-        json_t *j = info_json(&rt->info);
+        const int failed = dp_calib_route_fit_failed(rt, why, sizeof why);
+        if (failed) {
+            fprintf(stderr, "doppler calibrate fit: %s: failed fit: route %s -> %s: %s\n", argv[optind], rt->src, rt->dst,
+                    why);
+            n_failed++;
+        }
+        json_t *j = info_json(&rt->info, failed, why);
         json_object_set_new(j, "src", json_string(rt->src));
         json_object_set_new(j, "dst", json_string(rt->dst));
         json_array_append_new(rrt, j);
@@ -341,10 +368,19 @@ static int calibrate_fit(int argc, char **argv)
     }
     json_object_set_new(rep, "devices", rdev);
     json_object_set_new(rep, "routes", rrt);
+    json_object_set_new(rep, "failed_fits", json_integer(n_failed));
     int status = 0;
-    if (dp_calib_save(cal, out, &err) != DP_OK) status = dp_cli_fail(&err);
-    else if (report && dp_json_dump_atomic(rep, report, JSON_INDENT(2) | JSON_REAL_PRECISION(6), &err) != DP_OK)
+    if (report && dp_json_dump_atomic(rep, report, JSON_INDENT(2) | JSON_REAL_PRECISION(6), &err) != DP_OK)
         status = dp_cli_fail(&err);
+    else if (n_failed && !keep_failed) {
+        fprintf(stderr, "doppler calibrate fit: %s: %d failed fit%s: %s not written (profile more sizes or repeats, or "
+                        "--keep-failed to write it anyway)\n", argv[optind], n_failed, n_failed > 1 ? "s" : "", out);
+        status = 1;
+    } else if (dp_calib_save(cal, out, &err) != DP_OK)
+        status = dp_cli_fail(&err);
+    else if (n_failed)
+        fprintf(stderr, "doppler calibrate fit: %s written with %d failed fit%s (--keep-failed)\n", out, n_failed,
+                n_failed > 1 ? "s" : "");
     json_decref(rep);
     dp_calib_free(cal);
     return status;

@@ -102,7 +102,7 @@ static void place_usage(FILE *f, const char *cmd)
                "                       learned method's probabilities propose the moves); never worse;\n"
                "                       improve: the improvement search of the --proposals checkpoint's policy\n"
                "                       (place --method improve's) from the method's placement\n"
-               "  --refine-budget N    simulations of that search (default 2000)\n"
+               "  --refine-budget N    simulations of that search (default 2000; only with --refine)\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
                "                       inserting it into the earliest idle gap\n"
                "                       (nedjulius/heft-cpop-simulator's CPOP)\n"
@@ -429,6 +429,14 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         if (a.place.refine && strcmp(a.place.refine, "improve") == 0 && !a.place.proposals)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine improve: the improvement search needs its "
                                                                "policy: --proposals FILE (doppler train --method improve)"));
+        if (a.place.refine_budget > 0 && !a.place.refine)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: the simulations of --refine; give "
+                                                               "--refine anneal, local or improve too"));
+        if (a.place.config && !search && strcmp(m, "improve") != 0 &&
+            !((strcmp(m, "placeto") == 0 || strcmp(m, "gdp") == 0) && !a.place.checkpoint))
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--config: for --method anneal, local, improve, or "
+                                                               "placeto and gdp trained here (no --checkpoint); --method "
+                                                               "%s%s does not use it", m, a.place.checkpoint ? " with --checkpoint" : ""));
         if (a.place.samples > 1 && !learned && strcmp(m, "random") != 0)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto, gdp or random; "
                                                                "--method %s does not use it", m));

@@ -132,7 +132,24 @@ static int fit_model(int n, const double *F, const double *B, const double *y, i
 {
     double best_bic = INFINITY, best[3] = {0, 0, 0};
     int best_mask = 0;
-    for (int mask = 1; mask < 8; mask++) {
+    /* two samples of a two-term model {1, x} (a route's latency + bytes / bandwidth, a
+     * memory-bound kind): least squares needs a third sample, but the line through the two is
+     * exact; it is taken when both coefficients come out >= 0 (a route of two copy sizes was fitted
+     * by its mean time alone, bandwidth at the cap, R^2 -0.78) */
+    if (n == 2 && (allowed == (1 | 2) || allowed == (1 | 4))) {
+        const int j = allowed == (1 | 2) ? 1 : 2;
+        const double x0 = reg(j, F[0], B[0]), x1 = reg(j, F[1], B[1]);
+        if (x0 != x1) {
+            const double slope = (y[1] - y[0]) / (x1 - x0), icpt = y[0] - slope * x0;
+            if (slope >= 0 && icpt >= 0 && isfinite(slope) && isfinite(icpt)) {
+                best[0] = icpt;
+                best[j] = slope;
+                best_mask = allowed;
+                best_bic = -INFINITY;
+            }
+        }
+    }
+    for (int mask = 1; mask < 8 && best_bic > -INFINITY; mask++) {
         if ((mask & allowed) != mask) continue;
         double c[3], sse;
         if (fit_subset(n, F, B, y, mask, 0, c, &sse) != 0) continue;
@@ -312,9 +329,9 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
                 goto fail;
             }
             rt->latency_s = co.a_s;
-            /* a zero slope (copies too small to see) leaves the bandwidth unmeasured: 1e18 B/s,
-             * finite because JSON has no infinity, and beyond any real link */
-            rt->bandwidth_Bps = co.c_s_per_byte > 0 ? 1.0 / co.c_s_per_byte : 1e18;
+            /* a zero slope (copies too small to see) leaves the bandwidth unmeasured: the cap */
+            rt->bandwidth_Bps = co.c_s_per_byte > 0 ? fmin(1.0 / co.c_s_per_byte, DP_CALIB_BANDWIDTH_CAP)
+                                                    : DP_CALIB_BANDWIDTH_CAP;
         }
     free(F); free(B); free(Y);
     return c;
@@ -322,6 +339,54 @@ fail:
     free(F); free(B); free(Y);
     dp_calib_free(c);
     return NULL;
+}
+
+/* ---- failed fits ---- */
+
+static int fit_stats_failed(const dp_calib_fit_info *in, char *why, size_t size)
+{
+    if (isnan(in->r2)) {
+        if (why) snprintf(why, size, "R^2 is NaN (%d samples)", in->n);
+        return 1;
+    }
+    if (in->r2 < DP_CALIB_MIN_R2) {
+        if (why) snprintf(why, size, "R^2 %.4g below %g (%d samples)", in->r2, DP_CALIB_MIN_R2, in->n);
+        return 1;
+    }
+    return 0;
+}
+
+int dp_calib_op_fit_failed(const dp_calib_affine *co, const dp_calib_fit_info *in, char *why, size_t size)
+{
+    if (!in || in->n == 0) return 0;
+    const double c[3] = {co->a_s, co->b_s_per_flop, co->c_s_per_byte}, per[3] = {1, DP_CALIB_MAX_COUNT, DP_CALIB_MAX_COUNT};
+    static const char *name[3] = {"a_s", "b_s_per_flop", "c_s_per_byte"};
+    for (int k = 0; k < 3; k++)
+        if (!(c[k] >= 0) || !(c[k] * per[k] <= DP_COST_TIME_MAX)) {
+            if (why) snprintf(why, size, "%s %g out of range [0, %g]", name[k], c[k], DP_COST_TIME_MAX / per[k]);
+            return 1;
+        }
+    return fit_stats_failed(in, why, size);
+}
+
+int dp_calib_route_fit_failed(const dp_calib_route *rt, char *why, size_t size)
+{
+    if (rt->info.n == 0) return 0;
+    if (!(rt->latency_s >= 0) || !(rt->latency_s <= DP_COST_TIME_MAX)) {
+        if (why) snprintf(why, size, "latency_s %g out of range [0, %g]", rt->latency_s, DP_COST_TIME_MAX);
+        return 1;
+    }
+    if (!(rt->bandwidth_Bps < DP_CALIB_BANDWIDTH_CAP)) {
+        if (why)
+            snprintf(why, size, "bandwidth_Bps at its cap %g (the copy times do not grow with size: unmeasured)",
+                     DP_CALIB_BANDWIDTH_CAP);
+        return 1;
+    }
+    if (!(rt->bandwidth_Bps >= DP_CALIB_MAX_COUNT / DP_COST_TIME_MAX)) {
+        if (why) snprintf(why, size, "bandwidth_Bps %g out of range", rt->bandwidth_Bps);
+        return 1;
+    }
+    return fit_stats_failed(&rt->info, why, size);
 }
 
 /* ---- the file: the reader ---- */
@@ -335,13 +400,27 @@ static int coef(json_t *o, const char *key, double *out, const char *origin, con
     return DP_OK;
 }
 
+/* a coefficient that is >= 0 and, applied to per units (1 for a time, DP_CALIB_MAX_COUNT for a
+ * rate per FLOP or byte), gives at most DP_COST_TIME_MAX seconds */
+static int coef_range(json_t *o, const char *key, double per, double *out, const char *origin, const char *where,
+                      dp_error *err)
+{
+    int rc = coef(o, key, out, origin, where, err);
+    if (rc != DP_OK) return rc;
+    if (!(*out >= 0) || !(*out * per <= DP_COST_TIME_MAX))
+        return dp_error_set(err, DP_EINVAL, "%s: %s.%s: must lie in [0, %g]%s, got %g", origin, where, key,
+                            DP_COST_TIME_MAX / per, per > 1 ? " (a time of at most 1e300 s for 2^64 FLOPs or bytes)" : "",
+                            *out);
+    return DP_OK;
+}
+
 static int affine(json_t *o, dp_calib_affine *a, const char *origin, const char *where, dp_error *err)
 {
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {a_s, b_s_per_flop, c_s_per_byte}", origin, where);
     int rc;
-    if ((rc = coef(o, "a_s", &a->a_s, origin, where, err)) != DP_OK) return rc;
-    if ((rc = coef(o, "b_s_per_flop", &a->b_s_per_flop, origin, where, err)) != DP_OK) return rc;
-    return coef(o, "c_s_per_byte", &a->c_s_per_byte, origin, where, err);
+    if ((rc = coef_range(o, "a_s", 1, &a->a_s, origin, where, err)) != DP_OK) return rc;
+    if ((rc = coef_range(o, "b_s_per_flop", DP_CALIB_MAX_COUNT, &a->b_s_per_flop, origin, where, err)) != DP_OK) return rc;
+    return coef_range(o, "c_s_per_byte", DP_CALIB_MAX_COUNT, &a->c_s_per_byte, origin, where, err);
 }
 
 dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
@@ -456,10 +535,11 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         r->src = strdup(json_string_value(s));
         r->dst = strdup(json_string_value(d));
         if (!r->src || !r->dst) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
-        if (coef(o, "latency_s", &r->latency_s, origin, where, err) != DP_OK) goto fail;
+        if (coef_range(o, "latency_s", 1, &r->latency_s, origin, where, err) != DP_OK) goto fail;
         if (coef(o, "bandwidth_Bps", &r->bandwidth_Bps, origin, where, err) != DP_OK) goto fail;
-        if (r->latency_s < 0 || !(r->bandwidth_Bps > 0)) {
-            dp_error_set(err, DP_EINVAL, "%s: %s: latency_s must be >= 0 and bandwidth_Bps > 0", origin, where);
+        if (!(r->bandwidth_Bps >= DP_CALIB_MAX_COUNT / DP_COST_TIME_MAX)) {
+            dp_error_set(err, DP_EINVAL, "%s: %s.bandwidth_Bps: must be at least %g (2^64 bytes in at most 1e300 s), got %g",
+                         origin, where, DP_CALIB_MAX_COUNT / DP_COST_TIME_MAX, r->bandwidth_Bps);
             goto fail;
         }
     }

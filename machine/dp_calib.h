@@ -19,8 +19,12 @@
  *    "routes": [{"src": "<device>", "dst": "<device>", "latency_s": .., "bandwidth_Bps": ..}]}
  * ("default", "interference" and "measured" are optional; interference: each in [0, 100];
  * measured: finite flops, bytes >= 0 and seconds >= 0.) Device names are the topology's.
- * Coefficients are finite; a_s, b and c may be any sign a fit gives, but the cost model clamps a
- * resulting negative time to 0. Numbers are written with 10 significant digits.
+ * Coefficients are checked when read, naming the file and the key: a_s and latency_s lie in
+ * [0, DP_COST_TIME_MAX] seconds; b_s_per_flop and c_s_per_byte in [0, DP_COST_TIME_MAX /
+ * DP_CALIB_MAX_COUNT], and bandwidth_Bps is at least DP_CALIB_MAX_COUNT / DP_COST_TIME_MAX, so
+ * that an op or transfer of up to 2^64 FLOPs or bytes takes a finite time (the fit writes only
+ * non-negative coefficients; a negative one made validate's error look smaller). Numbers are
+ * written with 10 significant digits.
  *
  * Fit (GSL least squares): for each (device, kind) the subset of {1, FLOPs, bytes} with every
  * coefficient >= 0 and the lowest BIC is fitted to relative error (rows divided by the measured
@@ -38,8 +42,13 @@
 #ifndef DP_CALIB_H
 #define DP_CALIB_H
 
+#include "dp_cost.h"
 #include "dp_error.h"
 #include "dp_profile.h"
+
+/* The largest FLOP or byte count of one op or transfer a calibration's coefficients must keep
+ * finite (2^64): the coefficient ranges above follow from it and DP_COST_TIME_MAX. */
+#define DP_CALIB_MAX_COUNT 18446744073709551616.0
 
 #ifdef __cplusplus
 extern "C" {
@@ -114,9 +123,28 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err);
 int dp_calib_save(const dp_calib *c, const char *path, dp_error *err);
 void dp_calib_free(dp_calib *c);
 
-/* Fit the model to a profile (above). Errors: a device or route without usable samples
- * (DP_EINVAL). */
+/* Fit the model to a profile (above). Two samples of a two-term model (a route's latency +
+ * bytes / bandwidth; a memory-bound kind's {1, bytes}) are fitted exactly by the line through
+ * them when both coefficients are >= 0. A route whose copy times do not grow with size gets
+ * bandwidth DP_CALIB_BANDWIDTH_CAP (unmeasured). Errors: a device or route without usable samples
+ * (DP_EINVAL). The fit is returned even when a part of it failed (dp_calib_op_fit_failed,
+ * dp_calib_route_fit_failed say which): the caller decides. */
 dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err);
+
+/* The bandwidth a fit writes for a route whose copy times do not grow with size (B/s): finite,
+ * as JSON has no infinity, and beyond any real link. */
+#define DP_CALIB_BANDWIDTH_CAP 1e18
+
+/* The least R^2 of a fit that counts as one: below 0.5 the model explains less than half the
+ * variance of the measured times, and its coefficients describe the noise. */
+#define DP_CALIB_MIN_R2 0.5
+
+/* A failed fit: 1 with a short reason in why (size bytes; why may be NULL) when R^2 is NaN or
+ * below DP_CALIB_MIN_R2, a coefficient is NaN or outside what the file accepts (above), or
+ * (routes) the bandwidth is at DP_CALIB_BANDWIDTH_CAP; 0 otherwise. For fits made by
+ * dp_calib_fit (a calibration read from a file has no fit statistics: 0). */
+int dp_calib_op_fit_failed(const dp_calib_affine *co, const dp_calib_fit_info *in, char *why, size_t size);
+int dp_calib_route_fit_failed(const dp_calib_route *rt, char *why, size_t size);
 
 /* The calibration's entry for `device`, or NULL (c may be NULL). */
 const dp_calib_device *dp_calib_find_device(const dp_calib *c, const char *device);

@@ -128,6 +128,68 @@ int dp_cost_set_comm_ratio(dp_cost *c, const dp_graph *g, double comm_ratio, dp_
     return DP_OK;
 }
 
+static int out_of_range(double x)
+{
+    return !(x >= 0) || !isfinite(x);
+}
+
+int dp_cost_check(const dp_graph *g, const dp_cost *c, dp_cost_part *part, dp_error *err)
+{
+    const int D = c->n_devices;
+    const char *name = g->source ? g->source : g->name ? g->name : "(unnamed)"; /* the file, where there is one */
+    if (part) *part = DP_COST_PART_NONE;
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
+        return dp_error_set(err, DP_EINVAL, "%s: cost tables of %d ops and %d edges, not the graph's %d and %d", name,
+                            c->n_ops, c->n_edges, g->n_ops, g->n_edges);
+    double ops = 0;
+    for (int v = 0; v < c->n_ops; v++) {
+        double worst = 0;
+        for (int d = 0; d < D; d++) {
+            double t = dp_cost_op(c, v, d);
+            if (out_of_range(t)) {
+                if (part) *part = DP_COST_PART_OP;
+                return dp_error_set(err, DP_ERANGE, "%s: op %d (%s) takes %g on device %d: op times must be finite "
+                                    "and non-negative", name, v, g->op_name ? g->op_name[v] : "?", t, d);
+            }
+            if (t > worst) worst = t;
+        }
+        ops += worst;
+    }
+    /* a transfer of e costs at most the largest latency + e's amount x the largest inverse bandwidth */
+    double lat = 0, inv = 0;
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++) {
+            if (a == b) continue;
+            size_t k = (size_t)a * D + b;
+            if (out_of_range(c->latency[k]) || out_of_range(c->inv_bw[k])) {
+                if (part) *part = DP_COST_PART_TRANSFER;
+                return dp_error_set(err, DP_ERANGE, "%s: a transfer from device %d to %d costs latency %g + %g per "
+                                    "unit: transfer costs must be finite and non-negative", name, a, b, c->latency[k], c->inv_bw[k]);
+            }
+            if (c->latency[k] > lat) lat = c->latency[k];
+            if (c->inv_bw[k] > inv) inv = c->inv_bw[k];
+        }
+    double xfers = 0;
+    if (D > 1)
+        for (int e = 0; e < c->n_edges; e++) {
+            double t = lat + c->edge_data[e] * inv;
+            if (out_of_range(c->edge_data[e]) || out_of_range(t)) {
+                if (part) *part = DP_COST_PART_TRANSFER;
+                return dp_error_set(err, DP_ERANGE, "%s: edge %d (op %d -> %d, amount %g) takes up to %g to move: "
+                                    "transfer times must be finite and non-negative", name, e, g->edge_src[e],
+                                    g->edge_dst[e], c->edge_data[e], t);
+            }
+            xfers += t;
+        }
+    if (!(ops + xfers <= DP_COST_TIME_MAX)) {
+        if (part) *part = ops >= xfers ? DP_COST_PART_OP : DP_COST_PART_TRANSFER;
+        return dp_error_set(err, DP_ERANGE, "%s: its ops and transfers one after another take up to %g (ops %g, "
+                            "transfers %g), beyond %g: a makespan would overflow", name, ops + xfers, ops, xfers,
+                            DP_COST_TIME_MAX);
+    }
+    return DP_OK;
+}
+
 double dp_cost_mean_op(const dp_cost *c, int v)
 {
     if (c->homogeneous) return c->op_time[(size_t)v * c->n_devices];

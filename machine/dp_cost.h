@@ -66,6 +66,25 @@ void dp_cost_free(dp_cost *c);
  * costs. */
 uint64_t dp_cost_fingerprint(const dp_cost *c);
 
+/* The largest time a simulation may reach (the cost tables' unit). Every time of a schedule is
+ * at most the serial bound: every op at its largest time and every edge's transfer at its
+ * largest, one after another (a work-conserving runtime is never idle while work remains;
+ * sharing a link only stretches transfers within that sum). Keeping the bound below 1e300 leaves
+ * a factor of about 1e8 below DBL_MAX for the sums the methods form from makespans (means over
+ * batches and episodes, annealing's differences) before a double overflows. */
+#define DP_COST_TIME_MAX 1e300
+
+/* What dp_cost_check found out of range. */
+typedef enum { DP_COST_PART_NONE = 0, DP_COST_PART_OP = 1, DP_COST_PART_TRANSFER = 2 } dp_cost_part;
+
+/* Check that every makespan of g on c is a finite number: every op time, edge amount, latency
+ * and inverse bandwidth is finite and non-negative, and the serial bound (above) is at most
+ * DP_COST_TIME_MAX. Returns DP_OK, or DP_ERANGE with a message naming the graph (its file) and the op, edge
+ * or device pair (the first found; for the bound, its op and transfer parts) and *part (may be
+ * NULL) saying whether op times or transfers are at fault, so that a caller can name the machine
+ * keys behind them (dp_machine_costs does). dp_engine_alloc refuses cost tables that fail it. */
+int dp_cost_check(const dp_graph *g, const dp_cost *c, dp_cost_part *part, dp_error *err);
+
 /* Recompute c->homogeneous after filling the arrays by hand. */
 void dp_cost_update_homogeneous(dp_cost *c);
 

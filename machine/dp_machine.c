@@ -270,6 +270,33 @@ int dp_machine_load(dp_machine *m, dp_error *err)
     return DP_OK;
 }
 
+/* add to err's message the machine keys behind the out-of-range part of the costs (dp_cost_check),
+ * with their values, so that the user knows what to change */
+static void machine_keys_of_costs(const dp_machine *m, const dp_graph *g, dp_cost_part part, dp_error *err)
+{
+    if (!err) return;
+    char msg[DP_ERROR_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    int code = err->code;
+    const int time = g->cost_kind == DP_GRAPH_COST_TIME;
+    if (m->topo)
+        dp_error_set(err, code, "%s; the %s of machine keys topology (%s)%s%s%s are out of range for this graph", msg,
+                     part == DP_COST_PART_OP ? "op times (device rates, calibration op coefficients)"
+                                             : "transfers (links, calibration routes)",
+                     m->topology, m->calibration ? " and calibration (" : "", m->calibration ? m->calibration : "",
+                     m->calibration ? ")" : "");
+    else if (time && !(m->comm_ratio > 0))
+        dp_error_set(err, code, "%s; the graph's own costs are out of range", msg);
+    else if (part == DP_COST_PART_OP)
+        dp_error_set(err, code, "%s; machine key peak_flops (%g FLOP/s) is out of range for this graph", msg, m->peak_flops);
+    else if (m->comm_ratio > 0)
+        dp_error_set(err, code, "%s; machine key comm_ratio (%g) with peak_flops (%g FLOP/s) is out of range for this graph",
+                     msg, m->comm_ratio, m->peak_flops);
+    else
+        dp_error_set(err, code, "%s; machine keys bandwidth (%g B/s) and latency (%g s) are out of range for this graph",
+                     msg, m->bandwidth_Bps, m->latency_s);
+}
+
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
@@ -280,9 +307,19 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
         dp_error_set(err, DP_EINVAL, "comm_ratio describes a uniform machine: not with a topology (%s)", m->topology);
         return NULL;
     }
-    if (m->topo) return dp_costmodel_costs(g, m->topo, m->calib, err);
-    dp_cost *c = dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
-    if (c && m->comm_ratio > 0 && dp_machine_comm_ratio_applies(g) && dp_cost_set_comm_ratio(c, g, m->comm_ratio, err) != DP_OK) {
+    dp_cost *c;
+    if (m->topo) c = dp_costmodel_costs(g, m->topo, m->calib, err);
+    else {
+        c = dp_cost_uniform(g, m->n_devices, m->peak_flops, m->bandwidth_Bps, m->latency_s, err);
+        if (c && m->comm_ratio > 0 && dp_machine_comm_ratio_applies(g) && dp_cost_set_comm_ratio(c, g, m->comm_ratio, err) != DP_OK) {
+            dp_cost_free(c);
+            return NULL;
+        }
+    }
+    if (!c) return NULL;
+    dp_cost_part part;
+    if (dp_cost_check(g, c, &part, err) != DP_OK) {
+        machine_keys_of_costs(m, g, part, err);
         dp_cost_free(c);
         return NULL;
     }

@@ -112,7 +112,9 @@ int dp_machine_load(dp_machine *m, dp_error *err);
  * (roofline or calibration, dp_costmodel.h); else the graph's own costs for time graphs
  * (DOPPLER-compatible) and the uniform machine for physical graphs. Without a topology and
  * without "devices" set, n_devices becomes the count the graph was made for (dp_graph.devices)
- * when it says. Caller frees. */
+ * when it says. Caller frees. NULL with DP_ERANGE when a makespan of g on this machine could be
+ * inf, NaN or overflowing (dp_cost_check), the message naming the op or edge and the machine keys
+ * behind it (peak_flops; bandwidth and latency; comm_ratio; the topology and calibration). */
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
 
 /* 1 when a comm_ratio costs g's transfers: a graph in FLOPs and bytes, or a graph of times none

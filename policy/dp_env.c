@@ -269,6 +269,19 @@ static void probe(dp_env *env, int v, int d)
     simulate_candidate(env, v, d, NULL);
 }
 
+int dp_env_est_start_checked(const dp_env *env, int v, int d, double *start, dp_error *err)
+{
+    /* an op that is not ready has predecessors without a device (assignment -1): the estimate
+     * would index the cost tables with it, past their end */
+    if (v < 0 || v >= env->n_ops) return dp_error_set(err, DP_EINVAL, "est_start: op %d out of range 0..%d", v, env->n_ops - 1);
+    if (d < 0 || d >= env->n_devices)
+        return dp_error_set(err, DP_EINVAL, "est_start: device %d out of range 0..%d", d, env->n_devices - 1);
+    if (dp_env_ready_index(env, v) < 0)
+        return dp_error_set(err, DP_EINVAL, "est_start: op %d is not in the ready set (an estimate is of a ready op)", v);
+    *start = dp_env_est_start(env, v, d);
+    return DP_OK;
+}
+
 double dp_env_est_start(const dp_env *env, int v, int d)
 {
     if (env->state == DP_ENV_STATE_APPEND) return append_est_start(env, v, d);

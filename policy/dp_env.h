@@ -174,8 +174,14 @@ static inline int dp_env_done(const dp_env *env) { return env->step == env->n_op
 /* Estimated earliest start of ready op v on device d under the state (top of this file). In
  * the engine state the answer may cost a prefix simulation; it is cached for the step (the
  * cache lives in env and is filled through this const pointer: one thread per env). An
- * engine error (memory capacity exceeded under the error policy) gives +infinity. */
+ * engine error (memory capacity exceeded under the error policy) gives +infinity. v must be
+ * ready and d in range (unchecked: this is the policies' inner loop; a non-ready op reads past
+ * the cost tables); callers that cannot promise it use dp_env_est_start_checked. */
 double dp_env_est_start(const dp_env *env, int v, int d);
+
+/* dp_env_est_start with its arguments checked: *start filled and DP_OK, or DP_EINVAL (nothing
+ * written) when v is out of range or not in the ready set, or d is out of range. */
+int dp_env_est_start_checked(const dp_env *env, int v, int d, double *start, dp_error *err);
 
 /* Assign ready op v to device d and update the state. Returns DP_OK, or DP_EINVAL when v is not
  * ready or d is out of range; in the engine state also the engine's errors (DP_ERANGE: a

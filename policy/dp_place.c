@@ -232,6 +232,7 @@ const dp_place_method *dp_place_methods(void)
 
 const dp_place_method *dp_place_find(const char *name)
 {
+    if (!name) return NULL;
     for (const dp_place_method *m = methods; m->name; m++)
         if (strcmp(m->name, name) == 0) return m;
     return NULL;
@@ -258,6 +259,7 @@ static int refine_improve(const char *checkpoint, const dp_graph *g, const dp_co
 int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err)
 {
+    if (!name) return dp_error_set(err, DP_EINVAL, "place: no method name (NULL)");
     const dp_place_method *m = dp_place_find(name);
     if (!m) {
         char list[512] = "";
@@ -267,6 +269,7 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
         }
         return dp_error_set(err, DP_EINVAL, "unknown method \"%s\" (known: %s)", name, list);
     }
+    if (!g || !c || !assignment) return dp_error_set(err, DP_EINVAL, "place: graph, cost tables and assignment are required");
     /* the method's working memory (the costs, graph and oracle are the caller's, already held):
      * refused beforehand, with the number and DOPPLER_MEM_LIMIT, when it cannot fit */
     {

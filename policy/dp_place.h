@@ -90,12 +90,15 @@ int dp_place_best_sample(const char *checkpoint, const dp_graph *g, const dp_cos
                          int *assignment, double *makespan, int *found, dp_error *err);
 
 const dp_place_method *dp_place_methods(void);
+/* The method called name, or NULL (also for a NULL name). */
 const dp_place_method *dp_place_find(const char *name);
 
 /* Run method `name`, then o->refine if set (annealing or local search started from the method's
  * placement, o->refine_budget simulations with o->oracle, never worse than the start under the
- * oracle). has_priority may be NULL (a refined placement has no priority). Errors: unknown
- * method (DP_EINVAL, listing the known ones), a method that simulates or a refinement without
+ * oracle). has_priority may be NULL (a refined placement has no priority). Errors: a NULL name
+ * (DP_EINVAL), unknown method (DP_EINVAL, listing the known ones; checked before the other
+ * arguments, so a caller may ask for the message alone), a NULL graph, cost tables or assignment
+ * (DP_EINVAL), a method that simulates or a refinement without
  * o->oracle (DP_EINVAL), or the method's own. */
 int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err);

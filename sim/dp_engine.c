@@ -31,6 +31,10 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine
         dp_error_set(err, DP_EINVAL, "engine: the machine has %d devices, the cost tables %d", m->n_devices, c->n_devices);
         return NULL;
     }
+    /* the one entry point: no command, search or trainer simulates costs whose makespans would be
+     * inf, NaN or overflowing (dp_machine_costs names the machine keys; here the tables may be a
+     * caller's own) */
+    if (dp_cost_check(g, c, NULL, err) != DP_OK) return NULL;
     dp_engine *e = calloc(1, sizeof *e);
     if (!e) {
         dp_error_set(err, DP_ENOMEM, "out of memory");

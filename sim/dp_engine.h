@@ -56,7 +56,9 @@ typedef struct dp_engine_schedule {
  * outlive the engine; m is read at this call only (its loaded topology and calibration must
  * outlive the engine). m NULL: the default machine (dp_machine_init: the DOPPLER-compatible
  * fast path on c's devices). Errors (DP_EINVAL): c does not match g or the machine, options the
- * general engine refuses (dp_hisim_alloc); DP_ENOMEM. */
+ * general engine refuses (dp_hisim_alloc); DP_ERANGE: costs whose makespans could be inf, NaN or
+ * overflowing (dp_cost_check: a time not finite or negative, a serial bound beyond
+ * DP_COST_TIME_MAX); DP_ENOMEM. */
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err);
 void dp_engine_free(dp_engine *e);
 

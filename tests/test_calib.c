@@ -48,6 +48,84 @@ static dp_profile *synthetic_profile(double a, double b, double c, int outlier, 
     return p;
 }
 
+/* issue 33: two copy sizes per route admit the exact line latency + bytes / bandwidth (the fit
+ * took the mean time alone: bandwidth at the cap, R^2 -0.78); copies of constant time are a
+ * failed fit (bandwidth unmeasured) */
+START_TEST(two_point_route_exact)
+{
+    dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
+    p->n_copies = 0;
+    const double bytes[] = {1024, 1048576}, secs[] = {3e-5, 1.2e-4};
+    for (int i = 0; i < 4; i++) {
+        dp_profile_copy *cp = &p->copies[p->n_copies++];
+        cp->src = i / 2;
+        cp->dst = 1 - i / 2;
+        cp->bytes = bytes[i % 2];
+        cp->seconds = secs[i % 2];
+    }
+    dp_error err;
+    dp_calib *c = dp_calib_fit(p, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    const double bw = (1048576 - 1024) / 9e-5, lat = 3e-5 - 1024 / bw;
+    for (int r = 0; r < 2; r++) {
+        ck_assert_double_eq_tol(c->route[r].bandwidth_Bps, bw, 1e-6 * bw);
+        ck_assert_double_eq_tol(c->route[r].latency_s, lat, 1e-12);
+        ck_assert(c->route[r].info.r2 > 0.999999);
+        ck_assert_int_eq(dp_calib_route_fit_failed(&c->route[r], NULL, 0), 0);
+    }
+    ck_assert_int_eq(dp_calib_op_fit_failed(&c->dev[0].op[0], &c->dev[0].op_info[0], NULL, 0), 0);
+    dp_calib_free(c);
+    p->copies[1].seconds = p->copies[3].seconds = 3e-5; /* no growth with size */
+    c = dp_calib_fit(p, &err);
+    ck_assert_ptr_nonnull(c);
+    char why[256];
+    ck_assert_int_eq(dp_calib_route_fit_failed(&c->route[0], why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "at its cap"));
+    /* R^2 NaN or below the threshold */
+    dp_calib_fit_info in = c->dev[0].op_info[0];
+    in.r2 = NAN;
+    ck_assert_int_eq(dp_calib_op_fit_failed(&c->dev[0].op[0], &in, why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "NaN"));
+    in.r2 = -0.78;
+    ck_assert_int_eq(dp_calib_op_fit_failed(&c->dev[0].op[0], &in, why, sizeof why), 1);
+    ck_assert_ptr_nonnull(strstr(why, "below"));
+    dp_calib_free(c);
+    dp_profile_free(p);
+}
+END_TEST
+
+/* issue 33: negative, overflowing or non-finite coefficients are refused at load, naming the file
+ * and the key (b_s_per_flop 1e300 gave simulated inf; negative ones a smaller MAPE) */
+START_TEST(coefficients_out_of_range)
+{
+    static const char *bad[][2] = {
+        {"\"a_s\": -1, \"b_s_per_flop\": 0, \"c_s_per_byte\": 0", "ops.matmul.a_s"},
+        {"\"a_s\": 0, \"b_s_per_flop\": -1e-9, \"c_s_per_byte\": 0", "ops.matmul.b_s_per_flop"},
+        {"\"a_s\": 0, \"b_s_per_flop\": 1e300, \"c_s_per_byte\": 0", "ops.matmul.b_s_per_flop"},
+        {"\"a_s\": 0, \"b_s_per_flop\": 0, \"c_s_per_byte\": 1e290", "ops.matmul.c_s_per_byte"},
+        {"\"a_s\": 1e301, \"b_s_per_flop\": 0, \"c_s_per_byte\": 0", "ops.matmul.a_s"},
+    };
+    char text[512];
+    dp_error err;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"devices\": {\"core0\": "
+                 "{\"ops\": {\"matmul\": {%s}}}}}", bad[k][0]);
+        ck_assert_ptr_null(dp_calib_parse(text, "bad.json", &err));
+        ck_assert_msg(strstr(err.msg, "bad.json: devices.core0") && strstr(err.msg, bad[k][1]), "%s", err.msg);
+    }
+    snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"routes\": [{\"src\": \"a\", "
+             "\"dst\": \"b\", \"latency_s\": 0, \"bandwidth_Bps\": 1e-290}]}");
+    ck_assert_ptr_null(dp_calib_parse(text, "bad.json", &err));
+    ck_assert_msg(strstr(err.msg, "routes[0].bandwidth_Bps"), "%s", err.msg);
+    /* the largest accepted values load */
+    snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"devices\": {\"core0\": "
+             "{\"ops\": {\"matmul\": {\"a_s\": 1e300, \"b_s_per_flop\": 5e280, \"c_s_per_byte\": 0}}}}}");
+    dp_calib *c = dp_calib_parse(text, "ok.json", &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_calib_free(c);
+}
+END_TEST
+
 START_TEST(fit_exact)
 {
     dp_profile *p = synthetic_profile(3e-6, 2e-11, 5e-11, 0, 0);
@@ -251,6 +329,12 @@ START_TEST(interference_fit_and_roundtrip)
     fclose(f);
     ck_assert_ptr_null(dp_profile_load(path, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "interference[0]") != NULL, "%s", err.msg);
+    /* issue 33: a version this build does not know is refused (version 99 was read as 1) */
+    f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-profile\",\"version\":99,\"devices\":[\"a\"],\"ops\":[],\"copies\":[]}", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_profile_load(path, &err));
+    ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "version") != NULL, "%s", err.msg);
     unlink(path);
     dp_calib_free(c);
     dp_profile_free(p);
@@ -532,6 +616,8 @@ int main(void)
     tcase_add_test(t, profile_tiny);
     tcase_add_test(t, validate_stats);
     tcase_add_test(t, validate_measured_by_hand);
+    tcase_add_test(t, two_point_route_exact);
+    tcase_add_test(t, coefficients_out_of_range);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -100,6 +100,20 @@ echo '{"budgte": 3}' > "$tmp/bad.json"
 expect_rc 1 "anneal with a bad config" "$D" place --graph "$G" --method anneal --config "$tmp/bad.json"
 grep -q 'unknown key "budgte"' "$tmp/err" && grep -q bad.json "$tmp/err" && ok || bad "bad config named"
 expect_rc 2 "bad budget" "$D" place --graph "$G" --method anneal --budget 0
+# issue 33: a machine whose makespan would be inf or overflow is refused naming its key, no file written
+for opt in peak-flops bandwidth; do
+    key=$(echo "$opt" | tr - _)
+    rm -f "$tmp/nf.json"
+    expect_rc 1 "--$opt 1e-300" "$D" place --graph "$G" --method cp "--$opt" 1e-300 --json --out "$tmp/nf.json"
+    grep -q "machine key.* $key (1e-300" "$tmp/err" && ok || bad "--$opt 1e-300: the key is not named"
+    [ ! -e "$tmp/nf.json" ] && ! grep -q makespan "$tmp/out" && ok || bad "--$opt 1e-300: a result was written"
+    expect_rc 1 "simulate --$opt 1e-300" "$D" simulate --graph "$G" --method cp "--$opt" 1e-300
+done
+# issue 33: options the method ignores are refused, not accepted and dropped
+expect_rc 2 "refine-budget without refine" "$D" place --graph "$G" --method cp --refine-budget 5
+grep -q 'refine-budget: the simulations of --refine' "$tmp/err" && ok || bad "--refine-budget without --refine named"
+expect_rc 2 "config for cp" "$D" place --graph "$G" --method cp --config "$tmp/sa.json"
+grep -q 'method cp does not use it' "$tmp/err" && ok || bad "--config for cp named"
 expect_rc 1 "devices with .in" "$D" place --graph "$tmp/ex.in" --method heft --devices 3
 grep -q 'fixes the machine' "$tmp/err" && ok || bad ".in with --devices refused"
 expect_rc 1 "bad .in" "$D" place --graph "$top_srcdir/tests/bad-hetero/zero-rate.in" --method heft

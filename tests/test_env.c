@@ -591,6 +591,21 @@ START_TEST(later_op_moves_earlier_one)
     dp_engine_schedule s;
     ck_assert_int_eq(dp_engine_run(e, env->assignment, NULL, &s, &err), DP_OK);
     ck_assert_double_eq(s.makespan, 32);
+    /* issue 33: an estimate of an op that is not ready is refused, in both states (it read the
+     * cost tables with a predecessor's device -1, past their end) */
+    dp_env_reset(env);
+    double t = -7;
+    ck_assert_int_eq(dp_env_est_start_checked(env, 0, 1, &t, &err), DP_OK);
+    ck_assert_double_eq(t, dp_env_est_start(env, 0, 1));
+    t = -7;
+    ck_assert_int_eq(dp_env_est_start_checked(env, 3, 0, &t, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "op 3 is not in the ready set"));
+    ck_assert_int_eq(dp_env_est_start_checked(env, 4, 0, &t, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_env_est_start_checked(env, 0, 2, &t, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "device 2 out of range"));
+    ck_assert_double_eq(t, -7); /* nothing written */
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_APPEND, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_env_est_start_checked(env, 2, 0, &t, &err), DP_EINVAL);
     dp_env_free(env);
     dp_engine_free(e);
     dp_cost_free(c);

@@ -89,6 +89,10 @@ START_TEST(cp_fork_join)
     ck_assert_int_eq(a[4], 0);
     ck_assert_int_eq(dp_place("nope", g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "known: cp"));
+    /* issue 33: a NULL name reached strcmp (a fault under Python's place(graph, None)) */
+    ck_assert_int_eq(dp_place(NULL, g, c, &o, a, NULL, NULL, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no method name"));
+    ck_assert_ptr_null(dp_place_find(NULL));
     dp_cost_free(c);
     dp_graph_free(g);
 }

@@ -291,6 +291,58 @@ START_TEST(comm_ratio_hand)
 }
 END_TEST
 
+/* issue 33: a machine whose makespans would be inf or overflow is refused at the cost tables,
+ * naming the key, and the engine refuses such tables from any caller */
+START_TEST(costs_out_of_range)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_GRAPH_COST_PHYSICAL);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(b, NULL, NULL, 1e13, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1.6e7);
+    dp_graph_builder_add_edge(b, 1, 2, 1.6e7);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    struct { const char *key, *value, *key2, *value2, *named; } c[] = {
+        {"peak_flops", "1e-300", "devices", "2", "peak_flops"}, /* op time 1e313: inf */
+        {"bandwidth", "1e-300", "devices", "2", "bandwidth"},   /* each transfer 1.6e307, two beyond 1e300 */
+        {"comm_ratio", "1e30", "peak_flops", "1e-280", "comm_ratio"}, /* ops 1e293, a transfer 1e30 x that */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        dp_machine m;
+        dp_machine_init(&m);
+        ck_assert_int_eq(dp_machine_set(&m, "devices", "2", &err), DP_OK);
+        ck_assert_int_eq(dp_machine_set(&m, c[k].key2, c[k].value2, &err), DP_OK);
+        ck_assert_int_eq(dp_machine_set(&m, c[k].key, c[k].value, &err), DP_OK);
+        ck_assert_ptr_null(dp_machine_costs(&m, g, &err));
+        ck_assert_int_eq(err.code, DP_ERANGE);
+        ck_assert_msg(strstr(err.msg, c[k].named) && strstr(err.msg, "chain: "), "%s", err.msg);
+        dp_machine_free(&m);
+    }
+    /* the default machine passes; tables broken by hand are refused by the engine */
+    dp_cost *cost = dp_cost_uniform(g, 2, 1e13, 1.2e10, 1e-5, &err);
+    ck_assert_ptr_nonnull(cost);
+    dp_cost_part part;
+    ck_assert_int_eq(dp_cost_check(g, cost, &part, &err), DP_OK);
+    ck_assert_int_eq(part, DP_COST_PART_NONE);
+    cost->op_time[3] = NAN;
+    ck_assert_int_eq(dp_cost_check(g, cost, &part, &err), DP_ERANGE);
+    ck_assert_int_eq(part, DP_COST_PART_OP);
+    ck_assert_ptr_null(dp_engine_alloc(g, cost, NULL, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "op 1"));
+    cost->op_time[3] = 1;
+    cost->inv_bw[1] = 1e295; /* 1.6e7 B x 1e295 s/B, twice */
+    ck_assert_int_eq(dp_cost_check(g, cost, &part, &err), DP_ERANGE);
+    ck_assert_int_eq(part, DP_COST_PART_TRANSFER);
+    ck_assert_ptr_nonnull(strstr(err.msg, "would overflow"));
+    cost->inv_bw[1] = -1;
+    ck_assert_int_eq(dp_cost_check(g, cost, &part, &err), DP_ERANGE);
+    ck_assert_int_eq(part, DP_COST_PART_TRANSFER);
+    dp_cost_free(cost);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
@@ -304,6 +356,7 @@ int main(void)
     tcase_add_test(t, engine_batch_fast);
     tcase_add_test(t, engine_batch_general);
     tcase_add_test(t, comm_ratio_hand);
+    tcase_add_test(t, costs_out_of_range);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -16,7 +16,7 @@ See doc/python.md. Errors from the library raise doppler.Error (subclasses Inval
 FileError, CycleError, CapacityError, ...) carrying the library's message.
 """
 
-from ._errors import (CapacityError, ClosedError, CycleError, Error, FileError, InvalidInputError,
+from ._errors import (CapacityError, ClosedError, CopyError, CycleError, Error, FileError, InvalidInputError,
                       LibraryMemoryError, UnsupportedError)
 from ._lib import path as library_path
 from .engine import Engine, Placement, Schedule, methods, place, simulate, simulate_batch
@@ -31,5 +31,5 @@ __all__ = [
     "Graph", "Costs", "Machine", "Engine", "Schedule", "Placement", "Env", "methods", "place", "simulate",
     "simulate_batch", "read_sweep", "read_trajectory", "OP_FEATURES", "DEVICE_FEATURES", "ENGINE_DEVICE_FEATURES", "Error",
     "InvalidInputError", "CycleError", "FileError", "CapacityError", "UnsupportedError", "LibraryMemoryError",
-    "ClosedError", "library_path",
+    "ClosedError", "CopyError", "library_path",
 ]

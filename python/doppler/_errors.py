@@ -28,7 +28,9 @@ class FileError(Error, OSError):
 
 
 class CapacityError(Error):
-    """A resource limit was exceeded (DP_ERANGE), e.g. a device's memory under the error policy."""
+    """A resource limit was exceeded (DP_ERANGE), e.g. a device's memory under the error policy, or
+    a machine whose makespans would be inf or overflow (a peak_flops or bandwidth out of range for
+    the graph: the message names the key)."""
 
 
 class UnsupportedError(Error):
@@ -41,6 +43,36 @@ class LibraryMemoryError(Error, MemoryError):
 
 class ClosedError(Error, ValueError):
     """The object was closed (or its graph was) and can no longer be used."""
+
+
+class CopyError(Error, TypeError):
+    """copy.copy, copy.deepcopy or pickle of an object that owns library memory (Graph, Engine,
+    Env): a copy would share the C object and use it after the original frees it. Make a new
+    one instead (Graph.read again, Engine(graph, machine), Env(graph, machine)); a Machine, plain
+    settings, copies and pickles."""
+
+    def __init__(self, message, code=_lib.DP_EUNSUPPORTED):
+        super().__init__(message, code)
+
+
+class _NoCopy:
+    """Mixin: refuse copy, deepcopy and pickle with CopyError (the object owns C memory)."""
+
+    def _no_copy(self, how):
+        raise CopyError("doppler.%s cannot be %s: it owns library memory that a copy would share (make a new one)"
+                        % (type(self).__name__, how))
+
+    def __copy__(self):
+        self._no_copy("copied (copy.copy)")
+
+    def __deepcopy__(self, memo):
+        self._no_copy("deep-copied (copy.deepcopy)")
+
+    def __reduce_ex__(self, protocol):
+        self._no_copy("pickled")
+
+    def __getstate__(self):
+        self._no_copy("pickled")
 
 
 _KIND = {

@@ -289,7 +289,8 @@ dp_env_alloc = _fn("dp_env_alloc", ENV, G, C, E)
 dp_env_free = _fn("dp_env_free", None, ENV)
 dp_env_reset = _fn("dp_env_reset", None, ENV)
 dp_env_step = _fn("dp_env_step", c_int, ENV, c_int, c_int, E)
-dp_env_est_start = _fn("dp_env_est_start", c_double, ENV, c_int, c_int)
+dp_env_ready_index = _fn("dp_env_ready_index", c_int, ENV, c_int)
+dp_env_est_start_checked = _fn("dp_env_est_start_checked", c_int, ENV, c_int, c_int, PD, E)
 dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
 dp_env_set_state = _fn("dp_env_set_state", c_int, ENV, c_int, c_void_p, E)
 dp_env_makespan = _fn("dp_env_makespan", c_double, ENV)
@@ -324,5 +325,20 @@ def text(b):
     return None if b is None else b.decode("utf-8", "replace")
 
 
-def encode(s):
-    return None if s is None else os.fsencode(s) if isinstance(s, os.PathLike) else str(s).encode("utf-8")
+def encode(s, what="argument"):
+    """A str, bytes or path as the C string the library reads (None stays None). Anything else is
+    a TypeError, and a NUL inside a ValueError: C would read the text cut at it (trace="a\\0b"
+    wrote ./a)."""
+    if s is None:
+        return None
+    if isinstance(s, os.PathLike):
+        b = os.fsencode(s)
+    elif isinstance(s, str):
+        b = s.encode("utf-8")
+    elif isinstance(s, bytes):
+        b = s
+    else:
+        raise TypeError("%s: expected a str or a path, got %s %r" % (what, type(s).__name__, s))
+    if b"\0" in b:
+        raise ValueError("%s: %r contains a NUL character (C would read only what precedes it)" % (what, s))
+    return b

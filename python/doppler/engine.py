@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, check, from_status
+from ._errors import ClosedError, _NoCopy, check, from_status
 from .graph import Costs, Graph
 from .machine import Machine
 
@@ -56,7 +56,13 @@ def _float_vector(a, n, what):
         raise TypeError("%s: expected numbers, got an array of %s" % (what, arr.dtype))
     if arr.shape != (n,):
         raise ValueError("%s: expected shape (%d,), got %s" % (what, n, arr.shape))
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError("%s: element %d is %r: priorities are finite numbers (a NaN breaks the queue's order)"
+                         % (what, i, float(arr[i])))
+    return arr
 
 
 def _ro(a):
@@ -106,7 +112,42 @@ _PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config",
                   "proposals", "append_only", "ties")
 
 
-class Engine:
+_LEARNED = ("doppler", "placeto", "gdp")
+
+
+def _check_place_options(method, options):
+    """Refuse options the method would ignore, as `doppler place` does (nobody should believe they
+    were used). Only for known methods: an unknown one gets the library's message."""
+    if method not in methods():
+        return
+    given = {k for k, v in options.items() if v is not None}
+    learned = method in _LEARNED
+    search = method in ("anneal", "local")
+    refine = options.get("refine")
+    if "proposals" in given and not search and refine is None:
+        raise ValueError("place: proposals: for method anneal or local, or with refine; method %s does not use it"
+                         % method)
+    if refine == "improve" and "proposals" not in given:
+        raise ValueError("place: refine \"improve\" is the improvement search of an improvement policy: give its "
+                         "checkpoint as proposals=FILE (doppler train --method improve)")
+    if "refine_budget" in given and refine is None:
+        raise ValueError("place: refine_budget: the simulations of refine; give refine=\"anneal\", \"local\" or "
+                         "\"improve\" too")
+    samples = options.get("samples")
+    if samples is not None and samples != 1 and not learned and method != "random":
+        raise ValueError("place: samples: for method doppler, placeto, gdp or random; method %s does not use it"
+                         % method)
+    if "checkpoint" in given and not learned and method != "improve":
+        raise ValueError("place: checkpoint: for method doppler, placeto, gdp or improve; method %s does not use it "
+                         "(an improve checkpoint proposing moves is proposals=)" % method)
+    if "config" in given and not (search or method == "improve" or (method in ("placeto", "gdp")
+                                                                     and "checkpoint" not in given)):
+        raise ValueError("place: config: for method anneal, local, improve, or placeto and gdp trained here (no "
+                         "checkpoint); method %s%s does not use it"
+                         % (method, " with a checkpoint" if "checkpoint" in given else ""))
+
+
+class Engine(_NoCopy):
     """The one simulation entry point on one graph and one machine (dp_engine): the exact
     DOPPLER-compatible engine when the machine allows it, the general engine otherwise.
 
@@ -120,7 +161,8 @@ class Engine:
     for when it says, else 4), or a heterogeneous example's own. A machine with another device
     count than the graph says it was made for gives a warning, as the command does, once per
     engine. An engine is a workspace: calls on one engine are serialised by a lock; use one engine
-    per thread to simulate in parallel. close() frees it (later calls raise ClosedError)."""
+    per thread to simulate in parallel. close() frees it (later calls raise ClosedError). copy.copy,
+    copy.deepcopy and pickle raise CopyError (make another Engine)."""
 
     def __init__(self, graph, machine=None, _trace=False):
         if not isinstance(graph, Graph):
@@ -369,9 +411,14 @@ class Engine:
         Methods that simulate ask this engine (its oracle), so they optimise the model that scores
         them; Placement.simulations counts what they spent. The result is bit for bit the
         command's: `doppler place --method M` with the same graph, machine and options."""
+        if not isinstance(method, str):
+            raise TypeError("place: method: a method name (str, one of doppler.methods()), got %s %r"
+                            % (type(method).__name__, method))
+        bmethod = _lib.encode(method, "place: method")
         bad = [k for k in options if k not in _PLACE_OPTIONS]
         if bad:
             raise TypeError("place: unknown option %s (known: %s)" % (", ".join(bad), ", ".join(_PLACE_OPTIONS)))
+        _check_place_options(method, options)
         o = _lib.dp_place_options()
         _lib.dp_place_options_init(ctypes.byref(o))
         seed = options.get("seed")
@@ -414,17 +461,19 @@ class Engine:
                 raise ValueError("place: ties: id or heap, got %r" % (ties,))
             o.list_ties = 1 if ties == "heap" else 0
         ckpt = options.get("checkpoint")
-        o.checkpoint = _lib.encode(ckpt) if ckpt is not None else None
+        o.checkpoint = _lib.encode(ckpt, "place: checkpoint")
         props = options.get("proposals")
-        o.proposals = _lib.encode(props) if props is not None else None
+        o.proposals = _lib.encode(props, "place: proposals")
         config = options.get("config")
         tmp = None
+        if config is not None and not isinstance(config, dict):
+            config = _lib.encode(config, "place: config")
         if isinstance(config, dict):
             fd, tmp = tempfile.mkstemp(prefix="doppler-config-", suffix=".json")
             with os.fdopen(fd, "w") as f:
                 json.dump(config, f)
             config = tmp
-        o.config = _lib.encode(config) if config is not None else None
+        o.config = _lib.encode(config, "place: config")
         assign = np.empty(self.n_ops, dtype=np.int32)
         prio = np.empty(self.n_ops, dtype=np.float64)
         has_prio = ctypes.c_int(0)
@@ -436,7 +485,7 @@ class Engine:
                 o.oracle = ctypes.pointer(oracle)
                 o.machine = ctypes.pointer(self._mach)
                 before = _lib.dp_engine_simulations(e)
-                check(_lib.dp_place(_lib.encode(method), self.graph._g(), self._cptr, ctypes.byref(o),
+                check(_lib.dp_place(bmethod, self.graph._g(), self._cptr, ctypes.byref(o),
                                     assign.ctypes.data_as(_lib.PI), prio.ctypes.data_as(_lib.PD), ctypes.byref(has_prio),
                                     ctypes.byref(err)), err)
                 spent = _lib.dp_engine_simulations(e) - before

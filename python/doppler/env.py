@@ -7,7 +7,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, Error, InvalidInputError, check
+from ._errors import ClosedError, Error, InvalidInputError, _NoCopy, check
 from .engine import Engine
 from .graph import Graph
 
@@ -69,7 +69,7 @@ class _Discrete2:
         return "MultiDiscrete(%s)" % self.nvec.tolist()
 
 
-class Env:
+class Env(_NoCopy):
     """The assignment environment: ops are placed one at a time, in any order the ready set allows
     (DOPPLER's decision process, policy/dp_env.h), on the library's state and estimates; the final
     assignment is simulated by the machine's engine.
@@ -107,7 +107,9 @@ class Env:
     exact engine runs resumed at the placed op's READY, policy/dp_env.h), and at
     the end "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
     message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
-    cp_action() is the critical-path heuristic's action (DOPPLER's teacher).
+    cp_action() is the critical-path heuristic's action (DOPPLER's teacher). Closing env.engine
+    ends the environment too (its cost tables are the engine's): later calls raise ClosedError.
+    copy.copy, copy.deepcopy and pickle raise CopyError (make another Env).
     """
 
     metadata = {"render_modes": []}
@@ -185,6 +187,12 @@ class Env:
     def _e(self):
         if not self._ptr:
             raise ClosedError("environment is closed", _lib.DP_EINVAL)
+        if self.engine.closed:
+            # the environment's cost tables (and, in the engine state, its simulator) are the
+            # engine's: freed with it
+            raise ClosedError("environment's engine is closed (env.engine.close()); the environment can no longer be "
+                              "used", _lib.DP_EINVAL)
+        self.engine._e()  # and its graph
         return self._ptr
 
     def close(self):
@@ -237,10 +245,16 @@ class Env:
 
     def est_start(self, op, device):
         """Estimated earliest start of ready op on device under the state (dp_env_est_start),
-        printed unit (+inf when the engine state's simulation fails, e.g. a memory limit)."""
+        printed unit (+inf when the engine state's simulation fails, e.g. a memory limit). An op
+        that is not ready, or an op or device out of range, raises InvalidInputError."""
+        op, device = self._decode((op, device))
+        self._check_action(op, device, "est_start")
         p = self._e()
-        self._check_action(op, device)
-        return _lib.dp_env_est_start(p, int(op), int(device)) / self._sc
+        self.engine._e()  # the engine state simulates with the engine
+        t = ctypes.c_double()
+        err = _lib.dp_error()
+        check(_lib.dp_env_est_start_checked(p, op, device, ctypes.byref(t), ctypes.byref(err)), err)
+        return t.value / self._sc
 
     def cp_action(self):
         """The critical-path heuristic's action (dp_env_cp_select, dp_env_cp_place): the ready op of
@@ -324,11 +338,11 @@ class Env:
         self._t0 = time.perf_counter()
         return self._observation(), self._info(0)
 
-    def _check_action(self, op, device):
+    def _check_action(self, op, device, what="step"):
         if not (0 <= op < self.n_ops):
-            raise InvalidInputError("step: op %d out of range (0..%d)" % (op, self.n_ops - 1), _lib.DP_EINVAL)
+            raise InvalidInputError("%s: op %d out of range (0..%d)" % (what, op, self.n_ops - 1), _lib.DP_EINVAL)
         if not (0 <= device < self.n_devices):
-            raise InvalidInputError("step: device %d out of range (0..%d)" % (device, self.n_devices - 1),
+            raise InvalidInputError("%s: device %d out of range (0..%d)" % (what, device, self.n_devices - 1),
                                     _lib.DP_EINVAL)
 
     def _decode(self, action):
@@ -357,14 +371,22 @@ class Env:
         self._check_action(op, dev)
         c = self._envc
         n_ready = c.n_ready
+        # the whole action is checked before the state changes (a failed action leaves it as it
+        # was): the op is ready, and the last step's simulation of the whole assignment runs first
+        if _lib.dp_env_ready_index(p, op) < 0:
+            raise InvalidInputError("step: op %d is not in the ready set" % op, _lib.DP_EINVAL)
+        done = c.step == self.n_ops - 1
+        sched = None
+        if done:
+            full = self._assign.copy()
+            full[op] = dev
+            sched = self.engine.simulate(full)
         err = _lib.dp_error()
         check(_lib.dp_env_step(p, op, dev, ctypes.byref(err)), err)
         reward = 0.0
         sims = 0
-        done = c.step == self.n_ops
         info_extra = {}
         if done:
-            sched = self.engine.simulate(self._assign)
             sims = 1
             self._episode_sims += 1
             reward = -sched.makespan

@@ -6,7 +6,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, check, from_status
+from ._errors import ClosedError, _NoCopy, check, from_status
 
 
 def _array(ptr, n, dtype):
@@ -23,7 +23,7 @@ def _strings(ptr, n):
     return [_lib.text(ptr[i]) for i in range(n)]
 
 
-class Graph:
+class Graph(_NoCopy):
     """A dataflow graph (libdoppler's dp_graph: immutable once built).
 
     Make one with Graph.read(path) or Graph.generate(model, **params). Arrays are NumPy copies,
@@ -39,7 +39,8 @@ class Graph:
     its machine: `fixed_devices` is its processor count and an Engine on it takes no machine.
 
     close() frees the graph once nothing built on it (engines, environments) still uses it; any
-    later use raises ClosedError. Graphs are also freed when garbage collected.
+    later use raises ClosedError. Graphs are also freed when garbage collected. A Graph owns library
+    memory: copy.copy, copy.deepcopy and pickle raise CopyError (read or generate it again).
     """
 
     def __init__(self, _ptr, _fixed_costs=None):

@@ -49,7 +49,8 @@ class Machine:
     DOPPLER-compatible engine runs; any other machine runs the general engine (`general`).
 
     A Machine is a description: each Engine and Environment builds its own copy of it, so a
-    machine may be changed or dropped while engines made from it run on.
+    machine may be changed or dropped while engines made from it run on. copy.copy,
+    copy.deepcopy and pickle give a new Machine with the same settings.
     """
 
     def __init__(self, **settings):
@@ -97,6 +98,9 @@ class Machine:
         if _lib.dp_machine_key_index(k.encode()) < 0 and _lib.dp_machine_key_index(k.replace("_", "-").encode()) >= 0:
             k = k.replace("_", "-")
         text = _value_text(value)
+        if "\0" in k or "\0" in text:
+            raise ValueError("Machine.set: %r = %r contains a NUL character (C would read only what precedes it)"
+                             % (key, value))
         err = _lib.dp_error()
         check(_lib.dp_machine_set(ctypes.byref(self._m), k.encode(), text.encode(), ctypes.byref(err)), err)
         # a key set again replaces its earlier value (repr, to_dict and copies list it once)
@@ -180,6 +184,17 @@ class Machine:
             m.set(k, v)
         return m
 
+    # a Machine is plain settings: copies and pickles are new machines made from them (never the
+    # C description itself, which holds pointers and is freed with its Machine)
+    def __copy__(self):
+        return self.copy()
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce__(self):
+        return (_from_settings, (list(self._settings),))
+
     def _instance(self):
         """A fresh dp_machine with this machine's settings, loaded (the caller frees it)."""
         m = _lib.dp_machine()
@@ -203,3 +218,11 @@ class Machine:
     def __repr__(self):
         return "<doppler.Machine %s>" % ", ".join("%s=%s" % kv for kv in self._settings) if self._settings \
             else "<doppler.Machine default: 4 devices, DOPPLER-compatible>"
+
+
+def _from_settings(settings):
+    """A Machine from (key, text) pairs as Machine._settings holds them (unpickling)."""
+    m = Machine()
+    for k, v in settings:
+        m.set(k, v)
+    return m

@@ -108,6 +108,13 @@ def read_sweep(path):
         if not header:
             raise InvalidInputError("%s: not a doppler sweep results file: empty, no header line" % path)
         _sweep_columns_check(path, header, "its header")
+        # a torn file (a run killed while writing, a truncated copy) is the package's error,
+        # naming the file and the row, not pandas' ParserError or a KeyError
+        with open(path, newline="") as f:
+            for i, r in enumerate(csv.reader(f)):
+                if i and len(r) != len(header):
+                    raise InvalidInputError("%s: row %d has %d fields, the header %d: a torn or truncated results file"
+                                            % (path, i, len(r), len(header)))
         if pd:
             df = pd.read_csv(path, keep_default_na=False, na_values={"makespan": ["nan", "NaN", ""]})
             cols = {c: df[c].to_numpy() for c in df.columns}

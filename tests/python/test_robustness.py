@@ -1,0 +1,218 @@
+"""Issue 33: what a breaker did to the package. Each reproducer runs in a fresh interpreter (a C-level
+fault kills the process, not pytest) and must end in a clean Python exception, never a signal."""
+
+import copy
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import doppler
+from conftest import bundled
+
+G = bundled("chainmm-small")
+
+
+def run_py(code):
+    """Run code in a fresh interpreter with the package; returns (exit status, stderr's last line)."""
+    p = subprocess.run([sys.executable, "-c", "import doppler, copy, pickle, gc\nG = %r\n" % G + textwrap.dedent(code)],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=120)
+    lines = p.stderr.strip().splitlines()
+    return p.returncode, (lines[-1] if lines else "")
+
+
+def raises_cleanly(code, exc):
+    rc, last = run_py(code)
+    assert rc >= 0, "killed by signal %d (%s)" % (-rc, last)
+    assert rc == 1 and last.startswith(exc), "exit %d, last line %r; expected %s" % (rc, last, exc)
+    return last
+
+
+def runs_cleanly(code):
+    rc, last = run_py(code)
+    assert rc == 0, "exit %d: %s" % (rc, last)
+
+
+# ---- 1. place(graph, None): NULL reached dp_place as the method name (SIGSEGV) ----
+
+def test_place_none_method():
+    raises_cleanly("doppler.place(doppler.Graph.read(G), None)", "TypeError: place: method")
+    raises_cleanly("doppler.Engine(doppler.Graph.read(G)).place(3)", "TypeError: place: method")
+    raises_cleanly("doppler.Engine(doppler.Graph.read(G)).place('cp\\0x')", "ValueError: place: method")
+
+
+# ---- 2. copy.copy / deepcopy / pickle shared the C pointer (use after free) ----
+
+COPIES = {
+    "Graph": "x = doppler.Graph.read(G)",
+    "Engine": "x = doppler.Engine(doppler.Graph.read(G))",
+    "Env": "x = doppler.Env(doppler.Graph.read(G))",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COPIES))
+@pytest.mark.parametrize("how", ["copy.copy(x)", "copy.deepcopy(x)", "pickle.dumps(x)"])
+def test_owning_objects_refuse_copies(kind, how):
+    raises_cleanly(COPIES[kind] + "\n" + how, "doppler._errors.CopyError")
+
+
+def test_graph_copy_after_close_reproducer():
+    # the issue's reproducer: the copy read n_ops = 154545708 from freed memory
+    raises_cleanly("g = doppler.Graph.read(G); c = copy.copy(g); g.close(); c.n_ops", "doppler._errors.CopyError")
+
+
+def test_copy_error_in_process():
+    g = doppler.Graph.read(G)
+    with pytest.raises(doppler.CopyError, match="owns library memory"):
+        copy.copy(g)
+    with pytest.raises(TypeError):  # CopyError is a TypeError, as Python's own "cannot pickle"
+        pickle.dumps(g)
+    assert g.n_ops == 24  # the refused copy changed nothing
+
+
+def test_machine_copies_and_pickles():
+    # a Machine is settings: copies are new machines (the C description was shared, then freed twice)
+    m = doppler.Machine(devices=2, transfer="maxmin", peak_flops=2e13)
+    for c in (copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert c is not m and c._m is not m._m
+        assert c.to_dict() == m.to_dict()
+    runs_cleanly("""
+        m = doppler.Machine(devices=2, streams=2)
+        cs = [copy.copy(m), copy.deepcopy(m), pickle.loads(pickle.dumps(m))]
+        del m; gc.collect()
+        g = doppler.Graph.read(G)
+        assert len({doppler.place(g, "cp", c).makespan for c in cs}) == 1
+    """)
+
+
+def test_machine_nul_refused():
+    with pytest.raises(ValueError, match="NUL"):
+        doppler.Machine(topology="dgx1\0-v100")
+
+
+# ---- 3. est_start of an op not in the ready set read past a heap buffer ----
+
+@pytest.mark.parametrize("state", ["append", "engine"])
+def test_est_start_not_ready(state):
+    raises_cleanly("e = doppler.Env(doppler.Graph.read(G), state=%r); e.reset(); print(e.est_start(2, 0))" % state,
+                   "doppler._errors.InvalidInputError: est_start: op 2 is not in the ready set")
+
+
+def test_est_start_checks_in_process():
+    env = doppler.Env(doppler.Graph.read(G))
+    obs, _ = env.reset()
+    v = int(obs["ready"][0])
+    assert env.est_start(v, 1) >= 0
+    with pytest.raises(doppler.InvalidInputError, match="device 9"):
+        env.est_start(v, 9)
+    with pytest.raises(doppler.InvalidInputError, match="op -1"):
+        env.est_start(-1, 0)
+    with pytest.raises(TypeError):
+        env.est_start(1.5, 0)
+
+
+# ---- 4. step after env.engine.close() changed the episode, then raised ----
+
+@pytest.mark.parametrize("state", ["append", "engine"])
+def test_step_after_engine_close(state):
+    raises_cleanly("""
+        e = doppler.Env(doppler.Graph.read(G), state=%r)
+        obs, _ = e.reset()
+        e.engine.close()
+        e.step((int(obs["ready"][0]), 0))
+    """ % state, "doppler._errors.ClosedError")
+
+
+def test_step_after_engine_close_leaves_state():
+    env = doppler.Env(doppler.Graph.read(G))
+    obs, _ = env.reset()
+    env.engine.close()
+    with pytest.raises(doppler.ClosedError):
+        env.step((int(obs["ready"][0]), 0))
+    for call in (lambda: env.est_start(int(obs["ready"][0]), 0), env.cp_action, env.reset):
+        with pytest.raises(doppler.ClosedError):
+            call()
+    assert env._envc.step == 0  # the failed action changed nothing
+
+
+def test_failed_last_step_leaves_state():
+    # the last step's simulation runs before the state changes: a memory limit refused there
+    # leaves the episode one op short, not finished with a stale reward
+    g = doppler.Graph.read(G)
+    env = doppler.Env(g, doppler.Machine(memory_limit=1, memory_policy="error"))
+    env.reset()
+    for _ in range(g.n_ops - 1):
+        env.step(env.cp_action())
+    with pytest.raises(doppler.CapacityError):
+        env.step(env.cp_action())
+    assert env._envc.step == g.n_ops - 1
+    assert env.assignment.min() == -1
+
+
+# ---- 5. a machine whose makespans are inf or overflow placed with a result of inf ----
+
+@pytest.mark.parametrize("key", ["peak_flops", "bandwidth"])
+def test_machine_out_of_range_raises(key):
+    g = doppler.Graph.read(G)
+    m = doppler.Machine(**{key: 1e-300})
+    with pytest.raises(doppler.CapacityError, match="machine key.*%s" % key):
+        doppler.place(g, "cp", m)
+    with pytest.raises(doppler.CapacityError, match=key):
+        doppler.Env(g, m)
+    with pytest.raises(doppler.CapacityError, match=key):
+        g.costs(m)
+
+
+# ---- minor: NUL in a path, unused place options ----
+
+def test_nul_in_path(tmp_path):
+    g = doppler.Graph.read(G)
+    e = doppler.Engine(g)
+    a = e.place("cp").assignment
+    with pytest.raises(ValueError, match="NUL"):
+        e.simulate(a, trace=str(tmp_path / "a\0b"))
+    assert not os.path.exists(tmp_path / "a")
+    with pytest.raises(ValueError, match="NUL"):
+        doppler.Graph.read(G + "\0x")
+    with pytest.raises(TypeError, match="str or a path"):
+        doppler.Graph.read(42)
+
+
+@pytest.mark.parametrize("options, match", [
+    ({"refine_budget": 5}, "refine_budget"),
+    ({"checkpoint": "x.h5"}, "checkpoint"),
+    ({"config": {"t0": 1}}, "config"),
+    ({"samples": 5}, "samples"),
+    ({"proposals": "x.h5"}, "proposals"),
+])
+def test_place_refuses_unused_options(options, match):
+    e = doppler.Engine(doppler.Graph.read(G))
+    with pytest.raises(ValueError, match=match):
+        e.place("cp", **options)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_priority_not_finite(bad):
+    g = doppler.Graph.read(G)
+    e = doppler.Engine(g, doppler.Machine(queue="priority"))
+    prio = np.arange(g.n_ops, dtype=float)
+    prio[5] = bad
+    a = np.zeros(g.n_ops, dtype=np.int64)
+    with pytest.raises(ValueError, match="element 5"):
+        e.simulate(a, priority=prio)
+    with pytest.raises(ValueError, match="element 5"):
+        e.simulate_batch(a[None, :], priority=prio)
+
+
+def test_read_sweep_torn_csv(tmp_path):
+    # a results CSV cut mid-row: the package's error naming the file and the row, not pandas'
+    header = ("key,index,graph,method,devices,topology,transfer,mode,seed,rep,status,makespan,units,seconds,episodes,"
+              "params,metrics,assignment,trajectory,checkpoint,error,finished")
+    p = tmp_path / "r.csv"
+    p.write_text(header + "\n" + "k1,0,g,cp,4,,fixed,async,1,0,ok,1.5,s,0.1,0,{},{},,,,,x\n" + "k2,1,g,cp,4\n")
+    with pytest.raises(doppler.InvalidInputError, match="r.csv: row 2 has 5 fields"):
+        doppler.read_sweep(str(p))
