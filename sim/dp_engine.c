@@ -220,3 +220,13 @@ int dp_engine_write_trace(const dp_engine *e, const int *assignment, const char 
     return e->fast ? dp_sim_write_trace(e->fast, assignment, path, err)
                    : dp_hisim_write_trace(e->general, assignment, path, err);
 }
+
+size_t dp_engine_oracle_size(void)
+{
+    return sizeof(dp_oracle);
+}
+
+size_t dp_engine_schedule_size(void)
+{
+    return sizeof(dp_engine_schedule);
+}

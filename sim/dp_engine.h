@@ -135,6 +135,11 @@ const dp_cost *dp_engine_costs(const dp_engine *e);
  * the machine's sim.trace option. Atomic write. */
 int dp_engine_write_trace(const dp_engine *e, const int *assignment, const char *path, dp_error *err);
 
+/* sizeof(dp_oracle) and sizeof(dp_engine_schedule) in this build: a binding that mirrors them
+ * (python/doppler/_lib.py) checks its copies against these at load. */
+size_t dp_engine_oracle_size(void);
+size_t dp_engine_schedule_size(void);
+
 #ifdef __cplusplus
 }
 #endif

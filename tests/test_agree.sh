@@ -97,7 +97,7 @@ n=$(wc -l < "$tmp/cases")
 # a --config beside --checkpoint was ignored without a word: refused, naming both
 "$bin" place --graph "$J" --method placeto --checkpoint "$tmp/j-placeto-maxmin.h5" --config "$tmp/placeto.json" \
     > "$tmp/out" 2> "$tmp/err" && fail "place --checkpoint with --config was accepted"
-grep -q -- "--config .*placeto.json does not apply with --checkpoint" "$tmp/err" || { cat "$tmp/err"; fail "the refusal names --config"; }
+grep -q -- "--config.*--checkpoint" "$tmp/err" || { cat "$tmp/err"; fail "the refusal names --config"; }
 
 # Python's Engine.place: the machine from the same options (doppler.machine.keys maps them)
 py=""

@@ -148,7 +148,7 @@ class dp_machine_key(Structure):
 # ---- the engine (sim/dp_oracle.h, sim/dp_engine.h) ----
 
 class dp_oracle(Structure):
-    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p)]
+    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p), ("cost_bounded", c_void_p)]
 
 
 class dp_engine_schedule(Structure):
@@ -317,6 +317,14 @@ def _check_size(struct, init):
 
 
 _check_size(dp_place_options, dp_place_options_init)
+# the structures the library returns by value or fills (dp_engine_oracle, dp_engine_run): the same
+# size as the library's, or the return writes past the mirror (a member added to dp_oracle crashed
+# every place() until this check)
+for _struct, _size_fn in ((dp_oracle, "dp_engine_oracle_size"), (dp_engine_schedule, "dp_engine_schedule_size")):
+    if ctypes.sizeof(_struct) != _fn(_size_fn, ctypes.c_size_t)():
+        raise ImportError("doppler: the ctypes mirror of %s in %s has %d bytes, the library's (%s) %d: the C header "
+                          "changed; update the mirror" % (_struct.__name__, __file__, ctypes.sizeof(_struct), path,
+                                                          _fn(_size_fn, ctypes.c_size_t)()))
 dp_machine_free(ctypes.cast(_check_size(dp_machine, dp_machine_init), M))
 
 
