@@ -43,7 +43,8 @@ ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 rows="$tmp/rows"
 : > "$rows"
 
-# case FAMILY NAME GRAPH MACHINE_OPTIONS...: one row
+# case FAMILY NAME GRAPH MACHINE_OPTIONS...: one row (its variables are the script's: sh has no
+# locals, so none of them is a loop variable of the callers)
 run_case() {
     fam=$1 name=$2 graph=$3
     shift 3
@@ -58,9 +59,9 @@ run_case() {
     /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$CKPT" \
         --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler failed on $graph $*" >&2; return 0; }
     cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")
-    d=$(ms_of "$tmp/d.json")
+    dms=$(ms_of "$tmp/d.json")
     line=$(printf '%-7s %-40s %-14s %10.6g %10.6g %-11s %10.6g %7.4f %7.0f' "$fam" "$name" "$(echo "$*" | sed 's/--devices /d/; s/ --comm-ratio /,r/; s/ //g')" \
-           "$lb" "$best" "$bm" "$d" "$(echo "$d / $best" | bc -l)" "$cpu")
+           "$lb" "$best" "$bm" "$dms" "$(echo "$dms / $best" | bc -l)" "$cpu")
     for b in $ANNEAL; do
         "$bin" place --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json > "$tmp/a.json" 2> /dev/null
         line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/a.json") / $best" | bc -l)")"
