@@ -132,6 +132,16 @@ static void place_usage(FILE *f, const char *cmd)
                "can differ from the simulated makespan (the simulator runs each device first come first\n"
                "served; the schedulers insert ops into idle gaps and order them by rank).\n",
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+    /* from the method table (dp_place_method.options): the options each method reads besides
+     * --seed, the machine and --refine; any other is refused */
+    fprintf(f, "\nMethods and the options each reads (besides --seed, the machine, --refine and\n"
+               "--refine-budget; any other is refused):\n");
+    for (const dp_place_method *m = dp_place_methods(); m->name; m++) {
+        char opts[256], lead[32];
+        dp_place_options_text(m, opts, sizeof opts);
+        snprintf(lead, sizeof lead, "  %-19s", m->name);
+        dp_cli_help_option(f, lead, opts[0] ? opts : "-");
+    }
 }
 
 /* what is printed: the engine's schedule, and the list scheduler's own schedule */
@@ -419,31 +429,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
     if (a.method) {
-        /* options the method would ignore are refused, so nobody believes they were used */
-        const char *m = a.method;
-        const int learned = strcmp(m, "doppler") == 0 || strcmp(m, "placeto") == 0 || strcmp(m, "gdp") == 0;
-        const int search = strcmp(m, "anneal") == 0 || strcmp(m, "local") == 0;
-        if (a.place.proposals && !search && !a.place.refine)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--proposals: for --method anneal or local, or with "
-                                                               "--refine; --method %s does not use it", m));
-        if (a.place.refine && strcmp(a.place.refine, "improve") == 0 && !a.place.proposals)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine improve: the improvement search needs its "
-                                                               "policy: --proposals FILE (doppler train --method improve)"));
-        if (a.place.refine_budget > 0 && !a.place.refine)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: the simulations of --refine; give "
-                                                               "--refine anneal, local or improve too"));
-        if (a.place.config && !search && strcmp(m, "improve") != 0 &&
-            !((strcmp(m, "placeto") == 0 || strcmp(m, "gdp") == 0) && !a.place.checkpoint))
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--config: for --method anneal, local, improve, or "
-                                                               "placeto and gdp trained here (no --checkpoint); --method "
-                                                               "%s%s does not use it", m, a.place.checkpoint ? " with --checkpoint" : ""));
-        if (a.place.samples > 1 && !learned && strcmp(m, "random") != 0)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: for --method doppler, placeto, gdp or random; "
-                                                               "--method %s does not use it", m));
-        if (a.place.checkpoint && !learned && strcmp(m, "improve") != 0)
-            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--checkpoint: for --method doppler, placeto, gdp or "
-                                                               "improve; --method %s does not use it (an improve "
-                                                               "checkpoint proposing moves is --proposals)", m));
+        /* options the method would ignore are refused, so nobody believes they were used: the
+         * method table's statement of each method's options (dp_place_check_options) */
+        dp_error err;
+        dp_error_clear(&err);
+        if (dp_place_check_options(a.method, &a.place, &err) != DP_OK)
+            return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
     if (!a.mach.topology && a.place.device >= a.mach.n_devices)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices));

@@ -146,6 +146,45 @@ int dp_run_check_params(const json_t *params, const char *method, const char *co
     return DP_OK;
 }
 
+/* A placement run's parameters against the method table (dp_place_check_options): an option the
+ * method would not read is an error naming the parameter, as doppler place refuses it */
+static int check_place_params(const json_t *params, const char *method, dp_error *err)
+{
+    dp_place_options o;
+    dp_place_options_init(&o);
+    long x;
+    const char *str = NULL;
+    if (dp_sweep_param_int(params, "device", 0, &x, err) != DP_OK) return DP_EINVAL;
+    o.device = (int)x;
+    if (dp_sweep_param_int(params, "budget", 0, &x, err) != DP_OK) return DP_EINVAL;
+    o.budget = x;
+    if (dp_sweep_param_int(params, "samples", 1, &x, err) != DP_OK) return DP_EINVAL;
+    o.samples = (int)x;
+    if (dp_sweep_param_int(params, "append_only", 0, &x, err) != DP_OK) return DP_EINVAL;
+    o.list_append_only = (int)x;
+    if (dp_sweep_param_str(params, "ties", NULL, &str, err) != DP_OK) return DP_EINVAL;
+    o.list_ties = str && strcmp(str, "id") != 0;
+    if (dp_sweep_param_int(params, "refine_budget", 0, &x, err) != DP_OK) return DP_EINVAL;
+    o.refine_budget = x;
+    if (dp_sweep_param_str(params, "refine", NULL, &o.refine, err) != DP_OK ||
+        dp_sweep_param_str(params, "config", NULL, &o.config, err) != DP_OK ||
+        dp_sweep_param_str(params, "checkpoint", NULL, &o.checkpoint, err) != DP_OK ||
+        dp_sweep_param_str(params, "proposals", NULL, &o.proposals, err) != DP_OK)
+        return DP_EINVAL;
+    if (dp_place_check_options(method, &o, err) == DP_OK) return DP_OK;
+    /* the message in the sweep's spelling: parameters, not options */
+    char msg[sizeof err->msg];
+    size_t k = 0;
+    for (const char *p = err->msg; *p && k + 1 < sizeof msg; p++) {
+        if (strncmp(p, "--refine-budget", 15) == 0 && k + 13 < sizeof msg) { memcpy(msg + k, "refine_budget", 13); k += 13; p += 14; continue; }
+        if (strncmp(p, "--append-only/--ties", 20) == 0 && k + 16 < sizeof msg) { memcpy(msg + k, "append_only/ties", 16); k += 16; p += 19; continue; }
+        if (p[0] == '-' && p[1] == '-') { p++; continue; }
+        msg[k++] = *p;
+    }
+    msg[k] = '\0';
+    return dp_error_set(err, DP_EINVAL, "parameter %s", msg);
+}
+
 int dp_run_check(const json_t *params, dp_error *err)
 {
     const char *method = NULL;
@@ -162,6 +201,7 @@ int dp_run_check(const json_t *params, dp_error *err)
         return rc == DP_OK ? dp_error_set(err, DP_EINVAL, "unknown method \"%s\"", method) : rc;
     }
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    if (own == place_params && check_place_params(params, method, err) != DP_OK) return DP_EINVAL;
     const char *graph = NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &graph, err) != DP_OK) return DP_EINVAL;
     if (!graph) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
@@ -295,6 +335,7 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     if (dp_run_check_params(params, method, place_params, err) != DP_OK) return DP_EINVAL;
+    if (check_place_params(params, method, err) != DP_OK) return DP_EINVAL;
     dp_place_options o;
     dp_place_options_init(&o);
     long seed, reps, device, budget, samples, append_only;

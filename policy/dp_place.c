@@ -207,27 +207,108 @@ int dp_place_gdp(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
 
 /* The registry. Issues that add methods add one line here. */
 static const dp_place_method methods[] = {
-    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48},
-    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0},
-    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0},
-    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0},
-    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48},
-    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64},
-    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48},
-    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48},
-    {NULL, NULL, NULL, 0, 0, 0, 0},
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48, 0},
+    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0, DP_PLACE_OPT_SAMPLES},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0, 0},
+    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0, DP_PLACE_OPT_DEVICE},
+    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_NEEDS_CHECKPOINT},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24, DP_PLACE_OPT_LIST},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24, DP_PLACE_OPT_LIST},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32, DP_PLACE_OPT_LIST},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24, 0},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_NEEDS_CHECKPOINT},
+    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT},
+    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0},
 };
 
 const dp_place_method *dp_place_methods(void)
 {
     return methods;
+}
+
+/* The options' command spellings, in the mask's bit order (the bits of the two conditions have none). */
+static const char *const option_names[] = {"--device", "--checkpoint", "--samples", "--budget", "--config", "--proposals",
+                                           "--append-only/--ties"};
+
+void dp_place_options_text(const dp_place_method *m, char *buf, size_t cap)
+{
+    size_t len = 0;
+    if (cap) buf[0] = '\0';
+    for (size_t i = 0; i < sizeof option_names / sizeof *option_names; i++)
+        if (m->options & (1u << i)) {
+            int k = snprintf(buf + len, cap > len ? cap - len : 0, "%s%s", len ? " " : "", option_names[i]);
+            if (k > 0) len += (size_t)k;
+            if (i == 1 && (m->options & DP_PLACE_OPT_NEEDS_CHECKPOINT)) {
+                k = snprintf(buf + len, cap > len ? cap - len : 0, " (required)");
+                if (k > 0) len += (size_t)k;
+            }
+        }
+}
+
+size_t dp_place_method_size(void)
+{
+    return sizeof(dp_place_method);
+}
+
+/* "doppler, placeto, gdp or random": the methods whose options include bit */
+static void methods_reading(unsigned bit, char *buf, size_t cap)
+{
+    int n = 0, k = 0;
+    for (const dp_place_method *q = methods; q->name; q++) n += (q->options & bit) != 0;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const dp_place_method *q = methods; q->name; q++) {
+        if (!(q->options & bit)) continue;
+        k++;
+        int w = snprintf(buf + len, cap > len ? cap - len : 0, "%s%s", k == 1 ? "" : k == n ? " or " : ", ", q->name);
+        if (w > 0) len += (size_t)w;
+    }
+}
+
+int dp_place_check_options(const char *name, const dp_place_options *o, dp_error *err)
+{
+    const dp_place_method *m = dp_place_find(name);
+    if (!m) {
+        int dummy = 0;
+        return dp_place(name, NULL, NULL, NULL, &dummy, NULL, NULL, err);   /* its "unknown method" message */
+    }
+    dp_place_options def;
+    if (!o) { dp_place_options_init(&def); o = &def; }
+    const int ck = o->checkpoint != NULL;
+    /* the options given, as DP_PLACE_OPT_* bits */
+    unsigned given = (o->device != 0 ? DP_PLACE_OPT_DEVICE : 0u) | (ck ? DP_PLACE_OPT_CHECKPOINT : 0u) |
+                     (o->samples > 1 ? DP_PLACE_OPT_SAMPLES : 0u) | (o->budget > 0 ? DP_PLACE_OPT_BUDGET : 0u) |
+                     (o->config ? DP_PLACE_OPT_CONFIG : 0u) | (o->proposals ? DP_PLACE_OPT_PROPOSALS : 0u) |
+                     (o->list_append_only || o->list_ties ? DP_PLACE_OPT_LIST : 0u);
+    unsigned reads = m->options;
+    /* a method that trains without a checkpoint reads its training budget and config only then */
+    if ((m->options & DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT) && ck) reads &= ~(DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG);
+    /* refine reads proposals for any method */
+    if (o->refine) reads |= DP_PLACE_OPT_PROPOSALS;
+    for (size_t i = 0; i < sizeof option_names / sizeof *option_names; i++) {
+        const unsigned bit = 1u << i;
+        if (!(given & bit) || (reads & bit)) continue;
+        char who[256];
+        methods_reading(bit, who, sizeof who);
+        if ((m->options & bit) && ck)
+            return dp_error_set(err, DP_EINVAL, "%s: --method %s with --checkpoint does not use it (the checkpoint holds "
+                                "the config it was trained under; %s trains here only without a checkpoint)",
+                                option_names[i], name, name);
+        return dp_error_set(err, DP_EINVAL, "%s: for --method %s%s; --method %s does not use it", option_names[i], who,
+                            bit == DP_PLACE_OPT_PROPOSALS ? ", or with --refine" : "", name);
+    }
+    if (o->refine_budget > 0 && !o->refine)
+        return dp_error_set(err, DP_EINVAL, "--refine-budget: the simulations of --refine; give --refine anneal, local "
+                            "or improve too");
+    if (o->refine && strcmp(o->refine, "improve") == 0 && !o->proposals)
+        return dp_error_set(err, DP_EINVAL, "--refine improve: the improvement search needs its policy: --proposals FILE "
+                            "(doppler train --method improve)");
+    /* a missing required checkpoint is the method's own error (a run-time one, exit 1) */
+    return DP_OK;
 }
 
 const dp_place_method *dp_place_find(const char *name)

@@ -66,6 +66,23 @@ void dp_place_options_init(dp_place_options *o);
 typedef int (*dp_place_fn)(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                            int *assignment, double *priority, int *has_priority, dp_error *err);
 
+/* The options of dp_place_options a method reads (dp_place_method.options, a mask). The seed,
+ * the oracle, the machine, refine and its budget are every method's (a seed is ignored by the
+ * deterministic methods; refine starts a search from any method's placement). */
+enum {
+    DP_PLACE_OPT_DEVICE = 1 << 0,     /* device: the device of "single" */
+    DP_PLACE_OPT_CHECKPOINT = 1 << 1, /* checkpoint: a trained policy */
+    DP_PLACE_OPT_SAMPLES = 1 << 2,    /* samples > 1: the best of K sampled placements */
+    DP_PLACE_OPT_BUDGET = 1 << 3,     /* budget: simulations, nodes, or training episodes */
+    DP_PLACE_OPT_CONFIG = 1 << 4,     /* config: the method's JSON config */
+    DP_PLACE_OPT_PROPOSALS = 1 << 5,  /* proposals: an improvement policy proposing moves */
+    DP_PLACE_OPT_LIST = 1 << 6,       /* list_append_only, list_ties (list schedulers) */
+    /* with DP_PLACE_OPT_CHECKPOINT: without a checkpoint the method trains here, reading budget
+     * (episodes) and config; from a checkpoint it reads neither (the checkpoint holds them) */
+    DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT = 1 << 7,
+    DP_PLACE_OPT_NEEDS_CHECKPOINT = 1 << 8 /* a checkpoint is required */
+};
+
 typedef struct dp_place_method {
     const char *name;        /* "cp", "random", ... */
     const char *description; /* one line, with the source it follows */
@@ -75,6 +92,7 @@ typedef struct dp_place_method {
      * (dp_place checks it against dp_file_mem_limit before running the method; the learned methods
      * check their networks' own estimate besides) */
     double bytes_op, bytes_edge, bytes_op_device;
+    unsigned options;        /* the DP_PLACE_OPT_* it reads: the one statement of a method's options */
 } dp_place_method;
 
 /* The table of methods, ended by an entry with name NULL. */
@@ -90,6 +108,22 @@ int dp_place_best_sample(const char *checkpoint, const dp_graph *g, const dp_cos
                          int *assignment, double *makespan, int *found, dp_error *err);
 
 const dp_place_method *dp_place_methods(void);
+
+/* Refuse an option that method `name` would not read (so nobody believes it was used), from the
+ * method table's options: every front end (doppler place, a sweep's run, Python's Engine.place)
+ * checks through this one function. An option counts as given when it differs from
+ * dp_place_options_init's default (device != 0, checkpoint, samples > 1, budget > 0, config,
+ * proposals, list_append_only or list_ties, refine_budget > 0). Also refused: refine_budget
+ * without refine; refine "improve" without proposals (a missing required checkpoint is the
+ * method's own run-time error). DP_OK, DP_EINVAL with a message naming the option, the methods that read it and the
+ * method given ("--samples: for --method doppler, placeto, gdp or random; --method cp does not
+ * use it", in the command's spelling), or DP_EINVAL for an unknown method. */
+int dp_place_check_options(const char *name, const dp_place_options *o, dp_error *err);
+/* The options a method reads as the command spells them ("--checkpoint --samples --budget ..."),
+ * for help texts; "" for none beyond the common ones. buf of cap bytes. */
+void dp_place_options_text(const dp_place_method *m, char *buf, size_t cap);
+/* sizeof(dp_place_method) in this build (a binding's mirror checks itself against it). */
+size_t dp_place_method_size(void);
 /* The method called name, or NULL (also for a NULL name). */
 const dp_place_method *dp_place_find(const char *name);
 

@@ -86,9 +86,19 @@ expect_rc 0 "place heft on .in" "$D" place --graph "$tmp/ex.in" --method heft --
 grep -q '"n_devices":2' "$tmp/out" && grep -q '"schedule_makespan"' "$tmp/out" && ok || bad "heft on .in: devices from the file, own schedule length"
 expect_rc 0 "place cpop text" "$D" place --graph "$tmp/ex.in" --method cpop
 grep -q "schedule length (cpop's own schedule" "$tmp/out" && ok || bad "cpop prints its own schedule length"
-for m in peft etf exact local anneal; do
+for m in peft etf; do
+    expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m
+    # the method table says what each method reads: a list scheduler has no budget (it was
+    # accepted and ignored)
+    expect_rc 2 "place $m --budget" "$D" place --graph "$tmp/ex.in" --method $m --budget 200
+    grep -q -- "--budget: for --method .*exact.*; --method $m does not use it" "$tmp/err" && ok || bad "--budget for $m named"
+done
+for m in exact local anneal; do
     expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m --budget 200
 done
+# place --help lists each method's options from the table
+"$D" place --help | grep -q '^  doppler  *--checkpoint (required) --samples$' && ok || bad "help: doppler's options from the table"
+"$D" place --help | grep -q '^  anneal  *--budget --config --proposals$' && ok || bad "help: anneal's options from the table"
 expect_rc 0 "place exact on a graph" "$D" place --graph "$tmp/ex.in" --method exact --json
 mx=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 expect_rc 0 "place heft on a graph" "$D" place --graph "$tmp/ex.in" --method heft --json

@@ -199,4 +199,13 @@ EOF
     { "$DOPPLER" report "$work/units.h5" --table sec; fail "a table of seconds names wall-clock seconds"; }
 "$DOPPLER" report "$work/units.h5" --table tr | tail -n 1 | grep -q 'units: count\.$' ||
     { "$DOPPLER" report "$work/units.h5" --table tr; fail "a table of transfers says count"; }
+# the method table decides which parameters a placement run takes (issue 28): a budget for cp was
+# accepted and ignored; now the config is refused when read, naming the parameter, nothing written
+cat > "$work/cpbudget.json" <<EOF
+{"name": "cpbudget", "grid": {"graph": ["$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json"], "method": ["cp", "anneal"], "budget": [100]}}
+EOF
+(cd "$work" && "$DOPPLER" sweep cpbudget.json --jobs 1 > /dev/null 2> cpbudget.err) && fail "a budget for cp was accepted"
+grep -q 'parameter budget: for method anneal, local, exact.*; method cp does not use it' "$work/cpbudget.err" ||
+    { cat "$work/cpbudget.err"; fail "the refusal names the parameter and the methods that read it"; }
+[ ! -e "$work/cpbudget.h5" ] && [ ! -e "$work/cpbudget.csv" ] || fail "a refused config wrote results"
 echo "test_sweep_cli.sh: ok"

@@ -174,7 +174,8 @@ class dp_place_options(Structure):
 
 class dp_place_method(Structure):
     _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
-                ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double)]
+                ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double),
+                ("options", ctypes.c_uint)]
 
 
 # ---- workload generators (models/dp_gen.h) ----
@@ -282,6 +283,8 @@ dp_engine_write_trace = _fn("dp_engine_write_trace", c_int, c_void_p, PI, c_char
 
 dp_place_options_init = _fn("dp_place_options_init", None, POINTER(dp_place_options))
 dp_place_methods = _fn("dp_place_methods", POINTER(dp_place_method))
+dp_place_check_options = _fn("dp_place_check_options", c_int, c_char_p, POINTER(dp_place_options), E)
+dp_place_method_size = _fn("dp_place_method_size", ctypes.c_size_t)
 dp_place = _fn("dp_place", c_int, c_char_p, G, C, POINTER(dp_place_options), PI, PD, PI, E)
 
 ENV = POINTER(dp_env)
@@ -320,7 +323,8 @@ _check_size(dp_place_options, dp_place_options_init)
 # the structures the library returns by value or fills (dp_engine_oracle, dp_engine_run): the same
 # size as the library's, or the return writes past the mirror (a member added to dp_oracle crashed
 # every place() until this check)
-for _struct, _size_fn in ((dp_oracle, "dp_engine_oracle_size"), (dp_engine_schedule, "dp_engine_schedule_size")):
+for _struct, _size_fn in ((dp_oracle, "dp_engine_oracle_size"), (dp_engine_schedule, "dp_engine_schedule_size"),
+                          (dp_place_method, "dp_place_method_size")):
     if ctypes.sizeof(_struct) != _fn(_size_fn, ctypes.c_size_t)():
         raise ImportError("doppler: the ctypes mirror of %s in %s has %d bytes, the library's (%s) %d: the C header "
                           "changed; update the mirror" % (_struct.__name__, __file__, ctypes.sizeof(_struct), path,

@@ -112,39 +112,20 @@ _PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config",
                   "proposals", "append_only", "ties")
 
 
-_LEARNED = ("doppler", "placeto", "gdp")
-
-
-def _check_place_options(method, options):
-    """Refuse options the method would ignore, as `doppler place` does (nobody should believe they
-    were used). Only for known methods: an unknown one gets the library's message."""
-    if method not in methods():
+def _check_place_options(bmethod, o):
+    """Refuse options the method would not read, as `doppler place` does (nobody should believe
+    they were used): the library's one statement of each method's options (the method table,
+    dp_place_check_options), its message in the keyword spelling. Only for known methods: an
+    unknown one gets dp_place's message."""
+    if bmethod.decode() not in methods():
         return
-    given = {k for k, v in options.items() if v is not None}
-    learned = method in _LEARNED
-    search = method in ("anneal", "local")
-    refine = options.get("refine")
-    if "proposals" in given and not search and refine is None:
-        raise ValueError("place: proposals: for method anneal or local, or with refine; method %s does not use it"
-                         % method)
-    if refine == "improve" and "proposals" not in given:
-        raise ValueError("place: refine \"improve\" is the improvement search of an improvement policy: give its "
-                         "checkpoint as proposals=FILE (doppler train --method improve)")
-    if "refine_budget" in given and refine is None:
-        raise ValueError("place: refine_budget: the simulations of refine; give refine=\"anneal\", \"local\" or "
-                         "\"improve\" too")
-    samples = options.get("samples")
-    if samples is not None and samples != 1 and not learned and method != "random":
-        raise ValueError("place: samples: for method doppler, placeto, gdp or random; method %s does not use it"
-                         % method)
-    if "checkpoint" in given and not learned and method != "improve":
-        raise ValueError("place: checkpoint: for method doppler, placeto, gdp or improve; method %s does not use it "
-                         "(an improve checkpoint proposing moves is proposals=)" % method)
-    if "config" in given and not (search or method == "improve" or (method in ("placeto", "gdp")
-                                                                     and "checkpoint" not in given)):
-        raise ValueError("place: config: for method anneal, local, improve, or placeto and gdp trained here (no "
-                         "checkpoint); method %s%s does not use it"
-                         % (method, " with a checkpoint" if "checkpoint" in given else ""))
+    err = _lib.dp_error()
+    if _lib.dp_place_check_options(bmethod, ctypes.byref(o), ctypes.byref(err)) != 0:
+        msg = _lib.text(err.msg)
+        for cli, kw in (("--refine-budget", "refine_budget"), ("--append-only/--ties", "append_only/ties"),
+                        ("--method ", "method "), ("--refine ", "refine="), ("--proposals FILE", "proposals=FILE")):
+            msg = msg.replace(cli, kw)
+        raise ValueError("place: " + msg.replace("--", ""))
 
 
 class Engine(_NoCopy):
@@ -418,7 +399,6 @@ class Engine(_NoCopy):
         bad = [k for k in options if k not in _PLACE_OPTIONS]
         if bad:
             raise TypeError("place: unknown option %s (known: %s)" % (", ".join(bad), ", ".join(_PLACE_OPTIONS)))
-        _check_place_options(method, options)
         o = _lib.dp_place_options()
         _lib.dp_place_options_init(ctypes.byref(o))
         seed = options.get("seed")
@@ -474,6 +454,12 @@ class Engine(_NoCopy):
                 json.dump(config, f)
             config = tmp
         o.config = _lib.encode(config, "place: config")
+        try:
+            _check_place_options(bmethod, o)
+        except Exception:
+            if tmp:
+                os.unlink(tmp)
+            raise
         assign = np.empty(self.n_ops, dtype=np.int32)
         prio = np.empty(self.n_ops, dtype=np.float64)
         has_prio = ctypes.c_int(0)
