@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from ._errors import InvalidInputError, UnsupportedError
+from ._errors import FileError, InvalidInputError, UnsupportedError
 
 # the results file this version reads (experiments/results.c: RESULTS_FORMAT and its columns)
 _SWEEP_FORMAT = "doppler-results 2"
@@ -56,6 +56,23 @@ def _lib_status(name):
 
 def _text(x):
     return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def _h5_open(path, what):
+    """h5py.File(path, "r"), its failures as the package's errors naming the file (h5py's own
+    OSError said "Unable to open file (file signature not found)" without the name)."""
+    h5py = _h5py()
+    if not os.path.exists(path):
+        raise FileError("%s: no such file" % path, _lib_status("DP_EIO"))
+    if os.path.isdir(path):
+        raise FileError("%s: a folder, not %s" % (path, what), _lib_status("DP_EIO"))
+    try:
+        return h5py.File(path, "r")
+    except OSError as e:
+        if not os.access(path, os.R_OK):
+            raise FileError("%s: cannot read it: %s" % (path, e), _lib_status("DP_EIO")) from None
+        raise InvalidInputError("%s: not %s (not an HDF5 file: %s)" % (path, what, e)) from None
+
 
 
 def read_trajectory(path):
@@ -124,7 +141,7 @@ def read_sweep(path):
             cols = {c: np.array([r[c] for r in rows]) for c in header}
     else:
         h5py = _h5py()
-        with h5py.File(path, "r") as f:
+        with _h5_open(path, "a doppler sweep results file (.h5, or the .csv beside it)") as f:
             # as the command reads it (dp_results_read_h5): its format, then /runs and its columns
             if "format" not in f.attrs:
                 raise InvalidInputError("%s: not a doppler sweep results file: no attribute format (expected \"%s\")"

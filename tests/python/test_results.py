@@ -2,6 +2,7 @@
 DataFrames (pandas and h5py; skipped where they are missing) hold the numbers Python computes."""
 
 import json
+import os
 
 import pytest
 
@@ -150,3 +151,16 @@ def test_read_sweep_names_what_is_missing(tmp_path):
     empty.write_text("")
     with pytest.raises(doppler.InvalidInputError, match="empty.csv: .*empty"):
         doppler.read_sweep(str(empty))
+
+
+def test_read_sweep_not_a_sweep_file_names_it(tmp_path):
+    """Issue 28: read_sweep on a file that is no sweep results file raised h5py's OSError ("Unable
+    to open file (file signature not found)", no file named) or FileNotFoundError; now the
+    package's errors, naming the file."""
+    g = os.path.join(os.environ.get("DOPPLER_DATA", "data"), "graphs", "chainmm-small.json")
+    with pytest.raises(doppler.InvalidInputError, match="chainmm-small.json: not a doppler sweep results file"):
+        doppler.read_sweep(g)
+    with pytest.raises(doppler.FileError, match="nope.h5: no such file"):
+        doppler.read_sweep(str(tmp_path / "nope.h5"))
+    with pytest.raises(doppler.FileError, match="a folder"):
+        doppler.read_sweep(str(tmp_path))
