@@ -469,6 +469,7 @@ static int ends_with(const char *s, const char *suffix)
 
 int dp_hetero_is_hetero_path(const char *path)
 {
+    if (!path) return 0;
     return ends_with(path, ".in") || ends_with(path, CSV_EXE_SUFFIX);
 }
 

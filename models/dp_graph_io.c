@@ -87,6 +87,10 @@ static int hetero_example(const char *path, const char *format, dp_error *err)
 
 dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
 {
+    if (!path) {
+        dp_error_set(err, DP_EINVAL, "graph: no file name given (NULL path)");
+        return NULL;
+    }
     if (hetero_example(path, format, err)) return NULL;
     const dp_graph_format *f = format ? by_name(format) : by_ending(path, 0);
     if (!f && !format) {

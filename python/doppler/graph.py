@@ -62,6 +62,8 @@ class Graph(_NoCopy):
         PREFIX_task_exe_time.csv) is read with its own machine when format is None. Raises
         doppler.Error (FileError, InvalidInputError, CycleError) with the library's message."""
         err = _lib.dp_error()
+        if path is None:
+            raise TypeError("Graph.read: path: a file name (str or a path), got None")
         bpath = _lib.encode(path)
         if format is None and _lib.dp_hetero_is_hetero_path(bpath):
             g = _lib.G()

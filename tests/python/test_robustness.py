@@ -216,3 +216,16 @@ def test_read_sweep_torn_csv(tmp_path):
     p.write_text(header + "\n" + "k1,0,g,cp,4,,fixed,async,1,0,ok,1.5,s,0.1,0,{},{},,,,,x\n" + "k2,1,g,cp,4\n")
     with pytest.raises(doppler.InvalidInputError, match="r.csv: row 2 has 5 fields"):
         doppler.read_sweep(str(p))
+
+
+def test_call_sequence_fuzzer():
+    """Random call sequences on Graph, Machine, Engine and Env (tests/python/fuzz_api.py, a fixed
+    seed here; `fuzz_api.py --sequences 100000 --seed 1` is the issue's run): no call crashes the
+    interpreter, and no makespan or estimate is anything but a finite non-negative number. Its
+    first run found Graph.read(None) reaching the library as a NULL path (a segfault)."""
+    import subprocess
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([sys.executable, os.path.join(here, "fuzz_api.py"), "--sequences", "300", "--seed", "7"],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, "exit %d (a negative one is a signal)\n%s%s" % (p.returncode, p.stdout, p.stderr)
+    assert "0 failures" in p.stdout, p.stdout
