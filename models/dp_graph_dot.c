@@ -320,6 +320,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
     memset(&G, 0, sizeof G);
     dot_scope *stack = NULL;
     int depth = 0, cap_stack = 0;
+    int physical = 0; /* doppler_costs="flops-bytes": Weights in FLOPs and bytes */
     char gname[256];
     dp_graph_file_stem(gname, sizeof gname, path);
     if (dot_tokenize(&L, text, size, err) != DP_OK) goto done;
@@ -392,10 +393,21 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             dp_error_set(err, DP_EINVAL, "%s:%d: expected a statement, found %s", path, t->line, dot_ttype_name(t->type));
             goto done;
         }
-        if (L.tok[pos + 1].type == DT_EQ) {  /* graph attribute: ignored */
+        if (L.tok[pos + 1].type == DT_EQ) {  /* graph attribute: ignored but doppler_costs */
             if (L.tok[pos + 2].type != DT_ID) {
                 dp_error_set(err, DP_EINVAL, "%s:%d: expected a value after '='", path, L.tok[pos + 2].line);
                 goto done;
+            }
+            /* doppler_costs="flops-bytes" (this project's writer, for a graph in FLOPs and bytes):
+             * the Weights are FLOPs and bytes, costed by the machine, not times */
+            if (strcmp(L.arena + t->str, "doppler_costs") == 0) {
+                const char *val = L.arena + L.tok[pos + 2].str;
+                if (strcmp(val, "flops-bytes") == 0) physical = 1;
+                else if (strcmp(val, "times") != 0) {
+                    dp_error_set(err, DP_EINVAL, "%s:%d: doppler_costs must be \"flops-bytes\" or \"times\", got \"%s\"", path,
+                                 t->line, val);
+                    goto done;
+                }
             }
             pos += 3;
             continue;
@@ -448,7 +460,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
         goto done;
     }
     if (G.n_node == 0) { dp_error_set(err, DP_EINVAL, "%s: the graph has no nodes", path); goto done; }
-    b = dp_graph_builder_alloc(gname, path, DP_GRAPH_COST_TIME);
+    b = dp_graph_builder_alloc(gname, path, physical ? DP_GRAPH_COST_PHYSICAL : DP_GRAPH_COST_TIME);
     if (!b) goto nomem;
     for (int i = 0; i < G.n_node; i++) {
         if (isnan(G.node[i].weight)) {
@@ -556,6 +568,10 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
              g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
     dot_quoted(f, lab);
     fprintf(f, ", labelloc=t];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
+    /* a graph in FLOPs and bytes says so, so that reading it back costs it on the machine again
+     * (its Weights read as times made a matmul of 1.7e10 FLOPs a task of 1.7e10 time units and a
+     * transfer of 16 MiB one of 1.7e7: the communication all but vanished) */
+    if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) fprintf(f, "  doppler_costs=\"flops-bytes\";\n");
     if (assignment) {
         for (int d = 0; d < n_devices; d++) {
             fprintf(f, "  subgraph \"cluster_device%d\" {\n    label=\"device %d\";\n    style=dashed;\n", d, d);

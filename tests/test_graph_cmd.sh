@@ -173,5 +173,17 @@ if [ -f "$SH/wfcommons/helloworld-chain-5-chameleon.json" ]; then
     grep -q '"comm": 16666667' "$tmp/wf.json" && ok || bad "helloworld chain: an edge of 16666667 bytes at 1 B/s"
 fi
 
+# a graph in FLOPs and bytes written as DOT reads back as the same graph (issue 33: its FLOPs and
+# bytes were read back as times, the transfers all but vanished): the same makespan, to the last bit
+chain="$top_srcdir/data/graphs/chainmm-small.json"
+expect_rc 0 "convert FLOPs-and-bytes graph to dot" "$D" graph convert "$chain" "$tmp/rt.dot"
+grep -q 'doppler_costs="flops-bytes"' "$tmp/rt.dot" && ok || bad "the DOT file says its costs are FLOPs and bytes"
+a=$("$D" place --graph "$chain" --method cp --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+b=$("$D" place --graph "$tmp/rt.dot" --method cp --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "the DOT round trip changes the makespan: $a against $b"
+sed 's/doppler_costs="flops-bytes"/doppler_costs="kg"/' "$tmp/rt.dot" > "$tmp/bad.dot"
+expect_rc 1 "a bad doppler_costs" "$D" place --graph "$tmp/bad.dot" --method cp
+grep -q 'doppler_costs must be' "$tmp/err" && ok || bad "a bad doppler_costs is named"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
