@@ -20,7 +20,8 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* Progress of a learned method trained inside place (no --checkpoint) on stderr, once it has run
+/* Progress of a learned method trained inside place (no --checkpoint), or of annealing and local
+ * search (issue 33: a budget of 1e11 ran for hours without a word), on stderr, once it has run
  * 2 s ($DOPPLER_PROGRESS_AFTER seconds): a line rewritten on a terminal, otherwise a line every 5% of the episodes, as train does. */
 typedef struct train_progress_state {
     const char *method;
@@ -44,13 +45,20 @@ static void train_progress(long done, long total, void *ctx)
     }
     s->shown = 1;
     const double left = rate > 0 ? (total - done) / rate : 0;
+    /* the learned methods report training episodes, the searches simulations */
+    const int sims = strcmp(s->method, "placeto") != 0 && strcmp(s->method, "gdp") != 0;
+    const char *what = sims ? "simulations" : "episodes", *unit = sims ? "sim/s" : "ep/s";
     if (s->tty) {
-        fprintf(stderr, "\rplace %s: training %ld/%ld episodes (%d%%), %.1f ep/s, about %.0f s left ", s->method, done, total,
-                pct, rate, left);
+        fprintf(stderr, "\rplace %s: %s%ld/%ld %s (%d%%), %.1f %s, about %.0f s left ", s->method, sims ? "" : "training ",
+                done, total, what, pct, rate, unit, left);
         if (done >= total) fputc('\n', stderr);
     } else if (pct / 5 != s->last_pct / 5 || done >= total) {
-        fprintf(stderr, "place %s: training episode %ld/%ld (%d%%), %.1f ep/s, about %.0f s left\n", s->method, done, total,
-                pct, rate, left);
+        if (sims)
+            fprintf(stderr, "place %s: %ld/%ld simulations (%d%%), %.1f sim/s, about %.0f s left\n", s->method, done, total,
+                    pct, rate, left);
+        else
+            fprintf(stderr, "place %s: training episode %ld/%ld (%d%%), %.1f ep/s, about %.0f s left\n", s->method, done,
+                    total, pct, rate, left);
     }
     s->last_pct = pct;
 }

@@ -300,6 +300,7 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
         } else {
             cur[u] = du;
         }
+        if (cfg->progress && ((k + 1) % 4096 == 0 || k + 1 == K)) cfg->progress(res->sims, cfg->budget, cfg->progress_ctx);
     }
     res->best = best_ms;
     memcpy(assignment, best, (size_t)n * sizeof(int));
@@ -543,6 +544,8 @@ static int place_search(int annealing, const dp_graph *g, const dp_cost *c, cons
     dp_search_anneal_config_init(&cfg);
     if (o->config && dp_search_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
     if (o->budget > 0) cfg.budget = o->budget;
+    cfg.progress = o->progress;
+    cfg.progress_ctx = o->progress_ctx;
     dp_search_result res;
     int rc = o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
                           : search_run(g, c, o->oracle, &cfg, o->seed, annealing, assignment, &res, err);

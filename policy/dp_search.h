@@ -63,6 +63,10 @@ typedef struct dp_search_anneal_config {
                                   * proposal[u * D + d] (e.g. a learned policy's probabilities,
                                   * dp_train_policy_probs); an op already on the only
                                   * weighted device moves uniformly; NULL: uniformly */
+    /* called every 4096 moves and at the end with the simulations spent and the budget (NULL:
+     * none; doppler place prints a progress line from it once a search has run 2 s) */
+    void (*progress)(long done, long total, void *ctx);
+    void *progress_ctx;
 } dp_search_anneal_config;
 
 /* Defaults as above. */

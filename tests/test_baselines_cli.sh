@@ -36,6 +36,15 @@ for m in placeto gdp; do
     grep -q "^place $m: training episode 20/20 (100%), .* ep/s, about 0 s left$" "$tmp/err" && ok || bad "$m: last progress line"
     grep -q '"makespan"' "$tmp/out" && ! grep -q 'training' "$tmp/out" && ok || bad "$m: progress stays off stdout"
 done
+# annealing and local search report their simulations the same way (issue 33: a budget of 1e11
+# ran without a word), a line every 5%, the last at the budget; none for a quick default run
+for m in anneal local; do
+    DOPPLER_PROGRESS_AFTER=0 expect_rc 0 "place $m with progress" "$D" place --graph "$G" --method $m --budget 40000 --json
+    grep -q "^place $m: [0-9]*/40000 simulations ([0-9]*%), .* sim/s" "$tmp/err" && ok || { bad "$m: progress lines"; cat "$tmp/err"; }
+    grep -q "^place $m: 40000/40000 simulations (100%)" "$tmp/err" && ok || { bad "$m: last progress line"; cat "$tmp/err"; }
+    expect_rc 0 "place $m quietly" "$D" place --graph "$G" --method $m --budget 2000 --json
+    [ ! -s "$tmp/err" ] && ok || bad "$m: a quick search printed progress: $(cat "$tmp/err")"
+done
 # a placement from a checkpoint trains nothing: no progress
 expect_rc 0 "train placeto" "$D" train --method placeto --graph "$G" --episodes 2 --checkpoint "$tmp/p.h5" --quiet
 DOPPLER_PROGRESS_AFTER=0 expect_rc 0 "place placeto from its checkpoint" "$D" place --graph "$G" --method placeto --checkpoint "$tmp/p.h5"
