@@ -13,6 +13,7 @@
  * Usage: bench_env_size GRAPH [DEVICES]   (bench/env-size.sh runs it) */
 #include "dp_engine.h"
 #include "dp_env.h"
+#include "dp_problem.h"
 #include "dp_machine.h"
 
 #include <stdio.h>
@@ -37,10 +38,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_env_size: %s\n", err.msg);
         return 1;
     }
-    dp_cost *c = dp_machine_costs(&m, g, &err);
-    dp_engine *e = c ? dp_engine_alloc(g, c, &m, &err) : NULL;
-    dp_env *env = e ? dp_env_alloc(g, c, &err) : NULL;
-    if (!env || dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err) != DP_OK) {
+    dp_problem *prob = dp_problem_alloc(g, &m, &err);
+    const dp_cost *c = prob ? prob->costs : NULL;
+    dp_env *env = prob ? dp_env_alloc(g, c, &err) : NULL;
+    if (!env || dp_env_set_state(env, DP_ENV_STATE_ENGINE, prob->engine, &err) != DP_OK) {
         fprintf(stderr, "bench_env_size: %s\n", err.msg);
         return 1;
     }
@@ -76,8 +77,7 @@ int main(int argc, char **argv)
     printf("  estimates: %ld of %ld needed a run (a tie of arrival times on the device; from the start at time 0)\n",
            probes, n * c->n_devices);
     dp_env_free(env);
-    dp_engine_free(e);
-    dp_cost_free(c);
+    dp_problem_free(prob);
     dp_machine_free(&m);
     dp_graph_free(g);
     return 0;

@@ -12,6 +12,7 @@
 #include "dp_engine.h"
 #include "dp_machine.h"
 #include "dp_place.h"
+#include "dp_problem.h"
 
 #include <cblas.h>
 #include <stdio.h>
@@ -66,17 +67,17 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    dp_cost *c = dp_machine_costs(&m, g, &err);
-    dp_engine *e = c ? dp_engine_alloc(g, c, &m, &err) : NULL;
-    if (!e) {
+    dp_problem *prob = dp_problem_alloc(g, &m, &err);
+    if (!prob) {
         fprintf(stderr, "bench_place: %s\n", err.msg);
         return 1;
     }
-    const dp_oracle oracle = dp_engine_oracle(e);
+    const dp_cost *c = prob->costs;
+    dp_engine *e = prob->engine;
     dp_place_options o;
     dp_place_options_init(&o);
     o.checkpoint = argv[2];
-    o.oracle = &oracle;
+    o.oracle = &prob->oracle;
     int *assign = malloc((size_t)g->n_ops * sizeof *assign);
     double *prio = malloc((size_t)g->n_ops * sizeof *prio), *t = malloc((size_t)reps * sizeof *t);
     if (!assign || !prio || !t) {
@@ -100,8 +101,7 @@ int main(int argc, char **argv)
     free(t);
     free(prio);
     free(assign);
-    dp_engine_free(e);
-    dp_cost_free(c);
+    dp_problem_free(prob);
     dp_machine_free(&m);
     dp_graph_free(g);
     return 0;

@@ -52,7 +52,7 @@ int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *met
 const char *dp_cli_data_path(const char *rel);
 
 
-/* ---- the machine a command simulates (machine/dp_machine.h) ---- */
+/* ---- the machine a command simulates (sim/dp_machine.h) ---- */
 
 #include "dp_machine.h"
 

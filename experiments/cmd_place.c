@@ -5,6 +5,7 @@
 #include "dp_json.h"
 #include "dp_list.h"
 #include "dp_place.h"
+#include "dp_problem.h"
 #include "dp_engine.h"
 
 #include <getopt.h>
@@ -252,8 +253,8 @@ static int run_and_report(run_args *a)
     int status = DP_EXIT_ERROR;
     int *assign = NULL;
     double *prio = NULL;
-    dp_cost *cost = NULL;
-    dp_engine *eng = NULL;
+    dp_cost *hetero_cost = NULL;
+    dp_problem *prob = NULL;
     dp_graph *g = NULL;
     dp_list_schedule *ls = NULL;
     if (dp_hetero_format(a->graph, a->format)) {
@@ -263,15 +264,20 @@ static int run_and_report(run_args *a)
                          a->graph);
             return dp_cli_fail(&err);
         }
-        if (dp_hetero_read_format(a->graph, a->format, &g, &cost, &err) != DP_OK) return dp_cli_fail(&err);
-        a->mach.n_devices = cost->n_devices;
+        if (dp_hetero_read_format(a->graph, a->format, &g, &hetero_cost, &err) != DP_OK) return dp_cli_fail(&err);
+        a->mach.n_devices = hetero_cost->n_devices;
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
         if (!g) return dp_cli_fail(&err);
-        cost = dp_machine_costs(&a->mach, g, &err);
-        if (!cost) goto fail;
-        dp_cli_warn_machine(&a->mach, g);
     }
+    /* the one engine of this machine: it scores the placement below and every simulation the
+     * method makes (its oracle) */
+    a->mach.sim.trace = a->trace != NULL;
+    prob = hetero_cost ? dp_problem_alloc_with_costs(g, hetero_cost, &a->mach, &err) : dp_problem_alloc(g, &a->mach, &err);
+    if (!prob) goto fail;
+    if (!hetero_cost) dp_cli_warn_machine(&a->mach, g);
+    const dp_cost *cost = prob->costs;
+    dp_engine *eng = prob->engine;
     if (a->place.device >= a->mach.n_devices) {
         dp_error_set(&err, DP_EINVAL, "--device %d: only %d devices", a->place.device, a->mach.n_devices);
         goto fail;
@@ -279,12 +285,7 @@ static int run_and_report(run_args *a)
     assign = dp_alloc_malloc_n(g->n_ops, sizeof(int));
     prio = dp_alloc_malloc_n(g->n_ops, sizeof(double));
     if (!assign || !prio) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-    /* the one engine of this machine: it scores the placement below and every simulation the
-     * method makes (its oracle) */
-    a->mach.sim.trace = a->trace != NULL;
-    if (!(eng = dp_engine_alloc(g, cost, &a->mach, &err))) goto fail;
-    const dp_oracle oracle = dp_engine_oracle(eng);
-    a->place.oracle = &oracle;
+    a->place.oracle = &prob->oracle;
     a->place.machine = &a->mach;
     int has_prio = 0;
     const char *after = getenv("DOPPLER_PROGRESS_AFTER");
@@ -333,11 +334,11 @@ static int run_and_report(run_args *a)
 fail:
     status = dp_cli_fail(&err);
 done:
-    dp_engine_free(eng);
+    dp_problem_free(prob);
+    dp_cost_free(hetero_cost);
     dp_list_schedule_free(ls);
     free(assign);
     free(prio);
-    dp_cost_free(cost);
     dp_graph_free(g);
     dp_machine_free(&a->mach);
     return status;

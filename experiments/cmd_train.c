@@ -2,6 +2,7 @@
  * real-execution RL) on a graph, with HDF5 trajectories, checkpoints and resume. */
 #include "cli.h"
 #include "dp_engine.h"
+#include "dp_problem.h"
 #include "dp_gen.h"
 #include "commands.h"
 #include "dp_place.h"
@@ -85,7 +86,8 @@ typedef struct graph_set {
     char **src;          /* file path or "gen:..." spec */
     int *validation;
     dp_graph **g;
-    dp_cost **c;
+    dp_problem **p;      /* each graph on its machine (owned) */
+    const dp_cost **c;   /* views of p: p[i]->costs, p[i]->engine (dp_improve_train's arrays) */
     dp_engine **e;
     graph_draws draws;   /* the ranges each graph's machine is drawn in */
     double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
@@ -97,11 +99,10 @@ static void graph_set_free(graph_set *s)
 {
     for (int i = 0; i < s->n; i++) {
         free(s->src[i]);
-        if (s->e) dp_engine_free(s->e[i]);
-        if (s->c) dp_cost_free(s->c[i]);
+        if (s->p) dp_problem_free(s->p[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
-    free(s->src); free(s->validation); free(s->g); free(s->c); free(s->e); free(s->bw); free(s->cr);
+    free(s->src); free(s->validation); free(s->g); free(s->p); free((void *)s->c); free(s->e); free(s->bw); free(s->cr);
     memset(s, 0, sizeof *s);
 }
 
@@ -117,18 +118,19 @@ static const char *bw_note(const graph_set *s, int i)
     return buf;
 }
 
-/* Graph i of the set (g: its graph, or the one the trainer runs) costed on its own drawn machine:
- * m with --bandwidth-range's link bandwidth or --comm-ratio-range's comm_ratio (they only enter
- * the costs of graphs in FLOPs and bytes); else on m as it is. NULL with err set on failure. */
-static dp_cost *graph_set_cost(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_error *err)
+/* The problem of graph i of the set (g: its graph, or the one the trainer runs) on its own drawn
+ * machine: m with --bandwidth-range's link bandwidth or --comm-ratio-range's comm_ratio (they only
+ * enter the costs of graphs in FLOPs and bytes, read once by dp_problem_alloc); else on m as it
+ * is. NULL with err set on failure. */
+static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_error *err)
 {
     const double keep_bw = m->bandwidth_Bps, keep_cr = m->comm_ratio;
     if (s->bw) m->bandwidth_Bps = s->bw[i];
     if (s->cr) m->comm_ratio = s->cr[i];
-    dp_cost *c = dp_machine_costs(m, g, err);
+    dp_problem *p = dp_problem_alloc(g, m, err);
     m->bandwidth_Bps = keep_bw;
     m->comm_ratio = keep_cr;
-    return c;
+    return p;
 }
 
 /* n draws, log-uniform in [lo, hi], from a generator of their own seeded with seed (so that the
@@ -370,9 +372,10 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
                           dp_error *err)
 {
     s->g = calloc((size_t)s->n + 1, sizeof *s->g);
+    s->p = calloc((size_t)s->n + 1, sizeof *s->p);
     s->c = calloc((size_t)s->n + 1, sizeof *s->c);
     s->e = calloc((size_t)s->n + 1, sizeof *s->e);
-    if (!s->g || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (!s->g || !s->p || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
@@ -388,9 +391,9 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
                                 "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
                                 src, same, role);
         /* --bandwidth-range, --comm-ratio-range: this graph's own uniform machine */
-        s->c[i] = graph_set_cost(s, i, m, s->g[i], err);
-        if (!s->c[i]) return err->code ? err->code : DP_EINVAL;
-        if (!(s->e[i] = dp_engine_alloc(s->g[i], s->c[i], m, err))) return err->code ? err->code : DP_EINVAL;
+        if (!(s->p[i] = graph_set_problem(s, i, m, s->g[i], err))) return err->code ? err->code : DP_EINVAL;
+        s->c[i] = s->p[i]->costs;
+        s->e[i] = s->p[i]->engine;
     }
     return DP_OK;
 }
@@ -917,8 +920,8 @@ int cmd_train(int argc, char **argv)
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
     int status = DP_EXIT_ERROR;
-    dp_cost *cost = NULL;
-    dp_engine *eng = NULL;
+    dp_cost *real_cost = NULL;
+    dp_problem *prob = NULL;
     dp_train *tr = NULL;
     int *assign = NULL;
     /* the graphs of a distribution: those listed, then the drawn ones; the first training graph
@@ -958,8 +961,8 @@ int cmd_train(int argc, char **argv)
         if (dp_cli_real_open(&real, g0, &mach, &xo, x_scale, x_target > 0 ? x_target : 2e10, x_repeats, &err) != DP_OK) goto fail;
         if (x_reference && dp_cli_real_reference(&real, g0, x_reference, &err) != DP_OK) goto fail;
         g = (dp_graph *)real.xg;
-        cost = real.costs;
-        real.costs = NULL; /* freed below with the others */
+        real_cost = real.costs;
+        real.costs = NULL; /* freed below, after the problem that reads them */
         if (!quiet)
             fprintf(stderr, "doppler train: stage real on %d %s devices of %s: %s as executed (%.3g FLOPs), oracle = median of %d runs%s%s\n",
                     mach.topo->n_devices, dp_exec_backend_name(real.x), mach.topo->name, g->name, dp_graph_total_work(g),
@@ -975,20 +978,20 @@ int cmd_train(int argc, char **argv)
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
          * costed on the machine's bandwidth while listed with its drawn one) */
-        cost = graph_set_cost(&gs, 0, &mach, g, &err); /* the machine as it is without draws */
+        prob = graph_set_problem(&gs, 0, &mach, g, &err); /* the machine as it is without draws */
     }
-    if (!cost) goto fail;
+    if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
+    if (!prob) goto fail;
     dp_cli_warn_machine(&mach, g);
-    if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) goto fail;
-    const dp_oracle sim_oracle = dp_engine_oracle(eng);
+    const dp_cost *cost = prob->costs;
+    dp_engine *eng = prob->engine;
     /* allocated with the simulator's oracle so that an engine state describes its engine
      * (dp_env.h); Stage III then scores with real execution */
-    tr = dp_train_alloc(g, cost, &cfg, &sim_oracle, &err);
+    tr = dp_train_alloc(g, cost, &cfg, &prob->oracle, &err);
     if (!tr) goto fail;
     if (real.x) dp_train_set_oracle(tr, &real.oracle);
     for (int i = 1; i < gs.n; i++) {
-        const dp_oracle oi = dp_engine_oracle(gs.e[i]);
-        if (dp_train_add_graph(tr, gs.g[i], gs.c[i], &oi, gs.validation[i], &err) != DP_OK) {
+        if (dp_train_add_graph(tr, gs.g[i], gs.c[i], &gs.p[i]->oracle, gs.validation[i], &err) != DP_OK) {
             dp_error_prefix(&err, "%s", gs.src[i]);
             goto fail;
         }
@@ -1152,8 +1155,8 @@ fail:
 done:
     free(assign);
     dp_train_free(tr);
-    dp_engine_free(eng);
-    dp_cost_free(cost);
+    dp_problem_free(prob);
+    dp_cost_free(real_cost);
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);

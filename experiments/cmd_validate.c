@@ -5,6 +5,7 @@
 #include "dp_file.h"
 #include "dp_exec.h"
 #include "dp_engine.h"
+#include "dp_problem.h"
 #include "dp_json.h"
 #include "dp_place.h"
 #include "dp_validate.h"
@@ -409,8 +410,7 @@ int cmd_validate(int argc, char **argv)
     dp_graph *g = NULL;
     dp_graph *plan = NULL;   /* --resimulate: the executed graph, planned without an executor */
     dp_exec *x = NULL;
-    dp_cost *costs = NULL;
-    dp_engine *sim = NULL;
+    dp_problem *prob = NULL;
     const int n_rows = n_methods + n_random;
     /* relative to its pass's median, an assignment among a few is often that median itself */
     if (stat == DP_VALIDATE_NORMALISED && n_rows < 5) {
@@ -445,9 +445,9 @@ int cmd_validate(int argc, char **argv)
     /* the outputs must be writable before minutes of measurement */
     if (!resim && out && check_writable(out, &err) != DP_OK) goto fail;
     if (!resim && plot && check_writable(plot, &err) != DP_OK) goto fail;
-    if (!(costs = dp_machine_costs(&mach, xg, &err))) goto fail;
-    if (!(sim = dp_engine_alloc(xg, costs, &mach, &err))) goto fail;
-    const dp_oracle oracle = dp_engine_oracle(sim);
+    if (!(prob = dp_problem_alloc(xg, &mach, &err))) goto fail;
+    const dp_cost *costs = prob->costs;
+    dp_engine *sim = prob->engine;
 
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
@@ -460,7 +460,7 @@ int cmd_validate(int argc, char **argv)
             dp_place_options po;
             dp_place_options_init(&po);
             po.seed = seed + (unsigned long long)(i - n_methods);
-            po.oracle = &oracle;
+            po.oracle = &prob->oracle;
             po.machine = &mach;
             const char *m = i < n_methods ? mnames[i] : "random";
             if (i < n_methods) snprintf(r->label, sizeof r->label, "%s", m);
@@ -626,10 +626,9 @@ done:
     for (int i = 0; rows && i < n_rows; i++) free(rows[i].assign);
     free(rows);
     free(meas); free(simv); free(runs); free(q); free(mlist);
-    dp_engine_free(sim);
+    dp_problem_free(prob);
     dp_graph_free(plan);
     json_decref(rec);
-    dp_cost_free(costs);
     dp_exec_free(x);
     dp_machine_free(&mach);
     dp_graph_free(g);

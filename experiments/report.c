@@ -1336,7 +1336,7 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     json_decref(params);
     if (rc != DP_OK) return rc;
     const dp_graph *g = rm.g;
-    const dp_cost *c = rm.c;
+    const dp_cost *c = rm.p->costs;
     char apath[2 * PATH_MAX];
     if (run->assignment[0] == '/') snprintf(apath, sizeof apath, "%s", run->assignment);
     else snprintf(apath, sizeof apath, "%s/%s", results_dir, run->assignment);

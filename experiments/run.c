@@ -225,8 +225,7 @@ int dp_run_check(const json_t *params, dp_error *err)
 void dp_run_machine_free(dp_run_machine *rm)
 {
     if (!rm) return;
-    dp_engine_free(rm->eng);
-    dp_cost_free(rm->c);
+    dp_problem_free(rm->p);
     dp_graph_free(rm->g);
     dp_machine_free(&rm->m);
     memset(rm, 0, sizeof *rm);
@@ -268,22 +267,20 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
         rm->g = dp_graph_read(path, format, err);
     }
     if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
-    rm->c = dp_machine_costs(&rm->m, rm->g, err);
-    if (rm->c) dp_cli_warn_machine(&rm->m, rm->g);
-    if (rm->c) rm->eng = dp_engine_alloc(rm->g, rm->c, &rm->m, err);
-    if (!rm->eng) {
+    rm->p = dp_problem_alloc(rm->g, &rm->m, err);
+    if (rm->p) dp_cli_warn_machine(&rm->m, rm->g);
+    if (!rm->p) {
         int rc = err && err->code ? err->code : DP_EINVAL;
         dp_run_machine_free(rm);
         return rc;
     }
-    rm->oracle = dp_engine_oracle(rm->eng);
     return DP_OK;
 }
 
 int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
                             dp_run_schedule *out, dp_error *err)
 {
-    return dp_engine_run(rm->eng, assignment, priority, out, err);
+    return dp_engine_run(rm->p->engine, assignment, priority, out, err);
 }
 
 static void fmt_time_utc(char *buf, size_t cap)
@@ -298,7 +295,7 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
 {
     const double sc = rm->g->time_scale;
     json_t *m = extra ? extra : json_object();
-    json_object_set_new(m, "lower_bound", dp_json_number(dp_cost_lower_bound(rm->g, rm->c) / sc));
+    json_object_set_new(m, "lower_bound", dp_json_number(dp_cost_lower_bound(rm->g, rm->p->costs) / sc));
     json_object_set_new(m, "transfers", json_integer(res->n_transfers));
     json_object_set_new(m, "transfer_volume", dp_json_number(res->transfer_volume));
     json_object_set_new(m, "transfer_volume_units", json_string(dp_cli_volume_unit(rm->g, &rm->m, "file units (comm)")));
@@ -312,7 +309,7 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
     json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
     char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(m);
-    out->devices = rm->c->n_devices;
+    out->devices = rm->p->costs->n_devices;
     int rc = dp_result_set(&out->metrics, mt ? mt : "{}");
     free(mt);
     return rc;
@@ -327,7 +324,7 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
     if (rc != DP_OK) return rc;
     snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
     snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->c->n_devices, assign, makespan_printed, err)) != DP_OK) return rc;
+    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->p->costs->n_devices, assign, makespan_printed, err)) != DP_OK) return rc;
     return dp_result_set(&out->assignment, rel);
 }
 
@@ -396,9 +393,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     double *prio = NULL;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    o.oracle = &rm.oracle;
+    o.oracle = &rm.p->oracle;
     o.machine = &rm.m;
-    if (o.device >= rm.c->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.c->n_devices); goto done; }
+    if (o.device >= rm.p->costs->n_devices) { rc = dp_error_set(err, DP_EINVAL, "parameter \"device\": %d, but only %d devices", o.device, rm.p->costs->n_devices); goto done; }
     assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
     prio = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(double));
     if (!assign || !prio) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
@@ -408,9 +405,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     long msims = 0;
     for (long r = 0; r < reps; r++) {
         int has_prio = 0;
-        const long s0 = dp_engine_simulations(rm.eng);
-        rc = dp_place(method, rm.g, rm.c, &o, assign, prio, &has_prio, err);
-        if (r == 0) msims = dp_engine_simulations(rm.eng) - s0;
+        const long s0 = dp_engine_simulations(rm.p->engine);
+        rc = dp_place(method, rm.g, rm.p->costs, &o, assign, prio, &has_prio, err);
+        if (r == 0) msims = dp_engine_simulations(rm.p->engine) - s0;
         if (rc == DP_OK) rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err);
         if (rc != DP_OK) goto done;
         if (r == 0) first = res.makespan;
@@ -565,7 +562,7 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     const double sc = rm.g->time_scale;
     double t_start = now_s();
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
+    tr = dp_train_alloc(rm.g, rm.p->costs, &cfg, &rm.p->oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     dp_train_io io;
     int resumed_stage = -1;
@@ -687,7 +684,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     double t_start = now_s(), ms;
     dp_run_schedule sched;
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_train_alloc(rm.g, rm.c, &cfg, &rm.oracle, err);
+    tr = dp_train_alloc(rm.g, rm.p->costs, &cfg, &rm.p->oracle, err);
     if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
     double train_sec = 0;
     char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";

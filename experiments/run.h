@@ -46,6 +46,7 @@
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_engine.h"
+#include "dp_problem.h"
 #include "results.h"
 
 typedef struct dp_run_context {
@@ -59,14 +60,13 @@ typedef struct dp_run_context {
  * run succeeded, otherwise the status with err (and out->error) saying why. */
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err);
 
-/* The machine of a run: graph, cost tables, the machine (machine/dp_machine.h) and its engine
- * (sim/dp_engine.h, made by the load), whose oracle every method and trainer of the run takes. */
+/* The machine of a run: its graph (owned), the machine (sim/dp_machine.h) and the problem of
+ * the graph on it (sim/dp_problem.h: cost tables, engine and the oracle every method and trainer
+ * of the run takes). */
 typedef struct dp_run_machine {
     dp_graph *g;
-    dp_cost *c;
     dp_machine m;
-    dp_engine *eng;
-    dp_oracle oracle;      /* dp_engine_oracle(eng) */
+    dp_problem *p;
 } dp_run_machine;
 
 /* A simulated schedule: the engine's (arrays valid until its next run). */

@@ -846,7 +846,7 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
                       dp_error *err)
 {
     memset(res, 0, sizeof *res);
-    dp_engine *e = oracle ? dp_engine_of_oracle(oracle) : NULL;
+    dp_engine *e = oracle ? oracle->engine : NULL;
     if (!e) return dp_error_set(err, DP_EINVAL, "improve: the cost oracle must be the machine's engine (its state is the engine's schedule)");
     if (!m) return dp_error_set(err, DP_EINVAL, "improve: a model is required (--checkpoint or --proposals FILE)");
     int rc = dp_improve_search_check_config(cfg, err);

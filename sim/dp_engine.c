@@ -177,7 +177,8 @@ static int engine_cost_bounded(void *ctx, const int *assignment, double bound, d
 
 dp_oracle dp_engine_oracle(dp_engine *e)
 {
-    return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e, .cost_bounded = engine_cost_bounded};
+    return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e, .cost_bounded = engine_cost_bounded,
+                       .engine = e};
 }
 
 int dp_engine_is_general(const dp_engine *e)
@@ -198,11 +199,6 @@ long dp_engine_simulations(const dp_engine *e)
 long dp_engine_prefix_simulations(const dp_engine *e)
 {
     return e->prefix_sims;
-}
-
-dp_engine *dp_engine_of_oracle(const dp_oracle *o)
-{
-    return o && o->cost == engine_cost ? (dp_engine *)o->ctx : NULL;
 }
 
 const dp_graph *dp_engine_graph(const dp_engine *e)

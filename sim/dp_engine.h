@@ -106,7 +106,8 @@ void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_eng
                          double *end);
 
 /* The engine as a cost oracle (dp_oracle.h): cost = dp_engine_schedule.cost of the assignment with the
- * default priorities. The oracle points into e and is valid while e lives. */
+ * default priorities; its engine member is e (the schedules and prefix state a method may read).
+ * The oracle points into e and is valid while e lives. */
 dp_oracle dp_engine_oracle(dp_engine *e);
 
 /* 1 when e runs the general engine, 0 on the exact fast path. */
@@ -121,11 +122,6 @@ struct dp_sim *dp_engine_fast_sim(dp_engine *e);
 long dp_engine_simulations(const dp_engine *e);
 /* Prefix simulations run so far (dp_engine_run_prefix calls that succeeded). */
 long dp_engine_prefix_simulations(const dp_engine *e);
-
-/* The engine behind a simulator oracle made by dp_engine_oracle, or NULL for any other oracle
- * (real execution, a test's function). Lets a trainer that holds only the oracle describe its
- * state by the same engine (dp_env_set_state). */
-dp_engine *dp_engine_of_oracle(const dp_oracle *o);
 
 const dp_graph *dp_engine_graph(const dp_engine *e);
 const dp_cost *dp_engine_costs(const dp_engine *e);

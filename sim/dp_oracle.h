@@ -27,6 +27,11 @@ typedef struct dp_oracle {
      * dp_engine_run_bounded). A search that rejects every cost above bound decides as with cost,
      * sooner. */
     int (*cost_bounded)(void *ctx, const int *assignment, double bound, double *cost, dp_error *err);
+    /* Optional (NULL: the oracle has no simulated schedule, e.g. real execution): the simulator
+     * behind this oracle (dp_engine.h), whose schedules (each op's start and end) and
+     * partial-simulation state the improvement search and the environment's "engine" state read.
+     * A capability the oracle declares, so that no method casts an oracle back to its engine. */
+    struct dp_engine *engine;
 } dp_oracle;
 
 /* Ask oracle o for the cost of an assignment (a checked call: o must not be NULL). */

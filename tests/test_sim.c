@@ -3,6 +3,7 @@
 #include "dp_cost.h"
 #include "dp_engine.h"
 #include "dp_machine.h"
+#include "dp_problem.h"
 #include "dp_graph.h"
 #include "dp_sim.h"
 #include "dp_test.h"
@@ -343,11 +344,77 @@ START_TEST(costs_out_of_range)
 }
 END_TEST
 
+/* One problem object (issue 28): a graph on a machine assembles its costs, its engine and the
+ * engine's oracle in one call; the oracle declares its engine. By hand on a(2) -> b(3), a -> c(4),
+ * a's output costing 1 to move, on 2 devices: everything on d0 runs serially, 2 + 3 + 4 = 9; b
+ * alone on d1: a d0 [0,2], c d0 [2,6], b d1 [2+1, 6]: 6. */
+START_TEST(problem_assembles)
+{
+    dp_error err;
+    dp_error_clear(&err);
+    dp_graph_builder *b = dp_graph_builder_alloc("abc", "abc", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 2, 1);
+    dp_graph_builder_add_op(b, "b", NULL, 3, 0);
+    dp_graph_builder_add_op(b, "c", NULL, 4, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1);
+    dp_graph_builder_add_edge(b, 0, 2, 1);
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_machine m;
+    dp_machine_init(&m);
+    ck_assert_int_eq(dp_machine_set(&m, "devices", "2", &err), DP_OK);
+    dp_problem *p = dp_problem_alloc(g, &m, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_ptr_eq(p->graph, g);
+    ck_assert_int_eq(p->costs->n_devices, 2);
+    ck_assert_ptr_eq(p->oracle.engine, p->engine);
+    ck_assert_ptr_eq(dp_problem_engine(p), p->engine);
+    ck_assert_ptr_eq(dp_problem_costs(p), p->costs);
+    const int serial[3] = {0, 0, 0}, split[3] = {0, 1, 0};
+    double cost;
+    ck_assert_int_eq(dp_oracle_cost(&p->oracle, serial, &cost, &err), DP_OK);
+    ck_assert_double_eq(cost, 9);
+    ck_assert_int_eq(dp_oracle_cost(dp_problem_oracle(p), split, &cost, &err), DP_OK);
+    ck_assert_double_eq(cost, 6);
+    ck_assert_int_eq(dp_engine_simulations(p->engine), 2);
+    dp_problem_free(p);
+
+    /* the graph's own cost tables are borrowed: still valid after the problem */
+    dp_cost *own = dp_cost_graph(g, 2, &err);
+    ck_assert_ptr_nonnull(own);
+    p = dp_problem_alloc_with_costs(g, own, &m, &err);
+    ck_assert_msg(p != NULL, "%s", err.msg);
+    ck_assert_ptr_eq(p->costs, own);
+    ck_assert_int_eq(dp_oracle_cost(&p->oracle, split, &cost, &err), DP_OK);
+    ck_assert_double_eq(cost, 6);
+    dp_problem_free(p);
+    ck_assert_int_eq(own->n_devices, 2);
+    /* a machine of another device count than the tables: refused, named */
+    ck_assert_int_eq(dp_machine_set(&m, "devices", "3", &err), DP_OK);
+    ck_assert_ptr_null(dp_problem_alloc_with_costs(g, own, &m, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "devices"));
+    dp_cost_free(own);
+    dp_machine_free(&m);
+
+    /* a missing topology: no problem, the name in the message */
+    dp_machine_init(&m);
+    ck_assert_int_eq(dp_machine_set(&m, "topology", "no-such-topology-x", &err), DP_OK);
+    ck_assert_ptr_null(dp_problem_alloc(g, &m, &err));
+    ck_assert_ptr_nonnull(strstr(err.msg, "no-such-topology-x"));
+    ck_assert_ptr_null(dp_problem_alloc(NULL, &m, &err));
+    dp_machine_free(&m);
+    dp_problem_free(NULL);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("sim");
     TCase *t = tcase_create("hand");
     tcase_add_test(t, chain_hand);
+    tcase_add_test(t, problem_assembles);
     tcase_add_test(t, fork_join_hand);
     tcase_add_test(t, diamond_hand);
     tcase_add_test(t, two_chains_hand);

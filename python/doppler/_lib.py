@@ -1,7 +1,7 @@
 """Loading libdoppler and declaring the C interface the package uses (ctypes, no compiler).
 
 The structures below mirror the public C headers field by field (models/dp_graph.h,
-machine/dp_cost.h, machine/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
+machine/dp_cost.h, sim/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
 policy/dp_place.h, policy/dp_env.h); tests/python/test_layout.py checks the mirrors against what
 the library itself writes, so a header change that is not carried here fails `make check`.
 
@@ -106,7 +106,7 @@ class dp_cost(Structure):
     ]
 
 
-# ---- the machine (sim/dp_hisim.h options, machine/dp_machine.h) ----
+# ---- the machine (sim/dp_hisim.h options, sim/dp_machine.h) ----
 
 class dp_hisim_options(Structure):
     _fields_ = [
@@ -148,7 +148,8 @@ class dp_machine_key(Structure):
 # ---- the engine (sim/dp_oracle.h, sim/dp_engine.h) ----
 
 class dp_oracle(Structure):
-    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p), ("cost_bounded", c_void_p)]
+    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p), ("cost_bounded", c_void_p),
+                ("engine", c_void_p)]
 
 
 class dp_engine_schedule(Structure):
@@ -270,8 +271,12 @@ json_dumps = _fn("json_dumps", c_void_p, c_void_p, c_size_t)
 json_delete = _fn("json_delete", None, c_void_p)
 libc_free = _fn("free", None, c_void_p)
 
-dp_engine_alloc = _fn("dp_engine_alloc", c_void_p, G, C, M, E)
-dp_engine_free = _fn("dp_engine_free", None, c_void_p)
+# the problem (sim/dp_problem.h): an opaque handle, read through its accessors
+dp_problem_alloc = _fn("dp_problem_alloc", c_void_p, G, M, E)
+dp_problem_alloc_with_costs = _fn("dp_problem_alloc_with_costs", c_void_p, G, C, M, E)
+dp_problem_free = _fn("dp_problem_free", None, c_void_p)
+dp_problem_costs = _fn("dp_problem_costs", C, c_void_p)
+dp_problem_engine = _fn("dp_problem_engine", c_void_p, c_void_p)
 dp_engine_run = _fn("dp_engine_run", c_int, c_void_p, PI, PD, POINTER(dp_engine_schedule), E)
 dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, c_void_p, c_long, PI, PD, PD, PD, PD, E)
 dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_engine_schedule), PD, PD)

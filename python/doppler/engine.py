@@ -149,6 +149,7 @@ class Engine(_NoCopy):
         if not isinstance(graph, Graph):
             raise TypeError("Engine: expected a doppler.Graph, got %s" % type(graph).__name__)
         self._ptr = None
+        self._problem = None
         self._costs = None
         self._mach = None
         self._lock = threading.Lock()
@@ -156,36 +157,37 @@ class Engine(_NoCopy):
         self.graph = graph
         # the engine's own copy: changing the caller's machine later changes nothing here
         self.machine = machine.copy() if machine is not None else Machine()
-        if graph._fixed_costs is not None:
+        fixed = graph._fixed_costs
+        if fixed is not None:
             if machine is not None:
                 raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
-            self._cptr = graph._fixed_costs
-            self._owns_costs = False
             self._mach = _lib.dp_machine()
             _lib.dp_machine_init(ctypes.byref(self._mach))
-            self._mach.n_devices = self._cptr.contents.n_devices
+            self._mach.n_devices = fixed.contents.n_devices
         else:
             self._mach = self.machine._instance()
-            err = _lib.dp_error()
-            c = _lib.dp_machine_costs(ctypes.byref(self._mach), g, ctypes.byref(err))
-            if not c:
-                self._free_machine()
-                raise from_status(err.code, err)
-            self._cptr = c
-            self._owns_costs = True
+        self._mach.sim.trace = 1 if _trace else 0
+        # the problem of the graph on the machine (sim/dp_problem.h): its cost tables and engine,
+        # assembled as the commands and sweeps assemble theirs
+        err = _lib.dp_error()
+        if fixed is not None:
+            p = _lib.dp_problem_alloc_with_costs(g, fixed, ctypes.byref(self._mach), ctypes.byref(err))
+        else:
+            p = _lib.dp_problem_alloc(g, ctypes.byref(self._mach), ctypes.byref(err))
+        if not p:
+            self._free_machine()
+            raise from_status(err.code, err)
+        self._problem = p
+        self._cptr = _lib.dp_problem_costs(p)
+        if fixed is None:
             want = _lib.dp_machine_devices_differ(ctypes.byref(self._mach), g)
             if want and not _trace:
                 # (a tracing engine is the twin of one that warned already)
                 # the command's warning (dp_cli_warn_devices)
-                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, c.contents.n_devices),
+                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want,
+                                                                                     self._cptr.contents.n_devices),
                               stacklevel=3)
-        self._mach.sim.trace = 1 if _trace else 0
-        err = _lib.dp_error()
-        p = _lib.dp_engine_alloc(g, self._cptr, ctypes.byref(self._mach), ctypes.byref(err))
-        if not p:
-            self._free_costs()
-            self._free_machine()
-            raise from_status(err.code, err)
+        p = _lib.dp_problem_engine(p)
         self._ptr = p
         graph._attach(self)
         self.n_ops = g.contents.n_ops
@@ -194,21 +196,13 @@ class Engine(_NoCopy):
         self._scale = g.contents.time_scale
         self._unit = graph.time_unit
         self._traced = None
-        self._finalizer = weakref.finalize(self, Engine._free_all, p, self._cptr if self._owns_costs else None,
-                                           self._mach, graph)
+        self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
 
     @staticmethod
-    def _free_all(p, cptr, mach, graph):
-        _lib.dp_engine_free(p)
-        if cptr:
-            _lib.dp_cost_free(cptr)
+    def _free_all(problem, mach, graph):
+        _lib.dp_problem_free(problem)
         _lib.dp_machine_free(ctypes.byref(mach))
         graph._release()
-
-    def _free_costs(self):
-        if self._owns_costs and self._cptr:
-            _lib.dp_cost_free(self._cptr)
-        self._cptr = None
 
     def _free_machine(self):
         if self._mach is not None:

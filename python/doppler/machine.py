@@ -1,4 +1,4 @@
-"""The machine an assignment runs on (libdoppler's dp_machine, machine/dp_machine.h)."""
+"""The machine an assignment runs on (libdoppler's dp_machine, sim/dp_machine.h)."""
 
 import ctypes
 import json
