@@ -1,5 +1,6 @@
 /* dp_profile.c: timing op kinds and copies on the real executor (see dp_profile.h). */
 #define _GNU_SOURCE
+#include "dp_profile.h"
 #include "dp_calib.h"
 #include "dp_costmodel.h"
 #include "dp_exec.h"

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_calib.h"
+#include "dp_calib_fit.h"
 #include "dp_json.h"
 #include "dp_topology.h"
 #include "exec_cli.h"

@@ -3,6 +3,7 @@
  * accepted fit has finite coefficients and interference within [0, 100]. */
 #include "fuzz_common.h"
 #include "dp_calib.h"
+#include "dp_calib_fit.h"
 
 #include <math.h>
 

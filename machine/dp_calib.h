@@ -1,5 +1,5 @@
 /* dp_calib.h: the calibration of the cost model: one type (dp_calib), whether fitted to a
- * profile (dp_calib_fit, from the samples of exec/dp_profile.h) or read from a file
+ * profile (exec/dp_calib_fit.h, from the samples of exec/dp_profile.h) or read from a file
  * (dp_calib_load), and its file, read and written here and nowhere else.
  *
  * The model calibrated (machine/dp_costmodel.h applies it):
@@ -44,7 +44,6 @@
 
 #include "dp_cost.h"
 #include "dp_error.h"
-#include "dp_profile.h"
 
 /* The largest FLOP or byte count of one op or transfer a calibration's coefficients must keep
  * finite (2^64): the coefficient ranges above follow from it and DP_COST_TIME_MAX. */
@@ -123,13 +122,12 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err);
 int dp_calib_save(const dp_calib *c, const char *path, dp_error *err);
 void dp_calib_free(dp_calib *c);
 
-/* Fit the model to a profile (above). Two samples of a two-term model (a route's latency +
- * bytes / bandwidth; a memory-bound kind's {1, bytes}) are fitted exactly by the line through
- * them when both coefficients are >= 0. A route whose copy times do not grow with size gets
- * bandwidth DP_CALIB_BANDWIDTH_CAP (unmeasured). Errors: a device or route without usable samples
- * (DP_EINVAL). The fit is returned even when a part of it failed (dp_calib_op_fit_failed,
- * dp_calib_route_fit_failed say which): the caller decides. */
-dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err);
+/* A calibration of n_devices devices and n_routes routes, every entry zeroed (NULL when out of
+ * memory): for readers and fitters that fill it (dp_calib_parse, exec/dp_calib_fit.h). */
+dp_calib *dp_calib_alloc(const char *machine, int n_devices, int n_routes);
+
+/* Sort dv's measured ops by (kind, FLOPs, bytes), the order dp_calib_find_measured searches. */
+void dp_calib_sort_measured(dp_calib_device *dv);
 
 /* The bandwidth a fit writes for a route whose copy times do not grow with size (B/s): finite,
  * as JSON has no infinity, and beyond any real link. */

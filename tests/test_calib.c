@@ -2,6 +2,7 @@
  * regressors), files round-trip, cost tables follow the model, the profiler runs end to end on a
  * tiny sweep; Kendall's tau and MAPE against hand-computed values. */
 #include "dp_calib.h"
+#include "dp_calib_fit.h"
 #include "dp_costmodel.h"
 #include "dp_topology.h"
 #include "dp_exec.h"
