@@ -47,7 +47,8 @@ static void train_progress(long done, long total, void *ctx)
     s->shown = 1;
     const double left = rate > 0 ? (total - done) / rate : 0;
     /* the learned methods report training episodes, the searches simulations */
-    const int sims = strcmp(s->method, "placeto") != 0 && strcmp(s->method, "gdp") != 0;
+    const dp_place_method *pm = dp_place_find(s->method);
+    const int sims = !pm || !(pm->options & DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT);
     const char *what = sims ? "simulations" : "episodes", *unit = sims ? "sim/s" : "ep/s";
     if (s->tty) {
         fprintf(stderr, "\rplace %s: %s%ld/%ld %s (%d%%), %.1f %s, about %.0f s left ", s->method, sims ? "" : "training ",
@@ -298,19 +299,13 @@ static int run_and_report(run_args *a)
         goto fail;
     }
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
-    if (a->method && !a->assignment_file) {
-        int (*list_fn)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *) = NULL;
-        if (strcmp(a->method, "heft") == 0) list_fn = dp_list_heft;
-        else if (strcmp(a->method, "cpop") == 0) list_fn = dp_list_cpop;
-        else if (strcmp(a->method, "peft") == 0) list_fn = dp_list_peft;
-        else if (strcmp(a->method, "etf") == 0) list_fn = dp_list_etf;
-        if (list_fn) {
-            ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
-            if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
-            ls->append_only = a->place.list_append_only;
-            ls->ties = a->place.list_ties;
-            if (list_fn(g, cost, ls, &err) != DP_OK) goto fail;
-        }
+    const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
+    if (pm && pm->list_schedule && !a->assignment_file) {
+        ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
+        if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
+        ls->append_only = a->place.list_append_only;
+        ls->ties = a->place.list_ties;
+        if (pm->list_schedule(g, cost, ls, &err) != DP_OK) goto fail;
     }
     /* a priority queue without the method's priorities orders by b-level (Kwok and Ahmad 1999) */
     if (!has_prio) dp_cost_levels(g, cost, prio, NULL);

@@ -19,6 +19,8 @@
 #include "dp_machine.h"
 #include "dp_oracle.h"
 
+struct dp_list_schedule;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -93,6 +95,10 @@ typedef struct dp_place_method {
      * check their networks' own estimate besides) */
     double bytes_op, bytes_edge, bytes_op_device;
     unsigned options;        /* the DP_PLACE_OPT_* it reads: the one statement of a method's options */
+    /* A list scheduler's own schedule (dp_list.h: each op's device, start and finish as the
+     * scheduler planned them, reported beside the simulation of its assignment), or NULL for a
+     * method that plans none. */
+    int (*list_schedule)(const dp_graph *g, const dp_cost *c, struct dp_list_schedule *s, dp_error *err);
 } dp_place_method;
 
 /* The table of methods, ended by an entry with name NULL. */
