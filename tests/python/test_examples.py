@@ -1,5 +1,5 @@
 """The examples run: NumPy random search, and the PyTorch REINFORCE agent for a few episodes
-(skipped where python3-torch is not installed: scripts/install-deps.sh does not install it)."""
+(skipped where python3-torch is not installed; scripts/install-deps.sh installs it)."""
 
 import os
 import subprocess
