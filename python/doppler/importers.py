@@ -369,7 +369,9 @@ class TorchImport:
                 key = (src, d)
                 if key not in moved:
                     with g.inserting_before(node):
-                        moved[key] = g.call_method("to", (src, str(td)))
+                        # copy=True: a real copy also where two indices name one device,
+                        # so a run on CPUs only reads what a run on GPUs would
+                        moved[key] = g.call_method("to", (src, str(td)), {"copy": True})
                     moved[key].meta["tensor_meta"] = src.meta["tensor_meta"]
                     dev[moved[key]] = d
                     moves.append((origin.get(src, src.name), d))

@@ -254,10 +254,16 @@ def test_round_trip_forward(torch):
         g.torch.apply_placement([0], ["cpu"])
 
 
-def test_round_trip_training_step(torch):
+def test_round_trip_resnet_forward_and_training_step(torch):
     torchvision = need("torchvision")
     m = torchvision.models.resnet18(weights=None, num_classes=10)
     x = torch.randn(2, 3, 32, 32)
+    # the forward pass at the module level: in-place ReLUs and residual adds (+=) on moved copies
+    gf = doppler.Graph.from_torch(m.eval(), x)
+    assert gf.torch.doc["source"].startswith("torch.fx.symbolic_trace")
+    a = np.random.default_rng(2).integers(0, 4, gf.n_ops)
+    placed = gf.torch.apply_placement(a, ["cpu"] * 4)
+    assert torch.equal(placed(x), m(x)) and len(placed.doppler_moves) > gf.n_ops / 2
     g = doppler.Graph.from_torch(m, x, training=True)
     p = doppler.place(g, "heft", machine=doppler.Machine(devices=3))
     placed = g.torch.apply_placement(p.assignment, ["cpu"] * 3)
