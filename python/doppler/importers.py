@@ -737,7 +737,10 @@ def onnx_to_doc(path, dims=None, name=None):
 def _write_json(doc, path):
     """Write doc to path atomically (a temporary file in the same folder, renamed)."""
     d = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".doppler-import-", suffix=".json", dir=d)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".doppler-import-", suffix=".json", dir=d)
+    except OSError as e:
+        raise OSError(e.errno, "%s: cannot write: %s" % (path, e.strerror)) from e
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, separators=(",", ":"))

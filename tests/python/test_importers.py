@@ -376,6 +376,8 @@ def test_onnx_errors_name_the_file_and_write_nothing(torch, tmp_path):
     assert rc == 1 and "none.onnx: no such file" in err
     rc, _, err = run_cli("graph", "import", dyn, check=False)
     assert rc == 2 and "--out" in err
+    rc, _, err = run_cli("graph", "import", dyn, "--dim", "batch=2", "--out", tmp_path / "no" / "g.json", check=False)
+    assert rc == 1 and "no/g.json: cannot write: No such file or directory" in err
     assert list(tmp_path.glob(".doppler-import-*")) == []
 
 
