@@ -309,11 +309,11 @@ def _target_name(node):
 class TorchImport:
     """A torch model traced into a doppler graph.
 
-    graph_module  the traced torch.fx GraphModule (forward: torch.fx.symbolic_trace of the module;
-                  training: make_fx of one training step, at the level of aten ops)
+    graph_module  the traced torch.fx GraphModule (torch.fx.symbolic_trace of the module, or make_fx
+                  of its forward pass or of a training step at the level of aten ops)
     nodes         op index -> the torch.fx node it is (the output node is not an op)
-    inputs        the arguments graph_module takes: the example inputs (forward), or the parameters,
-                  buffers, optimizer state and example inputs (training), as traced
+    inputs        the arguments graph_module takes: the example inputs (symbolic_trace), or the
+                  parameters, buffers, optimizer state and example inputs (make_fx), as traced
     doc           the graph in the native JSON format, as a dict
     """
 
@@ -337,8 +337,8 @@ class TorchImport:
         op i's device index into devices (torch device names, e.g. ["cuda:0", "cuda:1"]; "cpu" for
         every index runs the mechanism on a machine without GPUs). A module call's parameters move
         to its device (a module called on several devices is copied to each); every tensor a node
-        reads from an op on another device is moved with Tensor.to before it (once per producer and
-        device); inputs, parameters and values made without tensor inputs are moved to their op's
+        reads from an op on another device is copied there before it (Tensor.to(device,
+        copy=True), once per producer and device); inputs, parameters and values made without tensor inputs are moved to their op's
         device. The outputs stay on the devices of the ops that make them. Returns the GraphModule;
         its attribute doppler_moves lists the (producer node name, device index) transfers it makes:
         one per producer and other device that reads it."""

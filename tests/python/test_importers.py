@@ -93,6 +93,33 @@ def test_conv2d_flops(torch):
     assert g2.torch.doc["ops"][1]["op_type"] == "Conv2d"
 
 
+def test_einsum_and_attention_flops(torch):
+    class Ein(torch.nn.Module):
+        def forward(self, a, b):
+            return torch.einsum("bij,bjk->bik", a, b)
+
+    args = (torch.randn(2, 3, 4), torch.randn(2, 4, 5))
+    # 2 x (b i j k = 2 * 3 * 4 * 5); make_fx lowers it to a bmm of the same count
+    for level in ("module", "aten"):
+        g = doppler.Graph.from_torch(Ein(), args, level=level)
+        assert g.work.sum() == 2 * 2 * 3 * 4 * 5 and g.torch.doc["unclassified"] == {}
+
+    class Att(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x):
+            return self.attn(x, x, x, need_weights=False)[0]
+
+    g = doppler.Graph.from_torch(Att().eval(), torch.randn(1, 3, 8))
+    att = ops_of(g)["attn"]
+    # N 1, L = S = 3, E 8, h 2: q, k, v and out projections 4 x 2 * 3 * 8 * 8; scores and the
+    # weighted sum 2 x 2 * 3 * 3 * 8; softmax 3 * 2 * 3 * 3; biases (2 * 3 + 2 * 3) * 8
+    assert att["kind"] == "attention" and att["op_type"] == "MultiheadAttention"
+    assert att["flops"] == 4 * 384 + 2 * 144 + 54 + 96
+
+
 def test_mlp_training_step_by_hand(torch):
     m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
     g = doppler.Graph.from_torch(m, torch.randn(2, 3), training=True)
