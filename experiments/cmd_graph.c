@@ -7,21 +7,28 @@
 #include "dp_graph_formats.h"
 #include "dp_hetero.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void graph_usage(FILE *f)
 {
     fprintf(f, "Usage: doppler graph info FILE [--format F] [--devices N]\n"
                "       doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n"
                "       doppler graph convert IN OUT [--format F] [--to F] [--wf-bandwidth B]\n"
-               "                             [--assignment FILE [--devices N]]\n\n"
+               "                             [--assignment FILE [--devices N]]\n"
+               "       doppler graph import MODEL --out FILE [--name N] [--dim NAME=SIZE ...]\n"
+               "                            [--input-shape AxBx... --training --optimizer sgd|adam]\n\n"
                "info: print a graph's size and bounds: ops, edges, repeated edges, sources, sinks, total\n"
                "work, critical path length (b-level with mean costs on the machine) and the lower\n"
                "bound max(critical path without communication, total work / devices).\n"
                "gen: generate a workload (doppler graph gen --help lists models and parameters).\n"
-               "convert: read any format, write native JSON (.json) or Graphviz DOT (.dot).\n\n"
+               "convert: read any format, write native JSON (.json) or Graphviz DOT (.dot).\n"
+               "import: an ONNX model (MODEL.onnx) or a torchvision model (torchvision:resnet50) as native\n"
+               "JSON with FLOPs and bytes per op, by the Python package's importers (doppler graph import\n"
+               "--help; needs python3-onnx, or python3-torch and python3-torchvision).\n\n"
                "Options:\n"
                "  --format F           input format: doppler (DOPPLER .txt), json (native, WfCommons or\n"
                "                       MSR, by content), native, wfcommons, msr, stg, dot; default by\n"
@@ -265,6 +272,42 @@ done:
     return status;
 }
 
+/* doppler graph import: the Python package's importers (python/doppler/importers.py) do the
+ * work; this runs `PYTHON -c BOOTSTRAP ARGS...` in place of the command, so their exit status and
+ * messages are the command's. The bootstrap imports the installed package, else the source tree's
+ * (DP_PYTHON_TREE), so the command works from a build tree and after make install alike. */
+static int graph_import(int argc, char **argv)
+{
+    static const char bootstrap[] =
+        "import sys\n"
+        "try:\n"
+        "    import doppler.importers as m\n"
+        "except ModuleNotFoundError as e:\n"
+        "    if e.name != 'doppler': raise\n"
+        "    sys.path.append(sys.argv.pop(1))\n"
+        "    import doppler.importers as m\n"
+        "else:\n"
+        "    sys.argv.pop(1)\n"
+        "sys.exit(m.main(sys.argv[1:]))\n";
+    const char *py = getenv("DOPPLER_PYTHON");
+    if (!py || !*py) py = DP_PYTHON;
+    char **args = calloc((size_t)argc + 4, sizeof *args);
+    if (!args) { fprintf(stderr, "doppler graph import: out of memory\n"); return DP_EXIT_ERROR; }
+    int k = 0;
+    args[k++] = (char *)py;
+    args[k++] = (char *)"-c";
+    args[k++] = (char *)bootstrap;
+    args[k++] = (char *)DP_PYTHON_TREE;
+    for (int i = 1; i < argc; i++) args[k++] = argv[i];
+    args[k] = NULL;
+    fflush(NULL);
+    execvp(py, args);
+    fprintf(stderr, "doppler graph import: cannot run %s: %s (install python3, or set DOPPLER_PYTHON)\n", py,
+            strerror(errno));
+    free(args);
+    return DP_EXIT_ERROR;
+}
+
 int cmd_graph(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
@@ -274,5 +317,6 @@ int cmd_graph(int argc, char **argv)
     if (strcmp(argv[1], "info") == 0) return graph_info(argc - 1, argv + 1);
     if (strcmp(argv[1], "gen") == 0) return graph_gen(argc - 1, argv + 1);
     if (strcmp(argv[1], "convert") == 0) return graph_convert(argc - 1, argv + 1);
+    if (strcmp(argv[1], "import") == 0) return graph_import(argc - 1, argv + 1);
     return dp_cli_usage_error("graph", "unknown subcommand '%s'", argv[1]);
 }

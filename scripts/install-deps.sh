@@ -5,14 +5,15 @@
 # interface's tests need python3-numpy and python3-pytest, its tables python3-pandas and
 # python3-h5py (70 MB together); man-db shows the manual page (`man doppler` after make install);
 # valgrind runs the environment's suite under memcheck (tests/test_valgrind_env.sh).
-# python3-torch (630 MB with its 167 dependencies) is not installed:
-# only examples/reinforce_torch.py uses it, and its test skips without it (apt-get install
-# python3-torch to run it).
+# python3-torch, python3-torchvision and python3-onnx (PyTorch 1.13 with torch.fx, torchvision
+# 0.14, ONNX 1.12: 613 MB with their 170 dependencies on Debian 12) are the model importers'
+# (`doppler graph import`, doppler.Graph.from_torch; tests/python/test_importers.py fails under
+# CI=true without them) and examples/reinforce_torch.py's.
 #   --fuzz   also the tools of `make fuzz` (clang with libFuzzer); make check does not need them
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config libgsl-dev libhdf5-dev hdf5-tools
 libjansson-dev check libopenblas-dev gnuplot-nox libopenmpi-dev openmpi-bin python3 python3-numpy python3-pytest
-python3-pandas python3-h5py git man-db valgrind"
+python3-pandas python3-h5py python3-torch python3-torchvision python3-onnx git man-db valgrind"
 for a in "$@"; do
     case $a in
     --fuzz) PKGS="$PKGS clang libclang-rt-14-dev" ;;

@@ -7,8 +7,9 @@
 # (lt_cv_sys_lib_dlsearch_path_spec), as /usr/local/lib is on Debian, where it then leaves the
 # library's folder out of the command (no rpath) and the command found libdoppler.so.1 only after
 # `ldconfig` ("libdoppler.so.1: cannot open shared object file", exit 127). The installed
-# `doppler --version`, `doppler topology list` (the installed data) and `import doppler` from the
-# installed package (the installed library) must work from a folder outside the checkout.
+# `doppler --version`, `doppler topology list` (the installed data), `import doppler` from the
+# installed package (the installed library) and `doppler graph import --help` (the installed
+# package's importers) must work from a folder outside the checkout.
 # About a minute and a half on 2 cores (one build). SKIP (77) in the sanitizer build (the main
 # build tests installing) and when no Python 3 with NumPy is found for the package's part.
 set -u
@@ -59,4 +60,8 @@ g = doppler.Graph.read(sys.argv[1] + "/share/doppler/graphs/chainmm-small.json")
 print("the installed package:", doppler.__file__, g.n_ops, "ops")
 ' "$prefix" > "$tmp/py.log" 2>&1 || { cat "$tmp/py.log"; fail "import doppler from the installed package failed"; }
 cat "$tmp/py.log"
+# doppler graph import runs the installed package's importers (importers.py installed with it)
+PYTHONPATH=$pydir PYTHONDONTWRITEBYTECODE=1 "$prefix/bin/doppler" graph import --help > "$tmp/import.log" 2>&1 \
+    || { cat "$tmp/import.log"; fail "the installed doppler graph import --help failed"; }
+grep -q 'usage: doppler graph import' "$tmp/import.log" || { cat "$tmp/import.log"; fail "doppler graph import --help printed no usage"; }
 exit 0

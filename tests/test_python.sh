@@ -2,7 +2,9 @@
 # The Python interface (python/doppler) under pytest (tests/python): makespans, schedules and traces
 # equal to the command's to the last bit for every method, the environment, errors, examples.
 # SKIP (77) when no Python 3 with NumPy and pytest is found (install: scripts/install-deps.sh);
-# under CI=true that is a failure instead. Under a sanitizer build the ASan runtime is preloaded
+# under CI=true that is a failure instead. The importers' tests (test_importers.py) skip, naming the
+# Debian package, without python3-torch, python3-torchvision or python3-onnx, and fail under CI=true
+# (-rs prints each skip's reason). Under a sanitizer build the ASan runtime is preloaded
 # into Python (leak detection off: the interpreter's own allocations are not ours).
 set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}"
@@ -31,4 +33,4 @@ PYTHONPATH="$top_srcdir/python${PYTHONPATH:+:$PYTHONPATH}"; export PYTHONPATH
 PYTHONDONTWRITEBYTECODE=1; export PYTHONDONTWRITEBYTECODE
 DOPPLER_DATA="${DOPPLER_DATA:-$top_srcdir/data}"; export DOPPLER_DATA
 top_srcdir=$(cd "$top_srcdir" && pwd); top_builddir=$(cd "$top_builddir" && pwd); export top_srcdir top_builddir
-exec "$py" -m pytest -q -p no:cacheprovider -o addopts="" --rootdir="$top_srcdir/tests/python" "$top_srcdir/tests/python"
+exec "$py" -m pytest -q -rs -p no:cacheprovider -o addopts="" --rootdir="$top_srcdir/tests/python" "$top_srcdir/tests/python"

@@ -51,6 +51,7 @@ class Graph(_NoCopy):
         self._users = weakref.WeakSet()
         self._closed = False
         self._cache = {}
+        self.torch = None  # the doppler.importers.TorchImport of a graph made by Graph.from_torch
 
     # ---- making graphs ----
 
@@ -96,6 +97,28 @@ class Graph(_NoCopy):
         if not g:
             raise from_status(err.code, err)
         return cls(g)
+
+    @classmethod
+    def from_torch(cls, module, example_inputs, training=False, **options):
+        """Import a torch.nn.Module traced by torch.fx on example_inputs (a tensor or a tuple):
+        the forward pass (training=False), or one training step with its backward pass and
+        parameter update (training=True; options loss_fn, optimizer "sgd" or "adam", lr, name).
+        FLOPs per op by the rules of doppler.importers (doc/python.md), bytes from the traced
+        shapes. The graph's attribute `torch` is the doppler.importers.TorchImport: its
+        graph_module, op -> node map, and apply_placement(assignment, devices), which runs each
+        node on its op's device. Needs python3-torch (ImportError naming it otherwise)."""
+        from .importers import trace_torch
+        imp = trace_torch(module, example_inputs, training=training, **options)
+        g = imp.graph()
+        g.torch = imp
+        return g
+
+    @classmethod
+    def from_onnx(cls, path, dims=None, name=None):
+        """Import an ONNX model file (doppler.importers.onnx_to_doc; `doppler graph import`).
+        dims: sizes of symbolic dimensions by name. Needs python3-onnx."""
+        from .importers import _doc_graph, onnx_to_doc
+        return _doc_graph(onnx_to_doc(path, dims=dims, name=name))
 
     @staticmethod
     def models():

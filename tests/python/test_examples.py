@@ -1,5 +1,5 @@
 """The examples run: NumPy random search, and the PyTorch REINFORCE agent for a few episodes
-(skipped where python3-torch is not installed: scripts/install-deps.sh does not install it)."""
+(skipped where python3-torch is not installed; scripts/install-deps.sh installs it)."""
 
 import os
 import subprocess
@@ -44,3 +44,13 @@ def test_reinforce_example_runs_a_few_episodes():
     env2 = doppler.Env(g)
     assert reinforce_torch.train(env2, 4, seed=1, log=None)[2] == history
     assert torch.__version__
+
+
+def test_place_torch_model_example_runs_placed():
+    pytest.importorskip("torchvision")  # test_importers.py fails under CI without it
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "place_torch_model.py")], capture_output=True,
+                       text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("ResNet: 70 ops, 77 edges") and len(lines) == 3
+    assert all(line.endswith("outputs equal: True") for line in lines[1:])

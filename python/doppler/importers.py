@@ -1,0 +1,836 @@
+"""Importers of real models: PyTorch modules (torch.fx) and ONNX files, as doppler graphs.
+
+    imp = doppler.importers.trace_torch(module, example_inputs, training=False)
+    imp.write("model.json")                     # the native JSON format (doc/graph-format.md)
+    g = imp.graph()                             # a doppler.Graph (Graph.from_torch does both)
+    placed = imp.apply_placement(assignment, ["cuda:0", "cuda:1"])   # item 2: the round trip
+    placed(*imp.inputs)                         # runs each node on its op's device
+
+    doc = doppler.importers.onnx_to_doc("model.onnx")  # ONNX (`doppler graph import model.onnx`)
+
+One op per node of the traced program, in its order (a topological one), named as the node is
+(torch.fx node names; ONNX node names, else OPTYPE_INDEX), `op_type` the node's type (the module
+class for a module call, `torch.matmul`, `method:view`, `aten.convolution.default`, the ONNX
+op_type), `kind` its FLOP rule's name. An edge per (producer, consumer) pair, carrying the
+producer's output bytes (elements x dtype size, every tensor of a tuple output). Inputs are ops
+of kind `input` and parameters (training: placeholders; forward: get_attr nodes) ops of kind
+`param`, both with 0 FLOPs; the output node is not an op. A module call's op records its
+parameters and buffers in `param_bytes`; the graph's `memory` holds the parameter and activation
+totals (fields the library does not read).
+
+FLOPs (a multiply-add counts 2, as the generators do); N(t) is the element count of tensor t:
+
+    matmul     mm, bmm, matmul, linear, addmm, baddbmm, Gemm, MatMul: 2 N(out) K, K the contracted
+               size (the first operand's last dimension), + N(out) for a bias
+    conv       2 N(out) (C_in / groups) prod(kernel) (+ N(out) bias); transposed: 2 N(in)
+               (C_out / groups) prod(kernel); convolution_backward: that for each gradient its
+               output_mask asks (input, weight), + N(grad_out) for the bias's
+    einsum     2 x the product of every index's size (a multiply-add per point of the iteration space)
+    attention  nn.MultiheadAttention and aten's _native_multi_head_attention (query L x E, key
+               and value S, N batch, h heads):
+               projections 2 N L E^2 + 2 N S (k_dim + v_dim) E + 2 N L E^2, scores and weighted
+               sum 2 x 2 N L S E, softmax 3 N h L S, biases N (2 L + 2 S) E
+    softmax    softmax, log_softmax and their backward: 3 per element (exp, sum, divide)
+    norm       batch, layer, group, instance norms and their backward: 5 per element
+    pool       max/avg pooling: N(out) prod(kernel); adaptive and global pools and pool
+               backward: 1 per input element
+    reduce     sum, mean, max, amax, var, norm, ...: 1 per input element
+    view       reshapes, permutes, slices, concatenation, copies, casts, creation: 0
+    elementwise  add, mul, relu, gelu, dropout, threshold_backward, ...: 1 per output element
+
+A node no rule names is counted as element-wise and listed in the graph's `unclassified`.
+"""
+
+import argparse
+import copy
+import json
+import math
+import operator
+import os
+import sys
+import tempfile
+
+_DEBIAN = {"torch": "python3-torch", "torchvision": "python3-torchvision", "onnx": "python3-onnx"}
+
+
+def _need(module):
+    """Import torch, torchvision or onnx, or raise ImportError naming the Debian package."""
+    try:
+        return __import__(module)
+    except ImportError as e:
+        raise ImportError("doppler.importers: Python's %s is not installed (Debian: apt-get install %s, or "
+                          "sh scripts/install-deps.sh): %s" % (module, _DEBIAN[module], e)) from e
+
+
+def _prod(xs):
+    return math.prod(int(x) for x in xs)
+
+
+# ---- FLOP rules by name (torch functions, Tensor methods, aten ops, ONNX op types) ----
+
+_VIEW = {
+    "getitem", "getattr", "size", "dim", "view", "_unsafe_view", "reshape", "flatten", "unflatten", "permute",
+    "transpose", "t", "contiguous", "unsqueeze", "squeeze", "expand", "expand_as", "chunk", "split", "split_with_sizes",
+    "unbind", "cat", "stack", "narrow", "slice", "select", "repeat", "type_as", "to", "float", "half", "double",
+    "bfloat16", "clone", "detach", "alias", "_reshape_alias", "_to_copy", "copy", "copy_", "as_strided", "view_as",
+    "new_zeros",
+    "new_ones", "new_empty", "zeros", "ones", "zeros_like", "ones_like", "empty", "empty_like", "full", "full_like",
+    "arange", "scalar_tensor", "lift_fresh_copy", "index_select", "gather", "embedding", "identity", "dropout_eval",
+    "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice", "Gather", "Shape",
+    "Constant", "Identity", "Expand", "Cast", "ConstantOfShape", "Range", "Tile", "Size", "GatherElements",
+}
+_MATMUL = {"mm", "bmm", "matmul", "linear", "addmm", "baddbmm", "addbmm", "MatMul", "Gemm"}
+_MATMUL_BIAS = {"addmm", "baddbmm", "addbmm"}
+_SOFTMAX = {"softmax", "log_softmax", "_softmax", "_log_softmax", "_softmax_backward_data",
+            "_log_softmax_backward_data", "Softmax", "LogSoftmax"}
+_NORM = {"layer_norm", "batch_norm", "group_norm", "instance_norm", "native_layer_norm", "native_batch_norm",
+         "native_group_norm", "native_layer_norm_backward", "native_batch_norm_backward",
+         "native_group_norm_backward", "_native_batch_norm_legit", "_native_batch_norm_legit_functional",
+         "BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization"}
+_POOL_WINDOW = {"max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+                "max_pool2d_with_indices", "max_pool3d_with_indices", "MaxPool", "AveragePool"}
+_POOL_INPUT = {"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool2d",
+               "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "max_pool2d_with_indices_backward",
+               "avg_pool2d_backward", "GlobalAveragePool", "GlobalMaxPool"}
+_REDUCE = {"sum", "mean", "max", "min", "amax", "amin", "prod", "var", "std", "norm", "logsumexp", "argmax",
+           "argmin", "var_mean", "nll_loss", "nll_loss_forward", "nll_loss_backward", "cross_entropy",
+           "mse_loss", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2",
+           "ReduceSumSquare", "ArgMax", "ArgMin"}
+_ELEMENTWISE = {
+    "add", "sub", "mul", "div", "truediv", "floordiv", "mod", "neg", "pow", "rsub", "iadd", "isub", "imul", "itruediv",
+    "add_", "sub_", "mul_", "div_", "addcmul", "addcdiv", "relu", "relu_", "relu6", "gelu", "silu", "sigmoid", "tanh",
+    "exp", "log", "sqrt", "rsqrt", "abs", "clamp", "clamp_min", "clamp_max", "where", "masked_fill", "dropout",
+    "native_dropout", "native_dropout_backward", "hardswish", "hardsigmoid", "hardtanh", "leaky_relu", "elu",
+    "softplus",
+    "mish", "erf", "sin", "cos", "maximum", "minimum", "reciprocal", "sign", "square", "lt", "gt", "le", "ge", "eq",
+    "ne", "logical_not", "logical_and", "tril", "triu", "threshold", "threshold_backward", "gelu_backward",
+    "silu_backward", "sigmoid_backward", "tanh_backward", "hardswish_backward", "hardtanh_backward",
+    "leaky_relu_backward", "fill", "fill_", "zero_", "bernoulli", "rand_like", "randn_like", "sub_", "lerp",
+    "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Pow", "Exp", "Log", "Neg", "Clip",
+    "Where", "Equal", "Less", "Greater", "Not", "Dropout", "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu",
+    "Reciprocal", "Abs", "Max", "Min", "Softplus", "Elu", "Mish", "Sin", "Cos", "Trilu", "Sum", "Mean",
+}
+# module classes (a call_module node's rule, by the class's name)
+_MODULE_ELEMENTWISE = {"ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Hardswish", "Hardsigmoid", "Hardtanh",
+                       "LeakyReLU", "ELU", "Mish", "Softplus", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+                       "AlphaDropout", "PReLU", "SELU", "CELU", "GLU"}
+_MODULE_VIEW = {"Identity", "Flatten", "Unflatten", "Embedding", "EmbeddingBag", "ZeroPad2d", "ConstantPad2d"}
+_MODULE_NORM = {"BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LayerNorm", "GroupNorm", "InstanceNorm1d",
+                "InstanceNorm2d", "InstanceNorm3d", "LocalResponseNorm", "SyncBatchNorm"}
+
+
+class _Rule:
+    """The FLOPs of one node: kind (the rule's name), flops, classified (False: the default)."""
+
+    def __init__(self, kind, flops, classified=True):
+        self.kind, self.flops, self.classified = kind, float(flops), classified
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,) * n
+
+
+def _named_rule(name, ins, out_numel, args, kwargs):
+    """The rule of a function, method, aten op or ONNX op type by name. ins: shapes of the
+    tensor inputs in argument order; args/kwargs: the node's arguments (kernel sizes, masks)."""
+    n_in = _prod(ins[0]) if ins else 0
+    if name in _MATMUL:
+        a = ins[1] if name in _MATMUL_BIAS and len(ins) >= 3 else (ins[0] if ins else ())
+        if name == "Gemm" and kwargs.get("transA"):
+            k = a[0] if a else 1
+        else:
+            k = a[-1] if a else 1
+        bias = name in _MATMUL_BIAS or (name == "linear" and len(ins) >= 3) or (name == "Gemm" and len(ins) >= 3)
+        return _Rule("matmul", 2 * out_numel * k + (out_numel if bias else 0))
+    if name in ("conv1d", "conv2d", "conv3d", "Conv"):
+        w = ins[1]
+        return _Rule("conv", 2 * out_numel * _prod(w[1:]) + (out_numel if len(ins) >= 3 else 0))
+    if name in ("conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "ConvTranspose"):
+        w = ins[1]
+        return _Rule("conv", 2 * n_in * _prod(w[1:]) + (out_numel if len(ins) >= 3 else 0))
+    if name == "convolution":  # aten: input, weight, bias, stride, padding, dilation, transposed, ...
+        w = ins[1]
+        transposed = bool(args[6]) if len(args) > 6 else False
+        f = 2 * (n_in if transposed else out_numel) * _prod(w[1:])
+        return _Rule("conv", f + (out_numel if len(ins) >= 3 else 0))
+    if name == "convolution_backward":
+        # grad_out, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding,
+        # groups, output_mask: each gradient asked costs the forward convolution's multiply-adds
+        g, x, w = ins[0], ins[1], ins[2]
+        transposed = bool(args[7]) if len(args) > 7 else False
+        fwd = 2 * (_prod(x) if transposed else _prod(g)) * _prod(w[1:])
+        mask = list(args[10]) if len(args) > 10 else [True, True, True]
+        return _Rule("conv", fwd * (int(bool(mask[0])) + int(bool(mask[1]))) + (_prod(g) if mask[2] else 0))
+    if name in ("einsum", "Einsum"):
+        eq = args[0] if name == "einsum" else kwargs.get("equation", "")
+        return _einsum_rule(eq, ins, out_numel)
+    if name == "_native_multi_head_attention":
+        # aten: query, key, value, embed_dim, num_head, qkv_weight, qkv_bias, proj_weight, ...
+        q, k = ins[0], ins[1]
+        e, h = int(args[3]), int(args[4])
+        n, lq, ls = (q[0], q[1], k[1]) if len(q) == 3 else (1, q[0], k[0])
+        return _Rule("attention", _attention(n, lq, ls, e, h, e, e, len(ins) >= 5))
+    if name in _SOFTMAX:
+        return _Rule("softmax", 3 * max(out_numel, n_in))
+    if name in _NORM:
+        return _Rule("norm", 5 * max(out_numel, n_in))
+    if name in _POOL_WINDOW:
+        k = kwargs.get("kernel_shape") or kwargs.get("kernel_size") or (args[1] if len(args) > 1 else 1)
+        nd = max(len(ins[0]) - 2, 1) if ins else 1
+        return _Rule("pool", out_numel * _prod(_tuple(k, nd)))
+    if name in _POOL_INPUT:
+        return _Rule("pool", max(_prod(s) for s in ins) if ins else 0)
+    if name in _REDUCE:
+        return _Rule("reduce", n_in)
+    if name in _VIEW:
+        return _Rule("view", 0)
+    if name in _ELEMENTWISE:
+        return _Rule("elementwise", out_numel)
+    return _Rule("elementwise", out_numel, classified=False)
+
+
+def _einsum_rule(eq, ins, out_numel):
+    eq = str(eq).replace(" ", "")
+    lhs = eq.split("->")[0].split(",")
+    if "." in eq or len(lhs) != len(ins):
+        return _Rule("einsum", out_numel, classified=False)
+    size = {}
+    for labels, shape in zip(lhs, ins):
+        for c, d in zip(labels, shape):
+            size[c] = int(d)
+    return _Rule("einsum", 2 * _prod(size.values()))
+
+
+def _module_rule(mod, ins, out_numel):
+    """The rule of a call to a torch.nn module (a leaf of torch.fx's trace)."""
+    cls = type(mod).__name__
+    n_in = _prod(ins[0]) if ins else 0
+    if cls in ("Linear", "LazyLinear", "NonDynamicallyQuantizableLinear", "Bilinear"):
+        return _Rule("matmul", 2 * out_numel * mod.in_features + (out_numel if mod.bias is not None else 0))
+    if cls in ("Conv1d", "Conv2d", "Conv3d"):
+        f = 2 * out_numel * (mod.in_channels // mod.groups) * _prod(mod.kernel_size)
+        return _Rule("conv", f + (out_numel if mod.bias is not None else 0))
+    if cls in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        f = 2 * n_in * (mod.out_channels // mod.groups) * _prod(mod.kernel_size)
+        return _Rule("conv", f + (out_numel if mod.bias is not None else 0))
+    if cls == "MultiheadAttention":
+        return _Rule("attention", _attention_flops(mod, ins))
+    if cls in ("Softmax", "LogSoftmax", "Softmin"):
+        return _Rule("softmax", 3 * out_numel)
+    if cls in _MODULE_NORM:
+        return _Rule("norm", 5 * out_numel)
+    if cls.startswith("Adaptive"):
+        return _Rule("pool", n_in)
+    if cls in ("MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d"):
+        nd = int(cls[-2])
+        return _Rule("pool", out_numel * _prod(_tuple(mod.kernel_size, nd)))
+    if cls in _MODULE_VIEW:
+        return _Rule("view", 0)
+    if cls in _MODULE_ELEMENTWISE:
+        return _Rule("elementwise", out_numel)
+    return _Rule("elementwise", out_numel, classified=False)
+
+
+def _attention_flops(mod, ins):
+    """nn.MultiheadAttention(query, key, value): the formula in the module's docstring."""
+    e, h = mod.embed_dim, mod.num_heads
+    q, k = ins[0], ins[1] if len(ins) > 1 else ins[0]
+    if len(q) == 3:
+        n, lq = (q[0], q[1]) if mod.batch_first else (q[1], q[0])
+        ls = k[1] if mod.batch_first else k[0]
+    else:
+        n, lq, ls = 1, q[0], k[0]
+    return _attention(n, lq, ls, e, h, mod.kdim, mod.vdim, mod.in_proj_bias is not None)
+
+
+def _attention(n, lq, ls, e, h, kdim, vdim, bias):
+    """Multi-head attention: batch n, query length lq, key length ls, width e, h heads."""
+    proj = 2 * n * lq * e * e + 2 * n * ls * (kdim + vdim) * e + 2 * n * lq * e * e
+    scores = 2 * (2 * n * lq * ls * e)
+    return proj + scores + 3 * n * h * lq * ls + (n * (2 * lq + 2 * ls) * e if bias else 0)
+
+
+# ---- torch ----
+
+def _tensor_metas(meta):
+    """The TensorMetadata records of a node's value (a tensor, or nested tuples/lists/dicts of them)."""
+    if meta is None:
+        return []
+    if hasattr(meta, "shape") and hasattr(meta, "dtype"):
+        return [meta]
+    if isinstance(meta, dict):
+        meta = list(meta.values())
+    if isinstance(meta, (list, tuple)):
+        return [m for x in meta for m in _tensor_metas(x)]
+    return []
+
+
+def _node_metas(node):
+    """The tensors a node makes. make_fx records no metadata for a tuple of tensors
+    (max_pool2d_with_indices, native_batch_norm): those of the getitem nodes reading it then."""
+    metas = _tensor_metas(node.meta.get("tensor_meta"))
+    if metas or "tensor_meta" in node.meta:
+        return metas
+    items = {}
+    for u in node.users:
+        if getattr(u.target, "__name__", "") == "getitem" and len(u.args) > 1 and isinstance(u.args[1], int):
+            items.setdefault(u.args[1], _tensor_metas(u.meta.get("tensor_meta")))
+    return [m for k in sorted(items) for m in items[k]]
+
+
+def _itemsize(torch, dtype):
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def _is_tensor_node(node):
+    m = node.meta.get("tensor_meta")
+    return m is not None and hasattr(m, "shape") and hasattr(m, "dtype")
+
+
+def _target_name(node):
+    """(rule name, op_type) of a call_function / call_method node."""
+    t = node.target
+    if node.op == "call_method":
+        return t, "method:" + t
+    packet = getattr(t, "overloadpacket", None)
+    if packet is not None:  # an aten OpOverload (make_fx)
+        return packet.__name__, str(t)
+    name = getattr(t, "__name__", str(t))
+    mod = getattr(t, "__module__", None) or ""
+    if mod in ("_operator", "operator"):
+        mod = "operator"
+    elif mod.startswith("torch.nn.functional"):
+        mod = "torch.nn.functional"
+    elif mod.startswith("torch"):
+        mod = "torch"
+    return name, (mod + "." + name) if mod else name
+
+
+class TorchImport:
+    """A torch model traced into a doppler graph.
+
+    graph_module  the traced torch.fx GraphModule (torch.fx.symbolic_trace of the module, or make_fx
+                  of its forward pass or of a training step at the level of aten ops)
+    nodes         op index -> the torch.fx node it is (the output node is not an op)
+    inputs        the arguments graph_module takes: the example inputs (symbolic_trace), or the
+                  parameters, buffers, optimizer state and example inputs (make_fx), as traced
+    doc           the graph in the native JSON format, as a dict
+    """
+
+    def __init__(self, graph_module, nodes, inputs, doc):
+        self.graph_module, self.nodes, self.inputs, self.doc = graph_module, nodes, inputs, doc
+
+    @property
+    def n_ops(self):
+        return len(self.nodes)
+
+    def write(self, path):
+        """Write the graph in the native JSON format (atomic: the file is complete or absent)."""
+        _write_json(self.doc, path)
+
+    def graph(self):
+        """The graph as a doppler.Graph (read back through the library, so checked as any file is)."""
+        return _doc_graph(self.doc)
+
+    def apply_placement(self, assignment, devices):
+        """A copy of the traced GraphModule in which each op runs on its device: assignment[i] is
+        op i's device index into devices (torch device names, e.g. ["cuda:0", "cuda:1"]; "cpu" for
+        every index runs the mechanism on a machine without GPUs). A module call's parameters move
+        to its device (a module called on several devices is copied to each); every tensor a node
+        reads from an op on another device is copied there before it (Tensor.to(device,
+        copy=True), once per producer and device); inputs, parameters and values made without tensor inputs are moved to their op's
+        device. The outputs stay on the devices of the ops that make them. Returns the GraphModule;
+        its attribute doppler_moves lists the (producer node name, device index) transfers it makes:
+        one per producer and other device that reads it."""
+        torch = _need("torch")
+        a = [int(x) for x in assignment]
+        if len(a) != self.n_ops:
+            raise ValueError("apply_placement: assignment has %d entries, the graph %d ops" % (len(a), self.n_ops))
+        bad = [i for i, d in enumerate(a) if not 0 <= d < len(devices)]
+        if bad:
+            raise ValueError("apply_placement: op %d (%s) is on device %d, outside 0..%d" %
+                             (bad[0], self.nodes[bad[0]].name, a[bad[0]], len(devices) - 1))
+        gm = copy.deepcopy(self.graph_module)
+        by_name = {n.name: n for n in gm.graph.nodes}
+        # device indices decide the moves (two indices naming one torch device still move, so
+        # the mechanism runs on a machine with CPUs only)
+        dev = {by_name[orig.name]: d for orig, d in zip(self.nodes, a)}
+        tdev = [torch.device(x) for x in devices]
+        g = gm.graph
+        moves, moved, module_dev, origin = [], {}, {}, {}
+        for node in list(g.nodes):
+            if node.op == "output" or node not in dev:
+                continue
+            d, td = dev[node], tdev[dev[node]]
+            tensor_inputs = [s for s in node.all_input_nodes if _is_tensor_node(s)]
+            for src in tensor_inputs:
+                if src not in dev or dev[src] == d:
+                    continue
+                key = (src, d)
+                if key not in moved:
+                    with g.inserting_before(node):
+                        # copy=True: a real copy also where two indices name one device,
+                        # so a run on CPUs only reads what a run on GPUs would
+                        moved[key] = g.call_method("to", (src, str(td)), {"copy": True})
+                    moved[key].meta["tensor_meta"] = src.meta["tensor_meta"]
+                    dev[moved[key]] = d
+                    moves.append((origin.get(src, src.name), d))
+                node.replace_input_with(src, moved[key])
+            if node.op == "call_module":
+                mod = gm.get_submodule(node.target)
+                if any(True for _ in mod.parameters()) or any(True for _ in mod.buffers()):
+                    owner = module_dev.setdefault(node.target, d)
+                    if owner != d:  # a module called from two devices: a copy on the second
+                        alias = "%s__on_device%d" % (node.target.replace(".", "_"), d)
+                        if not hasattr(gm, alias):
+                            gm.add_submodule(alias, copy.deepcopy(mod).to(td))
+                        node.target = alias
+                    else:
+                        mod.to(td)
+            if _is_tensor_node(node) and (node.op in ("placeholder", "get_attr") or not tensor_inputs
+                                          or node.target is operator.getitem):
+                # values that do not come from moved tensors: pin them to the op's device
+                users = list(node.users)
+                with g.inserting_after(node):
+                    pin = g.call_method("to", (node, str(td)))
+                pin.meta["tensor_meta"] = node.meta["tensor_meta"]
+                origin[pin] = node.name
+                for u in users:
+                    u.replace_input_with(node, pin)
+                dev[pin] = d
+        g.lint()
+        gm.recompile()
+        gm.doppler_moves = moves
+        return gm
+
+
+def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None, optimizer="sgd", lr=0.01,
+                level=None):
+    """Trace a torch.nn.Module into a doppler graph (TorchImport).
+
+    example_inputs: a tensor or a tuple of tensors, the module's positional arguments; they fix
+    every shape (the trace runs the module on them once). training=False: the forward pass.
+    training=True: one training step: the forward pass, loss_fn(output) (default output.sum()),
+    the backward pass (torch.autograd.grad of the loss with respect to every parameter that
+    requires grad) and the update: optimizer "sgd" (p - lr g) or "adam" (Kingma and Ba's update,
+    its moments as inputs). Each op of a training step records its `phase`: forward, backward or
+    optimizer (input: inputs, parameters, buffers, state).
+
+    level: "module" traces with torch.fx.symbolic_trace (torch.nn modules stay single ops: a
+    Conv2d is one op; shapes by torch.fx's ShapeProp); "aten" with make_fx, at the level of aten
+    ops, parameters and buffers as inputs (ops named param:NAME, buffer:NAME, input0, ...). None:
+    "module" for the forward pass, falling back to "aten" when the module's Python cannot be
+    traced symbolically (shape unpacking, data-dependent control flow: torchvision's ViT), and
+    "aten" for a training step (its backward pass exists only there).
+
+    Raises ImportError naming the Debian package when torch is missing, TypeError when the
+    module is not a torch.nn.Module, ValueError for a bad option, torch.fx's errors when it
+    cannot be traced."""
+    torch = _need("torch")
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError("trace_torch: module must be a torch.nn.Module, got %s" % type(module).__name__)
+    if isinstance(example_inputs, torch.Tensor):
+        example_inputs = (example_inputs,)
+    example_inputs = tuple(example_inputs)
+    if optimizer not in ("sgd", "adam"):
+        raise ValueError("trace_torch: optimizer must be \"sgd\" or \"adam\", got %r" % (optimizer,))
+    if level not in (None, "module", "aten"):
+        raise ValueError("trace_torch: level must be \"module\", \"aten\" or None, got %r" % (level,))
+    if training and level == "module":
+        raise ValueError("trace_torch: a training step is traced at the aten level (level=\"aten\" or None)")
+    name = name or type(module).__name__
+    gm = None
+    if not training and level != "aten":
+        from torch.fx.passes.shape_prop import ShapeProp
+        try:
+            gm = torch.fx.symbolic_trace(module)
+        except Exception:  # torch.fx.proxy.TraceError, TypeError, ...: Python fx cannot follow
+            if level == "module":
+                raise
+        if gm is not None:
+            with torch.no_grad():
+                ShapeProp(gm).propagate(*example_inputs)
+            inputs, labels, roles = example_inputs, None, None
+    if gm is None:
+        gm, inputs, labels, roles = _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
+    nodes, doc = _torch_doc(torch, gm, name, labels, roles, training)
+    how = "make_fx (aten ops)" if labels is not None else "torch.fx.symbolic_trace"
+    doc["source"] = "%s of %s, %s" % (how, type(module).__name__, "training step" if training else "forward")
+    return TorchImport(gm, nodes, inputs, doc)
+
+
+def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr):
+    """make_fx of the forward pass or of a training step over (parameters, buffers, optimizer
+    state, inputs): (GraphModule, its inputs, op names of the placeholders, their roles)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.nn.utils.stateless import functional_call
+    pnames = [n for n, p in module.named_parameters() if p.requires_grad or not training]
+    bnames = [n for n, _ in module.named_buffers()]
+    pdict = dict(module.named_parameters())
+    params = [pdict[n].detach().clone().requires_grad_(training) for n in pnames]
+    buffers = [b.detach().clone() for _, b in module.named_buffers()]
+    np_, nb = len(pnames), len(bnames)
+    state = []
+    if training and optimizer == "adam":
+        state = [torch.zeros_like(p) for p in params] + [torch.zeros_like(p) for p in params]
+    loss_fn = loss_fn or (lambda out: out.sum())
+    b1, b2, eps = 0.9, 0.999, 1e-8
+
+    def step(*flat):
+        ps, bs = flat[:np_], flat[np_:np_ + nb]
+        st = flat[np_ + nb:np_ + nb + len(state)]
+        xs = flat[np_ + nb + len(state):]
+        out = functional_call(module, dict(zip(pnames + bnames, list(ps) + list(bs))), tuple(xs))
+        if not training:
+            return out
+        loss = loss_fn(out)
+        grads = torch.autograd.grad(loss, ps)
+        if optimizer == "sgd":
+            new = [p - lr * g for p, g in zip(ps, grads)]
+            return (loss,) + tuple(grads) + tuple(new)
+        ms, vs = st[:np_], st[np_:]
+        m2 = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
+        v2 = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
+        new = [p - lr * m / (torch.sqrt(v) + eps) for p, m, v in zip(ps, m2, v2)]
+        return (loss,) + tuple(grads) + tuple(new) + tuple(m2) + tuple(v2)
+
+    flat = tuple(params) + tuple(buffers) + tuple(state) + tuple(example_inputs)
+    was = module.training
+    if training:
+        module.train()
+    try:
+        with torch.set_grad_enabled(training):
+            gm = make_fx(step)(*flat)
+    finally:
+        module.train(was)
+    labels = (["param:" + n for n in pnames] + ["buffer:" + n for n in bnames] +
+              (["adam_m:" + n for n in pnames] + ["adam_v:" + n for n in pnames] if state else []) +
+              ["input%d" % i for i in range(len(example_inputs))])
+    roles = ["param"] * np_ + ["buffer"] * nb + ["state"] * len(state) + ["input"] * len(example_inputs)
+    # the trace's own copies of the parameters: the placed module runs on these
+    inputs = tuple(t.detach() for t in flat)
+    return gm, inputs, labels, roles
+
+
+def _ancestors(nodes):
+    seen, stack = set(), list(nodes)
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend(n.all_input_nodes)
+    return seen
+
+
+def _torch_doc(torch, gm, name, labels, roles, training):
+    ops, nodes, index, edges = [], [], {}, []
+    unclassified = {}
+    phase_of = {}
+    if training:
+        out = next(n for n in gm.graph.nodes if n.op == "output")
+        res = list(out.args[0])  # (loss, gradients..., updated parameters..., [moments...])
+        n_params = roles.count("param")
+        forward = _ancestors([res[0]])
+        backward = _ancestors([r for r in res[1:1 + n_params] if hasattr(r, "all_input_nodes")]) - forward
+        for n in gm.graph.nodes:
+            phase_of[n] = "forward" if n in forward else "backward" if n in backward else "optimizer"
+    ph = 0
+    param_total = 0
+    for node in gm.graph.nodes:
+        if node.op == "output":
+            continue
+        metas = _node_metas(node)
+        out_bytes = sum(_prod(m.shape) * _itemsize(torch, m.dtype) for m in metas)
+        out_numel = _prod(metas[0].shape) if metas else 0  # the first output's (values, not indices)
+        ins = [tuple(s.meta["tensor_meta"].shape) for s in _flat_arg_nodes(node) if _is_tensor_node(s)]
+        op = {"name": node.name}
+        param_bytes = 0
+        if node.op == "placeholder":
+            role = roles[ph] if roles else "input"
+            op["name"] = labels[ph] if labels else node.name
+            ph += 1
+            kind, flops, op_type = ("input" if role == "input" else "param"), 0, "placeholder:" + role
+            if role != "input":
+                param_bytes = out_bytes
+        elif node.op == "get_attr":
+            kind, flops, op_type = "param", 0, "get_attr"
+            param_bytes = out_bytes
+        elif node.op == "call_module":
+            mod = gm.get_submodule(node.target)
+            rule = _module_rule(mod, ins, out_numel)
+            kind, flops, op_type = rule.kind, rule.flops, type(mod).__name__
+            param_bytes = sum(t.numel() * t.element_size() for t in list(mod.parameters()) + list(mod.buffers()))
+            if not rule.classified:
+                unclassified[op_type] = unclassified.get(op_type, 0) + 1
+        else:
+            rname, op_type = _target_name(node)
+            args = [a for a in node.args]
+            rule = _named_rule(rname, ins, out_numel, args, dict(node.kwargs))
+            kind, flops = rule.kind, rule.flops
+            if not rule.classified:
+                unclassified[op_type] = unclassified.get(op_type, 0) + 1
+        param_total += param_bytes
+        op.update({"kind": kind, "op_type": op_type, "flops": flops, "out_bytes": float(out_bytes)})
+        if len(metas) == 1 and 1 <= len(metas[0].shape) <= 8 and all(int(d) > 0 for d in metas[0].shape):
+            op["shape"] = [int(d) for d in metas[0].shape]
+        if param_bytes:
+            op["param_bytes"] = float(param_bytes)
+        if training:
+            op["phase"] = "input" if node.op == "placeholder" else phase_of[node]
+        index[node] = len(ops)
+        ops.append(op)
+        nodes.append(node)
+        for src in node.all_input_nodes:
+            edges.append({"src": index[src], "dst": index[node], "bytes": ops[index[src]]["out_bytes"]})
+    return nodes, _doc(name, ops, edges, param_total, unclassified)
+
+
+def _flat_arg_nodes(node):
+    """The Node arguments of a node in argument order (nested lists flattened), repeats kept."""
+    out = []
+
+    def walk(a):
+        if hasattr(a, "all_input_nodes") and hasattr(a, "op"):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                walk(x)
+        elif isinstance(a, dict):
+            for x in a.values():
+                walk(x)
+    walk(list(node.args))
+    walk(dict(node.kwargs))
+    return out
+
+
+def _doc(name, ops, edges, param_bytes, unclassified):
+    act = sum(o["out_bytes"] for o in ops if o["kind"] not in ("param", "input"))
+    return {"format": "doppler-graph", "version": 1, "name": name, "cost_kind": "physical", "ops": ops,
+            "edges": edges, "memory": {"param_bytes": float(param_bytes), "activation_bytes": float(act)},
+            "unclassified": unclassified}
+
+
+# ---- ONNX ----
+
+def onnx_to_doc(path, dims=None, name=None):
+    """The native JSON graph (a dict) of an ONNX model file. Shapes come from the file and ONNX's
+    shape inference; dims gives a size to each symbolic dimension by name ({"batch": 8}); a tensor
+    whose shape stays unknown or symbolic is an error naming the file, the node and the tensor.
+    Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
+    param_bytes of the first node that reads them. Raises ValueError (bad file or shapes),
+    ImportError (onnx missing: Debian python3-onnx)."""
+    onnx = _need("onnx")
+    dims = dict(dims or {})
+    try:
+        model = onnx.load(path)
+    except Exception as e:  # protobuf's DecodeError and friends
+        raise ValueError("%s: not an ONNX model (%s)" % (path, e)) from e
+    try:
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception as e:
+        raise ValueError("%s: ONNX shape inference failed: %s" % (path, e)) from e
+    graph = model.graph
+    try:
+        from onnx.mapping import TENSOR_TYPE_TO_NP_TYPE as to_np
+    except ImportError:  # newer onnx
+        to_np = None
+    import numpy as np
+
+    def itemsize(elem_type):
+        if to_np is not None:
+            return np.dtype(to_np[elem_type]).itemsize
+        return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
+
+    shapes = {}  # tensor name -> (shape, itemsize)
+    for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+        t = vi.type.tensor_type
+        if not t.HasField("shape"):
+            continue
+        shape = []
+        for d in t.shape.dim:
+            if d.HasField("dim_value"):
+                shape.append(int(d.dim_value))
+            elif d.dim_param in dims:
+                shape.append(int(dims[d.dim_param]))
+            else:
+                shape.append(d.dim_param or "?")
+        shapes[vi.name] = (shape, itemsize(t.elem_type))
+    inits = {}
+    for t in graph.initializer:
+        shapes[t.name] = (list(t.dims), itemsize(t.data_type))
+        inits[t.name] = _prod(t.dims) * itemsize(t.data_type)
+
+    def shape_of(tensor, where):
+        if tensor not in shapes:
+            raise ValueError("%s: %s: tensor '%s' has no inferred shape" % (path, where, tensor))
+        s, isz = shapes[tensor]
+        sym = [d for d in s if not isinstance(d, int)]
+        if sym:
+            raise ValueError("%s: %s: tensor '%s' has the symbolic dimension '%s'; give its size (--dim %s=N)"
+                             % (path, where, tensor, sym[0], sym[0]))
+        return s, isz
+
+    ops, edges, producer, used_names = [], [], {}, set()
+    param_total, unclassified, claimed = 0, {}, set()
+
+    def unique(n):
+        base, k = n, 1
+        while n in used_names:
+            n = "%s_%d" % (base, k)
+            k += 1
+        used_names.add(n)
+        return n
+
+    for vi in graph.input:
+        if vi.name in inits:
+            continue
+        s, isz = shape_of(vi.name, "graph input")
+        op = {"name": unique(vi.name), "kind": "input", "op_type": "input", "flops": 0.0,
+              "out_bytes": float(_prod(s) * isz)}
+        if 1 <= len(s) <= 8 and all(d > 0 for d in s):
+            op["shape"] = s
+        producer[vi.name] = len(ops)
+        ops.append(op)
+    for i, node in enumerate(graph.node):
+        where = "node %d (%s %s)" % (i, node.op_type, node.name or "unnamed")
+        ins = [shape_of(t, where)[0] for t in node.input if t]
+        outs = [shape_of(t, where) for t in node.output if t]
+        out_numel = _prod(outs[0][0]) if outs else 0  # the first output's (values, not indices)
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        if isinstance(attrs.get("equation"), bytes):
+            attrs["equation"] = attrs["equation"].decode()
+        rule = _named_rule(node.op_type, ins, out_numel, [], attrs)
+        if not rule.classified:
+            unclassified[node.op_type] = unclassified.get(node.op_type, 0) + 1
+        op = {"name": unique(node.name or "%s_%d" % (node.op_type, i)), "kind": rule.kind,
+              "op_type": node.op_type, "flops": rule.flops,
+              "out_bytes": float(sum(_prod(s) * isz for s, isz in outs))}
+        if len(outs) == 1 and 1 <= len(outs[0][0]) <= 8 and all(d > 0 for d in outs[0][0]):
+            op["shape"] = outs[0][0]
+        pb = sum(inits[t] for t in node.input if t in inits and t not in claimed)
+        claimed.update(t for t in node.input if t in inits)
+        if pb:
+            op["param_bytes"] = float(pb)
+            param_total += pb
+        me = len(ops)
+        carried = {}
+        for t in node.input:
+            if t in producer and producer[t] != me:
+                s, isz = shapes[t]
+                carried.setdefault(producer[t], {})[t] = _prod(s) * isz
+        for src, ts in carried.items():
+            edges.append({"src": src, "dst": me, "bytes": float(sum(ts.values()))})
+        for t in node.output:
+            if t:
+                producer[t] = me
+        ops.append(op)
+    gname = name or os.path.splitext(os.path.basename(path))[0]
+    doc = _doc(gname, ops, edges, param_total, unclassified)
+    doc["source"] = "ONNX %s (opset %s)" % (os.path.basename(path),
+                                           ",".join(str(o.version) for o in model.opset_import))
+    return doc
+
+
+# ---- writing and reading back ----
+
+def _write_json(doc, path):
+    """Write doc to path atomically (a temporary file in the same folder, renamed)."""
+    d = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".doppler-import-", suffix=".json", dir=d)
+    except OSError as e:
+        raise OSError(e.errno, "%s: cannot write: %s" % (path, e.strerror)) from e
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _doc_graph(doc):
+    from .graph import Graph
+    fd, tmp = tempfile.mkstemp(prefix="doppler-import-", suffix=".json")
+    os.close(fd)
+    try:
+        _write_json(doc, tmp)
+        return Graph.read(tmp, format="native")
+    finally:
+        os.unlink(tmp)
+
+
+# ---- the command: python3 -m doppler.importers (doppler graph import) ----
+
+def _parse_shape(text):
+    try:
+        s = tuple(int(x) for x in text.lower().split("x"))
+    except ValueError:
+        s = ()
+    if not s or any(d <= 0 for d in s):
+        raise argparse.ArgumentTypeError("expected a shape such as 1x3x224x224, got '%s'" % text)
+    return s
+
+
+def _parse_dim(text):
+    k, sep, v = text.partition("=")
+    if not sep or not k or not v.isdigit() or int(v) <= 0:
+        raise argparse.ArgumentTypeError("expected NAME=SIZE (a positive integer), got '%s'" % text)
+    return k, int(v)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="doppler graph import", description=(
+        "Import a model as a doppler graph (native JSON): an ONNX file (FILE.onnx), or a torchvision "
+        "model by name (torchvision:resnet50; untrained weights, nothing downloaded) traced by torch.fx."))
+    p.add_argument("model", help="FILE.onnx or torchvision:NAME")
+    p.add_argument("--out", required=True, help="the graph file to write (.json)")
+    p.add_argument("--name", help="the graph's name (default: the model's)")
+    p.add_argument("--dim", action="append", type=_parse_dim, default=[], metavar="NAME=SIZE",
+                   help="ONNX: the size of a symbolic dimension (repeatable)")
+    p.add_argument("--input-shape", type=_parse_shape, default=None, metavar="AxBx...",
+                   help="torchvision: the input's shape (default 1x3x224x224; 1x3x299x299 for inception_v3)")
+    p.add_argument("--training", action="store_true", help="torchvision: a training step (forward, backward, update)")
+    p.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd", help="the update of --training")
+    a = p.parse_args(argv)
+    try:
+        if a.model.startswith("torchvision:"):
+            doc = _torchvision_doc(a.model.split(":", 1)[1], a.input_shape, a.training, a.optimizer, a.name)
+        else:
+            if a.training or a.input_shape:
+                p.error("--training and --input-shape apply to torchvision models; an ONNX file has its own")
+            if not os.path.isfile(a.model):
+                raise ValueError("%s: no such file" % a.model)
+            doc = onnx_to_doc(a.model, dict(a.dim), a.name)
+        _write_json(doc, a.out)
+    except (ValueError, ImportError, OSError) as e:
+        print("doppler graph import: %s" % e, file=sys.stderr)
+        return 1
+    n_ops, n_edges = len(doc["ops"]), len(doc["edges"])
+    print("%s: %d ops, %d edges, %.6g FLOPs, parameters %.6g bytes" % (
+        a.out, n_ops, n_edges, sum(o["flops"] for o in doc["ops"]), doc["memory"]["param_bytes"]))
+    return 0
+
+
+def _torchvision_doc(model, shape, training, optimizer, name):
+    torch = _need("torch")
+    tv = _need("torchvision")
+    builder = getattr(tv.models, model, None)
+    if builder is None or not callable(builder) or model.startswith("_"):
+        raise ValueError("torchvision:%s: no such model in torchvision %s" % (model, tv.__version__))
+    kw = {"weights": None}
+    if model == "inception_v3":
+        kw.update(aux_logits=False, init_weights=False)
+    torch.manual_seed(0)
+    m = builder(**kw)
+    m.eval() if not training else m.train()
+    shape = shape or ((1, 3, 299, 299) if model == "inception_v3" else (1, 3, 224, 224))
+    imp = trace_torch(m, (torch.randn(*shape),), training=training, name=name or model, optimizer=optimizer)
+    return imp.doc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

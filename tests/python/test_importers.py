@@ -1,0 +1,430 @@
+"""The importers (python/doppler/importers.py, `doppler graph import`): FLOPs, bytes, edges and
+names on small hand-checked cases (a Linear, a Conv2d, an MLP's training step, a GPT-style decoder
+defined here), torchvision's ResNet-50, Inception-V3 and ViT-B/16 against their published
+multiply-add counts and parameter counts, an ONNX export read back, and the round trip: a
+placement applied to the traced module gives the unplaced module's outputs.
+
+Needs Debian's python3-torch, python3-torchvision and python3-onnx (scripts/install-deps.sh);
+without one the tests that need it SKIP naming the package, and under CI=true they fail."""
+
+import importlib
+import json
+import math
+import os
+import sys
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+import doppler
+from conftest import run_cli
+
+DEBIAN = {"torch": "python3-torch", "torchvision": "python3-torchvision", "onnx": "python3-onnx"}
+
+
+def need(module):
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        msg = "Python's %s is not installed (Debian: %s; sh scripts/install-deps.sh)" % (module, DEBIAN[module])
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI: " + msg, pytrace=False)
+        pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def torch():
+    t = need("torch")
+    t.manual_seed(0)
+    return t
+
+
+def ops_of(g):
+    return {o["name"]: o for o in g.torch.doc["ops"]}
+
+
+def by_phase_kind(g):
+    s = defaultdict(float)
+    for o in g.torch.doc["ops"]:
+        s[(o.get("phase"), o["kind"])] += o["flops"]
+    return s
+
+
+# ---- small hand-checked cases ----
+
+def test_linear_flops_bytes_edges_names(torch):
+    class One(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(3, 4)
+
+        def forward(self, x):
+            return self.fc(x)
+
+    g = doppler.Graph.from_torch(One(), torch.randn(2, 3))
+    assert g.op_names == ["x", "fc"] and g.op_kinds.tolist() == ["input", "matmul"]
+    # y = x W^T + b: 2 M N K = 2 * 2 * 4 * 3 multiply-adds' FLOPs, + M N for the bias
+    assert g.work.tolist() == [0.0, 2 * 2 * 4 * 3 + 2 * 4]
+    assert g.out_size.tolist() == [2 * 3 * 4, 2 * 4 * 4]  # fp32 bytes
+    assert g.edges.tolist() == [[0, 1]] and g.edge_size.tolist() == [24.0]
+    assert g.op_shapes == [(2, 3), (2, 4)]
+    fc = ops_of(g)["fc"]
+    assert fc["op_type"] == "Linear" and fc["param_bytes"] == (12 + 4) * 4
+    assert g.torch.doc["memory"]["param_bytes"] == 64 and g.torch.doc["unclassified"] == {}
+
+
+def test_conv2d_flops(torch):
+    conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+    # the traced module itself is not a leaf: torch.fx follows its forward into F.conv2d, the
+    # weight and bias read by get_attr (ops of kind param)
+    g = doppler.Graph.from_torch(conv, torch.randn(2, 3, 8, 8))
+    assert g.op_names == ["input_1", "weight", "bias", "conv2d"]
+    assert g.op_kinds.tolist() == ["input", "param", "param", "conv"]
+    # output 2 x 8 x 8 x 8 = 1024 elements, each 3 * 3 * 3 multiply-adds, + a bias add
+    assert g.work.tolist() == [0.0, 0.0, 0.0, 2 * 1024 * 27 + 1024]
+    assert g.out_size.tolist() == [2 * 3 * 64 * 4, 8 * 27 * 4, 8 * 4, 1024 * 4]
+    assert sorted(g.edges.tolist()) == [[0, 3], [1, 3], [2, 3]]
+    # grouped, no bias, no padding, as a module call: 1 x 8 x 3 x 3 = 72 outputs, each
+    # (4 / 2) * 9 multiply-adds
+    seq = torch.nn.Sequential(torch.nn.Conv2d(4, 8, 3, groups=2, bias=False))
+    g2 = doppler.Graph.from_torch(seq, torch.randn(1, 4, 5, 5))
+    assert g2.work.tolist() == [0.0, 2 * 72 * 2 * 9] and g2.op_kinds.tolist() == ["input", "conv"]
+    assert g2.torch.doc["ops"][1]["op_type"] == "Conv2d"
+
+
+def test_einsum_and_attention_flops(torch):
+    class Ein(torch.nn.Module):
+        def forward(self, a, b):
+            return torch.einsum("bij,bjk->bik", a, b)
+
+    args = (torch.randn(2, 3, 4), torch.randn(2, 4, 5))
+    # 2 x (b i j k = 2 * 3 * 4 * 5); make_fx lowers it to a bmm of the same count
+    for level in ("module", "aten"):
+        g = doppler.Graph.from_torch(Ein(), args, level=level)
+        assert g.work.sum() == 2 * 2 * 3 * 4 * 5 and g.torch.doc["unclassified"] == {}
+
+    class Att(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+        def forward(self, x):
+            return self.attn(x, x, x, need_weights=False)[0]
+
+    g = doppler.Graph.from_torch(Att().eval(), torch.randn(1, 3, 8))
+    att = ops_of(g)["attn"]
+    # N 1, L = S = 3, E 8, h 2: q, k, v and out projections 4 x 2 * 3 * 8 * 8; scores and the
+    # weighted sum 2 x 2 * 3 * 3 * 8; softmax 3 * 2 * 3 * 3; biases (2 * 3 + 2 * 3) * 8
+    assert att["kind"] == "attention" and att["op_type"] == "MultiheadAttention"
+    assert att["flops"] == 4 * 384 + 2 * 144 + 54 + 96
+
+
+def test_mlp_training_step_by_hand(torch):
+    m = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    g = doppler.Graph.from_torch(m, torch.randn(2, 3), training=True)
+    ops = ops_of(g)
+    s = by_phase_kind(g)
+    # forward: addmm 2*2*4*3 + 8, relu 8, addmm 2*2*2*4 + 4, loss sum over 4 outputs
+    assert s[("forward", "matmul")] == 56 + 36 and s[("forward", "elementwise")] == 8
+    assert s[("forward", "reduce")] == 4
+    # backward: dL/dh (2x2 @ 2x4), dL/dW2 (2x2^T @ 2x4), dL/dW1 (4x2 @ 2x3): 32 + 32 + 48;
+    # bias gradients sum 2x2 and 2x4; relu's backward 8
+    assert s[("backward", "matmul")] == 32 + 32 + 48
+    assert s[("backward", "reduce")] == 4 + 8 and s[("backward", "elementwise")] == 8
+    # sgd: p - lr g, 2 FLOPs per parameter (26 parameters)
+    assert s[("optimizer", "elementwise")] == 2 * 26
+    assert sum(s.values()) == g.work.sum()
+    for name in ("param:0.weight", "param:0.bias", "param:2.weight", "param:2.bias", "input0"):
+        assert ops[name]["flops"] == 0 and ops[name]["phase"] == "input"
+    assert ops["param:0.weight"]["param_bytes"] == 48 and g.torch.doc["memory"]["param_bytes"] == 104
+    # the first addmm reads the bias, the input and the transposed weight
+    names = g.op_names
+    preds = sorted(names[s_] for s_, d in g.edges.tolist() if names[d] == "addmm")
+    assert preds == ["input0", "param:0.bias", "t"]
+    # adam: moments as inputs, more element-wise work, the same forward and backward
+    ga = doppler.Graph.from_torch(m, torch.randn(2, 3), training=True, optimizer="adam")
+    sa = by_phase_kind(ga)
+    assert sa[("backward", "matmul")] == s[("backward", "matmul")]
+    assert sa[("optimizer", "elementwise")] > s[("optimizer", "elementwise")]
+    assert sum(1 for n in ga.op_names if n.startswith("adam_m:")) == 4
+
+
+# ---- a GPT-style decoder ----
+
+def gpt_module(torch, vocab=50, d=16, h=2, t=8, layers=2):
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1 = torch.nn.LayerNorm(d)
+            self.qkv = torch.nn.Linear(d, 3 * d, bias=False)
+            self.proj = torch.nn.Linear(d, d, bias=False)
+            self.ln2 = torch.nn.LayerNorm(d)
+            self.fc1 = torch.nn.Linear(d, 4 * d, bias=False)
+            self.act = torch.nn.GELU()
+            self.fc2 = torch.nn.Linear(4 * d, d, bias=False)
+            self.register_buffer("mask", torch.triu(torch.ones(t, t, dtype=torch.bool), diagonal=1))
+
+        def forward(self, x):
+            b = x.size(0)
+            qkv = self.qkv(self.ln1(x)).split(d, dim=2)  # not unpacked: torch.fx cannot iterate
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            q = q.view(b, t, h, d // h).transpose(1, 2)
+            k = k.view(b, t, h, d // h).transpose(1, 2)
+            v = v.view(b, t, h, d // h).transpose(1, 2)
+            att = torch.matmul(q, k.transpose(-2, -1)) * (1.0 / math.sqrt(d // h))
+            att = att.masked_fill(self.mask, float("-inf")).softmax(dim=-1)
+            y = (att @ v).transpose(1, 2).reshape(b, t, d)
+            x = x + self.proj(y)
+            return x + self.fc2(self.act(self.fc1(self.ln2(x))))
+
+    class GPT(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = torch.nn.Embedding(vocab, d)
+            self.pos = torch.nn.Parameter(torch.randn(1, t, d) * 0.02)
+            self.blocks = torch.nn.ModuleList([Block() for _ in range(layers)])
+            self.ln = torch.nn.LayerNorm(d)
+            self.head = torch.nn.Linear(d, vocab, bias=False)
+
+        def forward(self, idx):
+            x = self.tok(idx) + self.pos
+            for blk in self.blocks:
+                x = blk(x)
+            return self.head(self.ln(x))
+
+    return GPT()
+
+
+def test_gpt_decoder_flops_by_hand(torch):
+    B, V, d, h, T, L = 2, 50, 16, 2, 8, 2
+    m = gpt_module(torch, V, d, h, T, L).eval()
+    idx = torch.randint(0, V, (B, T))
+    g = doppler.Graph.from_torch(m, idx)
+    assert g.torch.doc["source"].startswith("torch.fx.symbolic_trace")
+    kinds = defaultdict(float)
+    for k, w in zip(g.op_kinds.tolist(), g.work.tolist()):
+        kinds[k] += w
+    # per layer: qkv, q k^T, att v, proj, fc1, fc2 (2 M N K each); the vocabulary head
+    per_layer = (2 * B * T * d * 3 * d + 2 * B * h * T * T * (d // h) * 2 + 2 * B * T * d * d
+                 + 2 * B * T * d * 4 * d * 2)
+    assert kinds["matmul"] == L * per_layer + 2 * B * T * d * V
+    # 3 LayerNorms a layer... 2 a layer and the final one, 5 FLOPs an element
+    assert kinds["norm"] == 5 * B * T * d * (2 * L + 1)
+    assert kinds["softmax"] == 3 * B * h * T * T * L
+    # element-wise: the scale and the mask per score, GELU per hidden unit, 2 residuals, the positions
+    assert kinds["elementwise"] == L * (2 * B * h * T * T + B * T * 4 * d + 2 * B * T * d) + B * T * d
+    assert g.work.sum() == sum(kinds.values()) and g.torch.doc["unclassified"] == {}
+    names = g.op_names
+    assert "blocks_0_qkv" in names and "head" in names and "pos" in names
+    assert ops_of(g)["pos"]["kind"] == "param" and ops_of(g)["tok"]["kind"] == "view"
+    # the training step: every product's backward is two products of its size
+    gt = doppler.Graph.from_torch(m, idx, training=True)
+    s = by_phase_kind(gt)
+    assert s[("forward", "matmul")] == kinds["matmul"]
+    assert s[("backward", "matmul")] == 2 * kinds["matmul"]
+    assert s[("optimizer", "elementwise")] == 2 * sum(p.numel() for p in m.parameters())
+    assert gt.n_ops > g.n_ops and set(o["phase"] for o in gt.torch.doc["ops"]) == {
+        "input", "forward", "backward", "optimizer"}
+
+
+# ---- the round trip ----
+
+def expected_moves(imp, assignment):
+    """(producer, other device) pairs over the edges whose producer makes a single tensor."""
+    from torch.fx.passes.shape_prop import TensorMetadata
+    g = imp.graph()
+    out = set()
+    for s, d in g.edges.tolist():
+        if assignment[s] != assignment[d] and isinstance(imp.nodes[s].meta.get("tensor_meta"), TensorMetadata):
+            out.add((imp.nodes[s].name, int(assignment[d])))
+    return out
+
+
+def test_round_trip_forward(torch):
+    m = gpt_module(torch).eval()
+    idx = torch.randint(0, 50, (3, 8))
+    g = doppler.Graph.from_torch(m, idx)
+    ref = m(idx)
+    mach = doppler.Machine(devices=4)
+    rng = np.random.default_rng(1)
+    placements = [doppler.place(g, m_, machine=mach).assignment for m_ in ("round-robin", "heft")]
+    placements += [rng.integers(0, 4, g.n_ops) for _ in range(3)]
+    for a in placements:
+        placed = g.torch.apply_placement(a, ["cpu"] * 4)
+        assert torch.equal(placed(*g.torch.inputs), ref)
+        assert set(placed.doppler_moves) == expected_moves(g.torch, a)
+        assert len(placed.doppler_moves) == len(set(placed.doppler_moves))
+        assert len(placed.doppler_moves) > 0 or len(set(a.tolist())) == 1
+    one = g.torch.apply_placement(np.arange(g.n_ops) % 2, ["cpu", "cpu"])
+    assert torch.equal(one(*g.torch.inputs), ref)
+
+    # a module called from two devices (shared weights) runs on a copy on the second
+    class Twice(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.fc(torch.relu(self.fc(x)))
+
+    tw, x = Twice(), torch.randn(3, 4)
+    gt = doppler.Graph.from_torch(tw, x)
+    assert gt.op_names == ["x", "fc", "relu", "fc_1"]
+    placed = gt.torch.apply_placement([0, 0, 1, 1], ["cpu", "cpu"])
+    assert torch.equal(placed(x), tw(x))
+    assert [n.target for n in placed.graph.nodes if n.op == "call_module"] == ["fc", "fc__on_device1"]
+    assert placed.doppler_moves == [("fc", 1)]
+    with pytest.raises(ValueError, match="outside 0..1"):
+        g.torch.apply_placement([2] * g.n_ops, ["cpu", "cpu"])
+    with pytest.raises(ValueError, match="entries"):
+        g.torch.apply_placement([0], ["cpu"])
+
+
+def test_round_trip_resnet_forward_and_training_step(torch):
+    torchvision = need("torchvision")
+    m = torchvision.models.resnet18(weights=None, num_classes=10)
+    x = torch.randn(2, 3, 32, 32)
+    # the forward pass at the module level: in-place ReLUs and residual adds (+=) on moved copies
+    gf = doppler.Graph.from_torch(m.eval(), x)
+    assert gf.torch.doc["source"].startswith("torch.fx.symbolic_trace")
+    a = np.random.default_rng(2).integers(0, 4, gf.n_ops)
+    placed = gf.torch.apply_placement(a, ["cpu"] * 4)
+    assert torch.equal(placed(x), m(x)) and len(placed.doppler_moves) > gf.n_ops / 2
+    g = doppler.Graph.from_torch(m, x, training=True)
+    p = doppler.place(g, "heft", machine=doppler.Machine(devices=3))
+    placed = g.torch.apply_placement(p.assignment, ["cpu"] * 3)
+    ref = g.torch.graph_module(*g.torch.inputs)
+    out = placed(*g.torch.inputs)
+    assert len(out) == len(ref) and all(torch.equal(a, b) for a, b in zip(out, ref))
+    assert set(placed.doppler_moves) == expected_moves(g.torch, p.assignment)
+    # the step's loss is the module's
+    assert torch.allclose(ref[0], m.train()(x).sum(), rtol=1e-5)
+    # each convolution's backward gives the weight's gradient and, but for the first (its input
+    # needs none), the input's: twice the forward's multiply-adds less the first's
+    s = by_phase_kind(g)
+    first = next(o for o in g.torch.doc["ops"] if o["kind"] == "conv")
+    assert s[("backward", "conv")] == 2 * s[("forward", "conv")] - first["flops"]
+
+
+# ---- torchvision at full size ----
+
+# multiply-adds (torchvision's documented GFLOPS, counted as multiply-adds) and parameters
+TORCHVISION = {
+    "resnet50": ((1, 3, 224, 224), 4.09e9, 53, {}),
+    "inception_v3": ((1, 3, 299, 299), 5.71e9, 94, {"aux_logits": False, "init_weights": False}),
+    "vit_b_16": ((1, 3, 224, 224), 17.56e9, 1, {}),
+}
+
+
+@pytest.mark.parametrize("model", sorted(TORCHVISION))
+def test_torchvision_models(torch, model, tmp_path):
+    torchvision = need("torchvision")
+    shape, macs, n_conv, kw = TORCHVISION[model]
+    m = getattr(torchvision.models, model)(weights=None, **kw).eval()
+    g = doppler.Graph.from_torch(m, torch.randn(*shape))
+    doc = g.torch.doc
+    assert g.n_ops == len(g.torch.nodes) == len([n for n in g.torch.graph_module.graph.nodes if n.op != "output"])
+    assert g.op_names == [o["name"] for o in doc["ops"]] and doc["unclassified"] == {}
+    kinds = g.op_kinds.tolist()
+    assert kinds.count("conv") == n_conv
+    # the products' FLOPs are twice the published multiply-adds (within 1%: they round)
+    prod = sum(w for k, w in zip(kinds, g.work.tolist()) if k in ("conv", "matmul", "attention"))
+    assert abs(prod / (2 * macs) - 1) < 0.01, prod
+    params = sum(p.numel() * 4 for p in m.parameters()) + sum(b.numel() * b.element_size() for b in m.buffers())
+    assert doc["memory"]["param_bytes"] == params
+    assert all(w > 0 for k, w in zip(kinds, g.work.tolist()) if k in ("conv", "matmul", "norm", "attention"))
+    # bytes on every edge; an op without output bytes is a view of no tensor (ViT's unused
+    # attention weights, None)
+    assert (g.edge_size > 0).all()
+    assert all(k == "view" and g.n_successors[i] == 0 for i, (k, b) in enumerate(zip(kinds, g.out_size)) if b == 0)
+    # a DAG in the library's eyes, written and read back the same
+    order = {int(v): i for i, v in enumerate(g.topological_order)}
+    assert all(order[s] < order[d] for s, d in g.edges.tolist())
+    path = tmp_path / (model + ".json")
+    g.torch.write(str(path))
+    back = doppler.Graph.read(str(path))
+    assert back.work.tolist() == g.work.tolist() and back.edges.tolist() == g.edges.tolist()
+    # and placed on 8 devices
+    mach = doppler.Machine(devices=8)
+    rr = doppler.place(g, "round-robin", machine=mach).makespan
+    cp = doppler.place(g, "cp", machine=mach).makespan
+    assert 0 < cp <= rr
+    _, out, _ = run_cli("graph", "info", str(path))
+    assert "ops:             %d" % g.n_ops in out
+
+
+# ---- ONNX and the command ----
+
+def small_onnx(torch, path, dynamic=False):
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten(),
+                            torch.nn.Linear(8 * 8 * 8, 10))
+    kw = {"dynamic_axes": {"x": {0: "batch"}, "y": {0: "batch"}}} if dynamic else {}
+    torch.onnx.export(m, torch.randn(2, 3, 8, 8), str(path), input_names=["x"], output_names=["y"], **kw)
+    return m
+
+
+def test_onnx_import_command(torch, tmp_path):
+    need("onnx")
+    src = tmp_path / "small.onnx"
+    m = small_onnx(torch, src)
+    out = tmp_path / "small.json"
+    _, text, _ = run_cli("graph", "import", src, "--out", out)
+    assert "5 ops, 4 edges" in text
+    d = json.loads(out.read_text())
+    assert [o["op_type"] for o in d["ops"]] == ["input", "Conv", "Relu", "Flatten", "Gemm"]
+    assert d["ops"][0]["name"] == "x" and d["name"] == "small"
+    # the hand-checked counts of test_conv2d_flops and a 512 -> 10 Gemm with bias
+    assert [o["flops"] for o in d["ops"]] == [0, 2 * 1024 * 27 + 1024, 1024, 0, 2 * 2 * 10 * 512 + 20]
+    assert [e["bytes"] for e in d["edges"]] == [2 * 3 * 64 * 4, 4096, 4096, 4096]
+    assert d["memory"]["param_bytes"] == sum(p.numel() * 4 for p in m.parameters())
+    # the same FLOPs as the torch import of the same module
+    gt = doppler.Graph.from_torch(m, torch.randn(2, 3, 8, 8))
+    assert gt.work.tolist() == [o["flops"] for o in d["ops"]]
+    g = doppler.Graph.from_onnx(str(src))
+    assert g.work.tolist() == gt.work.tolist() and g.edges.tolist() == gt.edges.tolist()
+
+
+def test_onnx_errors_name_the_file_and_write_nothing(torch, tmp_path):
+    need("onnx")
+    dyn = tmp_path / "dyn.onnx"
+    small_onnx(torch, dyn, dynamic=True)
+    out = tmp_path / "g.json"
+    rc, _, err = run_cli("graph", "import", dyn, "--out", out, check=False)
+    assert rc == 1 and "dyn.onnx" in err and "'batch'" in err and "--dim batch=N" in err and not out.exists()
+    run_cli("graph", "import", dyn, "--out", out, "--dim", "batch=2")
+    assert json.loads(out.read_text())["ops"][1]["flops"] == 2 * 1024 * 27 + 1024
+    bad = tmp_path / "bad.onnx"
+    bad.write_text("not a model\n")
+    out2 = tmp_path / "bad.json"
+    rc, _, err = run_cli("graph", "import", bad, "--out", out2, check=False)
+    assert rc == 1 and "bad.onnx: not an ONNX model" in err and not out2.exists()
+    rc, _, err = run_cli("graph", "import", tmp_path / "none.onnx", "--out", out2, check=False)
+    assert rc == 1 and "none.onnx: no such file" in err
+    rc, _, err = run_cli("graph", "import", dyn, check=False)
+    assert rc == 2 and "--out" in err
+    rc, _, err = run_cli("graph", "import", dyn, "--dim", "batch=2", "--out", tmp_path / "no" / "g.json", check=False)
+    assert rc == 1 and "no/g.json: cannot write: No such file or directory" in err
+    assert list(tmp_path.glob(".doppler-import-*")) == []
+
+
+def test_command_imports_a_torchvision_training_step(torch, tmp_path):
+    need("torchvision")
+    out = tmp_path / "r18.json"
+    run_cli("graph", "import", "torchvision:resnet18", "--training", "--input-shape", "2x3x32x32", "--out", out)
+    d = json.loads(out.read_text())
+    assert d["name"] == "resnet18" and {o["phase"] for o in d["ops"]} == {"input", "forward", "backward", "optimizer"}
+    g = doppler.Graph.read(str(out))
+    assert g.n_ops == len(d["ops"]) and g.work.sum() > 0
+    rc, _, err = run_cli("graph", "import", "torchvision:nonesuch", "--out", out, check=False)
+    assert rc == 1 and "torchvision:nonesuch: no such model" in err
+
+
+def test_missing_package_is_named(monkeypatch):
+    from doppler import importers
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError, match="python3-onnx"):
+        importers.onnx_to_doc("any.onnx")
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(ImportError, match="python3-torch"):
+        doppler.Graph.from_torch(object(), ())
