@@ -848,7 +848,7 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
         const unsigned long seed = gsl_rng_get(r);
         w = snprintf(spec, cap, "gen:layered?n=%ld&alpha=%g&out-degree=%ld&ccr=%g&seed=%lu", n, alpha, out, ccr, seed);
     } else if (strcmp(family, "forkjoin") == 0) {
-        const long stages = uni(r, 1, 8), branches = loguni(r, 2, 32), length = uni(r, 1, 4);
+        const long stages = uni(r, 2, 8), branches = loguni(r, 3, 32), length = uni(r, 1, 4);
         const double ccr = draw_ccr(r);
         const unsigned long seed = gsl_rng_get(r);
         w = snprintf(spec, cap, "gen:forkjoin?stages=%ld&branches=%ld&length=%ld&ccr=%g&seed=%lu", stages, branches, length,
@@ -860,7 +860,7 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
         w = snprintf(spec, cap, "gen:seriesparallel?n=%ld&parallel=%.2f&ccr=%g&seed=%lu", n, par, ccr, seed);
     } else if (strcmp(family, "workflow") == 0) {
         static const char *const recipes[] = {"montage", "epigenomics", "cybershake", "ligo", "genome", "srasearch"};
-        const long rec = uni(r, 0, 5), width = loguni(r, 2, 300);
+        const long rec = uni(r, 0, 5), width = loguni(r, 4, 300);
         const double ccr = draw_ccr(r);
         const unsigned long seed = gsl_rng_get(r);
         w = snprintf(spec, cap, "gen:workflow?recipe=%s&width=%ld&ccr=%g&seed=%lu", recipes[rec], width, ccr, seed);
