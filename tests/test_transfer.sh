@@ -112,6 +112,14 @@ for k in 1 2; do
 done
 cmp -s "$tmp/fon1" "$tmp/fon2" || fail "--family-seed draws the same graphs"
 grep -q '"validation":\[{"graph":"chainmm' "$tmp/fon1" || { cat "$tmp/fon1"; fail "validation graphs drawn from the family"; }
+# the wide corpus's families (issue 29): a short run draws one graph of each and trains on them
+"$bin" train --family stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe --family-count 9 --val-count 1 \
+    --family-seed 5 --config "$tmp/b4.json" --stage il --episodes 2 --checkpoint "$tmp/wide.h5" --quiet > /dev/null \
+    2> "$tmp/werr" || { cat "$tmp/werr"; fail "train --family on the new families"; }
+h5dump -w 0 -a /trained_on "$tmp/wide.h5" | tr -d " \n" > "$tmp/won"
+for m in stg layered forkjoin seriesparallel workflow cnn rnn transformer moe; do
+    grep -q "\"graph\":\"${m}_" "$tmp/won" || { cat "$tmp/won"; fail "train --family: a $m graph among the training graphs"; }
+done
 # --bandwidth-range: each drawn graph on a uniform machine of its own (log-uniform link
 # bandwidth): the same graphs are drawn, each bandwidth within the range and not all equal; a
 # range of one value at the default bandwidth trains exactly as without it, one at another does not
