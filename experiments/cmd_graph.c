@@ -112,7 +112,7 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
                    "for task graphs; '-' for stdout). ML and DNN models (chainmm, ffnn, llama-*, cnn, rnn,\n"
                    "transformer, moe) give FLOPs and bytes (multiply-add = 2 FLOPs); the task-graph models\n"
                    "(random, stg, layered, forkjoin, seriesparallel, workflow) give times, an edge costing\n"
-                   "ccr x its producer's work (ranges and sources: models/dp_gen.h, doc/generators.md).\n"
+                   "ccr x its producer's work (ranges and sources: models/dp_gen.h, doc/graph-format.md).\n"
                    "Options: --out FILE (required), --to json|dot (default: by extension), --name NAME\n"
                    "(graph name; default: the model and its main parameters), then the model's own:\n\n");
     char buf[64];

@@ -1,5 +1,7 @@
 /* dp_gen.h: workload generators: partitioned ML dataflow graphs (ChainMM, FFNN, Llama block and
- * layer) with real shapes, FLOPs and bytes, and layered random DAGs.
+ * layer) with real shapes, FLOPs and bytes, layered random DAGs, and the training corpus's
+ * task graphs (STG, Topcuoglu's layered DAGs, fork-join, series-parallel, workflow shapes) and
+ * DNN operator graphs (inception CNN, LSTM/GRU, transformer, mixture of experts).
  *
  * The ML models are block-partitioned einsum programs (dp_gen_einsum.h): graphs of the DOPPLER
  * family (Yao et al., ICLR 2026; their files are in ../shared/data/doppler-graphs) rebuilt from
@@ -355,7 +357,8 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
 dp_graph *dp_gen_spec(const char *spec, dp_error *err);
 
 /* Graph families with randomised parameters, for training on a distribution (issue 16): the
- * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen" (NULL-ended). Their ranges,
+ * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
+ * "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe" (NULL-ended). Their ranges,
  * each uniform over the values listed (bounds included):
  *   chainmm      matrices 3..8, blocks 2..3, n in {4096, 8192, 16384, 20000}, 3d with
  *                probability 0.75 else 2d (at most 252 ops)
@@ -368,6 +371,27 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  *   daggen       DAGGEN random DAGs (model "random"): n 30..300, fat 0.2..0.8, density 0.1..0.5,
  *                regular 0.2..0.9 (uniform reals), jump 1..3, ccr in {0.1, 0.2, ..., 4.0}, the
  *                DAG's own seed a draw of r
+ * The wide corpus's families (issue 29), after those (the five above draw as before); "log a..b"
+ * is an integer log-uniform in a..b (floor(exp(U[log a, log(b + 1))))), ccr~ a ratio log-uniform
+ * in [0.1, 10] (0.1 x 100^U, 3 digits), each graph's seed a draw of r:
+ *   stg          n log 10..2700 (the STG set's sizes reach 2700), method any of the four, degree
+ *                U[1, 5] (STG files: 0.7..5.7 predecessors on average), ccr~      (10..2700 ops)
+ *   layered      Topcuoglu et al.'s sets: v in {20, 40, 60, 80, 100, 200, 300, 400, 500, 1000},
+ *                alpha in {0.5, 1, 2}, out-degree 1..5, ccr in {0.1, 0.5, 1, 5, 10} (20..1000)
+ *   forkjoin     stages 2..8, branches log 3..32, length 1..4, ccr~                 (9..1033)
+ *   seriesparallel n log 10..2000, parallel U[0.2, 0.8], ccr~                       (10..2000)
+ *   workflow     recipe any of the six, width log 4..300, ccr~                       (10..1320)
+ *   cnn          modules log 2..64, branches 2..6, reduce-every in {0, 2, 3, 4}, batch in
+ *                {16, 32, 64}, image in {28, 56}, channels in {64, 128, 256}         (12..931)
+ *   rnn          lstm or gru, layers 1..4, steps log 4..256, batch in {16, 32, 64, 128},
+ *                hidden = input in {256, 512, 1024}                                  (20..6144)
+ *   transformer  enc-layers and dec-layers 0..6 (both 0: 1 encoder layer), hidden in {512,
+ *                1024, 2048}, 16 heads, ffn 4 hidden, seq in {128, 256, 512, 1024}, batch in
+ *                {1, 4, 8}, head-blocks in {1, 2, 4, 8}                              (14..978)
+ *   moe          layers 1..4, experts in {4, 8, 16, 32}, top-k 1..2, the transformer's sizes
+ *                                                                                    (30..736)
+ * The DNN families are in FLOPs and bytes: their communication-to-computation ratio is the
+ * machine's (train --comm-ratio-range 0.1:10 draws DOPPLER's rule per graph).
  * Writes the drawn graph's generator spec (for dp_gen_spec) into spec (cap bytes), drawing from
  * r only: the same generator state gives the same spec. DP_OK, or DP_EINVAL (unknown family,
  * listing the known ones; spec too long). */

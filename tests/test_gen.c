@@ -851,7 +851,7 @@ START_TEST(new_families)
      * the same specs */
     const char *fam[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
     const char *model[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
-    const int lo[] = {10, 20, 9, 10, 10, 21, 24, 14, 26}, hi[] = {2700, 1000, 1033, 2000, 1320, 931, 6144, 978, 736};
+    const int lo[] = {10, 20, 9, 10, 10, 12, 20, 14, 30}, hi[] = {2700, 1000, 1033, 2000, 1320, 931, 6144, 978, 736};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 29);
     gsl_rng_set(r2, 29);
