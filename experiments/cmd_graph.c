@@ -19,13 +19,15 @@ static void graph_usage(FILE *f)
                "       doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n"
                "       doppler graph convert IN OUT [--format F] [--to F] [--wf-bandwidth B]\n"
                "                             [--assignment FILE [--devices N]]\n"
+               "                             [--comm-ratio R] [--time-scale S]   (OUT or --out OUT)\n"
                "       doppler graph import MODEL --out FILE [--name N] [--dim NAME=SIZE ...]\n"
                "                            [--input-shape AxBx... --training --optimizer sgd|adam]\n\n"
                "info: print a graph's size and bounds: ops, edges, repeated edges, sources, sinks, total\n"
                "work, critical path length (b-level with mean costs on the machine) and the lower\n"
                "bound max(critical path without communication, total work / devices).\n"
                "gen: generate a workload (doppler graph gen --help lists models and parameters).\n"
-               "convert: read any format, write native JSON (.json) or Graphviz DOT (.dot).\n"
+               "convert: read any format, write native JSON (.json), Graphviz DOT (.dot) or DOPPLER's\n"
+               "text (.txt, a graph of times).\n"
                "import: an ONNX model (MODEL.onnx) or a torchvision model (torchvision:resnet50) as native\n"
                "JSON with FLOPs and bytes per op, by the Python package's importers (doppler graph import\n"
                "--help; needs python3-onnx, or python3-torch and python3-torchvision).\n\n"
@@ -113,8 +115,11 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
 {
     if (!only)
         fprintf(f, "Usage: doppler graph gen MODEL [--PARAM VALUE ...] --out FILE\n\n"
-                   "Generate a workload graph and write it (.json native, .dot Graphviz; '-' for stdout).\n"
-                   "ML models give FLOPs and bytes (multiply-add = 2 FLOPs); random gives task-graph times.\n"
+                   "Generate a workload graph and write it (.json native, .dot Graphviz, .txt DOPPLER's text\n"
+                   "for task graphs; '-' for stdout). ML and DNN models (chainmm, ffnn, llama-*, cnn, rnn,\n"
+                   "transformer, moe) give FLOPs and bytes (multiply-add = 2 FLOPs); the task-graph models\n"
+                   "(random, stg, layered, forkjoin, seriesparallel, workflow) give times, an edge costing\n"
+                   "ccr x its producer's work (ranges and sources: models/dp_gen.h, doc/graph-format.md).\n"
                    "Options: --out FILE (required), --to json|dot (default: by extension), --name NAME\n"
                    "(graph name; default: the model and its main parameters), then the model's own:\n\n");
     char buf[64];
@@ -208,9 +213,11 @@ static int graph_convert(int argc, char **argv)
     static const struct option opts[] = {
         {"format", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
         {"wf-bandwidth", required_argument, NULL, 'w'}, {"assignment", required_argument, NULL, 'a'},
-        {"devices", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    const char *format = NULL, *to = NULL, *assign_path = NULL;
-    double bw = 0;
+        {"devices", required_argument, NULL, 'd'}, {"out", required_argument, NULL, 'o'},
+        {"comm-ratio", required_argument, NULL, 'r'}, {"time-scale", required_argument, NULL, 's'},
+        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    const char *format = NULL, *to = NULL, *assign_path = NULL, *out_opt = NULL;
+    double bw = 0, ratio = 0, tscale = 0;
     int devices = 0, c;
     optind = 1;
     opterr = 0;
@@ -227,10 +234,26 @@ static int graph_convert(int argc, char **argv)
             if (dp_cli_parse_int(optarg, 1, 4096, &devices) != 0)
                 return dp_cli_usage_error("graph convert", "--devices: expected an integer 1..4096, got '%s'", optarg);
             break;
+        case 'o': out_opt = optarg; break;
+        case 'r':
+            if (dp_cli_parse_double(optarg, &ratio) != 0 || !(ratio > 0) || ratio > 1e12)
+                return dp_cli_usage_error("graph convert", "--comm-ratio: expected a number in (0, 1e12], got '%s'", optarg);
+            break;
+        case 's':
+            if (dp_cli_parse_double(optarg, &tscale) != 0 || !(tscale > 0) || tscale > 1e15)
+                return dp_cli_usage_error("graph convert", "--time-scale: expected a number in (0, 1e15], got '%s'", optarg);
+            break;
         case 'h':
             graph_usage(stdout);
             printf("\nconvert options:\n"
-                   "  --to F               output format: json (native), dot (default: by extension)\n"
+                   "  --out OUT            the output file (instead of the second file name)\n"
+                   "  --to F               output format: json (native), dot, doppler (DOPPLER's .txt;\n"
+                   "                       default: by extension)\n"
+                   "  --comm-ratio R       DOPPLER output of a graph whose edges carry no transfer time (STG,\n"
+                   "                       DOT without sizes): every op's comm = R x its time, DOPPLER's rule,\n"
+                   "                       as place --comm-ratio R costs it\n"
+                   "  --time-scale S       DOPPLER output: multiply every time by S (DOPPLER's format holds\n"
+                   "                       whole numbers; default 1). Read back, DOPPLER's times print / 1e10\n"
                    "  --wf-bandwidth B     WfCommons input: bytes/s turning file sizes into transfer\n"
                    "                       times (default %g, 1 Gbit/s)\n"
                    "  --assignment FILE    DOT output: group ops by device (an assignment file)\n"
@@ -240,8 +263,15 @@ static int graph_convert(int argc, char **argv)
         default: return dp_cli_option_error("graph convert", "f:t:h", argv);
         }
     }
-    if (optind != argc - 2) return dp_cli_usage_error("graph convert", "expected IN and OUT files");
-    const char *in = argv[optind], *out = argv[optind + 1];
+    if (out_opt ? optind != argc - 1 : optind != argc - 2)
+        return dp_cli_usage_error("graph convert", "expected IN and OUT files (OUT as the second name or --out OUT, not both)");
+    const char *in = argv[optind], *out = out_opt ? out_opt : argv[optind + 1];
+    const char *ext = strrchr(dp_file_path_stem(out), '.');
+    const int doppler_out = to ? strcmp(to, "doppler") == 0 : ext && strcmp(ext, ".txt") == 0;
+    if ((ratio > 0 || tscale > 0) && !doppler_out)
+        return dp_cli_usage_error("graph convert", "--comm-ratio and --time-scale write DOPPLER's text: give OUT.txt or --to doppler");
+    if (doppler_out && assign_path)
+        return dp_cli_usage_error("graph convert", "--assignment needs DOT output (.dot or --to dot)");
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = bw > 0 ? dp_graph_read_wfcommons(in, bw, &err) : dp_graph_read(in, format, &err);
@@ -263,6 +293,8 @@ static int graph_convert(int argc, char **argv)
             goto done;
         }
         if (dp_graph_write_dot(g, out, assign, devices, &err) != DP_OK) status = dp_cli_fail(&err);
+    } else if (doppler_out) {
+        if (dp_graph_write_doppler_ratio(g, out, ratio, tscale > 0 ? tscale : 1, &err) != DP_OK) status = dp_cli_fail(&err);
     } else if (dp_graph_write(g, out, to, &err) != DP_OK) {
         status = dp_cli_fail(&err);
     }

@@ -76,9 +76,10 @@ static void print_agreement(const char *label, const dp_train_agreement *a)
 
 /* The graphs of a run beyond --graph: sources (files or generator specs), loaded with their costs
  * and engines on the run's machine. */
-/* The per-graph machines of --bandwidth-range and --comm-ratio-range: [lo, hi] each, 0 0 for none */
+/* The per-graph machines of --bandwidth-range, --comm-ratio-range and --speed-range: [lo, hi]
+ * each, 0 0 for none */
 typedef struct graph_draws {
-    double bw[2], cr[2];
+    double bw[2], cr[2], sp[2];
 } graph_draws;
 
 typedef struct graph_set {
@@ -87,12 +88,15 @@ typedef struct graph_set {
     int *validation;
     dp_graph **g;
     dp_problem **p;      /* each graph on its machine (owned) */
+    dp_cost **own;       /* --speed-range: each graph's drawn cost tables (owned; p[i] reads them) */
     const dp_cost **c;   /* views of p: p[i]->costs, p[i]->engine (dp_improve_train's arrays) */
     dp_engine **e;
     graph_draws draws;   /* the ranges each graph's machine is drawn in */
     double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
     double *cr;          /* (n) each graph's comm_ratio (dp_machine.h; 0: a graph of the bandwidth
                             draws when both ranges are given), or NULL: the machine's */
+    unsigned long sp_seed;  /* --speed-range: graph i's device speeds come from a generator seeded
+                             * with sp_seed + i */
 } graph_set;
 
 static void graph_set_free(graph_set *s)
@@ -100,34 +104,82 @@ static void graph_set_free(graph_set *s)
     for (int i = 0; i < s->n; i++) {
         free(s->src[i]);
         if (s->p) dp_problem_free(s->p[i]);
+        if (s->own) dp_cost_free(s->own[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
-    free(s->src); free(s->validation); free(s->g); free(s->p); free((void *)s->c); free(s->e); free(s->bw); free(s->cr);
+    free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr);
     memset(s, 0, sizeof *s);
 }
 
 /* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, "  (comm R x time)"
  * for one of --comm-ratio-range, else "" (a static buffer: one call per printf) */
+/* --speed-range: graph i's device speeds, log-uniform in the range, device by device from a
+ * generator seeded with sp_seed + i; with c, every op time on device d is divided by speed d (the
+ * transfers stay: a device computes faster, its links do not change). The slowest and fastest
+ * speeds go to *lo and *hi. DP_OK or DP_ENOMEM. */
+static int graph_speeds(const graph_set *s, int i, int n_devices, dp_cost *c, double *lo, double *hi)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r) return DP_ENOMEM;
+    gsl_rng_set(r, s->sp_seed + (unsigned long)i);
+    const double a = log(s->draws.sp[0]), b = log(s->draws.sp[1]);
+    *lo = INFINITY;
+    *hi = 0;
+    for (int d = 0; d < n_devices; d++) {
+        const double sp = exp(a + gsl_rng_uniform(r) * (b - a));
+        if (sp < *lo) *lo = sp;
+        if (sp > *hi) *hi = sp;
+        if (c)
+            for (int v = 0; v < c->n_ops; v++) c->op_time[(size_t)v * c->n_devices + d] /= sp;
+    }
+    gsl_rng_free(r);
+    if (c) dp_cost_update_homogeneous(c);
+    return DP_OK;
+}
+
 static const char *bw_note(const graph_set *s, int i)
 {
-    static char buf[64];
-    if (s->g[i]->cost_kind != DP_GRAPH_COST_PHYSICAL) return "";
-    if (s->cr && s->cr[i] > 0) snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
-    else if (s->bw) snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
-    else return "";
+    static char buf[96];
+    size_t n = 0;
+    buf[0] = '\0';
+    if (s->g[i]->cost_kind == DP_GRAPH_COST_PHYSICAL) {
+        if (s->cr && s->cr[i] > 0) n = (size_t)snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
+        else if (s->bw) n = (size_t)snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
+    }
+    double lo, hi;
+    if (s->draws.sp[0] > 0 && s->c && s->c[i] && n < sizeof buf &&
+        graph_speeds(s, i, s->c[i]->n_devices, NULL, &lo, &hi) == DP_OK)
+        snprintf(buf + n, sizeof buf - n, "  (device speeds %.3g..%.3g)", lo, hi);
     return buf;
 }
 
 /* The problem of graph i of the set (g: its graph, or the one the trainer runs) on its own drawn
  * machine: m with --bandwidth-range's link bandwidth or --comm-ratio-range's comm_ratio (they only
- * enter the costs of graphs in FLOPs and bytes, read once by dp_problem_alloc); else on m as it
- * is. NULL with err set on failure. */
-static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_error *err)
+ * enter the costs of graphs in FLOPs and bytes, read once by dp_problem_alloc), and --speed-range's
+ * device speeds (any graph: the cost tables are drawn first, the engine built on them, and *own
+ * holds them for the caller to free after the problem); else on m as it is (*own NULL). NULL with
+ * err set on failure. */
+static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_cost **own,
+                                     dp_error *err)
 {
+    *own = NULL;
     const double keep_bw = m->bandwidth_Bps, keep_cr = m->comm_ratio;
     if (s->bw) m->bandwidth_Bps = s->bw[i];
     if (s->cr) m->comm_ratio = s->cr[i];
-    dp_problem *p = dp_problem_alloc(g, m, err);
+    dp_problem *p = NULL;
+    if (s->draws.sp[0] > 0) {
+        dp_cost *c = dp_machine_costs(m, g, err);
+        double lo, hi;
+        if (c && graph_speeds(s, i, c->n_devices, c, &lo, &hi) != DP_OK) {
+            dp_cost_free(c);
+            c = NULL;
+            dp_error_set(err, DP_ENOMEM, "out of memory");
+        }
+        if (c && !(p = dp_problem_alloc_with_costs(g, c, m, err))) dp_cost_free(c);
+        else *own = c;
+    } else {
+        p = dp_problem_alloc(g, m, err);
+    }
     m->bandwidth_Bps = keep_bw;
     m->comm_ratio = keep_cr;
     return p;
@@ -373,9 +425,10 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
 {
     s->g = calloc((size_t)s->n + 1, sizeof *s->g);
     s->p = calloc((size_t)s->n + 1, sizeof *s->p);
+    s->own = calloc((size_t)s->n + 1, sizeof *s->own);
     s->c = calloc((size_t)s->n + 1, sizeof *s->c);
     s->e = calloc((size_t)s->n + 1, sizeof *s->e);
-    if (!s->g || !s->p || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (!s->g || !s->p || !s->own || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
@@ -391,7 +444,7 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
                                 "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
                                 src, same, role);
         /* --bandwidth-range, --comm-ratio-range: this graph's own uniform machine */
-        if (!(s->p[i] = graph_set_problem(s, i, m, s->g[i], err))) return err->code ? err->code : DP_EINVAL;
+        if (!(s->p[i] = graph_set_problem(s, i, m, s->g[i], &s->own[i], err))) return err->code ? err->code : DP_EINVAL;
         s->c[i] = s->p[i]->costs;
         s->e[i] = s->p[i]->engine;
     }
@@ -445,8 +498,11 @@ static void train_usage(FILE *f)
                "  --graphs LIST        more training graphs, comma-separated: files, folders (their .json,\n"
                "                       .txt, .stg, .dot files) or generator specs gen:MODEL?NAME=VALUE&...\n"
                "  --family LIST        generated training graphs with randomised parameters, round robin over\n"
-               "                       the families chainmm, ffnn, llama-block, llama-layer, daggen (ranges:\n"
-               "                       models/dp_gen.h); --family-count N of them (default 16)\n"
+               "                       the families chainmm, ffnn, llama-block, llama-layer, daggen, and the\n"
+               "                       wide corpus's task graphs stg, layered, forkjoin, seriesparallel,\n"
+               "                       workflow (ccr 0.1..10) and DNN operator graphs cnn, rnn, transformer,\n"
+               "                       moe (10 to 6144 ops; ranges: models/dp_gen.h, doc/graph-format.md);\n"
+               "                       --family-count N of them (default 16)\n"
                "  --family-seed S      the draws' seed (default: the run's seed)\n"
                "  --bandwidth-range LO:HI  each training and validation graph on a uniform machine of its\n"
                "                       own: link bandwidth drawn log-uniformly in [LO, HI] bytes/s (graphs in\n"
@@ -460,6 +516,11 @@ static void train_usage(FILE *f)
                "                       distribution as above; not with --comm-ratio or --topology. With\n"
                "                       --bandwidth-range too, each graph is on one kind of machine or the\n"
                "                       other (a fair coin per graph). A run resumes only on the same draws\n"
+               "  --speed-range LO:HI  heterogeneous devices: each training and validation graph's devices get\n"
+               "                       speeds drawn log-uniformly in [LO, HI] (0.001..1000; one per device,\n"
+               "                       from the family seed), an op's time on a device divided by its speed,\n"
+               "                       transfers unchanged; any graph kind; needs a distribution; not with\n"
+               "                       --topology\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
@@ -585,6 +646,7 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
     /* --bandwidth-range, --comm-ratio-range: log-uniform, one draw per graph in the set's order, from
      * generators of their own (seeded from the family seed), so the graphs drawn do not change */
     const graph_draws *d = &gs->draws;
+    gs->sp_seed = family_seed ^ 0x73706565UL;
     if (rc == DP_OK && d->bw[0] > 0 && !(gs->bw = draw_log_uniform(gs->n, d->bw[0], d->bw[1], family_seed ^ 0x62616e64UL)))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     if (rc == DP_OK && d->cr[0] > 0 && !(gs->cr = draw_log_uniform(gs->n, d->cr[0], d->cr[1], family_seed ^ 0x636f6d6dUL)))
@@ -722,7 +784,7 @@ int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON, O_SPEED_RANGE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -739,11 +801,12 @@ int cmd_train(int argc, char **argv)
         {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
         {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
         {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO}, {"json", no_argument, NULL, O_JSON},
+        {"speed-range", required_argument, NULL, O_SPEED_RANGE},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
     unsigned long long family_seed = 0;
-    graph_draws draws = {{0, 0}, {0, 0}};
+    graph_draws draws = {{0, 0}, {0, 0}, {0, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
@@ -809,6 +872,11 @@ int cmd_train(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range: expected LO:HI, 0 < LO <= HI <= 1e30 "
                                                                      "(as --comm-ratio; DOPPLER's files: 4:4), got '%s'", optarg));
             break;
+        case O_SPEED_RANGE:
+            if (parse_range(optarg, 1e-3, 1e3, draws.sp) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--speed-range: expected LO:HI, device speeds "
+                                                                     "0.001 <= LO <= HI <= 1000, got '%s'", optarg));
+            break;
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
@@ -873,6 +941,10 @@ int cmd_train(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws a uniform machine per graph of a distribution: "
                                                              "give --graphs or --family, and no --topology",
                                                              draws.bw[0] > 0 ? "--bandwidth-range" : "--comm-ratio-range"));
+    if (draws.sp[0] > 0 && (mach.topology || (!graphs && !family && !validation)))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--speed-range draws the device speeds of a uniform machine "
+                                                             "per graph of a distribution: give --graphs or --family, and no "
+                                                             "--topology (a topology gives each device its own peak_flops)"));
     if (draws.cr[0] > 0 && mach.comm_ratio > 0)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range draws each graph's --comm-ratio: "
                                                              "give one or the other"));
@@ -920,7 +992,7 @@ int cmd_train(int argc, char **argv)
     /* one BLAS thread: the matrices are small, and runs must be reproducible */
     openblas_set_num_threads(1);
     int status = DP_EXIT_ERROR;
-    dp_cost *real_cost = NULL;
+    dp_cost *real_cost = NULL, *speed_cost = NULL;
     dp_problem *prob = NULL;
     dp_train *tr = NULL;
     int *assign = NULL;
@@ -978,7 +1050,7 @@ int cmd_train(int argc, char **argv)
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
          * costed on the machine's bandwidth while listed with its drawn one) */
-        prob = graph_set_problem(&gs, 0, &mach, g, &err); /* the machine as it is without draws */
+        prob = graph_set_problem(&gs, 0, &mach, g, &speed_cost, &err); /* the machine as it is without draws */
     }
     if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
     if (!prob) goto fail;
@@ -1157,6 +1229,7 @@ done:
     dp_train_free(tr);
     dp_problem_free(prob);
     dp_cost_free(real_cost);
+    dp_cost_free(speed_cost);
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);

@@ -440,6 +440,104 @@ static const dp_gen_param random_params[] = {
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
+#define TASK_COMMON(type) \
+    {"ccr", DP_GEN_DOUBLE, OFF(type, ccr), 0, 1e12, NULL, "communication to computation ratio (edge = ccr x producer's work)"}, \
+    {"min-work", DP_GEN_INT, OFF(type, min_work), 0, 1e9, NULL, "smallest task work"}, \
+    {"max-work", DP_GEN_INT, OFF(type, max_work), 0, 1e9, NULL, "largest task work"}, \
+    {"seed", DP_GEN_ULONG, OFF(type, seed), 0, 0, NULL, "seed of the GSL mt19937 generator"}
+
+static const dp_gen_param stg_params[] = {
+    {"n", DP_GEN_INT, OFF(dp_gen_stg_opts, n), 2, 1000000, NULL, "number of tasks"},
+    {"method", DP_GEN_CHOICE, OFF(dp_gen_stg_opts, method), 0, 0, "sameprob=0|samepred=1|layrprob=2|layrpred=3",
+     "STG precedence method (Tobita and Kasahara 2002)"},
+    {"degree", DP_GEN_DOUBLE, OFF(dp_gen_stg_opts, degree), 0, 100, NULL, "mean predecessors per task"},
+    {"layers", DP_GEN_INT, OFF(dp_gen_stg_opts, layers), 0, 1000000, NULL, "layrprob, layrpred: layers (0: floor(sqrt(n)))"},
+    TASK_COMMON(dp_gen_stg_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param layered_params[] = {
+    {"n", DP_GEN_INT, OFF(dp_gen_layered_opts, n), 1, 1000000, NULL, "number of tasks (v)"},
+    {"alpha", DP_GEN_DOUBLE, OFF(dp_gen_layered_opts, alpha), 0.05, 20, NULL,
+     "shape: sqrt(v)/alpha levels of mean width alpha sqrt(v) (Topcuoglu et al. 2002)"},
+    {"out-degree", DP_GEN_INT, OFF(dp_gen_layered_opts, out_degree), 1, 1000, NULL, "children per task in the next level"},
+    TASK_COMMON(dp_gen_layered_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param forkjoin_params[] = {
+    {"stages", DP_GEN_INT, OFF(dp_gen_forkjoin_opts, stages), 1, 10000, NULL, "fork-join stages in sequence"},
+    {"branches", DP_GEN_INT, OFF(dp_gen_forkjoin_opts, branches), 1, 10000, NULL, "parallel branches per stage"},
+    {"length", DP_GEN_INT, OFF(dp_gen_forkjoin_opts, length), 1, 10000, NULL, "tasks per branch (a chain)"},
+    TASK_COMMON(dp_gen_forkjoin_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param sp_params[] = {
+    {"n", DP_GEN_INT, OFF(dp_gen_sp_opts, n), 2, 1000000, NULL, "number of tasks"},
+    {"parallel", DP_GEN_DOUBLE, OFF(dp_gen_sp_opts, parallel), 0, 1, NULL,
+     "probability of a parallel (else series) composition"},
+    TASK_COMMON(dp_gen_sp_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param workflow_params[] = {
+    {"recipe", DP_GEN_CHOICE, OFF(dp_gen_workflow_opts, recipe), 0, 0,
+     "montage=0|epigenomics=1|cybershake=2|ligo=3|genome=4|srasearch=5", "workflow shape (WfCommons recipes' structures)"},
+    {"width", DP_GEN_INT, OFF(dp_gen_workflow_opts, width), 1, 100000, NULL, "fan-out: images, chunks, sites, ... (montage 2..)"},
+    TASK_COMMON(dp_gen_workflow_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param cnn_params[] = {
+    {"modules", DP_GEN_INT, OFF(dp_gen_cnn_opts, modules), 1, 5000, NULL, "inception-style modules"},
+    {"branches", DP_GEN_INT, OFF(dp_gen_cnn_opts, branches), 1, 12, NULL, "branches per module"},
+    {"reduce-every", DP_GEN_INT, OFF(dp_gen_cnn_opts, reduce_every), 0, 5000, NULL,
+     "a stride-2 pool after every N modules, doubling channels (0: none)"},
+    {"batch", DP_GEN_INT64, OFF(dp_gen_cnn_opts, batch), 1, 1e6, NULL, "batch size"},
+    {"image", DP_GEN_INT64, OFF(dp_gen_cnn_opts, image), 1, 1e5, NULL, "image side after the stem (pixels)"},
+    {"channels", DP_GEN_INT64, OFF(dp_gen_cnn_opts, channels), 1, 1e6, NULL, "channels of the first modules"},
+    {"classes", DP_GEN_INT64, OFF(dp_gen_cnn_opts, classes), 1, 1e7, NULL, "classifier outputs"},
+    DTYPE_PARAM(dp_gen_cnn_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param rnn_params[] = {
+    {"cell", DP_GEN_CHOICE, OFF(dp_gen_rnn_opts, cell), 0, 0, "lstm=0|gru=1", "recurrent cell"},
+    {"layers", DP_GEN_INT, OFF(dp_gen_rnn_opts, layers), 1, 64, NULL, "stacked layers"},
+    {"steps", DP_GEN_INT, OFF(dp_gen_rnn_opts, steps), 1, 100000, NULL, "time steps unrolled"},
+    {"batch", DP_GEN_INT64, OFF(dp_gen_rnn_opts, batch), 1, 1e6, NULL, "batch size"},
+    {"input", DP_GEN_INT64, OFF(dp_gen_rnn_opts, input), 1, 1e6, NULL, "input features"},
+    {"hidden", DP_GEN_INT64, OFF(dp_gen_rnn_opts, hidden), 1, 1e6, NULL, "hidden features"},
+    DTYPE_PARAM(dp_gen_rnn_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+#define ATTN_PARAMS(type) \
+    {"batch", DP_GEN_INT64, OFF(type, batch), 1, 1e6, NULL, "batch size"}, \
+    {"seq", DP_GEN_INT64, OFF(type, seq), 1, 1e6, NULL, "sequence length"}, \
+    {"hidden", DP_GEN_INT64, OFF(type, hidden), 1, 1e6, NULL, "hidden size"}, \
+    {"heads", DP_GEN_INT64, OFF(type, heads), 1, 1e6, NULL, "attention heads"}, \
+    {"ffn", DP_GEN_INT64, OFF(type, ffn), 1, 1e7, NULL, "FFN size"}, \
+    {"head-blocks", DP_GEN_INT, OFF(type, head_blocks), 1, 1e6, NULL, "head groups, one op each (divides heads)"}, \
+    DTYPE_PARAM(type)
+
+static const dp_gen_param transformer_params[] = {
+    {"enc-layers", DP_GEN_INT, OFF(dp_gen_transformer_opts, enc_layers), 0, 1024, NULL, "encoder layers"},
+    {"dec-layers", DP_GEN_INT, OFF(dp_gen_transformer_opts, dec_layers), 0, 1024, NULL,
+     "decoder layers (cross-attention when there is an encoder)"},
+    ATTN_PARAMS(dp_gen_transformer_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
+static const dp_gen_param moe_params[] = {
+    {"layers", DP_GEN_INT, OFF(dp_gen_moe_opts, layers), 1, 1024, NULL, "MoE transformer layers"},
+    {"experts", DP_GEN_INT, OFF(dp_gen_moe_opts, experts), 1, 1024, NULL, "experts per layer"},
+    {"top-k", DP_GEN_INT, OFF(dp_gen_moe_opts, top_k), 1, 1024, NULL, "experts per token (1..experts)"},
+    ATTN_PARAMS(dp_gen_moe_opts),
+    {NULL, 0, 0, 0, 0, NULL, NULL},
+};
+
 static void chainmm_defaults(void *o) { dp_gen_chainmm_defaults(o); }
 static dp_graph *chainmm_gen(const void *o, dp_error *err) { return dp_gen_chainmm(o, err); }
 static void ffnn_defaults(void *o) { dp_gen_ffnn_defaults(o); }
@@ -449,6 +547,20 @@ static void layer_defaults(void *o) { dp_gen_llama_defaults(o, 1); }
 static dp_graph *llama_gen(const void *o, dp_error *err) { return dp_gen_llama(o, err); }
 static void random_defaults(void *o) { dp_gen_random_defaults(o); }
 static dp_graph *random_gen(const void *o, dp_error *err) { return dp_gen_random(o, err); }
+
+#define WRAP(nm, type) \
+    static void nm##_defaults(void *o) { dp_gen_##nm##_defaults(o); } \
+    static dp_graph *nm##_gen(const void *o, dp_error *err) { return dp_gen_##nm(o, err); }
+WRAP(stg, dp_gen_stg_opts)
+WRAP(layered, dp_gen_layered_opts)
+WRAP(forkjoin, dp_gen_forkjoin_opts)
+WRAP(sp, dp_gen_sp_opts)
+WRAP(workflow, dp_gen_workflow_opts)
+WRAP(cnn, dp_gen_cnn_opts)
+WRAP(rnn, dp_gen_rnn_opts)
+WRAP(transformer, dp_gen_transformer_opts)
+WRAP(moe, dp_gen_moe_opts)
+#undef WRAP
 
 static const dp_gen_model models[] = {
     {"chainmm", "chain of matrix products, 2D or 3D block partition", sizeof(dp_gen_chainmm_opts),
@@ -461,6 +573,23 @@ static const dp_gen_model models[] = {
      layer_defaults, llama_gen, llama_params},
     {"random", "layered random DAG (DAGGEN parameters), task-graph costs", sizeof(dp_gen_random_opts),
      random_defaults, random_gen, random_params},
+    {"stg", "Kasahara's STG random task graph (sameprob, samepred, layrprob, layrpred)", sizeof(dp_gen_stg_opts),
+     stg_defaults, stg_gen, stg_params},
+    {"layered", "layered random DAG of Topcuoglu et al. (HEFT's generator)", sizeof(dp_gen_layered_opts),
+     layered_defaults, layered_gen, layered_params},
+    {"forkjoin", "fork-join stages of parallel chains", sizeof(dp_gen_forkjoin_opts), forkjoin_defaults, forkjoin_gen,
+     forkjoin_params},
+    {"seriesparallel", "random two-terminal series-parallel DAG", sizeof(dp_gen_sp_opts), sp_defaults, sp_gen, sp_params},
+    {"workflow", "scientific workflow shape (Montage, Epigenomics, CyberShake, LIGO, 1000Genome, SRASearch)",
+     sizeof(dp_gen_workflow_opts), workflow_defaults, workflow_gen, workflow_params},
+    {"cnn", "branching CNN of inception-style modules, one op per operator", sizeof(dp_gen_cnn_opts), cnn_defaults,
+     cnn_gen, cnn_params},
+    {"rnn", "unrolled stacked LSTM or GRU, one op per cell operator", sizeof(dp_gen_rnn_opts), rnn_defaults, rnn_gen,
+     rnn_params},
+    {"transformer", "encoder-decoder transformer, attention in head groups", sizeof(dp_gen_transformer_opts),
+     transformer_defaults, transformer_gen, transformer_params},
+    {"moe", "mixture-of-experts transformer layers (router, top-k experts, combine)", sizeof(dp_gen_moe_opts),
+     moe_defaults, moe_gen, moe_params},
     {NULL, NULL, 0, NULL, NULL, NULL},
 };
 
@@ -472,6 +601,13 @@ const dp_gen_model *dp_gen_find(const char *name)
         if (strcmp(m->name, name) == 0) return m;
     return NULL;
 }
+
+/* room for any model's options */
+typedef union {
+    dp_gen_chainmm_opts a; dp_gen_ffnn_opts b; dp_gen_llama_opts c; dp_gen_random_opts d; dp_gen_stg_opts e;
+    dp_gen_layered_opts f; dp_gen_forkjoin_opts g; dp_gen_sp_opts h; dp_gen_workflow_opts i; dp_gen_cnn_opts j;
+    dp_gen_rnn_opts k; dp_gen_transformer_opts l; dp_gen_moe_opts m;
+} dp_gen_any_opts;
 
 /* Look a choice up: "2d=0|3d=1" and "3d" -> 1. Returns 0 or -1. */
 static int choice_value(const char *choices, const char *s, int *out)
@@ -531,7 +667,7 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
 
 void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *buf, size_t cap)
 {
-    union { dp_gen_chainmm_opts a; dp_gen_ffnn_opts b; dp_gen_llama_opts c; dp_gen_random_opts d; } u;
+    dp_gen_any_opts u;
     m->defaults(&u);
     const char *field = (const char *)&u + p->offset;
     switch (p->type) {
@@ -573,7 +709,7 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
         dp_error_set(err, DP_EINVAL, "unknown model '%s' (known: %s)", name, list);
         return NULL;
     }
-    union { dp_gen_chainmm_opts a; dp_gen_ffnn_opts b; dp_gen_llama_opts c; dp_gen_random_opts d; } u;
+    dp_gen_any_opts u;
     if (m->opts_size > sizeof u) {
         dp_error_set(err, DP_EINVAL, "%s: options too large", m->name);
         return NULL;
@@ -634,7 +770,10 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err)
 
 /* ---- families with randomised parameters ---- */
 
-static const char *const family_names[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", NULL};
+/* new families go at the end: a draw of an existing family must not change */
+static const char *const family_names[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered",
+                                           "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe",
+                                           NULL};
 
 const char *const *dp_gen_families(void) { return family_names; }
 
@@ -646,6 +785,22 @@ static long pick(gsl_rng *r, const long *v, int n)
 static long uni(gsl_rng *r, long lo, long hi)
 {
     return lo + (long)gsl_rng_uniform_int(r, (unsigned long)(hi - lo + 1));
+}
+
+/* an integer log-uniform in lo..hi (lo >= 1): floor(exp(U[log lo, log(hi + 1)))) */
+static long loguni(gsl_rng *r, long lo, long hi)
+{
+    const double x = exp(log((double)lo) + gsl_rng_uniform(r) * (log((double)hi + 1) - log((double)lo)));
+    long v = (long)floor(x);
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* a communication-to-computation ratio log-uniform in [0.1, 10], to 3 digits */
+static double draw_ccr(gsl_rng *r)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.3g", 0.1 * pow(100.0, gsl_rng_uniform(r)));
+    return strtod(buf, NULL);
 }
 
 int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err)
@@ -676,9 +831,72 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
         const unsigned long seed = gsl_rng_get(r);
         w = snprintf(spec, cap, "gen:random?n=%ld&fat=%.3f&density=%.3f&regular=%.3f&jump=%ld&ccr=%.1f&seed=%lu", n, fat,
                      density, regular, jump, ccr, seed);
+    } else if (strcmp(family, "stg") == 0) {
+        static const char *const methods[] = {"sameprob", "samepred", "layrprob", "layrpred"};
+        const long n = loguni(r, 10, 2700), m = uni(r, 0, 3);
+        const double degree = 1.0 + 4.0 * gsl_rng_uniform(r), ccr = draw_ccr(r);
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:stg?n=%ld&method=%s&degree=%.2f&ccr=%g&seed=%lu", n, methods[m], degree, ccr, seed);
+    } else if (strcmp(family, "layered") == 0) {
+        /* the sets of Topcuoglu et al. 2002, section 5.1 */
+        static const long vs[] = {20, 40, 60, 80, 100, 200, 300, 400, 500, 1000};
+        static const double alphas[] = {0.5, 1.0, 2.0}, ccrs[] = {0.1, 0.5, 1.0, 5.0, 10.0};
+        const long n = pick(r, vs, 10);
+        const double alpha = alphas[gsl_rng_uniform_int(r, 3)];
+        const long out = uni(r, 1, 5);
+        const double ccr = ccrs[gsl_rng_uniform_int(r, 5)];
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:layered?n=%ld&alpha=%g&out-degree=%ld&ccr=%g&seed=%lu", n, alpha, out, ccr, seed);
+    } else if (strcmp(family, "forkjoin") == 0) {
+        const long stages = uni(r, 2, 8), branches = loguni(r, 3, 32), length = uni(r, 1, 4);
+        const double ccr = draw_ccr(r);
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:forkjoin?stages=%ld&branches=%ld&length=%ld&ccr=%g&seed=%lu", stages, branches, length,
+                     ccr, seed);
+    } else if (strcmp(family, "seriesparallel") == 0) {
+        const long n = loguni(r, 10, 2000);
+        const double par = 0.2 + 0.6 * gsl_rng_uniform(r), ccr = draw_ccr(r);
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:seriesparallel?n=%ld&parallel=%.2f&ccr=%g&seed=%lu", n, par, ccr, seed);
+    } else if (strcmp(family, "workflow") == 0) {
+        static const char *const recipes[] = {"montage", "epigenomics", "cybershake", "ligo", "genome", "srasearch"};
+        const long rec = uni(r, 0, 5), width = loguni(r, 4, 300);
+        const double ccr = draw_ccr(r);
+        const unsigned long seed = gsl_rng_get(r);
+        w = snprintf(spec, cap, "gen:workflow?recipe=%s&width=%ld&ccr=%g&seed=%lu", recipes[rec], width, ccr, seed);
+    } else if (strcmp(family, "cnn") == 0) {
+        static const long reds[] = {0, 2, 3, 4}, batches[] = {16, 32, 64}, images[] = {28, 56}, chans[] = {64, 128, 256};
+        const long modules = loguni(r, 2, 64), branches = uni(r, 2, 6), red = pick(r, reds, 4);
+        const long batch = pick(r, batches, 3), image = pick(r, images, 2), ch = pick(r, chans, 3);
+        w = snprintf(spec, cap, "gen:cnn?modules=%ld&branches=%ld&reduce-every=%ld&batch=%ld&image=%ld&channels=%ld", modules,
+                     branches, red, batch, image, ch);
+    } else if (strcmp(family, "rnn") == 0) {
+        static const long batches[] = {16, 32, 64, 128}, hiddens[] = {256, 512, 1024};
+        const int gru = gsl_rng_uniform(r) < 0.5;
+        const long layers = uni(r, 1, 4), steps = loguni(r, 4, 256), batch = pick(r, batches, 4), hid = pick(r, hiddens, 3);
+        w = snprintf(spec, cap, "gen:rnn?cell=%s&layers=%ld&steps=%ld&batch=%ld&input=%ld&hidden=%ld", gru ? "gru" : "lstm",
+                     layers, steps, batch, hid, hid);
+    } else if (strcmp(family, "transformer") == 0 || strcmp(family, "moe") == 0) {
+        static const long hids[] = {512, 1024, 2048}, seqs[] = {128, 256, 512, 1024}, batches[] = {1, 4, 8}, pbs[] = {1, 2, 4, 8};
+        const long hid = pick(r, hids, 3), seq = pick(r, seqs, 4), batch = pick(r, batches, 3), pb = pick(r, pbs, 4);
+        if (family[0] == 't') {
+            long enc = uni(r, 0, 6), dec = uni(r, 0, 6);
+            if (enc + dec == 0) enc = 1;
+            w = snprintf(spec, cap, "gen:transformer?enc-layers=%ld&dec-layers=%ld&hidden=%ld&heads=16&ffn=%ld&seq=%ld&batch=%ld"
+                         "&head-blocks=%ld", enc, dec, hid, 4 * hid, seq, batch, pb);
+        } else {
+            static const long experts[] = {4, 8, 16, 32};
+            const long layers = uni(r, 1, 4), e = pick(r, experts, 4), k = uni(r, 1, 2);
+            w = snprintf(spec, cap, "gen:moe?layers=%ld&experts=%ld&top-k=%ld&hidden=%ld&heads=16&ffn=%ld&seq=%ld&batch=%ld"
+                         "&head-blocks=%ld", layers, e, k, hid, 4 * hid, seq, batch, pb);
+        }
     } else {
-        return dp_error_set(err, DP_EINVAL, "unknown graph family '%s' (known: chainmm, ffnn, llama-block, llama-layer, daggen)",
-                            family);
+        char list[256];
+        size_t len = 0;
+        list[0] = '\0';
+        for (const char *const *f = family_names; *f && len < sizeof list; f++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *f);
+        return dp_error_set(err, DP_EINVAL, "unknown graph family '%s' (known: %s)", family, list);
     }
     if (w < 0 || (size_t)w >= cap) return dp_error_set(err, DP_EINVAL, "%s: spec longer than %zu characters", family, cap);
     return DP_OK;

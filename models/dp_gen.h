@@ -1,5 +1,7 @@
 /* dp_gen.h: workload generators: partitioned ML dataflow graphs (ChainMM, FFNN, Llama block and
- * layer) with real shapes, FLOPs and bytes, and layered random DAGs.
+ * layer) with real shapes, FLOPs and bytes, layered random DAGs, and the training corpus's
+ * task graphs (STG, Topcuoglu's layered DAGs, fork-join, series-parallel, workflow shapes) and
+ * DNN operator graphs (inception CNN, LSTM/GRU, transformer, mixture of experts).
  *
  * The ML models are block-partitioned einsum programs (dp_gen_einsum.h): graphs of the DOPPLER
  * family (Yao et al., ICLR 2026; their files are in ../shared/data/doppler-graphs) rebuilt from
@@ -118,6 +120,206 @@ typedef struct dp_gen_random_opts {
 void dp_gen_random_defaults(dp_gen_random_opts *o);
 dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err);
 
+/* ---- task graphs of the scheduling literature (models/dp_gen_tasks.c) ----
+ * All give DP_GRAPH_COST_TIME graphs as "random" does: task work a uniform integer in
+ * [min_work, max_work], an edge u -> v costs ccr x work(u) (DOPPLER's rule, so the graph's
+ * communication-to-computation ratio is ccr), all randomness from a GSL mt19937 generator seeded
+ * with seed; tasks are numbered in a topological order. Every option is checked (DP_EINVAL naming
+ * it and its range). */
+
+/* Kasahara's STG random generator (Tobita and Kasahara, "A standard task graph set for fair
+ * evaluation of multiprocessor scheduling algorithms", J. Scheduling 5(5), 2002; the STG site's
+ * "How to make STG"). Tasks T_1..T_n in order; an edge T_i -> T_j needs i < j. The precedence
+ * methods, as the paper describes them:
+ *   sameprob  every pair i < j gets an edge with the same probability p (Almeida et al. 1992);
+ *             here p = 2 degree / (n - 1), so that a task has degree predecessors on average
+ *   samepred  every task draws its number of predecessors, uniform in 0..2 degree (at most j-1),
+ *             and takes them uniformly among the earlier tasks
+ *   layrprob  tasks fall uniformly into `layers` layers (Adam et al. 1974); pairs in different
+ *             layers, lower to higher, get an edge with one probability, chosen so that a task has
+ *             degree predecessors on average (capped at 1)
+ *   layrpred  layered as layrprob; every task draws its number of predecessors, uniform in
+ *             0..2 degree, among the tasks of lower layers
+ * Task times: the STG's "unifproc", uniform integers in [min_work, max_work] (the set's 1..10 by
+ * default). The set's graphs have 50..2700 tasks and 0.1..0.2 (sameprob) edge probability; STG
+ * has no communication: its files give edge cost 0, here ccr x work as above (ccr 0: none). The
+ * dummy entry and exit tasks of the STG files are not generated (the STG reader drops them).
+ * Edges: O(n + edges) for every method (geometric skips for the probability methods). */
+typedef struct dp_gen_stg_opts {
+    int n;              /* tasks, 2..1000000 */
+    int method;         /* 0 sameprob, 1 samepred, 2 layrprob, 3 layrpred */
+    double degree;      /* mean predecessors per task, 0..100 */
+    int layers;         /* layrprob, layrpred: 1..n (0: floor(sqrt(n))) */
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_stg_opts;
+void dp_gen_stg_defaults(dp_gen_stg_opts *o);
+dp_graph *dp_gen_stg(const dp_gen_stg_opts *o, dp_error *err);
+
+/* Layered random DAG of Topcuoglu, Hariri and Wu ("Performance-effective and low-complexity task
+ * scheduling for heterogeneous computing", IEEE TPDS 13(3), 2002, section 5.1): v tasks in
+ * levels; the height is round(sqrt(v) / alpha) levels (at least 1) and a level's width is uniform
+ * in 1..2 round(alpha sqrt(v)) - 1 (mean alpha sqrt(v)), the last level taking what is left (so
+ * fewer levels may be used when the widths add up to v sooner); every task of a level but the
+ * last gets out_degree children drawn uniformly, without repetition, from the next level (all of
+ * it when narrower), and a task of a level > 0 left without a parent gets one from the level
+ * before. The paper's ranges: v in {20, 40, 60, 80, 100, 200, 300, 400, 500, 1000}, alpha in
+ * {0.5, 1.0, 2.0}, out_degree in {1, 2, 3, 4, 5}, CCR in {0.1, 0.5, 1.0, 5.0, 10.0}. */
+typedef struct dp_gen_layered_opts {
+    int n;              /* v: tasks, 1..1000000 */
+    double alpha;       /* shape, 0.05..20 */
+    int out_degree;     /* 1..1000 */
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_layered_opts;
+void dp_gen_layered_defaults(dp_gen_layered_opts *o);
+dp_graph *dp_gen_layered(const dp_gen_layered_opts *o, dp_error *err);
+
+/* Fork-join graph (the OpenMP / Cilk shape of the scheduling literature, e.g. Sinnen's "Task
+ * Scheduling for Parallel Systems", 2007, ch. 4, fork and join graphs): a first task, then
+ * `stages` times: `branches` chains of `length` tasks, each chain reading the stage's fork task,
+ * and a join task reading every chain's last task (the join is the next stage's fork).
+ * Ops 1 + stages (branches length + 1), edges stages branches (length + 1): 2 branches of 1 task,
+ * 1 stage: 4 ops, 4 edges. */
+typedef struct dp_gen_forkjoin_opts {
+    int stages;         /* 1..10000 */
+    int branches;       /* 1..10000 */
+    int length;         /* tasks per branch, 1..10000 */
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_forkjoin_opts;
+void dp_gen_forkjoin_defaults(dp_gen_forkjoin_opts *o);
+dp_graph *dp_gen_forkjoin(const dp_gen_forkjoin_opts *o, dp_error *err);
+
+/* Random series-parallel graph (two-terminal SP DAGs, Valdes, Tarjan and Lawler, SIAM J. Comput.
+ * 11(2), 1982; the "SeriesParallel" graphs of Sinnen's optimal-scheduling sets are of this kind):
+ * from a source task and a sink task joined by an edge, until there are n tasks, an edge (u, v)
+ * drawn uniformly is composed with a new task w: in parallel with probability parallel (u -> w
+ * -> v added beside the edge, which stays) else in series (u -> v replaced by u -> w -> v). Every
+ * graph so built is series-parallel; parallel near 1 gives wide fork-joins, near 0 chains. */
+typedef struct dp_gen_sp_opts {
+    int n;              /* tasks, 2..1000000 */
+    double parallel;    /* probability of a parallel composition, 0..1 */
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_sp_opts;
+void dp_gen_sp_defaults(dp_gen_sp_opts *o);
+dp_graph *dp_gen_sp(const dp_gen_sp_opts *o, dp_error *err);
+
+/* Scientific workflow shapes, after the structures of the Pegasus workflows that WfCommons'
+ * recipes generate (Juve et al., "Characterizing and profiling scientific workflows", FGCS 29(3),
+ * 2013; Bharathi et al., WORKS 2008; Coleman et al., FGCS 128, 2022). `width` is the fan-out
+ * (images, lanes, sites, ...). Ops are named by their program ("mProjectPP.3"). Each program
+ * draws a base work uniform in [min_work, max_work], each of its tasks 0.5..1.5 times it (rounded):
+ *   montage      mProjectPP x W; mDiffFit for image pairs (i, i+1) and (i, i+2): 2W - 3 (W >= 2);
+ *                mConcatFit; mBgModel; mBackground x W (its projection and the model); mImgtbl;
+ *                mAdd; mShrink; mJPEG                                      ops 4W + 3
+ *   epigenomics  fastQSplit; per chunk: filterContams, sol2sanger, fastq2bfq, map (a chain);
+ *                mapMerge; maqIndex; pileup                               ops 4W + 4
+ *   cybershake   ExtractSGT x 2; SeismogramSynthesis x W (one SGT each, alternating);
+ *                PeakValCalcOkaya x W (one each); ZipSeis (all seismograms); ZipPSA (all peaks)
+ *                                                                         ops 2W + 4
+ *   ligo         TmpltBank x W; Inspiral x W; Thinca per group of 5 (the last group smaller);
+ *                TrigBank x W (its group's Thinca); Inspiral x W; Thinca per group
+ *                                                                         ops 4W + 2 ceil(W/5)
+ *   genome       individuals x W; individuals_merge; sifting; mutation_overlap x 7 and
+ *                frequency x 7 (the 1000 Genomes populations; merge and sifting each)
+ *                                                                         ops W + 16
+ *   srasearch    bowtie2-build; fasterq-dump x W; bowtie2 x W (its dump and the index); merge
+ *                                                                         ops 2W + 2 */
+typedef struct dp_gen_workflow_opts {
+    int recipe;         /* 0 montage, 1 epigenomics, 2 cybershake, 3 ligo, 4 genome, 5 srasearch */
+    int width;          /* 1..100000 (montage 2..) */
+    double ccr;
+    int min_work, max_work;
+    unsigned long seed;
+} dp_gen_workflow_opts;
+void dp_gen_workflow_defaults(dp_gen_workflow_opts *o);
+dp_graph *dp_gen_workflow(const dp_gen_workflow_opts *o, dp_error *err);
+
+/* ---- DNN operator graphs, one op per operator (models/dp_gen_dnn.c) ----
+ * DP_GRAPH_COST_PHYSICAL, as the MSR operator graphs are op-level: work in FLOPs (multiply-add =
+ * 2), an op's output bytes = its output elements x dtype_bytes, an edge carries its producer's
+ * output. Model inputs and weights are not ops (as in DOPPLER's files). Element-wise costs per
+ * output element: add, mul 1; ReLU 1; max-pool and average-pool k x k reads k^2; sigmoid, tanh,
+ * SiLU 4; GELU 8; softmax 5; layer norm 5; concat, dispatch (copies) 1. No causal-mask saving. */
+
+/* Branching CNN of inception-style modules (Szegedy et al., "Going deeper with convolutions",
+ * CVPR 2015): a 3x3 stem convolution (3 -> channels), then `modules` modules; a module's branch
+ * i of `branches` is: i = 0: 1x1 conv; i mod 3 = 1: 1x1, 3x3; i mod 3 = 2: 1x1, 3x3, 3x3;
+ * i mod 3 = 0 (i >= 3): 3x3 max-pool, 1x1 conv; branch i gets C / branches output channels
+ * (branch 0 the remainder), then a concat. After every reduce_every-th module (not the last) a
+ * 3x3 stride-2 max-pool halves the image side (rounded up) and later modules have twice the
+ * channels. Head: global average pool, fully connected (classes), softmax. Conv FLOPs
+ * 2 batch H W Cin Cout k^2 (stride 1, same padding). Ops 1 + modules (depths + 1) + reductions
+ * + 3 (4 branches: 9 ops per module). */
+typedef struct dp_gen_cnn_opts {
+    int modules;        /* 1..5000 */
+    int branches;       /* 1..12 */
+    int reduce_every;   /* 0 (never)..5000 */
+    int64_t batch, image, channels, classes;
+    int dtype_bytes;
+} dp_gen_cnn_opts;
+void dp_gen_cnn_defaults(dp_gen_cnn_opts *o);
+dp_graph *dp_gen_cnn(const dp_gen_cnn_opts *o, dp_error *err);
+
+/* Unrolled recurrent network (LSTM: Hochreiter and Schmidhuber 1997; GRU: Cho et al. 2014),
+ * `layers` stacked over `steps` time steps, batch B, input X, hidden H. LSTM cell, 6 ops:
+ * xw = x W (2 B X 4H FLOPs), hu = h_{t-1} U (2 B H 4H), gates = xw + hu + bias (2 B 4H), act =
+ * sigmoid / tanh of the gates (4 B 4H), cell c = f c_{t-1} + i g (3 B H), hidden h = o tanh(c)
+ * (5 B H). GRU cell, 5 ops: xw (2 B X 3H), hu (2 B H 3H), rz = sigmoid(xw + hu) on 2H (6 B 2H),
+ * n = tanh(xw_n + r hu_n) (7 B H), h = (1 - z) n + z h_{t-1} (4 B H). Layer l > 0 reads layer
+ * l - 1's h_t as its x (X = H); h_0, c_0 and the inputs x_t are model inputs. LSTM edges per
+ * cell 6, plus 2 (h, c) from the step before, plus 1 from the layer below: 1 layer, 2 steps: 12
+ * ops, 14 edges. */
+typedef struct dp_gen_rnn_opts {
+    int cell;           /* 0 lstm, 1 gru */
+    int layers;         /* 1..64 */
+    int steps;          /* 1..100000 */
+    int64_t batch, input, hidden;
+    int dtype_bytes;
+} dp_gen_rnn_opts;
+void dp_gen_rnn_defaults(dp_gen_rnn_opts *o);
+dp_graph *dp_gen_rnn(const dp_gen_rnn_opts *o, dp_error *err);
+
+/* Transformer (Vaswani et al., "Attention is all you need", NeurIPS 2017), post-norm, encoder
+ * and decoder layers, batch B, sequence S (source and target alike), hidden D, heads h cut into
+ * head_blocks P groups, FFN F. Attention per head group p: q_p, k_p, v_p (2 B S D D/P each),
+ * scores_p (2 B S S D/P), softmax_p (5 B (h/P) S S), attn_p (2 B S S D/P); then o_proj reading
+ * every group (2 B S D D), add (residual), layer norm. FFN: ffn1 (2 B S D F), GELU, ffn2, add,
+ * layer norm. Encoder layer 6P + 8 ops; decoder layer: self-attention, then cross-attention
+ * (keys and values from the last encoder layer) when there is an encoder, then the FFN:
+ * 12P + 11 ops with an encoder, 6P + 8 without (decoder-only). */
+typedef struct dp_gen_transformer_opts {
+    int enc_layers, dec_layers;  /* 0..1024 each, at least one layer */
+    int64_t batch, seq, hidden, heads, ffn;
+    int head_blocks;             /* P: 1..heads, dividing heads */
+    int dtype_bytes;
+} dp_gen_transformer_opts;
+void dp_gen_transformer_defaults(dp_gen_transformer_opts *o);
+dp_graph *dp_gen_transformer(const dp_gen_transformer_opts *o, dp_error *err);
+
+/* Mixture-of-experts transformer layers (Shazeer et al. 2017; Switch / GShard top-k routing,
+ * Fedus et al. 2022, Lepikhin et al. 2021): per layer the attention of the transformer above
+ * (6P + 3 ops), then router (2 B S D E FLOPs), gate (softmax and top-k, 5 B S E), per expert:
+ * dispatch (its tokens T = ceil(k B S / E), capacity factor 1: T D copies), ffn1 (2 T D F),
+ * SiLU (4 T F), ffn2 (2 T F D); combine (every expert and the gate: 2 k B S D), add, layer norm.
+ * Ops per layer 6P + 4E + 8. */
+typedef struct dp_gen_moe_opts {
+    int layers;         /* 1..1024 */
+    int experts;        /* E: 1..1024 */
+    int top_k;          /* 1..E */
+    int64_t batch, seq, hidden, heads, ffn;
+    int head_blocks;
+    int dtype_bytes;
+} dp_gen_moe_opts;
+void dp_gen_moe_defaults(dp_gen_moe_opts *o);
+dp_graph *dp_gen_moe(const dp_gen_moe_opts *o, dp_error *err);
+
 /* ---- by name, with string parameters (for the command line) ---- */
 
 typedef enum { DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE } dp_gen_param_type;
@@ -155,7 +357,8 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
 dp_graph *dp_gen_spec(const char *spec, dp_error *err);
 
 /* Graph families with randomised parameters, for training on a distribution (issue 16): the
- * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen" (NULL-ended). Their ranges,
+ * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
+ * "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe" (NULL-ended). Their ranges,
  * each uniform over the values listed (bounds included):
  *   chainmm      matrices 3..8, blocks 2..3, n in {4096, 8192, 16384, 20000}, 3d with
  *                probability 0.75 else 2d (at most 252 ops)
@@ -168,6 +371,27 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  *   daggen       DAGGEN random DAGs (model "random"): n 30..300, fat 0.2..0.8, density 0.1..0.5,
  *                regular 0.2..0.9 (uniform reals), jump 1..3, ccr in {0.1, 0.2, ..., 4.0}, the
  *                DAG's own seed a draw of r
+ * The wide corpus's families (issue 29), after those (the five above draw as before); "log a..b"
+ * is an integer log-uniform in a..b (floor(exp(U[log a, log(b + 1))))), ccr~ a ratio log-uniform
+ * in [0.1, 10] (0.1 x 100^U, 3 digits), each graph's seed a draw of r:
+ *   stg          n log 10..2700 (the STG set's sizes reach 2700), method any of the four, degree
+ *                U[1, 5] (STG files: 0.7..5.7 predecessors on average), ccr~      (10..2700 ops)
+ *   layered      Topcuoglu et al.'s sets: v in {20, 40, 60, 80, 100, 200, 300, 400, 500, 1000},
+ *                alpha in {0.5, 1, 2}, out-degree 1..5, ccr in {0.1, 0.5, 1, 5, 10} (20..1000)
+ *   forkjoin     stages 2..8, branches log 3..32, length 1..4, ccr~                 (9..1033)
+ *   seriesparallel n log 10..2000, parallel U[0.2, 0.8], ccr~                       (10..2000)
+ *   workflow     recipe any of the six, width log 4..300, ccr~                       (10..1320)
+ *   cnn          modules log 2..64, branches 2..6, reduce-every in {0, 2, 3, 4}, batch in
+ *                {16, 32, 64}, image in {28, 56}, channels in {64, 128, 256}         (12..931)
+ *   rnn          lstm or gru, layers 1..4, steps log 4..256, batch in {16, 32, 64, 128},
+ *                hidden = input in {256, 512, 1024}                                  (20..6144)
+ *   transformer  enc-layers and dec-layers 0..6 (both 0: 1 encoder layer), hidden in {512,
+ *                1024, 2048}, 16 heads, ffn 4 hidden, seq in {128, 256, 512, 1024}, batch in
+ *                {1, 4, 8}, head-blocks in {1, 2, 4, 8}                              (14..978)
+ *   moe          layers 1..4, experts in {4, 8, 16, 32}, top-k 1..2, the transformer's sizes
+ *                                                                                    (30..736)
+ * The DNN families are in FLOPs and bytes: their communication-to-computation ratio is the
+ * machine's (train --comm-ratio-range 0.1:10 draws DOPPLER's rule per graph).
  * Writes the drawn graph's generator spec (for dp_gen_spec) into spec (cap bytes), drawing from
  * r only: the same generator state gives the same spec. DP_OK, or DP_EINVAL (unknown family,
  * listing the known ones; spec too long). */

@@ -150,6 +150,25 @@ uint64_t dp_graph_content_hash(const dp_graph *g);
  * Errors (DP_EINVAL/DP_EIO) name the file and line. */
 dp_graph *dp_graph_read_doppler(const char *path, dp_error *err);
 
+/* Write g in DOPPLER's format, so that their code and dp_graph_read_doppler read it: node count
+ * = op count, an empty line of inputs (ops are not inputs), the edges in g's order (dp_graph_read_doppler
+ * gives back the same order and dp_graph_content_hash), then per op "comp,comm[,type]" (type:
+ * op_type when it is letters, digits and '_' only). Op names are not kept (DOPPLER's ops are
+ * numbered). comm is the transfer time of every out-edge of the op (a sink: its out_size), so g
+ * must be a time graph whose out-edges of one op carry one time. comm_ratio R > 0 (DOPPLER's
+ * rule, as the machine's comm_ratio, dp_machine.h) writes comm = R x work instead, for a graph
+ * whose edges carry no transfer time of their own (STG, DOT without sizes). Every time is
+ * multiplied by time_scale (> 0; 1 keeps them) and must then be a whole number up to 2^53.
+ * DOPPLER's times are read back with time_scale 1e10 (printed time = time / 1e10), so printed
+ * makespans of a converted graph are its own / 1e10; simulated makespans are unchanged (times
+ * time_scale). Errors (DP_EINVAL, nothing written) name the file and the op at fault: a graph in
+ * FLOPs and bytes, differing out-edge times, a ratio for a graph with its own transfer times, a
+ * time that is not a whole number. Atomic write. */
+int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double comm_ratio, double time_scale,
+                                 dp_error *err);
+/* dp_graph_write_doppler_ratio(g, path, 0, 1, err): the graph's own costs, unscaled. */
+int dp_graph_write_doppler(const dp_graph *g, const char *path, dp_error *err);
+
 /* The native JSON graph format (doc/graph-format.md), read with Jansson. */
 dp_graph *dp_graph_read_json(const char *path, dp_error *err);
 int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err);

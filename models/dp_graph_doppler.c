@@ -1,4 +1,5 @@
-/* dp_graph_doppler.c: the reader of DOPPLER's compute_graph text files (see dp_graph.h). */
+/* dp_graph_doppler.c: the reader and the writer of DOPPLER's compute_graph text files (see
+ * dp_graph.h). */
 #include "dp_graph_format.h"
 #include "dp_file.h"
 
@@ -235,8 +236,93 @@ done:
     return g;
 }
 
+/* a cost as the format holds it: a non-negative integer the reader gets back exactly */
+static int doppler_integer(double x)
+{
+    return x >= 0 && x <= 9007199254740992.0 && x == floor(x);
+}
+
+/* an op type the reader takes back: letters, digits and '_' */
+static int doppler_type_ok(const char *t)
+{
+    if (!t || !*t) return 0;
+    for (; *t; t++)
+        if (!(isalnum((unsigned char)*t) || *t == '_')) return 0;
+    return 1;
+}
+
+int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double comm_ratio, double time_scale, dp_error *err)
+{
+    if (g->cost_kind != DP_GRAPH_COST_TIME)
+        return dp_error_set(err, DP_EINVAL, "%s: graph %s is in FLOPs and bytes; DOPPLER's format holds times (a graph of "
+                            "DOPPLER files, STG, DOT, WfCommons, MSR or a task-graph generator)", path, g->name);
+    if (!(comm_ratio >= 0 && isfinite(comm_ratio)))
+        return dp_error_set(err, DP_EINVAL, "%s: communication ratio must be a non-negative number, got %g", path, comm_ratio);
+    if (!(time_scale > 0 && isfinite(time_scale)))
+        return dp_error_set(err, DP_EINVAL, "%s: time scale must be a positive number, got %g", path, time_scale);
+    if (comm_ratio > 0)
+        for (int e = 0; e < g->n_edges; e++)
+            if (g->edge_size[e] != 0)
+                return dp_error_set(err, DP_EINVAL, "%s: graph %s has transfer times of its own (edge %d, %s -> %s: %g); a "
+                                    "communication ratio applies to graphs whose edges carry none (STG, DOT without "
+                                    "sizes)", path, g->name, e, g->op_name[g->edge_src[e]], g->op_name[g->edge_dst[e]],
+                                    g->edge_size[e]);
+    /* one communication cost per op: every out-edge must carry the same */
+    double *comm = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *comm);
+    if (!comm) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+    int rc = DP_OK;
+    for (int v = 0; v < g->n_ops && rc == DP_OK; v++) {
+        const double comp = g->work[v] * time_scale;
+        double c;
+        if (comm_ratio > 0) {
+            c = comm_ratio * g->work[v] * time_scale;
+        } else if (g->succ_ptr[v + 1] > g->succ_ptr[v]) {
+            const double first = g->edge_size[g->succ_ptr[v]];
+            for (int e = g->succ_ptr[v] + 1; e < g->succ_ptr[v + 1]; e++)
+                if (g->edge_size[e] != first) {
+                    rc = dp_error_set(err, DP_EINVAL, "%s: op %d (%s) sends %g to %s and %g to %s; DOPPLER's format gives an "
+                                      "op one communication cost for all its out-edges", path, v, g->op_name[v], first,
+                                      g->op_name[g->edge_dst[g->succ_ptr[v]]], g->edge_size[e], g->op_name[g->edge_dst[e]]);
+                    break;
+                }
+            c = first * time_scale;
+        } else {
+            c = g->out_size[v] * time_scale;  /* a sink: its output goes nowhere */
+        }
+        if (rc != DP_OK) break;
+        if (!doppler_integer(comp) || !doppler_integer(c))
+            rc = dp_error_set(err, DP_EINVAL, "%s: op %d (%s): %s %.17g is not a whole number up to 2^53; DOPPLER's format "
+                              "holds integers: scale every time by a factor that makes them whole (graph convert "
+                              "--time-scale S)", path, v, g->op_name[v], !doppler_integer(comp) ? "computation" : "communication",
+                              !doppler_integer(comp) ? comp : c);
+        comm[v] = c;
+    }
+    if (rc != DP_OK) { free(comm); return rc; }
+    char tmp[4200];
+    FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
+    if (!f) { free(comm); return err ? err->code : DP_EIO; }
+    /* no model inputs: line 2 is empty and the node count is the op count */
+    fprintf(f, "%d\n\n", g->n_ops);
+    for (int e = 0; e < g->n_edges; e++) fprintf(f, "%s%d", e ? ", " : "", g->edge_src[e]);
+    fputc('\n', f);
+    for (int e = 0; e < g->n_edges; e++) fprintf(f, "%s%d", e ? ", " : "", g->edge_dst[e]);
+    fputc('\n', f);
+    for (int v = 0; v < g->n_ops; v++) {
+        const char *type = g->op_type && doppler_type_ok(g->op_type[v]) ? g->op_type[v] : NULL;
+        fprintf(f, "%.0f,%.0f%s%s\n", g->work[v] * time_scale, comm[v], type ? "," : "", type ? type : "");
+    }
+    free(comm);
+    return dp_file_atomic_commit(f, tmp, path, err);
+}
+
+int dp_graph_write_doppler(const dp_graph *g, const char *path, dp_error *err)
+{
+    return dp_graph_write_doppler_ratio(g, path, 0, 1, err);
+}
+
 const dp_graph_format dp_graph_format_doppler = {
     .name = "doppler",
     .ext = {".txt"},
     .read = dp_graph_read_doppler,
+    .write = dp_graph_write_doppler,
 };

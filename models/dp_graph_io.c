@@ -131,7 +131,7 @@ int dp_graph_write(const dp_graph *g, const char *path, const char *format, dp_e
     if (format) f = by_name(format);
     else if (strcmp(path, "-") == 0) f = &format_json_any;
     else if (!(f = by_ending(path, 1)))
-        return dp_error_set(err, DP_EINVAL, "%s: cannot tell the output format from the file name (.json or .dot); give --to", path);
+        return dp_error_set(err, DP_EINVAL, "%s: cannot tell the output format from the file name (.json, .dot or .txt); give --to", path);
     if (!f || !f->write) {
         char list[128];
         return dp_error_set(err, DP_EINVAL, "%s: unknown output format \"%s\" (%s)", path, format, format_list(list, sizeof list, 1));

@@ -10,6 +10,7 @@
 #include "dp_gen.h"
 #include "dp_graph_formats.h"
 #include "dp_json.h"
+#include "dp_sim.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +438,152 @@ START_TEST(content_hash)
 }
 END_TEST
 
+
+/* ---- the DOPPLER writer ---- */
+
+/* makespans of g on 4 devices under three fixed assignments (round robin, one device, a
+ * multiplicative hash), costs as the DOPPLER-compatible model reads them, or DOPPLER's rule
+ * with comm_ratio when it is > 0 */
+static void makespans(const dp_graph *g, double comm_ratio, double out[3])
+{
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 4, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    if (comm_ratio > 0) ck_assert_int_eq(dp_cost_set_comm_ratio(c, g, comm_ratio, &err), DP_OK);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert(s != NULL);
+    int *a = malloc((size_t)g->n_ops * sizeof *a);
+    for (int k = 0; k < 3; k++) {
+        for (int v = 0; v < g->n_ops; v++) a[v] = k == 0 ? v % 4 : k == 1 ? 0 : (int)((v * 2654435761u) >> 7) % 4;
+        dp_sim_result r;
+        ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
+        out[k] = r.makespan;
+    }
+    free(a);
+    dp_sim_free(s);
+    dp_cost_free(c);
+}
+
+static void assert_same_graph(const dp_graph *g, const dp_graph *h)
+{
+    ck_assert_int_eq(h->n_ops, g->n_ops);
+    ck_assert_int_eq(h->n_edges, g->n_edges);
+    for (int v = 0; v < g->n_ops; v++) ck_assert_double_eq(h->work[v], g->work[v]);
+    for (int e = 0; e < g->n_edges; e++) {
+        ck_assert_int_eq(h->edge_src[e], g->edge_src[e]);
+        ck_assert_int_eq(h->edge_dst[e], g->edge_dst[e]);
+        ck_assert_double_eq(h->edge_size[e], g->edge_size[e]);
+    }
+}
+
+START_TEST(doppler_round_trip)
+{
+    /* DOPPLER file -> write -> read: the same graph (content hash, edge order, op types) and
+     * the same makespans; then a generated task graph (integer works, ccr 3) the same way */
+    char path[512], src[512];
+    dp_error err;
+    dp_graph *g = dp_graph_read(dp_test_path(src, sizeof src, dp_test_srcdir(), "tests/data/tiny-doppler.txt"), NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    snprintf(path, sizeof path, "%s/rt.txt", tmpdir);
+    ck_assert_int_eq(dp_graph_write(g, path, NULL, &err), DP_OK); /* .txt: DOPPLER's writer */
+    dp_graph *h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    assert_same_graph(g, h);
+    ck_assert_uint_eq(dp_graph_content_hash(h), dp_graph_content_hash(g));
+    ck_assert_double_eq(h->time_scale, 1e10);
+    double m1[3], m2[3];
+    makespans(g, 0, m1);
+    makespans(h, 0, m2);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(m1[k], m2[k]);
+    dp_graph_free(h);
+    dp_graph_free(g);
+
+    dp_gen_stg_opts o;
+    dp_gen_stg_defaults(&o);
+    o.n = 80; o.ccr = 3; o.method = 1;
+    g = dp_gen_stg(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_graph_write_doppler(g, path, &err), DP_OK);
+    h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    assert_same_graph(g, h);
+    makespans(g, 0, m1);
+    makespans(h, 0, m2);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(m1[k], m2[k]);
+    dp_graph_free(h);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(doppler_stg_comm_ratio)
+{
+    /* an STG graph (no transfer costs) written with DOPPLER's rule R = 4: every op's comm is
+     * 4 x its time, and the makespans are those of the STG graph under comm ratio 4 */
+    const char *p = put("cr.stg", "4\n0 0 0\n1 3 1 0\n2 5 1 0\n3 2 1 1\n4 7 3 1 2 3\n5 0 1 4\n");
+    dp_error err;
+    dp_graph *g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    char path[512];
+    snprintf(path, sizeof path, "%s/stg4.txt", tmpdir);
+    ck_assert_int_eq(dp_graph_write_doppler_ratio(g, path, 4, 1, &err), DP_OK);
+    size_t size;
+    char *text = dp_file_read(path, &size, &err);
+    ck_assert_str_eq(text, "4\n\n0, 0, 1, 2\n2, 3, 3, 3\n3,12\n5,20\n2,8\n7,28\n");
+    free(text);
+    dp_graph *h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    for (int e = 0; e < h->n_edges; e++) ck_assert_double_eq(h->edge_size[e], 4 * h->work[h->edge_src[e]]);
+    double m1[3], m2[3];
+    makespans(g, 4, m1);
+    makespans(h, 0, m2);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(m1[k], m2[k]);
+    ck_assert_double_eq(m1[1], 17); /* one device: the total work */
+    dp_graph_free(h);
+    /* R = 0.5 gives 1.5 for task 1: not a whole number, nothing written; time scale 2 makes it one
+     * and doubles every makespan */
+    snprintf(path, sizeof path, "%s/stg05.txt", tmpdir);
+    ck_assert_int_eq(dp_graph_write_doppler_ratio(g, path, 0.5, 1, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 0 (1): communication 1.5 is not a whole number") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "--time-scale") != NULL, "%s", err.msg);
+    ck_assert(access(path, F_OK) != 0);
+    ck_assert_int_eq(dp_graph_write_doppler_ratio(g, path, 0.5, 2, &err), DP_OK);
+    h = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    makespans(g, 0.5, m1);
+    makespans(h, 0, m2);
+    for (int k = 0; k < 3; k++) ck_assert_double_eq(2 * m1[k], m2[k]);
+    dp_graph_free(h);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(doppler_write_errors)
+{
+    dp_error err;
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad.txt", tmpdir);
+    /* FLOPs and bytes */
+    dp_gen_chainmm_opts co;
+    dp_gen_chainmm_defaults(&co);
+    dp_graph *g = dp_gen_chainmm(&co, &err);
+    ck_assert_int_eq(dp_graph_write_doppler(g, path, &err), DP_EINVAL);
+    ck_assert(strstr(err.msg, "FLOPs and bytes") != NULL);
+    dp_graph_free(g);
+    /* an op sending different times to two consumers */
+    const char *p = put("two.dot", "digraph g { a [Weight=2]; b [Weight=3]; c [Weight=4]; a -> b [Weight=5]; a -> c [Weight=6]; }");
+    g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_graph_write_doppler(g, path, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 0 (a) sends 5 to b and 6 to c") != NULL, "%s", err.msg);
+    /* a ratio for a graph with transfer times of its own */
+    ck_assert_int_eq(dp_graph_write_doppler_ratio(g, path, 4, 1, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "has transfer times of its own") != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_graph_write_doppler_ratio(g, path, 0, 0, &err), DP_EINVAL);
+    ck_assert(access(path, F_OK) != 0);
+    dp_graph_free(g);
+}
+END_TEST
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/dp_test_formats.XXXXXX");
@@ -457,6 +604,9 @@ int main(void)
     tcase_add_test(t, dot_round_trip);
     tcase_add_test(t, dot_physical_names);
     tcase_add_test(t, dispatch);
+    tcase_add_test(t, doppler_round_trip);
+    tcase_add_test(t, doppler_stg_comm_ratio);
+    tcase_add_test(t, doppler_write_errors);
     suite_add_tcase(s, t);
     int rc = dp_test_run(s);
     char cmd[512];

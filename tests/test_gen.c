@@ -5,6 +5,9 @@
 #include "dp_test.h"
 
 #include <math.h>
+#include <stdarg.h>
+
+#include <gsl/gsl_rng.h>
 
 #include "dp_cost.h"
 #include "dp_gen.h"
@@ -511,6 +514,408 @@ START_TEST(place_and_simulate_defaults)
 }
 END_TEST
 
+
+/* ---- task-graph generators (dp_gen_tasks.c) ---- */
+
+/* every edge costs ccr x its producer's work, as the generators promise */
+static void check_ccr_edges(const dp_graph *g, double ccr)
+{
+    ck_assert_int_eq(g->cost_kind, DP_GRAPH_COST_TIME);
+    for (int e = 0; e < g->n_edges; e++) ck_assert_double_eq(g->edge_size[e], ccr * g->work[g->edge_src[e]]);
+}
+
+/* a model by name with (key, value) pairs: NULL-terminated list */
+static dp_graph *gen(const char *model, dp_error *err, ...)
+{
+    const char *k[16], *v[16];
+    int n = 0;
+    va_list ap;
+    va_start(ap, err);
+    for (const char *key; (key = va_arg(ap, const char *)) != NULL && n < 16; n++) {
+        k[n] = key;
+        v[n] = va_arg(ap, const char *);
+    }
+    va_end(ap);
+    return dp_gen_by_name(model, n, k, v, err);
+}
+
+/* the model fails with DP_EINVAL and a message holding want */
+static void gen_fails(const char *model, const char *key, const char *val, const char *want)
+{
+    dp_error err;
+    dp_graph *g = gen(model, &err, key, val, NULL);
+    ck_assert_msg(g == NULL, "%s --%s %s: accepted", model, key, val);
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, want) != NULL, "%s --%s %s: '%s' lacks '%s'", model, key, val, err.msg, want);
+}
+
+START_TEST(stg_methods)
+{
+    dp_error err;
+    /* degree 0: no edge; a degree beyond n - 1 (p capped at 1): every pair i < j */
+    dp_graph *g = gen("stg", &err, "n", "30", "degree", "0", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 30);
+    ck_assert_int_eq(g->n_edges, 0);
+    dp_graph_free(g);
+    g = gen("stg", &err, "n", "30", "degree", "40", NULL);
+    ck_assert_int_eq(g->n_edges, 30 * 29 / 2);
+    for (int e = 0; e < g->n_edges; e++) ck_assert_int_lt(g->edge_src[e], g->edge_dst[e]);
+    dp_graph_free(g);
+    /* every method: edges go forward, about degree x n of them (n 3000, degree 3: 9000 +- 5%),
+     * works in the STG's 1..10, ccr 2 on every edge */
+    const char *methods[] = {"sameprob", "samepred", "layrprob", "layrpred"};
+    for (int m = 0; m < 4; m++) {
+        g = gen("stg", &err, "n", "3000", "degree", "3", "method", methods[m], "ccr", "2", NULL);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        ck_assert_int_eq(g->n_ops, 3000);
+        ck_assert_msg(fabs(g->n_edges - 9000.0) < 450, "%s: %d edges", methods[m], g->n_edges);
+        for (int e = 0; e < g->n_edges; e++) ck_assert_int_lt(g->edge_src[e], g->edge_dst[e]);
+        for (int v = 0; v < g->n_ops; v++) ck_assert(g->work[v] >= 1 && g->work[v] <= 10);
+        check_ccr_edges(g, 2);
+        /* the predecessor methods draw 0..2 degree predecessors */
+        if (m % 2 == 1)
+            for (int v = 0; v < g->n_ops; v++) ck_assert_int_le(g->pred_ptr[v + 1] - g->pred_ptr[v], 6);
+        dp_graph_free(g);
+    }
+    /* layered: no edge inside a layer. One layer: no edge at all */
+    g = gen("stg", &err, "n", "50", "method", "layrprob", "layers", "1", NULL);
+    ck_assert_int_eq(g->n_edges, 0);
+    dp_graph_free(g);
+    g = gen("stg", &err, "n", "50", "method", "layrpred", "layers", "1", NULL);
+    ck_assert_int_eq(g->n_edges, 0);
+    dp_graph_free(g);
+    gen_fails("stg", "n", "1", "--n: expected a number in 2..1e+06");
+    gen_fails("stg", "degree", "101", "--degree");
+    gen_fails("stg", "method", "fifo", "expected one of sameprob=0|samepred=1|layrprob=2|layrpred=3");
+    gen_fails("stg", "layers", "101", "stg: option layers must be in 0..100");
+    gen_fails("stg", "ccr", "-1", "--ccr");
+    dp_gen_stg_opts o;
+    dp_gen_stg_defaults(&o);
+    o.min_work = 5; o.max_work = 4;
+    ck_assert(dp_gen_stg(&o, &err) == NULL);
+    ck_assert(strstr(err.msg, "min-work <= max-work") != NULL);
+}
+END_TEST
+
+START_TEST(layered_topcuoglu)
+{
+    dp_error err;
+    dp_graph *g = gen("layered", &err, "n", "400", "alpha", "2", "out-degree", "3", "ccr", "0.5", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 400);
+    check_ccr_edges(g, 0.5);
+    /* levels are ranges of ids: the sources are the first level (a prefix of the ids) and the
+     * sinks the last (a suffix); edges go from one level to the next */
+    for (int e = 0; e < g->n_edges; e++) ck_assert_int_lt(g->edge_src[e], g->edge_dst[e]);
+    int first_level = 0;
+    while (first_level < g->n_ops && g->pred_ptr[first_level + 1] == g->pred_ptr[first_level]) first_level++;
+    ck_assert_int_eq(g->n_sources, first_level);
+    for (int i = 0; i < g->n_sinks; i++) ck_assert_int_eq(g->sinks[i], g->n_ops - g->n_sinks + i);
+    /* out-degree 1: a task of a level but the last has one child, plus one per orphan of the next
+     * level it was drawn to adopt: at least n - sinks edges, and every task of the next level has a
+     * parent */
+    dp_graph_free(g);
+    g = gen("layered", &err, "n", "300", "alpha", "0.5", "out-degree", "1", NULL);
+    ck_assert_int_ge(g->n_edges, g->n_ops - g->n_sinks);
+    for (int v = 0; v < g->n_ops - g->n_sinks; v++) ck_assert_int_ge(g->succ_ptr[v + 1] - g->succ_ptr[v], 1);
+    dp_graph_free(g);
+    /* alpha 20 on 4 tasks: one level, no edge */
+    g = gen("layered", &err, "n", "4", "alpha", "20", NULL);
+    ck_assert_int_eq(g->n_edges, 0);
+    dp_graph_free(g);
+    gen_fails("layered", "alpha", "0", "--alpha: expected a number in 0.05..20");
+    gen_fails("layered", "out-degree", "0", "--out-degree");
+    gen_fails("layered", "n", "0", "--n");
+}
+END_TEST
+
+START_TEST(forkjoin_hand)
+{
+    dp_error err;
+    /* fork, 2 branches of 1 task, join: 4 ops, 4 edges */
+    dp_graph *g = gen("forkjoin", &err, "stages", "1", "branches", "2", "length", "1", "ccr", "3", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 4);
+    ck_assert_int_eq(g->n_edges, 4);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    ck_assert_int_eq(count_kind(g, "join"), 1);
+    check_ccr_edges(g, 3);
+    dp_graph_free(g);
+    /* 1 + stages (branches length + 1) ops, stages branches (length + 1) edges */
+    g = gen("forkjoin", &err, "stages", "3", "branches", "5", "length", "2", NULL);
+    ck_assert_int_eq(g->n_ops, 34);
+    ck_assert_int_eq(g->n_edges, 45);
+    ck_assert_int_ge(dp_graph_find_op(g, "s2.b4.t1"), 0);
+    dp_graph_free(g);
+    gen_fails("forkjoin", "branches", "0", "--branches");
+    gen_fails("forkjoin", "stages", "10001", "--stages");
+    const char *k[] = {"stages", "branches", "length"}, *v[] = {"10000", "10000", "10000"};
+    ck_assert(dp_gen_by_name("forkjoin", 3, k, v, &err) == NULL);
+    ck_assert(strstr(err.msg, "the generators' limit") != NULL);
+}
+END_TEST
+
+START_TEST(seriesparallel_shapes)
+{
+    dp_error err;
+    dp_graph *g = gen("seriesparallel", &err, "n", "2", NULL);
+    ck_assert_int_eq(g->n_ops, 2);
+    ck_assert_int_eq(g->n_edges, 1);
+    dp_graph_free(g);
+    /* series only: a chain of n tasks */
+    g = gen("seriesparallel", &err, "n", "40", "parallel", "0", NULL);
+    ck_assert_int_eq(g->n_ops, 40);
+    ck_assert_int_eq(g->n_edges, 39);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    for (int v = 0; v < g->n_ops; v++) ck_assert_int_le(g->pred_ptr[v + 1] - g->pred_ptr[v], 1);
+    dp_graph_free(g);
+    /* parallel only: the first edge and n - 2 parallel paths of two edges */
+    g = gen("seriesparallel", &err, "n", "40", "parallel", "1", NULL);
+    ck_assert_int_eq(g->n_edges, 1 + 2 * 38);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    dp_graph_free(g);
+    g = gen("seriesparallel", &err, "n", "500", "parallel", "0.4", "ccr", "0.25", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    check_ccr_edges(g, 0.25);
+    dp_graph_free(g);
+    gen_fails("seriesparallel", "parallel", "1.5", "--parallel");
+    gen_fails("seriesparallel", "n", "1", "--n");
+}
+END_TEST
+
+START_TEST(workflow_recipes)
+{
+    /* W = 7: ops by the formulas of dp_gen.h, sinks as the shapes have them */
+    const char *recipes[] = {"montage", "epigenomics", "cybershake", "ligo", "genome", "srasearch"};
+    const int ops[] = {4 * 7 + 3, 4 * 7 + 4, 2 * 7 + 4, 4 * 7 + 2 * 2, 7 + 16, 2 * 7 + 2};
+    const int sinks[] = {1, 1, 2, 2, 14, 1};
+    const int sources[] = {7, 1, 2, 7, 8, 8};
+    for (int i = 0; i < 6; i++) {
+        dp_error err;
+        dp_graph *g = gen("workflow", &err, "recipe", recipes[i], "width", "7", "ccr", "1.5", NULL);
+        ck_assert_msg(g != NULL, "%s: %s", recipes[i], err.msg);
+        ck_assert_msg(g->n_ops == ops[i], "%s: %d ops", recipes[i], g->n_ops);
+        ck_assert_msg(g->n_sinks == sinks[i], "%s: %d sinks", recipes[i], g->n_sinks);
+        ck_assert_msg(g->n_sources == sources[i], "%s: %d sources", recipes[i], g->n_sources);
+        check_ccr_edges(g, 1.5);
+        dp_graph_free(g);
+    }
+    dp_error err;
+    dp_graph *g = gen("workflow", &err, "recipe", "montage", "width", "2", NULL);
+    ck_assert_int_eq(g->n_ops, 11);
+    ck_assert_int_eq(count_kind(g, "mDiffFit"), 1);
+    dp_graph_free(g);
+    gen_fails("workflow", "width", "0", "--width");
+    const char *k[] = {"recipe", "width"}, *v[] = {"montage", "1"};
+    ck_assert(dp_gen_by_name("workflow", 2, k, v, &err) == NULL);
+    ck_assert(strstr(err.msg, "workflow: option width must be in 2..100000") != NULL);
+    gen_fails("workflow", "recipe", "blast", "--recipe: expected one of montage=0");
+}
+END_TEST
+
+START_TEST(task_generators_deterministic)
+{
+    /* the same seed gives the same graph, another seed another one */
+    const char *models[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow"};
+    for (int i = 0; i < 5; i++) {
+        dp_error err;
+        dp_graph *a = gen(models[i], &err, "seed", "7", NULL), *b = gen(models[i], &err, "seed", "7", NULL);
+        dp_graph *c = gen(models[i], &err, "seed", "8", NULL);
+        ck_assert_msg(a && b && c, "%s: %s", models[i], err.msg);
+        ck_assert_uint_eq(dp_graph_content_hash(a), dp_graph_content_hash(b));
+        ck_assert_msg(dp_graph_content_hash(a) != dp_graph_content_hash(c), "%s: seed ignored", models[i]);
+        dp_graph_free(a);
+        dp_graph_free(b);
+        dp_graph_free(c);
+    }
+}
+END_TEST
+
+/* ---- DNN operator graphs (dp_gen_dnn.c) ---- */
+
+START_TEST(rnn_lstm_hand)
+{
+    /* 1 layer, 2 steps, batch 1, input 2, hidden 1: per cell xw 2*2*4 = 16, hu 2*1*4 = 8,
+     * gates 2*4 = 8, act 4*4 = 16, cell 3, hidden 5: 56 FLOPs; 12 ops; edges 6 per cell plus h
+     * and c from step 0 into step 1: 14 */
+    dp_error err;
+    dp_graph *g = gen("rnn", &err, "layers", "1", "steps", "2", "batch", "1", "input", "2", "hidden", "1", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->cost_kind, DP_GRAPH_COST_PHYSICAL);
+    ck_assert_int_eq(g->n_ops, 12);
+    ck_assert_int_eq(g->n_edges, 14);
+    ck_assert_double_eq(dp_graph_total_work(g), 2 * 56);
+    int xw = dp_graph_find_op(g, "l0.t1.xw"), hu = dp_graph_find_op(g, "l0.t1.hu");
+    ck_assert_double_eq(g->work[xw], 16);
+    ck_assert_double_eq(g->out_size[xw], 4 * 4); /* 4 gates of fp32 */
+    ck_assert_int_eq(g->pred_ptr[xw + 1] - g->pred_ptr[xw], 0); /* x_1: a model input */
+    ck_assert_int_eq(g->pred_ptr[hu + 1] - g->pred_ptr[hu], 1); /* h_0 -> hu_1 */
+    ck_assert_int_eq(g->n_sinks, 1);
+    dp_graph_free(g);
+    /* GRU, same dims: xw 12, hu 6, rz 12, n 7, h 4 = 41 per cell; edges 7 per cell + hu, h: 16 */
+    g = gen("rnn", &err, "cell", "gru", "layers", "1", "steps", "2", "batch", "1", "input", "2", "hidden", "1", NULL);
+    ck_assert_int_eq(g->n_ops, 10);
+    ck_assert_int_eq(g->n_edges, 16);
+    ck_assert_double_eq(dp_graph_total_work(g), 2 * 41);
+    dp_graph_free(g);
+    /* 3 layers x 5 steps of LSTM: 90 ops; layers 1 and 2 read the layer below (1 edge per cell) */
+    g = gen("rnn", &err, "layers", "3", "steps", "5", NULL);
+    ck_assert_int_eq(g->n_ops, 90);
+    ck_assert_int_eq(g->n_edges, 15 * 6 + 3 * 4 * 2 + 2 * 5);
+    dp_graph_free(g);
+    gen_fails("rnn", "layers", "65", "--layers");
+    gen_fails("rnn", "cell", "rnn", "expected one of lstm=0|gru=1");
+    gen_fails("rnn", "hidden", "0", "--hidden");
+}
+END_TEST
+
+START_TEST(cnn_hand)
+{
+    /* 1 module of 4 branches (1 + 2 + 3 + 2 ops) + concat, stem, gap, fc, softmax: 13 ops.
+     * Stem: 2 x 1 x 2 x 2 x 3 x 4 x 9 = 864 FLOPs; branch 1's 3x3 conv: 1 -> 1 channel: 72 */
+    dp_error err;
+    dp_graph *g = gen("cnn", &err, "modules", "1", "branches", "4", "reduce-every", "0", "batch", "1", "image", "2",
+                      "channels", "4", "classes", "3", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 13);
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "stem")], 864);
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "m1.b1.conv2")], 72);
+    int cat = dp_graph_find_op(g, "m1.concat");
+    ck_assert_int_eq(g->pred_ptr[cat + 1] - g->pred_ptr[cat], 4);
+    ck_assert_double_eq(g->out_size[cat], 2 * 2 * 4 * 4);
+    ck_assert_int_eq(g->n_sources, 1);
+    ck_assert_int_eq(g->n_sinks, 1);
+    dp_graph_free(g);
+    /* the default: 9 modules of 9 ops, 2 reductions, 4 more */
+    g = gen("cnn", &err, NULL);
+    ck_assert_int_eq(g->n_ops, 1 + 9 * 9 + 2 + 3);
+    dp_graph_free(g);
+    gen_fails("cnn", "branches", "13", "--branches");
+    gen_fails("cnn", "channels", "2", "cnn: option channels must be in 4..1e+06"); /* fewer than the 4 branches */
+    const char *k[] = {"modules", "reduce-every"}, *v[] = {"500", "1"};
+    ck_assert(dp_gen_by_name("cnn", 2, k, v, &err) == NULL);
+    ck_assert(strstr(err.msg, "reductions double the channels") != NULL);
+}
+END_TEST
+
+START_TEST(transformer_moe_hand)
+{
+    dp_error err;
+    /* encoder 6P + 8, decoder with cross-attention 12P + 11: P 2 -> 20 + 35 */
+    dp_graph *g = gen("transformer", &err, "enc-layers", "1", "dec-layers", "1", "head-blocks", "2", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 55);
+    int k = dp_graph_find_op(g, "dec0.cross.k1"), enc = dp_graph_find_op(g, "enc0.ffn_norm");
+    ck_assert_int_eq(g->pred_ptr[k + 1] - g->pred_ptr[k], 1);
+    ck_assert_int_eq(g->edge_src[g->pred_edge[g->pred_ptr[k]]], enc); /* keys from the encoder */
+    dp_graph_free(g);
+    /* tiny dims: q of group 0 = 2 B S D D/P = 2 x 1 x 3 x 4 x 2 = 48 FLOPs; scores 2 B S S D/P = 36 */
+    g = gen("transformer", &err, "enc-layers", "1", "dec-layers", "0", "batch", "1", "seq", "3", "hidden", "4", "heads", "2",
+            "ffn", "8", "head-blocks", "2", NULL);
+    ck_assert_int_eq(g->n_ops, 20);
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "enc0.q0")], 48);
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "enc0.scores1")], 36);
+    ck_assert_double_eq(g->out_size[dp_graph_find_op(g, "enc0.softmax0")], 1 * 1 * 3 * 3 * 4);
+    dp_graph_free(g);
+    /* MoE: 6P + 4E + 8 per layer; tokens per expert ceil(k B S / E) = ceil(2 x 1 x 4 / 4) = 2:
+     * ffn1 2 T D F = 2 x 2 x 4 x 8 = 128 */
+    g = gen("moe", &err, "layers", "2", "experts", "4", "top-k", "2", "batch", "1", "seq", "4", "hidden", "4", "heads", "2",
+            "ffn", "8", "head-blocks", "1", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 2 * (6 + 16 + 8));
+    ck_assert_double_eq(g->work[dp_graph_find_op(g, "l1.e3.ffn1")], 128);
+    int comb = dp_graph_find_op(g, "l0.combine");
+    ck_assert_int_eq(g->pred_ptr[comb + 1] - g->pred_ptr[comb], 5);
+    dp_graph_free(g);
+    gen_fails("transformer", "head-blocks", "3", "heads (16) must be a multiple of head-blocks (3)");
+    gen_fails("moe", "top-k", "9", "moe: option top-k must be in 1..8");
+    gen_fails("moe", "heads", "5", "hidden (1024) must be a multiple of heads (5)");
+    const char *kk[] = {"enc-layers", "dec-layers"}, *vv[] = {"0", "0"};
+    ck_assert(dp_gen_by_name("transformer", 2, kk, vv, &err) == NULL);
+    ck_assert(strstr(err.msg, "at least one layer") != NULL);
+}
+END_TEST
+
+/* ---- families ---- */
+
+START_TEST(new_families)
+{
+    /* 12 draws of each new family: the spec names the family's model, the graph builds, its op
+     * count is in the documented range (10 to several thousand); the same generator state gives
+     * the same specs */
+    const char *fam[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
+    const char *model[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
+    const int lo[] = {10, 20, 9, 10, 10, 12, 20, 14, 30}, hi[] = {2700, 1000, 1033, 2000, 1320, 931, 6144, 978, 736};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *r2 = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 29);
+    gsl_rng_set(r2, 29);
+    for (int f = 0; f < 9; f++) {
+        int min_ops = 1 << 30, max_ops = 0;
+        for (int i = 0; i < 12; i++) {
+            char spec[512], spec2[512], want[64];
+            dp_error err;
+            ck_assert_int_eq(dp_gen_family_spec(fam[f], r, spec, sizeof spec, &err), DP_OK);
+            ck_assert_int_eq(dp_gen_family_spec(fam[f], r2, spec2, sizeof spec2, &err), DP_OK);
+            ck_assert_str_eq(spec, spec2);
+            snprintf(want, sizeof want, "gen:%s?", model[f]);
+            ck_assert_msg(strncmp(spec, want, strlen(want)) == 0, "%s", spec);
+            dp_graph *g = dp_gen_spec(spec, &err);
+            ck_assert_msg(g != NULL, "%s: %s", spec, err.msg);
+            ck_assert_msg(g->n_ops >= lo[f] && g->n_ops <= hi[f], "%s: %d ops", spec, g->n_ops);
+            if (g->n_ops < min_ops) min_ops = g->n_ops;
+            if (g->n_ops > max_ops) max_ops = g->n_ops;
+            dp_graph_free(g);
+        }
+        ck_assert_msg(max_ops > min_ops, "%s: every draw has %d ops", fam[f], min_ops);
+    }
+    gsl_rng_free(r);
+    gsl_rng_free(r2);
+    /* the list: the existing families first, unchanged, the new ones after */
+    const char *const *names = dp_gen_families();
+    const char *want[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
+                          "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
+    for (int i = 0; i < 14; i++) ck_assert_str_eq(names[i], want[i]);
+    ck_assert(names[14] == NULL);
+    char spec[64];
+    dp_error err;
+    gsl_rng *r3 = gsl_rng_alloc(gsl_rng_mt19937);
+    ck_assert_int_eq(dp_gen_family_spec("gnn", r3, spec, sizeof spec, &err), DP_EINVAL);
+    ck_assert(strstr(err.msg, "known: chainmm, ffnn, llama-block, llama-layer, daggen, stg,") != NULL);
+    gsl_rng_free(r3);
+}
+END_TEST
+
+START_TEST(new_models_place_and_simulate)
+{
+    const char *models[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
+    for (int i = 0; i < 9; i++) {
+        dp_error err;
+        dp_graph *g = dp_gen_by_name(models[i], 0, NULL, NULL, &err);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        dp_cost *c = dp_cost_uniform(g, 4, 1e13, 1.2e10, 1e-5, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        int *a = malloc((size_t)g->n_ops * sizeof *a);
+        dp_place_options po;
+        dp_place_options_init(&po);
+        ck_assert_int_eq(dp_place("cp", g, c, &po, a, NULL, NULL, &err), DP_OK);
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_result r;
+        ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
+        ck_assert_msg(r.makespan >= dp_cost_lower_bound(g, c) * (1 - 1e-12), "%s", models[i]);
+        dp_sim_free(s);
+        free(a);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("gen");
@@ -532,6 +937,17 @@ int main(void)
     tcase_add_test(t, random_shapes);
     tcase_add_test(t, by_name);
     tcase_add_test(t, place_and_simulate_defaults);
+    tcase_add_test(t, stg_methods);
+    tcase_add_test(t, layered_topcuoglu);
+    tcase_add_test(t, forkjoin_hand);
+    tcase_add_test(t, seriesparallel_shapes);
+    tcase_add_test(t, workflow_recipes);
+    tcase_add_test(t, task_generators_deterministic);
+    tcase_add_test(t, rnn_lstm_hand);
+    tcase_add_test(t, cnn_hand);
+    tcase_add_test(t, transformer_moe_hand);
+    tcase_add_test(t, new_families);
+    tcase_add_test(t, new_models_place_and_simulate);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -173,6 +173,55 @@ if [ -f "$SH/wfcommons/helloworld-chain-5-chameleon.json" ]; then
     grep -q '"comm": 16666667' "$tmp/wf.json" && ok || bad "helloworld chain: an edge of 16666667 bytes at 1 B/s"
 fi
 
+# the training corpus's generators (issue 29): each writes a graph; the task-graph ones write
+# DOPPLER's .txt too, which reads back as the same graph
+for m in stg layered forkjoin seriesparallel workflow cnn rnn transformer moe; do
+    expect_rc 0 "gen $m" "$D" graph gen $m --out "$tmp/g-$m.json"
+done
+expect_rc 0 "gen forkjoin 2 branches" "$D" graph gen forkjoin --stages 1 --branches 2 --length 1 --out "$tmp/fj.json"
+expect_rc 0 "info forkjoin" "$D" graph info "$tmp/fj.json"
+[ "$(field ops)" = 4 ] && [ "$(field edges)" = 4 ] && ok || bad "fork-join of 2 branches of 1 task: 4 ops, 4 edges"
+expect_rc 2 "gen stg bad method" "$D" graph gen stg --method fifo --out "$tmp/bad.json"
+grep -q 'expected one of sameprob' "$tmp/err" && ok || bad "stg --method: the methods listed"
+expect_rc 0 "gen stg .txt" "$D" graph gen stg --n 60 --ccr 2 --out "$tmp/stg60.txt"
+expect_rc 0 "info stg .txt" "$D" graph info "$tmp/stg60.txt"
+h1=$(field "content hash")
+expect_rc 0 "info stg .json" "$D" graph gen stg --n 60 --ccr 2 --out "$tmp/stg60.json"
+expect_rc 0 "info stg .json" "$D" graph info "$tmp/stg60.json"
+[ -n "$h1" ] && [ "$(field "content hash")" = "$h1" ] && ok || bad "a generated STG graph: the same content as DOPPLER text and JSON"
+expect_rc 1 "gen cnn .txt" "$D" graph gen cnn --out "$tmp/cnn.txt"
+grep -q 'FLOPs and bytes' "$tmp/err" && [ ! -e "$tmp/cnn.txt" ] && ok || bad "a FLOPs-and-bytes graph is refused as DOPPLER text, nothing written"
+
+# graph convert to DOPPLER's .txt: an STG graph under --comm-ratio 4 (DOPPLER's rule) places as
+# the STG file does under place --comm-ratio 4: the same assignment, the makespan / 1e10
+printf '4\n0 0 0\n1 3 1 0\n2 5 1 0\n3 2 1 1\n4 7 3 1 2 3\n5 0 1 4\n' > "$tmp/t.stg"
+expect_rc 0 "convert stg --comm-ratio" "$D" graph convert "$tmp/t.stg" --out "$tmp/t4.txt" --comm-ratio 4
+[ "$(tail -n 4 "$tmp/t4.txt" | tr '\n' ' ')" = "3,12 5,20 2,8 7,28 " ] && ok || bad "comm = 4 x comp on every op line"
+expect_rc 0 "place stg ratio 4" "$D" place --graph "$tmp/t.stg" --comm-ratio 4 --devices 2 --method heft --out "$tmp/a1.json" --json
+m1=$(sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$tmp/out")
+expect_rc 0 "place converted" "$D" place --graph "$tmp/t4.txt" --devices 2 --method heft --out "$tmp/a2.json" --json
+m2=$(sed -n 's/.*"makespan":\([^,]*\),.*/\1/p' "$tmp/out")
+d1=$(sed -n 's/.*"devices":\(\[[^]]*\]\).*/\1/p' "$tmp/a1.json")
+[ -n "$d1" ] && [ "$d1" = "$(sed -n 's/.*"devices":\(\[[^]]*\]\).*/\1/p' "$tmp/a2.json")" ] && ok ||
+    bad "the converted graph gets the same heft assignment"
+awk -v a="$m1" -v b="$m2" 'BEGIN { d = a - b * 1e10; exit !(a > 0 && d < 1e-9 * a && -d < 1e-9 * a) }' && ok ||
+    bad "converted makespan $m2 x 1e10 is not the STG makespan $m1"
+expect_rc 1 "convert ratio 0.5" "$D" graph convert "$tmp/t.stg" --out "$tmp/t05.txt" --comm-ratio 0.5
+grep -q 'not a whole number' "$tmp/err" && [ ! -e "$tmp/t05.txt" ] && ok || bad "a fractional time is refused, nothing written"
+expect_rc 0 "convert ratio 0.5 scaled" "$D" graph convert "$tmp/t.stg" --out "$tmp/t05.txt" --comm-ratio 0.5 --time-scale 2
+expect_rc 2 "convert ratio to json" "$D" graph convert "$tmp/t.stg" --out "$tmp/t.json" --comm-ratio 4
+expect_rc 2 "convert OUT twice" "$D" graph convert "$tmp/t.stg" "$tmp/x.txt" --out "$tmp/y.txt"
+if [ -f "$SH/doppler-graphs/ffnn_192nodes.txt" ]; then
+    for f in "$SH"/doppler-graphs/*.txt; do
+        b=$(basename "$f")
+        expect_rc 0 "info $b" "$D" graph info "$f"
+        h=$(field "content hash")
+        expect_rc 0 "convert $b" "$D" graph convert "$f" --out "$tmp/rt-$b"
+        expect_rc 0 "info converted $b" "$D" graph info "$tmp/rt-$b"
+        [ "$(field "content hash")" = "$h" ] && ok || bad "$b: DOPPLER text written back is the same graph"
+    done
+fi
+
 # a graph in FLOPs and bytes written as DOT reads back as the same graph (issue 33: its FLOPs and
 # bytes were read back as times, the transfers all but vanished): the same makespan, to the last bit
 chain="$top_srcdir/data/graphs/chainmm-small.json"

@@ -112,6 +112,27 @@ for k in 1 2; do
 done
 cmp -s "$tmp/fon1" "$tmp/fon2" || fail "--family-seed draws the same graphs"
 grep -q '"validation":\[{"graph":"chainmm' "$tmp/fon1" || { cat "$tmp/fon1"; fail "validation graphs drawn from the family"; }
+# the wide corpus's families (issue 29): a short run draws one graph of each and trains on them
+"$bin" train --family stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe --family-count 9 --val-count 1 \
+    --family-seed 5 --config "$tmp/b4.json" --stage il --episodes 2 --checkpoint "$tmp/wide.h5" --quiet > /dev/null \
+    2> "$tmp/werr" || { cat "$tmp/werr"; fail "train --family on the new families"; }
+h5dump -w 0 -a /trained_on "$tmp/wide.h5" | tr -d " \n" > "$tmp/won"
+for m in stg layered forkjoin seriesparallel workflow cnn rnn transformer moe; do
+    grep -q "\"graph\":\"${m}_" "$tmp/won" || { cat "$tmp/won"; fail "train --family: a $m graph among the training graphs"; }
+done
+# --speed-range: heterogeneous devices, each graph's speeds drawn in the range from the family
+# seed (the same on a second run), printed beside it; refused without a distribution
+for k in 1 2; do
+    "$bin" train --family stg,cnn --family-count 2 --val-count 1 --family-seed 5 --config "$tmp/b4.json" --stage il \
+        --episodes 1 --speed-range 0.25:4 --checkpoint "$tmp/sp$k.h5" > "$tmp/sp$k" 2>&1 || { cat "$tmp/sp$k"; fail "train --speed-range"; }
+    grep 'device speeds' "$tmp/sp$k" | sed 's/.*(device speeds //' > "$tmp/spd$k"
+done
+[ "$(wc -l < "$tmp/spd1")" -eq 3 ] || { cat "$tmp/sp1"; fail "--speed-range: speeds printed for 3 graphs"; }
+cmp -s "$tmp/spd1" "$tmp/spd2" || fail "--speed-range: the same seed draws the same speeds"
+awk -F'[.][.]|)' '{ if (!($1 >= 0.25 && $2 <= 4 && $1 < $2)) exit 1 }' "$tmp/spd1" ||
+    { cat "$tmp/spd1"; fail "--speed-range: speeds within 0.25..4 and not all equal"; }
+"$bin" train --graph "$small" --speed-range 1:2 --episodes 1 > /dev/null 2> "$tmp/sperr" && fail "--speed-range without a distribution"
+grep -q 'per graph of a distribution' "$tmp/sperr" || { cat "$tmp/sperr"; fail "--speed-range refusal explained"; }
 # --bandwidth-range: each drawn graph on a uniform machine of its own (log-uniform link
 # bandwidth): the same graphs are drawn, each bandwidth within the range and not all equal; a
 # range of one value at the default bandwidth trains exactly as without it, one at another does not

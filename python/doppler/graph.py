@@ -79,7 +79,9 @@ class Graph(_NoCopy):
     @classmethod
     def generate(cls, model, **params):
         """Generate a workload by name (`doppler graph gen MODEL`): "chainmm", "ffnn",
-        "llama-block", "llama-layer" (FLOPs and bytes) or "random" (DAGGEN's layered DAGs).
+        "llama-block", "llama-layer", "cnn", "rnn", "transformer", "moe" (FLOPs and bytes) or the
+        task graphs "random" (DAGGEN's layered DAGs), "stg", "layered", "forkjoin",
+        "seriesparallel", "workflow" (doc/graph-format.md).
         params override the defaults, e.g. Graph.generate("llama-layer", tp=8,
         hidden_blocks=2); names are the command's options with '_' for '-' (Graph.models() lists
         them); values are numbers or choice names ("3d", "fp16"), passed to the library as text."""

@@ -68,7 +68,14 @@ def test_graph_info_matches_the_command():
 
 def test_generate_every_model():
     models = doppler.Graph.models()
-    assert set(models) == {"chainmm", "ffnn", "llama-block", "llama-layer", "random"}
+    assert set(models) == {"chainmm", "ffnn", "llama-block", "llama-layer", "random", "stg", "layered", "forkjoin",
+                           "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"}
+    # the training corpus's models (issue 29): hand-counted small instances, as tests/test_gen.c
+    assert doppler.Graph.generate("forkjoin", stages=1, branches=2, length=1).n_edges == 4
+    lstm = doppler.Graph.generate("rnn", layers=1, steps=2, batch=1, input=2, hidden=1)
+    assert (lstm.n_ops, lstm.n_edges, float(lstm.work.sum())) == (12, 14, 112.0)
+    assert doppler.Graph.generate("workflow", recipe="ligo", width=12).n_ops == 54
+    assert doppler.Graph.generate("stg", method="layrpred", n=40).cost_kind == "time"
     assert "tp" in models["llama-layer"]["params"] and models["llama-layer"]["params"]["tp"][0] == "4"
     # the bundled defaults are the generators' defaults
     for name in ("chainmm", "ffnn", "llama-layer", "llama-block"):
