@@ -1248,6 +1248,30 @@ static void dat_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The column a table without baselines is drawn relative to, or -1: when its rows are in
+ * different units, or its drawn means span more than DP_REPORT_BARS_SPAN (then the small rows'
+ * bars are a sliver beside the large ones': table 3's makespans run from 84 to 4800), each row is
+ * divided by its own mean of the first drawn column that has a positive mean in every row (table
+ * 3: work-conserving), so bars compare within a graph on one scale. -1 also when no column has a
+ * positive mean in every row. */
+static int bars_norm_col(const dp_report_table *t)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < (size_t)t->n_rows * (size_t)t->n_cols; i++) {
+        if (t->is_reference[i % (size_t)t->n_cols] || !(t->mean[i] > 0)) continue;
+        if (t->mean[i] < lo) lo = t->mean[i];
+        if (t->mean[i] > hi) hi = t->mean[i];
+    }
+    if (!t->mixed_units && !(hi > DP_REPORT_BARS_SPAN * lo)) return -1;
+    for (int c = 0; c < t->n_cols; c++) {
+        if (t->is_reference[c]) continue;
+        int r = 0;
+        while (r < t->n_rows && t->mean[(size_t)r * t->n_cols + c] > 0) r++;
+        if (r == t->n_rows) return c;
+    }
+    return -1;
+}
+
 int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err)
 {
     if (t->n_rows == 0 || t->n_cols == 0) return dp_error_set(err, DP_EINVAL, "no successful run to plot");
@@ -1258,6 +1282,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     int rc = plot_begin(&p, out, w, 480, err);
     if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); return rc; }
     int ratios = has_ratios(t);
+    int rel = ratios ? -1 : bars_norm_col(t);
     FILE *d = plot_data(&p, "data.dat");
     if (!d) { plot_abort(&p); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
     for (int r = 0; r < t->n_rows; r++) {
@@ -1267,7 +1292,9 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
             strncat(lab, t->row_keys[(size_t)r * t->n_keys + k], sizeof lab - strlen(lab) - 1);
         }
         dat_str(d, lab);
-        double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]] : 1.0;
+        double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]]
+                      : rel >= 0                    ? t->mean[(size_t)r * t->n_cols + rel]
+                                                    : 1.0;
         for (int c = 0; c < t->n_cols; c++) {
             /* published figures are in their own units: they are not drawn */
             if (t->is_reference[c]) continue;
@@ -1289,8 +1316,11 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
             if (k) strncat(keys, ", ", sizeof keys - strlen(keys) - 1);
             strncat(keys, t->key_names[k], sizeof keys - strlen(keys) - 1);
         }
+        char relto[600] = "";
+        if (ratios) snprintf(relto, sizeof relto, ", relative to the best baseline");
+        else if (rel >= 0) snprintf(relto, sizeof relto, ", relative to %s", t->col_labels[rel]);
         snprintf(title, sizeof title, "%s by %s and %s%s, mean over seeds%s", t->metric, keys, t->per_column_metric ? "column" : "method",
-                 ratios ? ", relative to the best baseline" : "", ratios ? "" : " (+- sd)");
+                 relto, ratios ? "" : " (+- sd)");
     }
     fprintf(f, "set title ");
     gp_str(f, title);
@@ -1301,12 +1331,13 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
                "set xtics nomirror rotate by -25 scale 0\nset ytics nomirror\nset border 3\n");
     char yl[512];
     if (ratios) snprintf(yl, sizeof yl, "%s / best baseline (lower is better)", t->metric);
+    else if (rel >= 0) snprintf(yl, sizeof yl, "%s / %s of the same %s", t->metric, t->col_labels[rel], t->n_keys == 1 ? t->key_names[0] : "row");
     else snprintf(yl, sizeof yl, "%s%s%s%s", t->metric, t->units && *t->units ? " (" : "", t->units ? t->units : "", t->units && *t->units ? ")" : "");
     fprintf(f, "set ylabel ");
     gp_str(f, yl);
     fputc('\n', f);
     fprintf(f, "set xrange [-0.6:%g]\n", t->n_rows - 0.4);
-    if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
+    if (ratios || rel >= 0) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
     static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     fprintf(f, "plot ");
     for (int c = 0, k = 0; c < t->n_cols; c++) {

@@ -139,7 +139,13 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
 const char *dp_report_terminal(const char *out);
 
 /* Bars per column value (method) per row (graph) of a table; with baselines the bars are the
- * ratio to the best baseline of the row, with standard deviations as error bars. */
+ * ratio to the best baseline of the row, with standard deviations as error bars. Without
+ * baselines, when the rows are in different units or the drawn means span more than
+ * DP_REPORT_BARS_SPAN (largest / smallest), each row is divided by its own mean of the first
+ * drawn column that has a positive mean in every row (a dashed line at 1): one linear axis
+ * over makespans of 84 and 4800 left the small graphs' bars about 1% of the height (issue 32).
+ * Otherwise the bars are in the metric's units. */
+#define DP_REPORT_BARS_SPAN 10.0
 int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err);
 
 /* Gantt chart of one run's schedule: devices as rows, ops as boxes (start to end), cross-device

@@ -118,6 +118,33 @@ grep "title 'cp (" "$work/lc.gp" | awk -v want="$cp4" '{ x = $1 + 0; exit !(x > 
 plot bars --table makespan --plot bars
 has bars "^set title 'makespan by graph and method"
 
+# bars of a table without baselines: makespans 1000x apart (chainmm's 5.5 s, a fork-join's
+# 0.008 s) in one linear axis made the small graph's bars invisible (table 3's figure: 84 to
+# 4800), so each graph's bars are relative to its first column (cp), a dashed line at 1; rows
+# within 10x (chainmm, ffnn: 8.3x) stay in their units
+GC=$(cd "$top_srcdir" && pwd)/data/graphs/chainmm.json
+GK=$(cd "$top_srcdir" && pwd)/tests/data/forkjoin-physical.json
+cat > "$work/span.json" <<JSON
+{"name": "span", "fixed": {"devices": 2}, "grid": {"graph": ["$GC", "$GK", "$GF"], "method": ["cp", "round-robin"]}}
+JSON
+"$DOPPLER" sweep "$work/span.json" --out "$work/span.h5" --quiet > /dev/null || fail "the span sweep failed"
+KEEP="$work/span" GNUPLOT="$work/gp" "$DOPPLER" report "$work/span.h5" --table makespan --plot bars \
+    --out "$work/span.svg" || fail "span: report failed"
+has span "set ylabel 'makespan / cp of the same graph'"
+has span "first 1 nohead dt 2"
+has span "^set title 'makespan by graph and method, relative to cp, mean over seeds"
+# every row's cp bar is 1, round-robin's its ratio (chainmm 4.8 / 5.534)
+awk 'NF >= 5 { if ($2 + 0 != 1) bad = 1; n++ } END { exit bad || n != 3 }' "$work/span.dat" ||
+    { cat "$work/span.dat" >&2; fail "span: cp's bars are not 1 in every row"; }
+cat > "$work/near.json" <<JSON
+{"name": "near", "fixed": {"devices": 2}, "grid": {"graph": ["$GC", "$GF"], "method": ["cp", "round-robin"]}}
+JSON
+"$DOPPLER" sweep "$work/near.json" --out "$work/near.h5" --quiet > /dev/null || fail "the near sweep failed"
+KEEP="$work/near" GNUPLOT="$work/gp" "$DOPPLER" report "$work/near.h5" --table makespan --plot bars \
+    --out "$work/near.svg" || fail "near: report failed"
+has near "set ylabel 'makespan (s)'"
+hasnt near "nohead dt 2"
+
 # the real gnuplot draws them
 if command -v gnuplot > /dev/null 2>&1; then
     "$DOPPLER" report "$work/r.h5" --plot scatter --x seconds --y makespan --log xy --out "$work/s.png" || fail "gnuplot scatter"
