@@ -1683,7 +1683,7 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     if (n == 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); goto out; }
     int window = o ? o->window : 0;
     if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
-    if ((rc = plot_begin(&p, out, 1100, 640, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
+    if ((rc = plot_begin(&p, out, 1100, 760, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
     if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
     /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
     static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
@@ -1731,32 +1731,65 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     snprintf(yl, sizeof yl, "makespan%s%s%s, lower is better", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
     fprintf(g, "\nset xlabel 'training episode (all stages in order)'\nset ylabel ");
     gp_str(g, yl);
-    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1 height 1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
     fprintf(g, "set xrange [0:%ld]\nset offsets 0, 0, graph 0.04, graph 0.04\n", n);
     static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
     fprintf(g, "plot ");
     for (int k = 0; k < n_st; k++) {
         const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
         char t1[160], t2[160];
-        snprintf(t1, sizeof t1, "%s: each episode", nm);
-        snprintf(t2, sizeof t2, "%s: mean of %d", nm, window);
-        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.3 lc rgb '%s' title ", k ? ", \\\n     " : "", p.dir,
-                k, colours[k % 4]);
-        gp_str(g, t1);
-        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ", p.dir, k, colours[k % 4]);
-        gp_str(g, t2);
+        if (window > 1) {
+            snprintf(t1, sizeof t1, "%s: each episode", nm);
+            snprintf(t2, sizeof t2, "%s: mean of the last %d episodes", nm, window);
+            fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.3 lc rgb '%s' title ", k ? ", \\\n     " : "", p.dir,
+                    k, colours[k % 4]);
+            gp_str(g, t1);
+            fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ", p.dir, k, colours[k % 4]);
+            gp_str(g, t2);
+        } else {
+            /* a mean of one episode is the episode: one series, said as such ("mean of 1") */
+            snprintf(t1, sizeof t1, "%s: each episode", nm);
+            fprintf(g, "%s'%s/data.dat' index %d using 1:2 with linespoints pt 7 ps 0.5 lw 1 lc rgb '%s' title ", k ? ", \\\n     " : "",
+                    p.dir, k, colours[k % 4]);
+            gp_str(g, t1);
+        }
     }
-    if (n_ev)
-        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with linespoints pt 6 ps 1.2 lw 1.5 lc rgb '#000000' "
-                   "title 'greedy placement at each evaluation'", p.dir, n_st);
+    if (n_ev) {
+        /* a few evaluations far apart joined by a line drew a trend nobody measured (three of
+         * them: a straight descent over 100 episodes): markers alone then */
+        char t3[160];
+        if (n_ev == 1) snprintf(t3, sizeof t3, "greedy placement at the one model-selection evaluation");
+        else snprintf(t3, sizeof t3, "greedy placement at %s %ld model-selection evaluations", n_ev >= DP_REPORT_LEARNING_JOIN ? "each of the" : "the",
+                      n_ev);
+        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with %s pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title ", p.dir, n_st,
+                n_ev >= DP_REPORT_LEARNING_JOIN ? "linespoints" : "points");
+        gp_str(g, t3);
+    }
     /* reference lines, in the trajectory's unit */
-    static const char *ref_colours[] = {"#9c755f", "#b07aa1", "#76b7b2", "#edc948", "#bab0ac"};
-    static const int ref_dash[] = {2, 3, 4, 5, 2};
+    /* dark colours and dashes apart from each other and from the stages' colours: the pale
+     * dotted round-robin line was hard to find */
+    static const char *ref_colours[] = {"#8c510a", "#762a83", "#01665e", "#b8860b", "#555555"};
+    static const int ref_dash[] = {2, 4, 5, 3, 2};
     for (int r = 0; o && r < o->n_refs; r++) {
         if (!isfinite(o->refs[r].value)) continue;
-        char lab[300], v[40];
+        char lab[600], v[40], w[40];
         fmt_g(o->refs[r].value, 4, v, sizeof v);
-        snprintf(lab, sizeof lab, "%s (%s)", o->refs[r].label, v);
+        /* references that print the same (cp and round-robin at 84.18 on FFNN) are one line under
+         * one label naming them all: two dashed lines on top of each other read as one, and
+         * the legend had a line that could not be found */
+        int drawn = 0;
+        for (int q = 0; q < r && !drawn; q++) {
+            fmt_g(o->refs[q].value, 4, w, sizeof w);
+            drawn = isfinite(o->refs[q].value) && strcmp(v, w) == 0;
+        }
+        if (drawn) continue;
+        snprintf(lab, sizeof lab, "%s", o->refs[r].label);
+        for (int q = r + 1; q < o->n_refs; q++) {
+            fmt_g(o->refs[q].value, 4, w, sizeof w);
+            if (isfinite(o->refs[q].value) && strcmp(v, w) == 0)
+                snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " and %s", o->refs[q].label);
+        }
+        snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " (%s)", v);
         fprintf(g, ", \\\n     %.10g with lines dt %d lw 2 lc rgb '%s' title ", o->refs[r].value, ref_dash[r % 5], ref_colours[r % 5]);
         gp_str(g, lab);
     }

@@ -60,7 +60,8 @@ has sc2 "(dashed: y = x)"
 # learning curve: units, evaluations, reference lines of the same graph and machine
 plot learn --plot learning --run 0
 has learn "set ylabel 'makespan (time units), lower is better'"
-has learn "greedy placement at each evaluation"
+# 6 evaluations (3 a stage, 4 episodes apart) are joined by a line
+has learn "with linespoints pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title 'greedy placement at each of the 6 model-selection evaluations'"
 has learn "title 'cp ("
 has learn "title 'round-robin ("
 has learn "^set title 'Learning curve: doppler on sweep-fork, 2 devices, seed 1"
@@ -72,6 +73,20 @@ KEEP="$work/learn2" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --traje
     --reference cp=0.5 --reference "best known=0.25" --title "my run" --out "$work/learn2.svg" || fail "learning from --trajectory"
 has learn2 "^set title 'my run'"
 has learn2 "title 'best known (0.25)'"
+# 24 episodes: a moving mean of one episode was drawn as a line labelled "mean of 1"; now the
+# episodes are one series named as episodes. With --reference lines that print the same value,
+# one line names both (two dashed lines on top of each other read as one line)
+hasnt learn2 "mean of 1'"
+has learn2 "title 'Stage I (imitation): each episode'"
+KEEP="$work/learn3" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --trajectory "$work/$traj" --window 3 \
+    --reference cp=84.18 --reference round-robin=84.18 --reference "best known=56.7" --out "$work/learn3.svg" || fail "learn3"
+has learn3 "title 'Stage I (imitation): mean of the last 3 episodes'"
+has learn3 "title 'cp and round-robin (84.18)'"
+hasnt learn3 "title 'round-robin (84.18)'"
+has learn3 "title 'best known (56.7)'"
+# each reference line its own dash: cp's and best known's differ
+[ "$(grep -o "with lines dt [0-9]* lw 2 lc rgb '#[0-9a-f]*'" "$work/learn3.gp" | sort -u | wc -l)" -eq 2 ] ||
+    fail "learn3: two reference lines, each its own dash and colour"
 "$DOPPLER" report --plot learning --trajectory "$work/$traj" --reference nonumber --out "$work/x.svg" 2> /dev/null && fail "--reference without =VALUE accepted"
 "$DOPPLER" report "$work/r.h5" --table makespan --log x > /dev/null 2>&1 && fail "--log without a scatter accepted"
 # the transfer volume's unit as each run recorded it: the file's unit for a graph of times (it
@@ -112,6 +127,9 @@ JSON
 "$DOPPLER" sweep "$work/lc.json" --out "$work/lc.h5" --quiet > /dev/null || fail "the learning-curve sweep failed"
 cp4=$("$DOPPLER" place --graph "$GS" --devices 2 --method cp --comm-ratio 4 --json | sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
 KEEP="$work/lc" GNUPLOT="$work/gp" "$DOPPLER" report "$work/lc.h5" --plot learning --run 0 --out "$work/lc.svg" || fail "lc: report failed"
+# 4 evaluations (0 and 4 of each stage) are markers, not joined (three evaluations joined by a
+# line drew a steady descent nobody measured)
+has lc "with points pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title 'greedy placement at the 4 model-selection evaluations'"
 grep "title 'cp (" "$work/lc.gp" | awk -v want="$cp4" '{ x = $1 + 0; exit !(x > want * (1 - 1e-9) && x < want * (1 + 1e-9)) }' ||
     { grep "title 'cp (" "$work/lc.gp" >&2; fail "lc: the cp reference is cp's makespan at comm_ratio 4 ($cp4)"; }
 # bars: a title by default
