@@ -99,10 +99,11 @@ awk '$2 == "improve" && $3 == 20000 { ok = ($7 <= 1.02 ? "met" : "NOT met"); pri
      END { print (k == 0 ? "no run at 20,000 simulations" : bad ? "goal not met on " bad " of " k " graph(s)" : "goal met on all " k " graph(s)") }' "$summary"
 if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
     {
-        echo "set terminal pngcairo size 1500,850 font ',10' noenhanced"
+        # the legend outside each panel, on its right (inside, top right, it covered the curves)
+        echo "set terminal pngcairo size 2300,1000 font ',10' noenhanced"
         echo "set output '$PLOT'"
         echo "set multiplot layout 2,3 title 'anytime: best makespan against simulations, mean over seeds $SEEDS (DOPPLER units)'"
-        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key top right; set offsets 0, 0, graph 0.05, graph 0.05"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key outside right top vertical Left reverse font ',8' samplen 2; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             best=$(best_of "$f")
             for m in improve improve-cp improve-1run improve-greedy improve-active anneal+policy anneal anneal-bi; do

@@ -143,10 +143,12 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
         awk -F, -v f="$1" -v m="$2" '$1 == f && $3 == m && $4 != "NA" { s += $4; n++ } END { if (n) printf "%.6g\n", s / n }' "$OUT"
     }
     {
-        echo "set terminal pngcairo size 1600,900 font ',10' noenhanced"
+        # the legend outside each panel, on its right (inside, bottom left, it covered the curves
+        # and markers it names)
+        echo "set terminal pngcairo size 2400,1100 font ',10' noenhanced"
         echo "set output '$PLOT'"
         echo "set multiplot layout 2,3 title 'makespan against simulations spent (training + search), mean over the seeds (DOPPLER units)'"
-        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key bottom left font ',7'; set offsets 0, 0, graph 0.05, graph 0.05"
+        echo "set logscale x; set xlabel 'simulations'; set ylabel 'makespan'; set key outside right top vertical Left reverse font ',8' samplen 2; set offsets 0, 0, graph 0.05, graph 0.05"
         for f in $GRAPHS; do
             for m in anneal local random doppler-project+anneal doppler-project+anneal+proposals doppler-project+improve; do
                 # rows m-B: mean simulations and makespan per B
@@ -174,7 +176,13 @@ if [ -n "$PLOT" ] && command -v gnuplot > /dev/null; then
                 printf "'%s' u 1:2 w p pt 5 ps 1.5 t '... + learned move proposals', " "$tmp/$f.doppler-project+anneal+proposals.dat"
             [ -s "$tmp/$f.doppler-project+improve.dat" ] &&
                 printf "'%s' u 1:2 w p pt 9 ps 1.5 t 'this project + improvement search at inference', " "$tmp/$f.doppler-project+improve.dat"
-            printf "%s w l dt 2 t 'round-robin', %s w l dt 3 t 'cp', %s w l dt 4 t 'best list scheduler', " "${rr:-NaN}" "${cp:-NaN}" "${list:-NaN}"
+            # reference lines: those that print the same (cp, round-robin and the best list
+            # scheduler all at 84.18 on FFNN) are one line whose label names them all
+            refs=$(printf 'round-robin=%s\ncp=%s\nbest list scheduler=%s\n' "${rr:-NaN}" "${cp:-NaN}" "${list:-NaN}" |
+                awk -F= '{ v = ($2 == "NaN") ? "NaN" : sprintf("%.4g", $2); if (!(v in lab)) { o[++n] = v; lab[v] = $1 } else lab[v] = lab[v] " = " $1 }
+                    END { split("2 3 4", dt, " "); split("#8c510a #762a83 #01665e", lc, " ");
+                          for (i = 1; i <= n; i++) printf "%s w l dt %s lw 1.5 lc rgb \"%s\" t \"%s (%s)\", ", o[i], dt[i], lc[i], lab[o[i]], o[i] }')
+            printf "%s" "$refs"
             printf "%s w l lc rgb 'gray' t 'lower bound', %s w l lc rgb 'black' dt 2 t 'best known'\n" "${lb:-NaN}" "${bk:-NaN}"
         done
         echo "unset multiplot"

@@ -1248,6 +1248,30 @@ static void dat_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* The column a table without baselines is drawn relative to, or -1: when its rows are in
+ * different units, or its drawn means span more than DP_REPORT_BARS_SPAN (then the small rows'
+ * bars are a sliver beside the large ones': table 3's makespans run from 84 to 4800), each row is
+ * divided by its own mean of the first drawn column that has a positive mean in every row (table
+ * 3: work-conserving), so bars compare within a graph on one scale. -1 also when no column has a
+ * positive mean in every row. */
+static int bars_norm_col(const dp_report_table *t)
+{
+    double lo = INFINITY, hi = 0;
+    for (size_t i = 0; i < (size_t)t->n_rows * (size_t)t->n_cols; i++) {
+        if (t->is_reference[i % (size_t)t->n_cols] || !(t->mean[i] > 0)) continue;
+        if (t->mean[i] < lo) lo = t->mean[i];
+        if (t->mean[i] > hi) hi = t->mean[i];
+    }
+    if (!t->mixed_units && !(hi > DP_REPORT_BARS_SPAN * lo)) return -1;
+    for (int c = 0; c < t->n_cols; c++) {
+        if (t->is_reference[c]) continue;
+        int r = 0;
+        while (r < t->n_rows && t->mean[(size_t)r * t->n_cols + c] > 0) r++;
+        if (r == t->n_rows) return c;
+    }
+    return -1;
+}
+
 int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err)
 {
     if (t->n_rows == 0 || t->n_cols == 0) return dp_error_set(err, DP_EINVAL, "no successful run to plot");
@@ -1258,6 +1282,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     int rc = plot_begin(&p, out, w, 480, err);
     if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); return rc; }
     int ratios = has_ratios(t);
+    int rel = ratios ? -1 : bars_norm_col(t);
     FILE *d = plot_data(&p, "data.dat");
     if (!d) { plot_abort(&p); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
     for (int r = 0; r < t->n_rows; r++) {
@@ -1267,7 +1292,9 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
             strncat(lab, t->row_keys[(size_t)r * t->n_keys + k], sizeof lab - strlen(lab) - 1);
         }
         dat_str(d, lab);
-        double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]] : 1.0;
+        double norm = ratios && t->best[r] >= 0 ? t->mean[(size_t)r * t->n_cols + t->best[r]]
+                      : rel >= 0                    ? t->mean[(size_t)r * t->n_cols + rel]
+                                                    : 1.0;
         for (int c = 0; c < t->n_cols; c++) {
             /* published figures are in their own units: they are not drawn */
             if (t->is_reference[c]) continue;
@@ -1289,8 +1316,11 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
             if (k) strncat(keys, ", ", sizeof keys - strlen(keys) - 1);
             strncat(keys, t->key_names[k], sizeof keys - strlen(keys) - 1);
         }
+        char relto[600] = "";
+        if (ratios) snprintf(relto, sizeof relto, ", relative to the best baseline");
+        else if (rel >= 0) snprintf(relto, sizeof relto, ", relative to %s", t->col_labels[rel]);
         snprintf(title, sizeof title, "%s by %s and %s%s, mean over seeds%s", t->metric, keys, t->per_column_metric ? "column" : "method",
-                 ratios ? ", relative to the best baseline" : "", ratios ? "" : " (+- sd)");
+                 relto, ratios ? "" : " (+- sd)");
     }
     fprintf(f, "set title ");
     gp_str(f, title);
@@ -1301,12 +1331,13 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
                "set xtics nomirror rotate by -25 scale 0\nset ytics nomirror\nset border 3\n");
     char yl[512];
     if (ratios) snprintf(yl, sizeof yl, "%s / best baseline (lower is better)", t->metric);
+    else if (rel >= 0) snprintf(yl, sizeof yl, "%s / %s of the same %s", t->metric, t->col_labels[rel], t->n_keys == 1 ? t->key_names[0] : "row");
     else snprintf(yl, sizeof yl, "%s%s%s%s", t->metric, t->units && *t->units ? " (" : "", t->units ? t->units : "", t->units && *t->units ? ")" : "");
     fprintf(f, "set ylabel ");
     gp_str(f, yl);
     fputc('\n', f);
     fprintf(f, "set xrange [-0.6:%g]\n", t->n_rows - 0.4);
-    if (ratios) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
+    if (ratios || rel >= 0) fprintf(f, "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#aa0000' front\n");
     static const char *colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
     fprintf(f, "plot ");
     for (int c = 0, k = 0; c < t->n_cols; c++) {
@@ -1652,7 +1683,7 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     if (n == 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); goto out; }
     int window = o ? o->window : 0;
     if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
-    if ((rc = plot_begin(&p, out, 1100, 640, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
+    if ((rc = plot_begin(&p, out, 1100, 760, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
     if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
     /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
     static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
@@ -1700,32 +1731,65 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     snprintf(yl, sizeof yl, "makespan%s%s%s, lower is better", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
     fprintf(g, "\nset xlabel 'training episode (all stages in order)'\nset ylabel ");
     gp_str(g, yl);
-    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
+    fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1 height 1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
     fprintf(g, "set xrange [0:%ld]\nset offsets 0, 0, graph 0.04, graph 0.04\n", n);
     static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
     fprintf(g, "plot ");
     for (int k = 0; k < n_st; k++) {
         const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
         char t1[160], t2[160];
-        snprintf(t1, sizeof t1, "%s: each episode", nm);
-        snprintf(t2, sizeof t2, "%s: mean of %d", nm, window);
-        fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.3 lc rgb '%s' title ", k ? ", \\\n     " : "", p.dir,
-                k, colours[k % 4]);
-        gp_str(g, t1);
-        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ", p.dir, k, colours[k % 4]);
-        gp_str(g, t2);
+        if (window > 1) {
+            snprintf(t1, sizeof t1, "%s: each episode", nm);
+            snprintf(t2, sizeof t2, "%s: mean of the last %d episodes", nm, window);
+            fprintf(g, "%s'%s/data.dat' index %d using 1:2 with points pt 7 ps 0.3 lc rgb '%s' title ", k ? ", \\\n     " : "", p.dir,
+                    k, colours[k % 4]);
+            gp_str(g, t1);
+            fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:3 with lines lw 2 lc rgb '%s' title ", p.dir, k, colours[k % 4]);
+            gp_str(g, t2);
+        } else {
+            /* a mean of one episode is the episode: one series, said as such ("mean of 1") */
+            snprintf(t1, sizeof t1, "%s: each episode", nm);
+            fprintf(g, "%s'%s/data.dat' index %d using 1:2 with linespoints pt 7 ps 0.5 lw 1 lc rgb '%s' title ", k ? ", \\\n     " : "",
+                    p.dir, k, colours[k % 4]);
+            gp_str(g, t1);
+        }
     }
-    if (n_ev)
-        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with linespoints pt 6 ps 1.2 lw 1.5 lc rgb '#000000' "
-                   "title 'greedy placement at each evaluation'", p.dir, n_st);
+    if (n_ev) {
+        /* a few evaluations far apart joined by a line drew a trend nobody measured (three of
+         * them: a straight descent over 100 episodes): markers alone then */
+        char t3[160];
+        if (n_ev == 1) snprintf(t3, sizeof t3, "greedy placement at the one model-selection evaluation");
+        else snprintf(t3, sizeof t3, "greedy placement at %s %ld model-selection evaluations", n_ev >= DP_REPORT_LEARNING_JOIN ? "each of the" : "the",
+                      n_ev);
+        fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with %s pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title ", p.dir, n_st,
+                n_ev >= DP_REPORT_LEARNING_JOIN ? "linespoints" : "points");
+        gp_str(g, t3);
+    }
     /* reference lines, in the trajectory's unit */
-    static const char *ref_colours[] = {"#9c755f", "#b07aa1", "#76b7b2", "#edc948", "#bab0ac"};
-    static const int ref_dash[] = {2, 3, 4, 5, 2};
+    /* dark colours and dashes apart from each other and from the stages' colours: the pale
+     * dotted round-robin line was hard to find */
+    static const char *ref_colours[] = {"#8c510a", "#762a83", "#01665e", "#b8860b", "#555555"};
+    static const int ref_dash[] = {2, 4, 5, 3, 2};
     for (int r = 0; o && r < o->n_refs; r++) {
         if (!isfinite(o->refs[r].value)) continue;
-        char lab[300], v[40];
+        char lab[600], v[40], w[40];
         fmt_g(o->refs[r].value, 4, v, sizeof v);
-        snprintf(lab, sizeof lab, "%s (%s)", o->refs[r].label, v);
+        /* references that print the same (cp and round-robin at 84.18 on FFNN) are one line under
+         * one label naming them all: two dashed lines on top of each other read as one, and
+         * the legend had a line that could not be found */
+        int drawn = 0;
+        for (int q = 0; q < r && !drawn; q++) {
+            fmt_g(o->refs[q].value, 4, w, sizeof w);
+            drawn = isfinite(o->refs[q].value) && strcmp(v, w) == 0;
+        }
+        if (drawn) continue;
+        snprintf(lab, sizeof lab, "%s", o->refs[r].label);
+        for (int q = r + 1; q < o->n_refs; q++) {
+            fmt_g(o->refs[q].value, 4, w, sizeof w);
+            if (isfinite(o->refs[q].value) && strcmp(v, w) == 0)
+                snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " and %s", o->refs[q].label);
+        }
+        snprintf(lab + strlen(lab), sizeof lab - strlen(lab), " (%s)", v);
         fprintf(g, ", \\\n     %.10g with lines dt %d lw 2 lc rgb '%s' title ", o->refs[r].value, ref_dash[r % 5], ref_colours[r % 5]);
         gp_str(g, lab);
     }

@@ -139,7 +139,13 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
 const char *dp_report_terminal(const char *out);
 
 /* Bars per column value (method) per row (graph) of a table; with baselines the bars are the
- * ratio to the best baseline of the row, with standard deviations as error bars. */
+ * ratio to the best baseline of the row, with standard deviations as error bars. Without
+ * baselines, when the rows are in different units or the drawn means span more than
+ * DP_REPORT_BARS_SPAN (largest / smallest), each row is divided by its own mean of the first
+ * drawn column that has a positive mean in every row (a dashed line at 1): one linear axis
+ * over makespans of 84 and 4800 left the small graphs' bars about 1% of the height (issue 32).
+ * Otherwise the bars are in the metric's units. */
+#define DP_REPORT_BARS_SPAN 10.0
 int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err);
 
 /* Gantt chart of one run's schedule: devices as rows, ops as boxes (start to end), cross-device
@@ -174,9 +180,14 @@ void dp_report_metric_unit(const dp_result *r, const char *metric, char *buf, si
 
 /* Learning curve of a training run from its trajectory file (policy/dp_h5io.h layout): each
  * episode's makespan as a dot and a trailing mean over o->window episodes as a line, one colour per
- * stage; the greedy placement of every model-selection evaluation (/evaluations, when the file
- * has it) as a black line; o->refs as horizontal dashed lines; the y axis in the file's
- * time_unit. o may be NULL. */
+ * stage (a window of 1: the episodes joined, labelled as episodes, not as a "mean of 1"); the
+ * greedy placement of every model-selection evaluation (/evaluations, when the file has it) as
+ * black circles, joined by a line only when there are DP_REPORT_LEARNING_JOIN or more (three
+ * evaluations 100 episodes apart joined drew a trend that was not measured); o->refs as
+ * horizontal lines, each its own dash and colour, references whose values print the same to 4
+ * digits drawn once under one label naming them all ("cp and round-robin (84.18)"); the y axis in
+ * the file's time_unit. o may be NULL. */
+#define DP_REPORT_LEARNING_JOIN 6
 int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o, const char *out, dp_error *err);
 
 /* Reference lines for the learning curve of training run `run` of rows: the mean makespan of the

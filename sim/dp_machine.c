@@ -211,6 +211,22 @@ int dp_machine_set_json(dp_machine *m, const char *key, const json_t *v, dp_erro
     return dp_machine_set(m, key, text, err);
 }
 
+/* the embedding program's data folder (dp_machine_data_dir_set); "" when none */
+static char data_dir[PATH_MAX];
+
+int dp_machine_data_dir_set(const char *dir, dp_error *err)
+{
+    if (dir && strlen(dir) >= sizeof data_dir)
+        return dp_error_set(err, DP_EINVAL, "data folder: a path of %zu bytes (at most %zu)", strlen(dir), sizeof data_dir - 1);
+    snprintf(data_dir, sizeof data_dir, "%s", dir ? dir : "");
+    return DP_OK;
+}
+
+const char *dp_machine_data_dir(void)
+{
+    return data_dir;
+}
+
 const char *dp_machine_data_file(const char *rel, char *buf, size_t cap)
 {
     if (access(rel, R_OK) == 0) {
@@ -221,6 +237,10 @@ const char *dp_machine_data_file(const char *rel, char *buf, size_t cap)
     const char *sub = strncmp(rel, "data/", 5) == 0 ? rel + 5 : rel;
     if (env && *env) {
         snprintf(buf, cap, "%s/%s", env, sub);
+        if (access(buf, R_OK) == 0) return buf;
+    }
+    if (data_dir[0]) {
+        snprintf(buf, cap, "%s/%s", data_dir, sub);
         if (access(buf, R_OK) == 0) return buf;
     }
     snprintf(buf, cap, "%s/%s", DP_DATADIR, sub);
@@ -252,8 +272,9 @@ int dp_machine_load(dp_machine *m, dp_error *err)
         if (!p) {
             const char *env = getenv("DOPPLER_DATA");
             return dp_error_set(err, DP_EIO, "%s: no such topology file, and no bundled topology of that name (looked in "
-                                "data/topologies, %s%s%sthe installed %s/topologies; doppler topology list)", m->topology,
-                                env ? "$DOPPLER_DATA/topologies = " : "", env ? env : "", env ? "/topologies, " : "", DP_DATADIR);
+                                "data/topologies, %s%s%s%s%sthe installed %s/topologies; doppler topology list)", m->topology,
+                                env ? "$DOPPLER_DATA/topologies = " : "", env ? env : "", env ? "/topologies, " : "",
+                                data_dir, data_dir[0] ? "/topologies, " : "", DP_DATADIR);
         }
         m->topo = dp_topology_load(p, err);
         if (!m->topo) return err && err->code ? err->code : DP_EINVAL;

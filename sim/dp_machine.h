@@ -12,7 +12,8 @@
  *   bandwidth       uniform machine: bytes/s per link (default 1.2e10)
  *   latency         uniform machine: seconds per transfer (default 1e-5)
  *   topology        a topology JSON file, or the name of a bundled one (data/topologies/NAME.json
- *                   under the source tree, $DOPPLER_DATA or the installed data folder)
+ *                   under the working folder, $DOPPLER_DATA, the folder dp_machine_data_dir_set
+ *                   named, or the installed data folder)
  *   calibration     a calibration JSON file (needs a topology)
  *   transfer        transfer model: fixed, fifo or maxmin (fifo and maxmin need a topology)
  *   chunks          fifo: chunks per transfer (1..1024)
@@ -96,9 +97,22 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
 int dp_machine_set_json(dp_machine *m, const char *key, const json_t *value, dp_error *err);
 
 /* A bundled data file "data/REL" (or "REL"): as given when readable from the working folder,
- * else under $DOPPLER_DATA, else under the installed data folder (DP_DATADIR); written into buf
- * (cap bytes) and returned, NULL when none is readable. */
+ * else under $DOPPLER_DATA, else under the folder given to dp_machine_data_dir_set, else under
+ * the installed data folder (DP_DATADIR); written into buf (cap bytes) and returned, NULL when
+ * none is readable. */
 const char *dp_machine_data_file(const char *rel, char *buf, size_t cap);
+
+/* The bundled data folder of a program that embeds the library and knows it better than
+ * DP_DATADIR (the Python package: the folder `make install` recorded, or the checkout's data/),
+ * searched after $DOPPLER_DATA and before DP_DATADIR, for this process; NULL or "" forgets it.
+ * The package once wrote $DOPPLER_DATA into its process's environment instead, which every child
+ * process and later getenv then saw (issue 28). Not thread-safe against concurrent look-ups: set
+ * it once, at start. Errors: a path of PATH_MAX bytes or more (DP_EINVAL; the folder is then
+ * unchanged). */
+int dp_machine_data_dir_set(const char *dir, dp_error *err);
+
+/* The folder dp_machine_data_dir_set gave, "" when none. */
+const char *dp_machine_data_dir(void);
 
 /* The file of a topology given as a FILE or a bundled NAME; NULL when neither exists. Writes
  * into buf (cap bytes) and returns it. */

@@ -53,10 +53,17 @@ done
 pkg=$(find "$prefix" -name __init__.py -path '*/doppler/__init__.py' | head -n 1)
 [ -n "$pkg" ] || fail "make install put no Python package doppler under $prefix"
 pydir=$(dirname "$(dirname "$pkg")")
+# importing sets no environment variable (it set DOPPLER_DATA), and still finds a topology by
+# name in the installed data
 PYTHONPATH=$pydir PYTHONDONTWRITEBYTECODE=1 "$py" -c '
-import sys, doppler
+import os, sys
+before = dict(os.environ)
+import doppler
 assert doppler.__file__.startswith(sys.argv[1]), doppler.__file__
 g = doppler.Graph.read(sys.argv[1] + "/share/doppler/graphs/chainmm-small.json")
+e = doppler.Engine(g, doppler.Machine(topology="dgx1-v100"))
+assert e.n_devices == 8
+assert dict(os.environ) == before, "import doppler changed the environment"
 print("the installed package:", doppler.__file__, g.n_ops, "ops")
 ' "$prefix" > "$tmp/py.log" 2>&1 || { cat "$tmp/py.log"; fail "import doppler from the installed package failed"; }
 cat "$tmp/py.log"

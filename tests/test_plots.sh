@@ -60,7 +60,8 @@ has sc2 "(dashed: y = x)"
 # learning curve: units, evaluations, reference lines of the same graph and machine
 plot learn --plot learning --run 0
 has learn "set ylabel 'makespan (time units), lower is better'"
-has learn "greedy placement at each evaluation"
+# 6 evaluations (3 a stage, 4 episodes apart) are joined by a line
+has learn "with linespoints pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title 'greedy placement at each of the 6 model-selection evaluations'"
 has learn "title 'cp ("
 has learn "title 'round-robin ("
 has learn "^set title 'Learning curve: doppler on sweep-fork, 2 devices, seed 1"
@@ -72,6 +73,20 @@ KEEP="$work/learn2" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --traje
     --reference cp=0.5 --reference "best known=0.25" --title "my run" --out "$work/learn2.svg" || fail "learning from --trajectory"
 has learn2 "^set title 'my run'"
 has learn2 "title 'best known (0.25)'"
+# 24 episodes: a moving mean of one episode was drawn as a line labelled "mean of 1"; now the
+# episodes are one series named as episodes. With --reference lines that print the same value,
+# one line names both (two dashed lines on top of each other read as one line)
+hasnt learn2 "mean of 1'"
+has learn2 "title 'Stage I (imitation): each episode'"
+KEEP="$work/learn3" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --trajectory "$work/$traj" --window 3 \
+    --reference cp=84.18 --reference round-robin=84.18 --reference "best known=56.7" --out "$work/learn3.svg" || fail "learn3"
+has learn3 "title 'Stage I (imitation): mean of the last 3 episodes'"
+has learn3 "title 'cp and round-robin (84.18)'"
+hasnt learn3 "title 'round-robin (84.18)'"
+has learn3 "title 'best known (56.7)'"
+# each reference line its own dash: cp's and best known's differ
+[ "$(grep -o "with lines dt [0-9]* lw 2 lc rgb '#[0-9a-f]*'" "$work/learn3.gp" | sort -u | wc -l)" -eq 2 ] ||
+    fail "learn3: two reference lines, each its own dash and colour"
 "$DOPPLER" report --plot learning --trajectory "$work/$traj" --reference nonumber --out "$work/x.svg" 2> /dev/null && fail "--reference without =VALUE accepted"
 "$DOPPLER" report "$work/r.h5" --table makespan --log x > /dev/null 2>&1 && fail "--log without a scatter accepted"
 # the transfer volume's unit as each run recorded it: the file's unit for a graph of times (it
@@ -112,11 +127,41 @@ JSON
 "$DOPPLER" sweep "$work/lc.json" --out "$work/lc.h5" --quiet > /dev/null || fail "the learning-curve sweep failed"
 cp4=$("$DOPPLER" place --graph "$GS" --devices 2 --method cp --comm-ratio 4 --json | sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
 KEEP="$work/lc" GNUPLOT="$work/gp" "$DOPPLER" report "$work/lc.h5" --plot learning --run 0 --out "$work/lc.svg" || fail "lc: report failed"
+# 4 evaluations (0 and 4 of each stage) are markers, not joined (three evaluations joined by a
+# line drew a steady descent nobody measured)
+has lc "with points pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title 'greedy placement at the 4 model-selection evaluations'"
 grep "title 'cp (" "$work/lc.gp" | awk -v want="$cp4" '{ x = $1 + 0; exit !(x > want * (1 - 1e-9) && x < want * (1 + 1e-9)) }' ||
     { grep "title 'cp (" "$work/lc.gp" >&2; fail "lc: the cp reference is cp's makespan at comm_ratio 4 ($cp4)"; }
 # bars: a title by default
 plot bars --table makespan --plot bars
 has bars "^set title 'makespan by graph and method"
+
+# bars of a table without baselines: makespans 1000x apart (chainmm's 5.5 s, a fork-join's
+# 0.008 s) in one linear axis made the small graph's bars invisible (table 3's figure: 84 to
+# 4800), so each graph's bars are relative to its first column (cp), a dashed line at 1; rows
+# within 10x (chainmm, ffnn: 8.3x) stay in their units
+GC=$(cd "$top_srcdir" && pwd)/data/graphs/chainmm.json
+GK=$(cd "$top_srcdir" && pwd)/tests/data/forkjoin-physical.json
+cat > "$work/span.json" <<JSON
+{"name": "span", "fixed": {"devices": 2}, "grid": {"graph": ["$GC", "$GK", "$GF"], "method": ["cp", "round-robin"]}}
+JSON
+"$DOPPLER" sweep "$work/span.json" --out "$work/span.h5" --quiet > /dev/null || fail "the span sweep failed"
+KEEP="$work/span" GNUPLOT="$work/gp" "$DOPPLER" report "$work/span.h5" --table makespan --plot bars \
+    --out "$work/span.svg" || fail "span: report failed"
+has span "set ylabel 'makespan / cp of the same graph'"
+has span "first 1 nohead dt 2"
+has span "^set title 'makespan by graph and method, relative to cp, mean over seeds"
+# every row's cp bar is 1, round-robin's its ratio (chainmm 4.8 / 5.534)
+awk 'NF >= 5 { if ($2 + 0 != 1) bad = 1; n++ } END { exit bad || n != 3 }' "$work/span.dat" ||
+    { cat "$work/span.dat" >&2; fail "span: cp's bars are not 1 in every row"; }
+cat > "$work/near.json" <<JSON
+{"name": "near", "fixed": {"devices": 2}, "grid": {"graph": ["$GC", "$GF"], "method": ["cp", "round-robin"]}}
+JSON
+"$DOPPLER" sweep "$work/near.json" --out "$work/near.h5" --quiet > /dev/null || fail "the near sweep failed"
+KEEP="$work/near" GNUPLOT="$work/gp" "$DOPPLER" report "$work/near.h5" --table makespan --plot bars \
+    --out "$work/near.svg" || fail "near: report failed"
+has near "set ylabel 'makespan (s)'"
+hasnt near "nohead dt 2"
 
 # the real gnuplot draws them
 if command -v gnuplot > /dev/null 2>&1; then

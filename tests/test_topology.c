@@ -2,10 +2,15 @@
  * switches, staging through host memory without peer-to-peer, channels per direction and half
  * duplex, parallel links, segment classes, route overrides, and refusals naming the field. Every
  * bundled topology loads. */
+#include "dp_machine.h"
 #include "dp_test.h"
 #include "dp_topology.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define GPU(name) "{\"name\":\"" name "\",\"kind\":\"gpu\",\"peak_flops\":1e12,\"mem_bandwidth_Bps\":1e12," \
                   "\"memory_bytes\":1e10}"
@@ -179,6 +184,68 @@ START_TEST(bundled_topologies)
 }
 END_TEST
 
+/* a bundled topology by name from the folder an embedding program gave (the Python package: the
+ * installed data or the checkout's, which it once wrote into $DOPPLER_DATA of its own process):
+ * after $DOPPLER_DATA, forgotten with NULL, a path too long refused and the folder kept */
+static void touch(const char *dir, const char *name, char *path, size_t cap)
+{
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/topologies", dir);
+    ck_assert(mkdir(sub, 0700) == 0);
+    snprintf(path, cap, "%s/%s.json", sub, name);
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fputs("{}\n", f);
+    fclose(f);
+}
+
+START_TEST(data_dir_of_the_embedding_program)
+{
+    char a[] = "/tmp/dp-datadir-a-XXXXXX", b[] = "/tmp/dp-datadir-b-XXXXXX";
+    ck_assert(mkdtemp(a) != NULL && mkdtemp(b) != NULL);
+    char in_a[PATH_MAX], in_b[PATH_MAX], buf[PATH_MAX];
+    touch(a, "only-in-a-folder", in_a, sizeof in_a);
+    touch(b, "only-in-a-folder", in_b, sizeof in_b);
+    unsetenv("DOPPLER_DATA");
+    dp_error err;
+    ck_assert(dp_machine_topology_path("only-in-a-folder", buf, sizeof buf) == NULL);
+    ck_assert_int_eq(dp_machine_data_dir_set(a, &err), DP_OK);
+    ck_assert_str_eq(dp_machine_data_dir(), a);
+    ck_assert_msg(dp_machine_topology_path("only-in-a-folder", buf, sizeof buf) != NULL, "not found under %s", a);
+    ck_assert_str_eq(buf, in_a);
+    /* the user's $DOPPLER_DATA comes first */
+    setenv("DOPPLER_DATA", b, 1);
+    ck_assert(dp_machine_topology_path("only-in-a-folder", buf, sizeof buf) != NULL);
+    ck_assert_str_eq(buf, in_b);
+    unsetenv("DOPPLER_DATA");
+    /* the load error lists the folder among those searched */
+    dp_machine m;
+    dp_machine_init(&m);
+    ck_assert_int_eq(dp_machine_set(&m, "topology", "no-such-topology", &err), DP_OK);
+    ck_assert_int_ne(dp_machine_load(&m, &err), DP_OK);
+    ck_assert_msg(strstr(err.msg, a) != NULL, "\"%s\" does not name %s", err.msg, a);
+    dp_machine_free(&m);
+    char *longp = malloc(PATH_MAX + 1);
+    ck_assert(longp != NULL);
+    memset(longp, 'x', PATH_MAX);
+    longp[PATH_MAX] = '\0';
+    ck_assert_int_eq(dp_machine_data_dir_set(longp, &err), DP_EINVAL);
+    free(longp);
+    ck_assert_str_eq(dp_machine_data_dir(), a);
+    ck_assert_int_eq(dp_machine_data_dir_set(NULL, &err), DP_OK);
+    ck_assert_str_eq(dp_machine_data_dir(), "");
+    ck_assert(dp_machine_topology_path("only-in-a-folder", buf, sizeof buf) == NULL);
+    unlink(in_a);
+    unlink(in_b);
+    snprintf(buf, sizeof buf, "%.64s/topologies", a);
+    rmdir(buf);
+    snprintf(buf, sizeof buf, "%.64s/topologies", b);
+    rmdir(buf);
+    rmdir(a);
+    rmdir(b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("topology");
@@ -189,6 +256,7 @@ int main(void)
     tcase_add_test(t, route_override);
     tcase_add_test(t, refusals_name_the_field);
     tcase_add_test(t, bundled_topologies);
+    tcase_add_test(t, data_dir_of_the_embedding_program);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

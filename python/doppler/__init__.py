@@ -16,6 +16,15 @@ See doc/python.md. Errors from the library raise doppler.Error (subclasses Inval
 FileError, CycleError, CapacityError, ...) carrying the library's message.
 """
 
+try:
+    import numpy  # noqa: F401  (the package's one dependency: say where to get it)
+except ImportError as _e:
+    import sys as _sys
+    raise ImportError("doppler needs NumPy, which this Python (%s) cannot import (%s): install it into this "
+                      "environment (%s -m pip install numpy), or on Debian use /usr/bin/python3 with python3-numpy, "
+                      "or a virtual environment made with --system-site-packages (doc/python.md)"
+                      % (_sys.executable, _e, _sys.executable)) from None
+
 from ._errors import (CapacityError, ClosedError, CopyError, CycleError, Error, FileError, InvalidInputError,
                       LibraryMemoryError, UnsupportedError)
 from ._lib import path as library_path
@@ -25,7 +34,7 @@ from .graph import Costs, Graph
 from .machine import Machine
 from .results import read_sweep, read_trajectory
 
-__version__ = "0.1"
+__version__ = "0.1.0"  # python/pyproject.toml, configure.ac
 
 __all__ = [
     "Graph", "Costs", "Machine", "Engine", "Schedule", "Placement", "Env", "methods", "place", "simulate",

@@ -8,6 +8,11 @@ the library itself writes, so a header change that is not carried here fails `ma
 Where the library is found, in order: $DOPPLER_LIB (a path to libdoppler.so), the folder
 `make install` recorded in _paths.py, the build tree this package sits in (../../.libs, or
 $top_builddir/.libs), then the system's linker path (ctypes.util.find_library).
+
+Bundled data (topologies by name): $DOPPLER_DATA when set, else the data folder that goes with the
+library found (the installed one `make install` recorded, or the checkout's data/), handed to the
+library (dp_machine_data_dir_set), else the library's own installed folder. Importing the package
+changes no environment variable (it once set $DOPPLER_DATA, which every child process inherited).
 """
 
 import ctypes
@@ -22,31 +27,31 @@ _tree = os.path.dirname(os.path.dirname(_here))  # the source tree when run from
 
 
 def _candidates():
+    """(library path, its bundled data folder or None) in the order tried."""
     env = os.environ.get("DOPPLER_LIB")
     if env:
-        yield env, False
+        yield env, None
         return
     try:
         from . import _paths  # written by `make install`
-        if not os.environ.get("DOPPLER_DATA") and os.path.isdir(os.path.join(_paths.DATADIR, "topologies")):
-            # the installed data, also when make install was given another prefix than configure
-            os.environ["DOPPLER_DATA"] = _paths.DATADIR
-        yield os.path.join(_paths.LIBDIR, "libdoppler.so.1"), False
-        yield os.path.join(_paths.LIBDIR, "libdoppler.so"), False
+        # the installed data, also when make install was given another prefix than configure
+        yield os.path.join(_paths.LIBDIR, "libdoppler.so.1"), _paths.DATADIR
+        yield os.path.join(_paths.LIBDIR, "libdoppler.so"), _paths.DATADIR
     except ImportError:
         pass
+    tree_data = os.path.join(_tree, "data")  # bundled topologies by name, as the command run from the tree finds them
     builddir = os.environ.get("top_builddir")
     if builddir:
-        yield os.path.join(builddir, ".libs", "libdoppler.so"), True
-    yield os.path.join(_tree, ".libs", "libdoppler.so"), True
+        yield os.path.join(builddir, ".libs", "libdoppler.so"), tree_data
+    yield os.path.join(_tree, ".libs", "libdoppler.so"), tree_data
     found = ctypes.util.find_library("doppler")
     if found:
-        yield found, False
+        yield found, None
 
 
 def _load():
     tried = []
-    for path, in_tree in _candidates():
+    for path, data in _candidates():
         if os.path.sep in path and not os.path.exists(path):
             tried.append(path)
             continue
@@ -55,15 +60,12 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
             continue
-        if in_tree and not os.environ.get("DOPPLER_DATA") and os.path.isdir(os.path.join(_tree, "data", "topologies")):
-            # bundled topologies by name, as the command run from the source tree finds them
-            os.environ["DOPPLER_DATA"] = os.path.join(_tree, "data")
-        return lib, path
+        return lib, path, data
     raise ImportError("doppler: libdoppler not found (tried: %s); build it (make) or set DOPPLER_LIB to the "
                       "path of libdoppler.so" % (", ".join(tried) or "nothing"))
 
 
-lib, path = _load()
+lib, path, _data = _load()
 
 # ---- errors (models/dp_error.h) ----
 
@@ -260,6 +262,11 @@ dp_machine_init = _fn("dp_machine_init", None, M)
 dp_machine_free = _fn("dp_machine_free", None, M)
 dp_machine_set = _fn("dp_machine_set", c_int, M, c_char_p, c_char_p, E)
 dp_machine_load = _fn("dp_machine_load", c_int, M, E)
+dp_machine_data_dir_set = _fn("dp_machine_data_dir_set", c_int, c_char_p, E)
+dp_machine_data_dir = _fn("dp_machine_data_dir", c_char_p)
+if _data and os.path.isdir(os.path.join(_data, "topologies")):
+    # searched after $DOPPLER_DATA, before the library's installed folder (machine/dp_machine.h)
+    dp_machine_data_dir_set(os.fsencode(_data), None)
 dp_h5io_traj_check = _fn("dp_h5io_traj_check", c_int, c_char_p, E)
 dp_machine_costs = _fn("dp_machine_costs", C, M, G, E)
 dp_machine_general = _fn("dp_machine_general", c_int, M)

@@ -1,4 +1,5 @@
-"""The assignment environment (policy/dp_env.h) in the Gymnasium style, without needing Gymnasium."""
+"""The assignment environment (policy/dp_env.h): a gymnasium.Env when Gymnasium is importable, the
+same interface without it."""
 
 import ctypes
 import time
@@ -28,6 +29,14 @@ would open on d, d's idle time so far, the op time of placed ops v would overtak
 fraction over the rest of v's b-path, the transfer time of v's inputs from other devices, the mean
 transfer time its output will need (policy/dp_env.h documents each)."""
 
+try:
+    import gymnasium as _gym
+    _gym.spaces.Box, _gym.spaces.Dict, _gym.spaces.MultiDiscrete, _gym.Env  # noqa: B018 (the API used)
+except (ImportError, AttributeError):
+    _gym = None
+
+_INVALID = ("raise", "ignore")
+
 _STATES = {"append": _lib.DP_ENV_STATE_APPEND, "engine": _lib.DP_ENV_STATE_ENGINE}
 _FEATURES = {"doppler": _lib.DP_ENV_FEATURES_DOPPLER, "engine": _lib.DP_ENV_FEATURES_ENGINE}
 
@@ -48,7 +57,8 @@ class _Discrete2:
 
     def sample(self, mask=None):
         """A random (op, device); mask: (op_mask (n_ops,), device_mask (n_devices,)) of 0/1,
-        e.g. (observation["ready_mask"], None) for a valid action."""
+        e.g. (observation["ready_mask"], np.ones(n_devices, np.int8)) for a valid action (None
+        for a component without a mask is accepted here, not by Gymnasium's MultiDiscrete)."""
         out = np.empty(2, dtype=np.int64)
         for i, n in enumerate(self.nvec):
             m = None if mask is None else mask[i]
@@ -69,7 +79,58 @@ class _Discrete2:
         return "MultiDiscrete(%s)" % self.nvec.tolist()
 
 
-class Env(_NoCopy):
+class _Box:
+    """Gymnasium's Box (low <= x <= high elementwise; shape, dtype), used without Gymnasium:
+    contains() as Gymnasium's: a value castable to dtype, of the shape, within the bounds."""
+
+    def __init__(self, low, high, shape, dtype):
+        self.dtype = np.dtype(dtype)
+        self.shape = tuple(shape)
+        self.low = np.full(self.shape, low, dtype=self.dtype)
+        self.high = np.full(self.shape, high, dtype=self.dtype)
+
+    def contains(self, x):
+        if not isinstance(x, np.ndarray):
+            try:
+                x = np.asarray(x, dtype=self.dtype)
+            except (ValueError, TypeError):
+                return False
+        return bool(np.can_cast(x.dtype, self.dtype) and x.shape == self.shape and np.all(x >= self.low)
+                    and np.all(x <= self.high))
+
+    __contains__ = contains
+
+    def __repr__(self):
+        return "Box(%s, %s, %s, %s)" % (self.low.min() if self.low.size else "", self.high.max() if self.high.size else "",
+                                        self.shape, self.dtype)
+
+
+class _Dict:
+    """Gymnasium's Dict space of named spaces, used without Gymnasium: contains() a dict with
+    exactly these keys, each value in its space."""
+
+    def __init__(self, spaces):
+        self.spaces = dict(spaces)
+
+    def __getitem__(self, key):
+        return self.spaces[key]
+
+    def keys(self):
+        return self.spaces.keys()
+
+    def items(self):
+        return self.spaces.items()
+
+    def contains(self, x):
+        return isinstance(x, dict) and x.keys() == self.spaces.keys() and all(x[k] in s for k, s in self.spaces.items())
+
+    __contains__ = contains
+
+    def __repr__(self):
+        return "Dict(%s)" % ", ".join("%r: %r" % kv for kv in self.spaces.items())
+
+
+class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     """The assignment environment: ops are placed one at a time, in any order the ready set allows
     (DOPPLER's decision process, policy/dp_env.h), on the library's state and estimates; the final
     assignment is simulated by the machine's engine.
@@ -88,7 +149,14 @@ class Env(_NoCopy):
     features, "doppler" (DOPPLER's five, DEVICE_FEATURES) or "engine" (twelve,
     ENGINE_DEVICE_FEATURES). The critical-path action follows the state's estimate.
 
-    Action: (op, device), or one integer op * n_devices + device.
+    With Gymnasium importable the class is a gymnasium.Env (gymnasium.utils.env_checker.check_env
+    passes with invalid_action="ignore": tests/python/test_gym.py), its spaces gymnasium.spaces;
+    without it the same attributes are stand-ins with Gymnasium's contains() and sample().
+
+    Action: (op, device), or one integer op * n_devices + device. action_space:
+    MultiDiscrete([n_ops, n_devices]); action_space.sample(mask=(obs["ready_mask"],
+    np.ones(n_devices, np.int8))) draws a valid one. observation_space: a Dict of Box spaces, one per key below, with the key's shape,
+    dtype and bounds (times: 0 to +inf, the bound of an estimate that is unknown in advance).
     Observation, a dict of NumPy arrays (fresh copies; times in the graph's printed unit):
       ready          (n_ops,) int64: the ready ops (increasing id), padded with -1
       ready_mask     (n_ops,) int8: 1 for ready ops
@@ -106,7 +174,12 @@ class Env(_NoCopy):
     "prefix_simulations" (the engine state's simulations of placed prefixes this episode: on the
     exact engine runs resumed at the placed op's READY, policy/dp_env.h), and at
     the end "makespan" and "assignment". Invalid actions raise InvalidInputError with the library's
-    message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged.
+    message ("op 12 is not in the ready set", a device out of range) and leave the state unchanged;
+    with invalid_action="ignore", an action of the action space whose op is not ready leaves the
+    state unchanged and returns (the same observation, 0.0, False, False, info with
+    "invalid_action": the message): a random action of the space (Gymnasium's check_env, an
+    agent without masks) is then a wasted step, not an exception. An op or device out of range,
+    outside the space, raises either way.
     cp_action() is the critical-path heuristic's action (DOPPLER's teacher). Closing env.engine
     ends the environment too (its cost tables are the engine's): later calls raise ClosedError.
     copy.copy, copy.deepcopy and pickle raise CopyError (make another Env).
@@ -115,10 +188,14 @@ class Env(_NoCopy):
     metadata = {"render_modes": []}
     render_mode = None
 
-    def __init__(self, graph, machine=None, device_features=True, state="append", features="doppler"):
+    def __init__(self, graph, machine=None, device_features=True, state="append", features="doppler",
+                 invalid_action="raise"):
         if not isinstance(graph, Graph):
             raise TypeError("Env: expected a doppler.Graph, got %s" % type(graph).__name__)
         self._ptr = None
+        if invalid_action not in _INVALID:
+            raise ValueError("Env: invalid_action: raise or ignore, got %r" % (invalid_action,))
+        self.invalid_action = invalid_action
         if state not in _STATES:
             raise ValueError("Env: state: append or engine, got %r" % (state,))
         if features not in _FEATURES:
@@ -165,11 +242,11 @@ class Env(_NoCopy):
         self._static[:, 3] = graph.n_predecessors
         self._static[:, 4] = graph.n_successors
         self.np_random = np.random.default_rng()
-        try:
-            import gymnasium
-            self.action_space = gymnasium.spaces.MultiDiscrete([n, D])
-        except ImportError:
+        if _gym is not None:
+            self.action_space = _gym.spaces.MultiDiscrete([n, D])
+        else:
             self.action_space = _Discrete2(n, D, self.np_random)
+        self.observation_space = self._observation_space()
         self._episode = -1
         self._steps = []
         self._episodes = []
@@ -267,6 +344,20 @@ class Env(_NoCopy):
         v = _lib.dp_env_cp_select(p)
         return (v, _lib.dp_env_cp_place(p, v))
 
+    def _observation_space(self):
+        """The Dict space of the observation (_observation): its keys, shapes, dtypes and bounds."""
+        n, D = self.n_ops, self.n_devices
+        Box, Dict = (_gym.spaces.Box, _gym.spaces.Dict) if _gym is not None else (_Box, _Dict)
+        inf = np.inf
+        spaces = {"ready": Box(-1, n - 1, (n,), np.int64), "ready_mask": Box(0, 1, (n,), np.int8),
+                  "op_features": Box(0, inf, (n, len(OP_FEATURES)), np.float64),
+                  "device_state": Box(0, inf, (D, 2), np.float64), "assignment": Box(-1, D - 1, (n,), np.int64),
+                  "start": Box(0, inf, (n,), np.float64), "end": Box(0, inf, (n,), np.float64),
+                  "ready_time": Box(0, inf, (n,), np.float64)}
+        if self.device_features:
+            spaces["device_features"] = Box(0, inf, (n, D, self._n_feat), np.float64)
+        return Dict(spaces)
+
     def _observation(self):
         c = self._envc
         n, D, sc = self.n_ops, self.n_devices, self._sc
@@ -324,7 +415,10 @@ class Env(_NoCopy):
         self.np_random (and the action space's sampling). Returns (observation, info)."""
         p = self._e()
         if seed is not None:
-            self.np_random = np.random.default_rng(seed)
+            if _gym is not None:
+                super().reset(seed=seed)  # Gymnasium's seeding: the same PCG64 stream as default_rng(seed)
+            else:
+                self.np_random = np.random.default_rng(seed)
             if isinstance(self.action_space, _Discrete2):
                 self.action_space.np_random = self.np_random
             else:
@@ -374,7 +468,12 @@ class Env(_NoCopy):
         # the whole action is checked before the state changes (a failed action leaves it as it
         # was): the op is ready, and the last step's simulation of the whole assignment runs first
         if _lib.dp_env_ready_index(p, op) < 0:
-            raise InvalidInputError("step: op %d is not in the ready set" % op, _lib.DP_EINVAL)
+            msg = "step: op %d is not in the ready set" % op
+            if self.invalid_action == "ignore":
+                info = self._info(0)
+                info["invalid_action"] = msg
+                return self._observation(), 0.0, False, False, info
+            raise InvalidInputError(msg, _lib.DP_EINVAL)
         done = c.step == self.n_ops - 1
         sched = None
         if done:

@@ -114,7 +114,7 @@ def test_invalid_actions_keep_the_state():
     env.reset(seed=3)
     done = False
     while not done:
-        a = env.action_space.sample(mask=(obs["ready_mask"], None))
+        a = env.action_space.sample(mask=(obs["ready_mask"], np.ones(env.n_devices, np.int8)))
         obs, r, done, _, info = env.step(a)
     assert r == -env.engine.makespan(info["assignment"])
     with pytest.raises(doppler.Error, match="reset"):
