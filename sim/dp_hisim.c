@@ -862,7 +862,8 @@ static inline void device_release(dp_hisim *s, int d)
     while (s->q.free_streams[d] > 0 && !queue_empty(s, d)) grant_head(s, d);
 }
 
-static inline void dispatch(dp_hisim *s, uint32_t ev)
+/* inlined into the loop (as dp_sim's: a call per event was a sixth of its instructions) */
+static inline __attribute__((always_inline)) void dispatch(dp_hisim *s, uint32_t ev)
 {
     uint32_t id = ev & EV_ID_MASK;
     s->n_events++;
