@@ -83,7 +83,7 @@ cpu() {
     r=0
     while [ "$r" -lt "$REPS" ]; do
         $pin /usr/bin/time -f '%U %S' -o "$tmp/$5.time" "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 \
-            $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json"
+            $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json" 2> "$tmp/$5.err"
         c=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/$5.time")
         best=$(awk -v a="$best" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
         r=$((r + 1))
