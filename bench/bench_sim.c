@@ -1,6 +1,8 @@
 /* bench_sim: time one simulation of each graph given on the command line (DOPPLER-compatible
  * model, critical-path assignment), median of many runs, in microseconds.
- * Usage: bench_sim [--devices N] [--min-seconds S] GRAPH... */
+ * Usage: bench_sim [--devices N] [--min-seconds S] [--runs N] GRAPH...
+ * --runs N: exactly N runs per graph, no calibration batches (for perf stat and cachegrind:
+ * counts per simulation = the program's counts / N, less the set-up, which --runs 0 measures). */
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_place.h"
@@ -28,11 +30,13 @@ int main(int argc, char **argv)
 {
     int D = 4;
     double min_s = 0.5;
+    long runs = -1;
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
         else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) min_s = atof(argv[++i]);
-        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] GRAPH...\n"); return 2; }
+        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atol(argv[++i]);
+        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] [--runs N] GRAPH...\n"); return 2; }
     }
     printf("%-40s %6s %6s %8s %12s %12s %10s\n", "graph", "ops", "edges", "devices", "median_us", "min_us", "events");
     for (; i < argc; i++) {
@@ -46,6 +50,15 @@ int main(int argc, char **argv)
         int *a = malloc(sizeof(int) * g->n_ops);
         dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
         dp_sim_result r;
+        if (runs >= 0) {
+            double b0 = now_s();
+            for (long k = 0; k < runs; k++) dp_sim_run(s, a, &r, &err);
+            double us = runs > 0 ? (now_s() - b0) / (double)runs * 1e6 : 0;
+            printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld\n", g->name, g->n_ops, g->n_edges, d, us, us, runs > 0 ? r.n_events : 0L);
+            free(a);
+            dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
+            continue;
+        }
         /* batches of runs; per-run time of each batch; median over batches */
         int batch = 1;
         double t0 = now_s();

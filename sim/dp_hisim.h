@@ -26,7 +26,12 @@
  *    another device is a transfer under the transfer model (dp_transfer.h), one per edge;
  *  - copy engines: a transfer from a to b needs one of a's outgoing and one of b's incoming copy
  *    engines (each device has copy_engines per direction in the topology; 0 = unlimited) for its
- *    whole duration; transfers waiting for engines start in the order they were requested;
+ *    whole duration; transfers waiting for engines start in the order they were requested.
+ *    Engines freed at one instant are granted together, once that instant's events have run,
+ *    oldest request first; ends that differ by rounding only (by at most DP_HISIM_COINCIDE_REL
+ *    of the clock, e.g. 0.1 + 0.2 against 0.3) are one instant for this grant, made at the
+ *    latest of them, so that a younger request never overtakes an older one because the engine
+ *    it waits for came free a few ulps earlier;
  *  - memory (bytes of the graph; for DP_GRAPH_COST_TIME graphs the file's comm units): an op's output
  *    (out_size) occupies its device from the op's start until every local consumer has finished
  *    and every outgoing transfer has ended (the output of a sink stays to the end); a transferred
@@ -70,6 +75,12 @@ typedef enum { DP_HISIM_MEMORY_ERROR = 0, DP_HISIM_MEMORY_PENALTY } dp_hisim_mem
 
 /* memory_limit value meaning "each device's memory_bytes from the topology" */
 #define DP_HISIM_MEMORY_TOPOLOGY (-1.0)
+
+/* Relative tolerance (of the clock, in seconds or the graph's time unit) within which transfer
+ * ends are one instant for the copy-engine grant (see above): about 4,500 ulps, far above the
+ * rounding of sums of a few thousand event times and far below any latency or duration that the
+ * engine models (at t = 1 s: 1e-12 s). */
+#define DP_HISIM_COINCIDE_REL 1e-12
 
 typedef struct dp_hisim_options {
     dp_transfer_kind transfer_model;   /* default DP_TRANSFER_FIXED */

@@ -689,46 +689,57 @@ START_TEST(copy_engines_serialise)
 }
 END_TEST
 
+/* Four GPUs with one copy engine per direction, a full mesh of 1 GB/s links, no latency. */
+static const char *T_CE_MESH =
+    "{\"devices\":[" GPU("g0", 1) "," GPU("g1", 1) "," GPU("g2", 1) "," GPU("g3", 1) "],\"links\":["
+    "{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+    "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+    "{\"a\":\"g0\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+    "{\"a\":\"g1\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+    "{\"a\":\"g1\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
+    "{\"a\":\"g2\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}";
+
+/* The graph of the copy-engine order tests: ops a b c d e f h i = 0..7 with works (FLOPs, 1e12
+ * FLOP/s) and edges X1 = a->b, X2 = c->d, R_old = e->f, R_young = h->i of bytes[0..3];
+ * *eo and *ey are R_old's and R_young's edge ids. Placed on g0 g1 g2 g3 g2 g1 g3 g1. */
+static dp_graph *ce_order_graph(const double work[8], const double bytes[4], int *eo, int *ey)
+{
+    static const int src[] = {0, 2, 4, 6}, dst[] = {1, 3, 5, 7};
+    dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_GRAPH_COST_PHYSICAL);
+    for (int v = 0; v < 8; v++) dp_graph_builder_add_op(b, NULL, NULL, work[v], 0);
+    for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, src[e], dst[e], bytes[e]);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    for (int e = 0; e < g->n_edges; e++) {
+        if (g->edge_src[e] == 4) *eo = e;
+        if (g->edge_src[e] == 6) *ey = e;
+    }
+    return g;
+}
+
+static const int CE_ORDER_ASSIGN[] = {0, 1, 2, 3, 2, 1, 3, 1};
+
 START_TEST(copy_engines_request_order_at_coinciding_ends)
 {
-    /* Four GPUs with one copy engine per direction, a full mesh of 1 GB/s links, no latency.
-     *   X1: a (g0) -> b (g1), 1e9 B, t = 0..1      X2: c (g2) -> d (g3), 1e9 B, t = 0..1
+    /*   X1: a (g0) -> b (g1), 1e9 B, t = 0..1      X2: c (g2) -> d (g3), 1e9 B, t = 0..1
      *   R_old:   e (g2, 0.25 s of work) -> f (g1), requested at 0.25: waits for g2 out and g1 in
      *   R_young: h (g3, 0.5 s of work)  -> i (g1), requested at 0.5: waits for g1 in
      * X1 and X2 end at the same instant, t = 1 (X1 first in event order). Then g2 out, g1 in and
      * g3 out are all free, and in request order R_old takes g1 in: R_old 1..2, R_young 2..3.
      * (Granting after each completion in turn gave g1 in to R_young at X1's end, before X2 freed
      * g2: R_young 1..2, R_old 2..3.) */
-    static const char *json =
-        "{\"devices\":[" GPU("g0", 1) "," GPU("g1", 1) "," GPU("g2", 1) "," GPU("g3", 1) "],\"links\":["
-        "{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
-        "{\"a\":\"g0\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
-        "{\"a\":\"g0\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
-        "{\"a\":\"g1\",\"b\":\"g2\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
-        "{\"a\":\"g1\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0},"
-        "{\"a\":\"g2\",\"b\":\"g3\",\"kind\":\"nvlink\",\"bandwidth_Bps\":1e9,\"latency_s\":0}]}";
-    /* ops a b c d e f h i = 0..7; edges X1 X2 R_old R_young */
     static const double work[] = {0, 0, 0, 0, 0.25e12, 0, 0.5e12, 0};
-    static const int src[] = {0, 2, 4, 6}, dst[] = {1, 3, 5, 7};
-    int a[] = {0, 1, 2, 3, 2, 1, 3, 1};
+    static const double bytes[] = {1e9, 1e9, 1e9, 1e9};
     for (int model = 0; model < 3; model++) {
-        dp_graph_builder *b = dp_graph_builder_alloc("ce-order", "ce-order", DP_GRAPH_COST_PHYSICAL);
-        for (int v = 0; v < 8; v++) dp_graph_builder_add_op(b, NULL, NULL, work[v], 0);
-        for (int e = 0; e < 4; e++) dp_graph_builder_add_edge(b, src[e], dst[e], 1e9);
-        dp_error err;
-        dp_graph *g = dp_graph_builder_finish(b, &err);
-        dp_graph_builder_free(b);
-        ck_assert_msg(g != NULL, "%s", err.msg);
         int eo = -1, ey = -1;
-        for (int e = 0; e < g->n_edges; e++) {
-            if (g->edge_src[e] == 4) eo = e;
-            if (g->edge_src[e] == 6) ey = e;
-        }
+        dp_graph *g = ce_order_graph(work, bytes, &eo, &ey);
         dp_hisim_options o;
         dp_hisim_options_init(&o);
         o.transfer_model = (dp_transfer_kind)model;
         run_ctx x;
-        run(&x, g, topo(json), &o, a);
+        run(&x, g, topo(T_CE_MESH), &o, CE_ORDER_ASSIGN);
         NEAR(x.r.xfer_request[eo], 0.25);
         NEAR(x.r.xfer_request[ey], 0.5);
         NEAR(x.r.xfer_start[eo], 1.0);
@@ -737,6 +748,60 @@ START_TEST(copy_engines_request_order_at_coinciding_ends)
         NEAR(x.r.xfer_end[ey], 3.0);
         done(&x);
     }
+}
+END_TEST
+
+START_TEST(copy_engines_request_order_at_ends_within_rounding)
+{
+    /* The case above with ends that coincide in exact arithmetic but not in floating point:
+     *   X1: a (g0, no work) -> b (g1), 0.3 S bytes: ends at fl(0.3 S / 1e9)
+     *   X2: c (g2, 0.1 S of work) -> d (g3), 0.2 S bytes: ends at fl(0.1 S) + fl(0.2 S)
+     *   R_old:   e (g2, after c, 0.05 S of work) -> f (g1), 0.1 S bytes: requested at 0.15 S
+     *   R_young: h (g3, 0.2 S of work) -> i (g1), 0.1 S bytes: requested at 0.2 S
+     * (S in seconds at 1e9 B/s and 1e12 FLOP/s.) Where X1 ends a few ulps before X2 (2e-19 s
+     * apart at S = 1e-3 .. 1.1e-16 s at S = 2), g1's incoming engine comes free first; the ends are
+     * one instant for the grant (dp_hisim.h, DP_HISIM_COINCIDE_REL), so the older R_old still
+     * goes first: R_old from 0.3 S, R_young from 0.4 S (R_young took g1 in first: 0.3 S, 0.4 S). */
+    static const double scales[] = {1e-3, 3e-3, 1e-2, 0.03, 0.1, 0.3, 0.7, 1, 2, 3, 7};
+    int n_rounded = 0;
+    double max_gap = 0, min_gap = INFINITY;
+    for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+        const double S = scales[k];
+        const double work[] = {0, 0, 0.1 * S * 1e12, 0, 0.05 * S * 1e12, 0, 0.2 * S * 1e12, 0};
+        const double bytes[] = {0.3 * S * 1e9, 0.2 * S * 1e9, 0.1 * S * 1e9, 0.1 * S * 1e9};
+        for (int model = 0; model < 3; model++) {
+            int eo = -1, ey = -1;
+            dp_graph *g = ce_order_graph(work, bytes, &eo, &ey);
+            dp_hisim_options o;
+            dp_hisim_options_init(&o);
+            o.transfer_model = (dp_transfer_kind)model;
+            run_ctx x;
+            run(&x, g, topo(T_CE_MESH), &o, CE_ORDER_ASSIGN);
+            int x1 = -1, x2 = -1;
+            for (int e = 0; e < g->n_edges; e++) {
+                if (g->edge_src[e] == 0) x1 = e;
+                if (g->edge_src[e] == 2) x2 = e;
+            }
+            const double gap = x.r.xfer_end[x2] - x.r.xfer_end[x1];
+            if (gap > 0) {
+                n_rounded++;
+                if (gap > max_gap) max_gap = gap;
+                if (gap < min_gap) min_gap = gap;
+            }
+            ck_assert_msg(fabs(gap) <= DP_HISIM_COINCIDE_REL * x.r.xfer_end[x1], "S %g: X1 and X2 %g s apart", S, gap);
+            NEAR(x.r.xfer_request[eo], 0.15 * S);
+            NEAR(x.r.xfer_request[ey], 0.2 * S);
+            ck_assert_msg(x.r.xfer_start[eo] < x.r.xfer_start[ey], "S %g, model %d: R_young (%.17g) overtook R_old (%.17g)",
+                          S, model, x.r.xfer_start[ey], x.r.xfer_start[eo]);
+            NEAR(x.r.xfer_start[eo], 0.3 * S);
+            NEAR(x.r.xfer_start[ey], 0.4 * S);
+            NEAR(x.r.xfer_end[ey], 0.5 * S);
+            done(&x);
+        }
+    }
+    /* the case is the one described: some scales end X1 first by rounding, 2e-19 .. 1.1e-16 s */
+    ck_assert_int_ge(n_rounded, 3);
+    ck_assert_msg(min_gap < 1e-18 && max_gap > 5e-17, "gaps %g .. %g s", min_gap, max_gap);
 }
 END_TEST
 
@@ -1022,6 +1087,7 @@ int main(void)
     tcase_add_test(x, staged_pays_both_hops);
     tcase_add_test(x, copy_engines_serialise);
     tcase_add_test(x, copy_engines_request_order_at_coinciding_ends);
+    tcase_add_test(x, copy_engines_request_order_at_ends_within_rounding);
     suite_add_tcase(s, x);
     TCase *d = tcase_create("engine");
     tcase_add_test(d, bsp_hand);

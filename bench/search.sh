@@ -1,0 +1,136 @@
+#!/bin/sh
+# bench/search.sh (make bench-search): search at the speed of the engine (issue 31). For each of
+# DOPPLER's six graphs and a generated 10,117-op graph (llama-layer --layers 52), the moves per
+# second of annealing, local search and the improvement search, with this build and with a build
+# of BASE, in the same run; then one simulation of ChainMM and Llama-layer (bench/bench_sim)
+# beside the authors' SimPy simulator.
+#
+#   sh bench/search.sh                       (BASE=ae76a1a, built once under $TMPDIR)
+#   BASE=d5d00fa BASE_BUILD=/tmp/b REPS=5 BUDGET=50000 METHODS=anneal sh bench/search.sh
+#
+# Moves per second: CPU seconds (user + sys, /usr/bin/time) of `doppler place --method M
+# --budget B --seed 1` less those of the same run at budget B / 10 (start-up, graph, initial
+# placement), the minimum over REPS repetitions of each, over the difference of the simulations
+# the two runs report (a local search may stop at a local optimum before its budget).
+# B = BUDGET (default 100000, issue 31's 1e5); IMPROVE_BUDGET (default 20000) for the improvement
+# search, whose policy costs more per move; LARGE_BUDGET (default 300) on the 10,117-op graph.
+# Each row also says whether the two builds' placements are the same (same seed, same moves:
+# "same") and gives the makespan.
+# The improvement search uses IMPROVE (a train --method improve checkpoint), or one trained here
+# for 300 episodes on 8 generated graphs (its quality does not matter: its cost per move does).
+#
+# SimPy: the authors' simulator is not on this machine (it is their code; only their graph files
+# are, in ../shared/data). Its times are issue 31's measurements, SIMPY_CHAINMM_MS=1.3 and
+# SIMPY_LLAMA_MS=3.9 (ms per simulation on this 2-core machine, ae76a1a's time); the ratio is
+# SimPy's time over bench_sim's minimum per simulation.
+set -eu
+top_srcdir=${top_srcdir:-.}
+top=$(cd "$top_srcdir" && pwd)
+bin=${DOPPLER:-$top/doppler}
+SH=${DOPPLER_SHARED_DATA:-$top/../shared/data}
+BASE=${BASE:-ae76a1a}
+BUDGET=${BUDGET:-100000}
+IMPROVE_BUDGET=${IMPROVE_BUDGET:-20000}
+LARGE_BUDGET=${LARGE_BUDGET:-300}
+REPS=${REPS:-3}
+METHODS=${METHODS:-anneal local improve}
+GRAPHS=${GRAPHS:-chain_mm_112nodes ffnn_192nodes transformer_block_215nodes full_transformer_layer_261nodes 8gpu_transformer_block 8gpu_full_transformer}
+LAYERS=${LAYERS:-52}
+SIMPY_CHAINMM_MS=${SIMPY_CHAINMM_MS:-1.3}
+SIMPY_LLAMA_MS=${SIMPY_LLAMA_MS:-3.9}
+export OPENBLAS_NUM_THREADS=1
+[ -d "$SH/doppler-graphs" ] || { echo "bench/search.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
+pin=""
+command -v taskset > /dev/null && pin="taskset -c 0"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-search.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# the base build: git archive of BASE, configured and built once (kept in BASE_BUILD)
+base_build=${BASE_BUILD:-${TMPDIR:-/tmp}/doppler-base-$BASE}
+if [ ! -x "$base_build/doppler" ] || [ ! -x "$base_build/bench/bench_sim" ]; then
+    echo "# building $BASE in $base_build (once)" >&2
+    mkdir -p "$base_build"
+    git -C "$top" archive "$BASE" | tar -x -C "$base_build"
+    (cd "$base_build" && autoreconf -fi && ./configure && make -j2 doppler bench/bench_sim) > "$base_build.log" 2>&1 ||
+        { tail -20 "$base_build.log" >&2; echo "bench/search.sh: building $BASE failed ($base_build.log)" >&2; exit 1; }
+fi
+base_bin=$base_build/doppler
+
+IMPROVE=${IMPROVE:-}
+case " $METHODS " in *" improve "*)
+    if [ -z "$IMPROVE" ]; then
+        IMPROVE=$tmp/improve.h5
+        "$bin" train --method improve --family chainmm,ffnn,llama-block,llama-layer --family-count 8 --seed 1 \
+            --episodes 300 --checkpoint "$IMPROVE" --quiet > /dev/null
+    fi ;;
+esac
+
+# the large graph (LAYERS=0: none)
+big=$tmp/llama-layer-L$LAYERS.json
+big_name=""
+if [ "$LAYERS" -gt 0 ]; then
+    "$bin" graph gen llama-layer --layers "$LAYERS" --out "$big" > /dev/null
+    big_name=big
+fi
+
+ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
+sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
+# cpu BIN GRAPH METHOD BUDGET TAG: the least CPU seconds of REPS runs; the last run's output in $tmp/TAG.*
+cpu() {
+    best=""
+    extra=""
+    [ "$3" = improve ] && extra="--checkpoint $IMPROVE"
+    r=0
+    while [ "$r" -lt "$REPS" ]; do
+        $pin /usr/bin/time -f '%U %S' -o "$tmp/$5.time" "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 \
+            $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json" 2> "$tmp/$5.err"
+        c=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/$5.time")
+        best=$(awk -v a="$best" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
+        r=$((r + 1))
+    done
+    echo "$best"
+}
+# rate BIN GRAPH METHOD BUDGET TAG: moves per second (the simulations the runs at budget B and B/10
+# report, a search may stop early, over their CPU seconds' difference)
+rate() {
+    b0=$(($4 / 10))
+    c1=$(cpu "$1" "$2" "$3" "$4" "$5")
+    c0=$(cpu "$1" "$2" "$3" "$b0" "$5-b0")
+    n1=$(sims_of "$tmp/$5.json")
+    n0=$(sims_of "$tmp/$5-b0.json")
+    awk -v n=$((n1 - n0)) -v c1="$c1" -v c0="$c0" 'BEGIN { d = c1 - c0; if (d <= 0 || n <= 0) print "nan"; else printf "%.0f", n / d }'
+}
+
+echo "# moves per second (CPU), seed 1; before = $BASE ($(git -C "$top" rev-parse --short "$BASE")), after = this build ($(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))"
+printf '%-34s %-8s %7s %10s %10s %7s %5s %14s\n' graph method budget before after ratio same makespan
+for name in $GRAPHS $big_name; do
+    if [ "$name" = big ]; then g=$big; B=$LARGE_BUDGET; label="llama-layer-L$LAYERS"; else g=$SH/doppler-graphs/$name.txt; B=$BUDGET; label=$name; fi
+    for m in $METHODS; do
+        Bm=$B
+        [ "$m" = improve ] && [ "$name" != big ] && Bm=$IMPROVE_BUDGET
+        before=$(rate "$base_bin" "$g" "$m" "$Bm" before)
+        after=$(rate "$bin" "$g" "$m" "$Bm" after)
+        same=no
+        cmp -s "$tmp/before.assign.json" "$tmp/after.assign.json" && same=yes
+        ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0 && a > 0) printf "%.2f", a / b; else print "nan" }')
+        printf '%-34s %-8s %7d %10s %10s %7s %5s %14s\n' "$label" "$m" "$Bm" "$before" "$after" "$ratio" "$same" "$(ms_of "$tmp/after.json")"
+    done
+done
+
+# one simulation (bench_sim: DOPPLER-compatible model, cp assignment, 4 devices), least us per run
+# over batches, both builds in turns on one core
+echo
+echo "# one simulation: bench_sim, minimum us per simulation over 5 alternating runs of each build; SimPy: issue 31's figures"
+printf '%-34s %10s %10s %10s %12s %12s\n' graph before_us after_us simpy_ms simpy/before simpy/after
+for pair in "chain_mm_112nodes $SIMPY_CHAINMM_MS" "full_transformer_layer_261nodes $SIMPY_LLAMA_MS"; do
+    set -- $pair
+    g=$SH/doppler-graphs/$1.txt
+    bmin="" amin=""
+    for r in 1 2 3 4 5; do
+        b=$($pin "$base_build/bench/bench_sim" --min-seconds 0.3 "$g" | awk 'NR == 2 { print $6 }')
+        a=$($pin "$top/bench/bench_sim" --min-seconds 0.3 "$g" | awk 'NR == 2 { print $6 }')
+        bmin=$(awk -v x="$bmin" -v y="$b" 'BEGIN { print (x == "" || y < x) ? y : x }')
+        amin=$(awk -v x="$amin" -v y="$a" 'BEGIN { print (x == "" || y < x) ? y : x }')
+    done
+    awk -v g="$1" -v b="$bmin" -v a="$amin" -v s="$2" 'BEGIN { printf "%-34s %10.3f %10.3f %10.2f %11.0fx %11.0fx\n", g, b, a, s, s * 1000 / b, s * 1000 / a }'
+done
