@@ -24,8 +24,9 @@
  * vocabulary-parallel as in Megatron-LM: "loss.sumexp" "bsv->bs" (2 FLOPs per element, with the
  * reduction over the vocabulary blocks) and "loss.grad" "bsv,bs->bsv" (3). The optimizer
  * (optimizer): Adam (default, 12 FLOPs per weight element) or SGD (2). The graph's name gets
- * "_train_adam" or "_train_sgd". Sizes (ops), measured by tests/test_gen.c and doc/generators.md:
- * the 2-matrix ChainMM unblocked: 1 forward + 1 loss + 2 gradients + 2 updates = 6 ops.
+ * "_train_adam" or "_train_sgd". Sizes: doc/graph-format.md ("Training graphs"), e.g. the
+ * 2-matrix ChainMM in one block: 1 forward + 1 loss + 2 gradients + 2 updates = 6 ops; the
+ * default llama-layer 754 ops (forward 223); 32 stacked layers at tp 8 38,574 (11,377).
  *
  * Every generator validates its options and returns NULL with DP_EINVAL naming the option, or
  * when the graph would exceed DP_GEN_MAX_OPS ops or DP_GEN_MAX_EDGES edges (dp_gen_einsum.h).
