@@ -21,6 +21,8 @@
 # of FAMILIES, and the improvement policy with IMPROVE_EPISODES on 32 (bench/lib.sh).
 #   sh bench/scale.sh
 #   CKPT=ck/doppler-1.h5 IMPROVE_CKPT=ck/improve-1.h5 SWEEP_LAYERS="1 3 8" BUDGET=500 sh bench/scale.sh
+# METHODS: the methods run (default "round-robin cp heft etf doppler improve anneal"; the ratio
+# column needs an instant one); SWEEP_LAYERS="" skips the sweep.
 # Every method runs with OPENBLAS_NUM_THREADS=1 and at most CPU_LIMIT CPU seconds (ulimit -t;
 # default 1800): one that reaches it is reported as stopped there, one that fails with its exit
 # status (the bench then exits 1 at the end). CPU seconds are the figures to compare on a shared
@@ -30,9 +32,11 @@ top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
 MACHINE=${MACHINE:---topology dgx1-v100}
 CPU_LIMIT=${CPU_LIMIT:-1800}
+METHODS=${METHODS:-round-robin cp heft etf doppler improve anneal}
+has() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
 LAYERS=${LAYERS:-32}
 BUDGET=${BUDGET:-2000}
-SWEEP_LAYERS=${SWEEP_LAYERS:-1 3 8 26 83}
+SWEEP_LAYERS=${SWEEP_LAYERS-1 3 8 26 83}
 SEED=${SEED:-1}
 EPISODES=${EPISODES:-300}
 COUNT=${COUNT:-24}
@@ -107,6 +111,7 @@ why() {
 place() { measure "$bin" place --graph "$g" $MACHINE --json "$@"; }
 : > "$tmp/instant"
 for m in round-robin cp heft etf; do
+    has $m || continue
     place --method $m
     if [ "$rc" = 0 ]; then
         ms=$(json_num makespan)
@@ -124,12 +129,19 @@ while read -r m ms wall cpu rss; do
         rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$m"
     fi
 done < "$tmp/instant"
-place --method doppler --checkpoint "$CKPT"
-row "doppler (greedy rollout)"
-place --method improve --checkpoint "$IMPROVE_CKPT" --config "$tmp/bi.json" --budget "$BUDGET" --seed "$SEED"
-row "improve (from best instant, $BUDGET)"
-place --method anneal --budget "$BUDGET" --seed "$SEED"
-row "anneal ($BUDGET)"
+if has doppler; then
+    place --method doppler --checkpoint "$CKPT"
+    row "doppler (greedy rollout)"
+fi
+if has improve; then
+    place --method improve --checkpoint "$IMPROVE_CKPT" --config "$tmp/bi.json" --budget "$BUDGET" --seed "$SEED"
+    row "improve (from best instant, $BUDGET)"
+fi
+if has anneal; then
+    place --method anneal --budget "$BUDGET" --seed "$SEED"
+    row "anneal ($BUDGET)"
+fi
+[ -n "$SWEEP_LAYERS" ] || exit $failed
 
 echo
 echo "# the DOPPLER rollout against graph size (the same training graphs, LAYERS layers at tp 8)"
