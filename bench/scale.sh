@@ -70,6 +70,7 @@ failed=0
 # rss (MiB)
 measure() {
     rc=0
+    # shellcheck disable=SC2016 # the inner shell expands $0 and $@
     /usr/bin/time -v -o "$tmp/time" sh -c 'ulimit -t "$0" && exec "$@"' "$CPU_LIMIT" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$tmp/time")
     cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$tmp/time")
