@@ -121,7 +121,8 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
                    "(random, stg, layered, forkjoin, seriesparallel, workflow) give times, an edge costing\n"
                    "ccr x its producer's work (ranges and sources: models/dp_gen.h, doc/graph-format.md).\n"
                    "Options: --out FILE (required), --to json|dot (default: by extension), --name NAME\n"
-                   "(graph name; default: the model and its main parameters), then the model's own:\n\n");
+                   "(graph name; default: the model and its main parameters), then the model's own\n"
+                   "(a yes/no option alone means yes: --training):\n\n");
     char buf[64];
     for (const dp_gen_model *m = dp_gen_models(); m->name; m++) {
         if (only && m != only) continue;
@@ -165,8 +166,14 @@ static int graph_gen(int argc, char **argv)
             key = k;
             val = eq + 1;
         } else {
-            if (i + 1 >= argc) { dp_cli_usage_error("graph gen", "option %s needs a value", a); goto done; }
-            val = argv[++i];
+            const dp_gen_param *p = m->params;
+            while (p->name && strcmp(p->name, key) != 0) p++;
+            if (p->name && p->type == DP_GEN_FLAG) {
+                val = "yes"; /* --training alone */
+            } else {
+                if (i + 1 >= argc) { dp_cli_usage_error("graph gen", "option %s needs a value", a); goto done; }
+                val = argv[++i];
+            }
         }
         if (strcmp(key, "out") == 0) out = val;
         else if (strcmp(key, "to") == 0) to = val;

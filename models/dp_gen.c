@@ -8,10 +8,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static int bad(dp_error *err, const char *model, const char *param, double lo, double hi)
 {
     return dp_error_set(err, DP_EINVAL, "%s: option %s must be in %g..%g", model, param, lo, hi);
+}
+
+static int bad_training(dp_error *err, const char *model, int training, int optimizer)
+{
+    if (training != 0 && training != 1) return bad(err, model, "training", 0, 1);
+    if (optimizer != DP_GEN_OPT_SGD && optimizer != DP_GEN_OPT_ADAM) return bad(err, model, "optimizer", 0, 1);
+    return DP_OK;
+}
+
+/* "_train_adam" or "_train_sgd" appended to a graph name when training. */
+static void train_suffix(char *name, size_t cap, int training, int optimizer)
+{
+    size_t n = strlen(name);
+    if (training && n < cap) snprintf(name + n, cap - n, "_train_%s", optimizer == DP_GEN_OPT_SGD ? "sgd" : "adam");
+}
+
+/* Training with a squared-error loss 1/2 |Y - T|^2 against a target T (an input): the loss's
+ * gradient dY = Y - T, one op per block of Y (1 FLOP per element), then the backward pass and
+ * the updates (dp_gen_einsum_backward). */
+static void train_mse(dp_gen_einsum *e, int y, const char *labels, int optimizer)
+{
+    char spec[3 * DP_GRAPH_MAX_DIMS + 8];
+    snprintf(spec, sizeof spec, "%s,%s->%s", labels, labels, labels);
+    int in[2] = {y, dp_gen_einsum_input(e, "target", labels)};
+    int dy = dp_gen_einsum_op(e, "loss.grad", "mse_grad", spec, 1.0, NULL, 2, in);
+    dp_gen_einsum_backward(e, y, dy, (dp_gen_optimizer)optimizer);
 }
 
 /* ---------------- ChainMM ---------------- */
@@ -23,6 +50,8 @@ void dp_gen_chainmm_defaults(dp_gen_chainmm_opts *o)
     o->blocks = 2;
     o->three_d = 1;
     o->dtype_bytes = 4;
+    o->training = 0;
+    o->optimizer = DP_GEN_OPT_ADAM;
 }
 
 dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err)
@@ -30,26 +59,34 @@ dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err)
     if (o->matrices < 2 || o->matrices > 25) { bad(err, "chainmm", "matrices", 2, 25); return NULL; }
     if (o->n < 1) { bad(err, "chainmm", "n", 1, 1e15); return NULL; }
     if (o->blocks < 1 || o->blocks > o->n) { bad(err, "chainmm", "blocks", 1, (double)o->n); return NULL; }
+    if (bad_training(err, "chainmm", o->training, o->optimizer) != DP_OK) return NULL;
     char name[128];
     snprintf(name, sizeof name, "chainmm_k%d_n%lld_p%d_%s", o->matrices, (long long)o->n, o->blocks,
              o->three_d ? "3d" : "2d");
+    train_suffix(name, sizeof name, o->training, o->optimizer);
     dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "chainmm: out of memory"); return NULL; }
     /* dimension t of the chain (rows of M_{t+1}, columns of M_t) is label 'a' + t */
     for (int t = 0; t <= o->matrices; t++) dp_gen_einsum_dim(e, (char)('a' + t), o->n, o->blocks);
+    /* every matrix is a parameter when training (each gets a gradient and an update) */
+    int (*matrix)(dp_gen_einsum *, const char *, const char *) = o->training ? dp_gen_einsum_param : dp_gen_einsum_input;
     char lab[3] = {'a', 'b', 0};
-    int x = dp_gen_einsum_input(e, "M1", lab);
+    int x = matrix(e, "M1", lab);
     for (int t = 2; t <= o->matrices; t++) {
         char mname[16], opname[16], spec[16], ov[8];
         char l0 = 'a', lk = (char)('a' + t - 1), ln = (char)('a' + t);
         snprintf(mname, sizeof mname, "M%d", t);
         char ml[3] = {lk, ln, 0};
-        int m = dp_gen_einsum_input(e, mname, ml);
+        int m = matrix(e, mname, ml);
         snprintf(opname, sizeof opname, "mm%d", t - 1);
         snprintf(spec, sizeof spec, "%c%c,%c%c->%c%c", l0, lk, lk, ln, l0, ln);
         snprintf(ov, sizeof ov, "%c1", lk);
         int in[2] = {x, m};
         x = dp_gen_einsum_op(e, opname, "matmul", spec, 2.0, o->three_d ? NULL : ov, 2, in);
+    }
+    if (o->training) {
+        char yl[3] = {'a', (char)('a' + o->matrices), 0};
+        train_mse(e, x, yl, o->optimizer);
     }
     dp_graph *g = dp_gen_einsum_finish(e, err);
     dp_gen_einsum_free(e);
@@ -66,6 +103,8 @@ void dp_gen_ffnn_defaults(dp_gen_ffnn_opts *o)
     o->batch_blocks = 2;
     o->feature_blocks = 4;
     o->dtype_bytes = 4;
+    o->training = 0;
+    o->optimizer = DP_GEN_OPT_ADAM;
 }
 
 dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
@@ -77,9 +116,11 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
     if (o->batch < 1 || mind < 1) { dp_error_set(err, DP_EINVAL, "ffnn: batch and dims must be positive"); return NULL; }
     if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, "ffnn", "batch-blocks", 1, (double)o->batch); return NULL; }
     if (o->feature_blocks < 1 || o->feature_blocks > mind) { bad(err, "ffnn", "feature-blocks", 1, (double)mind); return NULL; }
+    if (bad_training(err, "ffnn", o->training, o->optimizer) != DP_OK) return NULL;
     char name[128];
     snprintf(name, sizeof name, "ffnn_l%d_b%lld_h%lld_pb%d_pf%d", o->layers, (long long)o->batch,
              (long long)o->hidden, o->batch_blocks, o->feature_blocks);
+    train_suffix(name, sizeof name, o->training, o->optimizer);
     dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "ffnn: out of memory"); return NULL; }
     /* 'b' batch; feature dim l (input of layer l+1) is label 'c' + l */
@@ -94,9 +135,9 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
         char li = (char)('c' + l - 1), lo = (char)('c' + l);
         char nm[32], spec[32], wl[3] = {li, lo, 0}, bl[2] = {lo, 0};
         snprintf(nm, sizeof nm, "W%d", l);
-        int w = dp_gen_einsum_input(e, nm, wl);
+        int w = dp_gen_einsum_param(e, nm, wl);
         snprintf(nm, sizeof nm, "bias%d", l);
-        int bias = dp_gen_einsum_input(e, nm, bl);
+        int bias = dp_gen_einsum_param(e, nm, bl);
         snprintf(nm, sizeof nm, "l%d.matmul", l);
         snprintf(spec, sizeof spec, "b%c,%c%c->b%c", li, li, lo, lo);
         int in[2] = {h, w};
@@ -108,6 +149,10 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
         snprintf(nm, sizeof nm, "l%d.relu", l);
         snprintf(spec, sizeof spec, "b%c->b%c", lo, lo);
         h = dp_gen_einsum_op(e, nm, "relu", spec, 1.0, NULL, 1, &y);
+    }
+    if (o->training) {
+        char yl[3] = {'b', (char)('c' + o->layers), 0};
+        train_mse(e, h, yl, o->optimizer);
     }
     dp_graph *g = dp_gen_einsum_finish(e, err);
     dp_gen_einsum_free(e);
@@ -132,6 +177,8 @@ void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer)
     o->softmax_split = 0;
     o->dtype_bytes = 4;
     o->layers = 1;
+    o->training = 0;
+    o->optimizer = DP_GEN_OPT_ADAM;
 }
 
 /* RMSNorm of x ("bsd"): sum of squares over d, then scale by the weight. */
@@ -164,6 +211,7 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
     if (o->batch_blocks < 1 || o->batch_blocks > o->batch) { bad(err, model, "batch-blocks", 1, (double)o->batch); return NULL; }
     if (o->seq_blocks < 1 || o->seq_blocks > o->seq) { bad(err, model, "seq-blocks", 1, (double)o->seq); return NULL; }
     if (o->layers < 1 || o->layers > 1024) { bad(err, model, "layers", 1, 1024); return NULL; }
+    if (bad_training(err, model, o->training, o->optimizer) != DP_OK) return NULL;
     if (!o->layer && o->layers != 1) {
         dp_error_set(err, DP_EINVAL, "llama-block: layers must be 1 (stacked layers are llama-layer's)");
         return NULL;
@@ -175,6 +223,7 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
         size_t n = strlen(name);
         snprintf(name + n, sizeof name - n, "_L%d", o->layers);
     }
+    train_suffix(name, sizeof name, o->training, o->optimizer);
     dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", model); return NULL; }
     dp_gen_einsum_dim(e, 'b', o->batch, o->batch_blocks);
@@ -194,15 +243,15 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
         char pre[16] = "", nm[64];
         if (l > 0) snprintf(pre, sizeof pre, "l%d.", l);
 #define NM(s) (snprintf(nm, sizeof nm, "%s%s", pre, (s)), nm)
-        int wq = dp_gen_einsum_input(e, NM("Wq"), "dhe"), wk = dp_gen_einsum_input(e, NM("Wk"), "dhe");
-        int wv = dp_gen_einsum_input(e, NM("Wv"), "dhe");
-        int wo = dp_gen_einsum_input(e, NM("Wo"), "hed");
-        int w1 = dp_gen_einsum_input(e, NM("W1"), "df"), w3 = dp_gen_einsum_input(e, NM("W3"), "df");
-        int w2 = dp_gen_einsum_input(e, NM("W2"), "fd");
+        int wq = dp_gen_einsum_param(e, NM("Wq"), "dhe"), wk = dp_gen_einsum_param(e, NM("Wk"), "dhe");
+        int wv = dp_gen_einsum_param(e, NM("Wv"), "dhe");
+        int wo = dp_gen_einsum_param(e, NM("Wo"), "hed");
+        int w1 = dp_gen_einsum_param(e, NM("W1"), "df"), w3 = dp_gen_einsum_param(e, NM("W3"), "df");
+        int w2 = dp_gen_einsum_param(e, NM("W2"), "fd");
         int rope = dp_gen_einsum_input(e, NM("rope"), "se");
         int h = x;
         if (o->layer) {
-            int gw = dp_gen_einsum_input(e, NM("g_attn"), "d");
+            int gw = dp_gen_einsum_param(e, NM("g_attn"), "d");
             char rn[64];
             snprintf(rn, sizeof rn, "%sattn_norm", pre);
             h = rmsnorm(e, rn, x, gw);
@@ -241,7 +290,7 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
         if (o->layer) {
             in[0] = x; in[1] = att;
             r1 = dp_gen_einsum_op(e, NM("residual1"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
-            int gw = dp_gen_einsum_input(e, NM("g_ffn"), "d");
+            int gw = dp_gen_einsum_param(e, NM("g_ffn"), "d");
             char rn[64];
             snprintf(rn, sizeof rn, "%sffn_norm", pre);
             h = rmsnorm(e, rn, r1, gw);
@@ -260,13 +309,27 @@ dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err)
         if (o->layer) {
             in[0] = r1; in[1] = y;
             x = dp_gen_einsum_op(e, NM("residual2"), "add", "bsd,bsd->bsd", 1.0, NULL, 2, in);
+        } else {
+            x = y;
         }
 #undef NM
     }
     if (o->layer) {
-        int nf = rmsnorm(e, "final_norm", x, dp_gen_einsum_input(e, "g_final", "d"));
-        int in[2] = {nf, dp_gen_einsum_input(e, "W_vocab", "dv")};
-        dp_gen_einsum_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
+        int nf = rmsnorm(e, "final_norm", x, dp_gen_einsum_param(e, "g_final", "d"));
+        int in[2] = {nf, dp_gen_einsum_param(e, "W_vocab", "dv")};
+        int logits = dp_gen_einsum_op(e, "lm_head", "matmul", "bsd,dv->bsv", 2.0, NULL, 2, in);
+        if (o->training) {
+            /* softmax cross-entropy, vocabulary-parallel (Megatron-LM, Shoeybi et al. 2019):
+             * per vocabulary block the partial sum of exponentials of each row (exp and add,
+             * 2 FLOPs per element; the blocks' partials summed by the reduction over v), then
+             * dlogits = softmax - onehot per block (exp, divide, subtract: 3 per element) */
+            int se = dp_gen_einsum_op(e, "loss.sumexp", "sumexp", "bsv->bs", 2.0, NULL, 1, &logits);
+            int in2[2] = {logits, se};
+            int dy = dp_gen_einsum_op(e, "loss.grad", "xent_grad", "bsv,bs->bsv", 3.0, NULL, 2, in2);
+            dp_gen_einsum_backward(e, logits, dy, (dp_gen_optimizer)o->optimizer);
+        }
+    } else if (o->training) {
+        train_mse(e, x, "bsd", o->optimizer);
     }
     dp_graph *g = dp_gen_einsum_finish(e, err);
     dp_gen_einsum_free(e);
@@ -385,6 +448,11 @@ done:
 #define DTYPE_PARAM(type) \
     {"dtype", DP_GEN_CHOICE, OFF(type, dtype_bytes), 0, 0, "fp64=8|fp32=4|fp16=2|bf16=2|fp8=1", \
      "element type (bytes per element): fp64, fp32, fp16, bf16, fp8"}
+#define TRAINING_PARAMS(type) \
+    {"training", DP_GEN_FLAG, OFF(type, training), 0, 1, NULL, \
+     "a training step: the forward, the loss's gradient, the backward pass and the parameter updates"}, \
+    {"optimizer", DP_GEN_CHOICE, OFF(type, optimizer), 0, 0, "sgd=0|adam=1", \
+     "the update with --training: sgd (2 FLOPs per weight element) or adam (12)"}
 
 static const dp_gen_param chainmm_params[] = {
     {"matrices", DP_GEN_INT, OFF(dp_gen_chainmm_opts, matrices), 2, 25, NULL, "matrices in the chain (K; K-1 products)"},
@@ -393,6 +461,7 @@ static const dp_gen_param chainmm_params[] = {
     {"partition", DP_GEN_CHOICE, OFF(dp_gen_chainmm_opts, three_d), 0, 0, "2d=0|3d=1",
      "3d: contraction split too, with reductions (Agarwal et al. 1995); 2d: not split"},
     DTYPE_PARAM(dp_gen_chainmm_opts),
+    TRAINING_PARAMS(dp_gen_chainmm_opts),
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -405,6 +474,7 @@ static const dp_gen_param ffnn_params[] = {
     {"batch-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, batch_blocks), 1, 4096, NULL, "blocks of the batch"},
     {"feature-blocks", DP_GEN_INT, OFF(dp_gen_ffnn_opts, feature_blocks), 1, 4096, NULL, "blocks of every feature dim"},
     DTYPE_PARAM(dp_gen_ffnn_opts),
+    TRAINING_PARAMS(dp_gen_ffnn_opts),
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -424,6 +494,7 @@ static const dp_gen_param llama_params[] = {
     {"softmax", DP_GEN_CHOICE, OFF(dp_gen_llama_opts, softmax_split), 0, 0, "fused=0|split=1",
      "fused: one op per row block; split: max, exp, sum, divide"},
     DTYPE_PARAM(dp_gen_llama_opts),
+    TRAINING_PARAMS(dp_gen_llama_opts),
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -654,6 +725,14 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
         *(unsigned long *)field = (unsigned long)x;
         return DP_OK;
     }
+    case DP_GEN_FLAG: {
+        static const char *const on[] = {"1", "yes", "true", "on"}, *const off[] = {"0", "no", "false", "off"};
+        for (int i = 0; i < 4; i++) {
+            if (strcasecmp(val, on[i]) == 0) { *(int *)field = 1; return DP_OK; }
+            if (strcasecmp(val, off[i]) == 0) { *(int *)field = 0; return DP_OK; }
+        }
+        return dp_error_set(err, DP_EINVAL, "%s: --%s: expected yes or no (1 or 0), got '%s'", m->name, p->name, val);
+    }
     case DP_GEN_CHOICE: {
         int v;
         if (choice_value(p->choices, val, &v) != 0)
@@ -675,6 +754,7 @@ void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *bu
     case DP_GEN_INT64: snprintf(buf, cap, "%lld", (long long)*(const int64_t *)field); break;
     case DP_GEN_DOUBLE: snprintf(buf, cap, "%g", *(const double *)field); break;
     case DP_GEN_ULONG: snprintf(buf, cap, "%lu", *(const unsigned long *)field); break;
+    case DP_GEN_FLAG: snprintf(buf, cap, "%s", *(const int *)field ? "yes" : "no"); break;
     case DP_GEN_CHOICE: {
         int v = *(const int *)field;
         snprintf(buf, cap, "?");

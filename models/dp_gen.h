@@ -17,6 +17,19 @@
  *   llama-block --tp 8      328 ops                8gpu_transformer_block (302)
  *   llama-layer --tp 8      403 ops                8gpu_full_transformer (367)
  *
+ * Training (training = 1, `doppler graph gen MODEL --training`): the forward graph, unchanged
+ * (same ops, ids and names first), then the loss's gradient, the backward pass and one update
+ * per parameter block, built by dp_gen_einsum_backward (dp_gen_einsum.h: the reverse-mode rules,
+ * gradient accumulation, FLOPs per kind; partitioned like the forward). The loss: ChainMM, FFNN
+ * and llama-block a squared error against a target input, "loss.grad" dY = Y - T (1 FLOP per
+ * element, one op per block of Y); llama-layer softmax cross-entropy over the vocabulary,
+ * vocabulary-parallel as in Megatron-LM: "loss.sumexp" "bsv->bs" (2 FLOPs per element, with the
+ * reduction over the vocabulary blocks) and "loss.grad" "bsv,bs->bsv" (3). The optimizer
+ * (optimizer): Adam (default, 12 FLOPs per weight element) or SGD (2). The graph's name gets
+ * "_train_adam" or "_train_sgd". Sizes: doc/graph-format.md ("Training graphs"), e.g. the
+ * 2-matrix ChainMM in one block: 1 forward + 1 loss + 2 gradients + 2 updates = 6 ops; the
+ * default llama-layer 754 ops (forward 223); 32 stacked layers at tp 8 38,574 (11,377).
+ *
  * Every generator validates its options and returns NULL with DP_EINVAL naming the option, or
  * when the graph would exceed DP_GEN_MAX_OPS ops or DP_GEN_MAX_EDGES edges (dp_gen_einsum.h).
  */
@@ -50,6 +63,8 @@ typedef struct dp_gen_chainmm_opts {
     int blocks;       /* p: blocks per matrix dimension (1..n) */
     int three_d;      /* 1: 3D partition, 0: 2D */
     int dtype_bytes;  /* bytes per element (4: fp32) */
+    int training;     /* 1: a training step (below), every matrix a parameter; 0 (default) */
+    int optimizer;    /* dp_gen_optimizer of the update (DP_GEN_OPT_ADAM) */
 } dp_gen_chainmm_opts;
 void dp_gen_chainmm_defaults(dp_gen_chainmm_opts *o);
 dp_graph *dp_gen_chainmm(const dp_gen_chainmm_opts *o, dp_error *err);
@@ -66,6 +81,7 @@ typedef struct dp_gen_ffnn_opts {
     int64_t batch, in, hidden, out;
     int batch_blocks, feature_blocks;
     int dtype_bytes;
+    int training, optimizer;  /* a training step (below): W_l and b_l are the parameters */
 } dp_gen_ffnn_opts;
 void dp_gen_ffnn_defaults(dp_gen_ffnn_opts *o);
 dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err);
@@ -95,6 +111,8 @@ typedef struct dp_gen_llama_opts {
     int layers;         /* layers stacked, 1..1024 (1; layer only: layer l+1 reads layer l's
                          * residual output, one final RMSNorm and vocabulary projection after
                          * the last; ops and weights of layer l > 0 are named "l<l>.NAME") */
+    int training, optimizer;  /* a training step (below): the projections, FFN and norm weights
+                               * are the parameters; x and the rotary table are not */
 } dp_gen_llama_opts;
 void dp_gen_llama_defaults(dp_gen_llama_opts *o, int layer);
 dp_graph *dp_gen_llama(const dp_gen_llama_opts *o, dp_error *err);
@@ -322,7 +340,9 @@ dp_graph *dp_gen_moe(const dp_gen_moe_opts *o, dp_error *err);
 
 /* ---- by name, with string parameters (for the command line) ---- */
 
-typedef enum { DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE } dp_gen_param_type;
+/* DP_GEN_FLAG: an int 0 or 1, given as yes/no, 1/0, true/false or on/off (case ignored); on the
+ * command line a flag's option alone (--training) means yes. */
+typedef enum { DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE, DP_GEN_FLAG } dp_gen_param_type;
 
 typedef struct dp_gen_param {
     const char *name;        /* "blocks" (given as --blocks on the command line) */

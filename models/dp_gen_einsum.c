@@ -17,7 +17,21 @@ typedef struct ein_tensor {
     int split[DP_GRAPH_MAX_DIMS];
     int n_blocks;
     int *producer;  /* per block (row-major over dims): op id, or -1 for an external tensor */
+    int param;      /* a trainable external tensor (dp_gen_einsum_param) */
+    int op;         /* the tape entry that produced it, or -1 (external) */
+    int needs_grad; /* a parameter, or an op output that depends on one */
+    int *contrib;   /* backward: tensors holding contributions to its gradient */
+    int n_contrib, cap_contrib;
 } ein_tensor;
+
+/* One declared op, kept for the backward pass. */
+typedef struct ein_tape {
+    char *name, *kind, *spec, *splits;
+    double flops_per_point;
+    int n_in;
+    int in[EIN_MAX_INPUTS];
+    int out;
+} ein_tape;
 
 typedef struct ein_dep {
     int op;
@@ -37,6 +51,9 @@ struct dp_gen_einsum {
     ein_dep *deps;
     int n_deps, cap_deps;
     long long n_ops, n_edges;  /* graph ops and edges created so far */
+    ein_tape *tape;
+    int n_tape, cap_tape;
+    int backward_done;
 };
 
 static int fail(dp_gen_einsum *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -92,8 +109,16 @@ void dp_gen_einsum_free(dp_gen_einsum *e)
     for (int i = 0; i < e->n_t; i++) {
         free(e->t[i].name);
         free(e->t[i].producer);
+        free(e->t[i].contrib);
     }
     free(e->t);
+    for (int i = 0; i < e->n_tape; i++) {
+        free(e->tape[i].name);
+        free(e->tape[i].kind);
+        free(e->tape[i].spec);
+        free(e->tape[i].splits);
+    }
+    free(e->tape);
     free(e->deps);
     dp_graph_builder_free(e->b);
     free(e->name);
@@ -135,6 +160,7 @@ static int new_tensor(dp_gen_einsum *e, const char *name, const char *labels, co
     }
     if (nb > DP_GRAPH_MAX_ELEMS) return fail(e, "tensor %s: %lld blocks is beyond the limit", name, nb);
     t->n_blocks = (int)nb;
+    t->op = -1;
     t->name = strdup(name);
     t->producer = dp_alloc_malloc_n((size_t)nb, sizeof(int));
     if (!t->name || !t->producer) {
@@ -210,8 +236,10 @@ static void block_name(char *buf, size_t cap, const char *name, const char *suff
     if (!first && len < cap) snprintf(buf + len, cap - len, "]");
 }
 
-int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
-              const char *splits, int n_in, const int *inputs)
+/* The op's blocks, edges and reductions (dp_gen_einsum_op without the tape). broadcast: an
+ * output label may appear in no input (a gradient broadcast over a summed label). */
+static int expand_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
+                     const char *splits, int n_in, const int *inputs, int broadcast)
 {
     if (e->failed) return -1;
     if (n_in < 1 || n_in > EIN_MAX_INPUTS) return fail(e, "op %s: %d inputs (1..%d allowed)", name, n_in, EIN_MAX_INPUTS);
@@ -267,7 +295,7 @@ int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const
             }
         }
     }
-    for (int k = 0; k < n_out; k++) {
+    for (int k = 0; k < n_out && !broadcast; k++) {
         int found = 0;
         for (int i = 0; i < n_in && !found; i++) found = strchr(term[i], out[k]) != NULL;
         if (!found) return fail(e, "op %s: output dimension '%c' appears in no input", name, out[k]);
@@ -406,6 +434,288 @@ int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const
     }
     free(partial);
     return rc;
+}
+
+int dp_gen_einsum_param(dp_gen_einsum *e, const char *name, const char *labels)
+{
+    int t = dp_gen_einsum_input(e, name, labels);
+    if (t >= 0) e->t[t].param = e->t[t].needs_grad = 1;
+    return t;
+}
+
+/* ---- backward pass (dp_gen_einsum.h: the rules) ---- */
+
+typedef enum {
+    BWD_PRODUCT, /* dY and the other inputs */
+    BWD_SUM,     /* dY alone, summed or broadcast to the input's labels */
+    BWD_INPUT,   /* dY and the input */
+    BWD_OUTPUT,  /* dY and the forward output */
+    BWD_ALL,     /* dY and every input */
+    BWD_NONE     /* a stop-gradient */
+} bwd_mode;
+
+typedef struct bwd_rule {
+    const char *kind;
+    bwd_mode mode;
+    double flops[3]; /* per point of the iteration space, for input 0, 1, 2 (2 for the rest) */
+} bwd_rule;
+
+static const bwd_rule bwd_rules[] = {
+    {"matmul", BWD_PRODUCT, {2, 2, 2}},
+    {"mul", BWD_PRODUCT, {1, 1, 1}},
+    {"rope", BWD_PRODUCT, {3, 3, 3}},
+    {"add", BWD_SUM, {1, 1, 1}},
+    {"sum", BWD_SUM, {1, 1, 1}},
+    {"relu", BWD_OUTPUT, {1, 1, 1}},
+    {"silu", BWD_INPUT, {8, 8, 8}},
+    {"sumsq", BWD_INPUT, {2, 2, 2}},
+    {"rmsnorm", BWD_ALL, {3, 4, 3}},
+    {"softmax", BWD_OUTPUT, {4, 4, 4}},
+    {"exp", BWD_OUTPUT, {1, 2, 2}},
+    {"div", BWD_ALL, {1, 3, 3}},
+    {"max", BWD_NONE, {0, 0, 0}},
+    {NULL, BWD_NONE, {0, 0, 0}},
+};
+
+static const bwd_rule *find_rule(const char *kind)
+{
+    for (const bwd_rule *r = bwd_rules; r->kind; r++)
+        if (strcmp(r->kind, kind) == 0) return r;
+    return NULL;
+}
+
+/* "a,b->c" into terms; returns the number of inputs, or -1. */
+static int split_terms(const char *spec, char term[][DP_GRAPH_MAX_DIMS + 1], char *out)
+{
+    const char *arrow = strstr(spec, "->");
+    if (!arrow || strlen(arrow + 2) > DP_GRAPH_MAX_DIMS) return -1;
+    int n = 0;
+    for (const char *p = spec; p <= arrow;) {
+        const char *q = p;
+        while (q < arrow && *q != ',') q++;
+        if (n >= EIN_MAX_INPUTS || q - p > DP_GRAPH_MAX_DIMS) return -1;
+        memcpy(term[n], p, (size_t)(q - p));
+        term[n][q - p] = '\0';
+        n++;
+        p = q + 1;
+    }
+    strcpy(out, arrow + 2);
+    return n;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
+              const char *splits, int n_in, const int *inputs)
+{
+    int tid = expand_op(e, name, kind, spec, flops_per_point, splits, n_in, inputs, 0);
+    if (tid < 0) return -1;
+    if (e->n_tape == e->cap_tape) {
+        int cap = e->cap_tape ? 2 * e->cap_tape : 64;
+        ein_tape *p = realloc(e->tape, (size_t)cap * sizeof *p);
+        if (!p) return fail_nomem(e);
+        e->tape = p;
+        e->cap_tape = cap;
+    }
+    ein_tape *op = &e->tape[e->n_tape];
+    memset(op, 0, sizeof *op);
+    op->name = strdup(name);
+    op->kind = strdup(kind);
+    op->spec = strdup(spec);
+    op->splits = dup_or_null(splits);
+    if (!op->name || !op->kind || !op->spec || (splits && !op->splits)) {
+        free(op->name);
+        free(op->kind);
+        free(op->spec);
+        free(op->splits);
+        return fail_nomem(e);
+    }
+    op->flops_per_point = flops_per_point;
+    op->n_in = n_in;
+    op->out = tid;
+    int needs = 0;
+    for (int i = 0; i < n_in; i++) {
+        op->in[i] = inputs[i];
+        needs |= e->t[inputs[i]].needs_grad;
+    }
+    const bwd_rule *r = find_rule(kind);
+    e->t[tid].needs_grad = needs && !(r && r->mode == BWD_NONE);
+    e->t[tid].op = e->n_tape++;
+    return tid;
+}
+
+static int add_contrib(dp_gen_einsum *e, int tensor, int grad)
+{
+    ein_tensor *t = &e->t[tensor];
+    if (t->n_contrib == t->cap_contrib) {
+        int cap = t->cap_contrib ? 2 * t->cap_contrib : 4;
+        int *p = realloc(t->contrib, (size_t)cap * sizeof *p);
+        if (!p) return fail_nomem(e);
+        t->contrib = p;
+        t->cap_contrib = cap;
+    }
+    t->contrib[t->n_contrib++] = grad;
+    return 0;
+}
+
+/* Split overrides giving a tensor's own partition: "b1 s1 d4". */
+static void tensor_splits(const ein_tensor *t, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int k = 0; k < t->ndim && len < cap; k++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%c%d", k ? " " : "", t->label[k], t->split[k]);
+}
+
+/* The gradient of a tensor: its one contribution, or the sum of them ("grad_acc" ops of up to
+ * EIN_MAX_INPUTS terms, chained). -1 when it has none (it does not reach the loss) or on error. */
+static int gradient_of(dp_gen_einsum *e, int tensor)
+{
+    int round = 0;
+    while (e->t[tensor].n_contrib > 1) {
+        ein_tensor *t = &e->t[tensor];
+        int k = t->n_contrib < EIN_MAX_INPUTS ? t->n_contrib : EIN_MAX_INPUTS;
+        char lab[DP_GRAPH_MAX_DIMS + 1], spec[(DP_GRAPH_MAX_DIMS + 1) * (EIN_MAX_INPUTS + 1) + 2], sp[96], nm[512];
+        memcpy(lab, t->label, (size_t)t->ndim);
+        lab[t->ndim] = '\0';
+        size_t len = 0;
+        for (int i = 0; i < k; i++) len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s", i ? "," : "", lab);
+        snprintf(spec + len, sizeof spec - len, "->%s", lab);
+        tensor_splits(t, sp, sizeof sp);
+        if (round == 0) snprintf(nm, sizeof nm, "%s.grad_acc", t->name);
+        else snprintf(nm, sizeof nm, "%s.grad_acc%d", t->name, round + 1);
+        int in[EIN_MAX_INPUTS];
+        memcpy(in, t->contrib + t->n_contrib - k, (size_t)k * sizeof *in);
+        int g = expand_op(e, nm, "grad_acc", spec, (double)(k - 1), sp, k, in, 0);
+        if (g < 0) return -1;
+        t = &e->t[tensor]; /* expand_op may move the tensors */
+        t->n_contrib -= k;
+        if (add_contrib(e, tensor, g) < 0) return -1;
+        round++;
+    }
+    return e->t[tensor].n_contrib ? e->t[tensor].contrib[0] : -1;
+}
+
+/* The split overrides of a forward op restricted to the labels of spec (a gradient op's). */
+static void keep_splits(const char *splits, const char *spec, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const char *p = splits ? splits : ""; *p;) {
+        if (*p == ' ' || *p == ',') { p++; continue; }
+        const char *q = p + 1;
+        while (*q && *q != ' ' && *q != ',' && !is_label((unsigned char)*q)) q++;
+        if (is_label((unsigned char)*p) && strchr(spec, *p) && len < cap) len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", len ? " " : "", (int)(q - p), p);
+        p = q;
+    }
+}
+
+/* The gradient ops of tape entry k given dY. */
+static int backward_op(dp_gen_einsum *e, int k, int dy)
+{
+    const ein_tape *op = &e->tape[k];
+    const bwd_rule *r = find_rule(op->kind);
+    if (!r) {
+        char list[256];
+        size_t len = 0;
+        for (const bwd_rule *q = bwd_rules; q->kind && len < sizeof list; q++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", q->kind);
+        return fail(e, "op %s: kind '%s' has no backward rule (known: %s)", op->name, op->kind, list);
+    }
+    if (r->mode == BWD_NONE) return 0;
+    char term[EIN_MAX_INPUTS + 1][DP_GRAPH_MAX_DIMS + 1], out[DP_GRAPH_MAX_DIMS + 1];
+    if (split_terms(op->spec, term, out) != op->n_in) return fail(e, "op %s: einsum \"%s\" unreadable", op->name, op->spec);
+    for (int i = 0; i < op->n_in; i++) {
+        int x = op->in[i];
+        if (!e->t[x].needs_grad) continue;
+        if (r->mode == BWD_SUM && strcmp(term[i], out) == 0) {
+            /* dY passes through unchanged (a residual or the main operand of a bias add) */
+            if (add_contrib(e, x, dy) < 0) return -1;
+            continue;
+        }
+        int in[EIN_MAX_INPUTS + 1], n = 0;
+        char spec[(DP_GRAPH_MAX_DIMS + 1) * (EIN_MAX_INPUTS + 2) + 2];
+        size_t len = (size_t)snprintf(spec, sizeof spec, "%s", out);
+        in[n++] = dy;
+#define READ(t_, lab_) \
+    do { \
+        if (n == EIN_MAX_INPUTS) return fail(e, "op %s: its gradient would read more than %d tensors", op->name, EIN_MAX_INPUTS); \
+        in[n++] = (t_); \
+        len += (size_t)snprintf(spec + len, sizeof spec - len, ",%s", (lab_)); \
+    } while (0)
+        switch (r->mode) {
+        case BWD_PRODUCT:
+            for (int j = 0; j < op->n_in; j++)
+                if (j != i) READ(op->in[j], term[j]);
+            break;
+        case BWD_INPUT: READ(x, term[i]); break;
+        case BWD_OUTPUT: READ(op->out, out); break;
+        case BWD_ALL:
+            for (int j = 0; j < op->n_in; j++) READ(op->in[j], term[j]);
+            break;
+        case BWD_SUM:
+        case BWD_NONE: break;
+        }
+#undef READ
+        snprintf(spec + len, sizeof spec - len, "->%s", term[i]);
+        char nm[512], kind[64], sp[128];
+        snprintf(nm, sizeof nm, "%s.grad%d", op->name, i);
+        if (strcmp(op->kind, "matmul") == 0) snprintf(kind, sizeof kind, "matmul");
+        else snprintf(kind, sizeof kind, "%s_grad", op->kind);
+        keep_splits(op->splits, spec, sp, sizeof sp);
+        double f = r->flops[i < 3 ? i : 2];
+        int g = expand_op(e, nm, kind, spec, f, sp, n, in, 1);
+        if (g < 0 || add_contrib(e, x, g) < 0) return -1;
+    }
+    return 0;
+}
+
+int dp_gen_einsum_backward(dp_gen_einsum *e, int y, int dy, dp_gen_optimizer optimizer)
+{
+    if (e->failed) return -1;
+    if (e->backward_done) return fail(e, "the backward pass is built once");
+    if (y < 0 || y >= e->n_t || e->t[y].op < 0) return fail(e, "backward: the loss's tensor must be an op's output");
+    if (dy < 0 || dy >= e->n_t) return fail(e, "backward: the loss gradient is not a tensor");
+    if (optimizer != DP_GEN_OPT_SGD && optimizer != DP_GEN_OPT_ADAM) return fail(e, "backward: unknown optimizer %d", (int)optimizer);
+    const ein_tensor *ty = &e->t[y], *td = &e->t[dy];
+    int same = ty->ndim == td->ndim;
+    for (int k = 0; same && k < ty->ndim; k++) same = ty->size[k] == td->size[k];
+    if (!same) return fail(e, "backward: the loss gradient %s does not have the dimensions of %s", td->name, ty->name);
+    e->backward_done = 1;
+    if (add_contrib(e, y, dy) < 0) return -1;
+    for (int k = e->t[y].op; k >= 0; k--) {
+        int out = e->tape[k].out;
+        if (!e->t[out].needs_grad) continue;
+        int g = gradient_of(e, out);
+        if (e->failed) return -1;
+        if (g < 0) continue; /* does not reach the loss */
+        if (backward_op(e, k, g) < 0) return -1;
+    }
+    /* the parameter updates, in declaration order */
+    int n_t = e->n_t;
+    for (int w = 0; w < n_t; w++) {
+        if (!e->t[w].param) continue;
+        int g = gradient_of(e, w);
+        if (e->failed) return -1;
+        if (g < 0) continue; /* a weight the loss does not depend on */
+        const ein_tensor *t = &e->t[w];
+        char lab[DP_GRAPH_MAX_DIMS + 1], spec[3 * DP_GRAPH_MAX_DIMS + 8], sp[96], nm[512];
+        memcpy(lab, t->label, (size_t)t->ndim);
+        lab[t->ndim] = '\0';
+        snprintf(spec, sizeof spec, "%s,%s->%s", lab, lab, lab);
+        tensor_splits(t, sp, sizeof sp);
+        snprintf(nm, sizeof nm, "%s.update", t->name);
+        int in[2] = {w, g};
+        if (optimizer == DP_GEN_OPT_ADAM) {
+            if (expand_op(e, nm, "adam", spec, 12.0, sp, 2, in, 0) < 0) return -1;
+        } else if (expand_op(e, nm, "sgd", spec, 2.0, sp, 2, in, 0) < 0) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 dp_graph *dp_gen_einsum_finish(dp_gen_einsum *e, dp_error *err)

@@ -484,6 +484,337 @@ START_TEST(by_name)
 }
 END_TEST
 
+
+/* ---- training graphs (--training: dp_gen_einsum_backward) ---- */
+
+/* the edge u -> v's bytes, or -1 when there is none */
+static double edge_bytes(const dp_graph *g, int u, int v)
+{
+    for (int k = g->succ_ptr[u]; k < g->succ_ptr[u + 1]; k++)
+        if (g->edge_dst[k] == v) return g->edge_size[k];
+    return -1;
+}
+
+static int op_of(const dp_graph *g, const char *name)
+{
+    int v = dp_graph_find_op(g, name);
+    ck_assert_msg(v >= 0, "no op %s", name);
+    return v;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), m = strlen(tail);
+    return n >= m && strcmp(s + n - m, tail) == 0;
+}
+
+START_TEST(chainmm_training_hand)
+{
+    /* X = M1 M2, n = 4, one block: forward mm1 2n^3 = 128 FLOPs; the loss's gradient dX = X - T
+     * (16 elements, 1 FLOP each); dM1 = dX M2^T and dM2 = M1^T dX, 128 FLOPs each (the two
+     * transposed products); the Adam updates of M1 and M2, 12 x 16 each. Every op's output is
+     * a 4 x 4 fp32 block (64 bytes). Edges: mm1 -> loss.grad (X), loss.grad -> both gradients
+     * (dX), each gradient -> its update; M1, M2 and T are inputs (no edges). */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 2; o.n = 4; o.blocks = 1; o.training = 1;
+    dp_error err;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->name, "chainmm_k2_n4_p1_3d_train_adam");
+    ck_assert_int_eq(g->n_ops, 6);
+    ck_assert_int_eq(g->n_edges, 5);
+    int mm = op_of(g, "mm1"), loss = op_of(g, "loss.grad"), d1 = op_of(g, "mm1.grad0"), d2 = op_of(g, "mm1.grad1");
+    int u1 = op_of(g, "M1.update"), u2 = op_of(g, "M2.update");
+    ck_assert_int_eq(mm, 0); /* the forward first, unchanged */
+    ck_assert_str_eq(g->op_einsum[d1], "ac,bc->ab");
+    ck_assert_str_eq(g->op_einsum[d2], "ac,ab->bc"); /* dY first, then the other inputs */
+    ck_assert_str_eq(g->op_kind[d1], "matmul");
+    ck_assert_str_eq(g->op_kind[u1], "adam");
+    ck_assert_str_eq(g->op_kind[loss], "mse_grad");
+    ck_assert_double_eq(g->work[mm], 128);
+    ck_assert_double_eq(g->work[loss], 16);
+    ck_assert_double_eq(g->work[d1], 128);
+    ck_assert_double_eq(g->work[d2], 128);
+    ck_assert_double_eq(g->work[u1], 192);
+    ck_assert_double_eq(g->work[u2], 192);
+    ck_assert_double_eq(dp_graph_total_work(g), 784);
+    for (int v = 0; v < g->n_ops; v++) ck_assert_double_eq(g->out_size[v], 64);
+    ck_assert_double_eq(edge_bytes(g, mm, loss), 64);
+    ck_assert_double_eq(edge_bytes(g, loss, d1), 64);
+    ck_assert_double_eq(edge_bytes(g, loss, d2), 64);
+    ck_assert_double_eq(edge_bytes(g, d1, u1), 64);
+    ck_assert_double_eq(edge_bytes(g, d2, u2), 64);
+    dp_graph_free(g);
+
+    /* SGD: 2 FLOPs per weight element */
+    o.optimizer = DP_GEN_OPT_SGD;
+    g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->op_kind[op_of(g, "M2.update")], "sgd");
+    ck_assert_double_eq(dp_graph_total_work(g), 128 + 16 + 256 + 2 * 32);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(chainmm_training_blocked)
+{
+    /* M1 M2 M3, 4 x 4 in 2 x 2 blocks (3D): the backward's block products are twice the
+     * forward's (two transposed products per product, each 8 blocks of 2 x 2^3 = 16 FLOPs);
+     * each of the 4 gradients has 4 reductions of 2 partials, as the forward's products have;
+     * each weight gets one update per block (4), reading every contribution to it. */
+    dp_gen_chainmm_opts o;
+    dp_gen_chainmm_defaults(&o);
+    o.matrices = 3; o.n = 4; o.blocks = 2; o.three_d = 1;
+    dp_error err;
+    dp_graph *f = dp_gen_chainmm(&o, &err);
+    o.training = 1;
+    dp_graph *g = dp_gen_chainmm(&o, &err);
+    ck_assert_msg(f != NULL && g != NULL, "%s", err.msg);
+    double fwd = 0, bwd = 0;
+    int n_bwd = 0, n_red = 0, n_upd = 0;
+    for (int v = 0; v < g->n_ops; v++) {
+        if (strcmp(g->op_kind[v], "matmul") == 0) {
+            if (strstr(g->op_name[v], ".grad")) { bwd += g->work[v]; n_bwd++; }
+            else fwd += g->work[v];
+        }
+        if (strcmp(g->op_kind[v], "reduce") == 0 && strstr(g->op_name[v], ".grad")) n_red++;
+        if (ends_with(g->op_name[v], ".update") || strstr(g->op_name[v], ".update[")) {
+            n_upd++;
+            ck_assert_str_eq(g->op_kind[v], "adam");
+            ck_assert_double_eq(g->work[v], 12 * 4);
+        }
+    }
+    ck_assert_double_eq(fwd, 256);
+    ck_assert_double_eq(bwd, 512);
+    ck_assert_int_eq(n_bwd, 4 * 8);
+    ck_assert_int_eq(n_red, 4 * 4);
+    ck_assert_int_eq(n_upd, 3 * 4);
+    /* 24 forward ops, 4 loss blocks, 4 x 12 gradient ops, 12 updates */
+    ck_assert_int_eq(g->n_ops, 24 + 4 + 48 + 12);
+    /* the forward is unchanged: same first ops and the same edges among them */
+    int same = 0;
+    for (int v = 0; v < f->n_ops; v++) {
+        ck_assert_str_eq(g->op_name[v], f->op_name[v]);
+        ck_assert_double_eq(g->work[v], f->work[v]);
+        ck_assert_double_eq(g->out_size[v], f->out_size[v]);
+    }
+    for (int k = 0; k < g->n_edges; k++) same += g->edge_src[k] < f->n_ops && g->edge_dst[k] < f->n_ops;
+    ck_assert_int_eq(same, f->n_edges);
+    /* M2's block [b0,c1] update reads the reduction of its gradient's block */
+    int u = op_of(g, "M2.update[b0,c1]");
+    ck_assert_int_eq(g->pred_ptr[u + 1] - g->pred_ptr[u], 1);
+    ck_assert_str_eq(g->op_name[g->edge_src[g->pred_edge[g->pred_ptr[u]]]], "mm1.grad1.red[b0,c1]");
+    dp_graph_free(f);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(ffnn_training_hand)
+{
+    /* 2 layers, batch 4, all dims 4, one block: forward 3 ops per layer (matmul 128, bias 16,
+     * ReLU 16 FLOPs). Backward: the loss's gradient (16), per layer one ReLU gradient (16), one
+     * bias gradient (the sum over the batch, 16) and the weight gradient (128), plus the input
+     * gradient (128) of layer 2 only (X needs none); the bias add passes dY through without an
+     * op. Updates of W1, W2 (Adam 12 x 16) and bias1, bias2 (12 x 4). */
+    dp_gen_ffnn_opts o;
+    dp_gen_ffnn_defaults(&o);
+    o.layers = 2; o.batch = 4; o.in = o.hidden = o.out = 4; o.batch_blocks = 1; o.feature_blocks = 1;
+    o.training = 1;
+    dp_error err;
+    dp_graph *g = dp_gen_ffnn(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 6 + 1 + 7 + 4);
+    ck_assert_int_eq(g->n_edges, 20);
+    ck_assert_int_eq(count_kind(g, "relu_grad"), 2);
+    ck_assert_int_eq(count_kind(g, "add_grad"), 2);
+    ck_assert_int_eq(count_kind(g, "matmul"), 2 + 3);
+    ck_assert_int_eq(count_kind(g, "adam"), 4);
+    ck_assert_double_eq(dp_graph_total_work(g), 320 + 16 + 2 * 16 + 2 * 16 + 3 * 128 + 2 * 192 + 2 * 48);
+    int b2 = op_of(g, "l2.bias.grad1");
+    ck_assert_str_eq(g->op_einsum[b2], "be->e");
+    ck_assert_double_eq(g->out_size[b2], 16);
+    /* the ReLU's gradient reads dY (the loss's) and its output (the mask) */
+    int r2 = op_of(g, "l2.relu.grad0");
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "loss.grad"), r2), 64);
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "l2.relu"), r2), 64);
+    /* layer 2's input gradient feeds layer 1's ReLU gradient; layer 1's activation feeds
+     * layer 2's weight gradient */
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "l2.matmul.grad0"), op_of(g, "l1.relu.grad0")), 64);
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "l1.relu"), op_of(g, "l2.matmul.grad1")), 64);
+    ck_assert_int_eq(dp_graph_find_op(g, "l1.matmul.grad0"), -1);
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "l1.bias.grad1"), op_of(g, "bias1.update")), 16);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(einsum_training_shared_weight)
+{
+    /* W used by two products (a weight shared across blocks): y = x1 W + x2 W. The add passes
+     * dy to both products; W gets two contributions, summed by one grad_acc op (k - 1 = 1 FLOP
+     * per element), then one update reading it. */
+    dp_error err;
+    dp_gen_einsum *e = dp_gen_einsum_alloc("shared", 4);
+    dp_gen_einsum_dim(e, 'i', 2, 1);
+    dp_gen_einsum_dim(e, 'j', 3, 1);
+    dp_gen_einsum_dim(e, 'k', 5, 1);
+    int x1 = dp_gen_einsum_input(e, "x1", "ij"), x2 = dp_gen_einsum_input(e, "x2", "ij");
+    int w = dp_gen_einsum_param(e, "W", "jk");
+    int in[2] = {x1, w};
+    int y1 = dp_gen_einsum_op(e, "mm1", "matmul", "ij,jk->ik", 2, NULL, 2, in);
+    in[0] = x2;
+    int y2 = dp_gen_einsum_op(e, "mm2", "matmul", "ij,jk->ik", 2, NULL, 2, in);
+    in[0] = y1; in[1] = y2;
+    int y = dp_gen_einsum_op(e, "sum", "add", "ik,ik->ik", 1, NULL, 2, in);
+    int dy = dp_gen_einsum_op(e, "dy", "mse_grad", "ik->ik", 1, NULL, 1, &y);
+    ck_assert_int_eq(dp_gen_einsum_backward(e, y, dy, DP_GEN_OPT_SGD), 0);
+    ck_assert_int_eq(dp_gen_einsum_backward(e, y, dy, DP_GEN_OPT_SGD), -1); /* once */
+    ck_assert(dp_gen_einsum_finish(e, &err) == NULL);
+    ck_assert(strstr(err.msg, "built once") != NULL);
+    dp_gen_einsum_free(e);
+
+    e = dp_gen_einsum_alloc("shared", 4);
+    dp_gen_einsum_dim(e, 'i', 2, 1);
+    dp_gen_einsum_dim(e, 'j', 3, 1);
+    dp_gen_einsum_dim(e, 'k', 5, 1);
+    x1 = dp_gen_einsum_input(e, "x1", "ij"); x2 = dp_gen_einsum_input(e, "x2", "ij");
+    w = dp_gen_einsum_param(e, "W", "jk");
+    in[0] = x1; in[1] = w;
+    y1 = dp_gen_einsum_op(e, "mm1", "matmul", "ij,jk->ik", 2, NULL, 2, in);
+    in[0] = x2;
+    y2 = dp_gen_einsum_op(e, "mm2", "matmul", "ij,jk->ik", 2, NULL, 2, in);
+    in[0] = y1; in[1] = y2;
+    y = dp_gen_einsum_op(e, "sum", "add", "ik,ik->ik", 1, NULL, 2, in);
+    dy = dp_gen_einsum_op(e, "dy", "mse_grad", "ik->ik", 1, NULL, 1, &y);
+    ck_assert_int_eq(dp_gen_einsum_backward(e, y, dy, DP_GEN_OPT_SGD), 0);
+    dp_graph *g = dp_gen_einsum_finish(e, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    /* mm1, mm2, sum, dy; mm1.grad1, mm2.grad1 (dW = x^T dy: 2 x 2*3*5); W.grad_acc; W.update */
+    ck_assert_int_eq(g->n_ops, 8);
+    int g1 = op_of(g, "mm1.grad1"), g2 = op_of(g, "mm2.grad1"), acc = op_of(g, "W.grad_acc"), up = op_of(g, "W.update");
+    ck_assert_double_eq(g->work[g1], 60);
+    ck_assert_double_eq(g->work[acc], 15);
+    ck_assert_double_eq(g->work[up], 30);
+    ck_assert_str_eq(g->op_einsum[acc], "jk,jk->jk");
+    ck_assert_double_eq(edge_bytes(g, op_of(g, "dy"), g1), 40); /* dy passes through the add */
+    ck_assert_double_eq(edge_bytes(g, g1, acc), 60);
+    ck_assert_double_eq(edge_bytes(g, g2, acc), 60);
+    ck_assert_double_eq(edge_bytes(g, acc, up), 60);
+    ck_assert_int_eq(g->pred_ptr[up + 1] - g->pred_ptr[up], 1);
+    ck_assert_int_eq(dp_graph_find_op(g, "mm1.grad0"), -1); /* x1 is an input */
+    dp_graph_free(g);
+    dp_gen_einsum_free(e);
+
+    /* a kind without a backward rule is named */
+    e = dp_gen_einsum_alloc("t", 4);
+    dp_gen_einsum_dim(e, 'i', 4, 1);
+    int p = dp_gen_einsum_param(e, "p", "i");
+    int q = dp_gen_einsum_op(e, "odd", "cosh", "i->i", 1, NULL, 1, &p);
+    int dq = dp_gen_einsum_op(e, "dq", "mse_grad", "i->i", 1, NULL, 1, &q);
+    ck_assert_int_eq(dp_gen_einsum_backward(e, q, dq, DP_GEN_OPT_ADAM), -1);
+    ck_assert(dp_gen_einsum_finish(e, &err) == NULL);
+    ck_assert(strstr(err.msg, "op odd: kind 'cosh' has no backward rule") != NULL);
+    dp_gen_einsum_free(e);
+}
+END_TEST
+
+/* Properties of a training graph against its forward graph: the forward first and unchanged,
+ * contraction gradients of twice the forward's FLOPs (every contraction input needs a
+ * gradient: llama-layer, ChainMM), each weight block updated once, after every gradient op
+ * that contributes to it. */
+static void check_training(const char *model, int n, const char *const *k, const char *const *v, int all_inputs_grad)
+{
+    dp_error err;
+    dp_graph *f = dp_gen_by_name(model, n, k, v, &err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    const char *k2[16], *v2[16];
+    for (int i = 0; i < n; i++) { k2[i] = k[i]; v2[i] = v[i]; }
+    k2[n] = "training"; v2[n] = "yes";
+    dp_graph *g = dp_gen_by_name(model, n + 1, k2, v2, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_gt(g->n_ops, 2 * f->n_ops);
+    for (int u = 0; u < f->n_ops; u++) {
+        ck_assert_str_eq(g->op_name[u], f->op_name[u]);
+        ck_assert_str_eq(g->op_kind[u], f->op_kind[u]);
+        ck_assert_double_eq(g->work[u], f->work[u]);
+    }
+    int same = 0;
+    for (int e = 0; e < g->n_edges; e++) {
+        ck_assert_int_lt(g->edge_src[e], g->edge_dst[e]); /* ids in a topological order: a DAG */
+        same += g->edge_dst[e] < f->n_ops;
+    }
+    ck_assert_int_eq(same, f->n_edges);
+    double fwd = 0, bwd = 0;
+    for (int u = 0; u < g->n_ops; u++) {
+        if (strcmp(g->op_kind[u], "matmul") != 0) continue;
+        if (u < f->n_ops) fwd += g->work[u];
+        else bwd += g->work[u];
+    }
+    if (all_inputs_grad) ck_assert_double_eq_tol(bwd, 2 * fwd, 1e-9 * fwd);
+    else ck_assert(bwd > fwd && bwd < 2 * fwd);
+    /* the updates: sinks, each reading gradient ops only, and every gradient op reaches one */
+    int n_upd = 0;
+    for (int u = f->n_ops; u < g->n_ops; u++) {
+        const char *nm = g->op_name[u];
+        int upd = strstr(nm, ".update") != NULL;
+        if (!upd) {
+            ck_assert_msg(g->succ_ptr[u + 1] > g->succ_ptr[u] || ends_with(nm, ".grad0") || strstr(nm, ".grad0["),
+                          "%s: %s is a sink and no update", model, nm);
+            continue;
+        }
+        n_upd++;
+        ck_assert_int_eq(g->succ_ptr[u + 1], g->succ_ptr[u]);
+        for (int q = g->pred_ptr[u]; q < g->pred_ptr[u + 1]; q++)
+        {
+            const char *src = g->op_name[g->edge_src[g->pred_edge[q]]];
+            ck_assert_msg(strstr(src, ".grad") != NULL, "%s: %s reads %s", model, nm, src);
+        }
+    }
+    ck_assert_int_gt(n_upd, 0);
+    /* no op of a stop-gradient (the split softmax's max) */
+    ck_assert_int_eq(count_kind(g, "max_grad"), 0);
+    dp_graph_free(f);
+    dp_graph_free(g);
+}
+
+START_TEST(training_properties)
+{
+    const char *ck[] = {"matrices", "n", "blocks", "partition"}, *cv[] = {"4", "64", "4", "2d"};
+    check_training("chainmm", 4, ck, cv, 1);
+    const char *lk[] = {"layers", "seq", "hidden", "heads", "ffn", "vocab", "tp", "hidden-blocks", "softmax"};
+    const char *lv[] = {"2", "16", "32", "4", "64", "32", "2", "2", "split"};
+    check_training("llama-layer", 9, lk, lv, 1);
+    check_training("llama-block", 8, lk + 1, lv + 1, 0); /* x needs no gradient */
+    check_training("ffnn", 0, NULL, NULL, 0);
+}
+END_TEST
+
+START_TEST(training_by_name)
+{
+    dp_error err;
+    const char *k[] = {"training", "optimizer"}, *v[] = {"maybe", "sgd"};
+    ck_assert(dp_gen_by_name("ffnn", 1, k, v, &err) == NULL);
+    ck_assert(strstr(err.msg, "--training: expected yes or no") != NULL);
+    const char *v2[] = {"TRUE", "sgd"};
+    dp_graph *g = dp_gen_by_name("ffnn", 2, k, v2, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert(ends_with(g->name, "_train_sgd"));
+    dp_graph_free(g);
+    const char *v3[] = {"0"};
+    g = dp_gen_by_name("llama-layer", 1, k, v3, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(g->n_ops, 223); /* the forward's default size */
+    dp_graph_free(g);
+    char buf[32];
+    const dp_gen_model *m = dp_gen_find("llama-layer");
+    const dp_gen_param *p = m->params;
+    while (p->name && strcmp(p->name, "training") != 0) p++;
+    ck_assert(p->name != NULL);
+    dp_gen_param_default(m, p, buf, sizeof buf);
+    ck_assert_str_eq(buf, "no");
+}
+END_TEST
+
 /* ---- every default graph places and simulates ---- */
 
 START_TEST(place_and_simulate_defaults)
@@ -948,6 +1279,12 @@ int main(void)
     tcase_add_test(t, transformer_moe_hand);
     tcase_add_test(t, new_families);
     tcase_add_test(t, new_models_place_and_simulate);
+    tcase_add_test(t, chainmm_training_hand);
+    tcase_add_test(t, chainmm_training_blocked);
+    tcase_add_test(t, ffnn_training_hand);
+    tcase_add_test(t, einsum_training_shared_weight);
+    tcase_add_test(t, training_properties);
+    tcase_add_test(t, training_by_name);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -42,6 +42,23 @@ expect_rc 0 "info random" "$D" graph info "$tmp/r.json"
 expect_rc 0 "gen to dot" "$D" graph gen ffnn --layers 1 --out-features 8192 --out "$tmp/f.dot"
 grep -q 'digraph' "$tmp/f.dot" && ok || bad "DOT written"
 
+# training graphs (issue 30): --training alone is a flag; the 2-matrix ChainMM unblocked has the
+# forward product, the loss's gradient, the two transposed products and two Adam updates:
+# 128 + 16 + 2 x 128 + 2 x 12 x 16 = 784 FLOPs (tests/test_gen.c checks each op)
+expect_rc 0 "gen --training" "$D" graph gen chainmm --matrices 2 --n 4 --blocks 1 --training --out "$tmp/ct.json"
+grep -q '6 ops, 5 edges, total work 784 FLOPs' "$tmp/out" && ok || { bad "2-matrix ChainMM training graph: 6 ops, 5 edges, 784 FLOPs"; cat "$tmp/out"; }
+expect_rc 0 "gen --training=no" "$D" graph gen chainmm --matrices 2 --n 4 --blocks 1 --training=no --optimizer sgd --out "$tmp/cf.json"
+grep -q '1 ops, 0 edges, total work 128 FLOPs' "$tmp/out" && ok || bad "--training=no gives the forward graph"
+expect_rc 0 "gen --training --optimizer sgd" "$D" graph gen chainmm --matrices 2 --n 4 --blocks 1 --training --optimizer sgd --out "$tmp/cs.json"
+grep -q 'train_sgd, 6 ops, 5 edges, total work 464 FLOPs' "$tmp/out" && ok || bad "SGD updates: 2 FLOPs per element"
+expect_rc 2 "gen --training=maybe" "$D" graph gen ffnn --training=maybe --out "$tmp/y.json"
+grep -q -- '--training: expected yes or no' "$tmp/err" && ok || bad "bad --training value explained"
+expect_rc 2 "gen --training VALUE" "$D" graph gen ffnn --training yes --out "$tmp/y.json"
+grep -q "unexpected argument 'yes'" "$tmp/err" && ok || bad "--training takes no separate value"
+[ ! -e "$tmp/y.json" ] && ok || bad "no training graph written on error"
+expect_rc 0 "gen llama-layer --training" "$D" graph gen llama-layer --layers 2 --tp 8 --training --out "$tmp/lt.json"
+expect_rc 0 "place a training graph" "$D" place --graph "$tmp/lt.json" --method cp --devices 8
+
 # the bundled graphs are reproducible and place + simulate on 4 devices
 mkdir "$tmp/graphs"
 expect_rc 0 "gen-graphs.sh" sh "$top_srcdir/scripts/gen-graphs.sh" "$top_builddir/doppler" "$tmp/graphs"

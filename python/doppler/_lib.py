@@ -183,7 +183,7 @@ class dp_place_method(Structure):
 
 # ---- workload generators (models/dp_gen.h) ----
 
-DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE = range(5)
+DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE, DP_GEN_FLAG = range(6)
 
 
 class dp_gen_param(Structure):

@@ -84,13 +84,16 @@ class Graph(_NoCopy):
         "seriesparallel", "workflow" (doc/graph-format.md).
         params override the defaults, e.g. Graph.generate("llama-layer", tp=8,
         hidden_blocks=2); names are the command's options with '_' for '-' (Graph.models() lists
-        them); values are numbers or choice names ("3d", "fp16"), passed to the library as text."""
+        them); values are numbers or choice names ("3d", "fp16"), passed to the library as text,
+        or True/False for a yes/no option: Graph.generate("llama-layer", training=True) is one
+        training step (forward, backward and updates; doc/graph-format.md)."""
         keys = [k.replace("_", "-") for k in params]
         vals = []
         for v in params.values():
             if isinstance(v, bool):
-                raise TypeError("generate: give a generator parameter as a number or a name, not %r" % v)
-            vals.append(repr(v) if isinstance(v, float) else str(v))
+                vals.append("yes" if v else "no")  # the library rejects it where no flag is
+            else:
+                vals.append(repr(v) if isinstance(v, float) else str(v))
         n = len(keys)
         ka = (ctypes.c_char_p * max(n, 1))(*[k.encode() for k in keys])
         va = (ctypes.c_char_p * max(n, 1))(*[v.encode() for v in vals])

@@ -94,6 +94,13 @@ def test_generate_every_model():
         doppler.Graph.generate("nosuchmodel")
     with pytest.raises(doppler.InvalidInputError, match="colour"):
         doppler.Graph.generate("ffnn", colour=3)
+    # a training step (issue 30): the 2-matrix ChainMM in one block has 6 ops and 784 FLOPs
+    assert models["chainmm"]["params"]["training"][0] == "no"
+    t = doppler.Graph.generate("chainmm", matrices=2, n=4, blocks=1, training=True)
+    assert t.n_ops == 6 and t.work.sum() == 784 and t.name.endswith("_train_adam")
+    assert doppler.Graph.generate("chainmm", matrices=2, n=4, blocks=1, training=False).n_ops == 1
+    with pytest.raises(doppler.InvalidInputError, match="--tp"):
+        doppler.Graph.generate("llama-layer", tp=True)
 
 
 def test_read_errors_name_the_file(tmp_path):

@@ -1,0 +1,163 @@
+#!/bin/sh
+# bench/scale.sh (make bench-scale): placing a whole training step at scale (issue 30).
+#
+# 1. The Llama-7B training step, 32 layers at tensor-parallel degree 8 (forward, backward, Adam:
+#    `doppler graph gen llama-layer --layers LAYERS --tp 8 --training`, 38,574 ops), on the 8
+#    devices of MACHINE (place's machine options; default "--topology dgx1-v100", the bundled
+#    DGX-1: the general engine; "--devices 8": 8 uniform devices and the DOPPLER-compatible
+#    engine): round-robin, cp, heft, etf (instant), the DOPPLER general
+#    model's greedy rollout (CKPT), the improvement search (IMPROVE_CKPT, from the best instant
+#    placement, BUDGET simulations) and annealing (BUDGET simulations). Per method the makespan
+#    (simulated seconds), its ratio to the best instant method's, the simulations spent, and the
+#    wall seconds, CPU seconds (user + system) and peak memory (maximum RSS) of the whole
+#    `doppler place` process (read, place, simulate), from /usr/bin/time -v.
+# 2. The DOPPLER rollout against graph size: the same training graphs with SWEEP_LAYERS layers
+#    (1,374 to about 100,000 ops), one `doppler place --method doppler` each, the same columns.
+#
+# Checkpoints: CKPT (a doppler train checkpoint; a general model places any graph) and
+# IMPROVE_CKPT (train --method improve). Unset, they are trained here into CKPT_DIR (default: a
+# fresh folder, removed afterwards) on generated graphs only, as bench/transfer-size.sh does:
+# CONFIG (bench/doppler-zeroshot.json: the engine state) with EPISODES per stage on COUNT graphs
+# of FAMILIES, and the improvement policy with IMPROVE_EPISODES on 32 (bench/lib.sh).
+#   sh bench/scale.sh
+#   CKPT=ck/doppler-1.h5 IMPROVE_CKPT=ck/improve-1.h5 SWEEP_LAYERS="1 3 8" BUDGET=500 sh bench/scale.sh
+# METHODS: the methods run (default "round-robin cp heft etf doppler improve anneal"; the ratio
+# column needs an instant one); SWEEP_LAYERS="" skips the sweep.
+# Every method runs with OPENBLAS_NUM_THREADS=1 and at most CPU_LIMIT CPU seconds (ulimit -t;
+# default 1800): one that reaches it is reported as stopped there, one that fails with its exit
+# status (the bench then exits 1 at the end). CPU seconds are the figures to compare on a shared
+# host; wall seconds are printed beside them.
+set -eu
+top_srcdir=${top_srcdir:-.}
+bin=${DOPPLER:-$top_srcdir/doppler}
+MACHINE=${MACHINE:---topology dgx1-v100}
+CPU_LIMIT=${CPU_LIMIT:-1800}
+METHODS=${METHODS:-round-robin cp heft etf doppler improve anneal}
+has() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
+LAYERS=${LAYERS:-32}
+BUDGET=${BUDGET:-2000}
+SWEEP_LAYERS=${SWEEP_LAYERS-1 3 8 26 83}
+SEED=${SEED:-1}
+EPISODES=${EPISODES:-300}
+COUNT=${COUNT:-24}
+IMPROVE_EPISODES=${IMPROVE_EPISODES:-20000}
+CONFIG=${CONFIG:-$top_srcdir/bench/doppler-zeroshot.json}
+FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
+CKPT=${CKPT:-}
+IMPROVE_CKPT=${IMPROVE_CKPT:-}
+[ -x /usr/bin/time ] || { echo "bench/scale.sh: /usr/bin/time not found (apt-get install time)"; exit 77; }
+export OPENBLAS_NUM_THREADS=1
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-scale.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+CKPT_DIR=${CKPT_DIR:-$tmp}
+. "$top_srcdir/bench/lib.sh"
+if [ -z "$CKPT" ]; then
+    CKPT=$CKPT_DIR/doppler-$SEED.h5
+    echo "# training the DOPPLER general model: $COUNT graphs of $FAMILIES, $EPISODES episodes per stage, $CONFIG" >&2
+    bench_ckpt "$CKPT" "FAMILIES=$FAMILIES COUNT=$COUNT VAL_COUNT=5 EPISODES=$EPISODES CONFIG=$(bench_config_sum "$CONFIG") DEMO_BUDGET= BANDWIDTH_RANGE= COMM_RATIO_RANGE=" \
+        "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$SEED" --config "$CONFIG" \
+        --pipeline --episodes "$EPISODES" --quiet > /dev/null
+fi
+if [ -z "$IMPROVE_CKPT" ]; then
+    echo "# training the improvement policy: $IMPROVE_EPISODES episodes on 32 graphs of $FAMILIES" >&2
+    bench_improve_ckpt "$SEED"
+    IMPROVE_CKPT=$CKPT_DIR/improve-$SEED.h5
+fi
+echo '{"init": "best-instant"}' > "$tmp/bi.json"
+failed=0
+
+# measure ARGS...: run ARGS under /usr/bin/time -v and the CPU limit; sets rc, wall, cpu (s),
+# rss (MiB)
+measure() {
+    rc=0
+    # shellcheck disable=SC2016 # the inner shell expands $0 and $@
+    /usr/bin/time -v -o "$tmp/time" sh -c 'ulimit -t "$0" && exec "$@"' "$CPU_LIMIT" "$@" > "$tmp/out" 2> "$tmp/err" || rc=$?
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + p[i]; printf "%.2f", s }' "$tmp/time")
+    cpu=$(awk -F': ' '/User time/ { u = $2 } /System time/ { s = $2 } END { printf "%.2f", u + s }' "$tmp/time")
+    rss=$(awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$tmp/time")
+}
+json_num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$tmp/out"; }
+
+# gen L FILE: the training graph of L layers; sets ops, gen_wall, gen_cpu, gen_rss
+gen() {
+    measure "$bin" graph gen llama-layer --layers "$1" --tp 8 --training --out "$2"
+    [ "$rc" = 0 ] || { cat "$tmp/err"; exit 1; }
+    ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/out")
+    gen_wall=$wall; gen_cpu=$cpu; gen_rss=$rss
+}
+
+g=$tmp/llama7b-train-tp8.json
+gen "$LAYERS" "$g"
+echo "# graph gen llama-layer --layers $LAYERS --tp 8 --training: $ops ops, ${gen_wall} s wall, ${gen_cpu} s CPU, ${gen_rss} MiB peak"
+echo "# machine: $MACHINE; $(date -u +%Y-%m-%d), doppler $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "| method | makespan (s) | / best instant | simulations | wall (s) | CPU (s) | peak RSS (MiB) |"
+echo "|---|---|---|---|---|---|---|"
+best=""
+row() { # name
+    if [ "$rc" != 0 ]; then
+        failed=1
+        echo "| $1 | $(why) | | | $wall | $cpu | $rss |"
+        return
+    fi
+    ms=$(json_num makespan); sims=$(json_num simulations)
+    if [ -z "$best" ]; then ratio=-; else ratio=$(echo "scale=4; $ms / $best" | bc -l | sed 's/^\./0./'); fi
+    echo "| $1 | $(printf %.6g "$ms") | $ratio | ${sims:-0} | $wall | $cpu | $rss |"
+}
+# why the last run gave no result
+why() {
+    if awk -v c="$cpu" -v l="$CPU_LIMIT" 'BEGIN { exit !(c >= l - 1) }'; then echo "stopped at the CPU limit ($CPU_LIMIT s)"
+    else echo "failed (exit $rc: $(tail -n 1 "$tmp/err"))"; fi
+}
+# shellcheck disable=SC2086
+place() { measure "$bin" place --graph "$g" $MACHINE --json "$@"; }
+: > "$tmp/instant"
+for m in round-robin cp heft etf; do
+    has $m || continue
+    place --method $m
+    if [ "$rc" = 0 ]; then
+        ms=$(json_num makespan)
+        echo "$m $ms $wall $cpu $rss" >> "$tmp/instant"
+        if [ -z "$best" ] || [ "$(echo "$ms < $best" | bc -l)" = 1 ]; then best=$ms; fi
+    else
+        echo "$m failed $rc $wall $cpu $rss" >> "$tmp/instant"
+    fi
+done
+while read -r m ms wall cpu rss; do
+    if [ "$ms" = failed ]; then
+        failed=1
+        echo "| $m | failed (exit $wall) | | | | | |"
+    else
+        rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$m"
+    fi
+done < "$tmp/instant"
+if has doppler; then
+    place --method doppler --checkpoint "$CKPT"
+    row "doppler (greedy rollout)"
+fi
+if has improve; then
+    place --method improve --checkpoint "$IMPROVE_CKPT" --config "$tmp/bi.json" --budget "$BUDGET" --seed "$SEED"
+    row "improve (from best instant, $BUDGET)"
+fi
+if has anneal; then
+    place --method anneal --budget "$BUDGET" --seed "$SEED"
+    row "anneal ($BUDGET)"
+fi
+[ -n "$SWEEP_LAYERS" ] || exit $failed
+
+echo
+echo "# the DOPPLER rollout against graph size (the same training graphs, LAYERS layers at tp 8)"
+echo "| layers | ops | gen wall (s) | rollout wall (s) | rollout CPU (s) | peak RSS (MiB) | CPU us per op |"
+echo "|---|---|---|---|---|---|---|"
+for L in $SWEEP_LAYERS; do
+    gen "$L" "$tmp/sweep.json"
+    # shellcheck disable=SC2086
+    measure "$bin" place --graph "$tmp/sweep.json" $MACHINE --json --method doppler --checkpoint "$CKPT"
+    if [ "$rc" != 0 ]; then
+        failed=1
+        echo "| $L | $ops | $gen_wall | $(why) | $cpu | $rss | |"
+    else
+        echo "| $L | $ops | $gen_wall | $wall | $cpu | $rss | $(echo "$cpu * 1000000 / $ops" | bc) |"
+    fi
+done
+rm -f "$tmp/sweep.json"
+exit $failed

@@ -1,0 +1,16 @@
+# gnuplot experiments/figures/rollout-size.gp (from the repository root): the DOPPLER rollout's
+# CPU seconds against graph size, log-log (data: rollout-size.dat; EXPERIMENTS.md, issue 30)
+set terminal pngcairo size 800,560
+set output 'experiments/figures/rollout-size.png'
+set logscale xy
+set xlabel 'ops'
+set ylabel 'CPU seconds (whole doppler place)'
+set key left top
+set grid
+set xrange [1000:100000]
+set title 'DOPPLER rollout vs graph size (Llama-7B training graphs, 8 devices)'
+plot 'experiments/figures/rollout-size.dat' u 1:2 w lp pt 7 t 'uniform (--devices 8)', \
+     '' u 1:3 w lp pt 5 t 'DGX-1 topology', \
+     0.54*(x/1374) dt 2 lc rgb 'gray' t 'slope 1', \
+     0.54*(x/1374)**2 dt 3 lc rgb 'black' t 'slope 2', \
+     5 lc rgb 'red' dt 4 t 'goal at 100,000 ops: 5 s'
