@@ -1538,11 +1538,16 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK, early = 0;
+    /* the first episode of the current batch: batches start at multiples of B, and where this
+     * call starts mid-batch (a finished stage run again with more episodes: its last batch was
+     * short, and the rest of that batch is a batch of its own) */
+    long batch_start = -1;
     while (tr->episode < st.episodes) {
         const long e = tr->episode;
         const double frac = (double)e / (double)st.episodes;
         const double eps = st.epsilon + (st.epsilon_final - st.epsilon) * frac;
-        if (e % B == 0) {
+        if (e % B == 0 || batch_start < 0) {
+            batch_start = e;
             if (tr->multi) {
                 /* each batch samples one training graph, uniformly: the batch's rollouts,
                  * baselines and backward are all on it */
@@ -1568,7 +1573,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             if (batch_base) {
                 /* the batch's rollouts first (their makespans make the shared baseline); each is
                  * replayed below from its seed to accumulate its gradient */
-                const long nb = st.episodes - e < B ? st.episodes - e : B;
+                const long room = B - e % B, nb = st.episodes - e < room ? st.episodes - e : room;
                 double sum = 0, sum2 = 0;
                 for (long j = 0; j < nb && rc == DP_OK; j++) {
                     const double epsj = st.epsilon + (st.epsilon_final - st.epsilon) * ((double)(e + j) / (double)st.episodes);
@@ -1589,7 +1594,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             }
         }
         const double te = now_s();
-        const long j = e % B;
+        const long j = e - batch_start;
         uint64_t seed = batch_base ? bseed[j] : gsl_rng_get(tr->master);
         gsl_rng_set(tr->ep, (unsigned long)seed);
         double ms, agree[2];

@@ -5,7 +5,8 @@
 # under CI=true that is a failure instead. The importers' tests (test_importers.py) skip, naming the
 # Debian package, without python3-torch, python3-torchvision or python3-onnx, and fail under CI=true
 # (-rs prints each skip's reason). Under a sanitizer build the ASan runtime is preloaded
-# into Python (leak detection off: the interpreter's own allocations are not ours).
+# into Python (leak detection off: the interpreter's own allocations are not ours), with
+# libstdc++ after it for the C++ libraries of the importers' tests.
 set -u
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 lib="$top_builddir/.libs/libdoppler.so"
@@ -25,6 +26,11 @@ if [ -z "$py" ]; then
 fi
 asan=$(ldd "$lib" 2>/dev/null | sed -n 's/.*libasan[^ ]* => \([^ ]*\) .*/\1/p' | head -n 1)
 if [ -n "$asan" ]; then
+    # libstdc++ right after it: a C++ library loaded later (torch, onnx) throws through ASan's
+    # __cxa_throw interceptor, which finds no real __cxa_throw unless libstdc++ came first
+    # ("CHECK failed: asan_interceptors.cpp ... real___cxa_throw")
+    stdcxx=$(${CC:-gcc} -print-file-name=libstdc++.so.6 2>/dev/null)
+    [ -f "$stdcxx" ] && asan="$asan $stdcxx"
     LD_PRELOAD="$asan${LD_PRELOAD:+ $LD_PRELOAD}"; export LD_PRELOAD
     ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"; export ASAN_OPTIONS
 fi

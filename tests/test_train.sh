@@ -116,6 +116,20 @@ for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_
     h5diff "$tmp/a.traj.h5" "$tmp/b.traj.h5" /$d /$d > /dev/null || fail "resumed trajectory $d differs"
 done
 echo "resume after SIGKILL at episode $done_at of $n: identical"
+# a finished run continued with more episodes (README: train ... --resume): its last batch was
+# short (4 episodes of a batch of 8), so the continuation starts mid-batch; it said "internal error:
+# the replay of episode 4 differs from its rollout" (a batch's rollouts were never drawn)
+cat > "$tmp/more.json" <<EOF
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "seed": 3,
+ "stages": {"sim": {"batch": 8, "baseline": "batch"}}}
+EOF
+"$bin" train --graph "$graph" --config "$tmp/more.json" --stage sim --episodes 4 --checkpoint "$tmp/more.h5" --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "a 4-episode run"; }
+"$bin" train --graph "$graph" --config "$tmp/more.json" --stage sim --episodes 12 --checkpoint "$tmp/more.h5" --resume --json --quiet \
+    > "$tmp/more.out" 2> "$tmp/err" || { cat "$tmp/err"; fail "a finished 4-episode run resumed to 12 episodes"; }
+grep -q '"makespan"' "$tmp/more.out" || fail "the resumed run's result: $(cat "$tmp/more.out")"
+[ "$(h5dump -a /episode "$tmp/more.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')" = 12 ] ||
+    fail "the resumed run did not reach episode 12: $(h5dump -a /episode "$tmp/more.h5" 2>&1 | tail -3)"
 # demonstrations (expert iteration): the search's placement of each training graph offered to the
 # self-imitation buffer at the stage's start, its simulations counted (budget + 1 replay)
 cat > "$tmp/nodemo.json" <<EOF
