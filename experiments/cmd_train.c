@@ -80,6 +80,7 @@ static void print_agreement(const char *label, const dp_train_agreement *a)
  * each, 0 0 for none */
 typedef struct graph_draws {
     double bw[2], cr[2], sp[2];
+    int dv[2];           /* --devices-range: device counts [lo, hi], 0 0 for none */
 } graph_draws;
 
 typedef struct graph_set {
@@ -97,6 +98,7 @@ typedef struct graph_set {
                             draws when both ranges are given), or NULL: the machine's */
     unsigned long sp_seed;  /* --speed-range: graph i's device speeds come from a generator seeded
                              * with sp_seed + i */
+    int *dv;             /* (n) --devices-range: each graph's device count, or NULL: the machine's */
 } graph_set;
 
 static void graph_set_free(graph_set *s)
@@ -107,7 +109,7 @@ static void graph_set_free(graph_set *s)
         if (s->own) dp_cost_free(s->own[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
-    free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr);
+    free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr); free(s->dv);
     memset(s, 0, sizeof *s);
 }
 
@@ -164,8 +166,13 @@ static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, c
 {
     *own = NULL;
     const double keep_bw = m->bandwidth_Bps, keep_cr = m->comm_ratio;
+    const int keep_nd = m->n_devices, keep_given = m->devices_given;
     if (s->bw) m->bandwidth_Bps = s->bw[i];
     if (s->cr) m->comm_ratio = s->cr[i];
+    if (s->dv) {
+        m->n_devices = s->dv[i];
+        m->devices_given = 1;
+    }
     dp_problem *p = NULL;
     if (s->draws.sp[0] > 0) {
         dp_cost *c = dp_machine_costs(m, g, err);
@@ -182,6 +189,8 @@ static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, c
     }
     m->bandwidth_Bps = keep_bw;
     m->comm_ratio = keep_cr;
+    m->n_devices = keep_nd;
+    m->devices_given = keep_given;
     return p;
 }
 
@@ -521,6 +530,10 @@ static void train_usage(FILE *f)
                "                       from the family seed), an op's time on a device divided by its speed,\n"
                "                       transfers unchanged; any graph kind; needs a distribution; not with\n"
                "                       --topology\n"
+               "  --devices-range LO:HI  each training and validation graph on a uniform machine of its own\n"
+               "                       device count, drawn log-uniformly in LO..HI (1..4096; one draw per graph,\n"
+               "                       from the family seed), so one model learns to place on few and on many\n"
+               "                       devices; needs a distribution; not with --devices or --topology\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
                "                       placement over them; --val-count M more drawn from --family (default 4\n"
@@ -651,6 +664,14 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     if (rc == DP_OK && d->cr[0] > 0 && !(gs->cr = draw_log_uniform(gs->n, d->cr[0], d->cr[1], family_seed ^ 0x636f6d6dUL)))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    /* --devices-range: log-uniform over [lo, hi + 1) rounded down, so each count of the range can
+     * be drawn and small counts as often per doubling as large ones */
+    if (rc == DP_OK && d->dv[0] > 0) {
+        double *x = draw_log_uniform(gs->n, d->dv[0], d->dv[1] + 1, family_seed ^ 0x64657673UL);
+        if (!x || !(gs->dv = malloc((size_t)gs->n * sizeof *gs->dv))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        for (int i = 0; rc == DP_OK && i < gs->n; i++) gs->dv[i] = x[i] >= d->dv[1] ? d->dv[1] : (int)x[i];
+        free(x);
+    }
     /* both ranges: each graph on one kind of machine, a fair coin from a third generator; a
      * graph of the bandwidth kind gets comm_ratio 0 (off), and either keeps its own draw above */
     if (rc == DP_OK && gs->bw && gs->cr) {
@@ -784,7 +805,7 @@ int cmd_train(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON, O_SPEED_RANGE };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON, O_SPEED_RANGE, O_DEVICES_RANGE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -801,12 +822,12 @@ int cmd_train(int argc, char **argv)
         {"family-seed", required_argument, NULL, O_FAMILY_SEED}, {"validation", required_argument, NULL, O_VALIDATION},
         {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
         {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO}, {"json", no_argument, NULL, O_JSON},
-        {"speed-range", required_argument, NULL, O_SPEED_RANGE},
+        {"speed-range", required_argument, NULL, O_SPEED_RANGE}, {"devices-range", required_argument, NULL, O_DEVICES_RANGE},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
     unsigned long long family_seed = 0;
-    graph_draws draws = {{0, 0}, {0, 0}, {0, 0}};
+    graph_draws draws = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
@@ -877,6 +898,15 @@ int cmd_train(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--speed-range: expected LO:HI, device speeds "
                                                                      "0.001 <= LO <= HI <= 1000, got '%s'", optarg));
             break;
+        case O_DEVICES_RANGE: {
+            double dr[2];
+            if (parse_range(optarg, 1, 4096, dr) != 0 || dr[0] != floor(dr[0]) || dr[1] != floor(dr[1]))
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--devices-range: expected LO:HI device counts, "
+                                                                     "1 <= LO <= HI <= 4096, got '%s'", optarg));
+            draws.dv[0] = (int)dr[0];
+            draws.dv[1] = (int)dr[1];
+            break;
+        }
         case O_CKPT: ckpt = optarg; break;
         case O_TRAJ: traj = optarg; break;
         case O_RESUME: resume = 1; break;
@@ -945,6 +975,10 @@ int cmd_train(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--speed-range draws the device speeds of a uniform machine "
                                                              "per graph of a distribution: give --graphs or --family, and no "
                                                              "--topology (a topology gives each device its own peak_flops)"));
+    if (draws.dv[0] > 0 && (mach.topology || mach.devices_given || (!graphs && !family && !validation)))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--devices-range draws the device count of a uniform "
+                                                             "machine per graph of a distribution: give --graphs or --family, "
+                                                             "and neither --devices nor --topology"));
     if (draws.cr[0] > 0 && mach.comm_ratio > 0)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--comm-ratio-range draws each graph's --comm-ratio: "
                                                              "give one or the other"));
@@ -1074,8 +1108,8 @@ int cmd_train(int argc, char **argv)
         fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
                         "critical-path placement\n", nt, nv);
         for (int i = 0; i < gs.n; i++)
-            fprintf(stderr, "  %-10s %-44s %4d ops  %s%s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
-                    gs.g[i]->n_ops, gs.src[i], bw_note(&gs, i));
+            fprintf(stderr, "  %-10s %-44s %4d ops  %2d devices  %s%s\n", gs.validation[i] ? "validation" : "train",
+                    gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], bw_note(&gs, i));
     }
     if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;

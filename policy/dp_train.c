@@ -1,6 +1,7 @@
 /* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
 #include "dp_place.h"
+#include "dp_search.h"
 #include "dp_json.h"
 #include "dp_h5io.h"
 
@@ -837,7 +838,17 @@ static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
         po.oracle = &tr->oracle;
         po.budget = c->demo_budget;
         po.checkpoint = c->demo_checkpoint[0] ? c->demo_checkpoint : NULL;
-        if ((rc = dp_place(c->demo_method, tr->g, tr->c, &po, tr->forced_assign, NULL, NULL, err)) != DP_OK) {
+        long spent = c->demo_budget;
+        if (strcmp(c->demo_method, "best-instant") == 0) {
+            /* the best of the instant methods under the oracle (dp_search_start's "best-instant") */
+            dp_search_anneal_config sc;
+            dp_search_anneal_config_init(&sc);
+            snprintf(sc.init, sizeof sc.init, "best-instant");
+            rc = dp_search_start(tr->g, tr->c, &tr->oracle, &sc, po.seed, tr->forced_assign, &spent, err);
+        } else {
+            rc = dp_place(c->demo_method, tr->g, tr->c, &po, tr->forced_assign, NULL, NULL, err);
+        }
+        if (rc != DP_OK) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             rc = dp_error_set(err, rc, "demonstrations on %s: %s", tr->g->source ? tr->g->source : tr->g->name, msg);
@@ -853,7 +864,7 @@ static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
         tr->assign_exact = 0;
         if (rc != DP_OK) break;
         if ((rc = dp_oracle_cost(&tr->oracle, tr->env->assignment, &ms, err)) != DP_OK) break;
-        if (first) tr->sims += c->demo_budget + 1;
+        if (first) tr->sims += spent + 1;
         if (sil_offer(tr, st->sil_k, ms) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
     }
     if (tr->multi) select_graph(tr, keep);

@@ -129,7 +129,9 @@ typedef struct dp_train_config {
                               project's method: both "engine" (bench/doppler-engine.json) */
     /* Demonstrations (this project's; expert iteration, Anthony et al. 2017, "Thinking fast and
      * slow with deep learning and tree search"): JSON "demonstrations": {"method": "improve" |
-     * "anneal" | "local", "budget": B, "checkpoint": FILE (improve's policy)}. At the first
+     * "anneal" | "local", "budget": B, "checkpoint": FILE (improve's policy)}, or {"method":
+     * "best-instant"} (no budget: the best under the oracle of the six instant methods,
+     * dp_search_start, one simulation each, all counted). At the first
      * episode of every stage with self-imitation (sil_weight > 0) or distillation, each training
      * graph's placement by that search (B simulations, seed: the run's plus the graph's index,
      * from the search's default start) is replayed once through the policy (its greedy op order,
@@ -141,7 +143,7 @@ typedef struct dp_train_config {
      * dp_train_config_load takes a relative FILE from the working folder when it is there, else
      * from the config file's folder when it is there (the path joined to the folder's). */
     char demo_method[16];
-    long demo_budget;      /* B >= 7 */
+    long demo_budget;      /* B >= 7 (0 for best-instant) */
     char demo_checkpoint[1024];
 } dp_train_config;
 

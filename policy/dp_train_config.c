@@ -159,7 +159,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
     if (c->demo_method[0]) {
         json_t *d = json_object();
         json_object_set_new(d, "method", json_string(c->demo_method));
-        json_object_set_new(d, "budget", json_integer(c->demo_budget));
+        if (strcmp(c->demo_method, "best-instant") != 0) json_object_set_new(d, "budget", json_integer(c->demo_budget));
         if (c->demo_checkpoint[0]) json_object_set_new(d, "checkpoint", json_string(c->demo_checkpoint));
         json_object_set_new(o, "demonstrations", d);
     }
@@ -247,8 +247,10 @@ static int demo_from_json(dp_train_config *c, json_t *v, dp_error *err)
     json_object_foreach(v, k, w) {
         if (strcmp(k, "method") == 0) {
             method = json_string_value(w);
-            if (!method || (strcmp(method, "improve") != 0 && strcmp(method, "anneal") != 0 && strcmp(method, "local") != 0))
-                return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.method\" must be \"improve\", \"anneal\" or \"local\"");
+            if (!method || (strcmp(method, "improve") != 0 && strcmp(method, "anneal") != 0 && strcmp(method, "local") != 0 &&
+                            strcmp(method, "best-instant") != 0))
+                return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.method\" must be \"improve\", \"anneal\", \"local\" "
+                                    "or \"best-instant\"");
         } else if (strcmp(k, "budget") == 0) {
             if (!json_is_integer(w) || json_integer_value(w) < 7 || json_integer_value(w) > (1LL << 30))
                 return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.budget\" must be an integer in [7, 2^30] (simulations per graph)");
@@ -262,15 +264,20 @@ static int demo_from_json(dp_train_config *c, json_t *v, dp_error *err)
             return dp_error_set(err, DP_EINVAL, "config: unknown key \"demonstrations.%s\" (known: method, budget, checkpoint)", k);
         }
     }
-    if (!method || budget < 0)
-        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" needs \"method\" and \"budget\"");
+    if (!method) return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" needs \"method\"");
+    const int instant = strcmp(method, "best-instant") == 0;
+    if (instant && budget >= 0)
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" by \"best-instant\" take no \"budget\" (one simulation "
+                            "of each instant method)");
+    if (!instant && budget < 0)
+        return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" by a search need its \"budget\"");
     if (strcmp(method, "improve") == 0 && !ck)
         return dp_error_set(err, DP_EINVAL, "config: \"demonstrations\" by \"improve\" need its policy: \"checkpoint\"");
     if (strcmp(method, "improve") != 0 && ck)
         return dp_error_set(err, DP_EINVAL, "config: \"demonstrations.checkpoint\" is the improve method's policy; %s takes none", method);
     snprintf(c->demo_method, sizeof c->demo_method, "%s", method);
     snprintf(c->demo_checkpoint, sizeof c->demo_checkpoint, "%s", ck ? ck : "");
-    c->demo_budget = budget;
+    c->demo_budget = instant ? 0 : budget;
     return DP_OK;
 }
 

@@ -161,6 +161,15 @@ echo '{"stages": {"sim": {"episodes": 4, "sil_weight": 1}}, "demonstrations": {"
 "$bin" train --graph "$graph" --config "$tmp/bad.json" --stage sim --checkpoint "$tmp/nopolicy.h5" > /dev/null 2> "$tmp/err" &&
     fail "demonstrations by a missing policy accepted"
 grep -q "none.h5" "$tmp/err" || { cat "$tmp/err"; fail "the error names the missing policy file"; }
+# demonstrations by the best instant method: one simulation per instant method (six) and the replay
+sed 's/"seed": 3,/"seed": 3, "demonstrations": {"method": "best-instant"},/' "$tmp/nodemo.json" > "$tmp/demo-bi.json"
+"$bin" train --graph "$graph" --config "$tmp/demo-bi.json" --pipeline --checkpoint "$tmp/dbi.h5" > "$tmp/dbi.out" 2>&1 ||
+    { cat "$tmp/dbi.out"; fail "train with best-instant demonstrations"; }
+[ "$(sims "$tmp/dbi.out" sim)" -eq $(( $(sims "$tmp/nd.out" sim) + 7 )) ] ||
+    fail "best-instant demonstrations: stage sim spent $(sims "$tmp/dbi.out" sim) simulations, $(sims "$tmp/nd.out" sim) without them (+7 expected)"
+echo '{"demonstrations": {"method": "best-instant", "budget": 10}}' > "$tmp/bad.json"
+"$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err" && fail "best-instant demonstrations with a budget accepted"
+grep -q 'take no "budget"' "$tmp/err" || { cat "$tmp/err"; fail "the error for a best-instant budget"; }
 echo "demonstrations: +301 simulations, recorded, bad values refused"
 # the demonstration offered is the search's placement itself: its replay through the policy used
 # to rename devices of tied logits for the ops not yet placed, which changed the placement

@@ -133,6 +133,30 @@ awk -F'[.][.]|)' '{ if (!($1 >= 0.25 && $2 <= 4 && $1 < $2)) exit 1 }' "$tmp/spd
     { cat "$tmp/spd1"; fail "--speed-range: speeds within 0.25..4 and not all equal"; }
 "$bin" train --graph "$small" --speed-range 1:2 --episodes 1 > /dev/null 2> "$tmp/sperr" && fail "--speed-range without a distribution"
 grep -q 'per graph of a distribution' "$tmp/sperr" || { cat "$tmp/sperr"; fail "--speed-range refusal explained"; }
+# --devices-range: each drawn graph on a uniform machine of its own device count: the same graphs
+# drawn, every count within the range and not all equal, the same seed the same counts; a range of
+# one count trains exactly as --devices of that count; refused with --devices, --topology, and
+# without a distribution
+for r in 2:16 4:4 fixed4 none; do
+    opt="--devices-range $r"; [ "$r" = fixed4 ] && opt="--devices 4"; [ "$r" = none ] && opt=""
+    "$bin" train --family chainmm,stg --family-count 5 --val-count 2 --family-seed 7 --config "$tmp/b4.json" $opt \
+        --stage il --episodes 4 --checkpoint "$tmp/dv-$r.h5" > /dev/null 2> "$tmp/dv-$r.err" || { cat "$tmp/dv-$r.err"; fail "train $opt"; }
+    awk '/ ops / && ($1 == "train" || $1 == "validation") { print $2 }' "$tmp/dv-$r.err" > "$tmp/dv-$r.names"
+done
+cmp -s "$tmp/dv-none.names" "$tmp/dv-2:16.names" || fail "--devices-range changed the graphs drawn"
+sed -n 's/.* ops *\([0-9]*\) devices .*/\1/p' "$tmp/dv-2:16.err" > "$tmp/dvs"
+[ "$(wc -l < "$tmp/dvs")" -eq 7 ] || { cat "$tmp/dv-2:16.err"; fail "--devices-range: each graph's device count printed"; }
+awk '$1 < 2 || $1 > 16 { bad = 1 } { seen[$1] = 1 } END { n = 0; for (k in seen) n++; exit bad || n < 3 }' "$tmp/dvs" ||
+    { cat "$tmp/dvs"; fail "--devices-range: counts within 2..16 and not all the same"; }
+h5diff -d 0 "$tmp/dv-4:4.h5" "$tmp/dv-fixed4.h5" /plc/param /plc/param > /dev/null || fail "--devices-range 4:4 trains as --devices 4"
+for bad in "--devices-range 0:4" "--devices-range 2.5:4" "--devices-range 8:2" "--devices-range 2:16 --devices 4" \
+           "--devices-range 2:16 --topology dgx1-v100"; do
+    "$bin" train --family chainmm $bad --stage il --episodes 1 > /dev/null 2> "$tmp/dverr"
+    [ $? -eq 2 ] || { cat "$tmp/dverr"; fail "train $bad must exit 2"; }
+done
+"$bin" train --graph "$small" --devices-range 2:4 --episodes 1 > /dev/null 2> "$tmp/dverr"
+[ $? -eq 2 ] && grep -q 'per graph of a distribution' "$tmp/dverr" || { cat "$tmp/dverr"; fail "--devices-range without a distribution"; }
+echo "--devices-range: counts drawn per graph within the range, one count as --devices, bad uses refused"
 # --bandwidth-range: each drawn graph on a uniform machine of its own (log-uniform link
 # bandwidth): the same graphs are drawn, each bandwidth within the range and not all equal; a
 # range of one value at the default bandwidth trains exactly as without it, one at another does not
