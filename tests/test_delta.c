@@ -208,6 +208,44 @@ START_TEST(delta_refusals)
 }
 END_TEST
 
+START_TEST(bounded_repeated_edge)
+{
+    /* u(1) -> v(1) twice, data 1 then 10, on two devices (transfer time = data): v waits for the
+     * first copy only, u [0, 1], v [2, 3], makespan 3; the second copy lands at 11. A bounded run
+     * at bound 3 is within it: it stopped at 11 > 3 ("exceeded", a cost past the makespan) while
+     * the later copy was an event */
+    dp_graph_builder *b = dp_graph_builder_alloc("rep", "rep", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1);
+    dp_graph_builder_add_edge(b, 0, 1, 10);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_alloc(g, 2);
+    for (int i = 0; i < 4; i++) c->op_time[i] = 1;
+    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    c->inv_bw[1] = c->inv_bw[2] = 1;
+    dp_cost_update_homogeneous(c);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    const int a[2] = {0, 1};
+    dp_sim_result x;
+    ck_assert_int_eq(dp_sim_run(s, a, &x, &err), DP_OK);
+    ck_assert(x.makespan == 3 && x.n_transfers == 2 && x.transfer_volume == 11);
+    double cost;
+    int ex;
+    ck_assert_int_eq(dp_sim_run_bounded(s, a, 3, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 0);
+    ck_assert(cost == 3);
+    ck_assert_int_eq(dp_sim_run_bounded(s, a, 2.5, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 1 && cost == 3);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 static dp_graph *small_llama(void)
 {
     dp_gen_llama_opts o;
@@ -373,6 +411,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
+    tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, searches_same_with_delta_off);
     suite_add_tcase(su, t);
