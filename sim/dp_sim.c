@@ -22,8 +22,6 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
-typedef struct dp_sim_queued dp_sim_queued;
-
 struct dp_sim {
     const dp_graph *g;
     const dp_cost *c;
@@ -46,7 +44,9 @@ struct dp_sim {
     uint64_t *seq_done, *seq_fin, *seq_ready;
     uint64_t fin_base;  /* seq_fin of the op whose outputs are being sent */
     int *fut;           /* (n + 1) scratch of a resumed run: the ops it simulates again */
-    struct dp_sim_queued { int dev, op; uint64_t seq; } *queued; /* (n) its queued ops, sorted */
+    int *kept, n_kept;  /* (n + 1) its ops running or queued at its instant, by device, then in
+                           queue order (the order of its devices' lists) */
+    int *rorder, n_rorder; /* (n + 1) the ops made ready by the last run, in the order of their READY */
     int *cut;           /* (D) a resumed run's first index of each device's list it simulates again */
     unsigned char *moved; /* (n) 1 for the ops a resumed run places anew (cleared after it) */
     int *moved_ops;     /* (n) a delta run's moved ops */
@@ -102,7 +102,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->seq_fin, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->seq_ready, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->fut, (size_t)s->n + 1, sizeof(int));
-    DP_ALLOC(t, s->queued, (size_t)s->n + 1, sizeof(dp_sim_queued));
+    DP_ALLOC(t, s->kept, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->rorder, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->cut, (size_t)s->D, sizeof(int));
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
@@ -194,6 +195,7 @@ static inline void op_ready(dp_sim *s, int v)
     int d = s->dev[v];
     s->ready[v] = s->now;
     s->seq_ready[v] = s->heap.seq++;
+    s->rorder[s->n_rorder++] = v;
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -291,6 +293,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
         }
     s->dev = assignment;
     s->delta_p = NULL;
+    s->n_kept = s->n_rorder = 0;
     dp_heap_evq_clear(&s->heap);
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
@@ -393,15 +396,6 @@ static int first_ending_at(const dp_sim_prefix *p, int d, double t)
     return lo;
 }
 
-/* queue order at a resumed instant: by device, then READY's place (which orders the arrival
- * times too: the sequence numbers grow with the clock) */
-static int queued_before(const void *a, const void *b)
-{
-    const dp_sim_queued *x = a, *y = b;
-    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
 /* Rebuild the engine's state at the start of instant t > 0 and run it to the end (dp_sim.h).
  * p is the schedule the state is rebuilt from; the ops with s->moved[x] set (moved[0..n_moved))
  * are placed anew at t: none of their events happened before t (p's ops: READY at or after t),
@@ -426,6 +420,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
         if (!listed) F[nf++] = moved[i];
     }
     s->dev = assignment;
+    s->n_kept = s->n_rorder = 0;
     dp_heap_evq_clear(&s->heap);
     s->heap.seq = p->seq_next;
     s->fifo_head = s->fifo_tail = 0;
@@ -435,9 +430,9 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
-    /* the queued ops go to the front of F's scratch copy in qsort order; reuse arrived[] of the
-     * others for their count of inputs on their device before t */
-    int nq = 0;
+    /* F runs over each device's list in queue order, so the ops running or queued at t come in
+     * the order of their device's queue (the running one first: it arrived first); arrived[]
+     * counts the others' inputs on their device before t */
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
@@ -457,8 +452,16 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             assert(p->end[x] > p->start[x]);
             s->busy_flag[dx] = 1;
             dp_heap_evq_push_seq(&s->heap, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
+            s->kept[s->n_kept++] = x;
         } else if (!mv && p->ready[x] < t) {
-            s->queued[nq++] = (dp_sim_queued){.dev = dx, .op = x, .seq = p->seq_ready[x]}; /* sorted below */
+            /* queued at t, behind the ops of its device's queue before it in F */
+            assert(s->busy_flag[dx]); /* between instants a device with a queue is busy */
+            assert(s->qtail[dx] < 0 || p->seq_ready[s->qtail[dx]] < p->seq_ready[x]);
+            s->qnext[x] = -1;
+            if (s->qtail[dx] < 0) s->qhead[dx] = x;
+            else s->qnext[s->qtail[dx]] = x;
+            s->qtail[dx] = x;
+            s->kept[s->n_kept++] = x;
         } else {
             /* not ready at t: its inputs that arrived before t; the copies in flight at t (a
              * moved producer ends at or after t: it sends in the run) */
@@ -476,23 +479,15 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
         }
     }
     for (int i = 0; i < n_moved; i++) s->moved[moved[i]] = 0;
-    qsort(s->queued, (size_t)nq, sizeof *s->queued, queued_before);
-    for (int i = 0; i < nq; i++) {
-        int x = s->queued[i].op, d = s->queued[i].dev;
-        assert(s->busy_flag[d]); /* between instants a device with a queue is busy */
-        s->qnext[x] = -1;
-        if (s->qtail[d] < 0) s->qhead[d] = x;
-        else s->qnext[s->qtail[d]] = x;
-        s->qtail[d] = x;
-    }
     loop(s);
     *k = nf;
 }
 
 /* p takes the times and event places of the ops s simulated again (s->fut[0..k)), placed by
  * assignment: they were the suffixes of p's device lists from s->cut (and the ops placed anew)
- * and are again, in their new queue order (READY's place). Each device's list has room for its
- * new length (the caller's guarantee). */
+ * and are again, in their new queue order: the ops running or queued when the run began
+ * (s->kept, in queue order), then the ops in the order the run made them ready (s->rorder).
+ * Each device's list has room for its new length (the caller's guarantee). */
 static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
 {
     for (int i = 0; i < k; i++) {
@@ -505,19 +500,18 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
         p->seq_ready[x] = s->seq_ready[x];
         p->dev[x] = assignment[x];
         p->changed[i] = x;
-        s->queued[i] = (dp_sim_queued){.dev = assignment[x], .op = x, .seq = s->seq_ready[x]};
     }
     p->n_changed = k;
     if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
     /* the resimulated ops ended at or after the instant the run resumed at, the others before:
      * the last end is the run's */
     p->makespan = s->makespan;
-    qsort(s->queued, (size_t)k, sizeof *s->queued, queued_before);
+    assert(s->n_kept + s->n_rorder == k);
     for (int d = 0; d < s->D; d++) p->dev_n[d] = s->cut[d];
-    for (int i = 0; i < k; i++) {
-        int d = s->queued[i].dev;
+    for (int i = 0; i < s->n_kept + s->n_rorder; i++) {
+        int x = i < s->n_kept ? s->kept[i] : s->rorder[i - s->n_kept], d = assignment[x];
         assert(p->dev_n[d] < p->dev_cap[d]);
-        p->dev_ops[d][p->dev_n[d]++] = s->queued[i].op;
+        p->dev_ops[d][p->dev_n[d]++] = x;
     }
 }
 
