@@ -131,6 +131,7 @@ START_TEST(sim_delta_bit_identical)
                         if (i > 0) {
                             int z = p->dev_ops[d][i - 1];
                             ck_assert(p->ready[z] <= p->ready[a] && p->start[z] <= p->start[a] && p->end[z] <= p->end[a]);
+                            ck_assert_msg(p->seq_ready[z] < p->seq_ready[a], "graph %d move %d device %d: list order", gi, m, d);
                         }
                     }
                 }
