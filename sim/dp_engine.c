@@ -1,6 +1,7 @@
 /* dp_engine.c: the one simulation entry point (see dp_engine.h). */
 #include "dp_engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,10 @@ struct dp_engine_incumbent {
     int set;           /* 1 once dp_engine_incumbent_set succeeded */
     int delta;         /* p holds the incumbent (delta runs were on at the set) */
     int complete;      /* the last delta run was complete (not stopped by its bound) */
+    /* without delta runs: the incumbent's schedule, from its full run (valid until e's next run) */
+    dp_engine_schedule sch;
+    int have_sch;
+    double *busy;      /* (n_devices) the incumbent's compute time per device (delta runs) */
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
@@ -176,7 +181,10 @@ dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err)
 {
     dp_engine_incumbent *inc = calloc(1, sizeof *inc);
     if (inc) inc->e = e;
-    if (inc && e->fast && !(inc->p = dp_sim_prefix_alloc(e->g->n_ops, e->c->n_devices))) {
+    if (inc && e->fast &&
+        (!(inc->p = dp_sim_prefix_alloc(e->g->n_ops, e->c->n_devices)) ||
+         !(inc->busy = dp_alloc_malloc_n((size_t)e->c->n_devices, sizeof(double))))) {
+        dp_sim_prefix_free(inc->p);
         free(inc);
         inc = NULL;
     }
@@ -188,6 +196,7 @@ void dp_engine_incumbent_free(dp_engine_incumbent *inc)
 {
     if (!inc) return;
     dp_sim_prefix_free(inc->p);
+    free(inc->busy);
     free(inc);
 }
 
@@ -215,9 +224,9 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
         e->sims++;
         c = r.makespan;
     } else {
-        dp_engine_schedule s;
-        if ((rc = dp_engine_run(e, assignment, NULL, &s, err)) != DP_OK) return rc;
-        c = s.cost;
+        if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
+        inc->have_sch = 1;
+        c = inc->sch.cost;
     }
     inc->set = 1;
     if (cost) *cost = c;
@@ -230,13 +239,18 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
     dp_engine *e = inc->e;
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_engine_incumbent_set)");
     int ex = 0, rc;
-    inc->complete = 0;
+    inc->complete = inc->have_sch = 0;
     if (inc->delta) {
         dp_sim_prefix *p = inc->p;
         const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
         if ((rc = dp_sim_run_delta(e->fast, p, assignment, bound, cost, &ex, err)) != DP_OK) return rc;
         delta_count(e, p, r0, f0, k0);
         e->sims++;
+    } else if (bound == INFINITY) {
+        /* a full run: its schedule is the incumbent's if it is accepted */
+        if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
+        *cost = inc->sch.cost;
+        inc->have_sch = 1;
     } else if ((rc = dp_engine_run_bounded(e, assignment, bound, cost, &ex, err)) != DP_OK) {
         return rc;
     }
@@ -252,6 +266,31 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
         return dp_error_set(err, DP_EINVAL, "delta run: only a complete delta run's assignment can become the incumbent");
     inc->complete = 0;
     return inc->delta ? dp_sim_delta_commit(e->fast, inc->p, assignment, err) : DP_OK;
+}
+
+int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err)
+{
+    if (!inc->set) return dp_error_set(err, DP_EINVAL, "incumbent: not set (dp_engine_incumbent_set)");
+    if (!inc->delta) {
+        if (!inc->have_sch)
+            return dp_error_set(err, DP_EINVAL, "incumbent: its schedule was overwritten (a bounded run since)");
+        *out = inc->sch;
+        return DP_OK;
+    }
+    const dp_sim_prefix *p = inc->p;
+    const dp_cost *c = inc->e->c;
+    /* each device's compute time summed in its queue order, the order its starts added it in
+     * the run: the run's sums bit for bit */
+    for (int d = 0; d < c->n_devices; d++) {
+        double b = 0;
+        for (int i = 0; i < p->dev_n[d]; i++) b += dp_cost_op(c, p->dev_ops[d][i], d);
+        inc->busy[d] = b;
+    }
+    *out = (dp_engine_schedule){
+        .makespan = p->makespan, .cost = p->makespan, .n_devices = c->n_devices, .busy = inc->busy,
+        .op_start = p->start, .op_end = p->end, .op_ready = p->ready,
+    };
+    return DP_OK;
 }
 
 void dp_engine_set_delta(dp_engine *e, int on)

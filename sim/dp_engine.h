@@ -114,6 +114,14 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
  * was. O(k log k) for the k ops the run simulated again. */
 int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, dp_error *err);
 
+/* The incumbent's schedule into *out: makespan, cost, busy, op_start, op_end and op_ready as
+ * dp_engine_run gives them for its assignment, bit for bit (owned by inc, valid until its next
+ * set or accept; without delta runs, until e's next run: the schedule of the incumbent's full
+ * run, xfer_* and mem_* included). With delta runs the transfer counts, xfer_*, mem_* and
+ * n_events are 0 / NULL: the recorded schedule does not keep them. Errors (DP_EINVAL): the
+ * incumbent is not set; without delta runs, a bounded run of it since (its schedule is gone). */
+int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err);
+
 /* Delta runs on (1, the default) or off (0: dp_engine_run_delta runs every candidate in full,
  * bounded; for tests and benchmarks). Takes effect at the next dp_engine_incumbent_set. */
 void dp_engine_set_delta(dp_engine *e, int on);

@@ -10,6 +10,7 @@
 #include "dp_engine.h"
 #include "dp_gen.h"
 #include "dp_graph.h"
+#include "dp_improve.h"
 #include "dp_machine.h"
 #include "dp_search.h"
 #include "dp_sim.h"
@@ -332,6 +333,20 @@ START_TEST(engine_delta_every_machine)
         if (!exd && cd <= cur_cost * 1.02) {
             ck_assert_int_eq(dp_engine_incumbent_accept(inc, cur, &err), DP_OK);
             cur_cost = cd;
+            /* the incumbent's schedule is the full run's, compute times included (the general
+             * engine keeps it from full runs only) */
+            dp_engine_schedule is;
+            if (_i > 0 && bound < INFINITY) {
+                ck_assert_int_eq(dp_engine_incumbent_schedule(inc, &is, &err), DP_EINVAL);
+                continue;
+            }
+            ck_assert_int_eq(dp_engine_incumbent_schedule(inc, &is, &err), DP_OK);
+            ck_assert_int_eq(dp_engine_run(ref, cur, NULL, &sch, &err), DP_OK);
+            ck_assert(is.makespan == sch.makespan && is.cost == sch.cost);
+            for (int d = 0; d < D; d++) ck_assert_msg(is.busy[d] == sch.busy[d], "machine %d move %d device %d", _i, k, d);
+            for (int v = 0; v < n; v++)
+                ck_assert(is.op_start[v] == sch.op_start[v] && is.op_end[v] == sch.op_end[v] &&
+                          is.op_ready[v] == sch.op_ready[v]);
         } else {
             undo_move(cur, ops, old, nm);
         }
@@ -348,6 +363,61 @@ START_TEST(engine_delta_every_machine)
     dp_graph_free(g);
     gsl_rng_free(r);
     dp_machine_free(&m);
+}
+END_TEST
+
+START_TEST(improve_same_with_delta_off)
+{
+    /* the improvement search (a random policy, annealing and greedy, with uniform moves mixed
+     * in) decides the same with delta runs on and off */
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_machine m;
+    machine_make(&m, NULL);
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    dp_machine_free(&m);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    const dp_oracle o = dp_engine_oracle(e);
+    dp_improve_config icfg;
+    dp_improve_config_default(&icfg);
+    icfg.arch.hidden = 8;
+    dp_improve_model *model = dp_improve_model_alloc(&icfg.arch, &err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    ck_assert_int_eq(dp_improve_model_init(model, r), DP_OK);
+    const int n = g->n_ops;
+    for (int greedy = 0; greedy <= 1; greedy++) {
+        dp_improve_search_config cfg;
+        dp_improve_search_config_init(&cfg);
+        cfg.greedy = greedy;
+        cfg.mix = 0.5;
+        cfg.restarts = 2;
+        cfg.anneal.budget = 300;
+        int *a[2];
+        dp_search_result res[2];
+        for (int on = 0; on < 2; on++) {
+            dp_engine_set_delta(e, on);
+            a[on] = malloc((size_t)n * sizeof(int));
+            ck_assert_int_eq(dp_improve_search(model, g, c, &o, &cfg, 9, a[on], &res[on], &err), DP_OK);
+        }
+        ck_assert_msg(res[0].best == res[1].best && res[0].accepted == res[1].accepted && res[0].sims == res[1].sims,
+                      "greedy %d: off %.17g %ld, on %.17g %ld", greedy, res[0].best, res[0].accepted, res[1].best,
+                      res[1].accepted);
+        ck_assert(memcmp(a[0], a[1], (size_t)n * sizeof(int)) == 0);
+        for (int on = 0; on < 2; on++) {
+            free(a[on]);
+            dp_search_trace_clear(&res[on].trace);
+        }
+    }
+    long resumed;
+    dp_engine_delta_stats(e, &resumed, NULL, NULL);
+    ck_assert_int_gt(resumed, 0);
+    gsl_rng_free(r);
+    dp_improve_model_free(model);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -415,6 +485,7 @@ int main(void)
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, searches_same_with_delta_off);
+    tcase_add_test(t, improve_same_with_delta_off);
     suite_add_tcase(su, t);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
