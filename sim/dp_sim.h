@@ -37,7 +37,8 @@ typedef struct dp_sim_result {
     const double *op_end;     /* (n_ops) end time of each op */
     const double *op_ready;   /* (n_ops) when each op joined its device's queue (its last input
                                  arrived) */
-    long n_events;            /* events processed (for benchmarks) */
+    long n_events;            /* events processed (for benchmarks; a repeated edge's later
+                                 copies, which change nothing, are no events) */
 } dp_sim_result;
 
 /* Allocate a simulator workspace for graph g under costs c (both must outlive it).
