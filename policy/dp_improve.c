@@ -882,13 +882,19 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     dp_improve_state *st = NULL;
     dp_search_anneal_config uni = cfg->anneal;
     uni.proposal = NULL;
+    /* the current placement is the engine's incumbent: each move a delta run (dp_engine.h), its
+     * schedule the state's when the move is kept */
+    dp_engine_incumbent *inc = NULL;
     if (!cur || !best || !first || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    if (!(inc = dp_engine_incumbent_alloc(e, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     if (!(st = dp_improve_state_alloc(m, g, c, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
     if ((rc = dp_search_start(g, c, oracle, &cfg->anneal, seed, cur, &start_sims, err)) != DP_OK) goto done;
     dp_engine_schedule sch;
-    if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+    if ((rc = dp_engine_incumbent_set(inc, cur, NULL, err)) != DP_OK ||
+        (rc = dp_engine_incumbent_schedule(inc, &sch, err)) != DP_OK)
+        goto done;
     double cur_ms = sch.cost, best_ms = sch.cost;
     memcpy(best, cur, (size_t)n * sizeof(int));
     memcpy(first, cur, (size_t)n * sizeof(int));
@@ -920,7 +926,9 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
                 int u, v, du, dv;
                 dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
             }
-            if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+            if ((rc = dp_engine_incumbent_set(inc, cur, NULL, err)) != DP_OK ||
+                (rc = dp_engine_incumbent_schedule(inc, &sch, err)) != DP_OK)
+                goto done;
             res->sims++;
             Kr--;
             cur_ms = sch.cost;
@@ -947,16 +955,20 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
                 du = cur[u];
                 cur[u] = d;
             }
-            if ((rc = dp_engine_run(e, cur, NULL, &sch, err)) != DP_OK) goto done;
+            double ms;
+            if ((rc = dp_engine_run_delta(inc, cur, INFINITY, &ms, NULL, err)) != DP_OK) goto done;
             res->sims++;
-            const int accepted = dp_search_accept(&cfg->anneal, annealing, T0, T1, k, Kr, sch.cost - cur_ms, r);
+            const int accepted = dp_search_accept(&cfg->anneal, annealing, T0, T1, k, Kr, ms - cur_ms, r);
             if (active && policy_move) { /* one REINFORCE sample: its exact reward, a running baseline */
-                active_sample(am, acc, P1, (accepted ? cur_ms - sch.cost : 0.0) / lb, &a_base, &a_var, &a_count);
+                active_sample(am, acc, P1, (accepted ? cur_ms - ms : 0.0) / lb, &a_base, &a_var, &a_count);
                 a_moves++;
             }
             if (accepted) {
-                cur_ms = sch.cost;
+                cur_ms = ms;
                 res->accepted++;
+                if ((rc = dp_engine_incumbent_accept(inc, cur, err)) != DP_OK ||
+                    (rc = dp_engine_incumbent_schedule(inc, &sch, err)) != DP_OK)
+                    goto done;
                 dp_improve_state_set(st, cur, &sch);
                 if (cur_ms < best_ms) {
                     best_ms = cur_ms;
@@ -978,6 +990,7 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
     memcpy(assignment, best, (size_t)n * sizeof(int));
 done:
     if (rc != DP_OK) dp_search_trace_clear(&res->trace);
+    dp_engine_incumbent_free(inc);
     dp_improve_state_free(st);
     gsl_rng_free(r);
     free(cur);

@@ -1,5 +1,6 @@
 /* dp_search.c: annealing, local search and exact branch and bound over assignments (dp_search.h). */
 #include "dp_search.h"
+#include "dp_engine.h"
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "dp_place.h"
@@ -263,12 +264,16 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *peek = gsl_rng_alloc(gsl_rng_mt19937);
+    /* the simulator's oracle: each move is a delta run from the current assignment's schedule
+     * (dp_engine_run_delta: the same costs as the oracle's bounded ones, bit for bit) */
+    dp_engine_incumbent *inc = NULL;
     if (!cur || !best || !r || !peek) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    if (oracle->engine && !(inc = dp_engine_incumbent_alloc(oracle->engine, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
     if ((rc = dp_search_start(g, c, oracle, cfg, seed, cur, &start_sims, err)) != DP_OK) goto done;
     double ms;
-    if ((rc = dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
+    if ((rc = inc ? dp_engine_incumbent_set(inc, cur, &ms, err) : dp_oracle_cost(oracle, cur, &ms, err)) != DP_OK) goto done;
     double cur_ms = ms, best_ms = ms;
     memcpy(best, cur, (size_t)n * sizeof(int));
     res->start = cur_ms;
@@ -282,11 +287,15 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
         /* bounded simulation: a cost above the bound is rejected whatever it is exactly, so the
          * simulation stops once its clock passes it (the same decisions, issue 31) */
         const double bound = dp_search_accept_bound(cfg, annealing, T0, T1, k, K, cur_ms, r, peek);
-        if ((rc = dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK) goto done;
+        if ((rc = inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
+                      : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK)
+            goto done;
         res->sims++;
         double delta = ms - cur_ms;
         int accept = dp_search_accept(cfg, annealing, T0, T1, k, K, delta, r);
         if (accept) {
+            /* accepted: its cost is at most the bound, so its run was complete */
+            if (inc && (rc = dp_engine_incumbent_accept(inc, cur, err)) != DP_OK) goto done;
             cur_ms = ms;
             res->accepted++;
             if (cur_ms < best_ms) {
@@ -306,6 +315,7 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     memcpy(assignment, best, (size_t)n * sizeof(int));
 done:
     if (rc != DP_OK) dp_search_trace_clear(&res->trace);
+    dp_engine_incumbent_free(inc);
     gsl_rng_free(r);
     gsl_rng_free(peek);
     free(cur);

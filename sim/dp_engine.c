@@ -1,6 +1,7 @@
 /* dp_engine.c: the one simulation entry point (see dp_engine.h). */
 #include "dp_engine.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,20 @@ struct dp_engine {
     int priority_queue;
     double *blevel;    /* (n_ops) default priorities of a priority queue */
     long sims, prefix_sims;
+    int no_delta;      /* dp_engine_set_delta(e, 0) */
+    long delta_resumed, delta_full, delta_resimulated;
+};
+
+struct dp_engine_incumbent {
+    dp_engine *e;
+    dp_sim_prefix *p;  /* the incumbent's schedule (fast path with delta runs), else NULL */
+    int set;           /* 1 once dp_engine_incumbent_set succeeded */
+    int delta;         /* p holds the incumbent (delta runs were on at the set) */
+    int complete;      /* the last delta run was complete (not stopped by its bound) */
+    /* without delta runs: the incumbent's schedule, from its full run (valid until e's next run) */
+    dp_engine_schedule sch;
+    int have_sch;
+    double *busy;      /* (n_devices) the incumbent's compute time per device (delta runs) */
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
@@ -160,6 +175,134 @@ int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, dou
     e->sims++;
     if (exceeded) *exceeded = ex;
     return DP_OK;
+}
+
+dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err)
+{
+    dp_engine_incumbent *inc = calloc(1, sizeof *inc);
+    if (inc) inc->e = e;
+    if (inc && e->fast &&
+        (!(inc->p = dp_sim_prefix_alloc(e->g->n_ops, e->c->n_devices)) ||
+         !(inc->busy = dp_alloc_malloc_n((size_t)e->c->n_devices, sizeof(double))))) {
+        dp_sim_prefix_free(inc->p);
+        free(inc);
+        inc = NULL;
+    }
+    if (!inc) dp_error_set(err, DP_ENOMEM, "%s: out of memory for the incumbent's schedule", e->g->source);
+    return inc;
+}
+
+void dp_engine_incumbent_free(dp_engine_incumbent *inc)
+{
+    if (!inc) return;
+    dp_sim_prefix_free(inc->p);
+    free(inc->busy);
+    free(inc);
+}
+
+/* the statistics of p's runs since (r0, f0, k0) go to the engine's */
+static void delta_count(dp_engine *e, const dp_sim_prefix *p, long r0, long f0, long k0)
+{
+    e->delta_resumed += p->n_resumed - r0;
+    e->delta_full += p->n_full - f0;
+    e->delta_resimulated += p->n_resimulated - k0;
+}
+
+int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, double *cost, dp_error *err)
+{
+    dp_engine *e = inc->e;
+    inc->set = inc->complete = 0;
+    inc->delta = e->fast && !e->no_delta;
+    int rc;
+    double c;
+    if (inc->delta) {
+        dp_sim_prefix *p = inc->p;
+        const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
+        dp_sim_result r;
+        if ((rc = dp_sim_prefix_set(e->fast, p, assignment, &r, err)) != DP_OK) return rc;
+        delta_count(e, p, r0, f0, k0);
+        e->sims++;
+        c = r.makespan;
+    } else {
+        if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
+        inc->have_sch = 1;
+        c = inc->sch.cost;
+    }
+    inc->set = 1;
+    if (cost) *cost = c;
+    return DP_OK;
+}
+
+int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double bound, double *cost, int *exceeded,
+                        dp_error *err)
+{
+    dp_engine *e = inc->e;
+    if (!inc->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_engine_incumbent_set)");
+    int ex = 0, rc;
+    inc->complete = inc->have_sch = 0;
+    if (inc->delta) {
+        dp_sim_prefix *p = inc->p;
+        const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
+        if ((rc = dp_sim_run_delta(e->fast, p, assignment, bound, cost, &ex, err)) != DP_OK) return rc;
+        delta_count(e, p, r0, f0, k0);
+        e->sims++;
+    } else if (bound == INFINITY) {
+        /* a full run: its schedule is the incumbent's if it is accepted */
+        if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
+        *cost = inc->sch.cost;
+        inc->have_sch = 1;
+    } else if ((rc = dp_engine_run_bounded(e, assignment, bound, cost, &ex, err)) != DP_OK) {
+        return rc;
+    }
+    inc->complete = !ex;
+    if (exceeded) *exceeded = ex;
+    return DP_OK;
+}
+
+int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, dp_error *err)
+{
+    dp_engine *e = inc->e;
+    if (!inc->set || !inc->complete)
+        return dp_error_set(err, DP_EINVAL, "delta run: only a complete delta run's assignment can become the incumbent");
+    inc->complete = 0;
+    return inc->delta ? dp_sim_delta_commit(e->fast, inc->p, assignment, err) : DP_OK;
+}
+
+int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err)
+{
+    if (!inc->set) return dp_error_set(err, DP_EINVAL, "incumbent: not set (dp_engine_incumbent_set)");
+    if (!inc->delta) {
+        if (!inc->have_sch)
+            return dp_error_set(err, DP_EINVAL, "incumbent: its schedule was overwritten (a bounded run since)");
+        *out = inc->sch;
+        return DP_OK;
+    }
+    const dp_sim_prefix *p = inc->p;
+    const dp_cost *c = inc->e->c;
+    /* each device's compute time summed in its queue order, the order its starts added it in
+     * the run: the run's sums bit for bit */
+    for (int d = 0; d < c->n_devices; d++) {
+        double b = 0;
+        for (int i = 0; i < p->dev_n[d]; i++) b += dp_cost_op(c, p->dev_ops[d][i], d);
+        inc->busy[d] = b;
+    }
+    *out = (dp_engine_schedule){
+        .makespan = p->makespan, .cost = p->makespan, .n_devices = c->n_devices, .busy = inc->busy,
+        .op_start = p->start, .op_end = p->end, .op_ready = p->ready,
+    };
+    return DP_OK;
+}
+
+void dp_engine_set_delta(dp_engine *e, int on)
+{
+    e->no_delta = !on;
+}
+
+void dp_engine_delta_stats(const dp_engine *e, long *resumed, long *full, long *resimulated)
+{
+    if (resumed) *resumed = e->delta_resumed;
+    if (full) *full = e->delta_full;
+    if (resimulated) *resimulated = e->delta_resimulated;
 }
 
 static int engine_cost(void *ctx, const int *assignment, double *cost, dp_error *err)

@@ -77,6 +77,59 @@ int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, d
  * bound takes the same decisions as with full runs, in less time. Errors as dp_engine_run's. */
 int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
 
+/* ---- delta simulation (issue 31) ----
+ *
+ * A search that moves a few ops of an incumbent assignment at a time keeps the incumbent in a
+ * dp_engine_incumbent and asks for each candidate's cost with dp_engine_run_delta: on the exact
+ * fast path the engine resumes from the incumbent's recorded schedule at the first instant the
+ * moves can change (dp_sim_run_delta, dp_sim.h: the same cost bit for bit, ties of the event
+ * order included) and stops at the bound as dp_engine_run_bounded does. The general engine
+ * (dp_hisim.h) has no resumable state: its shared links, copy engines, streams, memory and
+ * bulk-synchronous levels make the state at an instant more than the per-op times, so it runs
+ * each candidate in full with the bound (the same costs, no saving). Which ops moved is found by
+ * comparing with the incumbent (O(n_ops) integer compares).
+ *
+ * Usage: inc = dp_engine_incumbent_alloc(e); dp_engine_incumbent_set(inc, a, &cost); per move:
+ * change a, dp_engine_run_delta(inc, a, bound, &cost, &exceeded); when the move is kept,
+ * dp_engine_incumbent_accept(inc, a) before any other run of e; when it is undone, nothing. */
+typedef struct dp_engine_incumbent dp_engine_incumbent;
+
+/* An incumbent of engine e (which must outlive it); NULL with err filled when out of memory. */
+dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err);
+void dp_engine_incumbent_free(dp_engine_incumbent *inc);
+
+/* Simulate assignment in full and make it the incumbent; *cost (may be NULL) is its cost
+ * (dp_engine_schedule.cost). Counted in dp_engine_simulations. Errors as dp_engine_run's. */
+int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, double *cost, dp_error *err);
+
+/* The cost of assignment up to bound, exactly as dp_engine_run_bounded(e, assignment, bound,
+ * cost, exceeded) gives it (bit for bit; bound INFINITY: the cost), resumed from the incumbent
+ * on the fast path (above). Counted in dp_engine_simulations. The incumbent is unchanged.
+ * Errors: dp_engine_run_bounded's; DP_EINVAL before dp_engine_incumbent_set. */
+int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double bound, double *cost, int *exceeded,
+                        dp_error *err);
+
+/* Make assignment, the last dp_engine_run_delta's and e's last run, the incumbent. A run stopped
+ * by its bound cannot be accepted (its schedule is incomplete): DP_EINVAL, the incumbent as it
+ * was. O(k log k) for the k ops the run simulated again. */
+int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, dp_error *err);
+
+/* The incumbent's schedule into *out: makespan, cost, busy, op_start, op_end and op_ready as
+ * dp_engine_run gives them for its assignment, bit for bit (owned by inc, valid until its next
+ * set or accept; without delta runs, until e's next run: the schedule of the incumbent's full
+ * run, xfer_* and mem_* included). With delta runs the transfer counts, xfer_*, mem_* and
+ * n_events are 0 / NULL: the recorded schedule does not keep them. Errors (DP_EINVAL): the
+ * incumbent is not set; without delta runs, a bounded run of it since (its schedule is gone). */
+int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err);
+
+/* Delta runs on (1, the default) or off (0: dp_engine_run_delta runs every candidate in full,
+ * bounded; for tests and benchmarks). Takes effect at the next dp_engine_incumbent_set. */
+void dp_engine_set_delta(dp_engine *e, int on);
+
+/* Delta-run statistics of e's incumbents: runs resumed at an instant after 0, runs from the
+ * start (sets, and moves of a source), and ops simulated by them (summed). */
+void dp_engine_delta_stats(const dp_engine *e, long *resumed, long *full, long *resimulated);
+
 /* Simulate a placed prefix (dp_sim_run_prefix, dp_hisim_run_prefix): ops with device -1 are
  * absent, the placed ones (closed under predecessors) run as they would in a graph made of them
  * alone; per-op arrays hold -1 for absent ops. This is what the assignment environment's engine

@@ -161,6 +161,18 @@ int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priori
 int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
                          int *exceeded, dp_error *err);
 
+/* No delta runs (issue 31, item 3). The general engine has no resumable run: a search's move is
+ * a full bounded run (dp_engine_run_delta falls back to dp_hisim_run_bounded). Its state at an
+ * instant is more than the per-op times a schedule records: the max-min model's flows with their
+ * remaining bytes and rates (re-solved at every arrival and departure, so a flow's rate history
+ * depends on every flow it shared a link with), FIFO channels' and copy engines' queues, the
+ * streams' and priority queues' orders, the memory held per device, and bulk-synchronous levels.
+ * Rebuilding it exactly at an instant from a recorded schedule would need the transfer models'
+ * own snapshots (every flow's bytes left, bit for bit, as the incremental solver holds them), a
+ * resume entry point in each of dp_transfer_fixed/fifo/maxmin, and a proof per model that the
+ * order of its events before the first changed event is the full run's; that is not built, so
+ * no snapshot resume is claimed for any transfer model. */
+
 /* Chrome trace JSON of the last run: one row per device stream, a slice per op (args: wait for
  * inputs, queued, run, in seconds of the printed unit); transfers as async slices (args: route,
  * queued for copy engines, bytes, mean rate); max-min rate counters per route class and FIFO

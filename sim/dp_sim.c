@@ -22,8 +22,6 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
-typedef struct dp_sim_queued dp_sim_queued;
-
 struct dp_sim {
     const dp_graph *g;
     const dp_cost *c;
@@ -46,7 +44,17 @@ struct dp_sim {
     uint64_t *seq_done, *seq_fin, *seq_ready;
     uint64_t fin_base;  /* seq_fin of the op whose outputs are being sent */
     int *fut;           /* (n + 1) scratch of a resumed run: the ops it simulates again */
-    struct dp_sim_queued { int dev, op; uint64_t seq; } *queued; /* (n) its queued ops, sorted */
+    int *kept, n_kept;  /* (n + 1) its ops running or queued at its instant, by device, then in
+                           queue order (the order of its devices' lists) */
+    int *rorder, n_rorder; /* (n + 1) the ops made ready by the last run, in the order of their READY */
+    int *cut;           /* (D) a resumed run's first index of each device's list it simulates again */
+    unsigned char *moved; /* (n) 1 for the ops a resumed run places anew (cleared after it) */
+    int *moved_ops;     /* (n) a delta run's moved ops */
+    /* the last delta run (dp_sim_run_delta), which dp_sim_delta_commit makes p's: its prefix
+     * state (NULL when the last run was no complete delta run), how many ops it simulated
+     * (fut[0..delta_k)) */
+    const dp_sim_prefix *delta_p;
+    int delta_k;
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -94,7 +102,11 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->seq_fin, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->seq_ready, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->fut, (size_t)s->n + 1, sizeof(int));
-    DP_ALLOC(t, s->queued, (size_t)s->n + 1, sizeof(dp_sim_queued));
+    DP_ALLOC(t, s->kept, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->rorder, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->cut, (size_t)s->D, sizeof(int));
+    DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
+    DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
     if (t->failed) goto nomem;
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
@@ -150,6 +162,11 @@ static inline void send_output(void *ctx, int e, int du, int dv)
         s->n_transfers++;
         s->volume += s->c->edge_data[e];
     }
+    /* a repeated edge's later copies move data (counted above) but change nothing: the consumer
+     * waits for the first (edge_arrived). They are no events, so that every instant the clock
+     * visits is an op's (a bounded run stops at most at the makespan) and a resumed run, which
+     * rebuilds only the first copies in flight, visits the instants a full run visits. */
+    if (!s->first_copy[e]) return;
     if (delay > 0)
         dp_heap_evq_push_seq(&s->heap, s->now + delay, s->fin_base + (uint64_t)(e - s->g->succ_ptr[s->g->edge_src[e]]),
                              (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
@@ -178,6 +195,7 @@ static inline void op_ready(dp_sim *s, int v)
     int d = s->dev[v];
     s->ready[v] = s->now;
     s->seq_ready[v] = s->heap.seq++;
+    s->rorder[s->n_rorder++] = v;
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -274,6 +292,8 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
             }
         }
     s->dev = assignment;
+    s->delta_p = NULL;
+    s->n_kept = s->n_rorder = 0;
     dp_heap_evq_clear(&s->heap);
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
@@ -333,7 +353,8 @@ dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
     p->seq_ready = malloc(n * sizeof(uint64_t));
     p->placed = malloc(n * sizeof(int));
     p->changed = malloc(n * sizeof(int));
-    if (!p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
+    p->dev = malloc(n * sizeof(int));
+    if (!p->dev || !p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
         !p->rank || !p->dev_ops || !p->dev_n || !p->dev_cap) {
         dp_sim_prefix_free(p);
         return NULL;
@@ -347,7 +368,7 @@ void dp_sim_prefix_free(dp_sim_prefix *p)
     if (!p) return;
     free(p->start); free(p->end); free(p->ready);
     free(p->seq_done); free(p->seq_fin); free(p->seq_ready);
-    free(p->placed); free(p->changed); free(p->rank);
+    free(p->placed); free(p->changed); free(p->rank); free(p->dev);
     for (int d = 0; p->dev_ops && d < p->n_devices; d++) free(p->dev_ops[d]);
     free(p->dev_ops); free(p->dev_n); free(p->dev_cap);
     free(p);
@@ -357,6 +378,7 @@ void dp_sim_prefix_reset(dp_sim_prefix *p)
 {
     p->n_placed = p->n_changed = 0;
     p->seq_next = 0;
+    p->makespan = 0;
     for (int d = 0; d < p->n_devices; d++) p->dev_n[d] = 0;
 }
 
@@ -374,40 +396,47 @@ static int first_ending_at(const dp_sim_prefix *p, int d, double t)
     return lo;
 }
 
-/* queue order at a resumed instant: by device, then READY's place (which orders the arrival
- * times too: the sequence numbers grow with the clock) */
-static int queued_before(const void *a, const void *b)
-{
-    const dp_sim_queued *x = a, *y = b;
-    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
-    return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/* Rebuild the engine's state at the start of instant t > 0 for p's ops plus v (dp_sim.h) and run
- * it to the end. s->fut[0..*k) receives the ops simulated again (those of p ending at or after
- * t, and v), whose start, end, ready and sequence numbers are then s's. */
-static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, int v, double t, int *k)
+/* Rebuild the engine's state at the start of instant t > 0 and run it to the end (dp_sim.h).
+ * p is the schedule the state is rebuilt from; the ops with s->moved[x] set (moved[0..n_moved))
+ * are placed anew at t: none of their events happened before t (p's ops: READY at or after t),
+ * so they start the resumed run not ready, counting the inputs that reach their device
+ * (assignment) before t. listed: the moved ops are in p's device lists (a delta run) or not
+ * (an op added to a prefix). Every other op keeps the device p's lists give it. s->fut[0..*k)
+ * receives the ops simulated again (those of p ending at or after t, and the moved ops), whose
+ * start, end, ready and sequence numbers are then s's; s->cut[d] the first index of device d's
+ * list among them. */
+static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, const int *moved, int n_moved, int listed,
+                   double t, int *k)
 {
     const dp_graph *g = s->g;
     int *F = s->fut, nf = 0;
-    for (int d = 0; d < s->D; d++)
-        for (int i = first_ending_at(p, d, t); i < p->dev_n[d]; i++) F[nf++] = p->dev_ops[d][i];
-    F[nf++] = v;
+    s->delta_p = NULL;
+    for (int d = 0; d < s->D; d++) {
+        s->cut[d] = first_ending_at(p, d, t);
+        for (int i = s->cut[d]; i < p->dev_n[d]; i++) F[nf++] = p->dev_ops[d][i];
+    }
+    for (int i = 0; i < n_moved; i++) {
+        s->moved[moved[i]] = 1;
+        if (!listed) F[nf++] = moved[i];
+    }
     s->dev = assignment;
+    s->n_kept = s->n_rorder = 0;
     dp_heap_evq_clear(&s->heap);
     s->heap.seq = p->seq_next;
     s->fifo_head = s->fifo_tail = 0;
     s->now = t;
     s->makespan = 0;
+    s->exceeded = INFINITY;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
-    /* the queued ops go to the front of F's scratch copy in qsort order; reuse arrived[] of the
-     * others for their count of inputs on their device before t */
-    int nq = 0;
+    /* F runs over each device's list in queue order, so the ops running or queued at t come in
+     * the order of their device's queue (the running one first: it arrived first); arrived[]
+     * counts the others' inputs on their device before t */
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
-        if (x == v) {
+        const int mv = s->moved[x];
+        if (mv) {
             s->start[x] = s->end[x] = s->ready[x] = -1;
         } else {
             s->start[x] = p->start[x];
@@ -418,15 +447,24 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, int
             s->seq_ready[x] = p->seq_ready[x];
         }
         s->arrived[x] = 0;
-        if (x != v && p->start[x] < t) {
+        if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
             s->busy_flag[dx] = 1;
             dp_heap_evq_push_seq(&s->heap, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
-        } else if (x != v && p->ready[x] < t) {
-            s->queued[nq++] = (dp_sim_queued){.dev = dx, .op = x, .seq = p->seq_ready[x]}; /* sorted below */
+            s->kept[s->n_kept++] = x;
+        } else if (!mv && p->ready[x] < t) {
+            /* queued at t, behind the ops of its device's queue before it in F */
+            assert(s->busy_flag[dx]); /* between instants a device with a queue is busy */
+            assert(s->qtail[dx] < 0 || p->seq_ready[s->qtail[dx]] < p->seq_ready[x]);
+            s->qnext[x] = -1;
+            if (s->qtail[dx] < 0) s->qhead[dx] = x;
+            else s->qnext[s->qtail[dx]] = x;
+            s->qtail[dx] = x;
+            s->kept[s->n_kept++] = x;
         } else {
-            /* not ready at t: its inputs that arrived before t; the copies in flight at t */
+            /* not ready at t: its inputs that arrived before t; the copies in flight at t (a
+             * moved producer ends at or after t: it sends in the run) */
             for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
                 int e = g->pred_edge[q], u = g->edge_src[e];
                 if (!s->first_copy[e] || p->end[u] >= t) continue; /* u finishes in the run: it sends then */
@@ -440,17 +478,41 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, int
             }
         }
     }
-    qsort(s->queued, (size_t)nq, sizeof *s->queued, queued_before);
-    for (int i = 0; i < nq; i++) {
-        int x = s->queued[i].op, d = s->queued[i].dev;
-        assert(s->busy_flag[d]); /* between instants a device with a queue is busy */
-        s->qnext[x] = -1;
-        if (s->qtail[d] < 0) s->qhead[d] = x;
-        else s->qnext[s->qtail[d]] = x;
-        s->qtail[d] = x;
-    }
+    for (int i = 0; i < n_moved; i++) s->moved[moved[i]] = 0;
     loop(s);
     *k = nf;
+}
+
+/* p takes the times and event places of the ops s simulated again (s->fut[0..k)), placed by
+ * assignment: they were the suffixes of p's device lists from s->cut (and the ops placed anew)
+ * and are again, in their new queue order: the ops running or queued when the run began
+ * (s->kept, in queue order), then the ops in the order the run made them ready (s->rorder).
+ * Each device's list has room for its new length (the caller's guarantee). */
+static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
+{
+    for (int i = 0; i < k; i++) {
+        int x = s->fut[i];
+        p->start[x] = s->start[x];
+        p->end[x] = s->end[x];
+        p->ready[x] = s->ready[x];
+        p->seq_done[x] = s->seq_done[x];
+        p->seq_fin[x] = s->seq_fin[x];
+        p->seq_ready[x] = s->seq_ready[x];
+        p->dev[x] = assignment[x];
+        p->changed[i] = x;
+    }
+    p->n_changed = k;
+    if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
+    /* the resimulated ops ended at or after the instant the run resumed at, the others before:
+     * the last end is the run's */
+    p->makespan = s->makespan;
+    assert(s->n_kept + s->n_rorder == k);
+    for (int d = 0; d < s->D; d++) p->dev_n[d] = s->cut[d];
+    for (int i = 0; i < s->n_kept + s->n_rorder; i++) {
+        int x = i < s->n_kept ? s->kept[i] : s->rorder[i - s->n_kept], d = assignment[x];
+        assert(p->dev_n[d] < p->dev_cap[d]);
+        p->dev_ops[d][p->dev_n[d]++] = x;
+    }
 }
 
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
@@ -481,7 +543,7 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
     }
     int k;
     if (r > 0) {
-        resume(s, p, assignment, v, r, &k);
+        resume(s, p, assignment, &v, 1, 0, r, &k);
         p->n_resumed++;
     } else {
         dp_sim_result res;
@@ -490,39 +552,120 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         k = 0;
         for (int i = 0; i < p->n_placed; i++) s->fut[k++] = p->placed[i];
         s->fut[k++] = v;
+        for (int d = 0; d < s->D; d++) s->cut[d] = 0;
         p->n_full++;
     }
     p->n_resimulated += k;
     if (start) *start = s->start[v];
     if (ready) *ready = s->ready[v];
     if (!commit) return DP_OK;
-    for (int i = 0; i < k; i++) {
-        int x = s->fut[i];
-        p->start[x] = s->start[x];
-        p->end[x] = s->end[x];
-        p->ready[x] = s->ready[x];
-        p->seq_done[x] = s->seq_done[x];
-        p->seq_fin[x] = s->seq_fin[x];
-        p->seq_ready[x] = s->seq_ready[x];
-        p->changed[i] = x;
-    }
-    p->n_changed = k;
-    if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
     p->rank[v] = p->n_placed;
     p->placed[p->n_placed++] = v;
-    /* the devices' lists: the ops simulated again were a suffix of each list (those ending at
-     * or after r, or all at r = 0) and are again, in their new queue order (READY's place) */
-    for (int i = 0; i < k; i++) {
-        int x = s->fut[i];
-        s->queued[i] = (dp_sim_queued){.dev = assignment[x], .op = x, .seq = p->seq_ready[x]};
+    commit_resimulated(s, p, assignment, k);
+    return DP_OK;
+}
+
+/* ---- delta simulation (dp_sim.h) ---- */
+
+int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim_result *res, dp_error *err)
+{
+    if (p->n_ops != s->n || p->n_devices != s->D)
+        return dp_error_set(err, DP_EINVAL, "delta: the prefix state is for %d ops on %d devices, the simulator %d on %d",
+                            p->n_ops, p->n_devices, s->n, s->D);
+    /* every list has room for every op: a delta run's commit never allocates */
+    for (int d = 0; d < s->D; d++)
+        if (p->dev_cap[d] < s->n) {
+            int *a = dp_heap_grow(p->dev_ops[d], &p->dev_cap[d], s->n, sizeof(int));
+            if (!a) return dp_error_set(err, DP_ENOMEM, "delta: out of memory for device %d's list", d);
+            p->dev_ops[d] = a;
+        }
+    dp_sim_result r;
+    int rc = run(s, assignment, 0, &r, err);
+    if (rc != DP_OK) return rc;
+    if (res) *res = r;
+    dp_sim_prefix_reset(p);
+    for (int v = 0; v < s->n; v++) {
+        p->rank[v] = v;
+        p->placed[v] = v;
+        s->fut[v] = v;
     }
-    qsort(s->queued, (size_t)k, sizeof *s->queued, queued_before);
-    for (int i = 0; i < k; i++) p->dev_n[s->queued[i].dev]--;
-    p->dev_n[dv]++; /* v was not in its list */
-    for (int i = 0; i < k; i++) {
-        int d = s->queued[i].dev;
-        p->dev_ops[d][p->dev_n[d]++] = s->queued[i].op;
+    p->n_placed = s->n;
+    for (int d = 0; d < s->D; d++) s->cut[d] = 0;
+    commit_resimulated(s, p, assignment, s->n);
+    p->n_full++;
+    return DP_OK;
+}
+
+int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,
+                     dp_error *err)
+{
+    const dp_graph *g = s->g;
+    if (p->n_ops != s->n || p->n_devices != s->D || p->n_placed != s->n)
+        return dp_error_set(err, DP_EINVAL, "delta: the prefix state holds no complete schedule of this graph "
+                            "(dp_sim_prefix_set)");
+    /* the moved ops, and t: the least instant at which one of them has an event in either run
+     * (its READY in p's schedule, or where its inputs reach its new device; dp_sim.h) */
+    int n_moved = 0;
+    double t = INFINITY;
+    for (int v = 0; v < s->n; v++) {
+        const int dv = assignment[v];
+        if (dv == p->dev[v]) continue;
+        if (dv < 0 || dv >= s->D)
+            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
+                                g->op_name[v], dv, s->D - 1);
+        s->moved_ops[n_moved++] = v;
+        /* v's new READY is no earlier than its unmoved inputs' arrivals on dv (a moved
+         * producer's end may change, but not before t: skipping it only lowers the bound) */
+        double r = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int e = g->pred_edge[q], u = g->edge_src[e], du = assignment[u];
+            if (!s->first_copy[e] || du != p->dev[u]) continue;
+            double a = p->end[u] + (du != dv ? dp_cost_comm(s->c, e, du, dv) : 0);
+            if (a > r) r = a;
+        }
+        if (p->ready[v] < r) r = p->ready[v];
+        if (r < t) t = r;
     }
+    if (n_moved == 0 && !(p->makespan > bound)) {
+        /* the incumbent itself within the bound: its makespan; a commit keeps p */
+        *exceeded = 0;
+        *cost = p->makespan;
+        s->delta_p = p;
+        s->delta_k = -1;
+        return DP_OK;
+    }
+    s->bound = bound;
+    int k = 0, rc = DP_OK;
+    /* a bounded run stops at the first instant past the bound: when that is before t, it is an
+     * instant of the incumbent's schedule, which the run resumed at the bound finds */
+    if (t > bound) t = bound;
+    if (t > 0) {
+        resume(s, p, assignment, s->moved_ops, n_moved, 1, t, &k);
+        p->n_resumed++;
+    } else {
+        dp_sim_result r;
+        rc = run(s, assignment, 0, &r, err);
+        for (int v = 0; v < s->n; v++) s->fut[v] = v;
+        for (int d = 0; d < s->D; d++) s->cut[d] = 0;
+        k = s->n;
+        p->n_full++;
+    }
+    s->bound = INFINITY;
+    if (rc != DP_OK) return rc;
+    p->n_resimulated += k;
+    *exceeded = s->exceeded < INFINITY;
+    *cost = *exceeded ? s->exceeded : s->makespan;
+    s->delta_p = *exceeded ? NULL : p;
+    s->delta_k = k;
+    return DP_OK;
+}
+
+int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err)
+{
+    if (s->delta_p != p)
+        return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
+    if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
+    s->delta_p = NULL;
     return DP_OK;
 }
 

@@ -37,7 +37,8 @@ typedef struct dp_sim_result {
     const double *op_end;     /* (n_ops) end time of each op */
     const double *op_ready;   /* (n_ops) when each op joined its device's queue (its last input
                                  arrived) */
-    long n_events;            /* events processed (for benchmarks) */
+    long n_events;            /* events processed (for benchmarks; a repeated edge's later
+                                 copies, which change nothing, are no events) */
 } dp_sim_result;
 
 /* Allocate a simulator workspace for graph g under costs c (both must outlive it).
@@ -111,6 +112,8 @@ typedef struct dp_sim_prefix {
     int **dev_ops, *dev_n, *dev_cap; /* (n_devices) each device's placed ops in its queue order:
                                      ready, start and end non-decreasing along the list */
     int *changed, n_changed;      /* (n_ops) the ops whose times the last commit wrote (v included) */
+    int *dev;                     /* (n_ops) each placed op's device (others undefined) */
+    double makespan;              /* the last end of the placed ops (0 with none) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
     long n_resimulated;           /* ops simulated again by those runs, summed */
 } dp_sim_prefix;
@@ -132,6 +135,54 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * could not grow; p unchanged). */
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
                       double *ready, dp_error *err);
+
+/* ---- delta simulation (issue 31) ----
+ *
+ * A search moves a few ops of an incumbent assignment and asks for the makespan of the result.
+ * With the incumbent's complete schedule in a dp_sim_prefix (every op placed), the engine resumes
+ * at the instant t of the first event the moves change, as dp_sim_prefix_add resumes at an added
+ * op's READY, and simulates only the ops ending at or after t: the schedule and the makespan are
+ * dp_sim_run's bit for bit, ties of the event order included.
+ *
+ * Why: before a moved op v's READY, v's events (its inputs' copies) touch nothing but v's count
+ * of arrived inputs, in the old run and in the new one; the copies' sequence numbers are fixed
+ * by their producers' FINISH. So the two runs are the same event for event before the earliest,
+ * over the moved ops, of v's READY in the incumbent's schedule (p->ready[v]) and v's READY on
+ * its new device, which is no earlier than the latest arrival on that device of v's inputs from
+ * unmoved producers (their ends are the incumbent's: they end before t or at t itself). t is the
+ * least of those bounds; t = 0 (a moved source, or only moved or zero-time producers) runs from
+ * the start. A moved op's READY in the incumbent is at or after t, so it is in the resumed set
+ * (its old device's list from the first op ending at or after t) and starts the run not ready,
+ * with the inputs that reach its new device before t counted. Sequence numbers of the resumed
+ * run start above every number of the incumbent's (p->seq_next), which keeps their order.
+ *
+ * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_set(s, p, incumbent, ...);
+ * per move dp_sim_run_delta(s, p, candidate, bound, ...); when the search accepts the candidate,
+ * dp_sim_delta_commit(s, p, candidate) before any other run of s. Cost of a move: O(n_ops) to
+ * find the moved ops (integer compares), O(D log n_ops) to find the ops to simulate again, and
+ * the events of the k ops ending at or after t (with the bound: only those up to the bound);
+ * a commit O(k log k). */
+
+/* Simulate assignment in full (dp_sim_run) and make p its complete schedule (every op placed,
+ * each device's list with room for every op, so that commits never allocate). res as
+ * dp_sim_run's (may be NULL). Errors: dp_sim_run's; DP_EINVAL when p is not for s's numbers of
+ * ops and devices; DP_ENOMEM. */
+int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim_result *res, dp_error *err);
+
+/* A delta run: the cost of assignment as dp_sim_run_bounded(s, assignment, bound, ...) gives it,
+ * bit for bit, by resuming from p's complete schedule (dp_sim_prefix_set or a commit) at the
+ * first instant a moved op (assignment[v] != p->dev[v]) can change (above). No moved op: p's
+ * makespan (*exceeded when it is above bound). s's per-op arrays then hold the new times of the
+ * ops simulated again only. p is not changed (its statistics n_resumed, n_full, n_resimulated
+ * count the run). Errors (DP_EINVAL): p holds no complete schedule of s's graph; a moved op's
+ * device out of range (naming it). */
+int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,
+                     dp_error *err);
+
+/* Make p the schedule of the last delta run's assignment, which must be s's last run, run from p
+ * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
+ * simulated again; p->changed lists them. */
+int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);

@@ -1,0 +1,495 @@
+/* test_delta: delta simulation (issue 31; dp_sim_run_delta, dp_engine_run_delta). Many random
+ * moves (one op, a swap, several ops at once) over random DAGs with integer and zero op and
+ * transfer times (exact ties of the event order), repeated edges and 1-6 devices: every delta
+ * run's cost and bound verdict equal the bounded full run's bit for bit, and after every accepted
+ * move the incumbent's schedule (every op's start, end, ready) is the full run's. The general
+ * engine, which runs each candidate in full, gives the bounded costs on every machine option.
+ * Annealing and local search take the same decisions (placement, best, accepted moves,
+ * simulations) with delta runs on and off. */
+#include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_gen.h"
+#include "dp_graph.h"
+#include "dp_improve.h"
+#include "dp_machine.h"
+#include "dp_search.h"
+#include "dp_sim.h"
+#include "dp_test.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+/* n ops with op times 0..3 (a quarter zero), edges i -> j (i < j) with probability p, a tenth of
+ * them repeated (the same pair twice), edge data 0..3 */
+static dp_graph *tie_dag(gsl_rng *r, int n, double p)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("ties", "ties", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, (double)gsl_rng_uniform_int(r, 4), 0);
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            if (gsl_rng_uniform(r) < p) {
+                const int copies = gsl_rng_uniform(r) < 0.1 ? 2 : 1;
+                for (int k = 0; k < copies; k++)
+                    dp_graph_builder_add_edge(b, i, j, (double)gsl_rng_uniform_int(r, 4));
+            }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    return g;
+}
+
+/* heterogeneous integer costs: op times 0..3, latency 0..2, inverse bandwidth 0..2 */
+static dp_cost *tie_costs(gsl_rng *r, const dp_graph *g, int D)
+{
+    dp_cost *c = dp_cost_alloc(g, D);
+    for (int v = 0; v < g->n_ops; v++)
+        for (int d = 0; d < D; d++) c->op_time[v * D + d] = (double)gsl_rng_uniform_int(r, 4);
+    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    for (int a = 0; a < D; a++)
+        for (int b = 0; b < D; b++)
+            if (a != b) {
+                c->inv_bw[a * D + b] = (double)gsl_rng_uniform_int(r, 3);
+                c->latency[a * D + b] = (double)gsl_rng_uniform_int(r, 3);
+            }
+    dp_cost_update_homogeneous(c);
+    return c;
+}
+
+/* a random move of cur: one op (half the moves), a swap of two ops, or 2-4 ops at once; the
+ * moved ops' old devices go to old[] (undo) */
+static int random_move(gsl_rng *r, int n, int D, int *cur, int *ops, int *old)
+{
+    const double x = gsl_rng_uniform(r);
+    const int k = x < 0.5 ? 1 : x < 0.8 ? 2 : 2 + (int)gsl_rng_uniform_int(r, 3);
+    for (int i = 0; i < k; i++) {
+        ops[i] = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+        old[i] = cur[ops[i]];
+    }
+    if (k == 2 && x < 0.8) { /* a swap (a no-op on one device or on two ops of one device) */
+        cur[ops[0]] = old[1];
+        cur[ops[1]] = old[0];
+    } else {
+        for (int i = 0; i < k; i++) cur[ops[i]] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+    }
+    return k;
+}
+
+static void undo_move(int *cur, const int *ops, const int *old, int k)
+{
+    for (int i = k - 1; i >= 0; i--) cur[ops[i]] = old[i];
+}
+
+START_TEST(sim_delta_bit_identical)
+{
+    /* dp_sim_run_delta against dp_sim_run_bounded and dp_sim_run, 40 graphs x 150 moves */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 31);
+    long resumed = 0, full = 0, moves = 0, resimulated = 0, ops_total = 0;
+    for (int gi = 0; gi < 40; gi++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 70), D = 1 + gi % 6;
+        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_cost *c = tie_costs(r, g, D);
+        dp_error err;
+        dp_sim *s = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *p = dp_sim_prefix_alloc(n, D);
+        ck_assert(s && ref && p);
+        int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
+        for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_sim_result x, y;
+        ck_assert_int_eq(dp_sim_prefix_set(s, p, cur, &x, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run(ref, cur, &y, &err), DP_OK);
+        ck_assert(x.makespan == y.makespan && p->makespan == y.makespan);
+        for (int m = 0; m < 150; m++) {
+            const int k = random_move(r, n, D, cur, ops, old);
+            /* bounds: none, the incumbent's makespan, a random one below or above it */
+            const double u = gsl_rng_uniform(r);
+            const double bound = u < 0.25 ? INFINITY : u < 0.5 ? p->makespan : p->makespan * 2 * gsl_rng_uniform(r);
+            double cd, cf;
+            int exd, exf;
+            ck_assert_int_eq(dp_sim_run_delta(s, p, cur, bound, &cd, &exd, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
+            ck_assert_msg(cd == cf && exd == exf, "graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g", gi, m,
+                          cd, exd, cf, exf, bound);
+            moves++;
+            if (!exd && gsl_rng_uniform(r) < 0.5) {
+                ck_assert_int_eq(dp_sim_delta_commit(s, p, cur, &err), DP_OK);
+                ck_assert_int_eq(dp_sim_run(ref, cur, &y, &err), DP_OK);
+                ck_assert(p->makespan == y.makespan);
+                for (int v = 0; v < n; v++)
+                    ck_assert_msg(p->start[v] == y.op_start[v] && p->end[v] == y.op_end[v] &&
+                                      p->ready[v] == y.op_ready[v] && p->dev[v] == cur[v],
+                                  "graph %d move %d op %d: incumbent [%.17g, %.17g] ready %.17g, full [%.17g, %.17g] "
+                                  "ready %.17g", gi, m, v, p->start[v], p->end[v], p->ready[v], y.op_start[v],
+                                  y.op_end[v], y.op_ready[v]);
+                /* each device's list holds its ops in queue order */
+                int total = 0;
+                for (int d = 0; d < D; d++) {
+                    total += p->dev_n[d];
+                    for (int i = 0; i < p->dev_n[d]; i++) {
+                        int a = p->dev_ops[d][i];
+                        ck_assert_int_eq(cur[a], d);
+                        if (i > 0) {
+                            int z = p->dev_ops[d][i - 1];
+                            ck_assert(p->ready[z] <= p->ready[a] && p->start[z] <= p->start[a] && p->end[z] <= p->end[a]);
+                            ck_assert_msg(p->seq_ready[z] < p->seq_ready[a], "graph %d move %d device %d: list order", gi, m, d);
+                        }
+                    }
+                }
+                ck_assert_int_eq(total, n);
+            } else {
+                /* a run stopped by its bound cannot be committed */
+                if (exd) ck_assert_int_eq(dp_sim_delta_commit(s, p, cur, &err), DP_EINVAL);
+                undo_move(cur, ops, old, k);
+            }
+        }
+        resumed += p->n_resumed;
+        full += p->n_full;
+        resimulated += p->n_resimulated;
+        ops_total += (long)n * (p->n_resumed + p->n_full);
+        free(cur);
+        dp_sim_prefix_free(p);
+        dp_sim_free(s);
+        dp_sim_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    /* most runs resumed after 0, and they simulated fewer ops than full runs would */
+    ck_assert_int_gt(resumed, moves / 3);
+    ck_assert_int_lt(resimulated, ops_total);
+    fprintf(stderr, "sim_delta_bit_identical: %ld moves, %ld resumed, %ld from 0, %ld of %ld op simulations\n", moves,
+            resumed, full, resimulated, ops_total);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(delta_refusals)
+{
+    /* refused: a run before the state is set, a device out of range (naming the op), a commit
+     * after another run; the state is unchanged by them */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    dp_graph *g = tie_dag(r, 20, 0.2);
+    dp_cost *c = tie_costs(r, g, 3);
+    dp_error err;
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(20, 3);
+    int a[20];
+    for (int v = 0; v < 20; v++) a[v] = v % 3;
+    double cost;
+    int ex;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, a, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_sim_prefix_set(s, p, a, NULL, &err), DP_OK);
+    const double ms = p->makespan;
+    a[7] = 3;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, a, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "op 7"));
+    a[7] = (7 + 1) % 3;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, a, INFINITY, &cost, &ex, &err), DP_OK);
+    dp_sim_result x;
+    ck_assert_int_eq(dp_sim_run(s, a, &x, &err), DP_OK);
+    ck_assert_int_eq(dp_sim_delta_commit(s, p, a, &err), DP_EINVAL);
+    ck_assert(p->makespan == ms);
+    /* the engine: a delta run before the set, an accept of a run stopped by its bound */
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+    ck_assert_int_eq(dp_engine_run_delta(inc, a, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_engine_incumbent_set(inc, a, &cost, &err), DP_OK);
+    ck_assert(cost == x.makespan);
+    a[0] = (a[0] + 1) % 3;
+    ck_assert_int_eq(dp_engine_run_delta(inc, a, 0, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 1);
+    ck_assert_int_eq(dp_engine_incumbent_accept(inc, a, &err), DP_EINVAL);
+    dp_engine_incumbent_free(inc);
+    dp_engine_free(e);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(bounded_repeated_edge)
+{
+    /* u(1) -> v(1) twice, data 1 then 10, on two devices (transfer time = data): v waits for the
+     * first copy only, u [0, 1], v [2, 3], makespan 3; the second copy lands at 11. A bounded run
+     * at bound 3 is within it: it stopped at 11 > 3 ("exceeded", a cost past the makespan) while
+     * the later copy was an event */
+    dp_graph_builder *b = dp_graph_builder_alloc("rep", "rep", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1);
+    dp_graph_builder_add_edge(b, 0, 1, 10);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_alloc(g, 2);
+    for (int i = 0; i < 4; i++) c->op_time[i] = 1;
+    memcpy(c->edge_data, g->edge_size, (size_t)g->n_edges * sizeof(double));
+    c->inv_bw[1] = c->inv_bw[2] = 1;
+    dp_cost_update_homogeneous(c);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    const int a[2] = {0, 1};
+    dp_sim_result x;
+    ck_assert_int_eq(dp_sim_run(s, a, &x, &err), DP_OK);
+    ck_assert(x.makespan == 3 && x.n_transfers == 2 && x.transfer_volume == 11);
+    double cost;
+    int ex;
+    ck_assert_int_eq(dp_sim_run_bounded(s, a, 3, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 0);
+    ck_assert(cost == 3);
+    ck_assert_int_eq(dp_sim_run_bounded(s, a, 2.5, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 1 && cost == 3);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+static dp_graph *small_llama(void)
+{
+    dp_gen_llama_opts o;
+    dp_gen_llama_defaults(&o, 0);
+    o.seq = 256;
+    o.hidden = 512;
+    o.heads = 8;
+    o.ffn = 1024;
+    o.vocab = 1000;
+    o.tp = 2;
+    o.hidden_blocks = 2;
+    dp_error err;
+    dp_graph *g = dp_gen_llama(&o, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* A machine from "key=value" pairs (NULL-ended); topology names resolve under the source tree. */
+static void machine_make(dp_machine *m, const char *const *kv)
+{
+    dp_error err;
+    dp_machine_init(m);
+    for (int i = 0; kv && kv[i]; i += 2) {
+        char buf[1024];
+        const char *val = kv[i + 1];
+        if (strcmp(kv[i], "topology") == 0) {
+            snprintf(buf, sizeof buf, "%s/data/topologies/%s.json", dp_test_srcdir(), kv[i + 1]);
+            val = buf;
+        }
+        ck_assert_msg(dp_machine_set(m, kv[i], val, &err) == DP_OK, "%s", err.msg);
+    }
+    ck_assert_msg(dp_machine_load(m, &err) == DP_OK, "%s", err.msg);
+}
+
+/* the default machine (the fast path, resumed runs) and the general engine's options (full
+ * bounded runs behind the same calls) */
+static const char *const machines[][12] = {
+    {NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "fixed", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "fifo", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", NULL},
+    {"topology", "dgx1-v100", "transfer", "fifo", "chunks", "4", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "streams", "2", "queue", "priority", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "mode", "bsp", NULL},
+    {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "memory_limit", "3e7", "memory_policy", "penalty", NULL},
+};
+#define N_MACHINES ((int)(sizeof machines / sizeof machines[0]))
+
+START_TEST(engine_delta_every_machine)
+{
+    /* dp_engine_run_delta against dp_engine_run_bounded on a second engine, random moves with
+     * accepts, on machine _i */
+    dp_machine m;
+    machine_make(&m, machines[_i]);
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_engine *e = dp_engine_alloc(g, c, &m, &err), *ref = dp_engine_alloc(g, c, &m, &err);
+    ck_assert_msg(e && ref, "%s", err.msg);
+    ck_assert_int_eq(dp_engine_is_general(e), _i > 0);
+    const int n = g->n_ops, D = c->n_devices;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 300 + (unsigned long)_i);
+    int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
+    for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+    dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+    double cur_cost, cf;
+    ck_assert_int_eq(dp_engine_incumbent_set(inc, cur, &cur_cost, &err), DP_OK);
+    dp_engine_schedule sch;
+    ck_assert_int_eq(dp_engine_run(ref, cur, NULL, &sch, &err), DP_OK);
+    ck_assert(cur_cost == sch.cost);
+    const int n_moves = _i == 0 ? 400 : 40;
+    for (int k = 0; k < n_moves; k++) {
+        const int nm = random_move(r, n, D, cur, ops, old);
+        const double bound = gsl_rng_uniform(r) < 0.3 ? INFINITY : cur_cost * (0.9 + 0.2 * gsl_rng_uniform(r));
+        double cd;
+        int exd, exf;
+        ck_assert_int_eq(dp_engine_run_delta(inc, cur, bound, &cd, &exd, &err), DP_OK);
+        ck_assert_int_eq(dp_engine_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
+        ck_assert_msg(cd == cf && exd == exf, "machine %d move %d: delta %.17g (%d), full %.17g (%d)", _i, k, cd, exd, cf,
+                      exf);
+        if (!exd && cd <= cur_cost * 1.02) {
+            ck_assert_int_eq(dp_engine_incumbent_accept(inc, cur, &err), DP_OK);
+            cur_cost = cd;
+            /* the incumbent's schedule is the full run's, compute times included (the general
+             * engine keeps it from full runs only) */
+            dp_engine_schedule is;
+            if (_i > 0 && bound < INFINITY) {
+                ck_assert_int_eq(dp_engine_incumbent_schedule(inc, &is, &err), DP_EINVAL);
+                continue;
+            }
+            ck_assert_int_eq(dp_engine_incumbent_schedule(inc, &is, &err), DP_OK);
+            ck_assert_int_eq(dp_engine_run(ref, cur, NULL, &sch, &err), DP_OK);
+            ck_assert(is.makespan == sch.makespan && is.cost == sch.cost);
+            for (int d = 0; d < D; d++) ck_assert_msg(is.busy[d] == sch.busy[d], "machine %d move %d device %d", _i, k, d);
+            for (int v = 0; v < n; v++)
+                ck_assert(is.op_start[v] == sch.op_start[v] && is.op_end[v] == sch.op_end[v] &&
+                          is.op_ready[v] == sch.op_ready[v]);
+        } else {
+            undo_move(cur, ops, old, nm);
+        }
+    }
+    long resumed;
+    dp_engine_delta_stats(e, &resumed, NULL, NULL);
+    if (_i == 0) ck_assert_int_gt(resumed, n_moves / 4);
+    else ck_assert_int_eq(resumed, 0);
+    free(cur);
+    dp_engine_incumbent_free(inc);
+    dp_engine_free(e);
+    dp_engine_free(ref);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+    dp_machine_free(&m);
+}
+END_TEST
+
+START_TEST(improve_same_with_delta_off)
+{
+    /* the improvement search (a random policy, annealing and greedy, with uniform moves mixed
+     * in) decides the same with delta runs on and off */
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_machine m;
+    machine_make(&m, NULL);
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    dp_machine_free(&m);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    const dp_oracle o = dp_engine_oracle(e);
+    dp_improve_config icfg;
+    dp_improve_config_default(&icfg);
+    icfg.arch.hidden = 8;
+    dp_improve_model *model = dp_improve_model_alloc(&icfg.arch, &err);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    ck_assert_int_eq(dp_improve_model_init(model, r), DP_OK);
+    const int n = g->n_ops;
+    for (int greedy = 0; greedy <= 1; greedy++) {
+        dp_improve_search_config cfg;
+        dp_improve_search_config_init(&cfg);
+        cfg.greedy = greedy;
+        cfg.mix = 0.5;
+        cfg.restarts = 2;
+        cfg.anneal.budget = 300;
+        int *a[2];
+        dp_search_result res[2];
+        for (int on = 0; on < 2; on++) {
+            dp_engine_set_delta(e, on);
+            a[on] = malloc((size_t)n * sizeof(int));
+            ck_assert_int_eq(dp_improve_search(model, g, c, &o, &cfg, 9, a[on], &res[on], &err), DP_OK);
+        }
+        ck_assert_msg(res[0].best == res[1].best && res[0].accepted == res[1].accepted && res[0].sims == res[1].sims,
+                      "greedy %d: off %.17g %ld, on %.17g %ld", greedy, res[0].best, res[0].accepted, res[1].best,
+                      res[1].accepted);
+        ck_assert(memcmp(a[0], a[1], (size_t)n * sizeof(int)) == 0);
+        for (int on = 0; on < 2; on++) {
+            free(a[on]);
+            dp_search_trace_clear(&res[on].trace);
+        }
+    }
+    long resumed;
+    dp_engine_delta_stats(e, &resumed, NULL, NULL);
+    ck_assert_int_gt(resumed, 0);
+    gsl_rng_free(r);
+    dp_improve_model_free(model);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(searches_same_with_delta_off)
+{
+    /* annealing and local search (and a swap-heavy annealing) decide the same with delta runs
+     * on and off: the same placement, best, accepted moves and simulations */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 77);
+    for (int gi = 0; gi < 9; gi++) {
+        dp_graph *g = gi == 8 ? small_llama() : tie_dag(r, 10 + (int)gsl_rng_uniform_int(r, 60), 0.15);
+        dp_error err;
+        const int D = 1 + gi % 6;
+        dp_machine m;
+        machine_make(&m, NULL);
+        dp_cost *c = gi == 8 ? dp_machine_costs(&m, g, &err) : tie_costs(r, g, D);
+        dp_machine_free(&m);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        const int n = g->n_ops;
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert_msg(e != NULL, "%s", err.msg);
+        const dp_oracle o = dp_engine_oracle(e);
+        for (int mode = 0; mode < 3; mode++) {
+            dp_search_anneal_config cfg;
+            dp_search_anneal_config_init(&cfg);
+            cfg.budget = 1500;
+            if (mode == 2) cfg.swap_prob = 0.8;
+            int *a[2];
+            dp_search_result res[2];
+            for (int on = 0; on < 2; on++) {
+                dp_engine_set_delta(e, on);
+                a[on] = malloc((size_t)n * sizeof(int));
+                const int rc = mode == 1 ? dp_search_local(g, c, &o, &cfg, 11 + (uint64_t)gi, a[on], &res[on], &err)
+                                         : dp_search_anneal(g, c, &o, &cfg, 11 + (uint64_t)gi, a[on], &res[on], &err);
+                ck_assert_msg(rc == DP_OK, "%s", err.msg);
+            }
+            ck_assert_msg(res[0].best == res[1].best && res[0].accepted == res[1].accepted && res[0].sims == res[1].sims,
+                          "graph %d mode %d: off best %.17g accepted %ld sims %ld, on %.17g %ld %ld", gi, mode, res[0].best,
+                          res[0].accepted, res[0].sims, res[1].best, res[1].accepted, res[1].sims);
+            ck_assert_int_eq(res[0].trace.n, res[1].trace.n);
+            ck_assert(memcmp(a[0], a[1], (size_t)n * sizeof(int)) == 0);
+            for (int on = 0; on < 2; on++) {
+                free(a[on]);
+                dp_search_trace_clear(&res[on].trace);
+            }
+        }
+        long resumed;
+        dp_engine_delta_stats(e, &resumed, NULL, NULL);
+        if (D > 1) ck_assert_int_gt(resumed, 0);
+        dp_engine_free(e);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *su = suite_create("delta");
+    TCase *t = tcase_create("delta");
+    tcase_set_timeout(t, 120);
+    tcase_add_test(t, sim_delta_bit_identical);
+    tcase_add_test(t, delta_refusals);
+    tcase_add_test(t, bounded_repeated_edge);
+    tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
+    tcase_add_test(t, searches_same_with_delta_off);
+    tcase_add_test(t, improve_same_with_delta_off);
+    suite_add_tcase(su, t);
+    SRunner *sr = srunner_create(su);
+    srunner_run_all(sr, CK_NORMAL);
+    int nf = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return nf == 0 ? 0 : 1;
+}
