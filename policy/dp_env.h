@@ -141,12 +141,12 @@ typedef struct dp_env {
     long n_resim;          /* prefix simulations run by this environment (probes and steps): on the
                               fast path resumed ones (dp_sim_prefix_add), on the general engine full */
     dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
+    struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features */
     int general_exact_max; /* DP_ENV_GENERAL_EXACT_MAX_OPS unless changed before dp_env_set_state
                               (tests lower it) */
     dp_sim *surrogate;     /* general engine above DP_ENV_GENERAL_EXACT_MAX_OPS ops: the
                               DOPPLER-compatible engine on the same cost tables, whose fast path
                               keeps the state (owned); NULL otherwise */
-    struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features */
 } dp_env;
 
 /* The largest graph whose engine state follows a general engine exactly (issue 30 item 4). The
