@@ -58,7 +58,9 @@
  *     rule is exact and the run is not resumed (the transfer models' state at an instant is
  *     not rebuilt): each est(v, d) asked for simulates the prefix plus v on d (cached for the
  *     step, and the chosen device's schedule becomes the new state): D prefix simulations per
- *     step when every device is scored, O(n^2 D) events per episode.
+ *     step when every device is scored, O(n^2 D) events per episode. Above
+ *     DP_ENV_GENERAL_EXACT_MAX_OPS ops (20,000) the state is kept on a surrogate instead, the
+ *     DOPPLER-compatible engine of the same cost tables on the exact fast path (below).
  * A prefix's schedule is exact for the prefix, not a promise about the final schedule: an op
  * placed later can become ready on a device before an op placed earlier and run ahead of it
  * (first come first served), delaying it. Unplaced ops leave the placed ops' times unchanged
