@@ -19,6 +19,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->cp_embeddings = 1;
     a->device_features = DP_ENV_FEATURES_DOPPLER;
     a->device_magnitude = 0;
+    a->no_grad = 0;
 }
 
 /* ---- per-graph inputs ---- */
