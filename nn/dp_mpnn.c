@@ -1,6 +1,7 @@
 /* dp_mpnn.c: the DOPPLER message-passing network (see dp_mpnn.h). */
 #include "dp_mpnn.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +51,7 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes, const
     BUF(m->E1, U * K);
     BUF(m->R1, U * K);
     BUF(m->Wc, U * d * d);
-    BUF(m->H, (T + 1) * n * d);
+    BUF(m->H, (m->no_grad ? 2 : T + 1) * n * d);
     BUF(m->dWc, U * d * d);
     BUF(m->dR1, U * K);
     BUF(m->dE1, U * K);
@@ -66,11 +67,15 @@ static int mpnn_buffers(dp_mpnn *m, const dp_nn_ecgraph *g, size_t *bytes, const
     BUF(m->M, n * d);
     BUF(m->G, rows * d);
     BUF(m->gru, n * 4 * d);
+    BUF(m->scratch, m->scratch_n);
+    if (m->no_grad) {
+        m->dH = m->dHp = m->dM = m->dA = NULL;
+        return DP_OK;
+    }
     BUF(m->dH, n * d);
     BUF(m->dHp, n * d);
     BUF(m->dM, n * d);
     BUF(m->dA, n * d);
-    BUF(m->scratch, m->scratch_n);
 #undef BUF
     return DP_OK;
 }
@@ -101,7 +106,8 @@ int dp_mpnn_alloc(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g)
 
 int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph *g, const dp_mpnn *with)
 {
-    if (with->g != g || with->d != m->d || with->n != g->n_nodes || with->scratch_n < dp_nn_gru_scratch(g->n_nodes, m->d))
+    if (with->g != g || with->d != m->d || with->n != g->n_nodes || with->scratch_n < dp_nn_gru_scratch(g->n_nodes, m->d) ||
+        (with->no_grad && !m->no_grad))
         return DP_EINVAL;
     m->p = p;
     m->g = g;
@@ -159,6 +165,14 @@ const float *dp_mpnn_forward(dp_mpnn *m, const float *X)
         dp_nn_leaky_relu_forward(m->R1, m->E1, (size_t)U * K, 0.0f);
         dp_nn_linear_forward(m->Wc, m->R1, dp_nn_param(p, m->i_ew2), dp_nn_param(p, m->i_eb2), U, K, d * d);
     }
+    if (m->no_grad) {
+        /* two states, in turn: step t reads state t % 2 and writes the other */
+        for (int t = 0; t < m->T; t++) {
+            float *H = m->H + (size_t)(t % 2) * nd;
+            mpnn_step(m, H, m->H + (size_t)((t + 1) % 2) * nd);
+        }
+        return m->H + (size_t)(m->T % 2) * nd;
+    }
     for (int t = 0; t < m->T; t++) {
         float *H = m->H + (size_t)t * nd;
         mpnn_step(m, H, H + nd);
@@ -172,6 +186,7 @@ void dp_mpnn_backward(dp_mpnn *m, const float *dout)
     const dp_nn_ecgraph *g = m->g;
     const int n = m->n, d = m->d, K = m->K, U = g->n_classes;
     const size_t nd = (size_t)n * d;
+    assert(!m->no_grad);
     memcpy(m->dH, dout, nd * sizeof(float));
     memset(m->dWc, 0, (size_t)(U ? U : 1) * d * d * sizeof(float));
     for (int t = m->T - 1; t >= 0; t--) {

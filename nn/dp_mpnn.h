@@ -26,6 +26,11 @@ extern "C" {
 
 typedef struct dp_mpnn {
     int n, F, d, K, T;             /* nodes, input features, hidden width, edge hidden, steps */
+    int no_grad;                   /* set before dp_mpnn_alloc(_sharing): 1 allocates for the forward
+                                      only (inference: a placement): H holds two states, the
+                                      forward alternating between them, and the gradient buffers
+                                      dH, dHp, dM, dA are NULL; dp_mpnn_backward must not be
+                                      called. The forward's output is bit for bit the same. */
     const dp_nn_ecgraph *g;        /* not owned */
     const dp_nn_params *p;         /* the network's block (not owned) */
     int i_pw, i_pb, i_ew1, i_eb1, i_ew2, i_eb2, i_cb, i_wih, i_whh, i_bih, i_bhh; /* tensor ids */
@@ -36,7 +41,8 @@ typedef struct dp_mpnn {
     float *E1;     /* (U, K) edge network hidden pre-activation */
     float *R1;     /* (U, K) relu(E1) */
     float *Wc;     /* (U, d*d) class matrices */
-    float *H;      /* (T+1, n, d) node states, every step's (the only per-step cache) */
+    float *H;      /* (T+1, n, d) node states, every step's (the only per-step cache); (2, n, d)
+                      with no_grad */
     float *A;      /* (n, d) convolution pre-activation of one step */
     float *M;      /* (n, d) messages after relu of one step */
     float *G;      /* (rows, d) gathered sums of one step */
@@ -77,7 +83,7 @@ void dp_mpnn_free(dp_mpnn *m);
 int dp_mpnn_init(dp_mpnn *m, gsl_rng *r);
 /* Forward over the node features X (n, F), which must stay valid until the backward; returns a pointer to the output (n, d) inside m. */
 const float *dp_mpnn_forward(dp_mpnn *m, const float *X);
-/* Backward from dout (n, d); accumulates into the parameter gradients. */
+/* Backward from dout (n, d); accumulates into the parameter gradients. Not with no_grad. */
 void dp_mpnn_backward(dp_mpnn *m, const float *dout);
 
 #ifdef __cplusplus

@@ -2,6 +2,7 @@
 #include "dp_doppler.h"
 #include "dp_file.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->cp_embeddings = 1;
     a->device_features = DP_ENV_FEATURES_DOPPLER;
     a->device_magnitude = 0;
+    a->no_grad = 0;
 }
 
 /* ---- per-graph inputs ---- */
@@ -166,19 +168,23 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     BUF(dd->s_H, nd); BUF(dd->s_Fpre, nd); BUF(dd->s_Bp, nd); BUF(dd->s_Tp, nd);
     BUF(dd->s_Bm, d); BUF(dd->s_Br, d); BUF(dd->s_Tm, d); BUF(dd->s_Tr, d);
     BUF(dd->s_cat, 4 * nd); BUF(dd->s_A, (size_t)n * h); BUF(dd->s_Aact, (size_t)n * h); BUF(dd->s_score, n);
-    BUF(dd->s_dscore, n); BUF(dd->s_dH, nd);
+    /* no_grad (a placement): the forward's buffers only, the device features of one step
+     * (p_DFz slot 0, dfz_of) and p_dtmp for the forward's (D, FD) temporary */
+    const int ng = dd->a.no_grad;
+    if (!ng) { BUF(dd->s_dscore, n); BUF(dd->s_dH, nd); }
     BUF(dd->s_dP, nd);
     BUF(dd->p_H, nd); BUF(dd->p_Fpre, nd); BUF(dd->p_F, nd);
     BUF(dd->p_S, (size_t)D * d); BUF(dd->p_op, n);
-    BUF(dd->p_DFz, nD * dd->FD); BUF(dd->p_L1, CD * d); BUF(dd->p_Sst, CD * d);
+    BUF(dd->p_DFz, (ng ? (size_t)D : nD) * dd->FD); BUF(dd->p_L1, CD * d); BUF(dd->p_Sst, CD * d);
     BUF(dd->p_Sm, C * d); BUF(dd->p_Sr, C * d); BUF(dd->p_cat, CD * 2 * d); BUF(dd->p_A, CD * h);
     BUF(dd->p_Sck, (n_chunks ? n_chunks : 1) * D * d); BUF(dd->p_Srep, (size_t)D * d);
-    BUF(dd->p_Q, (size_t)n * h); BUF(dd->p_dQ, (size_t)n * h);
-    BUF(dd->p_dlogits, nD);
-    BUF(dd->p_dH, nd); BUF(dd->p_dF, nd);
-    BUF(dd->p_Aact, CD * h); BUF(dd->p_dAact, CD * h);
-    BUF(dd->p_dS, (size_t)D * d); BUF(dd->p_acc, (size_t)D * d);
-    BUF(dd->p_dtmp, (size_t)(n > D ? n : D) * (d > dd->FD ? d : dd->FD));
+    BUF(dd->p_Q, (size_t)n * h);
+    if (!ng) { BUF(dd->p_dQ, (size_t)n * h); BUF(dd->p_dlogits, nD); BUF(dd->p_dH, nd); BUF(dd->p_dF, nd); }
+    BUF(dd->p_Aact, CD * h);
+    if (!ng) BUF(dd->p_dAact, CD * h);
+    BUF(dd->p_dS, (size_t)D * d);
+    if (!ng) BUF(dd->p_acc, (size_t)D * d);
+    BUF(dd->p_dtmp, (size_t)(ng ? D : n > D ? n : D) * (d > dd->FD ? d : dd->FD));
     BUF(dd->devfeat, (size_t)D * dd->FE);
 #undef BUF
     return DP_OK;
@@ -321,6 +327,7 @@ dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, cons
     /* the MPNNs: the model's tensor ids, this graph's caches */
     dd->sel_mp = m->sel_mp;
     dd->plc_mp = m->plc_mp;
+    dd->sel_mp.no_grad = dd->plc_mp.no_grad = dd->a.no_grad;
     /* what the rest needs, before allocating it: the model's parameters with gradient and Adam
      * moments (counted for every workspace: an upper bound), the message-passing caches of both
      * networks and the per-op buffers */
@@ -380,6 +387,7 @@ void dp_doppler_zero_grad(dp_doppler *dd)
 {
     dp_nn_params_zero_grad(dd->sel);
     dp_nn_params_zero_grad(dd->plc);
+    if (dd->a.no_grad) return; /* no per-op gradient buffers */
     const size_t nd = (size_t)dd->n * dd->a.hidden;
     memset(dd->s_dscore, 0, (size_t)dd->n * sizeof(float));
     memset(dd->p_dH, 0, nd * sizeof(float));
@@ -458,6 +466,13 @@ void dp_doppler_episode_begin(dp_doppler *dd)
     dd->episode_steps = 0;
 }
 
+/* step t's z-scored device features (D, FD): every step's are kept for the backward, one
+ * step's with no_grad */
+static float *dfz_of(const dp_doppler *dd, int t)
+{
+    return dd->p_DFz + (dd->a.no_grad ? 0 : (size_t)t * dd->D * dd->FD);
+}
+
 /* The per-step caches of step t (slot t mod C) for op v from its z-scored device features
  * (p_DFz, stored) and the device sums S before the step, and with logits != NULL its logits
  * (D): the forward of a step, and its recomputation in the episode backward (the same calls on
@@ -468,7 +483,7 @@ static void plc_step(dp_doppler *dd, int t, int v, const float *S, float *logits
     const float sl = dd->a.slope;
     const dp_nn_params *P = dd->plc;
     const size_t s = (size_t)(t % dd->chunk);
-    const float *DFz = dd->p_DFz + (size_t)t * D * FD;
+    const float *DFz = dfz_of(dd, t);
     float *L1 = dd->p_L1 + s * D * d;
     float *Sst = dd->p_Sst + s * D * d, *cat = dd->p_cat + s * D * 2 * d;
     float *A = dd->p_A + s * D * h, *Aact = dd->p_Aact + s * D * h;
@@ -495,7 +510,7 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
 {
     const int D = dd->D, d = dd->a.hidden, FD = dd->FD;
     const int t = env->step;
-    float *DFz = dd->p_DFz + (size_t)t * D * FD;
+    float *DFz = dfz_of(dd, t);
     dd->p_op[t] = v;
     dd->episode_steps = t + 1;
     /* a chunk's first step: the device sums its recomputation starts from */
@@ -536,6 +551,7 @@ void dp_doppler_plc_commit(dp_doppler *dd, int v, int k)
 
 void dp_doppler_plc_set_dlogits(dp_doppler *dd, int t, const float *dlogits)
 {
+    assert(!dd->a.no_grad);
     memcpy(dd->p_dlogits + (size_t)t * dd->D, dlogits, (size_t)dd->D * sizeof(float));
 }
 
@@ -616,6 +632,7 @@ static void plc_chunk_backward(dp_doppler *dd, const dp_env *env, int t0, int t1
 
 void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
 {
+    assert(!dd->a.no_grad);
     const int D = dd->D, d = dd->a.hidden, C = dd->chunk;
     const int T = dd->episode_steps;
     if (T == 0) return;
@@ -643,6 +660,7 @@ void dp_doppler_episode_backward(dp_doppler *dd, const dp_env *env)
 
 void dp_doppler_backward(dp_doppler *dd)
 {
+    assert(!dd->a.no_grad);
     const int n = dd->n, d = dd->a.hidden, h = dd->a.mlp_hidden, F = DP_DOPPLER_N_NODE_FEATURES;
     const float sl = dd->a.slope;
     const size_t nd = (size_t)n * d;

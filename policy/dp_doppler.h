@@ -87,6 +87,12 @@ typedef struct dp_doppler_arch {
                             centred only), which keeps the size of a difference in a unit of
                             the graph and still depends on no op or device count. Doubles the
                             "dev.w" block's inputs (FD = 2 x the feature set's count). */
+    int no_grad;    /* not a network size, and not in a config or checkpoint: 1 binds graphs for
+                       the forward only (a placement from a checkpoint: `doppler place`), without
+                       the gradient buffers and per-step caches of training (the MPNNs keep two
+                       node states instead of steps + 1, the device features one step's); the
+                       backward functions must not be called. The same placements, bit for bit
+                       (tests/test_place_scale.sh). 0 (default): training. */
 } dp_doppler_arch;
 
 /* The node features DOPPLER's networks see (the list at the top of this file), for g under c:

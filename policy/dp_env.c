@@ -14,6 +14,7 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     env->c = c;
     env->n_ops = n;
     env->n_devices = D;
+    env->general_exact_max = DP_ENV_GENERAL_EXACT_MAX_OPS;
     env->assignment = dp_alloc_malloc_n(n, sizeof(int));
     env->order = dp_alloc_malloc_n(n, sizeof(int));
     env->ready = dp_alloc_malloc_n(n, sizeof(int));
@@ -63,6 +64,7 @@ void dp_env_free(dp_env *env)
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
     dp_sim_prefix_free(env->prefix); free(env->by_rank);
+    dp_sim_free(env->surrogate);
     free(env);
 }
 
@@ -162,6 +164,13 @@ static double append_est_start(const dp_env *env, int v, int d)
 
 enum { CAND_NONE = 0, CAND_LOCAL = 1, CAND_SIMULATED = 2, CAND_FAILED = 3 };
 
+/* the simulator of the fast path: the engine's own, or the surrogate above
+ * DP_ENV_GENERAL_EXACT_MAX_OPS ops of a general engine */
+static dp_sim *fast_sim(const dp_env *env)
+{
+    return env->surrogate ? env->surrogate : dp_engine_fast_sim(env->engine);
+}
+
 /* simulate the prefix plus v on d into candidate slot d (cand_sched[d]) */
 static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
 {
@@ -257,7 +266,7 @@ static void probe(dp_env *env, int v, int d)
         }
         /* the engine's event order decides: the run resumed at r, not committed */
         env->assignment[v] = d;
-        int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), env->prefix, env->assignment, v, 0,
+        int rc = dp_sim_prefix_add(fast_sim(env), env->prefix, env->assignment, v, 0,
                                    &env->cand_start[d], &env->cand_ready[d], NULL);
         env->assignment[v] = -1;
         env->n_resim++;
@@ -311,11 +320,15 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     if (dp_engine_graph(engine) != env->g || dp_engine_costs(engine) != env->c)
         return dp_error_set(err, DP_EINVAL, "%s: the engine given to the environment simulates other cost tables or another graph",
                             env->g->source);
-    if (dp_engine_is_general(engine) && !env->cand_sched) {
+    /* a general engine's exact state up to DP_ENV_GENERAL_EXACT_MAX_OPS ops, the surrogate's
+     * fast path above (dp_env.h) */
+    const int general = dp_engine_is_general(engine), surrogate = general && env->n_ops > env->general_exact_max;
+    if (general && !surrogate && !env->cand_sched) {
         env->cand_sched = dp_alloc_malloc_n((size_t)env->n_devices * 3 * (size_t)env->n_ops, sizeof(double));
         if (!env->cand_sched) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the engine state", env->g->source);
     }
-    if (!dp_engine_is_general(engine) && (!env->prefix || !env->by_rank)) {
+    if (surrogate && !env->surrogate && !(env->surrogate = dp_sim_alloc(env->g, env->c, err))) return err ? err->code : DP_ENOMEM;
+    if ((!general || surrogate) && (!env->prefix || !env->by_rank)) {
         if (!env->prefix) env->prefix = dp_sim_prefix_alloc(env->n_ops, env->n_devices);
         if (!env->by_rank) env->by_rank = dp_alloc_malloc_n((size_t)env->n_ops + 1, sizeof *env->by_rank);
         if (!env->prefix || !env->by_rank)
@@ -323,7 +336,11 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     }
     env->state = DP_ENV_STATE_ENGINE;
     env->engine = engine;
-    env->general = dp_engine_is_general(engine);
+    env->general = general && !surrogate;
+    if (!surrogate) {
+        dp_sim_free(env->surrogate);
+        env->surrogate = NULL;
+    }
     dp_env_reset(env);
     return DP_OK;
 }
@@ -388,7 +405,7 @@ static int fast_step(dp_env *env, int v, int d, dp_error *err)
 {
     dp_sim_prefix *p = env->prefix;
     env->assignment[v] = d;
-    int rc = dp_sim_prefix_add(dp_engine_fast_sim(env->engine), p, env->assignment, v, 1, NULL, NULL, err);
+    int rc = dp_sim_prefix_add(fast_sim(env), p, env->assignment, v, 1, NULL, NULL, err);
     env->assignment[v] = -1;
     env->n_resim++;
     if (rc != DP_OK) return rc;

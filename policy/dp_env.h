@@ -58,7 +58,9 @@
  *     rule is exact and the run is not resumed (the transfer models' state at an instant is
  *     not rebuilt): each est(v, d) asked for simulates the prefix plus v on d (cached for the
  *     step, and the chosen device's schedule becomes the new state): D prefix simulations per
- *     step when every device is scored, O(n^2 D) events per episode.
+ *     step when every device is scored, O(n^2 D) events per episode. Above
+ *     DP_ENV_GENERAL_EXACT_MAX_OPS ops (20,000) the state is kept on a surrogate instead, the
+ *     DOPPLER-compatible engine of the same cost tables on the exact fast path (below).
  * A prefix's schedule is exact for the prefix, not a promise about the final schedule: an op
  * placed later can become ready on a device before an op placed earlier and run ahead of it
  * (first come first served), delaying it. Unplaced ops leave the placed ops' times unchanged
@@ -142,7 +144,27 @@ typedef struct dp_env {
                               fast path resumed ones (dp_sim_prefix_add), on the general engine full */
     dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
     struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features */
+    int general_exact_max; /* DP_ENV_GENERAL_EXACT_MAX_OPS unless changed before dp_env_set_state
+                              (tests lower it) */
+    dp_sim *surrogate;     /* general engine above DP_ENV_GENERAL_EXACT_MAX_OPS ops: the
+                              DOPPLER-compatible engine on the same cost tables, whose fast path
+                              keeps the state (owned); NULL otherwise */
 } dp_env;
+
+/* The largest graph whose engine state follows a general engine exactly (issue 30 item 4). The
+ * general engine's state costs D prefix simulations per step, O(n^2 D) events per episode (top
+ * of this file): measured on the DGX-1 topology (8 devices, Llama-7B training graphs), 1.8 CPU s
+ * at 1,374 ops, 18.7 at 3,774, 51 at 6,174, about 50 CPU minutes extrapolated at 38,574. Above
+ * this size dp_env_set_state keeps the state on a surrogate instead: the DOPPLER-compatible
+ * engine (dp_sim.h: every transfer its contention-free time from the cost tables, one FIFO
+ * slot per device) on env's own graph and costs, with the exact fast path's incremental prefix
+ * (dp_sim_prefix_add), so a step costs what it costs on the uniform machine. The estimates
+ * and features are then the contention-free schedule's, not the general engine's (link
+ * sharing, copy engines, streams, memory are not in them), and dp_env_makespan is that
+ * schedule's; the placement's makespan is still the general engine's (the caller's oracle
+ * simulates it once). Graphs of at most this many ops keep the exact state, bit for bit. */
+#define DP_ENV_GENERAL_EXACT_MAX_OPS 20000
+/* (the threshold in force is env->general_exact_max, this value after dp_env_alloc) */
 
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);

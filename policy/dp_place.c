@@ -142,7 +142,10 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
         if ((rc = dp_train_config_resolve(&cfg, kind, o->config, err)) != DP_OK) return rc;
         cfg.seed = o->seed;
     }
-    /* from a checkpoint: its parameters, without the random initialisation they replace */
+    /* from a checkpoint: its parameters, without the random initialisation they replace; no
+     * training follows, so DOPPLER's networks are bound for the forward only (no gradient
+     * buffers or per-step caches: dp_doppler_arch.no_grad) */
+    if (o->checkpoint) cfg.arch.no_grad = 1;
     dp_train *tr = o->checkpoint ? dp_train_alloc_from(g, c, &cfg, o->oracle, o->checkpoint, err)
                                  : dp_train_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;

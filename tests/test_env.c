@@ -509,6 +509,65 @@ START_TEST(general_engine_exact)
 }
 END_TEST
 
+/* Above env->general_exact_max ops a general engine's state is the surrogate's (dp_env.h
+ * DP_ENV_GENERAL_EXACT_MAX_OPS): the DOPPLER-compatible engine on the same cost tables, so every
+ * estimate, feature and the final makespan equal, bit for bit, those of an environment on that
+ * engine; at or below it the state is the general engine's. */
+START_TEST(general_engine_surrogate)
+{
+    dp_machine m;
+    machine_make(&m, general_machines[3]); /* dgx1-v100, max-min */
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_engine *eg = dp_engine_alloc(g, c, &m, &err), *ef = dp_engine_alloc(g, c, NULL, &err);
+    ck_assert(eg && ef && dp_engine_is_general(eg) && !dp_engine_is_general(ef));
+    dp_env *a = dp_env_alloc(g, c, &err), *b = dp_env_alloc(g, c, &err);
+    ck_assert(a && b);
+    ck_assert_int_eq(a->general_exact_max, DP_ENV_GENERAL_EXACT_MAX_OPS);
+    ck_assert_int_eq(dp_env_set_state(a, DP_ENV_STATE_ENGINE, eg, &err), DP_OK);
+    ck_assert(a->general && !a->surrogate); /* a small graph: the exact general state */
+    a->general_exact_max = g->n_ops - 1;
+    ck_assert_int_eq(dp_env_set_state(a, DP_ENV_STATE_ENGINE, eg, &err), DP_OK);
+    ck_assert(!a->general && a->surrogate);
+    ck_assert_int_eq(dp_env_set_state(b, DP_ENV_STATE_ENGINE, ef, &err), DP_OK);
+    const int D = c->n_devices, FE = DP_ENV_MAX_DEVICE_FEATURES;
+    double *fa = malloc((size_t)D * FE * sizeof *fa), *fb = malloc((size_t)D * FE * sizeof *fb);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 77);
+    for (int ep = 0; ep < 3; ep++) {
+        dp_env_reset(a);
+        dp_env_reset(b);
+        while (!dp_env_done(a)) {
+            ck_assert_int_eq(a->n_ready, b->n_ready);
+            int v = a->ready[gsl_rng_uniform_int(r, (unsigned long)a->n_ready)];
+            dp_env_device_features_of(a, DP_ENV_FEATURES_ENGINE, v, fa);
+            dp_env_device_features_of(b, DP_ENV_FEATURES_ENGINE, v, fb);
+            ck_assert_msg(memcmp(fa, fb, (size_t)D * FE * sizeof *fa) == 0, "step %d: the features differ", a->step);
+            int d = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            ck_assert_int_eq(dp_env_step(a, v, d, &err), DP_OK);
+            ck_assert_int_eq(dp_env_step(b, v, d, &err), DP_OK);
+        }
+        ck_assert(dp_env_makespan(a) == dp_env_makespan(b));
+        dp_engine_schedule s;
+        ck_assert_int_eq(dp_engine_run(ef, a->assignment, NULL, &s, &err), DP_OK);
+        ck_assert(dp_env_makespan(a) == s.makespan);
+    }
+    /* back at or below the threshold: the general engine's state again */
+    a->general_exact_max = DP_ENV_GENERAL_EXACT_MAX_OPS;
+    ck_assert_int_eq(dp_env_set_state(a, DP_ENV_STATE_ENGINE, eg, &err), DP_OK);
+    ck_assert(a->general && !a->surrogate);
+    gsl_rng_free(r);
+    free(fa); free(fb);
+    dp_env_free(a); dp_env_free(b);
+    dp_engine_free(eg); dp_engine_free(ef);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    dp_machine_free(&m);
+}
+END_TEST
+
 /* s(1) -> a(1) -> b(5) on device 0; s -> c(1) -> x(1) on device 0, c on device 1 (comm 10). */
 static dp_graph *overtake_graph(void)
 {
@@ -754,6 +813,7 @@ int main(void)
     tcase_add_test(t, zero_time_race);
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
+    tcase_add_test(t, general_engine_surrogate);
     tcase_add_test(t, append_is_another_scheduler);
     tcase_add_test(t, later_op_moves_earlier_one);
     tcase_add_test(t, state_errors);

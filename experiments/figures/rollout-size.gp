@@ -9,8 +9,11 @@ set key left top
 set grid
 set xrange [1000:100000]
 set title 'DOPPLER rollout vs graph size (Llama-7B training graphs, 8 devices)'
-plot 'experiments/figures/rollout-size.dat' u 1:2 w lp pt 7 t 'uniform (--devices 8)', \
-     '' u 1:3 w lp pt 5 t 'DGX-1 topology', \
-     0.54*(x/1374) dt 2 lc rgb 'gray' t 'slope 1', \
+plot 'experiments/figures/rollout-size.dat' u 1:2 w lp pt 7 t 'uniform, before (0280846)', \
+     '' u 1:3 w lp pt 5 t 'DGX-1, before', \
+     '' u 1:4 w lp pt 9 t 'DGX-1, after (exact to 20,000 ops, surrogate above)', \
+     '' u 1:5 w lp pt 11 t 'uniform, after (default config)', \
+     '' u 1:6 w lp pt 13 t 'uniform, after (zero-shot config)', \
+     0.32*(x/1374) dt 2 lc rgb 'gray' t 'slope 1', \
      0.54*(x/1374)**2 dt 3 lc rgb 'black' t 'slope 2', \
      5 lc rgb 'red' dt 4 t 'goal at 100,000 ops: 5 s'

@@ -220,7 +220,7 @@ class dp_env(Structure):
         ("cand_v", c_int), ("cand_step", c_int), ("cand_state", POINTER(ctypes.c_ubyte)),
         ("cand_append", POINTER(ctypes.c_ubyte)), ("cand_start", POINTER(c_double)),
         ("cand_ready", POINTER(c_double)), ("cand_sched", POINTER(c_double)), ("n_resim", c_long),
-        ("prefix", c_void_p), ("by_rank", c_void_p),
+        ("prefix", c_void_p), ("by_rank", c_void_p), ("general_exact_max", c_int), ("surrogate", c_void_p),
     ]
 
 
