@@ -1,5 +1,6 @@
 /* dp_nn.c: the layer library (see dp_nn.h). */
 #include "dp_nn.h"
+#include "dp_alloc.h"
 
 #include <assert.h>
 #include <math.h>
@@ -19,7 +20,7 @@ int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
     if (!name || strlen(name) >= DP_NN_NAME_MAX || rows <= 0 || cols <= 0) return DP_EINVAL;
     if (p->n_tensors == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
-        dp_nn_tensor *t = realloc(p->t, (size_t)cap * sizeof *t);
+        dp_nn_tensor *t = dp_alloc_realloc(p->t, (size_t)cap * sizeof *t);
         if (!t) return DP_ENOMEM;
         p->t = t;
         p->cap = cap;
@@ -514,7 +515,7 @@ static int ec_edge_cmp(const void *a, const void *b)
 dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, const int *dst,
                                    const float *feat, dp_error *err)
 {
-    dp_nn_ecgraph *g = calloc(1, sizeof *g);
+    dp_nn_ecgraph *g = dp_alloc_calloc(1, sizeof *g);
     ec_edge *e = dp_alloc_malloc_n(n_edges > 0 ? (size_t)n_edges : 1, sizeof *e);
     if (!g || !e) goto nomem;
     for (int i = 0; i < n_edges; i++) {

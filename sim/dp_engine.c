@@ -1,5 +1,6 @@
 /* dp_engine.c: the one simulation entry point (see dp_engine.h). */
 #include "dp_engine.h"
+#include "dp_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine
      * inf, NaN or overflowing (dp_machine_costs names the machine keys; here the tables may be a
      * caller's own) */
     if (dp_cost_check(g, c, NULL, err) != DP_OK) return NULL;
-    dp_engine *e = calloc(1, sizeof *e);
+    dp_engine *e = dp_alloc_calloc(1, sizeof *e);
     if (!e) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return NULL;

@@ -61,7 +61,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
         return NULL;
     }
-    dp_sim *s = calloc(1, sizeof *s);
+    dp_sim *s = dp_alloc_calloc(1, sizeof *s);
     if (s) s->bound = INFINITY;
     if (!s) goto nomem;
     s->g = g;
@@ -316,23 +316,23 @@ int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *c
 
 dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
 {
-    dp_sim_prefix *p = calloc(1, sizeof *p);
+    dp_sim_prefix *p = dp_alloc_calloc(1, sizeof *p);
     if (!p) return NULL;
     const size_t n = n_ops > 0 ? (size_t)n_ops : 1, D = n_devices > 0 ? (size_t)n_devices : 1;
     p->n_ops = n_ops;
     p->n_devices = n_devices;
-    p->rank = malloc(n * sizeof(int));
-    p->dev_ops = calloc(D, sizeof(int *));
-    p->dev_n = calloc(D, sizeof(int));
-    p->dev_cap = calloc(D, sizeof(int));
-    p->start = malloc(n * sizeof(double));
-    p->end = malloc(n * sizeof(double));
-    p->ready = malloc(n * sizeof(double));
-    p->seq_done = malloc(n * sizeof(uint64_t));
-    p->seq_fin = malloc(n * sizeof(uint64_t));
-    p->seq_ready = malloc(n * sizeof(uint64_t));
-    p->placed = malloc(n * sizeof(int));
-    p->changed = malloc(n * sizeof(int));
+    p->rank = dp_alloc_malloc(n * sizeof(int));
+    p->dev_ops = dp_alloc_calloc(D, sizeof(int *));
+    p->dev_n = dp_alloc_calloc(D, sizeof(int));
+    p->dev_cap = dp_alloc_calloc(D, sizeof(int));
+    p->start = dp_alloc_malloc(n * sizeof(double));
+    p->end = dp_alloc_malloc(n * sizeof(double));
+    p->ready = dp_alloc_malloc(n * sizeof(double));
+    p->seq_done = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->seq_fin = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->seq_ready = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->placed = dp_alloc_malloc(n * sizeof(int));
+    p->changed = dp_alloc_malloc(n * sizeof(int));
     if (!p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
         !p->rank || !p->dev_ops || !p->dev_n || !p->dev_cap) {
         dp_sim_prefix_free(p);
