@@ -5,13 +5,20 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* DOPPLER_FAIL_ALLOC: -1 unread, 0 off, K > 0 the allocation to fail. Threads racing on the first
- * read all store the same value. */
+ * read all store the same value (and DOPPLER_FAIL_ALLOC=0 may register the report twice: it then
+ * prints twice, the same count). */
 static atomic_long fail_at = -1;
 static atomic_long calls;
+
+static void report_count(void)
+{
+    fprintf(stderr, "doppler: %ld allocations (DOPPLER_FAIL_ALLOC=0)\n", dp_alloc_count());
+}
 
 /* 1 when this allocation is the one DOPPLER_FAIL_ALLOC names (errno set to ENOMEM). */
 static int injected_failure(void)
@@ -24,6 +31,7 @@ static int injected_failure(void)
         long v = e && *e ? strtol(e, &end, 10) : 0;
         k = end && *end == '\0' && v > 0 ? v : 0;
         atomic_store_explicit(&fail_at, k, memory_order_relaxed);
+        if (end && *end == '\0' && v == 0) atexit(report_count);
     }
     if (k == 0 || n != k) return 0;
     errno = ENOMEM;

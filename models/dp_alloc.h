@@ -36,7 +36,8 @@ int dp_alloc_size_add(size_t a, size_t b, size_t *out);
  *
  * Fault injection: with DOPPLER_FAIL_ALLOC=K in the environment (read once, at the first
  * allocation; K a positive integer) the K-th allocation of the process, counted from 1 over all
- * threads, fails as if memory ran out; every other allocation succeeds. tests/test_faults.sh runs
+ * threads, fails as if memory ran out; every other allocation succeeds. DOPPLER_FAIL_ALLOC=0 fails
+ * none and prints the process's allocation count on stderr at exit ("doppler: N allocations"). tests/test_faults.sh runs
  * commands for every K up to their allocation count and checks a clean "out of memory" error, no
  * partial output and no leak. Without the variable the cost is one relaxed atomic increment. */
 void *dp_alloc_malloc(size_t sz);

@@ -23,6 +23,7 @@ struct dp_graph_builder {
     int *src, *dst;
     double *size;
     dp_error mem_err;   /* a growth refused by dp_file_mem_check (code DP_OK when none) */
+    int nomem;          /* 1 once a setter ran out of memory: finish then fails (DP_ENOMEM) */
 };
 
 /* Bytes a graph of ops ops and edges edges takes while built and after dp_graph_builder_finish
@@ -81,13 +82,16 @@ void dp_graph_builder_free(dp_graph_builder *b)
 
 void dp_graph_builder_set_devices(dp_graph_builder *b, int devices) { b->devices = devices > 0 ? devices : 0; }
 
-void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit)
+int dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit)
 {
     b->time_scale = scale;
-    if (unit) {
-        char *u = dp_alloc_strdup(unit);
-        if (u) { free(b->time_unit); b->time_unit = u; }
-    }
+    if (!unit) return DP_OK;
+    /* out of memory the old unit stayed, and the graph was built with the wrong unit's name */
+    char *u = dp_alloc_strdup(unit);
+    if (!u) { b->nomem = 1; return DP_ENOMEM; }
+    free(b->time_unit);
+    b->time_unit = u;
+    return DP_OK;
 }
 
 #define GROW(ptr, cap) \
@@ -313,7 +317,7 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     if (check_unique_names(b, err) != DP_OK) return NULL;
     if (check_op_strings(b, err) != DP_OK) return NULL;
 
-    dp_graph *g = dp_alloc_calloc(1, sizeof *g);
+    dp_graph *g = b->nomem ? NULL : dp_alloc_calloc(1, sizeof *g);
     if (!g) goto nomem;
     g->n_ops = n;
     g->n_edges = m;

@@ -17,11 +17,12 @@ void dp_nn_params_init(dp_nn_params *p)
 
 int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
 {
+    if (p->failed) return p->failed;
     if (!name || strlen(name) >= DP_NN_NAME_MAX || rows <= 0 || cols <= 0) return DP_EINVAL;
     if (p->n_tensors == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
         dp_nn_tensor *t = dp_alloc_realloc(p->t, (size_t)cap * sizeof *t);
-        if (!t) return DP_ENOMEM;
+        if (!t) return p->failed = DP_ENOMEM;
         p->t = t;
         p->cap = cap;
     }
@@ -39,6 +40,7 @@ int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
 
 int dp_nn_params_alloc(dp_nn_params *p)
 {
+    if (p->failed) return p->failed;
     size_t n = p->n ? p->n : 1;
     p->param = dp_alloc_calloc_n(n, sizeof(float));
     p->grad = dp_alloc_calloc_n(n, sizeof(float));
