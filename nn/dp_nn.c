@@ -365,14 +365,19 @@ double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int 
         if (logits[i] > mx) mx = logits[i];
     double s = 0;
     for (int i = 0; i < n; i++) s += exp((double)logits[i] - mx);
-    double ls = log(s), H = 0;
+    double ls = log(s), H = 0, total = 0;
     for (int i = 0; i < n; i++) {
         double lp = (double)logits[i] - mx - ls;
         double p = exp(lp);
         logp[i] = (float)lp;
         prob[i] = (float)p;
         H -= p * lp;
+        total += p;
     }
+    /* the probabilities sum to 1 (debug builds); non-finite logits give a NaN sum, which the
+     * callers report as a diverged model rather than abort here */
+    assert(!isfinite(total) || fabs(total - 1) <= 1e-9 * n);
+    (void)total;
     return H;
 }
 

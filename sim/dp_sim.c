@@ -131,6 +131,7 @@ static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
 static inline void grant_head(dp_sim *s, int d)
 {
     int v = s->qhead[d];
+    assert(!s->busy_flag[d]);   /* one op at a time on a device: no overlap */
     s->qhead[d] = s->qnext[v];
     if (s->qhead[d] < 0) s->qtail[d] = -1;
     s->busy_flag[d] = 1;
@@ -198,6 +199,7 @@ static inline void compute_done(dp_sim *s, int v)
 {
     int d = s->dev[v];
     s->end[v] = s->now;
+    assert(s->busy_flag[d]);
     s->busy_flag[d] = 0;
     /* RELEASE of d and FINISH of v, one entry: the two are always adjacent in the FIFO (pushed
      * together, and what RELEASE pushes goes behind them), so running them back to back is the
@@ -249,6 +251,27 @@ static void loop(dp_sim *s)
     }
 }
 
+#ifndef NDEBUG
+/* The schedule of a finished run is feasible (asserted in debug builds; O(ops + edges)): every
+ * placed op joined its queue after its inputs arrived (ready >= every predecessor's end), started
+ * after that, ended after its start, and no later than the makespan; a device is busy no longer
+ * than the makespan. Overlap on a device is asserted where ops are granted (grant_head). */
+static int schedule_feasible(const dp_sim *s)
+{
+    const dp_graph *g = s->g;
+    for (int v = 0; v < s->n; v++) {
+        if (s->dev[v] < 0) continue;
+        if (!(s->ready[v] >= 0 && s->start[v] >= s->ready[v] && s->end[v] >= s->start[v] && s->end[v] <= s->makespan))
+            return 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++)
+            if (!(s->ready[v] >= s->end[g->edge_src[g->pred_edge[q]]])) return 0;
+    }
+    for (int d = 0; d < s->D; d++)
+        if (!(s->busy[d] >= 0 && s->busy[d] <= s->makespan * (1 + 1e-9))) return 0;
+    return 1;
+}
+#endif
+
 /* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
 static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res, dp_error *err)
 {
@@ -286,6 +309,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
+    assert(s->exceeded < INFINITY || schedule_feasible(s));   /* a bounded run may stop early */
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
