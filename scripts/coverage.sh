@@ -15,6 +15,8 @@ dir=${2:-_build-cov}
 tests=${3:-}
 case $dir in /*) ;; *) dir=$src/$dir ;; esac
 command -v lcov > /dev/null || { echo "coverage: lcov not found (Debian package lcov)"; exit 1; }
+# the copy has no ../shared beside it: the suites that need the reference data read it from here
+DOPPLER_SHARED_DATA="${DOPPLER_SHARED_DATA:-$src/../shared/data}"; export DOPPLER_SHARED_DATA
 sh "$src/scripts/side-build.sh" "$src" "$dir" --enable-werror CFLAGS="-O0 -g --coverage" LDFLAGS="--coverage" --
 cd "$dir/src"
 lcov -q -z -d . 2> /dev/null || true
