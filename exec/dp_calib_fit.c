@@ -1,5 +1,6 @@
 /* dp_calib_fit.c: the calibration's fit to a profile (see dp_calib_fit.h). */
 #include "dp_calib_fit.h"
+#include "dp_alloc.h"
 
 #include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
@@ -131,7 +132,7 @@ static int fit_model(int n, const double *F, const double *B, const double *y, i
     if (!best_mask) return -1;
     /* outliers (a preempted run on a shared machine): refit robustly when a relative residual
      * lies beyond 4 robust standard deviations */
-    double *r = malloc((size_t)n * sizeof(double));
+    double *r = dp_alloc_malloc((size_t)n * sizeof(double));
     if (!r) return -1;
     for (int i = 0; i < n; i++) r[i] = (best[0] + best[1] * F[i] + best[2] * B[i] - y[i]) / y[i];
     gsl_sort(r, 1, (size_t)n);
@@ -172,22 +173,22 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
     dp_calib *c = dp_calib_alloc(p->machine, D, n_routes);
     int nmax = (p->n_ops > p->n_copies ? p->n_ops : p->n_copies) + 1;
     if (p->n_itf + 1 > nmax) nmax = p->n_itf + 1;
-    double *F = malloc((size_t)nmax * sizeof(double)), *B = malloc((size_t)nmax * sizeof(double)),
-           *Y = malloc((size_t)nmax * sizeof(double));
+    double *F = dp_alloc_malloc((size_t)nmax * sizeof(double)), *B = dp_alloc_malloc((size_t)nmax * sizeof(double)),
+           *Y = dp_alloc_malloc((size_t)nmax * sizeof(double));
     if (!c || !F || !B || !Y) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int d = 0; d < D; d++) {
         dp_calib_device *dv = &c->dev[d];
-        dv->name = strdup(p->device[d]);
-        dv->op_kind = calloc((size_t)p->n_ops + 1, sizeof(char *));
-        dv->op = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
-        dv->op_info = calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
+        dv->name = dp_alloc_strdup(p->device[d]);
+        dv->op_kind = dp_alloc_calloc((size_t)p->n_ops + 1, sizeof(char *));
+        dv->op = dp_alloc_calloc((size_t)p->n_ops + 1, sizeof(dp_calib_affine));
+        dv->op_info = dp_alloc_calloc((size_t)p->n_ops + 1, sizeof(dp_calib_fit_info));
         if (!dv->name || !dv->op_kind || !dv->op || !dv->op_info) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         /* kinds of this device, in first-seen order */
         for (int i = 0; i < p->n_ops; i++) {
             if (p->ops[i].device != d || p->ops[i].graph_op) continue;
             int seen = 0;
             for (int k = 0; k < dv->n_ops; k++) seen |= strcmp(dv->op_kind[k], p->ops[i].kind) == 0;
-            if (!seen && !(dv->op_kind[dv->n_ops++] = strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            if (!seen && !(dv->op_kind[dv->n_ops++] = dp_alloc_strdup(p->ops[i].kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         }
         if (dv->n_ops == 0) { dp_error_set(err, DP_EINVAL, "profile: no op samples for device %s", dv->name); goto fail; }
         dv->has_default = 1;
@@ -214,7 +215,7 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
     /* graph ops: the median per (kind, FLOPs, bytes) of each device */
     for (int d = 0; d < D; d++) {
         dp_calib_device *dv = &c->dev[d];
-        dv->measured = calloc((size_t)p->n_ops + 1, sizeof *dv->measured);
+        dv->measured = dp_alloc_calloc((size_t)p->n_ops + 1, sizeof *dv->measured);
         if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         for (int i = 0; i < p->n_ops; i++) {
             const dp_profile_op *o = &p->ops[i];
@@ -231,7 +232,7 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
             }
             gsl_sort(Y, 1, (size_t)n);
             dp_calib_measured *m = &dv->measured[dv->n_measured];
-            if (!(m->kind = strdup(o->kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+            if (!(m->kind = dp_alloc_strdup(o->kind))) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
             m->flops = o->flops;
             m->bytes = o->bytes;
             m->seconds = gsl_stats_median_from_sorted_data(Y, 1, (size_t)n);
@@ -266,8 +267,8 @@ dp_calib *dp_calib_fit(const dp_profile *p, dp_error *err)
         for (int b = 0; b < D; b++) {
             if (a == b) continue;
             dp_calib_route *rt = &c->route[r++];
-            rt->src = strdup(p->device[a]);
-            rt->dst = strdup(p->device[b]);
+            rt->src = dp_alloc_strdup(p->device[a]);
+            rt->dst = dp_alloc_strdup(p->device[b]);
             if (!rt->src || !rt->dst) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
             int n = 0;
             for (int i = 0; i < p->n_copies; i++) {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "dp_exec.h"
+#include "dp_alloc.h"
 #include "dp_exec_backend.h"
 
 #include <ctype.h>
@@ -505,7 +506,7 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
         dp_error_set(err, DP_EINVAL, "executor: %d devices (1..1024)", n_devices);
         return NULL;
     }
-    dp_exec *x = calloc(1, sizeof *x);
+    dp_exec *x = dp_alloc_calloc(1, sizeof *x);
     if (!x) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     x->g = g;
     x->n = g->n_ops;
@@ -519,7 +520,7 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
     if (dp_exec_plan(g, o, x->k, err) != DP_OK) goto fail;
     x->xg = executed_graph(g, x->k, err);
     if (!x->xg) goto fail;
-    x->first_copy = malloc((size_t)m + 1);
+    x->first_copy = dp_alloc_malloc((size_t)m + 1);
     x->assign = dp_alloc_calloc_n(n, sizeof(int));
     x->buf = dp_alloc_calloc_n(n, sizeof(float *));
     x->ucopy_ptr = dp_alloc_calloc_n((size_t)n + 1, sizeof(int));
@@ -573,7 +574,7 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
     }
     for (int d = 0; d < n_devices; d++) {
         for (int role = 0; role < 2; role++) {
-            worker_arg *a = malloc(sizeof *a);
+            worker_arg *a = dp_alloc_malloc(sizeof *a);
             if (!a) goto nomem;
             a->x = x;
             a->d = d;

@@ -4,6 +4,7 @@
  * its own copy worker. */
 #define _GNU_SOURCE
 #include "dp_exec_backend.h"
+#include "dp_alloc.h"
 
 #include <cblas.h>
 #include <math.h>
@@ -21,7 +22,7 @@ typedef struct cpu_ctx {
 
 static int cpu_open(int n_devices, int pin, void **ctx, dp_error *err)
 {
-    cpu_ctx *c = calloc(1, sizeof *c);
+    cpu_ctx *c = dp_alloc_calloc(1, sizeof *c);
     if (!c) return dp_error_set(err, DP_ENOMEM, "cpu backend: out of memory");
     c->n_devices = n_devices;
     long nc = sysconf(_SC_NPROCESSORS_ONLN);

@@ -18,6 +18,7 @@
  */
 #ifdef DP_WITH_CUDA
 #include "dp_exec_backend.h"
+#include "dp_alloc.h"
 
 #include <cuda.h>
 #include <cublas_v2.h>
@@ -114,7 +115,7 @@ static int compile_ptx(char **ptx, dp_error *err)
     if (r != NVRTC_SUCCESS) {
         size_t n = 0;
         nvrtcGetProgramLogSize(prog, &n);
-        char *log = malloc(n + 1);
+        char *log = dp_alloc_malloc(n + 1);
         if (log) { nvrtcGetProgramLog(prog, log); log[n] = 0; }
         dp_error_set(err, DP_EUNSUPPORTED, "cuda backend: NVRTC: %s", log ? log : nvrtcGetErrorString(r));
         free(log);
@@ -123,7 +124,7 @@ static int compile_ptx(char **ptx, dp_error *err)
     }
     size_t n = 0;
     nvrtcGetPTXSize(prog, &n);
-    *ptx = malloc(n);
+    *ptx = dp_alloc_malloc(n);
     if (!*ptx) { nvrtcDestroyProgram(&prog); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     nvrtcGetPTX(prog, *ptx);
     nvrtcDestroyProgram(&prog);
@@ -136,8 +137,8 @@ static int cuda_open(int n_devices, int pin, void **ctx, dp_error *err)
     int have = 0;
     if (!CU_OK(cudaGetDeviceCount(&have)) || have < n_devices)
         return dp_error_set(err, DP_EUNSUPPORTED, "cuda backend: %d GPUs asked, %d present", n_devices, have);
-    cuda_ctx *c = calloc(1, sizeof *c);
-    if (!c || !(c->g = calloc((size_t)n_devices, sizeof(gpu)))) { free(c); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+    cuda_ctx *c = dp_alloc_calloc(1, sizeof *c);
+    if (!c || !(c->g = dp_alloc_calloc((size_t)n_devices, sizeof(gpu)))) { free(c); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     c->n = n_devices;
     char *ptx = NULL;
     int rc = compile_ptx(&ptx, err);

@@ -1,6 +1,7 @@
 /* dp_profile.c: timing op kinds and copies on the real executor (see dp_profile.h). */
 #define _GNU_SOURCE
 #include "dp_profile.h"
+#include "dp_alloc.h"
 #include "dp_calib.h"
 #include "dp_costmodel.h"
 #include "dp_exec.h"
@@ -48,17 +49,17 @@ void dp_profile_free(dp_profile *p)
 
 static dp_profile *profile_new(int n_devices, const char *backend, const char *machine, const char *prefix)
 {
-    dp_profile *p = calloc(1, sizeof *p);
+    dp_profile *p = dp_alloc_calloc(1, sizeof *p);
     if (!p) return NULL;
     p->n_devices = n_devices;
-    p->device = calloc((size_t)n_devices, sizeof(char *));
-    p->backend = strdup(backend ? backend : "cpu");
-    p->machine = strdup(machine ? machine : "");
+    p->device = dp_alloc_calloc((size_t)n_devices, sizeof(char *));
+    p->backend = dp_alloc_strdup(backend ? backend : "cpu");
+    p->machine = dp_alloc_strdup(machine ? machine : "");
     if (!p->device || !p->backend || !p->machine) { dp_profile_free(p); return NULL; }
     for (int d = 0; d < n_devices && prefix; d++) {
         char nm[64];
         snprintf(nm, sizeof nm, "%s%d", prefix, d);
-        if (!(p->device[d] = strdup(nm))) { dp_profile_free(p); return NULL; }
+        if (!(p->device[d] = dp_alloc_strdup(nm))) { dp_profile_free(p); return NULL; }
     }
     return p;
 }
@@ -68,7 +69,7 @@ static int grow(void **a, int n, int *cap, int first, size_t size)
 {
     if (n < *cap) return DP_OK;
     int c = *cap ? 2 * *cap : first;
-    void *b = realloc(*a, (size_t)c * size);
+    void *b = dp_alloc_realloc(*a, (size_t)c * size);
     if (!b) return DP_ENOMEM;
     *a = b;
     *cap = c;
@@ -173,9 +174,9 @@ static int time_chain(dp_profile *p, int D, int d, dp_graph *g, int first, int c
     double *starts = NULL, *gaps = NULL, *meds = NULL;
     dp_exec *x = dp_exec_alloc(g, D, &xo, err);
     if (!x) { rc = err ? err->code : DP_ENOMEM; goto done; }
-    assign = malloc((size_t)g->n_ops * sizeof(int));
-    starts = malloc((size_t)chain * sizeof(double));
-    gaps = malloc((size_t)chain * sizeof(double));
+    assign = dp_alloc_malloc((size_t)g->n_ops * sizeof(int));
+    starts = dp_alloc_malloc((size_t)chain * sizeof(double));
+    gaps = dp_alloc_malloc((size_t)chain * sizeof(double));
     if (!assign || !starts || !gaps) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     for (int v = 0; v < g->n_ops; v++) assign[v] = d;
     if ((rc = dp_exec_prepare(x, assign, err)) != DP_OK) goto done;
@@ -184,7 +185,7 @@ static int time_chain(dp_profile *p, int D, int d, dp_graph *g, int first, int c
     double flops = xg->work[first], bytes = xg->out_size[first];
     for (int i = xg->pred_ptr[first]; i < xg->pred_ptr[first + 1]; i++) bytes += xg->edge_size[xg->pred_edge[i]];
     dp_exec_result res;
-    meds = med_out ? malloc((size_t)o->repeats * sizeof(double)) : NULL;
+    meds = med_out ? dp_alloc_malloc((size_t)o->repeats * sizeof(double)) : NULL;
     if (med_out && !meds) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     for (int r = -1; r < o->repeats; r++) {   /* r = -1: warm-up */
         if ((rc = dp_exec_run(x, &res, err)) != DP_OK) goto done;
@@ -237,8 +238,8 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
     dp_exec_options xo;
     exec_options(o, &xo);
     int rc = DP_OK;
-    int *assign = malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *order = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
-    double *t0 = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+    int *assign = dp_alloc_malloc((size_t)(n > 0 ? n : 1) * sizeof(int)), *order = dp_alloc_malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    double *t0 = dp_alloc_malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     dp_exec *x = NULL;
     if (!assign || !order || !t0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     /* the executed graph at scale 1 runs the same kernels (dp_exec_plan of its FLOPs and shapes) */
@@ -423,7 +424,7 @@ static void *background_loop(void *arg)
     /* 64^3: 0.03 ms a call, so the stop flag is seen at once (also under valgrind, where a
      * 256^3 call took seconds and each stop waited for it) */
     enum { N = 64 };
-    float *a = calloc((size_t)3 * N * N, sizeof(float));
+    float *a = dp_alloc_calloc((size_t)3 * N * N, sizeof(float));
     if (!a) return NULL;
     for (int i = 0; i < 2 * N * N; i++) a[i] = (float)((i % 17) - 8) / 8.0f;
     while (!atomic_load(b->stop))
@@ -488,7 +489,7 @@ static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_opti
     dp_exec_options xo;
     exec_options(o, &xo);
     int rc = DP_OK;
-    int *assign = calloc((size_t)g->n_ops, sizeof(int));
+    int *assign = dp_alloc_calloc((size_t)g->n_ops, sizeof(int));
     double alone[NM], ov[NM];
     dp_exec *x = assign ? dp_exec_alloc(g, D, &xo, err) : NULL;
     if (!assign) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -582,9 +583,9 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
     dp_profile *p = profile_new(n_devices, o->backend, o->machine, names ? NULL : prefix);
     if (!p) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int d = 0; names && d < n_devices; d++)
-        if (!(p->device[d] = strdup(names[d]))) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
+        if (!(p->device[d] = dp_alloc_strdup(names[d]))) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     int rc = DP_OK;
-    background *bg = calloc((size_t)n_devices, sizeof *bg);
+    background *bg = dp_alloc_calloc((size_t)n_devices, sizeof *bg);
     atomic_int stop;
     atomic_init(&stop, 1);
     if (!bg) { dp_profile_free(p); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
@@ -713,7 +714,7 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
     for (int d = 0; d < p->n_devices; d++) {
         json_t *s = json_array_get(devs, (size_t)d);
         if (!json_is_string(s)) { dp_error_set(err, DP_EINVAL, "%s: devices[%d] must be a string", path, d); goto fail; }
-        p->device[d] = strdup(json_string_value(s));
+        p->device[d] = dp_alloc_strdup(json_string_value(s));
     }
     size_t i;
     json_t *o;

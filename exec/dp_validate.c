@@ -1,5 +1,6 @@
 /* dp_validate.c: error and rank statistics of simulated against measured makespans. */
 #include "dp_validate.h"
+#include "dp_alloc.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -14,8 +15,8 @@ int dp_validate_measured(const double *t, int n_rows, int n_passes, int first, i
     for (int i = 0; i < n_rows; i++)
         for (int p = first; p < n_passes; p += step)
             if (!(isfinite(t[(size_t)i * n_passes + p]) && t[(size_t)i * n_passes + p] > 0)) return -1;
-    double *m = malloc((size_t)np * sizeof(double));
-    double *v = malloc((size_t)(np > n_rows ? np : n_rows) * sizeof(double));
+    double *m = dp_alloc_malloc((size_t)np * sizeof(double));
+    double *v = dp_alloc_malloc((size_t)(np > n_rows ? np : n_rows) * sizeof(double));
     if (!m || !v) { free(m); free(v); return -1; }
     double M = 1;
     if (st == DP_VALIDATE_NORMALISED) {

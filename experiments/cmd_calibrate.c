@@ -1,5 +1,6 @@
 /* doppler calibrate: profile the real executor, fit the cost model to the profile. */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "commands.h"
 #include "dp_calib.h"
 #include "dp_calib_fit.h"
@@ -96,16 +97,16 @@ static void calibrate_usage(FILE *f)
 /* split "a,b,c" into kinds (appending unique names) */
 static int add_kinds(char ***kinds, int *n, const char *list)
 {
-    char *dup = strdup(list);
+    char *dup = dp_alloc_strdup(list);
     if (!dup) return -1;
     for (char *save = NULL, *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int seen = 0;
         for (int i = 0; i < *n; i++) seen |= strcmp((*kinds)[i], t) == 0;
         if (seen || !*t) continue;
-        char **k = realloc(*kinds, (size_t)(*n + 1) * sizeof(char *));
+        char **k = dp_alloc_realloc(*kinds, (size_t)(*n + 1) * sizeof(char *));
         if (!k) { free(dup); return -1; }
         *kinds = k;
-        (*kinds)[(*n)++] = strdup(t);
+        (*kinds)[(*n)++] = dp_alloc_strdup(t);
     }
     free(dup);
     return 0;

@@ -1,5 +1,6 @@
 /* doppler graph: inspect dataflow graphs. */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "commands.h"
 #include "dp_cost.h"
 #include "dp_file.h"
@@ -148,8 +149,8 @@ static int graph_gen(int argc, char **argv)
     const dp_gen_model *m = dp_gen_find(model);
     if (!m) return dp_cli_usage_error("graph gen", "unknown model '%s' (doppler graph gen --help lists them)", model);
     const char *out = NULL, *to = NULL, *gname = NULL;
-    const char **keys = calloc((size_t)argc, sizeof *keys), **vals = calloc((size_t)argc, sizeof *vals);
-    char **owned = calloc((size_t)argc, sizeof *owned);
+    const char **keys = dp_alloc_calloc((size_t)argc, sizeof *keys), **vals = dp_alloc_calloc((size_t)argc, sizeof *vals);
+    char **owned = dp_alloc_calloc((size_t)argc, sizeof *owned);
     int np = 0, status = DP_EXIT_USAGE;
     if (!keys || !vals || !owned) { fprintf(stderr, "doppler: out of memory\n"); status = DP_EXIT_ERROR; goto done; }
     for (int i = 2; i < argc; i++) {
@@ -160,7 +161,7 @@ static int graph_gen(int argc, char **argv)
         const char *eq = strchr(key, '=');
         char *k = NULL;
         if (eq) {
-            k = strndup(key, (size_t)(eq - key));
+            k = dp_alloc_strndup(key, (size_t)(eq - key));
             if (!k) { status = DP_EXIT_ERROR; goto done; }
             owned[i] = k;
             key = k;
@@ -192,7 +193,7 @@ static int graph_gen(int argc, char **argv)
     }
     if (gname) {
         /* the graph is ours until written: rename it in place */
-        char *nm = strdup(gname);
+        char *nm = dp_alloc_strdup(gname);
         if (!nm) { fprintf(stderr, "doppler: out of memory\n"); dp_graph_free(g); status = DP_EXIT_ERROR; goto done; }
         free(g->name);
         g->name = nm;
@@ -330,7 +331,7 @@ static int graph_import(int argc, char **argv)
         "sys.exit(m.main(sys.argv[1:]))\n";
     const char *py = getenv("DOPPLER_PYTHON");
     if (!py || !*py) py = DP_PYTHON;
-    char **args = calloc((size_t)argc + 4, sizeof *args);
+    char **args = dp_alloc_calloc((size_t)argc + 4, sizeof *args);
     if (!args) { fprintf(stderr, "doppler graph import: out of memory\n"); return DP_EXIT_ERROR; }
     int k = 0;
     args[k++] = (char *)py;

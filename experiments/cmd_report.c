@@ -1,5 +1,6 @@
 /* doppler report: tables and plots from a sweep's results file. */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "commands.h"
 #include "dp_file.h"
 #include "report.h"
@@ -256,7 +257,7 @@ int cmd_report(int argc, char **argv)
         int found = 0;
         if (dp_report_spec_from_config(&spec, config, table, &found, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
         if (!found) {
-            if (strcmp(table, "seconds") == 0) { free(spec.metric); spec.metric = strdup("seconds"); }
+            if (strcmp(table, "seconds") == 0) { free(spec.metric); spec.metric = dp_alloc_strdup("seconds"); }
             else if (strcmp(table, "makespan") != 0) {
                 status = dp_cli_usage_error("report", "no table '%s' in %s (see --list-tables)", table, path);
                 goto done;
@@ -264,8 +265,8 @@ int cmd_report(int argc, char **argv)
         }
     }
     if (rows_opt) dp_report_spec_set_list(&spec.rows, &spec.n_rows, rows_opt);
-    if (cols) { free(spec.cols); spec.cols = strdup(cols); }
-    if (metric) { free(spec.metric); spec.metric = strdup(metric); }
+    if (cols) { free(spec.cols); spec.cols = dp_alloc_strdup(cols); }
+    if (metric) { free(spec.metric); spec.metric = dp_alloc_strdup(metric); }
     if (base) dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, base);
     if (json_object_size(where)) {
         if (!spec.filter) spec.filter = json_object();
@@ -309,7 +310,7 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as comm_ratio "
                         "or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");
     if (plotk) {
-        if (po.title) { free(t.title); t.title = strdup(po.title); }
+        if (po.title) { free(t.title); t.title = dp_alloc_strdup(po.title); }
         if (dp_report_plot_bars(&t, out, &err) != DP_OK) status = dp_cli_fail(&err);
         goto done;
     }

@@ -1,5 +1,6 @@
 /* doppler topology: inspect machine descriptions (doc/topology-format.md). */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "commands.h"
 #include "dp_topology.h"
 
@@ -126,7 +127,7 @@ static int topology_list(void)
     struct dirent *e;
     while ((e = readdir(d)) != NULL && n < 512) {
         size_t len = strlen(e->d_name);
-        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) names[n++] = strdup(e->d_name);
+        if (len > 5 && strcmp(e->d_name + len - 5, ".json") == 0) names[n++] = dp_alloc_strdup(e->d_name);
     }
     closedir(d);
     qsort(names, (size_t)n, sizeof names[0], cmp_str);

@@ -1,6 +1,7 @@
 /* doppler train: train the DOPPLER policies (Stage I imitation, Stage II simulator RL, Stage III
  * real-execution RL) on a graph, with HDF5 trajectories, checkpoints and resume. */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "dp_engine.h"
 #include "dp_problem.h"
 #include "dp_gen.h"
@@ -199,7 +200,7 @@ static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, c
 static double *draw_log_uniform(int n, double lo, double hi, unsigned long seed)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    double *x = r ? malloc((size_t)(n > 0 ? n : 1) * sizeof *x) : NULL;
+    double *x = r ? dp_alloc_malloc((size_t)(n > 0 ? n : 1) * sizeof *x) : NULL;
     if (x) {
         gsl_rng_set(r, seed);
         for (int i = 0; i < n; i++) x[i] = exp(log(lo) + gsl_rng_uniform(r) * (log(hi) - log(lo)));
@@ -212,14 +213,14 @@ static int graph_set_push(graph_set *s, const char *src, int validation, dp_erro
 {
     if (s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
-        char **a = realloc(s->src, (size_t)cap * sizeof *a);
+        char **a = dp_alloc_realloc(s->src, (size_t)cap * sizeof *a);
         if (a) s->src = a;
-        int *v = realloc(s->validation, (size_t)cap * sizeof *v);
+        int *v = dp_alloc_realloc(s->validation, (size_t)cap * sizeof *v);
         if (v) s->validation = v;
         if (!a || !v) return dp_error_set(err, DP_ENOMEM, "out of memory");
         s->cap = cap;
     }
-    if (!(s->src[s->n] = strdup(src))) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (!(s->src[s->n] = dp_alloc_strdup(src))) return dp_error_set(err, DP_ENOMEM, "out of memory");
     s->validation[s->n++] = validation;
     return DP_OK;
 }
@@ -244,7 +245,7 @@ static int cmp_str(const void *a, const void *b)
  * generator spec gen:MODEL?NAME=VALUE&... */
 static int graph_set_add_list(graph_set *s, const char *list, int validation, dp_error *err)
 {
-    char *copy = strdup(list), *save = NULL;
+    char *copy = dp_alloc_strdup(list), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;
     for (char *tok = strtok_r(copy, ",", &save); tok && rc == DP_OK; tok = strtok_r(NULL, ",", &save)) {
@@ -261,12 +262,12 @@ static int graph_set_add_list(graph_set *s, const char *list, int validation, dp
             if (de->d_name[0] == '.' || !is_graph_file(de->d_name)) continue;
             if (nn == cap) {
                 cap = cap ? 2 * cap : 16;
-                char **x = realloc(names, (size_t)cap * sizeof *x);
+                char **x = dp_alloc_realloc(names, (size_t)cap * sizeof *x);
                 if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
                 names = x;
             }
             size_t len = strlen(tok) + strlen(de->d_name) + 2;
-            if (!(names[nn] = malloc(len))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+            if (!(names[nn] = dp_alloc_malloc(len))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
             snprintf(names[nn++], len, "%s/%s", tok, de->d_name);
         }
         closedir(d);
@@ -303,11 +304,11 @@ static void test_set_free(test_set *t)
 
 static int test_set_add_hash(test_set *t, uint64_t h, const char *what, dp_error *err)
 {
-    uint64_t *x = realloc(t->hash, (size_t)(t->n_hash + 1) * sizeof *x);
+    uint64_t *x = dp_alloc_realloc(t->hash, (size_t)(t->n_hash + 1) * sizeof *x);
     if (x) t->hash = x;
-    char **w = realloc(t->what, (size_t)(t->n_hash + 1) * sizeof *w);
+    char **w = dp_alloc_realloc(t->what, (size_t)(t->n_hash + 1) * sizeof *w);
     if (w) t->what = w;
-    if (!x || !w || !(t->what[t->n_hash] = strdup(what))) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (!x || !w || !(t->what[t->n_hash] = dp_alloc_strdup(what))) return dp_error_set(err, DP_ENOMEM, "out of memory");
     t->hash[t->n_hash++] = h;
     return DP_OK;
 }
@@ -337,10 +338,10 @@ static int test_set_load(test_set *t, dp_error *err)
             if (!line[0] || line[0] == '#') continue;
             if (k == 0) {
                 if (strncmp(line, "gen:", 4) != 0) continue;
-                char **x = realloc(t->spec, (size_t)(t->n_spec + 1) * sizeof *x);
+                char **x = dp_alloc_realloc(t->spec, (size_t)(t->n_spec + 1) * sizeof *x);
                 if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
                 t->spec = x;
-                if (!(t->spec[t->n_spec] = strdup(line))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+                if (!(t->spec[t->n_spec] = dp_alloc_strdup(line))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
                 t->n_spec++;
                 dp_graph *g = dp_gen_spec(line, err);
                 if (!g) { dp_error_prefix(err, "%s:%d", path, lineno); rc = err->code ? err->code : DP_EINVAL; break; }
@@ -398,7 +399,7 @@ static int is_doppler_test_file(const char *path)
 static int graph_set_add_family(graph_set *s, const char *families, int count, gsl_rng *r, int validation,
                                 const test_set *test, dp_error *err)
 {
-    char *copy = strdup(families), *save = NULL;
+    char *copy = dp_alloc_strdup(families), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
     const char *fam[16];
     int nf = 0, rc = DP_OK;
@@ -432,11 +433,11 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
 static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const test_set *test, int refuse_test,
                           dp_error *err)
 {
-    s->g = calloc((size_t)s->n + 1, sizeof *s->g);
-    s->p = calloc((size_t)s->n + 1, sizeof *s->p);
-    s->own = calloc((size_t)s->n + 1, sizeof *s->own);
-    s->c = calloc((size_t)s->n + 1, sizeof *s->c);
-    s->e = calloc((size_t)s->n + 1, sizeof *s->e);
+    s->g = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->g);
+    s->p = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->p);
+    s->own = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->own);
+    s->c = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->c);
+    s->e = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->e);
     if (!s->g || !s->p || !s->own || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
@@ -668,7 +669,7 @@ static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, 
      * be drawn and small counts as often per doubling as large ones */
     if (rc == DP_OK && d->dv[0] > 0) {
         double *x = draw_log_uniform(gs->n, d->dv[0], d->dv[1] + 1, family_seed ^ 0x64657673UL);
-        if (!x || !(gs->dv = malloc((size_t)gs->n * sizeof *gs->dv))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        if (!x || !(gs->dv = dp_alloc_malloc((size_t)gs->n * sizeof *gs->dv))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         for (int i = 0; rc == DP_OK && i < gs->n; i++) gs->dv[i] = x[i] >= d->dv[1] ? d->dv[1] : (int)x[i];
         free(x);
     }

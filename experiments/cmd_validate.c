@@ -1,6 +1,7 @@
 /* doppler validate: run assignments on the real executor and in the simulator; report how far
  * apart they are (MAPE, Kendall's tau) and plot simulated against measured. */
 #include "cli.h"
+#include "dp_alloc.h"
 #include "commands.h"
 #include "dp_file.h"
 #include "dp_exec.h"
@@ -368,7 +369,7 @@ int cmd_validate(int argc, char **argv)
     if (!mach.topology && !resim) dp_machine_set(&mach, "topology", "cpu-2core", NULL);
 
     /* the methods: validated before any work */
-    char *mlist = strdup(methods);
+    char *mlist = dp_alloc_strdup(methods);
     char *mnames[32];
     int n_methods = 0;
     for (char *save = NULL, *t = strtok_r(mlist, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -418,11 +419,11 @@ int cmd_validate(int argc, char **argv)
         else fprintf(stderr, "doppler validate: warning: --statistic normalised with %d assignments: a pass's median is one "
                              "of them, whose relative time is then 1 whatever it ran (use 5 or more, or median)\n", n_rows);
     }
-    row *rows = calloc((size_t)n_rows, sizeof(row));
-    double *meas = malloc((size_t)n_rows * sizeof(double)), *simv = malloc((size_t)n_rows * sizeof(double));
+    row *rows = dp_alloc_calloc((size_t)n_rows, sizeof(row));
+    double *meas = dp_alloc_malloc((size_t)n_rows * sizeof(double)), *simv = dp_alloc_malloc((size_t)n_rows * sizeof(double));
     /* the runs, (n_rows, repeats) in pass order; quartiles; the halves of the split-half check */
-    double *runs = malloc((size_t)n_rows * (size_t)repeats * sizeof(double));
-    double *q = malloc((size_t)n_rows * 4 * sizeof(double));
+    double *runs = dp_alloc_malloc((size_t)n_rows * (size_t)repeats * sizeof(double));
+    double *q = dp_alloc_malloc((size_t)n_rows * 4 * sizeof(double));
     if (!rows || !meas || !simv || !runs || !q) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     if (!(g = dp_graph_read(graph, format, &err))) goto fail;
     if (dp_machine_load(&mach, &err) != DP_OK) {
@@ -451,7 +452,7 @@ int cmd_validate(int argc, char **argv)
 
     for (int i = 0; i < n_rows; i++) {
         row *r = &rows[i];
-        r->assign = malloc((size_t)g->n_ops * sizeof(int));
+        r->assign = dp_alloc_malloc((size_t)g->n_ops * sizeof(int));
         r->samples = runs + (size_t)i * repeats;
         if (!r->assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
         if (resim) {

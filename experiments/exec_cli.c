@@ -1,5 +1,6 @@
 /* exec_cli.c: helpers of the commands that run the real executor. */
 #include "exec_cli.h"
+#include "dp_alloc.h"
 #include "dp_place.h"
 
 #include <stdlib.h>
@@ -63,7 +64,7 @@ int dp_cli_real_reference(dp_cli_real *r, const dp_graph *g, const char *method,
 {
     if (!dp_place_find(method)) return dp_error_set(err, DP_EINVAL, "reference placement: unknown method '%s'", method);
     const dp_exec_options o = r->xo;   /* the same kernels as r->x */
-    int *a = malloc((size_t)(r->xg->n_ops > 0 ? r->xg->n_ops : 1) * sizeof(int));
+    int *a = dp_alloc_malloc((size_t)(r->xg->n_ops > 0 ? r->xg->n_ops : 1) * sizeof(int));
     if (!a) return dp_error_set(err, DP_ENOMEM, "out of memory");
     dp_place_options po;
     dp_place_options_init(&po);

@@ -1,5 +1,6 @@
 /* report.c: tables and gnuplot plots from sweep results (see report.h). */
 #include "report.h"
+#include "dp_alloc.h"
 #include "cli.h"
 #include "dp_file.h"
 #include "dp_h5file.h"
@@ -22,7 +23,7 @@ static char *xstrdup(const char *s)
 {
     if (!s) s = "";
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = dp_alloc_malloc(n);
     if (d) memcpy(d, s, n);
     return d;
 }
@@ -71,7 +72,7 @@ int dp_report_spec_set_list(char ***list, int *n, const char *csv)
     if (!csv || !*csv) return DP_OK;
     int cap = 1;
     for (const char *p = csv; *p; p++) cap += *p == ',';
-    char **l = calloc((size_t)cap, sizeof *l);
+    char **l = dp_alloc_calloc((size_t)cap, sizeof *l);
     if (!l) return DP_ENOMEM;
     int k = 0;
     const char *p = csv;
@@ -79,7 +80,7 @@ int dp_report_spec_set_list(char ***list, int *n, const char *csv)
         const char *q = strchr(p, ',');
         size_t len = q ? (size_t)(q - p) : strlen(p);
         if (len > 0) {
-            l[k] = malloc(len + 1);
+            l[k] = dp_alloc_malloc(len + 1);
             if (!l[k]) { free_list(l, k); return DP_ENOMEM; }
             memcpy(l[k], p, len);
             l[k][len] = '\0';
@@ -100,7 +101,7 @@ static int json_list(const json_t *v, char ***list, int *n, const char *where, d
     if (!json_is_array(v)) return dp_error_set(err, DP_EINVAL, "%s: expected a string or an array of strings", where);
     free_list(*list, *n);
     *n = 0;
-    *list = calloc(json_array_size(v) + 1, sizeof(char *));
+    *list = dp_alloc_calloc(json_array_size(v) + 1, sizeof(char *));
     if (!*list) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (size_t i = 0; i < json_array_size(v); i++) {
         json_t *x = json_array_get(v, i);
@@ -304,7 +305,7 @@ static int grow(void **a, int *cap, int n, size_t sz)
 {
     if (n < *cap) return 0;
     int nc = *cap ? *cap * 2 : 16;
-    void *b = realloc(*a, (size_t)nc * sz);
+    void *b = dp_alloc_realloc(*a, (size_t)nc * sz);
     if (!b) return -1;
     *a = b;
     *cap = nc;
@@ -319,11 +320,11 @@ static int table_add_column(dp_report_table *t, const char *label, int baseline,
     size_t cells = (size_t)(NR ? NR : 1) * (size_t)NC1;
     double *m = dp_alloc_malloc_n(cells, sizeof(double)), *s = dp_alloc_malloc_n(cells, sizeof(double));
     long *nn = dp_alloc_calloc_n(cells, sizeof(long)), *nf = dp_alloc_calloc_n(cells, sizeof(long));
-    int *isb = realloc(t->is_baseline, (size_t)NC1 * sizeof(int));
+    int *isb = dp_alloc_realloc(t->is_baseline, (size_t)NC1 * sizeof(int));
     if (isb) t->is_baseline = isb;
-    int *isr = realloc(t->is_reference, (size_t)NC1 * sizeof(int));
+    int *isr = dp_alloc_realloc(t->is_reference, (size_t)NC1 * sizeof(int));
     if (isr) t->is_reference = isr;
-    char **cl = realloc(t->col_labels, (size_t)NC1 * sizeof(char *));
+    char **cl = dp_alloc_realloc(t->col_labels, (size_t)NC1 * sizeof(char *));
     if (cl) t->col_labels = cl;
     if (!m || !s || !nn || !nf || !isb || !isr || !cl) { free(m); free(s); free(nn); free(nf); return DP_ENOMEM; }
     for (int r = 0; r < NR; r++) {
@@ -608,7 +609,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     if (!run_row || !run_col || !units) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     if (NX) {
         nc = ccap = (int)NX;
-        cl = calloc(NX, sizeof(char *));
+        cl = dp_alloc_calloc(NX, sizeof(char *));
         if (!cl) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
         for (size_t c = 0; c < NX; c++) cl[c] = xstrdup(json_string_value(json_object_get(json_array_get(spec->columns, c), "label")));
     }
@@ -666,7 +667,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 seen = (q == units || q[-1] == ' ') && (q[L] == ';' || q[L] == '\0');
             if (!seen) {
                 size_t NL = strlen(units) + L + 3;
-                char *nu = malloc(NL);
+                char *nu = dp_alloc_malloc(NL);
                 if (nu) {
                     snprintf(nu, NL, "%s%s%s", units, *units ? "; " : "", u);
                     free(units);
@@ -688,7 +689,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
     }
-    mtext = calloc(n ? (size_t)n : 1, sizeof(char *)); /* each run's machine (run_machine_text), as needed */
+    mtext = dp_alloc_calloc(n ? (size_t)n : 1, sizeof(char *)); /* each run's machine (run_machine_text), as needed */
     if (!mtext) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int c = 0; c < nc; c++) {
         json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
@@ -761,7 +762,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         }
     }
     t->n_keys = K;
-    t->key_names = calloc((size_t)K, sizeof(char *));
+    t->key_names = dp_alloc_calloc((size_t)K, sizeof(char *));
     if (!t->key_names) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int k = 0; k < K; k++) t->key_names[k] = xstrdup(spec->rows[k]);
     t->n_rows = nr;
@@ -1494,7 +1495,7 @@ static void axis_label(char **units, int nu, const char *metric, char *buf, size
 static int add_label(char ***list, int *n, const char *s)
 {
     if (find_label(*list, *n, s) >= 0) return DP_OK;
-    char **a = realloc(*list, (size_t)(*n + 1) * sizeof(char *));
+    char **a = dp_alloc_realloc(*list, (size_t)(*n + 1) * sizeof(char *));
     if (!a) return DP_ENOMEM;
     *list = a;
     if (!(a[*n] = xstrdup(s))) return DP_ENOMEM;

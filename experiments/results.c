@@ -1,6 +1,7 @@
 /* results.c: sweep results in HDF5 and CSV, appended at once and recovered after a kill
  * (see results.h). */
 #include "results.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_h5file.h"
 #include "sweep.h"
@@ -69,7 +70,7 @@ static char *xstrdup(const char *s)
 {
     if (!s) s = "";
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = dp_alloc_malloc(n);
     if (d) memcpy(d, s, n);
     return d;
 }
@@ -182,7 +183,7 @@ int dp_result_from_json(dp_result *r, const json_t *o, dp_error *err)
 char *dp_results_csv_path(const char *h5_path)
 {
     size_t n = strlen(h5_path);
-    char *p = malloc(n + 5);
+    char *p = dp_alloc_malloc(n + 5);
     if (!p) return NULL;
     memcpy(p, h5_path, n + 1);
     if (n > 3 && strcmp(h5_path + n - 3, ".h5") == 0) strcpy(p + n - 3, ".csv");
@@ -210,7 +211,7 @@ static void sb_put(sbuf *b, const char *s, size_t n)
     if (b->n + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 256;
         while (cap < b->n + n + 1) cap *= 2;
-        char *ns = realloc(b->s, cap);
+        char *ns = dp_alloc_realloc(b->s, cap);
         if (!ns) { b->oom = 1; return; }
         b->s = ns;
         b->cap = cap;
@@ -301,7 +302,7 @@ static int csv_record(const char *text, size_t len, size_t *pos, char ***fields,
         if (f.oom) { free(f.s); return -1; }
         if (*nf == *capf) {
             int nc = *capf ? *capf * 2 : 32;
-            char **nfs = realloc(*fields, (size_t)nc * sizeof(char *));
+            char **nfs = dp_alloc_realloc(*fields, (size_t)nc * sizeof(char *));
             if (!nfs) { free(f.s); return -1; }
             *fields = nfs;
             *capf = nc;
@@ -359,7 +360,7 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
         if (nf != NCOLS) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %d fields, expected %d", path, line, nf, NCOLS); goto done; }
         if (n == cap) {
             long nc = cap ? cap * 2 : 64;
-            dp_result *nr = realloc(rows, (size_t)nc * sizeof *nr);
+            dp_result *nr = dp_alloc_realloc(rows, (size_t)nc * sizeof *nr);
             if (!nr) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
             rows = nr;
             cap = nc;
@@ -496,7 +497,7 @@ int dp_results_write_h5(const char *path, const dp_result *rows, long n, const c
     /* the packed rows, beside the in-memory file that holds them once more */
     int rc = dp_file_mem_check(path, "the results file's rows", 2.0 * (double)size * (double)n, err);
     if (rc != DP_OK) return rc;
-    unsigned char *buf = malloc(n > 0 ? (size_t)n * size : 1);
+    unsigned char *buf = dp_alloc_malloc(n > 0 ? (size_t)n * size : 1);
     if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %ld rows of %zu bytes", path, n, size);
     rows_pack(rows, n, width, size, buf);
     /* built in memory and written whole through the checked atomic writer (dp_h5file.h): a full
@@ -605,7 +606,7 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
         dp_result *r = &rows[i];
         for (int c = 0; c < NCOLS; c++) {
             if (columns[c].type == DP_COL_STR) {
-                char *v = malloc(width[c]);
+                char *v = dp_alloc_malloc(width[c]);
                 if (!v) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
                 memcpy(v, p, width[c] - 1);
                 v[width[c] - 1] = '\0';
@@ -666,7 +667,7 @@ static int map_rebuild(dp_results *r)
 {
     size_t cap = 64;
     while (cap < (size_t)r->n * 2 + 2) cap *= 2;
-    long *m = calloc(cap, sizeof *m);
+    long *m = dp_alloc_calloc(cap, sizeof *m);
     if (!m) return DP_ENOMEM;
     free(r->map);
     r->map = m;
@@ -739,7 +740,7 @@ static long dedup_rows(dp_result *rows, long n, dp_error *err)
 {
     size_t cap = 64;
     while (cap < (size_t)n * 2 + 2) cap *= 2;
-    long *seen = calloc(cap, sizeof *seen);
+    long *seen = dp_alloc_calloc(cap, sizeof *seen);
     if (!seen) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return -1;
@@ -796,7 +797,7 @@ static int take_lock(const char *lock_path, const char *h5_path, dp_error *err)
 
 dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const char *config_text, dp_error *err)
 {
-    dp_results *r = calloc(1, sizeof *r);
+    dp_results *r = dp_alloc_calloc(1, sizeof *r);
     if (!r) { dp_error_set(err, DP_ENOMEM, "out of memory"); return NULL; }
     r->lock_fd = r->csv_fd = -1;
     r->h5_path = xstrdup(h5_path);
@@ -804,7 +805,7 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
     r->sweep_name = xstrdup(sweep_name);
     r->config_text = xstrdup(config_text);
     size_t ln = strlen(h5_path) + 6;
-    r->lock_path = malloc(ln);
+    r->lock_path = dp_alloc_malloc(ln);
     if (!r->h5_path || !r->csv_path || !r->sweep_name || !r->config_text || !r->lock_path) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
@@ -904,7 +905,7 @@ int dp_results_append(dp_results *r, const dp_result *row, dp_error *err)
     }
     if (r->n == r->cap) {
         long nc = r->cap ? r->cap * 2 : 64;
-        dp_result *nr = realloc(r->rows, (size_t)nc * sizeof *nr);
+        dp_result *nr = dp_alloc_realloc(r->rows, (size_t)nc * sizeof *nr);
         if (!nr) return dp_error_set(err, DP_ENOMEM, "out of memory");
         r->rows = nr;
         r->cap = nc;

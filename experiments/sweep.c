@@ -1,5 +1,6 @@
 /* sweep.c: sweep config parsing and deterministic expansion (see sweep.h). */
 #include "sweep.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_json.h"
 
@@ -12,7 +13,7 @@
 static char *xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = malloc(n);
+    char *d = dp_alloc_malloc(n);
     if (d) memcpy(d, s, n);
     return d;
 }
@@ -37,7 +38,7 @@ void dp_sweep_key(const json_t *params, char key[DP_SWEEP_KEY_LEN + 1])
     char *c = dp_sweep_canonical(params);
     /* the "dp1:" prefix versions the key: a change of canonical form changes every key */
     size_t n = strlen(c ? c : "") + 5;
-    char *t = malloc(n);
+    char *t = dp_alloc_malloc(n);
     if (t) snprintf(t, n, "dp1:%s", c ? c : "");
     snprintf(key, DP_SWEEP_KEY_LEN + 1, "%016" PRIx64, dp_sweep_hash(t ? t : ""));
     free(t);
@@ -239,17 +240,17 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
         }
     }
 
-    dp_sweep *s = calloc(1, sizeof *s);
+    dp_sweep *s = dp_alloc_calloc(1, sizeof *s);
     keyset ks = {NULL, 16};
     while (ks.cap < (size_t)total * 2) ks.cap *= 2;
-    ks.slot = calloc(ks.cap, sizeof(uint64_t));
+    ks.slot = dp_alloc_calloc(ks.cap, sizeof(uint64_t));
     if (!s || !ks.slot || !(s->runs = dp_alloc_calloc_n((size_t)total, sizeof(dp_sweep_run)))) goto nomem;
     s->config = json_incref(config);
     s->path = xstrdup(path ? path : "");
     {
         const char *slash = path ? strrchr(path, '/') : NULL;
         if (slash) {
-            s->dir = malloc((size_t)(slash - path) + 2);
+            s->dir = dp_alloc_malloc((size_t)(slash - path) + 2);
             if (s->dir) {
                 memcpy(s->dir, path, (size_t)(slash - path));
                 s->dir[slash - path] = '\0';

@@ -1,6 +1,7 @@
 /* sweep_exec.c: the local process pool, the MPI work queue and the results writer
  * (see sweep_exec.h). */
 #include "config.h"
+#include "dp_alloc.h"
 #include "sweep_exec.h"
 #include "results.h"
 #include "run.h"
@@ -89,7 +90,7 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             if (i == n) {
                 if (n == cap) {
                     long nc = cap ? 2 * cap : 16;
-                    input *ni = realloc(in, (size_t)nc * sizeof *ni);
+                    input *ni = dp_alloc_realloc(in, (size_t)nc * sizeof *ni);
                     if (!ni) { free(in); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
                     in = ni;
                     cap = nc;
@@ -453,7 +454,7 @@ static int child_read(child *ch)
     for (;;) {
         if (ch->len + 4096 > ch->cap) {
             size_t nc = ch->cap ? ch->cap * 2 : 8192;
-            char *nb = realloc(ch->buf, nc);
+            char *nb = dp_alloc_realloc(ch->buf, nc);
             if (!nb) return 0;
             ch->buf = nb;
             ch->cap = nc;
@@ -752,7 +753,7 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
         MPI_Get_count(&st, MPI_CHAR, &n);
         if (n + 1 > cap) {
             cap = n + 1;
-            char *nb = realloc(buf, (size_t)cap);
+            char *nb = dp_alloc_realloc(buf, (size_t)cap);
             if (!nb) { MPI_Abort(MPI_COMM_WORLD, 1); }
             buf = nb;
         }

@@ -1,6 +1,7 @@
 /* dp_calib.c: the calibration (see dp_calib.h): its file (the reader and
  * the writer side by side, one schema) and its lookups. */
 #include "dp_calib.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_json.h"
 
@@ -31,13 +32,13 @@ void dp_calib_free(dp_calib *c)
 
 dp_calib *dp_calib_alloc(const char *machine, int n_devices, int n_routes)
 {
-    dp_calib *c = calloc(1, sizeof *c);
+    dp_calib *c = dp_alloc_calloc(1, sizeof *c);
     if (!c) return NULL;
-    c->machine = strdup(machine ? machine : "");
+    c->machine = dp_alloc_strdup(machine ? machine : "");
     c->n_devices = n_devices;
-    c->dev = calloc((size_t)(n_devices > 0 ? n_devices : 1), sizeof *c->dev);
+    c->dev = dp_alloc_calloc((size_t)(n_devices > 0 ? n_devices : 1), sizeof *c->dev);
     c->n_routes = n_routes;
-    c->route = calloc((size_t)(n_routes > 0 ? n_routes : 1), sizeof *c->route);
+    c->route = dp_alloc_calloc((size_t)(n_routes > 0 ? n_routes : 1), sizeof *c->route);
     if (!c->machine || !c->dev || !c->route) { dp_calib_free(c); return NULL; }
     return c;
 }
@@ -147,10 +148,10 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
         return NULL;
     }
-    dp_calib *c = calloc(1, sizeof *c);
+    dp_calib *c = dp_alloc_calloc(1, sizeof *c);
     char where[512];
     if (!c) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
-    c->path = strdup(origin);
+    c->path = dp_alloc_strdup(origin);
     json_t *fmt = json_object_get(root, "format");
     if (!json_is_object(root) || !json_is_string(fmt) || strcmp(json_string_value(fmt), "doppler-calibration") != 0) {
         dp_error_set(err, DP_EINVAL, "%s: format: expected \"doppler-calibration\"", origin);
@@ -162,27 +163,27 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         goto fail;
     }
     json_t *m = json_object_get(root, "machine");
-    c->machine = strdup(json_is_string(m) ? json_string_value(m) : "");
+    c->machine = dp_alloc_strdup(json_is_string(m) ? json_string_value(m) : "");
     json_t *devs = json_object_get(root, "devices");
     if (devs && !json_is_object(devs)) { dp_error_set(err, DP_EINVAL, "%s: devices: must be an object keyed by device name", origin); goto fail; }
-    c->dev = calloc(json_object_size(devs) + 1, sizeof *c->dev);
+    c->dev = dp_alloc_calloc(json_object_size(devs) + 1, sizeof *c->dev);
     if (!c->dev || !c->path || !c->machine) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
     const char *dname;
     json_t *dobj;
     json_object_foreach(devs, dname, dobj) {
         dp_calib_device *dv = &c->dev[c->n_devices++];
-        dv->name = strdup(dname);
+        dv->name = dp_alloc_strdup(dname);
         if (!json_is_object(dobj)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s: must be an object", origin, dname); goto fail; }
         json_t *ops = json_object_get(dobj, "ops"), *def = json_object_get(dobj, "default");
         if (ops && !json_is_object(ops)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s.ops: must be an object keyed by op kind", origin, dname); goto fail; }
-        dv->op_kind = calloc(json_object_size(ops) + 1, sizeof(char *));
-        dv->op = calloc(json_object_size(ops) + 1, sizeof(dp_calib_affine));
+        dv->op_kind = dp_alloc_calloc(json_object_size(ops) + 1, sizeof(char *));
+        dv->op = dp_alloc_calloc(json_object_size(ops) + 1, sizeof(dp_calib_affine));
         if (!dv->name || !dv->op_kind || !dv->op) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
         const char *kind;
         json_t *kobj;
         json_object_foreach(ops, kind, kobj) {
             snprintf(where, sizeof where, "devices.%s.ops.%s", dname, kind);
-            dv->op_kind[dv->n_ops] = strdup(kind);
+            dv->op_kind[dv->n_ops] = dp_alloc_strdup(kind);
             if (!dv->op_kind[dv->n_ops]) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
             if (affine(kobj, &dv->op[dv->n_ops], origin, where, err) != DP_OK) { dv->n_ops++; goto fail; }
             dv->n_ops++;
@@ -198,7 +199,7 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
                 dp_error_set(err, DP_EINVAL, "%s: devices.%s.measured: must be an array", origin, dname);
                 goto fail;
             }
-            dv->measured = calloc(json_array_size(meas) + 1, sizeof *dv->measured);
+            dv->measured = dp_alloc_calloc(json_array_size(meas) + 1, sizeof *dv->measured);
             if (!dv->measured) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
             size_t mi;
             json_t *mo;
@@ -212,7 +213,7 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
                     goto fail;
                 }
                 dp_calib_measured *me = &dv->measured[dv->n_measured];
-                if (!(me->kind = strdup(mkind))) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
+                if (!(me->kind = dp_alloc_strdup(mkind))) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
                 me->flops = f;
                 me->bytes = by;
                 me->seconds = sec;
@@ -240,7 +241,7 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
     }
     json_t *routes = json_object_get(root, "routes");
     if (routes && !json_is_array(routes)) { dp_error_set(err, DP_EINVAL, "%s: routes: must be an array", origin); goto fail; }
-    c->route = calloc(json_array_size(routes) + 1, sizeof *c->route);
+    c->route = dp_alloc_calloc(json_array_size(routes) + 1, sizeof *c->route);
     if (!c->route) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
     for (size_t i = 0; i < json_array_size(routes); i++) {
         json_t *o = json_array_get(routes, i);
@@ -248,8 +249,8 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         snprintf(where, sizeof where, "routes[%zu]", i);
         json_t *s = json_object_get(o, "src"), *d = json_object_get(o, "dst");
         if (!json_is_string(s) || !json_is_string(d)) { dp_error_set(err, DP_EINVAL, "%s: %s: src and dst must be device names", origin, where); goto fail; }
-        r->src = strdup(json_string_value(s));
-        r->dst = strdup(json_string_value(d));
+        r->src = dp_alloc_strdup(json_string_value(s));
+        r->dst = dp_alloc_strdup(json_string_value(d));
         if (!r->src || !r->dst) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
         if (coef_range(o, "latency_s", 1, &r->latency_s, origin, where, err) != DP_OK) goto fail;
         if (coef(o, "bandwidth_Bps", &r->bandwidth_Bps, origin, where, err) != DP_OK) goto fail;

@@ -1,4 +1,5 @@
 #include "dp_cost.h"
+#include "dp_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices)
 {
     if (n_devices < 1) return NULL;
-    dp_cost *c = calloc(1, sizeof *c);
+    dp_cost *c = dp_alloc_calloc(1, sizeof *c);
     if (!c) return NULL;
     size_t D = (size_t)n_devices;
     c->n_ops = g->n_ops;

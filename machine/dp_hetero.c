@@ -1,5 +1,6 @@
 /* dp_hetero.c: readers for the heterogeneous HEFT examples (see dp_hetero.h). */
 #include "dp_hetero.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 
 #include <ctype.h>
@@ -209,7 +210,7 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_cost **cout, dp_erro
     for (int v = 0; v < V; v++) {
         char nm[24];
         snprintf(nm, sizeof nm, "%d", v + 1);
-        p.name[v] = strdup(nm);
+        p.name[v] = dp_alloc_strdup(nm);
         if (!p.name[v]) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
     }
     for (int e = 0; e < E; e++) {
@@ -385,7 +386,7 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
             goto done;
         }
         if (!*ex.field[r][0]) { rc = dp_error_set(err, DP_EINVAL, "%s:%d: empty task label", exe_path, ex.line[r]); goto done; }
-        p.name[v] = strdup(ex.field[r][0]);
+        p.name[v] = dp_alloc_strdup(ex.field[r][0]);
         if (!p.name[v]) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", exe_path); goto done; }
         for (int q = 0; q < P; q++)
             if ((rc = csv_cell(&ex, exe_path, r, q + 1, &p.w[(size_t)v * P + q], err)) != DP_OK) goto done;
@@ -483,7 +484,7 @@ int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err)
                             CSV_EXE_SUFFIX);
     size_t pre = strlen(path) - strlen(CSV_EXE_SUFFIX);
     size_t cap = pre + 64;
-    char *conn = malloc(cap), *bw = malloc(cap);
+    char *conn = dp_alloc_malloc(cap), *bw = dp_alloc_malloc(cap);
     if (!conn || !bw) { free(conn); free(bw); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
     snprintf(conn, cap, "%.*s_task_connectivity.csv", (int)pre, path);
     snprintf(bw, cap, "%.*s_resource_BW.csv", (int)pre, path);

@@ -1,5 +1,6 @@
 /* dp_topology.c: topology JSON reader and route computation (see dp_topology.h). */
 #include "dp_topology.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_json.h"
 
@@ -94,7 +95,7 @@ static int index_names(dp_topology *t, const char *origin, dp_error *err)
 static char *dup_or_null(const char *s)
 {
     if (!s) return NULL;
-    char *p = strdup(s);
+    char *p = dp_alloc_strdup(s);
     return p;
 }
 
@@ -233,7 +234,7 @@ typedef struct route_buf {
 
 static int grow_ints(int **a, int nc)
 {
-    int *p = realloc(*a, (size_t)nc * sizeof(int));
+    int *p = dp_alloc_realloc(*a, (size_t)nc * sizeof(int));
     if (!p) return DP_ENOMEM;
     *a = p;
     return DP_OK;
@@ -260,7 +261,7 @@ static int push_seg(route_buf *rb, int begin)
     if (rb->n_seg == rb->cap_seg) {
         if (rb->cap_seg > INT_MAX / 2) return DP_ENOMEM;
         int nc = rb->cap_seg ? 2 * rb->cap_seg : 64;
-        dp_topology_segment *p = realloc(rb->seg, (size_t)nc * sizeof *p);
+        dp_topology_segment *p = dp_alloc_realloc(rb->seg, (size_t)nc * sizeof *p);
         if (!p) return DP_ENOMEM;
         rb->seg = p;
         rb->cap_seg = nc;
@@ -344,7 +345,7 @@ static int parse_devices(dp_topology *t, json_t *arr, const char *origin, dp_err
         int k = kind_index(kind, node_kind_names, 2);
         if (k < 0) return dp_error_set(err, DP_EINVAL, "%s: %s.kind: \"%s\" is not gpu or cpu", origin, where, kind);
         dv->kind = (dp_topology_node_kind)k;
-        dv->name = strdup(name);
+        dv->name = dp_alloc_strdup(name);
         if (!dv->name) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
         if ((rc = get_number(o, "peak_flops", 1, 0, 0, &dv->peak_flops, origin, where, err)) != DP_OK) return rc;
         if ((rc = get_number(o, "mem_bandwidth_Bps", 1, 0, 0, &dv->mem_bandwidth_Bps, origin, where, err)) != DP_OK) return rc;
@@ -590,7 +591,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     const int D = t->n_devices, N = t->n_nodes;
     int rc = DP_OK, n_hosts = 0;
     for (int h = D; h < N; h++) n_hosts += t->node_kind[h] == DP_TOPOLOGY_NODE_HOST;
-    int *adj_ptr = calloc((size_t)N + 1, sizeof(int));
+    int *adj_ptr = dp_alloc_calloc((size_t)N + 1, sizeof(int));
     int *adj_link = dp_alloc_malloc_n(2 * (size_t)t->n_links + 1, sizeof(int));
     /* one tree from the current source device; one from every host memory (staged routes) */
     double *dist = dp_alloc_malloc_n((size_t)N, sizeof(double));
@@ -600,18 +601,18 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     double *hdist = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(double));
     int *hhops = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
     int *hpred = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
-    unsigned char *done = malloc((size_t)N);
+    unsigned char *done = dp_alloc_malloc((size_t)N);
     dj_item *heap = dp_alloc_malloc_n(2 * (size_t)t->n_links + 2, sizeof(dj_item));
     int *tmp = dp_alloc_malloc_n((size_t)t->n_links + 2, sizeof(int));
     route_buf rb = {0};
-    t->route = calloc((size_t)D * D, sizeof(dp_topology_route_info));
+    t->route = dp_alloc_calloc((size_t)D * D, sizeof(dp_topology_route_info));
     if (!adj_ptr || !adj_link || !dist || !hops || !pred || !host_id || !hdist || !hhops || !hpred || !done || !heap ||
         !tmp || !t->route)
         goto nomem;
     for (int i = 0; i < t->n_links; i++) { adj_ptr[t->link[i].a + 1]++; adj_ptr[t->link[i].b + 1]++; }
     for (int i = 0; i < N; i++) adj_ptr[i + 1] += adj_ptr[i];
     {
-        int *fill = calloc((size_t)N, sizeof(int));
+        int *fill = dp_alloc_calloc((size_t)N, sizeof(int));
         if (!fill) goto nomem;
         for (int i = 0; i < t->n_links; i++) {
             adj_link[adj_ptr[t->link[i].a] + fill[t->link[i].a]++] = i;
@@ -692,10 +693,10 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     for (int k = 0; k < D * D; k++)
         if (k / D != k % D) route_totals(t, &t->route[k], &rb);
     if (build_classes(t, &rb) != DP_OK) goto nomem;
-    t->hop_chan = rb.hop ? rb.hop : malloc(sizeof(int));
-    t->hop_from = rb.hop_from ? rb.hop_from : malloc(sizeof(int));
-    t->hop_to = rb.hop_to ? rb.hop_to : malloc(sizeof(int));
-    t->seg = rb.seg ? rb.seg : malloc(sizeof(dp_topology_segment));
+    t->hop_chan = rb.hop ? rb.hop : dp_alloc_malloc(sizeof(int));
+    t->hop_from = rb.hop_from ? rb.hop_from : dp_alloc_malloc(sizeof(int));
+    t->hop_to = rb.hop_to ? rb.hop_to : dp_alloc_malloc(sizeof(int));
+    t->seg = rb.seg ? rb.seg : dp_alloc_malloc(sizeof(dp_topology_segment));
     t->n_hops_total = rb.n_hop;
     t->n_segs_total = rb.n_seg;
     rb.hop = rb.hop_from = rb.hop_to = NULL;
@@ -719,7 +720,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", origin, je.line, je.column, je.text);
         return NULL;
     }
-    dp_topology *t = calloc(1, sizeof *t);
+    dp_topology *t = dp_alloc_calloc(1, sizeof *t);
     if (!t) { json_decref(root); dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); return NULL; }
     int rc = DP_OK;
     const char *s = NULL;
@@ -735,12 +736,12 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         goto fail;
     }
     if ((rc = get_string(root, "name", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
-    t->name = strdup(s ? s : dp_file_path_stem(origin));
+    t->name = dp_alloc_strdup(s ? s : dp_file_path_stem(origin));
     if ((rc = get_string(root, "source", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     t->source = dup_or_null(s);
     if ((rc = get_string(root, "description", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     t->description = dup_or_null(s);
-    t->path = strdup(origin);
+    t->path = dp_alloc_strdup(origin);
     json_t *devs = json_object_get(root, "devices"), *nodes = json_object_get(root, "nodes");
     json_t *links = json_object_get(root, "links");
     if (!json_is_array(devs) || json_array_size(devs) == 0 || json_array_size(devs) > 4096) {
@@ -752,11 +753,11 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     t->n_devices = (int)json_array_size(devs);
     t->n_nodes = t->n_devices + (nodes ? (int)json_array_size(nodes) : 0);
     t->n_links = (int)json_array_size(links);
-    t->dev = calloc((size_t)t->n_devices, sizeof *t->dev);
-    t->node_name = calloc((size_t)t->n_nodes, sizeof(char *));
-    t->node_kind = calloc((size_t)t->n_nodes, sizeof(dp_topology_node_kind));
-    t->link = calloc((size_t)t->n_links + 1, sizeof *t->link);
-    t->p2p = malloc((size_t)t->n_devices * t->n_devices);
+    t->dev = dp_alloc_calloc((size_t)t->n_devices, sizeof *t->dev);
+    t->node_name = dp_alloc_calloc((size_t)t->n_nodes, sizeof(char *));
+    t->node_kind = dp_alloc_calloc((size_t)t->n_nodes, sizeof(dp_topology_node_kind));
+    t->link = dp_alloc_calloc((size_t)t->n_links + 1, sizeof *t->link);
+    t->p2p = dp_alloc_malloc((size_t)t->n_devices * t->n_devices);
     if (!t->name || !t->path || !t->dev || !t->node_name || !t->node_kind || !t->link || !t->p2p) {
         rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
         goto fail;
@@ -776,7 +777,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
             goto fail;
         }
         t->node_kind[i] = (dp_topology_node_kind)k;
-        t->node_name[i] = strdup(name);
+        t->node_name[i] = dp_alloc_strdup(name);
         if (!t->node_name[i]) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }
     }
     if ((rc = index_names(t, origin, err)) != DP_OK) goto fail;

@@ -1,4 +1,5 @@
 #include "dp_file.h"
+#include "dp_alloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -27,7 +28,7 @@ char *dp_file_read(const char *path, size_t *size, dp_error *err)
         return NULL;
     }
     size_t cap = 4096, len = 0;
-    char *buf = malloc(cap);
+    char *buf = dp_alloc_malloc(cap);
     if (!buf) { fclose(f); dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); return NULL; }
     for (;;) {
         if (len + 1 >= cap) {
@@ -37,7 +38,7 @@ char *dp_file_read(const char *path, size_t *size, dp_error *err)
                 return NULL;
             }
             cap *= 2;
-            char *nb = realloc(buf, cap);
+            char *nb = dp_alloc_realloc(buf, cap);
             if (!nb) { free(buf); fclose(f); dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); return NULL; }
             buf = nb;
         }

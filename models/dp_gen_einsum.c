@@ -1,5 +1,6 @@
 /* dp_gen_einsum.c: expanding einsum ops over block-partitioned tensors into a dataflow graph. */
 #include "dp_gen_einsum.h"
+#include "dp_alloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,9 +90,9 @@ static int is_label(int c)
 
 dp_gen_einsum *dp_gen_einsum_alloc(const char *name, int dtype_bytes)
 {
-    dp_gen_einsum *e = calloc(1, sizeof *e);
+    dp_gen_einsum *e = dp_alloc_calloc(1, sizeof *e);
     if (!e) return NULL;
-    e->name = strdup(name ? name : "graph");
+    e->name = dp_alloc_strdup(name ? name : "graph");
     e->b = dp_graph_builder_alloc(name, name, DP_GRAPH_COST_PHYSICAL);
     if (!e->name || !e->b) {
         dp_gen_einsum_free(e);
@@ -143,7 +144,7 @@ static int new_tensor(dp_gen_einsum *e, const char *name, const char *labels, co
 {
     if (e->n_t == e->cap_t) {
         int cap = e->cap_t ? 2 * e->cap_t : 32;
-        ein_tensor *p = realloc(e->t, (size_t)cap * sizeof *p);
+        ein_tensor *p = dp_alloc_realloc(e->t, (size_t)cap * sizeof *p);
         if (!p) return fail_nomem(e);
         e->t = p;
         e->cap_t = cap;
@@ -161,7 +162,7 @@ static int new_tensor(dp_gen_einsum *e, const char *name, const char *labels, co
     if (nb > DP_GRAPH_MAX_ELEMS) return fail(e, "tensor %s: %lld blocks is beyond the limit", name, nb);
     t->n_blocks = (int)nb;
     t->op = -1;
-    t->name = strdup(name);
+    t->name = dp_alloc_strdup(name);
     t->producer = dp_alloc_malloc_n((size_t)nb, sizeof(int));
     if (!t->name || !t->producer) {
         free(t->name);
@@ -211,7 +212,7 @@ static int add_dep(dp_gen_einsum *e, int op, double bytes)
         }
     if (e->n_deps == e->cap_deps) {
         int cap = e->cap_deps ? 2 * e->cap_deps : 64;
-        ein_dep *p = realloc(e->deps, (size_t)cap * sizeof *p);
+        ein_dep *p = dp_alloc_realloc(e->deps, (size_t)cap * sizeof *p);
         if (!p) return fail_nomem(e);
         e->deps = p;
         e->cap_deps = cap;
@@ -505,7 +506,7 @@ static int split_terms(const char *spec, char term[][DP_GRAPH_MAX_DIMS + 1], cha
 
 static char *dup_or_null(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return s ? dp_alloc_strdup(s) : NULL;
 }
 
 int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const char *spec, double flops_per_point,
@@ -515,16 +516,16 @@ int dp_gen_einsum_op(dp_gen_einsum *e, const char *name, const char *kind, const
     if (tid < 0) return -1;
     if (e->n_tape == e->cap_tape) {
         int cap = e->cap_tape ? 2 * e->cap_tape : 64;
-        ein_tape *p = realloc(e->tape, (size_t)cap * sizeof *p);
+        ein_tape *p = dp_alloc_realloc(e->tape, (size_t)cap * sizeof *p);
         if (!p) return fail_nomem(e);
         e->tape = p;
         e->cap_tape = cap;
     }
     ein_tape *op = &e->tape[e->n_tape];
     memset(op, 0, sizeof *op);
-    op->name = strdup(name);
-    op->kind = strdup(kind);
-    op->spec = strdup(spec);
+    op->name = dp_alloc_strdup(name);
+    op->kind = dp_alloc_strdup(kind);
+    op->spec = dp_alloc_strdup(spec);
     op->splits = dup_or_null(splits);
     if (!op->name || !op->kind || !op->spec || (splits && !op->splits)) {
         free(op->name);
@@ -552,7 +553,7 @@ static int add_contrib(dp_gen_einsum *e, int tensor, int grad)
     ein_tensor *t = &e->t[tensor];
     if (t->n_contrib == t->cap_contrib) {
         int cap = t->cap_contrib ? 2 * t->cap_contrib : 4;
-        int *p = realloc(t->contrib, (size_t)cap * sizeof *p);
+        int *p = dp_alloc_realloc(t->contrib, (size_t)cap * sizeof *p);
         if (!p) return fail_nomem(e);
         t->contrib = p;
         t->cap_contrib = cap;

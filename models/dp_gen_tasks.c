@@ -2,6 +2,7 @@
  * methods, Topcuoglu's layered DAGs, fork-join, series-parallel and workflow shapes. All cost
  * edges by DOPPLER's rule (ccr x the producer's work), as the DAGGEN generator in dp_gen.c. */
 #include "dp_gen.h"
+#include "dp_alloc.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -241,7 +242,7 @@ dp_graph *dp_gen_layered(const dp_gen_layered_opts *o, dp_error *err)
     int *start = dp_alloc_malloc_n((size_t)o->n + 1, sizeof(int));
     int *mark = dp_alloc_malloc_n((size_t)o->n, sizeof(int));
     int *pick = dp_alloc_malloc_n((size_t)o->n, sizeof(int));
-    char *has_parent = calloc((size_t)o->n, 1);
+    char *has_parent = dp_alloc_calloc((size_t)o->n, 1);
     if (!start || !mark || !pick || !has_parent) { dp_error_set(err, DP_ENOMEM, "layered: out of memory"); t.failed = 1; goto done; }
     const double root = sqrt((double)o->n);
     int height = (int)lround(root / o->alpha);

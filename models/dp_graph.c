@@ -1,5 +1,6 @@
 /* dp_graph.c: building and validating the immutable dataflow graph. */
 #include "dp_graph.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 
 #include <float.h>
@@ -22,6 +23,7 @@ struct dp_graph_builder {
     int *src, *dst;
     double *size;
     dp_error mem_err;   /* a growth refused by dp_file_mem_check (code DP_OK when none) */
+    int nomem;          /* 1 once a setter ran out of memory: finish then fails (DP_ENOMEM) */
 };
 
 /* Bytes a graph of ops ops and edges edges takes while built and after dp_graph_builder_finish
@@ -48,13 +50,13 @@ const dp_error *dp_graph_builder_error(const dp_graph_builder *b)
 
 dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source, dp_graph_cost_kind kind)
 {
-    dp_graph_builder *b = calloc(1, sizeof *b);
+    dp_graph_builder *b = dp_alloc_calloc(1, sizeof *b);
     if (!b) return NULL;
-    b->name = strdup(name ? name : "graph");
-    b->source = strdup(source ? source : (name ? name : "graph"));
+    b->name = dp_alloc_strdup(name ? name : "graph");
+    b->source = dp_alloc_strdup(source ? source : (name ? name : "graph"));
     b->kind = kind;
     b->time_scale = 1.0;
-    b->time_unit = strdup(kind == DP_GRAPH_COST_PHYSICAL ? "s" : "time units");
+    b->time_unit = dp_alloc_strdup(kind == DP_GRAPH_COST_PHYSICAL ? "s" : "time units");
     if (!b->name || !b->source || !b->time_unit) {
         dp_graph_builder_free(b);
         return NULL;
@@ -80,18 +82,21 @@ void dp_graph_builder_free(dp_graph_builder *b)
 
 void dp_graph_builder_set_devices(dp_graph_builder *b, int devices) { b->devices = devices > 0 ? devices : 0; }
 
-void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit)
+int dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit)
 {
     b->time_scale = scale;
-    if (unit) {
-        char *u = strdup(unit);
-        if (u) { free(b->time_unit); b->time_unit = u; }
-    }
+    if (!unit) return DP_OK;
+    /* out of memory the old unit stayed, and the graph was built with the wrong unit's name */
+    char *u = dp_alloc_strdup(unit);
+    if (!u) { b->nomem = 1; return DP_ENOMEM; }
+    free(b->time_unit);
+    b->time_unit = u;
+    return DP_OK;
 }
 
 #define GROW(ptr, cap) \
     do { \
-        void *p_ = realloc((ptr), (size_t)(cap) * sizeof *(ptr)); \
+        void *p_ = dp_alloc_realloc((ptr), (size_t)(cap) * sizeof *(ptr)); \
         if (!p_) return DP_ENOMEM; \
         (ptr) = p_; \
     } while (0)
@@ -106,7 +111,7 @@ static int grow_ops(dp_graph_builder *b)
     GROW(b->op_name, cap); GROW(b->op_kind, cap); GROW(b->op_type, cap);
     GROW(b->op_einsum, cap); GROW(b->op_ndim, cap); GROW(b->work, cap);
     GROW(b->out_size, cap);
-    void *p = realloc(b->op_shape, (size_t)cap * DP_GRAPH_MAX_DIMS * sizeof *b->op_shape);
+    void *p = dp_alloc_realloc(b->op_shape, (size_t)cap * DP_GRAPH_MAX_DIMS * sizeof *b->op_shape);
     if (!p) return DP_ENOMEM;
     b->op_shape = p;
     b->cap_ops = cap;
@@ -120,8 +125,8 @@ int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *k
     int id = b->n_ops;
     char buf[32];
     if (!name) { snprintf(buf, sizeof buf, "op%d", id); name = buf; }
-    b->op_name[id] = strdup(name);
-    b->op_kind[id] = strdup(kind ? kind : "op");
+    b->op_name[id] = dp_alloc_strdup(name);
+    b->op_kind[id] = dp_alloc_strdup(kind ? kind : "op");
     b->op_type[id] = NULL;
     b->op_einsum[id] = NULL;
     b->op_ndim[id] = 0;
@@ -137,8 +142,8 @@ int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_typ
                                  const char *einsum, int ndim, const int64_t *shape)
 {
     if (op < 0 || op >= b->n_ops || ndim < 0 || ndim > DP_GRAPH_MAX_DIMS) return DP_EINVAL;
-    if (op_type) { free(b->op_type[op]); b->op_type[op] = strdup(op_type); }
-    if (einsum) { free(b->op_einsum[op]); b->op_einsum[op] = strdup(einsum); }
+    if (op_type) { free(b->op_type[op]); b->op_type[op] = dp_alloc_strdup(op_type); }
+    if (einsum) { free(b->op_einsum[op]); b->op_einsum[op] = dp_alloc_strdup(einsum); }
     b->op_ndim[op] = ndim;
     for (int k = 0; k < ndim; k++) b->op_shape[(size_t)op * DP_GRAPH_MAX_DIMS + k] = shape[k];
     return DP_OK;
@@ -190,7 +195,7 @@ static int check_unique_names(dp_graph_builder *b, dp_error *err)
 {
     size_t cap = 16;
     while (cap < (size_t)b->n_ops * 2) cap <<= 1;
-    int *slot = malloc(cap * sizeof *slot);
+    int *slot = dp_alloc_malloc(cap * sizeof *slot);
     if (!slot) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", b->source);
     for (size_t i = 0; i < cap; i++) slot[i] = -1;
     int rc = DP_OK;
@@ -312,21 +317,21 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     if (check_unique_names(b, err) != DP_OK) return NULL;
     if (check_op_strings(b, err) != DP_OK) return NULL;
 
-    dp_graph *g = calloc(1, sizeof *g);
+    dp_graph *g = b->nomem ? NULL : dp_alloc_calloc(1, sizeof *g);
     if (!g) goto nomem;
     g->n_ops = n;
     g->n_edges = m;
     g->cost_kind = b->kind;
     g->time_scale = b->time_scale;
-    g->time_unit = strdup(b->time_unit);
+    g->time_unit = dp_alloc_strdup(b->time_unit);
     g->devices = b->devices;
-    g->name = strdup(b->name);
+    g->name = dp_alloc_strdup(b->name);
     if (g->name) utf8_sanitize(g->name);
-    g->source = strdup(b->source);
-    g->op_name = calloc(n, sizeof(char *));
-    g->op_kind = calloc(n, sizeof(char *));
-    g->op_type = calloc(n, sizeof(char *));
-    g->op_einsum = calloc(n, sizeof(char *));
+    g->source = dp_alloc_strdup(b->source);
+    g->op_name = dp_alloc_calloc(n, sizeof(char *));
+    g->op_kind = dp_alloc_calloc(n, sizeof(char *));
+    g->op_type = dp_alloc_calloc(n, sizeof(char *));
+    g->op_einsum = dp_alloc_calloc(n, sizeof(char *));
     g->op_ndim = dp_alloc_malloc_n(n, sizeof(int));
     g->op_shape = dp_alloc_malloc_n((size_t)n * DP_GRAPH_MAX_DIMS, sizeof(int64_t));
     g->work = dp_alloc_malloc_n(n, sizeof(double));
@@ -334,10 +339,10 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     g->edge_src = dp_alloc_malloc_n(m, sizeof(int));
     g->edge_dst = dp_alloc_malloc_n(m, sizeof(int));
     g->edge_size = dp_alloc_malloc_n(m, sizeof(double));
-    g->succ_ptr = calloc((size_t)n + 1, sizeof(int));
-    g->pred_ptr = calloc((size_t)n + 1, sizeof(int));
+    g->succ_ptr = dp_alloc_calloc((size_t)n + 1, sizeof(int));
+    g->pred_ptr = dp_alloc_calloc((size_t)n + 1, sizeof(int));
     g->pred_edge = dp_alloc_malloc_n(m, sizeof(int));
-    g->n_unique_pred = calloc(n, sizeof(int));
+    g->n_unique_pred = dp_alloc_calloc(n, sizeof(int));
     g->topo = dp_alloc_malloc_n(n, sizeof(int));
     g->sources = dp_alloc_malloc_n(n, sizeof(int));
     g->sinks = dp_alloc_malloc_n(n, sizeof(int));

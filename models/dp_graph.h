@@ -92,8 +92,10 @@ void dp_graph_builder_free(dp_graph_builder *b);
 
 /* The device count the graph was made for (dp_graph.devices; 0: not said). */
 void dp_graph_builder_set_devices(dp_graph_builder *b, int devices);
-/* Time scale and unit name for printed times (see dp_graph.time_scale). */
-void dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit);
+/* Time scale and unit name for printed times (see dp_graph.time_scale). Returns DP_OK, or
+ * DP_ENOMEM when the name could not be copied; dp_graph_builder_finish then fails (DP_ENOMEM)
+ * too, so a caller may check either. */
+int dp_graph_builder_set_time_unit(dp_graph_builder *b, double scale, const char *unit);
 
 /* Add an op; returns its id (0, 1, ... in call order) or a negative DP_E* status.
  * name may be NULL (then "op<ID>"); kind may be NULL (then "op"). Strings are copied.

@@ -1,6 +1,7 @@
 /* dp_graph_doppler.c: the reader and the writer of DOPPLER's compute_graph text files (see
  * dp_graph.h). */
 #include "dp_graph_format.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 
 #include <ctype.h>
@@ -23,7 +24,7 @@ static int parse_int_list(const char *path, int lineno, const char *s, size_t le
                           long long **out, int *count, dp_error *err)
 {
     int cap = 16, n = 0;
-    long long *v = malloc(cap * sizeof *v);
+    long long *v = dp_alloc_malloc(cap * sizeof *v);
     if (!v) return dp_error_set(err, DP_ENOMEM, "%s:%d: out of memory", path, lineno);
     size_t i = 0;
     while (i < len) {
@@ -47,7 +48,7 @@ static int parse_int_list(const char *path, int lineno, const char *s, size_t le
         if (n == cap) {
             if (cap >= DP_GRAPH_MAX_ELEMS) { free(v); return dp_error_set(err, DP_ENOMEM, "%s:%d: list too long", path, lineno); }
             cap *= 2;
-            long long *nv = realloc(v, cap * sizeof *v);
+            long long *nv = dp_alloc_realloc(v, cap * sizeof *v);
             if (!nv) { free(v); return dp_error_set(err, DP_ENOMEM, "%s:%d: out of memory", path, lineno); }
             v = nv;
         }

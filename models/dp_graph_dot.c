@@ -1,6 +1,7 @@
 /* dp_graph_dot.c: Graphviz DOT task graphs: the reader (Weight attributes) and the writer (see
  * dp_graph_formats.h). */
 #include "dp_graph_format.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_graph_formats.h"
 #include "dp_strmap.h"
@@ -40,7 +41,7 @@ static int arena_put(dot_lex *L, const char *s, size_t n, size_t *off)
     if (L->n_arena + n + 1 > L->cap_arena) {
         size_t cap = L->cap_arena ? L->cap_arena : 4096;
         while (L->n_arena + n + 1 > cap) cap *= 2;
-        char *p = realloc(L->arena, cap);
+        char *p = dp_alloc_realloc(L->arena, cap);
         if (!p) return DP_ENOMEM;
         L->arena = p;
         L->cap_arena = cap;
@@ -57,7 +58,7 @@ static int tok_push(dot_lex *L, dot_ttype t, int line, int quoted, size_t str)
     if (L->n_tok == L->cap_tok) {
         int cap = L->cap_tok ? 2 * L->cap_tok : 256;
         if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
-        dot_tok *p = realloc(L->tok, (size_t)cap * sizeof *p);
+        dot_tok *p = dp_alloc_realloc(L->tok, (size_t)cap * sizeof *p);
         if (!p) return DP_ENOMEM;
         L->tok = p;
         L->cap_tok = cap;
@@ -126,7 +127,7 @@ static int dot_tokenize(dot_lex *L, const char *s, size_t n, dp_error *err)
                 }
                 if (k + 2 > scap) {
                     size_t cap = scap ? 2 * scap : 256;
-                    char *p = realloc(sbuf, cap);
+                    char *p = dp_alloc_realloc(sbuf, cap);
                     if (!p) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
                     sbuf = p;
                     scap = cap;
@@ -265,7 +266,7 @@ static int dot_node_of(const dot_lex *L, dot_graph *G, const dot_tok *t, const d
     if (G->n_node == G->cap_node) {
         int cap = G->cap_node ? 2 * G->cap_node : 64;
         if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
-        dot_node *p = realloc(G->node, (size_t)cap * sizeof *p);
+        dot_node *p = dp_alloc_realloc(G->node, (size_t)cap * sizeof *p);
         if (!p) return DP_ENOMEM;
         G->node = p;
         G->cap_node = cap;
@@ -283,13 +284,13 @@ static int dot_add_edge(dot_graph *G, int u, int v, double w, int line)
     if (G->n_edge == G->cap_edge) {
         int cap = G->cap_edge ? 2 * G->cap_edge : 64;
         if (cap > DP_GRAPH_MAX_ELEMS) return DP_ENOMEM;
-        int *a = realloc(G->esrc, (size_t)cap * sizeof *a);
+        int *a = dp_alloc_realloc(G->esrc, (size_t)cap * sizeof *a);
         if (a) G->esrc = a;
-        int *b = realloc(G->edst, (size_t)cap * sizeof *b);
+        int *b = dp_alloc_realloc(G->edst, (size_t)cap * sizeof *b);
         if (b) G->edst = b;
-        int *c = realloc(G->eline, (size_t)cap * sizeof *c);
+        int *c = dp_alloc_realloc(G->eline, (size_t)cap * sizeof *c);
         if (c) G->eline = c;
-        double *d = realloc(G->ew, (size_t)cap * sizeof *d);
+        double *d = dp_alloc_realloc(G->ew, (size_t)cap * sizeof *d);
         if (d) G->ew = d;
         if (!a || !b || !c || !d) return DP_ENOMEM;
         G->cap_edge = cap;
@@ -347,7 +348,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
     }
     pos++;
     cap_stack = 8;
-    stack = malloc((size_t)cap_stack * sizeof *stack);
+    stack = dp_alloc_malloc((size_t)cap_stack * sizeof *stack);
     if (!stack) goto nomem;
     stack[0].node_w = stack[0].edge_w = NAN;
     stack[0].node_kind = NULL;
@@ -371,7 +372,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             }
             pos++;
             if (depth == cap_stack) {
-                dot_scope *p = realloc(stack, (size_t)cap_stack * 2 * sizeof *p);
+                dot_scope *p = dp_alloc_realloc(stack, (size_t)cap_stack * 2 * sizeof *p);
                 if (!p) goto nomem;
                 stack = p;
                 cap_stack *= 2;

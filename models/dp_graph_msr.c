@@ -1,6 +1,7 @@
 /* dp_graph_msr.c: the reader of the msr-fiddle/dnn-partitioning profiled DNN graphs (see
  * dp_graph_formats.h). */
 #include "dp_graph_format.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_graph_formats.h"
 #include "dp_json.h"
@@ -56,7 +57,7 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
     if (nn > DP_GRAPH_MAX_ELEMS || ne > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: graph beyond the size limit", path); return NULL; }
     int n = (int)nn;
     pairs = dp_alloc_malloc_n(2 * nn, sizeof *pairs);
-    owned = calloc(nn, sizeof *owned);
+    owned = dp_alloc_calloc(nn, sizeof *owned);
     if (!pairs || !owned || dp_strmap_init(&names, nn) != DP_OK) goto nomem;
     for (int i = 0; i < n; i++) {
         json_t *o = json_array_get(nodes, i);
@@ -98,7 +99,7 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
         const char *nm = dp_graph_json_str(o, "name");
         long long id = json_integer_value(json_object_get(o, "id"));
         if (!nm) {
-            owned[i] = malloc(32);
+            owned[i] = dp_alloc_malloc(32);
             if (!owned[i]) goto nomem;
             snprintf(owned[i], 32, "node%lld", id);
             nm = owned[i];
@@ -108,7 +109,7 @@ static dp_graph *msr_from_json(json_t *root, const char *path, dp_error *err)
         if (r != i) {
             /* a repeated name: made unique with the id (the builder rejects any clash left) */
             size_t len = strlen(nm) + 32;
-            char *uniq = malloc(len);
+            char *uniq = dp_alloc_malloc(len);
             if (!uniq) goto nomem;
             snprintf(uniq, len, "%s#%lld", nm, id);
             free(owned[i]);

@@ -1,5 +1,6 @@
 /* dp_graph_wfcommons.c: the WfCommons WfFormat reader (see dp_graph_formats.h). */
 #include "dp_graph_format.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_graph_formats.h"
 #include "dp_json.h"
@@ -53,7 +54,7 @@ static int lists_push(int_lists *l, int v)
 {
     if (l->n_data == l->cap_data) {
         int cap = l->cap_data ? 2 * l->cap_data : 256;
-        int *p = realloc(l->data, (size_t)cap * sizeof *p);
+        int *p = dp_alloc_realloc(l->data, (size_t)cap * sizeof *p);
         if (!p) return DP_ENOMEM;
         l->data = p;
         l->cap_data = cap;
@@ -124,9 +125,9 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
     if (nt > DP_GRAPH_MAX_ELEMS) { dp_error_set(err, DP_ENOMEM, "%s: %zu tasks is beyond the limit", path, nt); return NULL; }
     n = (int)nt;
     const char *tfield = v15 ? "workflow.specification.tasks" : "workflow.tasks";
-    tasks = calloc(nt, sizeof *tasks);
-    outs.ptr = calloc(nt + 1, sizeof(int));
-    ins.ptr = calloc(nt + 1, sizeof(int));
+    tasks = dp_alloc_calloc(nt, sizeof *tasks);
+    outs.ptr = dp_alloc_calloc(nt + 1, sizeof(int));
+    ins.ptr = dp_alloc_calloc(nt + 1, sizeof(int));
     if (!tasks || !outs.ptr || !ins.ptr || dp_strmap_init(&tmap, nt * 2) != DP_OK || dp_strmap_init(&fmap, 64) != DP_OK) goto nomem;
 
     /* tasks and their ids (1.4: name and id both name a task) */
@@ -219,7 +220,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         json_t *ex = json_object_get(wf, "execution");
         json_t *et = json_is_object(ex) ? json_object_get(ex, "tasks") : NULL;
         if (!json_is_array(et)) { dp_error_set(err, DP_EINVAL, "%s: workflow.execution.tasks: missing or not an array (runtimes are needed)", path); goto done; }
-        char *seen = calloc(nt, 1);
+        char *seen = dp_alloc_calloc(nt, 1);
         if (!seen) goto nomem;
         for (size_t j = 0; j < json_array_size(et); j++) {
             json_t *o = json_array_get(et, j);
@@ -270,15 +271,15 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
                 }
                 const char *fp = dp_graph_json_str(o, "path");
                 size_t klen = strlen(nm) + (fp ? strlen(fp) : 0) + 1;
-                char *key = malloc(klen);
+                char *key = dp_alloc_malloc(klen);
                 if (!key) { free(fs); goto nomem; }
                 snprintf(key, klen, "%s%s", fp ? fp : "", nm);
                 int f = dp_strmap_get(&fmap, key);
                 if (f < 0) {
                     if (n_fkeys == cap_fkeys) {
                         int cap = cap_fkeys ? 2 * cap_fkeys : 64;
-                        char **p = realloc(fkeys, (size_t)cap * sizeof *p);
-                        double *q = realloc(fs, (size_t)cap * sizeof *q);
+                        char **p = dp_alloc_realloc(fkeys, (size_t)cap * sizeof *p);
+                        double *q = dp_alloc_realloc(fs, (size_t)cap * sizeof *q);
                         if (p) fkeys = p;
                         if (q) fs = q;
                         if (!p || !q) { free(key); free(fs); goto nomem; }
@@ -316,9 +317,9 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
                 if (o == i) { dp_error_set(err, DP_EINVAL, "%s: %s[%d]: task \"%s\" depends on itself", path, tfield, i, tasks[i].id); goto done; }
                 if (n_e == cap_e) {
                     int cap = cap_e ? 2 * cap_e : 256;
-                    int *p = realloc(esrc, (size_t)cap * sizeof *p);
+                    int *p = dp_alloc_realloc(esrc, (size_t)cap * sizeof *p);
                     if (p) esrc = p;
-                    int *q = realloc(edst, (size_t)cap * sizeof *q);
+                    int *q = dp_alloc_realloc(edst, (size_t)cap * sizeof *q);
                     if (q) edst = q;
                     if (!p || !q) goto nomem;
                     cap_e = cap;
@@ -352,7 +353,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         if (!sorted) { free(key); goto nomem; }
         memcpy(sorted, key, (size_t)n_e * sizeof *key);
         qsort(sorted, (size_t)n_e, sizeof *sorted, cmp64);
-        char *used = calloc((size_t)n_e + 1, 1);
+        char *used = dp_alloc_calloc((size_t)n_e + 1, 1);
         if (!used) { free(key); free(sorted); goto nomem; }
         for (int e = 0; e < n_e; e++) {
             /* binary search the pair; "used" marks a pair already added */

@@ -1,5 +1,6 @@
 /* dp_strmap.c: a string -> int map (see dp_strmap.h). */
 #include "dp_strmap.h"
+#include "dp_alloc.h"
 #include "dp_error.h"
 
 #include <stdint.h>
@@ -18,7 +19,7 @@ int dp_strmap_init(dp_strmap *m, size_t expect)
     m->cap = 16;
     while (m->cap < 2 * expect + 2) m->cap <<= 1;
     m->n = 0;
-    m->key = calloc(m->cap, sizeof *m->key);
+    m->key = dp_alloc_calloc(m->cap, sizeof *m->key);
     m->val = dp_alloc_malloc_n(m->cap, sizeof *m->val);
     return m->key && m->val ? DP_OK : DP_ENOMEM;
 }
@@ -48,7 +49,7 @@ int dp_strmap_put(dp_strmap *m, const char *key, int val)
         dp_strmap g;
         g.cap = m->cap * 2;
         g.n = 0;
-        g.key = calloc(g.cap, sizeof *g.key);
+        g.key = dp_alloc_calloc(g.cap, sizeof *g.key);
         g.val = dp_alloc_malloc_n(g.cap, sizeof *g.val);
         if (!g.key || !g.val) { dp_strmap_free(&g); return DP_ENOMEM; }
         for (size_t i = 0; i < m->cap; i++)

@@ -1,5 +1,6 @@
 /* dp_nn.c: the layer library (see dp_nn.h). */
 #include "dp_nn.h"
+#include "dp_alloc.h"
 
 #include <assert.h>
 #include <math.h>
@@ -16,11 +17,12 @@ void dp_nn_params_init(dp_nn_params *p)
 
 int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
 {
+    if (p->failed) return p->failed;
     if (!name || strlen(name) >= DP_NN_NAME_MAX || rows <= 0 || cols <= 0) return DP_EINVAL;
     if (p->n_tensors == p->cap) {
         int cap = p->cap ? 2 * p->cap : 16;
-        dp_nn_tensor *t = realloc(p->t, (size_t)cap * sizeof *t);
-        if (!t) return DP_ENOMEM;
+        dp_nn_tensor *t = dp_alloc_realloc(p->t, (size_t)cap * sizeof *t);
+        if (!t) return p->failed = DP_ENOMEM;
         p->t = t;
         p->cap = cap;
     }
@@ -38,6 +40,7 @@ int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols)
 
 int dp_nn_params_alloc(dp_nn_params *p)
 {
+    if (p->failed) return p->failed;
     size_t n = p->n ? p->n : 1;
     p->param = dp_alloc_calloc_n(n, sizeof(float));
     p->grad = dp_alloc_calloc_n(n, sizeof(float));
@@ -362,14 +365,19 @@ double dp_nn_softmax_forward(float *prob, float *logp, const float *logits, int 
         if (logits[i] > mx) mx = logits[i];
     double s = 0;
     for (int i = 0; i < n; i++) s += exp((double)logits[i] - mx);
-    double ls = log(s), H = 0;
+    double ls = log(s), H = 0, total = 0;
     for (int i = 0; i < n; i++) {
         double lp = (double)logits[i] - mx - ls;
         double p = exp(lp);
         logp[i] = (float)lp;
         prob[i] = (float)p;
         H -= p * lp;
+        total += p;
     }
+    /* the probabilities sum to 1 (debug builds); non-finite logits give a NaN sum, which the
+     * callers report as a diverged model rather than abort here */
+    assert(!isfinite(total) || fabs(total - 1) <= 1e-9 * n);
+    (void)total;
     return H;
 }
 
@@ -514,7 +522,7 @@ static int ec_edge_cmp(const void *a, const void *b)
 dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, const int *dst,
                                    const float *feat, dp_error *err)
 {
-    dp_nn_ecgraph *g = calloc(1, sizeof *g);
+    dp_nn_ecgraph *g = dp_alloc_calloc(1, sizeof *g);
     ec_edge *e = dp_alloc_malloc_n(n_edges > 0 ? (size_t)n_edges : 1, sizeof *e);
     if (!g || !e) goto nomem;
     for (int i = 0; i < n_edges; i++) {

@@ -62,11 +62,14 @@ typedef struct dp_nn_params {
     float *grad;    /* (n) gradients, same layout */
     float *m, *v;   /* (n) Adam first and second moments */
     long adam_t;    /* Adam steps taken (for bias correction) */
+    int failed;     /* DP_ENOMEM once a dp_nn_params_add ran out of memory (0: not); sticks */
 } dp_nn_params;
 
 void dp_nn_params_init(dp_nn_params *p);
 /* Declare a tensor (before dp_nn_params_alloc). Returns its index, or DP_ENOMEM / DP_EINVAL
- * (name too long, non-positive size). */
+ * (name too long, non-positive size). Out of memory sticks: every later add and
+ * dp_nn_params_alloc return DP_ENOMEM too, so a caller may check only the last of a run of adds
+ * (a middle one's was missed that way, and its negative index used: tests/test_faults.sh). */
 int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols);
 /* Allocate param/grad/m/v (all zeroed). DP_OK or DP_ENOMEM. */
 int dp_nn_params_alloc(dp_nn_params *p);

@@ -1,5 +1,6 @@
 /* dp_agent.c: DOPPLER, Placeto and GDP behind the agent interface of dp_agent.h. */
 #include "dp_agent.h"
+#include "dp_alloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,7 @@ struct dp_agent {
 
 dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_cost *c, const dp_agent_arch *a, dp_error *err)
 {
-    dp_agent *ag = calloc(1, sizeof *ag);
+    dp_agent *ag = dp_alloc_calloc(1, sizeof *ag);
     if (!ag) {
         dp_error_set(err, DP_ENOMEM, "out of memory for the agent");
         return NULL;
@@ -78,7 +79,7 @@ dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_co
                      "only doppler's models are bound to several graphs", dp_agent_name(model_of->kind));
         return NULL;
     }
-    dp_agent *ag = calloc(1, sizeof *ag);
+    dp_agent *ag = dp_alloc_calloc(1, sizeof *ag);
     if (!ag) {
         dp_error_set(err, DP_ENOMEM, "out of memory for the agent");
         return NULL;

@@ -1,5 +1,6 @@
 /* dp_doppler.c: the SEL and PLC networks (see dp_doppler.h). */
 #include "dp_doppler.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 
 #include <assert.h>
@@ -209,7 +210,7 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
         dp_error_set(err, DP_EINVAL, "DOPPLER: device_magnitude must be 0 or 1, got %d", a->device_magnitude);
         return NULL;
     }
-    dp_doppler_model *m = calloc(1, sizeof *m);
+    dp_doppler_model *m = dp_alloc_calloc(1, sizeof *m);
     if (!m) {
         dp_error_set(err, DP_ENOMEM, "out of memory for the DOPPLER parameters");
         return NULL;
@@ -293,7 +294,7 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
 
 dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, int chunk_steps, dp_error *err)
 {
-    dp_doppler *dd = calloc(1, sizeof *dd);
+    dp_doppler *dd = dp_alloc_calloc(1, sizeof *dd);
     if (!dd) goto nomem;
     dd->g = g;
     dd->c = c;

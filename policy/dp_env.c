@@ -1,4 +1,5 @@
 #include "dp_env.h"
+#include "dp_alloc.h"
 #include "dp_heap.h"
 
 #include <math.h>
@@ -7,7 +8,7 @@
 
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
 {
-    dp_env *env = calloc(1, sizeof *env);
+    dp_env *env = dp_alloc_calloc(1, sizeof *env);
     if (!env) goto nomem;
     const int n = g->n_ops, D = c->n_devices;
     env->g = g;
@@ -27,12 +28,12 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     env->blevel = dp_alloc_malloc_n(n, sizeof(double));
     env->tlevel = dp_alloc_malloc_n(n, sizeof(double));
     env->est_ready = dp_alloc_malloc_n(n, sizeof(double));
-    env->first_copy = malloc((size_t)g->n_edges + 1);
+    env->first_copy = dp_alloc_malloc((size_t)g->n_edges + 1);
     env->dev_first = dp_alloc_malloc_n(D, sizeof(int));
     env->dev_lastop = dp_alloc_malloc_n(D, sizeof(int));
     env->op_next = dp_alloc_malloc_n(n, sizeof(int));
-    env->cand_state = malloc((size_t)D);
-    env->cand_append = malloc((size_t)D);
+    env->cand_state = dp_alloc_malloc((size_t)D);
+    env->cand_append = dp_alloc_malloc((size_t)D);
     env->cand_start = dp_alloc_malloc_n(D, sizeof(double));
     env->cand_ready = dp_alloc_malloc_n(D, sizeof(double));
     if (!env->assignment || !env->order || !env->ready || !env->ready_pos || !env->unassigned_preds || !env->est_start ||
@@ -538,7 +539,7 @@ int dp_env_cp_select_all(const dp_env *env, unsigned char *marks)
 int dp_env_cp_place_all(const dp_env *env, int v, unsigned char *marks)
 {
     double t = INFINITY;
-    double *s = malloc((size_t)env->n_devices * sizeof *s);
+    double *s = dp_alloc_malloc((size_t)env->n_devices * sizeof *s);
     if (!s) return 0;
     for (int d = 0; d < env->n_devices; d++) {
         s[d] = dp_env_est_start(env, v, d);

@@ -73,7 +73,7 @@ dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_cost *c, const dp_gdp_arch *a, 
                      "splits long sequences into Transformer-XL segments, which this version does not)", g->n_ops, DP_GDP_MAX_OPS);
         return NULL;
     }
-    dp_gdp *gd = calloc(1, sizeof *gd);
+    dp_gdp *gd = dp_alloc_calloc(1, sizeof *gd);
     if (!gd) goto nomem;
     gd->g = g;
     gd->a = *a;

@@ -1,5 +1,6 @@
 /* dp_h5file.c: HDF5 files built in memory, written atomically (see dp_h5file.h). */
 #include "dp_h5file.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 
 #include <errno.h>
@@ -216,7 +217,7 @@ int dp_h5file_commit(hid_t f, const char *path, const char *what, dp_error *err)
     ssize_t len = -1;
     if (H5Fflush(f, H5F_SCOPE_LOCAL) >= 0) len = H5Fget_file_image(f, NULL, 0);
     if (len > 0) {
-        img = malloc((size_t)len);
+        img = dp_alloc_malloc((size_t)len);
         if (!img) {
             H5Fclose(f);
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %s (%zd bytes)", path, what, len);
@@ -382,7 +383,7 @@ char *dp_h5file_attr_read_str(hid_t loc, const char *path, const char *name, dp_
         if (n == 0 || stored != (hsize_t)n) {
             dp_error_set(err, DP_EINVAL, "%s: attribute \"%s\" holds %llu bytes for a string of %zu (a damaged file)", path, name,
                          (unsigned long long)stored, n);
-        } else if (!(s = calloc(n + 1, 1))) {
+        } else if (!(s = dp_alloc_calloc(n + 1, 1))) {
             dp_error_set(err, DP_ENOMEM, "%s: out of memory for attribute \"%s\" (%zu bytes)", path, name, n);
         } else if ((mt = H5Tcopy(ft)) < 0 || H5Tset_size(mt, n + 1) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
                    H5Aread(a, mt, s) < 0) {

@@ -5,6 +5,7 @@
  * leaves the previous file as it was and an error naming the file and the cause. Every HDF5
  * call's result is checked; the helpers return -1 on any failure. */
 #include "dp_h5io.h"
+#include "dp_alloc.h"
 #include "dp_h5file.h"
 
 #include <errno.h>
@@ -323,7 +324,7 @@ int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, l
      * 10^4-episode run) */
     size_t nmax = (size_t)(n_ep > n_st ? n_ep : n_st);
     if ((size_t)n_ev > nmax) nmax = (size_t)n_ev;
-    void *buf = malloc(nmax * 8);
+    void *buf = dp_alloc_malloc(nmax * 8);
     if (!buf) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %zu rows", path, nmax);
     hid_t f = dp_h5file_open_image(path, err);
     if (f < 0) {
@@ -646,7 +647,7 @@ static int read_sil_graphs(hid_t f, const char *path, dp_h5io_ckpt *ck, dp_error
     if (k != want)
         return dp_error_set(err, DP_EINVAL, "%s: self-imitation buffers of %d graphs, this run has %d", path, (int)k, want);
     const hsize_t dg = (hsize_t)k;
-    int *cnt = malloc((size_t)k * sizeof *cnt);
+    int *cnt = dp_alloc_malloc((size_t)k * sizeof *cnt);
     if (!cnt) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int bad = read_dset(f, "sil_graph_n", H5T_NATIVE_INT, 1, &dg, cnt) != 0;
     size_t placements = 0, steps = 0;
@@ -655,8 +656,8 @@ static int read_sil_graphs(hid_t f, const char *path, dp_h5io_ckpt *ck, dp_error
         placements += (size_t)cnt[i];
         steps += (size_t)cnt[i] * (size_t)ck->sil_graph_ops[i];
     }
-    double *ms = bad ? NULL : malloc(placements * sizeof *ms + 1);
-    int *ops = bad ? NULL : malloc(steps * sizeof *ops + 1), *dev = bad ? NULL : malloc(steps * sizeof *dev + 1);
+    double *ms = bad ? NULL : dp_alloc_malloc(placements * sizeof *ms + 1);
+    int *ops = bad ? NULL : dp_alloc_malloc(steps * sizeof *ops + 1), *dev = bad ? NULL : dp_alloc_malloc(steps * sizeof *dev + 1);
     if (!bad && (!ms || !ops || !dev)) {
         free(cnt); free(ms); free(ops); free(dev);
         return dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
@@ -760,9 +761,9 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
             goto out;
         }
         const hsize_t d1 = (hsize_t)k, d2[2] = {(hsize_t)k, (hsize_t)ck->n_ops};
-        ck->sil_ms = malloc((size_t)k * sizeof *ck->sil_ms);
-        ck->sil_ops = malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
-        ck->sil_dev = malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
+        ck->sil_ms = dp_alloc_malloc((size_t)k * sizeof *ck->sil_ms);
+        ck->sil_ops = dp_alloc_malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
+        ck->sil_dev = dp_alloc_malloc((size_t)k * (size_t)ck->n_ops * sizeof(int) + 1);
         int bad = !ck->sil_ms || !ck->sil_ops || !ck->sil_dev;
         if (!bad) bad = read_dset(f, "sil_makespan", H5T_NATIVE_DOUBLE, 1, &d1, ck->sil_ms) ||
                         read_dset(f, "sil_ops", H5T_NATIVE_INT, 2, d2, ck->sil_ops) ||

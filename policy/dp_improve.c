@@ -256,7 +256,7 @@ dp_improve_model *dp_improve_model_alloc(const dp_improve_arch *a, dp_error *err
         dp_error_set(err, DP_EINVAL, "improve: hidden width %d, must be positive", a->hidden);
         return NULL;
     }
-    dp_improve_model *m = calloc(1, sizeof *m);
+    dp_improve_model *m = dp_alloc_calloc(1, sizeof *m);
     if (!m) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return NULL;
@@ -413,7 +413,7 @@ void dp_improve_state_free(dp_improve_state *s)
 
 dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, dp_error *err)
 {
-    dp_improve_state *s = calloc(1, sizeof *s);
+    dp_improve_state *s = dp_alloc_calloc(1, sizeof *s);
     if (!s) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return NULL;
@@ -1187,7 +1187,7 @@ static int resume_load(dp_improve_model *m, const char *path, const char *traj, 
     ck.same_graph = 1;
     ck.best_assignment = tg[0].elite;
     const size_t sz = gsl_rng_size(master);
-    unsigned char *st = malloc(sz);
+    unsigned char *st = dp_alloc_malloc(sz);
     if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
     ck.rng_state = st;
     ck.rng_size = sz;
@@ -1331,7 +1331,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     rs.sel_move = dp_alloc_calloc_n(P - P1, sizeof(float));
     dp_h5io_traj_eval evrow[2]; /* evaluation rows waiting for the next trajectory append */
     int n_evrow = 0;
-    train_graph *tg = calloc((size_t)n_graphs, sizeof *tg);
+    train_graph *tg = dp_alloc_calloc((size_t)n_graphs, sizeof *tg);
     int *train_idx = dp_alloc_malloc_n((size_t)n_graphs, sizeof(int)), *elites = NULL;
     gsl_rng *master = gsl_rng_alloc(gsl_rng_mt19937), *r = gsl_rng_alloc(gsl_rng_mt19937);
     float *stepgrad = dp_alloc_malloc_n((size_t)B * T * P, sizeof(float)), *grad = dp_alloc_malloc_n(P, sizeof(float));

@@ -1,6 +1,7 @@
 /* dp_list.c: HEFT, CPOP, PEFT and ETF (see dp_list.h). */
 #define _GNU_SOURCE /* qsort_r */
 #include "dp_list.h"
+#include "dp_alloc.h"
 #include "dp_heap.h"
 
 #include <math.h>
@@ -10,7 +11,7 @@
 dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices)
 {
     if (n_ops < 1 || n_devices < 1) return NULL;
-    dp_list_schedule *s = calloc(1, sizeof *s);
+    dp_list_schedule *s = dp_alloc_calloc(1, sizeof *s);
     if (!s) return NULL;
     s->n_ops = n_ops;
     s->n_devices = n_devices;
@@ -19,9 +20,9 @@ dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices)
     s->finish = dp_alloc_malloc_n(n_ops, sizeof(double));
     s->priority = dp_alloc_malloc_n(n_ops, sizeof(double));
     s->order = dp_alloc_malloc_n(n_ops, sizeof(int));
-    s->dev_ops = calloc((size_t)n_devices, sizeof *s->dev_ops);
-    s->dev_n = calloc((size_t)n_devices, sizeof(int));
-    s->dev_cap = calloc((size_t)n_devices, sizeof(int));
+    s->dev_ops = dp_alloc_calloc((size_t)n_devices, sizeof *s->dev_ops);
+    s->dev_n = dp_alloc_calloc((size_t)n_devices, sizeof(int));
+    s->dev_cap = dp_alloc_calloc((size_t)n_devices, sizeof(int));
     if (!s->device || !s->start || !s->finish || !s->priority || !s->order || !s->dev_ops || !s->dev_n || !s->dev_cap) {
         dp_list_schedule_free(s);
         return NULL;
@@ -259,7 +260,7 @@ static int place_op(dp_list_schedule *s, int v, int d, double st, double dur, in
     if (s->dev_n[d] == s->dev_cap[d]) {
         int cap = s->dev_cap[d] ? 2 * s->dev_cap[d] : 64;
         if (cap > s->n_ops) cap = s->n_ops;
-        int *a = realloc(s->dev_ops[d], (size_t)cap * sizeof *a);
+        int *a = dp_alloc_realloc(s->dev_ops[d], (size_t)cap * sizeof *a);
         if (!a) return DP_ENOMEM;
         s->dev_ops[d] = a;
         s->dev_cap[d] = cap;

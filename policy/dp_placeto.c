@@ -112,7 +112,7 @@ dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_cost *c, const dp_place
                      "O(n^2) time, and the reachability sets take n^2/4 bytes)", g->n_ops, DP_PLACETO_MAX_OPS);
         return NULL;
     }
-    dp_placeto *pl = calloc(1, sizeof *pl);
+    dp_placeto *pl = dp_alloc_calloc(1, sizeof *pl);
     if (!pl) goto nomem;
     pl->g = g;
     pl->c = c;

@@ -1,6 +1,7 @@
 /* dp_search.c: annealing, local search and exact branch and bound over assignments (dp_search.h). */
 #include "dp_search.h"
 #include "dp_engine.h"
+#include "dp_alloc.h"
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "dp_place.h"
@@ -23,10 +24,10 @@ int dp_search_trace_add(dp_search_trace *t, long sims, double best)
 {
     if (t->n == t->cap) {
         long cap = t->cap ? 2 * t->cap : 64;
-        long *s = realloc(t->sims, (size_t)cap * sizeof *s);
+        long *s = dp_alloc_realloc(t->sims, (size_t)cap * sizeof *s);
         if (!s) return DP_ENOMEM;
         t->sims = s;
-        double *b = realloc(t->best, (size_t)cap * sizeof *b);
+        double *b = dp_alloc_realloc(t->best, (size_t)cap * sizeof *b);
         if (!b) return DP_ENOMEM;
         t->best = b;
         t->cap = cap;

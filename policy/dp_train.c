@@ -1,5 +1,6 @@
 /* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
+#include "dp_alloc.h"
 #include "dp_place.h"
 #include "dp_search.h"
 #include "dp_json.h"
@@ -202,7 +203,7 @@ static int ensure_records(dp_train *tr, int n_ops, int n_dev)
 {
     if (n_ops <= tr->max_n && n_dev <= tr->max_D && tr->sel_v) return DP_OK;
     const size_t n = (size_t)(n_ops > tr->max_n ? n_ops : tr->max_n), D = (size_t)(n_dev > tr->max_D ? n_dev : tr->max_D);
-#define GROW(p, count) do { void *q_ = realloc((p), (count) * sizeof *(p)); if (!q_) return DP_ENOMEM; (p) = q_; } while (0)
+#define GROW(p, count) do { void *q_ = dp_alloc_realloc((p), (count) * sizeof *(p)); if (!q_) return DP_ENOMEM; (p) = q_; } while (0)
     GROW(tr->sel_a, n);
     GROW(tr->sel_v, n);
     GROW(tr->sel_nr, n);
@@ -238,7 +239,7 @@ static int ensure_records(dp_train *tr, int n_ops, int n_dev)
 static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
                       dp_error *err)
 {
-    bound_graph *nb = realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
+    bound_graph *nb = dp_alloc_realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
     if (!nb) return dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
     tr->bd = nb;
     bound_graph *b = &tr->bd[tr->n_bd];
@@ -307,7 +308,7 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
         dp_error_set(err, DP_EINVAL, "trainer: a cost oracle is required (dp_engine_oracle of the machine's engine)");
         return NULL;
     }
-    dp_train *tr = calloc(1, sizeof *tr);
+    dp_train *tr = dp_alloc_calloc(1, sizeof *tr);
     if (!tr) goto nomem;
     tr->cfg = *cfg;
     if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
@@ -619,11 +620,11 @@ static int sil_offer(dp_train *tr, int k_max, double ms)
     memcpy(dev, tr->plc_a, (size_t)n * sizeof *dev);
     relabel_first_use(tr, dev, n);
     if (tr->sil_cap < k_max) {
-        double *a = realloc(tr->sil_ms, (size_t)k_max * sizeof *a);
+        double *a = dp_alloc_realloc(tr->sil_ms, (size_t)k_max * sizeof *a);
         if (a) tr->sil_ms = a;
-        int *o = realloc(tr->sil_ops, (size_t)k_max * n * sizeof *o);
+        int *o = dp_alloc_realloc(tr->sil_ops, (size_t)k_max * n * sizeof *o);
         if (o) tr->sil_ops = o;
-        int *d = realloc(tr->sil_dev, (size_t)k_max * n * sizeof *d);
+        int *d = dp_alloc_realloc(tr->sil_dev, (size_t)k_max * n * sizeof *d);
         if (d) tr->sil_dev = d;
         if (!a || !o || !d) return DP_ENOMEM;
         tr->sil_cap = k_max;
@@ -1012,7 +1013,7 @@ static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
 {
     if (tr->n_rows_ep == tr->cap_rows_ep) {
         long cap = tr->cap_rows_ep ? 2 * tr->cap_rows_ep : 64;
-        dp_h5io_traj_episode *x = realloc(tr->rows_ep, (size_t)cap * sizeof *x);
+        dp_h5io_traj_episode *x = dp_alloc_realloc(tr->rows_ep, (size_t)cap * sizeof *x);
         if (!x) return DP_ENOMEM;
         tr->rows_ep = x;
         tr->cap_rows_ep = cap;
@@ -1021,7 +1022,7 @@ static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
     if (tr->n_rows_st + tr->n > tr->cap_rows_st) {
         long cap = tr->cap_rows_st ? 2 * tr->cap_rows_st : 64L * tr->n;
         while (cap < tr->n_rows_st + tr->n) cap *= 2;
-        dp_h5io_traj_step *x = realloc(tr->rows_st, (size_t)cap * sizeof *x);
+        dp_h5io_traj_step *x = dp_alloc_realloc(tr->rows_st, (size_t)cap * sizeof *x);
         if (!x) return DP_ENOMEM;
         tr->rows_st = x;
         tr->cap_rows_st = cap;
@@ -1079,7 +1080,7 @@ static int sil_gather(dp_train *tr, dp_h5io_ckpt *ck)
 {
     if (tr->multi) select_graph(tr, tr->cur); /* the fields in hand back to their record */
     const int G = tr->n_bd;
-    int *nops = malloc((size_t)G * sizeof *nops), *ndev = malloc((size_t)G * sizeof *ndev), *cnt = malloc((size_t)G * sizeof *cnt);
+    int *nops = dp_alloc_malloc((size_t)G * sizeof *nops), *ndev = dp_alloc_malloc((size_t)G * sizeof *ndev), *cnt = dp_alloc_malloc((size_t)G * sizeof *cnt);
     ck->sil_graphs = G;
     ck->sil_graph_ops = nops;
     ck->sil_graph_devices = ndev;
@@ -1093,9 +1094,9 @@ static int sil_gather(dp_train *tr, dp_h5io_ckpt *ck)
         placements += (size_t)cnt[i];
         steps += (size_t)cnt[i] * (size_t)nops[i];
     }
-    ck->sil_all_ms = malloc(placements * sizeof(double) + 1);
-    ck->sil_all_ops = malloc(steps * sizeof(int) + 1);
-    ck->sil_all_dev = malloc(steps * sizeof(int) + 1);
+    ck->sil_all_ms = dp_alloc_malloc(placements * sizeof(double) + 1);
+    ck->sil_all_ops = dp_alloc_malloc(steps * sizeof(int) + 1);
+    ck->sil_all_dev = dp_alloc_malloc(steps * sizeof(int) + 1);
     if (!ck->sil_all_ms || !ck->sil_all_ops || !ck->sil_all_dev) return DP_ENOMEM;
     size_t p = 0, o = 0;
     for (int i = 0; i < G; i++) {
@@ -1137,8 +1138,8 @@ static int sil_scatter(dp_train *tr, const dp_h5io_ckpt *ck)
         bound_graph *b = &tr->bd[i];
         const size_t k = (size_t)ck->sil_graph_n[i], len = k * (size_t)b->n;
         if (k == 0) continue;
-        double *ms = malloc(k * sizeof *ms);
-        int *ops = malloc(len * sizeof *ops), *dev = malloc(len * sizeof *dev);
+        double *ms = dp_alloc_malloc(k * sizeof *ms);
+        int *ops = dp_alloc_malloc(len * sizeof *ops), *dev = dp_alloc_malloc(len * sizeof *dev);
         if (!ms || !ops || !dev) {
             free(ms); free(ops); free(dev);
             return DP_ENOMEM;
@@ -1295,7 +1296,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     ck.same_graph = resume;
     ck.best_assignment = tr->best_assign;
     size_t sz = gsl_rng_size(tr->master);
-    unsigned char *st = malloc(sz);
+    unsigned char *st = dp_alloc_malloc(sz);
     if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
     ck.rng_state = st;
     ck.rng_size = sz;
@@ -1303,8 +1304,8 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     ck.plc_best = tr->best_plc;
     int *nops = NULL, *ndev = NULL;
     if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
-        nops = malloc((size_t)tr->n_bd * sizeof *nops);
-        ndev = malloc((size_t)tr->n_bd * sizeof *ndev);
+        nops = dp_alloc_malloc((size_t)tr->n_bd * sizeof *nops);
+        ndev = dp_alloc_malloc((size_t)tr->n_bd * sizeof *ndev);
         if (!nops || !ndev) {
             free(nops); free(ndev); free(st);
             return dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -1432,7 +1433,7 @@ static int eval_greedy(dp_train *tr, dp_error *err)
     /* its trajectory row (written with the episodes' at the next flush) */
     if (tr->n_rows_ev == tr->cap_rows_ev) {
         long cap = tr->cap_rows_ev ? 2 * tr->cap_rows_ev : 16;
-        dp_h5io_traj_eval *x = realloc(tr->rows_ev, (size_t)cap * sizeof *x);
+        dp_h5io_traj_eval *x = dp_alloc_realloc(tr->rows_ev, (size_t)cap * sizeof *x);
         if (!x) return dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
         tr->rows_ev = x;
         tr->cap_rows_ev = cap;

@@ -1,5 +1,6 @@
 /* dp_engine.c: the one simulation entry point (see dp_engine.h). */
 #include "dp_engine.h"
+#include "dp_alloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine
      * inf, NaN or overflowing (dp_machine_costs names the machine keys; here the tables may be a
      * caller's own) */
     if (dp_cost_check(g, c, NULL, err) != DP_OK) return NULL;
-    dp_engine *e = calloc(1, sizeof *e);
+    dp_engine *e = dp_alloc_calloc(1, sizeof *e);
     if (!e) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return NULL;
@@ -179,7 +180,7 @@ int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, dou
 
 dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err)
 {
-    dp_engine_incumbent *inc = calloc(1, sizeof *inc);
+    dp_engine_incumbent *inc = dp_alloc_calloc(1, sizeof *inc);
     if (inc) inc->e = e;
     if (inc && e->fast &&
         (!(inc->p = dp_sim_prefix_alloc(e->g->n_ops, e->c->n_devices)) ||

@@ -40,6 +40,7 @@
 #include <assert.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include "dp_alloc.h"
 
 #define DP_HEAP_NO_INDEX(ctx, x, i) ((void)0)
 
@@ -177,7 +178,7 @@ static inline void *dp_heap_grow(void *a, int *cap, int need, size_t elem)
     if (need <= *cap) return a;
     int nc = *cap > 0 ? *cap : 16;
     while (nc < need) nc *= 2;
-    void *p = realloc(a, (size_t)nc * elem);
+    void *p = dp_alloc_realloc(a, (size_t)nc * elem);
     if (p) *cap = nc;
     return p;
 }

@@ -295,7 +295,7 @@ static void barriers_alloc(dp_hisim *s)
     }
     CALLOC(s, b->level_ptr, (size_t)b->n_levels + 1, sizeof(int));
     ALLOC(s, b->level_left, (size_t)b->n_levels, sizeof(long));
-    int *fill = calloc((size_t)b->n_levels, sizeof(int));
+    int *fill = dp_alloc_calloc((size_t)b->n_levels, sizeof(int));
     if (!b->level_ptr || !b->level_left || !fill) { free(fill); s->owned.failed = 1; return; }
     for (int v = 0; v < s->n; v++) b->level_ptr[b->level[v] + 1]++;
     for (int l = 0; l < b->n_levels; l++) b->level_ptr[l + 1] += b->level_ptr[l];
@@ -419,7 +419,7 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
                          const dp_hisim_options *o, dp_error *err)
 {
     if (check_options(g, c, t, o, err) != DP_OK) return NULL;
-    dp_hisim *s = calloc(1, sizeof *s);
+    dp_hisim *s = dp_alloc_calloc(1, sizeof *s);
     if (s) s->bound = s->exceeded = INFINITY;
     if (!s) goto nomem;
     s->g = g;

@@ -1,5 +1,6 @@
 /* dp_machine.c: the machine description, filled by key (see dp_machine.h). */
 #include "dp_machine.h"
+#include "dp_alloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -107,7 +108,7 @@ static int parse_double(const char *s, double *out)
 
 static int set_name(char **slot, const char *value, dp_error *err)
 {
-    char *copy = strdup(value);
+    char *copy = dp_alloc_strdup(value);
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
     free(*slot);
     *slot = copy;

@@ -1,5 +1,6 @@
 /* dp_problem.c: a graph on a machine, its cost tables and its engine (see dp_problem.h). */
 #include "dp_problem.h"
+#include "dp_alloc.h"
 
 #include <stdlib.h>
 
@@ -10,7 +11,7 @@ static dp_problem *assemble(const dp_graph *g, const dp_cost *c, dp_machine *m, 
         dp_error_set(err, DP_EINVAL, "problem: a graph and a machine are required");
         return NULL;
     }
-    dp_problem *p = calloc(1, sizeof *p);
+    dp_problem *p = dp_alloc_calloc(1, sizeof *p);
     if (!p) {
         dp_error_set(err, DP_ENOMEM, "out of memory");
         return NULL;

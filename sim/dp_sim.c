@@ -69,7 +69,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: cost tables do not match the graph", g->source);
         return NULL;
     }
-    dp_sim *s = calloc(1, sizeof *s);
+    dp_sim *s = dp_alloc_calloc(1, sizeof *s);
     if (s) s->bound = INFINITY;
     if (!s) goto nomem;
     s->g = g;
@@ -143,6 +143,7 @@ static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
 static inline void grant_head(dp_sim *s, int d)
 {
     int v = s->qhead[d];
+    assert(!s->busy_flag[d]);   /* one op at a time on a device: no overlap */
     s->qhead[d] = s->qnext[v];
     if (s->qhead[d] < 0) s->qtail[d] = -1;
     s->busy_flag[d] = 1;
@@ -216,6 +217,7 @@ static inline void compute_done(dp_sim *s, int v)
 {
     int d = s->dev[v];
     s->end[v] = s->now;
+    assert(s->busy_flag[d]);
     s->busy_flag[d] = 0;
     /* RELEASE of d and FINISH of v, one entry: the two are always adjacent in the FIFO (pushed
      * together, and what RELEASE pushes goes behind them), so running them back to back is the
@@ -267,6 +269,27 @@ static void loop(dp_sim *s)
     }
 }
 
+#ifndef NDEBUG
+/* The schedule of a finished run is feasible (asserted in debug builds; O(ops + edges)): every
+ * placed op joined its queue after its inputs arrived (ready >= every predecessor's end), started
+ * after that, ended after its start, and no later than the makespan; a device is busy no longer
+ * than the makespan. Overlap on a device is asserted where ops are granted (grant_head). */
+static int schedule_feasible(const dp_sim *s)
+{
+    const dp_graph *g = s->g;
+    for (int v = 0; v < s->n; v++) {
+        if (s->dev[v] < 0) continue;
+        if (!(s->ready[v] >= 0 && s->start[v] >= s->ready[v] && s->end[v] >= s->start[v] && s->end[v] <= s->makespan))
+            return 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++)
+            if (!(s->ready[v] >= s->end[g->edge_src[g->pred_edge[q]]])) return 0;
+    }
+    for (int d = 0; d < s->D; d++)
+        if (!(s->busy[d] >= 0 && s->busy[d] <= s->makespan * (1 + 1e-9))) return 0;
+    return 1;
+}
+#endif
+
 /* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
 static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res, dp_error *err)
 {
@@ -306,6 +329,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
+    assert(s->exceeded < INFINITY || schedule_feasible(s));   /* a bounded run may stop early */
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
@@ -336,24 +360,24 @@ int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *c
 
 dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
 {
-    dp_sim_prefix *p = calloc(1, sizeof *p);
+    dp_sim_prefix *p = dp_alloc_calloc(1, sizeof *p);
     if (!p) return NULL;
     const size_t n = n_ops > 0 ? (size_t)n_ops : 1, D = n_devices > 0 ? (size_t)n_devices : 1;
     p->n_ops = n_ops;
     p->n_devices = n_devices;
-    p->rank = malloc(n * sizeof(int));
-    p->dev_ops = calloc(D, sizeof(int *));
-    p->dev_n = calloc(D, sizeof(int));
-    p->dev_cap = calloc(D, sizeof(int));
-    p->start = malloc(n * sizeof(double));
-    p->end = malloc(n * sizeof(double));
-    p->ready = malloc(n * sizeof(double));
-    p->seq_done = malloc(n * sizeof(uint64_t));
-    p->seq_fin = malloc(n * sizeof(uint64_t));
-    p->seq_ready = malloc(n * sizeof(uint64_t));
-    p->placed = malloc(n * sizeof(int));
-    p->changed = malloc(n * sizeof(int));
-    p->dev = malloc(n * sizeof(int));
+    p->rank = dp_alloc_malloc(n * sizeof(int));
+    p->dev_ops = dp_alloc_calloc(D, sizeof(int *));
+    p->dev_n = dp_alloc_calloc(D, sizeof(int));
+    p->dev_cap = dp_alloc_calloc(D, sizeof(int));
+    p->start = dp_alloc_malloc(n * sizeof(double));
+    p->end = dp_alloc_malloc(n * sizeof(double));
+    p->ready = dp_alloc_malloc(n * sizeof(double));
+    p->seq_done = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->seq_fin = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->seq_ready = dp_alloc_malloc(n * sizeof(uint64_t));
+    p->placed = dp_alloc_malloc(n * sizeof(int));
+    p->changed = dp_alloc_malloc(n * sizeof(int));
+    p->dev = dp_alloc_malloc(n * sizeof(int));
     if (!p->dev || !p->start || !p->end || !p->ready || !p->seq_done || !p->seq_fin || !p->seq_ready || !p->placed || !p->changed ||
         !p->rank || !p->dev_ops || !p->dev_n || !p->dev_cap) {
         dp_sim_prefix_free(p);

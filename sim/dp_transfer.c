@@ -1,6 +1,7 @@
 /* dp_transfer.c: the transfer models' common workspace and interface (see dp_transfer.h); the
  * models are one file each behind the table below (dp_transfer_model.h). */
 #include "dp_transfer_model.h"
+#include "dp_alloc.h"
 
 #include <assert.h>
 #include <math.h>
@@ -76,7 +77,7 @@ dp_transfer *dp_transfer_alloc(dp_transfer_kind kind, const dp_cost *c, const dp
         dp_error_set(err, DP_EINVAL, "chunks must be 1..1024, got %d", chunks);
         return NULL;
     }
-    dp_transfer *x = calloc(1, sizeof *x);
+    dp_transfer *x = dp_alloc_calloc(1, sizeof *x);
     if (!x) goto nomem;
     x->kind = kind;
     x->model = model;
@@ -142,7 +143,7 @@ void dp_transfer_log_busy(dp_transfer *x, int chan, int id, double t0, double t1
 {
     if (x->n_busy == x->cap_busy) {
         int nc = x->cap_busy ? 2 * x->cap_busy : 1024;
-        dp_transfer_busy *p = realloc(x->busy_log, (size_t)nc * sizeof *p);
+        dp_transfer_busy *p = dp_alloc_realloc(x->busy_log, (size_t)nc * sizeof *p);
         if (!p) return;  /* the trace loses entries, the simulation does not change */
         x->busy_log = p;
         x->cap_busy = nc;
@@ -154,7 +155,7 @@ void dp_transfer_log_rate(dp_transfer *x, double t, int k, int n, double rate_Bp
 {
     if (x->n_rate == x->cap_rate) {
         int nc = x->cap_rate ? 2 * x->cap_rate : 1024;
-        dp_transfer_rate *p = realloc(x->rate_log, (size_t)nc * sizeof *p);
+        dp_transfer_rate *p = dp_alloc_realloc(x->rate_log, (size_t)nc * sizeof *p);
         if (!p) return;
         x->rate_log = p;
         x->cap_rate = nc;

@@ -8,6 +8,7 @@
  * to each of its flows since the reset) and a heap of its flows keyed by the level at which each
  * one finishes: a rate change is O(classes), not O(flows). */
 #include "dp_transfer_model.h"
+#include "dp_alloc.h"
 
 #include <assert.h>
 #include <math.h>
@@ -77,7 +78,7 @@ static int mm_alloc(dp_transfer *x)
     for (int k = 0; k < t->n_classes; k++)
         for (int q = t->class_ptr[k]; q < t->class_ptr[k + 1]; q++) s->chan_cls_ptr[t->class_chan[q] + 1]++;
     for (size_t ch = 0; ch < NC; ch++) s->chan_cls_ptr[ch + 1] += s->chan_cls_ptr[ch];
-    int *fill = calloc(NC, sizeof(int));
+    int *fill = dp_alloc_calloc(NC, sizeof(int));
     if (!fill) return DP_ENOMEM;
     for (int k = 0; k < t->n_classes; k++)
         for (int q = t->class_ptr[k]; q < t->class_ptr[k + 1]; q++) {
