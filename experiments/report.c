@@ -2,14 +2,13 @@
 #include "report.h"
 #include "cli.h"
 #include "dp_file.h"
-#include "dp_h5file.h"
+#include "dp_h5io.h"
 #include "dp_sim.h"
 #include "run.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gsl/gsl_statistics_double.h>
-#include <hdf5.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1620,66 +1619,17 @@ out:
     return rc;
 }
 
-/* Read a 1-D dataset of a trajectory file as doubles; *n its length. */
-static double *read_column(hid_t f, const char *name, long *n)
-{
-    hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
-    if (d < 0) return NULL;
-    hid_t sp = H5Dget_space(d);
-    hsize_t len = 0;
-    double *x = NULL;
-    if (H5Sget_simple_extent_ndims(sp) == 1) {
-        H5Sget_simple_extent_dims(sp, &len, NULL);
-        x = dp_alloc_malloc_n(len ? (size_t)len : 1, sizeof(double));
-        if (x && len && H5Dread(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x) < 0) {
-            free(x);
-            x = NULL;
-        }
-    }
-    H5Sclose(sp);
-    H5Dclose(d);
-    *n = (long)len;
-    return x;
-}
-
-/* A string attribute of an HDF5 object into buf ("" when absent, not a string, or a
- * variable-length string: never converted, dp_h5file.h). */
-static void read_str_attr(hid_t f, const char *path, const char *name, char *buf, size_t cap)
-{
-    buf[0] = '\0';
-    char *v = dp_h5file_attr_read_str(f, path, name, NULL);
-    if (v) snprintf(buf, cap, "%s", v);
-    free(v);
-}
-
 int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o, const char *out, dp_error *err)
 {
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    hid_t f = H5Fopen(trajectory, H5F_ACC_RDONLY, H5P_DEFAULT);
-    if (f < 0) return dp_error_set(err, DP_EIO, "%s: not a readable HDF5 file", trajectory);
-    long n = 0, ns = 0, nv = 0, nvs = 0, nve = 0;
-    double *ms = read_column(f, "/episodes/makespan", &n);
-    double *st = read_column(f, "/episodes/stage", &ns);
-    /* the greedy evaluations (trajectory version 2; none in older files) */
-    double *ev_ms = NULL, *ev_st = NULL, *ev_ep = NULL;
-    if (H5Lexists(f, "evaluations", H5P_DEFAULT) > 0) {
-        ev_ms = read_column(f, "/evaluations/makespan", &nv);
-        ev_st = read_column(f, "/evaluations/stage", &nvs);
-        ev_ep = read_column(f, "/evaluations/episode", &nve);
-        if (!ev_ms || !ev_st || !ev_ep || nvs != nv || nve != nv) nv = 0;
-    }
-    char unit[256], gname[256];
-    read_str_attr(f, trajectory, "time_unit", unit, sizeof unit);
-    read_str_attr(f, trajectory, "graph", gname, sizeof gname);
-    H5Fclose(f);
-    int rc = DP_OK;
+    /* the one reader of the trajectory layout (dp_h5io.h) */
+    dp_h5io_traj t;
+    int rc = dp_h5io_traj_read(trajectory, &t, err);
+    if (rc != DP_OK) return rc;
+    long n = t.n_episodes, nv = t.n_evaluations;
+    const char *unit = t.time_unit, *gname = t.graph;
     plot p;
     FILE *d = NULL;
     p.dir[0] = '\0';
-    if (!ms || !st || n != ns) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: no /episodes/makespan and /episodes/stage of equal length (not a doppler trajectory file)", trajectory);
-        goto out;
-    }
     if (n == 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no episode yet", trajectory); goto out; }
     int window = o ? o->window : 0;
     if (window < 1) window = n >= 200 ? (int)(n / 50) : 1;
@@ -1690,7 +1640,7 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     int stages[8], n_st = 0;
     long first_row[8];
     for (long i = 0; i < n; i++) {
-        int s = (int)st[i], k;
+        int s = t.episodes[i].stage, k;
         for (k = 0; k < n_st; k++) if (stages[k] == s) break;
         if (k == n_st && n_st < 8) { first_row[n_st] = i; stages[n_st++] = s; }
     }
@@ -1701,11 +1651,12 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
         long m = 0;
         prefix[0] = 0;
         for (long i = 0; i < n; i++) {
-            if ((int)st[i] != stages[k]) continue;
-            prefix[m + 1] = prefix[m] + ms[i];
+            if (t.episodes[i].stage != stages[k]) continue;
+            double ms = t.episodes[i].makespan;
+            prefix[m + 1] = prefix[m] + ms;
             m++;
             long lo = m > window ? m - window : 0;
-            fprintf(d, "%ld %.10g %.10g\n", i, ms[i], (prefix[m] - prefix[lo]) / (double)(m - lo));
+            fprintf(d, "%ld %.10g %.10g\n", i, ms, (prefix[m] - prefix[lo]) / (double)(m - lo));
         }
         fprintf(d, "\n\n");
     }
@@ -1714,9 +1665,10 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     long n_ev = 0;
     for (long j = 0; j < nv; j++) {
         int k;
-        for (k = 0; k < n_st; k++) if (stages[k] == (int)ev_st[j]) break;
-        long x = k < n_st ? first_row[k] + (long)ev_ep[j] : (long)ev_ep[j];
-        fprintf(d, "%ld %.10g\n", x, ev_ms[j]);
+        const dp_h5io_traj_eval *ev = &t.evaluations[j];
+        for (k = 0; k < n_st; k++) if (stages[k] == ev->stage) break;
+        long x = k < n_st ? first_row[k] + (long)ev->episode : (long)ev->episode;
+        fprintf(d, "%ld %.10g\n", x, ev->makespan);
         n_ev++;
     }
     fprintf(d, "\n\n");
@@ -1796,10 +1748,6 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     fputc('\n', g);
     rc = plot_end(&p, err);
 out:
-    free(ms);
-    free(st);
-    free(ev_ms);
-    free(ev_st);
-    free(ev_ep);
+    dp_h5io_traj_free(&t);
     return rc;
 }

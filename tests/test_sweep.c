@@ -11,6 +11,7 @@
 #include <hdf5.h>
 
 #include "report.h"
+#include "dp_h5io.h"
 #include "results.h"
 #include "run.h"
 #include "sweep.h"
@@ -783,7 +784,8 @@ START_TEST(learning_curve_plot)
     FILE *f = fopen(traj, "w");
     fputs("x", f);
     fclose(f);
-    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EIO);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "not an HDF5 file") && strstr(err.msg, traj), "%s", err.msg);
     hid_t h = H5Fcreate(traj, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(h, "episodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     double m[40];
@@ -796,14 +798,29 @@ START_TEST(learning_curve_plot)
     H5Dclose(d);
     H5Gclose(g);
     H5Fclose(h);
-    /* a stage column missing */
-    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    /* an HDF5 file with two of the columns but none of the layout's attributes: the one reader
+     * (dp_h5io_traj_read) refuses it; the plot had read it as a trajectory */
     h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
     d = H5Dcreate2(h, "/episodes/stage", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, st);
     H5Dclose(d);
     H5Sclose(sp);
     H5Fclose(h);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "not a doppler trajectory file") != NULL, "%s", err.msg);
+    /* the layout as training writes it, without its stage column: refused naming the column */
+    dp_h5io_traj_episode rows[40];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 40; i++) { rows[i].makespan = m[i]; rows[i].stage = st[i]; rows[i].episode = i < 20 ? i : i - 20; }
+    ck_assert_int_eq(dp_h5io_traj_create(traj, "g", 4, 2, "sim", "ms", "{}", "", &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_append(traj, rows, 40, NULL, 0, &err), DP_OK);
+    h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(H5Ldelete(h, "/episodes/stage", H5P_DEFAULT), 0);
+    H5Fclose(h);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "/episodes/stage") != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_h5io_traj_create(traj, "g", 4, 2, "sim", "ms", "{}", "", &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_append(traj, rows, 40, NULL, 0, &err), DP_OK);
     if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
         ck_assert_msg(dp_report_plot_learning(traj, &po, png, &err) == DP_OK, "%s", err.msg);
         struct stat sb;

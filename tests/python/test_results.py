@@ -50,6 +50,37 @@ def test_read_trajectory(tmp_path):
     assert t["attrs"]["format"] == "doppler-trajectory" and t["attrs"]["n_ops"] == 24
 
 
+def test_read_trajectory_agrees_with_the_layout(tmp_path):
+    """The library's reader (dp_h5io_traj_read through ctypes: read_trajectory) and the documented
+    layout read by h5py (doc/file-formats.md) give the same rows, bit for bit, and the same
+    attributes, for a run with evaluations (two stages, a validation graph)."""
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    cfg = tmp_path / "t.json"
+    cfg.write_text(json.dumps({"network": {"hidden": 4, "mlp_hidden": 4, "edge_hidden": 4, "steps": 1},
+                               "checkpoint_every": 2}))
+    traj = tmp_path / "t.traj.h5"
+    g = bundled("chainmm-small")
+    run_cli("train", "--graph", g, "--stage", "il", "--episodes", "4", "--config", str(cfg),
+            "--checkpoint", str(tmp_path / "t.h5"), "--trajectory", str(traj), "--quiet")
+    t = doppler.read_trajectory(str(traj))
+    with h5py.File(traj, "r") as f:
+        for group in ("episodes", "steps", "evaluations"):
+            ours = t[group]
+            assert set(f[group]) == set(ours.columns) - {"episode_row"}, group
+            for k in f[group]:
+                col = f[group][k][:]
+                assert ours[k].dtype == col.dtype, (group, k)
+                assert np.array_equal(ours[k].to_numpy(), col, equal_nan=col.dtype.kind == "f"), (group, k)
+        for k in ("graph", "oracle", "time_unit", "run_id"):
+            assert t["attrs"][k] == f.attrs[k].decode(), k
+        for k in ("version", "n_ops", "n_devices"):
+            assert t["attrs"][k] == int(f.attrs[k]), k
+        assert t["attrs"]["config"] == json.loads(f.attrs["config"].decode())
+    assert len(t["episodes"]) == 4 and len(t["evaluations"]) >= 1
+    assert (t["episodes"]["stage"] == 0).all()
+
+
 def test_env_records_are_dataframes():
     g = doppler.Graph.read(bundled("chainmm-small"))
     env = doppler.Env(g)
