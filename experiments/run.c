@@ -114,20 +114,20 @@ int dp_run_is_machine_param(const char *name)
     return k >= 0 && strcmp(dp_machine_keys()[k].name, name) == 0;
 }
 
+/* k is in list (NULL-ended); an entry ending in '*' admits every k with that prefix */
 static int in_list(const char *k, const char *const *list)
 {
-    for (int i = 0; list && list[i]; i++)
-        if (strcmp(k, list[i]) == 0) return 1;
+    for (int i = 0; list && list[i]; i++) {
+        size_t n = strlen(list[i]);
+        if (n && list[i][n - 1] == '*' ? strncmp(k, list[i], n - 1) == 0 : strcmp(k, list[i]) == 0) return 1;
+    }
     return 0;
 }
 
-/* The parameters of each kind of method (run.h), besides the machine's */
+/* A placement's parameters (dp_place_options, checked against the method's row by
+ * check_place_params); a training run's are its row's sweep_params (policy/dp_place.c) */
 static const char *const place_params[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
                                            "refine", "refine_budget", "append_only", "ties", "checkpoint", "proposals", NULL};
-/* DOPPLER's also take cfg__KEY__SUBKEY, one key of the training config */
-static const char *const doppler_params[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples",
-                                             "bench_reps", "variant", "model_selection", NULL};
-static const char *const baseline_params[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
 /* parameters that are integers wherever they are taken */
 static const char *const integer_params[] = {"seed", "timing_repeats", "device", "budget", "samples", "refine_budget",
                                              "append_only", "episodes_il", "episodes_sim", "episodes", "bench_reps", NULL};
@@ -136,9 +136,8 @@ int dp_run_check_params(const json_t *params, const char *method, const char *co
 {
     const char *k;
     json_t *v;
-    const int cfg_keys = own == doppler_params;
+    const int cfg_keys = in_list("cfg__", own);
     json_object_foreach((json_t *)params, k, v) {
-        if (cfg_keys && strncmp(k, "cfg__", 5) == 0) continue;
         if (!dp_run_is_machine_param(k) && !in_list(k, own))
             return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s%s", k, method,
                                 cfg_keys ? " (training config keys are cfg__KEY__SUBKEY)" : "");
@@ -185,16 +184,20 @@ static int check_place_params(const json_t *params, const char *method, dp_error
     return dp_error_set(err, DP_EINVAL, "parameter %s", msg);
 }
 
+/* The sweep parameters of method m, from its row of the method table */
+static const char *const *method_params(const dp_place_method *m)
+{
+    return m->sweep_run == DP_PLACE_SWEEP_PLACE ? place_params : m->sweep_params;
+}
+
 int dp_run_check(const json_t *params, dp_error *err)
 {
     const char *method = NULL;
     if (dp_sweep_param_str(params, "method", NULL, &method, err) != DP_OK) return DP_EINVAL;
     if (!method) return dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
-    const char *const *own = NULL;
-    if (strcmp(method, "doppler") == 0) own = doppler_params;
-    else if (strcmp(method, "placeto") == 0 || strcmp(method, "gdp") == 0) own = baseline_params;
-    else if (dp_place_find(method)) own = place_params;
-    else {
+    const dp_place_method *pm = dp_place_find(method);
+    const char *const *own = pm ? method_params(pm) : NULL;
+    if (!pm) {
         /* the registry's own message: "unknown method "x" (known: ...)" */
         int dummy = 0;
         int rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);
@@ -505,7 +508,7 @@ static void train_files_result(const dp_run_context *ctx, const char *traj, dp_r
 
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    if (dp_run_check_params(params, method, doppler_params, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
     const char *k;
     json_t *v;
     long seed, ep_il, ep_sim, samples, bench;
@@ -654,7 +657,7 @@ done:
  * DOPPLER's, then the greedy (or best of `samples`) placement ---- */
 static int run_baseline(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    if (dp_run_check_params(params, method, baseline_params, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
     int m;
     if (dp_agent_parse(method, &m) != DP_OK || m == DP_AGENT_DOPPLER)
         return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
@@ -728,20 +731,6 @@ done:
     return rc;
 }
 
-/* Methods that are not plain placements (they train, or measure on a real executor) register
- * here; everything else goes to the placement registry (policy/dp_place.c). */
-typedef int (*run_fn)(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out,
-                      dp_error *err);
-static const struct {
-    const char *name;
-    run_fn fn;
-} runners[] = {
-    {"doppler", run_doppler},
-    {"placeto", run_baseline},
-    {"gdp", run_baseline},
-    {NULL, NULL},
-};
-
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err)
 {
     dp_error local;
@@ -751,11 +740,11 @@ int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *o
     int rc = dp_sweep_param_str(params, "method", NULL, &method, err);
     if (rc == DP_OK && !method) rc = dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
     if (rc == DP_OK) {
-        run_fn fn = NULL;
-        for (int i = 0; runners[i].name; i++)
-            if (strcmp(runners[i].name, method) == 0) fn = runners[i].fn;
-        if (fn) rc = fn(params, ctx, method, out, err);
-        else if (dp_place_find(method)) rc = run_place(params, ctx, method, out, err);
+        /* how to run it is the method's row's (policy/dp_place.c: sweep_run) */
+        const dp_place_method *m = dp_place_find(method);
+        if (m && m->sweep_run == DP_PLACE_SWEEP_STAGES) rc = run_doppler(params, ctx, method, out, err);
+        else if (m && m->sweep_run == DP_PLACE_SWEEP_AGENT) rc = run_baseline(params, ctx, method, out, err);
+        else if (m) rc = run_place(params, ctx, method, out, err);
         else {
             int dummy = 0;
             rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);
