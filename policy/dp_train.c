@@ -1,5 +1,6 @@
 /* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
+#include "dp_runtime.h"
 #include "dp_place.h"
 #include "dp_json.h"
 #include "dp_h5io.h"
@@ -64,13 +65,11 @@ struct dp_train {
     int need_prepare;
     int traj_ready;
     char run_id[40];        /* this run's identifier, in its checkpoints and trajectory */
-    /* model selection: the parameters whose greedy placement was best at an evaluation */
-    double best_greedy;     /* raw unit */
-    double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
-    float *best_sel, *best_plc;
+    /* model selection (dp_runtime.h): the parameters whose greedy placement was best at an
+     * evaluation (best_score: raw unit, or a mean ratio with several graphs), the latest greedy
+     * makespan (evaluation or baseline: last_score) and patience (stale) */
+    dp_runtime_select sel;
     int *topo_pos;            /* (n) position of each op in the graph's topological order */
-    int has_best;
-    long traj_episodes, traj_steps; /* rows in the trajectory file */
     long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
     long stage_sims0;       /* sims when the current stage began (kept by checkpoints) */
     /* this project's estimators (dp_train_stage): forced first choice, replays, self-imitation */
@@ -85,7 +84,6 @@ struct dp_train {
     int sil_n, sil_cap;     /* self-imitation buffer: the best placements found, as step sequences */
     double *sil_ms;         /* (sil_cap) their makespans (raw) */
     int *sil_ops, *sil_dev; /* (sil_cap, n) */
-    int stale;              /* evaluations in a row without a better greedy makespan */
     /* the current episode's record. SEL: O(n) per episode, one entry per step. The ready sets
      * themselves are not kept (their sizes sum to O(n^2) on a wide graph: 2.6 GB for 20,000
      * independent ops): episode_grad rebuilds them backwards from the chosen ops (the
@@ -110,12 +108,7 @@ struct dp_train {
     int *plc_a;
     double *plc_H;
     float *zbuf, *gbuf;
-    /* pending trajectory rows */
-    dp_h5io_traj_episode *rows_ep;
-    dp_h5io_traj_step *rows_st;
-    long n_rows_ep, cap_rows_ep, n_rows_st, cap_rows_st;
-    dp_h5io_traj_eval *rows_ev;  /* pending model-selection evaluation rows */
-    long n_rows_ev, cap_rows_ev, traj_evals;
+    dp_runtime_traj traj;   /* pending trajectory rows and the rows of the file (dp_runtime.h) */
 };
 
 static double now_s(void)
@@ -186,13 +179,12 @@ void dp_train_free(dp_train *tr)
     free(tr->best_assign);
     free(tr->forced_assign);
     free(tr->scratch_dev);
-    free(tr->best_sel);
-    free(tr->best_plc);
+    dp_runtime_select_free(&tr->sel);
     free(tr->sel_a); free(tr->sel_v); free(tr->sel_nr); free(tr->sel_lpa); free(tr->sel_nmark); free(tr->sel_marka);
     free(tr->rs_ops); free(tr->rs_pos); free(tr->rs_at); free(tr->rs_z); free(tr->rs_p); free(tr->rs_lp); free(tr->rs_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
-    free(tr->rows_ep); free(tr->rows_st); free(tr->rows_ev);
+    dp_runtime_traj_free(&tr->traj);
     free(tr);
 }
 
@@ -328,10 +320,8 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
     if (!tr->best_assign) goto nomem;
     /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
      * tensors in the flat array must not become parameters of uninitialised memory */
-    tr->best_sel = dp_alloc_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
-    tr->best_plc = dp_alloc_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
-    if (!tr->best_sel || !tr->best_plc) goto nomem;
-    tr->best_greedy = INFINITY;
+    if (dp_runtime_select_init(&tr->sel, tr->blk[0], tr->blk[1], err) != DP_OK) goto fail;
+    tr->sel.last_score = 0; /* progress reports 0 before the first greedy placement */
     if (init && dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
@@ -999,24 +989,9 @@ out:
 
 static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
 {
-    if (tr->n_rows_ep == tr->cap_rows_ep) {
-        long cap = tr->cap_rows_ep ? 2 * tr->cap_rows_ep : 64;
-        dp_h5io_traj_episode *x = realloc(tr->rows_ep, (size_t)cap * sizeof *x);
-        if (!x) return DP_ENOMEM;
-        tr->rows_ep = x;
-        tr->cap_rows_ep = cap;
-    }
-    tr->rows_ep[tr->n_rows_ep++] = *e;
-    if (tr->n_rows_st + tr->n > tr->cap_rows_st) {
-        long cap = tr->cap_rows_st ? 2 * tr->cap_rows_st : 64L * tr->n;
-        while (cap < tr->n_rows_st + tr->n) cap *= 2;
-        dp_h5io_traj_step *x = realloc(tr->rows_st, (size_t)cap * sizeof *x);
-        if (!x) return DP_ENOMEM;
-        tr->rows_st = x;
-        tr->cap_rows_st = cap;
-    }
-    for (int t = 0; t < tr->n; t++) {
-        dp_h5io_traj_step *s = &tr->rows_st[tr->n_rows_st++];
+    dp_h5io_traj_step *s = dp_runtime_traj_push(&tr->traj, e, tr->n);
+    if (!s) return DP_ENOMEM;
+    for (int t = 0; t < tr->n; t++, s++) {
         s->sel_op = tr->sel_v[t];
         s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lpa[t]; /* a fixed order: no choice */
         s->ready = tr->sel_nr[t];
@@ -1026,38 +1001,24 @@ static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
     return DP_OK;
 }
 
-static int flush_rows(dp_train *tr, const char *path, dp_error *err)
-{
-    if (path && (tr->n_rows_ep || tr->n_rows_st || tr->n_rows_ev)) {
-        int rc = dp_h5io_traj_append_rows(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, tr->rows_ev, tr->n_rows_ev, err);
-        if (rc != DP_OK) return rc;
-        tr->traj_episodes += tr->n_rows_ep;
-        tr->traj_steps += tr->n_rows_st;
-        tr->traj_evals += tr->n_rows_ev;
-    }
-    tr->n_rows_ep = tr->n_rows_st = tr->n_rows_ev = 0;
-    return DP_OK;
-}
-
 /* What the parameters were trained and model-selected on, as the checkpoint records it. */
 static char *trained_on_json(const dp_train *tr)
 {
-    json_t *o = json_object(), *lists[2] = {json_array(), json_array()};
-    for (int i = 0; i < tr->n_bd; i++) {
-        const bound_graph *b = &tr->bd[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "graph", json_string(b->g->name ? b->g->name : ""));
-        json_object_set_new(x, "n_ops", json_integer(b->n));
-        json_object_set_new(x, "n_devices", json_integer(b->D));
-        char fp[24];
-        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_cost_fingerprint(b->c));
-        json_object_set_new(x, "costs", json_string(fp));
-        json_array_append_new(lists[b->validation], x);
+    const dp_graph **g = malloc((size_t)tr->n_bd * sizeof *g);
+    const dp_cost **c = malloc((size_t)tr->n_bd * sizeof *c);
+    int *val = malloc((size_t)tr->n_bd * sizeof *val);
+    char *s = NULL;
+    if (g && c && val) {
+        for (int i = 0; i < tr->n_bd; i++) {
+            g[i] = tr->bd[i].g;
+            c[i] = tr->bd[i].c;
+            val[i] = tr->bd[i].validation;
+        }
+        s = dp_runtime_trained_on(tr->n_bd, g, c, val);
     }
-    json_object_set_new(o, "train", lists[0]);
-    json_object_set_new(o, "validation", lists[1]);
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
+    free(g);
+    free(c);
+    free(val);
     return s;
 }
 
@@ -1168,12 +1129,12 @@ static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
     ck.running_count = tr->running_count;
     ck.best_makespan = tr->best;
     ck.best_assignment = tr->best_assign;
-    ck.traj_episodes = tr->traj_episodes;
-    ck.traj_steps = tr->traj_steps;
-    ck.traj_evaluations = tr->traj_evals;
+    ck.traj_episodes = tr->traj.file_ep;
+    ck.traj_steps = tr->traj.file_st;
+    ck.traj_evaluations = tr->traj.file_ev;
     ck.simulations = tr->sims;
     ck.stage_simulations0 = tr->stage_sims0;
-    ck.stale = tr->stale;
+    ck.stale = tr->sel.stale;
     if (tr->n_bd == 1) {
         ck.sil_n = tr->sil_n;
         ck.sil_ms = tr->sil_ms;
@@ -1187,13 +1148,11 @@ static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
     }
     ck.time_unit = tr->g->time_unit;
     ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
-    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
-    ck.rng_state = gsl_rng_state(tr->master);
-    ck.rng_size = gsl_rng_size(tr->master);
-    ck.has_best = tr->has_best;
-    ck.best_greedy = tr->best_greedy;
-    ck.sel_best = tr->best_sel;
-    ck.plc_best = tr->best_plc;
+    dp_runtime_ckpt_rng_put(&ck, tr->master);
+    ck.has_best = tr->sel.has_best;
+    ck.best_greedy = tr->sel.best_score;
+    ck.sel_best = tr->sel.best[0];
+    ck.plc_best = tr->sel.best[1];
     int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
     sil_gather_free(&ck);
     free(cfg);
@@ -1268,13 +1227,13 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     int rc0 = dp_h5io_ckpt_read_info(path, &info, err);
     if (rc0 != DP_OK) return rc0;
     rc0 = check_compatible(tr, path, &info, err);
+    dp_h5io_ckpt_info_free(&info);
     if (rc0 == DP_OK && resume) {
         /* a resumed run continues on the graphs it trained on */
         char *mine = trained_on_json(tr);
-        rc0 = dp_h5io_trained_on_check(path, info.trained_on, mine, err);
+        rc0 = dp_runtime_resume_check(path, mine, 0, err);
         free(mine);
     }
-    dp_h5io_ckpt_info_free(&info);
     if (rc0 != DP_OK) return rc0;
     if (tr->cur != 0) select_graph(tr, 0);
     dp_h5io_ckpt ck;
@@ -1288,8 +1247,8 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
     ck.rng_state = st;
     ck.rng_size = sz;
-    ck.sel_best = tr->best_sel;
-    ck.plc_best = tr->best_plc;
+    ck.sel_best = tr->sel.best[0];
+    ck.plc_best = tr->sel.best[1];
     int *nops = NULL, *ndev = NULL;
     if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
         nops = malloc((size_t)tr->n_bd * sizeof *nops);
@@ -1308,25 +1267,22 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     }
     int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
     if (rc == DP_OK) {
-        tr->has_best = ck.has_best;
-        tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
+        tr->sel.has_best = ck.has_best;
+        tr->sel.best_score = ck.has_best ? ck.best_greedy : INFINITY;
     }
     if (rc == DP_OK && resume) {
-        if (strcmp(ck.rng_name, gsl_rng_name(tr->master)) != 0) {
-            rc = dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck.rng_name, gsl_rng_name(tr->master));
-        } else {
-            memcpy(gsl_rng_state(tr->master), st, sz);
+        if ((rc = dp_runtime_ckpt_rng_get(path, &ck, tr->master, err)) == DP_OK) {
             tr->stage = ck.stage;
             tr->episode = (long)ck.episode;
             tr->running_sum = ck.running_sum;
             tr->running_count = (long)ck.running_count;
             tr->best = ck.best_makespan;
-            tr->traj_episodes = (long)ck.traj_episodes;
-            tr->traj_steps = (long)ck.traj_steps;
-            tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
+            tr->traj.file_ep = (long)ck.traj_episodes;
+            tr->traj.file_st = (long)ck.traj_steps;
+            tr->traj.file_ev = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
             tr->sims = (long)ck.simulations;
             tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
-            tr->stale = (int)ck.stale;
+            tr->sel.stale = (int)ck.stale;
             if (tr->n_bd == 1 && ck.sil_n > 0) {
                 free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
                 tr->sil_ms = ck.sil_ms;
@@ -1358,8 +1314,7 @@ int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err)
     int rc = load_checkpoint(tr, checkpoint, 0, err);
     /* start from the checkpoint's best-greedy parameters when it has them */
     if (rc == DP_OK) dp_train_use_best(tr);
-    tr->has_best = 0;
-    tr->best_greedy = INFINITY;
+    dp_runtime_select_reset(&tr->sel);
     tr->best = INFINITY;
     return rc;
 }
@@ -1369,12 +1324,7 @@ int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory
     int rc = load_checkpoint(tr, checkpoint, 1, err);
     if (rc != DP_OK) return rc;
     if (trajectory) {
-        rc = dp_h5io_traj_check_run(trajectory, checkpoint, tr->run_id, err);
-        if (rc != DP_OK) return rc;
-        rc = dp_h5io_traj_truncate_rows(trajectory, tr->traj_episodes, tr->traj_steps, tr->traj_evals, err);
-        if (rc != DP_OK) return rc;
-        if (tr->traj_evals < 0 && (rc = dp_h5io_traj_count_rows(trajectory, &(long){0}, &(long){0}, &tr->traj_evals, err)) != DP_OK)
-            return rc;
+        if ((rc = dp_runtime_traj_resume(&tr->traj, trajectory, checkpoint, tr->run_id, err)) != DP_OK) return rc;
         tr->traj_ready = 1;
     }
     return DP_OK;
@@ -1411,35 +1361,20 @@ static int eval_greedy(dp_train *tr, dp_error *err)
     double ms;
     int rc = eval_score(tr, &ms, err);
     if (rc != DP_OK) return rc;
-    tr->last_greedy = ms;
-    if (ms < tr->best_greedy) {
-        tr->best_greedy = ms;
-        memcpy(tr->best_sel, tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
-        memcpy(tr->best_plc, tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
-        tr->has_best = 1;
-    }
-    /* its trajectory row (written with the episodes' at the next flush) */
-    if (tr->n_rows_ev == tr->cap_rows_ev) {
-        long cap = tr->cap_rows_ev ? 2 * tr->cap_rows_ev : 16;
-        dp_h5io_traj_eval *x = realloc(tr->rows_ev, (size_t)cap * sizeof *x);
-        if (!x) return dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
-        tr->rows_ev = x;
-        tr->cap_rows_ev = cap;
-    }
-    /* several graphs: the score is already a ratio, the trajectory's unit */
+    dp_runtime_select_offer(&tr->sel, ms);
+    /* its trajectory row (written with the episodes' at the next flush); several graphs: the
+     * score is already a ratio, the trajectory's unit */
     const double sc = tr->multi ? 1 : tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    tr->rows_ev[tr->n_rows_ev++] = (dp_h5io_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
-                                                  (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
-    return DP_OK;
+    dp_h5io_traj_eval row = {tr->stage, tr->episode, ms / sc, tr->sel.best_score / sc, tr->sims,
+                             (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
+    return dp_runtime_traj_push_eval(&tr->traj, &row, err);
 }
 
 int dp_train_use_best(dp_train *tr)
 {
-    if (!tr->has_best) return 0;
-    memcpy(tr->blk[0]->param, tr->best_sel, tr->blk[0]->n * sizeof(float));
-    memcpy(tr->blk[1]->param, tr->best_plc, tr->blk[1]->n * sizeof(float));
+    if (!dp_runtime_select_use_best(&tr->sel)) return 0;
     params_changed(tr);
     return 1;
 }
@@ -1475,9 +1410,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
-        tr->has_best = 0;
-        tr->best_greedy = INFINITY;
-        tr->stale = 0;
+        dp_runtime_select_reset(&tr->sel);
         for (int b = 0; b < 2; b++) {
             dp_nn_params *p = tr->blk[b];
             if (p->n) {
@@ -1494,12 +1427,13 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         select_graph(tr, 0);
     }
     /* a stage its patience ended (a resumed checkpoint of it) is done */
-    if (st.patience > 0 && tr->episode > 0 && tr->stale >= st.patience) return DP_OK;
+    if (tr->episode > 0 && dp_runtime_select_patience_spent(&tr->sel, st.patience)) return DP_OK;
     /* the starting point is a candidate too: model selection never returns a policy whose
      * greedy placement is worse than the one the stage started from */
-    if (tr->episode == 0 && !tr->has_best) {
+    if (tr->episode == 0 && !tr->sel.has_best) {
         int rc0 = eval_greedy(tr, err);
         if (rc0 != DP_OK) return rc0;
+        tr->sel.stale = 0; /* the stage's starting point is no step of its patience */
     }
     const int rc_demo = demo_seed(tr, &st, err);
     if (rc_demo != DP_OK) return rc_demo;
@@ -1510,7 +1444,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
-        tr->traj_episodes = tr->traj_steps = tr->traj_evals = 0;
+        tr->traj.file_ep = tr->traj.file_st = tr->traj.file_ev = 0;
     }
     /* the unit of makespans in rewards, baselines, progress and trajectory rows: the graph's
      * printed unit, or with several graphs the graph's reference (so they are comparable) */
@@ -1568,7 +1502,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
                 double gms;
                 if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
                 base = gms / sc;
-                tr->last_greedy = tr->multi ? base : gms;
+                tr->sel.last_score = tr->multi ? base : gms;
             }
             if (batch_base) {
                 /* the batch's rollouts first (their makespans make the shared baseline); each is
@@ -1645,7 +1579,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             update(tr, lr);
         }
         dp_h5io_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
-                               tr->traj_steps + tr->n_rows_st, tr->n};
+                               tr->traj.file_st + tr->traj.n_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
             break;
@@ -1653,8 +1587,8 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         const int last = tr->episode == st.episodes;
         const int stop = io->stop && *io->stop && tr->episode % B == 0;
         if (io->progress) {
-            const double bsc = tr->multi ? 1 : sc; /* tr->best and last_greedy: raw, or ratios with several graphs */
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / bsc, avg, tr->last_greedy / bsc,
+            const double bsc = tr->multi ? 1 : sc; /* tr->best and sel.last_score: raw, or ratios with several graphs */
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / bsc, avg, tr->sel.last_score / bsc,
                                     agree[0], agree[1], done_here / fmax(now_s() - t0, 1e-9), last || stop};
             io->progress(&pr, io->progress_ctx);
         }
@@ -1663,14 +1597,12 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
              * a simulation, an evaluation row and a step towards patience that the uninterrupted
              * run does not have (a resumed run must end as that one) */
             if (last || tr->episode % every == 0) {
-                const double before = tr->best_greedy;
                 if (last && st.distill > 0 && (rc = distill_best(tr, &st, st.lr, err)) != DP_OK) break;
                 if ((rc = eval_greedy(tr, err)) != DP_OK) break;
-                tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
                 /* early stopping: the stage ends when the greedy placement stopped improving */
-                early = st.patience > 0 && tr->stale >= st.patience && !last;
+                early = dp_runtime_select_patience_spent(&tr->sel, st.patience) && !last;
             }
-            if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
+            if ((rc = dp_runtime_traj_flush(&tr->traj, io->trajectory, err)) != DP_OK) break;
             if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
         }
         if (stop || early) break;
