@@ -562,9 +562,10 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
         hsize_t n = ck->rng_size;
         bad |= write_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state);
         n = (hsize_t)ck->n_ops;
-        bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
-        bad |= write_block(f, "sel", sel, ck->has_best ? ck->sel_best : NULL) ||
-               write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
+        if (ck->best_assignment) bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
+        const char *b0 = ck->blocks[0] ? ck->blocks[0] : "sel", *b1 = ck->blocks[1] ? ck->blocks[1] : "plc";
+        bad |= write_block(f, b0, sel, ck->has_best ? ck->sel_best : NULL) ||
+               write_block(f, b1, plc, ck->has_best ? ck->plc_best : NULL);
         if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
         if (!bad && ck->method_state) bad |= attr_str(f, "method_state", ck->method_state);
         if (!bad && ck->n_method_ints > 0) {
@@ -889,8 +890,14 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
             goto out;
         }
     }
-    if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
-    rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
+    /* the method's own groups, or DOPPLER's in a file written before it had them */
+    const char *b0 = "sel", *b1 = "plc";
+    if (ck->blocks[0] && H5Lexists(f, ck->blocks[0], H5P_DEFAULT) > 0) {
+        b0 = ck->blocks[0];
+        b1 = ck->blocks[1] ? ck->blocks[1] : "plc";
+    }
+    if ((rc = read_block(f, path, b0, sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
+    rc = read_block(f, path, b1, plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
 out:
     H5Fclose(f);
     return rc;
@@ -915,7 +922,7 @@ int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops
     /* another graph, device count or no sample yet: nothing to give (not an error) */
     if ( strcmp(name, graph ? graph : "") != 0 || attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) ||
         attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd) || no != n_ops || nd != n_devices ||
-        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best))
+        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best) || H5Lexists(f, "best_assignment", H5P_DEFAULT) <= 0)
         goto out;
     hsize_t n = (hsize_t)n_ops;
     int r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, assignment);

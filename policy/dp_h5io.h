@@ -55,7 +55,8 @@
  *                     graph's buffer instead (attribute sil_graphs: int32 (sil_graphs), double
  *                     (sum of sil_graph_n), int32 (sum of sil_graph_n x the graph's ops) twice,
  *                     graph by graph)
- *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
+ *   /sel, /plc        groups (another method's own names: dp_h5io_ckpt.blocks, the improvement
+ *                     method's /op and /move), each with attribute adam_t (int64) and groups param, adam_m,
  *                     adam_v (and best, when has_best: attribute best_greedy at the root)
  *                     holding one float dataset (rows, cols) per tensor, by name.
  * Every checkpoint dataset is chunked whole with HDF5's Fletcher32 checksum: a flipped bit is
@@ -234,6 +235,11 @@ typedef struct dp_h5io_ckpt {
     int read_method_state;
     int *method_ints;
     int64_t n_method_ints;
+    /* the names of the two parameter groups (NULL: "sel" and "plc", DOPPLER's and its agents'):
+     * a method's own slots (the improvement method's "op" and "move"). read: a file without a
+     * group blocks[0] is read from "sel" and "plc" instead (a checkpoint written before the
+     * method had its own). best_assignment NULL: none written (write) or read */
+    const char *blocks[2];
 } dp_h5io_ckpt;
 
 /* Write a checkpoint atomically. */
