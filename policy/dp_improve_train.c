@@ -90,15 +90,8 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
     ck.stage = DP_TRAIN_STAGE_SIM;
     ck.episode = rs->episode;
     ck.best_makespan = INFINITY; /* no sampled placement of DOPPLER's kind: the elites are the method's */
-    ck.traj_episodes = rs->traj.file_ep;
-    ck.traj_steps = rs->traj.file_st;
-    ck.traj_evaluations = rs->traj.file_ev;
     ck.simulations = rs->sims;
-    dp_runtime_ckpt_rng_put(&ck, master);
-    ck.has_best = rs->sel.has_best;
-    ck.best_greedy = rs->sel.has_best ? rs->sel.best_score : INFINITY;
-    ck.sel_best = rs->sel.best[0];
-    ck.plc_best = rs->sel.best[1];
+    dp_runtime_ckpt_put(&ck, master, &rs->sel, &rs->traj);
     ck.method_state = mj;
     ck.method_ints = elites;
     ck.n_method_ints = n_elites;
@@ -125,17 +118,7 @@ static int resume_load(dp_improve_model *m, const char *path, const char *traj, 
     free(mine);
     if (rc != DP_OK) return rc;
     dp_h5io_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    ck.n_ops = g[0]->n_ops;
-    ck.n_devices = c[0]->n_devices;
-    ck.same_graph = 1;
-    const size_t sz = gsl_rng_size(master);
-    unsigned char *st = malloc(sz);
-    if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    ck.rng_state = st;
-    ck.rng_size = sz;
-    ck.sel_best = rs->sel.best[0];
-    ck.plc_best = rs->sel.best[1];
+    if (dp_runtime_ckpt_prepare(&ck, g[0]->n_ops, c[0]->n_devices, 1, master, &rs->sel, err) != DP_OK) return DP_ENOMEM;
     ck.read_method_state = 1;
     ck.method_ints = elites;
     ck.n_method_ints = n_elites;
@@ -143,7 +126,7 @@ static int resume_load(dp_improve_model *m, const char *path, const char *traj, 
     ck.blocks[1] = "move";
     rc = dp_h5io_ckpt_read(path, &ck, dp_improve_op_params(m), dp_improve_move_params(m), 1, err);
     json_t *ms = NULL;
-    if (rc == DP_OK) rc = dp_runtime_ckpt_rng_get(path, &ck, master, err);
+    if (rc == DP_OK) rc = dp_runtime_ckpt_take(path, &ck, 1, master, &rs->sel, &rs->traj, err);
     if (rc == DP_OK && !(ck.method_state && (ms = json_loads(ck.method_state, 0, NULL)) && json_is_object(ms)))
         rc = dp_error_set(err, DP_EINVAL, "%s: no readable method_state: not a checkpoint of a resumable improve run", path);
     json_t *em = ms ? json_object_get(ms, "elite_makespan") : NULL;
@@ -159,23 +142,15 @@ static int resume_load(dp_improve_model *m, const char *path, const char *traj, 
         }
         rs->episode = (long)ck.episode;
         rs->sims = (long)ck.simulations;
-        rs->traj.file_ep = (long)ck.traj_episodes;
-        rs->traj.file_st = (long)ck.traj_steps;
-        rs->traj.file_ev = ck.traj_evaluations > 0 ? (long)ck.traj_evaluations : 0;
-        rs->sel.has_best = ck.has_best;
         rs->sel.evaluations = (int)json_integer_value(json_object_get(ms, "evaluations"));
         rs->eval_sims = (long)json_integer_value(json_object_get(ms, "eval_simulations"));
         rs->sel.last_score = score_of(ms, "final_score");
-        rs->sel.best_score = rs->sel.has_best ? ck.best_greedy : INFINITY;
         rs->sel_episode = (long)json_integer_value(json_object_get(ms, "selected_episode"));
         rs->sel_sims = (long)json_integer_value(json_object_get(ms, "selected_simulations"));
         snprintf(rs->run_id, sizeof rs->run_id, "%s", ck.run_id);
     }
     json_decref(ms);
-    free(st);
-    free(ck.method_state);
-    free((char *)ck.graph);
-    free(ck.config_json);
+    dp_runtime_ckpt_release(&ck);
     if (rc != DP_OK || !traj) return rc;
     return dp_runtime_traj_resume(&rs->traj, traj, path, rs->run_id, err);
 }

@@ -171,17 +171,58 @@ int dp_runtime_resume_check(const char *path, const char *mine, int required, dp
     return rc;
 }
 
-void dp_runtime_ckpt_rng_put(dp_h5io_ckpt *ck, gsl_rng *r)
+void dp_runtime_ckpt_put(dp_h5io_ckpt *ck, gsl_rng *r, const dp_runtime_select *s, const dp_runtime_traj *t)
 {
     snprintf(ck->rng_name, sizeof ck->rng_name, "%s", gsl_rng_name(r));
     ck->rng_state = gsl_rng_state(r);
     ck->rng_size = gsl_rng_size(r);
+    ck->has_best = s->has_best;
+    ck->best_greedy = s->has_best ? s->best_score : INFINITY;
+    ck->sel_best = s->best[0];
+    ck->plc_best = s->best[1];
+    ck->stale = s->stale;
+    ck->traj_episodes = t->file_ep;
+    ck->traj_steps = t->file_st;
+    ck->traj_evaluations = t->file_ev;
 }
 
-int dp_runtime_ckpt_rng_get(const char *path, const dp_h5io_ckpt *ck, gsl_rng *r, dp_error *err)
+int dp_runtime_ckpt_prepare(dp_h5io_ckpt *ck, int n_ops, int n_devices, int same_graph, const gsl_rng *r, dp_runtime_select *s,
+                            dp_error *err)
 {
+    memset(ck, 0, sizeof *ck);
+    ck->n_ops = n_ops;
+    ck->n_devices = n_devices;
+    ck->same_graph = same_graph;
+    ck->rng_size = gsl_rng_size(r);
+    if (!(ck->rng_state = malloc(ck->rng_size))) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    ck->sel_best = s->best[0];
+    ck->plc_best = s->best[1];
+    return DP_OK;
+}
+
+int dp_runtime_ckpt_take(const char *path, const dp_h5io_ckpt *ck, int resume, gsl_rng *r, dp_runtime_select *s,
+                         dp_runtime_traj *t, dp_error *err)
+{
+    s->has_best = ck->has_best;
+    s->best_score = ck->has_best ? ck->best_greedy : INFINITY;
+    if (!resume) return DP_OK;
     if (strcmp(ck->rng_name, gsl_rng_name(r)) != 0)
         return dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck->rng_name, gsl_rng_name(r));
     memcpy(gsl_rng_state(r), ck->rng_state, gsl_rng_size(r));
+    s->stale = (int)ck->stale;
+    t->file_ep = (long)ck->traj_episodes;
+    t->file_st = (long)ck->traj_steps;
+    t->file_ev = (long)ck->traj_evaluations;
     return DP_OK;
+}
+
+void dp_runtime_ckpt_release(dp_h5io_ckpt *ck)
+{
+    free(ck->rng_state);
+    free((char *)ck->graph);
+    free(ck->config_json);
+    free(ck->method_state);
+    ck->rng_state = NULL;
+    ck->graph = NULL;
+    ck->config_json = ck->method_state = NULL;
 }

@@ -86,11 +86,24 @@ char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *cons
  * run: dp_h5io_trained_on_check, and with `required` 1 a checkpoint that does not say what it
  * trained on is refused ("PATH: a run on other graphs (not said) ..."). */
 int dp_runtime_resume_check(const char *path, const char *mine, int required, dp_error *err);
-/* The generator's name and state into ck for writing (pointing into r's state). */
-void dp_runtime_ckpt_rng_put(dp_h5io_ckpt *ck, gsl_rng *r);
-/* Restore r from a checkpoint read into ck (rng_state a buffer of gsl_rng_size(r) bytes): DP_EINVAL
- * "PATH: generator NAME, expected NAME" when the checkpoint's generator is another. */
-int dp_runtime_ckpt_rng_get(const char *path, const dp_h5io_ckpt *ck, gsl_rng *r, dp_error *err);
+/* What the runtime keeps, into ck for writing (dp_h5io_ckpt_write): the generator's name and
+ * state (pointing into r), model selection (has_best, best_greedy, the best parameters as
+ * sel_best and plc_best, stale) and the trajectory file's row counts. */
+void dp_runtime_ckpt_put(dp_h5io_ckpt *ck, gsl_rng *r, const dp_runtime_select *s, const dp_runtime_traj *t);
+/* Make ck ready for dp_h5io_ckpt_read: zeroed, the graph's size, same_graph, a buffer for r's
+ * state and s's best-parameter buffers (the caller sets the rest: best_assignment, blocks, ...).
+ * DP_ENOMEM. Release with dp_runtime_ckpt_release, read or not. */
+int dp_runtime_ckpt_prepare(dp_h5io_ckpt *ck, int n_ops, int n_devices, int same_graph, const gsl_rng *r, dp_runtime_select *s,
+                            dp_error *err);
+/* After a successful read of checkpoint path into ck: s's best and its score; with resume 1 also
+ * r's state (DP_EINVAL "PATH: generator NAME, expected NAME" when the checkpoint's generator is
+ * another), s's patience and t's file row counts (traj_evaluations -1, a checkpoint that does not
+ * count them: dp_runtime_traj_resume counts the file's). */
+int dp_runtime_ckpt_take(const char *path, const dp_h5io_ckpt *ck, int resume, gsl_rng *r, dp_runtime_select *s,
+                         dp_runtime_traj *t, dp_error *err);
+/* Free what dp_runtime_ckpt_prepare and the read allocated: the generator's buffer, graph,
+ * config_json and method_state. */
+void dp_runtime_ckpt_release(dp_h5io_ckpt *ck);
 
 #ifdef __cplusplus
 }

@@ -140,12 +140,8 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     ck.running_count = tr->running_count;
     ck.best_makespan = tr->best;
     ck.best_assignment = tr->best_assign;
-    ck.traj_episodes = tr->traj.file_ep;
-    ck.traj_steps = tr->traj.file_st;
-    ck.traj_evaluations = tr->traj.file_ev;
     ck.simulations = tr->sims;
     ck.stage_simulations0 = tr->stage_sims0;
-    ck.stale = tr->sel.stale;
     if (tr->n_bd == 1) {
         ck.sil_n = tr->sil_n;
         ck.sil_ms = tr->sil_ms;
@@ -159,11 +155,7 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     }
     ck.time_unit = tr->g->time_unit;
     ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
-    dp_runtime_ckpt_rng_put(&ck, tr->master);
-    ck.has_best = tr->sel.has_best;
-    ck.best_greedy = tr->sel.best_score;
-    ck.sel_best = tr->sel.best[0];
-    ck.plc_best = tr->sel.best[1];
+    dp_runtime_ckpt_put(&ck, tr->master, &tr->sel, &tr->traj);
     int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
     sil_gather_free(&ck);
     free(cfg);
@@ -248,24 +240,15 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     if (rc0 != DP_OK) return rc0;
     if (tr->cur != 0) dp_train_graph_select(tr, 0);
     dp_h5io_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    ck.n_ops = tr->n;
-    ck.n_devices = tr->D;
-    ck.same_graph = resume;
+    if (dp_runtime_ckpt_prepare(&ck, tr->n, tr->D, resume, tr->master, &tr->sel, err) != DP_OK) return DP_ENOMEM;
     ck.best_assignment = tr->best_assign;
-    size_t sz = gsl_rng_size(tr->master);
-    unsigned char *st = malloc(sz);
-    if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    ck.rng_state = st;
-    ck.rng_size = sz;
-    ck.sel_best = tr->sel.best[0];
-    ck.plc_best = tr->sel.best[1];
     int *nops = NULL, *ndev = NULL;
     if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
         nops = malloc((size_t)tr->n_bd * sizeof *nops);
         ndev = malloc((size_t)tr->n_bd * sizeof *ndev);
         if (!nops || !ndev) {
-            free(nops); free(ndev); free(st);
+            free(nops); free(ndev);
+            dp_runtime_ckpt_release(&ck);
             return dp_error_set(err, DP_ENOMEM, "out of memory");
         }
         for (int i = 0; i < tr->n_bd; i++) {
@@ -277,45 +260,34 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
         ck.sil_graph_devices = ndev;
     }
     int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
-    if (rc == DP_OK) {
-        tr->sel.has_best = ck.has_best;
-        tr->sel.best_score = ck.has_best ? ck.best_greedy : INFINITY;
-    }
+    if (rc == DP_OK) rc = dp_runtime_ckpt_take(path, &ck, resume, tr->master, &tr->sel, &tr->traj, err);
     if (rc == DP_OK && resume) {
-        if ((rc = dp_runtime_ckpt_rng_get(path, &ck, tr->master, err)) == DP_OK) {
-            tr->stage = ck.stage;
-            tr->episode = (long)ck.episode;
-            tr->running_sum = ck.running_sum;
-            tr->running_count = (long)ck.running_count;
-            tr->best = ck.best_makespan;
-            tr->traj.file_ep = (long)ck.traj_episodes;
-            tr->traj.file_st = (long)ck.traj_steps;
-            tr->traj.file_ev = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
-            tr->sims = (long)ck.simulations;
-            tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
-            tr->sel.stale = (int)ck.stale;
-            if (tr->n_bd == 1 && ck.sil_n > 0) {
-                free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
-                tr->sil_ms = ck.sil_ms;
-                tr->sil_ops = ck.sil_ops;
-                tr->sil_dev = ck.sil_dev;
-                tr->sil_n = tr->sil_cap = ck.sil_n;
-                ck.sil_ms = NULL;
-                ck.sil_ops = ck.sil_dev = NULL;
-            }
-            if (tr->n_bd > 1 && ck.sil_graph_n && sil_scatter(tr, &ck) != DP_OK)
-                rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
-            /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
-            snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
+        tr->stage = ck.stage;
+        tr->episode = (long)ck.episode;
+        tr->running_sum = ck.running_sum;
+        tr->running_count = (long)ck.running_count;
+        tr->best = ck.best_makespan;
+        tr->sims = (long)ck.simulations;
+        tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
+        if (tr->n_bd == 1 && ck.sil_n > 0) {
+            free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
+            tr->sil_ms = ck.sil_ms;
+            tr->sil_ops = ck.sil_ops;
+            tr->sil_dev = ck.sil_dev;
+            tr->sil_n = tr->sil_cap = ck.sil_n;
+            ck.sil_ms = NULL;
+            ck.sil_ops = ck.sil_dev = NULL;
         }
+        if (tr->n_bd > 1 && ck.sil_graph_n && sil_scatter(tr, &ck) != DP_OK)
+            rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
+        /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
+        snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
     }
-    free(st);
     free(ck.sil_ms);
     free(ck.sil_ops);
     free(ck.sil_dev);
     sil_gather_free(&ck); /* nops, ndev and the buffers read */
-    free((char *)ck.graph);
-    free(ck.config_json);
+    dp_runtime_ckpt_release(&ck);
     dp_train_params_changed(tr);
     return rc;
 }
