@@ -506,6 +506,27 @@ static void train_files_result(const dp_run_context *ctx, const char *traj, dp_r
     dp_result_set(&out->checkpoint, rel);
 }
 
+/* A training run's result: its placement assign simulated on the run's machine (sched), bench > 0
+ * timings of inference and training (metrics inference_s and training_s, seconds per episode),
+ * and out's makespan (printed unit), episodes, seconds since t_start and unit. */
+static int trained_result(dp_train *tr, dp_run_machine *rm, const int *assign, long bench, long episodes, double t_start,
+                          json_t *metrics, dp_run_schedule *sched, dp_result *out, dp_error *err)
+{
+    int rc = dp_run_machine_simulate(rm, assign, NULL, sched, err);
+    if (rc != DP_OK) return rc;
+    if (bench > 0) {
+        double inf_s, train_s;
+        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) return rc;
+        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
+        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
+    }
+    out->makespan = sched->makespan / rm->g->time_scale;
+    out->episodes = episodes;
+    out->seconds = now_s() - t_start;
+    dp_result_set(&out->units, rm->g->time_unit);
+    return DP_OK;
+}
+
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
@@ -619,18 +640,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     }
     /* the final placement (the last stage's, with the selected parameters under model
      * selection), simulated for the run's metrics */
-    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
     json_object_set_new(metrics, "simulations", json_integer(dp_train_simulations(tr)));
-    if (bench > 0) {
-        double inf_s, train_s;
-        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
-        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
-    }
-    out->makespan = sched.makespan / sc;
-    out->episodes = ep_il + ep_sim;
-    out->seconds = now_s() - t_start;
-    dp_result_set(&out->units, rm.g->time_unit);
+    if ((rc = trained_result(tr, &rm, assign, bench, ep_il + ep_sim, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
     if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", dp_json_number(s1_ms));
     if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", dp_json_number(s2_ms));
     json_object_set_new(metrics, "seconds_stage1", dp_json_number(s1_sec));
@@ -707,17 +718,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     } else if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
         goto done;
     }
-    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-    if (bench > 0) {
-        double inf_s, train_s;
-        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
-        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
-    }
-    out->makespan = sched.makespan / sc;
-    out->episodes = episodes;
-    out->seconds = now_s() - t_start;
-    dp_result_set(&out->units, rm.g->time_unit);
+    if ((rc = trained_result(tr, &rm, assign, bench, episodes, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
     json_object_set_new(metrics, "seconds_training", dp_json_number(train_sec));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
