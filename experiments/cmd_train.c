@@ -11,6 +11,7 @@
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "exec_cli.h"
+#include "testset.h"
 
 #include <cblas.h>
 #include <dirent.h>
@@ -283,87 +284,6 @@ static int graph_set_add_list(graph_set *s, const char *list, int validation, dp
     return rc;
 }
 
-/* The test graphs, never trained or model-selected on: the generator specs of
- * data/testsets/transfer.txt, and the content hashes (dp_graph_content_hash) of those graphs and
- * of the DOPPLER graph files (data/testsets/doppler-graphs.txt), so that a test graph renamed,
- * copied or converted to another format is known too. */
-typedef struct test_set {
-    int n_spec, n_hash;
-    char **spec;
-    uint64_t *hash;
-    char **what;       /* per hash: the spec, or "NAME of the DOPPLER graph files" */
-} test_set;
-
-static void test_set_free(test_set *t)
-{
-    for (int i = 0; i < t->n_spec; i++) free(t->spec[i]);
-    for (int i = 0; i < t->n_hash; i++) free(t->what[i]);
-    free(t->spec); free(t->hash); free(t->what);
-    memset(t, 0, sizeof *t);
-}
-
-static int test_set_add_hash(test_set *t, uint64_t h, const char *what, dp_error *err)
-{
-    uint64_t *x = dp_alloc_realloc(t->hash, (size_t)(t->n_hash + 1) * sizeof *x);
-    if (x) t->hash = x;
-    char **w = dp_alloc_realloc(t->what, (size_t)(t->n_hash + 1) * sizeof *w);
-    if (w) t->what = w;
-    if (!x || !w || !(t->what[t->n_hash] = dp_alloc_strdup(what))) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    t->hash[t->n_hash++] = h;
-    return DP_OK;
-}
-
-/* Read both files (an error naming the file when one cannot be read: the guard needs them) and
- * generate the test set's graphs for their hashes. */
-static int test_set_load(test_set *t, dp_error *err)
-{
-    memset(t, 0, sizeof *t);
-    const char *paths[2] = {"data/testsets/transfer.txt", "data/testsets/doppler-graphs.txt"};
-    int rc = DP_OK;
-    for (int k = 0; k < 2 && rc == DP_OK; k++) {
-        const char *path = dp_cli_data_path(paths[k]);
-        FILE *f = fopen(path, "r");
-        if (!f) {
-            const char *env = getenv("DOPPLER_DATA");
-            rc = dp_error_set(err, DP_EIO, "%s: cannot read the test set, whose graphs training refuses (looked in ./data, %s%s%s"
-                              "the installed %s; set DOPPLER_DATA to the project's data folder): %s", paths[k],
-                              env ? "$DOPPLER_DATA = " : "", env ? env : "", env ? ", " : "", DP_DATADIR, strerror(errno));
-            break;
-        }
-        char line[1200];
-        int lineno = 0;
-        while (rc == DP_OK && fgets(line, sizeof line, f)) {
-            lineno++;
-            line[strcspn(line, "\r\n")] = '\0';
-            if (!line[0] || line[0] == '#') continue;
-            if (k == 0) {
-                if (strncmp(line, "gen:", 4) != 0) continue;
-                char **x = dp_alloc_realloc(t->spec, (size_t)(t->n_spec + 1) * sizeof *x);
-                if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
-                t->spec = x;
-                if (!(t->spec[t->n_spec] = dp_alloc_strdup(line))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
-                t->n_spec++;
-                dp_graph *g = dp_gen_spec(line, err);
-                if (!g) { dp_error_prefix(err, "%s:%d", path, lineno); rc = err->code ? err->code : DP_EINVAL; break; }
-                rc = test_set_add_hash(t, dp_graph_content_hash(g), line, err);
-                dp_graph_free(g);
-            } else {
-                char name[1024], what[1100];
-                unsigned long long h;
-                if (sscanf(line, "%16llx %1023s", &h, name) != 2) {
-                    rc = dp_error_set(err, DP_EINVAL, "%s:%d: expected \"HASH NAME\", got \"%s\"", path, lineno, line);
-                    break;
-                }
-                snprintf(what, sizeof what, "%s of the DOPPLER graph files", name);
-                rc = test_set_add_hash(t, (uint64_t)h, what, err);
-            }
-        }
-        fclose(f);
-    }
-    if (rc != DP_OK) test_set_free(t);
-    return rc;
-}
-
 static int in_testset(char *const *t, int nt, const char *spec)
 {
     for (int i = 0; i < nt; i++)
@@ -371,33 +291,10 @@ static int in_testset(char *const *t, int nt, const char *spec)
     return 0;
 }
 
-/* The test graph whose structure and costs g has, or NULL. */
-static const char *test_set_match(const test_set *t, const dp_graph *g)
-{
-    const uint64_t h = dp_graph_content_hash(g);
-    for (int i = 0; i < t->n_hash; i++)
-        if (t->hash[i] == h) return t->what[i];
-    return NULL;
-}
-
-/* The DOPPLER graph files (../shared/data/doppler-graphs) are test graphs only: by name, beside
- * the content hashes of test_set (an edited copy of one keeps its name). */
-static int is_doppler_test_file(const char *path)
-{
-    static const char *const base[] = {"chain_mm_112nodes", "ffnn_192nodes", "transformer_block_215nodes",
-                                       "full_transformer_layer_261nodes", "8gpu_transformer_block", "8gpu_full_transformer"};
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    if (strncmp(b, "gdp_", 4) == 0) b += 4;
-    for (size_t i = 0; i < sizeof base / sizeof base[0]; i++)
-        if (strncmp(b, base[i], strlen(base[i])) == 0) return 1;
-    return 0;
-}
-
 /* Draw count graphs of the families (comma-separated) from r, round robin over the families,
  * redrawing any spec of the test set or drawn before, and any graph with a test graph's content. */
 static int graph_set_add_family(graph_set *s, const char *families, int count, gsl_rng *r, int validation,
-                                const test_set *test, dp_error *err)
+                                const dp_testset *test, dp_error *err)
 {
     char *copy = dp_alloc_strdup(families), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
@@ -415,7 +312,7 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
             if (!dup) {
                 dp_graph *g = dp_gen_spec(spec, err);
                 if (!g) { rc = err->code ? err->code : DP_EINVAL; break; }
-                dup = test_set_match(test, g) != NULL;
+                dup = dp_testset_match(test, g) != NULL;
                 dp_graph_free(g);
             }
         } while (dup && ++tries < 1000);
@@ -430,7 +327,7 @@ static int graph_set_add_family(graph_set *s, const char *families, int count, g
  * a test graph (in test[0..nt), or a DOPPLER graph file) is an error; 0 when the set is one --graph
  * alone, trained on as its own placement search (fine-tuning on the graph to be placed), as
  * DOPPLER's per-graph training is. */
-static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const test_set *test, int refuse_test,
+static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const dp_testset *test, int refuse_test,
                           dp_error *err)
 {
     s->g = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->g);
@@ -442,13 +339,13 @@ static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
-        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test->spec, test->n_spec, src) : is_doppler_test_file(src)))
+        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test->spec, test->n_spec, src) : dp_testset_is_doppler_file(src)))
             return dp_error_set(err, DP_EINVAL, "%s: a test graph (data/testsets/transfer.txt and the DOPPLER graph files are "
                                 "never trained or model-selected on), given as a %s graph", src, role);
         s->g[i] = strncmp(src, "gen:", 4) == 0 ? dp_gen_spec(src, err) : dp_graph_read(src, format, err);
         if (!s->g[i]) return err->code ? err->code : DP_EINVAL;
         /* by content too: a test graph renamed, copied or converted */
-        const char *same = refuse_test ? test_set_match(test, s->g[i]) : NULL;
+        const char *same = refuse_test ? dp_testset_match(test, s->g[i]) : NULL;
         if (same)
             return dp_error_set(err, DP_EINVAL, "%s: a test graph, the same structure and costs as %s (data/testsets/transfer.txt "
                                 "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
@@ -639,11 +536,11 @@ static void print_score(const char *label, double score, long episode, long sims
  * --validation, or *val_count (< 0: four from --family unless --validation) drawn from --family,
  * into gs; the test set into test. Refused when no training graph is given. Both trainers
  * (DOPPLER's and the improvement method's) assemble their graphs here. */
-static int graph_set_assemble(graph_set *gs, test_set *test, const char *graph, const char *graphs, const char *family,
+static int graph_set_assemble(graph_set *gs, dp_testset *test, const char *graph, const char *graphs, const char *family,
                               int family_count, unsigned long family_seed, const char *validation, int *val_count,
                               dp_error *err)
 {
-    int rc = test_set_load(test, err);
+    int rc = dp_testset_load(test, err);
     if (rc == DP_OK && graph) rc = graph_set_push(gs, graph, 0, err);
     if (rc == DP_OK && graphs) rc = graph_set_add_list(gs, graphs, 0, err);
     gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
@@ -739,7 +636,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     memset(&gs, 0, sizeof gs);
     gs.draws = *draws;
     int status = DP_EXIT_ERROR;
-    test_set test;
+    dp_testset test;
     int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
                                 (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
     int n_val = 0;
@@ -798,7 +695,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
     }
     dp_improve_model_free(m);
     graph_set_free(&gs);
-    test_set_free(&test);
+    dp_testset_free(&test);
     return status;
 }
 
@@ -1036,7 +933,7 @@ int cmd_train(int argc, char **argv)
     graph_set gs;
     memset(&gs, 0, sizeof gs);
     gs.draws = draws;
-    test_set test;
+    dp_testset test;
     memset(&test, 0, sizeof test);
     if (many) {
         int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
@@ -1044,7 +941,7 @@ int cmd_train(int argc, char **argv)
         if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, &test, 1, &err);
         if (rc != DP_OK) {
             graph_set_free(&gs);
-            test_set_free(&test);
+            dp_testset_free(&test);
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
         graph = gs.src[0];
@@ -1052,7 +949,7 @@ int cmd_train(int argc, char **argv)
     dp_graph *g0 = many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
     if (!g0) {
         graph_set_free(&gs);
-        test_set_free(&test);
+        dp_testset_free(&test);
         return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     }
     /* Stage III trains on the graph as the real executor runs it (every dimension scaled), with
@@ -1269,7 +1166,7 @@ done:
     dp_graph_free(gx);
     dp_graph_free(g0);
     graph_set_free(&gs);
-    test_set_free(&test);
+    dp_testset_free(&test);
     dp_machine_free(&mach);
     return status;
 }

@@ -114,20 +114,20 @@ int dp_run_is_machine_param(const char *name)
     return k >= 0 && strcmp(dp_machine_keys()[k].name, name) == 0;
 }
 
+/* k is in list (NULL-ended); an entry ending in '*' admits every k with that prefix */
 static int in_list(const char *k, const char *const *list)
 {
-    for (int i = 0; list && list[i]; i++)
-        if (strcmp(k, list[i]) == 0) return 1;
+    for (int i = 0; list && list[i]; i++) {
+        size_t n = strlen(list[i]);
+        if (n && list[i][n - 1] == '*' ? strncmp(k, list[i], n - 1) == 0 : strcmp(k, list[i]) == 0) return 1;
+    }
     return 0;
 }
 
-/* The parameters of each kind of method (run.h), besides the machine's */
+/* A placement's parameters (dp_place_options, checked against the method's row by
+ * check_place_params); a training run's are its row's sweep_params (policy/dp_place.c) */
 static const char *const place_params[] = {"method", "seed", "timing_repeats", "device", "budget", "samples", "config",
                                            "refine", "refine_budget", "append_only", "ties", "checkpoint", "proposals", NULL};
-/* DOPPLER's also take cfg__KEY__SUBKEY, one key of the training config */
-static const char *const doppler_params[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples",
-                                             "bench_reps", "variant", "model_selection", NULL};
-static const char *const baseline_params[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
 /* parameters that are integers wherever they are taken */
 static const char *const integer_params[] = {"seed", "timing_repeats", "device", "budget", "samples", "refine_budget",
                                              "append_only", "episodes_il", "episodes_sim", "episodes", "bench_reps", NULL};
@@ -136,9 +136,8 @@ int dp_run_check_params(const json_t *params, const char *method, const char *co
 {
     const char *k;
     json_t *v;
-    const int cfg_keys = own == doppler_params;
+    const int cfg_keys = in_list("cfg__", own);
     json_object_foreach((json_t *)params, k, v) {
-        if (cfg_keys && strncmp(k, "cfg__", 5) == 0) continue;
         if (!dp_run_is_machine_param(k) && !in_list(k, own))
             return dp_error_set(err, DP_EINVAL, "parameter \"%s\" is not used by method %s%s", k, method,
                                 cfg_keys ? " (training config keys are cfg__KEY__SUBKEY)" : "");
@@ -185,16 +184,20 @@ static int check_place_params(const json_t *params, const char *method, dp_error
     return dp_error_set(err, DP_EINVAL, "parameter %s", msg);
 }
 
+/* The sweep parameters of method m, from its row of the method table */
+static const char *const *method_params(const dp_place_method *m)
+{
+    return m->sweep_run == DP_PLACE_SWEEP_PLACE ? place_params : m->sweep_params;
+}
+
 int dp_run_check(const json_t *params, dp_error *err)
 {
     const char *method = NULL;
     if (dp_sweep_param_str(params, "method", NULL, &method, err) != DP_OK) return DP_EINVAL;
     if (!method) return dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
-    const char *const *own = NULL;
-    if (strcmp(method, "doppler") == 0) own = doppler_params;
-    else if (strcmp(method, "placeto") == 0 || strcmp(method, "gdp") == 0) own = baseline_params;
-    else if (dp_place_find(method)) own = place_params;
-    else {
+    const dp_place_method *pm = dp_place_find(method);
+    const char *const *own = pm ? method_params(pm) : NULL;
+    if (!pm) {
         /* the registry's own message: "unknown method "x" (known: ...)" */
         int dummy = 0;
         int rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);
@@ -503,9 +506,30 @@ static void train_files_result(const dp_run_context *ctx, const char *traj, dp_r
     dp_result_set(&out->checkpoint, rel);
 }
 
+/* A training run's result: its placement assign simulated on the run's machine (sched), bench > 0
+ * timings of inference and training (metrics inference_s and training_s, seconds per episode),
+ * and out's makespan (printed unit), episodes, seconds since t_start and unit. */
+static int trained_result(dp_train *tr, dp_run_machine *rm, const int *assign, long bench, long episodes, double t_start,
+                          json_t *metrics, dp_run_schedule *sched, dp_result *out, dp_error *err)
+{
+    int rc = dp_run_machine_simulate(rm, assign, NULL, sched, err);
+    if (rc != DP_OK) return rc;
+    if (bench > 0) {
+        double inf_s, train_s;
+        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) return rc;
+        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
+        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
+    }
+    out->makespan = sched->makespan / rm->g->time_scale;
+    out->episodes = episodes;
+    out->seconds = now_s() - t_start;
+    dp_result_set(&out->units, rm->g->time_unit);
+    return DP_OK;
+}
+
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    if (dp_run_check_params(params, method, doppler_params, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
     const char *k;
     json_t *v;
     long seed, ep_il, ep_sim, samples, bench;
@@ -616,18 +640,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     }
     /* the final placement (the last stage's, with the selected parameters under model
      * selection), simulated for the run's metrics */
-    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
     json_object_set_new(metrics, "simulations", json_integer(dp_train_simulations(tr)));
-    if (bench > 0) {
-        double inf_s, train_s;
-        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
-        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
-    }
-    out->makespan = sched.makespan / sc;
-    out->episodes = ep_il + ep_sim;
-    out->seconds = now_s() - t_start;
-    dp_result_set(&out->units, rm.g->time_unit);
+    if ((rc = trained_result(tr, &rm, assign, bench, ep_il + ep_sim, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
     if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", dp_json_number(s1_ms));
     if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", dp_json_number(s2_ms));
     json_object_set_new(metrics, "seconds_stage1", dp_json_number(s1_sec));
@@ -654,7 +668,7 @@ done:
  * DOPPLER's, then the greedy (or best of `samples`) placement ---- */
 static int run_baseline(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
-    if (dp_run_check_params(params, method, baseline_params, err) != DP_OK) return DP_EINVAL;
+    if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
     int m;
     if (dp_agent_parse(method, &m) != DP_OK || m == DP_AGENT_DOPPLER)
         return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
@@ -704,17 +718,7 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     } else if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
         goto done;
     }
-    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &sched, err)) != DP_OK) goto done;
-    if (bench > 0) {
-        double inf_s, train_s;
-        if ((rc = dp_train_bench(tr, (int)bench, &inf_s, &train_s, err)) != DP_OK) goto done;
-        json_object_set_new(metrics, "inference_s", dp_json_number(inf_s));
-        json_object_set_new(metrics, "training_s", dp_json_number(train_s));
-    }
-    out->makespan = sched.makespan / sc;
-    out->episodes = episodes;
-    out->seconds = now_s() - t_start;
-    dp_result_set(&out->units, rm.g->time_unit);
+    if ((rc = trained_result(tr, &rm, assign, bench, episodes, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
     json_object_set_new(metrics, "seconds_training", dp_json_number(train_sec));
     dp_run_put_metrics(out, &rm, &sched, metrics);
     metrics = NULL;
@@ -728,20 +732,6 @@ done:
     return rc;
 }
 
-/* Methods that are not plain placements (they train, or measure on a real executor) register
- * here; everything else goes to the placement registry (policy/dp_place.c). */
-typedef int (*run_fn)(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out,
-                      dp_error *err);
-static const struct {
-    const char *name;
-    run_fn fn;
-} runners[] = {
-    {"doppler", run_doppler},
-    {"placeto", run_baseline},
-    {"gdp", run_baseline},
-    {NULL, NULL},
-};
-
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err)
 {
     dp_error local;
@@ -751,11 +741,11 @@ int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *o
     int rc = dp_sweep_param_str(params, "method", NULL, &method, err);
     if (rc == DP_OK && !method) rc = dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
     if (rc == DP_OK) {
-        run_fn fn = NULL;
-        for (int i = 0; runners[i].name; i++)
-            if (strcmp(runners[i].name, method) == 0) fn = runners[i].fn;
-        if (fn) rc = fn(params, ctx, method, out, err);
-        else if (dp_place_find(method)) rc = run_place(params, ctx, method, out, err);
+        /* how to run it is the method's row's (policy/dp_place.c: sweep_run) */
+        const dp_place_method *m = dp_place_find(method);
+        if (m && m->sweep_run == DP_PLACE_SWEEP_STAGES) rc = run_doppler(params, ctx, method, out, err);
+        else if (m && m->sweep_run == DP_PLACE_SWEEP_AGENT) rc = run_baseline(params, ctx, method, out, err);
+        else if (m) rc = run_place(params, ctx, method, out, err);
         else {
             int dummy = 0;
             rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);

@@ -80,8 +80,9 @@ void dp_run_machine_free(dp_run_machine *rm);
 int dp_run_machine_simulate(dp_run_machine *rm, const int *assignment, const double *priority,
                             dp_run_schedule *out, dp_error *err);
 
-/* For runners (run.c's table): 1 when name is a graph/machine parameter; DP_OK when every
- * parameter is one of those or in own (NULL-ended), else DP_EINVAL naming the stray one. */
+/* For the runs of run.c: 1 when name is a graph/machine parameter; DP_OK when every
+ * parameter is one of those or in own (NULL-ended; an entry ending in '*' admits a prefix, as
+ * dp_place_method.sweep_params), else DP_EINVAL naming the stray one. */
 int dp_run_is_machine_param(const char *name);
 int dp_run_check_params(const json_t *params, const char *method, const char *const *own, dp_error *err);
 /* What a run's parameters can be checked for without running it: a known method, every name one

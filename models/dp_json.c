@@ -67,3 +67,11 @@ json_t *dp_json_load(const char *path, dp_error *err)
     if (!root) dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
     return root;
 }
+
+json_t *dp_json_loads_text(const char *text, const char *what, dp_error *err)
+{
+    json_error_t je;
+    json_t *o = json_loads(text ? text : "", 0, &je);
+    if (!o) dp_error_set(err, DP_EINVAL, "%s: line %d: %s", what, je.line, je.text);
+    return o;
+}

@@ -53,6 +53,10 @@ char *dp_json_read_text(const char *path, size_t *size, dp_error *err);
  * text (dp_file_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
 json_t *dp_json_load(const char *path, dp_error *err);
 
+/* Parse JSON text held in memory (a config stored in a checkpoint); NULL with DP_EINVAL
+ * "WHAT: line L: REASON" when it is not JSON. Caller json_decref's. */
+json_t *dp_json_loads_text(const char *text, const char *what, dp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

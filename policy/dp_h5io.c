@@ -7,12 +7,14 @@
 #include "dp_h5io.h"
 #include "dp_alloc.h"
 #include "dp_h5file.h"
+#include "dp_alloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <jansson.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,7 +123,10 @@ static int attr_read_opt_str(hid_t loc, const char *path, const char *name, char
 
 /* ---- trajectory ---- */
 
-typedef struct { const char *name; hid_t (*type)(void); } field;
+/* One table per group: each column's name, its HDF5 type and where it lives in the row struct
+ * (dp_h5io.h); the writer packs and the reader unpacks rows through these tables, so the layout
+ * is written down once. */
+typedef struct { const char *name; hid_t (*type)(void); size_t offset; } field;
 
 static hid_t t_i32(void) { return H5T_NATIVE_INT32; }
 static hid_t t_i64(void) { return H5T_NATIVE_INT64; }
@@ -129,18 +134,26 @@ static hid_t t_u64(void) { return H5T_NATIVE_UINT64; }
 static hid_t t_f64(void) { return H5T_NATIVE_DOUBLE; }
 static hid_t t_f32(void) { return H5T_NATIVE_FLOAT; }
 
+#define EP(m) offsetof(dp_h5io_traj_episode, m)
+#define ST(m) offsetof(dp_h5io_traj_step, m)
+#define EV(m) offsetof(dp_h5io_traj_eval, m)
 static const field ep_fields[] = {
-    {"stage", t_i32}, {"episode", t_i64}, {"seed", t_u64}, {"makespan", t_f64}, {"reward", t_f64},
-    {"wall_s", t_f64}, {"lr", t_f64}, {"epsilon", t_f64}, {"sel_agree", t_f64}, {"plc_agree", t_f64},
-    {"step_offset", t_i64}, {"n_steps", t_i32},
+    {"stage", t_i32, EP(stage)}, {"episode", t_i64, EP(episode)}, {"seed", t_u64, EP(seed)},
+    {"makespan", t_f64, EP(makespan)}, {"reward", t_f64, EP(reward)}, {"wall_s", t_f64, EP(wall_s)},
+    {"lr", t_f64, EP(lr)}, {"epsilon", t_f64, EP(epsilon)}, {"sel_agree", t_f64, EP(sel_agree)},
+    {"plc_agree", t_f64, EP(plc_agree)}, {"step_offset", t_i64, EP(step_offset)}, {"n_steps", t_i32, EP(n_steps)},
 };
 static const field st_fields[] = {
-    {"sel_op", t_i32}, {"sel_logp", t_f32}, {"ready", t_i32}, {"plc_device", t_i32}, {"plc_logp", t_f32},
+    {"sel_op", t_i32, ST(sel_op)}, {"sel_logp", t_f32, ST(sel_logp)}, {"ready", t_i32, ST(ready)},
+    {"plc_device", t_i32, ST(plc_device)}, {"plc_logp", t_f32, ST(plc_logp)},
 };
 static const field ev_fields[] = {
-    {"stage", t_i32}, {"episode", t_i64}, {"makespan", t_f64}, {"best", t_f64}, {"simulations", t_i64},
-    {"unix_s", t_f64},
+    {"stage", t_i32, EV(stage)}, {"episode", t_i64, EV(episode)}, {"makespan", t_f64, EV(makespan)},
+    {"best", t_f64, EV(best)}, {"simulations", t_i64, EV(simulations)}, {"unix_s", t_f64, EV(unix_s)},
 };
+#undef EP
+#undef ST
+#undef EV
 #define N_EP_FIELDS ((int)(sizeof ep_fields / sizeof ep_fields[0]))
 #define N_ST_FIELDS ((int)(sizeof st_fields / sizeof st_fields[0]))
 #define N_EV_FIELDS ((int)(sizeof ev_fields / sizeof ev_fields[0]))
@@ -314,6 +327,18 @@ static int append_field(hid_t g, const char *name, hid_t type, const void *data,
     return bad ? -1 : 0;
 }
 
+/* Append n rows (structs of row_size bytes) to group g, one column at a time packed into buf
+ * (n x 8 bytes) through the group's field table. */
+static int append_group(hid_t g, const field *fs, int nf, const void *rows, size_t row_size, long n, void *buf)
+{
+    for (int j = 0; j < nf; j++) {
+        size_t w = H5Tget_size(fs[j].type());
+        for (long i = 0; i < n; i++) memcpy((char *)buf + (size_t)i * w, (const char *)rows + (size_t)i * row_size + fs[j].offset, w);
+        if (append_field(g, fs[j].name, fs[j].type(), buf, (hsize_t)n)) return -1;
+    }
+    return 0;
+}
+
 int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
                         const dp_h5io_traj_eval *ev, long n_ev, dp_error *err)
 {
@@ -333,48 +358,16 @@ int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, l
     }
     hid_t ge = H5Gopen2(f, "episodes", H5P_DEFAULT), gs = H5Gopen2(f, "steps", H5P_DEFAULT);
     int bad = ge < 0 || gs < 0;
-    /* pack one field at a time from the row structs */
-#define PACK(T, arr, n, expr) do { T *b_ = buf; for (long i_ = 0; i_ < (n); i_++) { const __typeof__((arr)[0]) *r_ = &(arr)[i_]; b_[i_] = (expr); } } while (0)
-    if (!bad && n_ep > 0) {
-        hsize_t k = (hsize_t)n_ep;
-        PACK(int32_t, ep, n_ep, r_->stage); bad |= append_field(ge, "stage", H5T_NATIVE_INT32, buf, k);
-        PACK(int64_t, ep, n_ep, r_->episode); bad |= append_field(ge, "episode", H5T_NATIVE_INT64, buf, k);
-        PACK(uint64_t, ep, n_ep, r_->seed); bad |= append_field(ge, "seed", H5T_NATIVE_UINT64, buf, k);
-        PACK(double, ep, n_ep, r_->makespan); bad |= append_field(ge, "makespan", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->reward); bad |= append_field(ge, "reward", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->wall_s); bad |= append_field(ge, "wall_s", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->lr); bad |= append_field(ge, "lr", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->epsilon); bad |= append_field(ge, "epsilon", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->sel_agree); bad |= append_field(ge, "sel_agree", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(double, ep, n_ep, r_->plc_agree); bad |= append_field(ge, "plc_agree", H5T_NATIVE_DOUBLE, buf, k);
-        PACK(int64_t, ep, n_ep, r_->step_offset); bad |= append_field(ge, "step_offset", H5T_NATIVE_INT64, buf, k);
-        PACK(int32_t, ep, n_ep, r_->n_steps); bad |= append_field(ge, "n_steps", H5T_NATIVE_INT32, buf, k);
-    }
-    if (!bad && n_st > 0) {
-        hsize_t k = (hsize_t)n_st;
-        PACK(int32_t, st, n_st, r_->sel_op); bad |= append_field(gs, "sel_op", H5T_NATIVE_INT32, buf, k);
-        PACK(float, st, n_st, r_->sel_logp); bad |= append_field(gs, "sel_logp", H5T_NATIVE_FLOAT, buf, k);
-        PACK(int32_t, st, n_st, r_->ready); bad |= append_field(gs, "ready", H5T_NATIVE_INT32, buf, k);
-        PACK(int32_t, st, n_st, r_->plc_device); bad |= append_field(gs, "plc_device", H5T_NATIVE_INT32, buf, k);
-        PACK(float, st, n_st, r_->plc_logp); bad |= append_field(gs, "plc_logp", H5T_NATIVE_FLOAT, buf, k);
-    }
+    if (!bad && n_ep > 0) bad = append_group(ge, ep_fields, N_EP_FIELDS, ep, sizeof *ep, n_ep, buf);
+    if (!bad && n_st > 0) bad = append_group(gs, st_fields, N_ST_FIELDS, st, sizeof *st, n_st, buf);
     if (!bad && n_ev > 0) {
         /* a file of version 1 (a run resumed across the upgrade) gets the group now */
         if (H5Lexists(f, "evaluations", H5P_DEFAULT) <= 0) bad = make_group(f, "evaluations", ev_fields, N_EV_FIELDS, 256);
         hid_t gv = bad ? -1 : H5Gopen2(f, "evaluations", H5P_DEFAULT);
         bad |= gv < 0;
-        hsize_t k = (hsize_t)n_ev;
-        if (!bad) {
-            PACK(int32_t, ev, n_ev, r_->stage); bad |= append_field(gv, "stage", H5T_NATIVE_INT32, buf, k);
-            PACK(int64_t, ev, n_ev, r_->episode); bad |= append_field(gv, "episode", H5T_NATIVE_INT64, buf, k);
-            PACK(double, ev, n_ev, r_->makespan); bad |= append_field(gv, "makespan", H5T_NATIVE_DOUBLE, buf, k);
-            PACK(double, ev, n_ev, r_->best); bad |= append_field(gv, "best", H5T_NATIVE_DOUBLE, buf, k);
-            PACK(int64_t, ev, n_ev, r_->simulations); bad |= append_field(gv, "simulations", H5T_NATIVE_INT64, buf, k);
-            PACK(double, ev, n_ev, r_->unix_s); bad |= append_field(gv, "unix_s", H5T_NATIVE_DOUBLE, buf, k);
-        }
+        if (!bad) bad = append_group(gv, ev_fields, N_EV_FIELDS, ev, sizeof *ev, n_ev, buf);
         if (gv >= 0 && H5Gclose(gv) < 0) bad = 1;
     }
-#undef PACK
     if (ge >= 0 && H5Gclose(ge) < 0) bad = 1;
     if (gs >= 0 && H5Gclose(gs) < 0) bad = 1;
     free(buf);
@@ -389,6 +382,107 @@ int dp_h5io_traj_append(const char *path, const dp_h5io_traj_episode *ep, long n
                    dp_error *err)
 {
     return dp_h5io_traj_append_rows(path, ep, n_ep, st, n_st, NULL, 0, err);
+}
+
+/* Read every column of group gname into n rows (structs of row_size bytes, malloc'd into *rows)
+ * through its field table; a missing group (evaluations in a version 1 layout) is 0 rows when
+ * optional. The columns must all be 1-D and of one length. */
+static int read_group(hid_t f, const char *path, const char *gname, const field *fs, int nf, size_t row_size, int optional,
+                      void **rows, long *n, dp_error *err)
+{
+    *rows = NULL;
+    *n = 0;
+    if (optional && H5Lexists(f, gname, H5P_DEFAULT) <= 0) return DP_OK;
+    char name[96];
+    long len = -1;
+    for (int j = 0; j < nf; j++) {
+        snprintf(name, sizeof name, "%s/%s", gname, fs[j].name);
+        long lj = H5Lexists(f, gname, H5P_DEFAULT) > 0 && H5Lexists(f, name, H5P_DEFAULT) > 0 ? dset_len(f, name) : -1;
+        if (lj < 0) return dp_error_set(err, DP_EINVAL, "%s: no 1-D dataset /%s (not a doppler trajectory file)", path, name);
+        if (j > 0 && lj != len)
+            return dp_error_set(err, DP_EINVAL, "%s: /%s has %ld rows, /%s/%s %ld: a damaged trajectory file", path, name, lj, gname,
+                                fs[0].name, len);
+        len = lj;
+    }
+    char *out = dp_alloc_malloc_n(len > 0 ? (size_t)len : 1, row_size);
+    void *col = dp_alloc_malloc_n(len > 0 ? (size_t)len : 1, 8);
+    if (!out || !col) {
+        free(out);
+        free(col);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for %ld rows of /%s", path, len, gname);
+    }
+    memset(out, 0, (len > 0 ? (size_t)len : 1) * row_size);
+    for (int j = 0; j < nf && len > 0; j++) {
+        snprintf(name, sizeof name, "%s/%s", gname, fs[j].name);
+        hid_t d = H5Dopen2(f, name, H5P_DEFAULT);
+        int bad = d < 0 || H5Dread(d, fs[j].type(), H5S_ALL, H5S_ALL, H5P_DEFAULT, col) < 0;
+        if (d >= 0) H5Dclose(d);
+        if (bad) {
+            free(out);
+            free(col);
+            return dp_error_set(err, DP_EINVAL, "%s: /%s cannot be read (a column of another type, or it fails its checksum: the file is damaged)",
+                                path, name);
+        }
+        size_t w = H5Tget_size(fs[j].type());
+        for (long i = 0; i < len; i++) memcpy(out + (size_t)i * row_size + fs[j].offset, (char *)col + (size_t)i * w, w);
+    }
+    free(col);
+    *rows = out;
+    *n = len;
+    return DP_OK;
+}
+
+/* A string attribute of the root, malloc'd: "" when absent (run_id of older files). */
+static int root_str(hid_t f, const char *path, const char *name, char **out, dp_error *err)
+{
+    int rc = attr_read_opt_str(f, path, name, out, err);
+    if (rc == DP_OK && !*out && !(*out = dp_alloc_strdup(""))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    return rc;
+}
+
+int dp_h5io_traj_read(const char *path, dp_h5io_traj *t, dp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    quiet();
+    hid_t f = dp_h5file_open_read(path, "the trajectory file", err);
+    if (f < 0) return err ? err->code : DP_EIO;
+    int rc = check_traj(f, path, err);
+    int32_t no = 0, nd = 0;
+    if (rc == DP_OK && (attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) || attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd)))
+        rc = dp_error_set(err, DP_EINVAL, "%s: no integer attributes n_ops and n_devices (not a doppler trajectory file)", path);
+    t->version = DP_H5IO_TRAJ_VERSION;
+    t->n_ops = no;
+    t->n_devices = nd;
+    if (rc == DP_OK) rc = root_str(f, path, "graph", &t->graph, err);
+    if (rc == DP_OK) rc = root_str(f, path, "oracle", &t->oracle, err);
+    if (rc == DP_OK) rc = root_str(f, path, "time_unit", &t->time_unit, err);
+    if (rc == DP_OK) rc = root_str(f, path, "config", &t->config_json, err);
+    if (rc == DP_OK) rc = root_str(f, path, "run_id", &t->run_id, err);
+    void *rows;
+    if (rc == DP_OK && (rc = read_group(f, path, "episodes", ep_fields, N_EP_FIELDS, sizeof *t->episodes, 0, &rows, &t->n_episodes, err)) == DP_OK)
+        t->episodes = rows;
+    if (rc == DP_OK && (rc = read_group(f, path, "steps", st_fields, N_ST_FIELDS, sizeof *t->steps, 0, &rows, &t->n_steps, err)) == DP_OK)
+        t->steps = rows;
+    if (rc == DP_OK &&
+        (rc = read_group(f, path, "evaluations", ev_fields, N_EV_FIELDS, sizeof *t->evaluations, 1, &rows, &t->n_evaluations, err)) == DP_OK)
+        t->evaluations = rows;
+    H5Fclose(f);
+    if (rc != DP_OK) dp_h5io_traj_free(t);
+    return rc;
+}
+
+void dp_h5io_traj_free(dp_h5io_traj *t)
+{
+    if (!t) return;
+    free(t->graph);
+    free(t->oracle);
+    free(t->time_unit);
+    free(t->config_json);
+    free(t->run_id);
+    free(t->episodes);
+    free(t->steps);
+    free(t->evaluations);
+    memset(t, 0, sizeof *t);
 }
 
 /* ---- checkpoints ---- */
@@ -469,9 +563,10 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
         hsize_t n = ck->rng_size;
         bad |= write_dset(f, "rng_state", H5T_NATIVE_UINT8, 1, &n, ck->rng_state);
         n = (hsize_t)ck->n_ops;
-        bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
-        bad |= write_block(f, "sel", sel, ck->has_best ? ck->sel_best : NULL) ||
-               write_block(f, "plc", plc, ck->has_best ? ck->plc_best : NULL);
+        if (ck->best_assignment) bad |= write_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, ck->best_assignment);
+        const char *b0 = ck->blocks[0] ? ck->blocks[0] : "sel", *b1 = ck->blocks[1] ? ck->blocks[1] : "plc";
+        bad |= write_block(f, b0, sel, ck->has_best ? ck->sel_best : NULL) ||
+               write_block(f, b1, plc, ck->has_best ? ck->plc_best : NULL);
         if (ck->has_best) bad |= attr_write(f, "best_greedy", H5T_NATIVE_DOUBLE, &ck->best_greedy);
         if (!bad && ck->method_state) bad |= attr_str(f, "method_state", ck->method_state);
         if (!bad && ck->n_method_ints > 0) {
@@ -796,8 +891,14 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
             goto out;
         }
     }
-    if ((rc = read_block(f, path, "sel", sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
-    rc = read_block(f, path, "plc", plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
+    /* the method's own groups, or DOPPLER's in a file written before it had them */
+    const char *b0 = "sel", *b1 = "plc";
+    if (ck->blocks[0] && H5Lexists(f, ck->blocks[0], H5P_DEFAULT) > 0) {
+        b0 = ck->blocks[0];
+        b1 = ck->blocks[1] ? ck->blocks[1] : "plc";
+    }
+    if ((rc = read_block(f, path, b0, sel, with_adam, ck->has_best ? ck->sel_best : NULL, err)) != DP_OK) goto out;
+    rc = read_block(f, path, b1, plc, with_adam, ck->has_best ? ck->plc_best : NULL, err);
 out:
     H5Fclose(f);
     return rc;
@@ -822,7 +923,7 @@ int dp_h5io_ckpt_read_best_sample(const char *path, const char *graph, int n_ops
     /* another graph, device count or no sample yet: nothing to give (not an error) */
     if ( strcmp(name, graph ? graph : "") != 0 || attr_read(f, "n_ops", H5T_NATIVE_INT32, &no) ||
         attr_read(f, "n_devices", H5T_NATIVE_INT32, &nd) || no != n_ops || nd != n_devices ||
-        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best))
+        attr_read(f, "best_makespan", H5T_NATIVE_DOUBLE, &best) || !isfinite(best) || H5Lexists(f, "best_assignment", H5P_DEFAULT) <= 0)
         goto out;
     hsize_t n = (hsize_t)n_ops;
     int r = read_dset(f, "best_assignment", H5T_NATIVE_INT, 1, &n, assignment);

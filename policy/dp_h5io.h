@@ -55,7 +55,8 @@
  *                     graph's buffer instead (attribute sil_graphs: int32 (sil_graphs), double
  *                     (sum of sil_graph_n), int32 (sum of sil_graph_n x the graph's ops) twice,
  *                     graph by graph)
- *   /sel, /plc        groups, each with attribute adam_t (int64) and groups param, adam_m,
+ *   /sel, /plc        groups (another method's own names: dp_h5io_ckpt.blocks, the improvement
+ *                     method's /op and /move), each with attribute adam_t (int64) and groups param, adam_m,
  *                     adam_v (and best, when has_best: attribute best_greedy at the root)
  *                     holding one float dataset (rows, cols) per tensor, by name.
  * Every checkpoint dataset is chunked whole with HDF5's Fletcher32 checksum: a flipped bit is
@@ -135,6 +136,27 @@ int dp_h5io_traj_append(const char *path, const dp_h5io_traj_episode *ep, long n
 int dp_h5io_traj_append_rows(const char *path, const dp_h5io_traj_episode *ep, long n_ep, const dp_h5io_traj_step *st, long n_st,
                         const dp_h5io_traj_eval *ev, long n_ev, dp_error *err);
 
+/* A whole trajectory file as read back: the one reader of the layout above (experiments/report.c
+ * and the Python package's read_trajectory use it). Strings malloc'd ("" when the file has none);
+ * rows in file order, n_episodes x dp_h5io_traj_episode, n_steps x dp_h5io_traj_step (episode
+ * i's steps are rows step_offset .. step_offset + n_steps - 1), n_evaluations x dp_h5io_traj_eval
+ * (0 and NULL when the file has no /evaluations group). */
+typedef struct dp_h5io_traj {
+    int version;            /* DP_H5IO_TRAJ_VERSION */
+    int n_ops, n_devices;
+    char *graph, *oracle, *time_unit, *config_json, *run_id;
+    long n_episodes, n_steps, n_evaluations;
+    dp_h5io_traj_episode *episodes;
+    dp_h5io_traj_step *steps;
+    dp_h5io_traj_eval *evaluations;
+} dp_h5io_traj;
+/* Read the trajectory file at path into t (free it with dp_h5io_traj_free; zeroed on error).
+ * Errors: those of dp_h5io_traj_check (not a trajectory, another version, an unreadable file);
+ * DP_EINVAL naming the dataset when a column is missing, of another length than its group's
+ * first, or fails its checksum ("PATH: /episodes/makespan cannot be read ..."); DP_ENOMEM. */
+int dp_h5io_traj_read(const char *path, dp_h5io_traj *t, dp_error *err);
+void dp_h5io_traj_free(dp_h5io_traj *t);
+
 /* Format versions. 3 (this one): every string attribute is fixed-length UTF-8 (h5py reads it as
  * bytes: .decode()). Versions 1 and 2 held variable-length strings, which the readers refuse
  * unread with "PATH: attribute "format" is a variable-length string ..." (DP_EUNSUPPORTED): a
@@ -213,6 +235,11 @@ typedef struct dp_h5io_ckpt {
     int read_method_state;
     int *method_ints;
     int64_t n_method_ints;
+    /* the names of the two parameter groups (NULL: "sel" and "plc", DOPPLER's and its agents'):
+     * a method's own slots (the improvement method's "op" and "move"). read: a file without a
+     * group blocks[0] is read from "sel" and "plc" instead (a checkpoint written before the
+     * method had its own). best_assignment NULL: none written (write) or read */
+    const char *blocks[2];
 } dp_h5io_ckpt;
 
 /* Write a checkpoint atomically. */

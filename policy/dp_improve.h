@@ -17,9 +17,9 @@
  *     arrival on d, of its incoming and outgoing transfer times, d's load and idle share, d's
  *     idle share in the window where v would run there, v's op time on d relative to its own
  *     device's, the share of v's neighbours on d and on its own device, d least loaded.
- * Action: op v ~ softmax over all ops of an op network's scores (block "sel": an MLP over the
+ * Action: op v ~ softmax over all ops of an op network's scores (block "op": an MLP over the
  * op features), then device d ~ softmax over the other devices of a move network's scores
- * (block "plc": an MLP over the op's and the move's features). Both networks are shared by
+ * (block "move": an MLP over the op's and the move's features). Both networks are shared by
  * every op and device, so one model places any graph on any device count.
  * Costs per decision: features O(n log n + e), the op network over n ops (recomputed only when
  * a move is accepted), the move network over D - 1 devices, and ONE simulation.
@@ -84,7 +84,7 @@ int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err
 /* The config as JSON text (malloc'd), with "method": "improve" and "features". */
 char *dp_improve_config_to_json(const dp_improve_config *c);
 
-/* ---- the model: two parameter blocks, "sel" (op network) and "plc" (move network) ---- */
+/* ---- the model: two parameter blocks, "op" (op network) and "move" (move network) ---- */
 
 typedef struct dp_improve_model dp_improve_model;
 
@@ -277,9 +277,11 @@ typedef struct dp_improve_result {
  * deviation; one Adam step per batch, cfg->episodes rounded up to whole batches (the progress
  * reports the rounded count). With validation graphs the parameters are scored (dp_improve_result)
  * at the start, every cfg->eval_every episodes and at the end; the best scored are kept as the
- * model-selected parameters (/sel/best and /plc/best in the checkpoint, what dp_improve_model_load
+ * model-selected parameters (/op/best and /move/best in the checkpoint, what dp_improve_model_load
  * reads); the evaluations use their own generator, so they change nothing of the training.
- * Writes io's checkpoint (blocks "sel" and "plc", config with "method": "improve") and trajectory;
+ * Writes io's checkpoint (its own groups "op" and "move", no best_assignment; one of the layout
+ * before 2026-12-04, with "sel" and "plc", is read too; config with "method": "improve") and
+ * trajectory, through the trainer runtime (dp_runtime.h);
  * io->resume continues io->checkpoint's run, which must be of the same graphs (names, sizes, roles;
  * DP_EINVAL naming both lists otherwise) and config (the caller's cfg: the checkpoint's, see
  * dp_improve_config_from_checkpoint). res (may be NULL) gets what the run did. */

@@ -209,23 +209,32 @@ int dp_place_gdp(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
 }
 
 /* The registry. Issues that add methods add one line here. */
+/* The sweep parameters of the training runs (dp_place_method.sweep_params; experiments/run.c):
+ * DOPPLER's two stages, with cfg__KEY__SUBKEY for one key of the training config */
+static const char *const stages_sweep_params[] = {"method", "seed", "episodes_il", "episodes_sim", "train_config", "samples",
+                                                  "bench_reps", "variant", "model_selection", "cfg__*", NULL};
+static const char *const agent_sweep_params[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
+
 static const dp_place_method methods[] = {
-    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48, 0, NULL},
-    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0, DP_PLACE_OPT_SAMPLES, NULL},
-    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0, 0, NULL},
-    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0, DP_PLACE_OPT_DEVICE, NULL},
-    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_heft},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_cpop},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32, DP_PLACE_OPT_LIST, dp_list_peft},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24, 0, dp_list_etf},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET, NULL},
-    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL},
-    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL},
-    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL},
-    {NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL},
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48, 0, NULL, 0, NULL},
+    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0, DP_PLACE_OPT_SAMPLES, NULL, 0, NULL},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0, 0, NULL, 0, NULL},
+    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0, DP_PLACE_OPT_DEVICE, NULL, 0, NULL},
+    {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL,
+     DP_PLACE_SWEEP_STAGES, stages_sweep_params},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_heft, 0, NULL},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_cpop, 0, NULL},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32, DP_PLACE_OPT_LIST, dp_list_peft, 0, NULL},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24, 0, dp_list_etf, 0, NULL},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET, NULL, 0, NULL},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL, 0, NULL},
+    {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL,
+     DP_PLACE_SWEEP_AGENT, agent_sweep_params},
+    {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL,
+     DP_PLACE_SWEEP_AGENT, agent_sweep_params},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, NULL},
 };
 
 const dp_place_method *dp_place_methods(void)

@@ -99,7 +99,21 @@ typedef struct dp_place_method {
      * scheduler planned them, reported beside the simulation of its assignment), or NULL for a
      * method that plans none. */
     int (*list_schedule)(const dp_graph *g, const dp_cost *c, struct dp_list_schedule *s, dp_error *err);
+    /* How a sweep's run (experiments/run.c) runs the method, DP_PLACE_SWEEP_*: a placement through
+     * dp_place (0), or a training run first */
+    int sweep_run;
+    /* A training run's own sweep parameters besides the graph's and the machine's (NULL-ended;
+     * an entry ending in '*' admits every parameter with that prefix); NULL for a placement, whose
+     * parameters are dp_place_options' and are checked against `options` */
+    const char *const *sweep_params;
 } dp_place_method;
+
+/* dp_place_method.sweep_run */
+enum {
+    DP_PLACE_SWEEP_PLACE = 0,  /* place with dp_place (a learned method: from its checkpoint) */
+    DP_PLACE_SWEEP_STAGES = 1, /* DOPPLER: train Stages I and II (dp_train.h), then place */
+    DP_PLACE_SWEEP_AGENT = 2   /* a learned baseline (Placeto, GDP): train its agent, then place */
+};
 
 /* The table of methods, ended by an entry with name NULL. */
 /* The best placement the training of DOPPLER checkpoint `checkpoint` sampled (its last stage),

@@ -1,6 +1,8 @@
 /* dp_train.c: the one trainer of the learned placement methods (see dp_train.h, dp_agent.h). */
 #include "dp_train.h"
 #include "dp_alloc.h"
+#include "dp_train_impl.h"
+#include "dp_runtime.h"
 #include "dp_place.h"
 #include "dp_search.h"
 #include "dp_json.h"
@@ -22,104 +24,6 @@
 
 /* ---- the trainer ---- */
 
-/* A graph bound to the trainer's model: its agent workspace (the model's parameters, this
- * graph's caches), environment and oracle, and what is kept per graph. */
-typedef struct bound_graph {
-    const dp_graph *g;
-    const dp_cost *c;
-    dp_oracle oracle;
-    dp_agent *ag;           /* bd[0]'s owns the parameters; the others are bound to them */
-    dp_env *env;
-    int n, D;
-    int validation;         /* 1: model selection only, never an episode */
-    int *topo_pos;
-    double ref;             /* raw makespan of the critical-path heuristic under the state: the
-                               unit of this graph's makespans when several graphs are bound */
-    int need_prepare;
-    int sil_n, sil_cap;
-    double *sil_ms;
-    int *sil_ops, *sil_dev;
-} bound_graph;
-
-struct dp_train {
-    bound_graph *bd;        /* the bound graphs: bd[0] is the first training graph */
-    int n_bd, cur;          /* how many, and the one in hand (its fields are the aliases below) */
-    int n_train;            /* training graphs among them */
-    int multi;              /* n_bd > 1: makespans in units of each graph's reference (bd.ref) */
-    int max_n, max_D;       /* the episode records are sized for these */
-    const dp_graph *g;
-    const dp_cost *c;
-    dp_train_config cfg;
-    dp_agent *ag;           /* the policy being trained (dp_agent.h) */
-    dp_nn_params *blk[2];   /* its parameter blocks: [0] "sel" (may be empty), [1] "plc" */
-    dp_env *env;
-    dp_oracle oracle;       /* the cost of an assignment (a copy of the caller's) */
-    gsl_rng *master, *ep;
-    int n, D;
-    /* progress of the stage in hand */
-    int stage;
-    long episode;
-    double running_sum;
-    long running_count;
-    double best;            /* raw unit */
-    int *best_assign;
-    int need_prepare;
-    int traj_ready;
-    char run_id[40];        /* this run's identifier, in its checkpoints and trajectory */
-    /* model selection: the parameters whose greedy placement was best at an evaluation */
-    double best_greedy;     /* raw unit */
-    double last_greedy;     /* the latest greedy makespan (evaluation or baseline), raw unit */
-    float *best_sel, *best_plc;
-    int *topo_pos;            /* (n) position of each op in the graph's topological order */
-    int has_best;
-    long traj_episodes, traj_steps; /* rows in the trajectory file */
-    long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
-    long stage_sims0;       /* sims when the current stage began (kept by checkpoints) */
-    /* this project's estimators (dp_train_stage): forced first choice, replays, self-imitation */
-    int force_first_dev;    /* >= 0: the first op goes to this device (POMO's distinct starts) */
-    int forced0;            /* the last rollout's first PLC choice was forced: no gradient for it */
-    int skip_oracle;        /* 1: a replay of a rollout whose makespan is known: no simulation */
-    const int *forced_ops, *forced_dev; /* MODE_FORCED: the op and device of every step */
-    int *forced_assign;     /* MODE_ASSIGN: (n) the device of every op */
-    int assign_exact;       /* MODE_ASSIGN: 1 puts every op on forced_assign's device as it is
-                             * (no renaming of devices of tied logits): a demonstration */
-    int *scratch_dev;       /* (n) a placement's devices renamed (self-imitation buffer) */
-    int sil_n, sil_cap;     /* self-imitation buffer: the best placements found, as step sequences */
-    double *sil_ms;         /* (sil_cap) their makespans (raw) */
-    int *sil_ops, *sil_dev; /* (sil_cap, n) */
-    int stale;              /* evaluations in a row without a better greedy makespan */
-    /* the current episode's record. SEL: O(n) per episode, one entry per step. The ready sets
-     * themselves are not kept (their sizes sum to O(n^2) on a wide graph: 2.6 GB for 20,000
-     * independent ops): episode_grad rebuilds them backwards from the chosen ops (the
-     * environment keeps them in increasing op id, dp_env.h) and recomputes each step's softmax
-     * from the same scores in the same order, so the gradient is bit for bit the one stored sets
-     * gave. */
-    int *sel_a;             /* (n) index of the choice in its step's ready set */
-    int *sel_v;             /* (n) the op chosen */
-    int *sel_nr;            /* (n) ready-set size */
-    float *sel_lpa;         /* (n) log-probability of the choice */
-    int *sel_nmark;         /* (n) heuristic-optimal ops in the ready set (their count) */
-    unsigned char *sel_marka; /* (n) whether the choice is one of them */
-    int sel_marks_chosen;   /* 1: the imitation targets are the choices themselves (sil replay) */
-    double *sel_H;
-    /* one step's ready set and its softmax (n each); the backward's step of placement and step
-     * of readiness of every op (n each) */
-    int *rs_ops, *rs_pos, *rs_at;
-    float *rs_z, *rs_p, *rs_lp;
-    unsigned char *rs_mark;
-    float *plc_p, *plc_lp, *plc_z;
-    unsigned char *plc_mark;
-    int *plc_a;
-    double *plc_H;
-    float *zbuf, *gbuf;
-    /* pending trajectory rows */
-    dp_h5io_traj_episode *rows_ep;
-    dp_h5io_traj_step *rows_st;
-    long n_rows_ep, cap_rows_ep, n_rows_st, cap_rows_st;
-    dp_h5io_traj_eval *rows_ev;  /* pending model-selection evaluation rows */
-    long n_rows_ev, cap_rows_ev, traj_evals;
-};
-
 static double now_s(void)
 {
     struct timespec t;
@@ -127,7 +31,7 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void bound_free(bound_graph *b)
+static void bound_free(dp_train_bound *b)
 {
     dp_agent_free(b->ag);
     dp_env_free(b->env);
@@ -135,24 +39,22 @@ static void bound_free(bound_graph *b)
     free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
 }
 
-static void load_graph(dp_train *tr, int i);
-
 /* Make bd[i] the graph in hand: the per-graph fields of the one in hand go back to its record,
  * bd[i]'s become the trainer's. */
-static void select_graph(dp_train *tr, int i)
+void dp_train_graph_select(dp_train *tr, int i)
 {
-    bound_graph *o = &tr->bd[tr->cur];
+    dp_train_bound *o = &tr->bd[tr->cur];
     o->need_prepare = tr->need_prepare;
     o->oracle = tr->oracle;
     o->sil_n = tr->sil_n; o->sil_cap = tr->sil_cap;
     o->sil_ms = tr->sil_ms; o->sil_ops = tr->sil_ops; o->sil_dev = tr->sil_dev;
-    load_graph(tr, i);
+    dp_train_graph_load(tr, i);
 }
 
 /* Make bd[i] the graph in hand without saving the one in hand (the first selection). */
-static void load_graph(dp_train *tr, int i)
+void dp_train_graph_load(dp_train *tr, int i)
 {
-    bound_graph *b = &tr->bd[i];
+    dp_train_bound *b = &tr->bd[i];
     tr->cur = i;
     tr->g = b->g;
     tr->c = b->c;
@@ -168,7 +70,7 @@ static void load_graph(dp_train *tr, int i)
 }
 
 /* Every bound graph's forward is stale (the shared parameters changed). */
-static void params_changed(dp_train *tr)
+void dp_train_params_changed(dp_train *tr)
 {
     tr->need_prepare = 1;
     for (int i = 0; i < tr->n_bd; i++) tr->bd[i].need_prepare = 1;
@@ -178,7 +80,7 @@ void dp_train_free(dp_train *tr)
 {
     if (!tr) return;
     if (tr->bd) {
-        select_graph(tr, tr->cur); /* the per-graph fields in hand back to their record */
+        dp_train_graph_select(tr, tr->cur); /* the per-graph fields in hand back to their record */
         /* the graphs bound to bd[0]'s parameters go first */
         for (int i = tr->n_bd - 1; i >= 0; i--) bound_free(&tr->bd[i]);
         free(tr->bd);
@@ -188,13 +90,12 @@ void dp_train_free(dp_train *tr)
     free(tr->best_assign);
     free(tr->forced_assign);
     free(tr->scratch_dev);
-    free(tr->best_sel);
-    free(tr->best_plc);
+    dp_runtime_select_free(&tr->sel);
     free(tr->sel_a); free(tr->sel_v); free(tr->sel_nr); free(tr->sel_lpa); free(tr->sel_nmark); free(tr->sel_marka);
     free(tr->rs_ops); free(tr->rs_pos); free(tr->rs_at); free(tr->rs_z); free(tr->rs_p); free(tr->rs_lp); free(tr->rs_mark);
     free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
-    free(tr->rows_ep); free(tr->rows_st); free(tr->rows_ev);
+    dp_runtime_traj_free(&tr->traj);
     free(tr);
 }
 
@@ -239,10 +140,10 @@ static int ensure_records(dp_train *tr, int n_ops, int n_dev)
 static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
                       dp_error *err)
 {
-    bound_graph *nb = dp_alloc_realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
+    dp_train_bound *nb = dp_alloc_realloc(tr->bd, (size_t)(tr->n_bd + 1) * sizeof *nb);
     if (!nb) return dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
     tr->bd = nb;
-    bound_graph *b = &tr->bd[tr->n_bd];
+    dp_train_bound *b = &tr->bd[tr->n_bd];
     memset(b, 0, sizeof *b);
     b->g = g;
     b->c = c;
@@ -315,7 +216,7 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
     for (int i = 0; i < DP_TRAIN_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     if (bind_graph(tr, g, c, oracle, 0, err) != DP_OK) goto fail;
-    load_graph(tr, 0);
+    dp_train_graph_load(tr, 0);
     if (!dp_agent_has_sel(tr->ag)) {
         tr->cfg.sel_topological = 1; /* no SEL: the topological order (refused as a key) */
         tr->cfg.update_sel = 0;
@@ -330,10 +231,8 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
     if (!tr->best_assign) goto nomem;
     /* zeroed: a checkpoint's best parameters are read tensor by tensor, and the gaps between
      * tensors in the flat array must not become parameters of uninitialised memory */
-    tr->best_sel = dp_alloc_calloc_n(tr->blk[0]->n ? tr->blk[0]->n : 1, sizeof(float));
-    tr->best_plc = dp_alloc_calloc_n(tr->blk[1]->n ? tr->blk[1]->n : 1, sizeof(float));
-    if (!tr->best_sel || !tr->best_plc) goto nomem;
-    tr->best_greedy = INFINITY;
+    if (dp_runtime_select_init(&tr->sel, tr->blk[0], tr->blk[1], err) != DP_OK) goto fail;
+    tr->sel.last_score = 0; /* progress reports 0 before the first greedy placement */
     if (init && dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
@@ -379,11 +278,11 @@ int dp_train_add_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const 
     tr->multi = 1;
     for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
         if (tr->bd[i].ref > 0) continue;
-        select_graph(tr, i);
+        dp_train_graph_select(tr, i);
         double ms;
         if ((rc = reference_makespan(tr, &ms, err)) == DP_OK) tr->bd[i].ref = ms;
     }
-    select_graph(tr, keep);
+    dp_train_graph_select(tr, keep);
     return rc;
 }
 
@@ -429,13 +328,6 @@ static inline int close_enough(double a, double b)
     return a == b || fabs(a - b) <= 1e-12 * fmax(fabs(a), fabs(b));
 }
 
-/* rollout modes: the two exploration rules (dp_train_exploration), then greedy and softmax sampling */
-/* MODE_FORCED replays a recorded step sequence (op and device of every step); MODE_ASSIGN lets SEL
- * choose greedily and puts each op on the device of a given assignment (the greedy policy's own
- * op order with a target placement's devices) */
-enum { MODE_EPSILON = DP_TRAIN_EXPLORE_EPSILON_GREEDY, MODE_MIXTURE = DP_TRAIN_EXPLORE_MIXTURE, MODE_GREEDY, MODE_SAMPLE, MODE_FORCED,
-       MODE_ASSIGN };
-
 static int argmax(const float *z, int k)
 {
     int best = 0;
@@ -456,15 +348,15 @@ static int sample(const float *p, int k, gsl_rng *r)
 
 static int choose(const float *p, const float *z, int k, int mode, double eps, gsl_rng *r)
 {
-    if (mode == MODE_SAMPLE) return sample(p, k, r);
-    if (mode == MODE_GREEDY) return argmax(z, k);
+    if (mode == DP_TRAIN_MODE_SAMPLE) return sample(p, k, r);
+    if (mode == DP_TRAIN_MODE_GREEDY) return argmax(z, k);
     if (eps > 0 && gsl_rng_uniform(r) < eps) return (int)gsl_rng_uniform_int(r, (unsigned long)k);
-    return mode == MODE_MIXTURE ? sample(p, k, r) : argmax(z, k);
+    return mode == DP_TRAIN_MODE_MIXTURE ? sample(p, k, r) : argmax(z, k);
 }
 
 int dp_train_explore(const float *p, const float *z, int n, int exploration, double eps, gsl_rng *r)
 {
-    return choose(p, z, n, exploration == DP_TRAIN_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON, eps, r);
+    return choose(p, z, n, exploration == DP_TRAIN_EXPLORE_MIXTURE ? DP_TRAIN_MODE_MIXTURE : DP_TRAIN_MODE_EPSILON, eps, r);
 }
 
 double dp_train_behaviour_prob(const float *p, const float *z, int n, int a, int exploration, double eps)
@@ -503,7 +395,7 @@ static void heuristic_devices(dp_train *tr, int t, int v)
 }
 
 /* One rollout with the prepared networks; records every step. */
-static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
+int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
 {
     dp_agent *ag = tr->ag;
     dp_env *env = tr->env;
@@ -531,7 +423,7 @@ static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, d
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
         const int nmark = dp_env_cp_select_all(env, tr->rs_mark);
         int a;
-        if (mode == MODE_FORCED) {
+        if (mode == DP_TRAIN_MODE_FORCED) {
             /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
             a = 0;
             while (a < nr - 1 && ops[a] != tr->forced_ops[t]) a++;
@@ -541,7 +433,7 @@ static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, d
             for (int i = 1; i < nr; i++)
                 if (tr->topo_pos[ops[i]] < tr->topo_pos[ops[a]]) a = i;
         } else {
-            a = choose(p, z, nr, mode == MODE_ASSIGN ? MODE_GREEDY : mode, eps, r);
+            a = choose(p, z, nr, mode == DP_TRAIN_MODE_ASSIGN ? DP_TRAIN_MODE_GREEDY : mode, eps, r);
         }
         tr->sel_a[t] = a;
         tr->sel_v[t] = ops[a];
@@ -556,8 +448,8 @@ static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, d
         tr->plc_H[t] = dp_nn_softmax_forward(pp, plp, pz, D);
         heuristic_devices(tr, t, v);
         int k;
-        if (mode == MODE_FORCED) k = tr->forced_dev[t];
-        else if (mode == MODE_ASSIGN) {
+        if (mode == DP_TRAIN_MODE_FORCED) k = tr->forced_dev[t];
+        else if (mode == DP_TRAIN_MODE_ASSIGN) {
             /* devices the network cannot tell apart here (bitwise equal logits) on a machine of
              * interchangeable devices: greedy takes the lowest, so the target's names of the two
              * are swapped for the ops not yet placed (the placement may change; distillation
@@ -585,71 +477,13 @@ static int rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, d
         agree[0] = (double)sel_ok / tr->n;
         agree[1] = (double)plc_ok / tr->n;
     }
-    tr->forced0 = mode != MODE_FORCED && mode != MODE_ASSIGN && tr->force_first_dev >= 0;
-    if (tr->skip_oracle || mode == MODE_FORCED || mode == MODE_ASSIGN) {
+    tr->forced0 = mode != DP_TRAIN_MODE_FORCED && mode != DP_TRAIN_MODE_ASSIGN && tr->force_first_dev >= 0;
+    if (tr->skip_oracle || mode == DP_TRAIN_MODE_FORCED || mode == DP_TRAIN_MODE_ASSIGN) {
         *ms = NAN; /* a replay: the caller knows the makespan */
         return DP_OK;
     }
     tr->sims++;
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
-}
-
-/* On a machine of interchangeable devices (dp_cost.homogeneous) a placement's makespan does not
- * change when its devices are renamed: dev (n, in the order of `order`) is renamed in order of
- * first use (the first op's device becomes 0, the next new one 1, ...), the one form a greedy
- * policy can reproduce (its logits of devices still alike tie, and argmax takes the lowest). */
-static void relabel_first_use(const dp_train *tr, int *dev, int n)
-{
-    if (!tr->c->homogeneous) return;
-    int map[256], next = 0;
-    if (tr->D > 256) return;
-    for (int k = 0; k < tr->D; k++) map[k] = -1;
-    for (int t = 0; t < n; t++) {
-        if (map[dev[t]] < 0) map[dev[t]] = next++;
-        dev[t] = map[dev[t]];
-    }
-}
-
-/* Self-imitation buffer: keep the last rollout (its step sequence, devices renamed in order of
- * first use on interchangeable devices) when it is among the sil_k best placements found so far
- * and not already held. */
-static int sil_offer(dp_train *tr, int k_max, double ms)
-{
-    const int n = tr->n;
-    int *dev = tr->scratch_dev; /* the record's devices, renamed (plc_a stays the episode's) */
-    memcpy(dev, tr->plc_a, (size_t)n * sizeof *dev);
-    relabel_first_use(tr, dev, n);
-    if (tr->sil_cap < k_max) {
-        double *a = dp_alloc_realloc(tr->sil_ms, (size_t)k_max * sizeof *a);
-        if (a) tr->sil_ms = a;
-        int *o = dp_alloc_realloc(tr->sil_ops, (size_t)k_max * n * sizeof *o);
-        if (o) tr->sil_ops = o;
-        int *d = dp_alloc_realloc(tr->sil_dev, (size_t)k_max * n * sizeof *d);
-        if (d) tr->sil_dev = d;
-        if (!a || !o || !d) return DP_ENOMEM;
-        tr->sil_cap = k_max;
-    }
-    int worst = 0;
-    for (int i = 0; i < tr->sil_n; i++) {
-        if (tr->sil_ms[i] == ms) {
-            int same = 1;
-            for (int t = 0; t < n && same; t++)
-                same = tr->sil_dev[(size_t)i * n + t] == dev[t] &&
-                       tr->sil_ops[(size_t)i * n + t] == tr->sel_v[t];
-            if (same) return DP_OK;
-        }
-        if (tr->sil_ms[i] > tr->sil_ms[worst]) worst = i;
-    }
-    int slot;
-    if (tr->sil_n < k_max) slot = tr->sil_n++;
-    else if (ms < tr->sil_ms[worst]) slot = worst;
-    else return DP_OK;
-    tr->sil_ms[slot] = ms;
-    for (int t = 0; t < n; t++) {
-        tr->sil_ops[(size_t)slot * n + t] = tr->sel_v[t];
-        tr->sil_dev[(size_t)slot * n + t] = dev[t];
-    }
-    return DP_OK;
 }
 
 /* remove x from the increasing list a[0..*m) when it is there; insert x */
@@ -686,7 +520,7 @@ static void sorted_insert(int *a, int *m, int x)
  * environment keeps it); its softmax is recomputed from the scores the rollout used, unchanged
  * since (the parameters change only in update). DP_OK, or DP_EINVAL when a rebuilt set is not
  * the rollout's (an internal error). */
-static int episode_grad(dp_train *tr, const dp_train_stage *st, double eps, double r, double scale)
+int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
     dp_agent *ag = tr->ag;
     const int D = tr->D, T = tr->n;
@@ -749,7 +583,7 @@ static int episode_grad(dp_train *tr, const dp_train_stage *st, double eps, doub
     return DP_OK;
 }
 
-static void update(dp_train *tr, double lr)
+void dp_train_update(dp_train *tr, double lr)
 {
     const dp_train_config *c = &tr->cfg;
     dp_agent_backward(tr->ag);
@@ -760,634 +594,21 @@ static void update(dp_train *tr, double lr)
         if (c->grad_clip > 0) dp_nn_clip_grad_norm(p, c->grad_clip);
         dp_nn_adam_step(p, (float)lr, (float)c->adam_beta1, (float)c->adam_beta2, (float)c->adam_eps, (float)c->weight_decay);
     }
-    params_changed(tr);
-}
-
-/* A teacher-forced replay of the buffer's placement i, its actions imitated with weight w (no
- * simulation): the gradient is accumulated, not applied. */
-static int sil_imitate(dp_train *tr, const dp_train_stage *st, int i, double w, dp_error *err)
-{
-    const int n = tr->n, D = tr->D;
-    tr->forced_ops = tr->sil_ops + (size_t)i * n;
-    tr->forced_dev = tr->sil_dev + (size_t)i * n;
-    double ms;
-    int rc = rollout(tr, MODE_FORCED, 0, NULL, &ms, NULL, err);
-    if (rc != DP_OK) return rc;
-    /* the targets are the replayed actions themselves */
-    tr->sel_marks_chosen = 1;
-    for (int t = 0; t < n; t++) {
-        tr->sel_nmark[t] = 1;
-        tr->sel_marka[t] = 1;
-        for (int k = 0; k < D; k++) tr->plc_mark[(size_t)t * D + k] = k == tr->plc_a[t];
-    }
-    dp_train_stage imitate = *st;
-    imitate.il_weight = w;
-    imitate.pg_weight = 0;
-    imitate.entropy_weight = 0;
-    if (episode_grad(tr, &imitate, 0, 0, 1.0) != DP_OK)
-        return dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
-    return DP_OK;
-}
-
-/* Self-imitation after a batch: sil_replays placements of the buffer imitated with weight
- * st->sil_weight, drawn uniformly, or, when sil_replays (> 1) is at least the buffer's size, every
- * placement of the buffer once, each with weight sil_weight / size (the cross-entropy method's
- * elite set). */
-static int sil_step(dp_train *tr, const dp_train_stage *st, dp_error *err)
-{
-    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
-    const int all = st->sil_replays > 1 && st->sil_replays >= tr->sil_n, m = all ? tr->sil_n : (st->sil_replays > 1 ? st->sil_replays : 1);
-    for (int r = 0; r < m; r++) {
-        const int i = all ? r : (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
-        const int rc = sil_imitate(tr, st, i, st->sil_weight / (all ? m : 1), err);
-        if (rc != DP_OK) return rc;
-    }
-    return DP_OK;
-}
-
-/* The index of the best placement in the self-imitation buffer (-1: empty). */
-static int sil_best(const dp_train *tr)
-{
-    int b = -1;
-    for (int i = 0; i < tr->sil_n; i++)
-        if (b < 0 || tr->sil_ms[i] < tr->sil_ms[b]) b = i;
-    return b;
-}
-
-/* Demonstrations (dp_train_config.demo_*): each training graph's placement by the configured
- * search, replayed once through the policy (MODE_ASSIGN: its greedy op order, the search's
- * devices exactly: distillation's renaming of devices of tied logits would change the placement,
- * where two devices tie without being alike), simulated and offered to that graph's
- * self-imitation buffer (which renames its devices in order of first use, a true renaming). At the stage's first
- * episode for every training graph, the simulations counted; later (a run with several graphs
- * resumed from a checkpoint written before their buffers were kept) for the graphs whose buffer is empty, not counted again.
- * A graph on one device has one placement: no demonstration, no simulation. */
-static int demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
-{
-    const dp_train_config *c = &tr->cfg;
-    if (!c->demo_method[0] || !(st->sil_weight > 0 || st->distill > 0)) return DP_OK;
-    const int keep = tr->cur, first = tr->episode == 0;
-    int rc = DP_OK;
-    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
-        if (tr->bd[i].validation) continue;
-        if (tr->multi) select_graph(tr, i);
-        if (!first && tr->sil_n > 0) continue;
-        if (tr->D < 2) continue; /* one device: one placement, nothing to demonstrate (no simulation) */
-        dp_place_options po;
-        dp_place_options_init(&po);
-        po.seed = c->seed + (uint64_t)i;
-        po.oracle = &tr->oracle;
-        po.budget = c->demo_budget;
-        po.checkpoint = c->demo_checkpoint[0] ? c->demo_checkpoint : NULL;
-        long spent = c->demo_budget;
-        if (strcmp(c->demo_method, "best-instant") == 0) {
-            /* the best of the instant methods under the oracle (dp_search_start's "best-instant") */
-            dp_search_anneal_config sc;
-            dp_search_anneal_config_init(&sc);
-            snprintf(sc.init, sizeof sc.init, "best-instant");
-            rc = dp_search_start(tr->g, tr->c, &tr->oracle, &sc, po.seed, tr->forced_assign, &spent, err);
-        } else {
-            rc = dp_place(c->demo_method, tr->g, tr->c, &po, tr->forced_assign, NULL, NULL, err);
-        }
-        if (rc != DP_OK) {
-            char msg[sizeof err->msg];
-            snprintf(msg, sizeof msg, "%s", err->msg);
-            rc = dp_error_set(err, rc, "demonstrations on %s: %s", tr->g->source ? tr->g->source : tr->g->name, msg);
-            break;
-        }
-        if (tr->need_prepare) {
-            dp_agent_prepare(tr->ag);
-            tr->need_prepare = 0;
-        }
-        double ms;
-        tr->assign_exact = 1;
-        rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err);
-        tr->assign_exact = 0;
-        if (rc != DP_OK) break;
-        if ((rc = dp_oracle_cost(&tr->oracle, tr->env->assignment, &ms, err)) != DP_OK) break;
-        if (first) tr->sims += spent + 1;
-        if (sil_offer(tr, st->sil_k, ms) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
-    }
-    if (tr->multi) select_graph(tr, keep);
-    return rc;
-}
-
-/* The distillation target of the graph in hand (its self-imitation buffer's best placement) into
- * dst (n): every op's device, renamed, on interchangeable devices, in order of first use along
- * the greedy SEL order (SEL is not updated while distilling, so that order stays fixed and a
- * greedy PLC can reproduce the placement: devices still alike tie, and argmax takes the lowest).
- * *target = its makespan (raw unit); NAN and no target when the buffer is empty. */
-static int distill_target(dp_train *tr, int *dst, double *target, dp_error *err)
-{
-    const int b = sil_best(tr), n = tr->n, D = tr->D;
-    *target = NAN;
-    if (b < 0) return DP_OK;
-    for (int t = 0; t < n; t++) tr->forced_assign[tr->sil_ops[(size_t)b * n + t]] = tr->sil_dev[(size_t)b * n + t];
-    double ms;
-    int rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err); /* the greedy op order: sel_v */
-    if (rc != DP_OK) return rc;
-    if (tr->c->homogeneous && D <= 256) {
-        int map[256], next = 0;
-        for (int k = 0; k < D; k++) map[k] = -1;
-        for (int t = 0; t < n; t++) {
-            const int v = tr->sel_v[t];
-            if (map[tr->forced_assign[v]] < 0) map[tr->forced_assign[v]] = next++;
-        }
-        for (int v = 0; v < n; v++) tr->forced_assign[v] = map[tr->forced_assign[v]];
-    }
-    memcpy(dst, tr->forced_assign, (size_t)n * sizeof *dst);
-    *target = tr->sil_ms[b];
-    return DP_OK;
-}
-
-/* Distillation at the end of a stage (st->distill > 0): up to st->distill Adam steps at learning
- * rate lr of imitation of the buffers' best placements, as assignments: the greedy SEL order is
- * kept and every op's PLC choice is pulled towards its device in that placement, along the greedy
- * rollout itself (teacher forcing on the devices; the makespan depends on the devices only).
- * With one graph, every step imitates its best placement; the greedy placement is checked every
- * 10 steps (one simulation each) and distillation stops when it is no worse than the target.
- * With several graphs the steps go round the training graphs that have a buffer (one shared
- * model: a step on one graph alone would fit that graph and undo the others, which a first
- * version did, distilling only the graph in hand); every 10 rounds each of them is placed
- * greedily (one simulation per graph), the check's score is the mean over them of the greedy
- * makespan / the graph's reference, and distillation stops when every one reaches its target.
- * Either way the stage ends with the parameters of the best check (the first check is before
- * any step, so distillation never ends worse on its graphs than it began). */
-static int distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_error *err)
-{
-    if (st->distill <= 0) return DP_OK;
-    const int keep_cur = tr->cur;
-    /* the graphs distilled (training graphs with a buffer) and their targets */
-    int m = 0, rc = DP_OK;
-    int *gi = dp_alloc_malloc_n(tr->n_bd, sizeof(int));
-    size_t *off = dp_alloc_malloc_n(tr->n_bd, sizeof(size_t));
-    double *target = dp_alloc_malloc_n(tr->n_bd, sizeof(double));
-    size_t tot = 0;
-    for (int i = 0; i < tr->n_bd; i++) tot += (size_t)tr->bd[i].n;
-    int *tgt = dp_alloc_malloc_n(tot ? tot : 1, sizeof(int));
-    /* the parameters of the best check: the ones the stage ends with */
-    float *keep[2] = {dp_alloc_malloc_n(tr->blk[0]->n + 1, sizeof(float)), dp_alloc_malloc_n(tr->blk[1]->n + 1, sizeof(float))};
-    if (!gi || !off || !target || !tgt || !keep[0] || !keep[1]) {
-        rc = dp_error_set(err, DP_ENOMEM, "out of memory for distillation");
-        goto out;
-    }
-    /* SEL is not updated here, so each graph's greedy op order stays fixed */
-    const int keep_sel = tr->cfg.update_sel;
-    tr->cfg.update_sel = 0;
-    size_t o = 0;
-    for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
-        if (tr->bd[i].validation) continue;
-        if (tr->multi) select_graph(tr, i);
-        double t;
-        if ((rc = distill_target(tr, tgt + o, &t, err)) != DP_OK || !(t == t)) continue;
-        gi[m] = i;
-        off[m] = o;
-        target[m++] = t;
-        o += (size_t)tr->n;
-    }
-    double keep_score = INFINITY;
-    int reached = 0;
-    const long check_every = 10L * (m > 0 ? m : 1);
-    for (long k = 0; k < st->distill && rc == DP_OK && m > 0; k++) {
-        if (k % check_every == 0) {
-            /* greedy placement of every distilled graph */
-            double score = 0;
-            reached = 1;
-            for (int j = 0; j < m && rc == DP_OK; j++) {
-                if (tr->multi) select_graph(tr, gi[j]);
-                double ms;
-                if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) != DP_OK) break;
-                score += tr->multi ? ms / tr->bd[gi[j]].ref : ms;
-                reached &= ms <= target[j];
-            }
-            if (rc != DP_OK) break;
-            if (score < keep_score) {
-                keep_score = score;
-                memcpy(keep[0], tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
-                memcpy(keep[1], tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
-            }
-            if (reached) break;
-        }
-        const int j = (int)(k % m);
-        if (tr->multi) select_graph(tr, gi[j]);
-        memcpy(tr->forced_assign, tgt + off[j], (size_t)tr->n * sizeof(int));
-        dp_agent_zero_grad(tr->ag);
-        double ms;
-        if ((rc = rollout(tr, MODE_ASSIGN, 0, NULL, &ms, NULL, err)) != DP_OK) break;
-        /* SEL keeps its order (update_sel is 0 here): PLC's targets only */
-        const int n = tr->n, D = tr->D;
-        for (int t = 0; t < n; t++)
-            for (int d = 0; d < D; d++) tr->plc_mark[(size_t)t * D + d] = d == tr->plc_a[t];
-        dp_train_stage imitate = *st;
-        imitate.il_weight = 1;
-        imitate.pg_weight = 0;
-        imitate.entropy_weight = 0;
-        if (episode_grad(tr, &imitate, 0, 0, 1.0) != DP_OK) {
-            rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
-            break;
-        }
-        update(tr, lr);
-        reached = 0;
-    }
-    tr->cfg.update_sel = keep_sel;
-    if (rc == DP_OK && !reached && keep_score < INFINITY) {
-        /* the targets were not all reached: the last check was not the best one, or steps followed it */
-        memcpy(tr->blk[0]->param, keep[0], tr->blk[0]->n * sizeof(float));
-        memcpy(tr->blk[1]->param, keep[1], tr->blk[1]->n * sizeof(float));
-        params_changed(tr);
-    }
-    if (tr->multi) select_graph(tr, keep_cur);
-out:
-    free(gi);
-    free(off);
-    free(target);
-    free(tgt);
-    free(keep[0]);
-    free(keep[1]);
-    return rc;
+    dp_train_params_changed(tr);
 }
 
 /* ---- trajectory rows and checkpoints ---- */
 
 static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
 {
-    if (tr->n_rows_ep == tr->cap_rows_ep) {
-        long cap = tr->cap_rows_ep ? 2 * tr->cap_rows_ep : 64;
-        dp_h5io_traj_episode *x = dp_alloc_realloc(tr->rows_ep, (size_t)cap * sizeof *x);
-        if (!x) return DP_ENOMEM;
-        tr->rows_ep = x;
-        tr->cap_rows_ep = cap;
-    }
-    tr->rows_ep[tr->n_rows_ep++] = *e;
-    if (tr->n_rows_st + tr->n > tr->cap_rows_st) {
-        long cap = tr->cap_rows_st ? 2 * tr->cap_rows_st : 64L * tr->n;
-        while (cap < tr->n_rows_st + tr->n) cap *= 2;
-        dp_h5io_traj_step *x = dp_alloc_realloc(tr->rows_st, (size_t)cap * sizeof *x);
-        if (!x) return DP_ENOMEM;
-        tr->rows_st = x;
-        tr->cap_rows_st = cap;
-    }
-    for (int t = 0; t < tr->n; t++) {
-        dp_h5io_traj_step *s = &tr->rows_st[tr->n_rows_st++];
+    dp_h5io_traj_step *s = dp_runtime_traj_push(&tr->traj, e, tr->n);
+    if (!s) return DP_ENOMEM;
+    for (int t = 0; t < tr->n; t++, s++) {
         s->sel_op = tr->sel_v[t];
         s->sel_logp = tr->cfg.sel_topological ? 0.0f : tr->sel_lpa[t]; /* a fixed order: no choice */
         s->ready = tr->sel_nr[t];
         s->plc_device = tr->plc_a[t];
         s->plc_logp = tr->plc_lp[(size_t)t * tr->D + tr->plc_a[t]];
-    }
-    return DP_OK;
-}
-
-static int flush_rows(dp_train *tr, const char *path, dp_error *err)
-{
-    if (path && (tr->n_rows_ep || tr->n_rows_st || tr->n_rows_ev)) {
-        int rc = dp_h5io_traj_append_rows(path, tr->rows_ep, tr->n_rows_ep, tr->rows_st, tr->n_rows_st, tr->rows_ev, tr->n_rows_ev, err);
-        if (rc != DP_OK) return rc;
-        tr->traj_episodes += tr->n_rows_ep;
-        tr->traj_steps += tr->n_rows_st;
-        tr->traj_evals += tr->n_rows_ev;
-    }
-    tr->n_rows_ep = tr->n_rows_st = tr->n_rows_ev = 0;
-    return DP_OK;
-}
-
-/* What the parameters were trained and model-selected on, as the checkpoint records it. */
-static char *trained_on_json(const dp_train *tr)
-{
-    json_t *o = json_object(), *lists[2] = {json_array(), json_array()};
-    for (int i = 0; i < tr->n_bd; i++) {
-        const bound_graph *b = &tr->bd[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "graph", json_string(b->g->name ? b->g->name : ""));
-        json_object_set_new(x, "n_ops", json_integer(b->n));
-        json_object_set_new(x, "n_devices", json_integer(b->D));
-        char fp[24];
-        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_cost_fingerprint(b->c));
-        json_object_set_new(x, "costs", json_string(fp));
-        json_array_append_new(lists[b->validation], x);
-    }
-    json_object_set_new(o, "train", lists[0]);
-    json_object_set_new(o, "validation", lists[1]);
-    char *s = json_dumps(o, JSON_COMPACT);
-    json_decref(o);
-    return s;
-}
-
-/* With several bound graphs, every graph's self-imitation buffer into ck (dp_h5io_ckpt.sil_graphs),
- * graph by graph, so that a resumed run imitates and distils what the uninterrupted one did (they
- * used to restart empty). DP_ENOMEM; sil_gather_free frees what it made either way. */
-static int sil_gather(dp_train *tr, dp_h5io_ckpt *ck)
-{
-    if (tr->multi) select_graph(tr, tr->cur); /* the fields in hand back to their record */
-    const int G = tr->n_bd;
-    int *nops = dp_alloc_malloc((size_t)G * sizeof *nops), *ndev = dp_alloc_malloc((size_t)G * sizeof *ndev), *cnt = dp_alloc_malloc((size_t)G * sizeof *cnt);
-    ck->sil_graphs = G;
-    ck->sil_graph_ops = nops;
-    ck->sil_graph_devices = ndev;
-    ck->sil_graph_n = cnt;
-    if (!nops || !ndev || !cnt) return DP_ENOMEM;
-    size_t placements = 0, steps = 0;
-    for (int i = 0; i < G; i++) {
-        nops[i] = tr->bd[i].n;
-        ndev[i] = tr->bd[i].D;
-        cnt[i] = tr->bd[i].sil_n;
-        placements += (size_t)cnt[i];
-        steps += (size_t)cnt[i] * (size_t)nops[i];
-    }
-    ck->sil_all_ms = dp_alloc_malloc(placements * sizeof(double) + 1);
-    ck->sil_all_ops = dp_alloc_malloc(steps * sizeof(int) + 1);
-    ck->sil_all_dev = dp_alloc_malloc(steps * sizeof(int) + 1);
-    if (!ck->sil_all_ms || !ck->sil_all_ops || !ck->sil_all_dev) return DP_ENOMEM;
-    size_t p = 0, o = 0;
-    for (int i = 0; i < G; i++) {
-        const bound_graph *b = &tr->bd[i];
-        const size_t k = (size_t)b->sil_n, len = k * (size_t)b->n;
-        if (k == 0) continue;
-        memcpy(ck->sil_all_ms + p, b->sil_ms, k * sizeof(double));
-        memcpy(ck->sil_all_ops + o, b->sil_ops, len * sizeof(int));
-        memcpy(ck->sil_all_dev + o, b->sil_dev, len * sizeof(int));
-        p += k;
-        o += len;
-    }
-    return DP_OK;
-}
-
-/* What sil_gather made (or dp_h5io_ckpt_read's buffers of several graphs). */
-static void sil_gather_free(dp_h5io_ckpt *ck)
-{
-    free((int *)ck->sil_graph_ops);
-    free((int *)ck->sil_graph_devices);
-    free(ck->sil_graph_n);
-    free(ck->sil_all_ms);
-    free(ck->sil_all_ops);
-    free(ck->sil_all_dev);
-    ck->sil_graph_ops = ck->sil_graph_devices = NULL;
-    ck->sil_graph_n = NULL;
-    ck->sil_all_ms = NULL;
-    ck->sil_all_ops = ck->sil_all_dev = NULL;
-    ck->sil_graphs = 0;
-}
-
-/* Each bound graph's self-imitation buffer from a checkpoint's (sil_gather's form); the graph in
- * hand must be bd[0]. DP_ENOMEM. */
-static int sil_scatter(dp_train *tr, const dp_h5io_ckpt *ck)
-{
-    select_graph(tr, tr->cur); /* the fields in hand back to their record */
-    size_t p = 0, o = 0;
-    for (int i = 0; i < tr->n_bd && i < ck->sil_graphs; i++) {
-        bound_graph *b = &tr->bd[i];
-        const size_t k = (size_t)ck->sil_graph_n[i], len = k * (size_t)b->n;
-        if (k == 0) continue;
-        double *ms = dp_alloc_malloc(k * sizeof *ms);
-        int *ops = dp_alloc_malloc(len * sizeof *ops), *dev = dp_alloc_malloc(len * sizeof *dev);
-        if (!ms || !ops || !dev) {
-            free(ms); free(ops); free(dev);
-            return DP_ENOMEM;
-        }
-        memcpy(ms, ck->sil_all_ms + p, k * sizeof *ms);
-        memcpy(ops, ck->sil_all_ops + o, len * sizeof *ops);
-        memcpy(dev, ck->sil_all_dev + o, len * sizeof *dev);
-        p += k;
-        o += len;
-        free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
-        b->sil_ms = ms;
-        b->sil_ops = ops;
-        b->sil_dev = dev;
-        b->sil_n = b->sil_cap = (int)k;
-    }
-    load_graph(tr, tr->cur); /* bd[cur]'s buffer in hand */
-    return DP_OK;
-}
-
-static int save_checkpoint(dp_train *tr, const char *path, dp_error *err)
-{
-    dp_h5io_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    char *cfg = dp_train_config_to_json(&tr->cfg);
-    char *on = trained_on_json(tr);
-    const bound_graph *b0 = &tr->bd[0];
-    ck.graph = b0->g->name;
-    ck.n_ops = b0->n;
-    ck.n_devices = b0->D;
-    ck.trained_on = on;
-    ck.features = tr->cfg.method == DP_AGENT_DOPPLER ? dp_env_features_name((dp_env_features)tr->cfg.arch.device_features)
-                                                     : "doppler";
-    ck.config_json = cfg;
-    snprintf(ck.run_id, sizeof ck.run_id, "%s", tr->run_id);
-    ck.stage = tr->stage;
-    ck.episode = tr->episode;
-    ck.running_sum = tr->running_sum;
-    ck.running_count = tr->running_count;
-    ck.best_makespan = tr->best;
-    ck.best_assignment = tr->best_assign;
-    ck.traj_episodes = tr->traj_episodes;
-    ck.traj_steps = tr->traj_steps;
-    ck.traj_evaluations = tr->traj_evals;
-    ck.simulations = tr->sims;
-    ck.stage_simulations0 = tr->stage_sims0;
-    ck.stale = tr->stale;
-    if (tr->n_bd == 1) {
-        ck.sil_n = tr->sil_n;
-        ck.sil_ms = tr->sil_ms;
-        ck.sil_ops = tr->sil_ops;
-        ck.sil_dev = tr->sil_dev;
-    } else if (sil_gather(tr, &ck) != DP_OK) {
-        free(cfg);
-        free(on);
-        sil_gather_free(&ck);
-        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the self-imitation buffers", path);
-    }
-    ck.time_unit = tr->g->time_unit;
-    ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
-    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(tr->master));
-    ck.rng_state = gsl_rng_state(tr->master);
-    ck.rng_size = gsl_rng_size(tr->master);
-    ck.has_best = tr->has_best;
-    ck.best_greedy = tr->best_greedy;
-    ck.sel_best = tr->best_sel;
-    ck.plc_best = tr->best_plc;
-    int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
-    sil_gather_free(&ck);
-    free(cfg);
-    free(on);
-    return rc;
-}
-
-/* A checkpoint's parameters fit this trainer when they were made by the same method with the
- * same architecture, device feature set and state (what the inputs mean); the graphs and device
- * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
- * DP_EINVAL naming what differs. */
-static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_ckpt_info *info, dp_error *err)
-{
-    dp_train_config k;
-    dp_train_config_default(&k);
-    k.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
-    if (dp_train_config_from_json_text(&k, info->config_json, err) != DP_OK) {
-        dp_error_prefix(err, "%s", path);
-        return DP_EINVAL;
-    }
-    const dp_train_config *c = &tr->cfg;
-    if (k.method != c->method)
-        return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(c->method),
-                            dp_agent_name(k.method));
-#define DIFF_INT(what, a, b) \
-    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %d in the checkpoint, %d here", path, what, (int)(a), (int)(b))
-#define DIFF_NUM(what, a, b) \
-    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %g in the checkpoint, %g here", path, what, (double)(a), (double)(b))
-    if (c->method == DP_AGENT_DOPPLER) {
-        if (k.arch.device_features != c->arch.device_features)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: feature set (network.features) \"%s\" in the checkpoint, "
-                                "\"%s\" here: the PLC reads other device features", path,
-                                dp_env_features_name((dp_env_features)k.arch.device_features),
-                                dp_env_features_name((dp_env_features)c->arch.device_features));
-        DIFF_INT("network.hidden", k.arch.hidden, c->arch.hidden);
-        DIFF_INT("network.mlp_hidden", k.arch.mlp_hidden, c->arch.mlp_hidden);
-        DIFF_INT("network.steps", k.arch.steps, c->arch.steps);
-        DIFF_INT("network.edge_hidden", k.arch.edge_hidden, c->arch.edge_hidden);
-        DIFF_NUM("network.slope", k.arch.slope, c->arch.slope);
-        if (k.arch.cp_embeddings != c->arch.cp_embeddings)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.cp_embeddings %s in the checkpoint, %s here", path,
-                                k.arch.cp_embeddings ? "true" : "false", c->arch.cp_embeddings ? "true" : "false");
-        if (k.arch.device_magnitude != c->arch.device_magnitude)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.magnitude %s in the checkpoint, %s here", path,
-                                k.arch.device_magnitude ? "true" : "false", c->arch.device_magnitude ? "true" : "false");
-    } else if (c->method == DP_AGENT_PLACETO) {
-        DIFF_INT("placeto.hidden", k.placeto.hidden, c->placeto.hidden);
-        DIFF_INT("placeto.mlp_hidden", k.placeto.mlp_hidden, c->placeto.mlp_hidden);
-        DIFF_NUM("placeto.slope", k.placeto.slope, c->placeto.slope);
-    } else {
-        DIFF_INT("gdp.hidden", k.gdp.hidden, c->gdp.hidden);
-        DIFF_INT("gdp.layers", k.gdp.layers, c->gdp.layers);
-        DIFF_INT("gdp.heads", k.gdp.heads, c->gdp.heads);
-        DIFF_INT("gdp.mlp_hidden", k.gdp.mlp_hidden, c->gdp.mlp_hidden);
-        DIFF_NUM("gdp.slope", k.gdp.slope, c->gdp.slope);
-    }
-#undef DIFF_INT
-#undef DIFF_NUM
-    if (k.state != c->state)
-        return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: state \"%s\" in the checkpoint, \"%s\" here: the features "
-                            "describe another schedule", path, dp_env_state_name((dp_env_state)k.state),
-                            dp_env_state_name((dp_env_state)c->state));
-    if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
-        return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
-                            path, dp_agent_name(c->method), info->n_devices, tr->D);
-    return DP_OK;
-}
-
-static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error *err)
-{
-    dp_h5io_ckpt_info info;
-    int rc0 = dp_h5io_ckpt_read_info(path, &info, err);
-    if (rc0 != DP_OK) return rc0;
-    rc0 = check_compatible(tr, path, &info, err);
-    if (rc0 == DP_OK && resume) {
-        /* a resumed run continues on the graphs it trained on */
-        char *mine = trained_on_json(tr);
-        rc0 = dp_h5io_trained_on_check(path, info.trained_on, mine, err);
-        free(mine);
-    }
-    dp_h5io_ckpt_info_free(&info);
-    if (rc0 != DP_OK) return rc0;
-    if (tr->cur != 0) select_graph(tr, 0);
-    dp_h5io_ckpt ck;
-    memset(&ck, 0, sizeof ck);
-    ck.n_ops = tr->n;
-    ck.n_devices = tr->D;
-    ck.same_graph = resume;
-    ck.best_assignment = tr->best_assign;
-    size_t sz = gsl_rng_size(tr->master);
-    unsigned char *st = dp_alloc_malloc(sz);
-    if (!st) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    ck.rng_state = st;
-    ck.rng_size = sz;
-    ck.sel_best = tr->best_sel;
-    ck.plc_best = tr->best_plc;
-    int *nops = NULL, *ndev = NULL;
-    if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
-        nops = dp_alloc_malloc((size_t)tr->n_bd * sizeof *nops);
-        ndev = dp_alloc_malloc((size_t)tr->n_bd * sizeof *ndev);
-        if (!nops || !ndev) {
-            free(nops); free(ndev); free(st);
-            return dp_error_set(err, DP_ENOMEM, "out of memory");
-        }
-        for (int i = 0; i < tr->n_bd; i++) {
-            nops[i] = tr->bd[i].n;
-            ndev[i] = tr->bd[i].D;
-        }
-        ck.sil_graphs = tr->n_bd;
-        ck.sil_graph_ops = nops;
-        ck.sil_graph_devices = ndev;
-    }
-    int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
-    if (rc == DP_OK) {
-        tr->has_best = ck.has_best;
-        tr->best_greedy = ck.has_best ? ck.best_greedy : INFINITY;
-    }
-    if (rc == DP_OK && resume) {
-        if (strcmp(ck.rng_name, gsl_rng_name(tr->master)) != 0) {
-            rc = dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck.rng_name, gsl_rng_name(tr->master));
-        } else {
-            memcpy(gsl_rng_state(tr->master), st, sz);
-            tr->stage = ck.stage;
-            tr->episode = (long)ck.episode;
-            tr->running_sum = ck.running_sum;
-            tr->running_count = (long)ck.running_count;
-            tr->best = ck.best_makespan;
-            tr->traj_episodes = (long)ck.traj_episodes;
-            tr->traj_steps = (long)ck.traj_steps;
-            tr->traj_evals = (long)ck.traj_evaluations; /* -1: an older checkpoint, rows kept */
-            tr->sims = (long)ck.simulations;
-            tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
-            tr->stale = (int)ck.stale;
-            if (tr->n_bd == 1 && ck.sil_n > 0) {
-                free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
-                tr->sil_ms = ck.sil_ms;
-                tr->sil_ops = ck.sil_ops;
-                tr->sil_dev = ck.sil_dev;
-                tr->sil_n = tr->sil_cap = ck.sil_n;
-                ck.sil_ms = NULL;
-                ck.sil_ops = ck.sil_dev = NULL;
-            }
-            if (tr->n_bd > 1 && ck.sil_graph_n && sil_scatter(tr, &ck) != DP_OK)
-                rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
-            /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
-            snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
-        }
-    }
-    free(st);
-    free(ck.sil_ms);
-    free(ck.sil_ops);
-    free(ck.sil_dev);
-    sil_gather_free(&ck); /* nops, ndev and the buffers read */
-    free((char *)ck.graph);
-    free(ck.config_json);
-    params_changed(tr);
-    return rc;
-}
-
-int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err)
-{
-    int rc = load_checkpoint(tr, checkpoint, 0, err);
-    /* start from the checkpoint's best-greedy parameters when it has them */
-    if (rc == DP_OK) dp_train_use_best(tr);
-    tr->has_best = 0;
-    tr->best_greedy = INFINITY;
-    tr->best = INFINITY;
-    return rc;
-}
-
-int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err)
-{
-    int rc = load_checkpoint(tr, checkpoint, 1, err);
-    if (rc != DP_OK) return rc;
-    if (trajectory) {
-        rc = dp_h5io_traj_check_run(trajectory, checkpoint, tr->run_id, err);
-        if (rc != DP_OK) return rc;
-        rc = dp_h5io_traj_truncate_rows(trajectory, tr->traj_episodes, tr->traj_steps, tr->traj_evals, err);
-        if (rc != DP_OK) return rc;
-        if (tr->traj_evals < 0 && (rc = dp_h5io_traj_count_rows(trajectory, &(long){0}, &(long){0}, &tr->traj_evals, err)) != DP_OK)
-            return rc;
-        tr->traj_ready = 1;
     }
     return DP_OK;
 }
@@ -1398,20 +619,20 @@ int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory
  * critical-path heuristic's makespan). One simulation per graph scored. */
 static int eval_score(dp_train *tr, double *score, dp_error *err)
 {
-    if (!tr->multi) return rollout(tr, MODE_GREEDY, 0, NULL, score, NULL, err);
+    if (!tr->multi) return dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, score, NULL, err);
     const int keep = tr->cur, nval = tr->n_bd - tr->n_train;
     double sum = 0;
     int cnt = 0, rc = DP_OK;
     for (int i = 0; i < tr->n_bd && rc == DP_OK; i++) {
         if (tr->bd[i].validation != (nval > 0)) continue;
-        select_graph(tr, i);
+        dp_train_graph_select(tr, i);
         double ms;
-        if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err)) == DP_OK) {
+        if ((rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, NULL, err)) == DP_OK) {
             sum += ms / tr->bd[i].ref;
             cnt++;
         }
     }
-    select_graph(tr, keep);
+    dp_train_graph_select(tr, keep);
     *score = cnt ? sum / cnt : NAN;
     return rc;
 }
@@ -1423,36 +644,21 @@ static int eval_greedy(dp_train *tr, dp_error *err)
     double ms;
     int rc = eval_score(tr, &ms, err);
     if (rc != DP_OK) return rc;
-    tr->last_greedy = ms;
-    if (ms < tr->best_greedy) {
-        tr->best_greedy = ms;
-        memcpy(tr->best_sel, tr->blk[0]->param, tr->blk[0]->n * sizeof(float));
-        memcpy(tr->best_plc, tr->blk[1]->param, tr->blk[1]->n * sizeof(float));
-        tr->has_best = 1;
-    }
-    /* its trajectory row (written with the episodes' at the next flush) */
-    if (tr->n_rows_ev == tr->cap_rows_ev) {
-        long cap = tr->cap_rows_ev ? 2 * tr->cap_rows_ev : 16;
-        dp_h5io_traj_eval *x = dp_alloc_realloc(tr->rows_ev, (size_t)cap * sizeof *x);
-        if (!x) return dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
-        tr->rows_ev = x;
-        tr->cap_rows_ev = cap;
-    }
-    /* several graphs: the score is already a ratio, the trajectory's unit */
+    dp_runtime_select_offer(&tr->sel, ms);
+    /* its trajectory row (written with the episodes' at the next flush); several graphs: the
+     * score is already a ratio, the trajectory's unit */
     const double sc = tr->multi ? 1 : tr->g->time_scale > 0 ? tr->g->time_scale : 1;
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    tr->rows_ev[tr->n_rows_ev++] = (dp_h5io_traj_eval){tr->stage, tr->episode, ms / sc, tr->best_greedy / sc, tr->sims,
-                                                  (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
-    return DP_OK;
+    dp_h5io_traj_eval row = {tr->stage, tr->episode, ms / sc, tr->sel.best_score / sc, tr->sims,
+                             (double)now.tv_sec + 1e-9 * (double)now.tv_nsec};
+    return dp_runtime_traj_push_eval(&tr->traj, &row, err);
 }
 
 int dp_train_use_best(dp_train *tr)
 {
-    if (!tr->has_best) return 0;
-    memcpy(tr->blk[0]->param, tr->best_sel, tr->blk[0]->n * sizeof(float));
-    memcpy(tr->blk[1]->param, tr->best_plc, tr->blk[1]->n * sizeof(float));
-    params_changed(tr);
+    if (!dp_runtime_select_use_best(&tr->sel)) return 0;
+    dp_train_params_changed(tr);
     return 1;
 }
 
@@ -1487,9 +693,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
-        tr->has_best = 0;
-        tr->best_greedy = INFINITY;
-        tr->stale = 0;
+        dp_runtime_select_reset(&tr->sel);
         for (int b = 0; b < 2; b++) {
             dp_nn_params *p = tr->blk[b];
             if (p->n) {
@@ -1503,17 +707,18 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         if (tr->n_train < 1) return dp_error_set(err, DP_EINVAL, "trainer: no training graph (only validation graphs)");
         if (stage == DP_TRAIN_STAGE_REAL)
             return dp_error_set(err, DP_EINVAL, "stage real trains on one graph (the executed one), not on %d", tr->n_bd);
-        select_graph(tr, 0);
+        dp_train_graph_select(tr, 0);
     }
     /* a stage its patience ended (a resumed checkpoint of it) is done */
-    if (st.patience > 0 && tr->episode > 0 && tr->stale >= st.patience) return DP_OK;
+    if (tr->episode > 0 && dp_runtime_select_patience_spent(&tr->sel, st.patience)) return DP_OK;
     /* the starting point is a candidate too: model selection never returns a policy whose
      * greedy placement is worse than the one the stage started from */
-    if (tr->episode == 0 && !tr->has_best) {
+    if (tr->episode == 0 && !tr->sel.has_best) {
         int rc0 = eval_greedy(tr, err);
         if (rc0 != DP_OK) return rc0;
+        tr->sel.stale = 0; /* the stage's starting point is no step of its patience */
     }
-    const int rc_demo = demo_seed(tr, &st, err);
+    const int rc_demo = dp_train_demo_seed(tr, &st, err);
     if (rc_demo != DP_OK) return rc_demo;
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
@@ -1522,7 +727,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;
-        tr->traj_episodes = tr->traj_steps = tr->traj_evals = 0;
+        tr->traj.file_ep = tr->traj.file_st = tr->traj.file_ev = 0;
     }
     /* the unit of makespans in rewards, baselines, progress and trajectory rows: the graph's
      * printed unit, or with several graphs the graph's reference (so they are comparable) */
@@ -1546,7 +751,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             return dp_error_set(err, DP_ENOMEM, "out of memory for the batch");
         }
     }
-    const int mode = st.exploration == DP_TRAIN_EXPLORE_MIXTURE ? MODE_MIXTURE : MODE_EPSILON;
+    const int mode = st.exploration == DP_TRAIN_EXPLORE_MIXTURE ? DP_TRAIN_MODE_MIXTURE : DP_TRAIN_MODE_EPSILON;
     const double t0 = now_s();
     long done_here = 0;
     int rc = DP_OK, early = 0;
@@ -1566,7 +771,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
                 int k = (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->n_train), i = 0;
                 for (; i < tr->n_bd; i++)
                     if (!tr->bd[i].validation && k-- == 0) break;
-                select_graph(tr, i);
+                dp_train_graph_select(tr, i);
                 sc = tr->bd[i].ref;
             }
             dp_agent_zero_grad(tr->ag);
@@ -1578,9 +783,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
                 /* the greedy placement of this batch's parameters; it uses no randomness, so a
                  * resumed run recomputes the same value */
                 double gms;
-                if ((rc = rollout(tr, MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
+                if ((rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &gms, NULL, err)) != DP_OK) break;
                 base = gms / sc;
-                tr->last_greedy = tr->multi ? base : gms;
+                tr->sel.last_score = tr->multi ? base : gms;
             }
             if (batch_base) {
                 /* the batch's rollouts first (their makespans make the shared baseline); each is
@@ -1592,10 +797,10 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
                     bseed[j] = gsl_rng_get(tr->master);
                     gsl_rng_set(tr->ep, (unsigned long)bseed[j]);
                     tr->force_first_dev = st.forced_first ? (int)j : -1;
-                    rc = rollout(tr, mode, epsj, tr->ep, &bms[j], bagree + 2 * j, err);
+                    rc = dp_train_rollout(tr, mode, epsj, tr->ep, &bms[j], bagree + 2 * j, err);
                     tr->force_first_dev = -1;
                     bhash[j] = assignment_hash(tr->env->assignment, tr->n);
-                    if (rc == DP_OK && (st.sil_weight > 0 || st.distill > 0) && sil_offer(tr, st.sil_k, bms[j]) != DP_OK)
+                    if (rc == DP_OK && (st.sil_weight > 0 || st.distill > 0) && dp_train_sil_offer(tr, st.sil_k, bms[j]) != DP_OK)
                         rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
                     sum += bms[j] / sc;
                     sum2 += (bms[j] / sc) * (bms[j] / sc);
@@ -1612,7 +817,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         double ms, agree[2];
         tr->force_first_dev = st.forced_first ? (int)j : -1;
         tr->skip_oracle = batch_base;
-        rc = rollout(tr, mode, eps, tr->ep, &ms, agree, err);
+        rc = dp_train_rollout(tr, mode, eps, tr->ep, &ms, agree, err);
         tr->force_first_dev = -1;
         tr->skip_oracle = 0;
         if (rc != DP_OK) break;
@@ -1625,7 +830,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             ms = bms[j];
             agree[0] = bagree[2 * j];
             agree[1] = bagree[2 * j + 1];
-        } else if ((st.sil_weight > 0 || st.distill > 0) && sil_offer(tr, st.sil_k, ms) != DP_OK) {
+        } else if ((st.sil_weight > 0 || st.distill > 0) && dp_train_sil_offer(tr, st.sil_k, ms) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
             break;
         }
@@ -1644,7 +849,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             tr->best = tr->multi ? msp : ms;
             if (tr->cur == 0) memcpy(tr->best_assign, tr->env->assignment, (size_t)tr->n * sizeof(int));
         }
-        if (episode_grad(tr, &st, eps, r, 1.0 / B) != DP_OK) {
+        if (dp_train_episode_grad(tr, &st, eps, r, 1.0 / B) != DP_OK) {
             rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
             break;
         }
@@ -1653,11 +858,11 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         tr->episode++;
         done_here++;
         if (tr->episode % B == 0 || tr->episode == st.episodes) {
-            if ((rc = sil_step(tr, &st, err)) != DP_OK) break;
-            update(tr, lr);
+            if ((rc = dp_train_sil_step(tr, &st, err)) != DP_OK) break;
+            dp_train_update(tr, lr);
         }
         dp_h5io_traj_episode row = {stage, e, seed, msp, r, now_s() - te, lr, eps, agree[0], agree[1],
-                               tr->traj_steps + tr->n_rows_st, tr->n};
+                               tr->traj.file_st + tr->traj.n_st, tr->n};
         if (io->trajectory && push_rows(tr, &row) != DP_OK) {
             rc = dp_error_set(err, DP_ENOMEM, "out of memory for trajectory rows");
             break;
@@ -1665,8 +870,8 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         const int last = tr->episode == st.episodes;
         const int stop = io->stop && *io->stop && tr->episode % B == 0;
         if (io->progress) {
-            const double bsc = tr->multi ? 1 : sc; /* tr->best and last_greedy: raw, or ratios with several graphs */
-            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / bsc, avg, tr->last_greedy / bsc,
+            const double bsc = tr->multi ? 1 : sc; /* tr->best and sel.last_score: raw, or ratios with several graphs */
+            dp_train_progress pr = {stage, tr->episode, st.episodes, eps, lr, msp, tr->best / bsc, avg, tr->sel.last_score / bsc,
                                     agree[0], agree[1], done_here / fmax(now_s() - t0, 1e-9), last || stop};
             io->progress(&pr, io->progress_ctx);
         }
@@ -1675,15 +880,13 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
              * a simulation, an evaluation row and a step towards patience that the uninterrupted
              * run does not have (a resumed run must end as that one) */
             if (last || tr->episode % every == 0) {
-                const double before = tr->best_greedy;
-                if (last && st.distill > 0 && (rc = distill_best(tr, &st, st.lr, err)) != DP_OK) break;
+                if (last && st.distill > 0 && (rc = dp_train_distill_best(tr, &st, st.lr, err)) != DP_OK) break;
                 if ((rc = eval_greedy(tr, err)) != DP_OK) break;
-                tr->stale = tr->best_greedy < before ? 0 : tr->stale + 1;
                 /* early stopping: the stage ends when the greedy placement stopped improving */
-                early = st.patience > 0 && tr->stale >= st.patience && !last;
+                early = dp_runtime_select_patience_spent(&tr->sel, st.patience) && !last;
             }
-            if ((rc = flush_rows(tr, io->trajectory, err)) != DP_OK) break;
-            if (io->checkpoint && (rc = save_checkpoint(tr, io->checkpoint, err)) != DP_OK) break;
+            if ((rc = dp_runtime_traj_flush(&tr->traj, io->trajectory, err)) != DP_OK) break;
+            if (io->checkpoint && (rc = dp_train_checkpoint_write(tr, io->checkpoint, err)) != DP_OK) break;
         }
         if (stop || early) break;
     }
@@ -1716,9 +919,9 @@ void dp_train_agreement_get(const dp_train *tr, dp_train_agreement *a)
 int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)
 {
-    if (tr->cur != 0) select_graph(tr, 0);
+    if (tr->cur != 0) dp_train_graph_select(tr, 0);
     double ms;
-    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, agree, err);
+    int rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, agree, err);
     if (rc != DP_OK) return rc;
     if (samples <= 0) {
         memcpy(assignment, tr->env->assignment, (size_t)tr->n * sizeof(int));
@@ -1730,7 +933,7 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     gsl_rng_set(r, (unsigned long)seed);
     double best = INFINITY;
     for (int s = 0; s < samples; s++) {
-        rc = rollout(tr, MODE_SAMPLE, 0, r, &ms, NULL, err);
+        rc = dp_train_rollout(tr, DP_TRAIN_MODE_SAMPLE, 0, r, &ms, NULL, err);
         if (rc != DP_OK) break;
         if (ms < best) {
             best = ms;
@@ -1763,7 +966,7 @@ int dp_train_bench_batch(dp_train *tr, int reps, int batch, double wall_s[2], do
     double t0 = now_s(), c0 = cpu_now_s();
     for (int i = 0; i < reps && rc == DP_OK; i++) {
         tr->need_prepare = 1;
-        rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+        rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, NULL, err);
     }
     wall_s[0] = (now_s() - t0) / reps;
     cpu_s[0] = (cpu_now_s() - c0) / reps;
@@ -1778,11 +981,11 @@ int dp_train_bench_batch(dp_train *tr, int reps, int batch, double wall_s[2], do
     for (int b = 0; b < batches && rc == DP_OK; b++) {
         dp_agent_zero_grad(tr->ag);
         for (int i = 0; i < batch && rc == DP_OK; i++) {
-            if ((rc = rollout(tr, MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
-            if (episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch) != DP_OK)
+            if ((rc = dp_train_rollout(tr, DP_TRAIN_MODE_MIXTURE, 0.1, r, &ms, NULL, err)) != DP_OK) break;
+            if (dp_train_episode_grad(tr, &st, 0.1, 0.1, 1.0 / batch) != DP_OK)
                 rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
         }
-        if (rc == DP_OK) update(tr, 1e-6);
+        if (rc == DP_OK) dp_train_update(tr, 1e-6);
     }
     wall_s[1] = (now_s() - t0) / ((double)batch * batches);
     cpu_s[1] = (cpu_now_s() - c0) / ((double)batch * batches);
@@ -1872,9 +1075,9 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
 
 int dp_train_policy_probs(dp_train *tr, float *probs, dp_error *err)
 {
-    if (tr->cur != 0) select_graph(tr, 0);
+    if (tr->cur != 0) dp_train_graph_select(tr, 0);
     double ms;
-    int rc = rollout(tr, MODE_GREEDY, 0, NULL, &ms, NULL, err);
+    int rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, NULL, err);
     if (rc != DP_OK) return rc;
     const int D = tr->D;
     for (int t = 0; t < tr->n; t++) {

@@ -513,9 +513,8 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
 
 int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
 {
-    json_error_t je;
-    json_t *o = json_loads(text, 0, &je);
-    if (!o) return dp_error_set(err, DP_EINVAL, "config: line %d: %s", je.line, je.text);
+    json_t *o = dp_json_loads_text(text, "config", err);
+    if (!o) return DP_EINVAL;
     int rc = from_json(c, o, err);
     json_decref(o);
     return rc;

@@ -8,6 +8,7 @@
 #include "dp_gradcheck.h"
 #include "dp_placeto.h"
 #include "dp_place.h"
+#include "dp_improve.h"
 #include "dp_train.h"
 #include "dp_sim.h"
 #include "dp_test.h"
@@ -252,6 +253,14 @@ START_TEST(config_json)
     ck_assert(strstr(err.msg, "placeto.width") != NULL);
     ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gdp\": {\"hidden\": 10, \"heads\": 4}}", &err), DP_EINVAL);
     ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"method\": \"dopler\"}", &err), DP_EINVAL);
+    /* text that is not JSON: both config readers through one parser (dp_json_loads_text), naming
+     * the line */
+    ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gamma\":\n 0.5,,}", &err), DP_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "config: line 2: ", 16) == 0, "%s", err.msg);
+    dp_improve_config ic;
+    dp_improve_config_default(&ic);
+    ck_assert_int_eq(dp_improve_config_from_json_text(&ic, "{\"improve\": [", &err), DP_EINVAL);
+    ck_assert_msg(strncmp(err.msg, "config: line 1: ", 16) == 0, "%s", err.msg);
     /* unknown keys are named */
     ck_assert_int_eq(dp_train_config_from_json_text(&d, "{\"gama\": 0.5}", &err), DP_EINVAL);
     ck_assert(strstr(err.msg, "gama") != NULL);

@@ -17,6 +17,7 @@
 #include "dp_train.h"
 
 #include <gsl/gsl_rng.h>
+#include <hdf5.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -738,6 +739,39 @@ static void assert_same_rows(const char *a, const char *b)
     ck_assert_int_eq(va, vb);
 }
 
+/* A copy of checkpoint src at dst in the layout written before the improvement method had its
+ * own checkpoint groups: its networks in DOPPLER's /sel and /plc, the first graph's best
+ * placement in /best_assignment. */
+static void copy_file(const char *src, const char *dst)
+{
+    FILE *in = fopen(src, "rb"), *out = fopen(dst, "wb");
+    ck_assert(in && out);
+    char buf[65536];
+    size_t k;
+    while ((k = fread(buf, 1, sizeof buf, in)) > 0) ck_assert_uint_eq(fwrite(buf, 1, k, out), k);
+    fclose(in);
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+static void old_layout_copy(const char *src, const char *dst, int n_ops)
+{
+    copy_file(src, dst);
+    hid_t f = H5Fopen(dst, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    ck_assert(H5Lexists(f, "op", H5P_DEFAULT) > 0 && H5Lexists(f, "sel", H5P_DEFAULT) == 0);
+    ck_assert_int_ge(H5Lmove(f, "op", f, "sel", H5P_DEFAULT, H5P_DEFAULT), 0);
+    ck_assert_int_ge(H5Lmove(f, "move", f, "plc", H5P_DEFAULT, H5P_DEFAULT), 0);
+    hsize_t n = (hsize_t)n_ops;
+    hid_t sp = H5Screate_simple(1, &n, NULL);
+    hid_t d = H5Dcreate2(f, "best_assignment", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    int *zero = calloc((size_t)n_ops, sizeof(int));
+    ck_assert_int_ge(H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, zero), 0);
+    free(zero);
+    H5Dclose(d);
+    H5Sclose(sp);
+    H5Fclose(f);
+}
+
 /* A run stopped at a batch boundary and resumed from its checkpoint ends with exactly the
  * parameters, Adam state, model selection, counters and trajectory rows of an uninterrupted
  * run; the model-selected parameters are the best scored on the validation graph, and what
@@ -781,6 +815,13 @@ START_TEST(train_resume_exact_and_model_selection)
     ck_assert_int_eq(rb.stopped, 1);
     ck_assert_int_eq(rb.episodes, 12);
     dp_improve_model_free(mb);
+    /* issue 28: the method's own checkpoint groups (/op, /move), and a checkpoint of the layout
+     * before (DOPPLER's /sel and /plc) still resumes, to the same end */
+    char cko[512], tjo[512];
+    tmp_path(cko, sizeof cko, "res-old.h5");
+    tmp_path(tjo, sizeof tjo, "res-old.traj.h5");
+    old_layout_copy(ckb, cko, g[0]->n_ops);
+    copy_file(tjb, tjo);
     mb = dp_improve_model_alloc(&cfg.arch, &err);
     dp_improve_io iob2 = {ckb, tjb, NULL, NULL, 1, NULL};
     ck_assert_msg(dp_improve_train(mb, &cfg, 1, 2, g, c, e, val, &iob2, &rb, &err) == DP_OK, "%s", err.msg);
@@ -801,6 +842,19 @@ START_TEST(train_resume_exact_and_model_selection)
         ck_assert_mem_eq(pa->v, pb->v, pa->n * sizeof(float));
     }
     assert_same_rows(tja, tjb);
+    dp_improve_model *mo = dp_improve_model_alloc(&cfg.arch, &err);
+    dp_improve_io ioo = {cko, tjo, NULL, NULL, 1, NULL};
+    dp_improve_result ro;
+    ck_assert_msg(dp_improve_train(mo, &cfg, 1, 2, g, c, e, val, &ioo, &ro, &err) == DP_OK, "%s", err.msg);
+    ck_assert_int_eq(ro.episodes, ra.episodes);
+    ck_assert(ro.final_score == ra.final_score && ro.selected_score == ra.selected_score);
+    assert_same_params(ma, mo, "resumed from the old layout against uninterrupted");
+    assert_same_rows(tja, tjo);
+    dp_improve_model_free(mo);
+    hid_t hf = H5Fopen(cko, H5F_ACC_RDONLY, H5P_DEFAULT); /* rewritten in the method's own groups */
+    ck_assert(H5Lexists(hf, "op", H5P_DEFAULT) > 0 && H5Lexists(hf, "sel", H5P_DEFAULT) == 0 &&
+              H5Lexists(hf, "best_assignment", H5P_DEFAULT) == 0);
+    H5Fclose(hf);
     /* the checkpoints: the same final and model-selected parameters */
     dp_improve_model *fa = NULL, *fb = NULL, *sa = NULL, *sb = NULL;
     ck_assert_int_eq(dp_improve_model_load_final(cka, &fa, &err), DP_OK);
@@ -810,6 +864,12 @@ START_TEST(train_resume_exact_and_model_selection)
     assert_same_params(fa, ma, "final of the checkpoint");
     assert_same_params(fb, ma, "final of the resumed checkpoint");
     assert_same_params(sa, sb, "model-selected of both checkpoints");
+    /* the old layout loads for placing too: the same model-selected parameters */
+    old_layout_copy(cka, cko, g[0]->n_ops);
+    dp_improve_model *so = NULL;
+    ck_assert_msg(dp_improve_model_load(cko, &so, &err) == DP_OK, "%s", err.msg);
+    assert_same_params(sa, so, "model-selected of the old layout");
+    dp_improve_model_free(so);
     /* the model-selected parameters score what training said on the validation graph */
     dp_improve_search_config scfg;
     dp_improve_search_config_init(&scfg);
@@ -847,7 +907,7 @@ START_TEST(train_resume_exact_and_model_selection)
     free(a);
     dp_improve_model_free(fa); dp_improve_model_free(fb); dp_improve_model_free(sa); dp_improve_model_free(sb);
     dp_improve_model_free(ma); dp_improve_model_free(mb); dp_improve_model_free(mc);
-    unlink(cka); unlink(ckb); unlink(tja); unlink(tjb);
+    unlink(cka); unlink(ckb); unlink(tja); unlink(tjb); unlink(cko); unlink(tjo);
     fixture_free(&f[0]);
     fixture_free(&f[1]);
 }

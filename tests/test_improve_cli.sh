@@ -60,7 +60,8 @@ grep -q "^model selection on 1 validation graphs: 2 evaluations .*, 80 simulatio
 grep -q "^  final  .*(parameters of episode 80, after 720 training simulations)" "$tmp/o" || { cat "$tmp/o"; fail "the final figure"; }
 grep -q "^  model-selected  .*(parameters of episode [08]0*, after [0-9]* training simulations)" "$tmp/o" || { cat "$tmp/o"; fail "the model-selected figure"; }
 grep -q "place uses the model-selected parameters" "$tmp/o" || fail "says which parameters place uses"
-h5ls "$tmp/sel.h5/sel/best" > /dev/null 2>&1 || fail "the checkpoint holds the model-selected parameters"
+h5ls "$tmp/sel.h5/op/best" > /dev/null 2>&1 && h5ls "$tmp/sel.h5/move/best" > /dev/null 2>&1 || fail "the checkpoint holds the model-selected parameters (its own groups /op and /move)"
+! h5ls "$tmp/sel.h5/sel" > /dev/null 2>&1 && ! h5ls "$tmp/sel.h5/best_assignment" > /dev/null 2>&1 || fail "the improvement checkpoint uses DOPPLER's slots /sel, /best_assignment"
 # --resume continues with the checkpoint's config: a --config that says otherwise is refused naming the key
 sed 's/"horizon": 8/"horizon": 9/' "$tmp/r.json" > "$tmp/r9.json"
 "$bin" train --method improve --config "$tmp/r9.json" --family chainmm --family-count 2 --val-count 1 --checkpoint "$tmp/sel.h5" \
@@ -85,7 +86,7 @@ wait $pid 2>/dev/null
 done_at=$(h5dump -a /episode "$tmp/b.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
 if [ -n "$done_at" ] && [ "$done_at" -lt 400 ]; then
     run --checkpoint "$tmp/b.h5" --trajectory "$tmp/b.traj.h5" --resume > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "resume"; }
-    for d in /sel/param /plc/param /sel/adam_m /plc/adam_v /sel/best /plc/best /rng_state /method_ints; do
+    for d in /op/param /move/param /op/adam_m /move/adam_v /op/best /move/best /rng_state /method_ints; do
         h5diff "$tmp/a.h5" "$tmp/b.h5" $d $d > /dev/null || fail "resumed $d differs (killed at episode $done_at)"
     done
     for a in method_state best_greedy simulations episode; do

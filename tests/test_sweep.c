@@ -11,8 +11,10 @@
 #include <hdf5.h>
 
 #include "report.h"
+#include "dp_h5io.h"
 #include "results.h"
 #include "run.h"
+#include "dp_place.h"
 #include "sweep.h"
 
 static dp_sweep *sweep_from_text(const char *text, dp_error *err)
@@ -481,6 +483,47 @@ START_TEST(run_dispatch)
 }
 END_TEST
 
+/* Issue 28: a sweep's runs follow the method table (policy/dp_place.c) and nothing else: every
+ * row that trains declares its sweep parameters, each admitted by dp_run_check for that method and
+ * refused for a placement method; a parameter outside a row's list is refused naming it. run.c
+ * had its own runners[] and parameter lists by method name. */
+START_TEST(run_params_from_method_table)
+{
+    dp_error err;
+    int n_train = 0;
+    for (const dp_place_method *m = dp_place_methods(); m->name; m++) {
+        json_t *p = json_pack("{s:s, s:s}", "graph", "gen:chainmm", "method", m->name);
+        if (m->sweep_run == DP_PLACE_SWEEP_PLACE) {
+            ck_assert_ptr_null(m->sweep_params);
+            json_object_set_new(p, "episodes", json_integer(3));
+            ck_assert_int_eq(dp_run_check(p, &err), DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, "\"episodes\"") != NULL, "%s: %s", m->name, err.msg);
+            json_decref(p);
+            continue;
+        }
+        n_train++;
+        ck_assert_ptr_nonnull(m->sweep_params);
+        for (int i = 0; m->sweep_params[i]; i++) {
+            const char *k = m->sweep_params[i];
+            if (strcmp(k, "method") == 0) continue;
+            char key[64];
+            snprintf(key, sizeof key, "%s", k);
+            size_t n = strlen(key);
+            if (key[n - 1] == '*') snprintf(key + n - 1, sizeof key - (n - 1), "network__hidden");
+            json_object_set_new(p, key, json_integer(1));
+        }
+        ck_assert_msg(dp_run_check(p, &err) == DP_OK, "%s: %s", m->name, err.msg);
+        json_object_set_new(p, "refine_budget", json_integer(1));
+        ck_assert_int_eq(dp_run_check(p, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, "refine_budget") && strstr(err.msg, m->name), "%s: %s", m->name, err.msg);
+        json_decref(p);
+    }
+    ck_assert_int_eq(n_train, 3); /* doppler, placeto, gdp */
+    ck_assert_int_eq(dp_place_find("doppler")->sweep_run, DP_PLACE_SWEEP_STAGES);
+    ck_assert_int_eq(dp_place_find("gdp")->sweep_run, DP_PLACE_SWEEP_AGENT);
+}
+END_TEST
+
 START_TEST(resolve_paths)
 {
     char buf[1024];
@@ -783,7 +826,8 @@ START_TEST(learning_curve_plot)
     FILE *f = fopen(traj, "w");
     fputs("x", f);
     fclose(f);
-    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EIO);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "not an HDF5 file") && strstr(err.msg, traj), "%s", err.msg);
     hid_t h = H5Fcreate(traj, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(h, "episodes", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     double m[40];
@@ -796,14 +840,29 @@ START_TEST(learning_curve_plot)
     H5Dclose(d);
     H5Gclose(g);
     H5Fclose(h);
-    /* a stage column missing */
-    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    /* an HDF5 file with two of the columns but none of the layout's attributes: the one reader
+     * (dp_h5io_traj_read) refuses it; the plot had read it as a trajectory */
     h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
     d = H5Dcreate2(h, "/episodes/stage", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     H5Dwrite(d, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, st);
     H5Dclose(d);
     H5Sclose(sp);
     H5Fclose(h);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "not a doppler trajectory file") != NULL, "%s", err.msg);
+    /* the layout as training writes it, without its stage column: refused naming the column */
+    dp_h5io_traj_episode rows[40];
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < 40; i++) { rows[i].makespan = m[i]; rows[i].stage = st[i]; rows[i].episode = i < 20 ? i : i - 20; }
+    ck_assert_int_eq(dp_h5io_traj_create(traj, "g", 4, 2, "sim", "ms", "{}", "", &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_append(traj, rows, 40, NULL, 0, &err), DP_OK);
+    h = H5Fopen(traj, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(H5Ldelete(h, "/episodes/stage", H5P_DEFAULT), 0);
+    H5Fclose(h);
+    ck_assert_int_eq(dp_report_plot_learning(traj, &po, png, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "/episodes/stage") != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_h5io_traj_create(traj, "g", 4, 2, "sim", "ms", "{}", "", &err), DP_OK);
+    ck_assert_int_eq(dp_h5io_traj_append(traj, rows, 40, NULL, 0, &err), DP_OK);
     if (system("command -v gnuplot > /dev/null 2>&1") == 0) {
         ck_assert_msg(dp_report_plot_learning(traj, &po, png, &err) == DP_OK, "%s", err.msg);
         struct stat sb;
@@ -923,6 +982,7 @@ int main(void)
     tcase_add_test(tc, finalize_sorts_by_index);
     tcase_add_test(tc, run_dispatch);
     tcase_add_test(tc, resolve_paths);
+    tcase_add_test(tc, run_params_from_method_table);
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_references);
     tcase_add_test(tc, table_references_not_repeated);

@@ -178,7 +178,8 @@ class dp_place_options(Structure):
 class dp_place_method(Structure):
     _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
                 ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double),
-                ("options", ctypes.c_uint), ("list_schedule", c_void_p)]
+                ("options", ctypes.c_uint), ("list_schedule", c_void_p), ("sweep_run", c_int),
+                ("sweep_params", POINTER(c_char_p))]
 
 
 # ---- workload generators (models/dp_gen.h) ----
@@ -268,6 +269,36 @@ if _data and os.path.isdir(os.path.join(_data, "topologies")):
     # searched after $DOPPLER_DATA, before the library's installed folder (machine/dp_machine.h)
     dp_machine_data_dir_set(os.fsencode(_data), None)
 dp_h5io_traj_check = _fn("dp_h5io_traj_check", c_int, c_char_p, E)
+
+
+# ---- trajectory files (policy/dp_h5io.h: the one reader of the layout) ----
+
+class dp_h5io_traj_episode(Structure):
+    _fields_ = [("stage", ctypes.c_int32), ("episode", c_int64), ("seed", c_uint64), ("makespan", c_double),
+                ("reward", c_double), ("wall_s", c_double), ("lr", c_double), ("epsilon", c_double),
+                ("sel_agree", c_double), ("plc_agree", c_double), ("step_offset", c_int64), ("n_steps", ctypes.c_int32)]
+
+
+class dp_h5io_traj_step(Structure):
+    _fields_ = [("sel_op", ctypes.c_int32), ("sel_logp", c_float), ("ready", ctypes.c_int32),
+                ("plc_device", ctypes.c_int32), ("plc_logp", c_float)]
+
+
+class dp_h5io_traj_eval(Structure):
+    _fields_ = [("stage", ctypes.c_int32), ("episode", c_int64), ("makespan", c_double), ("best", c_double),
+                ("simulations", c_int64), ("unix_s", c_double)]
+
+
+class dp_h5io_traj(Structure):
+    _fields_ = [("version", c_int), ("n_ops", c_int), ("n_devices", c_int),
+                ("graph", c_char_p), ("oracle", c_char_p), ("time_unit", c_char_p), ("config_json", c_char_p),
+                ("run_id", c_char_p), ("n_episodes", c_long), ("n_steps", c_long), ("n_evaluations", c_long),
+                ("episodes", POINTER(dp_h5io_traj_episode)), ("steps", POINTER(dp_h5io_traj_step)),
+                ("evaluations", POINTER(dp_h5io_traj_eval))]
+
+
+dp_h5io_traj_read = _fn("dp_h5io_traj_read", c_int, c_char_p, POINTER(dp_h5io_traj), E)
+dp_h5io_traj_free = _fn("dp_h5io_traj_free", None, POINTER(dp_h5io_traj))
 dp_machine_costs = _fn("dp_machine_costs", C, M, G, E)
 dp_machine_general = _fn("dp_machine_general", c_int, M)
 dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, M, G)

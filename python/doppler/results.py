@@ -75,39 +75,52 @@ def _h5_open(path, what):
 
 
 
+def _rows(ptr, n, struct):
+    """n C structs at ptr as a dict of NumPy columns, in the struct's field order (copied: the
+    library frees its rows)."""
+    dt = np.dtype(struct)  # the struct's fields at their C offsets, its size with padding
+    assert dt.itemsize == ctypes.sizeof(struct)
+    rows = np.frombuffer(ctypes.string_at(ptr, n * dt.itemsize), dtype=dt) if n else np.zeros(0, dtype=dt)
+    return {k: rows[k].copy() for k, _ in struct._fields_}
+
+
 def read_trajectory(path):
     """A `doppler train` trajectory file (policy/dp_h5io.h) as {"episodes": table, "steps": table,
-    "attrs": dict}: one row per episode (stage, episode, seed, makespan, reward, wall_s, lr, epsilon,
-    sel_agree, plc_agree, step_offset, n_steps) and one per step (episode_row, sel_op, sel_logp,
-    ready, plc_device, plc_logp). Tables are DataFrames with pandas, dicts of arrays without."""
-    h5py = _h5py()
+    "evaluations": table, "attrs": dict}, read by the library's own reader (dp_h5io_traj_read, the
+    one reader of the layout; no h5py needed): one row per episode (stage, episode, seed, makespan,
+    reward, wall_s, lr, epsilon, sel_agree, plc_agree, step_offset, n_steps), one per step
+    (episode_row, sel_op, sel_logp, ready, plc_device, plc_logp) and one per model-selection
+    evaluation (stage, episode, makespan, best, simulations, unix_s); attrs: format, version,
+    graph, n_ops, n_devices, oracle, time_unit, config (decoded from JSON) and run_id. Tables are
+    DataFrames with pandas, dicts of arrays without. A file of another format or version is
+    refused with the message `doppler train --resume` gives."""
     pd = _pandas()
-    # the library's own check first: a file of an older format version (variable-length strings)
-    # or of another version is refused as `doppler train --resume` refuses it, with its message
     from . import _lib
     from ._errors import check
     err = _lib.dp_error()
-    check(_lib.dp_h5io_traj_check(os.fsencode(path), ctypes.byref(err)), err)
-    with h5py.File(path, "r") as f:
-        attrs = {k: _text(v) if not isinstance(v, np.ndarray) else v for k, v in f.attrs.items()}
-        if "config" in attrs and isinstance(attrs["config"], str):
-            try:
-                attrs["config"] = json.loads(attrs["config"])
-            except ValueError:
-                pass
-        ep = {k: f["episodes"][k][:] for k in f["episodes"]} if "episodes" in f else {}
-        st = {k: f["steps"][k][:] for k in f["steps"]} if "steps" in f else {}
-    if ep and st and "n_steps" in ep:
-        # which episode (row of the episodes table) each step belongs to
-        n_steps = ep["n_steps"].astype(np.int64)
-        first = st[next(iter(st))]
-        owner = np.repeat(np.arange(len(n_steps)), n_steps)
-        if len(owner) == len(first):
-            st = dict(episode_row=owner, **st)
+    t = _lib.dp_h5io_traj()
+    check(_lib.dp_h5io_traj_read(os.fsencode(os.fspath(path)), ctypes.byref(t), ctypes.byref(err)), err)
+    try:
+        attrs = {"format": "doppler-trajectory", "version": int(t.version), "graph": _text(t.graph),
+                 "n_ops": int(t.n_ops), "n_devices": int(t.n_devices), "oracle": _text(t.oracle),
+                 "time_unit": _text(t.time_unit), "config": _text(t.config_json), "run_id": _text(t.run_id)}
+        ep = _rows(t.episodes, t.n_episodes, _lib.dp_h5io_traj_episode)
+        st = _rows(t.steps, t.n_steps, _lib.dp_h5io_traj_step)
+        ev = _rows(t.evaluations, t.n_evaluations, _lib.dp_h5io_traj_eval)
+    finally:
+        _lib.dp_h5io_traj_free(ctypes.byref(t))
+    try:
+        attrs["config"] = json.loads(attrs["config"])
+    except ValueError:
+        pass
+    # which episode (row of the episodes table) each step belongs to
+    n_steps = ep["n_steps"].astype(np.int64)
+    owner = np.repeat(np.arange(len(n_steps)), n_steps)
+    if len(owner) == len(st["sel_op"]):
+        st = dict(episode_row=owner, **st)
     if pd:
-        ep = pd.DataFrame(ep)
-        st = pd.DataFrame(st)
-    return {"episodes": ep, "steps": st, "attrs": attrs}
+        ep, st, ev = pd.DataFrame(ep), pd.DataFrame(st), pd.DataFrame(ev)
+    return {"episodes": ep, "steps": st, "evaluations": ev, "attrs": attrs}
 
 
 def read_sweep(path):

@@ -34,6 +34,38 @@ def test_read_sweep_h5_and_csv(tmp_path):
             assert row["params"]["method"] == row["method"]
 
 
+def test_read_sweep_agrees_with_the_command(tmp_path):
+    """The two readers of a sweep's results file, Python's read_sweep (h5py, the layout of
+    doc/doppler-results.md) and the command's (dp_results_read_h5: `doppler report --table runs`,
+    every double in 17 digits), give the same rows, column by column."""
+    pytest.importorskip("h5py")
+    import csv
+    import io
+    import math
+    g = bundled("chainmm-small")
+    cfg = tmp_path / "s.json"
+    cfg.write_text(json.dumps({"name": "agree", "grid": [{"graph": [g], "devices": [2, 3], "method": ["cp", "random", "heft"],
+                                                          "seed": [3, 4]}]}))
+    out = tmp_path / "s.h5"
+    run_cli("sweep", str(cfg), "--jobs", "1", "--quiet", "--out", str(out))
+    py = doppler.read_sweep(str(out))
+    _, text, _ = run_cli("report", str(out), "--table", "runs")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == len(py) == 12
+    assert list(rows[0].keys()) == list(py.columns)
+    for i, r in enumerate(rows):
+        p = py.iloc[i]
+        for k, v in r.items():
+            if k in ("params", "metrics"):
+                assert (json.loads(v) if v else {}) == p[k], (i, k)
+            elif k == "makespan":
+                assert (math.isnan(p[k]) and v == "") or float(v) == p[k], (i, k, v, p[k])
+            elif isinstance(p[k], str):
+                assert v == p[k], (i, k)
+            else:
+                assert float(v) == float(p[k]), (i, k, v, p[k])
+
+
 def test_read_trajectory(tmp_path):
     pytest.importorskip("h5py")
     cfg = tmp_path / "t.json"
@@ -48,6 +80,37 @@ def test_read_trajectory(tmp_path):
     assert len(st) == ep["n_steps"].sum() == 3 * doppler.Graph.read(g).n_ops
     assert (st.groupby("episode_row").size().to_numpy() == ep["n_steps"].to_numpy()).all()
     assert t["attrs"]["format"] == "doppler-trajectory" and t["attrs"]["n_ops"] == 24
+
+
+def test_read_trajectory_agrees_with_the_layout(tmp_path):
+    """The library's reader (dp_h5io_traj_read through ctypes: read_trajectory) and the documented
+    layout read by h5py (doc/file-formats.md) give the same rows, bit for bit, and the same
+    attributes, for a run with evaluations (two stages, a validation graph)."""
+    h5py = pytest.importorskip("h5py")
+    import numpy as np
+    cfg = tmp_path / "t.json"
+    cfg.write_text(json.dumps({"network": {"hidden": 4, "mlp_hidden": 4, "edge_hidden": 4, "steps": 1},
+                               "checkpoint_every": 2}))
+    traj = tmp_path / "t.traj.h5"
+    g = bundled("chainmm-small")
+    run_cli("train", "--graph", g, "--stage", "il", "--episodes", "4", "--config", str(cfg),
+            "--checkpoint", str(tmp_path / "t.h5"), "--trajectory", str(traj), "--quiet")
+    t = doppler.read_trajectory(str(traj))
+    with h5py.File(traj, "r") as f:
+        for group in ("episodes", "steps", "evaluations"):
+            ours = t[group]
+            assert set(f[group]) == set(ours.columns) - {"episode_row"}, group
+            for k in f[group]:
+                col = f[group][k][:]
+                assert ours[k].dtype == col.dtype, (group, k)
+                assert np.array_equal(ours[k].to_numpy(), col, equal_nan=col.dtype.kind == "f"), (group, k)
+        for k in ("graph", "oracle", "time_unit", "run_id"):
+            assert t["attrs"][k] == f.attrs[k].decode(), k
+        for k in ("version", "n_ops", "n_devices"):
+            assert t["attrs"][k] == int(f.attrs[k]), k
+        assert t["attrs"]["config"] == json.loads(f.attrs["config"].decode())
+    assert len(t["episodes"]) == 4 and len(t["evaluations"]) >= 1
+    assert (t["episodes"]["stage"] == 0).all()
 
 
 def test_env_records_are_dataframes():

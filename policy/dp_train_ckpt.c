@@ -1,0 +1,314 @@
+/* dp_train_ckpt.c: the trainer's checkpoints (dp_h5io.h): writing them, loading one to start
+ * from (dp_train_init_from) or to continue its run (dp_train_resume), with the self-imitation
+ * buffers of every bound graph; the run bookkeeping is the trainer runtime's (dp_runtime.h). */
+#include "dp_train.h"
+#include "dp_train_impl.h"
+#include "dp_alloc.h"
+#include "dp_h5io.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What the parameters were trained and model-selected on, as the checkpoint records it. */
+static char *trained_on_json(const dp_train *tr)
+{
+    const dp_graph **g = dp_alloc_malloc((size_t)tr->n_bd * sizeof *g);
+    const dp_cost **c = dp_alloc_malloc((size_t)tr->n_bd * sizeof *c);
+    int *val = dp_alloc_malloc((size_t)tr->n_bd * sizeof *val);
+    char *s = NULL;
+    if (g && c && val) {
+        for (int i = 0; i < tr->n_bd; i++) {
+            g[i] = tr->bd[i].g;
+            c[i] = tr->bd[i].c;
+            val[i] = tr->bd[i].validation;
+        }
+        s = dp_runtime_trained_on(tr->n_bd, g, c, val);
+    }
+    free(g);
+    free(c);
+    free(val);
+    return s;
+}
+
+/* With several bound graphs, every graph's self-imitation buffer into ck (dp_h5io_ckpt.sil_graphs),
+ * graph by graph, so that a resumed run imitates and distils what the uninterrupted one did (they
+ * used to restart empty). DP_ENOMEM; sil_gather_free frees what it made either way. */
+static int sil_gather(dp_train *tr, dp_h5io_ckpt *ck)
+{
+    if (tr->multi) dp_train_graph_select(tr, tr->cur); /* the fields in hand back to their record */
+    const int G = tr->n_bd;
+    int *nops = dp_alloc_malloc((size_t)G * sizeof *nops), *ndev = dp_alloc_malloc((size_t)G * sizeof *ndev), *cnt = dp_alloc_malloc((size_t)G * sizeof *cnt);
+    ck->sil_graphs = G;
+    ck->sil_graph_ops = nops;
+    ck->sil_graph_devices = ndev;
+    ck->sil_graph_n = cnt;
+    if (!nops || !ndev || !cnt) return DP_ENOMEM;
+    size_t placements = 0, steps = 0;
+    for (int i = 0; i < G; i++) {
+        nops[i] = tr->bd[i].n;
+        ndev[i] = tr->bd[i].D;
+        cnt[i] = tr->bd[i].sil_n;
+        placements += (size_t)cnt[i];
+        steps += (size_t)cnt[i] * (size_t)nops[i];
+    }
+    ck->sil_all_ms = dp_alloc_malloc(placements * sizeof(double) + 1);
+    ck->sil_all_ops = dp_alloc_malloc(steps * sizeof(int) + 1);
+    ck->sil_all_dev = dp_alloc_malloc(steps * sizeof(int) + 1);
+    if (!ck->sil_all_ms || !ck->sil_all_ops || !ck->sil_all_dev) return DP_ENOMEM;
+    size_t p = 0, o = 0;
+    for (int i = 0; i < G; i++) {
+        const dp_train_bound *b = &tr->bd[i];
+        const size_t k = (size_t)b->sil_n, len = k * (size_t)b->n;
+        if (k == 0) continue;
+        memcpy(ck->sil_all_ms + p, b->sil_ms, k * sizeof(double));
+        memcpy(ck->sil_all_ops + o, b->sil_ops, len * sizeof(int));
+        memcpy(ck->sil_all_dev + o, b->sil_dev, len * sizeof(int));
+        p += k;
+        o += len;
+    }
+    return DP_OK;
+}
+
+/* What sil_gather made (or dp_h5io_ckpt_read's buffers of several graphs). */
+static void sil_gather_free(dp_h5io_ckpt *ck)
+{
+    free((int *)ck->sil_graph_ops);
+    free((int *)ck->sil_graph_devices);
+    free(ck->sil_graph_n);
+    free(ck->sil_all_ms);
+    free(ck->sil_all_ops);
+    free(ck->sil_all_dev);
+    ck->sil_graph_ops = ck->sil_graph_devices = NULL;
+    ck->sil_graph_n = NULL;
+    ck->sil_all_ms = NULL;
+    ck->sil_all_ops = ck->sil_all_dev = NULL;
+    ck->sil_graphs = 0;
+}
+
+/* Each bound graph's self-imitation buffer from a checkpoint's (sil_gather's form); the graph in
+ * hand must be bd[0]. DP_ENOMEM. */
+static int sil_scatter(dp_train *tr, const dp_h5io_ckpt *ck)
+{
+    dp_train_graph_select(tr, tr->cur); /* the fields in hand back to their record */
+    size_t p = 0, o = 0;
+    for (int i = 0; i < tr->n_bd && i < ck->sil_graphs; i++) {
+        dp_train_bound *b = &tr->bd[i];
+        const size_t k = (size_t)ck->sil_graph_n[i], len = k * (size_t)b->n;
+        if (k == 0) continue;
+        double *ms = dp_alloc_malloc(k * sizeof *ms);
+        int *ops = dp_alloc_malloc(len * sizeof *ops), *dev = dp_alloc_malloc(len * sizeof *dev);
+        if (!ms || !ops || !dev) {
+            free(ms); free(ops); free(dev);
+            return DP_ENOMEM;
+        }
+        memcpy(ms, ck->sil_all_ms + p, k * sizeof *ms);
+        memcpy(ops, ck->sil_all_ops + o, len * sizeof *ops);
+        memcpy(dev, ck->sil_all_dev + o, len * sizeof *dev);
+        p += k;
+        o += len;
+        free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
+        b->sil_ms = ms;
+        b->sil_ops = ops;
+        b->sil_dev = dev;
+        b->sil_n = b->sil_cap = (int)k;
+    }
+    dp_train_graph_load(tr, tr->cur); /* bd[cur]'s buffer in hand */
+    return DP_OK;
+}
+
+int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
+{
+    dp_h5io_ckpt ck;
+    memset(&ck, 0, sizeof ck);
+    char *cfg = dp_train_config_to_json(&tr->cfg);
+    char *on = trained_on_json(tr);
+    const dp_train_bound *b0 = &tr->bd[0];
+    ck.graph = b0->g->name;
+    ck.n_ops = b0->n;
+    ck.n_devices = b0->D;
+    ck.trained_on = on;
+    ck.features = tr->cfg.method == DP_AGENT_DOPPLER ? dp_env_features_name((dp_env_features)tr->cfg.arch.device_features)
+                                                     : "doppler";
+    ck.config_json = cfg;
+    snprintf(ck.run_id, sizeof ck.run_id, "%s", tr->run_id);
+    ck.stage = tr->stage;
+    ck.episode = tr->episode;
+    ck.running_sum = tr->running_sum;
+    ck.running_count = tr->running_count;
+    ck.best_makespan = tr->best;
+    ck.best_assignment = tr->best_assign;
+    ck.simulations = tr->sims;
+    ck.stage_simulations0 = tr->stage_sims0;
+    if (tr->n_bd == 1) {
+        ck.sil_n = tr->sil_n;
+        ck.sil_ms = tr->sil_ms;
+        ck.sil_ops = tr->sil_ops;
+        ck.sil_dev = tr->sil_dev;
+    } else if (sil_gather(tr, &ck) != DP_OK) {
+        free(cfg);
+        free(on);
+        sil_gather_free(&ck);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the self-imitation buffers", path);
+    }
+    ck.time_unit = tr->g->time_unit;
+    ck.time_scale = tr->multi ? 0 : tr->g->time_scale > 0 ? tr->g->time_scale : 1; /* several graphs: no one unit */
+    dp_runtime_ckpt_put(&ck, tr->master, &tr->sel, &tr->traj);
+    int rc = dp_h5io_ckpt_write(path, &ck, tr->blk[0], tr->blk[1], err);
+    sil_gather_free(&ck);
+    free(cfg);
+    free(on);
+    return rc;
+}
+
+/* A checkpoint's parameters fit this trainer when they were made by the same method with the
+ * same architecture, device feature set and state (what the inputs mean); the graphs and device
+ * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
+ * DP_EINVAL naming what differs. */
+static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_ckpt_info *info, dp_error *err)
+{
+    dp_train_config k;
+    dp_train_config_default(&k);
+    k.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
+    if (dp_train_config_from_json_text(&k, info->config_json, err) != DP_OK) {
+        dp_error_prefix(err, "%s", path);
+        return DP_EINVAL;
+    }
+    const dp_train_config *c = &tr->cfg;
+    if (k.method != c->method)
+        return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(c->method),
+                            dp_agent_name(k.method));
+#define DIFF_INT(what, a, b) \
+    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %d in the checkpoint, %d here", path, what, (int)(a), (int)(b))
+#define DIFF_NUM(what, a, b) \
+    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %g in the checkpoint, %g here", path, what, (double)(a), (double)(b))
+    if (c->method == DP_AGENT_DOPPLER) {
+        if (k.arch.device_features != c->arch.device_features)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: feature set (network.features) \"%s\" in the checkpoint, "
+                                "\"%s\" here: the PLC reads other device features", path,
+                                dp_env_features_name((dp_env_features)k.arch.device_features),
+                                dp_env_features_name((dp_env_features)c->arch.device_features));
+        DIFF_INT("network.hidden", k.arch.hidden, c->arch.hidden);
+        DIFF_INT("network.mlp_hidden", k.arch.mlp_hidden, c->arch.mlp_hidden);
+        DIFF_INT("network.steps", k.arch.steps, c->arch.steps);
+        DIFF_INT("network.edge_hidden", k.arch.edge_hidden, c->arch.edge_hidden);
+        DIFF_NUM("network.slope", k.arch.slope, c->arch.slope);
+        if (k.arch.cp_embeddings != c->arch.cp_embeddings)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.cp_embeddings %s in the checkpoint, %s here", path,
+                                k.arch.cp_embeddings ? "true" : "false", c->arch.cp_embeddings ? "true" : "false");
+        if (k.arch.device_magnitude != c->arch.device_magnitude)
+            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.magnitude %s in the checkpoint, %s here", path,
+                                k.arch.device_magnitude ? "true" : "false", c->arch.device_magnitude ? "true" : "false");
+    } else if (c->method == DP_AGENT_PLACETO) {
+        DIFF_INT("placeto.hidden", k.placeto.hidden, c->placeto.hidden);
+        DIFF_INT("placeto.mlp_hidden", k.placeto.mlp_hidden, c->placeto.mlp_hidden);
+        DIFF_NUM("placeto.slope", k.placeto.slope, c->placeto.slope);
+    } else {
+        DIFF_INT("gdp.hidden", k.gdp.hidden, c->gdp.hidden);
+        DIFF_INT("gdp.layers", k.gdp.layers, c->gdp.layers);
+        DIFF_INT("gdp.heads", k.gdp.heads, c->gdp.heads);
+        DIFF_INT("gdp.mlp_hidden", k.gdp.mlp_hidden, c->gdp.mlp_hidden);
+        DIFF_NUM("gdp.slope", k.gdp.slope, c->gdp.slope);
+    }
+#undef DIFF_INT
+#undef DIFF_NUM
+    if (k.state != c->state)
+        return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: state \"%s\" in the checkpoint, \"%s\" here: the features "
+                            "describe another schedule", path, dp_env_state_name((dp_env_state)k.state),
+                            dp_env_state_name((dp_env_state)c->state));
+    if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
+        return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
+                            path, dp_agent_name(c->method), info->n_devices, tr->D);
+    return DP_OK;
+}
+
+static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error *err)
+{
+    dp_h5io_ckpt_info info;
+    int rc0 = dp_h5io_ckpt_read_info(path, &info, err);
+    if (rc0 != DP_OK) return rc0;
+    rc0 = check_compatible(tr, path, &info, err);
+    dp_h5io_ckpt_info_free(&info);
+    if (rc0 == DP_OK && resume) {
+        /* a resumed run continues on the graphs it trained on */
+        char *mine = trained_on_json(tr);
+        rc0 = dp_runtime_resume_check(path, mine, 0, err);
+        free(mine);
+    }
+    if (rc0 != DP_OK) return rc0;
+    if (tr->cur != 0) dp_train_graph_select(tr, 0);
+    dp_h5io_ckpt ck;
+    if (dp_runtime_ckpt_prepare(&ck, tr->n, tr->D, resume, tr->master, &tr->sel, err) != DP_OK) return DP_ENOMEM;
+    ck.best_assignment = tr->best_assign;
+    int *nops = NULL, *ndev = NULL;
+    if (resume && tr->n_bd > 1) { /* every graph's self-imitation buffer */
+        nops = dp_alloc_malloc((size_t)tr->n_bd * sizeof *nops);
+        ndev = dp_alloc_malloc((size_t)tr->n_bd * sizeof *ndev);
+        if (!nops || !ndev) {
+            free(nops); free(ndev);
+            dp_runtime_ckpt_release(&ck);
+            return dp_error_set(err, DP_ENOMEM, "out of memory");
+        }
+        for (int i = 0; i < tr->n_bd; i++) {
+            nops[i] = tr->bd[i].n;
+            ndev[i] = tr->bd[i].D;
+        }
+        ck.sil_graphs = tr->n_bd;
+        ck.sil_graph_ops = nops;
+        ck.sil_graph_devices = ndev;
+    }
+    int rc = dp_h5io_ckpt_read(path, &ck, tr->blk[0], tr->blk[1], resume, err);
+    if (rc == DP_OK) rc = dp_runtime_ckpt_take(path, &ck, resume, tr->master, &tr->sel, &tr->traj, err);
+    if (rc == DP_OK && resume) {
+        tr->stage = ck.stage;
+        tr->episode = (long)ck.episode;
+        tr->running_sum = ck.running_sum;
+        tr->running_count = (long)ck.running_count;
+        tr->best = ck.best_makespan;
+        tr->sims = (long)ck.simulations;
+        tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
+        if (tr->n_bd == 1 && ck.sil_n > 0) {
+            free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
+            tr->sil_ms = ck.sil_ms;
+            tr->sil_ops = ck.sil_ops;
+            tr->sil_dev = ck.sil_dev;
+            tr->sil_n = tr->sil_cap = ck.sil_n;
+            ck.sil_ms = NULL;
+            ck.sil_ops = ck.sil_dev = NULL;
+        }
+        if (tr->n_bd > 1 && ck.sil_graph_n && sil_scatter(tr, &ck) != DP_OK)
+            rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffers of %s", path);
+        /* the resumed run keeps its identifier ("" for a checkpoint of an older version) */
+        snprintf(tr->run_id, sizeof tr->run_id, "%s", ck.run_id);
+    }
+    free(ck.sil_ms);
+    free(ck.sil_ops);
+    free(ck.sil_dev);
+    sil_gather_free(&ck); /* nops, ndev and the buffers read */
+    dp_runtime_ckpt_release(&ck);
+    dp_train_params_changed(tr);
+    return rc;
+}
+
+int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err)
+{
+    int rc = load_checkpoint(tr, checkpoint, 0, err);
+    /* start from the checkpoint's best-greedy parameters when it has them */
+    if (rc == DP_OK) dp_train_use_best(tr);
+    dp_runtime_select_reset(&tr->sel);
+    tr->best = INFINITY;
+    return rc;
+}
+
+int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err)
+{
+    int rc = load_checkpoint(tr, checkpoint, 1, err);
+    if (rc != DP_OK) return rc;
+    if (trajectory) {
+        if ((rc = dp_runtime_traj_resume(&tr->traj, trajectory, checkpoint, tr->run_id, err)) != DP_OK) return rc;
+        tr->traj_ready = 1;
+    }
+    return DP_OK;
+}
