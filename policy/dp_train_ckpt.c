@@ -125,6 +125,11 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     memset(&ck, 0, sizeof ck);
     char *cfg = dp_train_config_to_json(&tr->cfg);
     char *on = trained_on_json(tr);
+    if (!cfg || !on) {
+        free(cfg);
+        free(on);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the checkpoint's records", path);
+    }
     const dp_train_bound *b0 = &tr->bd[0];
     ck.graph = b0->g->name;
     ck.n_ops = b0->n;
@@ -234,7 +239,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     if (rc0 == DP_OK && resume) {
         /* a resumed run continues on the graphs it trained on */
         char *mine = trained_on_json(tr);
-        rc0 = dp_runtime_resume_check(path, mine, 0, err);
+        rc0 = mine ? dp_runtime_resume_check(path, mine, 0, err) : dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
         free(mine);
     }
     if (rc0 != DP_OK) return rc0;

@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""bench/general-validation.py: the validation set on which issue 29's training designs are chosen
+(never the benchmark's graphs, bench/general.sh): PER fresh draws of each training family (train
+--family's draws with --family-seed VSEED, different from any training seed; graphs of at most
+MAXOPS ops), each on the uniform machine of every device count of DEVS; per case the greedy
+placement of checkpoint CKPT (doppler place --method doppler) over the best of round-robin, cp,
+HEFT, CPOP, PEFT and ETF. Prints per family the mean ratio and the share of cases below 1, then
+overall and per device count.
+  DOPPLER=./doppler top_srcdir=. /usr/bin/python3 bench/general-validation.py CKPT
+  FAMS=stg,cnn PER=3 VSEED=4242 DEVS="2 4 8 16" MAXOPS=1500 CR=4 (FLOP graphs on DOPPLER's rule) JOBS=2"""
+import json, os, subprocess, sys, re, statistics, concurrent.futures as cf
+BIN = os.environ.get("DOPPLER", "./doppler")
+TOP = os.environ.get("top_srcdir", ".")
+FAMS = os.environ.get("FAMS", "stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer")
+PER = int(os.environ.get("PER", "3"))
+SEED = os.environ.get("VSEED", "4242")
+DEVS = os.environ.get("DEVS", "2 4 8 16").split()
+MAXOPS = int(os.environ.get("MAXOPS", "1500"))
+CR = os.environ.get("CR", "")  # comm ratio for FLOP graphs ("" = machine default bandwidth)
+cache = os.environ.get("CACHE", "/tmp/doppler-general-validation-%s-%d" % (SEED, PER))
+def specs():
+    if os.path.exists(cache + "/specs.txt"):
+        return [l.split("\t") for l in open(cache + "/specs.txt").read().splitlines()]
+    os.makedirs(cache, exist_ok=True)
+    nf = len(FAMS.split(","))
+    r = subprocess.run([BIN, "train", "--family", FAMS, "--family-count", str(nf * PER), "--family-seed", SEED, "--val-count", "0",
+                        "--stage", "il", "--episodes", "1", "--checkpoint", cache + "/x.h5", "--force", "--config",
+                        os.path.join(TOP, "bench/doppler-zeroshot.json")], capture_output=True, text=True, env=dict(os.environ, DOPPLER_DATA=os.path.join(os.path.abspath(TOP), "data")))
+    out = []
+    for l in r.stderr.splitlines():
+        m = re.match(r"\s+train\s+(\S+)\s+(\d+) ops.*?(gen:\S+)", l)
+        if m and int(m.group(2)) <= MAXOPS:
+            name, spec = m.group(1), m.group(3)
+            model, q = spec[4:].split("?", 1)
+            args = []
+            for kv in q.split("&"):
+                k, v = kv.split("=", 1); args += ["--" + k, v]
+            f = "%s/%s.json" % (cache, name)
+            subprocess.run([BIN, "graph", "gen", model] + args + ["--out", f], check=True, capture_output=True)
+            out.append((name, f))
+    open(cache + "/specs.txt", "w").write("".join("%s\t%s\n" % x for x in out))
+    return out
+def ms(args):
+    r = subprocess.run([BIN, "place"] + args + ["--json"], capture_output=True, text=True)
+    if r.returncode: return None
+    return json.loads(r.stdout)["makespan"]
+def case(ck, name, f, d):
+    mopt = ["--graph", f, "--devices", d] + (["--comm-ratio", CR] if CR and not re.match(r"(stg|layered|forkjoin|seriesparallel|workflow|random)", name) else [])
+    inst = {m: ms(mopt + ["--method", m]) for m in ["round-robin", "cp", "heft", "cpop", "peft", "etf"]}
+    best = min(v for v in inst.values() if v is not None)
+    dm = ms(mopt + ["--method", "doppler", "--checkpoint", ck])
+    return name, d, dm / best, min(inst, key=lambda k: inst[k] if inst[k] is not None else 1e300)
+if __name__ == "__main__":
+    ck = sys.argv[1]
+    S = specs()
+    rows = []
+    with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "2"))) as ex:
+        for r in ex.map(lambda a: case(ck, *a), [(n, f, d) for n, f in S for d in DEVS]):
+            rows.append(r)
+            if os.environ.get("VERBOSE"): print("%-60s %3s %.4f %s" % r)
+    fam = lambda n: re.sub(r"^(llama_block|llama_layer|[a-z]+).*", r"\1", n)
+    by = {}
+    for n, d, x, _ in rows: by.setdefault(fam(n), []).append(x)
+    for k, v in sorted(by.items()):
+        print("%-14s %3d  mean %.3f  below %3.0f%%" % (k, len(v), statistics.mean(v), 100 * sum(x < 1 for x in v) / len(v)))
+    allv = [x for _, _, x, _ in rows]
+    print("%-14s %3d  mean %.3f  below %3.0f%%  (family-mean %.3f)" % ("ALL", len(allv), statistics.mean(allv), 100 * sum(x < 1 for x in allv) / len(allv),
+          statistics.mean(statistics.mean(v) for v in by.values())))
+    byd = {}
+    for n, d, x, _ in rows: byd.setdefault(d, []).append(x)
+    print("  per D: " + "  ".join("%s: %.3f" % (d, statistics.mean(v)) for d, v in byd.items()))
