@@ -1004,7 +1004,7 @@ int cmd_train(int argc, char **argv)
         int nt = 0, nv = 0;
         dp_train_n_graphs(tr, &nt, &nv);
         fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
-                        "critical-path placement\n", nt, nv);
+                        "%s placement\n", nt, nv, cfg.reference_best_instant ? "best instant" : "critical-path");
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-10s %-44s %4d ops  %2d devices  %s%s\n", gs.validation[i] ? "validation" : "train",
                     gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], bw_note(&gs, i));
@@ -1061,8 +1061,9 @@ int cmd_train(int argc, char **argv)
         json_object_set_new(jo, "stages", jstages);
     }
     if (gs.n > 1 && !jo)
-        printf("the stage figures below are the mean greedy makespan relative to the critical-path placement over the %s graphs "
+        printf("the stage figures below are the mean greedy makespan relative to the %s placement over the %s graphs "
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
+               cfg.reference_best_instant ? "best instant" : "critical-path",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     if (!jo)
         printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,

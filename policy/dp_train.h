@@ -142,6 +142,12 @@ typedef struct dp_train_config {
      * for the graphs whose buffer is empty, without counting them twice.
      * dp_train_config_load takes a relative FILE from the working folder when it is there, else
      * from the config file's folder when it is there (the path joined to the folder's). */
+    /* The unit of each graph's makespans when several graphs are bound (rewards, model selection,
+     * the printed ratios): JSON "reference": "cp" (default: the critical-path heuristic's
+     * placement, one simulation) or "best-instant" (the best under the oracle of round-robin, cp,
+     * HEFT, CPOP, PEFT and ETF, six simulations: model selection then ranks parameters by the
+     * figure the generalization goal is stated in, issue 29). */
+    int reference_best_instant;
     char demo_method[16];
     long demo_budget;      /* B >= 7 (0 for best-instant) */
     char demo_checkpoint[1024];

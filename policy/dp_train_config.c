@@ -156,6 +156,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
     json_object_set_new(nw, "magnitude", json_boolean(c->arch.device_magnitude));
     json_object_set_new(nw, "features", json_string(dp_env_features_name((dp_env_features)c->arch.device_features)));
     json_object_set_new(o, "state", json_string(dp_env_state_name((dp_env_state)c->state)));
+    if (c->reference_best_instant) json_object_set_new(o, "reference", json_string("best-instant"));
     if (c->demo_method[0]) {
         json_t *d = json_object();
         json_object_set_new(d, "method", json_string(c->demo_method));
@@ -405,6 +406,11 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
             if (!s || (strcmp(s, "units") != 0 && strcmp(s, "relative") != 0))
                 return dp_error_set(err, DP_EINVAL, "config: \"reward\" must be \"units\" or \"relative\"");
             c->reward_relative = strcmp(s, "relative") == 0;
+        } else if (strcmp(key, "reference") == 0) {
+            const char *s = json_string_value(v);
+            if (!s || (strcmp(s, "cp") != 0 && strcmp(s, "best-instant") != 0))
+                return dp_error_set(err, DP_EINVAL, "config: \"reference\" must be \"cp\" or \"best-instant\"");
+            c->reference_best_instant = strcmp(s, "best-instant") == 0;
         } else if (strcmp(key, "demonstrations") == 0) {
             if ((rc = demo_from_json(c, v, err))) return rc;
         } else if (strcmp(key, "state") == 0) {

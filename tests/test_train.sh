@@ -170,6 +170,23 @@ sed 's/"seed": 3,/"seed": 3, "demonstrations": {"method": "best-instant"},/' "$t
 echo '{"demonstrations": {"method": "best-instant", "budget": 10}}' > "$tmp/bad.json"
 "$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err" && fail "best-instant demonstrations with a budget accepted"
 grep -q 'take no "budget"' "$tmp/err" || { cat "$tmp/err"; fail "the error for a best-instant budget"; }
+# "reference": "best-instant": a distribution's makespans in units of each graph's best instant
+# placement (never above cp's, so the same Stage I run's final ratios are at least cp's), said on
+# stderr and stdout, recorded in the checkpoint's config; a bad value refused
+for r in cp best-instant; do
+    echo '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "stages": {"il": {"episodes": 4}}, "reference": "'$r'"}' > "$tmp/ref-$r.json"
+    "$bin" train --family stg,cnn --family-count 3 --val-count 2 --seed 1 --config "$tmp/ref-$r.json" --stage il \
+        --checkpoint "$tmp/ref-$r.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" || { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
+done
+grep -q "units of each graph's best instant placement" "$tmp/ref-best-instant.err" || { cat "$tmp/ref-best-instant.err"; fail "reference best-instant said"; }
+grep -q "relative to the best instant placement" "$tmp/ref-best-instant.out" || fail "reference best-instant on stdout"
+h5dump -a /config "$tmp/ref-best-instant.h5" | grep -q 'reference.*best-instant' || fail "the checkpoint's config records the reference"
+fin() { sed -n 's/^stage il .* final \([0-9.e+-]*\),.*/\1/p' "$1"; }
+awk -v a="$(fin "$tmp/ref-best-instant.out")" -v b="$(fin "$tmp/ref-cp.out")" 'BEGIN { exit !(a != "" && b != "" && a + 0 >= b - 1e-12) }' ||
+    fail "final ratio to the best instant placement $(fin "$tmp/ref-best-instant.out") below the ratio to cp $(fin "$tmp/ref-cp.out")"
+echo '{"reference": "heft"}' > "$tmp/bad.json"
+"$bin" train --graph "$graph" --config "$tmp/bad.json" > /dev/null 2> "$tmp/err" && fail "reference heft accepted"
+grep -q '"reference"' "$tmp/err" || { cat "$tmp/err"; fail "the error names reference"; }
 echo "demonstrations: +301 simulations, recorded, bad values refused"
 # the demonstration offered is the search's placement itself: its replay through the policy used
 # to rename devices of tied logits for the ops not yet placed, which changed the placement
