@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dp_engine.h"
+#include "dp_machine.h"
 
 /* ../shared/data, or $DOPPLER_SHARED_DATA; NULL when absent (suites then exit with
  * dp_test_missing_data). */
@@ -45,6 +46,23 @@ static inline const char *dp_test_path(char *buf, size_t cap, const char *base, 
 {
     snprintf(buf, cap, "%s/%s", base, rel);
     return buf;
+}
+
+/* A machine from "key=value" pairs (NULL-ended); topology names resolve under the source tree. */
+static inline void dp_test_machine_make(dp_machine *m, const char *const *kv)
+{
+    dp_error err;
+    dp_machine_init(m);
+    for (int i = 0; kv && kv[i]; i += 2) {
+        char buf[1024];
+        const char *val = kv[i + 1];
+        if (strcmp(kv[i], "topology") == 0) {
+            snprintf(buf, sizeof buf, "%s/data/topologies/%s.json", dp_test_srcdir(), kv[i + 1]);
+            val = buf;
+        }
+        ck_assert_msg(dp_machine_set(m, kv[i], val, &err) == DP_OK, "%s", err.msg);
+    }
+    ck_assert_msg(dp_machine_load(m, &err) == DP_OK, "%s", err.msg);
 }
 
 /* The default machine's engine over (g, c) (the DOPPLER-compatible fast path) and its cost

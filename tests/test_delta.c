@@ -265,23 +265,6 @@ static dp_graph *small_llama(void)
     return g;
 }
 
-/* A machine from "key=value" pairs (NULL-ended); topology names resolve under the source tree. */
-static void machine_make(dp_machine *m, const char *const *kv)
-{
-    dp_error err;
-    dp_machine_init(m);
-    for (int i = 0; kv && kv[i]; i += 2) {
-        char buf[1024];
-        const char *val = kv[i + 1];
-        if (strcmp(kv[i], "topology") == 0) {
-            snprintf(buf, sizeof buf, "%s/data/topologies/%s.json", dp_test_srcdir(), kv[i + 1]);
-            val = buf;
-        }
-        ck_assert_msg(dp_machine_set(m, kv[i], val, &err) == DP_OK, "%s", err.msg);
-    }
-    ck_assert_msg(dp_machine_load(m, &err) == DP_OK, "%s", err.msg);
-}
-
 /* the default machine (the fast path, resumed runs) and the general engine's options (full
  * bounded runs behind the same calls) */
 static const char *const machines[][12] = {
@@ -301,7 +284,7 @@ START_TEST(engine_delta_every_machine)
     /* dp_engine_run_delta against dp_engine_run_bounded on a second engine, random moves with
      * accepts, on machine _i */
     dp_machine m;
-    machine_make(&m, machines[_i]);
+    dp_test_machine_make(&m, machines[_i]);
     dp_graph *g = small_llama();
     dp_error err;
     dp_cost *c = dp_machine_costs(&m, g, &err);
@@ -373,7 +356,7 @@ START_TEST(improve_same_with_delta_off)
     dp_graph *g = small_llama();
     dp_error err;
     dp_machine m;
-    machine_make(&m, NULL);
+    dp_test_machine_make(&m, NULL);
     dp_cost *c = dp_machine_costs(&m, g, &err);
     dp_machine_free(&m);
     ck_assert_msg(c != NULL, "%s", err.msg);
@@ -432,7 +415,7 @@ START_TEST(searches_same_with_delta_off)
         dp_error err;
         const int D = 1 + gi % 6;
         dp_machine m;
-        machine_make(&m, NULL);
+        dp_test_machine_make(&m, NULL);
         dp_cost *c = gi == 8 ? dp_machine_costs(&m, g, &err) : tie_costs(r, g, D);
         dp_machine_free(&m);
         ck_assert_msg(c != NULL, "%s", err.msg);

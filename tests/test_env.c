@@ -63,23 +63,6 @@ static dp_graph *small_chainmm(void)
     return g;
 }
 
-/* A machine from "key=value" pairs (NULL-ended); topology names resolve under the source tree. */
-static void machine_make(dp_machine *m, const char *const *kv)
-{
-    dp_error err;
-    dp_machine_init(m);
-    for (int i = 0; kv && kv[i]; i += 2) {
-        char buf[1024];
-        const char *val = kv[i + 1];
-        if (strcmp(kv[i], "topology") == 0) {
-            snprintf(buf, sizeof buf, "%s/data/topologies/%s.json", dp_test_srcdir(), kv[i + 1]);
-            val = buf;
-        }
-        ck_assert_msg(dp_machine_set(m, kv[i], val, &err) == DP_OK, "%s", err.msg);
-    }
-    ck_assert_msg(dp_machine_load(m, &err) == DP_OK, "%s", err.msg);
-}
-
 /* One episode with a random ready op and a random device at each step, checked against a
  * second engine (ref) at every step. Returns the prefix simulations the environment ran. */
 static long check_episode(const dp_graph *g, const dp_cost *c, dp_engine *e, dp_engine *ref, gsl_rng *r,
@@ -483,7 +466,7 @@ static const char *const general_machines[][12] = {
 START_TEST(general_engine_exact)
 {
     dp_machine m;
-    machine_make(&m, general_machines[_i]);
+    dp_test_machine_make(&m, general_machines[_i]);
     dp_graph *gs[2] = {small_llama(), small_chainmm()};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 40 + (unsigned long)_i);
@@ -516,7 +499,7 @@ END_TEST
 START_TEST(general_engine_surrogate)
 {
     dp_machine m;
-    machine_make(&m, general_machines[3]); /* dgx1-v100, max-min */
+    dp_test_machine_make(&m, general_machines[3]); /* dgx1-v100, max-min */
     dp_graph *g = small_llama();
     dp_error err;
     dp_cost *c = dp_machine_costs(&m, g, &err);
