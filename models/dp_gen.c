@@ -946,8 +946,13 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
         w = snprintf(spec, cap, "gen:workflow?recipe=%s&width=%ld&ccr=%g&seed=%lu", recipes[rec], width, ccr, seed);
     } else if (strcmp(family, "cnn") == 0) {
         static const long reds[] = {0, 2, 3, 4}, batches[] = {16, 32, 64}, images[] = {28, 56}, chans[] = {64, 128, 256};
-        const long modules = loguni(r, 2, 64), branches = uni(r, 2, 6), red = pick(r, reds, 4);
+        const long modules = loguni(r, 2, 64), branches = uni(r, 2, 6);
+        long red = pick(r, reds, 4);
         const long batch = pick(r, batches, 3), image = pick(r, images, 2), ch = pick(r, chans, 3);
+        /* a reduction doubles the channels: with many modules and a short reduce-every the
+         * channels pass dp_gen_cnn's 1e9 limit, so the reduction interval is raised to the
+         * shortest the generator accepts (no further draw: every other draw is unchanged) */
+        while (red > 0 && ldexp((double)ch, (int)((modules - 1) / red)) > 1e9) red++;
         w = snprintf(spec, cap, "gen:cnn?modules=%ld&branches=%ld&reduce-every=%ld&batch=%ld&image=%ld&channels=%ld", modules,
                      branches, red, batch, image, ch);
     } else if (strcmp(family, "rnn") == 0) {

@@ -1222,6 +1222,29 @@ START_TEST(new_families)
 }
 END_TEST
 
+/* Issue 29: the cnn family drew modules up to 64 with a reduction every 2 modules, so 31
+ * doublings of 64 channels passed the generator's 1e9 limit and `train --family ... --seed 4`
+ * stopped at its first graph. Every draw of every family must build. */
+START_TEST(family_draws_build)
+{
+    const char *const *names = dp_gen_families();
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    for (int f = 0; names[f]; f++) {
+        gsl_rng_set(r, 4);
+        const int draws = strcmp(names[f], "cnn") == 0 ? 2000 : 60;
+        for (int i = 0; i < draws; i++) {
+            char spec[512];
+            dp_error err;
+            ck_assert_int_eq(dp_gen_family_spec(names[f], r, spec, sizeof spec, &err), DP_OK);
+            dp_graph *g = dp_gen_spec(spec, &err);
+            ck_assert_msg(g != NULL, "draw %d of %s: %s: %s", i, names[f], spec, err.msg);
+            dp_graph_free(g);
+        }
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(new_models_place_and_simulate)
 {
     const char *models[] = {"stg", "layered", "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
@@ -1278,6 +1301,7 @@ int main(void)
     tcase_add_test(t, cnn_hand);
     tcase_add_test(t, transformer_moe_hand);
     tcase_add_test(t, new_families);
+    tcase_add_test(t, family_draws_build);
     tcase_add_test(t, new_models_place_and_simulate);
     tcase_add_test(t, chainmm_training_hand);
     tcase_add_test(t, chainmm_training_blocked);
