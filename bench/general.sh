@@ -14,9 +14,14 @@
 #   gen      generated graphs outside the training ranges (2-D ChainMM, 8-layer FFNN, Llama
 #            layer at tp 8; FLOPs and bytes, on DOPPLER's rule at each ratio of RATIOS)
 # Machines: the uniform machine of DEVICES identical devices (default "4 8"; the DOPPLER and
-# generated 8-device graphs on their own count).
+# generated 8-device graphs on their own count); the generated graphs (FLOPs and bytes: the only
+# ones a topology can time) also on each bundled topology of TOPOLOGIES (default none; e.g.
+# "dgx1-v100 pcie-gen3-4gpu").
 #
 #   CKPT=doppler.h5 [IMPROVE=improve.h5] sh bench/general.sh
+#   CKPT="seed1.h5 seed2.h5 seed3.h5 seed4.h5 seed5.h5" sh bench/general.sh   (several training
+#            seeds: each case's instant methods and searches once, the policy of each checkpoint;
+#            the summary gives the mean +- sd over the checkpoints of each family's figures)
 #   DEVICES="2 4 8 16" RATIOS="1 4 10" ANNEAL="1000 20000" IMPROVE_BUDGETS="200 2000" FAMILIES="stg msr"
 #
 # Prints one row per case (makespans in the graph's unit; ratio = method / best instant) and a
@@ -34,8 +39,10 @@ RATIOS=${RATIOS:-1 4}
 ANNEAL=${ANNEAL:-1000 20000}
 IMPROVE_BUDGETS=${IMPROVE_BUDGETS:-200 2000}
 FAMILIES=${FAMILIES:-doppler stg sinnen wf msr gen}
+TOPOLOGIES=${TOPOLOGIES:-}
 [ -n "$CKPT" ] || { echo "bench/general.sh: CKPT=FILE (a doppler train checkpoint) is required" >&2; exit 2; }
-[ -f "$CKPT" ] || { echo "bench/general.sh: $CKPT: no such checkpoint" >&2; exit 2; }
+for c in $CKPT; do [ -f "$c" ] || { echo "bench/general.sh: $c: no such checkpoint" >&2; exit 2; }; done
+K=$(echo $CKPT | wc -w)
 [ -d "$SH" ] || { echo "bench/general.sh: $SH not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-general.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -56,12 +63,18 @@ run_case() {
         if [ -z "$best" ] || [ "$(echo "$x < $best" | bc -l)" = 1 ]; then best=$x; bm=$m; fi
     done
     [ -n "$best" ] || { echo "bench/general.sh: no instant method placed $graph $*" >&2; return 0; }
-    /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$CKPT" \
-        --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler failed on $graph $*" >&2; return 0; }
-    cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu")
-    dms=$(ms_of "$tmp/d.json")
-    line=$(printf '%-7s %-40s %-14s %10.6g %10.6g %-11s %10.6g %7.4f %7.0f' "$fam" "$name" "$(echo "$*" | sed 's/--devices /d/; s/ --comm-ratio /,r/; s/ //g')" \
-           "$lb" "$best" "$bm" "$dms" "$(echo "$dms / $best" | bc -l)" "$cpu")
+    # the policy of each checkpoint: the first one's makespan and CPU, every one's ratio
+    dms=""; cpu=""; ratios=""
+    for c in $CKPT; do
+        /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$c" \
+            --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler ($c) failed on $graph $*" >&2; return 0; }
+        x=$(ms_of "$tmp/d.json")
+        [ -n "$dms" ] || { dms=$x; cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu"); }
+        ratios="$ratios $(printf '%7.4f' "$(echo "$x / $best" | bc -l)")"
+    done
+    line=$(printf '%-7s %-40s %-14s %10.6g %10.6g %-11s %10.6g %7.0f' "$fam" "$name" "$(echo "$*" | sed 's/--devices /d/; s/--topology /t:/; s/ --comm-ratio /,r/; s/ //g')" \
+           "$lb" "$best" "$bm" "$dms" "$cpu")
+    line="$line$ratios"
     for b in $ANNEAL; do
         "$bin" place --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json > "$tmp/a.json" 2> /dev/null
         line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/a.json") / $best" | bc -l)")"
@@ -76,10 +89,11 @@ run_case() {
     echo "$line" | tee -a "$rows"
 }
 
-head="family  graph                                    machine                lb       best method        doppler   ratio  cpu_ms"
+head="family  graph                                    machine                lb       best method        doppler  cpu_ms"
+i=1; for c in $CKPT; do head="$head  ratio$i"; i=$((i + 1)); done
 for b in $ANNEAL; do head="$head  an$b"; done
 [ -z "$IMPROVE" ] || for b in $IMPROVE_BUDGETS; do head="$head  im$b"; done
-echo "# zero-shot generalization: $CKPT${IMPROVE:+, improvement policy $IMPROVE}; devices $DEVICES; DOPPLER's rule at ratios $RATIOS"
+echo "# zero-shot generalization: $CKPT${IMPROVE:+, improvement policy $IMPROVE}; devices $DEVICES; DOPPLER's rule at ratios $RATIOS${TOPOLOGIES:+; topologies $TOPOLOGIES}"
 echo "$head"
 for fam in $FAMILIES; do
     case $fam in
@@ -116,23 +130,48 @@ for fam in $FAMILIES; do
             for r in $RATIOS; do
                 run_case gen "$model$(echo "${spec#*:}" | tr -d ' ')" "$tmp/gen-$model.json" --comm-ratio "$r"
             done
+            for t in $TOPOLOGIES; do
+                run_case gen "$model$(echo "${spec#*:}" | tr -d ' ')" "$tmp/gen-$model.json" --topology "$t"
+            done
         done ;;
     *) echo "bench/general.sh: unknown family $fam" >&2; exit 2 ;;
     esac
 done
 
 # summary: per family and overall, the mean ratio to the best instant method of the greedy
-# policy and of each search column, and the share of cases the policy is below the best instant
+# policy (each checkpoint's; with several, the mean +- sd over checkpoints of the family means)
+# and of each search column, and the share of cases the policy is below the best instant
 echo
-echo "# summary (mean of method / best instant; below: share of cases where doppler < best instant)"
-# row fields: 1 family, 2 graph, 3 machine, 4 lb, 5 best, 6 method, 7 doppler, 8 ratio, 9 cpu,
-# 10.. the searches' ratios
-awk '
-{ f = $1; n[f]++; N++; r = $8; s[f] += r; S += r; if (r < 1) { b[f]++; B++ }
-  ns = NF - 9; for (j = 1; j <= ns; j++) { c[f, j] += $(9 + j); C[j] += $(9 + j) } }
+echo "# summary (mean of method / best instant; below: share of cases where doppler < best instant${K:+; $K checkpoint(s): mean +- sd over them})"
+# row fields: 1 family, 2 graph, 3 machine, 4 lb, 5 best, 6 method, 7 doppler (first checkpoint),
+# 8 cpu, 9..8+K each checkpoint's ratio, then the searches' ratios
+awk -v K="$K" -v REAL="stg sinnen wf msr" '
+function line(name, cnt, S, B, C,    k, m, v, bm, bv, j) {
+  m = 0; v = 0; bm = 0; bv = 0
+  for (k = 1; k <= K; k++) { m += S[k] / cnt; bm += B[k] / cnt }
+  m /= K; bm /= K
+  for (k = 1; k <= K; k++) { v += (S[k] / cnt - m) ^ 2; bv += (B[k] / cnt - bm) ^ 2 }
+  if (K > 1) printf "%-8s %3d cases  doppler %.3f +- %.3f  below %3.0f%% +- %2.0f%%", name, cnt, m, sqrt(v / (K - 1)), 100 * bm, 100 * sqrt(bv / (K - 1))
+  else printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", name, cnt, m, 100 * bm
+  for (j = 1; j <= ns; j++) printf "  %.3f", C[j] / cnt
+  printf "\n"
+}
+{ f = $1; if (!(f in n)) order[++nf] = f; n[f]++; N++
+  for (k = 1; k <= K; k++) { r = $(8 + k); s[f, k] += r; S[k] += r; if (r < 1) { b[f, k]++; B[k]++ } }
+  ns = NF - 8 - K; for (j = 1; j <= ns; j++) { c[f, j] += $(8 + K + j); C[j] += $(8 + K + j) }
+  if (index(" " REAL " ", " " f " ")) {
+    NR_++
+    for (k = 1; k <= K; k++) { r = $(8 + k); RSUM[k] += r; if (r < 1) RBEL[k]++ }
+    for (j = 1; j <= ns; j++) RCOL[j] += $(8 + K + j) } }
 END {
-  for (f in n) { printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", f, n[f], s[f] / n[f], 100 * b[f] / n[f];
-                 for (j = 1; j <= ns; j++) printf "  %.3f", c[f, j] / n[f]; printf "\n" }
-  if (N) { printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", "all", N, S / N, 100 * B / N;
-           for (j = 1; j <= ns; j++) printf "  %.3f", C[j] / N; printf "\n" } }' "$rows"
+  for (i = 1; i <= nf; i++) {
+    f = order[i]
+    delete fs; delete fb; delete fc
+    for (k = 1; k <= K; k++) { fs[k] = s[f, k]; fb[k] = b[f, k] }
+    for (j = 1; j <= ns; j++) fc[j] = c[f, j]
+    line(f, n[f], fs, fb, fc)
+  }
+  if (NR_) line("real", NR_, RSUM, RBEL, RCOL)
+  if (N) line("all", N, S, B, C) }' "$rows"
+echo "(real: the public graphs nobody here made, families stg sinnen wf msr)"
 echo "(columns after below: ${ANNEAL:+anneal at $ANNEAL}${IMPROVE:+, improve at $IMPROVE_BUDGETS}, each / best instant)"

@@ -4,7 +4,12 @@
 #
 #   sh experiments/reproduce.sh N [--out DIR] [--reuse] [--tolerance R] [doppler sweep options]
 #
-#   N            1..5 (experiments/configs/tableN.json)
+#   N            1..5 (experiments/configs/tableN.json), or `general`: the generalization table of
+#                issue 29 (EXPERIMENTS.md "Generalization over five training seeds"): the zero-shot
+#                model trained on the wide corpus at each seed of $SEEDS (default 1 2 3 4 5; about
+#                15 minutes of one core each), the improvement policy of bench/improve.sh (seed 1),
+#                then bench/general.sh with every checkpoint (DEVICES "2 4 8 16", two topologies;
+#                an hour or more), its summary compared with experiments/reference/general.txt
 #   --out DIR    where results and figures go (default: $DOPPLER_REPRODUCE_DIR, else
 #                ${TMPDIR:-/tmp}/doppler-reproduce); the results are DIR/tableN.h5 (+ .csv, run
 #                files in DIR/tableN.runs/), the figures DIR/figures/. Nothing tracked is written.
@@ -23,10 +28,10 @@ usage() { echo "usage: $0 N [--out DIR] [--reuse] [--tolerance R] [doppler sweep
 [ $# -ge 1 ] || usage
 n=$1
 shift
-case $n in [1-9]) ;; *) usage ;; esac
+case $n in [1-9]|general) ;; *) usage ;; esac
 cfg=$here/experiments/configs/table$n.json
 ref=$here/experiments/reference/table$n.csv
-[ -f "$cfg" ] || { echo "$0: no $cfg" >&2; exit 2; }
+[ "$n" = general ] || [ -f "$cfg" ] || { echo "$0: no $cfg" >&2; exit 2; }
 DOPPLER=${DOPPLER:-$here/doppler}
 # the bundled data of this tree (topologies, best known makespans), wherever this is run from
 DOPPLER_DATA=${DOPPLER_DATA:-$here/data}
@@ -65,6 +70,44 @@ case $dir/ in "$here"/*)
 esac
 mkdir -p "$dir/figures"
 dir=$(cd "$dir" && pwd)
+if [ "$n" = general ]; then
+    # the generalization table: train (or, with --reuse, resume) each seed's model, then place
+    # the benchmark with all of them; nothing here is chosen on the benchmark
+    SH=${DOPPLER_SHARED_DATA:-$here/../shared/data}
+    [ -d "$SH/stg" ] || { echo "$0: general: $SH/stg not found (DOPPLER_SHARED_DATA)" >&2; exit 2; }
+    g=$dir/general
+    mkdir -p "$g"
+    families=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
+    train() { # CHECKPOINT ARGS...: a new run, or with --reuse the run of CHECKPOINT continued
+        ck=$1
+        shift
+        if [ "$reuse" -eq 1 ] && [ -f "$ck" ]; then again=--resume; else again=--force; fi
+        echo "$0: doppler train $* --checkpoint $ck $again" >&2
+        "$DOPPLER" train "$@" --checkpoint "$ck" $again --quiet > "$ck.out" 2> "$ck.err" ||
+            { cat "$ck.err" >&2; exit 1; }
+    }
+    cks=""
+    for s in ${SEEDS:-1 2 3 4 5}; do
+        train "$g/seed$s.h5" --family $families --family-count 56 --val-count 14 --seed "$s" \
+            --config "$here/bench/doppler-zeroshot.json" --pipeline
+        cks="$cks $g/seed$s.h5"
+    done
+    train "$g/improve-1.h5" --method improve --family chainmm,ffnn,llama-block,llama-layer,daggen --family-count 32 \
+        --seed 1 --episodes 20000
+    CKPT="$cks" IMPROVE="$g/improve-1.h5" DEVICES=${DEVICES:-2 4 8 16} RATIOS=${RATIOS:-1 4} \
+        TOPOLOGIES=${TOPOLOGIES:-dgx1-v100 pcie-gen3-4gpu} ANNEAL=${ANNEAL:-200 2000 20000} \
+        IMPROVE_BUDGETS=${IMPROVE_BUDGETS:-200 2000 20000} DOPPLER=$DOPPLER DOPPLER_SHARED_DATA=$SH \
+        sh "$here/bench/general.sh" > "$dir/general.txt" || exit 1
+    cat "$dir/general.txt"
+    ref=$here/experiments/reference/general.txt
+    [ -f "$ref" ] || { echo "$0: no reference $ref to compare with" >&2; exit 1; }
+    # the summaries (every figure printed to 3 decimals) must agree line for line
+    sed -n '/^# summary/,$p' "$ref" | grep -v '^#' > "$dir/general.ref-summary"
+    sed -n '/^# summary/,$p' "$dir/general.txt" | grep -v '^#' > "$dir/general.summary"
+    echo "comparison with $ref (summary lines):"
+    if diff "$dir/general.ref-summary" "$dir/general.summary"; then echo "the same"; exit 0; fi
+    exit 1
+fi
 out=$dir/table$n.h5
 figs=$dir/figures
 if [ "$reuse" -eq 0 ]; then
