@@ -23,6 +23,9 @@
 #            seeds: each case's instant methods and searches once, the policy of each checkpoint;
 #            the summary gives the mean +- sd over the checkpoints of each family's figures)
 #   DEVICES="2 4 8 16" RATIOS="1 4 10" ANNEAL="1000 20000" IMPROVE_BUDGETS="200 2000" FAMILIES="stg msr"
+#   ROWS="out1 out2" CKPT="..." sh bench/general.sh   (no placement: the case rows of earlier runs'
+#            outputs, e.g. of FAMILIES run side by side, summarised again; CKPT, ANNEAL and
+#            IMPROVE as in those runs)
 #
 # Prints one row per case (makespans in the graph's unit; ratio = method / best instant) and a
 # summary per family and overall: the mean ratio of each method to the best instant method and
@@ -41,7 +44,8 @@ IMPROVE_BUDGETS=${IMPROVE_BUDGETS:-200 2000}
 FAMILIES=${FAMILIES:-doppler stg sinnen wf msr gen}
 TOPOLOGIES=${TOPOLOGIES:-}
 [ -n "$CKPT" ] || { echo "bench/general.sh: CKPT=FILE (a doppler train checkpoint) is required" >&2; exit 2; }
-for c in $CKPT; do [ -f "$c" ] || { echo "bench/general.sh: $c: no such checkpoint" >&2; exit 2; }; done
+ROWS=${ROWS:-}
+[ -n "$ROWS" ] || for c in $CKPT; do [ -f "$c" ] || { echo "bench/general.sh: $c: no such checkpoint" >&2; exit 2; }; done
 K=$(echo $CKPT | wc -w)
 [ -d "$SH" ] || { echo "bench/general.sh: $SH not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-general.XXXXXX")
@@ -89,6 +93,12 @@ run_case() {
     echo "$line" | tee -a "$rows"
 }
 
+if [ -n "$ROWS" ]; then
+    # the case rows of earlier outputs (comments, headers and their summaries left out)
+    # shellcheck disable=SC2086
+    cat $ROWS | awk -v K="$K" '/^#/ || /^family / || /^\(/ { next } $3 == "cases" { next } NF >= 8 + K' > "$rows"
+    cat "$rows"
+else
 head="family  graph                                    machine                lb       best method        doppler  cpu_ms"
 i=1; for c in $CKPT; do head="$head  ratio$i"; i=$((i + 1)); done
 for b in $ANNEAL; do head="$head  an$b"; done
@@ -137,6 +147,7 @@ for fam in $FAMILIES; do
     *) echo "bench/general.sh: unknown family $fam" >&2; exit 2 ;;
     esac
 done
+fi
 
 # summary: per family and overall, the mean ratio to the best instant method of the greedy
 # policy (each checkpoint's; with several, the mean +- sd over checkpoints of the family means)
