@@ -101,6 +101,7 @@ struct dp_train {
     double *plc_H;
     float *zbuf, *gbuf;
     dp_runtime_traj traj;   /* pending trajectory rows and the rows of the file (dp_runtime.h) */
+    const dp_train_comm *comm; /* the data-parallel ranks of the run in hand (dp_train.h); NULL: one process */
 };
 
 /* rollout modes: the two exploration rules (dp_train_exploration), then greedy and softmax
