@@ -519,8 +519,12 @@ static void train_usage(FILE *f)
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
-               "stops after the current episode with a checkpoint (resume with --resume).\n"
-               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n");
+               "stops after the current batch with a checkpoint (resume with --resume).\n"
+               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n"
+               "mpirun -n R doppler train ... trains data-parallel (this build %s MPI): rank r rolls out the\n"
+               "episodes j of each batch with j mod R = r, gradients are summed in episode order, rank 0\n"
+               "prints and writes; the checkpoint is the single process's bit for bit (doc/cluster.md).\n",
+               dp_sweep_have_mpi() ? "has" : "does not have");
 }
 
 /* --print-config: the config text with reals to 15 significant digits, as people write them
@@ -1179,6 +1183,7 @@ static int train_main(int argc, char **argv)
                 json_object_set_new(js, "final", dp_json_number(r->final_greedy / sc));
                 json_object_set_new(js, "model_selected", dp_json_number(r->selected_greedy / sc));
                 json_object_set_new(js, "best_sampled", dp_json_number(r->best_sample / sc));
+                json_object_set_new(js, "seconds", json_real(r->seconds)); /* wall-clock, this process's part */
             }
             json_array_append_new(jstages, js);
             continue;

@@ -102,6 +102,19 @@ ranks 2 train --graph "$graph" --config "$work/g.json" --stage sim --seed 5 --js
 [ -n "$(fnv "$work/g0.json")" ] && [ "$(fnv "$work/g2.json")" = "$(fnv "$work/g0.json")" ] ||
     fail "one graph, greedy baseline: 2 ranks give $(fnv "$work/g2.json"), one process $(fnv "$work/g0.json")"
 
+# ---- a finished run continued with more episodes, starting mid-batch (4 of a batch of 8), on 2
+# ranks from the single process's checkpoint: as the single process continues it ----
+echo '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "seed": 3, "stages": {"sim": {"batch": 8, "baseline": "batch"}}}' > "$work/more.json"
+"$bin" train --graph "$graph" --config "$work/more.json" --stage sim --episodes 4 --checkpoint "$work/m1.h5" --quiet > /dev/null ||
+    fail "a 4-episode run"
+cp "$work/m1.h5" "$work/m2.h5"
+"$bin" train --graph "$graph" --config "$work/more.json" --stage sim --episodes 12 --checkpoint "$work/m1.h5" --resume --json --quiet \
+    > "$work/m1.json" || fail "the 4-episode run resumed to 12 episodes"
+ranks 2 train --graph "$graph" --config "$work/more.json" --stage sim --episodes 12 --checkpoint "$work/m2.h5" --resume --json --quiet \
+    > "$work/m2.json" || fail "the 4-episode run resumed to 12 episodes on 2 ranks"
+[ -n "$(fnv "$work/m1.json")" ] && [ "$(fnv "$work/m2.json")" = "$(fnv "$work/m1.json")" ] ||
+    fail "resumed on 2 ranks: $(fnv "$work/m2.json"), one process $(fnv "$work/m1.json")"
+
 # ---- refused: the running baseline of a policy-gradient stage ----
 echo '{"stages": {"sim": {"episodes": 4, "batch": 2, "baseline": "running"}}}' > "$work/run.json"
 if ranks 2 train --graph "$graph" --config "$work/run.json" --stage sim --checkpoint "$work/no.h5" > /dev/null 2> "$work/err"; then
