@@ -37,10 +37,27 @@ static volatile sig_atomic_t stop_flag = 0;
 /* ---- data-parallel ranks: `mpirun -n R doppler train` (dp_train_comm) ---- */
 
 #ifdef HAVE_MPI
+static double cpu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static double wall_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* this rank's CPU and wall-clock seconds inside the exchanges (OpenMPI polls while it waits for
+ * the other ranks, so waiting costs CPU too) */
+static double xchg_cpu_s, xchg_wall_s;
+
 /* dp_train_comm's allgather over MPI_COMM_WORLD: each rank's bytes, in rank order */
 static int mpi_allgather(void *ctx, const void *mine, const size_t *counts, void *all, dp_error *err)
 {
     (void)ctx;
+    const double c0 = cpu_now_s(), w0 = wall_now_s();
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     int cnt[size], displ[size], rank;
@@ -53,11 +70,30 @@ static int mpi_allgather(void *ctx, const void *mine, const size_t *counts, void
         displ[r] = (int)off;
         off += counts[r];
     }
-    if (MPI_Allgatherv(mine, cnt[rank], MPI_BYTE, all, cnt, displ, MPI_BYTE, MPI_COMM_WORLD) != MPI_SUCCESS)
-        return dp_error_set(err, DP_EIO, "MPI_Allgatherv failed");
+    const int rc = MPI_Allgatherv(mine, cnt[rank], MPI_BYTE, all, cnt, displ, MPI_BYTE, MPI_COMM_WORLD);
+    xchg_cpu_s += cpu_now_s() - c0;
+    xchg_wall_s += wall_now_s() - w0;
+    if (rc != MPI_SUCCESS) return dp_error_set(err, DP_EIO, "MPI_Allgatherv failed");
     return DP_OK;
 }
+
+/* After a run on every rank (not --quiet): each rank's CPU seconds, those outside the exchanges
+ * (its own work: rollouts, backward, what every rank repeats) and its seconds in the exchanges,
+ * on stderr by rank 0. On a shared machine the wall clock says little; the work per rank says
+ * what the ranks split. */
+static void ranks_report(int rank, int size, int print)
+{
+    double mine[3] = {cpu_now_s(), xchg_cpu_s, xchg_wall_s}, all[3 * size];
+    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank != 0 || !print) return;
+    for (int r = 0; r < size; r++)
+        fprintf(stderr, "doppler train: rank %d: %.2f s CPU, %.2f s of it outside the exchanges; %.2f s (wall) in the exchanges\n", r,
+                all[3 * r], all[3 * r] - all[3 * r + 1], all[3 * r + 2]);
+}
 #endif
+
+/* rank 0 was not told --quiet */
+static int ranks_print;
 
 /* The ranks of this run (NULL: one process, also under `mpirun -n 1`). */
 static const dp_train_comm *train_comm;
@@ -772,6 +808,7 @@ int cmd_train(int argc, char **argv)
     train_comm = &cm;
     const int status = train_main(argc, argv);
     train_comm = NULL;
+    if (status == 0) ranks_report(cm.rank, cm.size, ranks_print); /* every rank ended the run alike */
     MPI_Finalize();
     return status;
 #else
@@ -922,6 +959,7 @@ static int train_main(int argc, char **argv)
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
+    ranks_print = !quiet;
     if (!print_cfg && !resume && !force) {
         /* a fresh start would replace a run's files: say so instead */
         const char *outs[2] = {ckpt, traj};
@@ -990,6 +1028,7 @@ static int train_main(int argc, char **argv)
     if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
     if (print_cfg) {
+        ranks_print = 0;
         if (rank != 0) return dp_cli_machine_done(&mach, 0);
         char *s = dp_train_config_to_json(&cfg);
         print_config(s);

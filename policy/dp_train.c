@@ -844,6 +844,39 @@ static uint64_t assignment_hash(const int *a, int n)
     return h;
 }
 
+/* Self-imitation after a batch (dp_train_impl.h): the buffer's replays, shared among the ranks
+ * as a batch's episodes are (replay k by rank k mod R), each one's gradient added to the batch's
+ * sum gsum in replay order. */
+static int sil_batch(dp_train *tr, const dp_train_stage *st, const dp_train_comm *cm, const grad_state *gs, float *gsum,
+                     dp_error *err)
+{
+    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
+    const int R = cm ? cm->size : 1, me = cm ? cm->rank : 0;
+    const int cap = (st->sil_replays > tr->sil_n ? st->sil_replays : tr->sil_n) + 1;
+    int *idx = dp_alloc_malloc_n((size_t)cap, sizeof *idx);
+    double *w = dp_alloc_malloc_n((size_t)cap, sizeof *w);
+    long own[R];
+    const int m = idx && w ? dp_train_sil_plan(tr, st, idx, w) : 0;
+    for (int q = 0; q < R; q++) own[q] = rank_count(m, R, q);
+    float *mine = cm ? dp_alloc_malloc_n((size_t)own[me] * gs->total + 1, sizeof *mine) : NULL;
+    float *all = cm ? dp_alloc_malloc_n((size_t)m * gs->total + 1, sizeof *all) : NULL;
+    int rc = DP_OK;
+    if (!idx || !w || (cm && (!mine || !all))) rc = dp_error_set(err, DP_ENOMEM, "out of memory for self-imitation");
+    long k = 0;
+    for (int j = me; j < m && rc == DP_OK; j += R, k++)
+        if ((rc = dp_train_sil_imitate(tr, st, idx[j], w[j], err)) == DP_OK) grad_take(gs, cm ? mine + (size_t)k * gs->total : gsum, cm != NULL);
+    if (rc == DP_OK && cm && (rc = gather_items(cm, mine, own, gs->total * sizeof *mine, all, err)) == DP_OK)
+        for (int j = 0; j < m; j++) {
+            const float *g = all + (size_t)rank_slot(m, R, j) * gs->total;
+            for (size_t i = 0; i < gs->total; i++) gsum[i] += g[i];
+        }
+    free(idx);
+    free(w);
+    free(mine);
+    free(all);
+    return rc;
+}
+
 /* The reward of an episode of makespan msp against baseline b (printed unit; bsd: the batch's
  * standard deviation, for the normalised batch baseline). */
 static double reward_of(const dp_train *tr, const dp_train_stage *st, int batch_base, double b, double bsd, double msp)
@@ -1180,11 +1213,11 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             }
             if (rc != DP_OK) break;
         }
-        /* the batch's update: its summed gradient, self-imitation, one optimiser step */
+        /* the batch's update: its summed gradient, then self-imitation's, one optimiser step */
+        if ((rc = sil_batch(tr, st, cm, &gs, gsum, err)) != DP_OK) break;
         grad_put(&gs, gsum);
         const double frac = (double)(tr->episode - 1) / (double)st->episodes;
         const double lr = st->lr + (st->lr_final - st->lr) * frac;
-        if ((rc = dp_train_sil_step(tr, st, err)) != DP_OK) break;
         dp_train_update(tr, lr);
         const int last = tr->episode == st->episodes;
         if (last || stop || tr->episode % every == 0) {
