@@ -2,12 +2,13 @@
 # bench/train-mpi.sh (make bench-train-mpi): the speed-up of data-parallel training over MPI ranks
 # (issue 30 item 5). A corpus run like EXPERIMENTS.md's M1 (fourteen families, 56 training and 14
 # validation draws, seed 1, bench/doppler-zeroshot.json) but shorter: Stage II alone for EPISODES
-# episodes (default 160: ten batches of 16), once with the config as it is and once without the
-# end-of-stage distillation (DISTILL0: "distill": 0; distillation is sequential, every rank runs
-# it whole), each on 1 process and then on each rank count of RANKS (default 2), REPEATS times
-# (default 2) in alternation, so that a shared machine's load falls on both alike.
+# episodes (default 160: ten batches of 16), per config of CONFIGS (default "distill0 zeroshot":
+# distill0 is the config without its end-of-stage distillation, "distill": 0, which is
+# sequential and runs whole on every rank; zeroshot the config as it is), on 1 process and then
+# on each rank count of RANKS (default 2), REPEATS times (default 1) in alternation, so that a
+# shared machine's load falls on both alike.
 #
-#   sh bench/train-mpi.sh                       # EPISODES=160 RANKS="2" REPEATS=2
+#   sh bench/train-mpi.sh                       # EPISODES=160 RANKS="2" REPEATS=1 CONFIGS="distill0 zeroshot"
 #
 # Prints, per run: ranks, wall and CPU seconds of the whole command (/usr/bin/time: mpirun and
 # every rank), the stage's wall seconds (train --json "seconds", rank 0), the load average before
@@ -20,15 +21,16 @@ bin=${DOPPLER:-$top_srcdir/doppler}
 [ -x "$top_srcdir/.libs/doppler" ] && [ "$bin" = "$top_srcdir/doppler" ] && bin="$top_srcdir/.libs/doppler"
 EPISODES=${EPISODES:-160}
 RANKS=${RANKS:-2}
-REPEATS=${REPEATS:-2}
+REPEATS=${REPEATS:-1}
+CONFIGS=${CONFIGS:-distill0 zeroshot}
+LD_LIBRARY_PATH="$top_srcdir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+DOPPLER_DATA="${DOPPLER_DATA:-$top_srcdir/data}"
+export LD_LIBRARY_PATH DOPPLER_DATA
 command -v mpirun > /dev/null 2>&1 || { echo "bench/train-mpi.sh: mpirun not found (scripts/install-deps.sh)" >&2; exit 1; }
 "$bin" train --help | grep -q 'this build has MPI' || { echo "bench/train-mpi.sh: doppler built without MPI" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 extra=""
 [ "$(id -u)" -eq 0 ] && extra="--allow-run-as-root"
-LD_LIBRARY_PATH="$top_srcdir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-DOPPLER_DATA="${DOPPLER_DATA:-$top_srcdir/data}"
-export LD_LIBRARY_PATH DOPPLER_DATA
 work=$(mktemp -d "${TMPDIR:-/tmp}/dp-train-mpi-bench-XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 /usr/bin/python3 - "$top_srcdir/bench/doppler-zeroshot.json" "$work/distill0.json" <<'EOF'
@@ -39,7 +41,7 @@ json.dump(c, open(sys.argv[2], "w"))
 EOF
 families=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
 echo "config ranks wall_s cpu_s stage_s load1 parameters_fnv1a per-rank-CPU-outside-exchanges"
-for cfg in zeroshot distill0; do
+for cfg in $CONFIGS; do
     c="$top_srcdir/bench/doppler-zeroshot.json"
     [ "$cfg" = distill0 ] && c="$work/distill0.json"
     for rep in $(seq "$REPEATS"); do

@@ -206,8 +206,9 @@ typedef void (*dp_train_progress_fn)(const dp_train_progress *p, void *ctx);
  * (rewards, baselines, self-imitation buffer, trajectory rows) in episode order, and gather the
  * episodes' gradients, which every rank sums in episode order (one process sums them in that
  * order too) and applies in the same update: every rank computes what one process computes, bit
- * for bit, whatever R. Model-selection evaluations share their graphs among the ranks the same
- * way. Refused with R > 1 (DP_EINVAL): stage real, and a policy-gradient stage with the running
+ * for bit, whatever R. Self-imitation's replays after a batch and model selection's greedy
+ * placements of the validation graphs are shared among the ranks the same way; the end-of-stage
+ * distillation and demonstrations run whole on every rank. Refused with R > 1 (DP_EINVAL): stage real, and a policy-gradient stage with the running
  * baseline (its reward needs every earlier episode's makespan before the episode's backward). */
 typedef struct dp_train_comm {
     int rank, size; /* this process and how many (size 1: one process, no exchange) */

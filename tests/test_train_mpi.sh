@@ -6,8 +6,9 @@
 #     1, 2 and 3 ranks (3 does not divide the batch of 4): the same parameters' hash as the
 #     single process, the same checkpoint (all but the run's identifier) and the same trajectory
 #     rows (all but wall-clock times);
-#   - one graph, Stage II with the greedy baseline (each episode's backward right after its
-#     rollout), on 2 ranks: the same hash;
+#   - one graph, Stage I with one episode per batch, then Stage II with the greedy baseline (each
+#     episode's backward right after its rollout), on 2 ranks: the same hash; a finished run
+#     continued mid-batch on 2 ranks from a single process's checkpoint: the same hash;
 #   - what cannot be split (the running baseline of a policy-gradient stage) is refused with a
 #     clear error on every rank, and nothing is written.
 # Skips (77) when doppler was built without MPI or mpirun is absent, except under CI (CI=true),
@@ -88,16 +89,18 @@ for n in 1 2 3; do
 done
 grep -q "3 MPI ranks" "$work/r3.err" || fail "the rank count is not said"
 
-# ---- one graph, the greedy baseline: 2 ranks against one process ----
+# ---- one graph, Stage I with one episode per batch (the default: nothing to split, rank 1
+# waits), then Stage II with the greedy baseline: 2 ranks against one process ----
 graph="$top_srcdir/tests/data/tiny-doppler.txt"
 cat > "$work/g.json" <<'JSON'
 {"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "gamma": 1,
- "stages": {"sim": {"episodes": 12, "batch": 4, "baseline": "greedy", "exploration": "mixture", "epsilon": 0.1,
+ "stages": {"il": {"episodes": 4},
+            "sim": {"episodes": 12, "batch": 4, "baseline": "greedy", "exploration": "mixture", "epsilon": 0.1,
                     "epsilon_final": 0}}}
 JSON
-"$bin" train --graph "$graph" --config "$work/g.json" --stage sim --seed 5 --json --quiet > "$work/g0.json" ||
+"$bin" train --graph "$graph" --config "$work/g.json" --pipeline --seed 5 --json --quiet > "$work/g0.json" ||
     fail "single-process training on one graph"
-ranks 2 train --graph "$graph" --config "$work/g.json" --stage sim --seed 5 --json --quiet > "$work/g2.json" ||
+ranks 2 train --graph "$graph" --config "$work/g.json" --pipeline --seed 5 --json --quiet > "$work/g2.json" ||
     fail "training on one graph on 2 ranks"
 [ -n "$(fnv "$work/g0.json")" ] && [ "$(fnv "$work/g2.json")" = "$(fnv "$work/g0.json")" ] ||
     fail "one graph, greedy baseline: 2 ranks give $(fnv "$work/g2.json"), one process $(fnv "$work/g0.json")"
