@@ -633,44 +633,62 @@ static int push_rows(dp_train *tr, const dp_h5io_traj_episode *e)
  * unit); with several graphs bound, the mean over the validation graphs (the training graphs
  * when there are none) of the greedy makespan divided by the graph's reference (the
  * critical-path heuristic's makespan). One simulation per graph scored. */
-static long rank_count(long nb, int R, int r);
-static long rank_slot(long nb, int R, long j);
 static int gather_items(const dp_train_comm *cm, const void *mine, const long *own, size_t size, void *all, dp_error *err);
 
 static int eval_score(dp_train *tr, double *score, dp_error *err)
 {
     if (!tr->multi) return dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, score, NULL, err);
     const int keep = tr->cur, nval = tr->n_bd - tr->n_train;
-    /* the graphs scored, shared among the ranks as a batch's episodes are (dp_train_comm) */
+    /* the graphs scored, shared among the ranks (dp_train_comm): the largest first, each to the
+     * rank with the fewest ops so far (ties: the lower graph, the lower rank), so that one large
+     * graph does not leave a rank with most of the work; the scores are summed in graph order */
     const dp_train_comm *cm = tr->comm;
     const int R = cm ? cm->size : 1, me = cm ? cm->rank : 0;
-    int *idx = dp_alloc_malloc_n((size_t)tr->n_bd, sizeof *idx), m = 0;
+    int *idx = dp_alloc_malloc_n((size_t)3 * tr->n_bd, sizeof *idx), m = 0;
     double *ms = dp_alloc_malloc_n((size_t)2 * tr->n_bd, sizeof *ms), *all = ms ? ms + tr->n_bd : NULL;
-    if (!idx || !ms) {
+    long *own = dp_alloc_calloc_n((size_t)2 * R, sizeof *own), *load = own ? own + R : NULL;
+    if (!idx || !ms || !own) {
         free(idx);
         free(ms);
+        free(own);
         return dp_error_set(err, DP_ENOMEM, "out of memory");
     }
+    int *owner = idx + tr->n_bd, *pos = owner + tr->n_bd;
     for (int i = 0; i < tr->n_bd; i++)
         if (tr->bd[i].validation == (nval > 0)) idx[m++] = i;
+    for (int p = 0; p < m; p++) owner[p] = -1;
+    for (int done = 0; done < m; done++) {
+        int big = -1;
+        for (int p = 0; p < m; p++)
+            if (owner[p] < 0 && (big < 0 || tr->bd[idx[p]].n > tr->bd[idx[big]].n)) big = p;
+        int q = 0;
+        for (int r = 1; r < R; r++)
+            if (load[r] < load[q]) q = r;
+        owner[big] = q;
+        load[q] += tr->bd[idx[big]].n;
+    }
+    for (int p = 0; p < m; p++) pos[p] = (int)own[owner[p]]++;
     int rc = DP_OK;
-    long k = 0;
-    for (int p = me; p < m && rc == DP_OK; p += R) {
+    for (int p = 0; p < m && rc == DP_OK; p++) {
+        if (owner[p] != me) continue;
         dp_train_graph_select(tr, idx[p]);
-        rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms[k++], NULL, err);
+        rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms[pos[p]], NULL, err);
     }
     dp_train_graph_select(tr, keep);
     if (rc == DP_OK && cm) {
-        long own[R];
-        for (int q = 0; q < R; q++) own[q] = rank_count(m, R, q);
         rc = gather_items(cm, ms, own, sizeof *ms, all, err);
         tr->sims += m - own[me]; /* the other ranks' simulations */
     }
     double sum = 0;
-    for (int p = 0; p < m && rc == DP_OK; p++) sum += (cm ? all[rank_slot(m, R, p)] : ms[p]) / tr->bd[idx[p]].ref;
+    for (int p = 0; p < m && rc == DP_OK; p++) {
+        long at = pos[p];
+        for (int q = 0; cm && q < owner[p]; q++) at += own[q];
+        sum += (cm ? all[at] : ms[at]) / tr->bd[idx[p]].ref;
+    }
     *score = m ? sum / m : NAN;
     free(idx);
     free(ms);
+    free(own);
     return rc;
 }
 
