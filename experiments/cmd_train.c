@@ -11,6 +11,7 @@
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "exec_cli.h"
+#include "sweep_exec.h"
 #include "testset.h"
 
 #include <cblas.h>
@@ -26,7 +27,99 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef HAVE_MPI
+#include <limits.h>
+#include <mpi.h>
+#endif
+
 static volatile sig_atomic_t stop_flag = 0;
+
+/* ---- data-parallel ranks: `mpirun -n R doppler train` (dp_train_comm) ---- */
+
+#ifdef HAVE_MPI
+static double cpu_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+static double wall_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+/* this rank's CPU and wall-clock seconds inside the exchanges (OpenMPI polls while it waits for
+ * the other ranks, so waiting costs CPU too) */
+static double xchg_cpu_s, xchg_wall_s;
+
+/* dp_train_comm's allgather over MPI_COMM_WORLD: each rank's bytes, in rank order */
+static int mpi_allgather(void *ctx, const void *mine, const size_t *counts, void *all, dp_error *err)
+{
+    (void)ctx;
+    const double c0 = cpu_now_s(), w0 = wall_now_s();
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int cnt[size], displ[size], rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    size_t off = 0;
+    for (int r = 0; r < size; r++) {
+        if (counts[r] > INT_MAX || off > INT_MAX)
+            return dp_error_set(err, DP_EINVAL, "a batch's exchange between ranks is over %d bytes: give a smaller batch", INT_MAX);
+        cnt[r] = (int)counts[r];
+        displ[r] = (int)off;
+        off += counts[r];
+    }
+    const int rc = MPI_Allgatherv(mine, cnt[rank], MPI_BYTE, all, cnt, displ, MPI_BYTE, MPI_COMM_WORLD);
+    xchg_cpu_s += cpu_now_s() - c0;
+    xchg_wall_s += wall_now_s() - w0;
+    if (rc != MPI_SUCCESS) return dp_error_set(err, DP_EIO, "MPI_Allgatherv failed");
+    return DP_OK;
+}
+
+/* After a run on every rank (not --quiet): each rank's CPU seconds, those outside the exchanges
+ * (its own work: rollouts, backward, what every rank repeats) and its seconds in the exchanges,
+ * on stderr by rank 0. On a shared machine the wall clock says little; the work per rank says
+ * what the ranks split. */
+static void ranks_report(int rank, int size, int print)
+{
+    double mine[3] = {cpu_now_s(), xchg_cpu_s, xchg_wall_s}, all[3 * size];
+    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank != 0 || !print) return;
+    for (int r = 0; r < size; r++)
+        fprintf(stderr, "doppler train: rank %d: %.2f s CPU, %.2f s of it outside the exchanges; %.2f s (wall) in the exchanges\n", r,
+                all[3 * r], all[3 * r] - all[3 * r + 1], all[3 * r + 2]);
+}
+#endif
+
+/* rank 0 was not told --quiet */
+static int ranks_print;
+
+/* The ranks of this run (NULL: one process, also under `mpirun -n 1`). */
+static const dp_train_comm *train_comm;
+
+/* Every rank has passed the checks of its arguments and files: none writes before (a rank that
+ * found a file it was told not to replace must not find the one rank 0 has just written). */
+static void ranks_sync(void)
+{
+    if (!train_comm) return;
+    size_t counts[train_comm->size];
+    for (int r = 0; r < train_comm->size; r++) counts[r] = 0;
+    dp_error e;
+    if (train_comm->allgather(train_comm->ctx, NULL, counts, NULL, &e) != DP_OK) {
+        fprintf(stderr, "doppler train: %s\n", e.msg);
+        exit(DP_EXIT_ERROR);
+    }
+}
+
+/* A rank that fails mid-run ends every rank: the others would wait for it in the next exchange. */
+static int ranks_fail(int status)
+{
+#ifdef HAVE_MPI
+    if (train_comm) MPI_Abort(MPI_COMM_WORLD, status);
+#endif
+    return status;
+}
 
 static void on_signal(int sig)
 {
@@ -462,8 +555,12 @@ static void train_usage(FILE *f)
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
-               "stops after the current episode with a checkpoint (resume with --resume).\n"
-               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n");
+               "stops after the current batch with a checkpoint (resume with --resume).\n"
+               "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n"
+               "mpirun -n R doppler train ... trains data-parallel (this build %s MPI): rank r rolls out the\n"
+               "episodes j of each batch with j mod R = r, gradients are summed in episode order, rank 0\n"
+               "prints and writes; the checkpoint is the single process's bit for bit (doc/cluster.md).\n",
+               dp_sweep_have_mpi() ? "has" : "does not have");
 }
 
 /* --print-config: the config text with reals to 15 significant digits, as people write them
@@ -699,7 +796,27 @@ static int train_improve(const char *graph, const char *format, const char *grap
     return status;
 }
 
+static int train_main(int argc, char **argv);
+
 int cmd_train(int argc, char **argv)
+{
+    if (!dp_sweep_mpi_init(&argc, &argv)) return train_main(argc, argv); /* one process (mpirun -n 1 too) */
+#ifdef HAVE_MPI
+    dp_train_comm cm = {0, 1, mpi_allgather, NULL};
+    MPI_Comm_rank(MPI_COMM_WORLD, &cm.rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &cm.size);
+    train_comm = &cm;
+    const int status = train_main(argc, argv);
+    train_comm = NULL;
+    if (status == 0) ranks_report(cm.rank, cm.size, ranks_print); /* every rank ended the run alike */
+    MPI_Finalize();
+    return status;
+#else
+    return train_main(argc, argv);
+#endif
+}
+
+static int train_main(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
@@ -840,6 +957,9 @@ int cmd_train(int argc, char **argv)
         }
     }
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
+    const int rank = train_comm ? train_comm->rank : 0;
+    if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
+    ranks_print = !quiet;
     if (!print_cfg && !resume && !force) {
         /* a fresh start would replace a run's files: say so instead */
         const char *outs[2] = {ckpt, traj};
@@ -885,6 +1005,9 @@ int cmd_train(int argc, char **argv)
                                                              "(under a comm_ratio no transfer depends on the bandwidth; "
                                                              "--comm-ratio-range mixes the two kinds of machine)"));
     if (improve) {
+        if (train_comm)
+            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains in one process, not over %d "
+                                                                 "MPI ranks", train_comm->size));
         if (have_stage || pipeline || x_scale > 0 || x_target > 0)
             return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--method improve trains on --graph, --graphs and --family "
                                                                  "(--validation, --val-count, --init, --resume; no --stage, --pipeline, "
@@ -905,6 +1028,8 @@ int cmd_train(int argc, char **argv)
     if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
     if (print_cfg) {
+        ranks_print = 0;
+        if (rank != 0) return dp_cli_machine_done(&mach, 0);
         char *s = dp_train_config_to_json(&cfg);
         print_config(s);
         free(s);
@@ -1015,8 +1140,16 @@ int cmd_train(int argc, char **argv)
         stages[0] = DP_TRAIN_STAGE_IL;
         n_stages = 2;
     }
+    for (int k = 0; k < n_stages; k++)
+        if (train_comm && dp_train_comm_check(&cfg, stages[k], train_comm->size, &err) != DP_OK) {
+            status = dp_cli_fail(&err); /* every rank says it: the same config */
+            goto done;
+        }
+    ranks_sync();
+    if (train_comm && !quiet)
+        fprintf(stderr, "doppler train: %d MPI ranks; each rolls out its share of every batch's episodes\n", train_comm->size);
     if (resume) {
-        if (dp_train_resume(tr, ckpt, traj, &err) != DP_OK) goto fail;
+        if (dp_train_resume(tr, ckpt, rank == 0 ? traj : NULL, &err) != DP_OK) goto fail;
         int s = dp_train_current_stage(tr);
         if (!pipeline && s != stage) {
             if (have_stage)
@@ -1035,16 +1168,23 @@ int cmd_train(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     progress_state ps = {isatty(2), quiet, 0};
-    dp_train_io io = {traj, ckpt, on_progress, &ps, &stop_flag};
+    dp_train_io io = {rank == 0 ? traj : NULL, rank == 0 ? ckpt : NULL, rank == 0 ? on_progress : NULL, &ps, &stop_flag,
+                      train_comm};
     const long eps_of[2] = {episodes, episodes};
     assign = dp_alloc_malloc_n(g->n_ops, sizeof(int));
     if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
     dp_train_pipeline_result pr;
     if (dp_train_pipeline(tr, stages, eps_of, n_stages, 1, 0, cfg.seed, &io, &pr, assign, &err) != DP_OK) goto fail;
     if (pr.stopped) {
+        status = DP_EXIT_ERROR;
+        if (rank != 0) goto done;
         fprintf(stderr, "doppler train: stopped at %s episode %ld%s\n", dp_train_stage_name(dp_train_current_stage(tr)),
                 dp_train_episode(tr), ckpt ? "; continue with --resume" : "");
         status = DP_EXIT_ERROR;
+        goto done;
+    }
+    if (rank != 0) { /* rank 0 prints the results */
+        status = 0;
         goto done;
     }
     const double sc = gs.n > 1 ? 1 : g->time_scale;
@@ -1082,6 +1222,7 @@ int cmd_train(int argc, char **argv)
                 json_object_set_new(js, "final", dp_json_number(r->final_greedy / sc));
                 json_object_set_new(js, "model_selected", dp_json_number(r->selected_greedy / sc));
                 json_object_set_new(js, "best_sampled", dp_json_number(r->best_sample / sc));
+                json_object_set_new(js, "seconds", json_real(r->seconds)); /* wall-clock, this process's part */
             }
             json_array_append_new(jstages, js);
             continue;
@@ -1100,6 +1241,12 @@ int cmd_train(int argc, char **argv)
                real.ctx.repeats);
     if (ckpt && jo) json_object_set_new(jo, "checkpoint", json_string(ckpt));
     const dp_train_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
+    /* --json: the final (model-selected) parameters' hash: the same command and seed give the
+     * same number on any machine of this kind (the products are the project's own, nn/dp_nn.h),
+     * and on any number of MPI ranks */
+    char hx[24];
+    unsigned long long h = dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET);
+    snprintf(hx, sizeof hx, "%016llx", dp_nn_params_checksum(dp_train_plc_params(tr), h));
     if (gs.n > 1) {
         /* the table is of the first graph: its own greedy placements */
         double ms1 = 0;
@@ -1109,6 +1256,7 @@ int cmd_train(int argc, char **argv)
         free(a2);
         if (rc2 != DP_OK) { json_decref(jo); goto fail; }
         if (jo) {
+            json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
             json_object_set_new(jo, "makespan", dp_json_number(ms1 / g->time_scale));
             json_object_set_new(jo, "makespan_units", json_string(g->time_unit));
         } else {
@@ -1123,11 +1271,6 @@ int cmd_train(int argc, char **argv)
         char label[32];
         snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
         if (jo) {
-            /* the final parameters' hash: the same command and seed give the same number on any
-             * machine of this kind (the products are the project's own, nn/dp_nn.h) */
-            char hx[24];
-            unsigned long long h = dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET);
-            snprintf(hx, sizeof hx, "%016llx", dp_nn_params_checksum(dp_train_plc_params(tr), h));
             json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
             json_object_set_new(jo, "makespan_final", dp_json_number(last->final_greedy / sc));
             json_object_set_new(jo, "makespan", dp_json_number(last->selected_greedy / sc));
@@ -1156,7 +1299,7 @@ int cmd_train(int argc, char **argv)
     status = 0;
     goto done;
 fail:
-    status = dp_cli_fail(&err);
+    status = ranks_fail(dp_cli_fail(&err));
 done:
     free(assign);
     dp_train_free(tr);

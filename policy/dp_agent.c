@@ -197,6 +197,35 @@ void dp_agent_backward(dp_agent *ag)
     if (ag->dd) dp_doppler_backward(ag->dd);
 }
 
+int dp_agent_grad_state(dp_agent *ag, float **ptr, size_t *len, int max)
+{
+    float *p[6];
+    size_t l[6];
+    int k = 0;
+    if (ag->dd) {
+        dp_doppler *dd = ag->dd;
+        const size_t n = (size_t)dd->n, nd = n * (size_t)dd->a.hidden;
+        p[k] = dd->sel->grad, l[k++] = dd->sel->n;
+        p[k] = dd->plc->grad, l[k++] = dd->plc->n;
+        if (!dd->a.no_grad) {
+            p[k] = dd->s_dscore, l[k++] = n;
+            p[k] = dd->p_dH, l[k++] = nd;
+            p[k] = dd->p_dF, l[k++] = nd;
+            p[k] = dd->p_dQ, l[k++] = n * (size_t)dd->a.mlp_hidden;
+        }
+    } else {
+        dp_nn_params *b = dp_agent_plc_params(ag);
+        p[k] = b->grad, l[k++] = b->n;
+    }
+    int m = 0;
+    for (int i = 0; i < k && m < max; i++)
+        if (l[i] > 0) {
+            ptr[m] = p[i];
+            len[m++] = l[i];
+        }
+    return m;
+}
+
 dp_doppler *dp_agent_doppler(dp_agent *ag)
 {
     return ag->dd;

@@ -91,6 +91,13 @@ void dp_agent_sel_dscore(dp_agent *ag, int v, float g);
 void dp_agent_plc_dlogits(dp_agent *ag, int t, const float *dlogits);
 void dp_agent_episode_backward(dp_agent *ag, const dp_env *env);
 void dp_agent_backward(dp_agent *ag);
+/* The gradient state between dp_agent_zero_grad and dp_agent_backward: every float array an
+ * episode's backward (dp_agent_sel_dscore .. dp_agent_episode_backward) adds into, as at most
+ * max arrays ptr[i] of len[i] floats (DOPPLER: both blocks' grads and the per-op accumulators
+ * of this graph, six arrays; Placeto and GDP: the PLC block's grads). Zeroed, then one episode's
+ * backward, they hold that episode's gradient alone; the trainer sums episodes' in episode order
+ * (dp_train.h, data-parallel training). Returns the number of arrays. */
+int dp_agent_grad_state(dp_agent *ag, float **ptr, size_t *len, int max);
 
 /* The DOPPLER networks of a DOPPLER agent (NULL otherwise): inspection, benchmarks, tests. */
 dp_doppler *dp_agent_doppler(dp_agent *ag);

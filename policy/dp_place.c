@@ -151,7 +151,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     if (!tr) return err ? err->code : DP_ENOMEM;
     rc = DP_OK;
     if (!o->checkpoint) {
-        dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL};
+        dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL, NULL};
         rc = dp_train_run(tr, DP_TRAIN_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
     }
     if (rc == DP_OK) dp_train_use_best(tr);

@@ -199,6 +199,30 @@ typedef struct dp_train_progress {
 } dp_train_progress;
 typedef void (*dp_train_progress_fn)(const dp_train_progress *p, void *ctx);
 
+/* Data-parallel training over processes (`mpirun -n R doppler train`): the library has no MPI,
+ * the caller gives the one collective the trainer needs. Episode j of a batch (j = 0 .. B-1) is
+ * rolled out, with its seed drawn from the run's generator as one process draws it, by rank
+ * j mod R; the ranks exchange each episode's makespan and choices, do the batch's bookkeeping
+ * (rewards, baselines, self-imitation buffer, trajectory rows) in episode order, and gather the
+ * episodes' gradients, which every rank sums in episode order (one process sums them in that
+ * order too) and applies in the same update: every rank computes what one process computes, bit
+ * for bit, whatever R. Self-imitation's replays after a batch and model selection's greedy
+ * placements of the validation graphs are shared among the ranks the same way; the end-of-stage
+ * distillation and demonstrations run whole on every rank. Refused with R > 1 (DP_EINVAL): stage real, and a policy-gradient stage with the running
+ * baseline (its reward needs every earlier episode's makespan before the episode's backward). */
+typedef struct dp_train_comm {
+    int rank, size; /* this process and how many (size 1: one process, no exchange) */
+    /* Every rank calls it with the same counts (size values: the bytes each rank gives); mine
+     * holds counts[rank] bytes, all receives every rank's, concatenated in rank order. DP_OK, or
+     * an error (err set). */
+    int (*allgather)(void *ctx, const void *mine, const size_t *counts, void *all, dp_error *err);
+    void *ctx;
+} dp_train_comm;
+
+/* Whether stage `stage` of config c can run over `ranks` ranks (the refusals above): DP_OK, or
+ * DP_EINVAL naming the stage and what to change. */
+int dp_train_comm_check(const dp_train_config *c, int stage, int ranks, dp_error *err);
+
 typedef struct dp_train_io {
     const char *trajectory;   /* trajectory file (NULL: none) */
     const char *checkpoint;   /* checkpoint file, written every checkpoint_every episodes and at the
@@ -209,6 +233,8 @@ typedef struct dp_train_io {
                                     checkpoint, and no model-selection evaluation beyond the
                                     scheduled ones, so that a resumed run ends as an
                                     uninterrupted one); may be NULL */
+    const dp_train_comm *comm; /* data-parallel ranks (above); NULL: this process alone. Every
+                                  rank but 0 passes no trajectory, checkpoint or progress */
 } dp_train_io;
 
 typedef struct dp_train dp_train;

@@ -101,6 +101,7 @@ struct dp_train {
     double *plc_H;
     float *zbuf, *gbuf;
     dp_runtime_traj traj;   /* pending trajectory rows and the rows of the file (dp_runtime.h) */
+    const dp_train_comm *comm; /* the data-parallel ranks of the run in hand (dp_train.h); NULL: one process */
 };
 
 /* rollout modes: the two exploration rules (dp_train_exploration), then greedy and softmax
@@ -136,9 +137,18 @@ void dp_train_update(dp_train *tr, double lr);
 /* Offer the last rollout (makespan ms, raw unit) to the self-imitation buffer of k_max
  * placements. DP_ENOMEM. */
 int dp_train_sil_offer(dp_train *tr, int k_max, double ms);
-/* The self-imitation step of a batch (st->sil_weight), the demonstrations a stage starts from
- * (st->demos) and the distillation of the best placements into the policy (st->distill). */
-int dp_train_sil_step(dp_train *tr, const dp_train_stage *st, dp_error *err);
+/* The self-imitation step of a batch (st->sil_weight > 0): sil_replays placements of the buffer
+ * imitated with weight st->sil_weight, drawn uniformly from the trainer's generator, or, when
+ * sil_replays (> 1) is at least the buffer's size, every placement of the buffer once, each with
+ * weight sil_weight / size (the cross-entropy method's elite set). dp_train_sil_plan draws them:
+ * idx[k] the buffer's placement and w[k] its weight, k < the count returned (at most
+ * max(sil_replays, the buffer's size)); the trainer runs each with dp_train_sil_imitate (a
+ * teacher-forced replay, no simulation, its gradient accumulated), takes each one's gradient
+ * apart and adds them in order (shared among MPI ranks as episodes are, dp_train.h). */
+int dp_train_sil_plan(dp_train *tr, const dp_train_stage *st, int *idx, double *w);
+int dp_train_sil_imitate(dp_train *tr, const dp_train_stage *st, int i, double w, dp_error *err);
+/* The demonstrations a stage starts from (st->demos) and the distillation of the best placements
+ * into the policy (st->distill). */
 int dp_train_demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err);
 int dp_train_distill_best(dp_train *tr, const dp_train_stage *st, double lr, dp_error *err);
 

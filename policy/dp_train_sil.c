@@ -99,20 +99,20 @@ static int sil_imitate(dp_train *tr, const dp_train_stage *st, int i, double w, 
     return DP_OK;
 }
 
-/* Self-imitation after a batch: sil_replays placements of the buffer imitated with weight
- * st->sil_weight, drawn uniformly, or, when sil_replays (> 1) is at least the buffer's size, every
- * placement of the buffer once, each with weight sil_weight / size (the cross-entropy method's
- * elite set). */
-int dp_train_sil_step(dp_train *tr, const dp_train_stage *st, dp_error *err)
+int dp_train_sil_plan(dp_train *tr, const dp_train_stage *st, int *idx, double *w)
 {
-    if (!(st->sil_weight > 0) || tr->sil_n == 0) return DP_OK;
+    if (!(st->sil_weight > 0) || tr->sil_n == 0) return 0;
     const int all = st->sil_replays > 1 && st->sil_replays >= tr->sil_n, m = all ? tr->sil_n : (st->sil_replays > 1 ? st->sil_replays : 1);
     for (int r = 0; r < m; r++) {
-        const int i = all ? r : (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
-        const int rc = sil_imitate(tr, st, i, st->sil_weight / (all ? m : 1), err);
-        if (rc != DP_OK) return rc;
+        idx[r] = all ? r : (int)gsl_rng_uniform_int(tr->master, (unsigned long)tr->sil_n);
+        w[r] = st->sil_weight / (all ? m : 1);
     }
-    return DP_OK;
+    return m;
+}
+
+int dp_train_sil_imitate(dp_train *tr, const dp_train_stage *st, int i, double w, dp_error *err)
+{
+    return sil_imitate(tr, st, i, w, err);
 }
 
 /* The index of the best placement in the self-imitation buffer (-1: empty). */

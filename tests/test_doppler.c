@@ -925,7 +925,7 @@ START_TEST(distill_reproduces_best_sample)
         const int stages[1] = {DP_TRAIN_STAGE_SIM};
         const long eps[1] = {40};
         dp_train_pipeline_result res;
-        dp_train_io io = {NULL, path, NULL, NULL, NULL};
+        dp_train_io io = {NULL, path, NULL, NULL, NULL, NULL};
         ck_assert_int_eq(dp_train_pipeline(tr, stages, eps, 1, 0, 0, 1, &io, &res, NULL, &err), DP_OK);
         const dp_train_pipeline_stage *r = &res.stage[0];
         ck_assert_msg(r->best_sample < before, "40 uniform samples found nothing better than %g", before);
@@ -1084,7 +1084,7 @@ START_TEST(project_stage2_resumes_exactly)
     ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 64, NULL, &err), DP_OK);
     /* stopped at 32, then resumed by another trainer */
     volatile sig_atomic_t stop = 0;
-    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
+    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop, NULL};
     dp_train *b = stop_then_resume(g, c, &cfg, &o, &io, 64, 32, path);
     for (int k = 0; k < 2; k++) {
         dp_nn_params *pa = k ? dp_train_plc_params(a) : dp_train_sel_params(a);
@@ -1148,7 +1148,7 @@ START_TEST(stop_between_evaluations_resumes_exactly)
     ck_assert_ptr_nonnull(a);
     ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
     volatile sig_atomic_t stop = 0;
-    dp_train_io io = {NULL, path, stop_at_16, (void *)&stop, &stop};
+    dp_train_io io = {NULL, path, stop_at_16, (void *)&stop, &stop, NULL};
     dp_train *b = stop_then_resume(g, c, &cfg, &o, &io, 96, 16, path);
     ck_assert_int_eq(dp_train_episode(b), dp_train_episode(a));
     ck_assert_int_eq(dp_train_simulations(b), dp_train_simulations(a));
@@ -1189,7 +1189,7 @@ START_TEST(two_graph_stage2_resumes_exactly)
     dp_oracle o[2] = {{"cut", cut_cost, &fx[0], NULL, NULL}, {"spread", spread_cost, &fx[1], NULL, NULL}};
     dp_train *t[2];
     volatile sig_atomic_t stop = 0;
-    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop};
+    dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop, NULL};
     for (int k = 0; k < 2; k++) {
         t[k] = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
         ck_assert_ptr_nonnull(t[k]);

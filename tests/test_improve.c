@@ -583,7 +583,7 @@ START_TEST(wrong_checkpoints_refused)
     tc.arch.edge_hidden = 4;
     dp_train *tr = dp_train_alloc(f.g, f.c, &tc, &f.o, &err);
     ck_assert_ptr_nonnull(tr);
-    dp_train_io io = {NULL, ck, NULL, NULL, NULL};
+    dp_train_io io = {NULL, ck, NULL, NULL, NULL, NULL};
     ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 1, &io, &err), DP_OK);
     dp_train_free(tr);
     dp_improve_model *m = NULL;
