@@ -116,6 +116,12 @@ typedef struct dp_sim_prefix {
     double makespan;              /* the last end of the placed ops (0 with none) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
     long n_resimulated;           /* ops simulated again by those runs, summed */
+    long n_retimed;               /* of those, by commits of dp_sim_prefix_add: the ops whose
+                                     ready, start or end the commit changed (the added op
+                                     included), summed. Any exact state must rewrite these, so
+                                     n_retimed / commits bounds below the work per step of every
+                                     exact incremental method; n_resimulated - n_retimed is
+                                     what this one simulates again without a change */
 } dp_sim_prefix;
 
 /* Allocate an empty prefix for a graph of n_ops ops on n_devices devices; NULL when out of
