@@ -10,22 +10,39 @@
  * the estimates that needed a run (an exact tie of arrival times on the device) against those
  * the local rule answered.
  *
- * Usage: bench_env_size GRAPH [DEVICES]   (bench/env-size.sh runs it) */
+ * Besides the critical-path order (ORDER "cp"), ORDER "random" selects a uniformly random ready op
+ * each step (GSL mt19937, SEED; the device is still the earliest start): ops placed long after
+ * the ops that follow them in time, as a learned SEL may place them, the case in which a step
+ * simulates many ops again. Prints beside the ops simulated again per step (k) the ops whose
+ * times the step changed (dp_sim_prefix.n_retimed): the least any exact incremental state must
+ * rewrite, so k / retimed is the most a finer exact method could save.
+ *
+ * Usage: bench_env_size GRAPH [DEVICES [ORDER [SEED]]]   (bench/env-size.sh runs it) */
 #include "dp_engine.h"
 #include "dp_env.h"
 #include "dp_problem.h"
 #include "dp_machine.h"
 
+#include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_env_size GRAPH [DEVICES]\n");
+        fprintf(stderr, "usage: bench_env_size GRAPH [DEVICES [ORDER [SEED]]]\n");
         return 2;
     }
+    const char *order = argc > 3 ? argv[3] : "cp";
+    const int random_order = !strcmp(order, "random");
+    if (!random_order && strcmp(order, "cp")) {
+        fprintf(stderr, "bench_env_size: ORDER \"%s\": cp or random\n", order);
+        return 2;
+    }
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, argc > 4 ? strtoul(argv[4], NULL, 10) : 1);
     dp_error err;
     dp_graph *g = dp_graph_read(argv[1], NULL, &err);
     if (!g) {
@@ -51,7 +68,7 @@ int main(int argc, char **argv)
     int kmax = 0;
     long step_full = 0, probes = 0, overtakes = 0;
     while (!dp_env_done(env)) {
-        int v = dp_env_cp_select(env);
+        int v = random_order ? env->ready[gsl_rng_uniform_int(rng, (unsigned long)env->n_ready)] : dp_env_cp_select(env);
         long runs = env->n_resim;
         int d = dp_env_cp_place(env, v);
         probes += env->n_resim - runs;
@@ -68,11 +85,14 @@ int main(int argc, char **argv)
     }
     double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
     const long n = g->n_ops;
-    printf("%s: %ld ops, %d devices: cp episode in the engine state %.3f s CPU, makespan %.6g\n", g->name, n,
-           c->n_devices, cpu, dp_env_makespan(env) / g->time_scale);
+    printf("%s: %ld ops, %d devices: %s-order episode in the engine state %.3f s CPU (%.1f us per step), "
+           "makespan %.6g\n", g->name, n, c->n_devices, order, cpu, cpu * 1e6 / (double)n,
+           dp_env_makespan(env) / g->time_scale);
     printf("  steps: %ld resumed at the op's READY, %ld simulated from the start; ops simulated again per run "
            "%.1f, at most %d in a step (of %ld placed at the end)\n", n - step_full, step_full,
            (double)p->n_resimulated / (double)(p->n_resumed + p->n_full), kmax, n);
+    printf("  ops whose times a step changed (retimed) per step %.1f: %.2f simulated again per op retimed\n",
+           (double)p->n_retimed / (double)n, (double)p->n_resimulated / (double)(p->n_retimed > 0 ? p->n_retimed : 1));
     printf("  steps whose op arrives no later than a placed op of its device: %ld\n", overtakes);
     printf("  estimates: %ld of %ld needed a run (a tie of arrival times on the device; from the start at time 0)\n",
            probes, n * c->n_devices);
@@ -80,5 +100,6 @@ int main(int argc, char **argv)
     dp_problem_free(prob);
     dp_machine_free(&m);
     dp_graph_free(g);
+    gsl_rng_free(rng);
     return 0;
 }

@@ -1,9 +1,11 @@
 #!/bin/sh
 # bench/env-size.sh: the engine state (policy/dp_env.h, "state": "engine") on large graphs
 # (issues 15 and 16). Per size (doppler graph gen llama-layer --layers L, 4 devices):
-#   - bench/bench_env_size: a critical-path episode in the engine state, its CPU time, how many
-#     steps resumed the engine at the placed op's READY, the ops simulated again per run, and
-#     the estimates that needed a resumed run (exact ties of arrival times);
+#   - bench/bench_env_size: an episode in the engine state per order of ORDERS (default "cp
+#     random": the critical-path order, and ops selected at random, placed late against their
+#     time), its CPU time per step, how many steps resumed the engine at the placed op's READY,
+#     the ops simulated again per run, the ops whose times a step changed (the least an exact
+#     incremental state rewrites), and the estimates that needed a resumed run (exact ties);
 #   - the CPU time (user + system, one BLAS thread) and makespan of `doppler place --method
 #     doppler --checkpoint CKPT` (the greedy rollout of a general model trained with
 #     bench/doppler-project.json), with $DOPPLER and, when set, with $DOPPLER_BEFORE (another
@@ -19,6 +21,7 @@ bin=${DOPPLER:-$top_srcdir/doppler}
 before=${DOPPLER_BEFORE:-}
 sizebin=${BENCH_ENV_SIZE:-$top_srcdir/bench/bench_env_size}
 LAYERS=${LAYERS:-11 52}
+ORDERS=${ORDERS:-cp random}
 EPISODES=${EPISODES:-50}
 COUNT=${COUNT:-8}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
@@ -44,7 +47,9 @@ for L in $LAYERS; do
     g="$tmp/llama-layer-L$L.json"
     "$bin" graph gen llama-layer --layers "$L" --out "$g" > "$tmp/gen.out"
     ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
-    [ -x "$sizebin" ] && "$sizebin" "$g" 4 | sed 's/^/# /'
+    if [ -x "$sizebin" ]; then
+        for order in $ORDERS; do "$sizebin" "$g" 4 "$order" 1 | sed 's/^/# /'; done
+    fi
     greedy "$bin" after
     if [ -n "$before" ]; then
         greedy "$before" before

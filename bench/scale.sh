@@ -22,7 +22,9 @@
 #   sh bench/scale.sh
 #   CKPT=ck/doppler-1.h5 IMPROVE_CKPT=ck/improve-1.h5 SWEEP_LAYERS="1 3 8" BUDGET=500 sh bench/scale.sh
 # METHODS: the methods run (default "round-robin cp heft etf doppler improve anneal"; the ratio
-# column needs an instant one); SWEEP_LAYERS="" skips the sweep.
+# column needs an instant one); SWEEP_LAYERS="" skips the sweep. SWEEP_COARSEN: the sweep's
+# rollouts, "none" for the plain one and N for `--coarsen N` (the groups placed, policy/dp_coarse.h),
+# e.g. SWEEP_COARSEN="none 16"; default "none".
 # Every method runs with OPENBLAS_NUM_THREADS=1 and at most CPU_LIMIT CPU seconds (ulimit -t;
 # default 1800): one that reaches it is reported as stopped there, one that fails with its exit
 # status (the bench then exits 1 at the end). CPU seconds are the figures to compare on a shared
@@ -58,7 +60,7 @@ if [ -z "$CKPT" ]; then
         "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$SEED" --config "$CONFIG" \
         --pipeline --episodes "$EPISODES" --quiet > /dev/null
 fi
-if [ -z "$IMPROVE_CKPT" ]; then
+if [ -z "$IMPROVE_CKPT" ] && has improve; then
     echo "# training the improvement policy: $IMPROVE_EPISODES episodes on 32 graphs of $FAMILIES" >&2
     bench_improve_ckpt "$SEED"
     IMPROVE_CKPT=$CKPT_DIR/improve-$SEED.h5
@@ -146,18 +148,22 @@ fi
 
 echo
 echo "# the DOPPLER rollout against graph size (the same training graphs, LAYERS layers at tp 8)"
-echo "| layers | ops | gen wall (s) | rollout wall (s) | rollout CPU (s) | peak RSS (MiB) | CPU us per op |"
-echo "|---|---|---|---|---|---|---|"
+echo "| layers | ops | coarsen | groups | gen wall (s) | rollout wall (s) | rollout CPU (s) | peak RSS (MiB) | CPU us per op | makespan (s) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for L in $SWEEP_LAYERS; do
     gen "$L" "$tmp/sweep.json"
-    # shellcheck disable=SC2086
-    measure "$bin" place --graph "$tmp/sweep.json" $MACHINE --json --method doppler --checkpoint "$CKPT"
-    if [ "$rc" != 0 ]; then
-        failed=1
-        echo "| $L | $ops | $gen_wall | $(why) | $cpu | $rss | |"
-    else
-        echo "| $L | $ops | $gen_wall | $wall | $cpu | $rss | $(echo "$cpu * 1000000 / $ops" | bc) |"
-    fi
+    for N in ${SWEEP_COARSEN:-none}; do
+        if [ "$N" = none ]; then co=""; else co="--coarsen $N"; fi
+        # shellcheck disable=SC2086
+        measure "$bin" place --graph "$tmp/sweep.json" $MACHINE --json --method doppler --checkpoint "$CKPT" $co
+        groups=$(json_num groups); groups=${groups:--}
+        if [ "$rc" != 0 ]; then
+            failed=1
+            echo "| $L | $ops | $N | | $gen_wall | $(why) | $cpu | $rss | | |"
+        else
+            echo "| $L | $ops | $N | $groups | $gen_wall | $wall | $cpu | $rss | $(echo "$cpu * 1000000 / $ops" | bc) | $(printf %.6g "$(json_num makespan)") |"
+        fi
+    done
 done
 rm -f "$tmp/sweep.json"
 exit $failed

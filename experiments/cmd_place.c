@@ -1,6 +1,7 @@
 /* doppler place / doppler simulate: compute or read an assignment, simulate it, report. */
 #include "cli.h"
 #include "commands.h"
+#include "dp_coarse.h"
 #include "dp_hetero.h"
 #include "dp_json.h"
 #include "dp_list.h"
@@ -70,6 +71,7 @@ typedef struct run_args {
     const char *graph, *format, *method, *assignment_file, *out, *trace, *output_format;
     dp_machine mach;
     dp_place_options place;
+    int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
 } run_args;
 
 static void place_usage(FILE *f, const char *cmd)
@@ -113,6 +115,11 @@ static void place_usage(FILE *f, const char *cmd)
                "                       improve: the improvement search of the --proposals checkpoint's policy\n"
                "                       (place --method improve's) from the method's placement\n"
                "  --refine-budget N    simulations of that search (default 2000; only with --refine)\n"
+               "  --coarsen N          place groups of at most N ops (chains along the critical path,\n"
+               "                       convex, an acyclic group graph; doc/coarsen.md): the method places\n"
+               "                       the group graph, each op takes its group's device, then --refine\n"
+               "                       (if given) searches the whole graph from there; prints the groups,\n"
+               "                       the simulations and CPU seconds of each phase\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
                "                       inserting it into the earliest idle gap\n"
                "                       (nedjulius/heft-cpop-simulator's CPOP)\n"
@@ -161,7 +168,9 @@ typedef struct run_out {
     long n_transfers;
     double volume;
     const dp_engine_schedule *hi;      /* the general engine's schedule; NULL on the fast path */
-    long sims;                  /* simulations the method spent (its searches, training, samples) */
+    long sims;                  /* simulations the method spent (its searches, training, samples;
+                                   with --coarsen those on the group graph too) */
+    const dp_coarse_report *coarse; /* --coarsen: what the coarsened placement did, else NULL */
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
 } run_out;
 
@@ -193,6 +202,16 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfers", json_integer(r->n_transfers));
     json_object_set_new(o, "simulations", json_integer(r->sims));
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
+    if (r->coarse) {
+        const dp_coarse_report *c = r->coarse;
+        json_object_set_new(o, "coarsen", json_pack("{s:i,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f}", "max_group", a->coarsen,
+                                                     "groups", c->n_groups, "group_edges", c->n_group_edges,
+                                                     "largest_group", c->largest_group, "group_simulations",
+                                                     (json_int_t)c->group_simulations, "refine_simulations",
+                                                     (json_int_t)(r->sims - c->group_simulations), "cpu_group_s",
+                                                     c->cpu_group_s, "cpu_place_s", c->cpu_place_s, "cpu_refine_s",
+                                                     c->cpu_refine_s));
+    }
     json_object_set_new(o, "transfer_volume_units",
                         json_string(dp_cli_volume_unit(g, m, "file units (comm)")));
     if (r->hi) {
@@ -240,6 +259,13 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         putchar('\n');
     }
     if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
+    if (r->coarse) {
+        const dp_coarse_report *c = r->coarse;
+        printf("coarsened: %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
+               "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
+               c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
+               r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
+    }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
            dp_cli_volume_unit(g, m, "file units"));
     if (r->hi && r->hi->mem_excess > 0)
@@ -293,14 +319,17 @@ static int run_and_report(run_args *a)
     train_progress_state tp = {a->method, isatty(2), now_s(), -1, 0, after && *after ? atof(after) : 2.0};
     a->place.progress = train_progress;
     a->place.progress_ctx = &tp;
+    dp_coarse_report coarse;
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
+    } else if (a->coarsen > 0) {
+        if (dp_coarse_place(a->method, g, cost, &a->place, a->coarsen, assign, &coarse, &err) != DP_OK) goto fail;
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
         goto fail;
     }
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
-    if (pm && pm->list_schedule && !a->assignment_file) {
+    if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {
         ls = dp_list_schedule_alloc(g->n_ops, cost->n_devices);
         if (!ls) { dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
         ls->append_only = a->place.list_append_only;
@@ -315,7 +344,8 @@ static int run_and_report(run_args *a)
     if (dp_engine_run(eng, assign, prio, &sched, &err) != DP_OK) goto fail;
     const run_out out = {.makespan = sched.makespan, .busy = sched.busy, .n_transfers = sched.n_transfers,
                          .volume = sched.transfer_volume, .hi = dp_engine_is_general(eng) ? &sched : NULL, .ls = ls,
-                         .sims = method_sims};
+                         .sims = method_sims + (a->coarsen > 0 ? coarse.group_simulations : 0),
+                         .coarse = a->coarsen > 0 ? &coarse : NULL};
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
         goto fail;
@@ -342,7 +372,7 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS, O_COARSEN };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -353,7 +383,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
         {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"proposals", required_argument, NULL, O_PROPOSALS}, {"append-only", no_argument, NULL, O_APPEND},
-        {"ties", required_argument, NULL, O_TIES}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"ties", required_argument, NULL, O_TIES}, {"coarsen", required_argument, NULL, O_COARSEN}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -402,6 +432,10 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             a.place.refine_budget = (long)u;
             break;
         case O_APPEND: a.place.list_append_only = 1; break;
+        case O_COARSEN:
+            if (dp_cli_parse_int(optarg, 1, 1 << 28, &a.coarsen) != 0)
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen: expected a positive integer (ops per group), got '%s'", optarg));
+            break;
         case O_TIES:
             if (strcmp(optarg, "id") == 0) a.place.list_ties = DP_LIST_TIES_ID;
             else if (strcmp(optarg, "heap") == 0) a.place.list_ties = DP_LIST_TIES_HEAP;
@@ -420,6 +454,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));
     int sim = strcmp(cmd, "simulate") == 0;
+    if (sim && a.coarsen) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen belongs to 'doppler place'"));
     if (sim) {
         if (!!a.assignment_file == !!a.method) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "give exactly one of --assignment FILE and --method M"));
     } else {

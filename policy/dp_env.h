@@ -49,7 +49,19 @@
  *     against 8.2 s when a step simulated the whole prefix on every overtake or tie. k is
  *     small when ops are placed roughly in the order they run (the ready set's frontier); an
  *     op placed long after the ops that follow it in time (a side branch of low b-level left
- *     to the end) makes k, and that step, O(n).
+ *     to the end) makes k, and that step, O(n). A probe (an estimate that meets a tie) runs
+ *     only until v starts (dp_sim_prefix_add, commit 0). Why k is not cut to the ops whose
+ *     times change: every event after r takes a new sequence number (dp_sim.h), which keeps
+ *     the order of equal-time events that later resumed runs rebuild; stopping a commit's run
+ *     once its state matches the old schedule would leave old and new numbers mixed, in an
+ *     order no full run gives. The ops whose times a commit changes (dp_sim_prefix.n_retimed,
+ *     the least any exact state rewrites) grow with n in the critical-path order too:
+ *     bench_env_size on llama-layer --layers 1, 3, 8, 26 --tp 8 --training (1,374 to 31,374
+ *     ops, 8 devices): 22.6, 41.6, 111.5, 355.9 per step in the cp order, against k 147, 373,
+ *     923, 2,891 per run; 8.8, 6.9, 6.8, 6.6 (k 63) in a random order. So no exact state is
+ *     O(1) per step for every order: in the cp order the op times a step changes grow with n
+ *     on these graphs (log-log slope 0.9), so an episode's work grows faster than n whatever
+ *     the method; coarsening (dp_coarse.h: fewer steps, on the group graph) cuts n instead.
  *     tests/test_env.c compares every estimate and the whole state at every step, bit for bit,
  *     with the prefix simulated from the start (random DAGs with integer and zero times,
  *     repeated edges, 1 to 6 devices).

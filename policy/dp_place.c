@@ -349,6 +349,31 @@ static int refine_improve(const char *checkpoint, const dp_graph *g, const dp_co
     return rc;
 }
 
+int dp_place_refine(const dp_graph *g, const dp_cost *c, const dp_place_options *o, const int *start,
+                    const float *proposal, int *assignment, dp_error *err)
+{
+    if (!o || !o->refine) return dp_error_set(err, DP_EINVAL, "refine: no search named (dp_place_options.refine)");
+    int annealing = strcmp(o->refine, "anneal") == 0, improving = strcmp(o->refine, "improve") == 0;
+    if (!annealing && !improving && strcmp(o->refine, "local") != 0)
+        return dp_error_set(err, DP_EINVAL, "refine: \"anneal\", \"local\" or \"improve\", got \"%s\"", o->refine);
+    if (improving && !o->proposals)
+        return dp_error_set(err, DP_EINVAL, "refine: \"improve\" is the improvement search of an improvement policy: give "
+                                            "its checkpoint (--proposals FILE, from doppler train --method improve)");
+    if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
+    dp_search_anneal_config cfg;
+    dp_search_anneal_config_init(&cfg);
+    cfg.budget = o->refine_budget > 0 ? o->refine_budget : 2000;
+    cfg.start = start;
+    cfg.proposal = proposal;
+    dp_search_result res;
+    int rc = improving    ? refine_improve(o->proposals, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+             : o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+             : annealing  ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
+                          : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
+    if (rc == DP_OK) dp_search_trace_clear(&res.trace);
+    return rc;
+}
+
 int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err)
 {
@@ -414,19 +439,7 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
         const size_t nd = (size_t)g->n_ops * c->n_devices;
         for (size_t i = 0; i < nd; i++) prop[i] = 0.5f * prop[i] + 0.5f / (float)c->n_devices;
     }
-    if (rc == DP_OK) {
-        dp_search_anneal_config cfg;
-        dp_search_anneal_config_init(&cfg);
-        cfg.budget = o->refine_budget > 0 ? o->refine_budget : 2000;
-        cfg.start = start;
-        cfg.proposal = prop;
-        dp_search_result res;
-        rc = improving    ? refine_improve(o->proposals, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
-             : o->proposals ? dp_improve_propose_search(o->proposals, annealing, g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
-             : annealing  ? dp_search_anneal(g, c, o->oracle, &cfg, o->seed, assignment, &res, err)
-                          : dp_search_local(g, c, o->oracle, &cfg, o->seed, assignment, &res, err);
-        if (rc == DP_OK) dp_search_trace_clear(&res.trace);
-    }
+    if (rc == DP_OK) rc = dp_place_refine(g, c, o, start, prop, assignment, err);
     free(start);
     free(prop);
     if (has_priority) *has_priority = 0;

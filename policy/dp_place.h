@@ -157,6 +157,16 @@ const dp_place_method *dp_place_find(const char *name);
 int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
              int *assignment, double *priority, int *has_priority, dp_error *err);
 
+/* The search at inference of o->refine ("anneal", "local" or "improve", as dp_place runs it after
+ * a method) from the placement start (g->n_ops devices): o->refine_budget simulations (0: 2000)
+ * on o->oracle, seed o->seed, proposals o->proposals (a checkpoint) or proposal (n_ops, D)
+ * probabilities (NULL: uniform moves); never worse than start under the oracle. Writes the
+ * result to assignment (an array other than start). Errors: DP_EINVAL for no or
+ * an unknown o->refine, "improve" without o->proposals, no oracle; the search's own. Used by
+ * dp_place and by the coarsened placement (dp_coarse.h), which refines an expanded placement. */
+int dp_place_refine(const dp_graph *g, const dp_cost *c, const dp_place_options *o, const int *start,
+                    const float *proposal, int *assignment, dp_error *err);
+
 /* The methods of the foundation (also reachable through dp_place). */
 /* Critical path list scheduling (Kwok and Ahmad 1999; DOPPLER's teacher): repeatedly the ready
  * op of highest b-level (ties: lowest id) goes to the device of earliest estimated start (ties:

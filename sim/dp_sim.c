@@ -55,6 +55,9 @@ struct dp_sim {
      * (fut[0..delta_k)) */
     const dp_sim_prefix *delta_p;
     int delta_k;
+    /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops as soon
+     * as op stop_op starts (stopped set), since no later event changes it; -1: run to the end */
+    int stop_op, stopped;
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -70,7 +73,10 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         return NULL;
     }
     dp_sim *s = dp_alloc_calloc(1, sizeof *s);
-    if (s) s->bound = INFINITY;
+    if (s) {
+        s->bound = INFINITY;
+        s->stop_op = -1;
+    }
     if (!s) goto nomem;
     s->g = g;
     s->c = c;
@@ -208,6 +214,7 @@ static inline void op_start(dp_sim *s, int v)
 {
     double t = dp_cost_op(s->c, v, s->dev[v]);
     s->start[v] = s->now;
+    if (v == s->stop_op) s->stopped = 1;
     s->seq_done[v] = s->heap.seq;
     s->busy[s->dev[v]] += t;
     schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
@@ -254,9 +261,9 @@ static inline __attribute__((always_inline)) void dispatch(dp_sim *s, uint32_t e
 static void loop(dp_sim *s)
 {
     for (;;) {
-        while (s->fifo_head < s->fifo_tail) dispatch(s, s->fifo[s->fifo_head++]);
+        while (s->fifo_head < s->fifo_tail && !s->stopped) dispatch(s, s->fifo[s->fifo_head++]);
         s->fifo_head = s->fifo_tail = 0;
-        if (s->heap.n == 0) break;
+        if (s->heap.n == 0 || s->stopped) break;
         /* a bounded run ends here when the next instant is past its bound: the makespan is at
          * least that instant (every event happens before some op's end) */
         if (s->heap.a[0].t > s->bound) {
@@ -265,7 +272,7 @@ static void loop(dp_sim *s)
         }
         /* advance the clock; process every heap event of that instant before the FIFO */
         s->now = s->heap.a[0].t;
-        while (s->heap.n > 0 && s->heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
+        while (s->heap.n > 0 && s->heap.a[0].t == s->now && !s->stopped) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
     }
 }
 
@@ -321,6 +328,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->exceeded = INFINITY;
+    s->stopped = 0;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     memset(s->arrived, 0, (size_t)n * sizeof(int));
@@ -329,7 +337,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
-    assert(s->exceeded < INFINITY || schedule_feasible(s));   /* a bounded run may stop early */
+    assert(s->exceeded < INFINITY || s->stopped || schedule_feasible(s));   /* a bounded or probe run may stop early */
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
@@ -451,6 +459,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->now = t;
     s->makespan = 0;
     s->exceeded = INFINITY;
+    s->stopped = 0;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
@@ -566,23 +575,35 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         p->dev_ops[dv] = a;
     }
     int k;
+    /* a probe needs v's start alone: its run stops there (the events after it change nothing
+     * before it) */
+    s->stop_op = commit ? -1 : v;
     if (r > 0) {
         resume(s, p, assignment, &v, 1, 0, r, &k);
         p->n_resumed++;
     } else {
         dp_sim_result res;
         int rc = run(s, assignment, 1, &res, err);
-        if (rc != DP_OK) return rc;
+        if (rc != DP_OK) {
+            s->stop_op = -1;
+            return rc;
+        }
         k = 0;
         for (int i = 0; i < p->n_placed; i++) s->fut[k++] = p->placed[i];
         s->fut[k++] = v;
         for (int d = 0; d < s->D; d++) s->cut[d] = 0;
         p->n_full++;
     }
+    s->stop_op = -1;
     p->n_resimulated += k;
     if (start) *start = s->start[v];
     if (ready) *ready = s->ready[v];
     if (!commit) return DP_OK;
+    for (int i = 0; i < k; i++) {
+        int x = s->fut[i];
+        if (x == v || p->ready[x] != s->ready[x] || p->start[x] != s->start[x] || p->end[x] != s->end[x])
+            p->n_retimed++;
+    }
     p->rank[v] = p->n_placed;
     p->placed[p->n_placed++] = v;
     commit_resimulated(s, p, assignment, k);

@@ -116,6 +116,12 @@ typedef struct dp_sim_prefix {
     double makespan;              /* the last end of the placed ops (0 with none) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
     long n_resimulated;           /* ops simulated again by those runs, summed */
+    long n_retimed;               /* of those, by commits of dp_sim_prefix_add: the ops whose
+                                     ready, start or end the commit changed (the added op
+                                     included), summed. Any exact state must rewrite these, so
+                                     n_retimed / commits bounds below the work per step of every
+                                     exact incremental method; n_resimulated - n_retimed is
+                                     what this one simulates again without a change */
 } dp_sim_prefix;
 
 /* Allocate an empty prefix for a graph of n_ops ops on n_devices devices; NULL when out of
@@ -129,8 +135,10 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * device of every op of p, of v, -1 for the others. v must be unplaced in p with every
  * predecessor in p. Writes v's start and its READY time (when its inputs are all on its
  * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
- * (p->changed lists the ops whose times were written); commit 0: p is unchanged. Overwrites s's
- * last result. Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
+ * (p->changed lists the ops whose times were written); commit 0 (a probe): p is unchanged, and
+ * the run stops as soon as v starts (no later event changes v's start or READY), so a probe
+ * costs the events up to v's start, not the whole future of the ops ending at or after r.
+ * Overwrites s's last result (after a probe only v's start and ready are meaningful). Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
  * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
  * could not grow; p unchanged). */
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,

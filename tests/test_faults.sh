@@ -11,7 +11,8 @@
 #     or a fallback that does without the memory), never a different result;
 #   - under the sanitizers (the sanitizer pass, --enable-sanitizers), report no leak and no error:
 #     any "Sanitizer" or "runtime error" line fails.
-# Commands: place with a heuristic (cp) and with a search (anneal), graph convert, and train
+# Commands: place with a heuristic (cp), with a search (anneal), coarsened (anneal on groups of
+# at most 3 ops, local search refining: policy/dp_coarse.c), graph convert, and train
 # (2 episodes, imitation, writing a checkpoint), on a 10-op graph: 72 to 301 allocations each, so
 # every K is run, none sampled; DOPPLER_FAULTS_MAX (default 2000) caps the count should a change
 # make a command allocate far more (the test then fails saying so, rather than running minutes).
@@ -92,6 +93,7 @@ only=${DOPPLER_FAULTS_ONLY:-}  # one command's name, to run it alone
 faults() { [ -z "$only" ] || [ "$only" = "$1" ] || return 0; run_faults "$@"; }
 faults "place cp" "$D" place --graph "$G" --method cp --out "$out/a.json"
 faults "place anneal" "$D" place --graph "$G" --method anneal --budget 20 --seed 1 --out "$out/a.json"
+faults "place coarse" "$D" place --graph "$G" --method anneal --budget 10 --coarsen 3 --refine local --refine-budget 10 --seed 1 --out "$out/a.json"
 faults "graph convert" "$D" graph convert "$G" "$out/g.json"
 faults "train" "$D" train --graph "$G" --config "$tmp/tiny.json" --stage il --episodes 2 --checkpoint "$out/c.h5" --quiet
 [ "$fails" -eq 0 ] || exit 1

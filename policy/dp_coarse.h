@@ -1,0 +1,90 @@
+/* dp_coarse.h: coarsened placement of large graphs (issue 30 item 4): group ops by the graph's
+ * structure, place the group graph with any placement method, expand the groups' devices to
+ * their ops, refine the expanded placement with a search on the whole graph.
+ *
+ * Grouping (dp_coarse_groups): linear clusters along the critical path, as the clustering step
+ * of DSC-style schedulers (Yang and Gerasoulis 1994) and the hierarchical planner's grouper
+ * (Mirhoseini et al. 2018) reduce a graph before placing it. Ops are visited in a topological
+ * order that prefers high b-level (Kahn's algorithm with a max-heap on (b-level, -id), mean
+ * costs: dp_cost_levels). Op v joins the group G of its predecessors when
+ *   (a) every predecessor of v is in G,
+ *   (b) the last op added to G (its tail) is a predecessor of v, and
+ *   (c) G has fewer than max_group ops;
+ * otherwise v starts a group. (b) keeps a group a chain: of two parallel successors of the tail
+ * only the first visited (the one of higher b-level, as a rule) extends it, so parallel
+ * branches stay apart and can go to different devices. (a) makes every group convex and the
+ * group graph acyclic: a group is entered only at its first op (every later member's inputs are
+ * inside), so a path leaving a group cannot come back into it. Groups are numbered in the
+ * order they were started, which is a topological order of the group graph (an edge from G to
+ * H enters H at its first op, visited after the G member it leaves from).
+ *
+ * Group graph (dp_coarse_graph): one op per group, an edge G -> H when an op of G feeds an op
+ * of H, costs on the same devices: a group's time on device d is the sum of its ops' times on d
+ * (its ops run one after another there, in the order they were added); an edge's data is the
+ * sum of the edge data of the distinct (u, v) pairs it stands for, its transfer latency +
+ * data / bandwidth of the original tables (one transfer instead of several: the latencies of
+ * the others are dropped). The group graph is DP_GRAPH_COST_TIME with the original's time scale.
+ *
+ * Placement (dp_coarse_place): the group graph is a problem of its own on the
+ * DOPPLER-compatible engine of those cost tables (dp_problem_alloc_with_costs on a machine of
+ * the same device count: contention-free transfers, one FIFO slot per device), so a learned
+ * method's rollout on it costs the fast path's incremental state (dp_env.h); the method sees the
+ * group graph as it sees any graph. Its simulations there are counted apart from the caller's
+ * engine's (dp_coarse_report). The expanded placement is then refined on the caller's oracle
+ * (the real machine: topology, contention) with o->refine (dp_place_refine: anneal, local or
+ * improve) and o->refine_budget simulations, never worse than the expansion under that oracle.
+ */
+#ifndef DP_COARSE_H
+#define DP_COARSE_H
+
+#include "dp_cost.h"
+#include "dp_graph.h"
+#include "dp_place.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Passes of the grouping rule (forward, backward, forward, ...) at most. */
+#define DP_COARSE_MAX_PASSES 8
+
+/* What a coarsened placement did, for the command to print. CPU seconds are the process's
+ * (clock()), per phase. */
+typedef struct dp_coarse_report {
+    int n_groups, n_group_edges; /* the group graph's size */
+    int largest_group;           /* ops in the largest group */
+    long group_simulations;      /* simulations the method spent on the group graph's engine */
+    double cpu_group_s;          /* grouping and building the group graph and its problem */
+    double cpu_place_s;          /* the method on the group graph */
+    double cpu_refine_s;         /* expanding and refining (0 without o->refine) */
+} dp_coarse_report;
+
+/* Group g's ops (rules above): group_of (n_ops) receives each op's group, 0..*n_groups-1.
+ * max_group >= 1 (1: every op its own group). Errors: DP_EINVAL for max_group < 1 or costs not
+ * of g; DP_ENOMEM. */
+int dp_coarse_groups(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err);
+
+/* The group graph of a grouping (group_of from dp_coarse_groups, or any grouping whose groups
+ * are numbered in a topological order of an acyclic group graph: DP_EINVAL naming the edge
+ * otherwise) and its cost tables on c's devices (rules above). *gg and *gc are the caller's to
+ * free (dp_graph_free, dp_cost_free). Group k is named after its first op ("NAME+M" when it has
+ * M more), kind "group". Errors: DP_EINVAL, DP_ENOMEM; nothing is returned on error. */
+int dp_coarse_graph(const dp_graph *g, const dp_cost *c, const int *group_of, int n_groups, dp_graph **gg,
+                    dp_cost **gc, dp_error *err);
+
+/* assignment[v] = group_assignment[group_of[v]] for the n_ops ops. */
+void dp_coarse_expand(int n_ops, const int *group_of, const int *group_assignment, int *assignment);
+
+/* Place g by method `method` (dp_place's names) on its groups of at most max_group ops, expand,
+ * and refine with o->refine when set (above). o as dp_place's: the method's options (seed,
+ * checkpoint, samples, budget, config, ...) apply to the group graph, except the oracle and
+ * machine, which are the group problem's; o->oracle (required when o->refine is set) scores the
+ * refinement on g. rep may be NULL. Errors: dp_place's on the group graph, dp_place_refine's,
+ * the grouping's, DP_ENOMEM; assignment is written only on success. */
+int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int max_group,
+                    int *assignment, dp_coarse_report *rep, dp_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

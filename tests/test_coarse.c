@@ -1,0 +1,233 @@
+/* test_coarse.c: the coarsened placement (policy/dp_coarse.h): groups by hand on small graphs,
+ * the group graph acyclic and convex groups on random DAGs, expansion, the pipeline with a
+ * refinement that is never worse than its start. */
+#include "dp_coarse.h"
+#include "dp_problem.h"
+#include "dp_test.h"
+#include "dp_test_graphs.h"
+
+/* a -> b -> c -> e, a -> d -> e (ids 0..4), unit times, no transfer cost */
+static dp_graph *diamond_chain(void)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("dc", "dc", DP_GRAPH_COST_TIME);
+    const char *names[] = {"a", "b", "c", "d", "e"};
+    for (int i = 0; i < 5; i++) dp_graph_builder_add_op(b, names[i], NULL, 1, 0);
+    const int es[][2] = {{0, 1}, {1, 2}, {0, 3}, {2, 4}, {3, 4}};
+    for (int e = 0; e < 5; e++) dp_graph_builder_add_edge(b, es[e][0], es[e][1], 2);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* Worked by hand (dp_coarse.h's rules). b-levels a 4, b 3, c 2, d 2, e 1 (unit times; transfer
+ * cost 2 on 2 devices: mean comm 2, so a 10, b 7, c 4, d 4, e 1). Largest group 2: forward pass:
+ * a starts G0; b (its only input in G0) joins: G0 = {a, b} full; c then d (equal b-levels, lower
+ * id first) start G1 = {c}, G2 = {d}; e has inputs in G1 and G2: G3 = {e}. Backward pass on
+ * the groups (sizes 2, 1, 1, 1): {e} starts; {c} (t-level 4, as {d}'s: the lower id first) has its only successor in {e}'s group: joins, which is then full; {d} starts one;
+ * {a, b} feeds two groups: starts one. Reversed numbering: {a, b} 0, {d} 1, {c, e} 2. Later
+ * passes merge nothing (every remaining merge would exceed 2 ops). Largest group 5: everything
+ * in one group (each op's inputs all in the group of a). */
+START_TEST(groups_by_hand)
+{
+    dp_graph *g = diamond_chain();
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert_ptr_nonnull(c);
+    int group_of[5], ng = 0;
+    ck_assert_int_eq(dp_coarse_groups(g, c, 2, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 3);
+    const int want2[] = {0, 0, 2, 1, 2};
+    for (int v = 0; v < 5; v++) ck_assert_int_eq(group_of[v], want2[v]);
+    ck_assert_int_eq(dp_coarse_groups(g, c, 5, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 1);
+    for (int v = 0; v < 5; v++) ck_assert_int_eq(group_of[v], 0);
+    /* largest group 1: every op its own group, numbered in a topological order */
+    ck_assert_int_eq(dp_coarse_groups(g, c, 1, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 5);
+    ck_assert_int_eq(dp_coarse_groups(g, c, 0, group_of, &ng, &err), DP_EINVAL);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* The group graph of the hand grouping: ops {a, b}, {d}, {c, e}; times summed per device; edges
+ * a -> d (2), b -> c (2), d -> e (2): three group edges of data 2 each, group 0's in the order
+ * its ops (a, then b) reach them; the names. */
+START_TEST(group_graph_by_hand)
+{
+    dp_graph *g = diamond_chain();
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    const int group_of[] = {0, 0, 2, 1, 2};
+    dp_graph *gg;
+    dp_cost *gc;
+    ck_assert_int_eq(dp_coarse_graph(g, c, group_of, 3, &gg, &gc, &err), DP_OK);
+    ck_assert_int_eq(gg->n_ops, 3);
+    ck_assert_int_eq(gg->n_edges, 3);
+    ck_assert_str_eq(gg->op_name[0], "a+1");
+    ck_assert_str_eq(gg->op_name[1], "d");
+    ck_assert_str_eq(gg->op_name[2], "c+1");
+    for (int d = 0; d < 2; d++) {
+        ck_assert_double_eq(dp_cost_op(gc, 0, d), 2);
+        ck_assert_double_eq(dp_cost_op(gc, 1, d), 1);
+        ck_assert_double_eq(dp_cost_op(gc, 2, d), 2);
+    }
+    for (int e = 0; e < 3; e++) ck_assert_double_eq(dp_cost_comm(gc, e, 0, 1), dp_cost_comm(c, 0, 0, 1));
+    ck_assert_int_eq(gg->edge_src[0], 0);
+    ck_assert_int_eq(gg->edge_dst[0], 1);   /* a -> d */
+    ck_assert_int_eq(gg->edge_src[1], 0);
+    ck_assert_int_eq(gg->edge_dst[1], 2);   /* b -> c */
+    ck_assert_int_eq(gg->edge_src[2], 1);
+    ck_assert_int_eq(gg->edge_dst[2], 2);
+    dp_graph_free(gg);
+    dp_cost_free(gc);
+    /* a grouping against the edges (e before c's group) is refused, naming the edge */
+    const int bad[] = {0, 0, 2, 1, 0};
+    ck_assert_int_eq(dp_coarse_graph(g, c, bad, 3, &gg, &gc, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "\"c\" -> \"e\""));
+    ck_assert_ptr_null(gg);
+    const int out_of_range[] = {0, 0, 3, 1, 2};
+    ck_assert_int_eq(dp_coarse_graph(g, c, out_of_range, 3, &gg, &gc, &err), DP_EINVAL);
+    const int empty_group[] = {0, 0, 2, 2, 2};
+    ck_assert_int_eq(dp_coarse_graph(g, c, empty_group, 3, &gg, &gc, &err), DP_EINVAL);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* Random DAGs: every op in a group of at most max_group ops; every edge goes from a group to
+ * itself or to a later one (a topological numbering: the group graph is acyclic, and
+ * dp_coarse_graph's builder finds no cycle); every group convex (no path leaves it and comes
+ * back: a group's ops reachable from it through other groups are none); the group graph's op
+ * times sum to the graph's; expanding a group assignment gives each op its group's device. */
+START_TEST(random_groups)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    for (int trial = 0; trial < 40; trial++) {
+        const int n = 5 + (int)gsl_rng_uniform_int(r, 60), D = 1 + (int)gsl_rng_uniform_int(r, 4);
+        const int max_group = 1 + (int)gsl_rng_uniform_int(r, 12);
+        dp_graph *g = random_dag(r, n, 0.02 + 0.2 * gsl_rng_uniform(r), 5);
+        dp_cost *c = random_hetero(r, g, D);
+        dp_error err;
+        int *group_of = malloc((size_t)n * sizeof(int)), ng = 0;
+        ck_assert_int_eq(dp_coarse_groups(g, c, max_group, group_of, &ng, &err), DP_OK);
+        int *size = calloc((size_t)ng, sizeof(int));
+        for (int v = 0; v < n; v++) {
+            ck_assert_int_ge(group_of[v], 0);
+            ck_assert_int_lt(group_of[v], ng);
+            size[group_of[v]]++;
+        }
+        for (int k = 0; k < ng; k++) {
+            ck_assert_int_ge(size[k], 1);
+            ck_assert_int_le(size[k], max_group);
+        }
+        for (int e = 0; e < g->n_edges; e++) ck_assert_int_le(group_of[g->edge_src[e]], group_of[g->edge_dst[e]]);
+        /* convexity: from each group, the ops reachable by paths that leave it are outside it */
+        unsigned char *seen = malloc((size_t)n);
+        for (int k = 0; k < ng; k++) {
+            memset(seen, 0, (size_t)n);
+            for (int v = 0; v < n; v++) /* ids are a topological order (random_dag: i -> j, i < j) */
+                for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) {
+                    int w = g->edge_dst[e];
+                    if ((group_of[v] == k && group_of[w] != k) || (seen[v] && group_of[v] != k)) seen[w] = 1;
+                }
+            for (int v = 0; v < n; v++) ck_assert(!(seen[v] && group_of[v] == k));
+        }
+        free(seen);
+        dp_graph *gg;
+        dp_cost *gc;
+        ck_assert_int_eq(dp_coarse_graph(g, c, group_of, ng, &gg, &gc, &err), DP_OK);
+        ck_assert_int_eq(gg->n_ops, ng);
+        for (int d = 0; d < D; d++) {
+            double a = 0, b = 0;
+            for (int v = 0; v < n; v++) a += dp_cost_op(c, v, d);
+            for (int k = 0; k < ng; k++) b += dp_cost_op(gc, k, d);
+            ck_assert_double_eq_tol(a, b, 1e-9 * a);
+        }
+        int *ga = malloc((size_t)ng * sizeof(int)), *asg = malloc((size_t)n * sizeof(int));
+        for (int k = 0; k < ng; k++) ga[k] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_coarse_expand(n, group_of, ga, asg);
+        for (int v = 0; v < n; v++) ck_assert_int_eq(asg[v], ga[group_of[v]]);
+        free(ga); free(asg); free(size); free(group_of);
+        dp_graph_free(gg);
+        dp_cost_free(gc);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* The pipeline: cp on the groups, then local search on the whole graph from the expansion. The
+ * result is never worse than the expansion under the oracle; the report counts the groups and
+ * the simulations on the group graph (cp: none); every op gets a device in range. */
+START_TEST(pipeline_refines)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3);
+    dp_graph *g = random_dag(r, 120, 0.04, 6);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    ck_assert_ptr_nonnull(c);
+    dp_machine m;
+    const char *kv[] = {"devices", "3", NULL};
+    dp_test_machine_make(&m, kv);
+    dp_problem *p = dp_problem_alloc_with_costs(g, c, &m, &err);
+    ck_assert_ptr_nonnull(p);
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.oracle = &p->oracle;
+    int *plain = malloc((size_t)g->n_ops * sizeof(int)), *refined = malloc((size_t)g->n_ops * sizeof(int));
+    dp_coarse_report rep;
+    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, 6, plain, &rep, &err), DP_OK);
+    ck_assert_int_ge(rep.n_groups, (g->n_ops + 5) / 6);
+    ck_assert_int_lt(rep.n_groups, g->n_ops);
+    ck_assert_int_le(rep.largest_group, 6);
+    ck_assert_int_eq(rep.group_simulations, 0);
+    for (int v = 0; v < g->n_ops; v++) ck_assert(plain[v] >= 0 && plain[v] < 3);
+    o.refine = "local";
+    o.refine_budget = 60;
+    const long before = dp_engine_simulations(p->engine);
+    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, 6, refined, &rep, &err), DP_OK);
+    ck_assert_int_le(dp_engine_simulations(p->engine) - before, 60);
+    ck_assert_int_gt(dp_engine_simulations(p->engine) - before, 1);
+    double ms_plain, ms_refined;
+    ck_assert_int_eq(dp_oracle_cost(&p->oracle, plain, &ms_plain, &err), DP_OK);
+    ck_assert_int_eq(dp_oracle_cost(&p->oracle, refined, &ms_refined, &err), DP_OK);
+    ck_assert(ms_refined <= ms_plain);
+    /* a method that simulates runs on the group graph's own engine: anneal spends its budget there */
+    o.refine = NULL;
+    o.budget = 40;
+    ck_assert_int_eq(dp_coarse_place("anneal", g, c, &o, 6, refined, &rep, &err), DP_OK);
+    ck_assert_int_eq(rep.group_simulations, 40);
+    ck_assert_int_eq(dp_coarse_place("no-such-method", g, c, &o, 6, refined, &rep, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "no-such-method"));
+    free(plain); free(refined);
+    dp_problem_free(p);
+    dp_machine_free(&m);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("coarse");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, groups_by_hand);
+    tcase_add_test(t, group_graph_by_hand);
+    tcase_add_test(t, random_groups);
+    tcase_add_test(t, pipeline_refines);
+    tcase_set_timeout(t, 60);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return dp_test_run(suite());
+}

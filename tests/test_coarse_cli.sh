@@ -1,0 +1,73 @@
+#!/bin/sh
+# test_coarse_cli.sh: `doppler place --coarsen N` (policy/dp_coarse.h) on a generated training
+# graph of about 20,000 ops (llama-layer --layers 16 --tp 8 --training: 19,374 ops, 8 uniform
+# devices): round-robin and the DOPPLER policy (a 2-episode checkpoint trained here on a small
+# ffnn) place the group graph, local search refines the expansion at a budget of simulations.
+# Checked: every op placed on a device in range; fewer groups than ops, none above N; the
+# simulations the JSON reports (the group graph's and the refinement's, apart and in all);
+# refining never worse than the plain expansion; bad values refused with the option named.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin="$top_builddir/doppler"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-coarse-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export OPENBLAS_NUM_THREADS=1
+DOPPLER_DATA=${DOPPLER_DATA:-$top_srcdir/data}
+export DOPPLER_DATA
+num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2"; }
+
+"$bin" graph gen llama-layer --layers 16 --tp 8 --training --out "$tmp/big.json" > "$tmp/gen.out" || fail "graph gen"
+ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
+[ "$ops" = 19374 ] || fail "expected 19374 ops, got '$ops'"
+
+# place ARGS...: doppler place on the big graph, JSON to $tmp/p.json, assignment to $tmp/p.out
+place() {
+    "$bin" place --graph "$tmp/big.json" --devices 8 --json --out "$tmp/p.out" "$@" > "$tmp/p.json" 2> "$tmp/err" ||
+        { cat "$tmp/err"; fail "place $*"; }
+}
+# every op has a device in 0..7
+all_placed() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; sys.exit(not (len(d) == int(sys.argv[2]) and all(0 <= x < 8 for x in d)))' \
+        "$tmp/p.out" "$ops" || fail "$1: not every op placed on 0..7"
+}
+
+place --method round-robin --coarsen 16
+all_placed "round-robin --coarsen 16"
+groups=$(num groups "$tmp/p.json"); largest=$(num largest_group "$tmp/p.json"); plain=$(num makespan "$tmp/p.json")
+[ -n "$groups" ] && [ "$groups" -lt "$ops" ] && [ "$groups" -ge $(((ops + 15) / 16)) ] || fail "groups '$groups' of $ops ops"
+[ "$largest" -le 16 ] || fail "largest group $largest above 16"
+[ "$(num simulations "$tmp/p.json")" = 0 ] || fail "round-robin on groups spent simulations"
+echo "ok: round-robin --coarsen 16: $groups groups (largest $largest), makespan $plain"
+
+place --method round-robin --coarsen 16 --refine local --refine-budget 30
+all_placed "refined"
+refined=$(num makespan "$tmp/p.json")
+[ "$(num simulations "$tmp/p.json")" = 30 ] || fail "refine: $(num simulations "$tmp/p.json") simulations, expected 30"
+[ "$(num refine_simulations "$tmp/p.json")" = 30 ] || fail "refine_simulations"
+awk -v a="$refined" -v b="$plain" 'BEGIN { exit !(a <= b) }' || fail "refined $refined worse than the expansion $plain"
+echo "ok: refined with 30 simulations: $refined"
+
+"$bin" train --graph "$top_srcdir/data/graphs/ffnn.json" --devices 8 --seed 3 --pipeline --episodes 2 --quiet \
+    --checkpoint "$tmp/ck.h5" > "$tmp/train.out" 2>&1 || { cat "$tmp/train.out"; fail "train"; }
+place --method doppler --checkpoint "$tmp/ck.h5" --coarsen 16
+all_placed "doppler --coarsen 16"
+gs=$(num group_simulations "$tmp/p.json")
+[ "$gs" -ge 1 ] && [ "$(num simulations "$tmp/p.json")" = "$gs" ] || fail "doppler on groups: group simulations '$gs'"
+echo "ok: doppler --coarsen 16: makespan $(num makespan "$tmp/p.json"), $gs simulation(s) on the group graph"
+
+# bad values: refused, the option named, nothing written
+rm -f "$tmp/p.out"
+for bad in 0 -3 x; do
+    if "$bin" place --graph "$tmp/big.json" --devices 8 --method cp --coarsen "$bad" --out "$tmp/p.out" > /dev/null 2> "$tmp/err"; then
+        fail "--coarsen $bad accepted"
+    fi
+    grep -q -- "--coarsen" "$tmp/err" || fail "--coarsen $bad: message does not name the option: $(cat "$tmp/err")"
+    [ ! -e "$tmp/p.out" ] || fail "--coarsen $bad: an assignment was written"
+done
+if "$bin" simulate --graph "$tmp/big.json" --devices 8 --method cp --coarsen 4 > /dev/null 2> "$tmp/err"; then
+    fail "simulate --coarsen accepted"
+fi
+grep -q -- "--coarsen" "$tmp/err" || fail "simulate --coarsen: $(cat "$tmp/err")"
+echo "ok: bad --coarsen values refused"
