@@ -50,6 +50,15 @@ void dp_sim_free(dp_sim *s);
  * the next run. Returns DP_OK, or DP_EINVAL (naming the op) for a device id out of range. */
 int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
 
+/* The schedule of s's last complete run (dp_sim_run, dp_sim_run_prefix, an unbounded
+ * dp_sim_run_bounded) is feasible: every placed op joined its device's queue after its inputs'
+ * producers ended (ready >= their end), started no earlier, ended no earlier than it started and
+ * no later than the makespan, and no device is busy longer than the makespan (up to a relative
+ * 1e-9: busy time is a sum of op times). O(ops + edges); the assignment the run was given must
+ * still be alive. For tests: the runs themselves do not check it (issue 31: it was a tenth of a
+ * simulation). Returns DP_OK, or DP_EINVAL naming the first op or device that breaks it. */
+int dp_sim_check_schedule(const dp_sim *s, dp_error *err);
+
 /* A bounded run (the searches' bounded simulation, issue 31): as dp_sim_run, but the event loop
  * stops as soon as the clock would pass bound (seconds, the graph's raw unit). Then *exceeded is
  * 1 and *cost the instant it would have moved to: more than bound and no more than the makespan
