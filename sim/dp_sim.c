@@ -22,6 +22,62 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
+/* ---- the event queue: the events in the future, by (time, sequence number) ----
+ * The order is strict and total (no two events share a sequence number), so every priority queue
+ * pops the same events in the same order; this one is chosen for the queues the engine sees, a
+ * few events (a mean of 3 to 10 on DOPPLER's graphs, at most 29 in annealing: issue 31). While it
+ * holds at most EVQ_SORTED_MAX events it is a sorted array a[lo..hi): a pop is lo++, a push an
+ * insertion from the end, where a new event (at now plus a duration) usually belongs. The binary
+ * heap (dp_heap.h) cost three times the instructions on these sizes (cachegrind of bench_sim).
+ * Past EVQ_SORTED_MAX, a queue of thousands of transfers would make insertion O(n): the array,
+ * sorted and so already in heap order, becomes dp_heap's heap for the rest of the run (O(log n)).
+ * Capacity: every op's COMPUTE_DONE and every edge's TRANSFER_DONE is pushed at most once a run,
+ * and lo and hi return to 0 whenever the queue empties, so hi <= ops + edges < cap. */
+#define EVQ_SORTED_MAX 32
+
+typedef struct evq {
+    dp_heap_ev *a;      /* (cap) storage */
+    int lo, hi, cap;    /* the events are a[lo..hi) */
+    int heaped;         /* 0: sorted ascending; 1: lo == 0 and a[0..hi) is in dp_heap's heap order */
+} evq;
+
+static inline void evq_clear(evq *q)
+{
+    q->lo = q->hi = q->heaped = 0;
+}
+
+static inline void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
+{
+    dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
+    assert(q->hi < q->cap);
+    if (!q->heaped && q->hi - q->lo >= EVQ_SORTED_MAX) {
+        memmove(q->a, q->a + q->lo, (size_t)(q->hi - q->lo) * sizeof *q->a);
+        q->hi -= q->lo;
+        q->lo = 0;
+        q->heaped = 1;
+    }
+    if (q->heaped) {
+        dp_heap_evq_raw_push(NULL, q->a, &q->hi, x);
+        return;
+    }
+    int i = q->hi++;
+    while (i > q->lo && DP_HEAP_EV_BEFORE(NULL, x, q->a[i - 1])) {
+        q->a[i] = q->a[i - 1];
+        i--;
+    }
+    q->a[i] = x;
+}
+
+/* the earliest event, removed; the queue is not empty */
+static inline uint32_t evq_pop(evq *q)
+{
+    assert(q->lo < q->hi);
+    if (q->heaped) return dp_heap_evq_raw_pop(NULL, q->a, &q->hi).ev;
+    uint32_t ev = q->a[q->lo++].ev;
+    if (q->lo == q->hi) q->lo = q->hi = 0;
+    return ev;
+}
+
 struct dp_sim {
     const dp_graph *g;
     const dp_cost *c;
@@ -31,7 +87,8 @@ struct dp_sim {
     unsigned char *first_copy;
     /* run state */
     const int *dev;
-    dp_heap_evq heap;  /* events in the future; ev = kind << EV_SHIFT | id */
+    evq q;             /* events in the future; ev = kind << EV_SHIFT | id */
+    uint64_t seq;      /* the next sequence number of an event */
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
     int *arrived;
@@ -85,9 +142,9 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     /* every event kind happens at most once per op/edge (release: once per op finish) */
     dp_alloc_table *t = &s->owned;
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
-    s->heap.cap = s->m + s->n + 1;
+    s->q.cap = s->m + s->n + 1;
     DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
-    DP_ALLOC(t, s->heap.a, (size_t)s->heap.cap, sizeof(dp_heap_ev));
+    DP_ALLOC(t, s->q.a, (size_t)s->q.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->fifo, (size_t)s->fifo_cap, sizeof(uint32_t));
     DP_ALLOC(t, s->arrived, (size_t)s->n, sizeof(int));
     DP_ALLOC(t, s->qhead, (size_t)s->D, sizeof(int));
@@ -149,8 +206,8 @@ typedef struct loop_state {
     double *busy, *start, *end, *ready;
     uint64_t *seq_done, *seq_fin, *seq_ready;
     uint32_t *fifo;
-    dp_heap_ev *heap;
-    int tail, hn, heap_cap, n_rorder;
+    evq q;
+    int tail, n_rorder;
     uint64_t seq;      /* the heap's next sequence number */
     uint64_t fin_base; /* seq_fin of the op whose outputs are being sent, */
     int fin_first;     /* and its first out-edge */
@@ -165,9 +222,7 @@ static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
 
 static inline void push_heap(loop_state *L, double t, uint64_t seq, uint32_t kind, uint32_t id)
 {
-    dp_heap_ev x = {.t = t, .seq = seq, .ev = kind << EV_SHIFT | id};
-    assert(L->hn < L->heap_cap);
-    dp_heap_evq_raw_push(NULL, L->heap, &L->hn, x);
+    evq_push(&L->q, t, seq, kind << EV_SHIFT | id);
 }
 
 /* ---- handlers, named after what happens ---- */
@@ -298,8 +353,8 @@ static void loop(dp_sim *s)
         .inv_bw = c->inv_bw, .D = s->D, .arrived = s->arrived, .qhead = s->qhead, .qtail = s->qtail,
         .qnext = s->qnext, .rorder = s->rorder, .busy_flag = s->busy_flag, .busy = s->busy, .start = s->start,
         .end = s->end, .ready = s->ready, .seq_done = s->seq_done, .seq_fin = s->seq_fin, .seq_ready = s->seq_ready,
-        .fifo = s->fifo, .heap = s->heap.a, .tail = s->fifo_tail, .hn = s->heap.n, .heap_cap = s->heap.cap, .n_rorder = s->n_rorder,
-        .seq = s->heap.seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan, .volume = s->volume,
+        .fifo = s->fifo, .q = s->q, .tail = s->fifo_tail, .n_rorder = s->n_rorder,
+        .seq = s->seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan, .volume = s->volume,
         .n_events = s->n_events, .n_transfers = s->n_transfers,
     };
     const double bound = s->bound;
@@ -309,23 +364,23 @@ static void loop(dp_sim *s)
         /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
         assert(L.tail <= s->fifo_cap);
         head = L.tail = 0;
-        if (L.hn == 0) break;
+        if (L.q.lo == L.q.hi) break;
         /* a bounded run ends here when the next instant is past its bound: the makespan is at
          * least that instant (every event happens before some op's end) */
-        if (L.heap[0].t > bound) {
-            s->exceeded = L.heap[0].t;
+        if (L.q.a[L.q.lo].t > bound) {
+            s->exceeded = L.q.a[L.q.lo].t;
             break;
         }
         /* advance the clock; process every heap event of that instant before the FIFO (heap
          * events only push to the FIFO) */
-        L.now = L.heap[0].t;
-        do dispatch(s, &L, dp_heap_evq_raw_pop(NULL, L.heap, &L.hn).ev);
-        while (L.hn > 0 && L.heap[0].t == L.now);
+        L.now = L.q.a[L.q.lo].t;
+        do dispatch(s, &L, evq_pop(&L.q));
+        while (L.q.lo < L.q.hi && L.q.a[L.q.lo].t == L.now);
     }
     s->fifo_head = head;
     s->fifo_tail = L.tail;
-    s->heap.n = L.hn;
-    s->heap.seq = L.seq;
+    s->q = L.q;
+    s->seq = L.seq;
     s->n_rorder = L.n_rorder;
     s->fin_base = L.fin_base;
     s->now = L.now;
@@ -388,7 +443,8 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->dev = assignment;
     s->delta_p = NULL;
     s->n_kept = s->n_rorder = 0;
-    dp_heap_evq_clear(&s->heap);
+    evq_clear(&s->q);
+    s->seq = 0;
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->exceeded = INFINITY;
@@ -515,8 +571,8 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     }
     s->dev = assignment;
     s->n_kept = s->n_rorder = 0;
-    dp_heap_evq_clear(&s->heap);
-    s->heap.seq = p->seq_next;
+    evq_clear(&s->q);
+    s->seq = p->seq_next;
     s->fifo_head = s->fifo_tail = 0;
     s->now = t;
     s->makespan = 0;
@@ -545,7 +601,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
             s->busy_flag[dx] = 1;
-            dp_heap_evq_push_seq(&s->heap, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
+            evq_push(&s->q, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
             s->kept[s->n_kept++] = x;
         } else if (!mv && p->ready[x] < t) {
             /* queued at t, behind the ops of its device's queue before it in F */
@@ -565,7 +621,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
                 int du = assignment[u];
                 double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
                 if (delay > 0 && p->end[u] + delay >= t)
-                    dp_heap_evq_push_seq(&s->heap, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
+                    evq_push(&s->q, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
                                          (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
                 else
                     s->arrived[x]++;
@@ -596,7 +652,7 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
         p->changed[i] = x;
     }
     p->n_changed = k;
-    if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
+    if (s->seq > p->seq_next) p->seq_next = s->seq;
     /* the resimulated ops ended at or after the instant the run resumed at, the others before:
      * the last end is the run's */
     p->makespan = s->makespan;
