@@ -8,7 +8,11 @@
  * ../shared/data/doppler-graphs/reference-makespans/README.md are processed in order of
  * (time, priority, sequence number). The engine is exact and fast: events scheduled with zero
  * delay go to a FIFO behind the heap events of the same instant, which is the order their
- * sequence numbers give, so the heap only holds events in the future.
+ * sequence numbers give, so the heap only holds events in the future (two small sorted queues,
+ * op ends and transfers, in fact: dp_sim.c). A complete run processes 5 events per op (READY,
+ * GRANTED, COMPUTE_DONE, RELEASE, FINISH) and 2 per first copy of an (op, consumer) pair
+ * (TRANSFER_DONE, EDGE_ARRIVED); n_events counts them (an arrival that does not complete its
+ * consumer's inputs is counted without being queued: it changes nothing else).
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.
