@@ -17,7 +17,9 @@
 # Each row also says whether the two builds' placements are the same (same seed, same moves:
 # "same") and gives the makespan.
 # The improvement search uses IMPROVE (a train --method improve checkpoint), or one trained here
-# for 300 episodes on 8 generated graphs (its quality does not matter: its cost per move does).
+# for 300 episodes on 8 generated graphs (its quality does not matter: its cost per move does);
+# the base build uses IMPROVE_BASE, which defaults to IMPROVE, or to one the base build trains by
+# the same command when it cannot read IMPROVE (an older checkpoint format).
 #
 # SimPy: the authors' simulator is not on this machine (it is their code; only their graph files
 # are, in ../shared/data). Its times are issue 31's measurements, SIMPY_CHAINMM_MS=1.3 and
@@ -57,11 +59,27 @@ fi
 base_bin=$base_build/doppler
 
 IMPROVE=${IMPROVE:-}
+IMPROVE_BASE=${IMPROVE_BASE:-}
+train_improve() {
+    "$1" train --method improve --family chainmm,ffnn,llama-block,llama-layer --family-count 8 --seed 1 \
+        --episodes 300 --checkpoint "$2" --quiet > /dev/null
+}
 case " $METHODS " in *" improve "*)
     if [ -z "$IMPROVE" ]; then
         IMPROVE=$tmp/improve.h5
-        "$bin" train --method improve --family chainmm,ffnn,llama-block,llama-layer --family-count 8 --seed 1 \
-            --episodes 300 --checkpoint "$IMPROVE" --quiet > /dev/null
+        train_improve "$bin" "$IMPROVE"
+    fi
+    # a base whose checkpoint format is older cannot read this build's checkpoint: it gets its
+    # own, trained by the same command with the base build (the rows' "same" then compares
+    # placements of two checkpoints)
+    if [ -z "$IMPROVE_BASE" ]; then
+        IMPROVE_BASE=$IMPROVE
+        if ! "$base_bin" place --graph "$SH/doppler-graphs/chain_mm_112nodes.txt" --method improve --budget 10 \
+            --seed 1 --checkpoint "$IMPROVE" --out "$tmp/probe.json" > /dev/null 2>&1; then
+            IMPROVE_BASE=$tmp/improve-base.h5
+            (DOPPLER_DATA=$base_build/data; export DOPPLER_DATA; train_improve "$base_bin" "$IMPROVE_BASE")
+            echo "# improve: $BASE cannot read this build's checkpoint; each build uses its own (same training command)"
+        fi
     fi ;;
 esac
 
@@ -79,7 +97,10 @@ sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 cpu() {
     best=""
     extra=""
-    [ "$3" = improve ] && extra="--checkpoint $IMPROVE"
+    if [ "$3" = improve ]; then
+        extra="--checkpoint $IMPROVE"
+        [ "$1" = "$base_bin" ] && extra="--checkpoint $IMPROVE_BASE"
+    fi
     r=0
     while [ "$r" -lt "$REPS" ]; do
         $pin /usr/bin/time -f '%U %S' -o "$tmp/$5.time" "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 \

@@ -1,8 +1,9 @@
 /* dp_heap.h (internal, not installed): the one binary heap of the library, and its event-queue
  * instance.
  *
- * Every priority queue in doppler is this heap: the event queues of the simulators (dp_sim,
- * dp_hisim, the transfer models), the priority device queues of the general engine, the per-class
+ * Every priority queue in doppler is this heap: the event queues of the simulators (dp_hisim,
+ * the transfer models; dp_sim's once it holds more than a few events: below that a sorted array
+ * is cheaper, sim/dp_sim.c), the priority device queues of the general engine, the per-class
  * flow queues of max-min sharing, the ready sets of the list schedulers (policy/dp_list.c) and of
  * the assignment environment (policy/dp_env.c). One implementation means one place for the
  * invariants and one order of moves, so that a heap's layout (which dp_env exposes as its ready

@@ -22,6 +22,75 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
+/* ---- the event queue: the events in the future, by (time, sequence number) ----
+ * The order is strict and total (no two events share a sequence number), so every priority queue
+ * pops the same events in the same order; this one is chosen for the queues the engine sees, a
+ * few events (a mean of 3 to 10 on DOPPLER's graphs, at most 29 in annealing: issue 31). While it
+ * holds at most EVQ_SORTED_MAX events it is a sorted array a[lo..hi): a pop is lo++, a push an
+ * insertion from the end, where a new event (at now plus a duration) usually belongs. The binary
+ * heap (dp_heap.h) cost three times the instructions on these sizes (cachegrind of bench_sim).
+ * Past EVQ_SORTED_MAX, a queue of thousands of transfers would make insertion O(n): the array,
+ * sorted and so already in heap order, becomes dp_heap's heap for the rest of the run (O(log n)).
+ * The engine keeps two such queues, COMPUTE_DONE events (at most one a device) and TRANSFER_DONE
+ * events, and pops the earlier of their first events: a new op's end, soon, no longer has to be
+ * inserted past the transfers still in flight (annealing 3 to 8% faster, bench_sim about even).
+ * Capacity: every op's COMPUTE_DONE and every edge's TRANSFER_DONE is pushed at most once a run,
+ * and lo and hi return to 0 whenever a queue empties, so hi <= ops < the compute queue's cap and
+ * hi <= edges < the transfer queue's. */
+#define EVQ_SORTED_MAX 32
+
+typedef struct evq {
+    dp_heap_ev *a;      /* (cap) storage */
+    int lo, hi, cap;    /* the events are a[lo..hi) */
+    int heaped;         /* 0: sorted ascending; 1: lo == 0 and a[0..hi) is in dp_heap's heap order */
+} evq;
+
+static inline void evq_clear(evq *q)
+{
+    q->lo = q->hi = q->heaped = 0;
+}
+
+static inline void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
+{
+    dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
+    assert(q->hi < q->cap);
+    if (!q->heaped && q->hi - q->lo >= EVQ_SORTED_MAX) {
+        memmove(q->a, q->a + q->lo, (size_t)(q->hi - q->lo) * sizeof *q->a);
+        q->hi -= q->lo;
+        q->lo = 0;
+        q->heaped = 1;
+    }
+    if (q->heaped) {
+        dp_heap_evq_raw_push(NULL, q->a, &q->hi, x);
+        return;
+    }
+    int i = q->hi++;
+    while (i > q->lo && DP_HEAP_EV_BEFORE(NULL, x, q->a[i - 1])) {
+        q->a[i] = q->a[i - 1];
+        i--;
+    }
+    q->a[i] = x;
+}
+
+/* the queue of the two, computes c and transfers x, whose first event is the earlier; NULL when
+ * both are empty */
+static inline evq *evq_first(evq *c, evq *x)
+{
+    if (c->lo == c->hi) return x->lo == x->hi ? NULL : x;
+    if (x->lo == x->hi) return c;
+    return DP_HEAP_EV_BEFORE(NULL, x->a[x->lo], c->a[c->lo]) ? x : c;
+}
+
+/* the earliest event, removed; the queue is not empty */
+static inline uint32_t evq_pop(evq *q)
+{
+    assert(q->lo < q->hi);
+    if (q->heaped) return dp_heap_evq_raw_pop(NULL, q->a, &q->hi).ev;
+    uint32_t ev = q->a[q->lo++].ev;
+    if (q->lo == q->hi) q->lo = q->hi = 0;
+    return ev;
+}
+
 struct dp_sim {
     const dp_graph *g;
     const dp_cost *c;
@@ -31,7 +100,8 @@ struct dp_sim {
     unsigned char *first_copy;
     /* run state */
     const int *dev;
-    dp_heap_evq heap;  /* events in the future; ev = kind << EV_SHIFT | id */
+    evq qc, qx;        /* events in the future, COMPUTE_DONE and TRANSFER_DONE; ev = kind << EV_SHIFT | id */
+    uint64_t seq;      /* the next sequence number of an event */
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
     int *arrived;
@@ -91,9 +161,11 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     /* every event kind happens at most once per op/edge (release: once per op finish) */
     dp_alloc_table *t = &s->owned;
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
-    s->heap.cap = s->m + s->n + 1;
+    s->qc.cap = s->n + 1;
+    s->qx.cap = s->m + 1;
     DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
-    DP_ALLOC(t, s->heap.a, (size_t)s->heap.cap, sizeof(dp_heap_ev));
+    DP_ALLOC(t, s->qc.a, (size_t)s->qc.cap, sizeof(dp_heap_ev));
+    DP_ALLOC(t, s->qx.a, (size_t)s->qx.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->fifo, (size_t)s->fifo_cap, sizeof(uint32_t));
     DP_ALLOC(t, s->arrived, (size_t)s->n, sizeof(int));
     DP_ALLOC(t, s->qhead, (size_t)s->D, sizeof(int));
@@ -131,29 +203,56 @@ void dp_sim_free(dp_sim *s)
     free(s);
 }
 
+/* an event of the set-up (the sources' READY at time 0), before the loop */
 static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 {
     assert(s->fifo_tail < s->fifo_cap);
     s->fifo[s->fifo_tail++] = kind << EV_SHIFT | id;
 }
 
-/* schedule an event `delay` after now: the future goes to the heap, the present to the FIFO */
-static inline void schedule(dp_sim *s, double delay, uint32_t kind, uint32_t id)
+/* ---- the event loop ----
+ * The loop's working state is a local copy, L, of the simulator's: the arrays it indexes and
+ * the scalars it updates at every event (the FIFO's tail, the heap's size and next sequence
+ * number, the clock, the counters). A local whose address never escapes cannot be aliased by
+ * the stores to the arrays, so the compiler keeps the scalars in registers instead of storing
+ * and reloading them through s at every event, which was about a third of the instructions of
+ * a simulation (cachegrind, issue 31). loop() copies the state in, runs, and copies it back. */
+typedef struct loop_state {
+    const int *dev, *succ_ptr, *edge_dst, *n_unique_pred;
+    const unsigned char *first_copy;
+    const double *op_time, *edge_data, *latency, *inv_bw;
+    int D;
+    int *arrived, *qhead, *qtail, *qnext, *rorder;
+    unsigned char *busy_flag;
+    double *busy, *start, *end, *ready;
+    uint64_t *seq_done, *seq_fin, *seq_ready;
+    uint32_t *fifo;
+    evq qc, qx;
+    int tail, n_rorder;
+    uint64_t seq;      /* the heap's next sequence number */
+    uint64_t fin_base; /* seq_fin of the op whose outputs are being sent, */
+    int fin_first;     /* and its first out-edge */
+    double now, makespan, volume;
+    long n_events, n_transfers;
+    int stop_op, stopped; /* dp_sim's: a probe's run stops as soon as op stop_op starts */
+} loop_state;
+
+static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
 {
-    if (delay > 0) dp_heap_evq_push(&s->heap, s->now + delay, kind << EV_SHIFT | id);
-    else fifo_push(s, kind, id);
+    L->fifo[L->tail++] = kind << EV_SHIFT | id;
 }
+
 
 /* ---- handlers, named after what happens ---- */
 
-static inline void grant_head(dp_sim *s, int d)
+static inline void grant_head(loop_state *L, int d)
 {
-    int v = s->qhead[d];
-    assert(!s->busy_flag[d]);   /* one op at a time on a device: no overlap */
-    s->qhead[d] = s->qnext[v];
-    if (s->qhead[d] < 0) s->qtail[d] = -1;
-    s->busy_flag[d] = 1;
-    fifo_push(s, EV_GRANTED, (uint32_t)v);
+    int v = L->qhead[d];
+    assert(!L->busy_flag[d]);   /* one op at a time on a device: no overlap */
+    L->qhead[d] = L->qnext[v];
+    if (L->qhead[d] < 0) L->qtail[d] = -1;
+    L->busy_flag[d] = 1;
+    push_fifo(L, EV_GRANTED, (uint32_t)v);
 }
 
 /* a copy of an output: a transfer of comm to another device, at once to the same device. A
@@ -162,140 +261,191 @@ static inline void grant_head(dp_sim *s, int d)
  * can be given when a run resumes (dp_sim_prefix_add). */
 static inline void send_output(void *ctx, int e, int du, int dv)
 {
-    dp_sim *s = ctx;
+    loop_state *L = ctx;
     double delay = 0;
     if (dv != du) {
-        delay = dp_cost_comm(s->c, e, du, dv);
-        s->n_transfers++;
-        s->volume += s->c->edge_data[e];
+        /* dp_cost_comm, from the tables L holds */
+        const size_t k = (size_t)du * (size_t)L->D + (size_t)dv;
+        delay = L->latency[k] + L->edge_data[e] * L->inv_bw[k];
+        L->n_transfers++;
+        L->volume += L->edge_data[e];
     }
     /* a repeated edge's later copies move data (counted above) but change nothing: the consumer
      * waits for the first (edge_arrived). They are no events, so that every instant the clock
      * visits is an op's (a bounded run stops at most at the makespan) and a resumed run, which
      * rebuilds only the first copies in flight, visits the instants a full run visits. */
-    if (!s->first_copy[e]) return;
-    if (delay > 0)
-        dp_heap_evq_push_seq(&s->heap, s->now + delay, s->fin_base + (uint64_t)(e - s->g->succ_ptr[s->g->edge_src[e]]),
-                             (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
-    else
-        fifo_push(s, EV_TRANSFER_DONE, (uint32_t)e);
+    if (!L->first_copy[e]) return;
+    if (delay > 0) evq_push(&L->qx, L->now + delay, L->fin_base + (uint64_t)(e - L->fin_first), EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+    else push_fifo(L, EV_TRANSFER_DONE, (uint32_t)e);
 }
 
-static inline void op_finish(dp_sim *s, int u)
+static inline void op_finish(const dp_sim *s, loop_state *L, int u)
 {
-    s->makespan = s->now;
-    s->fin_base = s->seq_fin[u] = s->heap.seq;
-    s->heap.seq += (uint64_t)(s->g->succ_ptr[u + 1] - s->g->succ_ptr[u]);
-    dp_sim_send_outputs(s->g, s->dev, u, NULL, send_output, s);
+    L->makespan = L->now;
+    L->fin_base = L->seq_fin[u] = L->seq;
+    L->fin_first = L->succ_ptr[u];
+    L->seq += (uint64_t)(L->succ_ptr[u + 1] - L->fin_first);
+    dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output, L);
 }
 
-static inline void edge_arrived(dp_sim *s, int e)
+/* A transfer's end (a first copy's: only those are events). Its EDGE_ARRIVED follows it in the
+ * FIFO, and the EDGE_ARRIVEDs come in the order of their transfers' ends (a FIFO), so the one that
+ * completes its consumer's inputs is the last transfer's to end: that one is queued, to make the
+ * consumer READY where the event order puts it. The others would only count an arrival; they are
+ * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
+ * graphs, issue 31). Nothing else reads the count in between. */
+static inline void transfer_done(loop_state *L, int e)
 {
-    if (!s->first_copy[e]) return;
-    int v = s->g->edge_dst[e];
-    assert(s->arrived[v] < s->g->n_unique_pred[v]);   /* one arrival per distinct producer */
-    if (++s->arrived[v] == s->g->n_unique_pred[v]) fifo_push(s, EV_READY, (uint32_t)v);
+    int v = L->edge_dst[e];
+    assert(L->first_copy[e]);
+    assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
+    if (++L->arrived[v] == L->n_unique_pred[v]) push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
+    else L->n_events++;
 }
 
-static inline void op_ready(dp_sim *s, int v)
+static inline void op_ready(loop_state *L, int v)
 {
-    int d = s->dev[v];
-    s->ready[v] = s->now;
-    s->seq_ready[v] = s->heap.seq++;
-    s->rorder[s->n_rorder++] = v;
-    s->qnext[v] = -1;
-    if (s->qtail[d] < 0) s->qhead[d] = v;
-    else s->qnext[s->qtail[d]] = v;
-    s->qtail[d] = v;
-    if (!s->busy_flag[d]) grant_head(s, d);
+    int d = L->dev[v];
+    L->ready[v] = L->now;
+    L->seq_ready[v] = L->seq++;
+    L->rorder[L->n_rorder++] = v;
+    L->qnext[v] = -1;
+    if (L->qtail[d] < 0) L->qhead[d] = v;
+    else L->qnext[L->qtail[d]] = v;
+    L->qtail[d] = v;
+    if (!L->busy_flag[d]) grant_head(L, d);
 }
 
-static inline void op_start(dp_sim *s, int v)
+/* its COMPUTE_DONE after its time on its device: in the future to the heap, at once (a
+ * zero-time op) to the FIFO */
+static inline void op_start(loop_state *L, int v)
 {
-    double t = dp_cost_op(s->c, v, s->dev[v]);
-    s->start[v] = s->now;
-    if (v == s->stop_op) s->stopped = 1;
-    s->seq_done[v] = s->heap.seq;
-    s->busy[s->dev[v]] += t;
-    schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
+    const int d = L->dev[v];
+    double t = L->op_time[(size_t)v * (size_t)L->D + (size_t)d];   /* dp_cost_op */
+    L->start[v] = L->now;
+    if (v == L->stop_op) L->stopped = 1;
+    L->seq_done[v] = L->seq;
+    L->busy[d] += t;
+    if (t > 0) evq_push(&L->qc, L->now + t, L->seq++, (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)v);
+    else push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
-static inline void compute_done(dp_sim *s, int v)
+static inline void compute_done(loop_state *L, int v)
 {
-    int d = s->dev[v];
-    s->end[v] = s->now;
-    assert(s->busy_flag[d]);
-    s->busy_flag[d] = 0;
+    int d = L->dev[v];
+    L->end[v] = L->now;
+    assert(L->busy_flag[d]);
+    L->busy_flag[d] = 0;
     /* RELEASE of d and FINISH of v, one entry: the two are always adjacent in the FIFO (pushed
      * together, and what RELEASE pushes goes behind them), so running them back to back is the
      * same order; they count as two events (dp_sim.h) */
-    fifo_push(s, EV_RELEASE_FINISH, (uint32_t)v);
+    push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
 }
 
-static inline void device_release(dp_sim *s, int d)
+static inline void device_release(loop_state *L, int d)
 {
-    if (!s->busy_flag[d] && s->qhead[d] >= 0) grant_head(s, d);
+    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d);
 }
 
 /* inlined into the loop's two call sites: a call per event (and its saved registers) was a sixth
  * of the instructions of a simulation (cachegrind, bench_sim --runs, issue 31) */
-static inline __attribute__((always_inline)) void dispatch(dp_sim *s, uint32_t ev)
+static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev)
 {
     uint32_t id = ev & EV_ID_MASK;
-    s->n_events++;
+    L->n_events++;
     switch (ev >> EV_SHIFT) {
-    case EV_TRANSFER_DONE: fifo_push(s, EV_EDGE_ARRIVED, id); break;
-    case EV_EDGE_ARRIVED: edge_arrived(s, (int)id); break;
-    case EV_READY: op_ready(s, (int)id); break;
-    case EV_GRANTED: op_start(s, (int)id); break;
-    case EV_COMPUTE_DONE: compute_done(s, (int)id); break;
+    case EV_TRANSFER_DONE: transfer_done(L, (int)id); break;
+    case EV_EDGE_ARRIVED: push_fifo(L, EV_READY, (uint32_t)L->edge_dst[id]); break; /* the last input */
+    case EV_READY: op_ready(L, (int)id); break;
+    case EV_GRANTED: op_start(L, (int)id); break;
+    case EV_COMPUTE_DONE: compute_done(L, (int)id); break;
     case EV_RELEASE_FINISH:
-        s->n_events++;
-        device_release(s, s->dev[id]);
-        op_finish(s, (int)id);
+        L->n_events++;
+        device_release(L, L->dev[id]);
+        op_finish(s, L, (int)id);
         break;
+    default: /* no other kind is ever queued: no range check in the jump */
+        assert(0);
+        __builtin_unreachable();
     }
 }
 
 /* the events from the FIFO's and the heap's present state to the end */
 static void loop(dp_sim *s)
 {
+    const dp_graph *g = s->g;
+    const dp_cost *c = s->c;
+    loop_state L = {
+        .dev = s->dev, .succ_ptr = g->succ_ptr, .edge_dst = g->edge_dst, .n_unique_pred = g->n_unique_pred,
+        .first_copy = s->first_copy, .op_time = c->op_time, .edge_data = c->edge_data, .latency = c->latency,
+        .inv_bw = c->inv_bw, .D = s->D, .arrived = s->arrived, .qhead = s->qhead, .qtail = s->qtail,
+        .qnext = s->qnext, .rorder = s->rorder, .busy_flag = s->busy_flag, .busy = s->busy, .start = s->start,
+        .end = s->end, .ready = s->ready, .seq_done = s->seq_done, .seq_fin = s->seq_fin, .seq_ready = s->seq_ready,
+        .fifo = s->fifo, .qc = s->qc, .qx = s->qx, .tail = s->fifo_tail, .n_rorder = s->n_rorder,
+        .seq = s->seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan, .volume = s->volume,
+        .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
+    };
+    const double bound = s->bound;
+    int head = s->fifo_head;
     for (;;) {
-        while (s->fifo_head < s->fifo_tail && !s->stopped) dispatch(s, s->fifo[s->fifo_head++]);
-        s->fifo_head = s->fifo_tail = 0;
-        if (s->heap.n == 0 || s->stopped) break;
+        while (head < L.tail && !L.stopped) dispatch(s, &L, L.fifo[head++]);
+        /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
+        assert(L.tail <= s->fifo_cap);
+        head = L.tail = 0;
+        evq *q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
+        if (!q) break;
         /* a bounded run ends here when the next instant is past its bound: the makespan is at
          * least that instant (every event happens before some op's end) */
-        if (s->heap.a[0].t > s->bound) {
-            s->exceeded = s->heap.a[0].t;
+        if (q->a[q->lo].t > bound) {
+            s->exceeded = q->a[q->lo].t;
             break;
         }
-        /* advance the clock; process every heap event of that instant before the FIFO */
-        s->now = s->heap.a[0].t;
-        while (s->heap.n > 0 && s->heap.a[0].t == s->now && !s->stopped) dispatch(s, dp_heap_evq_pop(&s->heap).ev);
+        /* advance the clock; process every heap event of that instant before the FIFO (heap
+         * events only push to the FIFO); a probe stops where its op starts */
+        L.now = q->a[q->lo].t;
+        do dispatch(s, &L, evq_pop(q));
+        while (!L.stopped && (q = evq_first(&L.qc, &L.qx)) && q->a[q->lo].t == L.now);
     }
+    s->fifo_head = head;
+    s->fifo_tail = L.tail;
+    s->qc = L.qc;
+    s->qx = L.qx;
+    s->seq = L.seq;
+    s->n_rorder = L.n_rorder;
+    s->fin_base = L.fin_base;
+    s->now = L.now;
+    s->makespan = L.makespan;
+    s->volume = L.volume;
+    s->n_events = L.n_events;
+    s->n_transfers = L.n_transfers;
+    s->stopped = L.stopped;
 }
 
-#ifndef NDEBUG
-/* The schedule of a finished run is feasible (asserted in debug builds; O(ops + edges)): every
- * placed op joined its queue after its inputs arrived (ready >= every predecessor's end), started
- * after that, ended after its start, and no later than the makespan; a device is busy no longer
- * than the makespan. Overlap on a device is asserted where ops are granted (grant_head). */
-static int schedule_feasible(const dp_sim *s)
+/* dp_sim.h. Every run checked this before issue 31 (an assertion of debug builds, which this
+ * project's default build is: a tenth of the instructions of a simulation); the tests now call
+ * it after their runs. Overlap on a device is still asserted where ops are granted (grant_head). */
+int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
 {
     const dp_graph *g = s->g;
     for (int v = 0; v < s->n; v++) {
         if (s->dev[v] < 0) continue;
         if (!(s->ready[v] >= 0 && s->start[v] >= s->ready[v] && s->end[v] >= s->start[v] && s->end[v] <= s->makespan))
-            return 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++)
-            if (!(s->ready[v] >= s->end[g->edge_src[g->pred_edge[q]]])) return 0;
+            return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): ready %.17g, start %.17g, end %.17g, makespan %.17g: "
+                                "not ready <= start <= end <= makespan", g->source, v, g->op_name[v], s->ready[v],
+                                s->start[v], s->end[v], s->makespan);
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            int u = g->edge_src[g->pred_edge[q]];
+            if (!(s->ready[v] >= s->end[u]))
+                return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\") ready at %.17g before its input %d (\"%s\") ended "
+                                    "at %.17g", g->source, v, g->op_name[v], s->ready[v], u, g->op_name[u], s->end[u]);
+        }
     }
     for (int d = 0; d < s->D; d++)
-        if (!(s->busy[d] >= 0 && s->busy[d] <= s->makespan * (1 + 1e-9))) return 0;
-    return 1;
+        if (!(s->busy[d] >= 0 && s->busy[d] <= s->makespan * (1 + 1e-9)))
+            return dp_error_set(err, DP_EINVAL, "%s: device %d busy %.17g, makespan %.17g", g->source, d, s->busy[d],
+                                s->makespan);
+    return DP_OK;
 }
-#endif
 
 /* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
 static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res, dp_error *err)
@@ -324,7 +474,9 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->dev = assignment;
     s->delta_p = NULL;
     s->n_kept = s->n_rorder = 0;
-    dp_heap_evq_clear(&s->heap);
+    evq_clear(&s->qc);
+    evq_clear(&s->qx);
+    s->seq = 0;
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->exceeded = INFINITY;
@@ -337,7 +489,6 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
-    assert(s->exceeded < INFINITY || s->stopped || schedule_feasible(s));   /* a bounded or probe run may stop early */
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
@@ -453,8 +604,9 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     }
     s->dev = assignment;
     s->n_kept = s->n_rorder = 0;
-    dp_heap_evq_clear(&s->heap);
-    s->heap.seq = p->seq_next;
+    evq_clear(&s->qc);
+    evq_clear(&s->qx);
+    s->seq = p->seq_next;
     s->fifo_head = s->fifo_tail = 0;
     s->now = t;
     s->makespan = 0;
@@ -484,7 +636,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
             s->busy_flag[dx] = 1;
-            dp_heap_evq_push_seq(&s->heap, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
+            evq_push(&s->qc, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
             s->kept[s->n_kept++] = x;
         } else if (!mv && p->ready[x] < t) {
             /* queued at t, behind the ops of its device's queue before it in F */
@@ -504,7 +656,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
                 int du = assignment[u];
                 double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
                 if (delay > 0 && p->end[u] + delay >= t)
-                    dp_heap_evq_push_seq(&s->heap, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
+                    evq_push(&s->qx, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
                                          (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
                 else
                     s->arrived[x]++;
@@ -535,7 +687,7 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
         p->changed[i] = x;
     }
     p->n_changed = k;
-    if (s->heap.seq > p->seq_next) p->seq_next = s->heap.seq;
+    if (s->seq > p->seq_next) p->seq_next = s->seq;
     /* the resimulated ops ended at or after the instant the run resumed at, the others before:
      * the last end is the run's */
     p->makespan = s->makespan;

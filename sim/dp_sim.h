@@ -8,7 +8,11 @@
  * ../shared/data/doppler-graphs/reference-makespans/README.md are processed in order of
  * (time, priority, sequence number). The engine is exact and fast: events scheduled with zero
  * delay go to a FIFO behind the heap events of the same instant, which is the order their
- * sequence numbers give, so the heap only holds events in the future.
+ * sequence numbers give, so the heap only holds events in the future (two small sorted queues,
+ * op ends and transfers, in fact: dp_sim.c). A complete run processes 5 events per op (READY,
+ * GRANTED, COMPUTE_DONE, RELEASE, FINISH) and 2 per first copy of an (op, consumer) pair
+ * (TRANSFER_DONE, EDGE_ARRIVED); n_events counts them (an arrival that does not complete its
+ * consumer's inputs is counted without being queued: it changes nothing else).
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.
@@ -49,6 +53,15 @@ void dp_sim_free(dp_sim *s);
 /* Simulate the assignment (n_ops device ids in 0..n_devices-1). res's arrays stay valid until
  * the next run. Returns DP_OK, or DP_EINVAL (naming the op) for a device id out of range. */
 int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err);
+
+/* The schedule of s's last complete run (dp_sim_run, dp_sim_run_prefix, an unbounded
+ * dp_sim_run_bounded) is feasible: every placed op joined its device's queue after its inputs'
+ * producers ended (ready >= their end), started no earlier, ended no earlier than it started and
+ * no later than the makespan, and no device is busy longer than the makespan (up to a relative
+ * 1e-9: busy time is a sum of op times). O(ops + edges); the assignment the run was given must
+ * still be alive. For tests: the runs themselves do not check it (issue 31: it was a tenth of a
+ * simulation). Returns DP_OK, or DP_EINVAL naming the first op or device that breaks it. */
+int dp_sim_check_schedule(const dp_sim *s, dp_error *err);
 
 /* A bounded run (the searches' bounded simulation, issue 31): as dp_sim_run, but the event loop
  * stops as soon as the clock would pass bound (seconds, the graph's raw unit). Then *exceeded is

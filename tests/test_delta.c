@@ -80,6 +80,16 @@ static void undo_move(int *cur, const int *ops, const int *old, int k)
     for (int i = k - 1; i >= 0; i--) cur[ops[i]] = old[i];
 }
 
+/* the events of a complete run (dp_sim.h): READY, GRANTED, COMPUTE_DONE, RELEASE and FINISH of
+ * every op, TRANSFER_DONE and EDGE_ARRIVED of every first copy of an (op, consumer) pair */
+static long full_run_events(const dp_graph *g)
+{
+    long k = 5L * g->n_ops;
+    for (int e = 0; e < g->n_edges; e++)
+        k += 2 * (e == g->succ_ptr[g->edge_src[e]] || g->edge_dst[e - 1] != g->edge_dst[e]);
+    return k;
+}
+
 START_TEST(sim_delta_bit_identical)
 {
     /* dp_sim_run_delta against dp_sim_run_bounded and dp_sim_run, 40 graphs x 150 moves */
@@ -99,6 +109,8 @@ START_TEST(sim_delta_bit_identical)
         dp_sim_result x, y;
         ck_assert_int_eq(dp_sim_prefix_set(s, p, cur, &x, &err), DP_OK);
         ck_assert_int_eq(dp_sim_run(ref, cur, &y, &err), DP_OK);
+        ck_assert_msg(dp_sim_check_schedule(ref, &err) == DP_OK, "%s", err.msg);
+        ck_assert_int_eq(y.n_events, full_run_events(g));
         ck_assert(x.makespan == y.makespan && p->makespan == y.makespan);
         for (int m = 0; m < 150; m++) {
             const int k = random_move(r, n, D, cur, ops, old);
@@ -115,6 +127,8 @@ START_TEST(sim_delta_bit_identical)
             if (!exd && gsl_rng_uniform(r) < 0.5) {
                 ck_assert_int_eq(dp_sim_delta_commit(s, p, cur, &err), DP_OK);
                 ck_assert_int_eq(dp_sim_run(ref, cur, &y, &err), DP_OK);
+                ck_assert_msg(dp_sim_check_schedule(ref, &err) == DP_OK, "graph %d move %d: %s", gi, m, err.msg);
+                ck_assert_int_eq(y.n_events, full_run_events(g));
                 ck_assert(p->makespan == y.makespan);
                 for (int v = 0; v < n; v++)
                     ck_assert_msg(p->start[v] == y.op_start[v] && p->end[v] == y.op_end[v] &&

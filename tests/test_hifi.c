@@ -1001,6 +1001,63 @@ START_TEST(default_matches_dp_sim)
 }
 END_TEST
 
+/* The same on wide graphs: a few producers each fan out to 40 to 120 consumers on other devices,
+ * so that dp_sim's event queue holds more than its sorted-array limit (EVQ_SORTED_MAX, 32: the
+ * transfers of one finish are all in flight at once) and turns into the binary heap mid-run
+ * (issue 31); integer times, so that many events tie and the sequence numbers decide. */
+START_TEST(default_matches_dp_sim_wide)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 31);
+    for (int trial = 0; trial < 40; trial++) {
+        const int hubs = 1 + (int)gsl_rng_uniform_int(r, 3), fan = 40 + (int)gsl_rng_uniform_int(r, 81);
+        const int n = hubs * (fan + 1) + 1, D = 2 + (int)gsl_rng_uniform_int(r, 7);
+        dp_graph_builder *b = dp_graph_builder_alloc("wide", "wide", DP_GRAPH_COST_TIME);
+        for (int i = 0; i < n; i++)
+            dp_graph_builder_add_op(b, NULL, NULL, (double)gsl_rng_uniform_int(r, 4), 1 + (double)gsl_rng_uniform_int(r, 4));
+        /* hub h (op h) feeds ops hubs + h * fan .. + fan; the last op joins a sample of those */
+        for (int h = 0; h < hubs; h++)
+            for (int j = 0; j < fan; j++) {
+                int v = hubs + h * fan + j;
+                dp_graph_builder_add_edge(b, h, v, 1 + (double)gsl_rng_uniform_int(r, 4));
+                if (gsl_rng_uniform(r) < 0.3) dp_graph_builder_add_edge(b, v, n - 1, 1 + (double)gsl_rng_uniform_int(r, 4));
+            }
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        int *a = malloc(sizeof(int) * (size_t)n), cross = 0;
+        for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        /* most of hub 0's consumers elsewhere */
+        for (int j = 0; j < fan; j++)
+            if (gsl_rng_uniform(r) < 0.9) a[hubs + j] = (a[0] + 1 + (int)gsl_rng_uniform_int(r, (unsigned long)D - 1)) % D;
+        for (int j = 0; j < fan; j++) cross += a[hubs + j] != a[0];
+        ck_assert_int_gt(cross, 32);  /* hub 0's transfers alone fill the sorted array */
+        dp_cost *c = dp_cost_graph(g, D, &err);
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_result r1;
+        ck_assert_int_eq(dp_sim_run(s, a, &r1, &err), DP_OK);
+        ck_assert_msg(dp_sim_check_schedule(s, &err) == DP_OK, "trial %d: %s", trial, err.msg);
+        dp_hisim_options o;
+        dp_hisim_options_init(&o);
+        dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
+        dp_hisim_result r2;
+        ck_assert_int_eq(dp_hisim_run(h, a, NULL, &r2, &err), DP_OK);
+        ck_assert_msg(r1.makespan == r2.makespan, "trial %d: dp_sim %g, hisim %g", trial, r1.makespan, r2.makespan);
+        for (int v = 0; v < n; v++) {
+            ck_assert_double_eq(r1.op_start[v], r2.op_start[v]);
+            ck_assert_double_eq(r1.op_end[v], r2.op_end[v]);
+        }
+        dp_hisim_free(h);
+        dp_sim_free(s);
+        dp_cost_free(c);
+        free(a);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---------------- topology sensitivity ---------------- */
 
 /* s -> x1, x2 -> t: x's are 1e10 FLOPs (1 ms at 1e13), edges 1e7 bytes */
@@ -1094,6 +1151,7 @@ int main(void)
     tcase_add_test(d, streams_and_priority);
     tcase_add_test(d, chain_peak_memory);
     tcase_add_test(d, default_matches_dp_sim);
+    tcase_add_test(d, default_matches_dp_sim_wide);
     tcase_add_test(d, topology_sensitivity);
     tcase_add_test(d, interference_copy_in_hand);
     tcase_add_test(d, interference_peer_busy_hand);

@@ -32,6 +32,7 @@ static double simulate(const dp_graph *g, int D, const int *assign)
     ck_assert_ptr_nonnull(s);
     dp_sim_result r;
     ck_assert_int_eq(dp_sim_run(s, assign, &r, &err), DP_OK);
+    ck_assert_msg(dp_sim_check_schedule(s, &err) == DP_OK, "%s", err.msg);
     double m = r.makespan;
     dp_sim_free(s);
     dp_cost_free(c);
