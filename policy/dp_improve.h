@@ -81,6 +81,8 @@ void dp_improve_config_default(dp_improve_config *c);
  * are DP_EINVAL naming the key. */
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err);
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err);
+/* The table of the keys under "improve" (dp_schema.h): types, ranges, defaults, help. */
+const dp_schema_key *dp_improve_config_schema(void);
 /* The config as JSON text (malloc'd), with "method": "improve" and "features". */
 char *dp_improve_config_to_json(const dp_improve_config *c);
 
@@ -185,6 +187,8 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg);
  * DP_EINVAL naming the file
  * and the key. */
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err);
+/* The table of the improvement search's own keys (beside dp_search_anneal_schema's). */
+const dp_schema_key *dp_improve_search_schema(void);
 /* DP_EINVAL naming the field for a config dp_improve_search would refuse (mix, restarts, perturb,
  * min_run, first_share out of range; annealing's checks, dp_search_check_config), else DP_OK. */
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err);
