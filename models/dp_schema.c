@@ -297,6 +297,10 @@ int dp_schema_from_json(const dp_schema_key *t, void *obj, const json_t *o, cons
         if (!k) {
             char known[1024];
             dp_schema_keys_text(t, known, sizeof known);
+            for (const char *const *q = skip; q && *q; q++) {
+                const size_t len = strlen(known);
+                snprintf(known + len, sizeof known - len, "%s%s", len ? ", " : "", *q);
+            }
             return dp_error_set(err, DP_EINVAL, "%s%sunknown key \"%s%s\" (known: %s)", w, sep(where), prefix ? prefix : "", key,
                                 known);
         }

@@ -47,7 +47,13 @@ typedef struct dp_schema_key {
     dp_schema_check_fn check; /* DP_SCHEMA_STRING: an extra check, or NULL */
 } dp_schema_key;
 
-/* A table is an array of dp_schema_key ended by one with key NULL. */
+/* A table is an array of dp_schema_key ended by one with key NULL. A config of several JSON
+ * objects is a list of sections, ended by one with name NULL: */
+typedef struct dp_schema_section {
+    const char *name;          /* the object's key path ("adam", "stages.S"); "" for the top level */
+    const dp_schema_key *keys; /* its table */
+    const char *help;          /* one line: what the object holds */
+} dp_schema_section;
 
 /* The entry called key, or NULL. */
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key);
@@ -69,8 +75,9 @@ int dp_schema_set(const dp_schema_key *t, void *obj, const char *key, const char
 int dp_schema_set_json(const dp_schema_key *k, void *obj, const json_t *v, const char *where, const char *prefix,
                        dp_error *err);
 
-/* Read every key of the JSON object o into obj: an unknown key (after skip's, a NULL-ended list of
- * keys the caller reads itself, or NULL) or a bad value is refused as dp_schema_set does; on an
+/* Read every key of the JSON object o into obj: an unknown key (not the table's nor one of skip, a
+ * NULL-ended list of keys the caller reads itself, or NULL; the message lists both) or a bad value
+ * is refused as dp_schema_set does; on an
  * error obj may hold the keys read before it (callers read into a copy). o not an object:
  * "WHERE: "PREFIX" must be an object" (PREFIX without its final '.'; "the top level" when none). */
 int dp_schema_from_json(const dp_schema_key *t, void *obj, const json_t *o, const char *where, const char *prefix,

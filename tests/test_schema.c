@@ -1,8 +1,11 @@
 /* test_schema.c: table-driven configuration (models/dp_schema.h): defaults, JSON read with its
  * refusals (type, range, unknown key, choices, string checks), JSON write (all keys, or only
  * those off their default), key=value text, and the help texts. */
+#include "dp_improve.h"
 #include "dp_schema.h"
+#include "dp_search.h"
 #include "dp_test.h"
+#include "dp_train.h"
 
 #include <math.h>
 #include <string.h>
@@ -161,6 +164,42 @@ START_TEST(json_write_round_trip)
 }
 END_TEST
 
+/* obj holds table t's defaults (the config's own default function filled it) */
+static void holds_defaults(const dp_schema_key *t, const void *obj, size_t size, const char *what)
+{
+    char copy[sizeof(dp_train_config)];
+    ck_assert_uint_le(size, sizeof copy);
+    memcpy(copy, obj, size);
+    dp_schema_defaults(t, copy);
+    for (const dp_schema_key *k = t; k->key; k++) {
+        char a[64], b[64];
+        dp_schema_value_text(k, obj, a, sizeof a);
+        dp_schema_value_text(k, copy, b, sizeof b);
+        ck_assert_msg(strcmp(a, b) == 0, "%s.%s: the table says %s, the default is %s", what, k->key, b, a);
+    }
+}
+
+/* every config's table agrees with its default function, and its defaults parse (asserted) */
+START_TEST(tables_agree_with_defaults)
+{
+    dp_train_config c;
+    dp_train_config_default(&c);
+    for (const dp_schema_section *s = dp_train_config_sections(); s->name; s++) {
+        if (strcmp(s->name, "stages.S") == 0) holds_defaults(s->keys, &c.stage[DP_TRAIN_STAGE_SIM], sizeof c.stage[0], s->name);
+        else holds_defaults(s->keys, &c, sizeof c, s->name);
+    }
+    dp_improve_config ic;
+    dp_improve_config_default(&ic);
+    holds_defaults(dp_improve_config_schema(), &ic, sizeof ic, "improve");
+    dp_improve_search_config is;
+    dp_improve_search_config_init(&is);
+    holds_defaults(dp_improve_search_schema(), &is, sizeof is, "improve search");
+    dp_search_anneal_config ac;
+    dp_search_anneal_config_init(&ac);
+    holds_defaults(dp_search_anneal_schema(), &ac, sizeof ac, "anneal");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("schema");
@@ -168,6 +207,7 @@ static Suite *suite(void)
     tcase_add_test(t, defaults_and_text);
     tcase_add_test(t, json_read_and_refusals);
     tcase_add_test(t, json_write_round_trip);
+    tcase_add_test(t, tables_agree_with_defaults);
     suite_add_tcase(s, t);
     return s;
 }
