@@ -464,6 +464,11 @@ static void train_usage(FILE *f)
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
                "stops after the current episode with a checkpoint (resume with --resume).\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n");
+    /* from the tables the config readers use (dp_schema.h) */
+    fprintf(f, "\nConfig keys (--config FILE; kinds, ranges, defaults: doppler config train, doppler config\n"
+               "train-improve):\n");
+    dp_cli_help_config_keys(f, "  doppler, placeto, gdp: ", dp_train_config_sections());
+    dp_cli_help_config_keys(f, "  improve: ", dp_improve_config_sections());
 }
 
 /* --print-config: the config text with reals to 15 significant digits, as people write them

@@ -81,7 +81,7 @@ static void range_text(const dp_schema_key *k, char *buf, size_t cap)
     buf[0] = '\0';
     if (isinf(k->lo) && isinf(k->hi)) return;
     char lo[32], hi[32];
-    const char *f = is_integer_type(k->type) ? "%.0f" : "%g";
+    const char *f = is_integer_type(k->type) ? "%.0f" : "%.10g";
     if (isinf(k->lo)) snprintf(lo, sizeof lo, "-inf");
     else snprintf(lo, sizeof lo, f, k->lo);
     if (isinf(k->hi)) snprintf(hi, sizeof hi, "inf");

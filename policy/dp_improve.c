@@ -47,6 +47,16 @@ const dp_schema_key *dp_improve_config_schema(void)
     return config_keys;
 }
 
+static const dp_schema_section config_sections[] = {
+    {"improve", config_keys, "the improvement method's training (besides \"seed\")"},
+    {NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_improve_config_sections(void)
+{
+    return config_sections;
+}
+
 void dp_improve_config_default(dp_improve_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -700,7 +710,7 @@ static void active_step(dp_improve_model *m, float *acc, size_t P1, size_t P, in
     }
 }
 
-/* The improvement search's own keys, beside annealing's (dp_search_anneal_schema) */
+/* The improvement search's own keys, beside annealing's (dp_search_anneal_keys) */
 #define IS(f) offsetof(dp_improve_search_config, f)
 static const dp_schema_key search_keys[] = {
     {"accept", DP_SCHEMA_ENUM, IS(greedy), 0, 0, "anneal|greedy", 0, "anneal", "annealing's acceptance or greedy (local search)", NULL},
@@ -754,6 +764,17 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
 const dp_schema_key *dp_improve_search_schema(void)
 {
     return search_keys;
+}
+
+static const dp_schema_section search_sections[] = {
+    {"", search_keys, "the improvement search's own keys"},
+    {"", dp_search_anneal_keys, "annealing's keys (its start: init, default best-instant)"},
+    {NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_improve_search_sections(void)
+{
+    return search_sections;
 }
 
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)

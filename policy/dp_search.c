@@ -58,7 +58,7 @@ static int init_check(const char *s, char *why, size_t cap)
 }
 
 /* annealing's and local search's keys (dp_search.h) */
-static const dp_schema_key anneal_keys[] = {
+const dp_schema_key dp_search_anneal_keys[] = {
     {"budget", DP_SCHEMA_LONG, offsetof(dp_search_anneal_config, budget), 1, HUGE_VAL, NULL, 0, "20000",
      "simulations to spend, the start included", NULL},
     {"t0", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01",
@@ -74,15 +74,17 @@ static const dp_schema_key anneal_keys[] = {
     {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
 };
 
-const dp_schema_key *dp_search_anneal_schema(void)
+static const dp_schema_section anneal_sections[] = {{"", dp_search_anneal_keys, "annealing's and local search's keys"}, {NULL, NULL, NULL}};
+
+const dp_schema_section *dp_search_config_sections(void)
 {
-    return anneal_keys;
+    return anneal_sections;
 }
 
 void dp_search_anneal_config_init(dp_search_anneal_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    dp_schema_defaults(anneal_keys, cfg);
+    dp_schema_defaults(dp_search_anneal_keys, cfg);
 }
 
 int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err)
@@ -105,11 +107,11 @@ int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path, c
     json_object_foreach(root, key, v) {
         const dp_schema_key *k = extra ? dp_schema_find(extra, key) : NULL;
         if (k) rc = dp_schema_set_json(k, extra_obj, v, path, NULL, err);
-        else if ((k = dp_schema_find(anneal_keys, key))) rc = dp_schema_set_json(k, cfg, v, path, NULL, err);
+        else if ((k = dp_schema_find(dp_search_anneal_keys, key))) rc = dp_schema_set_json(k, cfg, v, path, NULL, err);
         else {
             char own[512] = "", known[512];
             if (extra) dp_schema_keys_text(extra, own, sizeof own);
-            dp_schema_keys_text(anneal_keys, known, sizeof known);
+            dp_schema_keys_text(dp_search_anneal_keys, known, sizeof known);
             rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (%s%s%s)", path, key, own, own[0] ? ", " : "", known);
         }
         if (rc != DP_OK) goto done;

@@ -78,7 +78,9 @@ void dp_search_anneal_config_init(dp_search_anneal_config *cfg);
  * silently run the default). DP_EIO/DP_EINVAL name the file and the key. */
 int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err);
 /* The table of those keys (dp_schema.h): their types, ranges, defaults and help. */
-const dp_schema_key *dp_search_anneal_schema(void);
+extern const dp_schema_key dp_search_anneal_keys[];
+/* The same as the sections of a config (dp_place_method.config of anneal and local). */
+const dp_schema_section *dp_search_config_sections(void);
 /* dp_search_anneal_config_load for a search with keys of its own beside annealing's (the
  * improvement search, dp_improve_search_config_load): a key of the table extra (may be NULL) is
  * read into extra_obj, one of annealing's into cfg; a key neither knows is DP_EINVAL "PATH:

@@ -120,12 +120,12 @@ static const char authors_stages_json[] =
     " \"real\": {\"episodes\": 4000}}";
 
 static const dp_schema_section sections[] = {
-    {"", top_keys, "the top level"},
+    {"", top_keys, "the top level, besides method (doppler, placeto, gdp), defaults (authors, project), seed (0 to 2^64-1), batch (every stage's) and demonstrations {method, budget, checkpoint} (doc/estimators.md); the defaults are the authors' (\"defaults\": \"authors\"), method doppler's this project's (\"defaults\": \"project\"; --print-config shows them)"},
     {"adam", adam_keys, "the optimiser"},
     {"network", network_keys, "DOPPLER's networks (method doppler)"},
     {"placeto", placeto_keys, "Placeto's network (method placeto)"},
     {"gdp", gdp_keys, "GDP's network (method gdp)"},
-    {"stages.S", stage_keys, "each stage S of il, sim, real"},
+    {"stages.S", stage_keys, "each stage S of il, sim, real; the defaults are the authors' Stage II (sim); their Stage I (il) imitates and Stage III (real) runs longer (--print-config with \"defaults\": \"authors\" shows them)"},
     {NULL, NULL, NULL},
 };
 

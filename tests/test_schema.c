@@ -196,7 +196,7 @@ START_TEST(tables_agree_with_defaults)
     holds_defaults(dp_improve_search_schema(), &is, sizeof is, "improve search");
     dp_search_anneal_config ac;
     dp_search_anneal_config_init(&ac);
-    holds_defaults(dp_search_anneal_schema(), &ac, sizeof ac, "anneal");
+    holds_defaults(dp_search_anneal_keys, &ac, sizeof ac, "anneal");
 }
 END_TEST
 

@@ -179,7 +179,7 @@ class dp_place_method(Structure):
     _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
                 ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double),
                 ("options", ctypes.c_uint), ("list_schedule", c_void_p), ("sweep_run", c_int),
-                ("sweep_params", POINTER(c_char_p))]
+                ("sweep_params", POINTER(c_char_p)), ("config", c_void_p)]
 
 
 # ---- workload generators (models/dp_gen.h) ----
