@@ -23,6 +23,16 @@ static int same_key(const char *table_key, const char *key)
     return *table_key == *key;
 }
 
+size_t dp_schema_key_size(void)
+{
+    return sizeof(dp_schema_key);
+}
+
+size_t dp_schema_section_size(void)
+{
+    return sizeof(dp_schema_section);
+}
+
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key)
 {
     for (; key && t->key; t++)

@@ -53,7 +53,14 @@ typedef struct dp_schema_section {
     const char *name;          /* the object's key path ("adam", "stages.S"); "" for the top level */
     const dp_schema_key *keys; /* its table */
     const char *help;          /* one line: what the object holds */
+    const char *const *others; /* the object's keys outside the table (objects of their own, keys
+                                * read by hand for rules across keys), NULL-ended; or NULL */
 } dp_schema_section;
+
+/* sizeof(dp_schema_key) and sizeof(dp_schema_section) in this build (a binding's mirror checks
+ * itself against them). */
+size_t dp_schema_key_size(void);
+size_t dp_schema_section_size(void);
 
 /* The entry called key, or NULL. */
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key);

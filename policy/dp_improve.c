@@ -47,9 +47,12 @@ const dp_schema_key *dp_improve_config_schema(void)
     return config_keys;
 }
 
+static const char *const config_others[] = {"method", "features", "seed", "improve", NULL};
+
 static const dp_schema_section config_sections[] = {
-    {"improve", config_keys, "the improvement method's training (besides \"seed\")"},
-    {NULL, NULL, NULL},
+    {"", NULL, "the top level: method (improve), features (the checkpoint's feature set), seed", config_others},
+    {"improve", config_keys, "the improvement method's training", NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
 const dp_schema_section *dp_improve_config_sections(void)
@@ -767,9 +770,9 @@ const dp_schema_key *dp_improve_search_schema(void)
 }
 
 static const dp_schema_section search_sections[] = {
-    {"", search_keys, "the improvement search's own keys"},
-    {"", dp_search_anneal_keys, "annealing's keys (its start: init, default best-instant)"},
-    {NULL, NULL, NULL},
+    {"", search_keys, "the improvement search's own keys", NULL},
+    {"", dp_search_anneal_keys, "annealing's keys (its start: init, default best-instant)", NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
 const dp_schema_section *dp_improve_search_sections(void)

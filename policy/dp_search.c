@@ -74,7 +74,10 @@ const dp_schema_key dp_search_anneal_keys[] = {
     {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
 };
 
-static const dp_schema_section anneal_sections[] = {{"", dp_search_anneal_keys, "annealing's and local search's keys"}, {NULL, NULL, NULL}};
+static const dp_schema_section anneal_sections[] = {
+    {"", dp_search_anneal_keys, "annealing's and local search's keys", NULL},
+    {NULL, NULL, NULL, NULL},
+};
 
 const dp_schema_section *dp_search_config_sections(void)
 {

@@ -119,14 +119,18 @@ static const char authors_stages_json[] =
     "{\"il\": {\"lr\": 0.001, \"epsilon\": 1.0, \"entropy_weight\": 0.001, \"il_weight\": 1, \"pg_weight\": 0},"
     " \"real\": {\"episodes\": 4000}}";
 
+/* the top level's keys outside its table: read by hand (rules across keys), or objects */
+static const char *const top_others[] = {"method", "defaults", "seed", "batch", "demonstrations", "adam", "network",
+                                         "placeto", "gdp", "stages", NULL};
+
 static const dp_schema_section sections[] = {
-    {"", top_keys, "the top level, besides method (doppler, placeto, gdp), defaults (authors, project), seed (0 to 2^64-1), batch (every stage's) and demonstrations {method, budget, checkpoint} (doc/estimators.md); the defaults are the authors' (\"defaults\": \"authors\"), method doppler's this project's (\"defaults\": \"project\"; --print-config shows them)"},
-    {"adam", adam_keys, "the optimiser"},
-    {"network", network_keys, "DOPPLER's networks (method doppler)"},
-    {"placeto", placeto_keys, "Placeto's network (method placeto)"},
-    {"gdp", gdp_keys, "GDP's network (method gdp)"},
-    {"stages.S", stage_keys, "each stage S of il, sim, real; the defaults are the authors' Stage II (sim); their Stage I (il) imitates and Stage III (real) runs longer (--print-config with \"defaults\": \"authors\" shows them)"},
-    {NULL, NULL, NULL},
+    {"", top_keys, "the top level, besides method (doppler, placeto, gdp), defaults (authors, project), seed (0 to 2^64-1), batch (every stage's) and demonstrations {method, budget, checkpoint} (doc/estimators.md); the defaults are the authors' (\"defaults\": \"authors\"), method doppler's this project's (\"defaults\": \"project\"; --print-config shows them)", top_others},
+    {"adam", adam_keys, "the optimiser", NULL},
+    {"network", network_keys, "DOPPLER's networks (method doppler)", NULL},
+    {"placeto", placeto_keys, "Placeto's network (method placeto)", NULL},
+    {"gdp", gdp_keys, "GDP's network (method gdp)", NULL},
+    {"stages.S", stage_keys, "each stage S of il, sim, real; the defaults are the authors' Stage II (sim); their Stage I (il) imitates and Stage III (real) runs longer (--print-config with \"defaults\": \"authors\" shows them)", NULL},
+    {NULL, NULL, NULL, NULL},
 };
 
 const dp_schema_section *dp_train_config_sections(void)
@@ -370,10 +374,8 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
         if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,
                                      dp_agent_name(c->method), why);
     }
-    /* the keys with rules across keys; the rest are the tables' */
-    static const char *const by_hand[] = {"method", "defaults", "seed", "batch", "demonstrations", "adam", "network",
-                                          "placeto", "gdp", "stages", NULL};
-    int rc = dp_schema_from_json(top_keys, c, o, "config", NULL, by_hand, err);
+    /* the table's keys, then the others */
+    int rc = dp_schema_from_json(top_keys, c, o, "config", NULL, top_others, err);
     if (rc != DP_OK) return rc;
     if ((v = json_object_get(o, "seed"))) {
         /* 0 .. 2^64-1: an integer, or a string of digits for seeds beyond 2^63-1 */

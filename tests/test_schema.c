@@ -185,6 +185,7 @@ START_TEST(tables_agree_with_defaults)
     dp_train_config c;
     dp_train_config_default(&c);
     for (const dp_schema_section *s = dp_train_config_sections(); s->name; s++) {
+        if (!s->keys) continue;
         if (strcmp(s->name, "stages.S") == 0) holds_defaults(s->keys, &c.stage[DP_TRAIN_STAGE_SIM], sizeof c.stage[0], s->name);
         else holds_defaults(s->keys, &c, sizeof c, s->name);
     }
