@@ -320,6 +320,17 @@ int dp_schema_from_json(const dp_schema_key *t, void *obj, const json_t *o, cons
     return DP_OK;
 }
 
+int dp_schema_load(const char *path, const char *text, dp_schema_read_fn read, void *obj, dp_error *err)
+{
+    /* size and memory checked before parsing, duplicate keys refused, errors at file:line:column */
+    json_t *o = text ? dp_json_loads_text(text, "config", err) : dp_json_load(path, err);
+    if (!o) return err && err->code ? err->code : DP_EINVAL;
+    int rc = read(obj, o, text ? NULL : path, err);
+    json_decref(o);
+    if (rc != DP_OK && !text) dp_error_prefix(err, "%s", path);
+    return rc;
+}
+
 json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj)
 {
     switch (k->type) {

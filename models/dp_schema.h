@@ -90,6 +90,14 @@ int dp_schema_set_json(const dp_schema_key *k, void *obj, const json_t *v, const
 int dp_schema_from_json(const dp_schema_key *t, void *obj, const json_t *o, const char *where, const char *prefix,
                         const char *const *skip, dp_error *err);
 
+/* A config's reader: the JSON object o into obj; path is the file it came from (NULL: text). */
+typedef int (*dp_schema_read_fn)(void *obj, const json_t *o, const char *path, dp_error *err);
+
+/* Read a config with read: from the file path (text NULL; a file that is not JSON named with its
+ * line and column, dp_json_load; read's error prefixed "PATH: "), or from text held in memory
+ * (a checkpoint's; "config: line L: ..." when it is not JSON). DP_OK, or read's error. */
+int dp_schema_load(const char *path, const char *text, dp_schema_read_fn read, void *obj, dp_error *err);
+
 /* The field of entry k of obj as a JSON value (integers, reals through dp_json_number, booleans,
  * strings: the enum's name). A new reference. */
 json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj);

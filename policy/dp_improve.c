@@ -42,11 +42,6 @@ static const dp_schema_key config_keys[] = {
 };
 #undef IC
 
-const dp_schema_key *dp_improve_config_schema(void)
-{
-    return config_keys;
-}
-
 static const char *const config_others[] = {"method", "features", "seed", "improve", NULL};
 
 static const dp_schema_section config_sections[] = {
@@ -110,23 +105,20 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
     return DP_OK;
 }
 
+static int read_config(void *c, const json_t *o, const char *path, dp_error *err)
+{
+    (void)path;
+    return config_from_json(c, (json_t *)o, err);
+}
+
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err)
 {
-    json_t *o = dp_json_loads_text(text, "config", err);
-    if (!o) return DP_EINVAL;
-    int rc = config_from_json(c, o, err);
-    json_decref(o);
-    return rc;
+    return dp_schema_load(NULL, text, read_config, c, err);
 }
 
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err)
 {
-    json_t *o = dp_json_load(path, err);
-    if (!o) return err ? err->code : DP_EIO;
-    int rc = config_from_json(c, o, err);
-    json_decref(o);
-    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
-    return rc;
+    return dp_schema_load(path, NULL, read_config, c, err);
 }
 
 /* ---------------- the model: two MLPs ---------------- */
@@ -762,11 +754,6 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
         return dp_error_set(err, DP_EINVAL, "improve: \"active_batch\" must be an integer in 1..%d, got %d", DP_IMPROVE_MAX_ACTIVE_BATCH,
                             cfg->active_batch);
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
-}
-
-const dp_schema_key *dp_improve_search_schema(void)
-{
-    return search_keys;
 }
 
 static const dp_schema_section search_sections[] = {

@@ -95,33 +95,41 @@ int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path,
     return dp_search_config_load_keys(cfg, path, NULL, NULL, err);
 }
 
+/* a search config: the keys of the table extra (into extra_obj), then annealing's (into cfg) */
+typedef struct search_read {
+    dp_search_anneal_config *cfg;
+    const dp_schema_key *extra;
+    void *extra_obj;
+} search_read;
+
+static int read_search(void *ctx, const json_t *root, const char *path, dp_error *err)
+{
+    (void)path; /* dp_schema_load puts it before the message */
+    const search_read *r = ctx;
+    if (!json_is_object(root)) return dp_error_set(err, DP_EINVAL, "the search config must be a JSON object");
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)root, key, v) {
+        const dp_schema_key *k = r->extra ? dp_schema_find(r->extra, key) : NULL;
+        int rc;
+        if (k) rc = dp_schema_set_json(k, r->extra_obj, v, NULL, NULL, err);
+        else if ((k = dp_schema_find(dp_search_anneal_keys, key))) rc = dp_schema_set_json(k, r->cfg, v, NULL, NULL, err);
+        else {
+            char own[512] = "", known[512];
+            if (r->extra) dp_schema_keys_text(r->extra, own, sizeof own);
+            dp_schema_keys_text(dp_search_anneal_keys, known, sizeof known);
+            rc = dp_error_set(err, DP_EINVAL, "unknown key \"%s\" (%s%s%s)", key, own, own[0] ? ", " : "", known);
+        }
+        if (rc != DP_OK) return rc;
+    }
+    return DP_OK;
+}
+
 int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path, const dp_schema_key *extra, void *extra_obj,
                                dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
-    if (!root) return err ? err->code : DP_EIO;
-    int rc = DP_OK;
-    if (!json_is_object(root)) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: the search config must be a JSON object", path);
-        goto done;
-    }
-    const char *key;
-    json_t *v;
-    json_object_foreach(root, key, v) {
-        const dp_schema_key *k = extra ? dp_schema_find(extra, key) : NULL;
-        if (k) rc = dp_schema_set_json(k, extra_obj, v, path, NULL, err);
-        else if ((k = dp_schema_find(dp_search_anneal_keys, key))) rc = dp_schema_set_json(k, cfg, v, path, NULL, err);
-        else {
-            char own[512] = "", known[512];
-            if (extra) dp_schema_keys_text(extra, own, sizeof own);
-            dp_schema_keys_text(dp_search_anneal_keys, known, sizeof known);
-            rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (%s%s%s)", path, key, own, own[0] ? ", " : "", known);
-        }
-        if (rc != DP_OK) goto done;
-    }
-done:
-    json_decref(root);
-    return rc;
+    search_read r = {cfg, extra, extra_obj};
+    return dp_schema_load(path, NULL, read_search, &r, err);
 }
 
 int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err)

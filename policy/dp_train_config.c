@@ -409,15 +409,6 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     return DP_OK;
 }
 
-int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
-{
-    json_t *o = dp_json_loads_text(text, "config", err);
-    if (!o) return DP_EINVAL;
-    int rc = from_json(c, o, err);
-    json_decref(o);
-    return rc;
-}
-
 /* A relative "demonstrations.checkpoint" of the config file `path` (object o) that the working
  * folder does not hold but the config's folder does: that one (a sweep config's rule) */
 static void demo_checkpoint_beside(dp_train_config *c, json_t *o, const char *path)
@@ -432,15 +423,21 @@ static void demo_checkpoint_beside(dp_train_config *c, json_t *o, const char *pa
     snprintf(c->demo_checkpoint, sizeof c->demo_checkpoint, "%s", beside);
 }
 
+/* the reader of a file or text (dp_schema_load) */
+static int read_config(void *c, const json_t *o, const char *path, dp_error *err)
+{
+    int rc = from_json(c, (json_t *)o, err);
+    if (rc == DP_OK && path) demo_checkpoint_beside(c, (json_t *)o, path);
+    return rc;
+}
+
+int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
+{
+    return dp_schema_load(NULL, text, read_config, c, err);
+}
+
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
 {
-    /* size and memory checked before parsing, duplicate keys refused, errors at file:line:column */
-    json_t *o = dp_json_load(path, err);
-    if (!o) return err ? err->code : DP_EINVAL;
-    int rc = from_json(c, o, err);
-    if (rc == DP_OK) demo_checkpoint_beside(c, o, path);
-    json_decref(o);
-    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
-    return rc;
+    return dp_schema_load(path, NULL, read_config, c, err);
 }
 

@@ -191,10 +191,10 @@ START_TEST(tables_agree_with_defaults)
     }
     dp_improve_config ic;
     dp_improve_config_default(&ic);
-    holds_defaults(dp_improve_config_schema(), &ic, sizeof ic, "improve");
+    holds_defaults(dp_improve_config_sections()[1].keys, &ic, sizeof ic, "improve");
     dp_improve_search_config is;
     dp_improve_search_config_init(&is);
-    holds_defaults(dp_improve_search_schema(), &is, sizeof is, "improve search");
+    holds_defaults(dp_improve_search_sections()[0].keys, &is, sizeof is, "improve search");
     dp_search_anneal_config ac;
     dp_search_anneal_config_init(&ac);
     holds_defaults(dp_search_anneal_keys, &ac, sizeof ac, "anneal");
