@@ -36,6 +36,93 @@ void dp_cli_help_option(FILE *f, const char *lead, const char *text)
     }
 }
 
+/* 1 if key is the first part of a section's name ("stages" of "stages.S") */
+static int is_section(const dp_schema_section *sections, const char *key)
+{
+    const size_t n = strlen(key);
+    for (const dp_schema_section *s = sections; s->name; s++)
+        if (strncmp(s->name, key, n) == 0 && (s->name[n] == '\0' || s->name[n] == '.')) return 1;
+    return 0;
+}
+
+void dp_cli_help_config_keys(FILE *f, const char *lead, const dp_schema_section *sections)
+{
+    char line[4096] = "";
+    size_t len = 0;
+    for (const dp_schema_section *s = sections; s->name && len < sizeof line; s++) {
+        char keys[1024] = "";
+        if (s->keys) dp_schema_keys_text(s->keys, keys, sizeof keys);
+        /* the object's keys outside its table, besides the objects listed as sections */
+        for (const char *const *o = s->others; o && *o; o++)
+            if (!is_section(sections, *o)) {
+                const size_t k = strlen(keys);
+                snprintf(keys + k, sizeof keys - k, "%s%s", k ? ", " : "", *o);
+            }
+        if (!keys[0]) continue;
+        if (s->name[0])
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s.{%s}", len ? "; " : "", s->name, keys);
+        else
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", len ? ", " : "", keys);
+    }
+    dp_cli_help_option(f, lead, line);
+}
+
+/* text for troff: '-' as "\-", a leading '.' or '\'' guarded */
+static void man_text(FILE *f, const char *s)
+{
+    if (*s == '.' || *s == '\'') fputs("\\&", f);
+    for (; *s; s++) {
+        if (*s == '-') fputs("\\-", f);
+        else if (*s == '\\') fputs("\\e", f);
+        else fputc(*s, f);
+    }
+}
+
+void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man)
+{
+    for (const dp_schema_section *s = sections; s->name; s++) {
+        if (man) {
+            fputs(".PP\n", f);
+            if (s->name[0]) {
+                fputs("\\fB", f);
+                man_text(f, s->name);
+                fputs("\\fR: ", f);
+            }
+            man_text(f, s->help);
+            fputs(".\n", f);
+        } else {
+            char lead[160];
+            snprintf(lead, sizeof lead, "  %s%s", s->name, s->name[0] ? ": " : "");
+            dp_cli_help_option(f, lead, s->help);
+        }
+        for (const dp_schema_key *k = s->keys; k && k->key; k++) {
+            char name[128], kind[256], lead[160];
+            snprintf(name, sizeof name, "%s%s%s", s->name, s->name[0] ? "." : "", k->key);
+            dp_schema_kind_text(k, kind, sizeof kind);
+            if (man) {
+                fputs(".TP\n.B ", f);
+                man_text(f, name);
+                fputs(" \"", f);
+                man_text(f, kind);
+                fputs("\"\n", f);
+                man_text(f, k->help);
+                fputs(" (default ", f);
+                man_text(f, k->def);
+                fputs(")\n", f);
+            } else {
+                char text[1024];
+                snprintf(text, sizeof text, "%s (default %s): %s", kind, k->def, k->help);
+                snprintf(lead, sizeof lead, "  %-26s ", name);
+                if (strlen(name) > 26) {
+                    fprintf(f, "  %s\n", name);
+                    snprintf(lead, sizeof lead, "  %-26s ", "");
+                }
+                dp_cli_help_option(f, lead, text);
+            }
+        }
+    }
+}
+
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

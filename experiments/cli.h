@@ -8,6 +8,7 @@
 #include "dp_cost.h"
 #include "dp_error.h"
 #include "dp_graph.h"
+#include "dp_schema.h"
 
 /* Exit statuses: 0 success, 1 runtime error (bad input file, ...), 2 bad usage. */
 #define DP_EXIT_ERROR 1
@@ -20,6 +21,12 @@ int dp_cli_fail(const dp_error *err);
 /* Print one option of a help text: lead (the option, padded to its description's column), then
  * text wrapped at spaces to DP_CLI_HELP_WIDTH columns, continuation lines under its first word. */
 void dp_cli_help_option(FILE *f, const char *lead, const char *text);
+/* A config's keys on one wrapped line after lead, from its tables (dp_schema.h): a top level's
+ * keys, then each object's as "adam.{beta1, beta2, ...}". */
+void dp_cli_help_config_keys(FILE *f, const char *lead, const dp_schema_section *sections);
+/* Every key of a config's tables, one entry each: its name (with its object's), kind, default and
+ * help; man != 0: as troff (.TP entries) for the man page, else as help text. */
+void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -131,14 +131,9 @@ static void place_usage(FILE *f, const char *cmd)
                "  --budget N           search methods: simulations (anneal, local, improve) or nodes (exact);\n"
                "                       placeto, gdp: training episodes when no checkpoint (default 200;\n"
                "                       progress on stderr once it has run 2 s, as train prints it)\n"
-               "  --config FILE        method config, JSON (anneal/local: budget, t0, t_end, schedule,\n"
-               "                       swap_prob, init (cp; or best-instant); improve: those (init\n"
-               "                       best-instant: the best of six instant methods, 6 simulations) and\n"
-               "                       accept greedy|anneal, mix, restarts, min_run, perturb,\n"
-               "                       restart_from best|start, first_share, active_lr, active_batch;\n"
-               "                       doc/improve.md;\n"
-               "                       placeto/gdp: the doppler train config plus\n"
-               "                       \"placeto\"/\"gdp\" network sizes, see doc/baselines.md)\n"
+               "  --config FILE        method config, JSON: the keys listed under each method below\n"
+               "                       (kinds, ranges, defaults: doppler config METHOD; doc/improve.md,\n"
+               "                       doc/baselines.md)\n"
                DP_CLI_MACHINE_HELP
                "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
@@ -158,6 +153,10 @@ static void place_usage(FILE *f, const char *cmd)
         dp_place_options_text(m, opts, sizeof opts);
         snprintf(lead, sizeof lead, "  %-19s", m->name);
         dp_cli_help_option(f, lead, opts[0] ? opts : "-");
+        const dp_place_method *first = dp_place_methods();
+        while (m->config && first->config != m->config) first++;
+        if (m->config && first != m) fprintf(f, "                       --config keys: %s's\n", first->name);
+        else if (m->config) dp_cli_help_config_keys(f, "                       --config keys: ", m->config());
     }
 }
 

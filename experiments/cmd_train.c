@@ -561,6 +561,11 @@ static void train_usage(FILE *f)
                "episodes j of each batch with j mod R = r, gradients are summed in episode order, rank 0\n"
                "prints and writes; the checkpoint is the single process's bit for bit (doc/cluster.md).\n",
                dp_sweep_have_mpi() ? "has" : "does not have");
+    /* from the tables the config readers use (dp_schema.h) */
+    fprintf(f, "\nConfig keys (--config FILE; kinds, ranges, defaults: doppler config train, doppler config\n"
+               "train-improve):\n");
+    dp_cli_help_config_keys(f, "  doppler, placeto, gdp: ", dp_train_config_sections());
+    dp_cli_help_config_keys(f, "  improve: ", dp_improve_config_sections());
 }
 
 /* --print-config: the config text with reals to 15 significant digits, as people write them

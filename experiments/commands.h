@@ -20,5 +20,6 @@ int cmd_train(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_topology(int argc, char **argv);
+int cmd_config(int argc, char **argv);
 
 #endif

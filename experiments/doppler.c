@@ -14,6 +14,7 @@ static const dp_command commands[] = {
     {"topology", "show a machine topology: devices, links, routes (topology show NAME|FILE)", cmd_topology},
     {"sweep", "run a sweep config over a process pool or MPI ranks, resumable HDF5 + CSV results", cmd_sweep},
     {"report", "tables (md, csv, tex) and gnuplot plots from sweep results", cmd_report},
+    {"config", "the keys of each JSON config (train, searches, improve), from the readers' tables", cmd_config},
     {NULL, NULL, NULL},
 };
 

@@ -11,6 +11,7 @@
 #include "dp_h5io.h"
 #include "dp_json.h"
 #include "dp_place.h"
+#include "dp_schema.h"
 #include "dp_train.h"
 
 #define FO DP_IMPROVE_OP_FEATURES
@@ -19,25 +20,46 @@
 
 /* ---------------- config ---------------- */
 
+/* the keys under "improve" (dp_improve.h) */
+#define IC(f) offsetof(dp_improve_config, f)
+static const dp_schema_key config_keys[] = {
+    {"hidden", DP_SCHEMA_INT, IC(arch.hidden), 1, 4096, NULL, 0, "32", "hidden units of the op and move networks", NULL},
+    {"slope", DP_SCHEMA_FLOAT, IC(arch.slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL},
+    {"episodes", DP_SCHEMA_LONG, IC(episodes), 1, 1e9, NULL, 0, "1000", "training episodes", NULL},
+    {"horizon", DP_SCHEMA_INT, IC(horizon), 1, 100000, NULL, 0, "32", "moves per episode, each one simulation", NULL},
+    {"nstep", DP_SCHEMA_INT, IC(nstep), 1, 100000, NULL, 0, "4", "n of the n-step return", NULL},
+    {"gamma", DP_SCHEMA_DOUBLE, IC(gamma), 0, 1, NULL, 0, "0.9", "discount within the n-step return", NULL},
+    {"batch", DP_SCHEMA_INT, IC(batch), 1, 100000, NULL, 0, "8", "episodes per Adam step (one graph, one start)", NULL},
+    {"lr", DP_SCHEMA_DOUBLE, IC(lr), 0, 1, NULL, 0, "0.001", "Adam learning rate at the start", NULL},
+    {"lr_final", DP_SCHEMA_DOUBLE, IC(lr_final), 0, 1, NULL, 0, "0.0001", "learning rate at the end (linear decay)", NULL},
+    {"epsilon", DP_SCHEMA_DOUBLE, IC(epsilon), 0, 1, NULL, 0, "0.1", "chance of a uniform op (and device)", NULL},
+    {"grad_clip", DP_SCHEMA_DOUBLE, IC(grad_clip), 0, 1e30, NULL, 0, "1", "max gradient norm per network", NULL},
+    {"elite_prob", DP_SCHEMA_DOUBLE, IC(elite_prob), 0, 1, NULL, 0, "0.5", "chance a batch starts from the best placement found", NULL},
+    {"checkpoint_every", DP_SCHEMA_LONG, IC(checkpoint_every), 1, 1e9, NULL, 0, "200", "episodes between checkpoints", NULL},
+    {"eval_every", DP_SCHEMA_LONG, IC(eval_every), 1, 1e9, NULL, 0, "1000", "episodes between model-selection evaluations", NULL},
+    {"eval_budget", DP_SCHEMA_LONG, IC(eval_budget), 1, 1e9, NULL, 0, "200", "simulations of an evaluation's search per graph", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+#undef IC
+
+static const char *const config_others[] = {"method", "features", "seed", "improve", NULL};
+
+static const dp_schema_section config_sections[] = {
+    {"", NULL, "the top level: method (improve), features (the checkpoint's feature set), seed", config_others},
+    {"improve", config_keys, "the improvement method's training", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_improve_config_sections(void)
+{
+    return config_sections;
+}
+
 void dp_improve_config_default(dp_improve_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->arch.hidden = 32;
-    c->arch.slope = 0.01f;
-    c->episodes = 1000;
-    c->horizon = 32;
-    c->nstep = 4;
-    c->gamma = 0.9;
-    c->batch = 8;
-    c->lr = 1e-3;
-    c->lr_final = 1e-4;
-    c->epsilon = 0.1;
-    c->grad_clip = 1.0;
-    c->elite_prob = 0.5;
+    dp_schema_defaults(config_keys, c);
     c->seed = 1;
-    c->checkpoint_every = 200;
-    c->eval_every = 1000;
-    c->eval_budget = 200;
 }
 
 char *dp_improve_config_to_json(const dp_improve_config *c)
@@ -46,41 +68,11 @@ char *dp_improve_config_to_json(const dp_improve_config *c)
     json_object_set_new(o, "method", json_string("improve"));
     json_object_set_new(o, "features", json_string(DP_IMPROVE_FEATURES_NAME));
     json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
-    json_object_set_new(m, "hidden", json_integer(c->arch.hidden));
-    json_object_set_new(m, "slope", dp_json_number(c->arch.slope));
-    json_object_set_new(m, "episodes", json_integer(c->episodes));
-    json_object_set_new(m, "horizon", json_integer(c->horizon));
-    json_object_set_new(m, "nstep", json_integer(c->nstep));
-    json_object_set_new(m, "gamma", dp_json_number(c->gamma));
-    json_object_set_new(m, "batch", json_integer(c->batch));
-    json_object_set_new(m, "lr", dp_json_number(c->lr));
-    json_object_set_new(m, "lr_final", dp_json_number(c->lr_final));
-    json_object_set_new(m, "epsilon", dp_json_number(c->epsilon));
-    json_object_set_new(m, "grad_clip", dp_json_number(c->grad_clip));
-    json_object_set_new(m, "elite_prob", dp_json_number(c->elite_prob));
-    json_object_set_new(m, "checkpoint_every", json_integer(c->checkpoint_every));
-    json_object_set_new(m, "eval_every", json_integer(c->eval_every));
-    json_object_set_new(m, "eval_budget", json_integer(c->eval_budget));
+    dp_schema_to_json(config_keys, c, m, 1);
     json_object_set_new(o, "improve", m);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     return s;
-}
-
-static int num_key(json_t *v, const char *key, double lo, double hi, double *out, dp_error *err)
-{
-    if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi))
-        return dp_error_set(err, DP_EINVAL, "config: \"improve.%s\" must be a number in [%g, %g]", key, lo, hi);
-    *out = json_number_value(v);
-    return DP_OK;
-}
-
-static int int_key(json_t *v, const char *key, long lo, long hi, long *out, dp_error *err)
-{
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return dp_error_set(err, DP_EINVAL, "config: \"improve.%s\" must be an integer in [%ld, %ld]", key, lo, hi);
-    *out = (long)json_integer_value(v);
-    return DP_OK;
 }
 
 static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
@@ -103,33 +95,8 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
                 return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
             c->seed = (uint64_t)json_integer_value(v);
         } else if (strcmp(key, "improve") == 0) {
-            if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "config: \"improve\" must be an object");
-            const char *k;
-            json_t *x;
-            json_object_foreach(v, k, x) {
-                long L = 0;
-                double d = 0;
-                int rc;
-                if (strcmp(k, "hidden") == 0) { if ((rc = int_key(x, k, 1, 4096, &L, err))) return rc; c->arch.hidden = (int)L; }
-                else if (strcmp(k, "slope") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->arch.slope = (float)d; }
-                else if (strcmp(k, "episodes") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->episodes = L; }
-                else if (strcmp(k, "horizon") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->horizon = (int)L; }
-                else if (strcmp(k, "nstep") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->nstep = (int)L; }
-                else if (strcmp(k, "gamma") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->gamma = d; }
-                else if (strcmp(k, "batch") == 0) { if ((rc = int_key(x, k, 1, 100000, &L, err))) return rc; c->batch = (int)L; }
-                else if (strcmp(k, "lr") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->lr = d; }
-                else if (strcmp(k, "lr_final") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->lr_final = d; }
-                else if (strcmp(k, "epsilon") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->epsilon = d; }
-                else if (strcmp(k, "grad_clip") == 0) { if ((rc = num_key(x, k, 0, 1e30, &d, err))) return rc; c->grad_clip = d; }
-                else if (strcmp(k, "elite_prob") == 0) { if ((rc = num_key(x, k, 0, 1, &d, err))) return rc; c->elite_prob = d; }
-                else if (strcmp(k, "checkpoint_every") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->checkpoint_every = L; }
-                else if (strcmp(k, "eval_every") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->eval_every = L; }
-                else if (strcmp(k, "eval_budget") == 0) { if ((rc = int_key(x, k, 1, 1000000000L, &L, err))) return rc; c->eval_budget = L; }
-                else
-                    return dp_error_set(err, DP_EINVAL, "config: unknown key \"improve.%s\" (hidden, slope, episodes, horizon, nstep, "
-                                        "gamma, batch, lr, lr_final, epsilon, grad_clip, elite_prob, checkpoint_every, eval_every, "
-                                        "eval_budget)", k);
-            }
+            int rc = dp_schema_from_json(config_keys, c, v, "config", "improve.", NULL, err);
+            if (rc != DP_OK) return rc;
         } else {
             return dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\" for method improve (method, features, seed, improve)",
                                 key);
@@ -138,23 +105,20 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
     return DP_OK;
 }
 
+static int read_config(void *c, const json_t *o, const char *path, dp_error *err)
+{
+    (void)path;
+    return config_from_json(c, (json_t *)o, err);
+}
+
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err)
 {
-    json_t *o = dp_json_loads_text(text, "config", err);
-    if (!o) return DP_EINVAL;
-    int rc = config_from_json(c, o, err);
-    json_decref(o);
-    return rc;
+    return dp_schema_load(NULL, text, read_config, c, err);
 }
 
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err)
 {
-    json_t *o = dp_json_load(path, err);
-    if (!o) return err ? err->code : DP_EIO;
-    int rc = config_from_json(c, o, err);
-    json_decref(o);
-    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
-    return rc;
+    return dp_schema_load(path, NULL, read_config, c, err);
 }
 
 /* ---------------- the model: two MLPs ---------------- */
@@ -741,6 +705,22 @@ static void active_step(dp_improve_model *m, float *acc, size_t P1, size_t P, in
     }
 }
 
+/* The improvement search's own keys, beside annealing's (dp_search_anneal_keys) */
+#define IS(f) offsetof(dp_improve_search_config, f)
+static const dp_schema_key search_keys[] = {
+    {"accept", DP_SCHEMA_ENUM, IS(greedy), 0, 0, "anneal|greedy", 0, "anneal", "annealing's acceptance or greedy (local search)", NULL},
+    {"mix", DP_SCHEMA_DOUBLE, IS(mix), 0, 1, NULL, 0, "0.2", "chance a move is annealing's uniform move, not the policy's", NULL},
+    {"restarts", DP_SCHEMA_INT, IS(restarts), 1, DP_IMPROVE_MAX_RESTARTS, NULL, 0, "10", "runs sharing the budget", NULL},
+    {"min_run", DP_SCHEMA_LONG, IS(min_run), 0, HUGE_VAL, NULL, 0, "400", "the fewest moves a run gets (0: no minimum)", NULL},
+    {"perturb", DP_SCHEMA_INT, IS(perturb), 0, DP_IMPROVE_MAX_PERTURB, NULL, 0, "10", "uniform moves before a later run", NULL},
+    {"restart_from", DP_SCHEMA_ENUM, IS(restart_from_start), 0, 0, "best|start", 0, "best", "where a later run starts", NULL},
+    {"first_share", DP_SCHEMA_DOUBLE, IS(first_share), 0, 1, NULL, 0, "0", "the first run's share of the moves (0: an even share)", NULL},
+    {"active_lr", DP_SCHEMA_DOUBLE, IS(active_lr), 0, 1, NULL, 0, "0", "active search's learning rate (0: no active search)", NULL},
+    {"active_batch", DP_SCHEMA_INT, IS(active_batch), 1, DP_IMPROVE_MAX_ACTIVE_BATCH, NULL, 0, "16", "policy moves per active search step", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+#undef IS
+
 void dp_improve_search_config_init(dp_improve_search_config *cfg)
 {
     dp_search_anneal_config_init(&cfg->anneal);
@@ -749,17 +729,10 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg)
      * the settings tried 1.0063 against 1.0177 from cp at 20,000 simulations, 1.0048 against
      * 1.0708 at 500 */
     snprintf(cfg->anneal.init, sizeof cfg->anneal.init, "best-instant");
-    cfg->greedy = 0;
-    cfg->mix = 0.2;
-    /* chosen on generated validation graphs (EXPERIMENTS.md): 10 runs, each later one from the
-     * best seen after 10 uniform moves, beat one run by about 1% of the makespan on average */
-    cfg->restarts = 10;
-    cfg->perturb = 10;
-    cfg->restart_from_start = 0;
-    cfg->first_share = 0;
-    cfg->min_run = 400; /* validation: runs of 100 moves lose to one run, of 250 to 2000 win */
-    cfg->active_lr = 0;
-    cfg->active_batch = 16;
+    /* the table's defaults, chosen on generated validation graphs (EXPERIMENTS.md): 10 runs, each
+     * later one from the best seen after 10 uniform moves, beat one run by about 1% of the
+     * makespan on average; runs of 100 moves lose to one run, of 250 to 2000 win (min_run 400) */
+    dp_schema_defaults(search_keys, cfg);
 }
 
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err)
@@ -783,63 +756,20 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
-/* The improvement search's own keys (dp_search_config_load_keys's extra): accept, mix, restarts, min_run, perturb, restart_from,
- * first_share, active_lr, active_batch. */
-static int improve_search_key(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err)
+static const dp_schema_section search_sections[] = {
+    {"", search_keys, "the improvement search's own keys", NULL},
+    {"", dp_search_anneal_keys, "annealing's keys (its start: init, default best-instant)", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_improve_search_sections(void)
 {
-    dp_improve_search_config *cfg = ctx;
-    if (strcmp(key, "accept") == 0) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "greedy") == 0) cfg->greedy = 1;
-        else if (strcmp(s, "anneal") == 0) cfg->greedy = 0;
-        else return dp_error_set(err, DP_EINVAL, "%s: \"accept\" must be \"greedy\" or \"anneal\"", path);
-        return DP_OK;
-    }
-    /* the keys whose value is a number in [0, 1] */
-    double *unit = strcmp(key, "mix") == 0 ? &cfg->mix : strcmp(key, "first_share") == 0 ? &cfg->first_share
-                   : strcmp(key, "active_lr") == 0 ? &cfg->active_lr : NULL;
-    if (unit) {
-        if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-            return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number in [0, 1]%s", path, key,
-                                unit == &cfg->active_lr ? " (0: no active search)" : "");
-        *unit = json_number_value(v);
-        return DP_OK;
-    }
-    if (strcmp(key, "restarts") == 0 || strcmp(key, "perturb") == 0) {
-        const int is_r = key[0] == 'r';
-        const long lo = is_r ? 1 : 0, hi = is_r ? DP_IMPROVE_MAX_RESTARTS : DP_IMPROVE_MAX_PERTURB;
-        if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-            return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be an integer in %ld..%ld", path, key, lo, hi);
-        *(is_r ? &cfg->restarts : &cfg->perturb) = (int)json_integer_value(v);
-        return DP_OK;
-    }
-    if (strcmp(key, "min_run") == 0) {
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
-            return dp_error_set(err, DP_EINVAL, "%s: \"min_run\" must be a non-negative integer (moves)", path);
-        cfg->min_run = (long)json_integer_value(v);
-        return DP_OK;
-    }
-    if (strcmp(key, "active_batch") == 0) {
-        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > DP_IMPROVE_MAX_ACTIVE_BATCH)
-            return dp_error_set(err, DP_EINVAL, "%s: \"active_batch\" must be an integer in 1..%d (policy moves per step)", path,
-                                DP_IMPROVE_MAX_ACTIVE_BATCH);
-        cfg->active_batch = (int)json_integer_value(v);
-        return DP_OK;
-    }
-    if (strcmp(key, "restart_from") == 0) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "best") == 0) cfg->restart_from_start = 0;
-        else if (strcmp(s, "start") == 0) cfg->restart_from_start = 1;
-        else return dp_error_set(err, DP_EINVAL, "%s: \"restart_from\" must be \"best\" or \"start\"", path);
-        return DP_OK;
-    }
-    return DP_SEARCH_KEY_UNKNOWN;
+    return search_sections;
 }
 
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err)
 {
-    return dp_search_config_load_keys(&cfg->anneal, path, improve_search_key, cfg,
-                                      "accept, mix, restarts, min_run, perturb, restart_from, first_share, active_lr, active_batch, budget, t0, t_end, schedule, swap_prob, init", err);
+    return dp_search_config_load_keys(&cfg->anneal, path, search_keys, cfg, err);
 }
 
 int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,

@@ -81,6 +81,9 @@ void dp_improve_config_default(dp_improve_config *c);
  * are DP_EINVAL naming the key. */
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err);
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err);
+/* The config's tables (dp_schema.h): the keys under "improve" (types, ranges, defaults, help); the
+ * top level's "method", "features" and "seed" are read by hand. */
+const dp_schema_section *dp_improve_config_sections(void);
 /* The config as JSON text (malloc'd), with "method": "improve" and "features". */
 char *dp_improve_config_to_json(const dp_improve_config *c);
 
@@ -185,6 +188,9 @@ void dp_improve_search_config_init(dp_improve_search_config *cfg);
  * DP_EINVAL naming the file
  * and the key. */
 int dp_improve_search_config_load(dp_improve_search_config *cfg, const char *path, dp_error *err);
+/* The improvement search's tables as the sections of a config (dp_place_method.config of improve):
+ * its own keys, then annealing's (dp_search_anneal_keys), at the top level. */
+const dp_schema_section *dp_improve_search_sections(void);
 /* DP_EINVAL naming the field for a config dp_improve_search would refuse (mix, restarts, perturb,
  * min_run, first_share out of range; annealing's checks, dp_search_check_config), else DP_OK. */
 int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error *err);

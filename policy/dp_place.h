@@ -18,6 +18,7 @@
 #include "dp_graph.h"
 #include "dp_machine.h"
 #include "dp_oracle.h"
+#include "dp_schema.h"
 
 struct dp_list_schedule;
 
@@ -106,6 +107,10 @@ typedef struct dp_place_method {
      * an entry ending in '*' admits every parameter with that prefix); NULL for a placement, whose
      * parameters are dp_place_options' and are checked against `options` */
     const char *const *sweep_params;
+    /* The keys of the method's --config JSON (DP_PLACE_OPT_CONFIG): its tables (dp_schema.h, ended
+     * by name NULL; several with name "" share the top level), for help texts, the man page and
+     * Python's keyword checks; NULL for a method without a config */
+    const dp_schema_section *(*config)(void);
 } dp_place_method;
 
 /* dp_place_method.sweep_run */

@@ -5,6 +5,7 @@
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "dp_place.h"
+#include "dp_schema.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -40,83 +41,95 @@ int dp_search_trace_add(dp_search_trace *t, long sims, double best)
 
 /* ---------------- configuration ---------------- */
 
+/* A start that spends no simulation (dp_search_check_config's rule), checked when read so that
+ * the refusal names the file and the key. */
+static int init_check(const char *s, char *why, size_t cap)
+{
+    const dp_place_method *m = strcmp(s, "best-instant") != 0 ? dp_place_find(s) : NULL;
+    if (strcmp(s, "best-instant") == 0 || (m && !m->simulates)) return 0;
+    char list[256] = "";
+    for (const dp_place_method *q = dp_place_methods(); q->name; q++)
+        if (!q->simulates) {
+            strncat(list, q->name, sizeof list - strlen(list) - 1);
+            strncat(list, ", ", sizeof list - strlen(list) - 1);
+        }
+    snprintf(why, cap, "must be a placement method that spends no simulation (%sor best-instant)", list);
+    return 1;
+}
+
+/* annealing's and local search's keys (dp_search.h) */
+const dp_schema_key dp_search_anneal_keys[] = {
+    {"budget", DP_SCHEMA_LONG, offsetof(dp_search_anneal_config, budget), 1, HUGE_VAL, NULL, 0, "20000",
+     "simulations to spend, the start included", NULL},
+    {"t0", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01",
+     "start temperature, a fraction of the start makespan", NULL},
+    {"t_end", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, t_end), -HUGE_VAL, HUGE_VAL, NULL, 0, "1e-05",
+     "final temperature, same unit; 0 < t_end <= t0", NULL},
+    {"schedule", DP_SCHEMA_ENUM, offsetof(dp_search_anneal_config, schedule), 0, 0, "geometric|linear", 0, "geometric",
+     "temperature from t0 to t_end", NULL},
+    {"swap_prob", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, swap_prob), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.2",
+     "chance that a move swaps the devices of two ops, in [0, 1]", NULL},
+    {"init", DP_SCHEMA_STRING, offsetof(dp_search_anneal_config, init), 0, 0, NULL, sizeof(((dp_search_anneal_config *)0)->init),
+     "cp", "the start: an instant placement method or best-instant", init_check},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+
+static const dp_schema_section anneal_sections[] = {
+    {"", dp_search_anneal_keys, "annealing's and local search's keys", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_search_config_sections(void)
+{
+    return anneal_sections;
+}
+
 void dp_search_anneal_config_init(dp_search_anneal_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->budget = 20000;
-    cfg->t0 = 0.01;
-    cfg->t_end = 1e-5;
-    cfg->schedule = DP_SEARCH_ANNEAL_GEOMETRIC;
-    cfg->swap_prob = 0.2;
-    snprintf(cfg->init, sizeof cfg->init, "cp");
-}
-
-int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const json_t *v_, const char *path, dp_error *err)
-{
-    json_t *v = (json_t *)v_;
-    if (strcmp(key, "budget") == 0) {
-        if (!json_is_integer(v) || json_integer_value(v) < 1) return dp_error_set(err, DP_EINVAL, "%s: \"budget\" must be a positive integer", path);
-        cfg->budget = (long)json_integer_value(v);
-    } else if (strcmp(key, "t0") == 0 || strcmp(key, "t_end") == 0 || strcmp(key, "swap_prob") == 0) {
-        if (!json_is_number(v)) return dp_error_set(err, DP_EINVAL, "%s: \"%s\" must be a number", path, key);
-        double x = json_number_value(v);
-        if (key[0] == 't' && key[1] == '0') cfg->t0 = x;
-        else if (key[0] == 't') cfg->t_end = x;
-        else cfg->swap_prob = x;
-    } else if (strcmp(key, "schedule") == 0) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (strcmp(s, "geometric") == 0) cfg->schedule = DP_SEARCH_ANNEAL_GEOMETRIC;
-        else if (strcmp(s, "linear") == 0) cfg->schedule = DP_SEARCH_ANNEAL_LINEAR;
-        else return dp_error_set(err, DP_EINVAL, "%s: \"schedule\" must be \"geometric\" or \"linear\"", path);
-    } else if (strcmp(key, "init") == 0) {
-        /* a start that spends no simulation (dp_search_check_config's rule), checked here so that
-         * the refusal names the file and the key */
-        const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-        const dp_place_method *m = s && strcmp(s, "best-instant") != 0 ? dp_place_find(s) : NULL;
-        if (!s || strlen(s) >= sizeof cfg->init || (strcmp(s, "best-instant") != 0 && (!m || m->simulates))) {
-            char list[256] = "";
-            for (const dp_place_method *q = dp_place_methods(); q->name; q++)
-                if (!q->simulates) {
-                    strncat(list, q->name, sizeof list - strlen(list) - 1);
-                    strncat(list, ", ", sizeof list - strlen(list) - 1);
-                }
-            return dp_error_set(err, DP_EINVAL, "%s: \"init\" must be a placement method that spends no simulation (%sor best-instant)%s%s%s",
-                                path, list, s ? ", got \"" : "", s ? s : "", s ? "\"" : "");
-        }
-        snprintf(cfg->init, sizeof cfg->init, "%s", s);
-    } else {
-        return DP_SEARCH_KEY_UNKNOWN;
-    }
-    return DP_OK;
+    dp_schema_defaults(dp_search_anneal_keys, cfg);
 }
 
 int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err)
 {
-    return dp_search_config_load_keys(cfg, path, NULL, NULL, "budget, t0, t_end, schedule, swap_prob, init", err);
+    return dp_search_config_load_keys(cfg, path, NULL, NULL, err);
 }
 
-int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path,
-                               int (*extra)(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err),
-                               void *ctx, const char *keys, dp_error *err)
+/* a search config: the keys of the table extra (into extra_obj), then annealing's (into cfg) */
+typedef struct search_read {
+    dp_search_anneal_config *cfg;
+    const dp_schema_key *extra;
+    void *extra_obj;
+} search_read;
+
+static int read_search(void *ctx, const json_t *root, const char *path, dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
-    if (!root) return err ? err->code : DP_EIO;
-    int rc = DP_OK;
-    if (!json_is_object(root)) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: the search config must be a JSON object", path);
-        goto done;
-    }
+    (void)path; /* dp_schema_load puts it before the message */
+    const search_read *r = ctx;
+    if (!json_is_object(root)) return dp_error_set(err, DP_EINVAL, "the search config must be a JSON object");
     const char *key;
     json_t *v;
-    json_object_foreach(root, key, v) {
-        rc = extra ? extra(ctx, key, v, path, err) : DP_SEARCH_KEY_UNKNOWN;
-        if (rc == DP_SEARCH_KEY_UNKNOWN) rc = dp_search_anneal_config_key(cfg, key, v, path, err);
-        if (rc == DP_SEARCH_KEY_UNKNOWN) rc = dp_error_set(err, DP_EINVAL, "%s: unknown key \"%s\" (%s)", path, key, keys);
-        if (rc != DP_OK) goto done;
+    json_object_foreach((json_t *)root, key, v) {
+        const dp_schema_key *k = r->extra ? dp_schema_find(r->extra, key) : NULL;
+        int rc;
+        if (k) rc = dp_schema_set_json(k, r->extra_obj, v, NULL, NULL, err);
+        else if ((k = dp_schema_find(dp_search_anneal_keys, key))) rc = dp_schema_set_json(k, r->cfg, v, NULL, NULL, err);
+        else {
+            char own[512] = "", known[512];
+            if (r->extra) dp_schema_keys_text(r->extra, own, sizeof own);
+            dp_schema_keys_text(dp_search_anneal_keys, known, sizeof known);
+            rc = dp_error_set(err, DP_EINVAL, "unknown key \"%s\" (%s%s%s)", key, own, own[0] ? ", " : "", known);
+        }
+        if (rc != DP_OK) return rc;
     }
-done:
-    json_decref(root);
-    return rc;
+    return DP_OK;
+}
+
+int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path, const dp_schema_key *extra, void *extra_obj,
+                               dp_error *err)
+{
+    search_read r = {cfg, extra, extra_obj};
+    return dp_schema_load(path, NULL, read_search, &r, err);
 }
 
 int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err)

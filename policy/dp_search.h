@@ -24,6 +24,7 @@
 #include "dp_graph.h"
 #include "dp_oracle.h"
 #include "dp_place.h"
+#include "dp_schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,21 +77,16 @@ void dp_search_anneal_config_init(dp_search_anneal_config *cfg);
  * "init"} over the defaults; every key is optional, unknown keys are an error (a typo should not
  * silently run the default). DP_EIO/DP_EINVAL name the file and the key. */
 int dp_search_anneal_config_load(dp_search_anneal_config *cfg, const char *path, dp_error *err);
-/* dp_search_anneal_config_key's answer for a key that is not annealing's (positive: no DP_E*
- * code, which are negative, DP_EINVAL being -1). */
-#define DP_SEARCH_KEY_UNKNOWN 1
-/* One key of that object (value v, a jansson json_t) into cfg: DP_OK, DP_EINVAL naming path and
- * the key, or DP_SEARCH_KEY_UNKNOWN when key is not one of the above. */
-int dp_search_anneal_config_key(dp_search_anneal_config *cfg, const char *key, const json_t *v, const char *path, dp_error *err);
+/* The table of those keys (dp_schema.h): their types, ranges, defaults and help. */
+extern const dp_schema_key dp_search_anneal_keys[];
+/* The same as the sections of a config (dp_place_method.config of anneal and local). */
+const dp_schema_section *dp_search_config_sections(void);
 /* dp_search_anneal_config_load for a search with keys of its own beside annealing's (the
- * improvement search, dp_improve_search_config_load): each key goes first to extra(ctx, ...)
- * (may be NULL), which answers as dp_search_anneal_config_key does (DP_SEARCH_KEY_UNKNOWN: not
- * its key), then to
- * annealing's; a key neither knows is DP_EINVAL "PATH: unknown key "K" (KEYS)", keys being the
- * list of accepted keys the message gives. */
-int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path,
-                               int (*extra)(void *ctx, const char *key, const json_t *v, const char *path, dp_error *err),
-                               void *ctx, const char *keys, dp_error *err);
+ * improvement search, dp_improve_search_config_load): a key of the table extra (may be NULL) is
+ * read into extra_obj, one of annealing's into cfg; a key neither knows is DP_EINVAL "PATH:
+ * unknown key "K" (KEYS)", a bad value "PATH: "K" must be ..." (dp_schema.h). */
+int dp_search_config_load_keys(dp_search_anneal_config *cfg, const char *path, const dp_schema_key *extra, void *extra_obj,
+                               dp_error *err);
 
 typedef struct dp_search_result {
     double start;          /* makespan of the start assignment */

@@ -50,6 +50,7 @@
 #include "dp_doppler.h"
 #include "dp_graph.h"
 #include "dp_oracle.h"
+#include "dp_schema.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -184,6 +185,10 @@ int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp
 /* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a
  * run records all of them). */
 char *dp_train_config_to_json(const dp_train_config *c);
+/* The config's objects and their tables (dp_schema.h): "" (the top level's plain keys), "adam",
+ * "network", "placeto", "gdp", "stages.S"; the keys with rules across keys ("method", "defaults",
+ * "seed", "batch", "demonstrations") are read by hand. Ended by name NULL. */
+const dp_schema_section *dp_train_config_sections(void);
 
 /* What a progress callback sees after every episode. Makespans in the printed unit. */
 typedef struct dp_train_progress {

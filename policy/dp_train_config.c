@@ -3,6 +3,7 @@
  * (dp_train.c) reads a configuration only through dp_train.h. */
 #include "dp_train.h"
 #include "dp_json.h"
+#include "dp_schema.h"
 
 #include <jansson.h>
 #include <assert.h>
@@ -18,20 +19,123 @@
 /* ---- stages and config ---- */
 
 static const char *stage_names[DP_TRAIN_N_STAGES] = {"il", "sim", "real"};
-static const char *explore_names[] = {"epsilon-greedy", "mixture"};
-static const char *baseline_names[] = {"running", "greedy", "batch"};
 
-static int get_name(json_t *v, const char *key, const char *const *names, int n, int *out, dp_error *err)
+/* The tables of the config's objects (dp_schema.h): the top level's plain keys, "adam",
+ * "network" (DOPPLER's), "placeto", "gdp" and each stage's. The keys read by hand below are the
+ * ones with rules across keys: "method", "defaults", "seed" (up to 2^64-1), "batch" (every
+ * stage's), "demonstrations". */
+#define TC(f) offsetof(dp_train_config, f)
+static const dp_schema_key top_keys[] = {
+    {"gamma", DP_SCHEMA_DOUBLE, TC(gamma), 0, 1, NULL, 0, "0.99", "discount of the return", NULL},
+    {"checkpoint_every", DP_SCHEMA_LONG, TC(checkpoint_every), 1, 1099511627776.0, NULL, 0, "100",
+     "episodes between checkpoints (rounded up to a multiple of batch)", NULL},
+    {"reward", DP_SCHEMA_ENUM, TC(reward_relative), 0, 0, "units|relative", 0, "units",
+     "the reward in the printed time unit (authors) or divided by the average", NULL},
+    {"reference", DP_SCHEMA_ENUM, TC(reference_best_instant), 0, 0, "cp|best-instant", 0, "cp",
+     "the unit of a distribution's makespans: each graph's cp or best instant placement", NULL},
+    {"state", DP_SCHEMA_ENUM, TC(state), 0, 0, "append|engine", 0, "append",
+     "the environment's state: the authors' append estimate or the engine's prefix schedule", NULL},
+    {"update_sel", DP_SCHEMA_BOOL, TC(update_sel), 0, 0, NULL, 0, "true", "train the SEL network", NULL},
+    {"update_plc", DP_SCHEMA_BOOL, TC(update_plc), 0, 0, NULL, 0, "true", "train the PLC network", NULL},
+    {"sel_topological", DP_SCHEMA_BOOL, TC(sel_topological), 0, 0, NULL, 0, "false",
+     "the ready op earliest in topological order instead of SEL's choice", NULL},
+    {"grad_clip", DP_SCHEMA_DOUBLE, TC(grad_clip), 0, 1e30, NULL, 0, "0", "max global gradient norm per network (0: none)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+
+static const dp_schema_key adam_keys[] = {
+    {"beta1", DP_SCHEMA_DOUBLE, TC(adam_beta1), 0, 0.999999, NULL, 0, "0.9", "Adam's first moment decay", NULL},
+    {"beta2", DP_SCHEMA_DOUBLE, TC(adam_beta2), 0, 0.999999999, NULL, 0, "0.999", "Adam's second moment decay", NULL},
+    /* eps > 0: with v = 0 (a parameter without gradient yet) Adam divides by it; the update runs
+     * in float, so at least the smallest normal float */
+    {"eps", DP_SCHEMA_DOUBLE, TC(adam_eps), FLT_MIN, 1, NULL, 0, "1e-08", "Adam's epsilon", NULL},
+    {"weight_decay", DP_SCHEMA_DOUBLE, TC(weight_decay), 0, 1e6, NULL, 0, "0", "L2 weight decay", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+
+/* defaults: dp_doppler_arch_default's, dp_placeto_arch_default's, dp_gdp_arch_default's
+ * (tests/test_schema.c checks they agree) */
+static const dp_schema_key network_keys[] = {
+    {"hidden", DP_SCHEMA_INT, TC(arch.hidden), 1, 4096, NULL, 0, "128", "MPNN width and projections", NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(arch.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the scoring MLPs", NULL},
+    {"steps", DP_SCHEMA_INT, TC(arch.steps), 1, 64, NULL, 0, "6", "message-passing steps", NULL},
+    {"edge_hidden", DP_SCHEMA_INT, TC(arch.edge_hidden), 1, 4096, NULL, 0, "128", "hidden width of the edge network", NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(arch.slope), 0, 1, NULL, 0, "0.1", "leaky ReLU slope", NULL},
+    {"cp_embeddings", DP_SCHEMA_BOOL, TC(arch.cp_embeddings), 0, 0, NULL, 0, "true", "SEL sees the b- and t-path embeddings", NULL},
+    {"magnitude", DP_SCHEMA_BOOL, TC(arch.device_magnitude), 0, 0, NULL, 0, "false",
+     "the PLC's device features keep their magnitude (not z-scored)", NULL},
+    {"features", DP_SCHEMA_ENUM, TC(arch.device_features), 0, 0, "doppler|engine", 0, "doppler",
+     "the PLC's device features: the authors' five or this project's twelve", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+
+static const dp_schema_key placeto_keys[] = {
+    {"hidden", DP_SCHEMA_INT, TC(placeto.hidden), 1, 4096, NULL, 0, "32", "embedding width", NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(placeto.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(placeto.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+
+static const dp_schema_key gdp_keys[] = {
+    {"hidden", DP_SCHEMA_INT, TC(gdp.hidden), 1, 4096, NULL, 0, "64", "width (a multiple of heads)", NULL},
+    {"layers", DP_SCHEMA_INT, TC(gdp.layers), 0, 64, NULL, 0, "2", "attention layers", NULL},
+    {"heads", DP_SCHEMA_INT, TC(gdp.heads), 1, 256, NULL, 0, "4", "attention heads", NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(gdp.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(gdp.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+#undef TC
+
+/* a stage's keys; the defaults are the authors' Stage II and III, Stage I's differ (stage_defaults) */
+#define SC(f) offsetof(dp_train_stage, f)
+static const dp_schema_key stage_keys[] = {
+    {"episodes", DP_SCHEMA_LONG, SC(episodes), 0, 1099511627776.0, NULL, 0, "2000", "episodes of the stage", NULL},
+    {"batch", DP_SCHEMA_INT, SC(batch), 1, 1 << 20, NULL, 0, "1", "episodes per update", NULL},
+    {"exploration", DP_SCHEMA_ENUM, SC(exploration), 0, 0, "epsilon-greedy|mixture", 0, "epsilon-greedy",
+     "how epsilon explores", NULL},
+    {"baseline", DP_SCHEMA_ENUM, SC(baseline), 0, 0, "running|greedy|batch", 0, "running", "the policy gradient's baseline", NULL},
+    {"lr", DP_SCHEMA_DOUBLE, SC(lr), 0, 10, NULL, 0, "0.0001", "Adam learning rate at the start", NULL},
+    {"lr_final", DP_SCHEMA_DOUBLE, SC(lr_final), 0, 10, NULL, 0, "0", "learning rate at the end (linear decay)", NULL},
+    {"epsilon", DP_SCHEMA_DOUBLE, SC(epsilon), 0, 1, NULL, 0, "0.2", "exploration at the start", NULL},
+    {"epsilon_final", DP_SCHEMA_DOUBLE, SC(epsilon_final), 0, 1, NULL, 0, "0", "exploration at the end", NULL},
+    {"entropy_weight", DP_SCHEMA_DOUBLE, SC(entropy_weight), -1e6, 1e6, NULL, 0, "0", "weight of the entropy bonus", NULL},
+    {"il_weight", DP_SCHEMA_DOUBLE, SC(il_weight), -1e6, 1e6, NULL, 0, "0", "weight of imitation of the teacher", NULL},
+    {"pg_weight", DP_SCHEMA_DOUBLE, SC(pg_weight), -1e6, 1e6, NULL, 0, "1", "weight of the policy gradient", NULL},
+    {"positive_only", DP_SCHEMA_BOOL, SC(positive_only), 0, 0, NULL, 0, "false", "negative advantages count as 0", NULL},
+    {"normalize_advantages", DP_SCHEMA_BOOL, SC(normalize_advantages), 0, 0, NULL, 0, "false",
+     "advantages divided by the batch's standard deviation", NULL},
+    {"forced_first", DP_SCHEMA_BOOL, SC(forced_first), 0, 0, NULL, 0, "false", "episode j's first op on device j mod D", NULL},
+    {"sil_weight", DP_SCHEMA_DOUBLE, SC(sil_weight), 0, 1e6, NULL, 0, "0", "self-imitation weight (0: off)", NULL},
+    {"sil_k", DP_SCHEMA_INT, SC(sil_k), 1, 1 << 16, NULL, 0, "8", "self-imitation buffer size", NULL},
+    {"sil_replays", DP_SCHEMA_INT, SC(sil_replays), 1, 1 << 16, NULL, 0, "1", "buffer placements imitated per batch", NULL},
+    {"distill", DP_SCHEMA_LONG, SC(distill), 0, 1 << 30, NULL, 0, "0", "updates imitating the stage's best at its end (0: off)", NULL},
+    {"patience", DP_SCHEMA_INT, SC(patience), 0, 1 << 30, NULL, 0, "0", "evaluations without improvement that end the stage (0: off)", NULL},
+    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+};
+#undef SC
+
+/* the authors' stages where they differ from the table's defaults (Stage I imitates the teacher) */
+static const char authors_stages_json[] =
+    "{\"il\": {\"lr\": 0.001, \"epsilon\": 1.0, \"entropy_weight\": 0.001, \"il_weight\": 1, \"pg_weight\": 0},"
+    " \"real\": {\"episodes\": 4000}}";
+
+/* the top level's keys outside its table: read by hand (rules across keys), or objects */
+static const char *const top_others[] = {"method", "defaults", "seed", "batch", "demonstrations", "adam", "network",
+                                         "placeto", "gdp", "stages", NULL};
+
+static const dp_schema_section sections[] = {
+    {"", top_keys, "the top level, besides method (doppler, placeto, gdp), defaults (authors, project), seed (0 to 2^64-1), batch (every stage's) and demonstrations {method, budget, checkpoint} (doc/estimators.md); the defaults are the authors' (\"defaults\": \"authors\"), method doppler's this project's (\"defaults\": \"project\"; --print-config shows them)", top_others},
+    {"adam", adam_keys, "the optimiser", NULL},
+    {"network", network_keys, "DOPPLER's networks (method doppler)", NULL},
+    {"placeto", placeto_keys, "Placeto's network (method placeto)", NULL},
+    {"gdp", gdp_keys, "GDP's network (method gdp)", NULL},
+    {"stages.S", stage_keys, "each stage S of il, sim, real; the defaults are the authors' Stage II (sim); their Stage I (il) imitates and Stage III (real) runs longer (--print-config with \"defaults\": \"authors\" shows them)", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_train_config_sections(void)
 {
-    const char *s = json_string_value(v);
-    for (int i = 0; s && i < n; i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = i;
-            return DP_OK;
-        }
-    return n == 2 ? dp_error_set(err, DP_EINVAL, "config: \"%s\" must be \"%s\" or \"%s\"", key, names[0], names[1])
-                  : dp_error_set(err, DP_EINVAL, "config: \"%s\" must be \"%s\", \"%s\" or \"%s\"", key, names[0], names[1],
-                                 names[2]);
+    return sections;
 }
 
 const char *dp_train_stage_name(int stage)
@@ -49,6 +153,8 @@ int dp_train_stage_parse(const char *s, int *stage)
     return DP_EINVAL;
 }
 
+static int stages_from_json(dp_train_config *c, json_t *v, dp_error *err);
+
 void dp_train_config_default(dp_train_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -56,28 +162,15 @@ void dp_train_config_default(dp_train_config *c)
     dp_doppler_arch_default(&c->arch);
     dp_placeto_arch_default(&c->placeto);
     dp_gdp_arch_default(&c->gdp);
-    const dp_train_stage il = {.episodes = 2000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
-                               .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-3, .lr_final = 0, .epsilon = 1.0,
-                               .epsilon_final = 0, .entropy_weight = 0.001, .il_weight = 1, .pg_weight = 0, .sil_k = 8, .sil_replays = 1};
-    const dp_train_stage sim = {.episodes = 2000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
-                                .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
-                                .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
-    const dp_train_stage real = {.episodes = 4000, .batch = 1, .exploration = DP_TRAIN_EXPLORE_EPSILON_GREEDY,
-                                 .baseline = DP_TRAIN_BASELINE_RUNNING, .lr = 1e-4, .lr_final = 0, .epsilon = 0.2,
-                                 .epsilon_final = 0, .entropy_weight = 0, .il_weight = 0, .pg_weight = 1, .sil_k = 8, .sil_replays = 1};
-    c->stage[DP_TRAIN_STAGE_IL] = il;
-    c->stage[DP_TRAIN_STAGE_SIM] = sim;
-    c->stage[DP_TRAIN_STAGE_REAL] = real;
-    c->gamma = 0.99;
-    c->adam_beta1 = 0.9;
-    c->adam_beta2 = 0.999;
-    c->adam_eps = 1e-8;
-    c->weight_decay = 0;
-    c->grad_clip = 0;
-    c->reward_relative = 0;
+    dp_schema_defaults(top_keys, c);
+    dp_schema_defaults(adam_keys, c);
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++) dp_schema_defaults(stage_keys, &c->stage[i]);
+    json_t *o = json_loads(authors_stages_json, 0, NULL);
+    int rc = o ? stages_from_json(c, o, NULL) : DP_EINVAL;
+    json_decref(o);
+    assert(rc == DP_OK); /* a constant of this file */
+    (void)rc;
     c->seed = 1;
-    c->checkpoint_every = 100;
-    c->update_sel = c->update_plc = 1;
 }
 
 /* bench/doppler-project.json (tests/test_train.sh checks they agree) */
@@ -118,10 +211,22 @@ void dp_train_config_project(dp_train_config *c)
     (void)rc;
 }
 
+static const char *refused_key(int method, const char *key);
+
+/* o.key = a new object of table t read from base (NULL on failure: ENOMEM) */
+static json_t *section_json(const dp_schema_key *t, const void *base)
+{
+    json_t *x = json_object();
+    if (x && dp_schema_to_json(t, base, x, 1) != DP_OK) {
+        json_decref(x);
+        return NULL;
+    }
+    return x;
+}
+
 char *dp_train_config_to_json(const dp_train_config *c)
 {
     json_t *o = json_object();
-    const int dual = c->method == DP_AGENT_DOPPLER;
     json_object_set_new(o, "method", json_string(dp_agent_name(c->method)));
     /* JSON integers here are signed 64-bit: a larger seed is written as a string of its digits */
     if (c->seed > (uint64_t)INT64_MAX) {
@@ -131,32 +236,13 @@ char *dp_train_config_to_json(const dp_train_config *c)
     } else {
         json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
     }
-    if (c->method != DP_AGENT_GDP) json_object_set_new(o, "gamma", dp_json_number(c->gamma));
-    json_object_set_new(o, "checkpoint_every", json_integer(c->checkpoint_every));
-    json_object_set_new(o, "reward", json_string(c->reward_relative ? "relative" : "units"));
-    if (dual) {
-        json_object_set_new(o, "update_sel", json_boolean(c->update_sel));
-        json_object_set_new(o, "sel_topological", json_boolean(c->sel_topological));
-    }
-    json_object_set_new(o, "update_plc", json_boolean(c->update_plc));
-    json_object_set_new(o, "grad_clip", dp_json_number(c->grad_clip));
-    json_t *ad = json_object();
-    json_object_set_new(ad, "beta1", dp_json_number(c->adam_beta1));
-    json_object_set_new(ad, "beta2", dp_json_number(c->adam_beta2));
-    json_object_set_new(ad, "eps", dp_json_number(c->adam_eps));
-    json_object_set_new(ad, "weight_decay", dp_json_number(c->weight_decay));
-    json_object_set_new(o, "adam", ad);
-    json_t *nw = json_object();
-    json_object_set_new(nw, "hidden", json_integer(c->arch.hidden));
-    json_object_set_new(nw, "mlp_hidden", json_integer(c->arch.mlp_hidden));
-    json_object_set_new(nw, "steps", json_integer(c->arch.steps));
-    json_object_set_new(nw, "edge_hidden", json_integer(c->arch.edge_hidden));
-    json_object_set_new(nw, "slope", dp_json_number(c->arch.slope));
-    json_object_set_new(nw, "cp_embeddings", json_boolean(c->arch.cp_embeddings));
-    json_object_set_new(nw, "magnitude", json_boolean(c->arch.device_magnitude));
-    json_object_set_new(nw, "features", json_string(dp_env_features_name((dp_env_features)c->arch.device_features)));
-    json_object_set_new(o, "state", json_string(dp_env_state_name((dp_env_state)c->state)));
-    if (c->reference_best_instant) json_object_set_new(o, "reference", json_string("best-instant"));
+    dp_schema_to_json(top_keys, c, o, 1);
+    /* "reference" came after checkpoints were written without it: its default is not written */
+    if (!c->reference_best_instant) json_object_del(o, "reference");
+    json_object_set_new(o, "adam", section_json(adam_keys, c));
+    json_object_set_new(o, "network", section_json(network_keys, c));
+    json_object_set_new(o, "placeto", section_json(placeto_keys, c));
+    json_object_set_new(o, "gdp", section_json(gdp_keys, c));
     if (c->demo_method[0]) {
         json_t *d = json_object();
         json_object_set_new(d, "method", json_string(c->demo_method));
@@ -164,71 +250,17 @@ char *dp_train_config_to_json(const dp_train_config *c)
         if (c->demo_checkpoint[0]) json_object_set_new(d, "checkpoint", json_string(c->demo_checkpoint));
         json_object_set_new(o, "demonstrations", d);
     }
-    if (dual) json_object_set_new(o, "network", nw);
-    else json_decref(nw);
-    if (c->method == DP_AGENT_PLACETO) {
-        json_t *p = json_object();
-        json_object_set_new(p, "hidden", json_integer(c->placeto.hidden));
-        json_object_set_new(p, "mlp_hidden", json_integer(c->placeto.mlp_hidden));
-        json_object_set_new(p, "slope", dp_json_number(c->placeto.slope));
-        json_object_set_new(o, "placeto", p);
-    }
-    if (c->method == DP_AGENT_GDP) {
-        json_t *q = json_object();
-        json_object_set_new(q, "hidden", json_integer(c->gdp.hidden));
-        json_object_set_new(q, "layers", json_integer(c->gdp.layers));
-        json_object_set_new(q, "heads", json_integer(c->gdp.heads));
-        json_object_set_new(q, "mlp_hidden", json_integer(c->gdp.mlp_hidden));
-        json_object_set_new(q, "slope", dp_json_number(c->gdp.slope));
-        json_object_set_new(o, "gdp", q);
-    }
     json_t *st = json_object();
-    for (int i = 0; i < DP_TRAIN_N_STAGES; i++) {
-        const dp_train_stage *s = &c->stage[i];
-        json_t *x = json_object();
-        json_object_set_new(x, "episodes", json_integer(s->episodes));
-        json_object_set_new(x, "batch", json_integer(s->batch));
-        json_object_set_new(x, "exploration", json_string(explore_names[s->exploration]));
-        json_object_set_new(x, "baseline", json_string(baseline_names[s->baseline]));
-        json_object_set_new(x, "lr", dp_json_number(s->lr));
-        json_object_set_new(x, "lr_final", dp_json_number(s->lr_final));
-        json_object_set_new(x, "epsilon", dp_json_number(s->epsilon));
-        json_object_set_new(x, "epsilon_final", dp_json_number(s->epsilon_final));
-        json_object_set_new(x, "entropy_weight", dp_json_number(s->entropy_weight));
-        json_object_set_new(x, "il_weight", dp_json_number(s->il_weight));
-        json_object_set_new(x, "pg_weight", dp_json_number(s->pg_weight));
-        json_object_set_new(x, "positive_only", json_boolean(s->positive_only));
-        json_object_set_new(x, "normalize_advantages", json_boolean(s->normalize_advantages));
-        json_object_set_new(x, "forced_first", json_boolean(s->forced_first));
-        json_object_set_new(x, "sil_weight", json_real(s->sil_weight));
-        json_object_set_new(x, "sil_k", json_integer(s->sil_k));
-        json_object_set_new(x, "sil_replays", json_integer(s->sil_replays));
-        json_object_set_new(x, "distill", json_integer(s->distill));
-        json_object_set_new(x, "patience", json_integer(s->patience));
-        json_object_set_new(st, stage_names[i], x);
-    }
+    for (int i = 0; i < DP_TRAIN_N_STAGES; i++) json_object_set_new(st, stage_names[i], section_json(stage_keys, &c->stage[i]));
     json_object_set_new(o, "stages", st);
+    /* what the method cannot honour is not written (it would be refused when read back) */
+    const char *key;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(o, tmp, key, v) if (refused_key(c->method, key)) json_object_del(o, key);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(o);
     return s;
-}
-
-static int get_num(json_t *v, const char *key, double lo, double hi, double *out, dp_error *err)
-{
-    if (!json_is_number(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be a number", key);
-    double x = json_number_value(v);
-    if (!(x >= lo && x <= hi)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" = %g out of range [%g, %g]", key, x, lo, hi);
-    *out = x;
-    return DP_OK;
-}
-
-static int get_int(json_t *v, const char *key, long lo, long hi, long *out, dp_error *err)
-{
-    if (!json_is_integer(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an integer", key);
-    json_int_t x = json_integer_value(v);
-    if (x < lo || x > hi) return dp_error_set(err, DP_EINVAL, "config: \"%s\" = %lld out of range [%ld, %ld]", key, (long long)x, lo, hi);
-    *out = (long)x;
-    return DP_OK;
 }
 
 /* "demonstrations": {"method", "budget", "checkpoint"} (dp_train.h); null or {} removes them */
@@ -282,13 +314,6 @@ static int demo_from_json(dp_train_config *c, json_t *v, dp_error *err)
     return DP_OK;
 }
 
-static int get_bool(json_t *v, const char *key, int *out, dp_error *err)
-{
-    if (!json_is_boolean(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be true or false", key);
-    *out = json_is_true(v);
-    return DP_OK;
-}
-
 /* The keys an agent cannot honour: given in its config they are refused, naming the key and the
  * agent (a key that is accepted must change what the agent does). */
 static const char *refused_key(int method, const char *key)
@@ -305,50 +330,21 @@ static const char *refused_key(int method, const char *key)
     return NULL;
 }
 
-static int arch_int(json_t *v, const char *key, int lo, int hi, int *out, dp_error *err)
+/* "stages": {"il": {...}, "sim": {...}, "real": {...}} */
+static int stages_from_json(dp_train_config *c, json_t *v, dp_error *err)
 {
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an integer in [%d, %d]", key, lo, hi);
-    *out = (int)json_integer_value(v);
-    return DP_OK;
-}
-
-static int arch_slope(json_t *v, const char *key, float *out, dp_error *err)
-{
-    if (!json_is_number(v) || !(json_number_value(v) >= 0 && json_number_value(v) <= 1))
-        return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be a number in [0, 1]", key);
-    *out = (float)json_number_value(v);
-    return DP_OK;
-}
-
-/* "placeto": {...} or "gdp": {...}: the baselines' network sizes */
-static int arch_from_json(dp_train_config *c, const char *which, json_t *v, dp_error *err)
-{
-    if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "config: \"%s\" must be an object", which);
+    if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "config: \"stages\" must be an object");
     const char *k;
     json_t *w;
     json_object_foreach(v, k, w) {
-        char full[96];
-        snprintf(full, sizeof full, "%s.%s", which, k);
-        int rc;
-        if (strcmp(which, "placeto") == 0) {
-            if (strcmp(k, "hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->placeto.hidden, err);
-            else if (strcmp(k, "mlp_hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->placeto.mlp_hidden, err);
-            else if (strcmp(k, "slope") == 0) rc = arch_slope(w, full, &c->placeto.slope, err);
-            else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
-        } else {
-            if (strcmp(k, "hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->gdp.hidden, err);
-            else if (strcmp(k, "layers") == 0) rc = arch_int(w, full, 0, 64, &c->gdp.layers, err);
-            else if (strcmp(k, "heads") == 0) rc = arch_int(w, full, 1, 256, &c->gdp.heads, err);
-            else if (strcmp(k, "mlp_hidden") == 0) rc = arch_int(w, full, 1, 4096, &c->gdp.mlp_hidden, err);
-            else if (strcmp(k, "slope") == 0) rc = arch_slope(w, full, &c->gdp.slope, err);
-            else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
-        }
+        int si;
+        if (dp_train_stage_parse(k, &si) != DP_OK || !json_is_object(w))
+            return dp_error_set(err, DP_EINVAL, "config: \"stages.%s\": expected il, sim or real with an object", k);
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "stages.%s.", k);
+        int rc = dp_schema_from_json(stage_keys, &c->stage[si], w, "config", prefix, NULL, err);
         if (rc != DP_OK) return rc;
     }
-    if (c->gdp.hidden % c->gdp.heads != 0)
-        return dp_error_set(err, DP_EINVAL, "config: gdp.hidden (%d) must be a multiple of gdp.heads (%d)", c->gdp.hidden,
-                            c->gdp.heads);
     return DP_OK;
 }
 
@@ -357,8 +353,6 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "config: the top level must be an object");
     const char *key;
     json_t *v;
-    long L;
-    double x;
     /* the method first: it decides which keys apply */
     json_t *jm = json_object_get(o, "method");
     if (jm && dp_agent_parse(json_string_value(jm), &c->method) != DP_OK)
@@ -380,150 +374,39 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
         if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,
                                      dp_agent_name(c->method), why);
     }
-    int rc;
-    /* two passes: the stages last, so that stages.S.batch overrides a top-level "batch" */
-    for (int pass = 0; pass < 2; pass++)
-    json_object_foreach(o, key, v) {
-        if ((strcmp(key, "stages") == 0) != pass) continue;
-        if (strcmp(key, "seed") == 0) {
-            /* 0 .. 2^64-1: an integer, or a string of digits for seeds beyond 2^63-1 */
-            const char *t = json_string_value(v);
-            char *end = NULL;
-            errno = 0;
-            unsigned long long u = t && t[0] >= '0' && t[0] <= '9' ? strtoull(t, &end, 10) : 0;
-            if (json_is_integer(v) && json_integer_value(v) >= 0) c->seed = (uint64_t)json_integer_value(v);
-            else if (t && end && *end == '\0' && errno == 0) c->seed = (uint64_t)u;
-            else return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
-        } else if (strcmp(key, "gamma") == 0) {
-            if ((rc = get_num(v, key, 0, 1, &c->gamma, err))) return rc;
-        } else if (strcmp(key, "batch") == 0) {
-            if ((rc = get_int(v, key, 1, 1 << 20, &L, err))) return rc;
-            for (int i = 0; i < DP_TRAIN_N_STAGES; i++) c->stage[i].batch = (int)L;
-        } else if (strcmp(key, "checkpoint_every") == 0) {
-            if ((rc = get_int(v, key, 1, 1L << 40, &c->checkpoint_every, err))) return rc;
-        } else if (strcmp(key, "reward") == 0) {
-            const char *s = json_string_value(v);
-            if (!s || (strcmp(s, "units") != 0 && strcmp(s, "relative") != 0))
-                return dp_error_set(err, DP_EINVAL, "config: \"reward\" must be \"units\" or \"relative\"");
-            c->reward_relative = strcmp(s, "relative") == 0;
-        } else if (strcmp(key, "reference") == 0) {
-            const char *s = json_string_value(v);
-            if (!s || (strcmp(s, "cp") != 0 && strcmp(s, "best-instant") != 0))
-                return dp_error_set(err, DP_EINVAL, "config: \"reference\" must be \"cp\" or \"best-instant\"");
-            c->reference_best_instant = strcmp(s, "best-instant") == 0;
-        } else if (strcmp(key, "demonstrations") == 0) {
-            if ((rc = demo_from_json(c, v, err))) return rc;
-        } else if (strcmp(key, "state") == 0) {
-            dp_env_state st;
-            if (dp_env_state_parse(json_string_value(v), &st) != DP_OK)
-                return dp_error_set(err, DP_EINVAL, "config: \"state\" must be \"append\" or \"engine\"");
-            c->state = (int)st;
-        } else if (strcmp(key, "update_sel") == 0) {
-            if ((rc = get_bool(v, key, &c->update_sel, err))) return rc;
-        } else if (strcmp(key, "update_plc") == 0) {
-            if ((rc = get_bool(v, key, &c->update_plc, err))) return rc;
-        } else if (strcmp(key, "sel_topological") == 0) {
-            if ((rc = get_bool(v, key, &c->sel_topological, err))) return rc;
-        } else if (strcmp(key, "grad_clip") == 0) {
-            if ((rc = get_num(v, key, 0, 1e30, &c->grad_clip, err))) return rc;
-        } else if (strcmp(key, "adam") == 0 && json_is_object(v)) {
-            const char *k2;
-            json_t *w;
-            json_object_foreach(v, k2, w) {
-                if (strcmp(k2, "beta1") == 0) rc = get_num(w, "adam.beta1", 0, 0.999999, &c->adam_beta1, err);
-                else if (strcmp(k2, "beta2") == 0) rc = get_num(w, "adam.beta2", 0, 0.999999999, &c->adam_beta2, err);
-                /* eps > 0: with v = 0 (a parameter without gradient yet) Adam divides by it; the
-                 * update runs in float, so at least the smallest normal float */
-                else if (strcmp(k2, "eps") == 0) rc = get_num(w, "adam.eps", FLT_MIN, 1, &c->adam_eps, err);
-                else if (strcmp(k2, "weight_decay") == 0) rc = get_num(w, "adam.weight_decay", 0, 1e6, &c->weight_decay, err);
-                else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"adam.%s\"", k2);
-                if (rc) return rc;
-            }
-        } else if (strcmp(key, "network") == 0 && json_is_object(v)) {
-            const char *k2;
-            json_t *w;
-            json_object_foreach(v, k2, w) {
-                if (strcmp(k2, "hidden") == 0) { rc = get_int(w, "network.hidden", 1, 4096, &L, err); c->arch.hidden = (int)L; }
-                else if (strcmp(k2, "mlp_hidden") == 0) { rc = get_int(w, "network.mlp_hidden", 1, 4096, &L, err); c->arch.mlp_hidden = (int)L; }
-                else if (strcmp(k2, "steps") == 0) { rc = get_int(w, "network.steps", 1, 64, &L, err); c->arch.steps = (int)L; }
-                else if (strcmp(k2, "edge_hidden") == 0) { rc = get_int(w, "network.edge_hidden", 1, 4096, &L, err); c->arch.edge_hidden = (int)L; }
-                else if (strcmp(k2, "slope") == 0) { rc = get_num(w, "network.slope", 0, 1, &x, err); c->arch.slope = (float)x; }
-                else if (strcmp(k2, "cp_embeddings") == 0) rc = get_bool(w, "network.cp_embeddings", &c->arch.cp_embeddings, err);
-                else if (strcmp(k2, "magnitude") == 0) rc = get_bool(w, "network.magnitude", &c->arch.device_magnitude, err);
-                else if (strcmp(k2, "features") == 0) {
-                    dp_env_features fs;
-                    rc = dp_env_features_parse(json_string_value(w), &fs) == DP_OK
-                             ? DP_OK : dp_error_set(err, DP_EINVAL, "config: \"network.features\" must be \"doppler\" or \"engine\"");
-                    if (!rc) c->arch.device_features = (int)fs;
-                }
-                else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"network.%s\"", k2);
-                if (rc) return rc;
-            }
-        } else if (strcmp(key, "method") == 0 || strcmp(key, "defaults") == 0) {
-            continue; /* read above */
-        } else if (strcmp(key, "placeto") == 0 || strcmp(key, "gdp") == 0) {
-            int rc2 = arch_from_json(c, key, v, err);
-            if (rc2) return rc2;
-        } else if (strcmp(key, "stages") == 0 && json_is_object(v)) {
-            const char *k2;
-            json_t *w;
-            json_object_foreach(v, k2, w) {
-                int si;
-                if (dp_train_stage_parse(k2, &si) != DP_OK || !json_is_object(w))
-                    return dp_error_set(err, DP_EINVAL, "config: \"stages.%s\": expected il, sim or real with an object", k2);
-                dp_train_stage *s = &c->stage[si];
-                const char *k3;
-                json_t *y;
-                json_object_foreach(w, k3, y) {
-                    char full[96];
-                    snprintf(full, sizeof full, "stages.%s.%s", k2, k3);
-                    if (strcmp(k3, "episodes") == 0) rc = get_int(y, full, 0, 1L << 40, &s->episodes, err);
-                    else if (strcmp(k3, "batch") == 0) {
-                        rc = get_int(y, full, 1, 1 << 20, &L, err);
-                        if (!rc) s->batch = (int)L;
-                    } else if (strcmp(k3, "exploration") == 0) rc = get_name(y, full, explore_names, 2, &s->exploration, err);
-                    else if (strcmp(k3, "baseline") == 0) rc = get_name(y, full, baseline_names, 3, &s->baseline, err);
-                    else if (strcmp(k3, "lr") == 0) rc = get_num(y, full, 0, 10, &s->lr, err);
-                    else if (strcmp(k3, "lr_final") == 0) rc = get_num(y, full, 0, 10, &s->lr_final, err);
-                    else if (strcmp(k3, "epsilon") == 0) rc = get_num(y, full, 0, 1, &s->epsilon, err);
-                    else if (strcmp(k3, "epsilon_final") == 0) rc = get_num(y, full, 0, 1, &s->epsilon_final, err);
-                    else if (strcmp(k3, "entropy_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->entropy_weight, err);
-                    else if (strcmp(k3, "il_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->il_weight, err);
-                    else if (strcmp(k3, "pg_weight") == 0) rc = get_num(y, full, -1e6, 1e6, &s->pg_weight, err);
-                    else if (strcmp(k3, "positive_only") == 0) rc = get_bool(y, full, &s->positive_only, err);
-                    else if (strcmp(k3, "normalize_advantages") == 0) rc = get_bool(y, full, &s->normalize_advantages, err);
-                    else if (strcmp(k3, "forced_first") == 0) rc = get_bool(y, full, &s->forced_first, err);
-                    else if (strcmp(k3, "sil_weight") == 0) rc = get_num(y, full, 0, 1e6, &s->sil_weight, err);
-                    else if (strcmp(k3, "sil_k") == 0) {
-                        rc = get_int(y, full, 1, 1 << 16, &L, err);
-                        if (!rc) s->sil_k = (int)L;
-                    } else if (strcmp(k3, "sil_replays") == 0) {
-                        rc = get_int(y, full, 1, 1 << 16, &L, err);
-                        if (!rc) s->sil_replays = (int)L;
-                    } else if (strcmp(k3, "distill") == 0) {
-                        rc = get_int(y, full, 0, 1L << 30, &s->distill, err);
-                    } else if (strcmp(k3, "patience") == 0) {
-                        rc = get_int(y, full, 0, 1 << 30, &L, err);
-                        if (!rc) s->patience = (int)L;
-                    }
-                    else rc = dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", full);
-                    if (rc) return rc;
-                }
-            }
-        } else {
-            return dp_error_set(err, DP_EINVAL, "config: unknown key \"%s\"", key);
-        }
+    /* the table's keys, then the others */
+    int rc = dp_schema_from_json(top_keys, c, o, "config", NULL, top_others, err);
+    if (rc != DP_OK) return rc;
+    if ((v = json_object_get(o, "seed"))) {
+        /* 0 .. 2^64-1: an integer, or a string of digits for seeds beyond 2^63-1 */
+        const char *t = json_string_value(v);
+        char *end = NULL;
+        errno = 0;
+        unsigned long long u = t && t[0] >= '0' && t[0] <= '9' ? strtoull(t, &end, 10) : 0;
+        if (json_is_integer(v) && json_integer_value(v) >= 0) c->seed = (uint64_t)json_integer_value(v);
+        else if (t && end && *end == '\0' && errno == 0) c->seed = (uint64_t)u;
+        else return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
     }
+    if ((v = json_object_get(o, "batch"))) {
+        /* every stage's; a stage's own "batch" (read after) overrides it */
+        dp_train_stage s = c->stage[0];
+        if ((rc = dp_schema_set_json(dp_schema_find(stage_keys, "batch"), &s, v, "config", NULL, err))) return rc;
+        for (int i = 0; i < DP_TRAIN_N_STAGES; i++) c->stage[i].batch = s.batch;
+    }
+    if ((v = json_object_get(o, "demonstrations")) && (rc = demo_from_json(c, v, err))) return rc;
+    if ((v = json_object_get(o, "adam")) && (rc = dp_schema_from_json(adam_keys, c, v, "config", "adam.", NULL, err))) return rc;
+    if ((v = json_object_get(o, "network")) && (rc = dp_schema_from_json(network_keys, c, v, "config", "network.", NULL, err)))
+        return rc;
+    if ((v = json_object_get(o, "placeto")) && (rc = dp_schema_from_json(placeto_keys, c, v, "config", "placeto.", NULL, err)))
+        return rc;
+    if ((v = json_object_get(o, "gdp"))) {
+        if ((rc = dp_schema_from_json(gdp_keys, c, v, "config", "gdp.", NULL, err))) return rc;
+        if (c->gdp.hidden % c->gdp.heads != 0)
+            return dp_error_set(err, DP_EINVAL, "config: gdp.hidden (%d) must be a multiple of gdp.heads (%d)", c->gdp.hidden,
+                                c->gdp.heads);
+    }
+    if ((v = json_object_get(o, "stages")) && (rc = stages_from_json(c, v, err))) return rc;
     return DP_OK;
-}
-
-int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
-{
-    json_t *o = dp_json_loads_text(text, "config", err);
-    if (!o) return DP_EINVAL;
-    int rc = from_json(c, o, err);
-    json_decref(o);
-    return rc;
 }
 
 /* A relative "demonstrations.checkpoint" of the config file `path` (object o) that the working
@@ -540,15 +423,21 @@ static void demo_checkpoint_beside(dp_train_config *c, json_t *o, const char *pa
     snprintf(c->demo_checkpoint, sizeof c->demo_checkpoint, "%s", beside);
 }
 
+/* the reader of a file or text (dp_schema_load) */
+static int read_config(void *c, const json_t *o, const char *path, dp_error *err)
+{
+    int rc = from_json(c, (json_t *)o, err);
+    if (rc == DP_OK && path) demo_checkpoint_beside(c, (json_t *)o, path);
+    return rc;
+}
+
+int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_error *err)
+{
+    return dp_schema_load(NULL, text, read_config, c, err);
+}
+
 int dp_train_config_load(dp_train_config *c, const char *path, dp_error *err)
 {
-    /* size and memory checked before parsing, duplicate keys refused, errors at file:line:column */
-    json_t *o = dp_json_load(path, err);
-    if (!o) return err ? err->code : DP_EINVAL;
-    int rc = from_json(c, o, err);
-    if (rc == DP_OK) demo_checkpoint_beside(c, o, path);
-    json_decref(o);
-    if (rc != DP_OK) dp_error_prefix(err, "%s", path);
-    return rc;
+    return dp_schema_load(path, NULL, read_config, c, err);
 }
 

@@ -28,7 +28,7 @@ except ImportError as _e:
 from ._errors import (CapacityError, ClosedError, CopyError, CycleError, Error, FileError, InvalidInputError,
                       LibraryMemoryError, UnsupportedError)
 from ._lib import path as library_path
-from .engine import Engine, Placement, Schedule, methods, place, simulate, simulate_batch
+from .engine import Engine, Placement, Schedule, config_keys, methods, place, simulate, simulate_batch
 from .env import DEVICE_FEATURES, ENGINE_DEVICE_FEATURES, OP_FEATURES, Env
 from .graph import Costs, Graph
 from .machine import Machine
@@ -37,7 +37,7 @@ from .results import read_sweep, read_trajectory
 __version__ = "0.1.0"  # python/pyproject.toml, configure.ac
 
 __all__ = [
-    "Graph", "Costs", "Machine", "Engine", "Schedule", "Placement", "Env", "methods", "place", "simulate",
+    "Graph", "Costs", "Machine", "Engine", "Schedule", "Placement", "Env", "methods", "config_keys", "place", "simulate",
     "simulate_batch", "read_sweep", "read_trajectory", "OP_FEATURES", "DEVICE_FEATURES", "ENGINE_DEVICE_FEATURES", "Error",
     "InvalidInputError", "CycleError", "FileError", "CapacityError", "UnsupportedError", "LibraryMemoryError",
     "ClosedError", "CopyError", "library_path",

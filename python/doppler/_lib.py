@@ -175,11 +175,25 @@ class dp_place_options(Structure):
     ]
 
 
+class dp_schema_key(Structure):
+    """A key of a config table (models/dp_schema.h)."""
+    _fields_ = [("key", c_char_p), ("type", c_int), ("offset", ctypes.c_size_t), ("lo", c_double), ("hi", c_double),
+                ("choices", c_char_p), ("size", ctypes.c_size_t), ("default", c_char_p), ("help", c_char_p),
+                ("check", c_void_p)]
+
+
+class dp_schema_section(Structure):
+    """One JSON object of a config: its name ("" for the top level, "adam", "stages.S"), its table
+    and the keys it has outside the table (NULL-ended)."""
+    _fields_ = [("name", c_char_p), ("keys", POINTER(dp_schema_key)), ("help", c_char_p),
+                ("others", POINTER(c_char_p))]
+
+
 class dp_place_method(Structure):
     _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
                 ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double),
                 ("options", ctypes.c_uint), ("list_schedule", c_void_p), ("sweep_run", c_int),
-                ("sweep_params", POINTER(c_char_p))]
+                ("sweep_params", POINTER(c_char_p)), ("config", c_void_p)]
 
 
 # ---- workload generators (models/dp_gen.h) ----
@@ -328,6 +342,8 @@ dp_place_options_init = _fn("dp_place_options_init", None, POINTER(dp_place_opti
 dp_place_methods = _fn("dp_place_methods", POINTER(dp_place_method))
 dp_place_check_options = _fn("dp_place_check_options", c_int, c_char_p, POINTER(dp_place_options), E)
 dp_place_method_size = _fn("dp_place_method_size", ctypes.c_size_t)
+dp_schema_set = _fn("dp_schema_set", c_int, POINTER(dp_schema_key), c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, E)
+SCHEMA_SECTIONS_FN = ctypes.CFUNCTYPE(POINTER(dp_schema_section))
 dp_place = _fn("dp_place", c_int, c_char_p, G, C, POINTER(dp_place_options), PI, PD, PI, E)
 
 ENV = POINTER(dp_env)
@@ -367,7 +383,8 @@ _check_size(dp_place_options, dp_place_options_init)
 # size as the library's, or the return writes past the mirror (a member added to dp_oracle crashed
 # every place() until this check)
 for _struct, _size_fn in ((dp_oracle, "dp_engine_oracle_size"), (dp_engine_schedule, "dp_engine_schedule_size"),
-                          (dp_place_method, "dp_place_method_size")):
+                          (dp_place_method, "dp_place_method_size"), (dp_schema_key, "dp_schema_key_size"),
+                          (dp_schema_section, "dp_schema_section_size")):
     if ctypes.sizeof(_struct) != _fn(_size_fn, ctypes.c_size_t)():
         raise ImportError("doppler: the ctypes mirror of %s in %s has %d bytes, the library's (%s) %d: the C header "
                           "changed; update the mirror" % (_struct.__name__, __file__, ctypes.sizeof(_struct), path,

@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, _NoCopy, check, from_status
+from ._errors import ClosedError, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
 from .machine import Machine
 
@@ -28,6 +28,103 @@ def methods():
         out[_lib.text(t[i].name)] = {"description": _lib.text(t[i].description), "simulates": bool(t[i].simulates)}
         i += 1
     return out
+
+
+def _sections(method):
+    """The tables of a method's --config (the method table's dp_place_method.config): a list of
+    (object name, [dp_schema_key], [other keys]); [] for a method without a config."""
+    t = _lib.dp_place_methods()
+    i = 0
+    while t[i].name and _lib.text(t[i].name) != method:
+        i += 1
+    if not t[i].name or not t[i].config:
+        return []
+    sec = _lib.SCHEMA_SECTIONS_FN(t[i].config)()
+    out = []
+    j = 0
+    while sec[j].name is not None:
+        keys, others = [], []
+        k = 0
+        while sec[j].keys and sec[j].keys[k].key:
+            keys.append(sec[j].keys[k])
+            k += 1
+        k = 0
+        while sec[j].others and sec[j].others[k]:
+            others.append(_lib.text(sec[j].others[k]))
+            k += 1
+        out.append((_lib.text(sec[j].name), keys, others))
+        j += 1
+    return out
+
+
+def config_keys(method):
+    """The keys of a placement method's config (place(method, config={...})), from the table the
+    library reads it with: {"budget": {"kind": "int", "default": "20000", "help": str}, "adam.eps":
+    ...}, kinds int, number, bool, string and "one of a, b"; an object's keys are named with it ("stages.S.lr": each stage S
+    of il, sim, real). {} for a method without a config. `doppler config METHOD` prints the same."""
+    out = {}
+    for name, keys, _ in _sections(method):
+        for k in keys:
+            kinds = ("int", "int", "number", "number", "bool", "choice", "string")
+            kind = kinds[k.type] if 0 <= k.type < len(kinds) else "?"
+            if kind == "choice":
+                kind = "one of " + _lib.text(k.choices).replace("|", ", ")
+            out[(name + "." if name else "") + _lib.text(k.key)] = {
+                "kind": kind, "default": _lib.text(k.default), "help": _lib.text(k.help)}
+    return out
+
+
+def _key_text(v):
+    """A config value as the text dp_schema_set parses (None: a kind no key takes)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, str):
+        return v
+    return None
+
+
+def _check_config(method, config):
+    """Refuse a config dict the method's tables refuse (unknown keys, kinds, ranges, names) with
+    InvalidInputError, before it is written for the library (whose refusal would name a temporary
+    file): the library's own checks, through its tables, so the message names the key as the
+    command's does. Keys outside the tables (read by the library by hand) are left to it."""
+    sections = _sections(method)
+    if not sections:
+        return
+    scratch = ctypes.create_string_buffer(1 << 16)  # the largest config struct is a few kB
+    names = {n for n, _, _ in sections}
+
+    def check(name, shown, obj):
+        """obj, an object of section name, written at path shown ("stages.il" of "stages.S")"""
+        entries = {_lib.text(k.key): k for n, keys, _ in sections if n == name for k in keys}
+        others = [o for n, _, os_ in sections if n == name for o in os_]
+        for key, v in obj.items():
+            if not isinstance(key, str):
+                raise TypeError("place: config: keys are str, got %r" % (key,))
+            child = (name + "." if name else "") + key
+            full = (shown + "." if shown else "") + key
+            if key in entries:
+                t = _key_text(v)
+                err = _lib.dp_error()
+                if t is None:
+                    raise InvalidInputError('place: config: "%s": %r is no value of a key' % (full, v))
+                if _lib.dp_schema_set(entries[key], scratch, entries[key].key, t.encode("utf-8", "replace"), b"place: config",
+                                      (shown + "." if shown else "").encode(), ctypes.byref(err)) != 0:
+                    raise InvalidInputError(_lib.text(err.msg))
+            elif isinstance(v, dict) and child in names:
+                check(child, full, v)
+            elif isinstance(v, dict) and child + ".S" in names:  # "stages": {"il": {...}, ...}
+                for m, w in v.items():
+                    if isinstance(w, dict):
+                        check(child + ".S", full + "." + str(m), w)
+            elif key not in others:
+                raise InvalidInputError('place: config: unknown key "%s" (known: %s)' % (full, ", ".join(list(entries) + others)))
+
+    check("", "", config)
 
 
 def _int_array(a, shape, what):
@@ -443,6 +540,7 @@ class Engine(_NoCopy):
         if config is not None and not isinstance(config, dict):
             config = _lib.encode(config, "place: config")
         if isinstance(config, dict):
+            _check_config(method, config)
             fd, tmp = tempfile.mkstemp(prefix="doppler-config-", suffix=".json")
             with os.fdopen(fd, "w") as f:
                 json.dump(config, f)

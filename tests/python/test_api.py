@@ -285,6 +285,34 @@ def test_place_options_and_errors():
         e.place("anneal", config={"nosuchkey": 1})
 
 
+def test_config_keys_from_the_tables():
+    """Python's config keyword checks come from the library's tables (doppler config METHOD):
+    unknown keys, kinds and ranges are refused before the config reaches a file, naming the key
+    (a bad value used to be named after the temporary file Python wrote)."""
+    keys = doppler.config_keys("anneal")
+    assert list(keys) == ["budget", "t0", "t_end", "schedule", "swap_prob", "init"]
+    assert keys["schedule"] == {"kind": "one of geometric, linear", "default": "geometric",
+                                "help": "temperature from t0 to t_end"}
+    assert "stages.S.lr" in doppler.config_keys("placeto") and "adam.eps" in doppler.config_keys("gdp")
+    assert "accept" in doppler.config_keys("improve") and "budget" in doppler.config_keys("improve")
+    assert doppler.config_keys("cp") == {}
+    cli = run_cli("config", "anneal")[1]
+    for k in keys:
+        assert "\n  " + k + " " in cli
+    e = doppler.Engine(doppler.Graph.read(bundled("chainmm-small")))
+    for method, config, msg in (
+            ("anneal", {"budget": 0}, r'place: config: "budget" = 0 out of range \[1, inf\]'),
+            ("anneal", {"schedule": "cubic"}, r'"schedule" must be "geometric" or "linear", got \'cubic\''),
+            ("anneal", {"t0": "hot"}, r'"t0" must be a number'),
+            ("anneal", {"budgte": 5}, r'unknown key "budgte" \(known: budget, t0'),
+            ("improve", {"restarts": 0}, r'"restarts" = 0 out of range'),
+            ("placeto", {"stages": {"sim": {"lr": 11}}}, r'"stages.sim.lr" = 11 out of range \[0, 10\]'),
+            ("gdp", {"adam": {"epz": 1}}, r'unknown key "adam.epz"'),
+            ("placeto", {"colour": 1}, r'unknown key "colour" \(known: gamma.*seed')):
+        with pytest.raises(doppler.InvalidInputError, match=msg):
+            e.place(method, budget=5, config=config)
+
+
 def test_improve_and_proposals_match_the_command(tmp_path):
     """The learned improvement method and annealing with its proposals from Python: the budget
     spent exactly and the command's makespan (the proposals field of the options mirror is

@@ -1,0 +1,124 @@
+/* dp_schema.h: table-driven configuration. A config struct is described once, as a table of
+ * keys (name, type, offset of the field, accepted range, default, help); from that table come its
+ * defaults, its JSON reader (bad values and unknown keys refused, naming the file and the key),
+ * its JSON writer, its key=value parser (command-line options, Python keywords) and its help
+ * lines (doppler --help, the man page). The table form follows dp_gen_param (dp_gen.h).
+ *
+ * Used by the train config (dp_train.h), the improvement config and search (dp_improve.h), the
+ * searches' keys (dp_search.h), the machine (dp_machine.h) and the sweep config (sweep.h). */
+#ifndef DP_SCHEMA_H
+#define DP_SCHEMA_H
+
+#include <stddef.h>
+#include <jansson.h>
+
+#include "dp_error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    DP_SCHEMA_INT,    /* int field: a JSON integer in [lo, hi] */
+    DP_SCHEMA_LONG,   /* long field: a JSON integer in [lo, hi] */
+    DP_SCHEMA_DOUBLE, /* double field: a JSON number in [lo, hi] */
+    DP_SCHEMA_FLOAT,  /* float field: a JSON number in [lo, hi], stored rounded to float */
+    DP_SCHEMA_BOOL,   /* int field, 0 or 1: JSON true or false (text: true/false, yes/no, 1/0, on/off) */
+    DP_SCHEMA_ENUM,   /* int field (or an enum the size of an int): the index of a JSON string
+                       * among choices "a|b|c" */
+    DP_SCHEMA_STRING  /* char[size] field: a JSON string shorter than size bytes (not empty) */
+} dp_schema_type;
+
+/* A check of a string value beyond its length (DP_SCHEMA_STRING): 0 if s is accepted; otherwise
+ * non-zero with why (cap bytes) saying what is accepted, as "must be one of a, b, c". */
+typedef int (*dp_schema_check_fn)(const char *s, char *why, size_t cap);
+
+typedef struct dp_schema_key {
+    const char *key;          /* the JSON key ("budget"); on the command line --budget, or as the
+                               * table's user spells it */
+    dp_schema_type type;
+    size_t offset;            /* of the field in the config struct (offsetof) */
+    double lo, hi;            /* numbers: the accepted range, bounds included (-HUGE_VAL and
+                               * HUGE_VAL: unbounded) */
+    const char *choices;      /* DP_SCHEMA_ENUM: the names, "|"-separated, index = value stored */
+    size_t size;              /* DP_SCHEMA_STRING: the field's capacity in bytes, NUL included */
+    const char *def;          /* the default, as text dp_schema_set takes ("20000", "geometric") */
+    const char *help;         /* one line: meaning, unit, source followed */
+    dp_schema_check_fn check; /* DP_SCHEMA_STRING: an extra check, or NULL */
+} dp_schema_key;
+
+/* A table is an array of dp_schema_key ended by one with key NULL. A config of several JSON
+ * objects is a list of sections, ended by one with name NULL: */
+typedef struct dp_schema_section {
+    const char *name;          /* the object's key path ("adam", "stages.S"); "" for the top level */
+    const dp_schema_key *keys; /* its table */
+    const char *help;          /* one line: what the object holds */
+    const char *const *others; /* the object's keys outside the table (objects of their own, keys
+                                * read by hand for rules across keys), NULL-ended; or NULL */
+} dp_schema_section;
+
+/* sizeof(dp_schema_key) and sizeof(dp_schema_section) in this build (a binding's mirror checks
+ * itself against them). */
+size_t dp_schema_key_size(void);
+size_t dp_schema_section_size(void);
+
+/* The entry called key, or NULL. */
+const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key);
+
+/* Set every field of the table in obj to its default. A default that does not parse is a bug of
+ * the table (asserted in debug builds; tests/test_schema.c checks every table). */
+void dp_schema_defaults(const dp_schema_key *t, void *obj);
+
+/* Set key (a JSON key, or an option spelled with '-' for '_' and an optional leading "--") of obj
+ * from text. Errors (DP_EINVAL, obj unchanged): "WHERE: unknown key "K" (known: ...)", "WHERE:
+ * "K" must be ..., got 'V'", "WHERE: "K" = V out of range [lo, hi]". where names the source (a
+ * file, "config", an option list); prefix is put before the key in messages ("improve."), either
+ * may be NULL. */
+int dp_schema_set(const dp_schema_key *t, void *obj, const char *key, const char *value, const char *where,
+                  const char *prefix, dp_error *err);
+
+/* Set the field of entry k in obj from a JSON value, with the same checks and messages as
+ * dp_schema_set (the key named as prefix + k->key). */
+int dp_schema_set_json(const dp_schema_key *k, void *obj, const json_t *v, const char *where, const char *prefix,
+                       dp_error *err);
+
+/* Read every key of the JSON object o into obj: an unknown key (not the table's nor one of skip, a
+ * NULL-ended list of keys the caller reads itself, or NULL; the message lists both) or a bad value
+ * is refused as dp_schema_set does; on an
+ * error obj may hold the keys read before it (callers read into a copy). o not an object:
+ * "WHERE: "PREFIX" must be an object" (PREFIX without its final '.'; "the top level" when none). */
+int dp_schema_from_json(const dp_schema_key *t, void *obj, const json_t *o, const char *where, const char *prefix,
+                        const char *const *skip, dp_error *err);
+
+/* A config's reader: the JSON object o into obj; path is the file it came from (NULL: text). */
+typedef int (*dp_schema_read_fn)(void *obj, const json_t *o, const char *path, dp_error *err);
+
+/* Read a config with read: from the file path (text NULL; a file that is not JSON named with its
+ * line and column, dp_json_load; read's error prefixed "PATH: "), or from text held in memory
+ * (a checkpoint's; "config: line L: ..." when it is not JSON). DP_OK, or read's error. */
+int dp_schema_load(const char *path, const char *text, dp_schema_read_fn read, void *obj, dp_error *err);
+
+/* The field of entry k of obj as a JSON value (integers, reals through dp_json_number, booleans,
+ * strings: the enum's name). A new reference. */
+json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj);
+
+/* Set into o (a JSON object) every key of the table (all != 0) or only those whose value differs
+ * from the default (all == 0). DP_OK, or DP_ENOMEM. */
+int dp_schema_to_json(const dp_schema_key *t, const void *obj, json_t *o, int all);
+
+/* The field of entry k of obj as text, as dp_schema_set takes it ("0.01", "geometric", "true"),
+ * into buf (cap bytes). */
+void dp_schema_value_text(const dp_schema_key *k, const void *obj, char *buf, size_t cap);
+
+/* The value kind of entry k as a help text shows it: "INT in [1, 4096]", "NUMBER", "true|false",
+ * "geometric|linear", "NAME", into buf (cap bytes). */
+void dp_schema_kind_text(const dp_schema_key *k, char *buf, size_t cap);
+
+/* The keys of the table, ", "-separated ("budget, t0, t_end"), into buf (cap bytes; cut short
+ * with "..." when it does not fit). */
+void dp_schema_keys_text(const dp_schema_key *t, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,52 @@
+#!/bin/sh
+# The config tables (models/dp_schema.h) as users see them: the man page's CONFIG KEYS section is
+# what `doppler config --man` prints; `doppler place --help` and `doppler train --help` list every
+# key of each method's config table; bad configs are refused naming the file and the key.
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+bin="$top_builddir/doppler"
+G="$top_srcdir/data/graphs/chainmm-small.json"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# the man page's section is generated from the tables
+"$top_srcdir/scripts/man-config-keys.sh" "$bin" "$top_srcdir/doc/doppler.1" || fail "doc/doppler.1 CONFIG KEYS is not the tables'"
+
+# each method's config keys, from the table, in place --help (under that method or the one sharing its config)
+"$bin" place --help > "$tmp/help" || fail "place --help"
+"$bin" train --help > "$tmp/thelp" || fail "train --help"
+for m in anneal local improve placeto gdp; do
+    "$bin" config "$m" > "$tmp/keys" || fail "doppler config $m"
+    n=0
+    # key lines: two spaces, a name (object.key), spaces, its kind
+    for k in $(sed -n 's/^  \([a-z0-9_.S]*[a-z0-9_]\)  .*/\1/p' "$tmp/keys"); do
+        last=${k##*.}
+        tr -s ' \n' '  ' < "$tmp/help" | grep -q "[ {]$last[,;}]\|[ {]$last\$\|[ {]$last " || fail "place --help lacks $m's key $k"
+        [ "$m" = placeto ] && { tr -s ' \n' '  ' < "$tmp/thelp" | grep -q "[ {]$last[,;} ]" || fail "train --help lacks $k"; }
+        n=$((n + 1))
+    done
+    [ "$n" -ge 6 ] || fail "doppler config $m lists $n keys"
+done
+"$bin" config nope > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "doppler config nope: exit 2"
+grep -q "no config called 'nope'" "$tmp/err" || fail "doppler config nope: the message"
+
+# refusals name the file, the key and the range (from the table)
+printf '{"stages": {"sim": {"lr": 11}}}\n' > "$tmp/lr.json"
+"$bin" train --config "$tmp/lr.json" --print-config > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "lr 11: exit 1"
+grep -q "lr.json: config: \"stages.sim.lr\" = 11 out of range \[0, 10\]" "$tmp/err" || { cat "$tmp/err"; fail "lr 11: the message"; }
+# a non-object "adam" was called an unknown key
+printf '{"adam": 3}\n' > "$tmp/adam.json"
+"$bin" train --config "$tmp/adam.json" --print-config > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "adam 3: exit 1"
+grep -q "adam.json: config: \"adam\" must be an object" "$tmp/err" || { cat "$tmp/err"; fail "adam 3: the message"; }
+printf '{"network": {"hiden": 3}}\n' > "$tmp/typo.json"
+"$bin" train --config "$tmp/typo.json" --print-config > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "typo: exit 1"
+grep -q "unknown key \"network.hiden\" (known: hidden, mlp_hidden, steps" "$tmp/err" || { cat "$tmp/err"; fail "typo: the known keys"; }
+printf '{"budget": 0}\n' > "$tmp/b0.json"
+"$bin" place --graph "$G" --method anneal --config "$tmp/b0.json" > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "budget 0: exit 1"
+grep -q "b0.json: \"budget\" = 0 out of range \[1, inf\]" "$tmp/err" || { cat "$tmp/err"; fail "budget 0: the message"; }
+printf '{"accept": "sometimes"}\n' > "$tmp/acc.json"
+"$bin" place --graph "$G" --method improve --checkpoint "$tmp/none.h5" --config "$tmp/acc.json" > /dev/null 2> "$tmp/err"
+grep -q "acc.json: \"accept\" must be \"anneal\" or \"greedy\"" "$tmp/err" || { cat "$tmp/err"; fail "accept: the message"; }
+echo "config keys: ok"
