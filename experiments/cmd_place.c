@@ -171,6 +171,8 @@ typedef struct run_out {
                                    with --coarsen those on the group graph too) */
     const dp_coarse_report *coarse; /* --coarsen: what the coarsened placement did, else NULL */
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
+    long prefix_sims;           /* the learned methods' environment state's partial simulations */
+    double cpu_s;               /* process CPU seconds of the method (dp_place) */
 } run_out;
 
 static double util(const run_out *o, int d)
@@ -200,6 +202,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "utilisation", ut);
     json_object_set_new(o, "transfers", json_integer(r->n_transfers));
     json_object_set_new(o, "simulations", json_integer(r->sims));
+    if (r->prefix_sims > 0) json_object_set_new(o, "prefix_simulations", json_integer(r->prefix_sims));
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
@@ -258,6 +261,10 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         putchar('\n');
     }
     if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
+    if (r->prefix_sims > 0)
+        printf("partial simulations of the policy's exact state: %ld (prefix runs while placing, not in the count above)\n",
+               r->prefix_sims);
+    printf("CPU seconds of the method: %.3f\n", r->cpu_s);
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
         printf("coarsened: %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
@@ -319,6 +326,10 @@ static int run_and_report(run_args *a)
     a->place.progress = train_progress;
     a->place.progress_ctx = &tp;
     dp_coarse_report coarse;
+    long prefix_sims = 0;
+    a->place.prefix_simulations = &prefix_sims;
+    struct timespec c0, c1;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
     } else if (a->coarsen > 0) {
@@ -326,6 +337,7 @@ static int run_and_report(run_args *a)
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
         goto fail;
     }
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
     if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {
@@ -344,7 +356,8 @@ static int run_and_report(run_args *a)
     const run_out out = {.makespan = sched.makespan, .busy = sched.busy, .n_transfers = sched.n_transfers,
                          .volume = sched.transfer_volume, .hi = dp_engine_is_general(eng) ? &sched : NULL, .ls = ls,
                          .sims = method_sims + (a->coarsen > 0 ? coarse.group_simulations : 0),
-                         .coarse = a->coarsen > 0 ? &coarse : NULL};
+                         .coarse = a->coarsen > 0 ? &coarse : NULL, .prefix_sims = prefix_sims,
+                         .cpu_s = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)};
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
         goto fail;

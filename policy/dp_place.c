@@ -158,6 +158,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     double ms;
     if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
     if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
+    if (o->prefix_simulations) *o->prefix_simulations += dp_train_prefix_simulations(tr);
     dp_train_free(tr);
     if (rc == DP_OK && o->best_seen && o->checkpoint) {
         /* the best placement the training sampled, if it simulates better here */

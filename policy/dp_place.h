@@ -61,6 +61,10 @@ typedef struct dp_place_options {
      * training episode with the episodes done and the total (NULL: none) */
     void (*progress)(long done, long total, void *ctx);
     void *progress_ctx;
+    long *prefix_simulations; /* out, optional: the learned methods add the partial (prefix)
+                             * simulations their environment's exact state ran while placing
+                             * (dp_train_prefix_simulations), which the oracle's count of
+                             * simulations leaves out; NULL: not wanted */
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */

@@ -1286,6 +1286,11 @@ void dp_train_agreement_get(const dp_train *tr, dp_train_agreement *a)
     }
 }
 
+long dp_train_prefix_simulations(const dp_train *tr)
+{
+    return tr->env ? tr->env->n_resim : 0;
+}
+
 int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)
 {

@@ -317,6 +317,12 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
 int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err);
 
+/* Partial simulations the environment of tr's current graph has run so far (dp_env.n_resim: its
+ * exact state's prefix runs, resumed or full, for steps and probes; 0 with the authors' append
+ * state). They are part of building a placement and not in the oracle's simulation count, so an
+ * honest online cost of a "one simulation" greedy placement names them too (issue 29). */
+long dp_train_prefix_simulations(const dp_train *tr);
+
 /* How the choices of a rollout compare with the critical-path heuristic's (SEL: the ready op of
  * highest b-level; PLC: the device of earliest estimated start). A step where the heuristic has
  * one best choice agrees when the policy made that choice; a step where several choices tie for

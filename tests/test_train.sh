@@ -244,4 +244,21 @@ for spec in "doppler - f0af592627b1ff06" "doppler authors ea032ec88eddff8b" "pla
         [ "$h" = "$3" ] || fail "train $1 ($2) under $kernel: parameters hash $h, expected $3"
     done
 done
+# Honest online cost (issue 29): a greedy placement with the exact engine state also runs
+# partial (prefix) simulations while it places; place reports them beside its one simulation,
+# at least one per op; the authors' append state runs none and reports none
+echo '{"state": "engine", "network": {"features": "engine"}}' > "$tmp/engstate.json"
+"$bin" train --graph "$small" --config "$tmp/engstate.json" --stage il --episodes 2 --checkpoint "$tmp/eng.h5" --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train with the engine state"; }
+"$bin" place --graph "$small" --method doppler --checkpoint "$tmp/eng.h5" --json > "$tmp/p.json" || fail "place (engine state)"
+n=$("$bin" graph info "$small" | sed -n 's/^ops: *\([0-9]*\).*/\1/p')
+p=$(sed -n 's/.*"prefix_simulations":\([0-9]*\).*/\1/p' "$tmp/p.json")
+[ -n "$n" ] && [ -n "$p" ] && [ "$p" -ge "$n" ] || { cat "$tmp/p.json"; fail "prefix_simulations '$p' for $n ops"; }
+"$bin" place --graph "$small" --method doppler --checkpoint "$tmp/eng.h5" | grep -q "^partial simulations of the policy's exact state: $p " ||
+    fail "the text output does not name the $p partial simulations"
+"$bin" train --graph "$small" --config "$tmp/authors.json" --stage il --episodes 2 --checkpoint "$tmp/app.h5" --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train (authors)"; }
+"$bin" place --graph "$small" --method doppler --checkpoint "$tmp/app.h5" --json > "$tmp/p.json" || fail "place (authors)"
+! grep -q prefix_simulations "$tmp/p.json" || fail "the append state reports partial simulations"
+echo "place reports the engine state's partial simulations ($p for $n ops)"
 exit 0

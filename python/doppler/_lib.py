@@ -172,6 +172,7 @@ class dp_place_options(Structure):
         ("refine", c_char_p), ("refine_budget", c_long), ("proposals", c_char_p), ("best_seen", c_int), ("proposal", POINTER(c_float)),
         ("list_append_only", c_int), ("list_ties", c_int),
         ("progress", c_void_p), ("progress_ctx", c_void_p),
+        ("prefix_simulations", POINTER(c_long)),
     ]
 
 
