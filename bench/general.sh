@@ -47,7 +47,7 @@ TOPOLOGIES=${TOPOLOGIES:-}
 ROWS=${ROWS:-}
 [ -n "$ROWS" ] || for c in $CKPT; do [ -f "$c" ] || { echo "bench/general.sh: $c: no such checkpoint" >&2; exit 2; }; done
 K=$(echo $CKPT | wc -w)
-[ -d "$SH" ] || { echo "bench/general.sh: $SH not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
+[ -n "$ROWS" ] || [ -d "$SH" ] || { echo "bench/general.sh: $SH not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-general.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
