@@ -350,17 +350,28 @@ static int refine_improve(const char *checkpoint, const dp_graph *g, const dp_co
     return rc;
 }
 
-int dp_place_refine(const dp_graph *g, const dp_cost *c, const dp_place_options *o, const int *start,
-                    const float *proposal, int *assignment, dp_error *err)
+/* The refine options of o (o->refine set): the search's name, an improvement policy for
+ * "improve", the oracle. Sets *annealing (1 for "anneal"). */
+static int refine_check(const dp_place_options *o, int *annealing, dp_error *err)
 {
-    if (!o || !o->refine) return dp_error_set(err, DP_EINVAL, "refine: no search named (dp_place_options.refine)");
-    int annealing = strcmp(o->refine, "anneal") == 0, improving = strcmp(o->refine, "improve") == 0;
-    if (!annealing && !improving && strcmp(o->refine, "local") != 0)
+    const int improving = strcmp(o->refine, "improve") == 0;
+    *annealing = strcmp(o->refine, "anneal") == 0;
+    if (!*annealing && !improving && strcmp(o->refine, "local") != 0)
         return dp_error_set(err, DP_EINVAL, "refine: \"anneal\", \"local\" or \"improve\", got \"%s\"", o->refine);
     if (improving && !o->proposals)
         return dp_error_set(err, DP_EINVAL, "refine: \"improve\" is the improvement search of an improvement policy: give "
                                             "its checkpoint (--proposals FILE, from doppler train --method improve)");
     if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
+    return DP_OK;
+}
+
+int dp_place_refine(const dp_graph *g, const dp_cost *c, const dp_place_options *o, const int *start,
+                    const float *proposal, int *assignment, dp_error *err)
+{
+    if (!o || !o->refine) return dp_error_set(err, DP_EINVAL, "refine: no search named (dp_place_options.refine)");
+    int annealing, rc0 = refine_check(o, &annealing, err);
+    if (rc0 != DP_OK) return rc0;
+    const int improving = strcmp(o->refine, "improve") == 0;
     dp_search_anneal_config cfg;
     dp_search_anneal_config_init(&cfg);
     cfg.budget = o->refine_budget > 0 ? o->refine_budget : 2000;
@@ -413,13 +424,8 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
     }
     /* search at inference: the method's placement (and a learned method's probabilities as
      * proposals) starts annealing or local search on the same oracle */
-    int annealing = strcmp(o->refine, "anneal") == 0, improving = strcmp(o->refine, "improve") == 0;
-    if (!annealing && !improving && strcmp(o->refine, "local") != 0)
-        return dp_error_set(err, DP_EINVAL, "refine: \"anneal\", \"local\" or \"improve\", got \"%s\"", o->refine);
-    if (improving && !o->proposals)
-        return dp_error_set(err, DP_EINVAL, "refine: \"improve\" is the improvement search of an improvement policy: give "
-                                            "its checkpoint (--proposals FILE, from doppler train --method improve)");
-    if (!o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
+    int annealing, rc0 = refine_check(o, &annealing, err);
+    if (rc0 != DP_OK) return rc0;
     float *prop = m->simulates && strcmp(name, "anneal") && strcmp(name, "local") && strcmp(name, "exact")
                       ? dp_alloc_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
                       : NULL;
