@@ -7,7 +7,13 @@ placement of checkpoint CKPT (doppler place --method doppler) over the best of r
 HEFT, CPOP, PEFT and ETF. Prints per family the mean ratio and the share of cases below 1, then
 overall and per device count.
   DOPPLER=./doppler top_srcdir=. /usr/bin/python3 bench/general-validation.py CKPT
-  FAMS=stg,cnn PER=3 VSEED=4242 DEVS="2 4 8 16" MAXOPS=1500 CR=4 (FLOP graphs on DOPPLER's rule) JOBS=2"""
+  FAMS=stg,cnn PER=3 VSEED=4242 DEVS="2 4 8 16" MAXOPS=1500 CR=4 (FLOP graphs on DOPPLER's rule) JOBS=2
+The searches instead of (or beside) the policy: METHODS="improve@2000 anneal@20000" with
+IMPROVE=CKPT (the improvement policy) and CKPT "-" (no DOPPLER policy); each search places with
+its defaults, or with SEARCH_CONFIG=FILE (a --config for the searches, e.g. {"restarts": 1}) (annealing from cp, the improvement search from the best instant placement) at
+placement seed 1, and a section is printed per method. A search's result is kept in the cache
+folder by method, budget, checkpoint and case (annealing's does not depend on a checkpoint, so
+a second run of the same budget reads it back; delete the folder after changing the binary)."""
 import json, os, subprocess, sys, re, statistics, concurrent.futures as cf
 BIN = os.environ.get("DOPPLER", "./doppler")
 TOP = os.environ.get("top_srcdir", ".")
@@ -44,12 +50,33 @@ def ms(args):
     r = subprocess.run([BIN, "place"] + args + ["--json"], capture_output=True, text=True)
     if r.returncode: return None
     return json.loads(r.stdout)["makespan"]
+METHODS = os.environ.get("METHODS", "doppler").split()
+IMPROVE = os.environ.get("IMPROVE", "")
+SEARCH_CONFIG = os.environ.get("SEARCH_CONFIG", "")
+def cached(key, fn):
+    f = os.path.join(cache, "ms-" + re.sub(r"[^A-Za-z0-9_.@-]", "_", key))
+    if os.path.exists(f): return float(open(f).read())
+    v = fn()
+    if v is not None: open(f + ".tmp", "w").write(repr(v)); os.replace(f + ".tmp", f)
+    return v
 def case(ck, name, f, d):
     mopt = ["--graph", f, "--devices", d] + (["--comm-ratio", CR] if CR and not re.match(r"(stg|layered|forkjoin|seriesparallel|workflow|random)", name) else [])
-    inst = {m: ms(mopt + ["--method", m]) for m in ["round-robin", "cp", "heft", "cpop", "peft", "etf"]}
+    tag = "%s-d%s-cr%s" % (name, d, CR)
+    inst = {m: cached(m + "-" + tag, lambda m=m: ms(mopt + ["--method", m])) for m in ["round-robin", "cp", "heft", "cpop", "peft", "etf"]}
     best = min(v for v in inst.values() if v is not None)
-    dm = ms(mopt + ["--method", "doppler", "--checkpoint", ck])
-    return name, d, dm / best, min(inst, key=lambda k: inst[k] if inst[k] is not None else 1e300)
+    out = {}
+    for m in METHODS:
+        if m == "doppler":
+            out[m] = ms(mopt + ["--method", "doppler", "--checkpoint", ck]) / best
+        else:
+            meth, budget = m.split("@")
+            extra = ["--checkpoint", IMPROVE] if meth == "improve" else []
+            key = "%s-%s-%s" % (m, os.path.basename(IMPROVE) + "-" + str(int(os.path.getmtime(IMPROVE))) if extra else "", tag)
+            if SEARCH_CONFIG:
+                extra += ["--config", SEARCH_CONFIG]
+                key += "-" + os.path.basename(SEARCH_CONFIG) + "-" + str(int(os.path.getmtime(SEARCH_CONFIG)))
+            out[m] = cached(key, lambda: ms(mopt + ["--method", meth, "--budget", budget, "--seed", "1"] + extra)) / best
+    return name, d, out, min(inst, key=lambda k: inst[k] if inst[k] is not None else 1e300)
 if __name__ == "__main__":
     ck = sys.argv[1]
     S = specs()
@@ -57,15 +84,17 @@ if __name__ == "__main__":
     with cf.ThreadPoolExecutor(int(os.environ.get("JOBS", "2"))) as ex:
         for r in ex.map(lambda a: case(ck, *a), [(n, f, d) for n, f in S for d in DEVS]):
             rows.append(r)
-            if os.environ.get("VERBOSE"): print("%-60s %3s %.4f %s" % r)
+            if os.environ.get("VERBOSE"): print("%-60s %3s %s %s" % (r[0], r[1], " ".join("%s %.4f" % kv for kv in r[2].items()), r[3]))
     fam = lambda n: re.sub(r"^(llama_block|llama_layer|[a-z]+).*", r"\1", n)
-    by = {}
-    for n, d, x, _ in rows: by.setdefault(fam(n), []).append(x)
-    for k, v in sorted(by.items()):
-        print("%-14s %3d  mean %.3f  below %3.0f%%" % (k, len(v), statistics.mean(v), 100 * sum(x < 1 for x in v) / len(v)))
-    allv = [x for _, _, x, _ in rows]
-    print("%-14s %3d  mean %.3f  below %3.0f%%  (family-mean %.3f)" % ("ALL", len(allv), statistics.mean(allv), 100 * sum(x < 1 for x in allv) / len(allv),
-          statistics.mean(statistics.mean(v) for v in by.values())))
-    byd = {}
-    for n, d, x, _ in rows: byd.setdefault(d, []).append(x)
-    print("  per D: " + "  ".join("%s: %.3f" % (d, statistics.mean(v)) for d, v in byd.items()))
+    for m in METHODS:
+        if len(METHODS) > 1: print("# %s" % m)
+        by = {}
+        for n, d, x, _ in rows: by.setdefault(fam(n), []).append(x[m])
+        for k, v in sorted(by.items()):
+            print("%-14s %3d  mean %.3f  below %3.0f%%" % (k, len(v), statistics.mean(v), 100 * sum(x < 1 for x in v) / len(v)))
+        allv = [x[m] for _, _, x, _ in rows]
+        print("%-14s %3d  mean %.3f  below %3.0f%%  (family-mean %.3f)" % ("ALL", len(allv), statistics.mean(allv), 100 * sum(x < 1 for x in allv) / len(allv),
+              statistics.mean(statistics.mean(v) for v in by.values())))
+        byd = {}
+        for n, d, x, _ in rows: byd.setdefault(d, []).append(x[m])
+        print("  per D: " + "  ".join("%s: %.3f" % (d, statistics.mean(v)) for d, v in byd.items()))

@@ -51,6 +51,9 @@ K=$(echo $CKPT | wc -w)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-general.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
+# ratio A B: A / B to 4 decimals (awk: no bc needed); "nan" when A is empty (a method that
+# printed no makespan), never a number that looks measured
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 <= 0) print "nan"; else printf "%7.4f", a / b }'; }
 rows="$tmp/rows"
 : > "$rows"
 
@@ -63,8 +66,8 @@ run_case() {
     best=""; bm=""
     for m in round-robin cp heft cpop peft etf; do
         "$bin" place --graph "$graph" "$@" --method $m --json > "$tmp/m.json" 2> /dev/null || continue
-        x=$(ms_of "$tmp/m.json")
-        if [ -z "$best" ] || [ "$(echo "$x < $best" | bc -l)" = 1 ]; then best=$x; bm=$m; fi
+        x=$(ms_of "$tmp/m.json"); [ -n "$x" ] || continue
+        if [ -z "$best" ] || awk -v x="$x" -v b="$best" 'BEGIN { exit !(x + 0 < b + 0) }'; then best=$x; bm=$m; fi
     done
     [ -n "$best" ] || { echo "bench/general.sh: no instant method placed $graph $*" >&2; return 0; }
     # the policy of each checkpoint: the first one's makespan and CPU, every one's ratio
@@ -74,20 +77,20 @@ run_case() {
             --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler ($c) failed on $graph $*" >&2; return 0; }
         x=$(ms_of "$tmp/d.json")
         [ -n "$dms" ] || { dms=$x; cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu"); }
-        ratios="$ratios $(printf '%7.4f' "$(echo "$x / $best" | bc -l)")"
+        ratios="$ratios $(ratio "$x" "$best")"
     done
     line=$(printf '%-7s %-40s %-14s %10.6g %10.6g %-11s %10.6g %7.0f' "$fam" "$name" "$(echo "$*" | sed 's/--devices /d/; s/--topology /t:/; s/ --comm-ratio /,r/; s/ //g')" \
            "$lb" "$best" "$bm" "$dms" "$cpu")
     line="$line$ratios"
     for b in $ANNEAL; do
         "$bin" place --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json > "$tmp/a.json" 2> /dev/null
-        line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/a.json") / $best" | bc -l)")"
+        line="$line $(ratio "$(ms_of "$tmp/a.json")" "$best")"
     done
     if [ -n "$IMPROVE" ]; then
         for b in $IMPROVE_BUDGETS; do
             "$bin" place --graph "$graph" "$@" --method improve --checkpoint "$IMPROVE" --budget "$b" --seed 1 --json \
                 > "$tmp/i.json" 2> /dev/null
-            line="$line $(printf '%7.4f' "$(echo "$(ms_of "$tmp/i.json") / $best" | bc -l)")"
+            line="$line $(ratio "$(ms_of "$tmp/i.json")" "$best")"
         done
     fi
     echo "$line" | tee -a "$rows"
