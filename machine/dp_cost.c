@@ -273,3 +273,13 @@ double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
     double w = total / D;
     return cp > w ? cp : w;
 }
+
+int dp_cost_get_n_ops(const dp_cost *c) { return c->n_ops; }
+int dp_cost_get_n_edges(const dp_cost *c) { return c->n_edges; }
+int dp_cost_get_n_devices(const dp_cost *c) { return c->n_devices; }
+const double *dp_cost_get_op_time(const dp_cost *c) { return c->op_time; }
+const double *dp_cost_get_edge_data(const dp_cost *c) { return c->edge_data; }
+const double *dp_cost_get_latency(const dp_cost *c) { return c->latency; }
+const double *dp_cost_get_inv_bw(const dp_cost *c) { return c->inv_bw; }
+int dp_cost_get_homogeneous(const dp_cost *c) { return c->homogeneous; }
+double dp_cost_get_time_scale(const dp_cost *c) { return c->time_scale; }

@@ -30,6 +30,21 @@ typedef struct dp_cost {
     double time_scale;  /* copied from the graph: printed time = time / time_scale */
 } dp_cost;
 
+/* Reading cost tables without laying out dp_cost (bindings: Python's doppler.Costs). c must be
+ * non-NULL (unchecked); pointers point into c. The counts n_ops, n_edges, n_devices (D);
+ * op_time (n_ops x D doubles, row-major), edge_data (n_edges doubles), latency and inv_bw (D x D
+ * doubles, row-major, diagonal unused), all in the graph's raw time unit (see the top of this
+ * file); homogeneous (0 or 1) and time_scale as the fields. */
+int dp_cost_get_n_ops(const dp_cost *c);
+int dp_cost_get_n_edges(const dp_cost *c);
+int dp_cost_get_n_devices(const dp_cost *c);
+const double *dp_cost_get_op_time(const dp_cost *c);
+const double *dp_cost_get_edge_data(const dp_cost *c);
+const double *dp_cost_get_latency(const dp_cost *c);
+const double *dp_cost_get_inv_bw(const dp_cost *c);
+int dp_cost_get_homogeneous(const dp_cost *c);
+double dp_cost_get_time_scale(const dp_cost *c);
+
 /* The graph's own costs on n_devices identical devices: op time = work, a cross-device edge costs
  * its size (for DP_GRAPH_COST_TIME graphs: for DOPPLER files, comm of the producer). This is the
  * DOPPLER-compatible model (Yao et al. 2026, env/cost.py) and the classic task-graph model

@@ -986,3 +986,26 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
     if (w < 0 || (size_t)w >= cap) return dp_error_set(err, DP_EINVAL, "%s: spec longer than %zu characters", family, cap);
     return DP_OK;
 }
+
+const dp_gen_model *dp_gen_model_at(int i)
+{
+    const dp_gen_model *t = dp_gen_models();
+    if (i < 0) return NULL;
+    for (int j = 0; j < i; j++)
+        if (!t[j].name) return NULL;
+    return t[i].name ? &t[i] : NULL;
+}
+
+const char *dp_gen_model_get_name(const dp_gen_model *m) { return m->name; }
+const char *dp_gen_model_get_description(const dp_gen_model *m) { return m->description; }
+
+const dp_gen_param *dp_gen_model_get_param(const dp_gen_model *m, int j)
+{
+    if (!m->params || j < 0) return NULL;
+    for (int k = 0; k < j; k++)
+        if (!m->params[k].name) return NULL;
+    return m->params[j].name ? &m->params[j] : NULL;
+}
+
+const char *dp_gen_param_get_name(const dp_gen_param *p) { return p->name; }
+const char *dp_gen_param_get_help(const dp_gen_param *p) { return p->help; }

@@ -418,6 +418,18 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
 const char *const *dp_gen_families(void);
 int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err);
 
+/* Reading the generators without laying out dp_gen_model and dp_gen_param (bindings: Python's
+ * Graph.models). dp_gen_model_at: model i of dp_gen_models() (i from 0), NULL past the end;
+ * dp_gen_model_get_name, _description: its fields; dp_gen_model_get_param: its parameter j,
+ * NULL past the end; dp_gen_param_get_name, _help: a parameter's fields. Pointers are into the
+ * static tables. */
+const dp_gen_model *dp_gen_model_at(int i);
+const char *dp_gen_model_get_name(const dp_gen_model *m);
+const char *dp_gen_model_get_description(const dp_gen_model *m);
+const dp_gen_param *dp_gen_model_get_param(const dp_gen_model *m, int j);
+const char *dp_gen_param_get_name(const dp_gen_param *p);
+const char *dp_gen_param_get_help(const dp_gen_param *p);
+
 /* Write a parameter's default value of a model as text ("20000", "3d") into buf. */
 void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *buf, size_t cap);
 

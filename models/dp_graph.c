@@ -543,3 +543,40 @@ double dp_graph_total_work(const dp_graph *g)
     for (int i = 0; i < g->n_ops; i++) s += g->work[i];
     return s;
 }
+
+int dp_graph_get_n_ops(const dp_graph *g) { return g->n_ops; }
+int dp_graph_get_n_edges(const dp_graph *g) { return g->n_edges; }
+int dp_graph_get_cost_kind(const dp_graph *g) { return (int)g->cost_kind; }
+double dp_graph_get_time_scale(const dp_graph *g) { return g->time_scale; }
+int dp_graph_get_devices(const dp_graph *g) { return g->devices; }
+const char *dp_graph_get_time_unit(const dp_graph *g) { return g->time_unit; }
+const char *dp_graph_get_name(const dp_graph *g) { return g->name; }
+const char *dp_graph_get_source(const dp_graph *g) { return g->source; }
+const double *dp_graph_get_work(const dp_graph *g) { return g->work; }
+const double *dp_graph_get_out_size(const dp_graph *g) { return g->out_size; }
+const int *dp_graph_get_edge_src(const dp_graph *g) { return g->edge_src; }
+const int *dp_graph_get_edge_dst(const dp_graph *g) { return g->edge_dst; }
+const double *dp_graph_get_edge_size(const dp_graph *g) { return g->edge_size; }
+const int *dp_graph_get_succ_ptr(const dp_graph *g) { return g->succ_ptr; }
+const int *dp_graph_get_pred_ptr(const dp_graph *g) { return g->pred_ptr; }
+const int *dp_graph_get_topo(const dp_graph *g) { return g->topo; }
+const char *dp_graph_get_op_name(const dp_graph *g, int v) { return g->op_name[v]; }
+const char *dp_graph_get_op_kind(const dp_graph *g, int v) { return g->op_kind[v]; }
+
+const int *dp_graph_get_sources(const dp_graph *g, int *n)
+{
+    if (n) *n = g->n_sources;
+    return g->sources;
+}
+
+const int *dp_graph_get_sinks(const dp_graph *g, int *n)
+{
+    if (n) *n = g->n_sinks;
+    return g->sinks;
+}
+
+int dp_graph_get_op_shape(const dp_graph *g, int v, const int64_t **dims)
+{
+    if (dims) *dims = g->op_shape + (size_t)v * DP_GRAPH_MAX_DIMS;
+    return g->op_ndim[v];
+}

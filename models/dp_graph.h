@@ -79,6 +79,41 @@ typedef struct dp_graph {
     int n_sinks;
 } dp_graph;
 
+/* Reading a graph without laying out dp_graph (bindings: Python's doppler.Graph). g must be
+ * non-NULL (unchecked); pointers point into g and live as long as it.
+ *   dp_graph_get_n_ops, _n_edges, _cost_kind, _time_scale (printed = simulated / it), _devices
+ *     (0 when the graph does not say), _time_unit, _name, _source (NUL-ended text, never NULL
+ *     for a built graph's unit and name; source may be NULL): the fields of the same names.
+ *   dp_graph_get_work, _out_size (n_ops doubles; FLOPs and bytes, or durations: cost_kind),
+ *     _edge_src, _edge_dst (n_edges ints), _edge_size (n_edges doubles), _succ_ptr, _pred_ptr
+ *     (n_ops + 1 ints, CSR offsets), _topo (n_ops ints, a topological order).
+ *   dp_graph_get_sources, _sinks: the ops without in-, or out-edges (increasing id), their count
+ *     in *n (n may be NULL).
+ *   dp_graph_get_op_name, _op_kind: op v's name and kind (v in 0 .. n_ops - 1, unchecked).
+ *   dp_graph_get_op_shape: op v's output shape: returns its rank (0 when unknown, at most
+ *     DP_GRAPH_MAX_DIMS) and points *dims at its sizes (dims may be NULL). */
+int dp_graph_get_n_ops(const dp_graph *g);
+int dp_graph_get_n_edges(const dp_graph *g);
+int dp_graph_get_cost_kind(const dp_graph *g);
+double dp_graph_get_time_scale(const dp_graph *g);
+int dp_graph_get_devices(const dp_graph *g);
+const char *dp_graph_get_time_unit(const dp_graph *g);
+const char *dp_graph_get_name(const dp_graph *g);
+const char *dp_graph_get_source(const dp_graph *g);
+const double *dp_graph_get_work(const dp_graph *g);
+const double *dp_graph_get_out_size(const dp_graph *g);
+const int *dp_graph_get_edge_src(const dp_graph *g);
+const int *dp_graph_get_edge_dst(const dp_graph *g);
+const double *dp_graph_get_edge_size(const dp_graph *g);
+const int *dp_graph_get_succ_ptr(const dp_graph *g);
+const int *dp_graph_get_pred_ptr(const dp_graph *g);
+const int *dp_graph_get_topo(const dp_graph *g);
+const int *dp_graph_get_sources(const dp_graph *g, int *n);
+const int *dp_graph_get_sinks(const dp_graph *g, int *n);
+const char *dp_graph_get_op_name(const dp_graph *g, int v);
+const char *dp_graph_get_op_kind(const dp_graph *g, int v);
+int dp_graph_get_op_shape(const dp_graph *g, int v, const int64_t **dims);
+
 /* Largest graph accepted by builders and readers (ops or edges): beyond it sizes are rejected
  * before allocation with DP_ENOMEM. */
 #define DP_GRAPH_MAX_ELEMS (1 << 28)

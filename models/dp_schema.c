@@ -412,3 +412,35 @@ void dp_schema_keys_text(const dp_schema_key *t, char *buf, size_t cap)
         len += (size_t)n;
     }
 }
+
+const dp_schema_section *dp_schema_section_at(const dp_schema_section *list, int i)
+{
+    if (!list || i < 0) return NULL;
+    for (int j = 0; j < i; j++)
+        if (!list[j].name) return NULL;
+    return list[i].name ? &list[i] : NULL;
+}
+
+const char *dp_schema_section_get_name(const dp_schema_section *s) { return s->name; }
+
+const dp_schema_key *dp_schema_section_get_key(const dp_schema_section *s, int k)
+{
+    if (!s->keys || k < 0) return NULL;
+    for (int j = 0; j < k; j++)
+        if (!s->keys[j].key) return NULL;
+    return s->keys[k].key ? &s->keys[k] : NULL;
+}
+
+const char *dp_schema_section_get_other(const dp_schema_section *s, int k)
+{
+    if (!s->others || k < 0) return NULL;
+    for (int j = 0; j < k; j++)
+        if (!s->others[j]) return NULL;
+    return s->others[k];
+}
+
+const char *dp_schema_key_get_key(const dp_schema_key *k) { return k->key; }
+int dp_schema_key_get_type(const dp_schema_key *k) { return (int)k->type; }
+const char *dp_schema_key_get_choices(const dp_schema_key *k) { return k->choices; }
+const char *dp_schema_key_get_default(const dp_schema_key *k) { return k->def; }
+const char *dp_schema_key_get_help(const dp_schema_key *k) { return k->help; }

@@ -57,10 +57,30 @@ typedef struct dp_schema_section {
                                 * read by hand for rules across keys), NULL-ended; or NULL */
 } dp_schema_section;
 
-/* sizeof(dp_schema_key) and sizeof(dp_schema_section) in this build (a binding's mirror checks
- * itself against them). */
+/* sizeof(dp_schema_key) and sizeof(dp_schema_section) in this build (for a binding that lays
+ * them out; python/doppler reads them through the accessors below instead). */
 size_t dp_schema_key_size(void);
 size_t dp_schema_section_size(void);
+
+/* Reading tables without laying out dp_schema_key and dp_schema_section (bindings: Python's
+ * doppler.config_keys and its config checks). Pointers are into the static tables.
+ *   dp_schema_section_at: section i of a list ended by name NULL (i from 0), or NULL past its
+ *     end (the caller keeps i within the list: no section past the end is read).
+ *   dp_schema_section_get_name: the object's key path ("" for the top level).
+ *   dp_schema_section_get_key: entry k of the section's table, NULL past its end or without one;
+ *     dp_schema_section_get_other: its k-th key outside the table, NULL past the end.
+ *   dp_schema_key_get_key, _type (a dp_schema_type), _choices (DP_SCHEMA_ENUM's names,
+ *     "|"-separated; NULL otherwise), _default (text dp_schema_set takes), _help: an entry's fields.
+ * An entry is a table of its own for dp_schema_set (the set stops at the first match). */
+const dp_schema_section *dp_schema_section_at(const dp_schema_section *list, int i);
+const char *dp_schema_section_get_name(const dp_schema_section *s);
+const dp_schema_key *dp_schema_section_get_key(const dp_schema_section *s, int k);
+const char *dp_schema_section_get_other(const dp_schema_section *s, int k);
+const char *dp_schema_key_get_key(const dp_schema_key *k);
+int dp_schema_key_get_type(const dp_schema_key *k);
+const char *dp_schema_key_get_choices(const dp_schema_key *k);
+const char *dp_schema_key_get_default(const dp_schema_key *k);
+const char *dp_schema_key_get_help(const dp_schema_key *k);
 
 /* The entry called key, or NULL. */
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key);

@@ -693,3 +693,16 @@ void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, dou
     doppler_features(env, v, feat, F);
     if (fs == DP_ENV_FEATURES_ENGINE) engine_features(env, v, feat, F);
 }
+
+int dp_env_get_n_ops(const dp_env *env) { return env->n_ops; }
+int dp_env_get_n_devices(const dp_env *env) { return env->n_devices; }
+int dp_env_get_step(const dp_env *env) { return env->step; }
+int dp_env_get_n_ready(const dp_env *env) { return env->n_ready; }
+long dp_env_get_n_resim(const dp_env *env) { return env->n_resim; }
+const int *dp_env_get_assignment(const dp_env *env) { return env->assignment; }
+const int *dp_env_get_ready(const dp_env *env) { return env->ready; }
+const double *dp_env_get_est_start(const dp_env *env) { return env->est_start; }
+const double *dp_env_get_est_end(const dp_env *env) { return env->est_end; }
+const double *dp_env_get_est_ready(const dp_env *env) { return env->est_ready; }
+const double *dp_env_get_dev_avail(const dp_env *env) { return env->dev_avail; }
+const double *dp_env_get_dev_work(const dp_env *env) { return env->dev_work; }

@@ -178,6 +178,27 @@ typedef struct dp_env {
 #define DP_ENV_GENERAL_EXACT_MAX_OPS 20000
 /* (the threshold in force is env->general_exact_max, this value after dp_env_alloc) */
 
+/* Reading the state without laying out dp_env (bindings: Python's doppler.Env). Counts: the op
+ * and device counts, step (ops assigned so far), n_ready (entries of the ready set), n_resim
+ * (prefix simulations this environment ran, see the field). Arrays, const pointers into env,
+ * allocated once by dp_env_alloc (the same address for the environment's life; the contents
+ * change with each step and reset): assignment (n_ops ints, -1 while unassigned), ready (n_ops
+ * ints, the first n_ready valid, ordered as ready_order says), est_start, est_end and est_ready
+ * (n_ops doubles, valid for assigned ops), dev_avail and dev_work (n_devices doubles); times in
+ * the cost model's unit. env must be non-NULL (unchecked). */
+int dp_env_get_n_ops(const dp_env *env);
+int dp_env_get_n_devices(const dp_env *env);
+int dp_env_get_step(const dp_env *env);
+int dp_env_get_n_ready(const dp_env *env);
+long dp_env_get_n_resim(const dp_env *env);
+const int *dp_env_get_assignment(const dp_env *env);
+const int *dp_env_get_ready(const dp_env *env);
+const double *dp_env_get_est_start(const dp_env *env);
+const double *dp_env_get_est_end(const dp_env *env);
+const double *dp_env_get_est_ready(const dp_env *env);
+const double *dp_env_get_dev_avail(const dp_env *env);
+const double *dp_env_get_dev_work(const dp_env *env);
+
 /* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_env_free(dp_env *env);

@@ -485,6 +485,116 @@ void dp_h5io_traj_free(dp_h5io_traj *t)
     memset(t, 0, sizeof *t);
 }
 
+dp_h5io_traj *dp_h5io_traj_open(const char *path, dp_error *err)
+{
+    dp_h5io_traj *t = dp_alloc_calloc(1, sizeof *t);
+    if (!t) {
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory", path ? path : "trajectory");
+        return NULL;
+    }
+    if (dp_h5io_traj_read(path, t, err) != DP_OK) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void dp_h5io_traj_close(dp_h5io_traj *t)
+{
+    dp_h5io_traj_free(t);
+    free(t);
+}
+
+int dp_h5io_traj_get_int(const dp_h5io_traj *t, const char *name)
+{
+    if (strcmp(name, "version") == 0) return t->version;
+    if (strcmp(name, "n_ops") == 0) return t->n_ops;
+    if (strcmp(name, "n_devices") == 0) return t->n_devices;
+    return -1;
+}
+
+const char *dp_h5io_traj_get_text(const dp_h5io_traj *t, const char *name)
+{
+    /* (dp_h5io_traj_read gives every text, "" when the file has none) */
+    return strcmp(name, "graph") == 0 ? t->graph : strcmp(name, "oracle") == 0 ? t->oracle
+         : strcmp(name, "time_unit") == 0 ? t->time_unit : strcmp(name, "config") == 0 ? t->config_json
+         : strcmp(name, "run_id") == 0 ? t->run_id : NULL;
+}
+
+/* A table's columns, row size, row count and rows (t may be NULL for the columns alone); -1
+ * for an unknown table. */
+static int traj_table(const dp_h5io_traj *t, const char *table, const field **fs, size_t *row, long *n,
+                      const char **rows)
+{
+    if (strcmp(table, "episodes") == 0) {
+        *fs = ep_fields, *row = sizeof(dp_h5io_traj_episode);
+        if (t) *n = t->n_episodes, *rows = (const char *)t->episodes;
+        return N_EP_FIELDS;
+    }
+    if (strcmp(table, "steps") == 0) {
+        *fs = st_fields, *row = sizeof(dp_h5io_traj_step);
+        if (t) *n = t->n_steps, *rows = (const char *)t->steps;
+        return N_ST_FIELDS;
+    }
+    if (strcmp(table, "evaluations") == 0) {
+        *fs = ev_fields, *row = sizeof(dp_h5io_traj_eval);
+        if (t) *n = t->n_evaluations, *rows = (const char *)t->evaluations;
+        return N_EV_FIELDS;
+    }
+    return -1;
+}
+
+long dp_h5io_traj_get_n_rows(const dp_h5io_traj *t, const char *table)
+{
+    const field *fs;
+    size_t row;
+    long n = 0;
+    const char *rows;
+    return traj_table(t, table, &fs, &row, &n, &rows) < 0 ? -1 : n;
+}
+
+/* 'i', 'l', 'u', 'f', 'd' and the byte size of a column type */
+static char column_code(hid_t (*type)(void), size_t *size)
+{
+    const char code = type == t_i32 ? 'i' : type == t_i64 ? 'l' : type == t_u64 ? 'u' : type == t_f32 ? 'f' : 'd';
+    if (size) *size = code == 'i' || code == 'f' ? 4 : 8;
+    return code;
+}
+
+const char *dp_h5io_traj_column_name(const char *table, int i)
+{
+    const field *fs;
+    size_t row;
+    int nf = traj_table(NULL, table, &fs, &row, NULL, NULL);
+    return i >= 0 && i < nf ? fs[i].name : NULL;
+}
+
+char dp_h5io_traj_column_type(const char *table, int i)
+{
+    const field *fs;
+    size_t row;
+    int nf = traj_table(NULL, table, &fs, &row, NULL, NULL);
+    return i >= 0 && i < nf ? column_code(fs[i].type, NULL) : 0;
+}
+
+int dp_h5io_traj_get_column(const dp_h5io_traj *t, const char *table, const char *column, void *out, dp_error *err)
+{
+    const field *fs;
+    size_t row;
+    long n = 0;
+    const char *rows = NULL;
+    int nf = traj_table(t, table, &fs, &row, &n, &rows);
+    if (nf < 0) return dp_error_set(err, DP_EINVAL, "trajectory: no table \"%s\" (episodes, steps, evaluations)", table);
+    for (int i = 0; i < nf; i++) {
+        if (strcmp(fs[i].name, column) != 0) continue;
+        size_t size;
+        column_code(fs[i].type, &size);
+        for (long r = 0; r < n; r++) memcpy((char *)out + (size_t)r * size, rows + (size_t)r * row + fs[i].offset, size);
+        return DP_OK;
+    }
+    return dp_error_set(err, DP_EINVAL, "trajectory: table \"%s\" has no column \"%s\"", table, column);
+}
+
 /* ---- checkpoints ---- */
 
 /* A fixed-size dataset, chunked whole with HDF5's Fletcher32 checksum, so that a flipped bit

@@ -157,6 +157,29 @@ typedef struct dp_h5io_traj {
 int dp_h5io_traj_read(const char *path, dp_h5io_traj *t, dp_error *err);
 void dp_h5io_traj_free(dp_h5io_traj *t);
 
+/* Reading a trajectory without laying out dp_h5io_traj and its rows (bindings: Python's
+ * read_trajectory).
+ *   dp_h5io_traj_open: a dp_h5io_traj on the heap, read from path (dp_h5io_traj_read's errors);
+ *     NULL on error. dp_h5io_traj_close frees it and its rows (NULL is a no-op).
+ *   dp_h5io_traj_get_int: attribute "version", "n_ops" or "n_devices"; -1 for another name.
+ *   dp_h5io_traj_get_text: attribute "graph", "oracle", "time_unit", "config" (JSON text) or
+ *     "run_id" (NUL-ended, "" when the file has none); NULL for another name.
+ *   dp_h5io_traj_get_n_rows: rows of table "episodes", "steps" or "evaluations"; -1 for another.
+ *   dp_h5io_traj_column_name, dp_h5io_traj_column_type: column i (from 0) of a table, in the
+ *     file's order (the fields of dp_h5io_traj_episode, _step, _eval), and its type: 'i' int32,
+ *     'l' int64, 'u' uint64, 'f' float, 'd' double; NULL and 0 past the end or for another table.
+ *   dp_h5io_traj_get_column: the column's values, one per row of the table, written to out
+ *     (n_rows elements of the column's type, packed). DP_EINVAL naming the table or column when
+ *     either is unknown (out untouched). */
+dp_h5io_traj *dp_h5io_traj_open(const char *path, dp_error *err);
+void dp_h5io_traj_close(dp_h5io_traj *t);
+int dp_h5io_traj_get_int(const dp_h5io_traj *t, const char *name);
+const char *dp_h5io_traj_get_text(const dp_h5io_traj *t, const char *name);
+long dp_h5io_traj_get_n_rows(const dp_h5io_traj *t, const char *table);
+const char *dp_h5io_traj_column_name(const char *table, int i);
+char dp_h5io_traj_column_type(const char *table, int i);
+int dp_h5io_traj_get_column(const dp_h5io_traj *t, const char *table, const char *column, void *out, dp_error *err);
+
 /* Format versions. 3 (this one): every string attribute is fixed-length UTF-8 (h5py reads it as
  * bytes: .decode()). Versions 1 and 2 held variable-length strings, which the readers refuse
  * unread with "PATH: attribute "format" is a variable-length string ..." (DP_EUNSUPPORTED): a

@@ -1,4 +1,5 @@
 #include "dp_place.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_env.h"
 #include "dp_h5io.h"
@@ -8,6 +9,7 @@
 #include "dp_improve.h"
 
 #include <gsl/gsl_rng.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -18,6 +20,121 @@ void dp_place_options_init(dp_place_options *o)
     memset(o, 0, sizeof *o);
     o->seed = 1;
     o->samples = 1;
+}
+
+/* dp_place_options_alloc's object: the options first (the pointer handed out), then what the
+ * setters keep for them */
+typedef struct place_options_box {
+    dp_place_options o;
+    char *text[4];     /* owned copies of checkpoint, config, refine, proposals */
+    dp_oracle oracle;  /* dp_place_options_set_engine's */
+} place_options_box;
+
+static place_options_box *options_box(dp_place_options *o)
+{
+    return (place_options_box *)(void *)o;   /* o is the box's first member */
+}
+
+dp_place_options *dp_place_options_alloc(dp_error *err)
+{
+    place_options_box *b = dp_alloc_calloc(1, sizeof *b);
+    if (!b) {
+        dp_error_set(err, DP_ENOMEM, "place options: out of memory");
+        return NULL;
+    }
+    dp_place_options_init(&b->o);
+    return &b->o;
+}
+
+void dp_place_options_free(dp_place_options *o)
+{
+    if (!o) return;
+    place_options_box *b = options_box(o);
+    for (int i = 0; i < 4; i++) free(b->text[i]);
+    free(b);
+}
+
+/* an integer option's text: decimal digits only, lo..hi */
+static int options_integer(const char *key, const char *value, unsigned long long lo, unsigned long long hi,
+                           unsigned long long *out, dp_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = value[0] >= '0' && value[0] <= '9' ? strtoull(value, &end, 10) : 0;
+    if (!end || *end || errno == ERANGE || v < lo || v > hi)
+        return dp_error_set(err, DP_EINVAL, "place options: %s: expected an integer %llu..%llu, got \"%s\"", key, lo, hi,
+                            value);
+    *out = v;
+    return DP_OK;
+}
+
+int dp_place_options_set(dp_place_options *o, const char *key, const char *value, dp_error *err)
+{
+    static const char *const text_keys[4] = {"checkpoint", "config", "refine", "proposals"};
+    if (!o || !key) return dp_error_set(err, DP_EINVAL, "place options: no options or no key");
+    place_options_box *b = options_box(o);
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(key, text_keys[i]) != 0) continue;
+        if (i == 2 && value && strcmp(value, "anneal") != 0 && strcmp(value, "local") != 0 && strcmp(value, "improve") != 0)
+            return dp_error_set(err, DP_EINVAL, "place options: refine: anneal, local or improve, got \"%s\"", value);
+        char *copy = NULL;
+        if (value && !(copy = dp_alloc_strdup(value))) return dp_error_set(err, DP_ENOMEM, "place options: out of memory");
+        free(b->text[i]);
+        b->text[i] = copy;
+        const char **field[4] = {&o->checkpoint, &o->config, &o->refine, &o->proposals};
+        *field[i] = copy;
+        return DP_OK;
+    }
+    dp_place_options def;
+    dp_place_options_init(&def);
+    unsigned long long v = 0;
+    int rc = DP_OK;
+    if (strcmp(key, "seed") == 0) {
+        if (!value) o->seed = def.seed;
+        else if ((rc = options_integer(key, value, 0, UINT64_MAX, &v, err)) == DP_OK) o->seed = (uint64_t)v;
+    } else if (strcmp(key, "device") == 0) {
+        if (!value) o->device = def.device;
+        else if ((rc = options_integer(key, value, 0, 4095, &v, err)) == DP_OK) o->device = (int)v;
+    } else if (strcmp(key, "samples") == 0) {
+        if (!value) o->samples = def.samples;
+        else if ((rc = options_integer(key, value, 1, 1000000, &v, err)) == DP_OK) o->samples = (int)v;
+    } else if (strcmp(key, "budget") == 0) {
+        if (!value) o->budget = def.budget;
+        else if ((rc = options_integer(key, value, 1, 1000000000000000ull, &v, err)) == DP_OK) o->budget = (long)v;
+    } else if (strcmp(key, "refine_budget") == 0) {
+        if (!value) o->refine_budget = def.refine_budget;
+        else if ((rc = options_integer(key, value, 1, 1000000000000000ull, &v, err)) == DP_OK) o->refine_budget = (long)v;
+    } else if (strcmp(key, "append_only") == 0) {
+        if (!value) o->list_append_only = def.list_append_only;
+        else if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0) o->list_append_only = 1;
+        else if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0) o->list_append_only = 0;
+        else rc = dp_error_set(err, DP_EINVAL, "place options: append_only: 0, 1, false or true, got \"%s\"", value);
+    } else if (strcmp(key, "ties") == 0) {
+        if (!value) o->list_ties = def.list_ties;
+        else if (strcmp(value, "id") == 0) o->list_ties = DP_LIST_TIES_ID;
+        else if (strcmp(value, "heap") == 0) o->list_ties = DP_LIST_TIES_HEAP;
+        else rc = dp_error_set(err, DP_EINVAL, "place options: ties: id or heap, got \"%s\"", value);
+    } else {
+        rc = dp_error_set(err, DP_EINVAL, "place options: unknown key \"%s\" (known: seed, device, checkpoint, samples, "
+                          "budget, config, refine, refine_budget, proposals, append_only, ties)", key);
+    }
+    return rc;
+}
+
+void dp_place_options_set_engine(dp_place_options *o, dp_engine *engine)
+{
+    place_options_box *b = options_box(o);
+    if (!engine) {
+        o->oracle = NULL;
+        return;
+    }
+    b->oracle = dp_engine_oracle(engine);
+    o->oracle = &b->oracle;
+}
+
+void dp_place_options_set_machine(dp_place_options *o, const dp_machine *m)
+{
+    o->machine = m;
 }
 
 int dp_place_cp(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
@@ -452,3 +569,16 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
     if (has_priority) *has_priority = 0;
     return rc;
 }
+
+const dp_place_method *dp_place_method_at(int i)
+{
+    if (i < 0) return NULL;
+    for (int j = 0; j < i; j++)
+        if (!methods[j].name) return NULL;
+    return methods[i].name ? &methods[i] : NULL;
+}
+
+const char *dp_place_method_get_name(const dp_place_method *m) { return m->name; }
+const char *dp_place_method_get_description(const dp_place_method *m) { return m->description; }
+int dp_place_method_get_simulates(const dp_place_method *m) { return m->simulates != 0; }
+const dp_schema_section *dp_place_method_get_config(const dp_place_method *m) { return m->config ? m->config() : NULL; }

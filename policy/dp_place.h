@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "dp_cost.h"
+#include "dp_engine.h"
 #include "dp_graph.h"
 #include "dp_machine.h"
 #include "dp_oracle.h"
@@ -69,6 +70,31 @@ typedef struct dp_place_options {
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
 void dp_place_options_init(dp_place_options *o);
+
+/* Options by key, for bindings that should not lay out dp_place_options (Python's Engine.place):
+ * an options object on the heap whose text values it owns.
+ *
+ * dp_place_options_alloc: dp_place_options_init's defaults; NULL with DP_ENOMEM. Free it with
+ * dp_place_options_free (also frees the copies dp_place_options_set made; NULL is a no-op). Only
+ * an object from dp_place_options_alloc may be given to the three functions below.
+ *
+ * dp_place_options_set: one option from its text, the keys the command's options name (with '_'
+ * for '-', as Python's keywords): seed (0 .. 2^64 - 1), device (0 .. 4095), checkpoint (a path),
+ * samples (1 .. 1,000,000), budget (1 .. 1e15), config (a path), refine (anneal, local or
+ * improve), refine_budget (1 .. 1e15), proposals (a path), append_only (0/1, false/true) and
+ * ties (id or heap); value NULL puts the key back to its default. Text values are copied. Errors
+ * (DP_EINVAL, o unchanged): unknown key (the message lists the known ones), a value that is not
+ * the key's kind or is out of range (the message names the key and the value); DP_ENOMEM. Whether
+ * a method reads the option is dp_place_check_options' question, not this one's.
+ *
+ * dp_place_options_set_engine: o->oracle becomes engine's oracle (dp_engine_oracle, kept inside
+ * the object; NULL engine: no oracle); engine must outlive the use of o.
+ * dp_place_options_set_machine: o->machine = m (not copied; NULL: unknown). */
+dp_place_options *dp_place_options_alloc(dp_error *err);
+void dp_place_options_free(dp_place_options *o);
+int dp_place_options_set(dp_place_options *o, const char *key, const char *value, dp_error *err);
+void dp_place_options_set_engine(dp_place_options *o, dp_engine *engine);
+void dp_place_options_set_machine(dp_place_options *o, const dp_machine *m);
 
 typedef int (*dp_place_fn)(const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                            int *assignment, double *priority, int *has_priority, dp_error *err);
@@ -151,8 +177,19 @@ int dp_place_check_options(const char *name, const dp_place_options *o, dp_error
 /* The options a method reads as the command spells them ("--checkpoint --samples --budget ..."),
  * for help texts; "" for none beyond the common ones. buf of cap bytes. */
 void dp_place_options_text(const dp_place_method *m, char *buf, size_t cap);
-/* sizeof(dp_place_method) in this build (a binding's mirror checks itself against it). */
+/* sizeof(dp_place_method) in this build (for a binding that lays the struct out; python/doppler
+ * reads it through dp_place_method_at and the accessors instead). */
 size_t dp_place_method_size(void);
+/* Reading the method table without laying out dp_place_method (bindings: Python's
+ * doppler.methods and config_keys). dp_place_method_at: method i of dp_place_methods() (i from
+ * 0), NULL past the end; dp_place_method_get_name, _description, _simulates (0 or 1): its fields;
+ * dp_place_method_get_config: its config tables (m->config(), a list of sections ended by name
+ * NULL), NULL for a method without a config. */
+const dp_place_method *dp_place_method_at(int i);
+const char *dp_place_method_get_name(const dp_place_method *m);
+const char *dp_place_method_get_description(const dp_place_method *m);
+int dp_place_method_get_simulates(const dp_place_method *m);
+const dp_schema_section *dp_place_method_get_config(const dp_place_method *m);
 /* The method called name, or NULL (also for a NULL name). */
 const dp_place_method *dp_place_find(const char *name);
 

@@ -370,3 +370,15 @@ size_t dp_engine_schedule_size(void)
 {
     return sizeof(dp_engine_schedule);
 }
+
+double dp_engine_schedule_get_makespan(const dp_engine_schedule *s) { return s->makespan; }
+double dp_engine_schedule_get_cost(const dp_engine_schedule *s) { return s->cost; }
+double dp_engine_schedule_get_mem_excess(const dp_engine_schedule *s) { return s->mem_excess; }
+long dp_engine_schedule_get_n_transfers(const dp_engine_schedule *s) { return s->n_transfers; }
+double dp_engine_schedule_get_transfer_volume(const dp_engine_schedule *s) { return s->transfer_volume; }
+long dp_engine_schedule_get_n_events(const dp_engine_schedule *s) { return s->n_events; }
+const double *dp_engine_schedule_get_busy(const dp_engine_schedule *s) { return s->busy; }
+const double *dp_engine_schedule_get_op_start(const dp_engine_schedule *s) { return s->op_start; }
+const double *dp_engine_schedule_get_op_end(const dp_engine_schedule *s) { return s->op_end; }
+const double *dp_engine_schedule_get_op_ready(const dp_engine_schedule *s) { return s->op_ready; }
+const double *dp_engine_schedule_get_mem_peak(const dp_engine_schedule *s) { return s->mem_peak; }

@@ -184,10 +184,29 @@ const dp_cost *dp_engine_costs(const dp_engine *e);
  * the machine's sim.trace option. Atomic write. */
 int dp_engine_write_trace(const dp_engine *e, const int *assignment, const char *path, dp_error *err);
 
-/* sizeof(dp_oracle) and sizeof(dp_engine_schedule) in this build: a binding that mirrors them
- * (python/doppler/_lib.py) checks its copies against these at load. */
+/* sizeof(dp_oracle) and sizeof(dp_engine_schedule) in this build: a binding that does not lay
+ * them out gives dp_engine_run a buffer of dp_engine_schedule_size() bytes (aligned for a
+ * double) and reads it through the accessors below. */
 size_t dp_engine_oracle_size(void);
 size_t dp_engine_schedule_size(void);
+
+/* Reading a schedule without laying out dp_engine_schedule (bindings: Python's Schedule). s
+ * non-NULL (unchecked), filled by dp_engine_run; pointers are the engine's, valid until its next
+ * run. Times in the graph's raw unit (printed = time / time_scale). makespan, cost, mem_excess
+ * (a ratio), n_transfers, transfer_volume (bytes, or time units for time graphs), n_events;
+ * busy (n_devices doubles), op_start, op_end, op_ready (n_ops doubles), mem_peak (n_devices
+ * doubles, bytes; NULL on the fast path): the fields of the same names. */
+double dp_engine_schedule_get_makespan(const dp_engine_schedule *s);
+double dp_engine_schedule_get_cost(const dp_engine_schedule *s);
+double dp_engine_schedule_get_mem_excess(const dp_engine_schedule *s);
+long dp_engine_schedule_get_n_transfers(const dp_engine_schedule *s);
+double dp_engine_schedule_get_transfer_volume(const dp_engine_schedule *s);
+long dp_engine_schedule_get_n_events(const dp_engine_schedule *s);
+const double *dp_engine_schedule_get_busy(const dp_engine_schedule *s);
+const double *dp_engine_schedule_get_op_start(const dp_engine_schedule *s);
+const double *dp_engine_schedule_get_op_end(const dp_engine_schedule *s);
+const double *dp_engine_schedule_get_op_ready(const dp_engine_schedule *s);
+const double *dp_engine_schedule_get_mem_peak(const dp_engine_schedule *s);
 
 #ifdef __cplusplus
 }

@@ -48,6 +48,24 @@ const dp_machine_key *dp_machine_keys(void)
     return keys;
 }
 
+/* keys' entries before the NULL one */
+static int n_keys(void)
+{
+    int n = 0;
+    while (keys[n].name) n++;
+    return n;
+}
+
+const char *dp_machine_key_name(int i)
+{
+    return i >= 0 && i < n_keys() ? keys[i].name : NULL;
+}
+
+const char *dp_machine_key_option(int i)
+{
+    return i >= 0 && i < n_keys() ? keys[i].option : NULL;
+}
+
 int dp_machine_key_index(const char *key)
 {
     if (!key) return -1;
@@ -83,6 +101,40 @@ void dp_machine_free(dp_machine *m)
     free(m->topology);
     free(m->calibration);
     dp_machine_init(m);
+}
+
+dp_machine *dp_machine_alloc(dp_error *err)
+{
+    dp_machine *m = dp_alloc_malloc(sizeof *m);
+    if (!m) {
+        dp_error_set(err, DP_ENOMEM, "machine: out of memory");
+        return NULL;
+    }
+    dp_machine_init(m);
+    return m;
+}
+
+void dp_machine_destroy(dp_machine *m)
+{
+    if (!m) return;
+    dp_machine_free(m);
+    free(m);
+}
+
+int dp_machine_get_n_devices(const dp_machine *m)
+{
+    return m->n_devices;
+}
+
+const char *dp_machine_get_device_name(const dp_machine *m, int d)
+{
+    if (!m->topo || d < 0 || d >= m->topo->n_devices) return NULL;
+    return m->topo->dev[d].name;
+}
+
+void dp_machine_set_trace(dp_machine *m, int on)
+{
+    m->sim.trace = on != 0;
 }
 
 /* Whole-string parses; 0 on success. */

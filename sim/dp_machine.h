@@ -79,12 +79,34 @@ const dp_machine_key *dp_machine_keys(void);
  * or -1. */
 int dp_machine_key_index(const char *key);
 
+/* Key i of dp_machine_keys() (i from 0): its name and its option spelling (without "--"), NULL
+ * past the end (bindings read the table through these, not laying out dp_machine_key). */
+const char *dp_machine_key_name(int i);
+const char *dp_machine_key_option(int i);
+
 /* Defaults: 4 devices; uniform machine 1e13 FLOP/s, 1.2e10 B/s, 1e-5 s (a PCIe Gen3 x16 class
  * GPU box); no topology; dp_hisim_options_init's simulator options. */
 void dp_machine_init(dp_machine *m);
 
 /* Free what the machine owns (names, loaded topology and calibration) and re-initialise it. */
 void dp_machine_free(dp_machine *m);
+
+/* A machine on the heap, for bindings that should not lay out dp_machine (Python's Machine and
+ * Engine): dp_machine_alloc gives dp_machine_init's defaults, NULL with DP_ENOMEM;
+ * dp_machine_destroy frees what it owns and the machine itself (NULL is a no-op). Fill it with
+ * dp_machine_set and dp_machine_load as any machine. */
+dp_machine *dp_machine_alloc(dp_error *err);
+void dp_machine_destroy(dp_machine *m);
+
+/* Reading a machine without laying out dp_machine. m non-NULL (unchecked).
+ *   dp_machine_get_n_devices: the device count (the topology's once loaded).
+ *   dp_machine_get_device_name: device d's name in the loaded topology; NULL without a loaded
+ *     topology or for d out of range (a uniform machine's devices have numbers, no names).
+ * dp_machine_set_trace: on 1 makes engines allocated on m keep the general engine's rate and
+ * channel logs for dp_engine_write_trace (dp_hisim_options.trace), 0 not (the default). */
+int dp_machine_get_n_devices(const dp_machine *m);
+const char *dp_machine_get_device_name(const dp_machine *m, int d);
+void dp_machine_set_trace(dp_machine *m, int on);
 
 /* Set one key (a name or an option spelling, see dp_machine_key_index) from its text. Errors
  * (DP_EINVAL): unknown key, bad value; the message names the key as spelled, the accepted

@@ -6,6 +6,7 @@
 #include "dp_test.h"
 
 #include <gsl/gsl_rng.h>
+#include <string.h>
 
 static dp_graph *fork_join(void)
 {
@@ -64,6 +65,84 @@ START_TEST(env_steps)
     ck_assert_int_eq(dp_env_cp_select_all(env, marks), 2); /* y and z tie on b-level */
     ck_assert_int_eq(dp_env_cp_select(env), 2);            /* lowest id */
     dp_env_free(env);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* the accessors and setters bindings use instead of laying the structs out (issue 28 item 7) */
+START_TEST(binding_accessors)
+{
+    dp_graph *g = fork_join();
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert_int_eq(dp_graph_get_n_ops(g), 5);
+    ck_assert_int_eq(dp_graph_get_n_edges(g), 6);
+    ck_assert_int_eq(dp_graph_get_cost_kind(g), DP_GRAPH_COST_TIME);
+    ck_assert_double_eq(dp_graph_get_work(g)[1], 4);
+    ck_assert_int_eq(dp_graph_get_pred_ptr(g)[5], 6);
+    int n = 0;
+    ck_assert_int_eq(dp_graph_get_sinks(g, &n)[0], 4);
+    ck_assert_int_eq(n, 1);
+    const int64_t *dims = NULL;
+    ck_assert_int_eq(dp_graph_get_op_shape(g, 0, &dims), 0);
+    ck_assert_ptr_nonnull(dims);
+    ck_assert_int_eq(dp_cost_get_n_devices(c), 2);
+    ck_assert_double_eq(dp_cost_get_op_time(c)[1 * 2 + 1], 4);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    const int *ready = dp_env_get_ready(env);
+    const double *end = dp_env_get_est_end(env);
+    ck_assert_int_eq(dp_env_get_n_ready(env), 1);
+    ck_assert_int_eq(dp_env_step(env, 0, 1, &err), DP_OK);
+    /* the same arrays, updated in place by the step */
+    ck_assert_ptr_eq(dp_env_get_ready(env), ready);
+    ck_assert_int_eq(dp_env_get_step(env), 1);
+    ck_assert_int_eq(dp_env_get_n_ready(env), 3);
+    ck_assert_int_eq(ready[0], 1);
+    ck_assert_int_eq(dp_env_get_assignment(env)[0], 1);
+    ck_assert_double_eq(end[0], 1);
+    ck_assert_double_eq(dp_env_get_dev_work(env)[1], 1);
+    dp_env_free(env);
+
+    /* place options by key: the command's refusals, text copied, NULL back to the default */
+    dp_place_options *o = dp_place_options_alloc(&err);
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(dp_place_options_set(o, "seed", "18446744073709551615", &err), DP_OK);
+    ck_assert_uint_eq(o->seed, UINT64_MAX);
+    ck_assert_int_eq(dp_place_options_set(o, "seed", "18446744073709551616", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_place_options_set(o, "seed", "-1", &err), DP_EINVAL);
+    ck_assert_uint_eq(o->seed, UINT64_MAX);
+    ck_assert_int_eq(dp_place_options_set(o, "samples", "0", &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "samples"));
+    ck_assert_int_eq(dp_place_options_set(o, "budget", "12x", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_place_options_set(o, "nope", "1", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_place_options_set(o, "ties", "heap", &err), DP_OK);
+    ck_assert_int_eq(o->list_ties, 1);
+    char path[] = "policy.h5";
+    ck_assert_int_eq(dp_place_options_set(o, "checkpoint", path, &err), DP_OK);
+    path[0] = 'X';
+    ck_assert_str_eq(o->checkpoint, "policy.h5");
+    ck_assert_int_eq(dp_place_check_options("cp", o, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_place_options_set(o, "checkpoint", NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_place_options_set(o, "ties", NULL, &err), DP_OK);
+    ck_assert_ptr_null(o->checkpoint);
+    ck_assert_int_eq(dp_place_check_options("cp", o, &err), DP_OK);
+    ck_assert_int_eq(dp_place_options_set(o, "refine", "tabu", &err), DP_EINVAL);
+    ck_assert_int_eq(dp_place_options_set(o, "refine", "local", &err), DP_OK);
+    ck_assert_int_eq(dp_place_options_set(o, "refine_budget", "50", &err), DP_OK);
+    ck_assert_int_eq(o->refine_budget, 50);
+    ck_assert_int_eq(dp_place_options_set(o, "append_only", "true", &err), DP_OK);
+    ck_assert_int_eq(o->list_append_only, 1);
+    dp_place_options_free(o);
+    dp_place_options_free(NULL);
+
+    /* the method table by index */
+    const dp_place_method *m = dp_place_method_at(0);
+    ck_assert_ptr_nonnull(m);
+    int k = 0;
+    while (dp_place_method_at(k)) k++;
+    ck_assert_ptr_null(dp_place_method_at(k + 1));
+    ck_assert_ptr_eq(dp_place_find(dp_place_method_get_name(dp_place_method_at(k - 1))), dp_place_method_at(k - 1));
     dp_cost_free(c);
     dp_graph_free(g);
 }
@@ -185,6 +264,7 @@ int main(void)
     tcase_add_test(t, cp_fork_join);
     tcase_add_test(t, simple_methods);
     tcase_add_test(t, ready_orders_agree);
+    tcase_add_test(t, binding_accessors);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

@@ -1,9 +1,13 @@
 """Loading libdoppler and declaring the C interface the package uses (ctypes, no compiler).
 
-The structures below mirror the public C headers field by field (models/dp_graph.h,
-machine/dp_cost.h, sim/dp_machine.h, sim/dp_hisim.h, sim/dp_engine.h, sim/dp_oracle.h,
-policy/dp_place.h, policy/dp_env.h); tests/python/test_layout.py checks the mirrors against what
-the library itself writes, so a header change that is not carried here fails `make check`.
+The package holds the library's objects as opaque handles and reaches them through the library's
+own functions: accessors (dp_graph_get_*, dp_cost_get_*, dp_env_get_*, dp_engine_schedule_get_*,
+...) and key/value setters (dp_machine_set, dp_place_options_set), declared in the public headers
+(models/dp_graph.h, machine/dp_cost.h, sim/dp_machine.h, sim/dp_engine.h, policy/dp_place.h,
+policy/dp_env.h, models/dp_schema.h, models/dp_gen.h). No C struct is laid out here but dp_error
+(a code and a message buffer, part of every call's contract), so a field added to a library
+struct needs no change here (tests/python/test_api.py checks that no other
+mirror comes back).
 
 Where the library is found, in order: $DOPPLER_LIB (a path to libdoppler.so), the folder
 `make install` recorded in _paths.py, the build tree this package sits in (../../.libs, or
@@ -19,8 +23,7 @@ import ctypes
 import ctypes.util
 import os
 
-from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_int64, c_long, c_size_t,
-                    c_uint64, c_void_p)
+from ctypes import POINTER, Structure, c_char, c_char_p, c_double, c_int, c_int64, c_long, c_size_t, c_void_p
 
 _here = os.path.dirname(os.path.abspath(__file__))
 _tree = os.path.dirname(os.path.dirname(_here))  # the source tree when run from a checkout
@@ -77,177 +80,17 @@ class dp_error(Structure):
     _fields_ = [("code", c_int), ("msg", c_char * DP_ERROR_MSG_MAX)]
 
 
-# ---- the graph (models/dp_graph.h) ----
-
-DP_GRAPH_MAX_DIMS = 8
-
-
-class dp_graph(Structure):
-    _fields_ = [
-        ("n_ops", c_int), ("n_edges", c_int), ("cost_kind", c_int), ("time_scale", c_double),
-        ("time_unit", c_char_p), ("name", c_char_p), ("source", c_char_p), ("devices", c_int),
-        ("op_name", POINTER(c_char_p)), ("op_kind", POINTER(c_char_p)), ("op_type", POINTER(c_char_p)),
-        ("op_einsum", POINTER(c_char_p)), ("op_ndim", POINTER(c_int)), ("op_shape", POINTER(c_int64)),
-        ("work", POINTER(c_double)), ("out_size", POINTER(c_double)),
-        ("edge_src", POINTER(c_int)), ("edge_dst", POINTER(c_int)), ("edge_size", POINTER(c_double)),
-        ("succ_ptr", POINTER(c_int)), ("pred_ptr", POINTER(c_int)), ("pred_edge", POINTER(c_int)),
-        ("n_unique_pred", POINTER(c_int)), ("n_repeated_edges", c_int),
-        ("topo", POINTER(c_int)), ("sources", POINTER(c_int)), ("n_sources", c_int),
-        ("sinks", POINTER(c_int)), ("n_sinks", c_int),
-    ]
-
-
-# ---- cost tables (machine/dp_cost.h) ----
-
-class dp_cost(Structure):
-    _fields_ = [
-        ("n_ops", c_int), ("n_edges", c_int), ("n_devices", c_int),
-        ("op_time", POINTER(c_double)), ("edge_data", POINTER(c_double)),
-        ("latency", POINTER(c_double)), ("inv_bw", POINTER(c_double)),
-        ("homogeneous", c_int), ("time_scale", c_double),
-    ]
-
-
-# ---- the machine (sim/dp_hisim.h options, sim/dp_machine.h) ----
-
-class dp_hisim_options(Structure):
-    _fields_ = [
-        ("transfer_model", c_int), ("chunks", c_int), ("mode", c_int), ("streams", c_int), ("queue", c_int),
-        ("memory_limit", c_double), ("memory_policy", c_int), ("memory_penalty", c_double),
-        ("copy_engines", c_int), ("trace", c_int), ("calibration", c_void_p),
-    ]
-
-
-class dp_topology_device(Structure):
-    _fields_ = [
-        ("name", c_char_p), ("kind", c_int), ("peak_flops", c_double), ("mem_bandwidth_Bps", c_double),
-        ("memory_bytes", c_double), ("efficiency", c_double), ("launch_overhead_s", c_double),
-        ("copy_engines", c_int), ("streams", c_int),
-    ]
-
-
-class dp_topology_head(Structure):
-    """The leading fields of dp_topology (machine/dp_topology.h): names, counts and devices."""
-    _fields_ = [
-        ("name", c_char_p), ("source", c_char_p), ("description", c_char_p), ("path", c_char_p),
-        ("n_devices", c_int), ("n_nodes", c_int), ("n_links", c_int), ("n_channels", c_int),
-        ("dev", POINTER(dp_topology_device)),
-    ]
-
-
-class dp_machine(Structure):
-    _fields_ = [
-        ("n_devices", c_int), ("devices_given", c_int), ("peak_flops", c_double), ("bandwidth_Bps", c_double),
-        ("latency_s", c_double), ("comm_ratio", c_double), ("topology", c_char_p), ("calibration", c_char_p), ("sim", dp_hisim_options),
-        ("topo", POINTER(dp_topology_head)), ("calib", c_void_p),
-    ]
-
-
-class dp_machine_key(Structure):
-    _fields_ = [("name", c_char_p), ("option", c_char_p)]
-
-
-# ---- the engine (sim/dp_oracle.h, sim/dp_engine.h) ----
-
-class dp_oracle(Structure):
-    _fields_ = [("name", c_char_p), ("cost", c_void_p), ("ctx", c_void_p), ("cost_bounded", c_void_p),
-                ("engine", c_void_p)]
-
-
-class dp_engine_schedule(Structure):
-    _fields_ = [
-        ("makespan", c_double), ("cost", c_double), ("n_devices", c_int),
-        ("busy", POINTER(c_double)), ("op_start", POINTER(c_double)), ("op_end", POINTER(c_double)),
-        ("op_ready", POINTER(c_double)), ("xfer_start", POINTER(c_double)), ("xfer_end", POINTER(c_double)), ("mem_peak", POINTER(c_double)),
-        ("mem_excess", c_double), ("n_transfers", c_long), ("transfer_volume", c_double), ("n_events", c_long),
-    ]
-
-
-# ---- placement (policy/dp_place.h) ----
-
-class dp_place_options(Structure):
-    _fields_ = [
-        ("seed", c_uint64), ("device", c_int), ("checkpoint", c_char_p), ("samples", c_int), ("budget", c_long),
-        ("config", c_char_p), ("oracle", POINTER(dp_oracle)), ("machine", POINTER(dp_machine)),
-        ("refine", c_char_p), ("refine_budget", c_long), ("proposals", c_char_p), ("best_seen", c_int), ("proposal", POINTER(c_float)),
-        ("list_append_only", c_int), ("list_ties", c_int),
-        ("progress", c_void_p), ("progress_ctx", c_void_p),
-        ("prefix_simulations", POINTER(c_long)),
-    ]
-
-
-class dp_schema_key(Structure):
-    """A key of a config table (models/dp_schema.h)."""
-    _fields_ = [("key", c_char_p), ("type", c_int), ("offset", ctypes.c_size_t), ("lo", c_double), ("hi", c_double),
-                ("choices", c_char_p), ("size", ctypes.c_size_t), ("default", c_char_p), ("help", c_char_p),
-                ("check", c_void_p)]
-
-
-class dp_schema_section(Structure):
-    """One JSON object of a config: its name ("" for the top level, "adam", "stages.S"), its table
-    and the keys it has outside the table (NULL-ended)."""
-    _fields_ = [("name", c_char_p), ("keys", POINTER(dp_schema_key)), ("help", c_char_p),
-                ("others", POINTER(c_char_p))]
-
-
-class dp_place_method(Structure):
-    _fields_ = [("name", c_char_p), ("description", c_char_p), ("fn", c_void_p), ("simulates", c_int),
-                ("bytes_op", c_double), ("bytes_edge", c_double), ("bytes_op_device", c_double),
-                ("options", ctypes.c_uint), ("list_schedule", c_void_p), ("sweep_run", c_int),
-                ("sweep_params", POINTER(c_char_p)), ("config", c_void_p)]
-
-
-# ---- workload generators (models/dp_gen.h) ----
-
-DP_GEN_INT, DP_GEN_INT64, DP_GEN_DOUBLE, DP_GEN_ULONG, DP_GEN_CHOICE, DP_GEN_FLAG = range(6)
-
-
-class dp_gen_param(Structure):
-    _fields_ = [
-        ("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("lo", c_double), ("hi", c_double),
-        ("choices", c_char_p), ("help", c_char_p),
-    ]
-
-
-class dp_gen_model(Structure):
-    _fields_ = [
-        ("name", c_char_p), ("description", c_char_p), ("opts_size", c_size_t), ("defaults", c_void_p),
-        ("generate", c_void_p), ("params", POINTER(dp_gen_param)),
-    ]
-
-
-# ---- the assignment environment (policy/dp_env.h) ----
-
-DP_ENV_N_DEVICE_FEATURES = 5
-DP_ENV_STATE_APPEND, DP_ENV_STATE_ENGINE = 0, 1
-DP_ENV_FEATURES_DOPPLER, DP_ENV_FEATURES_ENGINE = 0, 1
-
-
-class dp_env(Structure):
-    _fields_ = [
-        ("g", POINTER(dp_graph)), ("c", POINTER(dp_cost)), ("n_ops", c_int), ("n_devices", c_int),
-        ("step", c_int), ("assignment", POINTER(c_int)), ("order", POINTER(c_int)), ("ready", POINTER(c_int)),
-        ("n_ready", c_int), ("ready_order", c_int), ("ready_pos", POINTER(c_int)),
-        ("unassigned_preds", POINTER(c_int)), ("est_start", POINTER(c_double)), ("est_end", POINTER(c_double)),
-        ("dev_avail", POINTER(c_double)), ("dev_work", POINTER(c_double)), ("blevel", POINTER(c_double)),
-        ("tlevel", POINTER(c_double)), ("est_ready", POINTER(c_double)),
-        ("state", c_int), ("engine", c_void_p), ("general", c_int), ("first_copy", POINTER(ctypes.c_ubyte)),
-        ("dev_first", POINTER(c_int)), ("dev_lastop", POINTER(c_int)), ("op_next", POINTER(c_int)),
-        ("cand_v", c_int), ("cand_step", c_int), ("cand_state", POINTER(ctypes.c_ubyte)),
-        ("cand_append", POINTER(ctypes.c_ubyte)), ("cand_start", POINTER(c_double)),
-        ("cand_ready", POINTER(c_double)), ("cand_sched", POINTER(c_double)), ("n_resim", c_long),
-        ("prefix", c_void_p), ("by_rank", c_void_p), ("general_exact_max", c_int), ("surrogate", c_void_p),
-    ]
-
-
 # ---- prototypes ----
+# Every library object is an opaque handle (c_void_p: an int, or None for NULL); the package reads
+# them through the library's accessors (dp_<module>_get_<field>) and fills them through its
+# setters (dp_machine_set, dp_place_options_set), so a field added to a C struct changes nothing
+# here. dp_error (above) is the one structure laid out in Python.
 
 E = POINTER(dp_error)
-G = POINTER(dp_graph)
-C = POINTER(dp_cost)
-M = POINTER(dp_machine)
+H = c_void_p  # a handle: dp_graph, dp_cost, dp_machine, dp_engine, dp_env, dp_place_options, ...
 PD = POINTER(c_double)
 PI = POINTER(c_int)
+PCD = POINTER(c_double)  # const double * returned by an accessor (read with numpy.ctypeslib.as_array)
 
 
 def _fn(name, restype, *argtypes):
@@ -257,140 +100,164 @@ def _fn(name, restype, *argtypes):
     return f
 
 
-dp_graph_read = _fn("dp_graph_read", G, c_char_p, c_char_p, E)
-dp_graph_write = _fn("dp_graph_write", c_int, G, c_char_p, c_char_p, E)
-dp_graph_free = _fn("dp_graph_free", None, G)
-dp_gen_models = _fn("dp_gen_models", POINTER(dp_gen_model))
-dp_gen_by_name = _fn("dp_gen_by_name", G, c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p), E)
-dp_gen_param_default = _fn("dp_gen_param_default", None, POINTER(dp_gen_model), POINTER(dp_gen_param), c_char_p,
-                           c_size_t)
+def _getters(prefix, fields, handle=H):
+    """{field: accessor} for dp_<prefix>_get_<field>, fields given as {field: restype}."""
+    return {f: _fn("%s_get_%s" % (prefix, f), rt, handle) for f, rt in fields.items()}
+
+
+# ---- the graph (models/dp_graph.h) ----
+
+DP_GRAPH_MAX_DIMS = 8
+DP_GRAPH_COST_TIME = 1
+
+dp_graph_read = _fn("dp_graph_read", H, c_char_p, c_char_p, E)
+dp_graph_write = _fn("dp_graph_write", c_int, H, c_char_p, c_char_p, E)
+dp_graph_free = _fn("dp_graph_free", None, H)
+graph = _getters("dp_graph", {
+    "n_ops": c_int, "n_edges": c_int, "cost_kind": c_int, "time_scale": c_double, "devices": c_int,
+    "time_unit": c_char_p, "name": c_char_p, "source": c_char_p, "work": PCD, "out_size": PCD, "edge_src": PI,
+    "edge_dst": PI, "edge_size": PCD, "succ_ptr": PI, "pred_ptr": PI, "topo": PI})
+dp_graph_get_sources = _fn("dp_graph_get_sources", PI, H, PI)
+dp_graph_get_sinks = _fn("dp_graph_get_sinks", PI, H, PI)
+dp_graph_get_op_name = _fn("dp_graph_get_op_name", c_char_p, H, c_int)
+dp_graph_get_op_kind = _fn("dp_graph_get_op_kind", c_char_p, H, c_int)
+dp_graph_get_op_shape = _fn("dp_graph_get_op_shape", c_int, H, c_int, POINTER(POINTER(c_int64)))
+
+# ---- workload generators (models/dp_gen.h) ----
+
+dp_gen_by_name = _fn("dp_gen_by_name", H, c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p), E)
+dp_gen_model_at = _fn("dp_gen_model_at", H, c_int)
+dp_gen_model_get_name = _fn("dp_gen_model_get_name", c_char_p, H)
+dp_gen_model_get_description = _fn("dp_gen_model_get_description", c_char_p, H)
+dp_gen_model_get_param = _fn("dp_gen_model_get_param", H, H, c_int)
+dp_gen_param_get_name = _fn("dp_gen_param_get_name", c_char_p, H)
+dp_gen_param_get_help = _fn("dp_gen_param_get_help", c_char_p, H)
+dp_gen_param_default = _fn("dp_gen_param_default", None, H, H, c_char_p, c_size_t)
 dp_hetero_is_hetero_path = _fn("dp_hetero_is_hetero_path", c_int, c_char_p)
-dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(G), POINTER(C), E)
+dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(H), POINTER(H), E)
 
-dp_cost_free = _fn("dp_cost_free", None, C)
-dp_cost_levels = _fn("dp_cost_levels", None, G, C, PD, PD)
-dp_cost_critical_path = _fn("dp_cost_critical_path", c_double, G, C)
-dp_cost_lower_bound = _fn("dp_cost_lower_bound", c_double, G, C)
+# ---- cost tables (machine/dp_cost.h) ----
 
-dp_machine_keys = _fn("dp_machine_keys", POINTER(dp_machine_key))
+dp_cost_free = _fn("dp_cost_free", None, H)
+dp_cost_levels = _fn("dp_cost_levels", None, H, H, PD, PD)
+dp_cost_critical_path = _fn("dp_cost_critical_path", c_double, H, H)
+dp_cost_lower_bound = _fn("dp_cost_lower_bound", c_double, H, H)
+cost = _getters("dp_cost", {
+    "n_ops": c_int, "n_edges": c_int, "n_devices": c_int, "op_time": PCD, "edge_data": PCD, "latency": PCD,
+    "inv_bw": PCD, "homogeneous": c_int, "time_scale": c_double})
+
+# ---- the machine (sim/dp_machine.h) ----
+
 dp_machine_key_index = _fn("dp_machine_key_index", c_int, c_char_p)
-dp_machine_init = _fn("dp_machine_init", None, M)
-dp_machine_free = _fn("dp_machine_free", None, M)
-dp_machine_set = _fn("dp_machine_set", c_int, M, c_char_p, c_char_p, E)
-dp_machine_load = _fn("dp_machine_load", c_int, M, E)
+dp_machine_key_name = _fn("dp_machine_key_name", c_char_p, c_int)
+dp_machine_key_option = _fn("dp_machine_key_option", c_char_p, c_int)
+dp_machine_alloc = _fn("dp_machine_alloc", H, E)
+dp_machine_destroy = _fn("dp_machine_destroy", None, H)
+dp_machine_set = _fn("dp_machine_set", c_int, H, c_char_p, c_char_p, E)
+dp_machine_load = _fn("dp_machine_load", c_int, H, E)
+dp_machine_get_n_devices = _fn("dp_machine_get_n_devices", c_int, H)
+dp_machine_get_device_name = _fn("dp_machine_get_device_name", c_char_p, H, c_int)
+dp_machine_set_trace = _fn("dp_machine_set_trace", None, H, c_int)
 dp_machine_data_dir_set = _fn("dp_machine_data_dir_set", c_int, c_char_p, E)
 dp_machine_data_dir = _fn("dp_machine_data_dir", c_char_p)
 if _data and os.path.isdir(os.path.join(_data, "topologies")):
     # searched after $DOPPLER_DATA, before the library's installed folder (machine/dp_machine.h)
     dp_machine_data_dir_set(os.fsencode(_data), None)
-dp_h5io_traj_check = _fn("dp_h5io_traj_check", c_int, c_char_p, E)
-
-
-# ---- trajectory files (policy/dp_h5io.h: the one reader of the layout) ----
-
-class dp_h5io_traj_episode(Structure):
-    _fields_ = [("stage", ctypes.c_int32), ("episode", c_int64), ("seed", c_uint64), ("makespan", c_double),
-                ("reward", c_double), ("wall_s", c_double), ("lr", c_double), ("epsilon", c_double),
-                ("sel_agree", c_double), ("plc_agree", c_double), ("step_offset", c_int64), ("n_steps", ctypes.c_int32)]
-
-
-class dp_h5io_traj_step(Structure):
-    _fields_ = [("sel_op", ctypes.c_int32), ("sel_logp", c_float), ("ready", ctypes.c_int32),
-                ("plc_device", ctypes.c_int32), ("plc_logp", c_float)]
-
-
-class dp_h5io_traj_eval(Structure):
-    _fields_ = [("stage", ctypes.c_int32), ("episode", c_int64), ("makespan", c_double), ("best", c_double),
-                ("simulations", c_int64), ("unix_s", c_double)]
-
-
-class dp_h5io_traj(Structure):
-    _fields_ = [("version", c_int), ("n_ops", c_int), ("n_devices", c_int),
-                ("graph", c_char_p), ("oracle", c_char_p), ("time_unit", c_char_p), ("config_json", c_char_p),
-                ("run_id", c_char_p), ("n_episodes", c_long), ("n_steps", c_long), ("n_evaluations", c_long),
-                ("episodes", POINTER(dp_h5io_traj_episode)), ("steps", POINTER(dp_h5io_traj_step)),
-                ("evaluations", POINTER(dp_h5io_traj_eval))]
-
-
-dp_h5io_traj_read = _fn("dp_h5io_traj_read", c_int, c_char_p, POINTER(dp_h5io_traj), E)
-dp_h5io_traj_free = _fn("dp_h5io_traj_free", None, POINTER(dp_h5io_traj))
-dp_machine_costs = _fn("dp_machine_costs", C, M, G, E)
-dp_machine_general = _fn("dp_machine_general", c_int, M)
-dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, M, G)
-dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, M)
+dp_machine_costs = _fn("dp_machine_costs", H, H, H, E)
+dp_machine_general = _fn("dp_machine_general", c_int, H)
+dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, H, H)
+dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, H)
 # Jansson (a dependency of libdoppler, reached through its handle): a fresh object from
 # dp_machine_to_json has one reference, so json_delete is what json_decref (an inline) would call.
 json_dumps = _fn("json_dumps", c_void_p, c_void_p, c_size_t)
 json_delete = _fn("json_delete", None, c_void_p)
 libc_free = _fn("free", None, c_void_p)
 
-# the problem (sim/dp_problem.h): an opaque handle, read through its accessors
-dp_problem_alloc = _fn("dp_problem_alloc", c_void_p, G, M, E)
-dp_problem_alloc_with_costs = _fn("dp_problem_alloc_with_costs", c_void_p, G, C, M, E)
-dp_problem_free = _fn("dp_problem_free", None, c_void_p)
-dp_problem_costs = _fn("dp_problem_costs", C, c_void_p)
-dp_problem_engine = _fn("dp_problem_engine", c_void_p, c_void_p)
-dp_engine_run = _fn("dp_engine_run", c_int, c_void_p, PI, PD, POINTER(dp_engine_schedule), E)
-dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, c_void_p, c_long, PI, PD, PD, PD, PD, E)
-dp_engine_transfers = _fn("dp_engine_transfers", None, c_void_p, PI, POINTER(dp_engine_schedule), PD, PD)
-dp_engine_oracle = _fn("dp_engine_oracle", dp_oracle, c_void_p)
-dp_engine_is_general = _fn("dp_engine_is_general", c_int, c_void_p)
-dp_engine_simulations = _fn("dp_engine_simulations", c_long, c_void_p)
-dp_engine_prefix_simulations = _fn("dp_engine_prefix_simulations", c_long, c_void_p)
-dp_engine_write_trace = _fn("dp_engine_write_trace", c_int, c_void_p, PI, c_char_p, E)
+# ---- the problem and its engine (sim/dp_problem.h, sim/dp_engine.h) ----
 
-dp_place_options_init = _fn("dp_place_options_init", None, POINTER(dp_place_options))
-dp_place_methods = _fn("dp_place_methods", POINTER(dp_place_method))
-dp_place_check_options = _fn("dp_place_check_options", c_int, c_char_p, POINTER(dp_place_options), E)
-dp_place_method_size = _fn("dp_place_method_size", ctypes.c_size_t)
-dp_schema_set = _fn("dp_schema_set", c_int, POINTER(dp_schema_key), c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, E)
-SCHEMA_SECTIONS_FN = ctypes.CFUNCTYPE(POINTER(dp_schema_section))
-dp_place = _fn("dp_place", c_int, c_char_p, G, C, POINTER(dp_place_options), PI, PD, PI, E)
+dp_problem_alloc = _fn("dp_problem_alloc", H, H, H, E)
+dp_problem_alloc_with_costs = _fn("dp_problem_alloc_with_costs", H, H, H, H, E)
+dp_problem_free = _fn("dp_problem_free", None, H)
+dp_problem_costs = _fn("dp_problem_costs", H, H)
+dp_problem_engine = _fn("dp_problem_engine", H, H)
+dp_engine_run = _fn("dp_engine_run", c_int, H, PI, PD, c_void_p, E)
+dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, H, c_long, PI, PD, PD, PD, PD, E)
+dp_engine_transfers = _fn("dp_engine_transfers", None, H, PI, c_void_p, PD, PD)
+dp_engine_is_general = _fn("dp_engine_is_general", c_int, H)
+dp_engine_simulations = _fn("dp_engine_simulations", c_long, H)
+dp_engine_prefix_simulations = _fn("dp_engine_prefix_simulations", c_long, H)
+dp_engine_write_trace = _fn("dp_engine_write_trace", c_int, H, PI, c_char_p, E)
+dp_engine_schedule_size = _fn("dp_engine_schedule_size", c_size_t)()
+schedule = _getters("dp_engine_schedule", {
+    "makespan": c_double, "cost": c_double, "mem_excess": c_double, "n_transfers": c_long,
+    "transfer_volume": c_double, "n_events": c_long, "busy": PCD, "op_start": PCD, "op_end": PCD, "op_ready": PCD,
+    "mem_peak": PCD}, c_void_p)
 
-ENV = POINTER(dp_env)
-dp_env_alloc = _fn("dp_env_alloc", ENV, G, C, E)
-dp_env_free = _fn("dp_env_free", None, ENV)
-dp_env_reset = _fn("dp_env_reset", None, ENV)
-dp_env_step = _fn("dp_env_step", c_int, ENV, c_int, c_int, E)
-dp_env_ready_index = _fn("dp_env_ready_index", c_int, ENV, c_int)
-dp_env_est_start_checked = _fn("dp_env_est_start_checked", c_int, ENV, c_int, c_int, PD, E)
-dp_env_device_features = _fn("dp_env_device_features", None, ENV, c_int, PD)
-dp_env_set_state = _fn("dp_env_set_state", c_int, ENV, c_int, c_void_p, E)
-dp_env_makespan = _fn("dp_env_makespan", c_double, ENV)
+
+def schedule_buffer():
+    """Room for one dp_engine_schedule (dp_engine_schedule_size bytes, aligned for a double), for
+    dp_engine_run to fill and the schedule accessors to read."""
+    return (c_double * ((dp_engine_schedule_size + 7) // 8))()
+
+
+# ---- placement (policy/dp_place.h; config tables: models/dp_schema.h) ----
+
+dp_place_options_alloc = _fn("dp_place_options_alloc", H, E)
+dp_place_options_free = _fn("dp_place_options_free", None, H)
+dp_place_options_set = _fn("dp_place_options_set", c_int, H, c_char_p, c_char_p, E)
+dp_place_options_set_engine = _fn("dp_place_options_set_engine", None, H, H)
+dp_place_options_set_machine = _fn("dp_place_options_set_machine", None, H, H)
+dp_place_check_options = _fn("dp_place_check_options", c_int, c_char_p, H, E)
+dp_place = _fn("dp_place", c_int, c_char_p, H, H, H, PI, PD, PI, E)
+dp_place_find = _fn("dp_place_find", H, c_char_p)
+dp_place_method_at = _fn("dp_place_method_at", H, c_int)
+dp_place_method_get_name = _fn("dp_place_method_get_name", c_char_p, H)
+dp_place_method_get_description = _fn("dp_place_method_get_description", c_char_p, H)
+dp_place_method_get_simulates = _fn("dp_place_method_get_simulates", c_int, H)
+dp_place_method_get_config = _fn("dp_place_method_get_config", H, H)
+dp_schema_section_at = _fn("dp_schema_section_at", H, H, c_int)
+dp_schema_section_get_name = _fn("dp_schema_section_get_name", c_char_p, H)
+dp_schema_section_get_key = _fn("dp_schema_section_get_key", H, H, c_int)
+dp_schema_section_get_other = _fn("dp_schema_section_get_other", c_char_p, H, c_int)
+schema_key = _getters("dp_schema_key", {"key": c_char_p, "type": c_int, "choices": c_char_p, "default": c_char_p,
+                                        "help": c_char_p})
+dp_schema_set = _fn("dp_schema_set", c_int, H, c_void_p, c_char_p, c_char_p, c_char_p, c_char_p, E)
+
+# ---- the assignment environment (policy/dp_env.h) ----
+
+DP_ENV_STATE_APPEND, DP_ENV_STATE_ENGINE = 0, 1
+DP_ENV_FEATURES_DOPPLER, DP_ENV_FEATURES_ENGINE = 0, 1
+
+dp_env_alloc = _fn("dp_env_alloc", H, H, H, E)
+dp_env_free = _fn("dp_env_free", None, H)
+dp_env_reset = _fn("dp_env_reset", None, H)
+dp_env_step = _fn("dp_env_step", c_int, H, c_int, c_int, E)
+dp_env_ready_index = _fn("dp_env_ready_index", c_int, H, c_int)
+dp_env_est_start_checked = _fn("dp_env_est_start_checked", c_int, H, c_int, c_int, PD, E)
+dp_env_set_state = _fn("dp_env_set_state", c_int, H, c_int, H, E)
+dp_env_makespan = _fn("dp_env_makespan", c_double, H)
 dp_env_n_features = _fn("dp_env_n_features", c_int, c_int)
 # the feature function taking the output as an address (no pointer object per call: Env's hot loop)
-dp_env_device_features_of_at = ctypes.CFUNCTYPE(None, ENV, c_int, c_int, c_void_p)(("dp_env_device_features_of", lib))
-dp_env_cp_select = _fn("dp_env_cp_select", c_int, ENV)
-dp_env_cp_place = _fn("dp_env_cp_place", c_int, ENV, c_int)
+dp_env_device_features_of_at = ctypes.CFUNCTYPE(None, H, c_int, c_int, c_void_p)(("dp_env_device_features_of", lib))
+dp_env_cp_select = _fn("dp_env_cp_select", c_int, H)
+dp_env_cp_place = _fn("dp_env_cp_place", c_int, H, c_int)
+env = _getters("dp_env", {
+    "n_ops": c_int, "n_devices": c_int, "step": c_int, "n_ready": c_int, "n_resim": c_long, "assignment": PI,
+    "ready": PI, "est_start": PCD, "est_end": PCD, "est_ready": PCD, "dev_avail": PCD, "dev_work": PCD})
+
+# ---- trajectory files (policy/dp_h5io.h: the one reader of the layout) ----
+
+dp_h5io_traj_check = _fn("dp_h5io_traj_check", c_int, c_char_p, E)
 
 
-def _check_size(struct, init):
-    """The structures this package allocates and the library fills (dp_machine, dp_place_options)
-    must be at least as large as the library's: init them in a buffer with a guard zone after the
-    mirror and check that the library wrote nothing there (a field added in the header and not
-    here would be written past the end of the mirror)."""
-    n = ctypes.sizeof(struct)
-    guard = 256
-    buf = (ctypes.c_ubyte * (n + guard))(*([0xA5] * (n + guard)))
-    init(ctypes.cast(buf, POINTER(struct)))
-    if any(b != 0xA5 for b in buf[n:]):
-        raise ImportError("doppler: the ctypes mirror of %s in %s is smaller than the library's (%s): the C "
-                          "header changed; update the mirror" % (struct.__name__, __file__, path))
-    return buf
-
-
-_check_size(dp_place_options, dp_place_options_init)
-# the structures the library returns by value or fills (dp_engine_oracle, dp_engine_run): the same
-# size as the library's, or the return writes past the mirror (a member added to dp_oracle crashed
-# every place() until this check)
-for _struct, _size_fn in ((dp_oracle, "dp_engine_oracle_size"), (dp_engine_schedule, "dp_engine_schedule_size"),
-                          (dp_place_method, "dp_place_method_size"), (dp_schema_key, "dp_schema_key_size"),
-                          (dp_schema_section, "dp_schema_section_size")):
-    if ctypes.sizeof(_struct) != _fn(_size_fn, ctypes.c_size_t)():
-        raise ImportError("doppler: the ctypes mirror of %s in %s has %d bytes, the library's (%s) %d: the C header "
-                          "changed; update the mirror" % (_struct.__name__, __file__, ctypes.sizeof(_struct), path,
-                                                          _fn(_size_fn, ctypes.c_size_t)()))
-dp_machine_free(ctypes.cast(_check_size(dp_machine, dp_machine_init), M))
+dp_h5io_traj_open = _fn("dp_h5io_traj_open", H, c_char_p, E)
+dp_h5io_traj_close = _fn("dp_h5io_traj_close", None, H)
+dp_h5io_traj_get_int = _fn("dp_h5io_traj_get_int", c_int, H, c_char_p)
+dp_h5io_traj_get_text = _fn("dp_h5io_traj_get_text", c_char_p, H, c_char_p)
+dp_h5io_traj_get_n_rows = _fn("dp_h5io_traj_get_n_rows", c_long, H, c_char_p)
+dp_h5io_traj_column_name = _fn("dp_h5io_traj_column_name", c_char_p, c_char_p, c_int)
+dp_h5io_traj_column_type = _fn("dp_h5io_traj_column_type", c_char, c_char_p, c_int)
+dp_h5io_traj_get_column = _fn("dp_h5io_traj_get_column", c_int, H, c_char_p, c_char_p, c_void_p, E)
 
 
 def text(b):

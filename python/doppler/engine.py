@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib
 from ._errors import ClosedError, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
-from .machine import Machine
+from .machine import Machine, _new_machine
 
 _INT32 = np.iinfo(np.int32)
 
@@ -22,39 +22,58 @@ def methods():
     """The placement methods of `doppler place`: {name: {"description": str, "simulates": bool}}.
     Methods that simulate (searches, learned methods) spend simulations of the engine that places."""
     out = {}
-    t = _lib.dp_place_methods()
     i = 0
-    while t[i].name:
-        out[_lib.text(t[i].name)] = {"description": _lib.text(t[i].description), "simulates": bool(t[i].simulates)}
+    while True:
+        m = _lib.dp_place_method_at(i)
+        if not m:
+            break
+        out[_lib.text(_lib.dp_place_method_get_name(m))] = {
+            "description": _lib.text(_lib.dp_place_method_get_description(m)),
+            "simulates": bool(_lib.dp_place_method_get_simulates(m))}
         i += 1
     return out
 
 
 def _sections(method):
-    """The tables of a method's --config (the method table's dp_place_method.config): a list of
-    (object name, [dp_schema_key], [other keys]); [] for a method without a config."""
-    t = _lib.dp_place_methods()
-    i = 0
-    while t[i].name and _lib.text(t[i].name) != method:
-        i += 1
-    if not t[i].name or not t[i].config:
+    """The tables of a method's --config (dp_place_method_get_config): a list of (object name,
+    [_Key], [other keys]); [] for a method without a config."""
+    m = _lib.dp_place_find(method.encode("utf-8", "replace")) if "\0" not in method else None
+    sections = _lib.dp_place_method_get_config(m) if m else None
+    if not sections:
         return []
-    sec = _lib.SCHEMA_SECTIONS_FN(t[i].config)()
     out = []
     j = 0
-    while sec[j].name is not None:
+    while True:
+        sec = _lib.dp_schema_section_at(sections, j)
+        if not sec:
+            break
         keys, others = [], []
         k = 0
-        while sec[j].keys and sec[j].keys[k].key:
-            keys.append(sec[j].keys[k])
+        while True:
+            key = _lib.dp_schema_section_get_key(sec, k)
+            if not key:
+                break
+            keys.append(_Key(key))
             k += 1
         k = 0
-        while sec[j].others and sec[j].others[k]:
-            others.append(_lib.text(sec[j].others[k]))
+        while _lib.dp_schema_section_get_other(sec, k) is not None:
+            others.append(_lib.text(_lib.dp_schema_section_get_other(sec, k)))
             k += 1
-        out.append((_lib.text(sec[j].name), keys, others))
+        out.append((_lib.text(_lib.dp_schema_section_get_name(sec)), keys, others))
         j += 1
     return out
+
+
+class _Key:
+    """One entry of a config table (dp_schema_key, read through its accessors): handle (for
+    dp_schema_set), key, type, choices, default, help."""
+
+    __slots__ = ("handle", "key", "type", "choices", "default", "help")
+
+    def __init__(self, handle):
+        self.handle = handle
+        for f, get in _lib.schema_key.items():
+            setattr(self, f, get(handle))
 
 
 def config_keys(method):
@@ -112,7 +131,8 @@ def _check_config(method, config):
                 err = _lib.dp_error()
                 if t is None:
                     raise InvalidInputError('place: config: "%s": %r is no value of a key' % (full, v))
-                if _lib.dp_schema_set(entries[key], scratch, entries[key].key, t.encode("utf-8", "replace"), b"place: config",
+                if _lib.dp_schema_set(entries[key].handle, scratch, entries[key].key, t.encode("utf-8", "replace"),
+                                      b"place: config",
                                       (shown + "." if shown else "").encode(), ctypes.byref(err)) != 0:
                     raise InvalidInputError(_lib.text(err.msg))
             elif isinstance(v, dict) and child in names:
@@ -217,7 +237,7 @@ def _check_place_options(bmethod, o):
     if bmethod.decode() not in methods():
         return
     err = _lib.dp_error()
-    if _lib.dp_place_check_options(bmethod, ctypes.byref(o), ctypes.byref(err)) != 0:
+    if _lib.dp_place_check_options(bmethod, o, ctypes.byref(err)) != 0:
         msg = _lib.text(err.msg)
         for cli, kw in (("--refine-budget", "refine_budget"), ("--append-only/--ties", "append_only/ties"),
                         ("--method ", "method "), ("--refine ", "refine="), ("--proposals FILE", "proposals=FILE")):
@@ -258,39 +278,40 @@ class Engine(_NoCopy):
         if fixed is not None:
             if machine is not None:
                 raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
-            self._mach = _lib.dp_machine()
-            _lib.dp_machine_init(ctypes.byref(self._mach))
-            self._mach.n_devices = fixed.contents.n_devices
+            self._mach = _new_machine()
+            err = _lib.dp_error()
+            check(_lib.dp_machine_set(self._mach, b"devices", b"%d" % _lib.cost["n_devices"](fixed), ctypes.byref(err)),
+                  err)
         else:
             self._mach = self.machine._instance()
-        self._mach.sim.trace = 1 if _trace else 0
+        _lib.dp_machine_set_trace(self._mach, 1 if _trace else 0)
         # the problem of the graph on the machine (sim/dp_problem.h): its cost tables and engine,
         # assembled as the commands and sweeps assemble theirs
         err = _lib.dp_error()
         if fixed is not None:
-            p = _lib.dp_problem_alloc_with_costs(g, fixed, ctypes.byref(self._mach), ctypes.byref(err))
+            p = _lib.dp_problem_alloc_with_costs(g, fixed, self._mach, ctypes.byref(err))
         else:
-            p = _lib.dp_problem_alloc(g, ctypes.byref(self._mach), ctypes.byref(err))
+            p = _lib.dp_problem_alloc(g, self._mach, ctypes.byref(err))
         if not p:
             self._free_machine()
             raise from_status(err.code, err)
         self._problem = p
         self._cptr = _lib.dp_problem_costs(p)
         if fixed is None:
-            want = _lib.dp_machine_devices_differ(ctypes.byref(self._mach), g)
+            want = _lib.dp_machine_devices_differ(self._mach, g)
             if want and not _trace:
                 # (a tracing engine is the twin of one that warned already)
                 # the command's warning (dp_cli_warn_devices)
                 warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want,
-                                                                                     self._cptr.contents.n_devices),
+                                                                                     _lib.cost["n_devices"](self._cptr)),
                               stacklevel=3)
         p = _lib.dp_problem_engine(p)
         self._ptr = p
         graph._attach(self)
-        self.n_ops = g.contents.n_ops
-        self.n_edges = g.contents.n_edges
-        self.n_devices = self._cptr.contents.n_devices
-        self._scale = g.contents.time_scale
+        self.n_ops = _lib.graph["n_ops"](g)
+        self.n_edges = _lib.graph["n_edges"](g)
+        self.n_devices = _lib.cost["n_devices"](self._cptr)
+        self._scale = _lib.graph["time_scale"](g)
         self._unit = graph.time_unit
         self._traced = None
         self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
@@ -298,12 +319,12 @@ class Engine(_NoCopy):
     @staticmethod
     def _free_all(problem, mach, graph):
         _lib.dp_problem_free(problem)
-        _lib.dp_machine_free(ctypes.byref(mach))
+        _lib.dp_machine_destroy(mach)
         graph._release()
 
     def _free_machine(self):
         if self._mach is not None:
-            _lib.dp_machine_free(ctypes.byref(self._mach))
+            _lib.dp_machine_destroy(self._mach)
         self._mach = None
 
     def close(self):
@@ -361,38 +382,41 @@ class Engine(_NoCopy):
         return None if priority is None else _float_vector(priority, self.n_ops, "priority")
 
     def _run(self, e, a, prio):
-        """Run one assignment on engine pointer e; returns the dp_engine_schedule (engine-owned arrays)."""
-        s = _lib.dp_engine_schedule()
+        """Run one assignment on engine pointer e; returns the dp_engine_schedule (a buffer the
+        schedule accessors read; engine-owned arrays)."""
+        s = _lib.schedule_buffer()
         err = _lib.dp_error()
         check(_lib.dp_engine_run(e, a.ctypes.data_as(_lib.PI), None if prio is None else prio.ctypes.data_as(_lib.PD),
-                                 ctypes.byref(s), ctypes.byref(err)), err)
+                                 s, ctypes.byref(err)), err)
         return s
 
     def _schedule(self, e, a, s):
         sc = self._scale
         n, m, D = self.n_ops, self.n_edges, self.n_devices
+        get = _lib.schedule
         out = Schedule()
-        out.makespan = s.makespan / sc
-        out.cost = s.cost / sc
-        out.busy = _ro(np.ctypeslib.as_array(s.busy, shape=(D,)) / sc)
-        out.start = _ro(np.ctypeslib.as_array(s.op_start, shape=(n,)) / sc)
-        out.end = _ro(np.ctypeslib.as_array(s.op_end, shape=(n,)) / sc)
-        out.ready = _ro(np.ctypeslib.as_array(s.op_ready, shape=(n,)) / sc)
+        out.makespan = get["makespan"](s) / sc
+        out.cost = get["cost"](s) / sc
+        out.busy = _ro(np.ctypeslib.as_array(get["busy"](s), shape=(D,)) / sc)
+        out.start = _ro(np.ctypeslib.as_array(get["op_start"](s), shape=(n,)) / sc)
+        out.end = _ro(np.ctypeslib.as_array(get["op_end"](s), shape=(n,)) / sc)
+        out.ready = _ro(np.ctypeslib.as_array(get["op_ready"](s), shape=(n,)) / sc)
         xs = np.empty(m)
         xe = np.empty(m)
         if m:
-            _lib.dp_engine_transfers(e, a.ctypes.data_as(_lib.PI), ctypes.byref(s), xs.ctypes.data_as(_lib.PD),
+            _lib.dp_engine_transfers(e, a.ctypes.data_as(_lib.PI), s, xs.ctypes.data_as(_lib.PD),
                                      xe.ctypes.data_as(_lib.PD))
         moved = xs >= 0
         xs[moved] /= sc
         xe[moved] /= sc
         out.transfer_start = _ro(xs)
         out.transfer_end = _ro(xe)
-        out.memory_peak = _ro(np.ctypeslib.as_array(s.mem_peak, shape=(D,)).copy()) if s.mem_peak else None
-        out.memory_excess = s.mem_excess
-        out.n_transfers = int(s.n_transfers)
-        out.transfer_volume = s.transfer_volume
-        out.n_events = int(s.n_events)
+        mem_peak = get["mem_peak"](s)
+        out.memory_peak = _ro(np.ctypeslib.as_array(mem_peak, shape=(D,)).copy()) if mem_peak else None
+        out.memory_excess = get["mem_excess"](s)
+        out.n_transfers = int(get["n_transfers"](s))
+        out.transfer_volume = get["transfer_volume"](s)
+        out.n_events = int(get["n_events"](s))
         out.assignment = _ro(a.astype(np.int64))
         out.time_unit = self._unit
         return out
@@ -490,51 +514,51 @@ class Engine(_NoCopy):
         bad = [k for k in options if k not in _PLACE_OPTIONS]
         if bad:
             raise TypeError("place: unknown option %s (known: %s)" % (", ".join(bad), ", ".join(_PLACE_OPTIONS)))
-        o = _lib.dp_place_options()
-        _lib.dp_place_options_init(ctypes.byref(o))
+        # the options as text, set through the library's key/value setter (dp_place_options_set),
+        # after the checks that give this interface's messages
+        text = {}
         seed = options.get("seed")
         if seed is not None:
             if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2 ** 64:
                 raise ValueError("place: seed: expected a non-negative integer, got %r" % (seed,))
-            o.seed = int(seed)
+            text["seed"] = str(int(seed))
         dev = options.get("device")
         if dev is not None:
             if not isinstance(dev, (int, np.integer)) or isinstance(dev, bool) or not 0 <= dev < self.n_devices:
                 raise ValueError("place: device %r: only %d devices" % (dev, self.n_devices))
-            o.device = int(dev)
+            text["device"] = str(int(dev))
         samples = options.get("samples")
         if samples is not None:
             if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or not 1 <= samples <= 1000000:
                 raise ValueError("place: samples: expected a positive integer, got %r" % (samples,))
-            o.samples = int(samples)
+            text["samples"] = str(int(samples))
         budget = options.get("budget")
         if budget is not None:
             if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or not 1 <= budget <= 10 ** 15:
                 raise ValueError("place: budget: expected a positive integer, got %r" % (budget,))
-            o.budget = int(budget)
+            text["budget"] = str(int(budget))
         refine = options.get("refine")
         if refine is not None:
             if refine not in ("anneal", "local", "improve"):
                 raise ValueError("place: refine: anneal, local or improve, got %r" % (refine,))
-            o.refine = refine.encode()
+            text["refine"] = refine
         rb = options.get("refine_budget")
         if rb is not None:
             if not isinstance(rb, (int, np.integer)) or isinstance(rb, bool) or not 1 <= rb <= 10 ** 15:
                 raise ValueError("place: refine_budget: expected a positive integer, got %r" % (rb,))
-            o.refine_budget = int(rb)
+            text["refine_budget"] = str(int(rb))
         if options.get("append_only") is not None:
             if not isinstance(options["append_only"], bool):
                 raise ValueError("place: append_only: expected True or False, got %r" % (options["append_only"],))
-            o.list_append_only = int(options["append_only"])
+            text["append_only"] = "1" if options["append_only"] else "0"
         ties = options.get("ties")
         if ties is not None:
             if ties not in ("id", "heap"):
                 raise ValueError("place: ties: id or heap, got %r" % (ties,))
-            o.list_ties = 1 if ties == "heap" else 0
-        ckpt = options.get("checkpoint")
-        o.checkpoint = _lib.encode(ckpt, "place: checkpoint")
-        props = options.get("proposals")
-        o.proposals = _lib.encode(props, "place: proposals")
+            text["ties"] = ties
+        btext = {k: v.encode() for k, v in text.items()}
+        btext["checkpoint"] = _lib.encode(options.get("checkpoint"), "place: checkpoint")
+        btext["proposals"] = _lib.encode(options.get("proposals"), "place: proposals")
         config = options.get("config")
         tmp = None
         if config is not None and not isinstance(config, dict):
@@ -545,25 +569,25 @@ class Engine(_NoCopy):
             with os.fdopen(fd, "w") as f:
                 json.dump(config, f)
             config = tmp
-        o.config = _lib.encode(config, "place: config")
-        try:
-            _check_place_options(bmethod, o)
-        except Exception:
-            if tmp:
-                os.unlink(tmp)
-            raise
-        assign = np.empty(self.n_ops, dtype=np.int32)
-        prio = np.empty(self.n_ops, dtype=np.float64)
-        has_prio = ctypes.c_int(0)
+        btext["config"] = _lib.encode(config, "place: config")
         err = _lib.dp_error()
+        o = _lib.dp_place_options_alloc(ctypes.byref(err))
         try:
+            if not o:
+                raise from_status(err.code or _lib.DP_ENOMEM, err)
+            for k, v in btext.items():
+                if v is not None:
+                    check(_lib.dp_place_options_set(o, k.encode(), v, ctypes.byref(err)), err)
+            _check_place_options(bmethod, o)
+            assign = np.empty(self.n_ops, dtype=np.int32)
+            prio = np.empty(self.n_ops, dtype=np.float64)
+            has_prio = ctypes.c_int(0)
             with self._lock:
                 e = self._e()
-                oracle = _lib.dp_engine_oracle(e)
-                o.oracle = ctypes.pointer(oracle)
-                o.machine = ctypes.pointer(self._mach)
+                _lib.dp_place_options_set_engine(o, e)
+                _lib.dp_place_options_set_machine(o, self._mach)
                 before = _lib.dp_engine_simulations(e)
-                check(_lib.dp_place(bmethod, self.graph._g(), self._cptr, ctypes.byref(o),
+                check(_lib.dp_place(bmethod, self.graph._g(), self._cptr, o,
                                     assign.ctypes.data_as(_lib.PI), prio.ctypes.data_as(_lib.PD), ctypes.byref(has_prio),
                                     ctypes.byref(err)), err)
                 spent = _lib.dp_engine_simulations(e) - before
@@ -573,6 +597,7 @@ class Engine(_NoCopy):
                 s = self._run(e, assign, prio)
                 sched = self._schedule(e, assign, s)
         finally:
+            _lib.dp_place_options_free(o)
             if tmp:
                 os.unlink(tmp)
         p = Placement()

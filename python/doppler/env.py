@@ -210,7 +210,6 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             check(err.code or _lib.DP_ENOMEM, err)
         self._ptr = p
         self._finalizer = weakref.finalize(self, Env._free, p, eng)  # the engine (its costs) outlives it
-        self._envc = p.contents
         self.state = state
         self.features = features
         self._fs = _FEATURES[features]
@@ -226,14 +225,19 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         self.device_features = bool(device_features)
         sc = eng._scale
         self._sc = sc
-        c = self._envc
-        self._assign = np.ctypeslib.as_array(c.assignment, shape=(n,))
-        self._ready = np.ctypeslib.as_array(c.ready, shape=(n,))
-        self._est_start = np.ctypeslib.as_array(c.est_start, shape=(n,))
-        self._est_end = np.ctypeslib.as_array(c.est_end, shape=(n,))
-        self._est_ready = np.ctypeslib.as_array(c.est_ready, shape=(n,))
-        self._dev_avail = np.ctypeslib.as_array(c.dev_avail, shape=(D,))
-        self._dev_work = np.ctypeslib.as_array(c.dev_work, shape=(D,))
+        # views of the environment's arrays (dp_env_get_*: allocated once by dp_env_alloc, so the
+        # views follow every step without a copy)
+        get = _lib.env
+        self._assign = np.ctypeslib.as_array(get["assignment"](p), shape=(n,))
+        self._ready = np.ctypeslib.as_array(get["ready"](p), shape=(n,))
+        self._est_start = np.ctypeslib.as_array(get["est_start"](p), shape=(n,))
+        self._est_end = np.ctypeslib.as_array(get["est_end"](p), shape=(n,))
+        self._est_ready = np.ctypeslib.as_array(get["est_ready"](p), shape=(n,))
+        self._dev_avail = np.ctypeslib.as_array(get["dev_avail"](p), shape=(D,))
+        self._dev_work = np.ctypeslib.as_array(get["dev_work"](p), shape=(D,))
+        self._n_ready = get["n_ready"]
+        self._step = get["step"]
+        self._n_resim = get["n_resim"]
         costs = eng.costs
         self._static = np.zeros((n, len(OP_FEATURES)))
         self._static[:, 0] = costs.op_time.mean(axis=1)
@@ -276,7 +280,6 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         """Free the environment and its engine."""
         if self._ptr:
             self._ptr = None
-            self._envc = None
             self._finalizer()
             self.engine.close()
 
@@ -300,7 +303,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     def ready(self):
         """(n_ready,) int64: the ready ops, increasing id."""
         self._e()
-        return self._ready[: self._envc.n_ready].astype(np.int64)
+        return self._ready[: self._n_ready(self._ptr)].astype(np.int64)
 
     @property
     def assignment(self):
@@ -317,8 +320,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
 
     @property
     def step_count(self):
-        self._e()
-        return self._envc.step
+        return self._step(self._e())
 
     def est_start(self, op, device):
         """Estimated earliest start of ready op on device under the state (dp_env_est_start),
@@ -359,9 +361,8 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return Dict(spaces)
 
     def _observation(self):
-        c = self._envc
         n, D, sc = self.n_ops, self.n_devices, self._sc
-        nr = c.n_ready
+        nr = self._n_ready(self._ptr)
         ready_ids = self._ready[:nr]
         ready = np.full(n, -1, dtype=np.int64)
         ready[:nr] = ready_ids
@@ -404,9 +405,9 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return obs
 
     def _info(self, sims):
-        return {"step": self._envc.step, "simulations": sims, "episode_simulations": self._episode_sims,
+        return {"step": self._step(self._ptr), "simulations": sims, "episode_simulations": self._episode_sims,
                 "total_simulations": int(_lib.dp_engine_simulations(self.engine._e())),
-                "prefix_simulations": int(self._envc.n_resim) - self._resim0}
+                "prefix_simulations": int(self._n_resim(self._ptr)) - self._resim0}
 
     # ---- the Gymnasium interface ----
 
@@ -424,7 +425,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             else:
                 self.action_space.seed(seed)
         _lib.dp_env_reset(p)
-        self._resim0 = int(self._envc.n_resim)
+        self._resim0 = int(self._n_resim(p))
         self._episode += 1
         self._steps = []
         self._episode_sims = 0
@@ -463,8 +464,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             raise Error("step: the episode is over (all %d ops placed); call reset()" % self.n_ops)
         op, dev = self._decode(action)
         self._check_action(op, dev)
-        c = self._envc
-        n_ready = c.n_ready
+        n_ready = self._n_ready(p)
         # the whole action is checked before the state changes (a failed action leaves it as it
         # was): the op is ready, and the last step's simulation of the whole assignment runs first
         if _lib.dp_env_ready_index(p, op) < 0:
@@ -474,7 +474,8 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
                 info["invalid_action"] = msg
                 return self._observation(), 0.0, False, False, info
             raise InvalidInputError(msg, _lib.DP_EINVAL)
-        done = c.step == self.n_ops - 1
+        k = self._step(p)  # the step this action is
+        done = k == self.n_ops - 1
         sched = None
         if done:
             full = self._assign.copy()
@@ -494,7 +495,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             self._episodes.append({"episode": self._episode, "makespan": sched.makespan, "return": reward,
                                    "steps": self.n_ops, "simulations": self._episode_sims,
                                    "seconds": time.perf_counter() - self._t0})
-        self._steps.append((self._episode, c.step - 1, op, dev, n_ready, self._est_start[op] / self._sc,
+        self._steps.append((self._episode, k, op, dev, n_ready, self._est_start[op] / self._sc,
                             self._est_end[op] / self._sc, reward))
         obs = self._observation()
         info = self._info(sims)
@@ -525,4 +526,4 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         if not self._ptr:
             return "<doppler.Env (closed)>"
         return "<doppler.Env %s: %d ops, %d devices, step %d>" % (self.graph.name, self.n_ops, self.n_devices,
-                                                                  self._envc.step)
+                                                                  self._step(self._ptr))

@@ -19,8 +19,16 @@ def _array(ptr, n, dtype):
     return a
 
 
-def _strings(ptr, n):
-    return [_lib.text(ptr[i]) for i in range(n)]
+def _strings(get, g, n):
+    """[get(g, 0), ..., get(g, n - 1)] as str (an op's name or kind)."""
+    return [_lib.text(get(g, i)) for i in range(n)]
+
+
+def _counted(get, g):
+    """The int64 copy of an array that an accessor returns with its count (sources, sinks)."""
+    n = ctypes.c_int()
+    ptr = get(g, ctypes.byref(n))
+    return _array(ptr, n.value, np.int64)
 
 
 class Graph(_NoCopy):
@@ -67,10 +75,10 @@ class Graph(_NoCopy):
             raise TypeError("Graph.read: path: a file name (str or a path), got None")
         bpath = _lib.encode(path)
         if format is None and _lib.dp_hetero_is_hetero_path(bpath):
-            g = _lib.G()
-            c = _lib.C()
+            g = ctypes.c_void_p()
+            c = ctypes.c_void_p()
             check(_lib.dp_hetero_read(bpath, ctypes.byref(g), ctypes.byref(c), ctypes.byref(err)), err)
-            return cls(g, c)
+            return cls(g.value, c.value)
         g = _lib.dp_graph_read(bpath, _lib.encode(format), ctypes.byref(err))
         if not g:
             raise from_status(err.code, err)
@@ -129,19 +137,24 @@ class Graph(_NoCopy):
     def models():
         """The generators: {model name: {"description": str, "params": {name: (default, help)}}}."""
         out = {}
-        models = _lib.dp_gen_models()
         buf = ctypes.create_string_buffer(256)
         i = 0
-        while models[i].name:
-            m = models[i]
+        while True:
+            m = _lib.dp_gen_model_at(i)
+            if not m:
+                break
             params = {}
             j = 0
-            while m.params[j].name:
-                p = m.params[j]
-                _lib.dp_gen_param_default(ctypes.byref(m), ctypes.byref(p), buf, len(buf))
-                params[_lib.text(p.name)] = (_lib.text(buf.value), _lib.text(p.help))
+            while True:
+                p = _lib.dp_gen_model_get_param(m, j)
+                if not p:
+                    break
+                _lib.dp_gen_param_default(m, p, buf, len(buf))
+                params[_lib.text(_lib.dp_gen_param_get_name(p))] = (_lib.text(buf.value),
+                                                                   _lib.text(_lib.dp_gen_param_get_help(p)))
                 j += 1
-            out[_lib.text(m.name)] = {"description": _lib.text(m.description), "params": params}
+            out[_lib.text(_lib.dp_gen_model_get_name(m))] = {
+                "description": _lib.text(_lib.dp_gen_model_get_description(m)), "params": params}
             i += 1
         return out
 
@@ -198,100 +211,109 @@ class Graph(_NoCopy):
 
     # ---- attributes ----
 
-    def _c(self):
-        return self._g().contents
+    def _get(self, field):
+        """Field of the graph through its accessor (dp_graph_get_<field>)."""
+        return _lib.graph[field](self._g())
 
     @property
     def n_ops(self):
-        return self._c().n_ops
+        return self._get("n_ops")
 
     @property
     def n_edges(self):
-        return self._c().n_edges
+        return self._get("n_edges")
 
     def __len__(self):
         return self.n_ops
 
     @property
     def name(self):
-        return _lib.text(self._c().name)
+        return _lib.text(self._get("name"))
 
     @property
     def source(self):
-        return _lib.text(self._c().source)
+        return _lib.text(self._get("source"))
 
     @property
     def cost_kind(self):
         """"physical" (FLOPs and bytes) or "time" (durations in the file's unit)."""
-        return "time" if self._c().cost_kind == 1 else "physical"
+        return "time" if self._get("cost_kind") == _lib.DP_GRAPH_COST_TIME else "physical"
 
     @property
     def time_scale(self):
         """Printed time = simulated time / time_scale (1, or 1e10 for DOPPLER files)."""
-        return self._c().time_scale
+        return self._get("time_scale")
 
     @property
     def time_unit(self):
-        return _lib.text(self._c().time_unit)
+        return _lib.text(self._get("time_unit"))
 
     @property
     def devices(self):
         """The device count the graph was made for when it says (a generated Llama graph's
         tensor-parallel degree, DOPPLER's 8gpu_ files, a JSON file's "devices"), else None. A
         machine without "devices" or a topology takes it, as the command does."""
-        d = self._c().devices
+        d = self._get("devices")
         return d if d > 0 else None
 
     @property
     def fixed_devices(self):
         """Processor count of a heterogeneous example (which fixes its machine), else None."""
         self._g()
-        return self._fixed_costs.contents.n_devices if self._fixed_costs else None
+        return _lib.cost["n_devices"](self._fixed_costs) if self._fixed_costs else None
 
     def _cached(self, key, make):
-        self._g()
+        g = self._g()
         if key not in self._cache:
-            self._cache[key] = make(self._c())
+            self._cache[key] = make(g)
         return self._cache[key]
+
+    def _field(self, g, field, n, dtype):
+        """A read-only NumPy copy of the graph's array field (n elements)."""
+        return _array(_lib.graph[field](g), n, dtype)
 
     @property
     def work(self):
         """(n_ops,) float64: FLOPs (physical) or duration (time) of each op."""
-        return self._cached("work", lambda g: _array(g.work, g.n_ops, np.float64))
+        return self._cached("work", lambda g: self._field(g, "work", self.n_ops, np.float64))
 
     @property
     def out_size(self):
         """(n_ops,) float64: output bytes (physical) or the transfer duration of the output (time)."""
-        return self._cached("out_size", lambda g: _array(g.out_size, g.n_ops, np.float64))
+        return self._cached("out_size", lambda g: self._field(g, "out_size", self.n_ops, np.float64))
 
     @property
     def op_names(self):
         """list of n_ops str: unique op names."""
-        return self._cached("op_names", lambda g: _strings(g.op_name, g.n_ops))
+        return self._cached("op_names", lambda g: _strings(_lib.dp_graph_get_op_name, g, self.n_ops))
 
     @property
     def op_kinds(self):
         """(n_ops,) str array: op kinds ("matmul", "add", "op", ...)."""
-        return self._cached("op_kinds", lambda g: np.array(_strings(g.op_kind, g.n_ops), dtype=object))
+        return self._cached("op_kinds", lambda g: np.array(_strings(_lib.dp_graph_get_op_kind, g, self.n_ops),
+                                                            dtype=object))
 
     @property
     def op_shapes(self):
         """list of n_ops tuples: each op's output shape (empty when unknown)."""
         def make(g):
-            nd = np.ctypeslib.as_array(g.op_ndim, shape=(g.n_ops,))
-            sh = np.ctypeslib.as_array(g.op_shape, shape=(g.n_ops, _lib.DP_GRAPH_MAX_DIMS))
-            return [tuple(int(x) for x in sh[i, :nd[i]]) for i in range(g.n_ops)]
+            dims = ctypes.POINTER(ctypes.c_int64)()
+            out = []
+            for i in range(self.n_ops):
+                nd = _lib.dp_graph_get_op_shape(g, i, ctypes.byref(dims))
+                out.append(tuple(int(dims[k]) for k in range(nd)))
+            return out
         return self._cached("op_shapes", make)
 
     @property
     def edge_src(self):
         """(n_edges,) int64: source op of each edge (edges grouped by source, the library's order)."""
-        return self._cached("edge_src", lambda g: _array(g.edge_src, g.n_edges, np.int64))
+        return self._cached("edge_src", lambda g: self._field(g, "edge_src", self.n_edges, np.int64))
 
     @property
     def edge_dst(self):
         """(n_edges,) int64: destination op of each edge."""
-        return self._cached("edge_dst", lambda g: _array(g.edge_dst, g.n_edges, np.int64))
+        return self._cached("edge_dst", lambda g: self._field(g, "edge_dst", self.n_edges, np.int64))
 
     @property
     def edges(self):
@@ -301,30 +323,30 @@ class Graph(_NoCopy):
     @property
     def edge_size(self):
         """(n_edges,) float64: bytes (physical) or transfer duration (time) of each edge."""
-        return self._cached("edge_size", lambda g: _array(g.edge_size, g.n_edges, np.float64))
+        return self._cached("edge_size", lambda g: self._field(g, "edge_size", self.n_edges, np.float64))
 
     @property
     def topological_order(self):
         """(n_ops,) int64: a topological order (Kahn's, lowest id first among the ready)."""
-        return self._cached("topo", lambda g: _array(g.topo, g.n_ops, np.int64))
+        return self._cached("topo", lambda g: self._field(g, "topo", self.n_ops, np.int64))
 
     @property
     def sources(self):
-        return self._cached("sources", lambda g: _array(g.sources, g.n_sources, np.int64))
+        return self._cached("sources", lambda g: _counted(_lib.dp_graph_get_sources, g))
 
     @property
     def sinks(self):
-        return self._cached("sinks", lambda g: _array(g.sinks, g.n_sinks, np.int64))
+        return self._cached("sinks", lambda g: _counted(_lib.dp_graph_get_sinks, g))
 
     @property
     def n_predecessors(self):
         """(n_ops,) int64: in-edges of each op."""
-        return self._cached("npred", lambda g: np.diff(_array(g.pred_ptr, g.n_ops + 1, np.int64)))
+        return self._cached("npred", lambda g: np.diff(self._field(g, "pred_ptr", self.n_ops + 1, np.int64)))
 
     @property
     def n_successors(self):
         """(n_ops,) int64: out-edges of each op."""
-        return self._cached("nsucc", lambda g: np.diff(_array(g.succ_ptr, g.n_ops + 1, np.int64)))
+        return self._cached("nsucc", lambda g: np.diff(self._field(g, "succ_ptr", self.n_ops + 1, np.int64)))
 
     def costs(self, machine=None):
         """The cost tables of this graph on a machine (doppler.Machine; None: the default machine, or
@@ -358,16 +380,16 @@ class Costs:
     """
 
     def __init__(self, graph, cptr, owned):
-        c = cptr.contents
+        c = {f: get(cptr) for f, get in _lib.cost.items()}
         g = graph._g()
-        sc = c.time_scale
-        n, m, D = c.n_ops, c.n_edges, c.n_devices
+        sc = c["time_scale"]
+        n, m, D = c["n_ops"], c["n_edges"], c["n_devices"]
         self.n_devices = D
-        self.homogeneous = bool(c.homogeneous)
-        self.op_time = np.ctypeslib.as_array(c.op_time, shape=(n * D,)).reshape(n, D) / sc
-        self.edge_data = _array(c.edge_data, m, np.float64).copy()
-        self.latency = np.ctypeslib.as_array(c.latency, shape=(D * D,)).reshape(D, D) / sc
-        self.inv_bw = np.ctypeslib.as_array(c.inv_bw, shape=(D * D,)).reshape(D, D) / sc
+        self.homogeneous = bool(c["homogeneous"])
+        self.op_time = np.ctypeslib.as_array(c["op_time"], shape=(n * D,)).reshape(n, D) / sc
+        self.edge_data = _array(c["edge_data"], m, np.float64).copy()
+        self.latency = np.ctypeslib.as_array(c["latency"], shape=(D * D,)).reshape(D, D) / sc
+        self.inv_bw = np.ctypeslib.as_array(c["inv_bw"], shape=(D * D,)).reshape(D, D) / sc
         bl = np.empty(n)
         tl = np.empty(n)
         _lib.dp_cost_levels(g, cptr, bl.ctypes.data_as(_lib.PD), tl.ctypes.data_as(_lib.PD))

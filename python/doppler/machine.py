@@ -18,18 +18,26 @@ def _value_text(value):
 
 def _key_name(key):
     """The library's name of a key given in any accepted spelling (one dp_machine_key_index found)."""
-    return _lib.text(_lib.dp_machine_keys()[_lib.dp_machine_key_index(key.encode())].name)
+    return _lib.text(_lib.dp_machine_key_name(_lib.dp_machine_key_index(key.encode())))
 
 
 def keys():
     """The settable keys, in the library's order: [(name, command-line option), ...]."""
     out = []
-    k = _lib.dp_machine_keys()
     i = 0
-    while k[i].name:
-        out.append((_lib.text(k[i].name), "--" + _lib.text(k[i].option)))
+    while _lib.dp_machine_key_name(i) is not None:
+        out.append((_lib.text(_lib.dp_machine_key_name(i)), "--" + _lib.text(_lib.dp_machine_key_option(i))))
         i += 1
     return out
+
+
+def _new_machine():
+    """A fresh dp_machine (dp_machine_alloc: the defaults), a handle the caller destroys."""
+    err = _lib.dp_error()
+    m = _lib.dp_machine_alloc(ctypes.byref(err))
+    if not m:
+        raise from_status(err.code or _lib.DP_ENOMEM, err)
+    return m
 
 
 class Machine:
@@ -54,8 +62,8 @@ class Machine:
     """
 
     def __init__(self, **settings):
-        self._m = _lib.dp_machine()
-        _lib.dp_machine_init(ctypes.byref(self._m))
+        self._m = None
+        self._m = _new_machine()
         self._settings = []
         for k, v in settings.items():
             self.set(k, v)
@@ -102,7 +110,7 @@ class Machine:
             raise ValueError("Machine.set: %r = %r contains a NUL character (C would read only what precedes it)"
                              % (key, value))
         err = _lib.dp_error()
-        check(_lib.dp_machine_set(ctypes.byref(self._m), k.encode(), text.encode(), ctypes.byref(err)), err)
+        check(_lib.dp_machine_set(self._m, k.encode(), text.encode(), ctypes.byref(err)), err)
         # a key set again replaces its earlier value (repr, to_dict and copies list it once)
         name = _key_name(k)
         before = self._settings
@@ -112,46 +120,47 @@ class Machine:
             # bundled topology nor a file fails here, naming it, not later in an Engine; on a copy
             # of the settings, as every engine loads its own (this description stays unloaded)
             try:
-                _lib.dp_machine_free(self._instance())
+                _lib.dp_machine_destroy(self._instance())
             except Exception:
                 self._settings = before
-                _lib.dp_machine_free(ctypes.byref(self._m))  # the description as it was before this set
-                _lib.dp_machine_init(ctypes.byref(self._m))
+                m = _new_machine()  # the description as it was before this set
+                _lib.dp_machine_destroy(self._m)
+                self._m = m
                 for s, v in self._settings:
-                    _lib.dp_machine_set(ctypes.byref(self._m), s.encode(), v.encode(), ctypes.byref(err))
+                    _lib.dp_machine_set(self._m, s.encode(), v.encode(), ctypes.byref(err))
                 raise
         return self
 
     def _load(self):
         err = _lib.dp_error()
-        check(_lib.dp_machine_load(ctypes.byref(self._m), ctypes.byref(err)), err)
+        check(_lib.dp_machine_load(self._m, ctypes.byref(err)), err)
 
     @property
     def n_devices(self):
         """Device count (the topology's, once loaded: reading this loads it)."""
         self._load()
-        return self._m.n_devices
+        return _lib.dp_machine_get_n_devices(self._m)
 
     @property
     def device_names(self):
         """Device names: the topology's, else "0", "1", ..."""
         self._load()
-        if self._m.topo:
-            t = self._m.topo.contents
-            return [_lib.text(t.dev[d].name) for d in range(t.n_devices)]
-        return [str(d) for d in range(self._m.n_devices)]
+        n = _lib.dp_machine_get_n_devices(self._m)
+        if _lib.dp_machine_get_device_name(self._m, 0) is not None:  # a loaded topology's names
+            return [_lib.text(_lib.dp_machine_get_device_name(self._m, d)) for d in range(n)]
+        return [str(d) for d in range(n)]
 
     @property
     def general(self):
         """True when only the general engine simulates this machine (a topology, or a simulator
         option other than the DOPPLER-compatible defaults)."""
-        return bool(_lib.dp_machine_general(ctypes.byref(self._m)))
+        return bool(_lib.dp_machine_general(self._m))
 
     def to_dict(self):
         """The machine as the library records it (dp_machine_to_json: "devices" and the keys that
         differ from the defaults)."""
         self._load()
-        j = _lib.dp_machine_to_json(ctypes.byref(self._m))
+        j = _lib.dp_machine_to_json(self._m)
         if not j:
             raise MemoryError("dp_machine_to_json")
         try:
@@ -172,7 +181,7 @@ class Machine:
                 raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
             return Costs(graph, graph._fixed_costs, owned=False)
         err = _lib.dp_error()
-        c = _lib.dp_machine_costs(ctypes.byref(self._m), graph._g(), ctypes.byref(err))
+        c = _lib.dp_machine_costs(self._m, graph._g(), ctypes.byref(err))
         if not c:
             raise from_status(err.code, err)
         return Costs(graph, c, owned=True)
@@ -196,22 +205,24 @@ class Machine:
         return (_from_settings, (list(self._settings),))
 
     def _instance(self):
-        """A fresh dp_machine with this machine's settings, loaded (the caller frees it)."""
-        m = _lib.dp_machine()
-        _lib.dp_machine_init(ctypes.byref(m))
+        """A fresh dp_machine with this machine's settings, loaded: a handle the caller destroys
+        (dp_machine_destroy)."""
+        m = _new_machine()
         err = _lib.dp_error()
         try:
             for k, v in self._settings:
-                check(_lib.dp_machine_set(ctypes.byref(m), k.encode(), v.encode(), ctypes.byref(err)), err)
-            check(_lib.dp_machine_load(ctypes.byref(m), ctypes.byref(err)), err)
+                check(_lib.dp_machine_set(m, k.encode(), v.encode(), ctypes.byref(err)), err)
+            check(_lib.dp_machine_load(m, ctypes.byref(err)), err)
         except Exception:
-            _lib.dp_machine_free(ctypes.byref(m))
+            _lib.dp_machine_destroy(m)
             raise
         return m
 
     def __del__(self):
         try:
-            _lib.dp_machine_free(ctypes.byref(self._m))
+            if self._m:
+                _lib.dp_machine_destroy(self._m)
+                self._m = None
         except Exception:
             pass
 

@@ -75,13 +75,27 @@ def _h5_open(path, what):
 
 
 
-def _rows(ptr, n, struct):
-    """n C structs at ptr as a dict of NumPy columns, in the struct's field order (copied: the
+_COLUMN_TYPES = {b"i": np.int32, b"l": np.int64, b"u": np.uint64, b"f": np.float32, b"d": np.float64}
+
+
+def _columns(lib, t, table):
+    """A table of the trajectory t (a dp_h5io_traj handle) as a dict of NumPy columns, in the
+    file's column order, each of the column's own type (dp_h5io_traj_column_type; copied: the
     library frees its rows)."""
-    dt = np.dtype(struct)  # the struct's fields at their C offsets, its size with padding
-    assert dt.itemsize == ctypes.sizeof(struct)
-    rows = np.frombuffer(ctypes.string_at(ptr, n * dt.itemsize), dtype=dt) if n else np.zeros(0, dtype=dt)
-    return {k: rows[k].copy() for k, _ in struct._fields_}
+    from ._errors import check
+    btable = table.encode()
+    n = lib.dp_h5io_traj_get_n_rows(t, btable)
+    out = {}
+    i = 0
+    while True:
+        name = lib.dp_h5io_traj_column_name(btable, i)
+        if name is None:
+            return out
+        col = np.empty(n, dtype=_COLUMN_TYPES[lib.dp_h5io_traj_column_type(btable, i)])
+        err = lib.dp_error()
+        check(lib.dp_h5io_traj_get_column(t, btable, name, col.ctypes.data, ctypes.byref(err)), err)
+        out[name.decode()] = col
+        i += 1
 
 
 def read_trajectory(path):
@@ -98,17 +112,19 @@ def read_trajectory(path):
     from . import _lib
     from ._errors import check
     err = _lib.dp_error()
-    t = _lib.dp_h5io_traj()
-    check(_lib.dp_h5io_traj_read(os.fsencode(os.fspath(path)), ctypes.byref(t), ctypes.byref(err)), err)
+    t = _lib.dp_h5io_traj_open(os.fsencode(os.fspath(path)), ctypes.byref(err))
+    if not t:
+        check(err.code or _lib.DP_EINVAL, err)
     try:
-        attrs = {"format": "doppler-trajectory", "version": int(t.version), "graph": _text(t.graph),
-                 "n_ops": int(t.n_ops), "n_devices": int(t.n_devices), "oracle": _text(t.oracle),
-                 "time_unit": _text(t.time_unit), "config": _text(t.config_json), "run_id": _text(t.run_id)}
-        ep = _rows(t.episodes, t.n_episodes, _lib.dp_h5io_traj_episode)
-        st = _rows(t.steps, t.n_steps, _lib.dp_h5io_traj_step)
-        ev = _rows(t.evaluations, t.n_evaluations, _lib.dp_h5io_traj_eval)
+        attrs = {"format": "doppler-trajectory", "version": _lib.dp_h5io_traj_get_int(t, b"version")}
+        for k in ("graph", "n_ops", "n_devices", "oracle", "time_unit", "config", "run_id"):
+            attrs[k] = (_lib.dp_h5io_traj_get_int(t, k.encode()) if k in ("n_ops", "n_devices")
+                        else _text(_lib.dp_h5io_traj_get_text(t, k.encode())))
+        ep = _columns(_lib, t, "episodes")
+        st = _columns(_lib, t, "steps")
+        ev = _columns(_lib, t, "evaluations")
     finally:
-        _lib.dp_h5io_traj_free(ctypes.byref(t))
+        _lib.dp_h5io_traj_close(t)
     try:
         attrs["config"] = json.loads(attrs["config"])
     except ValueError:

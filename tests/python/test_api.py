@@ -1,5 +1,5 @@
 """The Python interface's objects: graph arrays against the library's own writer (which also checks
-the ctypes mirrors of the C structures), machines by key, engines, placement options, errors
+the library's accessors the package reads them through), machines by key, engines, placement options, errors
 carrying the library's messages, and no crash on bad input or on use after close."""
 
 import json
@@ -120,15 +120,16 @@ def test_read_errors_name_the_file(tmp_path):
         doppler.Graph.read(bundled("ffnn"), format="nosuchformat")
 
 
-def test_machine_keys_and_the_mirror():
+def test_machine_keys_and_the_record():
     keys = dict(doppler.Machine.keys())
     assert keys["transfer"] == "--transfer-model" and "memory_limit" in keys and len(keys) == 16
     assert keys["comm_ratio"] == "--comm-ratio"
     m = doppler.Machine(topology="dgx1-v100", transfer="maxmin", streams=3, memory_penalty=0.5,
                         copy_engines=False, chunks=4)
-    # read back through the ctypes mirror of dp_machine: a layout change fails here
-    assert m._m.sim.streams == 3 and m._m.sim.transfer_model == 2 and m._m.sim.chunks == 4
-    assert m._m.sim.memory_penalty == 0.5 and m._m.sim.copy_engines == 0
+    # read back through the library's own record of the machine (dp_machine_to_json)
+    rec = m.to_dict()
+    assert rec["streams"] == 3 and rec["transfer"] == "maxmin" and rec["chunks"] == 4
+    assert rec["memory_penalty"] == 0.5 and rec["copy_engines"] == "off"
     assert m.n_devices == 8 and m.device_names[0] == "gpu0" and m.general
     d = m.to_dict()
     assert d["topology"] == "dgx1-v100" and d["transfer"] == "maxmin" and d["streams"] == 3 and d["devices"] == 8
@@ -144,10 +145,10 @@ def test_machine_keys_and_the_mirror():
     with pytest.raises(doppler.InvalidInputError, match="calibration"):
         doppler.Machine(calibration="x.json").n_devices
     u = doppler.Machine.uniform(devices=3, peak_flops=2e13)
-    assert u.n_devices == 3 and not u.general and u._m.peak_flops == 2e13
-    # comm_ratio (DOPPLER's rule) read back through the mirror: the field after latency_s
+    assert u.n_devices == 3 and not u.general and u.to_dict()["peak_flops"] == 2e13
+    # comm_ratio (DOPPLER's rule) read back through the library's record
     r = doppler.Machine.uniform(devices=2, latency=3e-5, comm_ratio=4)
-    assert r._m.comm_ratio == 4 and r._m.latency_s == 3e-5 and r.to_dict()["comm_ratio"] == 4 and not r.general
+    assert r.to_dict()["latency"] == 3e-5 and r.to_dict()["comm_ratio"] == 4 and not r.general
     with pytest.raises(doppler.InvalidInputError, match="transfer"):
         doppler.Machine(transfer="teleport")
     with pytest.raises(doppler.InvalidInputError, match="colour"):
@@ -315,8 +316,8 @@ def test_config_keys_from_the_tables():
 
 def test_improve_and_proposals_match_the_command(tmp_path):
     """The learned improvement method and annealing with its proposals from Python: the budget
-    spent exactly and the command's makespan (the proposals field of the options mirror is
-    wired to the library's)."""
+    spent exactly and the command's makespan (the proposals option reaches the library
+    through dp_place_options_set)."""
     ck = tmp_path / "imp.h5"
     cfg = tmp_path / "imp.json"
     cfg.write_text(json.dumps({"method": "improve", "improve": {"hidden": 8, "episodes": 8, "batch": 4, "horizon": 4}}))
@@ -381,21 +382,61 @@ def test_heterogeneous_example_fixes_the_machine():
         doppler.Engine(g, doppler.Machine(devices=3))
 
 
-def test_struct_mirrors_are_as_large_as_the_library_s():
-    """The structures Python allocates for the library to fill are at least the library's size
-    (dp_place_options grew three fields in the header; a mirror without them let
-    dp_place_options_init write past its end)."""
+def test_no_struct_mirrors_of_the_library_s_objects():
+    """The package holds the library's objects as opaque handles (issue 28 item 7): no
+    ctypes.Structure lays out a library struct whose fields change (a mirror without a field the
+    header gained let dp_place_options_init write past its end). Only dp_error is laid out; every
+    other struct is reached through its accessors and setters."""
+    import ctypes
+    import doppler
+    from doppler import _lib
+    allowed = {"dp_error"}
+    converted = {"dp_graph", "dp_cost", "dp_hisim_options", "dp_topology_device", "dp_topology_head", "dp_machine",
+                 "dp_machine_key", "dp_oracle", "dp_engine_schedule", "dp_place_options", "dp_schema_key",
+                 "dp_schema_section", "dp_place_method", "dp_gen_param", "dp_gen_model", "dp_env", "dp_h5io_traj",
+                 "dp_h5io_traj_episode", "dp_h5io_traj_step", "dp_h5io_traj_eval"}
+    mods = [getattr(doppler, m) for m in ("_lib", "graph", "machine", "engine", "env", "results")]
+    found = {name for mod in mods for name, v in vars(mod).items()
+             if isinstance(v, type) and issubclass(v, (ctypes.Structure, ctypes.Union))
+             and v not in (ctypes.Structure, ctypes.Union)}
+    assert found <= allowed, "ctypes mirrors of library structs: %s" % sorted(found - allowed)
+    assert not (found & converted)
+    assert not any(hasattr(_lib, n) for n in converted)
+    # a handle, not a layout: the objects Python keeps are ints (c_void_p)
+    g = doppler.Graph.generate("chainmm")
+    e = doppler.Engine(g, doppler.Machine(devices=2))
+    assert isinstance(g._g(), int) and isinstance(e._e(), int) and isinstance(e._mach, int)
+    env = doppler.Env(g, doppler.Machine(devices=2))
+    assert isinstance(env._ptr, int)
+
+
+def test_place_options_setter_refuses_what_the_command_refuses():
+    """dp_place_options_set (the key/value setter Engine.place goes through): unknown keys and
+    values out of range refused with the key named, text values copied, None back to default."""
     import ctypes
     from doppler import _lib
-    _lib._check_size(_lib.dp_place_options, _lib.dp_place_options_init)
-
-    class Truncated(ctypes.Structure):
-        _fields_ = _lib.dp_place_options._fields_[:-3]
-    with pytest.raises(ImportError, match="Truncated"):
-        _lib._check_size(Truncated, lambda p: _lib.dp_place_options_init(ctypes.cast(p, ctypes.POINTER(
-            _lib.dp_place_options))))
-    m = _lib._check_size(_lib.dp_machine, _lib.dp_machine_init)
-    _lib.dp_machine_free(ctypes.cast(m, _lib.M))
+    err = _lib.dp_error()
+    o = _lib.dp_place_options_alloc(ctypes.byref(err))
+    assert o
+    try:
+        def set_(k, v):
+            return _lib.dp_place_options_set(o, k, v, ctypes.byref(err))
+        assert set_(b"seed", b"18446744073709551615") == _lib.DP_OK
+        assert set_(b"seed", b"18446744073709551616") == _lib.DP_EINVAL and b"seed" in err.msg
+        assert set_(b"samples", b"0") == _lib.DP_EINVAL and b"samples" in err.msg
+        assert set_(b"budget", b"-3") == _lib.DP_EINVAL
+        assert set_(b"refine", b"tabu") == _lib.DP_EINVAL and b"anneal, local or improve" in err.msg
+        assert set_(b"ties", b"heap") == _lib.DP_OK and set_(b"append_only", b"maybe") == _lib.DP_EINVAL
+        assert set_(b"nope", b"1") == _lib.DP_EINVAL and b'unknown key "nope"' in err.msg
+        buf = ctypes.create_string_buffer(b"file.h5")
+        assert set_(b"checkpoint", buf.value) == _lib.DP_OK
+        buf.value = b"other"  # copied: the caller's text may go
+        # the method table's check reads the options set: checkpoint is not cp's
+        assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_EINVAL and b"--checkpoint" in err.msg
+        assert set_(b"checkpoint", None) == _lib.DP_OK and set_(b"ties", None) == _lib.DP_OK
+        assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_OK
+    finally:
+        _lib.dp_place_options_free(o)
 
 
 def test_machine_errors_at_once_naming_the_key():

@@ -136,7 +136,8 @@ def test_step_after_engine_close_leaves_state():
     for call in (lambda: env.est_start(int(obs["ready"][0]), 0), env.cp_action, env.reset):
         with pytest.raises(doppler.ClosedError):
             call()
-    assert env._envc.step == 0  # the failed action changed nothing
+    from doppler import _lib
+    assert _lib.env["step"](env._ptr) == 0  # the failed action changed nothing (dp_env_get_step)
 
 
 def test_failed_last_step_leaves_state():
@@ -149,7 +150,7 @@ def test_failed_last_step_leaves_state():
         env.step(env.cp_action())
     with pytest.raises(doppler.CapacityError):
         env.step(env.cp_action())
-    assert env._envc.step == g.n_ops - 1
+    assert env.step_count == g.n_ops - 1
     assert env.assignment.min() == -1
 
 
