@@ -399,11 +399,11 @@ static char *run_machine_text(const char *params)
     dp_machine m;
     dp_machine_init(&m);
     json_t *odd = json_object();
-    for (const dp_machine_key *k = dp_machine_keys(); k->name; k++) {
-        json_t *v = json_object_get(p, k->name);
-        if (!v || strcmp(k->name, "devices") == 0) continue;
+    for (const dp_schema_key *k = dp_machine_keys(); k->key; k++) {
+        json_t *v = json_object_get(p, k->key);
+        if (!v || strcmp(k->key, "devices") == 0) continue;
         dp_error err;
-        if (dp_machine_set_json(&m, k->name, v, &err) != DP_OK) json_object_set(odd, k->name, v);
+        if (dp_machine_set_json(&m, k->key, v, &err) != DP_OK) json_object_set(odd, k->key, v);
     }
     json_t *j = dp_machine_to_json(&m);
     char *text = NULL;

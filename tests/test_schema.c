@@ -28,14 +28,14 @@ static int no_x(const char *s, char *why, size_t cap)
 }
 
 static const dp_schema_key DEMO[] = {
-    {"n", DP_SCHEMA_INT, offsetof(demo, n), 1, 4096, NULL, 0, "64", "hidden units", NULL},
-    {"budget", DP_SCHEMA_LONG, offsetof(demo, budget), 1, HUGE_VAL, NULL, 0, "20000", "simulations", NULL},
-    {"t0", DP_SCHEMA_DOUBLE, offsetof(demo, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01", "start temperature", NULL},
-    {"slope", DP_SCHEMA_FLOAT, offsetof(demo, slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL},
-    {"on", DP_SCHEMA_BOOL, offsetof(demo, on), 0, 0, NULL, 0, "false", "a switch", NULL},
-    {"mode", DP_SCHEMA_ENUM, offsetof(demo, mode), 0, 0, "geometric|linear", 0, "geometric", "schedule", NULL},
-    {"init", DP_SCHEMA_STRING, offsetof(demo, init), 0, 0, NULL, sizeof(((demo *)0)->init), "cp", "start", no_x},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"n", DP_SCHEMA_INT, offsetof(demo, n), 1, 4096, NULL, 0, "64", "hidden units", NULL, NULL, 0, NULL},
+    {"budget", DP_SCHEMA_LONG, offsetof(demo, budget), 1, HUGE_VAL, NULL, 0, "20000", "simulations", NULL, NULL, 0, NULL},
+    {"t0", DP_SCHEMA_DOUBLE, offsetof(demo, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01", "start temperature", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, offsetof(demo, slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {"on", DP_SCHEMA_BOOL, offsetof(demo, on), 0, 0, NULL, 0, "false", "a switch", NULL, NULL, 0, NULL},
+    {"mode", DP_SCHEMA_ENUM, offsetof(demo, mode), 0, 0, "geometric|linear", 0, "geometric", "schedule", NULL, NULL, 0, NULL},
+    {"init", DP_SCHEMA_STRING, offsetof(demo, init), 0, 0, NULL, sizeof(((demo *)0)->init), "cp", "start", no_x, NULL, 0, NULL},
+    {0},
 };
 
 static json_t *parse(const char *text)

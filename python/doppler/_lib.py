@@ -143,10 +143,6 @@ class dp_machine(Structure):
     ]
 
 
-class dp_machine_key(Structure):
-    _fields_ = [("name", c_char_p), ("option", c_char_p)]
-
-
 # ---- the engine (sim/dp_oracle.h, sim/dp_engine.h) ----
 
 class dp_oracle(Structure):
@@ -180,7 +176,7 @@ class dp_schema_key(Structure):
     """A key of a config table (models/dp_schema.h)."""
     _fields_ = [("key", c_char_p), ("type", c_int), ("offset", ctypes.c_size_t), ("lo", c_double), ("hi", c_double),
                 ("choices", c_char_p), ("size", ctypes.c_size_t), ("default", c_char_p), ("help", c_char_p),
-                ("check", c_void_p)]
+                ("check", c_void_p), ("option", c_char_p), ("flags", ctypes.c_uint), ("when", c_void_p)]
 
 
 class dp_schema_section(Structure):
@@ -272,7 +268,8 @@ dp_cost_levels = _fn("dp_cost_levels", None, G, C, PD, PD)
 dp_cost_critical_path = _fn("dp_cost_critical_path", c_double, G, C)
 dp_cost_lower_bound = _fn("dp_cost_lower_bound", c_double, G, C)
 
-dp_machine_keys = _fn("dp_machine_keys", POINTER(dp_machine_key))
+dp_machine_keys = _fn("dp_machine_keys", POINTER(dp_schema_key))
+dp_schema_option_text = _fn("dp_schema_option_text", c_char_p, POINTER(dp_schema_key), c_char_p, ctypes.c_size_t)
 dp_machine_key_index = _fn("dp_machine_key_index", c_int, c_char_p)
 dp_machine_init = _fn("dp_machine_init", None, M)
 dp_machine_free = _fn("dp_machine_free", None, M)

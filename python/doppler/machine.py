@@ -18,16 +18,18 @@ def _value_text(value):
 
 def _key_name(key):
     """The library's name of a key given in any accepted spelling (one dp_machine_key_index found)."""
-    return _lib.text(_lib.dp_machine_keys()[_lib.dp_machine_key_index(key.encode())].name)
+    return _lib.text(_lib.dp_machine_keys()[_lib.dp_machine_key_index(key.encode())].key)
 
 
 def keys():
-    """The settable keys, in the library's order: [(name, command-line option), ...]."""
+    """The settable keys, in the library's order (its table, sim/dp_machine.c):
+    [(name, command-line option), ...]."""
     out = []
     k = _lib.dp_machine_keys()
+    buf = ctypes.create_string_buffer(64)
     i = 0
-    while k[i].name:
-        out.append((_lib.text(k[i].name), "--" + _lib.text(k[i].option)))
+    while k[i].key:
+        out.append((_lib.text(k[i].key), "--" + _lib.text(_lib.dp_schema_option_text(ctypes.byref(k[i]), buf, 64))))
         i += 1
     return out
 
@@ -94,9 +96,7 @@ class Machine:
         if not isinstance(key, str):
             raise TypeError("Machine.set: the key is a str (one of Machine.keys()' names), got %s %r"
                             % (type(key).__name__, key))
-        k = key
-        if _lib.dp_machine_key_index(k.encode()) < 0 and _lib.dp_machine_key_index(k.replace("_", "-").encode()) >= 0:
-            k = k.replace("_", "-")
+        k = key  # any spelling the table accepts (dp_schema_find: '_' or '-', with or without "--")
         text = _value_text(value)
         if "\0" in k or "\0" in text:
             raise ValueError("Machine.set: %r = %r contains a NUL character (C would read only what precedes it)"
