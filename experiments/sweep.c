@@ -3,6 +3,7 @@
 #include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_json.h"
+#include "report.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -140,6 +141,26 @@ static int check_grid(const json_t *grid, const json_t *fixed, const char *path,
     return DP_OK;
 }
 
+#define RS(f) offsetof(dp_report_spec, f)
+
+/* A report table's scalar keys (report.h, dp_report_spec_from_json; dp_report_spec_init gives the
+ * same defaults: tests/test_machine_keys.c) */
+const dp_schema_key dp_sweep_table_keys[] = {
+    {"cols", DP_SCHEMA_NAME, RS(cols), 0, 0, "PARAM", 0, "method", "the run parameter whose values are the columns",
+     NULL, NULL, 0, NULL},
+    {"metric", DP_SCHEMA_NAME, RS(metric), 0, 0, "METRIC", 0, "makespan",
+     "what a cell shows: makespan, seconds, episodes, seconds_per_episode or metrics.NAME (a run's metric)", NULL,
+     NULL, 0, NULL},
+    {"title", DP_SCHEMA_NAME, RS(title), 0, 0, "TEXT", 0, NULL, "the table's heading (markdown and plots); not given: none", NULL,
+     NULL, 0, NULL},
+    {"digits", DP_SCHEMA_INT, RS(digits), 1, 17, NULL, 0, "4", "significant digits of the means", NULL, NULL, 0, NULL},
+    {0},
+};
+
+/* a table's keys outside dp_sweep_table_keys, read below */
+const char *const dp_sweep_table_others[] = {"rows", "baselines", "columns", "filter", "labels", "references",
+                                              "comment", NULL};
+
 /* "name": it makes the default output NAME.h5 in the working folder, so a plain file name */
 static int plain_name(const char *nm, char *why, size_t cap)
 {
@@ -177,7 +198,10 @@ static const dp_schema_section config_sections[] = {
      "name: [values] axes, every combination run (first axis slowest), or an array of such objects (a "
      "union of grids); a name in both fixed and grid is refused",
      NULL},
-    {"tables", NULL, "report tables by name (doc/sweep-format.md: rows, cols, metric, baselines, filter, ...)", NULL},
+    {"tables.T", dp_sweep_table_keys,
+     "report table T (doppler report --table T; doc/sweep-format.md); besides these: rows (parameters of the "
+     "rows, default graph), baselines, columns, filter, labels, references, comment",
+     dp_sweep_table_others},
     {"plots", NULL, "report plots by name (doc/sweep-format.md)", NULL},
     {NULL, NULL, NULL, NULL},
 };

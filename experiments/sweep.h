@@ -59,6 +59,12 @@ typedef struct dp_sweep_config {
     int repetitions;
 } dp_sweep_config;
 
+/* A report table object's ("tables": {"T": {...}}) scalar keys as a table, over dp_report_spec
+ * (report.h): cols, metric, title, digits; and its other keys (rows, baselines, columns, filter,
+ * labels, references, comment), NULL-ended, which dp_report_spec_from_json reads itself. */
+extern const dp_schema_key dp_sweep_table_keys[];
+extern const char *const dp_sweep_table_others[];
+
 /* The sections of a sweep config (the top level; fixed, grid, tables.T and plots.P described),
  * for doppler config sweep and the man page. */
 const dp_schema_section *dp_sweep_config_sections(void);

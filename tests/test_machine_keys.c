@@ -8,6 +8,7 @@
  * refused. */
 #include "cli.h"
 #include "dp_test.h"
+#include "report.h"
 #include "sweep.h"
 
 #include <getopt.h>
@@ -210,6 +211,50 @@ START_TEST(sweep_config_table)
 }
 END_TEST
 
+/* a report table's keys (experiments/sweep.c's table of it): dp_report_spec_init's defaults are the
+ * table's; refusals name the table and the key */
+START_TEST(report_table_keys)
+{
+    dp_report_spec s;
+    ck_assert_int_eq(dp_report_spec_init(&s), DP_OK);
+    for (const dp_schema_key *k = dp_sweep_table_keys; k->key; k++) {
+        char a[64];
+        dp_schema_value_text(k, &s, a, sizeof a);
+        ck_assert_str_eq(a, k->def ? k->def : "");
+    }
+    static const struct {
+        const char *text, *msg;
+    } bad[] = {
+        {"{\"digits\": 0}", "\"tables.main.digits\" = 0 out of range [1, 17]"},
+        {"{\"digits\": 18}", "\"tables.main.digits\" = 18 out of range [1, 17]"},
+        {"{\"digits\": 2.5}", "\"tables.main.digits\" must be an integer in [1, 17]"},
+        {"{\"cols\": 3}", "\"tables.main.cols\" must be a non-empty string"},
+        {"{\"title\": [\"a\"]}", "\"tables.main.title\" must be a non-empty string"},
+        {"{\"colums\": []}", "unknown key \"tables.main.colums\" (known: cols, metric, title, digits, rows, baselines"},
+        {"{\"rows\": 3}", "tables.main.rows: expected a string or an array of strings"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *o = json_loads(bad[i].text, 0, NULL);
+        dp_error err;
+        dp_error_clear(&err);
+        ck_assert_int_eq(dp_report_spec_from_json(&s, o, "main", &err), DP_EINVAL);
+        ck_assert_msg(strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)) == 0, "%s: %s", bad[i].text, err.msg);
+        json_decref(o);
+    }
+    json_t *o = json_loads("{\"cols\": \"agent\", \"digits\": 3, \"title\": \"T\", \"rows\": [\"graph\", \"seed\"], \"comment\": 1}",
+                           0, NULL);
+    dp_error err;
+    ck_assert_int_eq(dp_report_spec_from_json(&s, o, "main", &err), DP_OK);
+    ck_assert_str_eq(s.cols, "agent");
+    ck_assert_str_eq(s.metric, "makespan");
+    ck_assert_str_eq(s.title, "T");
+    ck_assert_int_eq(s.digits, 3);
+    ck_assert_int_eq(s.n_rows, 2);
+    json_decref(o);
+    dp_report_spec_free(&s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("machine_keys");
@@ -218,6 +263,7 @@ static Suite *suite(void)
     tcase_add_test(t, defaults_and_messages);
     tcase_add_test(t, getopt_table_is_the_machine_table);
     tcase_add_test(t, sweep_config_table);
+    tcase_add_test(t, report_table_keys);
     suite_add_tcase(s, t);
     return s;
 }
