@@ -64,7 +64,8 @@ const char *dp_cli_data_path(const char *rel);
 #include "dp_machine.h"
 
 /* getopt_long ids of the machine keys: DP_OPT_MACHINE + the key's index in dp_machine_keys()
- * (the macro below lists them in that order; test_cli.sh checks every option). */
+ * (the macro below lists them in that order: tests/test_machine_keys.c checks it against the
+ * table; test_cli.sh checks every option). */
 #define DP_OPT_MACHINE 1001
 #define DP_CLI_MACHINE_OPTIONS \
     {"devices", required_argument, NULL, DP_OPT_MACHINE + 0}, \
