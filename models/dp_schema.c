@@ -57,7 +57,7 @@ static int word_value(const char *words, const char *s, double *x)
     const size_t n = strlen(s);
     for (const char *p = words; p && *p;) {
         const char *eq = strchr(p, '='), *bar = strchr(p, '|');
-        if (!eq || (bar && bar < eq)) return -1; /* a table bug: tests/test_schema.c checks the tables */
+        if (!eq || (bar && bar < eq)) return -1; /* a word without "=value": a table bug, never matched */
         if ((size_t)(eq - p) == n && strncmp(p, s, n) == 0) {
             *x = strtod(eq + 1, NULL);
             return 0;
