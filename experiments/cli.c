@@ -105,13 +105,15 @@ void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man)
                 fputs(" \"", f);
                 man_text(f, kind);
                 fputs("\"\n", f);
+                char def[160];
+                dp_schema_default_text(k, def, sizeof def);
                 man_text(f, k->help);
-                fputs(" (default ", f);
-                man_text(f, k->def);
-                fputs(")\n", f);
+                man_text(f, def);
+                fputs("\n", f);
             } else {
-                char text[1024];
-                snprintf(text, sizeof text, "%s (default %s): %s", kind, k->def, k->help);
+                char text[2048], def[160];
+                dp_schema_default_text(k, def, sizeof def);
+                snprintf(text, sizeof text, "%s%s: %s", kind, def, k->help);
                 snprintf(lead, sizeof lead, "  %-26s ", name);
                 if (strlen(name) > 26) {
                     fprintf(f, "  %s\n", name);
@@ -120,6 +122,27 @@ void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man)
                 dp_cli_help_option(f, lead, text);
             }
         }
+    }
+}
+
+void dp_cli_print_machine_help(FILE *f)
+{
+    fputs("Machine (doppler config machine: kinds and ranges; as sweep parameters and Python keywords\n"
+          "with '_' for '-', transfer for --transfer-model):\n", f);
+    for (const dp_schema_key *k = dp_machine_keys(); k->key; k++) {
+        char option[64], value[64], lead[160], def[160], text[2048];
+        dp_schema_option_text(k, option, sizeof option);
+        dp_schema_metavar(k, value, sizeof value);
+        dp_schema_default_text(k, def, sizeof def);
+        snprintf(text, sizeof text, "%s%s", k->help, def);
+        snprintf(lead, sizeof lead, "  --%s %s", option, value);
+        if (strlen(lead) > 22) {
+            fprintf(f, "%s\n", lead);
+            snprintf(lead, sizeof lead, "%23s", "");
+        } else {
+            snprintf(lead, sizeof lead, "  --%s %-*s", option, (int)(18 - strlen(option)), value);
+        }
+        dp_cli_help_option(f, lead, text);
     }
 }
 
@@ -271,12 +294,12 @@ const char *dp_cli_data_path(const char *rel)
 int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *cmd)
 {
     int k = opt - DP_OPT_MACHINE, n = 0;
-    while (dp_machine_keys()[n].name) n++;
+    while (dp_machine_keys()[n].key) n++;
     if (k < 0 || k >= n) return 0;
     dp_error err;
     dp_error_clear(&err);
-    char key[64];
-    snprintf(key, sizeof key, "--%s", dp_machine_keys()[k].option);
+    char key[64], option[60];
+    snprintf(key, sizeof key, "--%s", dp_schema_option_text(&dp_machine_keys()[k], option, sizeof option));
     if (dp_machine_set(m, key, arg, &err) != DP_OK) {
         dp_cli_usage_error(cmd, "%s", err.msg);
         return -1;

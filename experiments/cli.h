@@ -64,51 +64,30 @@ const char *dp_cli_data_path(const char *rel);
 #include "dp_machine.h"
 
 /* getopt_long ids of the machine keys: DP_OPT_MACHINE + the key's index in dp_machine_keys()
- * (the macro below lists them in that order; test_cli.sh checks every option). */
+ * (the macro below lists them in that order: tests/test_machine_keys.c checks it against the
+ * table; test_cli.sh checks every option). */
 #define DP_OPT_MACHINE 1001
 #define DP_CLI_MACHINE_OPTIONS \
     {"devices", required_argument, NULL, DP_OPT_MACHINE + 0}, \
     {"peak-flops", required_argument, NULL, DP_OPT_MACHINE + 1}, \
     {"bandwidth", required_argument, NULL, DP_OPT_MACHINE + 2}, \
     {"latency", required_argument, NULL, DP_OPT_MACHINE + 3}, \
-    {"topology", required_argument, NULL, DP_OPT_MACHINE + 4}, \
-    {"calibration", required_argument, NULL, DP_OPT_MACHINE + 5}, \
-    {"transfer-model", required_argument, NULL, DP_OPT_MACHINE + 6}, \
-    {"chunks", required_argument, NULL, DP_OPT_MACHINE + 7}, \
-    {"mode", required_argument, NULL, DP_OPT_MACHINE + 8}, \
-    {"streams", required_argument, NULL, DP_OPT_MACHINE + 9}, \
-    {"queue", required_argument, NULL, DP_OPT_MACHINE + 10}, \
-    {"memory-limit", required_argument, NULL, DP_OPT_MACHINE + 11}, \
-    {"memory-policy", required_argument, NULL, DP_OPT_MACHINE + 12}, \
-    {"memory-penalty", required_argument, NULL, DP_OPT_MACHINE + 13}, \
-    {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 14}, \
-    {"comm-ratio", required_argument, NULL, DP_OPT_MACHINE + 15}
-#define DP_CLI_MACHINE_HELP \
-    "Machine:\n" \
-    "  --devices N          number of identical devices (default: the count the graph was made for,\n" \
-    "                       e.g. 8 for DOPPLER's 8gpu_ files and graph gen --tp 8, else 4); the\n" \
-    "                       DOPPLER-compatible model\n" \
-    "  --peak-flops F       FLOP/s per device, for graphs in FLOPs and bytes (default 1e13)\n" \
-    "  --bandwidth B        bytes per second per link, for such graphs (default 1.2e10)\n" \
-    "  --latency S          seconds per transfer, for such graphs (default 1e-5)\n" \
-    "  --comm-ratio R       for such graphs, a transfer takes R times its producer op's time instead\n" \
-    "                       (latency 0; DOPPLER's rule, R = 4 in all six of their files; default 0: off;\n" \
-    "                       also STG task graphs; graphs with transfer times of their own, such as\n" \
-    "                       those files, keep them)\n" \
-    "  --topology T         a topology JSON file or a bundled name (doppler topology list)\n" \
-    "  --calibration FILE   measured op and route costs (doppler-calibration JSON) for the topology\n" \
-    "Simulator:\n" \
-    "  --transfer-model M   fixed (default: latency + bytes/bandwidth, no contention), fifo (per-link\n" \
-    "                       FIFO, store and forward), maxmin (max-min fair sharing); fifo and maxmin\n" \
-    "                       need --topology\n" \
-    "  --chunks K           fifo: cut each transfer into K chunks (default 1)\n" \
-    "  --mode M             async (default, work-conserving) or bsp (bulk-synchronous, level by level)\n" \
-    "  --streams K          compute streams per device (default: the topology's, else 1)\n" \
-    "  --queue Q            fifo (default) or priority (the method's priority, else the b-level)\n" \
-    "  --memory-limit B     bytes per device, or 'topology' for each device's memory_bytes (default none)\n" \
-    "  --memory-policy P    error (default: an over-capacity run fails) or penalty\n" \
-    "  --memory-penalty W   penalty policy: penalised makespan = makespan x (1 + W x excess) (default 1)\n" \
-    "  --copy-engines on|off  limit concurrent transfers by the topology's copy engines (default on)\n"
+    {"comm-ratio", required_argument, NULL, DP_OPT_MACHINE + 4}, \
+    {"topology", required_argument, NULL, DP_OPT_MACHINE + 5}, \
+    {"calibration", required_argument, NULL, DP_OPT_MACHINE + 6}, \
+    {"transfer-model", required_argument, NULL, DP_OPT_MACHINE + 7}, \
+    {"chunks", required_argument, NULL, DP_OPT_MACHINE + 8}, \
+    {"mode", required_argument, NULL, DP_OPT_MACHINE + 9}, \
+    {"streams", required_argument, NULL, DP_OPT_MACHINE + 10}, \
+    {"queue", required_argument, NULL, DP_OPT_MACHINE + 11}, \
+    {"memory-limit", required_argument, NULL, DP_OPT_MACHINE + 12}, \
+    {"memory-policy", required_argument, NULL, DP_OPT_MACHINE + 13}, \
+    {"memory-penalty", required_argument, NULL, DP_OPT_MACHINE + 14}, \
+    {"copy-engines", required_argument, NULL, DP_OPT_MACHINE + 15}
+
+/* The machine options' help lines ("Machine:" and one line per key: --OPTION VALUE, help, default),
+ * from the machine's table (dp_machine_keys). */
+void dp_cli_print_machine_help(FILE *f);
 
 /* Handle a getopt id: 1 if it was a machine option (set through dp_machine_set), 0 otherwise,
  * -1 with a usage message printed for a bad value (the caller returns DP_EXIT_USAGE). */

@@ -5,6 +5,7 @@
 #include "dp_improve.h"
 #include "dp_place.h"
 #include "dp_train.h"
+#include "sweep.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +22,15 @@ static const config_entry trainer_configs[] = {
     {"train", "doppler train --config (methods doppler, placeto, gdp); place --method placeto|gdp --config",
      dp_train_config_sections},
     {"train-improve", "doppler train --method improve --config", dp_improve_config_sections},
+    {NULL, NULL, NULL},
+};
+
+/* the configs that are no method's: the machine's keys and the sweep config */
+static const config_entry other_configs[] = {
+    {"machine", "the machine keys of doppler place, train, graph info and validate (--KEY), of sweep configs' "
+                "parameters and of doppler.Machine",
+     dp_machine_sections},
+    {"sweep", "doppler sweep CONFIG (doc/sweep-format.md)", dp_sweep_config_sections},
     {NULL, NULL, NULL},
 };
 
@@ -61,7 +71,8 @@ static void usage(FILE *f)
                "readers use: name, kind and range, default, meaning. An object's keys are named with it\n"
                "(\"adam.eps\"; stages.S: each stage S of il, sim, real). Unknown keys and values out of range\n"
                "are refused, naming the file and the key.\n\n"
-               "  NAME     one config: train, train-improve, or a placement method with a config:");
+               "  NAME     one config: train, train-improve, machine, sweep, or a placement method with a\n"
+               "           config:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++)
         if (m->config) fprintf(f, " %s", m->name);
     fprintf(f, "\n  --man    as the man page's troff (doc/doppler.1, CONFIG KEYS)\n"
@@ -99,6 +110,11 @@ int cmd_config(int argc, char **argv)
         print_one(stdout, want ? want : names, used_by, m->config(), man);
         found = 1;
     }
+    for (const config_entry *c = other_configs; c->name; c++)
+        if (!want || strcmp(want, c->name) == 0) {
+            print_one(stdout, c->name, c->used_by, c->sections(), man);
+            found = 1;
+        }
     if (!found) return dp_cli_usage_error("config", "no config called '%s' (doppler config --help lists them)", want);
     return 0;
 }

@@ -38,8 +38,9 @@ static void graph_usage(FILE *f)
                "                       extension (.txt, .json, .stg, .dot/.gv); info also reads the\n"
                "                       heterogeneous examples place reads, with their own processors:\n"
                "                       heft-in (.in) and heft-csv (PREFIX_task_exe_time.csv)\n"
-               DP_CLI_MACHINE_HELP
-               "  -h, --help           this help\n");
+               );
+    dp_cli_print_machine_help(f);
+    fprintf(f, "  -h, --help           this help\n");
 }
 
 static int graph_info(int argc, char **argv)

@@ -133,17 +133,17 @@ static void place_usage(FILE *f, const char *cmd)
                "                       progress on stderr once it has run 2 s, as train prints it)\n"
                "  --config FILE        method config, JSON: the keys listed under each method below\n"
                "                       (kinds, ranges, defaults: doppler config METHOD; doc/improve.md,\n"
-               "                       doc/baselines.md)\n"
-               DP_CLI_MACHINE_HELP
-               "  -h, --help           this help\n\n"
+               "                       doc/baselines.md)\n",
+            sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+    dp_cli_print_machine_help(f);
+    fprintf(f, "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"
                "reference simulator's unit; graphs in FLOPs and bytes give seconds. Without --topology and\n"
                "with the default simulator options the DOPPLER-compatible engine runs (exact, fast); any\n"
                "other machine runs the general engine.\n"
                "The list schedulers (heft, cpop, peft, etf) also print their own schedule's length, which\n"
                "can differ from the simulated makespan (the simulator runs each device first come first\n"
-               "served; the schedulers insert ops into idle gaps and order them by rank).\n",
-            sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+               "served; the schedulers insert ops into idle gaps and order them by rank).\n");
     /* from the method table (dp_place_method.options): the options each method reads besides
      * --seed, the machine and --refine; any other is refused */
     fprintf(f, "\nMethods and the options each reads (besides --seed, the machine, --refine and\n"

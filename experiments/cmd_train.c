@@ -552,8 +552,9 @@ static void train_usage(FILE *f)
                "                       and take the cost as M's first median x the median ratio: the host's\n"
                "                       drift between minutes leaves the rewards (twice the runs per episode)\n"
                "  --nice N             nice value of the executor's worker threads (negative: root)\n"
-               DP_CLI_MACHINE_HELP
-               "  -h, --help           this help\n\n"
+               );
+    dp_cli_print_machine_help(f);
+    fprintf(f, "  -h, --help           this help\n\n"
                "Progress goes to stderr: a bar on a terminal, a line every 5%% otherwise. SIGINT or SIGTERM\n"
                "stops after the current batch with a checkpoint (resume with --resume).\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10).\n"

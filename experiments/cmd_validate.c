@@ -64,8 +64,8 @@ static void validate_usage(FILE *f)
                "                       --assignments, --methods, --scale, ...) are refused\n"
                "  --nice N             nice value of the worker threads (negative: root; on a shared\n"
                "                       machine the measurement then takes the cores while it runs)\n"
-               "  -h, --help           this help\n"
-               DP_CLI_MACHINE_HELP);
+               "  -h, --help           this help\n");
+    dp_cli_print_machine_help(f);
 }
 
 typedef struct row {

@@ -1,5 +1,6 @@
 /* report.c: tables from sweep results (see report.h); their plots are report_plot.c's. */
 #include "report.h"
+#include "sweep.h"
 #include "dp_alloc.h"
 #include "report_impl.h"
 #include "cli.h"
@@ -114,20 +115,18 @@ static int json_list(const json_t *v, char ***list, int *n, const char *where, d
 int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *name, dp_error *err)
 {
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "tables.%s: expected an object", name);
+    char where[256];
+    snprintf(where, sizeof where, "tables.%s.", name);
+    int rc = dp_schema_from_json(dp_sweep_table_keys, s, o, NULL, where, dp_sweep_table_others, err);
+    if (rc != DP_OK) return rc;
     const char *k;
     json_t *v;
-    char where[256];
     json_object_foreach((json_t *)o, k, v) {
         snprintf(where, sizeof where, "tables.%s.%s", name, k);
         if (strcmp(k, "rows") == 0) {
             if (json_list(v, &s->rows, &s->n_rows, where, err) != DP_OK) return DP_EINVAL;
         } else if (strcmp(k, "baselines") == 0) {
             if (json_list(v, &s->baselines, &s->n_baselines, where, err) != DP_OK) return DP_EINVAL;
-        } else if (strcmp(k, "cols") == 0 || strcmp(k, "metric") == 0 || strcmp(k, "title") == 0) {
-            if (!json_is_string(v)) return dp_error_set(err, DP_EINVAL, "%s: expected a string", where);
-            char **f = strcmp(k, "cols") == 0 ? &s->cols : strcmp(k, "metric") == 0 ? &s->metric : &s->title;
-            free(*f);
-            *f = dp_report_strdup(json_string_value(v));
         } else if (strcmp(k, "filter") == 0 || strcmp(k, "labels") == 0) {
             if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "%s: expected an object", where);
             json_t **f = strcmp(k, "filter") == 0 ? &s->filter : &s->labels;
@@ -159,12 +158,6 @@ int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *nam
                 json_decref(s->ref_where);
                 s->ref_where = json_incref(json_object_get(v, "where"));
             } else return dp_error_set(err, DP_EINVAL, "%s: expected true, false or {\"where\": {...}}", where);
-        } else if (strcmp(k, "digits") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 17)
-                return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..17", where);
-            s->digits = (int)json_integer_value(v);
-        } else if (strcmp(k, "comment") != 0) {
-            return dp_error_set(err, DP_EINVAL, "tables.%s: unknown field \"%s\" (known: rows, cols, columns, metric, baselines, filter, labels, title, digits, references, comment)", name, k);
         }
     }
     return DP_OK;
@@ -399,11 +392,11 @@ static char *run_machine_text(const char *params)
     dp_machine m;
     dp_machine_init(&m);
     json_t *odd = json_object();
-    for (const dp_machine_key *k = dp_machine_keys(); k->name; k++) {
-        json_t *v = json_object_get(p, k->name);
-        if (!v || strcmp(k->name, "devices") == 0) continue;
+    for (const dp_schema_key *k = dp_machine_keys(); k->key; k++) {
+        json_t *v = json_object_get(p, k->key);
+        if (!v || strcmp(k->key, "devices") == 0) continue;
         dp_error err;
-        if (dp_machine_set_json(&m, k->name, v, &err) != DP_OK) json_object_set(odd, k->name, v);
+        if (dp_machine_set_json(&m, k->key, v, &err) != DP_OK) json_object_set(odd, k->key, v);
     }
     json_t *j = dp_machine_to_json(&m);
     char *text = NULL;

@@ -71,7 +71,9 @@ typedef struct dp_report_spec {
 /* Defaults: rows graph, cols method, metric makespan, no baselines, 4 digits. */
 int dp_report_spec_init(dp_report_spec *s);
 void dp_report_spec_free(dp_report_spec *s);
-/* Fill a spec from a table object of the config (fields above); errors name the field. */
+/* Fill a spec from a table object of the config (fields above; its scalar keys through the
+ * table dp_sweep_table_keys, sweep.h); errors name the field
+ * ("tables.T.digits" = 0 out of range [1, 17]; unknown key "tables.T.x" (known: ...)). */
 int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *name, dp_error *err);
 /* Find table NAME in a config text; DP_OK and *found = 1 when it is there. */
 int dp_report_spec_from_config(dp_report_spec *s, const char *config_text, const char *name, int *found,

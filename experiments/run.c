@@ -111,7 +111,7 @@ int dp_run_is_machine_param(const char *name)
     if (strcmp(name, "graph") == 0 || strcmp(name, "format") == 0 || strcmp(name, "rep") == 0) return 1;
     /* the machine's keys by their JSON names (not the command-line spellings) */
     int k = dp_machine_key_index(name);
-    return k >= 0 && strcmp(dp_machine_keys()[k].name, name) == 0;
+    return k >= 0 && strcmp(dp_machine_keys()[k].key, name) == 0;
 }
 
 /* k is in list (NULL-ended); an entry ending in '*' admits every k with that prefix */
@@ -216,10 +216,10 @@ int dp_run_check(const json_t *params, dp_error *err)
     dp_machine m;
     dp_machine_init(&m);
     int rc = DP_OK;
-    for (const dp_machine_key *mk = dp_machine_keys(); mk->name && rc == DP_OK; mk++) {
-        json_t *val = json_object_get(params, mk->name);
-        if (!val || strcmp(mk->name, "topology") == 0 || strcmp(mk->name, "calibration") == 0) continue;
-        if ((rc = dp_machine_set_json(&m, mk->name, val, err)) != DP_OK) dp_error_prefix(err, "parameter");
+    for (const dp_schema_key *mk = dp_machine_keys(); mk->key && rc == DP_OK; mk++) {
+        json_t *val = json_object_get(params, mk->key);
+        if (!val || mk->type == DP_SCHEMA_NAME) continue; /* topology, calibration: files */
+        if ((rc = dp_machine_set_json(&m, mk->key, val, err)) != DP_OK) dp_error_prefix(err, "parameter");
     }
     dp_machine_free(&m);
     return rc;
@@ -243,19 +243,19 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
     if (dp_sweep_param_str(params, "graph", NULL, &spec, err) != DP_OK) return DP_EINVAL;
     if (!spec) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
     if (dp_sweep_param_str(params, "format", NULL, &format, err) != DP_OK) return DP_EINVAL;
-    for (const dp_machine_key *k = dp_machine_keys(); k->name; k++) {
-        json_t *v = json_object_get(params, k->name);
+    for (const dp_schema_key *k = dp_machine_keys(); k->key; k++) {
+        json_t *v = json_object_get(params, k->key);
         if (!v) continue;
         int rc;
-        const int is_file = strcmp(k->name, "topology") == 0 || strcmp(k->name, "calibration") == 0;
+        const int is_file = k->type == DP_SCHEMA_NAME; /* topology, calibration */
         const char *text = json_string_value(v);
         if (is_file && text && (strchr(text, '/') || strchr(text, ':') || strstr(text, ".json"))) {
             /* a file, resolved like graphs (a topology without '/' or ".json" is a bundled name) */
             char path[PATH_MAX];
             if (!dp_run_resolve_path(text, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
-            rc = dp_machine_set(&rm->m, k->name, path, err);
+            rc = dp_machine_set(&rm->m, k->key, path, err);
         } else {
-            rc = dp_machine_set_json(&rm->m, k->name, v, err);
+            rc = dp_machine_set_json(&rm->m, k->key, v, err);
         }
         if (rc != DP_OK) {
             dp_error_prefix(err, "parameter");

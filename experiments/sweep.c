@@ -3,9 +3,11 @@
 #include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_json.h"
+#include "report.h"
 
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,76 @@ static int check_grid(const json_t *grid, const json_t *fixed, const char *path,
     return DP_OK;
 }
 
+#define RS(f) offsetof(dp_report_spec, f)
+
+/* A report table's scalar keys (report.h, dp_report_spec_from_json; dp_report_spec_init gives the
+ * same defaults: tests/test_machine_keys.c) */
+const dp_schema_key dp_sweep_table_keys[] = {
+    {"cols", DP_SCHEMA_NAME, RS(cols), 0, 0, "PARAM", 0, "method", "the run parameter whose values are the columns",
+     NULL, NULL, 0, NULL},
+    {"metric", DP_SCHEMA_NAME, RS(metric), 0, 0, "METRIC", 0, "makespan",
+     "what a cell shows: makespan, seconds, episodes, seconds_per_episode or metrics.NAME (a run's metric)", NULL,
+     NULL, 0, NULL},
+    {"title", DP_SCHEMA_NAME, RS(title), 0, 0, "TEXT", 0, NULL, "the table's heading (markdown and plots); not given: none", NULL,
+     NULL, 0, NULL},
+    {"digits", DP_SCHEMA_INT, RS(digits), 1, 17, NULL, 0, "4", "significant digits of the means", NULL, NULL, 0, NULL},
+    {0},
+};
+
+/* a table's keys outside dp_sweep_table_keys, read below */
+const char *const dp_sweep_table_others[] = {"rows", "baselines", "columns", "filter", "labels", "references",
+                                              "comment", NULL};
+
+/* "name": it makes the default output NAME.h5 in the working folder, so a plain file name */
+static int plain_name(const char *nm, char *why, size_t cap)
+{
+    if (!strchr(nm, '/') && strcmp(nm, ".") != 0 && strcmp(nm, "..") != 0 && nm[0] != '-') return 0;
+    snprintf(why, cap, "must be a plain file name (no '/', not . or .., no leading '-'): it names the default "
+                       "output NAME.h5 in the working folder (give --out for another place)");
+    return 1;
+}
+
+static const dp_schema_key config_keys[] = {
+    {"name", DP_SCHEMA_STRING, offsetof(dp_sweep_config, name), 0, 0, NULL, sizeof(((dp_sweep_config *)0)->name), "",
+     "the sweep's name: the default output NAME.h5 (and NAME.csv) in the working folder, and the name reports "
+     "show; not given: the config file's name without .json",
+     plain_name, NULL, DP_SCHEMA_UNSET, NULL},
+    {"repetitions", DP_SCHEMA_INT, offsetof(dp_sweep_config, repetitions), 1, 100000, NULL, 0, "1",
+     "each grid point is run R times, as parameter rep = 0..R-1", NULL, NULL, 0, NULL},
+    {0},
+};
+
+/* the top level's keys outside the table */
+static const char *const config_others[] = {"description", "comment", "fixed", "grid", "tables", "plots", NULL};
+
+static const dp_schema_section config_sections[] = {
+    {"", config_keys,
+     "a sweep config: every run's parameters are fixed + one point of grid + rep; description and comment are "
+     "free text",
+     config_others},
+    {"fixed", NULL,
+     "parameters every run shares, name: value (a string, number or boolean; names of lowercase letters, "
+     "digits and _): method, graph, format, the machine keys (doppler config machine), the method's options "
+     "and config keys as the method table lists them; checked run by run before anything runs, naming the "
+     "run and the parameter",
+     NULL},
+    {"grid", NULL,
+     "name: [values] axes, every combination run (first axis slowest), or an array of such objects (a "
+     "union of grids); a name in both fixed and grid is refused",
+     NULL},
+    {"tables.T", dp_sweep_table_keys,
+     "report table T (doppler report --table T; doc/sweep-format.md); besides these: rows (parameters of the "
+     "rows, default graph), baselines, columns, filter, labels, references, comment",
+     dp_sweep_table_others},
+    {"plots", NULL, "report plots by name (doc/sweep-format.md)", NULL},
+    {NULL, NULL, NULL, NULL},
+};
+
+const dp_schema_section *dp_sweep_config_sections(void)
+{
+    return config_sections;
+}
+
 dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
 {
     const char *src = path ? path : "(config)";
@@ -146,43 +218,16 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: a sweep config is a JSON object", src);
         return NULL;
     }
-    static const char *allowed[] = {"name", "description", "fixed", "grid", "repetitions", "tables", "plots", "comment", NULL};
-    const char *k;
-    json_t *v;
-    json_object_foreach(config, k, v) {
-        int ok = 0;
-        for (int i = 0; allowed[i]; i++) ok |= strcmp(k, allowed[i]) == 0;
-        if (!ok) {
-            dp_error_set(err, DP_EINVAL, "%s: unknown field \"%s\" (known: name, description, fixed, grid, repetitions, tables, plots, comment)", src, k);
-            return NULL;
-        }
-    }
+    dp_sweep_config c;
+    dp_schema_defaults(config_keys, &c);
+    if (dp_schema_from_json(config_keys, &c, config, src, NULL, config_others, err) != DP_OK) return NULL;
     json_t *fixed = json_object_get(config, "fixed");
     json_t *grid = json_object_get(config, "grid");
-    json_t *name = json_object_get(config, "name");
-    json_t *reps = json_object_get(config, "repetitions");
     if (fixed && !json_is_object(fixed)) { dp_error_set(err, DP_EINVAL, "%s: \"fixed\" must be an object", src); return NULL; }
-    if (name && !json_is_string(name)) { dp_error_set(err, DP_EINVAL, "%s: \"name\" must be a string", src); return NULL; }
-    if (name) {
-        /* the name makes the default output NAME.h5 in the working folder: a plain file name */
-        const char *nm = json_string_value(name);
-        if (!nm[0] || strchr(nm, '/') || strcmp(nm, ".") == 0 || strcmp(nm, "..") == 0 || nm[0] == '-' ||
-            strlen(nm) > 200) {
-            dp_error_set(err, DP_EINVAL, "%s: \"name\" \"%s\": a plain file name is needed (not empty, no '/', not . "
-                         "or .., no leading '-', at most 200 bytes): it names the default output NAME.h5 in the "
-                         "working folder (give --out for another place)", src, nm);
-            return NULL;
-        }
-    }
     if (!grid && !fixed) { dp_error_set(err, DP_EINVAL, "%s: needs \"grid\" or \"fixed\"", src); return NULL; }
-    long R = 1;
-    if (reps) {
-        if (!json_is_integer(reps) || json_integer_value(reps) < 1 || json_integer_value(reps) > 100000) {
-            dp_error_set(err, DP_EINVAL, "%s: \"repetitions\" must be an integer 1..100000", src);
-            return NULL;
-        }
-        R = (long)json_integer_value(reps);
-    }
+    const long R = c.repetitions;
+    const char *k;
+    json_t *v;
     json_t *empty_fixed = fixed ? NULL : json_object();
     if (!fixed) fixed = empty_fixed;
     json_object_foreach(fixed, k, v) {
@@ -258,7 +303,7 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
             }
         } else s->dir = xstrdup(".");
     }
-    if (name) s->name = xstrdup(json_string_value(name));
+    if (c.name[0]) s->name = xstrdup(c.name);
     else {
         const char *stem = path ? dp_file_path_stem(path) : "sweep";
         s->name = xstrdup(stem);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "dp_error.h"
+#include "dp_schema.h"
 
 #define DP_SWEEP_KEY_LEN 16
 /* Largest number of runs one config may expand to. */
@@ -46,6 +47,27 @@ typedef struct dp_sweep {
     long n_runs;
     dp_sweep_run *runs; /* n_runs, in expansion order */
 } dp_sweep;
+
+/* The top-level keys of a sweep config as a table (dp_schema.h): "name" (a plain file name of at
+ * most 200 bytes; not given: the file's stem) and "repetitions" (1..100000, default 1) are read
+ * into this; "description", "comment" (free), "fixed", "grid" (maps of parameters, checked run by
+ * run against the method table by dp_run_check before a sweep runs) and "tables", "plots" (report
+ * layouts, report.h) are the top level's other keys; anything else is refused naming the file and
+ * the key. */
+typedef struct dp_sweep_config {
+    char name[201];  /* "" when not given */
+    int repetitions;
+} dp_sweep_config;
+
+/* A report table object's ("tables": {"T": {...}}) scalar keys as a table, over dp_report_spec
+ * (report.h): cols, metric, title, digits; and its other keys (rows, baselines, columns, filter,
+ * labels, references, comment), NULL-ended, which dp_report_spec_from_json reads itself. */
+extern const dp_schema_key dp_sweep_table_keys[];
+extern const char *const dp_sweep_table_others[];
+
+/* The sections of a sweep config (the top level; fixed, grid, tables.T and plots.P described),
+ * for doppler config sweep and the man page. */
+const dp_schema_section *dp_sweep_config_sections(void);
 
 /* Load and expand a config file. Errors (DP_EINVAL, DP_EIO) name the file and the field:
  * unknown top-level keys, a grid axis that is not a non-empty array of scalars, a parameter in

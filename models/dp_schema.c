@@ -9,17 +9,18 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dp_alloc.h"
 #include "dp_json.h"
 
 #define FIELD(obj, k, T) ((T *)((char *)(obj) + (k)->offset))
 #define CFIELD(obj, k, T) ((const T *)((const char *)(obj) + (k)->offset))
 
-/* "key" and "--key-name" name the same entry */
+/* "key" and "--key-name" (or "--key_name") name the same entry */
 static int same_key(const char *table_key, const char *key)
 {
     if (strncmp(key, "--", 2) == 0) key += 2;
     for (; *table_key && *key; table_key++, key++)
-        if (*table_key != *key && !(*table_key == '_' && *key == '-')) return 0;
+        if (*table_key != *key && !((*table_key == '_' || *table_key == '-') && (*key == '-' || *key == '_'))) return 0;
     return *table_key == *key;
 }
 
@@ -36,8 +37,68 @@ size_t dp_schema_section_size(void)
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key)
 {
     for (; key && t->key; t++)
-        if (same_key(t->key, key)) return t;
+        if (same_key(t->key, key) || (t->option && same_key(t->option, key))) return t;
     return NULL;
+}
+
+const char *dp_schema_option_text(const dp_schema_key *k, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s", k->option ? k->option : k->key);
+    if (!k->option)
+        for (char *p = buf; *p; p++)
+            if (*p == '_') *p = '-';
+    return buf;
+}
+
+/* The words of a number ("word=value|word=value", dp_schema_key.choices): the value of word s
+ * into x, 0; -1 when s is none of them. */
+static int word_value(const char *words, const char *s, double *x)
+{
+    const size_t n = strlen(s);
+    for (const char *p = words; p && *p;) {
+        const char *eq = strchr(p, '='), *bar = strchr(p, '|');
+        if (!eq || (bar && bar < eq)) return -1; /* a word without "=value": a table bug, never matched */
+        if ((size_t)(eq - p) == n && strncmp(p, s, n) == 0) {
+            *x = strtod(eq + 1, NULL);
+            return 0;
+        }
+        p = bar ? bar + 1 : NULL;
+    }
+    return -1;
+}
+
+/* The word whose value is x into buf, 0; -1 when none has it. */
+static int word_of(const char *words, double x, char *buf, size_t cap)
+{
+    for (const char *p = words; p && *p;) {
+        const char *eq = strchr(p, '='), *bar = strchr(p, '|');
+        if (!eq) return -1;
+        if (strtod(eq + 1, NULL) == x) {
+            snprintf(buf, cap, "%.*s", (int)(eq - p), p);
+            return 0;
+        }
+        p = bar ? bar + 1 : NULL;
+    }
+    return -1;
+}
+
+/* the words alone, joined by sep: "topology" */
+static void words_text(const char *words, const char *sep_, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (const char *p = words; p && *p && len < cap;) {
+        const char *eq = strchr(p, '='), *bar = strchr(p, '|');
+        if (!eq) break;
+        len += (size_t)snprintf(buf + len, cap - len, "%s%.*s", len ? sep_ : "", (int)(eq - p), p);
+        p = bar ? bar + 1 : NULL;
+    }
+}
+
+static int has_words(const dp_schema_key *k)
+{
+    return (k->type == DP_SCHEMA_INT || k->type == DP_SCHEMA_LONG || k->type == DP_SCHEMA_DOUBLE ||
+            k->type == DP_SCHEMA_FLOAT) && k->choices && k->choices[0];
 }
 
 /* the index of name among choices "a|b|c", or -1 */
@@ -96,22 +157,50 @@ static void range_text(const dp_schema_key *k, char *buf, size_t cap)
     else snprintf(lo, sizeof lo, f, k->lo);
     if (isinf(k->hi)) snprintf(hi, sizeof hi, "inf");
     else snprintf(hi, sizeof hi, f, k->hi);
-    snprintf(buf, cap, "[%s, %s]", lo, hi);
+    snprintf(buf, cap, "%s%s, %s]", k->flags & DP_SCHEMA_LO_OPEN ? "(" : "[", lo, hi);
 }
 
 void dp_schema_kind_text(const dp_schema_key *k, char *buf, size_t cap)
 {
-    char r[80];
+    char r[80], w[160] = "";
     range_text(k, r, sizeof r);
+    if (has_words(k)) {
+        char list[128];
+        words_text(k->choices, "|", list, sizeof list);
+        snprintf(w, sizeof w, " or %s", list);
+    }
     switch (k->type) {
     case DP_SCHEMA_INT:
-    case DP_SCHEMA_LONG: snprintf(buf, cap, "INT%s%s", r[0] ? " in " : "", r); break;
+    case DP_SCHEMA_LONG: snprintf(buf, cap, "INT%s%s%s", r[0] ? " in " : "", r, w); break;
     case DP_SCHEMA_DOUBLE:
-    case DP_SCHEMA_FLOAT: snprintf(buf, cap, "NUMBER%s%s", r[0] ? " in " : "", r); break;
+    case DP_SCHEMA_FLOAT: snprintf(buf, cap, "NUMBER%s%s%s", r[0] ? " in " : "", r, w); break;
     case DP_SCHEMA_BOOL: snprintf(buf, cap, "true|false"); break;
     case DP_SCHEMA_ENUM: snprintf(buf, cap, "%s", k->choices); break;
     case DP_SCHEMA_STRING: snprintf(buf, cap, "NAME"); break;
+    case DP_SCHEMA_NAME: snprintf(buf, cap, "%s", k->choices ? k->choices : "NAME"); break;
     }
+}
+
+void dp_schema_metavar(const dp_schema_key *k, char *buf, size_t cap)
+{
+    char w[128] = "";
+    if (has_words(k)) {
+        w[0] = '|';
+        words_text(k->choices, "|", w + 1, sizeof w - 1);
+    }
+    switch (k->type) {
+    case DP_SCHEMA_INT:
+    case DP_SCHEMA_LONG: snprintf(buf, cap, "N%s", w); break;
+    case DP_SCHEMA_DOUBLE:
+    case DP_SCHEMA_FLOAT: snprintf(buf, cap, "X%s", w); break;
+    default: dp_schema_kind_text(k, buf, cap); break;
+    }
+}
+
+void dp_schema_default_text(const dp_schema_key *k, char *buf, size_t cap)
+{
+    if ((k->flags & DP_SCHEMA_UNSET) || !k->def) snprintf(buf, cap, "%s", "");
+    else snprintf(buf, cap, " (default %s)", k->def);
 }
 
 /* "WHERE: " or "" */
@@ -123,13 +212,18 @@ static const char *sep(const char *where)
 /* "must be ..." for entry k */
 static void expected_text(const dp_schema_key *k, char *buf, size_t cap)
 {
-    char r[80];
+    char r[80], w[200] = "";
     range_text(k, r, sizeof r);
+    if (has_words(k)) {
+        char list[160];
+        words_text(k->choices, "\", \"", list, sizeof list);
+        snprintf(w, sizeof w, " or \"%s\"", list);
+    }
     switch (k->type) {
     case DP_SCHEMA_INT:
-    case DP_SCHEMA_LONG: snprintf(buf, cap, "must be an integer%s%s", r[0] ? " in " : "", r); break;
+    case DP_SCHEMA_LONG: snprintf(buf, cap, "must be an integer%s%s%s", r[0] ? " in " : "", r, w); break;
     case DP_SCHEMA_DOUBLE:
-    case DP_SCHEMA_FLOAT: snprintf(buf, cap, "must be a number%s%s", r[0] ? " in " : "", r); break;
+    case DP_SCHEMA_FLOAT: snprintf(buf, cap, "must be a number%s%s%s", r[0] ? " in " : "", r, w); break;
     case DP_SCHEMA_BOOL: snprintf(buf, cap, "must be true or false"); break;
     case DP_SCHEMA_ENUM: {
         char c[256];
@@ -138,47 +232,76 @@ static void expected_text(const dp_schema_key *k, char *buf, size_t cap)
         break;
     }
     case DP_SCHEMA_STRING: snprintf(buf, cap, "must be a string of 1 to %zu bytes", k->size - 1); break;
+    case DP_SCHEMA_NAME: snprintf(buf, cap, "must be a non-empty string"); break;
     }
 }
 
-/* The value of one key, parsed from JSON (v) or from text (s): its checks and its store. */
-typedef union {
+/* The value of one key, parsed from JSON or from text: its checks and its store. */
+typedef struct {
     long i;
     double x;
     const char *s;
+    int word; /* x is one of the key's words: no range check */
 } value;
 
-static int bad_value(const dp_schema_key *k, const char *text, const char *where, const char *prefix, dp_error *err)
+/* Who a message is about: 'WHERE: "PREFIXKEY"' (eq " = ") or, for a key as the caller spelled
+ * it, 'NAME:' (eq " "). */
+typedef struct {
+    char head[320];
+    const char *eq;
+} subject;
+
+static subject quoted(const dp_schema_key *k, const char *where, const char *prefix)
+{
+    subject u;
+    snprintf(u.head, sizeof u.head, "%s%s\"%s%s\"", where ? where : "", sep(where), prefix ? prefix : "", k->key);
+    u.eq = " = ";
+    return u;
+}
+
+static subject spelled(const char *name)
+{
+    subject u;
+    snprintf(u.head, sizeof u.head, "%s:", name);
+    u.eq = " ";
+    return u;
+}
+
+static int bad_value(const dp_schema_key *k, const char *text, const subject *u, dp_error *err)
 {
     char e[320];
     expected_text(k, e, sizeof e);
-    if (text)
-        return dp_error_set(err, DP_EINVAL, "%s%s\"%s%s\" %s, got '%s'", where ? where : "", sep(where), prefix ? prefix : "",
-                            k->key, e, text);
-    return dp_error_set(err, DP_EINVAL, "%s%s\"%s%s\" %s", where ? where : "", sep(where), prefix ? prefix : "", k->key, e);
+    if (text) return dp_error_set(err, DP_EINVAL, "%s %s, got '%s'", u->head, e, text);
+    return dp_error_set(err, DP_EINVAL, "%s %s", u->head, e);
 }
 
-/* check v (already of k's type) against the range, choices and check, then store it */
-static int store(const dp_schema_key *k, void *obj, value v, const char *where, const char *prefix, dp_error *err)
+/* x within k's range */
+static int in_range(const dp_schema_key *k, double x)
 {
-    const char *w = where ? where : "", *p = prefix ? prefix : "";
+    return (k->flags & DP_SCHEMA_LO_OPEN ? x > k->lo : x >= k->lo) && x <= k->hi;
+}
+
+/* check v (already of k's type) against the range (unless unchecked: a default), choices and
+ * check, then store it */
+static int store(const dp_schema_key *k, void *obj, value v, int unchecked, const subject *u, dp_error *err)
+{
+    char r[80];
     switch (k->type) {
     case DP_SCHEMA_INT:
     case DP_SCHEMA_LONG:
-        if ((double)v.i < k->lo || (double)v.i > k->hi) {
-            char r[80];
+        if (v.word) v.i = (long)v.x;
+        else if (!unchecked && !in_range(k, (double)v.i)) {
             range_text(k, r, sizeof r);
-            return dp_error_set(err, DP_EINVAL, "%s%s\"%s%s\" = %ld out of range %s", w, sep(where), p, k->key, v.i, r);
+            return dp_error_set(err, DP_EINVAL, "%s%s%ld out of range %s", u->head, u->eq, v.i, r);
         }
         if (k->type == DP_SCHEMA_INT) *FIELD(obj, k, int) = (int)v.i;
         else *FIELD(obj, k, long) = v.i;
         return DP_OK;
     case DP_SCHEMA_DOUBLE:
     case DP_SCHEMA_FLOAT:
-        if (!(v.x >= k->lo && v.x <= k->hi)) {
-            char r[80];
+        if (!v.word && !unchecked && !in_range(k, v.x)) {
             range_text(k, r, sizeof r);
-            return dp_error_set(err, DP_EINVAL, "%s%s\"%s%s\" = %g out of range %s", w, sep(where), p, k->key, v.x, r);
+            return dp_error_set(err, DP_EINVAL, "%s%s%g out of range %s", u->head, u->eq, v.x, r);
         }
         if (k->type == DP_SCHEMA_DOUBLE) *FIELD(obj, k, double) = v.x;
         else *FIELD(obj, k, float) = (float)v.x;
@@ -186,16 +309,29 @@ static int store(const dp_schema_key *k, void *obj, value v, const char *where, 
     case DP_SCHEMA_BOOL: *FIELD(obj, k, int) = v.i != 0; return DP_OK;
     case DP_SCHEMA_ENUM: {
         const int i = choice_index(k->choices, v.s);
-        if (i < 0) return bad_value(k, NULL, where, prefix, err);
+        if (i < 0) return bad_value(k, NULL, u, err);
         *FIELD(obj, k, int) = i;
         return DP_OK;
     }
     case DP_SCHEMA_STRING: {
-        if (!v.s[0] || strlen(v.s) >= k->size) return bad_value(k, NULL, where, prefix, err);
+        if ((!v.s[0] && !unchecked) || strlen(v.s) >= k->size) return bad_value(k, NULL, u, err);
         char why[256];
         if (k->check && k->check(v.s, why, sizeof why) != 0)
-            return dp_error_set(err, DP_EINVAL, "%s%s\"%s%s\" %s, got \"%s\"", w, sep(where), p, k->key, why, v.s);
+            return dp_error_set(err, DP_EINVAL, "%s %s, got \"%s\"", u->head, why, v.s);
         snprintf(FIELD(obj, k, char), k->size, "%s", v.s);
+        return DP_OK;
+    }
+    case DP_SCHEMA_NAME: {
+        char **slot = FIELD(obj, k, char *);
+        if (!v.s) { /* a default of NULL: not given */
+            *slot = NULL;
+            return DP_OK;
+        }
+        if (!v.s[0]) return bad_value(k, NULL, u, err);
+        char *copy = dp_alloc_strdup(v.s);
+        if (!copy) return dp_error_set(err, DP_ENOMEM, "%s out of memory", u->head);
+        if (!unchecked) free(*slot); /* a default's object holds no name yet */
+        *slot = copy;
         return DP_OK;
     }
     }
@@ -205,29 +341,36 @@ static int store(const dp_schema_key *k, void *obj, value v, const char *where, 
 int dp_schema_set_json(const dp_schema_key *k, void *obj, const json_t *v, const char *where, const char *prefix,
                        dp_error *err)
 {
+    const subject u = quoted(k, where, prefix);
     value x = {0};
+    if (has_words(k) && json_is_string(v)) {
+        if (word_value(k->choices, json_string_value(v), &x.x) != 0) return bad_value(k, NULL, &u, err);
+        x.word = 1;
+        return store(k, obj, x, 0, &u, err);
+    }
     switch (k->type) {
     case DP_SCHEMA_INT:
     case DP_SCHEMA_LONG:
-        if (!json_is_integer(v)) return bad_value(k, NULL, where, prefix, err);
+        if (!json_is_integer(v)) return bad_value(k, NULL, &u, err);
         x.i = (long)json_integer_value(v);
         break;
     case DP_SCHEMA_DOUBLE:
     case DP_SCHEMA_FLOAT:
-        if (!json_is_number(v)) return bad_value(k, NULL, where, prefix, err);
+        if (!json_is_number(v)) return bad_value(k, NULL, &u, err);
         x.x = json_number_value(v);
         break;
     case DP_SCHEMA_BOOL:
-        if (!json_is_boolean(v)) return bad_value(k, NULL, where, prefix, err);
+        if (!json_is_boolean(v)) return bad_value(k, NULL, &u, err);
         x.i = json_is_true(v);
         break;
     case DP_SCHEMA_ENUM:
     case DP_SCHEMA_STRING:
-        if (!json_is_string(v)) return bad_value(k, NULL, where, prefix, err);
+    case DP_SCHEMA_NAME:
+        if (!json_is_string(v)) return bad_value(k, NULL, &u, err);
         x.s = json_string_value(v);
         break;
     }
-    return store(k, obj, x, where, prefix, err);
+    return store(k, obj, x, 0, &u, err);
 }
 
 /* text as k's type into x; 0 on success */
@@ -235,6 +378,10 @@ static int parse_text(const dp_schema_key *k, const char *s, value *x)
 {
     char *end;
     errno = 0;
+    if (has_words(k) && word_value(k->choices, s, &x->x) == 0) {
+        x->word = 1;
+        return 0;
+    }
     switch (k->type) {
     case DP_SCHEMA_INT:
     case DP_SCHEMA_LONG:
@@ -250,9 +397,23 @@ static int parse_text(const dp_schema_key *k, const char *s, value *x)
         else return -1;
         return 0;
     case DP_SCHEMA_ENUM:
-    case DP_SCHEMA_STRING: x->s = s; return 0;
+    case DP_SCHEMA_STRING:
+    case DP_SCHEMA_NAME: x->s = s; return 0;
     }
     return -1;
+}
+
+/* entry k of obj from text, the default's text when unchecked (no range check, NULL allowed for
+ * a DP_SCHEMA_NAME) */
+static int set_text(const dp_schema_key *k, void *obj, const char *text, int unchecked, const subject *u, dp_error *err)
+{
+    value x = {0};
+    if (!text && unchecked && k->type == DP_SCHEMA_NAME) return store(k, obj, x, 1, u, err);
+    if (!text || parse_text(k, text, &x) != 0) return bad_value(k, text ? text : "", u, err);
+    /* store's message of a bad name does not quote it: say it again with the text */
+    int rc = store(k, obj, x, unchecked, u, err);
+    if (rc == DP_EINVAL && (k->type == DP_SCHEMA_ENUM || (k->type == DP_SCHEMA_NAME && !text[0]))) bad_value(k, text, u, err);
+    return rc;
 }
 
 int dp_schema_set(const dp_schema_key *t, void *obj, const char *key, const char *text, const char *where,
@@ -265,21 +426,33 @@ int dp_schema_set(const dp_schema_key *t, void *obj, const char *key, const char
         return dp_error_set(err, DP_EINVAL, "%s%sunknown key \"%s%s\" (known: %s)", where ? where : "", sep(where),
                             prefix ? prefix : "", key ? key : "(null)", known);
     }
-    value x;
-    if (!text || parse_text(k, text, &x) != 0) return bad_value(k, text ? text : "", where, prefix, err);
-    /* store's message of a bad name does not quote it: say it again with the text */
-    int rc = store(k, obj, x, where, prefix, err);
-    if (rc != DP_OK && k->type == DP_SCHEMA_ENUM) bad_value(k, text, where, prefix, err);
-    return rc;
+    const subject u = quoted(k, where, prefix);
+    return set_text(k, obj, text, 0, &u, err);
+}
+
+int dp_schema_set_entry(const dp_schema_key *k, void *obj, const char *name, const char *text, dp_error *err)
+{
+    const subject u = spelled(name ? name : k->key);
+    return set_text(k, obj, text, 0, &u, err);
 }
 
 void dp_schema_defaults(const dp_schema_key *t, void *obj)
 {
     for (; t->key; t++) {
-        int rc = dp_schema_set(t, obj, t->key, t->def, "default", NULL, NULL);
+        const subject u = quoted(t, "default", NULL);
+        int rc = set_text(t, obj, t->def, (t->flags & DP_SCHEMA_UNSET) || (t->type == DP_SCHEMA_NAME && !t->def), &u, NULL);
         assert(rc == DP_OK);
         (void)rc;
     }
+}
+
+void dp_schema_release(const dp_schema_key *t, void *obj)
+{
+    for (; t->key; t++)
+        if (t->type == DP_SCHEMA_NAME) {
+            free(*FIELD(obj, t, char *));
+            *FIELD(obj, t, char *) = NULL;
+        }
 }
 
 static int skipped(const char *const *skip, const char *key)
@@ -331,8 +504,22 @@ int dp_schema_load(const char *path, const char *text, dp_schema_read_fn read, v
     return rc;
 }
 
+/* the numeric value of k's field (words' keys) */
+static double number_of(const dp_schema_key *k, const void *obj)
+{
+    switch (k->type) {
+    case DP_SCHEMA_INT: return *CFIELD(obj, k, int);
+    case DP_SCHEMA_LONG: return (double)*CFIELD(obj, k, long);
+    case DP_SCHEMA_DOUBLE: return *CFIELD(obj, k, double);
+    case DP_SCHEMA_FLOAT: return *CFIELD(obj, k, float);
+    default: return NAN;
+    }
+}
+
 json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj)
 {
+    char word[64];
+    if (has_words(k) && word_of(k->choices, number_of(k, obj), word, sizeof word) == 0) return json_string(word);
     switch (k->type) {
     case DP_SCHEMA_INT: return json_integer(*CFIELD(obj, k, int));
     case DP_SCHEMA_LONG: return json_integer(*CFIELD(obj, k, long));
@@ -345,6 +532,7 @@ json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj)
         return json_string(name);
     }
     case DP_SCHEMA_STRING: return json_string(CFIELD(obj, k, char));
+    case DP_SCHEMA_NAME: return *CFIELD(obj, k, char *) ? json_string(*CFIELD(obj, k, char *)) : json_null();
     }
     return NULL;
 }
@@ -352,6 +540,10 @@ json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj)
 /* 1 if the field of k in obj holds k's default */
 static int is_default(const dp_schema_key *k, const void *obj)
 {
+    if (k->type == DP_SCHEMA_NAME) {
+        const char *v = *CFIELD(obj, k, char *);
+        return k->def ? v && strcmp(v, k->def) == 0 : v == NULL;
+    }
     union {
         int i;
         long l;
@@ -370,9 +562,11 @@ static int is_default(const dp_schema_key *k, const void *obj)
     case DP_SCHEMA_BOOL:
     case DP_SCHEMA_ENUM: return def.i == *CFIELD(obj, k, int);
     case DP_SCHEMA_LONG: return def.l == *CFIELD(obj, k, long);
-    case DP_SCHEMA_DOUBLE: return memcmp(&def.d, CFIELD(obj, k, double), sizeof(double)) == 0;
-    case DP_SCHEMA_FLOAT: return memcmp(&def.f, CFIELD(obj, k, float), sizeof(float)) == 0;
+    /* numerically equal: -0 is at a default of 0 (the machine's writer always compared so) */
+    case DP_SCHEMA_DOUBLE: return def.d == *CFIELD(obj, k, double);
+    case DP_SCHEMA_FLOAT: return def.f == *CFIELD(obj, k, float);
     case DP_SCHEMA_STRING: return strcmp(def.s, CFIELD(obj, k, char)) == 0;
+    case DP_SCHEMA_NAME: break;
     }
     return 0;
 }
@@ -380,7 +574,9 @@ static int is_default(const dp_schema_key *k, const void *obj)
 int dp_schema_to_json(const dp_schema_key *t, const void *obj, json_t *o, int all)
 {
     for (; t->key; t++) {
-        if (!all && is_default(t, obj)) continue;
+        if (t->when && !t->when(obj)) continue;
+        const int def = is_default(t, obj);
+        if (def && !(t->flags & DP_SCHEMA_ALWAYS) && (!all || (t->flags & DP_SCHEMA_UNSET) || t->type == DP_SCHEMA_NAME)) continue;
         if (json_object_set_new(o, t->key, dp_schema_to_json_value(t, obj)) != 0) return DP_ENOMEM;
     }
     return DP_OK;
@@ -388,6 +584,7 @@ int dp_schema_to_json(const dp_schema_key *t, const void *obj, json_t *o, int al
 
 void dp_schema_value_text(const dp_schema_key *k, const void *obj, char *buf, size_t cap)
 {
+    if (has_words(k) && word_of(k->choices, number_of(k, obj), buf, cap) == 0) return;
     switch (k->type) {
     case DP_SCHEMA_INT: snprintf(buf, cap, "%d", *CFIELD(obj, k, int)); break;
     case DP_SCHEMA_LONG: snprintf(buf, cap, "%ld", *CFIELD(obj, k, long)); break;
@@ -396,6 +593,7 @@ void dp_schema_value_text(const dp_schema_key *k, const void *obj, char *buf, si
     case DP_SCHEMA_BOOL: snprintf(buf, cap, "%s", *CFIELD(obj, k, int) ? "true" : "false"); break;
     case DP_SCHEMA_ENUM: choice_name(k->choices, *CFIELD(obj, k, int), buf, cap); break;
     case DP_SCHEMA_STRING: snprintf(buf, cap, "%s", CFIELD(obj, k, char)); break;
+    case DP_SCHEMA_NAME: snprintf(buf, cap, "%s", *CFIELD(obj, k, char *) ? *CFIELD(obj, k, char *) : ""); break;
     }
 }
 

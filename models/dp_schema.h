@@ -5,7 +5,8 @@
  * lines (doppler --help, the man page). The table form follows dp_gen_param (dp_gen.h).
  *
  * Used by the train config (dp_train.h), the improvement config and search (dp_improve.h), the
- * searches' keys (dp_search.h), the machine (dp_machine.h) and the sweep config (sweep.h). */
+ * searches' keys (dp_search.h), the machine's keys (dp_machine.h: numbers or words, owned file
+ * names, keys written only when they apply) and the sweep config (sweep.h). */
 #ifndef DP_SCHEMA_H
 #define DP_SCHEMA_H
 
@@ -26,8 +27,24 @@ typedef enum {
     DP_SCHEMA_BOOL,   /* int field, 0 or 1: JSON true or false (text: true/false, yes/no, 1/0, on/off) */
     DP_SCHEMA_ENUM,   /* int field (or an enum the size of an int): the index of a JSON string
                        * among choices "a|b|c" */
-    DP_SCHEMA_STRING  /* char[size] field: a JSON string shorter than size bytes (not empty) */
+    DP_SCHEMA_STRING, /* char[size] field: a JSON string shorter than size bytes (not empty) */
+    DP_SCHEMA_NAME    /* char * field owned by the object (dp_alloc_strdup'd, NULL: not given, the
+                       * default of a key whose def is NULL): a JSON string, not empty, of any
+                       * length; dp_schema_release frees it */
 } dp_schema_type;
+
+/* Flags of a key (dp_schema_key.flags, or'ed): */
+enum {
+    DP_SCHEMA_ALWAYS = 1,  /* written by dp_schema_to_json even at its default */
+    DP_SCHEMA_UNSET = 2,   /* the default means "not given" (the help says what then happens): it
+                            * may lie outside the range, is never accepted as a value and is never
+                            * written; help texts show no "(default ...)" for it */
+    DP_SCHEMA_LO_OPEN = 4  /* numbers: the lower bound is excluded, (lo, hi] */
+};
+
+/* Whether a key applies to obj as it stands (the machine's peak_flops: only without a topology):
+ * a key that does not apply is not written. */
+typedef int (*dp_schema_when_fn)(const void *obj);
 
 /* A check of a string value beyond its length (DP_SCHEMA_STRING): 0 if s is accepted; otherwise
  * non-zero with why (cap bytes) saying what is accepted, as "must be one of a, b, c". */
@@ -40,11 +57,19 @@ typedef struct dp_schema_key {
     size_t offset;            /* of the field in the config struct (offsetof) */
     double lo, hi;            /* numbers: the accepted range, bounds included (-HUGE_VAL and
                                * HUGE_VAL: unbounded) */
-    const char *choices;      /* DP_SCHEMA_ENUM: the names, "|"-separated, index = value stored */
+    const char *choices;      /* DP_SCHEMA_ENUM: the names, "|"-separated, index = value stored;
+                               * DP_SCHEMA_INT and DP_SCHEMA_DOUBLE: words accepted besides a
+                               * number, "|"-separated "word=value" ("topology=-1"; written back
+                               * as the word), or NULL; DP_SCHEMA_NAME: what the name is, as
+                               * help texts show it ("FILE", "FILE|NAME"), or NULL ("NAME") */
     size_t size;              /* DP_SCHEMA_STRING: the field's capacity in bytes, NUL included */
     const char *def;          /* the default, as text dp_schema_set takes ("20000", "geometric") */
     const char *help;         /* one line: meaning, unit, source followed */
     dp_schema_check_fn check; /* DP_SCHEMA_STRING: an extra check, or NULL */
+    const char *option;       /* the command-line spelling without "--" when it is not the key with
+                               * '-' for '_' ("transfer-model" for "transfer"), or NULL */
+    unsigned flags;           /* DP_SCHEMA_ALWAYS, DP_SCHEMA_UNSET, DP_SCHEMA_LO_OPEN, or 0 */
+    dp_schema_when_fn when;   /* written only when it returns non-zero; NULL: always applies */
 } dp_schema_key;
 
 /* A table is an array of dp_schema_key ended by one with key NULL. A config of several JSON
@@ -82,11 +107,18 @@ const char *dp_schema_key_get_choices(const dp_schema_key *k);
 const char *dp_schema_key_get_default(const dp_schema_key *k);
 const char *dp_schema_key_get_help(const dp_schema_key *k);
 
-/* The entry called key, or NULL. */
+/* The entry called key (its JSON name, or its option spelling: '-' for '_', an optional leading
+ * "--", or the entry's own option), or NULL. */
 const dp_schema_key *dp_schema_find(const dp_schema_key *t, const char *key);
 
-/* Set every field of the table in obj to its default. A default that does not parse is a bug of
- * the table (asserted in debug builds; tests/test_schema.c checks every table). */
+/* The option spelling of entry k without "--" ("peak-flops", "transfer-model") into buf (cap
+ * bytes); returns buf. */
+const char *dp_schema_option_text(const dp_schema_key *k, char *buf, size_t cap);
+
+/* Set every field of the table in obj to its default (a DP_SCHEMA_UNSET one without the range
+ * check; a DP_SCHEMA_NAME to NULL, or to a copy of def: obj must hold no name yet). A default
+ * that does not parse is a bug of the table (asserted in debug builds; tests/test_schema.c checks
+ * every table). */
 void dp_schema_defaults(const dp_schema_key *t, void *obj);
 
 /* Set key (a JSON key, or an option spelled with '-' for '_' and an optional leading "--") of obj
@@ -96,6 +128,15 @@ void dp_schema_defaults(const dp_schema_key *t, void *obj);
  * may be NULL. */
 int dp_schema_set(const dp_schema_key *t, void *obj, const char *key, const char *value, const char *where,
                   const char *prefix, dp_error *err);
+
+/* Set the field of entry k of obj from text, the key named as the caller spelled it (name, e.g.
+ * "--devices"), once, at the head of the message: "NAME: must be ..., got 'V'", "NAME: V out of
+ * range [lo, hi]" (DP_EINVAL, obj unchanged; DP_ENOMEM for a DP_SCHEMA_NAME that cannot be
+ * copied). */
+int dp_schema_set_entry(const dp_schema_key *k, void *obj, const char *name, const char *value, dp_error *err);
+
+/* Free the DP_SCHEMA_NAME fields of obj and set them to NULL. */
+void dp_schema_release(const dp_schema_key *t, void *obj);
 
 /* Set the field of entry k in obj from a JSON value, with the same checks and messages as
  * dp_schema_set (the key named as prefix + k->key). */
@@ -122,8 +163,10 @@ int dp_schema_load(const char *path, const char *text, dp_schema_read_fn read, v
  * strings: the enum's name). A new reference. */
 json_t *dp_schema_to_json_value(const dp_schema_key *k, const void *obj);
 
-/* Set into o (a JSON object) every key of the table (all != 0) or only those whose value differs
- * from the default (all == 0). DP_OK, or DP_ENOMEM. */
+/* Set into o (a JSON object), in the table's order, every key of the table (all != 0) or only
+ * those whose value differs from the default (all == 0) and those flagged DP_SCHEMA_ALWAYS; a key
+ * whose when() says it does not apply, a DP_SCHEMA_NAME not given and an unset default
+ * (DP_SCHEMA_UNSET) are left out either way. DP_OK, or DP_ENOMEM. */
 int dp_schema_to_json(const dp_schema_key *t, const void *obj, json_t *o, int all);
 
 /* The field of entry k of obj as text, as dp_schema_set takes it ("0.01", "geometric", "true"),
@@ -131,8 +174,16 @@ int dp_schema_to_json(const dp_schema_key *t, const void *obj, json_t *o, int al
 void dp_schema_value_text(const dp_schema_key *k, const void *obj, char *buf, size_t cap);
 
 /* The value kind of entry k as a help text shows it: "INT in [1, 4096]", "NUMBER", "true|false",
- * "geometric|linear", "NAME", into buf (cap bytes). */
+ * "geometric|linear", "NAME", "NUMBER in (0, 1e+30] or topology", into buf (cap bytes). */
 void dp_schema_kind_text(const dp_schema_key *k, char *buf, size_t cap);
+
+/* The value of entry k as an option's argument shows it in a help line: "N", "X", "FILE",
+ * "fixed|fifo|maxmin", "X|topology", into buf (cap bytes). */
+void dp_schema_metavar(const dp_schema_key *k, char *buf, size_t cap);
+
+/* The default of entry k as help texts show it, " (default D)", or "" for a key whose default
+ * means "not given" (DP_SCHEMA_UNSET, a DP_SCHEMA_NAME without def), into buf (cap bytes). */
+void dp_schema_default_text(const dp_schema_key *k, char *buf, size_t cap);
 
 /* The keys of the table, ", "-separated ("budget, t0, t_end"), into buf (cap bytes; cut short
  * with "..." when it does not fit). */

@@ -23,22 +23,22 @@
 /* the keys under "improve" (dp_improve.h) */
 #define IC(f) offsetof(dp_improve_config, f)
 static const dp_schema_key config_keys[] = {
-    {"hidden", DP_SCHEMA_INT, IC(arch.hidden), 1, 4096, NULL, 0, "32", "hidden units of the op and move networks", NULL},
-    {"slope", DP_SCHEMA_FLOAT, IC(arch.slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL},
-    {"episodes", DP_SCHEMA_LONG, IC(episodes), 1, 1e9, NULL, 0, "1000", "training episodes", NULL},
-    {"horizon", DP_SCHEMA_INT, IC(horizon), 1, 100000, NULL, 0, "32", "moves per episode, each one simulation", NULL},
-    {"nstep", DP_SCHEMA_INT, IC(nstep), 1, 100000, NULL, 0, "4", "n of the n-step return", NULL},
-    {"gamma", DP_SCHEMA_DOUBLE, IC(gamma), 0, 1, NULL, 0, "0.9", "discount within the n-step return", NULL},
-    {"batch", DP_SCHEMA_INT, IC(batch), 1, 100000, NULL, 0, "8", "episodes per Adam step (one graph, one start)", NULL},
-    {"lr", DP_SCHEMA_DOUBLE, IC(lr), 0, 1, NULL, 0, "0.001", "Adam learning rate at the start", NULL},
-    {"lr_final", DP_SCHEMA_DOUBLE, IC(lr_final), 0, 1, NULL, 0, "0.0001", "learning rate at the end (linear decay)", NULL},
-    {"epsilon", DP_SCHEMA_DOUBLE, IC(epsilon), 0, 1, NULL, 0, "0.1", "chance of a uniform op (and device)", NULL},
-    {"grad_clip", DP_SCHEMA_DOUBLE, IC(grad_clip), 0, 1e30, NULL, 0, "1", "max gradient norm per network", NULL},
-    {"elite_prob", DP_SCHEMA_DOUBLE, IC(elite_prob), 0, 1, NULL, 0, "0.5", "chance a batch starts from the best placement found", NULL},
-    {"checkpoint_every", DP_SCHEMA_LONG, IC(checkpoint_every), 1, 1e9, NULL, 0, "200", "episodes between checkpoints", NULL},
-    {"eval_every", DP_SCHEMA_LONG, IC(eval_every), 1, 1e9, NULL, 0, "1000", "episodes between model-selection evaluations", NULL},
-    {"eval_budget", DP_SCHEMA_LONG, IC(eval_budget), 1, 1e9, NULL, 0, "200", "simulations of an evaluation's search per graph", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"hidden", DP_SCHEMA_INT, IC(arch.hidden), 1, 4096, NULL, 0, "32", "hidden units of the op and move networks", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, IC(arch.slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {"episodes", DP_SCHEMA_LONG, IC(episodes), 1, 1e9, NULL, 0, "1000", "training episodes", NULL, NULL, 0, NULL},
+    {"horizon", DP_SCHEMA_INT, IC(horizon), 1, 100000, NULL, 0, "32", "moves per episode, each one simulation", NULL, NULL, 0, NULL},
+    {"nstep", DP_SCHEMA_INT, IC(nstep), 1, 100000, NULL, 0, "4", "n of the n-step return", NULL, NULL, 0, NULL},
+    {"gamma", DP_SCHEMA_DOUBLE, IC(gamma), 0, 1, NULL, 0, "0.9", "discount within the n-step return", NULL, NULL, 0, NULL},
+    {"batch", DP_SCHEMA_INT, IC(batch), 1, 100000, NULL, 0, "8", "episodes per Adam step (one graph, one start)", NULL, NULL, 0, NULL},
+    {"lr", DP_SCHEMA_DOUBLE, IC(lr), 0, 1, NULL, 0, "0.001", "Adam learning rate at the start", NULL, NULL, 0, NULL},
+    {"lr_final", DP_SCHEMA_DOUBLE, IC(lr_final), 0, 1, NULL, 0, "0.0001", "learning rate at the end (linear decay)", NULL, NULL, 0, NULL},
+    {"epsilon", DP_SCHEMA_DOUBLE, IC(epsilon), 0, 1, NULL, 0, "0.1", "chance of a uniform op (and device)", NULL, NULL, 0, NULL},
+    {"grad_clip", DP_SCHEMA_DOUBLE, IC(grad_clip), 0, 1e30, NULL, 0, "1", "max gradient norm per network", NULL, NULL, 0, NULL},
+    {"elite_prob", DP_SCHEMA_DOUBLE, IC(elite_prob), 0, 1, NULL, 0, "0.5", "chance a batch starts from the best placement found", NULL, NULL, 0, NULL},
+    {"checkpoint_every", DP_SCHEMA_LONG, IC(checkpoint_every), 1, 1e9, NULL, 0, "200", "episodes between checkpoints", NULL, NULL, 0, NULL},
+    {"eval_every", DP_SCHEMA_LONG, IC(eval_every), 1, 1e9, NULL, 0, "1000", "episodes between model-selection evaluations", NULL, NULL, 0, NULL},
+    {"eval_budget", DP_SCHEMA_LONG, IC(eval_budget), 1, 1e9, NULL, 0, "200", "simulations of an evaluation's search per graph", NULL, NULL, 0, NULL},
+    {0},
 };
 #undef IC
 
@@ -708,16 +708,16 @@ static void active_step(dp_improve_model *m, float *acc, size_t P1, size_t P, in
 /* The improvement search's own keys, beside annealing's (dp_search_anneal_keys) */
 #define IS(f) offsetof(dp_improve_search_config, f)
 static const dp_schema_key search_keys[] = {
-    {"accept", DP_SCHEMA_ENUM, IS(greedy), 0, 0, "anneal|greedy", 0, "anneal", "annealing's acceptance or greedy (local search)", NULL},
-    {"mix", DP_SCHEMA_DOUBLE, IS(mix), 0, 1, NULL, 0, "0.2", "chance a move is annealing's uniform move, not the policy's", NULL},
-    {"restarts", DP_SCHEMA_INT, IS(restarts), 1, DP_IMPROVE_MAX_RESTARTS, NULL, 0, "10", "runs sharing the budget", NULL},
-    {"min_run", DP_SCHEMA_LONG, IS(min_run), 0, HUGE_VAL, NULL, 0, "400", "the fewest moves a run gets (0: no minimum)", NULL},
-    {"perturb", DP_SCHEMA_INT, IS(perturb), 0, DP_IMPROVE_MAX_PERTURB, NULL, 0, "10", "uniform moves before a later run", NULL},
-    {"restart_from", DP_SCHEMA_ENUM, IS(restart_from_start), 0, 0, "best|start", 0, "best", "where a later run starts", NULL},
-    {"first_share", DP_SCHEMA_DOUBLE, IS(first_share), 0, 1, NULL, 0, "0", "the first run's share of the moves (0: an even share)", NULL},
-    {"active_lr", DP_SCHEMA_DOUBLE, IS(active_lr), 0, 1, NULL, 0, "0", "active search's learning rate (0: no active search)", NULL},
-    {"active_batch", DP_SCHEMA_INT, IS(active_batch), 1, DP_IMPROVE_MAX_ACTIVE_BATCH, NULL, 0, "16", "policy moves per active search step", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"accept", DP_SCHEMA_ENUM, IS(greedy), 0, 0, "anneal|greedy", 0, "anneal", "annealing's acceptance or greedy (local search)", NULL, NULL, 0, NULL},
+    {"mix", DP_SCHEMA_DOUBLE, IS(mix), 0, 1, NULL, 0, "0.2", "chance a move is annealing's uniform move, not the policy's", NULL, NULL, 0, NULL},
+    {"restarts", DP_SCHEMA_INT, IS(restarts), 1, DP_IMPROVE_MAX_RESTARTS, NULL, 0, "10", "runs sharing the budget", NULL, NULL, 0, NULL},
+    {"min_run", DP_SCHEMA_LONG, IS(min_run), 0, HUGE_VAL, NULL, 0, "400", "the fewest moves a run gets (0: no minimum)", NULL, NULL, 0, NULL},
+    {"perturb", DP_SCHEMA_INT, IS(perturb), 0, DP_IMPROVE_MAX_PERTURB, NULL, 0, "10", "uniform moves before a later run", NULL, NULL, 0, NULL},
+    {"restart_from", DP_SCHEMA_ENUM, IS(restart_from_start), 0, 0, "best|start", 0, "best", "where a later run starts", NULL, NULL, 0, NULL},
+    {"first_share", DP_SCHEMA_DOUBLE, IS(first_share), 0, 1, NULL, 0, "0", "the first run's share of the moves (0: an even share)", NULL, NULL, 0, NULL},
+    {"active_lr", DP_SCHEMA_DOUBLE, IS(active_lr), 0, 1, NULL, 0, "0", "active search's learning rate (0: no active search)", NULL, NULL, 0, NULL},
+    {"active_batch", DP_SCHEMA_INT, IS(active_batch), 1, DP_IMPROVE_MAX_ACTIVE_BATCH, NULL, 0, "16", "policy moves per active search step", NULL, NULL, 0, NULL},
+    {0},
 };
 #undef IS
 

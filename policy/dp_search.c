@@ -60,18 +60,18 @@ static int init_check(const char *s, char *why, size_t cap)
 /* annealing's and local search's keys (dp_search.h) */
 const dp_schema_key dp_search_anneal_keys[] = {
     {"budget", DP_SCHEMA_LONG, offsetof(dp_search_anneal_config, budget), 1, HUGE_VAL, NULL, 0, "20000",
-     "simulations to spend, the start included", NULL},
+     "simulations to spend, the start included", NULL, NULL, 0, NULL},
     {"t0", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01",
-     "start temperature, a fraction of the start makespan", NULL},
+     "start temperature, a fraction of the start makespan", NULL, NULL, 0, NULL},
     {"t_end", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, t_end), -HUGE_VAL, HUGE_VAL, NULL, 0, "1e-05",
-     "final temperature, same unit; 0 < t_end <= t0", NULL},
+     "final temperature, same unit; 0 < t_end <= t0", NULL, NULL, 0, NULL},
     {"schedule", DP_SCHEMA_ENUM, offsetof(dp_search_anneal_config, schedule), 0, 0, "geometric|linear", 0, "geometric",
-     "temperature from t0 to t_end", NULL},
+     "temperature from t0 to t_end", NULL, NULL, 0, NULL},
     {"swap_prob", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, swap_prob), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.2",
-     "chance that a move swaps the devices of two ops, in [0, 1]", NULL},
+     "chance that a move swaps the devices of two ops, in [0, 1]", NULL, NULL, 0, NULL},
     {"init", DP_SCHEMA_STRING, offsetof(dp_search_anneal_config, init), 0, 0, NULL, sizeof(((dp_search_anneal_config *)0)->init),
-     "cp", "the start: an instant placement method or best-instant", init_check},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+     "cp", "the start: an instant placement method or best-instant", init_check, NULL, 0, NULL},
+    {0},
 };
 
 static const dp_schema_section anneal_sections[] = {

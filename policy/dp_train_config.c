@@ -26,91 +26,91 @@ static const char *stage_names[DP_TRAIN_N_STAGES] = {"il", "sim", "real"};
  * stage's), "demonstrations". */
 #define TC(f) offsetof(dp_train_config, f)
 static const dp_schema_key top_keys[] = {
-    {"gamma", DP_SCHEMA_DOUBLE, TC(gamma), 0, 1, NULL, 0, "0.99", "discount of the return", NULL},
+    {"gamma", DP_SCHEMA_DOUBLE, TC(gamma), 0, 1, NULL, 0, "0.99", "discount of the return", NULL, NULL, 0, NULL},
     {"checkpoint_every", DP_SCHEMA_LONG, TC(checkpoint_every), 1, 1099511627776.0, NULL, 0, "100",
-     "episodes between checkpoints (rounded up to a multiple of batch)", NULL},
+     "episodes between checkpoints (rounded up to a multiple of batch)", NULL, NULL, 0, NULL},
     {"reward", DP_SCHEMA_ENUM, TC(reward_relative), 0, 0, "units|relative", 0, "units",
-     "the reward in the printed time unit (authors) or divided by the average", NULL},
+     "the reward in the printed time unit (authors) or divided by the average", NULL, NULL, 0, NULL},
     {"reference", DP_SCHEMA_ENUM, TC(reference_best_instant), 0, 0, "cp|best-instant", 0, "cp",
-     "the unit of a distribution's makespans: each graph's cp or best instant placement", NULL},
+     "the unit of a distribution's makespans: each graph's cp or best instant placement", NULL, NULL, 0, NULL},
     {"state", DP_SCHEMA_ENUM, TC(state), 0, 0, "append|engine", 0, "append",
-     "the environment's state: the authors' append estimate or the engine's prefix schedule", NULL},
-    {"update_sel", DP_SCHEMA_BOOL, TC(update_sel), 0, 0, NULL, 0, "true", "train the SEL network", NULL},
-    {"update_plc", DP_SCHEMA_BOOL, TC(update_plc), 0, 0, NULL, 0, "true", "train the PLC network", NULL},
+     "the environment's state: the authors' append estimate or the engine's prefix schedule", NULL, NULL, 0, NULL},
+    {"update_sel", DP_SCHEMA_BOOL, TC(update_sel), 0, 0, NULL, 0, "true", "train the SEL network", NULL, NULL, 0, NULL},
+    {"update_plc", DP_SCHEMA_BOOL, TC(update_plc), 0, 0, NULL, 0, "true", "train the PLC network", NULL, NULL, 0, NULL},
     {"sel_topological", DP_SCHEMA_BOOL, TC(sel_topological), 0, 0, NULL, 0, "false",
-     "the ready op earliest in topological order instead of SEL's choice", NULL},
-    {"grad_clip", DP_SCHEMA_DOUBLE, TC(grad_clip), 0, 1e30, NULL, 0, "0", "max global gradient norm per network (0: none)", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+     "the ready op earliest in topological order instead of SEL's choice", NULL, NULL, 0, NULL},
+    {"grad_clip", DP_SCHEMA_DOUBLE, TC(grad_clip), 0, 1e30, NULL, 0, "0", "max global gradient norm per network (0: none)", NULL, NULL, 0, NULL},
+    {0},
 };
 
 static const dp_schema_key adam_keys[] = {
-    {"beta1", DP_SCHEMA_DOUBLE, TC(adam_beta1), 0, 0.999999, NULL, 0, "0.9", "Adam's first moment decay", NULL},
-    {"beta2", DP_SCHEMA_DOUBLE, TC(adam_beta2), 0, 0.999999999, NULL, 0, "0.999", "Adam's second moment decay", NULL},
+    {"beta1", DP_SCHEMA_DOUBLE, TC(adam_beta1), 0, 0.999999, NULL, 0, "0.9", "Adam's first moment decay", NULL, NULL, 0, NULL},
+    {"beta2", DP_SCHEMA_DOUBLE, TC(adam_beta2), 0, 0.999999999, NULL, 0, "0.999", "Adam's second moment decay", NULL, NULL, 0, NULL},
     /* eps > 0: with v = 0 (a parameter without gradient yet) Adam divides by it; the update runs
      * in float, so at least the smallest normal float */
-    {"eps", DP_SCHEMA_DOUBLE, TC(adam_eps), FLT_MIN, 1, NULL, 0, "1e-08", "Adam's epsilon", NULL},
-    {"weight_decay", DP_SCHEMA_DOUBLE, TC(weight_decay), 0, 1e6, NULL, 0, "0", "L2 weight decay", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"eps", DP_SCHEMA_DOUBLE, TC(adam_eps), FLT_MIN, 1, NULL, 0, "1e-08", "Adam's epsilon", NULL, NULL, 0, NULL},
+    {"weight_decay", DP_SCHEMA_DOUBLE, TC(weight_decay), 0, 1e6, NULL, 0, "0", "L2 weight decay", NULL, NULL, 0, NULL},
+    {0},
 };
 
 /* defaults: dp_doppler_arch_default's, dp_placeto_arch_default's, dp_gdp_arch_default's
  * (tests/test_schema.c checks they agree) */
 static const dp_schema_key network_keys[] = {
-    {"hidden", DP_SCHEMA_INT, TC(arch.hidden), 1, 4096, NULL, 0, "128", "MPNN width and projections", NULL},
-    {"mlp_hidden", DP_SCHEMA_INT, TC(arch.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the scoring MLPs", NULL},
-    {"steps", DP_SCHEMA_INT, TC(arch.steps), 1, 64, NULL, 0, "6", "message-passing steps", NULL},
-    {"edge_hidden", DP_SCHEMA_INT, TC(arch.edge_hidden), 1, 4096, NULL, 0, "128", "hidden width of the edge network", NULL},
-    {"slope", DP_SCHEMA_FLOAT, TC(arch.slope), 0, 1, NULL, 0, "0.1", "leaky ReLU slope", NULL},
-    {"cp_embeddings", DP_SCHEMA_BOOL, TC(arch.cp_embeddings), 0, 0, NULL, 0, "true", "SEL sees the b- and t-path embeddings", NULL},
+    {"hidden", DP_SCHEMA_INT, TC(arch.hidden), 1, 4096, NULL, 0, "128", "MPNN width and projections", NULL, NULL, 0, NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(arch.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the scoring MLPs", NULL, NULL, 0, NULL},
+    {"steps", DP_SCHEMA_INT, TC(arch.steps), 1, 64, NULL, 0, "6", "message-passing steps", NULL, NULL, 0, NULL},
+    {"edge_hidden", DP_SCHEMA_INT, TC(arch.edge_hidden), 1, 4096, NULL, 0, "128", "hidden width of the edge network", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(arch.slope), 0, 1, NULL, 0, "0.1", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {"cp_embeddings", DP_SCHEMA_BOOL, TC(arch.cp_embeddings), 0, 0, NULL, 0, "true", "SEL sees the b- and t-path embeddings", NULL, NULL, 0, NULL},
     {"magnitude", DP_SCHEMA_BOOL, TC(arch.device_magnitude), 0, 0, NULL, 0, "false",
-     "the PLC's device features keep their magnitude (not z-scored)", NULL},
+     "the PLC's device features keep their magnitude (not z-scored)", NULL, NULL, 0, NULL},
     {"features", DP_SCHEMA_ENUM, TC(arch.device_features), 0, 0, "doppler|engine", 0, "doppler",
-     "the PLC's device features: the authors' five or this project's twelve", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+     "the PLC's device features: the authors' five or this project's twelve", NULL, NULL, 0, NULL},
+    {0},
 };
 
 static const dp_schema_key placeto_keys[] = {
-    {"hidden", DP_SCHEMA_INT, TC(placeto.hidden), 1, 4096, NULL, 0, "32", "embedding width", NULL},
-    {"mlp_hidden", DP_SCHEMA_INT, TC(placeto.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL},
-    {"slope", DP_SCHEMA_FLOAT, TC(placeto.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"hidden", DP_SCHEMA_INT, TC(placeto.hidden), 1, 4096, NULL, 0, "32", "embedding width", NULL, NULL, 0, NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(placeto.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(placeto.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {0},
 };
 
 static const dp_schema_key gdp_keys[] = {
-    {"hidden", DP_SCHEMA_INT, TC(gdp.hidden), 1, 4096, NULL, 0, "64", "width (a multiple of heads)", NULL},
-    {"layers", DP_SCHEMA_INT, TC(gdp.layers), 0, 64, NULL, 0, "2", "attention layers", NULL},
-    {"heads", DP_SCHEMA_INT, TC(gdp.heads), 1, 256, NULL, 0, "4", "attention heads", NULL},
-    {"mlp_hidden", DP_SCHEMA_INT, TC(gdp.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL},
-    {"slope", DP_SCHEMA_FLOAT, TC(gdp.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"hidden", DP_SCHEMA_INT, TC(gdp.hidden), 1, 4096, NULL, 0, "64", "width (a multiple of heads)", NULL, NULL, 0, NULL},
+    {"layers", DP_SCHEMA_INT, TC(gdp.layers), 0, 64, NULL, 0, "2", "attention layers", NULL, NULL, 0, NULL},
+    {"heads", DP_SCHEMA_INT, TC(gdp.heads), 1, 256, NULL, 0, "4", "attention heads", NULL, NULL, 0, NULL},
+    {"mlp_hidden", DP_SCHEMA_INT, TC(gdp.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, TC(gdp.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {0},
 };
 #undef TC
 
 /* a stage's keys; the defaults are the authors' Stage II and III, Stage I's differ (stage_defaults) */
 #define SC(f) offsetof(dp_train_stage, f)
 static const dp_schema_key stage_keys[] = {
-    {"episodes", DP_SCHEMA_LONG, SC(episodes), 0, 1099511627776.0, NULL, 0, "2000", "episodes of the stage", NULL},
-    {"batch", DP_SCHEMA_INT, SC(batch), 1, 1 << 20, NULL, 0, "1", "episodes per update", NULL},
+    {"episodes", DP_SCHEMA_LONG, SC(episodes), 0, 1099511627776.0, NULL, 0, "2000", "episodes of the stage", NULL, NULL, 0, NULL},
+    {"batch", DP_SCHEMA_INT, SC(batch), 1, 1 << 20, NULL, 0, "1", "episodes per update", NULL, NULL, 0, NULL},
     {"exploration", DP_SCHEMA_ENUM, SC(exploration), 0, 0, "epsilon-greedy|mixture", 0, "epsilon-greedy",
-     "how epsilon explores", NULL},
-    {"baseline", DP_SCHEMA_ENUM, SC(baseline), 0, 0, "running|greedy|batch", 0, "running", "the policy gradient's baseline", NULL},
-    {"lr", DP_SCHEMA_DOUBLE, SC(lr), 0, 10, NULL, 0, "0.0001", "Adam learning rate at the start", NULL},
-    {"lr_final", DP_SCHEMA_DOUBLE, SC(lr_final), 0, 10, NULL, 0, "0", "learning rate at the end (linear decay)", NULL},
-    {"epsilon", DP_SCHEMA_DOUBLE, SC(epsilon), 0, 1, NULL, 0, "0.2", "exploration at the start", NULL},
-    {"epsilon_final", DP_SCHEMA_DOUBLE, SC(epsilon_final), 0, 1, NULL, 0, "0", "exploration at the end", NULL},
-    {"entropy_weight", DP_SCHEMA_DOUBLE, SC(entropy_weight), -1e6, 1e6, NULL, 0, "0", "weight of the entropy bonus", NULL},
-    {"il_weight", DP_SCHEMA_DOUBLE, SC(il_weight), -1e6, 1e6, NULL, 0, "0", "weight of imitation of the teacher", NULL},
-    {"pg_weight", DP_SCHEMA_DOUBLE, SC(pg_weight), -1e6, 1e6, NULL, 0, "1", "weight of the policy gradient", NULL},
-    {"positive_only", DP_SCHEMA_BOOL, SC(positive_only), 0, 0, NULL, 0, "false", "negative advantages count as 0", NULL},
+     "how epsilon explores", NULL, NULL, 0, NULL},
+    {"baseline", DP_SCHEMA_ENUM, SC(baseline), 0, 0, "running|greedy|batch", 0, "running", "the policy gradient's baseline", NULL, NULL, 0, NULL},
+    {"lr", DP_SCHEMA_DOUBLE, SC(lr), 0, 10, NULL, 0, "0.0001", "Adam learning rate at the start", NULL, NULL, 0, NULL},
+    {"lr_final", DP_SCHEMA_DOUBLE, SC(lr_final), 0, 10, NULL, 0, "0", "learning rate at the end (linear decay)", NULL, NULL, 0, NULL},
+    {"epsilon", DP_SCHEMA_DOUBLE, SC(epsilon), 0, 1, NULL, 0, "0.2", "exploration at the start", NULL, NULL, 0, NULL},
+    {"epsilon_final", DP_SCHEMA_DOUBLE, SC(epsilon_final), 0, 1, NULL, 0, "0", "exploration at the end", NULL, NULL, 0, NULL},
+    {"entropy_weight", DP_SCHEMA_DOUBLE, SC(entropy_weight), -1e6, 1e6, NULL, 0, "0", "weight of the entropy bonus", NULL, NULL, 0, NULL},
+    {"il_weight", DP_SCHEMA_DOUBLE, SC(il_weight), -1e6, 1e6, NULL, 0, "0", "weight of imitation of the teacher", NULL, NULL, 0, NULL},
+    {"pg_weight", DP_SCHEMA_DOUBLE, SC(pg_weight), -1e6, 1e6, NULL, 0, "1", "weight of the policy gradient", NULL, NULL, 0, NULL},
+    {"positive_only", DP_SCHEMA_BOOL, SC(positive_only), 0, 0, NULL, 0, "false", "negative advantages count as 0", NULL, NULL, 0, NULL},
     {"normalize_advantages", DP_SCHEMA_BOOL, SC(normalize_advantages), 0, 0, NULL, 0, "false",
-     "advantages divided by the batch's standard deviation", NULL},
-    {"forced_first", DP_SCHEMA_BOOL, SC(forced_first), 0, 0, NULL, 0, "false", "episode j's first op on device j mod D", NULL},
-    {"sil_weight", DP_SCHEMA_DOUBLE, SC(sil_weight), 0, 1e6, NULL, 0, "0", "self-imitation weight (0: off)", NULL},
-    {"sil_k", DP_SCHEMA_INT, SC(sil_k), 1, 1 << 16, NULL, 0, "8", "self-imitation buffer size", NULL},
-    {"sil_replays", DP_SCHEMA_INT, SC(sil_replays), 1, 1 << 16, NULL, 0, "1", "buffer placements imitated per batch", NULL},
-    {"distill", DP_SCHEMA_LONG, SC(distill), 0, 1 << 30, NULL, 0, "0", "updates imitating the stage's best at its end (0: off)", NULL},
-    {"patience", DP_SCHEMA_INT, SC(patience), 0, 1 << 30, NULL, 0, "0", "evaluations without improvement that end the stage (0: off)", NULL},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+     "advantages divided by the batch's standard deviation", NULL, NULL, 0, NULL},
+    {"forced_first", DP_SCHEMA_BOOL, SC(forced_first), 0, 0, NULL, 0, "false", "episode j's first op on device j mod D", NULL, NULL, 0, NULL},
+    {"sil_weight", DP_SCHEMA_DOUBLE, SC(sil_weight), 0, 1e6, NULL, 0, "0", "self-imitation weight (0: off)", NULL, NULL, 0, NULL},
+    {"sil_k", DP_SCHEMA_INT, SC(sil_k), 1, 1 << 16, NULL, 0, "8", "self-imitation buffer size", NULL, NULL, 0, NULL},
+    {"sil_replays", DP_SCHEMA_INT, SC(sil_replays), 1, 1 << 16, NULL, 0, "1", "buffer placements imitated per batch", NULL, NULL, 0, NULL},
+    {"distill", DP_SCHEMA_LONG, SC(distill), 0, 1 << 30, NULL, 0, "0", "updates imitating the stage's best at its end (0: off)", NULL, NULL, 0, NULL},
+    {"patience", DP_SCHEMA_INT, SC(patience), 0, 1 << 30, NULL, 0, "0", "evaluations without improvement that end the stage (0: off)", NULL, NULL, 0, NULL},
+    {0},
 };
 #undef SC
 

@@ -3,6 +3,7 @@
 #include "dp_alloc.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,71 +19,107 @@
 #define DP_DATADIR "/usr/local/share/doppler"
 #endif
 
-enum {
-    K_DEVICES, K_PEAK_FLOPS, K_BANDWIDTH, K_LATENCY, K_TOPOLOGY, K_CALIBRATION, K_TRANSFER, K_CHUNKS, K_MODE,
-    K_STREAMS, K_QUEUE, K_MEMORY_LIMIT, K_MEMORY_POLICY, K_MEMORY_PENALTY, K_COPY_ENGINES, K_COMM_RATIO
+/* the uniform machine's keys apply without a topology (dp_machine_to_json leaves them out with one) */
+static int uniform(const void *obj)
+{
+    return ((const dp_machine *)obj)->topology == NULL;
+}
+
+#define M(f) offsetof(dp_machine, f)
+#define S(f) (offsetof(dp_machine, sim) + offsetof(dp_hisim_options, f))
+
+/* The machine's keys (dp_machine.h): parsing, writing, help texts and the man page come from here.
+ * Order: the command's getopt ids (experiments/cli.h DP_CLI_MACHINE_OPTIONS) and the order of
+ * dp_machine_to_json's keys. memory_limit's word is DP_HISIM_MEMORY_TOPOLOGY's value (checked by
+ * tests/test_machine_keys.c); the numbers' bounds are the ones dp_machine_set always had. */
+static const dp_schema_key keys[] = {
+    {"devices", DP_SCHEMA_INT, M(n_devices), 1, 4096, NULL, 0, "4",
+     "number of identical devices; not given: the count the graph was made for (8 for DOPPLER's 8gpu_ files and "
+     "graph gen --tp 8), else 4; with a topology it must equal the topology's device count",
+     NULL, NULL, DP_SCHEMA_ALWAYS, NULL},
+    {"peak_flops", DP_SCHEMA_DOUBLE, M(peak_flops), 1e-300, 1e30, NULL, 0, "1e13",
+     "uniform machine, graphs in FLOPs and bytes: FLOP/s per device", NULL, NULL, 0, uniform},
+    {"bandwidth", DP_SCHEMA_DOUBLE, M(bandwidth_Bps), 1e-300, 1e30, NULL, 0, "1.2e10",
+     "uniform machine, such graphs: bytes per second per link", NULL, NULL, 0, uniform},
+    {"latency", DP_SCHEMA_DOUBLE, M(latency_s), 0, 1e30, NULL, 0, "1e-5",
+     "uniform machine, such graphs: seconds per transfer", NULL, NULL, 0, uniform},
+    {"comm_ratio", DP_SCHEMA_DOUBLE, M(comm_ratio), 0, 1e30, NULL, 0, "0",
+     "uniform machine: R > 0 makes a transfer of an op's output take R times the op's time, latency 0, "
+     "whatever its bytes (DOPPLER's rule, R = 4 in all six of their graph files); 0: latency + bytes / "
+     "bandwidth. For graphs in FLOPs and bytes and task graphs without transfer costs of their own (Kasahara "
+     "STG, DOT without sizes); a graph whose transfers have times of their own (a DOPPLER .txt file, a HEFT "
+     "example) keeps them, with a warning. Not with a topology",
+     NULL, NULL, 0, uniform},
+    {"topology", DP_SCHEMA_NAME, M(topology), 0, 0, "FILE|NAME", 0, NULL,
+     "a machine description (doc/topology-format.md) or the name of a bundled one (doppler topology list): op "
+     "times from its devices' roofline or a calibration, transfers along its routes; not given: the uniform, "
+     "DOPPLER-compatible machine",
+     NULL, NULL, 0, NULL},
+    {"calibration", DP_SCHEMA_NAME, M(calibration), 0, 0, "FILE", 0, NULL,
+     "measured per-device, per-op-kind affine op times and per-route latency and bandwidth for the topology "
+     "(doppler-calibration JSON); a calibrated route is timed by its measured numbers in every transfer model; "
+     "not given: the roofline",
+     NULL, NULL, 0, NULL},
+    {"transfer", DP_SCHEMA_ENUM, S(transfer_model), 0, 0, "fixed|fifo|maxmin", 0, "fixed",
+     "transfer model: fixed (latency + bytes / bandwidth, no contention), fifo (per-link FIFO, store and "
+     "forward), maxmin (max-min fair sharing of link bandwidth, rates recomputed when a transfer starts or "
+     "ends); fifo and maxmin need a topology",
+     NULL, "transfer-model", 0, NULL},
+    {"chunks", DP_SCHEMA_INT, S(chunks), 1, 1024, NULL, 0, "1", "fifo: cut each transfer into K chunks", NULL, NULL,
+     0, NULL},
+    {"mode", DP_SCHEMA_ENUM, S(mode), 0, 0, "async|bsp", 0, "async",
+     "async: work-conserving; bsp: bulk-synchronous, level L+1 starts when every op of level L and its "
+     "outgoing transfers have finished",
+     NULL, NULL, 0, NULL},
+    {"streams", DP_SCHEMA_INT, S(streams), 1, 1024, NULL, 0, "0",
+     "compute streams per device; not given: the topology's, else 1", NULL, NULL, DP_SCHEMA_UNSET, NULL},
+    {"queue", DP_SCHEMA_ENUM, S(queue), 0, 0, "fifo|priority", 0, "fifo",
+     "device queue discipline; priority uses the method's priority (else the b-level), chosen among every op "
+     "ready at that instant (so HEFT's assignment with its ranks runs HEFT's own schedule wherever that "
+     "schedule never leaves a device idle while a lower-priority op is ready for it)",
+     NULL, NULL, 0, NULL},
+    {"memory_limit", DP_SCHEMA_DOUBLE, S(memory_limit), 0, 1e30, "topology=-1", 0, "0",
+     "memory capacity per device in bytes, or topology: each device's memory_bytes; an over-capacity run "
+     "fails (memory_policy error) or reports a penalised makespan (penalty); not given: no limit",
+     NULL, NULL, DP_SCHEMA_UNSET | DP_SCHEMA_LO_OPEN, NULL},
+    {"memory_policy", DP_SCHEMA_ENUM, S(memory_policy), 0, 0, "error|penalty", 0, "error",
+     "error: an over-capacity run fails; penalty: it reports makespan x (1 + memory_penalty x excess)", NULL,
+     NULL, 0, NULL},
+    {"memory_penalty", DP_SCHEMA_DOUBLE, S(memory_penalty), 0, 1e30, NULL, 0, "1",
+     "the penalty policy's weight W: penalised makespan = makespan x (1 + W x excess)", NULL, NULL, 0, NULL},
+    {"copy_engines", DP_SCHEMA_ENUM, S(copy_engines), 0, 0, "off|on", 0, "on",
+     "on: limit concurrent transfers per device and direction by the topology's copy engines", NULL, NULL, 0,
+     NULL},
+    {0},
 };
 
-static const dp_machine_key keys[] = {
-    [K_DEVICES] = {"devices", "devices"},
-    [K_PEAK_FLOPS] = {"peak_flops", "peak-flops"},
-    [K_BANDWIDTH] = {"bandwidth", "bandwidth"},
-    [K_LATENCY] = {"latency", "latency"},
-    [K_TOPOLOGY] = {"topology", "topology"},
-    [K_CALIBRATION] = {"calibration", "calibration"},
-    [K_TRANSFER] = {"transfer", "transfer-model"},
-    [K_CHUNKS] = {"chunks", "chunks"},
-    [K_MODE] = {"mode", "mode"},
-    [K_STREAMS] = {"streams", "streams"},
-    [K_QUEUE] = {"queue", "queue"},
-    [K_MEMORY_LIMIT] = {"memory_limit", "memory-limit"},
-    [K_MEMORY_POLICY] = {"memory_policy", "memory-policy"},
-    [K_MEMORY_PENALTY] = {"memory_penalty", "memory-penalty"},
-    [K_COPY_ENGINES] = {"copy_engines", "copy-engines"},
-    [K_COMM_RATIO] = {"comm_ratio", "comm-ratio"},
-    {NULL, NULL},
-};
-
-const dp_machine_key *dp_machine_keys(void)
+const dp_schema_key *dp_machine_keys(void)
 {
     return keys;
 }
 
-/* keys' entries before the NULL one */
-static int n_keys(void)
-{
-    int n = 0;
-    while (keys[n].name) n++;
-    return n;
-}
+static const dp_schema_section sections[] = {
+    {"", keys, "a machine: as command-line options (--KEY, '-' for '_'; transfer is --transfer-model), sweep "
+     "parameters (fixed, grid) and Python keywords (doppler.Machine(KEY=...))", NULL},
+    {NULL, NULL, NULL, NULL},
+};
 
-const char *dp_machine_key_name(int i)
+const dp_schema_section *dp_machine_sections(void)
 {
-    return i >= 0 && i < n_keys() ? keys[i].name : NULL;
-}
-
-const char *dp_machine_key_option(int i)
-{
-    return i >= 0 && i < n_keys() ? keys[i].option : NULL;
+    return sections;
 }
 
 int dp_machine_key_index(const char *key)
 {
-    if (!key) return -1;
-    if (strncmp(key, "--", 2) == 0) key += 2;
-    for (int i = 0; keys[i].name; i++)
-        if (strcmp(key, keys[i].name) == 0 || strcmp(key, keys[i].option) == 0) return i;
-    return -1;
+    const dp_schema_key *k = dp_schema_find(keys, key);
+    return k ? (int)(k - keys) : -1;
 }
 
 void dp_machine_init(dp_machine *m)
 {
     memset(m, 0, sizeof *m);
-    m->n_devices = 4;
-    m->peak_flops = 1e13;
-    m->bandwidth_Bps = 1.2e10;
-    m->latency_s = 1e-5;
-    dp_hisim_options_init(&m->sim);
+    dp_hisim_options_init(&m->sim); /* the options the table does not hold (trace, calibration) */
+    dp_schema_defaults(keys, m);
 }
 
 static void drop_loaded(dp_machine *m)
@@ -98,8 +135,7 @@ void dp_machine_free(dp_machine *m)
 {
     if (!m) return;
     drop_loaded(m);
-    free(m->topology);
-    free(m->calibration);
+    dp_schema_release(keys, m);
     dp_machine_init(m);
 }
 
@@ -137,113 +173,20 @@ void dp_machine_set_trace(dp_machine *m, int on)
     m->sim.trace = on != 0;
 }
 
-/* Whole-string parses; 0 on success. */
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v)) return -1;
-    *out = v;
-    return 0;
-}
-
-static int set_name(char **slot, const char *value, dp_error *err)
-{
-    char *copy = dp_alloc_strdup(value);
-    if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    free(*slot);
-    *slot = copy;
-    return DP_OK;
-}
-
 int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *err)
 {
-    int k = dp_machine_key_index(key);
-    if (k < 0) return dp_error_set(err, DP_EINVAL, "unknown machine key \"%s\"", key ? key : "(null)");
-    if (!value) return dp_error_set(err, DP_EINVAL, "%s: a value is needed", keys[k].name);
-    const char *name = key; /* messages name the key as the caller spelled it */
-    double x;
-    switch (k) {
-    case K_DEVICES:
-        if (parse_int(value, 1, 4096, &m->n_devices) != 0)
-            return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..4096, got '%s'", name, value);
-        m->devices_given = 1;
-        return DP_OK;
-    case K_PEAK_FLOPS:
-    case K_BANDWIDTH:
-    case K_LATENCY:
-        if (parse_double(value, &x) != 0 || !(x >= 0) || x > 1e30 || (k != K_LATENCY && !(x >= 1e-300)))
-            return dp_error_set(err, DP_EINVAL, "%s: expected a %s number, got '%s'", name,
-                                k == K_LATENCY ? "non-negative" : "positive", value);
-        if (k == K_PEAK_FLOPS) m->peak_flops = x;
-        else if (k == K_BANDWIDTH) m->bandwidth_Bps = x;
-        else m->latency_s = x;
-        return DP_OK;
-    case K_TOPOLOGY:
-    case K_CALIBRATION:
-        if (!*value) return dp_error_set(err, DP_EINVAL, "%s: empty name", name);
-        drop_loaded(m);
-        return set_name(k == K_TOPOLOGY ? &m->topology : &m->calibration, value, err);
-    case K_TRANSFER: {
-        int t = dp_transfer_kind_parse(value);
-        if (t < 0) return dp_error_set(err, DP_EINVAL, "%s: fixed, fifo or maxmin, got '%s'", name, value);
-        m->sim.transfer_model = (dp_transfer_kind)t;
-        return DP_OK;
+    const dp_schema_key *k = dp_schema_find(keys, key);
+    if (!k) {
+        char known[512];
+        dp_schema_keys_text(keys, known, sizeof known);
+        return dp_error_set(err, DP_EINVAL, "unknown machine key \"%s\" (known: %s)", key ? key : "(null)", known);
     }
-    case K_CHUNKS:
-    case K_STREAMS:
-        if (parse_int(value, 1, 1024, k == K_CHUNKS ? &m->sim.chunks : &m->sim.streams) != 0)
-            return dp_error_set(err, DP_EINVAL, "%s: expected an integer 1..1024, got '%s'", name, value);
-        return DP_OK;
-    case K_MODE:
-        if (strcmp(value, "async") == 0) m->sim.mode = DP_HISIM_MODE_ASYNC;
-        else if (strcmp(value, "bsp") == 0) m->sim.mode = DP_HISIM_MODE_BSP;
-        else return dp_error_set(err, DP_EINVAL, "%s: async or bsp, got '%s'", name, value);
-        return DP_OK;
-    case K_QUEUE:
-        if (strcmp(value, "fifo") == 0) m->sim.queue = DP_HISIM_QUEUE_FIFO;
-        else if (strcmp(value, "priority") == 0) m->sim.queue = DP_HISIM_QUEUE_PRIORITY;
-        else return dp_error_set(err, DP_EINVAL, "%s: fifo or priority, got '%s'", name, value);
-        return DP_OK;
-    case K_MEMORY_LIMIT:
-        if (strcmp(value, "topology") == 0) {
-            m->sim.memory_limit = DP_HISIM_MEMORY_TOPOLOGY;
-            return DP_OK;
-        }
-        if (parse_double(value, &x) != 0 || !(x > 0) || x > 1e30)
-            return dp_error_set(err, DP_EINVAL, "%s: bytes (a positive number) or 'topology', got '%s'", name, value);
-        m->sim.memory_limit = x;
-        return DP_OK;
-    case K_MEMORY_POLICY:
-        if (strcmp(value, "error") == 0) m->sim.memory_policy = DP_HISIM_MEMORY_ERROR;
-        else if (strcmp(value, "penalty") == 0) m->sim.memory_policy = DP_HISIM_MEMORY_PENALTY;
-        else return dp_error_set(err, DP_EINVAL, "%s: error or penalty, got '%s'", name, value);
-        return DP_OK;
-    case K_MEMORY_PENALTY:
-    case K_COMM_RATIO:
-        if (parse_double(value, &x) != 0 || !(x >= 0) || x > 1e30)
-            return dp_error_set(err, DP_EINVAL, "%s: a non-negative number, got '%s'", name, value);
-        if (k == K_MEMORY_PENALTY) m->sim.memory_penalty = x;
-        else m->comm_ratio = x;
-        return DP_OK;
-    case K_COPY_ENGINES:
-        if (strcmp(value, "on") == 0) m->sim.copy_engines = 1;
-        else if (strcmp(value, "off") == 0) m->sim.copy_engines = 0;
-        else return dp_error_set(err, DP_EINVAL, "%s: on or off, got '%s'", name, value);
-        return DP_OK;
-    }
-    return dp_error_set(err, DP_EINVAL, "unknown machine key \"%s\"", key);
+    /* messages name the key as the caller spelled it */
+    int rc = dp_schema_set_entry(k, m, key, value, err);
+    if (rc != DP_OK) return rc;
+    if (k->offset == M(n_devices)) m->devices_given = 1;
+    if (k->type == DP_SCHEMA_NAME) drop_loaded(m); /* a new topology or calibration is read again */
+    return DP_OK;
 }
 
 int dp_machine_set_json(dp_machine *m, const char *key, const json_t *v, dp_error *err)
@@ -431,31 +374,10 @@ int dp_machine_max_streams(const dp_machine *m)
 
 json_t *dp_machine_to_json(const dp_machine *m)
 {
-    dp_machine d;
-    dp_machine_init(&d);
     json_t *o = json_object();
-    if (!o) return NULL;
-    json_object_set_new(o, "devices", json_integer(m->n_devices));
-    if (m->topology) json_object_set_new(o, "topology", json_string(m->topology));
-    else {
-        if (m->peak_flops != d.peak_flops) json_object_set_new(o, "peak_flops", dp_json_number(m->peak_flops));
-        if (m->bandwidth_Bps != d.bandwidth_Bps) json_object_set_new(o, "bandwidth", dp_json_number(m->bandwidth_Bps));
-        if (m->latency_s != d.latency_s) json_object_set_new(o, "latency", dp_json_number(m->latency_s));
-        if (m->comm_ratio != d.comm_ratio) json_object_set_new(o, "comm_ratio", dp_json_number(m->comm_ratio));
+    if (o && dp_schema_to_json(keys, m, o, 0) != DP_OK) {
+        json_decref(o);
+        return NULL;
     }
-    if (m->calibration) json_object_set_new(o, "calibration", json_string(m->calibration));
-    const dp_hisim_options *s = &m->sim, *z = &d.sim;
-    if (s->transfer_model != z->transfer_model)
-        json_object_set_new(o, "transfer", json_string(dp_transfer_kind_name(s->transfer_model)));
-    if (s->chunks != z->chunks) json_object_set_new(o, "chunks", json_integer(s->chunks));
-    if (s->mode != z->mode) json_object_set_new(o, "mode", json_string(s->mode == DP_HISIM_MODE_BSP ? "bsp" : "async"));
-    if (s->streams != z->streams) json_object_set_new(o, "streams", json_integer(s->streams));
-    if (s->queue != z->queue) json_object_set_new(o, "queue", json_string(s->queue == DP_HISIM_QUEUE_PRIORITY ? "priority" : "fifo"));
-    if (s->memory_limit == DP_HISIM_MEMORY_TOPOLOGY) json_object_set_new(o, "memory_limit", json_string("topology"));
-    else if (s->memory_limit != z->memory_limit) json_object_set_new(o, "memory_limit", dp_json_number(s->memory_limit));
-    if (s->memory_policy != z->memory_policy)
-        json_object_set_new(o, "memory_policy", json_string(s->memory_policy == DP_HISIM_MEMORY_PENALTY ? "penalty" : "error"));
-    if (s->memory_penalty != z->memory_penalty) json_object_set_new(o, "memory_penalty", dp_json_number(s->memory_penalty));
-    if (s->copy_engines != z->copy_engines) json_object_set_new(o, "copy_engines", json_string(s->copy_engines ? "on" : "off"));
     return o;
 }

@@ -3,37 +3,18 @@
  * link bandwidth and latency) or a topology (dp_topology.h) with an optional calibration
  * (dp_calib.h), plus every option of the general engine (dp_hisim_options).
  *
- * A machine is filled key by key from text (the command line) or JSON (sweep configs, Python):
- * both go through dp_machine_set, so a key means one thing wherever it is written. The keys:
+ * A machine is filled key by key from text (the command line, Python keywords) or JSON (sweep
+ * configs, Python): both go through dp_machine_set, so a key means one thing wherever it is
+ * written. The keys are one table (dp_schema.h; dp_machine_keys): devices, peak_flops, bandwidth,
+ * latency, comm_ratio (the uniform machine), topology, calibration, and the general engine's
+ * options transfer, chunks, mode, streams, queue, memory_limit, memory_policy, memory_penalty,
+ * copy_engines. Each entry gives the key's kind and range, its default and its help; `doppler
+ * config machine` prints them, the commands' --help and the man page (CONFIG KEYS, machine) are
+ * made from them, and dp_machine_to_json writes from them. Each key also has its command-line
+ * spelling (`--transfer-model`, `--peak-flops`, ...: dp_schema_option_text).
  *
- *   devices         number of identical devices (1..4096; default 4); with a topology it must
- *                   equal the topology's device count when given
- *   peak_flops      uniform machine: FLOP/s per device (default 1e13)
- *   bandwidth       uniform machine: bytes/s per link (default 1.2e10)
- *   latency         uniform machine: seconds per transfer (default 1e-5)
- *   topology        a topology JSON file, or the name of a bundled one (data/topologies/NAME.json
- *                   under the working folder, $DOPPLER_DATA, the folder dp_machine_data_dir_set
- *                   named, or the installed data folder)
- *   calibration     a calibration JSON file (needs a topology)
- *   transfer        transfer model: fixed, fifo or maxmin (fifo and maxmin need a topology)
- *   chunks          fifo: chunks per transfer (1..1024)
- *   mode            async (work-conserving) or bsp (bulk-synchronous, level by level)
- *   streams         compute streams per device (1..1024; default: the topology's, else 1)
- *   queue           fifo or priority
- *   memory_limit    bytes per device, or "topology" (each device's memory_bytes)
- *   memory_policy   error or penalty
- *   memory_penalty  penalty policy's weight (>= 0)
- *   copy_engines    on or off (limit concurrent transfers by the topology's copy engines)
- *   comm_ratio      uniform machine, graphs in FLOPs and bytes and graphs of times whose edges
- *                   carry no transfer cost of their own (STG, DOT without sizes): 0 (default: a
- *                   transfer takes latency + bytes / bandwidth, or the file's time), or R > 0: a
- *                   transfer of an op's output takes R times the op's time, latency 0 (DOPPLER's
- *                   rule; R = 4 in all six of their graph files, which keep their own times;
- *                   dp_cost_set_comm_ratio, dp_machine_comm_ratio_applies)
- *
- * Each key also has its command-line spelling (`--transfer-model`, `--peak-flops`, ...:
- * dp_machine_key.option). dp_machine_costs materialises the cost tables of a graph on the
- * machine; dp_engine.h simulates on it.
+ * dp_machine_costs materialises the cost tables of a graph on the machine; dp_engine.h simulates
+ * on it.
  */
 #ifndef DP_MACHINE_H
 #define DP_MACHINE_H
@@ -45,6 +26,7 @@
 #include "dp_error.h"
 #include "dp_graph.h"
 #include "dp_hisim.h"
+#include "dp_schema.h"
 #include "dp_topology.h"
 
 #ifdef __cplusplus
@@ -65,24 +47,22 @@ typedef struct dp_machine {
     dp_calib *calib;        /* loaded by dp_machine_load (owned) */
 } dp_machine;
 
-/* One settable key: its JSON / sweep name and its command-line option name (without "--"). */
-typedef struct dp_machine_key {
-    const char *name;
-    const char *option;
-} dp_machine_key;
+/* The keys, a dp_schema table ended by an entry with key NULL, in the order of the list above
+ * (the command's getopt ids are DP_OPT_MACHINE + this index, experiments/cli.h). Kinds: devices,
+ * chunks, streams integers (1..4096, 1..1024, 1..1024; streams not given: the topology's, else 1);
+ * peak_flops and bandwidth numbers in [1e-300, 1e30], latency, comm_ratio, memory_penalty in
+ * [0, 1e30]; memory_limit bytes in (0, 1e30] or "topology" (DP_HISIM_MEMORY_TOPOLOGY); topology
+ * and calibration names; transfer fixed|fifo|maxmin, mode async|bsp, queue fifo|priority,
+ * memory_policy error|penalty, copy_engines off|on. */
+const dp_schema_key *dp_machine_keys(void);
 
-/* The keys, ended by an entry with name NULL, in the order of the list above (the command's
- * getopt ids are DP_OPT_MACHINE + this index, experiments/cli.h). */
-const dp_machine_key *dp_machine_keys(void);
+/* The keys as a config's sections (one, the top level), for doppler config machine and the man
+ * page. */
+const dp_schema_section *dp_machine_sections(void);
 
-/* Index of key (its name, or its option spelling with or without "--") in dp_machine_keys(),
- * or -1. */
+/* Index of key (its name, or its option spelling with or without "--", '-' or '_') in
+ * dp_machine_keys(), or -1. */
 int dp_machine_key_index(const char *key);
-
-/* Key i of dp_machine_keys() (i from 0): its name and its option spelling (without "--"), NULL
- * past the end (bindings read the table through these, not laying out dp_machine_key). */
-const char *dp_machine_key_name(int i);
-const char *dp_machine_key_option(int i);
 
 /* Defaults: 4 devices; uniform machine 1e13 FLOP/s, 1.2e10 B/s, 1e-5 s (a PCIe Gen3 x16 class
  * GPU box); no topology; dp_hisim_options_init's simulator options. */
@@ -171,8 +151,10 @@ int dp_machine_general(const dp_machine *m);
  * (loaded) devices' streams, else 1. */
 int dp_machine_max_streams(const dp_machine *m);
 
-/* The machine as a JSON object of its keys (only those that differ from the defaults, plus
- * "devices"), for records and trajectories. Caller decrefs. */
+/* The machine as a JSON object of its keys, from the table (dp_schema_to_json): "devices",
+ * then those that differ from the defaults, in the table's order; the uniform machine's
+ * (peak_flops, bandwidth, latency, comm_ratio) only without a topology. For records and
+ * trajectories. Caller decrefs; NULL when out of memory. */
 json_t *dp_machine_to_json(const dp_machine *m);
 
 #ifdef __cplusplus

@@ -29,6 +29,33 @@ for m in anneal local improve placeto gdp; do
     done
     [ "$n" -ge 6 ] || fail "doppler config $m lists $n keys"
 done
+# the machine's keys (sim/dp_machine.c's table): doppler config machine lists the 16, each
+# command's --help has its option line, the man page's CONFIG KEYS has it (checked above)
+"$bin" config machine > "$tmp/mkeys" || fail "doppler config machine"
+n=0
+for k in $(sed -n 's/^  \([a-z_]*\)  .*/\1/p' "$tmp/mkeys"); do
+    case $k in transfer) o=transfer-model ;; *) o=$(echo "$k" | tr _ -) ;; esac
+    for c in place train "graph info" validate; do
+        # shellcheck disable=SC2086
+        "$bin" $c --help 2> /dev/null | grep -q "^  --$o " || fail "$c --help lacks --$o"
+    done
+    n=$((n + 1))
+done
+[ "$n" -eq 16 ] || fail "doppler config machine lists $n keys"
+grep -q "^  memory_limit  *NUMBER in (0, 1e+30\] or topology" "$tmp/mkeys" || fail "memory_limit's kind"
+# a bad machine value is refused naming the option as given, once
+"$bin" place --graph "$G" --memory-limit lots > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "memory-limit lots: exit 2"
+grep -q "^doppler place: --memory-limit: must be a number in (0, 1e+30\] or \"topology\", got 'lots'" "$tmp/err" || { cat "$tmp/err"; fail "memory-limit lots: the message"; }
+# the sweep config's keys, and a sweep config's unknown key named with its file
+"$bin" config sweep > "$tmp/skeys" || fail "doppler config sweep"
+for k in name repetitions; do grep -q "^  $k  " "$tmp/skeys" || fail "doppler config sweep lacks $k"; done
+for k in fixed grid tables.T plots; do grep -q "^  $k: " "$tmp/skeys" || fail "doppler config sweep lacks $k"; done
+for k in cols metric title digits; do grep -q "^  tables.T.$k  " "$tmp/skeys" || fail "doppler config sweep lacks tables.T.$k"; done
+printf '{"fixed": {"graph": "%s", "method": "cp"}, "repetition": 2}\n' "$G" > "$tmp/sw.json"
+"$bin" sweep "$tmp/sw.json" --out "$tmp/sw.h5" --quiet > /dev/null 2> "$tmp/err"; [ $? -eq 1 ] || fail "sweep repetition: exit 1"
+grep -q "sw.json: unknown key \"repetition\" (known: name, repetitions, " "$tmp/err" || { cat "$tmp/err"; fail "sweep repetition: the message"; }
+[ ! -e "$tmp/sw.h5" ] || fail "sweep repetition: a file was written"
+
 "$bin" config nope > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "doppler config nope: exit 2"
 grep -q "no config called 'nope'" "$tmp/err" || fail "doppler config nope: the message"
 

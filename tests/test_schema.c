@@ -28,14 +28,14 @@ static int no_x(const char *s, char *why, size_t cap)
 }
 
 static const dp_schema_key DEMO[] = {
-    {"n", DP_SCHEMA_INT, offsetof(demo, n), 1, 4096, NULL, 0, "64", "hidden units", NULL},
-    {"budget", DP_SCHEMA_LONG, offsetof(demo, budget), 1, HUGE_VAL, NULL, 0, "20000", "simulations", NULL},
-    {"t0", DP_SCHEMA_DOUBLE, offsetof(demo, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01", "start temperature", NULL},
-    {"slope", DP_SCHEMA_FLOAT, offsetof(demo, slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL},
-    {"on", DP_SCHEMA_BOOL, offsetof(demo, on), 0, 0, NULL, 0, "false", "a switch", NULL},
-    {"mode", DP_SCHEMA_ENUM, offsetof(demo, mode), 0, 0, "geometric|linear", 0, "geometric", "schedule", NULL},
-    {"init", DP_SCHEMA_STRING, offsetof(demo, init), 0, 0, NULL, sizeof(((demo *)0)->init), "cp", "start", no_x},
-    {NULL, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"n", DP_SCHEMA_INT, offsetof(demo, n), 1, 4096, NULL, 0, "64", "hidden units", NULL, NULL, 0, NULL},
+    {"budget", DP_SCHEMA_LONG, offsetof(demo, budget), 1, HUGE_VAL, NULL, 0, "20000", "simulations", NULL, NULL, 0, NULL},
+    {"t0", DP_SCHEMA_DOUBLE, offsetof(demo, t0), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.01", "start temperature", NULL, NULL, 0, NULL},
+    {"slope", DP_SCHEMA_FLOAT, offsetof(demo, slope), 0, 1, NULL, 0, "0.01", "leaky ReLU slope", NULL, NULL, 0, NULL},
+    {"on", DP_SCHEMA_BOOL, offsetof(demo, on), 0, 0, NULL, 0, "false", "a switch", NULL, NULL, 0, NULL},
+    {"mode", DP_SCHEMA_ENUM, offsetof(demo, mode), 0, 0, "geometric|linear", 0, "geometric", "schedule", NULL, NULL, 0, NULL},
+    {"init", DP_SCHEMA_STRING, offsetof(demo, init), 0, 0, NULL, sizeof(((demo *)0)->init), "cp", "start", no_x, NULL, 0, NULL},
+    {0},
 };
 
 static json_t *parse(const char *text)
@@ -164,6 +164,125 @@ START_TEST(json_write_round_trip)
 }
 END_TEST
 
+/* the kinds the machine's keys needed: a number or a word, an owned name, a default that means
+ * "not given", an open lower bound, an option spelled otherwise, keys written always or only when
+ * they apply */
+typedef struct demo2 {
+    double limit;
+    int streams;
+    char *file;
+    int devices;
+    double peak;
+    int uniform;
+} demo2;
+
+static int demo2_uniform(const void *obj)
+{
+    return ((const demo2 *)obj)->uniform;
+}
+
+static const dp_schema_key DEMO2[] = {
+    {"limit", DP_SCHEMA_DOUBLE, offsetof(demo2, limit), 0, 1e30, "topology=-1|half=-2", 0, "0", "bytes", NULL,
+     "memory-cap", DP_SCHEMA_UNSET | DP_SCHEMA_LO_OPEN, NULL},
+    {"streams", DP_SCHEMA_INT, offsetof(demo2, streams), 1, 1024, NULL, 0, "0", "streams", NULL, NULL, DP_SCHEMA_UNSET,
+     NULL},
+    {"file", DP_SCHEMA_NAME, offsetof(demo2, file), 0, 0, "FILE", 0, NULL, "a file", NULL, NULL, 0, NULL},
+    {"devices", DP_SCHEMA_INT, offsetof(demo2, devices), 1, 4096, NULL, 0, "4", "devices", NULL, NULL, DP_SCHEMA_ALWAYS,
+     NULL},
+    {"peak", DP_SCHEMA_DOUBLE, offsetof(demo2, peak), 0, HUGE_VAL, NULL, 0, "1", "peak", NULL, NULL, 0, demo2_uniform},
+    {0},
+};
+
+static char *dumps(const demo2 *d, int all)
+{
+    json_t *o = json_object();
+    ck_assert_int_eq(dp_schema_to_json(DEMO2, d, o, all), DP_OK);
+    char *t = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return t;
+}
+
+START_TEST(words_names_unset_and_when)
+{
+    demo2 d;
+    memset(&d, 0xff, sizeof d);
+    dp_schema_defaults(DEMO2, &d);
+    ck_assert(d.limit == 0 && d.streams == 0 && d.file == NULL && d.devices == 4 && d.peak == 1);
+    d.uniform = 0;
+    char *t = dumps(&d, 0);
+    ck_assert_str_eq(t, "{\"devices\":4}"); /* always written; unset, not-given and not-applying keys not */
+    free(t);
+    t = dumps(&d, 1);
+    ck_assert_str_eq(t, "{\"devices\":4}");
+    free(t);
+    dp_error err;
+    /* a word, a number, the option's own spelling */
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "--memory-cap", "topology", "opts", NULL, &err), DP_OK);
+    ck_assert(d.limit == -1);
+    char buf[128];
+    dp_schema_value_text(&DEMO2[0], &d, buf, sizeof buf);
+    ck_assert_str_eq(buf, "topology");
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "limit", "half", "opts", NULL, &err), DP_OK);
+    ck_assert(d.limit == -2);
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "memory_cap", "1e-300", "opts", NULL, &err), DP_OK);
+    ck_assert(d.limit == 1e-300);
+    /* the unset default and the open bound are refused as values */
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "limit", "0", "opts", NULL, &err), DP_EINVAL);
+    ck_assert_str_eq(err.msg, "opts: \"limit\" = 0 out of range (0, 1e+30]");
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "limit", "-1", "opts", NULL, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "limit", "lots", "opts", NULL, &err), DP_EINVAL);
+    ck_assert_str_eq(err.msg, "opts: \"limit\" must be a number in (0, 1e+30] or \"topology\", \"half\", got 'lots'");
+    ck_assert_int_eq(dp_schema_set(DEMO2, &d, "streams", "0", "opts", NULL, &err), DP_EINVAL);
+    ck_assert(d.limit == 1e-300 && d.streams == 0);
+    /* JSON: a word as a string, a number as a number */
+    json_t *o = parse("{\"limit\": \"topology\", \"streams\": 2, \"file\": \"a.json\"}");
+    ck_assert_int_eq(dp_schema_from_json(DEMO2, &d, o, "f.json", NULL, NULL, &err), DP_OK);
+    json_decref(o);
+    ck_assert(d.limit == -1 && d.streams == 2);
+    ck_assert_str_eq(d.file, "a.json");
+    o = parse("{\"limit\": \"all\"}");
+    ck_assert_int_eq(dp_schema_from_json(DEMO2, &d, o, "f.json", NULL, NULL, &err), DP_EINVAL);
+    json_decref(o);
+    o = parse("{\"file\": \"\"}");
+    ck_assert_int_eq(dp_schema_from_json(DEMO2, &d, o, "f.json", NULL, NULL, &err), DP_EINVAL);
+    ck_assert_str_eq(err.msg, "f.json: \"file\" must be a non-empty string");
+    json_decref(o);
+    ck_assert_str_eq(d.file, "a.json");
+    /* a name set again replaces (and frees) the earlier one */
+    ck_assert_int_eq(dp_schema_set_entry(&DEMO2[2], &d, "--file", "b.json", &err), DP_OK);
+    ck_assert_str_eq(d.file, "b.json");
+    /* set_entry names the key once, as spelled */
+    ck_assert_int_eq(dp_schema_set_entry(&DEMO2[1], &d, "--streams", "x", &err), DP_EINVAL);
+    ck_assert_str_eq(err.msg, "--streams: must be an integer in [1, 1024], got 'x'");
+    ck_assert_int_eq(dp_schema_set_entry(&DEMO2[1], &d, "--streams", "2000", &err), DP_EINVAL);
+    ck_assert_str_eq(err.msg, "--streams: 2000 out of range [1, 1024]");
+    d.uniform = 1;
+    d.peak = 2;
+    t = dumps(&d, 0);
+    ck_assert_str_eq(t, "{\"limit\":\"topology\",\"streams\":2,\"file\":\"b.json\",\"devices\":4,\"peak\":2.0}");
+    free(t);
+    d.uniform = 0;
+    t = dumps(&d, 0);
+    ck_assert_str_eq(t, "{\"limit\":\"topology\",\"streams\":2,\"file\":\"b.json\",\"devices\":4}");
+    free(t);
+    /* help texts */
+    dp_schema_kind_text(&DEMO2[0], buf, sizeof buf);
+    ck_assert_str_eq(buf, "NUMBER in (0, 1e+30] or topology|half");
+    dp_schema_metavar(&DEMO2[0], buf, sizeof buf);
+    ck_assert_str_eq(buf, "X|topology|half");
+    dp_schema_metavar(&DEMO2[2], buf, sizeof buf);
+    ck_assert_str_eq(buf, "FILE");
+    dp_schema_option_text(&DEMO2[0], buf, sizeof buf);
+    ck_assert_str_eq(buf, "memory-cap");
+    dp_schema_default_text(&DEMO2[0], buf, sizeof buf);
+    ck_assert_str_eq(buf, "");
+    dp_schema_default_text(&DEMO2[3], buf, sizeof buf);
+    ck_assert_str_eq(buf, " (default 4)");
+    dp_schema_release(DEMO2, &d);
+    ck_assert_ptr_null(d.file);
+}
+END_TEST
+
 /* obj holds table t's defaults (the config's own default function filled it) */
 static void holds_defaults(const dp_schema_key *t, const void *obj, size_t size, const char *what)
 {
@@ -198,6 +317,9 @@ START_TEST(tables_agree_with_defaults)
     dp_search_anneal_config ac;
     dp_search_anneal_config_init(&ac);
     holds_defaults(dp_search_anneal_keys, &ac, sizeof ac, "anneal");
+    dp_machine m;
+    dp_machine_init(&m);
+    holds_defaults(dp_machine_keys(), &m, sizeof m, "machine");
 }
 END_TEST
 
@@ -208,6 +330,7 @@ static Suite *suite(void)
     tcase_add_test(t, defaults_and_text);
     tcase_add_test(t, json_read_and_refusals);
     tcase_add_test(t, json_write_round_trip);
+    tcase_add_test(t, words_names_unset_and_when);
     tcase_add_test(t, tables_agree_with_defaults);
     suite_add_tcase(s, t);
     return s;

@@ -114,7 +114,7 @@ END_TEST
 START_TEST(bad_configs)
 {
     static const struct { const char *text, *needle; } cases[] = {
-        {"{\"grid\": {\"a\": [1]}, \"grdi\": {}}", "unknown field \"grdi\""},
+        {"{\"grid\": {\"a\": [1]}, \"grdi\": {}}", "unknown key \"grdi\" (known: name, repetitions, description, comment, fixed, grid, tables, plots)"},
         {"{\"grid\": {\"a\": []}}", "grid.a: must be a non-empty array"},
         {"{\"grid\": {\"a\": 3}}", "grid.a: must be a non-empty array"},
         {"{\"grid\": {\"a\": [[1]]}}", "grid.a[0]"},

@@ -148,9 +148,9 @@ cost = _getters("dp_cost", {
 
 # ---- the machine (sim/dp_machine.h) ----
 
+dp_machine_sections = _fn("dp_machine_sections", H)
+dp_schema_option_text = _fn("dp_schema_option_text", c_char_p, H, c_char_p, c_size_t)
 dp_machine_key_index = _fn("dp_machine_key_index", c_int, c_char_p)
-dp_machine_key_name = _fn("dp_machine_key_name", c_char_p, c_int)
-dp_machine_key_option = _fn("dp_machine_key_option", c_char_p, c_int)
 dp_machine_alloc = _fn("dp_machine_alloc", H, E)
 dp_machine_destroy = _fn("dp_machine_destroy", None, H)
 dp_machine_set = _fn("dp_machine_set", c_int, H, c_char_p, c_char_p, E)

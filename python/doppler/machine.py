@@ -16,17 +16,26 @@ def _value_text(value):
     return str(value)
 
 
+def _machine_key(i):
+    """Entry i of the machine's key table (a dp_schema_key handle), None past its end."""
+    return _lib.dp_schema_section_get_key(_lib.dp_schema_section_at(_lib.dp_machine_sections(), 0), i)
+
+
 def _key_name(key):
     """The library's name of a key given in any accepted spelling (one dp_machine_key_index found)."""
-    return _lib.text(_lib.dp_machine_key_name(_lib.dp_machine_key_index(key.encode())))
+    i = _lib.dp_machine_key_index(key.encode())
+    return _lib.text(_lib.schema_key["key"](_machine_key(i))) if i >= 0 else key
 
 
 def keys():
-    """The settable keys, in the library's order: [(name, command-line option), ...]."""
+    """The settable keys, in the library's order (its table, sim/dp_machine.c):
+    [(name, command-line option), ...]."""
     out = []
+    buf = ctypes.create_string_buffer(64)
     i = 0
-    while _lib.dp_machine_key_name(i) is not None:
-        out.append((_lib.text(_lib.dp_machine_key_name(i)), "--" + _lib.text(_lib.dp_machine_key_option(i))))
+    while _machine_key(i):
+        k = _machine_key(i)
+        out.append((_lib.text(_lib.schema_key["key"](k)), "--" + _lib.text(_lib.dp_schema_option_text(k, buf, 64))))
         i += 1
     return out
 
@@ -102,9 +111,7 @@ class Machine:
         if not isinstance(key, str):
             raise TypeError("Machine.set: the key is a str (one of Machine.keys()' names), got %s %r"
                             % (type(key).__name__, key))
-        k = key
-        if _lib.dp_machine_key_index(k.encode()) < 0 and _lib.dp_machine_key_index(k.replace("_", "-").encode()) >= 0:
-            k = k.replace("_", "-")
+        k = key  # any spelling the table accepts (dp_schema_find: '_' or '-', with or without "--")
         text = _value_text(value)
         if "\0" in k or "\0" in text:
             raise ValueError("Machine.set: %r = %r contains a NUL character (C would read only what precedes it)"

@@ -479,3 +479,21 @@ def test_machine_key_set_twice_is_listed_once():
     with pytest.raises(doppler.FileError):
         m.set("topology", "nope")
     assert repr(m) == "<doppler.Machine devices=8, transfer=fixed>", repr(m)
+
+
+def test_machine_keys_come_from_the_library_table():
+    """Issue 28 item 5: the machine's keys are one table (sim/dp_machine.c); Machine.keys(), the
+    keywords Machine() takes and the refusals are that table's (the same text doppler config
+    machine prints)."""
+    names = [k for k, _ in doppler.Machine.keys()]
+    assert names == ["devices", "peak_flops", "bandwidth", "latency", "comm_ratio", "topology", "calibration",
+                     "transfer", "chunks", "mode", "streams", "queue", "memory_limit", "memory_policy",
+                     "memory_penalty", "copy_engines"]
+    m = doppler.Machine(memory_limit="topology", transfer_model="fifo", copy_engines=False)
+    assert m.to_dict() == {"devices": 4, "transfer": "fifo", "memory_limit": "topology", "copy_engines": "off"}
+    with pytest.raises(doppler.InvalidInputError, match=r"^memory_limit: 0 out of range \(0, 1e\+30\]$"):
+        doppler.Machine(memory_limit=0)
+    with pytest.raises(doppler.InvalidInputError, match=r"^streams: must be an integer in \[1, 1024\], got '2.5'$"):
+        doppler.Machine(streams=2.5)
+    with pytest.raises(doppler.InvalidInputError, match=r'unknown machine key "nope" \(known: devices, peak_flops'):
+        doppler.Machine(nope=1)
