@@ -7,7 +7,8 @@
 #   N            1..5 (experiments/configs/tableN.json), or `general`: the generalization table of
 #                issue 29 (EXPERIMENTS.md "Generalization over five training seeds"): the zero-shot
 #                model trained on the wide corpus at each seed of $SEEDS (default 1 2 3 4 5; about
-#                15 minutes of one core each), the improvement policy of bench/improve.sh (seed 1),
+#                15 minutes of one core each), the improvement policy of the wide corpus on 2 to 16
+#                devices (seed 1; EXPERIMENTS.md "The improvement policy of the wide corpus"),
 #                then bench/general.sh with every checkpoint (DEVICES "2 4 8 16", two topologies;
 #                an hour or more), its summary compared with experiments/reference/general.txt
 #   --out DIR    where results and figures go (default: $DOPPLER_REPRODUCE_DIR, else
@@ -92,7 +93,7 @@ if [ "$n" = general ]; then
             --config "$here/bench/doppler-zeroshot.json" --pipeline
         cks="$cks $g/seed$s.h5"
     done
-    train "$g/improve-1.h5" --method improve --family chainmm,ffnn,llama-block,llama-layer,daggen --family-count 32 \
+    train "$g/improve-1.h5" --method improve --family $families --family-count 32 --devices-range 2:16 \
         --seed 1 --episodes 20000
     CKPT="$cks" IMPROVE="$g/improve-1.h5" DEVICES=${DEVICES:-2 4 8 16} RATIOS=${RATIOS:-1 4} \
         TOPOLOGIES=${TOPOLOGIES:-dgx1-v100 pcie-gen3-4gpu} ANNEAL=${ANNEAL:-200 2000 20000} \
