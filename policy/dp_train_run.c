@@ -182,6 +182,23 @@ static int episode_report(dp_train *tr, run_ctx *x, long e, uint64_t seed, doubl
     return DP_OK;
 }
 
+/* Episode j of the batch (episode e of the stage) rolled out from its seed in rollout mode mode,
+ * at the stage's exploration for e (*eps); replay: the rollout again for its backward, without
+ * simulating (the makespan is known: *ms is NaN). The same seed, parameters and forced first
+ * device give the same choices. */
+static int episode_from_seed(dp_train *tr, const dp_train_stage *st, int mode, long j, long e, uint64_t seed, int replay,
+                             double *eps, double *ms, double agree[2], dp_error *err)
+{
+    *eps = st->epsilon + (st->epsilon_final - st->epsilon) * ((double)e / (double)st->episodes);
+    gsl_rng_set(tr->ep, (unsigned long)seed);
+    tr->force_first_dev = st->forced_first ? (int)j : -1;
+    tr->skip_oracle = replay;
+    const int rc = dp_train_rollout(tr, mode, *eps, tr->ep, ms, agree, err);
+    tr->force_first_dev = -1;
+    tr->skip_oracle = 0;
+    return rc;
+}
+
 int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
 {
     if (stage < 0 || stage >= DP_TRAIN_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
@@ -327,13 +344,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         long mine = 0;
         for (long j = me; j < nb && rc == DP_OK; j += R, mine++) {
             const long e = e0 + j;
-            const double eps = st->epsilon + (st->epsilon_final - st->epsilon) * ((double)e / (double)st->episodes);
             const double te = dp_train_now_s();
-            gsl_rng_set(tr->ep, (unsigned long)bseed[j]);
-            tr->force_first_dev = st->forced_first ? (int)j : -1;
-            rc = dp_train_rollout(tr, mode, eps, tr->ep, &bms[j], bagree + 2 * j, err);
-            tr->force_first_dev = -1;
-            if (rc != DP_OK) break;
+            double eps;
+            if ((rc = episode_from_seed(tr, st, mode, j, e, bseed[j], 0, &eps, &bms[j], bagree + 2 * j, err)) != DP_OK) break;
             bhash[j] = assignment_hash(tr->env->assignment, tr->n);
             if (!cm && keep_sil && dp_train_sil_offer(tr, st->sil_k, bms[j]) != DP_OK) {
                 rc = dp_error_set(err, DP_ENOMEM, "out of memory for the self-imitation buffer");
@@ -393,16 +406,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             mine = 0;
             for (long j = me; j < nb && rc == DP_OK; j += R, mine++) {
                 const long e = e0 + j;
-                const double eps = st->epsilon + (st->epsilon_final - st->epsilon) * ((double)e / (double)st->episodes);
                 const double te = dp_train_now_s();
-                gsl_rng_set(tr->ep, (unsigned long)bseed[j]);
-                double ms;
-                tr->force_first_dev = st->forced_first ? (int)j : -1;
-                tr->skip_oracle = 1;
-                rc = dp_train_rollout(tr, mode, eps, tr->ep, &ms, NULL, err);
-                tr->force_first_dev = -1;
-                tr->skip_oracle = 0;
-                if (rc != DP_OK) break;
+                double eps, ms;
+                if ((rc = episode_from_seed(tr, st, mode, j, e, bseed[j], 1, &eps, &ms, NULL, err)) != DP_OK) break;
                 /* the replay must be the rollout: same seed, same parameters, same choices */
                 if (assignment_hash(tr->env->assignment, tr->n) != bhash[j]) {
                     rc = dp_error_set(err, DP_EINVAL, "internal error: the replay of episode %ld differs from its rollout", e);
