@@ -505,15 +505,22 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
     return dp_oracle_cost(&tr->oracle, env->assignment, ms, err);
 }
 
-/* remove x from the increasing list a[0..*m) when it is there; insert x */
-static void sorted_remove(int *a, int *m, int x)
+/* the position of the first element >= x in the increasing list a[0..m) (m when none) */
+static int lower_bound(const int *a, int m, int x)
 {
-    int lo = 0, hi = *m;
+    int lo = 0, hi = m;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
         if (a[mid] < x) lo = mid + 1;
         else hi = mid;
     }
+    return lo;
+}
+
+/* remove x from the increasing list a[0..*m) when it is there; insert x */
+static void sorted_remove(int *a, int *m, int x)
+{
+    const int lo = lower_bound(a, *m, x);
     if (lo < *m && a[lo] == x) {
         memmove(a + lo, a + lo + 1, (size_t)(*m - lo - 1) * sizeof *a);
         (*m)--;
@@ -522,12 +529,7 @@ static void sorted_remove(int *a, int *m, int x)
 
 static void sorted_insert(int *a, int *m, int x)
 {
-    int lo = 0, hi = *m;
-    while (lo < hi) {
-        int mid = lo + (hi - lo) / 2;
-        if (a[mid] < x) lo = mid + 1;
-        else hi = mid;
-    }
+    const int lo = lower_bound(a, *m, x);
     memmove(a + lo + 1, a + lo, (size_t)(*m - lo) * sizeof *a);
     a[lo] = x;
     (*m)++;
