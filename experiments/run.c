@@ -527,6 +527,17 @@ static int trained_result(dp_train *tr, dp_run_machine *rm, const int *assign, l
     return DP_OK;
 }
 
+/* The config of a training runner for agent (dp_agent.h): the one doppler train uses, from the
+ * run's train_config (tcfg, resolved beside the sweep's config; NULL: none) as
+ * dp_train_config_resolve reads it. DP_EIO when the file is not found, DP_EINVAL when it is bad. */
+static int trained_config(const dp_run_context *ctx, const char *tcfg, int agent, dp_train_config *cfg, dp_error *err)
+{
+    char path[PATH_MAX];
+    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+    if (dp_train_config_resolve(cfg, agent, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    return DP_OK;
+}
+
 /* What both training runners (DOPPLER's and the learned baselines') hold: the run's machine and
  * problem, the trainer on it, the placement, the metrics, the run's files and when it began. */
 typedef struct trained_run {
@@ -591,10 +602,9 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
         dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
         return DP_EINVAL;
-    char path[PATH_MAX];
-    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
     /* the config doppler train would use (this project's DOPPLER unless "defaults": "authors") */
-    if (dp_train_config_resolve(&cfg, DP_AGENT_DOPPLER, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    int rc0 = trained_config(ctx, tcfg, DP_AGENT_DOPPLER, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     json_t *over = json_object();
     json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
     if (json_object_size(over)) {
@@ -718,9 +728,8 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
         return DP_EINVAL;
     if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
-    char path[PATH_MAX];
-    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-    if (dp_train_config_resolve(&cfg, m, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    int rc0 = trained_config(ctx, tcfg, m, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     cfg.seed = (uint64_t)seed;
 
     trained_run t;
