@@ -199,6 +199,18 @@ static int episode_from_seed(dp_train *tr, const dp_train_stage *st, int mode, l
     return rc;
 }
 
+/* The backward of the episode in hand (reward r, a batch of B) taken into dst: dst = its gradient
+ * (first) or dst += it (dp_train_grad_take; dst a rank's slot for the exchange, or the batch's
+ * sum). */
+static int episode_backward(dp_train *tr, const dp_train_stage *st, const dp_train_grad_state *gs, double eps, double r, int B,
+                            float *dst, int first, dp_error *err)
+{
+    if (dp_train_episode_grad(tr, st, eps, r, 1.0 / B) != DP_OK)
+        return dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
+    dp_train_grad_take(gs, dst, first);
+    return DP_OK;
+}
+
 int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
 {
     if (stage < 0 || stage >= DP_TRAIN_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
@@ -360,11 +372,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
             double r, avg = 0;
             if (!cm) r = episode_book(tr, &x, bms[j], tr->env->assignment, &avg);
             else r = x.greedy_base ? reward_of(tr, st, 0, x.base, 0, bms[j] / x.sc) : 0; /* 0: no policy gradient */
-            if (dp_train_episode_grad(tr, st, eps, r, 1.0 / B) != DP_OK) {
-                rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
+            if ((rc = episode_backward(tr, st, &gs, eps, r, B, cm ? gmine + (size_t)mine * gs.total : gsum, cm ? 1 : j == 0, err)) !=
+                DP_OK)
                 break;
-            }
-            dp_train_grad_take(&gs, cm ? gmine + (size_t)mine * gs.total : gsum, cm ? 1 : j == 0);
             bsec[j] = dp_train_now_s() - te;
             if (cm) {
                 dp_train_rec_pack(tr, rmine + (size_t)mine * RS, bms[j], bagree + 2 * j, bsec[j]);
@@ -417,11 +427,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
                 double r, avg = 0;
                 if (!cm) r = episode_book(tr, &x, bms[j], tr->env->assignment, &avg);
                 else r = reward_of(tr, st, 1, x.bmean, x.bsd, bms[j] / x.sc);
-                if (dp_train_episode_grad(tr, st, eps, r, 1.0 / B) != DP_OK) {
-                    rc = dp_error_set(err, DP_EINVAL, "internal error: a rebuilt ready set differs from the rollout's");
+                if ((rc = episode_backward(tr, st, &gs, eps, r, B, cm ? gmine + (size_t)mine * gs.total : gsum, cm ? 1 : j == 0,
+                                           err)) != DP_OK)
                     break;
-                }
-                dp_train_grad_take(&gs, cm ? gmine + (size_t)mine * gs.total : gsum, cm ? 1 : j == 0);
                 if (cm) continue;
                 tr->episode++;
                 if (j == nb - 1) stop = io->stop && *io->stop;
