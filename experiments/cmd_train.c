@@ -13,11 +13,10 @@
 #include "exec_cli.h"
 #include "sweep_exec.h"
 #include "testset.h"
+#include "trainset.h"
 
 #include <cblas.h>
-#include <dirent.h>
 #include <errno.h>
-#include <gsl/gsl_rng.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -167,289 +166,6 @@ static void print_agreement(const char *label, const dp_train_agreement *a)
            a->tied[0], a->in_tie[0], a->tied[1], a->in_tie[1]);
 }
 
-/* ---- training on a distribution of graphs (issue 16) ---- */
-
-/* The graphs of a run beyond --graph: sources (files or generator specs), loaded with their costs
- * and engines on the run's machine. */
-/* The per-graph machines of --bandwidth-range, --comm-ratio-range and --speed-range: [lo, hi]
- * each, 0 0 for none */
-typedef struct graph_draws {
-    double bw[2], cr[2], sp[2];
-    int dv[2];           /* --devices-range: device counts [lo, hi], 0 0 for none */
-} graph_draws;
-
-typedef struct graph_set {
-    int n, cap;
-    char **src;          /* file path or "gen:..." spec */
-    int *validation;
-    dp_graph **g;
-    dp_problem **p;      /* each graph on its machine (owned) */
-    dp_cost **own;       /* --speed-range: each graph's drawn cost tables (owned; p[i] reads them) */
-    const dp_cost **c;   /* views of p: p[i]->costs, p[i]->engine (dp_improve_train's arrays) */
-    dp_engine **e;
-    graph_draws draws;   /* the ranges each graph's machine is drawn in */
-    double *bw;          /* (n) each graph's link bandwidth, bytes/s, or NULL: the machine's */
-    double *cr;          /* (n) each graph's comm_ratio (dp_machine.h; 0: a graph of the bandwidth
-                            draws when both ranges are given), or NULL: the machine's */
-    unsigned long sp_seed;  /* --speed-range: graph i's device speeds come from a generator seeded
-                             * with sp_seed + i */
-    int *dv;             /* (n) --devices-range: each graph's device count, or NULL: the machine's */
-} graph_set;
-
-static void graph_set_free(graph_set *s)
-{
-    for (int i = 0; i < s->n; i++) {
-        free(s->src[i]);
-        if (s->p) dp_problem_free(s->p[i]);
-        if (s->own) dp_cost_free(s->own[i]);
-        if (s->g) dp_graph_free(s->g[i]);
-    }
-    free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr); free(s->dv);
-    memset(s, 0, sizeof *s);
-}
-
-/* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, "  (comm R x time)"
- * for one of --comm-ratio-range, else "" (a static buffer: one call per printf) */
-/* --speed-range: graph i's device speeds, log-uniform in the range, device by device from a
- * generator seeded with sp_seed + i; with c, every op time on device d is divided by speed d (the
- * transfers stay: a device computes faster, its links do not change). The slowest and fastest
- * speeds go to *lo and *hi. DP_OK or DP_ENOMEM. */
-static int graph_speeds(const graph_set *s, int i, int n_devices, dp_cost *c, double *lo, double *hi)
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!r) return DP_ENOMEM;
-    gsl_rng_set(r, s->sp_seed + (unsigned long)i);
-    const double a = log(s->draws.sp[0]), b = log(s->draws.sp[1]);
-    *lo = INFINITY;
-    *hi = 0;
-    for (int d = 0; d < n_devices; d++) {
-        const double sp = exp(a + gsl_rng_uniform(r) * (b - a));
-        if (sp < *lo) *lo = sp;
-        if (sp > *hi) *hi = sp;
-        if (c)
-            for (int v = 0; v < c->n_ops; v++) c->op_time[(size_t)v * c->n_devices + d] /= sp;
-    }
-    gsl_rng_free(r);
-    if (c) dp_cost_update_homogeneous(c);
-    return DP_OK;
-}
-
-static const char *bw_note(const graph_set *s, int i)
-{
-    static char buf[96];
-    size_t n = 0;
-    buf[0] = '\0';
-    if (s->g[i]->cost_kind == DP_GRAPH_COST_PHYSICAL) {
-        if (s->cr && s->cr[i] > 0) n = (size_t)snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
-        else if (s->bw) n = (size_t)snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
-    }
-    double lo, hi;
-    if (s->draws.sp[0] > 0 && s->c && s->c[i] && n < sizeof buf &&
-        graph_speeds(s, i, s->c[i]->n_devices, NULL, &lo, &hi) == DP_OK)
-        snprintf(buf + n, sizeof buf - n, "  (device speeds %.3g..%.3g)", lo, hi);
-    return buf;
-}
-
-/* The problem of graph i of the set (g: its graph, or the one the trainer runs) on its own drawn
- * machine: m with --bandwidth-range's link bandwidth or --comm-ratio-range's comm_ratio (they only
- * enter the costs of graphs in FLOPs and bytes, read once by dp_problem_alloc), and --speed-range's
- * device speeds (any graph: the cost tables are drawn first, the engine built on them, and *own
- * holds them for the caller to free after the problem); else on m as it is (*own NULL). NULL with
- * err set on failure. */
-static dp_problem *graph_set_problem(const graph_set *s, int i, dp_machine *m, const dp_graph *g, dp_cost **own,
-                                     dp_error *err)
-{
-    *own = NULL;
-    const double keep_bw = m->bandwidth_Bps, keep_cr = m->comm_ratio;
-    const int keep_nd = m->n_devices, keep_given = m->devices_given;
-    if (s->bw) m->bandwidth_Bps = s->bw[i];
-    if (s->cr) m->comm_ratio = s->cr[i];
-    if (s->dv) {
-        m->n_devices = s->dv[i];
-        m->devices_given = 1;
-    }
-    dp_problem *p = NULL;
-    if (s->draws.sp[0] > 0) {
-        dp_cost *c = dp_machine_costs(m, g, err);
-        double lo, hi;
-        if (c && graph_speeds(s, i, c->n_devices, c, &lo, &hi) != DP_OK) {
-            dp_cost_free(c);
-            c = NULL;
-            dp_error_set(err, DP_ENOMEM, "out of memory");
-        }
-        if (c && !(p = dp_problem_alloc_with_costs(g, c, m, err))) dp_cost_free(c);
-        else *own = c;
-    } else {
-        p = dp_problem_alloc(g, m, err);
-    }
-    m->bandwidth_Bps = keep_bw;
-    m->comm_ratio = keep_cr;
-    m->n_devices = keep_nd;
-    m->devices_given = keep_given;
-    return p;
-}
-
-/* n draws, log-uniform in [lo, hi], from a generator of their own seeded with seed (so that the
- * graphs drawn do not change); NULL when out of memory */
-static double *draw_log_uniform(int n, double lo, double hi, unsigned long seed)
-{
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    double *x = r ? dp_alloc_malloc((size_t)(n > 0 ? n : 1) * sizeof *x) : NULL;
-    if (x) {
-        gsl_rng_set(r, seed);
-        for (int i = 0; i < n; i++) x[i] = exp(log(lo) + gsl_rng_uniform(r) * (log(hi) - log(lo)));
-    }
-    if (r) gsl_rng_free(r);
-    return x;
-}
-
-static int graph_set_push(graph_set *s, const char *src, int validation, dp_error *err)
-{
-    if (s->n == s->cap) {
-        int cap = s->cap ? 2 * s->cap : 16;
-        char **a = dp_alloc_realloc(s->src, (size_t)cap * sizeof *a);
-        if (a) s->src = a;
-        int *v = dp_alloc_realloc(s->validation, (size_t)cap * sizeof *v);
-        if (v) s->validation = v;
-        if (!a || !v) return dp_error_set(err, DP_ENOMEM, "out of memory");
-        s->cap = cap;
-    }
-    if (!(s->src[s->n] = dp_alloc_strdup(src))) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    s->validation[s->n++] = validation;
-    return DP_OK;
-}
-
-static int is_graph_file(const char *name)
-{
-    static const char *const ext[] = {".json", ".txt", ".stg", ".dot"};
-    size_t n = strlen(name);
-    for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-        size_t k = strlen(ext[i]);
-        if (n > k && strcmp(name + n - k, ext[i]) == 0) return 1;
-    }
-    return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* "A,B,C": each a graph file, a folder (its .json, .txt, .stg and .dot files, in name order) or a
- * generator spec gen:MODEL?NAME=VALUE&... */
-static int graph_set_add_list(graph_set *s, const char *list, int validation, dp_error *err)
-{
-    char *copy = dp_alloc_strdup(list), *save = NULL;
-    if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    int rc = DP_OK;
-    for (char *tok = strtok_r(copy, ",", &save); tok && rc == DP_OK; tok = strtok_r(NULL, ",", &save)) {
-        if (!*tok) continue;
-        DIR *d = strncmp(tok, "gen:", 4) == 0 ? NULL : opendir(tok);
-        if (!d) {
-            rc = graph_set_push(s, tok, validation, err);
-            continue;
-        }
-        char **names = NULL;
-        int nn = 0, cap = 0;
-        struct dirent *de;
-        while ((de = readdir(d)) && rc == DP_OK) {
-            if (de->d_name[0] == '.' || !is_graph_file(de->d_name)) continue;
-            if (nn == cap) {
-                cap = cap ? 2 * cap : 16;
-                char **x = dp_alloc_realloc(names, (size_t)cap * sizeof *x);
-                if (!x) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
-                names = x;
-            }
-            size_t len = strlen(tok) + strlen(de->d_name) + 2;
-            if (!(names[nn] = dp_alloc_malloc(len))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
-            snprintf(names[nn++], len, "%s/%s", tok, de->d_name);
-        }
-        closedir(d);
-        if (rc == DP_OK && nn == 0) rc = dp_error_set(err, DP_EINVAL, "%s: a folder without graph files (.json, .txt, .stg, .dot)", tok);
-        if (nn > 1) qsort(names, (size_t)nn, sizeof *names, cmp_str);
-        for (int i = 0; i < nn; i++) {
-            if (rc == DP_OK) rc = graph_set_push(s, names[i], validation, err);
-            free(names[i]);
-        }
-        free(names);
-    }
-    free(copy);
-    return rc;
-}
-
-static int in_testset(char *const *t, int nt, const char *spec)
-{
-    for (int i = 0; i < nt; i++)
-        if (strcmp(t[i], spec) == 0) return 1;
-    return 0;
-}
-
-/* Draw count graphs of the families (comma-separated) from r, round robin over the families,
- * redrawing any spec of the test set or drawn before, and any graph with a test graph's content. */
-static int graph_set_add_family(graph_set *s, const char *families, int count, gsl_rng *r, int validation,
-                                const dp_testset *test, dp_error *err)
-{
-    char *copy = dp_alloc_strdup(families), *save = NULL;
-    if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    const char *fam[16];
-    int nf = 0, rc = DP_OK;
-    for (char *tok = strtok_r(copy, ",", &save); tok && nf < 16; tok = strtok_r(NULL, ",", &save))
-        if (*tok) fam[nf++] = tok;
-    if (nf == 0) rc = dp_error_set(err, DP_EINVAL, "--family: no family named");
-    for (int i = 0; i < count && rc == DP_OK; i++) {
-        char spec[1024];
-        int tries = 0, dup;
-        do {
-            if ((rc = dp_gen_family_spec(fam[i % nf], r, spec, sizeof spec, err)) != DP_OK) break;
-            dup = in_testset(test->spec, test->n_spec, spec) || in_testset(s->src, s->n, spec);
-            if (!dup) {
-                dp_graph *g = dp_gen_spec(spec, err);
-                if (!g) { rc = err->code ? err->code : DP_EINVAL; break; }
-                dup = dp_testset_match(test, g) != NULL;
-                dp_graph_free(g);
-            }
-        } while (dup && ++tries < 1000);
-        if (rc == DP_OK && dup) rc = dp_error_set(err, DP_EINVAL, "--family %s: no new graph in 1000 draws", fam[i % nf]);
-        if (rc == DP_OK) rc = graph_set_push(s, spec, validation, err);
-    }
-    free(copy);
-    return rc;
-}
-
-/* Read or generate every graph of the set, with its costs and engine on machine m. refuse_test:
- * a test graph (in test[0..nt), or a DOPPLER graph file) is an error; 0 when the set is one --graph
- * alone, trained on as its own placement search (fine-tuning on the graph to be placed), as
- * DOPPLER's per-graph training is. */
-static int graph_set_load(graph_set *s, const char *format, dp_machine *m, const dp_testset *test, int refuse_test,
-                          dp_error *err)
-{
-    s->g = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->g);
-    s->p = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->p);
-    s->own = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->own);
-    s->c = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->c);
-    s->e = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->e);
-    if (!s->g || !s->p || !s->own || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    for (int i = 0; i < s->n; i++) {
-        const char *src = s->src[i];
-        const char *role = s->validation[i] ? "validation" : "training";
-        if (refuse_test && (strncmp(src, "gen:", 4) == 0 ? in_testset(test->spec, test->n_spec, src) : dp_testset_is_doppler_file(src)))
-            return dp_error_set(err, DP_EINVAL, "%s: a test graph (data/testsets/transfer.txt and the DOPPLER graph files are "
-                                "never trained or model-selected on), given as a %s graph", src, role);
-        s->g[i] = strncmp(src, "gen:", 4) == 0 ? dp_gen_spec(src, err) : dp_graph_read(src, format, err);
-        if (!s->g[i]) return err->code ? err->code : DP_EINVAL;
-        /* by content too: a test graph renamed, copied or converted */
-        const char *same = refuse_test ? dp_testset_match(test, s->g[i]) : NULL;
-        if (same)
-            return dp_error_set(err, DP_EINVAL, "%s: a test graph, the same structure and costs as %s (data/testsets/transfer.txt "
-                                "and the DOPPLER graph files are never trained or model-selected on), given as a %s graph",
-                                src, same, role);
-        /* --bandwidth-range, --comm-ratio-range: this graph's own uniform machine */
-        if (!(s->p[i] = graph_set_problem(s, i, m, s->g[i], &s->own[i], err))) return err->code ? err->code : DP_EINVAL;
-        s->c[i] = s->p[i]->costs;
-        s->e[i] = s->p[i]->engine;
-    }
-    return DP_OK;
-}
 
 /* "LO:HI" with min <= LO <= HI <= max (min > 0: the machine key's own bounds, dp_machine_set) into
  * r[0], r[1]; 0, or -1 on bad input (r unchanged) */
@@ -635,64 +351,12 @@ static void print_score(const char *label, double score, long episode, long sims
 /* The improvement policy's own loop (its episodes are moves on complete placements, not the
  * constructive episodes of dp_train): the same graph sets, test-set refusal, validation graphs,
  * Adam, checkpoint and trajectory writers, resume. Returns the exit status. */
-/* The training and validation graphs of --graph, --graphs, --family (drawn with family_seed) and
- * --validation, or *val_count (< 0: four from --family unless --validation) drawn from --family,
- * into gs; the test set into test. Refused when no training graph is given. Both trainers
- * (DOPPLER's and the improvement method's) assemble their graphs here. */
-static int graph_set_assemble(graph_set *gs, dp_testset *test, const char *graph, const char *graphs, const char *family,
-                              int family_count, unsigned long family_seed, const char *validation, int *val_count,
-                              dp_error *err)
-{
-    int rc = dp_testset_load(test, err);
-    if (rc == DP_OK && graph) rc = graph_set_push(gs, graph, 0, err);
-    if (rc == DP_OK && graphs) rc = graph_set_add_list(gs, graphs, 0, err);
-    gsl_rng *fr = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!fr) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-    else gsl_rng_set(fr, family_seed);
-    if (rc == DP_OK && family) rc = graph_set_add_family(gs, family, family_count, fr, 0, test, err);
-    if (rc == DP_OK && validation) rc = graph_set_add_list(gs, validation, 1, err);
-    /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
-    if (*val_count < 0) *val_count = family && !validation ? 4 : 0;
-    if (rc == DP_OK && *val_count > 0) rc = graph_set_add_family(gs, family, *val_count, fr, 1, test, err);
-    if (fr) gsl_rng_free(fr);
-    if (rc == DP_OK && (gs->n == 0 || gs->validation[0]))
-        rc = dp_error_set(err, DP_EINVAL, "no training graph: give --graph, --graphs or --family");
-    /* --bandwidth-range, --comm-ratio-range: log-uniform, one draw per graph in the set's order, from
-     * generators of their own (seeded from the family seed), so the graphs drawn do not change */
-    const graph_draws *d = &gs->draws;
-    gs->sp_seed = family_seed ^ 0x73706565UL;
-    if (rc == DP_OK && d->bw[0] > 0 && !(gs->bw = draw_log_uniform(gs->n, d->bw[0], d->bw[1], family_seed ^ 0x62616e64UL)))
-        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-    if (rc == DP_OK && d->cr[0] > 0 && !(gs->cr = draw_log_uniform(gs->n, d->cr[0], d->cr[1], family_seed ^ 0x636f6d6dUL)))
-        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-    /* --devices-range: log-uniform over [lo, hi + 1) rounded down, so each count of the range can
-     * be drawn and small counts as often per doubling as large ones */
-    if (rc == DP_OK && d->dv[0] > 0) {
-        double *x = draw_log_uniform(gs->n, d->dv[0], d->dv[1] + 1, family_seed ^ 0x64657673UL);
-        if (!x || !(gs->dv = dp_alloc_malloc((size_t)gs->n * sizeof *gs->dv))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-        for (int i = 0; rc == DP_OK && i < gs->n; i++) gs->dv[i] = x[i] >= d->dv[1] ? d->dv[1] : (int)x[i];
-        free(x);
-    }
-    /* both ranges: each graph on one kind of machine, a fair coin from a third generator; a
-     * graph of the bandwidth kind gets comm_ratio 0 (off), and either keeps its own draw above */
-    if (rc == DP_OK && gs->bw && gs->cr) {
-        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-        if (!r) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-        else {
-            gsl_rng_set(r, family_seed ^ 0x6d697864UL);
-            for (int i = 0; i < gs->n; i++)
-                if (gsl_rng_uniform(r) >= 0.5) gs->cr[i] = 0;
-            gsl_rng_free(r);
-        }
-    }
-    return rc;
-}
 
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
-                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, const graph_draws *draws,
-                         dp_machine *mach)
+                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg,
+                         const dp_trainset_draws *draws, dp_machine *mach)
 {
     dp_error err;
     dp_error_clear(&err);
@@ -735,16 +399,16 @@ static int train_improve(const char *graph, const char *format, const char *grap
     if (!graph && !graphs && !family) return dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required");
     if (val_count > 0 && !family) return dp_cli_usage_error("train", "--val-count draws from --family: give one");
     openblas_set_num_threads(1);
-    graph_set gs;
+    dp_trainset gs;
     memset(&gs, 0, sizeof gs);
     gs.draws = *draws;
     int status = DP_EXIT_ERROR;
     dp_testset test;
-    int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
+    int rc = dp_trainset_assemble(&gs, &test, graph, graphs, family, family_count,
                                 (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
     int n_val = 0;
     for (int i = 0; i < gs.n; i++) n_val += gs.validation[i];
-    if (rc == DP_OK) rc = graph_set_load(&gs, format, mach, &test, graphs || family || n_val > 0, &err);
+    if (rc == DP_OK) rc = dp_trainset_load(&gs, format, mach, &test, graphs || family || n_val > 0, &err);
     dp_improve_model *m = NULL;
     if (rc == DP_OK && init) {
         /* fine-tuning: the checkpoint's (model-selected) parameters and network size */
@@ -757,7 +421,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
                         "lower bound\n", gs.n - n_val, n_val);
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-10s %-44s %5d ops  %d devices  %s%s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
-                    gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], bw_note(&gs, i));
+                    gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
     }
     /* dp_improve_train runs whole batches: say so in the count it reports */
     if (cfg.batch > 0 && cfg.episodes % cfg.batch) cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
@@ -797,7 +461,7 @@ static int train_improve(const char *graph, const char *format, const char *grap
         status = dp_cli_fail(&err);
     }
     dp_improve_model_free(m);
-    graph_set_free(&gs);
+    dp_trainset_free(&gs);
     dp_testset_free(&test);
     return status;
 }
@@ -848,7 +512,7 @@ static int train_main(int argc, char **argv)
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
     unsigned long long family_seed = 0;
-    graph_draws draws = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
+    dp_trainset_draws draws = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
     int method = -1; /* -1: as the config says (default doppler), else a dp_agent_kind */
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
@@ -1061,17 +725,17 @@ static int train_main(int argc, char **argv)
     int *assign = NULL;
     /* the graphs of a distribution: those listed, then the drawn ones; the first training graph
      * is the trainer's first (its placement is printed, --resume and best_assignment refer to it) */
-    graph_set gs;
+    dp_trainset gs;
     memset(&gs, 0, sizeof gs);
     gs.draws = draws;
     dp_testset test;
     memset(&test, 0, sizeof test);
     if (many) {
-        int rc = graph_set_assemble(&gs, &test, graph, graphs, family, family_count,
+        int rc = dp_trainset_assemble(&gs, &test, graph, graphs, family, family_count,
                                     (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
-        if (rc == DP_OK) rc = graph_set_load(&gs, format, &mach, &test, 1, &err);
+        if (rc == DP_OK) rc = dp_trainset_load(&gs, format, &mach, &test, 1, &err);
         if (rc != DP_OK) {
-            graph_set_free(&gs);
+            dp_trainset_free(&gs);
             dp_testset_free(&test);
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
@@ -1079,7 +743,7 @@ static int train_main(int argc, char **argv)
     }
     dp_graph *g0 = many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
     if (!g0) {
-        graph_set_free(&gs);
+        dp_trainset_free(&gs);
         dp_testset_free(&test);
         return dp_cli_machine_done(&mach, dp_cli_fail(&err));
     }
@@ -1113,7 +777,7 @@ static int train_main(int argc, char **argv)
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
          * costed on the machine's bandwidth while listed with its drawn one) */
-        prob = graph_set_problem(&gs, 0, &mach, g, &speed_cost, &err); /* the machine as it is without draws */
+        prob = dp_trainset_problem(&gs, 0, &mach, g, &speed_cost, &err); /* the machine as it is without draws */
     }
     if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
     if (!prob) goto fail;
@@ -1138,7 +802,7 @@ static int train_main(int argc, char **argv)
                         "%s placement\n", nt, nv, cfg.reference_best_instant ? "best instant" : "critical-path");
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-10s %-44s %4d ops  %2d devices  %s%s\n", gs.validation[i] ? "validation" : "train",
-                    gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], bw_note(&gs, i));
+                    gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
     }
     if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
     int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;
@@ -1315,7 +979,7 @@ done:
     dp_cli_real_close(&real); /* g may be its executed graph */
     dp_graph_free(gx);
     dp_graph_free(g0);
-    graph_set_free(&gs);
+    dp_trainset_free(&gs);
     dp_testset_free(&test);
     dp_machine_free(&mach);
     return status;

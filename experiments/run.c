@@ -527,6 +527,68 @@ static int trained_result(dp_train *tr, dp_run_machine *rm, const int *assign, l
     return DP_OK;
 }
 
+/* The config of a training runner for agent (dp_agent.h): the one doppler train uses, from the
+ * run's train_config (tcfg, resolved beside the sweep's config; NULL: none) as
+ * dp_train_config_resolve reads it. DP_EIO when the file is not found, DP_EINVAL when it is bad. */
+static int trained_config(const dp_run_context *ctx, const char *tcfg, int agent, dp_train_config *cfg, dp_error *err)
+{
+    char path[PATH_MAX];
+    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
+    if (dp_train_config_resolve(cfg, agent, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    return DP_OK;
+}
+
+/* What both training runners (DOPPLER's and the learned baselines') hold: the run's machine and
+ * problem, the trainer on it, the placement, the metrics, the run's files and when it began. */
+typedef struct trained_run {
+    dp_run_machine rm;
+    dp_train *tr;
+    int *assign;        /* (n_ops) the placement */
+    json_t *metrics;
+    char traj[PATH_MAX + 32], ckpt[PATH_MAX + 32];
+    dp_train_io io;
+    int resumed_stage;  /* train_files */
+    double t_start;
+} trained_run;
+
+/* The run's machine and problem (dp_run_machine_load), a trainer of cfg on it, room for the
+ * placement, and the run's files (train_files; a killed run resumed). trained_run_free frees t
+ * whatever this returns. */
+static int trained_run_open(trained_run *t, const json_t *params, const dp_run_context *ctx, const dp_train_config *cfg,
+                            dp_error *err)
+{
+    memset(t, 0, sizeof *t);
+    t->resumed_stage = -1;
+    int rc = dp_run_machine_load(params, ctx, &t->rm, err);
+    if (rc != DP_OK) return rc;
+    t->assign = dp_alloc_malloc_n((size_t)t->rm.g->n_ops, sizeof(int));
+    t->metrics = json_object();
+    t->t_start = now_s();
+    if (!t->assign) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    t->tr = dp_train_alloc(t->rm.g, t->rm.p->costs, cfg, &t->rm.p->oracle, err);
+    if (!t->tr) return err->code ? err->code : DP_ENOMEM;
+    return train_files(ctx, t->tr, &t->io, t->traj, t->ckpt, &t->resumed_stage, err);
+}
+
+/* The run's result after trained_result: its metrics into out, with files the trajectory and
+ * checkpoint columns (train_files_result), and the placement written (dp_run_write_assignment). */
+static int trained_run_close(trained_run *t, const dp_run_context *ctx, const char *method, const dp_run_schedule *sched,
+                             int files, dp_result *out, dp_error *err)
+{
+    dp_run_put_metrics(out, &t->rm, sched, t->metrics);
+    t->metrics = NULL;
+    if (files) train_files_result(ctx, t->traj, out);
+    return dp_run_write_assignment(ctx, &t->rm, method, t->assign, out->makespan, out, err);
+}
+
+static void trained_run_free(trained_run *t)
+{
+    json_decref(t->metrics);
+    dp_train_free(t->tr);
+    free(t->assign);
+    dp_run_machine_free(&t->rm);
+}
+
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
@@ -540,10 +602,9 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
         dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
         return DP_EINVAL;
-    char path[PATH_MAX];
-    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
     /* the config doppler train would use (this project's DOPPLER unless "defaults": "authors") */
-    if (dp_train_config_resolve(&cfg, DP_AGENT_DOPPLER, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    int rc0 = trained_config(ctx, tcfg, DP_AGENT_DOPPLER, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     json_t *over = json_object();
     json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
     if (json_object_size(over)) {
@@ -576,21 +637,11 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     cfg.stage[DP_TRAIN_STAGE_IL].episodes = ep_il;
     cfg.stage[DP_TRAIN_STAGE_SIM].episodes = ep_sim;
 
-    dp_run_machine rm;
-    int rc = dp_run_machine_load(params, ctx, &rm, err);
-    if (rc != DP_OK) return rc;
-    dp_train *tr = NULL;
-    int *assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
-    json_t *metrics = json_object();
-    char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
-    const double sc = rm.g->time_scale;
-    double t_start = now_s();
-    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_train_alloc(rm.g, rm.p->costs, &cfg, &rm.p->oracle, err);
-    if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
-    dp_train_io io;
-    int resumed_stage = -1;
-    if ((rc = train_files(ctx, tr, &io, traj, ckpt, &resumed_stage, err)) != DP_OK) goto done;
+    trained_run t;
+    int rc = trained_run_open(&t, params, ctx, &cfg, err);
+    if (rc != DP_OK) goto done;
+    const double sc = t.rm.g->time_scale;
+    const int resumed_stage = t.resumed_stage;
     double agree[2] = {NAN, NAN}, ms = NAN;
     double s1_ms = NAN, s1_sec = 0;
     dp_run_schedule sched;
@@ -609,57 +660,51 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
     } else if (ep_il > 0) {
         /* the one pipeline (dp_train_pipeline), a stage at a time so that a killed run keeps
          * Stage I's figures: the same calls as both stages in one go */
-        if ((rc = dp_train_pipeline(tr, &il, &ep_il, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(t.tr, &il, &ep_il, 1, select, (int)samples, (uint64_t)seed, &t.io, &pr, t.assign, err)) != DP_OK)
             goto done;
         const dp_train_pipeline_stage *r = &pr.stage[0];
         s1_ms = r->selected_greedy / sc;
         s1_sec = r->seconds;
         agree[0] = r->agree[0];
         agree[1] = r->agree[1];
-        json_object_set_new(metrics, "makespan_stage1_last", dp_json_number(r->final_greedy / sc));
-        json_object_set_new(metrics, "best_sample_stage1", dp_json_number(r->best_sample / sc));
-        json_object_set_new(metrics, "simulations_stage1", json_integer(r->sims));
+        json_object_set_new(t.metrics, "makespan_stage1_last", dp_json_number(r->final_greedy / sc));
+        json_object_set_new(t.metrics, "best_sample_stage1", dp_json_number(r->best_sample / sc));
+        json_object_set_new(t.metrics, "simulations_stage1", json_integer(r->sims));
         if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
     }
     double s2_ms = NAN, s2_sec = 0;
     if (ep_sim > 0) {
-        if ((rc = dp_train_pipeline(tr, &sim, &ep_sim, 1, select, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(t.tr, &sim, &ep_sim, 1, select, (int)samples, (uint64_t)seed, &t.io, &pr, t.assign, err)) != DP_OK)
             goto done;
         const dp_train_pipeline_stage *r = &pr.stage[0];
         s2_ms = r->selected_greedy / sc;
         s2_sec = r->seconds;
-        json_object_set_new(metrics, "makespan_stage2_last", dp_json_number(r->final_greedy / sc));
-        json_object_set_new(metrics, "best_sample_stage2", dp_json_number(r->best_sample / sc));
-        json_object_set_new(metrics, "simulations_stage2", json_integer(r->sims));
+        json_object_set_new(t.metrics, "makespan_stage2_last", dp_json_number(r->final_greedy / sc));
+        json_object_set_new(t.metrics, "best_sample_stage2", dp_json_number(r->best_sample / sc));
+        json_object_set_new(t.metrics, "simulations_stage2", json_integer(r->sims));
         if (ep_il <= 0 && resumed_stage < 0) {
             agree[0] = r->agree[0];
             agree[1] = r->agree[1];
         }
     } else if (ep_il <= 0 && resumed_stage < 0) {
-        if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, agree, err)) != DP_OK) goto done;
+        if ((rc = dp_train_place(t.tr, (int)samples, (uint64_t)seed, t.assign, &ms, agree, err)) != DP_OK) goto done;
     }
     /* the final placement (the last stage's, with the selected parameters under model
      * selection), simulated for the run's metrics */
-    json_object_set_new(metrics, "simulations", json_integer(dp_train_simulations(tr)));
-    if ((rc = trained_result(tr, &rm, assign, bench, ep_il + ep_sim, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
-    if (!isnan(s1_ms)) json_object_set_new(metrics, "makespan_stage1", dp_json_number(s1_ms));
-    if (!isnan(s2_ms)) json_object_set_new(metrics, "makespan_stage2", dp_json_number(s2_ms));
-    json_object_set_new(metrics, "seconds_stage1", dp_json_number(s1_sec));
-    json_object_set_new(metrics, "seconds_stage2", dp_json_number(s2_sec));
-    json_object_set_new(metrics, "episodes_stage1", json_integer(ep_il));
-    json_object_set_new(metrics, "episodes_stage2", json_integer(ep_sim));
-    if (!isnan(agree[0])) json_object_set_new(metrics, "sel_agree", dp_json_number(agree[0]));
-    if (!isnan(agree[1])) json_object_set_new(metrics, "plc_agree", dp_json_number(agree[1]));
-    if (resumed_stage >= 0) json_object_set_new(metrics, "resumed_in_stage", json_integer(resumed_stage));
-    dp_run_put_metrics(out, &rm, &sched, metrics);
-    metrics = NULL;
-    train_files_result(ctx, traj, out);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+    json_object_set_new(t.metrics, "simulations", json_integer(dp_train_simulations(t.tr)));
+    if ((rc = trained_result(t.tr, &t.rm, t.assign, bench, ep_il + ep_sim, t.t_start, t.metrics, &sched, out, err)) != DP_OK) goto done;
+    if (!isnan(s1_ms)) json_object_set_new(t.metrics, "makespan_stage1", dp_json_number(s1_ms));
+    if (!isnan(s2_ms)) json_object_set_new(t.metrics, "makespan_stage2", dp_json_number(s2_ms));
+    json_object_set_new(t.metrics, "seconds_stage1", dp_json_number(s1_sec));
+    json_object_set_new(t.metrics, "seconds_stage2", dp_json_number(s2_sec));
+    json_object_set_new(t.metrics, "episodes_stage1", json_integer(ep_il));
+    json_object_set_new(t.metrics, "episodes_stage2", json_integer(ep_sim));
+    if (!isnan(agree[0])) json_object_set_new(t.metrics, "sel_agree", dp_json_number(agree[0]));
+    if (!isnan(agree[1])) json_object_set_new(t.metrics, "plc_agree", dp_json_number(agree[1]));
+    if (resumed_stage >= 0) json_object_set_new(t.metrics, "resumed_in_stage", json_integer(resumed_stage));
+    rc = trained_run_close(&t, ctx, method, &sched, 1, out, err);
 done:
-    json_decref(metrics);
-    dp_train_free(tr);
-    free(assign);
-    dp_run_machine_free(&rm);
+    trained_run_free(&t);
     return rc;
 }
 
@@ -683,52 +728,34 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
         return DP_EINVAL;
     if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
-    char path[PATH_MAX];
-    if (tcfg && !dp_run_resolve_path(tcfg, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) return DP_EIO;
-    if (dp_train_config_resolve(&cfg, m, tcfg ? path : NULL, err) != DP_OK) return DP_EINVAL;
+    int rc0 = trained_config(ctx, tcfg, m, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     cfg.seed = (uint64_t)seed;
 
-    dp_run_machine rm;
-    int rc = dp_run_machine_load(params, ctx, &rm, err);
-    if (rc != DP_OK) return rc;
-    dp_train *tr = NULL;
-    int *assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int));
-    json_t *metrics = json_object();
-    const double sc = rm.g->time_scale;
-    double t_start = now_s(), ms;
+    trained_run t;
+    int rc = trained_run_open(&t, params, ctx, &cfg, err);
+    if (rc != DP_OK) goto done;
+    const double sc = t.rm.g->time_scale;
+    double ms, train_sec = 0;
     dp_run_schedule sched;
-    if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    tr = dp_train_alloc(rm.g, rm.p->costs, &cfg, &rm.p->oracle, err);
-    if (!tr) { rc = err->code ? err->code : DP_ENOMEM; goto done; }
-    double train_sec = 0;
-    char traj[PATH_MAX + 32] = "", ckpt[PATH_MAX + 32] = "";
-    dp_train_io io;
-    int resumed_stage;
-    if ((rc = train_files(ctx, tr, &io, traj, ckpt, &resumed_stage, err)) != DP_OK) goto done;
     if (episodes > 0) {
         /* Stage II through the one pipeline, with model selection */
         const int sim = DP_TRAIN_STAGE_SIM;
         dp_train_pipeline_result pr;
-        if ((rc = dp_train_pipeline(tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, &io, &pr, assign, err)) != DP_OK)
+        if ((rc = dp_train_pipeline(t.tr, &sim, &episodes, 1, 1, (int)samples, (uint64_t)seed, &t.io, &pr, t.assign, err)) != DP_OK)
             goto done;
         train_sec = pr.stage[0].seconds;
-        json_object_set_new(metrics, "makespan_last", dp_json_number(pr.stage[0].final_greedy / sc));
-        json_object_set_new(metrics, "best_sample", dp_json_number(pr.stage[0].best_sample / sc));
-        json_object_set_new(metrics, "simulations", json_integer(pr.stage[0].sims));
-    } else if ((rc = dp_train_place(tr, (int)samples, (uint64_t)seed, assign, &ms, NULL, err)) != DP_OK) {
+        json_object_set_new(t.metrics, "makespan_last", dp_json_number(pr.stage[0].final_greedy / sc));
+        json_object_set_new(t.metrics, "best_sample", dp_json_number(pr.stage[0].best_sample / sc));
+        json_object_set_new(t.metrics, "simulations", json_integer(pr.stage[0].sims));
+    } else if ((rc = dp_train_place(t.tr, (int)samples, (uint64_t)seed, t.assign, &ms, NULL, err)) != DP_OK) {
         goto done;
     }
-    if ((rc = trained_result(tr, &rm, assign, bench, episodes, t_start, metrics, &sched, out, err)) != DP_OK) goto done;
-    json_object_set_new(metrics, "seconds_training", dp_json_number(train_sec));
-    dp_run_put_metrics(out, &rm, &sched, metrics);
-    metrics = NULL;
-    if (episodes > 0) train_files_result(ctx, traj, out);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+    if ((rc = trained_result(t.tr, &t.rm, t.assign, bench, episodes, t.t_start, t.metrics, &sched, out, err)) != DP_OK) goto done;
+    json_object_set_new(t.metrics, "seconds_training", dp_json_number(train_sec));
+    rc = trained_run_close(&t, ctx, method, &sched, episodes > 0, out, err);
 done:
-    json_decref(metrics);
-    dp_train_free(tr);
-    free(assign);
-    dp_run_machine_free(&rm);
+    trained_run_free(&t);
     return rc;
 }
 

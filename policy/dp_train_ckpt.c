@@ -5,6 +5,7 @@
 #include "dp_train_impl.h"
 #include "dp_alloc.h"
 #include "dp_h5io.h"
+#include "dp_schema.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -168,6 +169,33 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     return rc;
 }
 
+/* Whether key (of a network section of the config table) has another value in config x than in
+ * config y; ta and tb the values as a refusal names them: integers as written, reals to 6
+ * significant digits, switches true or false, choices by name. */
+static int network_key_differs(const dp_schema_key *key, const dp_train_config *x, const dp_train_config *y, char *ta, char *tb,
+                               size_t cap)
+{
+    const void *px = (const char *)x + key->offset, *py = (const char *)y + key->offset;
+    switch (key->type) {
+    case DP_SCHEMA_FLOAT: {
+        const float u = *(const float *)px, v = *(const float *)py;
+        snprintf(ta, cap, "%g", (double)u);
+        snprintf(tb, cap, "%g", (double)v);
+        return u != v;
+    }
+    case DP_SCHEMA_INT: {
+        const int u = *(const int *)px, v = *(const int *)py;
+        snprintf(ta, cap, "%d", u);
+        snprintf(tb, cap, "%d", v);
+        return u != v;
+    }
+    default: /* switches (true, false), choices and any other kind, by their text */
+        dp_schema_value_text(key, x, ta, cap);
+        dp_schema_value_text(key, y, tb, cap);
+        return strcmp(ta, tb) != 0;
+    }
+}
+
 /* A checkpoint's parameters fit this trainer when they were made by the same method with the
  * same architecture, device feature set and state (what the inputs mean); the graphs and device
  * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
@@ -185,40 +213,24 @@ static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_
     if (k.method != c->method)
         return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", path, dp_agent_name(c->method),
                             dp_agent_name(k.method));
-#define DIFF_INT(what, a, b) \
-    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %d in the checkpoint, %d here", path, what, (int)(a), (int)(b))
-#define DIFF_NUM(what, a, b) \
-    if ((a) != (b)) return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s %g in the checkpoint, %g here", path, what, (double)(a), (double)(b))
-    if (c->method == DP_AGENT_DOPPLER) {
-        if (k.arch.device_features != c->arch.device_features)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: feature set (network.features) \"%s\" in the checkpoint, "
-                                "\"%s\" here: the PLC reads other device features", path,
-                                dp_env_features_name((dp_env_features)k.arch.device_features),
-                                dp_env_features_name((dp_env_features)c->arch.device_features));
-        DIFF_INT("network.hidden", k.arch.hidden, c->arch.hidden);
-        DIFF_INT("network.mlp_hidden", k.arch.mlp_hidden, c->arch.mlp_hidden);
-        DIFF_INT("network.steps", k.arch.steps, c->arch.steps);
-        DIFF_INT("network.edge_hidden", k.arch.edge_hidden, c->arch.edge_hidden);
-        DIFF_NUM("network.slope", k.arch.slope, c->arch.slope);
-        if (k.arch.cp_embeddings != c->arch.cp_embeddings)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.cp_embeddings %s in the checkpoint, %s here", path,
-                                k.arch.cp_embeddings ? "true" : "false", c->arch.cp_embeddings ? "true" : "false");
-        if (k.arch.device_magnitude != c->arch.device_magnitude)
-            return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: network.magnitude %s in the checkpoint, %s here", path,
-                                k.arch.device_magnitude ? "true" : "false", c->arch.device_magnitude ? "true" : "false");
-    } else if (c->method == DP_AGENT_PLACETO) {
-        DIFF_INT("placeto.hidden", k.placeto.hidden, c->placeto.hidden);
-        DIFF_INT("placeto.mlp_hidden", k.placeto.mlp_hidden, c->placeto.mlp_hidden);
-        DIFF_NUM("placeto.slope", k.placeto.slope, c->placeto.slope);
-    } else {
-        DIFF_INT("gdp.hidden", k.gdp.hidden, c->gdp.hidden);
-        DIFF_INT("gdp.layers", k.gdp.layers, c->gdp.layers);
-        DIFF_INT("gdp.heads", k.gdp.heads, c->gdp.heads);
-        DIFF_INT("gdp.mlp_hidden", k.gdp.mlp_hidden, c->gdp.mlp_hidden);
-        DIFF_NUM("gdp.slope", k.gdp.slope, c->gdp.slope);
+    /* the feature set first, with what it means; then every key of the method's network section
+     * of the config table (dp_train_config_sections: network, placeto or gdp), in the table's
+     * order, so that a key added to the table is checked too */
+    if (c->method == DP_AGENT_DOPPLER && k.arch.device_features != c->arch.device_features)
+        return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: feature set (network.features) \"%s\" in the checkpoint, "
+                            "\"%s\" here: the PLC reads other device features", path,
+                            dp_env_features_name((dp_env_features)k.arch.device_features),
+                            dp_env_features_name((dp_env_features)c->arch.device_features));
+    const char *net = c->method == DP_AGENT_DOPPLER ? "network" : c->method == DP_AGENT_PLACETO ? "placeto" : "gdp";
+    for (const dp_schema_section *s = dp_train_config_sections(); s->name; s++) {
+        if (strcmp(s->name, net) != 0) continue;
+        for (const dp_schema_key *key = s->keys; key->key; key++) {
+            char a[64], b[64];
+            if (network_key_differs(key, &k, c, a, b, sizeof a))
+                return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: %s.%s %s in the checkpoint, %s here", path, net,
+                                    key->key, a, b);
+        }
     }
-#undef DIFF_INT
-#undef DIFF_NUM
     if (k.state != c->state)
         return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: state \"%s\" in the checkpoint, \"%s\" here: the features "
                             "describe another schedule", path, dp_env_state_name((dp_env_state)k.state),

@@ -1,8 +1,10 @@
 /* dp_train_impl.h: the trainer's state and the functions its files share (private to
- * dp_train.c, dp_train_sil.c and dp_train_ckpt.c; not installed). dp_train.c: binding graphs,
- * rollouts, gradients and the training loop; dp_train_sil.c: this project's estimators beyond
- * the authors' (self-imitation, demonstrations, distillation); dp_train_ckpt.c: checkpoints and
- * resume. Model selection and trajectory rows are the trainer runtime's (dp_runtime.h). */
+ * dp_train.c, dp_train_run.c, dp_train_mpi.c, dp_train_sil.c and dp_train_ckpt.c; not installed).
+ * dp_train.c: binding graphs, rollouts, gradients, placements; dp_train_run.c: the training loop
+ * (batches, rewards, evaluations, the pipeline of stages); dp_train_mpi.c: what data-parallel
+ * ranks share and exchange; dp_train_sil.c: this project's estimators beyond the authors'
+ * (self-imitation, demonstrations, distillation); dp_train_ckpt.c: checkpoints and resume. Model
+ * selection and trajectory rows are the trainer runtime's (dp_runtime.h). */
 #ifndef DP_TRAIN_IMPL_H
 #define DP_TRAIN_IMPL_H
 
@@ -132,6 +134,43 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
 int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, double r, double scale);
 /* One optimiser step of both blocks at learning rate lr. */
 void dp_train_update(dp_train *tr, double lr);
+/* Monotonic wall-clock seconds (CLOCK_MONOTONIC): episode and stage timings. */
+double dp_train_now_s(void);
+
+/* dp_train_run.c */
+/* The agent's gradient state (dp_agent_grad_state) of the graph in hand: n arrays. */
+typedef struct dp_train_grad_state {
+    float *p[8];
+    size_t len[8], total;
+    int n;
+} dp_train_grad_state;
+/* dst = the episode's gradient (first) or dst += it, element by element; then the agent's
+ * state is zero again, ready for the next episode. */
+void dp_train_grad_take(const dp_train_grad_state *s, float *dst, int first);
+
+/* dp_train_mpi.c: the data-parallel ranks (dp_train_comm; cm NULL: one process) */
+/* Episodes j < nb of a batch that rank r of R rolls out (j mod R == r), and the position of
+ * episode j in the rank-ordered concatenation of an allgather. */
+long dp_train_rank_count(long nb, int R, int r);
+long dp_train_rank_slot(long nb, int R, long j);
+/* Allgather of each rank's own[rank] items of size bytes each into all, in rank order. */
+int dp_train_gather(const dp_train_comm *cm, const void *mine, const long *own, size_t size, void *all, dp_error *err);
+/* An episode's record as the ranks exchange it (dp_train_rec_size(n) doubles): makespan,
+ * agreement, seconds, then per step the op, its device, the ready-set size, both
+ * log-probabilities, and the assignment (by op). pack: the episode in hand's; load: its steps
+ * into the trainer's episode record and its assignment into assign (n). */
+enum { DP_TRAIN_REC_MS, DP_TRAIN_REC_AGREE0, DP_TRAIN_REC_AGREE1, DP_TRAIN_REC_SECONDS, DP_TRAIN_REC_HEAD };
+size_t dp_train_rec_size(int n);
+void dp_train_rec_pack(const dp_train *tr, double *rec, double ms, const double agree[2], double seconds);
+void dp_train_rec_load(dp_train *tr, const double *rec, int *assign);
+/* The self-imitation step after a batch (below, dp_train_sil_plan), its replays shared among the
+ * ranks, each one's gradient (state gs) added to the batch's sum gsum in replay order. */
+int dp_train_sil_batch(dp_train *tr, const dp_train_stage *st, const dp_train_comm *cm, const dp_train_grad_state *gs,
+                       float *gsum, dp_error *err);
+/* The model-selection score of the current parameters (raw greedy makespan, or with several
+ * graphs the mean ratio to the references over the validation graphs), the graphs shared among
+ * the ranks of tr->comm. */
+int dp_train_eval_score(dp_train *tr, double *score, dp_error *err);
 
 /* dp_train_sil.c */
 /* Offer the last rollout (makespan ms, raw unit) to the self-imitation buffer of k_max

@@ -52,19 +52,26 @@ fi
 "$bin" train --graph "$ffnn" --devices 8 --config "$tmp/cfg.json" --stage sim --episodes 2 --init "$tmp/ck.h5" \
     --checkpoint "$tmp/ft.h5" --quiet > /dev/null 2> "$tmp/ei" || { cat "$tmp/ei"; fail "--init on ffnn, 8 devices"; }
 
-# incompatible checkpoints are refused, naming what differs
-printf '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "engine"}, "state": "engine"}\n' > "$tmp/eng.json"
-"$bin" train --graph "$small" --config "$tmp/eng.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e1"
-[ $? -eq 1 ] || fail "another feature set must exit 1"
-grep -q 'feature set (network.features) "doppler" in the checkpoint, "engine" here' "$tmp/e1" || { cat "$tmp/e1"; fail "the feature sets named"; }
-printf '{"defaults": "authors", "network": {"hidden": 16, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}}\n' > "$tmp/wide.json"
-"$bin" train --graph "$small" --config "$tmp/wide.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e2"
-[ $? -eq 1 ] || fail "another width must exit 1"
-grep -q 'network.hidden 8 in the checkpoint, 16 here' "$tmp/e2" || { cat "$tmp/e2"; fail "the widths named"; }
-printf '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "state": "engine"}\n' > "$tmp/st.json"
-"$bin" train --graph "$small" --config "$tmp/st.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/e3"
-[ $? -eq 1 ] || fail "another state must exit 1"
-grep -q 'state "append" in the checkpoint, "engine" here' "$tmp/e3" || { cat "$tmp/e3"; fail "the states named"; }
+# incompatible checkpoints are refused, naming what differs: every network key of the method's
+# config table is compared, each named as the table spells it (a real, slope, and a switch,
+# cp_embeddings, of DOPPLER's; a key of Placeto's below)
+# refused_init NAME CONFIG MESSAGE: a run from ck.h5 under config CONFIG exits 1 naming MESSAGE
+refused_init() {
+    printf '%s\n' "$2" > "$tmp/$1.json"
+    "$bin" train --graph "$small" --config "$tmp/$1.json" --stage sim --episodes 2 --init "$tmp/ck.h5" > /dev/null 2> "$tmp/$1.err"
+    [ $? -eq 1 ] || fail "$1: must exit 1"
+    grep -qF "$3" "$tmp/$1.err" || { cat "$tmp/$1.err"; fail "$1: $3"; }
+}
+refused_init features '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "engine"}, "state": "engine"}' \
+    'feature set (network.features) "doppler" in the checkpoint, "engine" here'
+refused_init wide '{"defaults": "authors", "network": {"hidden": 16, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}}' \
+    'network.hidden 8 in the checkpoint, 16 here'
+refused_init state '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "state": "engine"}' \
+    'state "append" in the checkpoint, "engine" here'
+refused_init slope '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "slope": 0.25}}' \
+    'incompatible checkpoint: network.slope 0.1 in the checkpoint, 0.25 here'
+refused_init cp '{"defaults": "authors", "network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "cp_embeddings": false}}' \
+    'incompatible checkpoint: network.cp_embeddings true in the checkpoint, false here'
 # --resume continues the same run: not on another graph
 "$bin" train --graph "$ffnn" --config "$tmp/cfg.json" --stage sim --episodes 20 --checkpoint "$tmp/ck.h5" --resume \
     > /dev/null 2> "$tmp/e4"
@@ -76,6 +83,10 @@ grep -q 'a run on other graphs' "$tmp/e4" || { cat "$tmp/e4"; fail "--resume on 
 "$bin" place --graph "$small" --devices 3 --method placeto --checkpoint "$tmp/pl.h5" > /dev/null 2> "$tmp/e6"
 [ $? -eq 1 ] || fail "a placeto checkpoint of 4 devices on 3 must exit 1"
 grep -q 'a placeto checkpoint of 4 devices, not 3' "$tmp/e6" || { cat "$tmp/e6"; fail "placeto's device count named"; }
+printf '{"placeto": {"mlp_hidden": 16}}\n' > "$tmp/plw.json"
+"$bin" train --method placeto --graph "$small" --config "$tmp/plw.json" --episodes 2 --init "$tmp/pl.h5" --quiet > /dev/null 2> "$tmp/e9"
+[ $? -eq 1 ] || fail "another placeto width must exit 1"
+grep -q 'incompatible checkpoint: placeto.mlp_hidden 64 in the checkpoint, 16 here' "$tmp/e9" || { cat "$tmp/e9"; fail "placeto's width named"; }
 # ---- training on a distribution (item 2) ----
 tiny="$top_srcdir/tests/data/tiny-doppler.txt"
 mkdir "$tmp/folder"
