@@ -11,7 +11,17 @@
 #    (simulated seconds), its ratio to the best instant method's, the simulations spent, and the
 #    wall seconds, CPU seconds (user + system) and peak memory (maximum RSS) of the whole
 #    `doppler place` process (read, place, simulate), from /usr/bin/time -v.
-# 2. The DOPPLER rollout against graph size: the same training graphs with SWEEP_LAYERS layers
+# 2. An imported torchvision model's training step (TORCH_MODEL, default resnet50; "" skips it):
+#    `doppler graph import torchvision:TORCH_MODEL --training --input-shape TORCH_INPUT
+#    --optimizer TORCH_OPTIMIZER` (python/doppler/importers.py, the trace of Graph.from_torch with
+#    training=True: forward, backward, update, one op per aten op), default input 32x3x224x224
+#    (32x3x299x299 for inception_v3: 32 images per device, torchvision's classification recipe)
+#    and sgd; placed by the same METHODS on the same MACHINE, the same columns. Needs
+#    python3-torch and python3-torchvision; without them this part says so and is skipped (the
+#    exit status is the Llama part's). The import's own wall and CPU seconds and peak RSS are
+#    printed above its table (the trace runs the step once on the CPU: about 4 GB at ResNet-50's
+#    default). LAYERS="" skips the Llama-7B table (then only this one and the sweep run).
+# 3. The DOPPLER rollout against graph size: the same training graphs with SWEEP_LAYERS layers
 #    (1,374 to about 100,000 ops), one `doppler place --method doppler` each, the same columns.
 #
 # Checkpoints: CKPT (a doppler train checkpoint; a general model places any graph) and
@@ -21,6 +31,7 @@
 # of FAMILIES, and the improvement policy with IMPROVE_EPISODES on 32 (bench/lib.sh).
 #   sh bench/scale.sh
 #   CKPT=ck/doppler-1.h5 IMPROVE_CKPT=ck/improve-1.h5 SWEEP_LAYERS="1 3 8" BUDGET=500 sh bench/scale.sh
+#   LAYERS= SWEEP_LAYERS= TORCH_MODEL=vit_b_16 TORCH_INPUT=8x3x224x224 sh bench/scale.sh
 # METHODS: the methods run (default "round-robin cp heft etf doppler improve anneal"; the ratio
 # column needs an instant one); SWEEP_LAYERS="" skips the sweep. SWEEP_COARSEN: the sweep's
 # rollouts, "none" for the plain one and N for `--coarsen N` (the groups placed, policy/dp_coarse.h),
@@ -36,7 +47,9 @@ MACHINE=${MACHINE:---topology dgx1-v100}
 CPU_LIMIT=${CPU_LIMIT:-1800}
 METHODS=${METHODS:-round-robin cp heft etf doppler improve anneal}
 has() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
-LAYERS=${LAYERS:-32}
+LAYERS=${LAYERS-32}
+TORCH_MODEL=${TORCH_MODEL-resnet50}
+TORCH_OPTIMIZER=${TORCH_OPTIMIZER:-sgd}
 BUDGET=${BUDGET:-2000}
 SWEEP_LAYERS=${SWEEP_LAYERS-1 3 8 26 83}
 SEED=${SEED:-1}
@@ -88,13 +101,6 @@ gen() {
     gen_wall=$wall; gen_cpu=$cpu; gen_rss=$rss
 }
 
-g=$tmp/llama7b-train-tp8.json
-gen "$LAYERS" "$g"
-echo "# graph gen llama-layer --layers $LAYERS --tp 8 --training: $ops ops, ${gen_wall} s wall, ${gen_cpu} s CPU, ${gen_rss} MiB peak"
-echo "# machine: $MACHINE; $(date -u +%Y-%m-%d), doppler $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')"
-echo "| method | makespan (s) | / best instant | simulations | wall (s) | CPU (s) | peak RSS (MiB) |"
-echo "|---|---|---|---|---|---|---|"
-best=""
 row() { # name
     if [ "$rc" != 0 ]; then
         failed=1
@@ -112,37 +118,71 @@ why() {
 }
 # shellcheck disable=SC2086
 place() { measure "$bin" place --graph "$g" $MACHINE --json "$@"; }
-: > "$tmp/instant"
-for m in round-robin cp heft etf; do
-    has $m || continue
-    place --method $m
+# table: every method of METHODS on the graph $g, one row each
+table() {
+    echo "| method | makespan (s) | / best instant | simulations | wall (s) | CPU (s) | peak RSS (MiB) |"
+    echo "|---|---|---|---|---|---|---|"
+    best=""
+    : > "$tmp/instant"
+    for m in round-robin cp heft etf; do
+        has $m || continue
+        place --method $m
+        if [ "$rc" = 0 ]; then
+            ms=$(json_num makespan)
+            echo "$m $ms $wall $cpu $rss" >> "$tmp/instant"
+            if [ -z "$best" ] || [ "$(echo "$ms < $best" | bc -l)" = 1 ]; then best=$ms; fi
+        else
+            echo "$m failed $rc $wall $cpu $rss" >> "$tmp/instant"
+        fi
+    done
+    while read -r m ms wall cpu rss; do
+        if [ "$ms" = failed ]; then
+            failed=1
+            echo "| $m | failed (exit $wall) | | | | | |"
+        else
+            rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$m"
+        fi
+    done < "$tmp/instant"
+    if has doppler; then
+        place --method doppler --checkpoint "$CKPT"
+        row "doppler (greedy rollout)"
+    fi
+    if has improve; then
+        place --method improve --checkpoint "$IMPROVE_CKPT" --config "$tmp/bi.json" --budget "$BUDGET" --seed "$SEED"
+        row "improve (from best instant, $BUDGET)"
+    fi
+    if has anneal; then
+        place --method anneal --budget "$BUDGET" --seed "$SEED"
+        row "anneal ($BUDGET)"
+    fi
+}
+
+if [ -n "$LAYERS" ]; then
+    g=$tmp/llama7b-train-tp8.json
+    gen "$LAYERS" "$g"
+    echo "# graph gen llama-layer --layers $LAYERS --tp 8 --training: $ops ops, ${gen_wall} s wall, ${gen_cpu} s CPU, ${gen_rss} MiB peak"
+    echo "# machine: $MACHINE; $(date -u +%Y-%m-%d), doppler $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    table
+fi
+
+if [ -n "$TORCH_MODEL" ]; then
+    case $TORCH_MODEL in inception_v3) input=${TORCH_INPUT:-32x3x299x299} ;; *) input=${TORCH_INPUT:-32x3x224x224} ;; esac
+    g=$tmp/torch-train.json
+    measure "$bin" graph import "torchvision:$TORCH_MODEL" --training --optimizer "$TORCH_OPTIMIZER" --input-shape "$input" --out "$g"
+    [ -z "$LAYERS" ] || echo
     if [ "$rc" = 0 ]; then
-        ms=$(json_num makespan)
-        echo "$m $ms $wall $cpu $rss" >> "$tmp/instant"
-        if [ -z "$best" ] || [ "$(echo "$ms < $best" | bc -l)" = 1 ]; then best=$ms; fi
+        # "FILE: N ops, M edges, F FLOPs, parameters P bytes"
+        desc=$(sed -n 's/^[^:]*: //p' "$tmp/out")
+        echo "# graph import torchvision:$TORCH_MODEL --training --optimizer $TORCH_OPTIMIZER --input-shape $input: $desc; ${wall} s wall, ${cpu} s CPU, ${rss} MiB peak"
+        echo "# machine: $MACHINE; $(date -u +%Y-%m-%d), doppler $(git -C "$top_srcdir" rev-parse --short HEAD 2>/dev/null || echo '?')"
+        table
+    elif grep -q "is not installed\|cannot import\|cannot run" "$tmp/err"; then
+        echo "# torchvision:$TORCH_MODEL skipped: $(tail -n 1 "$tmp/err")"
     else
-        echo "$m failed $rc $wall $cpu $rss" >> "$tmp/instant"
-    fi
-done
-while read -r m ms wall cpu rss; do
-    if [ "$ms" = failed ]; then
         failed=1
-        echo "| $m | failed (exit $wall) | | | | | |"
-    else
-        rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$m"
+        echo "# graph import torchvision:$TORCH_MODEL: $(why)"
     fi
-done < "$tmp/instant"
-if has doppler; then
-    place --method doppler --checkpoint "$CKPT"
-    row "doppler (greedy rollout)"
-fi
-if has improve; then
-    place --method improve --checkpoint "$IMPROVE_CKPT" --config "$tmp/bi.json" --budget "$BUDGET" --seed "$SEED"
-    row "improve (from best instant, $BUDGET)"
-fi
-if has anneal; then
-    place --method anneal --budget "$BUDGET" --seed "$SEED"
-    row "anneal ($BUDGET)"
+    rm -f "$g"
 fi
 [ -n "$SWEEP_LAYERS" ] || exit $failed
 
