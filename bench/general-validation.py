@@ -9,9 +9,10 @@ overall and per device count.
   DOPPLER=./doppler top_srcdir=. /usr/bin/python3 bench/general-validation.py CKPT
   FAMS=stg,cnn PER=3 VSEED=4242 DEVS="2 4 8 16" MAXOPS=1500 CR=4 (FLOP graphs on DOPPLER's rule) JOBS=2
 The searches instead of (or beside) the policy: METHODS="improve@2000 anneal@20000" with
-IMPROVE=CKPT (the improvement policy) and CKPT "-" (no DOPPLER policy); each search places with
-its defaults, or with SEARCH_CONFIG=FILE (a --config for the searches, e.g. {"restarts": 1}) (annealing from cp, the improvement search from the best instant placement) at
-placement seed 1, and a section is printed per method. A search's result is kept in the cache
+IMPROVE=CKPT (the improvement policy) and CKPT "-" (no DOPPLER policy); each search places at
+placement seed 1 with its defaults (annealing from cp, the improvement search from the best
+instant placement), or with SEARCH_CONFIG=FILE (a --config for the searches, e.g.
+{"restarts": 1}); a section is printed per method. A search's result is kept in the cache
 folder by method, budget, checkpoint and case (annealing's does not depend on a checkpoint, so
 a second run of the same budget reads it back; delete the folder after changing the binary)."""
 import json, os, subprocess, sys, re, statistics, concurrent.futures as cf

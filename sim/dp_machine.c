@@ -2,10 +2,8 @@
 #include "dp_machine.h"
 #include "dp_alloc.h"
 
-#include <errno.h>
 #include <stddef.h>
 #include <limits.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
