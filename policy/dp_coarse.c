@@ -79,11 +79,9 @@ static int group_pass(const dp_graph *g, const dp_cost *c, const int *weight, in
     return DP_OK;
 }
 
-int dp_coarse_groups(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
+/* The chains rule (dp_coarse.h): forward pass, then passes on the group graph in turn. */
+static int groups_chains(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
 {
-    if (max_group < 1) return dp_error_set(err, DP_EINVAL, "coarsen: the largest group must be at least 1 op, got %d", max_group);
-    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
-        return dp_error_set(err, DP_EINVAL, "coarsen: %s: cost tables do not match the graph", g->source);
     const int n = g->n_ops;
     int ng = 0, rc = group_pass(g, c, NULL, max_group, 0, group_of, &ng, err);
     if (rc != DP_OK) return rc;
@@ -115,6 +113,131 @@ int dp_coarse_groups(const dp_graph *g, const dp_cost *c, int max_group, int *gr
     free(weight);
     if (rc != DP_OK) return rc;
     *n_groups = ng;
+    return DP_OK;
+}
+
+/* Union-find root of x, halving the path. */
+static int uf_find(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+/* The intervals rule (dp_coarse.h). order: a depth-first topological order (each op emitted
+ * right after the unemitted ops it needs: post-order over predecessors from the sinks, in id
+ * order); interval cuts where a component would exceed max_group; the components of each
+ * interval packed in order of their first op while the pack has room. */
+static int groups_intervals(const dp_graph *g, int max_group, int *group_of, int *n_groups, dp_error *err)
+{
+    const int n = g->n_ops;
+    int *order = dp_alloc_malloc_n((size_t)n, sizeof(int));
+    int *stack = dp_alloc_malloc_n((size_t)n, sizeof(int));  /* DFS: ops on the path */
+    int *next = dp_alloc_malloc_n((size_t)n, sizeof(int));   /* DFS: next predecessor to try; later: union-find parent */
+    int *size = dp_alloc_malloc_n((size_t)n, sizeof(int));   /* per component root: its ops */
+    int *interval = dp_alloc_malloc_n((size_t)n, sizeof(int));
+    int *stamp = dp_alloc_malloc_n((size_t)n, sizeof(int));  /* per root: the last op that counted it; later: its pack */
+    if (!order || !stack || !next || !size || !interval || !stamp) {
+        free(order); free(stack); free(next); free(size); free(interval); free(stamp);
+        return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", n);
+    }
+    /* 1. the order: iterative post-order DFS over predecessors; every op reaches a sink */
+    int no = 0;
+    for (int v = 0; v < n; v++) next[v] = -1; /* -1: not visited */
+    for (int r = 0; r < n; r++) {
+        if (g->succ_ptr[r + 1] > g->succ_ptr[r] || next[r] >= 0) continue;
+        int top = 0;
+        stack[top++] = r;
+        next[r] = g->pred_ptr[r];
+        while (top > 0) {
+            const int v = stack[top - 1];
+            if (next[v] < g->pred_ptr[v + 1]) {
+                const int u = g->edge_src[g->pred_edge[next[v]++]];
+                if (next[u] < 0) {
+                    next[u] = g->pred_ptr[u];
+                    stack[top++] = u;
+                }
+            } else {
+                order[no++] = v;
+                top--;
+            }
+        }
+    }
+    if (no != n) { /* a cycle: dp_graph refuses those, so this is a caller's corrupt graph */
+        free(order); free(stack); free(next); free(size); free(interval); free(stamp);
+        return dp_error_set(err, DP_EINVAL, "coarsen: %s: %d of %d ops reach no sink", g->source, n - no, n);
+    }
+    /* 2. intervals and their components (union-find; next[] is the parent now) */
+    int *parent = next, cur = 0;
+    for (int v = 0; v < n; v++) stamp[v] = -1;
+    for (int i = 0; i < n; i++) {
+        const int v = order[i];
+        int total = 1;
+        for (int k = g->pred_ptr[v]; k < g->pred_ptr[v + 1]; k++) {
+            const int u = g->edge_src[g->pred_edge[k]];
+            if (interval[u] != cur) continue;
+            const int ru = uf_find(parent, u);
+            if (stamp[ru] != v) { /* each component once (repeated edges, several inputs in one) */
+                stamp[ru] = v;
+                total += size[ru];
+            }
+        }
+        if (total > max_group) { /* v would make a component too large: a new interval */
+            cur++;
+            total = 1;
+        }
+        interval[v] = cur;
+        parent[v] = v;
+        size[v] = total;
+        if (total > 1)
+            for (int k = g->pred_ptr[v]; k < g->pred_ptr[v + 1]; k++) {
+                const int u = g->edge_src[g->pred_edge[k]];
+                if (interval[u] == cur) parent[uf_find(parent, u)] = v;
+            }
+    }
+    /* 3. packs: an interval's components in order of their first op, next fit */
+    for (int v = 0; v < n; v++) stamp[v] = -1;
+    int ng = 0, pack_size = 0, pack_interval = -1;
+    for (int i = 0; i < n; i++) {
+        const int v = order[i], r = uf_find(parent, v);
+        if (stamp[r] < 0) {
+            if (interval[v] == pack_interval && pack_size + size[r] <= max_group) {
+                pack_size += size[r];
+            } else {
+                ng++;
+                pack_size = size[r];
+                pack_interval = interval[v];
+            }
+            stamp[r] = ng - 1;
+        }
+        group_of[v] = stamp[r];
+    }
+    *n_groups = ng;
+    free(order); free(stack); free(next); free(size); free(interval); free(stamp);
+    return DP_OK;
+}
+
+int dp_coarse_groups(const dp_graph *g, const dp_cost *c, dp_coarse_rule rule, int max_group, int *group_of,
+                     int *n_groups, dp_error *err)
+{
+    if (max_group < 1) return dp_error_set(err, DP_EINVAL, "coarsen: the largest group must be at least 1 op, got %d", max_group);
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
+        return dp_error_set(err, DP_EINVAL, "coarsen: %s: cost tables do not match the graph", g->source);
+    switch (rule) {
+    case DP_COARSE_INTERVALS: return groups_intervals(g, max_group, group_of, n_groups, err);
+    case DP_COARSE_CHAINS: return groups_chains(g, c, max_group, group_of, n_groups, err);
+    }
+    return dp_error_set(err, DP_EINVAL, "coarsen: unknown grouping rule %d", (int)rule);
+}
+
+int dp_coarse_rule_parse(const char *name, dp_coarse_rule *rule)
+{
+    if (!name) return DP_EINVAL;
+    if (strcmp(name, "intervals") == 0) *rule = DP_COARSE_INTERVALS;
+    else if (strcmp(name, "chains") == 0) *rule = DP_COARSE_CHAINS;
+    else return DP_EINVAL;
     return DP_OK;
 }
 
@@ -229,8 +352,8 @@ out:
 
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int max_group,
-                    int *assignment, dp_coarse_report *rep, dp_error *err)
+int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
+                    dp_coarse_rule rule, int max_group, int *assignment, dp_coarse_report *rep, dp_error *err)
 {
     dp_coarse_report r = {0};
     if (!g || !c || !assignment || !o) return dp_error_set(err, DP_EINVAL, "coarsen: graph, costs, options and assignment are required");
@@ -252,7 +375,7 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
         rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", n);
         goto out;
     }
-    if ((rc = dp_coarse_groups(g, c, max_group, group_of, &ng, err)) != DP_OK) goto out;
+    if ((rc = dp_coarse_groups(g, c, rule, max_group, group_of, &ng, err)) != DP_OK) goto out;
     if ((rc = dp_coarse_graph(g, c, group_of, ng, &gg, &gc, err)) != DP_OK) goto out;
     char dev[16];
     snprintf(dev, sizeof dev, "%d", D);
