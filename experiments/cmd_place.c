@@ -72,7 +72,7 @@ typedef struct run_args {
     dp_machine mach;
     dp_place_options place;
     int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
-    dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default intervals) */
+    dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default packed) */
     int coarsen_rule_set;       /* --coarsen-rule given (it needs --coarsen) */
 } run_args;
 
@@ -122,9 +122,10 @@ static void place_usage(FILE *f, const char *cmd)
                "                       the group graph, each op takes its group's device, then --refine\n"
                "                       (if given) searches the whole graph from there; prints the groups,\n"
                "                       the simulations and CPU seconds of each phase\n"
-               "  --coarsen-rule R     intervals (default: connected pieces of intervals of a depth-first\n"
-               "                       topological order, about N ops per group) or chains (convex chains:\n"
-               "                       an op joins its inputs' group only when they all lie in one)\n"
+               "  --coarsen-rule R     packed (default: chains, then merges that keep the critical path\n"
+               "                       by work, then groups that feed nothing packed by their last input)\n"
+               "                       or chains (an op joins its inputs' group only when they all lie\n"
+               "                       in one; then the same on the reversed graph)\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
                "                       inserting it into the earliest idle gap\n"
                "                       (nedjulius/heft-cpop-simulator's CPOP)\n"
@@ -212,7 +213,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
         json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f}", "max_group", a->coarsen,
-                                                     "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "intervals",
+                                                     "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
                                                      "groups", c->n_groups, "group_edges", c->n_group_edges,
                                                      "largest_group", c->largest_group, "group_simulations",
                                                      (json_int_t)c->group_simulations, "refine_simulations",
@@ -275,7 +276,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         const dp_coarse_report *c = r->coarse;
         printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
                "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
-               a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "intervals", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
+               a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
     }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
@@ -458,7 +459,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_COARSEN_RULE:
             if (dp_coarse_rule_parse(optarg, &a.coarsen_rule) != DP_OK)
-                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen-rule: expected intervals or chains, got '%s'", optarg));
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen-rule: expected packed or chains, got '%s'", optarg));
             a.coarsen_rule_set = 1;
             break;
         case O_TIES:
