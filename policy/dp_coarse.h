@@ -16,13 +16,14 @@
  *      no transfers; a merged group runs its work in one piece: it starts when all its inputs
  *      are there and its outputs leave when it ends). The levels of the groups it changes are
  *      updated at once (forward and backward, as far as they change), so no later merge uses
- *      slack an earlier one took: the critical path by work is the chains rule's, exactly.
+ *      slack an earlier one took: the critical path by work stays the chains rule's (to a
+ *      relative 1e-12).
  *   2. Sink packing. Groups that feed no other group (a training graph's weight gradients with
  *      their updates: two ops each, 1,888 of the chains rule's 3,226 groups below) and share their
  *      highest-numbered input group are packed next fit, in their order, into groups of at most
  *      max_group ops, numbered after all the others (nothing reads them, so any place after
  *      their inputs is topological). A pack starts when its last input is there, so the
- *      critical path by work may grow (0.2% on the Llama training graphs).
+ *      critical path by work may grow (0.24% at 9,774 ops below).
  * On `graph gen llama-layer --layers 8 --tp 8 --training` (9,774 ops) at max_group 16: chains
  * 3,226 groups, phase 1 2,937, phase 2 1,503. What stays small are the reductions of the
  * tensor-parallel shards (every path through them is critical) and 5 to 8-op pieces of a head
