@@ -34,8 +34,10 @@
 #   LAYERS= SWEEP_LAYERS= TORCH_MODEL=vit_b_16 TORCH_INPUT=8x3x224x224 sh bench/scale.sh
 # METHODS: the methods run (default "round-robin cp heft etf doppler improve anneal"; the ratio
 # column needs an instant one); SWEEP_LAYERS="" skips the sweep. SWEEP_COARSEN: the sweep's
-# rollouts, "none" for the plain one and N for `--coarsen N` (the groups placed, policy/dp_coarse.h),
-# e.g. SWEEP_COARSEN="none 16"; default "none".
+# rollouts, "none" for the plain one, N for `--coarsen N` (the groups placed, policy/dp_coarse.h)
+# and N:RULE for `--coarsen N --coarsen-rule RULE`, e.g. SWEEP_COARSEN="none 16 16:chains"; default
+# "none". SWEEP_REFINE: place options added to the coarsened rollouts (e.g. "--refine local
+# --refine-budget 100"; default none).
 # Every method runs with OPENBLAS_NUM_THREADS=1 and at most CPU_LIMIT CPU seconds (ulimit -t;
 # default 1800): one that reaches it is reported as stopped there, one that fails with its exit
 # status (the bench then exits 1 at the end). CPU seconds are the figures to compare on a shared
@@ -193,7 +195,11 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for L in $SWEEP_LAYERS; do
     gen "$L" "$tmp/sweep.json"
     for N in ${SWEEP_COARSEN:-none}; do
-        if [ "$N" = none ]; then co=""; else co="--coarsen $N"; fi
+        case $N in
+        none) co="" ;;
+        *:*) co="--coarsen ${N%%:*} --coarsen-rule ${N#*:} ${SWEEP_REFINE:-}" ;;
+        *) co="--coarsen $N ${SWEEP_REFINE:-}" ;;
+        esac
         # shellcheck disable=SC2086
         measure "$bin" place --graph "$tmp/sweep.json" $MACHINE --json --method doppler --checkpoint "$CKPT" $co
         groups=$(json_num groups); groups=${groups:--}

@@ -72,6 +72,8 @@ typedef struct run_args {
     dp_machine mach;
     dp_place_options place;
     int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
+    dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default packed) */
+    int coarsen_rule_set;       /* --coarsen-rule given (it needs --coarsen) */
 } run_args;
 
 static void place_usage(FILE *f, const char *cmd)
@@ -115,11 +117,15 @@ static void place_usage(FILE *f, const char *cmd)
                "                       improve: the improvement search of the --proposals checkpoint's policy\n"
                "                       (place --method improve's) from the method's placement\n"
                "  --refine-budget N    simulations of that search (default 2000; only with --refine)\n"
-               "  --coarsen N          place groups of at most N ops (chains along the critical path,\n"
-               "                       convex, an acyclic group graph; doc/coarsen.md): the method places\n"
-               "                       the group graph, each op takes its group's device, then --refine\n"
+               "  --coarsen N          place groups of at most N ops (an acyclic group graph; doc/coarsen.md):\n"
+               "                       the method places the group graph, each op takes its group's\n"
+               "                       device, then --refine\n"
                "                       (if given) searches the whole graph from there; prints the groups,\n"
                "                       the simulations and CPU seconds of each phase\n"
+               "  --coarsen-rule R     packed (default: chains, then merges that keep the critical path\n"
+               "                       by work, then groups that feed nothing packed by their last input)\n"
+               "                       or chains (an op joins its inputs' group only when they all lie\n"
+               "                       in one; then the same on the reversed graph)\n"
                "  --append-only        heft, cpop, peft: append each op after its device's last op instead of\n"
                "                       inserting it into the earliest idle gap\n"
                "                       (nedjulius/heft-cpop-simulator's CPOP)\n"
@@ -206,7 +212,8 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
-        json_object_set_new(o, "coarsen", json_pack("{s:i,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f}", "max_group", a->coarsen,
+        json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f}", "max_group", a->coarsen,
+                                                     "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
                                                      "groups", c->n_groups, "group_edges", c->n_group_edges,
                                                      "largest_group", c->largest_group, "group_simulations",
                                                      (json_int_t)c->group_simulations, "refine_simulations",
@@ -267,9 +274,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     printf("CPU seconds of the method: %.3f\n", r->cpu_s);
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
-        printf("coarsened: %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
+        printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
                "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
-               c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
+               a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
     }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
@@ -333,7 +340,7 @@ static int run_and_report(run_args *a)
     if (a->assignment_file) {
         if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
     } else if (a->coarsen > 0) {
-        if (dp_coarse_place(a->method, g, cost, &a->place, a->coarsen, assign, &coarse, &err) != DP_OK) goto fail;
+        if (dp_coarse_place(a->method, g, cost, &a->place, a->coarsen_rule, a->coarsen, assign, &coarse, &err) != DP_OK) goto fail;
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
         goto fail;
     }
@@ -384,7 +391,8 @@ done:
 static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
-           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS, O_COARSEN };
+           O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS, O_COARSEN,
+           O_COARSEN_RULE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -395,7 +403,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"config", required_argument, NULL, O_CONFIG}, {"checkpoint", required_argument, NULL, O_CKPT},
         {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
         {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"proposals", required_argument, NULL, O_PROPOSALS}, {"append-only", no_argument, NULL, O_APPEND},
-        {"ties", required_argument, NULL, O_TIES}, {"coarsen", required_argument, NULL, O_COARSEN}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"ties", required_argument, NULL, O_TIES}, {"coarsen", required_argument, NULL, O_COARSEN},
+        {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -448,6 +457,11 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (dp_cli_parse_int(optarg, 1, 1 << 28, &a.coarsen) != 0)
                 return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen: expected a positive integer (ops per group), got '%s'", optarg));
             break;
+        case O_COARSEN_RULE:
+            if (dp_coarse_rule_parse(optarg, &a.coarsen_rule) != DP_OK)
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen-rule: expected packed or chains, got '%s'", optarg));
+            a.coarsen_rule_set = 1;
+            break;
         case O_TIES:
             if (strcmp(optarg, "id") == 0) a.place.list_ties = DP_LIST_TIES_ID;
             else if (strcmp(optarg, "heap") == 0) a.place.list_ties = DP_LIST_TIES_HEAP;
@@ -467,6 +481,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));
     int sim = strcmp(cmd, "simulate") == 0;
     if (sim && a.coarsen) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen belongs to 'doppler place'"));
+    if (a.coarsen_rule_set && !a.coarsen)
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen-rule needs --coarsen N"));
     if (sim) {
         if (!!a.assignment_file == !!a.method) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "give exactly one of --assignment FILE and --method M"));
     } else {

@@ -79,11 +79,9 @@ static int group_pass(const dp_graph *g, const dp_cost *c, const int *weight, in
     return DP_OK;
 }
 
-int dp_coarse_groups(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
+/* The chains rule (dp_coarse.h): forward pass, then passes on the group graph in turn. */
+static int groups_chains(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
 {
-    if (max_group < 1) return dp_error_set(err, DP_EINVAL, "coarsen: the largest group must be at least 1 op, got %d", max_group);
-    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
-        return dp_error_set(err, DP_EINVAL, "coarsen: %s: cost tables do not match the graph", g->source);
     const int n = g->n_ops;
     int ng = 0, rc = group_pass(g, c, NULL, max_group, 0, group_of, &ng, err);
     if (rc != DP_OK) return rc;
@@ -115,6 +113,248 @@ int dp_coarse_groups(const dp_graph *g, const dp_cost *c, int max_group, int *gr
     free(weight);
     if (rc != DP_OK) return rc;
     *n_groups = ng;
+    return DP_OK;
+}
+
+/* Merges within the critical path (the packed rule, dp_coarse.h), on the group graph of
+ * group_of (numbered topologically). State: union-find over its nodes (a root stands for a
+ * merged group and keeps its number), member lists, mean work w, and the levels without
+ * communication: tl (longest work path before the group) and bl (from its start to the end). */
+typedef struct slack_state {
+    const dp_graph *gg;
+    int *parent, *first, *next, *last, *size;
+    double *w, *tl, *bl;
+    int *stack;              /* groups whose neighbours' levels are to be recomputed */
+    unsigned char *stacked;  /* per group: on the stack (each at most once: ng entries) */
+} slack_state;
+
+static int slack_find(int *parent, int x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+/* the latest finish (tl + w) of the groups that feed group x, except groups skip1 and skip2 */
+static double slack_ready(slack_state *s, int x, int skip1, int skip2)
+{
+    double t = 0;
+    for (int m = s->first[x]; m >= 0; m = s->next[m])
+        for (int q = s->gg->pred_ptr[m]; q < s->gg->pred_ptr[m + 1]; q++) {
+            const int r = slack_find(s->parent, s->gg->edge_src[s->gg->pred_edge[q]]);
+            if (r != x && r != skip1 && r != skip2 && s->tl[r] + s->w[r] > t) t = s->tl[r] + s->w[r];
+        }
+    return t;
+}
+
+/* the longest bl of the groups that group x feeds, except skip1 and skip2 */
+static double slack_tail(slack_state *s, int x, int skip1, int skip2)
+{
+    double b = 0;
+    for (int m = s->first[x]; m >= 0; m = s->next[m])
+        for (int e = s->gg->succ_ptr[m]; e < s->gg->succ_ptr[m + 1]; e++) {
+            const int r = slack_find(s->parent, s->gg->edge_dst[e]);
+            if (r != x && r != skip1 && r != skip2 && s->bl[r] > b) b = s->bl[r];
+        }
+    return b;
+}
+
+/* after x's levels changed: the levels of its descendants (fwd) or ancestors (!fwd) again, as
+ * far as they change */
+static void slack_propagate(slack_state *s, int x, int fwd)
+{
+    int top = 0;
+    s->stack[top++] = x;
+    s->stacked[x] = 1;
+    while (top > 0) {
+        const int y = s->stack[--top];
+        s->stacked[y] = 0;
+        for (int m = s->first[y]; m >= 0; m = s->next[m]) {
+            const int b = fwd ? s->gg->succ_ptr[m] : s->gg->pred_ptr[m], e_ = fwd ? s->gg->succ_ptr[m + 1] : s->gg->pred_ptr[m + 1];
+            for (int i = b; i < e_; i++) {
+                const int z = slack_find(s->parent, fwd ? s->gg->edge_dst[i] : s->gg->edge_src[s->gg->pred_edge[i]]);
+                if (z == y) continue;
+                int changed = 0;
+                if (fwd) {
+                    const double t = slack_ready(s, z, -1, -1);
+                    changed = t != s->tl[z];
+                    s->tl[z] = t;
+                } else {
+                    const double bz = s->w[z] + slack_tail(s, z, -1, -1);
+                    changed = bz != s->bl[z];
+                    s->bl[z] = bz;
+                }
+                if (changed && !s->stacked[z]) {
+                    s->stack[top++] = z;
+                    s->stacked[z] = 1;
+                }
+            }
+        }
+    }
+}
+
+static int slack_merges(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
+{
+    const int n = g->n_ops, ng = *n_groups;
+    dp_graph *gg = NULL;
+    dp_cost *gc = NULL;
+    int rc = dp_coarse_graph(g, c, group_of, ng, &gg, &gc, err);
+    if (rc != DP_OK) return rc;
+    slack_state s = {.gg = gg};
+    s.parent = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    s.first = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    s.next = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    s.last = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    s.size = dp_alloc_calloc_n((size_t)ng, sizeof(int));
+    s.stack = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    s.stacked = dp_alloc_calloc_n((size_t)ng, 1);
+    s.w = dp_alloc_malloc_n((size_t)ng, sizeof(double));
+    s.tl = dp_alloc_malloc_n((size_t)ng, sizeof(double));
+    s.bl = dp_alloc_malloc_n((size_t)ng, sizeof(double));
+    int *renum = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    dp_heap_evq heap = {.a = dp_alloc_malloc_n(2 * (size_t)ng + 1, sizeof(dp_heap_ev)), .n = 0, .cap = 2 * ng + 1};
+    if (!s.parent || !s.first || !s.next || !s.last || !s.size || !s.stack || !s.stacked || !s.w || !s.tl || !s.bl || !renum || !heap.a) {
+        rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d groups", ng);
+        goto out;
+    }
+    for (int v = 0; v < n; v++) s.size[group_of[v]]++;
+    double cp = 0;
+    for (int k = 0; k < ng; k++) {
+        s.parent[k] = s.first[k] = s.last[k] = k;
+        s.next[k] = -1;
+        s.w[k] = dp_cost_mean_op(gc, k);
+    }
+    for (int k = 0; k < ng; k++) s.tl[k] = slack_ready(&s, k, -1, -1); /* numbered topologically */
+    for (int k = ng - 1; k >= 0; k--) {
+        s.bl[k] = s.w[k] + slack_tail(&s, k, -1, -1);
+        if (s.tl[k] + s.bl[k] > cp) cp = s.tl[k] + s.bl[k];
+    }
+    const double bound = cp * (1 + 1e-12);
+    for (int k = 0; k < ng; k++) dp_heap_evq_push_seq(&heap, s.size[k], (uint64_t)k, (uint32_t)k);
+    while (heap.n > 0) {
+        const dp_heap_ev ev = dp_heap_evq_pop(&heap);
+        const int L = (int)ev.ev;
+        if (s.parent[L] != L || (double)s.size[L] != ev.t) continue; /* merged, or grown since */
+        /* candidates: the latest group feeding L, the earliest group L feeds */
+        int into[2] = {-1, -1};
+        for (int m = s.first[L]; m >= 0; m = s.next[m]) {
+            for (int q = gg->pred_ptr[m]; q < gg->pred_ptr[m + 1]; q++) {
+                const int r = slack_find(s.parent, gg->edge_src[gg->pred_edge[q]]);
+                if (r != L && r > into[0]) into[0] = r;
+            }
+            for (int e = gg->succ_ptr[m]; e < gg->succ_ptr[m + 1]; e++) {
+                const int r = slack_find(s.parent, gg->edge_dst[e]);
+                if (r != L && (into[1] < 0 || r < into[1])) into[1] = r;
+            }
+        }
+        for (int i = 0; i < 2; i++) {
+            const int t = into[i];
+            if (t < 0 || s.size[t] + s.size[L] > max_group) continue;
+            const double r0 = fmax(slack_ready(&s, t, L, -1), slack_ready(&s, L, t, -1));
+            const double b0 = fmax(slack_tail(&s, t, L, -1), slack_tail(&s, L, t, -1));
+            if (r0 + s.w[t] + s.w[L] + b0 > bound) continue;
+            /* merge L into t: t keeps its number, which stays a topological one (dp_coarse.h) */
+            s.parent[L] = t;
+            s.next[s.last[t]] = s.first[L];
+            s.last[t] = s.last[L];
+            s.size[t] += s.size[L];
+            s.w[t] += s.w[L];
+            s.tl[t] = r0;
+            s.bl[t] = s.w[t] + b0;
+            slack_propagate(&s, t, 1);
+            slack_propagate(&s, t, 0);
+            dp_heap_evq_push_seq(&heap, s.size[t], (uint64_t)t, (uint32_t)t);
+            break;
+        }
+    }
+    int k = 0;
+    for (int x = 0; x < ng; x++) renum[x] = s.parent[x] == x ? k++ : -1;
+    for (int v = 0; v < n; v++) group_of[v] = renum[slack_find(s.parent, group_of[v])];
+    *n_groups = k;
+    rc = DP_OK;
+out:
+    free(s.parent); free(s.first); free(s.next); free(s.last); free(s.size); free(s.stack); free(s.stacked);
+    free(s.w); free(s.tl); free(s.bl); free(renum); free(heap.a);
+    dp_graph_free(gg);
+    dp_cost_free(gc);
+    return rc;
+}
+
+/* Sink packing (the packed rule, dp_coarse.h): the groups with no edge to another group (sinks)
+ * that share their latest input group (the highest-numbered group with an edge into them; -1:
+ * none) are packed next fit, in their order, into groups of at most max_group ops, numbered after
+ * every other group; the others keep their order. group_of is renumbered in place. */
+static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_groups, dp_error *err)
+{
+    const int n = g->n_ops, ng = *n_groups;
+    int *size = dp_alloc_calloc_n((size_t)ng, sizeof(int));
+    int *renum = dp_alloc_malloc_n((size_t)ng, sizeof(int));
+    int *latest = dp_alloc_malloc_n((size_t)ng, sizeof(int)); /* per group: its latest input group */
+    int *next = dp_alloc_malloc_n((size_t)ng + 1, sizeof(int)); /* sinks by latest input: a linked list per key */
+    int *head = dp_alloc_malloc_n((size_t)ng + 1, sizeof(int));
+    unsigned char *feeds = dp_alloc_calloc_n((size_t)ng, 1); /* has an edge to another group */
+    if (!size || !renum || !latest || !next || !head || !feeds) {
+        free(size); free(renum); free(latest); free(next); free(head); free(feeds);
+        return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d groups", ng);
+    }
+    for (int G = 0; G < ng; G++) latest[G] = -1;
+    for (int v = 0; v < n; v++) size[group_of[v]]++;
+    for (int e = 0; e < g->n_edges; e++) {
+        const int a = group_of[g->edge_src[e]], b = group_of[g->edge_dst[e]];
+        if (a == b) continue;
+        feeds[a] = 1;
+        if (a > latest[b]) latest[b] = a;
+    }
+    int k = 0;
+    for (int G = 0; G < ng; G++)
+        if (feeds[G]) renum[G] = k++;
+    /* key latest + 1 in 0..ng; each list in group order (built backwards) */
+    for (int key = 0; key <= ng; key++) head[key] = -1;
+    for (int G = ng - 1; G >= 0; G--)
+        if (!feeds[G]) {
+            next[G] = head[latest[G] + 1];
+            head[latest[G] + 1] = G;
+        }
+    for (int key = 0; key <= ng; key++)
+        for (int G = head[key], pack = 0, room = 0; G >= 0; G = next[G]) {
+            if (size[G] > room) { /* next fit: a new pack */
+                pack = k++;
+                room = max_group;
+            }
+            renum[G] = pack;
+            room -= size[G];
+        }
+    for (int v = 0; v < n; v++) group_of[v] = renum[group_of[v]];
+    *n_groups = k;
+    free(size); free(renum); free(latest); free(next); free(head); free(feeds);
+    return DP_OK;
+}
+
+int dp_coarse_groups(const dp_graph *g, const dp_cost *c, dp_coarse_rule rule, int max_group, int *group_of,
+                     int *n_groups, dp_error *err)
+{
+    if (max_group < 1) return dp_error_set(err, DP_EINVAL, "coarsen: the largest group must be at least 1 op, got %d", max_group);
+    if (c->n_ops != g->n_ops || c->n_edges != g->n_edges)
+        return dp_error_set(err, DP_EINVAL, "coarsen: %s: cost tables do not match the graph", g->source);
+    switch (rule) {
+    case DP_COARSE_PACKED: {
+        int rc = groups_chains(g, c, max_group, group_of, n_groups, err);
+        if (rc == DP_OK && max_group > 1) rc = slack_merges(g, c, max_group, group_of, n_groups, err);
+        return rc != DP_OK ? rc : pack_sinks(g, max_group, group_of, n_groups, err);
+    }
+    case DP_COARSE_CHAINS: return groups_chains(g, c, max_group, group_of, n_groups, err);
+    }
+    return dp_error_set(err, DP_EINVAL, "coarsen: unknown grouping rule %d", (int)rule);
+}
+
+int dp_coarse_rule_parse(const char *name, dp_coarse_rule *rule)
+{
+    if (!name) return DP_EINVAL;
+    if (strcmp(name, "packed") == 0) *rule = DP_COARSE_PACKED;
+    else if (strcmp(name, "chains") == 0) *rule = DP_COARSE_CHAINS;
+    else return DP_EINVAL;
     return DP_OK;
 }
 
@@ -229,8 +469,8 @@ out:
 
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int max_group,
-                    int *assignment, dp_coarse_report *rep, dp_error *err)
+int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
+                    dp_coarse_rule rule, int max_group, int *assignment, dp_coarse_report *rep, dp_error *err)
 {
     dp_coarse_report r = {0};
     if (!g || !c || !assignment || !o) return dp_error_set(err, DP_EINVAL, "coarsen: graph, costs, options and assignment are required");
@@ -252,7 +492,7 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
         rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", n);
         goto out;
     }
-    if ((rc = dp_coarse_groups(g, c, max_group, group_of, &ng, err)) != DP_OK) goto out;
+    if ((rc = dp_coarse_groups(g, c, rule, max_group, group_of, &ng, err)) != DP_OK) goto out;
     if ((rc = dp_coarse_graph(g, c, group_of, ng, &gg, &gc, err)) != DP_OK) goto out;
     char dev[16];
     snprintf(dev, sizeof dev, "%d", D);

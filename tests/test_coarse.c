@@ -6,6 +6,8 @@
 #include "dp_test.h"
 #include "dp_test_graphs.h"
 
+#include <gsl/gsl_randist.h>
+
 /* a -> b -> c -> e, a -> d -> e (ids 0..4), unit times, no transfer cost */
 static dp_graph *diamond_chain(void)
 {
@@ -21,7 +23,7 @@ static dp_graph *diamond_chain(void)
     return g;
 }
 
-/* Worked by hand (dp_coarse.h's rules). b-levels a 4, b 3, c 2, d 2, e 1 (unit times; transfer
+/* The chains rule, worked by hand (dp_coarse.h). b-levels a 4, b 3, c 2, d 2, e 1 (unit times; transfer
  * cost 2 on 2 devices: mean comm 2, so a 10, b 7, c 4, d 4, e 1). Largest group 2: forward pass:
  * a starts G0; b (its only input in G0) joins: G0 = {a, b} full; c then d (equal b-levels, lower
  * id first) start G1 = {c}, G2 = {d}; e has inputs in G1 and G2: G3 = {e}. Backward pass on
@@ -36,19 +38,146 @@ START_TEST(groups_by_hand)
     dp_cost *c = dp_cost_graph(g, 2, &err);
     ck_assert_ptr_nonnull(c);
     int group_of[5], ng = 0;
-    ck_assert_int_eq(dp_coarse_groups(g, c, 2, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, 2, group_of, &ng, &err), DP_OK);
     ck_assert_int_eq(ng, 3);
     const int want2[] = {0, 0, 2, 1, 2};
     for (int v = 0; v < 5; v++) ck_assert_int_eq(group_of[v], want2[v]);
-    ck_assert_int_eq(dp_coarse_groups(g, c, 5, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, 5, group_of, &ng, &err), DP_OK);
     ck_assert_int_eq(ng, 1);
     for (int v = 0; v < 5; v++) ck_assert_int_eq(group_of[v], 0);
     /* largest group 1: every op its own group, numbered in a topological order */
-    ck_assert_int_eq(dp_coarse_groups(g, c, 1, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, 1, group_of, &ng, &err), DP_OK);
     ck_assert_int_eq(ng, 5);
-    ck_assert_int_eq(dp_coarse_groups(g, c, 0, group_of, &ng, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, 0, group_of, &ng, &err), DP_EINVAL);
     dp_cost_free(c);
     dp_graph_free(g);
+}
+END_TEST
+
+/* The packed rule, worked by hand (dp_coarse.h). Sources p, q, r (ids 0-2); sinks s2, s3, s4
+ * (ids 3-5) each read p and q, s5 (id 6) reads r; unit times, no transfer cost. The chains rule
+ * gives {p}, {q}, {r, s5} (s5's only input is r) and one group per s2..s4 (inputs in two groups,
+ * and p and q each feed three groups): 6 groups. No merge keeps the critical path (2: a source,
+ * then a sink): s2 into the later of p's and q's groups would start after the other source and
+ * hold back s3 and s4 (path 4), p or q into a sink's group likewise. Sink packing: s2..s4 share
+ * their latest input group and fit in one group of 5; {r, s5} is a sink too, with no input: a
+ * pack of its own (next fit alone would have put its 2 ops with the 3 others). So 4 groups: p's
+ * and q's numbered 0 and 1, then the packs. Largest group 2: s2..s4 go 2 + 1. An unknown rule
+ * is refused. */
+START_TEST(packed_by_hand)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("sinks", "sinks", DP_GRAPH_COST_TIME);
+    const char *names[] = {"p", "q", "r", "s2", "s3", "s4", "s5"};
+    for (int i = 0; i < 7; i++) dp_graph_builder_add_op(b, names[i], NULL, 1, 0);
+    for (int k = 3; k <= 5; k++) {
+        dp_graph_builder_add_edge(b, 0, k, 0);
+        dp_graph_builder_add_edge(b, 1, k, 0);
+    }
+    dp_graph_builder_add_edge(b, 2, 6, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_nonnull(g);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert_ptr_nonnull(c);
+    int group_of[7], ng = 0;
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, 5, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 6);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, 5, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 4);
+    ck_assert(group_of[0] <= 1 && group_of[1] <= 1 && group_of[0] != group_of[1]);
+    ck_assert_int_ge(group_of[3], 2);
+    ck_assert_int_eq(group_of[4], group_of[3]);
+    ck_assert_int_eq(group_of[5], group_of[3]);
+    ck_assert_int_ge(group_of[2], 2);
+    ck_assert_int_eq(group_of[6], group_of[2]);
+    ck_assert_int_ne(group_of[2], group_of[3]);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, 2, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 5);
+    ck_assert_int_eq((group_of[3] == group_of[4]) + (group_of[4] == group_of[5]) + (group_of[3] == group_of[5]), 1);
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, 0, group_of, &ng, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_coarse_groups(g, c, (dp_coarse_rule)7, 2, group_of, &ng, &err), DP_EINVAL);
+    dp_coarse_rule rule = DP_COARSE_PACKED;
+    ck_assert_int_eq(dp_coarse_rule_parse("chains", &rule), DP_OK);
+    ck_assert_int_eq(rule, DP_COARSE_CHAINS);
+    ck_assert_int_eq(dp_coarse_rule_parse("packed", &rule), DP_OK);
+    ck_assert_int_eq(rule, DP_COARSE_PACKED);
+    ck_assert_int_eq(dp_coarse_rule_parse("intervals", &rule), DP_EINVAL);
+    ck_assert_int_eq(rule, DP_COARSE_PACKED);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* the critical path by work of a grouping's group graph: mean op times, no transfers */
+static double work_cp(const dp_graph *g, const dp_cost *c, const int *group_of, int ng)
+{
+    dp_graph *gg;
+    dp_cost *gc;
+    dp_error err;
+    ck_assert_int_eq(dp_coarse_graph(g, c, group_of, ng, &gg, &gc, &err), DP_OK);
+    double *fin = calloc((size_t)ng, sizeof(double)), cp = 0;
+    for (int k = 0; k < ng; k++) { /* numbered topologically */
+        double start = 0;
+        for (int q = gg->pred_ptr[k]; q < gg->pred_ptr[k + 1]; q++) {
+            const int u = gg->edge_src[gg->pred_edge[q]];
+            if (fin[u] > start) start = fin[u];
+        }
+        fin[k] = start + dp_cost_mean_op(gc, k);
+        if (fin[k] > cp) cp = fin[k];
+    }
+    free(fin);
+    dp_graph_free(gg);
+    dp_cost_free(gc);
+    return cp;
+}
+
+/* The packed rule's merges keep the critical path by work: on random DAGs with one sink (an op
+ * that reads every other sink, so sink packing has one group to pack and changes nothing) the
+ * packed grouping's group graph has the chains grouping's critical path by work (to rounding)
+ * and at most its groups; with several sinks it has at most the chains rule's groups too. */
+START_TEST(packed_keeps_critical_path)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    int fewer = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        const int n = 6 + (int)gsl_rng_uniform_int(r, 80), max_group = 2 + (int)gsl_rng_uniform_int(r, 10);
+        const int one_sink = trial % 2;
+        dp_graph_builder *b = dp_graph_builder_alloc("cp", "cp", DP_GRAPH_COST_TIME);
+        for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1 + (double)gsl_rng_uniform_int(r, 9), 0);
+        int *out = calloc((size_t)n, sizeof(int));
+        const double p = (1 + 2 * gsl_rng_uniform(r)) / n;
+        for (int i = 0; i < n - 1; i++)
+            for (int j = i + 1; j < n - 1; j++)
+                if (gsl_rng_uniform(r) < p) {
+                    dp_graph_builder_add_edge(b, i, j, (double)gsl_rng_uniform_int(r, 4));
+                    out[i] = 1;
+                }
+        for (int i = 0; i < n - 1; i++)
+            if (one_sink && !out[i]) dp_graph_builder_add_edge(b, i, n - 1, 1);
+        free(out);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_ptr_nonnull(g);
+        dp_cost *c = random_hetero(r, g, 1 + (int)gsl_rng_uniform_int(r, 4));
+        int *ch = malloc((size_t)n * sizeof(int)), *pk = malloc((size_t)n * sizeof(int)), nch = 0, npk = 0;
+        ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_CHAINS, max_group, ch, &nch, &err), DP_OK);
+        ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, max_group, pk, &npk, &err), DP_OK);
+        ck_assert_int_le(npk, nch);
+        if (one_sink) {
+            const double a = work_cp(g, c, ch, nch), bcp = work_cp(g, c, pk, npk);
+            ck_assert_double_le_tol(bcp, a, 1e-9 * a);
+            ck_assert(bcp <= a * (1 + 1e-9));
+            fewer += npk < nch;
+        }
+        free(ch); free(pk);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    ck_assert_int_gt(fewer, 0); /* the merges happen: the test is not vacuous */
+    gsl_rng_free(r);
 }
 END_TEST
 
@@ -97,7 +226,7 @@ START_TEST(group_graph_by_hand)
 }
 END_TEST
 
-/* Random DAGs: every op in a group of at most max_group ops; every edge goes from a group to
+/* Random DAGs, both rules: every op in a group of at most max_group ops; every edge goes from a group to
  * itself or to a later one (a topological numbering: the group graph is acyclic, and
  * dp_coarse_graph's builder finds no cycle); every group convex (no path leaves it and comes
  * back: a group's ops reachable from it through other groups are none); the group graph's op
@@ -106,14 +235,15 @@ START_TEST(random_groups)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 7);
-    for (int trial = 0; trial < 40; trial++) {
+    for (int trial = 0; trial < 80; trial++) {
+        const dp_coarse_rule rule = trial % 2 ? DP_COARSE_CHAINS : DP_COARSE_PACKED;
         const int n = 5 + (int)gsl_rng_uniform_int(r, 60), D = 1 + (int)gsl_rng_uniform_int(r, 4);
         const int max_group = 1 + (int)gsl_rng_uniform_int(r, 12);
         dp_graph *g = random_dag(r, n, 0.02 + 0.2 * gsl_rng_uniform(r), 5);
         dp_cost *c = random_hetero(r, g, D);
         dp_error err;
         int *group_of = malloc((size_t)n * sizeof(int)), ng = 0;
-        ck_assert_int_eq(dp_coarse_groups(g, c, max_group, group_of, &ng, &err), DP_OK);
+        ck_assert_int_eq(dp_coarse_groups(g, c, rule, max_group, group_of, &ng, &err), DP_OK);
         int *size = calloc((size_t)ng, sizeof(int));
         for (int v = 0; v < n; v++) {
             ck_assert_int_ge(group_of[v], 0);
@@ -161,6 +291,64 @@ START_TEST(random_groups)
 }
 END_TEST
 
+/* The packed rule on random DAGs whose ids are not a topological order and whose edges repeat
+ * (a random permutation of the ops; a quarter of the edges given twice): every op in exactly one
+ * group of 1 to max_group ops; every edge from a group to itself or a later one (the group graph
+ * acyclic, which dp_coarse_graph's builder checks again); the same groups on a second call; and
+ * on the sparse ones (at most 2 edges per op on average) at least n / max_group groups and not
+ * more than the ops. */
+START_TEST(random_packed_repeated_edges)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    for (int trial = 0; trial < 60; trial++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 200), max_group = 1 + (int)gsl_rng_uniform_int(r, 20);
+        const double p = (0.5 + 3 * gsl_rng_uniform(r)) / n;
+        int *perm = malloc((size_t)n * sizeof(int));
+        for (int i = 0; i < n; i++) perm[i] = i;
+        gsl_ran_shuffle(r, perm, (size_t)n, sizeof(int));
+        dp_graph_builder *b = dp_graph_builder_alloc("rep", "rep", DP_GRAPH_COST_TIME);
+        for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+        for (int i = 0; i < n; i++)
+            for (int j = i + 1; j < n; j++)
+                if (gsl_rng_uniform(r) < p) {
+                    const int reps = gsl_rng_uniform(r) < 0.25 ? 2 : 1;
+                    for (int k = 0; k < reps; k++) dp_graph_builder_add_edge(b, perm[i], perm[j], 1);
+                }
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_ptr_nonnull(g);
+        dp_cost *c = dp_cost_graph(g, 2, &err);
+        ck_assert_ptr_nonnull(c);
+        int *group_of = malloc((size_t)n * sizeof(int)), *again = malloc((size_t)n * sizeof(int)), ng = 0, ng2 = 0;
+        ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, max_group, group_of, &ng, &err), DP_OK);
+        ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, max_group, again, &ng2, &err), DP_OK);
+        ck_assert_int_eq(ng, ng2);
+        ck_assert_int_ge(ng, (n + max_group - 1) / max_group);
+        ck_assert_int_le(ng, n);
+        int *size = calloc((size_t)ng, sizeof(int));
+        for (int v = 0; v < n; v++) {
+            ck_assert_int_eq(group_of[v], again[v]);
+            ck_assert(group_of[v] >= 0 && group_of[v] < ng);
+            size[group_of[v]]++;
+        }
+        for (int k = 0; k < ng; k++) ck_assert(size[k] >= 1 && size[k] <= max_group);
+        for (int e = 0; e < g->n_edges; e++) ck_assert_int_le(group_of[g->edge_src[e]], group_of[g->edge_dst[e]]);
+        dp_graph *gg;
+        dp_cost *gc;
+        ck_assert_int_eq(dp_coarse_graph(g, c, group_of, ng, &gg, &gc, &err), DP_OK);
+        ck_assert_int_eq(gg->n_ops, ng);
+        dp_graph_free(gg);
+        dp_cost_free(gc);
+        free(size); free(group_of); free(again); free(perm);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* The pipeline: cp on the groups, then local search on the whole graph from the expansion. The
  * result is never worse than the expansion under the oracle; the report counts the groups and
  * the simulations on the group graph (cp: none); every op gets a device in range. */
@@ -182,7 +370,7 @@ START_TEST(pipeline_refines)
     o.oracle = &p->oracle;
     int *plain = malloc((size_t)g->n_ops * sizeof(int)), *refined = malloc((size_t)g->n_ops * sizeof(int));
     dp_coarse_report rep;
-    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, 6, plain, &rep, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, DP_COARSE_PACKED, 6, plain, &rep, &err), DP_OK);
     ck_assert_int_ge(rep.n_groups, (g->n_ops + 5) / 6);
     ck_assert_int_lt(rep.n_groups, g->n_ops);
     ck_assert_int_le(rep.largest_group, 6);
@@ -191,7 +379,7 @@ START_TEST(pipeline_refines)
     o.refine = "local";
     o.refine_budget = 60;
     const long before = dp_engine_simulations(p->engine);
-    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, 6, refined, &rep, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, DP_COARSE_PACKED, 6, refined, &rep, &err), DP_OK);
     ck_assert_int_le(dp_engine_simulations(p->engine) - before, 60);
     ck_assert_int_gt(dp_engine_simulations(p->engine) - before, 1);
     double ms_plain, ms_refined;
@@ -201,9 +389,9 @@ START_TEST(pipeline_refines)
     /* a method that simulates runs on the group graph's own engine: anneal spends its budget there */
     o.refine = NULL;
     o.budget = 40;
-    ck_assert_int_eq(dp_coarse_place("anneal", g, c, &o, 6, refined, &rep, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_place("anneal", g, c, &o, DP_COARSE_PACKED, 6, refined, &rep, &err), DP_OK);
     ck_assert_int_eq(rep.group_simulations, 40);
-    ck_assert_int_eq(dp_coarse_place("no-such-method", g, c, &o, 6, refined, &rep, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_coarse_place("no-such-method", g, c, &o, DP_COARSE_PACKED, 6, refined, &rep, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "no-such-method"));
     free(plain); free(refined);
     dp_problem_free(p);
@@ -219,8 +407,11 @@ static Suite *suite(void)
     Suite *s = suite_create("coarse");
     TCase *t = tcase_create("core");
     tcase_add_test(t, groups_by_hand);
+    tcase_add_test(t, packed_by_hand);
+    tcase_add_test(t, packed_keeps_critical_path);
     tcase_add_test(t, group_graph_by_hand);
     tcase_add_test(t, random_groups);
+    tcase_add_test(t, random_packed_repeated_edges);
     tcase_add_test(t, pipeline_refines);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);

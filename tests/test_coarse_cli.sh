@@ -5,7 +5,8 @@
 # ffnn) place the group graph, local search refines the expansion at a budget of simulations.
 # Checked: every op placed on a device in range; fewer groups than ops, none above N; the
 # simulations the JSON reports (the group graph's and the refinement's, apart and in all);
-# refining never worse than the plain expansion; bad values refused with the option named.
+# refining never worse than the plain expansion; the chains rule (--coarsen-rule chains) gives
+# more groups than the default packed rule; bad values refused with the option named.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -41,6 +42,15 @@ groups=$(num groups "$tmp/p.json"); largest=$(num largest_group "$tmp/p.json"); 
 [ "$(num simulations "$tmp/p.json")" = 0 ] || fail "round-robin on groups spent simulations"
 echo "ok: round-robin --coarsen 16: $groups groups (largest $largest), makespan $plain"
 
+# the chains rule: more groups than the default packed rule, also at most 16 ops each
+place --method round-robin --coarsen 16 --coarsen-rule chains
+all_placed "round-robin --coarsen 16 --coarsen-rule chains"
+chains=$(num groups "$tmp/p.json")
+[ -n "$chains" ] && [ "$groups" -lt "$chains" ] || fail "packed $groups groups, chains '$chains': expected fewer packed"
+[ "$(num largest_group "$tmp/p.json")" -le 16 ] || fail "chains: largest group above 16"
+grep -q '"rule":"chains"' "$tmp/p.json" || fail "chains: the JSON does not name the rule"
+echo "ok: --coarsen-rule chains: $chains groups"
+
 place --method round-robin --coarsen 16 --refine local --refine-budget 30
 all_placed "refined"
 refined=$(num makespan "$tmp/p.json")
@@ -65,6 +75,14 @@ for bad in 0 -3 x; do
     fi
     grep -q -- "--coarsen" "$tmp/err" || fail "--coarsen $bad: message does not name the option: $(cat "$tmp/err")"
     [ ! -e "$tmp/p.out" ] || fail "--coarsen $bad: an assignment was written"
+done
+for bad in "--coarsen 16 --coarsen-rule bands" "--coarsen-rule chains"; do
+    # shellcheck disable=SC2086
+    if "$bin" place --graph "$tmp/big.json" --devices 8 --method cp $bad --out "$tmp/p.out" > /dev/null 2> "$tmp/err"; then
+        fail "$bad accepted"
+    fi
+    grep -q -- "--coarsen-rule" "$tmp/err" || fail "$bad: message does not name the option: $(cat "$tmp/err")"
+    [ ! -e "$tmp/p.out" ] || fail "$bad: an assignment was written"
 done
 if "$bin" simulate --graph "$tmp/big.json" --devices 8 --method cp --coarsen 4 > /dev/null 2> "$tmp/err"; then
     fail "simulate --coarsen accepted"
