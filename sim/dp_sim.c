@@ -128,6 +128,9 @@ struct dp_sim {
     /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops as soon
      * as op stop_op starts (stopped set), since no later event changes it; -1: run to the end */
     int stop_op, stopped;
+    /* 1 (the default): events that are next in the event order run at once, with no FIFO
+     * entry (loop()); 0: every event through the FIFO (dp_sim_set_direct, for tests) */
+    int direct;
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -146,6 +149,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     if (s) {
         s->bound = INFINITY;
         s->stop_op = -1;
+        s->direct = 1;
     }
     if (!s) goto nomem;
     s->g = g;
@@ -242,17 +246,44 @@ static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
     L->fifo[L->tail++] = kind << EV_SHIFT | id;
 }
 
+/* ---- events run at once (issue 31) ----
+ * Most events are one of a chain: a transfer's end, its arrival, the consumer's READY, its
+ * GRANTED (5 events an op and 2 an edge; about half of them are pushed into a FIFO that holds
+ * nothing behind the event being processed, on DOPPLER's graphs). An event pushed by its
+ * handler's last action while the FIFO holds nothing behind the event being processed (and,
+ * for an event from the heap, while no other heap event is at the same instant) is the very
+ * next event the loop would pop: it is run at once instead, its handler called from its
+ * pusher's, with no FIFO entry and no dispatch through the switch. Same events, same order, same
+ * sequence numbers, same count: each handler run at once adds the one event it is to n_events.
+ *
+ * head: the FIFO's head while the pushing event is processed (the index past its entry), so the
+ * FIFO holds nothing behind it while head == L->tail; events from the heap pass 0 when they are
+ * the last heap event of their instant (the FIFO is empty until a heap event pushes, and nothing
+ * pushed means tail 0), -1 otherwise (never at once). A handler that pushes more after an event
+ * (a RELEASE, whose FINISH follows; a FINISH's copies) never runs that event at once. */
+static inline int fifo_idle(const loop_state *L, int head)
+{
+    return head == L->tail;
+}
 
 /* ---- handlers, named after what happens ---- */
 
-static inline void grant_head(loop_state *L, int d)
+static inline void op_start(loop_state *L, int v);
+
+/* d's queue head is granted d; its GRANTED runs at once when it is next (head: above) */
+static inline void grant_head(loop_state *L, int d, int head)
 {
     int v = L->qhead[d];
     assert(!L->busy_flag[d]);   /* one op at a time on a device: no overlap */
     L->qhead[d] = L->qnext[v];
     if (L->qhead[d] < 0) L->qtail[d] = -1;
     L->busy_flag[d] = 1;
-    push_fifo(L, EV_GRANTED, (uint32_t)v);
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        op_start(L, v);
+    } else {
+        push_fifo(L, EV_GRANTED, (uint32_t)v);
+    }
 }
 
 /* a copy of an output: a transfer of comm to another device, at once to the same device. A
@@ -288,22 +319,17 @@ static inline void op_finish(const dp_sim *s, loop_state *L, int u)
     dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output, L);
 }
 
-/* A transfer's end (a first copy's: only those are events). Its EDGE_ARRIVED follows it in the
- * FIFO, and the EDGE_ARRIVEDs come in the order of their transfers' ends (a FIFO), so the one that
- * completes its consumer's inputs is the last transfer's to end: that one is queued, to make the
- * consumer READY where the event order puts it. The others would only count an arrival; they are
- * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
- * graphs, issue 31). Nothing else reads the count in between. */
-static inline void transfer_done(loop_state *L, int e)
+/* RELEASE of u's device (a GRANTED of its queue head, pushed: the FINISH follows it), then u's
+ * FINISH; two events */
+static inline void release_finish(const dp_sim *s, loop_state *L, int u)
 {
-    int v = L->edge_dst[e];
-    assert(L->first_copy[e]);
-    assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
-    if (++L->arrived[v] == L->n_unique_pred[v]) push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
-    else L->n_events++;
+    const int d = L->dev[u];
+    L->n_events++;
+    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d, -1);
+    op_finish(s, L, u);
 }
 
-static inline void op_ready(loop_state *L, int v)
+static inline void op_ready(loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->ready[v] = L->now;
@@ -313,11 +339,46 @@ static inline void op_ready(loop_state *L, int v)
     if (L->qtail[d] < 0) L->qhead[d] = v;
     else L->qnext[L->qtail[d]] = v;
     L->qtail[d] = v;
-    if (!L->busy_flag[d]) grant_head(L, d);
+    if (!L->busy_flag[d]) grant_head(L, d, head);
+}
+
+/* the last input of the consumer arrived: its READY */
+static inline void edge_arrived(loop_state *L, int e, int head)
+{
+    const int v = L->edge_dst[e];
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        op_ready(L, v, head);
+    } else {
+        push_fifo(L, EV_READY, (uint32_t)v);
+    }
+}
+
+/* A transfer's end (a first copy's: only those are events). Its EDGE_ARRIVED follows it in the
+ * FIFO, and the EDGE_ARRIVEDs come in the order of their transfers' ends (a FIFO), so the one that
+ * completes its consumer's inputs is the last transfer's to end: that one is queued, to make the
+ * consumer READY where the event order puts it. The others would only count an arrival; they are
+ * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
+ * graphs, issue 31). Nothing else reads the count in between. */
+static inline void transfer_done(loop_state *L, int e, int head)
+{
+    int v = L->edge_dst[e];
+    assert(L->first_copy[e]);
+    assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
+    if (++L->arrived[v] == L->n_unique_pred[v]) {
+        if (fifo_idle(L, head)) {
+            L->n_events++;
+            edge_arrived(L, e, head);
+        } else {
+            push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
+        }
+    } else {
+        L->n_events++;
+    }
 }
 
 /* its COMPUTE_DONE after its time on its device: in the future to the heap, at once (a
- * zero-time op) to the FIFO */
+ * zero-time op) to the FIFO (never run at once: rare, and it would make the handlers recursive) */
 static inline void op_start(loop_state *L, int v)
 {
     const int d = L->dev[v];
@@ -330,7 +391,7 @@ static inline void op_start(loop_state *L, int v)
     else push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
-static inline void compute_done(loop_state *L, int v)
+static inline void compute_done(const dp_sim *s, loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->end[v] = L->now;
@@ -339,31 +400,27 @@ static inline void compute_done(loop_state *L, int v)
     /* RELEASE of d and FINISH of v, one entry: the two are always adjacent in the FIFO (pushed
      * together, and what RELEASE pushes goes behind them), so running them back to back is the
      * same order; they count as two events (dp_sim.h) */
-    push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
-}
-
-static inline void device_release(loop_state *L, int d)
-{
-    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d);
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        release_finish(s, L, v);
+    } else {
+        push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
+    }
 }
 
 /* inlined into the loop's two call sites: a call per event (and its saved registers) was a sixth
- * of the instructions of a simulation (cachegrind, bench_sim --runs, issue 31) */
-static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev)
+ * of the instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. */
+static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head)
 {
     uint32_t id = ev & EV_ID_MASK;
     L->n_events++;
     switch (ev >> EV_SHIFT) {
-    case EV_TRANSFER_DONE: transfer_done(L, (int)id); break;
-    case EV_EDGE_ARRIVED: push_fifo(L, EV_READY, (uint32_t)L->edge_dst[id]); break; /* the last input */
-    case EV_READY: op_ready(L, (int)id); break;
+    case EV_TRANSFER_DONE: transfer_done(L, (int)id, head); break;
+    case EV_EDGE_ARRIVED: edge_arrived(L, (int)id, head); break;
+    case EV_READY: op_ready(L, (int)id, head); break;
     case EV_GRANTED: op_start(L, (int)id); break;
-    case EV_COMPUTE_DONE: compute_done(L, (int)id); break;
-    case EV_RELEASE_FINISH:
-        L->n_events++;
-        device_release(L, L->dev[id]);
-        op_finish(s, L, (int)id);
-        break;
+    case EV_COMPUTE_DONE: compute_done(s, L, (int)id, head); break;
+    case EV_RELEASE_FINISH: release_finish(s, L, (int)id); break;
     default: /* no other kind is ever queued: no range check in the jump */
         assert(0);
         __builtin_unreachable();
@@ -386,9 +443,14 @@ static void loop(dp_sim *s)
         .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
     };
     const double bound = s->bound;
+    /* events run at once (above) only when direct; else head -1: never */
+    const int direct = s->direct;
     int head = s->fifo_head;
     for (;;) {
-        while (head < L.tail && !L.stopped) dispatch(s, &L, L.fifo[head++]);
+        while (head < L.tail && !L.stopped) {
+            const uint32_t ev = L.fifo[head++];
+            dispatch(s, &L, ev, direct ? head : -1);
+        }
         /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
         assert(L.tail <= s->fifo_cap);
         head = L.tail = 0;
@@ -400,11 +462,18 @@ static void loop(dp_sim *s)
             s->exceeded = q->a[q->lo].t;
             break;
         }
-        /* advance the clock; process every heap event of that instant before the FIFO (heap
-         * events only push to the FIFO); a probe stops where its op starts */
+        /* advance the clock; process every heap event of that instant before the FIFO; the
+         * last one (no other heap event at this instant) may run what it pushes at once, the
+         * others only push to the FIFO (so the queues are as evq_first found them) */
         L.now = q->a[q->lo].t;
-        do dispatch(s, &L, evq_pop(q));
-        while (!L.stopped && (q = evq_first(&L.qc, &L.qx)) && q->a[q->lo].t == L.now);
+        for (;;) {
+            const uint32_t ev = evq_pop(q);
+            evq *next = evq_first(&L.qc, &L.qx);
+            const int more = next && next->a[next->lo].t == L.now;
+            dispatch(s, &L, ev, more || !direct ? -1 : 0);
+            if (!more || L.stopped) break;
+            q = next;
+        }
     }
     s->fifo_head = head;
     s->fifo_tail = L.tail;
@@ -864,6 +933,11 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
     if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
     s->delta_p = NULL;
     return DP_OK;
+}
+
+void dp_sim_set_direct(dp_sim *s, int on)
+{
+    s->direct = on != 0;
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

@@ -12,7 +12,10 @@
  * op ends and transfers, in fact: dp_sim.c). A complete run processes 5 events per op (READY,
  * GRANTED, COMPUTE_DONE, RELEASE, FINISH) and 2 per first copy of an (op, consumer) pair
  * (TRANSFER_DONE, EDGE_ARRIVED); n_events counts them (an arrival that does not complete its
- * consumer's inputs is counted without being queued: it changes nothing else).
+ * consumer's inputs is counted without being queued: it changes nothing else). An event that is
+ * the next in this order when it is scheduled (nothing else is waiting in the FIFO, no other
+ * heap event is at its instant, and its scheduler schedules nothing after it) runs at once,
+ * without a FIFO entry: the same order, sequence numbers and count (issue 31; dp_sim.c).
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.
@@ -204,6 +207,11 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
  * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
  * simulated again; p->changed lists them. */
 int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err);
+
+/* For tests: on 0, every event of s's runs goes through the FIFO (the engine's order as it was
+ * before events ran at once, issue 31); on 1 (the default), an event that is next in the order
+ * runs at once. Both give the same schedules, sequence numbers and event counts. */
+void dp_sim_set_direct(dp_sim *s, int on);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);
