@@ -268,10 +268,10 @@ static inline int fifo_idle(const loop_state *L, int head)
 
 /* ---- handlers, named after what happens ---- */
 
-static inline void op_start(loop_state *L, int v);
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v);
 
 /* d's queue head is granted d; its GRANTED runs at once when it is next (head: above) */
-static inline void grant_head(loop_state *L, int d, int head)
+static inline __attribute__((always_inline)) void grant_head(loop_state *L, int d, int head)
 {
     int v = L->qhead[d];
     assert(!L->busy_flag[d]);   /* one op at a time on a device: no overlap */
@@ -290,7 +290,7 @@ static inline void grant_head(loop_state *L, int d, int head)
  * transfer's sequence number is its place in the block of its producer's FINISH (fin_base): the
  * order of scheduling, as numbering pushes one by one gives, and one a consumer placed later
  * can be given when a run resumes (dp_sim_prefix_add). */
-static inline void send_output(void *ctx, int e, int du, int dv)
+static inline __attribute__((always_inline)) void send_output(void *ctx, int e, int du, int dv)
 {
     loop_state *L = ctx;
     double delay = 0;
@@ -310,7 +310,7 @@ static inline void send_output(void *ctx, int e, int du, int dv)
     else push_fifo(L, EV_TRANSFER_DONE, (uint32_t)e);
 }
 
-static inline void op_finish(const dp_sim *s, loop_state *L, int u)
+static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loop_state *L, int u)
 {
     L->makespan = L->now;
     L->fin_base = L->seq_fin[u] = L->seq;
@@ -321,7 +321,7 @@ static inline void op_finish(const dp_sim *s, loop_state *L, int u)
 
 /* RELEASE of u's device (a GRANTED of its queue head, pushed: the FINISH follows it), then u's
  * FINISH; two events */
-static inline void release_finish(const dp_sim *s, loop_state *L, int u)
+static inline __attribute__((always_inline)) void release_finish(const dp_sim *s, loop_state *L, int u)
 {
     const int d = L->dev[u];
     L->n_events++;
@@ -329,7 +329,7 @@ static inline void release_finish(const dp_sim *s, loop_state *L, int u)
     op_finish(s, L, u);
 }
 
-static inline void op_ready(loop_state *L, int v, int head)
+static inline __attribute__((always_inline)) void op_ready(loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->ready[v] = L->now;
@@ -343,7 +343,7 @@ static inline void op_ready(loop_state *L, int v, int head)
 }
 
 /* the last input of the consumer arrived: its READY */
-static inline void edge_arrived(loop_state *L, int e, int head)
+static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, int e, int head)
 {
     const int v = L->edge_dst[e];
     if (fifo_idle(L, head)) {
@@ -360,7 +360,7 @@ static inline void edge_arrived(loop_state *L, int e, int head)
  * consumer READY where the event order puts it. The others would only count an arrival; they are
  * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
  * graphs, issue 31). Nothing else reads the count in between. */
-static inline void transfer_done(loop_state *L, int e, int head)
+static inline __attribute__((always_inline)) void transfer_done(loop_state *L, int e, int head)
 {
     int v = L->edge_dst[e];
     assert(L->first_copy[e]);
@@ -379,7 +379,7 @@ static inline void transfer_done(loop_state *L, int e, int head)
 
 /* its COMPUTE_DONE after its time on its device: in the future to the heap, at once (a
  * zero-time op) to the FIFO (never run at once: rare, and it would make the handlers recursive) */
-static inline void op_start(loop_state *L, int v)
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v)
 {
     const int d = L->dev[v];
     double t = L->op_time[(size_t)v * (size_t)L->D + (size_t)d];   /* dp_cost_op */
@@ -391,7 +391,7 @@ static inline void op_start(loop_state *L, int v)
     else push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
-static inline void compute_done(const dp_sim *s, loop_state *L, int v, int head)
+static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->end[v] = L->now;
@@ -408,8 +408,8 @@ static inline void compute_done(const dp_sim *s, loop_state *L, int v, int head)
     }
 }
 
-/* inlined into the loop's two call sites: a call per event (and its saved registers) was a sixth
- * of the instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. */
+/* inlined into the loop: a call per event (and its saved registers) was a sixth of the
+ * instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. */
 static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head)
 {
     uint32_t id = ev & EV_ID_MASK;
@@ -446,35 +446,44 @@ static void loop(dp_sim *s)
     /* events run at once (above) only when direct; else head -1: never */
     const int direct = s->direct;
     int head = s->fifo_head;
+    /* the queue of the next heap event of the present instant while the loop is in the instant's
+     * heap events (processed before its FIFO), else NULL. One dispatch site: every handler is
+     * inlined once (two sites, for the heap and the FIFO, doubled the loop's code) */
+    evq *q = NULL;
     for (;;) {
-        while (head < L.tail && !L.stopped) {
-            const uint32_t ev = L.fifo[head++];
-            dispatch(s, &L, ev, direct ? head : -1);
-        }
-        /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
-        assert(L.tail <= s->fifo_cap);
-        head = L.tail = 0;
-        evq *q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
-        if (!q) break;
-        /* a bounded run ends here when the next instant is past its bound: the makespan is at
-         * least that instant (every event happens before some op's end) */
-        if (q->a[q->lo].t > bound) {
-            s->exceeded = q->a[q->lo].t;
-            break;
-        }
-        /* advance the clock; process every heap event of that instant before the FIFO; the
-         * last one (no other heap event at this instant) may run what it pushes at once, the
-         * others only push to the FIFO (so the queues are as evq_first found them) */
-        L.now = q->a[q->lo].t;
-        for (;;) {
-            const uint32_t ev = evq_pop(q);
+        uint32_t ev;
+        int h;
+        if (L.stopped) break;
+        if (q) {
+            /* the last heap event of the instant may run what it pushes at once; the others only
+             * push to the FIFO (so the queues stay as evq_first found them) */
+            ev = evq_pop(q);
             evq *next = evq_first(&L.qc, &L.qx);
-            const int more = next && next->a[next->lo].t == L.now;
-            dispatch(s, &L, ev, more || !direct ? -1 : 0);
-            if (!more || L.stopped) break;
-            q = next;
+            q = next && next->a[next->lo].t == L.now ? next : NULL;
+            h = q || !direct ? -1 : 0;
+        } else if (head < L.tail) {
+            ev = L.fifo[head++];
+            h = direct ? head : -1;
+        } else {
+            /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
+            assert(L.tail <= s->fifo_cap);
+            head = L.tail = 0;
+            q = evq_first(&L.qc, &L.qx);
+            if (!q) break;
+            /* a bounded run ends here when the next instant is past its bound: the makespan is
+             * at least that instant (every event happens before some op's end) */
+            if (q->a[q->lo].t > bound) {
+                s->exceeded = q->a[q->lo].t;
+                break;
+            }
+            /* advance the clock; every heap event of that instant comes before the FIFO (heap
+             * events push to the FIFO only, or run at once when they are the last) */
+            L.now = q->a[q->lo].t;
+            continue;
         }
+        dispatch(s, &L, ev, h);
     }
+    head = L.tail = 0;
     s->fifo_head = head;
     s->fifo_tail = L.tail;
     s->qc = L.qc;
