@@ -695,24 +695,22 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
     /* F runs over each device's list in queue order, so the ops running or queued at t come in
      * the order of their device's queue (the running one first: it arrived first); arrived[]
-     * counts the others' inputs on their device before t */
+     * counts the others' inputs on their device before t. Only the times and event places the
+     * run does not write again are copied from p (a running op's start, READY and COMPUTE_DONE,
+     * a queued op's READY): a complete run writes every other one of F's ops, and a run stopped
+     * by its bound or a probe is never committed (copying them all was 4% of an annealing move,
+     * issue 31) */
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
-        if (mv) {
-            s->start[x] = s->end[x] = s->ready[x] = -1;
-        } else {
-            s->start[x] = p->start[x];
-            s->end[x] = p->end[x];
-            s->ready[x] = p->ready[x];
-            s->seq_done[x] = p->seq_done[x];
-            s->seq_fin[x] = p->seq_fin[x];
-            s->seq_ready[x] = p->seq_ready[x];
-        }
         s->arrived[x] = 0;
         if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
+            s->start[x] = p->start[x];
+            s->ready[x] = p->ready[x];
+            s->seq_done[x] = p->seq_done[x];
+            s->seq_ready[x] = p->seq_ready[x];
             s->busy_flag[dx] = 1;
             evq_push(&s->qc, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
             s->kept[s->n_kept++] = x;
@@ -720,6 +718,8 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             /* queued at t, behind the ops of its device's queue before it in F */
             assert(s->busy_flag[dx]); /* between instants a device with a queue is busy */
             assert(s->qtail[dx] < 0 || p->seq_ready[s->qtail[dx]] < p->seq_ready[x]);
+            s->ready[x] = p->ready[x];
+            s->seq_ready[x] = p->seq_ready[x];
             s->qnext[x] = -1;
             if (s->qtail[dx] < 0) s->qhead[dx] = x;
             else s->qnext[s->qtail[dx]] = x;
