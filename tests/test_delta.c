@@ -277,6 +277,43 @@ START_TEST(direct_same_as_fifo)
 }
 END_TEST
 
+START_TEST(run_refuses_bad_device)
+{
+    /* dp_sim_run's device check (one pass, then the first op out of range named): -1 and D are
+     * refused in a full run, -1 is an absent op in a prefix run, D is refused there too */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    dp_graph *g = tie_dag(r, 40, 0.1);
+    dp_cost *c = tie_costs(r, g, 3);
+    dp_error err;
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert(s != NULL);
+    int a[40];
+    dp_sim_result res;
+    for (int v = 0; v < 40; v++) a[v] = v % 3;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_OK);
+    a[17] = 3;
+    a[29] = -2;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 17 ") && strstr(err.msg, "device 3, outside 0..2"), "%s", err.msg);
+    ck_assert_int_eq(dp_sim_run_prefix(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 17 "), "%s", err.msg);
+    a[17] = 0;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 29 ") && strstr(err.msg, "device -2"), "%s", err.msg);
+    a[29] = 2;
+    a[39] = -1; /* no op depends on the last one: a valid prefix */
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 39 "), "%s", err.msg);
+    ck_assert_int_eq(dp_sim_run_prefix(s, a, &res, &err), DP_OK);
+    ck_assert(res.op_start[39] == -1);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(delta_refusals)
 {
     /* refused: a run before the state is set, a device out of range (naming the op), a commit
@@ -580,6 +617,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, direct_same_as_fifo);
+    tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, searches_same_with_delta_off);
