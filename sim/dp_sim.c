@@ -50,7 +50,7 @@ static inline void evq_clear(evq *q)
     q->lo = q->hi = q->heaped = 0;
 }
 
-static inline void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
+static inline __attribute__((always_inline)) void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
 {
     dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
     assert(q->hi < q->cap);
