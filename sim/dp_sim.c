@@ -125,8 +125,9 @@ struct dp_sim {
      * (fut[0..delta_k)) */
     const dp_sim_prefix *delta_p;
     int delta_k;
-    /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops as soon
-     * as op stop_op starts (stopped set), since no later event changes it; -1: run to the end */
+    /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
+     * end of the instant op stop_op starts at (stopped set), since no later event changes its
+     * start or READY; -1: run to the end */
     int stop_op, stopped;
     /* 1 (the default): events that are next in the event order run at once, with no FIFO
      * entry (loop()); 0: every event through the FIFO (dp_sim_set_direct, for tests) */
@@ -238,7 +239,7 @@ typedef struct loop_state {
     int fin_first;     /* and its first out-edge */
     double now, makespan, volume;
     long n_events, n_transfers;
-    int stop_op, stopped; /* dp_sim's: a probe's run stops as soon as op stop_op starts */
+    int stop_op, stopped; /* dp_sim's: a probe's run stops after the instant op stop_op starts */
 } loop_state;
 
 static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
@@ -453,7 +454,6 @@ static void loop(dp_sim *s)
     for (;;) {
         uint32_t ev;
         int h;
-        if (L.stopped) break;
         if (q) {
             /* the last heap event of the instant may run what it pushes at once; the others only
              * push to the FIFO (so the queues stay as evq_first found them) */
@@ -474,7 +474,9 @@ static void loop(dp_sim *s)
             assert(L.tail <= s->fifo_cap);
             L.n_events += head; /* the FIFO's events of the instant, all processed */
             head = L.tail = 0;
-            q = evq_first(&L.qc, &L.qx);
+            /* a probe stops here, at the end of the instant its op started at (checked per
+             * instant, not per event: nothing after its start changes its start or READY) */
+            q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
             if (!q) break;
             /* a bounded run ends here when the next instant is past its bound: the makespan is
              * at least that instant (every event happens before some op's end) */
@@ -821,8 +823,8 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         p->dev_ops[dv] = a;
     }
     int k;
-    /* a probe needs v's start alone: its run stops there (the events after it change nothing
-     * before it) */
+    /* a probe needs v's start alone: its run stops after that instant (the events after it
+     * change nothing before it) */
     s->stop_op = commit ? -1 : v;
     if (r > 0) {
         resume(s, p, assignment, &v, 1, 0, r, &k);

@@ -152,8 +152,9 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * predecessor in p. Writes v's start and its READY time (when its inputs are all on its
  * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
  * (p->changed lists the ops whose times were written); commit 0 (a probe): p is unchanged, and
- * the run stops as soon as v starts (no later event changes v's start or READY), so a probe
- * costs the events up to v's start, not the whole future of the ops ending at or after r.
+ * the run stops at the end of the instant v starts at (no later event changes v's start or
+ * READY), so a probe costs the events up to that instant, not the whole future of the ops ending
+ * at or after r.
  * Overwrites s's last result (after a probe only v's start and ready are meaningful). Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
  * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
  * could not grow; p unchanged). */
