@@ -34,23 +34,30 @@ enum ev_kind {
  * The engine keeps two such queues, COMPUTE_DONE events (at most one a device) and TRANSFER_DONE
  * events, and pops the earlier of their first events: a new op's end, soon, no longer has to be
  * inserted past the transfers still in flight (annealing 3 to 8% faster, bench_sim about even).
- * Capacity: every op's COMPUTE_DONE and every edge's TRANSFER_DONE is pushed at most once a run,
- * and lo and hi return to 0 whenever a queue empties, so hi <= ops < the compute queue's cap and
- * hi <= edges < the transfer queue's. */
+ * The sorted array starts at index 1: a[lo - 1] is a sentinel at minus infinity (a[0]) or the
+ * last event popped, and no event pushed is ever before either (it is at now or later, with a
+ * sequence number above every one given before it, the resumed incumbent's included), so the
+ * insertion loop needs no bound check (issue 31: a tenth fewer instructions an annealing move
+ * on ChainMM, whose transfer queue is long). Capacity: every op's COMPUTE_DONE and every edge's
+ * TRANSFER_DONE is pushed at most once a run, and lo and hi return to 1 whenever a queue empties,
+ * so hi <= ops + 1 < the compute queue's cap and hi <= edges + 1 < the transfer queue's. */
 #define EVQ_SORTED_MAX 32
 
 typedef struct evq {
     dp_heap_ev *a;      /* (cap) storage */
     int lo, hi, cap;    /* the events are a[lo..hi) */
-    int heaped;         /* 0: sorted ascending; 1: lo == 0 and a[0..hi) is in dp_heap's heap order */
+    int heaped;         /* 0: sorted ascending, lo >= 1, a[0] the sentinel; 1: lo == 0 and a[0..hi)
+                           is in dp_heap's heap order */
 } evq;
 
 static inline void evq_clear(evq *q)
 {
-    q->lo = q->hi = q->heaped = 0;
+    q->lo = q->hi = 1;
+    q->heaped = 0;
+    q->a[0] = (dp_heap_ev){.t = -INFINITY, .seq = 0, .ev = 0};
 }
 
-static inline void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
+static inline __attribute__((always_inline)) void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
 {
     dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
     assert(q->hi < q->cap);
@@ -65,10 +72,11 @@ static inline void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
         return;
     }
     int i = q->hi++;
-    while (i > q->lo && DP_HEAP_EV_BEFORE(NULL, x, q->a[i - 1])) {
+    while (DP_HEAP_EV_BEFORE(NULL, x, q->a[i - 1])) { /* stops at a[lo - 1] at the latest */
         q->a[i] = q->a[i - 1];
         i--;
     }
+    assert(i >= q->lo);
     q->a[i] = x;
 }
 
@@ -87,7 +95,7 @@ static inline uint32_t evq_pop(evq *q)
     assert(q->lo < q->hi);
     if (q->heaped) return dp_heap_evq_raw_pop(NULL, q->a, &q->hi).ev;
     uint32_t ev = q->a[q->lo++].ev;
-    if (q->lo == q->hi) q->lo = q->hi = 0;
+    if (q->lo == q->hi) q->lo = q->hi = 1;
     return ev;
 }
 
@@ -125,9 +133,13 @@ struct dp_sim {
      * (fut[0..delta_k)) */
     const dp_sim_prefix *delta_p;
     int delta_k;
-    /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops as soon
-     * as op stop_op starts (stopped set), since no later event changes it; -1: run to the end */
+    /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
+     * end of the instant op stop_op starts at (stopped set), since no later event changes its
+     * start or READY; -1: run to the end */
     int stop_op, stopped;
+    /* 1 (the default): events that are next in the event order run at once, with no FIFO
+     * entry (loop()); 0: every event through the FIFO (dp_sim_set_direct, for tests) */
+    int direct;
     double now, makespan;
     long n_events, n_transfers;
     double volume;
@@ -146,6 +158,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     if (s) {
         s->bound = INFINITY;
         s->stop_op = -1;
+        s->direct = 1;
     }
     if (!s) goto nomem;
     s->g = g;
@@ -161,8 +174,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     /* every event kind happens at most once per op/edge (release: once per op finish) */
     dp_alloc_table *t = &s->owned;
     s->fifo_cap = 2 * s->m + 5 * s->n + 1;
-    s->qc.cap = s->n + 1;
-    s->qx.cap = s->m + 1;
+    s->qc.cap = s->n + 2;
+    s->qx.cap = s->m + 2;
     DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
     DP_ALLOC(t, s->qc.a, (size_t)s->qc.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->qx.a, (size_t)s->qx.cap, sizeof(dp_heap_ev));
@@ -234,7 +247,7 @@ typedef struct loop_state {
     int fin_first;     /* and its first out-edge */
     double now, makespan, volume;
     long n_events, n_transfers;
-    int stop_op, stopped; /* dp_sim's: a probe's run stops as soon as op stop_op starts */
+    int stop_op, stopped; /* dp_sim's: a probe's run stops after the instant op stop_op starts */
 } loop_state;
 
 static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
@@ -242,24 +255,51 @@ static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
     L->fifo[L->tail++] = kind << EV_SHIFT | id;
 }
 
+/* ---- events run at once (issue 31) ----
+ * Most events are one of a chain: a transfer's end, its arrival, the consumer's READY, its
+ * GRANTED (5 events an op and 2 an edge; about half of them are pushed into a FIFO that holds
+ * nothing behind the event being processed, on DOPPLER's graphs). An event pushed by its
+ * handler's last action while the FIFO holds nothing behind the event being processed (and,
+ * for an event from the heap, while no other heap event is at the same instant) is the very
+ * next event the loop would pop: it is run at once instead, its handler called from its
+ * pusher's, with no FIFO entry and no dispatch through the switch. Same events, same order, same
+ * sequence numbers, same count: each handler run at once adds the one event it is to n_events.
+ *
+ * head: the FIFO's head while the pushing event is processed (the index past its entry), so the
+ * FIFO holds nothing behind it while head == L->tail; events from the heap pass 0 when they are
+ * the last heap event of their instant (the FIFO is empty until a heap event pushes, and nothing
+ * pushed means tail 0), -1 otherwise (never at once). A handler that pushes more after an event
+ * (a RELEASE, whose FINISH follows; a FINISH's copies) never runs that event at once. */
+static inline int fifo_idle(const loop_state *L, int head)
+{
+    return head == L->tail;
+}
 
 /* ---- handlers, named after what happens ---- */
 
-static inline void grant_head(loop_state *L, int d)
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v);
+
+/* d's queue head is granted d; its GRANTED runs at once when it is next (head: above) */
+static inline __attribute__((always_inline)) void grant_head(loop_state *L, int d, int head)
 {
     int v = L->qhead[d];
     assert(!L->busy_flag[d]);   /* one op at a time on a device: no overlap */
     L->qhead[d] = L->qnext[v];
     if (L->qhead[d] < 0) L->qtail[d] = -1;
     L->busy_flag[d] = 1;
-    push_fifo(L, EV_GRANTED, (uint32_t)v);
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        op_start(L, v);
+    } else {
+        push_fifo(L, EV_GRANTED, (uint32_t)v);
+    }
 }
 
 /* a copy of an output: a transfer of comm to another device, at once to the same device. A
  * transfer's sequence number is its place in the block of its producer's FINISH (fin_base): the
  * order of scheduling, as numbering pushes one by one gives, and one a consumer placed later
  * can be given when a run resumes (dp_sim_prefix_add). */
-static inline void send_output(void *ctx, int e, int du, int dv)
+static inline __attribute__((always_inline)) void send_output(void *ctx, int e, int du, int dv)
 {
     loop_state *L = ctx;
     double delay = 0;
@@ -279,7 +319,7 @@ static inline void send_output(void *ctx, int e, int du, int dv)
     else push_fifo(L, EV_TRANSFER_DONE, (uint32_t)e);
 }
 
-static inline void op_finish(const dp_sim *s, loop_state *L, int u)
+static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loop_state *L, int u)
 {
     L->makespan = L->now;
     L->fin_base = L->seq_fin[u] = L->seq;
@@ -288,22 +328,17 @@ static inline void op_finish(const dp_sim *s, loop_state *L, int u)
     dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output, L);
 }
 
-/* A transfer's end (a first copy's: only those are events). Its EDGE_ARRIVED follows it in the
- * FIFO, and the EDGE_ARRIVEDs come in the order of their transfers' ends (a FIFO), so the one that
- * completes its consumer's inputs is the last transfer's to end: that one is queued, to make the
- * consumer READY where the event order puts it. The others would only count an arrival; they are
- * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
- * graphs, issue 31). Nothing else reads the count in between. */
-static inline void transfer_done(loop_state *L, int e)
+/* RELEASE of u's device (a GRANTED of its queue head, pushed: the FINISH follows it), then u's
+ * FINISH; two events */
+static inline __attribute__((always_inline)) void release_finish(const dp_sim *s, loop_state *L, int u)
 {
-    int v = L->edge_dst[e];
-    assert(L->first_copy[e]);
-    assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
-    if (++L->arrived[v] == L->n_unique_pred[v]) push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
-    else L->n_events++;
+    const int d = L->dev[u];
+    L->n_events++;
+    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d, -1);
+    op_finish(s, L, u);
 }
 
-static inline void op_ready(loop_state *L, int v)
+static inline __attribute__((always_inline)) void op_ready(loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->ready[v] = L->now;
@@ -313,12 +348,47 @@ static inline void op_ready(loop_state *L, int v)
     if (L->qtail[d] < 0) L->qhead[d] = v;
     else L->qnext[L->qtail[d]] = v;
     L->qtail[d] = v;
-    if (!L->busy_flag[d]) grant_head(L, d);
+    if (!L->busy_flag[d]) grant_head(L, d, head);
+}
+
+/* the last input of the consumer arrived: its READY */
+static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, int e, int head)
+{
+    const int v = L->edge_dst[e];
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        op_ready(L, v, head);
+    } else {
+        push_fifo(L, EV_READY, (uint32_t)v);
+    }
+}
+
+/* A transfer's end (a first copy's: only those are events). Its EDGE_ARRIVED follows it in the
+ * FIFO, and the EDGE_ARRIVEDs come in the order of their transfers' ends (a FIFO), so the one that
+ * completes its consumer's inputs is the last transfer's to end: that one is queued, to make the
+ * consumer READY where the event order puts it. The others would only count an arrival; they are
+ * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
+ * graphs, issue 31). Nothing else reads the count in between. */
+static inline __attribute__((always_inline)) void transfer_done(loop_state *L, int e, int head)
+{
+    int v = L->edge_dst[e];
+    assert(L->first_copy[e]);
+    assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
+    if (++L->arrived[v] == L->n_unique_pred[v]) {
+        if (fifo_idle(L, head)) {
+            L->n_events++;
+            edge_arrived(L, e, head);
+        } else {
+            push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
+        }
+    } else {
+        L->n_events++;
+    }
 }
 
 /* its COMPUTE_DONE after its time on its device: in the future to the heap, at once (a
- * zero-time op) to the FIFO */
-static inline void op_start(loop_state *L, int v)
+ * zero-time op) to the FIFO (never run at once: rare, and it would make the handlers recursive) */
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v)
 {
     const int d = L->dev[v];
     double t = L->op_time[(size_t)v * (size_t)L->D + (size_t)d];   /* dp_cost_op */
@@ -330,7 +400,7 @@ static inline void op_start(loop_state *L, int v)
     else push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
 }
 
-static inline void compute_done(loop_state *L, int v)
+static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, loop_state *L, int v, int head)
 {
     int d = L->dev[v];
     L->end[v] = L->now;
@@ -339,31 +409,27 @@ static inline void compute_done(loop_state *L, int v)
     /* RELEASE of d and FINISH of v, one entry: the two are always adjacent in the FIFO (pushed
      * together, and what RELEASE pushes goes behind them), so running them back to back is the
      * same order; they count as two events (dp_sim.h) */
-    push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
+    if (fifo_idle(L, head)) {
+        L->n_events++;
+        release_finish(s, L, v);
+    } else {
+        push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
+    }
 }
 
-static inline void device_release(loop_state *L, int d)
-{
-    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d);
-}
-
-/* inlined into the loop's two call sites: a call per event (and its saved registers) was a sixth
- * of the instructions of a simulation (cachegrind, bench_sim --runs, issue 31) */
-static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev)
+/* inlined into the loop: a call per event (and its saved registers) was a sixth of the
+ * instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. The event
+ * itself is counted by the loop (a heap event when popped, the FIFO's in bulk). */
+static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head)
 {
     uint32_t id = ev & EV_ID_MASK;
-    L->n_events++;
     switch (ev >> EV_SHIFT) {
-    case EV_TRANSFER_DONE: transfer_done(L, (int)id); break;
-    case EV_EDGE_ARRIVED: push_fifo(L, EV_READY, (uint32_t)L->edge_dst[id]); break; /* the last input */
-    case EV_READY: op_ready(L, (int)id); break;
+    case EV_TRANSFER_DONE: transfer_done(L, (int)id, head); break;
+    case EV_EDGE_ARRIVED: edge_arrived(L, (int)id, head); break;
+    case EV_READY: op_ready(L, (int)id, head); break;
     case EV_GRANTED: op_start(L, (int)id); break;
-    case EV_COMPUTE_DONE: compute_done(L, (int)id); break;
-    case EV_RELEASE_FINISH:
-        L->n_events++;
-        device_release(L, L->dev[id]);
-        op_finish(s, L, (int)id);
-        break;
+    case EV_COMPUTE_DONE: compute_done(s, L, (int)id, head); break;
+    case EV_RELEASE_FINISH: release_finish(s, L, (int)id); break;
     default: /* no other kind is ever queued: no range check in the jump */
         assert(0);
         __builtin_unreachable();
@@ -386,26 +452,55 @@ static void loop(dp_sim *s)
         .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
     };
     const double bound = s->bound;
+    /* events run at once (above) only when direct; else head -1: never */
+    const int direct = s->direct;
     int head = s->fifo_head;
+    /* the queue of the next heap event of the present instant while the loop is in the instant's
+     * heap events (processed before its FIFO), else NULL. One dispatch site: every handler is
+     * inlined once (two sites, for the heap and the FIFO, doubled the loop's code) */
+    evq *q = NULL;
     for (;;) {
-        while (head < L.tail && !L.stopped) dispatch(s, &L, L.fifo[head++]);
-        /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
-        assert(L.tail <= s->fifo_cap);
-        head = L.tail = 0;
-        evq *q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
-        if (!q) break;
-        /* a bounded run ends here when the next instant is past its bound: the makespan is at
-         * least that instant (every event happens before some op's end) */
-        if (q->a[q->lo].t > bound) {
-            s->exceeded = q->a[q->lo].t;
-            break;
+        uint32_t ev;
+        int h;
+        if (q) {
+            /* the last heap event of the instant may run what it pushes at once; the others only
+             * push to the FIFO (so the queues stay as evq_first found them) */
+            ev = evq_pop(q);
+            L.n_events++;
+            /* the next heap event of the instant: q's new first or the other queue's first
+             * (no earlier than the event popped), whichever is at now and earlier */
+            evq *o = q == &L.qc ? &L.qx : &L.qc;
+            const int qn = q->lo < q->hi && q->a[q->lo].t == L.now;
+            const int on = o->lo < o->hi && o->a[o->lo].t == L.now;
+            q = qn ? (on && DP_HEAP_EV_BEFORE(NULL, o->a[o->lo], q->a[q->lo]) ? o : q) : on ? o : NULL;
+            h = q || !direct ? -1 : 0;
+        } else if (head < L.tail) {
+            ev = L.fifo[head++];
+            h = direct ? head : -1;
+        } else {
+            /* every kind happens at most once per op and edge (dp_sim_alloc sizes the FIFO so) */
+            assert(L.tail <= s->fifo_cap);
+            L.n_events += head; /* the FIFO's events of the instant, all processed */
+            head = L.tail = 0;
+            /* a probe stops here, at the end of the instant its op started at (checked per
+             * instant, not per event: nothing after its start changes its start or READY) */
+            q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
+            if (!q) break;
+            /* a bounded run ends here when the next instant is past its bound: the makespan is
+             * at least that instant (every event happens before some op's end) */
+            if (q->a[q->lo].t > bound) {
+                s->exceeded = q->a[q->lo].t;
+                break;
+            }
+            /* advance the clock; every heap event of that instant comes before the FIFO (heap
+             * events push to the FIFO only, or run at once when they are the last) */
+            L.now = q->a[q->lo].t;
+            continue;
         }
-        /* advance the clock; process every heap event of that instant before the FIFO (heap
-         * events only push to the FIFO); a probe stops where its op starts */
-        L.now = q->a[q->lo].t;
-        do dispatch(s, &L, evq_pop(q));
-        while (!L.stopped && (q = evq_first(&L.qc, &L.qx)) && q->a[q->lo].t == L.now);
+        dispatch(s, &L, ev, h);
     }
+    L.n_events += head; /* the FIFO's events processed before a stop */
+    head = L.tail = 0;
     s->fifo_head = head;
     s->fifo_tail = L.tail;
     s->qc = L.qc;
@@ -452,12 +547,21 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
-    for (int v = 0; v < n; v++) {
-        if (prefix && assignment[v] == -1) continue;
-        if (assignment[v] < 0 || assignment[v] >= D)
-            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
-                                v, g->op_name[v], assignment[v], D - 1);
-    }
+    /* the device ids in range: one pass without branches (a unsigned compare per op, which the
+     * compiler vectorises; a test and branch per op was 2 to 3% of a simulation of a 100-op
+     * graph, issue 31), then the first op out of range, named, when there is one */
+    unsigned bad = 0;
+    if (prefix)
+        for (int v = 0; v < n; v++) bad |= assignment[v] != -1 && (unsigned)assignment[v] >= (unsigned)D;
+    else
+        for (int v = 0; v < n; v++) bad |= (unsigned)assignment[v] >= (unsigned)D;
+    if (bad)
+        for (int v = 0; v < n; v++) {
+            if (prefix && assignment[v] == -1) continue;
+            if (assignment[v] < 0 || assignment[v] >= D)
+                return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
+                                    v, g->op_name[v], assignment[v], D - 1);
+        }
     if (prefix)
         for (int v = 0; v < n; v++) {
             if (assignment[v] < 0) {
@@ -617,24 +721,22 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
     /* F runs over each device's list in queue order, so the ops running or queued at t come in
      * the order of their device's queue (the running one first: it arrived first); arrived[]
-     * counts the others' inputs on their device before t */
+     * counts the others' inputs on their device before t. Only the times and event places the
+     * run does not write again are copied from p (a running op's start, READY and COMPUTE_DONE,
+     * a queued op's READY): a complete run writes every other one of F's ops, and a run stopped
+     * by its bound or a probe is never committed (copying them all was 4% of an annealing move,
+     * issue 31) */
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
-        if (mv) {
-            s->start[x] = s->end[x] = s->ready[x] = -1;
-        } else {
-            s->start[x] = p->start[x];
-            s->end[x] = p->end[x];
-            s->ready[x] = p->ready[x];
-            s->seq_done[x] = p->seq_done[x];
-            s->seq_fin[x] = p->seq_fin[x];
-            s->seq_ready[x] = p->seq_ready[x];
-        }
         s->arrived[x] = 0;
         if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
+            s->start[x] = p->start[x];
+            s->ready[x] = p->ready[x];
+            s->seq_done[x] = p->seq_done[x];
+            s->seq_ready[x] = p->seq_ready[x];
             s->busy_flag[dx] = 1;
             evq_push(&s->qc, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
             s->kept[s->n_kept++] = x;
@@ -642,6 +744,8 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             /* queued at t, behind the ops of its device's queue before it in F */
             assert(s->busy_flag[dx]); /* between instants a device with a queue is busy */
             assert(s->qtail[dx] < 0 || p->seq_ready[s->qtail[dx]] < p->seq_ready[x]);
+            s->ready[x] = p->ready[x];
+            s->seq_ready[x] = p->seq_ready[x];
             s->qnext[x] = -1;
             if (s->qtail[dx] < 0) s->qhead[dx] = x;
             else s->qnext[s->qtail[dx]] = x;
@@ -727,8 +831,8 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         p->dev_ops[dv] = a;
     }
     int k;
-    /* a probe needs v's start alone: its run stops there (the events after it change nothing
-     * before it) */
+    /* a probe needs v's start alone: its run stops after that instant (the events after it
+     * change nothing before it) */
     s->stop_op = commit ? -1 : v;
     if (r > 0) {
         resume(s, p, assignment, &v, 1, 0, r, &k);
@@ -864,6 +968,11 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
     if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
     s->delta_p = NULL;
     return DP_OK;
+}
+
+void dp_sim_set_direct(dp_sim *s, int on)
+{
+    s->direct = on != 0;
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

@@ -12,7 +12,10 @@
  * op ends and transfers, in fact: dp_sim.c). A complete run processes 5 events per op (READY,
  * GRANTED, COMPUTE_DONE, RELEASE, FINISH) and 2 per first copy of an (op, consumer) pair
  * (TRANSFER_DONE, EDGE_ARRIVED); n_events counts them (an arrival that does not complete its
- * consumer's inputs is counted without being queued: it changes nothing else).
+ * consumer's inputs is counted without being queued: it changes nothing else). An event that is
+ * the next in this order when it is scheduled (nothing else is waiting in the FIFO, no other
+ * heap event is at its instant, and its scheduler schedules nothing after it) runs at once,
+ * without a FIFO entry: the same order, sequence numbers and count (issue 31; dp_sim.c).
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.
@@ -149,8 +152,9 @@ void dp_sim_prefix_reset(dp_sim_prefix *p);
  * predecessor in p. Writes v's start and its READY time (when its inputs are all on its
  * device) to *start and *ready (either may be NULL). commit 1: p becomes the prefix plus v
  * (p->changed lists the ops whose times were written); commit 0 (a probe): p is unchanged, and
- * the run stops as soon as v starts (no later event changes v's start or READY), so a probe
- * costs the events up to v's start, not the whole future of the ops ending at or after r.
+ * the run stops at the end of the instant v starts at (no later event changes v's start or
+ * READY), so a probe costs the events up to that instant, not the whole future of the ops ending
+ * at or after r.
  * Overwrites s's last result (after a probe only v's start and ready are meaningful). Errors (DP_EINVAL, p unchanged): v out of range, a device out of range
  * (the check is O(in-degree of v)), a predecessor of v unplaced; DP_ENOMEM (a device's list
  * could not grow; p unchanged). */
@@ -194,7 +198,8 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
  * bit for bit, by resuming from p's complete schedule (dp_sim_prefix_set or a commit) at the
  * first instant a moved op (assignment[v] != p->dev[v]) can change (above). No moved op: p's
  * makespan (*exceeded when it is above bound). s's per-op arrays then hold the new times of the
- * ops simulated again only. p is not changed (its statistics n_resumed, n_full, n_resimulated
+ * ops simulated again only (of those the run reached, when its bound stopped it; the others'
+ * entries are stale). p is not changed (its statistics n_resumed, n_full, n_resimulated
  * count the run). Errors (DP_EINVAL): p holds no complete schedule of s's graph; a moved op's
  * device out of range (naming it). */
 int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,
@@ -204,6 +209,11 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
  * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
  * simulated again; p->changed lists them. */
 int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err);
+
+/* For tests: on 0, every event of s's runs goes through the FIFO (the engine's order as it was
+ * before events ran at once, issue 31); on 1 (the default), an event that is next in the order
+ * runs at once. Both give the same schedules, sequence numbers and event counts. */
+void dp_sim_set_direct(dp_sim *s, int on);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);

@@ -177,6 +177,143 @@ START_TEST(sim_delta_bit_identical)
 }
 END_TEST
 
+/* every field of two schedules' states the same, bit for bit (the places in the event order too) */
+static void assert_same_state(const dp_sim_prefix *a, const dp_sim_prefix *b, int n, int gi, int m)
+{
+    ck_assert_msg(a->makespan == b->makespan && a->seq_next == b->seq_next, "graph %d step %d: makespan %.17g / %.17g",
+                  gi, m, a->makespan, b->makespan);
+    for (int v = 0; v < n; v++)
+        ck_assert_msg(a->start[v] == b->start[v] && a->end[v] == b->end[v] && a->ready[v] == b->ready[v] &&
+                          a->seq_done[v] == b->seq_done[v] && a->seq_fin[v] == b->seq_fin[v] &&
+                          a->seq_ready[v] == b->seq_ready[v],
+                      "graph %d step %d op %d: at once [%.17g, %.17g] ready %.17g seq %llu %llu %llu, through the FIFO "
+                      "[%.17g, %.17g] ready %.17g seq %llu %llu %llu", gi, m, v, a->start[v], a->end[v], a->ready[v],
+                      (unsigned long long)a->seq_ready[v], (unsigned long long)a->seq_done[v],
+                      (unsigned long long)a->seq_fin[v], b->start[v], b->end[v], b->ready[v],
+                      (unsigned long long)b->seq_ready[v], (unsigned long long)b->seq_done[v],
+                      (unsigned long long)b->seq_fin[v]);
+}
+
+START_TEST(direct_same_as_fifo)
+{
+    /* events run at once (dp_sim.h) against every event through the FIFO (dp_sim_set_direct 0),
+     * on DAGs with integer and zero times (ties everywhere): full runs (schedules, busy time
+     * summed in the same order, event counts, places in the event order), delta runs with
+     * bounds and their commits, and an environment's incremental prefix with probes */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3131);
+    for (int gi = 0; gi < 60; gi++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 80), D = 1 + gi % 6;
+        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_cost *c = tie_costs(r, g, D);
+        dp_error err;
+        dp_sim *a = dp_sim_alloc(g, c, &err), *b = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *pa = dp_sim_prefix_alloc(n, D), *pb = dp_sim_prefix_alloc(n, D);
+        ck_assert(a && b && pa && pb);
+        dp_sim_set_direct(b, 0);
+        int *cur = malloc((size_t)n * sizeof *cur), *part = malloc((size_t)n * sizeof *part), ops[4], old[4];
+        for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_sim_result x, y;
+        ck_assert_int_eq(dp_sim_prefix_set(a, pa, cur, &x, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_prefix_set(b, pb, cur, &y, &err), DP_OK);
+        ck_assert_int_eq(x.n_events, y.n_events);
+        ck_assert_int_eq(x.n_events, full_run_events(g));
+        for (int d = 0; d < D; d++) ck_assert(x.busy[d] == y.busy[d]);
+        assert_same_state(pa, pb, n, gi, -1);
+        for (int m = 0; m < 40; m++) {
+            const int k = random_move(r, n, D, cur, ops, old);
+            const double u = gsl_rng_uniform(r);
+            const double bound = u < 0.3 ? INFINITY : pa->makespan * 1.5 * gsl_rng_uniform(r);
+            double ca, cb;
+            int ea, eb;
+            ck_assert_int_eq(dp_sim_run_delta(a, pa, cur, bound, &ca, &ea, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run_delta(b, pb, cur, bound, &cb, &eb, &err), DP_OK);
+            ck_assert_msg(ca == cb && ea == eb, "graph %d move %d: at once %.17g (%d), through the FIFO %.17g (%d)", gi,
+                          m, ca, ea, cb, eb);
+            if (!ea) {
+                ck_assert_int_eq(dp_sim_delta_commit(a, pa, cur, &err), DP_OK);
+                ck_assert_int_eq(dp_sim_delta_commit(b, pb, cur, &err), DP_OK);
+                assert_same_state(pa, pb, n, gi, m);
+            } else {
+                undo_move(cur, ops, old, k);
+            }
+            /* full runs of the candidate, from time 0 */
+            ck_assert_int_eq(dp_sim_run(a, cur, &x, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run(b, cur, &y, &err), DP_OK);
+            ck_assert(x.makespan == y.makespan && x.n_events == y.n_events);
+            for (int v = 0; v < n; v++)
+                ck_assert(x.op_start[v] == y.op_start[v] && x.op_end[v] == y.op_end[v] && x.op_ready[v] == y.op_ready[v]);
+        }
+        /* an episode's prefix, op by op in index order (edges go from lower to higher indices):
+         * a probe on a random device, then the op committed on another */
+        dp_sim_prefix_reset(pa);
+        dp_sim_prefix_reset(pb);
+        for (int v = 0; v < n; v++) part[v] = -1;
+        for (int v = 0; v < n; v++) {
+            double sa, ra, sb, rb;
+            part[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            ck_assert_int_eq(dp_sim_prefix_add(a, pa, part, v, 0, &sa, &ra, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_prefix_add(b, pb, part, v, 0, &sb, &rb, &err), DP_OK);
+            ck_assert_msg(sa == sb && ra == rb, "graph %d probe %d: start %.17g / %.17g", gi, v, sa, sb);
+            part[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            ck_assert_int_eq(dp_sim_prefix_add(a, pa, part, v, 1, &sa, &ra, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_prefix_add(b, pb, part, v, 1, &sb, &rb, &err), DP_OK);
+            ck_assert(sa == sb && ra == rb);
+            assert_same_state(pa, pb, v + 1 < n ? 0 : n, gi, v);
+            for (int i = 0; i <= v; i++)
+                ck_assert(pa->start[i] == pb->start[i] && pa->end[i] == pb->end[i] && pa->ready[i] == pb->ready[i] &&
+                          pa->seq_ready[i] == pb->seq_ready[i] && pa->seq_done[i] == pb->seq_done[i]);
+        }
+        free(cur);
+        free(part);
+        dp_sim_prefix_free(pa);
+        dp_sim_prefix_free(pb);
+        dp_sim_free(a);
+        dp_sim_free(b);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(run_refuses_bad_device)
+{
+    /* dp_sim_run's device check (one pass, then the first op out of range named): -1 and D are
+     * refused in a full run, -1 is an absent op in a prefix run, D is refused there too */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    dp_graph *g = tie_dag(r, 40, 0.1);
+    dp_cost *c = tie_costs(r, g, 3);
+    dp_error err;
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert(s != NULL);
+    int a[40];
+    dp_sim_result res;
+    for (int v = 0; v < 40; v++) a[v] = v % 3;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_OK);
+    a[17] = 3;
+    a[29] = -2;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 17 ") && strstr(err.msg, "device 3, outside 0..2"), "%s", err.msg);
+    ck_assert_int_eq(dp_sim_run_prefix(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 17 "), "%s", err.msg);
+    a[17] = 0;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 29 ") && strstr(err.msg, "device -2"), "%s", err.msg);
+    a[29] = 2;
+    a[39] = -1; /* no op depends on the last one: a valid prefix */
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 39 "), "%s", err.msg);
+    ck_assert_int_eq(dp_sim_run_prefix(s, a, &res, &err), DP_OK);
+    ck_assert(res.op_start[39] == -1);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(delta_refusals)
 {
     /* refused: a run before the state is set, a device out of range (naming the op), a commit
@@ -479,6 +616,8 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
+    tcase_add_test(t, direct_same_as_fifo);
+    tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, searches_same_with_delta_off);
