@@ -14,6 +14,8 @@ plot 'experiments/figures/rollout-size.dat' u 1:2 w lp pt 7 t 'uniform, before (
      '' u 1:4 w lp pt 9 t 'DGX-1, after (exact to 20,000 ops, surrogate above)', \
      '' u 1:5 w lp pt 11 t 'uniform, after (default config)', \
      '' u 1:6 w lp pt 13 t 'uniform, after (zero-shot config)', \
+     '' u 1:7 w lp pt 4 t 'uniform, --coarsen 32 packed (default config)', \
+     '' u 1:8 w lp pt 6 t 'uniform, --coarsen 32 packed (zero-shot config)', \
      0.32*(x/1374) dt 2 lc rgb 'gray' t 'slope 1', \
      0.54*(x/1374)**2 dt 3 lc rgb 'black' t 'slope 2', \
      5 lc rgb 'red' dt 4 t 'goal at 100,000 ops: 5 s'
