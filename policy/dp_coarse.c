@@ -283,9 +283,12 @@ out:
 }
 
 /* Sink packing (the packed rule, dp_coarse.h): the groups with no edge to another group (sinks)
- * that share their latest input group (the highest-numbered group with an edge into them; -1:
- * none) are packed next fit, in their order, into groups of at most max_group ops, numbered after
- * every other group; the others keep their order. group_of is renumbered in place. */
+ * that share their latest input group (the highest-numbered group with an edge into them) are
+ * packed next fit, in their order, into groups of at most max_group ops, numbered after every
+ * other group; the others keep their order. A sink with no input group (an independent
+ * component: it shares no input with any group) stays a group of its own: packing those
+ * together would run independent components one after another. group_of is renumbered in
+ * place. */
 static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_groups, dp_error *err)
 {
     const int n = g->n_ops, ng = *n_groups;
@@ -319,7 +322,7 @@ static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_gr
         }
     for (int key = 0; key <= ng; key++)
         for (int G = head[key], pack = 0, room = 0; G >= 0; G = next[G]) {
-            if (size[G] > room) { /* next fit: a new pack */
+            if (size[G] > room || key == 0) { /* next fit: a new pack; no input group: alone */
                 pack = k++;
                 room = max_group;
             }

@@ -132,6 +132,39 @@ static double work_cp(const dp_graph *g, const dp_cost *c, const int *group_of, 
     return cp;
 }
 
+/* Independent components are never packed together (issue 30, a bug found by trying): four
+ * chains of 8 unit ops with no edge between them (data-parallel replicas). The chains rule gives
+ * one group per chain at largest group 32; no merge keeps the critical path (8). Each chain is a
+ * group that feeds nothing and has no input group: sink packing used to pack all four into one
+ * group of 32 (critical path 32, every op on one device: `doppler place --coarsen 32` 4 times
+ * the plain makespan, and ffnn_192nodes.txt's 4 components one group at --coarsen 1000). A
+ * group with no input group shares no input with another, so it keeps a group of its own. */
+START_TEST(packed_keeps_components_apart)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("replicas", "replicas", DP_GRAPH_COST_TIME);
+    for (int v = 0; v < 32; v++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 7; i++) dp_graph_builder_add_edge(b, 8 * r + i, 8 * r + i + 1, 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_ptr_nonnull(g);
+    dp_cost *c = dp_cost_graph(g, 4, &err);
+    ck_assert_ptr_nonnull(c);
+    int group_of[32], ng = 0;
+    ck_assert_int_eq(dp_coarse_groups(g, c, DP_COARSE_PACKED, 32, group_of, &ng, &err), DP_OK);
+    ck_assert_int_eq(ng, 4);
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 8; i++) {
+            ck_assert_int_eq(group_of[8 * r + i], group_of[8 * r]);
+            if (r > 0) ck_assert_int_ne(group_of[8 * r], group_of[0]);
+        }
+    ck_assert_double_eq_tol(work_cp(g, c, group_of, ng), 8.0, 1e-12);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* The packed rule's merges keep the critical path by work: on random DAGs with one sink (an op
  * that reads every other sink, so sink packing has one group to pack and changes nothing) the
  * packed grouping's group graph has the chains grouping's critical path by work (to rounding)
@@ -409,6 +442,7 @@ static Suite *suite(void)
     tcase_add_test(t, groups_by_hand);
     tcase_add_test(t, packed_by_hand);
     tcase_add_test(t, packed_keeps_critical_path);
+    tcase_add_test(t, packed_keeps_components_apart);
     tcase_add_test(t, group_graph_by_hand);
     tcase_add_test(t, random_groups);
     tcase_add_test(t, random_packed_repeated_edges);
