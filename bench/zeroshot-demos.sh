@@ -33,11 +33,24 @@ VARIANTS=${VARIANTS:-A B C D}
 SEEDS=${SEEDS:-1 2 3}
 EPISODES=${EPISODES:-6000}
 JOBS=${JOBS:-2}
+IMPROVE=${IMPROVE:-}
+# every argument checked before anything runs (training the improvement policy alone is minutes)
+bad() { echo "zeroshot-demos: $*" >&2; exit 1; }
+posint() { case $1 in '' | *[!0-9]* | 0*) return 1 ;; esac; }
+for v in $VARIANTS; do
+    case $v in A|B|C|D) ;; *) bad "VARIANTS: unknown variant '$v' (A, B, C, D)" ;; esac
+done
+for s in $SEEDS; do posint "$s" || bad "SEEDS: expected positive integers, got '$s'"; done
+[ -n "$SEEDS" ] || bad "SEEDS: empty"
+posint "$EPISODES" || bad "EPISODES: expected a positive integer, got '$EPISODES'"
+posint "$JOBS" || bad "JOBS: expected a positive integer, got '$JOBS'"
+if [ -n "$IMPROVE" ]; then
+    { [ -f "$IMPROVE" ] && [ -r "$IMPROVE" ]; } || bad "IMPROVE=$IMPROVE: no such checkpoint file"
+fi
 OUTDIR=${OUTDIR:-$(mktemp -d "${TMPDIR:-/tmp}/doppler-zeroshot-demos.XXXXXX")}
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 F=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
-IMPROVE=${IMPROVE:-}
 if [ -z "$IMPROVE" ]; then
     IMPROVE=$OUTDIR/improve-1.h5
     [ -f "$IMPROVE" ] || "$bin" train --method improve --family $F --family-count 32 --devices-range 2:16 \
@@ -45,7 +58,7 @@ if [ -z "$IMPROVE" ]; then
         echo "zeroshot-demos: training the improvement policy failed: $OUTDIR/improve-1.err" >&2; exit 1; }
 fi
 case $IMPROVE in /*) ;; *) IMPROVE=$(pwd)/$IMPROVE ;; esac
-[ -r "$IMPROVE" ] || { echo "zeroshot-demos: IMPROVE=$IMPROVE: no such checkpoint" >&2; exit 1; }
+{ [ -f "$IMPROVE" ] && [ -r "$IMPROVE" ]; } || bad "IMPROVE=$IMPROVE: no such checkpoint file"
 /usr/bin/python3 - "$top/bench/doppler-zeroshot.json" "$OUTDIR" "$EPISODES" "$IMPROVE" <<'EOF'
 import json, sys
 base, out, episodes, improve = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -62,7 +75,6 @@ EOF
 runs=$OUTDIR/runs.txt
 : >"$runs"
 for v in $VARIANTS; do
-    case $v in A|B|C|D) ;; *) echo "zeroshot-demos: unknown variant $v (A, B, C, D)" >&2; exit 1 ;; esac
     for s in $SEEDS; do echo "$v $s" >>"$runs"; done
 done
 run_one() {
