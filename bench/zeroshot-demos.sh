@@ -86,7 +86,8 @@ run_one() {
     "$DOPPLER" train --family $F --family-count 56 --val-count 14 --seed "$s" --config "$OUTDIR/$v.json" --pipeline $extra \
         --checkpoint "$OUTDIR/$v$s.h5" --force >"$OUTDIR/$v$s.out" 2>"$OUTDIR/$v$s.err" || {
         echo "zeroshot-demos: run $v seed $s failed: $OUTDIR/$v$s.err" >&2; return 1; }
-    /usr/bin/python3 "$top_srcdir/bench/general-validation.py" "$OUTDIR/$v$s.h5" >"$OUTDIR/val-$v$s.txt" || return 1
+    # one placement at a time: JOBS runs are already side by side
+    JOBS=1 /usr/bin/python3 "$top_srcdir/bench/general-validation.py" "$OUTDIR/$v$s.h5" >"$OUTDIR/val-$v$s.txt" || return 1
     touch "$OUTDIR/$v$s.done"
 }
 # the validation set's graphs and instant placements first (cached; the runs then only read them)
