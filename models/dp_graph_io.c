@@ -107,7 +107,8 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
 
 dp_graph *dp_graph_read_json_any(const char *path, dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
+    dp_json_arena *arena;
+    json_t *root = dp_json_load_scoped(path, &arena, err);
     if (!root) return NULL;
     dp_graph *g = NULL;
     const dp_graph_format *f = NULL;
@@ -121,7 +122,7 @@ dp_graph *dp_graph_read_json_any(const char *path, dp_error *err)
                      "(WfCommons) or \"nodes\" and \"edges\" (MSR)", path);
     else
         g = f->from_json(root, path, err);
-    json_decref(root);
+    dp_json_scoped_free(root, arena);
     return g;
 }
 

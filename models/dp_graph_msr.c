@@ -158,12 +158,13 @@ done:
 
 dp_graph *dp_graph_read_msr(const char *path, dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
+    dp_json_arena *arena;
+    json_t *root = dp_json_load_scoped(path, &arena, err);
     if (!root) return NULL;
     dp_graph *g = NULL;
     if (!json_is_object(root)) dp_error_set(err, DP_EINVAL, "%s: the top level must be a JSON object", path);
     else g = msr_from_json(root, path, err);
-    json_decref(root);
+    dp_json_scoped_free(root, arena);
     return g;
 }
 

@@ -61,10 +61,11 @@ static int edge_endpoint(json_t *v, name_index *ix, int n, const char **names, i
 
 dp_graph *dp_graph_read_json(const char *path, dp_error *err)
 {
-    json_t *root = dp_json_load(path, err);
+    dp_json_arena *arena;
+    json_t *root = dp_json_load_scoped(path, &arena, err);
     if (!root) return NULL;
     dp_graph *g = dp_json_to_graph(root, path, err);
-    json_decref(root);
+    dp_json_scoped_free(root, arena);
     return g;
 }
 

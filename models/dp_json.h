@@ -53,6 +53,31 @@ char *dp_json_read_text(const char *path, size_t *size, dp_error *err);
  * text (dp_file_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
 json_t *dp_json_load(const char *path, dp_error *err);
 
+/* dp_json_load for a reader that converts the tree and drops it before returning (the graph
+ * readers): the same checks and errors, but every value is allocated from one arena (*arena, an
+ * anonymous mapping sized by dp_json_parse_bytes and touched only as used, in huge pages where the
+ * kernel gives them) instead of one malloc per value, and dp_json_scoped_free(root, *arena) drops
+ * the whole tree by unmapping it. 99,774 ops (33 MB of JSON): see EXPERIMENTS.md "Reading a large
+ * graph". The values and the strings they hold are valid until then only: the caller must not keep
+ * a reference (json_incref) or a string past it, nor free a value of the tree on its own. Where
+ * no arena can be had (address space, or 16 arenas live at once) *arena is NULL and the values
+ * are malloc'd, which dp_json_scoped_free handles the same way. Jansson's allocator is process
+ * wide: the library installs its own (malloc and free outside arenas) when it is loaded, so a
+ * program that calls json_set_alloc_funcs itself must not use this function. */
+typedef struct dp_json_arena dp_json_arena;
+json_t *dp_json_load_scoped(const char *path, dp_json_arena **arena, dp_error *err);
+
+/* Drop a tree of dp_json_load_scoped (root may be NULL) and release its arena (may be NULL). */
+void dp_json_scoped_free(json_t *root, dp_json_arena *arena);
+
+/* Arenas of dp_json_load_scoped not yet released, over the process (for tests: 0 once every
+ * reader has returned). */
+int dp_json_arenas_live(void);
+
+/* For tests: arenas made from now on hold at most `bytes` (0: the parse's bound, the default), so
+ * that a parse overflows into malloc and the tree is freed node by node. */
+void dp_json_arena_set_limit(size_t bytes);
+
 /* Parse JSON text held in memory (a config stored in a checkpoint); NULL with DP_EINVAL
  * "WHAT: line L: REASON" when it is not JSON. Caller json_decref's. */
 json_t *dp_json_loads_text(const char *text, const char *what, dp_error *err);

@@ -5,6 +5,7 @@
 #include "dp_test.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <unistd.h>
 
 START_TEST(builder_csr_topo)
@@ -102,6 +103,161 @@ START_TEST(json_round_trip)
     unlink(path);
     dp_graph_free(g);
     dp_graph_free(h);
+}
+END_TEST
+
+/* A graph file of n ops (a chain with a skip edge every third op) for the reader tests; path is
+ * a mkstemps template ending in ".json". */
+static dp_graph *write_chain(char *path, int n)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("chain", "chain", DP_GRAPH_COST_PHYSICAL);
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "op%d", i);
+        dp_graph_builder_add_op(b, name, i % 2 ? "matmul" : "add", 1e6 * (i + 1), 8.0 * (i + 3));
+        if (i > 0) dp_graph_builder_add_edge(b, i - 1, i, 8.0 * (i + 2));
+        if (i > 2 && i % 3 == 0) dp_graph_builder_add_edge(b, i - 3, i, 4.0 * i);
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    int fd = mkstemps(path, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(dp_graph_write_json(g, path, &err), DP_OK);
+    return g;
+}
+
+static void assert_same_graph(const dp_graph *a, const dp_graph *b)
+{
+    ck_assert_int_eq(a->n_ops, b->n_ops);
+    ck_assert_int_eq(a->n_edges, b->n_edges);
+    for (int v = 0; v < a->n_ops; v++) {
+        ck_assert_str_eq(a->op_name[v], b->op_name[v]);
+        ck_assert_str_eq(a->op_kind[v], b->op_kind[v]);
+        ck_assert_double_eq(a->work[v], b->work[v]);
+        ck_assert_double_eq(a->out_size[v], b->out_size[v]);
+    }
+    for (int e = 0; e < a->n_edges; e++) {
+        ck_assert_int_eq(a->edge_src[e], b->edge_src[e]);
+        ck_assert_int_eq(a->edge_dst[e], b->edge_dst[e]);
+        ck_assert_double_eq(a->edge_size[e], b->edge_size[e]);
+    }
+}
+
+/* The graph readers parse into an arena (dp_json_load_scoped): the graph is the one the
+ * malloc'd tree gives, every arena is released (more reads than arena slots), and a malformed
+ * file still names its line and column and leaves no arena behind. */
+START_TEST(json_scoped_arena)
+{
+    char path[] = "/tmp/dp_arena_XXXXXX.json";
+    dp_graph *g = write_chain(path, 300);
+    dp_error err;
+    json_t *root = dp_json_load(path, &err);
+    ck_assert_ptr_nonnull(root);
+    dp_graph *ref = dp_json_to_graph(root, path, &err);
+    json_decref(root);
+    ck_assert_ptr_nonnull(ref);
+    assert_same_graph(g, ref);
+    for (int i = 0; i < 40; i++) {
+        dp_graph *h = dp_graph_read(path, NULL, &err);
+        ck_assert_msg(h != NULL, "%s", err.msg);
+        assert_same_graph(ref, h);
+        dp_graph_free(h);
+        ck_assert_int_eq(dp_json_arenas_live(), 0);
+    }
+    /* an arena too small: the rest of the tree is malloc'd, and freed node by node */
+    dp_json_arena_set_limit(64 * 1024);
+    for (int i = 0; i < 3; i++) {
+        dp_graph *h = dp_graph_read(path, NULL, &err);
+        ck_assert_msg(h != NULL, "%s", err.msg);
+        assert_same_graph(ref, h);
+        dp_graph_free(h);
+    }
+    dp_json_arena_set_limit(0);
+    ck_assert_int_eq(dp_json_arenas_live(), 0);
+    /* a tree of the arena is usable until released, and values made meanwhile are malloc'd */
+    dp_json_arena *arena;
+    root = dp_json_load_scoped(path, &arena, &err);
+    ck_assert_ptr_nonnull(root);
+    ck_assert_ptr_nonnull(arena);
+    ck_assert_int_eq(dp_json_arenas_live(), 1);
+    json_t *other = json_pack("{s:s, s:[i,i]}", "a", "text", "b", 1, 2);
+    ck_assert_ptr_nonnull(other);
+    ck_assert_int_eq((int)json_array_size(json_object_get(root, "ops")), 300);
+    dp_json_scoped_free(root, arena);
+    ck_assert_int_eq(dp_json_arenas_live(), 0);
+    ck_assert_str_eq(json_string_value(json_object_get(other, "a")), "text");
+    json_decref(other);
+    /* malformed: the error names the place; nothing stays mapped */
+    FILE *f = fopen(path, "w");
+    fputs("{\"ops\": [\n  {\"name\": \"a\",, }\n]}\n", f);
+    fclose(f);
+    dp_error_clear(&err);
+    ck_assert_ptr_null(dp_graph_read(path, NULL, &err));
+    ck_assert_msg(strstr(err.msg, ":2:") != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_json_arenas_live(), 0);
+    unlink(path);
+    dp_graph_free(g);
+    dp_graph_free(ref);
+}
+END_TEST
+
+/* Readers on many threads at once, with a thread making and freeing malloc'd Jansson values
+ * meanwhile (whose frees must not be taken for an arena's). */
+struct reader_arg {
+    const char *path;
+    const dp_graph *ref;
+    int ok;
+};
+
+static void *reader_thread(void *p)
+{
+    struct reader_arg *a = p;
+    a->ok = 1;
+    for (int i = 0; i < 12; i++) {
+        dp_error err;
+        dp_graph *h = dp_graph_read(a->path, NULL, &err);
+        if (!h || h->n_ops != a->ref->n_ops || h->n_edges != a->ref->n_edges ||
+            strcmp(h->op_name[h->n_ops - 1], a->ref->op_name[h->n_ops - 1]) != 0)
+            a->ok = 0;
+        dp_graph_free(h);
+    }
+    return NULL;
+}
+
+static void *maker_thread(void *p)
+{
+    int *ok = p;
+    *ok = 1;
+    for (int i = 0; i < 2000; i++) {
+        json_t *o = json_pack("{s:i, s:[s,s]}", "i", i, "l", "left", "right");
+        if (!o || json_integer_value(json_object_get(o, "i")) != i) *ok = 0;
+        json_decref(o);
+    }
+    return NULL;
+}
+
+START_TEST(json_scoped_threads)
+{
+    char path[] = "/tmp/dp_arena_XXXXXX.json";
+    dp_graph *g = write_chain(path, 500);
+    enum { R = 6 };
+    pthread_t th[R + 1];
+    struct reader_arg args[R];
+    int maker_ok = 0;
+    for (int i = 0; i < R; i++) {
+        args[i] = (struct reader_arg){path, g, 0};
+        ck_assert_int_eq(pthread_create(&th[i], NULL, reader_thread, &args[i]), 0);
+    }
+    ck_assert_int_eq(pthread_create(&th[R], NULL, maker_thread, &maker_ok), 0);
+    for (int i = 0; i <= R; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < R; i++) ck_assert_msg(args[i].ok, "reader %d read a different graph", i);
+    ck_assert(maker_ok);
+    ck_assert_int_eq(dp_json_arenas_live(), 0);
+    unlink(path);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -247,6 +403,8 @@ int main(void)
     tcase_add_test(t, cycle_named);
     tcase_add_test(t, nan_and_negative);
     tcase_add_test(t, json_round_trip);
+    tcase_add_test(t, json_scoped_arena);
+    tcase_add_test(t, json_scoped_threads);
     tcase_add_test(t, bad_inputs);
     tcase_add_test(t, overflowing_totals);
     tcase_add_test(t, alloc_table);
