@@ -285,11 +285,14 @@ out:
 /* Sink packing (the packed rule, dp_coarse.h): the groups with no edge to another group (sinks)
  * that share their latest input group (the highest-numbered group with an edge into them) are
  * packed next fit, in their order, into groups of at most max_group ops, numbered after every
- * other group; the others keep their order. A sink with no input group (an independent
- * component: it shares no input with any group) stays a group of its own: packing those
- * together would run independent components one after another. group_of is renumbered in
- * place. */
-static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_groups, dp_error *err)
+ * other group; the others keep their order. A sink joins the open pack only when the pack still
+ * ends within the group graph's critical path by work (mean op times, no transfers, as the
+ * merges'): a pack starts when the last input of any of its members is there and runs their work
+ * in one piece, so it ends at max(tl) + sum(w) over its members; otherwise it opens a new pack.
+ * A sink with no input group (an independent component: it shares no input with any group)
+ * stays a group of its own: packing those together would run independent components one after
+ * another. group_of is renumbered in place; its numbering is topological on entry. */
+static int pack_sinks(const dp_graph *g, const dp_cost *c, int max_group, int *group_of, int *n_groups, dp_error *err)
 {
     const int n = g->n_ops, ng = *n_groups;
     int *size = dp_alloc_calloc_n((size_t)ng, sizeof(int));
@@ -298,18 +301,41 @@ static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_gr
     int *next = dp_alloc_malloc_n((size_t)ng + 1, sizeof(int)); /* sinks by latest input: a linked list per key */
     int *head = dp_alloc_malloc_n((size_t)ng + 1, sizeof(int));
     unsigned char *feeds = dp_alloc_calloc_n((size_t)ng, 1); /* has an edge to another group */
-    if (!size || !renum || !latest || !next || !head || !feeds) {
-        free(size); free(renum); free(latest); free(next); free(head); free(feeds);
-        return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d groups", ng);
+    double *w = dp_alloc_calloc_n((size_t)ng, sizeof(double));  /* work: mean op times summed */
+    double *tl = dp_alloc_calloc_n((size_t)ng, sizeof(double)); /* longest work path before it */
+    int *in_ptr = dp_alloc_calloc_n((size_t)ng + 1, sizeof(int)); /* cross-group edges by destination */
+    int *in_src = dp_alloc_malloc_n((size_t)g->n_edges + 1, sizeof(int));
+    int rc = DP_OK;
+    if (!size || !renum || !latest || !next || !head || !feeds || !w || !tl || !in_ptr || !in_src) {
+        rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d groups", ng);
+        goto out;
     }
     for (int G = 0; G < ng; G++) latest[G] = -1;
-    for (int v = 0; v < n; v++) size[group_of[v]]++;
+    for (int v = 0; v < n; v++) {
+        size[group_of[v]]++;
+        w[group_of[v]] += dp_cost_mean_op(c, v);
+    }
     for (int e = 0; e < g->n_edges; e++) {
         const int a = group_of[g->edge_src[e]], b = group_of[g->edge_dst[e]];
         if (a == b) continue;
         feeds[a] = 1;
         if (a > latest[b]) latest[b] = a;
+        in_ptr[b + 1]++;
     }
+    for (int G = 0; G < ng; G++) in_ptr[G + 1] += in_ptr[G];
+    for (int e = 0; e < g->n_edges; e++) { /* in_ptr[b] is b's cursor, then b + 1's start */
+        const int a = group_of[g->edge_src[e]], b = group_of[g->edge_dst[e]];
+        if (a != b) in_src[in_ptr[b]++] = a;
+    }
+    for (int G = ng; G > 0; G--) in_ptr[G] = in_ptr[G - 1];
+    in_ptr[0] = 0;
+    double cp = 0;
+    for (int G = 0; G < ng; G++) { /* numbered topologically: every input group is below G */
+        for (int q = in_ptr[G]; q < in_ptr[G + 1]; q++)
+            if (tl[in_src[q]] + w[in_src[q]] > tl[G]) tl[G] = tl[in_src[q]] + w[in_src[q]];
+        if (tl[G] + w[G] > cp) cp = tl[G] + w[G];
+    }
+    const double bound = cp * (1 + 1e-12);
     int k = 0;
     for (int G = 0; G < ng; G++)
         if (feeds[G]) renum[G] = k++;
@@ -320,19 +346,29 @@ static int pack_sinks(const dp_graph *g, int max_group, int *group_of, int *n_gr
             next[G] = head[latest[G] + 1];
             head[latest[G] + 1] = G;
         }
-    for (int key = 0; key <= ng; key++)
-        for (int G = head[key], pack = 0, room = 0; G >= 0; G = next[G]) {
-            if (size[G] > room || key == 0) { /* next fit: a new pack; no input group: alone */
+    for (int key = 0; key <= ng; key++) {
+        int pack = 0, room = 0;
+        double ptl = 0, pw = 0; /* the open pack's start (latest input) and work */
+        for (int G = head[key]; G >= 0; G = next[G]) {
+            /* next fit: a new pack when G does not fit, or would end the pack past the critical
+             * path; no input group: alone */
+            if (size[G] > room || key == 0 || fmax(ptl, tl[G]) + pw + w[G] > bound) {
                 pack = k++;
                 room = max_group;
+                ptl = pw = 0;
             }
             renum[G] = pack;
             room -= size[G];
+            ptl = fmax(ptl, tl[G]);
+            pw += w[G];
         }
+    }
     for (int v = 0; v < n; v++) group_of[v] = renum[group_of[v]];
     *n_groups = k;
+out:
     free(size); free(renum); free(latest); free(next); free(head); free(feeds);
-    return DP_OK;
+    free(w); free(tl); free(in_ptr); free(in_src);
+    return rc;
 }
 
 int dp_coarse_groups(const dp_graph *g, const dp_cost *c, dp_coarse_rule rule, int max_group, int *group_of,
@@ -345,7 +381,7 @@ int dp_coarse_groups(const dp_graph *g, const dp_cost *c, dp_coarse_rule rule, i
     case DP_COARSE_PACKED: {
         int rc = groups_chains(g, c, max_group, group_of, n_groups, err);
         if (rc == DP_OK && max_group > 1) rc = slack_merges(g, c, max_group, group_of, n_groups, err);
-        return rc != DP_OK ? rc : pack_sinks(g, max_group, group_of, n_groups, err);
+        return rc != DP_OK ? rc : pack_sinks(g, c, max_group, group_of, n_groups, err);
     }
     case DP_COARSE_CHAINS: return groups_chains(g, c, max_group, group_of, n_groups, err);
     }

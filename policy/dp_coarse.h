@@ -23,10 +23,14 @@
  *      highest-numbered input group are packed next fit, in their order, into groups of at most
  *      max_group ops, numbered after all the others (nothing reads them, so any place after
  *      their inputs is topological). A group with no input group either (an independent
- *      component, e.g. a data-parallel replica) stays alone: it shares no input with another. A pack starts when its last input is there, so the
- *      critical path by work may grow (0.24% at 9,774 ops below).
+ *      component, e.g. a data-parallel replica) stays alone: it shares no input with another.
+ *      A pack starts when its members' last input is there and runs their work in one piece, so
+ *      a group joins the open pack only when the pack still ends within the critical path by
+ *      work (the same levels as phase 1); otherwise it opens a new pack. Both phases together
+ *      therefore keep the chains rule's critical path by work (to a relative 1e-12;
+ *      tests/test_coarse.c).
  * On `graph gen llama-layer --layers 8 --tp 8 --training` (9,774 ops) at max_group 16: chains
- * 3,226 groups, phase 1 2,937, phase 2 1,503. What stays small are the reductions of the
+ * 3,226 groups, phase 1 2,937, phase 2 1,575. What stays small are the reductions of the
  * tensor-parallel shards (every path through them is critical) and 5 to 8-op pieces of a head
  * or a feed-forward block. O((n + edges) log n) for the heap; phase 1's level updates are local
  * in practice (bounded by the groups whose levels change).
