@@ -39,7 +39,7 @@ c = json.load(open(sys.argv[1]))
 c["stages"]["sim"]["distill"] = 0
 json.dump(c, open(sys.argv[2], "w"))
 EOF
-families=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
+families=all # the wide corpus's fourteen families
 echo "config ranks wall_s cpu_s stage_s load1 parameters_fnv1a per-rank-CPU-outside-exchanges"
 for cfg in $CONFIGS; do
     c="$top_srcdir/bench/doppler-zeroshot.json"

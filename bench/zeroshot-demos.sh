@@ -50,7 +50,7 @@ fi
 OUTDIR=${OUTDIR:-$(mktemp -d "${TMPDIR:-/tmp}/doppler-zeroshot-demos.XXXXXX")}
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
-F=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
+F=all # the wide corpus's fourteen families (models/dp_gen.h DP_GEN_WIDE_CORPUS)
 if [ -z "$IMPROVE" ]; then
     IMPROVE=$OUTDIR/improve-1.h5
     [ -f "$IMPROVE" ] || "$bin" train --method improve --family $F --family-count 32 --devices-range 2:16 \

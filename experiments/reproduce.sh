@@ -78,7 +78,7 @@ if [ "$n" = general ]; then
     [ -d "$SH/stg" ] || { echo "$0: general: $SH/stg not found (DOPPLER_SHARED_DATA)" >&2; exit 2; }
     g=$dir/general
     mkdir -p "$g"
-    families=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
+    families=all # the wide corpus's fourteen families
     train() { # CHECKPOINT ARGS...: a new run, or with --reuse the run of CHECKPOINT continued
         ck=$1
         shift

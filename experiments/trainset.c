@@ -195,13 +195,18 @@ static int in_testset(char *const *t, int nt, const char *spec)
 static int trainset_add_family(dp_trainset *s, const char *families, int count, gsl_rng *r, int validation,
                                const dp_testset *test, dp_error *err)
 {
-    char *copy = dp_alloc_strdup(families), *save = NULL;
+    /* "all": the wide corpus, in its commands' order (dp_gen.h) */
+    char *copy = dp_alloc_strdup(strcmp(families, "all") == 0 ? DP_GEN_WIDE_CORPUS : families), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    const char *fam[16];
+    enum { MAX_FAMILIES = 64 };
+    const char *fam[MAX_FAMILIES];
     int nf = 0, rc = DP_OK;
-    for (char *tok = strtok_r(copy, ",", &save); tok && nf < 16; tok = strtok_r(NULL, ",", &save))
-        if (*tok) fam[nf++] = tok;
-    if (nf == 0) rc = dp_error_set(err, DP_EINVAL, "--family: no family named");
+    for (char *tok = strtok_r(copy, ",", &save); tok && rc == DP_OK; tok = strtok_r(NULL, ",", &save))
+        if (*tok) {
+            if (nf == MAX_FAMILIES) rc = dp_error_set(err, DP_EINVAL, "--family: more than %d families named", MAX_FAMILIES);
+            else fam[nf++] = tok;
+        }
+    if (rc == DP_OK && nf == 0) rc = dp_error_set(err, DP_EINVAL, "--family: no family named");
     for (int i = 0; i < count && rc == DP_OK; i++) {
         char spec[1024];
         int tries = 0, dup;

@@ -415,6 +415,11 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  * Writes the drawn graph's generator spec (for dp_gen_spec) into spec (cap bytes), drawing from
  * r only: the same generator state gives the same spec. DP_OK, or DP_EINVAL (unknown family,
  * listing the known ones; spec too long). */
+/* The wide corpus (issue 29): every family above, in the order of its commands of record, the
+ * task graphs first; `train --family all` stands for it (the order fixes which family each
+ * round-robin draw comes from, so it is part of what a seed reproduces). */
+#define DP_GEN_WIDE_CORPUS \
+    "stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer"
 const char *const *dp_gen_families(void);
 int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err);
 

@@ -131,6 +131,16 @@ h5dump -w 0 -a /trained_on "$tmp/wide.h5" | tr -d " \n" > "$tmp/won"
 for m in stg layered forkjoin seriesparallel workflow cnn rnn transformer moe; do
     grep -q "\"graph\":\"${m}_" "$tmp/won" || { cat "$tmp/won"; fail "train --family: a $m graph among the training graphs"; }
 done
+# --family all: the wide corpus in its commands' order, the same draws as the list written out
+for k in all list; do
+    fams=all
+    [ $k = list ] && fams=stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer
+    "$bin" train --family $fams --family-count 14 --val-count 0 --family-seed 3 --config "$tmp/b4.json" --stage il \
+        --episodes 1 --checkpoint "$tmp/all-$k.h5" --quiet > /dev/null 2> "$tmp/aerr" || { cat "$tmp/aerr"; fail "train --family $k"; }
+    h5dump -w 0 -a /trained_on "$tmp/all-$k.h5" | tr -d " \n" | grep -o "{\"train\".*" > "$tmp/aon-$k"
+done
+cmp -s "$tmp/aon-all" "$tmp/aon-list" || { cat "$tmp/aon-all"; fail "--family all draws what the fourteen families written out draw"; }
+grep -q '"graph":"llama_layer' "$tmp/aon-all" || { cat "$tmp/aon-all"; fail "--family all: a llama-layer graph among the training graphs"; }
 # --speed-range: heterogeneous devices, each graph's speeds drawn in the range from the family
 # seed (the same on a second run), printed beside it; refused without a distribution
 for k in 1 2; do
