@@ -212,14 +212,16 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
-        json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f}", "max_group", a->coarsen,
+        json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f,s:o,s:o,s:o}", "max_group", a->coarsen,
                                                      "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
                                                      "groups", c->n_groups, "group_edges", c->n_group_edges,
                                                      "largest_group", c->largest_group, "group_simulations",
                                                      (json_int_t)c->group_simulations, "refine_simulations",
                                                      (json_int_t)(r->sims - c->group_simulations), "cpu_group_s",
                                                      c->cpu_group_s, "cpu_place_s", c->cpu_place_s, "cpu_refine_s",
-                                                     c->cpu_refine_s));
+                                                     c->cpu_refine_s, "critical_path_work", dp_json_number(c->cp_work),
+                                                     "work_bound", dp_json_number(c->work_bound),
+                                                     "group_critical_path_work", dp_json_number(c->group_cp_work)));
     }
     json_object_set_new(o, "transfer_volume_units",
                         json_string(dp_cli_volume_unit(g, m, "file units (comm)")));
@@ -244,7 +246,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
 {
     const double sc = g->time_scale;
     const dp_machine *m = &a->mach;
-    char b[40], b2[40];
+    char b[40], b2[40], b3[40];
     printf("graph %s: %d ops, %d edges, %d devices, %s\n", g->name, g->n_ops, g->n_edges, m->n_devices,
            a->assignment_file ? "assignment from file" : a->method);
     if (r->hi) {
@@ -278,6 +280,11 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
                a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
+        printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s (critical path or "
+               "work per device), the groups' critical path %s (%.3f times the bound)\n",
+               dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),
+               dp_cli_fmt(c->group_cp_work / sc, b3, sizeof b3), c->work_bound > 0 ? c->group_cp_work / c->work_bound : 1.0);
+
     }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
            dp_cli_volume_unit(g, m, "file units"));
@@ -371,6 +378,12 @@ static int run_and_report(run_args *a)
     if (a->trace) {
         if (dp_engine_write_trace(eng, assign, a->trace, &err) != DP_OK) goto fail;
     }
+    /* in either output format */
+    if (out.coarse && out.coarse->group_cp_work > DP_COARSE_WARN_CP * out.coarse->work_bound)
+        fprintf(stderr, "doppler place: warning: --coarsen %d: the groups' critical path by work is %.2f times the "
+                "graph's lower bound by work (a group runs as one piece): the groups, not the devices, bound the "
+                "makespan; a smaller --coarsen keeps more parallelism (doc/coarsen.md)\n",
+                a->coarsen, out.coarse->group_cp_work / out.coarse->work_bound);
     if (strcmp(a->output_format, "json") == 0) print_json(a, g, label, &out);
     else print_text(a, g, &out);
     status = 0;

@@ -83,6 +83,10 @@ typedef enum dp_coarse_rule {
     DP_COARSE_CHAINS = 1     /* convex chains by rule (a), forward and backward passes */
 } dp_coarse_rule;
 
+/* `doppler place --coarsen N` warns when the groups' critical path by work is more than this
+ * many times the graph's lower bound by work (dp_coarse_report's group_cp_work / work_bound). */
+#define DP_COARSE_WARN_CP 1.1
+
 /* Passes of the chains rule (forward, backward, forward, ...) at most. */
 #define DP_COARSE_MAX_PASSES 8
 
@@ -95,6 +99,14 @@ typedef struct dp_coarse_report {
     double cpu_group_s;          /* grouping and building the group graph and its problem */
     double cpu_place_s;          /* the method on the group graph */
     double cpu_refine_s;         /* expanding and refining (0 without o->refine) */
+    double cp_work;              /* the graph's critical path by work: the longest path of mean op
+                                    times, no transfers (time units of c) */
+    double work_bound;           /* the graph's lower bound by work: max(cp_work, the mean op times
+                                    summed / devices) */
+    double group_cp_work;        /* the group graph's critical path by work, a group running its
+                                    work in one piece. Above work_bound, the groups and not the
+                                    devices bound the makespan: the grouping took parallelism
+                                    away (a large max_group chains whole paths: doc/coarsen.md) */
 } dp_coarse_report;
 
 /* Group g's ops by rule `rule` (above): group_of (n_ops) receives each op's group,

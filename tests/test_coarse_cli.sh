@@ -6,7 +6,8 @@
 # Checked: every op placed on a device in range; fewer groups than ops, none above N; the
 # simulations the JSON reports (the group graph's and the refinement's, apart and in all);
 # refining never worse than the plain expansion; the chains rule (--coarsen-rule chains) gives
-# more groups than the default packed rule; bad values refused with the option named.
+# more groups than the default packed rule; the groups' critical path by work is reported and a
+# large N warned about; bad values refused with the option named.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -66,6 +67,16 @@ all_placed "doppler --coarsen 16"
 gs=$(num group_simulations "$tmp/p.json")
 [ "$gs" -ge 1 ] && [ "$(num simulations "$tmp/p.json")" = "$gs" ] || fail "doppler on groups: group simulations '$gs'"
 echo "ok: doppler --coarsen 16: makespan $(num makespan "$tmp/p.json"), $gs simulation(s) on the group graph"
+
+# the groups' critical path by work against the lower bound by work: in the JSON; a warning when
+# the groups bound the makespan (a large N chains whole paths), none at N 16
+grep -q '"work_bound":' "$tmp/p.json" && grep -q '"group_critical_path_work":' "$tmp/p.json" || fail "JSON: no work bound"
+! grep -q "warning" "$tmp/err" || fail "--coarsen 16 warned: $(cat "$tmp/err")"
+place --method cp --coarsen 5000 --coarsen-rule chains
+gcp=$(num group_critical_path_work "$tmp/p.json"); wb=$(num work_bound "$tmp/p.json")
+awk -v a="$gcp" -v b="$wb" 'BEGIN { exit !(a > 1.1 * b) }' || fail "--coarsen 5000: groups' path $gcp, bound $wb"
+grep -q "warning: --coarsen 5000: the groups' critical path by work is" "$tmp/err" || fail "--coarsen 5000: no warning: $(cat "$tmp/err")"
+echo "ok: --coarsen 5000 warns (groups' critical path by work $gcp, bound $wb)"
 
 # bad values: refused, the option named, nothing written
 rm -f "$tmp/p.out"
