@@ -74,6 +74,7 @@ typedef struct run_args {
     int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
     dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default packed) */
     int coarsen_rule_set;       /* --coarsen-rule given (it needs --coarsen) */
+    int parameters_set;         /* --parameters given */
 } run_args;
 
 static void place_usage(FILE *f, const char *cmd)
@@ -107,6 +108,9 @@ static void place_usage(FILE *f, const char *cmd)
                "  --device D           the device for --method single (default 0)\n"
                "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies\n"
                "                       (doppler train)\n"
+               "  --parameters P       with a trained policy: 'selected' (default), the model-selected parameters\n"
+               "                       (best greedy placement at the training's evaluations), or 'final', those\n"
+               "                       the training ended with (train prints both stages' figures)\n"
                "  --proposals FILE     anneal, local, --refine: an improvement checkpoint (train --method improve)\n"
                "                       whose policy proposes half the moves (the other half uniform)\n"
                "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements\n"
@@ -195,6 +199,10 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     /* a placement read from a file is not a method: its path goes under "assignment" */
     if (a->assignment_file) json_object_set_new(o, "assignment", json_string(a->assignment_file));
     else json_object_set_new(o, "method", json_string(label));
+    /* a method with a trained policy: which of its parameters placed */
+    const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
+    if (pm && (pm->options & DP_PLACE_OPT_CHECKPOINT))
+        json_object_set_new(o, "parameters", json_string(a->place.final_parameters ? "final" : "selected"));
     json_object_set_new(o, "n_devices", json_integer(m->n_devices));
     json_object_set_new(o, "makespan", dp_json_number(r->makespan / sc));
     if (r->ls) json_object_set_new(o, "schedule_makespan", dp_json_number(r->ls->makespan / sc));
@@ -405,7 +413,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
            O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS, O_COARSEN,
-           O_COARSEN_RULE };
+           O_COARSEN_RULE, O_PARAMETERS };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -417,7 +425,8 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"samples", required_argument, NULL, O_SAMPLES}, {"refine", required_argument, NULL, O_REFINE},
         {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"proposals", required_argument, NULL, O_PROPOSALS}, {"append-only", no_argument, NULL, O_APPEND},
         {"ties", required_argument, NULL, O_TIES}, {"coarsen", required_argument, NULL, O_COARSEN},
-        {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE}, DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
+        {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE}, {"parameters", required_argument, NULL, O_PARAMETERS},
+        DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
     a.cmd = cmd;
@@ -451,6 +460,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_CONFIG: a.place.config = optarg; break;
         case O_CKPT: a.place.checkpoint = optarg; break;
+        case O_PARAMETERS:
+            if (strcmp(optarg, "selected") == 0) a.place.final_parameters = 0;
+            else if (strcmp(optarg, "final") == 0) a.place.final_parameters = 1;
+            else return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--parameters: selected or final, got '%s'", optarg));
+            a.parameters_set = 1;
+            break;
         case O_PROPOSALS: a.place.proposals = optarg; break;
         case O_SAMPLES:
             if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg));

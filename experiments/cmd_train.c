@@ -458,7 +458,8 @@ static int train_improve(const char *graph, const char *format, const char *grap
         }
         if (ckpt)
             printf("checkpoint: %s (%s; place any graph with: doppler place --method improve --checkpoint %s --graph G --budget N)\n",
-                   ckpt, res.evaluations > 0 ? "place uses the model-selected parameters" : "the final parameters", ckpt);
+                   ckpt, res.evaluations > 0 ? "place uses the model-selected parameters, --parameters final the final ones"
+                                             : "the final parameters", ckpt);
         status = 0;
     } else {
         status = dp_cli_fail(&err);
@@ -938,7 +939,8 @@ static int train_main(int argc, char **argv)
                    dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
         if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
-        if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G)\n", ckpt,
+        if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G; "
+                                "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
                                 dp_agent_name(cfg.method), ckpt);
     } else {
         char label[32];

@@ -965,7 +965,8 @@ int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options
     if (o->config && dp_improve_search_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
     if (o->budget > 0) cfg.anneal.budget = o->budget;
     dp_improve_model *m = NULL;
-    int rc = dp_improve_model_load(o->checkpoint, &m, err);
+    int rc = o->final_parameters ? dp_improve_model_load_final(o->checkpoint, &m, err)
+                                 : dp_improve_model_load(o->checkpoint, &m, err);
     if (rc != DP_OK) return rc;
     dp_search_result res;
     rc = dp_improve_search(m, g, c, o->oracle, &cfg, o->seed, assignment, &res, err);

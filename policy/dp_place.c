@@ -109,6 +109,11 @@ int dp_place_options_set(dp_place_options *o, const char *key, const char *value
         else if (strcmp(value, "1") == 0 || strcmp(value, "true") == 0) o->list_append_only = 1;
         else if (strcmp(value, "0") == 0 || strcmp(value, "false") == 0) o->list_append_only = 0;
         else rc = dp_error_set(err, DP_EINVAL, "place options: append_only: 0, 1, false or true, got \"%s\"", value);
+    } else if (strcmp(key, "parameters") == 0) {
+        if (!value) o->final_parameters = def.final_parameters;
+        else if (strcmp(value, "selected") == 0) o->final_parameters = 0;
+        else if (strcmp(value, "final") == 0) o->final_parameters = 1;
+        else rc = dp_error_set(err, DP_EINVAL, "place options: parameters: selected or final, got \"%s\"", value);
     } else if (strcmp(key, "ties") == 0) {
         if (!value) o->list_ties = def.list_ties;
         else if (strcmp(value, "id") == 0) o->list_ties = DP_LIST_TIES_ID;
@@ -116,7 +121,7 @@ int dp_place_options_set(dp_place_options *o, const char *key, const char *value
         else rc = dp_error_set(err, DP_EINVAL, "place options: ties: id or heap, got \"%s\"", value);
     } else {
         rc = dp_error_set(err, DP_EINVAL, "place options: unknown key \"%s\" (known: seed, device, checkpoint, samples, "
-                          "budget, config, refine, refine_budget, proposals, append_only, ties)", key);
+                          "budget, config, refine, refine_budget, proposals, append_only, ties, parameters)", key);
     }
     return rc;
 }
@@ -263,7 +268,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
      * training follows, so DOPPLER's networks are bound for the forward only (no gradient
      * buffers or per-step caches: dp_doppler_arch.no_grad) */
     if (o->checkpoint) cfg.arch.no_grad = 1;
-    dp_train *tr = o->checkpoint ? dp_train_alloc_from(g, c, &cfg, o->oracle, o->checkpoint, err)
+    dp_train *tr = o->checkpoint ? dp_train_alloc_from(g, c, &cfg, o->oracle, o->checkpoint, o->final_parameters, err)
                                  : dp_train_alloc(g, c, &cfg, o->oracle, err);
     if (!tr) return err ? err->code : DP_ENOMEM;
     rc = DP_OK;
@@ -271,7 +276,9 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
         dp_train_io io = {NULL, NULL, o->progress ? train_progress : NULL, (void *)o, NULL, NULL};
         rc = dp_train_run(tr, DP_TRAIN_STAGE_SIM, o->budget > 0 ? o->budget : 200, &io, err);
     }
-    if (rc == DP_OK) dp_train_use_best(tr);
+    /* the model-selected parameters (a checkpoint's best, or this run's), unless the final ones
+     * are asked for: the parameters the training ended with, which dp_train_use_best replaces */
+    if (rc == DP_OK && !o->final_parameters) dp_train_use_best(tr);
     double ms;
     if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
     if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
@@ -430,6 +437,12 @@ int dp_place_check_options(const char *name, const dp_place_options *o, dp_error
                                 option_names[i], name, name);
         return dp_error_set(err, DP_EINVAL, "%s: for --method %s%s; --method %s does not use it", option_names[i], who,
                             bit == DP_PLACE_OPT_PROPOSALS ? ", or with --refine" : "", name);
+    }
+    if (o->final_parameters && !(m->options & DP_PLACE_OPT_CHECKPOINT)) {
+        char who[256];
+        methods_reading(DP_PLACE_OPT_CHECKPOINT, who, sizeof who);
+        return dp_error_set(err, DP_EINVAL, "--parameters: the parameters of a trained policy, for --method %s; --method %s "
+                            "has none", who, name);
     }
     if (o->refine_budget > 0 && !o->refine)
         return dp_error_set(err, DP_EINVAL, "--refine-budget: the simulations of --refine; give --refine anneal, local "

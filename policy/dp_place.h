@@ -52,6 +52,11 @@ typedef struct dp_place_options {
                              * its last stage (when it was sampled on this problem:
                              * dp_place_best_sample; one more simulation). Set by the refine step, which starts
                              * from a placement the training already paid for. 0: the policy's */
+    int final_parameters;   /* learned methods and improve: place with the final parameters (those
+                             * at the end of the last stage's training, which `train` reports as
+                             * "final"; a checkpoint's /sel/param) instead of the model-selected
+                             * ones (best at the stage's evaluations: "model-selected", /sel/best;
+                             * 0, the default). The same when the run selected nothing */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
     int list_append_only;   /* heft, cpop, peft: 1 appends each op after its device's last op
@@ -81,8 +86,8 @@ void dp_place_options_init(dp_place_options *o);
  * dp_place_options_set: one option from its text, the keys the command's options name (with '_'
  * for '-', as Python's keywords): seed (0 .. 2^64 - 1), device (0 .. 4095), checkpoint (a path),
  * samples (1 .. 1,000,000), budget (1 .. 1e15), config (a path), refine (anneal, local or
- * improve), refine_budget (1 .. 1e15), proposals (a path), append_only (0/1, false/true) and
- * ties (id or heap); value NULL puts the key back to its default. Text values are copied. Errors
+ * improve), refine_budget (1 .. 1e15), proposals (a path), append_only (0/1, false/true),
+ * ties (id or heap) and parameters (selected or final: final_parameters); value NULL puts the key back to its default. Text values are copied. Errors
  * (DP_EINVAL, o unchanged): unknown key (the message lists the known ones), a value that is not
  * the key's kind or is out of range (the message names the key and the value); DP_ENOMEM. Whether
  * a method reads the option is dp_place_check_options' question, not this one's.

@@ -194,10 +194,10 @@ dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_con
 }
 
 dp_train *dp_train_alloc_from(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
-                              const char *checkpoint, dp_error *err)
+                              const char *checkpoint, int final, dp_error *err)
 {
     dp_train *tr = train_alloc(g, c, cfg, oracle, 0, err);
-    if (tr && dp_train_init_from(tr, checkpoint, err) != DP_OK) {
+    if (tr && dp_train_init_from_params(tr, checkpoint, final, err) != DP_OK) {
         dp_train_free(tr);
         return NULL;
     }

@@ -251,14 +251,14 @@ typedef struct dp_train dp_train;
  * with err on failure (DP_EINVAL without an oracle). */
 dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                              dp_error *err);
-/* As dp_train_alloc followed by dp_train_init_from(checkpoint), without the random
+/* As dp_train_alloc followed by dp_train_init_from_params(checkpoint, final), without the random
  * initialisation the checkpoint's parameters overwrite (about a quarter of a placement's CPU at
  * 400 ops): what placing with a trained model (dp_place's learned methods) needs. The
  * parameters, and so every placement, are the same as by those two calls; the generator of
  * cfg->seed has not drawn the initialisation's numbers (training from here would differ). NULL
  * with err as either call fails. */
 dp_train *dp_train_alloc_from(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
-                              const char *checkpoint, dp_error *err);
+                              const char *checkpoint, int final, dp_error *err);
 void dp_train_free(dp_train *tr);
 
 /* Training on a distribution of graphs: bind another graph g under costs c, scored by oracle
@@ -295,6 +295,10 @@ dp_nn_params *dp_train_plc_params(dp_train *tr);
  * "PATH: incompatible checkpoint: feature set (network.features) \"doppler\" in the checkpoint,
  * \"engine\" here ..."). */
 int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err);
+/* dp_train_init_from with final 1: the checkpoint's final parameters (/sel/param, /plc/param:
+ * those its training ended with, before model selection, which `train` prints as "final")
+ * instead of the best-greedy ones; final 0 is dp_train_init_from. */
+int dp_train_init_from_params(dp_train *tr, const char *checkpoint, int final, dp_error *err);
 /* Continue a run from its checkpoint (--resume; the same graphs, in the same order, as the
  * checkpoint's trained_on says): parameters, Adam state, RNG state, counters;
  * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage

@@ -311,9 +311,15 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
 
 int dp_train_init_from(dp_train *tr, const char *checkpoint, dp_error *err)
 {
+    return dp_train_init_from_params(tr, checkpoint, 0, err);
+}
+
+int dp_train_init_from_params(dp_train *tr, const char *checkpoint, int final, dp_error *err)
+{
     int rc = load_checkpoint(tr, checkpoint, 0, err);
-    /* start from the checkpoint's best-greedy parameters when it has them */
-    if (rc == DP_OK) dp_train_use_best(tr);
+    /* start from the checkpoint's best-greedy parameters when it has them, unless the final ones
+     * (its /sel/param: the training's last) are asked for */
+    if (rc == DP_OK && !final) dp_train_use_best(tr);
     dp_runtime_select_reset(&tr->sel);
     tr->best = INFINITY;
     return rc;

@@ -5,7 +5,8 @@
 # copy engines, bulk-synchronous, comm_ratio, streams) and every learned agent and config family
 # (this project's DOPPLER, the authors', the zero-shot engine set with magnitude inputs, the
 # append state, the DOPPLER feature set, Placeto, GDP), the makespan `doppler train --json`
-# reports as what place uses ("makespan") equals to the last bit:
+# reports as what place uses ("makespan") equals to the last bit, and its figure with the final
+# parameters ("makespan_final") equals `place --parameters final`'s:
 #   - `doppler place --checkpoint` from that checkpoint, under three BLAS kernel settings
 #     (OPENBLAS_CORETYPE Haswell, Prescott, unset) and two OpenBLAS threads;
 #   - Python's Engine.place on the same graph and machine (doppler.Machine from the same options);
@@ -70,7 +71,16 @@ case_run() {
         got=$(sed -n 's/.*"makespan":\([^,}]*\).*/\1/p' "$tmp/$name.place")
         [ "$got" = "$want" ] || fail "$name: train reported $want for place, place gives $got ($env)"
     done
-    printf '%s|%s|%s|%s|%s|%s|%s\n' "$name" "$graph" "$method" "$cfg" "$ep" "$want" "$*" >> "$tmp/cases"
+    # the final parameters (the training's last, before model selection): train's makespan_final
+    wantf=$(sed -n 's/.*"makespan_final":\([^,}]*\).*/\1/p' "$tmp/$name.train")
+    [ -n "$wantf" ] || { cat "$tmp/$name.train"; fail "$name: train --json gives no makespan_final"; }
+    "$bin" place --graph "$graph" --method "$method" --checkpoint "$tmp/$name.h5" --parameters final --json "$@" \
+        > "$tmp/$name.placef" 2> "$tmp/$name.err" || { cat "$tmp/$name.err"; fail "$name: place --parameters final"; }
+    got=$(sed -n 's/.*"makespan":\([^,}]*\).*/\1/p' "$tmp/$name.placef")
+    [ "$got" = "$wantf" ] || fail "$name: train reported $wantf with its final parameters, place --parameters final gives $got"
+    grep -q '"parameters":"final"' "$tmp/$name.placef" || fail "$name: place --json does not say it placed with the final parameters"
+    [ "$wantf" = "$want" ] || echo "$name" >> "$tmp/differ"
+    printf '%s|%s|%s|%s|%s|%s|%s|%s\n' "$name" "$graph" "$method" "$cfg" "$ep" "$want" "$*" "$wantf" >> "$tmp/cases"
 }
 
 topo="$top_srcdir/data/topologies/pcie-gen3-4gpu.json"
@@ -93,6 +103,9 @@ case_run t-gdp "$T" gdp - 4 --devices 4
 case_run s-authors "$S" doppler authors 6 --devices 4
 case_run s-zeroshot-priority "$S" doppler zeroshot 4 --devices 4 --queue priority
 n=$(wc -l < "$tmp/cases")
+# the final and model-selected parameters place differently somewhere: the check above is not vacuous
+[ -s "$tmp/differ" ] || fail "no case where the final and model-selected parameters place differently"
+echo "ok: place --parameters final gives train's final figure on $n cases ($(wc -l < "$tmp/differ") of them differ from the model-selected one)"
 
 # a --config beside --checkpoint was ignored without a word: refused, naming both
 "$bin" place --graph "$J" --method placeto --checkpoint "$tmp/j-placeto-maxmin.h5" --config "$tmp/placeto.json" \
@@ -118,7 +131,7 @@ tmp = sys.argv[1]
 opt2key = {o: k for k, o in dm.keys()}
 bad = 0
 for line in open(tmp + "/cases"):
-    name, graph, method, cfg, ep, want, opts = line.rstrip("\n").split("|")
+    name, graph, method, cfg, ep, want, opts, wantf = line.rstrip("\n").split("|")
     words = opts.split()
     settings = {}
     i = 0
@@ -128,8 +141,13 @@ for line in open(tmp + "/cases"):
     m = doppler.Machine(**settings)
     with doppler.Graph.read(graph) as g, doppler.Engine(g, m) as e:
         got = e.place(method, checkpoint=tmp + "/" + name + ".h5").makespan
+        gotf = e.place(method, checkpoint=tmp + "/" + name + ".h5", parameters="final").makespan
     if repr(got) != repr(float(want)):
         print("%s: train reported %r, Python's Engine.place gives %r" % (name, float(want), got))
+        bad += 1
+    if repr(gotf) != repr(float(wantf)):
+        print("%s: train reported %r with its final parameters, Engine.place(parameters='final') gives %r"
+              % (name, float(wantf), gotf))
         bad += 1
 sys.exit(1 if bad else 0)
 EOF
@@ -142,7 +160,7 @@ fi
 {
     printf '{"name": "agree", "grid": ['
     sep=""
-    while IFS='|' read -r name graph method cfg ep want opts; do
+    while IFS='|' read -r name graph method cfg ep want opts wantf; do
         printf '%s{"graph": ["%s"], "method": ["%s"], "seed": [3]' "$sep" "$graph" "$method"
         if [ "$method" = doppler ]; then printf ', "episodes_il": [%s], "episodes_sim": [%s]' "$ep" "$ep"
         else printf ', "episodes": [%s]' "$ep"; fi
@@ -169,7 +187,7 @@ for r in csv.DictReader(open(sys.argv[1] + "/agree.csv")):
 EOF
 [ "$(wc -l < "$tmp/rows")" -eq "$n" ] || { cat "$tmp/rows"; fail "the sweep has $(wc -l < "$tmp/rows") rows, not $n"; }
 i=0
-while IFS='|' read -r name graph method cfg ep want opts; do
+while IFS='|' read -r name graph method cfg ep want opts wantf; do
     row=$(sed -n "s/^$i|//p" "$tmp/rows")
     [ "${row%%|*}" = ok ] || fail "$name: the sweep's run failed: $row"
     rest=${row#*|}
@@ -184,5 +202,5 @@ while IFS='|' read -r name graph method cfg ep want opts; do
     [ "$got" = "$want" ] || fail "$name: place from the sweep run's checkpoint gives $got, train reported $want"
     i=$((i + 1))
 done < "$tmp/cases"
-echo "$n cases: train, place (4 BLAS settings), Python and a sweep row agree to the last bit"
+echo "$n cases: train, place (4 BLAS settings), Python (both parameter sets) and a sweep row agree to the last bit"
 exit 0

@@ -60,6 +60,13 @@ grep -q "^model selection on 1 validation graphs: 2 evaluations .*, 80 simulatio
 grep -q "^  final  .*(parameters of episode 80, after 720 training simulations)" "$tmp/o" || { cat "$tmp/o"; fail "the final figure"; }
 grep -q "^  model-selected  .*(parameters of episode [08]0*, after [0-9]* training simulations)" "$tmp/o" || { cat "$tmp/o"; fail "the model-selected figure"; }
 grep -q "place uses the model-selected parameters" "$tmp/o" || fail "says which parameters place uses"
+# place with either: the JSON says which (dp_improve_model_load_final: tests/test_improve.c)
+G1="$top_srcdir/data/graphs/chainmm-small.json"
+for p in selected final; do
+    "$bin" place --graph "$G1" --method improve --checkpoint "$tmp/sel.h5" --budget 20 --parameters $p --json > "$tmp/p" 2> "$tmp/e" ||
+        { cat "$tmp/e"; fail "place --parameters $p"; }
+    grep -q "\"parameters\":\"$p\"" "$tmp/p" || { cat "$tmp/p"; fail "place --json names the $p parameters"; }
+done
 h5ls "$tmp/sel.h5/op/best" > /dev/null 2>&1 && h5ls "$tmp/sel.h5/move/best" > /dev/null 2>&1 || fail "the checkpoint holds the model-selected parameters (its own groups /op and /move)"
 ! h5ls "$tmp/sel.h5/sel" > /dev/null 2>&1 && ! h5ls "$tmp/sel.h5/best_assignment" > /dev/null 2>&1 || fail "the improvement checkpoint uses DOPPLER's slots /sel, /best_assignment"
 # --resume continues with the checkpoint's config: a --config that says otherwise is refused naming the key

@@ -466,7 +466,7 @@ START_TEST(init_from_best_has_no_garbage)
     }
     /* dp_train_alloc_from (place's path: no random initialisation first) holds the very same
      * parameters, gaps included, and places the same */
-    dp_train *tf = dp_train_alloc_from(g, c, &cfg, &sim.oracle, ckpt, &err);
+    dp_train *tf = dp_train_alloc_from(g, c, &cfg, &sim.oracle, ckpt, 0, &err);
     ck_assert_msg(tf != NULL, "%s", err.msg);
     const dp_doppler *df = dp_train_networks(tf);
     ck_assert_int_eq(df->sel->n, dd->sel->n);
@@ -481,7 +481,7 @@ START_TEST(init_from_best_has_no_garbage)
     ck_assert_double_eq(m1, m2);
     dp_train_free(tf);
     /* a missing checkpoint: NULL, the error names it */
-    ck_assert_ptr_null(dp_train_alloc_from(g, c, &cfg, &sim.oracle, "/nonexistent/ck.h5", &err));
+    ck_assert_ptr_null(dp_train_alloc_from(g, c, &cfg, &sim.oracle, "/nonexistent/ck.h5", 0, &err));
     ck_assert_msg(strstr(err.msg, "/nonexistent/ck.h5") != NULL, "%s", err.msg);
     dp_train_free(tr);
     dp_test_sim_free(&sim);

@@ -226,7 +226,7 @@ class Placement:
 
 
 _PLACE_OPTIONS = ("seed", "device", "checkpoint", "samples", "budget", "config", "refine", "refine_budget",
-                  "proposals", "append_only", "ties")
+                  "proposals", "append_only", "ties", "parameters")
 
 
 def _check_place_options(bmethod, o):
@@ -501,8 +501,10 @@ class Engine(_NoCopy):
           `proposals` checkpoint's policy from that placement), refine_budget (its simulations, default 2000),
           proposals (anneal, local and refine: an improvement checkpoint, `doppler train --method
           improve`, whose policy proposes half the moves),
-          append_only (heft, cpop, peft: append after each device's last op, no insertion) and
-          ties ("id" or "heap": the order of ready ops of equal priority in those schedulers)
+          append_only (heft, cpop, peft: append after each device's last op, no insertion),
+          ties ("id" or "heap": the order of ready ops of equal priority in those schedulers) and
+          parameters ("selected", the default: a checkpoint's model-selected parameters; "final":
+          those its training ended with, `train`'s "final" figure)
 
         Methods that simulate ask this engine (its oracle), so they optimise the model that scores
         them; Placement.simulations counts what they spent. The result is bit for bit the
@@ -556,6 +558,11 @@ class Engine(_NoCopy):
             if ties not in ("id", "heap"):
                 raise ValueError("place: ties: id or heap, got %r" % (ties,))
             text["ties"] = ties
+        parameters = options.get("parameters")
+        if parameters is not None:
+            if parameters not in ("selected", "final"):
+                raise ValueError("place: parameters: selected or final, got %r" % (parameters,))
+            text["parameters"] = parameters
         btext = {k: v.encode() for k, v in text.items()}
         btext["checkpoint"] = _lib.encode(options.get("checkpoint"), "place: checkpoint")
         btext["proposals"] = _lib.encode(options.get("proposals"), "place: proposals")
