@@ -103,6 +103,11 @@ static dp_json_arena *arena_new(const char *text, size_t size)
 {
     /* address space for the parse's upper bound (touched only as used); huge pages where the
      * kernel gives them cut the page faults of a large file's tree by up to 512 */
+    /* a program that installed its own allocator since (json_set_alloc_funcs) parses as it chose */
+    json_malloc_t fm;
+    json_free_t ff;
+    json_get_alloc_funcs(&fm, &ff);
+    if (fm != arena_malloc || ff != arena_free) return NULL;
     dp_json_arena *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     const size_t huge = (size_t)1 << 21;

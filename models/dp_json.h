@@ -62,8 +62,9 @@ json_t *dp_json_load(const char *path, dp_error *err);
  * a reference (json_incref) or a string past it, nor free a value of the tree on its own. Where
  * no arena can be had (address space, or 16 arenas live at once) *arena is NULL and the values
  * are malloc'd, which dp_json_scoped_free handles the same way. Jansson's allocator is process
- * wide: the library installs its own (malloc and free outside arenas) when it is loaded, so a
- * program that calls json_set_alloc_funcs itself must not use this function. */
+ * wide: the library installs its own (malloc and free outside arenas) when it is loaded; a
+ * program that installs another one (json_set_alloc_funcs) gets no arena from then on (*arena
+ * NULL, the values its allocator's). */
 typedef struct dp_json_arena dp_json_arena;
 json_t *dp_json_load_scoped(const char *path, dp_json_arena **arena, dp_error *err);
 

@@ -190,7 +190,20 @@ START_TEST(json_scoped_arena)
     ck_assert_int_eq(dp_json_arenas_live(), 0);
     ck_assert_str_eq(json_string_value(json_object_get(other, "a")), "text");
     json_decref(other);
-    /* malformed: the error names the place; nothing stays mapped */
+    /* a program's own allocator installed since: no arena, its allocator's values */
+    {
+        json_malloc_t fm;
+        json_free_t ff;
+        json_get_alloc_funcs(&fm, &ff);
+        json_set_alloc_funcs(malloc, free);
+        root = dp_json_load_scoped(path, &arena, &err);
+        ck_assert_ptr_nonnull(root);
+        ck_assert_ptr_null(arena);
+        ck_assert_int_eq(dp_json_arenas_live(), 0);
+        dp_json_scoped_free(root, arena);
+        json_set_alloc_funcs(fm, ff);
+    }
+        /* malformed: the error names the place; nothing stays mapped */
     FILE *f = fopen(path, "w");
     fputs("{\"ops\": [\n  {\"name\": \"a\",, }\n]}\n", f);
     fclose(f);
