@@ -779,16 +779,24 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
  * Each device's list has room for its new length (the caller's guarantee). */
 static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
 {
+    /* the arrays in locals: a store through one of them would otherwise reload every pointer
+     * from p and s (issue 31: the commit was 5% of an annealing move on Llama-layer) */
+    const int *fut = s->fut;
+    const double *s_start = s->start, *s_end = s->end, *s_ready = s->ready;
+    const uint64_t *s_done = s->seq_done, *s_fin = s->seq_fin, *s_sready = s->seq_ready;
+    double *p_start = p->start, *p_end = p->end, *p_ready = p->ready;
+    uint64_t *p_done = p->seq_done, *p_fin = p->seq_fin, *p_sready = p->seq_ready;
+    int *p_dev = p->dev, *changed = p->changed;
     for (int i = 0; i < k; i++) {
-        int x = s->fut[i];
-        p->start[x] = s->start[x];
-        p->end[x] = s->end[x];
-        p->ready[x] = s->ready[x];
-        p->seq_done[x] = s->seq_done[x];
-        p->seq_fin[x] = s->seq_fin[x];
-        p->seq_ready[x] = s->seq_ready[x];
-        p->dev[x] = assignment[x];
-        p->changed[i] = x;
+        const int x = fut[i];
+        p_start[x] = s_start[x];
+        p_end[x] = s_end[x];
+        p_ready[x] = s_ready[x];
+        p_done[x] = s_done[x];
+        p_fin[x] = s_fin[x];
+        p_sready[x] = s_sready[x];
+        p_dev[x] = assignment[x];
+        changed[i] = x;
     }
     p->n_changed = k;
     if (s->seq > p->seq_next) p->seq_next = s->seq;
@@ -796,11 +804,15 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
      * the last end is the run's */
     p->makespan = s->makespan;
     assert(s->n_kept + s->n_rorder == k);
-    for (int d = 0; d < s->D; d++) p->dev_n[d] = s->cut[d];
-    for (int i = 0; i < s->n_kept + s->n_rorder; i++) {
-        int x = i < s->n_kept ? s->kept[i] : s->rorder[i - s->n_kept], d = assignment[x];
-        assert(p->dev_n[d] < p->dev_cap[d]);
-        p->dev_ops[d][p->dev_n[d]++] = x;
+    int *dev_n = p->dev_n, *const *dev_ops = p->dev_ops;
+    for (int d = 0; d < s->D; d++) dev_n[d] = s->cut[d];
+    for (int part = 0; part < 2; part++) {
+        const int *ops = part ? s->rorder : s->kept, n_ops = part ? s->n_rorder : s->n_kept;
+        for (int i = 0; i < n_ops; i++) {
+            const int x = ops[i], d = assignment[x];
+            assert(dev_n[d] < p->dev_cap[d]);
+            dev_ops[d][dev_n[d]++] = x;
+        }
     }
 }
 
