@@ -22,6 +22,20 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
+/* Convergence of delta runs on or off (converge 2, dp_sim_run_delta): of every period of delta
+ * runs, the first CONV_PROBE may converge, the next CONV_PROBE may not, and the rest may when
+ * the first processed fewer than CONV_GAIN times the events of the next. A run that may converge
+ * costs more an event (its bookkeeping, the checks, the commit: a seventh more an event on
+ * ChainMM, a third on Llama-layer, cachegrind of annealing, issue 31), so it pays only when it
+ * saves more events than that. The period is CONV_PERIOD, and doubles, up to CONV_PERIOD_MAX,
+ * after each choice of off that follows another, so that the probes cost little where
+ * convergence does not pay. Either way the costs and decisions are the same; only the time
+ * differs. */
+#define CONV_PERIOD 4096
+#define CONV_PERIOD_MAX 65536
+#define CONV_PROBE 128
+#define CONV_GAIN 0.75
+
 /* ---- the event queue: the events in the future, by (time, sequence number) ----
  * The order is strict and total (no two events share a sequence number), so every priority queue
  * pops the same events in the same order; this one is chosen for the queues the engine sees, a
@@ -140,11 +154,12 @@ struct dp_sim {
      * (D) scratch of the commit */
     const dp_sim_prefix *conv_p;
     int n_fut, n_moved, converge;
-    /* converge 2 (the default): on or off by what it saves (dp_sim_run_delta): the delta runs
-     * counted, the events of the probes with it on ([1]) and off ([0]), the choice */
-    long conv_runs;
+    /* converge 2 (the default): on or off by what it saves (dp_sim_run_delta): the delta run's
+     * place in the present period, the period, the events of the probes with it on ([1]) and
+     * off ([0]), the choice */
+    long conv_phase, conv_period;
     double conv_events[2];
-    int conv_choice;
+    int conv_choice, conv_last;
     double conv_at;
     int *dev_cnt, *dev_tail;
     /* (n), (m): 1 for an op's COMPUTE_DONE, an edge's TRANSFER_DONE in the queues that is not
@@ -179,6 +194,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->stop_op = -1;
         s->direct = 1;
         s->converge = 2;
+        s->conv_period = CONV_PERIOD;
+        s->conv_last = 1; /* the first choice of off does not lengthen the period */
         s->conv_at = INFINITY;
     }
     if (!s) goto nomem;
@@ -1145,17 +1162,6 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
     return DP_OK;
 }
 
-/* Convergence on or off (converge 2): of every CONV_PERIOD delta runs, the first CONV_PROBE
- * may converge, the next CONV_PROBE may not, and the rest may when the first processed fewer
- * than CONV_GAIN times the events of the next. A run that may converge costs more an event
- * (its bookkeeping, the checks, the commit: a seventh more an event on ChainMM, a third on
- * Llama-layer, cachegrind of annealing, issue 31), so it pays only when it saves more events
- * than that. Either way the costs and decisions
- * are the same; only the time differs. */
-#define CONV_PERIOD 4096
-#define CONV_PROBE 128
-#define CONV_GAIN 0.75
-
 /* ops compared at once by dp_sim_run_delta's scan for the moved ops (a power of two) */
 #define DELTA_SCAN_BLOCK 16
 
@@ -1212,7 +1218,8 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     s->bound = bound;
     /* the run may stop once its state is p's (converged()) when p's makespan is within the
      * bound: the full run's cost is then p's makespan */
-    const long phase = s->conv_runs++ % CONV_PERIOD;
+    const long phase = s->conv_phase;
+    if (++s->conv_phase == s->conv_period) s->conv_phase = 0;
     const int conv = s->converge == 2 ? (phase < CONV_PROBE ? 1 : phase < 2 * CONV_PROBE ? 0 : s->conv_choice)
                                       : s->converge;
     s->conv_p = conv && !(p->makespan > bound) ? p : NULL;
@@ -1240,6 +1247,11 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         if (phase == 2 * CONV_PROBE - 1) {
             s->conv_choice = s->conv_events[1] < CONV_GAIN * s->conv_events[0];
             s->conv_events[0] = s->conv_events[1] = 0;
+            /* probed again after CONV_PERIOD runs, later after each choice of off that follows
+             * one (a single one may be noise, or the search's first, hotter moves) */
+            const int again = !s->conv_choice && !s->conv_last;
+            s->conv_last = s->conv_choice;
+            s->conv_period = !again ? CONV_PERIOD : s->conv_period < CONV_PERIOD_MAX ? 2 * s->conv_period : CONV_PERIOD_MAX;
         }
     }
     if (s->conv_at < INFINITY) {
