@@ -30,7 +30,12 @@ enum ev_kind {
  * saves more events than that. The period is CONV_PERIOD, and doubles, up to CONV_PERIOD_MAX,
  * after each choice of off that follows another, so that the probes cost little where
  * convergence does not pay. Either way the costs and decisions are the same; only the time
- * differs. */
+ * differs.
+ * Off by default: on this project's 2-core host, convergence cuts the instructions of an
+ * annealing move (cachegrind, mode 2: Llama-layer -8%, 8-GPU layer -22%) but not its time (CPU
+ * seconds of annealing at budget 1e5: 5 to 10% more). Its bookkeeping alone (the loop compiled
+ * for it, the checks never run) was 20% more time for 3 to 4% more instructions on 8-GPU layer,
+ * so the events' proxy above does not measure what it costs there (EXPERIMENTS.md, issue 31). */
 #define CONV_PERIOD 4096
 #define CONV_PERIOD_MAX 65536
 #define CONV_PROBE 128
@@ -154,7 +159,7 @@ struct dp_sim {
      * (D) scratch of the commit */
     const dp_sim_prefix *conv_p;
     int n_fut, n_moved, converge;
-    /* converge 2 (the default): on or off by what it saves (dp_sim_run_delta): the delta run's
+    /* converge 2: on or off by what it saves (dp_sim_run_delta): the delta run's
      * place in the present period, the period, the events of the probes with it on ([1]) and
      * off ([0]), the choice */
     long conv_phase, conv_period;
@@ -193,7 +198,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->bound = INFINITY;
         s->stop_op = -1;
         s->direct = 1;
-        s->converge = 2;
+        s->converge = 0; /* off: fewer instructions, more time on this project's host (below) */
         s->conv_period = CONV_PERIOD;
         s->conv_last = 1; /* the first choice of off does not lengthen the period */
         s->conv_at = INFINITY;

@@ -190,8 +190,8 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * inputs, and every moved op done. Every later event is then p's, so the cost is p's makespan;
  * a commit takes the run's events up to tau and p's after it (their sequence numbers shifted
  * above the run's). The check runs only at instants where no event in the queues differs from
- * p's (counted as they are pushed), and the simulator turns convergence off where it saves too
- * few events (dp_sim_set_converge; dp_sim.c).
+ * p's (counted as they are pushed). Off by default (dp_sim_set_converge: fewer instructions,
+ * not less time, on this project's host).
  *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_set(s, p, incumbent, ...);
  * per move dp_sim_run_delta(s, p, candidate, bound, ...); when the search accepts the candidate,
@@ -229,10 +229,11 @@ void dp_sim_set_direct(dp_sim *s, int on);
 
 /* Convergence of delta runs (dp_sim_run_delta): mode 0, a delta run never stops when its state
  * is the incumbent's again (it runs to the end or to its bound, as before issue 31's
- * convergence); 1, every delta run within its bound may; 2 (the default), the simulator turns it
- * on or off by the events it saves over probes of both (dp_sim.c). Every mode gives the same
- * costs, and commits the same schedules, device lists and order of sequence numbers (not the
- * same numbers). For tests and benchmarks. */
+ * convergence; the default: on this project's host it cut instructions but not time,
+ * EXPERIMENTS.md); 1, every delta run within its bound may; 2, the simulator turns it on or off
+ * by the events it saves over probes of both (dp_sim.c). Every mode gives the same costs, and
+ * commits the same schedules, device lists and order of sequence numbers (not the same
+ * numbers). For tests and benchmarks. */
 void dp_sim_set_converge(dp_sim *s, int mode);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
