@@ -33,8 +33,7 @@ enum ev_kind {
  * differs.
  * Off by default: on this project's 2-core host, convergence cuts the instructions of an
  * annealing move (cachegrind, mode 2: Llama-layer -8%, 8-GPU layer -22%) but not its time (CPU
- * seconds of annealing at budget 1e5: 5 to 10% more). Its bookkeeping alone (the loop compiled
- * for it, the checks never run) was 20% more time for 10% more instructions on 8-GPU layer,
+ * seconds of annealing at budget 1e5, one binary, the mode chosen at run time: 5 to 10% more),
  * so the events' proxy above does not measure what it costs there (EXPERIMENTS.md, issue 31). */
 #define CONV_PERIOD 4096
 #define CONV_PERIOD_MAX 65536
