@@ -22,6 +22,24 @@ enum ev_kind {
 #define EV_SHIFT 28
 #define EV_ID_MASK ((1u << EV_SHIFT) - 1)
 
+/* Convergence of delta runs on or off (converge 2, dp_sim_run_delta): of every period of delta
+ * runs, the first CONV_PROBE may converge, the next CONV_PROBE may not, and the rest may when
+ * the first processed fewer than CONV_GAIN times the events of the next. A run that may converge
+ * costs more an event (its bookkeeping, the checks, the commit: a seventh more an event on
+ * ChainMM, a third on Llama-layer, cachegrind of annealing, issue 31), so it pays only when it
+ * saves more events than that. The period is CONV_PERIOD, and doubles, up to CONV_PERIOD_MAX,
+ * after each choice of off that follows another, so that the probes cost little where
+ * convergence does not pay. Either way the costs and decisions are the same; only the time
+ * differs.
+ * Off by default: on this project's 2-core host, convergence cuts the instructions of an
+ * annealing move (cachegrind, mode 2: Llama-layer -8%, 8-GPU layer -22%) but not its time (CPU
+ * seconds of annealing at budget 1e5, one binary, the mode chosen at run time: 5 to 10% more),
+ * so the events' proxy above does not measure what it costs there (EXPERIMENTS.md, issue 31). */
+#define CONV_PERIOD 4096
+#define CONV_PERIOD_MAX 65536
+#define CONV_PROBE 128
+#define CONV_GAIN 0.75
+
 /* ---- the event queue: the events in the future, by (time, sequence number) ----
  * The order is strict and total (no two events share a sequence number), so every priority queue
  * pops the same events in the same order; this one is chosen for the queues the engine sees, a
@@ -133,6 +151,26 @@ struct dp_sim {
      * (fut[0..delta_k)) */
     const dp_sim_prefix *delta_p;
     int delta_k;
+    /* convergence (dp_sim.h, "delta simulation"): a delta run within its bound stops at the end
+     * of an instant at which its state is conv_p's (NULL: never), its ops fut[0..n_fut) and its
+     * moved ops moved_ops[0..n_moved); conv_at: the instant it stopped at (INFINITY: it ran to
+     * the end); converge: 0 turns it off (dp_sim_set_converge, for tests). dev_cnt, dev_tail:
+     * (D) scratch of the commit */
+    const dp_sim_prefix *conv_p;
+    int n_fut, n_moved, converge;
+    /* converge 2: on or off by what it saves (dp_sim_run_delta): the delta run's
+     * place in the present period, the period, the events of the probes with it on ([1]) and
+     * off ([0]), the choice */
+    long conv_phase, conv_period;
+    double conv_events[2];
+    int conv_choice, conv_last;
+    double conv_at;
+    int *dev_cnt, *dev_tail;
+    /* (n), (m): 1 for an op's COMPUTE_DONE, an edge's TRANSFER_DONE in the queues that is not
+     * p's (another time, or not created when p's was); n_diff: how many are in the queues. The
+     * check of convergence runs only when none is (loop()) */
+    unsigned char *cdiff, *xdiff;
+    int n_diff;
     /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
      * end of the instant op stop_op starts at (stopped set), since no later event changes its
      * start or READY; -1: run to the end */
@@ -159,6 +197,10 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->bound = INFINITY;
         s->stop_op = -1;
         s->direct = 1;
+        s->converge = 0; /* off: fewer instructions, more time on this project's host (below) */
+        s->conv_period = CONV_PERIOD;
+        s->conv_last = 1; /* the first choice of off does not lengthen the period */
+        s->conv_at = INFINITY;
     }
     if (!s) goto nomem;
     s->g = g;
@@ -196,6 +238,10 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->kept, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->rorder, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->cut, (size_t)s->D, sizeof(int));
+    DP_ALLOC(t, s->dev_cnt, (size_t)s->D, sizeof(int));
+    DP_ALLOC(t, s->dev_tail, (size_t)s->D, sizeof(int));
+    DP_ALLOC(t, s->cdiff, (size_t)s->n + 1, 1);
+    DP_ALLOC(t, s->xdiff, (size_t)s->m + 1, 1);
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
     if (t->failed) goto nomem;
@@ -248,6 +294,13 @@ typedef struct loop_state {
     double now, makespan, volume;
     long n_events, n_transfers;
     int stop_op, stopped; /* dp_sim's: a probe's run stops after the instant op stop_op starts */
+    /* a run that may converge (dp_sim's conv_p, else NULL): p's devices, starts and ends; the
+     * flags of the events in the queues that are not p's, and their number (dp_sim's) */
+    const int *cp_dev;
+    const double *cp_start, *cp_end;
+    unsigned char *cdiff, *xdiff;
+    int n_diff;
+    int fin_same; /* the op whose outputs are being sent ended now on its device in p too */
 } loop_state;
 
 static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
@@ -277,10 +330,10 @@ static inline int fifo_idle(const loop_state *L, int head)
 
 /* ---- handlers, named after what happens ---- */
 
-static inline __attribute__((always_inline)) void op_start(loop_state *L, int v);
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v, const int conv);
 
 /* d's queue head is granted d; its GRANTED runs at once when it is next (head: above) */
-static inline __attribute__((always_inline)) void grant_head(loop_state *L, int d, int head)
+static inline __attribute__((always_inline)) void grant_head(loop_state *L, int d, int head, const int conv)
 {
     int v = L->qhead[d];
     assert(!L->busy_flag[d]);   /* one op at a time on a device: no overlap */
@@ -289,7 +342,7 @@ static inline __attribute__((always_inline)) void grant_head(loop_state *L, int 
     L->busy_flag[d] = 1;
     if (fifo_idle(L, head)) {
         L->n_events++;
-        op_start(L, v);
+        op_start(L, v, conv);
     } else {
         push_fifo(L, EV_GRANTED, (uint32_t)v);
     }
@@ -299,9 +352,8 @@ static inline __attribute__((always_inline)) void grant_head(loop_state *L, int 
  * transfer's sequence number is its place in the block of its producer's FINISH (fin_base): the
  * order of scheduling, as numbering pushes one by one gives, and one a consumer placed later
  * can be given when a run resumes (dp_sim_prefix_add). */
-static inline __attribute__((always_inline)) void send_output(void *ctx, int e, int du, int dv)
+static inline __attribute__((always_inline)) void send_output_body(loop_state *L, int e, int du, int dv, const int conv)
 {
-    loop_state *L = ctx;
     double delay = 0;
     if (dv != du) {
         /* dp_cost_comm, from the tables L holds */
@@ -315,30 +367,51 @@ static inline __attribute__((always_inline)) void send_output(void *ctx, int e, 
      * visits is an op's (a bounded run stops at most at the makespan) and a resumed run, which
      * rebuilds only the first copies in flight, visits the instants a full run visits. */
     if (!L->first_copy[e]) return;
-    if (delay > 0) evq_push(&L->qx, L->now + delay, L->fin_base + (uint64_t)(e - L->fin_first), EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
-    else push_fifo(L, EV_TRANSFER_DONE, (uint32_t)e);
+    if (delay > 0) {
+        evq_push(&L->qx, L->now + delay, L->fin_base + (uint64_t)(e - L->fin_first), EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+        if (conv) {
+            /* p's copy, when its producer ended now on du (fin_same) and its consumer is on dv
+             * in p */
+            const int x = !L->fin_same || L->cp_dev[L->edge_dst[e]] != dv;
+            L->xdiff[e] = (unsigned char)x;
+            L->n_diff += x;
+        }
+    } else {
+        push_fifo(L, EV_TRANSFER_DONE, (uint32_t)e);
+    }
 }
 
-static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loop_state *L, int u)
+static inline __attribute__((always_inline)) void send_output(void *ctx, int e, int du, int dv)
+{
+    send_output_body(ctx, e, du, dv, 0);
+}
+
+static inline __attribute__((always_inline)) void send_output_conv(void *ctx, int e, int du, int dv)
+{
+    send_output_body(ctx, e, du, dv, 1);
+}
+
+static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loop_state *L, int u, const int conv)
 {
     L->makespan = L->now;
     L->fin_base = L->seq_fin[u] = L->seq;
     L->fin_first = L->succ_ptr[u];
     L->seq += (uint64_t)(L->succ_ptr[u + 1] - L->fin_first);
-    dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output, L);
+    if (conv) L->fin_same = L->cp_end[u] == L->now && L->cp_dev[u] == L->dev[u];
+    dp_sim_send_outputs(s->g, L->dev, u, NULL, conv ? send_output_conv : send_output, L);
 }
 
 /* RELEASE of u's device (a GRANTED of its queue head, pushed: the FINISH follows it), then u's
  * FINISH; two events */
-static inline __attribute__((always_inline)) void release_finish(const dp_sim *s, loop_state *L, int u)
+static inline __attribute__((always_inline)) void release_finish(const dp_sim *s, loop_state *L, int u, const int conv)
 {
     const int d = L->dev[u];
     L->n_events++;
-    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d, -1);
-    op_finish(s, L, u);
+    if (!L->busy_flag[d] && L->qhead[d] >= 0) grant_head(L, d, -1, conv);
+    op_finish(s, L, u, conv);
 }
 
-static inline __attribute__((always_inline)) void op_ready(loop_state *L, int v, int head)
+static inline __attribute__((always_inline)) void op_ready(loop_state *L, int v, int head, const int conv)
 {
     int d = L->dev[v];
     L->ready[v] = L->now;
@@ -348,16 +421,16 @@ static inline __attribute__((always_inline)) void op_ready(loop_state *L, int v,
     if (L->qtail[d] < 0) L->qhead[d] = v;
     else L->qnext[L->qtail[d]] = v;
     L->qtail[d] = v;
-    if (!L->busy_flag[d]) grant_head(L, d, head);
+    if (!L->busy_flag[d]) grant_head(L, d, head, conv);
 }
 
 /* the last input of the consumer arrived: its READY */
-static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, int e, int head)
+static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, int e, int head, const int conv)
 {
     const int v = L->edge_dst[e];
     if (fifo_idle(L, head)) {
         L->n_events++;
-        op_ready(L, v, head);
+        op_ready(L, v, head, conv);
     } else {
         push_fifo(L, EV_READY, (uint32_t)v);
     }
@@ -369,7 +442,7 @@ static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, in
  * consumer READY where the event order puts it. The others would only count an arrival; they are
  * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
  * graphs, issue 31). Nothing else reads the count in between. */
-static inline __attribute__((always_inline)) void transfer_done(loop_state *L, int e, int head)
+static inline __attribute__((always_inline)) void transfer_done(loop_state *L, int e, int head, const int conv)
 {
     int v = L->edge_dst[e];
     assert(L->first_copy[e]);
@@ -377,7 +450,7 @@ static inline __attribute__((always_inline)) void transfer_done(loop_state *L, i
     if (++L->arrived[v] == L->n_unique_pred[v]) {
         if (fifo_idle(L, head)) {
             L->n_events++;
-            edge_arrived(L, e, head);
+            edge_arrived(L, e, head, conv);
         } else {
             push_fifo(L, EV_EDGE_ARRIVED, (uint32_t)e);
         }
@@ -388,7 +461,7 @@ static inline __attribute__((always_inline)) void transfer_done(loop_state *L, i
 
 /* its COMPUTE_DONE after its time on its device: in the future to the heap, at once (a
  * zero-time op) to the FIFO (never run at once: rare, and it would make the handlers recursive) */
-static inline __attribute__((always_inline)) void op_start(loop_state *L, int v)
+static inline __attribute__((always_inline)) void op_start(loop_state *L, int v, const int conv)
 {
     const int d = L->dev[v];
     double t = L->op_time[(size_t)v * (size_t)L->D + (size_t)d];   /* dp_cost_op */
@@ -396,11 +469,20 @@ static inline __attribute__((always_inline)) void op_start(loop_state *L, int v)
     if (v == L->stop_op) L->stopped = 1;
     L->seq_done[v] = L->seq;
     L->busy[d] += t;
-    if (t > 0) evq_push(&L->qc, L->now + t, L->seq++, (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)v);
-    else push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
+    if (t > 0) {
+        evq_push(&L->qc, L->now + t, L->seq++, (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)v);
+        if (conv) {
+            /* p's COMPUTE_DONE when v started now on d in p too */
+            const int x = L->cp_start[v] != L->now || L->cp_dev[v] != d;
+            L->cdiff[v] = (unsigned char)x;
+            L->n_diff += x;
+        }
+    } else {
+        push_fifo(L, EV_COMPUTE_DONE, (uint32_t)v);
+    }
 }
 
-static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, loop_state *L, int v, int head)
+static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, loop_state *L, int v, int head, const int conv)
 {
     int d = L->dev[v];
     L->end[v] = L->now;
@@ -411,7 +493,7 @@ static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, 
      * same order; they count as two events (dp_sim.h) */
     if (fifo_idle(L, head)) {
         L->n_events++;
-        release_finish(s, L, v);
+        release_finish(s, L, v, conv);
     } else {
         push_fifo(L, EV_RELEASE_FINISH, (uint32_t)v);
     }
@@ -420,24 +502,98 @@ static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, 
 /* inlined into the loop: a call per event (and its saved registers) was a sixth of the
  * instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. The event
  * itself is counted by the loop (a heap event when popped, the FIFO's in bulk). */
-static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head)
+static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head, const int conv)
 {
     uint32_t id = ev & EV_ID_MASK;
     switch (ev >> EV_SHIFT) {
-    case EV_TRANSFER_DONE: transfer_done(L, (int)id, head); break;
-    case EV_EDGE_ARRIVED: edge_arrived(L, (int)id, head); break;
-    case EV_READY: op_ready(L, (int)id, head); break;
-    case EV_GRANTED: op_start(L, (int)id); break;
-    case EV_COMPUTE_DONE: compute_done(s, L, (int)id, head); break;
-    case EV_RELEASE_FINISH: release_finish(s, L, (int)id); break;
+    case EV_TRANSFER_DONE: transfer_done(L, (int)id, head, conv); break;
+    case EV_EDGE_ARRIVED: edge_arrived(L, (int)id, head, conv); break;
+    case EV_READY: op_ready(L, (int)id, head, conv); break;
+    case EV_GRANTED: op_start(L, (int)id, conv); break;
+    case EV_COMPUTE_DONE: compute_done(s, L, (int)id, head, conv); break;
+    case EV_RELEASE_FINISH: release_finish(s, L, (int)id, conv); break;
     default: /* no other kind is ever queued: no range check in the jump */
         assert(0);
         __builtin_unreachable();
     }
 }
 
-/* the events from the FIFO's and the heap's present state to the end */
-static void loop(dp_sim *s)
+/* ---- convergence of a delta run (dp_sim.h) ----
+ * At the end of instant tau (the FIFO empty), the rest of a run is determined by its state: the
+ * events in the queues (times, and their order by sequence number), each device's queue and
+ * busy flag, and for each op not yet ready its count of arrived inputs; every op done or not
+ * yet ready keeps its device. When that state is the incumbent p's at the end of tau (p's
+ * schedule gives it: an op is done when it ended by tau, running when it started by tau, queued
+ * when ready by tau, and its arrived inputs are the first copies that reached it by tau), every
+ * later event is p's, at the same time and in the same order (the events created later are
+ * numbered above every pending one in both runs), so the makespan is p's. The moved ops must
+ * be done in both runs (a waiting moved op would run on another device). Checked cheaply first
+ * (the moved ops, each event in the queues against p's), then op by op over the run's ops. */
+static int converged(const dp_sim *s, const loop_state *L)
+{
+    const dp_sim_prefix *p = s->conv_p;
+    const dp_graph *g = s->g;
+    const double tau = L->now;
+    const evq *qc = &L->qc, *qx = &L->qx;
+    if (qc->heaped || qx->heaped || (qc->lo == qc->hi && qx->lo == qx->hi)) return 0;
+    for (int i = 0; i < s->n_moved; i++) {
+        const int v = s->moved_ops[i];
+        if (!(s->end[v] <= tau && p->end[v] <= tau)) return 0;
+    }
+    /* the events in the queues, merged in their order: each is p's pending at tau, at the same
+     * time, and events at one instant come in the order of p's sequence numbers */
+    int ic = qc->lo, ix = qx->lo;
+    double prev_t = -INFINITY;
+    uint64_t prev_seq = 0;
+    while (ic < qc->hi || ix < qx->hi) {
+        const int take_x = ic == qc->hi || (ix < qx->hi && DP_HEAP_EV_BEFORE(NULL, qx->a[ix], qc->a[ic]));
+        const dp_heap_ev x = take_x ? qx->a[ix++] : qc->a[ic++];
+        const int id = (int)(x.ev & EV_ID_MASK);
+        uint64_t seq;
+        if (take_x) {
+            const int u = g->edge_src[id], v = g->edge_dst[id], du = p->dev[u], dv = p->dev[v];
+            if (!(p->end[u] <= tau && p->end[u] + dp_cost_comm(s->c, id, du, dv) == x.t)) return 0;
+            seq = p->seq_fin[u] + (uint64_t)(id - g->succ_ptr[u]);
+        } else {
+            if (!(p->start[id] <= tau && p->end[id] == x.t)) return 0;
+            seq = p->seq_done[id];
+        }
+        if (x.t == prev_t && !(seq > prev_seq)) return 0;
+        prev_t = x.t;
+        prev_seq = seq;
+    }
+    /* op by op: the same status at tau; a running op started when p's did; a waiting op has as
+     * many inputs arrived as in p */
+    for (int i = 0; i < s->n_fut; i++) {
+        const int x = s->fut[i];
+        if (p->end[x] <= tau) {
+            if (!(s->end[x] <= tau)) return 0;
+        } else if (p->start[x] <= tau) {
+            if (!(s->start[x] == p->start[x] && !(s->end[x] <= tau))) return 0;
+        } else if (p->ready[x] <= tau) {
+            if (!(s->ready[x] <= tau && !(s->start[x] <= tau))) return 0;
+        } else {
+            if (s->ready[x] <= tau) return 0;
+            int n_arrived = 0;
+            for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
+                const int e = g->pred_edge[q], u = g->edge_src[e];
+                if (s->first_copy[e] && p->end[u] <= tau && p->end[u] + dp_cost_comm(s->c, e, p->dev[u], p->dev[x]) <= tau)
+                    n_arrived++;
+            }
+            if (n_arrived != s->arrived[x]) return 0;
+        }
+    }
+    /* each device's queue in p's order (the ops queued are p's: above) */
+    for (int d = 0; d < s->D; d++)
+        for (int x = L->qhead[d]; x >= 0 && L->qnext[x] >= 0; x = L->qnext[x])
+            if (!(p->seq_ready[x] < p->seq_ready[L->qnext[x]])) return 0;
+    return 1;
+}
+
+/* the events from the FIFO's and the heap's present state to the end; conv: a run that may
+ * converge (s->conv_p), a constant: the loop is compiled twice (loop()), so that runs that
+ * cannot converge pay nothing for its bookkeeping */
+static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int conv)
 {
     const dp_graph *g = s->g;
     const dp_cost *c = s->c;
@@ -450,6 +606,8 @@ static void loop(dp_sim *s)
         .fifo = s->fifo, .qc = s->qc, .qx = s->qx, .tail = s->fifo_tail, .n_rorder = s->n_rorder,
         .seq = s->seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan, .volume = s->volume,
         .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
+        .cp_dev = conv ? s->conv_p->dev : NULL, .cp_start = s->conv_p ? s->conv_p->start : NULL,
+        .cp_end = s->conv_p ? s->conv_p->end : NULL, .cdiff = s->cdiff, .xdiff = s->xdiff, .n_diff = s->n_diff,
     };
     const double bound = s->bound;
     /* events run at once (above) only when direct; else head -1: never */
@@ -467,6 +625,7 @@ static void loop(dp_sim *s)
              * push to the FIFO (so the queues stay as evq_first found them) */
             ev = evq_pop(q);
             L.n_events++;
+            if (conv) L.n_diff -= q == &L.qc ? L.cdiff[ev & EV_ID_MASK] : L.xdiff[ev & EV_ID_MASK];
             /* the next heap event of the instant: q's new first or the other queue's first
              * (no earlier than the event popped), whichever is at now and earlier */
             evq *o = q == &L.qc ? &L.qx : &L.qc;
@@ -482,6 +641,11 @@ static void loop(dp_sim *s)
             assert(L.tail <= s->fifo_cap);
             L.n_events += head; /* the FIFO's events of the instant, all processed */
             head = L.tail = 0;
+            /* a delta run whose state is the incumbent's again ends here (converged) */
+            if (conv && L.n_diff == 0 && L.n_events > 0 && converged(s, &L)) {
+                s->conv_at = L.now;
+                break;
+            }
             /* a probe stops here, at the end of the instant its op started at (checked per
              * instant, not per event: nothing after its start changes its start or READY) */
             q = L.stopped ? NULL : evq_first(&L.qc, &L.qx);
@@ -497,7 +661,7 @@ static void loop(dp_sim *s)
             L.now = q->a[q->lo].t;
             continue;
         }
-        dispatch(s, &L, ev, h);
+        dispatch(s, &L, ev, h, conv);
     }
     L.n_events += head; /* the FIFO's events processed before a stop */
     head = L.tail = 0;
@@ -514,6 +678,12 @@ static void loop(dp_sim *s)
     s->n_events = L.n_events;
     s->n_transfers = L.n_transfers;
     s->stopped = L.stopped;
+}
+
+static void loop(dp_sim *s)
+{
+    if (s->conv_p) loop_body(s, 1);
+    else loop_body(s, 0);
 }
 
 /* dp_sim.h. Every run checked this before issue 31 (an assertion of debug builds, which this
@@ -589,6 +759,16 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->volume = 0;
     memset(s->arrived, 0, (size_t)n * sizeof(int));
     for (int d = 0; d < D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
+    s->conv_at = INFINITY;
+    s->n_diff = 0;
+    if (s->conv_p) {
+        /* a delta run from 0 that may converge: its ops are all, none written yet */
+        for (int v = 0; v < n; v++) {
+            s->fut[v] = v;
+            s->start[v] = s->end[v] = s->ready[v] = INFINITY;
+        }
+        s->n_fut = n;
+    }
     /* set-up at time 0: sources become ready in op order */
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
@@ -726,10 +906,15 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
      * a queued op's READY): a complete run writes every other one of F's ops, and a run stopped
      * by its bound or a probe is never committed (copying them all was 4% of an annealing move,
      * issue 31) */
+    /* a run that may converge tells the times it wrote from stale ones (converged()) */
+    const int conv = s->conv_p != NULL;
+    s->conv_at = INFINITY;
+    s->n_diff = 0;
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
         s->arrived[x] = 0;
+        if (conv) s->start[x] = s->end[x] = s->ready[x] = INFINITY;
         if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
@@ -739,6 +924,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             s->seq_ready[x] = p->seq_ready[x];
             s->busy_flag[dx] = 1;
             evq_push(&s->qc, p->end[x], p->seq_done[x], (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)x);
+            s->cdiff[x] = 0; /* p's own */
             s->kept[s->n_kept++] = x;
         } else if (!mv && p->ready[x] < t) {
             /* queued at t, behind the ops of its device's queue before it in F */
@@ -759,15 +945,19 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
                 if (!s->first_copy[e] || p->end[u] >= t) continue; /* u finishes in the run: it sends then */
                 int du = assignment[u];
                 double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
-                if (delay > 0 && p->end[u] + delay >= t)
+                if (delay > 0 && p->end[u] + delay >= t) {
                     evq_push(&s->qx, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
                                          (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
-                else
+                    /* p's own unless its consumer moved (u ended before t: not moved) */
+                    s->xdiff[e] = mv;
+                    s->n_diff += mv;
+                } else
                     s->arrived[x]++;
             }
         }
     }
     for (int i = 0; i < n_moved; i++) s->moved[moved[i]] = 0;
+    s->n_fut = nf;
     loop(s);
     *k = nf;
 }
@@ -779,16 +969,24 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
  * Each device's list has room for its new length (the caller's guarantee). */
 static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
 {
+    /* the arrays in locals: a store through one of them would otherwise reload every pointer
+     * from p and s (issue 31: the commit was 5% of an annealing move on Llama-layer) */
+    const int *fut = s->fut;
+    const double *s_start = s->start, *s_end = s->end, *s_ready = s->ready;
+    const uint64_t *s_done = s->seq_done, *s_fin = s->seq_fin, *s_sready = s->seq_ready;
+    double *p_start = p->start, *p_end = p->end, *p_ready = p->ready;
+    uint64_t *p_done = p->seq_done, *p_fin = p->seq_fin, *p_sready = p->seq_ready;
+    int *p_dev = p->dev, *changed = p->changed;
     for (int i = 0; i < k; i++) {
-        int x = s->fut[i];
-        p->start[x] = s->start[x];
-        p->end[x] = s->end[x];
-        p->ready[x] = s->ready[x];
-        p->seq_done[x] = s->seq_done[x];
-        p->seq_fin[x] = s->seq_fin[x];
-        p->seq_ready[x] = s->seq_ready[x];
-        p->dev[x] = assignment[x];
-        p->changed[i] = x;
+        const int x = fut[i];
+        p_start[x] = s_start[x];
+        p_end[x] = s_end[x];
+        p_ready[x] = s_ready[x];
+        p_done[x] = s_done[x];
+        p_fin[x] = s_fin[x];
+        p_sready[x] = s_sready[x];
+        p_dev[x] = assignment[x];
+        changed[i] = x;
     }
     p->n_changed = k;
     if (s->seq > p->seq_next) p->seq_next = s->seq;
@@ -796,12 +994,83 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
      * the last end is the run's */
     p->makespan = s->makespan;
     assert(s->n_kept + s->n_rorder == k);
-    for (int d = 0; d < s->D; d++) p->dev_n[d] = s->cut[d];
-    for (int i = 0; i < s->n_kept + s->n_rorder; i++) {
-        int x = i < s->n_kept ? s->kept[i] : s->rorder[i - s->n_kept], d = assignment[x];
-        assert(p->dev_n[d] < p->dev_cap[d]);
-        p->dev_ops[d][p->dev_n[d]++] = x;
+    int *dev_n = p->dev_n, *const *dev_ops = p->dev_ops;
+    for (int d = 0; d < s->D; d++) dev_n[d] = s->cut[d];
+    for (int part = 0; part < 2; part++) {
+        const int *ops = part ? s->rorder : s->kept, n_ops = part ? s->n_rorder : s->n_kept;
+        for (int i = 0; i < n_ops; i++) {
+            const int x = ops[i], d = assignment[x];
+            assert(dev_n[d] < p->dev_cap[d]);
+            dev_ops[d][dev_n[d]++] = x;
+        }
     }
+}
+
+/* p takes the schedule of a delta run that converged at the end of instant tau = s->conv_at
+ * (converged()): its ops' events up to tau are the run's, the later ones p's own (the same
+ * times and order). The later events' sequence numbers are p's shifted above every number of
+ * the run (by s->seq less the least of them), which keeps the order of all of them: the run's
+ * events, its pending ones included, were created before tau, p's later ones after. Each
+ * device's list: the ops before cut, the ops the run found running or queued (s->kept) or made
+ * ready (s->rorder), then p's ops of the list made ready after tau (unmoved: a moved op is done
+ * by tau), in p's order. p's makespan stays. */
+static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
+{
+    const double tau = s->conv_at;
+    int *cnt = s->dev_cnt, *len = s->dev_tail;
+    for (int d = 0; d < s->D; d++) cnt[d] = 0;
+    for (int i = 0; i < s->n_kept; i++) cnt[assignment[s->kept[i]]]++;
+    for (int i = 0; i < s->n_rorder; i++) cnt[assignment[s->rorder[i]]]++;
+    for (int d = 0; d < s->D; d++) {
+        int *a = p->dev_ops[d], i = s->cut[d];
+        while (i < p->dev_n[d] && p->ready[a[i]] <= tau) i++;
+        const int tail = p->dev_n[d] - i;
+        assert(s->cut[d] + cnt[d] + tail <= p->dev_cap[d]);
+        memmove(a + s->cut[d] + cnt[d], a + i, (size_t)tail * sizeof *a);
+        len[d] = s->cut[d] + cnt[d] + tail;
+        cnt[d] = s->cut[d]; /* where the run's ops go */
+    }
+    for (int part = 0; part < 2; part++) {
+        const int *ops = part ? s->rorder : s->kept, n_ops = part ? s->n_rorder : s->n_kept;
+        for (int i = 0; i < n_ops; i++) {
+            const int x = ops[i], d = assignment[x];
+            p->dev_ops[d][cnt[d]++] = x;
+        }
+    }
+    for (int d = 0; d < s->D; d++) p->dev_n[d] = len[d];
+    uint64_t least = UINT64_MAX;
+    for (int i = 0; i < k; i++) {
+        const int x = s->fut[i];
+        if (p->ready[x] > tau && p->seq_ready[x] < least) least = p->seq_ready[x];
+        if (p->start[x] > tau && p->seq_done[x] < least) least = p->seq_done[x];
+        if (p->end[x] > tau && p->seq_fin[x] < least) least = p->seq_fin[x];
+    }
+    const uint64_t shift = least == UINT64_MAX ? 0 : s->seq - least;
+    for (int i = 0; i < k; i++) {
+        const int x = s->fut[i];
+        if (p->ready[x] <= tau) {
+            p->ready[x] = s->ready[x];
+            p->seq_ready[x] = s->seq_ready[x];
+        } else {
+            p->seq_ready[x] += shift;
+        }
+        if (p->start[x] <= tau) {
+            p->start[x] = s->start[x];
+            p->seq_done[x] = s->seq_done[x];
+        } else {
+            p->seq_done[x] += shift;
+        }
+        if (p->end[x] <= tau) {
+            p->end[x] = s->end[x];
+            p->seq_fin[x] = s->seq_fin[x];
+        } else {
+            p->seq_fin[x] += shift;
+        }
+        p->dev[x] = assignment[x];
+        p->changed[i] = x;
+    }
+    p->n_changed = k;
+    p->seq_next = p->seq_next + shift > s->seq ? p->seq_next + shift : s->seq;
 }
 
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
@@ -897,6 +1166,9 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
     return DP_OK;
 }
 
+/* ops compared at once by dp_sim_run_delta's scan for the moved ops (a power of two) */
+#define DELTA_SCAN_BLOCK 16
+
 int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,
                      dp_error *err)
 {
@@ -908,9 +1180,21 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
      * (its READY in p's schedule, or where its inputs reach its new device; dp_sim.h) */
     int n_moved = 0;
     double t = INFINITY;
+    const int *old_dev = p->dev;
     for (int v = 0; v < s->n; v++) {
+        /* a block of ops none of which moved is passed with one test: the block's OR of
+         * differences is a loop the compiler vectorises (a test and branch per op was 2%
+         * of an annealing move on Llama-layer, issue 31) */
+        if ((v & (DELTA_SCAN_BLOCK - 1)) == 0 && v + DELTA_SCAN_BLOCK <= s->n) {
+            unsigned diff = 0;
+            for (int j = 0; j < DELTA_SCAN_BLOCK; j++) diff |= (unsigned)(assignment[v + j] ^ old_dev[v + j]);
+            if (!diff) {
+                v += DELTA_SCAN_BLOCK - 1;
+                continue;
+            }
+        }
         const int dv = assignment[v];
-        if (dv == p->dev[v]) continue;
+        if (dv == old_dev[v]) continue;
         if (dv < 0 || dv >= s->D)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
                                 g->op_name[v], dv, s->D - 1);
@@ -936,6 +1220,14 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         return DP_OK;
     }
     s->bound = bound;
+    /* the run may stop once its state is p's (converged()) when p's makespan is within the
+     * bound: the full run's cost is then p's makespan */
+    const long phase = s->conv_phase;
+    if (++s->conv_phase == s->conv_period) s->conv_phase = 0;
+    const int conv = s->converge == 2 ? (phase < CONV_PROBE ? 1 : phase < 2 * CONV_PROBE ? 0 : s->conv_choice)
+                                      : s->converge;
+    s->conv_p = conv && !(p->makespan > bound) ? p : NULL;
+    s->n_moved = n_moved;
     int k = 0, rc = DP_OK;
     /* a bounded run stops at the first instant past the bound: when that is before t, it is an
      * instant of the incumbent's schedule, which the run resumed at the bound finds */
@@ -952,7 +1244,24 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         p->n_full++;
     }
     s->bound = INFINITY;
+    s->conv_p = NULL;
     if (rc != DP_OK) return rc;
+    if (phase < 2 * CONV_PROBE) {
+        s->conv_events[phase < CONV_PROBE] += (double)s->n_events;
+        if (phase == 2 * CONV_PROBE - 1) {
+            s->conv_choice = s->conv_events[1] < CONV_GAIN * s->conv_events[0];
+            s->conv_events[0] = s->conv_events[1] = 0;
+            /* probed again after CONV_PERIOD runs, later after each choice of off that follows
+             * one (a single one may be noise, or the search's first, hotter moves) */
+            const int again = !s->conv_choice && !s->conv_last;
+            s->conv_last = s->conv_choice;
+            s->conv_period = !again ? CONV_PERIOD : s->conv_period < CONV_PERIOD_MAX ? 2 * s->conv_period : CONV_PERIOD_MAX;
+        }
+    }
+    if (s->conv_at < INFINITY) {
+        s->makespan = p->makespan;
+        p->n_converged++;
+    }
     p->n_resimulated += k;
     *exceeded = s->exceeded < INFINITY;
     *cost = *exceeded ? s->exceeded : s->makespan;
@@ -965,7 +1274,8 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 {
     if (s->delta_p != p)
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
-    if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
+    if (s->delta_k >= 0 && s->conv_at < INFINITY) commit_converged(s, p, assignment, s->delta_k);
+    else if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
     s->delta_p = NULL;
     return DP_OK;
 }
@@ -973,6 +1283,11 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 void dp_sim_set_direct(dp_sim *s, int on)
 {
     s->direct = on != 0;
+}
+
+void dp_sim_set_converge(dp_sim *s, int mode)
+{
+    s->converge = mode == 0 || mode == 1 ? mode : 2;
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

@@ -131,6 +131,8 @@ typedef struct dp_sim_prefix {
     int *dev;                     /* (n_ops) each placed op's device (others undefined) */
     double makespan;              /* the last end of the placed ops (0 with none) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
+    long n_converged;             /* delta runs that stopped once their state was p's again
+                                     (dp_sim_set_converge) */
     long n_resimulated;           /* ops simulated again by those runs, summed */
     long n_retimed;               /* of those, by commits of dp_sim_prefix_add: the ops whose
                                      ready, start or end the commit changed (the added op
@@ -181,6 +183,16 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * with the inputs that reach its new device before t counted. Sequence numbers of the resumed
  * run start above every number of the incumbent's (p->seq_next), which keeps their order.
  *
+ * Convergence (FlexFlow's delta simulation, issue 31): a run within its bound (p's makespan no
+ * more than it) also stops at the end of an instant tau at which its state is p's at the end of
+ * tau: the same events in the queues at the same times and in the same order, the same queue
+ * on each device, every op done, running, queued or waiting in both with the same arrived
+ * inputs, and every moved op done. Every later event is then p's, so the cost is p's makespan;
+ * a commit takes the run's events up to tau and p's after it (their sequence numbers shifted
+ * above the run's). The check runs only at instants where no event in the queues differs from
+ * p's (counted as they are pushed). Off by default (dp_sim_set_converge: fewer instructions,
+ * not less time, on this project's host).
+ *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_set(s, p, incumbent, ...);
  * per move dp_sim_run_delta(s, p, candidate, bound, ...); when the search accepts the candidate,
  * dp_sim_delta_commit(s, p, candidate) before any other run of s. Cost of a move: O(n_ops) to
@@ -198,8 +210,8 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
  * bit for bit, by resuming from p's complete schedule (dp_sim_prefix_set or a commit) at the
  * first instant a moved op (assignment[v] != p->dev[v]) can change (above). No moved op: p's
  * makespan (*exceeded when it is above bound). s's per-op arrays then hold the new times of the
- * ops simulated again only (of those the run reached, when its bound stopped it; the others'
- * entries are stale). p is not changed (its statistics n_resumed, n_full, n_resimulated
+ * ops simulated again only (of those the run reached, when its bound stopped it or it
+ * converged; the others' entries are stale or INFINITY). p is not changed (its statistics n_resumed, n_full, n_resimulated
  * count the run). Errors (DP_EINVAL): p holds no complete schedule of s's graph; a moved op's
  * device out of range (naming it). */
 int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,
@@ -214,6 +226,15 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
  * before events ran at once, issue 31); on 1 (the default), an event that is next in the order
  * runs at once. Both give the same schedules, sequence numbers and event counts. */
 void dp_sim_set_direct(dp_sim *s, int on);
+
+/* Convergence of delta runs (dp_sim_run_delta): mode 0, a delta run never stops when its state
+ * is the incumbent's again (it runs to the end or to its bound, as before issue 31's
+ * convergence; the default: on this project's host it cut instructions but not time,
+ * EXPERIMENTS.md); 1, every delta run within its bound may; 2, the simulator turns it on or off
+ * by the events it saves over probes of both (dp_sim.c). Every mode gives the same costs, and
+ * commits the same schedules, device lists and order of sequence numbers (not the same
+ * numbers). For tests and benchmarks. */
+void dp_sim_set_converge(dp_sim *s, int mode);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);

@@ -277,6 +277,116 @@ START_TEST(direct_same_as_fifo)
 }
 END_TEST
 
+/* the places of p's events in the event order, as a permutation: (kind, op) sorted by sequence
+ * number (a FINISH's block of copies only for ops with successors, a COMPUTE_DONE only for ops
+ * of nonzero time: an empty block, and a zero-time op's COMPUTE_DONE, which goes to the FIFO
+ * unnumbered, share their number with the next event) */
+typedef struct placed_ev {
+    uint64_t seq;
+    int kind, op;
+} placed_ev;
+
+static int placed_ev_cmp(const void *a, const void *b)
+{
+    const placed_ev *x = a, *y = b;
+    return x->seq < y->seq ? -1 : x->seq > y->seq ? 1 : 0;
+}
+
+static int event_order(const dp_sim_prefix *p, const dp_graph *g, const dp_cost *c, placed_ev *out)
+{
+    int k = 0;
+    for (int v = 0; v < p->n_ops; v++) {
+        out[k++] = (placed_ev){p->seq_ready[v], 0, v};
+        if (dp_cost_op(c, v, p->dev[v]) > 0) out[k++] = (placed_ev){p->seq_done[v], 1, v};
+        if (g->succ_ptr[v + 1] > g->succ_ptr[v]) out[k++] = (placed_ev){p->seq_fin[v], 2, v};
+    }
+    qsort(out, (size_t)k, sizeof *out, placed_ev_cmp);
+    for (int i = 1; i < k; i++) ck_assert_msg(out[i].seq != out[i - 1].seq, "two events share a sequence number");
+    return k;
+}
+
+START_TEST(converge_same_as_not)
+{
+    /* delta runs that stop once their state is the incumbent's again (dp_sim_set_converge 1)
+     * against runs that never do (0) and full runs, on DAGs with integer and zero times (ties
+     * everywhere) and random bounds: the same costs; after each commit the same schedules,
+     * device lists and order of the events' sequence numbers; the runs went on from the
+     * committed states (the next moves) give the same costs again */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3107);
+    long converged = 0, moves = 0;
+    for (int gi = 0; gi < 80; gi++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 80), D = 1 + gi % 6;
+        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_cost *c = tie_costs(r, g, D);
+        dp_error err;
+        dp_sim *a = dp_sim_alloc(g, c, &err), *b = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *pa = dp_sim_prefix_alloc(n, D), *pb = dp_sim_prefix_alloc(n, D);
+        ck_assert(a && b && ref && pa && pb);
+        dp_sim_set_converge(a, 1);
+        dp_sim_set_converge(b, 0);
+        int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
+        placed_ev *ea = malloc(3 * (size_t)n * sizeof *ea), *eb = malloc(3 * (size_t)n * sizeof *eb);
+        for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        ck_assert_int_eq(dp_sim_prefix_set(a, pa, cur, NULL, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_prefix_set(b, pb, cur, NULL, &err), DP_OK);
+        for (int m = 0; m < 100; m++) {
+            const int k = random_move(r, n, D, cur, ops, old);
+            const double u = gsl_rng_uniform(r);
+            const double bound = u < 0.3 ? INFINITY : u < 0.6 ? pa->makespan : pa->makespan * 1.5 * gsl_rng_uniform(r);
+            double ca, cb, cf;
+            int xa, xb, xf;
+            ck_assert_int_eq(dp_sim_run_delta(a, pa, cur, bound, &ca, &xa, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run_delta(b, pb, cur, bound, &cb, &xb, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run_bounded(ref, cur, bound, &cf, &xf, &err), DP_OK);
+            ck_assert_msg(ca == cb && xa == xb && ca == cf && xa == xf,
+                          "graph %d move %d: converging %.17g (%d), not %.17g (%d), full %.17g (%d)", gi, m, ca, xa, cb,
+                          xb, cf, xf);
+            moves++;
+            if (!xa && gsl_rng_uniform(r) < 0.6) {
+                ck_assert_int_eq(dp_sim_delta_commit(a, pa, cur, &err), DP_OK);
+                ck_assert_int_eq(dp_sim_delta_commit(b, pb, cur, &err), DP_OK);
+                ck_assert(pa->makespan == pb->makespan);
+                for (int v = 0; v < n; v++)
+                    ck_assert_msg(pa->start[v] == pb->start[v] && pa->end[v] == pb->end[v] &&
+                                      pa->ready[v] == pb->ready[v] && pa->dev[v] == pb->dev[v],
+                                  "graph %d move %d op %d: converging [%.17g, %.17g] ready %.17g, not [%.17g, %.17g] "
+                                  "ready %.17g", gi, m, v, pa->start[v], pa->end[v], pa->ready[v], pb->start[v],
+                                  pb->end[v], pb->ready[v]);
+                for (int d = 0; d < D; d++) {
+                    ck_assert_int_eq(pa->dev_n[d], pb->dev_n[d]);
+                    for (int i = 0; i < pa->dev_n[d]; i++) ck_assert_int_eq(pa->dev_ops[d][i], pb->dev_ops[d][i]);
+                }
+                const int na = event_order(pa, g, c, ea), nb = event_order(pb, g, c, eb);
+                ck_assert_int_eq(na, nb);
+                for (int i = 0; i < na; i++)
+                    ck_assert_msg(ea[i].kind == eb[i].kind && ea[i].op == eb[i].op,
+                                  "graph %d move %d: event %d of the order: converging (%d, op %d), not (%d, op %d)", gi,
+                                  m, i, ea[i].kind, ea[i].op, eb[i].kind, eb[i].op);
+            } else {
+                undo_move(cur, ops, old, k);
+            }
+        }
+        converged += pa->n_converged;
+        ck_assert_int_eq(pb->n_converged, 0);
+        free(cur);
+        free(ea);
+        free(eb);
+        dp_sim_prefix_free(pa);
+        dp_sim_prefix_free(pb);
+        dp_sim_free(a);
+        dp_sim_free(b);
+        dp_sim_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    /* the path under test was taken, often */
+    ck_assert_int_gt(converged, moves / 20);
+    fprintf(stderr, "converge_same_as_not: %ld moves, %ld converged\n", moves, converged);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(run_refuses_bad_device)
 {
     /* dp_sim_run's device check (one pass, then the first op out of range named): -1 and D are
@@ -617,6 +727,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, direct_same_as_fifo);
+    tcase_add_test(t, converge_same_as_not);
     tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
