@@ -3,8 +3,8 @@
 # (a DOPPLER file, a generated graph in FLOPs and bytes, a Kasahara STG task graph, a DOT task
 # graph), machines (the exact DOPPLER-compatible engine, per-link FIFO, max-min fair sharing,
 # copy engines, bulk-synchronous, comm_ratio, streams) and every learned agent and config family
-# (this project's DOPPLER, the authors', the zero-shot engine set with magnitude inputs, the
-# append state, the DOPPLER feature set, Placeto, GDP), the makespan `doppler train --json`
+# (this project's DOPPLER, the authors', the zero-shot engine set with magnitude inputs, with the
+# dynamic SEL, the append state, the DOPPLER feature set, Placeto, GDP), the makespan `doppler train --json`
 # reports as what place uses ("makespan") equals to the last bit:
 #   - `doppler place --checkpoint` from that checkpoint, under three BLAS kernel settings
 #     (OPENBLAS_CORETYPE Haswell, Prescott, unset) and two OpenBLAS threads;
@@ -48,6 +48,8 @@ echo '{"defaults": "authors", "network": {"hidden": 16, "mlp_hidden": 16, "steps
 echo '{"state": "append"}' > "$tmp/append.json"
 echo '{"network": {"features": "doppler"}}' > "$tmp/featdoppler.json"
 cp "$top_srcdir/bench/doppler-zeroshot.json" "$tmp/zeroshot.json"
+sed 's/"magnitude": true}/"magnitude": true, "sel_dynamic": true}/' "$tmp/zeroshot.json" > "$tmp/dynsel.json"
+grep -q '"sel_dynamic": true' "$tmp/dynsel.json" || fail "the dynamic SEL's config"
 echo '{"placeto": {"hidden": 16}}' > "$tmp/placeto.json"
 : > "$tmp/cases"
 
@@ -92,6 +94,10 @@ case_run t-append-bsp "$T" doppler append 4 --devices 8 --mode bsp
 case_run t-gdp "$T" gdp - 4 --devices 4
 case_run s-authors "$S" doppler authors 6 --devices 4
 case_run s-zeroshot-priority "$S" doppler zeroshot 4 --devices 4 --queue priority
+# the dynamic SEL (issue 29): its per-step scores in train's rollout and in place's
+case_run d-dynsel "$D" doppler dynsel 6 --devices 4
+case_run j-dynsel-maxmin "$J" doppler dynsel 4 --topology "$topo" --transfer-model maxmin
+case_run s-dynsel "$S" doppler dynsel 4 --devices 4
 n=$(wc -l < "$tmp/cases")
 
 # a --config beside --checkpoint was ignored without a word: refused, naming both
