@@ -616,6 +616,12 @@ int dp_doppler_sel_dynamic_scores(dp_doppler *dd, const dp_env *env, const int *
     return DP_OK;
 }
 
+const float *dp_doppler_sel_dynamic_features(const dp_doppler *dd, int t)
+{
+    assert(dd->a.sel_dynamic);
+    return sd_rows(dd, t);
+}
+
 void dp_doppler_sel_dynamic_replay(dp_doppler *dd, int t, int nr, float *z)
 {
     assert(dd->a.sel_dynamic && !dd->a.no_grad);

@@ -291,6 +291,9 @@ static inline const float *dp_doppler_sel_scores(const dp_doppler *dd) { return 
  * episode is kept for the backward; with no_grad only this one) and adds dyn(f) to z[i] (the
  * static scores of ops[i] in the caller's z). DP_OK or DP_ENOMEM (growing the record). */
 int dp_doppler_sel_dynamic_scores(dp_doppler *dd, const dp_env *env, const int *ops, int nr, float *z);
+/* Step t's recorded features (nr rows of DP_DOPPLER_SEL_DYN_FEATURES; with no_grad the last
+ * step's). */
+const float *dp_doppler_sel_dynamic_features(const dp_doppler *dd, int t);
 /* Add dyn(f) of step t's recorded features (nr rows, the same bits as the rollout's) to z. */
 void dp_doppler_sel_dynamic_replay(dp_doppler *dd, int t, int nr, float *z);
 /* Back-propagate dL/dz (nr, step t's ready ops) through dyn into the SEL block's gradient

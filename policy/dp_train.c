@@ -216,6 +216,12 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
     if (!tr) goto nomem;
     tr->cfg = *cfg;
     if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
+    if (tr->cfg.sel_teacher_etf && (tr->cfg.method != DP_AGENT_DOPPLER || !tr->cfg.arch.sel_dynamic)) {
+        dp_error_set(err, DP_EINVAL, "config \"sel_teacher\": \"etf\" needs DOPPLER with \"network\": {\"sel_dynamic\": true} "
+                     "(its marks are the dynamic SEL's earliest-start feature)");
+        free(tr);
+        return NULL;
+    }
     for (int i = 0; i < DP_TRAIN_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     if (bind_graph(tr, g, c, oracle, 0, err) != DP_OK) goto fail;
@@ -413,6 +419,17 @@ static void heuristic_devices(dp_train *tr, int t, int v)
     for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FE + 4], mn);
 }
 
+/* ETF's choices among step t's nr ready ops (config "sel_teacher": "etf"): those of earliest
+ * start over the devices, feature 0 of the dynamic SEL (its start minus the ready set's least)
+ * being 0, into marks; returns how many. */
+static int etf_marks(const dp_doppler *dd, int t, int nr, unsigned char *marks)
+{
+    const float *f = dp_doppler_sel_dynamic_features(dd, t);
+    int k = 0;
+    for (int i = 0; i < nr; i++) k += marks[i] = f[(size_t)i * DP_DOPPLER_SEL_DYN_FEATURES] == 0.0f;
+    return k;
+}
+
 /* One rollout with the prepared networks; records every step. */
 int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
 {
@@ -445,7 +462,8 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
         if (dyn && dp_doppler_sel_dynamic_scores(dyn, env, ops, nr, z) != DP_OK)
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the dynamic SEL's features", tr->g->name);
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
-        const int nmark = dp_env_cp_select_all(env, tr->rs_mark);
+        const int nmark = dyn && tr->cfg.sel_teacher_etf ? etf_marks(dyn, t, nr, tr->rs_mark)
+                                                          : dp_env_cp_select_all(env, tr->rs_mark);
         int a;
         if (mode == DP_TRAIN_MODE_FORCED) {
             /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
@@ -587,6 +605,8 @@ int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, do
             dp_nn_softmax_forward(p, lp, z, nr);
             if (tr->sel_marks_chosen)
                 for (int i = 0; i < nr; i++) mark[i] = i == tr->sel_a[t];
+            else if (dyn && tr->cfg.sel_teacher_etf)
+                etf_marks(dyn, t, nr, mark);
             else
                 dp_env_cp_select_marks(tr->env, cur, nr, mark);
             for (int i = 0; i < nr; i++) {

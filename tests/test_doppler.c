@@ -1306,6 +1306,46 @@ END_TEST
 
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
+/* The dynamic SEL's keys (issue 29): not written at their defaults (a checkpoint's config is
+ * what it was), read back when set; "sel_teacher": "etf" is refused without the dynamic SEL
+ * (its marks are the dynamic SEL's earliest-start feature) and trains with it. */
+START_TEST(sel_dynamic_config_keys)
+{
+    dp_train_config a, b;
+    dp_error err;
+    dp_train_config_default(&a);
+    char *s = dp_train_config_to_json(&a);
+    ck_assert_ptr_null(strstr(s, "sel_dynamic"));
+    ck_assert_ptr_null(strstr(s, "sel_teacher"));
+    free(s);
+    a.arch.sel_dynamic = 1;
+    a.sel_teacher_etf = 1;
+    s = dp_train_config_to_json(&a);
+    dp_train_config_default(&b);
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, s, &err), DP_OK);
+    ck_assert_int_eq(b.arch.sel_dynamic, 1);
+    ck_assert_int_eq(b.sel_teacher_etf, 1);
+    free(s);
+    dp_graph *g = small_dag();
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_train_config cfg;
+    tiny_config(&cfg);
+    cfg.sel_teacher_etf = 1;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_ptr_null(dp_train_alloc(g, c, &cfg, &sim.oracle, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "sel_dynamic"));
+    cfg.arch.sel_dynamic = 1;
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_ptr_nonnull(tr);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 20, NULL, &err), DP_OK);
+    dp_train_free(tr);
+    dp_test_sim_free(&sim);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(patience_stops_stage)
 {
     dp_graph *g = small_dag();
@@ -1418,6 +1458,7 @@ int main(void)
     tcase_add_test(t, device_features);
     tcase_add_loop_test(t, network_gradients, 0, 3);
     tcase_add_test(t, sel_dynamic_starts_static);
+    tcase_add_test(t, sel_dynamic_config_keys);
     tcase_add_test(t, device_magnitude_columns);
     tcase_add_test(t, shared_model_two_graphs);
     tcase_add_test(t, chunked_step_caches);
