@@ -8,6 +8,7 @@ HEFT, CPOP, PEFT and ETF. Prints per family the mean ratio and the share of case
 overall and per device count.
   DOPPLER=./doppler top_srcdir=. /usr/bin/python3 bench/general-validation.py CKPT
   FAMS=stg,cnn PER=3 VSEED=4242 DEVS="2 4 8 16" MAXOPS=1500 CR=4 (FLOP graphs on DOPPLER's rule) JOBS=2
+  PARAMETERS=final: the checkpoint's final parameters instead of its model-selected ones
 The searches instead of (or beside) the policy: METHODS="improve@2000 anneal@20000" with
 IMPROVE=CKPT (the improvement policy) and CKPT "-" (no DOPPLER policy); each search places at
 placement seed 1 with its defaults (annealing from cp, the improvement search from the best
@@ -54,6 +55,7 @@ def ms(args):
 METHODS = os.environ.get("METHODS", "doppler").split()
 IMPROVE = os.environ.get("IMPROVE", "")
 SEARCH_CONFIG = os.environ.get("SEARCH_CONFIG", "")
+PARAMETERS = os.environ.get("PARAMETERS", "selected")  # or "final": doppler place --parameters
 def cached(key, fn):
     f = os.path.join(cache, "ms-" + re.sub(r"[^A-Za-z0-9_.@-]", "_", key))
     if os.path.exists(f): return float(open(f).read())
@@ -68,7 +70,7 @@ def case(ck, name, f, d):
     out = {}
     for m in METHODS:
         if m == "doppler":
-            out[m] = ms(mopt + ["--method", "doppler", "--checkpoint", ck]) / best
+            out[m] = ms(mopt + ["--method", "doppler", "--checkpoint", ck, "--parameters", PARAMETERS]) / best
         else:
             meth, budget = m.split("@")
             extra = ["--checkpoint", IMPROVE] if meth == "improve" else []

@@ -11,7 +11,11 @@
 #      2017), every simulation counted;
 #   C  B with Stage I distilling them too ("il": {"distill": 1000});
 #   D  B with each training graph on its own drawn device count (--devices-range 2:16, the
-#      range the improvement policy was trained on).
+#      range the improvement policy was trained on);
+#   S  A with the dynamic SEL ("network": {"sel_dynamic": true}: per-step terms of each ready
+#      op's state on top of its static score, dp_doppler.h; issue 29);
+#   T  S with ETF as SEL's teacher ("sel_teacher": "etf": the ready ops of earliest start).
+# A, S and T need no improvement policy (IMPROVE is neither read nor trained for them alone).
 # Each variant at the training seeds SEEDS; then each checkpoint on the validation set. Prints
 # each run's validation line and, per variant, the mean +- sample sd over the seeds of the mean
 # ratio of the greedy placement to the best instant method, and the share of cases below it.
@@ -38,7 +42,7 @@ IMPROVE=${IMPROVE:-}
 bad() { echo "zeroshot-demos: $*" >&2; exit 1; }
 posint() { case $1 in '' | *[!0-9]* | 0*) return 1 ;; esac; }
 for v in $VARIANTS; do
-    case $v in A|B|C|D) ;; *) bad "VARIANTS: unknown variant '$v' (A, B, C, D)" ;; esac
+    case $v in A|B|C|D|S|T) ;; *) bad "VARIANTS: unknown variant '$v' (A, B, C, D, S, T)" ;; esac
 done
 for s in $SEEDS; do posint "$s" || bad "SEEDS: expected positive integers, got '$s'"; done
 [ -n "$SEEDS" ] || bad "SEEDS: empty"
@@ -51,14 +55,20 @@ OUTDIR=${OUTDIR:-$(mktemp -d "${TMPDIR:-/tmp}/doppler-zeroshot-demos.XXXXXX")}
 mkdir -p "$OUTDIR"
 OUTDIR=$(cd "$OUTDIR" && pwd)
 F=all # the wide corpus's fourteen families (models/dp_gen.h DP_GEN_WIDE_CORPUS)
-if [ -z "$IMPROVE" ]; then
+need_improve=0
+for v in $VARIANTS; do case $v in B|C|D) need_improve=1 ;; esac; done
+if [ "$need_improve" = 0 ]; then
+    IMPROVE=-
+elif [ -z "$IMPROVE" ]; then
     IMPROVE=$OUTDIR/improve-1.h5
     [ -f "$IMPROVE" ] || "$bin" train --method improve --family $F --family-count 32 --devices-range 2:16 \
         --episodes 20000 --seed 1 --checkpoint "$IMPROVE" >"$OUTDIR/improve-1.out" 2>"$OUTDIR/improve-1.err" || {
         echo "zeroshot-demos: training the improvement policy failed: $OUTDIR/improve-1.err" >&2; exit 1; }
 fi
-case $IMPROVE in /*) ;; *) IMPROVE=$(pwd)/$IMPROVE ;; esac
-{ [ -f "$IMPROVE" ] && [ -r "$IMPROVE" ]; } || bad "IMPROVE=$IMPROVE: no such checkpoint file"
+if [ "$need_improve" = 1 ]; then
+    case $IMPROVE in /*) ;; *) IMPROVE=$(pwd)/$IMPROVE ;; esac
+    { [ -f "$IMPROVE" ] && [ -r "$IMPROVE" ]; } || bad "IMPROVE=$IMPROVE: no such checkpoint file"
+fi
 /usr/bin/python3 - "$top/bench/doppler-zeroshot.json" "$OUTDIR" "$EPISODES" "$IMPROVE" <<'EOF'
 import json, sys
 base, out, episodes, improve = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -68,7 +78,11 @@ b = json.loads(json.dumps(a))
 b["demonstrations"] = {"method": "improve", "budget": 2000, "checkpoint": improve}
 c = json.loads(json.dumps(b))
 c["stages"]["il"]["distill"] = 1000
-for name, cfg in (("A", a), ("B", b), ("C", c), ("D", b)):
+s = json.loads(json.dumps(a))
+s["network"]["sel_dynamic"] = True
+t = json.loads(json.dumps(s))
+t["sel_teacher"] = "etf"
+for name, cfg in (("A", a), ("B", b), ("C", c), ("D", b), ("S", s), ("T", t)):
     json.dump(cfg, open("%s/%s.json" % (out, name), "w"))
 EOF
 # one line per run: variant seed

@@ -20,6 +20,7 @@ void dp_doppler_arch_default(dp_doppler_arch *a)
     a->cp_embeddings = 1;
     a->device_features = DP_ENV_FEATURES_DOPPLER;
     a->device_magnitude = 0;
+    a->sel_dynamic = 0;
     a->no_grad = 0;
 }
 
@@ -187,6 +188,15 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     if (!ng) BUF(dd->p_acc, (size_t)D * d);
     BUF(dd->p_dtmp, (size_t)(ng ? D : n > D ? n : D) * (d > dd->FD ? d : dd->FD));
     BUF(dd->devfeat, (size_t)D * dd->FE);
+    if (dd->a.sel_dynamic) {
+        const size_t nn = n > 0 ? (size_t)n : 1;
+        BUF(dd->sd_off, nn + 1);
+        BUF(dd->sd_A, nn * DP_DOPPLER_SEL_DYN_HIDDEN); BUF(dd->sd_Aact, nn * DP_DOPPLER_SEL_DYN_HIDDEN);
+        BUF(dd->sd_dA, nn * DP_DOPPLER_SEL_DYN_HIDDEN);
+        BUF(dd->sd_tmp, nn * 3); BUF(dd->sd_rank, nn);
+        /* the feature record's first size: one row per op (it grows with the ready sets) */
+        if (bytes) *bytes += nn * DP_DOPPLER_SEL_DYN_FEATURES * sizeof(float);
+    }
 #undef BUF
     return DP_OK;
 }
@@ -204,6 +214,10 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
     }
     if (a->device_features != DP_ENV_FEATURES_DOPPLER && a->device_features != DP_ENV_FEATURES_ENGINE) {
         dp_error_set(err, DP_EINVAL, "DOPPLER: unknown device feature set %d", a->device_features);
+        return NULL;
+    }
+    if (a->sel_dynamic != 0 && a->sel_dynamic != 1) {
+        dp_error_set(err, DP_EINVAL, "DOPPLER: sel_dynamic must be 0 or 1, got %d", a->sel_dynamic);
         return NULL;
     }
     if (a->device_magnitude != 0 && a->device_magnitude != 1) {
@@ -229,6 +243,14 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
     m->s_b1 = dp_nn_params_add(&m->sel, "mlp.b1", 1, h);
     m->s_w2 = dp_nn_params_add(&m->sel, "mlp.w2", 1, h);
     m->s_b2 = dp_nn_params_add(&m->sel, "mlp.b2", 1, 1);
+    m->s_dw1 = m->s_db1 = m->s_dw2 = -1;
+    if (a->sel_dynamic) {
+        /* no output bias: the softmax over the ready set ignores it */
+        m->s_dw1 = dp_nn_params_add(&m->sel, "dyn.w1", DP_DOPPLER_SEL_DYN_HIDDEN, DP_DOPPLER_SEL_DYN_FEATURES);
+        m->s_db1 = dp_nn_params_add(&m->sel, "dyn.b1", 1, DP_DOPPLER_SEL_DYN_HIDDEN);
+        m->s_dw2 = dp_nn_params_add(&m->sel, "dyn.w2", 1, DP_DOPPLER_SEL_DYN_HIDDEN);
+        if (m->s_dw1 < 0 || m->s_db1 < 0 || m->s_dw2 < 0) goto nomem;
+    }
     if (m->s_b2 < 0 || dp_nn_params_alloc(&m->sel) != DP_OK) goto nomem;
     m->sel_mp.p = &m->sel;
     /* PLC parameters: the device branch reads FD features of ONE device, so the device count
@@ -279,7 +301,14 @@ int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r)
     if ((rc = init_block(&m->sel, sw, 3, r)) != DP_OK) return rc;
     if ((rc = dp_mpnn_init(&m->plc_mp, r)) != DP_OK) return rc;
     int pw[] = {m->p_dw, m->p_fw, m->p_w1, m->p_w2};
-    return init_block(&m->plc, pw, 4, r);
+    if ((rc = init_block(&m->plc, pw, 4, r)) != DP_OK) return rc;
+    /* the dynamic SEL last, so every other tensor draws what it draws without it; its output
+     * layer stays zero: the first policy is the static one */
+    if (m->a.sel_dynamic) {
+        int dw[] = {m->s_dw1};
+        rc = init_block(&m->sel, dw, 1, r);
+    }
+    return rc;
 }
 
 /* ---- a workspace: the model bound to one graph and device count ---- */
@@ -347,6 +376,10 @@ dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, cons
      * it shares the SEL's one-step caches and gradient buffers */
     if (dp_mpnn_alloc_sharing(&dd->plc_mp, dd->plc, dd->eg, &dd->sel_mp) != DP_OK) goto nomem;
     if (doppler_buffers(dd, NULL) != DP_OK) goto nomem;
+    if (dd->a.sel_dynamic) {
+        dd->sd_cap = n > 0 ? (size_t)n : 1;
+        if (!(dd->sd_feat = dp_alloc_malloc_n(dd->sd_cap * DP_DOPPLER_SEL_DYN_FEATURES, sizeof(float)))) goto nomem;
+    }
     return dd;
 nomem:
     dp_doppler_free(dd);
@@ -372,6 +405,7 @@ void dp_doppler_free(dp_doppler *dd)
     if (!dd) return;
     dp_nn_ecgraph_free(dd->eg);
     free(dd->bnext); free(dd->tnext); free(dd->rtopo);
+    free(dd->sd_feat);
     dp_mpnn_free(&dd->sel_mp);
     dp_mpnn_free(&dd->plc_mp);
     if (dd->own_model) dp_doppler_model_free(dd->m);
@@ -465,6 +499,161 @@ void dp_doppler_episode_begin(dp_doppler *dd)
 {
     memset(dd->p_S, 0, (size_t)dd->D * dd->a.hidden * sizeof(float));
     dd->episode_steps = 0;
+    if (dd->a.sel_dynamic) dd->sd_off[0] = 0;
+}
+
+/* ---- the dynamic SEL ---- */
+
+static float clip4(double x)
+{
+    return (float)(x < -4 ? -4 : x > 4 ? 4 : x);
+}
+
+/* the record's rows of step t (with no_grad the one step's, at 0) */
+static float *sd_rows(const dp_doppler *dd, int t)
+{
+    return dd->sd_feat + (dd->a.no_grad ? 0 : dd->sd_off[t]) * DP_DOPPLER_SEL_DYN_FEATURES;
+}
+
+/* b-level descending, then lower id: the rank of feature 4 */
+static int sd_by_blevel(const void *pa, const void *pb)
+{
+    const struct dp_doppler_rank *a = pa, *b = pb;
+    if (a->bl != b->bl) return a->bl > b->bl ? -1 : 1;
+    return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* the hidden layer of dyn for nr rows of features: sd_A, sd_Aact */
+static void sd_hidden(dp_doppler *dd, const float *feat, int nr)
+{
+    const dp_nn_params *S = dd->sel;
+    const dp_doppler_model *m = dd->m;
+    const int H = DP_DOPPLER_SEL_DYN_HIDDEN, F = DP_DOPPLER_SEL_DYN_FEATURES;
+    dp_nn_linear_forward(dd->sd_A, feat, dp_nn_param(S, m->s_dw1), dp_nn_param(S, m->s_db1), nr, F, H);
+    dp_nn_leaky_relu_forward(dd->sd_Aact, dd->sd_A, (size_t)nr * H, dd->a.slope);
+}
+
+/* z[i] += dyn(feat row i) for nr rows */
+static void sd_forward(dp_doppler *dd, const float *feat, int nr, float *z)
+{
+    const dp_nn_params *S = dd->sel;
+    const dp_doppler_model *m = dd->m;
+    const int H = DP_DOPPLER_SEL_DYN_HIDDEN;
+    sd_hidden(dd, feat, nr);
+    const float *w2 = dp_nn_param(S, m->s_dw2);
+    for (int i = 0; i < nr; i++) {
+        const float *a = dd->sd_Aact + (size_t)i * H;
+        float y = 0;
+        for (int j = 0; j < H; j++) y += a[j] * w2[j];
+        z[i] += y;
+    }
+}
+
+int dp_doppler_sel_dynamic_scores(dp_doppler *dd, const dp_env *env, const int *ops, int nr, float *z)
+{
+    assert(dd->a.sel_dynamic);
+    const int F = DP_DOPPLER_SEL_DYN_FEATURES, D = dd->D, t = env->step;
+    const dp_graph *g = dd->g;
+    const dp_cost *c = dd->c;
+    const double L = dd->magnitude_unit;
+    if (!dd->a.no_grad) {
+        const size_t need = dd->sd_off[t] + (size_t)nr;
+        if (need > dd->sd_cap) {
+            size_t cap = dd->sd_cap * 2 > need ? dd->sd_cap * 2 : need;
+            float *f = dp_alloc_realloc(dd->sd_feat, cap * F * sizeof(float));
+            if (!f) return DP_ENOMEM;
+            dd->sd_feat = f;
+            dd->sd_cap = cap;
+        }
+        dd->sd_off[t + 1] = need;
+    }
+    float *feat = sd_rows(dd, t);
+    double *tmp = dd->sd_tmp;
+    double min_est = INFINITY, min_eft = INFINITY, max_bl = -INFINITY;
+    for (int i = 0; i < nr; i++) {
+        const int v = ops[i];
+        /* the heaviest input's device */
+        int heavy = -1;
+        double hw = -1;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const int e = g->pred_edge[q];
+            const double w = dp_cost_mean_comm(c, e);
+            if (w > hw) { hw = w; heavy = env->assignment[g->edge_src[e]]; }
+        }
+        double est = INFINITY, eft = INFINITY;
+        int best = 0;
+        for (int d = 0; d < D; d++) {
+            double st = env->dev_avail[d];
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                const int e = g->pred_edge[q], u = g->edge_src[e];
+                const double arr = env->est_end[u] + dp_cost_comm(c, e, env->assignment[u], d);
+                if (arr > st) st = arr;
+            }
+            if (st < est) { est = st; best = d; }
+            const double fin = st + dp_cost_op(c, v, d);
+            if (fin < eft) eft = fin;
+        }
+        tmp[(size_t)i * 3] = est;
+        tmp[(size_t)i * 3 + 1] = eft;
+        tmp[(size_t)i * 3 + 2] = env->blevel[v];
+        if (est < min_est) min_est = est;
+        if (eft < min_eft) min_eft = eft;
+        if (env->blevel[v] > max_bl) max_bl = env->blevel[v];
+        feat[(size_t)i * F + 3] = heavy >= 0 && heavy == best ? 1.0f : 0.0f;
+        dd->sd_rank[i].bl = env->blevel[v];
+        dd->sd_rank[i].op = v;
+        dd->sd_rank[i].i = i;
+    }
+    qsort(dd->sd_rank, (size_t)nr, sizeof *dd->sd_rank, sd_by_blevel);
+    for (int r = 0; r < nr; r++) feat[(size_t)dd->sd_rank[r].i * F + 4] = nr > 1 ? (float)r / (float)(nr - 1) : 0.0f;
+    for (int i = 0; i < nr; i++) {
+        float *f = feat + (size_t)i * F;
+        f[0] = clip4((tmp[(size_t)i * 3] - min_est) / L);
+        f[1] = clip4((tmp[(size_t)i * 3 + 1] - min_eft) / L);
+        f[2] = clip4((tmp[(size_t)i * 3 + 2] - max_bl) / L);
+    }
+    sd_forward(dd, feat, nr, z);
+    return DP_OK;
+}
+
+const float *dp_doppler_sel_dynamic_features(const dp_doppler *dd, int t)
+{
+    assert(dd->a.sel_dynamic);
+    return sd_rows(dd, t);
+}
+
+void dp_doppler_sel_dynamic_replay(dp_doppler *dd, int t, int nr, float *z)
+{
+    assert(dd->a.sel_dynamic && !dd->a.no_grad);
+    assert(dd->sd_off[t + 1] - dd->sd_off[t] == (size_t)nr);
+    sd_forward(dd, sd_rows(dd, t), nr, z);
+}
+
+void dp_doppler_sel_dynamic_backward(dp_doppler *dd, int t, int nr, const float *dz)
+{
+    assert(dd->a.sel_dynamic && !dd->a.no_grad);
+    const dp_nn_params *S = dd->sel;
+    const dp_doppler_model *m = dd->m;
+    const int H = DP_DOPPLER_SEL_DYN_HIDDEN, F = DP_DOPPLER_SEL_DYN_FEATURES;
+    const float *feat = sd_rows(dd, t);
+    sd_hidden(dd, feat, nr); /* the hidden layer again: the same calls on the same inputs */
+    /* y = Aact w2^T: dw2 += dz^T Aact, dAact = dz w2 */
+    float *gw2 = dp_nn_grad(S, m->s_dw2);
+    const float *w2 = dp_nn_param(S, m->s_dw2);
+    float *dA = dd->sd_dA;
+    memset(dA, 0, (size_t)nr * H * sizeof(float));
+    for (int i = 0; i < nr; i++) {
+        const float *a = dd->sd_Aact + (size_t)i * H;
+        float *da = dA + (size_t)i * H;
+        for (int j = 0; j < H; j++) {
+            gw2[j] += dz[i] * a[j];
+            da[j] = dz[i] * w2[j];
+        }
+    }
+    /* through the leaky ReLU, in place over the pre-activations' copy */
+    for (size_t i = 0; i < (size_t)nr * H; i++) dA[i] *= dd->sd_A[i] > 0 ? 1.0f : dd->a.slope;
+    dp_nn_linear_backward(NULL, dp_nn_grad(S, m->s_dw1), dp_nn_grad(S, m->s_db1), dA, feat,
+                          dp_nn_param(S, m->s_dw1), nr, F, H);
 }
 
 /* step t's z-scored device features (D, FD): every step's are kept for the backward, one

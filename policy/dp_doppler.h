@@ -15,7 +15,10 @@
  *   score(v) = MLP([lrelu(Linear(5->d) X[v]), H[v], Bz[v], Tz[v]])   4d -> mlp_hidden -> 1
  *   pi_SEL(v | ready) = softmax of score over the ready set.
  * The scores depend only on the parameters, so they are computed once per episode and a step
- * costs O(|ready|).
+ * costs O(|ready|). With arch.sel_dynamic (issue 29, not the paper) a step adds to each ready
+ * op's score a small MLP of its per-step features (earliest start and finish relative to the
+ * ready set, ...: dp_doppler_sel_dynamic_scores), so the order can depend on the state; a step
+ * then costs O(|ready| (D + in-degree + hidden)).
  *
  * PLC (its own block):  Hp = lrelu(MPNN'(X)) (n, d), Fp = lrelu(Linear(5->d) X)
  *   for the chosen op v and each device k: devfeat (D, FD) from dp_env_device_features_of with
@@ -67,6 +70,10 @@ extern "C" {
 #endif
 
 #define DP_DOPPLER_N_NODE_FEATURES 5
+/* The dynamic SEL (arch.sel_dynamic): per-step features of each ready op and the hidden width of
+ * the MLP that scores them (dp_doppler_sel_dynamic_scores lists the features). */
+#define DP_DOPPLER_SEL_DYN_FEATURES 5
+#define DP_DOPPLER_SEL_DYN_HIDDEN 16
 
 typedef struct dp_doppler_arch {
     int hidden;      /* d: MPNN width and projections (authors: 128) */
@@ -87,6 +94,14 @@ typedef struct dp_doppler_arch {
                             centred only), which keeps the size of a difference in a unit of
                             the graph and still depends on no op or device count. Doubles the
                             "dev.w" block's inputs (FD = 2 x the feature set's count). */
+    int sel_dynamic; /* 0 (the paper, default): SEL's scores are static per episode (above); 1:
+                            score(v, step) = static score(v) + dyn(f(v, step)), a small MLP
+                            (DP_DOPPLER_SEL_DYN_FEATURES -> DP_DOPPLER_SEL_DYN_HIDDEN -> 1, its
+                            output layer zero at initialisation, so the policy starts as the
+                            static one) of per-step features of the ready op in units of the
+                            graph's lower bound (dp_doppler_sel_dynamic_scores): the order can
+                            then depend on the state, as ETF's earliest start first does. Adds
+                            the SEL tensors "dyn.w1", "dyn.b1", "dyn.w2" (issue 29). */
     int no_grad;    /* not a network size, and not in a config or checkpoint: 1 binds graphs for
                        the forward only (a placement from a checkpoint: `doppler place`), without
                        the gradient buffers and per-step caches of training (the MPNNs keep two
@@ -116,6 +131,7 @@ typedef struct dp_doppler_model {
     dp_nn_params sel, plc;          /* the parameter blocks "sel" and "plc" */
     dp_mpnn sel_mp, plc_mp;         /* declared only (tensor ids and sizes; no caches) */
     int s_fw, s_fb, s_w1, s_b1, s_w2, s_b2;
+    int s_dw1, s_db1, s_dw2;        /* the dynamic SEL's tensors (-1 without sel_dynamic) */
     int p_dw, p_db, p_fw, p_fb, p_w1, p_b1, p_w2, p_b2;
 } dp_doppler_model;
 
@@ -160,6 +176,15 @@ typedef struct dp_doppler {
     float *s_A, *s_Aact;           /* (n, h) MLP hidden pre-activation, after lrelu; the backward
                                       writes dA and dAact over them */
     int sel_spent;                 /* the backward has written over s_cat, s_A and s_Aact */
+    /* dynamic SEL (sel_dynamic): the features of every step's ready ops, step t's rows at
+     * sd_off[t] .. sd_off[t + 1] of sd_feat (rows of DP_DOPPLER_SEL_DYN_FEATURES floats; the
+     * sum of the ready sets' sizes, grown as needed; with no_grad one step's), and scratch */
+    float *sd_feat;
+    size_t sd_cap;                 /* rows sd_feat holds */
+    size_t *sd_off;                /* (n + 1) */
+    float *sd_A, *sd_Aact, *sd_dA; /* (n, DP_DOPPLER_SEL_DYN_HIDDEN) */
+    double *sd_tmp;                /* (n, 3) per ready op: earliest start, earliest finish, b-level */
+    struct dp_doppler_rank { double bl; int op, i; } *sd_rank; /* (n) the ready set by b-level */
     float *s_score;                /* (n) SEL logit of each op */
     float *s_dscore;               /* (n) gradient of the scores, accumulated over the batch */
     float *s_dH;                   /* (n, d) */
@@ -246,6 +271,34 @@ void dp_doppler_zero_grad(dp_doppler *dd);
 void dp_doppler_prepare(dp_doppler *dd);
 /* SEL score of every op (n), valid after prepare. */
 static inline const float *dp_doppler_sel_scores(const dp_doppler *dd) { return dd->s_score; }
+
+/* The dynamic SEL (arch.sel_dynamic 1; these must not be called otherwise). For the ready ops
+ * ops[0..nr) of env at its step t = env->step (nr = env->n_ready, the rollout's order), the
+ * features, each in units of the graph's lower bound L (dp_cost_lower_bound) or dimensionless,
+ * so they mean the same on any graph size and cost unit, clipped to [-4, 4]:
+ *   0 (EST(v) - min over the ready set of EST) / L, EST(v) = min over devices d of
+ *     max(dev_avail(d), data-ready time of v on d), the data-ready time the latest over v's
+ *     in-edges e = (u, v) of est_end(u) + comm(e, dev(u), d): ETF's key (append estimate);
+ *   1 (EFT(v) - min over the ready set of EFT) / L, EFT(v) = min over d of that start plus
+ *     op_time(v, d): HEFT's earliest finish;
+ *   2 (blevel(v) - max over the ready set of blevel) / L (mean costs): the cp key, relative;
+ *   3 1 when v's device of earliest start is the device of its heaviest input (the in-edge of
+ *     largest mean transfer time; ties: the first), else 0 (0 for a source);
+ *   4 v's rank by b-level in the ready set (0 the highest, ties by lower id) / (nr - 1), 0
+ *     when nr = 1.
+ * (Differences to the ready set's extreme, since the softmax ignores a per-step constant.)
+ * dp_doppler_sel_dynamic_scores computes them, records them as step t's (every step of the
+ * episode is kept for the backward; with no_grad only this one) and adds dyn(f) to z[i] (the
+ * static scores of ops[i] in the caller's z). DP_OK or DP_ENOMEM (growing the record). */
+int dp_doppler_sel_dynamic_scores(dp_doppler *dd, const dp_env *env, const int *ops, int nr, float *z);
+/* Step t's recorded features (nr rows of DP_DOPPLER_SEL_DYN_FEATURES; with no_grad the last
+ * step's). */
+const float *dp_doppler_sel_dynamic_features(const dp_doppler *dd, int t);
+/* Add dyn(f) of step t's recorded features (nr rows, the same bits as the rollout's) to z. */
+void dp_doppler_sel_dynamic_replay(dp_doppler *dd, int t, int nr, float *z);
+/* Back-propagate dL/dz (nr, step t's ready ops) through dyn into the SEL block's gradient
+ * (sel.grad, tensors dyn.*; the static scores' part goes through dp_doppler_sel_dscore). */
+void dp_doppler_sel_dynamic_backward(dp_doppler *dd, int t, int nr, const float *dz);
 
 /* Start an episode: no op on any device. */
 void dp_doppler_episode_begin(dp_doppler *dd);

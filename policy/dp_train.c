@@ -216,6 +216,12 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
     if (!tr) goto nomem;
     tr->cfg = *cfg;
     if (tr->cfg.sel_topological) tr->cfg.update_sel = 0; /* SEL takes no decision to learn from */
+    if (tr->cfg.sel_teacher_etf && (tr->cfg.method != DP_AGENT_DOPPLER || !tr->cfg.arch.sel_dynamic)) {
+        dp_error_set(err, DP_EINVAL, "config \"sel_teacher\": \"etf\" needs DOPPLER with \"network\": {\"sel_dynamic\": true} "
+                     "(its marks are the dynamic SEL's earliest-start feature)");
+        free(tr);
+        return NULL;
+    }
     for (int i = 0; i < DP_TRAIN_N_STAGES; i++)
         if (tr->cfg.stage[i].batch < 1) tr->cfg.stage[i].batch = 1;
     if (bind_graph(tr, g, c, oracle, 0, err) != DP_OK) goto fail;
@@ -413,6 +419,17 @@ static void heuristic_devices(dp_train *tr, int t, int v)
     for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FE + 4], mn);
 }
 
+/* ETF's choices among step t's nr ready ops (config "sel_teacher": "etf"): those of earliest
+ * start over the devices, feature 0 of the dynamic SEL (its start minus the ready set's least)
+ * being 0, into marks; returns how many. */
+static int etf_marks(const dp_doppler *dd, int t, int nr, unsigned char *marks)
+{
+    const float *f = dp_doppler_sel_dynamic_features(dd, t);
+    int k = 0;
+    for (int i = 0; i < nr; i++) k += marks[i] = f[(size_t)i * DP_DOPPLER_SEL_DYN_FEATURES] == 0.0f;
+    return k;
+}
+
 /* One rollout with the prepared networks; records every step. */
 int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms, double agree[2], dp_error *err)
 {
@@ -424,6 +441,9 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
         tr->need_prepare = 0;
     }
     const float *score = dp_agent_sel_scores(ag); /* NULL: no SEL, topological order */
+    /* the dynamic SEL (network.sel_dynamic): per-step terms on top of the static scores */
+    dp_doppler *dyn = dp_agent_doppler(ag);
+    if (dyn && (!dyn->a.sel_dynamic || tr->cfg.sel_topological)) dyn = NULL;
     dp_agent_episode_begin(ag);
     dp_env_reset(env);
     int sel_ok = 0, plc_ok = 0;
@@ -439,8 +459,11 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
             if (i > 0 && ops[i] <= ops[i - 1])
                 return dp_error_set(err, DP_EINVAL, "internal error: the ready set is not in increasing op id");
         }
+        if (dyn && dp_doppler_sel_dynamic_scores(dyn, env, ops, nr, z) != DP_OK)
+            return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the dynamic SEL's features", tr->g->name);
         tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
-        const int nmark = dp_env_cp_select_all(env, tr->rs_mark);
+        const int nmark = dyn && tr->cfg.sel_teacher_etf ? etf_marks(dyn, t, nr, tr->rs_mark)
+                                                          : dp_env_cp_select_all(env, tr->rs_mark);
         int a;
         if (mode == DP_TRAIN_MODE_FORCED) {
             /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
@@ -539,7 +562,9 @@ static void sorted_insert(int *a, int *m, int x)
  * part walks the steps backwards rebuilding each ready set from the next one: R_t = R_{t+1}
  * without the ops that placing v_t made ready, with v_t (in increasing op id, as the
  * environment keeps it); its softmax is recomputed from the scores the rollout used, unchanged
- * since (the parameters change only in update). DP_OK, or DP_EINVAL when a rebuilt set is not
+ * since (the parameters change only in update), with the dynamic SEL's terms from the features
+ * the rollout recorded for step t (dp_doppler_sel_dynamic_replay), whose gradient goes straight
+ * into the SEL block. DP_OK, or DP_EINVAL when a rebuilt set is not
  * the rollout's (an internal error). */
 int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, double r, double scale)
 {
@@ -549,6 +574,8 @@ int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, do
     float *dlp = tr->gbuf, *dz = tr->zbuf;
     const dp_graph *g = tr->env->g;
     const float *score = dp_agent_sel_scores(ag);
+    dp_doppler *dyn = dp_agent_doppler(ag); /* the dynamic SEL, as in the rollout */
+    if (dyn && (!dyn->a.sel_dynamic || tr->cfg.sel_topological)) dyn = NULL;
     int *cur = tr->rs_ops, m = 0;
     if (tr->cfg.update_sel) {
         for (int t = 0; t < T; t++) tr->rs_pos[tr->sel_v[t]] = t;
@@ -574,9 +601,12 @@ int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, do
             float *z = tr->rs_z, *p = tr->rs_p, *lp = tr->rs_lp;
             unsigned char *mark = tr->rs_mark;
             for (int i = 0; i < nr; i++) z[i] = score ? score[cur[i]] : 0.0f;
+            if (dyn) dp_doppler_sel_dynamic_replay(dyn, t, nr, z);
             dp_nn_softmax_forward(p, lp, z, nr);
             if (tr->sel_marks_chosen)
                 for (int i = 0; i < nr; i++) mark[i] = i == tr->sel_a[t];
+            else if (dyn && tr->cfg.sel_teacher_etf)
+                etf_marks(dyn, t, nr, mark);
             else
                 dp_env_cp_select_marks(tr->env, cur, nr, mark);
             for (int i = 0; i < nr; i++) {
@@ -587,6 +617,10 @@ int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, do
             if (st->pg_weight != 0) dp_train_pg_dlogits(dz, p, nr, tr->sel_a[t], st->pg_weight * R, st->exploration, eps);
             if (st->entropy_weight != 0) dp_nn_entropy_backward(dz, (float)(-st->entropy_weight), p, lp, tr->sel_H[t], nr);
             for (int i = 0; i < nr; i++) dp_agent_sel_dscore(ag, cur[i], (float)(scale * dz[i]));
+            if (dyn) {
+                for (int i = 0; i < nr; i++) dz[i] = (float)(scale * dz[i]);
+                dp_doppler_sel_dynamic_backward(dyn, t, nr, dz);
+            }
         }
         const float *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
         for (int k = 0; k < D; k++) {

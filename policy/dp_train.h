@@ -149,6 +149,12 @@ typedef struct dp_train_config {
      * HEFT, CPOP, PEFT and ETF, six simulations: model selection then ranks parameters by the
      * figure the generalization goal is stated in, issue 29). */
     int reference_best_instant;
+    /* SEL's imitation target (Stage I, and any stage of il_weight > 0): JSON "sel_teacher": "cp"
+     * (default: the ready ops of highest b-level) or "etf" (the ready ops of earliest start over
+     * the devices, ETF's key: feature 0 of the dynamic SEL is 0, dp_doppler.h; needs
+     * network.sel_dynamic, refused otherwise). The PLC's target is the device of earliest start
+     * either way, and the printed SEL agreement is with the chosen teacher (issue 29). */
+    int sel_teacher_etf;
     char demo_method[16];
     long demo_budget;      /* B >= 7 (0 for best-instant) */
     char demo_checkpoint[1024];

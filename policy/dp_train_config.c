@@ -33,6 +33,8 @@ static const dp_schema_key top_keys[] = {
      "the reward in the printed time unit (authors) or divided by the average", NULL, NULL, 0, NULL},
     {"reference", DP_SCHEMA_ENUM, TC(reference_best_instant), 0, 0, "cp|best-instant", 0, "cp",
      "the unit of a distribution's makespans: each graph's cp or best instant placement", NULL, NULL, 0, NULL},
+    {"sel_teacher", DP_SCHEMA_ENUM, TC(sel_teacher_etf), 0, 0, "cp|etf", 0, "cp",
+     "the SEL imitation target: cp's highest b-level, or ETF's earliest start (needs network.sel_dynamic)", NULL, NULL, 0, NULL},
     {"state", DP_SCHEMA_ENUM, TC(state), 0, 0, "append|engine", 0, "append",
      "the environment's state: the authors' append estimate or the engine's prefix schedule", NULL, NULL, 0, NULL},
     {"update_sel", DP_SCHEMA_BOOL, TC(update_sel), 0, 0, NULL, 0, "true", "train the SEL network", NULL, NULL, 0, NULL},
@@ -64,6 +66,9 @@ static const dp_schema_key network_keys[] = {
     {"cp_embeddings", DP_SCHEMA_BOOL, TC(arch.cp_embeddings), 0, 0, NULL, 0, "true", "SEL sees the b- and t-path embeddings", NULL, NULL, 0, NULL},
     {"magnitude", DP_SCHEMA_BOOL, TC(arch.device_magnitude), 0, 0, NULL, 0, "false",
      "the PLC's device features keep their magnitude (not z-scored)", NULL, NULL, 0, NULL},
+    {"sel_dynamic", DP_SCHEMA_BOOL, TC(arch.sel_dynamic), 0, 0, NULL, 0, "false",
+     "SEL adds per-step terms of each ready op's state (earliest start and finish, ...) to its static score (issue 29)",
+     NULL, NULL, 0, NULL},
     {"features", DP_SCHEMA_ENUM, TC(arch.device_features), 0, 0, "doppler|engine", 0, "doppler",
      "the PLC's device features: the authors' five or this project's twelve", NULL, NULL, 0, NULL},
     {0},
@@ -239,8 +244,12 @@ char *dp_train_config_to_json(const dp_train_config *c)
     dp_schema_to_json(top_keys, c, o, 1);
     /* "reference" came after checkpoints were written without it: its default is not written */
     if (!c->reference_best_instant) json_object_del(o, "reference");
+    /* so did "sel_teacher" and "network.sel_dynamic" (issue 29): their defaults are not written
+     * either, so a checkpoint's config is what it was */
+    if (!c->sel_teacher_etf) json_object_del(o, "sel_teacher");
     json_object_set_new(o, "adam", section_json(adam_keys, c));
     json_object_set_new(o, "network", section_json(network_keys, c));
+    if (!c->arch.sel_dynamic) json_object_del(json_object_get(o, "network"), "sel_dynamic");
     json_object_set_new(o, "placeto", section_json(placeto_keys, c));
     json_object_set_new(o, "gdp", section_json(gdp_keys, c));
     if (c->demo_method[0]) {

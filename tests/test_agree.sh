@@ -3,10 +3,10 @@
 # (a DOPPLER file, a generated graph in FLOPs and bytes, a Kasahara STG task graph, a DOT task
 # graph), machines (the exact DOPPLER-compatible engine, per-link FIFO, max-min fair sharing,
 # copy engines, bulk-synchronous, comm_ratio, streams) and every learned agent and config family
-# (this project's DOPPLER, the authors', the zero-shot engine set with magnitude inputs, the
-# append state, the DOPPLER feature set, Placeto, GDP), the makespan `doppler train --json`
-# reports as what place uses ("makespan") equals to the last bit, and its figure with the final
-# parameters ("makespan_final") equals `place --parameters final`'s:
+# (this project's DOPPLER, the authors', the zero-shot engine set with magnitude inputs, with the
+# dynamic SEL, the append state, the DOPPLER feature set, Placeto, GDP), the makespan `doppler
+# train --json` reports as what place uses ("makespan") equals to the last bit, and its figure
+# with the final parameters ("makespan_final") equals `place --parameters final`'s:
 #   - `doppler place --checkpoint` from that checkpoint, under three BLAS kernel settings
 #     (OPENBLAS_CORETYPE Haswell, Prescott, unset) and two OpenBLAS threads;
 #   - Python's Engine.place on the same graph and machine (doppler.Machine from the same options);
@@ -49,6 +49,8 @@ echo '{"defaults": "authors", "network": {"hidden": 16, "mlp_hidden": 16, "steps
 echo '{"state": "append"}' > "$tmp/append.json"
 echo '{"network": {"features": "doppler"}}' > "$tmp/featdoppler.json"
 cp "$top_srcdir/bench/doppler-zeroshot.json" "$tmp/zeroshot.json"
+sed 's/"magnitude": true}/"magnitude": true, "sel_dynamic": true}/' "$tmp/zeroshot.json" > "$tmp/dynsel.json"
+grep -q '"sel_dynamic": true' "$tmp/dynsel.json" || fail "the dynamic SEL's config"
 echo '{"placeto": {"hidden": 16}}' > "$tmp/placeto.json"
 : > "$tmp/cases"
 
@@ -102,6 +104,10 @@ case_run t-append-bsp "$T" doppler append 4 --devices 8 --mode bsp
 case_run t-gdp "$T" gdp - 4 --devices 4
 case_run s-authors "$S" doppler authors 6 --devices 4
 case_run s-zeroshot-priority "$S" doppler zeroshot 4 --devices 4 --queue priority
+# the dynamic SEL (issue 29): its per-step scores in train's rollout and in place's
+case_run d-dynsel "$D" doppler dynsel 6 --devices 4
+case_run j-dynsel-maxmin "$J" doppler dynsel 4 --topology "$topo" --transfer-model maxmin
+case_run s-dynsel "$S" doppler dynsel 4 --devices 4
 n=$(wc -l < "$tmp/cases")
 # the final and model-selected parameters place differently somewhere: the check above is not vacuous
 [ -s "$tmp/differ" ] || fail "no case where the final and model-selected parameters place differently"

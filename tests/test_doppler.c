@@ -253,6 +253,7 @@ static double net_run(net_ctx *x, int grad)
     for (int t = 0; t < env->n_ops; t++) {
         int nr = env->n_ready;
         for (int i = 0; i < nr; i++) z[i] = dp_doppler_sel_scores(dd)[env->ready[i]];
+        if (dd->a.sel_dynamic) ck_assert_int_eq(dp_doppler_sel_dynamic_scores(dd, env, env->ready, nr, z), DP_OK);
         double H = dp_nn_softmax_forward(p, lp, z, nr);
         for (int i = 0; i < nr; i++) L += x->csel[t][i] * lp[i];
         L += x->hw * H;
@@ -261,6 +262,7 @@ static double net_run(net_ctx *x, int grad)
             dp_nn_log_softmax_backward(dz, x->csel[t], p, nr);
             dp_nn_entropy_backward(dz, (float)x->hw, p, lp, H, nr);
             for (int i = 0; i < nr; i++) dp_doppler_sel_dscore(dd, env->ready[i], dz[i]);
+            if (dd->a.sel_dynamic) dp_doppler_sel_dynamic_backward(dd, t, nr, dz);
         }
         int v = x->acts_v[t], D = dd->D;
         dp_doppler_plc_forward(dd, env, v, z);
@@ -291,8 +293,8 @@ static double net_loss(void *p)
     return net_run(p, 0);
 }
 
-/* the paper's network, and the engine feature set with device_magnitude (its centred columns
- * in lower bounds enter "dev.w" too) */
+/* the paper's network, the engine feature set with device_magnitude (its centred columns
+ * in lower bounds enter "dev.w" too), and the dynamic SEL (its "dyn.*" tensors, issue 29) */
 START_TEST(network_gradients)
 {
     net_ctx x;
@@ -307,6 +309,7 @@ START_TEST(network_gradients)
         a.device_features = DP_ENV_FEATURES_ENGINE;
         a.device_magnitude = 1;
     }
+    if (_i == 2) a.sel_dynamic = 1;
     x.dd = dp_doppler_alloc(x.g, x.c, &a, &err);
     ck_assert_ptr_nonnull(x.dd);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -344,6 +347,16 @@ START_TEST(network_gradients)
                             GC_H, 3e-2, 3e-3);
     }
     ck_assert_int_eq(bad, 0);
+    if (_i == 2) {
+        /* the dyn tensors were checked above, and their gradients are not all zero */
+        double gd = 0;
+        for (int i = 0; i < x.dd->sel->n_tensors; i++) {
+            const dp_nn_tensor *t = &x.dd->sel->t[i];
+            if (strncmp(t->name, "dyn.", 4) != 0) continue;
+            for (size_t j = 0; j < (size_t)t->rows * t->cols; j++) gd += fabs(gs[t->offset + j]);
+        }
+        ck_assert(gd > 1e-3);
+    }
     for (int i = 0; i < x.dd->plc->n_tensors; i++) {
         const dp_nn_tensor *t = &x.dd->plc->t[i];
         size_t n = (size_t)t->rows * t->cols;
@@ -358,6 +371,79 @@ START_TEST(network_gradients)
     dp_doppler_free(x.dd);
     dp_cost_free(x.c);
     dp_graph_free(x.g);
+}
+END_TEST
+
+/* The dynamic SEL (issue 29) is opt-in and starts as the static one: with sel_dynamic 0 the
+ * model has the tensors it always had; with 1 it has those (the same values from the same
+ * seed: the dyn tensors draw last) and "dyn.w1", "dyn.b1", "dyn.w2", the last zero, so the
+ * scores of every step are the static ones to the bit; a value other than 0 or 1 is refused. */
+START_TEST(sel_dynamic_starts_static)
+{
+    dp_error err;
+    dp_graph *g = small_dag();
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_doppler_arch a;
+    dp_doppler_arch_default(&a);
+    a.hidden = 6; a.mlp_hidden = 5; a.steps = 2; a.edge_hidden = 3;
+    dp_doppler *dd[2];
+    for (int k = 0; k < 2; k++) {
+        a.sel_dynamic = k;
+        dd[k] = dp_doppler_alloc(g, c, &a, &err);
+        ck_assert_ptr_nonnull(dd[k]);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 5);
+        ck_assert_int_eq(dp_doppler_init(dd[k], r), DP_OK);
+        gsl_rng_free(r);
+        dp_doppler_prepare(dd[k]);
+    }
+    ck_assert_int_eq(dd[1]->sel->n_tensors, dd[0]->sel->n_tensors + 3);
+    for (int b = 0; b < 2; b++) {
+        const dp_nn_params *p0 = b ? dd[0]->plc : dd[0]->sel, *p1 = b ? dd[1]->plc : dd[1]->sel;
+        for (int i = 0; i < p0->n_tensors; i++) {
+            const dp_nn_tensor *t0 = &p0->t[i], *t1 = &p1->t[i];
+            ck_assert_str_eq(t0->name, t1->name);
+            ck_assert_int_eq(memcmp(p0->param + t0->offset, p1->param + t1->offset,
+                                    (size_t)t0->rows * t0->cols * sizeof(float)), 0);
+        }
+    }
+    const dp_nn_tensor *w2 = &dd[1]->sel->t[dd[1]->m->s_dw2], *w1 = &dd[1]->sel->t[dd[1]->m->s_dw1];
+    ck_assert_str_eq(w2->name, "dyn.w2");
+    double s1 = 0;
+    for (int j = 0; j < w1->rows * w1->cols; j++) s1 += fabs(dd[1]->sel->param[w1->offset + j]);
+    ck_assert(s1 > 0); /* dyn.w1 is initialised */
+    for (int j = 0; j < w2->rows * w2->cols; j++) ck_assert(dd[1]->sel->param[w2->offset + j] == 0.0f);
+    ck_assert_int_eq(memcmp(dd[0]->s_score, dd[1]->s_score, (size_t)g->n_ops * sizeof(float)), 0);
+    /* an episode in id order: every step's scores unchanged by the (zero) dynamic terms, and
+     * the features within their documented ranges */
+    dp_env *env = dp_env_alloc(g, c, &err);
+    dp_doppler_episode_begin(dd[1]);
+    for (int t = 0; t < g->n_ops; t++) {
+        const int nr = env->n_ready;
+        float z[8], z0[8];
+        for (int i = 0; i < nr; i++) z[i] = z0[i] = dd[1]->s_score[env->ready[i]];
+        ck_assert_int_eq(dp_doppler_sel_dynamic_scores(dd[1], env, env->ready, nr, z), DP_OK);
+        ck_assert_int_eq(memcmp(z, z0, (size_t)nr * sizeof(float)), 0);
+        const float *f = dd[1]->sd_feat + dd[1]->sd_off[t] * DP_DOPPLER_SEL_DYN_FEATURES;
+        float mn[3] = {INFINITY, INFINITY, -INFINITY};
+        for (int i = 0; i < nr; i++) {
+            const float *fi = f + (size_t)i * DP_DOPPLER_SEL_DYN_FEATURES;
+            ck_assert(fi[0] >= 0 && fi[1] >= 0 && fi[2] <= 0);
+            ck_assert(fi[3] == 0 || fi[3] == 1);
+            ck_assert(fi[4] >= 0 && fi[4] <= 1);
+            mn[0] = fminf(mn[0], fi[0]); mn[1] = fminf(mn[1], fi[1]); mn[2] = fmaxf(mn[2], fi[2]);
+        }
+        /* relative to the ready set's extreme: it is 0 */
+        ck_assert(mn[0] == 0 && mn[1] == 0 && mn[2] == 0);
+        ck_assert_int_eq(dp_env_step(env, t, t % 3, &err), DP_OK);
+    }
+    dp_env_free(env);
+    a.sel_dynamic = 2;
+    ck_assert_ptr_null(dp_doppler_model_alloc(&a, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    for (int k = 0; k < 2; k++) dp_doppler_free(dd[k]);
+    dp_cost_free(c);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -1220,6 +1306,46 @@ END_TEST
 
 /* early stopping: with patience 2 and a policy that cannot improve (learning rate 0), the stage
  * ends after the start evaluation and two more */
+/* The dynamic SEL's keys (issue 29): not written at their defaults (a checkpoint's config is
+ * what it was), read back when set; "sel_teacher": "etf" is refused without the dynamic SEL
+ * (its marks are the dynamic SEL's earliest-start feature) and trains with it. */
+START_TEST(sel_dynamic_config_keys)
+{
+    dp_train_config a, b;
+    dp_error err;
+    dp_train_config_default(&a);
+    char *s = dp_train_config_to_json(&a);
+    ck_assert_ptr_null(strstr(s, "sel_dynamic"));
+    ck_assert_ptr_null(strstr(s, "sel_teacher"));
+    free(s);
+    a.arch.sel_dynamic = 1;
+    a.sel_teacher_etf = 1;
+    s = dp_train_config_to_json(&a);
+    dp_train_config_default(&b);
+    ck_assert_int_eq(dp_train_config_from_json_text(&b, s, &err), DP_OK);
+    ck_assert_int_eq(b.arch.sel_dynamic, 1);
+    ck_assert_int_eq(b.sel_teacher_etf, 1);
+    free(s);
+    dp_graph *g = small_dag();
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_train_config cfg;
+    tiny_config(&cfg);
+    cfg.sel_teacher_etf = 1;
+    dp_test_sim sim = dp_test_sim_make(g, c);
+    ck_assert_ptr_null(dp_train_alloc(g, c, &cfg, &sim.oracle, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "sel_dynamic"));
+    cfg.arch.sel_dynamic = 1;
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &sim.oracle, &err);
+    ck_assert_ptr_nonnull(tr);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 20, NULL, &err), DP_OK);
+    dp_train_free(tr);
+    dp_test_sim_free(&sim);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(patience_stops_stage)
 {
     dp_graph *g = small_dag();
@@ -1330,7 +1456,9 @@ int main(void)
     tcase_add_test(t, inputs);
     tcase_add_test(t, memory_linear_and_checked);
     tcase_add_test(t, device_features);
-    tcase_add_loop_test(t, network_gradients, 0, 2);
+    tcase_add_loop_test(t, network_gradients, 0, 3);
+    tcase_add_test(t, sel_dynamic_starts_static);
+    tcase_add_test(t, sel_dynamic_config_keys);
     tcase_add_test(t, device_magnitude_columns);
     tcase_add_test(t, shared_model_two_graphs);
     tcase_add_test(t, chunked_step_caches);
