@@ -67,6 +67,11 @@ for p in selected final; do
         { cat "$tmp/e"; fail "place --parameters $p"; }
     grep -q "\"parameters\":\"$p\"" "$tmp/p" || { cat "$tmp/p"; fail "place --json names the $p parameters"; }
 done
+# refused: an unknown value, and a method without a trained policy (exit 2, the option named)
+"$bin" place --graph "$G1" --method improve --checkpoint "$tmp/sel.h5" --parameters best > /dev/null 2> "$tmp/e"
+[ $? -eq 2 ] && grep -q -- "--parameters: selected or final, got 'best'" "$tmp/e" || { cat "$tmp/e"; fail "--parameters best refused"; }
+"$bin" place --graph "$G1" --method cp --parameters final > /dev/null 2> "$tmp/e"
+[ $? -eq 2 ] && grep -q -- "--parameters: .*--method cp has none" "$tmp/e" || { cat "$tmp/e"; fail "--parameters with cp refused"; }
 h5ls "$tmp/sel.h5/op/best" > /dev/null 2>&1 && h5ls "$tmp/sel.h5/move/best" > /dev/null 2>&1 || fail "the checkpoint holds the model-selected parameters (its own groups /op and /move)"
 ! h5ls "$tmp/sel.h5/sel" > /dev/null 2>&1 && ! h5ls "$tmp/sel.h5/best_assignment" > /dev/null 2>&1 || fail "the improvement checkpoint uses DOPPLER's slots /sel, /best_assignment"
 # --resume continues with the checkpoint's config: a --config that says otherwise is refused naming the key
