@@ -74,7 +74,6 @@ typedef struct run_args {
     int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
     dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default packed) */
     int coarsen_rule_set;       /* --coarsen-rule given (it needs --coarsen) */
-    int parameters_set;         /* --parameters given */
 } run_args;
 
 static void place_usage(FILE *f, const char *cmd)
@@ -292,7 +291,6 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                "work per device), the groups' critical path %s (%.3f times the bound)\n",
                dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),
                dp_cli_fmt(c->group_cp_work / sc, b3, sizeof b3), c->work_bound > 0 ? c->group_cp_work / c->work_bound : 1.0);
-
     }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
            dp_cli_volume_unit(g, m, "file units"));
@@ -464,7 +462,6 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (strcmp(optarg, "selected") == 0) a.place.final_parameters = 0;
             else if (strcmp(optarg, "final") == 0) a.place.final_parameters = 1;
             else return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--parameters: selected or final, got '%s'", optarg));
-            a.parameters_set = 1;
             break;
         case O_PROPOSALS: a.place.proposals = optarg; break;
         case O_SAMPLES:

@@ -38,14 +38,21 @@ double dp_json_parse_bytes(const char *text, size_t size)
            (double)arr * DP_JSON_BYTES_PER_ARRAY;
 }
 
-char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
+/* dp_json_read_text, with the parse's memory bound (dp_json_parse_bytes) into *bytes */
+static char *read_text(const char *path, size_t *size, double *bytes, dp_error *err)
 {
     char *text = dp_file_read_text(path, size, err);
-    if (text && dp_file_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, *size), err) != DP_OK) {
+    if (text && dp_file_mem_check(path, "parsing this JSON file", *bytes = dp_json_parse_bytes(text, *size), err) != DP_OK) {
         free(text);
         return NULL;
     }
     return text;
+}
+
+char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
+{
+    double bytes;
+    return read_text(path, size, &bytes, err);
 }
 
 /* The arena of dp_json_load_scoped. Jansson takes one allocator for the whole process
@@ -98,8 +105,9 @@ __attribute__((constructor)) static void arena_install(void)
     json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
-/* A new registered arena for parsing text of `size` bytes, or NULL when none can be had. */
-static dp_json_arena *arena_new(const char *text, size_t size)
+/* A new registered arena for a parse of at most `bytes` (dp_json_parse_bytes), or NULL when none
+ * can be had. */
+static dp_json_arena *arena_new(double bytes)
 {
     /* address space for the parse's upper bound (touched only as used); huge pages where the
      * kernel gives them cut the page faults of a large file's tree by up to 512 */
@@ -111,7 +119,7 @@ static dp_json_arena *arena_new(const char *text, size_t size)
     dp_json_arena *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     const size_t huge = (size_t)1 << 21;
-    size_t cap = ((size_t)dp_json_parse_bytes(text, size) + 4096 + huge - 1) & ~(huge - 1);
+    size_t cap = ((size_t)bytes + 4096 + huge - 1) & ~(huge - 1);
     const size_t limit = atomic_load(&arena_limit);
     if (limit && cap > limit) cap = limit;
     void *base = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -155,9 +163,10 @@ static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
         return NULL;
     }
     size_t size;
-    char *text = dp_json_read_text(path, &size, err);
+    double bytes = 0;
+    char *text = read_text(path, &size, &bytes, err);
     if (!text) return NULL;
-    dp_json_arena *a = arena ? arena_new(text, size) : NULL;
+    dp_json_arena *a = arena ? arena_new(bytes) : NULL;
     json_error_t jerr;
     tl_arena = a;
     json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);

@@ -508,12 +508,14 @@ out:
 
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* The critical path of g by work alone: the longest path of mean op times (no transfers). */
-static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, dp_error *err)
+/* The critical path of g by work alone: the longest path of mean op times (no transfers); and
+ * the mean op times summed into *work (NULL: not wanted). */
+static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, double *work, dp_error *err)
 {
     double *fin = dp_alloc_calloc_n((size_t)g->n_ops + 1, sizeof(double));
     if (!fin) return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", g->n_ops);
     *cp = 0;
+    double w = 0;
     for (int i = 0; i < g->n_ops; i++) {
         const int v = g->topo[i];
         double start = 0;
@@ -521,10 +523,13 @@ static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, d
             const int u = g->edge_src[g->pred_edge[q]];
             if (fin[u] > start) start = fin[u];
         }
-        fin[v] = start + dp_cost_mean_op(c, v);
+        const double t = dp_cost_mean_op(c, v);
+        w += t;
+        fin[v] = start + t;
         if (fin[v] > *cp) *cp = fin[v];
     }
     free(fin);
+    if (work) *work = w;
     return DP_OK;
 }
 
@@ -576,14 +581,11 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
             if (++cnt[group_of[v]] > r.largest_group) r.largest_group = cnt[group_of[v]];
         free(cnt);
     }
-    if ((rc = work_critical_path(g, c, &r.cp_work, err)) != DP_OK ||
-        (rc = work_critical_path(gg, gc, &r.group_cp_work, err)) != DP_OK)
+    double work;
+    if ((rc = work_critical_path(g, c, &r.cp_work, &work, err)) != DP_OK ||
+        (rc = work_critical_path(gg, gc, &r.group_cp_work, NULL, err)) != DP_OK)
         goto out;
-    {
-        double w = 0;
-        for (int v = 0; v < n; v++) w += dp_cost_mean_op(c, v);
-        r.work_bound = fmax(r.cp_work, w / D);
-    }
+    r.work_bound = fmax(r.cp_work, work / D);
     double t1 = cpu_now();
     r.cpu_group_s = t1 - t0;
     dp_place_options inner = *o;

@@ -419,6 +419,14 @@ static void heuristic_devices(dp_train *tr, int t, int v)
     for (int k = 0; k < D; k++) mark[k] = close_enough(dd->devfeat[(size_t)k * dd->FE + 4], mn);
 }
 
+/* The networks when SEL has per-step terms (network.sel_dynamic, and SEL choosing: not the
+ * topological-order ablation), NULL otherwise: the rollout and the episode's gradient agree. */
+static dp_doppler *dynamic_sel(dp_train *tr)
+{
+    dp_doppler *dd = dp_agent_doppler(tr->ag);
+    return dd && dd->a.sel_dynamic && !tr->cfg.sel_topological ? dd : NULL;
+}
+
 /* ETF's choices among step t's nr ready ops (config "sel_teacher": "etf"): those of earliest
  * start over the devices, feature 0 of the dynamic SEL (its start minus the ready set's least)
  * being 0, into marks; returns how many. */
@@ -442,8 +450,7 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
     }
     const float *score = dp_agent_sel_scores(ag); /* NULL: no SEL, topological order */
     /* the dynamic SEL (network.sel_dynamic): per-step terms on top of the static scores */
-    dp_doppler *dyn = dp_agent_doppler(ag);
-    if (dyn && (!dyn->a.sel_dynamic || tr->cfg.sel_topological)) dyn = NULL;
+    dp_doppler *dyn = dynamic_sel(tr);
     dp_agent_episode_begin(ag);
     dp_env_reset(env);
     int sel_ok = 0, plc_ok = 0;
@@ -574,8 +581,7 @@ int dp_train_episode_grad(dp_train *tr, const dp_train_stage *st, double eps, do
     float *dlp = tr->gbuf, *dz = tr->zbuf;
     const dp_graph *g = tr->env->g;
     const float *score = dp_agent_sel_scores(ag);
-    dp_doppler *dyn = dp_agent_doppler(ag); /* the dynamic SEL, as in the rollout */
-    if (dyn && (!dyn->a.sel_dynamic || tr->cfg.sel_topological)) dyn = NULL;
+    dp_doppler *dyn = dynamic_sel(tr); /* the dynamic SEL, as in the rollout */
     int *cur = tr->rs_ops, m = 0;
     if (tr->cfg.update_sel) {
         for (int t = 0; t < T; t++) tr->rs_pos[tr->sel_v[t]] = t;
