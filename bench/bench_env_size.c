@@ -17,10 +17,16 @@
  * times the step changed (dp_sim_prefix.n_retimed): the least any exact incremental state must
  * rewrite, so k / retimed is the most a finer exact method could save.
  *
- * Usage: bench_env_size GRAPH [DEVICES [ORDER [SEED]]]   (bench/env-size.sh runs it) */
+ * CONVERGE 1 (the default) lets a step's run stop once its state is the prefix's again with the
+ * placed op done (dp_sim_set_converge_prefix); 0 simulates every op ending at or after the
+ * op's READY, as before that existed: the same schedules either way, so the same makespan, and
+ * with 1 "ops simulated again" counts only the ops a converged run reached.
+ *
+ * Usage: bench_env_size GRAPH [DEVICES [ORDER [SEED [CONVERGE]]]]   (bench/env-size.sh runs it) */
 #include "dp_engine.h"
 #include "dp_env.h"
 #include "dp_problem.h"
+#include "dp_sim.h"
 #include "dp_machine.h"
 
 #include <gsl/gsl_rng.h>
@@ -32,7 +38,7 @@
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: bench_env_size GRAPH [DEVICES [ORDER [SEED]]]\n");
+        fprintf(stderr, "usage: bench_env_size GRAPH [DEVICES [ORDER [SEED [CONVERGE]]]]\n");
         return 2;
     }
     const char *order = argc > 3 ? argv[3] : "cp";
@@ -63,6 +69,8 @@ int main(int argc, char **argv)
         return 1;
     }
     dp_env_set_ready_order(env, DP_ENV_READY_BY_BLEVEL);
+    const int converge = argc > 5 ? atoi(argv[5]) != 0 : 1;
+    dp_sim_set_converge_prefix(dp_engine_fast_sim(prob->engine), converge);
     const dp_sim_prefix *p = env->prefix;
     clock_t t0 = clock();
     int kmax = 0;
@@ -85,9 +93,10 @@ int main(int argc, char **argv)
     }
     double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
     const long n = g->n_ops;
-    printf("%s: %ld ops, %d devices: %s-order episode in the engine state %.3f s CPU (%.1f us per step), "
-           "makespan %.6g\n", g->name, n, c->n_devices, order, cpu, cpu * 1e6 / (double)n,
-           dp_env_makespan(env) / g->time_scale);
+    printf("%s: %ld ops, %d devices: %s-order episode in the engine state, convergence %s: %.3f s CPU (%.1f us "
+           "per step), makespan %.6g\n", g->name, n, c->n_devices, order, converge ? "on" : "off", cpu,
+           cpu * 1e6 / (double)n, dp_env_makespan(env) / g->time_scale);
+    printf("  commits whose run converged: %ld\n", p->n_converged);
     printf("  steps: %ld resumed at the op's READY, %ld simulated from the start; ops simulated again per run "
            "%.1f, at most %d in a step (of %ld placed at the end)\n", n - step_full, step_full,
            (double)p->n_resimulated / (double)(p->n_resumed + p->n_full), kmax, n);

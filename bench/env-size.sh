@@ -6,6 +6,7 @@
 #     time), its CPU time per step, how many steps resumed the engine at the placed op's READY,
 #     the ops simulated again per run, the ops whose times a step changed (the least an exact
 #     incremental state rewrites), and the estimates that needed a resumed run (exact ties);
+#     each with the commits' convergence off and on (dp_sim_set_converge_prefix);
 #   - the CPU time (user + system, one BLAS thread) and makespan of `doppler place --method
 #     doppler --checkpoint CKPT` (the greedy rollout of a general model trained with
 #     bench/doppler-project.json), with $DOPPLER and, when set, with $DOPPLER_BEFORE (another
@@ -48,7 +49,9 @@ for L in $LAYERS; do
     "$bin" graph gen llama-layer --layers "$L" --out "$g" > "$tmp/gen.out"
     ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
     if [ -x "$sizebin" ]; then
-        for order in $ORDERS; do "$sizebin" "$g" 4 "$order" 1 | sed 's/^/# /'; done
+        for order in $ORDERS; do
+            for conv in 0 1; do "$sizebin" "$g" 4 "$order" 1 "$conv" | sed 's/^/# /'; done
+        done
     fi
     greedy "$bin" after
     if [ -n "$before" ]; then

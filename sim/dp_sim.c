@@ -128,6 +128,7 @@ struct dp_sim {
     const int *dev;
     evq qc, qx;        /* events in the future, COMPUTE_DONE and TRANSFER_DONE; ev = kind << EV_SHIFT | id */
     uint64_t seq;      /* the next sequence number of an event */
+    uint64_t seq_base; /* the first number of the last run (0, or the state's it resumed from) */
     uint32_t *fifo;
     int fifo_head, fifo_tail, fifo_cap;
     int *arrived;
@@ -158,6 +159,10 @@ struct dp_sim {
      * (D) scratch of the commit */
     const dp_sim_prefix *conv_p;
     int n_fut, n_moved, converge;
+    /* a prefix addition's run (dp_sim_prefix_add) that may converge: the op it adds (not in
+     * conv_p, whose entries for it are stale), -1 in a delta run; converge_prefix: whether a
+     * commit's run may converge (dp_sim_set_converge_prefix) */
+    int conv_added, converge_prefix;
     /* converge 2: on or off by what it saves (dp_sim_run_delta): the delta run's
      * place in the present period, the period, the events of the probes with it on ([1]) and
      * off ([0]), the choice */
@@ -171,6 +176,12 @@ struct dp_sim {
      * check of convergence runs only when none is (loop()) */
     unsigned char *cdiff, *xdiff;
     int n_diff;
+    /* (n) of each op not ready when a run that may converge resumed: the inputs that had
+     * arrived then (arr_at) and a lower bound on p's next arrival of an input (arr_next): while
+     * the clock is below it, p's count is arr_at, and converged() compares without a walk over
+     * the op's inputs */
+    double *arr_next;
+    int *arr_at;
     /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
      * end of the instant op stop_op starts at (stopped set), since no later event changes its
      * start or READY; -1: run to the end */
@@ -201,6 +212,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->conv_period = CONV_PERIOD;
         s->conv_last = 1; /* the first choice of off does not lengthen the period */
         s->conv_at = INFINITY;
+        s->conv_added = -1;
+        s->converge_prefix = 1;
     }
     if (!s) goto nomem;
     s->g = g;
@@ -241,6 +254,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->dev_cnt, (size_t)s->D, sizeof(int));
     DP_ALLOC(t, s->dev_tail, (size_t)s->D, sizeof(int));
     DP_ALLOC(t, s->cdiff, (size_t)s->n + 1, 1);
+    DP_ALLOC(t, s->arr_next, (size_t)s->n + 1, sizeof(double));
+    DP_ALLOC(t, s->arr_at, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->xdiff, (size_t)s->m + 1, 1);
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
@@ -397,7 +412,7 @@ static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loo
     L->fin_base = L->seq_fin[u] = L->seq;
     L->fin_first = L->succ_ptr[u];
     L->seq += (uint64_t)(L->succ_ptr[u + 1] - L->fin_first);
-    if (conv) L->fin_same = L->cp_end[u] == L->now && L->cp_dev[u] == L->dev[u];
+    if (conv) L->fin_same = L->cp_dev[u] == L->dev[u] && L->cp_end[u] == L->now; /* an added op: device -1 */
     dp_sim_send_outputs(s->g, L->dev, u, NULL, conv ? send_output_conv : send_output, L);
 }
 
@@ -473,7 +488,7 @@ static inline __attribute__((always_inline)) void op_start(loop_state *L, int v,
         evq_push(&L->qc, L->now + t, L->seq++, (uint32_t)EV_COMPUTE_DONE << EV_SHIFT | (uint32_t)v);
         if (conv) {
             /* p's COMPUTE_DONE when v started now on d in p too */
-            const int x = L->cp_start[v] != L->now || L->cp_dev[v] != d;
+            const int x = L->cp_dev[v] != d || L->cp_start[v] != L->now; /* an added op: device -1 */
             L->cdiff[v] = (unsigned char)x;
             L->n_diff += x;
         }
@@ -536,9 +551,10 @@ static int converged(const dp_sim *s, const loop_state *L)
     const double tau = L->now;
     const evq *qc = &L->qc, *qx = &L->qx;
     if (qc->heaped || qx->heaped || (qc->lo == qc->hi && qx->lo == qx->hi)) return 0;
+    const int added = s->conv_added;
     for (int i = 0; i < s->n_moved; i++) {
         const int v = s->moved_ops[i];
-        if (!(s->end[v] <= tau && p->end[v] <= tau)) return 0;
+        if (!(s->end[v] <= tau && (v == added || p->end[v] <= tau))) return 0;
     }
     /* the events in the queues, merged in their order: each is p's pending at tau, at the same
      * time, and events at one instant come in the order of p's sequence numbers */
@@ -566,6 +582,7 @@ static int converged(const dp_sim *s, const loop_state *L)
      * many inputs arrived as in p */
     for (int i = 0; i < s->n_fut; i++) {
         const int x = s->fut[i];
+        if (x == added) continue; /* done (above), and in no queue: it has no placed successor */
         if (p->end[x] <= tau) {
             if (!(s->end[x] <= tau)) return 0;
         } else if (p->start[x] <= tau) {
@@ -574,6 +591,11 @@ static int converged(const dp_sim *s, const loop_state *L)
             if (!(s->ready[x] <= tau && !(s->start[x] <= tau))) return 0;
         } else {
             if (s->ready[x] <= tau) return 0;
+            /* no input arrived in p between the resumed instant and tau: as many in the run */
+            if (s->arr_next[x] > tau) {
+                if (s->arrived[x] != s->arr_at[x]) return 0;
+                continue;
+            }
             int n_arrived = 0;
             for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
                 const int e = g->pred_edge[q], u = g->edge_src[e];
@@ -750,7 +772,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->n_kept = s->n_rorder = 0;
     evq_clear(&s->qc);
     evq_clear(&s->qx);
-    s->seq = 0;
+    s->seq = s->seq_base = 0;
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->exceeded = INFINITY;
@@ -766,6 +788,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
         for (int v = 0; v < n; v++) {
             s->fut[v] = v;
             s->start[v] = s->end[v] = s->ready[v] = INFINITY;
+            s->arr_next[v] = -INFINITY; /* converged() counts p's arrivals */
         }
         s->n_fut = n;
     }
@@ -812,9 +835,9 @@ dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices)
     p->dev_ops = dp_alloc_calloc(D, sizeof(int *));
     p->dev_n = dp_alloc_calloc(D, sizeof(int));
     p->dev_cap = dp_alloc_calloc(D, sizeof(int));
-    p->start = dp_alloc_malloc(n * sizeof(double));
-    p->end = dp_alloc_malloc(n * sizeof(double));
-    p->ready = dp_alloc_malloc(n * sizeof(double));
+    p->start = dp_alloc_calloc(n, sizeof(double));
+    p->end = dp_alloc_calloc(n, sizeof(double));
+    p->ready = dp_alloc_calloc(n, sizeof(double));
     p->seq_done = dp_alloc_malloc(n * sizeof(uint64_t));
     p->seq_fin = dp_alloc_malloc(n * sizeof(uint64_t));
     p->seq_ready = dp_alloc_malloc(n * sizeof(uint64_t));
@@ -890,7 +913,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->n_kept = s->n_rorder = 0;
     evq_clear(&s->qc);
     evq_clear(&s->qx);
-    s->seq = p->seq_next;
+    s->seq = s->seq_base = p->seq_next;
     s->fifo_head = s->fifo_tail = 0;
     s->now = t;
     s->makespan = 0;
@@ -939,10 +962,18 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             s->kept[s->n_kept++] = x;
         } else {
             /* not ready at t: its inputs that arrived before t; the copies in flight at t (a
-             * moved producer ends at or after t: it sends in the run) */
+             * moved producer ends at or after t: it sends in the run). With conv, the least
+             * time at or after t at which an input may arrive in p: a copy in flight arrives
+             * then, a producer ending at or after t sends no earlier than its end */
+            double next = INFINITY;
             for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
                 int e = g->pred_edge[q], u = g->edge_src[e];
-                if (!s->first_copy[e] || p->end[u] >= t) continue; /* u finishes in the run: it sends then */
+                if (!s->first_copy[e]) continue;
+                if (p->end[u] >= t) {
+                    /* u finishes in the run: it sends then */
+                    if (conv && p->end[u] < next) next = p->end[u];
+                    continue;
+                }
                 int du = assignment[u];
                 double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
                 if (delay > 0 && p->end[u] + delay >= t) {
@@ -951,8 +982,13 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
                     /* p's own unless its consumer moved (u ended before t: not moved) */
                     s->xdiff[e] = mv;
                     s->n_diff += mv;
+                    if (conv && p->end[u] + delay < next) next = p->end[u] + delay;
                 } else
                     s->arrived[x]++;
+            }
+            if (conv) {
+                s->arr_next[x] = next;
+                s->arr_at[x] = s->arrived[x];
             }
         }
     }
@@ -1008,13 +1044,13 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
 
 /* p takes the schedule of a delta run that converged at the end of instant tau = s->conv_at
  * (converged()): its ops' events up to tau are the run's, the later ones p's own (the same
- * times and order). The later events' sequence numbers are p's shifted above every number of
- * the run (by s->seq less the least of them), which keeps the order of all of them: the run's
- * events, its pending ones included, were created before tau, p's later ones after. Each
+ * times and order). The sequence numbers keep the order of all of them (the run's events, its
+ * pending ones included, were created by tau, p's later ones after; renumbering below). Each
  * device's list: the ops before cut, the ops the run found running or queued (s->kept) or made
  * ready (s->rorder), then p's ops of the list made ready after tau (unmoved: a moved op is done
- * by tau), in p's order. p's makespan stays. */
-static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k)
+ * by tau), in p's order. p's makespan stays. added: the op a prefix addition placed (not in p
+ * before: every time and place of its events is the run's, all by tau), -1 for a delta run. */
+static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k, int added)
 {
     const double tau = s->conv_at;
     int *cnt = s->dev_cnt, *len = s->dev_tail;
@@ -1038,39 +1074,75 @@ static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assig
         }
     }
     for (int d = 0; d < s->D; d++) p->dev_n[d] = len[d];
+    /* Renumbering. Numbers grow with the order events are created in (a run numbers its events
+     * from seq_base: above every number of the state it resumed from, or from 0 in a run from
+     * the start, which leaves none of p's events before tau), so p's events created before tau
+     * are numbered below least, the least number of those created after tau. The run's events
+     * (numbers seq_base and up) are renumbered to start at least, and p's later ones up by the
+     * run's count, to follow them: the order is kept, and the numbers grow by the events each
+     * run creates. (Shifting p's later events above the run's instead doubled the numbers at each
+     * commit when least was old: they overflowed 64 bits after about 60 commits of a long
+     * rollout.) The run's numbers below seq_base are p's own (the ops running or queued at the
+     * instant it resumed at, created before it). */
     uint64_t least = UINT64_MAX;
     for (int i = 0; i < k; i++) {
         const int x = s->fut[i];
+        if (x == added) continue;
         if (p->ready[x] > tau && p->seq_ready[x] < least) least = p->seq_ready[x];
         if (p->start[x] > tau && p->seq_done[x] < least) least = p->seq_done[x];
         if (p->end[x] > tau && p->seq_fin[x] < least) least = p->seq_fin[x];
     }
-    const uint64_t shift = least == UINT64_MAX ? 0 : s->seq - least;
+    const uint64_t base = s->seq_base, up = s->seq - base, at = least == UINT64_MAX ? base : least;
+    assert(least == UINT64_MAX || least <= p->seq_next);
+#define RUN_NUMBER(q) ((q) >= base ? (q) - base + at : (q))
+    int n_changed = 0;
     for (int i = 0; i < k; i++) {
         const int x = s->fut[i];
-        if (p->ready[x] <= tau) {
+        /* the ops with a time by tau take the run's times: the changed list (the others keep
+         * theirs) */
+        if (x == added || p->ready[x] <= tau) p->changed[n_changed++] = x;
+        if (x == added) {
+            /* every event of the added op was the run's, by tau */
             p->ready[x] = s->ready[x];
-            p->seq_ready[x] = s->seq_ready[x];
-        } else {
-            p->seq_ready[x] += shift;
-        }
-        if (p->start[x] <= tau) {
+            p->seq_ready[x] = RUN_NUMBER(s->seq_ready[x]);
             p->start[x] = s->start[x];
-            p->seq_done[x] = s->seq_done[x];
-        } else {
-            p->seq_done[x] += shift;
-        }
-        if (p->end[x] <= tau) {
+            p->seq_done[x] = RUN_NUMBER(s->seq_done[x]);
             p->end[x] = s->end[x];
-            p->seq_fin[x] = s->seq_fin[x];
+            p->seq_fin[x] = RUN_NUMBER(s->seq_fin[x]);
         } else {
-            p->seq_fin[x] += shift;
+            if (p->ready[x] <= tau) {
+                p->ready[x] = s->ready[x];
+                p->seq_ready[x] = RUN_NUMBER(s->seq_ready[x]);
+            } else {
+                p->seq_ready[x] += up;
+            }
+            if (p->start[x] <= tau) {
+                p->start[x] = s->start[x];
+                p->seq_done[x] = RUN_NUMBER(s->seq_done[x]);
+            } else {
+                p->seq_done[x] += up;
+            }
+            if (p->end[x] <= tau) {
+                p->end[x] = s->end[x];
+                p->seq_fin[x] = RUN_NUMBER(s->seq_fin[x]);
+            } else {
+                p->seq_fin[x] += up;
+            }
         }
         p->dev[x] = assignment[x];
-        p->changed[i] = x;
     }
-    p->n_changed = k;
-    p->seq_next = p->seq_next + shift > s->seq ? p->seq_next + shift : s->seq;
+#undef RUN_NUMBER
+    p->n_changed = n_changed;
+    p->seq_next = least == UINT64_MAX ? at + up : p->seq_next + up; /* p's later events were below p->seq_next */
+}
+
+/* of the k ops of a run that converged (s->fut), those it simulated: ready by the instant it
+ * stopped at (the others' times after it are the incumbent's) */
+static long reached(const dp_sim *s, int k)
+{
+    long n = 0;
+    for (int i = 0; i < k; i++) n += s->ready[s->fut[i]] <= s->conv_at;
+    return n;
 }
 
 int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v, int commit, double *start,
@@ -1104,7 +1176,20 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
      * change nothing before it) */
     s->stop_op = commit ? -1 : v;
     if (r > 0) {
+        /* a commit's run may stop once its state is p's again with v done (converged()): v has
+         * no placed successor, so it then changes nothing later. p's entries for v are stale:
+         * its device is set to none, so that no event of v's is taken for p's */
+        const int conv = commit && s->converge_prefix;
+        if (conv) {
+            p->dev[v] = -1;
+            s->conv_p = p;
+            s->conv_added = v;
+            s->moved_ops[0] = v;
+            s->n_moved = 1;
+        }
         resume(s, p, assignment, &v, 1, 0, r, &k);
+        s->conv_p = NULL;
+        s->conv_added = -1;
         p->n_resumed++;
     } else {
         dp_sim_result res;
@@ -1120,18 +1205,35 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         p->n_full++;
     }
     s->stop_op = -1;
-    p->n_resimulated += k;
     if (start) *start = s->start[v];
     if (ready) *ready = s->ready[v];
-    if (!commit) return DP_OK;
-    for (int i = 0; i < k; i++) {
-        int x = s->fut[i];
-        if (x == v || p->ready[x] != s->ready[x] || p->start[x] != s->start[x] || p->end[x] != s->end[x])
-            p->n_retimed++;
+    const double tau = s->conv_at;
+    if (tau < INFINITY) {
+        /* converged at the end of tau: the ops it reached are those ready by tau (the others'
+         * times after tau are p's); a time of p after tau stays */
+        p->n_converged++;
+        p->n_resimulated += reached(s, k);
+        for (int i = 0; i < k; i++) {
+            const int x = s->fut[i];
+            if (!(s->ready[x] <= tau)) continue;
+            if (x == v || (p->ready[x] <= tau && p->ready[x] != s->ready[x]) ||
+                (p->start[x] <= tau && p->start[x] != s->start[x]) || (p->end[x] <= tau && p->end[x] != s->end[x]))
+                p->n_retimed++;
+        }
+    } else {
+        p->n_resimulated += k;
+        if (commit)
+            for (int i = 0; i < k; i++) {
+                int x = s->fut[i];
+                if (x == v || p->ready[x] != s->ready[x] || p->start[x] != s->start[x] || p->end[x] != s->end[x])
+                    p->n_retimed++;
+            }
     }
+    if (!commit) return DP_OK;
     p->rank[v] = p->n_placed;
     p->placed[p->n_placed++] = v;
-    commit_resimulated(s, p, assignment, k);
+    if (tau < INFINITY) commit_converged(s, p, assignment, k, v);
+    else commit_resimulated(s, p, assignment, k);
     return DP_OK;
 }
 
@@ -1261,8 +1363,10 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     if (s->conv_at < INFINITY) {
         s->makespan = p->makespan;
         p->n_converged++;
+        p->n_resimulated += reached(s, k);
+    } else {
+        p->n_resimulated += k;
     }
-    p->n_resimulated += k;
     *exceeded = s->exceeded < INFINITY;
     *cost = *exceeded ? s->exceeded : s->makespan;
     s->delta_p = *exceeded ? NULL : p;
@@ -1274,7 +1378,7 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 {
     if (s->delta_p != p)
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
-    if (s->delta_k >= 0 && s->conv_at < INFINITY) commit_converged(s, p, assignment, s->delta_k);
+    if (s->delta_k >= 0 && s->conv_at < INFINITY) commit_converged(s, p, assignment, s->delta_k, -1);
     else if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
     s->delta_p = NULL;
     return DP_OK;
@@ -1288,6 +1392,11 @@ void dp_sim_set_direct(dp_sim *s, int on)
 void dp_sim_set_converge(dp_sim *s, int mode)
 {
     s->converge = mode == 0 || mode == 1 ? mode : 2;
+}
+
+void dp_sim_set_converge_prefix(dp_sim *s, int on)
+{
+    s->converge_prefix = on != 0;
 }
 
 double dp_sim_utilisation(const dp_sim_result *res, int d)

@@ -112,6 +112,12 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
  * order of events, and so its schedules, are those it always had: the reference simulator's
  * makespans of tests/test_doppler_data.c, ties included).
  *
+ * A commit's run converges (dp_sim_set_converge_prefix, on by default): it stops at the end of
+ * the first instant at which v is done and the state is p's (as a delta run's, below: v, which
+ * has no placed successor, then changes nothing later), and the commit takes the run's events
+ * up to that instant and p's after it. The ops simulated again are then those ready by that
+ * instant (n_resimulated counts those), though the set-up and the commit still visit the k ops.
+ *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
  * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
  * v's device; probes (what v's start on d would be) pass commit 0. The prefix must have been
@@ -127,13 +133,15 @@ typedef struct dp_sim_prefix {
     int n_devices;
     int **dev_ops, *dev_n, *dev_cap; /* (n_devices) each device's placed ops in its queue order:
                                      ready, start and end non-decreasing along the list */
-    int *changed, n_changed;      /* (n_ops) the ops whose times the last commit wrote (v included) */
+    int *changed, n_changed;      /* (n_ops) the ops whose times the last commit wrote (v included;
+                                     every other op keeps its times) */
     int *dev;                     /* (n_ops) each placed op's device (others undefined) */
     double makespan;              /* the last end of the placed ops (0 with none) */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
-    long n_converged;             /* delta runs that stopped once their state was p's again
-                                     (dp_sim_set_converge) */
-    long n_resimulated;           /* ops simulated again by those runs, summed */
+    long n_converged;             /* delta runs and commits that stopped once their state was
+                                     p's again (dp_sim_set_converge, _converge_prefix) */
+    long n_resimulated;           /* ops simulated again by those runs, summed (of a run that
+                                     converged, those ready by the instant it stopped at) */
     long n_retimed;               /* of those, by commits of dp_sim_prefix_add: the ops whose
                                      ready, start or end the commit changed (the added op
                                      included), summed. Any exact state must rewrite these, so
@@ -219,7 +227,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
 
 /* Make p the schedule of the last delta run's assignment, which must be s's last run, run from p
  * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
- * simulated again; p->changed lists them. */
+ * simulated again; p->changed lists those whose times it wrote. */
 int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err);
 
 /* For tests: on 0, every event of s's runs goes through the FIFO (the engine's order as it was
@@ -235,6 +243,13 @@ void dp_sim_set_direct(dp_sim *s, int on);
  * commits the same schedules, device lists and order of sequence numbers (not the same
  * numbers). For tests and benchmarks. */
 void dp_sim_set_converge(dp_sim *s, int mode);
+
+/* Convergence of prefix additions (dp_sim_prefix_add with commit 1): on (the default), a commit's
+ * run stops at the end of an instant at which the added op is done and the state is the
+ * prefix's (as a delta run's, above), and the commit splices the two; off, it simulates every op
+ * ending at or after the added op's READY. Both give the same schedules, device lists and order
+ * of sequence numbers (not the same numbers). For tests and benchmarks. */
+void dp_sim_set_converge_prefix(dp_sim *s, int on);
 
 /* Utilisation of device d in res: busy[d] / makespan (0 when the makespan is 0). */
 double dp_sim_utilisation(const dp_sim_result *res, int d);

@@ -305,6 +305,17 @@ static int event_order(const dp_sim_prefix *p, const dp_graph *g, const dp_cost 
     return k;
 }
 
+/* a run numbers at most 2 events per op and one per edge (READY, COMPUTE_DONE, FINISH's copies):
+ * after `runs` runs the next number is within runs + 1 times that, when each commit's numbers
+ * grow by its run's events (an earlier renumbering of converged commits doubled them instead,
+ * which overflowed 64 bits in long rollouts) */
+static void assert_numbers_linear(const dp_sim_prefix *p, const dp_graph *g, int runs, int gi)
+{
+    const uint64_t per_run = 2 * (uint64_t)g->n_ops + (uint64_t)g->n_edges + 1;
+    ck_assert_msg(p->seq_next <= (uint64_t)(runs + 1) * per_run, "graph %d: next number %llu after %d runs (%llu a run)",
+                  gi, (unsigned long long)p->seq_next, runs, (unsigned long long)per_run);
+}
+
 START_TEST(converge_same_as_not)
 {
     /* delta runs that stop once their state is the incumbent's again (dp_sim_set_converge 1)
@@ -330,7 +341,8 @@ START_TEST(converge_same_as_not)
         for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
         ck_assert_int_eq(dp_sim_prefix_set(a, pa, cur, NULL, &err), DP_OK);
         ck_assert_int_eq(dp_sim_prefix_set(b, pb, cur, NULL, &err), DP_OK);
-        for (int m = 0; m < 100; m++) {
+        int n_commits = 0;
+        for (int m = 0; m < 400; m++) {
             const int k = random_move(r, n, D, cur, ops, old);
             const double u = gsl_rng_uniform(r);
             const double bound = u < 0.3 ? INFINITY : u < 0.6 ? pa->makespan : pa->makespan * 1.5 * gsl_rng_uniform(r);
@@ -347,6 +359,7 @@ START_TEST(converge_same_as_not)
                 ck_assert_int_eq(dp_sim_delta_commit(a, pa, cur, &err), DP_OK);
                 ck_assert_int_eq(dp_sim_delta_commit(b, pb, cur, &err), DP_OK);
                 ck_assert(pa->makespan == pb->makespan);
+                assert_numbers_linear(pa, g, ++n_commits, gi);
                 for (int v = 0; v < n; v++)
                     ck_assert_msg(pa->start[v] == pb->start[v] && pa->end[v] == pb->end[v] &&
                                       pa->ready[v] == pb->ready[v] && pa->dev[v] == pb->dev[v],
@@ -383,6 +396,126 @@ START_TEST(converge_same_as_not)
     /* the path under test was taken, often */
     ck_assert_int_gt(converged, moves / 20);
     fprintf(stderr, "converge_same_as_not: %ld moves, %ld converged\n", moves, converged);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* a random topological order of g's ops (a random ready op at each step: ops are added far from
+ * the order they run in, as a learned policy adds them) */
+static void random_topo_order(gsl_rng *r, const dp_graph *g, int *order)
+{
+    const int n = g->n_ops;
+    int *need = malloc((size_t)n * sizeof *need), *ready = malloc((size_t)n * sizeof *ready), nr = 0;
+    for (int v = 0; v < n; v++) {
+        need[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
+        if (!need[v]) ready[nr++] = v;
+    }
+    for (int i = 0; i < n; i++) {
+        ck_assert_int_gt(nr, 0);
+        const int j = (int)gsl_rng_uniform_int(r, (unsigned long)nr), v = ready[j];
+        ready[j] = ready[--nr];
+        order[i] = v;
+        for (int q = g->succ_ptr[v]; q < g->succ_ptr[v + 1]; q++)
+            if (--need[g->edge_dst[q]] == 0) ready[nr++] = g->edge_dst[q];
+    }
+    free(need);
+    free(ready);
+}
+
+START_TEST(prefix_converge_same_as_not)
+{
+    /* prefix additions whose commits stop once the state is the prefix's again (the added op
+     * done; dp_sim_set_converge_prefix 1) against commits that simulate every op ending at or
+     * after the added op's READY (0), on DAGs with integer and zero times (ties everywhere), ops
+     * added in random topological orders with probes between: the same probes; after every
+     * commit the same schedules, device lists and order of the events' sequence numbers, and
+     * the schedule of the prefix simulated from the start */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 3163);
+    long converged = 0, commits = 0, resim_a = 0, resim_b = 0;
+    for (int gi = 0; gi < 120; gi++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 80), D = 1 + gi % 6;
+        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_cost *c = tie_costs(r, g, D);
+        dp_error err;
+        dp_sim *a = dp_sim_alloc(g, c, &err), *b = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *pa = dp_sim_prefix_alloc(n, D), *pb = dp_sim_prefix_alloc(n, D);
+        ck_assert(a && b && ref && pa && pb);
+        dp_sim_set_converge_prefix(a, 1);
+        dp_sim_set_converge_prefix(b, 0);
+        int *order = malloc((size_t)n * sizeof *order), *part = malloc((size_t)n * sizeof *part);
+        placed_ev *ea = malloc(3 * (size_t)n * sizeof *ea), *eb = malloc(3 * (size_t)n * sizeof *eb);
+        for (int rep = 0; rep < 3; rep++) {
+            random_topo_order(r, g, order);
+            dp_sim_prefix_reset(pa);
+            dp_sim_prefix_reset(pb);
+            for (int v = 0; v < n; v++) part[v] = -1;
+            for (int i = 0; i < n; i++) {
+                const int v = order[i];
+                double sa, ra, sb, rb;
+                part[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+                ck_assert_int_eq(dp_sim_prefix_add(a, pa, part, v, 0, &sa, &ra, &err), DP_OK);
+                ck_assert_int_eq(dp_sim_prefix_add(b, pb, part, v, 0, &sb, &rb, &err), DP_OK);
+                ck_assert_msg(sa == sb && ra == rb, "graph %d probe %d: start %.17g / %.17g", gi, v, sa, sb);
+                part[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+                ck_assert_int_eq(dp_sim_prefix_add(a, pa, part, v, 1, &sa, &ra, &err), DP_OK);
+                ck_assert_int_eq(dp_sim_prefix_add(b, pb, part, v, 1, &sb, &rb, &err), DP_OK);
+                ck_assert_msg(sa == sb && ra == rb, "graph %d add %d: start %.17g / %.17g", gi, v, sa, sb);
+                commits++;
+                assert_numbers_linear(pa, g, i + 1, gi);
+                dp_sim_result x;
+                ck_assert_int_eq(dp_sim_run_prefix(ref, part, &x, &err), DP_OK);
+                ck_assert_msg(pa->makespan == pb->makespan && pa->makespan == x.makespan,
+                              "graph %d step %d: makespan %.17g / %.17g / from the start %.17g", gi, i, pa->makespan,
+                              pb->makespan, x.makespan);
+                for (int j = 0; j <= i; j++) {
+                    const int u = order[j];
+                    ck_assert_msg(pa->start[u] == pb->start[u] && pa->end[u] == pb->end[u] &&
+                                      pa->ready[u] == pb->ready[u] && pa->dev[u] == pb->dev[u] &&
+                                      pa->start[u] == x.op_start[u] && pa->end[u] == x.op_end[u],
+                                  "graph %d step %d op %d: converging [%.17g, %.17g] ready %.17g, not [%.17g, %.17g] "
+                                  "ready %.17g, from the start [%.17g, %.17g]", gi, i, u, pa->start[u], pa->end[u],
+                                  pa->ready[u], pb->start[u], pb->end[u], pb->ready[u], x.op_start[u], x.op_end[u]);
+                }
+                for (int d = 0; d < D; d++) {
+                    ck_assert_int_eq(pa->dev_n[d], pb->dev_n[d]);
+                    for (int j = 0; j < pa->dev_n[d]; j++) {
+                        ck_assert_int_eq(pa->dev_ops[d][j], pb->dev_ops[d][j]);
+                        if (j > 0)
+                            ck_assert_msg(pa->seq_ready[pa->dev_ops[d][j - 1]] < pa->seq_ready[pa->dev_ops[d][j]],
+                                          "graph %d step %d device %d: list order", gi, i, d);
+                    }
+                }
+            }
+            /* the whole order of events once every op is placed (event_order reads every op) */
+            const int na = event_order(pa, g, c, ea), nb = event_order(pb, g, c, eb);
+            ck_assert_int_eq(na, nb);
+            for (int j = 0; j < na; j++)
+                ck_assert_msg(ea[j].kind == eb[j].kind && ea[j].op == eb[j].op,
+                              "graph %d: event %d of the order: converging (%d, op %d), not (%d, op %d)", gi, j,
+                              ea[j].kind, ea[j].op, eb[j].kind, eb[j].op);
+        }
+        converged += pa->n_converged;
+        resim_a += pa->n_resimulated;
+        resim_b += pb->n_resimulated;
+        ck_assert_int_eq(pb->n_converged, 0);
+        free(order);
+        free(part);
+        free(ea);
+        free(eb);
+        dp_sim_prefix_free(pa);
+        dp_sim_prefix_free(pb);
+        dp_sim_free(a);
+        dp_sim_free(b);
+        dp_sim_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    /* the path under test was taken, often, and it simulated fewer ops */
+    ck_assert_int_gt(converged, commits / 20);
+    ck_assert_int_lt(resim_a, resim_b);
+    fprintf(stderr, "prefix_converge_same_as_not: %ld commits, %ld converged, ops simulated again %ld against %ld\n",
+            commits, converged, resim_a, resim_b);
     gsl_rng_free(r);
 }
 END_TEST
@@ -728,6 +861,7 @@ int main(void)
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, direct_same_as_fifo);
     tcase_add_test(t, converge_same_as_not);
+    tcase_add_test(t, prefix_converge_same_as_not);
     tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
