@@ -54,10 +54,12 @@
  *     and its state is the prefix's again (convergence, dp_sim_set_converge_prefix, on by
  *     default): later events are the prefix's, and their sequence numbers are renumbered
  *     above the run's, which keeps the order of equal-time events that later resumed runs
- *     rebuild. The run's set-up and the commit still visit the k ops. Measured
- *     (bench_env_size, llama-layer --layers 26 --tp 8 --training, 31,374 ops, 8 devices, cp
- *     order): 6.1 to 6.7 s CPU with it against 7.2 to 7.3 without; the zero-shot rollout at
- *     99,774 ops (EXPERIMENTS.md). The ops whose times a commit changes (dp_sim_prefix.n_retimed,
+ *     rebuild; and the ops not ready at r are set up only when the run reaches them (dp_sim.h),
+ *     so a probe or a commit that converges costs about the ops it reaches plus a pass over the
+ *     k. Measured (bench_env_size, llama-layer --layers 26 --tp 8 --training, 31,374 ops, 8
+ *     devices, cp order): 3.8 to 4.2 s CPU against 6.7 with convergence off and 7.2 to 7.3
+ *     before either; the zero-shot rollout at 99,774 ops in EXPERIMENTS.md. The ops whose
+ *     times a commit changes (dp_sim_prefix.n_retimed,
  *     the least any exact state rewrites) grow with n in the critical-path order too:
  *     bench_env_size on llama-layer --layers 1, 3, 8, 26 --tp 8 --training (1,374 to 31,374
  *     ops, 8 devices): 22.6, 41.6, 111.5, 355.9 per step in the cp order, against k 147, 373,

@@ -182,6 +182,18 @@ struct dp_sim {
      * the op's inputs */
     double *arr_next;
     int *arr_at;
+    /* lazy set-up of a resumed prefix run (dp_sim_prefix_add; resume()): lz_p, the prefix it
+     * resumed from (NULL: every op set up at once), lz_t the instant. An op not ready then is
+     * set up (its inputs arrived before lz_t counted) when the first of its inputs reaches it
+     * in the run (lazy_setup), so that a run that stops early (a probe, a commit that
+     * converges) does not walk the inputs of every op ending after lz_t. touch[x] ==
+     * touch_stamp: x set up in this run; touched[0..n_touched): those ops. The copies in
+     * flight at lz_t are found from their producers: ops ending in [lz_t - max_delay, lz_t),
+     * max_delay bounding every transfer (from the cost tables at dp_sim_alloc) */
+    const dp_sim_prefix *lz_p;
+    double lz_t, max_delay;
+    uint32_t *touch, touch_stamp;
+    int *touched, n_touched;
     /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
      * end of the instant op stop_op starts at (stopped set), since no later event changes its
      * start or READY; -1: run to the end */
@@ -256,6 +268,8 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->cdiff, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->arr_next, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->arr_at, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC_ZERO(t, s->touch, (size_t)s->n + 1, sizeof(uint32_t));
+    DP_ALLOC(t, s->touched, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->xdiff, (size_t)s->m + 1, 1);
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
@@ -263,6 +277,22 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
             s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
+    /* a bound on every transfer's time, latency + data / bandwidth (dp_cost_comm; a bound in
+     * floating point too: rounding is monotone); NaN or negative tables give an infinite
+     * bound, with which the lazy set-up looks at every producer */
+    double lat = 0, ibw = 0, data = 0;
+    for (int k = 0; k < s->D * s->D; k++) {
+        if (!(c->latency[k] >= lat)) lat = c->latency[k] >= 0 ? lat : INFINITY;
+        else lat = c->latency[k];
+        if (!(c->inv_bw[k] >= ibw)) ibw = c->inv_bw[k] >= 0 ? ibw : INFINITY;
+        else ibw = c->inv_bw[k];
+    }
+    for (int e = 0; e < s->m; e++) {
+        if (!(c->edge_data[e] >= data)) data = c->edge_data[e] >= 0 ? data : INFINITY;
+        else data = c->edge_data[e];
+    }
+    s->max_delay = lat + data * ibw;
+    if (!(s->max_delay >= 0)) s->max_delay = INFINITY;
     return s;
 nomem:
     dp_sim_free(s);
@@ -316,6 +346,10 @@ typedef struct loop_state {
     unsigned char *cdiff, *xdiff;
     int n_diff;
     int fin_same; /* the op whose outputs are being sent ended now on its device in p too */
+    /* a lazily set-up run (dp_sim's lz_p not NULL): its stamp and the ops' (dp_sim's) */
+    int lazy;
+    uint32_t stamp;
+    const uint32_t *touch;
 } loop_state;
 
 static inline void push_fifo(loop_state *L, uint32_t kind, uint32_t id)
@@ -457,9 +491,44 @@ static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, in
  * consumer READY where the event order puts it. The others would only count an arrival; they are
  * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
  * graphs, issue 31). Nothing else reads the count in between. */
-static inline __attribute__((always_inline)) void transfer_done(loop_state *L, int e, int head, const int conv)
+/* Set up op x of a lazily set-up run (dp_sim's lz_p, above) when the first of its inputs reaches
+ * it: the inputs that arrived before the instant the run resumed at, as resume() counts them
+ * (the copies in flight then are in the queue: not counted; a producer ending at or after it
+ * sends in the run). With conv, the bound on p's next arrival (converged()). */
+static __attribute__((noinline)) void lazy_setup(dp_sim *s, loop_state *L, int x)
+{
+    const dp_graph *g = s->g;
+    const dp_sim_prefix *p = s->lz_p;
+    const double t = s->lz_t;
+    const int dx = L->dev[x];
+    int n = 0;
+    double next = INFINITY;
+    for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
+        const int e = g->pred_edge[q], u = g->edge_src[e];
+        if (!s->first_copy[e]) continue;
+        if (p->end[u] >= t) {
+            if (p->end[u] < next) next = p->end[u];
+            continue;
+        }
+        const int du = L->dev[u];
+        const double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
+        if (delay > 0 && p->end[u] + delay >= t) {
+            if (p->end[u] + delay < next) next = p->end[u] + delay;
+        } else {
+            n++;
+        }
+    }
+    L->arrived[x] = n;
+    s->arr_next[x] = next;
+    s->arr_at[x] = n;
+    s->touch[x] = s->touch_stamp;
+    s->touched[s->n_touched++] = x;
+}
+
+static inline __attribute__((always_inline)) void transfer_done(dp_sim *s, loop_state *L, int e, int head, const int conv)
 {
     int v = L->edge_dst[e];
+    if (L->lazy && L->touch[v] != L->stamp) lazy_setup(s, L, v);
     assert(L->first_copy[e]);
     assert(L->arrived[v] < L->n_unique_pred[v]);   /* one arrival per distinct producer */
     if (++L->arrived[v] == L->n_unique_pred[v]) {
@@ -517,11 +586,11 @@ static inline __attribute__((always_inline)) void compute_done(const dp_sim *s, 
 /* inlined into the loop: a call per event (and its saved registers) was a sixth of the
  * instructions of a simulation (cachegrind, bench_sim --runs, issue 31). head: above. The event
  * itself is counted by the loop (a heap event when popped, the FIFO's in bulk). */
-static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop_state *L, uint32_t ev, int head, const int conv)
+static inline __attribute__((always_inline)) void dispatch(dp_sim *s, loop_state *L, uint32_t ev, int head, const int conv)
 {
     uint32_t id = ev & EV_ID_MASK;
     switch (ev >> EV_SHIFT) {
-    case EV_TRANSFER_DONE: transfer_done(L, (int)id, head, conv); break;
+    case EV_TRANSFER_DONE: transfer_done(s, L, (int)id, head, conv); break;
     case EV_EDGE_ARRIVED: edge_arrived(L, (int)id, head, conv); break;
     case EV_READY: op_ready(L, (int)id, head, conv); break;
     case EV_GRANTED: op_start(L, (int)id, conv); break;
@@ -544,6 +613,26 @@ static inline __attribute__((always_inline)) void dispatch(const dp_sim *s, loop
  * numbered above every pending one in both runs), so the makespan is p's. The moved ops must
  * be done in both runs (a waiting moved op would run on another device). Checked cheaply first
  * (the moved ops, each event in the queues against p's), then op by op over the run's ops. */
+/* converged(), op by op: x's status at the end of tau is p's (done; running since p's start;
+ * queued; waiting, with as many inputs arrived as in p) */
+static inline int same_status(const dp_sim *s, const dp_sim_prefix *p, int x, double tau)
+{
+    const dp_graph *g = s->g;
+    if (p->end[x] <= tau) return s->end[x] <= tau;
+    if (p->start[x] <= tau) return s->start[x] == p->start[x] && !(s->end[x] <= tau);
+    if (p->ready[x] <= tau) return s->ready[x] <= tau && !(s->start[x] <= tau);
+    if (s->ready[x] <= tau) return 0;
+    /* no input arrived in p between the resumed instant and tau: as many in the run */
+    if (s->arr_next[x] > tau) return s->arrived[x] == s->arr_at[x];
+    int n_arrived = 0;
+    for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
+        const int e = g->pred_edge[q], u = g->edge_src[e];
+        if (s->first_copy[e] && p->end[u] <= tau && p->end[u] + dp_cost_comm(s->c, e, p->dev[u], p->dev[x]) <= tau)
+            n_arrived++;
+    }
+    return n_arrived == s->arrived[x];
+}
+
 static int converged(const dp_sim *s, const loop_state *L)
 {
     const dp_sim_prefix *p = s->conv_p;
@@ -578,31 +667,29 @@ static int converged(const dp_sim *s, const loop_state *L)
         prev_t = x.t;
         prev_seq = seq;
     }
-    /* op by op: the same status at tau; a running op started when p's did; a waiting op has as
-     * many inputs arrived as in p */
-    for (int i = 0; i < s->n_fut; i++) {
-        const int x = s->fut[i];
-        if (x == added) continue; /* done (above), and in no queue: it has no placed successor */
-        if (p->end[x] <= tau) {
-            if (!(s->end[x] <= tau)) return 0;
-        } else if (p->start[x] <= tau) {
-            if (!(s->start[x] == p->start[x] && !(s->end[x] <= tau))) return 0;
-        } else if (p->ready[x] <= tau) {
-            if (!(s->ready[x] <= tau && !(s->start[x] <= tau))) return 0;
-        } else {
-            if (s->ready[x] <= tau) return 0;
-            /* no input arrived in p between the resumed instant and tau: as many in the run */
-            if (s->arr_next[x] > tau) {
-                if (s->arrived[x] != s->arr_at[x]) return 0;
-                continue;
-            }
-            int n_arrived = 0;
-            for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
-                const int e = g->pred_edge[q], u = g->edge_src[e];
-                if (s->first_copy[e] && p->end[u] <= tau && p->end[u] + dp_cost_comm(s->c, e, p->dev[u], p->dev[x]) <= tau)
-                    n_arrived++;
-            }
-            if (n_arrived != s->arrived[x]) return 0;
+    /* op by op: the same status at tau. A lazily set-up run (s->lz_p) looks at the ops of p
+     * ready by tau (each list from cut: ready never decreases along it) and the ops it set up
+     * that are not: an op it did not set up had no input reach it in the run, and none in p by
+     * tau either (a copy in flight at the resumed instant is an event of both runs, reached by
+     * tau in both or pending in both; a producer ending by tau in p is ready by tau, so looked
+     * at: it is done in the run too, whose copy reached the op by tau, setting it up, or is
+     * pending, and then p's copy is pending at the same time: the events above), so it waits
+     * in both with the inputs that arrived before the instant */
+    if (s->lz_p) {
+        for (int d = 0; d < s->D; d++) {
+            const int *a = p->dev_ops[d];
+            for (int i = s->cut[d]; i < p->dev_n[d] && p->ready[a[i]] <= tau; i++)
+                if (!same_status(s, p, a[i], tau)) return 0;
+        }
+        for (int i = 0; i < s->n_touched; i++) {
+            const int x = s->touched[i];
+            if (x != added && p->ready[x] > tau && !same_status(s, p, x, tau)) return 0;
+        }
+    } else {
+        for (int i = 0; i < s->n_fut; i++) {
+            const int x = s->fut[i];
+            /* the added op is done (above), and in no queue: it has no placed successor */
+            if (x != added && !same_status(s, p, x, tau)) return 0;
         }
     }
     /* each device's queue in p's order (the ops queued are p's: above) */
@@ -630,6 +717,7 @@ static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int
         .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
         .cp_dev = conv ? s->conv_p->dev : NULL, .cp_start = s->conv_p ? s->conv_p->start : NULL,
         .cp_end = s->conv_p ? s->conv_p->end : NULL, .cdiff = s->cdiff, .xdiff = s->xdiff, .n_diff = s->n_diff,
+        .lazy = s->lz_p != NULL, .stamp = s->touch_stamp, .touch = s->touch,
     };
     const double bound = s->bound;
     /* events run at once (above) only when direct; else head -1: never */
@@ -933,11 +1021,22 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     const int conv = s->conv_p != NULL;
     s->conv_at = INFINITY;
     s->n_diff = 0;
+    /* an op added to a prefix (not listed): the ops not ready at t are set up lazily (lazy_setup;
+     * the copies in flight at t below) */
+    const int lazy = !listed;
+    s->lz_p = lazy ? p : NULL;
+    s->lz_t = t;
+    s->n_touched = 0;
+    if (lazy && ++s->touch_stamp == 0) {
+        memset(s->touch, 0, (size_t)s->n * sizeof *s->touch);
+        s->touch_stamp = 1;
+    }
     for (int i = 0; i < nf; i++) {
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
-        s->arrived[x] = 0;
         if (conv) s->start[x] = s->end[x] = s->ready[x] = INFINITY;
+        if (lazy && !mv && p->ready[x] >= t) continue; /* not ready at t: set up when reached */
+        s->arrived[x] = 0;
         if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
@@ -993,8 +1092,37 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
         }
     }
     for (int i = 0; i < n_moved; i++) s->moved[moved[i]] = 0;
+    if (lazy) {
+        /* the moved op was set up above */
+        for (int i = 0; i < n_moved; i++) {
+            s->touch[moved[i]] = s->touch_stamp;
+            s->touched[s->n_touched++] = moved[i];
+        }
+        /* the copies in flight at t to the ops not ready then: their producers ended before t,
+         * no earlier than t less the longest transfer (widened by a relative 1e-9 against
+         * rounding: a larger window only looks at more producers), each copy as resume() above
+         * pushes it */
+        const double lo = t - s->max_delay * (1 + 1e-9) - fabs(t) * 1e-12;
+        for (int d = 0; d < s->D; d++) {
+            const int *a = p->dev_ops[d];
+            for (int i = first_ending_at(p, d, lo); i < s->cut[d]; i++) {
+                const int u = a[i];
+                for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+                    const int x = g->edge_dst[e], dx = assignment[x];
+                    if (!s->first_copy[e] || dx < 0 || s->touch[x] == s->touch_stamp || !(p->ready[x] >= t)) continue;
+                    const double delay = d != dx ? dp_cost_comm(s->c, e, d, dx) : 0;
+                    if (delay > 0 && p->end[u] + delay >= t) {
+                        evq_push(&s->qx, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
+                                 (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+                        s->xdiff[e] = 0; /* p's own: neither end moved */
+                    }
+                }
+            }
+        }
+    }
     s->n_fut = nf;
     loop(s);
+    s->lz_p = NULL;
     *k = nf;
 }
 

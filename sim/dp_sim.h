@@ -48,7 +48,8 @@ typedef struct dp_sim_result {
                                  copies, which change nothing, are no events) */
 } dp_sim_result;
 
-/* Allocate a simulator workspace for graph g under costs c (both must outlive it).
+/* Allocate a simulator workspace for graph g under costs c (both must outlive it, unchanged: it
+ * keeps a bound on the transfer times for dp_sim_prefix_add).
  * Returns NULL with err filled when out of memory or when c does not match g. */
 dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_sim_free(dp_sim *s);
@@ -116,7 +117,12 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
  * the first instant at which v is done and the state is p's (as a delta run's, below: v, which
  * has no placed successor, then changes nothing later), and the commit takes the run's events
  * up to that instant and p's after it. The ops simulated again are then those ready by that
- * instant (n_resimulated counts those), though the set-up and the commit still visit the k ops.
+ * instant (n_resimulated counts those). The set-up is lazy: of the k ops, those running or
+ * queued at r are set up at once, the others (not ready at r) when the first of their inputs
+ * reaches them in the run, and the copies in flight at r are found from their producers (the
+ * ops ending in [r - the longest transfer, r)); so a probe or a commit that converges walks the
+ * inputs of the ops it reaches only, and visits each of the k ops once (the commit renumbers
+ * the later events of each).
  *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
  * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
