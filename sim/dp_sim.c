@@ -491,33 +491,56 @@ static inline __attribute__((always_inline)) void edge_arrived(loop_state *L, in
  * consumer READY where the event order puts it. The others would only count an arrival; they are
  * counted here instead, as events too, and never queued (a tenth of the FIFO's entries on DOPPLER's
  * graphs, issue 31). Nothing else reads the count in between. */
+/* Op x, not ready at t in a run resumed from p at t: how many of its inputs arrived on its
+ * device (dev[x]) before t. A copy in flight at t (its producer ended before t, it arrives at or
+ * after t) is not counted: with push it is pushed as p's event (xdiff: mv, 1 when x moved), as
+ * resume() sets the run up, else it is already in the queue (lazy_setup). A producer ending at
+ * or after t sends in the run. With track, *next is the least time at or after t at which an
+ * input may reach x in p (a copy in flight arrives then; a producer ending at or after t sends
+ * no earlier than its end): converged() compares counts without a walk while the clock is
+ * below it. */
+static inline __attribute__((always_inline)) int inputs_before(dp_sim *s, const dp_sim_prefix *p, const int *dev,
+                                                               int x, double t, const int push, int mv,
+                                                               const int track, double *next)
+{
+    const dp_graph *g = s->g;
+    const int dx = dev[x];
+    int n = 0;
+    double nx = INFINITY;
+    for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
+        const int e = g->pred_edge[q], u = g->edge_src[e];
+        if (!s->first_copy[e]) continue;
+        if (p->end[u] >= t) {
+            if (track && p->end[u] < nx) nx = p->end[u];
+            continue;
+        }
+        const int du = dev[u];
+        const double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
+        if (delay > 0 && p->end[u] + delay >= t) {
+            if (push) {
+                evq_push(&s->qx, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
+                         (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
+                /* p's own unless its consumer moved (u ended before t: not moved) */
+                s->xdiff[e] = (unsigned char)mv;
+                s->n_diff += mv;
+            }
+            if (track && p->end[u] + delay < nx) nx = p->end[u] + delay;
+        } else {
+            n++;
+        }
+    }
+    *next = nx;
+    return n;
+}
+
 /* Set up op x of a lazily set-up run (dp_sim's lz_p, above) when the first of its inputs reaches
  * it: the inputs that arrived before the instant the run resumed at, as resume() counts them
  * (the copies in flight then are in the queue: not counted; a producer ending at or after it
  * sends in the run). With conv, the bound on p's next arrival (converged()). */
 static __attribute__((noinline)) void lazy_setup(dp_sim *s, loop_state *L, int x)
 {
-    const dp_graph *g = s->g;
-    const dp_sim_prefix *p = s->lz_p;
-    const double t = s->lz_t;
-    const int dx = L->dev[x];
-    int n = 0;
-    double next = INFINITY;
-    for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
-        const int e = g->pred_edge[q], u = g->edge_src[e];
-        if (!s->first_copy[e]) continue;
-        if (p->end[u] >= t) {
-            if (p->end[u] < next) next = p->end[u];
-            continue;
-        }
-        const int du = L->dev[u];
-        const double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
-        if (delay > 0 && p->end[u] + delay >= t) {
-            if (p->end[u] + delay < next) next = p->end[u] + delay;
-        } else {
-            n++;
-        }
-    }
+    double next;
+    const int n = inputs_before(s, s->lz_p, L->dev, x, s->lz_t, 0, 0, 1, &next);
     L->arrived[x] = n;
     s->arr_next[x] = next;
     s->arr_at[x] = n;
@@ -1060,34 +1083,13 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             s->qtail[dx] = x;
             s->kept[s->n_kept++] = x;
         } else {
-            /* not ready at t: its inputs that arrived before t; the copies in flight at t (a
-             * moved producer ends at or after t: it sends in the run). With conv, the least
-             * time at or after t at which an input may arrive in p: a copy in flight arrives
-             * then, a producer ending at or after t sends no earlier than its end */
-            double next = INFINITY;
-            for (int q = g->pred_ptr[x]; q < g->pred_ptr[x + 1]; q++) {
-                int e = g->pred_edge[q], u = g->edge_src[e];
-                if (!s->first_copy[e]) continue;
-                if (p->end[u] >= t) {
-                    /* u finishes in the run: it sends then */
-                    if (conv && p->end[u] < next) next = p->end[u];
-                    continue;
-                }
-                int du = assignment[u];
-                double delay = du != dx ? dp_cost_comm(s->c, e, du, dx) : 0;
-                if (delay > 0 && p->end[u] + delay >= t) {
-                    evq_push(&s->qx, p->end[u] + delay, p->seq_fin[u] + (uint64_t)(e - g->succ_ptr[u]),
-                                         (uint32_t)EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
-                    /* p's own unless its consumer moved (u ended before t: not moved) */
-                    s->xdiff[e] = mv;
-                    s->n_diff += mv;
-                    if (conv && p->end[u] + delay < next) next = p->end[u] + delay;
-                } else
-                    s->arrived[x]++;
-            }
+            /* not ready at t: its inputs that arrived before t, the copies in flight pushed */
+            double next;
             if (conv) {
+                s->arrived[x] = s->arr_at[x] = inputs_before(s, p, assignment, x, t, 1, mv, 1, &next);
                 s->arr_next[x] = next;
-                s->arr_at[x] = s->arrived[x];
+            } else {
+                s->arrived[x] = inputs_before(s, p, assignment, x, t, 1, mv, 0, &next);
             }
         }
     }
