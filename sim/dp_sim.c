@@ -1192,7 +1192,8 @@ static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assig
         while (i < p->dev_n[d] && p->ready[a[i]] <= tau) i++;
         const int tail = p->dev_n[d] - i;
         assert(s->cut[d] + cnt[d] + tail <= p->dev_cap[d]);
-        memmove(a + s->cut[d] + cnt[d], a + i, (size_t)tail * sizeof *a);
+        /* a device with no op yet may have no list (a prefix's lists grow on demand) */
+        if (tail > 0) memmove(a + s->cut[d] + cnt[d], a + i, (size_t)tail * sizeof *a);
         len[d] = s->cut[d] + cnt[d] + tail;
         cnt[d] = s->cut[d]; /* where the run's ops go */
     }
