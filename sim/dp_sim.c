@@ -1343,10 +1343,11 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         /* converged at the end of tau: the ops it reached are those ready by tau (the others'
          * times after tau are p's); a time of p after tau stays */
         p->n_converged++;
-        p->n_resimulated += reached(s, k);
+        /* one pass: the ops it reached (reached()) and, of those, the ones it retimed */
         for (int i = 0; i < k; i++) {
             const int x = s->fut[i];
             if (!(s->ready[x] <= tau)) continue;
+            p->n_resimulated++;
             if (x == v || (p->ready[x] <= tau && p->ready[x] != s->ready[x]) ||
                 (p->start[x] <= tau && p->start[x] != s->start[x]) || (p->end[x] <= tau && p->end[x] != s->end[x]))
                 p->n_retimed++;
