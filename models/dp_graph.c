@@ -43,6 +43,13 @@ static int builder_mem_check(dp_graph_builder *b, int ops, int edges)
     return dp_file_mem_check(b->source, what, bytes, &b->mem_err);
 }
 
+int dp_graph_mem_check(const char *source, double ops, double edges, dp_error *err)
+{
+    char what[200];
+    snprintf(what, sizeof what, "reading a graph of %.0f ops and %.0f edges", ops, edges);
+    return dp_file_mem_check(source, what, ops * BUILDER_BYTES_PER_OP + edges * BUILDER_BYTES_PER_EDGE, err);
+}
+
 const dp_error *dp_graph_builder_error(const dp_graph_builder *b)
 {
     return &b->mem_err;
@@ -136,6 +143,11 @@ int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *k
     b->n_ops++;
     if (!b->op_name[id] || !b->op_kind[id]) return DP_ENOMEM;
     return id;
+}
+
+const char *dp_graph_builder_op_name(const dp_graph_builder *b, int op)
+{
+    return b->op_name[op];
 }
 
 int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,

@@ -12,6 +12,7 @@
 #define DP_GRAPH_FORMAT_H
 
 #include "dp_graph.h"
+#include "dp_json.h"
 
 #include <jansson.h>
 #include <stddef.h>
@@ -24,9 +25,13 @@ typedef struct dp_graph_format {
     dp_graph *(*read)(const char *path, dp_error *err);
     /* Write g atomically; NULL: read only. */
     int (*write)(const dp_graph *g, const char *path, dp_error *err);
-    /* JSON formats: 1 when a parsed .json document (an object) is of this format ... */
-    int (*is_json)(json_t *root);
-    /* ... and the reader of such a document (path: for messages). */
+    /* JSON formats: 1 when a scanned .json document (an object: dp_json_doc) is of this format,
+     * by its top-level keys ... */
+    int (*is_json)(const dp_json_doc *doc);
+    /* ... and the reader of such a document (path: for messages): from_doc reads the document
+     * member by member where the format has one (native: an op at a time), else from_json reads
+     * its tree (dp_json_doc_tree). */
+    dp_graph *(*from_doc)(dp_json_doc *doc, const char *path, dp_error *err);
     dp_graph *(*from_json)(json_t *root, const char *path, dp_error *err);
 } dp_graph_format;
 

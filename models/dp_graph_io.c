@@ -107,22 +107,27 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
 
 dp_graph *dp_graph_read_json_any(const char *path, dp_error *err)
 {
-    dp_json_arena *arena;
-    json_t *root = dp_json_load_scoped(path, &arena, err);
-    if (!root) return NULL;
+    dp_json_doc *doc = dp_json_doc_open(path, err);
+    if (!doc) return NULL;
     dp_graph *g = NULL;
     const dp_graph_format *f = NULL;
-    if (json_is_object(root))
+    if (dp_json_doc_is_object(doc))
         for (size_t i = 0; i < sizeof json_formats / sizeof json_formats[0] && !f; i++)
-            if (json_formats[i]->is_json(root)) f = json_formats[i];
-    if (!json_is_object(root))
+            if (json_formats[i]->is_json(doc)) f = json_formats[i];
+    if (!dp_json_doc_is_object(doc)) {
         dp_error_set(err, DP_EINVAL, "%s: the top level must be a JSON object", path);
-    else if (!f)
+    } else if (!f) {
         dp_error_set(err, DP_EINVAL, "%s: not a graph: no \"ops\" (native format), \"workflow\" and \"schemaVersion\" "
                      "(WfCommons) or \"nodes\" and \"edges\" (MSR)", path);
-    else
-        g = f->from_json(root, path, err);
-    dp_json_scoped_free(root, arena);
+    } else if (f->from_doc) {
+        g = f->from_doc(doc, path, err);
+    } else {
+        dp_json_arena *arena;
+        json_t *root = dp_json_doc_tree(doc, &arena, err);
+        if (root) g = f->from_json(root, path, err);
+        dp_json_scoped_free(root, arena);
+    }
+    dp_json_doc_close(doc);
     return g;
 }
 

@@ -168,9 +168,9 @@ dp_graph *dp_graph_read_msr(const char *path, dp_error *err)
     return g;
 }
 
-static int msr_is_json(json_t *root)
+static int msr_is_json(const dp_json_doc *doc)
 {
-    return json_object_get(root, "nodes") && json_object_get(root, "edges") && !json_object_get(root, "ops");
+    return dp_json_doc_type(doc, "nodes") >= 0 && dp_json_doc_type(doc, "edges") >= 0 && dp_json_doc_type(doc, "ops") < 0;
 }
 
 const dp_graph_format dp_graph_format_msr = {

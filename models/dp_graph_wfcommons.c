@@ -401,9 +401,9 @@ dp_graph *dp_graph_read_wfcommons(const char *path, double bandwidth_Bps, dp_err
     return g;
 }
 
-static int wfcommons_is_json(json_t *root)
+static int wfcommons_is_json(const dp_json_doc *doc)
 {
-    return json_object_get(root, "workflow") && json_object_get(root, "schemaVersion");
+    return dp_json_doc_type(doc, "workflow") >= 0 && dp_json_doc_type(doc, "schemaVersion") >= 0;
 }
 
 static dp_graph *wfcommons_from_json_default(json_t *root, const char *path, dp_error *err)

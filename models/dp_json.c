@@ -1,5 +1,7 @@
 #include "dp_json.h"
+#include "dp_alloc.h"
 #include "dp_file.h"
+#include "dp_strmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,11 +149,32 @@ static dp_json_arena *arena_new(double bytes)
     return a;
 }
 
-/* dp_json_load, and dp_json_load_scoped when arena is not NULL */
-static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
+/* Jansson's tree of text (size bytes, read from path), into a new arena when arena is not NULL
+ * (dp_json_load_scoped), after dp_file_mem_check of the parse's bound; errors as dp_json_load's. */
+static json_t *parse_text(const char *path, const char *text, size_t size, dp_json_arena **arena, dp_error *err)
 {
     /* Jansson keeps every value as a node: a graph file takes about 30 bytes of memory per byte
      * of text (10^6 ops: 40 MB of JSON, 1.2 GiB parsed). Refuse what cannot fit before parsing. */
+    if (arena) *arena = NULL;
+    const double bytes = dp_json_parse_bytes(text, size);
+    if (dp_file_mem_check(path, "parsing this JSON file", bytes, err) != DP_OK) return NULL;
+    dp_json_arena *a = arena ? arena_new(bytes) : NULL;
+    json_error_t jerr;
+    tl_arena = a;
+    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
+    tl_arena = NULL;
+    if (!root) {
+        dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+        dp_json_scoped_free(NULL, a);
+        return NULL;
+    }
+    if (arena) *arena = a;
+    return root;
+}
+
+/* dp_json_load, and dp_json_load_scoped when arena is not NULL */
+static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
+{
     if (arena) *arena = NULL;
     struct stat st;
     if (stat(path, &st) != 0) {
@@ -163,21 +186,10 @@ static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
         return NULL;
     }
     size_t size;
-    double bytes = 0;
-    char *text = read_text(path, &size, &bytes, err);
+    char *text = dp_file_read_text(path, &size, err);
     if (!text) return NULL;
-    dp_json_arena *a = arena ? arena_new(bytes) : NULL;
-    json_error_t jerr;
-    tl_arena = a;
-    json_t *root = json_loadb(text, size, JSON_REJECT_DUPLICATES, &jerr);
-    tl_arena = NULL;
+    json_t *root = parse_text(path, text, size, arena, err);
     free(text);
-    if (!root) {
-        dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-        dp_json_scoped_free(NULL, a);
-        return NULL;
-    }
-    if (arena) *arena = a;
     return root;
 }
 
@@ -221,4 +233,422 @@ json_t *dp_json_loads_text(const char *text, const char *what, dp_error *err)
     json_t *o = json_loads(text ? text : "", 0, &je);
     if (!o) dp_error_set(err, DP_EINVAL, "%s: line %d: %s", what, je.line, je.text);
     return o;
+}
+
+/* ---------------- dp_json_doc: a top-level object read a member at a time ---------------- */
+
+typedef struct doc_member {
+    char *key;          /* decoded (Jansson) */
+    size_t at, end;     /* the value's bytes in the text */
+    size_t *elem;       /* an array's elements: the bytes [elem[2k], elem[2k + 1]) of element k */
+    size_t n_elem;
+} doc_member;
+
+struct dp_json_doc {
+    char *path, *text;
+    size_t size;
+    int object;           /* the top level is an object */
+    json_t *tree;         /* the tree when the scan could not follow the text (then m is empty) */
+    dp_json_arena *arena; /* tree's */
+    doc_member *m;
+    size_t n, cap;
+    dp_strmap keys;       /* key -> index in m */
+};
+
+static int is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static size_t skip_ws(const char *t, size_t n, size_t p)
+{
+    while (p < n && is_ws(t[p])) p++;
+    return p;
+}
+
+/* The end of the string starting at t[p] == '"' (one past its closing quote), or 0 when the text
+ * ends first or a raw control character is in it. Escapes are skipped, not checked: Jansson
+ * checks them when the piece holding the string is parsed. */
+static size_t skip_string(const char *t, size_t n, size_t p)
+{
+    for (p++; p < n; p++) {
+        const unsigned char c = (unsigned char)t[p];
+        if (c == '"') return p + 1;
+        if (c == '\\') p++;
+        else if (c < 0x20) return 0;
+    }
+    return 0;
+}
+
+/* The end of the value starting at t[p] (no white space before it), or 0 when the structure is
+ * not JSON's: brackets that do not match, a missing or extra comma or colon, a key that is not a
+ * string, the text ending inside. A scalar is the run of bytes up to white space or one of
+ * ",:]}" (Jansson checks it when its piece is parsed). Iterative, so any depth. */
+static size_t skip_value(const char *t, size_t n, size_t p)
+{
+    char small[64], *stack = small;
+    size_t depth = 0, cap = sizeof small;
+    size_t end = 0;
+    for (;;) {
+        /* a value at p */
+        if (p >= n) goto out;
+        char c = t[p];
+        if (c == '{' || c == '[') {
+            const char close = c == '{' ? '}' : ']';
+            p = skip_ws(t, n, p + 1);
+            if (p < n && t[p] == close) {
+                p++;
+                goto after;
+            }
+            if (depth == cap) {
+                char *s = malloc(2 * cap);
+                if (!s) goto out;
+                memcpy(s, stack, depth);
+                if (stack != small) free(stack);
+                stack = s;
+                cap *= 2;
+            }
+            stack[depth++] = c;
+            if (c == '[') continue;
+            goto key;
+        }
+        if (c == '"') {
+            if (!(p = skip_string(t, n, p))) goto out;
+            goto after;
+        }
+        if (c == ',' || c == ':' || c == ']' || c == '}' || is_ws(c)) goto out;
+        while (p < n && !is_ws(t[p]) && t[p] != ',' && t[p] != ':' && t[p] != ']' && t[p] != '}' && t[p] != '[' &&
+               t[p] != '{' && t[p] != '"')
+            p++;
+    after:
+        if (depth == 0) {
+            end = p;
+            goto out;
+        }
+        p = skip_ws(t, n, p);
+        if (p >= n) goto out;
+        if (t[p] == ',') {
+            p = skip_ws(t, n, p + 1);
+            if (stack[depth - 1] == '[') continue;
+            goto key;
+        }
+        if (t[p] == (stack[depth - 1] == '[' ? ']' : '}')) {
+            depth--;
+            p++;
+            goto after;
+        }
+        goto out;
+    key:
+        if (p >= n || t[p] != '"' || !(p = skip_string(t, n, p))) goto out;
+        p = skip_ws(t, n, p);
+        if (p >= n || t[p] != ':') goto out;
+        p = skip_ws(t, n, p + 1);
+    }
+out:
+    if (stack != small) free(stack);
+    return end;
+}
+
+/* A fault in a piece of d: Jansson's message for the whole text when it refuses it (what
+ * dp_json_load says of the file), else the piece's own (at byte `at`). DP_EINVAL, or DP_ENOMEM. */
+static int doc_fault(dp_json_doc *d, const json_error_t *piece, size_t at, dp_error *err)
+{
+    json_error_t je;
+    if (dp_file_mem_check(d->path, "parsing this JSON file", dp_json_parse_bytes(d->text, d->size), err) != DP_OK)
+        return DP_ENOMEM;
+    json_t *root = json_loadb(d->text, d->size, JSON_REJECT_DUPLICATES, &je);
+    if (!root) return dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", d->path, je.line, je.column, je.text);
+    json_decref(root);
+    int line = 1;
+    for (size_t i = 0; i < at && i < d->size; i++) line += d->text[i] == '\n';
+    return dp_error_set(err, DP_EINVAL, "%s:%d: %s (in the value starting on this line)", d->path,
+                        line + (piece->line > 0 ? piece->line - 1 : 0), piece->text);
+}
+
+/* Jansson's value of the piece [at, end) of d's text, or NULL with err set */
+static json_t *doc_piece(dp_json_doc *d, size_t at, size_t end, dp_error *err)
+{
+    json_error_t je;
+    json_t *v = json_loadb(d->text + at, end - at, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+    if (!v) doc_fault(d, &je, at, err);
+    return v;
+}
+
+/* The scan of the top-level object: 0, 1 when the scan cannot follow the text (the caller then
+ * takes Jansson's tree), or DP_ENOMEM / DP_EINVAL (a key Jansson refuses; err set) */
+static int doc_scan(dp_json_doc *d, dp_error *err)
+{
+    const char *t = d->text;
+    const size_t n = d->size;
+    size_t p = skip_ws(t, n, 0);
+    if (p >= n || t[p] != '{') return 1;
+    p = skip_ws(t, n, p + 1);
+    if (dp_strmap_init(&d->keys, 16) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+    if (p < n && t[p] == '}') {
+        p++;
+    } else {
+        for (;;) {
+            if (p >= n || t[p] != '"') return 1;
+            const size_t ka = p;
+            if (!(p = skip_string(t, n, p))) return 1;
+            const size_t ke = p;
+            p = skip_ws(t, n, p);
+            if (p >= n || t[p] != ':') return 1;
+            const size_t va = skip_ws(t, n, p + 1);
+            size_t ve = 0, *elem = NULL, n_elem = 0, cap_elem = 0;
+            if (va < n && t[va] == '[') { /* an array: each element's bounds kept */
+                size_t q = skip_ws(t, n, va + 1);
+                if (q < n && t[q] == ']') ve = q + 1;
+                while (!ve) {
+                    const size_t e = skip_value(t, n, q);
+                    if (!e) break;
+                    if (n_elem == cap_elem) {
+                        cap_elem = cap_elem ? 2 * cap_elem : 64;
+                        size_t *x = realloc(elem, 2 * cap_elem * sizeof *x);
+                        if (!x) {
+                            free(elem);
+                            return dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+                        }
+                        elem = x;
+                    }
+                    elem[2 * n_elem] = q;
+                    elem[2 * n_elem + 1] = e;
+                    n_elem++;
+                    q = skip_ws(t, n, e);
+                    if (q < n && t[q] == ']') ve = q + 1;
+                    else if (q < n && t[q] == ',') q = skip_ws(t, n, q + 1);
+                    else break;
+                }
+            } else {
+                ve = skip_value(t, n, va);
+            }
+            if (!ve) {
+                free(elem);
+                return 1;
+            }
+            if (d->n == d->cap) {
+                const size_t c = d->cap ? 2 * d->cap : 16;
+                doc_member *m = realloc(d->m, c * sizeof *m);
+                if (!m) {
+                    free(elem);
+                    return dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+                }
+                d->m = m;
+                d->cap = c;
+            }
+            json_t *k = doc_piece(d, ka, ke, err);
+            if (!k) {
+                free(elem);
+                return err ? err->code : DP_EINVAL;
+            }
+            char *key = dp_alloc_strdup(json_string_value(k));
+            json_decref(k);
+            if (!key) {
+                free(elem);
+                return dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+            }
+            d->m[d->n] = (doc_member){key, va, ve, elem, n_elem};
+            const int at = dp_strmap_put(&d->keys, key, (int)d->n);
+            d->n++;
+            if (at < 0) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+            if (at != (int)d->n - 1) { /* a duplicate key: Jansson's message */
+                json_error_t none = {.line = 0};
+                snprintf(none.text, sizeof none.text, "duplicate object key");
+                return doc_fault(d, &none, ka, err);
+            }
+            p = skip_ws(t, n, ve);
+            if (p < n && t[p] == ',') {
+                p = skip_ws(t, n, p + 1);
+                continue;
+            }
+            if (p < n && t[p] == '}') {
+                p++;
+                break;
+            }
+            return 1;
+        }
+    }
+    if (skip_ws(t, n, p) != n) return 1;
+    d->object = 1;
+    return 0;
+}
+
+static void doc_clear_members(dp_json_doc *d)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        free(d->m[i].key);
+        free(d->m[i].elem);
+    }
+    free(d->m);
+    d->m = NULL;
+    d->n = d->cap = 0;
+    if (d->keys.key) dp_strmap_free(&d->keys);
+    memset(&d->keys, 0, sizeof d->keys);
+}
+
+dp_json_doc *dp_json_doc_open(const char *path, dp_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        dp_error_set(err, DP_EIO, "%s: is a directory, not a JSON file", path);
+        return NULL;
+    }
+    dp_json_doc *d = calloc(1, sizeof *d);
+    if (!d || !(d->path = dp_alloc_strdup(path))) {
+        free(d);
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    if (!(d->text = dp_file_read_text(path, &d->size, err))) {
+        dp_json_doc_close(d);
+        return NULL;
+    }
+    const int rc = doc_scan(d, err);
+    if (rc == 1) {
+        /* the scan could not follow the text: Jansson's tree decides (and names any fault) */
+        doc_clear_members(d);
+        d->object = 0;
+        if (!(d->tree = parse_text(path, d->text, d->size, &d->arena, err))) {
+            dp_json_doc_close(d);
+            return NULL;
+        }
+        d->object = json_is_object(d->tree);
+    } else if (rc != 0) {
+        dp_json_doc_close(d);
+        return NULL;
+    }
+    return d;
+}
+
+void dp_json_doc_close(dp_json_doc *d)
+{
+    if (!d) return;
+    if (d->tree) dp_json_scoped_free(d->tree, d->arena);
+    doc_clear_members(d);
+    free(d->text);
+    free(d->path);
+    free(d);
+}
+
+int dp_json_doc_is_object(const dp_json_doc *d)
+{
+    return d->object;
+}
+
+static const doc_member *doc_get(const dp_json_doc *d, const char *key)
+{
+    if (!d->object || d->tree) return NULL;
+    const int i = dp_strmap_get(&d->keys, key);
+    return i < 0 ? NULL : &d->m[i];
+}
+
+int dp_json_doc_type(const dp_json_doc *d, const char *key)
+{
+    if (d->tree) {
+        json_t *v = d->object ? json_object_get(d->tree, key) : NULL;
+        return v ? (int)json_typeof(v) : -1;
+    }
+    const doc_member *m = doc_get(d, key);
+    if (!m) return -1;
+    switch (d->text[m->at]) {
+    case '{': return JSON_OBJECT;
+    case '[': return JSON_ARRAY;
+    case '"': return JSON_STRING;
+    case 't': return JSON_TRUE;
+    case 'f': return JSON_FALSE;
+    case 'n': return JSON_NULL;
+    default:
+        for (size_t i = m->at; i < m->end; i++)
+            if (d->text[i] == '.' || d->text[i] == 'e' || d->text[i] == 'E') return JSON_REAL;
+        return JSON_INTEGER;
+    }
+}
+
+long dp_json_doc_length(const dp_json_doc *d, const char *key)
+{
+    if (d->tree) {
+        json_t *v = d->object ? json_object_get(d->tree, key) : NULL;
+        return json_is_array(v) ? (long)json_array_size(v) : -1;
+    }
+    const doc_member *m = doc_get(d, key);
+    return m && d->text[m->at] == '[' ? (long)m->n_elem : -1;
+}
+
+json_t *dp_json_doc_members(dp_json_doc *d, const char *const *skip, dp_error *err)
+{
+    json_t *o = json_object();
+    if (!o) {
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+        return NULL;
+    }
+    if (d->tree) {
+        if (!d->object) return o;
+        const char *k;
+        json_t *v;
+        json_object_foreach(d->tree, k, v) {
+            int skipped = 0;
+            for (int i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(k, skip[i]) == 0;
+            if (!skipped && json_object_set(o, k, v) != 0) goto oom;
+        }
+        return o;
+    }
+    for (size_t j = 0; j < d->n; j++) {
+        int skipped = 0;
+        for (int i = 0; skip && skip[i] && !skipped; i++) skipped = strcmp(d->m[j].key, skip[i]) == 0;
+        if (skipped) continue;
+        json_t *v = doc_piece(d, d->m[j].at, d->m[j].end, err);
+        if (!v) {
+            json_decref(o);
+            return NULL;
+        }
+        if (json_object_set_new(o, d->m[j].key, v) != 0) goto oom;
+    }
+    return o;
+oom:
+    json_decref(o);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory", d->path);
+    return NULL;
+}
+
+json_t *dp_json_doc_parse(dp_json_doc *d, const char *raw, size_t len, dp_error *err)
+{
+    return doc_piece(d, (size_t)(raw - d->text), (size_t)(raw - d->text) + len, err);
+}
+
+int dp_json_doc_each(dp_json_doc *d, const char *key, dp_json_doc_each_fn fn, void *ctx, dp_error *err)
+{
+    if (d->tree) {
+        json_t *a = d->object ? json_object_get(d->tree, key) : NULL;
+        if (!json_is_array(a)) return dp_error_set(err, DP_EINVAL, "%s: \"%s\" is not an array member", d->path, key);
+        for (size_t i = 0; i < json_array_size(a); i++) {
+            const int rc = fn(d, json_array_get(a, i), NULL, 0, i, ctx);
+            if (rc) return rc;
+        }
+        return 0;
+    }
+    const doc_member *m = doc_get(d, key);
+    if (!m || d->text[m->at] != '[') return dp_error_set(err, DP_EINVAL, "%s: \"%s\" is not an array member", d->path, key);
+    for (size_t i = 0; i < m->n_elem; i++) {
+        const int rc = fn(d, NULL, d->text + m->elem[2 * i], m->elem[2 * i + 1] - m->elem[2 * i], i, ctx);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+json_t *dp_json_doc_tree(dp_json_doc *d, dp_json_arena **arena, dp_error *err)
+{
+    if (d->tree) { /* handed over: the document keeps no tree from here on */
+        json_t *t = d->tree;
+        *arena = d->arena;
+        d->tree = NULL;
+        d->arena = NULL;
+        doc_clear_members(d);
+        d->object = 0;
+        return t;
+    }
+    return parse_text(d->path, d->text, d->size, arena, err);
 }

@@ -53,18 +53,19 @@ char *dp_json_read_text(const char *path, size_t *size, dp_error *err);
  * text (dp_file_read_text): a UTF-8 byte order mark is skipped, a NUL byte refused. */
 json_t *dp_json_load(const char *path, dp_error *err);
 
-/* dp_json_load for a reader that converts the tree and drops it before returning (the graph
- * readers): the same checks and errors, but every value is allocated from one arena (*arena, an
- * anonymous mapping sized by dp_json_parse_bytes and touched only as used, in huge pages where the
- * kernel gives them) instead of one malloc per value, and dp_json_scoped_free(root, *arena) drops
- * the whole tree by unmapping it. 99,774 ops (33 MB of JSON): see EXPERIMENTS.md "Reading a large
- * graph". The values and the strings they hold are valid until then only: the caller must not keep
- * a reference (json_incref) or a string past it, nor free a value of the tree on its own. Where
- * no arena can be had (address space, or 16 arenas live at once) *arena is NULL and the values
- * are malloc'd, which dp_json_scoped_free handles the same way. Jansson's allocator is process
- * wide: the library installs its own (malloc and free outside arenas) when it is loaded; a
- * program that installs another one (json_set_alloc_funcs) gets no arena from then on (*arena
- * NULL, the values its allocator's). */
+/* dp_json_load for a reader that converts the tree and drops it before returning (the MSR and
+ * WfCommons graph readers, and the native one where it needs the tree: dp_json_doc below): the
+ * same checks and errors, but every value is allocated from one arena (*arena, an anonymous
+ * mapping sized by dp_json_parse_bytes and touched only as used, in huge pages where the kernel
+ * gives them) instead of one malloc per value, and dp_json_scoped_free(root, *arena) drops the
+ * whole tree by unmapping it (EXPERIMENTS.md "Reading in one arena"). The values and the strings
+ * they hold are valid until then only: the caller must not keep a reference (json_incref) or a
+ * string past it, nor free a value of the tree on its own. Where no arena can be had (address
+ * space, or 16 arenas live at once) *arena is NULL and the values are malloc'd, which
+ * dp_json_scoped_free handles the same way. Jansson's allocator is process wide: the library
+ * installs its own (malloc and free outside arenas) when it is loaded; a program that installs
+ * another one (json_set_alloc_funcs) gets no arena from then on (*arena NULL, the values its
+ * allocator's). */
 typedef struct dp_json_arena dp_json_arena;
 json_t *dp_json_load_scoped(const char *path, dp_json_arena **arena, dp_error *err);
 
@@ -78,6 +79,50 @@ int dp_json_arenas_live(void);
 /* For tests: arenas made from now on hold at most `bytes` (0: the parse's bound, the default), so
  * that a parse overflows into malloc and the tree is freed node by node. */
 void dp_json_arena_set_limit(size_t bytes);
+
+/* A JSON file whose top-level object is read one member at a time, and an array member one
+ * element at a time (issue 30: a 99,774-op graph is 33 MB of text, and Jansson's tree of it
+ * 223 MB). Jansson has no streaming parser, so dp_json_doc_open scans the text's structure
+ * itself (brackets, commas, colons and string bounds; nothing is decoded there) and every piece
+ * is then parsed on its own by Jansson (json_loadb of its bytes, JSON_REJECT_DUPLICATES): the
+ * keys of the top level, each member's value when asked for, and each element of an array member
+ * that dp_json_doc_each's caller does not parse itself. A document that is not valid JSON is refused with Jansson's own message for
+ * the whole text ("PATH:LINE:COL: REASON", as dp_json_load's), whichever piece showed the fault;
+ * and where the scan itself could not follow a text that Jansson accepts (a top level that is
+ * not an object, or a fault of this scanner), the document holds Jansson's tree instead and
+ * answers the same calls from it. Memory: the text (its size) plus the piece being parsed. */
+typedef struct dp_json_doc dp_json_doc;
+
+/* Read and scan path (dp_file_read_text: a UTF-8 byte order mark skipped, a NUL refused). NULL
+ * with err set (DP_EIO, DP_ENOMEM, DP_EINVAL with Jansson's message) on a fault. */
+dp_json_doc *dp_json_doc_open(const char *path, dp_error *err);
+void dp_json_doc_close(dp_json_doc *d);
+
+/* 1 when the top level is an object (the calls below need one; otherwise they find nothing). */
+int dp_json_doc_is_object(const dp_json_doc *d);
+/* The JSON type of member key's value (JSON_OBJECT, JSON_ARRAY, JSON_STRING, JSON_INTEGER or
+ * JSON_REAL, JSON_TRUE, JSON_FALSE, JSON_NULL; a number's as its text reads: JSON_REAL with a
+ * '.', 'e' or 'E'), or -1 when there is no such member. */
+int dp_json_doc_type(const dp_json_doc *d, const char *key);
+/* Elements of array member key (a scan, no parse), or -1 when absent or not an array. */
+long dp_json_doc_length(const dp_json_doc *d, const char *key);
+/* A new object holding every member except those named in skip (a NULL-terminated list; NULL
+ * skips none), each value parsed: for the members small enough to hold as a tree. NULL with err
+ * set when a value is not valid JSON (Jansson's message for the whole text) or memory ran out. */
+json_t *dp_json_doc_members(dp_json_doc *d, const char *const *skip, dp_error *err);
+/* For each element of array member key, in order: fn(d, elem, raw, len, index, ctx). In a
+ * scanned document raw is the element's text (len bytes, not NUL-terminated; only its structure
+ * checked) and elem NULL: fn parses the text itself or asks dp_json_doc_parse for Jansson's
+ * value; in a document held as a tree elem is the element (borrowed) and raw NULL. Stops at the
+ * first fn that returns non-zero and returns that; DP_EINVAL when key is not an array member. */
+typedef int (*dp_json_doc_each_fn)(dp_json_doc *d, json_t *elem, const char *raw, size_t len, size_t i, void *ctx);
+int dp_json_doc_each(dp_json_doc *d, const char *key, dp_json_doc_each_fn fn, void *ctx, dp_error *err);
+/* Jansson's value (new reference) of an element's text given to fn by dp_json_doc_each; NULL with
+ * err set when it is not valid JSON (Jansson's message for the whole text, as dp_json_load's). */
+json_t *dp_json_doc_parse(dp_json_doc *d, const char *raw, size_t len, dp_error *err);
+/* The whole document as a tree (dp_json_load_scoped's: free with dp_json_scoped_free(root,
+ * *arena)), for formats read as a tree. NULL with err set on a fault. */
+json_t *dp_json_doc_tree(dp_json_doc *d, dp_json_arena **arena, dp_error *err);
 
 /* Parse JSON text held in memory (a config stored in a checkpoint); NULL with DP_EINVAL
  * "WHAT: line L: REASON" when it is not JSON. Caller json_decref's. */

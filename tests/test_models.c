@@ -146,6 +146,129 @@ static void assert_same_graph(const dp_graph *a, const dp_graph *b)
     }
 }
 
+/* The native reader of a file (dp_graph_read_json: the document scanned a member at a time, each
+ * plain op or edge read without Jansson, dp_json_doc) against the tree of the same text
+ * (dp_json_load + dp_json_to_graph): on well-formed files with every form JSON allows (escapes,
+ * non-ASCII names, numbers in every notation, keys in any order, unknown members of any type,
+ * edges by name) and on thousands of mutations of them (bytes deleted, inserted, replaced;
+ * repeated keys; numbers Jansson refuses), both give the same graph, or both fail with the same
+ * message. */
+static char *doc_text(unsigned *seed, int variant)
+{
+    char *t = malloc(1 << 16);
+    size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(t + n, (1 << 16) - n, __VA_ARGS__))
+    const int ops = 1 + rand_r(seed) % 6, phys = rand_r(seed) % 2, ops_first = variant % 3 == 0;
+    const char *work = phys ? "flops" : "time", *out = phys ? "out_bytes" : "comm", *esz = phys ? "bytes" : "comm";
+    static const char *nums[] = {"1", "2.5", "0", "-0", "1e3", "1E+2", "2.5e-3", "123456789012345678", "1234567890123456789",
+                                 "1e400", "0.1", "7.0", "-1", "3e-400", "00", "1.", ".5", "1e", "+1", "12"};
+    static const char *names[] = {"\"a\"", "\"b\\u0041\"", "\"caf\xc3\xa9\"", "\"x y\"", "\"t\\\"q\"", "\"op1\"", "\"a\"", "\"\"",
+                                  "\"\\ud83d\\ude00\"", "17"};
+    PUT("{");
+    if (!ops_first) PUT("\"format\": \"doppler-graph\", \"cost_kind\": \"%s\", ", phys ? "physical" : "time");
+    if (variant % 5 == 1) PUT("\"meta\": {\"k\": [1, {\"z\": null}], \"t\": true}, ");
+    PUT("\"ops\": [");
+    for (int i = 0; i < ops; i++) {
+        PUT("%s{", i ? ", " : "");
+        if (rand_r(seed) % 3) {
+            if (rand_r(seed) % 4) PUT("\"name\": \"n%d\", ", i);
+            else PUT("\"name\": %s, ", names[rand_r(seed) % 10]);
+        }
+        if (rand_r(seed) % 2) PUT("\"kind\": \"k%d\", ", i % 3);
+        PUT("\"%s\": %s", work, rand_r(seed) % 4 ? "5" : nums[rand_r(seed) % 20]);
+        if (rand_r(seed) % 2) PUT(", \"%s\": %s", out, rand_r(seed) % 3 ? "8" : nums[rand_r(seed) % 20]);
+        if (rand_r(seed) % 3 == 0) PUT(", \"shape\": [%d, %s]", 1 + i, rand_r(seed) % 3 ? "4" : nums[rand_r(seed) % 20]);
+        if (rand_r(seed) % 4 == 0) PUT(", \"op_type\": \"einsummable\", \"einsum\": \"ij,jk->ik\"");
+        if (rand_r(seed) % 6 == 0) PUT(", \"extra\": %s", rand_r(seed) % 2 ? "[1.5, \"s\"]" : "{\"a\": 1}");
+        PUT("}");
+    }
+    PUT("], \"edges\": [");
+    for (int i = 1; i < ops; i++) {
+        const int src = rand_r(seed) % i;
+        if (rand_r(seed) % 4 == 0) PUT("%s{\"src\": \"n%d\", \"dst\": %d", i > 1 ? ", " : "", src, i);
+        else PUT("%s{\"src\": %d, \"dst\": %d", i > 1 ? ", " : "", src, i);
+        if (rand_r(seed) % 2) PUT(", \"%s\": %s", esz, rand_r(seed) % 3 ? "16" : nums[rand_r(seed) % 20]);
+        PUT("}");
+    }
+    PUT("]");
+    if (ops_first) PUT(", \"cost_kind\": \"%s\", \"name\": \"g\"", phys ? "physical" : "time");
+    PUT("}\n");
+#undef PUT
+    t[n] = '\0';
+    return t;
+}
+
+static void mutate(char *t, unsigned *seed)
+{
+    static const char pool[] = "{}[],:\" \n0123456789.eE-+\\tfnul\x7f\xc3\x80";
+    size_t n = strlen(t);
+    const int kind = rand_r(seed) % 6;
+    if (kind >= 4 && n) { /* at a structural character: a comma before it, or it doubled or gone */
+        size_t at = (size_t)rand_r(seed) % n, k = 0;
+        while (k < n && !strchr("[]{},:", t[(at + k) % n])) k++;
+        if (k == n) return;
+        at = (at + k) % n;
+        const int how = rand_r(seed) % 3;
+        if (how == 2) memmove(t + at, t + at + 1, n - at);
+        else { memmove(t + at + 1, t + at, n - at + 1); if (how == 0) t[at] = ','; }
+        return;
+    }
+    size_t at = n ? (size_t)rand_r(seed) % n : 0;
+    if (kind == 0 && n) memmove(t + at, t + at + 1, n - at); /* delete a byte */
+    else if (kind == 1) { memmove(t + at + 1, t + at, n - at + 1); t[at] = pool[rand_r(seed) % (sizeof pool - 1)]; }
+    else if (kind == 2 && n) t[at] = pool[rand_r(seed) % (sizeof pool - 1)];
+    else { /* repeat a key of an op or edge */
+        char *o = strstr(t + at, "{\"");
+        if (o) { memmove(o + 10, o + 1, strlen(o + 1) + 1); memcpy(o + 1, "\"dst\": 0, ", 9); }
+    }
+}
+
+START_TEST(json_doc_same_as_tree)
+{
+    unsigned seed = 20261205;
+    int same_graph = 0, same_fault = 0;
+    char path[] = "/tmp/dp_doc_XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (int k = 0; k < 3000; k++) {
+        char *t = doc_text(&seed, k);
+        for (int m = k % 4 == 0 ? 0 : 1 + rand_r(&seed) % 2; m > 0; m--) mutate(t, &seed);
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(t, f);
+        fclose(f);
+        dp_error e1 = {0}, e2 = {0};
+        dp_graph *a = dp_graph_read_json(path, &e1);
+        json_t *root = dp_json_load(path, &e2);
+        dp_graph *b = root ? dp_json_to_graph(root, path, &e2) : NULL;
+        json_decref(root);
+        ck_assert_msg(!a == !b, "%s: file reader %s, tree %s: %s / %s\n%s", path, a ? "read it" : "failed",
+                      b ? "read it" : "failed", a ? "" : e1.msg, b ? "" : e2.msg, t);
+        if (a) {
+            json_t *ja = dp_json_from_graph(a), *jb = dp_json_from_graph(b);
+            char *sa = json_dumps(ja, JSON_SORT_KEYS | JSON_REAL_PRECISION(17)), *sb = json_dumps(jb, JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
+            ck_assert_msg(strcmp(sa, sb) == 0, "different graphs:\n%s\n%s\nfrom\n%s", sa, sb, t);
+            free(sa);
+            free(sb);
+            json_decref(ja);
+            json_decref(jb);
+            same_graph++;
+        } else {
+            ck_assert_msg(e1.code == e2.code && strcmp(e1.msg, e2.msg) == 0, "different faults: %s / %s\n%s", e1.msg, e2.msg, t);
+            same_fault++;
+        }
+        dp_graph_free(a);
+        dp_graph_free(b);
+        free(t);
+    }
+    unlink(path);
+    /* both kinds are exercised in numbers */
+    ck_assert_int_gt(same_graph, 300);
+    ck_assert_int_gt(same_fault, 1000);
+}
+END_TEST
+
 /* The graph readers parse into an arena (dp_json_load_scoped): the graph is the one the
  * malloc'd tree gives, every arena is released (more reads than arena slots), and a malformed
  * file still names its line and column and leaves no arena behind. */
@@ -417,6 +540,7 @@ int main(void)
     tcase_add_test(t, nan_and_negative);
     tcase_add_test(t, json_round_trip);
     tcase_add_test(t, json_scoped_arena);
+    tcase_add_test(t, json_doc_same_as_tree);
     tcase_add_test(t, json_scoped_threads);
     tcase_add_test(t, bad_inputs);
     tcase_add_test(t, overflowing_totals);
