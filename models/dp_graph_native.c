@@ -546,42 +546,20 @@ static int put(json_t *o, const char *key, json_t *v)
     return !v || json_object_set_new(o, key, v) != 0;
 }
 
-json_t *dp_json_from_graph(const dp_graph *g)
+/* The pieces of a graph's native JSON, each a new value (NULL when a Jansson allocation failed):
+ * the top-level members before "ops", op i, edge e. dp_json_from_graph puts them in one tree;
+ * dp_graph_write_json writes them one at a time. */
+static json_t *header_json(const dp_graph *g)
 {
     /* every Jansson allocation is checked: a failed one gives NULL, never a file without the
      * member (json_*_set_new frees the value it could not store) */
     const int phys = g->cost_kind == DP_GRAPH_COST_PHYSICAL;
     json_t *root = json_object();
     if (!root) return NULL;
-    int bad = put(root, "format", json_string("doppler-graph")) || put(root, "version", json_integer(1)) ||
-              put(root, "name", json_string(g->name)) || put(root, "cost_kind", json_string(phys ? "physical" : "time")) ||
-              put(root, "time_scale", dp_json_number(g->time_scale)) || put(root, "time_unit", json_string(g->time_unit)) ||
-              (g->devices > 0 && put(root, "devices", json_integer(g->devices)));
-    json_t *ops = bad ? NULL : json_array();
-    bad |= put(root, "ops", ops);
-    for (int i = 0; i < g->n_ops && !bad; i++) {
-        json_t *o = json_object();
-        if (!o || json_array_append_new(ops, o) != 0) { bad = 1; break; }
-        bad = put(o, "name", json_string(g->op_name[i])) || put(o, "kind", json_string(g->op_kind[i])) ||
-              put(o, phys ? "flops" : "time", dp_json_number(g->work[i])) ||
-              put(o, phys ? "out_bytes" : "comm", dp_json_number(g->out_size[i])) ||
-              (g->op_type[i] && put(o, "op_type", json_string(g->op_type[i]))) ||
-              (g->op_einsum[i] && put(o, "einsum", json_string(g->op_einsum[i])));
-        if (!bad && g->op_ndim[i] > 0) {
-            json_t *s = json_array();
-            bad = put(o, "shape", s);
-            for (int k = 0; k < g->op_ndim[i] && !bad; k++)
-                bad = json_array_append_new(s, json_integer(g->op_shape[(size_t)i * DP_GRAPH_MAX_DIMS + k])) != 0;
-        }
-    }
-    json_t *edges = bad ? NULL : json_array();
-    bad |= put(root, "edges", edges);
-    for (int e = 0; e < g->n_edges && !bad; e++) {
-        json_t *o = json_object();
-        if (!o || json_array_append_new(edges, o) != 0) { bad = 1; break; }
-        bad = put(o, "src", json_integer(g->edge_src[e])) || put(o, "dst", json_integer(g->edge_dst[e])) ||
-              put(o, phys ? "bytes" : "comm", dp_json_number(g->edge_size[e]));
-    }
+    const int bad = put(root, "format", json_string("doppler-graph")) || put(root, "version", json_integer(1)) ||
+                    put(root, "name", json_string(g->name)) || put(root, "cost_kind", json_string(phys ? "physical" : "time")) ||
+                    put(root, "time_scale", dp_json_number(g->time_scale)) || put(root, "time_unit", json_string(g->time_unit)) ||
+                    (g->devices > 0 && put(root, "devices", json_integer(g->devices)));
     if (bad) {
         json_decref(root);
         return NULL;
@@ -589,26 +567,126 @@ json_t *dp_json_from_graph(const dp_graph *g)
     return root;
 }
 
-double dp_json_graph_bytes(const dp_graph *g)
+static json_t *op_json(const dp_graph *g, int i)
 {
-    /* Jansson's tree: an object (DP_JSON_BYTES_PER_OBJECT) and about 100 bytes per member (key,
-     * value, table entry); an op has up to 6 members and a shape array, an edge 3 (measured:
-     * 167,400 ops and 297,000 edges of chainmm --blocks 30 take about 360 MB) */
-    const double per_member = 100, per_elem = 40;
-    const double op = DP_JSON_BYTES_PER_OBJECT + 6 * per_member + DP_JSON_BYTES_PER_ARRAY + DP_GRAPH_MAX_DIMS * per_elem;
-    const double edge = DP_JSON_BYTES_PER_OBJECT + 3 * per_member;
-    return 4096 + (double)g->n_ops * op + (double)g->n_edges * edge;
+    const int phys = g->cost_kind == DP_GRAPH_COST_PHYSICAL;
+    json_t *o = json_object();
+    if (!o) return NULL;
+    int bad = put(o, "name", json_string(g->op_name[i])) || put(o, "kind", json_string(g->op_kind[i])) ||
+              put(o, phys ? "flops" : "time", dp_json_number(g->work[i])) ||
+              put(o, phys ? "out_bytes" : "comm", dp_json_number(g->out_size[i])) ||
+              (g->op_type[i] && put(o, "op_type", json_string(g->op_type[i]))) ||
+              (g->op_einsum[i] && put(o, "einsum", json_string(g->op_einsum[i])));
+    if (!bad && g->op_ndim[i] > 0) {
+        json_t *sh = json_array();
+        bad = put(o, "shape", sh);
+        for (int k = 0; k < g->op_ndim[i] && !bad; k++)
+            bad = json_array_append_new(sh, json_integer(g->op_shape[(size_t)i * DP_GRAPH_MAX_DIMS + k])) != 0;
+    }
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *edge_json(const dp_graph *g, int e)
+{
+    const int phys = g->cost_kind == DP_GRAPH_COST_PHYSICAL;
+    json_t *o = json_object();
+    if (!o) return NULL;
+    if (put(o, "src", json_integer(g->edge_src[e])) || put(o, "dst", json_integer(g->edge_dst[e])) ||
+        put(o, phys ? "bytes" : "comm", dp_json_number(g->edge_size[e]))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+json_t *dp_json_from_graph(const dp_graph *g)
+{
+    json_t *root = header_json(g);
+    json_t *ops = root ? json_array() : NULL;
+    int bad = !root || put(root, "ops", ops);
+    for (int i = 0; i < g->n_ops && !bad; i++) bad = json_array_append_new(ops, op_json(g, i)) != 0;
+    json_t *edges = bad ? NULL : json_array();
+    bad = bad || put(root, "edges", edges);
+    for (int e = 0; e < g->n_edges && !bad; e++) bad = json_array_append_new(edges, edge_json(g, e)) != 0;
+    if (bad) {
+        json_decref(root);
+        return NULL;
+    }
+    return root;
+}
+
+#define NATIVE_DUMP_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(17))
+
+/* Jansson's text of piece v (consumed) at depth 2 of the document: each line indented by two
+ * more spaces, as json_dumpf of the whole tree writes an element of "ops" or "edges". 0, or -1
+ * (v NULL: out of memory; or a write failed). */
+static int put_piece(FILE *f, json_t *v, char **buf, size_t *cap)
+{
+    if (!v) return -1;
+    size_t n = json_dumpb(v, *buf, *cap, NATIVE_DUMP_FLAGS);
+    if (n > *cap) {
+        char *nb = realloc(*buf, 2 * n);
+        if (!nb) {
+            json_decref(v);
+            return -1;
+        }
+        *buf = nb;
+        *cap = 2 * n;
+        n = json_dumpb(v, *buf, *cap, NATIVE_DUMP_FLAGS);
+    }
+    json_decref(v);
+    if (n == 0 || n > *cap) return -1;
+    const char *s = *buf, *end = s + n;
+    if (fputs("  ", f) == EOF) return -1;
+    for (const char *nl; (nl = memchr(s, '\n', (size_t)(end - s)));) {
+        if (fwrite(s, 1, (size_t)(nl + 1 - s), f) != (size_t)(nl + 1 - s) || fputs("  ", f) == EOF) return -1;
+        s = nl + 1;
+    }
+    return fwrite(s, 1, (size_t)(end - s), f) == (size_t)(end - s) ? 0 : -1;
 }
 
 int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err)
 {
-    int rc = dp_file_mem_check(path, "writing this graph as JSON (the text's tree in memory)", dp_json_graph_bytes(g), err);
-    if (rc != DP_OK) return rc;
-    json_t *root = dp_json_from_graph(g);
-    if (!root) return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);
-    rc = dp_json_dump_atomic(root, path, JSON_INDENT(1) | JSON_REAL_PRECISION(17), err);
-    json_decref(root);
-    return rc;
+    /* The text json_dumpf(dp_json_from_graph(g), JSON_INDENT(1) | JSON_REAL_PRECISION(17)) gives,
+     * byte for byte (tests/test_models.c json_writer_same_as_tree), written a piece at a time:
+     * Jansson formats the header and each op and edge, and no tree of the whole graph is held
+     * (99,774 ops: 270 MiB peak with the tree). */
+    json_t *hdr = header_json(g);
+    char *h = hdr ? json_dumps(hdr, NATIVE_DUMP_FLAGS) : NULL;
+    json_decref(hdr);
+    const size_t hn = h ? strlen(h) : 0;
+    if (!h || hn < 2 || h[hn - 1] != '}' || h[hn - 2] != '\n') {
+        free(h);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);
+    }
+    char tmp[4200];
+    FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
+    if (!f) {
+        free(h);
+        return err ? err->code : DP_EIO;
+    }
+    size_t cap = 4096;
+    char *buf = malloc(cap);
+    int bad = !buf || fwrite(h, 1, hn - 2, f) != hn - 2 || fputs(",\n \"ops\": [", f) == EOF;
+    free(h);
+    for (int i = 0; i < g->n_ops && !bad; i++)
+        bad = fputs(i ? ",\n" : "\n", f) == EOF || put_piece(f, op_json(g, i), &buf, &cap) != 0;
+    bad = bad || fputs(g->n_ops ? "\n ],\n \"edges\": [" : "],\n \"edges\": [", f) == EOF;
+    for (int e = 0; e < g->n_edges && !bad; e++)
+        bad = fputs(e ? ",\n" : "\n", f) == EOF || put_piece(f, edge_json(g, e), &buf, &cap) != 0;
+    bad = bad || fputs(g->n_edges ? "\n ]\n}\n" : "]\n}\n", f) == EOF;
+    free(buf);
+    if (bad) {
+        const int io = ferror(f);
+        dp_file_atomic_abort(f, tmp);
+        if (io) return dp_error_set(err, DP_EIO, "%s: write failed", path);
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);
+    }
+    return dp_file_atomic_commit(f, tmp, path, err);
 }
 
 static int native_is_json(const dp_json_doc *doc)

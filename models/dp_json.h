@@ -17,10 +17,6 @@ dp_graph *dp_json_to_graph(json_t *root, const char *path, dp_error *err);
 
 /* The native JSON value of a graph (new reference; NULL when any Jansson allocation failed). */
 json_t *dp_json_from_graph(const dp_graph *g);
-/* Bytes dp_json_from_graph's tree takes, an upper estimate: dp_graph_write_json refuses beforehand
- * (dp_file_mem_check: "PATH: writing this graph as JSON ... needs about N MiB") what memory cannot
- * hold. */
-double dp_json_graph_bytes(const dp_graph *g);
 
 /* Dump a JSON value to path atomically (temporary file + rename), flags as json_dumpf's. */
 int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error *err);

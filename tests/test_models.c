@@ -2,6 +2,7 @@
 #include "dp_graph.h"
 #include "dp_json.h"
 #include "dp_alloc.h"
+#include "dp_file.h"
 #include "dp_test.h"
 
 #include <math.h>
@@ -145,6 +146,61 @@ static void assert_same_graph(const dp_graph *a, const dp_graph *b)
         ck_assert_double_eq(a->edge_size[e], b->edge_size[e]);
     }
 }
+
+/* dp_graph_write_json writes the text piece by piece (no tree of the whole graph): byte for byte
+ * what json_dumpf of dp_json_from_graph's tree gives, on graphs with every kind of member (names
+ * that need escapes, non-ASCII, control characters; either cost kind; shapes, op types and
+ * einsums or none; no edges; numbers of every magnitude). */
+START_TEST(json_writer_same_as_tree)
+{
+    static const char *strs[] = {"a", "q\"uote", "back\\slash", "new\nline", "ctl\x01\x1f", "caf\xc3\xa9", "sl/ash", "",
+                                 "tab\tx", "\xe2\x82\xac euro"};
+    unsigned seed = 77;
+    char path[] = "/tmp/dp_wr_XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    for (int k = 0; k < 300; k++) {
+        const int n = 1 + rand_r(&seed) % 7;
+        char gname[64];
+        snprintf(gname, sizeof gname, "%s%d", strs[rand_r(&seed) % 10], k);
+        dp_graph_builder *b = dp_graph_builder_alloc(gname, "w", k % 2 ? DP_GRAPH_COST_TIME : DP_GRAPH_COST_PHYSICAL);
+        if (k % 3) dp_graph_builder_set_devices(b, 1 + k % 8);
+        if (k % 5 == 0) dp_graph_builder_set_time_unit(b, 1e-3 * (1 + k % 7), strs[rand_r(&seed) % 10]);
+        for (int i = 0; i < n; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "%s.%d", strs[rand_r(&seed) % 10], i);
+            const double w = ldexp(rand_r(&seed) % 1000 + 1, rand_r(&seed) % 120 - 60) / 3.0;
+            const int id = dp_graph_builder_add_op(b, rand_r(&seed) % 4 ? name : NULL, rand_r(&seed) % 3 ? strs[rand_r(&seed) % 10] : NULL,
+                                                   rand_r(&seed) % 5 ? w : 0, rand_r(&seed) % 2 ? 8.0 * i : 0.1 * i);
+            if (rand_r(&seed) % 2) {
+                const int64_t shape[3] = {1 + i, 4096, 7};
+                dp_graph_builder_set_op_info(b, id, rand_r(&seed) % 2 ? "einsummable" : NULL, rand_r(&seed) % 2 ? "ij,jk->ik" : NULL,
+                                             rand_r(&seed) % 4, shape);
+            }
+        }
+        for (int i = 1; i < n; i++)
+            if (rand_r(&seed) % 4) dp_graph_builder_add_edge(b, rand_r(&seed) % i, i, rand_r(&seed) % 3 ? 16.0 * i : 1e-7 / i);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        ck_assert_int_eq(dp_graph_write_json(g, path, &err), DP_OK);
+        json_t *tree = dp_json_from_graph(g);
+        char *want = json_dumps(tree, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+        json_decref(tree);
+        size_t size;
+        char *got = dp_file_read(path, &size, &err);
+        ck_assert_ptr_nonnull(got);
+        ck_assert_uint_eq(size, strlen(want) + 1);
+        ck_assert_msg(memcmp(got, want, size - 1) == 0 && got[size - 1] == '\n', "graph %d:\n%s\nwant\n%s", k, got, want);
+        free(got);
+        free(want);
+        dp_graph_free(g);
+    }
+    unlink(path);
+}
+END_TEST
 
 /* The native reader of a file (dp_graph_read_json: the document scanned a member at a time, each
  * plain op or edge read without Jansson, dp_json_doc) against the tree of the same text
@@ -541,6 +597,7 @@ int main(void)
     tcase_add_test(t, json_round_trip);
     tcase_add_test(t, json_scoped_arena);
     tcase_add_test(t, json_doc_same_as_tree);
+    tcase_add_test(t, json_writer_same_as_tree);
     tcase_add_test(t, json_scoped_threads);
     tcase_add_test(t, bad_inputs);
     tcase_add_test(t, overflowing_totals);
