@@ -1,11 +1,11 @@
 # gnuplot experiments/figures/rollout-size.gp (from the repository root): the DOPPLER rollout's
 # CPU seconds against graph size, log-log (data: rollout-size.dat; EXPERIMENTS.md, issue 30)
-set terminal pngcairo size 900,820
+set terminal pngcairo size 900,900
 set output 'experiments/figures/rollout-size.png'
 set logscale xy
 set xlabel 'ops'
 set ylabel 'CPU seconds (whole doppler place)'
-set key outside below maxrows 7
+set key outside below maxrows 8
 set grid
 set xrange [1000:100000]
 set title 'DOPPLER rollout vs graph size (Llama-7B training graphs, 8 devices)'
@@ -20,6 +20,10 @@ plot 'experiments/figures/rollout-size.dat' u 1:2 w lp pt 7 t 'uniform, before (
      '' u 1:10 w lp pt 5 lw 2 t 'uniform, plain, 93db36e (zero-shot config)', \
      '' u 1:11 w lp pt 9 lw 2 t 'uniform, --coarsen 32, 93db36e (default config)', \
      '' u 1:12 w lp pt 11 lw 2 t 'uniform, --coarsen 32, 93db36e (zero-shot config)', \
+     '' u 1:13 w lp pt 7 lw 3 t 'uniform, plain, 5624fdf (default config)', \
+     '' u 1:14 w lp pt 5 lw 3 t 'uniform, plain, 5624fdf (zero-shot config)', \
+     '' u 1:15 w lp pt 9 lw 3 t 'uniform, --coarsen 32, 5624fdf (default config)', \
+     '' u 1:16 w lp pt 11 lw 3 t 'uniform, --coarsen 32, 5624fdf (zero-shot config)', \
      0.32*(x/1374) dt 2 lc rgb 'gray' t 'slope 1', \
      0.54*(x/1374)**2 dt 3 lc rgb 'black' t 'slope 2', \
      5 lc rgb 'red' dt 4 t 'goal at 100,000 ops: 5 s'
