@@ -172,10 +172,9 @@ static json_t *parse_text(const char *path, const char *text, size_t size, dp_js
     return root;
 }
 
-/* dp_json_load, and dp_json_load_scoped when arena is not NULL */
-static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
+/* The text of JSON file path (dp_file_read_text), or NULL with err set (a directory named too) */
+static char *json_text(const char *path, size_t *size, dp_error *err)
 {
-    if (arena) *arena = NULL;
     struct stat st;
     if (stat(path, &st) != 0) {
         dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
@@ -185,8 +184,15 @@ static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
         dp_error_set(err, DP_EIO, "%s: is a directory, not a JSON file", path);
         return NULL;
     }
+    return dp_file_read_text(path, size, err);
+}
+
+/* dp_json_load, and dp_json_load_scoped when arena is not NULL */
+static json_t *load(const char *path, dp_json_arena **arena, dp_error *err)
+{
+    if (arena) *arena = NULL;
     size_t size;
-    char *text = dp_file_read_text(path, &size, err);
+    char *text = json_text(path, &size, err);
     if (!text) return NULL;
     json_t *root = parse_text(path, text, size, arena, err);
     free(text);
@@ -488,22 +494,13 @@ static void doc_clear_members(dp_json_doc *d)
 
 dp_json_doc *dp_json_doc_open(const char *path, dp_error *err)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
-        dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        dp_error_set(err, DP_EIO, "%s: is a directory, not a JSON file", path);
-        return NULL;
-    }
     dp_json_doc *d = calloc(1, sizeof *d);
     if (!d || !(d->path = dp_alloc_strdup(path))) {
         free(d);
         dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
         return NULL;
     }
-    if (!(d->text = dp_file_read_text(path, &d->size, err))) {
+    if (!(d->text = json_text(path, &d->size, err))) {
         dp_json_doc_close(d);
         return NULL;
     }
