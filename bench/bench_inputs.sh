@@ -8,8 +8,13 @@
 #    `doppler place --method single` on a 4-op graph, which loads the topology and builds its
 #    D x D route costs;
 #  - reading a HEFT .in file of V tasks on 4 processors (default V = 20000; target: near-linear,
-#    it used to be O(V E)), with `doppler graph info`.
-#   sh bench/bench_inputs.sh [BUILDDIR] [TRAIN_SIZES] [DEVICE_COUNTS] [IN_TASKS]
+#    it used to be O(V E)), with `doppler graph info`;
+#  - writing, reading, and reading and writing native JSON graph files: `graph gen llama-layer
+#    --layers L --tp 8 --training --out` (default L = 8 and 83: 9,774 and 99,774 ops, 33 MB of
+#    JSON), `graph info` and `graph convert` of the file (target: linear, memory about the text and
+#    the graph, no tree of the whole text: at 99,774 ops 1.0, 0.5 and 1.1 CPU s and 59, 94 and 94
+#    MiB at 5624fdf, against 2.2, 1.2 and 2.3 s and 264 to 272 MiB with Jansson's tree).
+#   sh bench/bench_inputs.sh [BUILDDIR] [TRAIN_SIZES] [DEVICE_COUNTS] [IN_TASKS] [JSON_LAYERS]
 # The training runs use train's default network (this project's DOPPLER: hidden 64, edge
 # network 16 wide, twelve device features); TRAIN_CONFIG=FILE adds --config FILE (e.g. a file
 # {"defaults": "authors"} for the authors' sizes: hidden 128, edge network 128 wide, five).
@@ -19,6 +24,7 @@ build=${1:-$top}
 train_sizes=${2:-5000 10000 20000}
 device_counts=${3:-256 1024 4096}
 in_tasks=${4:-20000}
+json_layers=${5:-8 83}
 doppler="$build/doppler"
 set --
 [ -z "${TRAIN_CONFIG:-}" ] || set -- --config "$TRAIN_CONFIG"
@@ -97,3 +103,14 @@ awk -v V="$in_tasks" 'BEGIN {
 } > "$tmp/g.in"
 printf "%-12s %8d tasks   " heft-in "$in_tasks"
 measure "$doppler" graph info "$tmp/g.in"
+
+echo "== native JSON graph files (llama-layer --tp 8 --training): write, read, read and write"
+for L in $json_layers; do
+    printf "%-12s %8s layers " gen "$L"
+    measure "$doppler" graph gen llama-layer --layers "$L" --tp 8 --training --out "$tmp/l.json"
+    printf "%-12s %8s bytes  " info "$(wc -c < "$tmp/l.json")"
+    measure "$doppler" graph info "$tmp/l.json"
+    printf "%-12s %8s        " convert ""
+    measure "$doppler" graph convert "$tmp/l.json" "$tmp/l2.json"
+    cmp -s "$tmp/l.json" "$tmp/l2.json" || echo "convert: the written file differs from the one read"
+done
