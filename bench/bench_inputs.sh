@@ -13,7 +13,7 @@
 #    --layers L --tp 8 --training --out` (default L = 8 and 83: 9,774 and 99,774 ops, 33 MB of
 #    JSON), `graph info` and `graph convert` of the file (target: linear, memory about the text and
 #    the graph, no tree of the whole text: at 99,774 ops 1.0, 0.5 and 1.1 CPU s and 59, 94 and 94
-#    MiB at 5624fdf, against 2.2, 1.2 and 2.3 s and 264 to 272 MiB with Jansson's tree).
+#    MiB at 5624fdf, against 2.2, 0.8 to 1.7 and 2.3 s and 264 to 272 MiB with Jansson's tree).
 #   sh bench/bench_inputs.sh [BUILDDIR] [TRAIN_SIZES] [DEVICE_COUNTS] [IN_TASKS] [JSON_LAYERS]
 # The training runs use train's default network (this project's DOPPLER: hidden 64, edge
 # network 16 wide, twelve device features); TRAIN_CONFIG=FILE adds --config FILE (e.g. a file
