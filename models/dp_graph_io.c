@@ -117,8 +117,14 @@ dp_graph *dp_graph_read_json_any(const char *path, dp_error *err)
     if (!dp_json_doc_is_object(doc)) {
         dp_error_set(err, DP_EINVAL, "%s: the top level must be a JSON object", path);
     } else if (!f) {
-        dp_error_set(err, DP_EINVAL, "%s: not a graph: no \"ops\" (native format), \"workflow\" and \"schemaVersion\" "
-                     "(WfCommons) or \"nodes\" and \"edges\" (MSR)", path);
+        /* the scan chose no format by the top-level keys alone: a text Jansson refuses is named
+         * as such first (the fault may be anywhere the scan does not look) */
+        dp_json_arena *arena;
+        json_t *root = dp_json_doc_tree(doc, &arena, err);
+        if (root)
+            dp_error_set(err, DP_EINVAL, "%s: not a graph: no \"ops\" (native format), \"workflow\" and \"schemaVersion\" "
+                         "(WfCommons) or \"nodes\" and \"edges\" (MSR)", path);
+        dp_json_scoped_free(root, arena);
     } else if (f->from_doc) {
         g = f->from_doc(doc, path, err);
     } else {

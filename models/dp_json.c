@@ -286,14 +286,21 @@ static size_t skip_string(const char *t, size_t n, size_t p)
     return 0;
 }
 
+/* Nesting deeper than this (the top-level object at depth 1) is left to Jansson's tree, which
+ * refuses a depth above its own limit (2048, JSON_PARSER_MAX_DEPTH): a piece parsed alone sits
+ * one or two levels higher than in the whole text, so the scan must not hand Jansson a piece
+ * whose depth in the text it would refuse. No graph file comes near it. */
+#define DOC_MAX_DEPTH 1024
+
 /* The end of the value starting at t[p] (no white space before it), or 0 when the structure is
  * not JSON's: brackets that do not match, a missing or extra comma or colon, a key that is not a
- * string, the text ending inside. A scalar is the run of bytes up to white space or one of
- * ",:]}" (Jansson checks it when its piece is parsed). Iterative, so any depth. */
-static size_t skip_value(const char *t, size_t n, size_t p)
+ * string, the text ending inside, or more than max_depth brackets open at once. A scalar is the
+ * run of bytes up to white space or one of ",:]}" (Jansson checks it when its piece is parsed).
+ * Iterative, so no recursion whatever the text. */
+static size_t skip_value(const char *t, size_t n, size_t p, size_t max_depth)
 {
-    char small[64], *stack = small;
-    size_t depth = 0, cap = sizeof small;
+    char stack[DOC_MAX_DEPTH];
+    size_t depth = 0;
     size_t end = 0;
     for (;;) {
         /* a value at p */
@@ -306,14 +313,7 @@ static size_t skip_value(const char *t, size_t n, size_t p)
                 p++;
                 goto after;
             }
-            if (depth == cap) {
-                char *s = malloc(2 * cap);
-                if (!s) goto out;
-                memcpy(s, stack, depth);
-                if (stack != small) free(stack);
-                stack = s;
-                cap *= 2;
-            }
+            if (depth == max_depth || depth == sizeof stack) goto out;
             stack[depth++] = c;
             if (c == '[') continue;
             goto key;
@@ -351,7 +351,6 @@ static size_t skip_value(const char *t, size_t n, size_t p)
         p = skip_ws(t, n, p + 1);
     }
 out:
-    if (stack != small) free(stack);
     return end;
 }
 
@@ -406,7 +405,7 @@ static int doc_scan(dp_json_doc *d, dp_error *err)
                 size_t q = skip_ws(t, n, va + 1);
                 if (q < n && t[q] == ']') ve = q + 1;
                 while (!ve) {
-                    const size_t e = skip_value(t, n, q);
+                    const size_t e = skip_value(t, n, q, DOC_MAX_DEPTH - 2); /* in the object and the array */
                     if (!e) break;
                     if (n_elem == cap_elem) {
                         cap_elem = cap_elem ? 2 * cap_elem : 64;
@@ -426,7 +425,7 @@ static int doc_scan(dp_json_doc *d, dp_error *err)
                     else break;
                 }
             } else {
-                ve = skip_value(t, n, va);
+                ve = skip_value(t, n, va, DOC_MAX_DEPTH - 1); /* in the object */
             }
             if (!ve) {
                 free(elem);

@@ -1,5 +1,6 @@
 /* test_models: graph building, readers, writers and validation. */
 #include "dp_graph.h"
+#include "dp_graph_formats.h"
 #include "dp_json.h"
 #include "dp_alloc.h"
 #include "dp_file.h"
@@ -325,6 +326,55 @@ START_TEST(json_doc_same_as_tree)
 }
 END_TEST
 
+/* Found by a review (helper-25): a piece parsed alone sits one or two levels higher than in the
+ * whole text, so a file nested just past Jansson's depth limit (2048) was accepted; and a .json
+ * file of no graph format with a syntax fault was called "not a graph" instead of the fault.
+ * Both readers must agree at every depth around the limits, in a top-level member, an op and an
+ * edge, and dp_graph_read_json_any must name the fault. */
+START_TEST(json_doc_deep_and_not_graph)
+{
+    char path[] = "/tmp/dp_deep_XXXXXX.json";
+    int fd = mkstemps(path, 5);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    static const int depths[] = {1, 1020, 1021, 1022, 1023, 1024, 2044, 2045, 2046, 2047, 2048, 2049};
+    for (int where = 0; where < 3; where++)
+        for (size_t k = 0; k < sizeof depths / sizeof depths[0]; k++) {
+            const int d = depths[k];
+            FILE *f = fopen(path, "w");
+            ck_assert_ptr_nonnull(f);
+            if (where == 0) fputs("{\"ops\": [{\"flops\": 1}, {\"flops\": 2}], \"edges\": [{\"src\": 0, \"dst\": 1}], \"x\": ", f);
+            else if (where == 1) fputs("{\"ops\": [{\"flops\": 1, \"x\": ", f);
+            else fputs("{\"ops\": [{\"flops\": 1}, {\"flops\": 2}], \"edges\": [{\"src\": 0, \"dst\": 1, \"x\": ", f);
+            for (int i = 0; i < d; i++) fputc('[', f);
+            for (int i = 0; i < d; i++) fputc(']', f);
+            fputs(where == 0 ? "}\n" : where == 1 ? "}, {\"flops\": 2}]}\n" : "}]}\n", f);
+            fclose(f);
+            dp_error e1 = {0}, e2 = {0};
+            dp_graph *a = dp_graph_read_json(path, &e1);
+            json_t *root = dp_json_load(path, &e2);
+            dp_graph *b = root ? dp_json_to_graph(root, path, &e2) : NULL;
+            json_decref(root);
+            ck_assert_msg(!a == !b, "depth %d at %d: %s / %s", d, where, a ? "read" : e1.msg, b ? "read" : e2.msg);
+            if (!a) ck_assert_str_eq(e1.msg, e2.msg);
+            dp_graph_free(a);
+            dp_graph_free(b);
+        }
+    static const char *bad[] = {"{\"x\": tru}\n", "{\"x\": \"\\q\"}\n", "{\"x\": {\"a\": 1, \"a\": 2}}\n", "{\"x\": 01}\n"};
+    for (int k = 0; k < 4; k++) {
+        FILE *f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs(bad[k], f);
+        fclose(f);
+        dp_error e1 = {0}, e2 = {0};
+        ck_assert_ptr_null(dp_graph_read_json_any(path, &e1));
+        ck_assert_ptr_null(dp_json_load(path, &e2));
+        ck_assert_str_eq(e1.msg, e2.msg);
+    }
+    unlink(path);
+}
+END_TEST
+
 /* The graph readers parse into an arena (dp_json_load_scoped): the graph is the one the
  * malloc'd tree gives, every arena is released (more reads than arena slots), and a malformed
  * file still names its line and column and leaves no arena behind. */
@@ -598,6 +648,7 @@ int main(void)
     tcase_add_test(t, json_scoped_arena);
     tcase_add_test(t, json_doc_same_as_tree);
     tcase_add_test(t, json_writer_same_as_tree);
+    tcase_add_test(t, json_doc_deep_and_not_graph);
     tcase_add_test(t, json_scoped_threads);
     tcase_add_test(t, bad_inputs);
     tcase_add_test(t, overflowing_totals);
