@@ -6,7 +6,6 @@
 #include "dp_strmap.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <locale.h>
 #include <jansson.h>
 #include <math.h>
@@ -228,7 +227,6 @@ static int flat_value(const char *t, size_t a, size_t b, int real, double *num, 
     const char point = localeconv()->decimal_point[0];
     for (char *c = buf; *c; c++)
         if (*c == '.') *c = point;
-    errno = 0;
     *num = strtod(buf, NULL);
     return isinf(*num) ? 1 : 0;
 }

@@ -40,21 +40,14 @@ double dp_json_parse_bytes(const char *text, size_t size)
            (double)arr * DP_JSON_BYTES_PER_ARRAY;
 }
 
-/* dp_json_read_text, with the parse's memory bound (dp_json_parse_bytes) into *bytes */
-static char *read_text(const char *path, size_t *size, double *bytes, dp_error *err)
+char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
 {
     char *text = dp_file_read_text(path, size, err);
-    if (text && dp_file_mem_check(path, "parsing this JSON file", *bytes = dp_json_parse_bytes(text, *size), err) != DP_OK) {
+    if (text && dp_file_mem_check(path, "parsing this JSON file", dp_json_parse_bytes(text, *size), err) != DP_OK) {
         free(text);
         return NULL;
     }
     return text;
-}
-
-char *dp_json_read_text(const char *path, size_t *size, dp_error *err)
-{
-    double bytes;
-    return read_text(path, size, &bytes, err);
 }
 
 /* The arena of dp_json_load_scoped. Jansson takes one allocator for the whole process

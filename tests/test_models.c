@@ -280,6 +280,15 @@ static void mutate(char *t, unsigned *seed)
     }
 }
 
+/* The file reader's graph of path (*a) and the tree reader's (*b), each NULL with its message */
+static void read_both(const char *path, dp_graph **a, dp_graph **b, dp_error *e1, dp_error *e2)
+{
+    *a = dp_graph_read_json(path, e1);
+    json_t *root = dp_json_load(path, e2);
+    *b = root ? dp_json_to_graph(root, path, e2) : NULL;
+    json_decref(root);
+}
+
 START_TEST(json_doc_same_as_tree)
 {
     unsigned seed = 20261205;
@@ -296,10 +305,8 @@ START_TEST(json_doc_same_as_tree)
         fputs(t, f);
         fclose(f);
         dp_error e1 = {0}, e2 = {0};
-        dp_graph *a = dp_graph_read_json(path, &e1);
-        json_t *root = dp_json_load(path, &e2);
-        dp_graph *b = root ? dp_json_to_graph(root, path, &e2) : NULL;
-        json_decref(root);
+        dp_graph *a, *b;
+        read_both(path, &a, &b, &e1, &e2);
         ck_assert_msg(!a == !b, "%s: file reader %s, tree %s: %s / %s\n%s", path, a ? "read it" : "failed",
                       b ? "read it" : "failed", a ? "" : e1.msg, b ? "" : e2.msg, t);
         if (a) {
@@ -351,10 +358,8 @@ START_TEST(json_doc_deep_and_not_graph)
             fputs(where == 0 ? "}\n" : where == 1 ? "}, {\"flops\": 2}]}\n" : "}]}\n", f);
             fclose(f);
             dp_error e1 = {0}, e2 = {0};
-            dp_graph *a = dp_graph_read_json(path, &e1);
-            json_t *root = dp_json_load(path, &e2);
-            dp_graph *b = root ? dp_json_to_graph(root, path, &e2) : NULL;
-            json_decref(root);
+            dp_graph *a, *b;
+            read_both(path, &a, &b, &e1, &e2);
             ck_assert_msg(!a == !b, "depth %d at %d: %s / %s", d, where, a ? "read" : e1.msg, b ? "read" : e2.msg);
             if (!a) ck_assert_str_eq(e1.msg, e2.msg);
             dp_graph_free(a);
