@@ -219,7 +219,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
-        json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f,s:o,s:o,s:o}", "max_group", a->coarsen,
+        json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f,s:o,s:o,s:o,s:o}", "max_group", a->coarsen,
                                                      "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
                                                      "groups", c->n_groups, "group_edges", c->n_group_edges,
                                                      "largest_group", c->largest_group, "group_simulations",
@@ -228,7 +228,8 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
                                                      c->cpu_group_s, "cpu_place_s", c->cpu_place_s, "cpu_refine_s",
                                                      c->cpu_refine_s, "critical_path_work", dp_json_number(c->cp_work),
                                                      "work_bound", dp_json_number(c->work_bound),
-                                                     "group_critical_path_work", dp_json_number(c->group_cp_work)));
+                                                     "group_critical_path_work", dp_json_number(c->group_cp_work),
+                                                     "group_makespan", dp_json_number(c->group_makespan / g->time_scale)));
     }
     json_object_set_new(o, "transfer_volume_units",
                         json_string(dp_cli_volume_unit(g, m, "file units (comm)")));
@@ -287,6 +288,9 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
                a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
+        printf("the groups' placement on the group graph (DOPPLER-compatible engine, one slot per device): makespan %s %s "
+               "(what doppler train --coarsen %d reports for a policy)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
+               g->time_unit, a->coarsen);
         printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s (critical path or "
                "work per device), the groups' critical path %s (%.3f times the bound)\n",
                dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),

@@ -251,6 +251,9 @@ static void train_usage(FILE *f)
                "                       The test set (data/testsets/transfer.txt) and the DOPPLER graph files\n"
                "                       are refused as training or validation graphs, and never drawn, by\n"
                "                       name and by content (a renamed, copied or converted one too)\n"
+               "  --coarsen N          train on each graph's group graph, groups of at most N ops, as\n"
+               "                       doppler place --coarsen N places it (doc/coarsen.md): the policy then\n"
+               "                       learns the graphs --coarsen shows it; --coarsen-rule packed|chains\n"
                "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped\n"
@@ -494,7 +497,8 @@ static int train_main(int argc, char **argv)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_CONFIG, O_PRINT, O_STAGE, O_PIPE, O_EPIS, O_SEED, O_INIT, O_CKPT, O_TRAJ, O_RESUME,
            O_QUIET, O_HELP, O_SCALE, O_TARGET, O_REAL_REPEATS, O_NICE, O_METHOD, O_REAL_REF, O_FORCE, O_GRAPHS, O_FAMILY,
-           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON, O_SPEED_RANGE, O_DEVICES_RANGE };
+           O_FAMILY_COUNT, O_FAMILY_SEED, O_VALIDATION, O_VAL_COUNT, O_BW_RANGE, O_COMM_RATIO, O_JSON, O_SPEED_RANGE, O_DEVICES_RANGE,
+           O_COARSEN, O_COARSEN_RULE };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"config", required_argument, NULL, O_CONFIG}, {"print-config", no_argument, NULL, O_PRINT},
@@ -512,6 +516,7 @@ static int train_main(int argc, char **argv)
         {"val-count", required_argument, NULL, O_VAL_COUNT}, {"bandwidth-range", required_argument, NULL, O_BW_RANGE},
         {"comm-ratio-range", required_argument, NULL, O_COMM_RATIO}, {"json", no_argument, NULL, O_JSON},
         {"speed-range", required_argument, NULL, O_SPEED_RANGE}, {"devices-range", required_argument, NULL, O_DEVICES_RANGE},
+        {"coarsen", required_argument, NULL, O_COARSEN}, {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
     int family_count = 16, val_count = -1, have_family_seed = 0;
@@ -522,6 +527,8 @@ static int train_main(int argc, char **argv)
     int improve = 0;  /* --method improve: the learned improvement method (dp_improve.h) */
     int stage = DP_TRAIN_STAGE_IL, pipeline = 0, resume = 0, force = 0, quiet = 0, print_cfg = 0, have_seed = 0, have_stage = 0;
     int as_json = 0;
+    int coarsen = 0, coarsen_rule_set = 0; /* --coarsen N, --coarsen-rule R: train on group graphs */
+    dp_coarse_rule coarsen_rule = DP_COARSE_PACKED;
     long episodes = 0;
     unsigned long long seed = 0;
     double x_scale = 0, x_target = 0;
@@ -626,10 +633,24 @@ static int train_main(int argc, char **argv)
         case O_NICE:
             if (dp_cli_parse_int(optarg, -20, 19, &x_nice) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--nice: expected -20..19, got '%s'", optarg));
             break;
+        case O_COARSEN:
+            if (dp_cli_parse_int(optarg, 1, 1 << 28, &coarsen) != 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen: expected a positive integer (ops per group), got '%s'", optarg));
+            break;
+        case O_COARSEN_RULE:
+            if (dp_coarse_rule_parse(optarg, &coarsen_rule) != DP_OK)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule: expected packed or chains, got '%s'", optarg));
+            coarsen_rule_set = 1;
+            break;
         case 'h': case O_HELP: train_usage(stdout); return dp_cli_machine_done(&mach, 0);
         default: return dp_cli_machine_done(&mach, dp_cli_option_error("train", "h", argv));
         }
     }
+    if (coarsen_rule_set && !coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
+    if (coarsen && (improve || stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
+                                                             "group graphs in the simulator: not with --method improve, stage real, "
+                                                             "--scale or --target-flops"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
@@ -710,6 +731,7 @@ static int train_main(int argc, char **argv)
         return dp_cli_machine_done(&mach, 0);
     }
     const int many = graphs || family || validation;
+    const int use_set = many || coarsen > 0; /* --coarsen: one graph too goes through the set, which groups it */
     if (!graph && !many) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--graph FILE (or --graphs, --family) is required"));
     if (many && (stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "stage real, --scale and --target-flops train on one graph, not with --graphs, --family or --validation"));
@@ -732,12 +754,15 @@ static int train_main(int argc, char **argv)
     dp_trainset gs;
     memset(&gs, 0, sizeof gs);
     gs.draws = draws;
+    gs.coarsen = coarsen;
+    gs.coarsen_rule = coarsen_rule;
     dp_testset test;
     memset(&test, 0, sizeof test);
-    if (many) {
+    if (use_set) {
         int rc = dp_trainset_assemble(&gs, &test, graph, graphs, family, family_count,
                                     (unsigned long)(have_family_seed ? family_seed : cfg.seed), validation, &val_count, &err);
-        if (rc == DP_OK) rc = dp_trainset_load(&gs, format, &mach, &test, 1, &err);
+        /* one --graph alone is trained on as its own placement search (dp_trainset_load) */
+        if (rc == DP_OK) rc = dp_trainset_load(&gs, format, &mach, &test, many, &err);
         if (rc != DP_OK) {
             dp_trainset_free(&gs);
             dp_testset_free(&test);
@@ -745,8 +770,10 @@ static int train_main(int argc, char **argv)
         }
         graph = gs.src[0];
     }
-    dp_graph *g0 = many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
-    if (!g0) {
+    /* --coarsen: the first graph is the set's group graph, its problem the set's (borrowed) */
+    dp_graph *g0 = coarsen ? NULL
+                   : many && strncmp(graph, "gen:", 4) == 0 ? dp_gen_spec(graph, &err) : dp_graph_read(graph, format, &err);
+    if (!g0 && !coarsen) {
         dp_trainset_free(&gs);
         dp_testset_free(&test);
         return dp_cli_machine_done(&mach, dp_cli_fail(&err));
@@ -756,7 +783,8 @@ static int train_main(int argc, char **argv)
      * that same graph, so that a Stage II checkpoint describes what Stage III runs */
     dp_cli_real real;
     memset(&real, 0, sizeof real);
-    dp_graph *g = g0, *gx = NULL;
+    dp_graph *g = coarsen ? gs.g[0] : g0, *gx = NULL;
+    dp_problem *prob_set = NULL; /* --coarsen: the set's problem of the first graph (not freed here) */
     if (stage == DP_TRAIN_STAGE_REAL && !pipeline) {
         dp_exec_options xo;
         dp_exec_options_init(&xo);
@@ -781,9 +809,11 @@ static int train_main(int argc, char **argv)
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
          * costed on the machine's bandwidth while listed with its drawn one) */
-        prob = dp_trainset_problem(&gs, 0, &mach, g, &speed_cost, &err); /* the machine as it is without draws */
+        if (coarsen) prob_set = gs.p[0];
+        else prob = dp_trainset_problem(&gs, 0, &mach, g, &speed_cost, &err); /* the machine as it is without draws */
     }
     if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
+    if (prob_set) prob = prob_set;
     if (!prob) goto fail;
     dp_cli_warn_machine(&mach, g);
     const dp_cost *cost = prob->costs;
@@ -879,6 +909,15 @@ static int train_main(int argc, char **argv)
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
                cfg.reference_best_instant ? "best instant" : "critical-path",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
+    char coarse_hint[64] = "";
+    if (coarsen) snprintf(coarse_hint, sizeof coarse_hint, " --coarsen %d%s", coarsen, coarsen_rule_set && coarsen_rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
+    if (!jo && coarsen)
+        printf("coarsened (--coarsen %d, %s): every graph is its group graph; %s's %d ops are %d groups, and the makespans "
+               "below are the group graph's on the DOPPLER-compatible engine (doc/coarsen.md)\n", coarsen,
+               coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", gs.orig[0]->name, gs.orig[0]->n_ops, g->n_ops);
+    if (jo && coarsen) json_object_set_new(jo, "coarsen", json_pack("{s:i,s:s,s:i,s:i}", "max_group", coarsen, "rule",
+                                                                     coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
+                                                                     "n_ops", gs.orig[0]->n_ops, "n_groups", g->n_ops));
     if (!jo)
         printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
                pipeline ? "il then sim" : dp_train_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
@@ -939,9 +978,9 @@ static int train_main(int argc, char **argv)
                    dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
         if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
-        if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G; "
+        if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
-                                dp_agent_name(cfg.method), ckpt);
+                                dp_agent_name(cfg.method), ckpt, coarse_hint);
     } else {
         char label[32];
         snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
@@ -963,8 +1002,8 @@ static int train_main(int argc, char **argv)
             print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
         }
         if (ckpt && !jo)
-            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s)\n", ckpt,
-                   dp_agent_name(cfg.method), ckpt, graph);
+            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s)\n", ckpt,
+                   dp_agent_name(cfg.method), ckpt, graph, coarse_hint);
     }
     if (jo) {
         json_dumpf(jo, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
@@ -978,7 +1017,7 @@ fail:
 done:
     free(assign);
     dp_train_free(tr);
-    dp_problem_free(prob);
+    if (prob != prob_set) dp_problem_free(prob);
     dp_cost_free(real_cost);
     dp_cost_free(speed_cost);
     dp_cli_real_close(&real); /* g may be its executed graph */

@@ -14,11 +14,18 @@ void dp_trainset_free(dp_trainset *s)
 {
     for (int i = 0; i < s->n; i++) {
         free(s->src[i]);
+        if (s->coarse && s->coarse[i]) { /* it owns g[i] and p[i] */
+            dp_coarse_problem_free(s->coarse[i]);
+            free(s->coarse[i]);
+            dp_graph_free(s->orig[i]);
+            continue;
+        }
         if (s->p) dp_problem_free(s->p[i]);
         if (s->own) dp_cost_free(s->own[i]);
         if (s->g) dp_graph_free(s->g[i]);
     }
     free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr); free(s->dv);
+    free(s->coarse); free(s->orig);
     memset(s, 0, sizeof *s);
 }
 
@@ -48,17 +55,20 @@ static int graph_speeds(const dp_trainset *s, int i, int n_devices, dp_cost *c, 
 
 const char *dp_trainset_note(const dp_trainset *s, int i)
 {
-    static char buf[96];
+    static char buf[160];
     size_t n = 0;
     buf[0] = '\0';
-    if (s->g[i]->cost_kind == DP_GRAPH_COST_PHYSICAL) {
+    const dp_graph *g = s->coarse && s->coarse[i] ? s->orig[i] : s->g[i];
+    if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) {
         if (s->cr && s->cr[i] > 0) n = (size_t)snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
         else if (s->bw) n = (size_t)snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
     }
     double lo, hi;
     if (s->draws.sp[0] > 0 && s->c && s->c[i] && n < sizeof buf &&
         graph_speeds(s, i, s->c[i]->n_devices, NULL, &lo, &hi) == DP_OK)
-        snprintf(buf + n, sizeof buf - n, "  (device speeds %.3g..%.3g)", lo, hi);
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "  (device speeds %.3g..%.3g)", lo, hi);
+    if (s->coarse && s->coarse[i] && n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "  (grouped from %d ops)", g->n_ops);
     return buf;
 }
 
@@ -236,6 +246,9 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
     s->c = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->c);
     s->e = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->e);
     if (!s->g || !s->p || !s->own || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (s->coarsen > 0 && (!(s->coarse = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->coarse)) ||
+                           !(s->orig = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->orig))))
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
         const char *role = s->validation[i] ? "validation" : "training";
@@ -252,6 +265,23 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
                                 src, same, role);
         /* --bandwidth-range, --comm-ratio-range: this graph's own uniform machine */
         if (!(s->p[i] = dp_trainset_problem(s, i, m, s->g[i], &s->own[i], err))) return err->code ? err->code : DP_EINVAL;
+        if (s->coarsen > 0) { /* --coarsen: the group graph replaces the graph, on its costs there */
+            dp_coarse_problem *cp = dp_alloc_malloc(sizeof *cp);
+            if (!cp) return dp_error_set(err, DP_ENOMEM, "out of memory");
+            int rc = dp_coarse_problem_init(cp, s->g[i], s->p[i]->costs, s->coarsen_rule, s->coarsen, err);
+            if (rc != DP_OK) {
+                free(cp);
+                dp_error_prefix(err, "%s", src);
+                return rc;
+            }
+            dp_problem_free(s->p[i]);
+            dp_cost_free(s->own[i]);
+            s->own[i] = NULL;
+            s->orig[i] = s->g[i];
+            s->coarse[i] = cp;
+            s->g[i] = cp->graph;
+            s->p[i] = cp->problem;
+        }
         s->c[i] = s->p[i]->costs;
         s->e[i] = s->p[i]->engine;
     }

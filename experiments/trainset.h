@@ -6,6 +6,7 @@
 #ifndef DP_TRAINSET_H
 #define DP_TRAINSET_H
 
+#include "dp_coarse.h"
 #include "dp_error.h"
 #include "dp_graph.h"
 #include "dp_problem.h"
@@ -36,6 +37,13 @@ typedef struct dp_trainset {
     unsigned long sp_seed;  /* --speed-range: graph i's device speeds come from a generator seeded
                              * with sp_seed + i */
     int *dv;             /* (n) --devices-range: each graph's device count, or NULL: the machine's */
+    int coarsen;         /* --coarsen N: set before dp_trainset_load to train on every graph's group
+                            graph (groups of at most N ops; 0: the graphs themselves) */
+    dp_coarse_rule coarsen_rule; /* --coarsen-rule: the grouping rule (dp_coarse.h) */
+    dp_coarse_problem **coarse;  /* (n) with coarsen: graph i's coarsened problem (owned); g[i],
+                                    p[i], c[i] and e[i] are then its group graph, problem, costs and
+                                    engine, and orig[i] the graph itself */
+    dp_graph **orig;     /* (n) with coarsen: each graph before grouping (owned) */
 } dp_trainset;
 
 /* The training and validation graphs of --graph, --graphs, --family (drawn with family_seed) and
@@ -45,7 +53,10 @@ typedef struct dp_trainset {
 int dp_trainset_assemble(dp_trainset *gs, dp_testset *test, const char *graph, const char *graphs, const char *family,
                          int family_count, unsigned long family_seed, const char *validation, int *val_count,
                          dp_error *err);
-/* Read or generate every graph of the set, with its costs and engine on machine m. refuse_test:
+/* Read or generate every graph of the set, with its costs and engine on machine m; with
+ * s->coarsen > 0, each graph is then replaced by its group graph as `doppler place --coarsen N`
+ * builds it (dp_coarse_problem_init on the graph's costs on its own drawn machine: the group
+ * graph is on the DOPPLER-compatible engine of that many uniform devices). refuse_test:
  * a test graph (in test[0..nt), or a DOPPLER graph file) is an error; 0 when the set is one --graph
  * alone, trained on as its own placement search (fine-tuning on the graph to be placed), as
  * DOPPLER's per-graph training is. */

@@ -533,6 +533,47 @@ static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, d
     return DP_OK;
 }
 
+int dp_coarse_problem_init(dp_coarse_problem *cp, const dp_graph *g, const dp_cost *c, dp_coarse_rule rule,
+                           int max_group, dp_error *err)
+{
+    memset(cp, 0, sizeof *cp);
+    dp_machine_init(&cp->machine);
+    if (!g || !c) return dp_error_set(err, DP_EINVAL, "coarsen: graph and costs are required");
+    const int n = g->n_ops;
+    int rc;
+    cp->n_ops = n;
+    if (!(cp->group_of = dp_alloc_malloc_n((size_t)n, sizeof(int)))) {
+        rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", n);
+        goto fail;
+    }
+    if ((rc = dp_coarse_groups(g, c, rule, max_group, cp->group_of, &cp->n_groups, err)) != DP_OK) goto fail;
+    if ((rc = dp_coarse_graph(g, c, cp->group_of, cp->n_groups, &cp->graph, &cp->costs, err)) != DP_OK) goto fail;
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", c->n_devices);
+    if ((rc = dp_machine_set(&cp->machine, "devices", dev, err)) != DP_OK || (rc = dp_machine_load(&cp->machine, err)) != DP_OK)
+        goto fail;
+    if (!(cp->problem = dp_problem_alloc_with_costs(cp->graph, cp->costs, &cp->machine, err))) {
+        rc = err && err->code ? err->code : DP_ENOMEM;
+        goto fail;
+    }
+    return DP_OK;
+fail:
+    dp_coarse_problem_free(cp);
+    return rc;
+}
+
+void dp_coarse_problem_free(dp_coarse_problem *cp)
+{
+    if (!cp) return;
+    dp_problem_free(cp->problem);
+    dp_cost_free(cp->costs);
+    dp_graph_free(cp->graph);
+    dp_machine_free(&cp->machine);
+    free(cp->group_of);
+    memset(cp, 0, sizeof *cp);
+    dp_machine_init(&cp->machine);
+}
+
 int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                     dp_coarse_rule rule, int max_group, int *assignment, dp_coarse_report *rep, dp_error *err)
 {
@@ -543,34 +584,21 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     if (o->refine && !o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
     const int n = g->n_ops, D = c->n_devices;
     double t0 = cpu_now();
-    int *group_of = dp_alloc_malloc_n((size_t)n, sizeof(int)), ng = 0;
     int *start = dp_alloc_malloc_n((size_t)n, sizeof(int));
     int *gassign = NULL;
-    dp_graph *gg = NULL;
-    dp_cost *gc = NULL;
-    dp_problem *gp = NULL;
-    dp_machine m;
-    dp_machine_init(&m);
-    int rc;
-    if (!group_of || !start) {
-        rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", n);
-        goto out;
+    dp_coarse_problem cp;
+    int rc = dp_coarse_problem_init(&cp, g, c, rule, max_group, err);
+    if (rc != DP_OK) {
+        free(start);
+        return rc;
     }
-    if ((rc = dp_coarse_groups(g, c, rule, max_group, group_of, &ng, err)) != DP_OK) goto out;
-    if ((rc = dp_coarse_graph(g, c, group_of, ng, &gg, &gc, err)) != DP_OK) goto out;
-    char dev[16];
-    snprintf(dev, sizeof dev, "%d", D);
-    if ((rc = dp_machine_set(&m, "devices", dev, err)) != DP_OK || (rc = dp_machine_load(&m, err)) != DP_OK) goto out;
-    if (!(gp = dp_problem_alloc_with_costs(gg, gc, &m, err))) {
-        rc = err ? err->code : DP_ENOMEM;
-        goto out;
-    }
-    if (!(gassign = dp_alloc_malloc_n((size_t)ng, sizeof(int)))) {
+    const int ng = cp.n_groups;
+    if (!start || !(gassign = dp_alloc_malloc_n((size_t)ng, sizeof(int)))) {
         rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d groups", ng);
         goto out;
     }
     r.n_groups = ng;
-    r.n_group_edges = gg->n_edges;
+    r.n_group_edges = cp.graph->n_edges;
     {
         int *cnt = dp_alloc_calloc_n((size_t)ng, sizeof(int));
         if (!cnt) {
@@ -578,42 +606,39 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
             goto out;
         }
         for (int v = 0; v < n; v++)
-            if (++cnt[group_of[v]] > r.largest_group) r.largest_group = cnt[group_of[v]];
+            if (++cnt[cp.group_of[v]] > r.largest_group) r.largest_group = cnt[cp.group_of[v]];
         free(cnt);
     }
     double work;
     if ((rc = work_critical_path(g, c, &r.cp_work, &work, err)) != DP_OK ||
-        (rc = work_critical_path(gg, gc, &r.group_cp_work, NULL, err)) != DP_OK)
+        (rc = work_critical_path(cp.graph, cp.costs, &r.group_cp_work, NULL, err)) != DP_OK)
         goto out;
     r.work_bound = fmax(r.cp_work, work / D);
     double t1 = cpu_now();
     r.cpu_group_s = t1 - t0;
     dp_place_options inner = *o;
-    inner.oracle = &gp->oracle;
-    inner.machine = &m;
+    inner.oracle = &cp.problem->oracle;
+    inner.machine = &cp.machine;
     inner.refine = NULL;
     inner.refine_budget = 0;
     inner.proposal = NULL;
     inner.best_seen = 0;
-    if ((rc = dp_place(method, gg, gc, &inner, gassign, NULL, NULL, err)) != DP_OK) goto out;
-    r.group_simulations = dp_engine_simulations(gp->engine);
+    if ((rc = dp_place(method, cp.graph, cp.costs, &inner, gassign, NULL, NULL, err)) != DP_OK) goto out;
+    r.group_simulations = dp_engine_simulations(cp.problem->engine);
+    if ((rc = cp.problem->oracle.cost(cp.problem->oracle.ctx, gassign, &r.group_makespan, err)) != DP_OK) goto out;
     double t2 = cpu_now();
     r.cpu_place_s = t2 - t1;
     if (o->refine) {
-        dp_coarse_expand(n, group_of, gassign, start);
+        dp_coarse_expand(n, cp.group_of, gassign, start);
         if ((rc = dp_place_refine(g, c, o, start, NULL, assignment, err)) != DP_OK) goto out;
         r.cpu_refine_s = cpu_now() - t2;
     } else {
-        dp_coarse_expand(n, group_of, gassign, assignment);
+        dp_coarse_expand(n, cp.group_of, gassign, assignment);
     }
     if (rep) *rep = r;
     rc = DP_OK;
 out:
-    dp_problem_free(gp);
-    dp_cost_free(gc);
-    dp_graph_free(gg);
-    dp_machine_free(&m);
-    free(group_of);
+    dp_coarse_problem_free(&cp);
     free(start);
     free(gassign);
     return rc;

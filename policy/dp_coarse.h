@@ -71,7 +71,9 @@
 
 #include "dp_cost.h"
 #include "dp_graph.h"
+#include "dp_machine.h"
 #include "dp_place.h"
+#include "dp_problem.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -96,6 +98,10 @@ typedef struct dp_coarse_report {
     int n_groups, n_group_edges; /* the group graph's size */
     int largest_group;           /* ops in the largest group */
     long group_simulations;      /* simulations the method spent on the group graph's engine */
+    double group_makespan;       /* the groups' placement's makespan on the group graph's engine
+                                    (time units of c): what `doppler train --coarsen N` reports for
+                                    the same policy on the same graph (one more simulation there,
+                                    not in group_simulations) */
     double cpu_group_s;          /* grouping and building the group graph and its problem */
     double cpu_place_s;          /* the method on the group graph */
     double cpu_refine_s;         /* expanding and refining (0 without o->refine) */
@@ -130,6 +136,32 @@ int dp_coarse_graph(const dp_graph *g, const dp_cost *c, const int *group_of, in
 
 /* assignment[v] = group_assignment[group_of[v]] for the n_ops ops. */
 void dp_coarse_expand(int n_ops, const int *group_of, const int *group_assignment, int *assignment);
+
+/* A coarsened problem, as dp_coarse_place places it and `doppler train --coarsen N` trains on it:
+ * g's grouping (dp_coarse_groups), the group graph with its cost tables (dp_coarse_graph), and
+ * the group graph's problem (dp_problem.h) on the DOPPLER-compatible engine of c->n_devices
+ * uniform devices with those tables (contention-free transfers, one FIFO slot per device,
+ * whatever g's machine). Everything is owned by the struct; the problem borrows its machine
+ * member, so the struct must not be moved or copied while the problem is in use. */
+typedef struct dp_coarse_problem {
+    int n_ops;            /* g's ops */
+    int n_groups;         /* the group graph's ops */
+    int *group_of;        /* (n_ops) each op's group, 0..n_groups-1 */
+    dp_graph *graph;      /* the group graph (op k: group k) */
+    dp_cost *costs;       /* its cost tables, on c's devices, c's time units */
+    dp_machine machine;   /* "devices D": the problem's machine */
+    dp_problem *problem;  /* graph on machine with costs */
+} dp_coarse_problem;
+
+/* Group g (costs c: levels, and the group graph's tables) by rule `rule` into groups of at most
+ * max_group ops and build the coarsened problem into *cp. The same arguments give the same
+ * problem. Errors: dp_coarse_groups', dp_coarse_graph's, the machine's and problem's, DP_ENOMEM;
+ * on error *cp holds nothing (dp_coarse_problem_free on it is a no-op). */
+int dp_coarse_problem_init(dp_coarse_problem *cp, const dp_graph *g, const dp_cost *c, dp_coarse_rule rule,
+                           int max_group, dp_error *err);
+
+/* Free what *cp holds and zero it. NULL is a no-op. */
+void dp_coarse_problem_free(dp_coarse_problem *cp);
 
 /* Place g by method `method` (dp_place's names) on its groups of at most max_group ops (rule
  * `rule`), expand,
