@@ -130,8 +130,11 @@ static void on_signal(int sig)
  * one that scored training, so every row is in one model). */
 /* The heuristics' rows of the closing table; with jo (train --json) their makespans go into it as
  * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
+/* The heuristics' rows beside the policy's: cp, round-robin and random on g (cost tables cost,
+ * engine eng), each scored by a run of eng, or by `score` when given (train --coarsen: the
+ * expanded oracle, as the policy's rows are). */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
-                            json_t *jo, dp_error *err)
+                            const dp_oracle *score, json_t *jo, dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
     const dp_oracle oracle = dp_engine_oracle(eng);
@@ -142,7 +145,8 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         o.machine = mach;
         dp_engine_schedule s;
         int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
-        if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
+        if (rc == DP_OK && score) rc = dp_oracle_cost(score, assign, &s.makespan, err);
+        else if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
         if (rc != DP_OK) return rc;
         char b[40];
         if (jo) {
@@ -820,11 +824,11 @@ static int train_main(int argc, char **argv)
     dp_engine *eng = prob->engine;
     /* allocated with the simulator's oracle so that an engine state describes its engine
      * (dp_env.h); Stage III then scores with real execution */
-    tr = dp_train_alloc(g, cost, &cfg, &prob->oracle, &err);
+    tr = dp_train_alloc(g, cost, &cfg, coarsen ? dp_trainset_oracle(&gs, 0) : &prob->oracle, &err);
     if (!tr) goto fail;
     if (real.x) dp_train_set_oracle(tr, &real.oracle);
     for (int i = 1; i < gs.n; i++) {
-        if (dp_train_add_graph(tr, gs.g[i], gs.c[i], &gs.p[i]->oracle, gs.validation[i], &err) != DP_OK) {
+        if (dp_train_add_graph(tr, gs.g[i], gs.c[i], dp_trainset_oracle(&gs, i), gs.validation[i], &err) != DP_OK) {
             dp_error_prefix(&err, "%s", gs.src[i]);
             goto fail;
         }
@@ -912,8 +916,9 @@ static int train_main(int argc, char **argv)
     char coarse_hint[64] = "";
     if (coarsen) snprintf(coarse_hint, sizeof coarse_hint, " --coarsen %d%s", coarsen, coarsen_rule_set && coarsen_rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
     if (!jo && coarsen)
-        printf("coarsened (--coarsen %d, %s): every graph is its group graph; %s's %d ops are %d groups, and the makespans "
-               "below are the group graph's on the DOPPLER-compatible engine (doc/coarsen.md)\n", coarsen,
+        printf("coarsened (--coarsen %d, %s): the policy places every graph's group graph (%s's %d ops are %d groups); "
+               "every makespan below is the expanded placement's, each op on its group's device, on the graph's own "
+               "machine, as doppler place --coarsen reports it (doc/coarsen.md)\n", coarsen,
                coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", gs.orig[0]->name, gs.orig[0]->n_ops, g->n_ops);
     if (jo && coarsen) json_object_set_new(jo, "coarsen", json_pack("{s:i,s:s,s:i,s:i}", "max_group", coarsen, "rule",
                                                                      coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
@@ -977,7 +982,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
                    dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? dp_trainset_oracle(&gs, 0) : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
                                 dp_agent_name(cfg.method), ckpt, coarse_hint);
@@ -994,7 +999,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
                    dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? dp_trainset_oracle(&gs, 0) : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (last->agreement.steps > 0 && !jo) {
             printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
                    "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");

@@ -17,6 +17,8 @@ void dp_trainset_free(dp_trainset *s)
         if (s->coarse && s->coarse[i]) { /* it owns g[i] and p[i] */
             dp_coarse_problem_free(s->coarse[i]);
             free(s->coarse[i]);
+            dp_problem_free(s->orig_p[i]);
+            if (s->own) dp_cost_free(s->own[i]);
             dp_graph_free(s->orig[i]);
             continue;
         }
@@ -25,7 +27,7 @@ void dp_trainset_free(dp_trainset *s)
         if (s->g) dp_graph_free(s->g[i]);
     }
     free(s->src); free(s->validation); free(s->g); free(s->p); free(s->own); free((void *)s->c); free(s->e); free(s->bw); free(s->cr); free(s->dv);
-    free(s->coarse); free(s->orig);
+    free(s->coarse); free(s->orig); free(s->orig_p);
     memset(s, 0, sizeof *s);
 }
 
@@ -70,6 +72,11 @@ const char *dp_trainset_note(const dp_trainset *s, int i)
     if (s->coarse && s->coarse[i] && n < sizeof buf)
         snprintf(buf + n, sizeof buf - n, "  (grouped from %d ops)", g->n_ops);
     return buf;
+}
+
+const dp_oracle *dp_trainset_oracle(const dp_trainset *s, int i)
+{
+    return s->coarse && s->coarse[i] ? &s->coarse[i]->expanded : &s->p[i]->oracle;
 }
 
 dp_problem *dp_trainset_problem(const dp_trainset *s, int i, dp_machine *m, const dp_graph *g, dp_cost **own,
@@ -247,7 +254,8 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
     s->e = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->e);
     if (!s->g || !s->p || !s->own || !s->c || !s->e) return dp_error_set(err, DP_ENOMEM, "out of memory");
     if (s->coarsen > 0 && (!(s->coarse = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->coarse)) ||
-                           !(s->orig = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->orig))))
+                           !(s->orig = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->orig)) ||
+                           !(s->orig_p = dp_alloc_calloc((size_t)s->n + 1, sizeof *s->orig_p))))
         return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) {
         const char *src = s->src[i];
@@ -269,14 +277,14 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
             dp_coarse_problem *cp = dp_alloc_malloc(sizeof *cp);
             if (!cp) return dp_error_set(err, DP_ENOMEM, "out of memory");
             int rc = dp_coarse_problem_init(cp, s->g[i], s->p[i]->costs, s->coarsen_rule, s->coarsen, err);
+            if (rc == DP_OK && (rc = dp_coarse_problem_expand_oracle(cp, &s->p[i]->oracle, err)) != DP_OK)
+                dp_coarse_problem_free(cp);
             if (rc != DP_OK) {
                 free(cp);
                 dp_error_prefix(err, "%s", src);
                 return rc;
             }
-            dp_problem_free(s->p[i]);
-            dp_cost_free(s->own[i]);
-            s->own[i] = NULL;
+            s->orig_p[i] = s->p[i];
             s->orig[i] = s->g[i];
             s->coarse[i] = cp;
             s->g[i] = cp->graph;

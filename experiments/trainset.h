@@ -42,8 +42,11 @@ typedef struct dp_trainset {
     dp_coarse_rule coarsen_rule; /* --coarsen-rule: the grouping rule (dp_coarse.h) */
     dp_coarse_problem **coarse;  /* (n) with coarsen: graph i's coarsened problem (owned); g[i],
                                     p[i], c[i] and e[i] are then its group graph, problem, costs and
-                                    engine, and orig[i] the graph itself */
+                                    engine, orig[i] and orig_p[i] the graph itself and its
+                                    problem on its machine (own[i] its drawn costs), and
+                                    dp_trainset_oracle the expanded oracle that scores on it */
     dp_graph **orig;     /* (n) with coarsen: each graph before grouping (owned) */
+    dp_problem **orig_p; /* (n) with coarsen: each graph's problem before grouping (owned) */
 } dp_trainset;
 
 /* The training and validation graphs of --graph, --graphs, --family (drawn with family_seed) and
@@ -70,6 +73,10 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
  * err set on failure. */
 dp_problem *dp_trainset_problem(const dp_trainset *s, int i, dp_machine *m, const dp_graph *g, dp_cost **own,
                                 dp_error *err);
+/* The oracle graph i is scored by: its problem's, or with coarsen the expanded oracle of its group
+ * graph (dp_coarse_problem_expand_oracle: a group assignment scored by its expansion's makespan
+ * on the graph's own machine, what `doppler place --coarsen N` reports). Valid while s is. */
+const dp_oracle *dp_trainset_oracle(const dp_trainset *s, int i);
 /* "  (links B bytes/s)" for a graph of --bandwidth-range in FLOPs and bytes, "  (comm R x time)"
  * for one of --comm-ratio-range, else "" (a static buffer: one call per printf) */
 const char *dp_trainset_note(const dp_trainset *s, int i);

@@ -562,9 +562,39 @@ fail:
     return rc;
 }
 
+static int expanded_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
+{
+    dp_coarse_problem *cp = ctx;
+    dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
+    return dp_oracle_cost(&cp->inner, cp->scratch, cost, err);
+}
+
+static int expanded_cost_bounded(void *ctx, const int *assignment, double bound, double *cost, dp_error *err)
+{
+    dp_coarse_problem *cp = ctx;
+    dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
+    return dp_oracle_cost_bounded(&cp->inner, cp->scratch, bound, cost, err);
+}
+
+int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inner, dp_error *err)
+{
+    if (!inner || !inner->cost) return dp_error_set(err, DP_EINVAL, "coarsen: the expanded oracle needs the graph's oracle");
+    if (!cp->scratch && !(cp->scratch = dp_alloc_malloc_n((size_t)cp->n_ops, sizeof(int))))
+        return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", cp->n_ops);
+    cp->inner = *inner;
+    memset(&cp->expanded, 0, sizeof cp->expanded);
+    cp->expanded.name = inner->name;
+    cp->expanded.cost = expanded_cost;
+    cp->expanded.cost_bounded = inner->cost_bounded ? expanded_cost_bounded : NULL;
+    cp->expanded.ctx = cp;
+    cp->expanded.engine = cp->problem->engine;
+    return DP_OK;
+}
+
 void dp_coarse_problem_free(dp_coarse_problem *cp)
 {
     if (!cp) return;
+    free(cp->scratch);
     dp_problem_free(cp->problem);
     dp_cost_free(cp->costs);
     dp_graph_free(cp->graph);

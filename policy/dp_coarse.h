@@ -99,9 +99,8 @@ typedef struct dp_coarse_report {
     int largest_group;           /* ops in the largest group */
     long group_simulations;      /* simulations the method spent on the group graph's engine */
     double group_makespan;       /* the groups' placement's makespan on the group graph's engine
-                                    (time units of c): what `doppler train --coarsen N` reports for
-                                    the same policy on the same graph (one more simulation there,
-                                    not in group_simulations) */
+                                    (time units of c): the group graph's estimate of the placement
+                                    (one more simulation there, not in group_simulations) */
     double cpu_group_s;          /* grouping and building the group graph and its problem */
     double cpu_place_s;          /* the method on the group graph */
     double cpu_refine_s;         /* expanding and refining (0 without o->refine) */
@@ -151,6 +150,9 @@ typedef struct dp_coarse_problem {
     dp_cost *costs;       /* its cost tables, on c's devices, c's time units */
     dp_machine machine;   /* "devices D": the problem's machine */
     dp_problem *problem;  /* graph on machine with costs */
+    dp_oracle expanded;   /* dp_coarse_problem_expand_oracle: scores a group assignment on g */
+    dp_oracle inner;      /* the oracle of g the expanded one scores with (copied) */
+    int *scratch;         /* (n_ops) the expanded assignment */
 } dp_coarse_problem;
 
 /* Group g (costs c: levels, and the group graph's tables) by rule `rule` into groups of at most
@@ -159,6 +161,18 @@ typedef struct dp_coarse_problem {
  * on error *cp holds nothing (dp_coarse_problem_free on it is a no-op). */
 int dp_coarse_problem_init(dp_coarse_problem *cp, const dp_graph *g, const dp_cost *c, dp_coarse_rule rule,
                            int max_group, dp_error *err);
+
+/* Make cp->expanded an oracle of the group graph that scores a group assignment (n_groups
+ * device ids) by the makespan of its expansion (dp_coarse_expand) under `inner`, an oracle of g
+ * (g's machine: topology, contention; copied, its ctx must outlive cp): what a coarsened
+ * placement is judged by, so a policy trained on the group graph is rewarded for the placement
+ * `doppler place --coarsen N` gives, not for the group graph's own makespan (a proxy: a group runs
+ * as one piece there and its outputs leave when it ends, where the expanded ops overlap; on 28
+ * validation graphs its ranking of two placements often disagreed with the expansion's). Its
+ * engine is the group graph's (cp->problem->engine), whose partial-simulation state the
+ * environment's engine state reads as its estimate; its cost_bounded is inner's, expanded. One
+ * call at a time (one scratch buffer). DP_OK, or DP_EINVAL for a NULL inner. */
+int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inner, dp_error *err);
 
 /* Free what *cp holds and zero it. NULL is a no-op. */
 void dp_coarse_problem_free(dp_coarse_problem *cp);

@@ -474,6 +474,65 @@ START_TEST(pipeline_refines)
 }
 END_TEST
 
+/* The expanded oracle (dp_coarse_problem_expand_oracle): a group assignment costs what its
+ * expansion costs on the graph's oracle, bounded or not, and its engine is the group graph's; the
+ * coarsened problem is the one dp_coarse_place places (same groups). */
+START_TEST(expanded_oracle)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    dp_graph *g = random_dag(r, 90, 0.05, 5);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    ck_assert_ptr_nonnull(c);
+    dp_machine m;
+    const char *kv[] = {"devices", "3", NULL};
+    dp_test_machine_make(&m, kv);
+    dp_problem *p = dp_problem_alloc_with_costs(g, c, &m, &err);
+    ck_assert_ptr_nonnull(p);
+    dp_coarse_problem cp;
+    ck_assert_int_eq(dp_coarse_problem_init(&cp, g, c, DP_COARSE_PACKED, 5, &err), DP_OK);
+    ck_assert_int_eq(dp_coarse_problem_expand_oracle(&cp, NULL, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_coarse_problem_expand_oracle(&cp, &p->oracle, &err), DP_OK);
+    ck_assert_ptr_eq(cp.expanded.engine, cp.problem->engine);
+    ck_assert_int_eq(cp.graph->n_ops, cp.n_groups);
+    int *ga = malloc((size_t)cp.n_groups * sizeof(int)), *a = malloc((size_t)g->n_ops * sizeof(int));
+    for (int trial = 0; trial < 50; trial++) {
+        for (int k = 0; k < cp.n_groups; k++) ga[k] = (int)gsl_rng_uniform_int(r, 3);
+        dp_coarse_expand(g->n_ops, cp.group_of, ga, a);
+        double want, got, want_b, got_b, group;
+        ck_assert_int_eq(dp_oracle_cost(&p->oracle, a, &want, &err), DP_OK);
+        ck_assert_int_eq(dp_oracle_cost(&cp.expanded, ga, &got, &err), DP_OK);
+        ck_assert(got == want);
+        const double bound = want * (trial % 2 ? 0.7 : 1.3);
+        ck_assert_int_eq(dp_oracle_cost_bounded(&p->oracle, a, bound, &want_b, &err), DP_OK);
+        ck_assert_int_eq(dp_oracle_cost_bounded(&cp.expanded, ga, bound, &got_b, &err), DP_OK);
+        ck_assert(got_b == want_b);
+        /* the group graph's own makespan is another number in general: the oracle is not it */
+        ck_assert_int_eq(dp_oracle_cost(&cp.problem->oracle, ga, &group, &err), DP_OK);
+        ck_assert(group > 0);
+    }
+    /* the same groups as dp_coarse_place's */
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.oracle = &p->oracle;
+    dp_coarse_report rep;
+    ck_assert_int_eq(dp_coarse_place("cp", g, c, &o, DP_COARSE_PACKED, 5, a, &rep, &err), DP_OK);
+    ck_assert_int_eq(rep.n_groups, cp.n_groups);
+    for (int v = 0; v < g->n_ops; v++)
+        for (int u = 0; u < v; u++)
+            if (cp.group_of[u] == cp.group_of[v]) ck_assert_int_eq(a[u], a[v]);
+    free(ga); free(a);
+    dp_coarse_problem_free(&cp);
+    dp_coarse_problem_free(&cp); /* freed twice: a no-op */
+    dp_problem_free(p);
+    dp_machine_free(&m);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("coarse");
@@ -487,6 +546,7 @@ static Suite *suite(void)
     tcase_add_test(t, random_groups);
     tcase_add_test(t, random_packed_repeated_edges);
     tcase_add_test(t, pipeline_refines);
+    tcase_add_test(t, expanded_oracle);
     tcase_set_timeout(t, 60);
     suite_add_tcase(s, t);
     return s;

@@ -8,9 +8,10 @@
 # refining never worse than the plain expansion; the chains rule (--coarsen-rule chains) gives
 # more groups than the default packed rule; the groups' critical path by work is reported and a
 # large N warned about; bad values refused with the option named. `doppler train --coarsen N`
-# trains on group graphs: the makespan train reports (model-selected and final parameters) is
-# what `place --coarsen N` reports for the groups' placement from the checkpoint, to the bit, on
-# one graph and as the first graph of a family run whose every graph is grouped.
+# trains on group graphs, scored by the expanded placement on the graph's own machine: the
+# makespan train reports (model-selected and final parameters) is what `place --coarsen N` reports
+# from the checkpoint, to the bit, and so is train's cp row (place --method cp --coarsen N), on one
+# graph and as the first graph of a family run whose every graph is grouped.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -105,7 +106,7 @@ grep -q -- "--coarsen" "$tmp/err" || fail "simulate --coarsen: $(cat "$tmp/err")
 echo "ok: bad --coarsen values refused"
 
 # train --coarsen: the policy learns on the group graph; place --coarsen from its checkpoint
-# places the same group graph the same way (the group makespan to the bit, both parameter sets)
+# places the same group graph the same way (the makespan to the bit, both parameter sets)
 "$bin" graph gen llama-layer --layers 1 --tp 4 --training --out "$tmp/l1.json" > /dev/null || fail "graph gen l1"
 "$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen 16 --pipeline --episodes 6 --seed 5 --quiet --json \
     --checkpoint "$tmp/c1.h5" > "$tmp/t.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --coarsen 16"; }
@@ -116,11 +117,14 @@ for par in selected final; do
     want=$(num "$key" "$tmp/t.json")
     "$bin" place --graph "$tmp/l1.json" --devices 4 --method doppler --checkpoint "$tmp/c1.h5" --parameters "$par" \
         --coarsen 16 --json > "$tmp/p1.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "place --coarsen from train's checkpoint"; }
-    got=$(num group_makespan "$tmp/p1.json")
+    got=$(num makespan "$tmp/p1.json")
     [ -n "$want" ] && [ "$want" = "$got" ] || fail "train --coarsen reported $key $want, place --coarsen --parameters $par gives $got"
     [ "$(num groups "$tmp/p1.json")" = "$tg" ] || fail "place and train group differently"
 done
-echo "ok: train --coarsen 16 and place --coarsen 16 agree: $tg groups, group makespan $want (final parameters)"
+"$bin" place --graph "$tmp/l1.json" --devices 4 --method cp --coarsen 16 --json > "$tmp/p1.json" 2> "$tmp/err" || fail "place cp --coarsen 16"
+[ "$(num makespan_cp "$tmp/t.json")" = "$(num makespan "$tmp/p1.json")" ] ||
+    fail "train --coarsen's cp row $(num makespan_cp "$tmp/t.json"), place --method cp --coarsen gives $(num makespan "$tmp/p1.json")"
+echo "ok: train --coarsen 16 and place --coarsen 16 agree: $tg groups, makespan $want (final parameters)"
 
 # a family run: every graph grouped (listed so), the first graph's group makespan again place's
 "$bin" train --family ffnn,chainmm --family-count 2 --val-count 1 --devices 4 --coarsen 8 --coarsen-rule chains --pipeline \
@@ -135,9 +139,9 @@ params=$(echo "$first" | sed 's/^[^?]*?//; s/&/ --/g; s/=/ /g; s/^/--/')
 "$bin" graph gen "$model" $params --out "$tmp/f1.json" > /dev/null || fail "cannot generate the first graph $first"
 "$bin" place --graph "$tmp/f1.json" --devices 4 --method doppler --checkpoint "$tmp/cf.h5" --coarsen 8 --coarsen-rule chains --json \
     > "$tmp/pf.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "place the family run's first graph"; }
-[ "$(num makespan "$tmp/tf.json")" = "$(num group_makespan "$tmp/pf.json")" ] ||
-    fail "family run: train reported $(num makespan "$tmp/tf.json"), place --coarsen gives $(num group_makespan "$tmp/pf.json")"
-echo "ok: train --family --coarsen 8 --coarsen-rule chains: every graph grouped; first graph's group makespan as place's"
+[ "$(num makespan "$tmp/tf.json")" = "$(num makespan "$tmp/pf.json")" ] ||
+    fail "family run: train reported $(num makespan "$tmp/tf.json"), place --coarsen gives $(num makespan "$tmp/pf.json")"
+echo "ok: train --family --coarsen 8 --coarsen-rule chains: every graph grouped; first graph's makespan as place's"
 
 for bad in "--coarsen 0" "--coarsen-rule chains" "--coarsen 8 --method improve" "--coarsen 8 --stage real"; do
     # shellcheck disable=SC2086
