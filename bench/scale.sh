@@ -5,7 +5,10 @@
 #    `doppler graph gen llama-layer --layers LAYERS --tp 8 --training`, 38,574 ops), on the 8
 #    devices of MACHINE (place's machine options; default "--topology dgx1-v100", the bundled
 #    DGX-1: the general engine; "--devices 8": 8 uniform devices and the DOPPLER-compatible
-#    engine): round-robin, cp, heft, etf (instant), the DOPPLER general
+#    engine): round-robin, cp, heft, etf (instant; cp and heft also on groups of N ops for each N
+#    of INSTANT_COARSEN, default "2": `place --coarsen 2`, pairs, which gave cp 7.735 s on the
+#    99,774-op graph against 8.754 for ETF, EXPERIMENTS.md "Training on group graphs"; "" for
+#    none), the DOPPLER general
 #    model's greedy rollout (CKPT), the improvement search (IMPROVE_CKPT, from the best instant
 #    placement, BUDGET simulations) and annealing (BUDGET simulations). Per method the makespan
 #    (simulated seconds), its ratio to the best instant method's, the simulations spent, and the
@@ -48,6 +51,7 @@ bin=${DOPPLER:-$top_srcdir/doppler}
 MACHINE=${MACHINE:---topology dgx1-v100}
 CPU_LIMIT=${CPU_LIMIT:-1800}
 METHODS=${METHODS:-round-robin cp heft etf doppler improve anneal}
+INSTANT_COARSEN=${INSTANT_COARSEN-2}
 has() { case " $METHODS " in *" $1 "*) return 0 ;; esac; return 1; }
 LAYERS=${LAYERS-32}
 TORCH_MODEL=${TORCH_MODEL-resnet50}
@@ -126,9 +130,12 @@ table() {
     echo "|---|---|---|---|---|---|---|"
     best=""
     : > "$tmp/instant"
-    for m in round-robin cp heft etf; do
-        has $m || continue
-        place --method $m
+    for m in round-robin cp heft etf $(for n in $INSTANT_COARSEN; do echo "cp@$n heft@$n"; done); do
+        has "${m%@*}" || continue
+        case $m in
+            *@*) place --method "${m%@*}" --coarsen "${m#*@}" ;;
+            *) place --method "$m" ;;
+        esac
         if [ "$rc" = 0 ]; then
             ms=$(json_num makespan)
             echo "$m $ms $wall $cpu $rss" >> "$tmp/instant"
@@ -140,9 +147,9 @@ table() {
     while read -r m ms wall cpu rss; do
         if [ "$ms" = failed ]; then
             failed=1
-            echo "| $m | failed (exit $wall) | | | | | |"
+            echo "| $(echo "$m" | sed 's/@/ --coarsen /') | failed (exit $wall) | | | | | |"
         else
-            rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$m"
+            rc=0; printf '{"makespan":%s,"simulations":0}' "$ms" > "$tmp/out"; row "$(echo "$m" | sed 's/@/ --coarsen /')"
         fi
     done < "$tmp/instant"
     if has doppler; then

@@ -52,6 +52,10 @@ for m in round-robin heft; do
     want=$(printf %.6g "$want")
     echo "$out" | grep -q "^| $m | $want | " || { echo "$out"; fail "$m: makespan $want expected"; }
 done
+# the instant methods on pairs (INSTANT_COARSEN's default 2): heft --coarsen 2 is place's
+want=$("$bin" place --graph "$tmp/ffnn.json" --devices 4 --method heft --coarsen 2 --json | sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
+want=$(printf %.6g "$want")
+echo "$out" | grep -q "^| heft --coarsen 2 | $want | " || { echo "$out"; fail "heft --coarsen 2: makespan $want expected"; }
 echo "$out" | grep -q '^# graph gen llama-layer' && fail "LAYERS= ran the Llama table"
 
 # no torch, no interpreter: said and skipped; the Llama table still there, exit 0
