@@ -69,12 +69,12 @@ void dp_env_free(dp_env *env)
     free(env);
 }
 
-/* ---- the ready set ordered by b-level: a binary max-heap on (blevel, -id) ----
+/* ---- the ready set ordered by a key (b-level, or the caller's): a binary max-heap on (key, -id) ----
  * ready_pos[v] follows every move (the heap's MOVED hook) so that any ready op (not only the
  * top) can be removed. */
 
 #define READY_BEFORE(env, x, y) \
-    ((env)->blevel[x] > (env)->blevel[y] || ((env)->blevel[x] == (env)->blevel[y] && (x) < (y)))
+    ((env)->ready_key[x] > (env)->ready_key[y] || ((env)->ready_key[x] == (env)->ready_key[y] && (x) < (y)))
 #define READY_MOVED(env, x, i) ((env)->ready_pos[x] = (i))
 DP_HEAP_DEFINE(ready_heap, int, dp_env *, READY_BEFORE, READY_MOVED)
 
@@ -92,7 +92,7 @@ static void ready_remove_at(dp_env *env, int idx)
 /* insert v keeping the order */
 static void ready_insert(dp_env *env, int v)
 {
-    if (env->ready_order == DP_ENV_READY_BY_BLEVEL) {
+    if (env->ready_order != DP_ENV_READY_BY_ID) {
         ready_heap_push(env, env->ready, &env->n_ready, v);
         return;
     }
@@ -133,6 +133,14 @@ void dp_env_reset(dp_env *env)
 void dp_env_set_ready_order(dp_env *env, dp_env_ready_order order)
 {
     env->ready_order = order == DP_ENV_READY_BY_BLEVEL ? DP_ENV_READY_BY_BLEVEL : DP_ENV_READY_BY_ID;
+    env->ready_key = env->ready_order == DP_ENV_READY_BY_BLEVEL ? env->blevel : NULL;
+    dp_env_reset(env);
+}
+
+void dp_env_set_ready_key(dp_env *env, const double *key)
+{
+    env->ready_order = key ? DP_ENV_READY_BY_KEY : DP_ENV_READY_BY_ID;
+    env->ready_key = key;
     dp_env_reset(env);
 }
 
@@ -388,7 +396,7 @@ double dp_env_makespan(const dp_env *env)
 int dp_env_ready_index(const dp_env *env, int v)
 {
     if (v < 0 || v >= env->n_ops) return -1;
-    if (env->ready_order == DP_ENV_READY_BY_BLEVEL) return env->ready_pos[v];
+    if (env->ready_order != DP_ENV_READY_BY_ID) return env->ready_pos[v];
     int lo = 0, hi = env->n_ready - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;

@@ -89,7 +89,9 @@
  * scheduler that only wants the op of highest b-level can switch the environment to
  * DP_ENV_READY_BY_BLEVEL (dp_env_set_ready_order), a binary max-heap keyed by (b-level, -id):
  * dp_env_cp_select is then O(1) and a step O(deg log ready), so a 10^6-op star places in
- * seconds instead of hours (bench/bench_scale.sh).
+ * seconds instead of hours (bench/bench_scale.sh). A greedy policy whose scores are fixed for the
+ * episode (DOPPLER's static SEL) likewise keeps the heap on its own scores, DP_ENV_READY_BY_KEY
+ * (dp_env_set_ready_key): ready[0] is then its choice, the highest score, lowest id among equals.
  */
 #ifndef DP_ENV_H
 #define DP_ENV_H
@@ -106,8 +108,10 @@ extern "C" {
 /* How env->ready is ordered (the set is the same either way). */
 typedef enum {
     DP_ENV_READY_BY_ID = 0,    /* increasing op id (default): O(ready) per step */
-    DP_ENV_READY_BY_BLEVEL = 1 /* binary max-heap on (b-level, -id): ready[0] is the critical-path
-                                * choice; O(log ready) per insertion or removal */
+    DP_ENV_READY_BY_BLEVEL = 1, /* binary max-heap on (b-level, -id): ready[0] is the critical-path
+                                 * choice; O(log ready) per insertion or removal */
+    DP_ENV_READY_BY_KEY = 2     /* binary max-heap on (key[v], -id) with the caller's key
+                                 * (dp_env_set_ready_key); O(log ready) as BY_BLEVEL */
 } dp_env_ready_order;
 
 /* How the placed prefix's times are estimated (see the top of this file). */
@@ -134,7 +138,9 @@ typedef struct dp_env {
     int *ready;            /* ready set, n_ready entries, ordered as ready_order says */
     int n_ready;
     dp_env_ready_order ready_order;
-    int *ready_pos;        /* (n_ops) BY_BLEVEL: index of each op in ready, -1 when absent */
+    int *ready_pos;        /* (n_ops) BY_BLEVEL, BY_KEY: index of each op in ready, -1 when absent */
+    const double *ready_key; /* (n_ops) the heap's key: blevel for BY_BLEVEL, the caller's for
+                                BY_KEY (borrowed); NULL for BY_ID */
     int *unassigned_preds; /* (n_ops) in-edges whose source is not yet assigned */
     double *est_start;     /* (n_ops) estimated start of assigned ops */
     double *est_end;       /* (n_ops) estimated end of assigned ops */
@@ -228,6 +234,13 @@ int dp_env_state_parse(const char *name, dp_env_state *s);
  * critical-path choices (dp_env_cp_select and the *_all marks) are the same in both orders;
  * only positions in env->ready differ. */
 void dp_env_set_ready_order(dp_env *env, dp_env_ready_order order);
+
+/* Order env->ready as a binary max-heap on (key[v], -id) (DP_ENV_READY_BY_KEY) and start a new
+ * episode: ready[0] is the ready op of highest key, the lowest id among equal keys, which is what
+ * a greedy choice by a scan of the id-ordered set gives (`>` over increasing ids). key: n_ops
+ * numbers, borrowed while this order is in force (NaN keys are not allowed: a NaN compares
+ * false both ways). NULL returns to DP_ENV_READY_BY_ID. */
+void dp_env_set_ready_key(dp_env *env, const double *key);
 
 /* 1 when every op is assigned. */
 static inline int dp_env_done(const dp_env *env) { return env->step == env->n_ops; }

@@ -281,6 +281,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     if (rc == DP_OK && !o->final_parameters) dp_train_use_best(tr);
     double ms;
     if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
+    dp_train_set_greedy_heap(tr, 1); /* the same placement, O(log ready) a step */
     if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     if (o->prefix_simulations) *o->prefix_simulations += dp_train_prefix_simulations(tr);
     dp_train_free(tr);

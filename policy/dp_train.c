@@ -96,7 +96,7 @@ void dp_train_free(dp_train *tr)
     dp_runtime_select_free(&tr->sel);
     free(tr->sel_a); free(tr->sel_v); free(tr->sel_nr); free(tr->sel_lpa); free(tr->sel_nmark); free(tr->sel_marka);
     free(tr->rs_ops); free(tr->rs_pos); free(tr->rs_at); free(tr->rs_z); free(tr->rs_p); free(tr->rs_lp); free(tr->rs_mark);
-    free(tr->sel_H); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
+    free(tr->sel_H); free(tr->sel_key); free(tr->plc_p); free(tr->plc_lp); free(tr->plc_z); free(tr->plc_mark); free(tr->plc_a);
     free(tr->plc_H); free(tr->zbuf); free(tr->gbuf);
     dp_runtime_traj_free(&tr->traj);
     free(tr);
@@ -122,6 +122,7 @@ static int ensure_records(dp_train *tr, int n_ops, int n_dev)
     GROW(tr->rs_lp, n);
     GROW(tr->rs_mark, n);
     GROW(tr->sel_H, n);
+    GROW(tr->sel_key, n);
     GROW(tr->plc_p, n * D);
     GROW(tr->plc_lp, n * D);
     GROW(tr->plc_z, n * D);
@@ -452,46 +453,70 @@ int dp_train_rollout(dp_train *tr, int mode, double eps, gsl_rng *r, double *ms,
     /* the dynamic SEL (network.sel_dynamic): per-step terms on top of the static scores */
     dp_doppler *dyn = dynamic_sel(tr);
     dp_agent_episode_begin(ag);
+    /* inference (dp_train_set_greedy_heap): a greedy rollout of static SEL scores that reports no
+     * agreement keeps the ready set as a max-heap on (score, -id) (dp_env_set_ready_key), whose
+     * top is argmax's choice over the id-ordered set (the first of equal scores): the same
+     * placement in O(log ready) a step instead of O(ready); its SEL records (log-probabilities,
+     * entropies, heuristic marks) are not kept. Any other rollout orders the set by op id. */
+    int heap = tr->greedy_heap && mode == DP_TRAIN_MODE_GREEDY && !agree && score && !dyn && !tr->cfg.sel_topological;
+    for (int v = 0; heap && v < tr->n; v++) {
+        if (isnan(score[v])) heap = 0; /* argmax's scan and a heap disagree on NaN */
+        tr->sel_key[v] = score[v];
+    }
+    if (heap) dp_env_set_ready_key(env, tr->sel_key);
+    else if (env->ready_order != DP_ENV_READY_BY_ID) dp_env_set_ready_order(env, DP_ENV_READY_BY_ID);
     dp_env_reset(env);
     int sel_ok = 0, plc_ok = 0;
     tr->sel_marks_chosen = 0;
     for (int t = 0; t < tr->n; t++) {
         const int nr = env->n_ready;
-        int *ops = tr->rs_ops;
-        float *z = tr->rs_z, *p = tr->rs_p, *lp = tr->rs_lp;
-        for (int i = 0; i < nr; i++) {
-            ops[i] = env->ready[i];
-            z[i] = score ? score[ops[i]] : 0.0f;
-            /* episode_grad rebuilds the ready sets in increasing op id: that is what it must be */
-            if (i > 0 && ops[i] <= ops[i - 1])
-                return dp_error_set(err, DP_EINVAL, "internal error: the ready set is not in increasing op id");
-        }
-        if (dyn && dp_doppler_sel_dynamic_scores(dyn, env, ops, nr, z) != DP_OK)
-            return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the dynamic SEL's features", tr->g->name);
-        tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
-        const int nmark = dyn && tr->cfg.sel_teacher_etf ? etf_marks(dyn, t, nr, tr->rs_mark)
-                                                          : dp_env_cp_select_all(env, tr->rs_mark);
-        int a;
-        if (mode == DP_TRAIN_MODE_FORCED) {
-            /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
-            a = 0;
-            while (a < nr - 1 && ops[a] != tr->forced_ops[t]) a++;
-        } else if (tr->cfg.sel_topological) {
-            /* PLC-only ablation: the ready op earliest in the topological order */
-            a = 0;
-            for (int i = 1; i < nr; i++)
-                if (tr->topo_pos[ops[i]] < tr->topo_pos[ops[a]]) a = i;
+        int v;
+        if (heap) {
+            v = env->ready[0];
+            tr->sel_a[t] = -1;
+            tr->sel_v[t] = v;
+            tr->sel_nr[t] = nr;
+            tr->sel_lpa[t] = NAN;
+            tr->sel_H[t] = NAN;
+            tr->sel_nmark[t] = 0;
+            tr->sel_marka[t] = 0;
         } else {
-            a = choose(p, z, nr, mode == DP_TRAIN_MODE_ASSIGN ? DP_TRAIN_MODE_GREEDY : mode, eps, r);
+            int *ops = tr->rs_ops;
+            float *z = tr->rs_z, *p = tr->rs_p, *lp = tr->rs_lp;
+            for (int i = 0; i < nr; i++) {
+                ops[i] = env->ready[i];
+                z[i] = score ? score[ops[i]] : 0.0f;
+                /* episode_grad rebuilds the ready sets in increasing op id: that is what it must be */
+                if (i > 0 && ops[i] <= ops[i - 1])
+                    return dp_error_set(err, DP_EINVAL, "internal error: the ready set is not in increasing op id");
+            }
+            if (dyn && dp_doppler_sel_dynamic_scores(dyn, env, ops, nr, z) != DP_OK)
+                return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the dynamic SEL's features", tr->g->name);
+            tr->sel_H[t] = dp_nn_softmax_forward(p, lp, z, nr);
+            const int nmark = dyn && tr->cfg.sel_teacher_etf ? etf_marks(dyn, t, nr, tr->rs_mark)
+                                                              : dp_env_cp_select_all(env, tr->rs_mark);
+            int a;
+            if (mode == DP_TRAIN_MODE_FORCED) {
+                /* teacher forcing: the recorded op of this step (ready: the record is a rollout) */
+                a = 0;
+                while (a < nr - 1 && ops[a] != tr->forced_ops[t]) a++;
+            } else if (tr->cfg.sel_topological) {
+                /* PLC-only ablation: the ready op earliest in the topological order */
+                a = 0;
+                for (int i = 1; i < nr; i++)
+                    if (tr->topo_pos[ops[i]] < tr->topo_pos[ops[a]]) a = i;
+            } else {
+                a = choose(p, z, nr, mode == DP_TRAIN_MODE_ASSIGN ? DP_TRAIN_MODE_GREEDY : mode, eps, r);
+            }
+            tr->sel_a[t] = a;
+            tr->sel_v[t] = ops[a];
+            tr->sel_nr[t] = nr;
+            tr->sel_lpa[t] = lp[a];
+            tr->sel_nmark[t] = nmark;
+            tr->sel_marka[t] = tr->rs_mark[a];
+            sel_ok += tr->rs_mark[a];
+            v = ops[a];
         }
-        tr->sel_a[t] = a;
-        tr->sel_v[t] = ops[a];
-        tr->sel_nr[t] = nr;
-        tr->sel_lpa[t] = lp[a];
-        tr->sel_nmark[t] = nmark;
-        tr->sel_marka[t] = tr->rs_mark[a];
-        sel_ok += tr->rs_mark[a];
-        int v = ops[a];
         float *pz = tr->plc_z + (size_t)t * D, *pp = tr->plc_p + (size_t)t * D, *plp = tr->plc_lp + (size_t)t * D;
         dp_agent_plc_logits(ag, env, t, v, pz);
         tr->plc_H[t] = dp_nn_softmax_forward(pp, plp, pz, D);
@@ -683,6 +708,8 @@ long dp_train_prefix_simulations(const dp_train *tr)
 {
     return tr->env ? tr->env->n_resim : 0;
 }
+
+void dp_train_set_greedy_heap(dp_train *tr, int on) { tr->greedy_heap = on != 0; }
 
 int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,
                      dp_error *err)

@@ -92,6 +92,9 @@ struct dp_train {
     unsigned char *sel_marka; /* (n) whether the choice is one of them */
     int sel_marks_chosen;   /* 1: the imitation targets are the choices themselves (sil replay) */
     double *sel_H;
+    double *sel_key;        /* (n) the static SEL scores as the ready heap's key (greedy_heap) */
+    int greedy_heap;        /* dp_train_set_greedy_heap: inference rollouts keep the ready set as a
+                               heap on the SEL scores */
     /* one step's ready set and its softmax (n each); the backward's step of placement and step
      * of readiness of every op (n each) */
     int *rs_ops, *rs_pos, *rs_at;

@@ -5,7 +5,9 @@
 #include "dp_gradcheck.h"
 #include "dp_h5io.h"
 #include "dp_place.h"
+#include "dp_problem.h"
 #include "dp_test.h"
+#include "dp_test_graphs.h"
 #include "dp_train.h"
 
 #include <gsl/gsl_rng.h>
@@ -852,6 +854,67 @@ static int cut_cost_doubled(void *ctx, const int *assignment, double *makespan, 
     return rc;
 }
 
+/* dp_train_set_greedy_heap (inference): the greedy placement with the ready set as a heap on the
+ * SEL scores is the id-ordered scan's, assignment and makespan, on random DAGs under the engine
+ * state and the authors' append state; with agreement asked for the rollout takes the scan; and a
+ * trainer that placed that way trains on exactly as one that did not (same parameters). */
+START_TEST(greedy_heap_same_placement)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 29);
+    for (int trial = 0; trial < 8; trial++) {
+        dp_graph *g = random_dag(r, 40 + 10 * trial, 0.06, 5);
+        dp_error err;
+        const int D = 2 + trial % 3;
+        dp_cost *c = dp_cost_graph(g, D, &err);
+        ck_assert_ptr_nonnull(c);
+        dp_machine m;
+        char dev[8];
+        snprintf(dev, sizeof dev, "%d", D);
+        const char *kv[] = {"devices", dev, NULL};
+        dp_test_machine_make(&m, kv);
+        dp_problem *p = dp_problem_alloc_with_costs(g, c, &m, &err);
+        ck_assert_ptr_nonnull(p);
+        dp_train_config cfg;
+        tiny_config(&cfg);
+        cfg.seed = (uint64_t)trial + 1;
+        cfg.state = trial % 2 ? DP_ENV_STATE_ENGINE : DP_ENV_STATE_APPEND;
+        dp_train *t1 = dp_train_alloc(g, c, &cfg, &p->oracle, &err), *t2 = dp_train_alloc(g, c, &cfg, &p->oracle, &err);
+        ck_assert_ptr_nonnull(t1);
+        ck_assert_ptr_nonnull(t2);
+        int *a1 = malloc((size_t)g->n_ops * sizeof(int)), *a2 = malloc((size_t)g->n_ops * sizeof(int));
+        for (int round = 0; round < 2; round++) {
+            double m1, m2, m3, agree[2];
+            ck_assert_int_eq(dp_train_place(t1, 0, 1, a1, &m1, NULL, &err), DP_OK);
+            dp_train_set_greedy_heap(t2, 1);
+            ck_assert_int_eq(dp_train_place(t2, 0, 1, a2, &m2, NULL, &err), DP_OK);
+            ck_assert(m1 == m2);
+            ck_assert_mem_eq(a1, a2, (size_t)g->n_ops * sizeof(int));
+            ck_assert_int_eq(dp_train_place(t2, 0, 1, a2, &m3, agree, &err), DP_OK);
+            ck_assert(m1 == m3);
+            ck_assert_mem_eq(a1, a2, (size_t)g->n_ops * sizeof(int));
+            ck_assert_int_eq(dp_train_place(t2, 0, 1, a2, &m2, NULL, &err), DP_OK); /* a heap rollout last */
+            dp_train_set_greedy_heap(t2, 0);
+            /* both train on: the same parameters after */
+            ck_assert_int_eq(dp_train_run(t1, DP_TRAIN_STAGE_SIM, 6 * (round + 1), NULL, &err), DP_OK);
+            ck_assert_int_eq(dp_train_run(t2, DP_TRAIN_STAGE_SIM, 6 * (round + 1), NULL, &err), DP_OK);
+            ck_assert(dp_nn_params_checksum(dp_train_sel_params(t1), DP_NN_FNV_OFFSET) ==
+                      dp_nn_params_checksum(dp_train_sel_params(t2), DP_NN_FNV_OFFSET));
+            ck_assert(dp_nn_params_checksum(dp_train_plc_params(t1), DP_NN_FNV_OFFSET) ==
+                      dp_nn_params_checksum(dp_train_plc_params(t2), DP_NN_FNV_OFFSET));
+        }
+        free(a1); free(a2);
+        dp_train_free(t1);
+        dp_train_free(t2);
+        dp_problem_free(p);
+        dp_machine_free(&m);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(greedy_baseline_improves)
 {
     /* Stage II with the mixture, the greedy baseline and batches, from a random initialisation:
@@ -1468,6 +1531,7 @@ int main(void)
     tcase_add_test(t, policy_gradient_estimator);
     tcase_add_test(t, exploration_frequencies);
     tcase_add_test(t, greedy_baseline_improves);
+    tcase_add_test(t, greedy_heap_same_placement);
     tcase_add_test(t, batch_baseline_improves);
     tcase_add_test(t, self_imitation_learns_best);
     tcase_add_test(t, patience_stops_stage);

@@ -203,7 +203,8 @@ END_TEST
 
 /* The b-level heap order makes the same critical-path choices as the sorted-by-id scan, ties
  * included (random DAGs with many equal b-levels), and keeps env->ready a valid heap whose
- * positions dp_env_ready_index reports. */
+ * positions dp_env_ready_index reports; the heap on a caller's key (dp_env_set_ready_key) tops
+ * with argmax's choice over the id-ordered set at every step. */
 START_TEST(ready_orders_agree)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -221,10 +222,22 @@ START_TEST(ready_orders_agree)
         dp_graph_builder_free(b);
         ck_assert_msg(g != NULL, "%s", err.msg);
         dp_cost *c = dp_cost_graph(g, 1 + trial % 4, &err);
-        dp_env *e1 = dp_env_alloc(g, c, &err), *e2 = dp_env_alloc(g, c, &err);
+        dp_env *e1 = dp_env_alloc(g, c, &err), *e2 = dp_env_alloc(g, c, &err), *e3 = dp_env_alloc(g, c, &err);
         dp_env_set_ready_order(e2, DP_ENV_READY_BY_BLEVEL);
+        /* a caller's key with many ties (and -0 beside 0): the heap's top is argmax's choice over
+         * the id-ordered set, `>` in increasing id (the first of equal keys) */
+        double *key = malloc((size_t)n * sizeof *key);
+        for (int v = 0; v < n; v++) key[v] = gsl_rng_uniform(r) < 0.2 ? -0.0 : (double)gsl_rng_uniform_int(r, 3) - 1;
+        dp_env_set_ready_key(e3, key);
+        ck_assert_int_eq(e3->ready_order, DP_ENV_READY_BY_KEY);
         while (!dp_env_done(e1)) {
             ck_assert_int_eq(e1->n_ready, e2->n_ready);
+            ck_assert_int_eq(e1->n_ready, e3->n_ready);
+            int best = 0;
+            for (int i = 1; i < e1->n_ready; i++)
+                if (key[e1->ready[i]] > key[e1->ready[best]]) best = i;
+            ck_assert_int_eq(e3->ready[0], e1->ready[best]);
+            for (int i = 0; i < e3->n_ready; i++) ck_assert_int_eq(dp_env_ready_index(e3, e3->ready[i]), i);
             for (int i = 0; i < e2->n_ready; i++) {
                 ck_assert_int_eq(dp_env_ready_index(e2, e2->ready[i]), i);
                 ck_assert_int_ge(dp_env_ready_index(e1, e2->ready[i]), 0);
@@ -241,9 +254,18 @@ START_TEST(ready_orders_agree)
             if (e1->n_ready > 2 && gsl_rng_uniform(r) < 0.3) v = e1->ready[e1->n_ready - 1];
             ck_assert_int_eq(dp_env_step(e1, v, d, &err), DP_OK);
             ck_assert_int_eq(dp_env_step(e2, v, d, &err), DP_OK);
+            ck_assert_int_eq(dp_env_step(e3, v, d, &err), DP_OK);
             ck_assert_int_eq(dp_env_ready_index(e2, v), -1);
+            ck_assert_int_eq(dp_env_ready_index(e3, v), -1);
         }
         ck_assert(dp_env_done(e2));
+        ck_assert(dp_env_done(e3));
+        dp_env_set_ready_key(e3, NULL);
+        ck_assert_int_eq(e3->ready_order, DP_ENV_READY_BY_ID);
+        ck_assert_int_eq(e3->n_ready, g->n_sources);
+        for (int i = 1; i < e3->n_ready; i++) ck_assert_int_lt(e3->ready[i - 1], e3->ready[i]);
+        dp_env_free(e3);
+        free(key);
         ck_assert_int_eq(dp_env_cp_select(e2), -1);
         for (int v = 0; v < n; v++) ck_assert_double_eq(e1->est_end[v], e2->est_end[v]);
         dp_env_free(e1);
