@@ -289,8 +289,8 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
         printf("the groups' placement on the group graph (DOPPLER-compatible engine, one slot per device): makespan %s %s "
-               "(what doppler train --coarsen %d reports for a policy)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
-               g->time_unit, a->coarsen);
+               "(the group graph's estimate; the makespan above is the placement's)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
+               g->time_unit);
         printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s (critical path or "
                "work per device), the groups' critical path %s (%.3f times the bound)\n",
                dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),
@@ -379,7 +379,8 @@ static int run_and_report(run_args *a)
     if (dp_engine_run(eng, assign, prio, &sched, &err) != DP_OK) goto fail;
     const run_out out = {.makespan = sched.makespan, .busy = sched.busy, .n_transfers = sched.n_transfers,
                          .volume = sched.transfer_volume, .hi = dp_engine_is_general(eng) ? &sched : NULL, .ls = ls,
-                         .sims = method_sims + (a->coarsen > 0 ? coarse.group_simulations : 0),
+                         /* the caller's engine counted the coarsened method's expanded runs too */
+                         .sims = method_sims + (a->coarsen > 0 ? coarse.group_simulations - coarse.expanded_simulations : 0),
                          .coarse = a->coarsen > 0 ? &coarse : NULL, .prefix_sims = prefix_sims,
                          .cpu_s = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)};
     const double sc = g->time_scale;

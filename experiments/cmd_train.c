@@ -131,10 +131,11 @@ static void on_signal(int sig)
 /* The heuristics' rows of the closing table; with jo (train --json) their makespans go into it as
  * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
 /* The heuristics' rows beside the policy's: cp, round-robin and random on g (cost tables cost,
- * engine eng), each scored by a run of eng, or by `score` when given (train --coarsen: the
- * expanded oracle, as the policy's rows are). */
+ * engine eng), each the makespan of a run of eng; with coarse (train --coarsen: g is its group
+ * graph), of a run of the graph's own engine ceng on the expansion, as place --coarsen reports
+ * it. */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
-                            const dp_oracle *score, json_t *jo, dp_error *err)
+                            const dp_coarse_problem *coarse, dp_engine *ceng, json_t *jo, dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
     const dp_oracle oracle = dp_engine_oracle(eng);
@@ -145,8 +146,12 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         o.machine = mach;
         dp_engine_schedule s;
         int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
-        if (rc == DP_OK && score) rc = dp_oracle_cost(score, assign, &s.makespan, err);
-        else if (rc == DP_OK) rc = dp_engine_run(eng, assign, NULL, &s, err);
+        if (rc == DP_OK && coarse) {
+            dp_coarse_expand(coarse->n_ops, coarse->group_of, assign, coarse->scratch);
+            rc = dp_engine_run(ceng, coarse->scratch, NULL, &s, err);
+        } else if (rc == DP_OK) {
+            rc = dp_engine_run(eng, assign, NULL, &s, err);
+        }
         if (rc != DP_OK) return rc;
         char b[40];
         if (jo) {
@@ -819,7 +824,7 @@ static int train_main(int argc, char **argv)
     if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
     if (prob_set) prob = prob_set;
     if (!prob) goto fail;
-    dp_cli_warn_machine(&mach, g);
+    dp_cli_warn_machine(&mach, coarsen ? gs.orig[0] : g); /* the machine's keys apply to the graph itself */
     const dp_cost *cost = prob->costs;
     dp_engine *eng = prob->engine;
     /* allocated with the simulator's oracle so that an engine state describes its engine
@@ -904,7 +909,7 @@ static int train_main(int argc, char **argv)
     if (jo) {
         json_object_set_new(jo, "graph", json_string(g->name));
         json_object_set_new(jo, "method", json_string(dp_agent_name(cfg.method)));
-        json_object_set_new(jo, "n_devices", json_integer(mach.n_devices));
+        json_object_set_new(jo, "n_devices", json_integer(cost->n_devices)); /* the first graph's (its machine's) */
         json_object_set_new(jo, "units", json_string(gs.n > 1 ? "ratio to cp" : g->time_unit));
         json_object_set_new(jo, "stages", jstages);
     }
@@ -924,7 +929,7 @@ static int train_main(int argc, char **argv)
                                                                      coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
                                                                      "n_ops", gs.orig[0]->n_ops, "n_groups", g->n_ops));
     if (!jo)
-        printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, mach.n_devices,
+        printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, cost->n_devices,
                pipeline ? "il then sim" : dp_train_stage_name(stages[0]), episodes ? " (episodes overridden)" : "");
     /* what each stage left: the final parameters' placement, the model-selected one (the next
      * stage starts from it), the best rollout seen, and the simulations spent */
@@ -982,7 +987,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
                    dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? dp_trainset_oracle(&gs, 0) : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, coarsen ? gs.orig_p[0]->engine : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
                                 dp_agent_name(cfg.method), ckpt, coarse_hint);
@@ -999,7 +1004,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
                    dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? dp_trainset_oracle(&gs, 0) : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, coarsen ? gs.orig_p[0]->engine : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (last->agreement.steps > 0 && !jo) {
             printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
                    "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");

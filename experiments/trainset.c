@@ -105,10 +105,14 @@ dp_problem *dp_trainset_problem(const dp_trainset *s, int i, dp_machine *m, cons
     } else {
         p = dp_problem_alloc(g, m, err);
     }
-    m->bandwidth_Bps = keep_bw;
-    m->comm_ratio = keep_cr;
-    m->n_devices = keep_nd;
-    m->devices_given = keep_given;
+    /* only what the draws set goes back: loading a topology (the first problem) sets the machine's
+     * device count, which the next graph's problem must keep */
+    if (s->bw) m->bandwidth_Bps = keep_bw;
+    if (s->cr) m->comm_ratio = keep_cr;
+    if (s->dv) {
+        m->n_devices = keep_nd;
+        m->devices_given = keep_given;
+    }
     return p;
 }
 

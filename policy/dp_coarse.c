@@ -565,6 +565,7 @@ fail:
 static int expanded_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
 {
     dp_coarse_problem *cp = ctx;
+    cp->expanded_calls++;
     dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
     return dp_oracle_cost(&cp->inner, cp->scratch, cost, err);
 }
@@ -572,6 +573,7 @@ static int expanded_cost(void *ctx, const int *assignment, double *cost, dp_erro
 static int expanded_cost_bounded(void *ctx, const int *assignment, double bound, double *cost, dp_error *err)
 {
     dp_coarse_problem *cp = ctx;
+    cp->expanded_calls++;
     dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
     return dp_oracle_cost_bounded(&cp->inner, cp->scratch, bound, cost, err);
 }
@@ -587,7 +589,8 @@ int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inne
     cp->expanded.cost = expanded_cost;
     cp->expanded.cost_bounded = inner->cost_bounded ? expanded_cost_bounded : NULL;
     cp->expanded.ctx = cp;
-    cp->expanded.engine = cp->problem->engine;
+    cp->expanded.engine = NULL; /* its costs are not the group engine's: searches use cost */
+    cp->expanded.state_engine = cp->problem->engine;
     return DP_OK;
 }
 
@@ -646,15 +649,23 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     r.work_bound = fmax(r.cp_work, work / D);
     double t1 = cpu_now();
     r.cpu_group_s = t1 - t0;
+    /* the method's oracle: with the caller's, the expanded one (a group placement scored by its
+     * expansion on the caller's machine: what the result is judged by, and what train --coarsen
+     * rewards), so best-of-K sampling and searches rank placements as the result is measured;
+     * the improvement search's state is an engine's schedule, so it searches the group graph's
+     * own engine (a proxy), as every method does without a caller's oracle */
+    const int expand = o->oracle && strcmp(method, "improve") != 0;
+    if (expand && (rc = dp_coarse_problem_expand_oracle(&cp, o->oracle, err)) != DP_OK) goto out;
     dp_place_options inner = *o;
-    inner.oracle = &cp.problem->oracle;
+    inner.oracle = expand ? &cp.expanded : &cp.problem->oracle;
     inner.machine = &cp.machine;
     inner.refine = NULL;
     inner.refine_budget = 0;
     inner.proposal = NULL;
     inner.best_seen = 0;
     if ((rc = dp_place(method, cp.graph, cp.costs, &inner, gassign, NULL, NULL, err)) != DP_OK) goto out;
-    r.group_simulations = dp_engine_simulations(cp.problem->engine);
+    r.expanded_simulations = cp.expanded_calls;
+    r.group_simulations = dp_engine_simulations(cp.problem->engine) + cp.expanded_calls;
     if ((rc = cp.problem->oracle.cost(cp.problem->oracle.ctx, gassign, &r.group_makespan, err)) != DP_OK) goto out;
     double t2 = cpu_now();
     r.cpu_place_s = t2 - t1;

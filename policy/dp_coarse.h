@@ -61,8 +61,11 @@
  * DOPPLER-compatible engine of those cost tables (dp_problem_alloc_with_costs on a machine of
  * the same device count: contention-free transfers, one FIFO slot per device), so a learned
  * method's rollout on it costs the fast path's incremental state (dp_env.h); the method sees the
- * group graph as it sees any graph. Its simulations there are counted apart from the caller's
- * engine's (dp_coarse_report). The expanded placement is then refined on the caller's oracle
+ * group graph as it sees any graph. Whatever it simulates to choose (a learned method's best of
+ * K samples, annealing's moves, random search) is scored by the expanded oracle: the expansion
+ * on the caller's machine (dp_coarse_problem_expand_oracle), except the improvement search,
+ * which searches the group graph's own engine. Its simulations are counted apart from the
+ * refinement's (dp_coarse_report). The expanded placement is then refined on the caller's oracle
  * (the real machine: topology, contention) with o->refine (dp_place_refine: anneal, local or
  * improve) and o->refine_budget simulations, never worse than the expansion under that oracle.
  */
@@ -97,7 +100,12 @@ typedef enum dp_coarse_rule {
 typedef struct dp_coarse_report {
     int n_groups, n_group_edges; /* the group graph's size */
     int largest_group;           /* ops in the largest group */
-    long group_simulations;      /* simulations the method spent on the group graph's engine */
+    long group_simulations;      /* simulations the method spent: of the whole graph through the
+                                    expanded oracle (dp_coarse_problem_expand_oracle), and on the
+                                    group graph's engine (the improvement search's, the
+                                    environment's prefix runs aside) */
+    long expanded_simulations;   /* of group_simulations, those through the expanded oracle: the
+                                    caller's oracle ran them (its engine counts them too) */
     double group_makespan;       /* the groups' placement's makespan on the group graph's engine
                                     (time units of c): the group graph's estimate of the placement
                                     (one more simulation there, not in group_simulations) */
@@ -153,6 +161,7 @@ typedef struct dp_coarse_problem {
     dp_oracle expanded;   /* dp_coarse_problem_expand_oracle: scores a group assignment on g */
     dp_oracle inner;      /* the oracle of g the expanded one scores with (copied) */
     int *scratch;         /* (n_ops) the expanded assignment */
+    long expanded_calls;  /* calls of the expanded oracle (each one simulation of g) */
 } dp_coarse_problem;
 
 /* Group g (costs c: levels, and the group graph's tables) by rule `rule` into groups of at most
@@ -168,10 +177,12 @@ int dp_coarse_problem_init(dp_coarse_problem *cp, const dp_graph *g, const dp_co
  * placement is judged by, so a policy trained on the group graph is rewarded for the placement
  * `doppler place --coarsen N` gives, not for the group graph's own makespan (a proxy: a group runs
  * as one piece there and its outputs leave when it ends, where the expanded ops overlap; on 28
- * validation graphs its ranking of two placements often disagreed with the expansion's). Its
- * engine is the group graph's (cp->problem->engine), whose partial-simulation state the
- * environment's engine state reads as its estimate; its cost_bounded is inner's, expanded. One
- * call at a time (one scratch buffer). DP_OK, or DP_EINVAL for a NULL inner. */
+ * validation graphs its ranking of two placements often disagreed with the expansion's). It has
+ * no engine (its costs are no engine's own, so a search simulates through cost and
+ * cost_bounded, inner's expanded); its state_engine is the group graph's (cp->problem->engine),
+ * whose partial-simulation state the environment's engine state reads as its estimate. One call
+ * at a time (one scratch buffer); cp->expanded_calls counts the calls. DP_OK, or DP_EINVAL for a
+ * NULL inner. */
 int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inner, dp_error *err);
 
 /* Free what *cp holds and zero it. NULL is a no-op. */

@@ -166,7 +166,7 @@ static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const d
     if (!b->ag) rc = err ? err->code : DP_ENOMEM;
     if (rc == DP_OK && !(b->env = dp_env_alloc(g, c, err))) rc = err ? err->code : DP_ENOMEM;
     if (rc == DP_OK && tr->cfg.state == DP_ENV_STATE_ENGINE &&
-        dp_env_set_state(b->env, DP_ENV_STATE_ENGINE, oracle->engine, err) != DP_OK) {
+        dp_env_set_state(b->env, DP_ENV_STATE_ENGINE, oracle->state_engine ? oracle->state_engine : oracle->engine, err) != DP_OK) {
         dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
         rc = DP_EINVAL;
     }

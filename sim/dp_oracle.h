@@ -32,6 +32,12 @@ typedef struct dp_oracle {
      * partial-simulation state the improvement search and the environment's "engine" state read.
      * A capability the oracle declares, so that no method casts an oracle back to its engine. */
     struct dp_engine *engine;
+    /* Optional (NULL: engine): an engine whose partial-simulation state the environment's
+     * "engine" state reads as its estimate when the oracle's costs are not that engine's own, so
+     * engine is NULL (a coarsened problem's expanded oracle, dp_coarse.h: the policy's state is
+     * the group graph's engine, its cost the whole graph's on the machine). Searches never read
+     * it: they simulate through engine or cost. */
+    struct dp_engine *state_engine;
 } dp_oracle;
 
 /* Ask oracle o for the cost of an assignment (a checked call: o must not be NULL). */

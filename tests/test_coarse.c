@@ -494,7 +494,8 @@ START_TEST(expanded_oracle)
     ck_assert_int_eq(dp_coarse_problem_init(&cp, g, c, DP_COARSE_PACKED, 5, &err), DP_OK);
     ck_assert_int_eq(dp_coarse_problem_expand_oracle(&cp, NULL, &err), DP_EINVAL);
     ck_assert_int_eq(dp_coarse_problem_expand_oracle(&cp, &p->oracle, &err), DP_OK);
-    ck_assert_ptr_eq(cp.expanded.engine, cp.problem->engine);
+    ck_assert_ptr_null(cp.expanded.engine); /* no engine's own costs: searches go through cost */
+    ck_assert_ptr_eq(cp.expanded.state_engine, cp.problem->engine);
     ck_assert_int_eq(cp.graph->n_ops, cp.n_groups);
     int *ga = malloc((size_t)cp.n_groups * sizeof(int)), *a = malloc((size_t)g->n_ops * sizeof(int));
     for (int trial = 0; trial < 50; trial++) {
@@ -512,6 +513,7 @@ START_TEST(expanded_oracle)
         ck_assert_int_eq(dp_oracle_cost(&cp.problem->oracle, ga, &group, &err), DP_OK);
         ck_assert(group > 0);
     }
+    ck_assert_int_eq(cp.expanded_calls, 100);
     /* the same groups as dp_coarse_place's */
     dp_place_options o;
     dp_place_options_init(&o);

@@ -143,6 +143,33 @@ params=$(echo "$first" | sed 's/^[^?]*?//; s/&/ --/g; s/=/ /g; s/^/--/')
     fail "family run: train reported $(num makespan "$tmp/tf.json"), place --coarsen gives $(num makespan "$tmp/pf.json")"
 echo "ok: train --family --coarsen 8 --coarsen-rule chains: every graph grouped; first graph's makespan as place's"
 
+# under a memory penalty the policy's rows are the oracle's (penalised, as without --coarsen) and
+# the heuristics' rows the raw makespan, place's "makespan" (they were penalised with --coarsen)
+"$bin" graph gen ffnn --out "$tmp/f.json" > /dev/null || fail "graph gen ffnn"
+"$bin" train --graph "$tmp/f.json" --devices 4 --memory-limit 3e8 --memory-policy penalty --coarsen 8 --pipeline --episodes 2 \
+    --seed 5 --json --quiet > "$tmp/tp.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --coarsen under a memory penalty"; }
+"$bin" place --graph "$tmp/f.json" --devices 4 --memory-limit 3e8 --memory-policy penalty --method cp --coarsen 8 --json \
+    > "$tmp/pp.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "place cp --coarsen 8 under a memory penalty"; }
+[ "$(num makespan_cp "$tmp/tp.json")" = "$(num makespan "$tmp/pp.json")" ] ||
+    fail "memory penalty: train's cp row $(num makespan_cp "$tmp/tp.json"), place's makespan $(num makespan "$tmp/pp.json")"
+# --comm-ratio applies to the graph (FLOPs and bytes), not to its group graph (times): no warning
+"$bin" train --graph "$tmp/f.json" --devices 4 --comm-ratio 4 --coarsen 8 --episodes 1 --quiet > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train --comm-ratio 4 --coarsen 8"; }
+! grep -q "warning" "$tmp/err" || fail "train --comm-ratio --coarsen warned: $(cat "$tmp/err")"
+echo "ok: under a memory penalty the rows mean what they mean without --coarsen; no warning for --comm-ratio"
+
+# what a method simulates to choose is scored on the machine: random search's best of 8 (its first
+# 4 draws are those of K 4) is never worse than its best of 4 (it was, ranked by the group graph)
+ms4=; for k in 4 8; do
+    "$bin" place --graph "$tmp/l1.json" --topology dgx1-v100 --method random --samples $k --coarsen 16 --seed 1 --json \
+        > "$tmp/pr.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "random --samples $k --coarsen 16"; }
+    [ "$(num group_simulations "$tmp/pr.json")" = $k ] || fail "random --samples $k: $(num group_simulations "$tmp/pr.json") simulations"
+    [ $k = 4 ] && ms4=$(num makespan "$tmp/pr.json")
+done
+awk -v a="$(num makespan "$tmp/pr.json")" -v b="$ms4" 'BEGIN { exit !(a <= b) }' ||
+    fail "random search on groups: best of 8 $(num makespan "$tmp/pr.json") worse than best of 4 $ms4"
+echo "ok: random search on groups ranks by the machine's makespan (best of 4 $ms4, of 8 $(num makespan "$tmp/pr.json"))"
+
 for bad in "--coarsen 0" "--coarsen-rule chains" "--coarsen 8 --method improve" "--coarsen 8 --stage real"; do
     # shellcheck disable=SC2086
     if "$bin" train --graph "$tmp/l1.json" --devices 4 --episodes 1 $bad > /dev/null 2> "$tmp/err"; then

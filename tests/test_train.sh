@@ -261,4 +261,12 @@ p=$(sed -n 's/.*"prefix_simulations":\([0-9]*\).*/\1/p' "$tmp/p.json")
 "$bin" place --graph "$small" --method doppler --checkpoint "$tmp/app.h5" --json > "$tmp/p.json" || fail "place (authors)"
 ! grep -q prefix_simulations "$tmp/p.json" || fail "the append state reports partial simulations"
 echo "place reports the engine state's partial simulations ($p for $n ops)"
+
+# a distribution of graphs on a topology of 8 devices: every graph's problem on the topology (the
+# device count a topology loads was reset to the default 4 after the first graph: "engine: the
+# machine has 4 devices, the cost tables 8"), and the JSON's n_devices the first graph's machine's
+"$bin" train --graphs "$small" --family ffnn --family-count 2 --val-count 0 --topology dgx1-v100 --episodes 1 --stage il --quiet \
+    --json > "$tmp/topo.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --graphs --family on dgx1-v100"; }
+grep -q '"n_devices":8[,}]' "$tmp/topo.json" || fail "train on dgx1-v100: n_devices is not 8: $(cat "$tmp/topo.json")"
+echo "a distribution of graphs trains on an 8-device topology (n_devices 8)"
 exit 0
