@@ -2,18 +2,43 @@
 #include "cli.h"
 #include "commands.h"
 #include "dp_coarse.h"
+#include "dp_h5io.h"
 #include "dp_hetero.h"
 #include "dp_json.h"
 #include "dp_list.h"
 #include "dp_place.h"
 #include "dp_problem.h"
 #include "dp_engine.h"
+#include "dp_train.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* A note on stderr when a learned method's checkpoint was trained with another grouping than
+ * this placement's (train --coarsen N records it in the config: "coarsen", "coarsen_rule"): the
+ * model places any graph, but it learned the graphs --coarsen showed it. Nothing when the
+ * checkpoint cannot be read here (dp_place reports that). */
+static void note_checkpoint_coarsen(const char *ckpt, int coarsen, dp_coarse_rule rule)
+{
+    dp_h5io_ckpt_info info;
+    dp_error e;
+    dp_error_clear(&e);
+    if (dp_h5io_ckpt_read_info(ckpt, &info, &e) != DP_OK) return;
+    dp_train_config k;
+    dp_train_config_default(&k);
+    if (dp_train_config_from_json_text(&k, info.config_json, &e) == DP_OK &&
+        (k.coarsen != coarsen || (coarsen > 0 && k.coarsen_rule != (int)rule))) {
+        char a[64] = "the graphs themselves (no --coarsen)", b[64] = "no --coarsen";
+        if (k.coarsen > 0)
+            snprintf(a, sizeof a, "group graphs (--coarsen %d%s)", k.coarsen, k.coarsen_rule ? " --coarsen-rule chains" : "");
+        if (coarsen > 0) snprintf(b, sizeof b, "--coarsen %d%s", coarsen, rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
+        fprintf(stderr, "doppler place: note: %s was trained on %s; this placement has %s (doc/coarsen.md)\n", ckpt, a, b);
+    }
+    dp_h5io_ckpt_info_free(&info);
+}
 
 static double now_s(void)
 {
@@ -362,6 +387,7 @@ static int run_and_report(run_args *a)
         goto fail;
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+    if (a->place.checkpoint && !a->assignment_file) note_checkpoint_coarsen(a->place.checkpoint, a->coarsen, a->coarsen_rule);
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
     if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {

@@ -655,11 +655,9 @@ static int train_main(int argc, char **argv)
         default: return dp_cli_machine_done(&mach, dp_cli_option_error("train", "h", argv));
         }
     }
-    if (coarsen_rule_set && !coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
-    if (coarsen && (improve || stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))
+    if ((coarsen || coarsen_rule_set) && improve)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
-                                                             "group graphs in the simulator: not with --method improve, stage real, "
-                                                             "--scale or --target-flops"));
+                                                             "group graphs in the simulator: not with --method improve"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
@@ -731,6 +729,16 @@ static int train_main(int argc, char **argv)
     /* the learned baselines learn by reinforcement in their papers: Stage II unless told */
     if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     if (have_seed) cfg.seed = seed;
+    /* --coarsen N and --coarsen-rule over the config's "coarsen" and "coarsen_rule" (recorded with
+     * the checkpoint: a resumed run must group as the run did) */
+    if (coarsen) cfg.coarsen = coarsen;
+    if (coarsen_rule_set) cfg.coarsen_rule = (int)coarsen_rule;
+    if (coarsen_rule_set && !cfg.coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
+    coarsen = cfg.coarsen;
+    coarsen_rule = (dp_coarse_rule)cfg.coarsen_rule;
+    if (coarsen && (stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen (config \"coarsen\") trains on group graphs in the "
+                                                             "simulator: not with stage real, --scale or --target-flops"));
     if (print_cfg) {
         ranks_print = 0;
         if (rank != 0) return dp_cli_machine_done(&mach, 0);
@@ -919,7 +927,7 @@ static int train_main(int argc, char **argv)
                cfg.reference_best_instant ? "best instant" : "critical-path",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     char coarse_hint[64] = "";
-    if (coarsen) snprintf(coarse_hint, sizeof coarse_hint, " --coarsen %d%s", coarsen, coarsen_rule_set && coarsen_rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
+    if (coarsen) snprintf(coarse_hint, sizeof coarse_hint, " --coarsen %d%s", coarsen, coarsen_rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
     if (!jo && coarsen)
         printf("coarsened (--coarsen %d, %s): the policy places every graph's group graph (%s's %d ops are %d groups); "
                "every makespan below is the expanded placement's, each op on its group's device, on the graph's own "

@@ -117,6 +117,13 @@ typedef struct dp_train_config {
     uint64_t seed;         /* 1 */
     long checkpoint_every; /* episodes between checkpoints (100); rounded up to a multiple of batch */
     int update_sel, update_plc; /* 1, 1: train both networks */
+    int coarsen;           /* JSON "coarsen": the run trains on group graphs of at most this many
+                              ops (`doppler train --coarsen N`; 0, the default: the graphs
+                              themselves). The grouping is the command's (experiments/trainset.c,
+                              dp_coarse.h); the trainer records it with the checkpoint, so that a
+                              resumed run groups as the run did and place can say when it places
+                              otherwise */
+    int coarsen_rule;      /* JSON "coarsen_rule": dp_coarse_rule, "packed" (0) or "chains" (1) */
     int sel_topological;   /* 0 (the paper): SEL picks the next op; 1: the ready op earliest in the
                               graph's topological order is taken and SEL is not trained (the
                               single-policy "PLC only" ablation, Placeto's fixed order) */

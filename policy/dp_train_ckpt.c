@@ -198,9 +198,10 @@ static int network_key_differs(const dp_schema_key *key, const dp_train_config *
 
 /* A checkpoint's parameters fit this trainer when they were made by the same method with the
  * same architecture, device feature set and state (what the inputs mean); the graphs and device
- * counts they were trained on do not matter (DOPPLER: nothing is sized by them). Otherwise
+ * counts they were trained on do not matter (DOPPLER: nothing is sized by them). A resumed run
+ * (resume 1) must also group its graphs as the run did (coarsen, coarsen_rule). Otherwise
  * DP_EINVAL naming what differs. */
-static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_ckpt_info *info, dp_error *err)
+static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_ckpt_info *info, int resume, dp_error *err)
 {
     dp_train_config k;
     dp_train_config_default(&k);
@@ -235,6 +236,13 @@ static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_
         return dp_error_set(err, DP_EINVAL, "%s: incompatible checkpoint: state \"%s\" in the checkpoint, \"%s\" here: the features "
                             "describe another schedule", path, dp_env_state_name((dp_env_state)k.state),
                             dp_env_state_name((dp_env_state)c->state));
+    /* a resumed run groups its graphs as the run did (train --coarsen: the config records it) */
+    if (resume && (k.coarsen != c->coarsen || (c->coarsen > 0 && k.coarsen_rule != c->coarsen_rule))) {
+        char a[64] = "no --coarsen", b[64] = "no --coarsen";
+        if (k.coarsen > 0) snprintf(a, sizeof a, "--coarsen %d%s", k.coarsen, k.coarsen_rule ? " --coarsen-rule chains" : "");
+        if (c->coarsen > 0) snprintf(b, sizeof b, "--coarsen %d%s", c->coarsen, c->coarsen_rule ? " --coarsen-rule chains" : "");
+        return dp_error_set(err, DP_EINVAL, "%s: the run trained with %s, this one has %s: resume it with the run's grouping", path, a, b);
+    }
     if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
         return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
                             path, dp_agent_name(c->method), info->n_devices, tr->D);
@@ -246,7 +254,7 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
     dp_h5io_ckpt_info info;
     int rc0 = dp_h5io_ckpt_read_info(path, &info, err);
     if (rc0 != DP_OK) return rc0;
-    rc0 = check_compatible(tr, path, &info, err);
+    rc0 = check_compatible(tr, path, &info, resume, err);
     dp_h5io_ckpt_info_free(&info);
     if (rc0 == DP_OK && resume) {
         /* a resumed run continues on the graphs it trained on */

@@ -42,6 +42,10 @@ static const dp_schema_key top_keys[] = {
     {"sel_topological", DP_SCHEMA_BOOL, TC(sel_topological), 0, 0, NULL, 0, "false",
      "the ready op earliest in topological order instead of SEL's choice", NULL, NULL, 0, NULL},
     {"grad_clip", DP_SCHEMA_DOUBLE, TC(grad_clip), 0, 1e30, NULL, 0, "0", "max global gradient norm per network (0: none)", NULL, NULL, 0, NULL},
+    {"coarsen", DP_SCHEMA_INT, TC(coarsen), 0, 1 << 28, NULL, 0, "0",
+     "train on each graph's group graph, groups of at most N ops (train --coarsen N; 0: the graphs themselves)", NULL, NULL, 0, NULL},
+    {"coarsen_rule", DP_SCHEMA_ENUM, TC(coarsen_rule), 0, 0, "packed|chains", 0, "packed",
+     "with coarsen: how ops are grouped (train --coarsen-rule)", NULL, NULL, 0, NULL},
     {0},
 };
 

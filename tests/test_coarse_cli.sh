@@ -170,6 +170,26 @@ awk -v a="$(num makespan "$tmp/pr.json")" -v b="$ms4" 'BEGIN { exit !(a <= b) }'
     fail "random search on groups: best of 8 $(num makespan "$tmp/pr.json") worse than best of 4 $ms4"
 echo "ok: random search on groups ranks by the machine's makespan (best of 4 $ms4, of 8 $(num makespan "$tmp/pr.json"))"
 
+# the checkpoint records the grouping (config "coarsen", "coarsen_rule"): a resume without it, or
+# with another, is refused naming --coarsen; place notes a placement grouped otherwise
+"$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen 16 --coarsen-rule chains --stage il --episodes 2 --quiet \
+    --checkpoint "$tmp/rc.h5" > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --coarsen 16 --coarsen-rule chains"; }
+for other in "" "--coarsen 8 --coarsen-rule chains" "--coarsen 16"; do
+    # shellcheck disable=SC2086
+    if "$bin" train --graph "$tmp/l1.json" --devices 4 $other --stage il --episodes 4 --quiet --checkpoint "$tmp/rc.h5" --resume \
+        > /dev/null 2> "$tmp/err"; then fail "resumed with '$other' a run of --coarsen 16 --coarsen-rule chains"; fi
+    grep -q "the run trained with --coarsen 16 --coarsen-rule chains" "$tmp/err" || fail "resume with '$other': $(cat "$tmp/err")"
+done
+"$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen 16 --coarsen-rule chains --stage il --episodes 4 --quiet \
+    --checkpoint "$tmp/rc.h5" --resume > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "resume with the run's grouping"; }
+"$bin" place --graph "$tmp/l1.json" --devices 4 --method doppler --checkpoint "$tmp/rc.h5" > /dev/null 2> "$tmp/err" || fail "place"
+grep -q "note: .*rc.h5 was trained on group graphs (--coarsen 16 --coarsen-rule chains); this placement has no --coarsen" "$tmp/err" ||
+    fail "place without --coarsen: no note: $(cat "$tmp/err")"
+"$bin" place --graph "$tmp/l1.json" --devices 4 --method doppler --checkpoint "$tmp/rc.h5" --coarsen 16 --coarsen-rule chains \
+    > /dev/null 2> "$tmp/err" || fail "place --coarsen 16 --coarsen-rule chains"
+! grep -q "note:" "$tmp/err" || fail "place with the checkpoint's grouping noted: $(cat "$tmp/err")"
+echo "ok: the checkpoint records the grouping: resume refused without it, place notes another"
+
 for bad in "--coarsen 0" "--coarsen-rule chains" "--coarsen 8 --method improve" "--coarsen 8 --stage real"; do
     # shellcheck disable=SC2086
     if "$bin" train --graph "$tmp/l1.json" --devices 4 --episodes 1 $bad > /dev/null 2> "$tmp/err"; then
