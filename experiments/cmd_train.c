@@ -227,6 +227,7 @@ static void train_usage(FILE *f)
                "                       wide corpus's task graphs stg, layered, forkjoin, seriesparallel,\n"
                "                       workflow (ccr 0.1..10) and DNN operator graphs cnn, rnn, transformer,\n"
                "                       moe (10 to 6144 ops; ranges: models/dp_gen.h, doc/graph-format.md);\n"
+               "                       llama-train: llama-layer's draws as training steps (backward, Adam);\n"
                "                       'all': the wide corpus, all fourteen (stg, layered, forkjoin,\n"
                "                       seriesparallel, workflow, cnn, rnn, transformer, moe, daggen, chainmm,\n"
                "                       ffnn, llama-block, llama-layer, in that order); --family-count N of\n"

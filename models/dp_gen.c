@@ -853,7 +853,7 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err)
 /* new families go at the end: a draw of an existing family must not change */
 static const char *const family_names[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered",
                                            "forkjoin", "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe",
-                                           NULL};
+                                           "llama-train", NULL};
 
 const char *const *dp_gen_families(void) { return family_names; }
 
@@ -897,12 +897,14 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
         const long bb = uni(r, 1, 2), fb = uni(r, 2, 4);
         w = snprintf(spec, cap, "gen:ffnn?layers=%ld&batch=%ld&in-features=%ld&hidden=%ld&out-features=%ld&batch-blocks=%ld&feature-blocks=%ld",
                      layers, batch, in, hid, in, bb, fb);
-    } else if (strcmp(family, "llama-block") == 0 || strcmp(family, "llama-layer") == 0) {
+    } else if (strcmp(family, "llama-block") == 0 || strcmp(family, "llama-layer") == 0 || strcmp(family, "llama-train") == 0) {
         static const long seqs[] = {1024, 2048, 4096}, heads[] = {16, 32}, tps[] = {2, 4, 8}, hbs[] = {2, 4};
         const long seq = pick(r, seqs, 3), h = pick(r, heads, 2), tp = pick(r, tps, 3), hb = pick(r, hbs, 2);
         const int split = gsl_rng_uniform(r) < 0.25;
-        w = snprintf(spec, cap, "gen:%s?seq=%ld&heads=%ld&tp=%ld&hidden-blocks=%ld&softmax=%s", family, seq, h, tp, hb,
-                     split ? "split" : "fused");
+        /* llama-train: llama-layer's draws, one training step (backward and Adam updates) */
+        const int train = strcmp(family, "llama-train") == 0;
+        w = snprintf(spec, cap, "gen:%s?seq=%ld&heads=%ld&tp=%ld&hidden-blocks=%ld&softmax=%s%s", train ? "llama-layer" : family, seq,
+                     h, tp, hb, split ? "split" : "fused", train ? "&training=1" : "");
     } else if (strcmp(family, "daggen") == 0) {
         const long n = uni(r, 30, 300);
         const double fat = 0.2 + 0.6 * gsl_rng_uniform(r), density = 0.1 + 0.4 * gsl_rng_uniform(r);

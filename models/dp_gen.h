@@ -378,7 +378,8 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
 
 /* Graph families with randomised parameters, for training on a distribution (issue 16): the
  * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
- * "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe" (NULL-ended). Their ranges,
+ * "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe", "llama-train" (NULL-ended;
+ * llama-train is not in the wide corpus, DP_GEN_WIDE_CORPUS). Their ranges,
  * each uniform over the values listed (bounds included):
  *   chainmm      matrices 3..8, blocks 2..3, n in {4096, 8192, 16384, 20000}, 3d with
  *                probability 0.75 else 2d (at most 252 ops)
@@ -388,6 +389,8 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  *   llama-block, llama-layer
  *                seq in {1024, 2048, 4096}, heads in {16, 32}, tp in {2, 4, 8}, hidden-blocks in
  *                {2, 4}, softmax split with probability 0.25 else fused (Llama-7B's other sizes)
+ *   llama-train  llama-layer's draws as one training step (training=1: the backward pass and
+ *                the Adam updates; 252 to 1,430 ops)
  *   daggen       DAGGEN random DAGs (model "random"): n 30..300, fat 0.2..0.8, density 0.1..0.5,
  *                regular 0.2..0.9 (uniform reals), jump 1..3, ccr in {0.1, 0.2, ..., 4.0}, the
  *                DAG's own seed a draw of r

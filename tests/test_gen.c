@@ -1212,7 +1212,29 @@ START_TEST(new_families)
     const char *want[] = {"chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",
                           "seriesparallel", "workflow", "cnn", "rnn", "transformer", "moe"};
     for (int i = 0; i < 14; i++) ck_assert_str_eq(names[i], want[i]);
-    ck_assert(names[14] == NULL);
+    ck_assert_str_eq(names[14], "llama-train");
+    ck_assert(names[15] == NULL);
+    /* llama-train: llama-layer's draw from the same generator state, as a training step */
+    {
+        char a[256], b[256], want_b[300];
+        dp_error e2;
+        gsl_rng *ra = gsl_rng_alloc(gsl_rng_mt19937), *rb = gsl_rng_alloc(gsl_rng_mt19937);
+        for (int k = 0; k < 20; k++) {
+            gsl_rng_set(ra, (unsigned long)k);
+            gsl_rng_set(rb, (unsigned long)k);
+            ck_assert_int_eq(dp_gen_family_spec("llama-layer", ra, a, sizeof a, &e2), DP_OK);
+            ck_assert_int_eq(dp_gen_family_spec("llama-train", rb, b, sizeof b, &e2), DP_OK);
+            snprintf(want_b, sizeof want_b, "%s&training=1", a);
+            ck_assert_str_eq(b, want_b);
+            dp_graph *g = dp_gen_spec(b, &e2);
+            ck_assert_msg(g != NULL, "%s: %s", b, e2.msg);
+            ck_assert_int_ge(g->n_ops, 252);
+            ck_assert_int_le(g->n_ops, 1430);
+            dp_graph_free(g);
+        }
+        gsl_rng_free(ra);
+        gsl_rng_free(rb);
+    }
     char spec[64];
     dp_error err;
     gsl_rng *r3 = gsl_rng_alloc(gsl_rng_mt19937);
