@@ -31,11 +31,11 @@ static void note_checkpoint_coarsen(const char *ckpt, int coarsen, dp_coarse_rul
     dp_train_config_default(&k);
     if (dp_train_config_from_json_text(&k, info.config_json, &e) == DP_OK &&
         (k.coarsen != coarsen || (coarsen > 0 && k.coarsen_rule != (int)rule))) {
-        char a[64] = "the graphs themselves (no --coarsen)", b[64] = "no --coarsen";
-        if (k.coarsen > 0)
-            snprintf(a, sizeof a, "group graphs (--coarsen %d%s)", k.coarsen, k.coarsen_rule ? " --coarsen-rule chains" : "");
-        if (coarsen > 0) snprintf(b, sizeof b, "--coarsen %d%s", coarsen, rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
-        fprintf(stderr, "doppler place: note: %s was trained on %s; this placement has %s (doc/coarsen.md)\n", ckpt, a, b);
+        char a[64], b[64];
+        dp_coarse_options_text(k.coarsen, (dp_coarse_rule)k.coarsen_rule, a, sizeof a);
+        fprintf(stderr, "doppler place: note: %s was trained on %s%s%s; this placement has %s (doc/coarsen.md)\n", ckpt,
+                k.coarsen > 0 ? "group graphs (" : "the graphs themselves (", a, ")",
+                dp_coarse_options_text(coarsen, rule, b, sizeof b));
     }
     dp_h5io_ckpt_info_free(&info);
 }
@@ -245,7 +245,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
         json_object_set_new(o, "coarsen", json_pack("{s:i,s:s,s:i,s:i,s:i,s:I,s:I,s:f,s:f,s:f,s:o,s:o,s:o,s:o}", "max_group", a->coarsen,
-                                                     "rule", a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
+                                                     "rule", dp_coarse_rule_name(a->coarsen_rule),
                                                      "groups", c->n_groups, "group_edges", c->n_group_edges,
                                                      "largest_group", c->largest_group, "group_simulations",
                                                      (json_int_t)c->group_simulations, "refine_simulations",
@@ -311,7 +311,7 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         const dp_coarse_report *c = r->coarse;
         printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
                "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
-               a->coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
+               dp_coarse_rule_name(a->coarsen_rule), c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
                r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
         printf("the groups' placement on the group graph (DOPPLER-compatible engine, one slot per device): makespan %s %s "
                "(the group graph's estimate; the makespan above is the placement's)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),

@@ -128,14 +128,13 @@ static void on_signal(int sig)
 
 /* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
  * one that scored training, so every row is in one model). */
-/* The heuristics' rows of the closing table; with jo (train --json) their makespans go into it as
- * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
-/* The heuristics' rows beside the policy's: cp, round-robin and random on g (cost tables cost,
+/* The heuristics' rows of the closing table: cp, round-robin and random on g (cost tables cost,
  * engine eng), each the makespan of a run of eng; with coarse (train --coarsen: g is its group
- * graph), of a run of the graph's own engine ceng on the expansion, as place --coarsen reports
- * it. */
+ * graph), of a run of the graph's own engine (the expanded oracle's inner one) on the expansion,
+ * as place --coarsen reports it. With jo (train --json) their makespans go into it as
+ * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
-                            const dp_coarse_problem *coarse, dp_engine *ceng, json_t *jo, dp_error *err)
+                            const dp_coarse_problem *coarse, json_t *jo, dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
     const dp_oracle oracle = dp_engine_oracle(eng);
@@ -148,7 +147,7 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
         if (rc == DP_OK && coarse) {
             dp_coarse_expand(coarse->n_ops, coarse->group_of, assign, coarse->scratch);
-            rc = dp_engine_run(ceng, coarse->scratch, NULL, &s, err);
+            rc = dp_engine_run(coarse->inner.engine, coarse->scratch, NULL, &s, err);
         } else if (rc == DP_OK) {
             rc = dp_engine_run(eng, assign, NULL, &s, err);
         }
@@ -928,14 +927,17 @@ static int train_main(int argc, char **argv)
                cfg.reference_best_instant ? "best instant" : "critical-path",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     char coarse_hint[64] = "";
-    if (coarsen) snprintf(coarse_hint, sizeof coarse_hint, " --coarsen %d%s", coarsen, coarsen_rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
+    if (coarsen) {
+        char text[56];
+        snprintf(coarse_hint, sizeof coarse_hint, " %s", dp_coarse_options_text(coarsen, coarsen_rule, text, sizeof text));
+    }
     if (!jo && coarsen)
         printf("coarsened (--coarsen %d, %s): the policy places every graph's group graph (%s's %d ops are %d groups); "
                "every makespan below is the expanded placement's, each op on its group's device, on the graph's own "
                "machine, as doppler place --coarsen reports it (doc/coarsen.md)\n", coarsen,
-               coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed", gs.orig[0]->name, gs.orig[0]->n_ops, g->n_ops);
+               dp_coarse_rule_name(coarsen_rule), gs.orig[0]->name, gs.orig[0]->n_ops, g->n_ops);
     if (jo && coarsen) json_object_set_new(jo, "coarsen", json_pack("{s:i,s:s,s:i,s:i}", "max_group", coarsen, "rule",
-                                                                     coarsen_rule == DP_COARSE_CHAINS ? "chains" : "packed",
+                                                                     dp_coarse_rule_name(coarsen_rule),
                                                                      "n_ops", gs.orig[0]->n_ops, "n_groups", g->n_ops));
     if (!jo)
         printf("graph %s: %d ops, %d edges, %d devices; trained %s%s\n", g->name, g->n_ops, g->n_edges, cost->n_devices,
@@ -996,7 +998,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
                    dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, coarsen ? gs.orig_p[0]->engine : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
                                 dp_agent_name(cfg.method), ckpt, coarse_hint);
@@ -1013,7 +1015,7 @@ static int train_main(int argc, char **argv)
             printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
                    dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, coarsen ? gs.orig_p[0]->engine : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (last->agreement.steps > 0 && !jo) {
             printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
                    "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");

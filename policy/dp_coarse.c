@@ -397,6 +397,15 @@ int dp_coarse_rule_parse(const char *name, dp_coarse_rule *rule)
     return DP_OK;
 }
 
+const char *dp_coarse_rule_name(dp_coarse_rule rule) { return rule == DP_COARSE_CHAINS ? "chains" : "packed"; }
+
+const char *dp_coarse_options_text(int max_group, dp_coarse_rule rule, char *buf, size_t cap)
+{
+    if (max_group > 0) snprintf(buf, cap, "--coarsen %d%s", max_group, rule == DP_COARSE_CHAINS ? " --coarsen-rule chains" : "");
+    else snprintf(buf, cap, "no --coarsen");
+    return buf;
+}
+
 void dp_coarse_expand(int n_ops, const int *group_of, const int *group_assignment, int *assignment)
 {
     for (int v = 0; v < n_ops; v++) assignment[v] = group_assignment[group_of[v]];
@@ -562,20 +571,24 @@ fail:
     return rc;
 }
 
+/* one call of the expanded oracle: the group assignment expanded into the scratch, counted */
+static const int *expand_call(dp_coarse_problem *cp, const int *assignment)
+{
+    cp->expanded_calls++;
+    dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
+    return cp->scratch;
+}
+
 static int expanded_cost(void *ctx, const int *assignment, double *cost, dp_error *err)
 {
     dp_coarse_problem *cp = ctx;
-    cp->expanded_calls++;
-    dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
-    return dp_oracle_cost(&cp->inner, cp->scratch, cost, err);
+    return dp_oracle_cost(&cp->inner, expand_call(cp, assignment), cost, err);
 }
 
 static int expanded_cost_bounded(void *ctx, const int *assignment, double bound, double *cost, dp_error *err)
 {
     dp_coarse_problem *cp = ctx;
-    cp->expanded_calls++;
-    dp_coarse_expand(cp->n_ops, cp->group_of, assignment, cp->scratch);
-    return dp_oracle_cost_bounded(&cp->inner, cp->scratch, bound, cost, err);
+    return dp_oracle_cost_bounded(&cp->inner, expand_call(cp, assignment), bound, cost, err);
 }
 
 int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inner, dp_error *err)

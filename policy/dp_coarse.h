@@ -132,6 +132,12 @@ int dp_coarse_groups(const dp_graph *g, const dp_cost *c, dp_coarse_rule rule, i
 
 /* The rule named "packed" or "chains" into *rule: DP_OK, or DP_EINVAL (*rule unchanged). */
 int dp_coarse_rule_parse(const char *name, dp_coarse_rule *rule);
+/* The rule's name, "packed" or "chains" (dp_coarse_rule_parse's inverse). */
+const char *dp_coarse_rule_name(dp_coarse_rule rule);
+/* A grouping as the commands spell it, into buf (cap bytes): "--coarsen N", then
+ * " --coarsen-rule chains" for the chains rule (packed is the default), or "no --coarsen" for
+ * max_group 0. Returns buf. */
+const char *dp_coarse_options_text(int max_group, dp_coarse_rule rule, char *buf, size_t cap);
 
 /* The group graph of a grouping (group_of from dp_coarse_groups, or any grouping whose groups
  * are numbered in a topological order of an acyclic group graph: DP_EINVAL naming the edge

@@ -2,6 +2,7 @@
  * from (dp_train_init_from) or to continue its run (dp_train_resume), with the self-imitation
  * buffers of every bound graph; the run bookkeeping is the trainer runtime's (dp_runtime.h). */
 #include "dp_train.h"
+#include "dp_coarse.h"
 #include "dp_train_impl.h"
 #include "dp_alloc.h"
 #include "dp_h5io.h"
@@ -238,10 +239,10 @@ static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_
                             dp_env_state_name((dp_env_state)c->state));
     /* a resumed run groups its graphs as the run did (train --coarsen: the config records it) */
     if (resume && (k.coarsen != c->coarsen || (c->coarsen > 0 && k.coarsen_rule != c->coarsen_rule))) {
-        char a[64] = "no --coarsen", b[64] = "no --coarsen";
-        if (k.coarsen > 0) snprintf(a, sizeof a, "--coarsen %d%s", k.coarsen, k.coarsen_rule ? " --coarsen-rule chains" : "");
-        if (c->coarsen > 0) snprintf(b, sizeof b, "--coarsen %d%s", c->coarsen, c->coarsen_rule ? " --coarsen-rule chains" : "");
-        return dp_error_set(err, DP_EINVAL, "%s: the run trained with %s, this one has %s: resume it with the run's grouping", path, a, b);
+        char a[64], b[64];
+        return dp_error_set(err, DP_EINVAL, "%s: the run trained with %s, this one has %s: resume it with the run's grouping", path,
+                            dp_coarse_options_text(k.coarsen, (dp_coarse_rule)k.coarsen_rule, a, sizeof a),
+                            dp_coarse_options_text(c->coarsen, (dp_coarse_rule)c->coarsen_rule, b, sizeof b));
     }
     if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
         return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
