@@ -1,8 +1,10 @@
 /* bench_sim: time one simulation of each graph given on the command line (DOPPLER-compatible
  * model, critical-path assignment), median of many runs, in microseconds.
- * Usage: bench_sim [--devices N] [--min-seconds S] [--runs N] GRAPH...
+ * Usage: bench_sim [--devices N] [--min-seconds S] [--runs N] [--event-loop] GRAPH...
  * --runs N: exactly N runs per graph, no calibration batches (for perf stat and cachegrind:
- * counts per simulation = the program's counts / N, less the set-up, which --runs 0 measures). */
+ * counts per simulation = the program's counts / N, less the set-up, which --runs 0 measures).
+ * --event-loop: every run through the event loop (dp_sim_set_op_order 0), for the same binary's
+ * time without the op-order run (issue 31). The column op_order says how runs were computed. */
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_place.h"
@@ -31,14 +33,16 @@ int main(int argc, char **argv)
     int D = 4;
     double min_s = 0.5;
     long runs = -1;
-    int i = 1;
+    int i = 1, event_loop = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
         else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) min_s = atof(argv[++i]);
         else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atol(argv[++i]);
-        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] [--runs N] GRAPH...\n"); return 2; }
+        else if (strcmp(argv[i], "--event-loop") == 0) event_loop = 1;
+        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] [--runs N] [--event-loop] GRAPH...\n"); return 2; }
     }
-    printf("%-40s %6s %6s %8s %12s %12s %10s\n", "graph", "ops", "edges", "devices", "median_us", "min_us", "events");
+    printf("%-40s %6s %6s %8s %12s %12s %10s %9s\n", "graph", "ops", "edges", "devices", "median_us", "min_us", "events",
+           "op_order");
     for (; i < argc; i++) {
         dp_error err;
         dp_graph *g = dp_graph_read(argv[i], NULL, &err);
@@ -47,6 +51,7 @@ int main(int argc, char **argv)
         if (strstr(argv[i], "8gpu")) d = 8;
         dp_cost *c = dp_cost_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
         dp_sim *s = dp_sim_alloc(g, c, &err);
+        if (event_loop) dp_sim_set_op_order(s, 0);
         int *a = malloc(sizeof(int) * g->n_ops);
         dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
         dp_sim_result r;
@@ -54,7 +59,8 @@ int main(int argc, char **argv)
             double b0 = now_s();
             for (long k = 0; k < runs; k++) dp_sim_run(s, a, &r, &err);
             double us = runs > 0 ? (now_s() - b0) / (double)runs * 1e6 : 0;
-            printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld\n", g->name, g->n_ops, g->n_edges, d, us, us, runs > 0 ? r.n_events : 0L);
+            printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld %9s\n", g->name, g->n_ops, g->n_edges, d, us, us,
+                   runs > 0 ? r.n_events : 0L, dp_sim_op_order_runs(s) > 0 ? "yes" : "no");
             free(a);
             dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
             continue;
@@ -75,7 +81,8 @@ int main(int argc, char **argv)
             per[nb++] = (now_s() - b0) / batch * 1e6;
         }
         qsort(per, nb, sizeof(double), cmp_double);
-        printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld\n", g->name, g->n_ops, g->n_edges, d, per[nb / 2], per[0], r.n_events);
+        printf("%-40s %6d %6d %8d %12.3f %12.3f %10ld %9s\n", g->name, g->n_ops, g->n_edges, d, per[nb / 2], per[0],
+               r.n_events, dp_sim_op_order_runs(s) > 0 ? "yes" : "no");
         free(per); free(a);
         dp_sim_free(s); dp_cost_free(c); dp_graph_free(g);
     }

@@ -207,6 +207,13 @@ struct dp_sim {
     /* a bounded run (dp_sim_run_bounded): the loop stops before the clock passes bound, and
      * exceeded is the time it would have moved to; INFINITY otherwise */
     double bound, exceeded;
+    /* the op-order run (run_ops, below): its queues of COMPUTE_DONEs and delayed READYs, each
+     * op's READY order key (n); the events of a complete run (5 an op, 2 a first copy); ops_on:
+     * 0 turns the op-order run off (dp_sim_set_op_order, for tests and benchmarks) */
+    evq oq_done, oq_ready;
+    uint64_t *rkey;
+    long full_events, n_op_order;
+    int ops_on; /* also 0 when an op's time is 0 or less on some device (dp_sim_alloc) */
 };
 
 dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
@@ -226,6 +233,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->conv_at = INFINITY;
         s->conv_added = -1;
         s->converge_prefix = 1;
+        s->ops_on = 1;
     }
     if (!s) goto nomem;
     s->g = g;
@@ -273,10 +281,17 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->xdiff, (size_t)s->m + 1, 1);
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
+    s->oq_done.cap = s->oq_ready.cap = s->n + 2;
+    DP_ALLOC(t, s->oq_done.a, (size_t)s->oq_done.cap, sizeof(dp_heap_ev));
+    DP_ALLOC(t, s->oq_ready.a, (size_t)s->oq_ready.cap, sizeof(dp_heap_ev));
+    DP_ALLOC(t, s->rkey, (size_t)s->n + 1, sizeof(uint64_t));
     if (t->failed) goto nomem;
+    s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
-        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++)
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
             s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
+            s->full_events += 2 * s->first_copy[e];
+        }
     /* a bound on every transfer's time, latency + data / bandwidth (dp_cost_comm; a bound in
      * floating point too: rounding is monotone); NaN or negative tables give an infinite
      * bound, with which the lazy set-up looks at every producer */
@@ -293,6 +308,10 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     }
     s->max_delay = lat + data * ibw;
     if (!(s->max_delay >= 0)) s->max_delay = INFINITY;
+    /* the op-order run needs every op's time positive (an op of time 0 would make it fall back
+     * after part of a run, every run) */
+    for (size_t k = 0; k < (size_t)s->n * (size_t)s->D; k++)
+        if (!(c->op_time[k] > 0)) s->ops_on = 0;
     return s;
 nomem:
     dp_sim_free(s);
@@ -336,8 +355,8 @@ typedef struct loop_state {
     uint64_t seq;      /* the heap's next sequence number */
     uint64_t fin_base; /* seq_fin of the op whose outputs are being sent, */
     int fin_first;     /* and its first out-edge */
-    double now, makespan, volume;
-    long n_events, n_transfers;
+    double now, makespan;
+    long n_events;
     int stop_op, stopped; /* dp_sim's: a probe's run stops after the instant op stop_op starts */
     /* a run that may converge (dp_sim's conv_p, else NULL): p's devices, starts and ends; the
      * flags of the events in the queues that are not p's, and their number (dp_sim's) */
@@ -403,19 +422,18 @@ static inline __attribute__((always_inline)) void grant_head(loop_state *L, int 
  * can be given when a run resumes (dp_sim_prefix_add). */
 static inline __attribute__((always_inline)) void send_output_body(loop_state *L, int e, int du, int dv, const int conv)
 {
+    /* a repeated edge's later copies move data (transfer_totals counts them) but change
+     * nothing: the consumer waits for the first (edge_arrived). They are no events, so that every
+     * instant the clock visits is an op's (a bounded run stops at most at the makespan) and a
+     * resumed run, which rebuilds only the first copies in flight, visits the instants a full
+     * run visits. */
+    if (!L->first_copy[e]) return;
     double delay = 0;
     if (dv != du) {
         /* dp_cost_comm, from the tables L holds */
         const size_t k = (size_t)du * (size_t)L->D + (size_t)dv;
         delay = L->latency[k] + L->edge_data[e] * L->inv_bw[k];
-        L->n_transfers++;
-        L->volume += L->edge_data[e];
     }
-    /* a repeated edge's later copies move data (counted above) but change nothing: the consumer
-     * waits for the first (edge_arrived). They are no events, so that every instant the clock
-     * visits is an op's (a bounded run stops at most at the makespan) and a resumed run, which
-     * rebuilds only the first copies in flight, visits the instants a full run visits. */
-    if (!L->first_copy[e]) return;
     if (delay > 0) {
         evq_push(&L->qx, L->now + delay, L->fin_base + (uint64_t)(e - L->fin_first), EV_TRANSFER_DONE << EV_SHIFT | (uint32_t)e);
         if (conv) {
@@ -736,8 +754,8 @@ static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int
         .qnext = s->qnext, .rorder = s->rorder, .busy_flag = s->busy_flag, .busy = s->busy, .start = s->start,
         .end = s->end, .ready = s->ready, .seq_done = s->seq_done, .seq_fin = s->seq_fin, .seq_ready = s->seq_ready,
         .fifo = s->fifo, .qc = s->qc, .qx = s->qx, .tail = s->fifo_tail, .n_rorder = s->n_rorder,
-        .seq = s->seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan, .volume = s->volume,
-        .n_events = s->n_events, .n_transfers = s->n_transfers, .stop_op = s->stop_op, .stopped = s->stopped,
+        .seq = s->seq, .fin_base = s->fin_base, .now = s->now, .makespan = s->makespan,
+        .n_events = s->n_events, .stop_op = s->stop_op, .stopped = s->stopped,
         .cp_dev = conv ? s->conv_p->dev : NULL, .cp_start = s->conv_p ? s->conv_p->start : NULL,
         .cp_end = s->conv_p ? s->conv_p->end : NULL, .cdiff = s->cdiff, .xdiff = s->xdiff, .n_diff = s->n_diff,
         .lazy = s->lz_p != NULL, .stamp = s->touch_stamp, .touch = s->touch,
@@ -807,9 +825,7 @@ static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int
     s->fin_base = L.fin_base;
     s->now = L.now;
     s->makespan = L.makespan;
-    s->volume = L.volume;
     s->n_events = L.n_events;
-    s->n_transfers = L.n_transfers;
     s->stopped = L.stopped;
 }
 
@@ -845,8 +861,194 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
     return DP_OK;
 }
 
-/* The engine loop; absent ops (device -1, prefix runs only) are never made ready. */
-static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res, dp_error *err)
+/* ---- the op-order run (issue 31) ----
+ * The fixed-delay model lets a complete run be computed with two events an op, its READY and its
+ * COMPUTE_DONE, where the event loop processes seven (dp_sim.h): an op's READY is its last input's
+ * arrival (a producer's end, plus the transfer's time across devices), its start the later of its
+ * READY and the end of the op before it in its device's queue, its end its start plus its time.
+ * What the other events decide is order: which op a device takes first when two are ready at one
+ * instant (siblings of one producer often are), and so every later tie. That order is derived
+ * here from the events' places, without the events themselves.
+ *
+ * Within an instant the engine processes events breadth first (dp_sim.h: a zero-delay event goes
+ * behind every event scheduled before it): first the instant's heap events in the order of their
+ * sequence numbers, then their children, and so on, level by level, each level in the order of
+ * its parents and each parent's children in the order it scheduled them. When every op's time on
+ * its device is positive (and no positive time or delay is too small to move the clock), the
+ * levels are fixed:
+ *   0: the COMPUTE_DONEs ending now, in the order of their GRANTEDs (which scheduled them), and
+ *      the transfers arriving now, in the order of their producers' FINISHes, then edge order;
+ *      at time 0 instead the sources' READYs, in op order (the set-up);
+ *   1: each COMPUTE_DONE's RELEASE (which grants its device's queue head at once) and FINISH;
+ *      each transfer's ARRIVED; the sources' GRANTEDs;
+ *   2: the GRANTEDs of those RELEASEs; the READYs of delayed arrivals; the same-device copies'
+ *      TRANSFERs, in the order of their FINISHes, then edge order;
+ *   3: GRANTEDs of level-2 READYs; those copies' ARRIVEDs; 4: their READYs; 5: their GRANTEDs.
+ * So a device freed at an instant is granted to its queue's head before any READY of that instant
+ * is processed, and a READY's place among the READYs of its instant is (its level, 2 or 4, its
+ * last copy's producer's place among COMPUTE_DONEs, the edge); the level needs no key of its own,
+ * as a delayed copy's producer ended at an earlier instant, so before every producer of a level-4
+ * READY. The GRANTEDs, hence the COMPUTE_DONEs at any later instant, come in the order the grants
+ * are made when each instant's COMPUTE_DONEs are processed before its READYs, each kind in its
+ * order. The COMPUTE_DONEs and the READYs of delayed copies wait in the engine's event queue
+ * (evq) with an order key as the sequence number: the rank of the grant, and (the rank of the
+ * producer's COMPUTE_DONE << 28 | edge); a level-4 READY is made in its instant, in key order (the
+ * instant's COMPUTE_DONEs are processed in order, each sending its copies in edge order), and
+ * waits in a FIFO processed after the instant's delayed READYs. The copy that makes an op ready
+ * is the arrival of the largest key among those arriving last (its ARRIVED is processed last).
+ *
+ * The same schedules bit for bit (the same floating-point operations: end = start + time,
+ * arrival = end + delay), busy sums (added in each device's order), makespans, bounded runs'
+ * costs and event counts as the event loop: tests/test_delta.c `op_order_same_as_events`, on
+ * random graphs with ties everywhere. An op of time 0 or less on its device, or a positive time
+ * or delay that does not move the clock (start + time == start), is outside these levels: the
+ * run returns 0 and the event loop runs instead. Complete runs only (the prefix, delta and
+ * incremental runs need the event loop's sequence numbers). */
+#define OP_KEY_SHIFT 28
+
+/* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
+ * COMPUTE_DONE. Returns 0 when h's time is outside the levels above. */
+static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *n_grants,
+                                                         double bound, double *over)
+{
+    const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d];
+    const double e = now + t;
+    if (!(t > 0) || e == now) return 0;
+    s->busy_flag[d] = 1;
+    s->busy[d] += t;
+    s->start[h] = now;
+    s->end[h] = e;
+    if (e > bound && e < *over) *over = e;
+    evq_push(&s->oq_done, e, (*n_grants)++, (uint32_t)h);
+    return 1;
+}
+
+/* v's READY: v joins its device's queue, and is granted the device when it is free */
+static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *n_grants,
+                                                         double bound, double *over)
+{
+    const int d = s->dev[v];
+    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, n_grants, bound, over);
+    s->qnext[v] = -1;
+    if (s->qtail[d] < 0) s->qhead[d] = v;
+    else s->qnext[s->qtail[d]] = v;
+    s->qtail[d] = v;
+    return 1;
+}
+
+/* The complete run of s->dev op by op (above); bound as a bounded run's: *over is the first
+ * instant after bound the engine's clock would reach (INFINITY: none). Returns 1, or 0 when the
+ * event loop must run instead (s's run arrays then hold nothing meaningful).
+ * Queues: the COMPUTE_DONEs (by the rank of their grants), the READYs of delayed arrivals (level
+ * 2, pushed at an earlier instant), both evq; the READYs of an instant's same-device and
+ * zero-delay arrivals (level 4) are made in the order of their keys, as the instant's
+ * COMPUTE_DONEs are processed in order and each sends its copies in edge order, so they wait in
+ * a FIFO (s->fifo), processed after the instant's delayed READYs. */
+static int run_ops(dp_sim *s, double bound, double *over)
+{
+    const dp_graph *g = s->g;
+    const dp_cost *c = s->c;
+    const int n = s->n, D = s->D;
+    const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst, *n_unique_pred = g->n_unique_pred;
+    const unsigned char *first_copy = s->first_copy;
+    const double *edge_data = c->edge_data, *latency = c->latency, *inv_bw = c->inv_bw;
+    evq *dq = &s->oq_done, *rq = &s->oq_ready;
+    uint64_t *rkey = s->rkey;
+    uint32_t *fifo = s->fifo;
+    int *arrived = s->arrived;
+    double *ready = s->ready;
+    double makespan = 0, first_over = INFINITY;
+    uint64_t n_grants = 0, n_done = 0;
+    memset(arrived, 0, (size_t)n * sizeof(int));
+    for (int d = 0; d < D; d++) {
+        s->qhead[d] = s->qtail[d] = -1;
+        s->busy_flag[d] = 0;
+        s->busy[d] = 0;
+    }
+    evq_clear(dq);
+    evq_clear(rq);
+    /* time 0: the sources' READYs, in op order */
+    for (int i = 0; i < g->n_sources; i++) {
+        const int v = g->sources[i];
+        ready[v] = 0;
+        if (!ops_ready(s, v, 0, &n_grants, bound, &first_over)) return 0;
+    }
+    for (;;) {
+        /* the next instant: the earlier of the first COMPUTE_DONE and the first delayed READY */
+        const int dany = dq->lo < dq->hi, rany = rq->lo < rq->hi;
+        if (!dany && !rany) break;
+        const double now = !rany || (dany && dq->a[dq->lo].t <= rq->a[rq->lo].t) ? dq->a[dq->lo].t : rq->a[rq->lo].t;
+        int tail = 0;
+        /* its COMPUTE_DONEs, each with its RELEASE (granting its device's queue head) and FINISH */
+        while (dq->lo < dq->hi && dq->a[dq->lo].t == now) {
+            const int u = (int)evq_pop(dq), d = dev[u];
+            const uint64_t rank = n_done++;
+            makespan = now;
+            s->busy_flag[d] = 0;
+            const int h = s->qhead[d];
+            if (h >= 0) {
+                s->qhead[d] = s->qnext[h];
+                if (s->qhead[d] < 0) s->qtail[d] = -1;
+                if (!ops_grant(s, h, d, now, &n_grants, bound, &first_over)) return 0;
+            }
+            for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
+                if (!first_copy[q]) continue;
+                const int v = edge_dst[q], dv = dev[v];
+                double a = now;
+                if (dv != d) {
+                    const size_t k = (size_t)d * (size_t)D + (size_t)dv;
+                    const double delay = latency[k] + edge_data[q] * inv_bw[k];
+                    if (delay > 0) {
+                        a = now + delay;
+                        if (a == now) return 0;
+                        if (a > bound && a < first_over) first_over = a;
+                    }
+                }
+                const uint64_t key = rank << OP_KEY_SHIFT | (uint64_t)q;
+                if (arrived[v] == 0 || a > ready[v] || (a == ready[v] && key > rkey[v])) {
+                    ready[v] = a;
+                    rkey[v] = key;
+                }
+                if (++arrived[v] == n_unique_pred[v]) {
+                    if (ready[v] == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
+                    else evq_push(rq, ready[v], rkey[v], (uint32_t)v);
+                }
+            }
+        }
+        /* its delayed READYs (level 2), then the others (level 4) */
+        while (rq->lo < rq->hi && rq->a[rq->lo].t == now)
+            if (!ops_ready(s, (int)evq_pop(rq), now, &n_grants, bound, &first_over)) return 0;
+        for (int i = 0; i < tail; i++)
+            if (!ops_ready(s, (int)fifo[i], now, &n_grants, bound, &first_over)) return 0;
+    }
+    s->makespan = makespan;
+    *over = first_over;
+    return 1;
+}
+
+/* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between
+ * placed ops, every copy of a repeated edge counted, their data summed in edge order (one order
+ * for every path of a run) */
+static void transfer_totals(dp_sim *s)
+{
+    const int *dev = s->dev, *src = s->g->edge_src, *dst = s->g->edge_dst;
+    const double *data = s->c->edge_data;
+    long k = 0;
+    double volume = 0;
+    for (int e = 0; e < s->m; e++) {
+        const int du = dev[src[e]], dv = dev[dst[e]];
+        if (du != dv && du >= 0 && dv >= 0) {
+            k++;
+            volume += data[e];
+        }
+    }
+    s->n_transfers = k;
+    s->volume = volume;
+}
+
+/* The engine loop; absent ops (device -1, prefix runs only) are never made ready. ops: a complete
+ * run may be computed op by op (run_ops) when s is set for it. */
+static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_result *res, dp_error *err)
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
@@ -881,6 +1083,19 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     s->dev = assignment;
     s->delta_p = NULL;
     s->n_kept = s->n_rorder = 0;
+    if (ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0) {
+        double over;
+        if (run_ops(s, s->bound, &over)) {
+            s->n_op_order++;
+            s->exceeded = over;
+            s->stopped = 0;
+            s->now = s->makespan;
+            s->n_events = s->full_events;
+            transfer_totals(s);
+            DP_SIM_RESULT_RECORDS(res, s);
+            return DP_OK;
+        }
+    }
     evq_clear(&s->qc);
     evq_clear(&s->qx);
     s->seq = s->seq_base = 0;
@@ -907,25 +1122,26 @@ static int run(dp_sim *s, const int *assignment, int prefix, dp_sim_result *res,
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
+    transfer_totals(s);
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
 
 int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
 {
-    return run(s, assignment, 0, res, err);
+    return run(s, assignment, 0, 1, res, err);
 }
 
 int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *err)
 {
-    return run(s, assignment, 1, res, err);
+    return run(s, assignment, 1, 0, res, err);
 }
 
 int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err)
 {
     dp_sim_result r;
     s->bound = bound;
-    int rc = run(s, assignment, 0, &r, err);
+    int rc = run(s, assignment, 0, 1, &r, err);
     s->bound = INFINITY;
     if (rc != DP_OK) return rc;
     *exceeded = s->exceeded < INFINITY;
@@ -1324,7 +1540,7 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
         p->n_resumed++;
     } else {
         dp_sim_result res;
-        int rc = run(s, assignment, 1, &res, err);
+        int rc = run(s, assignment, 1, 0, &res, err);
         if (rc != DP_OK) {
             s->stop_op = -1;
             return rc;
@@ -1384,7 +1600,7 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
             p->dev_ops[d] = a;
         }
     dp_sim_result r;
-    int rc = run(s, assignment, 0, &r, err);
+    int rc = run(s, assignment, 0, 0, &r, err);
     if (rc != DP_OK) return rc;
     if (res) *res = r;
     dp_sim_prefix_reset(p);
@@ -1471,7 +1687,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         p->n_resumed++;
     } else {
         dp_sim_result r;
-        rc = run(s, assignment, 0, &r, err);
+        rc = run(s, assignment, 0, 0, &r, err);
         for (int v = 0; v < s->n; v++) s->fut[v] = v;
         for (int d = 0; d < s->D; d++) s->cut[d] = 0;
         k = s->n;
@@ -1519,6 +1735,18 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 void dp_sim_set_direct(dp_sim *s, int on)
 {
     s->direct = on != 0;
+}
+
+void dp_sim_set_op_order(dp_sim *s, int on)
+{
+    s->ops_on = on != 0;
+    for (size_t k = 0; k < (size_t)s->n * (size_t)s->D; k++)
+        if (!(s->c->op_time[k] > 0)) s->ops_on = 0;
+}
+
+long dp_sim_op_order_runs(const dp_sim *s)
+{
+    return s->n_op_order;
 }
 
 void dp_sim_set_converge(dp_sim *s, int mode)

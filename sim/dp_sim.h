@@ -241,6 +241,19 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
  * runs at once. Both give the same schedules, sequence numbers and event counts. */
 void dp_sim_set_direct(dp_sim *s, int on);
 
+/* The op-order run (issue 31): on 1 (the default), dp_sim_run and dp_sim_run_bounded compute a
+ * complete run op by op, one heap entry an op in the order of the ops' READY events, where
+ * the event loop processes 5 events an op and 2 a first copy (dp_sim.c, "the op-order run").
+ * The READY order at one instant is the event loop's, derived from the events' places in the
+ * order (time, level in the instant, parent's place, index among its parent's children), so the
+ * schedules, busy sums, makespans, bounded runs' costs and event counts are the event loop's bit
+ * for bit. Only where every op's time is positive on every device (else every run goes through
+ * the event loop); a positive time or delay that does not move the clock falls back to the event
+ * loop. On 0, every run goes through the event loop. For tests and benchmarks. */
+void dp_sim_set_op_order(dp_sim *s, int on);
+/* How many runs of s were computed op by op (the others went through the event loop). */
+long dp_sim_op_order_runs(const dp_sim *s);
+
 /* Convergence of delta runs (dp_sim_run_delta): mode 0, a delta run never stops when its state
  * is the incumbent's again (it runs to the end or to its bound, as before issue 31's
  * convergence; the default: on this project's host it cut instructions but not time,

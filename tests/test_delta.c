@@ -194,6 +194,107 @@ static void assert_same_state(const dp_sim_prefix *a, const dp_sim_prefix *b, in
                       (unsigned long long)b->seq_fin[v]);
 }
 
+/* positive integer op times 1..3 (ties everywhere, none zero), transfers latency 0..2 + data 0..3
+ * x inverse bandwidth 0..2 (many zero), heterogeneous devices */
+static dp_cost *tie_costs_positive(gsl_rng *r, const dp_graph *g, int D)
+{
+    dp_cost *c = tie_costs(r, g, D);
+    for (int i = 0; i < g->n_ops * D; i++) c->op_time[i] = 1 + (double)gsl_rng_uniform_int(r, 3);
+    dp_cost_update_homogeneous(c);
+    return c;
+}
+
+START_TEST(op_order_same_as_events)
+{
+    /* the op-order run (dp_sim_set_op_order, dp_sim.c) against the event loop: complete and
+     * bounded runs on DAGs with integer times (ties of the event order everywhere: siblings
+     * ready at one instant on one device, devices freed at one instant, transfers arriving with
+     * their consumers' other inputs), repeated edges, 1-6 devices: every op's ready, start and
+     * end, busy time per device, makespan, event count, transfers and their volume, and a
+     * bounded run's cost and verdict, bit for bit. Times of zero fall back to the event loop
+     * (the same results; counted) */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 777);
+    long runs = 0, by_ops = 0;
+    for (int gi = 0; gi < 150; gi++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 90), D = 1 + gi % 6;
+        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_cost *c = gi % 5 == 4 ? tie_costs(r, g, D) : tie_costs_positive(r, g, D);
+        dp_error err;
+        dp_sim *a = dp_sim_alloc(g, c, &err), *b = dp_sim_alloc(g, c, &err);
+        ck_assert(a && b);
+        dp_sim_set_op_order(b, 0);
+        int *cur = malloc((size_t)n * sizeof *cur);
+        for (int k = 0; k < 40; k++) {
+            /* random assignments, some on fewer devices (more ties on each) */
+            const int Dk = k % 3 == 2 ? 1 + (int)gsl_rng_uniform_int(r, (unsigned long)D) : D;
+            for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)Dk);
+            dp_sim_result x, y;
+            const long before = dp_sim_op_order_runs(a);
+            ck_assert_int_eq(dp_sim_run(a, cur, &x, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run(b, cur, &y, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_op_order_runs(b), 0);
+            runs++;
+            by_ops += dp_sim_op_order_runs(a) - before;
+            ck_assert_msg(x.makespan == y.makespan, "graph %d run %d: op order %.17g, events %.17g", gi, k, x.makespan,
+                          y.makespan);
+            ck_assert_int_eq(x.n_events, y.n_events);
+            ck_assert_int_eq(x.n_events, full_run_events(g));
+            ck_assert_int_eq(x.n_transfers, y.n_transfers);
+            ck_assert(x.transfer_volume == y.transfer_volume);
+            for (int v = 0; v < n; v++)
+                ck_assert_msg(x.op_start[v] == y.op_start[v] && x.op_end[v] == y.op_end[v] && x.op_ready[v] == y.op_ready[v],
+                              "graph %d run %d op %d: op order ready %g start %g end %g, events %g %g %g", gi, k, v,
+                              x.op_ready[v], x.op_start[v], x.op_end[v], y.op_ready[v], y.op_start[v], y.op_end[v]);
+            for (int d = 0; d < D; d++) ck_assert(x.busy[d] == y.busy[d]);
+            ck_assert_int_eq(dp_sim_check_schedule(a, &err), DP_OK);
+            const double bound = y.makespan * 1.2 * gsl_rng_uniform(r);
+            double ca, cb;
+            int ea, eb;
+            ck_assert_int_eq(dp_sim_run_bounded(a, cur, bound, &ca, &ea, &err), DP_OK);
+            ck_assert_int_eq(dp_sim_run_bounded(b, cur, bound, &cb, &eb, &err), DP_OK);
+            ck_assert_msg(ca == cb && ea == eb, "graph %d run %d bound %g: op order %.17g (%d), events %.17g (%d)", gi, k,
+                          bound, ca, ea, cb, eb);
+        }
+        free(cur);
+        dp_sim_free(a);
+        dp_sim_free(b);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    /* most runs went op by op (a fifth of the graphs have zero times and go to the event loop) */
+    ck_assert_msg(by_ops > runs / 2, "%ld of %ld runs op by op", by_ops, runs);
+    gsl_rng_free(r);
+    /* a time or a delay too small to move the clock: the run falls back to the event loop */
+    for (int tiny_delay = 0; tiny_delay < 2; tiny_delay++) {
+        dp_graph_builder *gb = dp_graph_builder_alloc("tiny", "tiny", DP_GRAPH_COST_TIME);
+        dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
+        dp_graph_builder_add_op(gb, NULL, NULL, tiny_delay ? 1 : 1e-17, 0);
+        dp_graph_builder_add_op(gb, NULL, NULL, 2, 0);
+        dp_graph_builder_add_edge(gb, 0, 1, tiny_delay ? 1e-17 : 1);
+        dp_graph_builder_add_edge(gb, 0, 2, 1);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(gb, &err);
+        dp_graph_builder_free(gb);
+        ck_assert(g != NULL);
+        dp_cost *c = dp_cost_graph(g, 2, &err);
+        dp_sim *a = dp_sim_alloc(g, c, &err), *b = dp_sim_alloc(g, c, &err);
+        dp_sim_set_op_order(b, 0);
+        const int asg[3] = {0, tiny_delay, 0};
+        dp_sim_result x, y;
+        ck_assert_int_eq(dp_sim_run(a, asg, &x, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run(b, asg, &y, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_op_order_runs(a), 0);
+        ck_assert(x.makespan == y.makespan && x.makespan == 3);
+        for (int v = 0; v < 3; v++) ck_assert(x.op_start[v] == y.op_start[v] && x.op_end[v] == y.op_end[v]);
+        dp_sim_free(a);
+        dp_sim_free(b);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
 START_TEST(direct_same_as_fifo)
 {
     /* events run at once (dp_sim.h) against every event through the FIFO (dp_sim_set_direct 0),
@@ -862,6 +963,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
+    tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, direct_same_as_fifo);
     tcase_add_test(t, converge_same_as_not);
     tcase_add_test(t, prefix_converge_same_as_not);
