@@ -17,7 +17,7 @@ struct dp_engine {
     int priority_queue;
     double *blevel;    /* (n_ops) default priorities of a priority queue */
     long sims, prefix_sims;
-    int no_delta;      /* dp_engine_set_delta(e, 0) */
+    int delta_mode;    /* dp_engine_set_delta: 1 on, 0 off, -1 (the default) by the graph's size */
     long delta_resumed, delta_full, delta_resimulated;
 };
 
@@ -57,6 +57,7 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine
         return NULL;
     }
     e->g = g;
+    e->delta_mode = -1;
     e->c = c;
     if (m && dp_machine_general(m)) {
         e->general = dp_hisim_alloc(g, c, m->topo, &m->sim, err);
@@ -213,7 +214,7 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
 {
     dp_engine *e = inc->e;
     inc->set = inc->complete = 0;
-    inc->delta = e->fast && !e->no_delta;
+    inc->delta = e->fast && (e->delta_mode == 1 || (e->delta_mode < 0 && e->g->n_ops >= DP_ENGINE_DELTA_MIN_OPS));
     int rc;
     double c;
     if (inc->delta) {
@@ -296,7 +297,7 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
 
 void dp_engine_set_delta(dp_engine *e, int on)
 {
-    e->no_delta = !on;
+    e->delta_mode = on < 0 ? -1 : on != 0;
 }
 
 void dp_engine_delta_stats(const dp_engine *e, long *resumed, long *full, long *resimulated)

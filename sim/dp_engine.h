@@ -122,8 +122,18 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
  * incumbent is not set; without delta runs, a bounded run of it since (its schedule is gone). */
 int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err);
 
-/* Delta runs on (1, the default) or off (0: dp_engine_run_delta runs every candidate in full,
- * bounded; for tests and benchmarks). Takes effect at the next dp_engine_incumbent_set. */
+/* Graphs of at least this many ops use delta runs by default (dp_engine_set_delta -1). Below it
+ * a bounded full run (dp_sim's op-order run: two events an op, dp_sim.h) costs less than a delta
+ * run, which resumes the seven-event loop and keeps the incumbent's recorded schedule: annealing
+ * 1.15 to 1.5 times the moves per second without delta runs on generated graphs of 288 to 2,574
+ * ops (chainmm, ffnn, llama-layer forward and training steps), 0.8 times with them off at 4,974
+ * and 5,713 ops (EXPERIMENTS.md, issue 31: chosen on those, not on DOPPLER's graphs). */
+#define DP_ENGINE_DELTA_MIN_OPS 3500
+
+/* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by
+ * the graph's size (-1, the default: on from DP_ENGINE_DELTA_MIN_OPS ops). Either way the same
+ * costs and decisions; only the time differs. For tests and benchmarks. Takes effect at the next
+ * dp_engine_incumbent_set. */
 void dp_engine_set_delta(dp_engine *e, int on);
 
 /* Delta-run statistics of e's incumbents: runs resumed at an instant after 0, runs from the

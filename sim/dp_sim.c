@@ -978,6 +978,14 @@ static int run_ops(dp_sim *s, double bound, double *over)
         const int dany = dq->lo < dq->hi, rany = rq->lo < rq->hi;
         if (!dany && !rany) break;
         const double now = !rany || (dany && dq->a[dq->lo].t <= rq->a[rq->lo].t) ? dq->a[dq->lo].t : rq->a[rq->lo].t;
+        /* a bounded run stops at its first instant past the bound, as the event loop does; the
+         * engine's first instant past it is no later (an event pushed by this instant or a later
+         * one is no earlier than it), and was pushed by an instant before the bound, so it is
+         * first_over */
+        if (now > bound) {
+            assert(first_over <= now);
+            break;
+        }
         int tail = 0;
         /* its COMPUTE_DONEs, each with its RELEASE (granting its device's queue head) and FINISH */
         while (dq->lo < dq->hi && dq->a[dq->lo].t == now) {

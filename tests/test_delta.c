@@ -791,6 +791,10 @@ START_TEST(engine_delta_every_machine)
     ck_assert_msg(e && ref, "%s", err.msg);
     ck_assert_int_eq(dp_engine_is_general(e), _i > 0);
     const int n = g->n_ops, D = c->n_devices;
+    /* a graph this small runs bounded full runs by default (DP_ENGINE_DELTA_MIN_OPS): delta runs
+     * on, to test them */
+    ck_assert_int_lt(n, DP_ENGINE_DELTA_MIN_OPS);
+    dp_engine_set_delta(e, 1);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 300 + (unsigned long)_i);
     int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
@@ -836,6 +840,21 @@ START_TEST(engine_delta_every_machine)
     dp_engine_delta_stats(e, &resumed, NULL, NULL);
     if (_i == 0) ck_assert_int_gt(resumed, n_moves / 4);
     else ck_assert_int_eq(resumed, 0);
+    /* by default (the graph's size), no delta run: the same costs from bounded full runs */
+    dp_engine_set_delta(e, -1);
+    ck_assert_int_eq(dp_engine_incumbent_set(inc, cur, &cur_cost, &err), DP_OK);
+    for (int k = 0; k < 20; k++) {
+        const int nm = random_move(r, n, D, cur, ops, old);
+        double cd;
+        int exd, exf;
+        ck_assert_int_eq(dp_engine_run_delta(inc, cur, cur_cost, &cd, &exd, &err), DP_OK);
+        ck_assert_int_eq(dp_engine_run_bounded(ref, cur, cur_cost, &cf, &exf, &err), DP_OK);
+        ck_assert(cd == cf && exd == exf);
+        undo_move(cur, ops, old, nm);
+    }
+    long resumed_after;
+    dp_engine_delta_stats(e, &resumed_after, NULL, NULL);
+    ck_assert_int_eq(resumed_after, resumed);
     free(cur);
     dp_engine_incumbent_free(inc);
     dp_engine_free(e);
