@@ -895,7 +895,8 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
  * producer's COMPUTE_DONE << 28 | edge); a level-4 READY is made in its instant, in key order (the
  * instant's COMPUTE_DONEs are processed in order, each sending its copies in edge order), and
  * waits in a FIFO processed after the instant's delayed READYs. The copy that makes an op ready
- * is the arrival of the largest key among those arriving last (its ARRIVED is processed last).
+ * is the arrival of the largest key among those arriving last (its ARRIVED is processed last):
+ * the last of them this run sends, as it sends copies in key order.
  *
  * The same schedules bit for bit (the same floating-point operations: end = start + time,
  * arrival = end + delay), busy sums (added in each device's order), makespans, bounded runs'
@@ -911,9 +912,9 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
 static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *n_grants,
                                                          double bound, double *over)
 {
-    const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d];
+    const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d]; /* > 0 (ops_on) */
     const double e = now + t;
-    if (!(t > 0) || e == now) return 0;
+    if (e == now) return 0;
     s->busy_flag[d] = 1;
     s->busy[d] += t;
     s->start[h] = now;
@@ -999,23 +1000,26 @@ static int run_ops(dp_sim *s, double bound, double *over)
                 if (s->qhead[d] < 0) s->qtail[d] = -1;
                 if (!ops_grant(s, h, d, now, &n_grants, bound, &first_over)) return 0;
             }
+            const double *lat_d = latency + (size_t)d * (size_t)D, *ibw_d = inv_bw + (size_t)d * (size_t)D;
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
                 if (!first_copy[q]) continue;
                 const int v = edge_dst[q], dv = dev[v];
                 double a = now;
                 if (dv != d) {
-                    const size_t k = (size_t)d * (size_t)D + (size_t)dv;
-                    const double delay = latency[k] + edge_data[q] * inv_bw[k];
+                    const double delay = lat_d[dv] + edge_data[q] * ibw_d[dv];
                     if (delay > 0) {
                         a = now + delay;
                         if (a == now) return 0;
                         if (a > bound && a < first_over) first_over = a;
                     }
                 }
-                const uint64_t key = rank << OP_KEY_SHIFT | (uint64_t)q;
-                if (arrived[v] == 0 || a > ready[v] || (a == ready[v] && key > rkey[v])) {
+                /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
+                 * rank order, each its copies in edge order), so of v's arrivals at one time the
+                 * last sent has the largest key; a key is needed for a delayed READY only (a READY
+                 * at this instant goes to the FIFO, and a later arrival is at a later time) */
+                if (arrived[v] == 0 || a >= ready[v]) {
                     ready[v] = a;
-                    rkey[v] = key;
+                    if (a > now) rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
                 }
                 if (++arrived[v] == n_unique_pred[v]) {
                     if (ready[v] == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
@@ -1099,7 +1103,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
             s->stopped = 0;
             s->now = s->makespan;
             s->n_events = s->full_events;
-            transfer_totals(s);
+            if (s->bound == INFINITY) transfer_totals(s);
             DP_SIM_RESULT_RECORDS(res, s);
             return DP_OK;
         }
@@ -1130,7 +1134,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     for (int i = 0; i < g->n_sources; i++)
         if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
     loop(s);
-    transfer_totals(s);
+    if (s->bound == INFINITY) transfer_totals(s); /* a bounded run reports a cost only */
     DP_SIM_RESULT_RECORDS(res, s);
     return DP_OK;
 }
