@@ -125,9 +125,10 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
 /* Graphs of at least this many ops use delta runs by default (dp_engine_set_delta -1). Below it
  * a bounded full run (dp_sim's op-order run: two events an op, dp_sim.h) costs less than a delta
  * run, which resumes the seven-event loop and keeps the incumbent's recorded schedule: annealing
- * 1.15 to 1.5 times the moves per second without delta runs on generated graphs of 288 to 2,574
- * ops (chainmm, ffnn, llama-layer forward and training steps), 0.8 times with them off at 4,974
- * and 5,713 ops (EXPERIMENTS.md, issue 31: chosen on those, not on DOPPLER's graphs). */
+ * 1.2 to 1.4 times the moves per second without delta runs on generated graphs of 288 to 2,574
+ * ops (chainmm, ffnn, llama-layer forward and training steps), 0.8 to 0.95 times at 4,974 and
+ * 5,713 ops (bench/bench_delta, EXPERIMENTS.md "Two events an op": chosen on those, not on
+ * DOPPLER's graphs). */
 #define DP_ENGINE_DELTA_MIN_OPS 3500
 
 /* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by

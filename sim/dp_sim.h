@@ -16,6 +16,10 @@
  * the next in this order when it is scheduled (nothing else is waiting in the FIFO, no other
  * heap event is at its instant, and its scheduler schedules nothing after it) runs at once,
  * without a FIFO entry: the same order, sequence numbers and count (issue 31; dp_sim.c).
+ * A complete run (dp_sim_run, dp_sim_run_bounded) is computed op by op where every op's time is
+ * positive: two events an op (READY, COMPUTE_DONE), the order of the others derived from their
+ * fixed places within an instant, the same schedule and count bit for bit (dp_sim_set_op_order
+ * below; dp_sim.c, "the op-order run").
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.

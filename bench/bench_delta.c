@@ -1,0 +1,75 @@
+/* bench_delta: annealing's moves per CPU second with delta runs on and off (dp_engine_set_delta),
+ * one binary, the same seed (issue 31: the choice of DP_ENGINE_DELTA_MIN_OPS, sim/dp_engine.h).
+ * Usage: bench_delta [--budget N] [--devices D] GRAPH...
+ * A native JSON graph (FLOPs and bytes) is placed on D uniform devices (1e13 FLOP/s, 12 GB/s,
+ * 10 us) with DOPPLER's comm ratio 4; a DOPPLER text graph on D devices (8 for 8gpu_ files) with
+ * its own costs. Prints per graph: ops, moves per second with delta runs on and off, and the best
+ * makespan of each; exits 1 when the two differ (they must not: delta runs are exact). */
+#include "dp_cost.h"
+#include "dp_engine.h"
+#include "dp_graph.h"
+#include "dp_search.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+    long budget = 20000;
+    int D = 4, i = 1, status = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = atol(argv[++i]);
+        else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
+        else { fprintf(stderr, "usage: bench_delta [--budget N] [--devices D] GRAPH...\n"); return 2; }
+    }
+    printf("%-56s %7s %12s %12s %22s %22s\n", "graph", "ops", "delta_on", "delta_off", "best_on", "best_off");
+    for (; i < argc; i++) {
+        dp_error err;
+        dp_graph *g = dp_graph_read(argv[i], NULL, &err);
+        if (!g) { fprintf(stderr, "bench_delta: %s\n", err.msg); return 1; }
+        const int d = strstr(argv[i], "8gpu") ? 8 : D;
+        dp_cost *c;
+        if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) {
+            c = dp_cost_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
+            if (c && dp_cost_set_comm_ratio(c, g, 4, &err) != DP_OK) { dp_cost_free(c); c = NULL; }
+        } else {
+            c = dp_cost_graph(g, d, &err);
+        }
+        dp_engine *e = c ? dp_engine_alloc(g, c, NULL, &err) : NULL;
+        int *a = malloc(sizeof(int) * (size_t)g->n_ops);
+        if (!e || !a) { fprintf(stderr, "bench_delta: %s\n", err.msg); return 1; }
+        const dp_oracle o = dp_engine_oracle(e);
+        double rate[2], best[2];
+        for (int on = 1; on >= 0; on--) {
+            dp_engine_set_delta(e, on);
+            dp_search_anneal_config cfg;
+            dp_search_anneal_config_init(&cfg);
+            cfg.budget = budget;
+            dp_search_result res;
+            const double t0 = cpu_s();
+            if (dp_search_anneal(g, c, &o, &cfg, 1, a, &res, &err) != DP_OK) {
+                fprintf(stderr, "bench_delta: %s\n", err.msg);
+                return 1;
+            }
+            rate[on] = (double)res.sims / (cpu_s() - t0);
+            best[on] = res.best;
+            dp_search_trace_clear(&res.trace);
+        }
+        printf("%-56s %7d %12.0f %12.0f %22.17g %22.17g\n", g->name, g->n_ops, rate[1], rate[0], best[1], best[0]);
+        if (best[0] != best[1]) status = 1;
+        free(a);
+        dp_engine_free(e);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    return status;
+}
