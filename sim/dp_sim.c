@@ -205,8 +205,10 @@ struct dp_sim {
     long n_events, n_transfers;
     double volume;
     /* a bounded run (dp_sim_run_bounded): the loop stops before the clock passes bound, and
-     * exceeded is the time it would have moved to; INFINITY otherwise */
+     * exceeded is the time it would have moved to, and over_bound 1; over_bound 0 otherwise (a
+     * flag, not an INFINITY sentinel: an event at an infinite time is past any finite bound) */
     double bound, exceeded;
+    int over_bound;
     /* the op-order run (run_ops, below): its queues of COMPUTE_DONEs and delayed READYs, each
      * op's READY order key (n); the events of a complete run (5 an op, 2 a first copy); ops_on:
      * 0 turns the op-order run off (dp_sim_set_op_order, for tests and benchmarks) */
@@ -805,6 +807,7 @@ static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int
              * at least that instant (every event happens before some op's end) */
             if (q->a[q->lo].t > bound) {
                 s->exceeded = q->a[q->lo].t;
+                s->over_bound = 1;
                 break;
             }
             /* advance the clock; every heap event of that instant comes before the FIFO (heap
@@ -910,7 +913,7 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
 /* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
  * COMPUTE_DONE. Returns 0 when h's time is outside the levels above. */
 static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *n_grants,
-                                                         double bound, double *over)
+                                                         double bound, double *over, int *any)
 {
     const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d]; /* > 0 (ops_on) */
     const double e = now + t;
@@ -919,17 +922,20 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
     s->busy[d] += t;
     s->start[h] = now;
     s->end[h] = e;
-    if (e > bound && e < *over) *over = e;
+    if (e > bound) {
+        *any = 1;
+        if (e < *over) *over = e;
+    }
     evq_push(&s->oq_done, e, (*n_grants)++, (uint32_t)h);
     return 1;
 }
 
 /* v's READY: v joins its device's queue, and is granted the device when it is free */
 static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *n_grants,
-                                                         double bound, double *over)
+                                                         double bound, double *over, int *any)
 {
     const int d = s->dev[v];
-    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, n_grants, bound, over);
+    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, n_grants, bound, over, any);
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -937,15 +943,16 @@ static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, dou
     return 1;
 }
 
-/* The complete run of s->dev op by op (above); bound as a bounded run's: *over is the first
- * instant after bound the engine's clock would reach (INFINITY: none). Returns 1, or 0 when the
+/* The complete run of s->dev op by op (above); bound as a bounded run's: *over_bound is 1 when
+ * the engine's clock would pass bound, and *over the first instant after bound it would reach
+ * then. Returns 1, or 0 when the
  * event loop must run instead (s's run arrays then hold nothing meaningful).
  * Queues: the COMPUTE_DONEs (by the rank of their grants), the READYs of delayed arrivals (level
  * 2, pushed at an earlier instant), both evq; the READYs of an instant's same-device and
  * zero-delay arrivals (level 4) are made in the order of their keys, as the instant's
  * COMPUTE_DONEs are processed in order and each sends its copies in edge order, so they wait in
  * a FIFO (s->fifo), processed after the instant's delayed READYs. */
-static int run_ops(dp_sim *s, double bound, double *over)
+static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
 {
     const dp_graph *g = s->g;
     const dp_cost *c = s->c;
@@ -959,6 +966,7 @@ static int run_ops(dp_sim *s, double bound, double *over)
     int *arrived = s->arrived;
     double *ready = s->ready;
     double makespan = 0, first_over = INFINITY;
+    int any_over = 0;
     uint64_t n_grants = 0, n_done = 0;
     memset(arrived, 0, (size_t)n * sizeof(int));
     for (int d = 0; d < D; d++) {
@@ -972,7 +980,7 @@ static int run_ops(dp_sim *s, double bound, double *over)
     for (int i = 0; i < g->n_sources; i++) {
         const int v = g->sources[i];
         ready[v] = 0;
-        if (!ops_ready(s, v, 0, &n_grants, bound, &first_over)) return 0;
+        if (!ops_ready(s, v, 0, &n_grants, bound, &first_over, &any_over)) return 0;
     }
     for (;;) {
         /* the next instant: the earlier of the first COMPUTE_DONE and the first delayed READY */
@@ -984,7 +992,7 @@ static int run_ops(dp_sim *s, double bound, double *over)
          * one is no earlier than it), and was pushed by an instant before the bound, so it is
          * first_over */
         if (now > bound) {
-            assert(first_over <= now);
+            assert(any_over && first_over <= now);
             break;
         }
         int tail = 0;
@@ -998,7 +1006,7 @@ static int run_ops(dp_sim *s, double bound, double *over)
             if (h >= 0) {
                 s->qhead[d] = s->qnext[h];
                 if (s->qhead[d] < 0) s->qtail[d] = -1;
-                if (!ops_grant(s, h, d, now, &n_grants, bound, &first_over)) return 0;
+                if (!ops_grant(s, h, d, now, &n_grants, bound, &first_over, &any_over)) return 0;
             }
             const double *lat_d = latency + (size_t)d * (size_t)D, *ibw_d = inv_bw + (size_t)d * (size_t)D;
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
@@ -1010,7 +1018,10 @@ static int run_ops(dp_sim *s, double bound, double *over)
                     if (delay > 0) {
                         a = now + delay;
                         if (a == now) return 0;
-                        if (a > bound && a < first_over) first_over = a;
+                        if (a > bound) {
+                            any_over = 1;
+                            if (a < first_over) first_over = a;
+                        }
                     }
                 }
                 /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
@@ -1029,12 +1040,13 @@ static int run_ops(dp_sim *s, double bound, double *over)
         }
         /* its delayed READYs (level 2), then the others (level 4) */
         while (rq->lo < rq->hi && rq->a[rq->lo].t == now)
-            if (!ops_ready(s, (int)evq_pop(rq), now, &n_grants, bound, &first_over)) return 0;
+            if (!ops_ready(s, (int)evq_pop(rq), now, &n_grants, bound, &first_over, &any_over)) return 0;
         for (int i = 0; i < tail; i++)
-            if (!ops_ready(s, (int)fifo[i], now, &n_grants, bound, &first_over)) return 0;
+            if (!ops_ready(s, (int)fifo[i], now, &n_grants, bound, &first_over, &any_over)) return 0;
     }
     s->makespan = makespan;
     *over = first_over;
+    *over_bound = any_over;
     return 1;
 }
 
@@ -1097,9 +1109,11 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     s->n_kept = s->n_rorder = 0;
     if (ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0) {
         double over;
-        if (run_ops(s, s->bound, &over)) {
+        int over_bound;
+        if (run_ops(s, s->bound, &over, &over_bound)) {
             s->n_op_order++;
             s->exceeded = over;
+            s->over_bound = over_bound;
             s->stopped = 0;
             s->now = s->makespan;
             s->n_events = s->full_events;
@@ -1114,6 +1128,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     s->fifo_head = s->fifo_tail = 0;
     s->now = s->makespan = 0;
     s->exceeded = INFINITY;
+    s->over_bound = 0;
     s->stopped = 0;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
@@ -1156,7 +1171,7 @@ int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *c
     int rc = run(s, assignment, 0, 1, &r, err);
     s->bound = INFINITY;
     if (rc != DP_OK) return rc;
-    *exceeded = s->exceeded < INFINITY;
+    *exceeded = s->over_bound;
     *cost = *exceeded ? s->exceeded : r.makespan;
     return DP_OK;
 }
@@ -1257,6 +1272,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->now = t;
     s->makespan = 0;
     s->exceeded = INFINITY;
+    s->over_bound = 0;
     s->stopped = 0;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
@@ -1727,7 +1743,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     } else {
         p->n_resimulated += k;
     }
-    *exceeded = s->exceeded < INFINITY;
+    *exceeded = s->over_bound;
     *cost = *exceeded ? s->exceeded : s->makespan;
     s->delta_p = *exceeded ? NULL : p;
     s->delta_k = k;

@@ -295,6 +295,41 @@ START_TEST(op_order_same_as_events)
 }
 END_TEST
 
+START_TEST(bounded_infinite_time)
+{
+    /* an event at an infinite time is past any finite bound: the run exceeds it (it held cost 1,
+     * not exceeded, in both the op-order run and the event loop: the verdict was read from an
+     * INFINITY sentinel) */
+    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
+    dp_graph_builder_add_op(gb, NULL, NULL, 2, 0);
+    dp_graph_builder_add_edge(gb, 0, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(gb, &err);
+    dp_graph_builder_free(gb);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_graph(g, 1, &err);
+    ck_assert(c != NULL);
+    c->op_time[1] = INFINITY; /* graphs refuse it; cost tables made by hand may hold it */
+    for (int op_order = 0; op_order < 2; op_order++) {
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_set_op_order(s, op_order);
+        const int a[2] = {0, 0};
+        double cost;
+        int exceeded;
+        ck_assert_int_eq(dp_sim_run_bounded(s, a, 5, &cost, &exceeded, &err), DP_OK);
+        ck_assert_msg(exceeded == 1 && cost == INFINITY, "op order %d: cost %g, exceeded %d", op_order, cost, exceeded);
+        ck_assert_int_eq(dp_sim_op_order_runs(s), op_order);
+        dp_sim_result r;
+        ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
+        ck_assert(r.makespan == INFINITY);
+        dp_sim_free(s);
+    }
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(direct_same_as_fifo)
 {
     /* events run at once (dp_sim.h) against every event through the FIFO (dp_sim_set_direct 0),
@@ -983,6 +1018,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
+    tcase_add_test(t, bounded_infinite_time);
     tcase_add_test(t, direct_same_as_fifo);
     tcase_add_test(t, converge_same_as_not);
     tcase_add_test(t, prefix_converge_same_as_not);
