@@ -218,6 +218,15 @@ struct dp_sim {
     int ops_on; /* also 0 when an op's time is 0 or less on some device (dp_sim_alloc) */
 };
 
+/* whether every op's time is positive on every device: the op-order run needs it (an op of time
+ * 0 would make it fall back after part of a run, every run) */
+static int times_positive(const dp_cost *c)
+{
+    for (size_t k = 0; k < (size_t)c->n_ops * (size_t)c->n_devices; k++)
+        if (!(c->op_time[k] > 0)) return 0;
+    return 1;
+}
+
 dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
 {
     if (c->n_ops != g->n_ops || c->n_edges != g->n_edges) {
@@ -235,8 +244,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->conv_at = INFINITY;
         s->conv_added = -1;
         s->converge_prefix = 1;
-        s->ops_on = 1;
-    }
+        }
     if (!s) goto nomem;
     s->g = g;
     s->c = c;
@@ -310,10 +318,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     }
     s->max_delay = lat + data * ibw;
     if (!(s->max_delay >= 0)) s->max_delay = INFINITY;
-    /* the op-order run needs every op's time positive (an op of time 0 would make it fall back
-     * after part of a run, every run) */
-    for (size_t k = 0; k < (size_t)s->n * (size_t)s->D; k++)
-        if (!(c->op_time[k] > 0)) s->ops_on = 0;
+    s->ops_on = times_positive(c);
     return s;
 nomem:
     dp_sim_free(s);
@@ -1026,11 +1031,10 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
                 }
                 /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
                  * rank order, each its copies in edge order), so of v's arrivals at one time the
-                 * last sent has the largest key; a key is needed for a delayed READY only (a READY
-                 * at this instant goes to the FIFO, and a later arrival is at a later time) */
+                 * last sent has the largest key (a READY at this instant, in the FIFO, needs none) */
                 if (arrived[v] == 0 || a >= ready[v]) {
                     ready[v] = a;
-                    if (a > now) rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
+                    rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
                 }
                 if (++arrived[v] == n_unique_pred[v]) {
                     if (ready[v] == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
@@ -1767,9 +1771,7 @@ void dp_sim_set_direct(dp_sim *s, int on)
 
 void dp_sim_set_op_order(dp_sim *s, int on)
 {
-    s->ops_on = on != 0;
-    for (size_t k = 0; k < (size_t)s->n * (size_t)s->D; k++)
-        if (!(s->c->op_time[k] > 0)) s->ops_on = 0;
+    s->ops_on = on != 0 && times_positive(s->c);
 }
 
 long dp_sim_op_order_runs(const dp_sim *s)
