@@ -61,6 +61,12 @@ int main(int argc, char **argv)
                 return 1;
             }
             rate[on] = (double)res.sims / (cpu_s() - t0);
+            if (on) {
+                long resumed, full, resim;
+                dp_engine_delta_stats(e, &resumed, &full, &resim);
+                fprintf(stderr, "%s: %ld resumed, %ld from 0, %.3f of the ops simulated a run\n", g->name, resumed, full,
+                        (double)resim / ((double)(resumed + full) * g->n_ops));
+            }
             best[on] = res.best;
             dp_search_trace_clear(&res.trace);
         }

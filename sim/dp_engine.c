@@ -214,7 +214,8 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
 {
     dp_engine *e = inc->e;
     inc->set = inc->complete = 0;
-    inc->delta = e->fast && (e->delta_mode == 1 || (e->delta_mode < 0 && e->g->n_ops >= DP_ENGINE_DELTA_MIN_OPS));
+    inc->delta = e->fast && (e->delta_mode == 1 || (e->delta_mode < 0 && (e->g->n_ops >= DP_ENGINE_DELTA_MIN_OPS ||
+                                                                          !dp_sim_op_order_on(e->fast))));
     int rc;
     double c;
     if (inc->delta) {

@@ -122,17 +122,19 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
  * incumbent is not set; without delta runs, a bounded run of it since (its schedule is gone). */
 int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err);
 
-/* Graphs of at least this many ops use delta runs by default (dp_engine_set_delta -1). Below it
- * a bounded full run (dp_sim's op-order run: two events an op, dp_sim.h) costs less than a delta
- * run, which resumes the seven-event loop and keeps the incumbent's recorded schedule: annealing
- * 1.2 to 1.4 times the moves per second without delta runs on generated graphs of 288 to 2,574
- * ops (chainmm, ffnn, llama-layer forward and training steps), 0.8 to 0.95 times at 4,974 and
- * 5,713 ops (bench/bench_delta, EXPERIMENTS.md "Two events an op": chosen on those, not on
- * DOPPLER's graphs). */
-#define DP_ENGINE_DELTA_MIN_OPS 3500
+/* Graphs of at least this many ops use delta runs by default (dp_engine_set_delta -1) where the
+ * exact engine computes runs op by op (dp_sim_op_order_on; a delta run then resumes the op-order
+ * run, dp_sim.h "Op by op"); where it cannot (an op of time 0), delta runs are on at every size
+ * (they resume the event loop, which a full run would go through too). Below it a bounded full
+ * op-order run costs less than a delta run, which records its events' places and sets up the
+ * ops it reaches: annealing's moves per second with delta runs on over off, on generated graphs
+ * (bench/bench_delta, EXPERIMENTS.md "Delta runs op by op"; chosen on those, not on DOPPLER's
+ * graphs): 0.87 to 0.98 at 48 to 168 ops, about 1 at 216 to 224, 1.02 to 1.09 at 288 to 417 on
+ * 4 devices but 0.91 to 0.97 at 216 to 336 on 8, 1.09 to 1.94 at 1,056 to 5,713 ops. */
+#define DP_ENGINE_DELTA_MIN_OPS 400
 
 /* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by
- * the graph's size (-1, the default: on from DP_ENGINE_DELTA_MIN_OPS ops). Either way the same
+ * the graph's size (-1, the default: on from DP_ENGINE_DELTA_MIN_OPS ops, or always, above). Either way the same
  * costs and decisions; only the time differs. For tests and benchmarks. Takes effect at the next
  * dp_engine_incumbent_set. */
 void dp_engine_set_delta(dp_engine *e, int on);

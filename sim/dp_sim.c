@@ -152,6 +152,7 @@ struct dp_sim {
      * (fut[0..delta_k)) */
     const dp_sim_prefix *delta_p;
     int delta_k;
+    int delta_events; /* the last delta run of an op-order incumbent went through the event loop */
     /* convergence (dp_sim.h, "delta simulation"): a delta run within its bound stops at the end
      * of an instant at which its state is conv_p's (NULL: never), its ops fut[0..n_fut) and its
      * moved ops moved_ops[0..n_moved); conv_at: the instant it stopped at (INFINITY: it ran to
@@ -192,6 +193,9 @@ struct dp_sim {
      * max_delay bounding every transfer (from the cost tables at dp_sim_alloc) */
     const dp_sim_prefix *lz_p;
     double lz_t, max_delay;
+    int *upred_ptr, *upred; /* (n + 1), (first copies): each op's producers, once each (CSR) */
+    double *out_delay; /* (n) a bound on every copy's transfer time from each op (its edges' data,
+                          the largest latency and inverse bandwidth; INFINITY as max_delay) */
     uint32_t *touch, touch_stamp;
     int *touched, n_touched;
     /* a probe (dp_sim_prefix_add, commit 0) wants one op's start alone: the loop stops at the
@@ -295,6 +299,9 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->oq_done.a, (size_t)s->oq_done.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->oq_ready.a, (size_t)s->oq_ready.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->rkey, (size_t)s->n + 1, sizeof(uint64_t));
+    DP_ALLOC(t, s->out_delay, (size_t)s->n + 1, sizeof(double));
+    DP_ALLOC(t, s->upred_ptr, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->upred, (size_t)s->m + 1, sizeof(int));
     if (t->failed) goto nomem;
     s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
@@ -318,6 +325,20 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     }
     s->max_delay = lat + data * ibw;
     if (!(s->max_delay >= 0)) s->max_delay = INFINITY;
+    s->upred_ptr[0] = 0;
+    for (int v = 0, j = 0; v < s->n; v++) {
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++)
+            if (s->first_copy[g->pred_edge[q]]) s->upred[j++] = g->edge_src[g->pred_edge[q]];
+        s->upred_ptr[v + 1] = j;
+    }
+    for (int u = 0; u < s->n; u++) {
+        double du = 0;
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+            const double x = c->edge_data[e] >= 0 ? lat + c->edge_data[e] * ibw : INFINITY;
+            if (!(x <= du)) du = x >= 0 ? x : INFINITY;
+        }
+        s->out_delay[u] = du;
+    }
     s->ops_on = times_positive(c);
     return s;
 nomem:
@@ -911,14 +932,16 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
  * costs and event counts as the event loop: tests/test_delta.c `op_order_same_as_events`, on
  * random graphs with ties everywhere. An op of time 0 or less on its device, or a positive time
  * or delay that does not move the clock (start + time == start), is outside these levels: the
- * run returns 0 and the event loop runs instead. Complete runs only (the prefix, delta and
- * incremental runs need the event loop's sequence numbers). */
+ * run returns 0 and the event loop runs instead. Complete runs, and delta runs of an incumbent
+ * recorded by it (run_ops_resumed, dp_sim.h "Op by op"); the prefix and incremental runs of the
+ * environment's state keep the event loop's sequence numbers. */
 #define OP_KEY_SHIFT 28
 
 /* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
- * COMPUTE_DONE. Returns 0 when h's time is outside the levels above. */
-static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *n_grants,
-                                                         double bound, double *over, int *any)
+ * COMPUTE_DONE, numbered *seq (its grant's place; rec: also written to seq_done[h]). Returns 0
+ * when h's time is outside the levels above. */
+static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *seq,
+                                                         double bound, double *over, int *any, const int rec)
 {
     const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d]; /* > 0 (ops_on) */
     const double e = now + t;
@@ -931,16 +954,22 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
         *any = 1;
         if (e < *over) *over = e;
     }
-    evq_push(&s->oq_done, e, (*n_grants)++, (uint32_t)h);
+    if (rec) s->seq_done[h] = *seq;
+    evq_push(&s->oq_done, e, (*seq)++, (uint32_t)h);
     return 1;
 }
 
-/* v's READY: v joins its device's queue, and is granted the device when it is free */
-static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *n_grants,
-                                                         double bound, double *over, int *any)
+/* v's READY: v joins its device's queue, and is granted the device when it is free (rec: its
+ * READY's place to seq_ready[v], v to the READY order rorder) */
+static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *seq,
+                                                         double bound, double *over, int *any, const int rec)
 {
     const int d = s->dev[v];
-    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, n_grants, bound, over, any);
+    if (rec) {
+        s->seq_ready[v] = (*seq)++;
+        s->rorder[s->n_rorder++] = v;
+    }
+    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, seq, bound, over, any, rec);
     s->qnext[v] = -1;
     if (s->qtail[d] < 0) s->qhead[d] = v;
     else s->qnext[s->qtail[d]] = v;
@@ -948,45 +977,93 @@ static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, dou
     return 1;
 }
 
-/* The complete run of s->dev op by op (above); bound as a bounded run's: *over_bound is 1 when
- * the engine's clock would pass bound, and *over the first instant after bound it would reach
- * then. Returns 1, or 0 when the
- * event loop must run instead (s's run arrays then hold nothing meaningful).
- * Queues: the COMPUTE_DONEs (by the rank of their grants), the READYs of delayed arrivals (level
- * 2, pushed at an earlier instant), both evq; the READYs of an instant's same-device and
- * zero-delay arrivals (level 4) are made in the order of their keys, as the instant's
- * COMPUTE_DONEs are processed in order and each sends its copies in edge order, so they wait in
- * a FIFO (s->fifo), processed after the instant's delayed READYs. */
-static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
+/* A resumed op-order run's set-up of op v, not ready at the instant t it resumed at: the copies
+ * sent to v's device (s->dev) by v's producers that ended before t (p's schedule: their
+ * COMPUTE_DONEs before t, numbered p->seq_fin), as the run from time 0 holds them at t: v's
+ * count of arrived inputs, its latest arrival and that arrival's READY key (of the copies
+ * arriving last, the largest key: the last sent). An arrival after bound lowers *over. Marks v
+ * set up. Returns v's count, or -1 when a positive delay does not move the clock (the levels
+ * above do not hold: the caller falls back to the event loop). */
+static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double bound, double *over, int *any)
 {
     const dp_graph *g = s->g;
     const dp_cost *c = s->c;
-    const int n = s->n, D = s->D;
+    const int dv = s->dev[v], D = s->D;
+    int cnt = 0;
+    double r = 0;
+    uint64_t key = 0;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        const int e = g->pred_edge[q];
+        if (!s->first_copy[e]) continue;
+        const int u = g->edge_src[e];
+        const double end = p->end[u];
+        if (!(end < t)) continue;
+        const int du = s->dev[u];
+        double a = end;
+        if (du != dv) {
+            const size_t k = (size_t)du * (size_t)D + (size_t)dv;
+            const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
+            if (delay > 0) {
+                a = end + delay;
+                if (a == end) return -1;
+                if (a > bound) {
+                    *any = 1;
+                    if (a < *over) *over = a;
+                }
+            }
+        }
+        const uint64_t kv = p->seq_fin[u] << OP_KEY_SHIFT | (uint64_t)e;
+        if (cnt == 0 || a > r || (a == r && kv > key)) {
+            r = a;
+            key = kv;
+        }
+        cnt++;
+    }
+    s->arrived[v] = cnt;
+    s->ready[v] = r;
+    s->rkey[v] = key;
+    s->touch[v] = s->touch_stamp;
+    return cnt;
+}
+
+/* A resumed op-order run's set-up of op v reached by the run's first copy to it (ops_loop): its
+ * count of inputs from producers that ended before t (p's schedule). Those copies all arrived
+ * before t (an op with one arriving at or after t was set up by run_ops_resumed), so before
+ * every copy of the run: v's latest arrival and its key are the run's (ready below any). */
+static inline __attribute__((always_inline)) void ops_setup_count(dp_sim *s, const dp_sim_prefix *p, int v, double t)
+{
+    const int *upred = s->upred;
+    const double *end = p->end;
+    int cnt = 0;
+    for (int j = s->upred_ptr[v]; j < s->upred_ptr[v + 1]; j++) cnt += end[upred[j]] < t;
+    s->arrived[v] = cnt;
+    s->ready[v] = -INFINITY;
+    s->touch[v] = s->touch_stamp;
+}
+
+/* The op-order run's loop from the state in s (the queues, the device queues, the counts), with
+ * event numbers from seq; the first instant past bound so far in first_over (any_over: one
+ * exists). rec: record every op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin)
+ * and end with s->seq above them. res: resumed from p at t (ops_setup: an op not set up is set
+ * up when the first copy reaches it). Returns 1 (s->makespan: the last COMPUTE_DONE processed),
+ * or 0 when the event loop must run instead. */
+static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t seq, double bound, double first_over,
+                                                        int any_over, double *over, int *over_bound, const int rec,
+                                                        const int res, const dp_sim_prefix *p, double t)
+{
+    const dp_graph *g = s->g;
+    const dp_cost *c = s->c;
+    const int D = s->D;
     const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst, *n_unique_pred = g->n_unique_pred;
     const unsigned char *first_copy = s->first_copy;
     const double *edge_data = c->edge_data, *latency = c->latency, *inv_bw = c->inv_bw;
     evq *dq = &s->oq_done, *rq = &s->oq_ready;
     uint64_t *rkey = s->rkey;
     uint32_t *fifo = s->fifo;
+    const uint32_t *touch = s->touch, stamp = s->touch_stamp;
     int *arrived = s->arrived;
     double *ready = s->ready;
-    double makespan = 0, first_over = INFINITY;
-    int any_over = 0;
-    uint64_t n_grants = 0, n_done = 0;
-    memset(arrived, 0, (size_t)n * sizeof(int));
-    for (int d = 0; d < D; d++) {
-        s->qhead[d] = s->qtail[d] = -1;
-        s->busy_flag[d] = 0;
-        s->busy[d] = 0;
-    }
-    evq_clear(dq);
-    evq_clear(rq);
-    /* time 0: the sources' READYs, in op order */
-    for (int i = 0; i < g->n_sources; i++) {
-        const int v = g->sources[i];
-        ready[v] = 0;
-        if (!ops_ready(s, v, 0, &n_grants, bound, &first_over, &any_over)) return 0;
-    }
+    double makespan = 0;
     for (;;) {
         /* the next instant: the earlier of the first COMPUTE_DONE and the first delayed READY */
         const int dany = dq->lo < dq->hi, rany = rq->lo < rq->hi;
@@ -994,8 +1071,8 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
         const double now = !rany || (dany && dq->a[dq->lo].t <= rq->a[rq->lo].t) ? dq->a[dq->lo].t : rq->a[rq->lo].t;
         /* a bounded run stops at its first instant past the bound, as the event loop does; the
          * engine's first instant past it is no later (an event pushed by this instant or a later
-         * one is no earlier than it), and was pushed by an instant before the bound, so it is
-         * first_over */
+         * one is no earlier than it), and was pushed by an instant before the bound (or was in
+         * flight when a resumed run began), so it is first_over */
         if (now > bound) {
             assert(any_over && first_over <= now);
             break;
@@ -1004,19 +1081,21 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
         /* its COMPUTE_DONEs, each with its RELEASE (granting its device's queue head) and FINISH */
         while (dq->lo < dq->hi && dq->a[dq->lo].t == now) {
             const int u = (int)evq_pop(dq), d = dev[u];
-            const uint64_t rank = n_done++;
+            const uint64_t rank = seq++;
+            if (rec) s->seq_fin[u] = rank;
             makespan = now;
             s->busy_flag[d] = 0;
             const int h = s->qhead[d];
             if (h >= 0) {
                 s->qhead[d] = s->qnext[h];
                 if (s->qhead[d] < 0) s->qtail[d] = -1;
-                if (!ops_grant(s, h, d, now, &n_grants, bound, &first_over, &any_over)) return 0;
+                if (!ops_grant(s, h, d, now, &seq, bound, &first_over, &any_over, rec)) return 0;
             }
             const double *lat_d = latency + (size_t)d * (size_t)D, *ibw_d = inv_bw + (size_t)d * (size_t)D;
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
                 if (!first_copy[q]) continue;
                 const int v = edge_dst[q], dv = dev[v];
+                if (res && touch[v] != stamp) ops_setup_count(s, p, v, t);
                 double a = now;
                 if (dv != d) {
                     const double delay = lat_d[dv] + edge_data[q] * ibw_d[dv];
@@ -1044,14 +1123,153 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound)
         }
         /* its delayed READYs (level 2), then the others (level 4) */
         while (rq->lo < rq->hi && rq->a[rq->lo].t == now)
-            if (!ops_ready(s, (int)evq_pop(rq), now, &n_grants, bound, &first_over, &any_over)) return 0;
+            if (!ops_ready(s, (int)evq_pop(rq), now, &seq, bound, &first_over, &any_over, rec)) return 0;
         for (int i = 0; i < tail; i++)
-            if (!ops_ready(s, (int)fifo[i], now, &n_grants, bound, &first_over, &any_over)) return 0;
+            if (!ops_ready(s, (int)fifo[i], now, &seq, bound, &first_over, &any_over, rec)) return 0;
     }
     s->makespan = makespan;
+    if (rec) s->seq = seq;
     *over = first_over;
     *over_bound = any_over;
     return 1;
+}
+
+/* The complete run of s->dev op by op (above); bound as a bounded run's: *over_bound is 1 when
+ * the engine's clock would pass bound, and *over the first instant after bound it would reach
+ * then. rec: record the places of every op's events (seq_done: its grant, seq_fin: its
+ * COMPUTE_DONE, seq_ready: its READY, numbered from 0 in one sequence; rorder: the READY order)
+ * for an op-order delta incumbent (dp_sim_prefix op_order). Returns 1, or 0 when the event loop
+ * must run instead (s's run arrays then hold nothing meaningful).
+ * Queues: the COMPUTE_DONEs (by the rank of their grants), the READYs of delayed arrivals (level
+ * 2, pushed at an earlier instant), both evq; the READYs of an instant's same-device and
+ * zero-delay arrivals (level 4) are made in the order of their keys, as the instant's
+ * COMPUTE_DONEs are processed in order and each sends its copies in edge order, so they wait in
+ * a FIFO (s->fifo), processed after the instant's delayed READYs. */
+static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const int rec)
+{
+    const dp_graph *g = s->g;
+    double first_over = INFINITY;
+    int any_over = 0;
+    uint64_t seq = 0;
+    memset(s->arrived, 0, (size_t)s->n * sizeof(int));
+    for (int d = 0; d < s->D; d++) {
+        s->qhead[d] = s->qtail[d] = -1;
+        s->busy_flag[d] = 0;
+        s->busy[d] = 0;
+    }
+    evq_clear(&s->oq_done);
+    evq_clear(&s->oq_ready);
+    s->n_rorder = 0;
+    /* time 0: the sources' READYs, in op order */
+    for (int i = 0; i < g->n_sources; i++) {
+        const int v = g->sources[i];
+        s->ready[v] = 0;
+        if (rec ? !ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, 1)
+                : !ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, 0))
+            return 0;
+    }
+    return rec ? ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 1, 0, NULL, 0)
+               : ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 0, 0, NULL, 0);
+}
+
+/* The op-order run resumed at the start of instant t > 0 (t <= bound) from p, an op-order
+ * incumbent (p->op_order: its event places are the op-order run's), for the assignment s->dev,
+ * in which the ops moved[0..n_moved) differ from p's and have no event before t (dp_sim_run_delta:
+ * each one's READY, in p's schedule and where its inputs reach its new device, at or after t).
+ * The state at t: each device's list from its first op ending at or after t (s->cut): the op
+ * running then (its COMPUTE_DONE at p's end, numbered p's grant place), the ops queued behind it
+ * (READY before t; the lists are in READY order); the ops whose inputs were all sent before t
+ * and arrive at or after t, found from the producers that ended in [t less the longest
+ * transfer, t) and set up (ops_setup) with their READYs queued (keys from p's COMPUTE_DONE
+ * places); the moved ops set up; every other op set up when first reached. Events are
+ * numbered from p->seq_next, above p's. Records as run_ops(rec); s->kept: the ops running or
+ * queued at t, by device in queue order; s->rorder: the ops made ready by the run. Returns as
+ * run_ops. */
+static int first_ending_at(const dp_sim_prefix *p, int d, double t);
+
+static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, int n_moved, double t, double bound,
+                           double *over, int *over_bound)
+{
+    const dp_graph *g = s->g;
+    const dp_cost *c = s->c;
+    const int D = s->D, *dev = s->dev;
+    double first_over = INFINITY;
+    int any_over = 0;
+    s->n_kept = s->n_rorder = 0;
+    evq_clear(&s->oq_done);
+    evq_clear(&s->oq_ready);
+    if (++s->touch_stamp == 0) {
+        memset(s->touch, 0, (size_t)s->n * sizeof *s->touch);
+        s->touch_stamp = 1;
+    }
+    const uint32_t stamp = s->touch_stamp;
+    for (int d = 0; d < D; d++) {
+        s->qhead[d] = s->qtail[d] = -1;
+        s->busy_flag[d] = 0;
+        s->busy[d] = 0;
+        const int *a = p->dev_ops[d];
+        const int cut = s->cut[d] = first_ending_at(p, d, t);
+        for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
+            const int x = a[i];
+            s->touch[x] = stamp;
+            s->kept[s->n_kept++] = x;
+            s->ready[x] = p->ready[x];
+            s->seq_ready[x] = p->seq_ready[x];
+            if (p->start[x] < t) {
+                /* running at t: the first of them */
+                assert(i == cut && p->end[x] >= t);
+                s->start[x] = p->start[x];
+                s->end[x] = p->end[x];
+                s->seq_done[x] = p->seq_done[x];
+                s->busy_flag[d] = 1;
+                if (p->end[x] > bound) {
+                    any_over = 1;
+                    if (p->end[x] < first_over) first_over = p->end[x];
+                }
+                evq_push(&s->oq_done, p->end[x], p->seq_done[x], (uint32_t)x);
+            } else {
+                /* queued at t (between instants a device with a queue is busy) */
+                assert(s->busy_flag[d]);
+                s->qnext[x] = -1;
+                if (s->qtail[d] < 0) s->qhead[d] = x;
+                else s->qnext[s->qtail[d]] = x;
+                s->qtail[d] = x;
+            }
+        }
+    }
+    /* the moved ops (not ready at t in either schedule) */
+    for (int i = 0; i < n_moved; i++) {
+        const int x = moved[i];
+        const int k = ops_setup(s, p, x, t, bound, &first_over, &any_over);
+        if (k < 0) return 0;
+        if (k == g->n_unique_pred[x]) {
+            assert(s->ready[x] >= t);
+            evq_push(&s->oq_ready, s->ready[x], s->rkey[x], (uint32_t)x);
+        }
+    }
+    /* the copies in flight at t: sent by producers that ended before t, no earlier than t less
+     * the longest transfer (widened by a relative 1e-9 against rounding: a larger window only
+     * looks at more producers) */
+    const double lo = t - s->max_delay * (1 + 1e-9) - fabs(t) * 1e-12;
+    for (int d = 0; d < D; d++) {
+        const int *a = p->dev_ops[d];
+        const double *lat_d = c->latency + (size_t)d * (size_t)D, *ibw_d = c->inv_bw + (size_t)d * (size_t)D;
+        for (int i = first_ending_at(p, d, lo); i < s->cut[d]; i++) {
+            const int u = a[i];
+            const double end = p->end[u];
+            if (!(end + s->out_delay[u] >= t)) continue; /* every copy of u arrived before t */
+            for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+                const int x = g->edge_dst[e], dx = dev[x];
+                if (!s->first_copy[e] || dx == d || s->touch[x] == stamp) continue;
+                const double delay = lat_d[dx] + c->edge_data[e] * ibw_d[dx];
+                if (!(delay > 0) || end + delay < t) continue; /* arrived before t */
+                const int k = ops_setup(s, p, x, t, bound, &first_over, &any_over);
+                if (k < 0) return 0;
+                if (k == g->n_unique_pred[x]) evq_push(&s->oq_ready, s->ready[x], s->rkey[x], (uint32_t)x);
+            }
+        }
+    }
+    return ops_loop(s, p->seq_next, bound, first_over, any_over, over, over_bound, 1, 1, p, t);
 }
 
 /* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between
@@ -1075,7 +1293,8 @@ static void transfer_totals(dp_sim *s)
 }
 
 /* The engine loop; absent ops (device -1, prefix runs only) are never made ready. ops: a complete
- * run may be computed op by op (run_ops) when s is set for it. */
+ * run may be computed op by op (run_ops) when s is set for it (2: recording its event places,
+ * run_ops rec). */
 static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_result *res, dp_error *err)
 {
     const dp_graph *g = s->g;
@@ -1114,7 +1333,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     if (ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0) {
         double over;
         int over_bound;
-        if (run_ops(s, s->bound, &over, &over_bound)) {
+        if (ops == 2 ? run_ops(s, s->bound, &over, &over_bound, 1) : run_ops(s, s->bound, &over, &over_bound, 0)) {
             s->n_op_order++;
             s->exceeded = over;
             s->over_bound = over_bound;
@@ -1125,6 +1344,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
             DP_SIM_RESULT_RECORDS(res, s);
             return DP_OK;
         }
+        s->n_rorder = 0;
     }
     evq_clear(&s->qc);
     evq_clear(&s->qx);
@@ -1227,6 +1447,7 @@ void dp_sim_prefix_reset(dp_sim_prefix *p)
     p->n_placed = p->n_changed = 0;
     p->seq_next = 0;
     p->makespan = 0;
+    p->op_order = 0;
     for (int d = 0; d < p->n_devices; d++) p->dev_n[d] = 0;
 }
 
@@ -1632,10 +1853,12 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
             p->dev_ops[d] = a;
         }
     dp_sim_result r;
-    int rc = run(s, assignment, 0, 0, &r, err);
+    const long op_order_runs = s->n_op_order;
+    int rc = run(s, assignment, 0, 2, &r, err);
     if (rc != DP_OK) return rc;
     if (res) *res = r;
     dp_sim_prefix_reset(p);
+    p->op_order = s->n_op_order > op_order_runs;
     for (int v = 0; v < s->n; v++) {
         p->rank[v] = v;
         p->placed[v] = v;
@@ -1645,6 +1868,59 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
     for (int d = 0; d < s->D; d++) s->cut[d] = 0;
     commit_resimulated(s, p, assignment, s->n);
     p->n_full++;
+    return DP_OK;
+}
+
+/* an op-order incumbent's event places stay below this (the READY keys shift them by
+ * OP_KEY_SHIFT bits): a delta run that could pass it runs from time 0, which numbers from 0 */
+#define OP_SEQ_MAX ((uint64_t)1 << 35)
+
+/* The delta run of an op-order incumbent p (dp_sim.h, "Op by op"): the op-order run resumed at
+ * t (run_ops_resumed), or from time 0 when t is 0 or the numbers would pass OP_SEQ_MAX; the
+ * event loop from time 0 when the op-order run does not apply (a time or delay that does not
+ * move the clock; its commit makes p the event loop's). s->fut[0..k) the ops simulated again. */
+static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_moved, double t, double bound,
+                     double *cost, int *exceeded, dp_error *err)
+{
+    double over = INFINITY;
+    int over_bound = 0, k = 0, ok = 0;
+    s->dev = assignment;
+    s->delta_p = NULL;
+    s->delta_events = 0;
+    s->conv_at = INFINITY;
+    if (t > bound) t = bound;
+    if (t > 0 && p->seq_next + 3 * (uint64_t)s->n < OP_SEQ_MAX &&
+        run_ops_resumed(s, p, s->moved_ops, n_moved, t, bound, &over, &over_bound)) {
+        ok = 1;
+        k = s->n_kept + s->n_rorder;
+        memcpy(s->fut, s->kept, (size_t)s->n_kept * sizeof *s->fut);
+        memcpy(s->fut + s->n_kept, s->rorder, (size_t)s->n_rorder * sizeof *s->fut);
+        p->n_resumed++;
+    } else {
+        for (int d = 0; d < s->D; d++) s->cut[d] = 0;
+        s->n_kept = 0;
+        if (s->ops_on && run_ops(s, bound, &over, &over_bound, 1)) {
+            ok = 1;
+        } else {
+            dp_sim_result r;
+            s->bound = bound;
+            const int rc = run(s, assignment, 0, 0, &r, err);
+            s->bound = INFINITY;
+            if (rc != DP_OK) return rc;
+            over = s->exceeded;
+            over_bound = s->over_bound;
+            s->delta_events = 1;
+        }
+        for (int v = 0; v < s->n; v++) s->fut[v] = v;
+        k = s->n;
+        p->n_full++;
+    }
+    if (ok) s->n_op_order++;
+    p->n_resimulated += k;
+    *exceeded = over_bound;
+    *cost = over_bound ? over : s->makespan;
+    s->delta_p = over_bound ? NULL : p;
+    s->delta_k = k;
     return DP_OK;
 }
 
@@ -1701,6 +1977,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         s->delta_k = -1;
         return DP_OK;
     }
+    if (p->op_order) return delta_ops(s, p, assignment, n_moved, t, bound, cost, exceeded, err);
     s->bound = bound;
     /* the run may stop once its state is p's (converged()) when p's makespan is within the
      * bound: the full run's cost is then p's makespan */
@@ -1760,6 +2037,11 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
     if (s->delta_k >= 0 && s->conv_at < INFINITY) commit_converged(s, p, assignment, s->delta_k, -1);
     else if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
+    if (p->op_order && s->delta_k >= 0) {
+        /* the run's numbers are above p's (resumed) or all of p's (from time 0) */
+        p->seq_next = s->seq;
+        if (s->delta_events) p->op_order = 0;
+    }
     s->delta_p = NULL;
     return DP_OK;
 }
@@ -1777,6 +2059,11 @@ void dp_sim_set_op_order(dp_sim *s, int on)
 long dp_sim_op_order_runs(const dp_sim *s)
 {
     return s->n_op_order;
+}
+
+int dp_sim_op_order_on(const dp_sim *s)
+{
+    return s->ops_on;
 }
 
 void dp_sim_set_converge(dp_sim *s, int mode)

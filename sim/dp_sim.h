@@ -19,7 +19,8 @@
  * A complete run (dp_sim_run, dp_sim_run_bounded) is computed op by op where every op's time is
  * positive: two events an op (READY, COMPUTE_DONE), the order of the others derived from their
  * fixed places within an instant, the same schedule and count bit for bit (dp_sim_set_op_order
- * below; dp_sim.c, "the op-order run").
+ * below; dp_sim.c, "the op-order run"); so is a delta run of an incumbent it recorded ("Op by
+ * op" below).
  *
  * Usage: s = dp_sim_alloc(g, costs); then any number of dp_sim_run(s, assignment, &res);
  * dp_sim_free(s). A dp_sim is a workspace: one per thread.
@@ -147,6 +148,11 @@ typedef struct dp_sim_prefix {
                                      every other op keeps its times) */
     int *dev;                     /* (n_ops) each placed op's device (others undefined) */
     double makespan;              /* the last end of the placed ops (0 with none) */
+    int op_order;                 /* 1: a delta incumbent whose event places are the op-order
+                                     run's (dp_sim_prefix_set on a simulator with the op-order
+                                     run on; seq_done: each op's grant, seq_fin: its
+                                     COMPUTE_DONE, seq_ready: its READY, in one sequence), so its
+                                     delta runs resume op by op; 0: the event loop's */
     long n_full, n_resumed;       /* commits and probes that simulated from 0 / resumed at r */
     long n_converged;             /* delta runs and commits that stopped once their state was
                                      p's again (dp_sim_set_converge, _converge_prefix) */
@@ -211,6 +217,17 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * p's (counted as they are pushed). Off by default (dp_sim_set_converge: fewer instructions,
  * not less time, on this project's host).
  *
+ * Op by op: where s computes complete runs op by op (dp_sim_set_op_order, below), the incumbent
+ * keeps the op-order run's event places (p->op_order) and a delta run resumes the op-order run
+ * at t: the op running on each device at t and the ops queued behind it (each device's list
+ * from its first op ending at or after t), the ops whose last inputs are in flight at t (found
+ * from the producers that ended within the longest transfer before t) with their READYs
+ * queued, the moved ops; every other op not yet ready is set up (its inputs that arrived before
+ * t counted, from p's ends) when the first copy of the run reaches it. Two events an op of the
+ * k ops ending at or after t, against the event loop's seven; no convergence. The same costs
+ * and commits bit for bit (tests/test_delta.c `op_order_delta`); a run whose times do not move
+ * the clock falls back to a full event-loop run, and its commit makes p the event loop's.
+ *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_set(s, p, incumbent, ...);
  * per move dp_sim_run_delta(s, p, candidate, bound, ...); when the search accepts the candidate,
  * dp_sim_delta_commit(s, p, candidate) before any other run of s. Cost of a move: O(n_ops) to
@@ -255,8 +272,12 @@ void dp_sim_set_direct(dp_sim *s, int on);
  * the event loop); a positive time or delay that does not move the clock falls back to the event
  * loop. On 0, every run goes through the event loop. For tests and benchmarks. */
 void dp_sim_set_op_order(dp_sim *s, int on);
-/* How many runs of s were computed op by op (the others went through the event loop). */
+/* How many runs of s were computed op by op (the others went through the event loop; delta
+ * runs of an op-order incumbent counted too). */
 long dp_sim_op_order_runs(const dp_sim *s);
+/* 1 when s computes complete runs op by op (on, and every op's time positive on every device),
+ * else 0. */
+int dp_sim_op_order_on(const dp_sim *s);
 
 /* Convergence of delta runs (dp_sim_run_delta): mode 0, a delta run never stops when its state
  * is the incumbent's again (it runs to the end or to its bound, as before issue 31's

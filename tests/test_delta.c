@@ -90,24 +90,49 @@ static long full_run_events(const dp_graph *g)
     return k;
 }
 
-START_TEST(sim_delta_bit_identical)
+/* positive integer op times 1..3 (ties everywhere, none zero), transfers latency 0..2 + data 0..3
+ * x inverse bandwidth 0..2 (many zero), heterogeneous devices */
+static dp_cost *tie_costs_positive(gsl_rng *r, const dp_graph *g, int D)
 {
-    /* dp_sim_run_delta against dp_sim_run_bounded and dp_sim_run, 40 graphs x 150 moves */
+    dp_cost *c = tie_costs(r, g, D);
+    for (int i = 0; i < g->n_ops * D; i++) c->op_time[i] = 1 + (double)gsl_rng_uniform_int(r, 3);
+    dp_cost_update_homogeneous(c);
+    return c;
+}
+
+/* dp_sim_run_delta against dp_sim_run_bounded and dp_sim_run, 40 graphs x 150 moves. costs 0:
+ * integer times with zeros (the event loop's delta runs); 1: positive integer times (the
+ * op-order delta runs, p->op_order); 2: as 1 with one op of time 1e17 in each graph, after
+ * which a delay of 1 does not move the clock (the op-order runs fall back to the event loop,
+ * and a commit of such a run makes the incumbent the event loop's) */
+static void delta_against_full(unsigned long seed, int costs, const char *name)
+{
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(r, 31);
-    long resumed = 0, full = 0, moves = 0, resimulated = 0, ops_total = 0;
+    gsl_rng_set(r, seed);
+    long resumed = 0, full = 0, moves = 0, resimulated = 0, ops_total = 0, by_ops = 0, incumbents_by_ops = 0;
     for (int gi = 0; gi < 40; gi++) {
         const int n = 2 + (int)gsl_rng_uniform_int(r, 70), D = 1 + gi % 6;
         dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
-        dp_cost *c = tie_costs(r, g, D);
+        dp_cost *c = costs ? tie_costs_positive(r, g, D) : tie_costs(r, g, D);
+        if (costs == 2) {
+            const int v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
+            for (int d = 0; d < D; d++) c->op_time[v * D + d] = 1e17;
+            dp_cost_update_homogeneous(c);
+        }
         dp_error err;
         dp_sim *s = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
         dp_sim_prefix *p = dp_sim_prefix_alloc(n, D);
         ck_assert(s && ref && p);
+        dp_sim_set_op_order(ref, 0); /* the reference: the event loop */
         int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
         for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
         dp_sim_result x, y;
         ck_assert_int_eq(dp_sim_prefix_set(s, p, cur, &x, &err), DP_OK);
+        if (costs == 1) ck_assert_int_eq(p->op_order, 1);
+        int zero = 0;
+        for (int i = 0; i < n * D; i++) zero |= c->op_time[i] == 0;
+        if (costs == 0) ck_assert_int_eq(p->op_order, !zero);
+        incumbents_by_ops += p->op_order;
         ck_assert_int_eq(dp_sim_run(ref, cur, &y, &err), DP_OK);
         ck_assert_msg(dp_sim_check_schedule(ref, &err) == DP_OK, "%s", err.msg);
         ck_assert_int_eq(y.n_events, full_run_events(g));
@@ -121,8 +146,8 @@ START_TEST(sim_delta_bit_identical)
             int exd, exf;
             ck_assert_int_eq(dp_sim_run_delta(s, p, cur, bound, &cd, &exd, &err), DP_OK);
             ck_assert_int_eq(dp_sim_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
-            ck_assert_msg(cd == cf && exd == exf, "graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g", gi, m,
-                          cd, exd, cf, exf, bound);
+            ck_assert_msg(cd == cf && exd == exf, "%s: graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g",
+                          name, gi, m, cd, exd, cf, exf, bound);
             moves++;
             if (!exd && gsl_rng_uniform(r) < 0.5) {
                 ck_assert_int_eq(dp_sim_delta_commit(s, p, cur, &err), DP_OK);
@@ -157,6 +182,8 @@ START_TEST(sim_delta_bit_identical)
                 undo_move(cur, ops, old, k);
             }
         }
+        if (costs == 1) ck_assert_int_eq(p->op_order, 1);
+        by_ops += dp_sim_op_order_runs(s);
         resumed += p->n_resumed;
         full += p->n_full;
         resimulated += p->n_resimulated;
@@ -171,9 +198,25 @@ START_TEST(sim_delta_bit_identical)
     /* most runs resumed after 0, and they simulated fewer ops than full runs would */
     ck_assert_int_gt(resumed, moves / 3);
     ck_assert_int_lt(resimulated, ops_total);
-    fprintf(stderr, "sim_delta_bit_identical: %ld moves, %ld resumed, %ld from 0, %ld of %ld op simulations\n", moves,
-            resumed, full, resimulated, ops_total);
+    /* the op-order delta runs: every run (the incumbents' included) op by op with positive
+     * times; with a huge time, some incumbents stay op by op and some runs fall back */
+    if (costs == 1) ck_assert_int_eq(by_ops, resumed + full);
+    if (costs == 2) ck_assert(incumbents_by_ops > 0 && by_ops > 0 && by_ops < moves);
+    fprintf(stderr, "%s: %ld moves, %ld resumed, %ld from 0, %ld of %ld op simulations, %ld runs op by op\n", name,
+            moves, resumed, full, resimulated, ops_total, by_ops);
     gsl_rng_free(r);
+}
+
+START_TEST(sim_delta_bit_identical)
+{
+    delta_against_full(31, 0, "sim_delta_bit_identical");
+}
+END_TEST
+
+START_TEST(op_order_delta)
+{
+    delta_against_full(3131, 1, "op_order_delta");
+    delta_against_full(313, 2, "op_order_delta (fallback)");
 }
 END_TEST
 
@@ -192,16 +235,6 @@ static void assert_same_state(const dp_sim_prefix *a, const dp_sim_prefix *b, in
                       (unsigned long long)a->seq_fin[v], b->start[v], b->end[v], b->ready[v],
                       (unsigned long long)b->seq_ready[v], (unsigned long long)b->seq_done[v],
                       (unsigned long long)b->seq_fin[v]);
-}
-
-/* positive integer op times 1..3 (ties everywhere, none zero), transfers latency 0..2 + data 0..3
- * x inverse bandwidth 0..2 (many zero), heterogeneous devices */
-static dp_cost *tie_costs_positive(gsl_rng *r, const dp_graph *g, int D)
-{
-    dp_cost *c = tie_costs(r, g, D);
-    for (int i = 0; i < g->n_ops * D; i++) c->op_time[i] = 1 + (double)gsl_rng_uniform_int(r, 3);
-    dp_cost_update_homogeneous(c);
-    return c;
 }
 
 START_TEST(op_order_same_as_events)
@@ -812,6 +845,57 @@ static const char *const machines[][12] = {
 };
 #define N_MACHINES ((int)(sizeof machines / sizeof machines[0]))
 
+START_TEST(engine_delta_default)
+{
+    /* the default choice of delta runs (dp_engine_set_delta -1, DP_ENGINE_DELTA_MIN_OPS): where
+     * the exact engine runs op by op, bounded full runs below the threshold and op-order delta
+     * runs from it; with an op of time 0 (the event loop), delta runs at every size. The costs
+     * are the full runs' either way */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 4004);
+    const int sizes[3] = {60, DP_ENGINE_DELTA_MIN_OPS + 10, 60};
+    for (int k = 0; k < 3; k++) {
+        const int n = sizes[k], D = 3;
+        dp_graph *g = tie_dag(r, n, 4.0 / n);
+        dp_cost *c = tie_costs_positive(r, g, D);
+        if (k == 2) c->op_time[0] = 0; /* no op-order run */
+        dp_error err;
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert_msg(e && ref, "%s", err.msg);
+        dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+        int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
+        for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        double cur_cost;
+        ck_assert_int_eq(dp_engine_incumbent_set(inc, cur, &cur_cost, &err), DP_OK);
+        for (int m = 0; m < 50; m++) {
+            const int nm = random_move(r, n, D, cur, ops, old);
+            double cd, cf;
+            int exd, exf;
+            ck_assert_int_eq(dp_engine_run_delta(inc, cur, cur_cost * 1.01, &cd, &exd, &err), DP_OK);
+            ck_assert_int_eq(dp_engine_run_bounded(ref, cur, cur_cost * 1.01, &cf, &exf, &err), DP_OK);
+            ck_assert(cd == cf && exd == exf);
+            if (!exd) {
+                ck_assert_int_eq(dp_engine_incumbent_accept(inc, cur, &err), DP_OK);
+                cur_cost = cd;
+            } else {
+                undo_move(cur, ops, old, nm);
+            }
+        }
+        long resumed, full;
+        dp_engine_delta_stats(e, &resumed, &full, NULL);
+        if (k == 0) ck_assert_int_eq(resumed + full, 0);
+        else ck_assert_int_gt(resumed, 10);
+        free(cur);
+        dp_engine_incumbent_free(inc);
+        dp_engine_free(e);
+        dp_engine_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(engine_delta_every_machine)
 {
     /* dp_engine_run_delta against dp_engine_run_bounded on a second engine, random moves with
@@ -1016,6 +1100,7 @@ int main(void)
     TCase *t = tcase_create("delta");
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
+    tcase_add_test(t, op_order_delta);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, bounded_infinite_time);
@@ -1025,6 +1110,7 @@ int main(void)
     tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
+    tcase_add_test(t, engine_delta_default);
     tcase_add_test(t, searches_same_with_delta_off);
     tcase_add_test(t, improve_same_with_delta_off);
     suite_add_tcase(su, t);
