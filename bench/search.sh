@@ -6,7 +6,7 @@
 # beside the authors' SimPy simulator.
 #
 #   sh bench/search.sh                       (BASE=ae76a1a, built once under $TMPDIR)
-#   BASE=d5d00fa BASE_BUILD=/tmp/b REPS=5 BUDGET=50000 METHODS=anneal sh bench/search.sh
+#   BASE=d5d00fa BASE_BUILD=/tmp/b REPS=5 BUDGET=50000 METHODS=anneal CORE=1 sh bench/search.sh
 #
 # Moves per second: CPU seconds (user + sys, /usr/bin/time) of `doppler place --method M
 # --budget B --seed 1` less those of the same run at budget B / 10 (start-up, graph, initial
@@ -42,8 +42,9 @@ SIMPY_CHAINMM_MS=${SIMPY_CHAINMM_MS:-1.3}
 SIMPY_LLAMA_MS=${SIMPY_LLAMA_MS:-3.9}
 export OPENBLAS_NUM_THREADS=1
 [ -d "$SH/doppler-graphs" ] || { echo "bench/search.sh: $SH/doppler-graphs not found (DOPPLER_SHARED_DATA)" >&2; exit 77; }
+# every timed run pinned to core CORE (default 0) when taskset exists
 pin=""
-command -v taskset > /dev/null && pin="taskset -c 0"
+command -v taskset > /dev/null && pin="taskset -c ${CORE:-0}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-search.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
