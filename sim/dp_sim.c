@@ -1878,7 +1878,8 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
 /* The delta run of an op-order incumbent p (dp_sim.h, "Op by op"): the op-order run resumed at
  * t (run_ops_resumed), or from time 0 when t is 0 or the numbers would pass OP_SEQ_MAX; the
  * event loop from time 0 when the op-order run does not apply (a time or delay that does not
- * move the clock; its commit makes p the event loop's). s->fut[0..k) the ops simulated again. */
+ * move the clock, or s set off by dp_sim_set_op_order; its commit makes p the event loop's, for
+ * good: a later op-order run does not record p again, which only dp_sim_prefix_set does). s->fut[0..k) the ops simulated again. */
 static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_moved, double t, double bound,
                      double *cost, int *exceeded, dp_error *err)
 {
@@ -1889,7 +1890,7 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
     s->delta_events = 0;
     s->conv_at = INFINITY;
     if (t > bound) t = bound;
-    if (t > 0 && p->seq_next + 3 * (uint64_t)s->n < OP_SEQ_MAX &&
+    if (t > 0 && s->ops_on && p->seq_next + 3 * (uint64_t)s->n < OP_SEQ_MAX &&
         run_ops_resumed(s, p, s->moved_ops, n_moved, t, bound, &over, &over_bound)) {
         ok = 1;
         k = s->n_kept + s->n_rorder;

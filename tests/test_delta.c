@@ -39,6 +39,30 @@ static dp_graph *tie_dag(gsl_rng *r, int n, double p)
     return g;
 }
 
+/* n ops in layers of 2 to 6, each op after the first layer fed by 2 or 3 ops of the layer before
+ * (fan-in: an op's inputs often arrive at one instant from several producers), edge data 1 */
+static dp_graph *fanin_dag(gsl_rng *r, int n)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("fanin", "fanin", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    int lo = 0, w = 2 + (int)gsl_rng_uniform_int(r, 5);
+    for (int i = w; i < n;) {
+        const int w2 = 2 + (int)gsl_rng_uniform_int(r, 5);
+        for (int j = i; j < i + w2 && j < n; j++) {
+            const int k = 2 + (int)gsl_rng_uniform_int(r, 2);
+            for (int x = 0; x < k; x++) dp_graph_builder_add_edge(b, lo + (int)gsl_rng_uniform_int(r, (unsigned long)w), j, 1);
+        }
+        lo = i;
+        w = w2 < n - i ? w2 : n - i;
+        i += w2;
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    return g;
+}
+
 /* heterogeneous integer costs: op times 0..3, latency 0..2, inverse bandwidth 0..2 */
 static dp_cost *tie_costs(gsl_rng *r, const dp_graph *g, int D)
 {
@@ -104,7 +128,9 @@ static dp_cost *tie_costs_positive(gsl_rng *r, const dp_graph *g, int D)
  * integer times with zeros (the event loop's delta runs); 1: positive integer times (the
  * op-order delta runs, p->op_order); 2: as 1 with one op of time 1e17 in each graph, after
  * which a delay of 1 does not move the clock (the op-order runs fall back to the event loop,
- * and a commit of such a run makes the incumbent the event loop's) */
+ * and a commit of such a run makes the incumbent the event loop's); 3: fan-in DAGs with op
+ * times 1 and 2 and transfers of 1 (copies from producers that ended before the resumed instant
+ * arriving together after it: the READY key's order among them) */
 static void delta_against_full(unsigned long seed, int costs, const char *name)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -112,8 +138,17 @@ static void delta_against_full(unsigned long seed, int costs, const char *name)
     long resumed = 0, full = 0, moves = 0, resimulated = 0, ops_total = 0, by_ops = 0, incumbents_by_ops = 0;
     for (int gi = 0; gi < 40; gi++) {
         const int n = 2 + (int)gsl_rng_uniform_int(r, 70), D = 1 + gi % 6;
-        dp_graph *g = tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
+        dp_graph *g = costs == 3 ? fanin_dag(r, n) : tie_dag(r, n, gsl_rng_uniform(r) * 0.3);
         dp_cost *c = costs ? tie_costs_positive(r, g, D) : tie_costs(r, g, D);
+        if (costs == 3) {
+            /* every op 1 or 2, every transfer 1: copies from several producers arrive at one instant */
+            for (int i = 0; i < n * D; i++) c->op_time[i] = 1 + (i % 7 == 0);
+            for (int k = 0; k < D * D; k++) {
+                c->latency[k] = k % (D + 1) == 0 ? 0 : 1;
+                c->inv_bw[k] = 0;
+            }
+            dp_cost_update_homogeneous(c);
+        }
         if (costs == 2) {
             const int v = (int)gsl_rng_uniform_int(r, (unsigned long)n);
             for (int d = 0; d < D; d++) c->op_time[v * D + d] = 1e17;
@@ -158,8 +193,8 @@ static void delta_against_full(unsigned long seed, int costs, const char *name)
                 for (int v = 0; v < n; v++)
                     ck_assert_msg(p->start[v] == y.op_start[v] && p->end[v] == y.op_end[v] &&
                                       p->ready[v] == y.op_ready[v] && p->dev[v] == cur[v],
-                                  "graph %d move %d op %d: incumbent [%.17g, %.17g] ready %.17g, full [%.17g, %.17g] "
-                                  "ready %.17g", gi, m, v, p->start[v], p->end[v], p->ready[v], y.op_start[v],
+                                  "%s: graph %d move %d op %d: incumbent [%.17g, %.17g] ready %.17g, full [%.17g, %.17g] "
+                                  "ready %.17g", name, gi, m, v, p->start[v], p->end[v], p->ready[v], y.op_start[v],
                                   y.op_end[v], y.op_ready[v]);
                 /* each device's list holds its ops in queue order */
                 int total = 0;
@@ -200,7 +235,7 @@ static void delta_against_full(unsigned long seed, int costs, const char *name)
     ck_assert_int_lt(resimulated, ops_total);
     /* the op-order delta runs: every run (the incumbents' included) op by op with positive
      * times; with a huge time, some incumbents stay op by op and some runs fall back */
-    if (costs == 1) ck_assert_int_eq(by_ops, resumed + full);
+    if (costs == 1 || costs == 3) ck_assert_int_eq(by_ops, resumed + full);
     if (costs == 2) ck_assert(incumbents_by_ops > 0 && by_ops > 0 && by_ops < moves);
     fprintf(stderr, "%s: %ld moves, %ld resumed, %ld from 0, %ld of %ld op simulations, %ld runs op by op\n", name,
             moves, resumed, full, resimulated, ops_total, by_ops);
@@ -217,6 +252,7 @@ START_TEST(op_order_delta)
 {
     delta_against_full(3131, 1, "op_order_delta");
     delta_against_full(313, 2, "op_order_delta (fallback)");
+    delta_against_full(3133, 3, "op_order_delta (fan-in ties)");
 }
 END_TEST
 
