@@ -129,8 +129,9 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
  * op-order run costs less than a delta run, which records its events' places and sets up the
  * ops it reaches: annealing's moves per second with delta runs on over off, on generated graphs
  * (bench/bench_delta, EXPERIMENTS.md "Delta runs op by op"; chosen on those, not on DOPPLER's
- * graphs): 0.87 to 0.98 at 48 to 168 ops, about 1 at 216 to 224, 1.02 to 1.09 at 288 to 417 on
- * 4 devices but 0.91 to 0.97 at 216 to 336 on 8, 1.09 to 1.94 at 1,056 to 5,713 ops. */
+ * graphs, two runs): 0.87 to 0.97 at 48 to 168 ops, 0.97 to 1.04 at 216 to 224, 1.01 to 1.15 at
+ * 288 to 417 on 4 devices but 0.92 to 0.98 at 216 to 336 on 8 (1.04 to 1.07 at 417), 1.07 to
+ * 1.97 at 1,056 to 5,713 ops. */
 #define DP_ENGINE_DELTA_MIN_OPS 400
 
 /* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by
