@@ -355,6 +355,25 @@ void dp_sim_free(dp_sim *s)
 }
 
 /* an event of the set-up (the sources' READY at time 0), before the loop */
+/* every device free with an empty queue and no compute time: the state of a run at time 0 */
+static inline void devices_clear(dp_sim *s)
+{
+    for (int d = 0; d < s->D; d++) {
+        s->qhead[d] = s->qtail[d] = -1;
+        s->busy_flag[d] = 0;
+        s->busy[d] = 0;
+    }
+}
+
+/* x joins the tail of device d's queue */
+static inline void queue_append(dp_sim *s, int d, int x)
+{
+    s->qnext[x] = -1;
+    if (s->qtail[d] < 0) s->qhead[d] = x;
+    else s->qnext[s->qtail[d]] = x;
+    s->qtail[d] = x;
+}
+
 static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
 {
     assert(s->fifo_tail < s->fifo_cap);
@@ -970,10 +989,7 @@ static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, dou
         s->rorder[s->n_rorder++] = v;
     }
     if (!s->busy_flag[d]) return ops_grant(s, v, d, now, seq, bound, over, any, rec);
-    s->qnext[v] = -1;
-    if (s->qtail[d] < 0) s->qhead[d] = v;
-    else s->qnext[s->qtail[d]] = v;
-    s->qtail[d] = v;
+    queue_append(s, d, v);
     return 1;
 }
 
@@ -982,8 +998,9 @@ static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, dou
  * COMPUTE_DONEs before t, numbered p->seq_fin), as the run from time 0 holds them at t: v's
  * count of arrived inputs, its latest arrival and that arrival's READY key (of the copies
  * arriving last, the largest key: the last sent). An arrival after bound lowers *over. Marks v
- * set up. Returns v's count, or -1 when a positive delay does not move the clock (the levels
- * above do not hold: the caller falls back to the event loop). */
+ * set up; when every input of v is among those, v's READY (at or after t) is queued. Returns 1,
+ * or 0 when a positive delay does not move the clock (the levels above do not hold: the caller
+ * falls back to the event loop). */
 static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double bound, double *over, int *any)
 {
     const dp_graph *g = s->g;
@@ -1005,7 +1022,7 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
             const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
             if (delay > 0) {
                 a = end + delay;
-                if (a == end) return -1;
+                if (a == end) return 0;
                 if (a > bound) {
                     *any = 1;
                     if (a < *over) *over = a;
@@ -1023,7 +1040,11 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
     s->ready[v] = r;
     s->rkey[v] = key;
     s->touch[v] = s->touch_stamp;
-    return cnt;
+    if (cnt == g->n_unique_pred[v]) {
+        assert(r >= t);
+        evq_push(&s->oq_ready, r, key, (uint32_t)v);
+    }
+    return 1;
 }
 
 /* A resumed op-order run's set-up of op v reached by the run's first copy to it (ops_loop): its
@@ -1152,11 +1173,7 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     int any_over = 0;
     uint64_t seq = 0;
     memset(s->arrived, 0, (size_t)s->n * sizeof(int));
-    for (int d = 0; d < s->D; d++) {
-        s->qhead[d] = s->qtail[d] = -1;
-        s->busy_flag[d] = 0;
-        s->busy[d] = 0;
-    }
+    devices_clear(s);
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
     s->n_rorder = 0;
@@ -1164,9 +1181,7 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     for (int i = 0; i < g->n_sources; i++) {
         const int v = g->sources[i];
         s->ready[v] = 0;
-        if (rec ? !ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, 1)
-                : !ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, 0))
-            return 0;
+        if (!ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, rec)) return 0;
     }
     return rec ? ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 1, 0, NULL, 0)
                : ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 0, 0, NULL, 0);
@@ -1203,10 +1218,8 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
         s->touch_stamp = 1;
     }
     const uint32_t stamp = s->touch_stamp;
+    devices_clear(s);
     for (int d = 0; d < D; d++) {
-        s->qhead[d] = s->qtail[d] = -1;
-        s->busy_flag[d] = 0;
-        s->busy[d] = 0;
         const int *a = p->dev_ops[d];
         const int cut = s->cut[d] = first_ending_at(p, d, t);
         for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
@@ -1230,22 +1243,13 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
             } else {
                 /* queued at t (between instants a device with a queue is busy) */
                 assert(s->busy_flag[d]);
-                s->qnext[x] = -1;
-                if (s->qtail[d] < 0) s->qhead[d] = x;
-                else s->qnext[s->qtail[d]] = x;
-                s->qtail[d] = x;
+                queue_append(s, d, x);
             }
         }
     }
     /* the moved ops (not ready at t in either schedule) */
     for (int i = 0; i < n_moved; i++) {
-        const int x = moved[i];
-        const int k = ops_setup(s, p, x, t, bound, &first_over, &any_over);
-        if (k < 0) return 0;
-        if (k == g->n_unique_pred[x]) {
-            assert(s->ready[x] >= t);
-            evq_push(&s->oq_ready, s->ready[x], s->rkey[x], (uint32_t)x);
-        }
+        if (!ops_setup(s, p, moved[i], t, bound, &first_over, &any_over)) return 0;
     }
     /* the copies in flight at t: sent by producers that ended before t, no earlier than t less
      * the longest transfer (widened by a relative 1e-9 against rounding: a larger window only
@@ -1263,9 +1267,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
                 if (!s->first_copy[e] || dx == d || s->touch[x] == stamp) continue;
                 const double delay = lat_d[dx] + c->edge_data[e] * ibw_d[dx];
                 if (!(delay > 0) || end + delay < t) continue; /* arrived before t */
-                const int k = ops_setup(s, p, x, t, bound, &first_over, &any_over);
-                if (k < 0) return 0;
-                if (k == g->n_unique_pred[x]) evq_push(&s->oq_ready, s->ready[x], s->rkey[x], (uint32_t)x);
+                if (!ops_setup(s, p, x, t, bound, &first_over, &any_over)) return 0;
             }
         }
     }
@@ -1333,7 +1335,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     if (ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0) {
         double over;
         int over_bound;
-        if (ops == 2 ? run_ops(s, s->bound, &over, &over_bound, 1) : run_ops(s, s->bound, &over, &over_bound, 0)) {
+        if (run_ops(s, s->bound, &over, &over_bound, ops == 2)) {
             s->n_op_order++;
             s->exceeded = over;
             s->over_bound = over_bound;
@@ -1357,7 +1359,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
     memset(s->arrived, 0, (size_t)n * sizeof(int));
-    for (int d = 0; d < D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
+    devices_clear(s);
     s->conv_at = INFINITY;
     s->n_diff = 0;
     if (s->conv_p) {
@@ -1501,7 +1503,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->stopped = 0;
     s->n_events = s->n_transfers = 0;
     s->volume = 0;
-    for (int d = 0; d < s->D; d++) { s->qhead[d] = s->qtail[d] = -1; s->busy_flag[d] = 0; s->busy[d] = 0; }
+    devices_clear(s);
     /* F runs over each device's list in queue order, so the ops running or queued at t come in
      * the order of their device's queue (the running one first: it arrived first); arrived[]
      * counts the others' inputs on their device before t. Only the times and event places the
@@ -1546,10 +1548,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
             assert(s->qtail[dx] < 0 || p->seq_ready[s->qtail[dx]] < p->seq_ready[x]);
             s->ready[x] = p->ready[x];
             s->seq_ready[x] = p->seq_ready[x];
-            s->qnext[x] = -1;
-            if (s->qtail[dx] < 0) s->qhead[dx] = x;
-            else s->qnext[s->qtail[dx]] = x;
-            s->qtail[dx] = x;
+            queue_append(s, dx, x);
             s->kept[s->n_kept++] = x;
         } else {
             /* not ready at t: its inputs that arrived before t, the copies in flight pushed */
@@ -1879,7 +1878,9 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
  * t (run_ops_resumed), or from time 0 when t is 0 or the numbers would pass OP_SEQ_MAX; the
  * event loop from time 0 when the op-order run does not apply (a time or delay that does not
  * move the clock, or s set off by dp_sim_set_op_order; its commit makes p the event loop's, for
- * good: a later op-order run does not record p again, which only dp_sim_prefix_set does). s->fut[0..k) the ops simulated again. */
+ * good: a later op-order run does not record p again, which only dp_sim_prefix_set does). The
+ * ops simulated again: s->kept and s->rorder (a complete run from 0 made every op ready), which
+ * dp_sim_delta_commit lists in s->fut. */
 static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_moved, double t, double bound,
                      double *cost, int *exceeded, dp_error *err)
 {
@@ -1894,8 +1895,6 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
         run_ops_resumed(s, p, s->moved_ops, n_moved, t, bound, &over, &over_bound)) {
         ok = 1;
         k = s->n_kept + s->n_rorder;
-        memcpy(s->fut, s->kept, (size_t)s->n_kept * sizeof *s->fut);
-        memcpy(s->fut + s->n_kept, s->rorder, (size_t)s->n_rorder * sizeof *s->fut);
         p->n_resumed++;
     } else {
         for (int d = 0; d < s->D; d++) s->cut[d] = 0;
@@ -1912,7 +1911,6 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
             over_bound = s->over_bound;
             s->delta_events = 1;
         }
-        for (int v = 0; v < s->n; v++) s->fut[v] = v;
         k = s->n;
         p->n_full++;
     }
@@ -2036,6 +2034,12 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 {
     if (s->delta_p != p)
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
+    if (p->op_order && s->delta_k >= 0) {
+        /* the ops an op-order delta run simulated again (delta_ops) */
+        assert(s->n_kept + s->n_rorder == s->delta_k);
+        memcpy(s->fut, s->kept, (size_t)s->n_kept * sizeof *s->fut);
+        memcpy(s->fut + s->n_kept, s->rorder, (size_t)s->n_rorder * sizeof *s->fut);
+    }
     if (s->delta_k >= 0 && s->conv_at < INFINITY) commit_converged(s, p, assignment, s->delta_k, -1);
     else if (s->delta_k >= 0) commit_resimulated(s, p, assignment, s->delta_k);
     if (p->op_order && s->delta_k >= 0) {
