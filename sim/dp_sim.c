@@ -193,7 +193,6 @@ struct dp_sim {
      * max_delay bounding every transfer (from the cost tables at dp_sim_alloc) */
     const dp_sim_prefix *lz_p;
     double lz_t, max_delay;
-    int *upred_ptr, *upred; /* (n + 1), (first copies): each op's producers, once each (CSR) */
     double *out_delay; /* (n) a bound on every copy's transfer time from each op (its edges' data,
                           the largest latency and inverse bandwidth; INFINITY as max_delay) */
     uint32_t *touch, touch_stamp;
@@ -218,6 +217,14 @@ struct dp_sim {
      * 0 turns the op-order run off (dp_sim_set_op_order, for tests and benchmarks) */
     evq oq_done, oq_ready;
     uint64_t *rkey;
+    /* the op-order run's per-assignment tables (ops_tables_sync): the assignment they hold
+     * (tdev, n; -1 before the first run), each op's time on its device (otime, n) and each
+     * edge's transfer time between its ops' devices (edelay, m: 0 on one device or where the
+     * time is not positive, as the run treats those copies) */
+    int *tdev;
+    double *otime, *edelay;
+    int *pending; /* (n) the op-order run's count of each op's producers whose copies are still to
+                     arrive (first copies: n_unique_pred at time 0) */
     long full_events, n_op_order;
     int ops_on; /* also 0 when an op's time is 0 or less on some device (dp_sim_alloc) */
 };
@@ -300,9 +307,12 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->oq_ready.a, (size_t)s->oq_ready.cap, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->rkey, (size_t)s->n + 1, sizeof(uint64_t));
     DP_ALLOC(t, s->out_delay, (size_t)s->n + 1, sizeof(double));
-    DP_ALLOC(t, s->upred_ptr, (size_t)s->n + 1, sizeof(int));
-    DP_ALLOC(t, s->upred, (size_t)s->m + 1, sizeof(int));
+    DP_ALLOC(t, s->tdev, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->otime, (size_t)s->n + 1, sizeof(double));
+    DP_ALLOC(t, s->edelay, (size_t)s->m + 1, sizeof(double));
+    DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
     if (t->failed) goto nomem;
+    for (int v = 0; v < s->n; v++) s->tdev[v] = -1;
     s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
@@ -325,12 +335,6 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     }
     s->max_delay = lat + data * ibw;
     if (!(s->max_delay >= 0)) s->max_delay = INFINITY;
-    s->upred_ptr[0] = 0;
-    for (int v = 0, j = 0; v < s->n; v++) {
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++)
-            if (s->first_copy[g->pred_edge[q]]) s->upred[j++] = g->edge_src[g->pred_edge[q]];
-        s->upred_ptr[v + 1] = j;
-    }
     for (int u = 0; u < s->n; u++) {
         double du = 0;
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
@@ -956,13 +960,60 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
  * environment's state keep the event loop's sequence numbers. */
 #define OP_KEY_SHIFT 28
 
+/* the transfer time of a copy of edge e from device du to dv as the op-order run takes it:
+ * latency + data / bandwidth (dp_cost_comm) where du != dv and it is positive, else 0 (the copy
+ * arrives when it is sent) */
+static inline __attribute__((always_inline)) double ops_delay(const dp_cost *c, int D, int e, int du, int dv)
+{
+    if (du == dv) return 0;
+    const size_t k = (size_t)du * (size_t)D + (size_t)dv;
+    const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
+    return delay > 0 ? delay : 0;
+}
+
+/* the ops compared at once by ops_tables_sync (a power of two) */
+#define SYNC_BLOCK 16
+
+/* Makes s->otime and s->edelay those of s->dev: the ops whose device differs from tdev's get
+ * their time, and their edges (in and out) their transfer time, again. A search's move changes
+ * one or two ops, so a run costs a scan of the assignment and a few ops' edges here, and the
+ * run's loop reads one time per op and per copy instead of indexing the cost tables by device
+ * pair (issue 31). */
+static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
+{
+    const dp_graph *g = s->g;
+    const dp_cost *c = s->c;
+    const int n = s->n, D = s->D, *dev = s->dev;
+    int *tdev = s->tdev;
+    for (int v = 0; v < n; v++) {
+        /* a block none of whose ops changed is passed with one test (a vectorised OR) */
+        if ((v & (SYNC_BLOCK - 1)) == 0 && v + SYNC_BLOCK <= n) {
+            unsigned diff = 0;
+            for (int j = 0; j < SYNC_BLOCK; j++) diff |= (unsigned)(dev[v + j] ^ tdev[v + j]);
+            if (!diff) {
+                v += SYNC_BLOCK - 1;
+                continue;
+            }
+        }
+        const int dv = dev[v];
+        if (dv == tdev[v]) continue;
+        tdev[v] = dv;
+        s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const int e = g->pred_edge[q];
+            s->edelay[e] = ops_delay(c, D, e, dev[g->edge_src[e]], dv);
+        }
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, D, e, dv, dev[g->edge_dst[e]]);
+    }
+}
+
 /* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
  * COMPUTE_DONE, numbered *seq (its grant's place; rec: also written to seq_done[h]). Returns 0
  * when h's time is outside the levels above. */
 static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *seq,
                                                          double bound, double *over, int *any, const int rec)
 {
-    const double t = s->c->op_time[(size_t)h * (size_t)s->D + (size_t)d]; /* > 0 (ops_on) */
+    const double t = s->otime[h]; /* > 0 (ops_on) */
     const double e = now + t;
     if (e == now) return 0;
     s->busy_flag[d] = 1;
@@ -1036,8 +1087,8 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
         }
         cnt++;
     }
-    s->arrived[v] = cnt;
-    s->ready[v] = r;
+    s->pending[v] = g->n_unique_pred[v] - cnt;
+    s->ready[v] = cnt ? r : -INFINITY;
     s->rkey[v] = key;
     s->touch[v] = s->touch_stamp;
     if (cnt == g->n_unique_pred[v]) {
@@ -1047,42 +1098,23 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
     return 1;
 }
 
-/* A resumed op-order run's set-up of op v reached by the run's first copy to it (ops_loop): its
- * count of inputs from producers that ended before t (p's schedule). Those copies all arrived
- * before t (an op with one arriving at or after t was set up by run_ops_resumed), so before
- * every copy of the run: v's latest arrival and its key are the run's (ready below any). */
-static inline __attribute__((always_inline)) void ops_setup_count(dp_sim *s, const dp_sim_prefix *p, int v, double t)
-{
-    const int *upred = s->upred;
-    const double *end = p->end;
-    int cnt = 0;
-    for (int j = s->upred_ptr[v]; j < s->upred_ptr[v + 1]; j++) cnt += end[upred[j]] < t;
-    s->arrived[v] = cnt;
-    s->ready[v] = -INFINITY;
-    s->touch[v] = s->touch_stamp;
-}
-
-/* The op-order run's loop from the state in s (the queues, the device queues, the counts), with
- * event numbers from seq; the first instant past bound so far in first_over (any_over: one
- * exists). rec: record every op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin)
- * and end with s->seq above them. res: resumed from p at t (ops_setup: an op not set up is set
- * up when the first copy reaches it). Returns 1 (s->makespan: the last COMPUTE_DONE processed),
- * or 0 when the event loop must run instead. */
+/* The op-order run's loop from the state in s (the queues, the device queues, each op's pending
+ * copies, its latest arrival so far: -INFINITY before the first), with event numbers from seq;
+ * the first instant past bound so far in first_over (any_over: one exists). rec: record every
+ * op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin) and end with s->seq above
+ * them. Returns 1 (s->makespan: the last COMPUTE_DONE processed), or 0 when the event loop must
+ * run instead. */
 static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t seq, double bound, double first_over,
-                                                        int any_over, double *over, int *over_bound, const int rec,
-                                                        const int res, const dp_sim_prefix *p, double t)
+                                                        int any_over, double *over, int *over_bound, const int rec)
 {
     const dp_graph *g = s->g;
-    const dp_cost *c = s->c;
-    const int D = s->D;
-    const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst, *n_unique_pred = g->n_unique_pred;
+    const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst;
     const unsigned char *first_copy = s->first_copy;
-    const double *edge_data = c->edge_data, *latency = c->latency, *inv_bw = c->inv_bw;
+    const double *edelay = s->edelay;
     evq *dq = &s->oq_done, *rq = &s->oq_ready;
     uint64_t *rkey = s->rkey;
     uint32_t *fifo = s->fifo;
-    const uint32_t *touch = s->touch, stamp = s->touch_stamp;
-    int *arrived = s->arrived;
+    int *pending = s->pending;
     double *ready = s->ready;
     double makespan = 0;
     for (;;) {
@@ -1112,31 +1144,26 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
                 if (s->qhead[d] < 0) s->qtail[d] = -1;
                 if (!ops_grant(s, h, d, now, &seq, bound, &first_over, &any_over, rec)) return 0;
             }
-            const double *lat_d = latency + (size_t)d * (size_t)D, *ibw_d = inv_bw + (size_t)d * (size_t)D;
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
                 if (!first_copy[q]) continue;
-                const int v = edge_dst[q], dv = dev[v];
-                if (res && touch[v] != stamp) ops_setup_count(s, p, v, t);
-                double a = now;
-                if (dv != d) {
-                    const double delay = lat_d[dv] + edge_data[q] * ibw_d[dv];
-                    if (delay > 0) {
-                        a = now + delay;
-                        if (a == now) return 0;
-                        if (a > bound) {
-                            any_over = 1;
-                            if (a < first_over) first_over = a;
-                        }
+                const int v = edge_dst[q];
+                const double delay = edelay[q];
+                const double a = now + delay; /* now when delay is 0 */
+                if (delay > 0) {
+                    if (a == now) return 0;
+                    if (a > bound) {
+                        any_over = 1;
+                        if (a < first_over) first_over = a;
                     }
                 }
                 /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
                  * rank order, each its copies in edge order), so of v's arrivals at one time the
                  * last sent has the largest key (a READY at this instant, in the FIFO, needs none) */
-                if (arrived[v] == 0 || a >= ready[v]) {
+                if (a >= ready[v]) {
                     ready[v] = a;
                     rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
                 }
-                if (++arrived[v] == n_unique_pred[v]) {
+                if (--pending[v] == 0) {
                     if (ready[v] == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
                     else evq_push(rq, ready[v], rkey[v], (uint32_t)v);
                 }
@@ -1172,7 +1199,9 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     double first_over = INFINITY;
     int any_over = 0;
     uint64_t seq = 0;
-    memset(s->arrived, 0, (size_t)s->n * sizeof(int));
+    ops_tables_sync(s);
+    memcpy(s->pending, g->n_unique_pred, (size_t)s->n * sizeof(int));
+    for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
     devices_clear(s);
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
@@ -1183,8 +1212,8 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
         s->ready[v] = 0;
         if (!ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, rec)) return 0;
     }
-    return rec ? ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 1, 0, NULL, 0)
-               : ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 0, 0, NULL, 0);
+    return rec ? ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 1)
+               : ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 0);
 }
 
 /* The op-order run resumed at the start of instant t > 0 (t <= bound) from p, an op-order
@@ -1196,7 +1225,8 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
  * (READY before t; the lists are in READY order); the ops whose inputs were all sent before t
  * and arrive at or after t, found from the producers that ended in [t less the longest
  * transfer, t) and set up (ops_setup) with their READYs queued (keys from p's COMPUTE_DONE
- * places); the moved ops set up; every other op set up when first reached. Events are
+ * places); the moved ops set up; every other op's pending copies counted from its producers
+ * ending at or after t (the lists from their cuts). Events are
  * numbered from p->seq_next, above p's. Records as run_ops(rec); s->kept: the ops running or
  * queued at t, by device in queue order; s->rorder: the ops made ready by the run. Returns as
  * run_ops. */
@@ -1210,6 +1240,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     const int D = s->D, *dev = s->dev;
     double first_over = INFINITY;
     int any_over = 0;
+    ops_tables_sync(s);
     s->n_kept = s->n_rorder = 0;
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
@@ -1219,9 +1250,20 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     }
     const uint32_t stamp = s->touch_stamp;
     devices_clear(s);
+    /* each op's pending copies: one for each producer ending at or after t (in p, and so in the
+     * run; their COMPUTE_DONEs are the run's), counted from the producers, the ops from each
+     * device's cut on; the ops set up below (moved, in flight) are counted again by ops_setup */
+    memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);
+    for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
+    const int *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst;
+    const unsigned char *first_copy = s->first_copy;
     for (int d = 0; d < D; d++) {
         const int *a = p->dev_ops[d];
         const int cut = s->cut[d] = first_ending_at(p, d, t);
+        for (int i = cut; i < p->dev_n[d]; i++) {
+            const int u = a[i];
+            for (int e = succ_ptr[u]; e < succ_ptr[u + 1]; e++) s->pending[edge_dst[e]] += first_copy[e];
+        }
         for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
             const int x = a[i];
             s->touch[x] = stamp;
@@ -1271,7 +1313,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
             }
         }
     }
-    return ops_loop(s, p->seq_next, bound, first_over, any_over, over, over_bound, 1, 1, p, t);
+    return ops_loop(s, p->seq_next, bound, first_over, any_over, over, over_bound, 1);
 }
 
 /* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between

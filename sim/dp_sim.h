@@ -222,9 +222,10 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * at t: the op running on each device at t and the ops queued behind it (each device's list
  * from its first op ending at or after t), the ops whose last inputs are in flight at t (found
  * from the producers that ended within the longest transfer before t) with their READYs
- * queued, the moved ops; every other op not yet ready is set up (its inputs that arrived before
- * t counted, from p's ends) when the first copy of the run reaches it. Two events an op of the
- * k ops ending at or after t, against the event loop's seven; no convergence. The same costs
+ * queued, the moved ops; every other op counts the copies still to come, one for each producer
+ * ending at or after t (counted from those producers: each device's list from its cut). Two
+ * events an op of the k ops ending at or after t, against the event loop's seven; no
+ * convergence. The same costs
  * and commits bit for bit (tests/test_delta.c `op_order_delta`); a run whose times do not move
  * the clock falls back to a full event-loop run, and its commit makes p the event loop's.
  *
