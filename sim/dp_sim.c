@@ -94,7 +94,6 @@ static inline __attribute__((always_inline)) void evq_push(evq *q, double t, uin
         q->a[i] = q->a[i - 1];
         i--;
     }
-    assert(i >= q->lo);
     q->a[i] = x;
 }
 
@@ -110,7 +109,6 @@ static inline evq *evq_first(evq *c, evq *x)
 /* the earliest event, removed; the queue is not empty */
 static inline uint32_t evq_pop(evq *q)
 {
-    assert(q->lo < q->hi);
     if (q->heaped) return dp_heap_evq_raw_pop(NULL, q->a, &q->hi).ev;
     uint32_t ev = q->a[q->lo++].ev;
     if (q->lo == q->hi) q->lo = q->hi = 1;
