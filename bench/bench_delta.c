@@ -64,8 +64,8 @@ int main(int argc, char **argv)
             if (on) {
                 long resumed, full, resim;
                 dp_engine_delta_stats(e, &resumed, &full, &resim);
-                fprintf(stderr, "%s: %ld resumed, %ld from 0, %.3f of the ops simulated a run\n", g->name, resumed, full,
-                        (double)resim / ((double)(resumed + full) * g->n_ops));
+                fprintf(stderr, "%s: %ld resumed, %ld from 0, %.3f of the ops simulated a run, %ld accepted\n", g->name, resumed, full,
+                        (double)resim / ((double)(resumed + full) * g->n_ops), res.accepted);
             }
             best[on] = res.best;
             dp_search_trace_clear(&res.trace);
