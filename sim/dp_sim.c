@@ -963,13 +963,26 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
  * arrives when it is sent) */
 static inline __attribute__((always_inline)) double ops_delay(const dp_cost *c, int D, int e, int du, int dv)
 {
-    if (du == dv) return 0;
     const size_t k = (size_t)du * (size_t)D + (size_t)dv;
     const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
-    return delay > 0 ? delay : 0;
+    return du != dv && delay > 0 ? delay : 0;
 }
 
-/* the ops compared at once by ops_tables_sync (a power of two) */
+/* ops_tables_sync's update of op v, whose device (dev) differs from the tables' (tdev) */
+static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_cost *c, const dp_graph *g, int D,
+                                                          const int *dev, int *tdev, int v)
+{
+    const int dv = dev[v];
+    tdev[v] = dv;
+    s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        const int e = g->pred_edge[q];
+        s->edelay[e] = ops_delay(c, D, e, dev[g->edge_src[e]], dv);
+    }
+    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, D, e, dv, dev[g->edge_dst[e]]);
+}
+
+/* the ops compared at once by ops_tables_sync (a power of two, at most the bits of an unsigned) */
 #define SYNC_BLOCK 16
 
 /* Makes s->otime and s->edelay those of s->dev: the ops whose device differs from tdev's get
@@ -983,25 +996,18 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
     const dp_cost *c = s->c;
     const int n = s->n, D = s->D, *dev = s->dev;
     int *tdev = s->tdev;
-    for (int v = 0; v < n; v++) {
-        /* a block none of whose ops changed is passed with one test (a vectorised OR) */
-        if ((v & (SYNC_BLOCK - 1)) == 0 && v + SYNC_BLOCK <= n) {
-            unsigned diff = 0;
-            for (int j = 0; j < SYNC_BLOCK; j++) diff |= (unsigned)(dev[v + j] ^ tdev[v + j]);
-            if (!diff) {
-                v += SYNC_BLOCK - 1;
-                continue;
-            }
+    for (int b = 0; b < n; b += SYNC_BLOCK) {
+        /* a block none of whose ops changed is passed with one test (a vectorised OR); in one
+         * that has, the changed ops' bits, taken lowest first (no branch an op) */
+        const int len = n - b < SYNC_BLOCK ? n - b : SYNC_BLOCK;
+        unsigned diff = 0;
+        if (len == SYNC_BLOCK) {
+            for (int j = 0; j < SYNC_BLOCK; j++) diff |= (unsigned)(dev[b + j] ^ tdev[b + j]);
+            if (!diff) continue;
         }
-        const int dv = dev[v];
-        if (dv == tdev[v]) continue;
-        tdev[v] = dv;
-        s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
-            const int e = g->pred_edge[q];
-            s->edelay[e] = ops_delay(c, D, e, dev[g->edge_src[e]], dv);
-        }
-        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, D, e, dv, dev[g->edge_dst[e]]);
+        unsigned bits = 0;
+        for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
+        for (; bits; bits &= bits - 1) update_op(s, c, g, D, dev, tdev, b + __builtin_ctz(bits));
     }
 }
 
