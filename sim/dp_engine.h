@@ -126,12 +126,14 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
  * exact engine computes runs op by op (dp_sim_op_order_on; a delta run then resumes the op-order
  * run, dp_sim.h "Op by op"); where it cannot (an op of time 0), delta runs are on at every size
  * (they resume the event loop, which a full run would go through too). Below it a bounded full
- * op-order run costs less than a delta run, which records its events' places and sets up the
- * ops it reaches: annealing's moves per second with delta runs on over off, on generated graphs
- * (bench/bench_delta, EXPERIMENTS.md "Delta runs op by op"; chosen on those, not on DOPPLER's
- * graphs, two runs): 0.87 to 0.97 at 48 to 168 ops, 0.97 to 1.04 at 216 to 224, 1.01 to 1.15 at
- * 288 to 417 on 4 devices but 0.92 to 0.98 at 216 to 336 on 8 (1.04 to 1.07 at 417), 1.07 to
- * 1.97 at 1,056 to 5,713 ops. */
+ * op-order run costs less than a delta run, which records its events' places and counts the
+ * pending inputs of the ops it simulates again: annealing's moves per second with delta runs on
+ * over off, on generated graphs (bench/bench_delta, EXPERIMENTS.md "Delta runs op by op"; chosen
+ * on those, not on DOPPLER's graphs, two runs): 0.87 to 0.97 at 48 to 168 ops, 0.97 to 1.04 at
+ * 216 to 224, 1.01 to 1.15 at 288 to 417 on 4 devices but 0.92 to 0.98 at 216 to 336 on 8 (1.04
+ * to 1.07 at 417), 1.07 to 1.97 at 1,056 to 5,713 ops. Re-checked at 5d5126e (EXPERIMENTS.md
+ * "Tables per assignment"): 0.84 to 0.93 at 48 to 168 ops, 0.95 to 1.03 at 216 to 336, 1.06 to
+ * 1.07 at 417, 1.08 to 1.18 at 1,056 to 1,581. */
 #define DP_ENGINE_DELTA_MIN_OPS 400
 
 /* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by
