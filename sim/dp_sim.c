@@ -514,7 +514,8 @@ static inline __attribute__((always_inline)) void op_finish(const dp_sim *s, loo
     L->fin_first = L->succ_ptr[u];
     L->seq += (uint64_t)(L->succ_ptr[u + 1] - L->fin_first);
     if (conv) L->fin_same = L->cp_dev[u] == L->dev[u] && L->cp_end[u] == L->now; /* an added op: device -1 */
-    dp_sim_send_outputs(s->g, L->dev, u, NULL, conv ? send_output_conv : send_output, L);
+    if (conv) dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output_conv, L);
+    else dp_sim_send_outputs(s->g, L->dev, u, NULL, send_output, L);
 }
 
 /* RELEASE of u's device (a GRANTED of its queue head, pushed: the FINISH follows it), then u's

@@ -247,7 +247,8 @@ int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim
  * first instant a moved op (assignment[v] != p->dev[v]) can change (above). No moved op: p's
  * makespan (*exceeded when it is above bound). s's per-op arrays then hold the new times of the
  * ops simulated again only (of those the run reached, when its bound stopped it or it
- * converged; the others' entries are stale or INFINITY). p is not changed (its statistics n_resumed, n_full, n_resimulated
+ * converged; the others' entries are stale, INFINITY or, for an op-order run's READY times,
+ * -INFINITY). p is not changed (its statistics n_resumed, n_full, n_resimulated
  * count the run). Errors (DP_EINVAL): p holds no complete schedule of s's graph; a moved op's
  * device out of range (naming it). */
 int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double bound, double *cost, int *exceeded,

@@ -16,9 +16,13 @@
  * being the producer's and the consumer's devices (equal for a local edge). With first_copy
  * (per edge, 1 for the first edge of its (u, consumer) pair), only first copies are sent (the
  * general engine); with NULL every edge is (the exact engine, as the reference simulator: the
- * repeated edges' copies are counted, and ignored when they arrive). */
-static inline void dp_sim_send_outputs(const dp_graph *g, const int *dev, int u, const unsigned char *first_copy,
-                                       void (*send)(void *s, int e, int du, int dv), void *s)
+ * repeated edges' copies are counted, and ignored when they arrive). Always inlined, so that send
+ * is a known callee where it is called: the exact engine's send is always_inline itself, which
+ * would not build at -O1 otherwise ("indirect function call with a yet undetermined callee"). */
+static inline __attribute__((always_inline)) void dp_sim_send_outputs(const dp_graph *g, const int *dev, int u,
+                                                                     const unsigned char *first_copy,
+                                                                     void (*send)(void *s, int e, int du, int dv),
+                                                                     void *s)
 {
     const int du = dev[u];
     for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
