@@ -1821,7 +1821,9 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
     /* a probe needs v's start alone: its run stops after that instant (the events after it
      * change nothing before it) */
     s->stop_op = commit ? -1 : v;
-    if (r > 0) {
+    /* resumed at a finite READY only: a run resumed at INFINITY (an infinite transfer in a cost
+     * table made by hand) cannot rebuild the state there, and runs from time 0 */
+    if (r > 0 && r < INFINITY) {
         /* a commit's run may stop once its state is p's again with v done (converged()): v has
          * no placed successor, so it then changes nothing later. p's entries for v are stale:
          * its device is set to none, so that no event of v's is taken for p's */

@@ -364,6 +364,47 @@ START_TEST(op_order_same_as_events)
 }
 END_TEST
 
+START_TEST(prefix_infinite_transfer)
+{
+    /* a prefix addition whose op is READY at INFINITY (an infinite transfer, in a cost table made
+     * by hand) runs from time 0: resumed at INFINITY, the commit failed an assertion (found by a
+     * review's fuzzer); the prefix's schedule is then the full run's */
+    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
+    dp_graph_builder_add_edge(gb, 0, 1, 1);
+    dp_graph_builder_add_edge(gb, 1, 2, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(gb, &err);
+    dp_graph_builder_free(gb);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    c->edge_data[0] = INFINITY; /* graphs refuse it; cost tables made by hand may hold it */
+    dp_sim *s = dp_sim_alloc(g, c, &err), *f = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(3, 2);
+    ck_assert(s && f && p);
+    const int full[3] = {0, 1, 1};
+    int a[3] = {-1, -1, -1};
+    for (int v = 0; v < 3; v++) {
+        a[v] = full[v];
+        double st, rd;
+        ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 1, &st, &rd, &err), DP_OK);
+    }
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(f, full, &r, &err), DP_OK);
+    for (int v = 0; v < 3; v++)
+        ck_assert_msg(p->start[v] == r.op_start[v] && p->end[v] == r.op_end[v] && p->ready[v] == r.op_ready[v],
+                      "op %d: prefix %g %g %g, full %g %g %g", v, p->start[v], p->end[v], p->ready[v], r.op_start[v],
+                      r.op_end[v], r.op_ready[v]);
+    ck_assert(p->makespan == r.makespan && r.makespan == INFINITY);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(f);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(bounded_infinite_time)
 {
     /* an event at an infinite time is past any finite bound: the run exceeds it (it held cost 1,
@@ -1137,6 +1178,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, op_order_delta);
+    tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, bounded_infinite_time);
