@@ -962,11 +962,10 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err)
 /* the transfer time of a copy of edge e from device du to dv as the op-order run takes it:
  * latency + data / bandwidth (dp_cost_comm) where du != dv and it is positive, else 0 (the copy
  * arrives when it is sent) */
-static inline __attribute__((always_inline)) double ops_delay(const dp_cost *c, int D, int e, int du, int dv)
+static inline __attribute__((always_inline)) double ops_delay(const dp_cost *c, int e, int du, int dv)
 {
-    const size_t k = (size_t)du * (size_t)D + (size_t)dv;
-    const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
-    return du != dv && delay > 0 ? delay : 0;
+    const double delay = dp_cost_comm(c, e, du, dv);
+    return delay > 0 ? delay : 0;
 }
 
 /* ops_tables_sync's update of op v, whose device (dev) differs from the tables' (tdev) */
@@ -978,9 +977,9 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
     s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         const int e = g->pred_edge[q];
-        s->edelay[e] = ops_delay(c, D, e, dev[g->edge_src[e]], dv);
+        s->edelay[e] = ops_delay(c, e, dev[g->edge_src[e]], dv);
     }
-    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, D, e, dv, dev[g->edge_dst[e]]);
+    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, e, dv, dev[g->edge_dst[e]]);
 }
 
 /* the ops compared at once by ops_tables_sync (a power of two, at most the bits of an unsigned) */
@@ -1060,8 +1059,6 @@ static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, dou
 static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double bound, double *over, int *any)
 {
     const dp_graph *g = s->g;
-    const dp_cost *c = s->c;
-    const int dv = s->dev[v], D = s->D;
     int cnt = 0;
     double r = 0;
     uint64_t key = 0;
@@ -1071,18 +1068,14 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
         const int u = g->edge_src[e];
         const double end = p->end[u];
         if (!(end < t)) continue;
-        const int du = s->dev[u];
+        const double delay = s->edelay[e]; /* ops_tables_sync: s->dev's */
         double a = end;
-        if (du != dv) {
-            const size_t k = (size_t)du * (size_t)D + (size_t)dv;
-            const double delay = c->latency[k] + c->edge_data[e] * c->inv_bw[k];
-            if (delay > 0) {
-                a = end + delay;
-                if (a == end) return 0;
-                if (a > bound) {
-                    *any = 1;
-                    if (a < *over) *over = a;
-                }
+        if (delay > 0) {
+            a = end + delay;
+            if (a == end) return 0;
+            if (a > bound) {
+                *any = 1;
+                if (a < *over) *over = a;
             }
         }
         const uint64_t kv = p->seq_fin[u] << OP_KEY_SHIFT | (uint64_t)e;
@@ -1241,7 +1234,6 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
                            double *over, int *over_bound)
 {
     const dp_graph *g = s->g;
-    const dp_cost *c = s->c;
     const int D = s->D, *dev = s->dev;
     double first_over = INFINITY;
     int any_over = 0;
@@ -1304,7 +1296,6 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     const double lo = t - s->max_delay * (1 + 1e-9) - fabs(t) * 1e-12;
     for (int d = 0; d < D; d++) {
         const int *a = p->dev_ops[d];
-        const double *lat_d = c->latency + (size_t)d * (size_t)D, *ibw_d = c->inv_bw + (size_t)d * (size_t)D;
         for (int i = first_ending_at(p, d, lo); i < s->cut[d]; i++) {
             const int u = a[i];
             const double end = p->end[u];
@@ -1312,7 +1303,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
             for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
                 const int x = g->edge_dst[e], dx = dev[x];
                 if (!s->first_copy[e] || dx == d || s->touch[x] == stamp) continue;
-                const double delay = lat_d[dx] + c->edge_data[e] * ibw_d[dx];
+                const double delay = s->edelay[e];
                 if (!(delay > 0) || end + delay < t) continue; /* arrived before t */
                 if (!ops_setup(s, p, x, t, bound, &first_over, &any_over)) return 0;
             }
