@@ -279,7 +279,8 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *peek = gsl_rng_alloc(gsl_rng_mt19937);
     /* the simulator's oracle: each move is a delta run from the current assignment's schedule
-     * (dp_engine_run_delta: the same costs as the oracle's bounded ones, bit for bit) */
+     * (dp_engine_run_delta: the same costs as the oracle's bounded ones within the bound, bit
+     * for bit, and the same verdict above it) */
     dp_engine_incumbent *inc = NULL;
     if (!cur || !best || !r || !peek) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     if (oracle->engine && !(inc = dp_engine_incumbent_alloc(oracle->engine, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
@@ -299,7 +300,8 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
         int u, v, du, dv;
         dp_search_propose(cfg, n, D, cur, r, &u, &v, &du, &dv);
         /* bounded simulation: a cost above the bound is rejected whatever it is exactly, so the
-         * simulation stops once its clock passes it (the same decisions, issue 31) */
+         * simulation stops once its clock passes it, or once a device's work left shows the
+         * makespan will (early rejection; the same decisions, issue 31) */
         const double bound = dp_search_accept_bound(cfg, annealing, T0, T1, k, K, cur_ms, r, peek);
         if ((rc = inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
                       : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK)

@@ -82,8 +82,8 @@ int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, dou
  * A search that moves a few ops of an incumbent assignment at a time keeps the incumbent in a
  * dp_engine_incumbent and asks for each candidate's cost with dp_engine_run_delta: on the exact
  * fast path the engine resumes from the incumbent's recorded schedule at the first instant the
- * moves can change (dp_sim_run_delta, dp_sim.h: the same cost bit for bit, ties of the event
- * order included) and stops at the bound as dp_engine_run_bounded does. The general engine
+ * moves can change (dp_sim_run_delta, dp_sim.h: the same cost bit for bit within the bound, ties
+ * of the event order included) and stops at the bound as dp_engine_run_bounded does. The general engine
  * (dp_hisim.h) has no resumable state: its shared links, copy engines, streams, memory and
  * bulk-synchronous levels make the state at an instant more than the per-op times, so it runs
  * each candidate in full with the bound (the same costs, no saving). Which ops moved is found by
@@ -102,8 +102,10 @@ void dp_engine_incumbent_free(dp_engine_incumbent *inc);
  * (dp_engine_schedule.cost). Counted in dp_engine_simulations. Errors as dp_engine_run's. */
 int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, double *cost, dp_error *err);
 
-/* The cost of assignment up to bound, exactly as dp_engine_run_bounded(e, assignment, bound,
- * cost, exceeded) gives it (bit for bit; bound INFINITY: the cost), resumed from the incumbent
+/* The cost of assignment up to bound as dp_engine_run_bounded(e, assignment, bound, cost,
+ * exceeded) gives it (the same verdict; within the bound the same cost bit for bit, bound
+ * INFINITY: the cost; above it a number above bound and no more than the cost, not always the
+ * same number: dp_sim_set_early_reject), resumed from the incumbent
  * on the fast path (above). Counted in dp_engine_simulations. The incumbent is unchanged.
  * Errors: dp_engine_run_bounded's; DP_EINVAL before dp_engine_incumbent_set. */
 int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double bound, double *cost, int *exceeded,

@@ -6,6 +6,7 @@
 #include "dp_sim_shared.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,12 @@ struct dp_sim {
      * time is not positive, as the run treats those copies) */
     int *tdev;
     double *otime, *edelay;
+    /* early rejection (dp_sim_set_early_reject): a bounded op-order run stops once a device's
+     * granted op ends so late that the device's work left after it ends past the bound. dev_work
+     * (D): each device's work (seconds) not granted when the run began, so that dev_work[d] -
+     * busy[d] is what is left; lb_scale: 1 less the relative rounding such a sum may carry */
+    double *dev_work, lb_scale;
+    int early_reject;
     int *pending; /* (n) the op-order run's count of each op's producers whose copies are still to
                      arrive (first copies: n_unique_pred at time 0) */
     long full_events, n_op_order;
@@ -253,6 +260,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         s->conv_at = INFINITY;
         s->conv_added = -1;
         s->converge_prefix = 1;
+        s->early_reject = 1;
         }
     if (!s) goto nomem;
     s->g = g;
@@ -309,7 +317,13 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->otime, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->edelay, (size_t)s->m + 1, sizeof(double));
     DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->dev_work, (size_t)s->D + 1, sizeof(double));
     if (t->failed) goto nomem;
+    /* a device's work left, dev_work - busy, is a difference of two sums of at most n op times
+     * in floating point, and a device's last op ends at a sum of as many: each within a relative
+     * n DBL_EPSILON of the exact sum, so 1e-9 more than 8 (n + 1) DBL_EPSILON keeps the bound
+     * at or below the makespan */
+    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + 1) * DBL_EPSILON);
     for (int v = 0; v < s->n; v++) s->tdev[v] = -1;
     s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
@@ -1015,7 +1029,8 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
  * COMPUTE_DONE, numbered *seq (its grant's place; rec: also written to seq_done[h]). Returns 0
  * when h's time is outside the levels above. */
 static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *seq,
-                                                         double bound, double *over, int *any, const int rec)
+                                                         double bound, double *over, int *any, double *lim,
+                                                         const int rec, const int early)
 {
     const double t = s->otime[h]; /* > 0 (ops_on) */
     const double e = now + t;
@@ -1027,6 +1042,15 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
     if (e > bound) {
         *any = 1;
         if (e < *over) *over = e;
+    } else if (early) {
+        /* device d is busy until e, then runs the work it has left, one op at a time: no
+         * schedule of this assignment ends before lb (below its exact value by lb_scale) */
+        const double lb = (e + (s->dev_work[d] - s->busy[d])) * s->lb_scale;
+        if (lb > bound) {
+            *any = 1;
+            if (lb < *over) *over = lb;
+            *lim = -INFINITY; /* the loop stops at the next instant */
+        }
     }
     if (rec) s->seq_done[h] = *seq;
     evq_push(&s->oq_done, e, (*seq)++, (uint32_t)h);
@@ -1036,14 +1060,15 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
 /* v's READY: v joins its device's queue, and is granted the device when it is free (rec: its
  * READY's place to seq_ready[v], v to the READY order rorder) */
 static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *seq,
-                                                         double bound, double *over, int *any, const int rec)
+                                                         double bound, double *over, int *any, double *lim,
+                                                         const int rec, const int early)
 {
     const int d = s->dev[v];
     if (rec) {
         s->seq_ready[v] = (*seq)++;
         s->rorder[s->n_rorder++] = v;
     }
-    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, seq, bound, over, any, rec);
+    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, seq, bound, over, any, lim, rec, early);
     queue_append(s, d, v);
     return 1;
 }
@@ -1098,12 +1123,16 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
 
 /* The op-order run's loop from the state in s (the queues, the device queues, each op's pending
  * copies, its latest arrival so far: -INFINITY before the first), with event numbers from seq;
- * the first instant past bound so far in first_over (any_over: one exists). rec: record every
+ * the first instant past bound so far in first_over (any_over: one exists). It stops before the
+ * first instant past lim: bound, or -INFINITY once a grant found the makespan above bound (early:
+ * the early rejection's bound, ops_grant, with s->dev_work set; first_over is then no more than
+ * that bound). rec: record every
  * op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin) and end with s->seq above
  * them. Returns 1 (s->makespan: the last COMPUTE_DONE processed), or 0 when the event loop must
  * run instead. */
-static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t seq, double bound, double first_over,
-                                                        int any_over, double *over, int *over_bound, const int rec)
+static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t seq, double bound, double lim,
+                                                        double first_over, int any_over, double *over, int *over_bound,
+                                                        const int rec, const int early)
 {
     const dp_graph *g = s->g;
     const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst;
@@ -1124,8 +1153,8 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
          * engine's first instant past it is no later (an event pushed by this instant or a later
          * one is no earlier than it), and was pushed by an instant before the bound (or was in
          * flight when a resumed run began), so it is first_over */
-        if (now > bound) {
-            assert(any_over && first_over <= now);
+        if (now > lim) {
+            assert(any_over && (first_over <= now || lim < bound));
             break;
         }
         int tail = 0;
@@ -1140,7 +1169,7 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
             if (h >= 0) {
                 s->qhead[d] = s->qnext[h];
                 if (s->qhead[d] < 0) s->qtail[d] = -1;
-                if (!ops_grant(s, h, d, now, &seq, bound, &first_over, &any_over, rec)) return 0;
+                if (!ops_grant(s, h, d, now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
             }
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
                 if (!first_copy[q]) continue;
@@ -1169,9 +1198,9 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
         }
         /* its delayed READYs (level 2), then the others (level 4) */
         while (rq->lo < rq->hi && rq->a[rq->lo].t == now)
-            if (!ops_ready(s, (int)evq_pop(rq), now, &seq, bound, &first_over, &any_over, rec)) return 0;
+            if (!ops_ready(s, (int)evq_pop(rq), now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
         for (int i = 0; i < tail; i++)
-            if (!ops_ready(s, (int)fifo[i], now, &seq, bound, &first_over, &any_over, rec)) return 0;
+            if (!ops_ready(s, (int)fifo[i], now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     }
     s->makespan = makespan;
     if (rec) s->seq = seq;
@@ -1198,6 +1227,12 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     int any_over = 0;
     uint64_t seq = 0;
     ops_tables_sync(s);
+    const int early = s->early_reject && bound < INFINITY;
+    double lim = bound;
+    if (early) {
+        for (int d = 0; d < s->D; d++) s->dev_work[d] = 0;
+        for (int v = 0; v < s->n; v++) s->dev_work[s->dev[v]] += s->otime[v];
+    }
     memcpy(s->pending, g->n_unique_pred, (size_t)s->n * sizeof(int));
     for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
     devices_clear(s);
@@ -1208,10 +1243,13 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     for (int i = 0; i < g->n_sources; i++) {
         const int v = g->sources[i];
         s->ready[v] = 0;
-        if (!ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, rec)) return 0;
+        if (!ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     }
-    return rec ? ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 1)
-               : ops_loop(s, seq, bound, first_over, any_over, over, over_bound, 0);
+    if (rec)
+        return early ? ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 1, 1)
+                     : ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 1, 0);
+    return early ? ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 0, 1)
+                 : ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 0, 0);
 }
 
 /* The op-order run resumed at the start of instant t > 0 (t <= bound) from p, an op-order
@@ -1247,6 +1285,11 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     }
     const uint32_t stamp = s->touch_stamp;
     devices_clear(s);
+    /* early rejection: each device's work not granted at t (the ops from the cuts on that were
+     * not running then, on their devices in s->dev: a moved op has no event before t) */
+    const int early = s->early_reject && bound < INFINITY;
+    if (early)
+        for (int d = 0; d < D; d++) s->dev_work[d] = 0;
     /* each op's pending copies: one for each producer ending at or after t (in p, and so in the
      * run; their COMPUTE_DONEs are the run's), counted from the producers, the ops from each
      * device's cut on; the ops set up below (moved, in flight) are counted again by ops_setup */
@@ -1259,6 +1302,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
         const int cut = s->cut[d] = first_ending_at(p, d, t);
         for (int i = cut; i < p->dev_n[d]; i++) {
             const int u = a[i];
+            if (early && !(p->start[u] < t)) s->dev_work[dev[u]] += s->otime[u];
             for (int e = succ_ptr[u]; e < succ_ptr[u + 1]; e++) s->pending[edge_dst[e]] += first_copy[e];
         }
         for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
@@ -1309,7 +1353,8 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
             }
         }
     }
-    return ops_loop(s, p->seq_next, bound, first_over, any_over, over, over_bound, 1);
+    return early ? ops_loop(s, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 1)
+                 : ops_loop(s, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 0);
 }
 
 /* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between
@@ -2099,6 +2144,11 @@ void dp_sim_set_direct(dp_sim *s, int on)
 void dp_sim_set_op_order(dp_sim *s, int on)
 {
     s->ops_on = on != 0 && times_positive(s->c);
+}
+
+void dp_sim_set_early_reject(dp_sim *s, int on)
+{
+    s->early_reject = on != 0;
 }
 
 long dp_sim_op_order_runs(const dp_sim *s)

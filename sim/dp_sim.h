@@ -73,9 +73,11 @@ int dp_sim_run(dp_sim *s, const int *assignment, dp_sim_result *res, dp_error *e
 int dp_sim_check_schedule(const dp_sim *s, dp_error *err);
 
 /* A bounded run (the searches' bounded simulation, issue 31): as dp_sim_run, but the event loop
- * stops as soon as the clock would pass bound (seconds, the graph's raw unit). Then *exceeded is
- * 1 and *cost the instant it would have moved to: more than bound and no more than the makespan
- * (every event happens before some op's end), so a search that rejects any cost above bound
+ * stops as soon as the clock would pass bound (seconds, the graph's raw unit), or, on the
+ * op-order run, as soon as a device's work left shows the makespan is above it (early
+ * rejection, dp_sim_set_early_reject, below). Then *exceeded is 1 and *cost more than bound and
+ * no more than the makespan: the instant the clock would have moved to (every event happens
+ * before some op's end), or that lower bound. So a search that rejects any cost above bound
  * takes the decision the full run would have led to. Else *exceeded is 0 and *cost the makespan,
  * bit for bit dp_sim_run's. bound INFINITY: a full run. Errors as dp_sim_run. */
 int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
@@ -225,7 +227,8 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * queued, the moved ops; every other op counts the copies still to come, one for each producer
  * ending at or after t (counted from those producers: each device's list from its cut). Two
  * events an op of the k ops ending at or after t, against the event loop's seven; no
- * convergence. The same costs
+ * convergence; early rejection (dp_sim_set_early_reject) as in a
+ * complete op-order run, with each device's work not granted at t. The same costs
  * and commits bit for bit (tests/test_delta.c `op_order_delta`); a run whose times do not move
  * the clock falls back to a full event-loop run, and its commit makes p the event loop's.
  *
@@ -242,8 +245,10 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * ops and devices; DP_ENOMEM. */
 int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim_result *res, dp_error *err);
 
-/* A delta run: the cost of assignment as dp_sim_run_bounded(s, assignment, bound, ...) gives it,
- * bit for bit, by resuming from p's complete schedule (dp_sim_prefix_set or a commit) at the
+/* A delta run: the cost of assignment as dp_sim_run_bounded(s, assignment, bound, ...) gives it
+ * (within the bound, bit for bit; above it, the same verdict and a cost above the bound and no
+ * more than the makespan, which may be another number: early rejection's bound on a resumed run
+ * sums the work left from the instant it resumed at), by resuming from p's complete schedule (dp_sim_prefix_set or a commit) at the
  * first instant a moved op (assignment[v] != p->dev[v]) can change (above). No moved op: p's
  * makespan (*exceeded when it is above bound). s's per-op arrays then hold the new times of the
  * ops simulated again only (of those the run reached, when its bound stopped it or it
@@ -274,6 +279,20 @@ void dp_sim_set_direct(dp_sim *s, int on);
  * the event loop); a positive time or delay that does not move the clock falls back to the event
  * loop. On 0, every run goes through the event loop. For tests and benchmarks. */
 void dp_sim_set_op_order(dp_sim *s, int on);
+/* Early rejection (issue 31's bounded simulation, made stronger): on 1 (the default), a bounded
+ * op-order run (dp_sim_run_bounded, dp_sim_run_delta with a finite bound) also stops as soon as
+ * one device's work is known to end past the bound: when an op granted device d at time now ends
+ * at e = now + its time, d still has to run every op of the assignment on it not granted yet, one
+ * at a time, so no schedule ends before e + that work; once that (less a relative 1e-9 and the
+ * rounding of the sums, n_ops DBL_EPSILON) is above the bound, *exceeded is 1 and *cost that
+ * lower bound. A cost above the bound is still more than the bound and no more than the makespan,
+ * so a search takes the same decisions (tests/test_search.c bounded_search_same_decisions); the
+ * number differs from the clock's first instant past the bound, which the event loop and runs
+ * with it off give. Runs within their bound are unchanged, bit for bit. On DOPPLER's graphs it
+ * stops an annealing move's run after 0.36 to 0.49 of the ops instead of 0.51 to 0.60
+ * (bench/bench_delta, EXPERIMENTS.md "Early rejection"). On 0, a bounded run stops at the
+ * clock's first instant past the bound only. For tests and benchmarks. */
+void dp_sim_set_early_reject(dp_sim *s, int on);
 /* How many runs of s were computed op by op (the others went through the event loop; delta
  * runs of an op-order incumbent counted too). */
 long dp_sim_op_order_runs(const dp_sim *s);

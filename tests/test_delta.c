@@ -82,6 +82,17 @@ static dp_cost *tie_costs(gsl_rng *r, const dp_graph *g, int D)
 
 /* a random move of cur: one op (half the moves), a swap of two ops, or 2-4 ops at once; the
  * moved ops' old devices go to old[] (undo) */
+/* Two bounded costs of one assignment (issue 31): the same verdict; within the bound the same
+ * cost, bit for bit; above it, each more than the bound and no more than the assignment's cost
+ * (full), which is all a search reads of it (early rejection, dp_sim_set_early_reject, stops
+ * runs at different instants). 1 when they agree. */
+static int bounded_agree(double ca, int ea, double cb, int eb, double bound, double full)
+{
+    if (ea != eb) return 0;
+    if (!ea) return ca == cb && ca == full;
+    return ca > bound && cb > bound && ca <= full && cb <= full;
+}
+
 static int random_move(gsl_rng *r, int n, int D, int *cur, int *ops, int *old)
 {
     const double x = gsl_rng_uniform(r);
@@ -159,6 +170,10 @@ static void delta_against_full(unsigned long seed, int costs, const char *name)
         dp_sim_prefix *p = dp_sim_prefix_alloc(n, D);
         ck_assert(s && ref && p);
         dp_sim_set_op_order(ref, 0); /* the reference: the event loop */
+        /* early rejection off on half the graphs: then a cost above the bound is the event
+         * loop's too (the clock's first instant past it) */
+        const int early = gi % 2 == 0;
+        dp_sim_set_early_reject(s, early);
         int *cur = malloc((size_t)n * sizeof *cur), ops[4], old[4];
         for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
         dp_sim_result x, y;
@@ -181,8 +196,16 @@ static void delta_against_full(unsigned long seed, int costs, const char *name)
             int exd, exf;
             ck_assert_int_eq(dp_sim_run_delta(s, p, cur, bound, &cd, &exd, &err), DP_OK);
             ck_assert_int_eq(dp_sim_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
-            ck_assert_msg(cd == cf && exd == exf, "%s: graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g",
-                          name, gi, m, cd, exd, cf, exf, bound);
+            if (early) {
+                dp_sim_result z;
+                ck_assert_int_eq(dp_sim_run(ref, cur, &z, &err), DP_OK);
+                ck_assert_msg(bounded_agree(cd, exd, cf, exf, bound, z.makespan),
+                              "%s: graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g, makespan %.17g", name,
+                              gi, m, cd, exd, cf, exf, bound, z.makespan);
+            } else {
+                ck_assert_msg(cd == cf && exd == exf, "%s: graph %d move %d: delta %.17g (%d), full %.17g (%d), bound %g",
+                              name, gi, m, cd, exd, cf, exf, bound);
+            }
             moves++;
             if (!exd && gsl_rng_uniform(r) < 0.5) {
                 ck_assert_int_eq(dp_sim_delta_commit(s, p, cur, &err), DP_OK);
@@ -322,6 +345,12 @@ START_TEST(op_order_same_as_events)
             int ea, eb;
             ck_assert_int_eq(dp_sim_run_bounded(a, cur, bound, &ca, &ea, &err), DP_OK);
             ck_assert_int_eq(dp_sim_run_bounded(b, cur, bound, &cb, &eb, &err), DP_OK);
+            ck_assert_msg(bounded_agree(ca, ea, cb, eb, bound, y.makespan),
+                          "graph %d run %d bound %g: op order %.17g (%d), events %.17g (%d)", gi, k, bound, ca, ea, cb, eb);
+            /* early rejection off: the clock's first instant past the bound, bit for bit */
+            dp_sim_set_early_reject(a, 0);
+            ck_assert_int_eq(dp_sim_run_bounded(a, cur, bound, &ca, &ea, &err), DP_OK);
+            dp_sim_set_early_reject(a, 1);
             ck_assert_msg(ca == cb && ea == eb, "graph %d run %d bound %g: op order %.17g (%d), events %.17g (%d)", gi, k,
                           bound, ca, ea, cb, eb);
         }
@@ -361,6 +390,64 @@ START_TEST(op_order_same_as_events)
         dp_cost_free(c);
         dp_graph_free(g);
     }
+}
+END_TEST
+
+START_TEST(early_reject_hand_computed)
+{
+    /* Early rejection (dp_sim_set_early_reject), by hand: ops 0 -> 1, 2 and 3 alone, each of
+     * time 1 on either of 2 devices, no transfer time. All four on device 0: op 0, 2, 3 ready
+     * at 0 and queued in op order, op 1 ready at 1 behind them; makespan 4. Bound 2.5: the clock
+     * passes it at 3 (early rejection off: cost 3); on, the first grant (op 0, ending at 1, with
+     * 3 of device 0's work after it) shows the makespan is at least 4, so the run stops there
+     * with cost 4 less the bound's relative margin (1e-9 and the rounding). Ops 0, 1 on device 0
+     * and 2, 3 on device 1: makespan 2, and bound 1.5 stops at the first grant with 2. */
+    dp_graph_builder *b = dp_graph_builder_alloc("early", "early", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < 4; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    dp_cost *c = dp_cost_alloc(g, 2);
+    for (int i = 0; i < 8; i++) c->op_time[i] = 1;
+    dp_cost_update_homogeneous(c);
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert(s != NULL);
+    const int one[4] = {0, 0, 0, 0}, two[4] = {0, 0, 1, 1};
+    double cost;
+    int ex;
+    dp_sim_result res;
+    ck_assert_int_eq(dp_sim_run(s, one, &res, &err), DP_OK);
+    ck_assert(res.makespan == 4);
+    dp_sim_set_early_reject(s, 0);
+    ck_assert_int_eq(dp_sim_run_bounded(s, one, 2.5, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 1 && cost == 3);
+    dp_sim_set_early_reject(s, 1);
+    ck_assert_int_eq(dp_sim_run_bounded(s, one, 2.5, &cost, &ex, &err), DP_OK);
+    ck_assert_msg(ex == 1 && cost > 4 * (1 - 2e-9) && cost <= 4, "cost %.17g", cost);
+    /* a bound just below the makespan, within the margin: no early stop, the clock passes it at 4 */
+    const double near = 4 * (1 - 1e-12);
+    ck_assert_int_eq(dp_sim_run_bounded(s, one, near, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 1 && cost == 4);
+    /* at the makespan: within the bound, the makespan itself */
+    ck_assert_int_eq(dp_sim_run_bounded(s, one, 4, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 0 && cost == 4);
+    ck_assert_int_eq(dp_sim_run_bounded(s, two, 1.5, &cost, &ex, &err), DP_OK);
+    ck_assert_msg(ex == 1 && cost > 2 * (1 - 2e-9) && cost <= 2, "cost %.17g", cost);
+    ck_assert_int_eq(dp_sim_run_bounded(s, two, 2, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 0 && cost == 2);
+    /* a delta run of the incumbent one moved to two: the same verdicts */
+    dp_sim_prefix *p = dp_sim_prefix_alloc(4, 2);
+    ck_assert_int_eq(dp_sim_prefix_set(s, p, one, &res, &err), DP_OK);
+    ck_assert_int_eq(dp_sim_run_delta(s, p, two, 1.5, &cost, &ex, &err), DP_OK);
+    ck_assert_msg(ex == 1 && cost > 2 * (1 - 2e-9) && cost <= 2, "cost %.17g", cost);
+    ck_assert_int_eq(dp_sim_run_delta(s, p, two, 2, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 0 && cost == 2);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -1009,8 +1096,10 @@ START_TEST(engine_delta_every_machine)
         int exd, exf;
         ck_assert_int_eq(dp_engine_run_delta(inc, cur, bound, &cd, &exd, &err), DP_OK);
         ck_assert_int_eq(dp_engine_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
-        ck_assert_msg(cd == cf && exd == exf, "machine %d move %d: delta %.17g (%d), full %.17g (%d)", _i, k, cd, exd, cf,
-                      exf);
+        double full;
+        ck_assert_int_eq(dp_engine_run_bounded(ref, cur, INFINITY, &full, NULL, &err), DP_OK);
+        ck_assert_msg(bounded_agree(cd, exd, cf, exf, bound, full), "machine %d move %d: delta %.17g (%d), full %.17g (%d)",
+                      _i, k, cd, exd, cf, exf);
         if (!exd && cd <= cur_cost * 1.02) {
             ck_assert_int_eq(dp_engine_incumbent_accept(inc, cur, &err), DP_OK);
             cur_cost = cd;
@@ -1045,7 +1134,9 @@ START_TEST(engine_delta_every_machine)
         int exd, exf;
         ck_assert_int_eq(dp_engine_run_delta(inc, cur, cur_cost, &cd, &exd, &err), DP_OK);
         ck_assert_int_eq(dp_engine_run_bounded(ref, cur, cur_cost, &cf, &exf, &err), DP_OK);
-        ck_assert(cd == cf && exd == exf);
+        double full;
+        ck_assert_int_eq(dp_engine_run_bounded(ref, cur, INFINITY, &full, NULL, &err), DP_OK);
+        ck_assert(bounded_agree(cd, exd, cf, exf, cur_cost, full));
         undo_move(cur, ops, old, nm);
     }
     long resumed_after;
@@ -1179,6 +1270,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, op_order_delta);
     tcase_add_test(t, prefix_infinite_transfer);
+    tcase_add_test(t, early_reject_hand_computed);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, bounded_infinite_time);
