@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* updates of the devices' work (dev_work) past n after which it is summed again (ops_tables_sync) */
+#define WORK_RESUM 1024
+
 enum ev_kind {
     EV_TRANSFER_DONE, /* id = edge */
     EV_EDGE_ARRIVED,  /* id = edge */
@@ -223,10 +226,14 @@ struct dp_sim {
     int *tdev;
     double *otime, *edelay;
     /* early rejection (dp_sim_set_early_reject): a bounded op-order run stops once a device's
-     * granted op ends so late that the device's work left after it ends past the bound. dev_work
-     * (D): each device's work (seconds) not granted when the run began, so that dev_work[d] -
-     * busy[d] is what is left; lb_scale: 1 less the relative rounding such a sum may carry */
-    double *dev_work, lb_scale;
+     * granted op ends so late that the device's work left after it ends past the bound.
+     * dev_work (D): each device's work (seconds) in tdev's assignment, kept by update_op and
+     * summed again in op order after work_updates passes n + WORK_RESUM updates (so its rounding
+     * stays below (3 n + 2 WORK_RESUM) DBL_EPSILON of the sum); dev_rest (D): each device's work
+     * not granted when the run began, so that dev_rest[d] - busy[d] is what it has left;
+     * lb_scale: 1 less the relative rounding such sums may carry */
+    double *dev_work, *dev_rest, lb_scale;
+    long work_updates;
     int early_reject;
     int *pending; /* (n) the op-order run's count of each op's producers whose copies are still to
                      arrive (first copies: n_unique_pred at time 0) */
@@ -317,13 +324,15 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->otime, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->edelay, (size_t)s->m + 1, sizeof(double));
     DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
-    DP_ALLOC(t, s->dev_work, (size_t)s->D + 1, sizeof(double));
+    DP_ALLOC_ZERO(t, s->dev_work, (size_t)s->D + 1, sizeof(double));
+    DP_ALLOC(t, s->dev_rest, (size_t)s->D + 1, sizeof(double));
     if (t->failed) goto nomem;
-    /* a device's work left, dev_work - busy, is a difference of two sums of at most n op times
-     * in floating point, and a device's last op ends at a sum of as many: each within a relative
-     * n DBL_EPSILON of the exact sum, so 1e-9 more than 8 (n + 1) DBL_EPSILON keeps the bound
-     * at or below the makespan */
-    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + 1) * DBL_EPSILON);
+    /* a device's work left, dev_rest - busy, is a difference of two sums of op times in floating
+     * point (dev_work's, after at most n + WORK_RESUM updates), and a device's last op ends at a
+     * sum of at most n: each within a relative (3 n + 2 WORK_RESUM) DBL_EPSILON of the exact
+     * sum, so 1e-9 more than 8 (n + WORK_RESUM) DBL_EPSILON keeps the bound at or below the
+     * makespan */
+    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + WORK_RESUM) * DBL_EPSILON);
     for (int v = 0; v < s->n; v++) s->tdev[v] = -1;
     s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
@@ -987,8 +996,11 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
                                                           const int *dev, int *tdev, int v)
 {
     const int dv = dev[v];
+    if (tdev[v] >= 0) s->dev_work[tdev[v]] -= s->otime[v];
     tdev[v] = dv;
     s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
+    s->dev_work[dv] += s->otime[v];
+    s->work_updates++;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         const int e = g->pred_edge[q];
         s->edelay[e] = ops_delay(c, e, dev[g->edge_src[e]], dv);
@@ -1023,6 +1035,12 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
         for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
         for (; bits; bits &= bits - 1) update_op(s, c, g, D, dev, tdev, b + __builtin_ctz(bits));
     }
+    if (s->work_updates > (long)n + WORK_RESUM) {
+        /* the devices' work summed again, in op order (rounding kept to n + WORK_RESUM steps) */
+        for (int d = 0; d < D; d++) s->dev_work[d] = 0;
+        for (int v = 0; v < n; v++) s->dev_work[tdev[v]] += s->otime[v];
+        s->work_updates = 0;
+    }
 }
 
 /* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
@@ -1045,7 +1063,7 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
     } else if (early) {
         /* device d is busy until e, then runs the work it has left, one op at a time: no
          * schedule of this assignment ends before lb (below its exact value by lb_scale) */
-        const double lb = (e + (s->dev_work[d] - s->busy[d])) * s->lb_scale;
+        const double lb = (e + (s->dev_rest[d] - s->busy[d])) * s->lb_scale;
         if (lb > bound) {
             *any = 1;
             if (lb < *over) *over = lb;
@@ -1125,7 +1143,7 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
  * copies, its latest arrival so far: -INFINITY before the first), with event numbers from seq;
  * the first instant past bound so far in first_over (any_over: one exists). It stops before the
  * first instant past lim: bound, or -INFINITY once a grant found the makespan above bound (early:
- * the early rejection's bound, ops_grant, with s->dev_work set; first_over is then no more than
+ * the early rejection's bound, ops_grant, with s->dev_rest set; first_over is then no more than
  * that bound). rec: record every
  * op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin) and end with s->seq above
  * them. Returns 1 (s->makespan: the last COMPUTE_DONE processed), or 0 when the event loop must
@@ -1229,10 +1247,7 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     ops_tables_sync(s);
     const int early = s->early_reject && bound < INFINITY;
     double lim = bound;
-    if (early) {
-        for (int d = 0; d < s->D; d++) s->dev_work[d] = 0;
-        for (int v = 0; v < s->n; v++) s->dev_work[s->dev[v]] += s->otime[v];
-    }
+    if (early) memcpy(s->dev_rest, s->dev_work, (size_t)s->D * sizeof(double));
     memcpy(s->pending, g->n_unique_pred, (size_t)s->n * sizeof(int));
     for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
     devices_clear(s);
@@ -1289,7 +1304,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
      * not running then, on their devices in s->dev: a moved op has no event before t) */
     const int early = s->early_reject && bound < INFINITY;
     if (early)
-        for (int d = 0; d < D; d++) s->dev_work[d] = 0;
+        for (int d = 0; d < D; d++) s->dev_rest[d] = 0;
     /* each op's pending copies: one for each producer ending at or after t (in p, and so in the
      * run; their COMPUTE_DONEs are the run's), counted from the producers, the ops from each
      * device's cut on; the ops set up below (moved, in flight) are counted again by ops_setup */
@@ -1302,7 +1317,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
         const int cut = s->cut[d] = first_ending_at(p, d, t);
         for (int i = cut; i < p->dev_n[d]; i++) {
             const int u = a[i];
-            if (early && !(p->start[u] < t)) s->dev_work[dev[u]] += s->otime[u];
+            if (early && !(p->start[u] < t)) s->dev_rest[dev[u]] += s->otime[u];
             for (int e = succ_ptr[u]; e < succ_ptr[u + 1]; e++) s->pending[edge_dst[e]] += first_copy[e];
         }
         for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
