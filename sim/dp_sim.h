@@ -288,10 +288,12 @@ void dp_sim_set_op_order(dp_sim *s, int on);
  * lower bound. A cost above the bound is still more than the bound and no more than the makespan,
  * so a search takes the same decisions (tests/test_search.c bounded_search_same_decisions); the
  * number differs from the clock's first instant past the bound, which the event loop and runs
- * with it off give. Runs within their bound are unchanged, bit for bit. On DOPPLER's graphs it
- * stops an annealing move's run after 0.36 to 0.49 of the ops instead of 0.51 to 0.60
- * (bench/bench_delta, EXPERIMENTS.md "Early rejection"). On 0, a bounded run stops at the
- * clock's first instant past the bound only. For tests and benchmarks. */
+ * with it off give. Runs within their bound are unchanged, bit for bit. Annealing's moves per
+ * second with it (bench/bench_delta, EXPERIMENTS.md "Early rejection"): about 2x on DOPPLER's
+ * ChainMM, 1.25x on FFNN, the same on its Llama graphs (their rejected runs fail late). Each
+ * device's work is kept per assignment (summed again after n_ops + 1,024 updates). On 0, a
+ * bounded run stops at the clock's first instant past the bound only. For tests and
+ * benchmarks. */
 void dp_sim_set_early_reject(dp_sim *s, int on);
 /* How many runs of s were computed op by op (the others went through the event loop; delta
  * runs of an op-order incumbent counted too). */
