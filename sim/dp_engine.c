@@ -301,6 +301,12 @@ void dp_engine_set_delta(dp_engine *e, int on)
     e->delta_mode = on < 0 ? -1 : on != 0;
 }
 
+void dp_engine_set_early_reject(dp_engine *e, int on)
+{
+    if (e->fast) dp_sim_set_early_reject(e->fast, on);
+    if (e->general) dp_hisim_set_early_reject(e->general, on);
+}
+
 void dp_engine_delta_stats(const dp_engine *e, long *resumed, long *full, long *resimulated)
 {
     if (resumed) *resumed = e->delta_resumed;

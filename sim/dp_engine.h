@@ -144,6 +144,12 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
  * dp_engine_incumbent_set. */
 void dp_engine_set_delta(dp_engine *e, int on);
 
+/* Early rejection of bounded runs on (1, the default) or off (0): dp_sim_set_early_reject or
+ * dp_hisim_set_early_reject, whichever engine e is. Either way the same verdicts, the same costs
+ * within the bound and the same decisions of every search; only the time differs. For tests and
+ * benchmarks. */
+void dp_engine_set_early_reject(dp_engine *e, int on);
+
 /* Delta-run statistics of e's incumbents: runs resumed at an instant after 0, runs from the
  * start (sets, and moves of a source), and ops simulated by them (summed). */
 void dp_engine_delta_stats(const dp_engine *e, long *resumed, long *full, long *resimulated);

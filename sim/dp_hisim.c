@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -124,6 +125,12 @@ struct dp_hisim {
     long n_events, n_transfers;
     double volume;
     double bound, exceeded;    /* a bounded run (dp_hisim_run_bounded); INFINITY otherwise */
+    /* early rejection (dp_hisim_set_early_reject, as dp_sim's): early_reject the option (1 by
+     * default); early: this run applies it (a finite bound, one stream a device); dev_work (D):
+     * each device's work (seconds at full rate) in the run's assignment, so that dev_work[d] -
+     * busy[d] is what d has not started; lb_scale: 1 less the relative rounding of those sums */
+    int early_reject, early;
+    double *dev_work, lb_scale;
     int failed;
     dp_error *err;
 };
@@ -420,7 +427,10 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
 {
     if (check_options(g, c, t, o, err) != DP_OK) return NULL;
     dp_hisim *s = dp_alloc_calloc(1, sizeof *s);
-    if (s) s->bound = s->exceeded = INFINITY;
+    if (s) {
+        s->bound = s->exceeded = INFINITY;
+        s->early_reject = 1;
+    }
     if (!s) goto nomem;
     s->g = g;
     s->c = c;
@@ -441,7 +451,11 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
     barriers_alloc(s);
     interference_alloc(s);
     records_alloc(s);
+    ALLOC(s, s->dev_work, (size_t)s->D, sizeof(double));
     if (s->owned.failed) goto nomem;
+    /* dev_work - busy: two sums of at most n op times; a device's last end a sum of as many
+     * (dp_sim.c's reasoning) */
+    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + 1) * DBL_EPSILON);
     return s;
 nomem:
     dp_hisim_free(s);
@@ -840,6 +854,13 @@ static inline void op_start(dp_hisim *s, int v)
     double t = dp_cost_op(s->c, v, d);
     s->start[v] = s->now;
     s->busy[d] += t;
+    if (s->early) {
+        /* device d runs one op at a time, at its full rate or slower (interference): no
+         * schedule ends before v's end at full rate plus d's work not started (dp_sim's early
+         * rejection); the run stops at this event (run_events) */
+        const double lb = (s->now + t + (s->dev_work[d] - s->busy[d])) * s->lb_scale;
+        if (lb > s->bound && lb < s->exceeded) s->exceeded = lb;
+    }
     mem_alloc(s, d, s->g->out_size[v], "op", v);
     if (s->itf.on) itf_op_start(s, v, d, t);
     else schedule(s, t, EV_COMPUTE_DONE, (uint32_t)v);
@@ -885,9 +906,10 @@ static inline __attribute__((always_inline)) void dispatch(dp_hisim *s, uint32_t
 static void run_events(dp_hisim *s)
 {
     for (;;) {
-        while (s->ev.fifo_head < s->ev.fifo_tail && !s->failed) dispatch(s, s->ev.fifo[s->ev.fifo_head++]);
+        while (s->ev.fifo_head < s->ev.fifo_tail && !s->failed && s->exceeded == INFINITY)
+            dispatch(s, s->ev.fifo[s->ev.fifo_head++]);
         s->ev.fifo_head = s->ev.fifo_tail = 0;
-        if (s->failed) return;
+        if (s->failed || s->exceeded < INFINITY) return; /* an error, or early rejection (op_start) */
         double tm = s->contention ? dp_transfer_next_time(s->x) : INFINITY;
         double th = s->ev.heap.n > 0 ? s->ev.heap.a[0].t : INFINITY;
         double next = th < tm ? th : tm;
@@ -970,6 +992,12 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     s->err = err;
     s->failed = 0;
     s->exceeded = INFINITY;
+    s->early = s->early_reject && s->bound < INFINITY && s->q.max_streams == 1;
+    if (s->early) {
+        for (int d = 0; d < s->D; d++) s->dev_work[d] = 0;
+        for (int v = 0; v < s->n; v++)
+            if (assignment[v] >= 0) s->dev_work[assignment[v]] += dp_cost_op(s->c, v, assignment[v]);
+    }
     records_reset(s);
     events_reset(s);
     queues_reset(s);
@@ -1018,6 +1046,11 @@ int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *prior
     *cost = *exceeded ? s->exceeded : r.penalised_makespan;
     s->exceeded = INFINITY;
     return DP_OK;
+}
+
+void dp_hisim_set_early_reject(dp_hisim *s, int on)
+{
+    s->early_reject = on != 0;
 }
 
 /* ---------------- Chrome trace ---------------- */

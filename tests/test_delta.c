@@ -1262,6 +1262,80 @@ START_TEST(searches_same_with_delta_off)
 }
 END_TEST
 
+START_TEST(early_reject_every_machine)
+{
+    /* early rejection (dp_engine_set_early_reject) on every machine option of machines[]: bounded
+     * runs with it on and off give the same verdict and, within the bound, the same cost; above
+     * it, costs above the bound and at most the full run's. Annealing and local search then
+     * decide the same with it on and off: the same placement, best, accepted moves and
+     * simulations. Counts the runs it stopped before the clock passed the bound (on costs below
+     * the off ones), so the test is not vacuous. */
+    dp_machine m;
+    dp_test_machine_make(&m, machines[_i]);
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_engine *on = dp_engine_alloc(g, c, &m, &err), *off = dp_engine_alloc(g, c, &m, &err);
+    ck_assert_msg(on && off, "%s", err.msg);
+    dp_engine_set_early_reject(off, 0);
+    const int n = g->n_ops, D = c->n_devices;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 500 + (unsigned long)_i);
+    int *a = malloc((size_t)n * sizeof *a);
+    long earlier = 0;
+    for (int k = 0; k < 300; k++) {
+        for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        double full, c1, c0;
+        int e1, e0;
+        ck_assert_int_eq(dp_engine_run_bounded(off, a, INFINITY, &full, NULL, &err), DP_OK);
+        const double bound = full * (0.5 + 0.6 * gsl_rng_uniform(r));
+        ck_assert_int_eq(dp_engine_run_bounded(on, a, bound, &c1, &e1, &err), DP_OK);
+        ck_assert_int_eq(dp_engine_run_bounded(off, a, bound, &c0, &e0, &err), DP_OK);
+        ck_assert_msg(bounded_agree(c1, e1, c0, e0, bound, full), "machine %d run %d: on %.17g (%d), off %.17g (%d), "
+                      "bound %.17g, cost %.17g", _i, k, c1, e1, c0, e0, bound, full);
+        ck_assert_int_eq(e1, full > bound);
+        earlier += e1 && c1 < c0;
+    }
+    /* the machines with one stream a device stop some runs early (a machine of two streams, and
+     * the error memory policy, never does) */
+    int streams = 0;
+    for (int k = 0; machines[_i][k]; k += 2) streams |= strcmp(machines[_i][k], "streams") == 0 && atoi(machines[_i][k + 1]) > 1;
+    if (!streams) ck_assert_msg(earlier > 0, "machine %d: no run stopped early", _i);
+    else ck_assert_int_eq(earlier, 0);
+    const dp_oracle o1 = dp_engine_oracle(on), o0 = dp_engine_oracle(off);
+    for (int mode = 0; mode < 2; mode++) {
+        dp_search_anneal_config cfg;
+        dp_search_anneal_config_init(&cfg);
+        cfg.budget = 600;
+        int *b[2];
+        dp_search_result res[2];
+        for (int x = 0; x < 2; x++) {
+            b[x] = malloc((size_t)n * sizeof(int));
+            const dp_oracle *o = x ? &o1 : &o0;
+            const int rc = mode ? dp_search_local(g, c, o, &cfg, 5 + (uint64_t)_i, b[x], &res[x], &err)
+                                : dp_search_anneal(g, c, o, &cfg, 5 + (uint64_t)_i, b[x], &res[x], &err);
+            ck_assert_msg(rc == DP_OK, "%s", err.msg);
+        }
+        ck_assert_msg(res[0].best == res[1].best && res[0].accepted == res[1].accepted && res[0].sims == res[1].sims,
+                      "machine %d mode %d: off best %.17g accepted %ld, on %.17g %ld", _i, mode, res[0].best,
+                      res[0].accepted, res[1].best, res[1].accepted);
+        ck_assert(memcmp(b[0], b[1], (size_t)n * sizeof(int)) == 0);
+        for (int x = 0; x < 2; x++) {
+            free(b[x]);
+            dp_search_trace_clear(&res[x].trace);
+        }
+    }
+    free(a);
+    gsl_rng_free(r);
+    dp_engine_free(on);
+    dp_engine_free(off);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    dp_machine_free(&m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *su = suite_create("delta");
@@ -1282,6 +1356,7 @@ int main(void)
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, engine_delta_default);
     tcase_add_test(t, searches_same_with_delta_off);
+    tcase_add_loop_test(t, early_reject_every_machine, 0, N_MACHINES);
     tcase_add_test(t, improve_same_with_delta_off);
     suite_add_tcase(su, t);
     SRunner *sr = srunner_create(su);
