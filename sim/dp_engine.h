@@ -70,9 +70,10 @@ int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, d
 
 /* Bounded simulation (issue 31): the cost of an assignment (dp_engine_schedule.cost, as
  * dp_engine_run with the default priorities) when it is at most bound, else a number above bound
- * that is no more than the cost: the run stops as soon as the simulated clock passes bound
- * (dp_sim_run_bounded, dp_hisim_run_bounded; a machine with a memory limit under the error
- * policy always runs in full). *exceeded (may be NULL) says which. Counted in
+ * that is no more than the cost: the run stops as soon as the simulated clock passes bound, or
+ * as soon as a device's work left shows the cost is above it (early rejection,
+ * dp_engine_set_early_reject) (dp_sim_run_bounded, dp_hisim_run_bounded; a machine with a memory
+ * limit under the error policy always runs in full). *exceeded (may be NULL) says which. Counted in
  * dp_engine_simulations like a full run. A search that accepts a move only at a cost of at most
  * bound takes the same decisions as with full runs, in less time. Errors as dp_engine_run's. */
 int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);

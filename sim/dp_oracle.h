@@ -23,8 +23,8 @@ typedef struct dp_oracle {
     int (*cost)(void *ctx, const int *assignment, double *cost, dp_error *err);
     void *ctx;
     /* Optional (NULL: cost alone): the cost when it is at most bound, else any number above
-     * bound and no more than the cost (a simulation stopped as soon as its clock passed bound:
-     * dp_engine_run_bounded). A search that rejects every cost above bound decides as with cost,
+     * bound and no more than the cost (a simulation stopped as soon as its clock passed bound,
+     * or a lower bound on the cost above it: dp_engine_run_bounded). A search that rejects every cost above bound decides as with cost,
      * sooner. */
     int (*cost_bounded)(void *ctx, const int *assignment, double bound, double *cost, dp_error *err);
     /* Optional (NULL: the oracle has no simulated schedule, e.g. real execution): the simulator

@@ -227,13 +227,18 @@ struct dp_sim {
     double *otime, *edelay;
     /* early rejection (dp_sim_set_early_reject): a bounded op-order run stops once a device's
      * granted op ends so late that the device's work left after it ends past the bound.
-     * dev_work (D): each device's work (seconds) in tdev's assignment, kept by update_op and
-     * summed again in op order after work_updates passes n + WORK_RESUM updates (so its rounding
-     * stays below (3 n + 2 WORK_RESUM) DBL_EPSILON of the sum); dev_rest (D): each device's work
-     * not granted when the run began, so that dev_rest[d] - busy[d] is what it has left;
-     * lb_scale: 1 less the relative rounding such sums may carry */
-    double *dev_work, *dev_rest, lb_scale;
+     * dev_work (D): each device's work (seconds) in tdev's assignment, kept by update_op (a
+     * moved op's time taken from its old device's sum and added to its new one's) and summed
+     * again in op order (work_resum) after n + WORK_RESUM updates, or as soon as a device's sum
+     * falls below a quarter of the largest it held since (dev_peak, D) or is not finite. Each
+     * update's rounding is at most half an ulp of the sum it leaves, so below DBL_EPSILON of
+     * dev_peak, at most 4 DBL_EPSILON of the present sum (a sum that held a huge op's time and
+     * lost it would otherwise keep that op's rounding: review of f2d50a5). dev_rest (D): each
+     * device's work not granted when the run began, so that dev_rest[d] - busy[d] is what it has
+     * left; lb_scale: 1 less the relative rounding such sums may carry */
+    double *dev_work, *dev_peak, *dev_rest, lb_scale;
     long work_updates;
+    int work_resum;
     int early_reject;
     int *pending; /* (n) the op-order run's count of each op's producers whose copies are still to
                      arrive (first copies: n_unique_pred at time 0) */
@@ -325,12 +330,14 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->edelay, (size_t)s->m + 1, sizeof(double));
     DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC_ZERO(t, s->dev_work, (size_t)s->D + 1, sizeof(double));
+    DP_ALLOC_ZERO(t, s->dev_peak, (size_t)s->D + 1, sizeof(double));
     DP_ALLOC(t, s->dev_rest, (size_t)s->D + 1, sizeof(double));
     if (t->failed) goto nomem;
     /* a device's work left, dev_rest - busy, is a difference of two sums of op times in floating
-     * point (dev_work's, after at most n + WORK_RESUM updates), and a device's last op ends at a
-     * sum of at most n: each within a relative (3 n + 2 WORK_RESUM) DBL_EPSILON of the exact
-     * sum, so 1e-9 more than 8 (n + WORK_RESUM) DBL_EPSILON keeps the bound at or below the
+     * point: dev_work's, within (n + 4 (n + WORK_RESUM)) DBL_EPSILON of its exact sum (summed in
+     * op order, then at most n + WORK_RESUM updates each within 4 DBL_EPSILON of it, above), and
+     * the run's busy sum, below the op's end; a device's last op ends at a sum of at most n op
+     * times. So 1e-9 more than 8 (n + WORK_RESUM) DBL_EPSILON keeps the bound at or below the
      * makespan */
     s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + WORK_RESUM) * DBL_EPSILON);
     for (int v = 0; v < s->n; v++) s->tdev[v] = -1;
@@ -995,11 +1002,16 @@ static inline __attribute__((always_inline)) double ops_delay(const dp_cost *c, 
 static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_cost *c, const dp_graph *g, int D,
                                                           const int *dev, int *tdev, int v)
 {
-    const int dv = dev[v];
-    if (tdev[v] >= 0) s->dev_work[tdev[v]] -= s->otime[v];
+    const int dv = dev[v], du = tdev[v];
+    if (du >= 0) {
+        const double w = s->dev_work[du] -= s->otime[v];
+        s->work_resum |= !(4 * w >= s->dev_peak[du]) || !(w < INFINITY); /* far below its peak: sum again */
+    }
     tdev[v] = dv;
     s->otime[v] = c->op_time[(size_t)v * (size_t)D + (size_t)dv];
-    s->dev_work[dv] += s->otime[v];
+    const double w = s->dev_work[dv] += s->otime[v];
+    if (w > s->dev_peak[dv]) s->dev_peak[dv] = w;
+    s->work_resum |= !(w < INFINITY);
     s->work_updates++;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         const int e = g->pred_edge[q];
@@ -1035,11 +1047,13 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
         for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
         for (; bits; bits &= bits - 1) update_op(s, c, g, D, dev, tdev, b + __builtin_ctz(bits));
     }
-    if (s->work_updates > (long)n + WORK_RESUM) {
-        /* the devices' work summed again, in op order (rounding kept to n + WORK_RESUM steps) */
+    if (s->work_resum || s->work_updates > (long)n + WORK_RESUM) {
+        /* the devices' work summed again, in op order (dev_work, above) */
         for (int d = 0; d < D; d++) s->dev_work[d] = 0;
         for (int v = 0; v < n; v++) s->dev_work[tdev[v]] += s->otime[v];
+        for (int d = 0; d < D; d++) s->dev_peak[d] = s->dev_work[d];
         s->work_updates = 0;
+        s->work_resum = 0;
     }
 }
 

@@ -284,7 +284,7 @@ void dp_sim_set_op_order(dp_sim *s, int on);
  * one device's work is known to end past the bound: when an op granted device d at time now ends
  * at e = now + its time, d still has to run every op of the assignment on it not granted yet, one
  * at a time, so no schedule ends before e + that work; once that (less a relative 1e-9 and the
- * rounding of the sums, n_ops DBL_EPSILON) is above the bound, *exceeded is 1 and *cost that
+ * rounding of the sums, 8 (n_ops + 1,024) DBL_EPSILON) is above the bound, *exceeded is 1 and *cost that
  * lower bound. A cost above the bound is still more than the bound and no more than the makespan,
  * so a search takes the same decisions (tests/test_search.c bounded_search_same_decisions); the
  * number differs from the clock's first instant past the bound, which the event loop and runs

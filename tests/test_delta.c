@@ -451,6 +451,65 @@ START_TEST(early_reject_hand_computed)
 }
 END_TEST
 
+START_TEST(early_reject_wide_range)
+{
+    /* The devices' work kept per assignment must not keep a huge op's rounding after the op
+     * leaves (found by a review of f2d50a5, which failed both cases). Ops 0..9 a chain of time 1,
+     * op 10 alone; op 10 takes 1e17 on device 0. With every op on device 0 the sum of device 0's
+     * work rounds 1e17 + 10 to 1e17 + 16; op 10 moved to device 1, device 0's work is 10 and the
+     * makespan 10, within a bound of 12 (the kept sum said 16: exceeded, cost 16). Then ops 9 and
+     * 10 at 1e308 on device 0 (the sum overflows to infinity, and stayed so after they left):
+     * moved to device 1, the makespan is 9, within 10. Full bounded runs, delta runs of an
+     * incumbent and the engine's both. */
+    for (int k = 0; k < 2; k++) {
+        dp_graph_builder *b = dp_graph_builder_alloc("wide", "wide", DP_GRAPH_COST_TIME);
+        for (int i = 0; i < 11; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+        for (int i = 0; i < (k ? 8 : 9); i++) dp_graph_builder_add_edge(b, i, i + 1, 0);
+        dp_error err;
+        dp_graph *g = dp_graph_builder_finish(b, &err);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        dp_graph_builder_free(b);
+        dp_cost *c = dp_cost_alloc(g, 2);
+        for (int i = 0; i < 22; i++) c->op_time[i] = 1;
+        c->op_time[10 * 2] = k ? 1e308 : 1e17;
+        if (k) c->op_time[9 * 2] = 1e308;
+        dp_cost_update_homogeneous(c);
+        int a1[11] = {0}, a2[11] = {0};
+        a2[10] = 1;
+        if (k) a2[9] = 1;
+        const double makespan = k ? 9 : 10, bound = k ? 10 : 12;
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        ck_assert(s != NULL);
+        dp_sim_result res;
+        double cost;
+        int ex;
+        ck_assert_int_eq(dp_sim_run(s, a1, &res, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run_bounded(s, a2, bound, &cost, &ex, &err), DP_OK);
+        ck_assert_msg(ex == 0 && cost == makespan, "case %d: bounded cost %.17g exceeded %d", k, cost, ex);
+        dp_sim_prefix *p = dp_sim_prefix_alloc(11, 2);
+        ck_assert_int_eq(dp_sim_prefix_set(s, p, a1, &res, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run_delta(s, p, a2, bound, &cost, &ex, &err), DP_OK);
+        ck_assert_msg(ex == 0 && cost == makespan, "case %d: delta cost %.17g exceeded %d", k, cost, ex);
+        /* the engine refuses costs whose makespans could overflow (case 1: DP_ERANGE) */
+        dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+        ck_assert_msg(k ? e == NULL && err.code == DP_ERANGE : e != NULL, "case %d: %s", k, err.msg);
+        if (e) {
+            dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+            ck_assert(inc != NULL);
+            ck_assert_int_eq(dp_engine_incumbent_set(inc, a1, NULL, &err), DP_OK);
+            ck_assert_int_eq(dp_engine_run_delta(inc, a2, bound, &cost, &ex, &err), DP_OK);
+            ck_assert_msg(ex == 0 && cost == makespan, "case %d: engine delta cost %.17g exceeded %d", k, cost, ex);
+            dp_engine_incumbent_free(inc);
+            dp_engine_free(e);
+        }
+        dp_sim_prefix_free(p);
+        dp_sim_free(s);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
 START_TEST(prefix_infinite_transfer)
 {
     /* a prefix addition whose op is READY at INFINITY (an infinite transfer, in a cost table made
@@ -1345,6 +1404,7 @@ int main(void)
     tcase_add_test(t, op_order_delta);
     tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, early_reject_hand_computed);
+    tcase_add_test(t, early_reject_wide_range);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, bounded_infinite_time);
