@@ -9,7 +9,6 @@
 
 #include <assert.h>
 #include <limits.h>
-#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -454,8 +453,8 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
     ALLOC(s, s->dev_work, (size_t)s->D, sizeof(double));
     if (s->owned.failed) goto nomem;
     /* dev_work - busy: two sums of at most n op times; a device's last end a sum of as many
-     * (dp_sim.c's reasoning) */
-    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + 1) * DBL_EPSILON);
+     * (dp_sim_shared.h) */
+    s->lb_scale = dp_sim_lb_scale((double)s->n + 1);
     return s;
 nomem:
     dp_hisim_free(s);
@@ -858,7 +857,7 @@ static inline void op_start(dp_hisim *s, int v)
         /* device d runs one op at a time, at its full rate or slower (interference): no
          * schedule ends before v's end at full rate plus d's work not started (dp_sim's early
          * rejection); the run stops at this event (run_events) */
-        const double lb = (s->now + t + (s->dev_work[d] - s->busy[d])) * s->lb_scale;
+        const double lb = dp_sim_work_lb(s->now + t, s->dev_work[d] - s->busy[d], s->lb_scale);
         if (lb > s->bound && lb < s->exceeded) s->exceeded = lb;
     }
     mem_alloc(s, d, s->g->out_size[v], "op", v);

@@ -6,7 +6,6 @@
 #include "dp_sim_shared.h"
 
 #include <assert.h>
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -339,7 +338,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
      * the run's busy sum, below the op's end; a device's last op ends at a sum of at most n op
      * times. So 1e-9 more than 8 (n + WORK_RESUM) DBL_EPSILON keeps the bound at or below the
      * makespan */
-    s->lb_scale = 1 - (1e-9 + 8.0 * ((double)s->n + WORK_RESUM) * DBL_EPSILON);
+    s->lb_scale = dp_sim_lb_scale((double)s->n + WORK_RESUM);
     for (int v = 0; v < s->n; v++) s->tdev[v] = -1;
     s->full_events = 5L * s->n;
     for (int u = 0; u < s->n; u++)
@@ -1077,7 +1076,7 @@ static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int
     } else if (early) {
         /* device d is busy until e, then runs the work it has left, one op at a time: no
          * schedule of this assignment ends before lb (below its exact value by lb_scale) */
-        const double lb = (e + (s->dev_rest[d] - s->busy[d])) * s->lb_scale;
+        const double lb = dp_sim_work_lb(e, s->dev_rest[d] - s->busy[d], s->lb_scale);
         if (lb > bound) {
             *any = 1;
             if (lb < *over) *over = lb;

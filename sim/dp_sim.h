@@ -291,7 +291,9 @@ void dp_sim_set_op_order(dp_sim *s, int on);
  * with it off give. Runs within their bound are unchanged, bit for bit. Annealing's moves per
  * second with it (bench/bench_delta, EXPERIMENTS.md "Early rejection"): about 2x on DOPPLER's
  * ChainMM, 1.25x on FFNN, the same on its Llama graphs (their rejected runs fail late). Each
- * device's work is kept per assignment (summed again after n_ops + 1,024 updates). On 0, a
+ * device's work is kept per assignment (summed again after n_ops + 1,024 updates, and as soon as
+ * a device's sum falls below a quarter of its peak since: a huge op's rounding does not stay
+ * behind when it moves off). On 0, a
  * bounded run stops at the clock's first instant past the bound only. For tests and
  * benchmarks. */
 void dp_sim_set_early_reject(dp_sim *s, int on);

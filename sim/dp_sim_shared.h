@@ -9,7 +9,25 @@
 
 #include "dp_graph.h"
 
+#include <float.h>
 #include <jansson.h>
+
+/* Early rejection (issue 31; dp_sim_set_early_reject, dp_hisim_set_early_reject): a device busy
+ * until end, with rest seconds of work not yet started, runs that work one op at a time and never
+ * faster than its op times, so no schedule ends before end + rest. rest is a difference of
+ * floating-point sums of op times and a device's last end a sum of as many, each within a
+ * relative (terms) DBL_EPSILON or so of its exact value; dp_sim_lb_scale(terms), 1 less 1e-9 and
+ * 8 terms DBL_EPSILON, scales the bound down below that rounding, so dp_sim_work_lb never
+ * exceeds the makespan. */
+static inline double dp_sim_lb_scale(double terms)
+{
+    return 1 - (1e-9 + 8.0 * terms * DBL_EPSILON);
+}
+
+static inline __attribute__((always_inline)) double dp_sim_work_lb(double end, double rest, double lb_scale)
+{
+    return (end + rest) * lb_scale;
+}
 
 /* The copies op u's finish sends, in edge order: send(s, e, du, dv) for every successor edge e
  * of u whose consumer is placed (device >= 0: an absent op of a prefix run is not), du and dv
