@@ -236,11 +236,76 @@ void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cu
     *dv_out = dv;
 }
 
-/* the temperature of step k of K */
-static double anneal_temperature(const dp_search_anneal_config *cfg, double T0, double T1, long k, long K)
+/* ---------------- the search's generator: mt19937 with a look-ahead ---------------- */
+
+/* The state of dp_search_rng_alloc's generator: mt19937's own state (GSL's, run by its own
+ * functions) and one raw value drawn ahead of the stream (held). Every draw takes the held value
+ * first, so the stream is mt19937's, value for value. */
+typedef struct peek_state {
+    unsigned long mt[627]; /* gsl_rng_mt19937's state (5,000 bytes on LP64: 624 words and an int) */
+    unsigned long held;
+    int has;
+} peek_state;
+
+static void peek_set(void *vs, unsigned long seed)
+{
+    peek_state *st = vs;
+    gsl_rng_mt19937->set(st->mt, seed);
+    st->has = 0;
+}
+
+static unsigned long peek_get(void *vs)
+{
+    peek_state *st = vs;
+    if (st->has) {
+        st->has = 0;
+        return st->held;
+    }
+    return gsl_rng_mt19937->get(st->mt);
+}
+
+/* as mt19937's get_double: its 32-bit value over 2^32 */
+static double peek_get_double(void *vs)
+{
+    return (double)peek_get(vs) / 4294967296.0;
+}
+
+static const gsl_rng_type peek_type = {"mt19937-peek", 0xffffffffUL, 0, sizeof(peek_state), peek_set, peek_get,
+                                       peek_get_double};
+
+gsl_rng *dp_search_rng_alloc(void)
+{
+    /* mt19937's range and state size as this type copies them (GSL's own, checked) */
+    if (gsl_rng_mt19937->max != peek_type.max || gsl_rng_mt19937->min != peek_type.min ||
+        gsl_rng_mt19937->size > sizeof(((peek_state *)0)->mt))
+        return NULL;
+    return gsl_rng_alloc(&peek_type);
+}
+
+/* the uniform gsl_rng_uniform(r) would return next, r (dp_search_rng_alloc's) keeping it for
+ * that draw */
+static double peek_uniform(gsl_rng *r)
+{
+    peek_state *st = r->state;
+    if (!st->has) {
+        st->held = gsl_rng_mt19937->get(st->mt);
+        st->has = 1;
+    }
+    return (double)st->held / 4294967296.0;
+}
+
+double dp_search_temperature(const dp_search_anneal_config *cfg, double T0, double T1, long k, long K)
 {
     return cfg->schedule == DP_SEARCH_ANNEAL_LINEAR ? T0 + (T1 - T0) * (K > 1 ? (double)k / (K - 1) : 1.0)
                                                     : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
+}
+
+/* dp_search_accept at temperature T (dp_search_temperature's of the step) */
+static int accept_at(int annealing, double T, double delta, gsl_rng *r)
+{
+    if (delta <= 0) return 1;
+    if (!annealing) return 0;
+    return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
 }
 
 int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
@@ -248,18 +313,13 @@ int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T
 {
     if (delta <= 0) return 1;
     if (!annealing) return 0;
-    double T = anneal_temperature(cfg, T0, T1, k, K);
-    return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
+    return accept_at(annealing, dp_search_temperature(cfg, T0, T1, k, K), delta, r);
 }
 
-double dp_search_accept_bound(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K,
-                              double cur, const gsl_rng *r, gsl_rng *peek)
+double dp_search_accept_bound(int annealing, double T, double cur, gsl_rng *r)
 {
-    if (!annealing) return cur;
-    double T = anneal_temperature(cfg, T0, T1, k, K);
-    if (!(T > 0)) return cur;
-    gsl_rng_memcpy(peek, r);
-    double u = gsl_rng_uniform(peek);
+    if (!annealing || !(T > 0)) return cur;
+    const double u = peek_uniform(r);
     if (!(u > 0)) return INFINITY;
     /* accepted iff u < exp(-delta / T), i.e. delta < -T ln u: above cur + T (-ln u + 1e-6) the
      * move is rejected under any rounding of exp */
@@ -277,12 +337,12 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
     if (rc != DP_OK) return rc;
     const int n = g->n_ops, D = c->n_devices;
     int *cur = dp_alloc_malloc_n(n, sizeof(int)), *best = dp_alloc_malloc_n(n, sizeof(int));
-    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937), *peek = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *r = dp_search_rng_alloc();
     /* the simulator's oracle: each move is a delta run from the current assignment's schedule
      * (dp_engine_run_delta: the same costs as the oracle's bounded ones within the bound, bit
      * for bit, and the same verdict above it) */
     dp_engine_incumbent *inc = NULL;
-    if (!cur || !best || !r || !peek) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
+    if (!cur || !best || !r) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory for the search", g->source); goto done; }
     if (oracle->engine && !(inc = dp_engine_incumbent_alloc(oracle->engine, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     gsl_rng_set(r, (unsigned long)seed);
     long start_sims;
@@ -302,13 +362,14 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
         /* bounded simulation: a cost above the bound is rejected whatever it is exactly, so the
          * simulation stops once its clock passes it, or once a device's work left shows the
          * makespan will (early rejection; the same decisions, issue 31) */
-        const double bound = dp_search_accept_bound(cfg, annealing, T0, T1, k, K, cur_ms, r, peek);
+        const double T = annealing ? dp_search_temperature(cfg, T0, T1, k, K) : 0;
+        const double bound = dp_search_accept_bound(annealing, T, cur_ms, r);
         if ((rc = inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
                       : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK)
             goto done;
         res->sims++;
         double delta = ms - cur_ms;
-        int accept = dp_search_accept(cfg, annealing, T0, T1, k, K, delta, r);
+        int accept = accept_at(annealing, T, delta, r);
         if (accept) {
             /* accepted: its cost is at most the bound, so its run was complete */
             if (inc && (rc = dp_engine_incumbent_accept(inc, cur, err)) != DP_OK) goto done;
@@ -333,7 +394,6 @@ done:
     if (rc != DP_OK) dp_search_trace_clear(&res->trace);
     dp_engine_incumbent_free(inc);
     gsl_rng_free(r);
-    gsl_rng_free(peek);
     free(cur);
     free(best);
     return rc;

@@ -127,14 +127,23 @@ int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
  * dp_search_accept: 1 when a move of makespan change delta is accepted at step k of K moves:
  *   delta <= 0, or (annealing) with probability exp(-delta / T_k), T_k going from T0 to T1 (raw
  *   time units) by cfg->schedule;
- * dp_search_accept_bound: the largest cost (raw time units) that dp_search_accept can still
- *   accept at step k from a current cost cur, with a margin: a move whose cost is above it is
- *   rejected whatever the simulation's tail, so it can be simulated with that bound
- *   (dp_oracle_cost_bounded). Local search and a temperature of 0: cur. Annealing: cur + T_k
- *   (-ln u + 1e-6), u the uniform the acceptance test would draw next, read from a copy of r
- *   (peek, an mt19937 generator of the same type, r itself untouched), so the draws and the
- *   decisions are those of full simulations (the 1e-6 of log-space margin keeps every rounding of
- *   exp and log on the reject side); INFINITY when u is 0;
+ * dp_search_temperature: T_k, the temperature of step k of K (raw time units): from T0 to T1
+ *   by cfg->schedule (linear, or geometric: T0 (T1 / T0)^(k / (K - 1))); T1 at K <= 1;
+ * dp_search_rng_alloc: the searches' generator: GSL's mt19937, the same stream value for value
+ *   (gsl_rng_set, gsl_rng_uniform and gsl_rng_uniform_int give what they give on
+ *   gsl_rng_mt19937), whose next uniform dp_search_accept_bound can read without drawing it (no
+ *   copy of the 5,000-byte state: issue 31). Free with gsl_rng_free. NULL when out of memory
+ *   (or when the GSL linked has an mt19937 of another range or a larger state than this build
+ *   knows);
+ * dp_search_accept_bound: the largest cost (raw time units) that the acceptance test at
+ *   temperature T (dp_search_temperature's of the step; annealing 0: local search) can still
+ *   accept from a current cost cur, with a margin: a move whose cost is above it is rejected
+ *   whatever the simulation's tail, so it can be simulated with that bound
+ *   (dp_oracle_cost_bounded). Local search and a temperature of 0: cur. Annealing: cur + T
+ *   (-ln u + 1e-6), u the uniform the acceptance test would draw next, read ahead from r (which
+ *   must come from dp_search_rng_alloc; the draw stays r's next), so the draws and the decisions
+ *   are those of full simulations (the 1e-6 of log-space margin keeps every rounding of exp and
+ *   log on the reject side); INFINITY when u is 0;
  * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
 int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err);
 int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
@@ -143,8 +152,9 @@ void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cu
                        int *dv);
 int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
                      gsl_rng *r);
-double dp_search_accept_bound(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K,
-                              double cur, const gsl_rng *r, gsl_rng *peek);
+double dp_search_temperature(const dp_search_anneal_config *cfg, double T0, double T1, long k, long K);
+gsl_rng *dp_search_rng_alloc(void);
+double dp_search_accept_bound(int annealing, double T, double cur, gsl_rng *r);
 int dp_search_trace_add(dp_search_trace *t, long sims, double best);
 
 /* ---------------- exact branch and bound ---------------- */

@@ -577,6 +577,57 @@ START_TEST(bounded_search_same_decisions)
 }
 END_TEST
 
+/* dp_search_rng_alloc's generator is mt19937's stream value for value, with its look-ahead read
+ * by dp_search_accept_bound at any point of it (issue 31: the peek that replaced a copy of the
+ * generator's state): a random interleaving of every draw the searches make, peeks (once or twice
+ * in a row) and reseeding, against gsl_rng_mt19937 with a copy of it for each peek. */
+START_TEST(search_rng_is_mt19937)
+{
+    gsl_rng *r = dp_search_rng_alloc(), *ref = gsl_rng_alloc(gsl_rng_mt19937), *copy = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *pick = gsl_rng_alloc(gsl_rng_mt19937);
+    ck_assert(r && ref && copy && pick);
+    ck_assert_str_eq(gsl_rng_name(r), "mt19937-peek");
+    gsl_rng_set(pick, 7);
+    long peeks = 0;
+    for (unsigned long seed = 1; seed <= 4; seed++) {
+        gsl_rng_set(r, seed);
+        gsl_rng_set(ref, seed);
+        for (int i = 0; i < 20000; i++) {
+            const unsigned long k = gsl_rng_uniform_int(pick, 5);
+            if (k == 0) {
+                ck_assert(gsl_rng_uniform(r) == gsl_rng_uniform(ref));
+            } else if (k == 1) {
+                const unsigned long n = 1 + gsl_rng_uniform_int(pick, 1000);
+                ck_assert_uint_eq(gsl_rng_uniform_int(r, n), gsl_rng_uniform_int(ref, n));
+            } else if (k == 2) {
+                ck_assert_uint_eq(gsl_rng_get(r), gsl_rng_get(ref));
+            } else {
+                /* the bound at T 1 from 0 is -ln u + 1e-6, u the next uniform (INFINITY at 0) */
+                gsl_rng_memcpy(copy, ref);
+                const double u = gsl_rng_uniform(copy);
+                const double want = u > 0 ? -log(u) + 1e-6 : INFINITY;
+                ck_assert(dp_search_accept_bound(1, 1.0, 0.0, r) == want);
+                if (k == 4) ck_assert(dp_search_accept_bound(1, 1.0, 0.0, r) == want);
+                peeks++;
+            }
+        }
+        /* a peek, then a reseed: the held value is dropped */
+        (void)dp_search_accept_bound(1, 1.0, 0.0, r);
+    }
+    gsl_rng_set(r, 99);
+    gsl_rng_set(ref, 99);
+    for (int i = 0; i < 1000; i++) ck_assert_uint_eq(gsl_rng_get(r), gsl_rng_get(ref));
+    /* local search and a temperature of 0 read nothing: the bound is the current cost */
+    ck_assert(dp_search_accept_bound(0, 1.0, 5.0, r) == 5.0 && dp_search_accept_bound(1, 0.0, 5.0, r) == 5.0);
+    ck_assert_uint_eq(gsl_rng_get(r), gsl_rng_get(ref));
+    ck_assert(peeks > 10000);
+    gsl_rng_free(r);
+    gsl_rng_free(ref);
+    gsl_rng_free(copy);
+    gsl_rng_free(pick);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -584,6 +635,7 @@ static Suite *suite(void)
     tcase_set_timeout(t, 60);
     tcase_add_test(t, exact_fork_join_hand);
     tcase_add_test(t, bounded_search_same_decisions);
+    tcase_add_test(t, search_rng_is_mt19937);
     tcase_add_test(t, exact_two_chains_hand);
     tcase_add_test(t, exact_matches_brute_force);
     tcase_add_test(t, exact_limits);
