@@ -29,7 +29,9 @@
 #
 # Prints one row per case (makespans in the graph's unit; ratio = method / best instant) and a
 # summary per family and overall: the mean ratio of each method to the best instant method and
-# the share of cases where the policy's greedy placement is below it. CPU ms of the greedy
+# the share of cases where the policy's greedy placement is below it, beside what the lower bound
+# allows: its floor (the mean of lower bound / best instant) and the share of cases whose best
+# instant placement is at the lower bound (optimal: no method is below it). CPU ms of the greedy
 # placement is the whole doppler place process (/usr/bin/time).
 set -eu
 top_srcdir=${top_srcdir:-.}
@@ -160,7 +162,7 @@ echo "# summary (mean of method / best instant; below: share of cases where dopp
 # row fields: 1 family, 2 graph, 3 machine, 4 lb, 5 best, 6 method, 7 doppler (first checkpoint),
 # 8 cpu, 9..8+K each checkpoint's ratio, then the searches' ratios
 awk -v K="$K" -v REAL="stg sinnen wf msr" '
-function line(name, cnt, S, B, C,    k, m, v, bm, bv, j) {
+function line(name, cnt, S, B, C, FL, AT,    k, m, v, bm, bv, j) {
   m = 0; v = 0; bm = 0; bv = 0
   for (k = 1; k <= K; k++) { m += S[k] / cnt; bm += B[k] / cnt }
   m /= K; bm /= K
@@ -168,13 +170,17 @@ function line(name, cnt, S, B, C,    k, m, v, bm, bv, j) {
   if (K > 1) printf "%-8s %3d cases  doppler %.3f +- %.3f  below %3.0f%% +- %2.0f%%", name, cnt, m, sqrt(v / (K - 1)), 100 * bm, 100 * sqrt(bv / (K - 1))
   else printf "%-8s %3d cases  doppler %.3f  below %3.0f%%", name, cnt, m, 100 * bm
   for (j = 1; j <= ns; j++) printf "  %.3f", C[j] / cnt
-  printf "\n"
+  printf "  | floor %.3f  at lb %3.0f%%\n", FL / cnt, 100 * AT / cnt
 }
 { f = $1; if (!(f in n)) order[++nf] = f; n[f]++; N++
+  # the lower bound over the best instant method (no placement of the case is below it), and
+  # whether the best instant placement is at the bound (to the 6 digits of the rows): then it is
+  # optimal and no method is below it
+  fl = $4 / $5; at = ($5 - $4 <= 1e-5 * $5); fls[f] += fl; ats[f] += at; FLS += fl; ATS += at
   for (k = 1; k <= K; k++) { r = $(8 + k); s[f, k] += r; S[k] += r; if (r < 1) { b[f, k]++; B[k]++ } }
   ns = NF - 8 - K; for (j = 1; j <= ns; j++) { c[f, j] += $(8 + K + j); C[j] += $(8 + K + j) }
   if (index(" " REAL " ", " " f " ")) {
-    NR_++
+    NR_++; RFL += fl; RAT += at
     for (k = 1; k <= K; k++) { r = $(8 + k); RSUM[k] += r; if (r < 1) RBEL[k]++ }
     for (j = 1; j <= ns; j++) RCOL[j] += $(8 + K + j) } }
 END {
@@ -183,9 +189,11 @@ END {
     delete fs; delete fb; delete fc
     for (k = 1; k <= K; k++) { fs[k] = s[f, k]; fb[k] = b[f, k] }
     for (j = 1; j <= ns; j++) fc[j] = c[f, j]
-    line(f, n[f], fs, fb, fc)
+    line(f, n[f], fs, fb, fc, fls[f], ats[f])
   }
-  if (NR_) line("real", NR_, RSUM, RBEL, RCOL)
-  if (N) line("all", N, S, B, C) }' "$rows"
+  if (NR_) line("real", NR_, RSUM, RBEL, RCOL, RFL, RAT)
+  if (N) line("all", N, S, B, C, FLS, ATS) }' "$rows"
 echo "(real: the public graphs nobody here made, families stg sinnen wf msr)"
 echo "(columns after below: ${ANNEAL:+anneal at $ANNEAL}${IMPROVE:+, improve at $IMPROVE_BUDGETS}, each / best instant)"
+echo "(floor: the mean of lower bound / best instant, below which no method's mean can go)"
+echo "(at lb: the share of cases whose best instant placement is at the lower bound, so optimal: no method is below it there)"

@@ -2,7 +2,9 @@
 # bench/general.sh's summary over several checkpoints (issue 29's five-seed table), on case rows
 # whose figures are worked by hand (ROWS: no placement, no data needed): per family the mean over
 # checkpoints of each checkpoint's mean ratio, its sample sd, the share of cases below the best
-# instant method, the search columns' means, and the "real" line over the public families only.
+# instant method, the search columns' means, the lower bound's floor (mean of lb / best) and the
+# share of cases whose best instant placement is at the lower bound, and the "real" line over the
+# public families only.
 set -eu
 top_srcdir=${top_srcdir:-.}
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -13,19 +15,22 @@ cat > "$tmp/rows" <<'ROWS'
 # a header line and a summary line of an earlier run are skipped
 stg     g1   d4,r1   1 2 cp  2.0  50  1.0000  0.9000  0.9500
 stg     g2   d4,r1   1 2 cp  2.4  50  1.2000  1.1000  0.8500
-gen     g3   d4,r1   1 2 cp  2.0  50  1.0000  1.0000  1.0000
-stg        2 cases  doppler 9.999 +- 0.000  below  99% +-  0%  0.123
+gen     g3   d4,r1   2 2 cp  2.0  50  1.0000  1.0000  1.0000
+stg        2 cases  doppler 9.999 +- 0.000  below  99% +-  0%  0.123  | floor 0.500  at lb   0%
+(at lb: the share of cases whose best instant placement is at the lower bound, so optimal: no method is below it there)
 ROWS
 out=$(ROWS="$tmp/rows" CKPT="a.h5 b.h5" ANNEAL=200 sh "$top_srcdir/bench/general.sh") || fail "general.sh ROWS"
 echo "$out"
-# stg: checkpoint means 1.1 and 1.0 -> 1.050 +- 0.071; below 0/2 and 1/2 -> 25% +- 35%; anneal (0.95 + 0.85) / 2
-echo "$out" | grep -q '^stg        2 cases  doppler 1.050 +- 0.071  below  25% +- 35%  0.900$' || fail "the stg line"
-echo "$out" | grep -q '^gen        1 cases  doppler 1.000 +- 0.000  below   0% +-  0%  1.000$' || fail "the gen line"
+# stg: checkpoint means 1.1 and 1.0 -> 1.050 +- 0.071; below 0/2 and 1/2 -> 25% +- 35%; anneal (0.95 + 0.85) / 2;
+# lb / best 1 / 2 on both, neither at the bound
+echo "$out" | grep -q '^stg        2 cases  doppler 1.050 +- 0.071  below  25% +- 35%  0.900  | floor 0.500  at lb   0%$' || fail "the stg line"
+# gen: its best instant placement is at the bound (lb 2, best 2)
+echo "$out" | grep -q '^gen        1 cases  doppler 1.000 +- 0.000  below   0% +-  0%  1.000  | floor 1.000  at lb 100%$' || fail "the gen line"
 # real: the stg cases only (gen is generated here)
-echo "$out" | grep -q '^real       2 cases  doppler 1.050 +- 0.071' || fail "the real line"
-# all: checkpoint means (1 + 1.2 + 1) / 3 and (0.9 + 1.1 + 1) / 3 -> 1.033 +- 0.047
-echo "$out" | grep -q '^all        3 cases  doppler 1.033 +- 0.047  below  17% +- 24%  0.933$' || fail "the all line"
+echo "$out" | grep -q '^real       2 cases  doppler 1.050 +- 0.071.*| floor 0.500  at lb   0%$' || fail "the real line"
+# all: checkpoint means (1 + 1.2 + 1) / 3 and (0.9 + 1.1 + 1) / 3 -> 1.033 +- 0.047; floor (0.5 + 0.5 + 1) / 3
+echo "$out" | grep -q '^all        3 cases  doppler 1.033 +- 0.047  below  17% +- 24%  0.933  | floor 0.667  at lb  33%$' || fail "the all line"
 # one checkpoint: no +- columns
 out1=$(awk '!/^#/ && $3 != "cases" { $10 = ""; print }' "$tmp/rows" > "$tmp/rows1"; ROWS="$tmp/rows1" CKPT=a.h5 ANNEAL=200 sh "$top_srcdir/bench/general.sh")
-echo "$out1" | grep -q '^stg        2 cases  doppler 1.100  below   0%  0.900$' || { echo "$out1"; fail "one checkpoint"; }
+echo "$out1" | grep -q '^stg        2 cases  doppler 1.100  below   0%  0.900  | floor 0.500  at lb   0%$' || { echo "$out1"; fail "one checkpoint"; }
 echo "bench/general.sh summarises several checkpoints as worked by hand"
