@@ -1188,7 +1188,11 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
             assert(any_over && (first_over <= now || lim < bound));
             break;
         }
+        /* its READYs, in order, in the FIFO: first the delayed ones (level 2; this instant's
+         * COMPUTE_DONEs push none at it), then, below, those its COMPUTE_DONEs make (level 4);
+         * one loop then processes them all (2% fewer instructions than a loop for each) */
         int tail = 0;
+        while (rq->lo < rq->hi && rq->a[rq->lo].t == now) fifo[tail++] = evq_pop(rq);
         /* its COMPUTE_DONEs, each with its RELEASE (granting its device's queue head) and FINISH */
         while (dq->lo < dq->hi && dq->a[dq->lo].t == now) {
             const int u = (int)evq_pop(dq), d = dev[u];
@@ -1227,9 +1231,7 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
                 }
             }
         }
-        /* its delayed READYs (level 2), then the others (level 4) */
-        while (rq->lo < rq->hi && rq->a[rq->lo].t == now)
-            if (!ops_ready(s, (int)evq_pop(rq), now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
+        /* its READYs: the delayed ones (level 2), then the others (level 4) */
         for (int i = 0; i < tail; i++)
             if (!ops_ready(s, (int)fifo[i], now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     }
@@ -1250,7 +1252,8 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
  * 2, pushed at an earlier instant), both evq; the READYs of an instant's same-device and
  * zero-delay arrivals (level 4) are made in the order of their keys, as the instant's
  * COMPUTE_DONEs are processed in order and each sends its copies in edge order, so they wait in
- * a FIFO (s->fifo), processed after the instant's delayed READYs. */
+ * the FIFO (s->fifo) after the instant's delayed READYs, which are taken from their queue into
+ * it first. */
 static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const int rec)
 {
     const dp_graph *g = s->g;
