@@ -176,7 +176,7 @@ function line(name, cnt, S, B, C, FL, AT,    k, m, v, bm, bv, j) {
   # the lower bound over the best instant method (no placement of the case is below it), and
   # whether the best instant placement is at the bound (to the 6 digits of the rows): then it is
   # optimal and no method is below it
-  fl = $4 / $5; at = ($5 - $4 <= 1e-5 * $5); fls[f] += fl; ats[f] += at; FLS += fl; ATS += at
+  fl = $4 / $5; at = ($5 - $4 <= 1e-5 * $5 && $4 - $5 <= 1e-5 * $5); fls[f] += fl; ats[f] += at; FLS += fl; ATS += at
   for (k = 1; k <= K; k++) { r = $(8 + k); s[f, k] += r; S[k] += r; if (r < 1) { b[f, k]++; B[k]++ } }
   ns = NF - 8 - K; for (j = 1; j <= ns; j++) { c[f, j] += $(8 + K + j); C[j] += $(8 + K + j) }
   if (index(" " REAL " ", " " f " ")) {

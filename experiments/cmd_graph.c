@@ -25,7 +25,8 @@ static void graph_usage(FILE *f)
                "                            [--input-shape AxBx... --training --optimizer sgd|adam]\n\n"
                "info: print a graph's size and bounds: ops, edges, repeated edges, sources, sinks, total\n"
                "work, critical path length (b-level with mean costs on the machine) and the lower\n"
-               "bound max(critical path without communication, total work / devices).\n"
+               "bound max(critical path without communication, total work / compute streams: one a\n"
+               "device unless the machine gives more).\n"
                "gen: generate a workload (doppler graph gen --help lists models and parameters).\n"
                "convert: read any format, write native JSON (.json), Graphviz DOT (.dot) or DOPPLER's\n"
                "text (.txt, a graph of times).\n"
@@ -100,7 +101,7 @@ static int graph_info(int argc, char **argv)
     printf("total work:      %s %s\n", dp_cli_fmt(total, b1, sizeof b1), g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs" : "(file units)");
     printf("devices:         %d\n", mach.n_devices);
     printf("critical path:   %s %s (b-level, mean costs, communication included)\n", dp_cli_fmt(cp / sc, b2, sizeof b2), g->time_unit);
-    printf("lower bound:     %s %s (max of critical path without communication, work / devices)\n",
+    printf("lower bound:     %s %s (max of critical path without communication, work / compute streams)\n",
            dp_cli_fmt(lb / sc, b3, sizeof b3), g->time_unit);
     double single = 0;
     for (int v = 0; v < g->n_ops; v++) single += dp_cost_op(cost, v, 0);

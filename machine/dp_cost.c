@@ -25,6 +25,7 @@ dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices)
     }
     for (size_t k = 0; k < D * D; k++) c->inv_bw[k] = 1.0;
     c->homogeneous = 1;
+    c->streams_total = n_devices;
     return c;
 }
 
@@ -270,7 +271,7 @@ double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
         if (f[v] > cp) cp = f[v];
     }
     free(f);
-    double w = total / D;
+    double w = total / (c->streams_total > D ? c->streams_total : D);
     return cp > w ? cp : w;
 }
 

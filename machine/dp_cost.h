@@ -28,6 +28,9 @@ typedef struct dp_cost {
     double *inv_bw;     /* (n_devices, n_devices), diagonal unused */
     int homogeneous;    /* 1 when op times do not depend on the device and all pairs are alike */
     double time_scale;  /* copied from the graph: printed time = time / time_scale */
+    int streams_total;  /* compute streams of all devices together: the most ops that run at once
+                         * (n_devices, one each, unless the machine gives more: dp_machine_costs);
+                         * only dp_cost_lower_bound reads it */
 } dp_cost;
 
 /* Reading cost tables without laying out dp_cost (bindings: Python's doppler.Costs). c must be
@@ -128,7 +131,11 @@ double dp_cost_mean_comm(const dp_cost *c, int e);
 void dp_cost_levels(const dp_graph *g, const dp_cost *c, double *blevel, double *tlevel);
 
 /* Critical path length: max blevel. Lower bound on the makespan with zero communication:
- * max(critical path by op time alone, total min op time / devices). */
+ * max(critical path by op time alone, total min op time / c->streams_total), each op at its
+ * least time over the devices: no schedule of any engine and options is shorter (an op runs at
+ * least its time on one stream, interference and transfers only add). With more than one stream
+ * per device the work term is over every stream (it was over the devices: a bound above the
+ * makespans of 2 devices of 4 streams, found in review). */
 double dp_cost_critical_path(const dp_graph *g, const dp_cost *c);
 double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c);
 

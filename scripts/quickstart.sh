@@ -85,7 +85,7 @@ while read -r m ms sims; do
     esac
     printf '  %-18s %-14s %-7s %s\n' "$m" "$(sig4 "$ms")" "$sims" "$note"
 done < "$out/rows"
-printf '  %-18s %-14s %-7s %s\n' "lower bound" "$(sig4 "$(info 'lower bound')")" "" "(max of the critical path without communication, work / devices)"
+printf '  %-18s %-14s %-7s %s\n' "lower bound" "$(sig4 "$(info 'lower bound')")" "" "(max of the critical path without communication, work / compute streams)"
 printf '  %-18s %-14s %-7s %s\n' "single device" "$(sig4 "$(info 'single device')")" "" "(everything on one device)"
 
 # ties: rows equal to 4 significant digits

@@ -332,6 +332,12 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
         }
     }
     if (!c) return NULL;
+    /* the compute streams the engine runs (the lower bound's work term is over them) */
+    if (m->sim.streams > 0) c->streams_total = m->sim.streams * c->n_devices;
+    else if (m->topo) {
+        c->streams_total = 0;
+        for (int d = 0; d < m->topo->n_devices; d++) c->streams_total += m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
+    }
     dp_cost_part part;
     if (dp_cost_check(g, c, &part, err) != DP_OK) {
         machine_keys_of_costs(m, g, part, err);

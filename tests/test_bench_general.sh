@@ -33,4 +33,8 @@ echo "$out" | grep -q '^all        3 cases  doppler 1.033 +- 0.047  below  17% +
 # one checkpoint: no +- columns
 out1=$(awk '!/^#/ && $3 != "cases" { $10 = ""; print }' "$tmp/rows" > "$tmp/rows1"; ROWS="$tmp/rows1" CKPT=a.h5 ANNEAL=200 sh "$top_srcdir/bench/general.sh")
 echo "$out1" | grep -q '^stg        2 cases  doppler 1.100  below   0%  0.900  | floor 0.500  at lb   0%$' || { echo "$out1"; fail "one checkpoint"; }
+# a row whose bound is above its best (a wrong bound) is not counted as at the bound
+printf 'wf x d4 0.639 0.361 cp 0.361 50 1.0000 1.0000\n' > "$tmp/rows2"
+out2=$(ROWS="$tmp/rows2" CKPT=a.h5 ANNEAL=200 sh "$top_srcdir/bench/general.sh")
+echo "$out2" | grep -q '^wf  .*at lb   0%$' || { echo "$out2"; fail "a bound above the best counted as at the bound"; }
 echo "bench/general.sh summarises several checkpoints as worked by hand"

@@ -10,6 +10,7 @@
 #include "dp_sim.h"
 #include "dp_test.h"
 #include "dp_test_graphs.h"
+#include "dp_topology.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -628,6 +629,78 @@ START_TEST(search_rng_is_mt19937)
 }
 END_TEST
 
+/* dp_cost_lower_bound is below every makespan on machines of several streams a device: its work
+ * term is over the compute streams (dp_cost.streams_total, set by dp_machine_costs from the
+ * streams option or the topology's devices). Eight independent ops of time 10 on 2 devices of 4
+ * streams run at once: makespan 10, lower bound 10 (it was 80 / 2 = 40, above every makespan). */
+START_TEST(lower_bound_counts_streams)
+{
+    dp_error err;
+    dp_graph_builder *b = dp_graph_builder_alloc("par8", "par8", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < 8; i++) dp_graph_builder_add_op(b, NULL, NULL, 10, 0);
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/data/graphs/chainmm-small.json", dp_test_srcdir());
+    dp_graph *gp = dp_graph_read(path, NULL, &err);
+    ck_assert_msg(gp != NULL, "%s", err.msg);
+    static const char *const machines[][6] = {
+        {"devices", "2", "streams", "4", NULL},
+        {"devices", "2", NULL},
+        {"topology", "pcie-gen3-4gpu", "streams", "2", NULL},
+        {"topology", "pcie-gen3-4gpu", NULL},
+        {"topology", "dgx1-v100", "streams", "3", NULL},
+    };
+    const int want_streams[] = {8, 2, 8, 4, 24};
+    for (size_t mi = 0; mi < sizeof machines / sizeof machines[0]; mi++) {
+        dp_machine m;
+        dp_machine_init(&m);
+        for (int k = 0; machines[mi][k]; k += 2)
+            ck_assert_int_eq(dp_machine_set(&m, machines[mi][k], machines[mi][k + 1], &err), DP_OK);
+        const dp_graph *G = machines[mi][0][0] == 't' ? gp : g;
+        dp_cost *c = dp_machine_costs(&m, G, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        ck_assert_int_eq(c->streams_total, want_streams[mi]);
+        const double lb = dp_cost_lower_bound(G, c);
+        if (mi == 0) ck_assert_double_eq(lb, 10);
+        if (mi == 1) ck_assert_double_eq(lb, 40);
+        dp_engine *e = dp_engine_alloc(G, c, &m, &err);
+        ck_assert_msg(e != NULL, "%s", err.msg);
+        const dp_oracle o = dp_engine_oracle(e);
+        int a[256];
+        ck_assert_int_le(G->n_ops, 256);
+        for (size_t i = 0; i < sizeof ALL_METHODS / sizeof ALL_METHODS[0]; i++) {
+            dp_place_options po;
+            dp_place_options_init(&po);
+            po.oracle = &o;
+            ck_assert_int_eq(dp_place(ALL_METHODS[i], G, c, &po, a, NULL, NULL, &err), DP_OK);
+            double ms;
+            ck_assert_int_eq(dp_oracle_cost(&o, a, &ms, &err), DP_OK);
+            ck_assert_msg(ms >= lb * (1 - 1e-12), "machine %zu, %s: makespan %.17g below the lower bound %.17g", mi,
+                          ALL_METHODS[i], ms, lb);
+            if (mi == 0 && strcmp(ALL_METHODS[i], "round-robin") == 0) ck_assert_double_eq(ms, 10);
+        }
+        dp_engine_free(e);
+        dp_cost_free(c);
+        dp_machine_free(&m);
+    }
+    /* a topology whose own devices have several streams (no streams option) */
+    dp_machine m;
+    dp_machine_init(&m);
+    ck_assert_int_eq(dp_machine_set(&m, "topology", "pcie-gen3-4gpu", &err), DP_OK);
+    ck_assert_int_eq(dp_machine_load(&m, &err), DP_OK);
+    for (int d = 0; d < m.topo->n_devices; d++) m.topo->dev[d].streams = d + 1;
+    dp_cost *c = dp_machine_costs(&m, gp, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    ck_assert_int_eq(c->streams_total, 1 + 2 + 3 + 4);
+    dp_cost_free(c);
+    dp_machine_free(&m);
+    dp_graph_free(g);
+    dp_graph_free(gp);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("search");
@@ -636,6 +709,7 @@ static Suite *suite(void)
     tcase_add_test(t, exact_fork_join_hand);
     tcase_add_test(t, bounded_search_same_decisions);
     tcase_add_test(t, search_rng_is_mt19937);
+    tcase_add_test(t, lower_bound_counts_streams);
     tcase_add_test(t, exact_two_chains_hand);
     tcase_add_test(t, exact_matches_brute_force);
     tcase_add_test(t, exact_limits);
