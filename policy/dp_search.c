@@ -300,20 +300,16 @@ double dp_search_temperature(const dp_search_anneal_config *cfg, double T0, doub
                                                     : T0 * pow(T1 / T0, K > 1 ? (double)k / (K - 1) : 1.0);
 }
 
-/* dp_search_accept at temperature T (dp_search_temperature's of the step) */
-static int accept_at(int annealing, double T, double delta, gsl_rng *r)
+/* annealing's test of a worse move (delta > 0) at temperature T: one uniform draw */
+static int accept_worse(double T, double delta, gsl_rng *r)
 {
-    if (delta <= 0) return 1;
-    if (!annealing) return 0;
     return T > 0 && gsl_rng_uniform(r) < exp(-delta / T);
 }
 
 int dp_search_accept(const dp_search_anneal_config *cfg, int annealing, double T0, double T1, long k, long K, double delta,
                      gsl_rng *r)
 {
-    if (delta <= 0) return 1;
-    if (!annealing) return 0;
-    return accept_at(annealing, dp_search_temperature(cfg, T0, T1, k, K), delta, r);
+    return delta <= 0 || (annealing && accept_worse(dp_search_temperature(cfg, T0, T1, k, K), delta, r));
 }
 
 double dp_search_accept_bound(int annealing, double T, double cur, gsl_rng *r)
@@ -369,7 +365,7 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
             goto done;
         res->sims++;
         double delta = ms - cur_ms;
-        int accept = accept_at(annealing, T, delta, r);
+        int accept = delta <= 0 || (annealing && accept_worse(T, delta, r));
         if (accept) {
             /* accepted: its cost is at most the bound, so its run was complete */
             if (inc && (rc = dp_engine_incumbent_accept(inc, cur, err)) != DP_OK) goto done;

@@ -312,6 +312,14 @@ static void machine_keys_of_costs(const dp_machine *m, const dp_graph *g, dp_cos
                      msg, m->bandwidth_Bps, m->latency_s);
 }
 
+/* the compute streams device d runs: the streams option, else the topology's device's, else 1
+ * (as the general engine takes them) */
+static int device_streams(const dp_machine *m, int d)
+{
+    if (m->sim.streams > 0) return m->sim.streams;
+    return m->topo && m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
+}
+
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
@@ -333,11 +341,8 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     }
     if (!c) return NULL;
     /* the compute streams the engine runs (the lower bound's work term is over them) */
-    if (m->sim.streams > 0) c->streams_total = m->sim.streams * c->n_devices;
-    else if (m->topo) {
-        c->streams_total = 0;
-        for (int d = 0; d < m->topo->n_devices; d++) c->streams_total += m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
-    }
+    c->streams_total = 0;
+    for (int d = 0; d < c->n_devices; d++) c->streams_total += device_streams(m, d);
     dp_cost_part part;
     if (dp_cost_check(g, c, &part, err) != DP_OK) {
         machine_keys_of_costs(m, g, part, err);
@@ -368,11 +373,9 @@ int dp_machine_general(const dp_machine *m)
 
 int dp_machine_max_streams(const dp_machine *m)
 {
-    if (m->sim.streams > 0) return m->sim.streams;
     int k = 1;
-    if (m->topo)
-        for (int d = 0; d < m->topo->n_devices; d++)
-            if (m->topo->dev[d].streams > k) k = m->topo->dev[d].streams;
+    for (int d = 0; d < (m->topo ? m->topo->n_devices : 1); d++)
+        if (device_streams(m, d) > k) k = device_streams(m, d);
     return k;
 }
 
