@@ -91,7 +91,10 @@ static inline __attribute__((always_inline)) void evq_push(evq *q, double t, uin
         q->heaped = 1;
     }
     if (q->heaped) {
-        dp_heap_evq_raw_push(NULL, q->a, &q->hi, x);
+        /* through a copy of hi: q's address stays unescaped (a local queue stays in registers) */
+        int hi = q->hi;
+        dp_heap_evq_raw_push(NULL, q->a, &hi, x);
+        q->hi = hi;
         return;
     }
     int i = q->hi++;
@@ -114,9 +117,24 @@ static inline evq *evq_first(evq *c, evq *x)
 /* the earliest event, removed; the queue is not empty */
 static inline uint32_t evq_pop(evq *q)
 {
-    if (q->heaped) return dp_heap_evq_raw_pop(NULL, q->a, &q->hi).ev;
+    if (q->heaped) {
+        int hi = q->hi; /* evq_push */
+        const uint32_t ev = dp_heap_evq_raw_pop(NULL, q->a, &hi).ev;
+        q->hi = hi;
+        return ev;
+    }
     return q->a[q->lo++].ev;
 }
+
+/* an edge as the op-order run reads it, its fields side by side (one array instead of three in
+ * the loop's hottest lines: fewer live pointers, fewer spills; issue 31): its transfer time in
+ * the tables' assignment (ops_tables_sync), its consumer, and whether it is the first copy of
+ * its (producer, consumer) pair (first_copy) */
+typedef struct ops_edge {
+    double delay;
+    int dst;
+    int first;
+} ops_edge;
 
 struct dp_sim {
     const dp_graph *g;
@@ -220,10 +238,11 @@ struct dp_sim {
     uint64_t *rkey;
     /* the op-order run's per-assignment tables (ops_tables_sync): the assignment they hold
      * (tdev, n; -1 before the first run), each op's time on its device (otime, n) and each
-     * edge's transfer time between its ops' devices (edelay, m: 0 on one device or where the
-     * time is not positive, as the run treats those copies) */
+     * edge's transfer time between its ops' devices (oedge[e].delay, m: 0 on one device or where
+     * the time is not positive, as the run treats those copies) */
     int *tdev;
-    double *otime, *edelay;
+    double *otime;
+    ops_edge *oedge;
     /* early rejection (dp_sim_set_early_reject): a bounded op-order run stops once a device's
      * granted op ends so late that the device's work left after it ends past the bound.
      * dev_work (D): each device's work (seconds) in tdev's assignment, kept by update_op (a
@@ -326,7 +345,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->out_delay, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->tdev, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->otime, (size_t)s->n + 1, sizeof(double));
-    DP_ALLOC(t, s->edelay, (size_t)s->m + 1, sizeof(double));
+    DP_ALLOC(t, s->oedge, (size_t)s->m + 1, sizeof(ops_edge));
     DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC_ZERO(t, s->dev_work, (size_t)s->D + 1, sizeof(double));
     DP_ALLOC_ZERO(t, s->dev_peak, (size_t)s->D + 1, sizeof(double));
@@ -345,6 +364,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
             s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
             s->full_events += 2 * s->first_copy[e];
+            s->oedge[e] = (ops_edge){.delay = 0, .dst = g->edge_dst[e], .first = s->first_copy[e]};
         }
     /* a bound on every transfer's time, latency + data / bandwidth (dp_cost_comm; a bound in
      * floating point too: rounding is monotone); NaN or negative tables give an infinite
@@ -396,13 +416,19 @@ static inline void devices_clear(dp_sim *s)
     }
 }
 
-/* x joins the tail of device d's queue */
+/* x joins the tail of device d's queue (the heads, tails and links given: the op-order run's loop
+ * passes its copies of s's pointers, ops_run) */
+static inline __attribute__((always_inline)) void queue_append_to(int *qhead, int *qtail, int *qnext, int d, int x)
+{
+    qnext[x] = -1;
+    if (qtail[d] < 0) qhead[d] = x;
+    else qnext[qtail[d]] = x;
+    qtail[d] = x;
+}
+
 static inline void queue_append(dp_sim *s, int d, int x)
 {
-    s->qnext[x] = -1;
-    if (s->qtail[d] < 0) s->qhead[d] = x;
-    else s->qnext[s->qtail[d]] = x;
-    s->qtail[d] = x;
+    queue_append_to(s->qhead, s->qtail, s->qnext, d, x);
 }
 
 static inline void fifo_push(dp_sim *s, uint32_t kind, uint32_t id)
@@ -1014,15 +1040,15 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
     s->work_updates++;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         const int e = g->pred_edge[q];
-        s->edelay[e] = ops_delay(c, e, dev[g->edge_src[e]], dv);
+        s->oedge[e].delay = ops_delay(c, e, dev[g->edge_src[e]], dv);
     }
-    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->edelay[e] = ops_delay(c, e, dv, dev[g->edge_dst[e]]);
+    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->oedge[e].delay = ops_delay(c, e, dv, dev[g->edge_dst[e]]);
 }
 
 /* the ops compared at once by ops_tables_sync (a power of two, at most the bits of an unsigned) */
 #define SYNC_BLOCK 16
 
-/* Makes s->otime and s->edelay those of s->dev: the ops whose device differs from tdev's get
+/* Makes s->otime and s->oedge's delays those of s->dev: the ops whose device differs from tdev's get
  * their time, and their edges (in and out) their transfer time, again. A search's move changes
  * one or two ops, so a run costs a scan of the assignment and a few ops' edges here, and the
  * run's loop reads one time per op and per copy instead of indexing the cost tables by device
@@ -1056,51 +1082,67 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
     }
 }
 
+/* The op-order run's working state in its loop (ops_loop): the arrays it writes, their base
+ * pointers, and its two queues, copied from s when the loop starts and the queues and the READY
+ * order's length written back when it ends. As members of s they were loaded again after almost
+ * every store of the loop (a store to busy_flag, an unsigned char, may change any object; one to
+ * pending, an int, the queues' bounds); as a local the compiler keeps them in registers (issue
+ * 31). */
+typedef struct ops_run {
+    const int *dev;
+    const double *otime;
+    unsigned char *busy_flag;
+    double *busy, *start, *end, *dev_rest, lb_scale;
+    int *qhead, *qtail, *qnext, *rorder, n_rorder;
+    uint64_t *seq_done, *seq_ready;
+    evq dq, rq; /* s->oq_done and s->oq_ready */
+} ops_run;
+
 /* grant device d at now to op h (the head of its queue): h's start, end and busy time, its
  * COMPUTE_DONE, numbered *seq (its grant's place; rec: also written to seq_done[h]). Returns 0
  * when h's time is outside the levels above. */
-static inline __attribute__((always_inline)) int ops_grant(dp_sim *s, int h, int d, double now, uint64_t *seq,
+static inline __attribute__((always_inline)) int ops_grant(ops_run *R, int h, int d, double now, uint64_t *seq,
                                                          double bound, double *over, int *any, double *lim,
                                                          const int rec, const int early)
 {
-    const double t = s->otime[h]; /* > 0 (ops_on) */
+    const double t = R->otime[h]; /* > 0 (ops_on) */
     const double e = now + t;
     if (e == now) return 0;
-    s->busy_flag[d] = 1;
-    s->busy[d] += t;
-    s->start[h] = now;
-    s->end[h] = e;
+    R->busy_flag[d] = 1;
+    R->busy[d] += t;
+    R->start[h] = now;
+    R->end[h] = e;
     if (e > bound) {
         *any = 1;
         if (e < *over) *over = e;
     } else if (early) {
         /* device d is busy until e, then runs the work it has left, one op at a time: no
          * schedule of this assignment ends before lb (below its exact value by lb_scale) */
-        const double lb = dp_sim_work_lb(e, s->dev_rest[d] - s->busy[d], s->lb_scale);
+        const double lb = dp_sim_work_lb(e, R->dev_rest[d] - R->busy[d], R->lb_scale);
         if (lb > bound) {
             *any = 1;
             if (lb < *over) *over = lb;
             *lim = -INFINITY; /* the loop stops at the next instant */
         }
     }
-    if (rec) s->seq_done[h] = *seq;
-    evq_push(&s->oq_done, e, (*seq)++, (uint32_t)h);
+    if (rec) R->seq_done[h] = *seq;
+    evq_push(&R->dq, e, (*seq)++, (uint32_t)h);
     return 1;
 }
 
 /* v's READY: v joins its device's queue, and is granted the device when it is free (rec: its
  * READY's place to seq_ready[v], v to the READY order rorder) */
-static inline __attribute__((always_inline)) int ops_ready(dp_sim *s, int v, double now, uint64_t *seq,
+static inline __attribute__((always_inline)) int ops_ready(ops_run *R, int v, double now, uint64_t *seq,
                                                          double bound, double *over, int *any, double *lim,
                                                          const int rec, const int early)
 {
-    const int d = s->dev[v];
+    const int d = R->dev[v];
     if (rec) {
-        s->seq_ready[v] = (*seq)++;
-        s->rorder[s->n_rorder++] = v;
+        R->seq_ready[v] = (*seq)++;
+        R->rorder[R->n_rorder++] = v;
     }
-    if (!s->busy_flag[d]) return ops_grant(s, v, d, now, seq, bound, over, any, lim, rec, early);
-    queue_append(s, d, v);
+    if (!R->busy_flag[d]) return ops_grant(R, v, d, now, seq, bound, over, any, lim, rec, early);
+    queue_append_to(R->qhead, R->qtail, R->qnext, d, v);
     return 1;
 }
 
@@ -1124,7 +1166,7 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
         const int u = g->edge_src[e];
         const double end = p->end[u];
         if (!(end < t)) continue;
-        const double delay = s->edelay[e]; /* ops_tables_sync: s->dev's */
+        const double delay = s->oedge[e].delay; /* ops_tables_sync: s->dev's */
         double a = end;
         if (delay > 0) {
             a = end + delay;
@@ -1153,28 +1195,33 @@ static int ops_setup(dp_sim *s, const dp_sim_prefix *p, int v, double t, double 
 }
 
 /* The op-order run's loop from the state in s (the queues, the device queues, each op's pending
- * copies, its latest arrival so far: -INFINITY before the first), with event numbers from seq;
- * the first instant past bound so far in first_over (any_over: one exists). It stops before the
+ * copies, its latest arrival so far: -INFINITY before the first), with event numbers from seq,
+ * after the READYs at time 0 of the ops sources[0..n_sources) in that order (a complete run's
+ * set-up; none for a resumed run); the first instant past bound so far in first_over (any_over:
+ * one exists). It stops before the
  * first instant past lim: bound, or -INFINITY once a grant found the makespan above bound (early:
  * the early rejection's bound, ops_grant, with s->dev_rest set; first_over is then no more than
  * that bound). rec: record every
  * op's event places (ops_grant, ops_ready; COMPUTE_DONE to seq_fin) and end with s->seq above
  * them. Returns 1 (s->makespan: the last COMPUTE_DONE processed), or 0 when the event loop must
  * run instead. */
-static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t seq, double bound, double lim,
-                                                        double first_over, int any_over, double *over, int *over_bound,
-                                                        const int rec, const int early)
+static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run *R, const int *sources,
+                                                            int n_sources, uint64_t seq, double bound, double lim,
+                                                            double first_over, int any_over, double *over,
+                                                            int *over_bound, const int rec, const int early)
 {
     const dp_graph *g = s->g;
-    const int *dev = s->dev, *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst;
-    const unsigned char *first_copy = s->first_copy;
-    const double *edelay = s->edelay;
-    evq *dq = &s->oq_done, *rq = &s->oq_ready;
-    uint64_t *rkey = s->rkey;
+    const int *dev = R->dev, *succ_ptr = g->succ_ptr;
+    const ops_edge *oedge = s->oedge;
+    evq *dq = &R->dq, *rq = &R->rq;
+    uint64_t *rkey = s->rkey, *seq_fin = s->seq_fin;
     uint32_t *fifo = s->fifo;
-    int *pending = s->pending;
+    int *pending = s->pending, *qhead = R->qhead, *qnext = R->qnext, *qtail = R->qtail;
+    unsigned char *busy_flag = R->busy_flag;
     double *ready = s->ready;
     double makespan = 0;
+    for (int i = 0; i < n_sources; i++)
+        if (!ops_ready(R, sources[i], 0, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     for (;;) {
         /* the next instant: the earlier of the first COMPUTE_DONE and the first delayed READY */
         const int dany = dq->lo < dq->hi, rany = rq->lo < rq->hi;
@@ -1197,19 +1244,20 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
         while (dq->lo < dq->hi && dq->a[dq->lo].t == now) {
             const int u = (int)evq_pop(dq), d = dev[u];
             const uint64_t rank = seq++;
-            if (rec) s->seq_fin[u] = rank;
+            if (rec) seq_fin[u] = rank;
             makespan = now;
-            s->busy_flag[d] = 0;
-            const int h = s->qhead[d];
+            busy_flag[d] = 0;
+            const int h = qhead[d];
             if (h >= 0) {
-                s->qhead[d] = s->qnext[h];
-                if (s->qhead[d] < 0) s->qtail[d] = -1;
-                if (!ops_grant(s, h, d, now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
+                qhead[d] = qnext[h];
+                if (qhead[d] < 0) qtail[d] = -1;
+                if (!ops_grant(R, h, d, now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
             }
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
-                if (!first_copy[q]) continue;
-                const int v = edge_dst[q];
-                const double delay = edelay[q];
+                const ops_edge *E = &oedge[q];
+                if (!E->first) continue;
+                const int v = E->dst;
+                const double delay = E->delay;
                 const double a = now + delay; /* now when delay is 0 */
                 if (delay > 0) {
                     if (a == now) return 0;
@@ -1233,13 +1281,34 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, uint64_t se
         }
         /* its READYs: the delayed ones (level 2), then the others (level 4) */
         for (int i = 0; i < tail; i++)
-            if (!ops_ready(s, (int)fifo[i], now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
+            if (!ops_ready(R, (int)fifo[i], now, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     }
     s->makespan = makespan;
     if (rec) s->seq = seq;
     *over = first_over;
     *over_bound = any_over;
     return 1;
+}
+
+/* ops_loop_run on s's state, copied to a local ops_run and its queues and READY order written
+ * back (s->oq_done, s->oq_ready, s->n_rorder) */
+static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, const int *sources, int n_sources,
+                                                        uint64_t seq, double bound, double lim, double first_over,
+                                                        int any_over, double *over, int *over_bound, const int rec,
+                                                        const int early)
+{
+    ops_run R = {
+        .dev = s->dev, .otime = s->otime, .busy_flag = s->busy_flag, .busy = s->busy, .start = s->start,
+        .end = s->end, .dev_rest = s->dev_rest, .lb_scale = s->lb_scale, .qhead = s->qhead, .qtail = s->qtail,
+        .qnext = s->qnext, .rorder = s->rorder, .n_rorder = s->n_rorder, .seq_done = s->seq_done,
+        .seq_ready = s->seq_ready, .dq = s->oq_done, .rq = s->oq_ready,
+    };
+    const int ok = ops_loop_run(s, &R, sources, n_sources, seq, bound, lim, first_over, any_over, over, over_bound,
+                                rec, early);
+    s->oq_done = R.dq;
+    s->oq_ready = R.rq;
+    s->n_rorder = R.n_rorder;
+    return ok;
 }
 
 /* The complete run of s->dev op by op (above); bound as a bounded run's: *over_bound is 1 when
@@ -1270,17 +1339,14 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
     s->n_rorder = 0;
-    /* time 0: the sources' READYs, in op order */
-    for (int i = 0; i < g->n_sources; i++) {
-        const int v = g->sources[i];
-        s->ready[v] = 0;
-        if (!ops_ready(s, v, 0, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
-    }
+    /* time 0: the sources' READYs, in op order (the loop's first events) */
+    const int *src = g->sources, ns = g->n_sources;
+    for (int i = 0; i < ns; i++) s->ready[src[i]] = 0;
     if (rec)
-        return early ? ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 1, 1)
-                     : ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 1, 0);
-    return early ? ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 0, 1)
-                 : ops_loop(s, seq, bound, lim, first_over, any_over, over, over_bound, 0, 0);
+        return early ? ops_loop(s, src, ns, seq, bound, lim, first_over, any_over, over, over_bound, 1, 1)
+                     : ops_loop(s, src, ns, seq, bound, lim, first_over, any_over, over, over_bound, 1, 0);
+    return early ? ops_loop(s, src, ns, seq, bound, lim, first_over, any_over, over, over_bound, 0, 1)
+                 : ops_loop(s, src, ns, seq, bound, lim, first_over, any_over, over, over_bound, 0, 0);
 }
 
 /* The op-order run resumed at the start of instant t > 0 (t <= bound) from p, an op-order
@@ -1378,14 +1444,14 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
             for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
                 const int x = g->edge_dst[e], dx = dev[x];
                 if (!s->first_copy[e] || dx == d || s->touch[x] == stamp) continue;
-                const double delay = s->edelay[e];
+                const double delay = s->oedge[e].delay;
                 if (!(delay > 0) || end + delay < t) continue; /* arrived before t */
                 if (!ops_setup(s, p, x, t, bound, &first_over, &any_over)) return 0;
             }
         }
     }
-    return early ? ops_loop(s, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 1)
-                 : ops_loop(s, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 0);
+    return early ? ops_loop(s, NULL, 0, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 1)
+                 : ops_loop(s, NULL, 0, p->seq_next, bound, bound, first_over, any_over, over, over_bound, 1, 0);
 }
 
 /* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between
