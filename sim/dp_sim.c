@@ -1655,16 +1655,25 @@ static int first_ending_at(const dp_sim_prefix *p, int d, double t)
  * (an op added to a prefix). Every other op keeps the device p's lists give it. s->fut[0..*k)
  * receives the ops simulated again (those of p ending at or after t, and the moved ops), whose
  * start, end, ready and sequence numbers are then s's; s->cut[d] the first index of device d's
- * list among them. */
+ * list among them. A probe (an added op, s->stop_op set, no convergence) lists only the ops
+ * running or queued at t and the moved ops in s->fut, and *k counts those and the ops its run
+ * set up (it stops at the added op's start: the ops after it in the lists were walked for
+ * nothing, a scan of every op ending after t, each probe; issue 30). */
 static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, const int *moved, int n_moved, int listed,
                    double t, int *k)
 {
     const dp_graph *g = s->g;
     int *F = s->fut, nf = 0;
     s->delta_p = NULL;
+    /* a probe: each list up to its first op ready at or after t (ready never decreases along it) */
+    const int probe = !listed && s->stop_op >= 0 && s->conv_p == NULL;
     for (int d = 0; d < s->D; d++) {
+        const int *a = p->dev_ops[d];
         s->cut[d] = first_ending_at(p, d, t);
-        for (int i = s->cut[d]; i < p->dev_n[d]; i++) F[nf++] = p->dev_ops[d][i];
+        if (probe)
+            for (int i = s->cut[d]; i < p->dev_n[d] && p->ready[a[i]] < t; i++) F[nf++] = a[i];
+        else
+            for (int i = s->cut[d]; i < p->dev_n[d]; i++) F[nf++] = a[i];
     }
     for (int i = 0; i < n_moved; i++) {
         s->moved[moved[i]] = 1;
@@ -1773,7 +1782,7 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->n_fut = nf;
     loop(s);
     s->lz_p = NULL;
-    *k = nf;
+    *k = probe ? nf + s->n_touched - n_moved : nf;
 }
 
 /* p takes the times and event places of the ops s simulated again (s->fut[0..k)), placed by
