@@ -1109,7 +1109,10 @@ static inline __attribute__((always_inline)) int ops_grant(ops_run *R, int h, in
     const double e = now + t;
     if (e == now) return 0;
     R->busy_flag[d] = 1;
-    R->busy[d] += t;
+    /* d's busy time, kept in a register for the bound below (read again after the stores to
+     * start and end, which may alias it for the compiler, it came by store forwarding: a tenth
+     * of the loop's samples) */
+    const double busy = R->busy[d] += t;
     R->start[h] = now;
     R->end[h] = e;
     if (e > bound) {
@@ -1118,7 +1121,7 @@ static inline __attribute__((always_inline)) int ops_grant(ops_run *R, int h, in
     } else if (early) {
         /* device d is busy until e, then runs the work it has left, one op at a time: no
          * schedule of this assignment ends before lb (below its exact value by lb_scale) */
-        const double lb = dp_sim_work_lb(e, R->dev_rest[d] - R->busy[d], R->lb_scale);
+        const double lb = dp_sim_work_lb(e, R->dev_rest[d] - busy, R->lb_scale);
         if (lb > bound) {
             *any = 1;
             if (lb < *over) *over = lb;
@@ -1269,13 +1272,16 @@ static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run
                 /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
                  * rank order, each its copies in edge order), so of v's arrivals at one time the
                  * last sent has the largest key (a READY at this instant, in the FIFO, needs none) */
-                if (a >= ready[v]) {
-                    ready[v] = a;
+                /* v's latest arrival so far, kept in a register (read again from ready[v] below, it
+                 * came by store forwarding) */
+                double rv = ready[v];
+                if (a >= rv) {
+                    rv = ready[v] = a;
                     rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
                 }
                 if (--pending[v] == 0) {
-                    if (ready[v] == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
-                    else evq_push(rq, ready[v], rkey[v], (uint32_t)v);
+                    if (rv == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
+                    else evq_push(rq, rv, rkey[v], (uint32_t)v);
                 }
             }
         }
