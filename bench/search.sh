@@ -8,10 +8,11 @@
 #   sh bench/search.sh                       (BASE=ae76a1a, built once under $TMPDIR)
 #   BASE=d5d00fa BASE_BUILD=/tmp/b REPS=5 BUDGET=50000 METHODS=anneal CORE=1 sh bench/search.sh
 #
-# Moves per second: CPU seconds (user + sys, /usr/bin/time) of `doppler place --method M
-# --budget B --seed 1` less those of the same run at budget B / 10 (start-up, graph, initial
-# placement), the minimum over REPS repetitions of each, over the difference of the simulations
-# the two runs report (a local search may stop at a local optimum before its budget).
+# Moves per second: CPU seconds (user + sys: wait4's, to the microsecond, through python3; else
+# /usr/bin/time's hundredths) of `doppler place --method M --budget B --seed 1` less those of the
+# same run at budget B / 10 (start-up, graph, initial placement), the minimum over REPS
+# repetitions of each, over the difference of the simulations the two runs report (a local
+# search may stop at a local optimum before its budget). The two builds' runs alternate.
 # B = BUDGET (default 100000, issue 31's 1e5); IMPROVE_BUDGET (default 20000) for the improvement
 # search, whose policy costs more per move; LARGE_BUDGET (default 300) on the 10,117-op graph.
 # Each row also says whether the two builds' placements are the same (same seed, same moves:
@@ -94,33 +95,54 @@ fi
 
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
-# cpu BIN GRAPH METHOD BUDGET TAG: the least CPU seconds of REPS runs; the last run's output in $tmp/TAG.*
-cpu() {
-    best=""
+# run1 BIN GRAPH METHOD BUDGET TAG: the CPU seconds (user + sys) of one run, its output in
+# $tmp/TAG.*. With python3, to the microsecond from wait4's resource usage; else /usr/bin/time's,
+# which prints hundredths (3% of the 0.3 s that annealing's 100,000 moves take on Llama-block)
+run1() {
     extra=""
     if [ "$3" = improve ]; then
         extra="--checkpoint $IMPROVE"
         [ "$1" = "$base_bin" ] && extra="--checkpoint $IMPROVE_BASE"
     fi
-    r=0
-    while [ "$r" -lt "$REPS" ]; do
+    if command -v python3 > /dev/null; then
+        python3 -c '
+import os, sys
+out, err, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
+    os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
+    os.execvp(argv[0], argv)
+_, status, ru = os.wait4(pid, 0)
+print("%.6f" % (ru.ru_utime + ru.ru_stime))
+sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)' "$tmp/$5.json" "$tmp/$5.err" \
+            $pin "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 $extra --out "$tmp/$5.assign.json" --json
+    else
         $pin /usr/bin/time -f '%U %S' -o "$tmp/$5.time" "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 \
             $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json" 2> "$tmp/$5.err"
-        c=$(awk '{ printf "%.3f", $1 + $2 }' "$tmp/$5.time")
-        best=$(awk -v a="$best" -v b="$c" 'BEGIN { print (a == "" || b < a) ? b : a }')
+        awk '{ printf "%.3f", $1 + $2 }' "$tmp/$5.time"
+    fi
+}
+least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+# rates GRAPH METHOD BUDGET: "before after", each build's moves per second (the simulations its
+# runs at budget B and B/10 report, a search may stop early, over the difference of their least
+# CPU seconds over REPS runs). The two builds' runs alternate (base B, this B, base B/10, this
+# B/10, REPS times), so that a change in the host's speed during the row falls on both
+rates() {
+    b0=$(($3 / 10))
+    r=0 cb1="" ca1="" cb0="" ca0=""
+    while [ "$r" -lt "$REPS" ]; do
+        cb1=$(least "$cb1" "$(run1 "$base_bin" "$1" "$2" "$3" before)")
+        ca1=$(least "$ca1" "$(run1 "$bin" "$1" "$2" "$3" after)")
+        cb0=$(least "$cb0" "$(run1 "$base_bin" "$1" "$2" "$b0" before-b0)")
+        ca0=$(least "$ca0" "$(run1 "$bin" "$1" "$2" "$b0" after-b0)")
         r=$((r + 1))
     done
-    echo "$best"
-}
-# rate BIN GRAPH METHOD BUDGET TAG: moves per second (the simulations the runs at budget B and B/10
-# report, a search may stop early, over their CPU seconds' difference)
-rate() {
-    b0=$(($4 / 10))
-    c1=$(cpu "$1" "$2" "$3" "$4" "$5")
-    c0=$(cpu "$1" "$2" "$3" "$b0" "$5-b0")
-    n1=$(sims_of "$tmp/$5.json")
-    n0=$(sims_of "$tmp/$5-b0.json")
-    awk -v n=$((n1 - n0)) -v c1="$c1" -v c0="$c0" 'BEGIN { d = c1 - c0; if (d <= 0 || n <= 0) print "nan"; else printf "%.0f", n / d }'
+    nb=$(($(sims_of "$tmp/before.json") - $(sims_of "$tmp/before-b0.json")))
+    na=$(($(sims_of "$tmp/after.json") - $(sims_of "$tmp/after-b0.json")))
+    awk -v nb="$nb" -v na="$na" -v b1="$cb1" -v b0="$cb0" -v a1="$ca1" -v a0="$ca0" 'function r(n, d) {
+        return (d <= 0 || n <= 0) ? "nan" : sprintf("%.0f", n / d) }
+        BEGIN { print r(nb, b1 - b0), r(na, a1 - a0) }'
 }
 
 echo "# moves per second (CPU), seed 1; before = $BASE ($(git -C "$top" rev-parse --short "$BASE")), after = this build ($(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))"
@@ -130,8 +152,8 @@ for name in $GRAPHS $big_name; do
     for m in $METHODS; do
         Bm=$B
         [ "$m" = improve ] && [ "$name" != big ] && Bm=$IMPROVE_BUDGET
-        before=$(rate "$base_bin" "$g" "$m" "$Bm" before)
-        after=$(rate "$bin" "$g" "$m" "$Bm" after)
+        set -- $(rates "$g" "$m" "$Bm")
+        before=$1 after=$2
         same=no
         cmp -s "$tmp/before.assign.json" "$tmp/after.assign.json" && same=yes
         ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0 && a > 0) printf "%.2f", a / b; else print "nan" }')
