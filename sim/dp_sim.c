@@ -114,6 +114,31 @@ static inline evq *evq_first(evq *c, evq *x)
     return DP_HEAP_EV_BEFORE(NULL, x->a[x->lo], c->a[c->lo]) ? x : c;
 }
 
+/* a heaped queue that has shrunk to EVQ_UNHEAP_MAX events or fewer is sorted again (a heap stays
+ * one to the end of the run otherwise; the order of the events is their keys' either way) */
+#define EVQ_UNHEAP_MAX 16
+
+/* q's events (a[0..hi), heap order) sorted into a[1..], its sentinel at a[0]: the sorted form */
+static __attribute__((noinline)) void evq_unheap(evq *q)
+{
+    const int n = q->hi;
+    dp_heap_ev *a = q->a;
+    memmove(a + 1, a, (size_t)n * sizeof *a);
+    for (int i = 2; i <= n; i++) {
+        const dp_heap_ev x = a[i];
+        int j = i;
+        while (j > 1 && DP_HEAP_EV_BEFORE(NULL, x, a[j - 1])) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+    a[0] = (dp_heap_ev){.t = -INFINITY, .seq = 0, .ev = 0};
+    q->lo = 1;
+    q->hi = n + 1;
+    q->heaped = 0;
+}
+
 /* the earliest event, removed; the queue is not empty */
 static inline uint32_t evq_pop(evq *q)
 {
@@ -121,6 +146,7 @@ static inline uint32_t evq_pop(evq *q)
         int hi = q->hi; /* evq_push */
         const uint32_t ev = dp_heap_evq_raw_pop(NULL, q->a, &hi).ev;
         q->hi = hi;
+        if (hi <= EVQ_UNHEAP_MAX) evq_unheap(q);
         return ev;
     }
     return q->a[q->lo++].ev;

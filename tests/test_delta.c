@@ -915,6 +915,80 @@ START_TEST(prefix_converge_same_as_not)
 }
 END_TEST
 
+START_TEST(prefix_converges_after_heaped_queue)
+{
+    /* A commit converges once its event queues have held more events than a sorted queue keeps
+     * (EVQ_SORTED_MAX, 32, in sim/dp_sim.c) and shrunk again. Op 0 (time 1, device 0) feeds 40
+     * ops on device 1 (time 1 each; transfer latency 10), the last of which starts a chain of 60
+     * ops on device 1; op 101 (time 1), op 0's other consumer, is added last, on device 0. Its
+     * run resumes at 1, where op 0 ends and sends 40 copies at once (the transfer queue becomes
+     * a heap), op 101 is done at 2, and the copies arrive at 11; after them the state is the
+     * prefix's, so the commit stops there (converged) instead of simulating the chain to its end
+     * at 111. Before a heaped queue was sorted again on shrinking, the convergence check
+     * refused every instant after the heap, and every commit ran to the end (none converged).
+     * The schedule is the one of the commits that do not converge. */
+    const int fan = 40, chain = 60, n = 1 + fan + chain + 1;
+    dp_graph_builder *b = dp_graph_builder_alloc("heaped", "heaped", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    for (int i = 1; i <= fan; i++) dp_graph_builder_add_edge(b, 0, i, 0);
+    for (int i = 0; i < chain; i++) dp_graph_builder_add_edge(b, i == 0 ? fan : fan + i, fan + 1 + i, 0);
+    dp_graph_builder_add_edge(b, 0, n - 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    dp_cost *c = dp_cost_alloc(g, 2);
+    for (int i = 0; i < 2 * n; i++) c->op_time[i] = 1;
+    c->latency[0 * 2 + 1] = c->latency[1 * 2 + 0] = 10;
+    dp_cost_update_homogeneous(c);
+    dp_sim *sa = dp_sim_alloc(g, c, &err), *sb = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *pa = dp_sim_prefix_alloc(n, 2), *pb = dp_sim_prefix_alloc(n, 2);
+    ck_assert(sa && sb && pa && pb);
+    dp_sim_set_converge_prefix(sa, 1);
+    dp_sim_set_converge_prefix(sb, 0);
+    dp_sim_prefix_reset(pa);
+    dp_sim_prefix_reset(pb);
+    int *part = malloc((size_t)n * sizeof *part);
+    for (int v = 0; v < n; v++) part[v] = -1;
+    double st, rd;
+    for (int v = 0; v < n; v++) {
+        part[v] = v == 0 || v == n - 1 ? 0 : 1;
+        ck_assert_int_eq(dp_sim_prefix_add(sa, pa, part, v, 1, &st, &rd, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_prefix_add(sb, pb, part, v, 1, &st, &rd, &err), DP_OK);
+    }
+    /* the last commit (op 101) converged, simulating the 40 fan-out ops, op 0 and op 101 again
+     * at most, not the chain */
+    const long conv0 = pa->n_converged;
+    ck_assert_msg(pa->start[n - 1] == 1 && pa->end[n - 1] == 2, "op %d [%.17g, %.17g]", n - 1, pa->start[n - 1],
+                  pa->end[n - 1]);
+    ck_assert_msg(pa->makespan == 111 && pb->makespan == 111, "makespan %.17g / %.17g", pa->makespan, pb->makespan);
+    for (int v = 0; v < n; v++)
+        ck_assert_msg(pa->start[v] == pb->start[v] && pa->end[v] == pb->end[v] && pa->ready[v] == pb->ready[v],
+                      "op %d: converging [%.17g, %.17g], not [%.17g, %.17g]", v, pa->start[v], pa->end[v], pb->start[v],
+                      pb->end[v]);
+    /* the last addition alone, counted: it converges */
+    dp_sim_prefix_reset(pa);
+    for (int v = 0; v < n; v++) part[v] = -1;
+    for (int v = 0; v < n - 1; v++) {
+        part[v] = v == 0 ? 0 : 1;
+        ck_assert_int_eq(dp_sim_prefix_add(sa, pa, part, v, 1, &st, &rd, &err), DP_OK);
+    }
+    const long c0 = pa->n_converged, k0 = pa->n_resimulated;
+    part[n - 1] = 0;
+    ck_assert_int_eq(dp_sim_prefix_add(sa, pa, part, n - 1, 1, &st, &rd, &err), DP_OK);
+    ck_assert_msg(pa->n_converged == c0 + 1, "the last commit did not converge (%ld commits converged of %d; %ld before)",
+                  pa->n_converged, n, conv0);
+    ck_assert_msg(pa->n_resimulated - k0 <= fan + 2, "%ld ops simulated again", pa->n_resimulated - k0);
+    free(part);
+    dp_sim_prefix_free(pa);
+    dp_sim_prefix_free(pb);
+    dp_sim_free(sa);
+    dp_sim_free(sb);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(run_refuses_bad_device)
 {
     /* dp_sim_run's device check (one pass, then the first op out of range named): -1 and D are
@@ -1411,6 +1485,7 @@ int main(void)
     tcase_add_test(t, direct_same_as_fifo);
     tcase_add_test(t, converge_same_as_not);
     tcase_add_test(t, prefix_converge_same_as_not);
+    tcase_add_test(t, prefix_converges_after_heaped_queue);
     tcase_add_test(t, run_refuses_bad_device);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
