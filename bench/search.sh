@@ -95,54 +95,69 @@ fi
 
 ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
-# run1 BIN GRAPH METHOD BUDGET TAG: the CPU seconds (user + sys) of one run, its output in
-# $tmp/TAG.*. With python3, to the microsecond from wait4's resource usage; else /usr/bin/time's,
-# which prints hundredths (3% of the 0.3 s that annealing's 100,000 moves take on Llama-block)
+# run1 BIN GRAPH METHOD BUDGET TAG: one run; its CPU seconds (user + sys) to $tmp/TAG.cpu, its
+# output in $tmp/TAG.*. With python3, to the microsecond from wait4's resource usage; else
+# /usr/bin/time's, which prints hundredths (3% of the 0.3 s that annealing's 100,000 moves take on
+# Llama-block). A run that fails stops the bench with its error output (called as a command, not
+# in $(...), so that the exit is the script's).
 run1() {
     extra=""
     if [ "$3" = improve ]; then
         extra="--checkpoint $IMPROVE"
         [ "$1" = "$base_bin" ] && extra="--checkpoint $IMPROVE_BASE"
     fi
+    rc=0
     if command -v python3 > /dev/null; then
         python3 -c '
 import os, sys
-out, err, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, err, cpu, argv = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 pid = os.fork()
 if pid == 0:
     os.dup2(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
     os.dup2(os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
     os.execvp(argv[0], argv)
 _, status, ru = os.wait4(pid, 0)
-print("%.6f" % (ru.ru_utime + ru.ru_stime))
-sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)' "$tmp/$5.json" "$tmp/$5.err" \
-            $pin "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 $extra --out "$tmp/$5.assign.json" --json
+with open(cpu, "w") as f:
+    f.write("%.6f\n" % (ru.ru_utime + ru.ru_stime))
+sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)' "$tmp/$5.json" "$tmp/$5.err" "$tmp/$5.cpu" \
+            $pin "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 $extra --out "$tmp/$5.assign.json" \
+            --json || rc=$?
     else
         $pin /usr/bin/time -f '%U %S' -o "$tmp/$5.time" "$1" place --graph "$2" --method "$3" --budget "$4" --seed 1 \
-            $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json" 2> "$tmp/$5.err"
-        awk '{ printf "%.3f", $1 + $2 }' "$tmp/$5.time"
+            $extra --out "$tmp/$5.assign.json" --json > "$tmp/$5.json" 2> "$tmp/$5.err" || rc=$?
+        awk 'END { printf "%.3f\n", $1 + $2 }' "$tmp/$5.time" > "$tmp/$5.cpu"
+    fi
+    if [ "$rc" -ne 0 ]; then
+        echo "bench/search.sh: $1 place --graph $2 --method $3 --budget $4 failed:" >&2
+        cat "$tmp/$5.err" >&2
+        exit 1
     fi
 }
 least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
-# rates GRAPH METHOD BUDGET: "before after", each build's moves per second (the simulations its
-# runs at budget B and B/10 report, a search may stop early, over the difference of their least
-# CPU seconds over REPS runs). The two builds' runs alternate (base B, this B, base B/10, this
-# B/10, REPS times), so that a change in the host's speed during the row falls on both
+# rates GRAPH METHOD BUDGET: sets before and after, each build's moves per second (the
+# simulations its runs at budget B and B/10 report, a search may stop early, over the difference
+# of their least CPU seconds over REPS runs). The two builds' runs alternate (base B, this B, base
+# B/10, this B/10, REPS times), so that a change in the host's speed during the row falls on both.
+# Not called in $(...): a failed run's exit is the script's.
 rates() {
     b0=$(($3 / 10))
     r=0 cb1="" ca1="" cb0="" ca0=""
     while [ "$r" -lt "$REPS" ]; do
-        cb1=$(least "$cb1" "$(run1 "$base_bin" "$1" "$2" "$3" before)")
-        ca1=$(least "$ca1" "$(run1 "$bin" "$1" "$2" "$3" after)")
-        cb0=$(least "$cb0" "$(run1 "$base_bin" "$1" "$2" "$b0" before-b0)")
-        ca0=$(least "$ca0" "$(run1 "$bin" "$1" "$2" "$b0" after-b0)")
+        run1 "$base_bin" "$1" "$2" "$3" before
+        cb1=$(least "$cb1" "$(cat "$tmp/before.cpu")")
+        run1 "$bin" "$1" "$2" "$3" after
+        ca1=$(least "$ca1" "$(cat "$tmp/after.cpu")")
+        run1 "$base_bin" "$1" "$2" "$b0" before-b0
+        cb0=$(least "$cb0" "$(cat "$tmp/before-b0.cpu")")
+        run1 "$bin" "$1" "$2" "$b0" after-b0
+        ca0=$(least "$ca0" "$(cat "$tmp/after-b0.cpu")")
         r=$((r + 1))
     done
     nb=$(($(sims_of "$tmp/before.json") - $(sims_of "$tmp/before-b0.json")))
     na=$(($(sims_of "$tmp/after.json") - $(sims_of "$tmp/after-b0.json")))
-    awk -v nb="$nb" -v na="$na" -v b1="$cb1" -v b0="$cb0" -v a1="$ca1" -v a0="$ca0" 'function r(n, d) {
-        return (d <= 0 || n <= 0) ? "nan" : sprintf("%.0f", n / d) }
-        BEGIN { print r(nb, b1 - b0), r(na, a1 - a0) }'
+    rate_of() { awk -v n="$1" -v d="$2" 'BEGIN { if (d <= 0 || n <= 0) print "nan"; else printf "%.0f", n / d }'; }
+    before=$(rate_of "$nb" "$(awk -v a="$cb1" -v b="$cb0" 'BEGIN { print a - b }')")
+    after=$(rate_of "$na" "$(awk -v a="$ca1" -v b="$ca0" 'BEGIN { print a - b }')")
 }
 
 echo "# moves per second (CPU), seed 1; before = $BASE ($(git -C "$top" rev-parse --short "$BASE")), after = this build ($(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))"
@@ -152,8 +167,7 @@ for name in $GRAPHS $big_name; do
     for m in $METHODS; do
         Bm=$B
         [ "$m" = improve ] && [ "$name" != big ] && Bm=$IMPROVE_BUDGET
-        set -- $(rates "$g" "$m" "$Bm")
-        before=$1 after=$2
+        rates "$g" "$m" "$Bm"
         same=no
         cmp -s "$tmp/before.assign.json" "$tmp/after.assign.json" && same=yes
         ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0 && a > 0) printf "%.2f", a / b; else print "nan" }')
