@@ -183,10 +183,12 @@ printf '%-34s %10s %10s %10s %12s %12s\n' graph before_us after_us simpy_ms simp
 for pair in "chain_mm_112nodes $SIMPY_CHAINMM_MS" "full_transformer_layer_261nodes $SIMPY_LLAMA_MS"; do
     set -- $pair
     g=$SH/doppler-graphs/$1.txt
+    [ -f "$g" ] || { echo "# $1: $g not found, no row"; continue; }
     bmin="" amin=""
     for r in 1 2 3 4 5; do
         b=$($pin "$base_build/bench/bench_sim" --min-seconds 0.3 "$g" | awk 'NR == 2 { print $6 }')
         a=$($pin "$top/bench/bench_sim" --min-seconds 0.3 "$g" | awk 'NR == 2 { print $6 }')
+        [ -n "$b" ] && [ -n "$a" ] || { echo "bench/search.sh: bench_sim on $g failed" >&2; exit 1; }
         bmin=$(awk -v x="$bmin" -v y="$b" 'BEGIN { print (x == "" || y < x) ? y : x }')
         amin=$(awk -v x="$amin" -v y="$a" 'BEGIN { print (x == "" || y < x) ? y : x }')
     done
