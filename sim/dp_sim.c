@@ -1136,8 +1136,8 @@ static inline __attribute__((always_inline)) int ops_grant(ops_run *R, int h, in
     if (e == now) return 0;
     R->busy_flag[d] = 1;
     /* d's busy time, kept in a register for the bound below (read again after the stores to
-     * start and end, which may alias it for the compiler, it came by store forwarding: a tenth
-     * of the loop's samples) */
+     * start and end, which may alias it for the compiler, it came by store forwarding: a sixth
+     * of the loop's samples sat on the bound) */
     const double busy = R->busy[d] += t;
     R->start[h] = now;
     R->end[h] = e;
