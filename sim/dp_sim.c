@@ -51,7 +51,9 @@ enum ev_kind {
  * insertion from the end, where a new event (at now plus a duration) usually belongs. The binary
  * heap (dp_heap.h) cost three times the instructions on these sizes (cachegrind of bench_sim).
  * Past EVQ_SORTED_MAX, a queue of thousands of transfers would make insertion O(n): the array,
- * sorted and so already in heap order, becomes dp_heap's heap for the rest of the run (O(log n)).
+ * sorted and so already in heap order, becomes dp_heap's heap (O(log n)), until a pop leaves
+ * EVQ_UNHEAP_MAX events or fewer and evq_unheap sorts them back into the array (a heap to the end
+ * of the run kept convergence, which reads the queues in order, from ever passing: c3ce8d5).
  * The engine keeps two such queues, COMPUTE_DONE events (at most one a device) and TRANSFER_DONE
  * events, and pops the earlier of their first events: a new op's end, soon, no longer has to be
  * inserted past the transfers still in flight (annealing 3 to 8% faster, bench_sim about even).
@@ -62,7 +64,7 @@ enum ev_kind {
  * on ChainMM, whose transfer queue is long). Capacity: every op's COMPUTE_DONE and every edge's
  * TRANSFER_DONE is pushed at most once a run (the op-order run's queues: an op's COMPUTE_DONE
  * and its READY), so hi <= ops + 1 < the compute queue's cap and hi <= edges + 1 < the transfer
- * queue's, and a pop need not return lo and hi to 1 when the queue empties (the test was a
+ * queue's (an unheap leaves hi at the events left + 1, no more than before), and a pop need not return lo and hi to 1 when the queue empties (the test was a
  * mispredicted branch a pop: the op-order run 3% faster, issue 31). */
 #define EVQ_SORTED_MAX 32
 
