@@ -134,6 +134,8 @@ sys.exit(0 if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else 1)' "$tm
     fi
 }
 least() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
+# rate_of N SECONDS: N / SECONDS, or nan when either is not positive
+rate_of() { awk -v n="$1" -v d="$2" 'BEGIN { if (d <= 0 || n <= 0) print "nan"; else printf "%.0f", n / d }'; }
 # rates GRAPH METHOD BUDGET: sets before and after, each build's moves per second (the
 # simulations its runs at budget B and B/10 report, a search may stop early, over the difference
 # of their least CPU seconds over REPS runs). The two builds' runs alternate (base B, this B, base
@@ -155,7 +157,6 @@ rates() {
     done
     nb=$(($(sims_of "$tmp/before.json") - $(sims_of "$tmp/before-b0.json")))
     na=$(($(sims_of "$tmp/after.json") - $(sims_of "$tmp/after-b0.json")))
-    rate_of() { awk -v n="$1" -v d="$2" 'BEGIN { if (d <= 0 || n <= 0) print "nan"; else printf "%.0f", n / d }'; }
     before=$(rate_of "$nb" "$(awk -v a="$cb1" -v b="$cb0" 'BEGIN { print a - b }')")
     after=$(rate_of "$na" "$(awk -v a="$ca1" -v b="$ca0" 'BEGIN { print a - b }')")
 }

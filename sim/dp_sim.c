@@ -120,25 +120,17 @@ static inline evq *evq_first(evq *c, evq *x)
  * one to the end of the run otherwise; the order of the events is their keys' either way) */
 #define EVQ_UNHEAP_MAX 16
 
-/* q's events (a[0..hi), heap order) sorted into a[1..], its sentinel at a[0]: the sorted form */
+/* q's events (a[0..hi), heap order, at most EVQ_UNHEAP_MAX) put back in the sorted form: the
+ * queue cleared (evq_clear: the sentinel) and each event pushed again (evq_push's sorted
+ * insertion) */
 static __attribute__((noinline)) void evq_unheap(evq *q)
 {
+    dp_heap_ev x[EVQ_UNHEAP_MAX];
     const int n = q->hi;
-    dp_heap_ev *a = q->a;
-    memmove(a + 1, a, (size_t)n * sizeof *a);
-    for (int i = 2; i <= n; i++) {
-        const dp_heap_ev x = a[i];
-        int j = i;
-        while (j > 1 && DP_HEAP_EV_BEFORE(NULL, x, a[j - 1])) {
-            a[j] = a[j - 1];
-            j--;
-        }
-        a[j] = x;
-    }
-    a[0] = (dp_heap_ev){.t = -INFINITY, .seq = 0, .ev = 0};
-    q->lo = 1;
-    q->hi = n + 1;
-    q->heaped = 0;
+    assert(n <= EVQ_UNHEAP_MAX);
+    memcpy(x, q->a, (size_t)n * sizeof *x);
+    evq_clear(q);
+    for (int i = 0; i < n; i++) evq_push(q, x[i].t, x[i].seq, x[i].ev);
 }
 
 /* the earliest event, removed; the queue is not empty */
