@@ -586,6 +586,76 @@ START_TEST(bounded_infinite_time)
 }
 END_TEST
 
+START_TEST(op_order_infinite_events)
+{
+    /* events at an infinite time: the op-order run reads an empty queue's first time from its
+     * end sentinel (EVQ_END, at infinity), so a run whose next instant is infinite must tell an
+     * ended run from events at infinity, which it hands to the event loop (the queues must not
+     * be read past their ends). Ops 3 and 4 take infinite times, each last on its device: two
+     * COMPUTE_DONEs at infinity end the run. With _i == 1, op 5 follows ops 1 and 4, and its
+     * copy from op 4 arrives at infinity. Device 0: ops 0, 1, 2, 4; device 1: ops 5 (a source
+     * when _i == 0) and 3. Every op's times, op order on and off, unbounded and bounded, bit for
+     * bit, and which runs the op-order run kept. */
+    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < 6; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1 + i, 0);
+    dp_graph_builder_add_edge(gb, 0, 1, 1);
+    dp_graph_builder_add_edge(gb, 0, 2, 1);
+    dp_graph_builder_add_edge(gb, 2, 3, 1);
+    dp_graph_builder_add_edge(gb, 1, 4, 1);
+    if (_i) {
+        dp_graph_builder_add_edge(gb, 1, 5, 1);
+        dp_graph_builder_add_edge(gb, 4, 5, 1);
+    }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(gb, &err);
+    dp_graph_builder_free(gb);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    /* graphs refuse these; cost tables made by hand may hold them */
+    c->op_time[3 * 2 + 1] = INFINITY;
+    c->op_time[4 * 2 + 0] = INFINITY;
+    const int a[6] = {0, 0, 0, 1, 0, 1};
+    dp_sim_result r[2];
+    double cost[2];
+    int exceeded[2];
+    dp_sim *s[2];
+    for (int op_order = 0; op_order < 2; op_order++) {
+        s[op_order] = dp_sim_alloc(g, c, &err);
+        ck_assert(s[op_order] != NULL);
+        dp_sim_set_op_order(s[op_order], op_order);
+        ck_assert_int_eq(dp_sim_run(s[op_order], a, &r[op_order], &err), DP_OK);
+        ck_assert(r[op_order].makespan == INFINITY);
+        ck_assert_int_eq(r[op_order].n_events, r[0].n_events);
+    }
+    for (int v = 0; v < 6; v++)
+        ck_assert_msg(r[0].op_start[v] == r[1].op_start[v] && r[0].op_end[v] == r[1].op_end[v] &&
+                          r[0].op_ready[v] == r[1].op_ready[v],
+                      "op %d: event loop %g %g %g, op order %g %g %g", v, r[0].op_ready[v], r[0].op_start[v],
+                      r[0].op_end[v], r[1].op_ready[v], r[1].op_start[v], r[1].op_end[v]);
+    /* the unbounded run went to the event loop (the op-order run counted none) */
+    ck_assert_int_eq(dp_sim_op_order_runs(s[1]), 0);
+    for (int b = 0; b < 3; b++) {
+        const double bound = b == 0 ? 3 : b == 1 ? 100 : INFINITY;
+        for (int op_order = 0; op_order < 2; op_order++)
+            ck_assert_int_eq(dp_sim_run_bounded(s[op_order], a, bound, &cost[op_order], &exceeded[op_order], &err),
+                             DP_OK);
+        /* the same verdict; above the bound, each cost is (the first instant past it or a
+         * lower bound), within it the makespan */
+        ck_assert_msg(exceeded[0] == (b < 2) && exceeded[1] == exceeded[0] && cost[0] > (b < 2 ? bound : 0) &&
+                          cost[1] > (b < 2 ? bound : 0) && (b < 2 || (cost[0] == INFINITY && cost[1] == INFINITY)),
+                      "bound %g: event loop %g (%d), op order %g (%d)", bound, cost[0], exceeded[0], cost[1],
+                      exceeded[1]);
+    }
+    /* finite bounds stop the op-order run before infinity (its own runs) */
+    ck_assert_int_eq(dp_sim_op_order_runs(s[1]), 2);
+    dp_sim_free(s[0]);
+    dp_sim_free(s[1]);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(direct_same_as_fifo)
 {
     /* events run at once (dp_sim.h) against every event through the FIFO (dp_sim_set_direct 0),
@@ -1479,6 +1549,7 @@ int main(void)
     tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, early_reject_hand_computed);
     tcase_add_test(t, early_reject_wide_range);
+    tcase_add_loop_test(t, op_order_infinite_events, 0, 2);
     tcase_add_test(t, delta_refusals);
     tcase_add_test(t, op_order_same_as_events);
     tcase_add_test(t, bounded_infinite_time);
