@@ -66,7 +66,7 @@ enum ev_kind {
  * and its READY), so hi <= ops + 1 < the compute queue's cap and hi <= edges + 1 < the transfer
  * queue's (an unheap leaves hi at the events left + 1, no more than before), and a pop need not
  * return lo and hi to 1 when the queue empties (the test was a mispredicted branch a pop: the
- * op-order run 3% faster, issue 31). a[hi] is always EVQ_END (the arrays have cap + 1 slots), so
+ * op-order run 3% faster, issue 31). a[hi].t is always EVQ_END_T (the arrays have cap + 1 slots), so
  * the op-order run reads its queues' first times with no test for an empty queue (issue 31: 6%
  * fewer instructions an annealing move on Llama-block, 4 to 9% more moves a second). */
 #define EVQ_SORTED_MAX 32
@@ -78,39 +78,39 @@ typedef struct evq {
                            is in dp_heap's heap order */
 } evq;
 
-/* the event after the last (a[hi], both forms): at plus infinity, so that the first event's
- * time, read without a test for an empty queue, is infinite when there is none (the op-order
- * run's loop) */
-#define EVQ_END ((dp_heap_ev){.t = INFINITY, .seq = UINT64_MAX, .ev = 0})
+/* the time of the slot after the last event (a[hi].t, both forms): plus infinity, so that the
+ * first event's time, read without a test for an empty queue, is infinite when there is none
+ * (the op-order run's loop; nothing reads the slot's other fields, so only its time is written) */
+#define EVQ_END_T INFINITY
 
 static inline void evq_clear(evq *q)
 {
     q->lo = q->hi = 1;
     q->heaped = 0;
     q->a[0] = (dp_heap_ev){.t = -INFINITY, .seq = 0, .ev = 0};
-    q->a[1] = EVQ_END;
+    q->a[1].t = EVQ_END_T;
 }
 
 static inline __attribute__((always_inline)) void evq_push(evq *q, double t, uint64_t seq, uint32_t ev)
 {
     dp_heap_ev x = {.t = t, .seq = seq, .ev = ev};
     assert(q->hi < q->cap);
-    if (!q->heaped && q->hi - q->lo >= EVQ_SORTED_MAX) {
-        memmove(q->a, q->a + q->lo, (size_t)(q->hi - q->lo) * sizeof *q->a);
-        q->hi -= q->lo;
-        q->lo = 0;
-        q->heaped = 1;
-    }
-    if (q->heaped) {
+    if (q->heaped || q->hi - q->lo >= EVQ_SORTED_MAX) {
+        if (!q->heaped) {
+            memmove(q->a, q->a + q->lo, (size_t)(q->hi - q->lo) * sizeof *q->a);
+            q->hi -= q->lo;
+            q->lo = 0;
+            q->heaped = 1;
+        }
         /* through a copy of hi: q's address stays unescaped (a local queue stays in registers) */
         int hi = q->hi;
         dp_heap_evq_raw_push(NULL, q->a, &hi, x);
         q->hi = hi;
-        q->a[hi] = EVQ_END;
+        q->a[hi].t = EVQ_END_T;
         return;
     }
     int i = q->hi++;
-    q->a[i + 1] = EVQ_END;
+    q->a[i + 1].t = EVQ_END_T;
     while (DP_HEAP_EV_BEFORE(NULL, x, q->a[i - 1])) { /* stops at a[lo - 1] at the latest */
         q->a[i] = q->a[i - 1];
         i--;
@@ -151,7 +151,7 @@ static inline uint32_t evq_pop(evq *q)
         int hi = q->hi; /* evq_push */
         const uint32_t ev = dp_heap_evq_raw_pop(NULL, q->a, &hi).ev;
         q->hi = hi;
-        q->a[hi] = EVQ_END;
+        q->a[hi].t = EVQ_END_T;
         if (hi <= EVQ_UNHEAP_MAX) evq_unheap(q);
         return ev;
     }
@@ -341,7 +341,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     s->qc.cap = s->n + 2;
     s->qx.cap = s->m + 2;
     DP_ALLOC(t, s->first_copy, (size_t)s->m + 1, 1);
-    DP_ALLOC(t, s->qc.a, (size_t)s->qc.cap + 1, sizeof(dp_heap_ev)); /* + 1: EVQ_END */
+    DP_ALLOC(t, s->qc.a, (size_t)s->qc.cap + 1, sizeof(dp_heap_ev)); /* + 1: a[hi], EVQ_END_T */
     DP_ALLOC(t, s->qx.a, (size_t)s->qx.cap + 1, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->fifo, (size_t)s->fifo_cap, sizeof(uint32_t));
     DP_ALLOC(t, s->arrived, (size_t)s->n, sizeof(int));
@@ -1259,7 +1259,7 @@ static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run
         if (!ops_ready(R, sources[i], 0, &seq, bound, &first_over, &any_over, &lim, rec, early)) return 0;
     for (;;) {
         /* the next instant: the earlier of the first COMPUTE_DONE and the first delayed READY */
-        /* (an empty queue's first time is EVQ_END's, infinite; when both are, now is, and the
+        /* (an empty queue's first time is EVQ_END_T, infinite; when both are, now is, and the
          * run has ended or its next events are at infinity, which the event loop runs) */
         const double td = dq->a[dq->lo].t, tr = rq->a[rq->lo].t;
         const double now = td <= tr ? td : tr;
@@ -1279,7 +1279,7 @@ static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run
          * COMPUTE_DONEs push none at it), then, below, those its COMPUTE_DONEs make (level 4);
          * one loop then processes them all (2% fewer instructions than a loop for each) */
         int tail = 0;
-        while (rq->a[rq->lo].t == now) fifo[tail++] = evq_pop(rq); /* now < EVQ_END's */
+        while (rq->a[rq->lo].t == now) fifo[tail++] = evq_pop(rq); /* now < EVQ_END_T */
         /* its COMPUTE_DONEs, each with its RELEASE (granting its device's queue head) and FINISH */
         while (dq->a[dq->lo].t == now) {
             const int u = (int)evq_pop(dq), d = dev[u];

@@ -588,8 +588,8 @@ END_TEST
 
 START_TEST(op_order_infinite_events)
 {
-    /* events at an infinite time: the op-order run reads an empty queue's first time from its
-     * end sentinel (EVQ_END, at infinity), so a run whose next instant is infinite must tell an
+    /* events at an infinite time: the op-order run reads an empty queue's first time from the
+     * slot after its end (EVQ_END_T, infinity), so a run whose next instant is infinite must tell an
      * ended run from events at infinity, which it hands to the event loop (the queues must not
      * be read past their ends). Ops 3 and 4 take infinite times, each last on its device: two
      * COMPUTE_DONEs at infinity end the run. With _i == 1, op 5 follows ops 1 and 4, and its
