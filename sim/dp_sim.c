@@ -929,8 +929,11 @@ static inline __attribute__((always_inline)) void loop_body(dp_sim *s, const int
             assert(L.tail <= s->fifo_cap);
             L.n_events += head; /* the FIFO's events of the instant, all processed */
             head = L.tail = 0;
-            /* a delta run whose state is the incumbent's again ends here (converged) */
-            if (conv && L.n_diff == 0 && L.n_events > 0 && converged(s, &L)) {
+            /* a delta run whose state is the incumbent's again ends here (converged). Never at
+             * an infinite instant: its events may still be queued at it (INFINITY + a delay),
+             * an op's unwritten times (INFINITY) compare as done by it, and conv_at INFINITY
+             * reads as a run that ended (an op time made infinite by hand) */
+            if (conv && L.n_diff == 0 && L.n_events > 0 && L.now < INFINITY && converged(s, &L)) {
                 s->conv_at = L.now;
                 break;
             }

@@ -551,6 +551,54 @@ START_TEST(prefix_infinite_transfer)
 }
 END_TEST
 
+START_TEST(converge_at_infinity)
+{
+    /* a delta run that may converge (dp_sim_set_converge) whose incumbent's makespan is
+     * INFINITY (an infinite op time, in a cost table made by hand): at the end of the instant
+     * at INFINITY, op 0's copy to op 1 is still queued at INFINITY (INFINITY + its delay), and
+     * op 1's unwritten times (INFINITY) compared as done by then, so the run "converged" at
+     * INFINITY, which conv_at cannot tell from a run that ended, and the commit failed an
+     * assertion (found by a review's differential driver). The incumbent's schedule after the
+     * commit is the full run's. Ops: 0 (infinite time) on device 0, 1 after it on device 1, 2 a
+     * source moved from device 0 to device 2 (the run starts from time 0). */
+    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
+    dp_graph_builder_add_edge(gb, 0, 1, 1);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(gb, &err);
+    dp_graph_builder_free(gb);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    ck_assert(c != NULL);
+    for (int d = 0; d < 3; d++) c->op_time[0 * 3 + d] = INFINITY; /* graphs refuse it */
+    dp_sim *s = dp_sim_alloc(g, c, &err), *f = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(3, 3);
+    ck_assert(s && f && p);
+    dp_sim_set_converge(s, 1);
+    const int inc[3] = {0, 1, 0}, cand[3] = {0, 1, 2};
+    ck_assert_int_eq(dp_sim_prefix_set(s, p, inc, NULL, &err), DP_OK);
+    ck_assert(p->makespan == INFINITY);
+    double cost;
+    int exceeded;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, cand, INFINITY, &cost, &exceeded, &err), DP_OK);
+    ck_assert(exceeded == 0 && cost == INFINITY);
+    ck_assert_int_eq(dp_sim_delta_commit(s, p, cand, &err), DP_OK);
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(f, cand, &r, &err), DP_OK);
+    for (int v = 0; v < 3; v++)
+        ck_assert_msg(p->start[v] == r.op_start[v] && p->end[v] == r.op_end[v] && p->ready[v] == r.op_ready[v] &&
+                          p->dev[v] == cand[v],
+                      "op %d: incumbent %g %g %g, full %g %g %g", v, p->ready[v], p->start[v], p->end[v],
+                      r.op_ready[v], r.op_start[v], r.op_end[v]);
+    ck_assert(p->makespan == r.makespan && r.makespan == INFINITY);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(f);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(bounded_infinite_time)
 {
     /* an event at an infinite time is past any finite bound: the run exceeds it (it held cost 1,
@@ -1547,6 +1595,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, op_order_delta);
     tcase_add_test(t, prefix_infinite_transfer);
+    tcase_add_test(t, converge_at_infinity);
     tcase_add_test(t, early_reject_hand_computed);
     tcase_add_test(t, early_reject_wide_range);
     tcase_add_loop_test(t, op_order_infinite_events, 0, 2);
