@@ -510,19 +510,37 @@ START_TEST(early_reject_wide_range)
 }
 END_TEST
 
+/* a graph made by hand: n ops, op i of time[i] (1 when time is NULL), and the m edges e[k] =
+ * {producer, consumer, data} */
+static dp_graph *hand_dag(int n, const double *time, const int (*e)[3], int m)
+{
+    dp_graph_builder *gb = dp_graph_builder_alloc("hand", "hand", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < n; i++) dp_graph_builder_add_op(gb, NULL, NULL, time ? time[i] : 1, 0);
+    for (int k = 0; k < m; k++) dp_graph_builder_add_edge(gb, e[k][0], e[k][1], e[k][2]);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(gb, &err);
+    dp_graph_builder_free(gb);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+/* p's schedule of its n ops is the full run r's, bit for bit */
+static void assert_prefix_is_run(const dp_sim_prefix *p, const dp_sim_result *r, int n)
+{
+    for (int v = 0; v < n; v++)
+        ck_assert_msg(p->start[v] == r->op_start[v] && p->end[v] == r->op_end[v] && p->ready[v] == r->op_ready[v],
+                      "op %d: prefix %g %g %g, full %g %g %g", v, p->start[v], p->end[v], p->ready[v], r->op_start[v],
+                      r->op_end[v], r->op_ready[v]);
+    ck_assert(p->makespan == r->makespan);
+}
+
 START_TEST(prefix_infinite_transfer)
 {
     /* a prefix addition whose op is READY at INFINITY (an infinite transfer, in a cost table made
      * by hand) runs from time 0: resumed at INFINITY, the commit failed an assertion (found by a
      * review's fuzzer); the prefix's schedule is then the full run's */
-    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
-    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
-    dp_graph_builder_add_edge(gb, 0, 1, 1);
-    dp_graph_builder_add_edge(gb, 1, 2, 0);
+    dp_graph *g = hand_dag(3, NULL, (const int[][3]){{0, 1, 1}, {1, 2, 0}}, 2);
     dp_error err;
-    dp_graph *g = dp_graph_builder_finish(gb, &err);
-    dp_graph_builder_free(gb);
-    ck_assert_msg(g != NULL, "%s", err.msg);
     dp_cost *c = dp_cost_graph(g, 2, &err);
     ck_assert(c != NULL);
     c->edge_data[0] = INFINITY; /* graphs refuse it; cost tables made by hand may hold it */
@@ -538,11 +556,8 @@ START_TEST(prefix_infinite_transfer)
     }
     dp_sim_result r;
     ck_assert_int_eq(dp_sim_run(f, full, &r, &err), DP_OK);
-    for (int v = 0; v < 3; v++)
-        ck_assert_msg(p->start[v] == r.op_start[v] && p->end[v] == r.op_end[v] && p->ready[v] == r.op_ready[v],
-                      "op %d: prefix %g %g %g, full %g %g %g", v, p->start[v], p->end[v], p->ready[v], r.op_start[v],
-                      r.op_end[v], r.op_ready[v]);
-    ck_assert(p->makespan == r.makespan && r.makespan == INFINITY);
+    assert_prefix_is_run(p, &r, 3);
+    ck_assert(r.makespan == INFINITY);
     dp_sim_prefix_free(p);
     dp_sim_free(s);
     dp_sim_free(f);
@@ -561,13 +576,8 @@ START_TEST(converge_at_infinity)
      * assertion (found by a review's differential driver). The incumbent's schedule after the
      * commit is the full run's. Ops: 0 (infinite time) on device 0, 1 after it on device 1, 2 a
      * source moved from device 0 to device 2 (the run starts from time 0). */
-    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
-    for (int i = 0; i < 3; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
-    dp_graph_builder_add_edge(gb, 0, 1, 1);
+    dp_graph *g = hand_dag(3, NULL, (const int[][3]){{0, 1, 1}}, 1);
     dp_error err;
-    dp_graph *g = dp_graph_builder_finish(gb, &err);
-    dp_graph_builder_free(gb);
-    ck_assert_msg(g != NULL, "%s", err.msg);
     dp_cost *c = dp_cost_graph(g, 3, &err);
     ck_assert(c != NULL);
     for (int d = 0; d < 3; d++) c->op_time[0 * 3 + d] = INFINITY; /* graphs refuse it */
@@ -585,12 +595,9 @@ START_TEST(converge_at_infinity)
     ck_assert_int_eq(dp_sim_delta_commit(s, p, cand, &err), DP_OK);
     dp_sim_result r;
     ck_assert_int_eq(dp_sim_run(f, cand, &r, &err), DP_OK);
-    for (int v = 0; v < 3; v++)
-        ck_assert_msg(p->start[v] == r.op_start[v] && p->end[v] == r.op_end[v] && p->ready[v] == r.op_ready[v] &&
-                          p->dev[v] == cand[v],
-                      "op %d: incumbent %g %g %g, full %g %g %g", v, p->ready[v], p->start[v], p->end[v],
-                      r.op_ready[v], r.op_start[v], r.op_end[v]);
-    ck_assert(p->makespan == r.makespan && r.makespan == INFINITY);
+    assert_prefix_is_run(p, &r, 3);
+    for (int v = 0; v < 3; v++) ck_assert_int_eq(p->dev[v], cand[v]);
+    ck_assert(r.makespan == INFINITY);
     dp_sim_prefix_free(p);
     dp_sim_free(s);
     dp_sim_free(f);
@@ -604,14 +611,8 @@ START_TEST(bounded_infinite_time)
     /* an event at an infinite time is past any finite bound: the run exceeds it (it held cost 1,
      * not exceeded, in both the op-order run and the event loop: the verdict was read from an
      * INFINITY sentinel) */
-    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
-    dp_graph_builder_add_op(gb, NULL, NULL, 1, 0);
-    dp_graph_builder_add_op(gb, NULL, NULL, 2, 0);
-    dp_graph_builder_add_edge(gb, 0, 1, 0);
+    dp_graph *g = hand_dag(2, (const double[]){1, 2}, (const int[][3]){{0, 1, 0}}, 1);
     dp_error err;
-    dp_graph *g = dp_graph_builder_finish(gb, &err);
-    dp_graph_builder_free(gb);
-    ck_assert_msg(g != NULL, "%s", err.msg);
     dp_cost *c = dp_cost_graph(g, 1, &err);
     ck_assert(c != NULL);
     c->op_time[1] = INFINITY; /* graphs refuse it; cost tables made by hand may hold it */
@@ -644,20 +645,9 @@ START_TEST(op_order_infinite_events)
      * copy from op 4 arrives at infinity. Device 0: ops 0, 1, 2, 4; device 1: ops 5 (a source
      * when _i == 0) and 3. Every op's times, op order on and off, unbounded and bounded, bit for
      * bit, and which runs the op-order run kept. */
-    dp_graph_builder *gb = dp_graph_builder_alloc("inf", "inf", DP_GRAPH_COST_TIME);
-    for (int i = 0; i < 6; i++) dp_graph_builder_add_op(gb, NULL, NULL, 1 + i, 0);
-    dp_graph_builder_add_edge(gb, 0, 1, 1);
-    dp_graph_builder_add_edge(gb, 0, 2, 1);
-    dp_graph_builder_add_edge(gb, 2, 3, 1);
-    dp_graph_builder_add_edge(gb, 1, 4, 1);
-    if (_i) {
-        dp_graph_builder_add_edge(gb, 1, 5, 1);
-        dp_graph_builder_add_edge(gb, 4, 5, 1);
-    }
+    const int edges[][3] = {{0, 1, 1}, {0, 2, 1}, {2, 3, 1}, {1, 4, 1}, {1, 5, 1}, {4, 5, 1}};
+    dp_graph *g = hand_dag(6, (const double[]){1, 2, 3, 4, 5, 6}, edges, _i ? 6 : 4);
     dp_error err;
-    dp_graph *g = dp_graph_builder_finish(gb, &err);
-    dp_graph_builder_free(gb);
-    ck_assert_msg(g != NULL, "%s", err.msg);
     dp_cost *c = dp_cost_graph(g, 2, &err);
     ck_assert(c != NULL);
     /* graphs refuse these; cost tables made by hand may hold them */
