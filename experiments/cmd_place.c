@@ -137,7 +137,7 @@ static void place_usage(FILE *f, const char *cmd)
                "                       the training ended with (train prints both stages' figures)\n"
                "  --proposals FILE     anneal, local, --refine: an improvement checkpoint (train --method improve)\n"
                "                       whose policy proposes half the moves (the other half uniform)\n"
-               "  --samples K          for --method doppler, placeto, gdp: best of K sampled placements\n"
+               "  --samples K          for --method doppler, placeto, gdp: best of greedy and K sampled placements\n"
                "                       (default: greedy);\n"
                "                       random: the best of K random placements (random search, K simulations)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"

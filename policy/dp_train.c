@@ -718,15 +718,15 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     double ms;
     int rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, agree, err);
     if (rc != DP_OK) return rc;
-    if (samples <= 0) {
-        memcpy(assignment, tr->env->assignment, (size_t)tr->n * sizeof(int));
-        *makespan = ms;
-        return DP_OK;
-    }
+    /* the greedy placement, simulated already, is the first candidate: best of K is never
+     * worse than greedy (it kept the samples' best only until 2026-12-06) */
+    memcpy(assignment, tr->env->assignment, (size_t)tr->n * sizeof(int));
+    *makespan = ms;
+    if (samples <= 0) return DP_OK;
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r) return dp_error_set(err, DP_ENOMEM, "out of memory");
     gsl_rng_set(r, (unsigned long)seed);
-    double best = INFINITY;
+    double best = ms;
     for (int s = 0; s < samples; s++) {
         rc = dp_train_rollout(tr, DP_TRAIN_MODE_SAMPLE, 0, r, &ms, NULL, err);
         if (rc != DP_OK) break;

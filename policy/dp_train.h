@@ -336,8 +336,9 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
 void dp_train_set_greedy_heap(dp_train *tr, int on);
 
 /* One episode with the current parameters and no learning: greedy (samples 0: argmax choices)
- * or sampled from the policies (samples > 0: the best of that many, drawn from a generator
- * seeded with seed). Fills assignment (n_ops) and *makespan (raw unit); agree (2 values, may
+ * or sampled (samples > 0: the best of the greedy placement and that many placements sampled
+ * from the policies, drawn from a generator seeded with seed; the earliest of equal makespans,
+ * so never worse than greedy: 1 + samples simulations). Fills assignment (n_ops) and *makespan (raw unit); agree (2 values, may
  * be NULL) gets the fraction of SEL and PLC steps of the (first) rollout that match the
  * critical-path heuristic's choices. */
 int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, double *makespan, double *agree,

@@ -492,7 +492,8 @@ class Engine(_NoCopy):
         simulate the placement; returns a Placement. Options, as the command's:
 
           seed (int, default 1), device (for "single"), checkpoint (a trained policy file, for
-          doppler, placeto, gdp), samples (best of K sampled placements: learned methods, and random: random search),
+          doppler, placeto, gdp), samples (learned methods: the best of the greedy placement and
+          K sampled ones; random: random search, the best of K),
           budget (simulations for anneal, local and improve, nodes for exact, training episodes for
           placeto and gdp without a checkpoint), config (the method's JSON config: a path, or a
           dict written to a temporary file), refine ("anneal" or "local": search at inference,
