@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "dp_place.h"
 #include "dp_train.h"
+#include "dp_h5io.h"
 #include "dp_improve.h"
 #include "dp_json.h"
 #include "exec_cli.h"
@@ -265,7 +266,9 @@ static void train_usage(FILE *f)
                "                       learns the graphs --coarsen shows it; --coarsen-rule packed|chains\n"
                "  --checkpoint FILE    checkpoint file, written every checkpoint_every episodes and at the end\n"
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
-               "  --resume             continue the run of --checkpoint exactly where it stopped\n"
+               "  --resume             continue the run of --checkpoint exactly where it stopped, with\n"
+               "                       the run's config (the checkpoint's; --config, --seed, --coarsen\n"
+               "                       that say otherwise are refused; --episodes may change the count)\n"
                "  --force              start a new run even where --checkpoint or --trajectory exist\n"
                "                       (replacing them)\n"
                "  --quiet              no progress on stderr\n"
@@ -367,6 +370,44 @@ static void print_score(const char *label, double score, long episode, long sims
  * constructive episodes of dp_train): the same graph sets, test-set refusal, validation graphs,
  * Adam, checkpoint and trajectory writers, resume. Returns the exit status. */
 
+/* The first key, as a dotted path, whose value differs between the JSON objects a and b (a's
+ * keys in a's order, then b's keys a lacks), into out; 0 when they are equal. What a resumed run
+ * refuses by name (--resume continues with the checkpoint's config). */
+static int json_first_difference(json_t *a, json_t *b, const char *prefix, char *out, size_t cap)
+{
+    const char *k;
+    json_t *va, *vb;
+    json_object_foreach(a, k, va) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", k);
+        vb = json_object_get(b, k);
+        if (json_is_object(va) && json_is_object(vb)) {
+            if (json_first_difference(va, vb, path, out, cap)) return 1;
+        } else if (!vb || !json_equal(va, vb)) {
+            snprintf(out, cap, "%s", path);
+            return 1;
+        }
+    }
+    json_object_foreach(b, k, vb) {
+        if (json_object_get(a, k)) continue;
+        snprintf(out, cap, "%s%s%s", prefix, *prefix ? "." : "", k);
+        return 1;
+    }
+    return 0;
+}
+
+/* json_first_difference of two configs given as JSON text (the key into out; "" when either does
+ * not parse, which cannot happen for the writers' own text) */
+static int config_first_difference(const char *a, const char *b, char *out, size_t cap)
+{
+    json_t *ja = a ? json_loads(a, 0, NULL) : NULL, *jb = b ? json_loads(b, 0, NULL) : NULL;
+    out[0] = 0;
+    const int d = ja && jb ? json_first_difference(ja, jb, "", out, cap) : 0;
+    json_decref(ja);
+    json_decref(jb);
+    return d;
+}
+
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
@@ -387,18 +428,16 @@ static int train_improve(const char *graph, const char *format, const char *grap
         dp_improve_config run;
         if (dp_improve_config_from_checkpoint(&run, ckpt, &err) != DP_OK) return dp_cli_fail(&err);
         if (config || have_seed) {
-            cfg.episodes = run.episodes;
-            char *a = dp_improve_config_to_json(&run), *b = dp_improve_config_to_json(&cfg);
-            json_t *ja = a ? json_loads(a, 0, NULL) : NULL, *jb = b ? json_loads(b, 0, NULL) : NULL;
-            char key[80] = "";
-            if (ja && jb && json_integer_value(json_object_get(ja, "seed")) != json_integer_value(json_object_get(jb, "seed")))
-                snprintf(key, sizeof key, "seed");
-            const char *k;
-            json_t *v;
-            json_object_foreach(json_object_get(ja, "improve"), k, v)
-                if (!key[0] && !json_equal(v, json_object_get(json_object_get(jb, "improve"), k))) snprintf(key, sizeof key, "improve.%s", k);
-            free(a); free(b); json_decref(ja); json_decref(jb);
-            if (key[0])
+            /* what the command line says: the keys the config file sets, then --seed */
+            dp_improve_config want = run;
+            if (config && dp_improve_config_load(&want, config, &err) != DP_OK) return dp_cli_fail(&err);
+            if (have_seed) want.seed = seed;
+            want.episodes = run.episodes;
+            char *a = dp_improve_config_to_json(&run), *b = dp_improve_config_to_json(&want), key[256];
+            const int differs = config_first_difference(a, b, key, sizeof key);
+            free(a);
+            free(b);
+            if (differs)
                 return dp_cli_usage_error("train", "--resume continues the run of %s with the checkpoint's config, and %s gives "
                                           "another \"%s\"", ckpt, have_seed && strcmp(key, "seed") == 0 ? "--seed" : config, key);
         }
@@ -734,6 +773,60 @@ static int train_main(int argc, char **argv)
     if (coarsen) cfg.coarsen = coarsen;
     if (coarsen_rule_set) cfg.coarsen_rule = (int)coarsen_rule;
     if (coarsen_rule_set && !cfg.coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
+    if (resume && ckpt) {
+        /* the run continues with its own config, the checkpoint's (its "config" attribute): a
+         * --config, --seed, --method or --coarsen that says otherwise is refused naming the key;
+         * --episodes may change every stage's count (the run's own is in its config, below).
+         * Until 2026-12-06 a resumed run took the command line's config: another lr or seed was
+         * used silently, and a run of --episodes N went on with the config's count */
+        char *text = NULL;
+        if (dp_h5io_ckpt_read_config(ckpt, &text, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        dp_train_config run;
+        dp_train_config_default(&run);
+        run.method = DP_AGENT_DOPPLER; /* a checkpoint's config without "method" is DOPPLER's */
+        const int rc = dp_train_config_from_json_text(&run, text, &err);
+        free(text);
+        if (rc != DP_OK) {
+            dp_error_prefix(&err, "%s", ckpt);
+            return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+        }
+        if (config || have_seed || method >= 0 || coarsen || coarsen_rule_set) {
+            /* what the command line says: the keys the config file sets, then the options */
+            dp_train_config want = run;
+            if (config && dp_train_config_load(&want, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+            if (have_seed) want.seed = seed;
+            if (method >= 0) want.method = method;
+            if (coarsen) want.coarsen = coarsen;
+            if (coarsen_rule_set) want.coarsen_rule = (int)coarsen_rule;
+            for (int k = 0; k < DP_TRAIN_N_STAGES; k++) want.stage[k].episodes = run.stage[k].episodes;
+            char *a = dp_train_config_to_json(&run), *b = dp_train_config_to_json(&want), key[256];
+            const int differs = config_first_difference(a, b, key, sizeof key);
+            free(a);
+            free(b);
+            if (differs && strncmp(key, "coarsen", 7) == 0) {
+                char ta[64], tb[64];
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s: the run trained with %s, this one has %s: "
+                                                                     "resume it with the run's grouping (or none)", ckpt,
+                                                                     dp_coarse_options_text(run.coarsen, (dp_coarse_rule)run.coarsen_rule, ta, sizeof ta),
+                                                                     dp_coarse_options_text(want.coarsen, (dp_coarse_rule)want.coarsen_rule, tb, sizeof tb)));
+            }
+            if (differs) {
+                const char *by = have_seed && strcmp(key, "seed") == 0      ? "--seed"
+                                 : method >= 0 && strcmp(key, "method") == 0 ? "--method"
+                                 : config                                    ? config
+                                                                             : "the command line";
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume continues the run of %s with the "
+                                                                     "checkpoint's config, and %s gives another \"%s\"",
+                                                                     ckpt, by, key));
+            }
+        }
+        cfg = run;
+        if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
+    }
+    /* --episodes N is every stage's count, recorded in the checkpoint's config: a resumed run goes on
+     * to the same N without being told again */
+    if (episodes > 0)
+        for (int k = 0; k < DP_TRAIN_N_STAGES; k++) cfg.stage[k].episodes = episodes;
     coarsen = cfg.coarsen;
     coarsen_rule = (dp_coarse_rule)cfg.coarsen_rule;
     if (coarsen && (stage == DP_TRAIN_STAGE_REAL || x_scale > 0 || x_target > 0))

@@ -170,11 +170,18 @@ awk -v a="$(num makespan "$tmp/pr.json")" -v b="$ms4" 'BEGIN { exit !(a <= b) }'
     fail "random search on groups: best of 8 $(num makespan "$tmp/pr.json") worse than best of 4 $ms4"
 echo "ok: random search on groups ranks by the machine's makespan (best of 4 $ms4, of 8 $(num makespan "$tmp/pr.json"))"
 
-# the checkpoint records the grouping (config "coarsen", "coarsen_rule"): a resume without it, or
-# with another, is refused naming --coarsen; place notes a placement grouped otherwise
+# the checkpoint records the grouping (config "coarsen", "coarsen_rule"): a resume with another is
+# refused naming --coarsen, one without it groups as the run did (it was refused before
+# 2026-12-06, when a resumed run took the command line's config); place notes a placement grouped
+# otherwise
 "$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen 16 --coarsen-rule chains --stage il --episodes 2 --quiet \
     --checkpoint "$tmp/rc.h5" > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --coarsen 16 --coarsen-rule chains"; }
-for other in "" "--coarsen 8 --coarsen-rule chains" "--coarsen 16"; do
+cp "$tmp/rc.h5" "$tmp/rc0.h5"
+"$bin" train --graph "$tmp/l1.json" --devices 4 --stage il --episodes 3 --quiet --checkpoint "$tmp/rc0.h5" --resume --json \
+    > "$tmp/rc0.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "resume without --coarsen"; }
+grep -q '"coarsen":{"max_group":16,"rule":"chains"' "$tmp/rc0.json" ||
+    fail "a resume without --coarsen did not group as the run did: $(cat "$tmp/rc0.json")"
+for other in "--coarsen 8 --coarsen-rule chains" "--coarsen 16 --coarsen-rule packed"; do
     # shellcheck disable=SC2086
     if "$bin" train --graph "$tmp/l1.json" --devices 4 $other --stage il --episodes 4 --quiet --checkpoint "$tmp/rc.h5" --resume \
         > /dev/null 2> "$tmp/err"; then fail "resumed with '$other' a run of --coarsen 16 --coarsen-rule chains"; fi

@@ -117,7 +117,9 @@ wait $pid 2>/dev/null
 [ -f "$tmp/b.h5" ] || fail "the killed run wrote no checkpoint"
 done_at=$(h5dump -a /episode "$tmp/b.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
 [ -n "$done_at" ] && [ "$done_at" -lt $n ] || { echo "run finished before the kill ($done_at): cannot test resume"; exit 77; }
-"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes $n --checkpoint "$tmp/b.h5" \
+# resumed without --episodes: the run's count is in its checkpoint (until 2026-12-06 the resumed
+# run took the config's count instead, and its parameters differed)
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --checkpoint "$tmp/b.h5" \
     --trajectory "$tmp/b.traj.h5" --resume --quiet > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "resume"; }
 h5diff "$tmp/a.h5" "$tmp/b.h5" /sel /sel > /dev/null || fail "resumed SEL parameters differ (killed at $done_at)"
 h5diff "$tmp/a.h5" "$tmp/b.h5" /plc /plc > /dev/null || fail "resumed PLC parameters differ"
@@ -141,6 +143,27 @@ EOF
 grep -q '"makespan"' "$tmp/more.out" || fail "the resumed run's result: $(cat "$tmp/more.out")"
 [ "$(h5dump -a /episode "$tmp/more.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')" = 12 ] ||
     fail "the resumed run did not reach episode 12: $(h5dump -a /episode "$tmp/more.h5" 2>&1 | tail -3)"
+# a resumed run continues with the checkpoint's config: another seed or config value is refused
+# by name, exit 2, the checkpoint untouched (until 2026-12-06 both were used silently)
+# --episodes is recorded in the checkpoint's config: resumed without it, the finished 12-episode
+# run stays finished (it ran the config's 2,000 episodes more before 2026-12-06)
+"$bin" train --graph "$graph" --config "$tmp/more.json" --stage sim --checkpoint "$tmp/more.h5" --resume --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "a finished run resumed without --episodes"; }
+[ "$(h5dump -a /episode "$tmp/more.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')" = 12 ] ||
+    fail "resumed without --episodes, the 12-episode run went on to $(h5dump -a /episode "$tmp/more.h5" 2>&1 | sed -n 's/.*(0): //p')"
+cp "$tmp/more.h5" "$tmp/more0.h5"
+"$bin" train --graph "$graph" --config "$tmp/more.json" --stage sim --checkpoint "$tmp/more.h5" --resume --seed 4 \
+    > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'gives another "seed"' "$tmp/err" || { cat "$tmp/err"; fail "--resume --seed 4 on a seed-3 run: exit $rc"; }
+sed 's/"batch": 8/"batch": 8, "lr": 0.5/' "$tmp/more.json" > "$tmp/more-lr.json"
+"$bin" train --graph "$graph" --config "$tmp/more-lr.json" --stage sim --checkpoint "$tmp/more.h5" --resume \
+    > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q 'more-lr.json gives another "stages.sim.lr"' "$tmp/err" || { cat "$tmp/err"; fail "--resume with another lr: exit $rc"; }
+cmp -s "$tmp/more.h5" "$tmp/more0.h5" || fail "a refused resume changed the checkpoint"
+# without --config the run's own config is used (the defaults' network would not fit it)
+"$bin" train --graph "$graph" --stage sim --checkpoint "$tmp/more.h5" --resume --episodes 16 --quiet > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "--resume without --config"; }
+[ "$(h5dump -a /episode "$tmp/more.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')" = 16 ] || fail "resumed to 16 episodes"
 # demonstrations (expert iteration): the search's placement of each training graph offered to the
 # self-imitation buffer at the stage's start, its simulations counted (budget + 1 replay)
 cat > "$tmp/nodemo.json" <<EOF
