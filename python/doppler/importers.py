@@ -47,6 +47,7 @@ import json
 import math
 import operator
 import os
+import stat
 import sys
 import tempfile
 
@@ -626,6 +627,9 @@ def onnx_to_doc(path, dims=None, name=None):
         model = onnx.load(path)
     except Exception as e:  # protobuf's DecodeError and friends
         raise ValueError("%s: not an ONNX model (%s)" % (path, e)) from e
+    if len(model.graph.node) == 0:
+        # an empty file parses as an empty model (protobuf's defaults): it wrote a graph of 0 ops
+        raise ValueError("%s: not an ONNX model, or one without nodes (an empty graph)" % path)
     try:
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:
@@ -735,17 +739,35 @@ def onnx_to_doc(path, dims=None, name=None):
 # ---- writing and reading back ----
 
 def _write_json(doc, path):
-    """Write doc to path atomically (a temporary file in the same folder, renamed)."""
-    d = os.path.dirname(os.path.abspath(path))
+    """Write doc to path atomically (a temporary file in the same folder, renamed over the file a
+    symbolic link names), as the library's writers do: a character device or FIFO (/dev/null, a
+    pipe) is written in place, never replaced (until 2026-12-06 the rename replaced it: as root,
+    --out /dev/full left a JSON file there); a directory or other special file is refused."""
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise OSError("%s: cannot write: %s" % (path, e.strerror)) from e
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            with open(target, "w") as f:
+                json.dump(doc, f, separators=(",", ":"))
+                f.write("\n")
+            return
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise ValueError("%s: is %s: doppler writes regular files (or, in place, character devices and FIFOs)" % (path, kind))
+    d = os.path.dirname(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".doppler-import-", suffix=".json", dir=d)
     except OSError as e:
-        raise OSError(e.errno, "%s: cannot write: %s" % (path, e.strerror)) from e
+        raise OSError("%s: cannot write: %s" % (path, e.strerror)) from e
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, separators=(",", ":"))
             f.write("\n")
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -802,6 +824,8 @@ def main(argv=None):
         else:
             if a.training or a.input_shape:
                 p.error("--training and --input-shape apply to torchvision models; an ONNX file has its own")
+            if os.path.isdir(a.model):
+                raise ValueError("%s: is a directory, not an ONNX file" % a.model)
             if not os.path.isfile(a.model):
                 raise ValueError("%s: no such file" % a.model)
             doc = onnx_to_doc(a.model, dict(a.dim), a.name)

@@ -404,7 +404,29 @@ def test_onnx_errors_name_the_file_and_write_nothing(torch, tmp_path):
     rc, _, err = run_cli("graph", "import", dyn, check=False)
     assert rc == 2 and "--out" in err
     rc, _, err = run_cli("graph", "import", dyn, "--dim", "batch=2", "--out", tmp_path / "no" / "g.json", check=False)
-    assert rc == 1 and "no/g.json: cannot write: No such file or directory" in err
+    assert rc == 1 and "no/g.json: cannot write: No such file or directory" in err and "[Errno" not in err
+    assert list(tmp_path.glob(".doppler-import-*")) == []
+    # an empty file parses as an empty ONNX model: it wrote a graph of 0 ops, exit 0 (2026-12-06)
+    empty = tmp_path / "empty.onnx"
+    empty.write_bytes(b"")
+    rc, _, err = run_cli("graph", "import", empty, "--out", out2, check=False)
+    assert rc == 1 and "empty.onnx: not an ONNX model, or one without nodes" in err and not out2.exists()
+    rc, _, err = run_cli("graph", "import", tmp_path, "--out", out2, check=False)
+    assert rc == 1 and "is a directory, not an ONNX file" in err and not out2.exists()
+    # a directory as the output is refused by name; a FIFO is written in place, not replaced (the
+    # rename replaced any special file: as root, --out /dev/full left a JSON file there)
+    rc, _, err = run_cli("graph", "import", dyn, "--dim", "batch=2", "--out", tmp_path, check=False)
+    assert rc == 1 and "is a directory: doppler writes regular files" in err
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    import stat
+    import threading
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    run_cli("graph", "import", dyn, "--dim", "batch=2", "--out", fifo)
+    reader.join(60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and json.loads(got[0])["ops"][1]["flops"] == 2 * 1024 * 27 + 1024
     assert list(tmp_path.glob(".doppler-import-*")) == []
 
 
