@@ -1,6 +1,7 @@
 /* doppler: the command. Subcommands live in cmd_*.c; this file only dispatches. */
 #include "commands.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,6 +28,19 @@ static void usage(FILE *f)
     fprintf(f, "\nRun 'doppler COMMAND --help' for the options of one command.\n");
 }
 
+/* The command's exit status, or 1 when what it printed did not all reach standard output (a full
+ * disk, /dev/full): a script that runs `doppler place --json > out.json` must not get an empty
+ * file and status 0 (coreutils' close_stdout; until 2026-12-06 such a write failed silently) */
+static int finish(int status)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "doppler: write failed: standard output: %s\n", strerror(errno ? errno : EIO));
+        return status ? status : 1;
+    }
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -35,14 +49,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
         usage(stdout);
-        return 0;
+        return finish(0);
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("doppler %s\n", PACKAGE_VERSION);
-        return 0;
+        return finish(0);
     }
     for (const dp_command *c = commands; c->name; c++)
-        if (strcmp(argv[1], c->name) == 0) return c->fn(argc - 1, argv + 1);
+        if (strcmp(argv[1], c->name) == 0) return finish(c->fn(argc - 1, argv + 1));
     fprintf(stderr, "doppler: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

@@ -148,6 +148,17 @@ awk 'length > 100 { exit 1 }' "$tmp/out" && ok || bad "doppler --help: lines ove
 "$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null
 expect_rc 0 "simulate --json" "$D" simulate --graph "$top_srcdir/tests/data/sweep-fork.json" --assignment "$tmp/a.json" --json
 grep -q "\"assignment\": *\"$tmp/a.json\"" "$tmp/out" && ! grep -q '"method"' "$tmp/out" && ok || bad "simulate --json: the assignment path under \"assignment\", no \"method\""
+# what a command prints that cannot be written (stdout on a full disk) is an error, exit 1 naming
+# the reason, not an empty file and 0 (every command printed into /dev/full with status 0 before
+# 2026-12-06)
+if [ -w /dev/full ]; then
+    for c in "place --graph $G --method heft --json" "graph info $G" "train --print-config" "--help"; do
+        # shellcheck disable=SC2086
+        "$D" $c > /dev/full 2> "$tmp/err"; rc=$?
+        [ $rc -eq 1 ] && grep -q 'write failed: standard output: No space left on device' "$tmp/err" && ok ||
+            bad "$c > /dev/full: exit $rc, $(cat "$tmp/err")"
+    done
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
