@@ -1,5 +1,6 @@
 /* doppler place / doppler simulate: compute or read an assignment, simulate it, report. */
 #include "cli.h"
+#include "dp_file.h"
 #include "commands.h"
 #include "dp_coarse.h"
 #include "dp_h5io.h"
@@ -532,6 +533,9 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         }
     }
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
+    if (a.out && a.trace && strcmp(a.out, "-") != 0 && dp_file_same_output(a.out, a.trace))
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--out and --trace name the same file (%s): the trace "
+                                                               "would replace the assignment", a.trace));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));

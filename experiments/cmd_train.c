@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "dp_alloc.h"
 #include "dp_engine.h"
+#include "dp_file.h"
 #include "dp_problem.h"
 #include "dp_gen.h"
 #include "commands.h"
@@ -701,6 +702,9 @@ static int train_main(int argc, char **argv)
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
     ranks_print = !quiet;
+    if (ckpt && traj && dp_file_same_output(ckpt, traj))
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--checkpoint and --trajectory name the same file (%s): "
+                                                             "the checkpoint would replace the trajectory", traj));
     if (!print_cfg && !resume && !force) {
         /* a fresh start would replace a run's files: say so instead */
         const char *outs[2] = {ckpt, traj};

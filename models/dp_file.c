@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -212,6 +213,31 @@ int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *
         return dp_error_set(err, DP_EIO, "%s: is %s, not a regular file: this output is written to a regular file", path,
                             file_kind(st.st_mode));
     return check_folder(path, target, 0, err);
+}
+
+/* path's folder, resolved (realpath), and its last component, into out: "" when the folder
+ * cannot be resolved */
+static void canonical_name(const char *path, char *out, size_t cap)
+{
+    char dir[4096], real[PATH_MAX];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    else snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    if (!realpath(dir, real) || snprintf(out, cap, "%s/%s", real, base) >= (int)cap) out[0] = '\0';
+}
+
+int dp_file_same_output(const char *a, const char *b)
+{
+    char ta[4096], tb[4096];
+    if (write_target(a, ta, sizeof ta) != 0 || write_target(b, tb, sizeof tb) != 0) return strcmp(a, b) == 0;
+    struct stat sa, sb;
+    const int ea = stat(ta, &sa) == 0, eb = stat(tb, &sb) == 0;
+    if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ea != eb) return 0;
+    char ca[8192], cb[8192];
+    canonical_name(ta, ca, sizeof ca);
+    canonical_name(tb, cb, sizeof cb);
+    return ca[0] ? strcmp(ca, cb) == 0 : strcmp(ta, tb) == 0;
 }
 
 FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_error *err)

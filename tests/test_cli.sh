@@ -148,6 +148,9 @@ awk 'length > 100 { exit 1 }' "$tmp/out" && ok || bad "doppler --help: lines ove
 "$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null
 expect_rc 0 "simulate --json" "$D" simulate --graph "$top_srcdir/tests/data/sweep-fork.json" --assignment "$tmp/a.json" --json
 grep -q "\"assignment\": *\"$tmp/a.json\"" "$tmp/out" && ! grep -q '"method"' "$tmp/out" && ok || bad "simulate --json: the assignment path under \"assignment\", no \"method\""
+# --out and --trace naming one file: the trace replaced the assignment
+expect_rc 2 "place --out X --trace X" "$D" place --graph "$G" --method cp --out "$tmp/o.json" --trace "$tmp/./o.json"
+grep -q -- '--out and --trace name the same file' "$tmp/err" && ok || bad "place --out X --trace X: $(cat "$tmp/err")"
 # what a command prints that cannot be written (stdout on a full disk) is an error, exit 1 naming
 # the reason, not an empty file and 0 (every command printed into /dev/full with status 0 before
 # 2026-12-06)

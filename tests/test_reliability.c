@@ -174,6 +174,41 @@ START_TEST(threads_write_same_path)
 }
 END_TEST
 
+/* dp_file_same_output: two outputs of one command that land in one file (train --checkpoint and
+ * --trajectory, place --out and --trace: the second replaced the first) */
+START_TEST(same_output_paths)
+{
+    char dir[] = "/tmp/dp_rel_same_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char a[256], a2[256], b[256], link[256], sub[256], via[256];
+    snprintf(a, sizeof a, "%s/a.h5", dir);
+    snprintf(a2, sizeof a2, "%s/./a.h5", dir);
+    snprintf(b, sizeof b, "%s/b.h5", dir);
+    snprintf(link, sizeof link, "%s/l.h5", dir);
+    snprintf(sub, sizeof sub, "%s/s", dir);
+    snprintf(via, sizeof via, "%s/s/../a.h5", dir);
+    ck_assert_int_eq(mkdir(sub, 0700), 0);
+    /* neither there yet: by folder and name */
+    ck_assert_int_eq(dp_file_same_output(a, a2), 1);
+    ck_assert_int_eq(dp_file_same_output(a, via), 1);
+    ck_assert_int_eq(dp_file_same_output(a, b), 0);
+    /* a link to a file not there yet names where it will be */
+    ck_assert_int_eq(symlink("a.h5", link), 0);
+    ck_assert_int_eq(dp_file_same_output(link, a), 1);
+    ck_assert_int_eq(dp_file_same_output(link, b), 0);
+    /* there: by device and inode */
+    FILE *f = fopen(a, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(dp_file_same_output(link, a2), 1);
+    ck_assert_int_eq(dp_file_same_output(a, b), 0);
+    unlink(link);
+    unlink(a);
+    rmdir(sub);
+    rmdir(dir);
+}
+END_TEST
+
 /* Op strings must be valid UTF-8, or the native JSON writer would drop them (found by
  * fuzz_graph_dot: a Latin-1 node name came back from a JSON round trip as "op1"). */
 START_TEST(op_strings_utf8)
@@ -505,6 +540,7 @@ int main(void)
     tcase_add_test(t, memory_limit_refuses_before_allocating);
     tcase_add_test(t, killed_writer_leaves_old_file);
     tcase_add_test(t, threads_write_same_path);
+    tcase_add_test(t, same_output_paths);
     tcase_add_test(t, op_strings_utf8);
     tcase_add_test(t, results_csv_good_len);
     tcase_add_test(t, sweep_expansion_limit);

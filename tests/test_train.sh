@@ -67,6 +67,11 @@ for s in 1 5 7; do
     [ "$(jnum simulations "$tmp/s.json")" = 6 ] || fail "--samples 5: 1 + 5 simulations, got $(jnum simulations "$tmp/s.json")"
 done
 "$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
+# one file for the checkpoint and the trajectory: the checkpoint replaced the trajectory (exit 0)
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 --checkpoint "$tmp/same.h5" \
+    --trajectory "$tmp/./same.h5" > /dev/null 2> "$tmp/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--checkpoint and --trajectory name the same file' "$tmp/err" && [ ! -e "$tmp/same.h5" ] ||
+    fail "--checkpoint and --trajectory one file: exit $rc, $(cat "$tmp/err")"
 # a crafted checkpoint (fuzz_checkpoint) on which libhdf5 1.10 spun for ever converting a
 # variable-length string from a damaged global heap: refused unread, at once, naming the file
 # and the attribute (timeout only guards against the hang coming back; 124 is its exit)
