@@ -51,6 +51,14 @@ extern const dp_exec_backend dp_exec_backend_cpu;
 extern const dp_exec_backend dp_exec_backend_cuda;
 #endif
 
+/* The CPU backend's cores: those this process may run on (sched_getaffinity, which taskset and
+ * cpusets narrow), in increasing order, into cores (room for cap); returns their count, at least
+ * 1 (all online cores, 0..n-1, when the mask cannot be read). Device d of the CPU backend runs on
+ * cores[d % count], pinned when count >= the devices (dp_exec_cpu.c); the profiler's background
+ * loops use the same cores (dp_profile.c). Until 2026-12-06 devices were pinned to cores 0..D-1
+ * whatever the process's mask, so `taskset -c 0 doppler validate` ran on core 1 too. */
+int dp_exec_cpu_cores(int *cores, int cap);
+
 /* Shared by backends: the deterministic value of element i for (seed, salt), in [-1, 1). */
 static inline float dp_exec_value(uint64_t seed, uint64_t salt, uint64_t i)
 {

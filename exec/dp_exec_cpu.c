@@ -14,10 +14,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* the most cores a device map holds (CPU_SETSIZE: glibc's cpu_set_t) */
+#define CPU_MAX_CORES CPU_SETSIZE
+
+int dp_exec_cpu_cores(int *cores, int cap)
+{
+    cpu_set_t set;
+    int n = 0;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        for (int i = 0; i < CPU_SETSIZE && n < cap; i++)
+            if (CPU_ISSET(i, &set)) cores[n++] = i;
+    if (n == 0) {
+        long nc = sysconf(_SC_NPROCESSORS_ONLN);
+        for (int i = 0; i < (nc > 0 ? nc : 1) && n < cap; i++) cores[n++] = i;
+    }
+    return n;
+}
+
 typedef struct cpu_ctx {
     int n_devices;
     int pin;     /* pin workers: only when every device gets its own core */
-    int n_cores;
+    int n_cores; /* the process's cores (dp_exec_cpu_cores) */
+    int cores[CPU_MAX_CORES];
 } cpu_ctx;
 
 static int cpu_open(int n_devices, int pin, void **ctx, dp_error *err)
@@ -25,8 +43,7 @@ static int cpu_open(int n_devices, int pin, void **ctx, dp_error *err)
     cpu_ctx *c = dp_alloc_calloc(1, sizeof *c);
     if (!c) return dp_error_set(err, DP_ENOMEM, "cpu backend: out of memory");
     c->n_devices = n_devices;
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    c->n_cores = nc > 0 ? (int)nc : 1;
+    c->n_cores = dp_exec_cpu_cores(c->cores, CPU_MAX_CORES);
     c->pin = pin && c->n_cores >= n_devices;
     /* one sgemm per op on its device's core: OpenBLAS must not start threads of its own, which
      * would run on the other devices' cores */
@@ -47,7 +64,7 @@ static int cpu_bind(void *ctx, int dev, int role)
     if (!c->pin) return DP_OK;
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(dev % c->n_cores, &set);
+    CPU_SET(c->cores[dev % c->n_cores], &set);
     /* a failed pin (restricted cpuset) only costs fidelity, not correctness */
     (void)pthread_setaffinity_np(pthread_self(), sizeof set, &set);
     return DP_OK;

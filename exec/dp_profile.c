@@ -5,6 +5,7 @@
 #include "dp_calib.h"
 #include "dp_costmodel.h"
 #include "dp_exec.h"
+#include "dp_exec_backend.h"
 #include "dp_json.h"
 
 #include <cblas.h>
@@ -433,15 +434,17 @@ static void *background_loop(void *arg)
     return NULL;
 }
 
-/* start a loop on every core but device d's (devices are cores 0..D-1 when pinned) */
+/* start a loop on every core but device d's (device e is core cores[e] when pinned:
+ * dp_exec_cpu_cores) */
 static void background_start(background *bg, int D, int d, int nice, atomic_int *stop)
 {
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores[CPU_SETSIZE];
+    const int nc = dp_exec_cpu_cores(cores, CPU_SETSIZE);
     atomic_store(stop, 0);
     for (int e = 0; e < D; e++) {
         bg[e].started = 0;
         if (e == d || e >= nc) continue;
-        bg[e].core = e;
+        bg[e].core = cores[e];
         bg[e].nice = nice;
         bg[e].stop = stop;
         bg[e].started = pthread_create(&bg[e].th, NULL, background_loop, &bg[e]) == 0;
@@ -534,7 +537,8 @@ static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_opti
 static int itf_peer_busy(dp_profile *p, int D, int d, background *bg, atomic_int *stop, const dp_profile_options *o,
                          dp_error *err)
 {
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores[CPU_SETSIZE];
+    const int nc = dp_exec_cpu_cores(cores, CPU_SETSIZE);
     int peers = 0;
     for (int e = 0; e < D; e++) peers += e != d && e < nc;
     if (peers == 0) return DP_OK;

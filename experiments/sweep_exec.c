@@ -1,5 +1,6 @@
 /* sweep_exec.c: the local process pool, the MPI work queue and the results writer
  * (see sweep_exec.h). */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 #include "dp_alloc.h"
 #include "sweep_exec.h"
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -533,7 +535,12 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     if (rc != DP_OK) return rc;
     rc = collector_open(&c, s, o, sum, err);
     if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
-    int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* default: one a core this process may run on (taskset, cpusets), not one a core online */
+    int jobs = o->jobs;
+    if (jobs <= 0) {
+        cpu_set_t set;
+        jobs = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    }
     if (jobs < 1) jobs = 1;
     if (jobs > c.n_pending) jobs = c.n_pending > 0 ? (int)c.n_pending : 1;
     c.jobs = jobs;

@@ -2,6 +2,7 @@
  * is the matrix product, and equals the single-device run bit for bit), no deadlock on random
  * assignments of random DAGs, no buffer left behind, kernels planned as hand-computed. Checks
  * correctness only, never timing: the machine may be loaded. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_SET */
 #include "dp_exec.h"
 #include "dp_exec_backend.h"
 #include "dp_graph.h"
@@ -9,6 +10,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <sched.h>
 
 /* ChainMM on a 2 x 2 block partition: X = A B C, each matrix n x n cut into four (n/2)^2 blocks.
  * A and B blocks come first, then the block products P = A_ij B_jk and their sums AB_ik, then
@@ -412,11 +414,45 @@ START_TEST(bad_input)
 }
 END_TEST
 
+/* The CPU backend's devices run on the process's cores (sched_getaffinity), not on cores
+ * 0..D-1: under `taskset -c K` every device is core K (its workers were pinned to core 1 as
+ * well, overriding the mask: a new researcher's report) */
+START_TEST(cpu_cores_follow_the_affinity)
+{
+    cpu_set_t old, one;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof old, &old), 0);
+    int all[CPU_SETSIZE];
+    const int n = dp_exec_cpu_cores(all, CPU_SETSIZE);
+    ck_assert_int_eq(n, CPU_COUNT(&old));
+    for (int i = 0; i < n; i++) ck_assert(CPU_ISSET(all[i], &old) && (i == 0 || all[i] > all[i - 1]));
+    /* the last allowed core alone: the list is that core */
+    CPU_ZERO(&one);
+    CPU_SET(all[n - 1], &one);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+    int c[4];
+    const int k = dp_exec_cpu_cores(c, 4);
+    /* a pinned device's worker stays on it (core 0 % cores before, whatever the mask) */
+    void *ctx = NULL;
+    dp_error err;
+    ck_assert_int_eq(dp_exec_backend_cpu.open(1, 1, &ctx, &err), DP_OK);
+    ck_assert_int_eq(dp_exec_backend_cpu.bind(ctx, 0, 0), DP_OK);
+    cpu_set_t now;
+    ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+    dp_exec_backend_cpu.close(ctx);
+    ck_assert_int_eq(sched_setaffinity(0, sizeof old, &old), 0);
+    ck_assert_int_eq(k, 1);
+    ck_assert_int_eq(c[0], all[n - 1]);
+    ck_assert_int_eq(CPU_COUNT(&now), 1);
+    ck_assert(CPU_ISSET(all[n - 1], &now));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("exec");
     TCase *t = tcase_create("exec");
     tcase_set_timeout(t, 120);
+    tcase_add_test(t, cpu_cores_follow_the_affinity);
     tcase_add_test(t, chainmm_is_the_product);
     tcase_add_test(t, chainmm_every_assignment_same_output);
     tcase_add_test(t, random_dags_no_deadlock);
