@@ -264,6 +264,13 @@ int cmd_report(int argc, char **argv)
             }
         }
     }
+    if ((cols || base) && spec.columns && json_array_size(spec.columns) > 0) {
+        /* a table of explicit columns has its own column values and baselines: the options were
+         * ignored without a word */
+        status = dp_cli_usage_error("report", "table '%s' names its own columns: %s does not apply to it", table,
+                                    cols ? "--cols" : "--baselines");
+        goto done;
+    }
     if (rows_opt) dp_report_spec_set_list(&spec.rows, &spec.n_rows, rows_opt);
     if (cols) { free(spec.cols); spec.cols = dp_alloc_strdup(cols); }
     if (metric) { free(spec.metric); spec.metric = dp_alloc_strdup(metric); }

@@ -558,6 +558,7 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
             mean[r] = run_best_known(p, dev);
             json_decref(p);
         }
+        cnt[r] = !isnan(mean[r]); /* one reference value (its n was 0 beside its mean in CSV) */
         any_bk |= !isnan(mean[r]);
     }
     if (any_bk && (rc = table_add_column(t, "best known", 0, 1, mean, sd, cnt)) != DP_OK) goto done;
@@ -578,6 +579,39 @@ done:
     return rc;
 }
 
+/* Whether some run has parameter name ("status": every run): a table grouped or filtered by a
+ * misspelt one was a table of "-" with status 0 */
+static int param_known(const dp_result *rows, long n, const char *name)
+{
+    if (strcmp(name, "status") == 0) return 1;
+    for (long i = 0; i < n; i++) {
+        json_error_t je;
+        json_t *p = json_loads(rows[i].params, 0, &je);
+        const int has = json_object_get(p, name) != NULL;
+        json_decref(p);
+        if (has) return 1;
+    }
+    return 0;
+}
+
+/* DP_EINVAL naming the parameter and what the runs have (the first run's parameters) */
+static int unknown_param(const dp_result *rows, long n, const char *what, const char *name, dp_error *err)
+{
+    char known[1024] = "";
+    json_error_t je;
+    json_t *p = n ? json_loads(rows[0].params, 0, &je) : NULL;
+    const char *k;
+    json_t *v;
+    json_object_foreach(p, k, v) {
+        (void)v;
+        size_t L = strlen(known);
+        snprintf(known + L, sizeof known - L, "%s%s", L ? ", " : "", k);
+    }
+    json_decref(p);
+    return dp_error_set(err, DP_EINVAL, "%s: no run has the parameter \"%s\" (the runs' parameters: %s, status)", what, name,
+                        known[0] ? known : "none");
+}
+
 int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -590,6 +624,29 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         json_t *m = json_object_get(col, "metric");
         if (json_is_string(m) && !metric_known(json_string_value(m)))
             return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
+    }
+    for (int k = 0; k < spec->n_rows; k++)
+        if (!param_known(rows, n, spec->rows[k])) return unknown_param(rows, n, "rows", spec->rows[k], err);
+    if (!NX && !param_known(rows, n, spec->cols)) return unknown_param(rows, n, "cols", spec->cols, err);
+    {
+        const char *k;
+        json_t *v;
+        json_object_foreach(spec->filter, k, v) {
+            (void)v;
+            if (!param_known(rows, n, k)) return unknown_param(rows, n, "where", k, err);
+        }
+    }
+    if (strncmp(spec->metric, "metrics.", 8) == 0) {
+        /* a metric no finished run reports (each cell said "- (N failed)") */
+        long have = 0;
+        for (long i = 0; i < n && !have; i++) {
+            int known;
+            have = strcmp(rows[i].status, "ok") == 0 && !isnan(dp_report_metric(&rows[i], spec->metric, &known));
+        }
+        long ok = 0;
+        for (long i = 0; i < n; i++) ok += strcmp(rows[i].status, "ok") == 0;
+        if (!have && ok > 0)
+            return dp_error_set(err, DP_EINVAL, "metric \"%s\": no finished run reports it", spec->metric);
     }
     const int K = spec->n_rows;
     int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
@@ -667,6 +724,37 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                     units = nu;
                 }
             }
+        }
+    }
+    if (nr == 0 && n > 0) {
+        char *w = json_dumps(spec->filter, JSON_COMPACT);
+        rc = dp_error_set(err, DP_EINVAL, "no run matches where %s (of %ld runs)", w ? w : "?", n);
+        free(w);
+        goto fail;
+    }
+    for (int b = 0; b < spec->n_baselines && !NX; b++) {
+        /* a baseline is a value of the column parameter (or its label) in some run, the filter's
+         * or not: one that is none gave a table without baselines or ratios */
+        char lab[512], v[512];
+        json_t *sv = json_string(spec->baselines[b]);
+        dp_report_value_label(spec->cols, sv, spec->labels, lab, sizeof lab);
+        json_decref(sv);
+        int found = 0;
+        for (long i = 0; i < n && !found; i++) {
+            json_error_t je;
+            json_t *p = json_loads(rows[i].params, 0, &je);
+            json_t *x = json_object_get(p, spec->cols);
+            if (x) {
+                dp_report_value_label(spec->cols, x, spec->labels, v, sizeof v);
+                found = strcmp(v, lab) == 0 || strcmp(v, spec->baselines[b]) == 0 ||
+                        (json_is_string(x) && strcmp(json_string_value(x), spec->baselines[b]) == 0);
+            }
+            json_decref(p);
+        }
+        if (!found) {
+            rc = dp_error_set(err, DP_EINVAL, "baselines: \"%s\" is no value of %s in these runs", spec->baselines[b],
+                              spec->cols);
+            goto fail;
         }
     }
     size_t cells = (size_t)(nr ? nr : 1) * (nc ? nc : 1);

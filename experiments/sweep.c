@@ -211,6 +211,45 @@ const dp_schema_section *dp_sweep_config_sections(void)
     return config_sections;
 }
 
+/* Whether some run of s has parameter name ("status": a run's result, every run has one) */
+static int sweep_has_param(const dp_sweep *s, const char *name)
+{
+    if (strcmp(name, "status") == 0) return 1;
+    for (long i = 0; i < s->n_runs; i++)
+        if (json_object_get(s->runs[i].params, name)) return 1;
+    return 0;
+}
+
+/* The parameters each report table names (its rows, cols and filter keys) are the runs': a
+ * misspelt one made a table of "-" at report time, after the sweep had run (a helper's report:
+ * {"rows": "nosuch"} was accepted by sweep and report alike). */
+static int check_tables(const dp_sweep *s, const char *src, dp_error *err)
+{
+    const char *t;
+    json_t *o;
+    json_object_foreach(json_object_get(s->config, "tables"), t, o) {
+        json_t *rows = json_object_get(o, "rows"), *cols = json_object_get(o, "cols");
+        json_t *filter = json_object_get(o, "filter");
+        const char *bad = NULL, *field = NULL;
+        if (json_is_string(rows) && !sweep_has_param(s, json_string_value(rows))) bad = json_string_value(rows), field = "rows";
+        for (size_t i = 0; !bad && json_is_array(rows) && i < json_array_size(rows); i++) {
+            json_t *r = json_array_get(rows, i);
+            if (json_is_string(r) && !sweep_has_param(s, json_string_value(r))) bad = json_string_value(r), field = "rows";
+        }
+        if (!bad && json_is_string(cols) && !sweep_has_param(s, json_string_value(cols))) bad = json_string_value(cols), field = "cols";
+        const char *k;
+        json_t *v;
+        json_object_foreach(filter, k, v) {
+            (void)v;
+            if (!bad && !sweep_has_param(s, k)) bad = k, field = "filter";
+        }
+        if (bad)
+            return dp_error_set(err, DP_EINVAL, "%s: tables.%s.%s: no run has the parameter \"%s\" (a run's parameters are "
+                                "fixed's, grid's, rep and status)", src, t, field, bad);
+    }
+    return DP_OK;
+}
+
 dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
 {
     const char *src = path ? path : "(config)";
@@ -353,6 +392,10 @@ dp_sweep *dp_sweep_from_json(json_t *config, const char *path, dp_error *err)
     free(ks.slot);
     json_decref(grids);
     json_decref(empty_fixed);
+    if (check_tables(s, src, err) != DP_OK) {
+        dp_sweep_free(s);
+        return NULL;
+    }
     return s;
 nomem:
     free(ks.slot);

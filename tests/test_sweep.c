@@ -677,6 +677,8 @@ START_TEST(table_references)
     ck_assert_double_eq_tol(tab.mean[4], 4800, 1e-12);
     ck_assert_double_eq_tol(tab.mean[5], 1.5, 1e-12);
     ck_assert_double_eq_tol(tab.mean[6], 1200.07, 1e-9);
+    ck_assert_int_eq(tab.n[6], 1);                    /* one reference value (its n was 0 in CSV) */
+    ck_assert_int_eq(tab.n[1 * 7 + 6], 0);
     ck_assert(tab.is_baseline[2] && tab.is_baseline[3] && tab.is_baseline[4]);
     ck_assert(!tab.is_baseline[5] && tab.is_reference[5] && tab.is_reference[6]);
     ck_assert_int_eq(tab.best[0], 2);                 /* round-robin beats cp */

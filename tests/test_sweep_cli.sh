@@ -80,6 +80,27 @@ grep -q '^| 4 | \*\*13\*\* ± 0 | ' "$work/main.md" || { cat "$work/main.md" >&2
 grep -q 'random / best' "$work/main.md" || fail "table lacks the ratio column"
 "$DOPPLER" report "$work/grid.h5" --table main --format tex | grep -q 'toprule' || fail "no tex table"
 "$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
+# misspelt names are refused by name, exit non-zero (each gave a plausible table of "-", exit 0,
+# before 2026-12-06): a parameter of rows, cols or where; a baseline; a metric no run reports; a
+# filter no run matches; --cols or --baselines on a table of explicit columns; a sweep config's
+# table naming a parameter no run has
+for bad in "--rows nosuch:no run has the parameter \"nosuch\"" "--cols nosuch:no run has the parameter \"nosuch\"" \
+           "--where nosuch=1:no run has the parameter \"nosuch\"" "--where method=nosuch:no run matches where" \
+           "--baselines nosuch:\"nosuch\" is no value of method" "--metric metrics.nosuch:no finished run reports it"; do
+    opt=${bad%%:*}; msg=${bad#*:}
+    # shellcheck disable=SC2086
+    "$DOPPLER" report "$work/grid.h5" --table makespan $opt > /dev/null 2> "$work/err" && fail "report $opt accepted"
+    grep -q "$msg" "$work/err" || { cat "$work/err" >&2; fail "report $opt: no message '$msg'"; }
+done
+sed 's/"title": "fork-join"}}}/"title": "fork-join"}, "cols2": {"rows": ["devices"], "columns": [{"label": "cp", "where": {"method": "cp"}}]}}}/' \
+    "$work/grid.json" > "$work/cols2.json"
+"$DOPPLER" sweep "$work/cols2.json" --out "$work/cols2.h5" --quiet || fail "the sweep of cols2.json"
+rc=0; "$DOPPLER" report "$work/cols2.h5" --table cols2 --cols seed > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "names its own columns: --cols does not apply" "$work/err" ||
+    { cat "$work/err" >&2; fail "--cols on a table of explicit columns: exit $rc"; }
+sed 's/"rows": \["devices"\]/"rows": ["nosuch"]/' "$work/grid.json" > "$work/badtable.json"
+"$DOPPLER" sweep "$work/badtable.json" --list > /dev/null 2> "$work/err" && fail "a table of an unknown parameter accepted"
+grep -q 'tables.main.rows: no run has the parameter "nosuch"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.rows"; }
 "$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
 
 # an edited config: --prune drops the rows of runs it no longer has (round-robin: 6 of 18)
