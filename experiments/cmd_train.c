@@ -702,6 +702,9 @@ static int train_main(int argc, char **argv)
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
     ranks_print = !quiet;
+    if (!ckpt && !print_cfg && !quiet)
+        fprintf(stderr, "doppler train: note: no --checkpoint: the trained parameters are not kept (give --checkpoint FILE "
+                        "to place with them)\n");
     if (ckpt && traj && dp_file_same_output(ckpt, traj))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--checkpoint and --trajectory name the same file (%s): "
                                                              "the checkpoint would replace the trajectory", traj));

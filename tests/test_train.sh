@@ -67,6 +67,9 @@ for s in 1 5 7; do
     [ "$(jnum simulations "$tmp/s.json")" = 6 ] || fail "--samples 5: 1 + 5 simulations, got $(jnum simulations "$tmp/s.json")"
 done
 "$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
+# training without --checkpoint keeps nothing: it says so (README's fine-tuning line had none)
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 > /dev/null 2> "$tmp/err" || fail "train without --checkpoint"
+grep -q 'note: no --checkpoint: the trained parameters are not kept' "$tmp/err" || fail "no note without --checkpoint: $(cat "$tmp/err")"
 # one file for the checkpoint and the trajectory: the checkpoint replaced the trajectory (exit 0)
 "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 --checkpoint "$tmp/same.h5" \
     --trajectory "$tmp/./same.h5" > /dev/null 2> "$tmp/err"; rc=$?
