@@ -214,7 +214,7 @@ const char *dp_cli_fmt(double x, char *buf, size_t cap)
     return buf;
 }
 
-int dp_cli_read_assignment(const char *path, int n_ops, int n_devices, int *out, dp_error *err)
+int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out, dp_error *err)
 {
     size_t size;
     char *text = dp_file_read(path, &size, err);
@@ -222,14 +222,17 @@ int dp_cli_read_assignment(const char *path, int n_ops, int n_devices, int *out,
     const char *p = text;
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
     int rc = DP_OK;
-    if (*p == '{') {
+    if (*p == '{' || *p == '[') {
+        /* {"devices": [...], "graph": ...} (place --out), or the bare array of device ids (it said
+         * "entry 0: not a device id" until 2026-12-06) */
         json_error_t je;
         json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
         if (!root) { rc = dp_error_set(err, DP_EINVAL, "%s:%d:%d: %s", path, je.line, je.column, je.text); goto done; }
-        json_t *a = json_object_get(root, "devices");
+        json_t *a = json_is_array(root) ? root : json_object_get(root, "devices");
+        const char *field = json_is_array(root) ? "the array" : "\"devices\"";
         if (!json_is_array(a)) { rc = dp_error_set(err, DP_EINVAL, "%s: field \"devices\" must be an array of device ids", path); json_decref(root); goto done; }
         if ((int)json_array_size(a) != n_ops) {
-            rc = dp_error_set(err, DP_EINVAL, "%s: \"devices\" has %zu entries, the graph has %d ops", path, json_array_size(a), n_ops);
+            rc = dp_error_set(err, DP_EINVAL, "%s: %s has %zu entries, the graph has %d ops", path, field, json_array_size(a), n_ops);
             json_decref(root); goto done;
         }
         for (int i = 0; i < n_ops; i++) {
@@ -240,6 +243,12 @@ int dp_cli_read_assignment(const char *path, int n_ops, int n_devices, int *out,
             }
             out[i] = (int)json_integer_value(x);
         }
+        /* an assignment written for another graph of the same op count matches ops by index
+         * only: say so (it was simulated without a word) */
+        json_t *gname = json_object_get(root, "graph");
+        if (graph_name && json_is_string(gname) && strcmp(json_string_value(gname), graph_name) != 0)
+            fprintf(stderr, "doppler: warning: %s is an assignment of graph \"%s\", used for \"%s\" (ops matched by index)\n",
+                    path, json_string_value(gname), graph_name);
         json_decref(root);
     } else {
         int k = 0;

@@ -45,10 +45,12 @@ int dp_cli_parse_u64(const char *s, unsigned long long *out);
  * JSON output keeps full precision instead. */
 const char *dp_cli_fmt(double x, char *buf, size_t cap);
 
-/* Read an assignment for n ops on n_devices devices: JSON {"devices": [d0, ...]} or one line of
- * comma-separated device ids (DOPPLER's real-system loop format). Errors name the file and the
- * position. */
-int dp_cli_read_assignment(const char *path, int n_ops, int n_devices, int *out, dp_error *err);
+/* Read an assignment for n ops on n_devices devices: JSON {"devices": [d0, ...]} (what place --out
+ * writes), a JSON array [d0, ...], or device ids separated by commas or white space (DOPPLER's
+ * real-system loop format: one line, comma-separated). Errors name the file and the position.
+ * graph_name (may be NULL): the graph it is read for; a JSON object whose "graph" names another
+ * gets a warning on stderr (ops are matched by index). */
+int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out, dp_error *err);
 
 /* Write {"graph", "method", "n_devices", "devices": [...], "makespan", "units"} atomically. */
 int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *method, int n_devices,

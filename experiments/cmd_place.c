@@ -108,8 +108,9 @@ static void place_usage(FILE *f, const char *cmd)
     fprintf(f, "Usage: doppler %s --graph FILE %s [OPTIONS]\n\n", cmd,
             sim ? "(--assignment FILE | --method M)" : "--method M");
     fprintf(f, "%s", sim ? "Simulate an assignment on an asynchronous, work-conserving runtime and print its makespan.\n"
-                          "An assignment file is JSON {\"devices\": [d0, d1, ...]} or one line of comma-separated\n"
-                          "device ids (DOPPLER's format).\n\n"
+                          "An assignment file is JSON {\"devices\": [d0, d1, ...]} (what --out writes), a JSON array\n"
+                          "[d0, d1, ...], or device ids separated by commas (DOPPLER's format) or white space:\n"
+                          "op i on device di, in the graph's op order (doc/file-formats.md).\n\n"
                         : "Place a graph with a method, simulate the assignment and print its makespan.\n\n");
     fprintf(f, "Options:\n"
                "  --graph FILE         the dataflow graph: DOPPLER .txt, native .json, WfCommons and MSR\n"
@@ -381,7 +382,7 @@ static int run_and_report(run_args *a)
     struct timespec c0, c1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     if (a->assignment_file) {
-        if (dp_cli_read_assignment(a->assignment_file, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
+        if (dp_cli_read_assignment(a->assignment_file, g->name, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
     } else if (a->coarsen > 0) {
         if (dp_coarse_place(a->method, g, cost, &a->place, a->coarsen_rule, a->coarsen, assign, &coarse, &err) != DP_OK) goto fail;
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {

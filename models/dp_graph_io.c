@@ -6,8 +6,10 @@
 #include "dp_graph_formats.h"
 #include "dp_json.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ".json" without a named format: native, WfCommons or MSR, told apart by content */
 static int json_any_write(const dp_graph *g, const char *path, dp_error *err)
@@ -94,7 +96,13 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
     if (hetero_example(path, format, err)) return NULL;
     const dp_graph_format *f = format ? by_name(format) : by_ending(path, 0);
     if (!f && !format) {
-        dp_error_set(err, DP_EINVAL, "%s: cannot tell the graph format from the file name; give --format", path);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) /* said "cannot tell the graph format" */
+            dp_error_set(err, DP_EIO, "%s: is a directory, not a graph file", path);
+        else if (stat(path, &st) != 0)
+            dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+        else
+            dp_error_set(err, DP_EINVAL, "%s: cannot tell the graph format from the file name; give --format", path);
         return NULL;
     }
     if (!f || !f->read) {

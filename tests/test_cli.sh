@@ -63,6 +63,16 @@ sed -n 's/.*"devices": *\[\([0-9,]*\)\].*/\1/p' "$tmp/a.json" > "$tmp/a.csv"
 expect_rc 0 "simulate csv" "$D" simulate --graph "$G" --assignment "$tmp/a.csv" --json
 m3=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 [ "$m1" = "$m3" ] && ok || bad "comma-separated assignment gives another makespan: '$m3'"
+# a bare JSON array of device ids is read as the "devices" array (it said "entry 0: not a device
+# id"); an assignment of another graph gets a warning naming both
+sed -n 's/.*"devices": *\(\[[0-9,]*\]\).*/\1/p' "$tmp/a.json" > "$tmp/bare.json"
+expect_rc 0 "simulate bare array" "$D" simulate --graph "$G" --assignment "$tmp/bare.json" --json
+[ "$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")" = "$m1" ] && ok || bad "bare array: another makespan"
+sed 's/"graph": *"[^"]*"/"graph":"another"/' "$tmp/a.json" > "$tmp/other.json"
+expect_rc 0 "simulate another graph's assignment" "$D" simulate --graph "$G" --assignment "$tmp/other.json"
+grep -q 'is an assignment of graph "another", used for' "$tmp/err" && ok || bad "no warning on another graph's assignment"
+expect_rc 1 "graph info DIR" "$D" graph info "$top_srcdir/data/graphs"
+grep -q 'graphs: is a directory, not a graph file' "$tmp/err" && ok || bad "graph info DIR: $(cat "$tmp/err")"
 echo "0,1" > "$tmp/short.csv"
 expect_rc 1 "short assignment" "$D" simulate --graph "$G" --assignment "$tmp/short.csv"
 grep -q 'short.csv' "$tmp/err" && ok || bad "short assignment file named"
