@@ -204,6 +204,14 @@ int dp_run_check(const json_t *params, dp_error *err)
         return rc == DP_OK ? dp_error_set(err, DP_EINVAL, "unknown method \"%s\"", method) : rc;
     }
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    /* every integer parameter is a count, an index or a seed: a negative one failed only when its
+     * run ran, with a message that did not say which */
+    for (int i = 0; integer_params[i]; i++) {
+        json_t *v = json_object_get(params, integer_params[i]);
+        if (json_is_integer(v) && json_integer_value(v) < 0)
+            return dp_error_set(err, DP_EINVAL, "parameter \"%s\" = %lld: must be a non-negative integer", integer_params[i],
+                                (long long)json_integer_value(v));
+    }
     if (own == place_params && check_place_params(params, method, err) != DP_OK) return DP_EINVAL;
     const char *graph = NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &graph, err) != DP_OK) return DP_EINVAL;
@@ -355,7 +363,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.list_append_only = (int)append_only;
     if (seed < 0) return dp_error_set(err, DP_EINVAL, "parameter \"seed\" must be non-negative");
     if (reps < 1 || reps > 100000000) return dp_error_set(err, DP_EINVAL, "parameter \"timing_repeats\" must be 1..1e8");
-    if (device < 0 || budget < 0 || samples < 1) return dp_error_set(err, DP_EINVAL, "parameters device, budget must be >= 0 and samples >= 1");
+    if (device < 0 || budget < 0 || samples < 1)
+        return dp_error_set(err, DP_EINVAL, "parameter \"%s\" = %ld: must be %s", device < 0 ? "device" : budget < 0 ? "budget" : "samples",
+                            device < 0 ? device : budget < 0 ? budget : samples, samples < 1 && device >= 0 && budget >= 0 ? ">= 1" : ">= 0");
     const char *config = NULL;
     char config_path[PATH_MAX];
     if (dp_sweep_param_str(params, "config", NULL, &config, err) != DP_OK) return DP_EINVAL;

@@ -71,7 +71,8 @@ int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *e
 }
 
 /* The parameters that name input files, and whether a plain word is a bundled name. */
-static const char *const input_params[] = {"graph", "topology", "calibration", "config", "train_config", NULL};
+static const char *const input_params[] = {"graph", "topology", "calibration", "config", "train_config", "checkpoint",
+                                           "proposals", NULL};
 
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
 {

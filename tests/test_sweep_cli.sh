@@ -98,6 +98,15 @@ sed 's/"title": "fork-join"}}}/"title": "fork-join"}, "cols2": {"rows": ["device
 rc=0; "$DOPPLER" report "$work/cols2.h5" --table cols2 --cols seed > /dev/null 2> "$work/err" || rc=$?
 [ $rc -eq 2 ] && grep -q "names its own columns: --cols does not apply" "$work/err" ||
     { cat "$work/err" >&2; fail "--cols on a table of explicit columns: exit $rc"; }
+# checked before any run (each failed run by run, devices 0, a message naming no parameter): a
+# negative integer parameter, a checkpoint file that is not there
+printf '{"grid": {"method": ["anneal"], "graph": ["%s"], "budget": [-5]}}' "$GRAPH" > "$work/negbudget.json"
+"$DOPPLER" sweep "$work/negbudget.json" --out "$work/negbudget.h5" > /dev/null 2> "$work/err" && fail "budget -5 accepted"
+grep -q 'parameter "budget" = -5: must be a non-negative integer; nothing was run' "$work/err" || { cat "$work/err" >&2; fail "budget -5: message"; }
+printf '{"grid": {"method": ["improve"], "graph": ["%s"], "checkpoint": ["%s/none.h5"]}}' "$GRAPH" "$work" > "$work/nock.json"
+"$DOPPLER" sweep "$work/nock.json" --out "$work/nock.h5" > /dev/null 2> "$work/err" && fail "a missing checkpoint accepted"
+grep -q 'checkpoint ".*none.h5" (named by 1 run) is missing' "$work/err" || { cat "$work/err" >&2; fail "missing checkpoint: message"; }
+[ ! -e "$work/nock.h5" ] && [ ! -e "$work/negbudget.h5" ] || fail "a refused sweep wrote its results file"
 sed 's/"rows": \["devices"\]/"rows": ["nosuch"]/' "$work/grid.json" > "$work/badtable.json"
 "$DOPPLER" sweep "$work/badtable.json" --list > /dev/null 2> "$work/err" && fail "a table of an unknown parameter accepted"
 grep -q 'tables.main.rows: no run has the parameter "nosuch"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.rows"; }
