@@ -650,6 +650,7 @@ done:
 struct dp_results {
     char *h5_path, *csv_path, *lock_path;
     char *sweep_name, *config_text;
+    char *stored_config; /* the HDF5 file's config when it was opened (NULL: none) */
     int lock_fd, csv_fd;
     dp_result *rows;
     long n, cap;
@@ -730,6 +731,7 @@ void dp_results_close(dp_results *r)
     free(r->csv_path);
     free(r->lock_path);
     free(r->sweep_name);
+    free(r->stored_config);
     free(r->config_text);
     free(r);
 }
@@ -829,7 +831,7 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
     }
     if (have_h5) {
         dp_error e2;
-        h5_ok = dp_results_read_h5(h5_path, &h5_rows, &n_h5, NULL, &e2) == DP_OK;
+        h5_ok = dp_results_read_h5(h5_path, &h5_rows, &n_h5, &r->stored_config, &e2) == DP_OK;
         if (!h5_ok && !csv_ok) {
             dp_error_set(err, DP_EINVAL, "%s (and no CSV beside it to rebuild it from)", e2.msg);
             goto fail;
@@ -872,6 +874,7 @@ fail:
 }
 
 long dp_results_count(const dp_results *r) { return r->n; }
+const char *dp_results_stored_config(const dp_results *r) { return r->stored_config; }
 const dp_result *dp_results_row(const dp_results *r, long i) { return &r->rows[i]; }
 
 const dp_result *dp_results_find(const dp_results *r, const char *key)

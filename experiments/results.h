@@ -114,6 +114,8 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
 void dp_results_close(dp_results *r);
 
 long dp_results_count(const dp_results *r);
+/* The config text the HDF5 file held when it was opened (NULL: a new file, or one without). */
+const char *dp_results_stored_config(const dp_results *r);
 const dp_result *dp_results_row(const dp_results *r, long i);
 /* Row of key, or NULL. */
 const dp_result *dp_results_find(const dp_results *r, const char *key);

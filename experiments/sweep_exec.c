@@ -231,6 +231,23 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     split_out(o->out, c->out_dir, sizeof c->out_dir, c->runs_rel, sizeof c->runs_rel);
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
+    const char *stored = dp_results_stored_config(c->res);
+    if (stored && o->progress && dp_results_count(c->res) > 0) {
+        /* another sweep's file (or an edited config): its rows stay and the file now says this
+         * config; say so (it took the file over without a word) */
+        json_t *a = json_loads(stored, 0, NULL);
+        json_t *ga = json_object_get(a, "grid"), *gb = json_object_get(s->config, "grid");
+        json_t *fa = json_object_get(a, "fixed"), *fb = json_object_get(s->config, "fixed");
+        if (a && (!json_equal(ga ? ga : json_null(), gb ? gb : json_null()) ||
+                  !json_equal(fa ? fa : json_null(), fb ? fb : json_null()))) {
+            json_t *nm = json_object_get(a, "name");
+            fprintf(stderr, "doppler sweep %s: note: %s holds %ld rows of another grid (%s%s%s); they stay, under this "
+                            "config (--prune drops the runs it does not have)\n", s->name, o->out, dp_results_count(c->res),
+                    json_is_string(nm) ? "sweep \"" : "an edited config", json_is_string(nm) ? json_string_value(nm) : "",
+                    json_is_string(nm) ? "\"" : "");
+        }
+        json_decref(a);
+    }
     /* failed runs are run again: the cause (a missing file, a method not built yet) may be gone */
     if (!o->keep_failed && dp_results_drop_failed(c->res, &sum->retried, err) != DP_OK) return err->code;
     if (sum->retried && o->progress)

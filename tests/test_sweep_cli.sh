@@ -118,6 +118,8 @@ cp "$work/grid.h5" "$work/grid2.h5"
 cp "$work/grid.csv" "$work/grid2.csv"
 "$DOPPLER" sweep "$work/grid2.json" --out "$work/grid2.h5" --prune 2> "$work/prune.log"
 grep -q 'dropped 6 rows' "$work/prune.log" || { cat "$work/prune.log" >&2; fail "--prune did not drop the 6 round-robin rows"; }
+grep -q 'note: .*grid2.h5 holds 18 rows of another grid (sweep "grid")' "$work/prune.log" ||
+    { cat "$work/prune.log" >&2; fail "no note that the file held another grid's rows"; }
 [ $(($(wc -l < "$work/grid2.csv") - 1)) -eq 12 ] || fail "pruned CSV does not have 12 rows"
 
 # ---- a failing run is recorded, reported, and retried on request ----
