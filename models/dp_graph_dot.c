@@ -593,8 +593,9 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     fprintf(f, "}\n");
     free(color);
     if (ferror(f)) {
+        const int e = errno; /* the last failed write's reason (said "write failed" alone) */
         dp_file_atomic_abort(f, tmp);
-        return dp_error_set(err, DP_EIO, "%s: write failed", path);
+        return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e ? e : EIO));
     }
     return dp_file_atomic_commit(f, tmp, path, err);
 }

@@ -5,6 +5,7 @@
 #include "dp_json.h"
 #include "dp_strmap.h"
 
+#include <errno.h>
 #include <ctype.h>
 #include <locale.h>
 #include <jansson.h>
@@ -679,9 +680,9 @@ int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err)
     bad = bad || fputs(g->n_edges ? "\n ]\n}\n" : "]\n}\n", f) == EOF;
     free(buf);
     if (bad) {
-        const int io = ferror(f);
+        const int io = ferror(f), e = errno; /* the failed write's reason, before the abort's calls */
         dp_file_atomic_abort(f, tmp);
-        if (io) return dp_error_set(err, DP_EIO, "%s: write failed", path);
+        if (io) return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e ? e : EIO));
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory building the JSON text of graph %s", path, g->name);
     }
     return dp_file_atomic_commit(f, tmp, path, err);

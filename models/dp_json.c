@@ -17,9 +17,11 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
     char tmp[4200];
     FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) return err ? err->code : DP_EIO;
+    errno = 0;
     if (json_dumpf(value, f, flags) != 0 || fputc('\n', f) == EOF) {
+        const int e = errno; /* the failed write's reason (said "write failed" alone) */
         dp_file_atomic_abort(f, tmp);
-        return dp_error_set(err, DP_EIO, "%s: write failed", path);
+        return dp_error_set(err, DP_EIO, "%s: write failed: %s", path, strerror(e ? e : EIO));
     }
     return dp_file_atomic_commit(f, tmp, path, err);
 }

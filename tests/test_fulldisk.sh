@@ -122,6 +122,15 @@ for size in $train_sizes; do
     rm -rf "$big/t$tsize"
     umount "$mnt"
 done
+# the graph writers name the cause too (native JSON and DOT said "write failed" alone)
+mount -t tmpfs -o size=16k tmpfs "$mnt" || fail "mount size=16k"
+for out in g.json g.dot; do
+    rc=0
+    "$DOPPLER" graph gen llama-layer --layers 2 --tp 8 --out "$mnt/$out" > /dev/null 2> "$work/err" || rc=$?
+    [ "$rc" -eq 1 ] || { cat "$work/err" >&2; fail "graph gen --out $out on 16k: exit $rc, expected 1"; }
+    check_outcome "graph gen --out $out on 16k" "$rc" "$work/err"
+done
+umount "$mnt"
 # most sizes must have been too small, or the test tests nothing
 [ "$failures" -ge 30 ] || fail "only $failures of 40 commands met a full disk"
 echo "PASS: 20 disk sizes, $failures commands met a full disk"
