@@ -150,8 +150,13 @@ int dp_graph_write(const dp_graph *g, const char *path, const char *format, dp_e
     const dp_graph_format *f;
     if (format) f = by_name(format);
     else if (strcmp(path, "-") == 0) f = &format_json_any;
-    else if (!(f = by_ending(path, 1)))
-        return dp_error_set(err, DP_EINVAL, "%s: cannot tell the output format from the file name (.json, .dot or .txt); give --to", path);
+    else if (!(f = by_ending(path, 1))) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return dp_error_set(err, DP_EIO, "%s: is a directory", path);
+        /* the library's words, not one command's option (Graph.write said "give --to") */
+        return dp_error_set(err, DP_EINVAL, "%s: cannot tell the output format from the file name (.json, .dot or .txt): "
+                            "name the format (graph convert --to, Graph.write(path, format))", path);
+    }
     if (!f || !f->write) {
         char list[128];
         return dp_error_set(err, DP_EINVAL, "%s: unknown output format \"%s\" (%s)", path, format, format_list(list, sizeof list, 1));

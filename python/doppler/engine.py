@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib
 from ._errors import ClosedError, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
-from .machine import Machine, _new_machine
+from .machine import Machine, _machine_arg, _new_machine
 
 _INT32 = np.iinfo(np.int32)
 
@@ -273,7 +273,7 @@ class Engine(_NoCopy):
         g = graph._g()
         self.graph = graph
         # the engine's own copy: changing the caller's machine later changes nothing here
-        self.machine = machine.copy() if machine is not None else Machine()
+        self.machine = _machine_arg(machine, "Engine").copy() if machine is not None else Machine()
         fixed = graph._fixed_costs
         if fixed is not None:
             if machine is not None:

@@ -461,6 +461,8 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         info); see the class docstring."""
         p = self._e()
         if self._done:
+            if self._episode < 0:  # said "the episode is over (all N ops placed)" before any reset
+                raise Error("step: no episode has started; call reset() first")
             raise Error("step: the episode is over (all %d ops placed); call reset()" % self.n_ops)
         op, dev = self._decode(action)
         self._check_action(op, dev)

@@ -351,8 +351,8 @@ class Graph(_NoCopy):
     def costs(self, machine=None):
         """The cost tables of this graph on a machine (doppler.Machine; None: the default machine, or
         a heterogeneous example's own): op times, transfer costs, b-levels. See doppler.Costs."""
-        from .machine import Machine
-        if machine is None:
+        from .machine import Machine, _machine_arg
+        if _machine_arg(machine, "Graph.costs") is None:
             machine = Machine()
         return machine.costs(self)
 

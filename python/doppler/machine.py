@@ -244,3 +244,13 @@ def _from_settings(settings):
     for k, v in settings:
         m.set(k, v)
     return m
+
+
+def _machine_arg(machine, where):
+    """machine itself when it is a Machine or None; else a TypeError naming where (an int for a
+    device count gave "'int' object has no attribute 'copy'")."""
+    if machine is None or isinstance(machine, Machine):
+        return machine
+    raise TypeError("%s: machine is a doppler.Machine (e.g. doppler.Machine(devices=%s)), got %s %r"
+                    % (where, machine if isinstance(machine, int) and not isinstance(machine, bool) else 4,
+                       type(machine).__name__, machine))

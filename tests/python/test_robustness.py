@@ -230,3 +230,32 @@ def test_call_sequence_fuzzer():
                        capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, "exit %d (a negative one is a signal)\n%s%s" % (p.returncode, p.stdout, p.stderr)
     assert "0 failures" in p.stdout, p.stdout
+
+
+# ---- a new researcher's wrong calls (2026-12-06): each named what was wrong ----
+
+def test_machine_argument_is_a_machine():
+    g = doppler.Graph.read(G)
+    # an int for a device count gave AttributeError: 'int' object has no attribute 'copy'
+    with pytest.raises(TypeError, match=r"Engine: machine is a doppler.Machine \(e.g. doppler.Machine\(devices=4\)\), got int 4"):
+        doppler.Engine(g, 4)
+    with pytest.raises(TypeError, match="Graph.costs: machine is a doppler.Machine"):
+        g.blevels(3)
+    assert doppler.Engine(g, doppler.Machine(devices=2)).machine.n_devices == 2
+
+
+def test_write_to_a_directory_and_an_unknown_ending(tmp_path):
+    g = doppler.Graph.read(G)
+    with pytest.raises(doppler.FileError, match="is a directory"):
+        g.write(str(tmp_path))
+    # the library's words, not the command's option ("give --to")
+    with pytest.raises(doppler.InvalidInputError, match=r"name the format \(graph convert --to, Graph.write\(path, format\)\)"):
+        g.write(str(tmp_path / "g.xyz"))
+
+
+def test_step_before_reset():
+    g = doppler.Graph.read(G)
+    env = doppler.Env(g, doppler.Machine(devices=4))
+    # said "the episode is over (all N ops placed)" before any episode
+    with pytest.raises(doppler.Error, match=r"no episode has started; call reset\(\) first"):
+        env.step(0)
