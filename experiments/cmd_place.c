@@ -308,7 +308,8 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     if (r->prefix_sims > 0)
         printf("partial simulations of the policy's exact state: %ld (prefix runs while placing, not in the count above)\n",
                r->prefix_sims);
-    printf("CPU seconds of the method: %.3f\n", r->cpu_s);
+    /* an assignment read from a file had no method (it said "CPU seconds of the method: 0.000") */
+    if (!a->assignment_file) printf("CPU seconds of the method: %.3f\n", r->cpu_s);
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
         printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "

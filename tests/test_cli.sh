@@ -71,6 +71,8 @@ expect_rc 0 "simulate bare array" "$D" simulate --graph "$G" --assignment "$tmp/
 sed 's/"graph": *"[^"]*"/"graph":"another"/' "$tmp/a.json" > "$tmp/other.json"
 expect_rc 0 "simulate another graph's assignment" "$D" simulate --graph "$G" --assignment "$tmp/other.json"
 grep -q 'is an assignment of graph "another", used for' "$tmp/err" && ok || bad "no warning on another graph's assignment"
+expect_rc 0 "simulate a file's assignment" "$D" simulate --graph "$G" --assignment "$tmp/a.json"
+! grep -q 'CPU seconds of the method' "$tmp/out" && ok || bad "simulate of a file's assignment prints a method's CPU seconds"
 expect_rc 1 "graph info DIR" "$D" graph info "$top_srcdir/data/graphs"
 grep -q 'graphs: is a directory, not a graph file' "$tmp/err" && ok || bad "graph info DIR: $(cat "$tmp/err")"
 echo "0,1" > "$tmp/short.csv"

@@ -834,8 +834,9 @@ def main(argv=None):
         print("doppler graph import: %s" % e, file=sys.stderr)
         return 1
     n_ops, n_edges = len(doc["ops"]), len(doc["edges"])
-    print("%s: %d ops, %d edges, %.6g FLOPs, parameters %.6g bytes" % (
-        a.out, n_ops, n_edges, sum(o["flops"] for o in doc["ops"]), doc["memory"]["param_bytes"]))
+    print("%s: %d op%s, %d edge%s, %.6g FLOPs, parameters %.6g bytes" % (
+        a.out, n_ops, "" if n_ops == 1 else "s", n_edges, "" if n_edges == 1 else "s",
+        sum(o["flops"] for o in doc["ops"]), doc["memory"]["param_bytes"]))
     return 0
 
 
