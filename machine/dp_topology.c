@@ -487,6 +487,24 @@ static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_lin
     if (stage && !json_is_array(stage))
         return dp_error_set(err, DP_EINVAL, "%s: %s.stage_at: must be an array of node names", origin, where);
     size_t n = json_array_size(path);
+    /* each stage_at names an interior node of the path, once (an endpoint, a node off the path or
+     * a repeat was accepted and ignored: a helper's report) */
+    for (size_t j = 0; stage && j < json_array_size(stage); j++) {
+        json_t *sx = json_array_get(stage, j);
+        if (!json_is_string(sx)) return dp_error_set(err, DP_EINVAL, "%s: %s.stage_at[%zu]: must be a node name", origin, where, j);
+        const char *name = json_string_value(sx);
+        int inner = 0;
+        for (size_t k = 1; k + 1 < n; k++) {
+            json_t *x = json_array_get(path, k);
+            inner |= json_is_string(x) && strcmp(json_string_value(x), name) == 0;
+        }
+        if (!inner)
+            return dp_error_set(err, DP_EINVAL, "%s: %s.stage_at[%zu]: \"%s\" is not a node inside the path (a copy is staged "
+                                "at a node between its first and last)", origin, where, j, name);
+        for (size_t q = 0; q < j; q++)
+            if (strcmp(json_string_value(json_array_get(stage, q)), name) == 0)
+                return dp_error_set(err, DP_EINVAL, "%s: %s.stage_at[%zu]: \"%s\" is named twice", origin, where, j, name);
+    }
     int prev = -1;
     if (push_seg(rb, rb->n_hop) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin);
     for (size_t k = 0; k < n; k++) {

@@ -139,6 +139,22 @@ START_TEST(route_override)
              "\"links\":[" LINK("g0", "g1", "nvlink", 5e10, 0) "," LINK("g1", "g2", "nvlink", 5e10, 0) "],"
              "\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"g2\",\"g1\"]}]}");
     refused(json, "routes[0]");
+    /* stage_at names nodes inside the path, once: an endpoint, a node off the path or a repeat
+     * was accepted and ignored */
+    static const char *bad[] = {"[\"g0\"]", "[\"g1\"]", "[\"nowhere\"]", "[\"sw\",\"sw\"]", "[3]"};
+    static const char *why[] = {"stage_at[0]: \"g0\" is not a node inside the path", "stage_at[0]: \"g1\" is not a node inside",
+                                "stage_at[0]: \"nowhere\" is not", "stage_at[1]: \"sw\" is named twice",
+                                "stage_at[0]: must be a node name"};
+    for (int i = 0; i < 5; i++) {
+        snprintf(json, sizeof json, "%s,\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"sw\",\"g1\"],"
+                 "\"stage_at\":%s}]}", base, bad[i]);
+        refused(json, why[i]);
+    }
+    snprintf(json, sizeof json, "%s,\"routes\":[{\"src\":\"g0\",\"dst\":\"g1\",\"path\":[\"g0\",\"sw\",\"g1\"],"
+             "\"stage_at\":[\"sw\"]}]}", base);
+    t = parse(json);
+    ck_assert_int_eq(dp_topology_route(t, 0, 1)->staged, 1);
+    dp_topology_free(t);
 }
 END_TEST
 
