@@ -501,6 +501,18 @@ static const char *fmt_num(double x, char *buf, size_t cap)
     return buf;
 }
 
+/* x as a DOT ID: a numeral where fmt_num's text is one ([-](.[0-9]+|[0-9]+(.[0-9]*)?)), else
+ * quoted ("1e+12", "2.072e-06": DOT numerals have no exponent, and the reader refused the graph
+ * the writer had written: a helper's report; attribute values read through strtod either way) */
+static const char *dot_num(double x, char *buf, size_t cap)
+{
+    char t[32];
+    fmt_num(x, t, sizeof t);
+    if (strpbrk(t, "eEnNiI")) snprintf(buf, cap, "\"%.32s\"", t);
+    else snprintf(buf, cap, "%s", t);
+    return buf;
+}
+
 static void dot_quoted(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -514,11 +526,14 @@ static void dot_quoted(FILE *f, const char *s)
 
 static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
 {
-    char w[40], lab[64];
+    char w[48], lab[64];
     fprintf(f, "  ");
     dot_quoted(f, g->op_name[v]);
     fprintf(f, " [label=");
-    snprintf(lab, sizeof lab, "%.4g %s", g->work[v], g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs" : g->time_unit);
+    /* the label in the printed unit (a DOPPLER file's op of 1e12 file units is 100 DOPPLER units;
+     * it said "1e+12 DOPPLER units") */
+    if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) snprintf(lab, sizeof lab, "%.4g FLOPs", g->work[v]);
+    else snprintf(lab, sizeof lab, "%.4g %s", g->work[v] / g->time_scale, g->time_unit);
     fputc('"', f);
     for (const char *s = g->op_name[v]; *s; s++) { if (*s == '"' || *s == '\\') fputc('\\', f); fputc(*s, f); }
     fputs("\\n", f);
@@ -528,7 +543,7 @@ static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
     fputc('"', f);
     fprintf(f, ", kind=");
     dot_quoted(f, g->op_kind[v]);
-    fprintf(f, ", Weight=%s, fillcolor=\"%s\"];\n", fmt_num(g->work[v], w, sizeof w), color);
+    fprintf(f, ", Weight=%s, fillcolor=\"%s\"];\n", dot_num(g->work[v], w, sizeof w), color);
 }
 
 int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignment, int n_devices, dp_error *err)
@@ -560,7 +575,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     char tmp[4200];
     FILE *f = dp_file_atomic_open(path, tmp, sizeof tmp, err);
     if (!f) { free(color); return err ? err->code : DP_EIO; }
-    char b1[40];
+    char b1[48];
     fprintf(f, "digraph ");
     dot_quoted(f, g->name);
     fprintf(f, " {\n  graph [label=");
@@ -588,7 +603,7 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
         dot_quoted(f, g->op_name[g->edge_src[e]]);
         fprintf(f, " -> ");
         dot_quoted(f, g->op_name[g->edge_dst[e]]);
-        fprintf(f, " [Weight=%s];\n", fmt_num(g->edge_size[e], b1, sizeof b1));
+        fprintf(f, " [Weight=%s];\n", dot_num(g->edge_size[e], b1, sizeof b1));
     }
     fprintf(f, "}\n");
     free(color);
