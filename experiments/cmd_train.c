@@ -780,7 +780,6 @@ static int train_main(int argc, char **argv)
      * the checkpoint: a resumed run must group as the run did) */
     if (coarsen) cfg.coarsen = coarsen;
     if (coarsen_rule_set) cfg.coarsen_rule = (int)coarsen_rule;
-    if (coarsen_rule_set && !cfg.coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
     if (resume && ckpt) {
         /* the run continues with its own config, the checkpoint's (its "config" attribute): a
          * --config, --seed, --method or --coarsen that says otherwise is refused naming the key;
@@ -799,9 +798,27 @@ static int train_main(int argc, char **argv)
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
         if (config || have_seed || method >= 0 || coarsen || coarsen_rule_set) {
-            /* what the command line says: the keys the config file sets, then the options */
+            /* what the command line says: the config file as a new run reads it (its "defaults"
+             * too), where only the command line sets a value (the seed, the grouping, the method
+             * when the file names none) the run's unless given, then the options */
             dp_train_config want = run;
-            if (config && dp_train_config_load(&want, config, &err) != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+            if (config) {
+                json_t *fj = json_load_file(config, 0, NULL);
+                const int m = method >= 0 ? method : json_object_get(fj, "method") ? -1 : run.method;
+                const int rcr = dp_train_config_resolve(&want, m, config, &err);
+                if (rcr == DP_OK) {
+                    if (!json_object_get(fj, "seed")) want.seed = run.seed;
+                    if (!json_object_get(fj, "coarsen")) want.coarsen = run.coarsen;
+                    if (!json_object_get(fj, "coarsen_rule")) want.coarsen_rule = run.coarsen_rule;
+                }
+                json_decref(fj);
+                if (rcr != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
+                /* a demonstrations checkpoint named relative to the config's folder is stored as
+                 * resolved: another spelling of the same file is the same */
+                if (want.demo_checkpoint[0] && run.demo_checkpoint[0] &&
+                    dp_file_same_output(want.demo_checkpoint, run.demo_checkpoint))
+                    memcpy(want.demo_checkpoint, run.demo_checkpoint, sizeof want.demo_checkpoint);
+            }
             if (have_seed) want.seed = seed;
             if (method >= 0) want.method = method;
             if (coarsen) want.coarsen = coarsen;
@@ -831,6 +848,7 @@ static int train_main(int argc, char **argv)
         cfg = run;
         if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     }
+    if (coarsen_rule_set && !cfg.coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
     /* --episodes N is every stage's count, recorded in the checkpoint's config: a resumed run goes on
      * to the same N without being told again */
     if (episodes > 0)

@@ -34,11 +34,14 @@ static void usage(FILE *f)
 static int finish(int status)
 {
     errno = 0;
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "doppler: write failed: standard output: %s\n", strerror(errno ? errno : EIO));
-        return status ? status : 1;
-    }
-    return status;
+    const int flushed = fflush(stdout) == 0;
+    const int e = errno;
+    /* a command that failed has said why (graph convert --out - into /dev/full did, and this
+     * added a second, wrong reason) */
+    if (status != 0 || (flushed && !ferror(stdout))) return status;
+    if (!flushed && e) fprintf(stderr, "doppler: write failed: standard output: %s\n", strerror(e));
+    else fprintf(stderr, "doppler: write failed: standard output (an earlier write did not reach it)\n");
+    return 1;
 }
 
 int main(int argc, char **argv)

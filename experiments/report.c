@@ -625,15 +625,16 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         if (json_is_string(m) && !metric_known(json_string_value(m)))
             return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
     }
-    for (int k = 0; k < spec->n_rows; k++)
+    /* (no run yet, as in a sweep stopped before its first run ended: the empty table) */
+    for (int k = 0; k < spec->n_rows && n > 0; k++)
         if (!param_known(rows, n, spec->rows[k])) return unknown_param(rows, n, "rows", spec->rows[k], err);
-    if (!NX && !param_known(rows, n, spec->cols)) return unknown_param(rows, n, "cols", spec->cols, err);
+    if (!NX && n > 0 && !param_known(rows, n, spec->cols)) return unknown_param(rows, n, "cols", spec->cols, err);
     {
         const char *k;
         json_t *v;
         json_object_foreach(spec->filter, k, v) {
             (void)v;
-            if (!param_known(rows, n, k)) return unknown_param(rows, n, "where", k, err);
+            if (n > 0 && !param_known(rows, n, k)) return unknown_param(rows, n, "where", k, err);
         }
     }
     if (strncmp(spec->metric, "metrics.", 8) == 0) {
@@ -732,7 +733,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         free(w);
         goto fail;
     }
-    for (int b = 0; b < spec->n_baselines && !NX; b++) {
+    for (int b = 0; b < spec->n_baselines && !NX && n > 0; b++) {
         /* a baseline is a value of the column parameter (or its label) in some run, the filter's
          * or not: one that is none gave a table without baselines or ratios */
         char lab[512], v[512];

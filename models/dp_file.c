@@ -232,6 +232,9 @@ int dp_file_same_output(const char *a, const char *b)
     if (write_target(a, ta, sizeof ta) != 0 || write_target(b, tb, sizeof tb) != 0) return strcmp(a, b) == 0;
     struct stat sa, sb;
     const int ea = stat(ta, &sa) == 0, eb = stat(tb, &sb) == 0;
+    /* a character device or FIFO (/dev/null twice) is written in place: neither write replaces
+     * the other */
+    if ((ea && !S_ISREG(sa.st_mode)) || (eb && !S_ISREG(sb.st_mode))) return 0;
     if (ea && eb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
     if (ea != eb) return 0;
     char ca[8192], cb[8192];

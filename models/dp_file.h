@@ -56,9 +56,10 @@ void dp_file_atomic_abort(FILE *f, const char *tmp_path);
  * DIR does not exist ..."), so that the writer can say so before it starts. */
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err);
 
-/* 1 when writes to the paths a and b land in the same file (each followed through its symbolic
- * links; an existing file by device and inode, a file not there yet by its folder's real path and
- * its name), else 0: two outputs of one command that would overwrite each other. */
+/* 1 when writes to the paths a and b land in the same regular file (each followed through its
+ * symbolic links; an existing file by device and inode, a file not there yet by its folder's real
+ * path and its name), else 0: two outputs of one command that would overwrite each other (a
+ * character device or FIFO, written in place, is never such an output: 0). */
 int dp_file_same_output(const char *a, const char *b);
 
 /* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports

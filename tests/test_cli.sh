@@ -160,6 +160,8 @@ awk 'length > 100 { exit 1 }' "$tmp/out" && ok || bad "doppler --help: lines ove
 "$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null
 expect_rc 0 "simulate --json" "$D" simulate --graph "$top_srcdir/tests/data/sweep-fork.json" --assignment "$tmp/a.json" --json
 grep -q "\"assignment\": *\"$tmp/a.json\"" "$tmp/out" && ! grep -q '"method"' "$tmp/out" && ok || bad "simulate --json: the assignment path under \"assignment\", no \"method\""
+# /dev/null twice is no such pair: character devices are written in place
+expect_rc 0 "place --out /dev/null --trace /dev/null" "$D" place --graph "$G" --method cp --out /dev/null --trace /dev/null
 # --out and --trace naming one file: the trace replaced the assignment
 expect_rc 2 "place --out X --trace X" "$D" place --graph "$G" --method cp --out "$tmp/o.json" --trace "$tmp/./o.json"
 grep -q -- '--out and --trace name the same file' "$tmp/err" && ok || bad "place --out X --trace X: $(cat "$tmp/err")"
@@ -167,6 +169,10 @@ grep -q -- '--out and --trace name the same file' "$tmp/err" && ok || bad "place
 # the reason, not an empty file and 0 (every command printed into /dev/full with status 0 before
 # 2026-12-06)
 if [ -w /dev/full ]; then
+    # a command that failed said why once (finish() added a second, wrong reason)
+    "$D" graph convert "$G" --out - --to json > /dev/full 2> "$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && grep -q 'No space left on device' "$tmp/err" && ok ||
+        bad "graph convert --out - > /dev/full: exit $rc, $(cat "$tmp/err")"
     for c in "place --graph $G --method heft --json" "graph info $G" "train --print-config" "--help"; do
         # shellcheck disable=SC2086
         "$D" $c > /dev/full 2> "$tmp/err"; rc=$?

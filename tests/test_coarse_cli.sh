@@ -181,6 +181,11 @@ cp "$tmp/rc.h5" "$tmp/rc0.h5"
     > "$tmp/rc0.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "resume without --coarsen"; }
 grep -q '"coarsen":{"max_group":16,"rule":"chains"' "$tmp/rc0.json" ||
     fail "a resume without --coarsen did not group as the run did: $(cat "$tmp/rc0.json")"
+# --coarsen-rule alone on a resume is checked against the run's grouping (it said "--coarsen-rule
+# needs --coarsen N" before reading the checkpoint)
+"$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen-rule packed --stage il --episodes 4 --quiet --checkpoint "$tmp/rc.h5" \
+    --resume > /dev/null 2> "$tmp/err" && fail "--coarsen-rule packed resumed a chains run"
+grep -q "the run trained with --coarsen 16 --coarsen-rule chains" "$tmp/err" || fail "--coarsen-rule alone: $(cat "$tmp/err")"
 for other in "--coarsen 8 --coarsen-rule chains" "--coarsen 16 --coarsen-rule packed"; do
     # shellcheck disable=SC2086
     if "$bin" train --graph "$tmp/l1.json" --devices 4 $other --stage il --episodes 4 --quiet --checkpoint "$tmp/rc.h5" --resume \

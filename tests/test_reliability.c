@@ -202,6 +202,8 @@ START_TEST(same_output_paths)
     fclose(f);
     ck_assert_int_eq(dp_file_same_output(link, a2), 1);
     ck_assert_int_eq(dp_file_same_output(a, b), 0);
+    /* a character device twice (/dev/null for two outputs) is written in place: no such pair */
+    ck_assert_int_eq(dp_file_same_output("/dev/null", "/dev/null"), 0);
     unlink(link);
     unlink(a);
     rmdir(sub);

@@ -168,6 +168,16 @@ sed 's/"batch": 8/"batch": 8, "lr": 0.5/' "$tmp/more.json" > "$tmp/more-lr.json"
     > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'more-lr.json gives another "stages.sim.lr"' "$tmp/err" || { cat "$tmp/err"; fail "--resume with another lr: exit $rc"; }
 cmp -s "$tmp/more.h5" "$tmp/more0.h5" || fail "a refused resume changed the checkpoint"
+# a config with "defaults" (bench/doppler-fast.json: the authors') resumes a run of its own with
+# --seed: the file sets no seed (it was refused: the reset to the defaults gave seed 1)
+fast="$top_srcdir/bench/doppler-fast.json"
+"$bin" train --graph "$graph" --config "$fast" --seed 5 --stage il --episodes 2 --checkpoint "$tmp/fast.h5" --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --config doppler-fast.json --seed 5"; }
+"$bin" train --graph "$graph" --config "$fast" --stage il --episodes 3 --checkpoint "$tmp/fast.h5" --resume --quiet \
+    > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "resume of a seed-5 run with doppler-fast.json"; }
+rc=0; "$bin" train --graph "$graph" --config "$top_srcdir/bench/doppler-project.json" --stage il --checkpoint "$tmp/fast.h5" \
+    --resume --quiet > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -q 'doppler-project.json gives another' "$tmp/err" || { cat "$tmp/err"; fail "another defaults' config resumed: exit $rc"; }
 # without --config the run's own config is used (the defaults' network would not fit it)
 "$bin" train --graph "$graph" --stage sim --checkpoint "$tmp/more.h5" --resume --episodes 16 --quiet > /dev/null 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "--resume without --config"; }
@@ -255,6 +265,10 @@ sed 's/"demonstrations": {[^}]*}/"demonstrations": {"method": "improve", "budget
 grep -q '"checkpoint": "imp.h5"' "$tmp/cfgdir/rel.json" || fail "test setup: the relative config"
 (cd "$tmp/elsewhere" && "$absbin" train --graph "$abssmall" --config ../cfgdir/rel.json --stage sim --episodes 8 --checkpoint rel.h5 \
     --quiet > /dev/null 2> "$tmp/err") || { cat "$tmp/err"; fail "a relative demonstrations.checkpoint beside the config is not found"; }
+# resumed with the config spelled another way, the same policy file (it was refused as another
+# "demonstrations.checkpoint": the stored path depends on the spelling)
+(cd "$tmp/elsewhere" && "$absbin" train --graph "$abssmall" --config "$tmp/cfgdir/rel.json" --stage sim --episodes 12 \
+    --checkpoint rel.h5 --resume --quiet > /dev/null 2> "$tmp/err") || { cat "$tmp/err"; fail "resume with the config's absolute path"; }
 echo "demonstrations: a relative policy file is found beside the config"
 # a stage that takes no demonstrations (no self-imitation, no distillation) says so
 "$bin" train --graph "$graph" --config "$tmp/demo.json" --stage il --checkpoint "$tmp/il-demo.h5" > /dev/null 2> "$tmp/err" ||
