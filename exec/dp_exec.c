@@ -598,6 +598,13 @@ fail:
 
 const dp_graph *dp_exec_graph(const dp_exec *x) { return x->xg; }
 const dp_exec_kernel *dp_exec_kernels(const dp_exec *x) { return x->k; }
+int dp_exec_pinned(const dp_exec *x)
+{
+    if (!x->opt.pin || x->be != &dp_exec_backend_cpu) return 0;
+    int cores[CPU_SETSIZE];
+    return dp_exec_cpu_cores(cores, CPU_SETSIZE) >= x->D;
+}
+
 int dp_exec_n_devices(const dp_exec *x) { return x->D; }
 const char *dp_exec_backend_name(const dp_exec *x) { return x->be->name; }
 long dp_exec_live_buffers(const dp_exec *x) { return x->live; }

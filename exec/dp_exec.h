@@ -122,6 +122,10 @@ const dp_graph *dp_exec_graph(const dp_exec *x);
 const dp_exec_kernel *dp_exec_kernels(const dp_exec *x);
 int dp_exec_n_devices(const dp_exec *x);
 const char *dp_exec_backend_name(const dp_exec *x);
+/* 1 when x's worker threads are pinned, each device to its own core (the CPU backend with
+ * dp_exec_options.pin and at least as many cores the process may use as devices: taskset -c 0
+ * leaves one, and two devices then share it unpinned), else 0 (validate says which). */
+int dp_exec_pinned(const dp_exec *x);
 
 /* One run's timings (seconds from the run's start, by CLOCK_MONOTONIC). Arrays owned by x, valid
  * until the next run. */

@@ -13,6 +13,7 @@
 #include "exec_cli.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
@@ -523,8 +524,16 @@ int cmd_validate(int argc, char **argv)
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_GRAPH_COST_TIME ? "FLOPs per unit" : "scale",
            g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
     if (resim) printf("resimulated: the runs and assignments of %s (measured on %s)\n", resim, rec_machine ? rec_machine : "?");
-    printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; measured = %s of %d runs\n",
-           load0[0], load1[0], xo.nice,
+    /* the workers' nice: --nice, else the process's (inherited: it said 0 under nice -n 19); and
+     * whether they were pinned, each device to its own core (not with fewer cores than devices:
+     * taskset -c 0 and two devices, which it did not say) */
+    errno = 0;
+    const int pnice = getpriority(PRIO_PROCESS, 0);
+    printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; workers %s; measured = %s of %d "
+           "runs\n",
+           load0[0], load1[0], xo.nice != 0 || errno ? xo.nice : pnice,
+           x ? (dp_exec_pinned(x) ? "pinned, a core each" : xo.pin ? "not pinned (fewer cores than devices)" : "not pinned (--no-pin)")
+             : "(resimulated)",
            stat == DP_VALIDATE_NORMALISED ? "median relative to the pass (drift between passes removed)" : stat_name[stat],
            repeats);
     printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");

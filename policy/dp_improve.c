@@ -758,7 +758,7 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
 
 static const dp_schema_section search_sections[] = {
     {"", search_keys, "the improvement search's own keys", NULL},
-    {"", dp_search_anneal_keys, "annealing's keys (its start: init, default best-instant)", NULL},
+    {"", dp_search_anneal_keys, "annealing's keys, with annealing's defaults but one: the improvement search starts from init best-instant, not cp", NULL},
     {NULL, NULL, NULL, NULL},
 };
 

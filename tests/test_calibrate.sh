@@ -35,6 +35,10 @@ G
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 3 --repeats 2 --scale 1 \
     --plot none --out "$T/v.json" > "$T/val" 2>&1 || fail "validate: $(cat "$T/val")"
 grep -q '^MAPE' "$T/val" || fail "validate summary: $(cat "$T/val")"
+# the header says whether the workers were pinned and their nice (under a one-core mask with more
+# devices than cores it said nothing, and "worker nice 0" under nice 19)
+grep -q 'worker nice [0-9-]*; workers \(pinned, a core each\|not pinned (fewer cores than devices)\)' "$T/val" ||
+    fail "validate: no pinning in the header: $(grep 'load average' "$T/val")"
 grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
 grep -q '"split_half_tau"' "$T/v.json" || fail "validate json: the split-half tau of 2 passes"
 grep -q '"statistic": "normalised"' "$T/v.json" || fail "validate json: the default statistic"
