@@ -144,7 +144,10 @@ class Machine:
 
     @property
     def n_devices(self):
-        """Device count (the topology's, once loaded: reading this loads it)."""
+        """Device count (the topology's, once loaded: reading this loads it). A machine whose
+        devices were not set says 4, the default; an Engine of it on a graph made for another
+        count (a DOPPLER 8gpu_ file, llama-layer at tp 8) uses the graph's: Engine.n_devices is
+        the count a simulation uses."""
         self._load()
         return _lib.dp_machine_get_n_devices(self._m)
 
