@@ -973,7 +973,8 @@ static int row_cmp(const void *a, const void *b)
 
 int dp_results_finalize(dp_results *r, dp_error *err)
 {
-    qsort(r->rows, (size_t)r->n, sizeof *r->rows, row_cmp);
+    /* no row (a shard with no run): rows may be NULL, which qsort may not be given (UBSan) */
+    if (r->n > 1) qsort(r->rows, (size_t)r->n, sizeof *r->rows, row_cmp);
     if (map_rebuild(r) != DP_OK) return dp_error_set(err, DP_ENOMEM, "out of memory");
     return rewrite_both(r, err);
 }
