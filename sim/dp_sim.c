@@ -1397,11 +1397,13 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
 
 /* The op-order run resumed at the start of instant t > 0 (t <= bound) from p, an op-order
  * incumbent (p->op_order: its event places are the op-order run's), for the assignment s->dev,
- * in which the ops moved[0..n_moved) differ from p's and have no event before t (dp_sim_run_delta:
- * each one's READY, in p's schedule and where its inputs reach its new device, at or after t).
- * The state at t: each device's list from its first op ending at or after t (s->cut): the op
- * running then (its COMPUTE_DONE at p's end, numbered p's grant place), the ops queued behind it
- * (READY before t; the lists are in READY order); the ops whose inputs were all sent before t
+ * in which the ops moved[0..n_moved) differ from p's and change nothing before t
+ * (dp_sim_run_delta: each one's grant in p's schedule, and its READY where its inputs reach its
+ * new device, at or after t; its READY in p may be before t, which only queued it on its old
+ * device). The state at t: each device's list from its first op ending at or after t (s->cut):
+ * the op running then (its COMPUTE_DONE at p's end, numbered p's grant place), the ops queued
+ * behind it (READY before t; the lists are in READY order), less the moved ops queued there
+ * (they leave the queue, numbers and order of the others kept); the ops whose inputs were all sent before t
  * and arrive at or after t, found from the producers that ended in [t less the longest
  * transfer, t) and set up (ops_setup) with their READYs queued (keys from p's COMPUTE_DONE
  * places); the moved ops set up; every other op's pending copies counted from its producers
@@ -1450,6 +1452,9 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
         }
         for (int i = cut; i < p->dev_n[d] && p->ready[a[i]] < t; i++) {
             const int x = a[i];
+            /* a moved op queued here at t (READY before t, granted at or after it): it leaves
+             * the queue, and is set up on its new device below */
+            if (dev[x] != d) continue;
             s->touch[x] = stamp;
             s->kept[s->n_kept++] = x;
             s->ready[x] = p->ready[x];
@@ -2173,7 +2178,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     /* the moved ops, and t: the least instant at which one of them has an event in either run
      * (its READY in p's schedule, or where its inputs reach its new device; dp_sim.h) */
     int n_moved = 0;
-    double t = INFINITY;
+    double t = INFINITY, t_ops = INFINITY;
     const int *old_dev = p->dev;
     for (int v = 0; v < s->n; v++) {
         /* a block of ops none of which moved is passed with one test: the block's OR of
@@ -2202,6 +2207,10 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
             double a = p->end[u] + (du != dv ? dp_cost_comm(s->c, e, du, dv) : 0);
             if (a > r) r = a;
         }
+        /* the op-order run: v's old device changes first at v's grant there (its READY only
+         * queued it, dp_sim.h "Op by op") */
+        const double r_ops = p->start[v] < r ? p->start[v] : r;
+        if (r_ops < t_ops) t_ops = r_ops;
         if (p->ready[v] < r) r = p->ready[v];
         if (r < t) t = r;
     }
@@ -2213,7 +2222,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         s->delta_k = -1;
         return DP_OK;
     }
-    if (p->op_order) return delta_ops(s, p, assignment, n_moved, t, bound, cost, exceeded, err);
+    if (p->op_order) return delta_ops(s, p, assignment, n_moved, t_ops, bound, cost, exceeded, err);
     s->bound = bound;
     /* the run may stop once its state is p's (converged()) when p's makespan is within the
      * bound: the full run's cost is then p's makespan */

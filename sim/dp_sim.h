@@ -221,8 +221,14 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  *
  * Op by op: where s computes complete runs op by op (dp_sim_set_op_order, below), the incumbent
  * keeps the op-order run's event places (p->op_order) and a delta run resumes the op-order run
- * at t: the op running on each device at t and the ops queued behind it (each device's list
- * from its first op ending at or after t), the ops whose last inputs are in flight at t (found
+ * at a later t: over the moved ops, the least of v's grant in the incumbent (p->start[v], not
+ * its READY: there a READY on a busy device only appends v to the device's queue and takes the
+ * next sequence number, which changes no other op's time or order before v's grant) and v's
+ * READY on its new device, bounded as above (issue 31; tests/test_delta.c
+ * `op_order_delta_resumes_at_grant`: a small gain, annealing's delta runs simulate 0.1 to 1.1%
+ * fewer ops, EXPERIMENTS.md "A moved op's grant"). The state at t: the op running on each device at t and
+ * the ops queued behind it (each device's list from its first op ending at or after t; a moved
+ * op queued there leaves it), the ops whose last inputs are in flight at t (found
  * from the producers that ended within the longest transfer before t) with their READYs
  * queued, the moved ops; every other op counts the copies still to come, one for each producer
  * ending at or after t (counted from those producers: each device's list from its cut). Two

@@ -566,6 +566,48 @@ START_TEST(prefix_infinite_transfer)
 }
 END_TEST
 
+START_TEST(op_order_delta_resumes_at_grant)
+{
+    /* An op-order delta run resumes at the least, over the moved ops, of the op's grant in the
+     * incumbent (its READY there only queued it) and its READY on the new device; it resumed at
+     * the old READY before (issue 31). Ops 0..4: P (1 s) and A (5 s) on device 0, V (1 s, after
+     * P: READY at 1, queued behind A, granted at 6); B0 (1.5 s) and B1 (2 s, after B0) on device
+     * 1. V moved to device 1 is READY there at 2 (P's end and a 1 s copy), so the run resumes at
+     * 2, not 1: A and B1 are running then, V is set up; 3 ops simulated again, not 5 (P and B0
+     * end before 2). The schedule and makespan are the full run's. */
+    const double time[5] = {1, 5, 1, 1.5, 2};
+    dp_graph *g = hand_dag(5, time, (const int[][3]){{0, 2, 1}, {3, 4, 0}}, 2);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *f = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(5, 2);
+    ck_assert(s && f && p);
+    int a[5] = {0, 0, 0, 1, 1};
+    ck_assert_int_eq(dp_sim_prefix_set(s, p, a, NULL, &err), DP_OK);
+    ck_assert_int_eq(p->op_order, 1);
+    ck_assert(p->ready[2] == 1 && p->start[2] == 6);
+    a[2] = 1;
+    const long before = p->n_resimulated, resumed = p->n_resumed;
+    double cost;
+    int exceeded;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, a, INFINITY, &cost, &exceeded, &err), DP_OK);
+    ck_assert_int_eq(p->n_resumed, resumed + 1);
+    ck_assert_int_eq(p->n_resimulated - before, 3);
+    ck_assert_int_eq(dp_sim_delta_commit(s, p, a, &err), DP_OK);
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(f, a, &r, &err), DP_OK);
+    ck_assert(!exceeded && cost == r.makespan);
+    assert_prefix_is_run(p, &r, 5);
+    ck_assert(r.op_ready[2] == 2 && r.op_start[2] == 3.5);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(f);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(converge_at_infinity)
 {
     /* a delta run that may converge (dp_sim_set_converge) whose incumbent's makespan is
@@ -1584,6 +1626,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, op_order_delta);
+    tcase_add_test(t, op_order_delta_resumes_at_grant);
     tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, converge_at_infinity);
     tcase_add_test(t, early_reject_hand_computed);
