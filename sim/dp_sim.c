@@ -818,6 +818,11 @@ static int converged(const dp_sim *s, const loop_state *L)
     const double tau = L->now;
     const evq *qc = &L->qc, *qx = &L->qx;
     if (qc->heaped || qx->heaped || (qc->lo == qc->hi && qx->lo == qx->hi)) return 0;
+    /* an instant with events left at it is not over (a positive delay that vanishes in rounding
+     * queues its copy at tau itself): p's accounting below counts such a copy arrived by tau
+     * (its time is no later), the run's queue still holds it (tests/test_delta.c
+     * converge_event_at_instant) */
+    if ((qc->lo < qc->hi && !(qc->a[qc->lo].t > tau)) || (qx->lo < qx->hi && !(qx->a[qx->lo].t > tau))) return 0;
     const int added = s->conv_added;
     for (int i = 0; i < s->n_moved; i++) {
         const int v = s->moved_ops[i];

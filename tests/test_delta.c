@@ -608,6 +608,59 @@ START_TEST(op_order_delta_resumes_at_grant)
 }
 END_TEST
 
+START_TEST(converge_event_at_instant)
+{
+    /* A delta run that may converge (dp_sim_set_converge 1) took the incumbent's makespan when a
+     * copy whose delay vanishes in rounding was still queued at the instant tau it checked
+     * (found by a review's differential driver). S (16 s) feeds A (1e17 s) and B (2 s) on device
+     * 0, which both feed X on device 2 (copies of 2 and 8 s; 1 s from S to B across devices).
+     * The incumbent runs B after A: B ends at 1e17 + 16 (its 2 s vanish), its copy reaches X at
+     * 1e17 + 32 (rounded), the makespan. B moved to device 1 ends at 19 and X is ready at 1e17 +
+     * 16 (A's copy: 2 s vanish), the full run's makespan. At the end of instant 1e17 + 16 the run
+     * still held A's copy to X, at that instant, while X's count of arrived inputs (one: B's)
+     * matched the incumbent's (one: A's, arrived by then), so it "converged". An instant with
+     * events left at it is not over: no convergence there. */
+    const double time[4] = {16, 1e17, 2, 2};
+    dp_graph *g = hand_dag(4, time, (const int[][3]){{0, 1, 0}, {0, 2, 1}, {1, 3, 2}, {2, 3, 8}}, 4);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    ck_assert(c != NULL);
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++) {
+            c->latency[a * 3 + b] = 0;
+            c->inv_bw[a * 3 + b] = a != b;
+        }
+    for (int e = 0; e < g->n_edges; e++) c->edge_data[e] = g->edge_size[e];
+    dp_cost_update_homogeneous(c);
+    int inc[4] = {0, 0, 0, 2}, moved[4] = {0, 0, 1, 2};
+    dp_sim_result r, q;
+    dp_sim *f = dp_sim_alloc(g, c, &err);
+    ck_assert(f != NULL);
+    ck_assert_int_eq(dp_sim_run(f, inc, &q, &err), DP_OK);
+    ck_assert(q.makespan == 1e17 + 32 && q.op_end[2] == 1e17 + 16);
+    ck_assert_int_eq(dp_sim_run(f, moved, &r, &err), DP_OK);
+    ck_assert(r.makespan == 1e17 + 16 && r.op_end[2] == 19);
+    for (int mode = 0; mode <= 2; mode++) {
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *p = dp_sim_prefix_alloc(4, 3);
+        ck_assert(s && p);
+        dp_sim_set_converge(s, mode);
+        ck_assert_int_eq(dp_sim_prefix_set(s, p, inc, NULL, &err), DP_OK);
+        double cost;
+        int exceeded;
+        ck_assert_int_eq(dp_sim_run_delta(s, p, moved, INFINITY, &cost, &exceeded, &err), DP_OK);
+        ck_assert_msg(!exceeded && cost == r.makespan, "converge %d: delta %a, full run %a", mode, cost, r.makespan);
+        ck_assert_int_eq(dp_sim_delta_commit(s, p, moved, &err), DP_OK);
+        assert_prefix_is_run(p, &r, 4);
+        dp_sim_prefix_free(p);
+        dp_sim_free(s);
+    }
+    dp_sim_free(f);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(converge_at_infinity)
 {
     /* a delta run that may converge (dp_sim_set_converge) whose incumbent's makespan is
@@ -1627,6 +1680,7 @@ int main(void)
     tcase_add_test(t, sim_delta_bit_identical);
     tcase_add_test(t, op_order_delta);
     tcase_add_test(t, op_order_delta_resumes_at_grant);
+    tcase_add_test(t, converge_event_at_instant);
     tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, converge_at_infinity);
     tcase_add_test(t, early_reject_hand_computed);
