@@ -16,7 +16,9 @@
 # B = BUDGET (default 100000, issue 31's 1e5); IMPROVE_BUDGET (default 20000) for the improvement
 # search, whose policy costs more per move; LARGE_BUDGET (default 300) on the 10,117-op graph.
 # Each row also says whether the two builds' placements are the same (same seed, same moves:
-# "same") and gives the makespan.
+# "same") and gives the makespan; then paired, the median over the repetitions of the ratio of
+# each repetition's own four runs, and spread, the least and greatest of those ratios (the
+# host's speed may move between repetitions: rates() below).
 # The improvement search uses IMPROVE (a train --method improve checkpoint), or one trained here
 # for 300 episodes on 8 generated graphs (its quality does not matter: its cost per move does);
 # the base build uses IMPROVE_BASE, which defaults to IMPROVE, or to one the base build trains by
@@ -141,9 +143,13 @@ rate_of() { awk -v n="$1" -v d="$2" 'BEGIN { if (d <= 0 || n <= 0) print "nan"; 
 # of their least CPU seconds over REPS runs). The two builds' runs alternate (base B, this B, base
 # B/10, this B/10, REPS times), so that a change in the host's speed during the row falls on both.
 # Not called in $(...): a failed run's exit is the script's.
+# Also paired and spread: the ratio of each repetition's own four runs (after's moves per second
+# over before's, from that repetition's CPU seconds), their median and their least-greatest. This
+# host's speed has moved by 1.6x within minutes (EXPERIMENTS.md "A moved op's grant"): the least
+# times of the two builds may come from different phases, a repetition's four runs from one.
 rates() {
     b0=$(($3 / 10))
-    r=0 cb1="" ca1="" cb0="" ca0=""
+    r=0 cb1="" ca1="" cb0="" ca0="" reps=""
     while [ "$r" -lt "$REPS" ]; do
         run1 "$base_bin" "$1" "$2" "$3" before
         cb1=$(least "$cb1" "$(cat "$tmp/before.cpu")")
@@ -153,16 +159,31 @@ rates() {
         cb0=$(least "$cb0" "$(cat "$tmp/before-b0.cpu")")
         run1 "$bin" "$1" "$2" "$b0" after-b0
         ca0=$(least "$ca0" "$(cat "$tmp/after-b0.cpu")")
+        reps="$reps $(cat "$tmp/before.cpu" "$tmp/before-b0.cpu" "$tmp/after.cpu" "$tmp/after-b0.cpu" | tr '\n' ' ')"
         r=$((r + 1))
     done
     nb=$(($(sims_of "$tmp/before.json") - $(sims_of "$tmp/before-b0.json")))
     na=$(($(sims_of "$tmp/after.json") - $(sims_of "$tmp/after-b0.json")))
     before=$(rate_of "$nb" "$(awk -v a="$cb1" -v b="$cb0" 'BEGIN { print a - b }')")
     after=$(rate_of "$na" "$(awk -v a="$ca1" -v b="$ca0" 'BEGIN { print a - b }')")
+    # the repetitions' ratios (one whose budgets' times did not differ has none), sorted
+    set -- $(echo "$reps" | awk -v nb="$nb" -v na="$na" '{
+        for (i = 1; i + 3 <= NF; i += 4) {
+            db = $i - $(i + 1); da = $(i + 2) - $(i + 3)
+            if (db > 0 && da > 0 && nb > 0 && na > 0) printf "%.6f\n", (na / da) / (nb / db)
+        } }' | sort -g)
+    if [ "$#" -eq 0 ]; then
+        paired=nan spread=nan
+    else
+        lo=$1
+        paired=$(printf '%s\n' "$@" | awk '{ x[NR] = $1 } END { printf "%.2f", NR % 2 ? x[(NR + 1) / 2] : (x[NR / 2] + x[NR / 2 + 1]) / 2 }')
+        eval "hi=\${$#}"
+        spread=$(awk -v a="$lo" -v b="$hi" 'BEGIN { printf "%.2f-%.2f", a, b }')
+    fi
 }
 
 echo "# moves per second (CPU), seed 1; before = $BASE ($(git -C "$top" rev-parse --short "$BASE")), after = this build ($(git -C "$top" rev-parse --short HEAD)$(git -C "$top" diff --quiet HEAD -- . 2>/dev/null || echo '+changes'))"
-printf '%-34s %-8s %7s %10s %10s %7s %5s %14s\n' graph method budget before after ratio same makespan
+printf '%-34s %-8s %7s %10s %10s %7s %5s %14s %7s %11s\n' graph method budget before after ratio same makespan paired spread
 for name in $GRAPHS $big_name; do
     if [ "$name" = big ]; then g=$big; B=$LARGE_BUDGET; label="llama-layer-L$LAYERS"; else g=$SH/doppler-graphs/$name.txt; B=$BUDGET; label=$name; fi
     for m in $METHODS; do
@@ -172,7 +193,8 @@ for name in $GRAPHS $big_name; do
         same=no
         cmp -s "$tmp/before.assign.json" "$tmp/after.assign.json" && same=yes
         ratio=$(awk -v a="$after" -v b="$before" 'BEGIN { if (b > 0 && a > 0) printf "%.2f", a / b; else print "nan" }')
-        printf '%-34s %-8s %7d %10s %10s %7s %5s %14s\n' "$label" "$m" "$Bm" "$before" "$after" "$ratio" "$same" "$(ms_of "$tmp/after.json")"
+        printf '%-34s %-8s %7d %10s %10s %7s %5s %14s %7s %11s\n' "$label" "$m" "$Bm" "$before" "$after" "$ratio" "$same" \
+            "$(ms_of "$tmp/after.json")" "$paired" "$spread"
     done
 done
 

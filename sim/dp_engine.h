@@ -136,7 +136,9 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
  * 216 to 224, 1.01 to 1.15 at 288 to 417 on 4 devices but 0.92 to 0.98 at 216 to 336 on 8 (1.04
  * to 1.07 at 417), 1.07 to 1.97 at 1,056 to 5,713 ops. Re-checked at 5d5126e (EXPERIMENTS.md
  * "Tables per assignment"): 0.84 to 0.93 at 48 to 168 ops, 0.95 to 1.03 at 216 to 336, 1.06 to
- * 1.07 at 417, 1.08 to 1.18 at 1,056 to 1,581. */
+ * 1.07 at 417, 1.08 to 1.18 at 1,056 to 1,581. On DOPPLER's Llama-block (182 ops) at 2a7004e a
+ * delta run takes a fifth fewer instructions a move than a bounded full run (36,380 against
+ * 45,005, cachegrind) and still 15% more time (EXPERIMENTS.md "A moved op's grant"). */
 #define DP_ENGINE_DELTA_MIN_OPS 400
 
 /* Delta runs on (1), off (0: dp_engine_run_delta runs every candidate in full, bounded), or by

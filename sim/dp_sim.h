@@ -210,8 +210,9 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * run start above every number of the incumbent's (p->seq_next), which keeps their order.
  *
  * Convergence (FlexFlow's delta simulation, issue 31): a run within its bound (p's makespan no
- * more than it) also stops at the end of an instant tau at which its state is p's at the end of
- * tau: the same events in the queues at the same times and in the same order, the same queue
+ * more than it) also stops at the end of an instant tau (no event left at tau: a delay that
+ * vanishes in rounding queues its copy at the instant itself) at which its state is p's at the
+ * end of tau: the same events in the queues at the same times and in the same order, the same queue
  * on each device, every op done, running, queued or waiting in both with the same arrived
  * inputs, and every moved op done. Every later event is then p's, so the cost is p's makespan;
  * a commit takes the run's events up to tau and p's after it (their sequence numbers shifted
@@ -225,16 +226,16 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
  * its READY: there a READY on a busy device only appends v to the device's queue and takes the
  * next sequence number, which changes no other op's time or order before v's grant) and v's
  * READY on its new device, bounded as above (issue 31; tests/test_delta.c
- * `op_order_delta_resumes_at_grant`: a small gain, annealing's delta runs simulate 0.1 to 1.1%
- * fewer ops, EXPERIMENTS.md "A moved op's grant"). The state at t: the op running on each device at t and
- * the ops queued behind it (each device's list from its first op ending at or after t; a moved
- * op queued there leaves it), the ops whose last inputs are in flight at t (found
- * from the producers that ended within the longest transfer before t) with their READYs
- * queued, the moved ops; every other op counts the copies still to come, one for each producer
- * ending at or after t (counted from those producers: each device's list from its cut). Two
- * events an op of the k ops ending at or after t, against the event loop's seven; no
- * convergence; early rejection (dp_sim_set_early_reject) as in a
- * complete op-order run, with each device's work not granted at t. The same costs
+ * `op_order_delta_resumes_at_grant`: a small gain, the share of the ops an annealing delta run
+ * simulates again falls by 0 to 1.1 points, EXPERIMENTS.md "A moved op's grant"). The state
+ * at t: the op running on each device at t and the ops queued behind it (each device's list
+ * from its first op ending at or after t; a moved op queued there leaves it), the ops whose last
+ * inputs are in flight at t (found from the producers that ended within the longest transfer
+ * before t) with their READYs queued, the moved ops; every other op counts the copies still to
+ * come, one for each producer ending at or after t (counted from those producers: each device's
+ * list from its cut). Two events an op of the k ops ending at or after t, against the event
+ * loop's seven; no convergence; early rejection (dp_sim_set_early_reject) as in a complete
+ * op-order run, with each device's work not granted at t. The same costs
  * and commits bit for bit (tests/test_delta.c `op_order_delta`); a run whose times do not move
  * the clock falls back to a full event-loop run, and its commit makes p the event loop's.
  *

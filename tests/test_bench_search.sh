@@ -38,7 +38,10 @@ for m in anneal; do
     # before, after: moves per second, or nan where the two budgets' CPU times did not differ
     # (a timing, not checked: tests are not timed); the same placement (the stand-in is this
     # build)
-    echo "$row" | awk '{ exit !(NF == 8 && $4 ~ /^([0-9]+|nan)$/ && $5 ~ /^([0-9]+|nan)$/ && $7 == "yes") }' ||
+    # paired and spread: a ratio and its least-greatest (or nan, as above); with REPS=1 the one
+    # repetition's ratio is the median, the least and the greatest
+    echo "$row" | awk '{ exit !(NF == 10 && $4 ~ /^([0-9]+|nan)$/ && $5 ~ /^([0-9]+|nan)$/ && $7 == "yes" &&
+        ($9 == "nan" || ($9 ~ /^[0-9]+\.[0-9][0-9]$/ && $10 == $9 "-" $9))) }' ||
         fail "row: $row"
 done
 # a failed run of the base at budget B, then at B/10: the bench stops, naming the run
