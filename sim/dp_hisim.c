@@ -1043,6 +1043,10 @@ int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *prior
     if (rc != DP_OK) return rc;
     *exceeded = s->exceeded < INFINITY;
     *cost = *exceeded ? s->exceeded : r.penalised_makespan;
+    /* the clock stayed within the bound, the cost did not: a memory penalty on top of the
+     * makespan, a run in full under the error policy, or a makespan of 0 above a negative bound
+     * (tests/test_hifi.c bounded_verdict_is_cost_above_bound) */
+    if (!*exceeded && *cost > bound) *exceeded = 1;
     s->exceeded = INFINITY;
     return DP_OK;
 }

@@ -157,9 +157,11 @@ int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priori
  * bound, or (early rejection, dp_hisim_set_early_reject) as soon as an op's start shows the
  * makespan is above it; then *exceeded is 1 and *cost more than bound and at most the penalised
  * makespan (that instant, or that lower bound), else *exceeded is 0 and *cost the penalised
- * makespan, bit for bit dp_hisim_run's. Under the error memory policy with a memory limit the run
- * is always complete (an over-capacity run must fail as it would in full). Errors as
- * dp_hisim_run. */
+ * makespan, bit for bit dp_hisim_run's. *exceeded is 1 exactly when the penalised makespan is
+ * above bound: also where the clock stays within it (a memory penalty, a run in full, a makespan
+ * of 0 and a negative bound), with *cost the penalised makespan. Under the error memory policy
+ * with a memory limit the run is always complete (an over-capacity run must fail as it would in
+ * full). Errors as dp_hisim_run. */
 int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
                          int *exceeded, dp_error *err);
 

@@ -1635,6 +1635,9 @@ int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *c
     if (rc != DP_OK) return rc;
     *exceeded = s->over_bound;
     *cost = *exceeded ? s->exceeded : r.makespan;
+    /* a makespan above a negative bound with every event at time 0: no instant passed the bound
+     * (tests/test_delta.c bounded_verdict_is_cost_above_bound) */
+    if (!*exceeded && *cost > bound) *exceeded = 1;
     return DP_OK;
 }
 
@@ -2086,18 +2089,26 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
 
 /* ---- delta simulation (dp_sim.h) ---- */
 
-int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim_result *res, dp_error *err)
+/* every device list of p with room for every op (DP_ENOMEM, the lists grown so far kept) */
+static int lists_room(const dp_sim *s, dp_sim_prefix *p, dp_error *err)
 {
-    if (p->n_ops != s->n || p->n_devices != s->D)
-        return dp_error_set(err, DP_EINVAL, "delta: the prefix state is for %d ops on %d devices, the simulator %d on %d",
-                            p->n_ops, p->n_devices, s->n, s->D);
-    /* every list has room for every op: a delta run's commit never allocates */
     for (int d = 0; d < s->D; d++)
         if (p->dev_cap[d] < s->n) {
             int *a = dp_heap_grow(p->dev_ops[d], &p->dev_cap[d], s->n, sizeof(int));
             if (!a) return dp_error_set(err, DP_ENOMEM, "delta: out of memory for device %d's list", d);
             p->dev_ops[d] = a;
         }
+    return DP_OK;
+}
+
+int dp_sim_prefix_set(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_sim_result *res, dp_error *err)
+{
+    if (p->n_ops != s->n || p->n_devices != s->D)
+        return dp_error_set(err, DP_EINVAL, "delta: the prefix state is for %d ops on %d devices, the simulator %d on %d",
+                            p->n_ops, p->n_devices, s->n, s->D);
+    /* every list has room for every op: a delta run's commit never allocates */
+    const int room = lists_room(s, p, err);
+    if (room != DP_OK) return room;
     dp_sim_result r;
     const long op_order_runs = s->n_op_order;
     int rc = run(s, assignment, 0, 2, &r, err);
@@ -2163,6 +2174,11 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
     }
     if (ok) s->n_op_order++;
     p->n_resimulated += k;
+    if (!over_bound && s->makespan > bound) {
+        /* as dp_sim_run_bounded: a makespan of 0 above a negative bound */
+        over_bound = 1;
+        over = s->makespan;
+    }
     *exceeded = over_bound;
     *cost = over_bound ? over : s->makespan;
     s->delta_p = over_bound ? NULL : p;
@@ -2276,6 +2292,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     }
     *exceeded = s->over_bound;
     *cost = *exceeded ? s->exceeded : s->makespan;
+    if (!*exceeded && *cost > bound) *exceeded = 1; /* as dp_sim_run_bounded */
     s->delta_p = *exceeded ? NULL : p;
     s->delta_k = k;
     return DP_OK;
@@ -2285,6 +2302,12 @@ int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_e
 {
     if (s->delta_p != p)
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
+    /* a schedule completed by dp_sim_prefix_add's commits has lists sized to the ops placed on
+     * each device so far: every list gets room for every op first, as dp_sim_prefix_set gives
+     * (a commit moved an op to a device whose list was full: an assertion, tests/test_delta.c
+     * delta_from_prefix_built_schedule) */
+    const int room = lists_room(s, p, err);
+    if (room != DP_OK) return room;
     if (p->op_order && s->delta_k >= 0) {
         /* the ops an op-order delta run simulated again (delta_ops) */
         assert(s->n_kept + s->n_rorder == s->delta_k);

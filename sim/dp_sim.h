@@ -79,7 +79,9 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err);
  * no more than the makespan: the instant the clock would have moved to (every event happens
  * before some op's end), or that lower bound. So a search that rejects any cost above bound
  * takes the decision the full run would have led to. Else *exceeded is 0 and *cost the makespan,
- * bit for bit dp_sim_run's. bound INFINITY: a full run. Errors as dp_sim_run. */
+ * bit for bit dp_sim_run's. *exceeded is 1 exactly when the makespan is above bound (a negative
+ * bound included: a makespan of 0, every event at time 0, is then exceeded with cost 0). bound
+ * INFINITY: a full run. Errors as dp_sim_run. */
 int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
 
 /* Simulate a placed prefix: ops with device -1 are absent (never run, never waited for, no
@@ -268,7 +270,9 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
 
 /* Make p the schedule of the last delta run's assignment, which must be s's last run, run from p
  * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
- * simulated again; p->changed lists those whose times it wrote. */
+ * simulated again; p->changed lists those whose times it wrote. p may be a complete schedule
+ * built by dp_sim_prefix_add's commits: its device lists then get room for every op first
+ * (DP_ENOMEM, p unchanged, when that fails). */
 int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err);
 
 /* For tests: on 0, every event of s's runs goes through the FIFO (the engine's order as it was

@@ -661,6 +661,77 @@ START_TEST(converge_event_at_instant)
 }
 END_TEST
 
+START_TEST(bounded_verdict_is_cost_above_bound)
+{
+    /* every op of time 0: the makespan is 0, above a negative bound, but no instant passes it
+     * (every event at time 0). Bounded and delta runs said "within the bound" with cost 0 (a
+     * review's differential driver, rev21); exceeded now, cost 0 (> bound, <= the makespan). */
+    dp_graph *g = hand_dag(2, (const double[]){0, 0}, (const int[][3]){{0, 1, 0}}, 1);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    const double bounds[2] = {-1, -0x1p-1074};
+    for (int k = 0; k < 2; k++) {
+        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim_prefix *p = dp_sim_prefix_alloc(2, 2);
+        ck_assert(s && p);
+        int a[2] = {0, 0};
+        double cost;
+        int ex;
+        ck_assert_int_eq(dp_sim_run_bounded(s, a, bounds[k], &cost, &ex, &err), DP_OK);
+        ck_assert_msg(ex == 1 && cost == 0, "bound %a: cost %a, exceeded %d", bounds[k], cost, ex);
+        ck_assert_int_eq(dp_sim_prefix_set(s, p, a, NULL, &err), DP_OK);
+        a[1] = 1;
+        ck_assert_int_eq(dp_sim_run_delta(s, p, a, bounds[k], &cost, &ex, &err), DP_OK);
+        ck_assert_msg(ex == 1 && cost == 0, "delta, bound %a: cost %a, exceeded %d", bounds[k], cost, ex);
+        ck_assert_int_eq(dp_sim_delta_commit(s, p, a, &err), DP_EINVAL); /* an exceeded run commits nothing */
+        ck_assert_int_eq(dp_sim_run_delta(s, p, a, 0, &cost, &ex, &err), DP_OK);
+        ck_assert(ex == 0 && cost == 0);
+        dp_sim_prefix_free(p);
+        dp_sim_free(s);
+    }
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+START_TEST(delta_from_prefix_built_schedule)
+{
+    /* a complete schedule built op by op (dp_sim_prefix_add's commits) as a delta run's
+     * incumbent: its lists had room for the ops placed on each device only, and a commit that
+     * moved an op to a device with none failed an assertion (writing past the list without
+     * assertions; a review's differential driver, rev21). The commit now gives every list room. */
+    dp_graph *g = hand_dag(2, NULL, NULL, 0);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *f = dp_sim_alloc(g, c, &err);
+    dp_sim_prefix *p = dp_sim_prefix_alloc(2, 2);
+    ck_assert(c && s && f && p);
+    int a[2] = {-1, -1};
+    for (int v = 0; v < 2; v++) {
+        a[v] = 0;
+        double st, rd;
+        ck_assert_int_eq(dp_sim_prefix_add(s, p, a, v, 1, &st, &rd, &err), DP_OK);
+    }
+    ck_assert(p->makespan == 2);
+    a[1] = 1;
+    double cost;
+    int ex;
+    ck_assert_int_eq(dp_sim_run_delta(s, p, a, INFINITY, &cost, &ex, &err), DP_OK);
+    ck_assert(ex == 0 && cost == 1);
+    ck_assert_int_eq(dp_sim_delta_commit(s, p, a, &err), DP_OK);
+    dp_sim_result r;
+    ck_assert_int_eq(dp_sim_run(f, a, &r, &err), DP_OK);
+    assert_prefix_is_run(p, &r, 2);
+    ck_assert(p->dev_n[0] == 1 && p->dev_n[1] == 1 && p->dev_ops[1][0] == 1);
+    dp_sim_prefix_free(p);
+    dp_sim_free(s);
+    dp_sim_free(f);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(converge_at_infinity)
 {
     /* a delta run that may converge (dp_sim_set_converge) whose incumbent's makespan is
@@ -1681,6 +1752,8 @@ int main(void)
     tcase_add_test(t, op_order_delta);
     tcase_add_test(t, op_order_delta_resumes_at_grant);
     tcase_add_test(t, converge_event_at_instant);
+    tcase_add_test(t, bounded_verdict_is_cost_above_bound);
+    tcase_add_test(t, delta_from_prefix_built_schedule);
     tcase_add_test(t, prefix_infinite_transfer);
     tcase_add_test(t, converge_at_infinity);
     tcase_add_test(t, early_reject_hand_computed);

@@ -949,6 +949,29 @@ START_TEST(chain_peak_memory)
     NEAR(x.r.mem_excess, 0.2);
     NEAR(x.r.makespan, ms);
     NEAR(x.r.penalised_makespan, ms * 1.4);
+    /* a bounded run's verdict is its cost's: a bound the clock stays within but the penalised
+     * makespan passes is exceeded (it was not, with the cost above the bound: a review's
+     * differential driver, rev21) */
+    double cost;
+    int ex;
+    ck_assert_int_eq(dp_hisim_run_bounded(x.s, a, NULL, ms * 1.2, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 1);
+    ck_assert(cost > ms * 1.2 && cost <= x.r.penalised_makespan);
+    ck_assert_int_eq(dp_hisim_run_bounded(x.s, a, NULL, ms * 1.5, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 0);
+    ck_assert(cost == x.r.penalised_makespan);
+    dp_hisim_free(x.s);
+    /* under the error policy a bounded run goes to the end (an over-capacity op fails wherever it
+     * is): within the capacity, a makespan above the bound is exceeded */
+    o.memory_policy = DP_HISIM_MEMORY_ERROR;
+    o.memory_limit = 1e9;
+    x.s = dp_hisim_alloc(g, x.c, x.t, &o, &err);
+    ck_assert_int_eq(dp_hisim_run_bounded(x.s, a, NULL, ms / 2, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 1);
+    ck_assert(cost > ms / 2 && cost <= ms);
+    ck_assert_int_eq(dp_hisim_run_bounded(x.s, a, NULL, ms, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(ex, 0);
+    ck_assert(cost == ms);
     done(&x);
 }
 END_TEST
