@@ -1,8 +1,9 @@
 /* sweep_exec.c: the local process pool, the MPI work queue and the results writer
  * (see sweep_exec.h). */
-#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
+#define _GNU_SOURCE /* CPU_SETSIZE */
 #include "config.h"
 #include "dp_alloc.h"
+#include "dp_exec_backend.h"
 #include "sweep_exec.h"
 #include "results.h"
 #include "run.h"
@@ -556,8 +557,8 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     /* default: one a core this process may run on (taskset, cpusets), not one a core online */
     int jobs = o->jobs;
     if (jobs <= 0) {
-        cpu_set_t set;
-        jobs = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : (int)sysconf(_SC_NPROCESSORS_ONLN);
+        int cores[CPU_SETSIZE];
+        jobs = dp_exec_cpu_cores(cores, CPU_SETSIZE); /* the executor's count: one mechanism */
     }
     if (jobs < 1) jobs = 1;
     if (jobs > c.n_pending) jobs = c.n_pending > 0 ? (int)c.n_pending : 1;
