@@ -97,10 +97,10 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
     const dp_graph_format *f = format ? by_name(format) : by_ending(path, 0);
     if (!f && !format) {
         struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) /* said "cannot tell the graph format" */
-            dp_error_set(err, DP_EIO, "%s: is a directory, not a graph file", path);
-        else if (stat(path, &st) != 0)
+        if (stat(path, &st) != 0)
             dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+        else if (S_ISDIR(st.st_mode)) /* said "cannot tell the graph format" */
+            dp_error_set(err, DP_EIO, "%s: is a directory, not a graph file", path);
         else
             dp_error_set(err, DP_EINVAL, "%s: cannot tell the graph format from the file name; give --format", path);
         return NULL;
