@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "dp_calib.h"
 #include "dp_calib_fit.h"
+#include "dp_file.h"
 #include "dp_json.h"
 #include "dp_topology.h"
 #include "exec_cli.h"
@@ -185,6 +186,15 @@ static int calibrate_profile(int argc, char **argv)
     }
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
     if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
+    {
+        /* --out must be writable before minutes of measurement (a read-only folder or a
+         * directory was found after them, and the measurement lost: a review, rev nr21) */
+        char out_target[4096];
+        if (dp_file_output_target(out, out_target, sizeof out_target, &err) != DP_OK) {
+            status = dp_cli_fail(&err);
+            goto done;
+        }
+    }
     if (add_kinds(&kinds, &n_kinds, kind_list ? kind_list : DP_CLI_DEFAULT_KINDS) != 0) goto nomem;
     const char *names[1024];
     if (topology) {

@@ -261,16 +261,12 @@ static int record_check_flops(json_t *rec, const char *path, const dp_graph *xg,
     return DP_OK;
 }
 
-/* a file can be made beside path (its folder exists and is writable), before any measurement */
+/* a file can be made at path (dp_file_output_target: its folder exists and is writable, it is no
+ * directory or device), before any measurement */
 static int check_writable(const char *path, dp_error *err)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.check.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) return dp_error_set(err, DP_EIO, "%s: cannot write there: %s", path, strerror(errno));
-    close(fd);
-    unlink(tmp);
-    return DP_OK;
+    char target[4096];
+    return dp_file_output_target(path, target, sizeof target, err);
 }
 
 int cmd_validate(int argc, char **argv)

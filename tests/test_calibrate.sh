@@ -17,6 +17,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
 # progress: the last line counts every sweep: 4 kinds x 2 devices + 2 routes + 2 passes x 2 devices
 grep -q "profiled 14/14 sweeps" "$T/out" || fail "profile progress: $(cat "$T/out")"
+# an --out it cannot write (a directory, a missing folder) is refused before any measurement
+# (it was found after all of it, and the measurement lost: a review of the eighteenth session)
+for bad in "$T" "$T/none/p.json"; do
+    rc=0
+    "$D" calibrate profile --topology cpu-2core --kinds matmul --repeats 1 --passes 1 --max-gemm 32 --out "$bad" \
+        > "$T/bo" 2>&1 || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "$bad" "$T/bo" && ! grep -q "profiled" "$T/bo" ||
+        fail "profile --out $bad: exit $rc: $(cat "$T/bo")"
+done
 # a profile this small on a loaded machine fits some kinds badly (their times do not grow with
 # size): --keep-failed writes it anyway; what a failed fit does is checked at the end
 "$D" calibrate fit "$T/p.json" --out "$T/c.json" --report "$T/r.json" --keep-failed > "$T/fit" 2>&1 || fail "fit: $(cat "$T/fit")"
@@ -85,7 +94,7 @@ grep -q -- '--repeats does not apply with --resimulate' "$T/bad" || fail "--repe
 # an unwritable --plot or --out is refused before any run, and no PNG goes to stdout
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 3 --repeats 1 --scale 1 \
     --plot "$T/nodir/x.png" > "$T/bad" 2>&1 && fail "unwritable plot accepted"
-grep -q 'nodir/x.png: cannot write there' "$T/bad" || fail "unwritable plot: $(cat "$T/bad")"
+grep -q 'nodir/x.png: cannot write it' "$T/bad" || fail "unwritable plot: $(cat "$T/bad")"
 grep -q '^#' "$T/bad" && fail "unwritable plot: measured before refusing"
 test "$(wc -c < "$T/bad")" -lt 2000 || fail "unwritable plot: output of $(wc -c < "$T/bad") bytes"
 "$D" validate --graph "$T/g.json" --calibration "$T/c.json" --assignments 2 --repeats 1 --scale 1 --statistic mean \
