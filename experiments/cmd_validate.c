@@ -4,6 +4,7 @@
 #include "dp_alloc.h"
 #include "commands.h"
 #include "dp_file.h"
+#include "report.h"
 #include "dp_exec.h"
 #include "dp_engine.h"
 #include "dp_problem.h"
@@ -114,12 +115,7 @@ static int write_plot(const char *path, const row *rows, int n, int n_methods, c
         unlink(tmp);
         return dp_error_set(err, DP_EIO, "%s: gnuplot failed (status %d)", path, rc);
     }
-    if (rename(tmp, target) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place: %s", path, strerror(e));
-    }
-    return DP_OK;
+    return dp_report_plot_commit(tmp, target, path, err);
 }
 
 /* a --statistic name (or a record's "statistic"): 0, or -1 when unknown */

@@ -140,6 +140,13 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
  * gnuplot has it, else "png". NULL for other extensions. */
 const char *dp_report_terminal(const char *out);
 
+/* Put a plot gnuplot wrote to tmp in place at target (the file dp_file_output_target gave for
+ * the user's path): first checks that tmp is complete, a PNG ending in its IEND chunk or an SVG
+ * ending in "</svg>" (gnuplot's cairo terminals exit 0 after a failed write, so a full disk left
+ * a cut-off PNG in place: a review of the eighteenth session), then renames it over target.
+ * tmp is removed on any failure; target is then unchanged. Errors (DP_EIO) name path. */
+int dp_report_plot_commit(const char *tmp, const char *target, const char *path, dp_error *err);
+
 /* Bars per column value (method) per row (graph) of a table; with baselines the bars are the
  * ratio to the best baseline of the row, with standard deviations as error bars. Without
  * baselines, when the rows are in different units or the drawn means span more than

@@ -151,10 +151,42 @@ static int plot_end(plot *p, dp_error *err)
     snprintf(script, sizeof script, "%s/plot.gp", p->dir);
     snprintf(log, sizeof log, "%s/plot.log", p->dir);
     int rc = gnuplot_run(script, log, p->out, err);
-    if (rc == DP_OK && rename(p->tmp_out, p->out) != 0) rc = dp_error_set(err, DP_EIO, "%s: %s", p->out, strerror(errno));
+    if (rc == DP_OK) rc = dp_report_plot_commit(p->tmp_out, p->out, p->out, err);
     if (rc != DP_OK) unlink(p->tmp_out);
     plot_cleanup(p);
     return rc;
+}
+
+int dp_report_plot_commit(const char *tmp, const char *target, const char *path, dp_error *err)
+{
+    static const unsigned char iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    unsigned char tail[64];
+    size_t n = 0;
+    int complete = 0;
+    FILE *f = fopen(tmp, "rb");
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        const long size = ftell(f);
+        if (size > 0 && fseek(f, size > (long)sizeof tail ? size - (long)sizeof tail : 0, SEEK_SET) == 0)
+            n = fread(tail, 1, sizeof tail, f);
+    }
+    if (f) fclose(f);
+    const char *term = dp_report_terminal(path);
+    if (term && strcmp(term, "svg") == 0) {
+        while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == ' ' || tail[n - 1] == '\r')) n--;
+        complete = n >= 6 && memcmp(tail + n - 6, "</svg>", 6) == 0;
+    } else {
+        complete = n >= sizeof iend && memcmp(tail + n - sizeof iend, iend, sizeof iend) == 0;
+    }
+    if (!complete) {
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: the plot gnuplot wrote is incomplete (a full disk?); not written", path);
+    }
+    if (rename(tmp, target) != 0) {
+        const int e = errno;
+        unlink(tmp);
+        return dp_error_set(err, DP_EIO, "%s: cannot rename the plot into place: %s", path, strerror(e));
+    }
+    return DP_OK;
 }
 
 static void plot_abort(plot *p)

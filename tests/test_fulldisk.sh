@@ -131,6 +131,29 @@ for out in g.json g.dot; do
     check_outcome "graph gen --out $out on 16k" "$rc" "$work/err"
 done
 umount "$mnt"
+# a plot onto a disk too small for it: exit 1 and nothing at its path (gnuplot's cairo terminal
+# exits 0 after a failed write, and a cut-off PNG was renamed into place with exit 0: a review of
+# the eighteenth session), at several sizes; an SVG too
+if command -v gnuplot > /dev/null 2>&1; then
+    "$DOPPLER" report "$big/sref/r.h5" --plot bars --out "$work/full.png" > /dev/null 2>&1 ||
+        fail "the plot on a large disk failed"
+    for size in 4 8 12 16 20; do
+        for ext in png svg; do
+            mount -t tmpfs -o size=${size}k tmpfs "$mnt" || fail "mount size=${size}k"
+            rc=0
+            "$DOPPLER" report "$big/sref/r.h5" --plot bars --out "$mnt/p.$ext" > /dev/null 2> "$work/err" || rc=$?
+            if [ "$rc" -ne 0 ]; then
+                [ "$rc" -eq 1 ] && grep -q "p.$ext" "$work/err" && [ ! -e "$mnt/p.$ext" ] ||
+                    { cat "$work/err" >&2; fail "plot .$ext on ${size}k: exit $rc, or a file left"; }
+                [ -z "$(ls "$mnt")" ] || fail "plot .$ext on ${size}k: left $(ls "$mnt")"
+                failures=$((failures + 1))
+            elif [ "$ext" = png ]; then
+                cmp -s "$mnt/p.png" "$work/full.png" || fail "plot on ${size}k: exit 0 with another file than the full plot"
+            fi
+            umount "$mnt"
+        done
+    done
+fi
 # most sizes must have been too small, or the test tests nothing
 [ "$failures" -ge 30 ] || fail "only $failures of 40 commands met a full disk"
 echo "PASS: 20 disk sizes, $failures commands met a full disk"
