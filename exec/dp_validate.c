@@ -76,12 +76,12 @@ double dp_validate_kendall_tau(const double *x, const double *y, int n)
             else disc++;
         }
     double den = sqrt((pairs - tx) * (pairs - ty));
-    return den > 0 ? (conc - disc) / den : 0.0;
+    return den > 0 ? (conc - disc) / den : NAN;
 }
 
 double dp_validate_pearson(const double *x, const double *y, int n)
 {
-    if (n < 2) return 0;
+    if (n < 2) return NAN;
     double mx = 0, my = 0;
     for (int i = 0; i < n; i++) { mx += x[i]; my += y[i]; }
     mx /= n; my /= n;
@@ -91,5 +91,5 @@ double dp_validate_pearson(const double *x, const double *y, int n)
         sxx += (x[i] - mx) * (x[i] - mx);
         syy += (y[i] - my) * (y[i] - my);
     }
-    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0.0;
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
 }

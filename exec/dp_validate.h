@@ -51,10 +51,12 @@ double dp_validate_mape_scaled(const double *meas, const double *sim, int n, dou
 
 /* Kendall's tau-b between x and y (n >= 2): (concordant - discordant) pairs over
  * sqrt((pairs - ties in x) (pairs - ties in y)) (Kendall 1945, tau-b; the variant
- * scipy.stats.kendalltau computes). O(n^2). Returns 0 when either side is all ties. */
+ * scipy.stats.kendalltau computes). O(n^2). NAN when either side is all ties (undefined, as
+ * scipy's; it said 0, which read as "no agreement", on identical assignments: a review of the
+ * eighteenth session). */
 double dp_validate_kendall_tau(const double *x, const double *y, int n);
 
-/* Pearson correlation of x and y (0 when either has no spread). */
+/* Pearson correlation of x and y (NAN when either has no spread or n < 2: undefined). */
 double dp_validate_pearson(const double *x, const double *y, int n);
 
 #ifdef __cplusplus

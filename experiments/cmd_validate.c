@@ -257,6 +257,14 @@ static int record_check_flops(json_t *rec, const char *path, const dp_graph *xg,
     return DP_OK;
 }
 
+/* a correlation as printed: three decimals, or "undefined" (NAN: a side with no spread) */
+static const char *corr_text(double x, char buf[32])
+{
+    if (isfinite(x)) snprintf(buf, 32, "%.3f", x);
+    else snprintf(buf, 32, "undefined");
+    return buf;
+}
+
 /* a file can be made at path (dp_file_output_target: its folder exists and is writable, it is no
  * directory or device), before any measurement */
 static int check_writable(const char *path, dp_error *err)
@@ -541,8 +549,15 @@ int cmd_validate(int argc, char **argv)
     double rho = dp_validate_pearson(meas, simv, n_rows);
     double mape_r = n_random >= 2 ? dp_validate_mape(meas + n_methods, simv + n_methods, n_random) : NAN;
     double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : NAN;
-    printf("MAPE %.2f%%  Kendall tau %.3f  Pearson r %.3f  (all %d assignments)\n", 100 * mape, tau, rho, n_rows);
-    if (n_random >= 2) printf("MAPE %.2f%%  Kendall tau %.3f  (the %d random assignments only)\n", 100 * mape_r, tau_r, n_random);
+    char f_tau[32], f_rho[32], f_tau_r[32];
+    printf("MAPE %.2f%%  Kendall tau %s  Pearson r %s  (all %d assignments)\n", 100 * mape, corr_text(tau, f_tau),
+           corr_text(rho, f_rho), n_rows);
+    if (n_random >= 2)
+        printf("MAPE %.2f%%  Kendall tau %s  (the %d random assignments only)\n", 100 * mape_r, corr_text(tau_r, f_tau_r),
+               n_random);
+    if (!isfinite(tau) || !isfinite(rho) || (n_random >= 2 && !isfinite(tau_r)))
+        printf("(undefined: every measured or every simulated makespan is the same, as on one device or with "
+               "identical assignments)\n");
     /* the level: how fast the host runs now against when it was profiled, read off the
      * single-device placement (no copies: the sum of its ops' times) */
     int i_single = -1;
@@ -616,8 +631,11 @@ int cmd_validate(int argc, char **argv)
     /* after the record: a plot that fails loses no measurement */
     if (plot) {
         char title[256];
-        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %.2f", g->name, D, backend,
-                 100 * mape, tau);
+        char f_t[32];
+        if (isfinite(tau)) snprintf(f_t, sizeof f_t, "%.2f", tau);
+        else snprintf(f_t, sizeof f_t, "undefined");
+        snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %s", g->name, D, backend,
+                 100 * mape, f_t);
         if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
         printf("plot: %s\n", plot);
     }

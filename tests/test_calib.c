@@ -592,6 +592,11 @@ START_TEST(validate_stats)
     const double m[] = {2, 4}, s[] = {3, 3};
     ck_assert_double_eq_tol(dp_validate_mape(m, s, 2), (0.5 + 0.25) / 2, 1e-12);
     ck_assert_double_eq_tol(dp_validate_pearson(x, x, 4), 1.0, 1e-12);
+    /* a side with no spread (one device, identical assignments): undefined, as scipy's; 0 was
+     * printed, which read as "no agreement" (a review of the eighteenth session) */
+    const double flat[] = {3, 3, 3, 3};
+    ck_assert(isnan(dp_validate_kendall_tau(x, flat, 4)) && isnan(dp_validate_kendall_tau(flat, x, 4)));
+    ck_assert(isnan(dp_validate_pearson(x, flat, 4)) && isnan(dp_validate_pearson(x, x, 1)));
     /* scaled by the level 1.5 (measured / simulated of index 0, skipped): |1.5 x 2 - 4| / 4 and
      * |1.5 x 4 - 5| / 5 -> (0.25 + 0.2) / 2 */
     const double ms[] = {3, 4, 5}, ss[] = {2, 2, 4};
