@@ -22,6 +22,25 @@ double dp_costmodel_roofline(const dp_topology_device *dv, double flops, double 
     return (tc > tm ? tc : tm) + dv->launch_overhead_s;
 }
 
+int dp_costmodel_check_names(const dp_topology *t, const dp_calib *cal, dp_error *err)
+{
+    if (!cal) return DP_OK;
+    const char *path = cal->path ? cal->path : "calibration";
+    for (int d = 0; d < cal->n_devices; d++)
+        if (dp_topology_find_device(t, cal->dev[d].name) < 0)
+            return dp_error_set(err, DP_EINVAL, "%s: devices.%s: topology %s has no such device", path, cal->dev[d].name,
+                                t->name);
+    for (int r = 0; r < cal->n_routes; r++) {
+        /* the end that is missing (both were named, "no device g0 or gX", where g0 existed) */
+        const char *end = dp_topology_find_device(t, cal->route[r].src) < 0 ? "src"
+                          : dp_topology_find_device(t, cal->route[r].dst) < 0 ? "dst" : NULL;
+        if (end)
+            return dp_error_set(err, DP_EINVAL, "%s: routes[%d].%s: topology %s has no device \"%s\"", path, r, end, t->name,
+                                end[0] == 's' ? cal->route[r].src : cal->route[r].dst);
+    }
+    return DP_OK;
+}
+
 dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err)
 {
     if (g->cost_kind != DP_GRAPH_COST_PHYSICAL) {
@@ -29,19 +48,7 @@ dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_ca
                      "it; use --devices N (the DOPPLER-compatible model) for such graphs", g->source);
         return NULL;
     }
-    if (cal) {
-        for (int d = 0; d < cal->n_devices; d++)
-            if (dp_topology_find_device(t, cal->dev[d].name) < 0) {
-                dp_error_set(err, DP_EINVAL, "%s: devices.%s: topology %s has no such device", cal->path, cal->dev[d].name, t->name);
-                return NULL;
-            }
-        for (int r = 0; r < cal->n_routes; r++)
-            if (dp_topology_find_device(t, cal->route[r].src) < 0 || dp_topology_find_device(t, cal->route[r].dst) < 0) {
-                dp_error_set(err, DP_EINVAL, "%s: routes[%d]: topology %s has no device \"%s\" or \"%s\"", cal->path, r, t->name,
-                             cal->route[r].src, cal->route[r].dst);
-                return NULL;
-            }
-    }
+    if (dp_costmodel_check_names(t, cal, err) != DP_OK) return NULL;
     const int D = t->n_devices;
     dp_cost *c = dp_cost_alloc(g, D);
     if (!c) {

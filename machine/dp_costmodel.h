@@ -44,6 +44,11 @@ double dp_costmodel_roofline(const dp_topology_device *dv, double flops, double 
  * DP_EINVAL), a calibration naming a device the topology lacks (DP_EINVAL), out of memory. */
 dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_calib *cal, dp_error *err);
 
+/* Every device and route end a calibration names is a device of topology t: DP_OK, or DP_EINVAL
+ * naming the calibration's field and the missing device ("CAL: routes[2].dst: topology T has
+ * no device \"gX\""). dp_costmodel_costs and the transfer models (dp_transfer.c) call it. */
+int dp_costmodel_check_names(const dp_topology *t, const dp_calib *cal, dp_error *err);
+
 #ifdef __cplusplus
 }
 #endif

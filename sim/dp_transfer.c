@@ -40,10 +40,8 @@ static int calibrate_pairs(dp_transfer *x, const dp_calib *cal, dp_error *err)
     const int D = x->D;
     for (int p = 0; p < D * D; p++) { x->pair_work[p] = 1; x->pair_lat_scale[p] = 1; x->pair_lat_add[p] = 0; }
     if (!cal) return DP_OK;
-    for (int r = 0; r < cal->n_routes; r++)
-        if (dp_topology_find_device(t, cal->route[r].src) < 0 || dp_topology_find_device(t, cal->route[r].dst) < 0)
-            return dp_error_set(err, DP_EINVAL, "%s: routes[%d]: topology %s has no device \"%s\" or \"%s\"",
-                                cal->path ? cal->path : "calibration", r, t->name, cal->route[r].src, cal->route[r].dst);
+    const int rc = dp_costmodel_check_names(t, cal, err);
+    if (rc != DP_OK) return rc;
     for (int a = 0; a < D; a++)
         for (int b = 0; b < D; b++) {
             const dp_calib_route *cr = a == b ? NULL : dp_calib_find_route(cal, t->dev[a].name, t->dev[b].name);

@@ -241,6 +241,19 @@ START_TEST(file_roundtrip_and_costs)
     ck_assert_double_eq_tol(dp_cost_op(k, 1, 0), dp_calib_op_time(c, 0, "relu", 10, 4400), 1e-15);
     ck_assert_double_eq_tol(dp_cost_comm(k, 0, 0, 1), 2e-5 + 4000 / 5e9, 1e-9);
     dp_cost_free(k);
+    /* a route to a device the topology lacks names that end only (it said "no device \"core0\"
+     * or \"gX\"", where core0 exists: a review of the eighteenth session) */
+    for (int end = 0; end < 2; end++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"routes\": [{\"src\": \"%s\", "
+                 "\"dst\": \"%s\", \"latency_s\": 1e-5, \"bandwidth_Bps\": 1e9}]}", end ? "core0" : "gX", end ? "gX" : "core1");
+        dp_calib *bad = dp_calib_parse(text, "gx.json", &err);
+        ck_assert_msg(bad != NULL, "%s", err.msg);
+        ck_assert_ptr_null(dp_costmodel_costs(g, t, bad, &err));
+        ck_assert_msg(strstr(err.msg, end ? "gx.json: routes[0].dst: topology" : "gx.json: routes[0].src: topology") &&
+                          strstr(err.msg, "\"gX\"") && !strstr(err.msg, "\"core"), "%s", err.msg);
+        dp_calib_free(bad);
+    }
     dp_graph_free(g);
     dp_topology_free(t);
     dp_calib_free(l);
