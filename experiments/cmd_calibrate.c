@@ -5,6 +5,7 @@
 #include "dp_calib.h"
 #include "dp_calib_fit.h"
 #include "dp_file.h"
+#include "dp_exec_backend.h"
 #include "dp_json.h"
 #include "dp_topology.h"
 #include "exec_cli.h"
@@ -222,6 +223,14 @@ static int calibrate_profile(int argc, char **argv)
     po.progress_ctx = &pp;
     fprintf(stderr, "doppler calibrate: profiling %d kinds on %d %s devices (machine: %s)\n", n_kinds, n_devices,
             po.backend, machine);
+    if (strcmp(po.backend, "cpu") == 0) {
+        int cores[1024]; /* glibc's CPU_SETSIZE */
+        const int allowed = dp_exec_cpu_cores(cores, 1024);
+        if (allowed < n_devices)
+            fprintf(stderr, "doppler calibrate: warning: %d devices on %d allowed core%s: the workers are not pinned and "
+                            "share cores, so copies and interference are measured between workers on one core, not "
+                            "between %d cores\n", n_devices, allowed, allowed > 1 ? "s" : "", n_devices);
+    }
     dp_profile *p = NULL;
     if (dp_profile_run(n_devices, topo ? names : NULL, (const char *const *)kinds, n_kinds, &po, &p, &err) != DP_OK) {
         status = dp_cli_fail(&err);

@@ -1,6 +1,7 @@
 /* exec_cli.c: helpers of the commands that run the real executor. */
 #include "exec_cli.h"
 #include "dp_alloc.h"
+#include "dp_exec_backend.h"
 #include "dp_place.h"
 
 #include <stdlib.h>
@@ -29,7 +30,13 @@ void dp_cli_machine_name(char *buf, size_t cap)
         }
         fclose(f);
     }
-    snprintf(buf, cap, "%s: %s, %ld cores", host, model, sysconf(_SC_NPROCESSORS_ONLN));
+    /* the cores this process may run on (taskset, cpusets): under taskset -c 0 a 2-core host
+     * said "2 cores" while the workers shared one (a review of the eighteenth session) */
+    int cores[1024]; /* glibc's CPU_SETSIZE */
+    const int allowed = dp_exec_cpu_cores(cores, 1024);
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > allowed) snprintf(buf, cap, "%s: %s, %d of %ld cores allowed", host, model, allowed, online);
+    else snprintf(buf, cap, "%s: %s, %d cores", host, model, allowed);
 }
 
 int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,

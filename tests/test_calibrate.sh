@@ -17,6 +17,14 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 grep -q '"format": "doppler-profile"' "$T/p.json" || fail "profile format"
 # progress: the last line counts every sweep: 4 kinds x 2 devices + 2 routes + 2 passes x 2 devices
 grep -q "profiled 14/14 sweeps" "$T/out" || fail "profile progress: $(cat "$T/out")"
+# two devices on one allowed core: a warning, and the profile's machine says so (it said "2
+# cores" and measured the workers on one core without a word: a review of the eighteenth session)
+if command -v taskset > /dev/null 2>&1 && [ "$(nproc --all 2> /dev/null || echo 1)" -ge 2 ]; then
+    taskset -c 0 "$top_builddir/doppler" calibrate profile --topology cpu-2core --kinds matmul --repeats 1 --passes 1 \
+        --max-gemm 32 --out "$T/p1.json" > "$T/o1" 2>&1 || fail "profile on one core: $(cat "$T/o1")"
+    grep -q "warning: 2 devices on 1 allowed core" "$T/o1" || fail "profile on one core: no warning: $(cat "$T/o1")"
+    grep -q '"machine": *"[^"]*1 of [0-9]* cores allowed"' "$T/p1.json" || fail "profile on one core: machine field"
+fi
 # an --out it cannot write (a directory, a missing folder) is refused before any measurement
 # (it was found after all of it, and the measurement lost: a review of the eighteenth session)
 for bad in "$T" "$T/none/p.json"; do
