@@ -90,6 +90,28 @@ static int index_names(dp_topology *t, const char *origin, dp_error *err)
     return DP_OK;
 }
 
+
+/* o's keys are among known (NULL-terminated): a misspelt optional key ("efficency") was ignored
+ * and its default silently used (a review of the eighteenth session). DP_EINVAL names the key,
+ * where it is and the keys known there. */
+static int known_keys(const json_t *o, const char *const *known, const char *origin, const char *where, dp_error *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        int ok = 0;
+        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
+        if (ok) continue;
+        char list[512];
+        size_t len = 0;
+        list[0] = 0;
+        for (const char *const *k = known; *k && len < sizeof list; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *k);
+        return dp_error_set(err, DP_EINVAL, "%s: %s: unknown key \"%s\" (known: %s)", origin, where, key, list);
+    }
+    return DP_OK;
+}
+
 /* ---------------- JSON field helpers: every error names origin and field ---------------- */
 
 static char *dup_or_null(const char *s)
@@ -337,6 +359,10 @@ static int parse_devices(dp_topology *t, json_t *arr, const char *origin, dp_err
         json_t *o = json_array_get(arr, d);
         snprintf(where, sizeof where, "devices[%d]", d);
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
+        static const char *const dev_keys[] = {"name", "kind", "peak_flops", "mem_bandwidth_Bps", "memory_bytes",
+                                               "efficiency", "launch_overhead_s", "copy_engines", "streams", NULL};
+        int krc = known_keys(o, dev_keys, origin, where, err);
+        if (krc != DP_OK) return krc;
         dp_topology_device *dv = &t->dev[d];
         const char *name, *kind;
         int rc;
@@ -421,6 +447,9 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
         json_t *o = json_array_get(arr, i);
         snprintf(where, sizeof where, "links[%d]", i);
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
+        static const char *const link_keys[] = {"a", "b", "kind", "duplex", "bandwidth_Bps", "latency_s", "count", NULL};
+        int krc = known_keys(o, link_keys, origin, where, err);
+        if (krc != DP_OK) return krc;
         dp_topology_link *l = &t->link[i];
         const char *a = NULL, *b = NULL, *kind = NULL, *duplex = NULL;
         int rc, count;
@@ -472,8 +501,10 @@ static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_lin
     char where[64];
     snprintf(where, sizeof where, "routes[%d]", i);
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
+    static const char *const route_keys[] = {"src", "dst", "path", "stage_at", NULL};
     const char *s, *d;
-    int rc;
+    int rc = known_keys(o, route_keys, origin, where, err);
+    if (rc != DP_OK) return rc;
     if ((rc = get_string(o, "src", 1, &s, origin, where, err)) != DP_OK) return rc;
     if ((rc = get_string(o, "dst", 1, &d, origin, where, err)) != DP_OK) return rc;
     int a = dp_topology_find_device(t, s), b = dp_topology_find_device(t, d);
@@ -743,6 +774,9 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     int rc = DP_OK;
     const char *s = NULL;
     if (!json_is_object(root)) { rc = dp_error_set(err, DP_EINVAL, "%s: a topology must be a JSON object", origin); goto fail; }
+    static const char *const root_keys[] = {"format", "version", "name", "description", "source", "notes", "devices",
+                                            "nodes", "links", "peer_to_peer", "routes", NULL};
+    if ((rc = known_keys(root, root_keys, origin, "topology", err)) != DP_OK) goto fail;
     if ((rc = get_string(root, "format", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     if (s && strcmp(s, "doppler-topology") != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: format: \"%s\", expected \"doppler-topology\"", origin, s);
@@ -787,6 +821,8 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         json_t *o = json_array_get(nodes, (size_t)(i - t->n_devices));
         const char *name, *kind;
         if (!json_is_object(o)) { rc = dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where); goto fail; }
+        static const char *const node_keys[] = {"name", "kind", NULL};
+        if ((rc = known_keys(o, node_keys, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) goto fail;
         int k = kind_index(kind, node_kind_names, 4);

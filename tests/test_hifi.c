@@ -255,6 +255,15 @@ START_TEST(topology_errors)
         {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"peer_to_peer\":false,\"links\":[{\"a\":\"g0\",\"b\":\"g1\","
          "\"kind\":\"pcie\",\"bandwidth_Bps\":1,\"latency_s\":0}]}", "no host memory"},
         {"{\"devices\":[" GPU("g0", 0) "," GPU("g0", 0) "],\"links\":[]}", "two devices or nodes are named \"g0\""},
+        /* misspelt keys are refused, naming the key and where (an optional one was ignored and
+         * its default used: a review of the eighteenth session) */
+        {"{\"devices\":[{\"name\":\"g\",\"kind\":\"gpu\",\"peak_flops\":1,\"mem_bandwidth_Bps\":1,\"memory_bytes\":1,"
+         "\"efficency\":0.1}],\"links\":[]}", "devices[0]: unknown key \"efficency\""},
+        {"{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "],\"links\":[{\"a\":\"g0\",\"b\":\"g1\",\"kind\":\"pcie\","
+         "\"bandwidth_Bps\":1,\"latency_s\":0,\"cuont\":2}]}", "links[0]: unknown key \"cuont\""},
+        {"{\"devices\":[" GPU("g0", 0) "],\"links\":[],\"peer_to_pear\":false}", "topology: unknown key \"peer_to_pear\""},
+        {"{\"devices\":[" GPU("g0", 0) "],\"nodes\":[{\"name\":\"s\",\"kind\":\"switch\",\"bw\":1}],\"links\":[]}",
+         "nodes[0]: unknown key \"bw\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dp_error err;
