@@ -249,6 +249,18 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         snprintf(where, sizeof where, "routes[%zu]", i);
         json_t *s = json_object_get(o, "src"), *d = json_object_get(o, "dst");
         if (!json_is_string(s) || !json_is_string(d)) { dp_error_set(err, DP_EINVAL, "%s: %s: src and dst must be device names", origin, where); goto fail; }
+        /* a route from a device to itself, or a pair given twice, was accepted: the first entry
+         * of a pair was used and the other silently ignored (a review of the eighteenth session) */
+        if (strcmp(json_string_value(s), json_string_value(d)) == 0) {
+            dp_error_set(err, DP_EINVAL, "%s: %s: src and dst are the same device \"%s\"", origin, where, json_string_value(s));
+            goto fail;
+        }
+        for (int q = 0; q + 1 < c->n_routes; q++)
+            if (strcmp(c->route[q].src, json_string_value(s)) == 0 && strcmp(c->route[q].dst, json_string_value(d)) == 0) {
+                dp_error_set(err, DP_EINVAL, "%s: %s: the route %s -> %s is given twice (also routes[%d])", origin, where,
+                             json_string_value(s), json_string_value(d), q);
+                goto fail;
+            }
         r->src = dp_alloc_strdup(json_string_value(s));
         r->dst = dp_alloc_strdup(json_string_value(d));
         if (!r->src || !r->dst) { dp_error_set(err, DP_ENOMEM, "%s: out of memory", origin); goto fail; }

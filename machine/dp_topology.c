@@ -544,6 +544,17 @@ static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_lin
         if (v < 0) return dp_error_set(err, DP_EINVAL, "%s: %s.path[%zu]: not a node name", origin, where, k);
         if (k == 0 && v != a) return dp_error_set(err, DP_EINVAL, "%s: %s.path: must start at src \"%s\"", origin, where, s);
         if (k == n - 1 && v != b) return dp_error_set(err, DP_EINVAL, "%s: %s.path: must end at dst \"%s\"", origin, where, d);
+        /* a device never forwards, and a path visits a node once (both were accepted in a
+         * hand-written route: a review of the eighteenth session) */
+        if (k > 0 && k + 1 < n && v < t->n_devices)
+            return dp_error_set(err, DP_EINVAL, "%s: %s.path[%zu]: \"%s\" is a device, and a device never forwards a copy",
+                                origin, where, k, t->node_name[v]);
+        for (size_t q = 0; q < k; q++) {
+            json_t *y = json_array_get(path, q);
+            if (json_is_string(y) && dp_topology_find_node(t, json_string_value(y)) == v)
+                return dp_error_set(err, DP_EINVAL, "%s: %s.path[%zu]: \"%s\" is visited twice", origin, where, k,
+                                    t->node_name[v]);
+        }
         if (prev >= 0) {
             int li = link_between(t, adj_ptr, adj_link, prev, v);
             if (li < 0)

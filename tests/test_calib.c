@@ -118,6 +118,17 @@ START_TEST(coefficients_out_of_range)
              "\"dst\": \"b\", \"latency_s\": 0, \"bandwidth_Bps\": 1e-290}]}");
     ck_assert_ptr_null(dp_calib_parse(text, "bad.json", &err));
     ck_assert_msg(strstr(err.msg, "routes[0].bandwidth_Bps"), "%s", err.msg);
+    /* a route from a device to itself, or a pair twice, is refused (accepted, the second entry
+     * silently ignored: a review of the eighteenth session) */
+    snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"routes\": [{\"src\": \"a\", "
+             "\"dst\": \"a\", \"latency_s\": 0, \"bandwidth_Bps\": 1e9}]}");
+    ck_assert_ptr_null(dp_calib_parse(text, "bad.json", &err));
+    ck_assert_msg(strstr(err.msg, "routes[0]: src and dst are the same device \"a\""), "%s", err.msg);
+    snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"routes\": [{\"src\": \"a\", "
+             "\"dst\": \"b\", \"latency_s\": 0, \"bandwidth_Bps\": 1e9}, {\"src\": \"b\", \"dst\": \"a\", \"latency_s\": 0, "
+             "\"bandwidth_Bps\": 1e9}, {\"src\": \"a\", \"dst\": \"b\", \"latency_s\": 0, \"bandwidth_Bps\": 1e3}]}");
+    ck_assert_ptr_null(dp_calib_parse(text, "bad.json", &err));
+    ck_assert_msg(strstr(err.msg, "routes[2]: the route a -> b is given twice (also routes[0])"), "%s", err.msg);
     /* the largest accepted values load */
     snprintf(text, sizeof text, "{\"format\": \"doppler-calibration\", \"version\": 1, \"devices\": {\"core0\": "
              "{\"ops\": {\"matmul\": {\"a_s\": 1e300, \"b_s_per_flop\": 5e280, \"c_s_per_byte\": 0}}}}}");

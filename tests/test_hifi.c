@@ -129,6 +129,27 @@ START_TEST(route_override)
         "\"routes\":[]}", "bad.json", &err);
     ck_assert_ptr_null(bad);
     ck_assert_ptr_nonnull(strstr(err.msg, "no route from \"g0\" to \"g1\""));
+    /* a hand-written path through a device, or visiting a node twice, is refused (both were
+     * accepted: a review of the eighteenth session) */
+    static const struct { const char *path, *want; } paths[] = {
+        {"[\"g0\",\"sw\",\"g1\",\"sw\",\"g2\"]", "path[2]: \"g1\" is a device"},
+        {"[\"g0\",\"sw\",\"g0\",\"sw\",\"g2\"]", "path[2]: \"g0\" is a device"},
+        {"[\"g0\",\"sw\",\"s2\",\"sw\",\"g2\"]", "path[3]: \"sw\" is visited twice"},
+    };
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "{\"devices\":[" GPU("g0", 0) "," GPU("g1", 0) "," GPU("g2", 0) "],"
+                 "\"nodes\":[{\"name\":\"sw\",\"kind\":\"switch\"},{\"name\":\"s2\",\"kind\":\"switch\"}],"
+                 "\"links\":[{\"a\":\"g0\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+                 "{\"a\":\"g1\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+                 "{\"a\":\"g2\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6},"
+                 "{\"a\":\"s2\",\"b\":\"sw\",\"kind\":\"pcie\",\"bandwidth_Bps\":1e10,\"latency_s\":1e-6}],"
+                 "\"routes\":[{\"src\":\"g0\",\"dst\":\"g2\",\"path\":%s}]}", paths[i].path);
+        bad = dp_topology_parse(text, "bad.json", &err);
+        ck_assert_msg(bad == NULL, "path %zu accepted", i);
+        ck_assert_msg(strstr(err.msg, paths[i].want) != NULL, "path %zu: %s", i, err.msg);
+    }
 }
 END_TEST
 
