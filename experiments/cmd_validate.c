@@ -390,7 +390,7 @@ int cmd_validate(int argc, char **argv)
     dp_error_clear(&err);
     int status = DP_EXIT_ERROR;
     json_t *rec = NULL;
-    const char *rec_machine = NULL;
+    const char *rec_machine = NULL, *rec_workers = NULL;
     double rec_scale = 0, rec_load[2] = {0, 0};
     if (resim) {
         if (!(rec = dp_json_load(resim, &err))) { free(mlist); return dp_cli_machine_done(&mach, dp_cli_fail(&err)); }
@@ -400,6 +400,7 @@ int cmd_validate(int argc, char **argv)
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         }
         rec_machine = json_string_value(json_object_get(rec, "machine"));
+        rec_workers = json_string_value(json_object_get(rec, "workers")); /* records before 2026-12-06 have none */
         rec_scale = json_number_value(json_object_get(rec, "scale"));
         rec_load[0] = json_number_value(json_object_get(rec, "load_before"));
         rec_load[1] = json_number_value(json_object_get(rec, "load_after"));
@@ -529,11 +530,15 @@ int cmd_validate(int argc, char **argv)
      * taskset -c 0 and two devices, which it did not say) */
     errno = 0;
     const int pnice = getpriority(PRIO_PROCESS, 0);
+    /* the record keeps what this line says (it kept --nice, 0 under `nice -n 19`, and not the
+     * pinning: a review of the eighteenth session) */
+    const int worker_nice = xo.nice != 0 || errno ? xo.nice : pnice;
+    const char *workers = x ? (dp_exec_pinned(x) ? "pinned, a core each"
+                               : xo.pin ? "not pinned (fewer cores than devices)" : "not pinned (--no-pin)")
+                            : rec_workers ? rec_workers : "(resimulated)";
     printf("load average (1 min) %.2f before, %.2f after the measurements; worker nice %d; workers %s; measured = %s of %d "
            "runs\n",
-           load0[0], load1[0], xo.nice != 0 || errno ? xo.nice : pnice,
-           x ? (dp_exec_pinned(x) ? "pinned, a core each" : xo.pin ? "not pinned (fewer cores than devices)" : "not pinned (--no-pin)")
-             : "(resimulated)",
+           load0[0], load1[0], worker_nice, workers,
            stat == DP_VALIDATE_NORMALISED ? "median relative to the pass (drift between passes removed)" : stat_name[stat],
            repeats);
     printf("%-4s %-16s %7s %12s %18s %12s %8s\n", "#", "assignment", "copies", "measured_ms", "q25..q75_ms", "simulated_ms", "error");
@@ -600,7 +605,8 @@ int cmd_validate(int argc, char **argv)
         json_object_set_new(o, "repeats", json_integer(repeats));
         json_object_set_new(o, "load_before", dp_json_number(load0[0]));
         json_object_set_new(o, "load_after", dp_json_number(load1[0]));
-        json_object_set_new(o, "nice", json_integer(xo.nice));
+        json_object_set_new(o, "nice", json_integer(worker_nice));
+        json_object_set_new(o, "workers", json_string(workers));
         json_object_set_new(o, "statistic", json_string(stat_name[stat]));
         json_object_set_new(o, "mape", dp_json_number(mape));
         json_object_set_new(o, "kendall_tau", dp_json_number(tau));

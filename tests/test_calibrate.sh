@@ -57,6 +57,12 @@ grep -q '^MAPE' "$T/val" || fail "validate summary: $(cat "$T/val")"
 grep -q 'worker nice [0-9-]*; workers \(pinned, a core each\|not pinned (fewer cores than devices)\)' "$T/val" ||
     fail "validate: no pinning in the header: $(grep 'load average' "$T/val")"
 grep -q '"kendall_tau"' "$T/v.json" || fail "validate json"
+# the record keeps the worker nice and pinning the text says (it kept --nice's 0 under nice -n
+# 19, and no pinning: a review of the eighteenth session)
+wn=$(sed -n 's/.*worker nice \(-*[0-9]*\); workers \([^;]*\);.*/\1/p' "$T/val")
+ww=$(sed -n 's/.*worker nice \(-*[0-9]*\); workers \([^;]*\);.*/\2/p' "$T/val")
+[ -n "$wn" ] && grep -q "\"nice\": $wn," "$T/v.json" && grep -q "\"workers\": \"$ww\"" "$T/v.json" ||
+    fail "validate json: nice/workers not the text's ($wn, $ww): $(grep -E '"(nice|workers)"' "$T/v.json")"
 grep -q '"split_half_tau"' "$T/v.json" || fail "validate json: the split-half tau of 2 passes"
 grep -q '"statistic": "normalised"' "$T/v.json" || fail "validate json: the default statistic"
 grep -q '^measurement split-half' "$T/val" || fail "validate: split-half line"
