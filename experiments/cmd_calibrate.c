@@ -221,8 +221,8 @@ static int calibrate_profile(int argc, char **argv)
     profile_progress pp = {now_s(), -1, isatty(2)};
     po.progress = on_profile_progress;
     po.progress_ctx = &pp;
-    fprintf(stderr, "doppler calibrate: profiling %d kinds on %d %s devices (machine: %s)\n", n_kinds, n_devices,
-            po.backend, machine);
+    fprintf(stderr, "doppler calibrate: profiling %d kind%s on %d %s device%s (machine: %s)\n", n_kinds,
+            n_kinds == 1 ? "" : "s", n_devices, po.backend, n_devices == 1 ? "" : "s", machine);
     if (strcmp(po.backend, "cpu") == 0) {
         int cores[1024]; /* glibc's CPU_SETSIZE */
         const int allowed = dp_exec_cpu_cores(cores, 1024);
@@ -317,7 +317,11 @@ static int calibrate_fit(int argc, char **argv)
     if (!p) return dp_cli_fail(&err);
     dp_calib *cal = dp_calib_fit(p, &err);
     dp_profile_free(p);
-    if (!cal) return dp_cli_fail(&err);
+    if (!cal) {
+        /* the fit's errors name the device, not the file (a review of the eighteenth session) */
+        dp_error_prefix(&err, "%s: ", argv[optind]);
+        return dp_cli_fail(&err);
+    }
     printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",
            "c_s_per_byte", "R^2", "rms_rel", "max_rel", "fit");
     json_t *rep = json_object(), *rdev = json_object(), *rrt = json_array();

@@ -298,8 +298,8 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         printf("schedule length (%s's own schedule, not simulated): %s %s\n", a->method,
                dp_cli_fmt(r->ls->makespan / sc, b, sizeof b), g->time_unit);
     for (int d = 0; d < m->n_devices; d++) {
-        printf("device %d%s%s%s: busy %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
-               m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), 100.0 * util(r, d));
+        printf("device %d%s%s%s: busy %s %s, utilisation %.1f%%", d, m->topo ? " (" : "", m->topo ? m->topo->dev[d].name : "",
+               m->topo ? ")" : "", dp_cli_fmt(r->busy[d] / sc, b, sizeof b), g->time_unit, 100.0 * util(r, d));
         if (r->hi) printf(", peak memory %s %s", dp_cli_fmt(r->hi->mem_peak[d], b2, sizeof b2),
                           g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units");
         putchar('\n');

@@ -25,6 +25,11 @@ if command -v taskset > /dev/null 2>&1 && [ "$(nproc --all 2> /dev/null || echo 
     grep -q "warning: 2 devices on 1 allowed core" "$T/o1" || fail "profile on one core: no warning: $(cat "$T/o1")"
     grep -q '"machine": *"[^"]*1 of [0-9]* cores allowed"' "$T/p1.json" || fail "profile on one core: machine field"
 fi
+# a profile that lists a device with no op samples: the fit's error names the file
+sed 's/^  "core1"$/  "core1", "core9"/' "$T/p.json" > "$T/p9.json"
+rc=0
+"$D" calibrate fit "$T/p9.json" --out "$T/c9.json" > "$T/o9" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q "p9.json: .*core9" "$T/o9" || fail "fit of a device without samples: exit $rc: $(cat "$T/o9")"
 # an --out it cannot write (a directory, a missing folder) is refused before any measurement
 # (it was found after all of it, and the measurement lost: a review of the eighteenth session)
 for bad in "$T" "$T/none/p.json"; do
