@@ -572,7 +572,8 @@ int cmd_validate(int argc, char **argv)
     double mape_lc = i_single >= 0 && n_rows > 1 ? dp_validate_mape_scaled(meas, simv, n_rows, level, i_single) : NAN;
     if (isfinite(mape_lc))
         printf("MAPE %.2f%% of the others with every simulated makespan x %.4f, single's measured / simulated (the host's "
-               "speed now against the calibration's; the rest is the model of parallel execution)\n", 100 * mape_lc, level);
+               "speed now against %s; the rest is the model of parallel execution)\n", 100 * mape_lc, level,
+               mach.calibration ? "the calibration's" : "the topology's nominal speed (no calibration)");
     if (isfinite(split) && isfinite(split_r))
         printf("measurement split-half Kendall tau %.3f (all), %.3f (random): odd against even passes, the "
                "reproducibility of the measured ranking\n", split, split_r);
