@@ -22,14 +22,18 @@ cat > "$work/s.json" <<JSON
           {"graph": ["$G1", "$G2"], "method": ["cp", "round-robin"]}]}
 JSON
 "$DOPPLER" sweep "$work/s.json" --out "$work/r.h5" --quiet > /dev/null || fail "the sweep failed"
-# the stand-in: keeps the script and its data, writes a token output file
+# the stand-in: keeps the script and its data, writes a token output file (complete: an SVG's
+# closing tag, a PNG's IEND chunk; the report checks that before putting it in place)
 cat > "$work/gp" <<'SH'
 #!/bin/sh
 [ "$1" = -e ] && exit 0
 cp "$1" "$KEEP.gp"
 cp "$(dirname "$1")/data.dat" "$KEEP.dat" 2> /dev/null || true
 out=$(sed -n "s/^set output '\(..*\)'$/\1/p" "$1")
-echo plot > "$out"
+case "$out" in
+*.png) printf 'plot\000\000\000\000IEND\256B`\202' > "$out" ;;
+*) echo '<svg>plot</svg>' > "$out" ;;
+esac
 SH
 chmod +x "$work/gp"
 plot() { name=$1; shift; KEEP="$work/$name" GNUPLOT="$work/gp" "$DOPPLER" report "$work/r.h5" "$@" --out "$work/$name.svg" || fail "$name: report failed"; }
