@@ -193,14 +193,20 @@ static const char *dot_ttype_name(dot_ttype t)
 typedef struct dot_node {
     const char *name;
     double weight;  /* NAN: not given */
+    double out_bytes; /* NAN: not given (then the largest out-edge) */
     const char *kind;
     int line;
 } dot_node;
 
 typedef struct dot_attrs {
-    int has_weight;
-    double weight;
+    int has_weight, has_out_bytes;
+    double weight, out_bytes;
     const char *kind;
+    /* graph attributes, in either form ("doppler_costs=...;" or "graph [doppler_costs=...]"):
+     * NULL / NAN / -1 when not given */
+    const char *costs, *time_unit;
+    double time_scale;
+    int devices;
 } dot_attrs;
 
 typedef struct dot_scope {
@@ -208,11 +214,68 @@ typedef struct dot_scope {
     const char *node_kind;
 } dot_scope;
 
+static void dot_attrs_clear(dot_attrs *a)
+{
+    a->has_weight = a->has_out_bytes = 0;
+    a->kind = a->costs = a->time_unit = NULL;
+    a->time_scale = NAN;
+    a->devices = -1;
+}
+
+/* a finite number >= 0 (> 0 with positive) from val, or an error naming the attribute */
+static int dot_number(const dot_lex *L, const char *key, const char *val, int line, int positive, double *out,
+                      dp_error *err)
+{
+    char *end;
+    const double w = strtod(val, &end);
+    if (end == val || *end || !isfinite(w) || w < 0 || (positive && !(w > 0)))
+        return dp_error_set(err, DP_EINVAL, "%s:%d: %s must be a finite %s number, got \"%s\"", L->path, line, key,
+                            positive ? "positive" : "non-negative", val);
+    *out = w;
+    return DP_OK;
+}
+
+/* One attribute key=val into a (others are ignored: DOT files carry many for drawing). This
+ * project's writer adds, to keep a graph through DOT (a review of the eighteenth session found
+ * them lost): out_bytes on nodes (an op's output, which the largest out-edge need not be: a sink
+ * has none); doppler_costs, doppler_time_scale, doppler_time_unit and doppler_devices on the
+ * graph. */
+static int dot_attr_set(const dot_lex *L, dot_attrs *a, const char *key, const char *val, int line, dp_error *err)
+{
+    if (strcmp(key, "Weight") == 0) {
+        a->has_weight = 1;
+        return dot_number(L, "Weight", val, line, 0, &a->weight, err);
+    }
+    if (strcmp(key, "out_bytes") == 0) {
+        a->has_out_bytes = 1;
+        return dot_number(L, "out_bytes", val, line, 0, &a->out_bytes, err);
+    }
+    if (strcmp(key, "kind") == 0) a->kind = val;
+    else if (strcmp(key, "doppler_costs") == 0) {
+        if (strcmp(val, "flops-bytes") != 0 && strcmp(val, "times") != 0)
+            return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_costs must be \"flops-bytes\" or \"times\", got \"%s\"", L->path,
+                                line, val);
+        a->costs = val;
+    } else if (strcmp(key, "doppler_time_scale") == 0) {
+        return dot_number(L, "doppler_time_scale", val, line, 1, &a->time_scale, err);
+    } else if (strcmp(key, "doppler_time_unit") == 0) {
+        a->time_unit = val;
+    } else if (strcmp(key, "doppler_devices") == 0) {
+        double d;
+        int rc = dot_number(L, "doppler_devices", val, line, 0, &d, err);
+        if (rc != DP_OK) return rc;
+        if (d != floor(d) || d > 65536)
+            return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_devices must be a whole number up to 65536, got \"%s\"",
+                                L->path, line, val);
+        a->devices = (int)d;
+    }
+    return DP_OK;
+}
+
 /* Parse "[a=b, ...][...]" at *pos (if present) into attrs. */
 static int dot_attr_list(const dot_lex *L, int *pos, dot_attrs *a, dp_error *err)
 {
-    a->has_weight = 0;
-    a->kind = NULL;
+    dot_attrs_clear(a);
     while (L->tok[*pos].type == DT_LBRACK) {
         (*pos)++;
         for (;;) {
@@ -230,19 +293,9 @@ static int dot_attr_list(const dot_lex *L, int *pos, dot_attrs *a, dp_error *err
             if (v->type != DT_ID)
                 return dp_error_set(err, DP_EINVAL, "%s:%d: expected a value for attribute %s, found %s", L->path, v->line, key,
                                     dot_ttype_name(v->type));
-            const char *val = L->arena + v->str;
             (*pos)++;
-            if (strcmp(key, "Weight") == 0) {
-                char *end;
-                double w = strtod(val, &end);
-                if (end == val || *end || !isfinite(w) || w < 0)
-                    return dp_error_set(err, DP_EINVAL, "%s:%d: Weight must be a finite non-negative number, got \"%s\"", L->path,
-                                        v->line, val);
-                a->has_weight = 1;
-                a->weight = w;
-            } else if (strcmp(key, "kind") == 0) {
-                a->kind = val;
-            }
+            const int rc = dot_attr_set(L, a, key, L->arena + v->str, v->line, err);
+            if (rc != DP_OK) return rc;
         }
     }
     return DP_OK;
@@ -274,6 +327,7 @@ static int dot_node_of(const dot_lex *L, dot_graph *G, const dot_tok *t, const d
     i = G->n_node++;
     G->node[i].name = name;
     G->node[i].weight = sc->node_w;
+    G->node[i].out_bytes = NAN;
     G->node[i].kind = sc->node_kind;
     G->node[i].line = t->line;
     return dp_strmap_put(&G->ids, name, i);
@@ -309,6 +363,32 @@ static void dot_skip_port(const dot_lex *L, int *pos)
     for (int k = 0; k < 2 && L->tok[*pos].type == DT_COLON && L->tok[*pos + 1].type == DT_ID; k++) *pos += 2;
 }
 
+static int pair_cmp(const void *x, const void *y)
+{
+    const long long a = *(const long long *)x, b = *(const long long *)y;
+    return (a > b) - (a < b);
+}
+
+/* A strict digraph merges repeated edges (one edge, the last attributes); this reader keeps every
+ * edge, so it refuses the file with the first repeat rather than read another graph (it read one
+ * silently: a review of the eighteenth session). */
+static int dot_strict_repeat(const dot_graph *G, const char *path, dp_error *err)
+{
+    long long *k = dp_alloc_malloc_n((size_t)G->n_edge + 1, sizeof *k);
+    if (!k) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+    for (int e = 0; e < G->n_edge; e++) k[e] = (long long)G->esrc[e] * DP_GRAPH_MAX_ELEMS + G->edst[e];
+    qsort(k, (size_t)G->n_edge, sizeof *k, pair_cmp);
+    int rc = DP_OK;
+    for (int e = 1; e < G->n_edge && rc == DP_OK; e++)
+        if (k[e] == k[e - 1]) {
+            const int u = (int)(k[e] / DP_GRAPH_MAX_ELEMS), v = (int)(k[e] % DP_GRAPH_MAX_ELEMS);
+            rc = dp_error_set(err, DP_EINVAL, "%s: a strict digraph merges the repeated edge %s -> %s, which this reader "
+                              "would keep twice: remove \"strict\" or the repeat", path, G->node[u].name, G->node[v].name);
+        }
+    free(k);
+    return rc;
+}
+
 dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
 {
     size_t size;
@@ -322,12 +402,18 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
     dot_scope *stack = NULL;
     int depth = 0, cap_stack = 0;
     int physical = 0; /* doppler_costs="flops-bytes": Weights in FLOPs and bytes */
+    int strict = 0;   /* "strict digraph": repeated edges would merge; refused below */
+    dot_attrs ga;     /* the graph's attributes (doppler_time_scale, _time_unit, _devices) */
+    dot_attrs_clear(&ga);
     char gname[256];
     dp_graph_file_stem(gname, sizeof gname, path);
     if (dot_tokenize(&L, text, size, err) != DP_OK) goto done;
     if (dp_strmap_init(&G.ids, 64) != DP_OK) goto nomem;
     int pos = 0;
-    if (dot_kw(&L, &L.tok[pos], "strict")) pos++;
+    if (dot_kw(&L, &L.tok[pos], "strict")) {
+        strict = 1;
+        pos++;
+    }
     if (dot_kw(&L, &L.tok[pos], "graph")) {
         dp_error_set(err, DP_EINVAL, "%s:%d: an undirected graph is not a task graph (expected digraph)", path, L.tok[pos].line);
         goto done;
@@ -382,9 +468,17 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             continue;
         }
         if ((dot_kw(&L, t, "graph") || dot_kw(&L, t, "node") || dot_kw(&L, t, "edge")) && L.tok[pos + 1].type == DT_LBRACK) {
-            int is_node = dot_kw(&L, t, "node"), is_edge = dot_kw(&L, t, "edge");
+            int is_node = dot_kw(&L, t, "node"), is_edge = dot_kw(&L, t, "edge"), is_graph = !is_node && !is_edge;
             pos++;
             if (dot_attr_list(&L, &pos, &a, err) != DP_OK) goto done;
+            if (is_graph) {
+                /* graph [doppler_costs=...]: the form Graphviz's tools write (it was ignored, and
+                 * FLOPs read as times: a review of the eighteenth session) */
+                if (a.costs) ga.costs = a.costs;
+                if (a.time_unit) ga.time_unit = a.time_unit;
+                if (!isnan(a.time_scale)) ga.time_scale = a.time_scale;
+                if (a.devices >= 0) ga.devices = a.devices;
+            }
             if (is_node && a.has_weight) sc->node_w = a.weight;
             if (is_node && a.kind) sc->node_kind = a.kind;
             if (is_edge && a.has_weight) sc->edge_w = a.weight;
@@ -400,16 +494,15 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
                 goto done;
             }
             /* doppler_costs="flops-bytes" (this project's writer, for a graph in FLOPs and bytes):
-             * the Weights are FLOPs and bytes, costed by the machine, not times */
-            if (strcmp(L.arena + t->str, "doppler_costs") == 0) {
-                const char *val = L.arena + L.tok[pos + 2].str;
-                if (strcmp(val, "flops-bytes") == 0) physical = 1;
-                else if (strcmp(val, "times") != 0) {
-                    dp_error_set(err, DP_EINVAL, "%s:%d: doppler_costs must be \"flops-bytes\" or \"times\", got \"%s\"", path,
-                                 t->line, val);
-                    goto done;
-                }
-            }
+             * the Weights are FLOPs and bytes, costed by the machine, not times; and the other
+             * doppler_ attributes (dot_attr_set) */
+            dot_attrs one;
+            dot_attrs_clear(&one);
+            if (dot_attr_set(&L, &one, L.arena + t->str, L.arena + L.tok[pos + 2].str, t->line, err) != DP_OK) goto done;
+            if (one.costs) ga.costs = one.costs;
+            if (one.time_unit) ga.time_unit = one.time_unit;
+            if (!isnan(one.time_scale)) ga.time_scale = one.time_scale;
+            if (one.devices >= 0) ga.devices = one.devices;
             pos += 3;
             continue;
         }
@@ -453,27 +546,47 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
         int v = dot_node_of(&L, &G, t, sc);
         if (v < 0) goto nomem;
         if (a.has_weight) G.node[v].weight = a.weight;
+        if (a.has_out_bytes) G.node[v].out_bytes = a.out_bytes;
         if (a.kind) G.node[v].kind = a.kind;
     }
+    physical = ga.costs && strcmp(ga.costs, "flops-bytes") == 0;
     if (L.tok[pos].type != DT_EOF) {
         dp_error_set(err, DP_EINVAL, "%s:%d: unexpected %s after the graph's closing '}'", path, L.tok[pos].line,
                      dot_ttype_name(L.tok[pos].type));
         goto done;
     }
     if (G.n_node == 0) { dp_error_set(err, DP_EINVAL, "%s: the graph has no nodes", path); goto done; }
+    if (strict && dot_strict_repeat(&G, path, err) != DP_OK) goto done;
     b = dp_graph_builder_alloc(gname, path, physical ? DP_GRAPH_COST_PHYSICAL : DP_GRAPH_COST_TIME);
     if (!b) goto nomem;
+    if (ga.devices > 0) dp_graph_builder_set_devices(b, ga.devices);
+    if (!isnan(ga.time_scale) || ga.time_unit) {
+        if (dp_graph_builder_set_time_unit(b, isnan(ga.time_scale) ? 1 : ga.time_scale, ga.time_unit ? ga.time_unit : "time units") !=
+            DP_OK)
+            goto nomem;
+    }
     for (int i = 0; i < G.n_node; i++) {
         if (isnan(G.node[i].weight)) {
             dp_error_set(err, DP_EINVAL, "%s:%d: node %s has no Weight", path, G.node[i].line, G.node[i].name);
             goto done;
         }
-        if (dp_graph_builder_add_op(b, G.node[i].name, G.node[i].kind ? G.node[i].kind : "task", G.node[i].weight, 0) < 0) goto nomem;
+        if (dp_graph_builder_add_op(b, G.node[i].name, G.node[i].kind ? G.node[i].kind : "task", G.node[i].weight,
+                                    isnan(G.node[i].out_bytes) ? 0 : G.node[i].out_bytes) < 0)
+            goto nomem;
     }
     for (int e = 0; e < G.n_edge; e++)
         if (dp_graph_builder_add_edge(b, G.esrc[e], G.edst[e], G.ew[e]) < 0) goto nomem;
     g = dp_graph_builder_finish(b, err);
-    if (g) dp_graph_out_size_from_edges(g);
+    /* an op without out_bytes (a DOT file from elsewhere, or written before 2026-12-06): its
+     * largest out-edge */
+    if (g)
+        for (int v = 0; v < g->n_ops; v++) {
+            if (!isnan(G.node[v].out_bytes)) continue;
+            double m = 0;
+            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
+                if (g->edge_size[e] > m) m = g->edge_size[e];
+            g->out_size[v] = m;
+        }
     goto done;
 nomem:
     dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
@@ -513,15 +626,27 @@ static const char *dot_num(double x, char *buf, size_t cap)
     return buf;
 }
 
+/* s as a DOT quoted string. DOT's only escape in a quoted string is \" (a backslash before anything
+ * else stays, and a newline is itself): it escaped \ as \\ and a newline as \n, which the
+ * reader, as DOT says, kept as two characters (a review of the eighteenth session). A string that
+ * ends in a backslash, or has one before a newline, cannot be written (dot_writable). */
 static void dot_quoted(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if (*s == '\n') { fputs("\\n", f); continue; }
+        if (*s == '"') fputc('\\', f);
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+/* s can be a DOT quoted string read back as itself: no backslash at its end (it would escape the
+ * closing quote) or before a line end (a line continuation) */
+static int dot_writable(const char *s)
+{
+    for (; *s; s++)
+        if (*s == '\\' && (s[1] == '\0' || s[1] == '\n' || s[1] == '\r')) return 0;
+    return 1;
 }
 
 static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
@@ -543,7 +668,9 @@ static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
     fputc('"', f);
     fprintf(f, ", kind=");
     dot_quoted(f, g->op_kind[v]);
-    fprintf(f, ", Weight=%s, fillcolor=\"%s\"];\n", dot_num(g->work[v], w, sizeof w), color);
+    char ob[48];
+    fprintf(f, ", Weight=%s, out_bytes=%s, fillcolor=\"%s\"];\n", dot_num(g->work[v], w, sizeof w),
+            dot_num(g->out_size[v], ob, sizeof ob), color);
 }
 
 int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignment, int n_devices, dp_error *err)
@@ -557,6 +684,12 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
             if (assignment[v] < 0 || assignment[v] >= n_devices)
                 return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): device %d outside 0..%d", path, v, g->op_name[v],
                                     assignment[v], n_devices - 1);
+    if (!dot_writable(g->name))
+        return dp_error_set(err, DP_EINVAL, "%s: the graph's name \"%s\" ends in a backslash, which DOT cannot hold", path, g->name);
+    for (int v = 0; v < g->n_ops; v++)
+        if (!dot_writable(g->op_name[v]) || !dot_writable(g->op_kind[v]))
+            return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\", kind \"%s\"): a name or kind that ends in a backslash, or has "
+                                "one before a line end, cannot be written in DOT", path, v, g->op_name[v], g->op_kind[v]);
     /* colour per kind, in order of first appearance */
     int *color = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *color);
     dp_strmap kinds;
@@ -588,15 +721,28 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
      * (its Weights read as times made a matmul of 1.7e10 FLOPs a task of 1.7e10 time units and a
      * transfer of 16 MiB one of 1.7e7: the communication all but vanished) */
     if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) fprintf(f, "  doppler_costs=\"flops-bytes\";\n");
+    /* the printed unit and the device count the graph was made for (both were lost: a DOPPLER
+     * file read back printed file units, and an 8-GPU graph defaulted to 4 devices) */
+    char ts[48];
+    fprintf(f, "  doppler_time_scale=%s;\n  doppler_time_unit=", dot_num(g->time_scale, ts, sizeof ts));
+    dot_quoted(f, g->time_unit);
+    fprintf(f, ";\n");
+    if (g->devices > 0) fprintf(f, "  doppler_devices=%d;\n", g->devices);
+    /* the nodes in op order, so that the file reads back with the same op ids (an assignment is
+     * by index: written by cluster, they read back in another order and an assignment file
+     * placed other ops, silently); then each device's cluster names its ops */
+    for (int v = 0; v < g->n_ops; v++) dot_write_node(f, g, v, palette[color[v]]);
     if (assignment) {
         for (int d = 0; d < n_devices; d++) {
             fprintf(f, "  subgraph \"cluster_device%d\" {\n    label=\"device %d\";\n    style=dashed;\n", d, d);
             for (int v = 0; v < g->n_ops; v++)
-                if (assignment[v] == d) { fputs("  ", f); dot_write_node(f, g, v, palette[color[v]]); }
+                if (assignment[v] == d) {
+                    fputs("    ", f);
+                    dot_quoted(f, g->op_name[v]);
+                    fputs(";\n", f);
+                }
             fprintf(f, "  }\n");
         }
-    } else {
-        for (int v = 0; v < g->n_ops; v++) dot_write_node(f, g, v, palette[color[v]]);
     }
     for (int e = 0; e < g->n_edges; e++) {
         fprintf(f, "  ");

@@ -259,5 +259,35 @@ sed 's/doppler_costs="flops-bytes"/doppler_costs="kg"/' "$tmp/rt.dot" > "$tmp/ba
 expect_rc 1 "a bad doppler_costs" "$D" place --graph "$tmp/bad.dot" --method cp
 grep -q 'doppler_costs must be' "$tmp/err" && ok || bad "a bad doppler_costs is named"
 
+# what DOT lost (a review of the eighteenth session): an op's output bytes (a sink's, on a
+# topology), the printed unit and the device count, the op order under --assignment; the bracket
+# form of graph attributes was ignored; a strict digraph's repeats were kept silently; names with
+# backslashes changed
+expect_rc 0 "convert to json" "$D" graph convert "$tmp/rt.dot" "$tmp/rt-back.json"
+a=$("$D" place --graph "$chain" --topology a100-pcie-4gpu --method cp --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+b=$("$D" place --graph "$tmp/rt.dot" --topology a100-pcie-4gpu --method cp --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "DOT round trip on a topology (out bytes): $a against $b"
+llama="$top_srcdir/data/graphs/llama-block-tp8.json"
+expect_rc 0 "convert an 8-device graph to dot" "$D" graph convert "$llama" "$tmp/l8.dot"
+a=$("$D" place --graph "$llama" --method cp --json | sed -n 's/.*"n_devices":\([0-9]*\).*"makespan":\([^,]*\).*"units":"\([^"]*\)".*/\1 \2 \3/p')
+b=$("$D" place --graph "$tmp/l8.dot" --method cp --json | sed -n 's/.*"n_devices":\([0-9]*\).*"makespan":\([^,]*\).*"units":"\([^"]*\)".*/\1 \2 \3/p')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "DOT round trip: devices, makespan, unit: $a against $b"
+printf '[%s]\n' "$(awk 'BEGIN { for (i = 0; i < 24; i++) printf "%s%d", i ? "," : "", (i * 7) % 3 }')" > "$tmp/asg3.json"
+expect_rc 0 "dot with an assignment" "$D" graph convert "$chain" "$tmp/as.dot" --assignment "$tmp/asg3.json"
+a=$("$D" simulate --graph "$chain" --devices 3 --assignment "$tmp/asg3.json" --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+b=$("$D" simulate --graph "$tmp/as.dot" --devices 3 --assignment "$tmp/asg3.json" --json | sed -n 's/.*"makespan":\([^,]*\).*/\1/p')
+[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "DOT with clusters keeps the op order: $a against $b"
+printf 'digraph g {\n  graph [doppler_costs="flops-bytes"];\n  a [Weight=2000000000, out_bytes=8];\n  b [Weight=1000000000];\n  a -> b [Weight=4000000];\n}\n' > "$tmp/ga.dot"
+expect_rc 0 "graph [attr] form" "$D" graph info "$tmp/ga.dot"
+grep -q "FLOPs and bytes" "$tmp/out" && ok || bad "graph [doppler_costs=...] read: $(cat "$tmp/out")"
+printf 'strict digraph g {\n  a [Weight=1]; b [Weight=1];\n  a -> b [Weight=3];\n  a -> b [Weight=5];\n}\n' > "$tmp/st.dot"
+expect_rc 1 "strict digraph with a repeated edge" "$D" graph info "$tmp/st.dot"
+grep -q "strict digraph merges the repeated edge a -> b" "$tmp/err" && ok || bad "strict repeat: $(cat "$tmp/err")"
+printf '{"name": "bs", "cost_kind": "time", "ops": [{"name": "a\\\\b", "kind": "k\\nx", "time": 1}, {"name": "c", "time": 1}], "edges": [{"src": 0, "dst": 1, "size": 1}]}\n' > "$tmp/bs.json"
+expect_rc 0 "backslash names to dot" "$D" graph convert "$tmp/bs.json" "$tmp/bs.dot"
+expect_rc 0 "and back" "$D" graph convert "$tmp/bs.dot" "$tmp/bs2.json"
+grep -q '"a\\\\b"' "$tmp/bs2.json" && grep -q '"k\\nx"' "$tmp/bs2.json" && ok ||
+    bad "backslash and newline through DOT: $(cat "$tmp/bs2.json")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
