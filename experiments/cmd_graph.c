@@ -305,6 +305,14 @@ static int graph_convert(int argc, char **argv)
         if (dp_graph_write_dot(g, out, assign, devices, &err) != DP_OK) status = dp_cli_fail(&err);
     } else if (doppler_out) {
         if (dp_graph_write_doppler_ratio(g, out, ratio, tscale > 0 ? tscale : 1, &err) != DP_OK) status = dp_cli_fail(&err);
+        /* the .txt format has no device count: its reader takes 8 from an 8gpu_ name, else none
+         * (4 by default); an 8-device graph silently placed on 4 (a review of the eighteenth
+         * session) */
+        const int file_devices = strncmp(dp_file_path_stem(out), "8gpu_", 5) == 0 ? 8 : 0;
+        if (status == 0 && g->devices > 0 && g->devices != file_devices)
+            fprintf(stderr, "doppler graph convert: note: %s was made for %d devices; a DOPPLER .txt file cannot say so "
+                            "(its reader takes 8 from a name starting 8gpu_): place it with --devices %d\n",
+                    g->name, g->devices, g->devices);
     } else if (dp_graph_write(g, out, to, &err) != DP_OK) {
         status = dp_cli_fail(&err);
     }

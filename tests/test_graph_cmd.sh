@@ -289,5 +289,12 @@ expect_rc 0 "and back" "$D" graph convert "$tmp/bs.dot" "$tmp/bs2.json"
 grep -q '"a\\\\b"' "$tmp/bs2.json" && grep -q '"k\\nx"' "$tmp/bs2.json" && ok ||
     bad "backslash and newline through DOT: $(cat "$tmp/bs2.json")"
 
+# .txt has no device count: converting an 8-device graph to a file not named 8gpu_* says so
+printf '{"name": "d8", "cost_kind": "time", "devices": 8, "ops": [{"name": "a", "time": 2}, {"name": "b", "time": 3}], "edges": [{"src": 0, "dst": 1, "size": 4}]}\n' > "$tmp/d8.json"
+expect_rc 0 "8-device graph to .txt" "$D" graph convert "$tmp/d8.json" "$tmp/l8.txt"
+grep -q "made for 8 devices" "$tmp/err" && ok || bad "no note on the lost device count: $(cat "$tmp/err")"
+expect_rc 0 "8-device graph to 8gpu_.txt" "$D" graph convert "$tmp/d8.json" "$tmp/8gpu_l8.txt"
+[ ! -s "$tmp/err" ] && ok || bad "a note for an 8gpu_ file: $(cat "$tmp/err")"
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
