@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < 64; i++) out[i] = -7;
     dp_error err;
     dp_error_clear(&err);
-    int rc = dp_cli_read_assignment(path, n_ops, n_dev, out, &err);
+    int rc = dp_cli_read_assignment(path, NULL, n_ops, n_dev, out, &err);
     if (rc != DP_OK) {
         fuzz_check_error(&err, path);
         return 0;

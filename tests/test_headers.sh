@@ -48,5 +48,17 @@ for h in $headers; do
         || fail "$h does not compile alone as C++: $(head -n 3 "$tmp/cxx.err")"
 done
 echo "$n installed headers compiled alone (C${CXX_FOUND:+ and C++ with $CXX_FOUND})"
+
+# the fuzz harnesses compile against the library's present API (only the fuzzing build, not make
+# check, builds them: fuzz_assignment.c called dp_cli_read_assignment with its old arguments for a
+# session, found when `make fuzz` failed)
+nf=0
+for h in "$top_srcdir"/fuzz/fuzz_*.c; do
+    nf=$((nf + 1))
+    $CC -fsyntax-only -std=gnu11 -Wall -Werror -I"${top_builddir:-.}" -I"$top_srcdir" $incs -I"$top_srcdir/experiments" \
+        -I"$top_srcdir/fuzz" ${DP_HEADER_CFLAGS:-} "$h" 2>"$tmp/fz.err" ||
+        fail "$(basename "$h") does not compile against the present API: $(head -n 3 "$tmp/fz.err")"
+done
+echo "$nf fuzz harnesses compiled (syntax only)"
 [ "$fails" -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "PASS"
