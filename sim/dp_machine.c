@@ -45,8 +45,8 @@ static const dp_schema_key keys[] = {
      "uniform machine: R > 0 makes a transfer of an op's output take R times the op's time, latency 0, "
      "whatever its bytes (DOPPLER's rule, R = 4 in all six of their graph files); 0: latency + bytes / "
      "bandwidth. For graphs in FLOPs and bytes and task graphs without transfer costs of their own (Kasahara "
-     "STG, DOT without sizes); a graph whose transfers have times of their own (a DOPPLER .txt file, a HEFT "
-     "example) keeps them, with a warning. Not with a topology",
+     "STG, DOT without sizes, any file whose every transfer time is 0); a graph whose transfers have times "
+     "of their own (a DOPPLER .txt file, a HEFT example) keeps them, with a warning. Not with a topology",
      NULL, NULL, 0, uniform},
     {"topology", DP_SCHEMA_NAME, M(topology), 0, 0, "FILE|NAME", 0, NULL,
      "a machine description (doc/topology-format.md) or the name of a bundled one (doppler topology list): op "

@@ -135,8 +135,9 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
 
 /* 1 when a comm_ratio costs g's transfers: a graph in FLOPs and bytes, or a graph of times none
  * of whose edges carries a transfer time of its own (Kasahara STG files, DOT task graphs without
- * sizes: costed so, DOPPLER's rule applies to any task graph); 0 for a graph of times with its
- * own transfer times (DOPPLER's files, HEFT examples), which keeps them. */
+ * sizes: costed so, DOPPLER's rule applies to any task graph; told by content, so a DOPPLER file
+ * whose every transfer time is 0 is one too); 0 for a graph of times with its own transfer times
+ * (DOPPLER's files, HEFT examples), which keeps them. */
 int dp_machine_comm_ratio_applies(const dp_graph *g);
 
 /* The device count g was made for when the machine has another (a "devices" given, or a
