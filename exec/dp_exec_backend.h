@@ -59,6 +59,9 @@ extern const dp_exec_backend dp_exec_backend_cuda;
  * whatever the process's mask, so `taskset -c 0 doppler validate` ran on core 1 too. */
 int dp_exec_cpu_cores(int *cores, int cap);
 
+/* How many cores dp_exec_cpu_cores gives (the process's allowed cores, at least 1). */
+int dp_exec_cpu_count(void);
+
 /* Shared by backends: the deterministic value of element i for (seed, salt), in [-1, 1). */
 static inline float dp_exec_value(uint64_t seed, uint64_t salt, uint64_t i)
 {

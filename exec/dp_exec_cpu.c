@@ -31,6 +31,12 @@ int dp_exec_cpu_cores(int *cores, int cap)
     return n;
 }
 
+int dp_exec_cpu_count(void)
+{
+    int cores[CPU_MAX_CORES];
+    return dp_exec_cpu_cores(cores, CPU_MAX_CORES);
+}
+
 typedef struct cpu_ctx {
     int n_devices;
     int pin;     /* pin workers: only when every device gets its own core */

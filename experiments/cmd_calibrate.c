@@ -224,8 +224,7 @@ static int calibrate_profile(int argc, char **argv)
     fprintf(stderr, "doppler calibrate: profiling %d kind%s on %d %s device%s (machine: %s)\n", n_kinds,
             n_kinds == 1 ? "" : "s", n_devices, po.backend, n_devices == 1 ? "" : "s", machine);
     if (strcmp(po.backend, "cpu") == 0) {
-        int cores[1024]; /* glibc's CPU_SETSIZE */
-        const int allowed = dp_exec_cpu_cores(cores, 1024);
+        const int allowed = dp_exec_cpu_count();
         if (allowed < n_devices)
             fprintf(stderr, "doppler calibrate: warning: %d devices on %d allowed core%s: the workers are not pinned and "
                             "share cores, so copies and interference are measured between workers on one core, not "

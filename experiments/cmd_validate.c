@@ -257,10 +257,10 @@ static int record_check_flops(json_t *rec, const char *path, const dp_graph *xg,
     return DP_OK;
 }
 
-/* a correlation as printed: three decimals, or "undefined" (NAN: a side with no spread) */
-static const char *corr_text(double x, char buf[32])
+/* a correlation as printed: `digits` decimals, or "undefined" (NAN: a side with no spread) */
+static const char *corr_text(double x, int digits, char buf[32])
 {
-    if (isfinite(x)) snprintf(buf, 32, "%.3f", x);
+    if (isfinite(x)) snprintf(buf, 32, "%.*f", digits, x);
     else snprintf(buf, 32, "undefined");
     return buf;
 }
@@ -555,10 +555,10 @@ int cmd_validate(int argc, char **argv)
     double mape_r = n_random >= 2 ? dp_validate_mape(meas + n_methods, simv + n_methods, n_random) : NAN;
     double tau_r = n_random >= 2 ? dp_validate_kendall_tau(meas + n_methods, simv + n_methods, n_random) : NAN;
     char f_tau[32], f_rho[32], f_tau_r[32];
-    printf("MAPE %.2f%%  Kendall tau %s  Pearson r %s  (all %d assignments)\n", 100 * mape, corr_text(tau, f_tau),
-           corr_text(rho, f_rho), n_rows);
+    printf("MAPE %.2f%%  Kendall tau %s  Pearson r %s  (all %d assignments)\n", 100 * mape, corr_text(tau, 3, f_tau),
+           corr_text(rho, 3, f_rho), n_rows);
     if (n_random >= 2)
-        printf("MAPE %.2f%%  Kendall tau %s  (the %d random assignments only)\n", 100 * mape_r, corr_text(tau_r, f_tau_r),
+        printf("MAPE %.2f%%  Kendall tau %s  (the %d random assignments only)\n", 100 * mape_r, corr_text(tau_r, 3, f_tau_r),
                n_random);
     if (!isfinite(tau) || !isfinite(rho) || (n_random >= 2 && !isfinite(tau_r)))
         printf("(undefined: every measured or every simulated makespan is the same, as on one device or with "
@@ -639,10 +639,8 @@ int cmd_validate(int argc, char **argv)
     if (plot) {
         char title[256];
         char f_t[32];
-        if (isfinite(tau)) snprintf(f_t, sizeof f_t, "%.2f", tau);
-        else snprintf(f_t, sizeof f_t, "undefined");
         snprintf(title, sizeof title, "%s on %d %s devices: MAPE %.1f%%, Kendall tau %s", g->name, D, backend,
-                 100 * mape, f_t);
+                 100 * mape, corr_text(tau, 2, f_t));
         if (write_plot(plot, rows, n_rows, n_methods, title, &err) != DP_OK) goto fail;
         printf("plot: %s\n", plot);
     }

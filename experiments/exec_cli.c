@@ -32,8 +32,7 @@ void dp_cli_machine_name(char *buf, size_t cap)
     }
     /* the cores this process may run on (taskset, cpusets): under taskset -c 0 a 2-core host
      * said "2 cores" while the workers shared one (a review of the eighteenth session) */
-    int cores[1024]; /* glibc's CPU_SETSIZE */
-    const int allowed = dp_exec_cpu_cores(cores, 1024);
+    const int allowed = dp_exec_cpu_count();
     const long online = sysconf(_SC_NPROCESSORS_ONLN);
     if (online > allowed) snprintf(buf, cap, "%s: %s, %d of %ld cores allowed", host, model, allowed, online);
     else snprintf(buf, cap, "%s: %s, %d cores", host, model, allowed);

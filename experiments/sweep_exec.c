@@ -1,6 +1,6 @@
 /* sweep_exec.c: the local process pool, the MPI work queue and the results writer
  * (see sweep_exec.h). */
-#define _GNU_SOURCE /* CPU_SETSIZE */
+#define _GNU_SOURCE
 #include "config.h"
 #include "dp_alloc.h"
 #include "dp_exec_backend.h"
@@ -556,10 +556,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
     /* default: one a core this process may run on (taskset, cpusets), not one a core online */
     int jobs = o->jobs;
-    if (jobs <= 0) {
-        int cores[CPU_SETSIZE];
-        jobs = dp_exec_cpu_cores(cores, CPU_SETSIZE); /* the executor's count: one mechanism */
-    }
+    if (jobs <= 0) jobs = dp_exec_cpu_count(); /* the executor's count: one mechanism */
     if (jobs < 1) jobs = 1;
     if (jobs > c.n_pending) jobs = c.n_pending > 0 ? (int)c.n_pending : 1;
     c.jobs = jobs;

@@ -222,6 +222,15 @@ static void dot_attrs_clear(dot_attrs *a)
     a->devices = -1;
 }
 
+/* the graph attributes a gives, into g (a later statement overrides an earlier one) */
+static void dot_graph_attrs_take(dot_attrs *g, const dot_attrs *a)
+{
+    if (a->costs) g->costs = a->costs;
+    if (a->time_unit) g->time_unit = a->time_unit;
+    if (!isnan(a->time_scale)) g->time_scale = a->time_scale;
+    if (a->devices >= 0) g->devices = a->devices;
+}
+
 /* a finite number >= 0 (> 0 with positive) from val, or an error naming the attribute */
 static int dot_number(const dot_lex *L, const char *key, const char *val, int line, int positive, double *out,
                       dp_error *err)
@@ -474,10 +483,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             if (is_graph) {
                 /* graph [doppler_costs=...]: the form Graphviz's tools write (it was ignored, and
                  * FLOPs read as times: a review of the eighteenth session) */
-                if (a.costs) ga.costs = a.costs;
-                if (a.time_unit) ga.time_unit = a.time_unit;
-                if (!isnan(a.time_scale)) ga.time_scale = a.time_scale;
-                if (a.devices >= 0) ga.devices = a.devices;
+                dot_graph_attrs_take(&ga, &a);
             }
             if (is_node && a.has_weight) sc->node_w = a.weight;
             if (is_node && a.kind) sc->node_kind = a.kind;
@@ -499,10 +505,7 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             dot_attrs one;
             dot_attrs_clear(&one);
             if (dot_attr_set(&L, &one, L.arena + t->str, L.arena + L.tok[pos + 2].str, t->line, err) != DP_OK) goto done;
-            if (one.costs) ga.costs = one.costs;
-            if (one.time_unit) ga.time_unit = one.time_unit;
-            if (!isnan(one.time_scale)) ga.time_scale = one.time_scale;
-            if (one.devices >= 0) ga.devices = one.devices;
+            dot_graph_attrs_take(&ga, &one);
             pos += 3;
             continue;
         }
