@@ -1,6 +1,7 @@
 /* bench_delta: annealing's moves per CPU second with delta runs on and off (dp_engine_set_delta),
  * one binary, the same seed (issue 31: the choice of DP_ENGINE_DELTA_MIN_OPS, sim/dp_engine.h).
- * Usage: bench_delta [--budget N] [--devices D] GRAPH...
+ * Usage: bench_delta [--budget N] [--devices D] [--only on|off] GRAPH...
+ * --only runs one of the two (the other's columns print 0), for a profiler or cachegrind.
  * A native JSON graph (FLOPs and bytes) is placed on D uniform devices (1e13 FLOP/s, 12 GB/s,
  * 10 us) with DOPPLER's comm ratio 4; a DOPPLER text graph on D devices (8 for 8gpu_ files) with
  * its own costs. Prints per graph: ops, moves per second with delta runs on and off, and the best
@@ -25,11 +26,13 @@ static double cpu_s(void)
 int main(int argc, char **argv)
 {
     long budget = 20000;
-    int D = 4, i = 1, status = 0;
+    int D = 4, i = 1, status = 0, only = -1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc) budget = atol(argv[++i]);
         else if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
-        else { fprintf(stderr, "usage: bench_delta [--budget N] [--devices D] GRAPH...\n"); return 2; }
+        else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc && (strcmp(argv[i + 1], "on") == 0 || strcmp(argv[i + 1], "off") == 0))
+            only = strcmp(argv[++i], "on") == 0;
+        else { fprintf(stderr, "usage: bench_delta [--budget N] [--devices D] [--only on|off] GRAPH...\n"); return 2; }
     }
     printf("%-56s %7s %12s %12s %22s %22s\n", "graph", "ops", "delta_on", "delta_off", "best_on", "best_off");
     for (; i < argc; i++) {
@@ -48,8 +51,9 @@ int main(int argc, char **argv)
         int *a = malloc(sizeof(int) * (size_t)g->n_ops);
         if (!e || !a) { fprintf(stderr, "bench_delta: %s\n", err.msg); return 1; }
         const dp_oracle o = dp_engine_oracle(e);
-        double rate[2], best[2];
+        double rate[2] = {0, 0}, best[2] = {0, 0};
         for (int on = 1; on >= 0; on--) {
+            if (only >= 0 && on != only) continue;
             dp_engine_set_delta(e, on);
             dp_search_anneal_config cfg;
             dp_search_anneal_config_init(&cfg);
@@ -71,7 +75,7 @@ int main(int argc, char **argv)
             dp_search_trace_clear(&res.trace);
         }
         printf("%-56s %7d %12.0f %12.0f %22.17g %22.17g\n", g->name, g->n_ops, rate[1], rate[0], best[1], best[0]);
-        if (best[0] != best[1]) status = 1;
+        if (only < 0 && best[0] != best[1]) status = 1;
         free(a);
         dp_engine_free(e);
         dp_cost_free(c);

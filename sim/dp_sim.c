@@ -6,6 +6,7 @@
 #include "dp_sim_shared.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,13 +161,19 @@ static inline uint32_t evq_pop(evq *q)
 
 /* an edge as the op-order run reads it, its fields side by side (one array instead of three in
  * the loop's hottest lines: fewer live pointers, fewer spills; issue 31): its transfer time in
- * the tables' assignment (ops_tables_sync), its consumer, and whether it is the first copy of
- * its (producer, consumer) pair (first_copy) */
+ * the tables' assignment (ops_tables_sync), and its consumer. An edge that is not the first copy
+ * of its (producer, consumer) pair (first_copy) has time 0 and the consumer n, a slot no op
+ * has, whose count of pending copies never reaches 0 (OPS_NO_OP_PENDING): the run's loop sends
+ * it as any copy, and it changes nothing (a test of first_copy a copy in the loop cost 3
+ * instructions a copy, 1.4% of an annealing move on Llama-block) */
 typedef struct ops_edge {
     double delay;
     int dst;
-    int first;
+    int pad;
 } ops_edge;
+
+/* the pending copies of the slot n (ops_edge) at a run's start: more than the edges */
+#define OPS_NO_OP_PENDING INT_MAX
 
 struct dp_sim {
     const dp_graph *g;
@@ -352,7 +359,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->busy, (size_t)s->D, sizeof(double));
     DP_ALLOC(t, s->start, (size_t)s->n, sizeof(double));
     DP_ALLOC(t, s->end, (size_t)s->n, sizeof(double));
-    DP_ALLOC(t, s->ready, (size_t)s->n, sizeof(double));
+    DP_ALLOC(t, s->ready, (size_t)s->n + 1, sizeof(double)); /* + 1: the op-order run's slot n (ops_edge) */
     DP_ALLOC(t, s->seq_done, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->seq_fin, (size_t)s->n, sizeof(uint64_t));
     DP_ALLOC(t, s->seq_ready, (size_t)s->n, sizeof(uint64_t));
@@ -396,7 +403,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
         for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
             s->first_copy[e] = (e == g->succ_ptr[u] || g->edge_dst[e - 1] != g->edge_dst[e]);
             s->full_events += 2 * s->first_copy[e];
-            s->oedge[e] = (ops_edge){.delay = 0, .dst = g->edge_dst[e], .first = s->first_copy[e]};
+            s->oedge[e] = (ops_edge){.delay = 0, .dst = s->first_copy[e] ? g->edge_dst[e] : s->n};
         }
     /* a bound on every transfer's time, latency + data / bandwidth (dp_cost_comm; a bound in
      * floating point too: rounding is monotone); NaN or negative tables give an infinite
@@ -1078,11 +1085,13 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
     if (w > s->dev_peak[dv]) s->dev_peak[dv] = w;
     s->work_resum |= !(w < INFINITY);
     s->work_updates++;
+    const unsigned char *first = s->first_copy; /* another copy keeps time 0 (ops_edge) */
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
         const int e = g->pred_edge[q];
-        s->oedge[e].delay = ops_delay(c, e, dev[g->edge_src[e]], dv);
+        if (first[e]) s->oedge[e].delay = ops_delay(c, e, dev[g->edge_src[e]], dv);
     }
-    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->oedge[e].delay = ops_delay(c, e, dv, dev[g->edge_dst[e]]);
+    for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
+        if (first[e]) s->oedge[e].delay = ops_delay(c, e, dv, dev[g->edge_dst[e]]);
 }
 
 /* the ops compared at once by ops_tables_sync (a power of two, at most the bits of an unsigned) */
@@ -1092,8 +1101,11 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
  * their time, and their edges (in and out) their transfer time, again. A search's move changes
  * one or two ops, so a run costs a scan of the assignment and a few ops' edges here, and the
  * run's loop reads one time per op and per copy instead of indexing the cost tables by device
- * pair (issue 31). */
-static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
+ * pair (issue 31). Returns -1, or the first op whose device is outside 0..D-1, before it is
+ * updated (the tables then hold the ops before it; a device in tdev was in range when it was
+ * written, so this check of the changed ops is the assignment's: run, a tenth of the
+ * instructions of a scan of every op). */
+static __attribute__((noinline)) int ops_tables_sync(dp_sim *s)
 {
     const dp_graph *g = s->g;
     const dp_cost *c = s->c;
@@ -1110,7 +1122,11 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
         }
         unsigned bits = 0;
         for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
-        for (; bits; bits &= bits - 1) update_op(s, c, g, D, dev, tdev, b + __builtin_ctz(bits));
+        for (; bits; bits &= bits - 1) {
+            const int v = b + __builtin_ctz(bits);
+            if ((unsigned)dev[v] >= (unsigned)D) return v;
+            update_op(s, c, g, D, dev, tdev, v);
+        }
     }
     if (s->work_resum || s->work_updates > (long)n + WORK_RESUM) {
         /* the devices' work summed again, in op order (dev_work, above) */
@@ -1120,6 +1136,7 @@ static __attribute__((noinline)) void ops_tables_sync(dp_sim *s)
         s->work_updates = 0;
         s->work_resum = 0;
     }
+    return -1;
 }
 
 /* The op-order run's working state in its loop (ops_loop): the arrays it writes, their base
@@ -1303,8 +1320,7 @@ static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run
             }
             for (int q = succ_ptr[u]; q < succ_ptr[u + 1]; q++) {
                 const ops_edge *E = &oedge[q];
-                if (!E->first) continue;
-                const int v = E->dst;
+                const int v = E->dst; /* n for a copy not the first of its pair: no effect */
                 const double delay = E->delay;
                 const double a = now + delay; /* now when delay is 0 */
                 if (delay > 0) {
@@ -1362,7 +1378,8 @@ static inline __attribute__((always_inline)) int ops_loop(dp_sim *s, const int *
     return ok;
 }
 
-/* The complete run of s->dev op by op (above); bound as a bounded run's: *over_bound is 1 when
+/* The complete run of s->dev op by op (above), its tables synced by the caller (ops_tables_sync);
+ * bound as a bounded run's: *over_bound is 1 when
  * the engine's clock would pass bound, and *over the first instant after bound it would reach
  * then. rec: record the places of every op's events (seq_done: its grant, seq_fin: its
  * COMPUTE_DONE, seq_ready: its READY, numbered from 0 in one sequence; rorder: the READY order)
@@ -1380,12 +1397,12 @@ static int run_ops(dp_sim *s, double bound, double *over, int *over_bound, const
     double first_over = INFINITY;
     int any_over = 0;
     uint64_t seq = 0;
-    ops_tables_sync(s);
     const int early = s->early_reject && bound < INFINITY;
     double lim = bound;
     if (early) memcpy(s->dev_rest, s->dev_work, (size_t)s->D * sizeof(double));
     memcpy(s->pending, g->n_unique_pred, (size_t)s->n * sizeof(int));
-    for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
+    s->pending[s->n] = OPS_NO_OP_PENDING;
+    for (int v = 0; v <= s->n; v++) s->ready[v] = -INFINITY;
     devices_clear(s);
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
@@ -1425,7 +1442,7 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     const int D = s->D, *dev = s->dev;
     double first_over = INFINITY;
     int any_over = 0;
-    ops_tables_sync(s);
+    (void)ops_tables_sync(s); /* the moved ops' devices checked by dp_sim_run_delta */
     s->n_kept = s->n_rorder = 0;
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
@@ -1444,7 +1461,8 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
      * run; their COMPUTE_DONEs are the run's), counted from the producers, the ops from each
      * device's cut on; the ops set up below (moved, in flight) are counted again by ops_setup */
     memset(s->pending, 0, (size_t)s->n * sizeof *s->pending);
-    for (int v = 0; v < s->n; v++) s->ready[v] = -INFINITY;
+    s->pending[s->n] = OPS_NO_OP_PENDING;
+    for (int v = 0; v <= s->n; v++) s->ready[v] = -INFINITY;
     const int *succ_ptr = g->succ_ptr, *edge_dst = g->edge_dst;
     const unsigned char *first_copy = s->first_copy;
     for (int d = 0; d < D; d++) {
@@ -1537,11 +1555,20 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
 {
     const dp_graph *g = s->g;
     const int n = s->n, D = s->D;
-    /* the device ids in range: one pass without branches (a unsigned compare per op, which the
-     * compiler vectorises; a test and branch per op was 2 to 3% of a simulation of a 100-op
-     * graph, issue 31), then the first op out of range, named, when there is one */
+    /* the device ids in range. A run op by op checks the ops whose device changed since its
+     * last run, in ops_tables_sync's scan (every op's device was in range there before). Else
+     * one pass without branches (a unsigned compare per op, which the compiler vectorises; a
+     * test and branch per op was 2 to 3% of a simulation of a 100-op graph, issue 31), then
+     * the first op out of range, named, when there is one */
+    const int op_order = ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0;
     unsigned bad = 0;
-    if (prefix)
+    if (op_order) {
+        s->dev = assignment;
+        const int v = ops_tables_sync(s);
+        if (v >= 0)
+            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
+                                g->op_name[v], assignment[v], D - 1);
+    } else if (prefix)
         for (int v = 0; v < n; v++) bad |= assignment[v] != -1 && (unsigned)assignment[v] >= (unsigned)D;
     else
         for (int v = 0; v < n; v++) bad |= (unsigned)assignment[v] >= (unsigned)D;
@@ -1568,7 +1595,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     s->dev = assignment;
     s->delta_p = NULL;
     s->n_kept = s->n_rorder = 0;
-    if (ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0) {
+    if (op_order) {
         double over;
         int over_bound;
         if (run_ops(s, s->bound, &over, &over_bound, ops == 2)) {
@@ -2157,7 +2184,7 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
     } else {
         for (int d = 0; d < s->D; d++) s->cut[d] = 0;
         s->n_kept = 0;
-        if (s->ops_on && run_ops(s, bound, &over, &over_bound, 1)) {
+        if (s->ops_on && (ops_tables_sync(s), run_ops(s, bound, &over, &over_bound, 1))) {
             ok = 1;
         } else {
             dp_sim_result r;

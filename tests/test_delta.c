@@ -1263,6 +1263,91 @@ START_TEST(prefix_converges_after_heaped_queue)
 }
 END_TEST
 
+START_TEST(op_order_refuses_bad_device)
+{
+    /* the op-order run checks only the ops whose device changed since its last run
+     * (ops_tables_sync): a device out of range is refused there, named, at the first run and
+     * after a good one, and the run after the refusal equals a fresh simulator's, bit for bit */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 11);
+    dp_graph *g = tie_dag(r, 40, 0.1);
+    dp_cost *c = tie_costs_positive(r, g, 3);
+    dp_error err;
+    dp_sim *s = dp_sim_alloc(g, c, &err);
+    ck_assert(s != NULL && dp_sim_op_order_on(s));
+    int a[40];
+    dp_sim_result res, fresh;
+    for (int v = 0; v < 40; v++) a[v] = v % 3;
+    a[5] = 3;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL); /* the first run: every op is new */
+    ck_assert_msg(strstr(err.msg, "op 5 ") && strstr(err.msg, "device 3, outside 0..2"), "%s", err.msg);
+    a[5] = 1;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_OK);
+    const long runs = dp_sim_op_order_runs(s);
+    ck_assert_int_gt(runs, 0);
+    a[2] = 1;     /* changed, in range, before the bad ones */
+    a[17] = 3;
+    a[29] = -2;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 17 ") && strstr(err.msg, "device 3, outside 0..2"), "%s", err.msg);
+    a[17] = 0;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 29 ") && strstr(err.msg, "device -2"), "%s", err.msg);
+    a[29] = 2;
+    ck_assert_int_eq(dp_sim_run(s, a, &res, &err), DP_OK);
+    ck_assert_int_eq(dp_sim_op_order_runs(s), runs + 1);
+    dp_sim *f = dp_sim_alloc(g, c, &err);
+    ck_assert(f != NULL);
+    ck_assert_int_eq(dp_sim_run(f, a, &fresh, &err), DP_OK);
+    ck_assert(res.makespan == fresh.makespan);
+    for (int v = 0; v < 40; v++) ck_assert(res.op_start[v] == fresh.op_start[v] && res.op_end[v] == fresh.op_end[v]);
+    dp_sim_free(f);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
+START_TEST(op_order_second_copy)
+{
+    /* two edges from op 0 to op 1: the second copy of the pair is not a transfer (first_copy),
+     * and the op-order run sends it to a slot no op has, with time 0 (ops_edge). Its time
+     * here, 100, must not reach the run: not its makespan, not a bounded run's verdict, also
+     * after op 1 moved away and back (its edges' times written again) */
+    dp_graph *g = hand_dag(3, (const double[]){1, 1, 1}, (const int[][3]){{0, 1, 1}, {0, 1, 100}, {1, 2, 0}}, 3);
+    dp_error err;
+    dp_cost *c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *ev = dp_sim_alloc(g, c, &err);
+    ck_assert(s && ev && dp_sim_op_order_on(s));
+    dp_sim_set_op_order(ev, 0);
+    int a[3] = {0, 1, 1};
+    dp_sim_result r, re;
+    for (int round = 0; round < 3; round++) {
+        if (round == 1) a[1] = 0; /* op 1 beside op 0: no transfer at all */
+        if (round == 2) a[1] = 1;
+        const long runs = dp_sim_op_order_runs(s);
+        ck_assert_int_eq(dp_sim_run(s, a, &r, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_op_order_runs(s), runs + 1);
+        ck_assert_int_eq(dp_sim_run(ev, a, &re, &err), DP_OK);
+        ck_assert_msg(r.makespan == re.makespan, "round %d: %g against the event loop's %g", round, r.makespan,
+                      re.makespan);
+        ck_assert(r.makespan == (a[1] == 0 ? 3 : 4)); /* 1 + (1 transfer) + 1 + 1 */
+        double cost;
+        int exceeded;
+        ck_assert_int_eq(dp_sim_run_bounded(s, a, r.makespan + 0.5, &cost, &exceeded, &err), DP_OK);
+        ck_assert_msg(!exceeded && cost == r.makespan, "round %d: exceeded %d, cost %g", round, exceeded, cost);
+        ck_assert_int_eq(dp_sim_run_bounded(s, a, r.makespan - 0.5, &cost, &exceeded, &err), DP_OK);
+        ck_assert(exceeded && cost > r.makespan - 0.5);
+    }
+    dp_sim_free(ev);
+    dp_sim_free(s);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(run_refuses_bad_device)
 {
     /* dp_sim_run's device check (one pass, then the first op out of range named): -1 and D are
@@ -1767,6 +1852,8 @@ int main(void)
     tcase_add_test(t, prefix_converge_same_as_not);
     tcase_add_test(t, prefix_converges_after_heaped_queue);
     tcase_add_test(t, run_refuses_bad_device);
+    tcase_add_test(t, op_order_refuses_bad_device);
+    tcase_add_test(t, op_order_second_copy);
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, engine_delta_default);
