@@ -278,8 +278,9 @@ struct dp_sim {
     /* the op-order run's per-assignment tables (ops_tables_sync): the assignment they hold
      * (tdev, n; -1 before the first run), each op's time on its device (otime, n) and each
      * edge's transfer time between its ops' devices (oedge[e].delay, m: 0 on one device or where
-     * the time is not positive, as the run treats those copies) */
-    int *tdev;
+     * the time is not positive, as the run treats those copies); tables_set: 0 until the
+     * first sync, which takes every op; sync_ops (n): the ops a sync changes */
+    int *tdev, *sync_ops, tables_set;
     double *otime;
     ops_edge *oedge;
     /* early rejection (dp_sim_set_early_reject): a bounded op-order run stops once a device's
@@ -383,6 +384,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->rkey, (size_t)s->n + 1, sizeof(uint64_t));
     DP_ALLOC(t, s->out_delay, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->tdev, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->sync_ops, (size_t)s->n + 1, sizeof(int));
     DP_ALLOC(t, s->otime, (size_t)s->n + 1, sizeof(double));
     DP_ALLOC(t, s->oedge, (size_t)s->m + 1, sizeof(ops_edge));
     DP_ALLOC(t, s->pending, (size_t)s->n + 1, sizeof(int));
@@ -1097,37 +1099,43 @@ static inline __attribute__((always_inline)) void update_op(dp_sim *s, const dp_
 /* the ops compared at once by ops_tables_sync (a power of two, at most the bits of an unsigned) */
 #define SYNC_BLOCK 16
 
-/* Makes s->otime and s->oedge's delays those of s->dev: the ops whose device differs from tdev's get
- * their time, and their edges (in and out) their transfer time, again. A search's move changes
- * one or two ops, so a run costs a scan of the assignment and a few ops' edges here, and the
- * run's loop reads one time per op and per copy instead of indexing the cost tables by device
- * pair (issue 31). Returns -1, or the first op whose device is outside 0..D-1, before it is
- * updated (the tables then hold the ops before it; a device in tdev was in range when it was
- * written, so this check of the changed ops is the assignment's: run, a tenth of the
- * instructions of a scan of every op). */
-static __attribute__((noinline)) int ops_tables_sync(dp_sim *s)
+/* Makes s->otime and s->oedge's delays those of the assignment dev (n): the ops whose device
+ * differs from tdev's get their time, and their edges (in and out) their transfer time, again. A
+ * search's move changes one or two ops, so a run costs a scan of the assignment and a few ops'
+ * edges here, and the run's loop reads one time per op and per copy instead of indexing the cost
+ * tables by device pair (issue 31). Returns -1, or the first op whose device is outside 0..D-1,
+ * and then changes nothing. The ops it takes are every op at the first sync, then those whose
+ * device differs from tdev's, which was in range when it was written: so this check is the
+ * whole assignment's (run: a tenth of the instructions of a scan of every op). All are checked
+ * before any is updated: an update writes the edges of an op from its neighbours' devices in
+ * dev, so a sync stopped part way left edge times that no later difference from tdev would
+ * write again (a review found a wrong makespan and a read outside the cost tables). */
+static __attribute__((noinline)) int ops_tables_sync(dp_sim *s, const int *dev)
 {
     const dp_graph *g = s->g;
     const dp_cost *c = s->c;
-    const int n = s->n, D = s->D, *dev = s->dev;
-    int *tdev = s->tdev;
-    for (int b = 0; b < n; b += SYNC_BLOCK) {
-        /* a block none of whose ops changed is passed with one test (a vectorised OR); in one
-         * that has, the changed ops' bits, taken lowest first (no branch an op) */
-        const int len = n - b < SYNC_BLOCK ? n - b : SYNC_BLOCK;
-        unsigned diff = 0;
-        if (len == SYNC_BLOCK) {
-            for (int j = 0; j < SYNC_BLOCK; j++) diff |= (unsigned)(dev[b + j] ^ tdev[b + j]);
-            if (!diff) continue;
+    const int n = s->n, D = s->D;
+    int *tdev = s->tdev, *chg = s->sync_ops, k = 0;
+    if (!s->tables_set)
+        for (int v = 0; v < n; v++) chg[k++] = v;
+    else
+        for (int b = 0; b < n; b += SYNC_BLOCK) {
+            /* a block none of whose ops changed is passed with one test (a vectorised OR); in
+             * one that has, the changed ops' bits, taken lowest first (no branch an op) */
+            const int len = n - b < SYNC_BLOCK ? n - b : SYNC_BLOCK;
+            unsigned diff = 0;
+            if (len == SYNC_BLOCK) {
+                for (int j = 0; j < SYNC_BLOCK; j++) diff |= (unsigned)(dev[b + j] ^ tdev[b + j]);
+                if (!diff) continue;
+            }
+            unsigned bits = 0;
+            for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
+            for (; bits; bits &= bits - 1) chg[k++] = b + __builtin_ctz(bits);
         }
-        unsigned bits = 0;
-        for (int j = 0; j < len; j++) bits |= (unsigned)(dev[b + j] != tdev[b + j]) << j;
-        for (; bits; bits &= bits - 1) {
-            const int v = b + __builtin_ctz(bits);
-            if ((unsigned)dev[v] >= (unsigned)D) return v;
-            update_op(s, c, g, D, dev, tdev, v);
-        }
-    }
+    for (int i = 0; i < k; i++)
+        if ((unsigned)dev[chg[i]] >= (unsigned)D) return chg[i];
+    for (int i = 0; i < k; i++) update_op(s, c, g, D, dev, tdev, chg[i]);
+    s->tables_set = 1;
     if (s->work_resum || s->work_updates > (long)n + WORK_RESUM) {
         /* the devices' work summed again, in op order (dev_work, above) */
         for (int d = 0; d < D; d++) s->dev_work[d] = 0;
@@ -1442,7 +1450,9 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
     const int D = s->D, *dev = s->dev;
     double first_over = INFINITY;
     int any_over = 0;
-    (void)ops_tables_sync(s); /* the moved ops' devices checked by dp_sim_run_delta */
+    const int bad = ops_tables_sync(s, dev); /* every device checked by dp_sim_run_delta */
+    assert(bad < 0);
+    (void)bad;
     s->n_kept = s->n_rorder = 0;
     evq_clear(&s->oq_done);
     evq_clear(&s->oq_ready);
@@ -1563,8 +1573,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     const int op_order = ops && s->ops_on && !prefix && !s->conv_p && !s->lz_p && s->stop_op < 0;
     unsigned bad = 0;
     if (op_order) {
-        s->dev = assignment;
-        const int v = ops_tables_sync(s);
+        const int v = ops_tables_sync(s, assignment);
         if (v >= 0)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
                                 g->op_name[v], assignment[v], D - 1);
@@ -2184,7 +2193,10 @@ static int delta_ops(dp_sim *s, dp_sim_prefix *p, const int *assignment, int n_m
     } else {
         for (int d = 0; d < s->D; d++) s->cut[d] = 0;
         s->n_kept = 0;
-        if (s->ops_on && (ops_tables_sync(s), run_ops(s, bound, &over, &over_bound, 1))) {
+        const int bad = s->ops_on ? ops_tables_sync(s, assignment) : -1; /* checked: dp_sim_run_delta */
+        assert(bad < 0);
+        (void)bad;
+        if (s->ops_on && run_ops(s, bound, &over, &over_bound, 1)) {
             ok = 1;
         } else {
             dp_sim_result r;

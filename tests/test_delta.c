@@ -17,6 +17,7 @@
 #include "dp_test.h"
 
 #include <gsl/gsl_rng.h>
+#include <limits.h>
 #include <math.h>
 
 /* n ops with op times 0..3 (a quarter zero), edges i -> j (i < j) with probability p, a tenth of
@@ -1306,6 +1307,43 @@ START_TEST(op_order_refuses_bad_device)
     dp_cost_free(c);
     dp_graph_free(g);
     gsl_rng_free(r);
+
+    /* a review's reproducers (9ab6904 checked the changed ops one by one as it updated them):
+     * (a) -1 on a simulator that never ran: its tables said -1 too, and it ran (makespan 1);
+     * (b) a refusal after op 0's update had written edge 0->2 from op 2's refused-run device:
+     * [1, 0, 0] then kept that edge's time 0 (makespan 2 for 12); (c) INT_MIN beside a
+     * changed op was read as a device (a read far outside the cost tables) */
+    g = hand_dag(3, (const double[]){1, 1, 1}, (const int[][3]){{0, 2, 10}}, 1);
+    c = dp_cost_graph(g, 2, &err);
+    ck_assert(c != NULL);
+    for (int k = 0; k < 3; k++) {
+        s = dp_sim_alloc(g, c, &err);
+        f = dp_sim_alloc(g, c, &err);
+        ck_assert(s && f && dp_sim_op_order_on(s));
+        if (k == 0) {
+            ck_assert_int_eq(dp_sim_run(s, (const int[]){0, -1, 0}, &res, &err), DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, "op 1 ") && strstr(err.msg, "device -1"), "%s", err.msg);
+        } else {
+            ck_assert_int_eq(dp_sim_run(s, (const int[]){0, 0, 0}, &res, &err), DP_OK);
+            ck_assert(res.makespan == 3);
+            const int bad[3] = {1, k == 1 ? 5 : INT_MIN, 1};
+            ck_assert_int_eq(dp_sim_run(s, bad, &res, &err), DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, "op 1 "), "%s", err.msg);
+        }
+        const int good[3] = {1, 0, 0};
+        ck_assert_int_eq(dp_sim_run(s, good, &res, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run(f, good, &fresh, &err), DP_OK);
+        ck_assert_msg(res.makespan == 12 && fresh.makespan == 12, "case %d: %g, fresh %g", k, res.makespan,
+                      fresh.makespan);
+        double cost;
+        int exceeded;
+        ck_assert_int_eq(dp_sim_run_bounded(s, good, 11.5, &cost, &exceeded, &err), DP_OK);
+        ck_assert(exceeded);
+        dp_sim_free(f);
+        dp_sim_free(s);
+    }
+    dp_cost_free(c);
+    dp_graph_free(g);
 }
 END_TEST
 
