@@ -128,15 +128,25 @@ static void on_signal(int sig)
     stop_flag = 1;
 }
 
+/* The schedule of assign on g (engine eng), as a closing table's row reports it: with coarse
+ * (train --coarsen: g is its group graph), a run of the graph's own engine (the expanded
+ * oracle's inner one) on the expansion, as place --coarsen reports it. */
+static int row_schedule(dp_engine *eng, const int *assign, const dp_coarse_problem *coarse, dp_engine_schedule *s,
+                        dp_error *err)
+{
+    if (!coarse) return dp_engine_run(eng, assign, NULL, s, err);
+    dp_coarse_expand(coarse->n_ops, coarse->group_of, assign, coarse->scratch);
+    return dp_engine_run(coarse->inner.engine, coarse->scratch, NULL, s, err);
+}
+
 /* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
- * one that scored training, so every row is in one model). */
-/* The heuristics' rows of the closing table: cp, round-robin and random on g (cost tables cost,
- * engine eng), each the makespan of a run of eng; with coarse (train --coarsen: g is its group
- * graph), of a run of the graph's own engine (the expanded oracle's inner one) on the expansion,
- * as place --coarsen reports it. With jo (train --json) their makespans go into it as
- * "makespan_cp", "makespan_round-robin", "makespan_random" instead. */
+ * one that scored training, so every row is in one model): cp, round-robin and random on g (cost
+ * tables cost, engine eng), each the makespan of its schedule (row_schedule). penalised (the
+ * memory penalty policy: training scores the penalised makespan): each row gives that too, as
+ * "makespan (penalised P)". With jo (train --json) they go into it as "makespan_cp",
+ * "makespan_round-robin", "makespan_random" (and "penalised_makespan_cp", ...) instead. */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
-                            const dp_coarse_problem *coarse, json_t *jo, dp_error *err)
+                            const dp_coarse_problem *coarse, int penalised, json_t *jo, dp_error *err)
 {
     static const char *const heur[] = {"cp", "round-robin", "random"};
     const dp_oracle oracle = dp_engine_oracle(eng);
@@ -147,17 +157,17 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         o.machine = mach;
         dp_engine_schedule s;
         int rc = dp_place(heur[i], g, cost, &o, assign, NULL, NULL, err);
-        if (rc == DP_OK && coarse) {
-            dp_coarse_expand(coarse->n_ops, coarse->group_of, assign, coarse->scratch);
-            rc = dp_engine_run(coarse->inner.engine, coarse->scratch, NULL, &s, err);
-        } else if (rc == DP_OK) {
-            rc = dp_engine_run(eng, assign, NULL, &s, err);
-        }
+        if (rc == DP_OK) rc = row_schedule(eng, assign, coarse, &s, err);
         if (rc != DP_OK) return rc;
-        char b[40];
+        char b[40], b2[40];
         if (jo) {
             snprintf(b, sizeof b, "makespan_%s", heur[i]);
             json_object_set_new(jo, b, dp_json_number(s.makespan / g->time_scale));
+            snprintf(b, sizeof b, "penalised_makespan_%s", heur[i]);
+            if (penalised) json_object_set_new(jo, b, dp_json_number(s.cost / g->time_scale));
+        } else if (penalised) {
+            printf("%-14s %s (penalised %s)\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b),
+                   dp_cli_fmt(s.cost / g->time_scale, b2, sizeof b2));
         } else {
             printf("%-14s %s\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b));
         }
@@ -276,7 +286,9 @@ static void train_usage(FILE *f)
                "  --quiet              no progress on stderr\n"
                "  --json               the closing figures as one JSON object on stdout (makespans at full\n"
                "                       precision: \"makespan\" is what doppler place --json gives from the\n"
-               "                       checkpoint, \"makespan_final\" the final parameters')\n"
+               "                       checkpoint, \"makespan_final\" the final parameters'; under\n"
+               "                       --memory-policy penalty also \"penalised_makespan\" and the\n"
+               "                       rows' penalised figures, \"penalised_makespan_final\" for the final)\n"
                "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
                "executor's devices, with --calibration for the costs the policies' features use):\n"
                "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
@@ -1088,6 +1100,11 @@ static int train_main(int argc, char **argv)
                dp_train_stage_name(r->stage), r->episodes, r->sims, dp_cli_fmt(r->final_greedy / sc, b, sizeof b),
                dp_cli_fmt(r->selected_greedy / sc, b2, sizeof b2), dp_cli_fmt(r->best_sample / sc, b3, sizeof b3));
     }
+    /* the memory penalty policy: training scores (and the stages' figures above are) the penalised
+     * makespan; the table gives each row's makespan, as place does, with its penalised one */
+    const int penalised = mach.sim.memory_policy == DP_HISIM_MEMORY_PENALTY && mach.sim.memory_limit != 0 && !real.x;
+    if (penalised && !jo)
+        printf("(--memory-policy penalty: the stages' figures are penalised makespans, what training scores)\n");
     if (real.x && !jo)
         printf("(stage real: the doppler rows are measured on the real executor, median of %d runs; the\n"
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
@@ -1100,41 +1117,68 @@ static int train_main(int argc, char **argv)
     char hx[24];
     unsigned long long h = dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET);
     snprintf(hx, sizeof hx, "%016llx", dp_nn_params_checksum(dp_train_plc_params(tr), h));
+    const dp_coarse_problem *coarse0 = coarsen ? gs.coarse[0] : NULL;
+    dp_engine_schedule ds;
     if (gs.n > 1) {
         /* the table is of the first graph: its own greedy placements */
         double ms1 = 0;
         int *a2 = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
         if (!a2) { json_decref(jo); dp_error_set(&err, DP_ENOMEM, "out of memory"); goto fail; }
         int rc2 = dp_train_place(tr, 0, cfg.seed, a2, &ms1, NULL, &err);
+        if (rc2 == DP_OK && penalised) rc2 = row_schedule(eng, a2, coarse0, &ds, &err);
         free(a2);
         if (rc2 != DP_OK) { json_decref(jo); goto fail; }
+        const double ms1_plain = penalised ? ds.makespan : ms1;
         if (jo) {
             json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
-            json_object_set_new(jo, "makespan", dp_json_number(ms1 / g->time_scale));
+            json_object_set_new(jo, "makespan", dp_json_number(ms1_plain / g->time_scale));
+            if (penalised) json_object_set_new(jo, "penalised_makespan", dp_json_number(ms1 / g->time_scale));
             json_object_set_new(jo, "makespan_units", json_string(g->time_unit));
         } else {
             printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
-            printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
-                   dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
+            if (penalised)
+                printf("%-14s %s (penalised %s)   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
+                       dp_cli_fmt(ms1_plain / g->time_scale, b, sizeof b), dp_cli_fmt(ms1 / g->time_scale, b2, sizeof b2),
+                       g->name);
+            else
+                printf("%-14s %s   (greedy, model-selected parameters, on %s)\n", dp_agent_name(cfg.method),
+                       dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarse0, penalised, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
                                 dp_agent_name(cfg.method), ckpt, coarse_hint);
     } else {
         char label[32];
         snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
+        /* assign: the model-selected parameters' placement (dp_train_pipeline), its schedule for
+         * the makespan under the penalty policy (the final parameters' placement is not kept:
+         * its penalised makespan only) */
+        if (penalised && row_schedule(eng, assign, coarse0, &ds, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (jo) {
             json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
-            json_object_set_new(jo, "makespan_final", dp_json_number(last->final_greedy / sc));
-            json_object_set_new(jo, "makespan", dp_json_number(last->selected_greedy / sc));
+            if (penalised) {
+                json_object_set_new(jo, "penalised_makespan_final", dp_json_number(last->final_greedy / sc));
+                json_object_set_new(jo, "makespan", dp_json_number(ds.makespan / sc));
+                json_object_set_new(jo, "penalised_makespan", dp_json_number(last->selected_greedy / sc));
+            } else {
+                json_object_set_new(jo, "makespan_final", dp_json_number(last->final_greedy / sc));
+                json_object_set_new(jo, "makespan", dp_json_number(last->selected_greedy / sc));
+            }
+        } else if (penalised) {
+            printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
+            printf("%-14s penalised %s   (greedy, final parameters)\n", label,
+                   dp_cli_fmt(last->final_greedy / sc, b, sizeof b));
+            printf("%-14s %s (penalised %s)   (greedy, best parameters at a checkpoint evaluation: what place --method "
+                   "%s uses)\n", dp_agent_name(cfg.method), dp_cli_fmt(ds.makespan / sc, b, sizeof b),
+                   dp_cli_fmt(last->selected_greedy / sc, b2, sizeof b2), dp_agent_name(cfg.method));
         } else {
             printf("%-14s %s %s\n", "method", "makespan", g->time_unit);
             printf("%-14s %s   (greedy, final parameters)\n", label, dp_cli_fmt(last->final_greedy / sc, b, sizeof b));
             printf("%-14s %s   (greedy, best parameters at a checkpoint evaluation: what place --method %s uses)\n",
                    dp_agent_name(cfg.method), dp_cli_fmt(last->selected_greedy / sc, b, sizeof b), dp_agent_name(cfg.method));
         }
-        if (print_heuristics(g, cost, eng, &mach, assign, coarsen ? gs.coarse[0] : NULL, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        if (print_heuristics(g, cost, eng, &mach, assign, coarse0, penalised, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (last->agreement.steps > 0 && !jo) {
             printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
                    "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");

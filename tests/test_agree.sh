@@ -113,6 +113,38 @@ n=$(wc -l < "$tmp/cases")
 [ -s "$tmp/differ" ] || fail "no case where the final and model-selected parameters place differently"
 echo "ok: place --parameters final gives train's final figure on $n cases ($(wc -l < "$tmp/differ") of them differ from the model-selected one)"
 
+# the memory penalty policy: training scores the penalised makespan, place --json reports the
+# makespan and the penalised one; train --json gives both, each equal to place's ("makespan" was the
+# penalised figure, and the table set it beside the heuristics' unpenalised makespans), and the final
+# parameters' penalised figure as "penalised_makespan_final"
+L="$top_srcdir/data/graphs/llama-layer-tp8.json"
+pen="--topology $dgx --memory-limit 300000000 --memory-policy penalty"
+jnum() { sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p" "$2"; }
+# shellcheck disable=SC2086
+"$bin" train --graph "$L" --pipeline --episodes 12 --seed 3 --checkpoint "$tmp/pen.h5" --json --quiet $pen \
+    > "$tmp/pen.train" 2> "$tmp/pen.err" || { cat "$tmp/pen.err"; fail "train under the penalty policy"; }
+# shellcheck disable=SC2086
+"$bin" place --graph "$L" --method doppler --checkpoint "$tmp/pen.h5" --json $pen > "$tmp/pen.place" 2> "$tmp/pen.err" ||
+    { cat "$tmp/pen.err"; fail "place under the penalty policy"; }
+# shellcheck disable=SC2086
+"$bin" place --graph "$L" --method doppler --checkpoint "$tmp/pen.h5" --parameters final --json $pen \
+    > "$tmp/pen.placef" 2> "$tmp/pen.err" || { cat "$tmp/pen.err"; fail "place --parameters final under the penalty policy"; }
+# shellcheck disable=SC2086
+"$bin" place --graph "$L" --method cp --json $pen > "$tmp/pen.cp" 2> "$tmp/pen.err" || { cat "$tmp/pen.err"; fail "place cp"; }
+[ "$(jnum makespan "$tmp/pen.train")" = "$(jnum makespan "$tmp/pen.place")" ] ||
+    fail "penalty: train's makespan $(jnum makespan "$tmp/pen.train"), place's $(jnum makespan "$tmp/pen.place")"
+[ "$(jnum penalised_makespan "$tmp/pen.train")" = "$(jnum penalised_makespan "$tmp/pen.place")" ] ||
+    fail "penalty: train's penalised makespan $(jnum penalised_makespan "$tmp/pen.train"), place's $(jnum penalised_makespan "$tmp/pen.place")"
+[ "$(jnum penalised_makespan_final "$tmp/pen.train")" = "$(jnum penalised_makespan "$tmp/pen.placef")" ] ||
+    fail "penalty: train's final penalised makespan, place --parameters final's differ"
+[ "$(jnum makespan_cp "$tmp/pen.train")" = "$(jnum makespan "$tmp/pen.cp")" ] &&
+    [ "$(jnum penalised_makespan_cp "$tmp/pen.train")" = "$(jnum penalised_makespan "$tmp/pen.cp")" ] ||
+    fail "penalty: train's cp row and place --method cp differ"
+grep -q '"makespan_final"' "$tmp/pen.train" && fail "penalty: train gives a makespan_final it did not measure"
+awk -v a="$(jnum makespan "$tmp/pen.place")" -v b="$(jnum penalised_makespan "$tmp/pen.place")" 'BEGIN { exit !(b > a) }' ||
+    fail "penalty: the case is vacuous (no memory over capacity)"
+echo "ok: under the memory penalty policy train and place agree on the makespan and the penalised makespan"
+
 # a --config beside --checkpoint was ignored without a word: refused, naming both
 "$bin" place --graph "$J" --method placeto --checkpoint "$tmp/j-placeto-maxmin.h5" --config "$tmp/placeto.json" \
     > "$tmp/out" 2> "$tmp/err" && fail "place --checkpoint with --config was accepted"
