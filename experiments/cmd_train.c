@@ -268,7 +268,8 @@ static void train_usage(FILE *f)
                "                       devices; needs a distribution; not with --devices or --topology\n"
                "  --validation LIST    validation graphs (same syntax): model selection keeps the parameters\n"
                "                       of the best mean greedy makespan relative to the critical-path\n"
-               "                       placement over them; --val-count M more drawn from --family (default 4\n"
+               "                       rollout in the training state (not place --method cp's schedule)\n"
+               "                       over them; --val-count M more drawn from --family (default 4\n"
                "                       with --family and no --validation)\n"
                "                       The test set (data/testsets/transfer.txt) and the DOPPLER graph files\n"
                "                       are refused as training or validation graphs, and never drawn, by\n"
@@ -980,8 +981,14 @@ static int train_main(int argc, char **argv)
     if (gs.n > 1 && !quiet) {
         int nt = 0, nv = 0;
         dp_train_n_graphs(tr, &nt, &nv);
-        fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
-                        "%s placement\n", nt, nv, cfg.reference_best_instant ? "best instant" : "critical-path");
+        if (cfg.reference_best_instant)
+            fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
+                            "best instant placement\n", nt, nv);
+        else
+            fprintf(stderr, "doppler train: %d training and %d validation graphs; makespans in units of each graph's "
+                            "critical-path rollout in the training state (SEL the ready op of highest b-level, PLC "
+                            "the device of earliest start as the state estimates it: not place --method cp's list "
+                            "schedule, often better)\n", nt, nv);
         for (int i = 0; i < gs.n; i++)
             fprintf(stderr, "  %-10s %-44s %4d ops  %2d devices  %s%s\n", gs.validation[i] ? "validation" : "train",
                     gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
@@ -1049,13 +1056,15 @@ static int train_main(int argc, char **argv)
         json_object_set_new(jo, "graph", json_string(g->name));
         json_object_set_new(jo, "method", json_string(dp_agent_name(cfg.method)));
         json_object_set_new(jo, "n_devices", json_integer(cost->n_devices)); /* the first graph's (its machine's) */
-        json_object_set_new(jo, "units", json_string(gs.n > 1 ? "ratio to cp" : g->time_unit));
+        json_object_set_new(jo, "units", json_string(gs.n > 1 ? (cfg.reference_best_instant ? "ratio to the best instant placement"
+                                                                                 : "ratio to the critical-path rollout in the training state")
+                                                         : g->time_unit));
         json_object_set_new(jo, "stages", jstages);
     }
     if (gs.n > 1 && !jo)
         printf("the stage figures below are the mean greedy makespan relative to the %s placement over the %s graphs "
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
-               cfg.reference_best_instant ? "best instant" : "critical-path",
+               cfg.reference_best_instant ? "best instant" : "critical-path rollout (in the training state)",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     char coarse_hint[64] = "";
     if (coarsen) {

@@ -231,6 +231,10 @@ for r in cp best-instant; do
         --checkpoint "$tmp/ref-$r.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" || { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
 done
 grep -q "units of each graph's best instant placement" "$tmp/ref-best-instant.err" || { cat "$tmp/ref-best-instant.err"; fail "reference best-instant said"; }
+# the default unit is the environment's critical-path rollout, not place --method cp's schedule:
+# both outputs said "critical-path placement", and the table beside them gave place's cp
+grep -q "critical-path rollout in the training state" "$tmp/ref-cp.err" || { cat "$tmp/ref-cp.err"; fail "reference cp named"; }
+grep -q "relative to the critical-path rollout (in the training state)" "$tmp/ref-cp.out" || { cat "$tmp/ref-cp.out"; fail "reference cp on stdout"; }
 grep -q "relative to the best instant placement" "$tmp/ref-best-instant.out" || fail "reference best-instant on stdout"
 h5dump -a /config "$tmp/ref-best-instant.h5" | grep -q 'reference.*best-instant' || fail "the checkpoint's config records the reference"
 fin() { sed -n 's/^stage il .* final \([0-9.e+-]*\),.*/\1/p' "$1"; }
