@@ -823,6 +823,7 @@ static int train_main(int argc, char **argv)
                     if (!json_object_get(fj, "seed")) want.seed = run.seed;
                     if (!json_object_get(fj, "coarsen")) want.coarsen = run.coarsen;
                     if (!json_object_get(fj, "coarsen_rule")) want.coarsen_rule = run.coarsen_rule;
+                    if (!json_object_get(fj, "pipeline")) want.pipeline = run.pipeline;
                 }
                 json_decref(fj);
                 if (rcr != DP_OK) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
@@ -859,8 +860,16 @@ static int train_main(int argc, char **argv)
             }
         }
         cfg = run;
+        /* a --pipeline run continues as one (its config records it) */
+        if (run.pipeline && have_stage)
+            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume continues the run of %s, a --pipeline "
+                                                                 "run: give no --stage", ckpt));
+        if (run.pipeline) pipeline = 1;
         if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
+    } else if (cfg.pipeline && !have_stage) {
+        pipeline = 1; /* the config file's "pipeline": true, as --pipeline */
     }
+    cfg.pipeline = pipeline; /* recorded with the checkpoint */
     if (coarsen_rule_set && !cfg.coarsen) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen-rule needs --coarsen N"));
     /* --episodes N is every stage's count, recorded in the checkpoint's config: a resumed run goes on
      * to the same N without being told again */
@@ -1089,7 +1098,10 @@ static int train_main(int argc, char **argv)
         if (jo) {
             json_t *js = json_object();
             json_object_set_new(js, "stage", json_string(dp_train_stage_name(r->stage)));
-            json_object_set_new(js, "done", json_boolean(r->done));
+            /* a stage finished before the checkpoint this run resumed is done, its figures in
+             * the run that ran it */
+            json_object_set_new(js, "done", json_boolean(r->done || r->before_resume));
+            if (r->before_resume) json_object_set_new(js, "before_resume", json_true());
             if (r->done) {
                 json_object_set_new(js, "episodes", json_integer(r->episodes));
                 json_object_set_new(js, "simulations", json_integer(r->sims));

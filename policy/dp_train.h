@@ -124,6 +124,10 @@ typedef struct dp_train_config {
                               resumed run groups as the run did and place can say when it places
                               otherwise */
     int coarsen_rule;      /* JSON "coarsen_rule": dp_coarse_rule, "packed" (0) or "chains" (1) */
+    int pipeline;          /* JSON "pipeline": the run is Stage I then Stage II (`doppler train
+                              --pipeline`, or this key in its config file). The command's; recorded
+                              with the checkpoint, so that --resume continues the pipeline (a
+                              resumed run without --pipeline stopped after Stage I) */
     int sel_topological;   /* 0 (the paper): SEL picks the next op; 1: the ready op earliest in the
                               graph's topological order is taken and SEL is not trained (the
                               single-policy "PLC only" ablation, Placeto's fixed order) */
@@ -385,6 +389,7 @@ long dp_train_simulations(const dp_train *tr);
 typedef struct dp_train_pipeline_stage {
     int stage;               /* dp_train_stage_kind */
     int done;                /* 1 when the stage ran here (0: before a resumed checkpoint, or stopped) */
+    int before_resume;       /* 1 when it had finished before the checkpoint this run resumed */
     long episodes;           /* episodes of the stage */
     double final_greedy;     /* makespan (raw unit) of the placement with the stage's final parameters */
     double selected_greedy;  /* the same with the model-selected parameters (= final_greedy without

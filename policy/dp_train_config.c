@@ -46,6 +46,8 @@ static const dp_schema_key top_keys[] = {
      "train on each graph's group graph, groups of at most N ops (train --coarsen N; 0: the graphs themselves)", NULL, NULL, 0, NULL},
     {"coarsen_rule", DP_SCHEMA_ENUM, TC(coarsen_rule), 0, 0, "packed|chains", 0, "packed",
      "with coarsen: how ops are grouped (train --coarsen-rule)", NULL, NULL, 0, NULL},
+    {"pipeline", DP_SCHEMA_BOOL, TC(pipeline), 0, 0, NULL, 0, "false",
+     "Stage I then Stage II (train --pipeline; recorded so that --resume continues the pipeline)", NULL, NULL, 0, NULL},
     {0},
 };
 
@@ -251,6 +253,8 @@ char *dp_train_config_to_json(const dp_train_config *c)
     /* so did "sel_teacher" and "network.sel_dynamic" (issue 29): their defaults are not written
      * either, so a checkpoint's config is what it was */
     if (!c->sel_teacher_etf) json_object_del(o, "sel_teacher");
+    /* and "pipeline" (a run's own, recorded since 2026-12-06) */
+    if (!c->pipeline) json_object_del(o, "pipeline");
     json_object_set_new(o, "adam", section_json(adam_keys, c));
     json_object_set_new(o, "network", section_json(network_keys, c));
     if (!c->arch.sel_dynamic) json_object_del(json_object_get(o, "network"), "sel_dynamic");

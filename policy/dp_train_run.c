@@ -515,6 +515,7 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
         dp_train_pipeline_stage *r = &out->stage[k];
         r->stage = stages[k];
         r->done = 0;
+        r->before_resume = k < first;
         r->final_greedy = r->selected_greedy = r->best_sample = NAN;
         r->agree[0] = r->agree[1] = NAN;
         memset(&r->agreement, 0, sizeof r->agreement);

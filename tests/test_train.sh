@@ -137,6 +137,33 @@ for d in episodes/makespan episodes/seed episodes/reward steps/sel_op steps/plc_
     h5diff "$tmp/a.traj.h5" "$tmp/b.traj.h5" /$d /$d > /dev/null || fail "resumed trajectory $d differs"
 done
 echo "resume after SIGKILL at episode $done_at of $n: identical"
+# a --pipeline run stopped in Stage I and resumed without --pipeline goes on through Stage II (its
+# config records the pipeline; a resumed run without the option stopped after Stage I, exit 0),
+# and its --json says Stage I was done before the checkpoint ("done": false before)
+cat > "$tmp/pipe2.json" <<EOF
+{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "checkpoint_every": 2}
+EOF
+"$bin" train --graph "$graph" --config "$tmp/pipe2.json" --pipeline --episodes 3000 --checkpoint "$tmp/p2.h5" --quiet \
+    > /dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -f "$tmp/p2.h5" ] && [ $i -lt 2000 ]; do sleep 0.01; i=$((i + 1)); done
+kill -INT $pid 2>/dev/null
+wait $pid 2>/dev/null
+st=$(h5dump -a /stage "$tmp/p2.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
+[ "$st" = 0 ] || fail "the stopped pipeline run's checkpoint is not of Stage I (stage $st)"
+h5dump -a /config "$tmp/p2.h5" | grep -q '"pipeline": *true' || fail "the checkpoint's config does not record the pipeline"
+"$bin" train --graph "$graph" --checkpoint "$tmp/p2.h5" --resume --episodes 40 --json --quiet > "$tmp/p2.out" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "the pipeline run resumed"; }
+grep -q '"stage":"sim","done":true' "$tmp/p2.out" || fail "resumed without --pipeline, Stage II did not run: $(cat "$tmp/p2.out")"
+"$bin" train --graph "$graph" --checkpoint "$tmp/p2.h5" --resume --episodes 60 --json --quiet > "$tmp/p3.out" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "the finished pipeline run resumed for more episodes"; }
+grep -q '"stage":"il","done":true,"before_resume":true' "$tmp/p3.out" ||
+    fail "Stage I, done before the checkpoint, is not reported done: $(cat "$tmp/p3.out")"
+"$bin" train --graph "$graph" --checkpoint "$tmp/p2.h5" --resume --stage sim > /dev/null 2> "$tmp/err" &&
+    fail "--stage accepted on resuming a --pipeline run"
+grep -q 'a --pipeline run' "$tmp/err" || { cat "$tmp/err"; fail "the refusal of --stage names the pipeline"; }
+
 # a finished run continued with more episodes (README: train ... --resume): its last batch was
 # short (4 episodes of a batch of 8), so the continuation starts mid-batch; it said "internal error:
 # the replay of episode 4 differs from its rollout" (a batch's rollouts were never drawn)
