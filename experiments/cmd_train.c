@@ -426,7 +426,7 @@ static int config_first_difference(const char *a, const char *b, char *out, size
 static int train_improve(const char *graph, const char *format, const char *graphs, const char *family, int family_count,
                          int have_family_seed, unsigned long long family_seed, const char *validation, int val_count,
                          const char *config, int have_seed, unsigned long long seed, long episodes, const char *init,
-                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg,
+                         const char *ckpt, const char *traj, int resume, int quiet, int print_cfg, int as_json,
                          const dp_trainset_draws *draws, dp_machine *mach)
 {
     dp_error err;
@@ -510,6 +510,30 @@ static int train_improve(const char *graph, const char *format, const char *grap
         fprintf(stderr, "doppler train: stopped at episode %ld of %ld%s\n", res.episodes, cfg.episodes,
                 ckpt ? "; continue with --resume" : "");
         status = DP_EXIT_ERROR;
+    } else if (rc == DP_OK && as_json) {
+        /* --json: the figures of the text below, one object (it printed the text until 2026-12-06) */
+        json_t *o = json_object();
+        json_object_set_new(o, "method", json_string("improve"));
+        json_object_set_new(o, "episodes", json_integer(cfg.episodes));
+        json_object_set_new(o, "moves_per_episode", json_integer(cfg.horizon));
+        json_object_set_new(o, "training_graphs", json_integer(gs.n - n_val));
+        json_object_set_new(o, "validation_graphs", json_integer(n_val));
+        json_object_set_new(o, "simulations", json_integer(res.simulations));
+        json_object_set_new(o, "seconds", json_real((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)));
+        json_object_set_new(o, "resumed", json_boolean(resume)); /* then seconds are this part's */
+        if (res.evaluations > 0) {
+            json_object_set_new(o, "evaluations", json_integer(res.evaluations));
+            json_object_set_new(o, "evaluation_simulations", json_integer(res.eval_simulations));
+            json_object_set_new(o, "score_final", dp_json_number(res.final_score));
+            json_object_set_new(o, "score_model_selected", dp_json_number(res.selected_score));
+            json_object_set_new(o, "model_selected_episode", json_integer(res.selected_episode));
+            json_object_set_new(o, "model_selected_simulations", json_integer(res.selected_simulations));
+        }
+        if (ckpt) json_object_set_new(o, "checkpoint", json_string(ckpt));
+        json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(o);
+        status = 0;
     } else if (rc == DP_OK) {
         printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s%s\n", cfg.episodes, cfg.horizon, gs.n - n_val,
                res.simulations, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
@@ -776,7 +800,7 @@ static int train_main(int argc, char **argv)
                                                                  "--scale, --target-flops)"));
         return dp_cli_machine_done(&mach, train_improve(graph, format, graphs, family, family_count, have_family_seed, family_seed,
                                                         validation, val_count, config, have_seed, seed, episodes, init, ckpt, traj,
-                                                        resume, quiet, print_cfg, &draws, &mach));
+                                                        resume, quiet, print_cfg, as_json, &draws, &mach));
     }
     dp_error err;
     dp_error_clear(&err);

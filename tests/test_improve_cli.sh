@@ -25,6 +25,11 @@ EOF
     { cat "$tmp/err"; fail "train --method improve"; }
 grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { cat "$tmp/out"; fail "train reports its simulations"; }
 [ -s "$tmp/imp.h5" ] && [ -s "$tmp/imp.traj.h5" ] || fail "checkpoint and trajectory written"
+# --json: one object with the same figures (it printed the text, exit 0, until 2026-12-06)
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm,llama-layer --family-count 3 --seed 2 --json \
+    --quiet > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --method improve --json"; }
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if (d["episodes"], d["moves_per_episode"],
+    d["training_graphs"], d["simulations"]) == (32, 8, 3, 288) else 1)' "$tmp/out.json" || { cat "$tmp/out.json"; fail "train --method improve --json"; }
 # a second run over them is refused without --force
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --checkpoint "$tmp/imp.h5" \
     --quiet > /dev/null 2> "$tmp/err2" && fail "an existing checkpoint is replaced without --force"
