@@ -9,7 +9,7 @@
  *   /episodes/NAME      1-D extendible chunked datasets, one row per episode:
  *                       stage (int32: 0 il, 1 sim, 2 real), episode (int64, index in its stage),
  *                       seed (uint64, the episode's GSL seed), makespan (double, printed unit),
- *                       reward (double), wall_s (double, seconds the episode took), lr, epsilon
+ *                       reward (double), wall_s (double, seconds of the episode's rollout alone), lr, epsilon
  *                       (double), sel_agree, plc_agree (double: fraction of steps whose choice is
  *                       one of the critical-path heuristic's; a tie counts as agreement),
  *                       step_offset (int64), n_steps (int32)
