@@ -411,6 +411,17 @@ static char *run_machine_text(const char *params)
     return text;
 }
 
+/* a run's "samples" parameter (0 when not given or not an integer) */
+static long run_samples(const dp_result *r)
+{
+    json_error_t je;
+    json_t *p = json_loads(r->params ? r->params : "{}", 0, &je);
+    json_t *v = json_object_get(p, "samples");
+    const long s = json_is_integer(v) ? (long)json_integer_value(v) : 0;
+    json_decref(p);
+    return s;
+}
+
 int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap)
 {
     static const char *const methods[] = {"cp", "round-robin"};
@@ -513,16 +524,25 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     static const struct { const char *method, *label; } trivial[] = {
         {"round-robin", "round-robin"}, {"random", "random (mean)"}, {"single", "single device"}};
     for (int m = 0; m < 3; m++) {
-        /* a method the table already has as a column of its own is not repeated */
+        /* a method the table already has as a column of its own is not repeated; that column
+         * counts as a baseline as the reference column would (EXPERIMENTS.md: round-robin,
+         * random and single device count as baselines; as ordinary columns they did not, and on
+         * ChainMM, where round-robin is optimal, a method's ratio read 0.922 in one table and
+         * 1.305 in another of the same runs) */
         int own = 0;
         for (int c = 0; c < t->n_cols && !spec->columns && spec->cols && strcmp(spec->cols, "method") == 0; c++)
-            own |= !t->is_reference[c] && strcmp(t->col_labels[c], trivial[m].method) == 0;
+            if (!t->is_reference[c] && strcmp(t->col_labels[c], trivial[m].method) == 0) {
+                own = 1;
+                if (has_baselines) t->is_baseline[c] = 1;
+            }
         if (own) continue;
         int any = 0;
         for (int r = 0; r < NR; r++) {
             size_t k = 0;
+            /* random (mean): single random placements (samples 0 or 1), not random search */
             for (long i = 0; i < n; i++)
-                if (row_of[i] == r && strcmp(rows[i].method, trivial[m].method) == 0 && strcmp(rows[i].status, "ok") == 0 && !isnan(rows[i].makespan))
+                if (row_of[i] == r && strcmp(rows[i].method, trivial[m].method) == 0 && strcmp(rows[i].status, "ok") == 0 &&
+                    !isnan(rows[i].makespan) && (m != 1 || run_samples(&rows[i]) <= 1))
                     vals[k++] = rows[i].makespan;
             cnt[r] = (long)k;
             mean[r] = k ? gsl_stats_mean(vals, 1, k) : NAN;
@@ -797,7 +817,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 continue;
             }
             size_t m = 0;
-            long failed = 0;
+            long failed = 0, devices = -1;
             const char *machine = NULL;
             for (long i = 0; i < n; i++) {
                 if (run_row[i] != r) continue;
@@ -805,6 +825,12 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 if (!mtext[i]) mtext[i] = run_machine_text(rows[i].params);
                 if (!machine) machine = mtext[i];
                 else if (mtext[i] && strcmp(mtext[i], machine) != 0) t->pooled_machines = 1;
+                /* the device count too (run_machine_text leaves it out): a cell of 4 and 8
+                 * devices was pooled without a word (a review) */
+                if (strcmp(rows[i].status, "ok") == 0) {
+                    if (devices < 0) devices = rows[i].devices;
+                    else if (rows[i].devices != devices) t->pooled_machines = 1;
+                }
                 int known;
                 double x = strcmp(rows[i].status, "ok") == 0 ? dp_report_metric(&rows[i], metric, &known) : NAN;
                 if (isnan(x)) { failed++; continue; }
@@ -1022,7 +1048,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         else fprintf(f, "\n%s: mean", t->metric);
         fprintf(f, " ± sample standard deviation over seeds and repetitions");
         if (t->pooled_machines)
-            fprintf(f, " (and machines: some cells pool runs whose machine keys, such as comm_ratio or bandwidth, differ; "
+            fprintf(f, " (and machines: some cells pool runs whose machine keys, such as devices, comm_ratio or bandwidth, differ; "
                        "make the key a row or column, or filter with where)");
         if (t->mixed_units) fprintf(f, "; each row in its own units (units column: %s)", t->units);
         else if (t->units && *t->units) fprintf(f, "; units: %s", t->units);

@@ -739,6 +739,61 @@ START_TEST(table_references_not_repeated)
 }
 END_TEST
 
+/* A review's three report faults, each on the same runs: (a) round-robin as a column of the
+ * table's own method column was no baseline, as a reference column it was one, so a method's
+ * ratio to the best baseline flipped with the layout (0.922 against 1.305 on ChainMM); (b) the
+ * reference "random (mean)" pooled single random placements with random search (samples 50);
+ * (c) a cell of runs on 4 and 8 devices was pooled without the pooled-machines note. */
+START_TEST(table_baselines_by_layout)
+{
+    dp_result rows[7];
+    make_row(&rows[0], "cp", 1, 1700, "ok");
+    make_row(&rows[1], "round-robin", 1, 1200, "ok");
+    make_row(&rows[2], "anneal", 1, 1500, "ok");
+    make_row(&rows[3], "random", 1, 3000, "ok");
+    make_row(&rows[4], "random", 2, 4000, "ok");
+    make_row(&rows[5], "random", 3, 1300, "ok");
+    set_param(&rows[5], "samples", json_integer(50));
+    make_row(&rows[6], "cp", 2, 1100, "ok");
+    for (int k = 0; k < 2; k++) {
+        dp_report_spec spec;
+        dp_report_spec_init(&spec);
+        spec.baselines = calloc(1, sizeof(char *));
+        spec.baselines[0] = strdup("cp");
+        spec.n_baselines = 1;
+        /* k 0: every method a column; k 1: round-robin and random left to the reference columns */
+        if (k == 1) spec.filter = json_pack("{s:[s,s]}", "method", "cp", "anneal");
+        dp_error err;
+        dp_report_table tab;
+        ck_assert_int_eq(dp_report_build(rows, 6, &spec, &tab, &err), DP_OK);
+        int rr = -1, rnd = -1;
+        for (int c = 0; c < tab.n_cols; c++) {
+            if (strcmp(tab.col_labels[c], "round-robin") == 0) rr = c;
+            if (strncmp(tab.col_labels[c], "random", 6) == 0) rnd = c;
+        }
+        ck_assert_int_ge(rr, 0);
+        ck_assert_msg(tab.is_baseline[rr], "layout %d: round-robin is no baseline", k);
+        ck_assert_int_eq(tab.best[0], rr);
+        if (k == 1) ck_assert_double_eq_tol(tab.mean[rnd], 3500, 1e-12); /* not 2766.7 with the search */
+        ck_assert(!tab.pooled_machines);
+        dp_report_table_free(&tab);
+        dp_report_spec_free(&spec);
+    }
+    /* (c): one cp run on 8 devices in the cell of the other on 4 */
+    rows[6].devices = 8;
+    set_param(&rows[6], "devices", json_integer(8));
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 7, &spec, &tab, &err), DP_OK);
+    ck_assert_msg(tab.pooled_machines, "4 and 8 devices pooled without a word");
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 7; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 START_TEST(table_explicit_columns)
 {
     /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
@@ -988,6 +1043,7 @@ int main(void)
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_references);
     tcase_add_test(tc, table_references_not_repeated);
+    tcase_add_test(tc, table_baselines_by_layout);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
     tcase_add_test(tc, learning_curve_plot);
