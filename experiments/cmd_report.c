@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void report_usage(FILE *f)
 {
@@ -217,6 +218,21 @@ int cmd_report(int argc, char **argv)
     memset(&t, 0, sizeof t);
     if (dp_report_spec_init(&spec) != DP_OK) { json_decref(where); return dp_cli_fail(NULL); }
     if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    {
+        /* the CSV beside it is the journal: more rows there mean a sweep running, or killed
+         * before it wrote its last batch to the HDF5 file (dp_results_append) */
+        char *csv = dp_results_csv_path(path);
+        dp_result *crows = NULL;
+        long cn = 0;
+        dp_error e2;
+        if (csv && access(csv, R_OK) == 0 && dp_results_read_csv(csv, &crows, &cn, NULL, &e2) == DP_OK && cn > n)
+            fprintf(stderr, "doppler report: warning: %s holds %ld runs and %s %ld: a sweep is running, or was killed "
+                            "before it wrote them here; the tables are of the %ld (the sweep's command, run again, "
+                            "completes the file)\n", path, n, csv, cn, n);
+        for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
+        free(crows);
+        free(csv);
+    }
     if (compare) {
         dp_result *ref = NULL;
         long n_ref = 0, nd = 0;

@@ -715,6 +715,14 @@ static int rewrite_both(dp_results *r, dp_error *err)
     return rc;
 }
 
+int dp_results_write_pending(dp_results *r, dp_error *err)
+{
+    if (!r || r->h5_rows == r->n) return DP_OK;
+    int rc = dp_results_write_h5(r->h5_path, r->rows, r->n, r->sweep_name, r->config_text, err);
+    if (rc == DP_OK) r->h5_rows = r->n;
+    return rc;
+}
+
 void dp_results_close(dp_results *r)
 {
     if (!r) return;

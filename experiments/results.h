@@ -112,6 +112,10 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
                             dp_error *err);
 /* Release the lock and free. Does not rewrite anything. */
 void dp_results_close(dp_results *r);
+/* Write the HDF5 file when it lacks rows the CSV holds (dp_results_append writes it in batches:
+ * a sweep that stops early calls this, so that report and h5py see every finished run). DP_OK,
+ * or dp_results_write_h5's error (the CSV keeps the rows; the next open rebuilds from it). */
+int dp_results_write_pending(dp_results *r, dp_error *err);
 
 long dp_results_count(const dp_results *r);
 /* The config text the HDF5 file held when it was opened (NULL: a new file, or one without). */

@@ -380,6 +380,12 @@ static int collector_close(collector *c, int finalize, dp_error *err)
         }
         for (long k = 0; k < c->s->n_runs; k++) dp_results_set_index(c->res, c->s->runs[k].key, k);
         rc = dp_results_finalize(c->res, err);
+    } else if (c->res) {
+        /* stopped early (a signal, an error): the HDF5 file gets the rows the CSV has, which it
+         * took in batches; a review's report of a sweep stopped by SIGINT counted 201 of the 207
+         * runs done. Best effort: the CSV keeps them whatever this does */
+        dp_error e2;
+        (void)dp_results_write_pending(c->res, &e2);
     }
     dp_results_close(c->res);
     c->res = NULL;

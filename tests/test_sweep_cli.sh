@@ -61,6 +61,38 @@ h5_rows=$(($(wc -l < "$work/kill-h5.csv") - 1))
 grep -q "8 of 8 runs already in" "$work/third.log" || fail "third start re-ran runs"
 [ ! -e "$work/kill.h5.lock" ] || fail "lock file left behind"
 
+# ---- stopped by SIGINT: the HDF5 file holds every run the CSV does ----
+# (the HDF5 file takes rows in batches past 16 runs; a stopped sweep left out up to a sixteenth,
+# and report counted 201 of 207 runs without a word). Then a CSV ahead of its HDF5 file (a sweep
+# killed, or still running) is said by report.
+cat > "$work/intr.json" <<JSON
+{"name": "intr", "fixed": {"graph": "$GRAPH", "method": "cp", "devices": 4, "timing_repeats": 2000},
+ "grid": {"seed": [$(seq -s, 1 160)]}}
+JSON
+"$DOPPLER" sweep "$work/intr.json" --out "$work/intr.h5" --jobs 1 --quiet 2> /dev/null &
+pid=$!
+i=0
+while :; do
+    n=$( (cat "$work/intr.csv" 2>/dev/null || true) | wc -l)
+    [ "$n" -ge 101 ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    i=$((i + 1))
+    [ "$i" -gt 1200 ] && fail "no 100 rows after 120 s"
+    sleep 0.1
+done
+kill -INT "$pid" 2>/dev/null || fail "the sweep finished before it could be stopped (runs too short)"
+wait "$pid" 2>/dev/null || true
+pid=""
+csv_rows=$(($(wc -l < "$work/intr.csv") - 1))
+[ "$csv_rows" -lt 160 ] || fail "the sweep was not stopped"
+h5_rows=$(($("$DOPPLER" report "$work/intr.h5" --table runs | wc -l) - 1))
+[ "$h5_rows" -eq "$csv_rows" ] || fail "stopped by SIGINT: the HDF5 file holds $h5_rows runs, the CSV $csv_rows"
+cp "$work/intr.h5" "$work/old.h5"
+"$DOPPLER" sweep "$work/intr.json" --out "$work/intr.h5" --jobs 1 --quiet 2> /dev/null || fail "the stopped sweep resumed"
+cp "$work/intr.csv" "$work/old.csv"
+"$DOPPLER" report "$work/old.h5" --table runs > /dev/null 2> "$work/old.err" || fail "report of a file behind its CSV"
+grep -q "old.h5 holds $csv_rows runs and .*old.csv 160" "$work/old.err" || { cat "$work/old.err" >&2; fail "a CSV ahead of its HDF5 file: not said"; }
+
 # ---- a small grid: pool of 2, shards merged, report ----
 cat > "$work/grid.json" <<JSON
 {"name": "grid", "fixed": {"graph": "$GRAPH"},
