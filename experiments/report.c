@@ -831,9 +831,12 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                     if (devices < 0) devices = rows[i].devices;
                     else if (rows[i].devices != devices) t->pooled_machines = 1;
                 }
+                if (strcmp(rows[i].status, "ok") != 0) { failed++; continue; }
                 int known;
-                double x = strcmp(rows[i].status, "ok") == 0 ? dp_report_metric(&rows[i], metric, &known) : NAN;
-                if (isnan(x)) { failed++; continue; }
+                const double x = dp_report_metric(&rows[i], metric, &known);
+                /* a finished run for which the metric is undefined (seconds_per_episode of a
+                 * method without episodes) is no failed run: it was counted as one */
+                if (isnan(x)) continue;
                 vals[m++] = x;
             }
             t->n[cell] = (long)m;

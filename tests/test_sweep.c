@@ -794,6 +794,40 @@ START_TEST(table_baselines_by_layout)
 }
 END_TEST
 
+/* A finished run for which the table's metric is undefined (seconds_per_episode of a method
+ * without episodes) is not a failed run: every cell read "- (1 failed)" of runs all "ok" (a
+ * review); a failed run still counts */
+START_TEST(table_metric_undefined_not_failed)
+{
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "doppler", 1, 8, "ok");
+    make_row(&rows[2], "doppler", 2, 9, "failed");
+    dp_result_set(&rows[1].metrics, "{\"seconds_per_episode\": 0.5}");
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    free(spec.metric);
+    spec.metric = strdup("metrics.seconds_per_episode");
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 3, &spec, &tab, &err), DP_OK);
+    for (int c = 0; c < tab.n_cols; c++) {
+        if (strcmp(tab.col_labels[c], "cp") == 0) {
+            ck_assert_int_eq(tab.n[c], 0);
+            ck_assert_int_eq(tab.n_failed[c], 0);
+        }
+        if (strcmp(tab.col_labels[c], "doppler") == 0) {
+            ck_assert_int_eq(tab.n[c], 1);
+            ck_assert_int_eq(tab.n_failed[c], 1);
+            ck_assert_double_eq_tol(tab.mean[c], 0.5, 1e-15);
+        }
+    }
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 START_TEST(table_explicit_columns)
 {
     /* one "doppler" run gives two columns (its makespan and a metric of it); a column of
@@ -1044,6 +1078,7 @@ int main(void)
     tcase_add_test(tc, table_references);
     tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_baselines_by_layout);
+    tcase_add_test(tc, table_metric_undefined_not_failed);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
     tcase_add_test(tc, learning_curve_plot);
