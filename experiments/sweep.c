@@ -220,14 +220,57 @@ static int sweep_has_param(const dp_sweep *s, const char *name)
     return 0;
 }
 
+/* Whether some run of s has value (a string) for parameter name, or labels (a table's "labels":
+ * value -> label) gives it as some value's label */
+static int sweep_has_value(const dp_sweep *s, const char *name, const char *value, const json_t *labels)
+{
+    for (long i = 0; i < s->n_runs; i++) {
+        const json_t *v = json_object_get(s->runs[i].params, name);
+        if (json_is_string(v) && strcmp(json_string_value(v), value) == 0) return 1;
+        if (json_is_integer(v)) {
+            char b[32];
+            snprintf(b, sizeof b, "%lld", (long long)json_integer_value(v));
+            if (strcmp(b, value) == 0) return 1;
+        }
+    }
+    const char *k;
+    json_t *l;
+    json_object_foreach((json_t *)labels, k, l) if (json_is_string(l) && strcmp(json_string_value(l), value) == 0) return 1;
+    return 0;
+}
+
 /* The parameters each report table names (its rows, cols and filter keys) are the runs': a
  * misspelt one made a table of "-" at report time, after the sweep had run (a helper's report:
- * {"rows": "nosuch"} was accepted by sweep and report alike). */
+ * {"rows": "nosuch"} was accepted by sweep and report alike). So are its keys (the report's
+ * table keys: "colz" or "metrc" ran the whole sweep, and only report refused them) and its
+ * baselines (values of its column parameter, or their labels: "hef" likewise). */
 static int check_tables(const dp_sweep *s, const char *src, dp_error *err)
 {
     const char *t;
     json_t *o;
     json_object_foreach(json_object_get(s->config, "tables"), t, o) {
+        if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: tables.%s: expected an object", src, t);
+        const char *key;
+        json_t *kv;
+        json_object_foreach(o, key, kv) {
+            (void)kv;
+            int known = dp_schema_find(dp_sweep_table_keys, key) != NULL;
+            for (int i = 0; !known && dp_sweep_table_others[i]; i++) known = strcmp(dp_sweep_table_others[i], key) == 0;
+            if (!known) {
+                char keys[512];
+                dp_schema_keys_text(dp_sweep_table_keys, keys, sizeof keys);
+                return dp_error_set(err, DP_EINVAL, "%s: tables.%s: unknown key \"%s\" (known: %s, rows, baselines, columns, "
+                                    "filter, labels, references, comment)", src, t, key, keys);
+            }
+        }
+        json_t *cl = json_object_get(o, "cols"), *bl = json_object_get(o, "baselines");
+        const char *colp = json_is_string(cl) ? json_string_value(cl) : "method";
+        for (size_t i = 0; json_is_array(bl) && !json_object_get(o, "columns") && i < json_array_size(bl); i++) {
+            const char *b = json_string_value(json_array_get(bl, i));
+            if (b && !sweep_has_value(s, colp, b, json_object_get(o, "labels")))
+                return dp_error_set(err, DP_EINVAL, "%s: tables.%s.baselines: \"%s\" is no value of %s in any run", src, t,
+                                    b, colp);
+        }
         json_t *rows = json_object_get(o, "rows"), *cols = json_object_get(o, "cols");
         json_t *filter = json_object_get(o, "filter");
         const char *bad = NULL, *field = NULL;

@@ -150,10 +150,21 @@ grep -q 'checkpoint ".*none.h5" (named by 1 run) is missing' "$work/err" || { ca
 sed 's/"rows": \["devices"\]/"rows": ["nosuch"]/' "$work/grid.json" > "$work/badtable.json"
 "$DOPPLER" sweep "$work/badtable.json" --list > /dev/null 2> "$work/err" && fail "a table of an unknown parameter accepted"
 grep -q 'tables.main.rows: no run has the parameter "nosuch"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.rows"; }
+# a table's misspelt key or baseline is refused before any run (a review: "colz", "metrc" and
+# baseline "hef" ran the whole sweep, and only report refused them)
+sed 's/"cols": "method"/"colz": "method"/' "$work/grid.json" > "$work/badtable2.json"
+"$DOPPLER" sweep "$work/badtable2.json" --list > /dev/null 2> "$work/err" && fail "a table key colz accepted"
+grep -q 'tables.main: unknown key "colz"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.colz"; }
+sed 's/"baselines": \["cp", "round-robin"\]/"baselines": ["cp", "hef"]/' "$work/grid.json" > "$work/badtable3.json"
+grep -q '"hef"' "$work/badtable3.json" || fail "badtable3.json"
+"$DOPPLER" sweep "$work/badtable3.json" --list > /dev/null 2> "$work/err" && fail "a baseline hef accepted"
+grep -q 'tables.main.baselines: "hef" is no value of method' "$work/err" || { cat "$work/err" >&2; fail "no message on baseline hef"; }
 "$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
 
 # an edited config: --prune drops the rows of runs it no longer has (round-robin: 6 of 18)
-sed 's/"cp", "random", "round-robin"/"cp", "random"/' "$work/grid.json" > "$work/grid2.json"
+# (the table's baselines edited too: a baseline no run has is refused before the sweep runs)
+sed 's/"cp", "random", "round-robin"/"cp", "random"/; s/"baselines": \["cp", "round-robin"\]/"baselines": ["cp"]/' \
+    "$work/grid.json" > "$work/grid2.json"
 cp "$work/grid.h5" "$work/grid2.h5"
 cp "$work/grid.csv" "$work/grid2.csv"
 "$DOPPLER" sweep "$work/grid2.json" --out "$work/grid2.h5" --prune 2> "$work/prune.log"
