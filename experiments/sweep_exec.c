@@ -641,6 +641,55 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     return collector_close(&c, 1, err);
 }
 
+/* The path of folder `to` relative to folder `from` (both existing; resolved by realpath), into
+ * out: "" when they are the same, else "a/b", "../c", ... Returns 0, or -1 when either cannot be
+ * resolved or out is too small. */
+static int relative_folder(const char *from, const char *to, char *out, size_t cap)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    if (!realpath(from, a) || !realpath(to, b)) return -1;
+    /* the common prefix, on whole components */
+    size_t i = 0, last = 0;
+    while (a[i] && b[i] && a[i] == b[i]) {
+        if (a[i] == '/') last = i;
+        i++;
+    }
+    if ((!a[i] || a[i] == '/') && (!b[i] || b[i] == '/')) last = i;
+    size_t n = 0;
+    out[0] = '\0';
+    /* up from `from` past the common part */
+    for (const char *p = a + last; *p; p++)
+        if (*p == '/' && p[1]) {
+            if (n + 4 > cap) return -1;
+            n += (size_t)snprintf(out + n, cap - n, "%s..", n ? "/" : "");
+        }
+    /* down into `to` */
+    const char *rest = b + last;
+    while (*rest == '/') rest++;
+    if (*rest) {
+        const int k = snprintf(out + n, cap - n, "%s%s", n ? "/" : "", rest);
+        if (k < 0 || (size_t)k >= cap - n) return -1;
+    }
+    return 0;
+}
+
+/* A merged row's run-file paths (relative to its results file's folder) made relative to the
+ * merged file's: prefix is the shard's folder as seen from the merged file's ("" keeps them) */
+static int rebase_run_files(dp_result *r, const char *prefix)
+{
+    char **f[3] = {&r->assignment, &r->trajectory, &r->checkpoint};
+    for (int k = 0; k < 3 && prefix[0]; k++) {
+        if (!*f[k] || !(*f[k])[0] || (*f[k])[0] == '/') continue;
+        const size_t len = strlen(prefix) + strlen(*f[k]) + 2;
+        char *p = malloc(len);
+        if (!p) return DP_ENOMEM;
+        snprintf(p, len, "%s/%s", prefix, *f[k]);
+        free(*f[k]);
+        *f[k] = p;
+    }
+    return DP_OK;
+}
+
 int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, int n_inputs,
                    dp_sweep_summary *sum, dp_error *err)
 {
@@ -654,7 +703,14 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         dp_result *rows = NULL;
         long n = 0;
         if ((rc = dp_results_read_h5(inputs[f], &rows, &n, NULL, err)) != DP_OK) break;
+        /* the shard's run files stay where they are: their paths, relative to the shard's
+         * folder, are made relative to the merged file's (a merge into another folder left
+         * them pointing nowhere: a review's report --plot gantt found no assignment.json) */
+        char in_dir[PATH_MAX], in_rel[PATH_MAX], prefix[PATH_MAX];
+        split_out(inputs[f], in_dir, sizeof in_dir, in_rel, sizeof in_rel);
+        if (relative_folder(c.out_dir, in_dir, prefix, sizeof prefix) != 0) prefix[0] = '\0';
         for (long i = 0; i < n; i++) {
+            if (rc == DP_OK && rebase_run_files(&rows[i], prefix) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
             if (rc == DP_OK && !dp_results_find(c.res, rows[i].key)) {
                 long k = -1;
                 for (long j = 0; j < s->n_runs && k < 0; j++)

@@ -107,6 +107,13 @@ JSON
 "$DOPPLER" report "$work/grid.h5" --table runs | cut -d, -f1-12 > "$work/a.csv"
 "$DOPPLER" report "$work/merged.h5" --table runs | cut -d, -f1-12 > "$work/b.csv"
 cmp -s "$work/a.csv" "$work/b.csv" || { diff "$work/a.csv" "$work/b.csv" >&2; fail "merged shards differ from the pool's rows"; }
+# merged into another folder, the rows' run files are found from the merged file (their paths
+# stayed relative to the shards' folder: report found no assignment.json)
+mkdir -p "$work/elsewhere"
+"$DOPPLER" sweep "$work/grid.json" --merge "$work/s0.h5" "$work/s1.h5" --out "$work/elsewhere/m.h5" 2>/dev/null ||
+    fail "a merge into another folder"
+a=$(sed -n '2p' "$work/elsewhere/m.csv" | tr ',' '\n' | grep 'assignment.json' | head -n 1)
+[ -n "$a" ] && [ -f "$work/elsewhere/$a" ] || fail "a merged row's assignment ($a) is not found from the merged file's folder"
 "$DOPPLER" report "$work/grid.h5" --table main > "$work/main.md"
 grep -q '^| 4 | \*\*13\*\* ± 0 | ' "$work/main.md" || { cat "$work/main.md" >&2; fail "table lacks the 4-device cp makespan 13"; }
 # random and round-robin count as baselines also as columns of the table's own method column (as
