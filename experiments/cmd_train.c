@@ -885,11 +885,15 @@ static int train_main(int argc, char **argv)
             }
         }
         cfg = run;
-        /* a --pipeline run continues as one (its config records it) */
-        if (run.pipeline && have_stage)
-            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume continues the run of %s, a --pipeline "
-                                                                 "run: give no --stage", ckpt));
-        if (run.pipeline) pipeline = 1;
+        /* a --pipeline run continues as one (its config records it); a --stage given is the
+         * checkpoint's to decide, as for any resumed run (below: "continuing that stage") */
+        if (run.pipeline && have_stage && !quiet)
+            fprintf(stderr, "doppler train: %s is a --pipeline run: continuing the pipeline (--stage does not apply)\n",
+                    ckpt);
+        if (run.pipeline) {
+            pipeline = 1;
+            have_stage = 0;
+        }
         if (cfg.method != DP_AGENT_DOPPLER && !have_stage && !pipeline) stage = DP_TRAIN_STAGE_SIM;
     } else if (cfg.pipeline && !have_stage) {
         pipeline = 1; /* the config file's "pipeline": true, as --pipeline */
@@ -1096,9 +1100,9 @@ static int train_main(int argc, char **argv)
         json_object_set_new(jo, "stages", jstages);
     }
     if (gs.n > 1 && !jo)
-        printf("the stage figures below are the mean greedy makespan relative to the %s placement over the %s graphs "
+        printf("the stage figures below are the mean greedy makespan relative to the %s over the %s graphs "
                "(best sampled: the best ratio of any training rollout); the table is %s's\n",
-               cfg.reference_best_instant ? "best instant" : "critical-path rollout (in the training state)",
+               cfg.reference_best_instant ? "best instant placement" : "critical-path rollout (in the training state)",
                gs.n > 1 && val_count + (validation ? 1 : 0) > 0 ? "validation" : "training", g->name);
     char coarse_hint[64] = "";
     if (coarsen) {

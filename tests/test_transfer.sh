@@ -104,7 +104,7 @@ grep -q '4 training and 1 validation graphs' "$tmp/derr" || { cat "$tmp/derr"; f
 h5dump -w 0 -a /trained_on "$tmp/d.h5" | tr -d " \n" > "$tmp/on"
 grep -q '"train":\[{"graph":"tiny-doppler"' "$tmp/on" && grep -q '"validation":\[{"graph":"chainmm-small","n_ops":24' "$tmp/on" ||
     { cat "$tmp/on"; fail "trained_on: train and validation lists"; }
-grep -q 'relative to the critical-path placement over the validation graphs' "$tmp/dout" || fail "the figures' unit said"
+grep -q 'relative to the critical-path rollout (in the training state) over the validation graphs' "$tmp/dout" || fail "the figures' unit said"
 h5dump -d /episodes/n_steps -y -w 0 "$tmp/d.traj.h5" | tr -cs '0-9\n' ' ' > "$tmp/ns"
 python3 - "$tmp/ns" <<'PY' || fail "a batch samples one graph"
 import sys
