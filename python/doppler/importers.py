@@ -449,7 +449,11 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
             if level == "module":
                 raise
         if gm is not None:
-            with torch.no_grad():
+            # ShapeProp prints a traceback of its own before it raises: kept from the user's
+            # stderr, the error (raised) says what failed
+            import contextlib
+            import io
+            with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
                 ShapeProp(gm).propagate(*example_inputs)
             inputs, labels, roles = example_inputs, None, None
     if gm is None:
@@ -465,15 +469,24 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
     state, inputs): (GraphModule, its inputs, op names of the placeholders, their roles)."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.nn.utils.stateless import functional_call
-    pnames = [n for n, p in module.named_parameters() if p.requires_grad or not training]
+    # every parameter is an input (param:NAME), frozen ones too: left to the module, make_fx took
+    # a frozen one as a constant of the graph (_param_constant0, no bytes, no parameter memory),
+    # and a frozen convolution's weight was then no input of its op (an IndexError in the
+    # convolution's rule: a review). The backward pass and the update are of those that
+    # require grad (trained).
+    pnames = [n for n, _ in module.named_parameters()]
     bnames = [n for n, _ in module.named_buffers()]
     pdict = dict(module.named_parameters())
-    params = [pdict[n].detach().clone().requires_grad_(training) for n in pnames]
+    trained = [i for i, n in enumerate(pnames) if pdict[n].requires_grad] if training else []
+    if training and not trained:
+        raise ValueError("trace_torch: a training step needs a parameter that requires grad; %s has none%s" % (
+            type(module).__name__, " (every one is frozen)" if pnames else ""))
+    params = [pdict[n].detach().clone().requires_grad_(i in trained) for i, n in enumerate(pnames)]
     buffers = [b.detach().clone() for _, b in module.named_buffers()]
     np_, nb = len(pnames), len(bnames)
     state = []
     if training and optimizer == "adam":
-        state = [torch.zeros_like(p) for p in params] + [torch.zeros_like(p) for p in params]
+        state = [torch.zeros_like(params[i]) for i in trained] + [torch.zeros_like(params[i]) for i in trained]
     loss_fn = loss_fn or (lambda out: out.sum())
     b1, b2, eps = 0.9, 0.999, 1e-8
 
@@ -485,11 +498,12 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
         if not training:
             return out
         loss = loss_fn(out)
+        ps = [ps[i] for i in trained]
         grads = torch.autograd.grad(loss, ps)
         if optimizer == "sgd":
             new = [p - lr * g for p, g in zip(ps, grads)]
             return (loss,) + tuple(grads) + tuple(new)
-        ms, vs = st[:np_], st[np_:]
+        ms, vs = st[:len(trained)], st[len(trained):]
         m2 = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
         v2 = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
         new = [p - lr * m / (torch.sqrt(v) + eps) for p, m, v in zip(ps, m2, v2)]
@@ -504,8 +518,9 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
             gm = make_fx(step)(*flat)
     finally:
         module.train(was)
+    tnames = [pnames[i] for i in trained]
     labels = (["param:" + n for n in pnames] + ["buffer:" + n for n in bnames] +
-              (["adam_m:" + n for n in pnames] + ["adam_v:" + n for n in pnames] if state else []) +
+              (["adam_m:" + n for n in tnames] + ["adam_v:" + n for n in tnames] if state else []) +
               ["input%d" % i for i in range(len(example_inputs))])
     roles = ["param"] * np_ + ["buffer"] * nb + ["state"] * len(state) + ["input"] * len(example_inputs)
     # the trace's own copies of the parameters: the placed module runs on these
@@ -531,9 +546,11 @@ def _torch_doc(torch, gm, name, labels, roles, training):
     if training:
         out = next(n for n in gm.graph.nodes if n.op == "output")
         res = list(out.args[0])  # (loss, gradients..., updated parameters..., [moments...])
-        n_params = roles.count("param")
+        # the gradients: of the trained parameters only (a frozen one is an input without one),
+        # so counted from the results: SGD's (loss, g..., p'...), Adam's (loss, g..., p'..., m..., v...)
+        n_grads = (len(res) - 1) // (4 if "state" in roles else 2)
         forward = _ancestors([res[0]])
-        backward = _ancestors([r for r in res[1:1 + n_params] if hasattr(r, "all_input_nodes")]) - forward
+        backward = _ancestors([r for r in res[1:1 + n_grads] if hasattr(r, "all_input_nodes")]) - forward
         for n in gm.graph.nodes:
             phase_of[n] = "forward" if n in forward else "backward" if n in backward else "optimizer"
     ph = 0
@@ -764,6 +781,11 @@ def _write_json(doc, path):
     except OSError as e:
         raise OSError("%s: cannot write: %s" % (path, e.strerror)) from e
     try:
+        # the mode a new file gets (mkstemp's is 0600: other users could not read an import on
+        # a shared file system, where graph gen's and convert's files are 0644 under umask 022)
+        um = os.umask(0)
+        os.umask(um)
+        os.chmod(tmp, 0o666 & ~um)
         with os.fdopen(fd, "w") as f:
             json.dump(doc, f, separators=(",", ":"))
             f.write("\n")
@@ -809,7 +831,7 @@ def main(argv=None):
         "Import a model as a doppler graph (native JSON): an ONNX file (FILE.onnx), or a torchvision "
         "model by name (torchvision:resnet50; untrained weights, nothing downloaded) traced by torch.fx."))
     p.add_argument("model", help="FILE.onnx or torchvision:NAME")
-    p.add_argument("--out", required=True, help="the graph file to write (.json)")
+    p.add_argument("--out", required=True, help="the graph file to write: FILE.json (native JSON), or - for stdout")
     p.add_argument("--name", help="the graph's name (default: the model's)")
     p.add_argument("--dim", action="append", type=_parse_dim, default=[], metavar="NAME=SIZE",
                    help="ONNX: the size of a symbolic dimension (repeatable)")
@@ -818,6 +840,10 @@ def main(argv=None):
     p.add_argument("--training", action="store_true", help="torchvision: a training step (forward, backward, update)")
     p.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd", help="the update of --training")
     a = p.parse_args(argv)
+    if a.out != "-" and not a.out.endswith(".json") and not os.path.exists(a.out):
+        # the native JSON format only (a .dot or .txt name got JSON under it, exit 0: a review)
+        p.error("--out %s: the import writes the native JSON format: name it FILE.json (or - for stdout), "
+                "and make other formats with doppler graph convert" % a.out)
     try:
         if a.model.startswith("torchvision:"):
             doc = _torchvision_doc(a.model.split(":", 1)[1], a.input_shape, a.training, a.optimizer, a.name)
@@ -829,14 +855,36 @@ def main(argv=None):
             if not os.path.isfile(a.model):
                 raise ValueError("%s: no such file" % a.model)
             doc = onnx_to_doc(a.model, dict(a.dim), a.name)
-        _write_json(doc, a.out)
+        if a.out == "-":
+            json.dump(doc, sys.stdout, separators=(",", ":"))
+            sys.stdout.write("\n")
+        else:
+            _write_json(doc, a.out)
     except (ValueError, ImportError, OSError) as e:
         print("doppler graph import: %s" % e, file=sys.stderr)
         return 1
+    except Exception as e:  # torch's and torch.fx's errors (a shape the model refuses, a trace)
+        for _ in range(8):  # ShapeProp's "error for node=..." wraps the model's own
+            inner = e.__cause__ or e.__context__
+            if inner is None:
+                break
+            e = inner
+        text = str(e).strip()
+        print("doppler graph import: %s: %s: %s" % (a.model, type(e).__name__, text.splitlines()[0] if text else ""),
+              file=sys.stderr)
+        return 1
     n_ops, n_edges = len(doc["ops"]), len(doc["edges"])
     print("%s: %d op%s, %d edge%s, %.6g FLOPs, parameters %.6g bytes" % (
-        a.out, n_ops, "" if n_ops == 1 else "s", n_edges, "" if n_edges == 1 else "s",
-        sum(o["flops"] for o in doc["ops"]), doc["memory"]["param_bytes"]))
+        "(stdout)" if a.out == "-" else a.out, n_ops, "" if n_ops == 1 else "s", n_edges, "" if n_edges == 1 else "s",
+        sum(o["flops"] for o in doc["ops"]), doc["memory"]["param_bytes"]), file=sys.stderr if a.out == "-" else sys.stdout)
+    unc = doc.get("unclassified") or {}
+    if unc:
+        # ops with no FLOP rule are counted as element-wise: say which, or an LSTM's 31k FLOPs
+        # pass as 160 without a word
+        kinds = sorted(unc)
+        print("doppler graph import: warning: %d op type%s without a FLOP rule, counted as element-wise (one FLOP an "
+              "output element): %s%s" % (len(kinds), "" if len(kinds) == 1 else "s", ", ".join(kinds[:8]),
+                                         ", ..." if len(kinds) > 8 else ""), file=sys.stderr)
     return 0
 
 

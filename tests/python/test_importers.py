@@ -450,3 +450,56 @@ def test_missing_package_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(ImportError, match="python3-torch"):
         doppler.Graph.from_torch(object(), ())
+
+
+def test_training_step_with_frozen_parameters(torch):
+    # a frozen parameter is an input op param:NAME with its bytes, as a trained one, without a
+    # gradient or an update; a frozen convolution's weight crashed the convolution's rule
+    # (IndexError), a frozen Linear became a _param_constant op of 0 bytes (a review)
+    from doppler.importers import trace_torch
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(144, 2))
+    m[0].requires_grad_(False)
+    x = torch.randn(1, 3, 8, 8)
+    d = trace_torch(m, x, training=True).doc
+    names = [o["name"] for o in d["ops"]]
+    assert not any("_param_constant" in n for n in names)
+    for p in ("0.weight", "0.bias", "3.weight", "3.bias"):
+        assert "param:" + p in names
+    assert d["memory"]["param_bytes"] == sum(p.numel() * 4 for p in m.parameters())
+    # the update is of the Linear's two parameters only: SGD, 2 FLOPs an element
+    opt = sum(o["flops"] for o in d["ops"] if o.get("phase") == "optimizer")
+    assert opt == 2 * (144 * 2 + 2)
+    da = trace_torch(m, x, training=True, optimizer="adam").doc
+    assert sum(1 for o in da["ops"] if o["name"].startswith("adam_m:")) == 2
+    m.requires_grad_(False)
+    with pytest.raises(ValueError, match="needs a parameter that requires grad"):
+        trace_torch(m, x, training=True)
+
+
+def test_import_command_output_and_errors(torch, tmp_path):
+    # --out names the native JSON format (a .dot name got JSON, exit 0), - is stdout; the file
+    # is readable by others under umask 022 (mkstemp's 0600 was kept); a shape the model
+    # refuses is one line naming the model (a 66-line traceback), exit 1, nothing written; ops
+    # without a FLOP rule are named on stderr (exit 0)
+    need("torchvision")
+    need("onnx")
+    src = tmp_path / "small.onnx"
+    small_onnx(torch, src)
+    rc, _, err = run_cli("graph", "import", src, "--out", tmp_path / "g.dot", check=False)
+    assert rc == 2 and "native JSON format" in err and not (tmp_path / "g.dot").exists()
+    _, text, _ = run_cli("graph", "import", src, "--out", "-")
+    assert json.loads(text)["ops"][1]["op_type"] == "Conv"
+    old = os.umask(0o022)
+    try:
+        run_cli("graph", "import", src, "--out", tmp_path / "g.json")
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "g.json").st_mode & 0o777 == 0o644
+    out = tmp_path / "r.json"
+    rc, _, err = run_cli("graph", "import", "torchvision:resnet18", "--input-shape", "1x3x8", "--out", out, check=False)
+    assert rc == 1 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert "torchvision:resnet18: RuntimeError:" in err and "channels" in err and not out.exists()
+    lstm = tmp_path / "lstm.onnx"
+    torch.onnx.export(torch.nn.LSTM(8, 16), torch.randn(3, 1, 8), str(lstm))
+    rc, _, err = run_cli("graph", "import", lstm, "--out", tmp_path / "l.json", check=False)
+    assert rc == 0 and "without a FLOP rule" in err and "LSTM" in err
