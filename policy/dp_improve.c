@@ -756,14 +756,25 @@ int dp_improve_search_check_config(const dp_improve_search_config *cfg, dp_error
     return dp_search_check_config(&cfg->anneal, !cfg->greedy, err);
 }
 
+/* annealing's keys as the improvement search takes them: init's default is best-instant
+ * (dp_improve_search_config_init), which `doppler config improve` shows (it listed annealing's
+ * cp under a line saying the search starts from best-instant); made at the first call */
+#define ANNEAL_KEYS_MAX 64
+static dp_schema_key improve_anneal_keys[ANNEAL_KEYS_MAX];
+
 static const dp_schema_section search_sections[] = {
     {"", search_keys, "the improvement search's own keys", NULL},
-    {"", dp_search_anneal_keys, "annealing's keys, with annealing's defaults but one: the improvement search starts from init best-instant, not cp", NULL},
+    {"", improve_anneal_keys, "annealing's keys, with annealing's defaults but one: the improvement search starts from init best-instant, not cp", NULL},
     {NULL, NULL, NULL, NULL},
 };
 
 const dp_schema_section *dp_improve_search_sections(void)
 {
+    if (!improve_anneal_keys[0].key)
+        for (int i = 0; dp_search_anneal_keys[i].key && i < ANNEAL_KEYS_MAX - 1; i++) {
+            improve_anneal_keys[i] = dp_search_anneal_keys[i];
+            if (strcmp(improve_anneal_keys[i].key, "init") == 0) improve_anneal_keys[i].def = "best-instant";
+        }
     return search_sections;
 }
 

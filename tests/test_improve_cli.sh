@@ -25,6 +25,9 @@ EOF
     { cat "$tmp/err"; fail "train --method improve"; }
 grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { cat "$tmp/out"; fail "train reports its simulations"; }
 [ -s "$tmp/imp.h5" ] && [ -s "$tmp/imp.traj.h5" ] || fail "checkpoint and trajectory written"
+# the improvement search starts from best-instant: its config listing says so for init (it listed
+# annealing's default, cp, under a line saying best-instant)
+"$bin" config improve | grep -q '^  init .*(default best-instant)' || { "$bin" config improve | grep -A1 '^  init'; fail "config improve: init's default"; }
 # --json: one object with the same figures (it printed the text, exit 0, until 2026-12-06)
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm,llama-layer --family-count 3 --seed 2 --json \
     --quiet > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --method improve --json"; }
