@@ -120,18 +120,25 @@ class Graph(_NoCopy):
         shapes. The graph's attribute `torch` is the doppler.importers.TorchImport: its
         graph_module, op -> node map, and apply_placement(assignment, devices), which runs each
         node on its op's device. Needs python3-torch (ImportError naming it otherwise)."""
-        from .importers import trace_torch
+        from .importers import trace_torch, warn_unclassified
         imp = trace_torch(module, example_inputs, training=training, **options)
         g = imp.graph()
         g.torch = imp
+        warn_unclassified(imp.doc)
         return g
 
     @classmethod
     def from_onnx(cls, path, dims=None, name=None):
         """Import an ONNX model file (doppler.importers.onnx_to_doc; `doppler graph import`).
-        dims: sizes of symbolic dimensions by name. Needs python3-onnx."""
-        from .importers import _doc_graph, onnx_to_doc
-        return _doc_graph(onnx_to_doc(path, dims=dims, name=name))
+        dims: sizes of symbolic dimensions by name. Needs python3-onnx. Op types without a FLOP
+        rule (counted as element-wise) are named in a UserWarning, and in the graph's attribute
+        `unclassified` (op type -> count)."""
+        from .importers import _doc_graph, onnx_to_doc, warn_unclassified
+        doc = onnx_to_doc(path, dims=dims, name=name)
+        g = _doc_graph(doc)
+        g.unclassified = dict(doc.get("unclassified") or {})
+        warn_unclassified(doc)
+        return g
 
     @staticmethod
     def models():

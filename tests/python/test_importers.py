@@ -503,3 +503,14 @@ def test_import_command_output_and_errors(torch, tmp_path):
     torch.onnx.export(torch.nn.LSTM(8, 16), torch.randn(3, 1, 8), str(lstm))
     rc, _, err = run_cli("graph", "import", lstm, "--out", tmp_path / "l.json", check=False)
     assert rc == 0 and "without a FLOP rule" in err and "LSTM" in err
+
+
+def test_python_importers_warn_of_ops_without_a_flop_rule(torch, tmp_path):
+    # Graph.from_onnx dropped the list of op types without a FLOP rule, and neither import said
+    # a word (a review: an LSTM's FLOPs counted 160)
+    need("onnx")
+    lstm = tmp_path / "lstm.onnx"
+    torch.onnx.export(torch.nn.LSTM(8, 16), torch.randn(3, 1, 8), str(lstm))
+    with pytest.warns(UserWarning, match="without a FLOP rule.*LSTM"):
+        g = doppler.Graph.from_onnx(str(lstm))
+    assert g.unclassified.get("LSTM", 0) >= 1
