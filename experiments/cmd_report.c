@@ -330,8 +330,18 @@ int cmd_report(int argc, char **argv)
     }
     if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
     if (t.pooled_machines)
-        fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as comm_ratio "
-                        "or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");
+        fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as devices, "
+                        "comm_ratio or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");
+    {
+        /* baselines named, none left as a column (a --where or filter took them out): the table
+         * has no best baseline and no ratios, which it did without a word (a review) */
+        int any = 0;
+        for (int k = 0; k < t.n_cols; k++) any |= t.is_baseline[k];
+        if (spec.n_baselines > 0 && !any && t.n_cols > 0)
+            fprintf(stderr, "doppler report: warning: the table's baselines (%s%s) are no column here (--where or the "
+                            "table's filter leaves them out): no best baseline and no ratios\n", spec.baselines[0],
+                    spec.n_baselines > 1 ? ", ..." : "");
+    }
     if (plotk) {
         if (po.title) { free(t.title); t.title = dp_alloc_strdup(po.title); }
         if (dp_report_plot_bars(&t, out, &err) != DP_OK) status = dp_cli_fail(&err);

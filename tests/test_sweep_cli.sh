@@ -116,6 +116,12 @@ a=$(sed -n '2p' "$work/elsewhere/m.csv" | tr ',' '\n' | grep 'assignment.json' |
 [ -n "$a" ] && [ -f "$work/elsewhere/$a" ] || fail "a merged row's assignment ($a) is not found from the merged file's folder"
 "$DOPPLER" report "$work/grid.h5" --table main > "$work/main.md"
 grep -q '^| 4 | \*\*13\*\* ± 0 | ' "$work/main.md" || { cat "$work/main.md" >&2; fail "table lacks the 4-device cp makespan 13"; }
+# baselines that --where leaves out of the table: said (no best baseline, no ratios; it was silent)
+"$DOPPLER" report "$work/grid.h5" --table main --baselines cp --where method=random > /dev/null 2> "$work/err" ||
+    { cat "$work/err" >&2; fail "report --where method=random"; }
+grep -q "the table's baselines (cp) are no column here" "$work/err" || { cat "$work/err" >&2; fail "baselines filtered out: not said"; }
+"$DOPPLER" report "$work/grid.h5" --table main > /dev/null 2> "$work/err"
+grep -q "are no column here" "$work/err" && fail "the baselines' warning on a table that has them"
 # random and round-robin count as baselines also as columns of the table's own method column (as
 # the reference columns they stand for; EXPERIMENTS.md), so no column is left for a ratio
 grep -q 'random (b)' "$work/main.md" && grep -q 'round-robin (b)' "$work/main.md" ||
