@@ -169,7 +169,6 @@ static inline uint32_t evq_pop(evq *q)
 typedef struct ops_edge {
     double delay;
     int dst;
-    int pad;
 } ops_edge;
 
 /* the pending copies of the slot n (ops_edge) at a run's start: more than the edges */
@@ -1558,6 +1557,14 @@ static void transfer_totals(dp_sim *s)
     s->volume = volume;
 }
 
+/* The refusal of op v's device dv outside 0..D-1 (what: "assignment" or "prefix"), one text for
+ * full, prefix and delta runs */
+static int device_error(const dp_sim *s, const char *what, int v, int dv, dp_error *err)
+{
+    return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\") has device %d, outside 0..%d", what, v, s->g->op_name[v], dv,
+                        s->D - 1);
+}
+
 /* The engine loop; absent ops (device -1, prefix runs only) are never made ready. ops: a complete
  * run may be computed op by op (run_ops) when s is set for it (2: recording its event places,
  * run_ops rec). */
@@ -1574,9 +1581,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     unsigned bad = 0;
     if (op_order) {
         const int v = ops_tables_sync(s, assignment);
-        if (v >= 0)
-            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
-                                g->op_name[v], assignment[v], D - 1);
+        if (v >= 0) return device_error(s, "assignment", v, assignment[v], err);
     } else if (prefix)
         for (int v = 0; v < n; v++) bad |= assignment[v] != -1 && (unsigned)assignment[v] >= (unsigned)D;
     else
@@ -1584,9 +1589,7 @@ static int run(dp_sim *s, const int *assignment, int prefix, int ops, dp_sim_res
     if (bad)
         for (int v = 0; v < n; v++) {
             if (prefix && assignment[v] == -1) continue;
-            if (assignment[v] < 0 || assignment[v] >= D)
-                return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
-                                    v, g->op_name[v], assignment[v], D - 1);
+            if (assignment[v] < 0 || assignment[v] >= D) return device_error(s, "assignment", v, assignment[v], err);
         }
     if (prefix)
         for (int v = 0; v < n; v++) {
@@ -2034,9 +2037,7 @@ int dp_sim_prefix_add(dp_sim *s, dp_sim_prefix *p, const int *assignment, int v,
     const dp_graph *g = s->g;
     if (v < 0 || v >= s->n) return dp_error_set(err, DP_EINVAL, "prefix: op %d out of range 0..%d", v, s->n - 1);
     const int dv = assignment[v];
-    if (dv < 0 || dv >= s->D)
-        return dp_error_set(err, DP_EINVAL, "prefix: op %d (\"%s\") has device %d, outside 0..%d", v, g->op_name[v], dv,
-                            s->D - 1);
+    if (dv < 0 || dv >= s->D) return device_error(s, "prefix", v, dv, err);
     /* r: when v's inputs are all on dv (its READY) */
     double r = 0;
     for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
@@ -2254,9 +2255,7 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         }
         const int dv = assignment[v];
         if (dv == old_dev[v]) continue;
-        if (dv < 0 || dv >= s->D)
-            return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d", v,
-                                g->op_name[v], dv, s->D - 1);
+        if (dv < 0 || dv >= s->D) return device_error(s, "assignment", v, dv, err);
         s->moved_ops[n_moved++] = v;
         /* v's new READY is no earlier than its unmoved inputs' arrivals on dv (a moved
          * producer's end may change, but not before t: skipping it only lowers the bound) */
