@@ -85,6 +85,9 @@ static int graph_info(int argc, char **argv)
         if (!g) return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         cost = dp_machine_costs(&mach, g, &err);
         if (!cost) { dp_graph_free(g); dp_machine_free(&mach); return dp_cli_fail(&err); }
+        /* as place warns: a --comm-ratio the graph's own transfer times leave unused, a device
+         * count other than the one it was made for (info said nothing: a review) */
+        dp_cli_warn_machine(&mach, g);
     }
     const double sc = g->time_scale;
     char b1[40], b2[40], b3[40], b4[40];
@@ -173,6 +176,12 @@ static int graph_gen(int argc, char **argv)
             while (p->name && strcmp(p->name, key) != 0) p++;
             if (p->name && p->type == DP_GEN_FLAG) {
                 val = "yes"; /* --training alone */
+            } else if (!p->name && strcmp(key, "out") != 0 && strcmp(key, "to") != 0 && strcmp(key, "name") != 0 &&
+                       (i + 1 >= argc || strncmp(argv[i + 1], "--", 2) == 0)) {
+                /* not a parameter of this model, and no value after it: it takes no option as
+                 * its value (--training on a model without it took "--out" as its value, and the
+                 * error named the file; a review); dp_gen_by_name names it with the known ones */
+                val = "";
             } else {
                 if (i + 1 >= argc) { dp_cli_usage_error("graph gen", "option %s needs a value", a); goto done; }
                 val = argv[++i];

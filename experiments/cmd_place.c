@@ -542,6 +542,21 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--out and --trace name the same file (%s): the trace "
                                                                "would replace the assignment", a.trace));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
+    /* an output that would replace one of the command's inputs (place --graph g.json --out
+     * g.json wrote the assignment over the graph, exit 0: a review) */
+    {
+        const char *outs[2][2] = {{"--out", a.out && strcmp(a.out, "-") != 0 ? a.out : NULL}, {"--trace", a.trace}};
+        const char *ins[7][2] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
+                                 {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
+                                 {"--proposals", a.place.proposals}, {"--topology", a.mach.topology},
+                                 {"--calibration", a.mach.calibration}};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 7; j++)
+                if (outs[i][1] && ins[j][1] && dp_file_same_output(outs[i][1], ins[j][1]))
+                    return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s names the file of %s (%s): it would "
+                                                                           "replace that input", outs[i][0], ins[j][0],
+                                                                           outs[i][1]));
+    }
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));
     int sim = strcmp(cmd, "simulate") == 0;

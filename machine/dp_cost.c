@@ -69,8 +69,8 @@ void dp_cost_update_homogeneous(dp_cost *c)
  * dp_cost_alloc leaves them. */
 static dp_cost *tables_of_work(const dp_graph *g, int n_devices, double rate, dp_error *err)
 {
-    if (n_devices < 1 || n_devices > 4096) {
-        dp_error_set(err, DP_EINVAL, "number of devices must be 1..4096, got %d", n_devices);
+    if (n_devices < 1 || n_devices > DP_GRAPH_MAX_DEVICES) {
+        dp_error_set(err, DP_EINVAL, "number of devices must be 1..%d, got %d", DP_GRAPH_MAX_DEVICES, n_devices);
         return NULL;
     }
     dp_cost *c = dp_cost_alloc(g, n_devices);

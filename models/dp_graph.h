@@ -118,6 +118,11 @@ int dp_graph_get_op_shape(const dp_graph *g, int v, const int64_t **dims);
  * before allocation with DP_ENOMEM. */
 #define DP_GRAPH_MAX_ELEMS (1 << 28)
 
+/* The most devices a machine has (the devices option, a topology's devices, dp_cost's tables) and
+ * so the most a graph file may say it was made for (the native "devices", DOT's doppler_devices:
+ * readers refuse more, naming the file and the field). */
+#define DP_GRAPH_MAX_DEVICES 4096
+
 typedef struct dp_graph_builder dp_graph_builder;
 
 /* Start a graph. name and source are copied (either may be NULL). */

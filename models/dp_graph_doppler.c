@@ -74,11 +74,22 @@ static int parse_cost_line(const char *path, int lineno, const char *s, size_t l
                                 path, lineno, i + 1, k ? "communication" : "computation",
                                 i >= len ? ", found end of line" : "");
         }
-        double x = 0;
-        while (i < len && isdigit((unsigned char)s[i])) x = x * 10 + (s[i++] - '0');
-        if (!isfinite(x))
-            return dp_error_set(err, DP_EINVAL, "%s:%d: cost is not finite", path, lineno);
-        val[k] = x;
+        /* exact in an integer, then refused above 2^53: a double holds every integer up to it
+         * and no longer all of them above (summed as a double digit by digit, a larger cost was
+         * read as a nearby other number and written back as that one: a review) */
+        const size_t start = i;
+        uint64_t x = 0;
+        int big = 0;
+        for (; i < len && isdigit((unsigned char)s[i]); i++) {
+            if (x > (UINT64_MAX - 9) / 10) big = 1;
+            else x = x * 10 + (uint64_t)(s[i] - '0');
+        }
+        if (big || x > ((uint64_t)1 << 53))
+            return dp_error_set(err, DP_EINVAL, "%s:%d:%zu: %s cost %.*s%s is above 2^53 (9007199254740992), the largest "
+                                "whole number a cost holds exactly", path, lineno, start + 1,
+                                k ? "communication" : "computation", (int)(i - start > 24 ? 24 : i - start), s + start,
+                                i - start > 24 ? "..." : "");
+        val[k] = (double)x;
         while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) i++;
         if (k == 0) {
             if (i >= len || s[i] != ',')
@@ -243,6 +254,15 @@ static int doppler_integer(double x)
     return x >= 0 && x <= 9007199254740992.0 && x == floor(x);
 }
 
+/* x, or the whole number nearest it when x is that number but for rounding (within a relative
+ * 1e-12: a product such as 0.1 x 3 x 10 comes out 3.0000000000000004, which the format could
+ * not hold and graph convert --comm-ratio 0.1 --time-scale 10 refused; a review) */
+static double whole_within_rounding(double x)
+{
+    const double r = nearbyint(x);
+    return fabs(x - r) <= 1e-12 * fabs(r) ? r : x;
+}
+
 /* an op type the reader takes back: letters, digits and '_' */
 static int doppler_type_ok(const char *t)
 {
@@ -273,10 +293,10 @@ int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double com
     if (!comm) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
     int rc = DP_OK;
     for (int v = 0; v < g->n_ops && rc == DP_OK; v++) {
-        const double comp = g->work[v] * time_scale;
+        const double comp = whole_within_rounding(g->work[v] * time_scale);
         double c;
         if (comm_ratio > 0) {
-            c = comm_ratio * g->work[v] * time_scale;
+            c = whole_within_rounding(comm_ratio * comp);
         } else if (g->succ_ptr[v + 1] > g->succ_ptr[v]) {
             const double first = g->edge_size[g->succ_ptr[v]];
             for (int e = g->succ_ptr[v] + 1; e < g->succ_ptr[v + 1]; e++)
@@ -286,9 +306,9 @@ int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double com
                                       g->op_name[g->edge_dst[g->succ_ptr[v]]], g->edge_size[e], g->op_name[g->edge_dst[e]]);
                     break;
                 }
-            c = first * time_scale;
+            c = whole_within_rounding(first * time_scale);
         } else {
-            c = g->out_size[v] * time_scale;  /* a sink: its output goes nowhere */
+            c = whole_within_rounding(g->out_size[v] * time_scale);  /* a sink: its output goes nowhere */
         }
         if (rc != DP_OK) break;
         if (!doppler_integer(comp) || !doppler_integer(c))
@@ -310,7 +330,8 @@ int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double com
     fputc('\n', f);
     for (int v = 0; v < g->n_ops; v++) {
         const char *type = g->op_type && doppler_type_ok(g->op_type[v]) ? g->op_type[v] : NULL;
-        fprintf(f, "%.0f,%.0f%s%s\n", g->work[v] * time_scale, comm[v], type ? "," : "", type ? type : "");
+        fprintf(f, "%.0f,%.0f%s%s\n", whole_within_rounding(g->work[v] * time_scale), comm[v], type ? "," : "",
+                type ? type : "");
     }
     free(comm);
     return dp_file_atomic_commit(f, tmp, path, err);

@@ -273,9 +273,9 @@ static int dot_attr_set(const dot_lex *L, dot_attrs *a, const char *key, const c
         double d;
         int rc = dot_number(L, "doppler_devices", val, line, 0, &d, err);
         if (rc != DP_OK) return rc;
-        if (d != floor(d) || d > 65536)
-            return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_devices must be a whole number up to 65536, got \"%s\"",
-                                L->path, line, val);
+        if (d != floor(d) || d < 1 || d > DP_GRAPH_MAX_DEVICES)
+            return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_devices must be a whole number 1..%d, got \"%s\"",
+                                L->path, line, DP_GRAPH_MAX_DEVICES, val);
         a->devices = (int)d;
     }
     return DP_OK;
@@ -689,6 +689,10 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
                                     assignment[v], n_devices - 1);
     if (!dot_writable(g->name))
         return dp_error_set(err, DP_EINVAL, "%s: the graph's name \"%s\" ends in a backslash, which DOT cannot hold", path, g->name);
+    /* the time unit is a quoted string too (written, then refused by the reader: a review) */
+    if (g->time_unit && !dot_writable(g->time_unit))
+        return dp_error_set(err, DP_EINVAL, "%s: the graph's time unit \"%s\" ends in a backslash, or has one before a line "
+                            "end, which DOT cannot hold", path, g->time_unit);
     for (int v = 0; v < g->n_ops; v++)
         if (!dot_writable(g->op_name[v]) || !dot_writable(g->op_kind[v]))
             return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\", kind \"%s\"): a name or kind that ends in a backslash, or has "

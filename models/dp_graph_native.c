@@ -460,8 +460,9 @@ static dp_graph *native_read(json_t *hdr, json_t *root, dp_json_doc *doc, const 
     if (ju && !json_is_string(ju)) { dp_error_set(err, DP_EINVAL, "%s: field \"time_unit\" must be a string", path); goto done; }
     dp_graph_builder_set_time_unit(r.b, scale, ju ? json_string_value(ju) : NULL);
     json_t *jd = json_object_get(hdr, "devices");
-    if (jd && !(json_is_integer(jd) && json_integer_value(jd) >= 1 && json_integer_value(jd) <= 1 << 20)) {
-        dp_error_set(err, DP_EINVAL, "%s: field \"devices\" must be a positive integer (the device count the graph was made for)", path);
+    if (jd && !(json_is_integer(jd) && json_integer_value(jd) >= 1 && json_integer_value(jd) <= DP_GRAPH_MAX_DEVICES)) {
+        dp_error_set(err, DP_EINVAL, "%s: field \"devices\" must be an integer 1..%d (the device count the graph was made "
+                     "for)", path, DP_GRAPH_MAX_DEVICES);
         goto done;
     }
     if (jd) dp_graph_builder_set_devices(r.b, (int)json_integer_value(jd));

@@ -102,7 +102,7 @@ grep -q ', 4 devices, cp' "$tmp/out" && ok || bad "--devices 4 not obeyed"
 grep -q 'was made for 8 devices; placing it on 4' "$tmp/err" && ok || bad "no warning for --devices 4 on an 8-device graph"
 printf '{"format": "doppler-graph", "version": 1, "cost_kind": "time", "devices": 0, "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/d0.json"
 expect_rc 1 "devices 0 refused" "$D" graph info "$tmp/d0.json"
-grep -q 'field "devices" must be a positive integer' "$tmp/err" && ok || bad "a bad devices field is not named"
+grep -q 'field "devices" must be an integer 1..4096' "$tmp/err" && ok || bad "a bad devices field is not named"
 
 # graph info reads the heterogeneous examples place reads (heft-in, heft-csv), with their own
 # processors: the HEFT paper's 10-task example, whose upward rank of task 1 is 108
@@ -295,6 +295,45 @@ expect_rc 0 "8-device graph to .txt" "$D" graph convert "$tmp/d8.json" "$tmp/l8.
 grep -q "made for 8 devices" "$tmp/err" && ok || bad "no note on the lost device count: $(cat "$tmp/err")"
 expect_rc 0 "8-device graph to 8gpu_.txt" "$D" graph convert "$tmp/d8.json" "$tmp/8gpu_l8.txt"
 [ ! -s "$tmp/err" ] && ok || bad "a note for an 8gpu_ file: $(cat "$tmp/err")"
+
+# a review of the twentieth session: each of these held the wrong value before its fix
+# (1) R x comp x S whole but for rounding: 0.1 x 3 x 10 came out 3.0000000000000004, refused
+expect_rc 0 "convert ratio 0.1 scaled 10" "$D" graph convert "$tmp/t.stg" --out "$tmp/t01.txt" --comm-ratio 0.1 --time-scale 10
+[ "$(tail -n 4 "$tmp/t01.txt" | tr '\n' ' ')" = "30,3 50,5 20,2 70,7 " ] && ok || bad "comm = 0.1 x comp: $(tail -n 4 "$tmp/t01.txt" | tr '\n' ' ')"
+# (2) a DOPPLER cost above 2^53 was read as a nearby other number, and written back as that one
+printf '3\n\n0,1\n2,2\n9007199254740993,6\n4,8\n2,4' > "$tmp/p53.txt"
+expect_rc 1 "a cost above 2^53" "$D" graph info "$tmp/p53.txt"
+grep -q 'p53.txt:5:1: computation cost 9007199254740993 is above 2^53' "$tmp/err" && ok || bad "above 2^53: $(cat "$tmp/err")"
+printf '3\n\n0,1\n2,2\n9007199254740992,6\n4,8\n2,4' > "$tmp/p52.txt"
+expect_rc 0 "a cost of 2^53" "$D" graph info "$tmp/p52.txt"
+# (3) a time unit ending in a backslash was written to DOT, which its reader then refused
+printf '{"name": "g", "cost_kind": "time", "time_unit": "u\\\\", "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/tu.json"
+expect_rc 1 "a time unit ending in a backslash to dot" "$D" graph convert "$tmp/tu.json" "$tmp/tu.dot"
+grep -q 'time unit "u\\" ends in a backslash' "$tmp/err" && [ ! -e "$tmp/tu.dot" ] && ok || bad "time unit backslash: $(cat "$tmp/err")"
+# (4) one device limit for every reader: JSON took 100000 (then a message naming no file), DOT
+# 65536 and 0
+printf '{"devices": 100000, "cost_kind": "time", "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/dv.json"
+expect_rc 1 "devices above the machine's limit" "$D" graph info "$tmp/dv.json"
+grep -q 'dv.json: field "devices" must be an integer 1..4096' "$tmp/err" && ok || bad "JSON devices: $(cat "$tmp/err")"
+printf 'digraph g {\n  doppler_devices=0;\n  a [Weight=1];\n}\n' > "$tmp/dv0.dot"
+expect_rc 1 "doppler_devices 0" "$D" graph info "$tmp/dv0.dot"
+grep -q 'dv0.dot:2: doppler_devices must be a whole number 1..4096' "$tmp/err" && ok || bad "DOT devices: $(cat "$tmp/err")"
+# (5) place --out or --trace naming the graph replaced it, exit 0
+cp "$top_srcdir/data/graphs/chainmm-small.json" "$tmp/own.json"
+expect_rc 2 "place --out onto its graph" "$D" place --graph "$tmp/own.json" --method heft --out "$tmp/own.json"
+grep -q -- '--out names the file of --graph' "$tmp/err" && cmp -s "$tmp/own.json" "$top_srcdir/data/graphs/chainmm-small.json" && ok ||
+    bad "place --out onto its graph: $(cat "$tmp/err")"
+expect_rc 2 "place --trace onto its graph" "$D" place --graph "$tmp/own.json" --method heft --trace "$tmp/../$(basename "$tmp")/own.json"
+cmp -s "$tmp/own.json" "$top_srcdir/data/graphs/chainmm-small.json" && ok || bad "place --trace replaced its graph"
+# (6) graph info --comm-ratio on a graph with its own transfer times: place warns, info said nothing
+printf '2\n\n0\n1\n3,4\n5,0' > "$tmp/own2.txt"
+expect_rc 0 "info --comm-ratio on own transfer times" "$D" graph info "$tmp/own2.txt" --comm-ratio 2
+grep -q 'comm_ratio 2 changes nothing' "$tmp/err" && ok || bad "graph info --comm-ratio: no warning"
+# (8) a flag the model does not have took the next option as its value ("unexpected argument")
+expect_rc 2 "gen random --training" "$D" graph gen random --training --out "$tmp/x.json"
+grep -q 'random: unknown parameter --training (known: ' "$tmp/err" && ok || bad "gen --training: $(cat "$tmp/err")"
+expect_rc 2 "gen cnn ... --training" "$D" graph gen cnn --out "$tmp/x.json" --training
+grep -q 'cnn: unknown parameter --training' "$tmp/err" && ok || bad "gen cnn --training: $(cat "$tmp/err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
