@@ -134,7 +134,9 @@ static int coef_range(json_t *o, const char *key, double per, double *out, const
 static int affine(json_t *o, dp_calib_affine *a, const char *origin, const char *where, dp_error *err)
 {
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {a_s, b_s_per_flop, c_s_per_byte}", origin, where);
-    int rc;
+    static const char *const keys[] = {"a_s", "b_s_per_flop", "c_s_per_byte", NULL};
+    int rc = dp_json_known_keys(o, keys, origin, where, err);
+    if (rc != DP_OK) return rc;
     if ((rc = coef_range(o, "a_s", 1, &a->a_s, origin, where, err)) != DP_OK) return rc;
     if ((rc = coef_range(o, "b_s_per_flop", DP_CALIB_MAX_COUNT, &a->b_s_per_flop, origin, where, err)) != DP_OK) return rc;
     return coef_range(o, "c_s_per_byte", DP_CALIB_MAX_COUNT, &a->c_s_per_byte, origin, where, err);
@@ -162,6 +164,15 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         dp_error_set(err, DP_EINVAL, "%s: version: only version 1 is known", origin);
         goto fail;
     }
+    /* every key known, at every level: a misspelt one ("rotues", "interferance", "a_sec") was
+     * ignored and its default used, which changed makespans without a word (a review; the
+     * topology reader refuses them too) */
+    static const char *const root_keys[] = {"format", "version", "machine", "devices", "routes", NULL};
+    static const char *const device_keys[] = {"ops", "default", "measured", "interference", NULL};
+    static const char *const measured_keys[] = {"kind", "flops", "bytes", "seconds", NULL};
+    static const char *const interference_keys[] = {"copy_in", "peer_busy", NULL};
+    static const char *const route_keys[] = {"src", "dst", "latency_s", "bandwidth_Bps", NULL};
+    if (dp_json_known_keys(root, root_keys, origin, "calibration", err) != DP_OK) goto fail;
     json_t *m = json_object_get(root, "machine");
     c->machine = dp_alloc_strdup(json_is_string(m) ? json_string_value(m) : "");
     json_t *devs = json_object_get(root, "devices");
@@ -174,6 +185,8 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         dp_calib_device *dv = &c->dev[c->n_devices++];
         dv->name = dp_alloc_strdup(dname);
         if (!json_is_object(dobj)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s: must be an object", origin, dname); goto fail; }
+        snprintf(where, sizeof where, "devices.%s", dname);
+        if (dp_json_known_keys(dobj, device_keys, origin, where, err) != DP_OK) goto fail;
         json_t *ops = json_object_get(dobj, "ops"), *def = json_object_get(dobj, "default");
         if (ops && !json_is_object(ops)) { dp_error_set(err, DP_EINVAL, "%s: devices.%s.ops: must be an object keyed by op kind", origin, dname); goto fail; }
         dv->op_kind = dp_alloc_calloc(json_object_size(ops) + 1, sizeof(char *));
@@ -204,6 +217,8 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
             size_t mi;
             json_t *mo;
             json_array_foreach(meas, mi, mo) {
+                snprintf(where, sizeof where, "devices.%s.measured[%zu]", dname, mi);
+                if (json_is_object(mo) && dp_json_known_keys(mo, measured_keys, origin, where, err) != DP_OK) goto fail;
                 const char *mkind = NULL;
                 double f = -1, by = -1, sec = -1;
                 if (json_unpack(mo, "{s:s,s:F,s:F,s:F}", "kind", &mkind, "flops", &f, "bytes", &by, "seconds", &sec) != 0 ||
@@ -228,6 +243,7 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
                 dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {copy_in, peer_busy}", origin, where);
                 goto fail;
             }
+            if (dp_json_known_keys(itf, interference_keys, origin, where, err) != DP_OK) goto fail;
             dv->has_interference = 1;
             if (coef(itf, "copy_in", &dv->copy_in, origin, where, err) != DP_OK ||
                 coef(itf, "peer_busy", &dv->peer_busy, origin, where, err) != DP_OK)
@@ -247,6 +263,8 @@ dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err)
         json_t *o = json_array_get(routes, i);
         dp_calib_route *r = &c->route[c->n_routes++];
         snprintf(where, sizeof where, "routes[%zu]", i);
+        if (!json_is_object(o)) { dp_error_set(err, DP_EINVAL, "%s: %s: must be an object {src, dst, latency_s, bandwidth_Bps}", origin, where); goto fail; }
+        if (dp_json_known_keys(o, route_keys, origin, where, err) != DP_OK) goto fail;
         json_t *s = json_object_get(o, "src"), *d = json_object_get(o, "dst");
         if (!json_is_string(s) || !json_is_string(d)) { dp_error_set(err, DP_EINVAL, "%s: %s: src and dst must be device names", origin, where); goto fail; }
         /* a route from a device to itself, or a pair given twice, was accepted: the first entry

@@ -91,27 +91,6 @@ static int index_names(dp_topology *t, const char *origin, dp_error *err)
 }
 
 
-/* o's keys are among known (NULL-terminated): a misspelt optional key ("efficency") was ignored
- * and its default silently used (a review of the eighteenth session). DP_EINVAL names the key,
- * where it is and the keys known there. */
-static int known_keys(const json_t *o, const char *const *known, const char *origin, const char *where, dp_error *err)
-{
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)o, key, v) {
-        int ok = 0;
-        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
-        if (ok) continue;
-        char list[512];
-        size_t len = 0;
-        list[0] = 0;
-        for (const char *const *k = known; *k && len < sizeof list; k++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *k);
-        return dp_error_set(err, DP_EINVAL, "%s: %s: unknown key \"%s\" (known: %s)", origin, where, key, list);
-    }
-    return DP_OK;
-}
-
 /* ---------------- JSON field helpers: every error names origin and field ---------------- */
 
 static char *dup_or_null(const char *s)
@@ -361,7 +340,7 @@ static int parse_devices(dp_topology *t, json_t *arr, const char *origin, dp_err
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
         static const char *const dev_keys[] = {"name", "kind", "peak_flops", "mem_bandwidth_Bps", "memory_bytes",
                                                "efficiency", "launch_overhead_s", "copy_engines", "streams", NULL};
-        int krc = known_keys(o, dev_keys, origin, where, err);
+        int krc = dp_json_known_keys(o, dev_keys, origin, where, err);
         if (krc != DP_OK) return krc;
         dp_topology_device *dv = &t->dev[d];
         const char *name, *kind;
@@ -448,7 +427,7 @@ static int parse_links(dp_topology *t, json_t *arr, const char *origin, dp_error
         snprintf(where, sizeof where, "links[%d]", i);
         if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
         static const char *const link_keys[] = {"a", "b", "kind", "duplex", "bandwidth_Bps", "latency_s", "count", NULL};
-        int krc = known_keys(o, link_keys, origin, where, err);
+        int krc = dp_json_known_keys(o, link_keys, origin, where, err);
         if (krc != DP_OK) return krc;
         dp_topology_link *l = &t->link[i];
         const char *a = NULL, *b = NULL, *kind = NULL, *duplex = NULL;
@@ -503,7 +482,7 @@ static int parse_override(dp_topology *t, const int *adj_ptr, const int *adj_lin
     if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where);
     static const char *const route_keys[] = {"src", "dst", "path", "stage_at", NULL};
     const char *s, *d;
-    int rc = known_keys(o, route_keys, origin, where, err);
+    int rc = dp_json_known_keys(o, route_keys, origin, where, err);
     if (rc != DP_OK) return rc;
     if ((rc = get_string(o, "src", 1, &s, origin, where, err)) != DP_OK) return rc;
     if ((rc = get_string(o, "dst", 1, &d, origin, where, err)) != DP_OK) return rc;
@@ -787,7 +766,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     if (!json_is_object(root)) { rc = dp_error_set(err, DP_EINVAL, "%s: a topology must be a JSON object", origin); goto fail; }
     static const char *const root_keys[] = {"format", "version", "name", "description", "source", "notes", "devices",
                                             "nodes", "links", "peer_to_peer", "routes", NULL};
-    if ((rc = known_keys(root, root_keys, origin, "topology", err)) != DP_OK) goto fail;
+    if ((rc = dp_json_known_keys(root, root_keys, origin, "topology", err)) != DP_OK) goto fail;
     if ((rc = get_string(root, "format", 0, &s, origin, "topology", err)) != DP_OK) goto fail;
     if (s && strcmp(s, "doppler-topology") != 0) {
         rc = dp_error_set(err, DP_EINVAL, "%s: format: \"%s\", expected \"doppler-topology\"", origin, s);
@@ -807,8 +786,8 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
     t->path = dp_alloc_strdup(origin);
     json_t *devs = json_object_get(root, "devices"), *nodes = json_object_get(root, "nodes");
     json_t *links = json_object_get(root, "links");
-    if (!json_is_array(devs) || json_array_size(devs) == 0 || json_array_size(devs) > 4096) {
-        rc = dp_error_set(err, DP_EINVAL, "%s: devices: must be an array of 1..4096 devices", origin);
+    if (!json_is_array(devs) || json_array_size(devs) == 0 || json_array_size(devs) > DP_GRAPH_MAX_DEVICES) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: devices: must be an array of 1..%d devices", origin, DP_GRAPH_MAX_DEVICES);
         goto fail;
     }
     if (nodes && !json_is_array(nodes)) { rc = dp_error_set(err, DP_EINVAL, "%s: nodes: must be an array", origin); goto fail; }
@@ -833,7 +812,7 @@ dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *e
         const char *name, *kind;
         if (!json_is_object(o)) { rc = dp_error_set(err, DP_EINVAL, "%s: %s: must be an object", origin, where); goto fail; }
         static const char *const node_keys[] = {"name", "kind", NULL};
-        if ((rc = known_keys(o, node_keys, origin, where, err)) != DP_OK) goto fail;
+        if ((rc = dp_json_known_keys(o, node_keys, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "name", 1, &name, origin, where, err)) != DP_OK) goto fail;
         if ((rc = get_string(o, "kind", 1, &kind, origin, where, err)) != DP_OK) goto fail;
         int k = kind_index(kind, node_kind_names, 4);

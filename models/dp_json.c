@@ -643,3 +643,22 @@ json_t *dp_json_doc_tree(dp_json_doc *d, dp_json_arena **arena, dp_error *err)
     }
     return parse_text(d->path, d->text, d->size, arena, err);
 }
+
+/* (dp_json.h) */
+int dp_json_known_keys(const json_t *o, const char *const *known, const char *origin, const char *where, dp_error *err)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        int ok = 0;
+        for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
+        if (ok) continue;
+        char list[512];
+        size_t len = 0;
+        list[0] = 0;
+        for (const char *const *k = known; *k && len < sizeof list; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", *k);
+        return dp_error_set(err, DP_EINVAL, "%s: %s: unknown key \"%s\" (known: %s)", origin, where, key, list);
+    }
+    return DP_OK;
+}

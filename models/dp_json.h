@@ -34,6 +34,13 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
  * dp_file_mem_check(path, ..., dp_json_parse_bytes(text, size)) before parsing. */
 double dp_json_parse_bytes(const char *text, size_t size);
 
+/* DP_OK when every key of the object o is among known (NULL-terminated), else DP_EINVAL naming
+ * the first other key, where it is (origin: the file; where: the place in it, e.g. "topology" or
+ * "devices.d1") and the keys known there ("FILE: WHERE: unknown key \"K\" (known: ...)"). For the
+ * readers of files whose optional keys have defaults: a misspelt one ("efficency", "rotues") was
+ * ignored and its default silently used (reviews of the eighteenth and twentieth sessions). */
+int dp_json_known_keys(const json_t *o, const char *const *known, const char *origin, const char *where, dp_error *err);
+
 /* A number for JSON output: json_real(x) when x is finite, JSON null otherwise (json_real
  * returns NULL for inf and NaN, and json_object_set_new would then silently drop the field).
  * NULL only when out of memory. */

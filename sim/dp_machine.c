@@ -31,16 +31,16 @@ static int uniform(const void *obj)
  * dp_machine_to_json's keys. memory_limit's word is DP_HISIM_MEMORY_TOPOLOGY's value (checked by
  * tests/test_machine_keys.c); the numbers' bounds are the ones dp_machine_set always had. */
 static const dp_schema_key keys[] = {
-    {"devices", DP_SCHEMA_INT, M(n_devices), 1, 4096, NULL, 0, "4",
+    {"devices", DP_SCHEMA_INT, M(n_devices), 1, DP_GRAPH_MAX_DEVICES, NULL, 0, "4",
      "number of identical devices; not given: the count the graph was made for (8 for DOPPLER's 8gpu_ files and "
      "graph gen --tp 8), else 4; with a topology it must equal the topology's device count",
      NULL, NULL, DP_SCHEMA_ALWAYS, NULL},
     {"peak_flops", DP_SCHEMA_DOUBLE, M(peak_flops), 1e-300, 1e30, NULL, 0, "1e13",
-     "uniform machine, graphs in FLOPs and bytes: FLOP/s per device", NULL, NULL, 0, uniform},
+     "uniform machine, graphs in FLOPs and bytes: FLOP/s per device; not with a topology", NULL, NULL, 0, uniform},
     {"bandwidth", DP_SCHEMA_DOUBLE, M(bandwidth_Bps), 1e-300, 1e30, NULL, 0, "1.2e10",
-     "uniform machine, such graphs: bytes per second per link", NULL, NULL, 0, uniform},
+     "uniform machine, such graphs: bytes per second per link; not with a topology", NULL, NULL, 0, uniform},
     {"latency", DP_SCHEMA_DOUBLE, M(latency_s), 0, 1e30, NULL, 0, "1e-5",
-     "uniform machine, such graphs: seconds per transfer", NULL, NULL, 0, uniform},
+     "uniform machine, such graphs: seconds per transfer; not with a topology", NULL, NULL, 0, uniform},
     {"comm_ratio", DP_SCHEMA_DOUBLE, M(comm_ratio), 0, 1e30, NULL, 0, "0",
      "uniform machine: R > 0 makes a transfer of an op's output take R times the op's time, latency 0, "
      "whatever its bytes (DOPPLER's rule, R = 4 in all six of their graph files); 0: latency + bytes / "
@@ -326,9 +326,23 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
      * graphs on the default 4 devices gave the makespans of another experiment */
     if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
-    if (m->topo && m->comm_ratio > 0) {
-        dp_error_set(err, DP_EINVAL, "comm_ratio describes a uniform machine: not with a topology (%s)", m->topology);
-        return NULL;
+    if (m->topo) {
+        /* the uniform machine's keys with a topology: refused when not at their defaults
+         * (peak_flops, bandwidth and latency were ignored without a word, comm_ratio refused: a
+         * review); the topology's devices and links give what they describe */
+        dp_machine d;
+        dp_machine_init(&d);
+        const char *k = m->comm_ratio > 0                 ? "comm_ratio"
+                        : m->peak_flops != d.peak_flops     ? "peak_flops"
+                        : m->bandwidth_Bps != d.bandwidth_Bps ? "bandwidth"
+                        : m->latency_s != d.latency_s       ? "latency"
+                                                            : NULL;
+        dp_machine_free(&d);
+        if (k) {
+            dp_error_set(err, DP_EINVAL, "%s describes a uniform machine: not with a topology (%s), whose devices and "
+                         "links give it", k, m->topology);
+            return NULL;
+        }
     }
     dp_cost *c;
     if (m->topo) c = dp_costmodel_costs(g, m->topo, m->calib, err);

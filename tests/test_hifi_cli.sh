@@ -15,6 +15,13 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 expect_rc() { want=$1; shift; "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; [ "$rc" -eq "$want" ] || fail "rc $rc (want $want): $*: $(cat "$tmp/err")"; }
 makespan() { "$DOPPLER" simulate --graph "$G" --assignment "$A" --json "$@" | sed 's/.*"makespan":\([^,]*\),.*/\1/'; }
 
+# the uniform machine's keys are refused with a topology (peak_flops, bandwidth and latency were
+# ignored without a word: a review of the twentieth session)
+for o in "--peak-flops 3" "--bandwidth 5" "--latency 7" "--comm-ratio 4"; do
+    expect_rc 1 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu $o
+    grep -q "describes a uniform machine: not with a topology (pcie-gen3-4gpu)" "$tmp/err" || fail "$o with a topology: $(cat "$tmp/err")"
+done
+
 # every bundled topology loads and shows a route matrix
 for t in pcie-gen3-4gpu dgx1-v100 a100-pcie-4gpu dgx-a100 h100-sxm-8gpu 2gpu-nvlink-bridge cpu-2core; do
     expect_rc 0 "$DOPPLER" topology show "$t"
