@@ -148,12 +148,18 @@ void dp_cli_print_machine_help(FILE *f)
 
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    /* the whole message in one write: MPI ranks refusing at once interleaved their three pieces
+     * ("doppler train: doppler train: --method improve ...", a review) */
+    char msg[2048];
+    int k = snprintf(msg, sizeof msg, "doppler %s: ", cmd);
     va_list ap;
-    fprintf(stderr, "doppler %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (k >= 0 && (size_t)k < sizeof msg) k += vsnprintf(msg + k, sizeof msg - (size_t)k, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'doppler %s --help'.\n", cmd);
+    if (k >= 0 && (size_t)k < sizeof msg) snprintf(msg + k, sizeof msg - (size_t)k, "\nTry 'doppler %s --help'.\n", cmd);
+    else snprintf(msg + sizeof msg - 96, 96, "...\nTry 'doppler %.40s --help'.\n", cmd); /* a message cut short */
+    fputs(msg, stderr);
+    fflush(stderr);
     return DP_EXIT_USAGE;
 }
 

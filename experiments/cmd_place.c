@@ -322,10 +322,12 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         printf("the groups' placement on the group graph (DOPPLER-compatible engine, one slot per device): makespan %s %s "
                "(the group graph's estimate; the makespan above is the placement's)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
                g->time_unit);
-        printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s (critical path or "
-               "work per device), the groups' critical path %s (%.3f times the bound)\n",
+        /* each figure with its unit (the bound and the groups' critical path had none: a review) */
+        printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s %s (critical path or "
+               "work per device), the groups' critical path %s %s (%.3f times the bound)\n",
                dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),
-               dp_cli_fmt(c->group_cp_work / sc, b3, sizeof b3), c->work_bound > 0 ? c->group_cp_work / c->work_bound : 1.0);
+               g->time_unit, dp_cli_fmt(c->group_cp_work / sc, b3, sizeof b3), g->time_unit,
+               c->work_bound > 0 ? c->group_cp_work / c->work_bound : 1.0);
     }
     printf("cross-device transfers: %ld (volume %s %s)\n", r->n_transfers, dp_cli_fmt(r->volume, b, sizeof b),
            dp_cli_volume_unit(g, m, "file units"));

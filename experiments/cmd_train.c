@@ -493,8 +493,15 @@ static int train_improve(const char *graph, const char *format, const char *grap
             fprintf(stderr, "  %-10s %-44s %5d ops  %d devices  %s%s\n", gs.validation[i] ? "validation" : "train", gs.g[i]->name,
                     gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
     }
-    /* dp_improve_train runs whole batches: say so in the count it reports */
-    if (cfg.batch > 0 && cfg.episodes % cfg.batch) cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
+    /* dp_improve_train runs whole batches: say so in the count it reports, and on stderr (504
+     * episodes for --episodes 500 went without a word: a review) */
+    if (cfg.batch > 0 && cfg.episodes % cfg.batch) {
+        const long want = cfg.episodes;
+        cfg.episodes += cfg.batch - cfg.episodes % cfg.batch;
+        if (rc == DP_OK && !quiet)
+            fprintf(stderr, "doppler train --method improve: note: %ld episodes, rounded up to %ld (whole batches of %d)\n", want,
+                    (long)cfg.episodes, cfg.batch);
+    }
     dp_improve_result res;
     memset(&res, 0, sizeof res);
     struct timespec t0, t1;

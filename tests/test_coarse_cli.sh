@@ -81,6 +81,10 @@ gcp=$(num group_critical_path_work "$tmp/p.json"); wb=$(num work_bound "$tmp/p.j
 awk -v a="$gcp" -v b="$wb" 'BEGIN { exit !(a > 1.1 * b) }' || fail "--coarsen 5000: groups' path $gcp, bound $wb"
 grep -q "warning: --coarsen 5000: the groups' critical path by work is" "$tmp/err" || fail "--coarsen 5000: no warning: $(cat "$tmp/err")"
 echo "ok: --coarsen 5000 warns (groups' critical path by work $gcp, bound $wb)"
+# the text gives every figure of the line with its unit (the bound and the groups' path had none)
+"$bin" place --graph "$tmp/big.json" --devices 8 --method cp --coarsen 16 > "$tmp/t.out" 2> /dev/null || fail "place --coarsen 16 (text)"
+grep -q "lower bound [0-9.e+-]* s (critical path or work per device), the groups' critical path [0-9.e+-]* s (" "$tmp/t.out" ||
+    fail "units of the work figures: $(grep 'by work alone' "$tmp/t.out")"
 
 # bad values: refused, the option named, nothing written
 rm -f "$tmp/p.out"

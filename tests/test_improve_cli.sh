@@ -33,6 +33,12 @@ grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { ca
     --quiet > "$tmp/out.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --method improve --json"; }
 python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(0 if (d["episodes"], d["moves_per_episode"],
     d["training_graphs"], d["simulations"]) == (32, 8, 3, 288) else 1)' "$tmp/out.json" || { cat "$tmp/out.json"; fail "train --method improve --json"; }
+# an --episodes count that is no whole number of batches is rounded up, and says so (504 episodes
+# for --episodes 500 went without a word: a review)
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --episodes 30 \
+    > "$tmp/o30" 2> "$tmp/e30" || { cat "$tmp/e30"; fail "train --episodes 30"; }
+grep -q "note: 30 episodes, rounded up to 32 (whole batches of 4)" "$tmp/e30" && grep -q "^improve: 32 episodes" "$tmp/o30" ||
+    { cat "$tmp/e30" "$tmp/o30"; fail "the rounding of --episodes is said"; }
 # a second run over them is refused without --force
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --checkpoint "$tmp/imp.h5" \
     --quiet > /dev/null 2> "$tmp/err2" && fail "an existing checkpoint is replaced without --force"
