@@ -106,6 +106,17 @@ def _key_text(v):
     return None
 
 
+def _json_scalar(x):
+    """json.dumps's default for the NumPy scalars a config may hold (_key_text accepts them)."""
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    raise TypeError("Object of type %s is not JSON serializable" % type(x).__name__)
+
+
 def _check_config(method, config):
     """Refuse a config dict the method's tables refuse (unknown keys, kinds, ranges, names) with
     InvalidInputError, before it is written for the library (whose refusal would name a temporary
@@ -269,7 +280,9 @@ class Engine(_NoCopy):
         self._problem = None
         self._costs = None
         self._mach = None
-        self._lock = threading.Lock()
+        # reentrant: an environment on this engine holds it through a step, whose last simulation
+        # is the engine's own call (env.py)
+        self._lock = threading.RLock()
         g = graph._g()
         self.graph = graph
         # the engine's own copy: changing the caller's machine later changes nothing here
@@ -573,9 +586,16 @@ class Engine(_NoCopy):
             config = _lib.encode(config, "place: config")
         if isinstance(config, dict):
             _check_config(method, config)
+            # the text first (NumPy scalars, which the check accepts, as Python numbers: json.dump
+            # raised TypeError on them after the file was made, and left it behind: a review)
+            cfg_text = json.dumps(config, default=_json_scalar)
             fd, tmp = tempfile.mkstemp(prefix="doppler-config-", suffix=".json")
-            with os.fdopen(fd, "w") as f:
-                json.dump(config, f)
+            try:
+                with os.fdopen(fd, "w") as f:
+                    f.write(cfg_text)
+            except BaseException:
+                os.unlink(tmp)
+                raise
             config = tmp
         btext["config"] = _lib.encode(config, "place: config")
         err = _lib.dp_error()

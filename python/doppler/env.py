@@ -326,25 +326,31 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         """Estimated earliest start of ready op on device under the state (dp_env_est_start),
         printed unit (+inf when the engine state's simulation fails, e.g. a memory limit). An op
         that is not ready, or an op or device out of range, raises InvalidInputError."""
-        op, device = self._decode((op, device))
-        self._check_action(op, device, "est_start")
-        p = self._e()
-        self.engine._e()  # the engine state simulates with the engine
-        t = ctypes.c_double()
-        err = _lib.dp_error()
-        check(_lib.dp_env_est_start_checked(p, op, device, ctypes.byref(t), ctypes.byref(err)), err)
-        return t.value / self._sc
+        # the engine's workspace: its lock, as its own calls take it (another thread's
+        # simulate_batch during a step aborted the interpreter: a review)
+        with self.engine._lock:
+            op, device = self._decode((op, device))
+            self._check_action(op, device, "est_start")
+            p = self._e()
+            self.engine._e()  # the engine state simulates with the engine
+            t = ctypes.c_double()
+            err = _lib.dp_error()
+            check(_lib.dp_env_est_start_checked(p, op, device, ctypes.byref(t), ctypes.byref(err)), err)
+            return t.value / self._sc
 
     def cp_action(self):
         """The critical-path heuristic's action (dp_env_cp_select, dp_env_cp_place): the ready op of
         highest b-level (ties: lowest id) on its device of earliest estimated start under the state
         (ties: lowest device). In the append state, following it for a whole episode gives
         `place("cp")`."""
-        p = self._e()
-        if self._done:
-            raise Error("cp_action: no episode running (call reset())")
-        v = _lib.dp_env_cp_select(p)
-        return (v, _lib.dp_env_cp_place(p, v))
+        # the engine's workspace: its lock, as its own calls take it (another thread's
+        # simulate_batch during a step aborted the interpreter: a review)
+        with self.engine._lock:
+            p = self._e()
+            if self._done:
+                raise Error("cp_action: no episode running (call reset())")
+            v = _lib.dp_env_cp_select(p)
+            return (v, _lib.dp_env_cp_place(p, v))
 
     def _observation_space(self):
         """The Dict space of the observation (_observation): its keys, shapes, dtypes and bounds."""
@@ -357,7 +363,13 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
                   "start": Box(0, inf, (n,), np.float64), "end": Box(0, inf, (n,), np.float64),
                   "ready_time": Box(0, inf, (n,), np.float64)}
         if self.device_features:
-            spaces["device_features"] = Box(0, inf, (n, D, self._n_feat), np.float64)
+            # every column 0 to +inf but the engine set's dev_idle, negative on a machine of
+            # several streams a device (policy/dp_env.h; the space held no such observation: a
+            # review)
+            low = np.zeros((n, D, self._n_feat))
+            if self.features == "engine":
+                low[:, :, ENGINE_DEVICE_FEATURES.index("dev_idle")] = -inf
+            spaces["device_features"] = Box(low, inf, (n, D, self._n_feat), np.float64)
         return Dict(spaces)
 
     def _observation(self):
@@ -414,24 +426,27 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     def reset(self, seed=None, options=None):
         """Start an episode: nothing assigned, the ready set is the sources. seed seeds
         self.np_random (and the action space's sampling). Returns (observation, info)."""
-        p = self._e()
-        if seed is not None:
-            if _gym is not None:
-                super().reset(seed=seed)  # Gymnasium's seeding: the same PCG64 stream as default_rng(seed)
-            else:
-                self.np_random = np.random.default_rng(seed)
-            if isinstance(self.action_space, _Discrete2):
-                self.action_space.np_random = self.np_random
-            else:
-                self.action_space.seed(seed)
-        _lib.dp_env_reset(p)
-        self._resim0 = int(self._n_resim(p))
-        self._episode += 1
-        self._steps = []
-        self._episode_sims = 0
-        self._done = False
-        self._t0 = time.perf_counter()
-        return self._observation(), self._info(0)
+        # the engine's workspace: its lock, as its own calls take it (another thread's
+        # simulate_batch during a step aborted the interpreter: a review)
+        with self.engine._lock:
+            p = self._e()
+            if seed is not None:
+                if _gym is not None:
+                    super().reset(seed=seed)  # Gymnasium's seeding: the same PCG64 stream as default_rng(seed)
+                else:
+                    self.np_random = np.random.default_rng(seed)
+                if isinstance(self.action_space, _Discrete2):
+                    self.action_space.np_random = self.np_random
+                else:
+                    self.action_space.seed(seed)
+            _lib.dp_env_reset(p)
+            self._resim0 = int(self._n_resim(p))
+            self._episode += 1
+            self._steps = []
+            self._episode_sims = 0
+            self._done = False
+            self._t0 = time.perf_counter()
+            return self._observation(), self._info(0)
 
     def _check_action(self, op, device, what="step"):
         if not (0 <= op < self.n_ops):
@@ -459,50 +474,53 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     def step(self, action):
         """Place one ready op on a device. Returns (observation, reward, terminated, truncated,
         info); see the class docstring."""
-        p = self._e()
-        if self._done:
-            if self._episode < 0:  # said "the episode is over (all N ops placed)" before any reset
-                raise Error("step: no episode has started; call reset() first")
-            raise Error("step: the episode is over (all %d ops placed); call reset()" % self.n_ops)
-        op, dev = self._decode(action)
-        self._check_action(op, dev)
-        n_ready = self._n_ready(p)
-        # the whole action is checked before the state changes (a failed action leaves it as it
-        # was): the op is ready, and the last step's simulation of the whole assignment runs first
-        if _lib.dp_env_ready_index(p, op) < 0:
-            msg = "step: op %d is not in the ready set" % op
-            if self.invalid_action == "ignore":
-                info = self._info(0)
-                info["invalid_action"] = msg
-                return self._observation(), 0.0, False, False, info
-            raise InvalidInputError(msg, _lib.DP_EINVAL)
-        k = self._step(p)  # the step this action is
-        done = k == self.n_ops - 1
-        sched = None
-        if done:
-            full = self._assign.copy()
-            full[op] = dev
-            sched = self.engine.simulate(full)
-        err = _lib.dp_error()
-        check(_lib.dp_env_step(p, op, dev, ctypes.byref(err)), err)
-        reward = 0.0
-        sims = 0
-        info_extra = {}
-        if done:
-            sims = 1
-            self._episode_sims += 1
-            reward = -sched.makespan
-            self._done = True
-            info_extra = {"makespan": sched.makespan, "assignment": sched.assignment}
-            self._episodes.append({"episode": self._episode, "makespan": sched.makespan, "return": reward,
-                                   "steps": self.n_ops, "simulations": self._episode_sims,
-                                   "seconds": time.perf_counter() - self._t0})
-        self._steps.append((self._episode, k, op, dev, n_ready, self._est_start[op] / self._sc,
-                            self._est_end[op] / self._sc, reward))
-        obs = self._observation()
-        info = self._info(sims)
-        info.update(info_extra)
-        return obs, reward, done, False, info
+        # the engine's workspace: its lock, as its own calls take it (another thread's
+        # simulate_batch during a step aborted the interpreter: a review)
+        with self.engine._lock:
+            p = self._e()
+            if self._done:
+                if self._episode < 0:  # said "the episode is over (all N ops placed)" before any reset
+                    raise Error("step: no episode has started; call reset() first")
+                raise Error("step: the episode is over (all %d ops placed); call reset()" % self.n_ops)
+            op, dev = self._decode(action)
+            self._check_action(op, dev)
+            n_ready = self._n_ready(p)
+            # the whole action is checked before the state changes (a failed action leaves it as it
+            # was): the op is ready, and the last step's simulation of the whole assignment runs first
+            if _lib.dp_env_ready_index(p, op) < 0:
+                msg = "step: op %d is not in the ready set" % op
+                if self.invalid_action == "ignore":
+                    info = self._info(0)
+                    info["invalid_action"] = msg
+                    return self._observation(), 0.0, False, False, info
+                raise InvalidInputError(msg, _lib.DP_EINVAL)
+            k = self._step(p)  # the step this action is
+            done = k == self.n_ops - 1
+            sched = None
+            if done:
+                full = self._assign.copy()
+                full[op] = dev
+                sched = self.engine.simulate(full)
+            err = _lib.dp_error()
+            check(_lib.dp_env_step(p, op, dev, ctypes.byref(err)), err)
+            reward = 0.0
+            sims = 0
+            info_extra = {}
+            if done:
+                sims = 1
+                self._episode_sims += 1
+                reward = -sched.makespan
+                self._done = True
+                info_extra = {"makespan": sched.makespan, "assignment": sched.assignment}
+                self._episodes.append({"episode": self._episode, "makespan": sched.makespan, "return": reward,
+                                       "steps": self.n_ops, "simulations": self._episode_sims,
+                                       "seconds": time.perf_counter() - self._t0})
+            self._steps.append((self._episode, k, op, dev, n_ready, self._est_start[op] / self._sc,
+                                self._est_end[op] / self._sc, reward))
+            obs = self._observation()
+            info = self._info(sims)
+            info.update(info_extra)
+            return obs, reward, done, False, info
 
     def render(self):
         return None

@@ -184,7 +184,10 @@ class Graph(_NoCopy):
         self._users.add(user)
 
     def _release(self):
-        if self._ptr and self._closed and len(self._users) == 0:
+        # live users only: an engine collected by garbage collection calls this from its
+        # finalizer while the WeakSet still counts its dead reference (len() was 1, and a closed
+        # graph stayed allocated until the Graph itself died: a review)
+        if self._ptr and self._closed and not any(True for _ in self._users):
             _lib.dp_graph_free(self._ptr)
             if self._fixed_costs:
                 _lib.dp_cost_free(self._fixed_costs)

@@ -54,3 +54,14 @@ def test_place_torch_model_example_runs_placed():
     lines = p.stdout.splitlines()
     assert lines[0].startswith("ResNet: 70 ops, 77 edges") and len(lines) == 3
     assert all(line.endswith("outputs equal: True") for line in lines[1:])
+
+
+def test_random_search_example_spends_what_it_says():
+    # it ran budget // 1000 batches: "best of 500" with no simulation at all (inf), 2000 for 2500
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "random_search.py"), bundled("chainmm-small"), "500"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr
+    best = float(p.stdout.split()[5])
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    A = np.random.default_rng(0).integers(0, 4, size=(500, g.n_ops))
+    assert best == pytest.approx(doppler.simulate_batch(g, A).min(), rel=1e-5)  # printed to 6 digits
