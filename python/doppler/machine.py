@@ -3,16 +3,20 @@
 import ctypes
 import json
 
+import numpy as np
+
 from . import _lib
 from ._errors import check, from_status
 
 
 def _value_text(value):
     """A Python value as the text dp_machine_set reads."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):  # NumPy's bool too ("True" was refused: a review)
         return "on" if value else "off"
-    if isinstance(value, float):
-        return repr(value)  # shortest text that reads back to the same double
+    if isinstance(value, (float, np.floating)):
+        return repr(float(value))  # shortest text that reads back to the same double
+    if isinstance(value, np.integer):
+        return str(int(value))
     return str(value)
 
 

@@ -330,3 +330,9 @@ def test_place_config_with_numpy_scalars(tmp_path, monkeypatch):
     p = e.place("anneal", config={"budget": np.int64(30)}, seed=1)
     assert p.simulations == 30
     assert list(tmp_path.iterdir()) == []
+
+
+def test_machine_takes_numpy_scalars():
+    # a NumPy bool was written "True" and refused ("bool or on/off", the docs say)
+    m = doppler.Machine(devices=np.int64(4), copy_engines=np.bool_(True), bandwidth=np.float64(2e10))
+    assert repr(m) == "<doppler.Machine devices=4, copy_engines=on, bandwidth=20000000000.0>"
