@@ -10,6 +10,7 @@
 #include "dp_place.h"
 #include "dp_sim.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,30 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* a whole number lo..hi, or a finite number lo..hi: the whole text (atoi's 0 for "abc" gave a
+ * segfault on --devices abc, a review) */
+static int arg_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int arg_double(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+#define BENCH_SIM_USAGE "usage: bench_sim [--devices N (1..4096)] [--min-seconds S (0..1e6)] [--runs N (0..1e12)] [--event-loop] GRAPH...\n"
+
 int main(int argc, char **argv)
 {
     int D = 4;
@@ -35,11 +60,20 @@ int main(int argc, char **argv)
     long runs = -1;
     int i = 1, event_loop = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) D = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) min_s = atof(argv[++i]);
-        else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) runs = atol(argv[++i]);
-        else if (strcmp(argv[i], "--event-loop") == 0) event_loop = 1;
-        else { fprintf(stderr, "usage: bench_sim [--devices N] [--min-seconds S] [--runs N] [--event-loop] GRAPH...\n"); return 2; }
+        long v;
+        if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
+            if (arg_long(argv[++i], 1, 4096, &v)) { fprintf(stderr, "bench_sim: --devices: expected 1..4096, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+            D = (int)v;
+        } else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) {
+            if (arg_double(argv[++i], 0, 1e6, &min_s)) { fprintf(stderr, "bench_sim: --min-seconds: expected 0..1e6, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+        } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
+            if (arg_long(argv[++i], 0, 1000000000000L, &runs)) { fprintf(stderr, "bench_sim: --runs: expected 0..1e12, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+        } else if (strcmp(argv[i], "--event-loop") == 0) {
+            event_loop = 1;
+        } else {
+            fprintf(stderr, BENCH_SIM_USAGE);
+            return 2;
+        }
     }
     printf("%-40s %6s %6s %8s %12s %12s %10s %9s\n", "graph", "ops", "edges", "devices", "median_us", "min_us", "events",
            "op_order");
@@ -50,11 +84,16 @@ int main(int argc, char **argv)
         int d = D;
         if (strstr(argv[i], "8gpu")) d = 8;
         dp_cost *c = dp_cost_uniform(g, d, 1e13, 1.2e10, 1e-5, &err);
-        dp_sim *s = dp_sim_alloc(g, c, &err);
+        dp_sim *s = c ? dp_sim_alloc(g, c, &err) : NULL;
+        int *a = malloc(sizeof(int) * (size_t)g->n_ops);
+        if (!c || !s || !a || dp_place("cp", g, c, NULL, a, NULL, NULL, &err) != DP_OK) {
+            fprintf(stderr, "bench_sim: %s: %s\n", argv[i], a ? err.msg : "out of memory");
+            return 1;
+        }
         if (event_loop) dp_sim_set_op_order(s, 0);
-        int *a = malloc(sizeof(int) * g->n_ops);
-        dp_place("cp", g, c, NULL, a, NULL, NULL, &err);
+        /* one checked run: the timed ones below then repeat it */
         dp_sim_result r;
+        if (dp_sim_run(s, a, &r, &err) != DP_OK) { fprintf(stderr, "bench_sim: %s: %s\n", argv[i], err.msg); return 1; }
         if (runs >= 0) {
             double b0 = now_s();
             for (long k = 0; k < runs; k++) dp_sim_run(s, a, &r, &err);

@@ -5,7 +5,7 @@
 # lower bound. Nothing here is used for training or for choosing a design.
 #
 # The graphs (every file present is taken, so a folder with more files gives more cases):
-#   doppler  DOPPLER's six compute graphs (their own costs: comm = 4 x time)
+#   doppler  DOPPLER's ten graph files, the six and their gdp_ variants (their own costs: comm = 4 x time)
 #   stg      Kasahara STG random and application graphs (no transfer costs of their own: on
 #            DOPPLER's rule at each ratio of RATIOS, --comm-ratio R)
 #   sinnen   Sinnen's DOT task graphs (their own transfer costs)
@@ -59,6 +59,18 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 <= 0) print "nan
 rows="$tmp/rows"
 : > "$rows"
 
+# die_place OUT ARGS...: doppler place ARGS > OUT, or stop the bench naming the command and
+# showing doppler's error (a failed policy, annealing or improvement placement was dropped or
+# ended the script without a word, and a table of no case exited 0: a review)
+die_place() {
+    out=$1; shift
+    if ! "$bin" place "$@" > "$out" 2> "$tmp/place.err"; then
+        echo "bench/general.sh: doppler place $* failed:" >&2
+        sed 's/^/  /' "$tmp/place.err" >&2
+        exit 1
+    fi
+}
+
 # case FAMILY NAME GRAPH MACHINE_OPTIONS...: one row (its variables are the script's: sh has no
 # locals, so none of them is a loop variable of the callers)
 run_case() {
@@ -67,16 +79,20 @@ run_case() {
     lb=$("$bin" graph info "$graph" "$@" 2> /dev/null | sed -n 's/^lower bound: *\([0-9.e+-]*\).*/\1/p')
     best=""; bm=""
     for m in round-robin cp heft cpop peft etf; do
-        "$bin" place --graph "$graph" "$@" --method $m --json > "$tmp/m.json" 2> /dev/null || continue
-        x=$(ms_of "$tmp/m.json"); [ -n "$x" ] || continue
+        die_place "$tmp/m.json" --graph "$graph" "$@" --method $m --json
+        x=$(ms_of "$tmp/m.json")
+        [ -n "$x" ] || { echo "bench/general.sh: $m printed no makespan on $graph $*" >&2; exit 1; }
         if [ -z "$best" ] || awk -v x="$x" -v b="$best" 'BEGIN { exit !(x + 0 < b + 0) }'; then best=$x; bm=$m; fi
     done
-    [ -n "$best" ] || { echo "bench/general.sh: no instant method placed $graph $*" >&2; return 0; }
     # the policy of each checkpoint: the first one's makespan and CPU, every one's ratio
     dms=""; cpu=""; ratios=""
     for c in $CKPT; do
-        /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$c" \
-            --json > "$tmp/d.json" 2> /dev/null || { echo "bench/general.sh: doppler ($c) failed on $graph $*" >&2; return 0; }
+        if ! /usr/bin/time -f '%U %S' -o "$tmp/cpu" "$bin" place --graph "$graph" "$@" --method doppler --checkpoint "$c" \
+            --json > "$tmp/d.json" 2> "$tmp/place.err"; then
+            echo "bench/general.sh: doppler place --graph $graph $* --method doppler --checkpoint $c failed:" >&2
+            sed 's/^/  /' "$tmp/place.err" >&2
+            exit 1
+        fi
         x=$(ms_of "$tmp/d.json")
         [ -n "$dms" ] || { dms=$x; cpu=$(awk '{print ($1 + $2) * 1000}' "$tmp/cpu"); }
         ratios="$ratios $(ratio "$x" "$best")"
@@ -85,13 +101,12 @@ run_case() {
            "$lb" "$best" "$bm" "$dms" "$cpu")
     line="$line$ratios"
     for b in $ANNEAL; do
-        "$bin" place --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json > "$tmp/a.json" 2> /dev/null
+        die_place "$tmp/a.json" --graph "$graph" "$@" --method anneal --budget "$b" --seed 1 --json
         line="$line $(ratio "$(ms_of "$tmp/a.json")" "$best")"
     done
     if [ -n "$IMPROVE" ]; then
         for b in $IMPROVE_BUDGETS; do
-            "$bin" place --graph "$graph" "$@" --method improve --checkpoint "$IMPROVE" --budget "$b" --seed 1 --json \
-                > "$tmp/i.json" 2> /dev/null
+            die_place "$tmp/i.json" --graph "$graph" "$@" --method improve --checkpoint "$IMPROVE" --budget "$b" --seed 1 --json
             line="$line $(ratio "$(ms_of "$tmp/i.json")" "$best")"
         done
     fi
@@ -140,8 +155,8 @@ for fam in $FAMILIES; do
         for spec in "chainmm:--partition 2d" "ffnn:--layers 8" "llama-layer:--tp 8"; do
             model=${spec%%:*}
             # shellcheck disable=SC2086
-            "$bin" graph gen "$model" ${spec#*:} --out "$tmp/gen-$model.json" > /dev/null 2>&1 ||
-                { echo "bench/general.sh: graph gen $model ${spec#*:} failed" >&2; continue; }
+            "$bin" graph gen "$model" ${spec#*:} --out "$tmp/gen-$model.json" > /dev/null 2> "$tmp/gen.err" ||
+                { echo "bench/general.sh: graph gen $model ${spec#*:} failed:" >&2; cat "$tmp/gen.err" >&2; exit 1; }
             for r in $RATIOS; do
                 run_case gen "$model$(echo "${spec#*:}" | tr -d ' ')" "$tmp/gen-$model.json" --comm-ratio "$r"
             done

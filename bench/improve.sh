@@ -72,6 +72,7 @@ for seed in $SEEDS; do
                 improve-greedy) args="--method improve --checkpoint $ck --config $tmp/greedy.json";;
                 anneal+policy) args="--method anneal --proposals $ck";;
                 anneal) args="--method anneal";;
+                *) echo "bench/improve.sh: unknown method $m in METHODS (improve, improve-cp, improve-active, anneal-bi, improve-1run, improve-greedy, anneal+policy, anneal)" >&2; exit 2;;
                 esac
                 # shellcheck disable=SC2086
                 "$bin" place --graph "$g" --devices $dev $args --budget "$b" --seed "$seed" --json > "$tmp/p.json"

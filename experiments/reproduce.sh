@@ -17,8 +17,10 @@
 #   --reuse      keep the runs already finished in DIR (a killed reproduction continues); by
 #                default DIR's results of table N are removed first, so every run runs again
 #   --tolerance R  relative tolerance of the comparison (default 1e-6): makespans and metrics
-#                that differ by more are printed; wall-clock seconds are not compared
-# Other options (--jobs J, --timeout S, ...) go to `doppler sweep`.
+#                that differ by more are printed; wall-clock seconds are not compared (tables
+#                only: general compares its summary exactly and refuses it)
+# Other options (--jobs J, --timeout S, ...) go to `doppler sweep` (tables only; general refuses
+# them).
 #
 # Exit status: 0 when every run succeeded and nothing differs from experiments/reference/tableN.csv
 # beyond the tolerance; 1 otherwise; 2 usage. Needs the DOPPLER graphs under
@@ -41,6 +43,7 @@ export DOPPLER_DATA
 dir=${DOPPLER_REPRODUCE_DIR:-${TMPDIR:-/tmp}/doppler-reproduce}
 reuse=0
 tol=1e-6
+tol_given=0
 # take our options out of the arguments, wherever they are; the others stay for doppler sweep
 count=$#
 i=0
@@ -51,7 +54,7 @@ while [ "$i" -lt "$count" ]; do
     case $a in
     --out|--tolerance)
         [ "$i" -lt "$count" ] || usage
-        if [ "$a" = --out ]; then dir=$1; else tol=$1; fi
+        if [ "$a" = --out ]; then dir=$1; else tol=$1; tol_given=1; fi
         shift
         i=$((i + 1)) ;;
     --out=*) dir=${a#--out=} ;;
@@ -61,6 +64,15 @@ while [ "$i" -lt "$count" ]; do
     esac
 done
 case $dir in /*) ;; *) dir=$(pwd)/$dir ;; esac
+# a bad tolerance is refused now, not after the sweep
+awk -v t="$tol" 'BEGIN { exit !(t ~ /^[0-9.]+([eE][-+]?[0-9]+)?$/ && t + 0 >= 0) }' ||
+    { echo "$0: --tolerance: expected a non-negative number, got '$tol'" >&2; exit 2; }
+# general compares its summary exactly and runs no sweep: the options that would not apply are
+# refused, not dropped (a review)
+if [ "$n" = general ] && { [ "$tol_given" = 1 ] || [ $# -gt 0 ]; }; then
+    echo "$0: general runs no sweep and compares its summary exactly: --tolerance and doppler sweep options ($*) do not apply" >&2
+    exit 2
+fi
 # refuse to write into the tracked tree (a reproduction must leave `git status` clean)
 case $dir/ in "$here"/*)
     if command -v git > /dev/null 2>&1 && git -C "$here" rev-parse --is-inside-work-tree > /dev/null 2>&1 &&

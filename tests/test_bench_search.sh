@@ -53,3 +53,15 @@ for at in 2000 200; do
     printf '%s\n' "$out" | awk '$1 == "r60"' | grep -q . && fail "a row was printed after a failed run: $out"
 done
 echo "PASS: bench/search.sh rows; failed runs stop it"
+# bench_sim refuses bad numbers (atoi's 0 for --devices abc gave a segfault: a review)
+bs="$top_builddir/bench/bench_sim"   # a check program (Makefile.am)
+[ -x "$bs" ] || fail "$bs not built"
+if true; then
+    for o in "--devices abc" "--devices 0" "--min-seconds xyz" "--runs -5"; do
+        # shellcheck disable=SC2086
+        "$bs" $o "$top_srcdir/data/graphs/chainmm-small.json" > /dev/null 2> "$tmp/bs.err"
+        rc=$?
+        [ "$rc" -eq 2 ] && grep -q "expected" "$tmp/bs.err" || fail "bench_sim $o: exit $rc, $(cat "$tmp/bs.err")"
+    done
+    echo "PASS: bench_sim refuses bad options"
+fi

@@ -62,4 +62,13 @@ grep -q "^$runs runs compared, 1 differ" "$work/log2" || { cat "$work/log2" >&2;
 # an output folder inside the tree (not ignored) is refused
 if DOPPLER="$DOPPLER" sh experiments/reproduce.sh 3 --out "$work/src/experiments/x" > "$work/log3" 2>&1; then fail "--out inside the tree accepted"; fi
 grep -q 'inside the source tree' "$work/log3" || { cat "$work/log3" >&2; fail "no message for --out inside the tree"; }
+# general runs no sweep: --tolerance and sweep options are refused, not dropped; a bad tolerance is
+# refused before any run (a review of the twentieth session)
+for opts in "--tolerance 0.01" "--jobs 2"; do
+    # shellcheck disable=SC2086
+    if DOPPLER="$DOPPLER" sh experiments/reproduce.sh general $opts > "$work/log4" 2>&1; then fail "general $opts accepted"; fi
+    grep -q 'general runs no sweep' "$work/log4" || { cat "$work/log4" >&2; fail "no message for general $opts"; }
+done
+if DOPPLER="$DOPPLER" sh experiments/reproduce.sh 3 --tolerance abc > "$work/log5" 2>&1; then fail "--tolerance abc accepted"; fi
+grep -q "tolerance: expected a non-negative number, got 'abc'" "$work/log5" || { cat "$work/log5" >&2; fail "no message for --tolerance abc"; }
 echo "test_reproduce.sh: ok"
