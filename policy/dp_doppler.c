@@ -181,6 +181,7 @@ static int doppler_buffers(dp_doppler *dd, size_t *bytes)
     BUF(dd->p_Sm, C * d); BUF(dd->p_Sr, C * d); BUF(dd->p_cat, CD * 2 * d); BUF(dd->p_A, CD * h);
     BUF(dd->p_Sck, (n_chunks ? n_chunks : 1) * D * d); BUF(dd->p_Srep, (size_t)D * d);
     BUF(dd->p_Q, (size_t)n * h);
+    BUF(dd->p_wT, (size_t)dd->FD * d + 2 * (size_t)d * h + h);
     if (!ng) { BUF(dd->p_dQ, (size_t)n * h); BUF(dd->p_dlogits, nD); BUF(dd->p_dH, nd); BUF(dd->p_dF, nd); }
     BUF(dd->p_Aact, CD * h);
     if (!ng) BUF(dd->p_dAact, CD * h);
@@ -493,6 +494,19 @@ void dp_doppler_prepare(dp_doppler *dd)
     for (int v = 0; v < n; v++) memcpy(dd->p_Q + (size_t)v * h, dp_nn_param(P, dd->p_b1), (size_t)h * sizeof(float));
     dp_nn_gemm(0, 1, n, h, d, 1.0f, dd->p_F, d, w1 + d, 4 * d, 1.0f, dd->p_Q, h);
     dp_nn_gemm(0, 1, n, h, d, 1.0f, dd->p_H, d, w1 + 2 * d, 4 * d, 1.0f, dd->p_Q, h);
+    /* the weights of a step's products, transposed once here instead of at every step (their
+     * transposing copy was a twentieth of a training run, perf) */
+    const int FD = dd->FD;
+    float *dwT = dd->p_wT, *w1aT = dwT + (size_t)FD * d, *w1bT = w1aT + (size_t)d * h, *w2T = w1bT + (size_t)d * h;
+    const float *dw = dp_nn_param(P, dd->p_dw), *w2 = dp_nn_param(P, dd->p_w2);
+    for (int o = 0; o < d; o++)
+        for (int c = 0; c < FD; c++) dwT[(size_t)c * d + o] = dw[(size_t)o * FD + c];
+    for (int o = 0; o < h; o++)
+        for (int c = 0; c < d; c++) {
+            w1aT[(size_t)c * h + o] = w1[(size_t)o * 4 * d + c];
+            w1bT[(size_t)c * h + o] = w1[(size_t)o * 4 * d + 3 * d + c];
+        }
+    for (int c = 0; c < h; c++) w2T[c] = w2[c];
 }
 
 void dp_doppler_episode_begin(dp_doppler *dd)
@@ -677,7 +691,11 @@ static void plc_step(dp_doppler *dd, int t, int v, const float *S, float *logits
     float *L1 = dd->p_L1 + s * D * d;
     float *Sst = dd->p_Sst + s * D * d, *cat = dd->p_cat + s * D * 2 * d;
     float *A = dd->p_A + s * D * h, *Aact = dd->p_Aact + s * D * h;
-    dp_nn_linear_forward(L1, DFz, dp_nn_param(P, dd->p_dw), dp_nn_param(P, dd->p_db), D, FD, d);
+    /* L1 = DFz dev.w^T + dev.b, through dev.w^T of dp_doppler_prepare (as dp_nn_linear_forward: the
+     * bias rows, then the product added to them) */
+    const float *dwT = dd->p_wT, *w1aT = dwT + (size_t)FD * d, *w1bT = w1aT + (size_t)d * h, *w2T = w1bT + (size_t)d * h;
+    for (int k = 0; k < D; k++) memcpy(L1 + (size_t)k * d, dp_nn_param(P, dd->p_db), (size_t)d * sizeof(float));
+    dp_nn_gemm(0, 0, D, d, FD, 1.0f, DFz, FD, dwT, d, 1.0f, L1, d);
     /* device sums, z-scored over the devices */
     memcpy(Sst, S, (size_t)D * d * sizeof(float));
     float *zS = dd->p_dS; /* temporary */
@@ -688,12 +706,15 @@ static void plc_step(dp_doppler *dd, int t, int v, const float *S, float *logits
         dp_nn_leaky_relu_forward(row, L1 + (size_t)k * d, (size_t)d, sl);
         memcpy(row + d, zS + (size_t)k * d, (size_t)d * sizeof(float));
     }
-    const float *w1 = dp_nn_param(P, dd->p_w1);
     for (int k = 0; k < D; k++) memcpy(A + (size_t)k * h, dd->p_Q + (size_t)v * h, (size_t)h * sizeof(float));
-    dp_nn_gemm(0, 1, D, h, d, 1.0f, cat, 2 * d, w1, 4 * d, 1.0f, A, h);
-    dp_nn_gemm(0, 1, D, h, d, 1.0f, cat + d, 2 * d, w1 + 3 * d, 4 * d, 1.0f, A, h);
+    dp_nn_gemm(0, 0, D, h, d, 1.0f, cat, 2 * d, w1aT, h, 1.0f, A, h);
+    dp_nn_gemm(0, 0, D, h, d, 1.0f, cat + d, 2 * d, w1bT, h, 1.0f, A, h);
     dp_nn_leaky_relu_forward(Aact, A, (size_t)D * h, sl);
-    if (logits) dp_nn_linear_forward(logits, Aact, dp_nn_param(P, dd->p_w2), dp_nn_param(P, dd->p_b2), D, h, 1);
+    if (logits) {
+        const float b2 = dp_nn_param(P, dd->p_b2)[0];
+        for (int k = 0; k < D; k++) logits[k] = b2;
+        dp_nn_gemm(0, 0, D, 1, h, 1.0f, Aact, h, w2T, 1, 1.0f, logits, 1);
+    }
 }
 
 void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *logits)

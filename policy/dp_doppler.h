@@ -217,6 +217,11 @@ typedef struct dp_doppler {
     float *p_dH, *p_dF;            /* (n, d) per-op gradient accumulators */
     float *p_Q, *p_dQ;             /* (n, h) the op's part of the PLC MLP's first layer, its
                                       gradient accumulated over the batch */
+    float *p_wT;                   /* the PLC weights a step multiplies by, transposed at each
+                                      dp_doppler_prepare: dev.w^T (FD, d), the device-feature and
+                                      device-sum column blocks of W1 transposed, (d, h) each, and
+                                      W2^T (h, 1): a step's products then need no transposing copy
+                                      of them (dp_nn_gemm packs op(B) = B^T; the same bits) */
     float *p_dAact;                /* [C] (C, D, h) */
     float *p_dS, *p_acc;           /* (D, d) gradient of the device sums; its running sum over steps */
     float *p_dtmp;                 /* (max(n, D), max(d, FD)) scratch */
