@@ -77,27 +77,34 @@ int main(int argc, char **argv)
     double target = 2e10;
     dp_machine mach;
     dp_machine_init(&mach);
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    int c, li = 0;
+    while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
         int r = dp_cli_machine_option(&mach, c, optarg, "stage3_real");
         if (r < 0) return 2;
         if (r > 0) continue;
         switch (c) {
         case 'g': graph = optarg; break;
-        case 'i': n_il = atoi(optarg); break;
-        case 's': n_sim = atoi(optarg); break;
-        case 'r': n_real = atoi(optarg); break;
-        case 'R': repeats = atoi(optarg); break;
-        case 'm': meas = atoi(optarg); break;
+        /* every number checked, as train's are (atoi took --repeats 0 and printed "the median of 0
+         * runs" while the oracle ran 3; --target-flops 0 ran a graph of 40 FLOPs: a review) */
+        case 'i': if (dp_cli_parse_int(optarg, 0, 100000000, &n_il)) goto bad; break;
+        case 's': if (dp_cli_parse_int(optarg, 0, 100000000, &n_sim)) goto bad; break;
+        case 'r': if (dp_cli_parse_int(optarg, 1, 100000000, &n_real)) goto bad; break;
+        case 'R': if (dp_cli_parse_int(optarg, 1, 1000, &repeats)) goto bad; break;
+        case 'm': if (dp_cli_parse_int(optarg, 1, 1000, &meas)) goto bad; break;
         case 'o': out = optarg; break;
-        case 'S': seed = strtoull(optarg, NULL, 10); break;
-        case 'f': target = atof(optarg); break;
+        case 'S': if (dp_cli_parse_u64(optarg, &seed)) goto bad; break;
+        case 'f': if (dp_cli_parse_double(optarg, &target) || !(target > 0)) goto bad; break;
         case 'P': reference = optarg; break;
         default:
             fprintf(stderr, "usage: stage3_real --graph G [--topology T] [--calibration C] [--il N] [--sim N] [--real N]\n"
                             "       [--repeats R] [--measure R] [--out DIR] [--seed S] [--target-flops F] [--reference M]\n");
             return c == 'h' ? 0 : 2;
         }
+        continue;
+    bad:
+        fprintf(stderr, "stage3_real: --%s: bad value '%s' (--il, --sim: 0 or more; --real at least 1; --repeats, --measure "
+                        "1..1000; --seed a non-negative integer; --target-flops a positive number)\n", opts[li].name, optarg);
+        return 2;
     }
     if (!graph || n_real < 1 || meas < 1) {
         fprintf(stderr, "stage3_real: --graph is required; --real and --measure at least 1\n");

@@ -163,6 +163,23 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
     return DP_EXIT_USAGE;
 }
 
+int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins)
+{
+    for (int i = 0; i < n_outs; i++) {
+        const char *o = outs[i].path;
+        if (!o || strcmp(o, "-") == 0) continue;
+        for (int j = 0; j < i; j++)
+            if (outs[j].path && strcmp(outs[j].path, "-") != 0 && dp_file_same_output(o, outs[j].path))
+                return dp_cli_usage_error(cmd, "%s and %s name the same file (%s): one would replace the other",
+                                          outs[j].option, outs[i].option, o);
+        for (int j = 0; j < n_ins; j++)
+            if (ins[j].path && strcmp(ins[j].path, "-") != 0 && dp_file_same_output(o, ins[j].path))
+                return dp_cli_usage_error(cmd, "%s names the file of %s (%s): it would replace that input", outs[i].option,
+                                          ins[j].option, o);
+    }
+    return 0;
+}
+
 int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";

@@ -30,6 +30,14 @@ void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A command's files, each an option name and its path (NULL or "-": not given; "-" is stdout):
+ * DP_EXIT_USAGE with an error naming both options when an output would replace an input or
+ * another output (dp_file_same_output: the same file after links), else 0. place --out on its
+ * --graph, validate --out and --plot on one file, calibrate fit --out on its profile replaced
+ * the other file without a word (reviews of the twentieth session). */
+typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;
+int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins);
+
 /* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option
  * exists and its value is missing (optopt set: a long option, or a short one that optstring gives
  * an argument), else "unknown option '--x'". Returns DP_EXIT_USAGE. */

@@ -540,24 +540,17 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         }
     }
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
-    if (a.out && a.trace && strcmp(a.out, "-") != 0 && dp_file_same_output(a.out, a.trace))
-        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--out and --trace name the same file (%s): the trace "
-                                                               "would replace the assignment", a.trace));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
-    /* an output that would replace one of the command's inputs (place --graph g.json --out
-     * g.json wrote the assignment over the graph, exit 0: a review) */
+    /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
+     * the assignment over the graph, exit 0: a review) */
     {
-        const char *outs[2][2] = {{"--out", a.out && strcmp(a.out, "-") != 0 ? a.out : NULL}, {"--trace", a.trace}};
-        const char *ins[7][2] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
-                                 {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
-                                 {"--proposals", a.place.proposals}, {"--topology", a.mach.topology},
-                                 {"--calibration", a.mach.calibration}};
-        for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 7; j++)
-                if (outs[i][1] && ins[j][1] && dp_file_same_output(outs[i][1], ins[j][1]))
-                    return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s names the file of %s (%s): it would "
-                                                                           "replace that input", outs[i][0], ins[j][0],
-                                                                           outs[i][1]));
+        const dp_cli_file outs[] = {{"--out", a.out}, {"--trace", a.trace}};
+        const dp_cli_file ins[] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
+                                   {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
+                                   {"--proposals", a.place.proposals}, {"--topology", a.mach.topology},
+                                   {"--calibration", a.mach.calibration}};
+        const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 7);
+        if (rc) return dp_cli_machine_done(&a.mach, rc);
     }
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));

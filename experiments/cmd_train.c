@@ -1242,9 +1242,23 @@ static int train_main(int argc, char **argv)
             print_agreement(label, &last->agreement);
             print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
         }
-        if (ckpt && !jo)
-            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s)\n", ckpt,
-                   dp_agent_name(cfg.method), ckpt, graph, coarse_hint);
+        if (ckpt && !jo) {
+            /* the machine it trained on, so that the command places on it (a Stage III run on
+             * cpu-2core printed a command that placed on 4 uniform devices: a review) */
+            char mhint[1024] = "";
+            size_t ml = 0;
+            if (mach.topology) ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --topology %s", mach.topology);
+            if (mach.calibration && ml < sizeof mhint)
+                ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --calibration %s", mach.calibration);
+            if (!mach.topology && mach.devices_given && ml < sizeof mhint)
+                ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --devices %d", mach.n_devices);
+            if (mach.comm_ratio > 0 && ml < sizeof mhint) snprintf(mhint + ml, sizeof mhint - ml, " --comm-ratio %g", mach.comm_ratio);
+            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s%s)\n", ckpt,
+                   dp_agent_name(cfg.method), ckpt, graph, mhint, coarse_hint);
+            if (stage == DP_TRAIN_STAGE_REAL)
+                printf("(Stage III's makespans above were measured on the graph as executed, scaled; place simulates the "
+                       "file's graph on the machine)\n");
+        }
     }
     if (jo) {
         json_dumpf(jo, stdout, JSON_COMPACT | JSON_REAL_PRECISION(17));

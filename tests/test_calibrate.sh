@@ -149,6 +149,11 @@ grep -q "measured on the real executor" "$T/tr3" || fail "stage real output: $(c
     --real-reference cp --topology cpu-2core --calibration "$T/c.json" > "$T/tr3r" 2>&1 \
     || fail "train --stage real --real-reference cp: $(cat "$T/tr3r")"
 grep -q "relative to a run of the placement of cp" "$T/tr3r" || fail "real reference output: $(cat "$T/tr3r")"
+# its "place with" names the machine it trained on (it named none, and placed on 4 uniform devices: a review)
+"$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 2 --scale 0.5 --real-repeats 1 \
+    --topology cpu-2core --calibration "$T/c.json" --checkpoint "$T/s3c.h5" > "$T/tr3c" 2>&1 || fail "train --stage real --checkpoint: $(cat "$T/tr3c")"
+grep -q "place with: doppler place --method doppler --checkpoint $T/s3c.h5 --graph $T/g.json --topology cpu-2core --calibration $T/c.json)" "$T/tr3c" ||
+    fail "place with: $(grep 'place with' "$T/tr3c")"
 "$D" train --graph "$T/g.json" --stage real --real-reference nope > "$T/bad" 2>&1; test $? -eq 2 || fail "--real-reference nope: $(cat "$T/bad")"
 "$D" train --graph "$T/g.json" --stage sim --real-reference cp > "$T/bad" 2>&1; test $? -eq 2 || fail "--real-reference with stage sim accepted"
 if command -v h5dump > /dev/null 2>&1; then
@@ -211,4 +216,25 @@ for bad in '"b_s_per_flop": 1e300' '"b_s_per_flop": -1e-9' '"a_s": -1'; do
     [ "$rc" -eq 1 ] && grep -q "bad-cal.json: devices.core0.ops.matmul.$(echo "$key" | tr -d '"')" "$T/be" ||
         fail "calibration with $bad: exit $rc: $(cat "$T/be")"
 done
+
+# a review of the twentieth session: outputs that replaced inputs or each other, options dropped
+cp "$top_srcdir/data/graphs/chainmm-small.json" "$T/G.json"
+$D calibrate profile --graph "$T/G.json" --out "$T/G.json" > /dev/null 2> "$T/e1"
+[ $? -eq 2 ] && grep -q -- "--out names the file of --graph" "$T/e1" && cmp -s "$T/G.json" "$top_srcdir/data/graphs/chainmm-small.json" ||
+    fail "profile --out onto its graph: $(cat "$T/e1")"
+$D calibrate fit "$top_srcdir/data/calibrations/cpu-2core.profile.json" --out "$T/c.json" --report "$T/c.json" > /dev/null 2> "$T/e2"
+[ $? -eq 2 ] && grep -q -- "--out and --report name the same file" "$T/e2" || fail "fit --out X --report X: $(cat "$T/e2")"
+cp "$top_srcdir/data/calibrations/cpu-2core.profile.json" "$T/p.json"
+$D calibrate fit "$T/p.json" --keep-failed --out "$T/p.json" > /dev/null 2> "$T/e3"
+[ $? -eq 2 ] && cmp -s "$T/p.json" "$top_srcdir/data/calibrations/cpu-2core.profile.json" || fail "fit --out onto its profile: $(cat "$T/e3")"
+$D validate --graph "$top_srcdir/data/graphs/chainmm-small.json" --topology cpu-2core --out "$T/v.json" --plot "$T/v.json" > /dev/null 2> "$T/e4"
+[ $? -eq 2 ] && grep -q -- "--out and --plot name the same file" "$T/e4" || fail "validate --out X --plot X: $(cat "$T/e4")"
+$D calibrate profile --topology cpu-2core --devices 3 --out "$T/x.json" > /dev/null 2> "$T/e5"
+[ $? -eq 2 ] && grep -q -- "--devices and --topology exclude each other" "$T/e5" || fail "profile --topology --devices: $(cat "$T/e5")"
+$D calibrate profile --kinds , --out "$T/x.json" > /dev/null 2> "$T/e6"
+[ $? -eq 2 ] && grep -q -- "--kinds: no op kind" "$T/e6" || fail "profile --kinds ,: $(cat "$T/e6")"
+long=relu_$(printf '%060d' 0)
+$D calibrate profile --kinds "$long" --out "$T/x.json" > /dev/null 2> "$T/e7"
+[ $? -eq 2 ] && grep -q -- "is longer than 47 bytes" "$T/e7" || fail "profile --kinds of 65 bytes: $(cat "$T/e7")"
+[ ! -e "$T/x.json" ] || fail "a refused profile wrote its --out"
 exit 0
