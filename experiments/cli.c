@@ -180,6 +180,33 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
     return 0;
 }
 
+const char *dp_cli_topology_file(const char *name, char *buf, size_t cap)
+{
+    return name ? dp_machine_topology_path(name, buf, cap) : NULL;
+}
+
+const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    json_t *o = dp_machine_to_json(m);
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (strcmp(key, "devices") == 0 && (m->topology || !m->devices_given)) continue;
+        const dp_schema_key *k = dp_schema_find(dp_machine_keys(), key);
+        if (!k || len >= cap) continue;
+        char opt[64], val[512];
+        dp_schema_option_text(k, opt, sizeof opt);
+        dp_schema_value_text(k, m, val, sizeof val);
+        if (json_is_boolean(v)) snprintf(val, sizeof val, "%s", json_is_true(v) ? "on" : "off");
+        len += (size_t)snprintf(buf + len, cap - len, " --%s %s", opt, val);
+    }
+    json_decref(o);
+    if (len >= cap && cap > 4) memcpy(buf + cap - 4, "...", 4);
+    return buf;
+}
+
 int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";

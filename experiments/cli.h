@@ -36,6 +36,11 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * --graph, validate --out and --plot on one file, calibrate fit --out on its profile replaced
  * the other file without a word (reviews of the twentieth session). */
 typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;
+
+/* The path of the file a --topology value names (a file, or a bundled name's file:
+ * dp_machine_topology_path), for dp_cli_files_distinct; NULL when name is NULL or names none. */
+const char *dp_cli_topology_file(const char *name, char *buf, size_t cap);
+
 int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins);
 
 /* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option
@@ -72,6 +77,11 @@ const char *dp_cli_data_path(const char *rel);
 /* ---- the machine a command simulates (sim/dp_machine.h) ---- */
 
 #include "dp_machine.h"
+/* m's options as a command line would give them (" --topology T --transfer-model maxmin ..."):
+ * every key of m that differs from its default (dp_machine_to_json's), --devices only when given,
+ * numbers to 17 digits, in buf (cap bytes; cut short with "..." when longer). For the commands
+ * that print the command to use a result with (train's "place with"). Returns buf. */
+const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap);
 
 /* getopt_long ids of the machine keys: DP_OPT_MACHINE + the key's index in dp_machine_keys()
  * (the macro below lists them in that order: tests/test_machine_keys.c checks it against the

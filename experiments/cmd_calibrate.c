@@ -188,9 +188,13 @@ static int calibrate_profile(int argc, char **argv)
     }
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
     if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
-    for (int i = 0; i < n_graphs; i++) {
-        const dp_cli_file outs[] = {{"--out", out}}, ins[] = {{"--graph", graphs[i]}, {"--topology", topology}};
-        if (dp_cli_files_distinct(cmd, outs, 1, ins, 2)) goto done;
+    {
+        /* --out replaces no input (a graph, the topology's file; a bundled name is its file) */
+        char tbuf[4096];
+        dp_cli_file ins[65] = {{"--topology", dp_cli_topology_file(topology, tbuf, sizeof tbuf)}};
+        for (int i = 0; i < n_graphs; i++) ins[i + 1] = (dp_cli_file){"--graph", graphs[i]};
+        const dp_cli_file outs[] = {{"--out", out}};
+        if (dp_cli_files_distinct(cmd, outs, 1, ins, n_graphs + 1)) goto done;
     }
     if (topology && n_devices_given) {
         /* the usage gives them as alternatives; --devices was ignored beside a topology (a review) */

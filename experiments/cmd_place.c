@@ -544,10 +544,12 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
      * the assignment over the graph, exit 0: a review) */
     {
+        char tbuf[4096];
         const dp_cli_file outs[] = {{"--out", a.out}, {"--trace", a.trace}};
         const dp_cli_file ins[] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
                                    {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
-                                   {"--proposals", a.place.proposals}, {"--topology", a.mach.topology},
+                                   {"--proposals", a.place.proposals},
+                                   {"--topology", dp_cli_topology_file(a.mach.topology, tbuf, sizeof tbuf)},
                                    {"--calibration", a.mach.calibration}};
         const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 7);
         if (rc) return dp_cli_machine_done(&a.mach, rc);

@@ -1245,14 +1245,8 @@ static int train_main(int argc, char **argv)
         if (ckpt && !jo) {
             /* the machine it trained on, so that the command places on it (a Stage III run on
              * cpu-2core printed a command that placed on 4 uniform devices: a review) */
-            char mhint[1024] = "";
-            size_t ml = 0;
-            if (mach.topology) ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --topology %s", mach.topology);
-            if (mach.calibration && ml < sizeof mhint)
-                ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --calibration %s", mach.calibration);
-            if (!mach.topology && mach.devices_given && ml < sizeof mhint)
-                ml += (size_t)snprintf(mhint + ml, sizeof mhint - ml, " --devices %d", mach.n_devices);
-            if (mach.comm_ratio > 0 && ml < sizeof mhint) snprintf(mhint + ml, sizeof mhint - ml, " --comm-ratio %g", mach.comm_ratio);
+            char mhint[1024];
+            dp_cli_machine_args(&mach, mhint, sizeof mhint);
             printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s%s)\n", ckpt,
                    dp_agent_name(cfg.method), ckpt, graph, mhint, coarse_hint);
             if (stage == DP_TRAIN_STAGE_REAL)

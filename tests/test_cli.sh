@@ -9,6 +9,7 @@ top_builddir=${top_builddir:-.}
 doppler_cmd() { ${DOPPLER_VALGRIND:-} "$top_builddir/doppler" "$@"; }
 D=doppler_cmd
 G="$top_srcdir/data/graphs/chainmm-small.json"
+top_builddir_abs=$(cd "$top_builddir" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -180,6 +181,25 @@ if [ -w /dev/full ]; then
             bad "$c > /dev/full: exit $rc, $(cat "$tmp/err")"
     done
 fi
+
+# a bundled topology's name is its file, not a path here: --out with that name is no input (it was
+# refused as one); the topology's own file is
+GA=$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json
+DD=$(cd "$top_srcdir" && pwd)/data
+(cd "$tmp" && DOPPLER_DATA="$DD" "$top_builddir_abs/doppler" place --graph "$GA" --topology cpu-2core --method cp --out cpu-2core > /dev/null 2>&1) &&
+    [ -s "$tmp/cpu-2core" ] && ok || bad "place --out named as a bundled topology refused"
+cp "$DD/topologies/cpu-2core.json" "$tmp/t.json"
+expect_rc 2 "place --out onto its topology file" "$D" place --graph "$G" --topology "$tmp/t.json" --method cp --out "$tmp/t.json"
+cmp -s "$tmp/t.json" "$DD/topologies/cpu-2core.json" && ok || bad "place --out replaced its topology file"
+# train's "place with" command gives the machine it trained on, every key off its default (it gave
+# none, then four; a review)
+expect_rc 0 "train on a topology with maxmin" "$D" train --graph "$G" --stage sim --episodes 2 --topology pcie-gen3-4gpu \
+    --transfer-model maxmin --comm-ratio 0 --checkpoint "$tmp/pw.h5" --quiet
+grep -q "place with: doppler place --method doppler --checkpoint $tmp/pw.h5 --graph $G --topology pcie-gen3-4gpu --transfer-model maxmin)" "$tmp/out" &&
+    ok || bad "place with: $(grep 'place with' "$tmp/out")"
+expect_rc 0 "train with a comm ratio of 9 digits" "$D" train --graph "$G" --stage sim --episodes 2 --comm-ratio 0.123456789 \
+    --checkpoint "$tmp/pw2.h5" --quiet
+grep -q "place with: .* --comm-ratio 0.123456789)" "$tmp/out" && ok || bad "place with: $(grep 'place with' "$tmp/out")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
