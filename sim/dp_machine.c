@@ -320,30 +320,33 @@ static int device_streams(const dp_machine *m, int d)
     return m->topo && m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
 }
 
+int dp_machine_check_uniform_keys(const dp_machine *m, const char *topology, dp_error *err)
+{
+    if (!topology) return DP_OK;
+    /* the uniform machine's keys with a topology: refused when not at their defaults
+     * (peak_flops, bandwidth and latency were ignored without a word, comm_ratio refused: a
+     * review); the topology's devices and links give what they describe */
+    dp_machine d;
+    dp_machine_init(&d);
+    const char *k = m->comm_ratio > 0                   ? "comm_ratio"
+                    : m->peak_flops != d.peak_flops     ? "peak_flops"
+                    : m->bandwidth_Bps != d.bandwidth_Bps ? "bandwidth"
+                    : m->latency_s != d.latency_s       ? "latency"
+                                                        : NULL;
+    dp_machine_free(&d);
+    if (k)
+        return dp_error_set(err, DP_EINVAL, "%s describes a uniform machine: not with a topology (%s), whose devices and "
+                            "links give it", k, topology);
+    return DP_OK;
+}
+
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
     /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
      * graphs on the default 4 devices gave the makespans of another experiment */
     if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
-    if (m->topo) {
-        /* the uniform machine's keys with a topology: refused when not at their defaults
-         * (peak_flops, bandwidth and latency were ignored without a word, comm_ratio refused: a
-         * review); the topology's devices and links give what they describe */
-        dp_machine d;
-        dp_machine_init(&d);
-        const char *k = m->comm_ratio > 0                 ? "comm_ratio"
-                        : m->peak_flops != d.peak_flops     ? "peak_flops"
-                        : m->bandwidth_Bps != d.bandwidth_Bps ? "bandwidth"
-                        : m->latency_s != d.latency_s       ? "latency"
-                                                            : NULL;
-        dp_machine_free(&d);
-        if (k) {
-            dp_error_set(err, DP_EINVAL, "%s describes a uniform machine: not with a topology (%s), whose devices and "
-                         "links give it", k, m->topology);
-            return NULL;
-        }
-    }
+    if (m->topo && dp_machine_check_uniform_keys(m, m->topology, err) != DP_OK) return NULL;
     dp_cost *c;
     if (m->topo) c = dp_costmodel_costs(g, m->topo, m->calib, err);
     else {

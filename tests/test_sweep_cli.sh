@@ -210,6 +210,15 @@ JSON
     grep -q 'typo.json: run [0-9a-f]* (.*): .*nothing was run or written' "$work/typo.log" || { cat "$work/typo.log" >&2; fail "no message naming the config and the run for $p"; }
     [ ! -e "$work/typo.h5" ] && [ ! -e "$work/typo.csv" ] && [ ! -e "$work/typo.runs" ] || fail "a sweep with $p wrote results"
 done
+# a uniform machine's key beside a topology (failed when its run came, after the others had run:
+# a review of the twentieth session)
+cat > "$work/mix.json" <<JSON
+{"name": "mix", "fixed": {"graph": "$GRAPH", "peak_flops": 1e12},
+ "grid": [{"method": ["cp"]}, {"method": ["cp"], "topology": ["pcie-gen3-4gpu"]}]}
+JSON
+if "$DOPPLER" sweep "$work/mix.json" --out "$work/mix.h5" 2> "$work/mix.log"; then fail "peak_flops with a topology: exit 0"; fi
+grep -q 'mix.json: run [0-9a-f]* (.*): peak_flops describes a uniform machine: not with a topology (pcie-gen3-4gpu).*nothing was run or written' "$work/mix.log" &&
+    [ ! -e "$work/mix.h5" ] || { cat "$work/mix.log" >&2; fail "peak_flops with a topology not refused before the runs"; }
 
 # ---- a missing input stops the sweep before any run; once it is there, the rerun runs all ----
 cat > "$work/miss.json" <<JSON
