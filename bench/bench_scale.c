@@ -50,19 +50,24 @@ static int place_cp_by_id(const dp_graph *g, const dp_cost *c, int *a, dp_error 
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: bench_scale chain|star|istar N doppler|json [blevel|id]\n");
+    /* every word checked (an unknown shape, format or order ran as istar, doppler or blevel and
+     * printed the word given: a review) */
+    char *end = NULL;
+    const long n = argc >= 4 ? strtol(argv[2], &end, 10) : 0;
+    if (argc < 4 || argc > 5 || (strcmp(argv[1], "chain") && strcmp(argv[1], "star") && strcmp(argv[1], "istar")) ||
+        !end || *end || n < 2 || (strcmp(argv[3], "doppler") && strcmp(argv[3], "json")) ||
+        (argc == 5 && strcmp(argv[4], "blevel") && strcmp(argv[4], "id"))) {
+        fprintf(stderr, "usage: bench_scale chain|star|istar N doppler|json [blevel|id]   (N at least 2)\n");
         return 2;
     }
     dp_scale_shape shape = strcmp(argv[1], "chain") == 0 ? DP_SCALE_CHAIN
                          : strcmp(argv[1], "star") == 0 ? DP_SCALE_STAR : DP_SCALE_ISTAR;
-    long n = strtol(argv[2], NULL, 10);
     int json = strcmp(argv[3], "json") == 0;
     int by_id = argc > 4 && strcmp(argv[4], "id") == 0;
     const int D = 4;
     char path[] = "/tmp/dp_bench_scale_XXXXXX";
     int fd = mkstemp(path);
-    if (fd < 0 || n < 2) return 1;
+    if (fd < 0) return 1;
     close(fd);
     double t0 = now_s();
     if (dp_scale_write(path, shape, n, json) != 0) { unlink(path); return 1; }
