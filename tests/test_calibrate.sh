@@ -240,4 +240,9 @@ long=relu_$(printf '%060d' 0)
 $D calibrate profile --kinds "$long" --out "$T/x.json" > /dev/null 2> "$T/e7"
 [ $? -eq 2 ] && grep -q -- "is longer than 47 bytes" "$T/e7" || fail "profile --kinds of 65 bytes: $(cat "$T/e7")"
 [ ! -e "$T/x.json" ] || fail "a refused profile wrote its --out"
+# Stage III on a GPU topology runs CPU cores: said (it went without a word: a review)
+$D train --graph "$top_srcdir/data/graphs/chainmm-small.json" --stage real --topology pcie-gen3-4gpu --target-flops 2e7 \
+    --episodes 1 --real-repeats 1 --quiet > /dev/null 2> "$T/e9" || fail "stage real on pcie-gen3-4gpu: $(cat "$T/e9")"
+grep -q "warning: topology pcie-gen3-4gpu has GPU devices (gpu0) but the executor's backend is the CPU" "$T/e9" ||
+    fail "no warning for Stage III on a GPU topology: $(cat "$T/e9")"
 exit 0
