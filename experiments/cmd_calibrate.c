@@ -196,11 +196,6 @@ static int calibrate_profile(int argc, char **argv)
         const dp_cli_file outs[] = {{"--out", out}};
         if (dp_cli_files_distinct(cmd, outs, 1, ins, n_graphs + 1)) goto done;
     }
-    if (topology && n_devices_given) {
-        /* the usage gives them as alternatives; --devices was ignored beside a topology (a review) */
-        dp_cli_usage_error(cmd, "--devices and --topology exclude each other (the topology's devices are profiled)");
-        goto done;
-    }
     {
         /* --out must be writable before minutes of measurement (a read-only folder or a
          * directory was found after them, and the measurement lost: a review, rev nr21) */
@@ -224,6 +219,12 @@ static int calibrate_profile(int argc, char **argv)
         const char *tp = dp_cli_topology_path(topology);
         if (!tp) { dp_cli_usage_error(cmd, "--topology: no file or bundled topology '%s'", topology); goto done; }
         if (!(topo = dp_topology_load(tp, &err))) { status = dp_cli_fail(&err); goto done; }
+        /* --devices beside a topology: its count or refused (another count was ignored, the
+         * topology's devices profiled: a review), as place and train take it */
+        if (n_devices_given && n_devices != topo->n_devices) {
+            dp_cli_usage_error(cmd, "--devices %d: topology %s has %d devices", n_devices, topology, topo->n_devices);
+            goto done;
+        }
         n_devices = topo->n_devices;
         for (int d = 0; d < n_devices && d < 1024; d++) names[d] = topo->dev[d].name;
     }

@@ -233,7 +233,7 @@ cp "$top_srcdir/data/topologies/cpu-2core.json" "$T/t.json"
 $D calibrate profile --topology "$T/t.json" --kinds add --out "$T/t.json" > /dev/null 2> "$T/e8"
 [ $? -eq 2 ] && cmp -s "$T/t.json" "$top_srcdir/data/topologies/cpu-2core.json" || fail "profile --out onto its topology (no --graph): $(cat "$T/e8")"
 $D calibrate profile --topology cpu-2core --devices 3 --out "$T/x.json" > /dev/null 2> "$T/e5"
-[ $? -eq 2 ] && grep -q -- "--devices and --topology exclude each other" "$T/e5" || fail "profile --topology --devices: $(cat "$T/e5")"
+[ $? -eq 2 ] && grep -q -- "--devices 3: topology cpu-2core has 2 devices" "$T/e5" || fail "profile --topology --devices: $(cat "$T/e5")"
 $D calibrate profile --kinds , --out "$T/x.json" > /dev/null 2> "$T/e6"
 [ $? -eq 2 ] && grep -q -- "--kinds: no op kind" "$T/e6" || fail "profile --kinds ,: $(cat "$T/e6")"
 long=relu_$(printf '%060d' 0)
