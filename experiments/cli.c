@@ -1,6 +1,8 @@
 #include "cli.h"
 #include "dp_file.h"
+#include "dp_h5io.h"
 #include "dp_json.h"
+#include "dp_train.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -178,6 +180,25 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
                                           ins[j].option, o);
     }
     return 0;
+}
+
+void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule)
+{
+    dp_h5io_ckpt_info info;
+    dp_error e;
+    dp_error_clear(&e);
+    if (dp_h5io_ckpt_read_info(ckpt, &info, &e) != DP_OK) return;
+    dp_train_config k;
+    dp_train_config_default(&k);
+    if (dp_train_config_from_json_text(&k, info.config_json, &e) == DP_OK &&
+        (k.coarsen != coarsen || (coarsen > 0 && k.coarsen_rule != (int)rule))) {
+        char a[64], b[64];
+        dp_coarse_options_text(k.coarsen, (dp_coarse_rule)k.coarsen_rule, a, sizeof a);
+        fprintf(stderr, "doppler %s: note: %s was trained on %s%s%s; %s has %s (doc/coarsen.md)\n", cmd, ckpt,
+                k.coarsen > 0 ? "group graphs (" : "the graphs themselves (", a, ")", what,
+                dp_coarse_options_text(coarsen, rule, b, sizeof b));
+    }
+    dp_h5io_ckpt_info_free(&info);
 }
 
 const char *dp_cli_topology_file(const char *name, char *buf, size_t cap)

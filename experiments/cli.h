@@ -9,6 +9,7 @@
 #include "dp_error.h"
 #include "dp_graph.h"
 #include "dp_schema.h"
+#include "dp_coarse.h"
 
 /* Exit statuses: 0 success, 1 runtime error (bad input file, ...), 2 bad usage. */
 #define DP_EXIT_ERROR 1
@@ -36,6 +37,13 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * --graph, validate --out and --plot on one file, calibrate fit --out on its profile replaced
  * the other file without a word (reviews of the twentieth session). */
 typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;
+
+/* A note on stderr (doppler CMD: note: ...) when the learned method's checkpoint ckpt was trained
+ * with another grouping than what uses it ("this placement", "this training": coarsen, rule;
+ * train --coarsen N records its grouping in the config): the model places any graph, but it
+ * learned the graphs --coarsen showed it. Nothing when the checkpoint cannot be read here (the
+ * command reports that). place --checkpoint and train --init (which said nothing: a review). */
+void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule);
 
 /* The path of the file a --topology value names (a file, or a bundled name's file:
  * dp_machine_topology_path), for dp_cli_files_distinct; NULL when name is NULL or names none. */

@@ -18,29 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A note on stderr when a learned method's checkpoint was trained with another grouping than
- * this placement's (train --coarsen N records it in the config: "coarsen", "coarsen_rule"): the
- * model places any graph, but it learned the graphs --coarsen showed it. Nothing when the
- * checkpoint cannot be read here (dp_place reports that). */
-static void note_checkpoint_coarsen(const char *ckpt, int coarsen, dp_coarse_rule rule)
-{
-    dp_h5io_ckpt_info info;
-    dp_error e;
-    dp_error_clear(&e);
-    if (dp_h5io_ckpt_read_info(ckpt, &info, &e) != DP_OK) return;
-    dp_train_config k;
-    dp_train_config_default(&k);
-    if (dp_train_config_from_json_text(&k, info.config_json, &e) == DP_OK &&
-        (k.coarsen != coarsen || (coarsen > 0 && k.coarsen_rule != (int)rule))) {
-        char a[64], b[64];
-        dp_coarse_options_text(k.coarsen, (dp_coarse_rule)k.coarsen_rule, a, sizeof a);
-        fprintf(stderr, "doppler place: note: %s was trained on %s%s%s; this placement has %s (doc/coarsen.md)\n", ckpt,
-                k.coarsen > 0 ? "group graphs (" : "the graphs themselves (", a, ")",
-                dp_coarse_options_text(coarsen, rule, b, sizeof b));
-    }
-    dp_h5io_ckpt_info_free(&info);
-}
-
 static double now_s(void)
 {
     struct timespec t;
@@ -148,8 +125,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       (place --method improve's) from the method's placement\n"
                "  --refine-budget N    simulations of that search, its start included (default 2000; only\n"
                "                       with --refine); the count printed adds the method's own (a learned\n"
-               "                       method's rollout, and one for the best placement its training\n"
-               "                       sampled, kept when better)\n"
+               "                       method's rollout, one more for the policy's move proposals, and\n"
+               "                       one for the best placement its training sampled, kept when better)\n"
                "  --coarsen N          place groups of at most N ops (an acyclic group graph; doc/coarsen.md):\n"
                "                       the method places the group graph, each op takes its group's\n"
                "                       device, then --refine\n"
@@ -256,9 +233,13 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
                                                      (json_int_t)c->group_simulations, "refine_simulations",
                                                      (json_int_t)(r->sims - c->group_simulations), "cpu_group_s",
                                                      c->cpu_group_s, "cpu_place_s", c->cpu_place_s, "cpu_refine_s",
-                                                     c->cpu_refine_s, "critical_path_work", dp_json_number(c->cp_work),
-                                                     "work_bound", dp_json_number(c->work_bound),
-                                                     "group_critical_path_work", dp_json_number(c->group_cp_work),
+                                                     /* in the printed unit, as the text and group_makespan
+                                                      * (they were the file's: 3e12 for 300.03 DOPPLER units) */
+                                                     c->cpu_refine_s, "critical_path_work",
+                                                     dp_json_number(c->cp_work / g->time_scale),
+                                                     "work_bound", dp_json_number(c->work_bound / g->time_scale),
+                                                     "group_critical_path_work",
+                                                     dp_json_number(c->group_cp_work / g->time_scale),
                                                      "group_makespan", dp_json_number(c->group_makespan / g->time_scale)));
     }
     json_object_set_new(o, "transfer_volume_units",
@@ -395,7 +376,7 @@ static int run_and_report(run_args *a)
         goto fail;
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-    if (a->place.checkpoint && !a->assignment_file) note_checkpoint_coarsen(a->place.checkpoint, a->coarsen, a->coarsen_rule);
+    if (a->place.checkpoint && !a->assignment_file) dp_cli_note_checkpoint_coarsen("place", "this placement", a->place.checkpoint, a->coarsen, a->coarsen_rule);
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
     if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {

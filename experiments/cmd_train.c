@@ -881,6 +881,12 @@ static int train_main(int argc, char **argv)
                                                                      dp_coarse_options_text(run.coarsen, (dp_coarse_rule)run.coarsen_rule, ta, sizeof ta),
                                                                      dp_coarse_options_text(want.coarsen, (dp_coarse_rule)want.coarsen_rule, tb, sizeof tb)));
             }
+            /* another method first: its defaults differ in other keys too (a Placeto checkpoint
+             * resumed as gdp named "gamma", a key no one gave: a review) */
+            if (differs && method >= 0 && run.method != want.method)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--resume continues the run of %s, a %s run, "
+                                                                     "and --method gives %s", ckpt,
+                                                                     dp_agent_name(run.method), dp_agent_name(want.method)));
             if (differs) {
                 const char *by = have_seed && strcmp(key, "seed") == 0      ? "--seed"
                                  : method >= 0 && strcmp(key, "method") == 0 ? "--method"
@@ -1039,6 +1045,7 @@ static int train_main(int argc, char **argv)
                     gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
     }
     if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
+    if (init && !quiet) dp_cli_note_checkpoint_coarsen("train", "this training", init, cfg.coarsen, (dp_coarse_rule)cfg.coarsen_rule);
     int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;
     if (pipeline) {
         stages[0] = DP_TRAIN_STAGE_IL;

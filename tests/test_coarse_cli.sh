@@ -81,6 +81,12 @@ gcp=$(num group_critical_path_work "$tmp/p.json"); wb=$(num work_bound "$tmp/p.j
 awk -v a="$gcp" -v b="$wb" 'BEGIN { exit !(a > 1.1 * b) }' || fail "--coarsen 5000: groups' path $gcp, bound $wb"
 grep -q "warning: --coarsen 5000: the groups' critical path by work is" "$tmp/err" || fail "--coarsen 5000: no warning: $(cat "$tmp/err")"
 echo "ok: --coarsen 5000 warns (groups' critical path by work $gcp, bound $wb)"
+# the JSON's work figures are in the printed unit, as the text's (a DOPPLER file's were in file
+# units: 6e2 for 6e-8 DOPPLER units; a review)
+printf '3\n\n0, 1\n1, 2\n100,0\n200,0\n300,0' > "$tmp/c3.txt"
+"$bin" place --graph "$tmp/c3.txt" --method cp --coarsen 2 --json > "$tmp/c3.json" 2> /dev/null || fail "place --coarsen on a DOPPLER file"
+awk -v x="$(num critical_path_work "$tmp/c3.json")" 'BEGIN { exit !(x > 5.99e-8 && x < 6.01e-8) }' ||
+    fail "critical_path_work of a DOPPLER file: $(num critical_path_work "$tmp/c3.json"), wanted 6e-08"
 # the text gives every figure of the line with its unit (the bound and the groups' path had none)
 "$bin" place --graph "$tmp/big.json" --devices 8 --method cp --coarsen 16 > "$tmp/t.out" 2> /dev/null || fail "place --coarsen 16 (text)"
 grep -q "lower bound [0-9.e+-]* s (critical path or work per device), the groups' critical path [0-9.e+-]* s (" "$tmp/t.out" ||

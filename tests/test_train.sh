@@ -356,4 +356,16 @@ echo "place reports the engine state's partial simulations ($p for $n ops)"
     --json > "$tmp/topo.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "train --graphs --family on dgx1-v100"; }
 grep -q '"n_devices":8[,}]' "$tmp/topo.json" || fail "train on dgx1-v100: n_devices is not 8: $(cat "$tmp/topo.json")"
 echo "a distribution of graphs trains on an 8-device topology (n_devices 8)"
+# a checkpoint of another method, resumed: the methods named (a Placeto run resumed as gdp said
+# the command line gave another "gamma": a review of the twentieth session)
+"$bin" train --method placeto --graph "$graph" --episodes 2 --checkpoint "$tmp/pl.h5" --quiet > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train --method placeto"; }
+"$bin" train --method gdp --graph "$graph" --episodes 4 --checkpoint "$tmp/pl.h5" --resume > /dev/null 2> "$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--resume continues the run of $tmp/pl.h5, a placeto run, and --method gives gdp" "$tmp/err" ||
+    fail "placeto resumed as gdp: $(cat "$tmp/err")"
+# --init from a checkpoint of group graphs, without --coarsen: noted as place notes it (a review)
+"$bin" train --method placeto --graph "$graph" --episodes 2 --coarsen 2 --checkpoint "$tmp/pc2.h5" --quiet > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train --coarsen 2"; }
+"$bin" train --method placeto --graph "$graph" --episodes 2 --init "$tmp/pc2.h5" > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --init"; }
+grep -q "doppler train: note: $tmp/pc2.h5 was trained on group graphs (.*); this training has " "$tmp/err" || fail "no note for --init: $(cat "$tmp/err")"
 exit 0
