@@ -156,10 +156,23 @@ int cmd_sweep(int argc, char **argv)
              * the last step of a cluster job must not pass with a shard missing */
             if (missing > 0) status = DP_EXIT_ERROR;
         }
-        if (sum.failed > 0) {
+        if (sum.failed > 0 && merge) {
+            /* a merge runs nothing: its failed rows are the shards' (it said "run the same command
+             * again: it runs the failed runs again", with an empty key: a review) */
+            fprintf(stderr, "doppler sweep %s: %ld of the %ld merged rows are failed runs (see the error column of %s); "
+                    "run the sweep on it to run them again\n", s->name, sum.failed, sum.done, o.out);
+            status = DP_EXIT_ERROR;
+        } else if (sum.failed > 0) {
             fprintf(stderr, "doppler sweep %s: %ld of %ld runs failed (the first: %s; see the error column of %s); "
                     "once the cause is fixed, run the same command again: it runs the failed runs again\n",
                     s->name, sum.failed, sum.done, sum.first_failed, o.out);
+            status = DP_EXIT_ERROR;
+        }
+        /* failed rows kept from before (--keep-failed) are failures of this sweep too: it said
+         * "finished", exit 0 (a review) */
+        if (sum.kept_failed > 0) {
+            fprintf(stderr, "doppler sweep %s: %ld runs in %s failed before and were kept (--keep-failed); run without it to "
+                    "run them again\n", s->name, sum.kept_failed, o.out);
             status = DP_EXIT_ERROR;
         }
     }
@@ -175,7 +188,7 @@ int cmd_sweep(int argc, char **argv)
         json_t *v;
         json_object_foreach(tables, k, v) { if (!first || strcmp(k, "main") == 0) first = k; }
         fprintf(stderr, "doppler sweep %s: %s: %ld runs in %s and %s (run files in %.*s%.*s.runs/); tables: doppler report %s --table %s%s\n",
-                s->name, sum.failed ? "finished with failures" : "finished", sum.total, o.out, csv ? csv : "",
+                s->name, sum.failed || sum.kept_failed ? "finished with failures" : "finished", sum.total, o.out, csv ? csv : "",
                 slash ? (int)(slash - o.out + 1) : 0, o.out, (int)bl, base, o.out, first ? first : "makespan",
                 first ? " (--list-tables for the others)" : "");
         free(csv);

@@ -273,8 +273,13 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     for (long k = 0; k < s->n_runs; k++) {
         if (!dp_sweep_in_shard(k, o->shard_i, o->shard_n)) continue;
         sum->total++;
-        if (dp_results_find(c->res, s->runs[k].key)) sum->skipped++;
-        else c->pending[c->n_pending++] = k;
+        const dp_result *had = dp_results_find(c->res, s->runs[k].key);
+        if (had) {
+            sum->skipped++;
+            if (had->status && strcmp(had->status, "ok") != 0) sum->kept_failed++;
+        } else {
+            c->pending[c->n_pending++] = k;
+        }
     }
     c->t0 = c->last_print = now_s();
     return DP_OK;
@@ -697,12 +702,28 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
     dp_sweep_options all = *o;
     all.shard_i = 0;
     all.shard_n = 1;
-    int rc = collector_open(&c, s, &all, sum, err);
-    if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
-    for (int f = 0; f < n_inputs && rc == DP_OK; f++) {
-        dp_result *rows = NULL;
-        long n = 0;
-        if ((rc = dp_results_read_h5(inputs[f], &rows, &n, NULL, err)) != DP_OK) break;
+    /* every input read before the output is opened: a missing or unreadable one left a results
+     * file of the others' rows that looked complete (a review) */
+    dp_result **in_rows = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof *in_rows);
+    long *in_n = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof *in_n);
+    int rc = in_rows && in_n ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int f = 0; f < n_inputs && rc == DP_OK; f++) rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
+    const int opened = rc == DP_OK;
+    if (opened) rc = collector_open(&c, s, &all, sum, err);
+    if (rc != DP_OK) {
+        if (opened) collector_close(&c, 0, NULL);
+        for (int f = 0; in_rows && f < n_inputs; f++) {
+            for (long i = 0; i < in_n[f]; i++) dp_result_free(&in_rows[f][i]);
+            free(in_rows[f]);
+        }
+        free(in_rows);
+        free(in_n);
+        return rc;
+    }
+    for (int f = 0; f < n_inputs; f++) {
+        dp_result *rows = in_rows[f];
+        const long n = in_n[f];
+        long foreign = 0;
         /* the shard's run files stay where they are: their paths, relative to the shard's
          * folder, are made relative to the merged file's (a merge into another folder left
          * them pointing nowhere: a review's report --plot gantt found no assignment.json) */
@@ -721,12 +742,21 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
                         sum->done++;
                         if (strcmp(rows[i].status, "ok") != 0) sum->failed++;
                     }
+                } else {
+                    foreign++;
                 }
             }
             dp_result_free(&rows[i]);
         }
         free(rows);
+        in_rows[f] = NULL;
+        /* rows of no run of this config (another config's shard) were dropped without a word */
+        if (foreign > 0)
+            fprintf(stderr, "doppler sweep %s: warning: %s: %ld rows are no run of this config (another config's results?); "
+                    "left out\n", s->name, inputs[f], foreign);
     }
+    free(in_rows);
+    free(in_n);
     if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
     return collector_close(&c, 1, err);
 }

@@ -59,6 +59,7 @@ typedef struct dp_sweep_summary {
     long done;       /* finished now (ok or failed) */
     long failed;     /* of those, failed */
     long retried;    /* rows of failed runs dropped at the start to run them again */
+    long kept_failed; /* of the skipped, rows of failed runs kept (--keep-failed) */
     char first_failed[DP_SWEEP_KEY_LEN + 1]; /* key of the first run that failed now ("" none) */
     int interrupted; /* stopped by SIGINT or SIGTERM before the end */
 } dp_sweep_summary;

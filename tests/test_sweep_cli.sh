@@ -196,6 +196,20 @@ grep -q 'only 2 devices' "$work/bad.log" || { cat "$work/bad.log" >&2; fail "the
 [ "$(tail -n +2 "$work/bad.csv" | cut -d, -f11 | sort | tr '\n' ' ')" = "failed ok " ] || fail "failed run not recorded"
 "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --retry-failed 2> "$work/bad2.log" || true
 grep -q '1 of 2 runs already in' "$work/bad2.log" || fail "--retry-failed did not rerun only the failure"
+# --keep-failed with a failed row kept: a failure of the sweep (it said "finished", exit 0: a review)
+if "$DOPPLER" sweep "$work/bad.json" --out "$work/bad.h5" --keep-failed 2> "$work/bad3.log"; then fail "--keep-failed with a failed row: exit 0"; fi
+grep -q '1 runs in .*bad.h5 failed before and were kept (--keep-failed)' "$work/bad3.log" && grep -q 'finished with failures' "$work/bad3.log" ||
+    { cat "$work/bad3.log" >&2; fail "--keep-failed: the kept failure is not said"; }
+# a merge reads every input before it writes: one missing leaves no results file (it wrote the
+# others' rows); rows of another config are named, not dropped silently
+mkdir -p "$work/mg"
+if "$DOPPLER" sweep "$work/bad.json" --merge "$work/bad.h5" "$work/no-such.h5" --out "$work/mg/m.h5" 2> "$work/mg.log"; then
+    fail "a merge with a missing input: exit 0"
+fi
+[ ! -e "$work/mg/m.h5" ] && [ ! -e "$work/mg/m.csv" ] || fail "a merge with a missing input wrote a results file"
+sed 's/"devices": 2/"devices": 3/' "$work/bad.json" > "$work/other.json"
+"$DOPPLER" sweep "$work/other.json" --merge "$work/bad.h5" --out "$work/mg/o.h5" 2> "$work/mg2.log" || true
+grep -q 'warning: .*bad.h5: 2 rows are no run of this config' "$work/mg2.log" || { cat "$work/mg2.log" >&2; fail "another config's rows left out without a word"; }
 
 # ---- wrong parameters are refused when the config is read: nothing is run or written ----
 # (a misspelt parameter, an unknown method, a wrong value: each was found when its run started,
