@@ -519,9 +519,15 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     }
     if ((rc = plot_begin(&p, out, 1000, 720, err)) != DP_OK) { if (p.dir[0]) plot_cleanup(&p); goto out; }
     if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
-    /* one data block per graph and method, drawn in the graph's colour and the method's symbol */
+    /* one data block per graph and method that has points, drawn in the graph's colour and the
+     * method's symbol; a pair without points writes no block (an empty block's blank lines ran
+     * into the separator before it, gnuplot counted one block less, and every later block was
+     * drawn in another pair's colour and symbol: a review) */
+    char *has = dp_alloc_calloc_n((size_t)ng * (size_t)nm, 1);
+    if (!has) { fclose(d); plot_abort(&p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto out; }
     for (int gi = 0; gi < ng; gi++)
         for (int m = 0; m < nm; m++) {
+            long written = 0;
             for (long i = 0; i < n; i++) {
                 if (strcmp(rows[i].status, "ok") != 0 || strcmp(rows[i].method, methods[m]) != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
                 json_t *gv = json_string(rows[i].graph);
@@ -531,8 +537,12 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
                 double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
                 if (isnan(x) || isnan(y) || (log_x && !(x > 0)) || (log_y && !(y > 0))) continue;
                 fprintf(d, "%.10g %.10g\n", x, y);
+                written++;
             }
-            fprintf(d, "\n\n");
+            if (written) {
+                fprintf(d, "\n\n");
+                has[(size_t)gi * nm + m] = 1;
+            }
         }
     fclose(d);
     FILE *f = p.script;
@@ -564,9 +574,13 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     fprintf(f, "plot ");
     int k = 0;
     for (int gi = 0; gi < ng; gi++)
-        for (int m = 0; m < nm; m++, k++)
+        for (int m = 0; m < nm; m++) {
+            if (!has[(size_t)gi * nm + m]) continue;
             fprintf(f, "%s'%s/data.dat' index %d using 1:2 with points pt %d ps 1.3 lc rgb '%s' notitle", k ? ", \\\n     " : "", p.dir,
                     k, 5 + 2 * (m % 4) + (m >= 4), plot_colours[gi % N_PLOT_COLOURS]);
+            k++;
+        }
+    free(has);
     /* the legend: a colour per graph, a symbol per method */
     fprintf(f, ", \\\n     NaN with points ps 0 lc rgb 'white' title 'graphs (colour):'");
     for (int gi = 0; gi < ng; gi++) {

@@ -49,8 +49,14 @@ has sc1 "set ylabel 'makespan (time units; DOPPLER units (simulated time / 1e10)
 hasnt sc1 "nohead dt 2"
 hasnt sc1 "set xrange"
 has sc1 "^set title 'makespan against seconds: 5 runs, 2 graphs, 3 methods'"
-# a colour per graph, a symbol per method: 2 x 3 blocks, the legend 2 colours + 3 symbols
-[ "$(grep -c "index [0-9]* using 1:2 with points" "$work/sc1.gp")" -eq 6 ] || fail "sc1: 6 data blocks"
+# a colour per graph, a symbol per method: a block for each of the 5 pairs with runs (of 2 x 3; an
+# empty block merged with its neighbour's separator, so gnuplot drew every later block in another
+# pair's colour and symbol: a review), indexed 0 to 4 as the data file holds them; the legend 2
+# colours + 3 symbols
+[ "$(grep -c "index [0-9]* using 1:2 with points" "$work/sc1.gp")" -eq 5 ] || fail "sc1: 5 data blocks"
+[ "$(sed -n 's/.*index \([0-9]*\) using 1:2 with points.*/\1/p' "$work/sc1.gp" | tr '\n' ' ')" = "0 1 2 3 4 " ] || fail "sc1: block indices"
+[ "$(awk 'BEGIN { b = 0 } NF == 2 { if (!inb) { b++; inb = 1 } } NF == 0 { inb = 0 } END { print b }' "$work/sc1.dat")" -eq 5 ] ||
+    fail "sc1: 5 blocks of points in the data"
 has sc1 "title 'sweep-fork'"
 has sc1 "title 'tiny-doppler'"
 has sc1 "title 'round-robin'"
