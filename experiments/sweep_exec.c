@@ -500,8 +500,11 @@ static int child_read(child *ch)
     }
 }
 
-/* Reap the child and turn what it sent into a row; a child that died leaves a failed row. */
-static void child_finish(const collector *c, child *ch, dp_result *row)
+/* Reap the child and turn what it sent into a row; a child that died leaves a failed row.
+ * Returns 1, or 0 when the child was stopped by SIGINT or SIGTERM without a result (*sig: the
+ * signal): an interrupted run, not a result (a terminal's Ctrl-C reaches the workers with the
+ * sweep, and 3 of 8 interrupted sweeps recorded the run as failed: a review). */
+static int child_finish(const collector *c, child *ch, dp_result *row, int *sig)
 {
     int status = 0;
     while (waitpid(ch->pid, &status, 0) < 0 && errno == EINTR) {}
@@ -515,6 +518,12 @@ static void child_finish(const collector *c, child *ch, dp_result *row)
         dp_error e;
         got = j && dp_result_from_json(row, j, &e) == DP_OK && strcmp(row->key, run->key) == 0;
         json_decref(j);
+    }
+    if (!got && !ch->timed_out && WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {
+        dp_result_free(row);
+        dp_result_init(row);
+        *sig = WTERMSIG(status);
+        return 0;
     }
     if (!got) {
         dp_result_free(row);
@@ -535,6 +544,7 @@ static void child_finish(const collector *c, child *ch, dp_result *row)
     }
     free(ch->buf);
     ch->buf = NULL;
+    return 1;
 }
 
 int dp_sweep_run_one(const dp_sweep *s, const dp_sweep_options *o, long k, int fd, dp_error *err)
@@ -609,13 +619,19 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
             }
             if (open_) continue;
             dp_result row;
-            child_finish(&c, &kids[i], &row);
+            int sig = 0;
+            const int result = child_finish(&c, &kids[i], &row, &sig);
             /* keep kids[] and pfd[] aligned: move the last child into slot i */
             kids[i] = kids[n_kids - 1];
             pfd[i] = pfd[n_kids - 1];
             n_kids--;
             c.running = n_kids;
             i--;
+            if (!result) {
+                /* interrupted: the sweep stops as on its own SIGINT (which may come a moment later) */
+                if (!stop_signal) stop_signal = sig;
+                continue;
+            }
             rc = collector_record(&c, &row, err);
             dp_result_free(&row);
             if (rc != DP_OK) break;
@@ -818,7 +834,17 @@ static void mpi_worker(const dp_sweep *s, const dp_sweep_options *o)
                     ch.timed_out = 1;
                 }
             }
-            child_finish(&c, &ch, &row);
+            int sig = 0;
+            if (!child_finish(&c, &ch, &row, &sig)) {
+                /* an MPI rank reports every run it was given (rank 0 has no interruption path for
+                 * one worker's run: doc/cluster.md): as a failure, as before */
+                const dp_sweep_run *run = &s->runs[k];
+                char msg[128];
+                snprintf(msg, sizeof msg, "worker process killed by signal %d (%s)", sig, strsignal(sig));
+                dp_result_set_params(&row, run->key, run->index, run->params);
+                dp_result_set(&row.status, "failed");
+                dp_result_set(&row.error, msg);
+            }
         } else {
             const dp_sweep_run *run = &s->runs[k];
             dp_result_init(&row);

@@ -93,6 +93,25 @@ cp "$work/intr.csv" "$work/old.csv"
 "$DOPPLER" report "$work/old.h5" --table runs > /dev/null 2> "$work/old.err" || fail "report of a file behind its CSV"
 grep -q "old.h5 holds $csv_rows runs and .*old.csv 160" "$work/old.err" || { cat "$work/old.err" >&2; fail "a CSV ahead of its HDF5 file: not said"; }
 
+# a worker stopped by SIGINT (a terminal's Ctrl-C reaches the workers with the sweep) is an
+# interrupted run, not a failed one (3 of 8 interrupted sweeps recorded it as failed: a review)
+cat > "$work/wint.json" <<JSON
+{"name": "wint", "fixed": {"graph": "$GRAPH", "method": "anneal", "devices": 4, "budget": 100000000}, "grid": {"seed": [1, 2]}}
+JSON
+"$DOPPLER" sweep "$work/wint.json" --out "$work/wint.h5" --jobs 1 --quiet 2> /dev/null &
+pid=$!
+i=0; kid=""
+while [ -z "$kid" ]; do
+    kid=$(pgrep -P "$pid" 2> /dev/null | head -n 1 || true)
+    i=$((i + 1))
+    [ "$i" -gt 600 ] && fail "no worker after 60 s"
+    [ -n "$kid" ] || sleep 0.1
+done
+kill -INT "$kid"
+wait "$pid" 2>/dev/null && fail "a sweep whose worker was interrupted exited 0"
+pid=""
+! grep -q ",failed," "$work/wint.csv" 2> /dev/null || { cat "$work/wint.csv" >&2; fail "the interrupted run was recorded as failed"; }
+
 # ---- a small grid: pool of 2, shards merged, report ----
 cat > "$work/grid.json" <<JSON
 {"name": "grid", "fixed": {"graph": "$GRAPH"},
