@@ -924,13 +924,45 @@ int dp_report_has_ratios(const dp_report_table *t)
     return 0;
 }
 
+/* s in a markdown cell (| escaped) or as LaTeX text: the ten special characters escaped or
+ * spelled out (only _ % & # $ were: a ^, ~, \, { or } in a graph's name broke the table, a review) */
 static void put_escaped(FILE *f, const char *s, int tex)
 {
     for (; *s; s++) {
-        if (tex && strchr("_%&#$", *s)) fputc('\\', f);
-        if (!tex && *s == '|') fputc('\\', f);
+        if (tex) {
+            switch (*s) {
+            case '\\': fputs("\\textbackslash{}", f); continue;
+            case '^': fputs("\\textasciicircum{}", f); continue;
+            case '~': fputs("\\textasciitilde{}", f); continue;
+            case '_': case '%': case '&': case '#': case '$': case '{': case '}': fputc('\\', f); break;
+            default: break;
+            }
+        } else if (*s == '|') {
+            fputc('\\', f);
+        }
         fputc(*s, f);
     }
+}
+
+/* s as one CSV field (RFC 4180: quoted when it holds a comma, a quote or a line end; a label with
+ * a comma split its row: a review) */
+static void put_csv(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) { fputs(s, f); return; }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"') fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* put_csv of a label with a suffix (" mean", " / best baseline") */
+static void put_csv2(FILE *f, const char *s, const char *suffix)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s%s", s, suffix);
+    put_csv(f, buf);
 }
 
 int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_error *err)
@@ -941,17 +973,22 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     char a[64], b[64];
     const int NC = t->n_cols;
     if (csv) {
-        for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->key_names[k]);
+        for (int k = 0; k < t->n_keys; k++) { if (k) fputc(',', f); put_csv(f, t->key_names[k]); }
         if (t->mixed_units) fprintf(f, ",units");
-        for (int c = 0; c < NC; c++) fprintf(f, ",%s mean,%s sd,%s n", t->col_labels[c], t->col_labels[c], t->col_labels[c]);
+        for (int c = 0; c < NC; c++) {
+            fputc(',', f); put_csv2(f, t->col_labels[c], " mean");
+            fputc(',', f); put_csv2(f, t->col_labels[c], " sd");
+            fputc(',', f); put_csv2(f, t->col_labels[c], " n");
+        }
         if (ratios) {
             fprintf(f, ",best baseline");
-            for (int c = 0; c < NC; c++) if (!t->is_baseline[c] && !t->is_reference[c]) fprintf(f, ",%s / best baseline", t->col_labels[c]);
+            for (int c = 0; c < NC; c++)
+                if (!t->is_baseline[c] && !t->is_reference[c]) { fputc(',', f); put_csv2(f, t->col_labels[c], " / best baseline"); }
         }
         fputc('\n', f);
         for (int r = 0; r < t->n_rows; r++) {
-            for (int k = 0; k < t->n_keys; k++) fprintf(f, "%s%s", k ? "," : "", t->row_keys[(size_t)r * t->n_keys + k]);
-            if (t->mixed_units) fprintf(f, ",\"%s\"", t->row_units[r]);
+            for (int k = 0; k < t->n_keys; k++) { if (k) fputc(',', f); put_csv(f, t->row_keys[(size_t)r * t->n_keys + k]); }
+            if (t->mixed_units) { fputc(',', f); put_csv(f, t->row_units[r]); }
             for (int c = 0; c < NC; c++) {
                 size_t i = (size_t)r * NC + c;
                 dp_report_fmt_g(t->mean[i], 17, a, sizeof a);
@@ -960,7 +997,8 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
             }
             if (ratios) {
                 double best = t->best[r] >= 0 ? t->mean[(size_t)r * NC + t->best[r]] : NAN;
-                fprintf(f, ",%s", t->best[r] >= 0 ? t->col_labels[t->best[r]] : "");
+                fputc(',', f);
+                put_csv(f, t->best[r] >= 0 ? t->col_labels[t->best[r]] : "");
                 for (int c = 0; c < NC; c++) {
                     if (t->is_baseline[c] || t->is_reference[c]) continue;
                     double q = t->mean[(size_t)r * NC + c] / best;

@@ -112,6 +112,19 @@ wait "$pid" 2>/dev/null && fail "a sweep whose worker was interrupted exited 0"
 pid=""
 ! grep -q ",failed," "$work/wint.csv" 2> /dev/null || { cat "$work/wint.csv" >&2; fail "the interrupted run was recorded as failed"; }
 
+# a label with a comma is one CSV field; LaTeX's special characters are escaped (a comma split its
+# row, and ^ ~ \\ { } went raw into the tex: a review)
+cat > "$work/esc.json" <<JSON
+{"name": "esc", "fixed": {"graph": "$GRAPH", "devices": 4}, "grid": {"method": ["cp", "heft"]},
+ "tables": {"main": {"rows": ["graph"], "cols": "method", "baselines": ["cp"], "labels": {"cp": "c,p ^~{}\\\\x"}}}}
+JSON
+"$DOPPLER" sweep "$work/esc.json" --out "$work/esc.h5" --quiet 2> /dev/null || fail "the esc sweep"
+"$DOPPLER" report "$work/esc.h5" --table main --format csv > "$work/esc.csv" || fail "report csv"
+python3 -c 'import csv, sys; rows = list(csv.reader(open(sys.argv[1]))); sys.exit(0 if len({len(r) for r in rows}) == 1 and "c,p ^~{}\\x mean" in rows[0] else 1)' "$work/esc.csv" ||
+    { cat "$work/esc.csv" >&2; fail "a label with a comma split the CSV"; }
+"$DOPPLER" report "$work/esc.h5" --table main --format tex > "$work/esc.tex" || fail "report tex"
+grep -q 'c,p \\textasciicircum{}\\textasciitilde{}\\{\\}\\textbackslash{}x' "$work/esc.tex" || { cat "$work/esc.tex" >&2; fail "tex escaping"; }
+
 # ---- a small grid: pool of 2, shards merged, report ----
 cat > "$work/grid.json" <<JSON
 {"name": "grid", "fixed": {"graph": "$GRAPH"},
