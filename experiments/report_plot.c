@@ -222,6 +222,8 @@ static void dat_str(FILE *f, const char *s)
  * divided by its own mean of the first drawn column that has a positive mean in every row (table
  * 3: work-conserving), so bars compare within a graph on one scale. -1 also when no column has a
  * positive mean in every row. */
+/* the column the rows are drawn relative to (-1: absolute bars), or -2 when they must be relative
+ * (mixed units, or means over DP_REPORT_BARS_SPAN apart) and no column has a value in every row */
 static int bars_norm_col(const dp_report_table *t)
 {
     double lo = INFINITY, hi = 0;
@@ -237,7 +239,7 @@ static int bars_norm_col(const dp_report_table *t)
         while (r < t->n_rows && t->mean[(size_t)r * t->n_cols + c] > 0) r++;
         if (r == t->n_rows) return c;
     }
-    return -1;
+    return -2;
 }
 
 int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err)
@@ -251,6 +253,25 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
     if (rc != DP_OK) { if (p.dir[0]) plot_cleanup(&p); return rc; }
     int ratios = dp_report_has_ratios(t);
     int rel = ratios ? -1 : bars_norm_col(t);
+    if (rel == -2) {
+        /* absolute bars on an axis of several units hid the small ones (a review) */
+        plot_abort(&p);
+        return dp_error_set(err, DP_EINVAL, "the rows are in different units (or their means over %gx apart) and no "
+                            "column has a value in every row to draw them relative to: plot a table whose columns all "
+                            "have every row (--where, --cols), or one unit (--where graph=...)",
+                            (double)DP_REPORT_BARS_SPAN);
+    }
+    /* a cell of failed runs draws the successful ones' mean, or no bar: said (a review) */
+    long cells_failed = 0, cells_empty = 0;
+    for (size_t i = 0; i < (size_t)t->n_rows * (size_t)t->n_cols; i++) {
+        if (t->is_reference[i % (size_t)t->n_cols] || !t->n_failed[i]) continue;
+        if (isnan(t->mean[i])) cells_empty++;
+        else cells_failed++;
+    }
+    if (cells_failed || cells_empty)
+        fprintf(stderr, "doppler report: warning: the bars leave out failed runs: %ld cells draw the mean of their "
+                "successful runs only, %ld cells of failed runs alone have no bar (the table shows them)\n", cells_failed,
+                cells_empty);
     FILE *d = plot_data(&p, "data.dat");
     if (!d) { plot_abort(&p); return dp_error_set(err, DP_EIO, "cannot write plot data"); }
     for (int r = 0; r < t->n_rows; r++) {

@@ -172,6 +172,26 @@ KEEP="$work/near" GNUPLOT="$work/gp" "$DOPPLER" report "$work/near.h5" --table m
     --out "$work/near.svg" || fail "near: report failed"
 has near "set ylabel 'makespan (s)'"
 hasnt near "nohead dt 2"
+# rows far apart and no column in every row (round-robin only on one graph, cp only on the other):
+# refused, not drawn absolute on one axis (the small row's bars were invisible: a review)
+cat > "$work/gap.json" <<JSON
+{"name": "gap", "fixed": {"devices": 2}, "grid": [{"graph": ["$GC"], "method": ["cp"]}, {"graph": ["$GK"], "method": ["round-robin"]}]}
+JSON
+"$DOPPLER" sweep "$work/gap.json" --out "$work/gap.h5" --quiet > /dev/null || fail "the gap sweep failed"
+if KEEP="$work/gap" GNUPLOT="$work/gp" "$DOPPLER" report "$work/gap.h5" --table makespan --plot bars --out "$work/gap.svg" 2> "$work/gap.err"; then
+    fail "gap: bars with no column in every row were drawn"
+fi
+grep -q "no column has a value in every row" "$work/gap.err" || { cat "$work/gap.err" >&2; fail "gap: the refusal"; }
+[ ! -e "$work/gap.svg" ] || fail "gap: a plot was written"
+# failed runs left out of the bars are said (the plot looked complete: a review)
+cat > "$work/fl.json" <<JSON
+{"name": "fl", "fixed": {"devices": 2, "graph": "$GC"}, "grid": [{"method": ["cp"]}, {"method": ["single"], "device": [5]}]}
+JSON
+"$DOPPLER" sweep "$work/fl.json" --out "$work/fl.h5" --quiet > /dev/null 2>&1 || true
+KEEP="$work/fl" GNUPLOT="$work/gp" "$DOPPLER" report "$work/fl.h5" --table makespan --plot bars --out "$work/fl.svg" 2> "$work/fl.err" ||
+    { cat "$work/fl.err" >&2; fail "fl: report failed"; }
+grep -q "warning: the bars leave out failed runs: 0 cells draw .*, 1 cells of failed runs alone have no bar" "$work/fl.err" ||
+    { cat "$work/fl.err" >&2; fail "fl: failed runs left out without a word"; }
 
 # the real gnuplot draws them
 if command -v gnuplot > /dev/null 2>&1; then
