@@ -100,14 +100,16 @@ cat > "$work/wint.json" <<JSON
 JSON
 "$DOPPLER" sweep "$work/wint.json" --out "$work/wint.h5" --jobs 1 --quiet 2> /dev/null &
 pid=$!
-i=0; kid=""
-while [ -z "$kid" ]; do
+# (a worker found may be gone by the kill under load: look again until one is interrupted)
+i=0
+while :; do
     kid=$(pgrep -P "$pid" 2> /dev/null | head -n 1 || true)
+    [ -n "$kid" ] && sleep 0.3 && kill -INT "$kid" 2> /dev/null && break
     i=$((i + 1))
-    [ "$i" -gt 600 ] && fail "no worker after 60 s"
-    [ -n "$kid" ] || sleep 0.1
+    [ "$i" -gt 300 ] && fail "no worker interrupted after 60 s"
+    kill -0 "$pid" 2> /dev/null || fail "the sweep ended before a worker could be interrupted"
+    sleep 0.1
 done
-kill -INT "$kid"
 wait "$pid" 2>/dev/null && fail "a sweep whose worker was interrupted exited 0"
 pid=""
 ! grep -q ",failed," "$work/wint.csv" 2> /dev/null || { cat "$work/wint.csv" >&2; fail "the interrupted run was recorded as failed"; }
