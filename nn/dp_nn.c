@@ -171,12 +171,17 @@ static inline __attribute__((always_inline)) void gemm_tile(const int R, const i
  * registers across k (the loop before kept them in arrays, loaded and stored at every product: a
  * third of a zero-shot rollout at 31,374 ops), each s[m][j] still adding its products one after
  * another in k order; the columns past the last multiple of 8 are summed one by one. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
 /* A clone for AVX2 (8 floats a vector, not 4), chosen at load time where the CPU has it: the
  * same operations in the same order, each rounded alone (AVX2 has no fused multiply-add, and
- * the clone is not built for a target that does), so the same bits as the default. */
-__attribute__((target_clones("avx2", "default")))
+ * the clone is not built for a target that does), so the same bits as the default. GCC on
+ * x86-64 only, and not under the address sanitizer. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
+#define DP_NN_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define DP_NN_AVX2_CLONE
 #endif
+
+DP_NN_AVX2_CLONE
 static void gemm_chunk(int trans_a, int m0, int m1, int nc, int kc, int k0, float alpha, const float *A,
                        int lda, const float *P, int ldp, float beta, int first, float *C, int ldc)
 {
@@ -499,15 +504,9 @@ static inline __attribute__((always_inline)) void gru_row(float *restrict c, flo
     }
 }
 
-/* An AVX2 clone of the GRU's forward and backward, as of the matrix product's kernel: their gate
- * loops (gru_row, gru_row_backward, inlined) then run 8 floats a vector; the same operations in
- * the same order, each rounded alone (no fused multiply-add), so the same bits. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define DP_NN_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
-#else
-#define DP_NN_AVX2_CLONE
-#endif
-
+/* An AVX2 clone of the GRU's forward and backward (DP_NN_AVX2_CLONE, as the matrix product's
+ * kernel): their gate loops (gru_row, gru_row_backward, inlined) then run 8 floats a vector; the
+ * same operations in the same order, each rounded alone (no fused multiply-add), so the same bits. */
 DP_NN_AVX2_CLONE
 void dp_nn_gru_forward(float *hout, float *cache, const float *x, const float *h, const float *w_ih,
                        const float *w_hh, const float *b_ih, const float *b_hh, int N, int C, float *scratch)
