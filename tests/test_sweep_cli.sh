@@ -100,10 +100,16 @@ cat > "$work/wint.json" <<JSON
 JSON
 "$DOPPLER" sweep "$work/wint.json" --out "$work/wint.h5" --jobs 1 --quiet 2> /dev/null &
 pid=$!
-# (a worker found may be gone by the kill under load: look again until one is interrupted)
+# (a worker found may be gone by the kill under load: look again until one is interrupted; the
+# children from /proc, as a fresh Debian has no pgrep)
+kids_of() {
+    for st in /proc/[0-9]*/status; do
+        awk -v p="$1" '/^PPid:/ { if ($2 == p) { split(FILENAME, a, "/"); print a[3] } }' "$st" 2> /dev/null || true
+    done
+}
 i=0
 while :; do
-    kid=$(pgrep -P "$pid" 2> /dev/null | head -n 1 || true)
+    kid=$(kids_of "$pid" | head -n 1)
     [ -n "$kid" ] && sleep 0.3 && kill -INT "$kid" 2> /dev/null && break
     i=$((i + 1))
     [ "$i" -gt 300 ] && fail "no worker interrupted after 60 s"
