@@ -8,7 +8,7 @@
 #
 # Environment: QUICKSTART_OUT (folder for the graph, checkpoint and traces; default a new
 # folder under ${TMPDIR:-/tmp}), QUICKSTART_EPISODES (episodes per training stage, default 300:
-# about 10 s on one core), DOPPLER_QUICKSTART_BUILD=0 (skip installing and building: the
+# about 25 s on one core: README.md), DOPPLER_QUICKSTART_BUILD=0 (skip installing and building: the
 # checkout is built; tests/test_quickstart.sh), DOPPLER (the command; default ./doppler).
 set -eu
 cd "$(dirname "$0")/.."
