@@ -51,7 +51,8 @@ static int arg_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
-#define BENCH_SIM_USAGE "usage: bench_sim [--devices N (1..4096)] [--min-seconds S (0..1e6)] [--runs N (0..1e12)] [--event-loop] GRAPH...\n"
+#define BENCH_SIM_USAGE \
+    "usage: bench_sim [--devices N (1..4096)] [--min-seconds S (0..1e6)] [--runs N (0..1e12)] [--event-loop] GRAPH...\n"
 
 int main(int argc, char **argv)
 {
@@ -60,18 +61,23 @@ int main(int argc, char **argv)
     long runs = -1;
     int i = 1, event_loop = 0;
     for (; i < argc && argv[i][0] == '-'; i++) {
-        long v;
+        long v = 0;
+        const char *bad = NULL; /* the option whose value is refused, with its range */
         if (strcmp(argv[i], "--devices") == 0 && i + 1 < argc) {
-            if (arg_long(argv[++i], 1, 4096, &v)) { fprintf(stderr, "bench_sim: --devices: expected 1..4096, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+            if (arg_long(argv[++i], 1, 4096, &v)) bad = "--devices: expected 1..4096";
             D = (int)v;
         } else if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) {
-            if (arg_double(argv[++i], 0, 1e6, &min_s)) { fprintf(stderr, "bench_sim: --min-seconds: expected 0..1e6, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+            if (arg_double(argv[++i], 0, 1e6, &min_s)) bad = "--min-seconds: expected 0..1e6";
         } else if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc) {
-            if (arg_long(argv[++i], 0, 1000000000000L, &runs)) { fprintf(stderr, "bench_sim: --runs: expected 0..1e12, got '%s'\n" BENCH_SIM_USAGE, argv[i]); return 2; }
+            if (arg_long(argv[++i], 0, 1000000000000L, &runs)) bad = "--runs: expected 0..1e12";
         } else if (strcmp(argv[i], "--event-loop") == 0) {
             event_loop = 1;
         } else {
             fprintf(stderr, BENCH_SIM_USAGE);
+            return 2;
+        }
+        if (bad) {
+            fprintf(stderr, "bench_sim: %s, got '%s'\n" BENCH_SIM_USAGE, bad, argv[i]);
             return 2;
         }
     }

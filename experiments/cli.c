@@ -201,11 +201,6 @@ void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const cha
     dp_h5io_ckpt_info_free(&info);
 }
 
-const char *dp_cli_topology_file(const char *name, char *buf, size_t cap)
-{
-    return name ? dp_machine_topology_path(name, buf, cap) : NULL;
-}
-
 const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap)
 {
     size_t len = 0;
@@ -408,7 +403,7 @@ const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const cha
 const char *dp_cli_topology_path(const char *name)
 {
     static char buf[PATH_MAX];
-    return dp_machine_topology_path(name, buf, sizeof buf);
+    return name ? dp_machine_topology_path(name, buf, sizeof buf) : NULL;
 }
 
 int dp_cli_machine_done(dp_machine *m, int status)

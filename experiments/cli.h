@@ -37,6 +37,7 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * --graph, validate --out and --plot on one file, calibrate fit --out on its profile replaced
  * the other file without a word (reviews of the twentieth session). */
 typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;
+int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins);
 
 /* A note on stderr (doppler CMD: note: ...) when the learned method's checkpoint ckpt was trained
  * with another grouping than what uses it ("this placement", "this training": coarsen, rule;
@@ -45,11 +46,6 @@ typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;
  * command reports that). place --checkpoint and train --init (which said nothing: a review). */
 void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule);
 
-/* The path of the file a --topology value names (a file, or a bundled name's file:
- * dp_machine_topology_path), for dp_cli_files_distinct; NULL when name is NULL or names none. */
-const char *dp_cli_topology_file(const char *name, char *buf, size_t cap);
-
-int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins);
 
 /* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option
  * exists and its value is missing (optopt set: a long option, or a short one that optstring gives
@@ -125,7 +121,7 @@ int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *c
 int dp_cli_machine_done(dp_machine *m, int status);
 
 /* The path of a topology given as a FILE or a bundled NAME (dp_machine_topology_path); NULL
- * when neither exists. Returns path or a static buffer. */
+ * when neither exists or name_or_file is NULL (no topology). Returns path or a static buffer. */
 const char *dp_cli_topology_path(const char *name_or_file);
 
 /* After dp_machine_costs: a warning on stderr when g was made for another device count than

@@ -190,8 +190,7 @@ static int calibrate_profile(int argc, char **argv)
     if (!out) { dp_cli_usage_error(cmd, "--out FILE is required"); goto done; }
     {
         /* --out replaces no input (a graph, the topology's file; a bundled name is its file) */
-        char tbuf[4096];
-        dp_cli_file ins[65] = {{"--topology", dp_cli_topology_file(topology, tbuf, sizeof tbuf)}};
+        dp_cli_file ins[65] = {{"--topology", dp_cli_topology_path(topology)}};
         for (int i = 0; i < n_graphs; i++) ins[i + 1] = (dp_cli_file){"--graph", graphs[i]};
         const dp_cli_file outs[] = {{"--out", out}};
         if (dp_cli_files_distinct(cmd, outs, 1, ins, n_graphs + 1)) goto done;

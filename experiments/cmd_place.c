@@ -376,7 +376,8 @@ static int run_and_report(run_args *a)
         goto fail;
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
-    if (a->place.checkpoint && !a->assignment_file) dp_cli_note_checkpoint_coarsen("place", "this placement", a->place.checkpoint, a->coarsen, a->coarsen_rule);
+    if (a->place.checkpoint && !a->assignment_file)
+        dp_cli_note_checkpoint_coarsen("place", "this placement", a->place.checkpoint, a->coarsen, a->coarsen_rule);
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
     if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {
@@ -525,12 +526,11 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
      * the assignment over the graph, exit 0: a review) */
     {
-        char tbuf[4096];
         const dp_cli_file outs[] = {{"--out", a.out}, {"--trace", a.trace}};
         const dp_cli_file ins[] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
                                    {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
                                    {"--proposals", a.place.proposals},
-                                   {"--topology", dp_cli_topology_file(a.mach.topology, tbuf, sizeof tbuf)},
+                                   {"--topology", dp_cli_topology_path(a.mach.topology)},
                                    {"--calibration", a.mach.calibration}};
         const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 7);
         if (rc) return dp_cli_machine_done(&a.mach, rc);

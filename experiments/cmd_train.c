@@ -1045,7 +1045,8 @@ static int train_main(int argc, char **argv)
                     gs.g[i]->name, gs.g[i]->n_ops, gs.c[i]->n_devices, gs.src[i], dp_trainset_note(&gs, i));
     }
     if (init && dp_train_init_from(tr, init, &err) != DP_OK) goto fail;
-    if (init && !quiet) dp_cli_note_checkpoint_coarsen("train", "this training", init, cfg.coarsen, (dp_coarse_rule)cfg.coarsen_rule);
+    if (init && !quiet)
+        dp_cli_note_checkpoint_coarsen("train", "this training", init, cfg.coarsen, (dp_coarse_rule)cfg.coarsen_rule);
     int stages[2] = {stage, DP_TRAIN_STAGE_SIM}, n_stages = 1;
     if (pipeline) {
         stages[0] = DP_TRAIN_STAGE_IL;

@@ -358,10 +358,9 @@ int cmd_validate(int argc, char **argv)
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
     if (!graph) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
     {
-        char tbuf[4096];
         const dp_cli_file outs[] = {{"--out", out}, {"--plot", plot}};
         const dp_cli_file ins[] = {{"--graph", graph}, {"--resimulate", resim},
-                                   {"--topology", dp_cli_topology_file(mach.topology, tbuf, sizeof tbuf)},
+                                   {"--topology", dp_cli_topology_path(mach.topology)},
                                    {"--calibration", mach.calibration}};
         const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 4);
         if (rc) return dp_cli_machine_done(&mach, rc);
