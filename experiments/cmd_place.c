@@ -189,6 +189,7 @@ typedef struct run_out {
     const dp_list_schedule *ls; /* the list scheduler's own schedule, or NULL */
     long prefix_sims;           /* the learned methods' environment state's partial simulations */
     double cpu_s;               /* process CPU seconds of the method (dp_place) */
+    int proven;                 /* exact (not coarsened): 1 optimum proven, 0 budget spent; else -1 */
 } run_out;
 
 static double util(const run_out *o, int d)
@@ -223,6 +224,7 @@ static void print_json(const run_args *a, const dp_graph *g, const char *label, 
     json_object_set_new(o, "transfers", json_integer(r->n_transfers));
     json_object_set_new(o, "simulations", json_integer(r->sims));
     if (r->prefix_sims > 0) json_object_set_new(o, "prefix_simulations", json_integer(r->prefix_sims));
+    if (r->proven >= 0) json_object_set_new(o, "proven", json_boolean(r->proven));
     json_object_set_new(o, "transfer_volume", dp_json_number(r->volume));
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
@@ -289,6 +291,10 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
         putchar('\n');
     }
     if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
+    if (r->proven == 1) printf("exact: the search finished, so the method's placement is optimal over assignments\n");
+    if (r->proven == 0)
+        printf("exact: the node budget (--budget) ran out before the search finished: the best placement found, "
+               "not proven optimal\n");
     if (r->prefix_sims > 0)
         printf("partial simulations of the policy's exact state: %ld (prefix runs while placing, not in the count above)\n",
                r->prefix_sims);
@@ -366,6 +372,8 @@ static int run_and_report(run_args *a)
     dp_coarse_report coarse;
     long prefix_sims = 0;
     a->place.prefix_simulations = &prefix_sims;
+    int proven = -1;
+    a->place.exact_proven = a->coarsen > 0 ? NULL : &proven;
     struct timespec c0, c1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     if (a->assignment_file) {
@@ -397,7 +405,7 @@ static int run_and_report(run_args *a)
                          .volume = sched.transfer_volume, .hi = dp_engine_is_general(eng) ? &sched : NULL, .ls = ls,
                          /* the caller's engine counted the coarsened method's expanded runs too */
                          .sims = method_sims + (a->coarsen > 0 ? coarse.group_simulations - coarse.expanded_simulations : 0),
-                         .coarse = a->coarsen > 0 ? &coarse : NULL, .prefix_sims = prefix_sims,
+                         .coarse = a->coarsen > 0 ? &coarse : NULL, .prefix_sims = prefix_sims, .proven = proven,
                          .cpu_s = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)};
     const double sc = g->time_scale;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)

@@ -26,7 +26,9 @@ typedef struct dp_cost {
     double *edge_data;  /* (n_edges) */
     double *latency;    /* (n_devices, n_devices), diagonal unused */
     double *inv_bw;     /* (n_devices, n_devices), diagonal unused */
-    int homogeneous;    /* 1 when op times do not depend on the device and all pairs are alike */
+    int homogeneous;    /* 1 when op times do not depend on the device and all pairs are alike (and,
+                         * from dp_machine_costs, the engine treats the devices alike:
+                         * dp_machine_devices_alike) */
     double time_scale;  /* copied from the graph: printed time = time / time_scale */
     int streams_total;  /* compute streams of all devices together: the most ops that run at once
                          * (n_devices, one each, unless the machine gives more: dp_machine_costs);

@@ -71,6 +71,9 @@ typedef struct dp_place_options {
                              * simulations their environment's exact state ran while placing
                              * (dp_train_prefix_simulations), which the oracle's count of
                              * simulations leaves out; NULL: not wanted */
+    int *exact_proven;      /* out, optional: exact sets 1 when its search finished (the makespan
+                             * is the optimum over assignments), 0 when its node budget ran out
+                             * first (the best found); NULL: not wanted */
 } dp_place_options;
 
 /* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */

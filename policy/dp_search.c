@@ -416,12 +416,17 @@ void dp_search_exact_config_init(dp_search_exact_config *cfg)
     cfg->anneal_budget = 2000;
     cfg->list_start = 1;
     cfg->max_streams = 1;
+    cfg->machine = NULL;
 }
 
-/* Devices a and b are interchangeable when swapping them leaves every cost unchanged. */
-static int interchangeable(const dp_cost *c, int a, int b)
+/* Devices a and b are interchangeable when swapping them leaves every cost unchanged and the
+ * machine (m, NULL: none beyond the costs) treats them alike: copy engines, memory and the rest
+ * are not in the cost tables (devices equal by cost but one with a single copy engine were a
+ * class, and the optimum was missed: a review) */
+static int interchangeable(const dp_cost *c, const dp_machine *m, int a, int b)
 {
     const int D = c->n_devices;
+    if (m && !dp_machine_devices_alike(m, a, b)) return 0;
     for (int v = 0; v < c->n_ops; v++)
         if (dp_cost_op(c, v, a) != dp_cost_op(c, v, b)) return 0;
 #define SAME(x, y) (c->latency[x] == c->latency[y] && c->inv_bw[x] == c->inv_bw[y])
@@ -486,7 +491,7 @@ int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
     for (int d = 0; d < D; d++) {
         cls[d] = d;
         for (int a = 0; a < d; a++)
-            if (cls[a] == a && interchangeable(c, a, d)) { cls[d] = a; break; }
+            if (cls[a] == a && interchangeable(c, cfg.machine, a, d)) { cls[d] = a; break; }
     }
     /* incumbent: the best of the list schedulers */
     double best_ms = INFINITY, ms;
@@ -658,7 +663,10 @@ int dp_search_place_exact(const dp_graph *g, const dp_cost *c, const dp_place_op
     dp_search_exact_config_init(&cfg);
     if (o->budget > 0) cfg.max_nodes = o->budget;
     if (o->machine) cfg.max_streams = dp_machine_max_streams(o->machine);
+    cfg.machine = o->machine;
     dp_search_exact_result res;
     if (has_priority) *has_priority = 0;
-    return dp_search_exact(g, c, o->oracle, &cfg, assignment, &res, err);
+    const int rc = dp_search_exact(g, c, o->oracle, &cfg, assignment, &res, err);
+    if (rc == DP_OK && o->exact_proven) *o->exact_proven = res.proven;
+    return rc;
 }

@@ -168,6 +168,9 @@ typedef struct dp_search_exact_config {
                            * start is every op on device 0 (for testing the search itself) */
     int max_streams;      /* the machine's most compute streams on one device (default 1): the
                            * bounds below need 1, larger is refused (DP_EINVAL) */
+    const dp_machine *machine; /* the machine simulated (default NULL: its devices differ by the
+                           * cost tables only); devices are symmetric only where
+                           * dp_machine_devices_alike says so too */
 } dp_search_exact_config;
 
 void dp_search_exact_config_init(dp_search_exact_config *cfg);
@@ -189,8 +192,9 @@ typedef struct dp_search_exact_result {
  * ops + their total op time + the shortest such tail among them (one-machine relaxation),
  * (c) (op time assigned + minimal op time of the rest) / devices. All three hold for any
  * schedule of a completion, so for its simulation too. Device symmetry: devices whose costs are
- * interchangeable (same op times, same links to every other device) form a class, and among a
- * class's unused devices only the lowest is tried. The incumbent starts as the best simulated
+ * interchangeable (same op times, same links to every other device) and which cfg->machine
+ * treats alike (dp_machine_devices_alike: copy engines, memory, streams, interference) form a
+ * class, and among a class's unused devices only the lowest is tried. The incumbent starts as the best simulated
  * assignment of cp, heft, cpop, peft, etf and a short annealing run. Each leaf is simulated. The best assignment goes to
  * `assignment`. Errors: DP_ERANGE for too many ops, DP_ENOMEM. */
 int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_exact_config *cfg,

@@ -360,6 +360,10 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     /* the compute streams the engine runs (the lower bound's work term is over them) */
     c->streams_total = 0;
     for (int d = 0; d < c->n_devices; d++) c->streams_total += device_streams(m, d);
+    /* interchangeable devices (the trainer renames placements on them) are alike by costs and
+     * by what the engine reads beyond them (copy engines, memory, streams, interference) */
+    for (int d = 1; d < c->n_devices && c->homogeneous; d++)
+        if (!dp_machine_devices_alike(m, 0, d)) c->homogeneous = 0;
     dp_cost_part part;
     if (dp_cost_check(g, c, &part, err) != DP_OK) {
         machine_keys_of_costs(m, g, part, err);
@@ -394,6 +398,21 @@ int dp_machine_max_streams(const dp_machine *m)
     for (int d = 0; d < (m->topo ? m->topo->n_devices : 1); d++)
         if (device_streams(m, d) > k) k = device_streams(m, d);
     return k;
+}
+
+int dp_machine_devices_alike(const dp_machine *m, int a, int b)
+{
+    if (a == b || !dp_machine_general(m)) return 1;
+    if (device_streams(m, a) != device_streams(m, b)) return 0;
+    if (!m->topo) return 1; /* the uniform machine: every option applies to every device alike */
+    if (m->sim.transfer_model != DP_TRANSFER_FIXED) return 0;
+    const dp_topology_device *x = &m->topo->dev[a], *y = &m->topo->dev[b];
+    if (m->sim.copy_engines && x->copy_engines != y->copy_engines) return 0;
+    if (m->sim.memory_limit == DP_HISIM_MEMORY_TOPOLOGY && x->memory_bytes != y->memory_bytes) return 0;
+    const dp_calib_device *cx = dp_calib_find_device(m->calib, x->name), *cy = dp_calib_find_device(m->calib, y->name);
+    const double xi = cx ? cx->copy_in : 0, yi = cy ? cy->copy_in : 0;
+    const double xp = cx ? cx->peer_busy : 0, yp = cy ? cy->peer_busy : 0;
+    return xi == yi && xp == yp;
 }
 
 json_t *dp_machine_to_json(const dp_machine *m)

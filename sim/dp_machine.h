@@ -158,6 +158,16 @@ int dp_machine_general(const dp_machine *m);
  * (loaded) devices' streams, else 1. */
 int dp_machine_max_streams(const dp_machine *m);
 
+/* 1 when the engine treats devices a and b (0..n_devices-1) alike beyond their cost tables
+ * (which may still differ: compare those too), so that swapping them in every assignment
+ * changes no makespan: on the DOPPLER-compatible engine always; on the general engine when both
+ * run as many streams, have as many copy engines (when the topology's limits apply), as much
+ * memory (under --memory-limit topology) and the same calibrated interference, and transfers
+ * are of fixed delays: under fifo and maxmin the links a device's transfers share depend on
+ * where it sits in the topology, which this does not compare (0 for a != b). For the exact
+ * search's device symmetry (dp_search.h). The topology must be loaded (dp_machine_load). */
+int dp_machine_devices_alike(const dp_machine *m, int a, int b);
+
 /* The machine as a JSON object of its keys, from the table (dp_schema_to_json): "devices",
  * then those that differ from the defaults, in the table's order; the uniform machine's
  * (peak_flops, bandwidth, latency, comm_ratio) only without a topology. For records and

@@ -114,6 +114,12 @@ done
 "$D" place --help | grep -q '^  anneal  *--budget --config --proposals$' && ok || bad "help: anneal's options from the table"
 expect_rc 0 "place exact on a graph" "$D" place --graph "$tmp/ex.in" --method exact --json
 mx=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
+# whether exact proved its placement optimal (it said nothing when its node budget ran out)
+grep -q '"proven": *true' "$tmp/out" && ok || bad "exact's finished search says proven"
+expect_rc 0 "place exact, one node" "$D" place --graph "$tmp/ex.in" --method exact --budget 1 --json
+grep -q '"proven": *false' "$tmp/out" && ok || bad "exact's search cut by --budget says not proven"
+expect_rc 0 "place exact, one node, text" "$D" place --graph "$tmp/ex.in" --method exact --budget 1
+grep -q "not proven optimal" "$tmp/out" && ok || bad "exact's text says not proven"
 expect_rc 0 "place heft on a graph" "$D" place --graph "$tmp/ex.in" --method heft --json
 mh=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 awk -v x="$mx" -v h="$mh" 'BEGIN { exit !(x <= h) }' && ok || bad "exact ($mx) worse than heft ($mh)"

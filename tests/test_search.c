@@ -88,6 +88,107 @@ START_TEST(exact_two_chains_hand)
 }
 END_TEST
 
+/* Devices whose cost tables are the same are not interchangeable when the machine treats them
+ * differently: here gpu0 has one copy engine, gpu1 and gpu2 unlimited ones (equal op times and
+ * links). exact tried only gpu0 for the first op (devices "alike" by costs), so it missed the
+ * optimum (7 where 6 is reached: o0, o1 and o4 on gpu1, whose unlimited engines send o0's and
+ * o1's outputs to o5 on gpu2 at once; on gpu0 they go one after the other; a review). The same
+ * with a memory limit that only gpu0 would pass. */
+static dp_graph *tflops_graph(int n, const double *fl, const double *ob, int ne, const int (*e)[2])
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("ce", "test", DP_GRAPH_COST_PHYSICAL);
+    for (int v = 0; v < n; v++) dp_graph_builder_add_op(b, NULL, "op", fl[v] * 1e12, ob[v] * 1e9);
+    for (int i = 0; i < ne; i++) dp_graph_builder_add_edge(b, e[i][0], e[i][1], ob[e[i][0]] * 1e9);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    return g;
+}
+
+static double exact_on(const dp_graph *g, const char *topo_text, const char *const *keys, int *a, int *homogeneous)
+{
+    char path[64];
+    write_tmp(".json", topo_text, path, sizeof path);
+    dp_error err;
+    dp_machine m;
+    dp_machine_init(&m);
+    ck_assert_int_eq(dp_machine_set(&m, "topology", path, &err), DP_OK);
+    for (int k = 0; keys && keys[k]; k += 2) ck_assert_int_eq(dp_machine_set(&m, keys[k], keys[k + 1], &err), DP_OK);
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    *homogeneous = c->homogeneous;
+    dp_engine *e = dp_engine_alloc(g, c, &m, &err);
+    ck_assert_msg(e != NULL, "%s", err.msg);
+    const dp_oracle o = dp_engine_oracle(e);
+    dp_place_options po;
+    dp_place_options_init(&po);
+    po.oracle = &o;
+    po.machine = &m;
+    ck_assert_int_eq(dp_place("exact", g, c, &po, a, NULL, NULL, &err), DP_OK);
+    double ms;
+    ck_assert_int_eq(dp_oracle_cost(&o, a, &ms, &err), DP_OK);
+    /* the optimum: every assignment simulated */
+    int x[16] = {0};
+    double best = INFINITY;
+    for (;;) {
+        double y;
+        ck_assert_int_eq(dp_oracle_cost(&o, x, &y, &err), DP_OK);
+        if (y < best) best = y;
+        int k = 0;
+        while (k < g->n_ops && ++x[k] == c->n_devices) x[k++] = 0;
+        if (k == g->n_ops) break;
+    }
+    ck_assert_double_eq(ms, best);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_machine_free(&m);
+    unlink(path);
+    return ms;
+}
+
+START_TEST(exact_devices_differing_beyond_costs)
+{
+    const double fl[6] = {1, 1, 2, 3, 4, 3}, ob[6] = {2, 1, 1, 3, 2, 3};
+    const int e[5][2] = {{0, 1}, {0, 4}, {1, 4}, {0, 5}, {1, 5}};
+    dp_graph *g = tflops_graph(6, fl, ob, 5, e);
+    char topo[4096];
+    const char *fmt =
+        "{\"format\": \"doppler-topology\", \"version\": 1, \"name\": \"ce\", \"devices\": ["
+        "{\"name\": \"gpu0\", \"kind\": \"gpu\", \"peak_flops\": 1e12, \"mem_bandwidth_Bps\": 1e15, \"memory_bytes\": %s, \"copy_engines\": %d},"
+        "{\"name\": \"gpu1\", \"kind\": \"gpu\", \"peak_flops\": 1e12, \"mem_bandwidth_Bps\": 1e15, \"memory_bytes\": 1e12, \"copy_engines\": 0},"
+        "{\"name\": \"gpu2\", \"kind\": \"gpu\", \"peak_flops\": 1e12, \"mem_bandwidth_Bps\": 1e15, \"memory_bytes\": 1e12, \"copy_engines\": 0}],"
+        " \"nodes\": [], \"links\": ["
+        "{\"a\": \"gpu0\", \"b\": \"gpu1\", \"kind\": \"nvlink\", \"bandwidth_Bps\": 1e9, \"latency_s\": 0},"
+        "{\"a\": \"gpu0\", \"b\": \"gpu2\", \"kind\": \"nvlink\", \"bandwidth_Bps\": 1e9, \"latency_s\": 0},"
+        "{\"a\": \"gpu1\", \"b\": \"gpu2\", \"kind\": \"nvlink\", \"bandwidth_Bps\": 1e9, \"latency_s\": 0}]}";
+    int a[6], homogeneous;
+    snprintf(topo, sizeof topo, fmt, "1e12", 1);
+    ck_assert_double_eq_tol(exact_on(g, topo, NULL, a, &homogeneous), 6, 1e-9);
+    ck_assert_int_eq(homogeneous, 0); /* the trainer renames placements only on alike devices */
+    /* the same devices with unlimited engines everywhere: symmetric, 6 too */
+    snprintf(topo, sizeof topo, fmt, "1e12", 0);
+    ck_assert_double_eq_tol(exact_on(g, topo, NULL, a, &homogeneous), 6, 1e-9);
+    ck_assert_int_eq(homogeneous, 1);
+    /* under max-min sharing the links decide (not compared): no symmetry; the optimum (exact_on
+     * compares with every assignment) is 7 there, o0's and o1's outputs sharing a link */
+    static const char *const maxmin[] = {"transfer", "maxmin", NULL};
+    ck_assert_double_eq_tol(exact_on(g, topo, maxmin, a, &homogeneous), 7, 1e-9);
+    ck_assert_int_eq(homogeneous, 0);
+    dp_graph_free(g);
+    /* gpu0 with 3 GB, the others 1 TB, under the memory limit of the topology (penalty): 10
+     * before, with o0 on gpu0; 8 with o0 on gpu1 and o1 on gpu0 */
+    const double fl2[5] = {3, 1, 1, 1, 3}, ob2[5] = {2, 2, 3, 3, 1};
+    const int e2[5][2] = {{0, 2}, {0, 3}, {2, 3}, {1, 4}, {3, 4}};
+    g = tflops_graph(5, fl2, ob2, 5, e2);
+    snprintf(topo, sizeof topo, fmt, "3e9", 0);
+    static const char *const mem[] = {"memory_limit", "topology", "memory_policy", "penalty", NULL};
+    ck_assert_double_eq_tol(exact_on(g, topo, mem, a, &homogeneous), 8, 1e-9);
+    ck_assert_int_eq(homogeneous, 0);
+    dp_graph_free(g);
+}
+END_TEST
+
 /* Exact equals brute force on random small graphs, homogeneous and heterogeneous (where only
  * interchangeable devices are treated as symmetric), and no method beats it. */
 START_TEST(exact_matches_brute_force)
@@ -712,6 +813,7 @@ static Suite *suite(void)
     tcase_add_test(t, lower_bound_counts_streams);
     tcase_add_test(t, exact_two_chains_hand);
     tcase_add_test(t, exact_matches_brute_force);
+    tcase_add_test(t, exact_devices_differing_beyond_costs);
     tcase_add_test(t, exact_limits);
     tcase_add_test(t, anneal_and_local);
     tcase_add_test(t, random_best_of_k);
