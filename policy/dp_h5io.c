@@ -1137,6 +1137,16 @@ int dp_h5io_trained_on_check(const char *path, const char *theirs, const char *m
                                   "--resume continues the same run",
                                   path, lists[l], json_string_value(json_object_get(a, "graph")),
                                   json_is_string(ca) ? json_string_value(ca) : "?", json_is_string(cb) ? json_string_value(cb) : "none");
+            /* the simulator beyond the costs (absent in files before 2026-12-06 and where the
+             * oracle is no simulator) */
+            json_t *ea = json_object_get(a, "engine"), *eb = json_object_get(b, "engine");
+            if (rc == DP_OK && ea && !json_equal(ea, eb))
+                rc = dp_error_set(err, DP_EINVAL, "%s: the simulator differs: %s graph %s was trained on a simulator of "
+                                  "fingerprint %s, here it is %s (other simulator options than the run's: --transfer, --chunks, "
+                                  "--mode, --streams, --queue, --memory-limit, --memory-policy, --memory-penalty, "
+                                  "--copy-engines, or the topology's devices and links): --resume continues the same run",
+                                  path, lists[l], json_string_value(json_object_get(a, "graph")),
+                                  json_is_string(ea) ? json_string_value(ea) : "?", json_is_string(eb) ? json_string_value(eb) : "none");
         }
     }
     json_decref(t);

@@ -34,9 +34,10 @@
  *
  * Checkpoint file (written whole to a temporary name, then renamed):
  *   /   attributes: format "doppler-checkpoint", version 3 (DP_H5IO_CKPT_VERSION), trained_on (JSON text: {"train": [{"graph",
- *       "n_ops", "n_devices", "costs"}, ...], "validation": [...]}; costs: dp_cost_fingerprint in
- *       16 hexadecimal digits, absent in files before 2026-12-02, what the parameters were trained and
- *       model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
+ *       "n_ops", "n_devices", "costs", "engine"}, ...], "validation": [...]}; costs: dp_cost_fingerprint in
+ *       16 hexadecimal digits, absent in files before 2026-12-02; engine: dp_engine_fingerprint
+ *       likewise, the simulator beyond the costs, absent before 2026-12-06 and without a
+ *       simulator; what the parameters were trained and model-selected on), features (the PLC's device feature set, "doppler" or "engine"),
  *       graph, n_ops, n_devices (the run's first training graph: what --resume and
  *       best_assignment refer to), config
  *       (JSON), run_id (string; absent in older files), stage (int32), episode (int64, episodes done in that stage), running_sum (double),

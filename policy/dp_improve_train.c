@@ -56,12 +56,12 @@ static double score_of(json_t *o, const char *key)
 }
 
 static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *path, int n_graphs, const dp_graph *const *g,
-                const dp_cost *const *c, const int *validation, const train_graph *tg, int *elites, long n_elites,
+                const dp_cost *const *c, dp_engine *const *e, const int *validation, const train_graph *tg, int *elites, long n_elites,
                 const run_state *rs, gsl_rng *master, dp_error *err)
 {
     dp_h5io_ckpt ck;
     memset(&ck, 0, sizeof ck);
-    char *cj = dp_improve_config_to_json(cfg), *on = dp_runtime_trained_on(n_graphs, g, c, validation);
+    char *cj = dp_improve_config_to_json(cfg), *on = dp_runtime_trained_on(n_graphs, g, c, e, validation);
     /* the per-graph best placements (method_ints, concatenated) and their makespans with the
      * model selection's counters (method_state) */
     json_t *ms = json_object(), *em = json_array();
@@ -110,10 +110,10 @@ static int save(dp_improve_model *m, const dp_improve_config *cfg, const char *p
  * cut back to the rows the checkpoint accounts for. A checkpoint written before the method had
  * its own slots (its networks in /sel and /plc, DOPPLER's) is read as well. */
 static int resume_load(dp_improve_model *m, const char *path, const char *traj, int n_graphs, const dp_graph *const *g,
-                       const dp_cost *const *c, const int *validation, train_graph *tg, int *elites, long n_elites,
+                       const dp_cost *const *c, dp_engine *const *e, const int *validation, train_graph *tg, int *elites, long n_elites,
                        run_state *rs, gsl_rng *master, dp_error *err)
 {
-    char *mine = dp_runtime_trained_on(n_graphs, g, c, validation);
+    char *mine = dp_runtime_trained_on(n_graphs, g, c, e, validation);
     int rc = dp_runtime_resume_check(path, mine, 1, err);
     free(mine);
     if (rc != DP_OK) return rc;
@@ -264,7 +264,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     elites = dp_alloc_malloc_n((size_t)n_elites, sizeof(int));
     if (!start || !cur || !elites) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     if (resume) {
-        if ((rc = resume_load(m, io->checkpoint, io->trajectory, n_graphs, g, c, validation, tg, elites, n_elites, &rs, master, err)) !=
+        if ((rc = resume_load(m, io->checkpoint, io->trajectory, n_graphs, g, c, e, validation, tg, elites, n_elites, &rs, master, err)) !=
             DP_OK)
             goto done;
     } else {
@@ -425,7 +425,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
         if ((rc = dp_runtime_traj_flush(&rs.traj, io ? io->trajectory : NULL, err)) != DP_OK) goto done;
         const int stopping = !last && io && io->stop && *io->stop;
         if (io && io->checkpoint && (last || stopping || rs.episode % every == 0) &&
-            (rc = save(m, cfg, io->checkpoint, n_graphs, g, c, validation, tg, elites, n_elites, &rs, master, err)) != DP_OK)
+            (rc = save(m, cfg, io->checkpoint, n_graphs, g, c, e, validation, tg, elites, n_elites, &rs, master, err)) != DP_OK)
             goto done;
         if (stopping) {
             if (res) res->stopped = 1;

@@ -136,7 +136,8 @@ int dp_runtime_select_patience_spent(const dp_runtime_select *s, int patience)
 
 /* ---- checkpoint bookkeeping ---- */
 
-char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *const *c, const int *validation)
+char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *engines,
+                            const int *validation)
 {
     json_t *o = json_object(), *l[2] = {json_array(), json_array()};
     for (int i = 0; i < n; i++) {
@@ -147,6 +148,11 @@ char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *cons
         char fp[24];
         snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_cost_fingerprint(c[i]));
         json_object_set_new(x, "costs", json_string(fp));
+        if (engines && engines[i]) {
+            /* the simulator beyond the costs (streams, queue, memory, transfer model, ...) */
+            snprintf(fp, sizeof fp, "%016llx", (unsigned long long)dp_engine_fingerprint(engines[i]));
+            json_object_set_new(x, "engine", json_string(fp));
+        }
         json_array_append_new(l[validation && validation[i] ? 1 : 0], x);
     }
     json_object_set_new(o, "train", l[0]);

@@ -15,6 +15,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "dp_cost.h"
+#include "dp_engine.h"
 #include "dp_graph.h"
 #include "dp_h5io.h"
 #include "dp_nn.h"
@@ -78,10 +79,12 @@ int dp_runtime_select_patience_spent(const dp_runtime_select *s, int patience);
 
 /* ---- checkpoint bookkeeping ---- */
 
-/* The trained_on JSON text of a checkpoint (dp_h5io.h) for n graphs g[i] with cost tables c[i],
- * validation[i] 1 for a model-selection graph (validation NULL: none); malloc'd, NULL when out of
- * memory. */
-char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *const *c, const int *validation);
+/* The trained_on JSON text of a checkpoint (dp_h5io.h) for n graphs g[i] with cost tables c[i]
+ * simulated by engines[i] (its dp_engine_fingerprint as "engine"; engines or an entry NULL: not
+ * said, e.g. real execution), validation[i] 1 for a model-selection graph (validation NULL:
+ * none); malloc'd, NULL when out of memory. */
+char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *const *c, dp_engine *const *engines,
+                            const int *validation);
 /* A resume of checkpoint path on the graphs `mine` (dp_runtime_trained_on's text) continues its
  * run: dp_h5io_trained_on_check, and with `required` 1 a checkpoint that does not say what it
  * trained on is refused ("PATH: a run on other graphs (not said) ..."). */

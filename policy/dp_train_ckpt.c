@@ -19,18 +19,21 @@ static char *trained_on_json(const dp_train *tr)
 {
     const dp_graph **g = dp_alloc_malloc((size_t)tr->n_bd * sizeof *g);
     const dp_cost **c = dp_alloc_malloc((size_t)tr->n_bd * sizeof *c);
+    dp_engine **e = dp_alloc_malloc((size_t)tr->n_bd * sizeof *e);
     int *val = dp_alloc_malloc((size_t)tr->n_bd * sizeof *val);
     char *s = NULL;
-    if (g && c && val) {
+    if (g && c && e && val) {
         for (int i = 0; i < tr->n_bd; i++) {
             g[i] = tr->bd[i].g;
             c[i] = tr->bd[i].c;
+            e[i] = tr->bd[i].oracle.engine;
             val[i] = tr->bd[i].validation;
         }
-        s = dp_runtime_trained_on(tr->n_bd, g, c, val);
+        s = dp_runtime_trained_on(tr->n_bd, g, c, e, val);
     }
     free(g);
     free(c);
+    free(e);
     free(val);
     return s;
 }

@@ -338,6 +338,11 @@ int dp_engine_is_general(const dp_engine *e)
     return e->general != NULL;
 }
 
+uint64_t dp_engine_fingerprint(const dp_engine *e)
+{
+    return e->general ? dp_hisim_fingerprint(e->general) : 0;
+}
+
 struct dp_sim *dp_engine_fast_sim(dp_engine *e)
 {
     return e->fast;

@@ -193,6 +193,10 @@ dp_oracle dp_engine_oracle(dp_engine *e);
 /* 1 when e runs the general engine, 0 on the exact fast path. */
 int dp_engine_is_general(const dp_engine *e);
 
+/* What e simulates beyond its cost tables, as a 64-bit fingerprint: 0 on the exact fast path
+ * (which reads the cost tables only), dp_hisim_fingerprint on the general engine. */
+uint64_t dp_engine_fingerprint(const dp_engine *e);
+
 /* The exact fast path's simulator (dp_sim.h), or NULL when e runs the general engine: for the
  * incremental prefix simulation of the assignment environment (dp_sim_prefix_add). It belongs
  * to e (its runs overwrite e's last schedule). */

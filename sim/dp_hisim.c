@@ -154,6 +154,44 @@ int dp_hisim_options_default(const dp_hisim_options *o)
            o->queue == DP_HISIM_QUEUE_FIFO && o->memory_limit == 0;
 }
 
+/* FNV-1a of a value's bytes, continuing h */
+#define HASH(h, x) ((h) = dp_graph_hash_bytes((h), &(x), sizeof(x)))
+
+uint64_t dp_hisim_fingerprint(const dp_hisim *s)
+{
+    uint64_t h = 14695981039346656037ULL;
+    const dp_hisim_options *o = &s->o;
+    const int opt[7] = {(int)o->transfer_model, o->chunks, (int)o->mode, (int)o->queue, (int)o->memory_policy,
+                        o->copy_engines, s->D};
+    HASH(h, opt);
+    HASH(h, o->memory_limit);
+    HASH(h, o->memory_penalty);
+    for (int d = 0; d < s->D; d++) {
+        const int k[2] = {s->q.streams[d], s->t && o->copy_engines ? s->t->dev[d].copy_engines : 0};
+        HASH(h, k);
+        HASH(h, s->mem.cap[d]);
+        const double itf[2] = {s->itf.copy_in ? s->itf.copy_in[d] : 0, s->itf.peer_busy ? s->itf.peer_busy[d] : 0};
+        HASH(h, itf);
+    }
+    if (s->t)
+        for (int l = 0; l < s->t->n_links; l++) {
+            const dp_topology_link *k = &s->t->link[l];
+            const int ends[3] = {k->a, k->b, k->half_duplex};
+            const double bw[2] = {k->bandwidth_Bps, k->latency_s};
+            HASH(h, ends);
+            HASH(h, bw);
+        }
+    const dp_calib *cal = o->calibration;
+    for (int r = 0; cal && r < cal->n_routes; r++) {
+        h = dp_graph_hash_bytes(h, cal->route[r].src, strlen(cal->route[r].src) + 1);
+        h = dp_graph_hash_bytes(h, cal->route[r].dst, strlen(cal->route[r].dst) + 1);
+        HASH(h, cal->route[r].latency_s);
+        HASH(h, cal->route[r].bandwidth_Bps);
+    }
+    return h;
+}
+#undef HASH
+
 #define ALLOC(s, field, n, sz) DP_ALLOC(&(s)->owned, field, (n), (sz))
 #define CALLOC(s, field, n, sz) DP_ALLOC_ZERO(&(s)->owned, field, (n), (sz))
 

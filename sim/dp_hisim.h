@@ -134,6 +134,14 @@ dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology 
                          const dp_hisim_options *o, dp_error *err);
 void dp_hisim_free(dp_hisim *s);
 
+/* A 64-bit fingerprint (FNV-1a) of what s reads beyond its cost tables (dp_cost_fingerprint):
+ * the options (transfer model, chunks, mode, queue, memory limit, policy and penalty, copy
+ * engines), each device's streams, copy engines, memory capacity and calibrated interference,
+ * the topology's links and the calibration's routes. Two workspaces of equal cost tables and
+ * fingerprints give the same makespans; a checkpoint records it so that --resume refuses
+ * another simulator (dp_runtime_trained_on). */
+uint64_t dp_hisim_fingerprint(const dp_hisim *s);
+
 /* Simulate an assignment (n_ops device ids). priority (n_ops, higher first) is used with
  * DP_HISIM_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_HISIM_QUEUE_PRIORITY: DP_EINVAL).
  * Returns DP_OK; DP_EINVAL for a device id out of range; DP_ERANGE for a memory capacity

@@ -195,6 +195,14 @@ sed 's/"batch": 8/"batch": 8, "lr": 0.5/' "$tmp/more.json" > "$tmp/more-lr.json"
     > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q 'more-lr.json gives another "stages.sim.lr"' "$tmp/err" || { cat "$tmp/err"; fail "--resume with another lr: exit $rc"; }
 cmp -s "$tmp/more.h5" "$tmp/more0.h5" || fail "a refused resume changed the checkpoint"
+# another simulator than the run's (options beyond the cost tables) is refused too: --streams 2
+# and --queue priority were taken and trained on another simulator (a review)
+for opt in "--streams 2" "--queue priority" "--mode bsp"; do
+    rc=0; "$bin" train --graph "$graph" --config "$tmp/more.json" --stage sim --checkpoint "$tmp/more.h5" --resume $opt \
+        > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -eq 1 ] && grep -q 'the simulator differs' "$tmp/err" || { cat "$tmp/err"; fail "--resume $opt: exit $rc"; }
+done
+cmp -s "$tmp/more.h5" "$tmp/more0.h5" || fail "a refused resume (another simulator) changed the checkpoint"
 # a config with "defaults" (bench/doppler-fast.json: the authors') resumes a run of its own with
 # --seed: the file sets no seed (it was refused: the reset to the defaults gave seed 1)
 fast="$top_srcdir/bench/doppler-fast.json"
