@@ -934,6 +934,25 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_evaluations, simulations or stage_simulations0 cannot be read", path);
         goto out;
     }
+    /* counters in range: a negative episode or trajectory count corrupted the heap on resume and
+     * truncated a trajectory to an unreadable file (a review) */
+    {
+        const char *bad = ck->stage < 0 || ck->stage > 2 ? "stage" /* dp_train_stage_kind */
+                          : ck->episode < 0                                              ? "episode"
+                          : ck->running_count < 0                                        ? "running_count"
+                          : !isfinite(ck->running_sum)                                   ? "running_sum"
+                          : ck->traj_episodes < 0                                        ? "traj_episodes"
+                          : ck->traj_steps < 0                                           ? "traj_steps"
+                          : ck->traj_evaluations < -1                                    ? "traj_evaluations"
+                          : ck->simulations < 0                                          ? "simulations"
+                          : ck->stage_simulations0 < -1                                  ? "stage_simulations0"
+                          : ck->stale < 0                                                ? "stale"
+                                                                                         : NULL;
+        if (bad) {
+            rc = dp_error_set(err, DP_EINVAL, "%s: attribute %s out of range (a damaged checkpoint)", path, bad);
+            goto out;
+        }
+    }
     char *rn = attr_read_str(f, path, "rng_name", err), *id = NULL;
     if (!rn || (rc = attr_read_opt_str(f, path, "run_id", &id, err)) != DP_OK) {
         free(rn);

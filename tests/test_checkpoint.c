@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <gsl/gsl_rng.h>
 #include <hdf5.h>
+#include <math.h>
 #include <sys/stat.h>
 
 static char dir[256];
@@ -296,6 +297,68 @@ START_TEST(strings_never_variable_length)
 }
 END_TEST
 
+/* set the root attribute name of path (an existing scalar of type t) to *value */
+static void set_attr(const char *path, const char *name, hid_t t, const void *value)
+{
+    hid_t f = H5Fopen(path, H5F_ACC_RDWR, H5P_DEFAULT);
+    ck_assert_int_ge(f, 0);
+    hid_t a = H5Aopen(f, name, H5P_DEFAULT);
+    ck_assert_int_ge(a, 0);
+    ck_assert_int_ge(H5Awrite(a, t, value), 0);
+    H5Aclose(a);
+    ck_assert_int_ge(H5Fclose(f), 0);
+}
+
+/* A counter out of range (a damaged or crafted file) is refused by name: a negative episode
+ * corrupted the heap on resume, a negative trajectory count truncated the trajectory to an
+ * unreadable file, stage 7 was taken (a review) */
+START_TEST(counters_out_of_range)
+{
+    make_dir();
+    char path[512], bad[512];
+    snprintf(path, sizeof path, "%s/c.h5", dir);
+    snprintf(bad, sizeof bad, "%s/bad.h5", dir);
+    dp_nn_params sel, plc;
+    block(&sel, 2, 3, 1.0f);
+    block(&plc, 3, 2, 2.0f);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    int assign[3] = {0, 1, 0}, assign2[3];
+    dp_h5io_ckpt ck = {.graph = "g", .n_ops = 3, .n_devices = 2, .config_json = "{}", .stage = 1, .episode = 40,
+                       .running_count = 3, .traj_episodes = 40, .traj_steps = 120, .rng_state = gsl_rng_state(r),
+                       .rng_size = gsl_rng_size(r), .best_assignment = assign};
+    snprintf(ck.rng_name, sizeof ck.rng_name, "%s", gsl_rng_name(r));
+    dp_error err;
+    ck_assert_msg(dp_h5io_ckpt_write(path, &ck, &sel, &plc, &err) == DP_OK, "%s", err.msg);
+    static const struct { const char *name; int is32, isdbl; double v; } cases[] = {
+        {"stage", 1, 0, 7}, {"stage", 1, 0, -1}, {"episode", 0, 0, -5}, {"running_count", 0, 0, -1},
+        {"running_sum", 0, 1, NAN}, {"traj_episodes", 0, 0, -10}, {"traj_steps", 0, 0, -1},
+        {"simulations", 0, 0, -3}, {"stale", 0, 0, -2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *in = fopen(path, "rb"), *out = fopen(bad, "wb");
+        int ch;
+        while ((ch = fgetc(in)) != EOF) fputc(ch, out);
+        fclose(in);
+        fclose(out);
+        const int32_t v32 = (int32_t)cases[i].v;
+        const int64_t v64 = (int64_t)cases[i].v;
+        const double vd = cases[i].v;
+        if (cases[i].is32) set_attr(bad, cases[i].name, H5T_NATIVE_INT32, &v32);
+        else if (cases[i].isdbl) set_attr(bad, cases[i].name, H5T_NATIVE_DOUBLE, &vd);
+        else set_attr(bad, cases[i].name, H5T_NATIVE_INT64, &v64);
+        dp_h5io_ckpt rd = {.n_ops = 3, .n_devices = 2, .same_graph = 1, .best_assignment = assign2,
+                           .rng_state = gsl_rng_state(r), .rng_size = gsl_rng_size(r)};
+        ck_assert_int_eq(dp_h5io_ckpt_read(bad, &rd, &sel, &plc, 1, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, cases[i].name) && strstr(err.msg, "out of range"), "%s: %s", cases[i].name, err.msg);
+        free((char *)rd.graph);
+        free(rd.config_json);
+    }
+    dp_nn_params_free(&sel);
+    dp_nn_params_free(&plc);
+    gsl_rng_free(r);
+    remove_dir();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -303,6 +366,7 @@ int main(void)
     tcase_add_test(t, round_trip);
     tcase_add_test(t, trajectory_rows);
     tcase_add_test(t, strings_never_variable_length);
+    tcase_add_test(t, counters_out_of_range);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
