@@ -779,6 +779,20 @@ static int train_main(int argc, char **argv)
             }
         }
     }
+    if (resume && ckpt && !traj && !print_cfg) {
+        /* a run that writes a trajectory goes on writing it: resumed without it, its rows had a
+         * gap that a later resume with the file appended after without a word (a review) */
+        dp_h5io_ckpt_info info;
+        dp_error e;
+        if (dp_h5io_ckpt_read_info(ckpt, &info, &e) == DP_OK) {
+            const long long n = (long long)info.traj_episodes;
+            dp_h5io_ckpt_info_free(&info);
+            if (n > 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s: its run writes a trajectory (%lld episode "
+                                                                     "rows so far): resume with --trajectory FILE, that "
+                                                                     "file, so that its rows go on without a gap", ckpt, n));
+        }
+    }
     if ((draws.bw[0] > 0 || draws.cr[0] > 0) && (mach.topology || (!graphs && !family && !validation)))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws a uniform machine per graph of a distribution: "
                                                              "give --graphs or --family, and no --topology",

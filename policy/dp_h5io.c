@@ -747,6 +747,9 @@ int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *
             rc = err ? err->code : DP_EINVAL;
         else
             rc = attr_read_opt_str(f, path, "trained_on", &info->trained_on, err);
+        if (rc == DP_OK && H5Aexists(f, "traj_episodes") > 0 &&
+            attr_read(f, "traj_episodes", H5T_NATIVE_INT64, &info->traj_episodes))
+            rc = dp_error_set(err, DP_EINVAL, "%s: attribute traj_episodes cannot be read", path);
     }
     H5Fclose(f);
     if (rc != DP_OK) dp_h5io_ckpt_info_free(info);

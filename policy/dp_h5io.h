@@ -277,6 +277,7 @@ typedef struct dp_h5io_ckpt_info {
     int n_ops, n_devices;
     char *config_json;
     char *trained_on;
+    int64_t traj_episodes;  /* episode rows the run's trajectory file holds (0: none written) */
 } dp_h5io_ckpt_info;
 /* DP_OK, or DP_EINVAL (not a checkpoint, a version this build does not read: "PATH: checkpoint
  * format version V, this build reads versions 1 to 2"), DP_EIO. */

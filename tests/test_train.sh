@@ -125,6 +125,13 @@ wait $pid 2>/dev/null
 [ -f "$tmp/b.h5" ] || fail "the killed run wrote no checkpoint"
 done_at=$(h5dump -a /episode "$tmp/b.h5" | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
 [ -n "$done_at" ] && [ "$done_at" -lt $n ] || { echo "run finished before the kill ($done_at): cannot test resume"; exit 77; }
+# resumed without --trajectory, a run that writes one is refused (its rows had a gap that a later
+# resume with the file appended after, exit 0; a review), the checkpoint untouched
+cp "$tmp/b.h5" "$tmp/b0.h5"
+rc=0; "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --checkpoint "$tmp/b.h5" --resume --quiet \
+    > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -q 'resume with --trajectory' "$tmp/err" || { cat "$tmp/err"; fail "resume without --trajectory: exit $rc"; }
+cmp -s "$tmp/b.h5" "$tmp/b0.h5" || fail "a resume refused for its trajectory changed the checkpoint"
 # resumed without --episodes: the run's count is in its checkpoint (until 2026-12-06 the resumed
 # run took the config's count instead, and its parameters differed)
 "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --checkpoint "$tmp/b.h5" \
