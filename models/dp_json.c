@@ -31,6 +31,31 @@ json_t *dp_json_number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+json_t *dp_json_seed(uint64_t seed)
+{
+    if (seed <= (uint64_t)INT64_MAX) return json_integer((json_int_t)seed);
+    char digits[24];
+    snprintf(digits, sizeof digits, "%llu", (unsigned long long)seed);
+    return json_string(digits);
+}
+
+int dp_json_seed_value(const json_t *v, uint64_t *seed)
+{
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0) return -1;
+        *seed = (uint64_t)json_integer_value(v);
+        return 0;
+    }
+    const char *t = json_string_value(v);
+    if (!t || t[0] < '0' || t[0] > '9') return -1;
+    char *end = NULL;
+    errno = 0;
+    const unsigned long long u = strtoull(t, &end, 10);
+    if (*end != '\0' || errno != 0) return -1;
+    *seed = (uint64_t)u;
+    return 0;
+}
+
 double dp_json_parse_bytes(const char *text, size_t size)
 {
     size_t obj = 0, arr = 0;

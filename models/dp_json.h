@@ -46,6 +46,13 @@ int dp_json_known_keys(const json_t *o, const char *const *known, const char *or
  * NULL only when out of memory. */
 json_t *dp_json_number(double x);
 
+/* A seed (0 .. 2^64-1) for a config: a JSON integer up to 2^63-1 (Jansson's integers are signed
+ * 64-bit), beyond it a string of its digits. NULL only when out of memory. */
+json_t *dp_json_seed(uint64_t seed);
+/* The seed of v as dp_json_seed writes it (a non-negative integer, or a string of decimal
+ * digits below 2^64): 0 with *seed set, -1 for anything else. */
+int dp_json_seed_value(const json_t *v, uint64_t *seed);
+
 /* The text of a JSON file (dp_file_read_text: BOM skipped, NUL refused) once dp_file_mem_check has found
  * that its parse fits in memory (DP_ENOMEM otherwise); for readers that parse it themselves.
  * Caller frees. */

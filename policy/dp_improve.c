@@ -67,7 +67,7 @@ char *dp_improve_config_to_json(const dp_improve_config *c)
     json_t *o = json_object(), *m = json_object();
     json_object_set_new(o, "method", json_string("improve"));
     json_object_set_new(o, "features", json_string(DP_IMPROVE_FEATURES_NAME));
-    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(o, "seed", dp_json_seed(c->seed)); /* beyond 2^63-1 a string of its digits */
     dp_schema_to_json(config_keys, c, m, 1);
     json_object_set_new(o, "improve", m);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -91,9 +91,10 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
                 return dp_error_set(err, DP_EINVAL, "incompatible checkpoint: feature set %s in the checkpoint, %s here", s,
                                     DP_IMPROVE_FEATURES_NAME);
         } else if (strcmp(key, "seed") == 0) {
-            if (!json_is_integer(v) || json_integer_value(v) < 0)
-                return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be a non-negative integer");
-            c->seed = (uint64_t)json_integer_value(v);
+            /* a seed beyond 2^63-1 was written as a negative integer and refused on reading (a
+             * review): written and read as DOPPLER's config does */
+            if (dp_json_seed_value(v, &c->seed) != 0)
+                return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
         } else if (strcmp(key, "improve") == 0) {
             int rc = dp_schema_from_json(config_keys, c, v, "config", "improve.", NULL, err);
             if (rc != DP_OK) return rc;

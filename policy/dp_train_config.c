@@ -239,14 +239,7 @@ char *dp_train_config_to_json(const dp_train_config *c)
 {
     json_t *o = json_object();
     json_object_set_new(o, "method", json_string(dp_agent_name(c->method)));
-    /* JSON integers here are signed 64-bit: a larger seed is written as a string of its digits */
-    if (c->seed > (uint64_t)INT64_MAX) {
-        char digits[24];
-        snprintf(digits, sizeof digits, "%" PRIu64, c->seed);
-        json_object_set_new(o, "seed", json_string(digits));
-    } else {
-        json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
-    }
+    json_object_set_new(o, "seed", dp_json_seed(c->seed)); /* beyond 2^63-1 a string of its digits */
     dp_schema_to_json(top_keys, c, o, 1);
     /* "reference" came after checkpoints were written without it: its default is not written */
     if (!c->reference_best_instant) json_object_del(o, "reference");
@@ -396,13 +389,8 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
     if (rc != DP_OK) return rc;
     if ((v = json_object_get(o, "seed"))) {
         /* 0 .. 2^64-1: an integer, or a string of digits for seeds beyond 2^63-1 */
-        const char *t = json_string_value(v);
-        char *end = NULL;
-        errno = 0;
-        unsigned long long u = t && t[0] >= '0' && t[0] <= '9' ? strtoull(t, &end, 10) : 0;
-        if (json_is_integer(v) && json_integer_value(v) >= 0) c->seed = (uint64_t)json_integer_value(v);
-        else if (t && end && *end == '\0' && errno == 0) c->seed = (uint64_t)u;
-        else return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
+        if (dp_json_seed_value(v, &c->seed) != 0)
+            return dp_error_set(err, DP_EINVAL, "config: \"seed\" must be an integer from 0 to 2^64-1 (beyond 2^63-1 as a string of digits)");
     }
     if ((v = json_object_get(o, "batch"))) {
         /* every stage's; a stage's own "batch" (read after) overrides it */

@@ -25,6 +25,14 @@ EOF
     { cat "$tmp/err"; fail "train --method improve"; }
 grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { cat "$tmp/out"; fail "train reports its simulations"; }
 [ -s "$tmp/imp.h5" ] && [ -s "$tmp/imp.traj.h5" ] || fail "checkpoint and trajectory written"
+# a seed beyond 2^63-1 is written as a string of its digits, as DOPPLER's config does (it was
+# written as a negative integer and the checkpoint then refused by every reader: a review)
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --seed 18446744073709551615 \
+    --checkpoint "$tmp/bigseed.h5" --quiet > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --seed 2^64-1"; }
+"$bin" place --method improve --checkpoint "$tmp/bigseed.h5" --graph "$small" --budget 20 > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "place with the checkpoint of seed 2^64-1"; }
+"$bin" train --method improve --print-config --seed 18446744073709551615 | grep -q '"seed": "18446744073709551615"' ||
+    fail "print-config of seed 2^64-1"
 # the improvement search starts from best-instant: its config listing says so for init (it listed
 # annealing's default, cp, under a line saying best-instant)
 "$bin" config improve | grep -q '^  init .*(default best-instant)' || { "$bin" config improve | grep -A1 '^  init'; fail "config improve: init's default"; }
