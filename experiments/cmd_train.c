@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -614,7 +615,7 @@ static int train_main(int argc, char **argv)
         {"coarsen", required_argument, NULL, O_COARSEN}, {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     const char *graphs = NULL, *family = NULL, *validation = NULL;
-    int family_count = 16, val_count = -1, have_family_seed = 0;
+    int family_count = 16, val_count = -1, have_family_seed = 0, have_family_count = 0;
     unsigned long long family_seed = 0;
     dp_trainset_draws draws = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
     const char *graph = NULL, *format = NULL, *config = NULL, *init = NULL, *ckpt = NULL, *traj = NULL;
@@ -664,6 +665,7 @@ static int train_main(int argc, char **argv)
         case O_FAMILY_COUNT:
             if (dp_cli_parse_int(optarg, 1, 100000, &family_count) != 0)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family-count: expected 1..100000, got '%s'", optarg));
+            have_family_count = 1;
             break;
         case O_VAL_COUNT:
             if (dp_cli_parse_int(optarg, 0, 100000, &val_count) != 0)
@@ -745,6 +747,10 @@ static int train_main(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
                                                              "group graphs in the simulator: not with --method improve"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
+    /* as --val-count: a --family option without --family was ignored without a word (a review) */
+    if ((have_family_count || have_family_seed) && !family)
+        return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws from --family: give one",
+                                                             have_family_count ? "--family-count" : "--family-seed"));
     const int rank = train_comm ? train_comm->rank : 0;
     if (rank != 0) quiet = 1; /* rank 0 alone prints and writes */
     ranks_print = !quiet;
@@ -754,6 +760,39 @@ static int train_main(int argc, char **argv)
     if (ckpt && traj && dp_file_same_output(ckpt, traj))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--checkpoint and --trajectory name the same file (%s): "
                                                              "the checkpoint would replace the trajectory", traj));
+    {
+        /* an output is a file of its own: not standard output, an empty name or a directory
+         * (each trained to its first checkpoint, then failed; "-" wrote HDF5 into stdout), and
+         * not an input (--force replaced the graph or the config with the checkpoint; a review) */
+        const dp_cli_file outs[2] = {{"--checkpoint", ckpt}, {"--trajectory", traj}};
+        struct stat st;
+        for (int i = 0; i < 2; i++) {
+            const char *o = outs[i].path;
+            if (!o) continue;
+            if (!*o || strcmp(o, "-") == 0)
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s '%s': an HDF5 file is written, name one",
+                                                                     outs[i].option, o));
+            if (stat(o, &st) == 0 && S_ISDIR(st.st_mode))
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s %s: is a directory; name a file",
+                                                                     outs[i].option, o));
+        }
+        enum { MAX_INS = 64 };
+        dp_cli_file ins[MAX_INS];
+        char lists[2][4096];
+        int n_ins = 0;
+        ins[n_ins++] = (dp_cli_file){"--graph", graph};
+        ins[n_ins++] = (dp_cli_file){"--config", config};
+        ins[n_ins++] = (dp_cli_file){"--init", init};
+        const char *list_opt[2] = {"--graphs", "--validation"}, *list[2] = {graphs, validation};
+        for (int l = 0; l < 2; l++) {
+            if (!list[l]) continue;
+            snprintf(lists[l], sizeof lists[l], "%s", list[l]);
+            for (char *sv = NULL, *t = strtok_r(lists[l], ",", &sv); t && n_ins < MAX_INS; t = strtok_r(NULL, ",", &sv))
+                ins[n_ins++] = (dp_cli_file){list_opt[l], t};
+        }
+        const int rc = dp_cli_files_distinct("train", outs, 2, ins, n_ins);
+        if (rc) return dp_cli_machine_done(&mach, rc);
+    }
     if (!print_cfg && !resume && !force) {
         /* a fresh start would replace a run's files: say so instead */
         const char *outs[2] = {ckpt, traj};

@@ -75,6 +75,24 @@ grep -q 'note: no --checkpoint: the trained parameters are not kept' "$tmp/err" 
     --trajectory "$tmp/./same.h5" > /dev/null 2> "$tmp/err"; rc=$?
 [ $rc -eq 2 ] && grep -q -- '--checkpoint and --trajectory name the same file' "$tmp/err" && [ ! -e "$tmp/same.h5" ] ||
     fail "--checkpoint and --trajectory one file: exit $rc, $(cat "$tmp/err")"
+# an output that is no file of its own is refused before training (each trained to its first
+# checkpoint then failed, "-" wrote HDF5 into stdout), and --force does not replace an input with
+# the checkpoint or trajectory (the graph or the config became an HDF5 file; a review)
+cp "$graph" "$tmp/in.json"
+cp "$tmp/cfg.json" "$tmp/incfg.json"
+for args in "--checkpoint -" "--checkpoint ''" "--checkpoint $tmp" "--trajectory -" \
+            "--checkpoint $tmp/in.json --force" "--trajectory $tmp/in.json --force" \
+            "--checkpoint $tmp/incfg.json --force" "--graphs $graph --checkpoint $graph --force"; do
+    rc=0; eval "\"\$bin\" train --graph \"\$tmp/in.json\" --config \"\$tmp/incfg.json\" --stage il --episodes 2 $args" \
+        > "$tmp/out" 2> "$tmp/err" || rc=$?
+    [ $rc -eq 2 ] && [ ! -s "$tmp/out" ] || { cat "$tmp/err"; fail "train $args: exit $rc"; }
+done
+cmp -s "$tmp/in.json" "$graph" && cmp -s "$tmp/incfg.json" "$tmp/cfg.json" || fail "an input was replaced"
+# --family-count and --family-seed without --family were ignored (as --val-count is refused)
+for args in "--family-count 2" "--family-seed 3"; do
+    rc=0; "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 $args > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -eq 2 ] && grep -q 'draws from --family' "$tmp/err" || { cat "$tmp/err"; fail "train $args without --family: exit $rc"; }
+done
 # a crafted checkpoint (fuzz_checkpoint) on which libhdf5 1.10 spun for ever converting a
 # variable-length string from a damaged global heap: refused unread, at once, naming the file
 # and the attribute (timeout only guards against the hang coming back; 124 is its exit)
