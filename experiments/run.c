@@ -229,11 +229,11 @@ int dp_run_check(const json_t *params, dp_error *err)
         if (!val || mk->type == DP_SCHEMA_NAME) continue; /* topology, calibration: files */
         if ((rc = dp_machine_set_json(&m, mk->key, val, err)) != DP_OK) dp_error_prefix(err, "parameter");
     }
-    /* a uniform machine's key beside a topology: refused here, before the runs, not when the run
-     * comes (a review) */
+    /* a uniform machine's key beside a topology, a simulator key where it cannot apply: refused
+     * here, before the runs, not when the run comes (reviews) */
     const json_t *jt = json_object_get(params, "topology");
-    if (rc == DP_OK && json_is_string(jt) && json_string_length(jt) > 0)
-        rc = dp_machine_check_uniform_keys(&m, json_string_value(jt), err);
+    if (rc == DP_OK)
+        rc = dp_machine_check_keys(&m, json_is_string(jt) && json_string_length(jt) > 0 ? json_string_value(jt) : NULL, err);
     dp_machine_free(&m);
     return rc;
 }

@@ -619,10 +619,12 @@ static inline void mem_alloc(dp_hisim *s, int d, double bytes, const char *what,
         s->mem.peak[d] = s->mem.cur[d];
         if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_HISIM_MEMORY_ERROR) {
             char b[300];
-            fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g bytes in use at t=%.6g when %s \"%s\" "
-                 "needed %.6g bytes; capacity %.6g bytes (--memory-limit)", dev_name(s, d, b, sizeof b),
-                 s->mem.cur[d], s->now / s->g->time_scale, what, what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]],
-                 bytes, s->mem.cap[d]);
+            /* a time graph's memory is in its file's comm units (dp_hisim.h), not bytes (a review) */
+            const char *u = s->g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units";
+            fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g %s in use at t=%.6g when %s \"%s\" "
+                 "needed %.6g %s; capacity %.6g %s (--memory-limit)", dev_name(s, d, b, sizeof b),
+                 s->mem.cur[d], u, s->now / s->g->time_scale, what, what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]],
+                 bytes, u, s->mem.cap[d], u);
         }
     }
 }

@@ -320,23 +320,45 @@ static int device_streams(const dp_machine *m, int d)
     return m->topo && m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
 }
 
-int dp_machine_check_uniform_keys(const dp_machine *m, const char *topology, dp_error *err)
+int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err)
 {
-    if (!topology) return DP_OK;
+    dp_machine d;
+    dp_machine_init(&d);
+    const dp_hisim_options *o = &m->sim, *od = &d.sim;
     /* the uniform machine's keys with a topology: refused when not at their defaults
      * (peak_flops, bandwidth and latency were ignored without a word, comm_ratio refused: a
      * review); the topology's devices and links give what they describe */
-    dp_machine d;
-    dp_machine_init(&d);
-    const char *k = m->comm_ratio > 0                   ? "comm_ratio"
-                    : m->peak_flops != d.peak_flops     ? "peak_flops"
+    const char *k = !topology                             ? NULL
+                    : m->comm_ratio > 0                   ? "comm_ratio"
+                    : m->peak_flops != d.peak_flops       ? "peak_flops"
                     : m->bandwidth_Bps != d.bandwidth_Bps ? "bandwidth"
-                    : m->latency_s != d.latency_s       ? "latency"
-                                                        : NULL;
+                    : m->latency_s != d.latency_s         ? "latency"
+                                                          : NULL;
+    /* a simulator key off its default where it cannot apply (each was ignored without a word: a
+     * review of the general engine) */
+    const char *why = NULL;
+    if (k) {
+        dp_error_set(err, DP_EINVAL, "%s describes a uniform machine: not with a topology (%s), whose devices and links "
+                     "give it", k, topology);
+        dp_machine_free(&d);
+        return DP_EINVAL;
+    }
+    if (o->chunks != od->chunks && o->transfer_model != DP_TRANSFER_FIFO) {
+        k = "chunks";
+        why = "cuts each transfer of the fifo transfer model into pieces: give transfer fifo (--transfer-model fifo)";
+    } else if (o->memory_policy != od->memory_policy && o->memory_limit == 0) {
+        k = "memory_policy";
+        why = "is what happens over a memory limit: give memory_limit";
+    } else if (o->memory_penalty != od->memory_penalty &&
+               (o->memory_limit == 0 || o->memory_policy != DP_HISIM_MEMORY_PENALTY)) {
+        k = "memory_penalty";
+        why = "weighs the penalty policy's excess: give memory_limit and memory_policy penalty";
+    } else if (o->copy_engines != od->copy_engines && !topology) {
+        k = "copy_engines";
+        why = "turns off a topology's copy-engine limits: without a topology transfers wait for none";
+    }
     dp_machine_free(&d);
-    if (k)
-        return dp_error_set(err, DP_EINVAL, "%s describes a uniform machine: not with a topology (%s), whose devices and "
-                            "links give it", k, topology);
+    if (k) return dp_error_set(err, DP_EINVAL, "%s %s", k, why);
     return DP_OK;
 }
 
@@ -346,7 +368,7 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
     /* a graph made for a device count places on it unless told otherwise: DOPPLER's 8-GPU
      * graphs on the default 4 devices gave the makespans of another experiment */
     if (g->devices > 0 && !m->topo && !m->devices_given) m->n_devices = g->devices;
-    if (m->topo && dp_machine_check_uniform_keys(m, m->topology, err) != DP_OK) return NULL;
+    if (dp_machine_check_keys(m, m->topology, err) != DP_OK) return NULL;
     dp_cost *c;
     if (m->topo) c = dp_costmodel_costs(g, m->topo, m->calib, err);
     else {

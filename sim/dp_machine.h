@@ -124,11 +124,13 @@ const char *dp_machine_topology_path(const char *name_or_file, char *buf, size_t
  * the topology's. Errors name the file, or list the folders searched for a bundled name. */
 int dp_machine_load(dp_machine *m, dp_error *err);
 
-/* DP_OK, or DP_EINVAL when topology (the machine's topology option, or a sweep run's; NULL: none)
- * is given while a key of the uniform machine (comm_ratio, peak_flops, bandwidth, latency) is off
- * its default: the topology's devices and links give what those describe. dp_machine_costs
- * checks it; a sweep checks it for every run before any runs (dp_run_check). */
-int dp_machine_check_uniform_keys(const dp_machine *m, const char *topology, dp_error *err);
+/* DP_OK, or DP_EINVAL naming the key when a key is off its default where it cannot apply, with
+ * topology the machine's topology option (or a sweep run's; NULL: none): a key of the uniform
+ * machine (comm_ratio, peak_flops, bandwidth, latency) with a topology, whose devices and links
+ * give what those describe; chunks without transfer fifo; memory_policy without memory_limit;
+ * memory_penalty without memory_limit and memory_policy penalty; copy_engines without a topology.
+ * dp_machine_costs checks it; a sweep checks it for every run before any runs (dp_run_check). */
+int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err);
 
 /* The cost tables of g on the machine (loading it first): with a topology, its cost model
  * (roofline or calibration, dp_costmodel.h); else the graph's own costs for time graphs

@@ -22,6 +22,20 @@ for o in "--peak-flops 3" "--bandwidth 5" "--latency 7" "--comm-ratio 4"; do
     grep -q "describes a uniform machine: not with a topology (pcie-gen3-4gpu)" "$tmp/err" || fail "$o with a topology: $(cat "$tmp/err")"
 done
 
+# a simulator key where it cannot apply is refused, naming it (each was ignored without a word:
+# --chunks under fixed or maxmin, a memory policy or penalty without a limit, a penalty under the
+# error policy, --copy-engines without a topology; a review)
+for o in "--chunks 8" "--transfer-model maxmin --chunks 8" "--memory-policy penalty" "--memory-penalty 5" \
+         "--memory-limit 1e9 --memory-penalty 5"; do
+    expect_rc 1 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu $o
+    k=$(echo "$o" | sed 's/.*--\([a-z-]*\) [^ ]*$/\1/' | tr - _)
+    grep -q "^doppler: $k " "$tmp/err" || fail "$o: $(cat "$tmp/err")"
+done
+expect_rc 1 "$DOPPLER" simulate --graph "$G" --assignment "$A" --devices 4 --copy-engines off
+grep -q "^doppler: copy_engines .*without a topology" "$tmp/err" || fail "--copy-engines off without a topology: $(cat "$tmp/err")"
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu --transfer-model fifo --chunks 8
+expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu --memory-limit 1e12 --memory-policy penalty --memory-penalty 5
+
 # every bundled topology loads and shows a route matrix
 for t in pcie-gen3-4gpu dgx1-v100 a100-pcie-4gpu dgx-a100 h100-sxm-8gpu 2gpu-nvlink-bridge cpu-2core; do
     expect_rc 0 "$DOPPLER" topology show "$t"
@@ -89,6 +103,14 @@ fi
 # memory: a capacity that is too small fails with a clear message; the penalty policy reports
 expect_rc 1 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --memory-limit 2.5e8
 grep -q "memory capacity exceeded on device 0 (gpu0)" "$tmp/err" || fail "memory error message: $(cat "$tmp/err")"
+# a time graph's memory is in its file's comm units, not bytes (the message said bytes: a review)
+cat > "$tmp/gtime.json" <<'EOF2'
+{"name": "gtime", "cost_kind": "time", "ops": [{"name": "a", "time": 2, "comm": 3}, {"name": "b", "time": 1, "comm": 5},
+ {"name": "c", "time": 4}], "edges": [{"src": "a", "dst": "b"}, {"src": "b", "dst": "c"}, {"src": "a", "dst": "c"}]}
+EOF2
+echo '[0, 1, 0]' > "$tmp/at.json"
+expect_rc 1 "$DOPPLER" simulate --graph "$tmp/gtime.json" --devices 2 --assignment "$tmp/at.json" --memory-limit 5
+grep -q "8 file units in use at t=5 .*capacity 5 file units" "$tmp/err" || fail "time graph's memory error: $(cat "$tmp/err")"
 expect_rc 0 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --memory-limit 2.5e8 --memory-policy penalty
 grep -q "memory over capacity by 20%" "$tmp/out" || fail "penalty output: $(cat "$tmp/out")"
 
