@@ -94,7 +94,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       .json (by content), Kasahara .stg, DOT .dot (doc/graph-format.md), or\n"
                "                       a heterogeneous example that fixes the machine: FILE.in (nedjulius) or\n"
                "                       PREFIX_task_exe_time.csv (with PREFIX_task_connectivity.csv and\n"
-               "                       PREFIX_resource_BW.csv beside it); --devices is then ignored\n"
+               "                       PREFIX_resource_BW.csv beside it); --devices and\n"
+               "                       --topology are refused (the example gives the machine)\n"
                "  --format F           graph format when the extension does not tell: doppler, json, native,\n"
                "                       wfcommons, msr, stg, dot, or heft-in / heft-csv (the examples above)\n"
                );
@@ -569,7 +570,9 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         if (dp_place_check_options(a.method, &a.place, &err) != DP_OK)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
-    if (!a.mach.topology && a.place.device >= a.mach.n_devices)
+    /* a heterogeneous example's device count is its own, known once it is read (run_and_report:
+     * "only 4 devices" was said of a 3-processor example, a review) */
+    if (!a.mach.topology && !(a.graph && dp_hetero_format(a.graph, a.format)) && a.place.device >= a.mach.n_devices)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices));
     return run_and_report(&a);
 }

@@ -97,6 +97,11 @@ cat > "$tmp/ex.in" <<'EOF2'
 EOF2
 expect_rc 0 "place heft on .in" "$D" place --graph "$tmp/ex.in" --method heft --json
 grep -q '"n_devices":2' "$tmp/out" && grep -q '"schedule_makespan"' "$tmp/out" && ok || bad "heft on .in: devices from the file, own schedule length"
+# the example's own device count bounds --device (it said "only 4 devices", the default machine's,
+# of a 2-processor example; a review)
+expect_rc 1 "single --device 5 on a 2-processor example" "$D" place --graph "$tmp/ex.in" --method single --device 5
+grep -q -- "--device 5: only 2 devices" "$tmp/err" && ok || bad "--device on an example: $(cat "$tmp/err")"
+expect_rc 0 "single --device 1 on the example" "$D" place --graph "$tmp/ex.in" --method single --device 1
 expect_rc 0 "place cpop text" "$D" place --graph "$tmp/ex.in" --method cpop
 grep -q "schedule length (cpop's own schedule" "$tmp/out" && ok || bad "cpop prints its own schedule length"
 for m in peft etf; do
