@@ -129,8 +129,17 @@ static int check_grid(const json_t *grid, const json_t *fixed, const char *path,
         if (!json_is_array(vals) || json_array_size(vals) == 0)
             return dp_error_set(err, DP_EINVAL, "%s: %s.%s: must be a non-empty array of values", path, where, name);
         for (size_t k = 0; k < json_array_size(vals); k++) {
-            if (!is_scalar(json_array_get(vals, k)))
+            const json_t *x = json_array_get(vals, k);
+            if (!is_scalar(x))
                 return dp_error_set(err, DP_EINVAL, "%s: %s.%s[%zu]: values are strings, numbers or booleans", path, where, name, k);
+            /* one value twice in other spellings (1 and 1.0) made two runs of one point: a seed
+             * counted twice in a mean, a standard deviation of 0 over one run (a review) */
+            for (size_t j = 0; j < k && json_is_number(x); j++) {
+                const json_t *y = json_array_get(vals, j);
+                if (json_is_number(y) && !json_equal(x, y) && json_number_value(x) == json_number_value(y))
+                    return dp_error_set(err, DP_EINVAL, "%s: %s.%s[%zu] and [%zu]: the same value written twice (%.17g)", path,
+                                        where, name, j, k, json_number_value(x));
+            }
         }
         long n = (long)json_array_size(vals);
         if (p > DP_SWEEP_MAX_RUNS / n)

@@ -17,6 +17,15 @@ cleanup() {
 trap cleanup EXIT INT TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# ---- one grid value written twice (1 and 1.0) is refused: it made two runs of one point, a
+# seed counted twice in a mean (a review) ----
+cat > "$work/dup.json" <<JSON
+{"name": "dup", "fixed": {"graph": "$GRAPH", "method": "random"}, "grid": {"seed": [1, 2, 1.0]}}
+JSON
+rc=0; "$DOPPLER" sweep "$work/dup.json" --out "$work/dup.h5" --quiet 2> "$work/dup.err" || rc=$?
+[ $rc -ne 0 ] && grep -q 'grid.seed\[0\] and \[2\]: the same value written twice' "$work/dup.err" && [ ! -e "$work/dup.h5" ] ||
+    fail "a grid value written twice: exit $rc, $(cat "$work/dup.err")"
+
 # ---- killed midway, started again: every run exactly once ----
 # Each run repeats cp + simulation on the 10-op graph (timing_repeats) so that it lasts a
 # noticeable time; 8 runs (the seed only makes them distinct runs).
