@@ -392,6 +392,23 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
         fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its transfers have times of their "
                         "own (the file's are kept); it applies to graphs in FLOPs and bytes and to task graphs without "
                         "transfer costs\n", m->comm_ratio, g->name);
+    if (m->calib && m->topo) {
+        /* a device the calibration does not name is timed by its roofline, beside calibrated
+         * ones: said (it was silent; a review) */
+        char names[512] = "";
+        size_t len = 0;
+        int k = 0;
+        for (int d = 0; d < m->topo->n_devices; d++)
+            if (!dp_calib_find_device(m->calib, m->topo->dev[d].name)) {
+                int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", m->topo->dev[d].name);
+                if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
+                k++;
+            }
+        if (k)
+            fprintf(stderr, "doppler: warning: calibration %s has no entry for %d of the topology's %d devices (%s): "
+                            "their op times are the topology's roofline, not measured\n",
+                    m->calibration, k, m->topo->n_devices, names);
+    }
 }
 
 const char *dp_cli_volume_unit(const dp_graph *g, const dp_machine *m, const char *time_units)
