@@ -1014,12 +1014,17 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     int ncols_out = t->n_keys + (t->mixed_units ? 1 : 0) + NC + (ratios ? 1 : 0);
     for (int c = 0; ratios && c < NC; c++) ncols_out += !t->is_baseline[c] && !t->is_reference[c];
     const char *sep = md ? " | " : " & ";
+    if (md && t->title[0]) fprintf(f, "**%s**\n\n", t->title);
+    if (tex && t->title[0]) { /* the heading, as md's (it was dropped: a review) */
+        fputs("\\textbf{", f);
+        put_escaped(f, t->title, 1);
+        fputs("}\\par\\smallskip\n", f);
+    }
     if (tex) {
         fprintf(f, "\\begin{tabular}{");
         for (int k = 0; k < ncols_out; k++) fputc(k < t->n_keys + t->mixed_units ? 'l' : 'r', f);
         fprintf(f, "}\n\\toprule\n");
     }
-    if (md && t->title[0]) fprintf(f, "**%s**\n\n", t->title);
     if (md) fprintf(f, "| ");
     for (int k = 0; k < t->n_keys; k++) { if (k) fputs(sep, f); put_escaped(f, t->key_names[k], tex); }
     if (t->mixed_units) { fputs(sep, f); fputs("units", f); }
@@ -1084,24 +1089,46 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
         fputs(md ? " |\n" : " \\\\\n", f);
     }
     if (tex) fprintf(f, "\\bottomrule\n\\end{tabular}\n");
-    if (md) {
-        if (t->per_column_metric) fprintf(f, "\nEach column's metric (default %s): mean", t->metric);
-        else fprintf(f, "\n%s: mean", t->metric);
-        fprintf(f, " ± sample standard deviation over seeds and repetitions");
-        if (t->pooled_machines)
-            fprintf(f, " (and machines: some cells pool runs whose machine keys, such as devices, comm_ratio or bandwidth, differ; "
-                       "make the key a row or column, or filter with where)");
-        if (t->mixed_units) fprintf(f, "; each row in its own units (units column: %s)", t->units);
-        else if (t->units && *t->units) fprintf(f, "; units: %s", t->units);
-        if (ratios) fprintf(f, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
-        for (int c = 0; c < NC; c++)
-            if (strcmp(t->col_labels[c], "best known") == 0) {
-                json_t *src = json_object_get(best_known(), "source");
-                fprintf(f, "; best known: data/best-known.json (%s)", json_is_string(src) ? json_string_value(src) : "");
-                break;
-            }
-        fprintf(f, ".\n");
+    /* the note: what a cell is, its units, the marks. The TeX table had none (numbers without
+     * their units, a review): there it follows the tabular, escaped, in small type */
+    char *note = NULL;
+    size_t note_len = 0;
+    FILE *nf = open_memstream(&note, &note_len);
+    if (!nf) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    if (t->per_column_metric) fprintf(nf, "Each column's metric (default %s): mean", t->metric);
+    else fprintf(nf, "%s: mean", t->metric);
+    fprintf(nf, " \xc2\xb1 sample standard deviation over seeds and repetitions");
+    if (t->pooled_machines)
+        fprintf(nf, " (and machines: some cells pool runs whose machine keys, such as devices, comm_ratio or bandwidth, differ; "
+                    "make the key a row or column, or filter with where)");
+    if (t->mixed_units) fprintf(nf, "; each row in its own units (units column: %s)", t->units);
+    else if (t->units && *t->units) fprintf(nf, "; units: %s", t->units);
+    if (ratios) fprintf(nf, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
+    for (int c = 0; c < NC; c++)
+        if (strcmp(t->col_labels[c], "best known") == 0) {
+            json_t *src = json_object_get(best_known(), "source");
+            fprintf(nf, "; best known: data/best-known.json (%s)", json_is_string(src) ? json_string_value(src) : "");
+            break;
+        }
+    fputc('.', nf);
+    if (fclose(nf) != 0 || !note) {
+        free(note);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
     }
+    if (md) fprintf(f, "\n%s\n", note);
+    if (tex) {
+        fputs("\\par\\smallskip{\\footnotesize ", f);
+        /* each plus-minus sign as TeX's, the rest escaped */
+        for (char *p = note, *q; *p; p = q + 2) {
+            q = strstr(p, "\xc2\xb1");
+            if (!q) { put_escaped(f, p, 1); break; }
+            *q = '\0';
+            put_escaped(f, p, 1);
+            fputs("$\\pm$", f);
+        }
+        fputs("}\n", f);
+    }
+    free(note);
     return ferror(f) ? dp_error_set(err, DP_EIO, "write error") : DP_OK;
 }
 

@@ -175,7 +175,11 @@ grep -q "are no column here" "$work/err" && fail "the baselines' warning on a ta
 # the reference columns they stand for; EXPERIMENTS.md), so no column is left for a ratio
 grep -q 'random (b)' "$work/main.md" && grep -q 'round-robin (b)' "$work/main.md" ||
     { cat "$work/main.md" >&2; fail "random and round-robin are not marked baselines"; }
-"$DOPPLER" report "$work/grid.h5" --table main --format tex | grep -q 'toprule' || fail "no tex table"
+"$DOPPLER" report "$work/grid.h5" --table main --format tex > "$work/main.tex" || fail "report tex"
+grep -q 'toprule' "$work/main.tex" || fail "no tex table"
+# the TeX table keeps its heading and its note (what a cell is, the units): both were dropped
+grep -q '^\\textbf{fork-join}' "$work/main.tex" && grep -q 'footnotesize makespan: mean \$\\pm\$ sample standard deviation.*units: ' "$work/main.tex" ||
+    { cat "$work/main.tex" >&2; fail "tex without its heading or note"; }
 "$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
 # misspelt names are refused by name, exit non-zero (each gave a plausible table of "-", exit 0,
 # before 2026-12-06): a parameter of rows, cols or where; a baseline; a metric no run reports; a
