@@ -748,8 +748,37 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         }
     }
     if (nr == 0 && n > 0) {
-        char *w = json_dumps(spec->filter, JSON_COMPACT);
-        rc = dp_error_set(err, DP_EINVAL, "no run matches where %s (of %ld runs)", w ? w : "?", n);
+        /* the values the filter's keys take, so that a label (a graph's name where the runs hold
+         * its path) is told from a value (it said only that nothing matched; a review) */
+        char *w = json_dumps(spec->filter, JSON_COMPACT), takes[1024] = "";
+        const char *fk;
+        json_t *fv;
+        json_object_foreach(spec->filter, fk, fv) {
+            json_t *seen = json_array();
+            size_t more = 0;
+            for (long i = 0; i < n && seen; i++) {
+                json_t *p = json_loads(rows[i].params, 0, NULL);
+                json_t *x = p ? json_object_get(p, fk) : NULL;
+                int dup = !x;
+                for (size_t j = 0; !dup && j < json_array_size(seen); j++) dup = json_equal(json_array_get(seen, j), x);
+                if (!dup && json_array_size(seen) < 4) json_array_append(seen, x);
+                else if (!dup) more++;
+                json_decref(p);
+            }
+            size_t L = strlen(takes);
+            snprintf(takes + L, sizeof takes - L, "; %s takes ", fk);
+            for (size_t j = 0; seen && j < json_array_size(seen); j++) {
+                char *txt = json_dumps(json_array_get(seen, j), JSON_COMPACT | JSON_ENCODE_ANY);
+                L = strlen(takes);
+                snprintf(takes + L, sizeof takes - L, "%s%s", j ? ", " : "", txt ? txt : "?");
+                free(txt);
+            }
+            L = strlen(takes);
+            if (!seen || json_array_size(seen) == 0) snprintf(takes + L, sizeof takes - L, "no value (no run has it)");
+            else if (more) snprintf(takes + L, sizeof takes - L, " and %zu more", more);
+            json_decref(seen);
+        }
+        rc = dp_error_set(err, DP_EINVAL, "no run matches where %s (of %ld runs)%s", w ? w : "?", n, takes);
         free(w);
         goto fail;
     }

@@ -166,6 +166,11 @@ a=$(sed -n '2p' "$work/elsewhere/m.csv" | tr ',' '\n' | grep 'assignment.json' |
 "$DOPPLER" report "$work/grid.h5" --table main > "$work/main.md"
 grep -q '^| 4 | \*\*13\*\* ± 0 | ' "$work/main.md" || { cat "$work/main.md" >&2; fail "table lacks the 4-device cp makespan 13"; }
 # baselines that --where leaves out of the table: said (no best baseline, no ratios; it was silent)
+# a --where that matches nothing says what the key takes (a graph's row label is not its value,
+# the path: "no run matches" alone left that to guess; a review)
+"$DOPPLER" report "$work/grid.h5" --table main --where graph=sweep-fork > /dev/null 2> "$work/err" &&
+    fail "--where graph=LABEL matched"
+grep -q 'no run matches where .*graph takes ".*sweep-fork.json"' "$work/err" || { cat "$work/err" >&2; fail "--where: values not said"; }
 "$DOPPLER" report "$work/grid.h5" --table main --baselines cp --where method=random > /dev/null 2> "$work/err" ||
     { cat "$work/err" >&2; fail "report --where method=random"; }
 grep -q "the table's baselines (cp) are no column here" "$work/err" || { cat "$work/err" >&2; fail "baselines filtered out: not said"; }
