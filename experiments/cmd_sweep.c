@@ -6,9 +6,11 @@
 #include "sweep.h"
 #include "sweep_exec.h"
 
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void sweep_usage(FILE *f)
 {
@@ -44,12 +46,53 @@ static void sweep_usage(FILE *f)
             dp_sweep_have_mpi() ? "has" : "does not have (configure --with-mpi)");
 }
 
+/* Under mpirun the ranks other than 0 read the same options and config and take the same way
+ * out; they print nothing until the runs (rank 0 alone prints: the help, the list and every error
+ * came once per rank; a review): their stdout and stderr go to /dev/null until restore_output */
+static int saved_fd[2] = {-1, -1};
+
+static void silence_output(void)
+{
+    int null = open("/dev/null", O_WRONLY);
+    if (null < 0) return;
+    fflush(stdout);
+    fflush(stderr);
+    for (int i = 0; i < 2; i++) {
+        saved_fd[i] = dup(i + 1);
+        dup2(null, i + 1);
+    }
+    close(null);
+}
+
+static void restore_output(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    for (int i = 0; i < 2; i++)
+        if (saved_fd[i] >= 0) {
+            dup2(saved_fd[i], i + 1);
+            close(saved_fd[i]);
+            saved_fd[i] = -1;
+        }
+}
+
+static int sweep_main(int argc, char **argv, int mpi);
+
 int cmd_sweep(int argc, char **argv)
 {
     /* a pool worker (--run-one) inherits the MPI launcher's environment: it must not join MPI */
     int worker = 0;
     for (int i = 1; i < argc; i++) worker |= strcmp(argv[i], "--run-one") == 0;
-    int mpi = worker ? 0 : dp_sweep_mpi_init(&argc, &argv);
+    const int mpi = worker ? 0 : dp_sweep_mpi_init(&argc, &argv);
+    if (mpi && dp_sweep_mpi_rank() != 0) silence_output();
+    const int status = sweep_main(argc, argv, mpi);
+    restore_output();
+    dp_sweep_mpi_finalize();
+    return status;
+}
+
+static int sweep_main(int argc, char **argv, int mpi)
+{
     enum { O_JOBS = 1, O_OUT, O_SHARD, O_MERGE, O_RETRY, O_TIMEOUT, O_LIST, O_QUIET, O_PRUNE, O_RUN_ONE, O_RESULT_FD, O_KEEP, O_HELP };
     static const struct option opts[] = {
         {"jobs", required_argument, NULL, O_JOBS}, {"out", required_argument, NULL, O_OUT},
@@ -140,8 +183,17 @@ int cmd_sweep(int argc, char **argv)
     }
     dp_sweep_summary sum;
     int rc;
+    if (merge && mpi && dp_sweep_mpi_rank() != 0) {
+        /* rank 0 alone merges (every rank merged into one file: the lock refused all but one,
+         * exit 1; a review) */
+        dp_sweep_free(s);
+        return 0;
+    }
     if (merge) rc = dp_sweep_merge(s, &o, argv + optind, argc - optind, &sum, &err);
-    else if (mpi) rc = dp_sweep_execute_mpi(s, &o, &sum, &err);
+    else if (mpi) {
+        restore_output(); /* a worker rank's own faults are said */
+        rc = dp_sweep_execute_mpi(s, &o, &sum, &err);
+    }
     else rc = dp_sweep_execute(s, &o, &sum, &err);
     int status = 0;
     if (rc != DP_OK) status = dp_cli_fail(&err);

@@ -805,6 +805,23 @@ int dp_sweep_mpi_init(int *argc, char ***argv)
     return 1;
 }
 
+int dp_sweep_mpi_rank(void)
+{
+    int on = 0, done = 0, rank = 0;
+    MPI_Initialized(&on);
+    MPI_Finalized(&done);
+    if (on && !done) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank;
+}
+
+void dp_sweep_mpi_finalize(void)
+{
+    int on = 0, done = 0;
+    MPI_Initialized(&on);
+    MPI_Finalized(&done);
+    if (on && !done) MPI_Finalize();
+}
+
 /* A worker rank: ask, run in a child, send the row back, until told to stop. */
 static void mpi_worker(const dp_sweep *s, const dp_sweep_options *o)
 {
@@ -938,6 +955,15 @@ int dp_sweep_mpi_init(int *argc, char ***argv)
     (void)argc;
     (void)argv;
     return 0;
+}
+
+int dp_sweep_mpi_rank(void)
+{
+    return 0;
+}
+
+void dp_sweep_mpi_finalize(void)
+{
 }
 
 int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)

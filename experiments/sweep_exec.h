@@ -83,6 +83,12 @@ int dp_sweep_mpi_init(int *argc, char ***argv);
 /* Run the sweep over the MPI ranks (after dp_sweep_mpi_init returned 1); every rank calls it.
  * Rank 0 fills sum. Calls MPI_Finalize. */
 int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err);
+/* This process's MPI rank (0 without MPI or outside MPI_Init .. MPI_Finalize). */
+int dp_sweep_mpi_rank(void);
+/* MPI_Finalize once, when MPI was initialised and not finalised yet (a no-op otherwise): every
+ * way out of a command that called dp_sweep_mpi_init, its early exits included (--help, --list,
+ * errors: without it mpirun reported the rank as exiting improperly, exit 1). */
+void dp_sweep_mpi_finalize(void);
 /* 1 when this build has MPI. */
 int dp_sweep_have_mpi(void);
 

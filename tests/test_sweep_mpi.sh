@@ -82,6 +82,23 @@ timeout 120 mpirun $extra --oversubscribe -n 2 "$bin" sweep "$work/m.json" --out
 [ "$(wc -l < "$work/a.csv")" -eq 19 ] || fail "pool gave $(wc -l < "$work/a.csv") lines"
 cmp -s "$work/a.csv" "$work/b.csv" || { diff "$work/a.csv" "$work/b.csv" >&2; fail "MPI rows differ from the pool's"; }
 
+# ---- rank 0 alone prints and merges; every way out finalises MPI ----
+# --list, --help and a config error came once per rank and mpirun exited 1 (a rank ended without
+# MPI_Finalize); --merge ran on every rank into one file: the lock refused one, exit 1 (a review)
+timeout 120 mpirun $extra --oversubscribe -n 2 "$bin" sweep "$work/m.json" --list > "$work/list.out" 2> "$work/list.err" ||
+    { cat "$work/list.err" >&2; fail "mpirun sweep --list"; }
+[ "$(wc -l < "$work/list.out")" -eq 18 ] || fail "mpirun sweep --list printed $(wc -l < "$work/list.out") lines for 18 runs"
+timeout 120 mpirun $extra --oversubscribe -n 2 "$bin" sweep --help > "$work/help.out" 2>&1 || fail "mpirun sweep --help"
+[ "$(grep -c '^Usage' "$work/help.out")" -eq 1 ] || fail "mpirun sweep --help printed the usage $(grep -c '^Usage' "$work/help.out") times"
+echo '{"name":' > "$work/bad.json"
+timeout 120 mpirun $extra --oversubscribe -n 2 "$bin" sweep "$work/bad.json" > /dev/null 2> "$work/bad.err" &&
+    fail "mpirun sweep of a malformed config exit 0"
+[ "$(grep -c 'bad.json:' "$work/bad.err")" -eq 1 ] || { cat "$work/bad.err" >&2; fail "the config error not said once"; }
+for i in 0 1 2; do "$DOPPLER" sweep "$work/m.json" --shard $i/3 --out "$work/part$i.h5" --quiet || fail "shard $i"; done
+timeout 120 mpirun $extra --oversubscribe -n 2 "$bin" sweep "$work/m.json" --merge "$work/part0.h5" "$work/part1.h5" \
+    "$work/part2.h5" --out "$work/merged.h5" > "$work/merge.log" 2>&1 || { cat "$work/merge.log" >&2; fail "mpirun sweep --merge"; }
+[ "$(grep -c 'merged 18 rows' "$work/merge.log")" -eq 1 ] || { cat "$work/merge.log" >&2; fail "the merge not done once"; }
+
 # ---- 3 ranks killed mid-way, restarted as 2 ranks ----
 # 18 runs; each repeats cp + simulation on the 10-op graph (timing_repeats) so that it lasts a
 # noticeable time, and the graph set is mixed so that rows differ (devices, method, seed).
