@@ -4,6 +4,7 @@
 #include "dp_gen_einsum.h"
 
 #include <gsl/gsl_rng.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,6 +108,13 @@ void dp_gen_ffnn_defaults(dp_gen_ffnn_opts *o)
     o->optimizer = DP_GEN_OPT_ADAM;
 }
 
+/* ffnn's label of feature dimension l (0 .. layers): 'c' to 'z', then 'A' (l = 24 gave '{', past
+ * 'z', and --layers 24, within the documented 1..24, always failed; a review) */
+static char ffnn_label(int l)
+{
+    return (char)(l < 24 ? 'c' + l : 'A' + (l - 24));
+}
+
 dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
 {
     if (o->layers < 1 || o->layers > 24) { bad(err, "ffnn", "layers", 1, 24); return NULL; }
@@ -123,16 +131,16 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
     train_suffix(name, sizeof name, o->training, o->optimizer);
     dp_gen_einsum *e = dp_gen_einsum_alloc(name, o->dtype_bytes);
     if (!e) { dp_error_set(err, DP_ENOMEM, "ffnn: out of memory"); return NULL; }
-    /* 'b' batch; feature dim l (input of layer l+1) is label 'c' + l */
+    /* 'b' batch; feature dim l (input of layer l+1) is label ffnn_label(l) */
     dp_gen_einsum_dim(e, 'b', o->batch, o->batch_blocks);
     for (int l = 0; l <= o->layers; l++) {
         int64_t d = l == 0 ? o->in : l == o->layers ? o->out : o->hidden;
-        dp_gen_einsum_dim(e, (char)('c' + l), d, o->feature_blocks);
+        dp_gen_einsum_dim(e, ffnn_label(l), d, o->feature_blocks);
     }
     char hl[3] = {'b', 'c', 0};
     int h = dp_gen_einsum_input(e, "X", hl);
     for (int l = 1; l <= o->layers; l++) {
-        char li = (char)('c' + l - 1), lo = (char)('c' + l);
+        char li = ffnn_label(l - 1), lo = ffnn_label(l);
         char nm[32], spec[32], wl[3] = {li, lo, 0}, bl[2] = {lo, 0};
         snprintf(nm, sizeof nm, "W%d", l);
         int w = dp_gen_einsum_param(e, nm, wl);
@@ -151,7 +159,7 @@ dp_graph *dp_gen_ffnn(const dp_gen_ffnn_opts *o, dp_error *err)
         h = dp_gen_einsum_op(e, nm, "relu", spec, 1.0, NULL, 1, &y);
     }
     if (o->training) {
-        char yl[3] = {'b', (char)('c' + o->layers), 0};
+        char yl[3] = {'b', ffnn_label(o->layers), 0};
         train_mse(e, h, yl, o->optimizer);
     }
     dp_graph *g = dp_gen_einsum_finish(e, err);
@@ -507,7 +515,7 @@ static const dp_gen_param random_params[] = {
     {"ccr", DP_GEN_DOUBLE, OFF(dp_gen_random_opts, ccr), 0, 1e12, NULL, "communication to computation ratio"},
     {"min-work", DP_GEN_INT, OFF(dp_gen_random_opts, min_work), 0, 1e9, NULL, "smallest task work"},
     {"max-work", DP_GEN_INT, OFF(dp_gen_random_opts, max_work), 0, 1e9, NULL, "largest task work"},
-    {"seed", DP_GEN_ULONG, OFF(dp_gen_random_opts, seed), 0, 0, NULL, "seed of the GSL mt19937 generator"},
+    {"seed", DP_GEN_ULONG, OFF(dp_gen_random_opts, seed), 0, 0, NULL, "seed of the GSL mt19937 generator (0 to 2^32-1; 0 is GSL's 4357)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -515,7 +523,7 @@ static const dp_gen_param random_params[] = {
     {"ccr", DP_GEN_DOUBLE, OFF(type, ccr), 0, 1e12, NULL, "communication to computation ratio (edge = ccr x producer's work)"}, \
     {"min-work", DP_GEN_INT, OFF(type, min_work), 0, 1e9, NULL, "smallest task work"}, \
     {"max-work", DP_GEN_INT, OFF(type, max_work), 0, 1e9, NULL, "largest task work"}, \
-    {"seed", DP_GEN_ULONG, OFF(type, seed), 0, 0, NULL, "seed of the GSL mt19937 generator"}
+    {"seed", DP_GEN_ULONG, OFF(type, seed), 0, 0, NULL, "seed of the GSL mt19937 generator (0 to 2^32-1; 0 is GSL's 4357)"}
 
 static const dp_gen_param stg_params[] = {
     {"n", DP_GEN_INT, OFF(dp_gen_stg_opts, n), 2, 1000000, NULL, "number of tasks"},
@@ -556,7 +564,12 @@ static const dp_gen_param workflow_params[] = {
     {"recipe", DP_GEN_CHOICE, OFF(dp_gen_workflow_opts, recipe), 0, 0,
      "montage=0|epigenomics=1|cybershake=2|ligo=3|genome=4|srasearch=5", "workflow shape (WfCommons recipes' structures)"},
     {"width", DP_GEN_INT, OFF(dp_gen_workflow_opts, width), 1, 100000, NULL, "fan-out: images, chunks, sites, ... (montage 2..)"},
-    TASK_COMMON(dp_gen_workflow_opts),
+    {"ccr", DP_GEN_DOUBLE, OFF(dp_gen_workflow_opts, ccr), 0, 1e12, NULL, "communication to computation ratio (edge = ccr x producer's work)"},
+    /* a program's base work, not a task's (its tasks are 0.5..1.5 times it: the help said task
+     * work, and --min-work 10 --max-work 10 gave 5 to 15; a review) */
+    {"min-work", DP_GEN_INT, OFF(dp_gen_workflow_opts, min_work), 0, 1e9, NULL, "smallest base work of a program (its tasks 0.5..1.5 times it)"},
+    {"max-work", DP_GEN_INT, OFF(dp_gen_workflow_opts, max_work), 0, 1e9, NULL, "largest base work of a program (its tasks 0.5..1.5 times it)"},
+    {"seed", DP_GEN_ULONG, OFF(dp_gen_workflow_opts, seed), 0, 0, NULL, "seed of the GSL mt19937 generator (0 to 2^32-1; 0 is GSL's 4357)"},
     {NULL, 0, 0, 0, 0, NULL, NULL},
 };
 
@@ -719,9 +732,15 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
     }
     case DP_GEN_ULONG: {
         if (*val == '-') return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a non-negative integer, got '%s'", m->name, p->name, val);
+        errno = 0;
         unsigned long long x = strtoull(val, &end, 10);
         if (end == val || *end)
             return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a non-negative integer, got '%s'", m->name, p->name, val);
+        /* GSL's mt19937 takes the seed's low 32 bits: a larger seed gave another's graph, and one
+         * past 2^64 was clamped without a word (a review) */
+        if (errno == ERANGE || x > 4294967295ULL)
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected 0 to 4294967295 (GSL's mt19937 takes a 32-bit seed), got '%s'",
+                                m->name, p->name, val);
         *(unsigned long *)field = (unsigned long)x;
         return DP_OK;
     }

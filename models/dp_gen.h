@@ -140,9 +140,11 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err);
 
 /* ---- task graphs of the scheduling literature (models/dp_gen_tasks.c) ----
  * All give DP_GRAPH_COST_TIME graphs as "random" does: task work a uniform integer in
- * [min_work, max_work], an edge u -> v costs ccr x work(u) (DOPPLER's rule, so the graph's
+ * [min_work, max_work] (workflow: a program's base work is, its tasks 0.5..1.5 times it; below),
+ * an edge u -> v costs ccr x work(u) (DOPPLER's rule, so the graph's
  * communication-to-computation ratio is ccr), all randomness from a GSL mt19937 generator seeded
- * with seed; tasks are numbered in a topological order. Every option is checked (DP_EINVAL naming
+ * with seed (0 to 2^32-1: the generator's seed is 32 bits; 0 is GSL's 4357); tasks are numbered
+ * in a topological order. Every option is checked (DP_EINVAL naming
  * it and its range). */
 
 /* Kasahara's STG random generator (Tobita and Kasahara, "A standard task graph set for fair
@@ -151,13 +153,16 @@ dp_graph *dp_gen_random(const dp_gen_random_opts *o, dp_error *err);
  * methods, as the paper describes them:
  *   sameprob  every pair i < j gets an edge with the same probability p (Almeida et al. 1992);
  *             here p = 2 degree / (n - 1), so that a task has degree predecessors on average
- *   samepred  every task draws its number of predecessors, uniform in 0..2 degree (at most j-1),
- *             and takes them uniformly among the earlier tasks
+ *   samepred  every task draws its number of predecessors (at most j-1): a real uniform in
+ *             [0, 2 degree), rounded up with the probability of its fraction, so its mean is
+ *             degree for any real degree (for a whole degree the ends 0 and 2 degree are half as
+ *             likely as the counts between: 1/4, 1/2, 1/4 at degree 1), and takes them uniformly
+ *             among the earlier tasks
  *   layrprob  tasks fall uniformly into `layers` layers (Adam et al. 1974); pairs in different
  *             layers, lower to higher, get an edge with one probability, chosen so that a task has
  *             degree predecessors on average (capped at 1)
- *   layrpred  layered as layrprob; every task draws its number of predecessors, uniform in
- *             0..2 degree, among the tasks of lower layers
+ *   layrpred  layered as layrprob; every task draws its number of predecessors as samepred
+ *             does, among the tasks of lower layers
  * Task times: the STG's "unifproc", uniform integers in [min_work, max_work] (the set's 1..10 by
  * default). The set's graphs have 50..2700 tasks and 0.1..0.2 (sameprob) edge probability; STG
  * has no communication: its files give edge cost 0, here ccr x work as above (ccr 0: none). The

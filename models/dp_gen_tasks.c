@@ -5,6 +5,7 @@
 #include "dp_alloc.h"
 
 #include <gsl/gsl_rng.h>
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -373,8 +374,52 @@ dp_graph *dp_gen_sp(const dp_gen_sp_opts *o, dp_error *err)
         }
         es[ne] = w; ed[ne] = v; ne++;
     }
-    for (int v = 0; v < o->n; v++) tg_task(&t, v == 0 ? "source" : v == 1 ? "sink" : NULL, "task", tg_work(&t));
-    for (int e = 0; e < ne; e++) tg_edge(&t, es[e], ed[e]);
+    {
+        /* the tasks were made in composition order (the sink second, each new task before some
+         * made earlier): numbered now in a topological order, as every generator's (dp_gen.h;
+         * half the edges went from a higher id to a lower: a review). Kahn's order, a FIFO from
+         * the source; each task keeps the work drawn for it in composition order */
+        const int n = o->n;
+        int *indeg = dp_alloc_calloc_n((size_t)n, sizeof(int)), *pos = dp_alloc_malloc_n((size_t)n, sizeof(int));
+        int *order = dp_alloc_malloc_n((size_t)n, sizeof(int)), *ptr = dp_alloc_calloc_n((size_t)n + 1, sizeof(int));
+        int *adj = dp_alloc_malloc_n((size_t)ne, sizeof(int));
+        double *work = dp_alloc_malloc_n((size_t)n, sizeof(double));
+        if (!indeg || !pos || !order || !ptr || !adj || !work) {
+            dp_error_set(err, DP_ENOMEM, "seriesparallel: out of memory");
+            t.failed = 1;
+        } else {
+            for (int v = 0; v < n; v++) work[v] = tg_work(&t);
+            for (int e = 0; e < ne; e++) {
+                ptr[es[e] + 1]++;
+                indeg[ed[e]]++;
+            }
+            for (int v = 0; v < n; v++) ptr[v + 1] += ptr[v];
+            for (int e = 0; e < ne; e++) adj[ptr[es[e]]++] = ed[e];
+            for (int v = n; v > 0; v--) ptr[v] = ptr[v - 1];
+            ptr[0] = 0;
+            int head = 0, tail = 0;
+            for (int v = 0; v < n; v++)
+                if (indeg[v] == 0) order[tail++] = v;
+            while (head < tail) {
+                const int u = order[head++];
+                for (int q = ptr[u]; q < ptr[u + 1]; q++)
+                    if (--indeg[adj[q]] == 0) order[tail++] = adj[q];
+            }
+            assert(tail == n);
+            for (int k = 0; k < n; k++) pos[order[k]] = k;
+            for (int k = 0; k < n; k++) {
+                const int v = order[k];
+                tg_task(&t, v == 0 ? "source" : v == 1 ? "sink" : NULL, "task", work[v]);
+            }
+            for (int e = 0; e < ne; e++) tg_edge(&t, pos[es[e]], pos[ed[e]]);
+        }
+        free(indeg);
+        free(pos);
+        free(order);
+        free(ptr);
+        free(adj);
+        free(work);
+    }
 done:
     free(es);
     free(ed);

@@ -1017,6 +1017,44 @@ START_TEST(seriesparallel_shapes)
     dp_graph_free(g);
     gen_fails("seriesparallel", "parallel", "1.5", "--parallel");
     gen_fails("seriesparallel", "n", "1", "--n");
+    /* tasks numbered in a topological order, as every generator's: the sink was task 1 and half
+     * the edges went from a higher id to a lower (a review); the works are those drawn before */
+    const char *par[3] = {"0", "0.5", "1"};
+    for (int i = 0; i < 3; i++) {
+        g = gen("seriesparallel", &err, "n", "100", "parallel", par[i], NULL);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        for (int e = 0; e < g->n_edges; e++)
+            ck_assert_msg(g->edge_src[e] < g->edge_dst[e], "parallel %s: edge %d: %d -> %d", par[i], e, g->edge_src[e],
+                          g->edge_dst[e]);
+        ck_assert_str_eq(g->op_name[0], "source");
+        ck_assert_str_eq(g->op_name[g->n_ops - 1], "sink");
+        ck_assert_double_eq(dp_graph_total_work(g), 4612); /* seed 1's draws, in any numbering */
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
+/* ffnn's documented 1..24 layers: 24 always failed (a feature dimension's label past 'z'); a
+ * generator seed beyond the 32 bits mt19937 takes gave another seed's graph, or was clamped */
+START_TEST(ffnn_most_layers_and_seed_range)
+{
+    dp_error err;
+    dp_graph *g23 = gen("ffnn", &err, "layers", "23", "training", "yes", NULL), *g24 = gen("ffnn", &err, "layers", "24", "training", "yes", NULL);
+    ck_assert_msg(g23 && g24, "%s", err.msg);
+    dp_graph *f23 = gen("ffnn", &err, "layers", "23", NULL), *f24 = gen("ffnn", &err, "layers", "24", NULL);
+    ck_assert_msg(f23 && f24, "%s", err.msg);
+    ck_assert_int_eq(f24->n_ops - f23->n_ops, 56); /* a layer of the default blocks */
+    ck_assert_int_gt(g24->n_ops, g23->n_ops);
+    dp_graph_free(g23);
+    dp_graph_free(g24);
+    dp_graph_free(f23);
+    dp_graph_free(f24);
+    gen_fails("ffnn", "layers", "25", "--layers");
+    gen_fails("stg", "seed", "4294967296", "32-bit seed");
+    gen_fails("stg", "seed", "99999999999999999999999", "32-bit seed");
+    dp_graph *g = gen("stg", &err, "seed", "4294967295", NULL);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_free(g);
 }
 END_TEST
 
@@ -1317,6 +1355,7 @@ int main(void)
     tcase_add_test(t, layered_topcuoglu);
     tcase_add_test(t, forkjoin_hand);
     tcase_add_test(t, seriesparallel_shapes);
+    tcase_add_test(t, ffnn_most_layers_and_seed_range);
     tcase_add_test(t, workflow_recipes);
     tcase_add_test(t, task_generators_deterministic);
     tcase_add_test(t, rnn_lstm_hand);
