@@ -1151,24 +1151,23 @@ int dp_h5io_trained_on_check(const char *path, const char *theirs, const char *m
                 other = 1;
                 break;
             }
-            json_t *ca = json_object_get(a, "costs"), *cb = json_object_get(b, "costs");
-            if (ca && !json_equal(ca, cb))
-                rc = dp_error_set(err, DP_EINVAL, "%s: the costs differ: %s graph %s was trained on costs of fingerprint %s, "
-                                  "here they are %s (another machine than the run's: --devices, --bandwidth, --bandwidth-range, "
-                                  "--comm-ratio, --comm-ratio-range, --peak-flops, --latency, --topology or --calibration): "
-                                  "--resume continues the same run",
-                                  path, lists[l], json_string_value(json_object_get(a, "graph")),
-                                  json_is_string(ca) ? json_string_value(ca) : "?", json_is_string(cb) ? json_string_value(cb) : "none");
-            /* the simulator beyond the costs (absent in files before 2026-12-06 and where the
-             * oracle is no simulator) */
-            json_t *ea = json_object_get(a, "engine"), *eb = json_object_get(b, "engine");
-            if (rc == DP_OK && ea && !json_equal(ea, eb))
-                rc = dp_error_set(err, DP_EINVAL, "%s: the simulator differs: %s graph %s was trained on a simulator of "
-                                  "fingerprint %s, here it is %s (other simulator options than the run's: --transfer, --chunks, "
-                                  "--mode, --streams, --queue, --memory-limit, --memory-policy, --memory-penalty, "
-                                  "--copy-engines, or the topology's devices and links): --resume continues the same run",
-                                  path, lists[l], json_string_value(json_object_get(a, "graph")),
-                                  json_is_string(ea) ? json_string_value(ea) : "?", json_is_string(eb) ? json_string_value(eb) : "none");
+            /* the costs' fingerprint (absent in files before 2026-12-02), then the simulator's
+             * beyond the costs (absent before 2026-12-06 and where the oracle is no simulator) */
+            static const struct { const char *key, *what, *options; } fp[2] = {
+                {"costs", "costs", "another machine than the run's: --devices, --bandwidth, --bandwidth-range, --comm-ratio, "
+                 "--comm-ratio-range, --peak-flops, --latency, --topology or --calibration"},
+                {"engine", "simulator", "other simulator options than the run's: --transfer, --chunks, --mode, --streams, "
+                 "--queue, --memory-limit, --memory-policy, --memory-penalty, --copy-engines, or the topology's devices "
+                 "and links"}};
+            for (int f = 0; f < 2 && rc == DP_OK; f++) {
+                json_t *va = json_object_get(a, fp[f].key), *vb = json_object_get(b, fp[f].key);
+                if (va && !json_equal(va, vb))
+                    rc = dp_error_set(err, DP_EINVAL, "%s: the %s differ%s: %s graph %s was trained on %s of fingerprint %s, "
+                                      "here %s %s (%s): --resume continues the same run", path, fp[f].what,
+                                      f ? "s" : "", lists[l], json_string_value(json_object_get(a, "graph")),
+                                      f ? "a simulator" : "costs", json_is_string(va) ? json_string_value(va) : "?",
+                                      f ? "it is" : "they are", json_is_string(vb) ? json_string_value(vb) : "none", fp[f].options);
+            }
         }
     }
     json_decref(t);
