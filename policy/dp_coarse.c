@@ -666,8 +666,10 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
      * expansion on the caller's machine: what the result is judged by, and what train --coarsen
      * rewards), so best-of-K sampling and searches rank placements as the result is measured;
      * the improvement search's state is an engine's schedule, so it searches the group graph's
-     * own engine (a proxy), as every method does without a caller's oracle */
-    const int expand = o->oracle && strcmp(method, "improve") != 0;
+     * own engine (a proxy), as every method does without a caller's oracle; so do annealing and
+     * local search with an improvement policy's proposals, which read the schedule too (they
+     * failed: "the cost oracle must be the machine's engine"; a review) */
+    const int expand = o->oracle && strcmp(method, "improve") != 0 && !o->proposals;
     if (expand && (rc = dp_coarse_problem_expand_oracle(&cp, o->oracle, err)) != DP_OK) goto out;
     dp_place_options inner = *o;
     inner.oracle = expand ? &cp.expanded : &cp.problem->oracle;

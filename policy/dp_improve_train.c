@@ -289,6 +289,13 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     if (eval_every % B) eval_every += B - eval_every % B;
     /* episodes run in whole batches: the count is rounded up to a multiple of the batch */
     const long n_ep = (cfg->episodes + B - 1) / B * B;
+    /* fewer episodes than the run has done: nothing would train, and the figures printed were of
+     * an earlier evaluation under a later episode's name (a review) */
+    if (resume && rs.episode > n_ep) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: the run has done %ld episodes, more than the %ld asked (--episodes): give at "
+                          "least %ld, or none for the run's own count", io->checkpoint, rs.episode, n_ep, rs.episode);
+        goto done;
+    }
     /* the starting parameters are a candidate too: model selection never returns parameters
      * that score worse than those training started from (their row goes with the first batch's) */
     if (n_val > 0 && rs.sel.evaluations == 0 && (rc = select_model(m, cfg, n_graphs, g, c, e, validation, tg, cur, &rs, err)) != DP_OK)

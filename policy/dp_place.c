@@ -557,8 +557,10 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
      * proposals) starts annealing or local search on the same oracle */
     int annealing, rc0 = refine_check(o, &annealing, err);
     if (rc0 != DP_OK) return rc0;
+    /* zeroed: a method that gives no probabilities (improve) leaves it so, and the search's moves
+     * are then uniform (they were drawn from the uninitialised array: a review) */
     float *prop = m->simulates && strcmp(name, "anneal") && strcmp(name, "local") && strcmp(name, "exact")
-                      ? dp_alloc_malloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
+                      ? dp_alloc_calloc_n((size_t)g->n_ops * c->n_devices, sizeof(float))
                       : NULL;
     int *start = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
     if (!start) {
@@ -570,6 +572,14 @@ int dp_place(const char *name, const dp_graph *g, const dp_cost *c, const dp_pla
     inner.proposal = prop;
     inner.best_seen = 1;
     int rc = m->fn(g, c, &inner, start, priority, &hp, err);
+    if (rc == DP_OK && prop) {
+        int filled = 0;
+        for (size_t i = 0, nd = (size_t)g->n_ops * c->n_devices; i < nd && !filled; i++) filled = prop[i] != 0;
+        if (!filled) {
+            free(prop);
+            prop = NULL;
+        }
+    }
     if (rc == DP_OK && o->proposal && prop) memcpy(o->proposal, prop, (size_t)g->n_ops * c->n_devices * sizeof(float));
     if (rc == DP_OK && prop) {
         /* half the policy, half uniform: a peaked policy would otherwise propose little else than

@@ -122,6 +122,11 @@ static int read_search(void *ctx, const json_t *root, const char *path, dp_error
         }
         if (rc != DP_OK) return rc;
     }
+    /* the temperatures' order, here where the file is named (it was found when the search
+     * started: "anneal: need 0 < t_end <= t0", no file; a review) */
+    if ((json_object_get(root, "t0") || json_object_get(root, "t_end")) && !(r->cfg->t_end <= r->cfg->t0))
+        return dp_error_set(err, DP_EINVAL, "t_end %g above t0 %g: the temperature falls from t0 to t_end", r->cfg->t_end,
+                            r->cfg->t0);
     return DP_OK;
 }
 

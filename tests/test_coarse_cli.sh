@@ -132,6 +132,16 @@ for par in selected final; do
     [ "$(num groups "$tmp/p1.json")" = "$tg" ] || fail "place and train group differently"
 done
 "$bin" place --graph "$tmp/l1.json" --devices 4 --method cp --coarsen 16 --json > "$tmp/p1.json" 2> "$tmp/err" || fail "place cp --coarsen 16"
+# annealing and local search with an improvement policy's proposals on the group graph (they
+# failed: "the cost oracle must be the machine's engine"; a review): the group graph's engine
+echo '{"method": "improve", "improve": {"hidden": 8, "episodes": 8, "batch": 4, "horizon": 4}}' > "$tmp/imp.json"
+DOPPLER_DATA="$top_srcdir/data" "$bin" train --method improve --config "$tmp/imp.json" --family chainmm --family-count 1 \
+    --checkpoint "$tmp/imp.h5" --quiet > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --method improve"; }
+for m in anneal local; do
+    "$bin" place --graph "$tmp/l1.json" --devices 4 --method $m --proposals "$tmp/imp.h5" --budget 50 --coarsen 16 --json \
+        > "$tmp/pp.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "place $m --proposals --coarsen 16"; }
+    grep -q '"simulations":50' "$tmp/pp.json" || { cat "$tmp/pp.json"; fail "place $m --proposals --coarsen: simulations"; }
+done
 [ "$(num makespan_cp "$tmp/t.json")" = "$(num makespan "$tmp/p1.json")" ] ||
     fail "train --coarsen's cp row $(num makespan_cp "$tmp/t.json"), place --method cp --coarsen gives $(num makespan "$tmp/p1.json")"
 echo "ok: train --coarsen 16 and place --coarsen 16 agree: $tg groups, makespan $want (final parameters)"

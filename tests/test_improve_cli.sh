@@ -25,6 +25,15 @@ EOF
     { cat "$tmp/err"; fail "train --method improve"; }
 grep -q "32 episodes of 8 moves on 3 graphs, 288 simulations" "$tmp/out" || { cat "$tmp/out"; fail "train reports its simulations"; }
 [ -s "$tmp/imp.h5" ] && [ -s "$tmp/imp.traj.h5" ] || fail "checkpoint and trajectory written"
+# improve then a search at inference: improve gives no move probabilities, so the moves are
+# uniform (they were drawn from an uninitialised array: the placement changed with the heap's
+# contents; a review)
+echo '{"init": "cp"}' > "$tmp/initcp.json"
+for mp in 0 1; do
+    MALLOC_PERTURB_=$mp "$bin" place --graph "$top_srcdir/data/graphs/llama-block.json" --method improve --checkpoint "$tmp/imp.h5" \
+        --config "$tmp/initcp.json" --budget 10 --refine anneal --refine-budget 2000 --json > "$tmp/ref$mp.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "improve --refine anneal"; }
+done
+cmp -s "$tmp/ref0.json" "$tmp/ref1.json" || fail "improve --refine anneal depends on the heap's contents"
 # a seed beyond 2^63-1 is written as a string of its digits, as DOPPLER's config does (it was
 # written as a negative integer and the checkpoint then refused by every reader: a review)
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 --seed 18446744073709551615 \
@@ -68,6 +77,13 @@ grep -q "no-such-dir/x.h5: cannot write in .*no-such-dir: No such file or direct
 [ $? -eq 1 ] && grep -q "costs differ" "$tmp/e" || { cat "$tmp/e"; fail "--resume on other costs refused"; }
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 2 --bandwidth-range 1e9:2e9 --episodes 16 \
     --checkpoint "$tmp/bw.h5" --resume --quiet > /dev/null 2> "$tmp/e" || { cat "$tmp/e"; fail "--resume on the same costs"; }
+# resumed with fewer episodes than the run has done: refused, the checkpoint untouched (nothing
+# trained, exit 0, and the figures printed were an earlier evaluation's; a review)
+cp "$tmp/bw.h5" "$tmp/bw0.h5"
+"$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 2 --bandwidth-range 1e9:2e9 --episodes 8 \
+    --checkpoint "$tmp/bw.h5" --resume --quiet > /dev/null 2> "$tmp/e"
+[ $? -eq 1 ] && grep -q "the run has done 16 episodes, more than the 8 asked" "$tmp/e" || { cat "$tmp/e"; fail "--resume --episodes 8 of 16"; }
+cmp -s "$tmp/bw.h5" "$tmp/bw0.h5" || fail "a refused resume changed the checkpoint"
 
 # model selection on validation graphs (--val-count from the family, as DOPPLER's trainer): the
 # final and the model-selected scores, each with the training simulations it took, and the
