@@ -1149,8 +1149,10 @@ int dp_hisim_write_trace(const dp_hisim *s, const int *assignment, const char *p
         int a = assignment[g->edge_src[e]], b = assignment[g->edge_dst[e]];
         if (s->t) route_text(s->t, a, b, nm, sizeof nm);
         else snprintf(nm, sizeof nm, "device %d -> device %d", a, b);
-        double flow0 = dp_transfer_flow_start(s->x, e);
-        double moving = s->x_end[e] - (flow0 >= 0 ? flow0 : s->x_start[e]);
+        /* bytes over the whole transfer, latency included, in every model (it was over the time
+         * after a model's own notion of when data moved: the fixed model's whole delay, max-min's
+         * less its first latency, so one transfer gave other rates under each; a review) */
+        const double moving = s->x_end[e] - s->x_start[e];
         json_t *args = json_pack("{s:s,s:f,s:f,s:f}", "route", nm, "queued_for_copy_engines", (s->x_start[e] - s->x_req[e]) / sc,
                                  "bytes", s->c->edge_data[e], "duration", (s->x_end[e] - s->x_start[e]) / sc);
         if (g->cost_kind == DP_GRAPH_COST_PHYSICAL && moving > 0)

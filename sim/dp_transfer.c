@@ -91,7 +91,6 @@ dp_transfer *dp_transfer_alloc(dp_transfer_kind kind, const dp_cost *c, const dp
     }
     const size_t m1 = (size_t)x->m + 1;
     DP_TRANSFER_ALLOC(x, x->done, m1, sizeof(int));
-    DP_TRANSFER_ALLOC(x, x->flow_t0, m1, sizeof(double));
     if (model->needs_topology) {
         const size_t DD = (size_t)x->D * (size_t)x->D;
         DP_TRANSFER_ALLOC(x, x->src, m1, sizeof(int));
@@ -187,11 +186,6 @@ int dp_transfer_advance(dp_transfer *x, double t, const int **done)
     if (x->model->advance) x->model->advance(x, t);
     *done = x->done;
     return x->n_done;
-}
-
-double dp_transfer_flow_start(const dp_transfer *x, int id)
-{
-    return x->flow_t0[id];
 }
 
 int dp_transfer_failed(const dp_transfer *x)

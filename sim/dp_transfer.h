@@ -99,10 +99,6 @@ double dp_transfer_next_time(const dp_transfer *x);
  * points *done at their ids (valid until the next call), in the order they ended. */
 int dp_transfer_advance(dp_transfer *x, double t, const int **done);
 
-/* Time the transfer's data started moving (after its latency for max-min, the first chunk's
- * first channel for FIFO; the start time for fixed). */
-double dp_transfer_flow_start(const dp_transfer *x, int id);
-
 /* 1 when the last run ran out of memory inside the model (its results are invalid). */
 int dp_transfer_failed(const dp_transfer *x);
 

@@ -120,7 +120,6 @@ static int fifo_start(dp_transfer *x, int id, int a, int b, const dp_topology_ro
 {
     (void)a; (void)b; (void)delay;
     fifo_state *f = x->state;
-    x->flow_t0[id] = now;
     f->left[id] = x->K;
     for (int c = 0; c < x->K; c++) {
         int q = id * x->K + c;

@@ -254,7 +254,6 @@ static void flow_join(dp_transfer *x, int id)
     mm_state *s = x->state;
     int k = x->t->seg[s->seg[id]].klass;
     klass *q = &s->cls[k];
-    if (x->flow_t0[id] < 0) x->flow_t0[id] = x->now;
     double work = x->c->edge_data[id] * x->pair_work[dp_transfer_pair(x, id)];
     if (flows_push(q, q->served + work, id) != DP_OK) { x->failed = 1; return; }
     class_activate(s, k);
@@ -283,7 +282,6 @@ static int mm_start(dp_transfer *x, int id, int a, int b, const dp_topology_rout
     mm_state *s = x->state;
     mm_sync(x, now);
     s->seg[id] = r->seg_begin;
-    x->flow_t0[id] = -1;
     segment_begin(x, id, now);
     return 0;
 }

@@ -65,7 +65,6 @@ struct dp_transfer {
     double now;
     /* per transfer */
     int *src, *dst;    /* devices (models with a topology) */
-    double *flow_t0;   /* when its data started moving */
     /* per device pair (a * D + b): calibrated routes (dp_transfer.h); 1, 1, 0 when uncalibrated */
     double *pair_work, *pair_lat_scale, *pair_lat_add;
     /* output */

@@ -127,6 +127,19 @@ grep -q "has 2 devices" "$tmp/err" || fail "--devices mismatch message"
 expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology a100-pcie-4gpu --transfer-model maxmin --trace "$tmp/t.json"
 grep -q '"ph":"C"' "$tmp/t.json" || fail "trace has no rate counters"
 grep -q '"queued_for_copy_engines"' "$tmp/t.json" || fail "trace has no transfer args"
+# a transfer's mean_rate_Bps is its bytes over its duration in every model (it was over each
+# model's own notion of when data moved: a lone transfer gave other rates under fixed and maxmin)
+for m in fixed fifo maxmin; do
+    expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology a100-pcie-4gpu --transfer-model $m --trace "$tmp/r$m.json"
+    python3 -c 'import json, sys
+evs = json.load(open(sys.argv[1]))
+evs = evs["traceEvents"] if isinstance(evs, dict) else evs
+xs = [e["args"] for e in evs if e.get("cat") == "transfer" and e.get("ph") == "b" and "mean_rate_Bps" in e["args"]]
+assert xs, "no transfer with a rate"
+for a in xs:
+    assert abs(a["mean_rate_Bps"] - a["bytes"] / a["duration"]) <= 1e-9 * a["mean_rate_Bps"], a' "$tmp/r$m.json" ||
+        fail "trace mean_rate_Bps under $m is not bytes / duration"
+done
 
 # a half-duplex link written g1 - sw and crossed from sw to g1: every route text names the node
 # reached (it used to print the link's first end, "g0 -> sw -> sw")
