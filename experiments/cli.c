@@ -165,6 +165,12 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
     return DP_EXIT_USAGE;
 }
 
+int dp_cli_check_format(const char *cmd, const char *format)
+{
+    dp_error e;
+    return dp_graph_format_check(format, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--format: %s", e.msg);
+}
+
 int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins)
 {
     for (int i = 0; i < n_outs; i++) {

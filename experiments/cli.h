@@ -28,6 +28,10 @@ void dp_cli_help_config_keys(FILE *f, const char *lead, const dp_schema_section 
 /* Every key of a config's tables, one entry each: its name (with its object's), kind, default and
  * help; man != 0: as troff (.TP entries) for the man page, else as help text. */
 void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man);
+/* 0 when format (a --format value; NULL: not given) names a format the readers read, else the
+ * usage error naming them (DP_EXIT_USAGE; a misspelt --format exited 1 after reading started:
+ * a review). */
+int dp_cli_check_format(const char *cmd, const char *format);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -66,6 +66,7 @@ static int graph_info(int argc, char **argv)
         }
     }
     if (optind != argc - 1) return dp_cli_machine_done(&mach, dp_cli_usage_error("graph info", "expected one graph FILE"));
+    if (dp_cli_check_format("graph info", format)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = NULL;
@@ -126,7 +127,7 @@ static void gen_usage(FILE *f, const dp_gen_model *only)
                    "transformer, moe) give FLOPs and bytes (multiply-add = 2 FLOPs); the task-graph models\n"
                    "(random, stg, layered, forkjoin, seriesparallel, workflow) give times, an edge costing\n"
                    "ccr x its producer's work (ranges and sources: models/dp_gen.h, doc/graph-format.md).\n"
-                   "Options: --out FILE (required), --to json|dot (default: by extension), --name NAME\n"
+                   "Options: --out FILE (required), --to json|dot|doppler (default: by extension), --name NAME\n"
                    "(graph name; default: the model and its main parameters), then the model's own\n"
                    "(a yes/no option alone means yes: --training):\n\n");
     char buf[64];
@@ -193,6 +194,10 @@ static int graph_gen(int argc, char **argv)
         else { keys[np] = key; vals[np] = val; np++; }
     }
     if (!out) { dp_cli_usage_error("graph gen", "--out FILE is required"); goto done; }
+    {
+        dp_error fe;
+        if (dp_graph_write_format_check(to, &fe) != DP_OK) { dp_cli_usage_error("graph gen", "--to: %s", fe.msg); goto done; }
+    }
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = dp_gen_by_name(model, np, keys, vals, &err);
@@ -285,6 +290,11 @@ static int graph_convert(int argc, char **argv)
     if (out_opt ? optind != argc - 1 : optind != argc - 2)
         return dp_cli_usage_error("graph convert", "expected IN and OUT files (OUT as the second name or --out OUT, not both)");
     const char *in = argv[optind], *out = out_opt ? out_opt : argv[optind + 1];
+    {
+        dp_error fe;
+        if (dp_graph_write_format_check(to, &fe) != DP_OK) return dp_cli_usage_error("graph convert", "--to: %s", fe.msg);
+    }
+    if (dp_cli_check_format("graph convert", format)) return DP_EXIT_USAGE;
     const char *ext = strrchr(dp_file_path_stem(out), '.');
     const int doppler_out = to ? strcmp(to, "doppler") == 0 : ext && strcmp(ext, ".txt") == 0;
     if ((ratio > 0 || tscale > 0) && !doppler_out)

@@ -532,6 +532,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     }
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
+    if (dp_cli_check_format(cmd, a.format)) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
     /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
      * the assignment over the graph, exit 0: a review) */
     {

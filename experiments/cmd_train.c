@@ -747,6 +747,7 @@ static int train_main(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
                                                              "group graphs in the simulator: not with --method improve"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
+    if (dp_cli_check_format("train", format)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
     /* as --val-count: a --family option without --family was ignored without a word (a review) */
     if ((have_family_count || have_family_seed) && !family)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws from --family: give one",

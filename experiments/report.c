@@ -755,16 +755,17 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         json_t *fv;
         json_object_foreach(spec->filter, fk, fv) {
             json_t *seen = json_array();
-            size_t more = 0;
             for (long i = 0; i < n && seen; i++) {
                 json_t *p = json_loads(rows[i].params, 0, NULL);
                 json_t *x = p ? json_object_get(p, fk) : NULL;
                 int dup = !x;
                 for (size_t j = 0; !dup && j < json_array_size(seen); j++) dup = json_equal(json_array_get(seen, j), x);
-                if (!dup && json_array_size(seen) < 4) json_array_append(seen, x);
-                else if (!dup) more++;
+                if (!dup) json_array_append(seen, x);
                 json_decref(p);
             }
+            /* the first four distinct values, then how many other distinct ones (it counted runs) */
+            const size_t more = seen && json_array_size(seen) > 4 ? json_array_size(seen) - 4 : 0;
+            while (seen && json_array_size(seen) > 4) json_array_remove(seen, json_array_size(seen) - 1);
             size_t L = strlen(takes);
             snprintf(takes + L, sizeof takes - L, "; %s takes ", fk);
             for (size_t j = 0; seen && j < json_array_size(seen); j++) {

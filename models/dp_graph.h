@@ -237,6 +237,12 @@ int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err);
  * .json -> json, .stg -> stg, .dot/.gv -> dot). "json" tells native, WfCommons and MSR files
  * apart by content (dp_graph_formats.h, which also has the other readers and the writers). */
 dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err);
+/* DP_OK when format names a format some reader reads (those above, or the heterogeneous
+ * examples' heft-in and heft-csv, machine/dp_hetero.h; NULL: by extension), else DP_EINVAL
+ * listing them: for a command to refuse a misspelt --format as a usage error before any work. */
+int dp_graph_format_check(const char *format, dp_error *err);
+/* The same for an output format (dp_graph_write's: json, dot, doppler). */
+int dp_graph_write_format_check(const char *format, dp_error *err);
 
 #ifdef __cplusplus
 }

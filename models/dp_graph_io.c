@@ -107,10 +107,29 @@ dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)
     }
     if (!f || !f->read) {
         char list[128];
-        dp_error_set(err, DP_EINVAL, "%s: unknown graph format \"%s\" (%s)", path, format, format_list(list, sizeof list, 0));
+        dp_error_set(err, DP_EINVAL, "%s: unknown graph format \"%s\" (%s; place and graph info also read heft-in and "
+                     "heft-csv)", path, format, format_list(list, sizeof list, 0));
         return NULL;
     }
     return f->read(path, err);
+}
+
+int dp_graph_write_format_check(const char *format, dp_error *err)
+{
+    const dp_graph_format *f = format ? by_name(format) : NULL;
+    if (!format || (f && f->write)) return DP_OK;
+    char list[128];
+    return dp_error_set(err, DP_EINVAL, "unknown output format \"%s\" (%s)", format, format_list(list, sizeof list, 1));
+}
+
+int dp_graph_format_check(const char *format, dp_error *err)
+{
+    if (!format || strcmp(format, "heft-in") == 0 || strcmp(format, "heft-csv") == 0) return DP_OK;
+    const dp_graph_format *f = by_name(format);
+    if (f && f->read) return DP_OK;
+    char list[128];
+    return dp_error_set(err, DP_EINVAL, "unknown graph format \"%s\" (%s; place and graph info also read heft-in and "
+                        "heft-csv)", format, format_list(list, sizeof list, 0));
 }
 
 dp_graph *dp_graph_read_json_any(const char *path, dp_error *err)

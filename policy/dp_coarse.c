@@ -604,6 +604,7 @@ int dp_coarse_problem_expand_oracle(dp_coarse_problem *cp, const dp_oracle *inne
     cp->expanded.ctx = cp;
     cp->expanded.engine = NULL; /* its costs are not the group engine's: searches use cost */
     cp->expanded.state_engine = cp->problem->engine;
+    cp->expanded.simulator = inner->simulator; /* the whole graph's: what its costs come from */
     return DP_OK;
 }
 

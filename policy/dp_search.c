@@ -122,11 +122,6 @@ static int read_search(void *ctx, const json_t *root, const char *path, dp_error
         }
         if (rc != DP_OK) return rc;
     }
-    /* the temperatures' order, here where the file is named (it was found when the search
-     * started: "anneal: need 0 < t_end <= t0", no file; a review) */
-    if ((json_object_get(root, "t0") || json_object_get(root, "t_end")) && !(r->cfg->t_end <= r->cfg->t0))
-        return dp_error_set(err, DP_EINVAL, "t_end %g above t0 %g: the temperature falls from t0 to t_end", r->cfg->t_end,
-                            r->cfg->t0);
     return DP_OK;
 }
 
@@ -635,6 +630,13 @@ static int place_search(int annealing, const dp_graph *g, const dp_cost *c, cons
     dp_search_anneal_config cfg;
     dp_search_anneal_config_init(&cfg);
     if (o->config && dp_search_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    /* the file's values together, naming it, for the search that reads them (temperatures in the
+     * wrong order were found when the search started, without the file's name; local search
+     * reads none: a review) */
+    if (o->config && dp_search_check_config(&cfg, annealing, err) != DP_OK) {
+        dp_error_prefix(err, "%s", o->config);
+        return err ? err->code : DP_EINVAL;
+    }
     if (o->budget > 0) cfg.budget = o->budget;
     cfg.progress = o->progress;
     cfg.progress_ctx = o->progress_ctx;

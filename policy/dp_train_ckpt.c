@@ -26,7 +26,10 @@ static char *trained_on_json(const dp_train *tr)
         for (int i = 0; i < tr->n_bd; i++) {
             g[i] = tr->bd[i].g;
             c[i] = tr->bd[i].c;
-            e[i] = tr->bd[i].oracle.engine;
+            /* the simulator behind the oracle that scores the graph: the graph in hand's is the
+             * trainer's (Stage III's real execution has none), a coarsened graph's the whole
+             * graph's engine (the expanded oracle has no engine of its own to read) */
+            e[i] = (i == tr->cur ? &tr->oracle : &tr->bd[i].oracle)->simulator;
             val[i] = tr->bd[i].validation;
         }
         s = dp_runtime_trained_on(tr->n_bd, g, c, e, val);

@@ -330,7 +330,7 @@ static int engine_cost_bounded(void *ctx, const int *assignment, double bound, d
 dp_oracle dp_engine_oracle(dp_engine *e)
 {
     return (dp_oracle){.name = "simulator", .cost = engine_cost, .ctx = e, .cost_bounded = engine_cost_bounded,
-                       .engine = e};
+                       .engine = e, .simulator = e};
 }
 
 int dp_engine_is_general(const dp_engine *e)

@@ -38,6 +38,11 @@ typedef struct dp_oracle {
      * the group graph's engine, its cost the whole graph's on the machine). Searches never read
      * it: they simulate through engine or cost. */
     struct dp_engine *state_engine;
+    /* Optional (NULL: the cost is no simulation, e.g. real execution): the engine whose
+     * simulation gives cost: engine itself (dp_engine_oracle), or for an expanded oracle of a
+     * coarsened problem the whole graph's engine. Only what a checkpoint records of the oracle
+     * (dp_runtime_trained_on's simulator fingerprint); never a schedule to read. */
+    struct dp_engine *simulator;
 } dp_oracle;
 
 /* Ask oracle o for the cost of an assignment (a checked call: o must not be NULL). */

@@ -242,7 +242,13 @@ $D calibrate profile --kinds "$long" --out "$T/x.json" > /dev/null 2> "$T/e7"
 [ ! -e "$T/x.json" ] || fail "a refused profile wrote its --out"
 # Stage III on a GPU topology runs CPU cores: said (it went without a word: a review)
 $D train --graph "$top_srcdir/data/graphs/chainmm-small.json" --stage real --topology pcie-gen3-4gpu --target-flops 2e7 \
-    --episodes 1 --real-repeats 1 --quiet > /dev/null 2> "$T/e9" || fail "stage real on pcie-gen3-4gpu: $(cat "$T/e9")"
+    --episodes 1 --real-repeats 1 --checkpoint "$T/real.h5" --quiet > /dev/null 2> "$T/e9" || fail "stage real on pcie-gen3-4gpu: $(cat "$T/e9")"
+# its checkpoint records no simulator: its costs were measured (it recorded the simulator's, and a
+# resume on other simulator options was refused as "trained on a simulator"; a review)
+if command -v h5dump > /dev/null 2>&1; then
+    h5dump -a trained_on "$T/real.h5" > "$T/on.txt" 2>&1 || fail "h5dump of the stage real checkpoint"
+    grep -q '"costs"' "$T/on.txt" && ! grep -q '"engine"' "$T/on.txt" || fail "stage real's trained_on: $(cat "$T/on.txt")"
+fi
 grep -q "warning: topology pcie-gen3-4gpu has GPU devices (gpu0) but the executor's backend is the CPU" "$T/e9" ||
     fail "no warning for Stage III on a GPU topology: $(cat "$T/e9")"
 # a calibration without an entry for some device of the topology: those devices are timed by

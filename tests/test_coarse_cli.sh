@@ -201,6 +201,11 @@ cp "$tmp/rc.h5" "$tmp/rc0.h5"
     > "$tmp/rc0.json" 2> "$tmp/err" || { cat "$tmp/err"; fail "resume without --coarsen"; }
 grep -q '"coarsen":{"max_group":16,"rule":"chains"' "$tmp/rc0.json" ||
     fail "a resume without --coarsen did not group as the run did: $(cat "$tmp/rc0.json")"
+# a coarsened run records the whole graph's simulator too: a resume on another one is refused (the
+# expanded oracle has no engine of its own, and --streams 2 was taken; a review)
+"$bin" train --graph "$tmp/l1.json" --devices 4 --stage il --episodes 3 --quiet --checkpoint "$tmp/rc.h5" --resume --streams 2 \
+    > /dev/null 2> "$tmp/err" && fail "a coarsened run resumed on --streams 2"
+grep -q "the simulator differs" "$tmp/err" || fail "coarsened resume on another simulator: $(cat "$tmp/err")"
 # --coarsen-rule alone on a resume is checked against the run's grouping (it said "--coarsen-rule
 # needs --coarsen N" before reading the checkpoint)
 "$bin" train --graph "$tmp/l1.json" --devices 4 --coarsen-rule packed --stage il --episodes 4 --quiet --checkpoint "$tmp/rc.h5" \

@@ -1065,7 +1065,7 @@ START_TEST(distill_reproduces_best_sample)
         dp_train_config cfg;
         uniform_distill_config(&cfg, on ? 2000 : 0);
         fake_exec fx = {0, g->n_ops};
-        dp_oracle o = {"cut", cut_cost, &fx, NULL, NULL, NULL};
+        dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
         dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
         ck_assert_ptr_nonnull(tr);
         int assign[6];
@@ -1098,7 +1098,7 @@ START_TEST(distill_reproduces_best_sample)
         ck_assert_int_eq(dp_place_best_sample(path, g, c, &o, seen, &got, &found, &err), DP_OK);
         ck_assert_int_eq(found, 1);
         ck_assert_double_eq(got, r->best_sample);
-        dp_oracle o2 = {"cut-doubled", cut_cost_doubled, &fx, NULL, NULL, NULL};
+        dp_oracle o2 = {.name = "cut-doubled", .cost = cut_cost_doubled, .ctx = &fx};
         ck_assert_int_eq(dp_place_best_sample(path, g, c, &o2, seen, &got, &found, &err), DP_OK);
         ck_assert_int_eq(found, 0);
         dp_train_free(tr);
@@ -1155,7 +1155,7 @@ START_TEST(distill_every_training_graph)
     dp_train_config cfg;
     uniform_distill_config(&cfg, 2000);
     fake_exec fx[2] = {{0, g[0]->n_ops}, {0, g[1]->n_ops}};
-    dp_oracle o[2] = {{"cut", cut_cost, &fx[0], NULL, NULL, NULL}, {"spread", spread_cost, &fx[1], NULL, NULL, NULL}};
+    dp_oracle o[2] = {{.name = "cut", .cost = cut_cost, .ctx = &fx[0]}, {.name = "spread", .cost = spread_cost, .ctx = &fx[1]}};
     dp_train *tr = dp_train_alloc(g[0], c[0], &cfg, &o[0], &err);
     ck_assert_ptr_nonnull(tr);
     ck_assert_int_eq(dp_train_add_graph(tr, g[1], c[1], &o[1], 0, &err), DP_OK);
@@ -1226,7 +1226,7 @@ START_TEST(project_stage2_resumes_exactly)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/ck.h5", dir);
     fake_exec fx = {0, g->n_ops};
-    dp_oracle o = {"cut", cut_cost, &fx, NULL, NULL, NULL};
+    dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
     /* uninterrupted */
     dp_train *a = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(a);
@@ -1292,7 +1292,7 @@ START_TEST(stop_between_evaluations_resumes_exactly)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/ck.h5", dir);
     fake_exec fx = {0, g->n_ops};
-    dp_oracle o = {"cut", cut_cost, &fx, NULL, NULL, NULL};
+    dp_oracle o = {.name = "cut", .cost = cut_cost, .ctx = &fx};
     dp_train *a = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_ptr_nonnull(a);
     ck_assert_int_eq(dp_train_run(a, DP_TRAIN_STAGE_SIM, 96, NULL, &err), DP_OK);
@@ -1335,7 +1335,7 @@ START_TEST(two_graph_stage2_resumes_exactly)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(path, sizeof path, "%s/ck.h5", dir);
     fake_exec fx[2] = {{0, g[0]->n_ops}, {0, g[1]->n_ops}};
-    dp_oracle o[2] = {{"cut", cut_cost, &fx[0], NULL, NULL, NULL}, {"spread", spread_cost, &fx[1], NULL, NULL, NULL}};
+    dp_oracle o[2] = {{.name = "cut", .cost = cut_cost, .ctx = &fx[0]}, {.name = "spread", .cost = spread_cost, .ctx = &fx[1]}};
     dp_train *t[2];
     volatile sig_atomic_t stop = 0;
     dp_train_io io = {NULL, path, stop_at_half, (void *)&stop, &stop, NULL};

@@ -207,7 +207,7 @@ START_TEST(search_budget_never_worse_deterministic)
     ck_assert_double_eq(res.best, res.start);
     dp_search_trace_clear(&res.trace);
     /* an oracle that is no engine is refused */
-    dp_oracle wrapped = {"wrapped", wrapped_cost, &f.o, NULL, NULL, NULL};
+    dp_oracle wrapped = {.name = "wrapped", .cost = wrapped_cost, .ctx = &f.o};
     ck_assert_int_eq(dp_improve_search(m, f.g, f.c, &wrapped, &cfg, 2, a, &res, &err), DP_EINVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "engine"));
     free(a);

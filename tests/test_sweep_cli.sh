@@ -26,6 +26,19 @@ rc=0; "$DOPPLER" sweep "$work/dup.json" --out "$work/dup.h5" --quiet 2> "$work/d
 [ $rc -ne 0 ] && grep -q 'grid.seed\[0\] and \[2\]: the same value written twice' "$work/dup.err" && [ ! -e "$work/dup.h5" ] ||
     fail "a grid value written twice: exit $rc, $(cat "$work/dup.err")"
 
+# distinct integers past 2^53 are distinct values (compared as doubles they were refused as one)
+cat > "$work/bigseed.json" <<JSON
+{"name": "bigseed", "fixed": {"graph": "$GRAPH", "method": "random"}, "grid": {"seed": [9007199254740993, 9007199254740992]}}
+JSON
+[ "$("$DOPPLER" sweep "$work/bigseed.json" --list | wc -l)" -eq 2 ] || fail "two seeds past 2^53 are not two runs"
+# a --where that matches nothing counts the other distinct values a key takes (it counted runs)
+cat > "$work/six.json" <<JSON
+{"name": "six", "fixed": {"graph": "$GRAPH"}, "grid": {"method": ["random", "cp"], "seed": [1, 2, 3, 4, 5, 6]}}
+JSON
+"$DOPPLER" sweep "$work/six.json" --out "$work/six.h5" --quiet || fail "the six-seed sweep"
+"$DOPPLER" report "$work/six.h5" --table makespan --where seed=99 > /dev/null 2> "$work/six.err" && fail "--where seed=99 matched"
+grep -q 'seed takes 1, 2, 3, 4 and 2 more' "$work/six.err" || fail "--where's values: $(cat "$work/six.err")"
+
 # ---- killed midway, started again: every run exactly once ----
 # Each run repeats cp + simulation on the 10-op graph (timing_repeats) so that it lasts a
 # noticeable time; 8 runs (the seed only makes them distinct runs).
