@@ -165,6 +165,12 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...)
     return DP_EXIT_USAGE;
 }
 
+int dp_cli_check_machine(const char *cmd, const dp_machine *m)
+{
+    dp_error e;
+    return dp_machine_check_keys(m, m->topology, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "%s", e.msg);
+}
+
 int dp_cli_check_format(const char *cmd, const char *format)
 {
     dp_error e;

@@ -28,6 +28,9 @@ void dp_cli_help_config_keys(FILE *f, const char *lead, const dp_schema_section 
 /* Every key of a config's tables, one entry each: its name (with its object's), kind, default and
  * help; man != 0: as troff (.TP entries) for the man page, else as help text. */
 void dp_cli_print_config(FILE *f, const dp_schema_section *sections, int man);
+/* 0 when the machine's keys go together (dp_machine_check_keys: a key where it cannot apply), else
+ * the usage error naming the key (DP_EXIT_USAGE; found when the engine was made, exit 1: a review). */
+int dp_cli_check_machine(const char *cmd, const dp_machine *m);
 /* 0 when format (a --format value; NULL: not given) names a format the readers read, else the
  * usage error naming them (DP_EXIT_USAGE; a misspelt --format exited 1 after reading started:
  * a review). */

@@ -66,7 +66,8 @@ static int graph_info(int argc, char **argv)
         }
     }
     if (optind != argc - 1) return dp_cli_machine_done(&mach, dp_cli_usage_error("graph info", "expected one graph FILE"));
-    if (dp_cli_check_format("graph info", format)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
+    if (dp_cli_check_format("graph info", format) || dp_cli_check_machine("graph info", &mach))
+        return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = NULL;

@@ -291,7 +291,8 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                           g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units");
         putchar('\n');
     }
-    if (r->sims > 0) printf("simulations spent by the method: %ld\n", r->sims);
+    /* 0 too (the line was left out for a method that spends none, while --json said 0; a review) */
+    if (!a->assignment_file) printf("simulations spent by the method: %ld\n", r->sims);
     if (r->proven == 1) printf("exact: the search finished, so the method's placement is optimal over assignments\n");
     if (r->proven == 0)
         printf("exact: the node budget (--budget) ran out before the search finished: the best placement found, "
@@ -532,7 +533,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     }
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
-    if (dp_cli_check_format(cmd, a.format)) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
+    if (dp_cli_check_format(cmd, a.format) || dp_cli_check_machine(cmd, &a.mach)) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
     /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
      * the assignment over the graph, exit 0: a review) */
     {

@@ -220,7 +220,8 @@ static void train_usage(FILE *f)
                "                       this project's DOPPLER, bench/doppler-project.json; a config with\n"
                "                       \"defaults\": \"authors\" gives the authors', doc/estimators.md)\n"
                "  --method M           doppler (default), or a learned baseline: placeto (Addanki et al. 2019)\n"
-               "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage only\n"
+               "                       or gdp (Zhou et al. 2019), trained by REINFORCE in the sim stage (as\n"
+               "                       the authors train them; --stage il imitates cp for them too)\n"
                "                       (same config keys, plus \"placeto\"/\"gdp\" network sizes; doc/baselines.md),\n"
                "                       or improve: the learned improvement method (doc/improve.md; its own\n"
                "                       config keys, --print-config; --graph, --graphs, --family, --validation,\n"
@@ -747,7 +748,12 @@ static int train_main(int argc, char **argv)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen trains a constructive policy (doppler, placeto, gdp) on "
                                                              "group graphs in the simulator: not with --method improve"));
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "unexpected argument '%s'", argv[optind]));
-    if (dp_cli_check_format("train", format)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
+    if (dp_cli_check_format("train", format) || dp_cli_check_machine("train", &mach)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
+    if (family) {
+        dp_error fe;
+        if (dp_gen_family_check(family, &fe) != DP_OK)
+            return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--family: %s", fe.msg));
+    }
     /* as --val-count: a --family option without --family was ignored without a word (a review) */
     if ((have_family_count || have_family_seed) && !family)
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s draws from --family: give one",

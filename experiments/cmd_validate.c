@@ -357,7 +357,7 @@ int cmd_validate(int argc, char **argv)
     }
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
     if (!graph) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
-    if (dp_cli_check_format(cmd, format)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
+    if (dp_cli_check_format(cmd, format) || dp_cli_check_machine(cmd, &mach)) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
     {
         const dp_cli_file outs[] = {{"--out", out}, {"--plot", plot}};
         const dp_cli_file ins[] = {{"--graph", graph}, {"--resimulate", resim},

@@ -1008,6 +1008,26 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
     return DP_OK;
 }
 
+int dp_gen_family_check(const char *list, dp_error *err)
+{
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        const size_t len = end ? (size_t)(end - p) : strlen(p);
+        int known = p == list && !end && strcmp(p, "all") == 0; /* "all" alone: the wide corpus */
+        for (const char *const *f = family_names; *f && !known; f++) known = strlen(*f) == len && strncmp(*f, p, len) == 0;
+        if (!known) {
+            char names[256];
+            size_t n = 0;
+            names[0] = '\0';
+            for (const char *const *f = family_names; *f && n < sizeof names; f++)
+                n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? ", " : "", *f);
+            return dp_error_set(err, DP_EINVAL, "unknown graph family '%.*s' (known: %s, or all)", (int)len, p, names);
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return DP_OK;
+}
+
 const dp_gen_model *dp_gen_model_at(int i)
 {
     const dp_gen_model *t = dp_gen_models();

@@ -430,6 +430,10 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
     "stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer"
 const char *const *dp_gen_families(void);
 int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err);
+/* DP_OK when every name of the comma-separated list is a family above (or "all", the wide
+ * corpus), else DP_EINVAL naming the first that is not and listing the known ones: for a command
+ * to refuse a misspelt --family before any work. */
+int dp_gen_family_check(const char *list, dp_error *err);
 
 /* Reading the generators without laying out dp_gen_model and dp_gen_param (bindings: Python's
  * Graph.models). dp_gen_model_at: model i of dp_gen_models() (i from 0), NULL past the end;

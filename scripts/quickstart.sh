@@ -36,7 +36,6 @@ config=bench/doppler-project.json
 # a number to 4 significant digits, trailing zeros kept (0.08010), no dangling point (1200)
 sig4() { awk -v x="$1" 'BEGIN { s = sprintf("%#.4g", x); sub(/\.$/, "", s); print s }'; }
 # "makespan SIMULATIONS" of a `doppler place` text output
-# (place prints no simulations line for a method that spent none)
 place_row() {
     ms=$(sed -n 's/^makespan: \([^ ]*\).*/\1/p' "$1")
     sims=$(sed -n 's/^simulations spent by the method: \([0-9]*\).*/\1/p' "$1")

@@ -343,7 +343,10 @@ int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *e
         dp_machine_free(&d);
         return DP_EINVAL;
     }
-    if (o->chunks != od->chunks && o->transfer_model != DP_TRANSFER_FIFO) {
+    if (o->transfer_model != DP_TRANSFER_FIXED && !topology) {
+        k = "transfer";
+        why = "fifo and maxmin share a topology's links: give --topology (or transfer fixed)";
+    } else if (o->chunks != od->chunks && o->transfer_model != DP_TRANSFER_FIFO) {
         k = "chunks";
         why = "cuts each transfer of the fifo transfer model into pieces: give transfer fifo (--transfer-model fifo)";
     } else if (o->memory_policy != od->memory_policy && o->memory_limit == 0) {

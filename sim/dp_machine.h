@@ -127,7 +127,8 @@ int dp_machine_load(dp_machine *m, dp_error *err);
 /* DP_OK, or DP_EINVAL naming the key when a key is off its default where it cannot apply, with
  * topology the machine's topology option (or a sweep run's; NULL: none): a key of the uniform
  * machine (comm_ratio, peak_flops, bandwidth, latency) with a topology, whose devices and links
- * give what those describe; chunks without transfer fifo; memory_policy without memory_limit;
+ * give what those describe; transfer fifo or maxmin without a topology; chunks without transfer
+ * fifo; memory_policy without memory_limit;
  * memory_penalty without memory_limit and memory_policy penalty; copy_engines without a topology.
  * dp_machine_costs checks it; a sweep checks it for every run before any runs (dp_run_check). */
 int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err);

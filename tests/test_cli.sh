@@ -103,7 +103,18 @@ expect_rc 1 "single --device 5 on a 2-processor example" "$D" place --graph "$tm
 grep -q -- "--device 5: only 2 devices" "$tmp/err" && ok || bad "--device on an example: $(cat "$tmp/err")"
 expect_rc 0 "single --device 1 on the example" "$D" place --graph "$tmp/ex.in" --method single --device 1
 expect_rc 0 "place cpop text" "$D" place --graph "$tmp/ex.in" --method cpop
+# the simulations a method spent, 0 too, as --json gives them (the line was left out at 0)
+grep -q "^simulations spent by the method: 0$" "$tmp/out" && ok || bad "place cpop: no simulations line"
 grep -q "schedule length (cpop's own schedule" "$tmp/out" && ok || bad "cpop prints its own schedule length"
+# a misspelt --format, --to or --family is a usage error (exit 2) naming the known ones (it exited
+# 1 once reading had begun; a review)
+expect_rc 2 "place --format bogus" "$D" place --graph "$G" --format bogus --method cp
+grep -q -- "--format: unknown graph format \"bogus\" (.*heft-in and heft-csv)" "$tmp/err" && ok || bad "--format bogus: $(cat "$tmp/err")"
+expect_rc 2 "graph info --format bogus" "$D" graph info "$G" --format bogus
+expect_rc 2 "graph convert --to bogus" "$D" graph convert "$G" "$tmp/o.json" --to bogus
+expect_rc 2 "graph gen --to bogus" "$D" graph gen random --n 10 --to bogus --out "$tmp/o.json"
+expect_rc 2 "train --family bogus" "$D" train --family chainmm,bogus --episodes 1
+grep -q "unknown graph family 'bogus'" "$tmp/err" && ok || bad "--family bogus: $(cat "$tmp/err")"
 for m in peft etf; do
     expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m
     # the method table says what each method reads: a list scheduler has no budget (it was

@@ -374,7 +374,7 @@ elif [ "${DOPPLER_REQUIRE_SHARED_DATA:-}" = 1 ]; then
     fail "no DOPPLER graph files in $sh_data (DOPPLER_REQUIRE_SHARED_DATA=1)"
 fi
 "$bin" train --family nope --config "$tmp/b4.json" --stage il --episodes 4 > /dev/null 2> "$tmp/e9"
-[ $? -eq 1 ] && grep -q "unknown graph family 'nope'" "$tmp/e9" || { cat "$tmp/e9"; fail "an unknown family named"; }
+[ $? -eq 2 ] && grep -q "unknown graph family 'nope'" "$tmp/e9" || { cat "$tmp/e9"; fail "an unknown family named"; }
 "$bin" train --method placeto --graph "$tiny" --graphs "$small" --stage sim --episodes 4 > /dev/null 2> "$tmp/e10"
 [ $? -eq 1 ] && grep -q 'only doppler' "$tmp/e10" || { cat "$tmp/e10"; fail "placeto on several graphs refused"; }
 echo "transfer: chainmm-small's checkpoint places ffnn on 4 and 8 devices and dgx1-v100; incompatible ones refused"
