@@ -198,11 +198,17 @@ int cmd_report(int argc, char **argv)
         dp_error e;
         dp_error_clear(&e);
         if (!out) return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg");
+        if (!dp_report_terminal(out)) return dp_cli_usage_error("report", "--out %s: plots are written as .png or .svg", out);
         po.window = window;
         po.refs = refs;
         return dp_report_plot_learning(traj, &po, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
     }
     if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
+    /* the plot's file type, before any work (a usage error, exit 2; it exited 1: a review) */
+    if (plotk && !dp_report_terminal(out)) {
+        json_decref(where);
+        return dp_cli_usage_error("report", "--out %s: plots are written as .png or .svg", out);
+    }
     if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
     if (po.n_refs && !(plotk && strcmp(plotk, "learning") == 0)) { json_decref(where); return dp_cli_usage_error("report", "--reference goes with --plot learning"); }
     if ((po.log_x || po.log_y) && !(plotk && strcmp(plotk, "scatter") == 0)) { json_decref(where); return dp_cli_usage_error("report", "--log goes with --plot scatter"); }

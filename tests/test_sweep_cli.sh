@@ -199,6 +199,9 @@ grep -q 'toprule' "$work/main.tex" || fail "no tex table"
 grep -q '^\\textbf{fork-join}' "$work/main.tex" && grep -q 'footnotesize makespan: mean \$\\pm\$ sample standard deviation.*units: ' "$work/main.tex" ||
     { cat "$work/main.tex" >&2; fail "tex without its heading or note"; }
 "$DOPPLER" report "$work/grid.h5" --table nosuch > /dev/null 2>&1 && fail "unknown table accepted"
+# a plot to a file type gnuplot is not asked for is a usage error (exit 2; it was 1)
+rc=0; "$DOPPLER" report "$work/grid.h5" --table main --plot bars --out "$work/x.jpg" > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "plots are written as .png or .svg" "$work/err" || fail "--out x.jpg: exit $rc, $(cat "$work/err")"
 # misspelt names are refused by name, exit non-zero (each gave a plausible table of "-", exit 0,
 # before 2026-12-06): a parameter of rows, cols or where; a baseline; a metric no run reports; a
 # filter no run matches; --cols or --baselines on a table of explicit columns; a sweep config's
