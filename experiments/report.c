@@ -224,14 +224,23 @@ double dp_report_metric(const dp_result *r, const char *metric, int *known)
     return NAN;
 }
 
+/* one parameter value: numbers by value (4 is 4.0: --where comm_ratio=4 matched no run whose
+ * config wrote 4.0; a review), two integers exactly, the rest as JSON */
+static int same_value(const json_t *a, const json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b) && !(json_is_integer(a) && json_is_integer(b)))
+        return json_number_value(a) == json_number_value(b);
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
 static int value_matches(const json_t *v, const json_t *want)
 {
     if (json_is_array(want)) {
         for (size_t i = 0; i < json_array_size(want); i++)
-            if (json_equal((json_t *)v, json_array_get(want, i))) return 1;
+            if (same_value(v, json_array_get(want, i))) return 1;
         return 0;
     }
-    return json_equal((json_t *)v, (json_t *)want);
+    return same_value(v, want);
 }
 
 int dp_report_filter_match(const dp_result *r, const json_t *filter)

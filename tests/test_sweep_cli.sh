@@ -39,6 +39,14 @@ JSON
 "$DOPPLER" report "$work/six.h5" --table makespan --where seed=99 > /dev/null 2> "$work/six.err" && fail "--where seed=99 matched"
 grep -q 'seed takes 1, 2, 3, 4 and 2 more' "$work/six.err" || fail "--where's values: $(cat "$work/six.err")"
 
+# --where matches a number by value: 2000000000 is the 2.0e9 a config wrote (it matched nothing)
+cat > "$work/real.json" <<JSON
+{"name": "real", "fixed": {"graph": "$GRAPH", "method": "cp"}, "grid": {"bandwidth": [1.0e9, 2.0e9]}}
+JSON
+"$DOPPLER" sweep "$work/real.json" --out "$work/real.h5" --quiet 2> /dev/null || fail "the real-valued sweep"
+"$DOPPLER" report "$work/real.h5" --table makespan --where bandwidth=2000000000 > "$work/real.md" 2> "$work/real.err" ||
+    fail "--where bandwidth=2000000000 on 2.0e9: $(cat "$work/real.err")"
+
 # ---- killed midway, started again: every run exactly once ----
 # Each run repeats cp + simulation on the 10-op graph (timing_repeats) so that it lasts a
 # noticeable time; 8 runs (the seed only makes them distinct runs).
