@@ -321,9 +321,9 @@ class Engine(_NoCopy):
         p = _lib.dp_problem_engine(p)
         self._ptr = p
         graph._attach(self)
-        self.n_ops = _lib.graph["n_ops"](g)
-        self.n_edges = _lib.graph["n_edges"](g)
-        self.n_devices = _lib.cost["n_devices"](self._cptr)
+        self._n_ops = _lib.graph["n_ops"](g)
+        self._n_edges = _lib.graph["n_edges"](g)
+        self._n_devices = _lib.cost["n_devices"](self._cptr)
         self._scale = _lib.graph["time_scale"](g)
         self._unit = graph.time_unit
         self._traced = None
@@ -366,6 +366,26 @@ class Engine(_NoCopy):
             raise ClosedError("engine is closed", _lib.DP_EINVAL)
         self.graph._g()
         return self._ptr
+
+    # the sizes, as properties: a closed engine answers nothing (n_devices answered after close(),
+    # where the docs say later calls raise; a review)
+    @property
+    def n_ops(self):
+        """Ops of the engine's graph."""
+        self._e()
+        return self._n_ops
+
+    @property
+    def n_edges(self):
+        """Edges of the engine's graph."""
+        self._e()
+        return self._n_edges
+
+    @property
+    def n_devices(self):
+        """Devices of the engine's machine."""
+        self._e()
+        return self._n_devices
 
     # ---- facts ----
 
@@ -641,7 +661,7 @@ class Engine(_NoCopy):
     def __repr__(self):
         if not self._ptr:
             return "<doppler.Engine (closed)>"
-        return "<doppler.Engine %s on %d devices, %s>" % (self.graph.name, self.n_devices,
+        return "<doppler.Engine %s on %d devices, %s>" % (self.graph.name, self._n_devices,
                                                         "general engine" if self.general else "exact fast path")
 
 

@@ -532,6 +532,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         start, end (the op's estimated start and end), reward. A pandas DataFrame when pandas is
         installed, else a dict of NumPy arrays."""
         from .results import _frame
+        self._e()  # a closed environment answers nothing (close(): later calls raise; a review)
         cols = ("episode", "step", "op", "device", "n_ready", "start", "end", "reward")
         return _frame(cols, self._steps)
 
@@ -539,6 +540,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         """Every finished episode of this environment: episode, makespan, return, steps,
         simulations, seconds (wall time). A DataFrame, or a dict of arrays without pandas."""
         from .results import _frame
+        self._e()
         cols = ("episode", "makespan", "return", "steps", "simulations", "seconds")
         return _frame(cols, [tuple(e[k] for k in cols) for e in self._episodes])
 

@@ -19,6 +19,14 @@ def _array(ptr, n, dtype):
     return a
 
 
+def _frozen(a):
+    """a, read-only: a cached array handed out is the graph's, not the caller's to change (edges,
+    op_kinds and the degree arrays were writable, and a write changed later environments'
+    features: a review)."""
+    a.flags.writeable = False
+    return a
+
+
 def _strings(get, g, n):
     """[get(g, 0), ..., get(g, n - 1)] as str (an op's name or kind)."""
     return [_lib.text(get(g, i)) for i in range(n)]
@@ -294,18 +302,18 @@ class Graph(_NoCopy):
 
     @property
     def op_names(self):
-        """list of n_ops str: unique op names."""
-        return self._cached("op_names", lambda g: _strings(_lib.dp_graph_get_op_name, g, self.n_ops))
+        """list of n_ops str: unique op names (a new list each call: the cached one stays the graph's)."""
+        return list(self._cached("op_names", lambda g: _strings(_lib.dp_graph_get_op_name, g, self.n_ops)))
 
     @property
     def op_kinds(self):
         """(n_ops,) str array: op kinds ("matmul", "add", "op", ...)."""
-        return self._cached("op_kinds", lambda g: np.array(_strings(_lib.dp_graph_get_op_kind, g, self.n_ops),
-                                                            dtype=object))
+        return self._cached("op_kinds", lambda g: _frozen(np.array(_strings(_lib.dp_graph_get_op_kind, g, self.n_ops),
+                                                                    dtype=object)))
 
     @property
     def op_shapes(self):
-        """list of n_ops tuples: each op's output shape (empty when unknown)."""
+        """list of n_ops tuples: each op's output shape (empty when unknown; a new list each call)."""
         def make(g):
             dims = ctypes.POINTER(ctypes.c_int64)()
             out = []
@@ -313,7 +321,7 @@ class Graph(_NoCopy):
                 nd = _lib.dp_graph_get_op_shape(g, i, ctypes.byref(dims))
                 out.append(tuple(int(dims[k]) for k in range(nd)))
             return out
-        return self._cached("op_shapes", make)
+        return list(self._cached("op_shapes", make))
 
     @property
     def edge_src(self):
@@ -328,7 +336,7 @@ class Graph(_NoCopy):
     @property
     def edges(self):
         """(n_edges, 2) int64: (source, destination) of each edge."""
-        return self._cached("edges", lambda g: np.stack([self.edge_src, self.edge_dst], axis=1))
+        return self._cached("edges", lambda g: _frozen(np.stack([self.edge_src, self.edge_dst], axis=1)))
 
     @property
     def edge_size(self):
@@ -351,12 +359,12 @@ class Graph(_NoCopy):
     @property
     def n_predecessors(self):
         """(n_ops,) int64: in-edges of each op."""
-        return self._cached("npred", lambda g: np.diff(self._field(g, "pred_ptr", self.n_ops + 1, np.int64)))
+        return self._cached("npred", lambda g: _frozen(np.diff(self._field(g, "pred_ptr", self.n_ops + 1, np.int64))))
 
     @property
     def n_successors(self):
         """(n_ops,) int64: out-edges of each op."""
-        return self._cached("nsucc", lambda g: np.diff(self._field(g, "succ_ptr", self.n_ops + 1, np.int64)))
+        return self._cached("nsucc", lambda g: _frozen(np.diff(self._field(g, "succ_ptr", self.n_ops + 1, np.int64))))
 
     def costs(self, machine=None):
         """The cost tables of this graph on a machine (doppler.Machine; None: the default machine, or

@@ -336,3 +336,41 @@ def test_machine_takes_numpy_scalars():
     # a NumPy bool was written "True" and refused ("bool or on/off", the docs say)
     m = doppler.Machine(devices=np.int64(4), copy_engines=np.bool_(True), bandwidth=np.float64(2e10))
     assert repr(m) == "<doppler.Machine devices=4, copy_engines=on, bandwidth=20000000000.0>"
+
+
+def test_graph_arrays_are_the_graphs():
+    """Every array and list a Graph hands out is read-only or a copy: edges, op_kinds and the
+    degree arrays were writable cached arrays, and a write changed later environments' features
+    (a review)."""
+    g = doppler.Graph.read(G)
+    before = doppler.Env(g).reset(seed=0)[0]["op_features"].copy()
+    for name in ("work", "out_size", "op_kinds", "edge_src", "edge_dst", "edges", "edge_size", "topological_order",
+                 "sources", "sinks", "n_predecessors", "n_successors"):
+        a = getattr(g, name)
+        assert not a.flags.writeable, name
+        with pytest.raises(ValueError):
+            a[...] = 0
+    names, shapes = g.op_names, g.op_shapes
+    names[0] = "changed"
+    shapes[0] = (1, 2)
+    assert g.op_names[0] != "changed" and g.op_shapes[0] != (1, 2)
+    after = doppler.Env(g).reset(seed=0)[0]["op_features"]
+    assert np.array_equal(before, after)
+
+
+def test_closed_objects_answer_nothing():
+    """After close(), an engine's sizes and an environment's records raise ClosedError, as the
+    docs say of every later call (n_devices, trajectory() and episodes() still answered)."""
+    g = doppler.Graph.read(G)
+    e = doppler.Engine(g, doppler.Machine(devices=4))
+    e.close()
+    for name in ("n_ops", "n_edges", "n_devices"):
+        with pytest.raises(doppler.ClosedError):
+            getattr(e, name)
+    repr(e)
+    env = doppler.Env(g)
+    env.reset(seed=0)
+    env.close()
+    for call in (env.trajectory, env.episodes):
+        with pytest.raises(doppler.ClosedError):
+            call()
