@@ -177,6 +177,12 @@ int dp_cli_check_format(const char *cmd, const char *format)
     return dp_graph_format_check(format, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--format: %s", e.msg);
 }
 
+int dp_cli_check_write_format(const char *cmd, const char *to)
+{
+    dp_error e;
+    return dp_graph_write_format_check(to, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--to: %s", e.msg);
+}
+
 int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins)
 {
     for (int i = 0; i < n_outs; i++) {

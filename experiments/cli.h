@@ -35,6 +35,8 @@ int dp_cli_check_machine(const char *cmd, const dp_machine *m);
  * usage error naming them (DP_EXIT_USAGE; a misspelt --format exited 1 after reading started:
  * a review). */
 int dp_cli_check_format(const char *cmd, const char *format);
+/* The same for an output format (a --to value: dp_graph_write_format_check). */
+int dp_cli_check_write_format(const char *cmd, const char *to);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

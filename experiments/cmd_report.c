@@ -193,21 +193,19 @@ int cmd_report(int argc, char **argv)
         json_decref(where);
         return dp_cli_usage_error("report", "--plot learning needs --run KEY|INDEX (a training run) or --trajectory FILE");
     }
-    if (plotk && strcmp(plotk, "learning") == 0 && traj) {
-        json_decref(where);
-        dp_error e;
-        dp_error_clear(&e);
-        if (!out) return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg");
-        if (!dp_report_terminal(out)) return dp_cli_usage_error("report", "--out %s: plots are written as .png or .svg", out);
-        po.window = window;
-        po.refs = refs;
-        return dp_report_plot_learning(traj, &po, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
-    }
     if (plotk && !out) { json_decref(where); return dp_cli_usage_error("report", "--plot needs --out FILE.png or FILE.svg"); }
     /* the plot's file type, before any work (a usage error, exit 2; it exited 1: a review) */
     if (plotk && !dp_report_terminal(out)) {
         json_decref(where);
         return dp_cli_usage_error("report", "--out %s: plots are written as .png or .svg", out);
+    }
+    if (plotk && strcmp(plotk, "learning") == 0 && traj) {
+        json_decref(where);
+        dp_error e;
+        dp_error_clear(&e);
+        po.window = window;
+        po.refs = refs;
+        return dp_report_plot_learning(traj, &po, out, &e) == DP_OK ? 0 : dp_cli_fail(&e);
     }
     if (!plotk && traj) { json_decref(where); return dp_cli_usage_error("report", "--trajectory goes with --plot learning"); }
     if (po.n_refs && !(plotk && strcmp(plotk, "learning") == 0)) { json_decref(where); return dp_cli_usage_error("report", "--reference goes with --plot learning"); }

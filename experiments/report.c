@@ -1,5 +1,6 @@
 /* report.c: tables from sweep results (see report.h); their plots are report_plot.c's. */
 #include "report.h"
+#include "dp_json.h"
 #include "sweep.h"
 #include "dp_alloc.h"
 #include "report_impl.h"
@@ -224,23 +225,16 @@ double dp_report_metric(const dp_result *r, const char *metric, int *known)
     return NAN;
 }
 
-/* one parameter value: numbers by value (4 is 4.0: --where comm_ratio=4 matched no run whose
- * config wrote 4.0; a review), two integers exactly, the rest as JSON */
-static int same_value(const json_t *a, const json_t *b)
-{
-    if (json_is_number(a) && json_is_number(b) && !(json_is_integer(a) && json_is_integer(b)))
-        return json_number_value(a) == json_number_value(b);
-    return json_equal((json_t *)a, (json_t *)b);
-}
-
+/* numbers by value (4 is 4.0: --where comm_ratio=4 matched no run whose config wrote 4.0; a
+ * review), two integers exactly, the rest as JSON */
 static int value_matches(const json_t *v, const json_t *want)
 {
     if (json_is_array(want)) {
         for (size_t i = 0; i < json_array_size(want); i++)
-            if (same_value(v, json_array_get(want, i))) return 1;
+            if (dp_json_same_value(v, json_array_get(want, i))) return 1;
         return 0;
     }
-    return same_value(v, want);
+    return dp_json_same_value(v, want);
 }
 
 int dp_report_filter_match(const dp_result *r, const json_t *filter)

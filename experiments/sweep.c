@@ -136,9 +136,7 @@ static int check_grid(const json_t *grid, const json_t *fixed, const char *path,
              * counted twice in a mean, a standard deviation of 0 over one run (a review) */
             for (size_t j = 0; j < k && json_is_number(x); j++) {
                 const json_t *y = json_array_get(vals, j);
-                /* two integers are equal only as integers (past 2^53 distinct ones meet as doubles) */
-                if (json_is_number(y) && !(json_is_integer(x) && json_is_integer(y)) && !json_equal(x, y) &&
-                    json_number_value(x) == json_number_value(y))
+                if (!json_equal(x, y) && dp_json_same_value(x, y)) /* one value, other spellings */
                     return dp_error_set(err, DP_EINVAL, "%s: %s.%s[%zu] and [%zu]: the same value written twice (%.17g)", path,
                                         where, name, j, k, json_number_value(x));
             }

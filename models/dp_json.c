@@ -31,6 +31,13 @@ json_t *dp_json_number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+int dp_json_same_value(const json_t *a, const json_t *b)
+{
+    if (json_is_number(a) && json_is_number(b) && !(json_is_integer(a) && json_is_integer(b)))
+        return json_number_value(a) == json_number_value(b);
+    return json_equal((json_t *)a, (json_t *)b);
+}
+
 json_t *dp_json_seed(uint64_t seed)
 {
     if (seed <= (uint64_t)INT64_MAX) return json_integer((json_int_t)seed);

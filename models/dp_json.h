@@ -46,6 +46,10 @@ int dp_json_known_keys(const json_t *o, const char *const *known, const char *or
  * NULL only when out of memory. */
 json_t *dp_json_number(double x);
 
+/* 1 when a and b are the same parameter value: numbers by value (4 is 4.0), two integers exactly
+ * (past 2^53 distinct integers meet as doubles), anything else as json_equal. */
+int dp_json_same_value(const json_t *a, const json_t *b);
+
 /* A seed (0 .. 2^64-1) for a config: a JSON integer up to 2^63-1 (Jansson's integers are signed
  * 64-bit), beyond it a string of its digits. NULL only when out of memory. */
 json_t *dp_json_seed(uint64_t seed);
