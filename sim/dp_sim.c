@@ -703,6 +703,8 @@ static inline __attribute__((always_inline)) int inputs_before(dp_sim *s, const 
 static __attribute__((noinline)) void lazy_setup(dp_sim *s, loop_state *L, int x)
 {
     double next;
+    /* a run that may converge: no time of x written yet (converged()) */
+    if (s->conv_p) s->start[x] = s->end[x] = s->ready[x] = INFINITY;
     const int n = inputs_before(s, s->lz_p, L->dev, x, s->lz_t, 0, 0, 1, &next);
     L->arrived[x] = n;
     s->arr_next[x] = next;
@@ -867,10 +869,11 @@ static int converged(const dp_sim *s, const loop_state *L)
      * pending, and then p's copy is pending at the same time: the events above), so it waits
      * in both with the inputs that arrived before the instant */
     if (s->lz_p) {
+        /* an op the run did not set up (touch) has no time of the run: not ready by tau in it */
         for (int d = 0; d < s->D; d++) {
             const int *a = p->dev_ops[d];
             for (int i = s->cut[d]; i < p->dev_n[d] && p->ready[a[i]] <= tau; i++)
-                if (!same_status(s, p, a[i], tau)) return 0;
+                if (s->touch[a[i]] != s->touch_stamp || !same_status(s, p, a[i], tau)) return 0;
         }
         for (int i = 0; i < s->n_touched; i++) {
             const int x = s->touched[i];
@@ -1769,12 +1772,16 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     const dp_graph *g = s->g;
     int *F = s->fut, nf = 0;
     s->delta_p = NULL;
-    /* a probe: each list up to its first op ready at or after t (ready never decreases along it) */
-    const int probe = !listed && s->stop_op >= 0 && s->conv_p == NULL;
+    /* an op added to a prefix (not listed): the ops not ready at t are set up lazily (lazy_setup;
+     * the copies in flight at t below), so F starts with each list up to its first op ready at
+     * or after t (ready never decreases along it), and the ops the run sets up are added to it
+     * when it ends: a commit that converges soon no longer walks every op ending after t (a
+     * tenth of them reached, issue 30) */
+    const int lazy = !listed;
     for (int d = 0; d < s->D; d++) {
         const int *a = p->dev_ops[d];
         s->cut[d] = first_ending_at(p, d, t);
-        if (probe)
+        if (lazy)
             for (int i = s->cut[d]; i < p->dev_n[d] && p->ready[a[i]] < t; i++) F[nf++] = a[i];
         else
             for (int i = s->cut[d]; i < p->dev_n[d]; i++) F[nf++] = a[i];
@@ -1804,13 +1811,11 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
      * a queued op's READY): a complete run writes every other one of F's ops, and a run stopped
      * by its bound or a probe is never committed (copying them all was 4% of an annealing move,
      * issue 31) */
-    /* a run that may converge tells the times it wrote from stale ones (converged()) */
+    /* a run that may converge tells the times it wrote from stale ones (converged()); a lazy
+     * run's ops not ready at t get theirs in lazy_setup */
     const int conv = s->conv_p != NULL;
     s->conv_at = INFINITY;
     s->n_diff = 0;
-    /* an op added to a prefix (not listed): the ops not ready at t are set up lazily (lazy_setup;
-     * the copies in flight at t below) */
-    const int lazy = !listed;
     s->lz_p = lazy ? p : NULL;
     s->lz_t = t;
     s->n_touched = 0;
@@ -1822,8 +1827,10 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
         int x = F[i], dx = assignment[x];
         const int mv = s->moved[x];
         if (conv) s->start[x] = s->end[x] = s->ready[x] = INFINITY;
-        if (lazy && !mv && p->ready[x] >= t) continue; /* not ready at t: set up when reached */
+        assert(!lazy || mv || p->ready[x] < t);
         s->arrived[x] = 0;
+        /* a lazy run's ops running or queued at t are set up (converged()) */
+        if (lazy) s->touch[x] = s->touch_stamp;
         if (!mv && p->start[x] < t) {
             /* running at t (a zero-time op started before t has ended before t) */
             assert(p->end[x] > p->start[x]);
@@ -1886,7 +1893,13 @@ static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, con
     s->n_fut = nf;
     loop(s);
     s->lz_p = NULL;
-    *k = probe ? nf + s->n_touched - n_moved : nf;
+    if (lazy) {
+        /* the ops the run set up after the moved ones (touched[0..n_moved), in F already); a
+         * run that stops early (a probe, a commit that converges) leaves out the ops it never
+         * reached, which keep p's times */
+        for (int i = n_moved; i < s->n_touched; i++) F[nf++] = s->touched[i];
+    }
+    *k = nf;
 }
 
 /* p takes the times and event places of the ops s simulated again (s->fut[0..k)), placed by
@@ -1941,9 +1954,91 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
  * ready (s->rorder), then p's ops of the list made ready after tau (unmoved: a moved op is done
  * by tau), in p's order. p's makespan stays. added: the op a prefix addition placed (not in p
  * before: every time and place of its events is the run's, all by tau), -1 for a delta run. */
+/* The least sequence number of p's events on device d's list at a time after t (strict) or at
+ * or after t (UINT64_MAX: none): its first op READY, started and ended then. Along a list the
+ * three times never decrease and each kind of event is numbered in the list's order (queue
+ * order: READY; one op at a time: starts and ends). */
+static uint64_t first_event_after(const dp_sim_prefix *p, int d, double t, int strict)
+{
+    const int *a = p->dev_ops[d], n = p->dev_n[d];
+    const double *time[3] = {p->ready, p->start, p->end};
+    const uint64_t *seq[3] = {p->seq_ready, p->seq_done, p->seq_fin};
+    uint64_t m = UINT64_MAX;
+    for (int j = 0; j < 3; j++) {
+        int lo = 0, hi = n;
+        while (lo < hi) {
+            const int mid = lo + (hi - lo) / 2;
+            const double x = time[j][a[mid]];
+            if (x < t || (strict && x == t)) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < n && seq[j][a[lo]] < m) m = seq[j][a[lo]];
+    }
+    return m;
+}
+
+/* How far a prefix addition's commit moves p's later events when the run's numbers do not fit
+ * below them: the run's count twice, so that room is left for the next runs converging near the
+ * same instant. On the 31,374-op rollout of issue 30 a commit that converged had to move them in
+ * 71% of commits with the count alone, 52% with twice it (and with five times it). The numbers
+ * still grow linearly: by at most twice each run's events. */
+#define PREFIX_SEQ_SLACK(up) (2 * (up))
+
 static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k, int added)
 {
     const double tau = s->conv_at;
+    /* Renumbering. Numbers grow with the order events are created in (a run numbers its events
+     * from seq_base: above every number of the state it resumed from, or from 0 in a run from
+     * the start, which leaves none of p's events before tau), so p's events created before tau
+     * are numbered below least, the least number of those created after tau. The run's events
+     * (numbers seq_base and up) are renumbered to start at at, and p's later ones up by shift,
+     * to follow them: the order is kept. (Shifting p's later events above the run's instead
+     * doubled the numbers at each commit when least was old: they overflowed 64 bits after about
+     * 60 commits of a long rollout.) The run's numbers below seq_base are p's own (the ops
+     * running or queued at the instant it resumed at, created before it).
+     * A delta run (added < 0) takes least over its ops (s->fut: every op ending at or after the
+     * instant) and shifts p's later events by the run's count. A prefix addition's run (lazy:
+     * s->fut holds the ops it set up, a tenth of those ending after the instant t on a long
+     * rollout) takes least from the lists, and the numbers from the first of p's events created
+     * at or after t (lo, whose events the run made again: free) to least are room: when the run's
+     * count fits there it is numbered below least and nothing later moves; else p's later
+     * events move up by the count and PREFIX_SEQ_SLACK, over each list from its first op ending
+     * after tau. */
+    const uint64_t base = s->seq_base, up = s->seq - base;
+    uint64_t least = UINT64_MAX, shift = up;
+    if (added < 0) {
+        for (int i = 0; i < k; i++) {
+            const int x = s->fut[i];
+            if (p->ready[x] > tau && p->seq_ready[x] < least) least = p->seq_ready[x];
+            if (p->start[x] > tau && p->seq_done[x] < least) least = p->seq_done[x];
+            if (p->end[x] > tau && p->seq_fin[x] < least) least = p->seq_fin[x];
+        }
+    } else {
+        uint64_t lo = UINT64_MAX;
+        for (int d = 0; d < s->D; d++) {
+            const uint64_t a = first_event_after(p, d, tau, 1), b = first_event_after(p, d, s->lz_t, 0);
+            if (a < least) least = a;
+            if (b < lo) lo = b;
+        }
+        if (least != UINT64_MAX) {
+            if (lo <= least && least - lo >= up) {
+                shift = 0;
+            } else {
+                shift = PREFIX_SEQ_SLACK(up);
+                for (int d = 0; d < s->D; d++) {
+                    const int *a = p->dev_ops[d];
+                    for (int i = first_ending_at(p, d, nextafter(tau, INFINITY)); i < p->dev_n[d]; i++) {
+                        const int x = a[i];
+                        if (p->ready[x] > tau) p->seq_ready[x] += shift;
+                        if (p->start[x] > tau) p->seq_done[x] += shift;
+                        p->seq_fin[x] += shift;
+                    }
+                }
+            }
+        }
+    }
+    const uint64_t at = least == UINT64_MAX ? base : least - (shift ? 0 : up);
+    assert(least == UINT64_MAX || least <= p->seq_next);
     int *cnt = s->dev_cnt, *len = s->dev_tail;
     for (int d = 0; d < s->D; d++) cnt[d] = 0;
     for (int i = 0; i < s->n_kept; i++) cnt[assignment[s->kept[i]]]++;
@@ -1966,27 +2061,9 @@ static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assig
         }
     }
     for (int d = 0; d < s->D; d++) p->dev_n[d] = len[d];
-    /* Renumbering. Numbers grow with the order events are created in (a run numbers its events
-     * from seq_base: above every number of the state it resumed from, or from 0 in a run from
-     * the start, which leaves none of p's events before tau), so p's events created before tau
-     * are numbered below least, the least number of those created after tau. The run's events
-     * (numbers seq_base and up) are renumbered to start at least, and p's later ones up by the
-     * run's count, to follow them: the order is kept, and the numbers grow by the events each
-     * run creates. (Shifting p's later events above the run's instead doubled the numbers at each
-     * commit when least was old: they overflowed 64 bits after about 60 commits of a long
-     * rollout.) The run's numbers below seq_base are p's own (the ops running or queued at the
-     * instant it resumed at, created before it). */
-    uint64_t least = UINT64_MAX;
-    for (int i = 0; i < k; i++) {
-        const int x = s->fut[i];
-        if (x == added) continue;
-        if (p->ready[x] > tau && p->seq_ready[x] < least) least = p->seq_ready[x];
-        if (p->start[x] > tau && p->seq_done[x] < least) least = p->seq_done[x];
-        if (p->end[x] > tau && p->seq_fin[x] < least) least = p->seq_fin[x];
-    }
-    const uint64_t base = s->seq_base, up = s->seq - base, at = least == UINT64_MAX ? base : least;
-    assert(least == UINT64_MAX || least <= p->seq_next);
 #define RUN_NUMBER(q) ((q) >= base ? (q) - base + at : (q))
+    /* a delta run's later events move here (a prefix addition's moved above) */
+    const uint64_t later = added < 0 ? up : 0;
     int n_changed = 0;
     for (int i = 0; i < k; i++) {
         const int x = s->fut[i];
@@ -2006,26 +2083,26 @@ static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assig
                 p->ready[x] = s->ready[x];
                 p->seq_ready[x] = RUN_NUMBER(s->seq_ready[x]);
             } else {
-                p->seq_ready[x] += up;
+                p->seq_ready[x] += later;
             }
             if (p->start[x] <= tau) {
                 p->start[x] = s->start[x];
                 p->seq_done[x] = RUN_NUMBER(s->seq_done[x]);
             } else {
-                p->seq_done[x] += up;
+                p->seq_done[x] += later;
             }
             if (p->end[x] <= tau) {
                 p->end[x] = s->end[x];
                 p->seq_fin[x] = RUN_NUMBER(s->seq_fin[x]);
             } else {
-                p->seq_fin[x] += up;
+                p->seq_fin[x] += later;
             }
         }
         p->dev[x] = assignment[x];
     }
 #undef RUN_NUMBER
     p->n_changed = n_changed;
-    p->seq_next = least == UINT64_MAX ? at + up : p->seq_next + up; /* p's later events were below p->seq_next */
+    p->seq_next = least == UINT64_MAX ? at + up : p->seq_next + shift; /* p's later events were below p->seq_next */
 }
 
 /* of the k ops of a run that converged (s->fut), those it simulated: ready by the instant it

@@ -973,13 +973,14 @@ static int event_order(const dp_sim_prefix *p, const dp_graph *g, const dp_cost 
 }
 
 /* a run numbers at most 2 events per op and one per edge (READY, COMPUTE_DONE, FINISH's copies):
- * after `runs` runs the next number is within runs + 1 times that, when each commit's numbers
- * grow by its run's events (an earlier renumbering of converged commits doubled them instead,
- * which overflowed 64 bits in long rollouts) */
+ * after `runs` runs the next number is within 2 (runs + 1) times that, when each commit's numbers
+ * grow by at most twice its run's events (a prefix addition's commit leaves room after its run's
+ * numbers, PREFIX_SEQ_SLACK in sim/dp_sim.c; an earlier renumbering of converged commits doubled
+ * them instead, which overflowed 64 bits in long rollouts) */
 static void assert_numbers_linear(const dp_sim_prefix *p, const dp_graph *g, int runs, int gi)
 {
     const uint64_t per_run = 2 * (uint64_t)g->n_ops + (uint64_t)g->n_edges + 1;
-    ck_assert_msg(p->seq_next <= (uint64_t)(runs + 1) * per_run, "graph %d: next number %llu after %d runs (%llu a run)",
+    ck_assert_msg(p->seq_next <= 2 * (uint64_t)(runs + 1) * per_run, "graph %d: next number %llu after %d runs (%llu a run)",
                   gi, (unsigned long long)p->seq_next, runs, (unsigned long long)per_run);
 }
 
