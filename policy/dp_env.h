@@ -52,11 +52,11 @@
  *     to the end) makes k, and that step, O(n). A probe (an estimate that meets a tie) runs
  *     only until v starts (dp_sim_prefix_add, commit 0). A commit's run stops once v is done
  *     and its state is the prefix's again (convergence, dp_sim_set_converge_prefix, on by
- *     default): later events are the prefix's, and their sequence numbers are renumbered
- *     above the run's, which keeps the order of equal-time events that later resumed runs
- *     rebuild; and the ops not ready at r are set up only when the run reaches them (dp_sim.h),
- *     so a probe or a commit that converges costs about the ops it reaches plus a pass over the
- *     k. Measured (bench_env_size, llama-layer --layers 26 --tp 8 --training, 31,374 ops, 8
+ *     default): later events are the prefix's, their sequence numbers above the run's (moved
+ *     up only when the run's do not fit below them), which keeps the order of equal-time
+ *     events that later resumed runs rebuild; and the ops not ready at r are set up only when
+ *     the run reaches them (dp_sim.h), so a probe or a commit that converges costs about the
+ *     ops it reaches (since 7778de6 without a pass over the k). Measured (bench_env_size, llama-layer --layers 26 --tp 8 --training, 31,374 ops, 8
  *     devices, cp order): 3.8 to 4.2 s CPU against 6.7 with convergence off and 7.2 to 7.3
  *     before either; the zero-shot rollout at 99,774 ops in EXPERIMENTS.md. The ops whose
  *     times a commit changes (dp_sim_prefix.n_retimed,

@@ -130,8 +130,11 @@ int dp_sim_run_prefix(dp_sim *s, const int *assignment, dp_sim_result *res, dp_e
  * queued at r are set up at once, the others (not ready at r) when the first of their inputs
  * reaches them in the run, and the copies in flight at r are found from their producers (the
  * ops ending in [r - the longest transfer, r)); so a probe or a commit that converges walks the
- * inputs of the ops it reaches only, and visits each of the k ops once (the commit renumbers
- * the later events of each).
+ * inputs of the ops it reaches only, and lists only those and the ops running or queued at r.
+ * The commit keeps p's later events in the order of their numbers: the run's numbers go below
+ * them when the numbers of p's events it made again leave room, else p's later events move up
+ * by twice the run's count (a pass over each list from its first op ending after the instant),
+ * so the numbers grow linearly in the events the runs make.
  *
  * Usage: p = dp_sim_prefix_alloc(n_ops, n_devices); dp_sim_prefix_reset(p) at the start of an episode;
  * per step dp_sim_prefix_add(s, p, assignment, v, 1, ...) with assignment holding the prefix and
