@@ -141,6 +141,10 @@ def _named_rule(name, ins, out_numel, args, kwargs):
             k = a[0] if a else 1
         else:
             k = a[-1] if a else 1
+        # addbmm sums the products of its batch into one matrix: each output element has
+        # batch x K multiply-adds (it counted K: a review)
+        if name == "addbmm" and len(a) == 3:
+            k *= a[0]
         bias = name in _MATMUL_BIAS or (name == "linear" and len(ins) >= 3) or (name == "Gemm" and len(ins) >= 3)
         return _Rule("matmul", 2 * out_numel * k + (out_numel if bias else 0))
     if name in ("conv1d", "conv2d", "conv3d", "Conv"):
@@ -177,10 +181,16 @@ def _named_rule(name, ins, out_numel, args, kwargs):
         return _Rule("norm", 5 * max(out_numel, n_in))
     if name in _POOL_WINDOW:
         k = kwargs.get("kernel_shape") or kwargs.get("kernel_size") or (args[1] if len(args) > 1 else 1)
-        nd = max(len(ins[0]) - 2, 1) if ins else 1
+        # an int kernel spans the pool's dimensions, which its name gives (max_pool2d on an
+        # unbatched C x H x W input took one: a review); ONNX's kernel_shape lists them all
+        base = name[:-len("_with_indices")] if name.endswith("_with_indices") else name
+        nd = int(base[-2]) if base[-2:] in ("1d", "2d", "3d") else (max(len(ins[0]) - 2, 1) if ins else 1)
         return _Rule("pool", out_numel * _prod(_tuple(k, nd)))
     if name in _POOL_INPUT:
         return _Rule("pool", max(_prod(s) for s in ins) if ins else 0)
+    if name in ("max", "min") and len(ins) >= 2:
+        # torch.max(a, b): the element-wise maximum (a reduction of a counted a's elements: a review)
+        return _Rule("elementwise", out_numel)
     if name in _REDUCE:
         return _Rule("reduce", n_in)
     if name in _VIEW:
@@ -206,8 +216,13 @@ def _module_rule(mod, ins, out_numel):
     """The rule of a call to a torch.nn module (a leaf of torch.fx's trace)."""
     cls = type(mod).__name__
     n_in = _prod(ins[0]) if ins else 0
-    if cls in ("Linear", "LazyLinear", "NonDynamicallyQuantizableLinear", "Bilinear"):
+    if cls in ("Linear", "LazyLinear", "NonDynamicallyQuantizableLinear"):
         return _Rule("matmul", 2 * out_numel * mod.in_features + (out_numel if mod.bias is not None else 0))
+    if cls in ("Bilinear", "LazyBilinear"):
+        # y_k = x1^T A_k x2 + b_k: in1 x in2 multiply-adds an output element (it read
+        # mod.in_features, which Bilinear does not have: a review)
+        return _Rule("matmul", 2 * out_numel * mod.in1_features * mod.in2_features +
+                     (out_numel if mod.bias is not None else 0))
     if cls in ("Conv1d", "Conv2d", "Conv3d"):
         f = 2 * out_numel * (mod.in_channels // mod.groups) * _prod(mod.kernel_size)
         return _Rule("conv", f + (out_numel if mod.bias is not None else 0))
@@ -390,10 +405,18 @@ class TorchImport:
                         mod.to(td)
             if _is_tensor_node(node) and (node.op in ("placeholder", "get_attr") or not tensor_inputs
                                           or node.target is operator.getitem):
-                # values that do not come from moved tensors: pin them to the op's device
+                # values that do not come from moved tensors: pin them to the op's device. A
+                # getitem of a tuple made on another device reads a transfer: a real copy, and
+                # the move listed once per tuple and device (it was a plain .to, listed nowhere:
+                # a review)
+                src = node.args[0] if node.target is operator.getitem and node.args else None
+                cross = src in dev and dev[src] != d if isinstance(src, torch.fx.Node) else False
                 users = list(node.users)
                 with g.inserting_after(node):
-                    pin = g.call_method("to", (node, str(td)))
+                    pin = g.call_method("to", (node, str(td)), {"copy": True} if cross else {})
+                if cross and (src, d) not in moved:
+                    moved[(src, d)] = pin
+                    moves.append((origin.get(src, src.name), d))
                 pin.meta["tensor_meta"] = node.meta["tensor_meta"]
                 origin[pin] = node.name
                 for u in users:
@@ -411,11 +434,12 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
 
     example_inputs: a tensor or a tuple of tensors, the module's positional arguments; they fix
     every shape (the trace runs the module on them once). training=False: the forward pass.
-    training=True: one training step: the forward pass, loss_fn(output) (default output.sum()),
+    training=True: one training step: the forward pass, loss_fn(output) (default: the sum of every
+    floating-point tensor the module returns, _sum_of_outputs),
     the backward pass (torch.autograd.grad of the loss with respect to every parameter that
     requires grad) and the update: optimizer "sgd" (p - lr g) or "adam" (Kingma and Ba's update,
     its moments as inputs). Each op of a training step records its `phase`: forward, backward or
-    optimizer (input: inputs, parameters, buffers, state).
+    optimizer (input: inputs, parameters, buffers, state; the rule in _torch_doc).
 
     level: "module" traces with torch.fx.symbolic_trace (torch.nn modules stay single ops: a
     Conv2d is one op; shapes by torch.fx's ShapeProp); "aten" with make_fx, at the level of aten
@@ -449,12 +473,25 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
             if level == "module":
                 raise
         if gm is not None:
+            n_inputs = sum(1 for n in gm.graph.nodes if n.op == "placeholder")
+            if len(example_inputs) > n_inputs:
+                # ShapeProp ignored the extra ones, and the placed module could not run (a review)
+                raise TypeError("trace_torch: %s's forward takes %d input%s, %d example inputs given" % (
+                    type(module).__name__, n_inputs, "" if n_inputs == 1 else "s", len(example_inputs)))
             # ShapeProp prints a traceback of its own before it raises: kept from the user's
-            # stderr, the error (raised) says what failed
+            # stderr, the error (raised) says what failed. It runs the module's own submodules:
+            # their buffers (BatchNorm's running statistics in training mode) are put back as they
+            # were (the import changed the caller's module: a review)
             import contextlib
             import io
-            with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
-                ShapeProp(gm).propagate(*example_inputs)
+            saved = [(b, b.detach().clone()) for b in gm.buffers()]
+            try:
+                with torch.no_grad(), contextlib.redirect_stderr(io.StringIO()):
+                    ShapeProp(gm).propagate(*example_inputs)
+            finally:
+                with torch.no_grad():
+                    for b, c in saved:
+                        b.copy_(c)
             inputs, labels, roles = example_inputs, None, None
     if gm is None:
         gm, inputs, labels, roles = _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
@@ -487,7 +524,7 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
     state = []
     if training and optimizer == "adam":
         state = [torch.zeros_like(params[i]) for i in trained] + [torch.zeros_like(params[i]) for i in trained]
-    loss_fn = loss_fn or (lambda out: out.sum())
+    loss_fn = loss_fn or _sum_of_outputs
     b1, b2, eps = 0.9, 0.999, 1e-8
 
     def step(*flat):
@@ -528,6 +565,31 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
     return gm, inputs, labels, roles
 
 
+def _sum_of_outputs(out):
+    """The default loss of a training step: the sum of every floating-point tensor the module
+    returns (a tensor, or tuples, lists, dicts and named tuples of them); output.sum() for one
+    tensor. (output.sum() failed on a tuple or torchvision's GoogLeNetOutputs: a review.)"""
+    torch = _need("torch")
+    if isinstance(out, torch.Tensor):
+        return out.sum()
+    flat, stack = [], [out]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, torch.Tensor):
+            if x.is_floating_point():
+                flat.append(x)
+        elif isinstance(x, dict):
+            stack.extend(reversed(list(x.values())))
+        elif isinstance(x, (list, tuple)):
+            stack.extend(reversed(list(x)))
+    if not flat:
+        raise ValueError("trace_torch: the module returns no floating-point tensor to sum into a loss; pass loss_fn")
+    loss = flat[0].sum()
+    for t in flat[1:]:
+        loss = loss + t.sum()
+    return loss
+
+
 def _ancestors(nodes):
     seen, stack = set(), list(nodes)
     while stack:
@@ -549,12 +611,41 @@ def _torch_doc(torch, gm, name, labels, roles, training):
         # the gradients: of the trained parameters only (a frozen one is an input without one),
         # so counted from the results: SGD's (loss, g..., p'...), Adam's (loss, g..., p'..., m..., v...)
         n_grads = (len(res) - 1) // (4 if "state" in roles else 2)
+        nodes_of = lambda rs: [r for r in rs if hasattr(r, "all_input_nodes")]
         forward = _ancestors([res[0]])
-        backward = _ancestors([r for r in res[1:1 + n_grads] if hasattr(r, "all_input_nodes")]) - forward
-        for n in gm.graph.nodes:
-            phase_of[n] = "forward" if n in forward else "backward" if n in backward else "optimizer"
+        backward = _ancestors(nodes_of(res[1:1 + n_grads])) - forward
+        update = _ancestors(nodes_of(res[1 + n_grads:])) - forward - backward
+        # What the loss needs is the forward pass, what the gradients need besides the backward
+        # pass, what the updates need besides the optimizer's. An op no result needs (a buffer's
+        # update such as BatchNorm's count, an allocation, an output of a multi-output op nobody
+        # reads) takes the latest phase of the ops it reads (forward when it reads only inputs),
+        # and a getitem its tuple's: they were all "optimizer", a third of ResNet-18's (a review)
+        rank = {"forward": 0, "backward": 1, "optimizer": 2}
+        for n in gm.graph.nodes:  # topological order
+            if n.op in ("placeholder", "output"):
+                phase_of[n] = "forward"
+            elif n.target is operator.getitem and n.args and n.args[0] in phase_of:
+                phase_of[n] = phase_of[n.args[0]]
+            elif n in forward:
+                phase_of[n] = "forward"
+            elif n in backward:
+                phase_of[n] = "backward"
+            elif n in update:
+                phase_of[n] = "optimizer"
+            else:
+                phase_of[n] = max((phase_of[u] for u in n.all_input_nodes), key=rank.get, default="forward")
     ph = 0
     param_total = 0
+    # the graph's parameter total counts each tensor once: a module called twice, or a weight
+    # tied to another module's, counted once per use in a forward import (a review)
+    counted = set()
+
+    def count_once(tensors):
+        nonlocal param_total
+        for t in tensors:
+            if id(t) not in counted:
+                counted.add(id(t))
+                param_total += t.numel() * t.element_size()
     for node in gm.graph.nodes:
         if node.op == "output":
             continue
@@ -571,14 +662,24 @@ def _torch_doc(torch, gm, name, labels, roles, training):
             kind, flops, op_type = ("input" if role == "input" else "param"), 0, "placeholder:" + role
             if role != "input":
                 param_bytes = out_bytes
+                param_total += param_bytes
         elif node.op == "get_attr":
             kind, flops, op_type = "param", 0, "get_attr"
             param_bytes = out_bytes
+            attr = gm
+            for part in str(node.target).split("."):
+                attr = getattr(attr, part, None)
+            if isinstance(attr, torch.Tensor):
+                count_once([attr])
+            else:
+                param_total += param_bytes
         elif node.op == "call_module":
             mod = gm.get_submodule(node.target)
             rule = _module_rule(mod, ins, out_numel)
             kind, flops, op_type = rule.kind, rule.flops, type(mod).__name__
-            param_bytes = sum(t.numel() * t.element_size() for t in list(mod.parameters()) + list(mod.buffers()))
+            tensors = list(mod.parameters()) + list(mod.buffers())
+            param_bytes = sum(t.numel() * t.element_size() for t in tensors)
+            count_once(tensors)
             if not rule.classified:
                 unclassified[op_type] = unclassified.get(op_type, 0) + 1
         else:
@@ -588,7 +689,6 @@ def _torch_doc(torch, gm, name, labels, roles, training):
             kind, flops = rule.kind, rule.flops
             if not rule.classified:
                 unclassified[op_type] = unclassified.get(op_type, 0) + 1
-        param_total += param_bytes
         op.update({"kind": kind, "op_type": op_type, "flops": flops, "out_bytes": float(out_bytes)})
         if len(metas) == 1 and 1 <= len(metas[0].shape) <= 8 and all(int(d) > 0 for d in metas[0].shape):
             op["shape"] = [int(d) for d in metas[0].shape]
@@ -647,6 +747,14 @@ def onnx_to_doc(path, dims=None, name=None):
     if len(model.graph.node) == 0:
         # an empty file parses as an empty model (protobuf's defaults): it wrote a graph of 0 ops
         raise ValueError("%s: not an ONNX model, or one without nodes (an empty graph)" % path)
+    # the sizes given to symbolic dimensions before shape inference, so that it propagates them
+    # (after it, a reshape of a dynamic batch left a dimension named by the inference itself,
+    # unk__0, which the user cannot know: a review)
+    for vi in list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info):
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+            for d in vi.type.tensor_type.shape.dim:
+                if not d.HasField("dim_value") and d.dim_param in dims:
+                    d.dim_value = int(dims[d.dim_param])
     try:
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:
@@ -859,8 +967,9 @@ def main(argv=None):
     p.add_argument("--training", action="store_true", help="torchvision: a training step (forward, backward, update)")
     p.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd", help="the update of --training")
     a = p.parse_args(argv)
-    if a.out != "-" and not a.out.endswith(".json") and not os.path.exists(a.out):
-        # the native JSON format only (a .dot or .txt name got JSON under it, exit 0: a review)
+    if a.out != "-" and not a.out.endswith(".json") and (not os.path.exists(a.out) or os.path.isfile(a.out)):
+        # the native JSON format only (a .dot or .txt name got JSON under it, exit 0: a review;
+        # an existing FILE.dot too: another); a device or FIFO, such as /dev/null, is written in place
         p.error("--out %s: the import writes the native JSON format: name it FILE.json (or - for stdout), "
                 "and make other formats with doppler graph convert" % a.out)
     try:

@@ -231,12 +231,13 @@ def test_gpt_decoder_flops_by_hand(torch):
 # ---- the round trip ----
 
 def expected_moves(imp, assignment):
-    """(producer, other device) pairs over the edges whose producer makes a single tensor."""
-    from torch.fx.passes.shape_prop import TensorMetadata
+    """(producer, other device) pairs over the graph's cross-device edges that carry tensors: a
+    tensor's copy, or the elements of a tuple its getitems read (those were missing until a
+    review); a size or other Python value moves nothing."""
     g = imp.graph()
     out = set()
     for s, d in g.edges.tolist():
-        if assignment[s] != assignment[d] and isinstance(imp.nodes[s].meta.get("tensor_meta"), TensorMetadata):
+        if assignment[s] != assignment[d] and imp.doc["ops"][s]["out_bytes"] > 0:
             out.add((imp.nodes[s].name, int(assignment[d])))
     return out
 
@@ -514,3 +515,153 @@ def test_python_importers_warn_of_ops_without_a_flop_rule(torch, tmp_path):
     with pytest.warns(UserWarning, match="without a FLOP rule.*LSTM"):
         g = doppler.Graph.from_onnx(str(lstm))
     assert g.unclassified.get("LSTM", 0) >= 1
+
+
+# ---- a review of the importers (2026-12-06): each case held the wrong value before its fix ----
+
+def test_shared_parameters_counted_once(torch):
+    # a module called twice, and a weight tied to another module's: the forward import counted
+    # their bytes once per use (160 and 320 bytes), the training step's trace once
+    class Twice(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return self.l(self.l(x))
+
+    for training in (False, True):
+        g = doppler.Graph.from_torch(Twice(), torch.randn(2, 4), training=training)
+        assert g.torch.doc["memory"]["param_bytes"] == 80
+
+    class Tied(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(10, 4)
+            self.out = torch.nn.Linear(4, 10, bias=False)
+            self.out.weight = self.emb.weight
+
+        def forward(self, idx):
+            return self.out(self.emb(idx)) + torch.nn.functional.linear(self.emb(idx), self.emb.weight)
+
+    g = doppler.Graph.from_torch(Tied(), torch.randint(0, 10, (2, 3)))
+    assert g.torch.doc["memory"]["param_bytes"] == 160
+
+
+def test_round_trip_moves_tuple_elements(torch):
+    # a getitem of a tuple made on another device reads a transfer: a copy and a listed move
+    # (it was a plain .to, and doppler_moves was empty)
+    class M(torch.nn.Module):
+        def forward(self, x):
+            a, b = torch.max(x, 1)
+            return a * 2
+
+    x = torch.randn(3, 4)
+    g = doppler.Graph.from_torch(M(), x)
+    assert g.op_names == ["input0", "max_1", "getitem", "getitem_1", "mul"]  # traced by make_fx
+    placed = g.torch.apply_placement([0, 0, 1, 1, 1], ["cpu", "cpu"])
+    assert torch.equal(placed(x), M()(x))
+    assert placed.doppler_moves == [("max_1", 1)]
+    copies = [n for n in placed.graph.nodes if n.op == "call_method" and n.target == "to" and n.kwargs.get("copy")]
+    assert len(copies) == 2
+    # on one device: no move
+    assert g.torch.apply_placement([0] * 5, ["cpu"]).doppler_moves == []
+
+
+def test_forward_import_refuses_extra_inputs_and_keeps_the_module(torch):
+    class L(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = torch.nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.l(x)
+
+    with pytest.raises(TypeError, match="takes 1 input, 2 example inputs"):
+        doppler.Graph.from_torch(L(), (torch.randn(2, 3), torch.randn(7, 7, 7)))
+    # the import ran the module's BatchNorm in training mode: its running statistics changed
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4))
+    before = {k: v.clone() for k, v in m.state_dict().items()}
+    doppler.Graph.from_torch(m, torch.randn(2, 3, 8, 8))
+    assert all(torch.equal(before[k], v) for k, v in m.state_dict().items())
+
+
+def test_flop_rules_bilinear_addbmm_pool_binary_max(torch):
+    F = torch.nn.functional
+
+    class Bi(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.b = torch.nn.Bilinear(3, 4, 5)
+
+        def forward(self, x, y):
+            return self.b(x, y)
+
+    g = doppler.Graph.from_torch(Bi(), (torch.randn(2, 3), torch.randn(2, 4)))
+    assert ops_of(g)["b"]["flops"] == 2 * 10 * 3 * 4 + 10
+
+    class Fn(torch.nn.Module):
+        def forward(self, c, a, b, img, u, v):
+            return (torch.addbmm(c, a, b), F.max_pool2d(img, 2), torch.max(u, v))
+
+    g = doppler.Graph.from_torch(Fn(), (torch.randn(2, 5), torch.randn(4, 2, 3), torch.randn(4, 3, 5),
+                                        torch.randn(2, 4, 4), torch.randn(1, 4), torch.randn(3, 4)))
+    ops = ops_of(g)
+    assert ops["addbmm"]["flops"] == 2 * 4 * 2 * 3 * 5 + 10
+    assert ops["max_pool2d"]["flops"] == 2 * 2 * 2 * 4  # 8 outputs, a 2 x 2 window
+    assert ops["max_1"]["flops"] == 12 and ops["max_1"]["kind"] == "elementwise"
+
+
+def test_training_phases_and_tuple_outputs(torch):
+    # BatchNorm's count update and allocations are the forward pass's, unread outputs of the
+    # convolution's backward the backward's: they were all "optimizer"; the update is SGD's two
+    # ops a parameter
+    m = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU(), torch.nn.Flatten(),
+                            torch.nn.Linear(4 * 6 * 6, 2))
+    g = doppler.Graph.from_torch(m, torch.randn(2, 3, 8, 8), training=True)
+    ops = g.torch.doc["ops"]
+    n_params = sum(1 for _ in m.parameters())
+    opt = [o for o in ops if o["phase"] == "optimizer"]
+    assert len(opt) == 2 * n_params and {o["op_type"] for o in opt} == {"aten.mul.Tensor", "aten.sub.Tensor"}
+    assert all(o["phase"] == "forward" for o in ops if o["op_type"].startswith(("aten.add_", "aten.empty")))
+
+    # a module returning a tuple (torchvision's GoogLeNet returns a named tuple in training):
+    # the default loss sums every floating-point output (output.sum() raised AttributeError)
+    class Two(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = torch.nn.Linear(3, 2)
+
+        def forward(self, x):
+            y = self.l(x)
+            return y, y * 3
+
+    two, x = Two(), torch.randn(4, 3)
+    g = doppler.Graph.from_torch(two, x, training=True)
+    ref = g.torch.graph_module(*g.torch.inputs)
+    assert torch.allclose(ref[0], two(x)[0].sum() + two(x)[1].sum())
+
+
+def test_import_command_dims_before_inference_and_existing_out(torch, tmp_path):
+    need("onnx")
+
+    class R(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.l = torch.nn.Linear(12, 4)
+
+        def forward(self, x):
+            return self.l(x.view(x.shape[0], -1))
+
+    src = tmp_path / "dyn.onnx"
+    torch.onnx.export(R(), torch.randn(3, 3, 4), str(src), input_names=["x"], output_names=["y"],
+                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    out = tmp_path / "dyn.json"
+    run_cli("graph", "import", src, "--dim", "batch=3", "--out", out)
+    d = json.loads(out.read_text())
+    assert sum(o["flops"] for o in d["ops"]) == 2 * 3 * 4 * 12 + 12
+    # an existing file that is not FILE.json is refused too, and left as it was
+    dot = tmp_path / "g.dot"
+    dot.write_text("digraph g { a -> b; }\n")
+    rc, _, err = run_cli("graph", "import", src, "--dim", "batch=3", "--out", dot, check=False)
+    assert rc == 2 and "native JSON format" in err and dot.read_text() == "digraph g { a -> b; }\n"
