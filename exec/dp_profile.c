@@ -597,7 +597,9 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
                       (n_devices > 1 && o->interference ? o->passes * n_devices : 0);
     int done = 0;
     char what[160];
+    /* a sweep that failed is not reported done (it printed "profiled 1/22" before the error) */
 #define PROGRESS(...) do { \
+        if (rc != DP_OK) break; \
         done++; \
         if (o->progress) { snprintf(what, sizeof what, __VA_ARGS__); o->progress(done, total, what, o->progress_ctx); } \
     } while (0)

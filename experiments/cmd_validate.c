@@ -198,6 +198,9 @@ static int record_row(json_t *rec, const char *path, int i, int n_ops, int D, in
 
 /* --resimulate: what the record says where the command line does not: its topology (as given to
  * the run that made it), calibration and statistic */
+/* what the output and the record say of no calibration */
+#define CALIBRATION_NONE "none (roofline of the topology)"
+
 static int record_defaults(json_t *rec, const char *path, dp_machine *mach, int calib_given, int stat_given,
                            dp_validate_statistic *stat, dp_error *err)
 {
@@ -211,7 +214,10 @@ static int record_defaults(json_t *rec, const char *path, dp_machine *mach, int 
     if (!calib_given) {
         const char *c = json_string_value(json_object_get(rec, "calibration"));
         if (!c) return dp_error_set(err, DP_EINVAL, "%s: field \"calibration\": a file, or none, expected (give --calibration)", path);
-        if (strncmp(c, "none", 4) != 0 && dp_machine_set(mach, "calibration", c, err) != DP_OK) return DP_EINVAL;
+        /* none, as given or as the record writes it (a path that begins with "none", such as
+         * none_v2.json, was taken for it and the roofline used: a review) */
+        const int none = strcmp(c, "none") == 0 || strcmp(c, CALIBRATION_NONE) == 0;
+        if (!none && dp_machine_set(mach, "calibration", c, err) != DP_OK) return DP_EINVAL;
     }
     if (!stat_given) {
         const char *st = json_string_value(json_object_get(rec, "statistic"));
@@ -529,7 +535,7 @@ int cmd_validate(int argc, char **argv)
         split = dp_validate_kendall_tau(q, q + n_rows, n_rows);
         if (n_random >= 2) split_r = dp_validate_kendall_tau(q + n_methods, q + n_rows + n_methods, n_random);
     }
-    const char *calib = mach.calibration ? mach.calibration : "none (roofline of the topology)";
+    const char *calib = mach.calibration ? mach.calibration : CALIBRATION_NONE;
     printf("graph %s: %d ops, %d edges; executed %.4g FLOPs (%s %g); %d %s devices; topology %s; calibration %s\n",
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_GRAPH_COST_TIME ? "FLOPs per unit" : "scale",
            g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
@@ -541,7 +547,8 @@ int cmd_validate(int argc, char **argv)
     const int pnice = getpriority(PRIO_PROCESS, 0);
     /* the record keeps what this line says (it kept --nice, 0 under `nice -n 19`, and not the
      * pinning: a review of the eighteenth session) */
-    const int worker_nice = xo.nice != 0 || errno ? xo.nice : pnice;
+    /* a resimulation says the recorded measurement's (it said its own process's: a review) */
+    const int worker_nice = resim || xo.nice != 0 || errno ? xo.nice : pnice;
     const char *workers = x ? (dp_exec_pinned(x) ? "pinned, a core each"
                                : xo.pin ? "not pinned (fewer cores than devices)" : "not pinned (--no-pin)")
                             : rec_workers ? rec_workers : "(resimulated)";

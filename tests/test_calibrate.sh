@@ -102,6 +102,27 @@ grep -q 'v.json: field "executed_flops"' "$T/bad" || fail "other shapes: $(cat "
 "$D" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot none > "$T/re3" 2>&1 || fail "resimulate, defaults: $(cat "$T/re3")"
 grep '^MAPE' "$T/re3" > "$T/m3"
 cmp -s "$T/m1" "$T/m3" || fail "resimulate with the record's defaults: $(cat "$T/m3") against $(cat "$T/m1")"
+# a recorded calibration whose path begins with "none" is that file, not the roofline (it was
+# taken for none: a review), and a resimulation reports the record's worker nice, not its own
+# process's (it said 19 under nice -n 19 for runs measured at 0)
+Dabs=$(cd "$top_builddir" && pwd)/doppler
+(cd "$T" && cp c.json none_c.json &&
+    sed 's|"calibration": "[^"]*"|"calibration": "none_c.json"|' v.json > vn.json &&
+    ${DOPPLER_VALGRIND:-} "$Dabs" validate --graph g.json --resimulate vn.json --plot none) > "$T/re4" 2>&1 ||
+    fail "resimulate, calibration none_c.json: $(cat "$T/re4")"
+grep -q "calibration none_c.json" "$T/re4" || fail "record's none_c.json: $(grep calibration "$T/re4")"
+grep '^MAPE' "$T/re4" > "$T/m4"
+cmp -s "$T/m1" "$T/m4" || fail "resimulate with none_c.json: $(cat "$T/m4") against $(cat "$T/m1")"
+rn=$(sed -n 's/.*"nice": \(-*[0-9]*\),.*/\1/p' "$T/v.json")
+nice -n 19 "$top_builddir/doppler" validate --graph "$T/g.json" --resimulate "$T/v.json" --plot none > "$T/re5" 2>&1 ||
+    fail "resimulate under nice: $(cat "$T/re5")"
+grep -q "worker nice $rn;" "$T/re5" || fail "resimulation's worker nice, recorded $rn: $(grep 'worker nice' "$T/re5")"
+# a sweep that fails is not reported profiled (a backend not built in printed "profiled 1/22")
+rc=0
+"$D" calibrate profile --backend cuda --kinds add --out "$T/cu.json" > "$T/cu" 2>&1 || rc=$?
+if grep -q "not built in" "$T/cu"; then
+    [ "$rc" -eq 1 ] && ! grep -q "profiled" "$T/cu" && [ ! -e "$T/cu.json" ] || fail "profile, cuda not built in: exit $rc: $(cat "$T/cu")"
+fi
 # a record without a topology (and none given) is refused, not crashed on
 sed 's/"topology_source"/"ts"/; s/"topology"/"t"/' "$T/v.json" > "$T/notopo.json"
 "$D" validate --graph "$T/g.json" --resimulate "$T/notopo.json" --plot none > "$T/bad" 2>&1
