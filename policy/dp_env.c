@@ -8,6 +8,12 @@
 
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
 {
+    /* cost tables of another graph were read past their end (the b-levels: a review) */
+    if (!g || !c || c->n_ops != g->n_ops || c->n_edges != g->n_edges) {
+        dp_error_set(err, DP_EINVAL, "environment: %s", !g || !c ? "a graph and its cost tables are needed"
+                     : "the cost tables are of another graph (their ops or edges differ in number)");
+        return NULL;
+    }
     dp_env *env = dp_alloc_calloc(1, sizeof *env);
     if (!env) goto nomem;
     const int n = g->n_ops, D = c->n_devices;
@@ -504,11 +510,13 @@ static inline int close_enough(double a, double b)
 int dp_env_cp_select(const dp_env *env)
 {
     if (env->ready_order == DP_ENV_READY_BY_BLEVEL) return env->n_ready > 0 ? env->ready[0] : -1;
+    /* ties by lowest id: the set is in id order but under DP_ENV_READY_BY_KEY, a heap (there the
+     * first in heap order won: a review) */
     int best = -1;
     double bl = -INFINITY;
     for (int i = 0; i < env->n_ready; i++) {
         int v = env->ready[i];
-        if (env->blevel[v] > bl) { bl = env->blevel[v]; best = v; }
+        if (env->blevel[v] > bl || (env->blevel[v] == bl && v < best)) { bl = env->blevel[v]; best = v; }
     }
     return best;
 }

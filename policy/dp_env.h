@@ -211,7 +211,9 @@ const double *dp_env_get_est_ready(const dp_env *env);
 const double *dp_env_get_dev_avail(const dp_env *env);
 const double *dp_env_get_dev_work(const dp_env *env);
 
-/* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure. */
+/* Allocate an environment for g under c; computes b- and t-levels once. NULL with err on failure:
+ * DP_EINVAL when g or c is NULL or c is another graph's tables (its op or edge count differs),
+ * DP_ENOMEM. */
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
 void dp_env_free(dp_env *env);
 
@@ -319,7 +321,8 @@ const char *dp_env_features_name(dp_env_features fs);
 int dp_env_features_parse(const char *name, dp_env_features *fs);
 
 /* The critical-path heuristic's choices (Kwok and Ahmad 1999, as DOPPLER's teacher):
- * SEL: the ready op of highest b-level, ties by lowest id (O(ready) by id, O(1) by b-level); -1
+ * SEL: the ready op of highest b-level, ties by lowest id in every ready order (O(ready) by id
+ * or by a key, O(1) by b-level); -1
  * when the ready set is empty. PLC: the device of earliest estimated start for v under the
  * state, ties by lowest device id: the append estimate in the append state (the authors'
  * teacher), the engine's exact start in the engine state (this project's teacher). */

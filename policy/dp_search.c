@@ -141,6 +141,11 @@ int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp
         return dp_error_set(err, DP_EINVAL, "anneal: need 0 < t_end <= t0, got t0 %g, t_end %g", cfg->t0, cfg->t_end);
     if (strcmp(cfg->init, "anneal") == 0 || strcmp(cfg->init, "local") == 0 || strcmp(cfg->init, "exact") == 0)
         return dp_error_set(err, DP_EINVAL, "search: the start method cannot be a search (\"%s\")", cfg->init);
+    /* best-instant's start spends 7 simulations (the six instant methods and the start's own
+     * run): a smaller budget was spent 7 times without a word (a review) */
+    if (!cfg->start && strcmp(cfg->init, "best-instant") == 0 && cfg->budget < 7)
+        return dp_error_set(err, DP_EINVAL, "search: init \"best-instant\" spends 7 simulations (6 instant methods and the "
+                            "start's run), budget %ld", cfg->budget);
     /* a start that simulates (a learned method training or reading a checkpoint the search is not
      * given) would spend simulations outside the budget: only instant methods start a search */
     const dp_place_method *m = strcmp(cfg->init, "best-instant") == 0 ? NULL : dp_place_find(cfg->init);

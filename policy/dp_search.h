@@ -101,7 +101,8 @@ typedef struct dp_search_result {
  * GSL mt19937 generator seeded with `seed`), simulates it, and accepts it when it is no worse or
  * with probability exp(-(new - current) / T_k); the best assignment seen is kept and written to
  * `assignment` (n_ops). With one device the start is returned. Errors: the start method's, or
- * DP_EINVAL for a bad config (budget < 1, t0 < t_end, t_end <= 0, swap_prob outside [0, 1]). */
+ * DP_EINVAL for a bad config (budget < 1, or below 7 with init "best-instant" and no start given,
+ * t0 < t_end, t_end <= 0, swap_prob outside [0, 1]). */
 int dp_search_anneal(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                      uint64_t seed, int *assignment, dp_search_result *res, dp_error *err);
 

@@ -29,7 +29,9 @@ struct dp_engine_incumbent {
     int complete;      /* the last delta run was complete (not stopped by its bound) */
     /* without delta runs: the incumbent's schedule, from its full run (valid until e's next run) */
     dp_engine_schedule sch;
-    int have_sch;
+    int have_sch;      /* sch is the incumbent's */
+    int cand_sch;      /* sch is the last delta run's candidate's (a full run): the incumbent's once
+                          accepted (a rejected one's was returned as the incumbent's: a review) */
     double *busy;      /* (n_devices) the incumbent's compute time per device (delta runs) */
 };
 
@@ -242,7 +244,7 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
     dp_engine *e = inc->e;
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_engine_incumbent_set)");
     int ex = 0, rc;
-    inc->complete = inc->have_sch = 0;
+    inc->complete = inc->have_sch = inc->cand_sch = 0;
     if (inc->delta) {
         dp_sim_prefix *p = inc->p;
         const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
@@ -253,7 +255,7 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
         /* a full run: its schedule is the incumbent's if it is accepted */
         if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
         *cost = inc->sch.cost;
-        inc->have_sch = 1;
+        inc->cand_sch = 1;
     } else if ((rc = dp_engine_run_bounded(e, assignment, bound, cost, &ex, err)) != DP_OK) {
         return rc;
     }
@@ -267,8 +269,15 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
     dp_engine *e = inc->e;
     if (!inc->set || !inc->complete)
         return dp_error_set(err, DP_EINVAL, "delta run: only a complete delta run's assignment can become the incumbent");
+    if (inc->delta) {
+        const int rc = dp_sim_delta_commit(e->fast, inc->p, assignment, err);
+        if (rc == DP_OK) inc->complete = 0;
+        return rc;
+    }
     inc->complete = 0;
-    return inc->delta ? dp_sim_delta_commit(e->fast, inc->p, assignment, err) : DP_OK;
+    inc->have_sch = inc->cand_sch;
+    inc->cand_sch = 0;
+    return DP_OK;
 }
 
 int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err)
@@ -276,7 +285,7 @@ int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *o
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "incumbent: not set (dp_engine_incumbent_set)");
     if (!inc->delta) {
         if (!inc->have_sch)
-            return dp_error_set(err, DP_EINVAL, "incumbent: its schedule was overwritten (a bounded run since)");
+            return dp_error_set(err, DP_EINVAL, "incumbent: its schedule was overwritten (a run of another assignment since)");
         *out = inc->sch;
         return DP_OK;
     }

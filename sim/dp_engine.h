@@ -114,7 +114,8 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
 
 /* Make assignment, the last dp_engine_run_delta's and e's last run, the incumbent. A run stopped
  * by its bound cannot be accepted (its schedule is incomplete): DP_EINVAL, the incumbent as it
- * was. O(k log k) for the k ops the run simulated again. */
+ * was; with delta runs, neither can another assignment than the run's (dp_sim_delta_commit's
+ * check; without them the caller's promise). O(k log k) for the k ops the run simulated again. */
 int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, dp_error *err);
 
 /* The incumbent's schedule into *out: makespan, cost, busy, op_start, op_end and op_ready as
@@ -122,7 +123,8 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
  * set or accept; without delta runs, until e's next run: the schedule of the incumbent's full
  * run, xfer_* and mem_* included). With delta runs the transfer counts, xfer_*, mem_* and
  * n_events are 0 / NULL: the recorded schedule does not keep them. Errors (DP_EINVAL): the
- * incumbent is not set; without delta runs, a bounded run of it since (its schedule is gone). */
+ * incumbent is not set; without delta runs, a run of a candidate since that was not accepted
+ * (its schedule is gone: e's last run is the candidate's). */
 int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err);
 
 /* Graphs of at least this many ops use delta runs by default (dp_engine_set_delta -1) where the

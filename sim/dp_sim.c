@@ -204,6 +204,8 @@ struct dp_sim {
     int *cut;           /* (D) a resumed run's first index of each device's list it simulates again */
     unsigned char *moved; /* (n) 1 for the ops a resumed run places anew (cleared after it) */
     int *moved_ops;     /* (n) a delta run's moved ops */
+    int *moved_dev, delta_n_moved; /* (n) their devices in the last delta run, and how many: its
+                                      commit checks that it is given that assignment */
     /* the last delta run (dp_sim_run_delta), which dp_sim_delta_commit makes p's: its prefix
      * state (NULL when the last run was no complete delta run), how many ops it simulated
      * (fut[0..delta_k)) */
@@ -377,6 +379,7 @@ dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     DP_ALLOC(t, s->xdiff, (size_t)s->m + 1, 1);
     DP_ALLOC_ZERO(t, s->moved, (size_t)s->n + 1, 1);
     DP_ALLOC(t, s->moved_ops, (size_t)s->n + 1, sizeof(int));
+    DP_ALLOC(t, s->moved_dev, (size_t)s->n + 1, sizeof(int));
     s->oq_done.cap = s->oq_ready.cap = s->n + 2;
     DP_ALLOC(t, s->oq_done.a, (size_t)s->oq_done.cap + 1, sizeof(dp_heap_ev));
     DP_ALLOC(t, s->oq_ready.a, (size_t)s->oq_ready.cap + 1, sizeof(dp_heap_ev));
@@ -2356,6 +2359,9 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
         if (p->ready[v] < r) r = p->ready[v];
         if (r < t) t = r;
     }
+    /* what the commit checks its assignment against (O(moved)) */
+    s->delta_n_moved = n_moved;
+    for (int i = 0; i < n_moved; i++) s->moved_dev[i] = assignment[s->moved_ops[i]];
     if (n_moved == 0 && !(p->makespan > bound)) {
         /* the incumbent itself within the bound: its makespan; a commit keeps p */
         *exceeded = 0;
@@ -2419,10 +2425,30 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
     return DP_OK;
 }
 
+/* assignment is the last delta run's: its moved ops on their devices in the run, and every other
+ * op on p's device (O(n): blocks compared at once, as the run's scan) */
+static int delta_same_assignment(const dp_sim *s, const dp_sim_prefix *p, const int *assignment)
+{
+    for (int i = 0; i < s->delta_n_moved; i++)
+        if (assignment[s->moved_ops[i]] != s->moved_dev[i]) return 0;
+    int n_diff = 0;
+    for (int v = 0; v < s->n; v += DELTA_SCAN_BLOCK) {
+        const int len = s->n - v < DELTA_SCAN_BLOCK ? s->n - v : DELTA_SCAN_BLOCK;
+        unsigned diff = 0;
+        for (int j = 0; j < len; j++) diff |= (unsigned)(assignment[v + j] ^ p->dev[v + j]);
+        if (!diff) continue;
+        for (int j = 0; j < len; j++) n_diff += assignment[v + j] != p->dev[v + j];
+    }
+    return n_diff == s->delta_n_moved;
+}
+
 int dp_sim_delta_commit(dp_sim *s, dp_sim_prefix *p, const int *assignment, dp_error *err)
 {
     if (s->delta_p != p)
         return dp_error_set(err, DP_EINVAL, "delta: the simulator's last run was no complete delta run from this state");
+    /* another assignment than the run's was made p's, with the run's schedule (a review) */
+    if (!delta_same_assignment(s, p, assignment))
+        return dp_error_set(err, DP_EINVAL, "delta: the assignment to commit is not the last delta run's");
     /* a schedule completed by dp_sim_prefix_add's commits has lists sized to the ops placed on
      * each device so far: every list gets room for every op first, as dp_sim_prefix_set gives
      * (a commit moved an op to a device whose list was full: an assertion, tests/test_delta.c

@@ -272,7 +272,8 @@ int dp_sim_run_delta(dp_sim *s, dp_sim_prefix *p, const int *assignment, double 
                      dp_error *err);
 
 /* Make p the schedule of the last delta run's assignment, which must be s's last run, run from p
- * and not stopped by its bound (DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
+ * and not stopped by its bound, and be given as assignment (the same devices: checked in O(n);
+ * DP_EINVAL otherwise, p unchanged). O(k log k) for the k ops it
  * simulated again; p->changed lists those whose times it wrote. p may be a complete schedule
  * built by dp_sim_prefix_add's commits: its device lists then get room for every op first
  * (DP_ENOMEM, p unchanged, when that fails). */

@@ -1591,6 +1591,66 @@ START_TEST(engine_delta_default)
 }
 END_TEST
 
+START_TEST(incumbent_rejected_candidate_and_wrong_commit)
+{
+    /* A review: (1) without delta runs, a candidate run in full (bound INFINITY) and not accepted
+     * left its schedule as the incumbent's (makespan and times), with DP_OK; (2) a commit given
+     * another assignment than the delta run's made p that assignment with the run's schedule,
+     * and every later delta cost was wrong */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5151);
+    const int n = 40, D = 3;
+    dp_graph *g = tie_dag(r, n, 0.1);
+    dp_cost *c = tie_costs_positive(r, g, D);
+    dp_error err;
+    int a1[40], a2[40], a3[40];
+    for (int v = 0; v < n; v++) a1[v] = a2[v] = a3[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+    a2[5] = (a1[5] + 1) % D;
+    a3[5] = (a1[5] + 2) % D;
+    a3[17] = (a1[17] + 1) % D;
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err), *ref = dp_engine_alloc(g, c, NULL, &err);
+    ck_assert_msg(e && ref, "%s", err.msg);
+    dp_engine_schedule s1, s;
+    ck_assert_int_eq(dp_engine_run(ref, a1, NULL, &s1, &err), DP_OK);
+    const double m1 = s1.makespan;
+    for (int delta = 0; delta < 2; delta++) {
+        dp_engine_set_delta(e, delta);
+        dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+        double cost;
+        int ex;
+        ck_assert_int_eq(dp_engine_incumbent_set(inc, a1, &cost, &err), DP_OK);
+        ck_assert(cost == m1);
+        ck_assert_int_eq(dp_engine_run_delta(inc, a2, INFINITY, &cost, &ex, &err), DP_OK);
+        /* not accepted: the incumbent's schedule, or (no delta runs: e's arrays hold the
+         * candidate's) an error, never the candidate's */
+        const int rc = dp_engine_incumbent_schedule(inc, &s, &err);
+        if (delta) ck_assert(rc == DP_OK && s.makespan == m1);
+        else ck_assert_int_eq(rc, DP_EINVAL);
+        /* accepted: the candidate's */
+        ck_assert_int_eq(dp_engine_run_delta(inc, a2, INFINITY, &cost, &ex, &err), DP_OK);
+        if (delta) {
+            /* another assignment is refused, the incumbent as it was */
+            ck_assert_int_eq(dp_engine_incumbent_accept(inc, a3, &err), DP_EINVAL);
+            ck_assert_ptr_nonnull(strstr(err.msg, "not the last delta run's"));
+        }
+        ck_assert_int_eq(dp_engine_incumbent_accept(inc, a2, &err), DP_OK);
+        ck_assert_int_eq(dp_engine_incumbent_schedule(inc, &s, &err), DP_OK);
+        ck_assert(s.makespan == cost);
+        /* the next delta cost is the full run's */
+        double c3, f3;
+        ck_assert_int_eq(dp_engine_run_delta(inc, a3, INFINITY, &c3, &ex, &err), DP_OK);
+        ck_assert_int_eq(dp_engine_run_bounded(ref, a3, INFINITY, &f3, &ex, &err), DP_OK);
+        ck_assert(c3 == f3);
+        dp_engine_incumbent_free(inc);
+    }
+    dp_engine_free(e);
+    dp_engine_free(ref);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+}
+END_TEST
+
 START_TEST(engine_delta_every_machine)
 {
     /* dp_engine_run_delta against dp_engine_run_bounded on a second engine, random moves with
@@ -1896,6 +1956,7 @@ int main(void)
     tcase_add_test(t, bounded_repeated_edge);
     tcase_add_loop_test(t, engine_delta_every_machine, 0, N_MACHINES);
     tcase_add_test(t, engine_delta_default);
+    tcase_add_test(t, incumbent_rejected_candidate_and_wrong_commit);
     tcase_add_test(t, searches_same_with_delta_off);
     tcase_add_loop_test(t, early_reject_every_machine, 0, N_MACHINES);
     tcase_add_test(t, improve_same_with_delta_off);

@@ -655,6 +655,41 @@ START_TEST(later_op_moves_earlier_one)
 }
 END_TEST
 
+/* A review: dp_env_cp_select under DP_ENV_READY_BY_KEY took the first of equal b-levels in heap
+ * order (op 1 here), not the lowest id as the header says; and dp_env_alloc read another graph's
+ * cost tables past their end */
+START_TEST(cp_select_ties_by_key_and_foreign_costs)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("two", "two", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_graph_builder_add_op(b, NULL, NULL, 1, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_cost_graph(g, 1, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_ptr_nonnull(env);
+    ck_assert_int_eq(dp_env_cp_select(env), 0);
+    const double key[2] = {0, 1};
+    dp_env_set_ready_key(env, key);
+    ck_assert_int_eq(env->ready[0], 1); /* the heap's order */
+    ck_assert_int_eq(dp_env_cp_select(env), 0);
+    dp_env_set_ready_order(env, DP_ENV_READY_BY_BLEVEL);
+    ck_assert_int_eq(dp_env_cp_select(env), 0);
+    dp_env_free(env);
+    /* cost tables of another graph */
+    dp_graph *big = small_chainmm();
+    dp_error_clear(&err);
+    ck_assert_ptr_null(dp_env_alloc(big, c, &err));
+    ck_assert_int_eq(err.code, DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "another graph"));
+    dp_graph_free(big);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(engine_features)
 {
     /* the state of append_is_another_scheduler; b (5 units, after a) is placed next */
@@ -801,6 +836,7 @@ int main(void)
     tcase_add_test(t, later_op_moves_earlier_one);
     tcase_add_test(t, state_errors);
     tcase_add_test(t, engine_features);
+    tcase_add_test(t, cp_select_ties_by_key_and_foreign_costs);
     tcase_add_test(t, trainer_engine_state);
     suite_add_tcase(s, t);
     return dp_test_run(s);

@@ -551,8 +551,17 @@ START_TEST(anneal_best_instant_start)
         ck_assert_double_eq(simulate(g, c, a), res.best);
         dp_search_trace_clear(&res.trace);
     }
-    cfg.budget = 3;
+    /* a budget below the start's 7 simulations is refused, naming them (it spent 7 without a
+     * word: a review); 7 is the start alone */
     dp_search_result res;
+    for (long b = 1; b < 7; b++) {
+        cfg.budget = b;
+        const long s0 = dp_engine_simulations(sim.engine);
+        ck_assert_int_eq(dp_search_anneal(g, c, &sim.oracle, &cfg, 4, a, &res, &err), DP_EINVAL);
+        ck_assert_ptr_nonnull(strstr(err.msg, "7 simulations"));
+        ck_assert_int_eq(dp_engine_simulations(sim.engine) - s0, 0);
+    }
+    cfg.budget = 7;
     ck_assert_int_eq(dp_search_anneal(g, c, &sim.oracle, &cfg, 4, a, &res, &err), DP_OK);
     ck_assert_int_eq(res.sims, 7);
     ck_assert_double_eq(res.best, best);
