@@ -127,7 +127,9 @@ static void place_usage(FILE *f, const char *cmd)
                "  --refine-budget N    simulations of that search, its start included (default 2000; only\n"
                "                       with --refine); the count printed adds the method's own (a learned\n"
                "                       method's rollout, one more for the policy's move proposals, and\n"
-               "                       one for the best placement its training sampled, kept when better)\n"
+               "                       one for the best placement its training sampled, kept when better;\n"
+               "                       with --coarsen neither: the refinement starts from the expanded\n"
+               "                       group placement, with uniform moves)\n"
                "  --coarsen N          place groups of at most N ops (an acyclic group graph; doc/coarsen.md):\n"
                "                       the method places the group graph, each op takes its group's\n"
                "                       device, then --refine\n"
@@ -174,6 +176,9 @@ static void place_usage(FILE *f, const char *cmd)
         while (m->config && first->config != m->config) first++;
         if (m->config && first != m) fprintf(f, "                       --config keys: %s's\n", first->name);
         else if (m->config) dp_cli_help_config_keys(f, "                       --config keys: ", m->config());
+        if (m->options & DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT)
+            fprintf(f, "                       (place trains Stage II alone: seed, stages.S.episodes, pipeline, stages.il,\n"
+                       "                       coarsen and coarsen_rule are refused; give --seed, --budget, --coarsen)\n");
     }
 }
 

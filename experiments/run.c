@@ -157,7 +157,7 @@ static int check_place_params(const json_t *params, const char *method, dp_error
     o.device = (int)x;
     if (dp_sweep_param_int(params, "budget", 0, &x, err) != DP_OK) return DP_EINVAL;
     o.budget = x;
-    if (dp_sweep_param_int(params, "samples", 1, &x, err) != DP_OK) return DP_EINVAL;
+    if (dp_sweep_param_int(params, "samples", 0, &x, err) != DP_OK) return DP_EINVAL;
     o.samples = (int)x;
     if (dp_sweep_param_int(params, "append_only", 0, &x, err) != DP_OK) return DP_EINVAL;
     o.list_append_only = (int)x;
@@ -356,7 +356,7 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
         dp_sweep_param_int(params, "timing_repeats", 1, &reps, err) != DP_OK ||
         dp_sweep_param_int(params, "device", 0, &device, err) != DP_OK ||
         dp_sweep_param_int(params, "budget", 0, &budget, err) != DP_OK ||
-        dp_sweep_param_int(params, "samples", 1, &samples, err) != DP_OK ||
+        dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
         dp_sweep_param_int(params, "append_only", 0, &append_only, err) != DP_OK)
         return DP_EINVAL;
     if (append_only != 0 && append_only != 1) return dp_error_set(err, DP_EINVAL, "parameter \"append_only\" must be 0 or 1");
@@ -368,7 +368,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.list_append_only = (int)append_only;
     if (seed < 0) return dp_error_set(err, DP_EINVAL, "parameter \"seed\" must be non-negative");
     if (reps < 1 || reps > 100000000) return dp_error_set(err, DP_EINVAL, "parameter \"timing_repeats\" must be 1..1e8");
-    if (device < 0 || budget < 0 || samples < 1)
+    /* samples: absent (0) the method's own (greedy, or one random placement); given, at least 1 */
+    if (device < 0 || budget < 0 || samples < 0 || (samples == 0 && json_object_get(params, "samples")))
         return dp_error_set(err, DP_EINVAL, "parameter \"%s\" = %ld: must be %s", device < 0 ? "device" : budget < 0 ? "budget" : "samples",
                             device < 0 ? device : budget < 0 ? budget : samples, samples < 1 && device >= 0 && budget >= 0 ? ">= 1" : ">= 0");
     const char *config = NULL;

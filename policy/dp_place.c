@@ -19,7 +19,7 @@ void dp_place_options_init(dp_place_options *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    o->samples = 1;
+    o->samples = 0; /* the method's own: greedy for the learned ones, one for random */
 }
 
 /* dp_place_options_alloc's object: the options first (the pointer handed out), then what the
@@ -262,6 +262,22 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
                                 dp_agent_name(cfg.method));
     } else {
         if ((rc = dp_train_config_resolve(&cfg, kind, o->config, err)) != DP_OK) return rc;
+        /* place trains Stage II alone, for --budget episodes from --seed, on the whole graph: a
+         * config's seed, episodes, pipeline (Stage I) or coarsening were read and ignored (a
+         * review); they are refused, naming the option that does it here */
+        dp_train_config def;
+        dp_train_config_resolve(&def, kind, NULL, NULL);
+        const char *key = cfg.seed != def.seed ? "seed (give --seed)"
+                          : cfg.stage[DP_TRAIN_STAGE_SIM].episodes != def.stage[DP_TRAIN_STAGE_SIM].episodes
+                              ? "stages.sim.episodes (give --budget)"
+                          : cfg.pipeline != def.pipeline || cfg.stage[DP_TRAIN_STAGE_IL].episodes != def.stage[DP_TRAIN_STAGE_IL].episodes
+                              ? "pipeline or stages.il (place trains Stage II alone; doppler train runs both)"
+                          : cfg.coarsen != def.coarsen || cfg.coarsen_rule != def.coarsen_rule
+                              ? "coarsen or coarsen_rule (give --coarsen and --coarsen-rule)"
+                              : NULL;
+        if (key)
+            return dp_error_set(err, DP_EINVAL, "%s: --method %s with --config: the key %s does not apply to place", o->config,
+                                name, key);
         cfg.seed = o->seed;
     }
     /* from a checkpoint: its parameters, without the random initialisation they replace; no
@@ -282,7 +298,8 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     double ms;
     if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
     dp_train_set_greedy_heap(tr, 1); /* the same placement, O(log ready) a step */
-    if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 1 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
+    /* --samples K (K >= 1): the best of greedy and K samples (--samples 1 was greedy alone: a review) */
+    if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 0 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
     if (o->prefix_simulations) *o->prefix_simulations += dp_train_prefix_simulations(tr);
     dp_train_free(tr);
     if (rc == DP_OK && o->best_seen && o->checkpoint) {
@@ -419,7 +436,7 @@ int dp_place_check_options(const char *name, const dp_place_options *o, dp_error
     const int ck = o->checkpoint != NULL;
     /* the options given, as DP_PLACE_OPT_* bits */
     unsigned given = (o->device != 0 ? DP_PLACE_OPT_DEVICE : 0u) | (ck ? DP_PLACE_OPT_CHECKPOINT : 0u) |
-                     (o->samples > 1 ? DP_PLACE_OPT_SAMPLES : 0u) | (o->budget > 0 ? DP_PLACE_OPT_BUDGET : 0u) |
+                     (o->samples > 0 ? DP_PLACE_OPT_SAMPLES : 0u) | (o->budget > 0 ? DP_PLACE_OPT_BUDGET : 0u) |
                      (o->config ? DP_PLACE_OPT_CONFIG : 0u) | (o->proposals ? DP_PLACE_OPT_PROPOSALS : 0u) |
                      (o->list_append_only || o->list_ties ? DP_PLACE_OPT_LIST : 0u);
     unsigned reads = m->options;

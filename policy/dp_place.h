@@ -31,7 +31,9 @@ typedef struct dp_place_options {
     uint64_t seed;          /* seed of the GSL generator (random, search, learned sampling) */
     int device;             /* for "single": the device to use (default 0) */
     const char *checkpoint; /* for learned methods: a checkpoint file (NULL: none) */
-    int samples;            /* learned methods and random: keep the best of K sampled placements */
+    int samples;            /* learned methods: K >= 1, the best of the greedy placement and K sampled
+                               ones (1 + K simulations); random: the best of K; 0 (the default):
+                               greedy alone, one random placement */
     long budget;            /* for search methods: simulations to spend (0: method default) */
     const char *config;     /* optional JSON config file for the method */
     const dp_oracle *oracle;   /* the cost of an assignment (dp_engine_oracle of the machine's

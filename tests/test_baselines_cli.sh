@@ -53,6 +53,15 @@ echo '{"gdp": {"hidden": 16, "heads": 2, "layers": 1}}' > "$tmp/small-gdp.json"
 echo '{"placeto": {"hidden": 8}}' > "$tmp/small-placeto.json"
 expect_rc 0 "gdp with config" "$D" place --graph "$G" --method gdp --budget 2 --config "$tmp/small-gdp.json"
 expect_rc 0 "placeto with config" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-placeto.json"
+# place trains Stage II alone for --budget episodes from --seed: a config's seed, episodes,
+# pipeline or coarsening were read and ignored (a review); they are refused, naming the key
+for c in '{"seed": 5}' '{"stages": {"sim": {"episodes": 5}}}' '{"pipeline": true}' '{"coarsen": 4}'; do
+    echo "$c" > "$tmp/ign.json"
+    for m in placeto gdp; do
+        expect_rc 1 "$m place with $c" "$D" place --graph "$G" --method $m --budget 2 --config "$tmp/ign.json"
+        grep -q "does not apply to place" "$tmp/err" && ok || bad "$m $c: $(cat "$tmp/err")"
+    done
+done
 # a key the method cannot honour is refused, naming the key and the method (it used to be read and ignored)
 expect_rc 1 "placeto given GDP's network" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-gdp.json"
 grep -q 'key "gdp" does not apply to method placeto' "$tmp/err" && ok || bad "placeto: a GDP key named"

@@ -66,6 +66,13 @@ for s in 1 5 7; do
         fail "--samples 5 --seed $s: $(jnum makespan "$tmp/s.json") is worse than greedy's $(jnum makespan "$tmp/g.json")"
     [ "$(jnum simulations "$tmp/s.json")" = 6 ] || fail "--samples 5: 1 + 5 simulations, got $(jnum simulations "$tmp/s.json")"
 done
+# --samples 1 is greedy and one sample, 1 + 1 simulations (it was greedy alone: a review); a
+# method without samples refuses it (it was accepted and ignored)
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --samples 1 --json > "$tmp/s1.json" || fail "--samples 1"
+[ "$(jnum simulations "$tmp/s1.json")" = 2 ] || fail "--samples 1: 1 + 1 simulations, got $(jnum simulations "$tmp/s1.json")"
+[ "$(jnum simulations "$tmp/g.json")" = 1 ] || fail "greedy: 1 simulation, got $(jnum simulations "$tmp/g.json")"
+"$bin" place --graph "$graph" --method cp --samples 1 > /dev/null 2> "$tmp/e"; [ $? -eq 2 ] && grep -q samples "$tmp/e" ||
+    fail "cp --samples 1: $(cat "$tmp/e")"
 "$bin" place --graph "$graph" --method doppler > /dev/null 2>&1; [ $? -eq 1 ] || fail "doppler without a checkpoint"
 # training without --checkpoint keeps nothing: it says so (README's fine-tuning line had none)
 "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 > /dev/null 2> "$tmp/err" || fail "train without --checkpoint"
