@@ -1763,12 +1763,14 @@ static int first_ending_at(const dp_sim_prefix *p, int d, double t)
  * so they start the resumed run not ready, counting the inputs that reach their device
  * (assignment) before t. listed: the moved ops are in p's device lists (a delta run) or not
  * (an op added to a prefix). Every other op keeps the device p's lists give it. s->fut[0..*k)
- * receives the ops simulated again (those of p ending at or after t, and the moved ops), whose
- * start, end, ready and sequence numbers are then s's; s->cut[d] the first index of device d's
- * list among them. A probe (an added op, s->stop_op set, no convergence) lists only the ops
- * running or queued at t and the moved ops in s->fut, and *k counts those and the ops its run
- * set up (it stops at the added op's start: the ops after it in the lists were walked for
- * nothing, a scan of every op ending after t, each probe; issue 30). */
+ * receives the ops simulated again, whose start, end, ready and sequence numbers are then s's
+ * (up to the instant a run that converged stopped at); s->cut[d] the first index of device d's
+ * list among p's ops ending at or after t. A delta run (listed) lists those ops of p and the
+ * moved ops; an op added to a prefix (a probe or a commit) lists the ops running or queued at t,
+ * the added op and, after the run, the ops it set up: every op ending at or after t when the
+ * run went to the end, fewer when it stopped (a probe at the added op's start, a commit that
+ * converged), so that such a run walks no list past what it reached (issue 30: a scan of every
+ * op ending after t, each probe and commit). */
 static void resume(dp_sim *s, const dp_sim_prefix *p, const int *assignment, const int *moved, int n_moved, int listed,
                    double t, int *k)
 {
