@@ -2,6 +2,7 @@
 #include "dp_machine.h"
 #include "dp_alloc.h"
 
+#include <assert.h>
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
@@ -183,6 +184,7 @@ int dp_machine_set(dp_machine *m, const char *key, const char *value, dp_error *
     int rc = dp_schema_set_entry(k, m, key, value, err);
     if (rc != DP_OK) return rc;
     if (k->offset == M(n_devices)) m->devices_given = 1;
+    m->keys_given |= 1u << (k - keys);
     if (k->type == DP_SCHEMA_NAME) drop_loaded(m); /* a new topology or calibration is read again */
     return DP_OK;
 }
@@ -320,20 +322,33 @@ static int device_streams(const dp_machine *m, int d)
     return m->topo && m->topo->dev[d].streams > 1 ? m->topo->dev[d].streams : 1;
 }
 
+/* key (dp_machine_keys' name) was set on m */
+static int given(const dp_machine *m, const char *key)
+{
+    const int i = dp_machine_key_index(key);
+    assert(i >= 0 && i < 32);
+    return (m->keys_given >> i) & 1u;
+}
+
 int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err)
 {
     dp_machine d;
     dp_machine_init(&d);
     const dp_hisim_options *o = &m->sim, *od = &d.sim;
-    /* the uniform machine's keys with a topology: refused when not at their defaults
+    /* the uniform machine's keys with a topology: refused when given or not at their defaults
      * (peak_flops, bandwidth and latency were ignored without a word, comm_ratio refused: a
-     * review); the topology's devices and links give what they describe */
-    const char *k = !topology                             ? NULL
-                    : m->comm_ratio > 0                   ? "comm_ratio"
-                    : m->peak_flops != d.peak_flops       ? "peak_flops"
-                    : m->bandwidth_Bps != d.bandwidth_Bps ? "bandwidth"
-                    : m->latency_s != d.latency_s         ? "latency"
-                                                          : NULL;
+     * review; given at their default values they still were: another, as every value of them
+     * describes a uniform machine); the topology's devices and links give what they describe.
+     * comm_ratio 0 and the simulator keys below at their defaults are the "off" of what they
+     * do, and pass (a sweep's grid may give them to every machine) */
+#define SET(key, differs) (given(m, key) || (differs))
+    const char *k = !topology                                               ? NULL
+                    : m->comm_ratio > 0                                     ? "comm_ratio"
+                    : SET("peak_flops", m->peak_flops != d.peak_flops)       ? "peak_flops"
+                    : SET("bandwidth", m->bandwidth_Bps != d.bandwidth_Bps) ? "bandwidth"
+                    : SET("latency", m->latency_s != d.latency_s)           ? "latency"
+                                                                            : NULL;
+#undef SET
     /* a simulator key off its default where it cannot apply (each was ignored without a word: a
      * review of the general engine) */
     const char *why = NULL;

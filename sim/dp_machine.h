@@ -36,6 +36,8 @@ extern "C" {
 typedef struct dp_machine {
     int n_devices;          /* devices (default 4); with a topology: its count after dp_machine_load */
     int devices_given;      /* 1 when "devices" was set explicitly */
+    unsigned keys_given;    /* bit i: key i of dp_machine_keys() was set (dp_machine_set): a key
+                               that cannot apply is refused when given, even at its default */
     double peak_flops;      /* uniform machine: FLOP/s per device */
     double bandwidth_Bps;   /* uniform machine: bytes per second per link */
     double latency_s;       /* uniform machine: seconds per transfer */

@@ -17,7 +17,10 @@ makespan() { "$DOPPLER" simulate --graph "$G" --assignment "$A" --json "$@" | se
 
 # the uniform machine's keys are refused with a topology (peak_flops, bandwidth and latency were
 # ignored without a word: a review of the twentieth session)
-for o in "--peak-flops 3" "--bandwidth 5" "--latency 7" "--comm-ratio 4"; do
+# ... given at their default values too (1e13, 1.2e10, 1e-5 were accepted and ignored: a review of
+# the twenty-second session; --comm-ratio 0 is the rule's off, and passes)
+for o in "--peak-flops 3" "--bandwidth 5" "--latency 7" "--comm-ratio 4" "--peak-flops 1e13" "--bandwidth 1.2e10" \
+         "--latency 1e-5"; do
     expect_rc 2 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu $o
     grep -q "describes a uniform machine: not with a topology (pcie-gen3-4gpu)" "$tmp/err" || fail "$o with a topology: $(cat "$tmp/err")"
 done
@@ -33,6 +36,10 @@ for o in "--chunks 8" "--transfer-model maxmin --chunks 8" "--memory-policy pena
 done
 expect_rc 2 "$DOPPLER" simulate --graph "$G" --assignment "$A" --devices 4 --copy-engines off
 grep -q "^doppler simulate: copy_engines .*without a topology" "$tmp/err" || fail "--copy-engines off without a topology: $(cat "$tmp/err")"
+# the simulator keys at their defaults are the off of what they do, and pass
+for o in "--chunks 1" "--memory-policy error" "--copy-engines on"; do
+    expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --devices 4 $o
+done
 expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu --transfer-model fifo --chunks 8
 expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$A" --topology pcie-gen3-4gpu --memory-limit 1e12 --memory-policy penalty --memory-penalty 5
 
