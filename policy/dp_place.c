@@ -299,7 +299,7 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     if (rc == DP_OK && o->proposal) rc = dp_train_policy_probs(tr, o->proposal, err);
     dp_train_set_greedy_heap(tr, 1); /* the same placement, O(log ready) a step */
     /* --samples K (K >= 1): the best of greedy and K samples (--samples 1 was greedy alone: a review) */
-    if (rc == DP_OK) rc = dp_train_place(tr, o->samples > 0 ? o->samples : 0, o->seed, assignment, &ms, NULL, err);
+    if (rc == DP_OK) rc = dp_train_place(tr, o->samples, o->seed, assignment, &ms, NULL, err);
     if (o->prefix_simulations) *o->prefix_simulations += dp_train_prefix_simulations(tr);
     dp_train_free(tr);
     if (rc == DP_OK && o->best_seen && o->checkpoint) {

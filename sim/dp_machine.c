@@ -91,6 +91,8 @@ static const dp_schema_key keys[] = {
      NULL},
     {0},
 };
+/* dp_machine.keys_given holds a bit a key (the table ends with an empty entry) */
+_Static_assert(sizeof keys / sizeof *keys - 1 <= 32, "more machine keys than bits of keys_given");
 
 const dp_schema_key *dp_machine_keys(void)
 {

@@ -1745,16 +1745,24 @@ void dp_sim_prefix_reset(dp_sim_prefix *p)
 
 /* the first index of device d's list whose op ends at or after t (the lists' ends never
  * decrease) */
-static int first_ending_at(const dp_sim_prefix *p, int d, double t)
+/* the first index of device d's list whose op's time (time: p's ready, start or end, which never
+ * decrease along the list) is at or after t, or after t when strict */
+static inline int list_first_at(const dp_sim_prefix *p, const double *time, int d, double t, int strict)
 {
     const int *a = p->dev_ops[d];
     int lo = 0, hi = p->dev_n[d];
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
-        if (p->end[a[mid]] < t) lo = mid + 1;
+        const double x = time[a[mid]];
+        if (x < t || (strict && x == t)) lo = mid + 1;
         else hi = mid;
     }
     return lo;
+}
+
+static int first_ending_at(const dp_sim_prefix *p, int d, double t)
+{
+    return list_first_at(p, p->end, d, t, 0);
 }
 
 /* Rebuild the engine's state at the start of instant t > 0 and run it to the end (dp_sim.h).
@@ -1951,14 +1959,6 @@ static void commit_resimulated(const dp_sim *s, dp_sim_prefix *p, const int *ass
     }
 }
 
-/* p takes the schedule of a delta run that converged at the end of instant tau = s->conv_at
- * (converged()): its ops' events up to tau are the run's, the later ones p's own (the same
- * times and order). The sequence numbers keep the order of all of them (the run's events, its
- * pending ones included, were created by tau, p's later ones after; renumbering below). Each
- * device's list: the ops before cut, the ops the run found running or queued (s->kept) or made
- * ready (s->rorder), then p's ops of the list made ready after tau (unmoved: a moved op is done
- * by tau), in p's order. p's makespan stays. added: the op a prefix addition placed (not in p
- * before: every time and place of its events is the run's, all by tau), -1 for a delta run. */
 /* The least sequence number of p's events on device d's list at a time after t (strict) or at
  * or after t (UINT64_MAX: none): its first op READY, started and ended then. Along a list the
  * three times never decrease and each kind of event is numbered in the list's order (queue
@@ -1970,14 +1970,8 @@ static uint64_t first_event_after(const dp_sim_prefix *p, int d, double t, int s
     const uint64_t *seq[3] = {p->seq_ready, p->seq_done, p->seq_fin};
     uint64_t m = UINT64_MAX;
     for (int j = 0; j < 3; j++) {
-        int lo = 0, hi = n;
-        while (lo < hi) {
-            const int mid = lo + (hi - lo) / 2;
-            const double x = time[j][a[mid]];
-            if (x < t || (strict && x == t)) lo = mid + 1;
-            else hi = mid;
-        }
-        if (lo < n && seq[j][a[lo]] < m) m = seq[j][a[lo]];
+        const int i = list_first_at(p, time[j], d, t, strict);
+        if (i < n && seq[j][a[i]] < m) m = seq[j][a[i]];
     }
     return m;
 }
@@ -1989,6 +1983,14 @@ static uint64_t first_event_after(const dp_sim_prefix *p, int d, double t, int s
  * still grow linearly: by at most twice each run's events. */
 #define PREFIX_SEQ_SLACK(up) (2 * (up))
 
+/* p takes the schedule of a delta run that converged at the end of instant tau = s->conv_at
+ * (converged()): its ops' events up to tau are the run's, the later ones p's own (the same
+ * times and order). The sequence numbers keep the order of all of them (the run's events, its
+ * pending ones included, were created by tau, p's later ones after; renumbering below). Each
+ * device's list: the ops before cut, the ops the run found running or queued (s->kept) or made
+ * ready (s->rorder), then p's ops of the list made ready after tau (unmoved: a moved op is done
+ * by tau), in p's order. p's makespan stays. added: the op a prefix addition placed (not in p
+ * before: every time and place of its events is the run's, all by tau), -1 for a delta run. */
 static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assignment, int k, int added)
 {
     const double tau = s->conv_at;
@@ -2032,7 +2034,7 @@ static void commit_converged(const dp_sim *s, dp_sim_prefix *p, const int *assig
                 shift = PREFIX_SEQ_SLACK(up);
                 for (int d = 0; d < s->D; d++) {
                     const int *a = p->dev_ops[d];
-                    for (int i = first_ending_at(p, d, nextafter(tau, INFINITY)); i < p->dev_n[d]; i++) {
+                    for (int i = list_first_at(p, p->end, d, tau, 1); i < p->dev_n[d]; i++) {
                         const int x = a[i];
                         if (p->ready[x] > tau) p->seq_ready[x] += shift;
                         if (p->start[x] > tau) p->seq_done[x] += shift;
