@@ -213,7 +213,8 @@ dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err
         dp_error_set(err, DP_EINVAL, "DOPPLER network sizes too large (hidden and widths at most 4096, steps at most 64)");
         return NULL;
     }
-    if (a->device_features != DP_ENV_FEATURES_DOPPLER && a->device_features != DP_ENV_FEATURES_ENGINE) {
+    if (a->device_features != DP_ENV_FEATURES_DOPPLER && a->device_features != DP_ENV_FEATURES_ENGINE &&
+        a->device_features != DP_ENV_FEATURES_HINT) {
         dp_error_set(err, DP_EINVAL, "DOPPLER: unknown device feature set %d", a->device_features);
         return NULL;
     }
@@ -742,7 +743,9 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
             double mean = 0;
             for (int k = 0; k < D; k++) mean += dd->devfeat[(size_t)k * FE + j];
             mean /= D;
-            const double unit = dd->a.device_features == DP_ENV_FEATURES_ENGINE && j == 9 ? 1.0 : dd->magnitude_unit;
+            /* columns 9 (a share) and 12 (the hint, 0 or 1) have no time unit */
+            const double unit = dd->a.device_features != DP_ENV_FEATURES_DOPPLER && (j == 9 || j == 12) ? 1.0
+                                                                                                    : dd->magnitude_unit;
             for (int k = 0; k < D; k++) {
                 DFz[(size_t)k * FD + j] = z[(size_t)k * FE + j];
                 DFz[(size_t)k * FD + FE + j] = (float)((dd->devfeat[(size_t)k * FE + j] - mean) / unit);

@@ -84,7 +84,8 @@ typedef struct dp_doppler_arch {
     int cp_embeddings; /* 1 (the paper): SEL sees each op's b- and t-path embeddings; 0: those
                           inputs are zero (the "without critical-path embeddings" ablation) */
     int device_features; /* dp_env_features the PLC reads: DP_ENV_FEATURES_DOPPLER (the paper's
-                            five, default) or DP_ENV_FEATURES_ENGINE (twelve, dp_env.h); sets
+                            five, default), DP_ENV_FEATURES_ENGINE (twelve, dp_env.h) or
+                            DP_ENV_FEATURES_HINT (thirteen: the hint, dp_train.h); sets
                             the shape of the PLC's "dev.w" block (hidden, FD) */
     int device_magnitude; /* 0 (the paper, default): the PLC's device features are z-scored over
                             the devices only, so how much devices differ is lost (two devices

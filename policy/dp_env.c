@@ -375,20 +375,21 @@ int dp_env_state_parse(const char *name, dp_env_state *s)
 
 const char *dp_env_features_name(dp_env_features fs)
 {
-    return fs == DP_ENV_FEATURES_ENGINE ? "engine" : "doppler";
+    return fs == DP_ENV_FEATURES_HINT ? "hint" : fs == DP_ENV_FEATURES_ENGINE ? "engine" : "doppler";
 }
 
 int dp_env_features_parse(const char *name, dp_env_features *fs)
 {
     if (name && strcmp(name, "doppler") == 0) *fs = DP_ENV_FEATURES_DOPPLER;
     else if (name && strcmp(name, "engine") == 0) *fs = DP_ENV_FEATURES_ENGINE;
+    else if (name && strcmp(name, "hint") == 0) *fs = DP_ENV_FEATURES_HINT;
     else return DP_EINVAL;
     return DP_OK;
 }
 
 int dp_env_n_features(dp_env_features fs)
 {
-    return fs == DP_ENV_FEATURES_ENGINE ? DP_ENV_MAX_DEVICE_FEATURES : DP_ENV_N_DEVICE_FEATURES;
+    return fs == DP_ENV_FEATURES_HINT ? 13 : fs == DP_ENV_FEATURES_ENGINE ? 12 : DP_ENV_N_DEVICE_FEATURES;
 }
 
 double dp_env_makespan(const dp_env *env)
@@ -730,7 +731,14 @@ void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, dou
 {
     const int F = dp_env_n_features(fs);
     doppler_features(env, v, feat, F);
-    if (fs == DP_ENV_FEATURES_ENGINE) engine_features(env, v, feat, F);
+    if (fs == DP_ENV_FEATURES_ENGINE || fs == DP_ENV_FEATURES_HINT) engine_features(env, v, feat, F);
+    if (fs == DP_ENV_FEATURES_HINT)
+        for (int d = 0; d < env->n_devices; d++) feat[(size_t)d * F + 12] = env->hint && env->hint[v] == d;
+}
+
+void dp_env_set_hint(dp_env *env, const int *hint)
+{
+    env->hint = hint;
 }
 
 int dp_env_get_n_ops(const dp_env *env) { return env->n_ops; }

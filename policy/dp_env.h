@@ -123,7 +123,9 @@ typedef enum {
 /* Which device features a PLC policy reads (dp_env_device_features_of). */
 typedef enum {
     DP_ENV_FEATURES_DOPPLER = 0, /* the authors' five */
-    DP_ENV_FEATURES_ENGINE = 1   /* those five and seven non-myopic ones (list below) */
+    DP_ENV_FEATURES_ENGINE = 1,  /* those five and seven non-myopic ones (list below) */
+    DP_ENV_FEATURES_HINT = 2     /* those twelve and the hint: the device a reference placement
+                                    (dp_env_set_hint) gives the op (column 12 below) */
 } dp_env_features;
 
 typedef struct dp_env_ranked dp_env_ranked;
@@ -170,6 +172,8 @@ typedef struct dp_env {
                                                         (the second half: the sort's) */
     int general_exact_max; /* DP_ENV_GENERAL_EXACT_MAX_OPS unless changed before dp_env_set_state
                               (tests lower it) */
+    const int *hint;       /* (n_ops) the reference placement of DP_ENV_FEATURES_HINT's column 12
+                              (dp_env_set_hint, borrowed), or NULL */
     dp_sim *surrogate;     /* general engine above DP_ENV_GENERAL_EXACT_MAX_OPS ops: the
                               DOPPLER-compatible engine on the same cost tables, whose fast path
                               keeps the state (owned); NULL otherwise */
@@ -305,6 +309,11 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
  *                  mean_comm(e) x (1 - share_d(w)), share_d(w) = edge_data of w's placed
  *                  in-edges from ops on d / of all its placed in-edges from ops other than v
  *                  (0 when w has none) (time)
+ * DP_ENV_FEATURES_HINT: those twelve, then
+ *   12 hint        1 when the reference placement of dp_env_set_hint puts v on d, else 0 (0 on
+ *                  every device while none is set): the policy can follow a placement made
+ *                  before the rollout (the trainer's is the best instant method's, dp_train.h)
+ *                  and learn where to leave it
  * r_d(v), v's input arrival on d, is the engine's in the engine state and the append estimate's
  * latest input arrival in the append state (est_ready of the placed ops likewise). Times are in
  * the cost model's unit, from the state's schedule. The DOPPLER PLC network z-scores every
@@ -312,13 +321,18 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
  * constant do not reach the network; only how devices differ does (with network.magnitude it
  * also reads each column centred over the devices in units of the graph's lower bound, which
  * keeps by how much). */
-#define DP_ENV_MAX_DEVICE_FEATURES 12
+#define DP_ENV_MAX_DEVICE_FEATURES 13
 int dp_env_n_features(dp_env_features fs);
 void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat);
 
-/* "doppler" / "engine", and the parse of those names (DP_OK or DP_EINVAL). */
+/* "doppler" / "engine" / "hint", and the parse of those names (DP_OK or DP_EINVAL). */
 const char *dp_env_features_name(dp_env_features fs);
 int dp_env_features_parse(const char *name, dp_env_features *fs);
+
+/* The reference placement read by DP_ENV_FEATURES_HINT's column 12: hint (n_ops devices in
+ * 0..n_devices-1, borrowed: it must outlive env or be replaced), or NULL for none. Kept across
+ * dp_env_reset. */
+void dp_env_set_hint(dp_env *env, const int *hint);
 
 /* The critical-path heuristic's choices (Kwok and Ahmad 1999, as DOPPLER's teacher):
  * SEL: the ready op of highest b-level, ties by lowest id in every ready order (O(ready) by id

@@ -40,6 +40,7 @@ static void bound_free(dp_train_bound *b)
     dp_env_free(b->env);
     free(b->topo_pos);
     free(b->sil_ms); free(b->sil_ops); free(b->sil_dev);
+    free(b->hint);
 }
 
 /* Make bd[i] the graph in hand: the per-graph fields of the one in hand go back to its record,
@@ -139,6 +140,24 @@ static int ensure_records(dp_train *tr, int n_ops, int n_dev)
     return DP_OK;
 }
 
+/* network.features "hint": b's graph's best instant placement (the best of round-robin, cp,
+ * HEFT, CPOP, PEFT and ETF under b's oracle, ties to the first: dp_search_start's "best-instant",
+ * one simulation each, counted in tr->sims) into b->hint, which b's environment reads */
+static int bind_hint(dp_train *tr, dp_train_bound *b, dp_error *err)
+{
+    if (!(b->hint = dp_alloc_malloc_n((size_t)b->n, sizeof(int))))
+        return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the hint placement", b->g->name);
+    dp_search_anneal_config sc;
+    dp_search_anneal_config_init(&sc);
+    snprintf(sc.init, sizeof sc.init, "best-instant");
+    long spent = 0;
+    const int rc = dp_search_start(b->g, b->c, &b->oracle, &sc, tr->cfg.seed, b->hint, &spent, err);
+    if (rc != DP_OK) return rc;
+    tr->sims += spent;
+    dp_env_set_hint(b->env, b->hint);
+    return DP_OK;
+}
+
 /* Bind g to the trainer: its agent (bd[0]'s allocates the model, later ones share it), its
  * environment in the configured state on its oracle's engine. */
 static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, int validation,
@@ -170,6 +189,8 @@ static int bind_graph(dp_train *tr, const dp_graph *g, const dp_cost *c, const d
         dp_error_prefix(err, "config \"state\": \"engine\" needs the simulator's oracle (dp_engine_oracle)");
         rc = DP_EINVAL;
     }
+    if (rc == DP_OK && tr->cfg.method == DP_AGENT_DOPPLER && tr->cfg.arch.device_features == DP_ENV_FEATURES_HINT)
+        rc = bind_hint(tr, b, err);
     if (rc == DP_OK && !(b->topo_pos = dp_alloc_malloc_n((size_t)b->n + 1, sizeof(int))))
         rc = dp_error_set(err, DP_ENOMEM, "out of memory for the trainer");
     if (rc == DP_OK) {
@@ -411,6 +432,11 @@ static void heuristic_devices(dp_train *tr, int t, int v)
     const int D = tr->D;
     unsigned char *mark = tr->plc_mark + (size_t)t * D;
     const dp_doppler *dd = dp_agent_doppler(tr->ag);
+    if (dd && dd->a.device_features == DP_ENV_FEATURES_HINT) {
+        /* the hint's device (column 12): the best instant placement's */
+        for (int k = 0; k < D; k++) mark[k] = dd->devfeat[(size_t)k * dd->FE + 12] != 0;
+        return;
+    }
     if (!dd) {
         dp_env_cp_place_all(tr->env, v, mark);
         return;

@@ -138,7 +138,14 @@ typedef struct dp_train_config {
                               oracle). The PLC teacher of Stage I is the earliest estimated start
                               under this state. With arch.device_features (JSON
                               "network.features": "doppler" | "engine") it selects this
-                              project's method: both "engine" (bench/doppler-engine.json) */
+                              project's method: both "engine" (bench/doppler-engine.json).
+                              "network.features": "hint" adds the device each op has in the
+                              graph's best instant placement (made when the graph is bound:
+                              the best of the six instant methods under its oracle, six
+                              simulations counted; dp_env.h column 12), and the PLC's Stage I
+                              target is that device instead of the earliest start, so that
+                              after Stage I the greedy policy places as the best instant method
+                              and the later stages learn where to leave it (issue 29) */
     /* Demonstrations (this project's; expert iteration, Anthony et al. 2017, "Thinking fast and
      * slow with deep learning and tree search"): JSON "demonstrations": {"method": "improve" |
      * "anneal" | "local", "budget": B, "checkpoint": FILE (improve's policy)}, or {"method":
@@ -164,7 +171,8 @@ typedef struct dp_train_config {
      * (default: the ready ops of highest b-level) or "etf" (the ready ops of earliest start over
      * the devices, ETF's key: feature 0 of the dynamic SEL is 0, dp_doppler.h; needs
      * network.sel_dynamic, refused otherwise). The PLC's target is the device of earliest start
-     * either way, and the printed SEL agreement is with the chosen teacher (issue 29). */
+     * either way (the hint's device with "network.features": "hint"), and the printed SEL
+     * agreement is with the chosen teacher (issue 29). */
     int sel_teacher_etf;
     char demo_method[16];
     long demo_budget;      /* B >= 7 (0 for best-instant) */

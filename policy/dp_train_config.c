@@ -75,8 +75,9 @@ static const dp_schema_key network_keys[] = {
     {"sel_dynamic", DP_SCHEMA_BOOL, TC(arch.sel_dynamic), 0, 0, NULL, 0, "false",
      "SEL adds per-step terms of each ready op's state (earliest start and finish, ...) to its static score (issue 29)",
      NULL, NULL, 0, NULL},
-    {"features", DP_SCHEMA_ENUM, TC(arch.device_features), 0, 0, "doppler|engine", 0, "doppler",
-     "the PLC's device features: the authors' five or this project's twelve", NULL, NULL, 0, NULL},
+    {"features", DP_SCHEMA_ENUM, TC(arch.device_features), 0, 0, "doppler|engine|hint", 0, "doppler",
+     "the PLC's device features: the authors' five, this project's twelve, or those and the best instant placement's device "
+     "(hint: each graph's best instant placement is made first, its simulations counted)", NULL, NULL, 0, NULL},
     {0},
 };
 

@@ -32,6 +32,8 @@ typedef struct dp_train_bound {
     int sil_n, sil_cap;
     double *sil_ms;
     int *sil_ops, *sil_dev;
+    int *hint;              /* (n) network.features "hint": the graph's best instant placement, the
+                               PLC's column 12 and its Stage I target (NULL otherwise) */
 } dp_train_bound;
 
 struct dp_train {

@@ -11,6 +11,7 @@
 #include "dp_graph.h"
 #include "dp_hisim.h"
 #include "dp_machine.h"
+#include "dp_search.h"
 #include "dp_sim.h"
 #include "dp_test.h"
 #include "dp_train.h"
@@ -515,7 +516,7 @@ START_TEST(general_engine_surrogate)
     ck_assert_int_eq(dp_env_set_state(a, DP_ENV_STATE_ENGINE, eg, &err), DP_OK);
     ck_assert(!a->general && a->surrogate);
     ck_assert_int_eq(dp_env_set_state(b, DP_ENV_STATE_ENGINE, ef, &err), DP_OK);
-    const int D = c->n_devices, FE = DP_ENV_MAX_DEVICE_FEATURES;
+    const int D = c->n_devices, FE = dp_env_n_features(DP_ENV_FEATURES_ENGINE);
     double *fa = malloc((size_t)D * FE * sizeof *fa), *fb = malloc((size_t)D * FE * sizeof *fb);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 77);
@@ -701,8 +702,10 @@ START_TEST(engine_features)
     ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
     const int ops[] = {0, 3, 4}, devs[] = {0, 1, 0};
     for (int i = 0; i < 3; i++) ck_assert_int_eq(dp_env_step(env, ops[i], devs[i], &err), DP_OK);
-    enum { F = DP_ENV_MAX_DEVICE_FEATURES };
+    enum { F = 12, FH = DP_ENV_MAX_DEVICE_FEATURES };
     ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_ENGINE), F);
+    ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_HINT), FH);
+    ck_assert_int_eq(FH, F + 1);
     ck_assert_int_eq(dp_env_n_features(DP_ENV_FEATURES_DOPPLER), DP_ENV_N_DEVICE_FEATURES);
     double f[2 * F], f5[2 * DP_ENV_N_DEVICE_FEATURES], g5[2 * DP_ENV_N_DEVICE_FEATURES];
     /* a (after s on 0) on device 0 arrives at 1, before x (22): it overtakes x's 1 unit */
@@ -721,10 +724,30 @@ START_TEST(engine_features)
         ck_assert_msg(f[k] == want0[k], "device 0 feature %d: %g, want %g", k, f[k], want0[k]);
         ck_assert_msg(f[F + k] == want1[k], "device 1 feature %d: %g, want %g", k, f[F + k], want1[k]);
     }
+    /* the hint set: those twelve, then 1 on the device the hint gives the op (0 without one) */
+    double fh[2 * FH];
+    dp_env_device_features_of(env, DP_ENV_FEATURES_HINT, 2, fh);
+    for (int k = 0; k < F; k++) {
+        ck_assert_double_eq(fh[k], want0[k]);
+        ck_assert_double_eq(fh[FH + k], want1[k]);
+    }
+    ck_assert_double_eq(fh[F], 0);
+    ck_assert_double_eq(fh[FH + F], 0);
+    const int hint[] = {0, 0, 1, 1, 0};
+    ck_assert_int_eq(g->n_ops, 5);
+    dp_env_set_hint(env, hint);
+    dp_env_device_features_of(env, DP_ENV_FEATURES_HINT, 2, fh);
+    ck_assert_double_eq(fh[F], 0);
+    ck_assert_double_eq(fh[FH + F], 1);
+    ck_assert_double_eq(fh[FH + 4], want1[4]);
     /* the authors' set is the first five columns */
     dp_env_device_features_of(env, DP_ENV_FEATURES_DOPPLER, 2, f5);
     dp_env_device_features(env, 2, g5);
     for (int k = 0; k < 2 * DP_ENV_N_DEVICE_FEATURES; k++) ck_assert_double_eq(f5[k], g5[k]);
+    dp_env_reset(env); /* the hint stays */
+    dp_env_device_features_of(env, DP_ENV_FEATURES_HINT, 0, fh);
+    ck_assert_double_eq(fh[F], 1);
+    ck_assert_double_eq(fh[FH + F], 0);
     dp_env_free(env);
     dp_engine_free(e);
     dp_cost_free(c);
@@ -778,7 +801,7 @@ START_TEST(trainer_engine_state)
     ck_assert_ptr_null(other.engine);
     dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
     ck_assert_msg(tr != NULL, "%s", err.msg);
-    ck_assert_int_eq(dp_train_networks(tr)->FD, DP_ENV_MAX_DEVICE_FEATURES);
+    ck_assert_int_eq(dp_train_networks(tr)->FD, dp_env_n_features(DP_ENV_FEATURES_ENGINE));
     ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 4, NULL, &err), DP_OK);
     int *a = malloc((size_t)g->n_ops * sizeof *a);
     double ms, sim, agree[2];
@@ -786,6 +809,57 @@ START_TEST(trainer_engine_state)
     ck_assert_int_eq(dp_oracle_cost(&o, a, &sim, &err), DP_OK);
     ck_assert_double_eq(ms, sim);
     free(a);
+    dp_train_free(tr);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
+/* network.features "hint": the trainer makes each graph's best instant placement first (its six
+ * simulations counted), the PLC reads it as column 12 and Stage I imitates it, so the greedy
+ * policy after Stage I places as the best instant method (every op on the hint's device). The
+ * test that held the wrong value: without the hint as Stage I's target (the critical-path
+ * teacher) the placement is cp's, not the best instant one. */
+START_TEST(trainer_hint_features)
+{
+    dp_train_config cfg;
+    dp_train_config_default(&cfg);
+    dp_error err;
+    ck_assert_int_eq(dp_train_config_from_json_text(&cfg, "{\"state\": \"engine\", \"network\": {\"features\": \"hint\", "
+                                                    "\"hidden\": 16, \"mlp_hidden\": 16, \"steps\": 2, \"edge_hidden\": 4}, "
+                                                    "\"stages\": {\"il\": {\"patience\": 0}}}", &err), DP_OK);
+    ck_assert_int_eq(cfg.arch.device_features, DP_ENV_FEATURES_HINT);
+    char *js = dp_train_config_to_json(&cfg);
+    ck_assert_ptr_nonnull(strstr(js, "\"features\": \"hint\""));
+    free(js);
+    dp_graph *g = random_dag(30, 2.0, 9);
+    dp_cost *c = dp_cost_graph(g, 3, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_oracle o = dp_engine_oracle(e);
+    /* the best instant placement, as the trainer makes it */
+    dp_search_anneal_config sc;
+    dp_search_anneal_config_init(&sc);
+    snprintf(sc.init, sizeof sc.init, "best-instant");
+    int *best = malloc((size_t)g->n_ops * sizeof *best), *a = malloc((size_t)g->n_ops * sizeof *a);
+    long spent = 0;
+    double best_ms, ms, sim, agree[2];
+    ck_assert_int_eq(dp_search_start(g, c, &o, &sc, cfg.seed, best, &spent, &err), DP_OK);
+    ck_assert_int_eq(spent, 6);
+    ck_assert_int_eq(dp_oracle_cost(&o, best, &best_ms, &err), DP_OK);
+    dp_train *tr = dp_train_alloc(g, c, &cfg, &o, &err);
+    ck_assert_msg(tr != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_train_networks(tr)->FD, 13); /* magnitude off: the 13 columns */
+    ck_assert_int_ge(dp_train_simulations(tr), 6);
+    ck_assert_int_eq(dp_train_run(tr, DP_TRAIN_STAGE_IL, 200, NULL, &err), DP_OK);
+    ck_assert_int_eq(dp_train_place(tr, 0, 1, a, &ms, agree, &err), DP_OK);
+    ck_assert_int_eq(dp_oracle_cost(&o, a, &sim, &err), DP_OK);
+    ck_assert_double_eq(ms, sim);
+    ck_assert_double_eq(agree[1], 1);
+    for (int v = 0; v < g->n_ops; v++) ck_assert_int_eq(a[v], best[v]);
+    ck_assert_double_eq(ms, best_ms);
+    free(a);
+    free(best);
     dp_train_free(tr);
     dp_engine_free(e);
     dp_cost_free(c);
@@ -838,6 +912,7 @@ int main(void)
     tcase_add_test(t, engine_features);
     tcase_add_test(t, cp_select_ties_by_key_and_foreign_costs);
     tcase_add_test(t, trainer_engine_state);
+    tcase_add_test(t, trainer_hint_features);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
