@@ -1305,8 +1305,14 @@ static int train_main(int argc, char **argv)
         }
         if (print_heuristics(g, cost, eng, &mach, assign, coarse0, penalised, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (last->agreement.steps > 0 && !jo) {
-            printf("agreement with the critical-path heuristic (SEL: the ready op of highest b-level; PLC: the device of\n"
-                   "earliest estimated start), steps where the heuristic ties between choices counted as disagreement:\n");
+            /* the teachers the run imitated (sel_teacher, network.features "hint": a review found
+             * the critical-path heuristic's named where the hint's device was counted) */
+            printf("agreement with the teachers (SEL: %s; PLC: %s), steps where the heuristic ties between choices "
+                   "counted as disagreement:\n",
+                   cfg.sel_teacher_etf ? "the ready ops of earliest start over the devices, ETF's" : "the ready op of highest b-level",
+                   cfg.method == DP_AGENT_DOPPLER && cfg.arch.device_features == DP_ENV_FEATURES_HINT
+                       ? "the device of the op in the best instant placement, the hint"
+                       : "the device of earliest estimated start");
             print_agreement(label, &last->agreement);
             print_agreement(dp_agent_name(cfg.method), &last->agreement_selected);
         }

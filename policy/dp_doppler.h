@@ -42,7 +42,8 @@
  *   edge feature         z-scored over the graph's edges
  *   b- and t-path sums   z-scored per column over the ops
  *   device features      z-scored per column over the devices at every step (the authors' five
- *                        and the engine set: times and one busy fraction, dp_env.h); with
+ *                        and the engine set: times and one busy fraction; the hint set: and a
+ *                        0/1 hint, dp_env.h); with
  *                        device_magnitude also centred and divided by the graph's lower bound
  *   device sums S        z-scored per column over the devices at every step
  * A column that is constant over the devices (e.g. any column on one device, or before any op
@@ -92,7 +93,7 @@ typedef struct dp_doppler_arch {
                             one op apart look like two far apart); 1: each column also enters
                             centred over the devices and divided by the graph's lower bound
                             (dp_cost_lower_bound; the engine set's busy fraction, column 9,
-                            centred only), which keeps the size of a difference in a unit of
+                            and the hint set's hint, column 12, centred only), which keeps the size of a difference in a unit of
                             the graph and still depends on no op or device count. Doubles the
                             "dev.w" block's inputs (FD = 2 x the feature set's count). */
     int sel_dynamic; /* 0 (the paper, default): SEL's scores are static per episode (above); 1:

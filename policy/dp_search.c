@@ -182,11 +182,20 @@ int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
     int *a = dp_alloc_malloc_n(n, sizeof(int));
     if (!a) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the start placement", g->source);
     double best = 0;
-    int rc = DP_OK, found = 0;
+    int rc = DP_OK, found = 0, over = 0;
     for (int i = 0; i < N_INSTANT; i++) {
         double ms;
         if ((rc = dp_place(INSTANT_METHODS[i], g, c, &po, a, NULL, NULL, err)) != DP_OK) break;
-        if ((rc = dp_oracle_cost(oracle, a, &ms, err)) != DP_OK) break;
+        rc = dp_oracle_cost(oracle, a, &ms, err);
+        if (rc == DP_ERANGE) {
+            /* a resource limit (memory capacity under the error policy): this method's placement
+             * is not a start; the others may be (the failed run is not counted, as
+             * dp_engine_simulations counts the runs that succeed) */
+            over++;
+            rc = DP_OK;
+            continue;
+        }
+        if (rc != DP_OK) break;
         if (sims) (*sims)++;
         if (!found || ms < best) {
             best = ms;
@@ -195,6 +204,11 @@ int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
         }
     }
     free(a);
+    if (rc == DP_OK && !found) {
+        /* err holds the last method's (ETF's) fault */
+        dp_error_prefix(err, "best-instant: the placements of all %d instant methods exceed a limit; ETF's", over);
+        rc = DP_ERANGE;
+    }
     return rc;
 }
 

@@ -118,9 +118,12 @@ int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
  *   temperatures are not checked);
  * dp_search_start: the start assignment (cfg->start, else method cfg->init with seed) into cur
  *   (n_ops); *sims (when not NULL) = the simulations spent choosing it (init "best-instant": one
- *   per instant method, the best kept, ties to the first; otherwise 0); the caller simulates the
- *   start itself, so a search spends 1 + *sims before its first move; DP_EINVAL for
- *   "best-instant" without an oracle, or an instant method's error;
+ *   per instant method, the best kept, ties to the first; a method whose simulation exceeds a
+ *   resource limit, DP_ERANGE (memory capacity under the error policy), is passed over (its
+ *   failed run not counted, as dp_engine_simulations counts the runs that succeed), and
+ *   DP_ERANGE is returned only when every method's does; otherwise 0);
+ *   the caller simulates the start itself, so a search spends 1 + *sims before its first move;
+ *   DP_EINVAL for "best-instant" without an oracle, or an instant method's error;
  * dp_search_propose: one move of the neighbourhood applied to cur (n ops, D devices): with
  *   probability cfg->swap_prob a swap of u and v (v >= 0, devices du and dv exchanged), else op u
  *   moved from du to another device (v = -1), drawn by cfg->proposal or uniformly; undo by

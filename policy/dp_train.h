@@ -143,9 +143,10 @@ typedef struct dp_train_config {
                               graph's best instant placement (made when the graph is bound:
                               the best of the six instant methods under its oracle, six
                               simulations counted; dp_env.h column 12), and the PLC's Stage I
-                              target is that device instead of the earliest start, so that
-                              after Stage I the greedy policy places as the best instant method
-                              and the later stages learn where to leave it (issue 29) */
+                              target is that device instead of the earliest start: once the
+                              imitation has converged (PLC agreement 100%) the greedy policy
+                              places as the best instant method, and the later stages are to
+                              learn where to leave it (issue 29; nothing enforces it). */
     /* Demonstrations (this project's; expert iteration, Anthony et al. 2017, "Thinking fast and
      * slow with deep learning and tree search"): JSON "demonstrations": {"method": "improve" |
      * "anneal" | "local", "budget": B, "checkpoint": FILE (improve's policy)}, or {"method":

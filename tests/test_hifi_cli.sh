@@ -171,5 +171,20 @@ expect_rc 0 "$DOPPLER" simulate --graph "$G" --assignment "$tmp/half-a.json" --t
 grep -q '"per-flow rate g1..g0' "$tmp/tm.json" || fail "half duplex: trace rate counter g1..g0"
 grep -q '"per-flow rate sw..\|"per-flow rate g0..sw' "$tmp/tm.json" && fail "half duplex: a rate counter names the wrong end"
 
+# best-instant (a search's start, and the "hint" of a DOPPLER checkpoint) passes over an instant
+# method whose placement exceeds the memory limit and takes the best of the others (CPOP's failed
+# it whole: a review of the twenty-third session); when all exceed, the error says so
+expect_rc 0 "$DOPPLER" graph gen ffnn --layers 3 --batch-blocks 2 --out "$tmp/ff.json"
+echo '{"init": "best-instant"}' > "$tmp/bi.json"
+expect_rc 1 "$DOPPLER" place --graph "$tmp/ff.json" --topology dgx1-v100 --method cpop --memory-limit 9e8
+grep -q "memory capacity exceeded" "$tmp/err" || fail "cpop over 9e8: $(cat "$tmp/err")"
+expect_rc 0 "$DOPPLER" place --graph "$tmp/ff.json" --topology dgx1-v100 --method anneal --budget 7 --config "$tmp/bi.json" --memory-limit 9e8 --json
+grep -q '"simulations":7' "$tmp/out" || fail "best-instant under 9e8 (its budget: five instant runs, the start's and a move): $(cut -c1-300 "$tmp/out")"
+rr=$("$DOPPLER" place --graph "$tmp/ff.json" --topology dgx1-v100 --method round-robin --memory-limit 9e8 --json | sed 's/.*"makespan":\([^,]*\),.*/\1/')
+ms=$(sed 's/.*"makespan":\([^,]*\),.*/\1/' "$tmp/out")
+[ "$ms" = "$rr" ] || fail "best-instant under 9e8: $ms, want round-robin's $rr (the best that fits)"
+expect_rc 1 "$DOPPLER" place --graph "$tmp/ff.json" --topology dgx1-v100 --method anneal --budget 7 --config "$tmp/bi.json" --memory-limit 1e8
+grep -q "best-instant: the placements of all 6 instant methods exceed a limit" "$tmp/err" || fail "best-instant under 1e8: $(cat "$tmp/err")"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"

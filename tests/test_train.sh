@@ -408,4 +408,15 @@ echo "a distribution of graphs trains on an 8-device topology (n_devices 8)"
     { cat "$tmp/err"; fail "train --coarsen 2"; }
 "$bin" train --method placeto --graph "$graph" --episodes 2 --init "$tmp/pc2.h5" > /dev/null 2> "$tmp/err" || { cat "$tmp/err"; fail "train --init"; }
 grep -q "doppler train: note: $tmp/pc2.h5 was trained on group graphs (.*); this training has " "$tmp/err" || fail "no note for --init: $(cat "$tmp/err")"
+# the closing agreement names the teachers the run imitated: the hint's device with
+# network.features "hint" (the critical-path heuristic's was named: a review)
+echo '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4, "features": "hint"}, "state": "engine"}' > "$tmp/hint.json"
+"$bin" train --graph "$graph" --config "$tmp/hint.json" --stage il --episodes 5 --checkpoint "$tmp/hint.h5" > "$tmp/out" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train with features hint"; }
+grep -q "^agreement with the teachers (SEL: the ready op of highest b-level; PLC: the device of the op in the best instant placement, the hint)" "$tmp/out" ||
+    fail "hint: agreement line: $(grep agreement "$tmp/out")"
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 5 --checkpoint "$tmp/nohint.h5" > "$tmp/out" 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "train"; }
+grep -q "^agreement with the teachers (SEL: the ready op of highest b-level; PLC: the device of earliest estimated start)" "$tmp/out" ||
+    fail "agreement line: $(grep agreement "$tmp/out")"
 exit 0
