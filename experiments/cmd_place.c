@@ -27,7 +27,8 @@ static double now_s(void)
 
 /* Progress of a learned method trained inside place (no --checkpoint), or of annealing and local
  * search (issue 33: a budget of 1e11 ran for hours without a word), on stderr, once it has run
- * 2 s ($DOPPLER_PROGRESS_AFTER seconds): a line rewritten on a terminal, otherwise a line every 5% of the episodes, as train does. */
+ * 2 s ($DOPPLER_PROGRESS_AFTER seconds): a line rewritten on a terminal, otherwise a line then, every 5% of the
+ * episodes or simulations (as train does) and at least every minute. */
 typedef struct train_progress_state {
     const char *method;
     int tty;
@@ -35,6 +36,7 @@ typedef struct train_progress_state {
     int last_pct;
     int shown;          /* a line was printed */
     double after_s;     /* seconds before the first line: 2, or $DOPPLER_PROGRESS_AFTER (tests) */
+    double last_t;      /* when the last line was printed (off a terminal) */
 } train_progress_state;
 
 static void train_progress(long done, long total, void *ctx)
@@ -48,6 +50,7 @@ static void train_progress(long done, long total, void *ctx)
         s->last_pct = pct;
         return;
     }
+    const int first = !s->shown;
     s->shown = 1;
     const double left = rate > 0 ? (total - done) / rate : 0;
     /* the learned methods report training episodes, the searches simulations */
@@ -58,7 +61,10 @@ static void train_progress(long done, long total, void *ctx)
         fprintf(stderr, "\rplace %s: %s%ld/%ld %s (%d%%), %.1f %s, about %.0f s left ", s->method, sims ? "" : "training ",
                 done, total, what, pct, rate, unit, left);
         if (done >= total) fputc('\n', stderr);
-    } else if (pct / 5 != s->last_pct / 5 || done >= total) {
+    } else if (first || pct / 5 != s->last_pct / 5 || done >= total || el - s->last_t >= 60) {
+        /* the first line once the job has run after_s, then every 5% and at least every minute
+         * (a budget of 1e11 ran silent for hours between its 5% lines: a review) */
+        s->last_t = el;
         if (sims)
             fprintf(stderr, "place %s: %ld/%ld simulations (%d%%), %.1f sim/s, about %.0f s left\n", s->method, done, total,
                     pct, rate, left);
@@ -108,7 +114,8 @@ static void place_usage(FILE *f, const char *cmd)
         dp_cli_help_option(f, "  --method M           ", methods);
     }
     fprintf(f, "%s"
-               "  --seed S             random seed (default 1)\n"
+               "  --seed S             random seed (default 1); the methods' generator (GSL's mt19937) takes it\n"
+               "                       modulo 2^32 and 0 as 4357, so those seeds give the same placement\n"
                "  --device D           the device for --method single (default 0)\n"
                "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies\n"
                "                       (doppler train)\n"
@@ -119,7 +126,8 @@ static void place_usage(FILE *f, const char *cmd)
                "                       whose policy proposes half the moves (the other half uniform)\n"
                "  --samples K          for --method doppler, placeto, gdp: best of greedy and K sampled placements\n"
                "                       (default: greedy);\n"
-               "                       random: the best of K random placements (random search, K simulations)\n"
+               "                       random: the best of K random placements (random search, K simulations;\n"
+               "                       K = 1, the default, is the plain random placement: no simulation)\n"
                "  --refine S           search at inference: anneal or local from the method's placement (a\n"
                "                       learned method's probabilities propose the moves); never worse;\n"
                "                       improve: the improvement search of the --proposals checkpoint's policy\n"
@@ -373,7 +381,7 @@ static int run_and_report(run_args *a)
     a->place.machine = &a->mach;
     int has_prio = 0;
     const char *after = getenv("DOPPLER_PROGRESS_AFTER");
-    train_progress_state tp = {a->method, isatty(2), now_s(), -1, 0, after && *after ? atof(after) : 2.0};
+    train_progress_state tp = {a->method, isatty(2), now_s(), -1, 0, after && *after ? atof(after) : 2.0, 0};
     a->place.progress = train_progress;
     a->place.progress_ctx = &tp;
     dp_coarse_report coarse;
@@ -489,7 +497,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_BUDGET:
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
-                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--budget: expected a positive integer, got '%s'", optarg));
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--budget: expected an integer from 1 to 1e15, got '%s'", optarg));
             a.place.budget = (long)u;
             break;
         case O_CONFIG: a.place.config = optarg; break;
@@ -510,7 +518,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_REFINE_BUDGET:
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
-                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: expected a positive integer, got '%s'", optarg));
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--refine-budget: expected an integer from 1 to 1e15, got '%s'", optarg));
             a.place.refine_budget = (long)u;
             break;
         case O_APPEND: a.place.list_append_only = 1; break;

@@ -899,7 +899,8 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
                 cur[u] = d;
             }
             double ms;
-            if ((rc = dp_engine_run_delta(inc, cur, INFINITY, &ms, NULL, err)) != DP_OK) goto done;
+            if ((rc = dp_search_move_over_limit(dp_engine_run_delta(inc, cur, INFINITY, &ms, NULL, err), &ms)) != DP_OK)
+                goto done;
             res->sims++;
             const int accepted = dp_search_accept(&cfg->anneal, annealing, T0, T1, k, Kr, ms - cur_ms, r);
             if (active && policy_move) { /* one REINFORCE sample: its exact reward, a running baseline */

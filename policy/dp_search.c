@@ -189,8 +189,8 @@ int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
         rc = dp_oracle_cost(oracle, a, &ms, err);
         if (rc == DP_ERANGE) {
             /* a resource limit (memory capacity under the error policy): this method's placement
-             * is not a start; the others may be (the failed run is not counted, as
-             * dp_engine_simulations counts the runs that succeed) */
+             * is not a start; the others may be (its run is counted, as the engine counts it) */
+            if (sims) (*sims)++;
             over++;
             rc = DP_OK;
             continue;
@@ -379,8 +379,9 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
          * makespan will (early rejection; the same decisions, issue 31) */
         const double T = annealing ? dp_search_temperature(cfg, T0, T1, k, K) : 0;
         const double bound = dp_search_accept_bound(annealing, T, cur_ms, r);
-        if ((rc = inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
-                      : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err)) != DP_OK)
+        if ((rc = dp_search_move_over_limit(inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
+                                                : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err),
+                                            &ms)) != DP_OK)
             goto done;
         res->sims++;
         double delta = ms - cur_ms;

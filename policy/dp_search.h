@@ -15,6 +15,7 @@
 #ifndef DP_SEARCH_H
 #define DP_SEARCH_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
@@ -98,7 +99,8 @@ typedef struct dp_search_result {
 
 /* Simulated annealing (Kirkpatrick, Gelatt and Vecchi 1983) over assignments: from the start
  * assignment, each step proposes a neighbour (move one op or swap two, chosen uniformly with a
- * GSL mt19937 generator seeded with `seed`), simulates it, and accepts it when it is no worse or
+ * GSL mt19937 generator seeded with `seed`, which takes it modulo 2^32 and 0 as 4357: those
+ * seeds are one stream), simulates it, and accepts it when it is no worse or
  * with probability exp(-(new - current) / T_k); the best assignment seen is kept and written to
  * `assignment` (n_ops). With one device the start is returned. Errors: the start method's, or
  * DP_EINVAL for a bad config (budget < 1, or below 7 with init "best-instant" and no start given,
@@ -119,9 +121,9 @@ int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
  * dp_search_start: the start assignment (cfg->start, else method cfg->init with seed) into cur
  *   (n_ops); *sims (when not NULL) = the simulations spent choosing it (init "best-instant": one
  *   per instant method, the best kept, ties to the first; a method whose simulation exceeds a
- *   resource limit, DP_ERANGE (memory capacity under the error policy), is passed over (its
- *   failed run not counted, as dp_engine_simulations counts the runs that succeed), and
- *   DP_ERANGE is returned only when every method's does; otherwise 0);
+ *   resource limit, DP_ERANGE (memory capacity under the error policy), is passed over (its run
+ *   counted, as dp_engine_simulations counts it), and DP_ERANGE is returned only when every
+ *   method's does; otherwise 0);
  *   the caller simulates the start itself, so a search spends 1 + *sims before its first move;
  *   DP_EINVAL for "best-instant" without an oracle, or an instant method's error;
  * dp_search_propose: one move of the neighbourhood applied to cur (n ops, D devices): with
@@ -150,6 +152,16 @@ int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
  *   log on the reject side); INFINITY when u is 0;
  * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
 int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err);
+/* A move's simulation that exceeded a resource limit (rc DP_ERANGE: memory capacity under the
+ * error policy) is a move of infinite cost, rejected, its simulation counted (the engine counts
+ * it); the search goes on from its current placement. Returns rc, DP_ERANGE made DP_OK with *ms
+ * INFINITY. */
+static inline int dp_search_move_over_limit(int rc, double *ms)
+{
+    if (rc != DP_ERANGE) return rc;
+    *ms = INFINITY;
+    return DP_OK;
+}
 int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *cur, long *sims, dp_error *err);
 void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,

@@ -111,7 +111,10 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
         dp_hisim_result r;
         rc = prefix ? dp_hisim_run_prefix(e->general, assignment, priority, &r, err)
                     : dp_hisim_run(e->general, assignment, priority, &r, err);
-        if (rc != DP_OK) return rc;
+        if (rc != DP_OK) {
+            if (rc == DP_ERANGE && !prefix) e->sims++; /* it ran, to the limit it exceeded */
+            return rc;
+        }
         *out = (dp_engine_schedule){
             .makespan = r.makespan, .cost = r.penalised_makespan, .n_devices = r.n_devices, .busy = r.busy,
             .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .xfer_start = r.xfer_start,
@@ -175,6 +178,7 @@ int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, dou
     int ex = 0, rc;
     if (e->fast) rc = dp_sim_run_bounded(e->fast, assignment, bound, cost, &ex, err);
     else rc = dp_hisim_run_bounded(e->general, assignment, e->priority_queue ? e->blevel : NULL, bound, cost, &ex, err);
+    if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded */
     if (rc != DP_OK) return rc;
     e->sims++;
     if (exceeded) *exceeded = ex;

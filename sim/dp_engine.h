@@ -204,7 +204,9 @@ uint64_t dp_engine_fingerprint(const dp_engine *e);
  * to e (its runs overwrite e's last schedule). */
 struct dp_sim *dp_engine_fast_sim(dp_engine *e);
 
-/* Simulations run so far (dp_engine_run calls that succeeded). */
+/* Simulations run so far: the runs that succeeded, and those stopped by a resource limit
+ * (DP_ERANGE: memory capacity under the error policy), which ran up to it; not the prefix runs
+ * (dp_engine_prefix_simulations). */
 long dp_engine_simulations(const dp_engine *e);
 /* Prefix simulations run so far (dp_engine_run_prefix calls that succeeded). */
 long dp_engine_prefix_simulations(const dp_engine *e);

@@ -45,6 +45,10 @@ for m in anneal local; do
     expect_rc 0 "place $m quietly" "$D" place --graph "$G" --method $m --budget 2000 --json
     [ ! -s "$tmp/err" ] && ok || bad "$m: a quick search printed progress: $(cat "$tmp/err")"
 done
+# off a terminal the first line comes once the search has run $DOPPLER_PROGRESS_AFTER, not at its
+# first 5% (a budget of 1e12 printed nothing for hours: a review of the twenty-third session)
+DOPPLER_PROGRESS_AFTER=0.2 timeout 2 "$top_builddir/doppler" place --graph "$G" --method anneal --budget 1000000000000 > /dev/null 2> "$tmp/err"
+grep -q "^place anneal: [0-9]*/1000000000000 simulations (0%), .* sim/s" "$tmp/err" && ok || { bad "anneal: no first progress line"; cat "$tmp/err"; }
 # a placement from a checkpoint trains nothing: no progress
 expect_rc 0 "train placeto" "$D" train --method placeto --graph "$G" --episodes 2 --checkpoint "$tmp/p.h5" --quiet
 DOPPLER_PROGRESS_AFTER=0 expect_rc 0 "place placeto from its checkpoint" "$D" place --graph "$G" --method placeto --checkpoint "$tmp/p.h5"
