@@ -743,9 +743,10 @@ void dp_doppler_plc_forward(dp_doppler *dd, const dp_env *env, int v, float *log
             double mean = 0;
             for (int k = 0; k < D; k++) mean += dd->devfeat[(size_t)k * FE + j];
             mean /= D;
-            /* columns 9 (a share) and 12 (the hint, 0 or 1) have no time unit */
-            const double unit = dd->a.device_features != DP_ENV_FEATURES_DOPPLER && (j == 9 || j == 12) ? 1.0
-                                                                                                    : dd->magnitude_unit;
+            /* columns 9 (a share) and the hint (0 or 1) have no time unit */
+            const double unit = dd->a.device_features != DP_ENV_FEATURES_DOPPLER && (j == 9 || j == DP_ENV_HINT_COLUMN)
+                                    ? 1.0
+                                    : dd->magnitude_unit;
             for (int k = 0; k < D; k++) {
                 DFz[(size_t)k * FD + j] = z[(size_t)k * FE + j];
                 DFz[(size_t)k * FD + FE + j] = (float)((dd->devfeat[(size_t)k * FE + j] - mean) / unit);

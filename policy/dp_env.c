@@ -389,7 +389,9 @@ int dp_env_features_parse(const char *name, dp_env_features *fs)
 
 int dp_env_n_features(dp_env_features fs)
 {
-    return fs == DP_ENV_FEATURES_HINT ? 13 : fs == DP_ENV_FEATURES_ENGINE ? 12 : DP_ENV_N_DEVICE_FEATURES;
+    return fs == DP_ENV_FEATURES_HINT     ? DP_ENV_MAX_DEVICE_FEATURES
+           : fs == DP_ENV_FEATURES_ENGINE ? DP_ENV_N_ENGINE_FEATURES
+                                          : DP_ENV_N_DEVICE_FEATURES;
 }
 
 double dp_env_makespan(const dp_env *env)
@@ -733,7 +735,7 @@ void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, dou
     doppler_features(env, v, feat, F);
     if (fs == DP_ENV_FEATURES_ENGINE || fs == DP_ENV_FEATURES_HINT) engine_features(env, v, feat, F);
     if (fs == DP_ENV_FEATURES_HINT)
-        for (int d = 0; d < env->n_devices; d++) feat[(size_t)d * F + 12] = env->hint && env->hint[v] == d;
+        for (int d = 0; d < env->n_devices; d++) feat[(size_t)d * F + DP_ENV_HINT_COLUMN] = env->hint && env->hint[v] == d;
 }
 
 void dp_env_set_hint(dp_env *env, const int *hint)

@@ -321,7 +321,9 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
  * constant do not reach the network; only how devices differ does (with network.magnitude it
  * also reads each column centred over the devices in units of the graph's lower bound, which
  * keeps by how much; columns 9 and 12, which have no time unit, centred only). */
-#define DP_ENV_MAX_DEVICE_FEATURES 13
+#define DP_ENV_N_ENGINE_FEATURES 12 /* DP_ENV_FEATURES_ENGINE's columns */
+#define DP_ENV_HINT_COLUMN 12       /* DP_ENV_FEATURES_HINT's hint, its last column */
+#define DP_ENV_MAX_DEVICE_FEATURES (DP_ENV_HINT_COLUMN + 1)
 int dp_env_n_features(dp_env_features fs);
 void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat);
 

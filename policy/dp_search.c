@@ -212,6 +212,15 @@ int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
     return rc;
 }
 
+int dp_search_best_instant(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, uint64_t seed, int *assignment,
+                           long *sims, dp_error *err)
+{
+    dp_search_anneal_config sc;
+    dp_search_anneal_config_init(&sc);
+    snprintf(sc.init, sizeof sc.init, "best-instant");
+    return dp_search_start(g, c, oracle, &sc, seed, assignment, sims, err);
+}
+
 /* One move of annealing's neighbourhood applied to cur (see dp_search.h). */
 void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u_out, int *v_out,
                        int *du_out, int *dv_out)

@@ -152,6 +152,13 @@ int dp_search_local(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
  *   log on the reject side); INFINITY when u is 0;
  * dp_search_trace_add: append a point to a trace (DP_OK or DP_ENOMEM). */
 int dp_search_check_config(const dp_search_anneal_config *cfg, int annealing, dp_error *err);
+/* The best instant placement into assignment (n_ops): dp_search_start with init "best-instant" and
+ * no start (the best under oracle of round-robin, cp, HEFT, CPOP, PEFT and ETF, ties to the
+ * first, a method over a resource limit passed over); *sims (may be NULL) its simulations.
+ * Errors as dp_search_start's. The trainer's reference, hint and demonstration use it. */
+int dp_search_best_instant(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, uint64_t seed, int *assignment,
+                           long *sims, dp_error *err);
+
 /* A move's simulation that exceeded a resource limit (rc DP_ERANGE: memory capacity under the
  * error policy) is a move of infinite cost, rejected, its simulation counted (the engine counts
  * it); the search goes on from its current placement. Returns rc, DP_ERANGE made DP_OK with *ms

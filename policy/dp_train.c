@@ -147,11 +147,8 @@ static int bind_hint(dp_train *tr, dp_train_bound *b, dp_error *err)
 {
     if (!(b->hint = dp_alloc_malloc_n((size_t)b->n, sizeof(int))))
         return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the hint placement", b->g->name);
-    dp_search_anneal_config sc;
-    dp_search_anneal_config_init(&sc);
-    snprintf(sc.init, sizeof sc.init, "best-instant");
     long spent = 0;
-    const int rc = dp_search_start(b->g, b->c, &b->oracle, &sc, tr->cfg.seed, b->hint, &spent, err);
+    const int rc = dp_search_best_instant(b->g, b->c, &b->oracle, tr->cfg.seed, b->hint, &spent, err);
     if (rc != DP_OK) return rc;
     tr->sims += spent;
     dp_env_set_hint(b->env, b->hint);
@@ -284,13 +281,10 @@ fail:
 static int reference_makespan(dp_train *tr, double *ms, dp_error *err)
 {
     if (tr->cfg.reference_best_instant) {
-        dp_search_anneal_config sc;
-        dp_search_anneal_config_init(&sc);
-        snprintf(sc.init, sizeof sc.init, "best-instant");
         int *a = dp_alloc_malloc_n(tr->n, sizeof(int));
         if (!a) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the reference placement", tr->g->name);
         long spent = 0;
-        int rc = dp_search_start(tr->g, tr->c, &tr->oracle, &sc, tr->cfg.seed, a, &spent, err);
+        int rc = dp_search_best_instant(tr->g, tr->c, &tr->oracle, tr->cfg.seed, a, &spent, err);
         if (rc == DP_OK) rc = dp_oracle_cost(&tr->oracle, a, ms, err);
         free(a);
         tr->sims += spent; /* the best one's cost is one of those */
@@ -433,8 +427,8 @@ static void heuristic_devices(dp_train *tr, int t, int v)
     unsigned char *mark = tr->plc_mark + (size_t)t * D;
     const dp_doppler *dd = dp_agent_doppler(tr->ag);
     if (dd && dd->a.device_features == DP_ENV_FEATURES_HINT) {
-        /* the hint's device (column 12): the best instant placement's */
-        for (int k = 0; k < D; k++) mark[k] = dd->devfeat[(size_t)k * dd->FE + 12] != 0;
+        /* the hint's device: the best instant placement's */
+        for (int k = 0; k < D; k++) mark[k] = dd->devfeat[(size_t)k * dd->FE + DP_ENV_HINT_COLUMN] != 0;
         return;
     }
     if (!dd) {

@@ -151,11 +151,8 @@ int dp_train_demo_seed(dp_train *tr, const dp_train_stage *st, dp_error *err)
         po.checkpoint = c->demo_checkpoint[0] ? c->demo_checkpoint : NULL;
         long spent = c->demo_budget;
         if (strcmp(c->demo_method, "best-instant") == 0) {
-            /* the best of the instant methods under the oracle (dp_search_start's "best-instant") */
-            dp_search_anneal_config sc;
-            dp_search_anneal_config_init(&sc);
-            snprintf(sc.init, sizeof sc.init, "best-instant");
-            rc = dp_search_start(tr->g, tr->c, &tr->oracle, &sc, po.seed, tr->forced_assign, &spent, err);
+            /* the best of the instant methods under the oracle */
+            rc = dp_search_best_instant(tr->g, tr->c, &tr->oracle, po.seed, tr->forced_assign, &spent, err);
         } else {
             rc = dp_place(c->demo_method, tr->g, tr->c, &po, tr->forced_assign, NULL, NULL, err);
         }
