@@ -493,7 +493,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             a.place.seed = u;
             break;
         case O_DEVICE:
-            if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device: expected a device id, got '%s'", optarg));
+            if (dp_cli_parse_int(optarg, 0, 4095, &a.place.device) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device: expected a device id 0..4095, got '%s'", optarg));
             break;
         case O_BUDGET:
             if (dp_cli_parse_u64(optarg, &u) != 0 || u < 1 || u > (unsigned long long)1e15)
@@ -509,7 +509,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             break;
         case O_PROPOSALS: a.place.proposals = optarg; break;
         case O_SAMPLES:
-            if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected a positive integer, got '%s'", optarg));
+            if (dp_cli_parse_int(optarg, 1, 1000000, &a.place.samples) != 0) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--samples: expected 1..1000000, got '%s'", optarg));
             break;
         case O_REFINE:
             if (strcmp(optarg, "anneal") != 0 && strcmp(optarg, "local") != 0 && strcmp(optarg, "improve") != 0)
@@ -524,7 +524,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_APPEND: a.place.list_append_only = 1; break;
         case O_COARSEN:
             if (dp_cli_parse_int(optarg, 1, 1 << 28, &a.coarsen) != 0)
-                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen: expected a positive integer (ops per group), got '%s'", optarg));
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--coarsen: expected 1..268435456 (ops per group), got '%s'", optarg));
             break;
         case O_COARSEN_RULE:
             if (dp_coarse_rule_parse(optarg, &a.coarsen_rule) != DP_OK)

@@ -170,7 +170,7 @@ int cmd_report(int argc, char **argv)
             if (dp_cli_parse_double(optarg, &tol) != 0 || !(tol >= 0)) { json_decref(where); return dp_cli_usage_error("report", "--tolerance: expected a non-negative number, got '%s'", optarg); }
             break;
         case O_WINDOW:
-            if (dp_cli_parse_int(optarg, 1, 1000000, &window) != 0) { json_decref(where); return dp_cli_usage_error("report", "--window: expected a positive integer, got '%s'", optarg); }
+            if (dp_cli_parse_int(optarg, 1, 1000000, &window) != 0) { json_decref(where); return dp_cli_usage_error("report", "--window: expected 1..1000000, got '%s'", optarg); }
             break;
         case 'h':
         case O_HELP: json_decref(where); report_usage(stdout); return 0;

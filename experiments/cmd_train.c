@@ -652,7 +652,7 @@ static int train_main(int argc, char **argv)
             break;
         case O_PIPE: pipeline = 1; break;
         case O_EPIS:
-            if (dp_cli_parse_int(optarg, 1, 1000000000L, &iv) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--episodes: expected a positive integer, got '%s'", optarg));
+            if (dp_cli_parse_int(optarg, 1, 1000000000L, &iv) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--episodes: expected 1..1000000000, got '%s'", optarg));
             episodes = iv;
             break;
         case O_SEED:
@@ -733,7 +733,7 @@ static int train_main(int argc, char **argv)
             break;
         case O_COARSEN:
             if (dp_cli_parse_int(optarg, 1, 1 << 28, &coarsen) != 0)
-                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen: expected a positive integer (ops per group), got '%s'", optarg));
+                return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--coarsen: expected 1..268435456 (ops per group), got '%s'", optarg));
             break;
         case O_COARSEN_RULE:
             if (dp_coarse_rule_parse(optarg, &coarsen_rule) != DP_OK)
@@ -1236,12 +1236,13 @@ static int train_main(int argc, char **argv)
                real.ctx.repeats);
     if (ckpt && jo) json_object_set_new(jo, "checkpoint", json_string(ckpt));
     const dp_train_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
-    /* --json: the final (model-selected) parameters' hash: the same command and seed give the
-     * same number on any machine of this kind (the products are the project's own, nn/dp_nn.h),
-     * and on any number of MPI ranks */
-    char hx[24];
-    unsigned long long h = dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET);
-    snprintf(hx, sizeof hx, "%016llx", dp_nn_params_checksum(dp_train_plc_params(tr), h));
+    /* --json: the hashes of the last stage's model-selected parameters (those `place` uses) and of
+     * its final ones: the same command and seed give the same numbers on any machine of this
+     * kind (the products are the project's own, nn/dp_nn.h), and on any number of MPI ranks.
+     * Until 2026-12-07 the man page called the first the final parameters' (a review) */
+    char hx[24], hxf[24];
+    snprintf(hx, sizeof hx, "%016llx", last->selected_fnv1a);
+    snprintf(hxf, sizeof hxf, "%016llx", last->final_fnv1a);
     const dp_coarse_problem *coarse0 = coarsen ? gs.coarse[0] : NULL;
     dp_engine_schedule ds;
     if (gs.n > 1) {
@@ -1256,6 +1257,7 @@ static int train_main(int argc, char **argv)
         const double ms1_plain = penalised ? ds.makespan : ms1;
         if (jo) {
             json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
+            json_object_set_new(jo, "parameters_final_fnv1a", json_string(hxf));
             json_object_set_new(jo, "makespan", dp_json_number(ms1_plain / g->time_scale));
             if (penalised) json_object_set_new(jo, "penalised_makespan", dp_json_number(ms1 / g->time_scale));
             json_object_set_new(jo, "makespan_units", json_string(g->time_unit));
@@ -1282,6 +1284,7 @@ static int train_main(int argc, char **argv)
         if (penalised && row_schedule(eng, assign, coarse0, &ds, &err) != DP_OK) { json_decref(jo); goto fail; }
         if (jo) {
             json_object_set_new(jo, "parameters_fnv1a", json_string(hx));
+            json_object_set_new(jo, "parameters_final_fnv1a", json_string(hxf));
             if (penalised) {
                 json_object_set_new(jo, "penalised_makespan_final", dp_json_number(last->final_greedy / sc));
                 json_object_set_new(jo, "makespan", dp_json_number(ds.makespan / sc));

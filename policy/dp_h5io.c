@@ -657,7 +657,8 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
               attr_write(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations) ||
               attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) ||
               attr_write(f, "stage_simulations0", H5T_NATIVE_INT64, &ck->stage_simulations0) ||
-              attr_write(f, "stale", H5T_NATIVE_INT64, &ck->stale) || attr_str(f, "rng_name", ck->rng_name);
+              attr_write(f, "stale", H5T_NATIVE_INT64, &ck->stale) ||
+              attr_write(f, "last_greedy", H5T_NATIVE_DOUBLE, &ck->last_greedy) || attr_str(f, "rng_name", ck->rng_name);
     /* the makespans in the unit every command prints, beside the raw ones */
     if (!bad && ck->time_scale > 0) {
         const double sc = ck->time_scale, bm = ck->best_makespan / sc;
@@ -928,6 +929,11 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
     ck->stale = 0;
     if (H5Aexists(f, "stale") > 0 && attr_read(f, "stale", H5T_NATIVE_INT64, &ck->stale)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute stale cannot be read", path);
+        goto out;
+    }
+    ck->last_greedy = NAN;
+    if (H5Aexists(f, "last_greedy") > 0 && attr_read(f, "last_greedy", H5T_NATIVE_DOUBLE, &ck->last_greedy)) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute last_greedy cannot be read", path);
         goto out;
     }
     if ((H5Aexists(f, "traj_evaluations") > 0 && attr_read(f, "traj_evaluations", H5T_NATIVE_INT64, &ck->traj_evaluations)) ||

@@ -44,7 +44,10 @@
  *       running_count (int64), best_makespan (double, raw unit), traj_episodes, traj_steps,
  *       traj_evaluations (int64; absent before version 2 of the trajectory), simulations (int64,
  *       oracle calls of the run so far; absent in older files), stage_simulations0 (int64, those
- *       calls when the current stage began; absent in older files), rng_name (string); when written
+ *       calls when the current stage began; absent in older files), last_greedy (double, the
+ *       latest greedy makespan the progress lines show: model selection's last evaluation or
+ *       the batch's greedy baseline, raw unit or a mean ratio; absent in older files),
+ *       rng_name (string); when written
  *       with a time_scale: time_unit (string, the printed unit), time_scale (double: printed =
  *       raw / time_scale), best_makespan_printed and best_greedy_printed (double, printed unit)
  *   /rng_state        uint8 (the GSL generator's state bytes: gsl_rng_state / gsl_rng_size)
@@ -214,6 +217,9 @@ typedef struct dp_h5io_ckpt {
                                * has none */
     int64_t stale;            /* model-selection evaluations in a row without improvement (a stage's
                                  patience); read: 0 when the file has none */
+    double last_greedy;       /* the latest greedy makespan (dp_runtime_select.last_score); read: NAN
+                                 when the file has none (a resumed run's progress lines showed 0
+                                 until its next evaluation: a review) */
     /* the self-imitation buffer (dp_train.h: sil_k best placements, as step sequences): sil_n
      * placements, their makespans (sil_n) and their ops and devices step by step (sil_n x n_ops);
      * write: the caller's arrays (sil_n 0: none written); read (same_graph only): malloc'd here

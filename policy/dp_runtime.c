@@ -187,6 +187,7 @@ void dp_runtime_ckpt_put(dp_h5io_ckpt *ck, gsl_rng *r, const dp_runtime_select *
     ck->sel_best = s->best[0];
     ck->plc_best = s->best[1];
     ck->stale = s->stale;
+    ck->last_greedy = s->last_score;
     ck->traj_episodes = t->file_ep;
     ck->traj_steps = t->file_st;
     ck->traj_evaluations = t->file_ev;
@@ -216,6 +217,7 @@ int dp_runtime_ckpt_take(const char *path, const dp_h5io_ckpt *ck, int resume, g
         return dp_error_set(err, DP_EINVAL, "%s: generator %s, expected %s", path, ck->rng_name, gsl_rng_name(r));
     memcpy(gsl_rng_state(r), ck->rng_state, gsl_rng_size(r));
     s->stale = (int)ck->stale;
+    if (!isnan(ck->last_greedy)) s->last_score = ck->last_greedy;
     t->file_ep = (long)ck->traj_episodes;
     t->file_st = (long)ck->traj_steps;
     t->file_ev = (long)ck->traj_evaluations;

@@ -91,7 +91,8 @@ char *dp_runtime_trained_on(int n, const dp_graph *const *g, const dp_cost *cons
 int dp_runtime_resume_check(const char *path, const char *mine, int required, dp_error *err);
 /* What the runtime keeps, into ck for writing (dp_h5io_ckpt_write): the generator's name and
  * state (pointing into r), model selection (has_best, best_greedy, the best parameters as
- * sel_best and plc_best, stale) and the trajectory file's row counts. */
+ * sel_best and plc_best, stale, the latest score as last_greedy) and the trajectory file's row
+ * counts. */
 void dp_runtime_ckpt_put(dp_h5io_ckpt *ck, gsl_rng *r, const dp_runtime_select *s, const dp_runtime_traj *t);
 /* Make ck ready for dp_h5io_ckpt_read: zeroed, the graph's size, same_graph, a buffer for r's
  * state and s's best-parameter buffers (the caller sets the rest: best_assignment, blocks, ...).

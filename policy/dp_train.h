@@ -413,6 +413,11 @@ typedef struct dp_train_pipeline_stage {
     long sims;               /* oracle calls the stage spent: training rollouts, evaluations and
                               * the placements above */
     double seconds;
+    /* FNV-1a of the final and of the model-selected parameters (SEL's blocks then PLC's,
+     * dp_nn_params_checksum from DP_NN_FNV_OFFSET; equal without model selection or when the
+     * final ones were the best): the same command and seed give the same numbers on any machine
+     * of this kind and any number of MPI ranks */
+    unsigned long long final_fnv1a, selected_fnv1a;
 } dp_train_pipeline_stage;
 
 typedef struct dp_train_pipeline_result {

@@ -499,6 +499,12 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
     return rc;
 }
 
+/* the trainer's current parameters' FNV-1a (dp_train_pipeline_stage) */
+static unsigned long long params_fnv1a(dp_train *tr)
+{
+    return dp_nn_params_checksum(dp_train_plc_params(tr), dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET));
+}
+
 int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int n_stages, int model_selection,
                         int samples, uint64_t seed, const dp_train_io *io, dp_train_pipeline_result *out, int *assignment,
                         dp_error *err)
@@ -511,6 +517,19 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
     int first = 0;
     for (int k = 0; k < n_stages; k++)
         if (stages[k] == tr->stage) first = k;
+    /* resumed in its last stage with more episodes done than asked: nothing would train, and the
+     * figures printed were the checkpoint's under the new count (a review; the improvement
+     * method's training refuses the same) */
+    if (first == n_stages - 1 && tr->stage == stages[first]) {
+        const long want = episodes && episodes[first] > 0 ? episodes[first] : tr->cfg.stage[stages[first]].episodes;
+        if (tr->episode > want) {
+            free(tmp);
+            return dp_error_set(err, DP_EINVAL, "%s: the run has done %ld episodes of stage %s, more than the %ld asked "
+                                "(--episodes): give at least %ld, or none for the run's own count",
+                                io && io->checkpoint ? io->checkpoint : "the checkpoint", tr->episode,
+                                dp_train_stage_name(stages[first]), want, tr->episode);
+        }
+    }
     for (int k = 0; k < n_stages; k++) {
         dp_train_pipeline_stage *r = &out->stage[k];
         r->stage = stages[k];
@@ -522,6 +541,7 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
         memset(&r->agreement_selected, 0, sizeof r->agreement_selected);
         r->sims = 0;
         r->seconds = 0;
+        r->final_fnv1a = r->selected_fnv1a = 0;
     }
     out->n_stages = n_stages;
     out->stopped = 0;
@@ -545,6 +565,7 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
         if (samples <= 0) dp_train_agreement_get(tr, &r->agreement); /* else the last sample's: none */
         r->agreement_selected = r->agreement;
         r->selected_greedy = r->final_greedy;
+        r->final_fnv1a = r->selected_fnv1a = params_fnv1a(tr);
         /* model selection: the next stage (and the result) start from the parameters whose greedy
          * placement was best at the stage's evaluations, as `doppler train --init` does */
         if (model_selection && dp_train_use_best(tr)) {
@@ -553,6 +574,7 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
             if ((rc = dp_train_place(tr, samples, seed, tmp, &r->selected_greedy, NULL, err)) != DP_OK) break;
             if (tr->multi) r->selected_greedy = g1;
             if (samples <= 0) dp_train_agreement_get(tr, &r->agreement_selected);
+            r->selected_fnv1a = params_fnv1a(tr);
         }
         /* the stage's whole count: a resumed stage began in an earlier process */
         r->sims = tr->sims - (k == first && tr->stage_sims0 < sims0 ? tr->stage_sims0 : sims0);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Train DOPPLER (Stage I, then Stage II from Stage I's checkpoint) on DOPPLER's graphs and print
-# the table of doc/doppler-results.md: graph, devices, critical path, greedy DOPPLER after I
-# (model-selected parameters, where Stage II starts), after II with the final parameters and with
+# the table of doc/doppler-results.md: graph, devices, critical path, greedy DOPPLER with Stage I's
+# final parameters and after I (model-selected parameters, where Stage II starts), after II with the final parameters and with
 # the model-selected ones, episodes, seconds of I and II. DOPPLER-compatible cost model;
 # makespans in DOPPLER units.
 # Usage: scripts/train-doppler-graphs.sh [GRAPH_DIR] [EPISODES_I] [EPISODES_II] [CONFIG] [OUTDIR] [GRAPHS...]
@@ -21,7 +21,7 @@ cfgopt=""
 [ -n "$cfg" ] && cfgopt="--config $cfg"
 tag=$(basename "${cfg:-default}" .json)
 now() { date +%s.%N; }
-printf '| graph | devices | critical path | after I | after II final | after II selected | episodes | seconds I + II |\n|---|---|---|---|---|---|---|---|\n'
+printf '| graph | devices | critical path | I final | after I | after II final | after II selected | episodes | seconds I + II |\n|---|---|---|---|---|---|---|---|---|\n'
 for gd in $graphs; do
     g=${gd%%:*}; d=${gd##*:}; name=${g%.txt}
     t0=$(now)
@@ -36,9 +36,10 @@ for gd in $graphs; do
         > "$out/$name-$tag-sim.out" 2> "$out/$name-$tag-sim.err"
     t2=$(now)
     cp=$(awk '$1 == "cp" {print $2}' "$out/$name-$tag-sim.out")
+    f1=$(awk '$1 == "doppler-final" {print $2}' "$out/$name-il.out")
     a1=$(awk '$1 == "doppler" {print $2}' "$out/$name-il.out")
     f2=$(awk '$1 == "doppler-final" {print $2}' "$out/$name-$tag-sim.out")
     a2=$(awk '$1 == "doppler" {print $2}' "$out/$name-$tag-sim.out")
-    printf '| %s | %s | %s | %s | %s | %s | %s + %s | %.0f + %.0f |\n' "$name" "$d" "$cp" "$a1" "$f2" "$a2" "$e1" "$e2" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s + %s | %.0f + %.0f |\n' "$name" "$d" "$cp" "$f1" "$a1" "$f2" "$a2" "$e1" "$e2" \
         "$(cat "$out/$name-il.seconds")" "$(echo "$t2 $t1" | awk '{print $1 - $2}')"
 done

@@ -125,6 +125,12 @@ done
 for m in exact local anneal; do
     expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m --budget 200
 done
+# an integer option past its range names the range (--samples 100000000 said "expected a positive
+# integer"; a review)
+expect_rc 2 "place --samples past its range" "$D" place --graph "$tmp/ex.in" --method cp --samples 100000000
+grep -q -- "--samples: expected 1..1000000, got '100000000'" "$tmp/err" && ok || bad "--samples: the range named: $(cat "$tmp/err")"
+expect_rc 2 "train --episodes past its range" "$D" train --graph "$tmp/ex.in" --episodes 2000000000
+grep -q -- "--episodes: expected 1..1000000000" "$tmp/err" && ok || bad "--episodes: the range named: $(cat "$tmp/err")"
 # place --help lists each method's options from the table
 "$D" place --help | grep -q '^  doppler  *--checkpoint (required) --samples$' && ok || bad "help: doppler's options from the table"
 "$D" place --help | grep -q '^  anneal  *--budget --config --proposals$' && ok || bad "help: anneal's options from the table"

@@ -210,6 +210,20 @@ EOF
 grep -q '"makespan"' "$tmp/more.out" || fail "the resumed run's result: $(cat "$tmp/more.out")"
 [ "$(h5dump -a /episode "$tmp/more.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')" = 12 ] ||
     fail "the resumed run did not reach episode 12: $(h5dump -a /episode "$tmp/more.h5" 2>&1 | tail -3)"
+# resumed with fewer --episodes than it has done: refused, the checkpoint untouched (it trained
+# nothing, exit 0, and printed the checkpoint's figures under the new count; a review)
+cp "$tmp/more.h5" "$tmp/more0.h5"
+rc=0; "$bin" train --graph "$graph" --stage sim --episodes 4 --checkpoint "$tmp/more.h5" --resume --quiet > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -ne 0 ] && grep -q 'has done 12 episodes of stage sim, more than the 4 asked' "$tmp/err" ||
+    { cat "$tmp/err"; fail "resumed with fewer episodes than done: exit $rc"; }
+cmp -s "$tmp/more.h5" "$tmp/more0.h5" || fail "a resume refused for its episode count changed the checkpoint"
+# the progress lines of a resumed run show the latest greedy makespan, the checkpoint's (they said
+# "greedy 0" until the next evaluation; a review)
+cp "$tmp/more.h5" "$tmp/more16.h5"
+"$bin" train --graph "$graph" --stage sim --episodes 16 --checkpoint "$tmp/more16.h5" --resume > /dev/null 2> "$tmp/err" ||
+    { cat "$tmp/err"; fail "a finished 12-episode run resumed to 16"; }
+g13=$(sed -n 's/^train sim: episode 13\/16 .* greedy \([^ ]*\) .*/\1/p' "$tmp/err")
+[ -n "$g13" ] && awk -v g="$g13" 'BEGIN { exit !(g + 0 > 0) }' || { cat "$tmp/err"; fail "resumed run's progress: greedy '$g13'"; }
 # a resumed run continues with the checkpoint's config: another seed or config value is refused
 # by name, exit 2, the checkpoint untouched (until 2026-12-06 both were used silently)
 # --episodes is recorded in the checkpoint's config: resumed without it, the finished 12-episode
@@ -351,7 +365,7 @@ grep -q 'demonstrations.*not made' "$tmp/err" || { cat "$tmp/err"; fail "stage i
 # Reproducible training (issue 29, item 6): the same command and seed end with the same
 # parameters on any machine of this kind, whatever BLAS kernel the CPU would pick
 # (OPENBLAS_CORETYPE), since the policies' products are the project's own (nn/dp_nn.h
-# dp_nn_gemm, no FMA). The hashes below are of the final parameters after 6 + 6 episodes
+# dp_nn_gemm, no FMA). The hashes below are of the model-selected parameters after 6 + 6 episodes
 # (train --json "parameters_fnv1a"); a change of the training arithmetic changes them, and then
 # they are updated here with the reason in the commit. Under OpenBLAS the Haswell and Prescott
 # kernels gave different checkpoints for the same command.
@@ -363,14 +377,27 @@ for spec in "doppler - f0af592627b1ff06" "doppler authors ea032ec88eddff8b" "pla
     set -- $spec
     copt=""; [ "$2" = - ] || copt="--config $tmp/$2.json"
     pipe=""; [ "$1" = doppler ] && pipe="--pipeline"
+    hf0=""
     for kernel in Haswell Prescott; do
         rm -f "$tmp/repro.h5"
         # shellcheck disable=SC2086
-        h=$(OPENBLAS_CORETYPE=$kernel "$bin" train --graph "$small" --method "$1" $copt $pipe --seed 1 --episodes 6 \
-            --checkpoint "$tmp/repro.h5" --json --quiet | sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p')
+        OPENBLAS_CORETYPE=$kernel "$bin" train --graph "$small" --method "$1" $copt $pipe --seed 1 --episodes 6 \
+            --checkpoint "$tmp/repro.h5" --json --quiet > "$tmp/repro.json"
+        h=$(sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$tmp/repro.json")
         [ "$h" = "$3" ] || fail "train $1 ($2) under $kernel: parameters hash $h, expected $3"
+        # the final parameters' hash beside it (the first is the model-selected ones', which `place`
+        # uses; the man page called it the final ones' until 2026-12-07): the same under both kernels
+        hf=$(sed -n 's/.*"parameters_final_fnv1a":"\([0-9a-f]\{16\}\)".*/\1/p' "$tmp/repro.json")
+        [ -n "$hf" ] && [ "${hf0:-$hf}" = "$hf" ] || fail "train $1 ($2) under $kernel: final parameters hash '$hf' (before: '$hf0')"
+        hf0=$hf
     done
 done
+# a run whose model selection kept earlier parameters (seed 1, 30 episodes: the selected and final
+# makespans are equal, the parameters are not) prints two different hashes
+"$bin" train --graph "$small" --pipeline --seed 1 --episodes 30 --checkpoint "$tmp/repro.h5" --force --json --quiet > "$tmp/repro.json"
+hs=$(sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$tmp/repro.json")
+hf=$(sed -n 's/.*"parameters_final_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$tmp/repro.json")
+[ -n "$hs" ] && [ -n "$hf" ] && [ "$hs" != "$hf" ] || fail "model-selected and final parameters' hashes '$hs' '$hf' (expected two)"
 # Honest online cost (issue 29): a greedy placement with the exact engine state also runs
 # partial (prefix) simulations while it places; place reports them beside its one simulation,
 # at least one per op; the authors' append state runs none and reports none
