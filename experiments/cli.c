@@ -241,7 +241,7 @@ const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap)
     return buf;
 }
 
-int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv)
+int dp_cli_option_error(const char *cmd, const char *optstring, const struct option *longopts, char *const *argv)
 {
     const char *arg = optind > 0 ? argv[optind - 1] : "?";
     int missing = 0;
@@ -253,6 +253,22 @@ int dp_cli_option_error(const char *cmd, const char *optstring, char *const *arg
         }
     }
     if (missing) return dp_cli_usage_error(cmd, "option '%s' needs a value", arg);
+    if (strncmp(arg, "--", 2) == 0 && arg[2] && longopts) {
+        /* a prefix of several options (getopt_long says '?' for it as for an unknown one; it was
+         * called unknown: a review) */
+        const char *name = arg + 2, *eq = strchr(name, '=');
+        const size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        char names[512];
+        size_t at = 0;
+        int n = 0;
+        for (const struct option *o = longopts; o->name; o++)
+            if (strncmp(o->name, name, len) == 0 && strlen(o->name) > len) {
+                if (at < sizeof names)
+                    at += (size_t)snprintf(names + at, sizeof names - at, "%s--%s", n ? ", " : "", o->name);
+                n++;
+            }
+        if (n > 1) return dp_cli_usage_error(cmd, "ambiguous option '%.*s' (%s)", (int)(len + 2), arg, names);
+    }
     return dp_cli_usage_error(cmd, "unknown option '%s'", arg);
 }
 

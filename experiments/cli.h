@@ -3,6 +3,7 @@
 #ifndef DP_CLI_H
 #define DP_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "dp_cost.h"
@@ -58,8 +59,10 @@ void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const cha
 
 /* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option
  * exists and its value is missing (optopt set: a long option, or a short one that optstring gives
- * an argument), else "unknown option '--x'". Returns DP_EXIT_USAGE. */
-int dp_cli_option_error(const char *cmd, const char *optstring, char *const *argv);
+ * an argument), "ambiguous option '--de' (--device, --devices)" when it is the prefix of several
+ * of longopts (the command's table, ended by a NULL name: getopt_long takes a prefix that names
+ * one option only), else "unknown option '--x'". Returns DP_EXIT_USAGE. */
+int dp_cli_option_error(const char *cmd, const char *optstring, const struct option *longopts, char *const *argv);
 
 /* Parse a whole string as an int / double / uint64 within [lo, hi]; 0 on success, -1 if not. */
 int dp_cli_parse_int(const char *s, long lo, long hi, int *out);

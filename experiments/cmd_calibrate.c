@@ -183,7 +183,7 @@ static int calibrate_profile(int argc, char **argv)
             break;
         case O_OUT: out = optarg; break;
         case 'h': case O_HELP: calibrate_usage(stdout); status = 0; goto done;
-        default: dp_cli_option_error(cmd, "h", argv); goto done;
+        default: dp_cli_option_error(cmd, "h", opts, argv); goto done;
         }
     }
     if (optind < argc) { dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]); goto done; }
@@ -327,7 +327,7 @@ static int calibrate_fit(int argc, char **argv)
         case 'r': report = optarg; break;
         case 'k': keep_failed = 1; break;
         case 'h': calibrate_usage(stdout); return 0;
-        default: return dp_cli_option_error(cmd, "h", argv);
+        default: return dp_cli_option_error(cmd, "h", opts, argv);
         }
     }
     if (optind != argc - 1) return dp_cli_usage_error(cmd, "expected one PROFILE.json");

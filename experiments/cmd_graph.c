@@ -62,7 +62,7 @@ static int graph_info(int argc, char **argv)
         switch (c) {
         case 'f': format = optarg; break;
         case 'h': graph_usage(stdout); return dp_cli_machine_done(&mach, 0);
-        default: return dp_cli_machine_done(&mach, dp_cli_option_error("graph info", "f:h", argv));
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error("graph info", "f:h", opts, argv));
         }
     }
     if (optind != argc - 1) return dp_cli_machine_done(&mach, dp_cli_usage_error("graph info", "expected one graph FILE"));
@@ -282,7 +282,7 @@ static int graph_convert(int argc, char **argv)
                    "  --devices N          devices of the assignment (default: largest id + 1)\n",
                    DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS);
             return 0;
-        default: return dp_cli_option_error("graph convert", "f:t:h", argv);
+        default: return dp_cli_option_error("graph convert", "f:t:h", opts, argv);
         }
     }
     if (out_opt ? optind != argc - 1 : optind != argc - 2)

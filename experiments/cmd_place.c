@@ -541,7 +541,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         case O_FMT_OUT: a.output_format = optarg; break;
         case O_JSON: a.output_format = "json"; break;
         case 'h': case O_HELP: place_usage(stdout, cmd); return dp_cli_machine_done(&a.mach, 0);
-        default: return dp_cli_machine_done(&a.mach, dp_cli_option_error(cmd, "h", argv));
+        default: return dp_cli_machine_done(&a.mach, dp_cli_option_error(cmd, "h", opts, argv));
         }
     }
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));

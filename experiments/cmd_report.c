@@ -174,7 +174,7 @@ int cmd_report(int argc, char **argv)
             break;
         case 'h':
         case O_HELP: json_decref(where); report_usage(stdout); return 0;
-        default: json_decref(where); return dp_cli_option_error("report", "h", argv);
+        default: json_decref(where); return dp_cli_option_error("report", "h", opts, argv);
         }
     }
     if (optind >= argc && !traj) { json_decref(where); return dp_cli_usage_error("report", "RESULTS.h5 is required"); }

@@ -140,7 +140,7 @@ static int sweep_main(int argc, char **argv, int mpi)
         case O_QUIET: o.progress = 0; break;
         case 'h':
         case O_HELP: sweep_usage(stdout); return 0;
-        default: return dp_cli_option_error("sweep", "hj:o:", argv);
+        default: return dp_cli_option_error("sweep", "hj:o:", opts, argv);
         }
     }
     if (optind >= argc) return dp_cli_usage_error("sweep", "CONFIG is required");

@@ -741,7 +741,7 @@ static int train_main(int argc, char **argv)
             coarsen_rule_set = 1;
             break;
         case 'h': case O_HELP: train_usage(stdout); return dp_cli_machine_done(&mach, 0);
-        default: return dp_cli_machine_done(&mach, dp_cli_option_error("train", "h", argv));
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error("train", "h", opts, argv));
         }
     }
     if ((coarsen || coarsen_rule_set) && improve)
@@ -985,7 +985,7 @@ static int train_main(int argc, char **argv)
     if (print_cfg) {
         ranks_print = 0;
         if (rank != 0) return dp_cli_machine_done(&mach, 0);
-        char *s = dp_train_config_to_json(&cfg);
+        char *s = dp_train_config_to_json_all(&cfg);
         print_config(s);
         free(s);
         return dp_cli_machine_done(&mach, 0);

@@ -358,7 +358,7 @@ int cmd_validate(int argc, char **argv)
             if (dp_cli_parse_int(optarg, -20, 19, &xo.nice) != 0) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--nice: expected -20..19, got '%s'", optarg));
             break;
         case 'h': case O_HELP: validate_usage(stdout); return dp_cli_machine_done(&mach, 0);
-        default: return dp_cli_machine_done(&mach, dp_cli_option_error(cmd, "h", argv));
+        default: return dp_cli_machine_done(&mach, dp_cli_option_error(cmd, "h", opts, argv));
         }
     }
     if (optind < argc) return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));

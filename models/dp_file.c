@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -373,6 +374,28 @@ int dp_file_write_atomic(const char *path, const void *data, size_t len, dp_erro
     return dp_file_atomic_commit(f, tmp, path, err);
 }
 
+/* DOPPLER_MEM_LIMIT's bytes into *v (0 when unset or empty): a positive number, then optionally
+ * K, M or G (powers of 1024) and optionally B or iB after it ("512M", "1.5GiB", "100KB"); 1 when
+ * it is anything else (its text then unused: "abc", "0", "-5", "10X", "nan") */
+static int env_mem_limit(double *v)
+{
+    *v = 0;
+    const char *env = getenv("DOPPLER_MEM_LIMIT");
+    if (!env || !*env) return 0;
+    char *end;
+    errno = 0;
+    double x = strtod(env, &end);
+    if (end == env || errno == ERANGE || !isfinite(x) || !(x > 0)) return 1;
+    if (*end == 'K' || *end == 'k') x *= 1024.0, end++;
+    else if (*end == 'M' || *end == 'm') x *= 1024.0 * 1024.0, end++;
+    else if (*end == 'G' || *end == 'g') x *= 1024.0 * 1024.0 * 1024.0, end++;
+    if (*end == 'i' && end[1] == 'B') end += 2;
+    else if (*end == 'B') end++;
+    if (*end) return 1;
+    *v = x;
+    return 0;
+}
+
 size_t dp_file_mem_limit(void)
 {
     double lim = 0;
@@ -396,23 +419,31 @@ size_t dp_file_mem_limit(void)
         lim = (double)rl.rlim_cur;
     if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (double)rl.rlim_cur < lim)
         lim = (double)rl.rlim_cur;
-    const char *env = getenv("DOPPLER_MEM_LIMIT");
-    if (env && *env) {
-        char *end;
-        double v = strtod(env, &end);
-        if (*end == 'K' || *end == 'k') v *= 1024.0;
-        else if (*end == 'M' || *end == 'm') v *= 1024.0 * 1024.0;
-        else if (*end == 'G' || *end == 'g') v *= 1024.0 * 1024.0 * 1024.0;
-        if (v > 0 && v < lim) lim = v;
-    }
+    double v;
+    if (env_mem_limit(&v) == 0 && v > 0 && v < lim) lim = v;
     return lim >= (double)SIZE_MAX ? SIZE_MAX : (size_t)lim;
+}
+
+/* bytes in the unit that shows them: B, KiB, MiB or GiB, 4 significant digits */
+static void fmt_bytes(char *buf, size_t n, double b)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB"};
+    int u = 0;
+    while (u < 3 && b >= 1024.0) b /= 1024.0, u++;
+    snprintf(buf, n, "%.4g %s", b, unit[u]);
 }
 
 int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err)
 {
+    double v;
+    if (env_mem_limit(&v))
+        return dp_error_set(err, DP_EINVAL, "DOPPLER_MEM_LIMIT: expected a positive number of bytes with an optional K, M or G "
+                            "suffix (powers of 1024), got '%s'", getenv("DOPPLER_MEM_LIMIT"));
     const double lim = (double)dp_file_mem_limit();
     if (!(bytes > lim)) return DP_OK;
-    return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %.1f MiB of memory, more than the %.1f MiB available "
-                        "(available memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, bytes / 1048576.0,
-                        lim / 1048576.0);
+    char need[32], have[32];
+    fmt_bytes(need, sizeof need, bytes);
+    fmt_bytes(have, sizeof have, lim);
+    return dp_error_set(err, DP_ENOMEM, "%s: %s needs about %s of memory, more than the %s available "
+                        "(available memory, ulimit or DOPPLER_MEM_LIMIT)", path, what, need, have);
 }

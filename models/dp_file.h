@@ -64,13 +64,17 @@ int dp_file_same_output(const char *a, const char *b);
 
 /* Memory this process may use, in bytes: physical memory, lowered to what the kernel reports
  * available now (MemAvailable), to RLIMIT_AS / RLIMIT_DATA and to the environment variable
- * DOPPLER_MEM_LIMIT (bytes; suffixes K, M, G) when set. */
+ * DOPPLER_MEM_LIMIT when set (a positive number of bytes, then optionally K, M or G, powers of
+ * 1024, and optionally B or iB: "512M", "1.5GiB"; a malformed value is not used here, and
+ * dp_file_mem_check refuses it). */
 size_t dp_file_mem_limit(void);
 
 /* Readers call this with an estimate of what an input will make them allocate, before they
  * allocate it, so that a hostile or mistaken count is refused with a message instead of ending
  * in the kernel's out-of-memory killer (Linux overcommits: malloc rarely fails). Returns DP_OK,
- * or DP_ENOMEM with "PATH: WHAT needs about N MiB of memory, more than the M MiB available". */
+ * DP_ENOMEM with "PATH: WHAT needs about N MiB of memory, more than the M KiB available" (each in
+ * the unit that shows it), or DP_EINVAL naming DOPPLER_MEM_LIMIT when its value is malformed
+ * ("abc", "0", "10X" were taken as no limit, without a word: a review). */
 int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err);
 
 

@@ -209,8 +209,16 @@ int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_erro
  * authors' defaults where doppler train had the project's: issue 28.) */
 int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp_error *err);
 /* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a
- * run records all of them). */
+ * run records all of them), as checkpoints record it: the keys added after checkpoints were
+ * first written ("reference", "sel_teacher", "network.sel_dynamic", "pipeline") and
+ * "demonstrations" only when they are not at their defaults, so that an older checkpoint's config
+ * compares equal. NULL when out of memory. */
 char *dp_train_config_to_json(const dp_train_config *c);
+/* The same with those keys at their defaults too ("demonstrations": null for none): every value
+ * in force (`doppler train --print-config`). Read back by dp_train_config_from_json_text it gives
+ * the same config. The reading directives "defaults" and the top-level "batch" are not values:
+ * their effect is in the values written. */
+char *dp_train_config_to_json_all(const dp_train_config *c);
 /* The config's objects and their tables (dp_schema.h): "" (the top level's plain keys), "adam",
  * "network", "placeto", "gdp", "stages.S"; the keys with rules across keys ("method", "defaults",
  * "seed", "batch", "demonstrations") are read by hand. Ended by name NULL. */

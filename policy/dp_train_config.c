@@ -90,7 +90,7 @@ static const dp_schema_key placeto_keys[] = {
 
 static const dp_schema_key gdp_keys[] = {
     {"hidden", DP_SCHEMA_INT, TC(gdp.hidden), 1, 4096, NULL, 0, "64", "width (a multiple of heads)", NULL, NULL, 0, NULL},
-    {"layers", DP_SCHEMA_INT, TC(gdp.layers), 0, 64, NULL, 0, "2", "attention layers", NULL, NULL, 0, NULL},
+    {"layers", DP_SCHEMA_INT, TC(gdp.layers), 0, 64, NULL, 0, "2", "GraphSAGE layers (the encoder; one attention block follows them)", NULL, NULL, 0, NULL},
     {"heads", DP_SCHEMA_INT, TC(gdp.heads), 1, 256, NULL, 0, "4", "attention heads", NULL, NULL, 0, NULL},
     {"mlp_hidden", DP_SCHEMA_INT, TC(gdp.mlp_hidden), 1, 4096, NULL, 0, "64", "hidden width of the policy MLP", NULL, NULL, 0, NULL},
     {"slope", DP_SCHEMA_FLOAT, TC(gdp.slope), 0, 1, NULL, 0, "0", "leaky ReLU slope", NULL, NULL, 0, NULL},
@@ -236,24 +236,26 @@ static json_t *section_json(const dp_schema_key *t, const void *base)
     return x;
 }
 
-char *dp_train_config_to_json(const dp_train_config *c)
+/* every: also the keys a checkpoint's config leaves out at their defaults (below) */
+static char *config_to_json(const dp_train_config *c, int every)
 {
     json_t *o = json_object();
     json_object_set_new(o, "method", json_string(dp_agent_name(c->method)));
     json_object_set_new(o, "seed", dp_json_seed(c->seed)); /* beyond 2^63-1 a string of its digits */
     dp_schema_to_json(top_keys, c, o, 1);
     /* "reference" came after checkpoints were written without it: its default is not written */
-    if (!c->reference_best_instant) json_object_del(o, "reference");
+    if (!every && !c->reference_best_instant) json_object_del(o, "reference");
     /* so did "sel_teacher" and "network.sel_dynamic" (issue 29): their defaults are not written
      * either, so a checkpoint's config is what it was */
-    if (!c->sel_teacher_etf) json_object_del(o, "sel_teacher");
+    if (!every && !c->sel_teacher_etf) json_object_del(o, "sel_teacher");
     /* and "pipeline" (a run's own, recorded since 2026-12-06) */
-    if (!c->pipeline) json_object_del(o, "pipeline");
+    if (!every && !c->pipeline) json_object_del(o, "pipeline");
     json_object_set_new(o, "adam", section_json(adam_keys, c));
     json_object_set_new(o, "network", section_json(network_keys, c));
-    if (!c->arch.sel_dynamic) json_object_del(json_object_get(o, "network"), "sel_dynamic");
+    if (!every && !c->arch.sel_dynamic) json_object_del(json_object_get(o, "network"), "sel_dynamic");
     json_object_set_new(o, "placeto", section_json(placeto_keys, c));
     json_object_set_new(o, "gdp", section_json(gdp_keys, c));
+    if (every && !c->demo_method[0]) json_object_set_new(o, "demonstrations", json_null()); /* none */
     if (c->demo_method[0]) {
         json_t *d = json_object();
         json_object_set_new(d, "method", json_string(c->demo_method));
@@ -272,6 +274,16 @@ char *dp_train_config_to_json(const dp_train_config *c)
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(o);
     return s;
+}
+
+char *dp_train_config_to_json(const dp_train_config *c)
+{
+    return config_to_json(c, 0);
+}
+
+char *dp_train_config_to_json_all(const dp_train_config *c)
+{
+    return config_to_json(c, 1);
 }
 
 /* "demonstrations": {"method", "budget", "checkpoint"} (dp_train.h); null or {} removes them */

@@ -125,6 +125,11 @@ done
 for m in exact local anneal; do
     expect_rc 0 "place $m" "$D" place --graph "$tmp/ex.in" --method $m --budget 200
 done
+# a prefix of several long options is ambiguous, not unknown (a review)
+expect_rc 2 "place --de 2" "$D" place --graph "$tmp/ex.in" --method cp --de 2
+grep -q -- "ambiguous option '--de' (--device, --devices)" "$tmp/err" && ok || bad "--de: $(cat "$tmp/err")"
+expect_rc 2 "place --zzz" "$D" place --graph "$tmp/ex.in" --method cp --zzz
+grep -q -- "unknown option '--zzz'" "$tmp/err" && ok || bad "--zzz: $(cat "$tmp/err")"
 # an integer option past its range names the range (--samples 100000000 said "expected a positive
 # integer"; a review)
 expect_rc 2 "place --samples past its range" "$D" place --graph "$tmp/ex.in" --method cp --samples 100000000
@@ -193,6 +198,15 @@ expect_rc 0 "help" "$D" --help
 awk 'length > 100 { exit 1 }' "$tmp/out" && ok || bad "doppler --help: lines over 100 columns"
 # --print-config writes reals as people do; simulate --json names a file assignment as such
 "$D" train --print-config | grep -q '"beta1": 0.9,' && ok || bad "--print-config prints beta1 as 0.9"
+# --print-config prints every value in force, those at their defaults too (reference, sel_teacher,
+# network.sel_dynamic, pipeline and demonstrations appeared only once set; a review), and read
+# back as a config it prints the same
+"$D" train --print-config > "$tmp/pc.json"
+for k in '"reference": "cp"' '"sel_teacher": "cp"' '"sel_dynamic": false' '"pipeline": false' '"demonstrations": null'; do
+    grep -q "$k" "$tmp/pc.json" && ok || bad "--print-config lacks $k"
+done
+"$D" train --print-config --config "$tmp/pc.json" > "$tmp/pc2.json" && cmp -s "$tmp/pc.json" "$tmp/pc2.json" && ok ||
+    bad "--print-config read back as a config prints another config"
 "$D" place --graph "$top_srcdir/tests/data/sweep-fork.json" --method cp --out "$tmp/a.json" > /dev/null
 expect_rc 0 "simulate --json" "$D" simulate --graph "$top_srcdir/tests/data/sweep-fork.json" --assignment "$tmp/a.json" --json
 grep -q "\"assignment\": *\"$tmp/a.json\"" "$tmp/out" && ! grep -q '"method"' "$tmp/out" && ok || bad "simulate --json: the assignment path under \"assignment\", no \"method\""
