@@ -35,11 +35,11 @@ for gd in $graphs; do
         --checkpoint "$out/$name-$tag-sim.h5" --trajectory "$out/$name-$tag-sim.traj.h5" \
         > "$out/$name-$tag-sim.out" 2> "$out/$name-$tag-sim.err"
     t2=$(now)
-    cp=$(awk '$1 == "cp" {print $2}' "$out/$name-$tag-sim.out")
-    f1=$(awk '$1 == "doppler-final" {print $2}' "$out/$name-il.out")
-    a1=$(awk '$1 == "doppler" {print $2}' "$out/$name-il.out")
-    f2=$(awk '$1 == "doppler-final" {print $2}' "$out/$name-$tag-sim.out")
-    a2=$(awk '$1 == "doppler" {print $2}' "$out/$name-$tag-sim.out")
+    cp=$(awk '$1 == "cp" {print $2; exit}' "$out/$name-$tag-sim.out")
+    f1=$(awk '$1 == "doppler-final" {print $2; exit}' "$out/$name-il.out")
+    a1=$(awk '$1 == "doppler" {print $2; exit}' "$out/$name-il.out")
+    f2=$(awk '$1 == "doppler-final" {print $2; exit}' "$out/$name-$tag-sim.out")
+    a2=$(awk '$1 == "doppler" {print $2; exit}' "$out/$name-$tag-sim.out")
     printf '| %s | %s | %s | %s | %s | %s | %s | %s + %s | %.0f + %.0f |\n' "$name" "$d" "$cp" "$f1" "$a1" "$f2" "$a2" "$e1" "$e2" \
         "$(cat "$out/$name-il.seconds")" "$(echo "$t2 $t1" | awk '{print $1 - $2}')"
 done
