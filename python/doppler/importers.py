@@ -75,7 +75,8 @@ _VIEW = {
     "unbind", "cat", "stack", "narrow", "slice", "select", "repeat", "type_as", "to", "float", "half", "double",
     "bfloat16", "clone", "detach", "alias", "_reshape_alias", "_to_copy", "copy", "copy_", "as_strided", "view_as",
     "new_zeros",
-    "new_ones", "new_empty", "zeros", "ones", "zeros_like", "ones_like", "empty", "empty_like", "full", "full_like",
+    "new_ones", "new_empty", "new_empty_strided", "empty_strided", "new_full", "zeros", "ones", "zeros_like",
+    "ones_like", "empty", "empty_like", "full", "full_like",
     "arange", "scalar_tensor", "lift_fresh_copy", "index_select", "gather", "embedding", "identity", "dropout_eval",
     "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice", "Gather", "Shape",
     "Constant", "Identity", "Expand", "Cast", "ConstantOfShape", "Range", "Tile", "Size", "GatherElements",
@@ -197,6 +198,10 @@ def _named_rule(name, ins, out_numel, args, kwargs):
         return _Rule("view", 0)
     if name in _ELEMENTWISE:
         return _Rule("elementwise", out_numel)
+    if name.endswith("_") and not name.endswith("__") and len(name) > 1:
+        # an in-place variant (aten's bernoulli_, silu_, hardswish_): its out-of-place form's rule
+        # (they were reported as without a rule: a review)
+        return _named_rule(name[:-1], ins, out_numel, args, kwargs)
     return _Rule("elementwise", out_numel, classified=False)
 
 
@@ -379,6 +384,11 @@ class TorchImport:
                 continue
             d, td = dev[node], tdev[dev[node]]
             tensor_inputs = [s for s in node.all_input_nodes if _is_tensor_node(s)]
+            if node.op == "call_function" and isinstance(node.kwargs.get("device"), torch.device):
+                # a value made on a device the trace recorded (make_fx's ones_like(..., device=cpu),
+                # the loss's seed of a training step): made on the op's device (a training step
+                # could run on no device but the CPU: a review)
+                node.kwargs = dict(node.kwargs, device=td)
             for src in tensor_inputs:
                 if src not in dev or dev[src] == d:
                     continue
@@ -456,7 +466,12 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
         raise TypeError("trace_torch: module must be a torch.nn.Module, got %s" % type(module).__name__)
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
+    # the trace runs the module on copies: an in-place op of the module changed the caller's
+    # tensors (a review); the placed module's inputs are another copy, as the caller gave them
     example_inputs = tuple(example_inputs)
+    pristine = tuple(x.detach().clone() if isinstance(x, torch.Tensor) else x for x in example_inputs)
+    example_inputs = tuple(x.detach().clone().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) else x
+                           for x in example_inputs)
     if optimizer not in ("sgd", "adam"):
         raise ValueError("trace_torch: optimizer must be \"sgd\" or \"adam\", got %r" % (optimizer,))
     if level not in (None, "module", "aten"):
@@ -465,13 +480,15 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
         raise ValueError("trace_torch: a training step is traced at the aten level (level=\"aten\" or None)")
     name = name or type(module).__name__
     gm = None
+    fx_error = None
     if not training and level != "aten":
         from torch.fx.passes.shape_prop import ShapeProp
         try:
             gm = torch.fx.symbolic_trace(module)
-        except Exception:  # torch.fx.proxy.TraceError, TypeError, ...: Python fx cannot follow
+        except Exception as e:  # torch.fx.proxy.TraceError, TypeError, ...: Python fx cannot follow
             if level == "module":
                 raise
+            fx_error = e
         if gm is not None:
             n_inputs = sum(1 for n in gm.graph.nodes if n.op == "placeholder")
             if len(example_inputs) > n_inputs:
@@ -492,9 +509,25 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
                 with torch.no_grad():
                     for b, c in saved:
                         b.copy_(c)
-            inputs, labels, roles = example_inputs, None, None
+            inputs, labels, roles = pristine, None, None
     if gm is None:
-        gm, inputs, labels, roles = _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
+        bad = [i for i, x in enumerate(example_inputs) if not isinstance(x, torch.Tensor)]
+        if bad:
+            # (it failed with "'int' object has no attribute 'detach'": a review)
+            raise TypeError("trace_torch: example input %d is a %s: %s takes tensors only (a training step, or the "
+                            "aten level where torch.fx.symbolic_trace cannot follow the module)" % (
+                                bad[0], type(example_inputs[bad[0]]).__name__, "make_fx"))
+        try:
+            gm, inputs, labels, roles = _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
+        except Exception as e:
+            if fx_error is None:
+                raise
+            # both tracers failed (data-dependent control flow): say what torch.fx said too (its
+            # error was swallowed, and make_fx's alone misled: a review)
+            raise RuntimeError("trace_torch: %s cannot be traced: torch.fx.symbolic_trace: %s; make_fx: %s" % (
+                type(module).__name__, fx_error, e)) from e
+        n_in = len(example_inputs)
+        inputs = tuple(inputs[:len(inputs) - n_in]) + pristine
     nodes, doc = _torch_doc(torch, gm, name, labels, roles, training)
     how = "make_fx (aten ops)" if labels is not None else "torch.fx.symbolic_trace"
     doc["source"] = "%s of %s, %s" % (how, type(module).__name__, "training step" if training else "forward")
@@ -514,6 +547,12 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
     pnames = [n for n, _ in module.named_parameters()]
     bnames = [n for n, _ in module.named_buffers()]
     pdict = dict(module.named_parameters())
+    # every path of each tensor: a weight tied to another module's (an embedding and its output
+    # layer) has one name in named_parameters() and two in the module; functional_call swaps the
+    # names it is given only, so the second use was the module's own tensor, a constant of the
+    # graph (no gradient through it, a wrong gradient, its bytes counted twice: a review)
+    ppaths = _all_paths(module, "_parameters")
+    bpaths = _all_paths(module, "_buffers")
     trained = [i for i, n in enumerate(pnames) if pdict[n].requires_grad] if training else []
     if training and not trained:
         raise ValueError("trace_torch: a training step needs a parameter that requires grad; %s has none%s" % (
@@ -531,16 +570,26 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
         ps, bs = flat[:np_], flat[np_:np_ + nb]
         st = flat[np_ + nb:np_ + nb + len(state)]
         xs = flat[np_ + nb + len(state):]
-        out = functional_call(module, dict(zip(pnames + bnames, list(ps) + list(bs))), tuple(xs))
+        by_id = {id(pdict[n]): p for n, p in zip(pnames, ps)}
+        by_id.update({id(b): x for (_, b), x in zip(module.named_buffers(), bs)})
+        swap = {path: by_id[id(t)] for path, t in ppaths + bpaths if id(t) in by_id}
+        out = functional_call(module, swap, tuple(xs))
         if not training:
             return out
         loss = loss_fn(out)
         ps = [ps[i] for i in trained]
-        grads = torch.autograd.grad(loss, ps)
+        # a parameter the loss does not use gets no gradient and no update, as torch.optim
+        # skips a parameter whose grad is None (autograd.grad refused the whole step: a review)
+        grads = torch.autograd.grad(loss, ps, allow_unused=True)
+        used = [i for i, g in enumerate(grads) if g is not None]
+        if not used:
+            raise ValueError("trace_torch: the loss depends on no parameter that requires grad")
+        ps, grads = [ps[i] for i in used], [grads[i] for i in used]
+        st = [st[i] for i in used] + [st[len(trained) + i] for i in used] if st else st
         if optimizer == "sgd":
             new = [p - lr * g for p, g in zip(ps, grads)]
             return (loss,) + tuple(grads) + tuple(new)
-        ms, vs = st[:len(trained)], st[len(trained):]
+        ms, vs = st[:len(ps)], st[len(ps):]
         m2 = [b1 * m + (1 - b1) * g for m, g in zip(ms, grads)]
         v2 = [b2 * v + (1 - b2) * g * g for v, g in zip(vs, grads)]
         new = [p - lr * m / (torch.sqrt(v) + eps) for p, m, v in zip(ps, m2, v2)]
@@ -563,6 +612,23 @@ def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr)
     # the trace's own copies of the parameters: the placed module runs on these
     inputs = tuple(t.detach() for t in flat)
     return gm, inputs, labels, roles
+
+
+def _all_paths(module, attr):
+    """Every (dotted path, tensor) of module's own and its submodules' parameters (attr
+    "_parameters") or buffers ("_buffers"), a tensor under each path it has (named_parameters()
+    lists a tied or shared one once)."""
+    out = []
+
+    def walk(m, prefix):
+        for n, t in getattr(m, attr).items():
+            if t is not None:
+                out.append((prefix + n, t))
+        for n, c in m._modules.items():
+            if c is not None:
+                walk(c, prefix + n + ".")
+    walk(module, "")
+    return out
 
 
 def _sum_of_outputs(out):
@@ -603,6 +669,17 @@ def _ancestors(nodes):
 
 def _torch_doc(torch, gm, name, labels, roles, training):
     ops, nodes, index, edges = [], [], {}, []
+    # make_fx records no metadata for a tensor attribute of the module that is neither parameter
+    # nor buffer (a graph constant): its shape and dtype from the tensor itself (it had 0 bytes,
+    # and a convolution reading it failed in its rule: a review)
+    from torch.fx.passes.shape_prop import _extract_tensor_metadata
+    for n in gm.graph.nodes:
+        if n.op == "get_attr" and "tensor_meta" not in n.meta:
+            attr = gm
+            for part in str(n.target).split("."):
+                attr = getattr(attr, part, None)
+            if isinstance(attr, torch.Tensor):
+                n.meta["tensor_meta"] = _extract_tensor_metadata(attr)
     unclassified = {}
     phase_of = {}
     if training:
@@ -700,7 +777,13 @@ def _torch_doc(torch, gm, name, labels, roles, training):
         ops.append(op)
         nodes.append(node)
         for src in node.all_input_nodes:
-            edges.append({"src": index[src], "dst": index[node], "bytes": ops[index[src]]["out_bytes"]})
+            b = ops[index[src]]["out_bytes"]
+            if node.target is operator.getitem and node.args and node.args[0] is src and len(_node_metas(src)) > 1:
+                # a getitem reads one tensor of its producer's several (split's parts,
+                # convolution_backward's gradients): that tensor's bytes, as the round trip
+                # copies (it carried the whole tuple: a review)
+                b = op["out_bytes"]
+            edges.append({"src": index[src], "dst": index[node], "bytes": b})
     return nodes, _doc(name, ops, edges, param_total, unclassified)
 
 
@@ -740,6 +823,11 @@ def onnx_to_doc(path, dims=None, name=None):
     ImportError (onnx missing: Debian python3-onnx)."""
     onnx = _need("onnx")
     dims = dict(dims or {})
+    for k, v in dims.items():
+        # (a size of -3 gave negative bytes, reported against a temporary file; 2.5 was cut to 2:
+        # a review)
+        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            raise ValueError("%s: dimension '%s': expected a positive integer size, got %r" % (path, k, v))
     try:
         model = onnx.load(path)
     except Exception as e:  # protobuf's DecodeError and friends
@@ -767,6 +855,8 @@ def onnx_to_doc(path, dims=None, name=None):
     import numpy as np
 
     def itemsize(elem_type):
+        if elem_type == onnx.TensorProto.BFLOAT16:
+            return 2  # onnx 1.12 maps it to numpy's float32, its storage type (4 bytes: a review)
         if to_np is not None:
             return np.dtype(to_np[elem_type]).itemsize
         return np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem_type)).itemsize
@@ -814,6 +904,8 @@ def onnx_to_doc(path, dims=None, name=None):
     for vi in graph.input:
         if vi.name in inits:
             continue
+        if "\0" in vi.name:
+            raise ValueError("%s: graph input %r: its name holds a NUL character" % (path, vi.name))
         s, isz = shape_of(vi.name, "graph input")
         op = {"name": unique(vi.name), "kind": "input", "op_type": "input", "flops": 0.0,
               "out_bytes": float(_prod(s) * isz)}
@@ -821,8 +913,33 @@ def onnx_to_doc(path, dims=None, name=None):
             op["shape"] = s
         producer[vi.name] = len(ops)
         ops.append(op)
+    def outer_inputs(node):
+        """The tensors a node's subgraphs (If's branches, Loop's and Scan's bodies) read from the
+        scopes around them: inputs of the node as much as its own (they made no edge: the node
+        could run before their producer; a review)."""
+        found = []
+
+        def walk(g, bound):
+            bound = set(bound) | {x.name for x in g.input} | {x.name for x in g.initializer}
+            for n in g.node:
+                for t in n.input:
+                    if t and t not in bound and t not in found:
+                        found.append(t)
+                for a in n.attribute:
+                    for sg in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                        walk(sg, bound)
+                bound |= {t for t in n.output if t}
+        for a in node.attribute:
+            for sg in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                walk(sg, ())
+        return [t for t in found if t not in node.input]
+
     for i, node in enumerate(graph.node):
         where = "node %d (%s %s)" % (i, node.op_type, node.name or "unnamed")
+        for text, what in ((node.name, "name"), (node.op_type, "op type")):
+            if "\0" in text:
+                # (written as \u0000, a file the JSON reader refuses: a review)
+                raise ValueError("%s: %s: its %s holds a NUL character" % (path, where, what))
         ins = [shape_of(t, where)[0] for t in node.input if t]
         outs = [shape_of(t, where) for t in node.output if t]
         out_numel = _prod(outs[0][0]) if outs else 0  # the first output's (values, not indices)
@@ -844,7 +961,7 @@ def onnx_to_doc(path, dims=None, name=None):
             param_total += pb
         me = len(ops)
         carried = {}
-        for t in node.input:
+        for t in list(node.input) + outer_inputs(node):
             if t in producer and producer[t] != me:
                 s, isz = shapes[t]
                 carried.setdefault(producer[t], {})[t] = _prod(s) * isz
@@ -929,7 +1046,14 @@ def _doc_graph(doc):
     os.close(fd)
     try:
         _write_json(doc, tmp)
-        return Graph.read(tmp, format="native")
+        try:
+            return Graph.read(tmp, format="native")
+        except Exception as e:
+            # the reader names the temporary file, deleted by then: name the import's source
+            # (a review)
+            if tmp in str(e.args[0] if e.args else ""):
+                e.args = (str(e.args[0]).replace(tmp, "the graph imported from %s" % doc.get("source", doc.get("name"))),) + e.args[1:]
+            raise
     finally:
         os.unlink(tmp)
 

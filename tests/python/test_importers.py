@@ -665,3 +665,151 @@ def test_import_command_dims_before_inference_and_existing_out(torch, tmp_path):
     dot.write_text("digraph g { a -> b; }\n")
     rc, _, err = run_cli("graph", "import", src, "--dim", "batch=3", "--out", dot, check=False)
     assert rc == 2 and "native JSON format" in err and dot.read_text() == "digraph g { a -> b; }\n"
+
+
+# ---- a review of the importers (2026-12-07): each case held the wrong value before ----
+
+def test_tied_weights_training_step(torch):
+    """An embedding tied to the output layer: one parameter input, the gradient through both uses
+    (functional_call swapped one name only: the second use was a constant, the gradient wrong and
+    the parameter's bytes counted twice)."""
+    class Tied(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = torch.nn.Embedding(10, 4)
+            self.o = torch.nn.Linear(4, 10, bias=False)
+            self.o.weight = self.e.weight
+
+        def forward(self, x):
+            return self.o(self.e(x))
+    m, x = Tied(), torch.tensor([[1, 2, 3]])
+    g = doppler.Graph.from_torch(m, x, training=True)
+    res = g.torch.graph_module(*g.torch.inputs)
+    want, = torch.autograd.grad(m(x).sum(), [m.e.weight])
+    assert torch.allclose(res[1], want)
+    assert g.torch.doc["memory"]["param_bytes"] == 160.0
+    assert not any(o["op_type"] == "get_attr" for o in g.torch.doc["ops"])
+    # the output layer's weight gradient: a 3 x 10 by 3 x 4 product, 2 * 10 * 4 * 3 FLOPs
+    assert any(o.get("phase") == "backward" and o["kind"] == "matmul" and o["flops"] == 240 for o in g.torch.doc["ops"])
+
+
+def test_tensor_constant_has_its_bytes(torch):
+    """A plain tensor attribute (no parameter, no buffer) under make_fx: its bytes (it had 0, and
+    a convolution reading one failed in its rule)."""
+    class C(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = torch.randn(64, 64)
+            self.w = torch.randn(4, 3, 3, 3)
+
+        def forward(self, x, y):
+            n, c = x.shape  # make_fx: symbolic_trace cannot unpack a shape
+            return x @ self.m, torch.nn.functional.conv2d(y, self.w)
+    g = doppler.Graph.from_torch(C(), (torch.randn(2, 64), torch.randn(1, 3, 8, 8)))
+    ops = g.torch.doc["ops"]
+    consts = [o for o in ops if o["op_type"] == "get_attr"]
+    assert sorted(o["out_bytes"] for o in consts) == [432.0, 16384.0]
+    conv = next(o for o in ops if "convolution" in o["op_type"])
+    assert conv["flops"] == 2 * 4 * 6 * 6 * 3 * 3 * 3
+
+
+def test_unused_parameter_and_inputs_left_alone(torch):
+    """A parameter the loss does not use: no gradient, no update (autograd.grad refused the whole
+    step); the caller's example inputs are not changed by an in-place op of the module."""
+    class U(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = torch.nn.Linear(4, 4)
+            self.unused = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            x.mul_(2)
+            return self.a(x)
+    x = torch.ones(2, 4)
+    for training in (False, True):
+        g = doppler.Graph.from_torch(U(), x, training=training)
+        assert float(x[0, 0]) == 1.0
+        if training:
+            names = [o["name"] for o in g.torch.doc["ops"]]
+            assert "param:unused.weight" in names
+            res = g.torch.graph_module(*g.torch.inputs)
+            assert len(res) == 1 + 2 + 2  # the loss, a's two gradients, a's two updates
+    with pytest.raises(TypeError, match="example input 1 is a int"):
+        doppler.Graph.from_torch(U(), (x, 3), training=True)
+
+
+def test_getitem_edge_carries_its_tensor(torch):
+    """split's four parts: each getitem's edge carries its part (it carried the whole tuple), as
+    the round trip copies."""
+    class S(torch.nn.Module):
+        def forward(self, x):
+            a, b, c, d = torch.split(x, 256, 1)
+            return a.relu(), b.relu(), c.relu(), d.relu()
+    g = doppler.Graph.from_torch(S(), torch.randn(1, 1024), level="aten")
+    doc = g.torch.doc
+    split = next(i for i, o in enumerate(doc["ops"]) if "split" in o["op_type"])
+    out = [e["bytes"] for e in doc["edges"] if e["src"] == split]
+    assert out == [1024.0] * 4
+
+
+def test_training_round_trip_on_another_device(torch):
+    """The loss's seed (make_fx's ones_like(..., device=cpu)) is made on its op's device: a
+    training step placed on the meta device runs (it failed: meta and cpu)."""
+    g = doppler.Graph.from_torch(torch.nn.Linear(4, 4), torch.randn(2, 4), training=True)
+    gm = g.torch.apply_placement([0] * g.n_ops, ["meta"])
+    out = gm(*g.torch.inputs)
+    assert all(t.device.type == "meta" for t in out)
+
+
+def test_inplace_variants_and_allocations_have_rules(torch):
+    """bernoulli_ (Dropout in a training step) takes bernoulli's rule, new_empty_strided is an
+    allocation (no FLOPs): neither is reported as without a rule."""
+    from doppler.importers import _named_rule
+    assert _named_rule("bernoulli_", [(4, 4)], 16, [], {}).classified
+    assert _named_rule("silu_", [(4, 4)], 16, [], {}).classified
+    r = _named_rule("new_empty_strided", [(4, 4)], 16, [], {})
+    assert r.classified and r.flops == 0
+
+
+def test_data_dependent_control_flow_names_both_tracers(torch):
+    class D(torch.nn.Module):
+        def forward(self, x):
+            if x.sum() > 0:
+                return x * 2
+            return x
+    with pytest.raises(RuntimeError, match="torch.fx.symbolic_trace: .*make_fx: "):
+        doppler.Graph.from_torch(D(), torch.randn(3))
+
+
+def test_onnx_bfloat16_subgraph_and_bad_dims(torch, tmp_path):
+    """bfloat16 is 2 bytes (4: numpy's storage type); an If's branches reading an outer tensor make
+    an edge from its producer (none: the If could run first); a bad dims size and a NUL in a name
+    are refused naming the ONNX file."""
+    onnx = need("onnx")
+    from onnx import helper, TensorProto as T
+    vi = lambda n, t=T.BFLOAT16: helper.make_tensor_value_info(n, t, [4, 8])
+    m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [vi("x")], [vi("y")]),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(m, str(tmp_path / "bf16.onnx"))
+    assert list(doppler.Graph.from_onnx(str(tmp_path / "bf16.onnx")).out_size) == [64, 64]
+    f = lambda n: helper.make_tensor_value_info(n, T.FLOAT, [4, 8])
+    then_g = helper.make_graph([helper.make_node("Sigmoid", ["h"], ["o1"])], "then", [], [f("o1")])
+    else_g = helper.make_graph([helper.make_node("Tanh", ["h"], ["o2"])], "else", [], [f("o2")])
+    nodes = [helper.make_node("Relu", ["x"], ["h"], name="relu"),
+             helper.make_node("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)]
+    m = helper.make_model(helper.make_graph(nodes, "g", [f("x"), helper.make_tensor_value_info("c", T.BOOL, [])],
+                                            [f("y")]), opset_imports=[helper.make_opsetid("", 17)])
+    onnx.checker.check_model(m)
+    onnx.save(m, str(tmp_path / "if.onnx"))
+    from doppler.importers import onnx_to_doc
+    doc = onnx_to_doc(str(tmp_path / "if.onnx"))
+    names = [o["name"] for o in doc["ops"]]
+    assert (names.index("relu"), names.index("if")) in [(e["src"], e["dst"]) for e in doc["edges"]]
+    for bad in (-3, 2.5, 0):
+        with pytest.raises(ValueError, match="bf16.onnx: dimension 'batch': expected a positive integer"):
+            onnx_to_doc(str(tmp_path / "bf16.onnx"), dims={"batch": bad})
+    m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="a\0b")], "g", [f("x")],
+                                            [f("y")]), opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(m, str(tmp_path / "nul.onnx"))
+    with pytest.raises(ValueError, match="nul.onnx: node 0 .*NUL"):
+        onnx_to_doc(str(tmp_path / "nul.onnx"))
