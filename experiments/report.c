@@ -206,6 +206,89 @@ void dp_report_value_label(const char *param, const json_t *value, const json_t 
     if (json_is_string(l)) snprintf(buf, cap, "%s", json_string_value(l));
 }
 
+/* The label of a graph or topology value that tells it apart from another of the same file
+ * name: the path after a "shared:" or "data:" prefix, less the extension; the whole value when
+ * that still coincides (caller's buf) */
+static void long_path_label(const char *s, char *buf, size_t cap)
+{
+    const char *c = strchr(s, ':');
+    const char *b = c && (strncmp(s, "shared:", 7) == 0 || strncmp(s, "data:", 5) == 0) ? c + 1 : s;
+    const char *slash = strrchr(b, '/'), *dot = strrchr(b, '.');
+    size_t len = dot && (!slash || dot > slash + 1) && dot != b ? (size_t)(dot - b) : strlen(b);
+    snprintf(buf, cap, "%.*s", (int)len, b);
+}
+
+/* The values of graph and topology among rows' parameters whose labels coincide, each with a
+ * label that tells it apart (NULL when none: the usual case). The tables grouped runs by
+ * label, so two graphs named alike were one row, their makespans averaged (a review). */
+static json_t *path_labels_of(const dp_result *rows, long n)
+{
+    static const char *params[] = {"graph", "topology"};
+    json_t *out = NULL;
+    for (int q = 0; q < 2; q++) {
+        json_t *by_label = json_object(); /* short label -> {value: true} */
+        if (!by_label) return out;
+        for (long i = 0; i < n; i++) {
+            json_error_t je;
+            json_t *p = json_loads(rows[i].params, 0, &je);
+            json_t *v = p ? json_object_get(p, params[q]) : NULL;
+            if (json_is_string(v)) {
+                char lab[512];
+                dp_report_value_label(params[q], v, NULL, lab, sizeof lab);
+                json_t *set = json_object_get(by_label, lab);
+                if (!set) json_object_set_new(by_label, lab, set = json_object());
+                if (set) json_object_set_new(set, json_string_value(v), json_true());
+            }
+            json_decref(p);
+        }
+        const char *lab;
+        json_t *set;
+        json_object_foreach(by_label, lab, set) {
+            if (json_object_size(set) < 2) continue;
+            if (!out) out = json_object();
+            if (!out) break;
+            /* the folders tell them apart, else the whole values do */
+            json_t *seen = json_object();
+            const char *val;
+            json_t *x;
+            int clash = 0;
+            json_object_foreach(set, val, x) {
+                (void)x;
+                char l2[512];
+                long_path_label(val, l2, sizeof l2);
+                clash |= seen && json_object_get(seen, l2) != NULL;
+                if (seen) json_object_set_new(seen, l2, json_true());
+            }
+            json_decref(seen);
+            json_object_foreach(set, val, x) {
+                (void)x;
+                char l2[512];
+                if (clash) snprintf(l2, sizeof l2, "%s", val);
+                else long_path_label(val, l2, sizeof l2);
+                json_object_set_new(out, val, json_string(l2));
+            }
+        }
+        json_decref(by_label);
+    }
+    return out;
+}
+
+/* dp_report_value_label, with a table's path_labels first */
+static void value_label(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
+                        char *buf, size_t cap)
+{
+    const json_t *pl = path_labels && json_is_string(value) && (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0)
+                           ? json_object_get(path_labels, json_string_value(value))
+                           : NULL;
+    if (!json_is_string(pl)) {
+        dp_report_value_label(param, value, labels, buf, cap);
+        return;
+    }
+    snprintf(buf, cap, "%s", json_string_value(pl));
+    json_t *l = labels ? json_object_get(labels, buf) : NULL;
+    if (json_is_string(l)) snprintf(buf, cap, "%s", json_string_value(l));
+}
+
 double dp_report_metric(const dp_result *r, const char *metric, int *known)
 {
     *known = 1;
@@ -269,6 +352,7 @@ int dp_report_list_find(char **labels, int n, const char *s)
 
 void dp_report_table_free(dp_report_table *t)
 {
+    json_decref(t->path_labels);
     free(t->title);
     free(t->metric);
     free(t->units);
@@ -356,8 +440,34 @@ static json_t *best_known(void)
     return bk;
 }
 
-/* A run's best known makespan: its graph is in the file, on the device count of the entry and
- * on the DOPPLER-compatible machine (no topology, fixed transfers, asynchronous). NaN if not. */
+/* 1 when every machine key params give other than devices has its default value on a machine
+ * without a topology (its table's default text; streams 1, the streams of a machine without a
+ * topology: streams 1 and queue "fifo" given are the default machine, streams 2 is not) */
+static int run_machine_default(const json_t *params)
+{
+    dp_machine m;
+    dp_machine_init(&m);
+    int same = 1;
+    for (const dp_schema_key *k = dp_machine_keys(); k->key && same; k++) {
+        json_t *v = json_object_get(params, k->key);
+        if (!v || strcmp(k->key, "devices") == 0) continue;
+        dp_error err;
+        char a[512];
+        if (dp_machine_set_json(&m, k->key, v, &err) != DP_OK) same = 0;
+        else {
+            dp_schema_value_text(k, &m, a, sizeof a);
+            same = strcmp(a, k->def ? k->def : "") == 0 || (strcmp(k->key, "streams") == 0 && strcmp(a, "1") == 0);
+        }
+    }
+    dp_machine_free(&m);
+    return same;
+}
+
+/* A run's best known makespan: its graph is in the file (by file name), on the device count of
+ * the entry and on the DOPPLER-compatible machine: every other machine key at its default (no
+ * topology, fixed transfers, asynchronous, one stream, FIFO, ...; streams 2 and a priority
+ * queue had the one-stream FIFO figure, above a round-robin placement of theirs: a review).
+ * NaN if not. */
 static double run_best_known(const json_t *params, long devices)
 {
     json_t *g;
@@ -374,6 +484,7 @@ static double run_best_known(const json_t *params, long devices)
     const char *mode = json_string_value(json_object_get(params, "mode"));
     if ((topo && *topo) || (tr && strcmp(tr, "fixed") != 0) || (mode && strcmp(mode, "async") != 0)) return NAN;
     if (json_integer_value(json_object_get(g, "devices")) != devices) return NAN;
+    if (!run_machine_default(params)) return NAN;
     json_t *m = json_object_get(g, "makespan");
     return json_is_number(m) ? json_number_value(m) : NAN;
 }
@@ -470,7 +581,7 @@ static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_r
     for (int row = 0; row < t->n_rows && found < 0; row++) {
         int same = 1;
         for (int k = 0; k < t->n_keys && same; k++) {
-            dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+            value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
             same = strcmp(lab, t->row_keys[(size_t)row * t->n_keys + k]) == 0;
         }
         if (same) found = row;
@@ -673,6 +784,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             return dp_error_set(err, DP_EINVAL, "metric \"%s\": no finished run reports it", spec->metric);
     }
     const int K = spec->n_rows;
+    t->path_labels = path_labels_of(rows, n);
     int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     int *run_col = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     char **rk = NULL, **cl = NULL, **rjoin = NULL, **mtext = NULL;
@@ -696,7 +808,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         if (!p) continue;
         char lab[512], join[4096] = "";
         for (int k = 0; k < K; k++) {
-            dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+            value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
             if (k) strncat(join, " / ", sizeof join - strlen(join) - 1);
             strncat(join, lab, sizeof join - strlen(join) - 1);
         }
@@ -711,7 +823,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 if (grow((void **)&rk, &rkcap, rkcap, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
             }
             for (int k = 0; k < K; k++) {
-                dp_report_value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, lab, sizeof lab);
+                value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
                 rk[(size_t)nr * K + k] = dp_report_strdup(lab);
             }
             rjoin[nr] = dp_report_strdup(join);
@@ -719,7 +831,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         }
         run_row[i] = r;
         if (!NX) {
-            dp_report_value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, lab, sizeof lab);
+            value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, t->path_labels, lab, sizeof lab);
             int c = dp_report_list_find(cl, nc, lab);
             if (c < 0) {
                 if (grow((void **)&cl, &ccap, nc, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -791,7 +903,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
          * or not: one that is none gave a table without baselines or ratios */
         char lab[512], v[512];
         json_t *sv = json_string(spec->baselines[b]);
-        dp_report_value_label(spec->cols, sv, spec->labels, lab, sizeof lab);
+        value_label(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
         json_decref(sv);
         int found = 0;
         for (long i = 0; i < n && !found; i++) {
@@ -799,7 +911,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             json_t *p = json_loads(rows[i].params, 0, &je);
             json_t *x = json_object_get(p, spec->cols);
             if (x) {
-                dp_report_value_label(spec->cols, x, spec->labels, v, sizeof v);
+                value_label(spec->cols, x, spec->labels, t->path_labels, v, sizeof v);
                 found = strcmp(v, lab) == 0 || strcmp(v, spec->baselines[b]) == 0 ||
                         (json_is_string(x) && strcmp(json_string_value(x), spec->baselines[b]) == 0);
             }
@@ -881,7 +993,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         for (int b = 0; b < spec->n_baselines; b++) {
             char lab[512];
             json_t *sv = json_string(spec->baselines[b]);
-            dp_report_value_label(spec->cols, sv, spec->labels, lab, sizeof lab);
+            value_label(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
             json_decref(sv);
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
         }

@@ -100,6 +100,9 @@ typedef struct dp_report_table {
                                       bandwidth, streams, ...) that is neither a row nor a column:
                                       its mean pools machines, not only seeds */
     int digits;
+    json_t *path_labels;           /* graph and topology values whose file names coincide (two
+                                      rand0000.stg of different folders): value -> the label that
+                                      tells them apart (their folders; NULL when none) */
 } dp_report_table;
 
 /* Build a table from rows (as dp_results_read_h5 gives them). Errors: an unknown metric or a

@@ -707,6 +707,60 @@ START_TEST(table_references)
 }
 END_TEST
 
+/* Two graphs of one file name in different folders are two rows, labelled by their folders
+ * (they were one row, their makespans averaged: 128.5 of 78 and 179, a review); the best known
+ * is of the one-stream FIFO machine only (streams 2 had ChainMM's 1200.07 beside a round-robin
+ * placement of 800.1). */
+START_TEST(table_same_file_names_and_best_known_machine)
+{
+    char data[1024];
+    snprintf(data, sizeof data, "%s/data", dp_test_srcdir());
+    setenv("DOPPLER_DATA", data, 1);
+    dp_result rows[6];
+    make_row(&rows[0], "cp", 1, 78, "ok");
+    make_row(&rows[1], "cp", 1, 179, "ok");
+    set_param(&rows[0], "graph", json_string("shared:stg/50/rand0000.stg"));
+    set_param(&rows[1], "graph", json_string("shared:stg/100/rand0000.stg"));
+    make_row(&rows[2], "cp", 1, 1700, "ok");
+    make_row(&rows[3], "cp", 1, 1200, "ok");
+    make_row(&rows[4], "cp", 1, 1700, "ok");
+    make_row(&rows[5], "cp", 1, 1700, "ok");
+    for (int i = 2; i < 6; i++) {
+        set_param(&rows[i], "graph", json_string("shared:doppler-graphs/chain_mm_112nodes.txt"));
+        rows[i].devices = 4;
+    }
+    set_param(&rows[2], "streams", json_integer(1));
+    set_param(&rows[3], "streams", json_integer(2));
+    set_param(&rows[4], "queue", json_string("priority"));
+    set_param(&rows[5], "queue", json_string("fifo"));
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"rows\": [\"graph\", \"streams\", \"queue\"], "
+                                                 "\"cols\": \"method\"}}}", "t", &found, &err), DP_OK);
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 6, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_rows, 6);
+    ck_assert_str_eq(tab.row_keys[0 * 3], "stg/50/rand0000");
+    ck_assert_str_eq(tab.row_keys[1 * 3], "stg/100/rand0000");
+    ck_assert_str_eq(tab.row_keys[2 * 3], "chain_mm_112nodes"); /* no other of its name: as before */
+    int bk = -1;
+    for (int c = 0; c < tab.n_cols; c++)
+        if (strcmp(tab.col_labels[c], "best known") == 0) bk = c;
+    ck_assert_int_ge(bk, 0);
+    ck_assert_double_eq_tol(tab.mean[0 * tab.n_cols], 78, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[1 * tab.n_cols], 179, 1e-12);
+    ck_assert_double_eq_tol(tab.mean[2 * tab.n_cols + bk], 1200.07, 1e-9); /* streams 1 given: the default */
+    ck_assert(isnan(tab.mean[3 * tab.n_cols + bk]));                     /* streams 2 */
+    ck_assert(isnan(tab.mean[4 * tab.n_cols + bk]));                     /* a priority queue */
+    ck_assert_double_eq_tol(tab.mean[5 * tab.n_cols + bk], 1200.07, 1e-9); /* fifo given: the default */
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 6; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A table by method whose runs include round-robin and random shows each once: the reference
  * columns do not repeat a method column (they did: "round-robin" twice, "random" beside
  * "random (mean)"); single device, absent from the runs, is still added. */
@@ -1076,6 +1130,7 @@ int main(void)
     tcase_add_test(tc, run_params_from_method_table);
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_references);
+    tcase_add_test(tc, table_same_file_names_and_best_known_machine);
     tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_baselines_by_layout);
     tcase_add_test(tc, table_metric_undefined_not_failed);
