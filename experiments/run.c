@@ -2,6 +2,7 @@
 #include "run.h"
 #include "cli.h"
 #include "dp_gen.h"
+#include "dp_hetero.h"
 #include "dp_place.h"
 #include "dp_json.h"
 #include "dp_list.h"
@@ -242,6 +243,7 @@ void dp_run_machine_free(dp_run_machine *rm)
 {
     if (!rm) return;
     dp_problem_free(rm->p);
+    dp_cost_free(rm->own_costs);
     dp_graph_free(rm->g);
     dp_machine_free(&rm->m);
     memset(rm, 0, sizeof *rm);
@@ -280,11 +282,26 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
     if (strncmp(spec, "gen:", 4) == 0) rm->g = generate(spec, err);
     else {
         if (!dp_run_resolve_path(spec, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
-        rm->g = dp_graph_read(path, format, err);
+        if (dp_hetero_format(path, format)) {
+            /* a heterogeneous example (HEFT's .in, the CSV triple): its own processors, as place
+             * reads it (every run of a sweep failed on it: a review) */
+            if (json_object_get(params, "devices") || json_object_get(params, "topology")) {
+                dp_run_machine_free(rm);
+                return dp_error_set(err, DP_EINVAL, "%s: a heterogeneous example fixes the machine: no parameter \"devices\" "
+                                    "or \"topology\"", spec);
+            }
+            if (dp_hetero_read_format(path, format, &rm->g, &rm->own_costs, err) != DP_OK) {
+                dp_run_machine_free(rm);
+                return err && err->code ? err->code : DP_EINVAL;
+            }
+            rm->m.n_devices = rm->own_costs->n_devices;
+        } else {
+            rm->g = dp_graph_read(path, format, err);
+        }
     }
     if (!rm->g) { dp_run_machine_free(rm); return err && err->code ? err->code : DP_EINVAL; }
-    rm->p = dp_problem_alloc(rm->g, &rm->m, err);
-    if (rm->p) dp_cli_warn_machine(&rm->m, rm->g);
+    rm->p = rm->own_costs ? dp_problem_alloc_with_costs(rm->g, rm->own_costs, &rm->m, err) : dp_problem_alloc(rm->g, &rm->m, err);
+    if (rm->p && !rm->own_costs) dp_cli_warn_machine(&rm->m, rm->g);
     if (!rm->p) {
         int rc = err && err->code ? err->code : DP_EINVAL;
         dp_run_machine_free(rm);

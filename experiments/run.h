@@ -67,6 +67,7 @@ typedef struct dp_run_machine {
     dp_graph *g;
     dp_machine m;
     dp_problem *p;
+    dp_cost *own_costs; /* a heterogeneous example's own processors (dp_hetero.h), or NULL */
 } dp_run_machine;
 
 /* A simulated schedule: the engine's (arrays valid until its next run). */
