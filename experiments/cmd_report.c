@@ -54,7 +54,10 @@ static void report_usage(FILE *f)
             "  --list-tables       the table names of the stored config\n"
             "  --compare REF       compare the runs with a reference results file (.h5 or .csv),\n"
             "                      run by run: makespans and metrics beyond --tolerance, status,\n"
-            "                      runs on one side only; exit status 1 when any differs\n"
+            "                      runs on one side only, metrics the reference has and the runs\n"
+            "                      lack (one only the runs have is new, not a difference; wall-clock\n"
+            "                      seconds and resumed_in_stage are not compared); exit status 1\n"
+            "                      when any differs\n"
             "  --tolerance R       relative tolerance of --compare (default 1e-6)\n"
             "  -h, --help          this help\n");
 }

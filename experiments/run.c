@@ -493,12 +493,15 @@ static int put_cfg_path(json_t *root, const char *name, json_t *value)
 }
 
 /* What Stage I left, kept in the run folder so that a resumed run still reports it. */
-static int save_stage1(const char *run_dir, double makespan, double seconds, long episodes, const double agree[2])
+static int save_stage1(const char *run_dir, double makespan, double seconds, long episodes, const double agree[2],
+                       double last, double best_sample, long sims)
 {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/stage1.json", run_dir);
-    json_t *o = json_pack("{s:f,s:f,s:I,s:f,s:f}", "makespan", makespan, "seconds", seconds, "episodes", (json_int_t)episodes,
-                          "sel_agree", agree[0], "plc_agree", agree[1]);
+    /* (the last three were lost when a killed run resumed in Stage II: a review) */
+    json_t *o = json_pack("{s:f,s:f,s:I,s:f,s:f,s:f,s:f,s:I}", "makespan", makespan, "seconds", seconds, "episodes",
+                          (json_int_t)episodes, "sel_agree", agree[0], "plc_agree", agree[1], "makespan_last", last,
+                          "best_sample", best_sample, "simulations", (json_int_t)sims);
     int rc = dp_json_dump_atomic(o, path, JSON_COMPACT | JSON_REAL_PRECISION(17), NULL);
     json_decref(o);
     return rc;
@@ -600,7 +603,11 @@ static int trained_run_open(trained_run *t, const json_t *params, const dp_run_c
     if (!t->assign) return dp_error_set(err, DP_ENOMEM, "out of memory");
     t->tr = dp_train_alloc(t->rm.g, t->rm.p->costs, cfg, &t->rm.p->oracle, err);
     if (!t->tr) return err->code ? err->code : DP_ENOMEM;
-    return train_files(ctx, t->tr, &t->io, t->traj, t->ckpt, &t->resumed_stage, err);
+    rc = train_files(ctx, t->tr, &t->io, t->traj, t->ckpt, &t->resumed_stage, err);
+    /* a resumed run's seconds count its earlier processes' training too, up to the checkpoint
+     * (they counted from the restart: about half an uninterrupted run's; a review) */
+    if (rc == DP_OK && t->resumed_stage >= 0) t->t_start -= dp_train_seconds(t->tr);
+    return rc;
 }
 
 /* The run's result after trained_result: its metrics into out, with files the trajectory and
@@ -689,6 +696,11 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         s1_sec = json_number_value(json_object_get(s1, "seconds"));
         agree[0] = json_number_value(json_object_get(s1, "sel_agree"));
         agree[1] = json_number_value(json_object_get(s1, "plc_agree"));
+        if (json_is_number(json_object_get(s1, "makespan_last"))) {
+            json_object_set_new(t.metrics, "makespan_stage1_last", dp_json_number(json_number_value(json_object_get(s1, "makespan_last"))));
+            json_object_set_new(t.metrics, "best_sample_stage1", dp_json_number(json_number_value(json_object_get(s1, "best_sample"))));
+            json_object_set_new(t.metrics, "simulations_stage1", json_integer(json_integer_value(json_object_get(s1, "simulations"))));
+        }
         json_decref(s1);
     } else if (ep_il > 0) {
         /* the one pipeline (dp_train_pipeline), a stage at a time so that a killed run keeps
@@ -703,7 +715,8 @@ static int run_doppler(const json_t *params, const dp_run_context *ctx, const ch
         json_object_set_new(t.metrics, "makespan_stage1_last", dp_json_number(r->final_greedy / sc));
         json_object_set_new(t.metrics, "best_sample_stage1", dp_json_number(r->best_sample / sc));
         json_object_set_new(t.metrics, "simulations_stage1", json_integer(r->sims));
-        if (ctx && ctx->run_dir) save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree);
+        if (ctx && ctx->run_dir)
+            save_stage1(ctx->run_dir, s1_ms, s1_sec, ep_il, agree, r->final_greedy / sc, r->best_sample / sc, r->sims);
     }
     double s2_ms = NAN, s2_sec = 0;
     if (ep_sim > 0) {

@@ -658,7 +658,9 @@ int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_par
               attr_write(f, "simulations", H5T_NATIVE_INT64, &ck->simulations) ||
               attr_write(f, "stage_simulations0", H5T_NATIVE_INT64, &ck->stage_simulations0) ||
               attr_write(f, "stale", H5T_NATIVE_INT64, &ck->stale) ||
-              attr_write(f, "last_greedy", H5T_NATIVE_DOUBLE, &ck->last_greedy) || attr_str(f, "rng_name", ck->rng_name);
+              attr_write(f, "last_greedy", H5T_NATIVE_DOUBLE, &ck->last_greedy) ||
+              attr_write(f, "seconds", H5T_NATIVE_DOUBLE, &ck->seconds) ||
+              attr_write(f, "stage_seconds0", H5T_NATIVE_DOUBLE, &ck->stage_seconds0) || attr_str(f, "rng_name", ck->rng_name);
     /* the makespans in the unit every command prints, beside the raw ones */
     if (!bad && ck->time_scale > 0) {
         const double sc = ck->time_scale, bm = ck->best_makespan / sc;
@@ -931,6 +933,14 @@ int dp_h5io_ckpt_read(const char *path, dp_h5io_ckpt *ck, dp_nn_params *sel, dp_
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute stale cannot be read", path);
         goto out;
     }
+    ck->seconds = ck->stage_seconds0 = -1;
+    if ((H5Aexists(f, "seconds") > 0 && attr_read(f, "seconds", H5T_NATIVE_DOUBLE, &ck->seconds)) ||
+        (H5Aexists(f, "stage_seconds0") > 0 && attr_read(f, "stage_seconds0", H5T_NATIVE_DOUBLE, &ck->stage_seconds0))) {
+        rc = dp_error_set(err, DP_EINVAL, "%s: attribute seconds or stage_seconds0 cannot be read", path);
+        goto out;
+    }
+    if (!(ck->seconds >= -1) || !(ck->stage_seconds0 >= -1) || !isfinite(ck->seconds) || !isfinite(ck->stage_seconds0))
+        ck->seconds = ck->stage_seconds0 = -1; /* a damaged clock: the resumed run counts from now */
     ck->last_greedy = NAN;
     if (H5Aexists(f, "last_greedy") > 0 && attr_read(f, "last_greedy", H5T_NATIVE_DOUBLE, &ck->last_greedy)) {
         rc = dp_error_set(err, DP_EINVAL, "%s: attribute last_greedy cannot be read", path);

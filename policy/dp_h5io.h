@@ -46,7 +46,9 @@
  *       oracle calls of the run so far; absent in older files), stage_simulations0 (int64, those
  *       calls when the current stage began; absent in older files), last_greedy (double, the
  *       latest greedy makespan the progress lines show: model selection's last evaluation or
- *       the batch's greedy baseline, raw unit or a mean ratio; absent in older files),
+ *       the batch's greedy baseline, raw unit or a mean ratio; absent in older files), seconds and
+ *       stage_seconds0 (double: wall seconds of the run's training so far, and when its stage
+ *       began, so that a resumed run reports the whole run's; absent in older files),
  *       rng_name (string); when written
  *       with a time_scale: time_unit (string, the printed unit), time_scale (double: printed =
  *       raw / time_scale), best_makespan_printed and best_greedy_printed (double, printed unit)
@@ -217,6 +219,9 @@ typedef struct dp_h5io_ckpt {
                                * has none */
     int64_t stale;            /* model-selection evaluations in a row without improvement (a stage's
                                  patience); read: 0 when the file has none */
+    double seconds;           /* wall seconds of the run's training so far, earlier processes of a
+                                 resumed run included; read: -1 when the file has none */
+    double stage_seconds0;    /* those seconds when the current stage began; read: -1 when none */
     double last_greedy;       /* the latest greedy makespan (dp_runtime_select.last_score); read: NAN
                                  when the file has none (a resumed run's progress lines showed 0
                                  until its next evaluation: a review) */

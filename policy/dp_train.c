@@ -261,6 +261,8 @@ static dp_train *train_alloc(const dp_graph *g, const dp_cost *c, const dp_train
      * tensors in the flat array must not become parameters of uninitialised memory */
     if (dp_runtime_select_init(&tr->sel, tr->blk[0], tr->blk[1], err) != DP_OK) goto fail;
     tr->sel.last_score = 0; /* progress reports 0 before the first greedy placement */
+    tr->t_origin = dp_train_now_s();
+    tr->stage_seconds0 = 0;
     if (init && dp_agent_init(tr->ag, tr->master) != DP_OK) goto nomem;
     tr->stage = -1;
     tr->best = INFINITY;
@@ -362,6 +364,11 @@ int dp_train_current_stage(const dp_train *tr)
 long dp_train_episode(const dp_train *tr)
 {
     return tr->episode;
+}
+
+double dp_train_seconds(const dp_train *tr)
+{
+    return dp_train_now_s() - tr->t_origin;
 }
 
 static inline int close_enough(double a, double b)

@@ -340,6 +340,10 @@ int dp_train_init_from_params(dp_train *tr, const char *checkpoint, int final, d
 int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err);
 int dp_train_current_stage(const dp_train *tr);
 long dp_train_episode(const dp_train *tr);
+/* Wall seconds of the run's training so far: since dp_train_alloc, plus, for a run resumed from
+ * a checkpoint (dp_train_resume), the seconds its earlier processes had run when it was written
+ * (0 there for a checkpoint written before 2026-12-07). */
+double dp_train_seconds(const dp_train *tr);
 
 /* Run (or continue) stage `stage` until its episodes are done (episodes > 0 overrides the
  * config's count). Starting a stage other than the one in progress resets the episode counter,

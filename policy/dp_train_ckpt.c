@@ -155,6 +155,8 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     ck.best_assignment = tr->best_assign;
     ck.simulations = tr->sims;
     ck.stage_simulations0 = tr->stage_sims0;
+    ck.seconds = dp_train_now_s() - tr->t_origin;
+    ck.stage_seconds0 = tr->stage_seconds0;
     if (tr->n_bd == 1) {
         ck.sil_n = tr->sil_n;
         ck.sil_ms = tr->sil_ms;
@@ -301,6 +303,10 @@ static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error 
         tr->best = ck.best_makespan;
         tr->sims = (long)ck.simulations;
         tr->stage_sims0 = ck.stage_simulations0 >= 0 ? (long)ck.stage_simulations0 : tr->sims;
+        if (ck.seconds >= 0) {
+            tr->t_origin = dp_train_now_s() - ck.seconds;
+            tr->stage_seconds0 = ck.stage_seconds0 >= 0 ? ck.stage_seconds0 : ck.seconds;
+        }
         if (tr->n_bd == 1 && ck.sil_n > 0) {
             free(tr->sil_ms); free(tr->sil_ops); free(tr->sil_dev);
             tr->sil_ms = ck.sil_ms;

@@ -68,6 +68,9 @@ struct dp_train {
     int *topo_pos;            /* (n) position of each op in the graph's topological order */
     long sims;              /* oracle calls (every rollout: training, evaluations, placements) */
     long stage_sims0;       /* sims when the current stage began (kept by checkpoints) */
+    double t_origin;        /* dp_train_now_s() less the wall seconds of the run's training so far
+                               (earlier processes of a resumed run included: kept by checkpoints) */
+    double stage_seconds0;  /* those seconds when the current stage began */
     /* this project's estimators (dp_train_stage): forced first choice, replays, self-imitation */
     int force_first_dev;    /* >= 0: the first op goes to this device (POMO's distinct starts) */
     int forced0;            /* the last rollout's first PLC choice was forced: no gradient for it */

@@ -240,6 +240,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         tr->stage = stage;
         tr->episode = 0;
         tr->stage_sims0 = tr->sims;
+        tr->stage_seconds0 = dp_train_now_s() - tr->t_origin;
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
@@ -578,7 +579,10 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
         }
         /* the stage's whole count: a resumed stage began in an earlier process */
         r->sims = tr->sims - (k == first && tr->stage_sims0 < sims0 ? tr->stage_sims0 : sims0);
-        r->seconds = dp_train_now_s() - t0;
+        /* and its whole time (a resumed stage's earlier processes included: a sweep's killed run
+         * reported the part after the restart; a review) */
+        r->seconds = k == first && tr->stage_sims0 < sims0 ? dp_train_now_s() - tr->t_origin - tr->stage_seconds0
+                                                          : dp_train_now_s() - t0;
         r->done = 1;
         if (assignment) memcpy(assignment, tmp, (size_t)n * sizeof(int));
     }

@@ -358,6 +358,15 @@ sed 's/\[1, 2, 3\]/[3]/; s/trainA/trainB/' "$work/trainA.json" > "$work/trainB.j
 a=$("$DOPPLER" report "$work/trainA.h5" --table runs | awk -F, 'NR == 4 {print $1, $11, $12, $15}')
 b=$("$DOPPLER" report "$work/trainB.h5" --table runs | awk -F, 'NR == 2 {print $1, $11, $12, $15}')
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "seed 3 trained as the third run of a sweep ($a) differs from a sweep of it alone ($b)"
+# a run whose results row was lost after its Stage II checkpoint (as when the sweep is killed
+# then) resumes from its run folder with every figure of the run that was not: Stage I's from
+# stage1.json (makespan_stage1_last, best_sample_stage1 and simulations_stage1 were lost; a review)
+cp "$work/trainB.h5" "$work/trainB0.h5"
+rm -f "$work/trainB.h5" "$work/trainB.csv"
+"$DOPPLER" sweep "$work/trainB.json" --out "$work/trainB.h5" --quiet
+"$DOPPLER" report "$work/trainB.h5" --table runs | grep -q '""resumed_in_stage"":1' || fail "the run did not resume in Stage II"
+"$DOPPLER" report "$work/trainB.h5" --compare "$work/trainB0.h5" > "$work/trainB.cmp" ||
+    { cat "$work/trainB.cmp"; fail "the resumed run's figures differ from the run's own"; }
 
 # ---- Placeto and GDP in a sweep: trained for "episodes" episodes, as `doppler place --budget` ----
 cat > "$work/pt.json" <<JSON

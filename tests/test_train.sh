@@ -185,9 +185,17 @@ wait $pid 2>/dev/null
 st=$(h5dump -a /stage "$tmp/p2.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9]*\).*/\1/p')
 [ "$st" = 0 ] || fail "the stopped pipeline run's checkpoint is not of Stage I (stage $st)"
 h5dump -a /config "$tmp/p2.h5" | grep -q '"pipeline": *true' || fail "the checkpoint's config does not record the pipeline"
+# the checkpoint keeps the training's seconds so far, and the resumed run's Stage I reports its
+# whole time, the earlier process's included (a sweep's killed run reported the part after the
+# restart, about half an uninterrupted run's; a review)
+s0=$(h5dump -a /seconds "$tmp/p2.h5" 2>/dev/null | sed -n 's/.*(0): \([0-9.e+-]*\).*/\1/p')
+awk -v s="$s0" 'BEGIN { exit !(s + 0 > 0) }' || fail "the checkpoint's seconds: '$s0'"
 "$bin" train --graph "$graph" --checkpoint "$tmp/p2.h5" --resume --episodes 40 --json --quiet > "$tmp/p2.out" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "the pipeline run resumed"; }
 grep -q '"stage":"sim","done":true' "$tmp/p2.out" || fail "resumed without --pipeline, Stage II did not run: $(cat "$tmp/p2.out")"
+s1=$(sed -n 's/.*"stage":"il"[^}]*"seconds":\([0-9.e+-]*\).*/\1/p' "$tmp/p2.out")
+awk -v a="$s1" -v b="$s0" 'BEGIN { exit !(a + 0 >= b + 0 && a != "") }' ||
+    fail "the resumed Stage I reports $s1 s, less than the $s0 s its checkpoint had run"
 "$bin" train --graph "$graph" --checkpoint "$tmp/p2.h5" --resume --episodes 60 --json --quiet > "$tmp/p3.out" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "the finished pipeline run resumed for more episodes"; }
 grep -q '"stage":"il","done":true,"before_resume":true' "$tmp/p3.out" ||
