@@ -222,6 +222,14 @@ static int keep_in_config(const dp_result *row, void *ctx)
     return bsearch(&key, k->keys, (size_t)k->n, sizeof(char *), cmp_str) != NULL;
 }
 
+/* a row to keep when failed runs are run again: an ok one, or a failed one of a run this config
+ * does not have (it stays, as the other rows of another grid do; it was dropped without a word,
+ * and counted as run again: a review) */
+static int keep_unless_retried(const dp_result *row, void *ctx)
+{
+    return strcmp(row->status, "ok") == 0 || !keep_in_config(row, ctx);
+}
+
 static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
 {
     memset(c, 0, sizeof *c);
@@ -249,21 +257,28 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
         }
         json_decref(a);
     }
-    /* failed runs are run again: the cause (a missing file, a method not built yet) may be gone */
-    if (!o->keep_failed && dp_results_drop_failed(c->res, &sum->retried, err) != DP_OK) return err->code;
+    /* the config's runs, by key */
+    keyset_ctx ks = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+    if (!ks.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (long i = 0; i < s->n_runs; i++) ks.keys[i] = s->runs[i].key;
+    qsort(ks.keys, (size_t)ks.n, sizeof(char *), cmp_str);
+    /* failed runs of this config are run again: the cause (a missing file, a method not built
+     * yet) may be gone */
+    if (!o->keep_failed && dp_results_filter(c->res, keep_unless_retried, &ks, &sum->retried, err) != DP_OK) {
+        free(ks.keys);
+        return err->code;
+    }
     if (sum->retried && o->progress)
         fprintf(stderr, "doppler sweep %s: running again the %ld runs that failed before (--keep-failed keeps them)\n", s->name, sum->retried);
     if (o->prune) {
-        keyset_ctx k = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
-        if (!k.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
-        for (long i = 0; i < s->n_runs; i++) k.keys[i] = s->runs[i].key;
-        qsort(k.keys, (size_t)k.n, sizeof(char *), cmp_str);
         long dropped = 0;
-        int rc = dp_results_filter(c->res, keep_in_config, &k, &dropped, err);
-        free(k.keys);
+        int rc = dp_results_filter(c->res, keep_in_config, &ks, &dropped, err);
+        free(ks.keys);
+        ks.keys = NULL;
         if (rc != DP_OK) return rc;
         if (dropped && o->progress) fprintf(stderr, "doppler sweep %s: dropped %ld rows of runs no longer in the config\n", s->name, dropped);
     }
+    free(ks.keys);
     c->pending = dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(long));
     c->t_started = dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(double));
     c->eta = dp_alloc_calloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof *c->eta);

@@ -368,6 +368,18 @@ rm -f "$work/trainB.h5" "$work/trainB.csv"
 "$DOPPLER" report "$work/trainB.h5" --compare "$work/trainB0.h5" > "$work/trainB.cmp" ||
     { cat "$work/trainB.cmp"; fail "the resumed run's figures differ from the run's own"; }
 
+# ---- an edited config without --prune: a failed run it no longer has stays, and is not "run
+# again" (it was dropped without a word and counted as run again; a review) ----
+cat > "$work/ed.json" <<JSON
+{"name": "ed", "fixed": {"graph": "$GRAPH", "devices": 4}, "grid": [{"method": ["single"], "device": [0, 3, 7]}, {"method": ["cp"]}]}
+JSON
+"$DOPPLER" sweep "$work/ed.json" --out "$work/ed.h5" --quiet 2> /dev/null && fail "device 7 of 4 did not fail"
+sed 's/\[0, 3, 7\]/[0, 1]/' "$work/ed.json" > "$work/ed2.json" && mv "$work/ed2.json" "$work/ed.json"
+"$DOPPLER" sweep "$work/ed.json" --out "$work/ed.h5" 2> "$work/ed.err" || { cat "$work/ed.err"; fail "the edited sweep"; }
+! grep -q "running again" "$work/ed.err" || { cat "$work/ed.err"; fail "the edited sweep says it runs a failed run again"; }
+[ "$("$DOPPLER" report "$work/ed.h5" --table runs | awk -F, 'NR > 1 {print $11}' | sort | tr '\n' ' ')" = "failed ok ok ok ok " ] ||
+    fail "the edited sweep's rows: $("$DOPPLER" report "$work/ed.h5" --table runs | cut -d, -f4,11)"
+
 # ---- Placeto and GDP in a sweep: trained for "episodes" episodes, as `doppler place --budget` ----
 cat > "$work/pt.json" <<JSON
 {"name": "pt", "fixed": {"graph": "$GRAPH", "devices": 4, "episodes": 20, "seed": 2},
