@@ -44,7 +44,8 @@ export LD_LIBRARY_PATH ASAN_OPTIONS DOPPLER_DATA
 ranks() { n=$1; shift; timeout 120 mpirun $extra --oversubscribe -n "$n" "$bin" "$@"; }
 fnv() { sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$1"; }
 # a checkpoint without its run's identifier (each run draws its own)
-ckdump() { h5dump "$1" | sed '1d; /ATTRIBUTE "run_id"/,/^   }/d'; }
+# the checkpoint less its run id and wall-clock seconds (attributes seconds, stage_seconds0)
+ckdump() { h5dump "$1" | sed '1d; /ATTRIBUTE "run_id"/,/^   }/d; /ATTRIBUTE "seconds"/,/^   }/d; /ATTRIBUTE "stage_seconds0"/,/^   }/d'; }
 # the trajectory's rows that are not wall-clock times
 trdump() {
     for d in episodes/episode episodes/stage episodes/seed episodes/makespan episodes/reward episodes/lr episodes/epsilon \
