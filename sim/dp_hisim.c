@@ -662,10 +662,24 @@ static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
     dp_heap_evq_push(&s->ev.heap, t, kind << EV_SHIFT | id);
 }
 
+/* d's rate (dp_hisim.h): each second of k copies into d costs its ops copy_in x k seconds, the
+ * quantity doppler calibrate measures (extra seconds of the overlapped kernels over the seconds
+ * a copy overlapped them), so the copies take 1 - copy_in x k of the rate, and a rate at or below
+ * 0 lets an op fall back while they last (copy_in above 1: the CPU copy worker stalls the core and
+ * its caches refill); the peers divide it by 1 + peer_busy x j. Until 2026-12-07 the copies
+ * divided it by 1 + copy_in x k, which charged copy_in / (1 + copy_in) seconds a second: 0.52
+ * instead of the measured 1.07 for data/calibrations/cpu-2core.json (a review) */
 static inline double itf_rate(const dp_hisim *s, int d)
 {
     int others = s->itf.n_busy_dev - (s->itf.n_running[d] > 0);
-    return 1.0 / (1.0 + s->itf.copy_in[d] * s->itf.k_in[d] + s->itf.peer_busy[d] * others);
+    return (1.0 - s->itf.copy_in[d] * s->itf.k_in[d]) / (1.0 + s->itf.peer_busy[d] * others);
+}
+
+/* the end of rem seconds of work at rate r from now: now when none is left, never while r <= 0
+ * (the op waits for the copies in flight to end: they always do, transfers are not slowed) */
+static inline double itf_due(double now, double rem, double r)
+{
+    return rem <= 0 ? now : r > 0 ? now + rem / r : INFINITY;
 }
 
 /* device d's rate may have changed: count the work its running ops did at the old rate, then
@@ -679,10 +693,10 @@ static void itf_rerate(dp_hisim *s, int d)
         s->itf.rem[v] -= (s->now - s->itf.last[v]) * s->itf.rate[d];
         if (s->itf.rem[v] < 0) s->itf.rem[v] = 0;
         s->itf.last[v] = s->now;
-        double due = s->now + s->itf.rem[v] / r;
+        double due = itf_due(s->now, s->itf.rem[v], r);
         if (due == s->itf.due[v]) continue;   /* its event stands (a rate change at its very end) */
         s->itf.due[v] = due;
-        schedule_at(s, due, EV_COMPUTE_DONE, (uint32_t)v);
+        if (due < INFINITY) schedule_at(s, due, EV_COMPUTE_DONE, (uint32_t)v);
     }
     s->itf.rate[d] = r;
 }
@@ -702,8 +716,8 @@ static void itf_op_start(dp_hisim *s, int v, int d, double t)
     if (f->n_running[d] == 1) { f->n_busy_dev++; itf_peers(s, d); }
     f->rem[v] = t;
     f->last[v] = s->now;
-    f->due[v] = s->now + t / f->rate[d];
-    schedule_at(s, f->due[v], EV_COMPUTE_DONE, (uint32_t)v);
+    f->due[v] = itf_due(s->now, t, f->rate[d]);
+    if (f->due[v] < INFINITY) schedule_at(s, f->due[v], EV_COMPUTE_DONE, (uint32_t)v);
 }
 
 /* op v's compute ended on device d */

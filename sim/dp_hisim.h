@@ -41,11 +41,15 @@
  *    the excess;
  *  - interference (only where the options' calibration gives a device "interference", see
  *    dp_costmodel.h; doppler calibrate measures it): an op on device d progresses at rate
- *        1 / (1 + copy_in(d) x k + peer_busy(d) x j)
+ *        (1 - copy_in(d) x k) / (1 + peer_busy(d) x j)
  *    of its calibrated speed while k transfers into d are in flight and j other devices run an
- *    op; its end moves whenever k or j changes (remaining work / new rate). copy_in describes a
+ *    op; its end moves whenever k or j changes (remaining work / new rate; at a rate of 0 or
+ *    below the op falls back, its end waiting for the copies to end). copy_in describes a
  *    device whose copy engine is a thread on its own core (the CPU executor's copy worker: every
- *    second of a copy into d costs d's kernel copy_in seconds, cache refill included);
+ *    second of a copy into d costs d's kernel copy_in seconds, cache refill included: the
+ *    quantity doppler calibrate fits, extra kernel seconds over overlapped copy seconds; until
+ *    2026-12-07 the rate was 1 / (1 + copy_in x k + ...), which charged copy_in / (1 + copy_in)
+ *    seconds a second);
  *    peer_busy describes devices that share memory bandwidth, caches or a clock budget (cores
  *    of one socket). Transfers themselves are not slowed. Without interference the engine is
  *    event for event the one described above;

@@ -388,9 +388,11 @@ static dp_hisim_result run_itf(dp_graph *g, const char *cal_json, const int *ass
     "\"g0\":{\"interference\":" dev0 "},\"g1\":{\"interference\":" dev1 "}}}"
 
 /* A (1 s on g0) sends 1e9 bytes (1 s on the 1 GB/s link) to C (1 s) on g1, where D (4 s) runs
- * from time 0. g1's copy worker shares its core: copy_in = 1 halves D's rate while the copy is in
- * flight (1..2 s): D does 1 + 0.5 s of work by time 2, its last 2.5 s end at 4.5; C runs 4.5..5.5.
- * Without interference D ends at 4 and C at 5. */
+ * from time 0. g1's copy worker shares its core: each second of the copy (1..2 s) costs D copy_in
+ * seconds, the quantity calibrate measures: with copy_in = 1 D makes no progress while it is in
+ * flight and ends at 5, C runs 5..6; copy_in 0.5: D ends at 4.5; copy_in 3: D loses 2 s of work
+ * during the copy and ends at 4 + 3 = 7 (the rate 1 / (1 + copy_in) charged copy_in / (1 +
+ * copy_in) a second: 4.5, 4.33 and 4.75; a review). Without interference D ends at 4 and C at 5. */
 START_TEST(interference_copy_in_hand)
 {
     dp_graph_builder *b = dp_graph_builder_alloc("itf", "itf", DP_GRAPH_COST_PHYSICAL);
@@ -410,9 +412,18 @@ START_TEST(interference_copy_in_hand)
     NEAR(r.op_end[0], 1.0);
     NEAR(r.xfer_start[0], 1.0);
     NEAR(r.xfer_end[0], 2.0);
+    NEAR(r.op_end[2], 5.0);
+    NEAR(r.op_start[1], 5.0);
+    NEAR(r.makespan, 6.0);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0.5,\"peer_busy\":0}"), a, &s, &c, &cal);
     NEAR(r.op_end[2], 4.5);
-    NEAR(r.op_start[1], 4.5);
     NEAR(r.makespan, 5.5);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":3,\"peer_busy\":0}"), a, &s, &c, &cal);
+    NEAR(r.op_end[2], 7.0);
+    NEAR(r.op_start[1], 7.0);
+    NEAR(r.makespan, 8.0);
     dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
     /* the same calibration with zero slowdowns, and none at all: no interference */
     r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":0,\"peer_busy\":0}"), a, &s, &c, &cal);
@@ -472,8 +483,8 @@ START_TEST(interference_peer_busy_hand)
 }
 END_TEST
 
-/* Random DAGs with integer op and transfer times and rates 1/2, 1/3, ... (copy_in = peer_busy
- * = 1): rate changes often fall exactly on an op's end. Every op runs once (a change at the very
+/* Random DAGs with integer op and transfer times and rates 1/2, 1/3, 0 and below (copy_in =
+ * peer_busy = 1): rate changes often fall exactly on an op's end. Every op runs once (a change at the very
  * end once scheduled the op's completion twice and overflowed the engine's queue), no op is
  * faster than its time, and zero slowdowns give exactly the run without interference. */
 START_TEST(interference_random_coincidences)
