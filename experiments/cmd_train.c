@@ -292,7 +292,9 @@ static void train_usage(FILE *f)
                "                       checkpoint, \"makespan_final\" the final parameters' on one graph;\n"
                "                       under --memory-policy penalty also \"penalised_makespan\" and\n"
                "                       the rows' penalised figures, \"penalised_makespan_final\" for\n"
-               "                       the final)\n"
+               "                       the final; with --stage real \"makespan\" and \"makespan_final\"\n"
+               "                       are measured on the executor, on the graph as executed, and\n"
+               "                       \"measured\": true says so; the heuristics' rows are simulated)\n"
                "Stage III (real execution; the machine is --topology, default cpu-2core, its devices the\n"
                "executor's devices, with --calibration for the costs the policies' features use):\n"
                "  --scale S            scale every dimension of the graph's kernels by S, (0, 1]\n"
@@ -1235,6 +1237,12 @@ static int train_main(int argc, char **argv)
                " heuristics' rows are simulated with the machine's costs: compare them with doppler validate)\n",
                real.ctx.repeats);
     if (ckpt && jo) json_object_set_new(jo, "checkpoint", json_string(ckpt));
+    if (jo) {
+        /* stage real's doppler figures are runs of the executor, not what place simulates from
+         * the checkpoint, as --help said of "makespan" (a review) */
+        json_object_set_new(jo, "measured", json_boolean(real.x != NULL));
+        if (real.x) json_object_set_new(jo, "measured_repeats", json_integer(real.ctx.repeats));
+    }
     const dp_train_pipeline_stage *last = &pr.stage[pr.n_stages - 1];
     /* --json: the hashes of the last stage's model-selected parameters (those `place` uses) and of
      * its final ones: the same command and seed give the same numbers on any machine of this

@@ -46,6 +46,11 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     int rc = dp_machine_load(m, err);
     if (rc != DP_OK) return rc;
     dp_exec_options o = *xo;
+    if (g->cost_kind == DP_GRAPH_COST_TIME && scale > 0)
+        /* (it was ignored without a word: a review) */
+        return dp_error_set(err, DP_EINVAL, "%s: the graph gives durations, not FLOPs: --scale (a fraction of a graph's "
+                            "FLOPs) does not apply; --target-flops sets the FLOPs its kernels run in all",
+                            g->source ? g->source : g->name);
     if (g->cost_kind == DP_GRAPH_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
     else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
     r->xo = o;

@@ -182,6 +182,24 @@ if command -v h5dump > /dev/null 2>&1; then
     h5dump -d /episodes/makespan "$T/s3.h5" 2> /dev/null | grep -q "( 3 )" || fail "trajectory has not 3 episodes of makespan"
 fi
 
+# a review of real execution (2026-12-07), each held the wrong behaviour: train --stage real --json
+# says its doppler figures are measured (--help said "makespan" was place's); --scale on a graph
+# of durations is refused (it was ignored); validate takes --transfer-model maxmin on its default
+# topology (refused for want of --topology); validate says when the calibration lacks a device
+"$D" train --graph "$T/g.json" --stage real --init "$T/s2.h5" --episodes 1 --scale 0.5 --real-repeats 1 \
+    --topology cpu-2core --calibration "$T/c.json" --json > "$T/tr3j" 2> /dev/null || fail "train --stage real --json"
+grep -q '"measured":true' "$T/tr3j" || fail "stage real --json: not said measured: $(cat "$T/tr3j")"
+rc=0; "$D" validate --graph "$top_srcdir/tests/data/tiny-doppler.txt" --scale 0.5 --assignments 1 --repeats 1 --plot none > "$T/bad" 2>&1 || rc=$?
+[ $rc -ne 0 ] && grep -q "gives durations, not FLOPs: --scale" "$T/bad" || fail "validate --scale on durations: exit $rc: $(cat "$T/bad")"
+"$D" validate --graph "$T/g.json" --transfer-model maxmin --calibration "$T/c.json" --assignments 1 --repeats 1 --plot none \
+    > "$T/vmm" 2>&1 || fail "validate --transfer-model maxmin on its default topology: $(cat "$T/vmm")"
+python3 -c "import json,sys; c=json.load(open(sys.argv[1])); del c['devices']['core1']; json.dump(c, open(sys.argv[2], 'w'))" \
+    "$T/c.json" "$T/c1.json" && {
+    "$D" validate --graph "$T/g.json" --calibration "$T/c1.json" --assignments 1 --repeats 1 --plot none > "$T/v1" 2>&1 ||
+        fail "validate with a calibration lacking a device: $(cat "$T/v1")"
+    grep -q "has no entry for 1 of the topology's 2 devices (core1)" "$T/v1" || fail "validate: no warning of the missing device"
+}
+
 # validate --out keeps the scale to every digit: given back as --scale it runs the same kernels
 # (at 8 digits the auto scale 0.0101000000001 became 0.0101, and ChainMM ran 99.2e6 FLOPs in
 # place of 102.1e6: a calibration's measured ops, keyed by FLOPs and bytes, then missed)
