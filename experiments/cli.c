@@ -253,7 +253,7 @@ int dp_cli_option_error(const char *cmd, const char *optstring, const struct opt
         }
     }
     if (missing) return dp_cli_usage_error(cmd, "option '%s' needs a value", arg);
-    if (strncmp(arg, "--", 2) == 0 && arg[2] && longopts) {
+    if (strncmp(arg, "--", 2) == 0 && arg[2] && arg[2] != '=' && longopts) {
         /* a prefix of several options (getopt_long says '?' for it as for an unknown one; it was
          * called unknown: a review) */
         const char *name = arg + 2, *eq = strchr(name, '=');

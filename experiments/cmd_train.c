@@ -1077,7 +1077,14 @@ static int train_main(int argc, char **argv)
     if (real_cost) prob = dp_problem_alloc_with_costs(g, real_cost, &mach, &err);
     if (prob_set) prob = prob_set;
     if (!prob) goto fail;
-    dp_cli_warn_machine(&mach, coarsen ? gs.orig[0] : g); /* the machine's keys apply to the graph itself */
+    {
+        /* the machine's keys apply to the graph itself, on the device count it is placed on (a
+         * graph of a set made for a count is placed on it: dp_trainset_problem) */
+        const int nd_keep = mach.n_devices;
+        if (!mach.topo) mach.n_devices = prob->costs->n_devices;
+        dp_cli_warn_machine(&mach, coarsen ? gs.orig[0] : g);
+        mach.n_devices = nd_keep;
+    }
     const dp_cost *cost = prob->costs;
     dp_engine *eng = prob->engine;
     /* allocated with the simulator's oracle so that an engine state describes its engine

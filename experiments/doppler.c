@@ -1,5 +1,7 @@
 /* doppler: the command. Subcommands live in cmd_*.c; this file only dispatches. */
 #include "commands.h"
+#include "dp_error.h"
+#include "dp_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -59,7 +61,15 @@ int main(int argc, char **argv)
         return finish(0);
     }
     for (const dp_command *c = commands; c->name; c++)
-        if (strcmp(argv[1], c->name) == 0) return finish(c->fn(argc - 1, argv + 1));
+        if (strcmp(argv[1], c->name) == 0) {
+            /* a malformed DOPPLER_MEM_LIMIT is refused whatever the command allocates */
+            dp_error err;
+            if (dp_file_mem_env_check(&err) != DP_OK) {
+                fprintf(stderr, "doppler %s: %s\n", c->name, err.msg);
+                return finish(1);
+            }
+            return finish(c->fn(argc - 1, argv + 1));
+        }
     fprintf(stderr, "doppler: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

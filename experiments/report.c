@@ -221,7 +221,7 @@ static void long_path_label(const char *s, char *buf, size_t cap)
 /* The values of graph and topology among rows' parameters whose labels coincide, each with a
  * label that tells it apart (NULL when none: the usual case). The tables grouped runs by
  * label, so two graphs named alike were one row, their makespans averaged (a review). */
-static json_t *path_labels_of(const dp_result *rows, long n)
+json_t *dp_report_path_labels(const dp_result *rows, long n)
 {
     static const char *params[] = {"graph", "topology"};
     json_t *out = NULL;
@@ -274,8 +274,8 @@ static json_t *path_labels_of(const dp_result *rows, long n)
 }
 
 /* dp_report_value_label, with a table's path_labels first */
-static void value_label(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
-                        char *buf, size_t cap)
+void dp_report_value_label_in(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
+                               char *buf, size_t cap)
 {
     const json_t *pl = path_labels && json_is_string(value) && (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0)
                            ? json_object_get(path_labels, json_string_value(value))
@@ -445,21 +445,28 @@ static json_t *best_known(void)
  * topology: streams 1 and queue "fifo" given are the default machine, streams 2 is not) */
 static int run_machine_default(const json_t *params)
 {
-    dp_machine m;
+    dp_machine m, m0;
     dp_machine_init(&m);
+    dp_machine_init(&m0);
     int same = 1;
     for (const dp_schema_key *k = dp_machine_keys(); k->key && same; k++) {
         json_t *v = json_object_get(params, k->key);
         if (!v || strcmp(k->key, "devices") == 0) continue;
         dp_error err;
-        char a[512];
+        char a[512], b[512];
         if (dp_machine_set_json(&m, k->key, v, &err) != DP_OK) same = 0;
         else {
             dp_schema_value_text(k, &m, a, sizeof a);
-            same = strcmp(a, k->def ? k->def : "") == 0 || (strcmp(k->key, "streams") == 0 && strcmp(a, "1") == 0);
+            /* the default as the machine holds it when set from its text, so that 1.2e10 and
+             * 12000000000 compare equal (they did not: a review); a default that is no value
+             * of the key ("0": not given) is compared as text */
+            if (k->def && dp_machine_set(&m0, k->key, k->def, &err) == DP_OK) dp_schema_value_text(k, &m0, b, sizeof b);
+            else snprintf(b, sizeof b, "%s", k->def ? k->def : "");
+            same = strcmp(a, b) == 0 || (strcmp(k->key, "streams") == 0 && strcmp(a, "1") == 0);
         }
     }
     dp_machine_free(&m);
+    dp_machine_free(&m0);
     return same;
 }
 
@@ -581,7 +588,7 @@ static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_r
     for (int row = 0; row < t->n_rows && found < 0; row++) {
         int same = 1;
         for (int k = 0; k < t->n_keys && same; k++) {
-            value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
+            dp_report_value_label_in(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
             same = strcmp(lab, t->row_keys[(size_t)row * t->n_keys + k]) == 0;
         }
         if (same) found = row;
@@ -784,7 +791,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             return dp_error_set(err, DP_EINVAL, "metric \"%s\": no finished run reports it", spec->metric);
     }
     const int K = spec->n_rows;
-    t->path_labels = path_labels_of(rows, n);
+    t->path_labels = dp_report_path_labels(rows, n);
     int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     int *run_col = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     char **rk = NULL, **cl = NULL, **rjoin = NULL, **mtext = NULL;
@@ -808,7 +815,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         if (!p) continue;
         char lab[512], join[4096] = "";
         for (int k = 0; k < K; k++) {
-            value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
+            dp_report_value_label_in(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
             if (k) strncat(join, " / ", sizeof join - strlen(join) - 1);
             strncat(join, lab, sizeof join - strlen(join) - 1);
         }
@@ -823,7 +830,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 if (grow((void **)&rk, &rkcap, rkcap, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
             }
             for (int k = 0; k < K; k++) {
-                value_label(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
+                dp_report_value_label_in(spec->rows[k], json_object_get(p, spec->rows[k]), spec->labels, t->path_labels, lab, sizeof lab);
                 rk[(size_t)nr * K + k] = dp_report_strdup(lab);
             }
             rjoin[nr] = dp_report_strdup(join);
@@ -831,7 +838,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         }
         run_row[i] = r;
         if (!NX) {
-            value_label(spec->cols, json_object_get(p, spec->cols), spec->labels, t->path_labels, lab, sizeof lab);
+            dp_report_value_label_in(spec->cols, json_object_get(p, spec->cols), spec->labels, t->path_labels, lab, sizeof lab);
             int c = dp_report_list_find(cl, nc, lab);
             if (c < 0) {
                 if (grow((void **)&cl, &ccap, nc, sizeof(char *))) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
@@ -903,7 +910,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
          * or not: one that is none gave a table without baselines or ratios */
         char lab[512], v[512];
         json_t *sv = json_string(spec->baselines[b]);
-        value_label(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
+        dp_report_value_label_in(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
         json_decref(sv);
         int found = 0;
         for (long i = 0; i < n && !found; i++) {
@@ -911,7 +918,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             json_t *p = json_loads(rows[i].params, 0, &je);
             json_t *x = json_object_get(p, spec->cols);
             if (x) {
-                value_label(spec->cols, x, spec->labels, t->path_labels, v, sizeof v);
+                dp_report_value_label_in(spec->cols, x, spec->labels, t->path_labels, v, sizeof v);
                 found = strcmp(v, lab) == 0 || strcmp(v, spec->baselines[b]) == 0 ||
                         (json_is_string(x) && strcmp(json_string_value(x), spec->baselines[b]) == 0);
             }
@@ -993,7 +1000,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         for (int b = 0; b < spec->n_baselines; b++) {
             char lab[512];
             json_t *sv = json_string(spec->baselines[b]);
-            value_label(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
+            dp_report_value_label_in(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
             json_decref(sv);
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
         }

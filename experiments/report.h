@@ -114,6 +114,14 @@ void dp_report_table_free(dp_report_table *t);
 /* The metric value of a run (NaN when the run has no such metric); *known = 0 for an unknown
  * metric name. */
 double dp_report_metric(const dp_result *r, const char *metric, int *known);
+/* The graph and topology values among rows' parameters whose labels (dp_report_value_label)
+ * coincide, each with a label that tells it apart: the path after a "shared:" or "data:" prefix
+ * less the extension ("stg/50/rand0000"), or the whole value when that coincides too; NULL when
+ * none do (the usual case) or out of memory. Owned by the caller (json_decref). */
+json_t *dp_report_path_labels(const dp_result *rows, long n);
+/* dp_report_value_label, with path_labels (dp_report_path_labels; may be NULL) first */
+void dp_report_value_label_in(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
+                              char *buf, size_t cap);
 
 /* The label of a parameter value: graph and topology values as their file stem without the
  * extension, strings as they are, numbers as JSON writes them; then mapped through labels. */

@@ -512,6 +512,8 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     double lo = INFINITY, hi = -INFINITY;
     long points = 0, dropped = 0;
     char glab[512], u[256];
+    /* graphs of one file name in different folders apart, as the tables have them (a review) */
+    json_t *plabels = dp_report_path_labels(rows, n);
     for (long i = 0; i < n && rc == DP_OK; i++) {
         if (strcmp(rows[i].status, "ok") != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
         double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
@@ -521,7 +523,7 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
         lo = fmin(lo, fmin(x, y));
         hi = fmax(hi, fmax(x, y));
         json_t *gv = json_string(rows[i].graph);
-        dp_report_value_label("graph", gv, NULL, glab, sizeof glab);
+        dp_report_value_label_in("graph", gv, NULL, plabels, glab, sizeof glab);
         json_decref(gv);
         if (add_label(&graphs, &ng, glab) || add_label(&methods, &nm, rows[i].method)) rc = DP_ENOMEM;
         dp_report_metric_unit(&rows[i], xmetric, u, sizeof u);
@@ -552,7 +554,7 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
             for (long i = 0; i < n; i++) {
                 if (strcmp(rows[i].status, "ok") != 0 || strcmp(rows[i].method, methods[m]) != 0 || !dp_report_filter_match(&rows[i], filter)) continue;
                 json_t *gv = json_string(rows[i].graph);
-                dp_report_value_label("graph", gv, NULL, glab, sizeof glab);
+                dp_report_value_label_in("graph", gv, NULL, plabels, glab, sizeof glab);
                 json_decref(gv);
                 if (strcmp(glab, graphs[gi]) != 0) continue;
                 double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
@@ -616,6 +618,7 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     fputc('\n', f);
     rc = plot_end(&p, err);
 out:
+    json_decref(plabels);
     dp_report_list_free(graphs, ng);
     dp_report_list_free(methods, nm);
     dp_report_list_free(ux, nux);

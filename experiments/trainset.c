@@ -112,6 +112,12 @@ dp_problem *dp_trainset_problem(const dp_trainset *s, int i, dp_machine *m, cons
     if (s->dv) {
         m->n_devices = keep_nd;
         m->devices_given = keep_given;
+    } else if (!m->topo && !keep_given) {
+        /* a graph made for a device count (a Llama graph's tp) sets the uniform machine's to it
+         * (dp_machine_costs): the next graph, made for none, takes the machine's own again (it
+         * took the graph before it's: an STG graph listed on 4 devices trained and was reported
+         * on 2 after a tp-2 Llama graph; a review) */
+        m->n_devices = keep_nd;
     }
     return p;
 }

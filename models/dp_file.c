@@ -433,12 +433,18 @@ static void fmt_bytes(char *buf, size_t n, double b)
     snprintf(buf, n, "%.4g %s", b, unit[u]);
 }
 
-int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err)
+int dp_file_mem_env_check(dp_error *err)
 {
     double v;
     if (env_mem_limit(&v))
         return dp_error_set(err, DP_EINVAL, "DOPPLER_MEM_LIMIT: expected a positive number of bytes with an optional K, M or G "
                             "suffix (powers of 1024), got '%s'", getenv("DOPPLER_MEM_LIMIT"));
+    return DP_OK;
+}
+
+int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err)
+{
+    if (dp_file_mem_env_check(err) != DP_OK) return DP_EINVAL;
     const double lim = (double)dp_file_mem_limit();
     if (!(bytes > lim)) return DP_OK;
     char need[32], have[32];

@@ -76,6 +76,10 @@ size_t dp_file_mem_limit(void);
  * the unit that shows it), or DP_EINVAL naming DOPPLER_MEM_LIMIT when its value is malformed
  * ("abc", "0", "10X" were taken as no limit, without a word: a review). */
 int dp_file_mem_check(const char *path, const char *what, double bytes, dp_error *err);
+/* DP_OK when DOPPLER_MEM_LIMIT is unset, empty or well formed (dp_file_mem_limit), else
+ * DP_EINVAL naming it and its value: what a program checks once at its start, as some allocations
+ * are too small to reach dp_file_mem_check (a small graph gen accepted "abc": a review). */
+int dp_file_mem_env_check(dp_error *err);
 
 
 /* Write a whole buffer atomically. */

@@ -562,7 +562,8 @@ static const dp_gen_param sp_params[] = {
 
 static const dp_gen_param workflow_params[] = {
     {"recipe", DP_GEN_CHOICE, OFF(dp_gen_workflow_opts, recipe), 0, 0,
-     "montage=0|epigenomics=1|cybershake=2|ligo=3|genome=4|srasearch=5", "workflow shape (WfCommons recipes' structures)"},
+     "montage=0|epigenomics=1|cybershake=2|ligo=3|genome=4|1000genome=4|srasearch=5",
+     "workflow shape (WfCommons recipes' structures; genome is 1000Genome)"},
     {"width", DP_GEN_INT, OFF(dp_gen_workflow_opts, width), 1, 100000, NULL, "fan-out: images, chunks, sites, ... (montage 2..)"},
     {"ccr", DP_GEN_DOUBLE, OFF(dp_gen_workflow_opts, ccr), 0, 1e12, NULL, "communication to computation ratio (edge = ccr x producer's work)"},
     /* a program's base work, not a task's (its tasks are 0.5..1.5 times it: the help said task
@@ -814,6 +815,7 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
         return NULL;
     }
     m->defaults(&u);
+    int optimizer_given = 0, training_given = 0;
     for (int i = 0; i < n_params; i++) {
         const dp_gen_param *p = m->params;
         while (p->name && strcmp(p->name, keys[i]) != 0) p++;
@@ -827,6 +829,15 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
             return NULL;
         }
         if (set_param(&u, m, p, values[i], err) != DP_OK) return NULL;
+        if (strcmp(p->name, "optimizer") == 0) optimizer_given = 1;
+        if (strcmp(p->name, "training") == 0) training_given = 1;
+    }
+    /* the optimizer is the update of a training step: given without --training it changed
+     * nothing, without a word (a review); --training=no with it stays (a sweep's grid turns the
+     * training step on and off under one optimizer) */
+    if (optimizer_given && !training_given) {
+        dp_error_set(err, DP_EINVAL, "%s: --optimizer is the update of a training step: give --training too", m->name);
+        return NULL;
     }
     return m->generate(&u, err);
 }

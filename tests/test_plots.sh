@@ -62,6 +62,19 @@ has sc1 "title 'tiny-doppler'"
 has sc1 "title 'round-robin'"
 # the x values are the seconds, not 0 (the old scatter put them all at the shared range's edge)
 awk 'NF == 2 && $1 + 0 > 0 { n++ } END { exit !(n == 5) }' "$work/sc1.dat" || fail "sc1: 5 points with seconds > 0"
+# two graphs of one file name in different folders: two colours, labelled by their folders (one
+# "g" for both, their points in one colour, while the tables had them apart: a review)
+mkdir -p "$work/a" "$work/b"
+cp "$G2" "$work/a/g.txt"
+cp "$G1" "$work/b/g.json"
+cat > "$work/same.json" <<JSON
+{"name": "same", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["$work/a/g.txt", "$work/b/g.json"]}}
+JSON
+"$DOPPLER" sweep "$work/same.json" --out "$work/same.h5" --quiet > /dev/null || fail "the sweep of two g files failed"
+KEEP="$work/same" GNUPLOT="$work/gp" "$DOPPLER" report "$work/same.h5" --plot scatter --x metrics.lower_bound --y makespan \
+    --out "$work/same.svg" || fail "same: report failed"
+has same "title '$work/a/g'"
+has same "title '$work/b/g'"
 # makespan against the lower bound on one graph: one unit, so y = x and a shared range
 plot sc2 --plot scatter --x metrics.lower_bound --y makespan --where graph="$G2"
 has sc2 "set xlabel 'metrics.lower_bound (DOPPLER units (simulated time / 1e10))'"

@@ -716,7 +716,7 @@ START_TEST(table_same_file_names_and_best_known_machine)
     char data[1024];
     snprintf(data, sizeof data, "%s/data", dp_test_srcdir());
     setenv("DOPPLER_DATA", data, 1);
-    dp_result rows[6];
+    dp_result rows[7];
     make_row(&rows[0], "cp", 1, 78, "ok");
     make_row(&rows[1], "cp", 1, 179, "ok");
     set_param(&rows[0], "graph", json_string("shared:stg/50/rand0000.stg"));
@@ -725,7 +725,8 @@ START_TEST(table_same_file_names_and_best_known_machine)
     make_row(&rows[3], "cp", 1, 1200, "ok");
     make_row(&rows[4], "cp", 1, 1700, "ok");
     make_row(&rows[5], "cp", 1, 1700, "ok");
-    for (int i = 2; i < 6; i++) {
+    make_row(&rows[6], "cp", 1, 1700, "ok");
+    for (int i = 2; i < 7; i++) {
         set_param(&rows[i], "graph", json_string("shared:doppler-graphs/chain_mm_112nodes.txt"));
         rows[i].devices = 4;
     }
@@ -733,18 +734,21 @@ START_TEST(table_same_file_names_and_best_known_machine)
     set_param(&rows[3], "streams", json_integer(2));
     set_param(&rows[4], "queue", json_string("priority"));
     set_param(&rows[5], "queue", json_string("fifo"));
+    /* numeric keys at their defaults, written otherwise than the key table's text (1.2e10) */
+    set_param(&rows[6], "bandwidth", json_integer(12000000000LL));
+    set_param(&rows[6], "peak_flops", json_real(1e13));
     dp_report_spec spec;
     dp_report_spec_init(&spec);
     dp_error err;
     int found;
-    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"rows\": [\"graph\", \"streams\", \"queue\"], "
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"rows\": [\"graph\", \"streams\", \"queue\", \"bandwidth\"], "
                                                  "\"cols\": \"method\"}}}", "t", &found, &err), DP_OK);
     dp_report_table tab;
-    ck_assert_int_eq(dp_report_build(rows, 6, &spec, &tab, &err), DP_OK);
-    ck_assert_int_eq(tab.n_rows, 6);
-    ck_assert_str_eq(tab.row_keys[0 * 3], "stg/50/rand0000");
-    ck_assert_str_eq(tab.row_keys[1 * 3], "stg/100/rand0000");
-    ck_assert_str_eq(tab.row_keys[2 * 3], "chain_mm_112nodes"); /* no other of its name: as before */
+    ck_assert_int_eq(dp_report_build(rows, 7, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_rows, 7);
+    ck_assert_str_eq(tab.row_keys[0 * 4], "stg/50/rand0000");
+    ck_assert_str_eq(tab.row_keys[1 * 4], "stg/100/rand0000");
+    ck_assert_str_eq(tab.row_keys[2 * 4], "chain_mm_112nodes"); /* no other of its name: as before */
     int bk = -1;
     for (int c = 0; c < tab.n_cols; c++)
         if (strcmp(tab.col_labels[c], "best known") == 0) bk = c;
@@ -755,9 +759,10 @@ START_TEST(table_same_file_names_and_best_known_machine)
     ck_assert(isnan(tab.mean[3 * tab.n_cols + bk]));                     /* streams 2 */
     ck_assert(isnan(tab.mean[4 * tab.n_cols + bk]));                     /* a priority queue */
     ck_assert_double_eq_tol(tab.mean[5 * tab.n_cols + bk], 1200.07, 1e-9); /* fifo given: the default */
+    ck_assert_double_eq_tol(tab.mean[6 * tab.n_cols + bk], 1200.07, 1e-9); /* bandwidth and peak_flops at theirs */
     dp_report_table_free(&tab);
     dp_report_spec_free(&spec);
-    for (int i = 0; i < 6; i++) dp_result_free(&rows[i]);
+    for (int i = 0; i < 7; i++) dp_result_free(&rows[i]);
 }
 END_TEST
 

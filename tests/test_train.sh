@@ -406,6 +406,16 @@ done
 hs=$(sed -n 's/.*"parameters_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$tmp/repro.json")
 hf=$(sed -n 's/.*"parameters_final_fnv1a":"\([0-9a-f]*\)".*/\1/p' "$tmp/repro.json")
 [ -n "$hs" ] && [ -n "$hf" ] && [ "$hs" != "$hf" ] || fail "model-selected and final parameters' hashes '$hs' '$hf' (expected two)"
+# A graph of a set made for no device count is placed on the machine's, whatever graph comes
+# before it (it took the previous graph's: an STG graph after a tp-2 Llama graph was listed on 4
+# devices and trained and reported on 2; a review)
+for order in 'gen:stg?n=20,gen:llama-layer?seq=64&tp=2' 'gen:llama-layer?seq=64&tp=2,gen:stg?n=20'; do
+    "$bin" train --graphs "$order" --episodes 1 --stage il --checkpoint "$tmp/order.h5" --force > "$tmp/order.out" 2>&1 ||
+        { cat "$tmp/order.out"; fail "train --graphs $order"; }
+    grep -q "stg_sameprob_n20_deg2_ccr1_seed1 *20 ops *4 devices" "$tmp/order.out" || { cat "$tmp/order.out"; fail "$order: stg not on 4 devices"; }
+    grep -q "^graph stg_sameprob_n20_deg2_ccr1_seed1: 20 ops, 42 edges, 2 devices" "$tmp/order.out" && fail "$order: stg reported on 2 devices"
+    grep -q "warning: graph llama" "$tmp/order.out" && { cat "$tmp/order.out"; fail "$order: a warning for the Llama graph placed on its own count"; }
+done
 # Honest online cost (issue 29): a greedy placement with the exact engine state also runs
 # partial (prefix) simulations while it places; place reports them beside its one simulation,
 # at least one per op; the authors' append state runs none and reports none

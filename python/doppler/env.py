@@ -140,7 +140,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         while True:
             op = ...  # a ready op: obs["ready_mask"][op] == 1
             obs, reward, terminated, truncated, info = env.step((op, device))
-            if terminated: break            # reward == -makespan, info["makespan"]
+            if terminated: break            # reward == -info["cost"] (the makespan, or penalised)
 
     state: how the placed prefix's times are estimated (policy/dp_env.h): "append" (the default, the
     authors' list-scheduling estimate: each op appended to its device in placement order) or
@@ -168,8 +168,10 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
       start, end, ready_time (n_ops,) float64: the partial schedule under the state: each
                      assigned op's start, end and the time its inputs are all on its device (0
                      while unassigned)
-    Reward: 0 until the last op is placed, then -makespan (the engine's simulation of the whole
-    assignment). info: "step", "simulations" (this step's: 1 at the end, else 0),
+    Reward: 0 until the last op is placed, then -cost: the engine's simulation of the whole
+    assignment, its makespan, or under memory_policy="penalty" the penalised makespan, what the
+    library's training and searches score (info "makespan" stays the makespan; the reward was
+    -makespan under the penalty too until 2026-12-07: a review). info: "step", "simulations" (this step's: 1 at the end, else 0),
     "episode_simulations", "total_simulations" (the engine's since creation),
     "prefix_simulations" (the engine state's simulations of placed prefixes this episode: on the
     exact engine runs resumed at the placed op's READY, policy/dp_env.h), and at
@@ -509,9 +511,9 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             if done:
                 sims = 1
                 self._episode_sims += 1
-                reward = -sched.makespan
+                reward = -sched.cost
                 self._done = True
-                info_extra = {"makespan": sched.makespan, "assignment": sched.assignment}
+                info_extra = {"makespan": sched.makespan, "cost": sched.cost, "assignment": sched.assignment}
                 self._episodes.append({"episode": self._episode, "makespan": sched.makespan, "return": reward,
                                        "steps": self.n_ops, "simulations": self._episode_sims,
                                        "seconds": time.perf_counter() - self._t0})

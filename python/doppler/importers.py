@@ -823,11 +823,21 @@ def onnx_to_doc(path, dims=None, name=None):
     ImportError (onnx missing: Debian python3-onnx)."""
     onnx = _need("onnx")
     dims = dict(dims or {})
-    for k, v in dims.items():
+    for k, v in list(dims.items()):
         # (a size of -3 gave negative bytes, reported against a temporary file; 2.5 was cut to 2:
-        # a review)
-        if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-            raise ValueError("%s: dimension '%s': expected a positive integer size, got %r" % (path, k, v))
+        # a review) an integer of any kind (numpy's too), or a float or text that is one
+        size = None
+        if not isinstance(v, bool):
+            try:
+                size = operator.index(v)
+            except TypeError:
+                if isinstance(v, float) and v.is_integer():
+                    size = int(v)
+                elif isinstance(v, str) and v.strip().isdigit():
+                    size = int(v)
+        if size is None or size <= 0:
+            raise ValueError("%s: dimension '%s': expected a positive integer size, got %s" % (path, k, repr(v)))
+        dims[k] = size
     try:
         model = onnx.load(path)
     except Exception as e:  # protobuf's DecodeError and friends

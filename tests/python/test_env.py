@@ -175,3 +175,18 @@ def test_state_and_features_are_checked():
     env = doppler.Env(g, features="engine")  # the twelve features read the append state too
     obs, _ = env.reset()
     assert obs["device_features"].shape[2] == 12
+
+
+def test_reward_is_the_penalised_cost_under_the_penalty_policy():
+    """Under memory_policy="penalty" the reward is -cost, the penalised makespan the library's
+    training and searches score (it was -makespan: an agent saw no penalty; a review)."""
+    g = doppler.Graph.read(bundled("chainmm-small"))
+    m = doppler.Machine(devices=4, memory_limit=6e7, memory_policy="penalty", memory_penalty=2)
+    env = doppler.Env(g, m)
+    env.reset()
+    done = False
+    while not done:
+        _, r, done, _, info = env.step(env.cp_action())
+    s = env.engine.simulate(info["assignment"])
+    assert s.cost > s.makespan  # over the limit: penalised
+    assert r == -s.cost and info["cost"] == s.cost and info["makespan"] == s.makespan

@@ -805,9 +805,11 @@ def test_onnx_bfloat16_subgraph_and_bad_dims(torch, tmp_path):
     doc = onnx_to_doc(str(tmp_path / "if.onnx"))
     names = [o["name"] for o in doc["ops"]]
     assert (names.index("relu"), names.index("if")) in [(e["src"], e["dst"]) for e in doc["edges"]]
-    for bad in (-3, 2.5, 0):
+    for bad in (-3, 2.5, 0, True, "x"):
         with pytest.raises(ValueError, match="bf16.onnx: dimension 'batch': expected a positive integer"):
             onnx_to_doc(str(tmp_path / "bf16.onnx"), dims={"batch": bad})
+    for fine in (np.int64(4), np.int32(4), 4.0, "4", 4):  # numpy's integers were refused (a review)
+        onnx_to_doc(str(tmp_path / "bf16.onnx"), dims={"batch": fine})
     m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="a\0b")], "g", [f("x")],
                                             [f("y")]), opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(m, str(tmp_path / "nul.onnx"))
