@@ -464,12 +464,7 @@ int cmd_validate(int argc, char **argv)
     }
     D = mach.topo->n_devices;
     dp_cli_warn_machine(&mach, g); /* a device the calibration lacks, as place and simulate say (it was silent: a review) */
-    if (g->cost_kind == DP_GRAPH_COST_TIME && scale > 0 && !resim) {
-        /* (it was ignored without a word: a review) */
-        dp_error_set(&err, DP_EINVAL, "%s: the graph gives durations, not FLOPs: --scale (a fraction of a graph's FLOPs) "
-                     "does not apply; --target-flops sets the FLOPs its kernels run in all", graph);
-        goto fail;
-    }
+    if (!resim && dp_cli_real_scale_check(g, graph, scale, &err) != DP_OK) goto fail;
     if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
     else xo.scale = resim ? rec_scale : scale > 0 ? scale : dp_exec_auto_scale(g, target);
     if (resim && record_check_graph(rec, resim, g, D, &err) != DP_OK) goto fail;

@@ -38,6 +38,13 @@ void dp_cli_machine_name(char *buf, size_t cap)
     else snprintf(buf, cap, "%s: %s, %d cores", host, model, allowed);
 }
 
+int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, dp_error *err)
+{
+    if (g->cost_kind != DP_GRAPH_COST_TIME || !(scale > 0)) return DP_OK;
+    return dp_error_set(err, DP_EINVAL, "%s: the graph gives durations, not FLOPs: --scale (a fraction of a graph's FLOPs) "
+                        "does not apply; --target-flops sets the FLOPs its kernels run in all", path);
+}
+
 int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err)
 {
@@ -46,11 +53,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     int rc = dp_machine_load(m, err);
     if (rc != DP_OK) return rc;
     dp_exec_options o = *xo;
-    if (g->cost_kind == DP_GRAPH_COST_TIME && scale > 0)
-        /* (it was ignored without a word: a review) */
-        return dp_error_set(err, DP_EINVAL, "%s: the graph gives durations, not FLOPs: --scale (a fraction of a graph's "
-                            "FLOPs) does not apply; --target-flops sets the FLOPs its kernels run in all",
-                            g->source ? g->source : g->name);
+    if ((rc = dp_cli_real_scale_check(g, g->source ? g->source : g->name, scale, err)) != DP_OK) return rc;
     if (g->cost_kind == DP_GRAPH_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
     else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
     r->xo = o;

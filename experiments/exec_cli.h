@@ -34,6 +34,10 @@ typedef struct dp_cli_real {
  * one warm-up). Errors as dp_exec_alloc and dp_machine_costs. */
 int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err);
+/* DP_OK, or DP_EINVAL when scale > 0 is given for a graph in durations (a DOPPLER .txt, STG),
+ * whose kernels --target-flops sizes: --scale is a fraction of a graph's FLOPs (it was ignored
+ * without a word). path names the graph in the message. */
+int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, dp_error *err);
 
 /* Pair every measured run of the oracle with a run of the placement of `method` (e.g. "cp") on
  * a second executor (dp_exec_oracle_ctx.ref_x): the costs are then that placement's first
