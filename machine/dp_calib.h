@@ -89,7 +89,7 @@ typedef struct dp_calib_device {
     dp_calib_fit_info def_info;
     /* interference ("interference" object; 0 when absent), see dp_hisim.h: while k copies into
      * the device are in flight and j other devices compute, its ops progress at rate
-     * (1 - copy_in x k) / (1 + peer_busy x j) of their calibrated speed */
+     * 1 / (1 + peer_busy x j) - copy_in x k of their calibrated speed */
     int has_interference;
     double copy_in;    /* compute seconds lost per second of an incoming copy (a CPU device whose
                         * copy worker shares its core), >= 0 */

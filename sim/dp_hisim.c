@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -662,24 +663,32 @@ static void schedule_at(dp_hisim *s, double t, uint32_t kind, uint32_t id)
     dp_heap_evq_push(&s->ev.heap, t, kind << EV_SHIFT | id);
 }
 
-/* d's rate (dp_hisim.h): each second of k copies into d costs its ops copy_in x k seconds, the
- * quantity doppler calibrate measures (extra seconds of the overlapped kernels over the seconds
- * a copy overlapped them), so the copies take 1 - copy_in x k of the rate, and a rate at or below
- * 0 lets an op fall back while they last (copy_in above 1: the CPU copy worker stalls the core and
- * its caches refill); the peers divide it by 1 + peer_busy x j. Until 2026-12-07 the copies
- * divided it by 1 + copy_in x k, which charged copy_in / (1 + copy_in) seconds a second: 0.52
- * instead of the measured 1.07 for data/calibrations/cpu-2core.json (a review) */
+/* d's rate (dp_hisim.h): the peers slow its ops to 1 / (1 + peer_busy x j), and each second of
+ * k copies into d costs them copy_in x k seconds, the quantity doppler calibrate measures (extra
+ * seconds of the overlapped kernels over the seconds a copy overlapped them), so the copies take
+ * copy_in x k off the rate; at or below 0 an op falls back while they last (copy_in above 1: the
+ * CPU copy worker stalls the core and its caches refill). Until 2026-12-07 the rate was
+ * 1 / (1 + copy_in x k + peer_busy x j), which charged copy_in / (1 + copy_in) seconds a second
+ * of a copy: 0.52 instead of the measured 1.07 for data/calibrations/cpu-2core.json (a review);
+ * the copies' term is taken off the peers' rate rather than divided by it, so that a busy peer
+ * never makes an op that loses work to a copy lose less (a review of that change) */
 static inline double itf_rate(const dp_hisim *s, int d)
 {
     int others = s->itf.n_busy_dev - (s->itf.n_running[d] > 0);
-    return (1.0 - s->itf.copy_in[d] * s->itf.k_in[d]) / (1.0 + s->itf.peer_busy[d] * others);
+    return 1.0 / (1.0 + s->itf.peer_busy[d] * others) - s->itf.copy_in[d] * s->itf.k_in[d];
 }
 
 /* the end of rem seconds of work at rate r from now: now when none is left, never while r <= 0
- * (the op waits for the copies in flight to end: they always do, transfers are not slowed) */
+ * (the op waits for the copies in flight to end: they always do, transfers are not slowed). An op
+ * whose work left is within rounding of none (a few ulps of the clock: its end computed a few
+ * ulps after the instant a copy starts) ends now at a rate at or below 0, rather than wait for
+ * the whole copy and lose copy_in - 1 of it (0.1 + 0.2 is 0.30000000000000004: an op due then was
+ * charged a 1 s copy starting at 0.3; a review) */
 static inline double itf_due(double now, double rem, double r)
 {
-    return rem <= 0 ? now : r > 0 ? now + rem / r : INFINITY;
+    if (rem <= 0) return now;
+    if (r > 0) return now + rem / r;
+    return rem <= 8 * DBL_EPSILON * fabs(now) ? now : INFINITY;
 }
 
 /* device d's rate may have changed: count the work its running ops did at the old rate, then

@@ -41,10 +41,11 @@
  *    the excess;
  *  - interference (only where the options' calibration gives a device "interference", see
  *    dp_costmodel.h; doppler calibrate measures it): an op on device d progresses at rate
- *        (1 - copy_in(d) x k) / (1 + peer_busy(d) x j)
+ *        1 / (1 + peer_busy(d) x j) - copy_in(d) x k
  *    of its calibrated speed while k transfers into d are in flight and j other devices run an
  *    op; its end moves whenever k or j changes (remaining work / new rate; at a rate of 0 or
- *    below the op falls back, its end waiting for the copies to end). copy_in describes a
+ *    below the op falls back, its end waiting for the copies to end, unless its work left is
+ *    within a few ulps of the clock: it ends then). copy_in describes a
  *    device whose copy engine is a thread on its own core (the CPU executor's copy worker: every
  *    second of a copy into d costs d's kernel copy_in seconds, cache refill included: the
  *    quantity doppler calibrate fits, extra kernel seconds over overlapped copy seconds; until

@@ -443,6 +443,59 @@ START_TEST(interference_copy_in_hand)
 }
 END_TEST
 
+/* A review of the copy-interference model of 2026-12-07, two cases it got wrong (copy_in 3):
+ * (1) an op due within rounding of the instant a copy into its device starts ends then: A (0.3 s
+ * on g0) sends 1 s of data to C (0.1 s) on g1, where P (0.1 s) then D (0.2 s) run; D is due at
+ * 0.1 + 0.2 = 0.30000000000000004, the copy starts at 0.29999999999999999, and D was charged the
+ * whole copy and its fall-back (ended at 3.3, makespan 3.4 instead of 1.4);
+ * (2) a busy peer never makes an op that loses work to a copy lose less: D (4 s) on g1 (peer_busy
+ * 1), A (1 s) then B on g0, A's 1 s copy to C on g1 at 1..2 s. B of 1 s (g0 busy through 2):
+ * 0..1 rate 1/2 (3.5 s left), 1..2 rate 1/2 - 3 = -2.5 (6 left), D ends at 8, C 8..9; B of 0 s:
+ * 1..2 rate -2 (5.5 left), D ends at 7.5, C at 8.5. The copies' term divided by the peers'
+ * (-2 / 2 = -1) gave 7.5 with the busy peer, below 8.5 without. */
+START_TEST(interference_rounding_and_busy_peer)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("itf3", "itf3", DP_GRAPH_COST_PHYSICAL);
+    dp_graph_builder_add_op(b, "A", NULL, 3e11, 1e9);
+    dp_graph_builder_add_op(b, "C", NULL, 1e11, 0);
+    dp_graph_builder_add_op(b, "P", NULL, 1e11, 0);
+    dp_graph_builder_add_op(b, "D", NULL, 2e11, 0);
+    dp_graph_builder_add_edge(b, 0, 1, 1e9);
+    dp_graph_builder_add_edge(b, 2, 3, 0);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    const int a[] = {0, 1, 1, 1};
+    dp_hisim *s;
+    dp_cost *c;
+    dp_calib *cal;
+    dp_hisim_result r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":3,\"peer_busy\":0}"), a, &s, &c, &cal);
+    NEAR(r.op_end[3], 0.3);
+    NEAR(r.makespan, 1.4);
+    dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+    dp_graph_free(g);
+    for (int busy = 0; busy <= 1; busy++) {
+        b = dp_graph_builder_alloc("itf4", "itf4", DP_GRAPH_COST_PHYSICAL);
+        dp_graph_builder_add_op(b, "A", NULL, 1e12, 1e9);
+        dp_graph_builder_add_op(b, "C", NULL, 1e12, 0);
+        dp_graph_builder_add_op(b, "D", NULL, 4e12, 0);
+        dp_graph_builder_add_op(b, "B", NULL, busy ? 1e12 : 0, 0);
+        dp_graph_builder_add_edge(b, 0, 1, 1e9);
+        dp_graph_builder_add_edge(b, 0, 3, 0);
+        g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(g != NULL, "%s", err.msg);
+        const int a2[] = {0, 1, 1, 0};
+        r = run_itf(g, CAL_ITF("{\"copy_in\":0,\"peer_busy\":0}", "{\"copy_in\":3,\"peer_busy\":1}"), a2, &s, &c, &cal);
+        NEAR(r.op_end[2], busy ? 8.0 : 7.5);
+        NEAR(r.makespan, busy ? 9.0 : 8.5);
+        dp_hisim_free(s); dp_cost_free(c); dp_calib_free(cal); dp_topology_free(itf_topo);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
 /* X (1 s) on g0 and Y (2 s) on g1 start together; peer_busy = 0.5 on both: while both compute
  * each runs at 1 / 1.5. X ends at 1.5; Y has done 1 s of work then, its last second runs alone:
  * it ends at 2.5. */
@@ -1218,6 +1271,7 @@ int main(void)
     tcase_add_test(d, default_matches_dp_sim_wide);
     tcase_add_test(d, topology_sensitivity);
     tcase_add_test(d, interference_copy_in_hand);
+    tcase_add_test(d, interference_rounding_and_busy_peer);
     tcase_add_test(d, interference_peer_busy_hand);
     tcase_add_test(d, interference_random_coincidences);
     tcase_add_test(d, interference_many_moves_heap);
