@@ -185,7 +185,17 @@ int dp_report_spec_from_config(dp_report_spec *s, const char *config_text, const
 
 void dp_report_value_label(const char *param, const json_t *value, const json_t *labels, char *buf, size_t cap)
 {
-    if (!value) snprintf(buf, cap, "-");
+    dp_report_value_label_in(param, value, labels, NULL, buf, cap);
+}
+
+void dp_report_value_label_in(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
+                              char *buf, size_t cap)
+{
+    const json_t *pl = path_labels && json_is_string(value) && (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0)
+                           ? json_object_get(path_labels, json_string_value(value))
+                           : NULL;
+    if (json_is_string(pl)) snprintf(buf, cap, "%s", json_string_value(pl));
+    else if (!value) snprintf(buf, cap, "-");
     else if (json_is_string(value)) {
         const char *s = json_string_value(value);
         if (strcmp(param, "graph") == 0 && strncmp(s, "gen:", 4) == 0) {
@@ -224,23 +234,24 @@ static void long_path_label(const char *s, char *buf, size_t cap)
 json_t *dp_report_path_labels(const dp_result *rows, long n)
 {
     static const char *params[] = {"graph", "topology"};
-    json_t *out = NULL;
-    for (int q = 0; q < 2; q++) {
-        json_t *by_label = json_object(); /* short label -> {value: true} */
-        if (!by_label) return out;
-        for (long i = 0; i < n; i++) {
-            json_error_t je;
-            json_t *p = json_loads(rows[i].params, 0, &je);
-            json_t *v = p ? json_object_get(p, params[q]) : NULL;
-            if (json_is_string(v)) {
-                char lab[512];
-                dp_report_value_label(params[q], v, NULL, lab, sizeof lab);
-                json_t *set = json_object_get(by_label, lab);
-                if (!set) json_object_set_new(by_label, lab, set = json_object());
-                if (set) json_object_set_new(set, json_string_value(v), json_true());
-            }
-            json_decref(p);
+    json_t *out = NULL, *by[2] = {json_object(), json_object()}; /* per param: short label -> {value: true} */
+    for (long i = 0; i < n && by[0] && by[1]; i++) {
+        json_error_t je;
+        json_t *p = json_loads(rows[i].params, 0, &je);
+        for (int q = 0; q < 2 && p; q++) {
+            json_t *v = json_object_get(p, params[q]);
+            if (!json_is_string(v)) continue;
+            char lab[512];
+            dp_report_value_label(params[q], v, NULL, lab, sizeof lab);
+            json_t *set = json_object_get(by[q], lab);
+            if (!set) json_object_set_new(by[q], lab, set = json_object());
+            if (set) json_object_set_new(set, json_string_value(v), json_true());
         }
+        json_decref(p);
+    }
+    for (int q = 0; q < 2; q++) {
+        json_t *by_label = by[q];
+        if (!by_label) continue;
         const char *lab;
         json_t *set;
         json_object_foreach(by_label, lab, set) {
@@ -271,22 +282,6 @@ json_t *dp_report_path_labels(const dp_result *rows, long n)
         json_decref(by_label);
     }
     return out;
-}
-
-/* dp_report_value_label, with a table's path_labels first */
-void dp_report_value_label_in(const char *param, const json_t *value, const json_t *labels, const json_t *path_labels,
-                               char *buf, size_t cap)
-{
-    const json_t *pl = path_labels && json_is_string(value) && (strcmp(param, "graph") == 0 || strcmp(param, "topology") == 0)
-                           ? json_object_get(path_labels, json_string_value(value))
-                           : NULL;
-    if (!json_is_string(pl)) {
-        dp_report_value_label(param, value, labels, buf, cap);
-        return;
-    }
-    snprintf(buf, cap, "%s", json_string_value(pl));
-    json_t *l = labels ? json_object_get(labels, buf) : NULL;
-    if (json_is_string(l)) snprintf(buf, cap, "%s", json_string_value(l));
 }
 
 double dp_report_metric(const dp_result *r, const char *metric, int *known)

@@ -155,7 +155,7 @@ int dp_train_checkpoint_write(dp_train *tr, const char *path, dp_error *err)
     ck.best_assignment = tr->best_assign;
     ck.simulations = tr->sims;
     ck.stage_simulations0 = tr->stage_sims0;
-    ck.seconds = dp_train_now_s() - tr->t_origin;
+    ck.seconds = dp_train_seconds(tr);
     ck.stage_seconds0 = tr->stage_seconds0;
     if (tr->n_bd == 1) {
         ck.sil_n = tr->sil_n;

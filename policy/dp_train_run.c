@@ -240,7 +240,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
         tr->stage = stage;
         tr->episode = 0;
         tr->stage_sims0 = tr->sims;
-        tr->stage_seconds0 = dp_train_now_s() - tr->t_origin;
+        tr->stage_seconds0 = dp_train_seconds(tr);
         tr->running_sum = 0;
         tr->running_count = 0;
         tr->best = INFINITY;
@@ -577,12 +577,11 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
             if (samples <= 0) dp_train_agreement_get(tr, &r->agreement_selected);
             r->selected_fnv1a = params_fnv1a(tr);
         }
-        /* the stage's whole count: a resumed stage began in an earlier process */
-        r->sims = tr->sims - (k == first && tr->stage_sims0 < sims0 ? tr->stage_sims0 : sims0);
-        /* and its whole time (a resumed stage's earlier processes included: a sweep's killed run
-         * reported the part after the restart; a review) */
-        r->seconds = k == first && tr->stage_sims0 < sims0 ? dp_train_now_s() - tr->t_origin - tr->stage_seconds0
-                                                          : dp_train_now_s() - t0;
+        /* the stage's whole count and time: a resumed stage began in an earlier process (its
+         * time was the part after the restart: a sweep's killed run; a review) */
+        const int began_before = k == first && tr->stage_sims0 < sims0;
+        r->sims = tr->sims - (began_before ? tr->stage_sims0 : sims0);
+        r->seconds = began_before ? dp_train_seconds(tr) - tr->stage_seconds0 : dp_train_now_s() - t0;
         r->done = 1;
         if (assignment) memcpy(assignment, tmp, (size_t)n * sizeof(int));
     }
