@@ -283,7 +283,7 @@ int dp_env_ready_index(const dp_env *env, int v);
  *   3 latest estimated end of those predecessors (0 when none)
  *   4 v's estimated earliest start on d (dp_env_est_start: inputs' arrival and d's availability;
  *     the authors' code used the device's total assigned work here, see doc/doppler-vs-reference.md)
- * Times in the cost model's unit. */
+ * Times in the cost model's unit. v must be ready (unchecked, as dp_env_est_start). */
 #define DP_ENV_N_DEVICE_FEATURES 5
 void dp_env_device_features(const dp_env *env, int v, double *feat);
 
@@ -320,7 +320,10 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
  * column over the devices at each step (dp_doppler.h), so a column's unit and any per-step
  * constant do not reach the network; only how devices differ does (with network.magnitude it
  * also reads each column centred over the devices in units of the graph's lower bound, which
- * keeps by how much; columns 9 and 12, which have no time unit, centred only). */
+ * keeps by how much; columns 9 and 12, which have no time unit, centred only). As for
+ * dp_env_est_start, v must be ready (unchecked: an op not in the ready set gives numbers that
+ * mean nothing, one out of range reads past the tables); feat holds n_devices x
+ * dp_env_n_features(fs) doubles. */
 #define DP_ENV_N_ENGINE_FEATURES 12 /* DP_ENV_FEATURES_ENGINE's columns */
 #define DP_ENV_HINT_COLUMN 12       /* DP_ENV_FEATURES_HINT's hint, its last column */
 #define DP_ENV_MAX_DEVICE_FEATURES (DP_ENV_HINT_COLUMN + 1)
@@ -341,7 +344,9 @@ void dp_env_set_hint(dp_env *env, const int *hint);
  * or by a key, O(1) by b-level); -1
  * when the ready set is empty. PLC: the device of earliest estimated start for v under the
  * state, ties by lowest device id: the append estimate in the append state (the authors'
- * teacher), the engine's exact start in the engine state (this project's teacher). */
+ * teacher), the engine's exact start in the engine state (this project's teacher). dp_env_cp_place
+ * and dp_env_cp_place_all take a ready v only (unchecked, as dp_env_est_start: pass
+ * dp_env_cp_select's -1 on to them and they read past the tables). */
 int dp_env_cp_select(const dp_env *env);
 int dp_env_cp_place(const dp_env *env, int v);
 

@@ -96,6 +96,7 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
                       dp_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (!assignment) return dp_error_set(err, DP_EINVAL, "%s: no assignment to simulate", e->g->source);
     int rc;
     if (e->fast) {
         dp_sim_result r;
@@ -176,6 +177,7 @@ void dp_engine_transfers(const dp_engine *e, const int *assignment, const dp_eng
 int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err)
 {
     int ex = 0, rc;
+    if (!assignment) return dp_error_set(err, DP_EINVAL, "%s: no assignment to simulate", e->g->source);
     if (e->fast) rc = dp_sim_run_bounded(e->fast, assignment, bound, cost, &ex, err);
     else rc = dp_hisim_run_bounded(e->general, assignment, e->priority_queue ? e->blevel : NULL, bound, cost, &ex, err);
     if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded */

@@ -63,9 +63,10 @@ dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine
 void dp_engine_free(dp_engine *e);
 
 /* Simulate an assignment (n_ops device ids in 0..n_devices-1). priority (n_ops, higher runs
- * first) orders a priority queue; NULL: the b-levels (dp_cost_levels), as every command does;
- * FIFO queues ignore it. Errors: DP_EINVAL (a device out of range, naming the op), DP_ERANGE (a
- * memory capacity exceeded under the error policy), DP_ENOMEM. */
+ * first, finite) orders a priority queue; NULL: the b-levels (dp_cost_levels), as every command
+ * does; FIFO queues ignore it. Errors: DP_EINVAL (no assignment; a device out of range, naming the
+ * op; on a priority queue a priority that is NaN or infinite, naming the op), DP_ERANGE (a memory
+ * capacity exceeded under the error policy), DP_ENOMEM. */
 int dp_engine_run(dp_engine *e, const int *assignment, const double *priority, dp_engine_schedule *out, dp_error *err);
 
 /* Bounded simulation (issue 31): the cost of an assignment (dp_engine_schedule.cost, as

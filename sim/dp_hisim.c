@@ -1049,6 +1049,11 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     if (rc != DP_OK) return rc;
     if (s->o.queue == DP_HISIM_QUEUE_PRIORITY && !priority)
         return dp_error_set(err, DP_EINVAL, "priority queues need a priority per op (the placement method gave none)");
+    if (s->o.queue == DP_HISIM_QUEUE_PRIORITY)
+        for (int v = 0; v < s->n; v++)
+            if (!isfinite(priority[v]))
+                return dp_error_set(err, DP_EINVAL, "%s: op %d (%s): priority %g is not a finite number", g->source, v,
+                                    g->op_name[v], priority[v]);
     s->dev = assignment;
     s->prio = priority;
     s->err = err;

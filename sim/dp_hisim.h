@@ -148,7 +148,8 @@ void dp_hisim_free(dp_hisim *s);
 uint64_t dp_hisim_fingerprint(const dp_hisim *s);
 
 /* Simulate an assignment (n_ops device ids). priority (n_ops, higher first) is used with
- * DP_HISIM_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_HISIM_QUEUE_PRIORITY: DP_EINVAL).
+ * DP_HISIM_QUEUE_PRIORITY and may be NULL otherwise (NULL with DP_HISIM_QUEUE_PRIORITY: DP_EINVAL;
+ * so is a priority that is NaN or infinite, naming the op).
  * Returns DP_OK; DP_EINVAL for a device id out of range; DP_ERANGE for a memory capacity
  * exceeded under DP_HISIM_MEMORY_ERROR (message names the device, op, time, need and capacity);
  * DP_ENOMEM. res's arrays stay valid until the next run. */

@@ -992,6 +992,14 @@ START_TEST(streams_and_priority)
     dp_hisim *h = dp_hisim_alloc(g, c, NULL, &o, &err);
     dp_hisim_result r;
     ck_assert_int_eq(dp_hisim_run(h, a, NULL, &r, &err), DP_EINVAL);
+    /* a priority that is NaN or infinite is refused naming the op (a NaN broke the queue's heap
+     * order: an assertion aborted the process; a review) */
+    const double pnan[] = {9, 2, NAN, 3}, pinf[] = {9, INFINITY, 1, 3};
+    ck_assert_int_eq(dp_hisim_run(h, a, pnan, &r, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "op 2"));
+    ck_assert_int_eq(dp_hisim_run(h, a, pinf, &r, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_hisim_run_prefix(h, a, pnan, &r, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_hisim_run(h, a, p1, &r, &err), DP_OK);
     dp_hisim_free(h);
     dp_cost_free(c);
     dp_graph_free(g);

@@ -186,6 +186,12 @@ static void check_batch_and_transfers(const dp_machine *m)
     ck_assert_int_eq(dp_engine_run_batch(en, 2, &bad[0][0], NULL, ms, NULL, NULL, &err), DP_EINVAL);
     ck_assert_msg(strstr(err.msg, "assignment 1") && strstr(err.msg, "op 1"), "%s", err.msg);
     ck_assert_double_eq(ms[0], 29);
+    /* no assignment: refused (both engines dereferenced it; a review) */
+    dp_engine_schedule s0;
+    ck_assert_int_eq(dp_engine_run(en, NULL, NULL, &s0, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_engine_run_prefix(en, NULL, NULL, &s0, &err), DP_EINVAL);
+    double c0;
+    ck_assert_int_eq(dp_engine_run_bounded(en, NULL, 1, &c0, NULL, &err), DP_EINVAL);
     /* transfers: a on 0, b and c on 1: edge a->b leaves at 2, arrives at 12; b->c is local */
     dp_engine_schedule s;
     ck_assert_int_eq(dp_engine_run(en, rows[1], NULL, &s, &err), DP_OK);

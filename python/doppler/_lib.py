@@ -14,7 +14,8 @@ Where the library is found, in order: $DOPPLER_LIB (a path to libdoppler.so), th
 $top_builddir/.libs), then the system's linker path (ctypes.util.find_library).
 
 Bundled data (topologies by name): $DOPPLER_DATA when set, else the data folder that goes with the
-library found (the installed one `make install` recorded, or the checkout's data/), handed to the
+library found (the installed one `make install` recorded, or the checkout's data/; for $DOPPLER_LIB
+the data/ of the build tree it sits in, else of this package's checkout), handed to the
 library (dp_machine_data_dir_set), else the library's own installed folder. Importing the package
 changes no environment variable (it once set $DOPPLER_DATA, which every child process inherited).
 """
@@ -33,7 +34,11 @@ def _candidates():
     """(library path, its bundled data folder or None) in the order tried."""
     env = os.environ.get("DOPPLER_LIB")
     if env:
-        yield env, None
+        # the data of the build tree the library sits in (DOPPLER_LIB=<tree>/.libs/libdoppler.so),
+        # else of the checkout this package sits in; None: the library's installed folder
+        tops = (os.path.dirname(os.path.dirname(os.path.abspath(env))), _tree)
+        yield env, next((os.path.join(t, "data") for t in tops if os.path.isdir(os.path.join(t, "data", "topologies"))),
+                        None)
         return
     try:
         from . import _paths  # written by `make install`

@@ -287,7 +287,8 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
 
     @property
     def closed(self):
-        return self._ptr is None
+        """True once the environment or its engine (env.engine.close()) is closed."""
+        return self._ptr is None or self.engine.closed
 
     def __enter__(self):
         return self
@@ -331,9 +332,11 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         # the engine's workspace: its lock, as its own calls take it (another thread's
         # simulate_batch during a step aborted the interpreter: a review)
         with self.engine._lock:
-            op, device = self._decode((op, device))
+            op, device = self._decode((op, device), "est_start")
             self._check_action(op, device, "est_start")
             p = self._e()
+            if self._episode < 0:  # answered 0.0 from the state before any episode
+                raise Error("est_start: no episode has started; call reset() first")
             self.engine._e()  # the engine state simulates with the engine
             t = ctypes.c_double()
             err = _lib.dp_error()
@@ -457,21 +460,25 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             raise InvalidInputError("%s: device %d out of range (0..%d)" % (what, device, self.n_devices - 1),
                                     _lib.DP_EINVAL)
 
-    def _decode(self, action):
+    def _decode(self, action, what="step"):
         if type(action) in (tuple, list) and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
             return action[0], action[1]  # the common case, without NumPy
-        a = np.asarray(action)
-        if a.ndim == 0:
-            if not np.issubdtype(a.dtype, np.integer):
-                raise TypeError("step: an action is (op, device) or op * n_devices + device, got %r" % (action,))
-            k = int(a)
-            if not 0 <= k < self.n_ops * self.n_devices:
-                raise InvalidInputError("step: action %d out of range (0..%d)" % (k, self.n_ops * self.n_devices - 1),
-                                        _lib.DP_EINVAL)
-            return divmod(k, self.n_devices)
-        if a.shape != (2,) or not np.issubdtype(a.dtype, np.integer):
-            raise TypeError("step: an action is (op, device) or op * n_devices + device, got %r" % (action,))
-        return int(a[0]), int(a[1])
+        if type(action) is int:
+            k = action  # any size (NumPy makes an object array of one beyond int64)
+        else:
+            a = np.asarray(action)
+            if a.ndim == 0:
+                if not np.issubdtype(a.dtype, np.integer):
+                    raise TypeError("%s: an action is (op, device) or op * n_devices + device, got %r" % (what, action))
+                k = int(a)
+            elif a.shape != (2,) or not np.issubdtype(a.dtype, np.integer):
+                raise TypeError("%s: an action is (op, device) or op * n_devices + device, got %r" % (what, action))
+            else:
+                return int(a[0]), int(a[1])
+        if not 0 <= k < self.n_ops * self.n_devices:
+            raise InvalidInputError("%s: action %d out of range (0..%d)" % (what, k, self.n_ops * self.n_devices - 1),
+                                    _lib.DP_EINVAL)
+        return divmod(k, self.n_devices)
 
     def step(self, action):
         """Place one ready op on a device. Returns (observation, reward, terminated, truncated,

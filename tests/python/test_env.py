@@ -109,6 +109,14 @@ def test_invalid_actions_keep_the_state():
         env.step((1.5, 0))
     with pytest.raises(TypeError):
         env.step((1, 2, 3))
+    # an integer beyond int64 is out of range as any other (it was "an action is ...": a
+    # TypeError), and est_start's errors name est_start (they said "step": a review)
+    with pytest.raises(doppler.InvalidInputError, match="out of range"):
+        env.step(10 ** 30)
+    with pytest.raises(TypeError, match="^est_start:"):
+        env.est_start(1.5, 0)
+    with pytest.raises(TypeError, match="^est_start:"):
+        env.est_start(float("nan"), 0)
     assert env.step_count == 0 and (env.assignment == -1).all()
     # a whole random episode sampled with the ready mask
     env.reset(seed=3)
@@ -126,6 +134,19 @@ def test_invalid_actions_keep_the_state():
     with pytest.raises(doppler.ClosedError):
         env.reset()
     env.close()  # twice is harmless
+    # closing the engine ends the environment, and closed says so (it said False: a review)
+    env = doppler.Env(g)
+    assert not env.closed
+    env.engine.close()
+    assert env.closed
+    with pytest.raises(doppler.ClosedError):
+        env.reset()
+    # est_start before any reset is refused as step is (it answered 0.0: a review)
+    env = doppler.Env(g)
+    with pytest.raises(doppler.Error, match="reset"):
+        env.est_start(0, 0)
+    env.reset()
+    assert env.est_start(int(env.ready[0]), 0) >= 0
 
 
 def test_episode_records():

@@ -115,3 +115,21 @@ def test_venv_pip_install_finds_the_build_without_variables(tmp_path):
     assert p.stdout.startswith("ok " + os.path.join(SRC, "python", "doppler"))
     p = run([py, "-c", "import importlib.metadata as m; print(m.requires('doppler'))"], tmp_path, clean_env())
     assert p.returncode == 0 and "numpy" in p.stdout, p.stdout + p.stderr
+
+
+def test_doppler_lib_finds_the_data_of_its_build(tmp_path):
+    """With $DOPPLER_LIB set (the way the tests and the docs run the package from a checkout) and
+    no $DOPPLER_DATA, a topology by name was looked for in ./data/topologies only: run from any
+    other folder, Machine(topology="dgx1-v100") failed (a review). The data now goes with the
+    library's build tree (DOPPLER_LIB's ../data), else with the package's checkout: here a copy
+    of the package outside the checkout, so only the library's place can find it."""
+    import shutil
+    shutil.copytree(os.path.join(SRC, "python", "doppler"), tmp_path / "pkg" / "doppler",
+                    ignore=shutil.ignore_patterns("_paths.py", "__pycache__"))
+    lib = os.path.join(BUILD, ".libs", "libdoppler.so")
+    data_of_build = os.path.join(BUILD, "data", "topologies")
+    if not os.path.isdir(data_of_build):
+        pytest.skip("a build outside the source tree has no data/ beside its library")
+    p = run([sys.executable, "-c", CHECK, bundled("chainmm-small")], tmp_path,
+            clean_env(PYTHONPATH=str(tmp_path / "pkg"), DOPPLER_LIB=lib))
+    assert p.returncode == 0, p.stderr
