@@ -11,7 +11,9 @@
  *  - an op is ready when all its in-edges have arrived on its device (asynchronous mode) or when
  *    its level is released (bulk-synchronous mode, below); it then queues for one of its
  *    device's `streams` compute slots, first come first served or by the caller's priority
- *    (higher first, ties first come first served); it runs op_time(v, device) seconds.
+ *    (higher first, ties first come first served, in the order the ready events ran; grants
+ *    made at the end of the instant schedule later events in another order than FIFO's, so
+ *    equal priorities are not the FIFO queue); it runs op_time(v, device) seconds.
  *    FIFO queues grant a free stream the moment an op is ready (dp_sim's and the reference's
  *    order). Priority queues grant at the end of each instant, once every event of that instant
  *    has run (zero-time ops included, in further rounds of the same instant): the highest
@@ -26,9 +28,11 @@
  *    another device is a transfer under the transfer model (dp_transfer.h), one per edge;
  *  - copy engines: a transfer from a to b needs one of a's outgoing and one of b's incoming copy
  *    engines (each device has copy_engines per direction in the topology; 0 = unlimited) for its
- *    whole duration; transfers waiting for engines start in the order they were requested.
- *    Engines freed at one instant are granted together, once that instant's events have run,
- *    oldest request first; ends that differ by rounding only (by at most DP_HISIM_COINCIDE_REL
+ *    whole duration; a transfer starts when requested if both its engines are free, else it
+ *    waits. Engines freed at one instant are granted together, once that instant's events have
+ *    run, each to the oldest waiting request whose two engines are then free (a younger request
+ *    whose engines are free does not wait behind an older one blocked on another engine);
+ *    requests of one instant are ordered as the events that made them were scheduled; ends that differ by rounding only (by at most DP_HISIM_COINCIDE_REL
  *    of the clock, e.g. 0.1 + 0.2 against 0.3) are one instant for this grant, made at the
  *    latest of them, so that a younger request never overtakes an older one because the engine
  *    it waits for came free a few ulps earlier;
@@ -43,9 +47,10 @@
  *    dp_costmodel.h; doppler calibrate measures it): an op on device d progresses at rate
  *        1 / (1 + peer_busy(d) x j) - copy_in(d) x k
  *    of its calibrated speed while k transfers into d are in flight and j other devices run an
- *    op; its end moves whenever k or j changes (remaining work / new rate; at a rate of 0 or
- *    below the op falls back, its end waiting for the copies to end, unless its work left is
- *    within a few ulps of the clock: it ends then). copy_in describes a
+ *    op; its end moves whenever k or j changes (remaining work / new rate; at a rate r of 0 or
+ *    below the op falls back, its work left growing by -r seconds a second and its end waiting
+ *    for the copies to end, unless its work left is within a few ulps of the clock: it ends
+ *    then). copy_in describes a
  *    device whose copy engine is a thread on its own core (the CPU executor's copy worker: every
  *    second of a copy into d costs d's kernel copy_in seconds, cache refill included: the
  *    quantity doppler calibrate fits, extra kernel seconds over overlapped copy seconds; until
