@@ -29,11 +29,20 @@ doppler="$build/doppler"
 set --
 [ -z "${TRAIN_CONFIG:-}" ] || set -- --config "$TRAIN_CONFIG"
 [ -x /usr/bin/time ] || { echo "bench_inputs: needs GNU time (/usr/bin/time)" >&2; exit 1; }
+[ -x "$doppler" ] || { echo "bench_inputs: no doppler binary at $doppler (build first, or give the build folder)" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+failed=0
 
-# prints the wall and CPU (user + system) seconds and the peak RSS of a command (its output to $tmp/out)
+# prints the wall and CPU (user + system) seconds and the peak RSS of a command (its output to
+# $tmp/out); a command that fails prints its own error (the lines before time's report) and makes
+# the script exit non-zero at the end
 measure() {
-    /usr/bin/time -v "$@" >"$tmp/out" 2>"$tmp/time" || { echo "failed: $*"; tail -3 "$tmp/time"; return 0; }
+    /usr/bin/time -v "$@" >"$tmp/out" 2>"$tmp/time" || {
+        echo "failed: $*"
+        sed '/^[[:space:]]*Command being timed:/,$d' "$tmp/time"
+        failed=1
+        return 0
+    }
     awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]}
                 /User time|System time/ {c += $2}
                 /Maximum resident set size/ {m = $2 / 1024}
@@ -65,8 +74,12 @@ rm -f "$tmp/c.h5"
 # under a 4 GiB limit: about 14 KiB per op would otherwise fit a large machine and train for hours
 if DOPPLER_MEM_LIMIT=4G "$doppler" train --graph "$tmp/g.json" --stage il --episodes 1 --quiet --checkpoint "$tmp/c.h5" "$@" 2>"$tmp/err"; then
     echo "ran (more memory than its estimate?)"
-else
+elif grep -q 'DOPPLER_MEM_LIMIT)' "$tmp/err"; then
     echo "refused: $(cat "$tmp/err")"
+else
+    # only the memory estimate's refusal is the expected outcome; any other error is a failure
+    echo "failed (not the memory refusal): $(cat "$tmp/err")"
+    failed=1
 fi
 
 echo "== topology load (D GPUs on a switch, host memory, p2p groups of 256) + place --method single"
@@ -112,5 +125,6 @@ for L in $json_layers; do
     measure "$doppler" graph info "$tmp/l.json"
     printf "%-12s %8s        " convert ""
     measure "$doppler" graph convert "$tmp/l.json" "$tmp/l2.json"
-    cmp -s "$tmp/l.json" "$tmp/l2.json" || echo "convert: the written file differs from the one read"
+    cmp -s "$tmp/l.json" "$tmp/l2.json" || { echo "convert: the written file differs from the one read"; failed=1; }
 done
+[ "$failed" = 0 ] || { echo "bench_inputs: a measurement failed (above)" >&2; exit 1; }

@@ -16,7 +16,7 @@ instant placement), or with SEARCH_CONFIG=FILE (a --config for the searches, e.g
 {"restarts": 1}); a section is printed per method. A search's result is kept in the cache
 folder by method, budget, checkpoint and case (annealing's does not depend on a checkpoint, so
 a second run of the same budget reads it back; delete the folder after changing the binary)."""
-import json, os, subprocess, sys, re, statistics, concurrent.futures as cf
+import json, os, subprocess, sys, re, statistics, zlib, concurrent.futures as cf
 BIN = os.environ.get("DOPPLER", "./doppler")
 TOP = os.environ.get("top_srcdir", ".")
 FAMS = os.environ.get("FAMS", "stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer")
@@ -25,7 +25,10 @@ SEED = os.environ.get("VSEED", "4242")
 DEVS = os.environ.get("DEVS", "2 4 8 16").split()
 MAXOPS = int(os.environ.get("MAXOPS", "1500"))
 CR = os.environ.get("CR", "")  # comm ratio for FLOP graphs ("" = machine default bandwidth)
-cache = os.environ.get("CACHE", "/tmp/doppler-general-validation-%s-%d" % (SEED, PER))
+# the cache folder is the draw's: keyed by everything the draw depends on (with VSEED and PER only,
+# another FAMS or MAXOPS read back the graphs of the first: a review)
+_draw = "%s|%d|%s|%d" % (SEED, PER, FAMS, MAXOPS)
+cache = os.environ.get("CACHE", "/tmp/doppler-general-validation-%s-%d-%08x" % (SEED, PER, zlib.crc32(_draw.encode())))
 def specs():
     if os.path.exists(cache + "/specs.txt"):
         return [l.split("\t") for l in open(cache + "/specs.txt").read().splitlines()]
@@ -34,6 +37,8 @@ def specs():
     r = subprocess.run([BIN, "train", "--family", FAMS, "--family-count", str(nf * PER), "--family-seed", SEED, "--val-count", "0",
                         "--stage", "il", "--episodes", "1", "--checkpoint", cache + "/x.h5", "--force", "--config",
                         os.path.join(TOP, "bench/doppler-zeroshot.json")], capture_output=True, text=True, env=dict(os.environ, DOPPLER_DATA=os.path.join(os.path.abspath(TOP), "data")))
+    if r.returncode:  # a failed draw was cached as an empty list: every later run had no case
+        sys.exit("bench/general-validation.py: the draw (doppler train --family %s) failed:\n%s" % (FAMS, r.stderr.strip()))
     out = []
     for l in r.stderr.splitlines():
         m = re.match(r"\s+train\s+(\S+)\s+(\d+) ops.*?(gen:\S+)", l)
@@ -46,11 +51,18 @@ def specs():
             f = "%s/%s.json" % (cache, name)
             subprocess.run([BIN, "graph", "gen", model] + args + ["--out", f], check=True, capture_output=True)
             out.append((name, f))
-    open(cache + "/specs.txt", "w").write("".join("%s\t%s\n" % x for x in out))
+    if not out:
+        sys.exit("bench/general-validation.py: the draw of %s gave no graph of at most %d ops%s" % (
+            FAMS, MAXOPS, " (one graph is trained alone, not listed: PER x families must be 2 or more)" if nf * PER < 2 else ""))
+    open(cache + "/specs.txt.tmp", "w").write("".join("%s\t%s\n" % x for x in out))
+    os.replace(cache + "/specs.txt.tmp", cache + "/specs.txt")
     return out
 def ms(args):
+    """place's makespan; a placement that fails stops the script with its error (a None divided
+    by the best instant makespan was a TypeError naming nothing)"""
     r = subprocess.run([BIN, "place"] + args + ["--json"], capture_output=True, text=True)
-    if r.returncode: return None
+    if r.returncode:
+        raise SystemExit("bench/general-validation.py: doppler place %s failed:\n%s" % (" ".join(args), r.stderr.strip()))
     return json.loads(r.stdout)["makespan"]
 METHODS = os.environ.get("METHODS", "doppler").split()
 IMPROVE = os.environ.get("IMPROVE", "")

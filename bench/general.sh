@@ -126,6 +126,7 @@ for b in $ANNEAL; do head="$head  an$b"; done
 echo "# zero-shot generalization: $CKPT${IMPROVE:+, improvement policy $IMPROVE}; devices $DEVICES; DOPPLER's rule at ratios $RATIOS${TOPOLOGIES:+; topologies $TOPOLOGIES}"
 echo "$head"
 for fam in $FAMILIES; do
+    before=$(wc -l < "$rows")
     case $fam in
     doppler)
         for f in "$SH"/doppler-graphs/*.txt; do
@@ -166,6 +167,10 @@ for fam in $FAMILIES; do
         done ;;
     *) echo "bench/general.sh: unknown family $fam" >&2; exit 2 ;;
     esac
+    # a family of no case (its folder missing from $SH, or empty) is an error, not an empty row
+    # of the table (the script exited 0 with a header and no summary)
+    [ "$(wc -l < "$rows")" -gt "$before" ] ||
+        { echo "bench/general.sh: family $fam gave no case (its graphs not found under $SH: DOPPLER_SHARED_DATA)" >&2; exit 1; }
 done
 fi
 

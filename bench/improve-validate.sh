@@ -23,6 +23,7 @@ SEEDS=${SEEDS:-1 2}
 BUDGET=${BUDGET:-20000}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
 SETTINGS=${SETTINGS:-default={\} one-run={\"restarts\":1\} greedy={\"accept\":\"greedy\"\} mix0.1={\"mix\":0.1\} mix0.5={\"mix\":0.5\}}
+for ck in $CKPT; do [ -r "$ck" ] || { echo "bench/improve-validate.sh: checkpoint $ck not found" >&2; exit 1; }; done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-improve-validate.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 # the draw: train lists the graphs it drew (one episode, thrown away)
@@ -55,9 +56,14 @@ while read -r g dev spec; do
                 anneal) a="--method anneal";;
                 *) a="--method improve --checkpoint $ck --config $tmp/set-$v.json";;
                 esac
+                # a placement that fails stops the bench with its error (the pipe into sed lost place's
+                # status: rows without a makespan, then a summary of NaN and exit 0; a review)
                 # shellcheck disable=SC2086
-                ms=$("$bin" place --graph "$g" --devices "$dev" $a --budget "$BUDGET" --seed "$seed" --json |
-                     sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
+                "$bin" place --graph "$g" --devices "$dev" $a --budget "$BUDGET" --seed "$seed" --json > "$tmp/p.json" \
+                    2> "$tmp/p.err" || { echo "bench/improve-validate.sh: doppler place $a on $spec failed:" >&2
+                                         cat "$tmp/p.err" >&2; exit 1; }
+                ms=$(sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$tmp/p.json")
+                [ -n "$ms" ] || { echo "bench/improve-validate.sh: doppler place $a on $spec printed no makespan" >&2; exit 1; }
                 echo "$spec $dev $ci $seed $v $ms" | tee -a "$tmp/rows"
             done
         done

@@ -22,6 +22,8 @@ bench_ckpt() {
         fi
         return 0
     fi
+    # a CKPT_DIR given but not made yet is made (train could not write in it)
+    mkdir -p "$(dirname "$_ck")" || return 1
     rm -f "$_ck.part"
     "$@" --checkpoint "$_ck.part" || return $?
     mv "$_ck.part" "$_ck" && printf '%s\n' "$_set" > "$_ck.settings"

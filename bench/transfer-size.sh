@@ -14,7 +14,11 @@
 # printed beside it).
 #   SEEDS="1 2 3" CKPT_DIR=dir BUDGETS="50 200 500" sh bench/transfer-size.sh
 # CKPT_DIR holding doppler-S.h5 and improve-S.h5 per seed S skips training (else they are trained
-# here as bench/transfer.sh and bench/improve.sh do: EPISODES, IMPROVE_EPISODES, COUNT).
+# here as bench/transfer.sh and bench/improve.sh do: EPISODES, IMPROVE_EPISODES, COUNT, CONFIG,
+# COMM_RATIO_RANGE, VAL_COUNT). DEMO_BUDGET=B and COMM_RATIO_RANGE name the checkpoint as
+# bench/transfer.sh does (doppler-demoB-crLO:HI-S.h5): with DEMO_BUDGET it must be there already
+# (make bench-transfer runs bench/transfer.sh first with the same settings; this script placed
+# with a default-settings model of its own instead: a review).
 set -eu
 top_srcdir=${top_srcdir:-.}
 bin=${DOPPLER:-$top_srcdir/doppler}
@@ -27,6 +31,13 @@ COUNT=${COUNT:-24}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
 CKPT_DIR=${CKPT_DIR:-}
+DEMO_BUDGET=${DEMO_BUDGET:-}
+COMM_RATIO_RANGE=${COMM_RATIO_RANGE:-}
+VAL_COUNT=${VAL_COUNT:-5}
+mtag="${COMM_RATIO_RANGE:+-cr$COMM_RATIO_RANGE}"
+vtag=""; [ "$VAL_COUNT" = 5 ] || vtag="-val$VAL_COUNT"
+# bench/transfer.sh's name of seed $1's DOPPLER checkpoint under these settings
+doppler_ckpt() { echo "$CKPT_DIR/doppler${DEMO_BUDGET:+-demo$DEMO_BUDGET}$mtag$vtag-$1.h5"; }
 export OPENBLAS_NUM_THREADS=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-size.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -38,10 +49,18 @@ ms_of() { sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p' "$1"; }
 sims_of() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 . "$top_srcdir/bench/lib.sh"
 for seed in $SEEDS; do
-    # the DOPPLER model of bench/transfer.sh's default settings (the same checkpoint name)
-    bench_ckpt "$CKPT_DIR/doppler-$seed.h5" "FAMILIES=$FAMILIES COUNT=$COUNT VAL_COUNT=5 EPISODES=$EPISODES CONFIG=$(bench_config_sum "$CONFIG") DEMO_BUDGET= BANDWIDTH_RANGE= COMM_RATIO_RANGE=" \
-        "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count 5 --seed "$seed" --config "$CONFIG" \
-        --pipeline --episodes "$EPISODES" --quiet > /dev/null
+    # the DOPPLER model of bench/transfer.sh's settings (the same checkpoint name and settings)
+    ck=$(doppler_ckpt "$seed")
+    if [ -n "$DEMO_BUDGET" ]; then
+        [ -f "$ck" ] || { echo "bench/transfer-size.sh: $ck not found: bench/transfer.sh with the same CKPT_DIR," \
+                               "DEMO_BUDGET and COMM_RATIO_RANGE trains it" >&2; exit 1; }
+    else
+        # shellcheck disable=SC2086
+        bench_ckpt "$ck" "FAMILIES=$FAMILIES COUNT=$COUNT VAL_COUNT=$VAL_COUNT EPISODES=$EPISODES CONFIG=$(bench_config_sum "$CONFIG") DEMO_BUDGET= BANDWIDTH_RANGE= COMM_RATIO_RANGE=$COMM_RATIO_RANGE" \
+            "$bin" train --family "$FAMILIES" --family-count "$COUNT" --val-count "$VAL_COUNT" --seed "$seed" --config "$CONFIG" \
+            --pipeline ${EPISODES:+--episodes "$EPISODES"} ${COMM_RATIO_RANGE:+--comm-ratio-range "$COMM_RATIO_RANGE"} \
+            --quiet > /dev/null
+    fi
     bench_improve_ckpt "$seed"
 done
 # place ARGS...: one `doppler place` run on $g; sets ms, sims, cpu (ms), wall (ms)
@@ -70,7 +89,7 @@ for L in $LAYERS; do
     while read -r m ms cpu wall; do seed=-; sims=0; row "$m" -; done < "$tmp/instant"
     echo "# L$L: best instant method $bm ($best)"
     for seed in $SEEDS; do
-        place --method doppler --checkpoint "$CKPT_DIR/doppler-$seed.h5"
+        place --method doppler --checkpoint "$(doppler_ckpt "$seed")"
         row doppler-greedy -
         for b in $BUDGETS; do
             place --method improve --checkpoint "$CKPT_DIR/improve-$seed.h5" --config "$tmp/cp.json" --budget "$b" --seed "$seed"

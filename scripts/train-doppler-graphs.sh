@@ -13,7 +13,9 @@ e1=${2:-2000}
 e2=${3:-2000}
 cfg=${4:-}
 out=${5:-doppler-runs}
-shift 5 2>/dev/null || shift $#
+# at most five to shift (dash stops the script at a shift past the arguments: fewer than five
+# exited 2 with no word; a review)
+if [ $# -ge 5 ]; then shift 5; else shift $#; fi
 graphs=${*:-"chain_mm_112nodes.txt:4 ffnn_192nodes.txt:4 transformer_block_215nodes.txt:4 full_transformer_layer_261nodes.txt:4 8gpu_transformer_block.txt:8 8gpu_full_transformer.txt:8"}
 bin=${DOPPLER:-./doppler}
 mkdir -p "$out"
