@@ -423,10 +423,13 @@ static int run_and_report(run_args *a)
                          .coarse = a->coarsen > 0 ? &coarse : NULL, .prefix_sims = prefix_sims, .proven = proven,
                          .cpu_s = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec)};
     const double sc = g->time_scale;
-    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK)
+    /* a failed run leaves neither file (the assignment was written, then the trace failed, and
+     * the assignment stayed beside an exit of 1: a review): the trace first, removed when the
+     * assignment then fails (each file is written whole or not at all) */
+    if (a->trace && dp_engine_write_trace(eng, assign, a->trace, &err) != DP_OK) goto fail;
+    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK) {
+        if (a->trace) unlink(a->trace);
         goto fail;
-    if (a->trace) {
-        if (dp_engine_write_trace(eng, assign, a->trace, &err) != DP_OK) goto fail;
     }
     /* in either output format */
     if (out.coarse && out.coarse->group_cp_work > DP_COARSE_WARN_CP * out.coarse->work_bound)

@@ -864,14 +864,26 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
         }
         if (Kr == 0) continue;
         if (run > 0) {
-            memcpy(cur, cfg->restart_from_start ? first : best, (size_t)n * sizeof(int));
+            const int *base = cfg->restart_from_start ? first : best;
+            memcpy(cur, base, (size_t)n * sizeof(int));
             for (int p = 0; p < cfg->perturb; p++) {
                 int u, v, du, dv;
                 dp_search_propose(&uni, n, D, cur, r, &u, &v, &du, &dv);
             }
-            if ((rc = dp_engine_incumbent_set(inc, cur, NULL, err)) != DP_OK ||
-                (rc = dp_engine_incumbent_schedule(inc, &sch, err)) != DP_OK)
-                goto done;
+            rc = dp_engine_incumbent_set(inc, cur, NULL, err);
+            if (rc == DP_OK) rc = dp_engine_incumbent_schedule(inc, &sch, err);
+            if (rc == DP_ERANGE) {
+                /* the perturbed start is over a memory limit: a rejected start, as a move over it
+                 * is (doc/improve.md), its simulation counted; the run starts from the placement
+                 * it perturbed (simulated again, counted), or is over when its share is spent
+                 * (the whole search ended with the limit's error: a review) */
+                res->sims++;
+                if (--Kr == 0) continue;
+                memcpy(cur, base, (size_t)n * sizeof(int));
+                rc = dp_engine_incumbent_set(inc, cur, NULL, err);
+                if (rc == DP_OK) rc = dp_engine_incumbent_schedule(inc, &sch, err);
+            }
+            if (rc != DP_OK) goto done;
             res->sims++;
             Kr--;
             cur_ms = sch.cost;

@@ -16,6 +16,7 @@
 #include "dp_h5io.h"
 #include "dp_json.h"
 #include "dp_place.h"
+#include "dp_search.h"
 #include "dp_runtime.h"
 #include "dp_train.h"
 static double now_s(void)
@@ -327,7 +328,13 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
             gsl_rng_set(r, (unsigned long)epseed[b]);
             memcpy(cur, start, (size_t)n * sizeof(int));
             dp_engine_schedule sch;
-            if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
+            if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) {
+                /* (an error that named no graph: a review) */
+                dp_error_prefix(err, "%s: an episode's start placement (cp, round-robin or random; under a memory limit "
+                                "they may exceed it: --memory-policy penalty trains on the penalised makespan)",
+                                gg->source);
+                goto done;
+            }
             rs.sims++;
             double cur_ms = sch.cost;
             epms[2 * b] = cur_ms;
@@ -345,9 +352,17 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
                 mv[2 * k + 1] = d;
                 const int du = cur[u];
                 cur[u] = d;
-                if ((rc = dp_engine_run(e[gi], cur, NULL, &sch, err)) != DP_OK) goto done;
+                /* a move over a memory limit is a rejected move, its simulation counted, as in
+                 * the search (it ended the training with the limit's error, naming no graph) */
+                double ms = 0;
+                rc = dp_search_move_over_limit(dp_engine_run(e[gi], cur, NULL, &sch, err), &ms);
+                if (rc != DP_OK) {
+                    dp_error_prefix(err, "%s", gg->source);
+                    goto done;
+                }
+                if (isfinite(ms)) ms = sch.cost;
                 rs.sims++;
-                if (sch.cost <= cur_ms) {
+                if (ms <= cur_ms) {
                     rew[k] = (cur_ms - sch.cost) / t->lb;
                     cur_ms = sch.cost;
                     dp_improve_state_set(t->st, cur, &sch);

@@ -229,6 +229,12 @@ expect_rc 0 "place --out /dev/null --trace /dev/null" "$D" place --graph "$G" --
 # --out and --trace naming one file: the trace replaced the assignment
 expect_rc 2 "place --out X --trace X" "$D" place --graph "$G" --method cp --out "$tmp/o.json" --trace "$tmp/./o.json"
 grep -q -- '--out and --trace name the same file' "$tmp/err" && ok || bad "place --out X --trace X: $(cat "$tmp/err")"
+# a failed run leaves neither output: the assignment stayed when the trace then failed (a review)
+rm -f "$tmp/o1.json" "$tmp/t1.json"
+expect_rc 1 "place --out OK --trace into a missing folder" "$D" place --graph "$G" --method cp --out "$tmp/o1.json" --trace "$tmp/nodir/t.json"
+[ ! -e "$tmp/o1.json" ] && ok || bad "a failed place left its --out file"
+expect_rc 1 "place --out into a missing folder --trace OK" "$D" place --graph "$G" --method cp --out "$tmp/nodir/o.json" --trace "$tmp/t1.json"
+[ ! -e "$tmp/t1.json" ] && ok || bad "a failed place left its --trace file"
 # what a command prints that cannot be written (stdout on a full disk) is an error, exit 1 naming
 # the reason, not an empty file and 0 (every command printed into /dev/full with status 0 before
 # 2026-12-06)

@@ -279,4 +279,25 @@ grep -q "4 episodes of 8 moves on 1 graphs" "$tmp/o" || { cat "$tmp/o"; fail "fi
 "$bin" train --method improve --config "$tmp/cfg.json" --graph "$small" --init "$tmp/imp.h5" \
     --episodes 9 --checkpoint "$tmp/ft9.h5" --quiet > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "fine-tuning 9 episodes"; }
 grep -q "12 episodes of 8 moves on 1 graphs, 108 simulations" "$tmp/o" || { cat "$tmp/o"; fail "the episodes reported are those run"; }
+# a restart whose perturbed start is over a memory limit is a rejected start, its simulation
+# counted, as a move over it is (doc/improve.md): the search ended with the limit's error at every
+# seed here (a review); the budget is spent exactly and the placement is within the limit
+for s in 1 2; do
+    "$bin" place --graph "$top_srcdir/data/graphs/llama-block.json" --devices 4 --memory-limit 1.1e9 --method improve \
+        --checkpoint "$tmp/imp.h5" --budget 2000 --seed $s --json --out "$tmp/lim.json" > "$tmp/lim.out" 2> "$tmp/e" ||
+        { cat "$tmp/e"; fail "improve under a memory limit, seed $s"; }
+    [ "$(num simulations "$tmp/lim.out")" = 2000 ] || fail "improve under a memory limit spent other than its budget"
+    "$bin" simulate --graph "$top_srcdir/data/graphs/llama-block.json" --devices 4 --memory-limit 1.1e9 \
+        --assignment "$tmp/lim.json" > /dev/null 2> "$tmp/e" || { cat "$tmp/e"; fail "improve's placement is over the limit"; }
+done
+# training likewise: a move over the limit is a rejected move (it ended the training with the
+# limit's error, naming no graph); a start over it is an error naming the graph
+echo '{"method":"improve","improve":{"hidden":8,"episodes":40,"batch":4,"horizon":8}}' > "$tmp/lim-cfg.json"
+"$bin" train --method improve --config "$tmp/lim-cfg.json" --family chainmm,ffnn --family-count 2 --val-count 1 \
+    --checkpoint "$tmp/lim.h5" --memory-limit 2e9 > "$tmp/o" 2> "$tmp/e" || { cat "$tmp/e"; fail "train improve under a memory limit"; }
+grep -q "40 episodes of 8 moves on 2 graphs, 360 simulations" "$tmp/o" || { cat "$tmp/o"; fail "train improve under a limit: its simulations"; }
+if "$bin" train --method improve --config "$tmp/lim-cfg.json" --family chainmm,ffnn --family-count 2 --val-count 1 \
+    --checkpoint "$tmp/lim2.h5" --memory-limit 3e8 > "$tmp/o" 2> "$tmp/e"; then fail "train improve with starts over the limit"; fi
+grep -q "chainmm_.*: an episode's start placement .*memory capacity exceeded" "$tmp/e" || { cat "$tmp/e"; fail "the start's error names no graph"; }
+[ ! -e "$tmp/lim2.h5" ] || fail "a failed training left a checkpoint"
 echo "ok"
