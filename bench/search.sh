@@ -15,6 +15,8 @@
 # search may stop at a local optimum before its budget). The two builds' runs alternate.
 # B = BUDGET (default 100000, issue 31's 1e5); IMPROVE_BUDGET (default 20000) for the improvement
 # search, whose policy costs more per move; LARGE_BUDGET (default 300) on the 10,117-op graph.
+# The improvement search starts from the best instant placement (7 simulations): IMPROVE_BUDGET
+# and LARGE_BUDGET, and their tenths, must be at least 7 (a smaller one fails its row).
 # Each row also says whether the two builds' placements are the same (same seed, same moves:
 # "same") and gives the makespan; then paired, the median over the repetitions of the ratio of
 # each repetition's own four runs, and spread, the least and greatest of those ratios (the
