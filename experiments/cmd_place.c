@@ -509,6 +509,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (strcmp(optarg, "selected") == 0) a.place.final_parameters = 0;
             else if (strcmp(optarg, "final") == 0) a.place.final_parameters = 1;
             else return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--parameters: selected or final, got '%s'", optarg));
+            a.place.parameters_set = 1; /* either value: a method with no trained policy refuses it */
             break;
         case O_PROPOSALS: a.place.proposals = optarg; break;
         case O_SAMPLES:
@@ -588,6 +589,9 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         if (dp_place_check_options(a.method, &a.place, &err) != DP_OK)
             return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "%s", err.msg));
     }
+    if (a.place.parameters_set && a.assignment_file)
+        return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--parameters: the parameters of a trained policy; "
+                                                                     "an assignment read from a file has none"));
     /* a heterogeneous example's device count is its own, known once it is read (run_and_report:
      * "only 4 devices" was said of a 3-processor example, a review) */
     if (!a.mach.topology && !(a.graph && dp_hetero_format(a.graph, a.format)) && a.place.device >= a.mach.n_devices)

@@ -114,6 +114,7 @@ int dp_place_options_set(dp_place_options *o, const char *key, const char *value
         else if (strcmp(value, "selected") == 0) o->final_parameters = 0;
         else if (strcmp(value, "final") == 0) o->final_parameters = 1;
         else rc = dp_error_set(err, DP_EINVAL, "place options: parameters: selected or final, got \"%s\"", value);
+        if (rc == DP_OK) o->parameters_set = value != NULL;
     } else if (strcmp(key, "ties") == 0) {
         if (!value) o->list_ties = def.list_ties;
         else if (strcmp(value, "id") == 0) o->list_ties = DP_LIST_TIES_ID;
@@ -456,7 +457,7 @@ int dp_place_check_options(const char *name, const dp_place_options *o, dp_error
         return dp_error_set(err, DP_EINVAL, "%s: for --method %s%s; --method %s does not use it", option_names[i], who,
                             bit == DP_PLACE_OPT_PROPOSALS ? ", or with --refine" : "", name);
     }
-    if (o->final_parameters && !(m->options & DP_PLACE_OPT_CHECKPOINT)) {
+    if ((o->final_parameters || o->parameters_set) && !(m->options & DP_PLACE_OPT_CHECKPOINT)) {
         char who[256];
         methods_reading(DP_PLACE_OPT_CHECKPOINT, who, sizeof who);
         return dp_error_set(err, DP_EINVAL, "--parameters: the parameters of a trained policy, for --method %s; --method %s "

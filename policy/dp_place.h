@@ -59,6 +59,9 @@ typedef struct dp_place_options {
                              * "final"; a checkpoint's /sel/param) instead of the model-selected
                              * ones (best at the stage's evaluations: "model-selected", /sel/best;
                              * 0, the default). The same when the run selected nothing */
+    int parameters_set;     /* final_parameters was given (dp_place_options_set "parameters", the
+                             * command's --parameters): a method with no trained policy refuses it
+                             * either way (dp_place_check_options), as it refuses final */
     float *proposal;        /* out, optional: (n_ops, n_devices) device probabilities a learned
                              * method fills (NULL: not wanted) */
     int list_append_only;   /* heft, cpop, peft: 1 appends each op after its device's last op

@@ -229,6 +229,13 @@ expect_rc 0 "place --out /dev/null --trace /dev/null" "$D" place --graph "$G" --
 # --out and --trace naming one file: the trace replaced the assignment
 expect_rc 2 "place --out X --trace X" "$D" place --graph "$G" --method cp --out "$tmp/o.json" --trace "$tmp/./o.json"
 grep -q -- '--out and --trace name the same file' "$tmp/err" && ok || bad "place --out X --trace X: $(cat "$tmp/err")"
+# --parameters is for methods with a trained policy: "selected" (the default) was taken silently by
+# cp, where "final" was refused (a review); an assignment file has no parameters either
+for p in selected final; do
+    expect_rc 2 "place --method cp --parameters $p" "$D" place --graph "$G" --method cp --parameters $p
+    grep -q -- '--method cp has none' "$tmp/err" && ok || bad "place --method cp --parameters $p: $(cat "$tmp/err")"
+done
+expect_rc 2 "simulate --assignment --parameters selected" "$D" simulate --graph "$G" --assignment "$tmp/a.json" --parameters selected
 # a failed run leaves neither output: the assignment stayed when the trace then failed (a review)
 rm -f "$tmp/o1.json" "$tmp/t1.json"
 expect_rc 1 "place --out OK --trace into a missing folder" "$D" place --graph "$G" --method cp --out "$tmp/o1.json" --trace "$tmp/nodir/t.json"

@@ -435,6 +435,13 @@ def test_place_options_setter_refuses_what_the_command_refuses():
         assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_EINVAL and b"--checkpoint" in err.msg
         assert set_(b"checkpoint", None) == _lib.DP_OK and set_(b"ties", None) == _lib.DP_OK
         assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_OK
+        # parameters given, "selected" (the default) too, is for a trained policy: cp refuses it
+        # (it took "selected" silently and refused "final": a review); None takes it back
+        assert set_(b"parameters", b"selected") == _lib.DP_OK
+        assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_EINVAL and b"parameters" in err.msg
+        assert _lib.dp_place_check_options(b"improve", o, ctypes.byref(err)) == _lib.DP_OK
+        assert set_(b"parameters", None) == _lib.DP_OK
+        assert _lib.dp_place_check_options(b"cp", o, ctypes.byref(err)) == _lib.DP_OK
     finally:
         _lib.dp_place_options_free(o)
 
