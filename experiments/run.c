@@ -191,20 +191,43 @@ static const char *const *method_params(const dp_place_method *m)
     return m->sweep_run == DP_PLACE_SWEEP_PLACE ? place_params : m->sweep_params;
 }
 
+/* A placement read from a file (a user's own policy's, written by it; doc/sweep-format.md "Your
+ * own placements"): method "assignment" or "assignment:NAME" (NAME labels the column in the
+ * reports), parameter "assignment" its file, in which {graph}, {devices} and {seed} stand for the
+ * graph's name, the device count and the run's seed. */
+static int is_file_method(const char *method)
+{
+    return strcmp(method, "assignment") == 0 || (strncmp(method, "assignment:", 11) == 0 && method[11] != '\0');
+}
+static const char *const file_params[] = {"method", "assignment", "seed", NULL};
+
 int dp_run_check(const json_t *params, dp_error *err)
 {
     const char *method = NULL;
     if (dp_sweep_param_str(params, "method", NULL, &method, err) != DP_OK) return DP_EINVAL;
     if (!method) return dp_error_set(err, DP_EINVAL, "parameter \"method\" is required");
-    const dp_place_method *pm = dp_place_find(method);
-    const char *const *own = pm ? method_params(pm) : NULL;
-    if (!pm) {
+    const int from_file = is_file_method(method);
+    const dp_place_method *pm = from_file ? NULL : dp_place_find(method);
+    const char *const *own = pm ? method_params(pm) : from_file ? file_params : NULL;
+    if (from_file) {
+        const char *file = NULL;
+        if (dp_sweep_param_str(params, "assignment", NULL, &file, err) != DP_OK) return DP_EINVAL;
+        if (!file || !*file)
+            return dp_error_set(err, DP_EINVAL, "method %s: parameter \"assignment\" (the placement's file) is required", method);
+        for (const char *q = strchr(file, '{'); q; q = strchr(q + 1, '{'))
+            if (strncmp(q, "{graph}", 7) != 0 && strncmp(q, "{devices}", 9) != 0 && strncmp(q, "{seed}", 6) != 0)
+                return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {devices} and {seed} are "
+                                    "replaced", file);
+    } else if (!pm) {
         /* the registry's own message: "unknown method "x" (known: ...)" */
         int dummy = 0;
         int rc = dp_place(method, NULL, NULL, NULL, &dummy, NULL, NULL, err);
         return rc == DP_OK ? dp_error_set(err, DP_EINVAL, "unknown method \"%s\"", method) : rc;
     }
     if (dp_run_check_params(params, method, own, err) != DP_OK) return DP_EINVAL;
+    if (!from_file && json_object_get(params, "assignment"))
+        return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" is not used by method %s (a placement read from a file "
+                            "is method \"assignment\" or \"assignment:NAME\")", method);
     /* every integer parameter is a count, an index or a seed: a negative one failed only when its
      * run ran, with a message that did not say which */
     for (int i = 0; integer_params[i]; i++) {
@@ -805,6 +828,72 @@ done:
     return rc;
 }
 
+/* file's name with {graph}, {devices} and {seed} replaced; DP_EINVAL for another {...} or a name
+ * too long */
+static int expand_assignment_path(const char *file, const dp_run_machine *rm, long seed, char *buf, size_t cap,
+                                  dp_error *err)
+{
+    size_t k = 0;
+    for (const char *p = file; *p;) {
+        char val[64];
+        const char *sub = NULL;
+        size_t skip = 1;
+        if (*p == '{') {
+            if (strncmp(p, "{graph}", 7) == 0) { sub = rm->g->name; skip = 7; }
+            else if (strncmp(p, "{devices}", 9) == 0) { snprintf(val, sizeof val, "%d", rm->p->costs->n_devices); sub = val; skip = 9; }
+            else if (strncmp(p, "{seed}", 6) == 0) { snprintf(val, sizeof val, "%ld", seed); sub = val; skip = 6; }
+            else return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {devices} and {seed} "
+                                     "are replaced", file);
+        }
+        const size_t len = sub ? strlen(sub) : 1;
+        if (k + len >= cap) return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": the path is too long", file);
+        memcpy(buf + k, sub ? sub : p, len);
+        k += len;
+        p += skip;
+    }
+    buf[k] = '\0';
+    return DP_OK;
+}
+
+/* A placement read from a file (is_file_method): simulated on the run's machine as `doppler
+ * simulate --assignment` does, with the same metrics as any method's (simulations 0: what the
+ * policy spent to make it is its own). */
+static int run_file(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
+{
+    if (dp_run_check_params(params, method, file_params, err) != DP_OK) return DP_EINVAL;
+    const char *file = NULL;
+    long seed;
+    if (dp_sweep_param_str(params, "assignment", NULL, &file, err) != DP_OK ||
+        dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK)
+        return DP_EINVAL;
+    if (!file) return dp_error_set(err, DP_EINVAL, "method %s: parameter \"assignment\" is required", method);
+    dp_run_machine rm;
+    int rc = dp_run_machine_load(params, ctx, &rm, err);
+    if (rc != DP_OK) return rc;
+    int *assign = NULL;
+    char name[PATH_MAX], path[PATH_MAX];
+    if ((rc = expand_assignment_path(file, &rm, seed, name, sizeof name, err)) != DP_OK) goto done;
+    if (!dp_run_resolve_path(name, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) { rc = DP_EIO; goto done; }
+    if (!(assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
+    if ((rc = dp_cli_read_assignment(path, rm.g->name, rm.g->n_ops, rm.p->costs->n_devices, assign, err)) != DP_OK) goto done;
+    const double t0 = now_s();
+    dp_run_schedule res;
+    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &res, err)) != DP_OK) goto done;
+    out->seconds = now_s() - t0;
+    out->makespan = res.makespan / rm.g->time_scale;
+    out->episodes = 0;
+    dp_result_set(&out->units, rm.g->time_unit);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "simulations", json_integer(0));
+    json_object_set_new(extra, "assignment_file", json_string(name));
+    dp_run_put_metrics(out, &rm, &res, extra);
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+done:
+    free(assign);
+    dp_run_machine_free(&rm);
+    return rc;
+}
+
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err)
 {
     dp_error local;
@@ -816,7 +905,8 @@ int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *o
     if (rc == DP_OK) {
         /* how to run it is the method's row's (policy/dp_place.c: sweep_run) */
         const dp_place_method *m = dp_place_find(method);
-        if (m && m->sweep_run == DP_PLACE_SWEEP_STAGES) rc = run_doppler(params, ctx, method, out, err);
+        if (is_file_method(method)) rc = run_file(params, ctx, method, out, err);
+        else if (m && m->sweep_run == DP_PLACE_SWEEP_STAGES) rc = run_doppler(params, ctx, method, out, err);
         else if (m && m->sweep_run == DP_PLACE_SWEEP_AGENT) rc = run_baseline(params, ctx, method, out, err);
         else if (m) rc = run_place(params, ctx, method, out, err);
         else {

@@ -73,7 +73,7 @@ int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *e
 
 /* The parameters that name input files, and whether a plain word is a bundled name. */
 static const char *const input_params[] = {"graph", "topology", "calibration", "config", "train_config", "checkpoint",
-                                           "proposals", NULL};
+                                           "proposals", "assignment", NULL};
 
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
 {
@@ -89,6 +89,8 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             if (!json_is_string(v)) continue;
             const char *val = json_string_value(v);
             if (strcmp(input_params[p], "graph") == 0 && strncmp(val, "gen:", 4) == 0) continue;
+            /* a placement's file named by {graph}, {devices} or {seed}: looked for when it runs */
+            if (strcmp(input_params[p], "assignment") == 0 && strchr(val, '{')) continue;
             long i = 0;
             while (i < n && !(strcmp(in[i].param, input_params[p]) == 0 && strcmp(in[i].value, val) == 0)) i++;
             if (i == n) {

@@ -430,4 +430,31 @@ EOF
 grep -q 'parameter budget: for method anneal, local, exact.*; method cp does not use it' "$work/cpbudget.err" ||
     { cat "$work/cpbudget.err"; fail "the refusal names the parameter and the methods that read it"; }
 [ ! -e "$work/cpbudget.h5" ] && [ ! -e "$work/cpbudget.csv" ] || fail "a refused config wrote results"
+# ---- a placement read from a file (a user's own policy's): method "assignment:NAME", its file
+# from parameter "assignment" with {graph} (the graph's name, fork-join here) and {devices} replaced; the run's makespan and metrics
+# are simulate --assignment's, and it sits beside the methods in the report ----
+"$DOPPLER" place --graph "$GRAPH" --devices 3 --method heft --out "$work/mine-fork-join-d3.json" > /dev/null || fail "place heft --out"
+want=$("$DOPPLER" simulate --graph "$GRAPH" --devices 3 --assignment "$work/mine-fork-join-d3.json" --json |
+       sed -n 's/.*"makespan":\([-0-9.e+]*\).*/\1/p')
+cat > "$work/own.json" <<JSON
+{"name": "own", "fixed": {"graph": "$GRAPH", "devices": 3},
+ "grid": [{"method": ["cp", "heft"]}, {"method": ["assignment:mine"], "assignment": ["mine-{graph}-d{devices}.json"]}],
+ "tables": {"main": {"rows": "graph", "cols": "method", "baselines": ["cp"]}}}
+JSON
+"$DOPPLER" sweep "$work/own.json" --out "$work/own.h5" --quiet || fail "a sweep with a placement from a file"
+got=$(awk -F, '$4 == "assignment:mine" && $11 == "ok" { print $12 }' "$work/own.csv")
+[ -n "$got" ] && awk -v a="$got" -v b="$want" 'BEGIN { exit !(a == b) }' || fail "the file's run gave $got, simulate $want"
+"$DOPPLER" report "$work/own.h5" --table main | grep -q 'assignment:mine / best' || fail "the report has no column for the file's placement"
+# the parameter belongs to the file's method; a placeholder other than {graph}, {devices},
+# {seed} and a missing file are refused naming them (the latter before anything runs)
+sed 's/"assignment:mine"\], "assignment"/"assignment:mine"], "budget": [3], "assignment"/' "$work/own.json" > "$work/own2.json"
+"$DOPPLER" sweep "$work/own2.json" --out "$work/own2.h5" --quiet 2> "$work/own2.err" && fail "a budget for a file's placement"
+grep -q 'parameter "budget" is not used by method assignment:mine' "$work/own2.err" || fail "own2: $(cat "$work/own2.err")"
+sed 's/mine-{graph}-d{devices}/mine-{op}/' "$work/own.json" > "$work/own3.json"
+"$DOPPLER" sweep "$work/own3.json" --out "$work/own3.h5" --quiet 2> "$work/own3.err" && fail "a placeholder {op}"
+grep -q 'only {graph}, {devices} and {seed} are replaced' "$work/own3.err" || fail "own3: $(cat "$work/own3.err")"
+sed 's/mine-{graph}-d{devices}/absent/' "$work/own.json" > "$work/own4.json"
+"$DOPPLER" sweep "$work/own4.json" --out "$work/own4.h5" --quiet 2> "$work/own4.err" && fail "a missing placement file"
+grep -q 'assignment "absent.json" (named by 1 run) is missing' "$work/own4.err" && [ ! -e "$work/own4.h5" ] ||
+    fail "own4: $(cat "$work/own4.err")"
 echo "test_sweep_cli.sh: ok"

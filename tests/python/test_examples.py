@@ -1,6 +1,7 @@
 """The examples run: NumPy random search, and the PyTorch REINFORCE agent for a few episodes
 (skipped where python3-torch is not installed; scripts/install-deps.sh installs it)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -65,3 +66,24 @@ def test_random_search_example_spends_what_it_says():
     g = doppler.Graph.read(bundled("chainmm-small"))
     A = np.random.default_rng(0).integers(0, 4, size=(500, g.n_ops))
     assert best == pytest.approx(doppler.simulate_batch(g, A).min(), rel=1e-5)  # printed to 6 digits
+
+
+def test_own_policy_sweep_example(tmp_path):
+    """examples/own_policy_sweep.py: a policy written in Python places each graph, and a sweep puts
+    its placements (method "assignment:NAME", doc/sweep-format.md) beside cp, HEFT and round-robin
+    in one report; each of its runs is the engine's simulation of the file it wrote."""
+    import csv
+    from conftest import DOPPLER
+    graphs = [bundled("chainmm-small"), bundled("ffnn")]
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "own_policy_sweep.py"), str(tmp_path), "4"] + graphs,
+                       capture_output=True, text=True, env=dict(os.environ, DOPPLER=DOPPLER))
+    assert p.returncode == 0, p.stderr
+    assert "| graph | cp (b) | heft | round-robin (b) | assignment:earliest-finish |" in p.stdout
+    rows = [r for r in csv.DictReader(open(tmp_path / "own-policy.csv")) if r["method"] == "assignment:earliest-finish"]
+    assert len(rows) == 2 and all(r["status"] == "ok" for r in rows)
+    for path in graphs:
+        g = doppler.Graph.read(path)
+        placed = json.load(open(tmp_path / "placements" / ("%s-d4.json" % g.name)))["devices"]
+        want = doppler.Engine(g, doppler.Machine(devices=4)).simulate(placed).makespan
+        got = [float(r["makespan"]) for r in rows if r["graph"] == os.path.abspath(path)]
+        assert got == [want]
