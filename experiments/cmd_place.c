@@ -115,7 +115,8 @@ static void place_usage(FILE *f, const char *cmd)
     }
     fprintf(f, "%s"
                "  --seed S             random seed (default 1); the methods' generator (GSL's mt19937) takes it\n"
-               "                       modulo 2^32 and 0 as 4357, so those seeds give the same placement\n"
+               "                       modulo 2^32 (2^32 + 1 gives seed 1's placement), and seed 0 as 4357 (0 and\n"
+               "                       4357 give one placement; 2^32, reduced after that test, gives another)\n"
                "  --device D           the device for --method single (default 0)\n"
                "  --checkpoint FILE    for --method doppler, placeto, gdp, improve: the trained policies\n"
                "                       (doppler train)\n"

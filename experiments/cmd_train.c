@@ -100,18 +100,42 @@ static int ranks_print;
 /* The ranks of this run (NULL: one process, also under `mpirun -n 1`). */
 static const dp_train_comm *train_comm;
 
-/* Every rank has passed the checks of its arguments and files: none writes before (a rank that
- * found a file it was told not to replace must not find the one rank 0 has just written). */
-static void ranks_sync(void)
+/* 1 once this rank has taken part in ranks_sync */
+static int ranks_synced;
+
+/* Every rank has passed the checks of its arguments and files (failed = 0), or has not (1: it
+ * returned with its error before the run, and joins here from cmd_train): none writes before (a
+ * rank that found a file it was told not to replace must not find the one rank 0 has just
+ * written), and a rank's failure ends every rank (the others waited here for it forever: a
+ * review, a graph missing on one host). Returns 0 when every rank passed, else DP_EXIT_ERROR. */
+static int ranks_sync(int failed)
 {
-    if (!train_comm) return;
-    size_t counts[train_comm->size];
-    for (int r = 0; r < train_comm->size; r++) counts[r] = 0;
+    if (!train_comm || ranks_synced) return 0;
+    ranks_synced = 1;
+    const int size = train_comm->size;
+    size_t *counts = calloc((size_t)size, sizeof *counts);
+    unsigned char *all = calloc((size_t)size, 1);
+    if (!counts || !all) {
+        fprintf(stderr, "doppler train: out of memory\n");
+        exit(DP_EXIT_ERROR);
+    }
+    for (int r = 0; r < size; r++) counts[r] = 1;
+    const unsigned char mine = (unsigned char)(failed != 0);
     dp_error e;
-    if (train_comm->allgather(train_comm->ctx, NULL, counts, NULL, &e) != DP_OK) {
+    if (train_comm->allgather(train_comm->ctx, &mine, counts, all, &e) != DP_OK) {
         fprintf(stderr, "doppler train: %s\n", e.msg);
         exit(DP_EXIT_ERROR);
     }
+    int first = -1;
+    for (int r = 0; r < size && first < 0; r++)
+        if (all[r]) first = r;
+    free(counts);
+    free(all);
+    if (first < 0) return 0;
+    if (!failed)
+        fprintf(stderr, "doppler train: rank %d: stopped: rank %d failed before the run (its error above)\n",
+                train_comm->rank, first);
+    return DP_EXIT_ERROR;
 }
 
 /* A rank that fails mid-run ends every rank: the others would wait for it in the next exchange. */
@@ -583,6 +607,7 @@ int cmd_train(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &cm.size);
     train_comm = &cm;
     const int status = train_main(argc, argv);
+    if (status != 0) ranks_sync(1); /* failed before the run: the others wait in ranks_sync for this rank's word */
     train_comm = NULL;
     if (status == 0) ranks_report(cm.rank, cm.size, ranks_print); /* every rank ended the run alike */
     MPI_Finalize();
@@ -1126,7 +1151,10 @@ static int train_main(int argc, char **argv)
             status = dp_cli_fail(&err); /* every rank says it: the same config */
             goto done;
         }
-    ranks_sync();
+    if (ranks_sync(0) != 0) {
+        status = DP_EXIT_ERROR;
+        goto done;
+    }
     if (train_comm && !quiet)
         fprintf(stderr, "doppler train: %d MPI ranks; each rolls out its share of every batch's episodes\n", train_comm->size);
     if (resume) {

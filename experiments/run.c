@@ -797,8 +797,19 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
         return DP_EINVAL;
     if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
+    if (samples == 0 && json_object_get(params, "samples")) /* as a placement run's (run_place) */
+        return dp_error_set(err, DP_EINVAL, "parameter \"samples\" = 0: must be >= 1 (absent: the greedy placement)");
     int rc0 = trained_config(ctx, tcfg, m, &cfg, err);
     if (rc0 != DP_OK) return rc0;
+    /* this run trains Stage II alone, for parameter episodes from parameter seed: what the
+     * train_config would set otherwise was read and ignored (a review), as place refuses it */
+    const char *ignored = dp_train_config_stage2_ignored(&cfg);
+    if (ignored)
+        return dp_error_set(err, DP_EINVAL, "parameter \"train_config\" %s: the key %s does not apply to a %s run (%s)", tcfg,
+                            ignored, method,
+                            strcmp(ignored, "seed") == 0                  ? "give parameter seed"
+                            : strcmp(ignored, "stages.sim.episodes") == 0 ? "give parameter episodes"
+                                                                          : "it trains Stage II alone on the whole graph");
     cfg.seed = (uint64_t)seed;
 
     trained_run t;

@@ -264,21 +264,17 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
     } else {
         if ((rc = dp_train_config_resolve(&cfg, kind, o->config, err)) != DP_OK) return rc;
         /* place trains Stage II alone, for --budget episodes from --seed, on the whole graph: a
-         * config's seed, episodes, pipeline (Stage I) or coarsening were read and ignored (a
-         * review); they are refused, naming the option that does it here */
-        dp_train_config def;
-        dp_train_config_resolve(&def, kind, NULL, NULL);
-        const char *key = cfg.seed != def.seed ? "seed (give --seed)"
-                          : cfg.stage[DP_TRAIN_STAGE_SIM].episodes != def.stage[DP_TRAIN_STAGE_SIM].episodes
-                              ? "stages.sim.episodes (give --budget)"
-                          : cfg.pipeline != def.pipeline || cfg.stage[DP_TRAIN_STAGE_IL].episodes != def.stage[DP_TRAIN_STAGE_IL].episodes
-                              ? "pipeline or stages.il (place trains Stage II alone; doppler train runs both)"
-                          : cfg.coarsen != def.coarsen || cfg.coarsen_rule != def.coarsen_rule
-                              ? "coarsen or coarsen_rule (give --coarsen and --coarsen-rule)"
-                              : NULL;
-        if (key)
-            return dp_error_set(err, DP_EINVAL, "%s: --method %s with --config: the key %s does not apply to place", o->config,
-                                name, key);
+         * config's seed, episodes, pipeline, Stage I's or Stage III's keys or coarsening were read
+         * and ignored (reviews); they are refused, naming the option that does it here */
+        const char *key = dp_train_config_stage2_ignored(&cfg);
+        if (key) {
+            const char *hint = strcmp(key, "seed") == 0                  ? " (give --seed)"
+                               : strcmp(key, "stages.sim.episodes") == 0 ? " (give --budget)"
+                               : strcmp(key, "coarsen") == 0              ? " or coarsen_rule (give --coarsen and --coarsen-rule)"
+                                                                          : " (place trains Stage II alone; doppler train runs the stages)";
+            return dp_error_set(err, DP_EINVAL, "%s: --method %s with --config: the key %s%s does not apply to place",
+                                o->config, name, key, hint);
+        }
         cfg.seed = o->seed;
     }
     /* from a checkpoint: its parameters, without the random initialisation they replace; no

@@ -208,6 +208,13 @@ int dp_train_config_from_json_text(dp_train_config *c, const char *text, dp_erro
  * of another method than a given one. (A sweep's doppler run without train_config had the
  * authors' defaults where doppler train had the project's: issue 28.) */
 int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp_error *err);
+/* For a run that trains Stage II alone, for episodes and from a seed it is given, on the whole
+ * graph (place --method placeto|gdp without a checkpoint, a sweep's placeto and gdp runs): the
+ * first key of c, resolved as dp_train_config_resolve does for c->method, that such a run would
+ * read and ignore because it differs from the defaults: "seed", "stages.sim.episodes", "pipeline",
+ * "coarsen" (or coarsen_rule), "stages.il" (any of its keys), "stages.real"; NULL when none ("the
+ * config" when out of memory). The caller refuses it, naming what gives it instead. */
+const char *dp_train_config_stage2_ignored(const dp_train_config *c);
 /* The config as JSON text (malloc'd; "method" and every hyperparameter its agent honours, so a
  * run records all of them), as checkpoints record it: the keys added after checkpoints were
  * first written ("reference", "sel_teacher", "network.sel_dynamic", "pipeline") and

@@ -213,6 +213,40 @@ int dp_train_config_resolve(dp_train_config *c, int method, const char *path, dp
     return DP_OK;
 }
 
+/* 1 when the subtree at path (a.b) of two configs' every-value JSON differs (or is missing) */
+static int subtree_differs(json_t *a, json_t *b, const char *k1, const char *k2)
+{
+    json_t *x = json_object_get(a, k1), *y = json_object_get(b, k1);
+    if (k2) {
+        x = json_object_get(x, k2);
+        y = json_object_get(y, k2);
+    }
+    return !x || !y || !json_equal(x, y);
+}
+
+const char *dp_train_config_stage2_ignored(const dp_train_config *c)
+{
+    dp_train_config def;
+    if (dp_train_config_resolve(&def, c->method, NULL, NULL) != DP_OK) return "the config";
+    if (c->seed != def.seed) return "seed";
+    if (c->stage[DP_TRAIN_STAGE_SIM].episodes != def.stage[DP_TRAIN_STAGE_SIM].episodes) return "stages.sim.episodes";
+    if (c->pipeline != def.pipeline) return "pipeline";
+    if (c->coarsen != def.coarsen || c->coarsen_rule != def.coarsen_rule) return "coarsen";
+    /* every key of Stage I's and Stage III's settings (only their episodes were compared: lr,
+     * epsilon and the others were read and ignored; a review) */
+    char *tc = dp_train_config_to_json_all(c), *td = dp_train_config_to_json_all(&def);
+    json_t *jc = tc ? json_loads(tc, 0, NULL) : NULL, *jd = td ? json_loads(td, 0, NULL) : NULL;
+    const char *key = !jc || !jd                                    ? "the config"
+                      : subtree_differs(jc, jd, "stages", "il")   ? "stages.il"
+                      : subtree_differs(jc, jd, "stages", "real") ? "stages.real"
+                                                                  : NULL;
+    json_decref(jc);
+    json_decref(jd);
+    free(tc);
+    free(td);
+    return key;
+}
+
 void dp_train_config_project(dp_train_config *c)
 {
     dp_train_config_default(c);

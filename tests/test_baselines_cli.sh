@@ -59,12 +59,26 @@ expect_rc 0 "gdp with config" "$D" place --graph "$G" --method gdp --budget 2 --
 expect_rc 0 "placeto with config" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-placeto.json"
 # place trains Stage II alone for --budget episodes from --seed: a config's seed, episodes,
 # pipeline or coarsening were read and ignored (a review); they are refused, naming the key
-for c in '{"seed": 5}' '{"stages": {"sim": {"episodes": 5}}}' '{"pipeline": true}' '{"coarsen": 4}'; do
+# (and any key of Stage I's or Stage III's settings: only stages.il.episodes was compared, lr and
+# epsilon there, and everything under stages.real, were taken silently: a review)
+for c in '{"seed": 5}' '{"stages": {"sim": {"episodes": 5}}}' '{"pipeline": true}' '{"coarsen": 4}' \
+         '{"stages": {"il": {"lr": 0.5}}}' '{"stages": {"real": {"episodes": 7}}}'; do
     echo "$c" > "$tmp/ign.json"
     for m in placeto gdp; do
         expect_rc 1 "$m place with $c" "$D" place --graph "$G" --method $m --budget 2 --config "$tmp/ign.json"
         grep -q "does not apply to place" "$tmp/err" && ok || bad "$m $c: $(cat "$tmp/err")"
     done
+done
+# a sweep's placeto and gdp runs likewise (their train_config's seed, episodes or pipeline were
+# ignored where place refuses them), and samples 0 as a placement run's
+echo '{"seed": 9}' > "$tmp/sw-seed.json"
+for extra in '"train_config": "sw-seed.json"' '"samples": 0'; do
+    printf '{"name": "swb", "fixed": {"graph": "%s", "seed": 1, "episodes": 2, %s}, "grid": {"method": ["gdp"]}}\n' \
+        "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" "$extra" > "$tmp/swb.json"
+    rm -f "$tmp/swb.h5" "$tmp/swb.csv"
+    (cd "$tmp" && "$D" sweep swb.json --quiet > /dev/null 2>&1) && bad "a sweep's gdp run with $extra ran" || ok
+    grep -q 'failed,.*\(the key seed does not apply to a gdp run\|samples"* = 0: must be >= 1\)' "$tmp/swb.csv" && ok ||
+        bad "a sweep's gdp run with $extra: $(cat "$tmp/swb.csv")"
 done
 # a key the method cannot honour is refused, naming the key and the method (it used to be read and ignored)
 expect_rc 1 "placeto given GDP's network" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-gdp.json"

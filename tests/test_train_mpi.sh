@@ -128,4 +128,20 @@ grep -q 'running baseline.*cannot be split over 2 ranks' "$work/err" || { cat "$
 [ ! -e "$work/no.h5" ] || fail "a refused run wrote its checkpoint"
 # (one rank is one process: the same config trains)
 ranks 1 train --graph "$graph" --config "$work/run.json" --stage sim --quiet > /dev/null || fail "the running baseline on 1 rank"
+
+# ---- an input error on one rank only (a graph missing on one host) ends every rank: the others
+# waited for it in the ranks' first exchange, the job never ended (a review) ----
+echo '{"stages": {"sim": {"episodes": 4, "batch": 2, "baseline": "batch"}}}' > "$work/one.json"
+for bad in 0 1; do
+    g0=$graph; g1=$graph
+    if [ $bad = 0 ]; then g0="$work/absent.json"; else g1="$work/absent.json"; fi
+    rc=0
+    timeout 120 mpirun $extra --oversubscribe -n 1 "$bin" train --graph "$g0" --config "$work/one.json" --stage sim \
+        --checkpoint "$work/one.h5" --quiet : -n 1 "$bin" train --graph "$g1" --config "$work/one.json" --stage sim \
+        --checkpoint "$work/one.h5" --quiet > /dev/null 2> "$work/err" || rc=$?
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] || { cat "$work/err" >&2; fail "rank $bad's missing graph: exit $rc (124: the job hung)"; }
+    grep -q "absent.json" "$work/err" && grep -q "stopped: rank $bad failed before the run" "$work/err" ||
+        { cat "$work/err" >&2; fail "rank $bad's missing graph: the error is not said"; }
+    [ ! -e "$work/one.h5" ] || fail "a run stopped before it began wrote its checkpoint"
+done
 echo "test_train_mpi.sh: ok"
