@@ -121,7 +121,10 @@ static inline double dp_cost_comm(const dp_cost *c, int e, int a, int b)
 }
 
 /* Mean op time of v over devices, and mean transfer time of e over ordered pairs of distinct
- * devices (0 with one device): the averages HEFT's upward rank and the b-level use. */
+ * devices (0 with one device): the averages the b-level uses (dp_cost_levels; cp, graph info).
+ * HEFT's, CPOP's and PEFT's ranks use the mean latency plus the data over the mean rate instead,
+ * as Topcuoglu et al. 2002 define them (policy/dp_list.h): different on machines whose links
+ * differ. */
 double dp_cost_mean_op(const dp_cost *c, int v);
 double dp_cost_mean_comm(const dp_cost *c, int e);
 

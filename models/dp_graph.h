@@ -72,7 +72,10 @@ typedef struct dp_graph {
     int *n_unique_pred;     /* per op: number of distinct predecessors (repeated edges once) */
     int n_repeated_edges;   /* edges that repeat an earlier (src, dst) pair */
 
-    int *topo;              /* n_ops: a topological order (Kahn, lowest id first among ready) */
+    int *topo;              /* n_ops: a topological order (Kahn's, first in first out: the sources in
+                             * increasing id, then each op queued when the last of its in-edges
+                             * is taken, ops taken in queue order and their out-edges in edge
+                             * order; not the lowest ready id first: round-robin follows this) */
     int *sources;           /* ops with no in-edge, increasing id */
     int n_sources;
     int *sinks;             /* ops with no out-edge, increasing id */
