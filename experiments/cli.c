@@ -5,6 +5,7 @@
 #include "dp_train.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -314,8 +315,10 @@ const char *dp_cli_fmt(double x, char *buf, size_t cap)
     return buf;
 }
 
-int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out, dp_error *err)
+int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out,
+                           double *priority, int *has_priority, dp_error *err)
 {
+    if (has_priority) *has_priority = 0;
     size_t size;
     char *text = dp_file_read(path, &size, err);
     if (!text) return err ? err->code : DP_EIO;
@@ -342,6 +345,24 @@ int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, 
                 json_decref(root); goto done;
             }
             out[i] = (int)json_integer_value(x);
+        }
+        /* the priorities its makespan was simulated with (a priority queue's: place --out writes
+         * them, so that simulate gives place's makespan back) */
+        json_t *pr = json_is_object(root) ? json_object_get(root, "priority") : NULL;
+        if (pr && priority) {
+            if (!json_is_array(pr) || (int)json_array_size(pr) != n_ops) {
+                rc = dp_error_set(err, DP_EINVAL, "%s: field \"priority\" must be an array of %d numbers (one per op)", path, n_ops);
+                json_decref(root); goto done;
+            }
+            for (int i = 0; i < n_ops; i++) {
+                json_t *x = json_array_get(pr, i);
+                if (!json_is_number(x) || !isfinite(json_number_value(x))) {
+                    rc = dp_error_set(err, DP_EINVAL, "%s: priority[%d]: must be a finite number", path, i);
+                    json_decref(root); goto done;
+                }
+                priority[i] = json_number_value(x);
+            }
+            if (has_priority) *has_priority = 1;
         }
         /* an assignment written for another graph of the same op count matches ops by index
          * only: say so (it was simulated without a word) */
@@ -377,7 +398,7 @@ done:
 }
 
 int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *method, int n_devices,
-                            const int *assignment, double makespan_printed, dp_error *err)
+                            const int *assignment, const double *priority, double makespan_printed, dp_error *err)
 {
     json_t *root = json_object();
     json_object_set_new(root, "graph", json_string(g->name));
@@ -388,6 +409,11 @@ int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *met
     json_t *a = json_array();
     for (int i = 0; i < g->n_ops; i++) json_array_append_new(a, json_integer(assignment[i]));
     json_object_set_new(root, "devices", a);
+    if (priority) {
+        json_t *pr = json_array();
+        for (int i = 0; i < g->n_ops; i++) json_array_append_new(pr, dp_json_number(priority[i]));
+        json_object_set_new(root, "priority", pr);
+    }
     int rc = dp_json_dump_atomic(root, path, JSON_COMPACT, err);
     json_decref(root);
     return rc;

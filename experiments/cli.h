@@ -78,12 +78,17 @@ const char *dp_cli_fmt(double x, char *buf, size_t cap);
  * writes), a JSON array [d0, ...], or device ids separated by commas or white space (DOPPLER's
  * real-system loop format: one line, comma-separated). Errors name the file and the position.
  * graph_name (may be NULL): the graph it is read for; a JSON object whose "graph" names another
- * gets a warning on stderr (ops are matched by index). */
-int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out, dp_error *err);
+ * gets a warning on stderr (ops are matched by index). priority (n_ops, may be NULL): the
+ * object's "priority" array when it has one (*has_priority 1; finite numbers, else an error),
+ * else *has_priority 0. */
+int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, int n_devices, int *out,
+                           double *priority, int *has_priority, dp_error *err);
 
-/* Write {"graph", "method", "n_devices", "devices": [...], "makespan", "units"} atomically. */
+/* Write {"graph", "method", "n_devices", "devices": [...], "makespan", "units"} atomically, and
+ * "priority": [...] when priority is not NULL (n_ops: the queue priorities the makespan was
+ * simulated with, on a priority queue; the cost model's internal unit, higher first). */
 int dp_cli_write_assignment(const char *path, const dp_graph *g, const char *method, int n_devices,
-                            const int *assignment, double makespan_printed, dp_error *err);
+                            const int *assignment, const double *priority, double makespan_printed, dp_error *err);
 
 /* The bundled data directory (DP_DATADIR at install, or $DOPPLER_DATA, or ./data when run from
  * the source tree); resolves "data/graphs/x.json" style names. Returns path or a static buffer. */

@@ -305,7 +305,7 @@ static int graph_convert(int argc, char **argv)
     if (assign_path) {
         assign = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *assign);
         if (!assign) { dp_error_set(&err, DP_ENOMEM, "out of memory"); status = dp_cli_fail(&err); goto done; }
-        if (dp_cli_read_assignment(assign_path, g->name, g->n_ops, devices ? devices : 4096, assign, &err) != DP_OK) {
+        if (dp_cli_read_assignment(assign_path, g->name, g->n_ops, devices ? devices : 4096, assign, NULL, NULL, &err) != DP_OK) {
             status = dp_cli_fail(&err);
             goto done;
         }

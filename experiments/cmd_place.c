@@ -393,7 +393,8 @@ static int run_and_report(run_args *a)
     struct timespec c0, c1;
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     if (a->assignment_file) {
-        if (dp_cli_read_assignment(a->assignment_file, g->name, g->n_ops, a->mach.n_devices, assign, &err) != DP_OK) goto fail;
+        if (dp_cli_read_assignment(a->assignment_file, g->name, g->n_ops, a->mach.n_devices, assign, prio, &has_prio, &err) != DP_OK)
+            goto fail;
     } else if (a->coarsen > 0) {
         if (dp_coarse_place(a->method, g, cost, &a->place, a->coarsen_rule, a->coarsen, assign, &coarse, &err) != DP_OK) goto fail;
     } else if (dp_place(a->method, g, cost, &a->place, assign, prio, &has_prio, &err) != DP_OK) {
@@ -428,7 +429,10 @@ static int run_and_report(run_args *a)
      * the assignment stayed beside an exit of 1: a review): the trace first, removed when the
      * assignment then fails (each file is written whole or not at all) */
     if (a->trace && dp_engine_write_trace(eng, assign, a->trace, &err) != DP_OK) goto fail;
-    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out.makespan / sc, &err) != DP_OK) {
+    /* the priorities the makespan was simulated with go into the file, where they decide it (a
+     * priority queue): simulate --assignment gave another makespan without them (a review) */
+    const double *out_prio = has_prio && dp_engine_priority_queue(eng) ? prio : NULL;
+    if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out_prio, out.makespan / sc, &err) != DP_OK) {
         if (a->trace) unlink(a->trace);
         goto fail;
     }

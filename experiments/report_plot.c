@@ -362,7 +362,7 @@ int dp_report_plot_gantt(const dp_result *run, const char *results_dir, const ch
     else snprintf(apath, sizeof apath, "%s/%s", results_dir, run->assignment);
     assign = dp_alloc_malloc_n((size_t)g->n_ops, sizeof(int));
     if (!assign) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    if ((rc = dp_cli_read_assignment(apath, g->name, g->n_ops, c->n_devices, assign, err)) != DP_OK) goto done;
+    if ((rc = dp_cli_read_assignment(apath, g->name, g->n_ops, c->n_devices, assign, NULL, NULL, err)) != DP_OK) goto done;
     dp_run_schedule res;
     /* the method's queue priorities are not kept: a priority queue replays with b-levels */
     if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &res, err)) != DP_OK) goto done;

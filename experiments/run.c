@@ -372,7 +372,8 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
 }
 
 int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm, const char *method,
-                            const int *assign, double makespan_printed, dp_result *out, dp_error *err)
+                            const int *assign, const double *priority, double makespan_printed, dp_result *out,
+                            dp_error *err)
 {
     if (!ctx || !ctx->run_dir) return DP_OK;
     char path[PATH_MAX + 32], rel[PATH_MAX + 32];
@@ -380,7 +381,8 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
     if (rc != DP_OK) return rc;
     snprintf(path, sizeof path, "%s/assignment.json", ctx->run_dir);
     snprintf(rel, sizeof rel, "%s/assignment.json", ctx->run_dir_rel ? ctx->run_dir_rel : ctx->run_dir);
-    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->p->costs->n_devices, assign, makespan_printed, err)) != DP_OK) return rc;
+    if ((rc = dp_cli_write_assignment(path, rm->g, method, rm->p->costs->n_devices, assign, priority, makespan_printed, err)) != DP_OK)
+        return rc;
     return dp_result_set(&out->assignment, rel);
 }
 
@@ -462,8 +464,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     double first = NAN;
     double t0 = now_s();
     long msims = 0;
+    int has_prio = 0;
     for (long r = 0; r < reps; r++) {
-        int has_prio = 0;
+        has_prio = 0;
         const long s0 = dp_engine_simulations(rm.p->engine);
         rc = dp_place(method, rm.g, rm.p->costs, &o, assign, prio, &has_prio, err);
         if (r == 0) msims = dp_engine_simulations(rm.p->engine) - s0;
@@ -482,7 +485,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     json_t *extra = json_object();
     json_object_set_new(extra, "simulations", json_integer(msims)); /* spent by the method */
     dp_run_put_metrics(out, &rm, &res, extra);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, has_prio && dp_engine_priority_queue(rm.p->engine) ? prio : NULL,
+                                 out->makespan, out, err);
 done:
     free(assign);
     free(prio);
@@ -641,7 +645,7 @@ static int trained_run_close(trained_run *t, const dp_run_context *ctx, const ch
     dp_run_put_metrics(out, &t->rm, sched, t->metrics);
     t->metrics = NULL;
     if (files) train_files_result(ctx, t->traj, out);
-    return dp_run_write_assignment(ctx, &t->rm, method, t->assign, out->makespan, out, err);
+    return dp_run_write_assignment(ctx, &t->rm, method, t->assign, NULL, out->makespan, out, err);
 }
 
 static void trained_run_free(trained_run *t)
@@ -881,15 +885,21 @@ static int run_file(const json_t *params, const dp_run_context *ctx, const char 
     dp_run_machine rm;
     int rc = dp_run_machine_load(params, ctx, &rm, err);
     if (rc != DP_OK) return rc;
-    int *assign = NULL;
+    int *assign = NULL, has_prio = 0;
+    double *prio = NULL;
     char name[PATH_MAX], path[PATH_MAX];
     if ((rc = expand_assignment_path(file, &rm, seed, name, sizeof name, err)) != DP_OK) goto done;
     if (!dp_run_resolve_path(name, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) { rc = DP_EIO; goto done; }
-    if (!(assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int)))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
-    if ((rc = dp_cli_read_assignment(path, rm.g->name, rm.g->n_ops, rm.p->costs->n_devices, assign, err)) != DP_OK) goto done;
+    if (!(assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int))) ||
+        !(prio = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(double)))) {
+        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((rc = dp_cli_read_assignment(path, rm.g->name, rm.g->n_ops, rm.p->costs->n_devices, assign, prio, &has_prio, err)) != DP_OK)
+        goto done;
     const double t0 = now_s();
     dp_run_schedule res;
-    if ((rc = dp_run_machine_simulate(&rm, assign, NULL, &res, err)) != DP_OK) goto done;
+    if ((rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err)) != DP_OK) goto done;
     out->seconds = now_s() - t0;
     out->makespan = res.makespan / rm.g->time_scale;
     out->episodes = 0;
@@ -898,9 +908,11 @@ static int run_file(const json_t *params, const dp_run_context *ctx, const char 
     json_object_set_new(extra, "simulations", json_integer(0));
     json_object_set_new(extra, "assignment_file", json_string(name));
     dp_run_put_metrics(out, &rm, &res, extra);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, out->makespan, out, err);
+    rc = dp_run_write_assignment(ctx, &rm, method, assign, has_prio && dp_engine_priority_queue(rm.p->engine) ? prio : NULL,
+                                 out->makespan, out, err);
 done:
     free(assign);
+    free(prio);
     dp_run_machine_free(&rm);
     return rc;
 }

@@ -95,9 +95,11 @@ int dp_run_check(const json_t *params, dp_error *err);
  * count in out. */
 int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_schedule *res, json_t *extra);
 /* Write the assignment into the run's folder and record its path in out (nothing without a
- * run folder). */
+ * run folder); priority (n_ops or NULL): the queue priorities its makespan was simulated with,
+ * written beside it (dp_cli_write_assignment). */
 int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm, const char *method,
-                            const int *assign, double makespan_printed, dp_result *out, dp_error *err);
+                            const int *assign, const double *priority, double makespan_printed, dp_result *out,
+                            dp_error *err);
 /* mkdir -p */
 int dp_run_mkdir(const char *path, dp_error *err);
 

@@ -353,6 +353,11 @@ int dp_engine_is_general(const dp_engine *e)
     return e->general != NULL;
 }
 
+int dp_engine_priority_queue(const dp_engine *e)
+{
+    return e->priority_queue;
+}
+
 uint64_t dp_engine_fingerprint(const dp_engine *e)
 {
     return e->general ? dp_hisim_fingerprint(e->general) : 0;

@@ -195,6 +195,9 @@ dp_oracle dp_engine_oracle(dp_engine *e);
 
 /* 1 when e runs the general engine, 0 on the exact fast path. */
 int dp_engine_is_general(const dp_engine *e);
+/* 1 when e's devices queue ready ops by priority (the machine's queue "priority"): a placement's
+ * makespan then depends on the priorities it is run with, 0 otherwise (FIFO: it does not). */
+int dp_engine_priority_queue(const dp_engine *e);
 
 /* What e simulates beyond its cost tables, as a 64-bit fingerprint: 0 on the exact fast path
  * (which reads the cost tables only), dp_hisim_fingerprint on the general engine. */

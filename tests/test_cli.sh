@@ -236,6 +236,25 @@ for p in selected final; do
     grep -q -- '--method cp has none' "$tmp/err" && ok || bad "place --method cp --parameters $p: $(cat "$tmp/err")"
 done
 expect_rc 2 "simulate --assignment --parameters selected" "$D" simulate --graph "$G" --assignment "$tmp/a.json" --parameters selected
+# On a priority queue a method's placement runs with its own priorities: place --out writes them,
+# so that simulate --assignment gives place's makespan back (it gave 17 for PEFT's 12: the file
+# held the devices only), and --refine is never worse than the method's own placement (it
+# refined PEFT's 12 to 14: the search scores with the b-levels; a review)
+printf '%s\n' '{"name": "t", "cost_kind": "time", "ops": [{"name": "o0", "time": 5, "comm": 3}, {"name": "o1", "time": 6, "comm": 6}, {"name": "o2", "time": 1, "comm": 3}, {"name": "o3", "time": 3, "comm": 2}], "edges": [{"src": 0, "dst": 1}, {"src": 0, "dst": 2, "comm": 0}, {"src": 2, "dst": 3, "comm": 2}]}' > "$tmp/pq.json"
+expect_rc 0 "peft on a priority queue --out" "$D" place --graph "$tmp/pq.json" --devices 3 --queue priority --method peft --out "$tmp/pq-a.json"
+grep -q '^makespan: 12 ' "$tmp/out" && ok || bad "peft's makespan: $(cat "$tmp/out")"
+grep -q '"priority":\[' "$tmp/pq-a.json" && ok || bad "place --out wrote no priorities: $(cat "$tmp/pq-a.json")"
+expect_rc 0 "simulate peft's file on the priority queue" "$D" simulate --graph "$tmp/pq.json" --devices 3 --queue priority --assignment "$tmp/pq-a.json"
+grep -q '^makespan: 12 ' "$tmp/out" && ok || bad "simulate of place's file: $(cat "$tmp/out")"
+expect_rc 0 "peft --refine local on a priority queue" "$D" place --graph "$tmp/pq.json" --devices 3 --queue priority --method peft --refine local --refine-budget 2
+grep -q '^makespan: 12 ' "$tmp/out" && ok || bad "refine made peft worse: $(cat "$tmp/out")"
+# a FIFO queue's file has no priorities (they decide nothing there)
+expect_rc 0 "peft on FIFO --out" "$D" place --graph "$tmp/pq.json" --devices 3 --method peft --out "$tmp/pq-f.json"
+grep -q priority "$tmp/pq-f.json" && bad "a FIFO placement's file holds priorities" || ok
+# a priority that is not a number is refused, naming the file and the entry
+sed 's/"priority":\[[0-9.]*/"priority":["x"/' "$tmp/pq-a.json" > "$tmp/pq-bad.json"
+expect_rc 1 "a priority that is not a number" "$D" simulate --graph "$tmp/pq.json" --devices 3 --queue priority --assignment "$tmp/pq-bad.json"
+grep -q 'pq-bad.json: priority\[0\]: must be a finite number' "$tmp/err" && ok || bad "bad priority: $(cat "$tmp/err")"
 # a failed run leaves neither output: the assignment stayed when the trace then failed (a review)
 rm -f "$tmp/o1.json" "$tmp/t1.json"
 expect_rc 1 "place --out OK --trace into a missing folder" "$D" place --graph "$G" --method cp --out "$tmp/o1.json" --trace "$tmp/nodir/t.json"
