@@ -5,7 +5,10 @@ each graph; its placements are written as files, then a sweep runs cp, HEFT and 
 same graphs and machine beside them, and `doppler report` prints the table (makespans, the lower
 bound, the best baseline and each column's ratio to it).
 Usage: python3 examples/own_policy_sweep.py OUTDIR [DEVICES] GRAPH...   (doppler on the PATH, or
-$DOPPLER: the command)"""
+$DOPPLER: the command). Graphs are placed on DEVICES (default 4) identical devices; a
+heterogeneous example (HEFT's .in, which brings its own processors) is not for this script. Each
+run starts a new results file: a sweep run again keeps a finished run's result even when the
+file of its placement has changed (doc/sweep-format.md)."""
 import json
 import os
 import subprocess
@@ -38,9 +41,16 @@ def main(argv):
     devices = 4
     if graphs[0].isdigit():
         devices, graphs = int(graphs[0]), graphs[1:]
+    if not graphs:
+        sys.exit(__doc__)
     os.makedirs(os.path.join(out, "placements"), exist_ok=True)
+    names = {}
     for path in graphs:
         g = doppler.Graph.read(path)
+        if g.name in names:  # {graph} would name one file for both ({graph_file} tells them apart)
+            sys.exit("own_policy_sweep.py: %s and %s are both graph %r: give graphs of distinct names"
+                     % (names[g.name], path, g.name))
+        names[g.name] = path
         assignment, makespan = earliest_finish(g, devices)
         # the file the sweep reads: {graph} is the graph's name, {devices} the device count
         with open(os.path.join(out, "placements", "%s-d%d.json" % (g.name, devices)), "w") as f:
@@ -58,6 +68,9 @@ def main(argv):
     with open(os.path.join(out, "own-policy.json"), "w") as f:
         json.dump(config, f, indent=1)
     doppler_cmd = os.environ.get("DOPPLER", "doppler")
+    for old in ("own-policy.h5", "own-policy.csv"):  # a new results file: these placements are new
+        if os.path.exists(os.path.join(out, old)):
+            os.remove(os.path.join(out, old))
     subprocess.run([doppler_cmd, "sweep", "own-policy.json", "--quiet"], cwd=out, check=True)
     subprocess.run([doppler_cmd, "report", "own-policy.h5", "--table", "main"], cwd=out, check=True)
 

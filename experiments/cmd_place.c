@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -433,7 +434,10 @@ static int run_and_report(run_args *a)
      * priority queue): simulate --assignment gave another makespan without them (a review) */
     const double *out_prio = has_prio && dp_engine_priority_queue(eng) ? prio : NULL;
     if (a->out && dp_cli_write_assignment(a->out, g, label, a->mach.n_devices, assign, out_prio, out.makespan / sc, &err) != DP_OK) {
-        if (a->trace) unlink(a->trace);
+        /* only a plain file the trace was just written to: never "-", a device (/dev/null) or
+         * what a symbolic link points to (a review) */
+        struct stat st;
+        if (a->trace && strcmp(a->trace, "-") != 0 && lstat(a->trace, &st) == 0 && S_ISREG(st.st_mode)) unlink(a->trace);
         goto fail;
     }
     /* in either output format */

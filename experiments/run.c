@@ -193,8 +193,9 @@ static const char *const *method_params(const dp_place_method *m)
 
 /* A placement read from a file (a user's own policy's, written by it; doc/sweep-format.md "Your
  * own placements"): method "assignment" or "assignment:NAME" (NAME labels the column in the
- * reports), parameter "assignment" its file, in which {graph}, {devices} and {seed} stand for the
- * graph's name, the device count and the run's seed. */
+ * reports), parameter "assignment" its file, in which {graph}, {graph_file}, {devices} and {seed}
+ * stand for the graph's name, its parameter made a file name, the device count and the run's
+ * seed. */
 static int is_file_method(const char *method)
 {
     return strcmp(method, "assignment") == 0 || (strncmp(method, "assignment:", 11) == 0 && method[11] != '\0');
@@ -215,9 +216,10 @@ int dp_run_check(const json_t *params, dp_error *err)
         if (!file || !*file)
             return dp_error_set(err, DP_EINVAL, "method %s: parameter \"assignment\" (the placement's file) is required", method);
         for (const char *q = strchr(file, '{'); q; q = strchr(q + 1, '{'))
-            if (strncmp(q, "{graph}", 7) != 0 && strncmp(q, "{devices}", 9) != 0 && strncmp(q, "{seed}", 6) != 0)
-                return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {devices} and {seed} are "
-                                    "replaced", file);
+            if (strncmp(q, "{graph}", 7) != 0 && strncmp(q, "{graph_file}", 12) != 0 && strncmp(q, "{devices}", 9) != 0 &&
+                strncmp(q, "{seed}", 6) != 0)
+                return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {graph_file}, {devices} "
+                                    "and {seed} are replaced", file);
     } else if (!pm) {
         /* the registry's own message: "unknown method "x" (known: ...)" */
         int dummy = 0;
@@ -843,22 +845,32 @@ done:
     return rc;
 }
 
-/* file's name with {graph}, {devices} and {seed} replaced; DP_EINVAL for another {...} or a name
- * too long */
-static int expand_assignment_path(const char *file, const dp_run_machine *rm, long seed, char *buf, size_t cap,
-                                  dp_error *err)
+/* file's name with {graph}, {graph_file}, {devices} and {seed} replaced ({graph_file}: the graph
+ * parameter as written, every character but letters, digits, '.', '-' and '_' made '_': one name
+ * per graph file where graphs share a name, as STG's 50/rand0000 and 100/rand0000); DP_EINVAL for
+ * another {...} or a name too long */
+static int expand_assignment_path(const char *file, const json_t *params, const dp_run_machine *rm, long seed,
+                                  char *buf, size_t cap, dp_error *err)
 {
     size_t k = 0;
+    char gfile[PATH_MAX];
+    const char *gp = json_string_value(json_object_get(params, "graph"));
+    snprintf(gfile, sizeof gfile, "%s", gp ? gp : "");
+    for (char *q = gfile; *q; q++)
+        if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '.' || *q == '-' ||
+              *q == '_'))
+            *q = '_';
     for (const char *p = file; *p;) {
         char val[64];
         const char *sub = NULL;
         size_t skip = 1;
         if (*p == '{') {
             if (strncmp(p, "{graph}", 7) == 0) { sub = rm->g->name; skip = 7; }
+            else if (strncmp(p, "{graph_file}", 12) == 0) { sub = gfile; skip = 12; }
             else if (strncmp(p, "{devices}", 9) == 0) { snprintf(val, sizeof val, "%d", rm->p->costs->n_devices); sub = val; skip = 9; }
             else if (strncmp(p, "{seed}", 6) == 0) { snprintf(val, sizeof val, "%ld", seed); sub = val; skip = 6; }
-            else return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {devices} and {seed} "
-                                     "are replaced", file);
+            else return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": only {graph}, {graph_file}, {devices} "
+                                     "and {seed} are replaced", file);
         }
         const size_t len = sub ? strlen(sub) : 1;
         if (k + len >= cap) return dp_error_set(err, DP_EINVAL, "parameter \"assignment\" \"%s\": the path is too long", file);
@@ -888,7 +900,7 @@ static int run_file(const json_t *params, const dp_run_context *ctx, const char 
     int *assign = NULL, has_prio = 0;
     double *prio = NULL;
     char name[PATH_MAX], path[PATH_MAX];
-    if ((rc = expand_assignment_path(file, &rm, seed, name, sizeof name, err)) != DP_OK) goto done;
+    if ((rc = expand_assignment_path(file, params, &rm, seed, name, sizeof name, err)) != DP_OK) goto done;
     if (!dp_run_resolve_path(name, ctx ? ctx->config_dir : NULL, path, sizeof path, err)) { rc = DP_EIO; goto done; }
     if (!(assign = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(int))) ||
         !(prio = dp_alloc_malloc_n((size_t)rm.g->n_ops, sizeof(double)))) {
@@ -906,7 +918,7 @@ static int run_file(const json_t *params, const dp_run_context *ctx, const char 
     dp_result_set(&out->units, rm.g->time_unit);
     json_t *extra = json_object();
     json_object_set_new(extra, "simulations", json_integer(0));
-    json_object_set_new(extra, "assignment_file", json_string(name));
+    json_object_set_new(extra, "assignment_file", json_string(path)); /* the file read, resolved (a review) */
     dp_run_put_metrics(out, &rm, &res, extra);
     rc = dp_run_write_assignment(ctx, &rm, method, assign, has_prio && dp_engine_priority_queue(rm.p->engine) ? prio : NULL,
                                  out->makespan, out, err);

@@ -878,6 +878,7 @@ int dp_improve_search(const dp_improve_model *m, const dp_graph *g, const dp_cos
                  * it perturbed (simulated again, counted), or is over when its share is spent
                  * (the whole search ended with the limit's error: a review) */
                 res->sims++;
+                rc = DP_OK; /* (it was left DP_ERANGE: the last run's ended the search with the error) */
                 if (--Kr == 0) continue;
                 memcpy(cur, base, (size_t)n * sizeof(int));
                 rc = dp_engine_incumbent_set(inc, cur, NULL, err);

@@ -261,6 +261,11 @@ expect_rc 1 "place --out OK --trace into a missing folder" "$D" place --graph "$
 [ ! -e "$tmp/o1.json" ] && ok || bad "a failed place left its --out file"
 expect_rc 1 "place --out into a missing folder --trace OK" "$D" place --graph "$G" --method cp --out "$tmp/nodir/o.json" --trace "$tmp/t1.json"
 [ ! -e "$tmp/t1.json" ] && ok || bad "a failed place left its --trace file"
+# ... but only a plain file is removed: a symbolic link named by --trace stays (it was unlinked;
+# so would a device such as /dev/null have been: a review)
+echo keep > "$tmp/t-target.json"; ln -s "$tmp/t-target.json" "$tmp/t-link.json"
+expect_rc 1 "place --trace LINK --out into a missing folder" "$D" place --graph "$G" --method cp --out "$tmp/nodir/o.json" --trace "$tmp/t-link.json"
+[ -L "$tmp/t-link.json" ] && ok || bad "a failed place removed the symbolic link given as --trace"
 # what a command prints that cannot be written (stdout on a full disk) is an error, exit 1 naming
 # the reason, not an empty file and 0 (every command printed into /dev/full with status 0 before
 # 2026-12-06)

@@ -290,6 +290,15 @@ for s in 1 2; do
     "$bin" simulate --graph "$top_srcdir/data/graphs/llama-block.json" --devices 4 --memory-limit 1.1e9 \
         --assignment "$tmp/lim.json" > /dev/null 2> "$tmp/e" || { cat "$tmp/e"; fail "improve's placement is over the limit"; }
 done
+# ... also when that start was the last run's only simulation (its error was left to end the
+# search: a review; restarts 2 at budget 9 leave the second run one)
+echo '{"min_run": 0, "restarts": 2}' > "$tmp/r2.json"
+for s in 1 2 3; do
+    "$bin" place --graph "$top_srcdir/data/graphs/llama-block.json" --devices 4 --memory-limit 1.1e9 --method improve \
+        --checkpoint "$tmp/imp.h5" --config "$tmp/r2.json" --budget 9 --seed $s --json > "$tmp/lim.out" 2> "$tmp/e" ||
+        { cat "$tmp/e"; fail "improve under a memory limit, a last run of one simulation, seed $s"; }
+    [ "$(num simulations "$tmp/lim.out")" = 9 ] || fail "improve under a memory limit at budget 9: $(cat "$tmp/lim.out")"
+done
 # training likewise: a move over the limit is a rejected move (it ended the training with the
 # limit's error, naming no graph); a start over it is an error naming the graph
 echo '{"method":"improve","improve":{"hidden":8,"episodes":40,"batch":4,"horizon":8}}' > "$tmp/lim-cfg.json"

@@ -445,6 +445,15 @@ JSON
 got=$(awk -F, '$4 == "assignment:mine" && $11 == "ok" { print $12 }' "$work/own.csv")
 [ -n "$got" ] && awk -v a="$got" -v b="$want" 'BEGIN { exit !(a == b) }' || fail "the file's run gave $got, simulate $want"
 "$DOPPLER" report "$work/own.h5" --table main | grep -q 'assignment:mine / best' || fail "the report has no column for the file's placement"
+# {graph_file}: the graph parameter as written, made a file name (graphs that share a name), and
+# assignment_file the path of the file read
+gf=$(printf '%s' "$GRAPH" | sed 's/[^A-Za-z0-9._-]/_/g')
+cp "$work/mine-fork-join-d3.json" "$work/by-$gf.json"
+sed 's/mine-{graph}-d{devices}/by-{graph_file}/' "$work/own.json" > "$work/own5.json"
+"$DOPPLER" sweep "$work/own5.json" --out "$work/own5.h5" --quiet || fail "a sweep with {graph_file}"
+got=$(awk -F, '$4 == "assignment:mine" && $11 == "ok" { print $12 }' "$work/own5.csv")
+[ "$got" = "$(awk -F, '$4 == "assignment:mine" && $11 == "ok" { print $12 }' "$work/own.csv")" ] || fail "{graph_file}: $got"
+grep -q "assignment_file\"\":\"\"[^\"]*/by-$gf.json" "$work/own5.csv" || fail "assignment_file is not the path read: $(cat "$work/own5.csv")"
 # the parameter belongs to the file's method; a placeholder other than {graph}, {devices},
 # {seed} and a missing file are refused naming them (the latter before anything runs)
 sed 's/"assignment:mine"\], "assignment"/"assignment:mine"], "budget": [3], "assignment"/' "$work/own.json" > "$work/own2.json"
@@ -452,7 +461,7 @@ sed 's/"assignment:mine"\], "assignment"/"assignment:mine"], "budget": [3], "ass
 grep -q 'parameter "budget" is not used by method assignment:mine' "$work/own2.err" || fail "own2: $(cat "$work/own2.err")"
 sed 's/mine-{graph}-d{devices}/mine-{op}/' "$work/own.json" > "$work/own3.json"
 "$DOPPLER" sweep "$work/own3.json" --out "$work/own3.h5" --quiet 2> "$work/own3.err" && fail "a placeholder {op}"
-grep -q 'only {graph}, {devices} and {seed} are replaced' "$work/own3.err" || fail "own3: $(cat "$work/own3.err")"
+grep -q 'only {graph}, {graph_file}, {devices} and {seed} are replaced' "$work/own3.err" || fail "own3: $(cat "$work/own3.err")"
 sed 's/mine-{graph}-d{devices}/absent/' "$work/own.json" > "$work/own4.json"
 "$DOPPLER" sweep "$work/own4.json" --out "$work/own4.h5" --quiet 2> "$work/own4.err" && fail "a missing placement file"
 grep -q 'assignment "absent.json" (named by 1 run) is missing' "$work/own4.err" && [ ! -e "$work/own4.h5" ] ||

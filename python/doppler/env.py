@@ -463,6 +463,9 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     def _decode(self, action, what="step"):
         if type(action) in (tuple, list) and len(action) == 2 and type(action[0]) is int and type(action[1]) is int:
             return action[0], action[1]  # the common case, without NumPy
+        if type(action) in (tuple, list) and any(isinstance(x, (bool, np.bool_)) for x in action):
+            # (True, 1) became op 1 through NumPy's conversion of the pair (a review)
+            raise TypeError("%s: an action is (op, device) or op * n_devices + device, got %r" % (what, action))
         if type(action) is int:
             k = action  # any size (NumPy makes an object array of one beyond int64)
         else:

@@ -117,6 +117,11 @@ def test_invalid_actions_keep_the_state():
         env.est_start(1.5, 0)
     with pytest.raises(TypeError, match="^est_start:"):
         env.est_start(float("nan"), 0)
+    # booleans are not op or device ids (a pair with one was taken as 0 or 1: a review)
+    with pytest.raises(TypeError, match="^est_start:"):
+        env.est_start(True, 1)
+    with pytest.raises(TypeError, match="^step:"):
+        env.step((np.False_, 1))
     assert env.step_count == 0 and (env.assignment == -1).all()
     # a whole random episode sampled with the ready mask
     env.reset(seed=3)
