@@ -214,7 +214,11 @@ typedef struct dp_search_exact_result {
  * path of minimal op times after it, (b) for each device, the earliest data-ready time of its
  * ops + their total op time + the shortest such tail among them (one-machine relaxation),
  * (c) (op time assigned + minimal op time of the rest) / devices. All three hold for any
- * schedule of a completion, so for its simulation too. Device symmetry: devices whose costs are
+ * schedule of a completion, so for its simulation too, where a transfer takes at least its
+ * cost-table time; on a machine (cfg->machine) whose transfers go FIFO in chunks, pipelined over
+ * a staged route and so faster than the table's store and forward, the bounds count no transfer
+ * time (weaker pruning, the same optimum; the relative tolerance of rounding is 1e-9 of the
+ * makespan). Device symmetry: devices whose costs are
  * interchangeable (same op times, same links to every other device) and which cfg->machine
  * treats alike (dp_machine_devices_alike: copy engines, memory, streams, interference) form a
  * class, and among a class's unused devices only the lowest is tried. The incumbent starts as the best simulated
