@@ -70,7 +70,7 @@ const dp_schema_key dp_search_anneal_keys[] = {
     {"swap_prob", DP_SCHEMA_DOUBLE, offsetof(dp_search_anneal_config, swap_prob), -HUGE_VAL, HUGE_VAL, NULL, 0, "0.2",
      "chance that a move swaps the devices of two ops, in [0, 1]", NULL, NULL, 0, NULL},
     {"init", DP_SCHEMA_STRING, offsetof(dp_search_anneal_config, init), 0, 0, NULL, sizeof(((dp_search_anneal_config *)0)->init),
-     "cp", "the start: an instant placement method or best-instant", init_check, NULL, 0, NULL},
+     "cp", "the start: an instant placement method or best-instant (its devices: on a priority queue every placement of the search runs with the b-levels, not the method's own priorities)", init_check, NULL, 0, NULL},
     {0},
 };
 
