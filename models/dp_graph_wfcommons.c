@@ -23,6 +23,29 @@ typedef struct wf_task {
     json_t *files14;              /* 1.4: files [{link, name, path?, sizeInBytes}] */
 } wf_task;
 
+/* An op kind from a task's program: the program itself when it is one word (Pegasus: "mProject"),
+ * else its first word's base name: a Nextflow record's program is the whole shell script
+ * ("unicycler \\\n --threads 1 ..."), which made every task a kind of its own, up to 533
+ * characters with line ends, and a graph DOT could not write (a review of WfInstances' 15
+ * Nextflow files). "task" when there is none. buf (cap bytes) holds a word cut out. */
+static const char *wf_kind(const char *prog, char *buf, size_t cap)
+{
+    if (!prog) return "task";
+    const char *p = prog;
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+    size_t len = strcspn(p, " \t\n\r\\");
+    if (len == 0) return "task";
+    if (p == prog && p[len] == '\0') return prog; /* one word: as it is */
+    const char *w = p;
+    for (const char *q = p; q < p + len; q++)
+        if (*q == '/' && q + 1 < p + len) w = q + 1;
+    len -= (size_t)(w - p);
+    if (len >= cap) len = cap - 1;
+    memcpy(buf, w, len);
+    buf[len] = '\0';
+    return buf;
+}
+
 /* Sum of sizes of files both written by task a and read by task b. out/in are per task sets
  * of file indices (sorted), sizes per file index. */
 static double wf_shared_bytes(const int *a_out, int na, const int *b_in, int nb, const double *fsize)
@@ -340,7 +363,9 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         for (int i = 0; i < n; i++) {
             double ob = 0;
             for (int q = outs.ptr[i]; q < outs.ptr[i + 1]; q++) ob += fsize[outs.data[q]];
-            if (dp_graph_builder_add_op(b, tasks[i].id, tasks[i].kind ? tasks[i].kind : "task", tasks[i].runtime, isinf(bw) ? 0 : ob / bw) < 0)
+            char kbuf[128];
+            if (dp_graph_builder_add_op(b, tasks[i].id, wf_kind(tasks[i].kind, kbuf, sizeof kbuf), tasks[i].runtime,
+                                        isinf(bw) ? 0 : ob / bw) < 0)
                 goto nomem;
         }
         /* de-duplicate (parent, child) pairs: sort pair keys */

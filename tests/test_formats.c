@@ -118,6 +118,7 @@ START_TEST(wfcommons_15)
     ck_assert_str_eq(g->op_kind[0], "prep");
     ck_assert_str_eq(g->op_kind[1], "task");
     ck_assert_double_eq(g->out_size[0], 15);
+    ck_assert_str_eq(g->op_kind[2], "task");
     ck_assert_str_eq(g->time_unit, "s");
     dp_graph_free(g);
     /* by content through the generic reader, at the default bandwidth */
@@ -125,6 +126,36 @@ START_TEST(wfcommons_15)
     ck_assert_msg(g != NULL, "%s", err.msg);
     ck_assert_double_eq(edge_between(g, "a_1", "c_1"), 1500 / DP_GRAPH_WFCOMMONS_BANDWIDTH_BPS);
     dp_graph_free(g);
+}
+END_TEST
+
+/* A Nextflow record's program is its whole shell script (WfInstances' nextflow files): the
+ * kind is the script's first word, base name (it was the script, line ends and backslashes
+ * included: 11 kinds for 7 processes, and no DOT could be written); a one-word program stays. */
+START_TEST(wfcommons_nextflow_kind)
+{
+    char *t = strdup(wf15);
+    char *at = strstr(t, "\"runtimeInSeconds\": 2}");
+    ck_assert_ptr_nonnull(at);
+    const char *script = "\"runtimeInSeconds\": 2, \"command\": {\"program\": \"/usr/bin/unicycler \\\\\\n   --threads 1 \\\\\\n --no_correct\"}}";
+    char *u = malloc(strlen(t) + strlen(script) + 1);
+    size_t k = (size_t)(at - t);
+    memcpy(u, t, k);
+    strcpy(u + k, script);
+    strcat(u, at + strlen("\"runtimeInSeconds\": 2}"));
+    const char *p = put("wfnf.json", u);
+    dp_error err;
+    dp_graph *g = dp_graph_read_wfcommons(p, 100, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->op_kind[0], "prep");
+    ck_assert_str_eq(g->op_kind[1], "unicycler");
+    /* and the graph writes as DOT */
+    char out[512];
+    snprintf(out, sizeof out, "%s.dot", p);
+    ck_assert_msg(dp_graph_write_dot(g, out, NULL, 0, &err) == DP_OK, "%s", err.msg);
+    dp_graph_free(g);
+    free(u);
+    free(t);
 }
 END_TEST
 
@@ -595,6 +626,7 @@ int main(void)
     tcase_add_test(t, stg_errors);
     tcase_add_test(t, wfcommons_15);
     tcase_add_test(t, wfcommons_14);
+    tcase_add_test(t, wfcommons_nextflow_kind);
     tcase_add_test(t, msr_small);
     tcase_add_test(t, dot_sinnen_style);
     tcase_add_test(t, dot_errors);
