@@ -133,8 +133,10 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
     } else {
         jtasks = json_object_get(wf, "tasks");
         if (!json_is_array(jtasks)) {
-            dp_error_set(err, DP_EINVAL, "%s: neither workflow.specification.tasks (schema 1.5) nor workflow.tasks (1.4) is an array%s%s",
-                         path, ver ? "; schemaVersion " : "", ver ? ver : "");
+            /* (schema 1.2 lists "jobs": its file said only that no tasks were found; a review) */
+            dp_error_set(err, DP_EINVAL, "%s: neither workflow.specification.tasks (schema 1.5) nor workflow.tasks (1.4) is an "
+                         "array%s%s%s", path, ver ? "; schemaVersion " : "", ver ? ver : "",
+                         ver && strcmp(ver, "1.4") < 0 ? ": only 1.4 (and 1.5 or later) are read" : "");
             return NULL;
         }
         if (ver && strcmp(ver, "1.4") != 0) {

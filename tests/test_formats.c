@@ -149,6 +149,11 @@ START_TEST(wfcommons_nextflow_kind)
     ck_assert_msg(g != NULL, "%s", err.msg);
     ck_assert_str_eq(g->op_kind[0], "prep");
     ck_assert_str_eq(g->op_kind[1], "unicycler");
+    /* a schema older than 1.4 ("jobs") is refused saying which are read (it said only that no
+     * tasks were found) */
+    const char *p12 = put("wf12.json", "{\"name\": \"x\", \"schemaVersion\": \"1.2\", \"workflow\": {\"jobs\": []}}");
+    ck_assert_ptr_null(dp_graph_read_wfcommons(p12, 100, &err));
+    ck_assert_msg(strstr(err.msg, "schemaVersion 1.2: only 1.4 (and 1.5 or later) are read") != NULL, "%s", err.msg);
     /* and the graph writes as DOT */
     char out[512];
     snprintf(out, sizeof out, "%s.dot", p);
