@@ -817,6 +817,9 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
                             : strcmp(ignored, "stages.sim.episodes") == 0 ? "give parameter episodes"
                                                                           : "it trains Stage II alone on the whole graph");
     cfg.seed = (uint64_t)seed;
+    /* the episodes it trains, in the config its checkpoint and trajectory record (they said the
+     * default 2000, and a resume of that checkpoint trained on to 2000: a review) */
+    cfg.stage[DP_TRAIN_STAGE_SIM].episodes = episodes;
 
     trained_run t;
     int rc = trained_run_open(&t, params, ctx, &cfg, err);

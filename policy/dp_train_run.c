@@ -274,7 +274,7 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
     if (io->trajectory && !tr->traj_ready) {
         char *cfg = dp_train_config_to_json(c);
         int rc = dp_h5io_traj_create(io->trajectory, tr->g->name, tr->n, tr->D, tr->oracle.name,
-                                tr->multi ? (tr->cfg.reference_best_instant ? "ratio to the best instant placement" : "ratio to the critical-path placement") : tr->g->time_unit, cfg, tr->run_id, err);
+                                tr->multi ? (tr->cfg.reference_best_instant ? "ratio to the best instant placement" : "ratio to the critical-path rollout in the training state") : tr->g->time_unit, cfg, tr->run_id, err);
         free(cfg);
         if (rc != DP_OK) return rc;
         tr->traj_ready = 1;

@@ -80,6 +80,17 @@ for extra in '"train_config": "sw-seed.json"' '"samples": 0'; do
     grep -q 'failed,.*\(the key seed does not apply to a gdp run\|samples"* = 0: must be >= 1\)' "$tmp/swb.csv" && ok ||
         bad "a sweep's gdp run with $extra: $(cat "$tmp/swb.csv")"
 done
+# a sweep's placeto and gdp runs record the episodes they trained in their checkpoint's config
+# (it said the default 2000, and a resume trained on to 2000: a review)
+if command -v h5dump > /dev/null 2>&1; then
+    printf '{"name": "swe", "fixed": {"graph": "%s", "seed": 1, "episodes": 4}, "grid": {"method": ["placeto", "gdp"]}}\n' \
+        "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" > "$tmp/swe.json"
+    (cd "$tmp" && "$D" sweep swe.json --quiet > /dev/null 2>&1) && ok || bad "the placeto and gdp sweep"
+    for ck in "$tmp"/swe.runs/*/checkpoint.h5; do
+        h5dump -a /config "$ck" | tr -d '\n ' | grep -q '"sim":{[^}]*"episodes":4[,}]' && ok ||
+            bad "$ck records other episodes than the 4 it trained"
+    done
+fi
 # a key the method cannot honour is refused, naming the key and the method (it used to be read and ignored)
 expect_rc 1 "placeto given GDP's network" "$D" place --graph "$G" --method placeto --budget 2 --config "$tmp/small-gdp.json"
 grep -q 'key "gdp" does not apply to method placeto' "$tmp/err" && ok || bad "placeto: a GDP key named"

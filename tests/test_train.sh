@@ -317,8 +317,13 @@ grep -q 'take no "budget"' "$tmp/err" || { cat "$tmp/err"; fail "the error for a
 for r in cp best-instant; do
     echo '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "stages": {"il": {"episodes": 4}}, "reference": "'$r'"}' > "$tmp/ref-$r.json"
     "$bin" train --family stg,cnn --family-count 3 --val-count 2 --seed 1 --config "$tmp/ref-$r.json" --stage il \
-        --checkpoint "$tmp/ref-$r.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" || { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
+        --checkpoint "$tmp/ref-$r.h5" --trajectory "$tmp/ref-$r.traj.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" ||
+        { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
 done
+# the trajectory's unit names it too (it said "critical-path placement", the name train --help
+# warns it is not: a review)
+h5dump -a /time_unit "$tmp/ref-cp.traj.h5" | grep -q "critical-path rollout in the training state" ||
+    fail "the trajectory's time_unit: $(h5dump -a /time_unit "$tmp/ref-cp.traj.h5")"
 grep -q "units of each graph's best instant placement" "$tmp/ref-best-instant.err" || { cat "$tmp/ref-best-instant.err"; fail "reference best-instant said"; }
 # the default unit is the environment's critical-path rollout, not place --method cp's schedule:
 # both outputs said "critical-path placement", and the table beside them gave place's cp

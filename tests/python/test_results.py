@@ -27,10 +27,9 @@ def test_read_sweep_h5_and_csv(tmp_path):
         graph = doppler.Graph.read(g)
         for _, row in df.iterrows():
             p = doppler.place(graph, row["method"], doppler.Machine(devices=int(row["devices"])), seed=int(row["seed"]))
-            if path.endswith(".h5"):
-                assert p.makespan == row["makespan"], (path, row["method"], row["devices"])
-            else:  # the CSV prints 15 significant digits
-                assert p.makespan == pytest.approx(row["makespan"], rel=1e-14), (path, row["method"])
+            # both files give the exact doubles: the CSV holds the shortest exact text, and
+            # pandas' default parser changed its last bits (this test allowed 1e-14: a review)
+            assert p.makespan == row["makespan"], (path, row["method"], row["devices"])
             assert row["params"]["method"] == row["method"]
 
 
