@@ -47,6 +47,10 @@ typedef struct dp_trainset {
                                     dp_trainset_oracle the expanded oracle that scores on it */
     dp_graph **orig;     /* (n) with coarsen: each graph before grouping (owned) */
     dp_problem **orig_p; /* (n) with coarsen: each graph's problem before grouping (owned) */
+    uint64_t *drawn_hash; /* the content hashes of the graphs --family drew so far, training and
+                           * validation (dp_graph_content_hash): a draw equal to one is drawn
+                           * again, as a test graph is */
+    int n_drawn, drawn_cap;
 } dp_trainset;
 
 /* The training and validation graphs of --graph, --graphs, --family (drawn with family_seed) and

@@ -469,4 +469,18 @@ grep -q "^agreement with the teachers (SEL: the ready op of highest b-level; PLC
     { cat "$tmp/err"; fail "train"; }
 grep -q "^agreement with the teachers (SEL: the ready op of highest b-level; PLC: the device of earliest estimated start)" "$tmp/out" ||
     fail "agreement line: $(grep agreement "$tmp/out")"
+
+# --family draws no graph twice by content, training and validation together: two CNN specs
+# made one graph (a reduce-every at least the modules reduces nowhere, as 0 does), and family
+# seed 44 drew it for training and for validation (a review)
+"$bin" train --family cnn --family-seed 44 --episodes 1 --checkpoint "$tmp/cnn44.h5" 2>&1 | grep -o "gen:cnn?[^ ]*" > "$tmp/cnn44"
+[ "$(wc -l < "$tmp/cnn44")" -eq 20 ] || fail "16 + 4 cnn draws: $(cat "$tmp/cnn44")"
+i=0
+while read -r s; do
+    i=$((i + 1))
+    # shellcheck disable=SC2046
+    "$bin" graph gen cnn $(echo "${s#gen:cnn?}" | tr '&' '\n' | sed 's/^/--/; s/=/ /') --out "$tmp/cnn44-$i.json" > /dev/null
+    "$bin" graph info "$tmp/cnn44-$i.json" | sed -n 's/^content hash: *\([0-9a-f]*\).*/\1/p'
+done < "$tmp/cnn44" | sort | uniq -d > "$tmp/cnn44.dup"
+[ ! -s "$tmp/cnn44.dup" ] || fail "--family drew one graph twice: $(cat "$tmp/cnn44.dup")"
 exit 0
