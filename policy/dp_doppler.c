@@ -592,7 +592,7 @@ int dp_doppler_sel_dynamic_scores(dp_doppler *dd, const dp_env *env, const int *
         double hw = -1;
         for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
             const int e = g->pred_edge[q];
-            const double w = dp_cost_mean_comm(c, e);
+            const double w = env->mean_comm[e];
             if (w > hw) { hw = w; heavy = env->assignment[g->edge_src[e]]; }
         }
         double est = INFINITY, eft = INFINITY;

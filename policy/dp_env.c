@@ -35,6 +35,7 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     env->tlevel = dp_alloc_malloc_n(n, sizeof(double));
     env->est_ready = dp_alloc_malloc_n(n, sizeof(double));
     env->first_copy = dp_alloc_malloc((size_t)g->n_edges + 1);
+    env->mean_comm = dp_alloc_malloc_n((size_t)g->n_edges + 1, sizeof(double));
     env->dev_first = dp_alloc_malloc_n(D, sizeof(int));
     env->dev_lastop = dp_alloc_malloc_n(D, sizeof(int));
     env->op_next = dp_alloc_malloc_n(n, sizeof(int));
@@ -44,10 +45,11 @@ dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err)
     env->cand_ready = dp_alloc_malloc_n(D, sizeof(double));
     if (!env->assignment || !env->order || !env->ready || !env->ready_pos || !env->unassigned_preds || !env->est_start ||
         !env->est_end || !env->dev_avail || !env->dev_work || !env->blevel || !env->tlevel || !env->est_ready ||
-        !env->first_copy || !env->dev_first || !env->dev_lastop || !env->op_next || !env->cand_state ||
+        !env->first_copy || !env->mean_comm || !env->dev_first || !env->dev_lastop || !env->op_next || !env->cand_state ||
         !env->cand_append || !env->cand_start || !env->cand_ready)
         goto nomem;
     dp_cost_levels(g, c, env->blevel, env->tlevel);
+    for (int e = 0; e < g->n_edges; e++) env->mean_comm[e] = dp_cost_mean_comm(c, e);
     /* the engines wait for the first copy of a repeated (src, dst) pair only (dp_sim.h); the
      * graph lists a repeat right after its first copy among the source's out-edges */
     for (int u = 0; u < n; u++)
@@ -67,7 +69,7 @@ void dp_env_free(dp_env *env)
     free(env->assignment); free(env->order); free(env->ready); free(env->ready_pos);
     free(env->unassigned_preds);
     free(env->est_start); free(env->est_end); free(env->dev_avail); free(env->dev_work);
-    free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy);
+    free(env->blevel); free(env->tlevel); free(env->est_ready); free(env->first_copy); free(env->mean_comm);
     free(env->dev_first); free(env->dev_lastop); free(env->op_next);
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
     dp_sim_prefix_free(env->prefix); free(env->by_rank);
@@ -717,7 +719,7 @@ static void engine_features(const dp_env *env, int v, double *feat, int F)
                 tot += c->edge_data[e2];
                 if (env->assignment[u] == d) on += c->edge_data[e2];
             }
-            out += dp_cost_mean_comm(c, e) * (1 - (tot > 0 ? on / tot : 0));
+            out += env->mean_comm[e] * (1 - (tot > 0 ? on / tot : 0));
         }
         f[5] = end;
         f[6] = est - last;

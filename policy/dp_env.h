@@ -158,6 +158,10 @@ typedef struct dp_env {
     dp_engine *engine;     /* engine state: the engine simulating prefixes (not owned) */
     int general;           /* 1 when that engine is the general one */
     unsigned char *first_copy; /* (n_edges) 1 unless the edge repeats an earlier (src, dst) pair */
+    double *mean_comm;  /* (n_edges) each edge's dp_cost_mean_comm, computed once: on devices that
+                         * differ it sums over every pair of devices, and the per-step features
+                         * asked it per device and out-edge at every step (cubic in the devices:
+                         * 1,024 drawn speeds took over ten minutes for one episode; a review) */
     int *dev_first, *dev_lastop, *op_next; /* the assigned ops of each device, a list in placement order */
     /* the step's candidate placements, a cache: valid for op cand_v while step == cand_step */
     int cand_v, cand_step;
