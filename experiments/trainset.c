@@ -172,6 +172,11 @@ static int cmp_str(const void *a, const void *b)
  * generator spec gen:MODEL?NAME=VALUE&... */
 static int trainset_add_list(dp_trainset *s, const char *list, int validation, dp_error *err)
 {
+    /* a list that names nothing ("" or ",") is refused: --validation '' dropped the four drawn
+     * validation graphs and trained with none, saying "validation" (a review) */
+    if (strspn(list, ",") == strlen(list))
+        return dp_error_set(err, DP_EINVAL, "%s: no graph named (a comma-separated list of files, folders or gen: specs)",
+                            validation ? "--validation" : "--graphs");
     char *copy = dp_alloc_strdup(list), *save = NULL;
     if (!copy) return dp_error_set(err, DP_ENOMEM, "out of memory");
     int rc = DP_OK;

@@ -1021,9 +1021,15 @@ int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, d
 
 int dp_gen_family_check(const char *list, dp_error *err)
 {
-    for (const char *p = list; p && *p;) {
+    /* an empty list, or an empty name in it ("", "stg,", ",stg"), is refused alike (an empty list
+     * passed and failed later, "stg," passed where ",stg" was refused: a review) */
+    if (!list || !*list) return dp_error_set(err, DP_EINVAL, "no graph family named (a comma-separated list, or all)");
+    for (const char *p = list; p;) {
         const char *end = strchr(p, ',');
         const size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0) return dp_error_set(err, DP_EINVAL, "'%s': an empty family name in the list", list);
+        if (len == 3 && strncmp(p, "all", 3) == 0 && (p != list || end))
+            return dp_error_set(err, DP_EINVAL, "'%s': all is the whole corpus, alone, not one family of a list", list);
         int known = p == list && !end && strcmp(p, "all") == 0; /* "all" alone: the wide corpus */
         for (const char *const *f = family_names; *f && !known; f++) known = strlen(*f) == len && strncmp(*f, p, len) == 0;
         if (!known) {

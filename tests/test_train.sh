@@ -100,6 +100,18 @@ for args in "--family-count 2" "--family-seed 3"; do
     rc=0; "$bin" train --graph "$graph" --config "$tmp/cfg.json" --stage il --episodes 2 $args > /dev/null 2> "$tmp/err" || rc=$?
     [ $rc -eq 2 ] && grep -q 'draws from --family' "$tmp/err" || { cat "$tmp/err"; fail "train $args without --family: exit $rc"; }
 done
+# an empty family list or name, and "all" among other families, are usage errors (exit 2), and a
+# --validation or --graphs that names nothing is refused (--validation '' trained with no
+# validation graph and said "validation": a review)
+for fam in "" "stg," ",stg" "all,stg"; do
+    rc=0; "$bin" train --family "$fam" --family-count 2 --episodes 1 --checkpoint "$tmp/fam.h5" > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -eq 2 ] && grep -q -- '--family' "$tmp/err" || { cat "$tmp/err"; fail "train --family '$fam': exit $rc"; }
+done
+for v in "--validation ''" "--validation ," "--graphs ''"; do
+    rc=0; eval "\"\$bin\" train --family stg --family-count 3 $v --episodes 1 --checkpoint \"\$tmp/fam.h5\"" > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -ne 0 ] && grep -q 'no graph named' "$tmp/err" || { cat "$tmp/err"; fail "train $v: exit $rc"; }
+done
+[ ! -e "$tmp/fam.h5" ] || fail "a refused training wrote its checkpoint"
 # a crafted checkpoint (fuzz_checkpoint) on which libhdf5 1.10 spun for ever converting a
 # variable-length string from a damaged global heap: refused unread, at once, naming the file
 # and the attribute (timeout only guards against the hang coming back; 124 is its exit)
