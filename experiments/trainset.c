@@ -62,8 +62,10 @@ const char *dp_trainset_note(const dp_trainset *s, int i)
     buf[0] = '\0';
     const dp_graph *g = s->coarse && s->coarse[i] ? s->orig[i] : s->g[i];
     if (g->cost_kind == DP_GRAPH_COST_PHYSICAL) {
-        if (s->cr && s->cr[i] > 0) n = (size_t)snprintf(buf, sizeof buf, "  (comm %.3g x time)", s->cr[i]);
-        else if (s->bw) n = (size_t)snprintf(buf, sizeof buf, "  (links %.3g bytes/s)", s->bw[i]);
+        /* to the last digit: place --comm-ratio / --bandwidth with it gives train's figure (3
+         * digits gave another makespan: a review) */
+        if (s->cr && s->cr[i] > 0) n = (size_t)snprintf(buf, sizeof buf, "  (comm %.17g x time)", s->cr[i]);
+        else if (s->bw) n = (size_t)snprintf(buf, sizeof buf, "  (links %.17g bytes/s)", s->bw[i]);
     }
     double lo, hi;
     if (s->draws.sp[0] > 0 && s->c && s->c[i] && n < sizeof buf &&
