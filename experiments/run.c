@@ -388,6 +388,26 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
     return dp_result_set(&out->assignment, rel);
 }
 
+/* A placement run's result from its schedule (res, of assign with the priorities prio or NULL):
+ * makespan, seconds, the metrics every simulated run reports with the method's simulations (and
+ * the file read, file: a placement from a file), and the placement written with the priorities
+ * it was simulated with where they decide it (a priority queue) */
+static int placed_result(const dp_run_context *ctx, dp_run_machine *rm, const char *method, const int *assign,
+                         const double *prio, const dp_run_schedule *res, double seconds, long sims, const char *file,
+                         dp_result *out, dp_error *err)
+{
+    out->seconds = seconds;
+    out->makespan = res->makespan / rm->g->time_scale;
+    out->episodes = 0;
+    dp_result_set(&out->units, rm->g->time_unit);
+    json_t *extra = json_object();
+    json_object_set_new(extra, "simulations", json_integer(sims)); /* spent by the method */
+    if (file) json_object_set_new(extra, "assignment_file", json_string(file)); /* the file read, resolved (a review) */
+    dp_run_put_metrics(out, rm, res, extra);
+    return dp_run_write_assignment(ctx, rm, method, assign, prio && dp_engine_priority_queue(rm->p->engine) ? prio : NULL,
+                                   out->makespan, out, err);
+}
+
 /* A method of the placement registry: place, simulate, time it. */
 static int run_place(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
@@ -480,15 +500,8 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
             goto done;
         }
     }
-    out->seconds = (now_s() - t0) / (double)reps;
-    out->makespan = first / rm.g->time_scale;
-    out->episodes = 0;
-    dp_result_set(&out->units, rm.g->time_unit);
-    json_t *extra = json_object();
-    json_object_set_new(extra, "simulations", json_integer(msims)); /* spent by the method */
-    dp_run_put_metrics(out, &rm, &res, extra);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, has_prio && dp_engine_priority_queue(rm.p->engine) ? prio : NULL,
-                                 out->makespan, out, err);
+    rc = placed_result(ctx, &rm, method, assign, has_prio ? prio : NULL, &res, (now_s() - t0) / (double)reps, msims, NULL,
+                       out, err);
 done:
     free(assign);
     free(prio);
@@ -915,16 +928,7 @@ static int run_file(const json_t *params, const dp_run_context *ctx, const char 
     const double t0 = now_s();
     dp_run_schedule res;
     if ((rc = dp_run_machine_simulate(&rm, assign, has_prio ? prio : NULL, &res, err)) != DP_OK) goto done;
-    out->seconds = now_s() - t0;
-    out->makespan = res.makespan / rm.g->time_scale;
-    out->episodes = 0;
-    dp_result_set(&out->units, rm.g->time_unit);
-    json_t *extra = json_object();
-    json_object_set_new(extra, "simulations", json_integer(0));
-    json_object_set_new(extra, "assignment_file", json_string(path)); /* the file read, resolved (a review) */
-    dp_run_put_metrics(out, &rm, &res, extra);
-    rc = dp_run_write_assignment(ctx, &rm, method, assign, has_prio && dp_engine_priority_queue(rm.p->engine) ? prio : NULL,
-                                 out->makespan, out, err);
+    rc = placed_result(ctx, &rm, method, assign, has_prio ? prio : NULL, &res, now_s() - t0, 0, path, out, err);
 done:
     free(assign);
     free(prio);
