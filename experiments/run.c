@@ -432,6 +432,9 @@ static int run_place(const json_t *params, const dp_run_context *ctx, const char
     o.list_append_only = (int)append_only;
     if (seed < 0) return dp_error_set(err, DP_EINVAL, "parameter \"seed\" must be non-negative");
     if (reps < 1 || reps > 100000000) return dp_error_set(err, DP_EINVAL, "parameter \"timing_repeats\" must be 1..1e8");
+    /* budget given as 0 ran the default 20,000 simulations (place refuses --budget 0; a review) */
+    if (budget == 0 && json_object_get(params, "budget"))
+        return dp_error_set(err, DP_EINVAL, "parameter \"budget\" = 0: must be >= 1 (absent: the method's default)");
     /* samples: absent (0) the method's own (greedy, or one random placement); given, at least 1 */
     if (device < 0 || budget < 0 || samples < 0 || (samples == 0 && json_object_get(params, "samples")))
         return dp_error_set(err, DP_EINVAL, "parameter \"%s\" = %ld: must be %s", device < 0 ? "device" : budget < 0 ? "budget" : "samples",

@@ -301,7 +301,14 @@ static int store(const dp_schema_key *k, void *obj, value v, int unchecked, cons
     case DP_SCHEMA_FLOAT:
         if (!v.word && !unchecked && !in_range(k, v.x)) {
             range_text(k, r, sizeof r);
-            return dp_error_set(err, DP_EINVAL, "%s%s%g out of range %s", u->head, u->eq, v.x, r);
+            /* the fewest digits that read back to the value: %g made 1.0000001 "1 out of range
+             * [0, 1]" (a review) */
+            char num[40];
+            for (int p = 6; p <= 17; p++) {
+                snprintf(num, sizeof num, "%.*g", p, v.x);
+                if (strtod(num, NULL) == v.x) break;
+            }
+            return dp_error_set(err, DP_EINVAL, "%s%s%s out of range %s", u->head, u->eq, num, r);
         }
         if (k->type == DP_SCHEMA_DOUBLE) *FIELD(obj, k, double) = v.x;
         else *FIELD(obj, k, float) = (float)v.x;

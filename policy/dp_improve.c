@@ -88,7 +88,9 @@ static int config_from_json(dp_improve_config *c, json_t *o, dp_error *err)
         } else if (strcmp(key, "features") == 0) {
             const char *s = json_is_string(v) ? json_string_value(v) : "";
             if (strcmp(s, DP_IMPROVE_FEATURES_NAME) != 0)
-                return dp_error_set(err, DP_EINVAL, "incompatible checkpoint: feature set %s in the checkpoint, %s here", s,
+                /* (it said "incompatible checkpoint" of a config file too: a review) */
+                return dp_error_set(err, DP_EINVAL, "\"features\" \"%s\": the improvement policy's feature set is %s (a "
+                                    "checkpoint of another cannot be read; a config cannot choose one)", s,
                                     DP_IMPROVE_FEATURES_NAME);
         } else if (strcmp(key, "seed") == 0) {
             /* a seed beyond 2^63-1 was written as a negative integer and refused on reading (a

@@ -255,6 +255,14 @@ grep -q priority "$tmp/pq-f.json" && bad "a FIFO placement's file holds prioriti
 sed 's/"priority":\[[0-9.]*/"priority":["x"/' "$tmp/pq-a.json" > "$tmp/pq-bad.json"
 expect_rc 1 "a priority that is not a number" "$D" simulate --graph "$tmp/pq.json" --devices 3 --queue priority --assignment "$tmp/pq-bad.json"
 grep -q 'pq-bad.json: priority\[0\]: must be a finite number' "$tmp/err" && ok || bad "bad priority: $(cat "$tmp/err")"
+# a value out of range is printed to the digits that read back: 1.0000001 was "1 out of range
+# [0, 1]" (a review); an improvement config's "features" is not called a checkpoint
+echo '{"gamma": 1.0000001}' > "$tmp/gamma.json"
+expect_rc 1 "gamma just above 1" "$D" train --graph "$G" --config "$tmp/gamma.json" --print-config
+grep -q '"gamma" = 1.0000001 out of range \[0, 1\]' "$tmp/err" && ok || bad "gamma's range message: $(cat "$tmp/err")"
+echo '{"features": "doppler"}' > "$tmp/feat.json"
+expect_rc 1 "improve config features" "$D" train --method improve --config "$tmp/feat.json" --print-config
+grep -q "feature set is improve-v1" "$tmp/err" && ! grep -q "incompatible checkpoint" "$tmp/err" && ok || bad "features: $(cat "$tmp/err")"
 # a failed run leaves neither output: the assignment stayed when the trace then failed (a review)
 rm -f "$tmp/o1.json" "$tmp/t1.json"
 expect_rc 1 "place --out OK --trace into a missing folder" "$D" place --graph "$G" --method cp --out "$tmp/o1.json" --trace "$tmp/nodir/t.json"

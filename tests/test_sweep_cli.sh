@@ -466,4 +466,10 @@ sed 's/mine-{graph}-d{devices}/absent/' "$work/own.json" > "$work/own4.json"
 "$DOPPLER" sweep "$work/own4.json" --out "$work/own4.h5" --quiet 2> "$work/own4.err" && fail "a missing placement file"
 grep -q 'assignment "absent.json" (named by 1 run) is missing' "$work/own4.err" && [ ! -e "$work/own4.h5" ] ||
     fail "own4: $(cat "$work/own4.err")"
+# a budget of 0 is refused, as place --budget 0 is (it ran the default 20,000 simulations: a review)
+cat > "$work/b0.json" <<JSON
+{"name": "b0", "fixed": {"graph": "$GRAPH", "method": "anneal", "budget": 0}}
+JSON
+"$DOPPLER" sweep "$work/b0.json" --out "$work/b0.h5" --quiet 2> /dev/null && fail "a sweep with budget 0 ran"
+grep -q 'failed,.*budget.* = 0: must be >= 1' "$work/b0.csv" || fail "budget 0: $(cat "$work/b0.csv")"
 echo "test_sweep_cli.sh: ok"
