@@ -624,7 +624,7 @@ START_TEST(wrong_checkpoints_refused)
     ck_assert_int_eq(dp_h5io_ckpt_write(bad, &w, dp_improve_op_params(mi), dp_improve_move_params(mi), &err), DP_OK);
     free(cj);
     ck_assert_int_eq(dp_improve_model_load(bad, &m, &err), DP_EINVAL);
-    ck_assert_msg(strstr(err.msg, "feature set improve-v0 in the checkpoint, improve-v1 here") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "\"improve-v0\": the improvement policy's feature set is improve-v1") != NULL, "%s", err.msg);
     free(a);
     dp_improve_model_free(mi);
     unlink(ck);
