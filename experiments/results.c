@@ -1,6 +1,7 @@
 /* results.c: sweep results in HDF5 and CSV, appended at once and recovered after a kill
  * (see results.h). */
 #include "results.h"
+#include "dp_json.h"
 #include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_h5file.h"
@@ -197,10 +198,7 @@ char *dp_results_csv_path(const char *h5_path)
 static void fmt_double(double x, char *buf, size_t cap)
 {
     if (!isfinite(x)) { buf[0] = '\0'; return; }
-    for (int p = 6; p <= 17; p++) {
-        snprintf(buf, cap, "%.*g", p, x);
-        if (strtod(buf, NULL) == x) break;
-    }
+    dp_json_fmt_exact(x, buf, cap);
 }
 
 typedef struct sbuf { char *s; size_t n, cap; int oom; } sbuf;

@@ -4,6 +4,7 @@
 #include "dp_alloc.h"
 #include "dp_file.h"
 #include "dp_graph_formats.h"
+#include "dp_json.h"
 #include "dp_strmap.h"
 
 #include <ctype.h>
@@ -607,23 +608,13 @@ done:
 
 /* ---------------- writer ---------------- */
 
-/* Shortest "%.*g" that reads back exactly. */
-static const char *fmt_num(double x, char *buf, size_t cap)
-{
-    for (int p = 6; p <= 17; p++) {
-        snprintf(buf, cap, "%.*g", p, x);
-        if (strtod(buf, NULL) == x) break;
-    }
-    return buf;
-}
-
-/* x as a DOT ID: a numeral where fmt_num's text is one ([-](.[0-9]+|[0-9]+(.[0-9]*)?)), else
+/* x as a DOT ID: a numeral where dp_json_fmt_exact's text is one ([-](.[0-9]+|[0-9]+(.[0-9]*)?)), else
  * quoted ("1e+12", "2.072e-06": DOT numerals have no exponent, and the reader refused the graph
  * the writer had written: a helper's report; attribute values read through strtod either way) */
 static const char *dot_num(double x, char *buf, size_t cap)
 {
     char t[32];
-    fmt_num(x, t, sizeof t);
+    dp_json_fmt_exact(x, t, sizeof t);
     if (strpbrk(t, "eEnNiI")) snprintf(buf, cap, "\"%.32s\"", t);
     else snprintf(buf, cap, "%s", t);
     return buf;

@@ -3,6 +3,7 @@
 #include "dp_file.h"
 #include "dp_strmap.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -29,6 +30,15 @@ int dp_json_dump_atomic(json_t *value, const char *path, size_t flags, dp_error 
 json_t *dp_json_number(double x)
 {
     return isfinite(x) ? json_real(x) : json_null();
+}
+
+const char *dp_json_fmt_exact(double x, char *buf, size_t cap)
+{
+    for (int p = 6; p <= 17; p++) {
+        snprintf(buf, cap, "%.*g", p, x);
+        if (strtod(buf, NULL) == x) break;
+    }
+    return buf;
 }
 
 int dp_json_same_value(const json_t *a, const json_t *b)

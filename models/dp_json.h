@@ -46,6 +46,11 @@ int dp_json_known_keys(const json_t *o, const char *const *known, const char *or
  * NULL only when out of memory. */
 json_t *dp_json_number(double x);
 
+/* x as the shortest "%.*g" text (6 to 17 significant digits) that reads back to x exactly, in
+ * buf (cap >= 32); returns buf. The one formatter of exact numbers in text: the DOT writer's,
+ * the results CSV's and the schema's out-of-range messages. */
+const char *dp_json_fmt_exact(double x, char *buf, size_t cap);
+
 /* 1 when a and b are the same parameter value: numbers by value (4 is 4.0), two integers exactly
  * (past 2^53 distinct integers meet as doubles), anything else as json_equal. */
 int dp_json_same_value(const json_t *a, const json_t *b);

@@ -304,11 +304,8 @@ static int store(const dp_schema_key *k, void *obj, value v, int unchecked, cons
             /* the fewest digits that read back to the value: %g made 1.0000001 "1 out of range
              * [0, 1]" (a review) */
             char num[40];
-            for (int p = 6; p <= 17; p++) {
-                snprintf(num, sizeof num, "%.*g", p, v.x);
-                if (strtod(num, NULL) == v.x) break;
-            }
-            return dp_error_set(err, DP_EINVAL, "%s%s%s out of range %s", u->head, u->eq, num, r);
+            return dp_error_set(err, DP_EINVAL, "%s%s%s out of range %s", u->head, u->eq,
+                                dp_json_fmt_exact(v.x, num, sizeof num), r);
         }
         if (k->type == DP_SCHEMA_DOUBLE) *FIELD(obj, k, double) = v.x;
         else *FIELD(obj, k, float) = (float)v.x;
