@@ -246,7 +246,7 @@ int cmd_report(int argc, char **argv)
         dp_result *ref = NULL;
         long n_ref = 0, nd = 0;
         size_t L = strlen(compare);
-        int rc = L > 4 && strcmp(compare + L - 4, ".csv") == 0 ? dp_results_read_csv(compare, &ref, &n_ref, NULL, &err)
+        int rc = L > 4 && strcmp(compare + L - 4, ".csv") == 0 ? dp_results_read_csv_whole(compare, &ref, &n_ref, &err)
                                                               : dp_results_read_h5(compare, &ref, &n_ref, NULL, &err);
         if (rc == DP_OK) rc = dp_report_compare(stdout, rows, n, ref, n_ref, tol, &nd, &err);
         for (long i = 0; i < n_ref; i++) dp_result_free(&ref[i]);
@@ -341,6 +341,14 @@ int cmd_report(int argc, char **argv)
     if (t.pooled_machines)
         fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as devices, "
                         "comm_ratio or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");
+    if (t.pooled_params)
+        fprintf(stderr, "doppler report: warning: some cells pool runs that differ in %s (not only in seed and rep): make "
+                        "%s a row or column, or filter with --where\n", t.pooled_params,
+                strchr(t.pooled_params, ',') ? "each" : "it");
+    if (t.refs_left_out)
+        fprintf(stderr, "doppler report: warning: some rows' columns are runs on different machines (--cols devices, or "
+                        "columns whose where differ in a machine key): those rows have no round-robin, random, single device, "
+                        "lower bound or best known value (it would be a mean over the machines); make the machine key a row\n");
     {
         /* baselines named, none left as a column (a --where or filter took them out): the table
          * has no best baseline and no ratios, which it did without a word (a review) */

@@ -362,6 +362,9 @@ void dp_report_table_free(dp_report_table *t)
     free(t->is_reference);
     free(t->best);
     dp_report_list_free(t->row_units, t->n_rows);
+    dp_report_list_free(t->row_machines, t->n_rows);
+    free(t->pooled_params);
+    free(t->col_name);
     memset(t, 0, sizeof *t);
 }
 
@@ -538,6 +541,136 @@ static long run_samples(const dp_result *r)
     return s;
 }
 
+/* A run's machine as one text: its device count and run_machine_text (mtext); owned by the
+ * caller, NULL when out of memory */
+static char *run_machine_key(const dp_result *r, const char *mtext)
+{
+    const char *m = mtext ? mtext : "?";
+    const size_t cap = strlen(m) + 32;
+    char *k = dp_alloc_malloc(cap);
+    if (k) snprintf(k, cap, "%ld|%s", r->devices, m);
+    return k;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The set of the texts keys[0..k) (sorted in place), one a line, duplicates once; owned by the
+ * caller ("" for none), NULL when out of memory */
+static char *text_set(char **keys, size_t k)
+{
+    qsort(keys, k, sizeof *keys, cmp_str);
+    size_t len = 1;
+    for (size_t j = 0; j < k; j++) len += strlen(keys[j]) + 1;
+    char *s = dp_alloc_malloc(len), *p = s;
+    if (!s) return NULL;
+    *p = '\0';
+    for (size_t j = 0; j < k; j++) {
+        if (j && strcmp(keys[j], keys[j - 1]) == 0) continue;
+        if (p != s) *p++ = '\n';
+        const size_t L = strlen(keys[j]);
+        memcpy(p, keys[j], L + 1);
+        p += L;
+    }
+    return s;
+}
+
+/* Whether line key is in the set (text_set's) */
+static int set_has(const char *set, const char *key)
+{
+    const size_t L = strlen(key);
+    for (const char *p = set; *p;) {
+        const char *e = strchr(p, '\n');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == L && memcmp(p, key, L) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* Whether the sets a and b (text_set's) share a line */
+static int sets_meet(const char *a, const char *b)
+{
+    int meet = 0;
+    char *c = dp_report_strdup(a), *save = NULL;
+    for (char *q = c ? strtok_r(c, "\n", &save) : NULL; q && !meet; q = strtok_r(NULL, "\n", &save)) meet = set_has(b, q);
+    free(c);
+    return meet;
+}
+
+/* The set a with b's lines added (both text_set's); owned by the caller, NULL when out of
+ * memory */
+static char *set_union(const char *a, const char *b)
+{
+    size_t cap = strlen(a) + strlen(b) + 2;
+    char *u = dp_alloc_malloc(cap), *c = dp_report_strdup(b), *save = NULL;
+    if (!u || !c) { free(u); free(c); return NULL; }
+    const size_t La = strlen(a);
+    memcpy(u, a, La + 1);
+    char *p = u + La;
+    for (char *q = strtok_r(c, "\n", &save); q; q = strtok_r(NULL, "\n", &save))
+        if (!set_has(u, q)) {
+            if (p != u) *p++ = '\n';
+            const size_t L = strlen(q);
+            memcpy(p, q, L + 1);
+            p += L;
+        }
+    free(c);
+    return u;
+}
+
+/* A run's parameters that tell experiments apart within a cell: every one but seed, rep, the
+ * machine's keys (pooled_machines' business), the rows' keys and the column's (cols, or the
+ * keys of the column's where); NULL when params are not JSON */
+static json_t *run_design(const dp_result *r, const dp_report_spec *spec, const json_t *where)
+{
+    json_error_t je;
+    json_t *p = json_loads(r->params ? r->params : "{}", 0, &je);
+    if (!p) return NULL;
+    json_object_del(p, "seed");
+    json_object_del(p, "rep");
+    for (const dp_schema_key *k = dp_machine_keys(); k->key; k++) json_object_del(p, k->key);
+    json_object_del(p, "devices");
+    for (int k = 0; k < spec->n_rows; k++) json_object_del(p, spec->rows[k]);
+    if (where) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)where, k, v) {
+            (void)v;
+            json_object_del(p, k);
+        }
+    } else if (spec->cols) json_object_del(p, spec->cols);
+    return p;
+}
+
+/* Add to the ", "-joined list *names (owned) each key whose value differs between a and b */
+static void add_differing(const json_t *a, const json_t *b, char **names)
+{
+    const json_t *ab[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        const char *k;
+        json_t *v;
+        json_object_foreach((json_t *)ab[s], k, v) {
+            json_t *o = json_object_get(ab[1 - s], k);
+            if (o && json_equal(v, o)) continue;
+            int seen = 0;
+            const size_t L = strlen(k);
+            for (const char *q = *names; q && !seen && (q = strstr(q, k)) != NULL; q++)
+                seen = (q == *names || q[-1] == ' ') && (q[L] == ',' || q[L] == '\0');
+            if (seen) continue;
+            const size_t cap = (*names ? strlen(*names) : 0) + L + 3;
+            char *n = dp_alloc_malloc(cap);
+            if (!n) return;
+            snprintf(n, cap, "%s%s%s", *names ? *names : "", *names ? ", " : "", k);
+            free(*names);
+            *names = n;
+        }
+    }
+}
+
 int dp_report_run_references(const dp_result *rows, long n, const dp_result *run, dp_report_ref_line *refs, int cap)
 {
     static const char *const methods[] = {"cp", "round-robin"};
@@ -605,10 +738,26 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     int rc = DP_OK;
     if (!row_of || !mean || !sd || !vals || !cnt || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
     json_object_del(rowfilter, "method");
+    int left_out = 0;
     for (long i = 0; i < n; i++) {
         row_of[i] = -1;
-        if (dp_report_filter_match(&rows[i], rowfilter) && dp_report_filter_match(&rows[i], spec->ref_where))
-            row_of[i] = run_row_of(&rows[i], spec, t);
+        if (!dp_report_filter_match(&rows[i], rowfilter) || !dp_report_filter_match(&rows[i], spec->ref_where)) continue;
+        const int r = run_row_of(&rows[i], spec, t);
+        if (r < 0) continue;
+        /* a reference run counts for its row on the row's machines only (t->row_machines) */
+        if (!t->row_machines[r]) {
+            left_out = 1;
+            continue;
+        }
+        char *mt = run_machine_text(rows[i].params), *key = mt ? run_machine_key(&rows[i], mt) : NULL;
+        if (!key) {
+            free(mt);
+            rc = DP_ENOMEM;
+            goto done;
+        }
+        if (set_has(t->row_machines[r], key)) row_of[i] = r;
+        free(mt);
+        free(key);
     }
     /* units of each row: those of its ok runs (the table's own runs) */
     int n_unit_kinds = 0;
@@ -635,6 +784,7 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
     }
     if (!spec->references || !makespans) goto done;
+    t->refs_left_out = left_out;
     int has_baselines = 0;
     for (int c = 0; c < t->n_cols; c++) has_baselines |= t->is_baseline[c];
     static const struct { const char *method, *label; } trivial[] = {
@@ -648,6 +798,14 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         int own = 0;
         for (int c = 0; c < t->n_cols && !spec->columns && spec->cols && strcmp(spec->cols, "method") == 0; c++)
             if (!t->is_reference[c] && strcmp(t->col_labels[c], trivial[m].method) == 0) {
+                /* a column "random" with random search in it (samples > 1) is no baseline: the
+                 * reference column of single random placements is added beside it (it was made
+                 * one, its mean pooling the searches': a review) */
+                int search = 0;
+                for (long i = 0; i < n && m == 1 && !search; i++)
+                    search = strcmp(rows[i].method, "random") == 0 && dp_report_filter_match(&rows[i], spec->filter) &&
+                             run_samples(&rows[i]) > 1;
+                if (search) continue;
                 own = 1;
                 if (has_baselines) t->is_baseline[c] = 1;
             }
@@ -789,7 +947,8 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     t->path_labels = dp_report_path_labels(rows, n);
     int *run_row = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     int *run_col = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
-    char **rk = NULL, **cl = NULL, **rjoin = NULL, **mtext = NULL;
+    char **rk = NULL, **cl = NULL, **rjoin = NULL, **mtext = NULL, **mkey = NULL, **kbuf = NULL, **cellset = NULL,
+         **rowset = NULL, *pooled_params = NULL;
     int nr = 0, nc = 0, rcap = 0, ccap = 0, rkcap = 0;
     char *units = dp_report_strdup("");
     double *vals = NULL;
@@ -939,7 +1098,11 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
         goto fail;
     }
     mtext = dp_alloc_calloc(n ? (size_t)n : 1, sizeof(char *)); /* each run's machine (run_machine_text), as needed */
-    if (!mtext) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+    mkey = dp_alloc_calloc(n ? (size_t)n : 1, sizeof(char *));  /* and with its device count (run_machine_key) */
+    kbuf = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(char *));
+    cellset = dp_alloc_calloc(cells, sizeof(char *));
+    rowset = dp_alloc_calloc(nr ? (size_t)nr : 1, sizeof(char *));
+    if (!mtext || !mkey || !kbuf || !cellset || !rowset) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     for (int c = 0; c < nc; c++) {
         json_t *col = NX ? json_array_get(spec->columns, (size_t)c) : NULL;
         json_t *where = json_object_get(col, "where"), *values = json_object_get(col, "values");
@@ -963,20 +1126,35 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 t->sd[cell] = NAN;
                 continue;
             }
-            size_t m = 0;
+            size_t m = 0, nk = 0;
             long failed = 0, devices = -1;
             const char *machine = NULL;
+            json_t *design0 = NULL;
             for (long i = 0; i < n; i++) {
                 if (run_row[i] != r) continue;
                 if (NX ? !dp_report_filter_match(&rows[i], where) : run_col[i] != c) continue;
                 if (!mtext[i]) mtext[i] = run_machine_text(rows[i].params);
                 if (!machine) machine = mtext[i];
                 else if (mtext[i] && strcmp(mtext[i], machine) != 0) t->pooled_machines = 1;
+                /* the other parameters: a cell of anneal's budgets 10 and 300 was one mean "over
+                 * seeds and repetitions" without a word (a review) */
+                json_t *design = run_design(&rows[i], spec, NX ? where : NULL);
+                if (!design0) design0 = design;
+                else if (design) {
+                    if (!json_equal(design, design0)) add_differing(design0, design, &pooled_params);
+                    json_decref(design);
+                }
                 /* the device count too (run_machine_text leaves it out): a cell of 4 and 8
                  * devices was pooled without a word (a review) */
                 if (strcmp(rows[i].status, "ok") == 0) {
                     if (devices < 0) devices = rows[i].devices;
                     else if (rows[i].devices != devices) t->pooled_machines = 1;
+                    if (!mkey[i] && !(mkey[i] = run_machine_key(&rows[i], mtext[i]))) {
+                        json_decref(design0);
+                        rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+                        goto fail;
+                    }
+                    kbuf[nk++] = mkey[i];
                 }
                 if (strcmp(rows[i].status, "ok") != 0) { failed++; continue; }
                 int known;
@@ -986,6 +1164,9 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                 if (isnan(x)) continue;
                 vals[m++] = x;
             }
+            json_decref(design0);
+            /* the cell's machines, for the row's reference columns (table_add_references) */
+            if (!(cellset[cell] = text_set(kbuf, nk))) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
             t->n[cell] = (long)m;
             t->n_failed[cell] = failed;
             t->mean[cell] = m ? gsl_stats_mean(vals, 1, m) : NAN;
@@ -998,6 +1179,30 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             dp_report_value_label_in(spec->cols, sv, spec->labels, t->path_labels, lab, sizeof lab);
             json_decref(sv);
             if (strcmp(lab, cl[c]) == 0 || strcmp(spec->baselines[b], cl[c]) == 0) t->is_baseline[c] = 1;
+        }
+    }
+    /* each row's machines: the union of its cells'; none (NULL) when two of its cells have no
+     * machine in common, as the columns of --cols devices do (the reference columns pooled the
+     * row's runs of every device count, and round-robin's mean of 2 and 4 devices was the best
+     * baseline of a column of 4: a review) */
+    for (int r = 0; r < nr; r++) {
+        int split = 0;
+        rowset[r] = dp_report_strdup("");
+        for (int c = 0; c < nc && rowset[r] && !split; c++) {
+            const char *a = cellset[(size_t)r * nc + c];
+            if (!a || !*a) continue;
+            for (int c2 = 0; c2 < c && !split; c2++) {
+                const char *b = cellset[(size_t)r * nc + c2];
+                split = b && *b && !sets_meet(a, b);
+            }
+            char *u = set_union(rowset[r], a);
+            free(rowset[r]);
+            rowset[r] = u;
+        }
+        if (!rowset[r] && !split) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
+        if (split) {
+            free(rowset[r]);
+            rowset[r] = NULL;
         }
     }
     for (int c = 0; c < nc; c++) {
@@ -1031,8 +1236,14 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
     t->metric = dp_report_strdup(spec->metric);
     t->units = units;
     t->digits = spec->digits;
+    t->row_machines = rowset;
+    t->col_name = dp_report_strdup(NX || !spec->cols ? "column" : spec->cols);
+    t->pooled_params = pooled_params;
     dp_report_list_free(rjoin, nr);
     if (mtext) dp_report_list_free(mtext, (int)n);
+    if (mkey) dp_report_list_free(mkey, (int)n);
+    if (cellset) dp_report_list_free(cellset, (int)cells);
+    free(kbuf);
     free(run_row);
     free(run_col);
     free(vals);
@@ -1044,6 +1255,11 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
 fail:
     dp_report_list_free(rjoin, nr);
     if (mtext) dp_report_list_free(mtext, (int)n);
+    if (mkey) dp_report_list_free(mkey, (int)n);
+    if (cellset) dp_report_list_free(cellset, (int)(nr ? nr : 1) * (nc ? nc : 1));
+    if (rowset) dp_report_list_free(rowset, nr);
+    free(kbuf);
+    free(pooled_params);
     dp_report_list_free(rk, nr * K);
     dp_report_list_free(cl, nc);
     free(units);
@@ -1126,6 +1342,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
             fputc(',', f); put_csv2(f, t->col_labels[c], " mean");
             fputc(',', f); put_csv2(f, t->col_labels[c], " sd");
             fputc(',', f); put_csv2(f, t->col_labels[c], " n");
+            fputc(',', f); put_csv2(f, t->col_labels[c], " failed");
         }
         if (ratios) {
             fprintf(f, ",best baseline");
@@ -1140,7 +1357,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
                 size_t i = (size_t)r * NC + c;
                 dp_report_fmt_g(t->mean[i], 17, a, sizeof a);
                 dp_report_fmt_g(t->sd[i], 17, b, sizeof b);
-                fprintf(f, ",%s,%s,%ld", isnan(t->mean[i]) ? "" : a, isnan(t->sd[i]) ? "" : b, t->n[i]);
+                fprintf(f, ",%s,%s,%ld,%ld", isnan(t->mean[i]) ? "" : a, isnan(t->sd[i]) ? "" : b, t->n[i], t->n_failed[i]);
             }
             if (ratios) {
                 double best = t->best[r] >= 0 ? t->mean[(size_t)r * NC + t->best[r]] : NAN;
@@ -1248,6 +1465,12 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     if (t->pooled_machines)
         fprintf(nf, " (and machines: some cells pool runs whose machine keys, such as devices, comm_ratio or bandwidth, differ; "
                     "make the key a row or column, or filter with where)");
+    if (t->pooled_params)
+        fprintf(nf, " (and %s: some cells pool runs that differ in %s; make %s a row or column, or filter with where)",
+                t->pooled_params, strchr(t->pooled_params, ',') ? "them" : "it", strchr(t->pooled_params, ',') ? "each" : "it");
+    if (t->refs_left_out)
+        fprintf(nf, "; rows whose columns are runs on different machines (such as --cols devices) have no round-robin, "
+                    "random, single device, lower bound or best known value: make the machine key a row");
     if (t->mixed_units) fprintf(nf, "; each row in its own units (units column: %s)", t->units);
     else if (t->units && *t->units) fprintf(nf, "; units: %s", t->units);
     if (ratios) fprintf(nf, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");

@@ -88,6 +88,8 @@ typedef struct dp_report_table {
     int n_rows, n_cols;
     char **row_keys;               /* (n_rows, n_keys) label of each row's value of each key */
     char **col_labels;             /* (n_cols) */
+    char *col_name;                /* the column parameter (method, devices, ...); "column" for a
+                                      table of explicit columns */
     double *mean, *sd;             /* (n_rows, n_cols); NaN when no run / fewer than 2 runs */
     long *n, *n_failed;            /* (n_rows, n_cols) runs that succeeded / failed in the cell */
     int *is_baseline;              /* (n_cols) */
@@ -99,6 +101,15 @@ typedef struct dp_report_table {
     int pooled_machines;           /* 1 when a cell's runs differ in a machine key (comm_ratio,
                                       bandwidth, streams, ...) that is neither a row nor a column:
                                       its mean pools machines, not only seeds */
+    char *pooled_params;           /* NULL, or the names (", "-joined) of the parameters other than
+                                      seed, rep, the machine's keys, the rows' and the columns' in
+                                      which some cell's runs differ (anneal's budget 10 and 300 in
+                                      one cell): its mean pools them too */
+    char **row_machines;           /* (n_rows) the machines of each row's successful runs (device
+                                      count and machine keys, one a line), NULL for a row whose
+                                      columns are different machines (no two share one: --cols
+                                      devices), which gets no reference column's value */
+    int refs_left_out;             /* 1 when some row has row_machines NULL and references on */
     int digits;
     json_t *path_labels;           /* graph and topology values whose file names coincide (two
                                       rand0000.stg of different folders): value -> the label that

@@ -308,7 +308,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
         char relto[600] = "";
         if (ratios) snprintf(relto, sizeof relto, ", relative to the best baseline");
         else if (rel >= 0) snprintf(relto, sizeof relto, ", relative to %s", t->col_labels[rel]);
-        snprintf(title, sizeof title, "%s by %s and %s%s, mean over seeds%s", t->metric, keys, t->per_column_metric ? "column" : "method",
+        snprintf(title, sizeof title, "%s by %s and %s%s, mean over seeds%s", t->metric, keys, t->per_column_metric || !t->col_name ? "column" : t->col_name,
                  relto, ratios ? "" : " (+- sd)");
     }
     fprintf(f, "set title ");

@@ -382,9 +382,17 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
                 else {
                     double v = strtod(f[c], &end);
                     if (*end) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
+                    /* the writer leaves a value it does not have empty (fmt_double): "nan" and
+                     * "inf" are no run's (an edited nan makespan of an ok run was dropped from
+                     * its cell, an inf one made the cell's mean NaN: a review) */
+                    if (!isfinite(v)) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a finite number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
                     *dbl_field(row, c) = v;
                 }
             }
+        }
+        if (strcmp(row->status, "ok") == 0 && isnan(row->makespan)) {
+            rc = dp_error_set(err, DP_EINVAL, "%s:%ld: makespan: empty in a finished run (status ok)", path, line);
+            goto done;
         }
         free_fields(f, nf);
         nf = 0;
@@ -403,6 +411,30 @@ done:
     *rows_out = rows;
     *n_out = n;
     return DP_OK;
+}
+
+int dp_results_read_csv_whole(const char *path, dp_result **rows_out, long *n_out, dp_error *err)
+{
+    long good = 0;
+    int rc = dp_results_read_csv(path, rows_out, n_out, &good, err);
+    if (rc != DP_OK) return rc;
+    size_t len = 0;
+    char *text = dp_file_read(path, &len, err);
+    if (!text) rc = err ? err->code : DP_EIO;
+    else if (len == 0) rc = dp_error_set(err, DP_EINVAL, "%s: empty: no header line (not a doppler results CSV)", path);
+    else if ((size_t)good < len) {
+        long line = 1;
+        for (long i = 0; i < good; i++) line += text[i] == '\n';
+        rc = dp_error_set(err, DP_EINVAL, "%s:%ld: the line is cut off (no final newline): the file is not whole", path, line);
+    }
+    free(text);
+    if (rc != DP_OK) {
+        for (long i = 0; i < *n_out; i++) dp_result_free(&(*rows_out)[i]);
+        free(*rows_out);
+        *rows_out = NULL;
+        *n_out = 0;
+    }
+    return rc;
 }
 
 /* --------------------------------------------------------------- HDF5 ---- */

@@ -92,6 +92,10 @@ int dp_results_read_h5(const char *path, dp_result **rows, long *n, char **confi
 /* Read a results CSV. A last line cut off by a kill (no final newline) is not returned; *good_len
  * (may be NULL) is the byte length of the complete part. */
 int dp_results_read_csv(const char *path, dp_result **rows, long *n, long *good_len, dp_error *err);
+/* Read a results CSV that must be whole (a reference to compare with, not a sweep's journal): as
+ * dp_results_read_csv, and an empty file ("PATH: empty: no header line") or a last line cut off
+ * ("PATH:LINE: the line is cut off (no final newline)") is an error (DP_EINVAL). */
+int dp_results_read_csv_whole(const char *path, dp_result **rows, long *n, dp_error *err);
 
 /* Write rows to a new HDF5 / CSV file, atomically (temporary file, then rename). */
 int dp_results_write_h5(const char *path, const dp_result *rows, long n, const char *sweep_name,

@@ -158,6 +158,9 @@ grep "title 'cp (" "$work/lc.gp" | awk -v want="$cp4" '{ x = $1 + 0; exit !(x > 
 # bars: a title by default
 plot bars --table makespan --plot bars
 has bars "^set title 'makespan by graph and method"
+# by another column parameter: its name (it said "and method" whatever the columns were: a review)
+plot barsd --table makespan --plot bars --cols devices --where method=cp
+has barsd "^set title 'makespan by graph and devices"
 
 # bars of a table without baselines: makespans 1000x apart (chainmm's 5.5 s, a fork-join's
 # 0.008 s) in one linear axis made the small graph's bars invisible (table 3's figure: 84 to

@@ -12,6 +12,7 @@
 
 #include "report.h"
 #include "dp_h5io.h"
+#include "dp_file.h"
 #include "results.h"
 #include "run.h"
 #include "dp_place.h"
@@ -596,7 +597,7 @@ START_TEST(table_mean_sd_ratio)
     f = open_memstream(&buf, &len);
     ck_assert_int_eq(dp_report_write(f, &tab, "csv", &err), DP_OK);
     fclose(f);
-    ck_assert_msg(strstr(buf, "g,11,1.4142135623730951,2,10,1.7320508075688772,3,8,,1,heft,0.80000000000000004") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, "g,11,1.4142135623730951,2,0,10,1.7320508075688772,3,0,8,,1,1,heft,0.80000000000000004") != NULL, "%s", buf);
     free(buf);
     ck_assert_int_eq(dp_report_write(stdout, &tab, "html", &err), DP_EINVAL);
     dp_report_table_free(&tab);
@@ -850,6 +851,169 @@ START_TEST(table_baselines_by_layout)
     dp_report_table_free(&tab);
     dp_report_spec_free(&spec);
     for (int i = 0; i < 7; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
+/* A review's report faults on one set of runs (cp, round-robin, random and anneal on 2 and 4
+ * devices): (a) with the devices as columns, the reference columns pooled the row's runs of both
+ * device counts (round-robin's mean of 2 and 4 devices was the best baseline of cp's column of
+ * 4): such a row gets no reference value and the table says so; explicit columns of 4 devices get
+ * the references of 4 devices only; (b) a column "random" holding random search (samples 200)
+ * was made a baseline; (c) anneal's budgets 10 and 300 pooled in one cell without a word; (d)
+ * the CSV table dropped the failed runs' counts. */
+START_TEST(table_machines_params_failed)
+{
+    dp_result rows[12];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "cp", 1, 6, "ok");
+    make_row(&rows[2], "round-robin", 1, 9, "ok");
+    make_row(&rows[3], "round-robin", 1, 5, "ok");
+    make_row(&rows[4], "random", 1, 20, "ok");
+    make_row(&rows[5], "random", 1, 12, "ok");
+    make_row(&rows[6], "random", 2, 7, "ok"); /* random search, 4 devices */
+    set_param(&rows[6], "samples", json_integer(200));
+    make_row(&rows[7], "anneal", 1, 5.5, "ok");
+    set_param(&rows[7], "budget", json_integer(10));
+    make_row(&rows[8], "anneal", 2, 4.5, "ok");
+    set_param(&rows[8], "budget", json_integer(300));
+    make_row(&rows[9], "cp", 2, NAN, "failed");
+    make_row(&rows[10], "anneal", 3, 4.9, "ok");
+    set_param(&rows[10], "budget", json_integer(10));
+    make_row(&rows[11], "anneal", 3, 5.7, "ok");
+    set_param(&rows[11], "budget", json_integer(10));
+    /* rows 0, 2, 4: 2 devices; the others 4 */
+    for (int i = 0; i < 12; i++) {
+        const int d = i == 0 || i == 2 || i == 4 || i == 11 ? 2 : 4;
+        rows[i].devices = d;
+        set_param(&rows[i], "devices", json_integer(d));
+    }
+    dp_error err;
+    dp_report_table tab;
+    /* (a) the devices as columns, cp's runs: no reference value, the note */
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    free(spec.cols);
+    spec.cols = strdup("devices");
+    spec.filter = json_pack("{s:s}", "method", "cp");
+    spec.baselines = calloc(1, sizeof(char *));
+    spec.baselines[0] = strdup("2");
+    spec.n_baselines = 1;
+    ck_assert_int_eq(dp_report_build(rows, 12, &spec, &tab, &err), DP_OK);
+    ck_assert(tab.refs_left_out);
+    for (int c = 0; c < tab.n_cols; c++) {
+        ck_assert_msg(strcmp(tab.col_labels[c], "round-robin") != 0 || isnan(tab.mean[c]), "round-robin %g pools 2 and 4 devices",
+                      tab.mean[c]);
+        if (strcmp(tab.col_labels[c], "2") == 0) ck_assert_int_eq(tab.best[0], c);
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "have no round-robin") != NULL, "%s", buf);
+    free(buf);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    /* explicit columns of 4 devices: round-robin of 4 devices only (5, not 7) */
+    dp_report_spec_init(&spec);
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, "{\"tables\": {\"t\": {\"columns\": ["
+                                                 "{\"label\": \"cp@4\", \"where\": {\"method\": \"cp\", \"devices\": 4}, \"baseline\": true},"
+                                                 "{\"label\": \"anneal@4\", \"where\": {\"method\": \"anneal\", \"devices\": 4}}]}}}",
+                                                 "t", &found, &err), DP_OK);
+    ck_assert_int_eq(dp_report_build(rows, 12, &spec, &tab, &err), DP_OK);
+    ck_assert(!tab.refs_left_out);
+    int rr = -1;
+    for (int c = 0; c < tab.n_cols; c++)
+        if (strcmp(tab.col_labels[c], "round-robin") == 0) rr = c;
+    ck_assert_int_ge(rr, 0);
+    ck_assert_double_eq_tol(tab.mean[rr], 5, 1e-12);
+    ck_assert_int_eq(tab.best[0], rr);
+    /* (c) anneal@4 pools budgets 10 and 300 */
+    ck_assert_ptr_nonnull(tab.pooled_params);
+    ck_assert_str_eq(tab.pooled_params, "budget");
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    /* (b) by method on 4 devices: "random" holds a search, so it is no baseline, and the single
+     * placements' mean is added beside it; (d) cp's failed run in the CSV */
+    dp_report_spec_init(&spec);
+    spec.filter = json_pack("{s:i}", "devices", 4);
+    spec.baselines = calloc(1, sizeof(char *));
+    spec.baselines[0] = strdup("cp");
+    spec.n_baselines = 1;
+    ck_assert_int_eq(dp_report_build(rows, 12, &spec, &tab, &err), DP_OK);
+    int rnd = -1, rmean = -1, cp = -1;
+    for (int c = 0; c < tab.n_cols; c++) {
+        if (strcmp(tab.col_labels[c], "random") == 0) rnd = c;
+        if (strcmp(tab.col_labels[c], "random (mean)") == 0) rmean = c;
+        if (strcmp(tab.col_labels[c], "cp") == 0) cp = c;
+    }
+    ck_assert(rnd >= 0 && rmean >= 0 && cp >= 0);
+    ck_assert(!tab.is_baseline[rnd] && tab.is_baseline[rmean]);
+    ck_assert_double_eq_tol(tab.mean[rmean], 12, 1e-12);
+    ck_assert_ptr_nonnull(tab.pooled_params);
+    ck_assert_msg(strstr(tab.pooled_params, "samples") && strstr(tab.pooled_params, "budget"), "%s", tab.pooled_params);
+    ck_assert_int_eq(tab.n_failed[cp], 1);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "csv", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, ",cp mean,cp sd,cp n,cp failed,") != NULL, "%s", buf);
+    ck_assert_msg(strstr(buf, ",6,,1,1,") != NULL, "cp: mean 6, one run, one failed: %s", buf);
+    free(buf);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 12; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
+/* A results CSV's nan or inf (the writer leaves a missing value empty) and an ok run without a
+ * makespan are refused naming the line (a nan makespan was dropped from its cell, an inf one made
+ * the cell's mean NaN); a reference CSV must be whole (an empty or cut-off one compared as 0 and
+ * 2 runs without a word: a review) */
+START_TEST(results_csv_not_finite_refused)
+{
+    char dir[256], path[300];
+    scratch(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    dp_result row;
+    make_row(&row, "cp", 1, 12.5, "ok");
+    dp_error err;
+    ck_assert_int_eq(dp_results_write_csv(path, &row, 1, &err), DP_OK);
+    dp_result_free(&row);
+    size_t len;
+    char *text = dp_file_read(path, &len, &err);
+    ck_assert_ptr_nonnull(text);
+    const char *bad[] = {"nan", "inf", "-inf", ""}, *want[] = {"not a finite number", "not a finite number", "not a finite number",
+                                                            "makespan: empty in a finished run"};
+    for (int k = 0; k < 4; k++) {
+        char *p = strstr(text, ",12.5,");
+        ck_assert_ptr_nonnull(p);
+        FILE *f = fopen(path, "w");
+        fprintf(f, "%.*s,%s,%s", (int)(p - text), text, bad[k], p + 6);
+        fclose(f);
+        dp_result *rows = NULL;
+        long n = 0;
+        ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, NULL, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, "r.csv:2: ") && strstr(err.msg, want[k]), "%s: %s", bad[k], err.msg);
+    }
+    /* whole: a cut-off last line and an empty file */
+    FILE *f = fopen(path, "w");
+    fwrite(text, 1, len - 5, f);
+    fclose(f);
+    dp_result *rows = NULL;
+    long n = 0;
+    ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, NULL, &err), DP_OK); /* the journal's reader */
+    ck_assert_int_eq(n, 0);
+    free(rows);
+    ck_assert_int_eq(dp_results_read_csv_whole(path, &rows, &n, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "r.csv:2: the line is cut off") != NULL, "%s", err.msg);
+    f = fopen(path, "w");
+    fclose(f);
+    ck_assert_int_eq(dp_results_read_csv_whole(path, &rows, &n, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "empty") != NULL, "%s", err.msg);
+    free(text);
+    rm_tree(dir);
 }
 END_TEST
 
@@ -1138,6 +1302,8 @@ int main(void)
     tcase_add_test(tc, table_same_file_names_and_best_known_machine);
     tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_baselines_by_layout);
+    tcase_add_test(tc, table_machines_params_failed);
+    tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, table_metric_undefined_not_failed);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
