@@ -850,7 +850,11 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
         dp_error_set(err, DP_ENOMEM, "out of memory");
         goto fail;
     }
-    snprintf(r->lock_path, ln, "%s.lock", h5_path);
+    /* the lock is of the CSV's and run folder's stem, which "--out R" and "--out R.h5" share (their
+     * locks R.lock and R.h5.lock let two sweeps write one CSV and one run folder: a review) */
+    const size_t hn = strlen(h5_path);
+    const int stem = hn > 3 && strcmp(h5_path + hn - 3, ".h5") == 0 ? (int)(hn - 3) : (int)hn;
+    snprintf(r->lock_path, ln, "%.*s.lock", stem, h5_path);
     if ((r->lock_fd = take_lock(r->lock_path, h5_path, err)) < 0) goto fail;
     int have_csv = access(r->csv_path, F_OK) == 0, have_h5 = access(h5_path, F_OK) == 0;
     dp_result *csv_rows = NULL, *h5_rows = NULL;

@@ -20,7 +20,8 @@
  * device"); the CSV is cut back to its complete lines and the HDF5 file keeps its last good
  * version.
  *
- * Only one process writes a results file at a time: a lock file RESULTS.h5.lock (flock) guards
+ * Only one process writes a results file at a time: a lock file RESULTS.lock (flock; the stem that
+ * RESULTS.h5, RESULTS.csv and RESULTS.runs share) guards
  * it. Its holder unlinks it before releasing it, and a process that locks it checks afterwards
  * that the file it locked is still the one at that path (else it starts again), so two sweeps
  * never both hold the lock.

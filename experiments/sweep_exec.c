@@ -232,7 +232,10 @@ static int keep_unless_retried(const dp_result *row, void *ctx)
     return strcmp(row->status, "ok") == 0 || !keep_in_config(row, ctx);
 }
 
-static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
+/* Open the results file of a sweep (merging: of a merge, which runs nothing, so no failed row is
+ * dropped to be run again here: dp_sweep_merge replaces those an input has an ok row of). */
+static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, int merging, dp_sweep_summary *sum,
+                          dp_error *err)
 {
     memset(c, 0, sizeof *c);
     memset(sum, 0, sizeof *sum);
@@ -243,7 +246,9 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
     const char *stored = dp_results_stored_config(c->res);
-    if (stored && o->progress && dp_results_count(c->res) > 0) {
+    /* said with --quiet too, which drops progress lines only: the rows of two grids side by side
+     * was a file no line mentioned (a review) */
+    if (stored && dp_results_count(c->res) > 0) {
         /* another sweep's file (or an edited config): its rows stay and the file now says this
          * config; say so (it took the file over without a word) */
         json_t *a = json_loads(stored, 0, NULL);
@@ -261,15 +266,29 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     }
     /* the config's runs, by key */
     keyset_ctx ks = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
-    if (!ks.keys) return dp_error_set(err, DP_ENOMEM, "out of memory");
-    for (long i = 0; i < s->n_runs; i++) ks.keys[i] = s->runs[i].key;
-    qsort(ks.keys, (size_t)ks.n, sizeof(char *), cmp_str);
-    /* failed runs of this config are run again: the cause (a missing file, a method not built
-     * yet) may be gone */
-    if (!o->keep_failed && dp_results_filter(c->res, keep_unless_retried, &ks, &sum->retried, err) != DP_OK) {
+    /* and those of this shard, the runs this sweep runs */
+    keyset_ctx mine = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), 0};
+    if (!ks.keys || !mine.keys) {
         free(ks.keys);
+        free(mine.keys);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
+    }
+    for (long i = 0; i < s->n_runs; i++) {
+        ks.keys[i] = s->runs[i].key;
+        if (dp_sweep_in_shard(i, o->shard_i, o->shard_n)) mine.keys[mine.n++] = s->runs[i].key;
+    }
+    qsort(ks.keys, (size_t)ks.n, sizeof(char *), cmp_str);
+    qsort(mine.keys, (size_t)mine.n, sizeof(char *), cmp_str);
+    /* failed runs of this config are run again: the cause (a missing file, a method not built
+     * yet) may be gone; those of this shard only (another shard's were dropped, counted as run
+     * again, and never run: a review), none in a merge */
+    const int retry = !o->keep_failed && !merging;
+    if (retry && dp_results_filter(c->res, keep_unless_retried, &mine, &sum->retried, err) != DP_OK) {
+        free(ks.keys);
+        free(mine.keys);
         return err->code;
     }
+    free(mine.keys);
     if (sum->retried && o->progress)
         fprintf(stderr, "doppler sweep %s: running again the %ld runs that failed before (--keep-failed keeps them)\n", s->name, sum->retried);
     if (o->prune) {
@@ -590,7 +609,7 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     if (rc == DP_OK) rc = dp_sweep_check_runs(s, o->shard_i, o->shard_n, err);
     if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
     if (rc != DP_OK) return rc;
-    rc = collector_open(&c, s, o, sum, err);
+    rc = collector_open(&c, s, o, 0, sum, err);
     if (rc != DP_OK) { collector_close(&c, 0, NULL); return rc; }
     /* default: one a core this process may run on (taskset, cpusets), not one a core online */
     int jobs = o->jobs;
@@ -742,7 +761,7 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
     int rc = in_rows && in_n ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int f = 0; f < n_inputs && rc == DP_OK; f++) rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
     const int opened = rc == DP_OK;
-    if (opened) rc = collector_open(&c, s, &all, sum, err);
+    if (opened) rc = collector_open(&c, s, &all, 1, sum, err);
     if (rc != DP_OK) {
         if (opened) collector_close(&c, 0, NULL);
         for (int f = 0; in_rows && f < n_inputs; f++) {
@@ -753,10 +772,40 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         free(in_n);
         return rc;
     }
-    for (int f = 0; f < n_inputs; f++) {
+    /* a run with an ok row in some input: that row is the run's, whatever the order of the inputs
+     * and a failed row the output or an earlier input has (the first row seen won: a failed
+     * timeout beside the same run's ok row, by the order of the files: a review) */
+    long n_ok = 0, *foreign = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof(long));
+    if (!foreign) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int f = 0; f < n_inputs; f++) n_ok += in_n[f];
+    keyset_ctx okset = {dp_alloc_malloc_n(n_ok ? (size_t)n_ok : 1, sizeof(char *)), 0};
+    if (!okset.keys) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int f = 0; f < n_inputs && rc == DP_OK; f++)
+        for (long i = 0; i < in_n[f]; i++)
+            if (strcmp(in_rows[f][i].status, "ok") == 0) okset.keys[okset.n++] = in_rows[f][i].key;
+    if (rc == DP_OK) {
+        qsort(okset.keys, (size_t)okset.n, sizeof(char *), cmp_str);
+        long replaced = 0;
+        rc = dp_results_filter(c.res, keep_unless_retried, &okset, &replaced, err);
+        if (rc == DP_OK && replaced > 0)
+            fprintf(stderr, "doppler sweep %s: note: %ld failed rows of %s replaced by the ok rows of the same runs in the "
+                            "inputs\n", s->name, replaced, o->out);
+    }
+    long disagree = 0;
+    for (int f = 0; f < n_inputs && rc == DP_OK; f++)
+        for (long i = 0; i < in_n[f]; i++) {
+            const char *key = in_rows[f][i].key;
+            disagree += strcmp(in_rows[f][i].status, "ok") != 0 &&
+                        bsearch(&key, okset.keys, (size_t)okset.n, sizeof(char *), cmp_str) != NULL;
+        }
+    if (disagree > 0)
+        fprintf(stderr, "doppler sweep %s: note: %ld failed rows of the inputs are of runs another input has ok: the ok "
+                        "rows are kept\n", s->name, disagree);
+    /* ok rows first (pass 0), then the failed rows of runs no input has ok (pass 1) */
+    for (int pass = 0; pass < 2 * n_inputs; pass++) {
+        const int f = pass % n_inputs, want_ok = pass < n_inputs;
         dp_result *rows = in_rows[f];
         const long n = in_n[f];
-        long foreign = 0;
         /* the shard's run files stay where they are: their paths, relative to the shard's
          * folder, are made relative to the merged file's (a merge into another folder left
          * them pointing nowhere: a review's report --plot gantt found no assignment.json) */
@@ -764,6 +813,7 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         split_out(inputs[f], in_dir, sizeof in_dir, in_rel, sizeof in_rel);
         if (relative_folder(c.out_dir, in_dir, prefix, sizeof prefix) != 0) prefix[0] = '\0';
         for (long i = 0; i < n; i++) {
+            if ((strcmp(rows[i].status, "ok") == 0) != want_ok) continue;
             if (rc == DP_OK && rebase_run_files(&rows[i], prefix) != DP_OK) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
             if (rc == DP_OK && !dp_results_find(c.res, rows[i].key)) {
                 long k = -1;
@@ -776,17 +826,21 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
                         if (strcmp(rows[i].status, "ok") != 0) sum->failed++;
                     }
                 } else {
-                    foreign++;
+                    foreign[f]++;
                 }
             }
-            dp_result_free(&rows[i]);
         }
-        free(rows);
-        in_rows[f] = NULL;
-        /* rows of no run of this config (another config's shard) were dropped without a word */
-        if (foreign > 0)
+    }
+    /* rows of no run of this config (another config's shard) were dropped without a word */
+    for (int f = 0; f < n_inputs; f++)
+        if (foreign[f] > 0)
             fprintf(stderr, "doppler sweep %s: warning: %s: %ld rows are no run of this config (another config's results?); "
-                    "left out\n", s->name, inputs[f], foreign);
+                    "left out\n", s->name, inputs[f], foreign[f]);
+    free(foreign);
+    free(okset.keys);
+    for (int f = 0; f < n_inputs; f++) {
+        for (long i = 0; i < in_n[f]; i++) dp_result_free(&in_rows[f][i]);
+        free(in_rows[f]);
     }
     free(in_rows);
     free(in_n);
@@ -913,7 +967,7 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     int rc = dp_sweep_check_out(o->out, err);
     if (rc == DP_OK) rc = dp_sweep_check_runs(s, o->shard_i, o->shard_n, err);
     if (rc == DP_OK) rc = dp_sweep_check_inputs(s, o->shard_i, o->shard_n, err);
-    if (rc == DP_OK) rc = collector_open(&c, s, o, sum, err);
+    if (rc == DP_OK) rc = collector_open(&c, s, o, 0, sum, err);
     int ok = rc == DP_OK;
     if (ok && o->progress)
         fprintf(stderr, "doppler sweep %s: %ld runs to do over %d MPI worker ranks (%ld already in %s)\n", s->name,

@@ -89,7 +89,7 @@ h5_rows=$(($(wc -l < "$work/kill-h5.csv") - 1))
 # a third start has nothing to do
 "$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" 2> "$work/third.log"
 grep -q "8 of 8 runs already in" "$work/third.log" || fail "third start re-ran runs"
-[ ! -e "$work/kill.h5.lock" ] || fail "lock file left behind"
+[ ! -e "$work/kill.lock" ] || fail "lock file left behind"
 
 # ---- stopped by SIGINT: the HDF5 file holds every run the CSV does ----
 # (the HDF5 file takes rows in batches past 16 runs; a stopped sweep left out up to a sixteenth,
@@ -472,4 +472,53 @@ cat > "$work/b0.json" <<JSON
 JSON
 "$DOPPLER" sweep "$work/b0.json" --out "$work/b0.h5" --quiet 2> /dev/null && fail "a sweep with budget 0 ran"
 grep -q 'failed,.*budget.* = 0: must be >= 1' "$work/b0.csv" || fail "budget 0: $(cat "$work/b0.csv")"
+# ---- a review of sweeps in pieces ----
+# failed rows of runs this invocation does not run stay: another shard's (they were dropped,
+# "running again the 2 runs that failed before", and never run)
+cat > "$work/fs.json" <<JSON
+{"name": "fs", "fixed": {"graph": "$GRAPH", "devices": 4, "method": "single"}, "grid": {"device": [0, 7, 1, 9]}}
+JSON
+"$DOPPLER" sweep "$work/fs.json" --out "$work/fs.h5" --quiet 2> /dev/null && fail "devices 7 and 9 of 4 ran"
+[ "$(grep -c ',failed,' "$work/fs.csv")" -eq 2 ] || fail "fs: 2 failed rows: $(cat "$work/fs.csv")"
+"$DOPPLER" sweep "$work/fs.json" --out "$work/fs.h5" --shard 0/2 --quiet 2> "$work/fs.err" || true
+[ "$(grep -c ',failed,' "$work/fs.csv")" -eq 2 ] || fail "shard 0/2 dropped shard 1's failed rows: $(cat "$work/fs.err")"
+! grep -q "running again" "$work/fs.err" || fail "shard 0/2 says it runs shard 1's failed runs again: $(cat "$work/fs.err")"
+# a merge runs nothing: the output's failed rows stay unless an input has the run ok; an ok row
+# wins over a failed one whatever the order of the inputs (the first seen won)
+"$DOPPLER" place --graph "$GRAPH" --devices 4 --method cp --out "$work/pl-good.json" > /dev/null
+cat > "$work/mg.json" <<JSON
+{"name": "mg", "fixed": {"graph": "$GRAPH", "devices": 4, "method": "assignment:mine", "assignment": "pl.json"},
+ "grid": {"seed": [1, 2]}}
+JSON
+echo '{"assignment": [0]}' > "$work/pl.json"
+(cd "$work" && "$DOPPLER" sweep mg.json --out bad.h5 --quiet 2> /dev/null) && fail "a placement of one op of many ran"
+cp "$work/pl-good.json" "$work/pl.json"
+(cd "$work" && "$DOPPLER" sweep mg.json --out good.h5 --quiet) || fail "the good placement"
+for order in "bad.h5 good.h5" "good.h5 bad.h5"; do
+    rm -f "$work/m.h5" "$work/m.csv"
+    # shellcheck disable=SC2086
+    (cd "$work" && "$DOPPLER" sweep mg.json --merge $order --out m.h5 --quiet 2> m.err) || fail "merge $order: $(cat "$work/m.err")"
+    [ "$(grep -c ',ok,' "$work/m.csv")" -eq 2 ] && ! grep -q ',failed,' "$work/m.csv" || fail "merge $order kept a failed row"
+    grep -q "failed rows of the inputs are of runs another input has ok" "$work/m.err" || fail "merge $order: no note"
+done
+# "--out R" and "--out R.h5" share R.csv and R.runs: one lock (R.lock; R.h5.lock and R.lock let
+# both write them)
+cat > "$work/lk.json" <<JSON
+{"name": "lk", "fixed": {"graph": "$GRAPH", "method": "random"}, "grid": {"seed": [1, 2, 3, 4, 5, 6, 7, 8]}}
+JSON
+python3 - "$work/lk.lock" "$DOPPLER" "$work/lk.json" "$work/lk.h5" <<'PY' || fail "a second sweep wrote R.csv under another lock"
+import fcntl, subprocess, sys
+with open(sys.argv[1], "w") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)  # a sweep of --out R holds it (R.lock)
+    p = subprocess.run([sys.argv[2], "sweep", sys.argv[3], "--out", sys.argv[4], "--quiet"], capture_output=True, text=True)
+    sys.exit(0 if p.returncode != 0 and "another sweep is writing" in p.stderr else 1)
+PY
+# --quiet drops progress lines, not the notice that the file holds rows of another grid
+cat > "$work/e.json" <<JSON
+{"name": "e", "fixed": {"graph": "$GRAPH", "devices": 4}, "grid": {"method": ["cp"], "seed": [1, 2]}}
+JSON
+"$DOPPLER" sweep "$work/e.json" --out "$work/e.h5" --quiet
+sed -i 's/"devices": 4/"devices": 2/' "$work/e.json"
+"$DOPPLER" sweep "$work/e.json" --out "$work/e.h5" --quiet 2> "$work/e.err"
+grep -q "holds 2 rows of another grid" "$work/e.err" || fail "--quiet hid the other grid's rows: $(cat "$work/e.err")"
 echo "test_sweep_cli.sh: ok"

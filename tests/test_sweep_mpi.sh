@@ -154,5 +154,5 @@ untimed "$work/mpi-h5.csv" > "$work/mpi.rows"
 cmp -s "$work/pool.rows" "$work/mpi.rows" || { diff "$work/pool.rows" "$work/mpi.rows" >&2; fail "restarted MPI HDF5 rows differ from the pool's"; }
 # and the same assignment files
 diff -r "$work/pool/k.runs" "$work/mpi/k.runs" >&2 || fail "run files differ from the pool's"
-[ ! -e "$work/mpi/k.h5.lock" ] || fail "lock file left behind"
+[ ! -e "$work/mpi/k.lock" ] || fail "lock file left behind"
 echo "test_sweep_mpi.sh: ok (killed after $done_rows of $total runs)"
