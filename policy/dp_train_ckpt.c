@@ -7,6 +7,7 @@
 #include "dp_alloc.h"
 #include "dp_h5io.h"
 #include "dp_schema.h"
+#include "dp_json.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -205,6 +206,76 @@ static int network_key_differs(const dp_schema_key *key, const dp_train_config *
     }
 }
 
+/* A config value as a refusal names it: reals to the digits that read back (gamma 0.99, not
+ * 0.98999999999999999), the rest as compact JSON, "none" for an absent one */
+static void value_text(const json_t *v, char *buf, size_t cap)
+{
+    if (!v) snprintf(buf, cap, "none");
+    else if (json_is_real(v)) dp_json_fmt_exact(json_real_value(v), buf, cap);
+    else {
+        char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        snprintf(buf, cap, "%s", t ? t : "?");
+        free(t);
+    }
+}
+
+/* The first key (a dotted path, in sorted order) whose value differs between the objects a and b
+ * into buf, with both values; 0 when none */
+static int first_difference(const json_t *a, const json_t *b, const char *prefix, char *buf, size_t cap)
+{
+    const json_t *ab[2] = {a, b};
+    for (int s = 0; s < 2; s++) {
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)ab[s], key, v) {
+            json_t *o = json_object_get(ab[1 - s], key);
+            char path[256];
+            snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", key);
+            if (o && json_is_object(v) && json_is_object(o)) {
+                if (first_difference(s ? o : v, s ? v : o, path, buf, cap)) return 1;
+                continue;
+            }
+            if (o && json_equal(v, o)) continue;
+            char x[128], y[128];
+            value_text(s ? o : v, x, sizeof x);
+            value_text(s ? v : o, y, sizeof y);
+            snprintf(buf, cap, "%.200s %.100s in the checkpoint, %.100s here", path, x, y);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A resumed run goes on with the config it was started with: every key but the stages' episode
+ * counts (a resume may train on to more) and checkpoint_every (a sweep resumed with an edited
+ * train_config, gamma 0.5 and adam.beta1 0.5, gave the old config's result under the new file's
+ * name: a review). k: the checkpoint's config, c: this run's. */
+static int resume_config_differs(const dp_train_config *k, const dp_train_config *c, const char *path, dp_error *err)
+{
+    char *ta = dp_train_config_to_json_all(k), *tb = dp_train_config_to_json_all(c);
+    json_t *a = ta ? json_loads(ta, 0, NULL) : NULL, *b = tb ? json_loads(tb, 0, NULL) : NULL;
+    free(ta);
+    free(tb);
+    int rc = DP_OK;
+    if (!a || !b) rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path);
+    else {
+        json_t *ab[2] = {a, b};
+        for (int s = 0; s < 2; s++) {
+            json_object_del(ab[s], "checkpoint_every");
+            const char *stage;
+            json_t *st;
+            json_object_foreach(json_object_get(ab[s], "stages"), stage, st) json_object_del(st, "episodes");
+        }
+        char what[512];
+        if (first_difference(a, b, "", what, sizeof what))
+            rc = dp_error_set(err, DP_EINVAL, "%s: the run to resume trained with another config: %s (resume with the run's "
+                              "config, or start afresh)", path, what);
+    }
+    json_decref(a);
+    json_decref(b);
+    return rc;
+}
+
 /* A checkpoint's parameters fit this trainer when they were made by the same method with the
  * same architecture, device feature set and state (what the inputs mean); the graphs and device
  * counts they were trained on do not matter (DOPPLER: nothing is sized by them). A resumed run
@@ -255,7 +326,7 @@ static int check_compatible(const dp_train *tr, const char *path, const dp_h5io_
     if (c->method != DP_AGENT_DOPPLER && info->n_devices != tr->D)
         return dp_error_set(err, DP_EINVAL, "%s: a %s checkpoint of %d devices, not %d: its parameters are sized by the device count",
                             path, dp_agent_name(c->method), info->n_devices, tr->D);
-    return DP_OK;
+    return resume ? resume_config_differs(&k, c, path, err) : DP_OK;
 }
 
 static int load_checkpoint(dp_train *tr, const char *path, int resume, dp_error *err)

@@ -392,6 +392,23 @@ for m in placeto gdp; do
     got=$("$DOPPLER" report "$work/pt.h5" --table runs | awk -F, -v m=$m '$4 == m {print $11, $12, $15}')
     [ "$got" = "ok $(printf '%g' "$want") 20" ] || fail "$m in a sweep: $got, doppler place gives makespan $want"
 done
+# a learned run resumed from its run folder's checkpoint with an edited train_config is refused
+# naming the key (it went on with the new values and reported the old config's result under the
+# file's name: a review); with the run's config it resumes
+cat > "$work/ptc.json" <<JSON
+{"name": "ptc", "fixed": {"graph": "$GRAPH", "devices": 4, "episodes": 20, "seed": 2, "method": "placeto",
+ "train_config": "ptc-train.json"}}
+JSON
+echo '{"checkpoint_every": 5}' > "$work/ptc-train.json"
+"$DOPPLER" sweep "$work/ptc.json" --out "$work/ptc.h5" --quiet || fail "the placeto sweep"
+rm -f "$work/ptc.h5" "$work/ptc.csv"
+echo '{"checkpoint_every": 5, "gamma": 0.5}' > "$work/ptc-train.json"
+"$DOPPLER" sweep "$work/ptc.json" --out "$work/ptc.h5" --quiet 2> /dev/null && fail "a resume with an edited train_config ran"
+grep -q 'trained with another config: gamma 0.99.* in the checkpoint, 0.5 here' "$work/ptc.csv" ||
+    fail "the edited train_config: $(cat "$work/ptc.csv")"
+rm -f "$work/ptc.h5" "$work/ptc.csv"
+echo '{"checkpoint_every": 5}' > "$work/ptc-train.json"
+"$DOPPLER" sweep "$work/ptc.json" --out "$work/ptc.h5" --quiet || fail "the resume with the run's train_config"
 cat > "$work/ptbad.json" <<JSON
 {"name": "ptbad", "fixed": {"graph": "$GRAPH", "method": "gdp", "episodes_il": 5}, "grid": {"seed": [1]}}
 JSON
