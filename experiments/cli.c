@@ -447,7 +447,8 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
     int want = dp_machine_devices_differ(m, g);
     if (want)
         fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
-                m->topo ? m->topo->n_devices : m->n_devices, m->topo ? "the topology's" : "--devices");
+                m->topo ? m->topo->n_devices : m->n_devices,
+                m->topo ? "the topology's" : m->devices_given ? "--devices" : "train --devices-range's draw");
     if (m->comm_ratio > 0 && !dp_machine_comm_ratio_applies(g))
         fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its transfers have times of their "
                         "own (the file's are kept); it applies to graphs in FLOPs and bytes and to task graphs without "

@@ -125,6 +125,25 @@ for cmd in "place --method doppler --checkpoint $hang" "train --stage il --episo
     grep -q 'checkpoint-hang-1.h5: attribute "format" is a variable-length string' "$tmp/err" ||
         { cat "$tmp/err"; fail "$cmd: the refusal names the file and the attribute"; }
 done
+# a flipped bit in the root group's attribute headers (the names "config", "format"): the
+# checkpoint is called damaged (it was "not a doppler checkpoint" or 'attribute "config" missing'),
+# for place, --init and --resume; the trajectory file too
+for name in config format; do
+    python3 - "$tmp/il.h5" "$tmp/flip.h5" "$name" <<'PY' || fail "no attribute name $name in the checkpoint"
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(sys.argv[3].encode() + b"\0")
+if i < 0:
+    sys.exit(1)
+d[i] ^= 1
+open(sys.argv[2], "wb").write(d)
+PY
+    for cmd in "place --method doppler --checkpoint $tmp/flip.h5" "train --stage il --episodes 2 --init $tmp/flip.h5"; do
+        # shellcheck disable=SC2086
+        "$bin" $cmd --graph "$graph" > /dev/null 2> "$tmp/err" && fail "$cmd: a damaged checkpoint read"
+        grep -q 'flip.h5: the checkpoint is damaged' "$tmp/err" || { cat "$tmp/err"; fail "$cmd ($name flipped): not called damaged"; }
+    done
+done
 # DOPPLER's parameters are not sized by the device count (issue 16; tests/test_transfer.sh)
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > "$tmp/p3" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "a checkpoint trained on 4 devices places on 3"; }

@@ -177,6 +177,11 @@ for bad in "--devices-range 0:4" "--devices-range 2.5:4" "--devices-range 8:2" "
 done
 "$bin" train --graph "$small" --devices-range 2:4 --episodes 1 > /dev/null 2> "$tmp/dverr"
 [ $? -eq 2 ] && grep -q 'per graph of a distribution' "$tmp/dverr" || { cat "$tmp/dverr"; fail "--devices-range without a distribution"; }
+# a graph made for 4 devices on a drawn count: the warning names the draw, not --devices, which was
+# not given (a review)
+"$bin" train --graphs "$top_srcdir/data/graphs/llama-block.json,$top_srcdir/data/graphs/ffnn.json" --devices-range 8:8 \
+    --config "$tmp/b4.json" --stage il --episodes 1 --checkpoint "$tmp/dvw.h5" > /dev/null 2> "$tmp/dverr" || { cat "$tmp/dverr"; fail "dvw"; }
+grep -q "placing it on 8 (train --devices-range's draw)" "$tmp/dverr" || { cat "$tmp/dverr"; fail "--devices-range: the warning's source"; }
 echo "--devices-range: counts drawn per graph within the range, one count as --devices, bad uses refused"
 # --bandwidth-range: each drawn graph on a uniform machine of its own (log-uniform link
 # bandwidth): the same graphs are drawn, each bandwidth within the range and not all equal; a
