@@ -220,6 +220,48 @@ void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const cha
     dp_h5io_ckpt_info_free(&info);
 }
 
+void dp_cli_note_checkpoint_machine(const char *cmd, const char *ckpt, const dp_graph *g, const dp_cost *c,
+                                    const dp_engine *e)
+{
+    dp_h5io_ckpt_info info;
+    dp_error err;
+    dp_error_clear(&err);
+    if (dp_h5io_ckpt_read_info(ckpt, &info, &err) != DP_OK) return;
+    json_t *on = info.trained_on ? json_loads(info.trained_on, 0, NULL) : NULL;
+    char cfp[24], efp[24];
+    snprintf(cfp, sizeof cfp, "%016llx", (unsigned long long)dp_cost_fingerprint(c));
+    snprintf(efp, sizeof efp, "%016llx", (unsigned long long)(e ? dp_engine_fingerprint(e) : 0));
+    int same_graph = 0, same_machine = 0;
+    long devices = -1;
+    const char *lists[2] = {"train", "validation"};
+    for (int l = 0; l < 2; l++) {
+        json_t *x;
+        size_t i;
+        json_array_foreach(json_object_get(on, lists[l]), i, x) {
+            const char *name = json_string_value(json_object_get(x, "graph"));
+            if (!name || strcmp(name, g->name ? g->name : "") != 0 ||
+                json_integer_value(json_object_get(x, "n_ops")) != g->n_ops)
+                continue;
+            same_graph = 1;
+            if (devices < 0) devices = (long)json_integer_value(json_object_get(x, "n_devices"));
+            const char *xc = json_string_value(json_object_get(x, "costs")), *xe = json_string_value(json_object_get(x, "engine"));
+            if (json_integer_value(json_object_get(x, "n_devices")) == c->n_devices && (!xc || strcmp(xc, cfp) == 0) &&
+                (!xe || !e || strcmp(xe, efp) == 0))
+                same_machine = 1;
+        }
+    }
+    if (same_graph && !same_machine && devices != c->n_devices)
+        fprintf(stderr, "doppler %s: note: %s trained on graph %s on %ld devices, this placement is on %d: give train's machine "
+                        "options (--devices, --comm-ratio, --bandwidth, --topology, ...) to place on its machine\n",
+                cmd, ckpt, g->name, devices, c->n_devices);
+    else if (same_graph && !same_machine)
+        fprintf(stderr, "doppler %s: note: %s trained on graph %s on %ld devices with other costs or simulator options: this "
+                        "placement is on the machine these options give; give train's (--comm-ratio, --bandwidth, --topology, "
+                        "--streams, ...) to place on its machine\n", cmd, ckpt, g->name, devices);
+    json_decref(on);
+    dp_h5io_ckpt_info_free(&info);
+}
+
 const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap)
 {
     size_t len = 0;

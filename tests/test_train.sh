@@ -148,6 +148,18 @@ done
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > "$tmp/p3" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "a checkpoint trained on 4 devices places on 3"; }
 grep -q '^device 2' "$tmp/p3" && ! grep -q '^device 3' "$tmp/p3" || fail "placed on 3 devices"
+# ... and says that this is not the machine it trained on, for the graph it trained on (place
+# without train's machine options placed elsewhere without a word: a review); on the same machine,
+# or on a graph it did not train on, nothing
+grep -q 'note: .*sim.h5 trained on graph .* on 4 devices, this placement is on 3' "$tmp/err" ||
+    { cat "$tmp/err"; fail "no note of the other device count"; }
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --streams 2 > /dev/null 2> "$tmp/err" || fail "streams 2"
+grep -q 'on 4 devices with other costs or simulator options' "$tmp/err" || { cat "$tmp/err"; fail "no note of the other costs"; }
+"$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" > /dev/null 2> "$tmp/err" || fail "its own machine"
+! grep -q 'note:' "$tmp/err" || { cat "$tmp/err"; fail "a note on the machine it trained on"; }
+"$bin" place --graph "$top_srcdir/data/graphs/ffnn.json" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > /dev/null 2> "$tmp/err" ||
+    fail "another graph"
+! grep -q 'note:' "$tmp/err" || { cat "$tmp/err"; fail "a note on a graph it did not train on"; }
 
 # the pipeline: Stage II starts from Stage I's model-selected parameters (as --init does), so its
 # model-selected makespan is never worse than Stage I's (it used to start from Stage I's final
