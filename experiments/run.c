@@ -1,6 +1,7 @@
 /* run.c: the single dispatch point of experiment runs (see run.h). */
 #include "run.h"
 #include "cli.h"
+#include "dp_file.h"
 #include "dp_gen.h"
 #include "dp_hetero.h"
 #include "dp_place.h"
@@ -307,6 +308,7 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
     if (strncmp(spec, "gen:", 4) == 0) rm->g = generate(spec, err);
     else {
         if (!dp_run_resolve_path(spec, cd, path, sizeof path, err)) { dp_run_machine_free(rm); return DP_EIO; }
+        if (dp_run_file_hash(path, &rm->graph_hash, err) != DP_OK) { dp_run_machine_free(rm); return DP_EIO; }
         if (dp_hetero_format(path, format)) {
             /* a heterogeneous example (HEFT's .in, the CSV triple): its own processors, as place
              * reads it (every run of a sweep failed on it: a review) */
@@ -349,6 +351,16 @@ static void fmt_time_utc(char *buf, size_t cap)
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+int dp_run_file_hash(const char *path, uint64_t *h, dp_error *err)
+{
+    size_t len = 0;
+    char *text = dp_file_read(path, &len, err);
+    if (!text) return err && err->code ? err->code : DP_EIO;
+    *h = dp_graph_hash_bytes(14695981039346656037ULL, text, len);
+    free(text);
+    return DP_OK;
+}
+
 int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_schedule *res, json_t *extra)
 {
     const double sc = rm->g->time_scale;
@@ -365,6 +377,11 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
     json_object_set_new(m, "utilisation", dp_json_number(res->n_devices ? util / res->n_devices : 0));
     if (res->mem_peak) json_object_set_new(m, "peak_memory", dp_json_number(peak));
     json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
+    if (rm->graph_hash) {
+        char h[24];
+        snprintf(h, sizeof h, "%016llx", (unsigned long long)rm->graph_hash);
+        json_object_set_new(m, "graph_hash", json_string(h));
+    }
     char *mt = json_dumps(m, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(m);
     out->devices = rm->p->costs->n_devices;

@@ -48,6 +48,7 @@
 #include "dp_engine.h"
 #include "dp_problem.h"
 #include "results.h"
+#include <stdint.h>
 
 typedef struct dp_run_context {
     const char *config_dir;  /* folder of the sweep config, for relative paths ("." when none) */
@@ -68,7 +69,14 @@ typedef struct dp_run_machine {
     dp_machine m;
     dp_problem *p;
     dp_cost *own_costs; /* a heterogeneous example's own processors (dp_hetero.h), or NULL */
+    uint64_t graph_hash; /* the graph file's bytes (dp_run_file_hash); 0 for a generated graph */
 } dp_run_machine;
+
+/* FNV-1a (dp_graph_hash_bytes) of the bytes of the file at path into *h: a run's record of which
+ * graph file it read (metrics "graph_hash", 16 hex digits), so that rows of one relative "graph"
+ * read from two working folders, or of a file edited between a run and its resume, are told apart
+ * (dp_sweep_execute and dp_sweep_merge refuse to mix them). DP_OK, or DP_EIO naming path. */
+int dp_run_file_hash(const char *path, uint64_t *h, dp_error *err);
 
 /* A simulated schedule: the engine's (arrays valid until its next run). */
 typedef dp_engine_schedule dp_run_schedule;

@@ -232,6 +232,75 @@ static int keep_unless_retried(const dp_result *row, void *ctx)
     return strcmp(row->status, "ok") == 0 || !keep_in_config(row, ctx);
 }
 
+/* A row's graph file record: its "graph" parameter (NULL for a generated graph or none) and its
+ * metrics' graph_hash (0 when it has none: a failed run, a generated graph, an older file) */
+static const char *row_graph(const dp_result *r, json_t **params_out, uint64_t *hash)
+{
+    *hash = 0;
+    *params_out = NULL;
+    json_t *m = json_loads(r->metrics ? r->metrics : "{}", 0, NULL);
+    const char *h = json_string_value(json_object_get(m, "graph_hash"));
+    if (h) *hash = strtoull(h, NULL, 16);
+    json_decref(m);
+    if (!*hash) return NULL;
+    json_t *p = json_loads(r->params ? r->params : "{}", 0, NULL);
+    const char *g = json_string_value(json_object_get(p, "graph"));
+    if (!g || strncmp(g, "gen:", 4) == 0) {
+        json_decref(p);
+        return NULL;
+    }
+    *params_out = p;
+    return g;
+}
+
+/* The graph files of the runs already in res against the files they name now (resolved as a
+ * run resolves them, from the working folder, then the config's): a relative "graph" resumed
+ * from another working folder, or a graph file edited since, would put rows of two graphs under
+ * one name (a review: shards from two folders merged rows of 24 and 168 ops as "g.json").
+ * DP_EINVAL naming the graph, both contents and what to do; a file that no longer resolves is
+ * not compared (its runs fail when run). */
+static int check_graph_files(const dp_sweep *s, const dp_results *res, const char *out, dp_error *err)
+{
+    typedef struct { char *value; uint64_t now; int ok; } seen_t;
+    seen_t *seen = NULL;
+    long n_seen = 0;
+    int rc = DP_OK;
+    for (long i = 0; i < dp_results_count(res) && rc == DP_OK; i++) {
+        json_t *p;
+        uint64_t h;
+        const char *g = row_graph(dp_results_row(res, i), &p, &h);
+        if (!g) continue;
+        long j = 0;
+        while (j < n_seen && strcmp(seen[j].value, g) != 0) j++;
+        if (j == n_seen) {
+            seen_t *ns = dp_alloc_realloc(seen, (size_t)(n_seen + 1) * sizeof *seen);
+            if (!ns) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+            seen = ns;
+            seen[j].value = strdup(g);
+            char path[PATH_MAX];
+            dp_error e;
+            seen[j].ok = seen[j].value && dp_run_resolve_path(g, s->dir, path, sizeof path, &e) &&
+                         dp_run_file_hash(path, &seen[j].now, &e) == DP_OK;
+            n_seen++;
+        }
+        if (seen[j].ok && seen[j].now != h) {
+            char path[PATH_MAX] = "", abs_path[PATH_MAX];
+            dp_error e;
+            dp_run_resolve_path(g, s->dir, path, sizeof path, &e);
+            if (realpath(path, abs_path)) snprintf(path, sizeof path, "%s", abs_path); /* which folder it came from */
+            rc = dp_error_set(err, DP_EINVAL, "%s: graph \"%s\" reads %s now (content %016llx), and the runs of it already in "
+                              "%s read another file or version of it (content %016llx): resumed from another working folder, "
+                              "or the file was edited since; run from the folder they ran in, or write to another --out "
+                              "(nothing was run)", s->path[0] ? s->path : s->name, g, path, (unsigned long long)seen[j].now,
+                              out, (unsigned long long)h);
+        }
+        json_decref(p);
+    }
+    for (long j = 0; j < n_seen; j++) free(seen[j].value);
+    free(seen);
+    return rc;
+}
+
 /* Open the results file of a sweep (merging: of a merge, which runs nothing, so no failed row is
  * dropped to be run again here: dp_sweep_merge replaces those an input has an ok row of). */
 static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_options *o, int merging, dp_sweep_summary *sum,
@@ -245,6 +314,7 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     split_out(o->out, c->out_dir, sizeof c->out_dir, c->runs_rel, sizeof c->runs_rel);
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
+    if (!merging && check_graph_files(s, c->res, o->out, err) != DP_OK) return err->code;
     const char *stored = dp_results_stored_config(c->res);
     /* said with --quiet too, which drops progress lines only: the rows of two grids side by side
      * was a file no line mentioned (a review) */
@@ -760,6 +830,39 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
     long *in_n = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof *in_n);
     int rc = in_rows && in_n ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int f = 0; f < n_inputs && rc == DP_OK; f++) rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
+    /* one graph file per "graph" value across the inputs, checked before the output is opened:
+     * shards run from two working folders read two files of one relative name (a review) */
+    if (rc == DP_OK) {
+        typedef struct { const char *value, *where; uint64_t hash; json_t *p; } first_t;
+        first_t *fs = NULL;
+        long nf = 0;
+        for (int f = 0; f < n_inputs && rc == DP_OK; f++) {
+            const long nr = in_n[f];
+            for (long i = 0; i < nr && rc == DP_OK; i++) {
+                json_t *p;
+                uint64_t h;
+                const char *g = row_graph(&in_rows[f][i], &p, &h);
+                if (!g) continue;
+                long j = 0;
+                while (j < nf && strcmp(fs[j].value, g) != 0) j++;
+                if (j < nf) {
+                    if (fs[j].hash != h)
+                        rc = dp_error_set(err, DP_EINVAL, "graph \"%s\" is two different files in these results (content "
+                                          "%016llx in %s, %016llx in %s): shards run from different working folders, or the "
+                                          "file edited between them; nothing was merged", g, (unsigned long long)fs[j].hash,
+                                          fs[j].where, (unsigned long long)h, inputs[f]);
+                    json_decref(p);
+                    continue;
+                }
+                first_t *nfs = dp_alloc_realloc(fs, (size_t)(nf + 1) * sizeof *fs);
+                if (!nfs) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
+                fs = nfs;
+                fs[nf++] = (first_t){g, inputs[f], h, p};
+            }
+        }
+        for (long j = 0; j < nf; j++) json_decref(fs[j].p);
+        free(fs);
+    }
     const int opened = rc == DP_OK;
     if (opened) rc = collector_open(&c, s, &all, 1, sum, err);
     if (rc != DP_OK) {

@@ -538,4 +538,24 @@ JSON
 sed -i 's/"devices": 4/"devices": 2/' "$work/e.json"
 "$DOPPLER" sweep "$work/e.json" --out "$work/e.h5" --quiet 2> "$work/e.err"
 grep -q "holds 2 rows of another grid" "$work/e.err" || fail "--quiet hid the other grid's rows: $(cat "$work/e.err")"
+# a relative graph is looked for in the working folder first: shards run from two folders read two
+# files of one name, and their merge or a resume from the other folder put rows of two graphs
+# under "g.json" (a review: 24 and 168 ops); each run records its file's content (graph_hash) and
+# both are refused, naming the graph; from the same folder they go through
+mkdir -p "$work/A" "$work/B"
+cp "$GRAPH" "$work/A/g.json"
+cp "$top_srcdir/data/graphs/chainmm-small.json" "$work/B/g.json"
+cat > "$work/A/rel.json" <<JSON
+{"name": "rel", "fixed": {"graph": "g.json", "devices": 4}, "grid": {"method": ["cp", "heft"], "seed": [1, 2]}}
+JSON
+(cd "$work/A" && "$DOPPLER" sweep rel.json --shard 0/2 --out ../rel0.h5 --quiet) || fail "rel shard 0"
+(cd "$work/B" && "$DOPPLER" sweep ../A/rel.json --shard 1/2 --out ../rel1.h5 --quiet) || fail "rel shard 1"
+grep -q 'graph_hash' "$work/rel0.csv" || fail "no graph_hash in the metrics: $(cat "$work/rel0.csv")"
+"$DOPPLER" sweep "$work/A/rel.json" --merge "$work/rel0.h5" "$work/rel1.h5" --out "$work/relm.h5" --quiet 2> "$work/rel.err" &&
+    fail "rows of two graph files merged under one name"
+grep -q 'graph "g.json" is two different files in these results' "$work/rel.err" || fail "rel merge: $(cat "$work/rel.err")"
+(cd "$work/B" && "$DOPPLER" sweep ../A/rel.json --out ../rel0.h5 --quiet 2> ../rel.err) && fail "a resume from another folder ran"
+grep -q 'graph "g.json" reads .*B/g.json now' "$work/rel.err" || fail "rel resume: $(cat "$work/rel.err")"
+[ "$(wc -l < "$work/rel0.csv")" -eq 3 ] || fail "the refused resume wrote rows"
+(cd "$work/A" && "$DOPPLER" sweep rel.json --out ../rel0.h5 --quiet) || fail "the resume from the run's folder"
 echo "test_sweep_cli.sh: ok"
