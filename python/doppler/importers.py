@@ -20,8 +20,9 @@ totals (fields the library does not read).
 
 FLOPs (a multiply-add counts 2, as the generators do); N(t) is the element count of tensor t:
 
-    matmul     mm, bmm, matmul, linear, addmm, baddbmm, Gemm, MatMul: 2 N(out) K, K the contracted
-               size (the first operand's last dimension), + N(out) for a bias
+    matmul     mm, bmm, matmul, linear, addmm, baddbmm, mv, addmv, dot, vdot, inner, Gemm, MatMul:
+               2 N(out) K, K the contracted size (the first operand's last dimension; a vector's
+               length), + N(out) for a bias (dot of two n-vectors: 2 n)
     conv       2 N(out) (C_in / groups) prod(kernel) (+ N(out) bias); transposed: 2 N(in)
                (C_out / groups) prod(kernel); convolution_backward: that for each gradient its
                output_mask asks (input, weight), + N(grad_out) for the bias's
@@ -36,7 +37,8 @@ FLOPs (a multiply-add counts 2, as the generators do); N(t) is the element count
                backward: 1 per input element
     reduce     sum, mean, max, amax, var, norm, ...: 1 per input element
     view       reshapes, permutes, slices, concatenation, copies, casts, creation: 0
-    elementwise  add, mul, relu, gelu, dropout, threshold_backward, ...: 1 per output element
+    elementwise  add, mul, relu, gelu, dropout, threshold_backward, outer, ...: 1 per output element
+               (outer: a multiply, no sum)
 
 A node no rule names is counted as element-wise and listed in the graph's `unclassified`.
 """
@@ -81,8 +83,12 @@ _VIEW = {
     "Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice", "Gather", "Shape",
     "Constant", "Identity", "Expand", "Cast", "ConstantOfShape", "Range", "Tile", "Size", "GatherElements",
 }
-_MATMUL = {"mm", "bmm", "matmul", "linear", "addmm", "baddbmm", "addbmm", "MatMul", "Gemm"}
-_MATMUL_BIAS = {"addmm", "baddbmm", "addbmm"}
+# the products over a contracted size K, the first operand's last dimension (a vector's length:
+# mv, dot, vdot, inner); mv, dot, vdot and addmv counted one FLOP an output element (torch.matmul
+# of (4,3,6) x (6) at the aten level is mv: 12 FLOPs where 144 is right: a review)
+_MATMUL = {"mm", "bmm", "matmul", "linear", "addmm", "baddbmm", "addbmm", "mv", "addmv", "dot", "vdot", "inner",
+           "MatMul", "Gemm"}
+_MATMUL_BIAS = {"addmm", "baddbmm", "addbmm", "addmv"}
 _SOFTMAX = {"softmax", "log_softmax", "_softmax", "_log_softmax", "_softmax_backward_data",
             "_log_softmax_backward_data", "Softmax", "LogSoftmax"}
 _NORM = {"layer_norm", "batch_norm", "group_norm", "instance_norm", "native_layer_norm", "native_batch_norm",
@@ -111,6 +117,8 @@ _ELEMENTWISE = {
     "Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "Sqrt", "Pow", "Exp", "Log", "Neg", "Clip",
     "Where", "Equal", "Less", "Greater", "Not", "Dropout", "LeakyRelu", "HardSigmoid", "HardSwish", "Gelu",
     "Reciprocal", "Abs", "Max", "Min", "Softplus", "Elu", "Mish", "Sin", "Cos", "Trilu", "Sum", "Mean",
+    # an outer product: one multiply an output element, no sum (aten's trace of it is a mul)
+    "outer", "ger",
 }
 # module classes (a call_module node's rule, by the class's name)
 _MODULE_ELEMENTWISE = {"ReLU", "ReLU6", "GELU", "SiLU", "Sigmoid", "Tanh", "Hardswish", "Hardsigmoid", "Hardtanh",

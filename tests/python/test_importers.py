@@ -815,3 +815,42 @@ def test_onnx_bfloat16_subgraph_and_bad_dims(torch, tmp_path):
     onnx.save(m, str(tmp_path / "nul.onnx"))
     with pytest.raises(ValueError, match="nul.onnx: node 0 .*NUL"):
         onnx_to_doc(str(tmp_path / "nul.onnx"))
+
+
+def test_vector_products_flops(torch, tmp_path):
+    """mv, dot, vdot, addmv have the matmul rule (2 N(out) K, K the contracted size): they counted
+    one FLOP an output element (matmul of (4,3,6) x (6) at the aten level is mv: 12, 144 by hand);
+    outer is one multiply an output element (a classified rule, as aten's mul is). ONNX's MatMul
+    with a 1-D operand counts the same."""
+    class MV(torch.nn.Module):
+        def forward(self, a, v):
+            return torch.matmul(a, v)
+
+    g = doppler.Graph.from_torch(MV(), (torch.randn(4, 3, 6), torch.randn(6)), level="aten")
+    flops = {o["op_type"]: o["flops"] for o in g.torch.doc["ops"]}
+    assert flops["aten.mv.default"] == 2 * 4 * 3 * 6
+
+    class V(torch.nn.Module):
+        def forward(self, a, b):
+            m = torch.ones(3, 6)
+            return (torch.dot(a, b), torch.vdot(a, b), torch.mv(m, b), torch.addmv(a[:3], m, b),
+                    torch.outer(a, b))
+
+    for level, pre in (("module", "torch."), ("aten", "aten.")):
+        g = doppler.Graph.from_torch(V(), (torch.randn(6), torch.randn(6)), level=level)
+        flops = {o["op_type"].split(".default")[0]: o["flops"] for o in g.torch.doc["ops"]}
+        assert flops[pre + "dot"] == 2 * 6 and flops[pre + "vdot"] == 2 * 6
+        assert flops[pre + "mv"] == 2 * 3 * 6 and flops[pre + "addmv"] == 2 * 3 * 6 + 3
+        assert flops["torch.outer" if level == "module" else "aten.mul.Tensor"] == 36
+        assert g.torch.doc["unclassified"] == {}
+    onnx = need("onnx")
+    from onnx import helper, TensorProto as T
+    from doppler.importers import onnx_to_doc
+    vi = lambda n, s: helper.make_tensor_value_info(n, T.FLOAT, s)
+    nodes = [helper.make_node("MatMul", ["a", "v"], ["y"], name="mv"),
+             helper.make_node("MatMul", ["v", "v"], ["z"], name="dot")]
+    m = helper.make_model(helper.make_graph(nodes, "g", [vi("a", [4, 3, 6]), vi("v", [6])],
+                                            [vi("y", [4, 3]), vi("z", [])]), opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(m, str(tmp_path / "mv.onnx"))
+    doc = onnx_to_doc(str(tmp_path / "mv.onnx"))
+    assert [o["flops"] for o in doc["ops"] if o["kind"] == "matmul"] == [144, 12]
