@@ -827,7 +827,8 @@ def onnx_to_doc(path, dims=None, name=None):
     shape inference; dims gives a size to each symbolic dimension by name ({"batch": 8}); a tensor
     whose shape stays unknown or symbolic is an error naming the file, the node and the tensor.
     Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
-    param_bytes of the first node that reads them. Raises ValueError (bad file or shapes),
+    param_bytes of the first node that reads them, itself or in a subgraph (an If's branch, a
+    Loop's or Scan's body), each once; a subgraph's own initializers are its node's. Raises ValueError (bad file or shapes),
     ImportError (onnx missing: Debian python3-onnx)."""
     onnx = _need("onnx")
     dims = dict(dims or {})
@@ -952,6 +953,23 @@ def onnx_to_doc(path, dims=None, name=None):
                 walk(sg, ())
         return [t for t in found if t not in node.input]
 
+    def subgraph_init_bytes(node):
+        """The bytes of the initializers of a node's subgraphs (nested ones too): weights of the
+        node's own, each subgraph being the node's alone."""
+        total = 0
+
+        def walk(g):
+            nonlocal total
+            total += sum(_prod(t.dims) * itemsize(t.data_type) for t in g.initializer)
+            for n in g.node:
+                for a in n.attribute:
+                    for sg in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                        walk(sg)
+        for a in node.attribute:
+            for sg in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                walk(sg)
+        return total
+
     for i, node in enumerate(graph.node):
         where = "node %d (%s %s)" % (i, node.op_type, node.name or "unnamed")
         for text, what in ((node.name, "name"), (node.op_type, "op type")):
@@ -972,14 +990,18 @@ def onnx_to_doc(path, dims=None, name=None):
               "out_bytes": float(sum(_prod(s) * isz for s, isz in outs))}
         if len(outs) == 1 and 1 <= len(outs[0][0]) <= 8 and all(d > 0 for d in outs[0][0]):
             op["shape"] = outs[0][0]
-        pb = sum(inits[t] for t in node.input if t in inits and t not in claimed)
-        claimed.update(t for t in node.input if t in inits)
+        # the weights the node reads, its subgraphs' included (an If's branch, a Loop's body:
+        # a scripted loop over a Linear had 0 parameter bytes, a review), each initializer once
+        outer = outer_inputs(node)
+        read = [t for t in list(node.input) + outer if t in inits and t not in claimed]
+        pb = sum(inits[t] for t in dict.fromkeys(read)) + subgraph_init_bytes(node)
+        claimed.update(read)
         if pb:
             op["param_bytes"] = float(pb)
             param_total += pb
         me = len(ops)
         carried = {}
-        for t in list(node.input) + outer_inputs(node):
+        for t in list(node.input) + outer:
             if t in producer and producer[t] != me:
                 s, isz = shapes[t]
                 carried.setdefault(producer[t], {})[t] = _prod(s) * isz

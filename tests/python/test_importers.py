@@ -854,3 +854,48 @@ def test_vector_products_flops(torch, tmp_path):
     onnx.save(m, str(tmp_path / "mv.onnx"))
     doc = onnx_to_doc(str(tmp_path / "mv.onnx"))
     assert [o["flops"] for o in doc["ops"] if o["kind"] == "matmul"] == [144, 12]
+
+
+def test_onnx_subgraph_weights_are_parameters(torch, tmp_path):
+    """Weights read only inside an If's branch or a Loop's body, and a branch's own initializers,
+    are parameter bytes (they were not: a scripted loop over a Linear(4, 4) had 0), each
+    initializer counted once however many branches read it."""
+    onnx = need("onnx")
+    from onnx import helper, numpy_helper, TensorProto as T
+    from doppler.importers import onnx_to_doc
+    f = lambda n: helper.make_tensor_value_info(n, T.FLOAT, [2, 4])
+    w = lambda n, k: numpy_helper.from_array(np.ones(k, np.float32), n)
+    then_g = helper.make_graph([helper.make_node("MatMul", ["h", "W2"], ["t1"]),
+                                helper.make_node("MatMul", ["t1", "W"], ["o1"])], "then", [], [f("o1")])
+    else_g = helper.make_graph([helper.make_node("Add", ["h", "b"], ["o2"])], "else", [], [f("o2")],
+                               initializer=[w("b", (4,))])
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["h"], name="mm"),
+             helper.make_node("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g)]
+    m = helper.make_model(helper.make_graph(nodes, "g", [f("x"), helper.make_tensor_value_info("c", T.BOOL, [])],
+                                            [f("y")], initializer=[w("W", (4, 4)), w("W2", (4, 4))]),
+                          opset_imports=[helper.make_opsetid("", 13)])
+    onnx.checker.check_model(m)
+    onnx.save(m, str(tmp_path / "if.onnx"))
+    doc = onnx_to_doc(str(tmp_path / "if.onnx"))
+    # W 64 bytes (read by mm, then by the then-branch: once), W2 64, the else-branch's b 16
+    assert {o["name"]: o.get("param_bytes") for o in doc["ops"]} == {"x": None, "c": None, "mm": 64, "if": 80}
+    assert doc["memory"]["param_bytes"] == 144
+
+    class Loop(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x, n: int):
+            for _ in range(n):
+                x = self.fc(x)
+            return x
+    path = str(tmp_path / "loop.onnx")
+    torch.onnx.export(torch.jit.script(Loop()), (torch.randn(2, 4), 3), path, opset_version=13,
+                      input_names=["x", "n"], output_names=["y"])
+    # the loop's output shape is left symbolic by ONNX's inference: sized here
+    dims = {d.dim_param: v for d, v in zip(onnx.shape_inference.infer_shapes(onnx.load(path)).graph.output[0]
+                                           .type.tensor_type.shape.dim, (2, 4)) if d.dim_param}
+    doc = onnx_to_doc(path, dims)
+    assert doc["memory"]["param_bytes"] == (16 + 4) * 4
+    assert [o["param_bytes"] for o in doc["ops"] if o["op_type"] == "Loop"] == [80]
