@@ -828,7 +828,9 @@ def onnx_to_doc(path, dims=None, name=None):
     whose shape stays unknown or symbolic is an error naming the file, the node and the tensor.
     Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
     param_bytes of the first node that reads them, itself or in a subgraph (an If's branch, a
-    Loop's or Scan's body), each once; a subgraph's own initializers are its node's. Raises ValueError (bad file or shapes),
+    Loop's or Scan's body), each once; a subgraph's own initializers are its node's. Raises
+    ValueError (bad file or shapes; a node that reads a tensor before the node that makes it, the
+    nodes out of topological order, or one no node, graph input or initializer makes),
     ImportError (onnx missing: Debian python3-onnx)."""
     onnx = _need("onnx")
     dims = dict(dims or {})
@@ -970,12 +972,32 @@ def onnx_to_doc(path, dims=None, name=None):
                 walk(sg)
         return total
 
+    made_by = {}  # tensor -> the first node that makes it
+    for i, node in enumerate(graph.node):
+        for t in node.output:
+            if t:
+                made_by.setdefault(t, i)
     for i, node in enumerate(graph.node):
         where = "node %d (%s %s)" % (i, node.op_type, node.name or "unnamed")
         for text, what in ((node.name, "name"), (node.op_type, "op type")):
             if "\0" in text:
                 # (written as \u0000, a file the JSON reader refuses: a review)
                 raise ValueError("%s: %s: its %s holds a NUL character" % (path, where, what))
+        # every tensor read is made before: by an earlier node, a graph input or an initializer
+        # (a node read before its producer made no edge, the import exit 0: a review). A file
+        # whose nodes are out of topological order is invalid (onnx.checker refuses it): refused.
+        outer = outer_inputs(node)
+        for t in [t for t in node.input if t] + outer:
+            if t in producer or t in inits:
+                continue
+            sub = "" if t in node.input else " (in a subgraph)"
+            if t in made_by:
+                j = graph.node[made_by[t]]
+                raise ValueError("%s: %s reads tensor '%s'%s before node %d (%s %s) makes it: the nodes are not in "
+                                 "topological order (an invalid ONNX file: onnx.checker refuses it)" % (
+                                     path, where, t, sub, made_by[t], j.op_type, j.name or "unnamed"))
+            raise ValueError("%s: %s reads tensor '%s'%s, which no node, graph input or initializer makes" % (
+                path, where, t, sub))
         ins = [shape_of(t, where)[0] for t in node.input if t]
         outs = [shape_of(t, where) for t in node.output if t]
         out_numel = _prod(outs[0][0]) if outs else 0  # the first output's (values, not indices)
@@ -992,7 +1014,6 @@ def onnx_to_doc(path, dims=None, name=None):
             op["shape"] = outs[0][0]
         # the weights the node reads, its subgraphs' included (an If's branch, a Loop's body:
         # a scripted loop over a Linear had 0 parameter bytes, a review), each initializer once
-        outer = outer_inputs(node)
         read = [t for t in list(node.input) + outer if t in inits and t not in claimed]
         pb = sum(inits[t] for t in dict.fromkeys(read)) + subgraph_init_bytes(node)
         claimed.update(read)

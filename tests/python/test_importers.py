@@ -899,3 +899,43 @@ def test_onnx_subgraph_weights_are_parameters(torch, tmp_path):
     doc = onnx_to_doc(path, dims)
     assert doc["memory"]["param_bytes"] == (16 + 4) * 4
     assert [o["param_bytes"] for o in doc["ops"] if o["op_type"] == "Loop"] == [80]
+
+
+def test_onnx_out_of_order_and_unmade_tensors_refused(torch, tmp_path):
+    """A node that reads a tensor a later node makes (nodes out of topological order, a file
+    onnx.checker refuses) was imported without that edge, exit 0; a tensor no node, graph input or
+    initializer makes (only value_info names it) too. Both are refused naming node and tensor."""
+    onnx = need("onnx")
+    from onnx import helper, TensorProto as T
+    from doppler.importers import onnx_to_doc
+    f = lambda n: helper.make_tensor_value_info(n, T.FLOAT, [2, 4])
+
+    def save(nodes, name, value_info=(), inputs=("x",)):
+        m = helper.make_model(helper.make_graph(nodes, "g", [f(x) for x in inputs] + (
+            [helper.make_tensor_value_info("c", T.BOOL, [])] if "c" in inputs else []), [f("y")],
+            value_info=list(value_info)), opset_imports=[helper.make_opsetid("", 13)])
+        p = str(tmp_path / name)
+        onnx.save(m, p)
+        return p, m
+    p, m = save([helper.make_node("Sigmoid", ["h"], ["y"], name="sig"),
+                 helper.make_node("Relu", ["x"], ["h"], name="relu")], "order.onnx", [f("h")])
+    with pytest.raises(onnx.checker.ValidationError):
+        onnx.checker.check_model(m)
+    with pytest.raises(ValueError, match=r"order.onnx: node 0 \(Sigmoid sig\) reads tensor 'h' before node 1 "
+                                         r"\(Relu relu\) makes it: the nodes are not in topological order"):
+        onnx_to_doc(p)
+    out = tmp_path / "order.json"
+    rc, _, err = run_cli("graph", "import", p, "--out", out, check=False)
+    assert rc == 1 and "'h'" in err and "topological" in err and not out.exists()
+    # an If's branch reading a tensor a later node makes
+    then_g = helper.make_graph([helper.make_node("Sigmoid", ["h"], ["o1"])], "then", [], [f("o1")])
+    else_g = helper.make_graph([helper.make_node("Tanh", ["x"], ["o2"])], "else", [], [f("o2")])
+    p, _ = save([helper.make_node("If", ["c"], ["y"], name="if", then_branch=then_g, else_branch=else_g),
+                 helper.make_node("Relu", ["x"], ["h"], name="relu")], "iforder.onnx", [f("h")], ("x", "c"))
+    with pytest.raises(ValueError, match=r"node 0 \(If if\) reads tensor 'h' \(in a subgraph\) before node 1"):
+        onnx_to_doc(p)
+    # a tensor only value_info names
+    p, _ = save([helper.make_node("Add", ["x", "ghost"], ["y"], name="add")], "ghost.onnx", [f("ghost")])
+    with pytest.raises(ValueError, match=r"ghost.onnx: node 0 \(Add add\) reads tensor 'ghost', which no node, "
+                                         r"graph input or initializer makes"):
+        onnx_to_doc(p)
