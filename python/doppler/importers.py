@@ -824,7 +824,8 @@ def _doc(name, ops, edges, param_bytes, unclassified):
 
 def onnx_to_doc(path, dims=None, name=None):
     """The native JSON graph (a dict) of an ONNX model file. Shapes come from the file and ONNX's
-    shape inference; dims gives a size to each symbolic dimension by name ({"batch": 8}); a tensor
+    shape inference, and a Reshape's output it leaves unknown (before opset 14) from the values of
+    its shape input, folded from the shape arithmetic (_onnx_complete_reshapes); dims gives a size to each symbolic dimension by name ({"batch": 8}); a tensor
     whose shape stays unknown or symbolic is an error naming the file, the node and the tensor.
     Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
     param_bytes of the first node that reads them, itself or in a subgraph (an If's branch, a
@@ -868,6 +869,10 @@ def onnx_to_doc(path, dims=None, name=None):
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:
         raise ValueError("%s: ONNX shape inference failed: %s" % (path, e)) from e
+    try:
+        model, reshape_why = _onnx_complete_reshapes(onnx, model, dims)
+    except Exception as e:
+        raise ValueError("%s: ONNX shape inference failed: %s" % (path, e)) from e
     graph = model.graph
     try:
         from onnx.mapping import TENSOR_TYPE_TO_NP_TYPE as to_np
@@ -902,6 +907,9 @@ def onnx_to_doc(path, dims=None, name=None):
         inits[t.name] = _prod(t.dims) * itemsize(t.data_type)
 
     def shape_of(tensor, where):
+        if tensor in reshape_why:
+            # a Reshape's output the import could not size: say which input it could not compute
+            raise ValueError("%s: %s: tensor '%s' has no inferred shape: %s" % (path, where, tensor, reshape_why[tensor]))
         if tensor not in shapes:
             raise ValueError("%s: %s: tensor '%s' has no inferred shape" % (path, where, tensor))
         s, isz = shapes[tensor]
@@ -1037,6 +1045,217 @@ def onnx_to_doc(path, dims=None, name=None):
     doc["source"] = "ONNX %s (opset %s)" % (os.path.basename(path),
                                            ",".join(str(o.version) for o in model.opset_import))
     return doc
+
+
+# ---- ONNX: shapes ONNX's inference leaves unknown (a Reshape at opset <= 13) ----
+
+# the ops of the shape arithmetic torch's export emits (x.view(x.shape[0], -1)), folded to values
+_SHAPE_ARITH = {"Constant", "Identity", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Slice", "Cast",
+                "Add", "Sub", "Mul", "Div"}
+_FOLD_MAX_ELEMENTS = 1024  # a shape's values, not a weight's: larger constants are not folded
+
+
+def _onnx_known_shapes(graph, dims):
+    """tensor -> (shape, elem_type) of the tensors whose every dimension is known (dims sizes the
+    symbolic ones)."""
+    out = {}
+    for vi in list(graph.input) + list(graph.value_info) + list(graph.output):
+        t = vi.type.tensor_type
+        if not vi.type.HasField("tensor_type") or not t.HasField("shape"):
+            continue
+        s = [int(d.dim_value) if d.HasField("dim_value") else dims.get(d.dim_param) for d in t.shape.dim]
+        if all(isinstance(d, int) for d in s):
+            out[vi.name] = (s, t.elem_type)
+    for t in graph.initializer:
+        out[t.name] = (list(t.dims), t.data_type)
+    return out
+
+
+def _onnx_fold_values(onnx, graph, known):
+    """The values of the tensors of graph's shape arithmetic (_SHAPE_ARITH) computable from its
+    constants, initializers and the known shapes (known: _onnx_known_shapes), as numpy arrays;
+    and for the others, why not (tensor -> a sentence)."""
+    import numpy as np
+    from onnx import numpy_helper
+    vals, why = {}, {}
+    for t in graph.initializer:
+        if _prod(t.dims) <= _FOLD_MAX_ELEMENTS:
+            vals[t.name] = numpy_helper.to_array(t)
+    for vi in graph.input:
+        if vi.name not in vals:
+            why[vi.name] = "it is the graph input '%s', known at run time only" % vi.name
+    for i, node in enumerate(graph.node):
+        op = node.op_type
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        ins = list(node.input)
+        val = lambda k: vals.get(ins[k]) if k < len(ins) and ins[k] else None
+        res, reason = None, None
+        if op not in _SHAPE_ARITH or node.domain not in ("", "ai.onnx"):
+            reason = "it is made by node %d (%s %s), whose values the import does not compute" % (
+                i, op, node.name or "unnamed")
+        elif op == "Shape":
+            if ins[0] in known:
+                s = known[ins[0]][0]
+                res = np.array(s[attrs.get("start", 0):attrs.get("end", len(s))], dtype=np.int64)
+            else:
+                reason = "the shape of '%s' is not known" % ins[0]
+        elif op == "Constant":
+            if "value" in attrs:
+                res = numpy_helper.to_array(attrs["value"])
+            elif "value_int" in attrs or "value_ints" in attrs:
+                res = np.array(attrs.get("value_int", attrs.get("value_ints")), dtype=np.int64)
+            elif "value_float" in attrs or "value_floats" in attrs:
+                res = np.array(attrs.get("value_float", attrs.get("value_floats")), dtype=np.float32)
+            else:
+                reason = "it is a Constant of a kind the import does not read (node %d)" % i
+        else:
+            missing = [t for t in ins if t and t not in vals]
+            if missing:
+                reason = why.get(missing[0], "'%s' is not computable" % missing[0])
+            else:
+                try:
+                    res = _fold_op(onnx, op, attrs, [val(k) for k in range(len(ins))])
+                except Exception as e:  # a value the op refuses (an index out of range, ...)
+                    reason = "node %d (%s %s) cannot be computed on its values: %s" % (i, op, node.name or "unnamed", e)
+        for t in node.output:
+            if not t:
+                continue
+            if res is not None and t == node.output[0] and res.size <= _FOLD_MAX_ELEMENTS:
+                vals[t] = res
+            else:
+                why[t] = reason or "'%s' is not computable" % t
+    return vals, why
+
+
+def _fold_op(onnx, op, attrs, xs):
+    """One op of _SHAPE_ARITH (but Shape and Constant) on numpy values xs (None: an omitted
+    optional input), as ONNX defines it."""
+    import numpy as np
+    if op == "Identity":
+        return xs[0]
+    if op == "Gather":
+        return np.take(xs[0], xs[1], axis=attrs.get("axis", 0))
+    if op in ("Unsqueeze", "Squeeze"):
+        axes = attrs.get("axes", xs[1] if len(xs) > 1 else None)  # an input from opset 13
+        x = xs[0]
+        if op == "Squeeze":
+            if axes is None:
+                return np.squeeze(x)
+            return np.squeeze(x, axis=tuple(int(a) % x.ndim for a in np.ravel(axes)))
+        rank = x.ndim + len(np.ravel(axes))
+        for a in sorted(int(a) % rank for a in np.ravel(axes)):
+            x = np.expand_dims(x, a)
+        return x
+    if op == "Concat":
+        return np.concatenate([x for x in xs if x is not None], axis=attrs["axis"])
+    if op == "Slice":
+        x = xs[0]
+        if "starts" in attrs:  # opset < 10: attributes
+            starts, ends, axes, steps = attrs["starts"], attrs["ends"], attrs.get("axes"), None
+        else:
+            starts, ends = xs[1], xs[2]
+            axes = xs[3] if len(xs) > 3 else None
+            steps = xs[4] if len(xs) > 4 else None
+        starts, ends = [int(v) for v in np.ravel(starts)], [int(v) for v in np.ravel(ends)]
+        axes = list(range(len(starts))) if axes is None else [int(a) % x.ndim for a in np.ravel(axes)]
+        steps = [1] * len(starts) if steps is None else [int(v) for v in np.ravel(steps)]
+        idx = [slice(None)] * x.ndim
+        for a, s, e, st in zip(axes, starts, ends, steps):
+            idx[a] = slice(s, e, st)  # Python's slice clamps as ONNX does (INT64_MAX, -INT64_MAX)
+        return x[tuple(idx)]
+    if op == "Cast":
+        try:
+            from onnx.mapping import TENSOR_TYPE_TO_NP_TYPE
+            dt = TENSOR_TYPE_TO_NP_TYPE[attrs["to"]]
+        except ImportError:  # newer onnx
+            dt = onnx.helper.tensor_dtype_to_np_dtype(attrs["to"])
+        return xs[0].astype(dt)
+    a, b = xs[0], xs[1]
+    if op == "Add":
+        return a + b
+    if op == "Sub":
+        return a - b
+    if op == "Mul":
+        return a * b
+    if np.issubdtype(a.dtype, np.integer):  # Div: an integer's truncates toward zero, as C's
+        return (np.sign(a) * np.sign(b) * (np.abs(a) // np.abs(b))).astype(a.dtype)
+    return a / b
+
+
+def _reshape_target(data_shape, target, allowzero=False):
+    """The output shape of ONNX's Reshape of a tensor of data_shape to the values target: 0
+    copies the input's dimension at that index (unless allowzero), -1 is what the element count
+    leaves. Raises ValueError saying what is wrong."""
+    out = []
+    for i, v in enumerate(int(v) for v in target):
+        if v == 0 and not allowzero:
+            if i >= len(data_shape):
+                raise ValueError("its 0 at index %d has no input dimension to copy (input rank %d)" % (i, len(data_shape)))
+            v = data_shape[i]
+        elif v < -1:
+            raise ValueError("it asks for the dimension %d" % v)
+        out.append(v)
+    total = _prod(data_shape)
+    if out.count(-1) > 1:
+        raise ValueError("it has more than one -1: %s" % out)
+    if -1 in out:
+        rest = _prod(v for v in out if v != -1)
+        if rest == 0 or total % rest:
+            raise ValueError("%d elements do not divide into %s" % (total, out))
+        out[out.index(-1)] = total // rest
+    if _prod(out) != total:
+        raise ValueError("%d elements do not make the shape %s" % (total, out))
+    return out
+
+
+def _onnx_complete_reshapes(onnx, model, dims):
+    """The model with the output shapes of its Reshapes that ONNX's inference left unknown (onnx
+    1.12 uses no data propagation for Reshape before opset 14: torch's x.view(x.shape[0], -1)
+    failed with a dynamic batch at opset 11 and 13: a review) computed from their shape inputs,
+    inferred again through the ops after them; and tensor -> why the shape of a Reshape's
+    output could not be computed."""
+    reasons = {}
+    reshapes = [n for n in model.graph.node if n.op_type == "Reshape" and n.domain in ("", "ai.onnx")]
+    for _ in range(len(reshapes)):
+        graph = model.graph
+        known = _onnx_known_shapes(graph, dims)
+        vals, why = None, None
+        added = False
+        for node in reshapes:
+            out = node.output[0]
+            if out in known or len(node.input) < 2:
+                continue
+            if vals is None:
+                vals, why = _onnx_fold_values(onnx, graph, known)
+            if node.input[0] not in known:
+                reasons[out] = "its data input '%s' has no known shape" % node.input[0]
+                continue
+            if node.input[1] not in vals:
+                reasons[out] = "its shape input '%s' is not computable: %s" % (
+                    node.input[1], why.get(node.input[1], "no node makes it"))
+                continue
+            allowzero = any(a.name == "allowzero" and a.i for a in node.attribute)
+            try:
+                s = _reshape_target(known[node.input[0]][0], vals[node.input[1]].ravel(), allowzero)
+            except ValueError as e:
+                reasons[out] = "its shape input '%s' is %s, and %s" % (node.input[1], vals[node.input[1]].tolist(), e)
+                continue
+            reasons.pop(out, None)
+            vi = next((v for v in list(graph.value_info) + list(graph.output) if v.name == out), None)
+            if vi is None:
+                vi = graph.value_info.add()
+                vi.name = out
+            vi.type.tensor_type.elem_type = known[node.input[0]][1]
+            vi.type.tensor_type.ClearField("shape")
+            for d in s:
+                vi.type.tensor_type.shape.dim.add().dim_value = d
+            added = True
+        if not added:
+            break
+        # (a second pass: a Reshape whose shape depends on an earlier one's output shape)
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    known = _onnx_known_shapes(model.graph, dims)
+    return model, {t: r for t, r in reasons.items() if t not in known}
 
 
 # ---- writing and reading back ----
