@@ -825,8 +825,9 @@ def _doc(name, ops, edges, param_bytes, unclassified):
 def onnx_to_doc(path, dims=None, name=None):
     """The native JSON graph (a dict) of an ONNX model file. Shapes come from the file and ONNX's
     shape inference, and a Reshape's output it leaves unknown (before opset 14) from the values of
-    its shape input, folded from the shape arithmetic (_onnx_complete_reshapes); dims gives a size to each symbolic dimension by name ({"batch": 8}); a tensor
-    whose shape stays unknown or symbolic is an error naming the file, the node and the tensor.
+    its shape input, folded from the shape arithmetic (_onnx_complete_reshapes); dims gives a
+    size to each symbolic dimension by name ({"batch": 8}); a tensor whose shape stays unknown or
+    symbolic is an error naming the file, the node and the tensor.
     Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
     param_bytes of the first node that reads them, itself or in a subgraph (an If's branch, a
     Loop's or Scan's body), each once; a subgraph's own initializers are its node's. Raises
@@ -909,7 +910,8 @@ def onnx_to_doc(path, dims=None, name=None):
     def shape_of(tensor, where):
         if tensor in reshape_why:
             # a Reshape's output the import could not size: say which input it could not compute
-            raise ValueError("%s: %s: tensor '%s' has no inferred shape: %s" % (path, where, tensor, reshape_why[tensor]))
+            raise ValueError("%s: %s: tensor '%s' has no inferred shape: %s" % (path, where, tensor,
+                                                                                 reshape_why[tensor]))
         if tensor not in shapes:
             raise ValueError("%s: %s: tensor '%s' has no inferred shape" % (path, where, tensor))
         s, isz = shapes[tensor]
@@ -1190,7 +1192,8 @@ def _reshape_target(data_shape, target, allowzero=False):
     for i, v in enumerate(int(v) for v in target):
         if v == 0 and not allowzero:
             if i >= len(data_shape):
-                raise ValueError("its 0 at index %d has no input dimension to copy (input rank %d)" % (i, len(data_shape)))
+                raise ValueError("its 0 at index %d has no input dimension to copy (input rank %d)" % (
+                    i, len(data_shape)))
             v = data_shape[i]
         elif v < -1:
             raise ValueError("it asks for the dimension %d" % v)
