@@ -369,8 +369,9 @@ class TorchImport:
         reads from an op on another device is copied there before it (Tensor.to(device,
         copy=True), once per producer and device); inputs, parameters and values made without tensor inputs are moved to their op's
         device. The outputs stay on the devices of the ops that make them. Returns the GraphModule;
-        its attribute doppler_moves lists the (producer node name, device index) transfers it makes:
-        one per producer and other device that reads it."""
+        its attribute doppler_moves lists the (producer op's name, device index) transfers it makes:
+        one per producer and other device that reads it; the name is the graph's (input0,
+        param:fc.bias at the aten level, where the fx node is arg9_1)."""
         torch = _need("torch")
         a = [int(x) for x in assignment]
         if len(a) != self.n_ops:
@@ -387,6 +388,9 @@ class TorchImport:
         tdev = [torch.device(x) for x in devices]
         g = gm.graph
         moves, moved, module_dev, origin = [], {}, {}, {}
+        # a move names its producer as the graph does (make_fx's placeholders are arg9_1 where the
+        # op is input0 or param:a.bias: a review)
+        label = {orig.name: op["name"] for orig, op in zip(self.nodes, self.doc["ops"])}
         for node in list(g.nodes):
             if node.op == "output" or node not in dev:
                 continue
@@ -408,7 +412,7 @@ class TorchImport:
                         moved[key] = g.call_method("to", (src, str(td)), {"copy": True})
                     moved[key].meta["tensor_meta"] = src.meta["tensor_meta"]
                     dev[moved[key]] = d
-                    moves.append((origin.get(src, src.name), d))
+                    moves.append((label.get(origin.get(src, src.name), src.name), d))
                 node.replace_input_with(src, moved[key])
             if node.op == "call_module":
                 mod = gm.get_submodule(node.target)
@@ -434,7 +438,7 @@ class TorchImport:
                     pin = g.call_method("to", (node, str(td)), {"copy": True} if cross else {})
                 if cross and (src, d) not in moved:
                     moved[(src, d)] = pin
-                    moves.append((origin.get(src, src.name), d))
+                    moves.append((label.get(origin.get(src, src.name), src.name), d))
                 pin.meta["tensor_meta"] = node.meta["tensor_meta"]
                 origin[pin] = node.name
                 for u in users:

@@ -233,12 +233,13 @@ def test_gpt_decoder_flops_by_hand(torch):
 def expected_moves(imp, assignment):
     """(producer, other device) pairs over the graph's cross-device edges that carry tensors: a
     tensor's copy, or the elements of a tuple its getitems read (those were missing until a
-    review); a size or other Python value moves nothing."""
+    review); a size or other Python value moves nothing. A move names its producer as the graph
+    does (the fx node's name, arg9_1, at the aten level: a review)."""
     g = imp.graph()
     out = set()
     for s, d in g.edges.tolist():
         if assignment[s] != assignment[d] and imp.doc["ops"][s]["out_bytes"] > 0:
-            out.add((imp.nodes[s].name, int(assignment[d])))
+            out.add((g.op_names[s], int(assignment[d])))
     return out
 
 
@@ -1016,3 +1017,15 @@ def test_onnx_reshape_of_computed_shape_before_opset_14(torch, tmp_path):
                      ([5, 5], "do not make"), ([-2, 30], "dimension -2")):
         with pytest.raises(ValueError, match=why):
             _reshape_target([5, 3, 4], bad)
+
+
+def test_round_trip_moves_name_the_graph_ops(torch):
+    """At the aten level (make_fx) doppler_moves named inputs and parameters by fx's names
+    (arg1_1); it names them as the graph's ops (input0, param:fc.bias)."""
+    x = torch.randn(2, 4)
+    m = torch.nn.Sequential(torch.nn.Linear(4, 4), torch.nn.ReLU())
+    g = doppler.Graph.from_torch(m, x, level="aten")
+    a = [0 if n.startswith(("param:", "input")) else 1 for n in g.op_names]
+    placed = g.torch.apply_placement(a, ["cpu", "cpu"])
+    assert torch.equal(placed(*g.torch.inputs), m(x))
+    assert sorted(placed.doppler_moves) == [("input0", 1), ("param:0.bias", 1), ("param:0.weight", 1)]
