@@ -12,7 +12,8 @@ One op per node of the traced program, in its order (a topological one), named a
 (torch.fx node names; ONNX node names, else OPTYPE_INDEX), `op_type` the node's type (the module
 class for a module call, `torch.matmul`, `method:view`, `aten.convolution.default`, the ONNX
 op_type), `kind` its FLOP rule's name. An edge per (producer, consumer) pair, carrying the
-producer's output bytes (elements x dtype size, every tensor of a tuple output). Inputs are ops
+producer's output bytes (elements x dtype size, every tensor of a tuple output), and one of 0
+bytes from an op that changes a storage in place to each later reader of it (_mutations). Inputs are ops
 of kind `input` and parameters (training: placeholders; forward: get_attr nodes) ops of kind
 `param`, both with 0 FLOPs; the output node is not an op. A module call's op records its
 parameters and buffers in `param_bytes`; the graph's `memory` holds the parameter and activation
@@ -348,6 +349,9 @@ class TorchImport:
 
     def __init__(self, graph_module, nodes, inputs, doc):
         self.graph_module, self.nodes, self.inputs, self.doc = graph_module, nodes, inputs, doc
+        # a tensor changed in place through a view and read after: its producer's node name ->
+        # the nodes sharing its storage (_mutations), which the round trip puts on one device
+        self.shared_storage = {}
 
     @property
     def n_ops(self):
@@ -371,7 +375,9 @@ class TorchImport:
         device. The outputs stay on the devices of the ops that make them. Returns the GraphModule;
         its attribute doppler_moves lists the (producer op's name, device index) transfers it makes:
         one per producer and other device that reads it; the name is the graph's (input0,
-        param:fc.bias at the aten level, where the fx node is arg9_1)."""
+        param:fc.bias at the aten level, where the fx node is arg9_1). A placement that puts the
+        ops sharing a storage changed in place through a view (shared_storage, _mutations) on
+        two devices is refused (ValueError): the change would be made on a copy."""
         torch = _need("torch")
         a = [int(x) for x in assignment]
         if len(a) != self.n_ops:
@@ -380,6 +386,19 @@ class TorchImport:
         if bad:
             raise ValueError("apply_placement: op %d (%s) is on device %d, outside 0..%d" %
                              (bad[0], self.nodes[bad[0]].name, a[bad[0]], len(devices) - 1))
+        # a tensor changed in place through a view (y[:, 0] = 0.0) and read after: the change
+        # must reach the storage the later reads copy, so every op sharing it runs on one device
+        # (a change made on a copy was lost: a review); refused otherwise
+        op_of = {n.name: i for i, n in enumerate(self.nodes)}
+        for rname, names in self.shared_storage.items():
+            ds = sorted({a[op_of[x]] for x in names})
+            if len(ds) > 1:
+                raise ValueError("apply_placement: ops %s share the storage of op %d (%s), which one of them changes in "
+                                 "place and later ops read: the placed module computes the module's values only with "
+                                 "them on one device; they are on devices %s" % (
+                                     ", ".join("%d (%s)" % (op_of[x], self.doc["ops"][op_of[x]]["name"]) for x in names),
+                                     op_of[rname], self.doc["ops"][op_of[rname]]["name"], ds))
+        changes = {x: names for names in self.shared_storage.values() for x in names[1:]}
         gm = copy.deepcopy(self.graph_module)
         by_name = {n.name: n for n in gm.graph.nodes}
         # device indices decide the moves (two indices naming one torch device still move, so
@@ -395,6 +414,12 @@ class TorchImport:
             if node.op == "output" or node not in dev:
                 continue
             d, td = dev[node], tdev[dev[node]]
+            if node.name in changes:
+                # a copy made before an op that may change its storage is stale after it: later
+                # readers on another device copy again (the move is listed again)
+                stale = set(changes[node.name])
+                for key in [k for k in moved if k[0].name in stale or origin.get(k[0]) in stale]:
+                    del moved[key]
             tensor_inputs = [s for s in node.all_input_nodes if _is_tensor_node(s)]
             if node.op == "call_function" and isinstance(node.kwargs.get("device"), torch.device):
                 # a value made on a device the trace recorded (make_fx's ones_like(..., device=cpu),
@@ -540,10 +565,15 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
                 type(module).__name__, fx_error, e)) from e
         n_in = len(example_inputs)
         inputs = tuple(inputs[:len(inputs) - n_in]) + pristine
-    nodes, doc = _torch_doc(torch, gm, name, labels, roles, training)
+    changed, deps, storages = _mutations(gm)
+    if changed:
+        gm.recompile()
+    nodes, doc = _torch_doc(torch, gm, name, labels, roles, training, deps)
     how = "make_fx (aten ops)" if labels is not None else "torch.fx.symbolic_trace"
     doc["source"] = "%s of %s, %s" % (how, type(module).__name__, "training step" if training else "forward")
-    return TorchImport(gm, nodes, inputs, doc)
+    imp = TorchImport(gm, nodes, inputs, doc)
+    imp.shared_storage = {r.name: [n.name for n in ns] for r, ns in storages.items()}
+    return imp
 
 
 def _trace_aten(torch, module, example_inputs, training, loss_fn, optimizer, lr):
@@ -679,7 +709,7 @@ def _ancestors(nodes):
     return seen
 
 
-def _torch_doc(torch, gm, name, labels, roles, training):
+def _torch_doc(torch, gm, name, labels, roles, training, deps=()):
     ops, nodes, index, edges = [], [], {}, []
     # make_fx records no metadata for a tensor attribute of the module that is neither parameter
     # nor buffer (a graph constant): its shape and dtype from the tensor itself (it had 0 bytes,
@@ -796,7 +826,120 @@ def _torch_doc(torch, gm, name, labels, roles, training):
                 # copies (it carried the whole tuple: a review)
                 b = op["out_bytes"]
             edges.append({"src": index[src], "dst": index[node], "bytes": b})
+    # a read after an in-place change of its tensor's storage (through a view) depends on the
+    # change: an edge of no bytes (the tensor travels on its producer's edge, after the change)
+    have = {(e["src"], e["dst"]) for e in edges}
+    for m, n in deps:
+        if (index[m], index[n]) not in have:
+            have.add((index[m], index[n]))
+            edges.append({"src": index[m], "dst": index[n], "bytes": 0.0})
     return nodes, _doc(name, ops, edges, param_total, unclassified)
+
+
+# ---- in-place mutation: which ops change a tensor, which later ops read it ----
+
+# ops whose result shares its input's storage (a view, or the input itself: contiguous and to may
+# return it); conservative: an op listed that copies only adds a dependency
+_ALIAS_VIEW = {
+    "view", "view_as", "reshape", "reshape_as", "_reshape_alias", "_unsafe_view", "flatten", "unflatten", "permute",
+    "transpose", "t", "unsqueeze", "squeeze", "expand", "expand_as", "narrow", "select", "slice", "split",
+    "split_with_sizes", "chunk", "unbind", "detach", "alias", "contiguous", "to", "type_as", "float", "half", "double",
+    "bfloat16", "getitem", "movedim", "swapaxes", "diagonal", "unfold", "as_strided", "real", "imag", "T", "mT",
+    "Identity", "Flatten", "Unflatten",
+}
+_INPLACE_OPERATORS = {"iadd", "isub", "imul", "itruediv", "ifloordiv", "imod", "ipow", "iand", "ior", "ixor",
+                      "ilshift", "irshift", "imatmul"}
+
+
+def _alias_effect(gm, node):
+    """(the nodes node changes in place, whether it returns the tensor it changed, the node whose
+    storage its result shares or None) of one torch.fx node."""
+    args = [a for a in node.args]
+    first = args[0] if args and hasattr(args[0], "op") else None
+    schema = getattr(node.target, "_schema", None)
+    if node.op == "call_function" and schema is not None:  # aten: the schema's alias annotations
+        written, view_of = [], None
+        for i, arg in enumerate(schema.arguments):
+            v = args[i] if i < len(args) else node.kwargs.get(arg.name)
+            info = arg.alias_info
+            if info is None or not hasattr(v, "op"):
+                continue
+            if info.is_write:
+                written.append(v)
+            elif view_of is None:
+                view_of = v
+        rets = schema.returns
+        returns_written = bool(written) and bool(rets) and rets[0].alias_info is not None and rets[0].alias_info.is_write
+        return written, returns_written, (None if written else view_of)
+    if first is None:
+        return [], False, None
+    if node.op == "call_module":
+        mod = gm.get_submodule(node.target)
+        if getattr(mod, "inplace", False) is True:
+            return [first], True, None
+        return [], False, (first if type(mod).__name__ in _ALIAS_VIEW else None)
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function":
+        name = getattr(node.target, "__name__", "")
+        if node.target is operator.setitem:
+            return [first], False, None
+        if name in _INPLACE_OPERATORS or node.kwargs.get("inplace") is True:
+            return [first], True, None
+    else:
+        return [], False, None
+    if name.endswith("_") and not name.endswith("__"):  # add_, copy_, fill_, torch.relu_
+        return [first], True, None
+    return [], False, (first if name in _ALIAS_VIEW else None)
+
+
+def _mutations(gm):
+    """Make the ops after an in-place change read it, and say which reads need more.
+
+    An op that changes a tensor in place and returns it (add_, copy_, an inplace=True module):
+    later reads of that tensor read the op's result instead (gm is rewritten: torch.fx's dataflow
+    read the tensor's producer, so the change had no edge to them and ran on a copy in the round
+    trip: a review; make_fx records aten's so). A read of a tensor sharing storage with one a
+    later op changed (a view taken before the change, the base of a view changed in place:
+    y[:, 0] = 0.0 is aten's fill_ on a select of y) depends on that op: (mutator, reader) pairs,
+    an edge of the graph. Returns (whether gm changed, those pairs, root node -> the nodes
+    sharing its storage, for the storages such a read needs: one device in the round trip)."""
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    root, whole, current, last_mut, members = {}, {}, {}, {}, {}
+    deps, constrained, changed = [], set(), False
+    for n in list(gm.graph.nodes):
+        for a in list(n.all_input_nodes):
+            c = current.get(whole.get(a, a))
+            if c is not None and c is not a:
+                n.replace_input_with(a, c)
+                changed = True
+        for s in n.all_input_nodes:
+            r = root.get(s, s)
+            m = last_mut.get(r)
+            if m is not None and m is not n and order[s] < order[m]:
+                constrained.add(r)
+                if n.op != "output" and (m, n) not in deps:
+                    deps.append((m, n))
+        if n.op == "output":
+            continue
+        written, returns_written, view_of = _alias_effect(gm, n)
+        if view_of is not None and not _is_tensor_node(view_of) and view_of not in root:
+            # a getitem of a tuple of new tensors (native_batch_norm's output, mean, invstd): its
+            # own storage, not its siblings' (a split's parts are views of the split's input)
+            view_of = None
+        src = written[0] if written else view_of
+        if src is not None:
+            root[n] = root.get(src, src)
+            members.setdefault(root[n], []).append(n)
+        for w in written:
+            r = root.get(w, w)
+            if r is not root.get(n, n):
+                members.setdefault(r, []).append(n)
+            last_mut[r] = n
+        if written and returns_written:
+            whole[n] = whole.get(written[0], written[0])
+            current[whole[n]] = n
+    return changed, deps, {r: [r] + members.get(r, []) for r in constrained}
 
 
 def _flat_arg_nodes(node):

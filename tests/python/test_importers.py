@@ -1029,3 +1029,68 @@ def test_round_trip_moves_name_the_graph_ops(torch):
     placed = g.torch.apply_placement(a, ["cpu", "cpu"])
     assert torch.equal(placed(*g.torch.inputs), m(x))
     assert sorted(placed.doppler_moves) == [("input0", 1), ("param:0.bias", 1), ("param:0.weight", 1)]
+
+
+def test_inplace_changes_are_dependencies_and_round_trip(torch):
+    """An op that changes a tensor in place is a dependency of every later read of it or of a view
+    of it: y.add_(1) then y * 2 had no edge from add_ to mul (torch.fx read relu), and the round
+    trip lost the change made on a copy; y[:, 0] = 0.0 (aten's fill_ on a select) likewise. Every
+    placement on 2 devices gives the module's outputs, or is refused where the ops sharing a
+    storage changed through a view are on two devices."""
+    import itertools
+
+    class IP(torch.nn.Module):
+        def forward(self, x):
+            y = torch.relu(x)
+            y.add_(1)
+            return y * 2
+
+    class SI(torch.nn.Module):
+        def forward(self, x):
+            y = torch.relu(x)
+            y[:, 0] = 0.0
+            return y * 2
+
+    class Stale(torch.nn.Module):  # a copy made before the change is not reused after it
+        def forward(self, x):
+            y = torch.relu(x)
+            a = y * 3
+            y[:, 0] = 0.0
+            return a + y * 2
+
+    class View(torch.nn.Module):  # a view taken before a change of its base
+        def forward(self, x):
+            y = torch.relu(x)
+            v = y[0]
+            y.add_(1)
+            return v * 2, y * 3
+
+    x = torch.randn(3, 4)
+    for M, level, edges in ((IP, "module", [[0, 1], [1, 2], [2, 3]]), (IP, "aten", [[0, 1], [1, 2], [2, 3]]),
+                            (SI, "aten", None), (Stale, "aten", None), (View, "module", None)):
+        g = doppler.Graph.from_torch(M(), x, level=level)
+        ref = M()(x)
+        if edges is not None:
+            assert g.edges.tolist() == edges
+        names = g.op_names
+        if M is SI:
+            # fill_ -> mul: an edge of no bytes (relu's edge carries the tensor)
+            fill, mul = names.index("fill_"), names.index("mul")
+            assert {"src": fill, "dst": mul, "bytes": 0.0} in g.torch.doc["edges"]
+        shared = [names.index(n) for ns in g.torch.shared_storage.values() for n in ns]
+        ok = refused = 0
+        for a in itertools.product([0, 1], repeat=g.n_ops):
+            one_device = len({a[i] for i in shared}) <= 1
+            try:
+                placed = g.torch.apply_placement(list(a), ["cpu", "cpu"])
+            except ValueError as e:
+                assert not one_device and "share the storage" in str(e)
+                refused += 1
+                continue
+            out = placed(*g.torch.inputs)
+            outs, refs = (out, ref) if isinstance(ref, tuple) else ((out,), (ref,))
+            assert all(torch.equal(o, r) for o, r in zip(outs, refs)), (M.__name__, level, a)
+            ok += 1
+        assert ok >= 2 ** g.n_ops // 2 ** max(len(shared) - 1, 0)
+        assert (refused > 0) == (len(shared) > 0), (M.__name__, shared)
+    assert not doppler.Graph.from_torch(IP(), x).torch.shared_storage
