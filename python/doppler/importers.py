@@ -393,11 +393,11 @@ class TorchImport:
         for rname, names in self.shared_storage.items():
             ds = sorted({a[op_of[x]] for x in names})
             if len(ds) > 1:
-                raise ValueError("apply_placement: ops %s share the storage of op %d (%s), which one of them changes in "
-                                 "place and later ops read: the placed module computes the module's values only with "
-                                 "them on one device; they are on devices %s" % (
-                                     ", ".join("%d (%s)" % (op_of[x], self.doc["ops"][op_of[x]]["name"]) for x in names),
-                                     op_of[rname], self.doc["ops"][op_of[rname]]["name"], ds))
+                listed = ", ".join("%d (%s)" % (op_of[x], self.doc["ops"][op_of[x]]["name"]) for x in names)
+                raise ValueError("apply_placement: ops %s share the storage of op %d (%s), which one of them changes "
+                                 "in place and later ops read: the placed module computes the module's values only "
+                                 "with them on one device; they are on devices %s" % (
+                                     listed, op_of[rname], self.doc["ops"][op_of[rname]]["name"], ds))
         changes = {x: names for names in self.shared_storage.values() for x in names[1:]}
         gm = copy.deepcopy(self.graph_module)
         by_name = {n.name: n for n in gm.graph.nodes}
@@ -869,7 +869,8 @@ def _alias_effect(gm, node):
             elif view_of is None:
                 view_of = v
         rets = schema.returns
-        returns_written = bool(written) and bool(rets) and rets[0].alias_info is not None and rets[0].alias_info.is_write
+        returns_written = (bool(written) and bool(rets) and rets[0].alias_info is not None
+                           and rets[0].alias_info.is_write)
         return written, returns_written, (None if written else view_of)
     if first is None:
         return [], False, None
