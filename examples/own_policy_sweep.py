@@ -11,6 +11,7 @@ run starts a new results file: a sweep run again keeps a finished run's result e
 file of its placement has changed (doc/sweep-format.md)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -67,7 +68,13 @@ def main(argv):
     }
     with open(os.path.join(out, "own-policy.json"), "w") as f:
         json.dump(config, f, indent=1)
-    doppler_cmd = os.environ.get("DOPPLER", "doppler")
+    # $DOPPLER, else the build tree's (this script's folder's parent), else the installed one: run
+    # from the build tree, where `doppler` is not on PATH, it died with a traceback (a review)
+    built = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "doppler")
+    doppler_cmd = os.environ.get("DOPPLER") or (built if os.access(built, os.X_OK) else shutil.which("doppler"))
+    if not doppler_cmd:
+        sys.exit("own_policy_sweep.py: no doppler command: set DOPPLER=/path/to/doppler (the build tree's "
+                 "./doppler), or install it (make install)")
     for old in ("own-policy.h5", "own-policy.csv"):  # a new results file: these placements are new
         if os.path.exists(os.path.join(out, old)):
             os.remove(os.path.join(out, old))

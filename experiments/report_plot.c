@@ -495,6 +495,32 @@ static const char *const plot_colours[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e1
                                            "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#1b9e77", "#7570b3"};
 #define N_PLOT_COLOURS ((int)(sizeof plot_colours / sizeof plot_colours[0]))
 
+/* Tics of a log axis over the points' range [lo, hi] that spans less than two decades: gnuplot
+ * labels a log axis at powers of 10 only, so a range inside one decade (seconds from 2.8e-5 to
+ * 1e-4) had no number on it (a review); 1, 2 and 5 times the powers of 10 in the range, or every
+ * digit's when those are fewer than three. Wider ranges keep gnuplot's own. */
+static void log_tics(FILE *f, char axis, double lo, double hi)
+{
+    if (!(lo > 0) || !(hi >= lo) || !isfinite(hi) || hi / lo >= 100) return;
+    static const int sets[2][9] = {{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}};
+    static const int nset[2] = {3, 9};
+    for (int s = 0; s < 2; s++) {
+        double t[64];
+        int k = 0;
+        for (double p = pow(10, floor(log10(lo))); p <= hi * 1.0000001 && k < 60; p *= 10)
+            for (int j = 0; j < nset[s] && k < 60; j++) {
+                const double v = sets[s][j] * p;
+                if (v >= lo / 1.0000001 && v <= hi * 1.0000001) t[k++] = v;
+            }
+        if (k < 3 && s == 0) continue;
+        fprintf(f, "set %ctics (", axis);
+        for (int j = 0; j < k; j++) fprintf(f, "%s%.3g", j ? ", " : "", t[j]);
+        if (k == 0) fprintf(f, "%.3g, %.3g", lo, hi); /* inside one digit's step: the ends */
+        fprintf(f, ")\n");
+        return;
+    }
+}
+
 int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, const char *ymetric,
                            const json_t *filter, const dp_report_plot_opts *o, const char *out, dp_error *err)
 {
@@ -546,6 +572,7 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
      * method's symbol; a pair without points writes no block (an empty block's blank lines ran
      * into the separator before it, gnuplot counted one block less, and every later block was
      * drawn in another pair's colour and symbol: a review) */
+    double xr[2] = {INFINITY, -INFINITY}, yr[2] = {INFINITY, -INFINITY}; /* the points' ranges */
     char *has = dp_alloc_calloc_n((size_t)ng * (size_t)nm, 1);
     if (!has) { fclose(d); plot_abort(&p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto out; }
     for (int gi = 0; gi < ng; gi++)
@@ -560,6 +587,10 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
                 double x = dp_report_metric(&rows[i], xmetric, &kx), y = dp_report_metric(&rows[i], ymetric, &ky);
                 if (isnan(x) || isnan(y) || (log_x && !(x > 0)) || (log_y && !(y > 0))) continue;
                 fprintf(d, "%.10g %.10g\n", x, y);
+                if (x < xr[0]) xr[0] = x;
+                if (x > xr[1]) xr[1] = x;
+                if (y < yr[0]) yr[0] = y;
+                if (y > yr[1]) yr[1] = y;
                 written++;
             }
             if (written) {
@@ -585,6 +616,8 @@ int dp_report_plot_scatter(const dp_result *rows, long n, const char *xmetric, c
     fprintf(f, "\nset grid lc rgb '#dddddd'\nset key outside right top spacing 1.1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
     if (log_x) fprintf(f, "set logscale x\nset format x '%%g'\n");
     if (log_y) fprintf(f, "set logscale y\nset format y '%%g'\n");
+    if (log_x) log_tics(f, 'x', xr[0], xr[1]);
+    if (log_y) log_tics(f, 'y', yr[0], yr[1]);
     if (same_unit) {
         double a = log_x ? lo / 1.15 : lo - ((hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0));
         double b = log_x ? hi * 1.15 : hi + ((hi - lo) * 0.05 + (hi == lo ? fabs(hi) * 0.05 + 1e-12 : 0));

@@ -80,6 +80,11 @@ plot sc2 --plot scatter --x metrics.lower_bound --y makespan --where graph="$G2"
 has sc2 "set xlabel 'metrics.lower_bound (DOPPLER units (simulated time / 1e10))'"
 has sc2 "nohead dt 2"
 has sc2 "(dashed: y = x)"
+# a log axis over less than two decades gets tics of its own, each labelled (gnuplot labels powers
+# of 10 only: makespans of one graph, inside one decade, had no number on the axis: a review)
+plot sc3 --plot scatter --x metrics.lower_bound --y makespan --where graph="$G2" --log y
+has sc3 "^set ytics ("
+hasnt sc3 "^set xtics ("
 # learning curve: units, evaluations, reference lines of the same graph and machine
 plot learn --plot learning --run 0
 has learn "set ylabel 'makespan (time units), lower is better'"
