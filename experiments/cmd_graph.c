@@ -298,7 +298,12 @@ static int graph_convert(int argc, char **argv)
         return dp_cli_usage_error("graph convert", "--assignment needs DOT output (.dot or --to dot)");
     dp_error err;
     dp_error_clear(&err);
+    /* --wf-bandwidth reads WfCommons JSON only: another --format was read as WfCommons all the
+     * same, and an STG file failed "'[' or '{' expected" without a word of why (a review) */
+    if (bw > 0 && format && strcmp(format, "wfcommons") != 0)
+        return dp_cli_usage_error("graph convert", "--wf-bandwidth reads a WfCommons workflow, not --format %s", format);
     dp_graph *g = bw > 0 ? dp_graph_read_wfcommons(in, bw, &err) : dp_graph_read(in, format, &err);
+    if (!g && bw > 0) dp_error_prefix(&err, "--wf-bandwidth reads a WfCommons workflow (JSON)");
     if (!g) return dp_cli_fail(&err);
     int status = 0;
     int *assign = NULL;

@@ -328,6 +328,14 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err)
     }
     if (check_unique_names(b, err) != DP_OK) return NULL;
     if (check_op_strings(b, err) != DP_OK) return NULL;
+    /* the time unit is printed and written as a JSON string: a DOT file's unit of invalid UTF-8
+     * made the JSON writer fail "out of memory" (a review) */
+    const long bad_unit = b->time_unit ? utf8_invalid_at(b->time_unit) : -1;
+    if (bad_unit >= 0) {
+        dp_error_set(err, DP_EINVAL, "%s: the graph's time unit is not valid UTF-8 (byte %ld is 0x%02x)", b->source, bad_unit + 1,
+                     (unsigned char)b->time_unit[bad_unit]);
+        return NULL;
+    }
 
     dp_graph *g = b->nomem ? NULL : dp_alloc_calloc(1, sizeof *g);
     if (!g) goto nomem;

@@ -114,7 +114,20 @@ static int dot_tokenize(dot_lex *L, const char *s, size_t n, dp_error *err)
                 if (i >= n) { free(sbuf); return dp_error_set(err, DP_EINVAL, "%s:%d: unterminated string", L->path, start); }
                 char ch = s[i];
                 if (ch == '"') { i++; break; }
-                if (ch == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\n' || s[i + 1] == '\r')) {
+                /* two backslashes are one pair, both kept, as Graphviz reads them: "p\\" is
+                 * the string p\\ (it read \" as an escaped quote and found no end: a review) */
+                int pair = ch == '\\' && i + 1 < n && s[i + 1] == '\\';
+                if (pair) {
+                    if (k + 3 > scap) {
+                        size_t cap = scap ? 2 * scap : 256;
+                        char *p = dp_alloc_realloc(sbuf, cap);
+                        if (!p) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
+                        sbuf = p;
+                        scap = cap;
+                    }
+                    sbuf[k++] = '\\'; /* the pair's first; its second below */
+                    i += 2;
+                } else if (ch == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\n' || s[i + 1] == '\r')) {
                     if (s[i + 1] == '"') { ch = '"'; i += 2; }
                     else { /* line continuation */
                         i += 2;
@@ -196,6 +209,9 @@ typedef struct dot_node {
     double weight;  /* NAN: not given */
     double out_bytes; /* NAN: not given (then the largest out-edge) */
     const char *kind;
+    const char *op_type, *einsum; /* NULL: not given */
+    int ndim;                     /* 0: no shape given */
+    int64_t shape[DP_GRAPH_MAX_DIMS];
     int line;
 } dot_node;
 
@@ -203,6 +219,10 @@ typedef struct dot_attrs {
     int has_weight, has_out_bytes;
     double weight, out_bytes;
     const char *kind;
+    const char *op_type, *einsum; /* this project's writer's op attributes doppler_op_type,
+                                     doppler_einsum (NULL: not given) */
+    int ndim;                     /* doppler_shape: its rank, 0 when not given ("shape" is Graphviz's) */
+    int64_t shape[DP_GRAPH_MAX_DIMS];
     /* graph attributes, in either form ("doppler_costs=...;" or "graph [doppler_costs=...]"):
      * NULL / NAN / -1 when not given */
     const char *costs, *time_unit;
@@ -219,6 +239,8 @@ static void dot_attrs_clear(dot_attrs *a)
 {
     a->has_weight = a->has_out_bytes = 0;
     a->kind = a->costs = a->time_unit = NULL;
+    a->op_type = a->einsum = NULL;
+    a->ndim = 0;
     a->time_scale = NAN;
     a->devices = -1;
 }
@@ -261,7 +283,24 @@ static int dot_attr_set(const dot_lex *L, dot_attrs *a, const char *key, const c
         return dot_number(L, "out_bytes", val, line, 0, &a->out_bytes, err);
     }
     if (strcmp(key, "kind") == 0) a->kind = val;
-    else if (strcmp(key, "doppler_costs") == 0) {
+    else if (strcmp(key, "doppler_op_type") == 0) a->op_type = val;
+    else if (strcmp(key, "doppler_einsum") == 0) a->einsum = val;
+    else if (strcmp(key, "doppler_shape") == 0) {
+        /* "d1,d2,...": positive integers, at most DP_GRAPH_MAX_DIMS */
+        const char *p = val;
+        int nd = 0;
+        while (*p) {
+            char *end;
+            errno = 0;
+            const long long d = strtoll(p, &end, 10);
+            if (end == p || errno || d <= 0 || nd == DP_GRAPH_MAX_DIMS || (*end && *end != ','))
+                return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_shape must be at most %d positive integers separated by commas, "
+                                    "got \"%s\"", L->path, line, DP_GRAPH_MAX_DIMS, val);
+            a->shape[nd++] = d;
+            p = *end ? end + 1 : end;
+        }
+        a->ndim = nd;
+    } else if (strcmp(key, "doppler_costs") == 0) {
         if (strcmp(val, "flops-bytes") != 0 && strcmp(val, "times") != 0)
             return dp_error_set(err, DP_EINVAL, "%s:%d: doppler_costs must be \"flops-bytes\" or \"times\", got \"%s\"", L->path,
                                 line, val);
@@ -339,6 +378,8 @@ static int dot_node_of(const dot_lex *L, dot_graph *G, const dot_tok *t, const d
     G->node[i].weight = sc->node_w;
     G->node[i].out_bytes = NAN;
     G->node[i].kind = sc->node_kind;
+    G->node[i].op_type = G->node[i].einsum = NULL;
+    G->node[i].ndim = 0;
     G->node[i].line = t->line;
     return dp_strmap_put(&G->ids, name, i);
 }
@@ -552,6 +593,12 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
         if (a.has_weight) G.node[v].weight = a.weight;
         if (a.has_out_bytes) G.node[v].out_bytes = a.out_bytes;
         if (a.kind) G.node[v].kind = a.kind;
+        if (a.op_type) G.node[v].op_type = a.op_type;
+        if (a.einsum) G.node[v].einsum = a.einsum;
+        if (a.ndim) {
+            G.node[v].ndim = a.ndim;
+            memcpy(G.node[v].shape, a.shape, sizeof a.shape);
+        }
     }
     physical = ga.costs && strcmp(ga.costs, "flops-bytes") == 0;
     if (L.tok[pos].type != DT_EOF) {
@@ -574,8 +621,11 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             dp_error_set(err, DP_EINVAL, "%s:%d: node %s has no Weight", path, G.node[i].line, G.node[i].name);
             goto done;
         }
-        if (dp_graph_builder_add_op(b, G.node[i].name, G.node[i].kind ? G.node[i].kind : "task", G.node[i].weight,
-                                    isnan(G.node[i].out_bytes) ? 0 : G.node[i].out_bytes) < 0)
+        const int id = dp_graph_builder_add_op(b, G.node[i].name, G.node[i].kind ? G.node[i].kind : "task", G.node[i].weight,
+                                               isnan(G.node[i].out_bytes) ? 0 : G.node[i].out_bytes);
+        if (id < 0) goto nomem;
+        if ((G.node[i].op_type || G.node[i].einsum || G.node[i].ndim) &&
+            dp_graph_builder_set_op_info(b, id, G.node[i].op_type, G.node[i].einsum, G.node[i].ndim, G.node[i].shape) != DP_OK)
             goto nomem;
     }
     for (int e = 0; e < G.n_edge; e++)
@@ -624,23 +674,38 @@ static const char *dot_num(double x, char *buf, size_t cap)
  * else stays, and a newline is itself): it escaped \ as \\ and a newline as \n, which the
  * reader, as DOT says, kept as two characters (a review of the eighteenth session). A string that
  * ends in a backslash, or has one before a newline, cannot be written (dot_writable). */
-static void dot_quoted(FILE *f, const char *s)
+static void dot_quoted_body(FILE *f, const char *s)
 {
-    fputc('"', f);
     for (; *s; s++) {
         if (*s == '"') fputc('\\', f);
         fputc(*s, f);
     }
+}
+
+static void dot_quoted(FILE *f, const char *s)
+{
+    fputc('"', f);
+    dot_quoted_body(f, s);
     fputc('"', f);
 }
 
-/* s can be a DOT quoted string read back as itself: no backslash at its end (it would escape the
- * closing quote) or before a line end (a line continuation) */
+/* s can be a DOT quoted string read back as itself, by this reader and by Graphviz (which both
+ * take two backslashes as a pair): no odd run of backslashes before a quote (written \\\", the
+ * run's last backslash and the quote's escape made a pair, and the quote ended the string:
+ * Graphviz failed on a\\"b: a review), before a line end (a line continuation) or at its end
+ * (it would escape the closing quote) */
 static int dot_writable(const char *s)
 {
-    for (; *s; s++)
-        if (*s == '\\' && (s[1] == '\0' || s[1] == '\n' || s[1] == '\r')) return 0;
-    return 1;
+    size_t run = 0;
+    for (; ; s++) {
+        if (*s == '\\') {
+            run++;
+            continue;
+        }
+        if ((run & 1) && (*s == '"' || *s == '\n' || *s == '\r' || *s == '\0')) return 0;
+        run = 0;
+        if (!*s) return 1;
+    }
 }
 
 static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
@@ -662,6 +727,22 @@ static void dot_write_node(FILE *f, const dp_graph *g, int v, const char *color)
     fputc('"', f);
     fprintf(f, ", kind=");
     dot_quoted(f, g->op_kind[v]);
+    /* the op's type, einsum and output shape, which validate's kernels read (dropped without a
+     * word: a review) */
+    if (g->op_type[v]) {
+        fputs(", doppler_op_type=", f);
+        dot_quoted(f, g->op_type[v]);
+    }
+    if (g->op_einsum[v]) {
+        fputs(", doppler_einsum=", f);
+        dot_quoted(f, g->op_einsum[v]);
+    }
+    if (g->op_ndim[v] > 0) {
+        fputs(", doppler_shape=\"", f);
+        for (int k = 0; k < g->op_ndim[v]; k++)
+            fprintf(f, "%s%lld", k ? "," : "", (long long)g->op_shape[(size_t)v * DP_GRAPH_MAX_DIMS + k]);
+        fputc('"', f);
+    }
     char ob[48];
     fprintf(f, ", Weight=%s, out_bytes=%s, fillcolor=\"%s\"];\n", dot_num(g->work[v], w, sizeof w),
             dot_num(g->out_size[v], ob, sizeof ob), color);
@@ -678,16 +759,21 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
             if (assignment[v] < 0 || assignment[v] >= n_devices)
                 return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): device %d outside 0..%d", path, v, g->op_name[v],
                                     assignment[v], n_devices - 1);
+#define DOT_CANNOT "a backslash (an odd run of them) at its end, before a quote or before a line end, which DOT cannot hold"
     if (!dot_writable(g->name))
-        return dp_error_set(err, DP_EINVAL, "%s: the graph's name \"%s\" ends in a backslash, which DOT cannot hold", path, g->name);
+        return dp_error_set(err, DP_EINVAL, "%s: the graph's name \"%s\" has " DOT_CANNOT, path, g->name);
     /* the time unit is a quoted string too (written, then refused by the reader: a review) */
     if (g->time_unit && !dot_writable(g->time_unit))
-        return dp_error_set(err, DP_EINVAL, "%s: the graph's time unit \"%s\" ends in a backslash, or has one before a line "
-                            "end, which DOT cannot hold", path, g->time_unit);
-    for (int v = 0; v < g->n_ops; v++)
-        if (!dot_writable(g->op_name[v]) || !dot_writable(g->op_kind[v]))
-            return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\", kind \"%s\"): a name or kind that ends in a backslash, or has "
-                                "one before a line end, cannot be written in DOT", path, v, g->op_name[v], g->op_kind[v]);
+        return dp_error_set(err, DP_EINVAL, "%s: the graph's time unit \"%s\" has " DOT_CANNOT, path, g->time_unit);
+    for (int v = 0; v < g->n_ops; v++) {
+        const char *what[4] = {"name", "kind", "op_type", "einsum"};
+        const char *str[4] = {g->op_name[v], g->op_kind[v], g->op_type[v], g->op_einsum[v]};
+        for (int k = 0; k < 4; k++)
+            if (str[k] && !dot_writable(str[k]))
+                return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): its %s \"%s\" has " DOT_CANNOT, path, v, g->op_name[v],
+                                    what[k], str[k]);
+    }
+#undef DOT_CANNOT
     /* colour per kind, in order of first appearance */
     int *color = dp_alloc_malloc_n((size_t)g->n_ops, sizeof *color);
     dp_strmap kinds;
@@ -710,10 +796,15 @@ int dp_graph_write_dot(const dp_graph *g, const char *path, const int *assignmen
     fprintf(f, "digraph ");
     dot_quoted(f, g->name);
     fprintf(f, " {\n  graph [label=");
-    char lab[512];
-    snprintf(lab, sizeof lab, "%s: %d ops, %d edges (%s)", g->name, g->n_ops, g->n_edges,
-             g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
-    dot_quoted(f, lab);
+    /* written whole (cut at 511 bytes it could end in a backslash, which escaped the closing
+     * quote, or inside a UTF-8 character: a review); the name's and unit's texts are writable */
+    char counts[96];
+    snprintf(counts, sizeof counts, ": %d ops, %d edges (", g->n_ops, g->n_edges);
+    fputc('"', f);
+    dot_quoted_body(f, g->name);
+    fputs(counts, f);
+    dot_quoted_body(f, g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "FLOPs and bytes" : g->time_unit);
+    fputs(")\"", f);
     fprintf(f, ", labelloc=t];\n  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\"];\n");
     /* a graph in FLOPs and bytes says so, so that reading it back costs it on the machine again
      * (its Weights read as times made a matmul of 1.7e10 FLOPs a task of 1.7e10 time units and a

@@ -419,6 +419,83 @@ START_TEST(dot_physical_names)
 }
 END_TEST
 
+/* A review of the DOT writer: (a) an op's type, einsum and output shape (validate's kernels read
+ * them) were dropped; (b) a name with a backslash before a quote was written a\\"b, which
+ * Graphviz reads as a pair and an end (syntax error): refused now, and a Graphviz-valid "p\\" (two
+ * backslashes, a pair) reads as p\\ (it was "unterminated string"); (c) the graph's label was
+ * cut at 511 bytes, once before a backslash that then escaped the closing quote (written, not
+ * readable back); (d) a time unit of invalid UTF-8 is refused when read (the JSON writer failed
+ * "out of memory"). */
+START_TEST(dot_op_info_quoting_label)
+{
+    dp_error err;
+    const char *k[] = {"matrices", "n", "blocks"}, *v[] = {"2", "4", "2"};
+    dp_graph *g = dp_gen_by_name("chainmm", 3, k, v, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    char path[512];
+    snprintf(path, sizeof path, "%s/info.dot", tmpdir);
+    ck_assert_int_eq(dp_graph_write(g, path, "dot", &err), DP_OK);
+    dp_graph *h = dp_graph_read(path, "dot", &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    int with_einsum = 0;
+    for (int i = 0; i < g->n_ops; i++) {
+        ck_assert_int_eq(!g->op_type[i], !h->op_type[i]);
+        if (g->op_type[i]) ck_assert_str_eq(g->op_type[i], h->op_type[i]);
+        ck_assert_int_eq(!g->op_einsum[i], !h->op_einsum[i]);
+        if (g->op_einsum[i]) {
+            ck_assert_str_eq(g->op_einsum[i], h->op_einsum[i]);
+            with_einsum++;
+        }
+        ck_assert_int_eq(g->op_ndim[i], h->op_ndim[i]);
+        for (int d = 0; d < g->op_ndim[i]; d++)
+            ck_assert_int_eq(g->op_shape[(size_t)i * DP_GRAPH_MAX_DIMS + d], h->op_shape[(size_t)i * DP_GRAPH_MAX_DIMS + d]);
+    }
+    ck_assert_int_gt(with_einsum, 0);
+    dp_graph_free(h);
+    dp_graph_free(g);
+    /* (b) */
+    const char *p = put("q.json", "{\"name\": \"g\", \"cost_kind\": \"time\", \"ops\": [{\"name\": \"a\\\\\\\"b\", \"time\": 1}], "
+                                  "\"edges\": []}\n");
+    g = dp_graph_read(p, NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->op_name[0], "a\\\"b");
+    ck_assert_int_eq(dp_graph_write(g, path, "dot", &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "before a quote") != NULL, "%s", err.msg);
+    dp_graph_free(g);
+    p = put("pair.dot", "digraph g {\n \"p\\\\\" [Weight=1];\n \"q\\\\\\\"r\" [Weight=2];\n}\n");
+    g = dp_graph_read(p, "dot", &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->op_name[0], "p\\\\");
+    ck_assert_str_eq(g->op_name[1], "q\\\\\"r");
+    /* an even run of backslashes before a quote is written and read back */
+    ck_assert_int_eq(dp_graph_write(g, path, "dot", &err), DP_OK);
+    h = dp_graph_read(path, "dot", &err);
+    ck_assert_msg(h != NULL, "%s", err.msg);
+    ck_assert_str_eq(h->op_name[1], "q\\\\\"r");
+    dp_graph_free(h);
+    dp_graph_free(g);
+    /* (c) a name of 510 a's and a backslash and b */
+    char name[600];
+    memset(name, 'a', 510);
+    snprintf(name + 510, sizeof name - 510, "\\\\b");
+    char text[1024];
+    snprintf(text, sizeof text, "{\"name\": \"%s\", \"cost_kind\": \"time\", \"ops\": [{\"name\": \"x\", \"time\": 1}], \"edges\": []}\n",
+             name);
+    g = dp_graph_read(put("long.json", text), NULL, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_int_eq(dp_graph_write(g, path, "dot", &err), DP_OK);
+    h = dp_graph_read(path, "dot", &err);
+    ck_assert_msg(h != NULL, "the long label does not read back: %s", err.msg);
+    ck_assert(strncmp(h->name, g->name, strlen(h->name)) == 0); /* (the reader keeps a name's first 255 bytes) */
+    dp_graph_free(h);
+    dp_graph_free(g);
+    /* (d) */
+    g = dp_graph_read(put("l5.dot", "digraph g {\n doppler_time_unit=\"u\xe9\";\n \"a\" [Weight=3];\n}\n"), "dot", &err);
+    ck_assert_ptr_null(g);
+    ck_assert_msg(strstr(err.msg, "time unit is not valid UTF-8") != NULL, "%s", err.msg);
+}
+END_TEST
+
 /* ---- dispatch ---- */
 
 START_TEST(dispatch)
@@ -640,6 +717,7 @@ int main(void)
     tcase_add_test(t, json_estimate_counts_objects);
     tcase_add_test(t, dot_round_trip);
     tcase_add_test(t, dot_physical_names);
+    tcase_add_test(t, dot_op_info_quoting_label);
     tcase_add_test(t, dispatch);
     tcase_add_test(t, doppler_round_trip);
     tcase_add_test(t, doppler_stg_comm_ratio);

@@ -89,6 +89,9 @@ expect_rc 2 "assignment needs dot" "$D" graph convert "$S" "$tmp/a2.json" --assi
 expect_rc 2 "convert one file" "$D" graph convert "$S"
 expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
 expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
+grep -q -- '--wf-bandwidth reads a WfCommons workflow (JSON)' "$tmp/err" && ok || bad "wf-bandwidth on a native file: $(cat "$tmp/err")"
+# another --format with --wf-bandwidth is a usage error (it was read as WfCommons all the same)
+expect_rc 2 "wf-bandwidth with --format msr" "$D" graph convert "$S" "$tmp/w.json" --format msr --wf-bandwidth 1e9
 
 # a graph made for a device count: gen --tp 8 records it, place defaults to it and warns when
 # --devices says otherwise (the 8-GPU Llama layer on the old default of 4 gave another makespan)
@@ -309,7 +312,7 @@ expect_rc 0 "a cost of 2^53" "$D" graph info "$tmp/p52.txt"
 # (3) a time unit ending in a backslash was written to DOT, which its reader then refused
 printf '{"name": "g", "cost_kind": "time", "time_unit": "u\\\\", "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/tu.json"
 expect_rc 1 "a time unit ending in a backslash to dot" "$D" graph convert "$tmp/tu.json" "$tmp/tu.dot"
-grep -q 'time unit "u\\" ends in a backslash' "$tmp/err" && [ ! -e "$tmp/tu.dot" ] && ok || bad "time unit backslash: $(cat "$tmp/err")"
+grep -q 'time unit "u\\" has a backslash (an odd run of them) at its end' "$tmp/err" && [ ! -e "$tmp/tu.dot" ] && ok || bad "time unit backslash: $(cat "$tmp/err")"
 # (4) one device limit for every reader: JSON took 100000 (then a message naming no file), DOT
 # 65536 and 0
 printf '{"devices": 100000, "cost_kind": "time", "ops": [{"name": "a", "time": 1}], "edges": []}' > "$tmp/dv.json"
