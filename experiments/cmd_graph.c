@@ -296,6 +296,10 @@ static int graph_convert(int argc, char **argv)
         return dp_cli_usage_error("graph convert", "--comm-ratio and --time-scale write DOPPLER's text: give OUT.txt or --to doppler");
     if (doppler_out && assign_path)
         return dp_cli_usage_error("graph convert", "--assignment needs DOT output (.dot or --to dot)");
+    /* --devices is the assignment's device count, nothing else (accepted and ignored without one:
+     * a review) */
+    if (devices && !assign_path)
+        return dp_cli_usage_error("graph convert", "--devices N is the device count of --assignment FILE: give the assignment");
     dp_error err;
     dp_error_clear(&err);
     /* --wf-bandwidth reads WfCommons JSON only: another --format was read as WfCommons all the

@@ -86,6 +86,8 @@ expect_rc 0 "place for clusters" "$D" place --graph "$S" --method round-robin --
 expect_rc 0 "convert with assignment" "$D" graph convert "$S" "$tmp/a.dot" --assignment "$tmp/a.json"
 grep -q 'cluster_device3' "$tmp/a.dot" && ok || bad "assignment clusters written"
 expect_rc 2 "assignment needs dot" "$D" graph convert "$S" "$tmp/a2.json" --assignment "$tmp/a.json"
+# --devices without --assignment: a usage error (accepted and ignored: a review)
+expect_rc 2 "convert --devices without an assignment" "$D" graph convert "$S" "$tmp/a3.dot" --devices 3
 expect_rc 2 "convert one file" "$D" graph convert "$S"
 expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
 expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
