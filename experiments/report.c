@@ -931,8 +931,9 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
             if (n > 0 && !param_known(rows, n, k)) return unknown_param(rows, n, "where", k, err);
         }
     }
-    if (strncmp(spec->metric, "metrics.", 8) == 0) {
-        /* a metric no finished run reports (each cell said "- (N failed)") */
+    if (strncmp(spec->metric, "metrics.", 8) == 0 || strcmp(spec->metric, "seconds_per_episode") == 0) {
+        /* a metric no finished run reports (each cell said "- (N failed)"; seconds_per_episode
+         * of runs none of which trains was a table of "-": a review) */
         long have = 0;
         for (long i = 0; i < n && !have; i++) {
             int known;
@@ -1473,7 +1474,12 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
                     "random, single device, lower bound or best known value: make the machine key a row");
     if (t->mixed_units) fprintf(nf, "; each row in its own units (units column: %s)", t->units);
     else if (t->units && *t->units) fprintf(nf, "; units: %s", t->units);
-    if (ratios) fprintf(nf, "; (b) marks the baselines, the best one in bold; X / best is X's mean over the best baseline's (lower is better)");
+    int ratio_cols = 0;
+    for (int c = 0; c < NC; c++) ratio_cols += !t->is_baseline[c] && !t->is_reference[c];
+    if (ratios)
+        fprintf(nf, "; (b) marks the baselines, the best one in bold%s",
+                ratio_cols ? "; X / best is X's mean over the best baseline's (lower is better)"
+                           : " (every other column is a reference: no ratio column)");
     for (int c = 0; c < NC; c++)
         if (strcmp(t->col_labels[c], "best known") == 0) {
             json_t *src = json_object_get(best_known(), "source");

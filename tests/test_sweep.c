@@ -967,6 +967,39 @@ START_TEST(table_machines_params_failed)
 }
 END_TEST
 
+/* A table whose columns are all baselines or references has no ratio column, and its note does
+ * not explain one (it said "X / best is X's mean over the best baseline's": a new user's trial) */
+START_TEST(table_note_without_ratio_columns)
+{
+    dp_result rows[2];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "random", 1, 20, "ok");
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    spec.baselines = calloc(1, sizeof(char *));
+    spec.baselines[0] = strdup("cp");
+    spec.n_baselines = 1;
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 2, &spec, &tab, &err), DP_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ck_assert_int_eq(dp_report_write(f, &tab, "md", &err), DP_OK);
+    fclose(f);
+    ck_assert_msg(strstr(buf, "X / best") == NULL && strstr(buf, "no ratio column") != NULL, "%s", buf);
+    free(buf);
+    dp_report_table_free(&tab);
+    /* seconds per episode of runs none of which trains: refused, as a metrics.NAME none reports */
+    free(spec.metric);
+    spec.metric = strdup("seconds_per_episode");
+    ck_assert_int_eq(dp_report_build(rows, 2, &spec, &tab, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "no finished run reports it") != NULL, "%s", err.msg);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 2; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A results CSV's nan or inf (the writer leaves a missing value empty) and an ok run without a
  * makespan are refused naming the line (a nan makespan was dropped from its cell, an inf one made
  * the cell's mean NaN); a reference CSV must be whole (an empty or cut-off one compared as 0 and
@@ -1304,6 +1337,7 @@ int main(void)
     tcase_add_test(tc, table_baselines_by_layout);
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
+    tcase_add_test(tc, table_note_without_ratio_columns);
     tcase_add_test(tc, table_metric_undefined_not_failed);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
