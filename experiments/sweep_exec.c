@@ -829,7 +829,28 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
     dp_result **in_rows = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof *in_rows);
     long *in_n = dp_alloc_calloc_n(n_inputs > 0 ? (size_t)n_inputs : 1, sizeof *in_n);
     int rc = in_rows && in_n ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
-    for (int f = 0; f < n_inputs && rc == DP_OK; f++) rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
+    for (int f = 0; f < n_inputs && rc == DP_OK; f++) {
+        rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
+        /* a shard killed before it wrote its last runs to the HDF5 file has them in its CSV, the
+         * journal (they were "in none of the files": a review): the CSV's complete rows then */
+        char *csv = rc == DP_OK ? dp_results_csv_path(inputs[f]) : NULL;
+        dp_result *crows = NULL;
+        long cn = 0;
+        dp_error e2;
+        if (csv && access(csv, R_OK) == 0 && dp_results_read_csv(csv, &crows, &cn, NULL, &e2) == DP_OK && cn > in_n[f]) {
+            fprintf(stderr, "doppler sweep %s: note: %s holds %ld runs, %s %ld (a shard stopped before it wrote them to "
+                            "the HDF5 file): merging the CSV's\n", s->name, csv, cn, inputs[f], in_n[f]);
+            for (long i = 0; i < in_n[f]; i++) dp_result_free(&in_rows[f][i]);
+            free(in_rows[f]);
+            in_rows[f] = crows;
+            in_n[f] = cn;
+            crows = NULL;
+            cn = 0;
+        }
+        for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
+        free(crows);
+        free(csv);
+    }
     /* one graph file per "graph" value across the inputs, checked before the output is opened:
      * shards run from two working folders read two files of one relative name (a review) */
     if (rc == DP_OK) {

@@ -538,6 +538,20 @@ JSON
 sed -i 's/"devices": 4/"devices": 2/' "$work/e.json"
 "$DOPPLER" sweep "$work/e.json" --out "$work/e.h5" --quiet 2> "$work/e.err"
 grep -q "holds 2 rows of another grid" "$work/e.err" || fail "--quiet hid the other grid's rows: $(cat "$work/e.err")"
+# a shard stopped before it wrote its last runs to the HDF5 file has them in its CSV: a merge
+# takes them from there (they were "in none of the files", exit 1: a review)
+cat > "$work/lag.json" <<JSON
+{"name": "lag", "fixed": {"graph": "$GRAPH", "devices": 4, "method": "cp"}, "grid": {"seed": [1, 2]}}
+JSON
+"$DOPPLER" sweep "$work/lag.json" --out "$work/lag.h5" --quiet || fail "lag 2"
+cp "$work/lag.h5" "$work/lag2.h5"
+sed -i 's/"seed": \[1, 2\]/"seed": [1, 2, 3]/' "$work/lag.json"
+"$DOPPLER" sweep "$work/lag.json" --out "$work/lag.h5" --quiet 2> /dev/null || fail "lag 3"
+cp "$work/lag2.h5" "$work/lag.h5"   # the HDF5 file of 2 runs beside the CSV of 3
+"$DOPPLER" sweep "$work/lag.json" --merge "$work/lag.h5" --out "$work/lagm.h5" --quiet 2> "$work/lag.err" ||
+    fail "the merge of a shard whose HDF5 file lags its CSV: $(cat "$work/lag.err")"
+[ "$(grep -c ',ok,' "$work/lagm.csv")" -eq 3 ] || fail "lag: 3 runs merged: $(cat "$work/lagm.csv")"
+grep -q "merging the CSV's" "$work/lag.err" || fail "lag: no note"
 # a relative graph is looked for in the working folder first: shards run from two folders read two
 # files of one name, and their merge or a resume from the other folder put rows of two graphs
 # under "g.json" (a review: 24 and 168 ops); each run records its file's content (graph_hash) and
