@@ -586,7 +586,15 @@ static int train_files(const dp_run_context *ctx, dp_train *tr, dp_train_io *io,
     io->trajectory = traj;
     io->checkpoint = ckpt;
     if (access(ckpt, R_OK) == 0 && access(traj, R_OK) == 0) {
-        if ((rc = dp_train_resume(tr, ckpt, traj, err)) != DP_OK) return rc;
+        if ((rc = dp_train_resume(tr, ckpt, traj, err)) != DP_OK) {
+            /* the run fails so at every retry until its folder goes: say so (a review) */
+            if (err) {
+                const size_t L = strlen(err->msg);
+                snprintf(err->msg + L, sizeof err->msg - L, " (resuming the run from its folder %.*s: delete the folder to "
+                         "run it afresh)", (int)(sizeof err->msg > L + 100 ? sizeof err->msg - L - 100 : 0), ctx->run_dir);
+            }
+            return rc;
+        }
         *resumed_stage = dp_train_current_stage(tr);
     }
     return DP_OK;

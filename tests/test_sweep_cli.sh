@@ -404,7 +404,7 @@ echo '{"checkpoint_every": 5}' > "$work/ptc-train.json"
 rm -f "$work/ptc.h5" "$work/ptc.csv"
 echo '{"checkpoint_every": 5, "gamma": 0.5}' > "$work/ptc-train.json"
 "$DOPPLER" sweep "$work/ptc.json" --out "$work/ptc.h5" --quiet 2> /dev/null && fail "a resume with an edited train_config ran"
-grep -q 'trained with another config: gamma 0.99.* in the checkpoint, 0.5 here' "$work/ptc.csv" ||
+grep -q 'trained with another config: gamma 0.99.* in the checkpoint, 0.5 here.*delete the folder to run it afresh' "$work/ptc.csv" ||
     fail "the edited train_config: $(cat "$work/ptc.csv")"
 rm -f "$work/ptc.h5" "$work/ptc.csv"
 echo '{"checkpoint_every": 5}' > "$work/ptc-train.json"
