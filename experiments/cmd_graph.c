@@ -83,6 +83,7 @@ static int graph_info(int argc, char **argv)
         if (dp_hetero_read_format(argv[optind], format, &g, &cost, &err) != DP_OK)
             return dp_cli_machine_done(&mach, dp_cli_fail(&err));
         mach.n_devices = cost->n_devices;
+        dp_machine_cost_streams(&mach, cost);
     } else {
         g = dp_graph_read(argv[optind], format, &err);
         if (!g) return dp_cli_machine_done(&mach, dp_cli_fail(&err));

@@ -360,6 +360,7 @@ static int run_and_report(run_args *a)
         }
         if (dp_hetero_read_format(a->graph, a->format, &g, &hetero_cost, &err) != DP_OK) return dp_cli_fail(&err);
         a->mach.n_devices = hetero_cost->n_devices;
+        dp_machine_cost_streams(&a->mach, hetero_cost);
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
         if (!g) return dp_cli_fail(&err);

@@ -322,6 +322,7 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
                 return err && err->code ? err->code : DP_EINVAL;
             }
             rm->m.n_devices = rm->own_costs->n_devices;
+            dp_machine_cost_streams(&rm->m, rm->own_costs);
         } else {
             rm->g = dp_graph_read(path, format, err);
         }

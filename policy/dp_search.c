@@ -535,30 +535,37 @@ int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
     for (size_t i = 0; i < (cfg.list_start ? sizeof START_METHODS / sizeof *START_METHODS : 1); i++) {
         if (!cfg.list_start) {
             memset(tmp, 0, (size_t)n * sizeof(int));
-            if ((rc = dp_oracle_cost(oracle, tmp, &ms, err)) != DP_OK) goto done;
+            /* an assignment over a resource limit (memory under the error policy) is a candidate
+             * of infinite makespan, as in the other searches (one start or leaf over the limit
+             * ended exact with the limit's error while feasible assignments existed: a review) */
+            if ((rc = dp_search_move_over_limit(dp_oracle_cost(oracle, tmp, &ms, err), &ms)) != DP_OK) goto done;
             best_ms = ms;
             memcpy(best, tmp, (size_t)n * sizeof(int));
             break;
         }
         if ((rc = dp_place(START_METHODS[i], g, c, &po, tmp, NULL, NULL, err)) != DP_OK) goto done;
-        if ((rc = dp_oracle_cost(oracle, tmp, &ms, err)) != DP_OK) goto done;
-        if (ms < best_ms) { best_ms = ms; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+        if ((rc = dp_search_move_over_limit(dp_oracle_cost(oracle, tmp, &ms, err), &ms)) != DP_OK) goto done;
+        if (ms < best_ms || isinf(best_ms)) { best_ms = ms; memcpy(best, tmp, (size_t)n * sizeof(int)); }
     }
     if (cfg.anneal_budget > 1 && D > 1) {
         dp_search_anneal_config ac;
         dp_search_anneal_config_init(&ac);
         ac.budget = cfg.anneal_budget;
         dp_search_result ar;
-        if ((rc = dp_search_anneal(g, c, oracle, &ac, 1, tmp, &ar, err)) != DP_OK) goto done;
-        dp_search_trace_clear(&ar.trace);
-        if (ar.best < best_ms) { best_ms = ar.best; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+        rc = dp_search_anneal(g, c, oracle, &ac, 1, tmp, &ar, err);
+        if (rc == DP_ERANGE) rc = DP_OK; /* its start over the limit: no incumbent from it */
+        else if (rc != DP_OK) goto done;
+        else {
+            dp_search_trace_clear(&ar.trace);
+            if (ar.best < best_ms) { best_ms = ar.best; memcpy(best, tmp, (size_t)n * sizeof(int)); }
+        }
     }
     res->start = best_ms;
     /* with integer-like costs a bound equal to the incumbent cannot be beaten; allow rounding,
      * relative to the makespan (1e-9 * max(1, best) was 1e-9 in absolute terms below 1: on a graph
      * of nanosecond makespans a placement 22% better was pruned and the incumbent "proven"; a
      * review) */
-    const double eps = 1e-9 * best_ms;
+    const double eps = isfinite(best_ms) ? 1e-9 * best_ms : 0; /* (every start over a limit: none) */
     int proven = 1;
     if (res->lower_bound < best_ms - eps) {
         /* iterative depth-first search: depth k assigns op topo[k]; chain[k] is the bound (a)
@@ -642,13 +649,18 @@ int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
                 continue;
             }
             res->leaves++;
-            if ((rc = dp_oracle_cost(oracle, dev, &ms, err)) != DP_OK) goto done;
+            if ((rc = dp_search_move_over_limit(dp_oracle_cost(oracle, dev, &ms, err), &ms)) != DP_OK) goto done;
             if (ms < best_ms - eps) {
                 best_ms = ms;
                 memcpy(best, dev, (size_t)n * sizeof(int));
                 if (best_ms <= res->lower_bound + eps) break; /* cannot do better */
             }
         }
+    }
+    if (isinf(best_ms)) {
+        rc = dp_error_set(err, DP_ERANGE, "%s: exact: every assignment it simulated exceeds a resource limit (memory capacity "
+                          "under the error policy)", g->source);
+        goto done;
     }
     res->makespan = best_ms;
     res->proven = proven;

@@ -382,6 +382,13 @@ int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *e
     return DP_OK;
 }
 
+void dp_machine_cost_streams(const dp_machine *m, dp_cost *c)
+{
+    /* the compute streams the engine runs (the lower bound's work term is over them) */
+    c->streams_total = 0;
+    for (int d = 0; d < c->n_devices; d++) c->streams_total += device_streams(m, d);
+}
+
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
 {
     if (dp_machine_load(m, err) != DP_OK) return NULL;
@@ -399,9 +406,7 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err)
         }
     }
     if (!c) return NULL;
-    /* the compute streams the engine runs (the lower bound's work term is over them) */
-    c->streams_total = 0;
-    for (int d = 0; d < c->n_devices; d++) c->streams_total += device_streams(m, d);
+    dp_machine_cost_streams(m, c);
     /* interchangeable devices (the trainer renames placements on them) are alike by costs and
      * by what the engine reads beyond them (copy engines, memory, streams, interference) */
     for (int d = 1; d < c->n_devices && c->homogeneous; d++)

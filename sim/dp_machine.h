@@ -143,6 +143,12 @@ int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *e
  * inf, NaN or overflowing (dp_cost_check), the message naming the op or edge and the machine keys
  * behind it (peak_flops; bandwidth and latency; comm_ratio; the topology and calibration). */
 dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
+/* The compute streams the engine runs on m (each device's: streams, else the topology's, else
+ * 1), summed into c->streams_total, the lower bound's work term's divisor (dp_cost_lower_bound).
+ * dp_machine_costs sets it; costs made elsewhere (a heterogeneous example's own processors,
+ * dp_hetero.h) take it from here: their bound divided by the device count alone, so with
+ * --streams 2 it was 20 beside a makespan of 10 (a review). */
+void dp_machine_cost_streams(const dp_machine *m, dp_cost *c);
 
 /* 1 when a comm_ratio costs g's transfers: a graph in FLOPs and bytes, or a graph of times none
  * of whose edges carries a transfer time of its own (Kasahara STG files, DOT task graphs without

@@ -161,6 +161,20 @@ expect_rc 0 "place exact, one node" "$D" place --graph "$tmp/ex.in" --method exa
 grep -q '"proven": *false' "$tmp/out" && ok || bad "exact's search cut by --budget says not proven"
 expect_rc 0 "place exact, one node, text" "$D" place --graph "$tmp/ex.in" --method exact --budget 1
 grep -q "not proven optimal" "$tmp/out" && ok || bad "exact's text says not proven"
+# under a memory limit (error policy) an assignment over it is a candidate of infinite makespan:
+# one start (PEFT's, 12 bytes on device 0) or one leaf over the limit ended exact with the limit's
+# error while [0,1,0] fits and takes 9 s, and [0,1,1,1] 14 s (a review); none fitting is said
+echo '{"cost_kind":"physical","ops":[{"name":"a","flops":1,"out_bytes":4},{"name":"b","flops":4,"out_bytes":5},{"name":"c","flops":5,"out_bytes":3}],"edges":[{"src":"a","dst":"b"},{"src":"a","dst":"c"}]}' > "$tmp/mem47.json"
+echo '{"cost_kind":"physical","ops":[{"name":"a","flops":4,"out_bytes":3},{"name":"b","flops":4,"out_bytes":3},{"name":"c","flops":5,"out_bytes":1},{"name":"d","flops":5,"out_bytes":4}],"edges":[{"src":"b","dst":"d"},{"src":"c","dst":"d"}]}' > "$tmp/memb.json"
+for gm in "mem47 9" "memb 14"; do
+    set -- $gm
+    expect_rc 0 "exact under a memory limit ($1)" "$D" place --graph "$tmp/$1.json" --method exact --devices 2 --peak-flops 1 \
+        --bandwidth 1 --latency 0 --memory-limit 10 --json
+    grep -q "\"makespan\": *$2\(\.0\)*[,}]" "$tmp/out" && ok || bad "exact under a memory limit ($1): $(cat "$tmp/out" "$tmp/err")"
+done
+expect_rc 1 "exact with no assignment under the limit" "$D" place --graph "$tmp/memb.json" --method exact --devices 2 --peak-flops 1 \
+    --bandwidth 1 --latency 0 --memory-limit 3
+grep -q "every assignment it simulated exceeds a resource limit" "$tmp/err" && ok || bad "exact, none fits: $(cat "$tmp/err")"
 expect_rc 0 "place heft on a graph" "$D" place --graph "$tmp/ex.in" --method heft --json
 mh=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 awk -v x="$mx" -v h="$mh" 'BEGIN { exit !(x <= h) }' && ok || bad "exact ($mx) worse than heft ($mh)"

@@ -92,6 +92,16 @@ expect_rc 2 "convert one file" "$D" graph convert "$S"
 expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
 expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
 grep -q -- '--wf-bandwidth reads a WfCommons workflow (JSON)' "$tmp/err" && ok || bad "wf-bandwidth on a native file: $(cat "$tmp/err")"
+# a heterogeneous example's lower bound counts the compute streams (--streams 2): four tasks of 10
+# on two processors run in 10, and the bound said 20 (work over devices, not streams: a review)
+mkdir -p "$tmp/het"
+printf 'TP,P_0,P_1\nT_0,10,10\nT_1,10,10\nT_2,10,10\nT_3,10,10\n' > "$tmp/het/ind_task_exe_time.csv"
+printf 'T,T_0,T_1,T_2,T_3\nT_0,0,0,0,0\nT_1,0,0,0,0\nT_2,0,0,0,0\nT_3,0,0,0,0\n' > "$tmp/het/ind_task_connectivity.csv"
+printf 'P,P_0,P_1\nP_0,0,1\nP_1,1,0\nStartup,0,0\n' > "$tmp/het/ind_resource_BW.csv"
+expect_rc 0 "graph info of an example, 2 streams" "$D" graph info "$tmp/het/ind_task_exe_time.csv" --streams 2
+grep -q '^lower bound: *10 ' "$tmp/out" && ok || bad "the example's bound with 2 streams: $(grep 'lower bound' "$tmp/out")"
+expect_rc 0 "place an example, 2 streams" "$D" place --graph "$tmp/het/ind_task_exe_time.csv" --method round-robin --streams 2 --json
+grep -q '"makespan":10\(\.0\)*[,}]' "$tmp/out" && ok || bad "the example on 2 streams: $(cat "$tmp/out")"
 # another --format with --wf-bandwidth is a usage error (it was read as WfCommons all the same)
 expect_rc 2 "wf-bandwidth with --format msr" "$D" graph convert "$S" "$tmp/w.json" --format msr --wf-bandwidth 1e9
 
