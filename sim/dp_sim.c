@@ -1550,8 +1550,10 @@ static int run_ops_resumed(dp_sim *s, const dp_sim_prefix *p, const int *moved, 
 }
 
 /* n_transfers and transfer_volume of a run (dp_sim_result): the cross-device edges between
- * placed ops, every copy of a repeated edge counted, their data summed in edge order (one order
- * for every path of a run) */
+ * placed ops, a repeated edge once (its repeats move nothing, as in the general engine, dp_hisim.h:
+ * every copy was counted here, so a memory limit or --mode bsp, which run the general engine,
+ * halved the count of a doubled edge: a review), their data summed in edge order (one order for
+ * every path of a run) */
 static void transfer_totals(dp_sim *s)
 {
     const int *dev = s->dev, *src = s->g->edge_src, *dst = s->g->edge_dst;
@@ -1560,7 +1562,7 @@ static void transfer_totals(dp_sim *s)
     double volume = 0;
     for (int e = 0; e < s->m; e++) {
         const int du = dev[src[e]], dv = dev[dst[e]];
-        if (du != dv && du >= 0 && dv >= 0) {
+        if (du != dv && du >= 0 && dv >= 0 && s->first_copy[e]) {
             k++;
             volume += data[e];
         }

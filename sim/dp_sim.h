@@ -43,7 +43,7 @@ typedef struct dp_sim_result {
     double makespan;          /* time of the last op finish, in the graph's time unit (raw) */
     int n_devices;
     const double *busy;       /* (n_devices) total compute time per device; owned by the sim */
-    long n_transfers;         /* cross-device edges (a repeated edge counts each time) */
+    long n_transfers;         /* cross-device edges (a repeated edge once: its repeats move nothing) */
     double transfer_volume;   /* sum of edge_data over cross-device edges (bytes or time) */
     const double *op_start;   /* (n_ops) start time of each op; owned by the sim */
     const double *op_end;     /* (n_ops) end time of each op */

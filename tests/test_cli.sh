@@ -175,6 +175,15 @@ done
 expect_rc 1 "exact with no assignment under the limit" "$D" place --graph "$tmp/memb.json" --method exact --devices 2 --peak-flops 1 \
     --bandwidth 1 --latency 0 --memory-limit 3
 grep -q "every assignment it simulated exceeds a resource limit" "$tmp/err" && ok || bad "exact, none fits: $(cat "$tmp/err")"
+# a doubled edge is one transfer on either engine (the DOPPLER-compatible one counted 2, the
+# general one, which a memory limit or bsp runs, 1: a review)
+echo '{"cost_kind":"time","ops":[{"name":"a","time":1,"comm":2},{"name":"b","time":1}],"edges":[{"src":"a","dst":"b","comm":2},{"src":"a","dst":"b","comm":2}]}' > "$tmp/rep.json"
+echo '{"devices":[0,1]}' > "$tmp/repa.json"
+for o in "" "--mode bsp" "--memory-limit 1e12"; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "a doubled edge, $o" "$D" simulate --graph "$tmp/rep.json" --assignment "$tmp/repa.json" --devices 2 $o --json
+    grep -q '"transfers":1,' "$tmp/out" && grep -q '"transfer_volume":2\(\.0\)*,' "$tmp/out" && ok || bad "a doubled edge, $o: $(cat "$tmp/out")"
+done
 expect_rc 0 "place heft on a graph" "$D" place --graph "$tmp/ex.in" --method heft --json
 mh=$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")
 awk -v x="$mx" -v h="$mh" 'BEGIN { exit !(x <= h) }' && ok || bad "exact ($mx) worse than heft ($mh)"

@@ -1495,7 +1495,9 @@ START_TEST(bounded_repeated_edge)
     const int a[2] = {0, 1};
     dp_sim_result x;
     ck_assert_int_eq(dp_sim_run(s, a, &x, &err), DP_OK);
-    ck_assert(x.makespan == 3 && x.n_transfers == 2 && x.transfer_volume == 11);
+    /* one transfer of the first copy's data: the repeat moves nothing that any op waits for, and
+     * the general engine counts it so (this engine counted 2 of volume 11: a review) */
+    ck_assert(x.makespan == 3 && x.n_transfers == 1 && x.transfer_volume == 1);
     double cost;
     int ex;
     ck_assert_int_eq(dp_sim_run_bounded(s, a, 3, &cost, &ex, &err), DP_OK);
