@@ -744,6 +744,13 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         if (!dp_report_filter_match(&rows[i], rowfilter) || !dp_report_filter_match(&rows[i], spec->ref_where)) continue;
         const int r = run_row_of(&rows[i], spec, t);
         if (r < 0) continue;
+        /* the config's references.where chooses the reference runs itself (table 3's columns are
+         * async and bsp runs, its references the async ones: they were left out by the rule
+         * below) */
+        if (spec->ref_where && json_object_size(spec->ref_where) > 0) {
+            row_of[i] = r;
+            continue;
+        }
         /* a reference run counts for its row on the row's machines only (t->row_machines) */
         if (!t->row_machines[r]) {
             left_out = 1;

@@ -967,6 +967,43 @@ START_TEST(table_machines_params_failed)
 }
 END_TEST
 
+/* A config's references.where chooses the reference runs itself: table 3's columns are async and
+ * bsp runs of one graph, its references the async runs; the row-machine rule left them out (the
+ * table lost its round-robin, random, single device, lower bound and best known columns) */
+START_TEST(table_references_where_chooses)
+{
+    dp_result rows[4];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "cp", 1, 12, "ok");
+    set_param(&rows[1], "mode", json_string("bsp"));
+    make_row(&rows[2], "round-robin", 1, 9, "ok");
+    make_row(&rows[3], "round-robin", 1, 30, "ok");
+    set_param(&rows[3], "mode", json_string("bsp"));
+    const char *cfg = "{\"tables\": {\"t\": {\"columns\": ["
+                      "{\"label\": \"async\", \"where\": {\"method\": \"cp\", \"mode\": \"async\"}},"
+                      "{\"label\": \"bsp\", \"where\": {\"method\": \"cp\", \"mode\": \"bsp\"}}],"
+                      "\"references\": {\"where\": {\"mode\": \"async\"}}}}}";
+    set_param(&rows[0], "mode", json_string("async"));
+    set_param(&rows[2], "mode", json_string("async"));
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    dp_error err;
+    int found;
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t", &found, &err), DP_OK);
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 4, &spec, &tab, &err), DP_OK);
+    int rr = -1;
+    for (int c = 0; c < tab.n_cols; c++)
+        if (strcmp(tab.col_labels[c], "round-robin") == 0) rr = c;
+    ck_assert_int_ge(rr, 0);
+    ck_assert_double_eq_tol(tab.mean[rr], 9, 1e-12);
+    ck_assert(!tab.refs_left_out);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 4; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A table whose columns are all baselines or references has no ratio column, and its note does
  * not explain one (it said "X / best is X's mean over the best baseline's": a new user's trial) */
 START_TEST(table_note_without_ratio_columns)
@@ -1338,6 +1375,7 @@ int main(void)
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, table_note_without_ratio_columns);
+    tcase_add_test(tc, table_references_where_chooses);
     tcase_add_test(tc, table_metric_undefined_not_failed);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
