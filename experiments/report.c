@@ -392,7 +392,7 @@ static int grow(void **a, int *cap, int n, size_t sz)
 
 /* Append one column to a built table (the cell arrays are row-major: re-laid out). */
 static int table_add_column(dp_report_table *t, const char *label, int baseline, int reference, const double *mean,
-                            const double *sd, const long *cnt)
+                            const double *sd, const long *cnt, const long *failed)
 {
     const int NR = t->n_rows, NC = t->n_cols, NC1 = NC + 1;
     size_t cells = (size_t)(NR ? NR : 1) * (size_t)NC1;
@@ -415,6 +415,7 @@ static int table_add_column(dp_report_table *t, const char *label, int baseline,
         m[(size_t)r * NC1 + NC] = mean[r];
         s[(size_t)r * NC1 + NC] = sd[r];
         nn[(size_t)r * NC1 + NC] = cnt[r];
+        nf[(size_t)r * NC1 + NC] = failed ? failed[r] : 0;
     }
     free(t->mean); free(t->sd); free(t->n); free(t->n_failed);
     t->mean = m; t->sd = s; t->n = nn; t->n_failed = nf;
@@ -732,11 +733,11 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     int *row_of = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(int));
     double *mean = dp_alloc_malloc_n(NR ? (size_t)NR : 1, sizeof(double)), *sd = dp_alloc_malloc_n(NR ? (size_t)NR : 1, sizeof(double));
     double *vals = dp_alloc_malloc_n(n ? (size_t)n : 1, sizeof(double));
-    long *cnt = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(long));
+    long *cnt = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(long)), *failed = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(long));
     json_t *rowfilter = spec->filter ? json_deep_copy(spec->filter) : json_object();
     t->row_units = dp_alloc_calloc_n(NR ? (size_t)NR : 1, sizeof(char *));
     int rc = DP_OK;
-    if (!row_of || !mean || !sd || !vals || !cnt || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
+    if (!row_of || !mean || !sd || !vals || !cnt || !failed || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
     json_object_del(rowfilter, "method");
     int left_out = 0;
     for (long i = 0; i < n; i++) {
@@ -820,17 +821,22 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         int any = 0;
         for (int r = 0; r < NR; r++) {
             size_t k = 0;
-            /* random (mean): single random placements (samples 0 or 1), not random search */
-            for (long i = 0; i < n; i++)
-                if (row_of[i] == r && strcmp(rows[i].method, trivial[m].method) == 0 && strcmp(rows[i].status, "ok") == 0 &&
-                    !isnan(rows[i].makespan) && (m != 1 || run_samples(&rows[i]) <= 1))
-                    vals[k++] = rows[i].makespan;
+            failed[r] = 0;
+            /* random (mean): single random placements (samples 0 or 1), not random search; its
+             * failed runs counted in the cell, as a method column's are (they were dropped
+             * without a count: a review) */
+            for (long i = 0; i < n; i++) {
+                if (row_of[i] != r || strcmp(rows[i].method, trivial[m].method) != 0 || (m == 1 && run_samples(&rows[i]) > 1))
+                    continue;
+                if (strcmp(rows[i].status, "ok") != 0) failed[r]++;
+                else if (!isnan(rows[i].makespan)) vals[k++] = rows[i].makespan;
+            }
             cnt[r] = (long)k;
             mean[r] = k ? gsl_stats_mean(vals, 1, k) : NAN;
             sd[r] = k >= 2 ? gsl_stats_sd(vals, 1, k) : NAN;
-            any |= k > 0;
+            any |= k > 0 || failed[r] > 0;
         }
-        if (any && (rc = table_add_column(t, trivial[m].label, has_baselines, 0, mean, sd, cnt)) != DP_OK) goto done;
+        if (any && (rc = table_add_column(t, trivial[m].label, has_baselines, 0, mean, sd, cnt, failed)) != DP_OK) goto done;
     }
     /* the lower bound and the best known: figures to read against, never "baselines" */
     int any_lb = 0, any_bk = 0;
@@ -847,7 +853,7 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         cnt[r] = (long)k;
         any_lb |= k > 0;
     }
-    if (any_lb && (rc = table_add_column(t, "lower bound", 0, 1, mean, sd, cnt)) != DP_OK) goto done;
+    if (any_lb && (rc = table_add_column(t, "lower bound", 0, 1, mean, sd, cnt, NULL)) != DP_OK) goto done;
     for (int r = 0; r < NR; r++) {
         mean[r] = NAN;
         cnt[r] = 0;
@@ -862,7 +868,7 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         cnt[r] = !isnan(mean[r]); /* one reference value (its n was 0 beside its mean in CSV) */
         any_bk |= !isnan(mean[r]);
     }
-    if (any_bk && (rc = table_add_column(t, "best known", 0, 1, mean, sd, cnt)) != DP_OK) goto done;
+    if (any_bk && (rc = table_add_column(t, "best known", 0, 1, mean, sd, cnt, NULL)) != DP_OK) goto done;
     for (int r = 0; r < NR; r++) {
         t->best[r] = -1;
         for (int c = 0; c < t->n_cols; c++) {
@@ -877,6 +883,7 @@ done:
     free(sd);
     free(vals);
     free(cnt);
+    free(failed);
     return rc;
 }
 

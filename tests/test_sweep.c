@@ -1004,6 +1004,32 @@ START_TEST(table_references_where_chooses)
 }
 END_TEST
 
+/* A reference column's failed runs are counted in its cell, as a method column's are (an added
+ * round-robin column dropped its failed runs without a count: a review) */
+START_TEST(table_reference_failed_counted)
+{
+    dp_result rows[3];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "round-robin", 1, 9, "ok");
+    make_row(&rows[2], "round-robin", 2, NAN, "failed");
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    spec.filter = json_pack("{s:s}", "method", "cp");
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 3, &spec, &tab, &err), DP_OK);
+    int rr = -1;
+    for (int c = 0; c < tab.n_cols; c++)
+        if (strcmp(tab.col_labels[c], "round-robin") == 0) rr = c;
+    ck_assert_int_ge(rr, 0);
+    ck_assert_int_eq(tab.n[rr], 1);
+    ck_assert_int_eq(tab.n_failed[rr], 1);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 3; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A table whose columns are all baselines or references has no ratio column, and its note does
  * not explain one (it said "X / best is X's mean over the best baseline's": a new user's trial) */
 START_TEST(table_note_without_ratio_columns)
@@ -1376,6 +1402,7 @@ int main(void)
     tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, table_note_without_ratio_columns);
     tcase_add_test(tc, table_references_where_chooses);
+    tcase_add_test(tc, table_reference_failed_counted);
     tcase_add_test(tc, table_metric_undefined_not_failed);
     tcase_add_test(tc, table_explicit_columns);
     tcase_add_test(tc, table_spec_from_config);
