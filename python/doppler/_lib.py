@@ -93,6 +93,19 @@ class dp_error(Structure):
 
 E = POINTER(dp_error)
 H = c_void_p  # a handle: dp_graph, dp_cost, dp_machine, dp_engine, dp_env, dp_place_options, ...
+
+
+class GraphHandle(c_void_p):
+    """A dp_graph * the library made (dp_graph_read, dp_gen_by_name, dp_hetero_read). A subclass of
+    c_void_p comes back from ctypes as itself, not as an int, so Graph accepts only what the
+    library returned (Graph("x.json") gave C the str's buffer as a graph, and freed it: a review)."""
+
+
+class CostHandle(c_void_p):
+    """A dp_cost * the library made (dp_machine_costs, dp_problem_costs, dp_hetero_read): what
+    Costs and a heterogeneous Graph accept, for the reason GraphHandle says."""
+
+
 PD = POINTER(c_double)
 PI = POINTER(c_int)
 PCD = POINTER(c_double)  # const double * returned by an accessor (read with numpy.ctypeslib.as_array)
@@ -115,7 +128,7 @@ def _getters(prefix, fields, handle=H):
 DP_GRAPH_MAX_DIMS = 8
 DP_GRAPH_COST_TIME = 1
 
-dp_graph_read = _fn("dp_graph_read", H, c_char_p, c_char_p, E)
+dp_graph_read = _fn("dp_graph_read", GraphHandle, c_char_p, c_char_p, E)
 dp_graph_write = _fn("dp_graph_write", c_int, H, c_char_p, c_char_p, E)
 dp_graph_free = _fn("dp_graph_free", None, H)
 graph = _getters("dp_graph", {
@@ -130,7 +143,7 @@ dp_graph_get_op_shape = _fn("dp_graph_get_op_shape", c_int, H, c_int, POINTER(PO
 
 # ---- workload generators (models/dp_gen.h) ----
 
-dp_gen_by_name = _fn("dp_gen_by_name", H, c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p), E)
+dp_gen_by_name = _fn("dp_gen_by_name", GraphHandle, c_char_p, c_int, POINTER(c_char_p), POINTER(c_char_p), E)
 dp_gen_model_at = _fn("dp_gen_model_at", H, c_int)
 dp_gen_model_get_name = _fn("dp_gen_model_get_name", c_char_p, H)
 dp_gen_model_get_description = _fn("dp_gen_model_get_description", c_char_p, H)
@@ -139,7 +152,7 @@ dp_gen_param_get_name = _fn("dp_gen_param_get_name", c_char_p, H)
 dp_gen_param_get_help = _fn("dp_gen_param_get_help", c_char_p, H)
 dp_gen_param_default = _fn("dp_gen_param_default", None, H, H, c_char_p, c_size_t)
 dp_hetero_is_hetero_path = _fn("dp_hetero_is_hetero_path", c_int, c_char_p)
-dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(H), POINTER(H), E)
+dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(GraphHandle), POINTER(CostHandle), E)
 
 # ---- cost tables (machine/dp_cost.h) ----
 
@@ -168,7 +181,7 @@ dp_machine_data_dir = _fn("dp_machine_data_dir", c_char_p)
 if _data and os.path.isdir(os.path.join(_data, "topologies")):
     # searched after $DOPPLER_DATA, before the library's installed folder (machine/dp_machine.h)
     dp_machine_data_dir_set(os.fsencode(_data), None)
-dp_machine_costs = _fn("dp_machine_costs", H, H, H, E)
+dp_machine_costs = _fn("dp_machine_costs", CostHandle, H, H, E)
 dp_machine_general = _fn("dp_machine_general", c_int, H)
 dp_machine_devices_differ = _fn("dp_machine_devices_differ", c_int, H, H)
 dp_machine_to_json = _fn("dp_machine_to_json", c_void_p, H)
@@ -183,7 +196,7 @@ libc_free = _fn("free", None, c_void_p)
 dp_problem_alloc = _fn("dp_problem_alloc", H, H, H, E)
 dp_problem_alloc_with_costs = _fn("dp_problem_alloc_with_costs", H, H, H, H, E)
 dp_problem_free = _fn("dp_problem_free", None, H)
-dp_problem_costs = _fn("dp_problem_costs", H, H)
+dp_problem_costs = _fn("dp_problem_costs", CostHandle, H)
 dp_problem_engine = _fn("dp_problem_engine", H, H)
 dp_engine_run = _fn("dp_engine_run", c_int, H, PI, PD, c_void_p, E)
 dp_engine_run_batch = _fn("dp_engine_run_batch", c_int, H, c_long, PI, PD, PD, PD, PD, E)
@@ -270,12 +283,15 @@ def text(b):
     return None if b is None else b.decode("utf-8", "replace")
 
 
-def encode(s, what="argument"):
-    """A str, bytes or path as the C string the library reads (None stays None). Anything else is
-    a TypeError, and a NUL inside a ValueError: C would read the text cut at it (trace="a\\0b"
-    wrote ./a)."""
+def encode(s, what="argument", optional=False):
+    """A str, bytes or path as the C string the library reads: the one way a string reaches C.
+    None is a TypeError unless optional (then it stays None, C's NULL: the library's default);
+    anything else that is not text a TypeError, and a NUL inside a ValueError: C would read the
+    text cut at it (trace="a\\0b" wrote ./a)."""
     if s is None:
-        return None
+        if optional:
+            return None
+        raise TypeError("%s: expected a str or a path, got None" % what)
     if isinstance(s, os.PathLike):
         b = os.fsencode(s)
     elif isinstance(s, str):

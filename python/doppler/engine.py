@@ -37,7 +37,7 @@ def methods():
 def _sections(method):
     """The tables of a method's --config (dp_place_method_get_config): a list of (object name,
     [_Key], [other keys]); [] for a method without a config."""
-    m = _lib.dp_place_find(method.encode("utf-8", "replace")) if "\0" not in method else None
+    m = _lib.dp_place_find(_lib.encode(method, "config_keys: method"))
     sections = _lib.dp_place_method_get_config(m) if m else None
     if not sections:
         return []
@@ -142,9 +142,9 @@ def _check_config(method, config):
                 err = _lib.dp_error()
                 if t is None:
                     raise InvalidInputError('place: config: "%s": %r is no value of a key' % (full, v))
-                if _lib.dp_schema_set(entries[key].handle, scratch, entries[key].key, t.encode("utf-8", "replace"),
-                                      b"place: config",
-                                      (shown + "." if shown else "").encode(), ctypes.byref(err)) != 0:
+                if _lib.dp_schema_set(entries[key].handle, scratch, entries[key].key,
+                                      _lib.encode(t, 'place: config: "%s"' % full), b"place: config",
+                                      _lib.encode(shown + "." if shown else "", "place: config"), ctypes.byref(err)) != 0:
                     raise InvalidInputError(_lib.text(err.msg))
             elif isinstance(v, dict) and child in names:
                 check(child, full, v)
@@ -478,7 +478,8 @@ class Engine(_NoCopy):
                 else:
                     te = e
                 err = _lib.dp_error()
-                check(_lib.dp_engine_write_trace(te, a.ctypes.data_as(_lib.PI), _lib.encode(trace), ctypes.byref(err)),
+                check(_lib.dp_engine_write_trace(te, a.ctypes.data_as(_lib.PI), _lib.encode(trace, "simulate: trace"),
+                                                 ctypes.byref(err)),
                       err)
         return out
 
@@ -597,9 +598,9 @@ class Engine(_NoCopy):
             if parameters not in ("selected", "final"):
                 raise ValueError("place: parameters: selected or final, got %r" % (parameters,))
             text["parameters"] = parameters
-        btext = {k: v.encode() for k, v in text.items()}
-        btext["checkpoint"] = _lib.encode(options.get("checkpoint"), "place: checkpoint")
-        btext["proposals"] = _lib.encode(options.get("proposals"), "place: proposals")
+        btext = {k: _lib.encode(v, "place: " + k) for k, v in text.items()}
+        btext["checkpoint"] = _lib.encode(options.get("checkpoint"), "place: checkpoint", optional=True)
+        btext["proposals"] = _lib.encode(options.get("proposals"), "place: proposals", optional=True)
         config = options.get("config")
         tmp = None
         if config is not None and not isinstance(config, dict):
@@ -617,7 +618,7 @@ class Engine(_NoCopy):
                 os.unlink(tmp)
                 raise
             config = tmp
-        btext["config"] = _lib.encode(config, "place: config")
+        btext["config"] = _lib.encode(config, "place: config", optional=True)
         err = _lib.dp_error()
         o = _lib.dp_place_options_alloc(ctypes.byref(err))
         try:
@@ -625,7 +626,7 @@ class Engine(_NoCopy):
                 raise from_status(err.code or _lib.DP_ENOMEM, err)
             for k, v in btext.items():
                 if v is not None:
-                    check(_lib.dp_place_options_set(o, k.encode(), v, ctypes.byref(err)), err)
+                    check(_lib.dp_place_options_set(o, _lib.encode(k), v, ctypes.byref(err)), err)
             _check_place_options(bmethod, o)
             assign = np.empty(self.n_ops, dtype=np.int32)
             prio = np.empty(self.n_ops, dtype=np.float64)

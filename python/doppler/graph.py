@@ -60,8 +60,13 @@ class Graph(_NoCopy):
     """
 
     def __init__(self, _ptr, _fixed_costs=None):
-        if not _ptr:
-            raise ValueError("use Graph.read or Graph.generate")
+        # only a handle the library returned (a GraphHandle, _lib.py): anything else given here (a
+        # path, an int) reached C as a dp_graph * and was freed by __del__, a segfault (a review)
+        if not isinstance(_ptr, _lib.GraphHandle) or not _ptr or not (
+                _fixed_costs is None or isinstance(_fixed_costs, _lib.CostHandle) and _fixed_costs):
+            self._ptr = None  # for __del__
+            raise TypeError("doppler.Graph is made by Graph.read(path) or Graph.generate(model), not Graph(%s)"
+                            % type(_ptr).__name__)
         self._ptr = _ptr
         self._fixed_costs = _fixed_costs  # POINTER(dp_cost) of a heterogeneous example, owned
         self._users = weakref.WeakSet()
@@ -81,13 +86,13 @@ class Graph(_NoCopy):
         err = _lib.dp_error()
         if path is None:
             raise TypeError("Graph.read: path: a file name (str or a path), got None")
-        bpath = _lib.encode(path)
+        bpath = _lib.encode(path, "Graph.read: path")
         if format is None and _lib.dp_hetero_is_hetero_path(bpath):
-            g = ctypes.c_void_p()
-            c = ctypes.c_void_p()
+            g = _lib.GraphHandle()
+            c = _lib.CostHandle()
             check(_lib.dp_hetero_read(bpath, ctypes.byref(g), ctypes.byref(c), ctypes.byref(err)), err)
-            return cls(g.value, c.value)
-        g = _lib.dp_graph_read(bpath, _lib.encode(format), ctypes.byref(err))
+            return cls(g, c)
+        g = _lib.dp_graph_read(bpath, _lib.encode(format, "Graph.read: format", optional=True), ctypes.byref(err))
         if not g:
             raise from_status(err.code, err)
         return cls(g)
@@ -103,18 +108,21 @@ class Graph(_NoCopy):
         them); values are numbers or choice names ("3d", "fp16"), passed to the library as text,
         or True/False for a yes/no option: Graph.generate("llama-layer", training=True) is one
         training step (forward, backward and updates; doc/graph-format.md)."""
-        keys = [k.replace("_", "-") for k in params]
-        vals = []
-        for v in params.values():
+        bmodel = _lib.encode(model, "Graph.generate: model")
+        keys, vals = [], []
+        for k, v in params.items():
             if isinstance(v, bool):
-                vals.append("yes" if v else "no")  # the library rejects it where no flag is
+                v = "yes" if v else "no"  # the library rejects it where no flag is
             else:
-                vals.append(repr(v) if isinstance(v, float) else str(v))
+                v = repr(v) if isinstance(v, float) else str(v)
+            # through the one encoder: batch="3\0junk" was read as batch 3 (a review)
+            keys.append(_lib.encode(k.replace("_", "-"), "Graph.generate: parameter name"))
+            vals.append(_lib.encode(v, "Graph.generate: %s" % k))
         n = len(keys)
-        ka = (ctypes.c_char_p * max(n, 1))(*[k.encode() for k in keys])
-        va = (ctypes.c_char_p * max(n, 1))(*[v.encode() for v in vals])
+        ka = (ctypes.c_char_p * max(n, 1))(*keys)
+        va = (ctypes.c_char_p * max(n, 1))(*vals)
         err = _lib.dp_error()
-        g = _lib.dp_gen_by_name(_lib.encode(model), n, ka, va, ctypes.byref(err))
+        g = _lib.dp_gen_by_name(bmodel, n, ka, va, ctypes.byref(err))
         if not g:
             raise from_status(err.code, err)
         return cls(g)
@@ -177,7 +185,8 @@ class Graph(_NoCopy):
         """Write the graph: format "json" (native, doc/graph-format.md) or "dot", or by extension.
         Atomic: the file is complete or absent."""
         err = _lib.dp_error()
-        check(_lib.dp_graph_write(self._g(), _lib.encode(path), _lib.encode(format), ctypes.byref(err)), err)
+        check(_lib.dp_graph_write(self._g(), _lib.encode(path, "Graph.write: path"),
+                                  _lib.encode(format, "Graph.write: format", optional=True), ctypes.byref(err)), err)
 
     # ---- life ----
 
@@ -398,8 +407,13 @@ class Costs:
     """
 
     def __init__(self, graph, cptr, owned):
-        c = {f: get(cptr) for f, get in _lib.cost.items()}
+        # made by Graph.costs, Machine.costs and Engine.costs: a handle the library returned
+        # (CostHandle, _lib.py), as Graph's
+        if not isinstance(graph, Graph) or not isinstance(cptr, _lib.CostHandle) or not cptr:
+            raise TypeError("doppler.Costs is made by Graph.costs, Machine.costs or Engine.costs, not Costs(%s, %s)"
+                            % (type(graph).__name__, type(cptr).__name__))
         g = graph._g()
+        c = {f: get(cptr) for f, get in _lib.cost.items()}
         sc = c["time_scale"]
         n, m, D = c["n_ops"], c["n_edges"], c["n_devices"]
         self.n_devices = D

@@ -27,7 +27,7 @@ def _machine_key(i):
 
 def _key_name(key):
     """The library's name of a key given in any accepted spelling (one dp_machine_key_index found)."""
-    i = _lib.dp_machine_key_index(key.encode())
+    i = _lib.dp_machine_key_index(_lib.encode(key, "Machine: key"))
     return _lib.text(_lib.schema_key["key"](_machine_key(i))) if i >= 0 else key
 
 
@@ -117,11 +117,10 @@ class Machine:
                             % (type(key).__name__, key))
         k = key  # any spelling the table accepts (dp_schema_find: '_' or '-', with or without "--")
         text = _value_text(value)
-        if "\0" in k or "\0" in text:
-            raise ValueError("Machine.set: %r = %r contains a NUL character (C would read only what precedes it)"
-                             % (key, value))
+        bkey = _lib.encode(k, "Machine.set: key")  # a NUL in either is a ValueError
+        btext = _lib.encode(text, "Machine.set: %s" % k)
         err = _lib.dp_error()
-        check(_lib.dp_machine_set(self._m, k.encode(), text.encode(), ctypes.byref(err)), err)
+        check(_lib.dp_machine_set(self._m, bkey, btext, ctypes.byref(err)), err)
         # a key set again replaces its earlier value (repr, to_dict and copies list it once)
         name = _key_name(k)
         before = self._settings
@@ -138,7 +137,7 @@ class Machine:
                 _lib.dp_machine_destroy(self._m)
                 self._m = m
                 for s, v in self._settings:
-                    _lib.dp_machine_set(self._m, s.encode(), v.encode(), ctypes.byref(err))
+                    _lib.dp_machine_set(self._m, _lib.encode(s), _lib.encode(v), ctypes.byref(err))
                 raise
         return self
 
@@ -225,7 +224,7 @@ class Machine:
         err = _lib.dp_error()
         try:
             for k, v in self._settings:
-                check(_lib.dp_machine_set(m, k.encode(), v.encode(), ctypes.byref(err)), err)
+                check(_lib.dp_machine_set(m, _lib.encode(k), _lib.encode(v), ctypes.byref(err)), err)
             check(_lib.dp_machine_load(m, ctypes.byref(err)), err)
         except Exception:
             _lib.dp_machine_destroy(m)

@@ -112,7 +112,8 @@ def read_trajectory(path):
     from . import _lib
     from ._errors import check
     err = _lib.dp_error()
-    t = _lib.dp_h5io_traj_open(os.fsencode(os.fspath(path)), ctypes.byref(err))
+    # through the one encoder: "x.h5\0junk" read x.h5 (a review)
+    t = _lib.dp_h5io_traj_open(_lib.encode(path, "read_trajectory: path"), ctypes.byref(err))
     if not t:
         check(err.code or _lib.DP_EINVAL, err)
     try:

@@ -402,10 +402,13 @@ def test_no_struct_mirrors_of_the_library_s_objects():
     assert found <= allowed, "ctypes mirrors of library structs: %s" % sorted(found - allowed)
     assert not (found & converted)
     assert not any(hasattr(_lib, n) for n in converted)
-    # a handle, not a layout: the objects Python keeps are ints (c_void_p)
+    # a handle, not a layout: the objects Python keeps are ints (c_void_p), or for a graph and its
+    # cost tables a c_void_p of their own type (GraphHandle, CostHandle: what Graph and Costs accept)
     g = doppler.Graph.generate("chainmm")
     e = doppler.Engine(g, doppler.Machine(devices=2))
-    assert isinstance(g._g(), int) and isinstance(e._e(), int) and isinstance(e._mach, int)
+    assert isinstance(g._g(), _lib.GraphHandle) and isinstance(e._cptr, _lib.CostHandle)
+    assert type(g._g()).__mro__[1] is ctypes.c_void_p and type(e._cptr).__mro__[1] is ctypes.c_void_p
+    assert isinstance(e._e(), int) and isinstance(e._mach, int)
     env = doppler.Env(g, doppler.Machine(devices=2))
     assert isinstance(env._ptr, int)
 

@@ -374,3 +374,51 @@ def test_closed_objects_answer_nothing():
     for call in (env.trajectory, env.episodes):
         with pytest.raises(doppler.ClosedError):
             call()
+
+
+# ---- a review (2027): wrong arguments that reached C ----
+
+@pytest.mark.parametrize("code", ['doppler.Graph(G)', 'doppler.Graph(12345)', 'doppler.Graph(None)',
+                                  'doppler.Graph(doppler.Graph.read(G)._ptr, 12345)',
+                                  'doppler.Costs(doppler.Graph.read(G), 12345, True)',
+                                  'doppler.Costs(G, doppler.Graph.read(G).costs(), True)'])
+def test_constructors_take_only_library_handles(code):
+    # Graph(path) gave C the str's buffer as a dp_graph * and __del__ freed it (a segfault)
+    raises_cleanly(code, "TypeError: doppler.")
+
+
+@pytest.mark.parametrize("code, what", [
+    ("doppler.Graph.generate(None)", "Graph.generate: model"),
+    ("doppler.Graph.read(G).write(None)", "Graph.write: path"),
+    ("doppler.Graph.generate('ffnn', batch=None)", None),  # str(None) is a value the library refuses
+])
+def test_none_where_a_string_is_required(code, what):
+    # dp_gen_by_name(NULL) and dp_graph_write(g, NULL) segfaulted
+    if what is None:
+        raises_cleanly(code, "doppler._errors.InvalidInputError")
+    else:
+        raises_cleanly(code, "TypeError: %s: expected a str or a path, got None" % what)
+
+
+def test_nul_refused_everywhere(tmp_path):
+    # each was cut at the NUL: batch 3, the parameter "batch", the file /tmp/x.h5 (a review)
+    with pytest.raises(ValueError, match="Graph.generate: batch: .* NUL"):
+        doppler.Graph.generate("ffnn", batch="3\0junk")
+    with pytest.raises(ValueError, match="parameter name: .* NUL"):
+        doppler.Graph.generate("ffnn", **{"batch\0": 2})
+    with pytest.raises(ValueError, match="Graph.generate: model: .* NUL"):
+        doppler.Graph.generate("ffnn\0x")
+    g = doppler.Graph.read(G)
+    with pytest.raises(ValueError, match="Graph.write: path: .* NUL"):
+        g.write(str(tmp_path / "a.json\0b"))
+    assert not os.path.exists(tmp_path / "a.json")
+    with pytest.raises(ValueError, match="Graph.write: format: .* NUL"):
+        g.write(str(tmp_path / "b.json"), format="json\0x")
+    with pytest.raises(ValueError, match="read_trajectory: path: .* NUL"):
+        doppler.read_trajectory(str(tmp_path / "x.h5") + "\0junk")
+    with pytest.raises(ValueError, match="config_keys: method: .* NUL"):
+        doppler.config_keys("anneal\0x")
+    with pytest.raises(ValueError, match="NUL"):
+        doppler.Machine(**{"transfer\0x": "maxmin"})
+    with pytest.raises(ValueError, match='place: config: "schedule": .* NUL'):
+        doppler.place(g, "anneal", config={"schedule": "linear\0x"}, budget=10)
