@@ -288,15 +288,19 @@ class Engine(_NoCopy):
         # the engine's own copy: changing the caller's machine later changes nothing here
         self.machine = _machine_arg(machine, "Engine").copy() if machine is not None else Machine()
         fixed = graph._fixed_costs
-        if fixed is not None:
-            if machine is not None:
-                raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
-            self._mach = _new_machine()
-            err = _lib.dp_error()
-            check(_lib.dp_machine_set(self._mach, b"devices", b"%d" % _lib.cost["n_devices"](fixed), ctypes.byref(err)),
-                  err)
-        else:
-            self._mach = self.machine._instance()
+        if fixed is not None and machine is not None:
+            raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
+        try:
+            if fixed is not None:
+                self._mach = _new_machine()
+                err = _lib.dp_error()
+                check(_lib.dp_machine_set(self._mach, b"devices", b"%d" % _lib.cost["n_devices"](fixed),
+                                          ctypes.byref(err)), err)
+            else:
+                self._mach = self.machine._instance()
+        except BaseException:
+            self._free_machine()
+            raise
         _lib.dp_machine_set_trace(self._mach, 1 if _trace else 0)
         # the problem of the graph on the machine (sim/dp_problem.h): its cost tables and engine,
         # assembled as the commands and sweeps assemble theirs
@@ -308,26 +312,30 @@ class Engine(_NoCopy):
         if not p:
             self._free_machine()
             raise from_status(err.code, err)
+        # from here the problem and the machine copy are the engine's, freed by its finalizer,
+        # registered before anything can raise: the device-count warning, an exception under
+        # warnings-as-errors, left both behind (about 100 kB an engine: a review)
         self._problem = p
         self._cptr = _lib.dp_problem_costs(p)
-        if fixed is None:
-            want = _lib.dp_machine_devices_differ(self._mach, g)
-            if want and not _trace:
-                # (a tracing engine is the twin of one that warned already)
-                # the command's warning (dp_cli_warn_devices)
-                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want,
-                                                                                     _lib.cost["n_devices"](self._cptr)),
-                              stacklevel=3)
-        p = _lib.dp_problem_engine(p)
-        self._ptr = p
-        graph._attach(self)
+        self._ptr = _lib.dp_problem_engine(p)
+        self._traced = None
         self._n_ops = _lib.graph["n_ops"](g)
         self._n_edges = _lib.graph["n_edges"](g)
         self._n_devices = _lib.cost["n_devices"](self._cptr)
         self._scale = _lib.graph["time_scale"](g)
         self._unit = graph.time_unit
-        self._traced = None
         self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
+        graph._attach(self)
+        want = _lib.dp_machine_devices_differ(self._mach, g) if fixed is None else 0
+        if want and not _trace:
+            # (a tracing engine is the twin of one that warned already)
+            # the command's warning (dp_cli_warn_devices)
+            try:
+                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, self._n_devices),
+                              stacklevel=3)
+            except BaseException:
+                self.close()
+                raise
 
     @staticmethod
     def _free_all(problem, mach, graph):
