@@ -203,21 +203,23 @@ class Schedule:
 
     makespan: last op end; cost: what the oracle returns (the penalised makespan under the memory
     penalty policy, else the makespan); busy (n_devices,): compute time per device; utilisation
-    (n_devices,): busy / makespan; start, end (n_ops,): each op's start and end; ready (n_ops,):
+    (n_devices,): busy / makespan, of the simulated times as the command divides them (bit for bit
+    its --json "utilisation", also where time_scale is not 1); start, end (n_ops,): each op's start and end; ready (n_ops,):
     when each op joined its device's queue (its inputs all there); transfer_start,
     transfer_end (n_edges,): start and arrival of every edge that moved data between devices,
     -1 for the others; memory_peak (n_devices,) bytes, or None on the fast path; memory_excess;
     n_transfers; transfer_volume (bytes; seconds under the machine's comm_ratio; file units for time graphs); n_events; assignment."""
 
     __slots__ = ("makespan", "cost", "busy", "start", "end", "ready", "transfer_start", "transfer_end", "memory_peak",
-                 "memory_excess", "n_transfers", "transfer_volume", "n_events", "assignment", "time_unit")
+                 "memory_excess", "n_transfers", "transfer_volume", "n_events", "assignment", "time_unit",
+                 "_utilisation")
 
     @property
     def utilisation(self):
-        return self.busy / self.makespan if self.makespan > 0 else np.zeros_like(self.busy)
+        return self._utilisation
 
     def to_dict(self):
-        return {k: getattr(self, k) for k in self.__slots__}
+        return {k: getattr(self, k) for k in self.__slots__ if not k.startswith("_")}
 
     def __repr__(self):
         return "<doppler.Schedule makespan %.17g %s, %d transfers>" % (self.makespan, self.time_unit, self.n_transfers)
@@ -436,9 +438,14 @@ class Engine(_NoCopy):
         n, m, D = self.n_ops, self.n_edges, self.n_devices
         get = _lib.schedule
         out = Schedule()
-        out.makespan = get["makespan"](s) / sc
+        makespan = get["makespan"](s)
+        busy = np.ctypeslib.as_array(get["busy"](s), shape=(D,))
+        out.makespan = makespan / sc
         out.cost = get["cost"](s) / sc
-        out.busy = _ro(np.ctypeslib.as_array(get["busy"](s), shape=(D,)) / sc)
+        out.busy = _ro(busy / sc)
+        # the simulated times divided, as the command's util() (experiments/cmd_place.c): the
+        # printed ones, each rounded by its division by time_scale, gave other last bits (a review)
+        out._utilisation = _ro(busy / makespan if makespan > 0 else np.zeros(D))
         out.start = _ro(np.ctypeslib.as_array(get["op_start"](s), shape=(n,)) / sc)
         out.end = _ro(np.ctypeslib.as_array(get["op_end"](s), shape=(n,)) / sc)
         out.ready = _ro(np.ctypeslib.as_array(get["op_ready"](s), shape=(n,)) / sc)

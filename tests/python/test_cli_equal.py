@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import doppler
-from conftest import BUNDLED, SRC, bundled, doppler_graphs, run_cli
+from conftest import BUNDLED, SHARED, SRC, bundled, doppler_graphs, run_cli
 
 # machines as command-line options; Python builds the same machine from the same spellings
 MACHINES = [
@@ -88,6 +88,7 @@ def check_place(graph_path, mopts, tmp, tiny, ckpt, methods=None):
         assert p.simulations == res["simulations"], where
         assert p.makespan == res["makespan"], where
         assert p.schedule.busy.tolist() == res["busy"], where
+        assert p.schedule.utilisation.tolist() == res["utilisation"], where
         assert p.schedule.n_transfers == res["transfers"], where
         if "penalised_makespan" in res:
             assert p.schedule.cost == res["penalised_makespan"], where
@@ -113,6 +114,7 @@ def check_simulate(graph_path, mopts, tmp, seed=0):
     where = "%s %s" % (os.path.basename(graph_path), " ".join(mopts))
     assert s.makespan == res["makespan"], where
     assert s.busy.tolist() == res["busy"], where
+    assert s.utilisation.tolist() == res["utilisation"], where
     assert s.n_transfers == res["transfers"] and s.transfer_volume == res["transfer_volume"], where
     with open(trace) as f1, open(ptrace) as f2:
         assert json.load(f1) == json.load(f2), where
@@ -177,3 +179,26 @@ def test_doppler_graphs_every_method(path, devices, tmp_path, tiny_config, check
     check_simulate(path, mopts, str(tmp_path))
     g = doppler.Graph.read(path)
     assert g.time_unit.startswith("DOPPLER units") and g.time_scale == 1e10
+
+
+FFNN_192 = os.path.join(SHARED, "doppler-graphs", "ffnn_192nodes.txt")
+
+
+@pytest.mark.skipif(not os.path.exists(FFNN_192), reason="no shared data (DOPPLER_SHARED_DATA/doppler-graphs)")
+def test_utilisation_of_a_scaled_graph(tmp_path):
+    """A DOPPLER .txt graph (time_scale 1e10): utilisation divided the printed busy times by the
+    printed makespan, each already rounded by its division by the scale, and differed from the
+    command's (which divides the simulated ones) in the last bits (a review)."""
+    g = doppler.Graph.read(FFNN_192)
+    assert g.time_scale != 1
+    with doppler.Engine(g, doppler.Machine(devices=4)) as e:
+        for seed in range(4):
+            a = np.random.default_rng(seed).integers(0, 4, size=g.n_ops)
+            path = str(tmp_path / ("a%d.json" % seed))
+            with open(path, "w") as f:
+                json.dump({"devices": a.tolist()}, f)
+            res = json.loads(run_cli("simulate", "--graph", FFNN_192, "--assignment", path, "--devices", "4",
+                                     "--json")[1])
+            assert e.simulate(a).utilisation.tolist() == res["utilisation"], seed
+        res = json.loads(run_cli("place", "--graph", FFNN_192, "--method", "heft", "--devices", "4", "--json")[1])
+        assert e.place("heft").schedule.utilisation.tolist() == res["utilisation"]
