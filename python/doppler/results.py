@@ -9,11 +9,17 @@ import numpy as np
 
 from ._errors import FileError, InvalidInputError, UnsupportedError
 
-# the results file this version reads (experiments/results.c: RESULTS_FORMAT and its columns)
+# the results file this version reads (experiments/results.c: RESULTS_FORMAT and its columns[],
+# with their types: DP_COL_STR, DP_COL_INT, DP_COL_DBL)
 _SWEEP_FORMAT = "doppler-results 2"
-_SWEEP_COLUMNS = ("key", "index", "graph", "method", "devices", "topology", "transfer", "mode", "seed", "rep", "status",
-                  "makespan", "units", "seconds", "episodes", "params", "metrics", "assignment", "trajectory",
-                  "checkpoint", "error", "finished")
+_SWEEP_TYPES = {"key": str, "index": int, "graph": str, "method": str, "devices": int, "topology": str,
+                "transfer": str, "mode": str, "seed": int, "rep": int, "status": str, "makespan": float,
+                "units": str, "seconds": float, "episodes": int, "params": str, "metrics": str, "assignment": str,
+                "trajectory": str, "checkpoint": str, "error": str, "finished": str}
+_SWEEP_COLUMNS = tuple(_SWEEP_TYPES)
+# each type's column as the HDF5 file's reader gives it: str objects, int64, float64 (NaN where the
+# writer left a double empty: a failed run's makespan)
+_SWEEP_DTYPES = {str: object, int: np.int64, float: np.float64}
 
 
 def _sweep_columns_check(path, names, where):
@@ -39,6 +45,22 @@ def _frame(columns, rows):
     cols = {c: np.array([r[i] for r in rows]) for i, c in enumerate(columns)}
     pd = _pandas()
     return pd.DataFrame(cols, columns=list(columns)) if pd else cols
+
+
+def _csv_column(path, name, texts):
+    """A column of the results CSV (its fields as text) as the HDF5 file's reader gives it
+    (without pandas: every column came back as strings, a review)."""
+    kind = _SWEEP_TYPES[name]
+    if kind is str:
+        return np.array(texts, dtype=object)
+    out = np.empty(len(texts), dtype=_SWEEP_DTYPES[kind])
+    for i, t in enumerate(texts):
+        try:
+            out[i] = np.nan if kind is float and t == "" else kind(t)
+        except ValueError:
+            raise InvalidInputError("%s: row %d: %s: not %s: \"%s\"" % (
+                path, i + 1, name, "an integer" if kind is int else "a number", t)) from None
+    return out
 
 
 def _h5py():
@@ -145,7 +167,9 @@ def read_sweep(path):
     the RESULTS.csv beside it (with pandas, or the csv module). One row per run: key, index,
     graph, method, devices, topology, transfer, mode, seed, rep, status, makespan, units, seconds,
     episodes, params and metrics (JSON text, decoded to dicts), assignment, trajectory,
-    checkpoint, error, finished. A DataFrame with pandas, else a dict of NumPy arrays."""
+    checkpoint, error, finished. A DataFrame with pandas, else a dict of NumPy arrays; from either
+    file each column has the HDF5 file's type (str objects, int64, float64 with NaN for a double a
+    run has not)."""
     pd = _pandas()
     path = os.fspath(path)
     if path.endswith(".csv"):
@@ -166,13 +190,20 @@ def read_sweep(path):
             # round_trip: the CSV holds each double's shortest exact text; pandas' default parser
             # changed its last bits (every makespan of a sweep differed from the HDF5 file's: a
             # review)
-            df = pd.read_csv(path, keep_default_na=False, na_values={"makespan": ["nan", "NaN", ""]},
-                             float_precision="round_trip")
+            # dtype: each column's type as the HDF5 file holds it (a key of 16 hex digits that
+            # are all decimal ones became an int64 and lost its leading zeros: a review)
+            try:
+                df = pd.read_csv(path, keep_default_na=False, na_values={c: ["nan", "NaN", ""] for c, t in
+                                                                         _SWEEP_TYPES.items() if t is float},
+                                 dtype={c: _SWEEP_DTYPES[t] if t is not str else str for c, t in _SWEEP_TYPES.items()},
+                                 float_precision="round_trip")
+            except ValueError as e:
+                raise InvalidInputError("%s: not a doppler sweep results file: %s" % (path, e)) from None
             cols = {c: df[c].to_numpy() for c in df.columns}
         else:
             with open(path, newline="") as f:
-                rows = list(csv.DictReader(f))
-            cols = {c: np.array([r[c] for r in rows]) for c in header}
+                rows = list(csv.reader(f))[1:]
+            cols = {c: _csv_column(path, c, [r[i] for r in rows]) for i, c in enumerate(header)}
     else:
         h5py = _h5py()
         with _h5_open(path, "a doppler sweep results file (.h5, or the .csv beside it)") as f:

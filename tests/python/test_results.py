@@ -4,6 +4,7 @@ DataFrames (pandas and h5py; skipped where they are missing) hold the numbers Py
 import json
 import os
 
+import numpy as np
 import pytest
 
 import doppler
@@ -226,3 +227,61 @@ def test_read_sweep_not_a_sweep_file_names_it(tmp_path):
         doppler.read_sweep(str(tmp_path / "nope.h5"))
     with pytest.raises(doppler.FileError, match="a folder"):
         doppler.read_sweep(str(tmp_path))
+
+
+def _failing_sweep(tmp_path):
+    """A sweep of two ok and two failed runs (a failed run's makespan is empty: NaN)."""
+    cfg = tmp_path / "s.json"
+    cfg.write_text(json.dumps({"name": "dt", "grid": [{"graph": [bundled("chainmm-small")], "devices": [2],
+                                                       "method": ["cp", "random"], "seed": [3],
+                                                       "memory_limit": [1, 1e15], "memory_policy": ["error"]}]}))
+    out = tmp_path / "s.h5"
+    rc, _, _ = run_cli("sweep", str(cfg), "--jobs", "1", "--quiet", "--out", str(out), check=False)
+    assert rc == 1  # the failed runs
+    return str(out), str(tmp_path / "s.csv")
+
+
+def _same_table(a, b):
+    assert list(a) == list(b)
+    for c in a:
+        x, y = np.asarray(a[c]), np.asarray(b[c])
+        assert x.dtype == y.dtype, (c, x.dtype, y.dtype)
+        if x.dtype == np.float64:
+            assert np.array_equal(x, y, equal_nan=True), c
+        else:
+            assert x.tolist() == y.tolist(), c
+
+
+def test_read_sweep_csv_dtypes_without_pandas(tmp_path, monkeypatch):
+    """Without pandas (the csv module) every column came back as strings; the HDF5 file gives
+    int64, float64 with NaN for a failed run's makespan, and str objects (a review)."""
+    pytest.importorskip("h5py")
+    import doppler.results
+    h5, csv_path = _failing_sweep(tmp_path)
+    monkeypatch.setattr(doppler.results, "_pandas", lambda: None)
+    a, b = doppler.read_sweep(h5), doppler.read_sweep(csv_path)
+    assert isinstance(b, dict)
+    assert b["index"].dtype == np.int64 and b["makespan"].dtype == np.float64 and b["key"].dtype == object
+    assert np.isnan(b["makespan"]).sum() == 2 and list(b["status"]).count("failed") == 2
+    _same_table(a, b)
+    bad = tmp_path / "bad.csv"
+    lines = open(csv_path).read().splitlines()
+    bad.write_text("\n".join([lines[0], lines[1].replace(",cp,2,", ",cp,two,", 1)] + lines[2:]) + "\n")
+    with pytest.raises(doppler.InvalidInputError, match='bad.csv: row 1: devices: not an integer: "two"'):
+        doppler.read_sweep(str(bad))
+
+
+def test_read_sweep_csv_dtypes_with_pandas(tmp_path):
+    """pandas read a key of 16 hex digits that are all decimal ones as an int64 (its leading
+    zeros lost); every column now has the HDF5 file's type (a review)."""
+    pytest.importorskip("h5py")
+    h5, csv_path = _failing_sweep(tmp_path)
+    _same_table({c: v.to_numpy() for c, v in doppler.read_sweep(h5).items()},
+                {c: v.to_numpy() for c, v in doppler.read_sweep(csv_path).items()})
+    lines = open(csv_path).read().splitlines()
+    digits = tmp_path / "digits.csv"
+    rows = [lines[0]] + ["%016d" % i + line[16:] for i, line in enumerate(lines[1:])]
+    digits.write_text("\n".join(rows) + "\n")
+    df = doppler.read_sweep(str(digits))
+    assert df["key"].tolist() == ["%016d" % i for i in range(4)]
+    assert df["key"].dtype == object and df["index"].dtype == np.int64
