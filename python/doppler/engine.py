@@ -11,7 +11,7 @@ import weakref
 import numpy as np
 
 from . import _lib
-from ._errors import ClosedError, InvalidInputError, _NoCopy, check, from_status
+from ._errors import ClosedError, Error, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
 from .machine import Machine, _machine_arg, _new_machine
 
@@ -84,7 +84,7 @@ def config_keys(method):
     out = {}
     for name, keys, _ in _sections(method):
         for k in keys:
-            kinds = ("int", "int", "number", "number", "bool", "choice", "string")
+            kinds = ("int", "int", "number", "number", "bool", "choice", "string")  # as _KEY_TYPES
             kind = kinds[k.type] if 0 <= k.type < len(kinds) else "?"
             if kind == "choice":
                 kind = "one of " + _lib.text(k.choices).replace("|", ", ")
@@ -106,6 +106,31 @@ def _key_text(v):
     return None
 
 
+# a value's Python types by the kind of its key (dp_schema_type: int, long, double, float, bool,
+# enum, string), as the JSON file the dict becomes holds them: the library reads a JSON string
+# for a number as a refusal, where dp_schema_set reads text ("0.5" passed the check as t0)
+_INTEGRAL = (int, np.integer)
+_KEY_TYPES = ((_INTEGRAL, "an integer"), (_INTEGRAL, "an integer"), (_INTEGRAL + (float, np.floating), "a number"),
+              (_INTEGRAL + (float, np.floating), "a number"), ((bool, np.bool_), "true or false"), ((str,), "a str"),
+              ((str,), "a str"))
+_BOOL, _CHOICE = 4, 5
+
+
+def _key_type_error(full, k, v):
+    """The refusal of value v of key k (a _Key) at path full when the JSON file would hold a value of
+    another type than its kind's, else None."""
+    if not 0 <= k.type < len(_KEY_TYPES):
+        return None
+    types, what = _KEY_TYPES[k.type]
+    # (a bool is an int to Python, not to JSON)
+    if isinstance(v, types) and isinstance(v, (bool, np.bool_)) == (k.type == _BOOL):
+        return None
+    if k.type == _CHOICE:  # named as the library names them
+        names = ['"%s"' % n for n in _lib.text(k.choices).split("|")]
+        what = " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0]
+    return 'place: config: "%s" must be %s, got %s %r' % (full, what, type(v).__name__, v)
+
+
 def _json_scalar(x):
     """json.dumps's default for the NumPy scalars a config may hold (_key_text accepts them)."""
     if isinstance(x, np.bool_):
@@ -119,9 +144,11 @@ def _json_scalar(x):
 
 def _check_config(method, config):
     """Refuse a config dict the method's tables refuse (unknown keys, kinds, ranges, names) with
-    InvalidInputError, before it is written for the library (whose refusal would name a temporary
-    file): the library's own checks, through its tables, so the message names the key as the
-    command's does. Keys outside the tables (read by the library by hand) are left to it."""
+    InvalidInputError, before it is written for the library: the library's own checks, through its
+    tables, so the message names the key as the command's does, after a check of each value's type
+    against its key's kind (the JSON file holds the value's type, where dp_schema_set reads text).
+    Keys outside the tables (read by the library by hand) and rules across keys are left to the
+    library, whose refusal place() words as naming the config, not the temporary file."""
     sections = _sections(method)
     if not sections:
         return
@@ -138,6 +165,9 @@ def _check_config(method, config):
             child = (name + "." if name else "") + key
             full = (shown + "." if shown else "") + key
             if key in entries:
+                bad = _key_type_error(full, entries[key], v)
+                if bad:
+                    raise InvalidInputError(bad)
                 t = _key_text(v)
                 err = _lib.dp_error()
                 if t is None:
@@ -156,6 +186,14 @@ def _check_config(method, config):
                 raise InvalidInputError('place: config: unknown key "%s" (known: %s)' % (full, ", ".join(list(entries) + others)))
 
     check("", "", config)
+
+
+def _without_file(x, tmp):
+    """The library's error x on the temporary file tmp that a config dict was written to, naming
+    the config instead ("place: config: ..."): the file is deleted when the exception is seen, and
+    the checks before it cannot be the library's every rule (a cross-key rule: t0 >= t_end)."""
+    msg = str(x).replace(tmp + ": config: ", tmp + ": ").replace(tmp, "place: config")
+    return type(x)(msg, x.code)
 
 
 def _int_array(a, shape, what):
@@ -660,6 +698,10 @@ class Engine(_NoCopy):
                     _lib.dp_cost_levels(self.graph._g(), self._cptr, prio.ctypes.data_as(_lib.PD), None)
                 s = self._run(e, assign, prio)
                 sched = self._schedule(e, assign, s)
+        except Error as x:
+            if tmp and tmp in str(x):
+                raise _without_file(x, tmp) from None
+            raise
         finally:
             _lib.dp_place_options_free(o)
             if tmp:

@@ -354,6 +354,29 @@ def test_config_keys_from_the_tables():
             e.place(method, budget=5, config=config)
 
 
+@pytest.mark.parametrize("method, config, msg", [
+    ("anneal", {"t0": "0.5"}, r'^place: config: "t0" must be a number, got str \'0.5\'$'),
+    ("anneal", {"t0": True}, r'^place: config: "t0" must be a number, got bool True$'),
+    ("anneal", {"budget": 2.0}, r'^place: config: "budget" must be an integer, got float 2.0$'),
+    ("anneal", {"schedule": 1}, r'^place: config: "schedule" must be "geometric" or "linear", got int 1$'),
+    ("placeto", {"update_plc": 1}, r'^place: config: "update_plc" must be true or false, got int 1$'),
+    ("anneal", {"t0": -1}, r"^place: config: anneal: need 0 < t_end <= t0, got t0 -1"),
+    ("placeto", {"stages": {"bogus": {"lr": 0.1}}}, r'^place: config: "stages.bogus": expected il, sim or real'),
+    ("placeto", {"stages": {"il": 5}}, r'^place: config: "stages.il": expected il, sim or real with an object'),
+    ("placeto", {"network": 5}, r'^place: config: key "network" does not apply to method placeto'),
+])
+def test_config_dict_errors_name_the_config(method, config, msg):
+    """A config dict is written to a temporary file for the library, deleted when its refusal is
+    seen: a value of the wrong type (a str for a number passed the check, dp_schema_set reading
+    text), a rule across keys and an object the tables do not describe were refused naming that
+    file (a review). Types are checked against the key's kind, and the library's refusal names the
+    config."""
+    e = doppler.Engine(doppler.Graph.read(bundled("chainmm-small")))
+    with pytest.raises(doppler.InvalidInputError, match=msg) as ei:
+        e.place(method, budget=1, config=config)
+    assert "doppler-config-" not in str(ei.value)
+
+
 def test_improve_and_proposals_match_the_command(tmp_path):
     """The learned improvement method and annealing with its proposals from Python: the budget
     spent exactly and the command's makespan (the proposals option reaches the library
