@@ -174,7 +174,8 @@ def _check_config(method, config):
                     raise InvalidInputError('place: config: "%s": %r is no value of a key' % (full, v))
                 if _lib.dp_schema_set(entries[key].handle, scratch, entries[key].key,
                                       _lib.encode(t, 'place: config: "%s"' % full), b"place: config",
-                                      _lib.encode(shown + "." if shown else "", "place: config"), ctypes.byref(err)) != 0:
+                                      _lib.encode(shown + "." if shown else "", "place: config"),
+                                      ctypes.byref(err)) != 0:
                     raise InvalidInputError(_lib.text(err.msg))
             elif isinstance(v, dict) and child in names:
                 check(child, full, v)
@@ -242,8 +243,8 @@ class Schedule:
     makespan: last op end; cost: what the oracle returns (the penalised makespan under the memory
     penalty policy, else the makespan); busy (n_devices,): compute time per device; utilisation
     (n_devices,): busy / makespan, of the simulated times as the command divides them (bit for bit
-    its --json "utilisation", also where time_scale is not 1); start, end (n_ops,): each op's start and end; ready (n_ops,):
-    when each op joined its device's queue (its inputs all there); transfer_start,
+    its --json "utilisation", also where time_scale is not 1); start, end (n_ops,): each op's start
+    and end; ready (n_ops,): when each op joined its device's queue (its inputs all there); transfer_start,
     transfer_end (n_edges,): start and arrival of every edge that moved data between devices,
     -1 for the others; memory_peak (n_devices,) bytes, or None on the fast path; memory_excess;
     n_transfers; transfer_volume (bytes; seconds under the machine's comm_ratio; file units for time graphs); n_events; assignment."""
@@ -371,8 +372,8 @@ class Engine(_NoCopy):
             # (a tracing engine is the twin of one that warned already)
             # the command's warning (dp_cli_warn_devices)
             try:
-                warnings.warn("graph %s was made for %d devices; placing it on %d" % (graph.name, want, self._n_devices),
-                              stacklevel=3)
+                warnings.warn("graph %s was made for %d devices; placing it on %d"
+                              % (graph.name, want, self._n_devices), stacklevel=3)
             except BaseException:
                 self.close()
                 raise

@@ -91,7 +91,8 @@ def test_engine_refused_by_the_warning_frees_what_it_made(monkeypatch):
     a = np.zeros(g.n_ops, dtype=np.int64)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for call in (lambda: doppler.Engine(g, m), lambda: doppler.simulate(g, a, m), lambda: doppler.place(g, "cp", m)):
+        for call in (lambda: doppler.Engine(g, m), lambda: doppler.simulate(g, a, m),
+                     lambda: doppler.place(g, "cp", m)):
             with pytest.raises(UserWarning, match="made for 8 devices; placing it on 4"):
                 call()
     gc.collect()
