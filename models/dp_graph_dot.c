@@ -116,17 +116,9 @@ static int dot_tokenize(dot_lex *L, const char *s, size_t n, dp_error *err)
                 if (ch == '"') { i++; break; }
                 /* two backslashes are one pair, both kept, as Graphviz reads them: "p\\" is
                  * the string p\\ (it read \" as an escaped quote and found no end: a review) */
-                int pair = ch == '\\' && i + 1 < n && s[i + 1] == '\\';
+                const int pair = ch == '\\' && i + 1 < n && s[i + 1] == '\\';
                 if (pair) {
-                    if (k + 3 > scap) {
-                        size_t cap = scap ? 2 * scap : 256;
-                        char *p = dp_alloc_realloc(sbuf, cap);
-                        if (!p) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
-                        sbuf = p;
-                        scap = cap;
-                    }
-                    sbuf[k++] = '\\'; /* the pair's first; its second below */
-                    i += 2;
+                    i += 2; /* both written below */
                 } else if (ch == '\\' && i + 1 < n && (s[i + 1] == '"' || s[i + 1] == '\n' || s[i + 1] == '\r')) {
                     if (s[i + 1] == '"') { ch = '"'; i += 2; }
                     else { /* line continuation */
@@ -139,13 +131,14 @@ static int dot_tokenize(dot_lex *L, const char *s, size_t n, dp_error *err)
                     if (ch == '\n') line++;
                     i++;
                 }
-                if (k + 2 > scap) {
+                if (k + 3 > scap) {
                     size_t cap = scap ? 2 * scap : 256;
                     char *p = dp_alloc_realloc(sbuf, cap);
                     if (!p) { free(sbuf); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", L->path); }
                     sbuf = p;
                     scap = cap;
                 }
+                if (pair) sbuf[k++] = '\\';
                 sbuf[k++] = ch;
             }
             rc = arena_put(L, sbuf ? sbuf : "", k, &off);
