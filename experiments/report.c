@@ -592,6 +592,21 @@ static int set_has(const char *set, const char *key)
     return 0;
 }
 
+/* Whether some line of set (run_machine_key's texts) has the machine keys mtext, on any device
+ * count */
+static int set_has_machine(const char *set, const char *mtext)
+{
+    const size_t L = strlen(mtext);
+    for (const char *p = set; *p;) {
+        const char *e = strchr(p, '\n'), *bar = strchr(p, '|');
+        const size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (bar && bar < p + n && (size_t)(p + n - bar - 1) == L && memcmp(bar + 1, mtext, L) == 0) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
 /* Whether the sets a and b (text_set's) share a line */
 static int sets_meet(const char *a, const char *b)
 {
@@ -763,7 +778,11 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
             rc = DP_ENOMEM;
             goto done;
         }
-        if (set_has(t->row_machines[r], key)) row_of[i] = r;
+        /* a failed run's device count is its parameter's, 0 where none was given (it never learnt
+         * the machine's): it counts for a row with its machine keys on any device count (it was
+         * dropped without a count: a review) */
+        if (set_has(t->row_machines[r], key) || (strcmp(rows[i].status, "ok") != 0 && set_has_machine(t->row_machines[r], mt)))
+            row_of[i] = r;
         free(mt);
         free(key);
     }

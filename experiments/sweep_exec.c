@@ -259,7 +259,8 @@ static const char *row_graph(const dp_result *r, json_t **params_out, uint64_t *
  * one name (a review: shards from two folders merged rows of 24 and 168 ops as "g.json").
  * DP_EINVAL naming the graph, both contents and what to do; a file that no longer resolves is
  * not compared (its runs fail when run). */
-static int check_graph_files(const dp_sweep *s, const dp_results *res, const char *out, dp_error *err)
+static int check_graph_files(const dp_sweep *s, const dp_results *res, const char *out, const keyset_ctx *runs,
+                             dp_error *err)
 {
     typedef struct { char *value; uint64_t now; int ok; } seen_t;
     seen_t *seen = NULL;
@@ -268,6 +269,9 @@ static int check_graph_files(const dp_sweep *s, const dp_results *res, const cha
     for (long i = 0; i < dp_results_count(res) && rc == DP_OK; i++) {
         json_t *p;
         uint64_t h;
+        /* rows of runs of this config only: another grid's rows in the file, or rows --prune is
+         * about to drop, are not runs this sweep adds to (they were refused: a review) */
+        if (!keep_in_config(dp_results_row(res, i), (void *)runs)) continue;
         const char *g = row_graph(dp_results_row(res, i), &p, &h);
         if (!g) continue;
         long j = 0;
@@ -314,7 +318,6 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     split_out(o->out, c->out_dir, sizeof c->out_dir, c->runs_rel, sizeof c->runs_rel);
     c->res = dp_results_open(o->out, s->name, s->config_text, err);
     if (!c->res) return err ? err->code : DP_EIO;
-    if (!merging && check_graph_files(s, c->res, o->out, err) != DP_OK) return err->code;
     const char *stored = dp_results_stored_config(c->res);
     /* said with --quiet too, which drops progress lines only: the rows of two grids side by side
      * was a file no line mentioned (a review) */
@@ -349,6 +352,11 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
     }
     qsort(ks.keys, (size_t)ks.n, sizeof(char *), cmp_str);
     qsort(mine.keys, (size_t)mine.n, sizeof(char *), cmp_str);
+    if (!merging && check_graph_files(s, c->res, o->out, &ks, err) != DP_OK) {
+        free(ks.keys);
+        free(mine.keys);
+        return err->code;
+    }
     /* failed runs of this config are run again: the cause (a missing file, a method not built
      * yet) may be gone; those of this shard only (another shard's were dropped, counted as run
      * again, and never run: a review), none in a merge */

@@ -226,6 +226,9 @@ typedef struct dot_attrs {
 typedef struct dot_scope {
     double node_w, edge_w;  /* NAN: no default */
     const char *node_kind;
+    const char *node_op_type, *node_einsum; /* node [...] defaults of this project's attributes */
+    int node_ndim;
+    int64_t node_shape[DP_GRAPH_MAX_DIMS];
 } dot_scope;
 
 static void dot_attrs_clear(dot_attrs *a)
@@ -371,8 +374,12 @@ static int dot_node_of(const dot_lex *L, dot_graph *G, const dot_tok *t, const d
     G->node[i].weight = sc->node_w;
     G->node[i].out_bytes = NAN;
     G->node[i].kind = sc->node_kind;
-    G->node[i].op_type = G->node[i].einsum = NULL;
-    G->node[i].ndim = 0;
+    /* the scope's node defaults, as Graphviz applies them to every attribute (doppler_op_type,
+     * doppler_einsum and doppler_shape in node [...] were dropped: a review) */
+    G->node[i].op_type = sc->node_op_type;
+    G->node[i].einsum = sc->node_einsum;
+    G->node[i].ndim = sc->node_ndim;
+    memcpy(G->node[i].shape, sc->node_shape, sizeof sc->node_shape);
     G->node[i].line = t->line;
     return dp_strmap_put(&G->ids, name, i);
 }
@@ -481,7 +488,8 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
     stack = dp_alloc_malloc((size_t)cap_stack * sizeof *stack);
     if (!stack) goto nomem;
     stack[0].node_w = stack[0].edge_w = NAN;
-    stack[0].node_kind = NULL;
+    stack[0].node_kind = stack[0].node_op_type = stack[0].node_einsum = NULL;
+    stack[0].node_ndim = 0;
     depth = 1;
     while (depth > 0) {
         const dot_tok *t = &L.tok[pos];
@@ -522,6 +530,12 @@ dp_graph *dp_graph_read_dot(const char *path, dp_error *err)
             }
             if (is_node && a.has_weight) sc->node_w = a.weight;
             if (is_node && a.kind) sc->node_kind = a.kind;
+            if (is_node && a.op_type) sc->node_op_type = a.op_type;
+            if (is_node && a.einsum) sc->node_einsum = a.einsum;
+            if (is_node && a.ndim) {
+                sc->node_ndim = a.ndim;
+                memcpy(sc->node_shape, a.shape, sizeof a.shape);
+            }
             if (is_edge && a.has_weight) sc->edge_w = a.weight;
             continue;
         }

@@ -553,7 +553,10 @@ int dp_search_exact(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle
         ac.budget = cfg.anneal_budget;
         dp_search_result ar;
         rc = dp_search_anneal(g, c, oracle, &ac, 1, tmp, &ar, err);
-        if (rc == DP_ERANGE) rc = DP_OK; /* its start over the limit: no incumbent from it */
+        if (rc == DP_ERANGE) { /* its start over the limit: no incumbent from it */
+            rc = DP_OK;
+            if (err) dp_error_clear(err);
+        }
         else if (rc != DP_OK) goto done;
         else {
             dp_search_trace_clear(&ar.trace);

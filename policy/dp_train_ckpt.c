@@ -247,7 +247,8 @@ static int first_difference(const json_t *a, const json_t *b, const char *prefix
 }
 
 /* A resumed run goes on with the config it was started with: every key but the stages' episode
- * counts (a resume may train on to more) and checkpoint_every (a sweep resumed with an edited
+ * counts (a resume may train on to more), pipeline (a Stage I run resumed with --pipeline goes
+ * on to Stage II) and checkpoint_every (a sweep resumed with an edited
  * train_config, gamma 0.5 and adam.beta1 0.5, gave the old config's result under the new file's
  * name: a review). k: the checkpoint's config, c: this run's. */
 static int resume_config_differs(const dp_train_config *k, const dp_train_config *c, const char *path, dp_error *err)
@@ -262,6 +263,7 @@ static int resume_config_differs(const dp_train_config *k, const dp_train_config
         json_t *ab[2] = {a, b};
         for (int s = 0; s < 2; s++) {
             json_object_del(ab[s], "checkpoint_every");
+            json_object_del(ab[s], "pipeline"); /* train --resume --pipeline goes on to Stage II */
             const char *stage;
             json_t *st;
             json_object_foreach(json_object_get(ab[s], "stages"), stage, st) json_object_del(st, "episodes");

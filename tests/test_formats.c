@@ -489,6 +489,15 @@ START_TEST(dot_op_info_quoting_label)
     ck_assert(strncmp(h->name, g->name, strlen(h->name)) == 0); /* (the reader keeps a name's first 255 bytes) */
     dp_graph_free(h);
     dp_graph_free(g);
+    /* node [...] defaults of the new attributes apply, as Graphviz's defaults do */
+    g = dp_graph_read(put("nd.dot", "digraph g {\n node [kind=\"matmul\", doppler_op_type=\"aten.mm\", doppler_shape=\"4,4\", "
+                                    "Weight=5];\n a; b [doppler_op_type=\"own\"];\n a -> b [Weight=1];\n}\n"), "dot", &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    ck_assert_str_eq(g->op_type[0], "aten.mm");
+    ck_assert_str_eq(g->op_type[1], "own");
+    ck_assert_int_eq(g->op_ndim[0], 2);
+    ck_assert_int_eq(g->op_shape[1], 4);
+    dp_graph_free(g);
     /* (d) */
     g = dp_graph_read(put("l5.dot", "digraph g {\n doppler_time_unit=\"u\xe9\";\n \"a\" [Weight=3];\n}\n"), "dot", &err);
     ck_assert_ptr_null(g);

@@ -1012,6 +1012,16 @@ START_TEST(table_reference_failed_counted)
     make_row(&rows[0], "cp", 1, 10, "ok");
     make_row(&rows[1], "round-robin", 1, 9, "ok");
     make_row(&rows[2], "round-robin", 2, NAN, "failed");
+    /* the ok runs on the machine's 4 devices, the failed one with the parameter's 0 (not given:
+     * never known) */
+    rows[0].devices = rows[1].devices = 4;
+    rows[2].devices = 0;
+    json_t *p2 = json_loads(rows[2].params, 0, NULL);
+    json_object_del(p2, "devices");
+    char *t2 = json_dumps(p2, JSON_COMPACT | JSON_SORT_KEYS);
+    dp_result_set(&rows[2].params, t2);
+    free(t2);
+    json_decref(p2);
     dp_report_spec spec;
     dp_report_spec_init(&spec);
     spec.filter = json_pack("{s:s}", "method", "cp");

@@ -572,4 +572,11 @@ grep -q 'graph "g.json" is two different files in these results' "$work/rel.err"
 grep -q 'graph "g.json" reads .*B/g.json now' "$work/rel.err" || fail "rel resume: $(cat "$work/rel.err")"
 [ "$(wc -l < "$work/rel0.csv")" -eq 3 ] || fail "the refused resume wrote rows"
 (cd "$work/A" && "$DOPPLER" sweep rel.json --out ../rel0.h5 --quiet) || fail "the resume from the run's folder"
+# rows that are no run of the config (another grid's, or what --prune drops) are not compared:
+# the config now without g.json runs from B with its own g.json (they were refused: a review)
+cat > "$work/B/rel2.json" <<JSON
+{"name": "rel", "fixed": {"graph": "g.json", "devices": 4}, "grid": {"method": ["etf"], "seed": [1, 2]}}
+JSON
+(cd "$work/B" && "$DOPPLER" sweep rel2.json --out ../rel0.h5 --quiet 2> ../rel.err) || fail "another grid's rows refused: $(cat "$work/rel.err")"
+(cd "$work/B" && "$DOPPLER" sweep rel2.json --out ../rel0.h5 --prune --quiet 2> ../rel.err) || fail "--prune refused: $(cat "$work/rel.err")"
 echo "test_sweep_cli.sh: ok"

@@ -144,6 +144,13 @@ PY
         grep -q 'flip.h5: the checkpoint is damaged' "$tmp/err" || { cat "$tmp/err"; fail "$cmd ($name flipped): not called damaged"; }
     done
 done
+# a Stage I run resumed with --pipeline goes on to Stage II (refused for its config's "pipeline"
+# by a change of this session: a review)
+"$bin" train --graph "$graph" --config "$tmp/cfg.json" --episodes 4 --checkpoint "$tmp/rp.h5" --trajectory "$tmp/rp.traj.h5" \
+    --quiet > /dev/null 2>&1 || fail "the Stage I run to resume"
+"$bin" train --graph "$graph" --checkpoint "$tmp/rp.h5" --trajectory "$tmp/rp.traj.h5" --resume --pipeline --episodes 6 \
+    --json --quiet > "$tmp/rp.out" 2> "$tmp/err" || { cat "$tmp/err"; fail "resume --pipeline"; }
+grep -q '"stage":"sim","done":true' "$tmp/rp.out" || fail "resume --pipeline: no Stage II: $(cat "$tmp/rp.out")"
 # DOPPLER's parameters are not sized by the device count (issue 16; tests/test_transfer.sh)
 "$bin" place --graph "$graph" --method doppler --checkpoint "$tmp/sim.h5" --devices 3 > "$tmp/p3" 2> "$tmp/err" ||
     { cat "$tmp/err"; fail "a checkpoint trained on 4 devices places on 3"; }
