@@ -859,18 +859,39 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         free(crows);
         free(csv);
     }
-    /* one graph file per "graph" value across the inputs, checked before the output is opened:
-     * shards run from two working folders read two files of one relative name (a review) */
+    /* one graph file per "graph" value across the inputs and the output's rows (when it exists),
+     * checked before the output is opened: shards run from two working folders read two files of
+     * one relative name (a review) */
+    dp_result *out_rows = NULL;
+    long out_n = 0;
+    if (rc == DP_OK && access(o->out, R_OK) == 0) {
+        dp_error e2;
+        if (dp_results_read_h5(o->out, &out_rows, &out_n, NULL, &e2) != DP_OK) out_n = 0; /* its own error comes at open */
+        /* of its rows, those of this config's runs (another grid's rows stay as they are, as a
+         * sweep's resume leaves them: check_graph_files) */
+        keyset_ctx runs = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+        long kept = 0;
+        if (runs.keys) {
+            for (long k = 0; k < s->n_runs; k++) runs.keys[k] = s->runs[k].key;
+            qsort(runs.keys, (size_t)runs.n, sizeof(char *), cmp_str);
+        }
+        for (long i = 0; i < out_n; i++) {
+            if (runs.keys && keep_in_config(&out_rows[i], &runs)) out_rows[kept++] = out_rows[i];
+            else dp_result_free(&out_rows[i]);
+        }
+        out_n = kept;
+        free(runs.keys);
+    }
     if (rc == DP_OK) {
         typedef struct { const char *value, *where; uint64_t hash; json_t *p; } first_t;
         first_t *fs = NULL;
         long nf = 0;
-        for (int f = 0; f < n_inputs && rc == DP_OK; f++) {
-            const long nr = in_n[f];
+        for (int f = -1; f < n_inputs && rc == DP_OK; f++) {
+            const long nr = f < 0 ? out_n : in_n[f];
             for (long i = 0; i < nr && rc == DP_OK; i++) {
                 json_t *p;
                 uint64_t h;
-                const char *g = row_graph(&in_rows[f][i], &p, &h);
+                const char *g = row_graph(f < 0 ? &out_rows[i] : &in_rows[f][i], &p, &h);
                 if (!g) continue;
                 long j = 0;
                 while (j < nf && strcmp(fs[j].value, g) != 0) j++;
@@ -879,19 +900,21 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
                         rc = dp_error_set(err, DP_EINVAL, "graph \"%s\" is two different files in these results (content "
                                           "%016llx in %s, %016llx in %s): shards run from different working folders, or the "
                                           "file edited between them; nothing was merged", g, (unsigned long long)fs[j].hash,
-                                          fs[j].where, (unsigned long long)h, inputs[f]);
+                                          fs[j].where, (unsigned long long)h, f < 0 ? o->out : inputs[f]);
                     json_decref(p);
                     continue;
                 }
                 first_t *nfs = dp_alloc_realloc(fs, (size_t)(nf + 1) * sizeof *fs);
                 if (!nfs) { json_decref(p); rc = dp_error_set(err, DP_ENOMEM, "out of memory"); break; }
                 fs = nfs;
-                fs[nf++] = (first_t){g, inputs[f], h, p};
+                fs[nf++] = (first_t){g, f < 0 ? o->out : inputs[f], h, p};
             }
         }
         for (long j = 0; j < nf; j++) json_decref(fs[j].p);
         free(fs);
     }
+    for (long i = 0; i < out_n; i++) dp_result_free(&out_rows[i]);
+    free(out_rows);
     const int opened = rc == DP_OK;
     if (opened) rc = collector_open(&c, s, &all, 1, sum, err);
     if (rc != DP_OK) {

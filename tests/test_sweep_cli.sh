@@ -579,4 +579,9 @@ cat > "$work/B/rel2.json" <<JSON
 JSON
 (cd "$work/B" && "$DOPPLER" sweep rel2.json --out ../rel0.h5 --quiet 2> ../rel.err) || fail "another grid's rows refused: $(cat "$work/rel.err")"
 (cd "$work/B" && "$DOPPLER" sweep rel2.json --out ../rel0.h5 --prune --quiet 2> ../rel.err) || fail "--prune refused: $(cat "$work/rel.err")"
+# a merge into a file whose runs of the config read another file is refused too
+(cd "$work/A" && "$DOPPLER" sweep rel.json --out ../relA.h5 --quiet) || fail "relA"
+"$DOPPLER" sweep "$work/A/rel.json" --merge "$work/rel1.h5" --out "$work/relA.h5" --quiet 2> "$work/rel.err" &&
+    fail "a merge into a file of the other g.json"
+grep -q 'graph "g.json" is two different files in these results' "$work/rel.err" || fail "rel merge into: $(cat "$work/rel.err")"
 echo "test_sweep_cli.sh: ok"
