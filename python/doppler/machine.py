@@ -2,6 +2,7 @@
 
 import ctypes
 import json
+import os
 
 import numpy as np
 
@@ -10,7 +11,18 @@ from ._errors import check, from_status
 
 
 def _value_text(value):
-    """A Python value as the text dp_machine_set reads."""
+    """A Python value as the text dp_machine_set reads: str, int, float, bool (NumPy's too), bytes
+    (UTF-8) and os.PathLike (a topology or calibration file). None and containers are a TypeError
+    (topology=None looked for a topology named "None", and b"dgx1-v100" for "b'dgx1-v100'": a
+    review)."""
+    if value is None:
+        raise TypeError("Machine: None is no value (leave the key out for its default)")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value).decode("utf-8")
+    if isinstance(value, os.PathLike):
+        return os.fsdecode(value)
+    if not isinstance(value, (str, int, float, bool, np.bool_, np.integer, np.floating)):
+        raise TypeError("Machine: a value is a str, int, float or bool, got %s" % type(value).__name__)
     if isinstance(value, (bool, np.bool_)):  # NumPy's bool too ("True" was refused: a review)
         return "on" if value else "off"
     if isinstance(value, (float, np.floating)):

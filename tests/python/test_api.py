@@ -198,6 +198,15 @@ def test_machine_keys_and_the_record():
         doppler.Machine(topology="nosuchtopo").n_devices
     with pytest.raises(doppler.InvalidInputError, match="devices"):
         doppler.Machine(devices=0)
+    # None and containers are no values; bytes and paths are text (topology=None looked for a
+    # topology named "None", b"dgx1-v100" for "b'dgx1-v100'": a review)
+    for bad in (None, [4], {"a": 1}):
+        with pytest.raises(TypeError):
+            doppler.Machine(topology=bad)
+    assert doppler.Machine(topology=b"dgx1-v100").n_devices == 8
+    import pathlib
+    topo = pathlib.Path(bundled("x")).parent.parent / "topologies" / "pcie-gen3-4gpu.json"
+    assert doppler.Machine(topology=topo).n_devices == 4
 
 
 def test_costs():
