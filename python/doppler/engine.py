@@ -331,6 +331,10 @@ class Engine(_NoCopy):
         fixed = graph._fixed_costs
         if fixed is not None and machine is not None:
             raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
+        if fixed is not None:
+            # the example's own processors: engine.machine says their count (it said the default
+            # machine's 4 beside n_devices 3: a review)
+            self.machine = Machine(devices=_lib.cost["n_devices"](fixed))
         try:
             if fixed is not None:
                 self._mach = _new_machine()

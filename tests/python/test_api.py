@@ -453,6 +453,9 @@ def test_heterogeneous_example_fixes_the_machine():
     assert p.makespan == res["makespan"] and p.schedule.busy.tolist() == res["busy"]
     with pytest.raises(ValueError, match="fixes the machine"):
         doppler.Engine(g, doppler.Machine(devices=3))
+    # the engine's machine says the example's processors (the default machine's 4 before)
+    e = doppler.Engine(g)
+    assert e.n_devices == 3 and e.machine.n_devices == 3
 
 
 def test_no_struct_mirrors_of_the_library_s_objects():
