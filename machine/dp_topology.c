@@ -152,11 +152,16 @@ static int kind_index(const char *s, const char **names, int n)
 /* ---------------- shortest paths ---------------- */
 
 /* Dijkstra from src by (latency, links) on the node graph, with a binary heap of (latency, links,
- * node id): O((N + L) log N). Nodes leave the heap in the order of that key, so ties go to the
- * lowest node id met first. Devices other than src are terminals: a device never forwards.
- * pred_link[v] is the link used to reach v (-1 at src or unreachable); of parallel links between
- * v's predecessor and v, the one of least latency, then most bandwidth, then the first. heap has
- * room for L + 1 entries. */
+ * node id): O((N + L) log N). Of the routes of least latency and then fewest links to a node, the
+ * one of most bottleneck bandwidth (the least bandwidth of its links), then the one whose
+ * predecessor leaves the heap first (lowest node id). Every predecessor on such a route leaves
+ * the heap before the node (a link has latency >= 0, and one more link), so the node's route is
+ * settled when it leaves. On DGX A100 and H100 two GPUs of one PCIe switch have two routes of 2 us
+ * and two links, over NVSwitch and over PCIe: the NVSwitch one was taken only because its node
+ * was listed first (a review of the topologies). Devices other than src are terminals: a device
+ * never forwards. pred_link[v] is the link used to reach v (-1 at src or unreachable); of parallel
+ * links between v's predecessor and v, the one of least latency, then most bandwidth, then the
+ * first. heap has room for L + 1 entries; wide (N) holds the bottleneck bandwidths. */
 typedef struct dj_item {
     double dist;
     int hops, node;
@@ -193,11 +198,12 @@ static dj_item dj_pop(dj_item *h, int *n)
 }
 
 static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_link, int src, double *dist,
-                     int *hops, int *pred_link, unsigned char *done, dj_item *heap)
+                     int *hops, int *pred_link, unsigned char *done, dj_item *heap, double *wide)
 {
     const int N = t->n_nodes;
-    for (int i = 0; i < N; i++) { dist[i] = INFINITY; hops[i] = 0; pred_link[i] = -1; done[i] = 0; }
+    for (int i = 0; i < N; i++) { dist[i] = INFINITY; hops[i] = 0; pred_link[i] = -1; done[i] = 0; wide[i] = 0; }
     dist[src] = 0;
+    wide[src] = INFINITY;
     int nh_heap = 0;
     dj_push(heap, &nh_heap, (dj_item){0, 0, src});
     while (nh_heap > 0) {
@@ -212,15 +218,23 @@ static void dijkstra(const dp_topology *t, const int *adj_ptr, const int *adj_li
             if (done[v]) continue;
             double nd = dist[u] + l->latency_s;
             int nh = hops[u] + 1;
+            const double nw = wide[u] < l->bandwidth_Bps ? wide[u] : l->bandwidth_Bps;
             if (nd < dist[v] || (nd == dist[v] && nh < hops[v])) {
                 dist[v] = nd;
                 hops[v] = nh;
+                wide[v] = nw;
                 pred_link[v] = adj_link[k];
                 dj_push(heap, &nh_heap, (dj_item){nd, nh, v});
             } else if (nd == dist[v] && nh == hops[v] && pred_link[v] >= 0) {
-                /* a parallel link from the same predecessor: the one of most bandwidth */
+                /* another route of the same latency and links (a parallel link from the same
+                 * predecessor among them): the one of most bottleneck bandwidth, the earlier of
+                 * equal ones */
                 const dp_topology_link *p = &t->link[pred_link[v]];
-                if ((p->a == u || p->b == u) && l->bandwidth_Bps > p->bandwidth_Bps) pred_link[v] = adj_link[k];
+                const int same_pred = p->a == u || p->b == u;
+                if (nw > wide[v] || (same_pred && nw == wide[v] && l->bandwidth_Bps > p->bandwidth_Bps)) {
+                    wide[v] = nw;
+                    pred_link[v] = adj_link[k];
+                }
             }
         }
     }
@@ -641,12 +655,13 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
     int *hhops = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
     int *hpred = dp_alloc_malloc_n((size_t)n_hosts * N + 1, sizeof(int));
     unsigned char *done = dp_alloc_malloc((size_t)N);
+    double *wide = dp_alloc_malloc_n((size_t)N + 1, sizeof(double));
     dj_item *heap = dp_alloc_malloc_n(2 * (size_t)t->n_links + 2, sizeof(dj_item));
     int *tmp = dp_alloc_malloc_n((size_t)t->n_links + 2, sizeof(int));
     route_buf rb = {0};
     t->route = dp_alloc_calloc((size_t)D * D, sizeof(dp_topology_route_info));
     if (!adj_ptr || !adj_link || !dist || !hops || !pred || !host_id || !hdist || !hhops || !hpred || !done || !heap ||
-        !tmp || !t->route)
+        !tmp || !wide || !t->route)
         goto nomem;
     for (int i = 0; i < t->n_links; i++) { adj_ptr[t->link[i].a + 1]++; adj_ptr[t->link[i].b + 1]++; }
     for (int i = 0; i < N; i++) adj_ptr[i + 1] += adj_ptr[i];
@@ -664,7 +679,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         if (t->node_kind[h] == DP_TOPOLOGY_NODE_HOST) {
             size_t o = (size_t)n_hosts * N;
             host_id[n_hosts++] = h;
-            dijkstra(t, adj_ptr, adj_link, h, hdist + o, hhops + o, hpred + o, done, heap);
+            dijkstra(t, adj_ptr, adj_link, h, hdist + o, hhops + o, hpred + o, done, heap, wide);
         }
     /* overrides first, so computed routes can skip those pairs */
     size_t n_ov = overrides ? json_array_size(overrides) : 0;
@@ -687,7 +702,7 @@ static int build_routes(dp_topology *t, json_t *overrides, const char *origin, d
         r->overridden = 1;
     }
     for (int a = 0; a < D; a++) {
-        dijkstra(t, adj_ptr, adj_link, a, dist, hops, pred, done, heap);
+        dijkstra(t, adj_ptr, adj_link, a, dist, hops, pred, done, heap, wide);
         for (int b = 0; b < D; b++) {
             if (a == b || t->route[a * D + b].overridden) continue;
             dp_topology_route_info *r = &t->route[a * D + b];
@@ -746,7 +761,7 @@ nomem:
     rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory computing routes", origin);
 out:
     free(adj_ptr); free(adj_link); free(dist); free(hops); free(pred); free(host_id); free(hdist); free(hhops); free(hpred);
-    free(done); free(heap); free(tmp);
+    free(done); free(wide); free(heap); free(tmp);
     free(rb.hop); free(rb.hop_from); free(rb.hop_to); free(rb.seg);
     return rc;
 }

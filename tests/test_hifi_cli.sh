@@ -195,5 +195,19 @@ done
 expect_rc 1 "$DOPPLER" place --graph "$tmp/ff.json" --topology dgx1-v100 --method anneal --budget 7 --config "$tmp/bi.json" --memory-limit 1e8
 grep -q "best-instant: the placements of all 6 instant methods exceed a limit" "$tmp/err" || fail "best-instant under 1e8: $(cat "$tmp/err")"
 
+# routes of equal latency and links go over the one of most bottleneck bandwidth, whatever the
+# order of the nodes: DGX A100's GPUs of one PCIe switch reach each other over NVSwitch (300 GB/s)
+# or PCIe (31.51), both 2 us and two links, and NVSwitch was taken only because it is listed first
+# (a review of the topologies; the bundled files' routes are unchanged)
+python3 - "$top_srcdir/data/topologies/dgx-a100.json" "$tmp/reordered.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["nodes"] = [n for n in t["nodes"] if n["name"] != "nvswitch"] + [n for n in t["nodes"] if n["name"] == "nvswitch"]
+json.dump(t, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "$DOPPLER" topology show "$tmp/reordered.json"
+awk '/^routes: bandwidth/ { on = 1; next } on && $1 == "gpu0" { print $3; exit }' "$tmp/out" | grep -qx 300 ||
+    fail "reordered dgx-a100: gpu0 -> gpu1 not over NVSwitch: $(grep -A3 '^routes: bandwidth' "$tmp/out")"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"
