@@ -201,15 +201,15 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
     return 0;
 }
 
-void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule)
+/* dp_cli_note_checkpoint_coarsen's note from the checkpoint's info */
+static void note_coarsen(const char *cmd, const char *what, const char *ckpt, const dp_h5io_ckpt_info *info, int coarsen,
+                         dp_coarse_rule rule)
 {
-    dp_h5io_ckpt_info info;
     dp_error e;
     dp_error_clear(&e);
-    if (dp_h5io_ckpt_read_info(ckpt, &info, &e) != DP_OK) return;
     dp_train_config k;
     dp_train_config_default(&k);
-    if (dp_train_config_from_json_text(&k, info.config_json, &e) == DP_OK &&
+    if (dp_train_config_from_json_text(&k, info->config_json, &e) == DP_OK &&
         (k.coarsen != coarsen || (coarsen > 0 && k.coarsen_rule != (int)rule))) {
         char a[64], b[64];
         dp_coarse_options_text(k.coarsen, (dp_coarse_rule)k.coarsen_rule, a, sizeof a);
@@ -217,17 +217,22 @@ void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const cha
                 k.coarsen > 0 ? "group graphs (" : "the graphs themselves (", a, ")", what,
                 dp_coarse_options_text(coarsen, rule, b, sizeof b));
     }
+}
+
+void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule)
+{
+    dp_h5io_ckpt_info info;
+    dp_error e;
+    if (dp_h5io_ckpt_read_info(ckpt, &info, &e) != DP_OK) return;
+    note_coarsen(cmd, what, ckpt, &info, coarsen, rule);
     dp_h5io_ckpt_info_free(&info);
 }
 
-void dp_cli_note_checkpoint_machine(const char *cmd, const char *ckpt, const dp_graph *g, const dp_cost *c,
-                                    const dp_engine *e)
+/* dp_cli_note_checkpoint_place's note of the machine, from the checkpoint's info */
+static void note_machine(const char *cmd, const char *ckpt, const dp_h5io_ckpt_info *info, const dp_graph *g,
+                         const dp_cost *c, const dp_engine *e)
 {
-    dp_h5io_ckpt_info info;
-    dp_error err;
-    dp_error_clear(&err);
-    if (dp_h5io_ckpt_read_info(ckpt, &info, &err) != DP_OK) return;
-    json_t *on = info.trained_on ? json_loads(info.trained_on, 0, NULL) : NULL;
+    json_t *on = info->trained_on ? json_loads(info->trained_on, 0, NULL) : NULL;
     char cfp[24], efp[24];
     snprintf(cfp, sizeof cfp, "%016llx", (unsigned long long)dp_cost_fingerprint(c));
     snprintf(efp, sizeof efp, "%016llx", (unsigned long long)(e ? dp_engine_fingerprint(e) : 0));
@@ -259,6 +264,16 @@ void dp_cli_note_checkpoint_machine(const char *cmd, const char *ckpt, const dp_
                         "placement is on the machine these options give; give train's (--comm-ratio, --bandwidth, --topology, "
                         "--streams, ...) to place on its machine\n", cmd, ckpt, g->name, devices);
     json_decref(on);
+}
+
+void dp_cli_note_checkpoint_place(const char *cmd, const char *ckpt, int coarsen, dp_coarse_rule rule, const dp_graph *g,
+                                  const dp_cost *c, const dp_engine *e)
+{
+    dp_h5io_ckpt_info info;
+    dp_error err;
+    if (dp_h5io_ckpt_read_info(ckpt, &info, &err) != DP_OK) return;
+    note_coarsen("place", "this placement", ckpt, &info, coarsen, rule); /* (as it always said, simulate too) */
+    if (!coarsen) note_machine(cmd, ckpt, &info, g, c, e);
     dp_h5io_ckpt_info_free(&info);
 }
 

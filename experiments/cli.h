@@ -55,16 +55,17 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
  * learned the graphs --coarsen showed it. Nothing when the checkpoint cannot be read here (the
  * command reports that). place --checkpoint and train --init (which said nothing: a review). */
 void dp_cli_note_checkpoint_coarsen(const char *cmd, const char *what, const char *ckpt, int coarsen, dp_coarse_rule rule);
-/* A note on stderr when checkpoint ckpt trained on graph g (its name and op count, among its
- * training or validation graphs: the record dp_runtime_trained_on writes) but never on this
- * machine: none of those entries has this device count, cost fingerprint (dp_cost_fingerprint of
- * c) and simulator fingerprint (dp_engine_fingerprint of e, where recorded). A placement from a
- * checkpoint runs on the machine the options give, whatever the training's (transfer to another
- * machine is a use, doc/transfer.md); a place that left out train's --comm-ratio or --devices
- * placed on another machine without a word (a review). Nothing when the file or its record
- * cannot be read. */
-void dp_cli_note_checkpoint_machine(const char *cmd, const char *ckpt, const dp_graph *g, const dp_cost *c,
-                                    const dp_engine *e);
+/* place's and simulate's notes on their checkpoint, its info read once: the grouping note above
+ * ("this placement"), and, without coarsening, a note when ckpt trained on graph g (its name and
+ * op count, among its training or validation graphs: the record dp_runtime_trained_on writes)
+ * but never on this machine: none of those entries has this device count, cost fingerprint
+ * (dp_cost_fingerprint of c) and simulator fingerprint (dp_engine_fingerprint of e, where
+ * recorded). A placement from a checkpoint runs on the machine the options give, whatever the
+ * training's (transfer to another machine is a use, doc/transfer.md); a place that left out
+ * train's --comm-ratio or --devices placed on another machine without a word (a review). Nothing
+ * when the file or its record cannot be read. */
+void dp_cli_note_checkpoint_place(const char *cmd, const char *ckpt, int coarsen, dp_coarse_rule rule, const dp_graph *g,
+                                  const dp_cost *c, const dp_engine *e);
 
 
 /* The usage error for getopt_long's '?' (opterr 0): "option '--x' needs a value" when the option

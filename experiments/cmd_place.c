@@ -404,9 +404,7 @@ static int run_and_report(run_args *a)
     }
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     if (a->place.checkpoint && !a->assignment_file)
-        dp_cli_note_checkpoint_coarsen("place", "this placement", a->place.checkpoint, a->coarsen, a->coarsen_rule);
-    if (a->place.checkpoint && !a->assignment_file && !a->coarsen)
-        dp_cli_note_checkpoint_machine(a->cmd, a->place.checkpoint, g, cost, eng);
+        dp_cli_note_checkpoint_place(a->cmd, a->place.checkpoint, a->coarsen, a->coarsen_rule, g, cost, eng);
     /* the list schedulers' own schedule, reported beside the simulation of its assignment */
     const dp_place_method *pm = a->method ? dp_place_find(a->method) : NULL;
     if (pm && pm->list_schedule && !a->assignment_file && !a->coarsen) {

@@ -230,14 +230,13 @@ int cmd_report(int argc, char **argv)
     {
         /* the CSV beside it is the journal: more rows there mean a sweep running, or killed
          * before it wrote its last batch to the HDF5 file (dp_results_append) */
-        char *csv = dp_results_csv_path(path);
         dp_result *crows = NULL;
-        long cn = 0;
-        dp_error e2;
-        if (csv && access(csv, R_OK) == 0 && dp_results_read_csv(csv, &crows, &cn, NULL, &e2) == DP_OK && cn > n)
+        const long cn = dp_results_read_journal(path, &crows);
+        char *csv = dp_results_csv_path(path);
+        if (cn > n)
             fprintf(stderr, "doppler report: warning: %s holds %ld runs and %s %ld: a sweep is running, or was killed "
                             "before it wrote them here; the tables are of the %ld (the sweep's command, run again, "
-                            "completes the file)\n", path, n, csv, cn, n);
+                            "completes the file)\n", path, n, csv ? csv : "its CSV", cn, n);
         for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
         free(crows);
         free(csv);

@@ -754,8 +754,15 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     int rc = DP_OK;
     if (!row_of || !mean || !sd || !vals || !cnt || !failed || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
     json_object_del(rowfilter, "method");
+    /* only beside makespans: a column of another metric (seconds per episode) is another table */
+    int makespans = strcmp(spec->metric, "makespan") == 0;
+    for (size_t c = 0; makespans && spec->columns && c < json_array_size(spec->columns); c++) {
+        const char *m = json_string_value(json_object_get(json_array_get(spec->columns, c), "metric"));
+        makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
+    }
+    const int refs = spec->references && makespans;
     int left_out = 0;
-    for (long i = 0; i < n; i++) {
+    for (long i = 0; i < n && refs; i++) {
         row_of[i] = -1;
         if (!dp_report_filter_match(&rows[i], rowfilter) || !dp_report_filter_match(&rows[i], spec->ref_where)) continue;
         const int r = run_row_of(&rows[i], spec, t);
@@ -804,13 +811,7 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
         else if (strcmp(first_unit, mu) != 0) n_unit_kinds = 2;
     }
     t->mixed_units = n_unit_kinds > 1;
-    /* only beside makespans: a column of another metric (seconds per episode) is another table */
-    int makespans = strcmp(spec->metric, "makespan") == 0;
-    for (size_t c = 0; makespans && spec->columns && c < json_array_size(spec->columns); c++) {
-        const char *m = json_string_value(json_object_get(json_array_get(spec->columns, c), "metric"));
-        makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
-    }
-    if (!spec->references || !makespans) goto done;
+    if (!refs) goto done;
     t->refs_left_out = left_out;
     int has_baselines = 0;
     for (int c = 0; c < t->n_cols; c++) has_baselines |= t->is_baseline[c];

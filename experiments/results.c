@@ -437,6 +437,17 @@ int dp_results_read_csv_whole(const char *path, dp_result **rows_out, long *n_ou
     return rc;
 }
 
+long dp_results_read_journal(const char *h5_path, dp_result **rows)
+{
+    *rows = NULL;
+    char *csv = dp_results_csv_path(h5_path);
+    long n = -1;
+    dp_error err;
+    if (csv && access(csv, R_OK) == 0 && dp_results_read_csv(csv, rows, &n, NULL, &err) != DP_OK) n = -1;
+    free(csv);
+    return n;
+}
+
 /* --------------------------------------------------------------- HDF5 ---- */
 
 /* The rows as stored: one compound member per column, in column order, packed: strings

@@ -97,6 +97,11 @@ int dp_results_read_csv(const char *path, dp_result **rows, long *n, long *good_
  * dp_results_read_csv, and an empty file ("PATH: empty: no header line") or a last line cut off
  * ("PATH:LINE: the line is cut off (no final newline)") is an error (DP_EINVAL). */
 int dp_results_read_csv_whole(const char *path, dp_result **rows, long *n, dp_error *err);
+/* The complete rows of the CSV journal beside the results file h5_path (dp_results_csv_path) into
+ * *rows (malloc'd; free each with dp_result_free, then the array): its row count, or -1 (*rows
+ * NULL) when there is none or it cannot be read. A sweep killed before it wrote its last runs to
+ * the HDF5 file has them there: report warns, a merge takes them. */
+long dp_results_read_journal(const char *h5_path, dp_result **rows);
 
 /* Write rows to a new HDF5 / CSV file, atomically (temporary file, then rename). */
 int dp_results_write_h5(const char *path, const dp_result *rows, long n, const char *sweep_name,

@@ -224,6 +224,19 @@ static int keep_in_config(const dp_result *row, void *ctx)
     return bsearch(&key, k->keys, (size_t)k->n, sizeof(char *), cmp_str) != NULL;
 }
 
+/* The keys of the runs of s in shard shard_i of shard_n (0 of 1: every run), sorted for
+ * keep_in_config; k->keys malloc'd. DP_OK or DP_ENOMEM. */
+static int keyset_of_runs(const dp_sweep *s, int shard_i, int shard_n, keyset_ctx *k)
+{
+    k->n = 0;
+    k->keys = dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *));
+    if (!k->keys) return DP_ENOMEM;
+    for (long i = 0; i < s->n_runs; i++)
+        if (dp_sweep_in_shard(i, shard_i, shard_n)) k->keys[k->n++] = s->runs[i].key;
+    qsort(k->keys, (size_t)k->n, sizeof(char *), cmp_str);
+    return DP_OK;
+}
+
 /* a row to keep when failed runs are run again: an ok one, or a failed one of a run this config
  * does not have (it stays, as the other rows of another grid do; it was dropped without a word,
  * and counted as run again: a review) */
@@ -338,20 +351,12 @@ static int collector_open(collector *c, const dp_sweep *s, const dp_sweep_option
         json_decref(a);
     }
     /* the config's runs, by key */
-    keyset_ctx ks = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
-    /* and those of this shard, the runs this sweep runs */
-    keyset_ctx mine = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), 0};
-    if (!ks.keys || !mine.keys) {
+    keyset_ctx ks = {NULL, 0}, mine = {NULL, 0}; /* and those of this shard, the runs this sweep runs */
+    if (keyset_of_runs(s, 0, 1, &ks) != DP_OK || keyset_of_runs(s, o->shard_i, o->shard_n, &mine) != DP_OK) {
         free(ks.keys);
         free(mine.keys);
         return dp_error_set(err, DP_ENOMEM, "out of memory");
     }
-    for (long i = 0; i < s->n_runs; i++) {
-        ks.keys[i] = s->runs[i].key;
-        if (dp_sweep_in_shard(i, o->shard_i, o->shard_n)) mine.keys[mine.n++] = s->runs[i].key;
-    }
-    qsort(ks.keys, (size_t)ks.n, sizeof(char *), cmp_str);
-    qsort(mine.keys, (size_t)mine.n, sizeof(char *), cmp_str);
     if (!merging && check_graph_files(s, c->res, o->out, &ks, err) != DP_OK) {
         free(ks.keys);
         free(mine.keys);
@@ -841,13 +846,11 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         rc = dp_results_read_h5(inputs[f], &in_rows[f], &in_n[f], NULL, err);
         /* a shard killed before it wrote its last runs to the HDF5 file has them in its CSV, the
          * journal (they were "in none of the files": a review): the CSV's complete rows then */
-        char *csv = rc == DP_OK ? dp_results_csv_path(inputs[f]) : NULL;
         dp_result *crows = NULL;
-        long cn = 0;
-        dp_error e2;
-        if (csv && access(csv, R_OK) == 0 && dp_results_read_csv(csv, &crows, &cn, NULL, &e2) == DP_OK && cn > in_n[f]) {
-            fprintf(stderr, "doppler sweep %s: note: %s holds %ld runs, %s %ld (a shard stopped before it wrote them to "
-                            "the HDF5 file): merging the CSV's\n", s->name, csv, cn, inputs[f], in_n[f]);
+        long cn = rc == DP_OK ? dp_results_read_journal(inputs[f], &crows) : -1;
+        if (cn > in_n[f]) {
+            fprintf(stderr, "doppler sweep %s: note: the CSV beside %s holds %ld runs, the file %ld (a shard stopped before it "
+                            "wrote them to the HDF5 file): merging the CSV's\n", s->name, inputs[f], cn, in_n[f]);
             for (long i = 0; i < in_n[f]; i++) dp_result_free(&in_rows[f][i]);
             free(in_rows[f]);
             in_rows[f] = crows;
@@ -857,7 +860,6 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         }
         for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
         free(crows);
-        free(csv);
     }
     /* one graph file per "graph" value across the inputs and the output's rows (when it exists),
      * checked before the output is opened: shards run from two working folders read two files of
@@ -869,14 +871,11 @@ int dp_sweep_merge(const dp_sweep *s, const dp_sweep_options *o, char **inputs, 
         if (dp_results_read_h5(o->out, &out_rows, &out_n, NULL, &e2) != DP_OK) out_n = 0; /* its own error comes at open */
         /* of its rows, those of this config's runs (another grid's rows stay as they are, as a
          * sweep's resume leaves them: check_graph_files) */
-        keyset_ctx runs = {dp_alloc_malloc_n(s->n_runs ? (size_t)s->n_runs : 1, sizeof(char *)), s->n_runs};
+        keyset_ctx runs = {NULL, 0};
         long kept = 0;
-        if (runs.keys) {
-            for (long k = 0; k < s->n_runs; k++) runs.keys[k] = s->runs[k].key;
-            qsort(runs.keys, (size_t)runs.n, sizeof(char *), cmp_str);
-        }
+        const int have_keys = keyset_of_runs(s, 0, 1, &runs) == DP_OK;
         for (long i = 0; i < out_n; i++) {
-            if (runs.keys && keep_in_config(&out_rows[i], &runs)) out_rows[kept++] = out_rows[i];
+            if (have_keys && keep_in_config(&out_rows[i], &runs)) out_rows[kept++] = out_rows[i];
             else dp_result_free(&out_rows[i]);
         }
         out_n = kept;
