@@ -2,7 +2,8 @@
 # The main job, one command: install what is missing and build, then generate a Llama-7B layer
 # (sequence 4096, tensor parallel 4: 223 ops) and place it on 4 identical devices with
 # round-robin, the critical-path heuristic, HEFT, simulated annealing and a briefly trained
-# DOPPLER; print each makespan to 4 significant digits with the simulations the method spent,
+# DOPPLER (its model-selected and its final parameters); print each makespan to 4 significant
+# digits with the simulations the method spent,
 # the lower bound, how DOPPLER's choices compare with the heuristic's, and write a Chrome trace
 # of the best and of DOPPLER's placement (open it in https://ui.perfetto.dev).
 #
@@ -69,6 +70,12 @@ echo "anneal@$train_sims $(place_row "$out/anneal-eq.txt")" >> "$out/rows"
     --out "$out/doppler.assignment.json" --trace "$out/doppler.trace.json" > "$out/doppler.txt"
 set -- $(place_row "$out/doppler.txt")
 echo "doppler $1 $((train_sims + $2))" >> "$out/rows"
+# the final parameters too: place uses the model-selected ones (the best at a checkpoint
+# evaluation), and a learned method is reported with both
+"$doppler" place --graph "$graph" --method doppler --checkpoint "$out/doppler.h5" --parameters final \
+    --out "$out/doppler-final.assignment.json" > "$out/doppler-final.txt"
+set -- $(place_row "$out/doppler-final.txt")
+echo "doppler-final $1 $((train_sims + $2))" >> "$out/rows"
 
 echo
 printf '  %-18s %-14s %s\n' method "makespan (s)" "simulations spent"
@@ -76,7 +83,8 @@ while read -r m ms sims; do
     case $m in
     anneal) note="(simulated annealing, its default budget)" ;;
     anneal@*) note="(annealing given the simulations DOPPLER's training spent)"; m=anneal ;;
-    doppler) note="($train_sims training + 1 to place)" ;;
+    doppler) note="($train_sims training + 1 to place; model-selected parameters, what place uses)" ;;
+    doppler-final) note="(final parameters, the same simulations: place --parameters final)"; m=doppler ;;
     cp) note="(critical path: highest b-level first, earliest start)" ;;
     heft) note="(HEFT, Topcuoglu et al. 2002)" ;;
     round-robin) note="(op k of the topological order on device k mod 4)" ;;
@@ -99,14 +107,21 @@ fi
 best=$(sort -k2,2g "$out/rows" | head -n 1)
 set -- $best
 best_m=${1%@*}
-if [ "$1" = "${1%@*}" ]; then best_args="--method $1"; else best_args="--method anneal --budget ${1#*@}"; fi
-[ "$best_m" = doppler ] || "$doppler" place --graph "$graph" $best_args --seed 1 --trace "$out/$best_m.trace.json" > /dev/null
+best_name=$best_m
+case $1 in
+doppler) ;;
+doppler-final) best_name="doppler (final parameters)"
+    "$doppler" place --graph "$graph" --method doppler --checkpoint "$out/doppler.h5" --parameters final \
+        --trace "$out/$best_m.trace.json" > /dev/null ;;
+*@*) "$doppler" place --graph "$graph" --method anneal --budget "${1#*@}" --seed 1 --trace "$out/$best_m.trace.json" > /dev/null ;;
+*) "$doppler" place --graph "$graph" --method "$1" --seed 1 --trace "$out/$best_m.trace.json" > /dev/null ;;
+esac
 echo
-echo "Best here: $best_m ($(sig4 "$2") s)."
+echo "Best here: $best_name ($(sig4 "$2") s)."
 echo
 echo "DOPPLER's choices against the critical-path heuristic's (a step where the heuristic ties counts as"
 echo "disagreement, so only a unique best choice can agree; the ties are listed apart):"
-sed -n '/^  doppler /p' "$out/train.txt"
+sed -n '/^  doppler /p; /^  doppler-final /p' "$out/train.txt"
 echo
 echo "Files in $out:"
 echo "  $best_m.trace.json (the best placement) and doppler.trace.json: Chrome traces of the schedules, one"

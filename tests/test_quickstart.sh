@@ -22,10 +22,17 @@ for m in round-robin cp heft anneal doppler; do
 done
 [ "$(row round-robin | awk '{print $3}')" = 0 ] || fail "round-robin spends no simulation"
 [ "$(row anneal | awk '{print $3}')" = 20000 ] || fail "anneal's default budget is 20000 simulations"
-train=$(sed -n 's/.*(\([0-9]*\) training + 1 to place).*/\1/p' "$tmp/out")
+train=$(sed -n 's/.*(\([0-9]*\) training + 1 to place; model-selected.*/\1/p' "$tmp/out")
 [ -n "$train" ] && [ "$train" -gt 24 ] || fail "DOPPLER's training simulations (2 stages of 12 episodes and evaluations)"
 [ "$(row doppler | awk '{print $3}')" -eq $((train + 1)) ] || fail "doppler's simulations = training + 1"
 grep -Eq "^  anneal +[0-9.]+ +$train +\(annealing given the simulations" "$tmp/out" || fail "annealing at DOPPLER's simulations"
+# the final parameters beside the model-selected ones (the project's rule: both reported; the
+# quickstart printed the model-selected row only), at the same simulations
+f=$(grep -E "^  doppler +[0-9.]+ +[0-9]+ +\(final parameters" "$tmp/out") || fail "no row for DOPPLER's final parameters"
+[ "$(echo "$f" | awk '{print $3}')" -eq $((train + 1)) ] || fail "doppler's final row: simulations = training + 1: $f"
+final_ms=$(sed -n 's/^doppler-final  *\([^ ]*\) .*/\1/p' "$tmp/q/train.txt")
+[ "$(echo "$f" | awk '{print $2}')" = "$(awk -v x="$final_ms" 'BEGIN { s = sprintf("%#.4g", x); sub(/\.$/, "", s); print s }')" ] \
+    || fail "the final row's makespan is not train's final one ($final_ms): $f"
 grep -q '^  lower bound ' "$tmp/out" || fail "the lower bound row"
 # the best row named is the smallest makespan printed
 best=$(sed -n 's/^Best here: \([^ ]*\) .*/\1/p' "$tmp/out")
