@@ -42,6 +42,17 @@ for k in $(sed -n 's/^  \([a-z_]*\)  .*/\1/p' "$tmp/mkeys"); do
     n=$((n + 1))
 done
 [ "$n" -eq 16 ] || fail "doppler config machine lists $n keys"
+# every option a command's --help lists is in the man page (the machine keys through CONFIG KEYS
+# above): report --compare, calibrate's, validate's, train's Stage III and place's --ties were in
+# --help only
+mkeys=$(sed -n 's/^  \([a-z_]*\)  .*/\1/p' "$tmp/mkeys" | tr _ - | sed 's/^transfer$/transfer-model/')
+sed 's/\\f[BIRP]//g; s/\\-/-/g' "$top_srcdir/doc/doppler.1" > "$tmp/man.txt"
+for c in graph place simulate calibrate validate train topology sweep report config; do
+    for o in $("$bin" $c --help 2>&1 | grep -oE -- '--[a-z][a-z0-9-]+' | sort -u); do
+        echo "$mkeys" | grep -qx -- "${o#--}" && continue
+        grep -q -- "$o\([^a-z0-9-]\|\$\)" "$tmp/man.txt" || fail "doc/doppler.1 lacks $c's $o (in $c --help)"
+    done
+done
 grep -q "^  memory_limit  *NUMBER in (0, 1e+30\] or topology" "$tmp/mkeys" || fail "memory_limit's kind"
 # a bad machine value is refused naming the option as given, once
 "$bin" place --graph "$G" --memory-limit lots > /dev/null 2> "$tmp/err"; [ $? -eq 2 ] || fail "memory-limit lots: exit 2"
