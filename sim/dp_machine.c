@@ -225,34 +225,30 @@ const char *dp_machine_data_dir(void)
     return data_dir;
 }
 
+/* snprintf into buf, 1 when the whole text fits (a cut path could name another, existing file:
+ * a buffer of 16 bytes gave "data/topologies", a folder, for dgx1-v100: a review) */
+static int path_fits(char *buf, size_t cap, const char *a, const char *b)
+{
+    const int n = b ? snprintf(buf, cap, "%s/%s", a, b) : snprintf(buf, cap, "%s", a);
+    return n >= 0 && (size_t)n < cap;
+}
+
 const char *dp_machine_data_file(const char *rel, char *buf, size_t cap)
 {
-    if (access(rel, R_OK) == 0) {
-        snprintf(buf, cap, "%s", rel);
-        return buf;
-    }
+    if (!buf || cap == 0) return NULL;
+    if (access(rel, R_OK) == 0) return path_fits(buf, cap, rel, NULL) ? buf : NULL;
     const char *env = getenv("DOPPLER_DATA");
     const char *sub = strncmp(rel, "data/", 5) == 0 ? rel + 5 : rel;
-    if (env && *env) {
-        snprintf(buf, cap, "%s/%s", env, sub);
-        if (access(buf, R_OK) == 0) return buf;
-    }
-    if (data_dir[0]) {
-        snprintf(buf, cap, "%s/%s", data_dir, sub);
-        if (access(buf, R_OK) == 0) return buf;
-    }
-    snprintf(buf, cap, "%s/%s", DP_DATADIR, sub);
-    if (access(buf, R_OK) == 0) return buf;
+    if (env && *env && path_fits(buf, cap, env, sub) && access(buf, R_OK) == 0) return buf;
+    if (data_dir[0] && path_fits(buf, cap, data_dir, sub) && access(buf, R_OK) == 0) return buf;
+    if (path_fits(buf, cap, DP_DATADIR, sub) && access(buf, R_OK) == 0) return buf;
     return NULL;
 }
 
 const char *dp_machine_topology_path(const char *name, char *buf, size_t cap)
 {
     if (!name) return NULL;
-    if (access(name, R_OK) == 0) {
-        snprintf(buf, cap, "%s", name);
-        return buf;
-    }
+    if (access(name, R_OK) == 0) return buf && cap > 0 && path_fits(buf, cap, name, NULL) ? buf : NULL;
     if (strchr(name, '/')) return NULL;
     char rel[PATH_MAX];
     size_t len = strlen(name);

@@ -36,8 +36,9 @@ extern "C" {
 typedef struct dp_machine {
     int n_devices;          /* devices (default 4); with a topology: its count after dp_machine_load */
     int devices_given;      /* 1 when "devices" was set explicitly */
-    unsigned keys_given;    /* bit i: key i of dp_machine_keys() was set (dp_machine_set): a key
-                               that cannot apply is refused when given, even at its default */
+    unsigned keys_given;    /* bit i: key i of dp_machine_keys() was set (dp_machine_set): a uniform
+                               machine's key (peak_flops, bandwidth, latency) with a topology is
+                               refused when given, even at its default (dp_machine_check_keys) */
     double peak_flops;      /* uniform machine: FLOP/s per device */
     double bandwidth_Bps;   /* uniform machine: bytes per second per link */
     double latency_s;       /* uniform machine: seconds per transfer */
@@ -103,7 +104,8 @@ int dp_machine_set_json(dp_machine *m, const char *key, const json_t *value, dp_
 /* A bundled data file "data/REL" (or "REL"): as given when readable from the working folder,
  * else under $DOPPLER_DATA, else under the folder given to dp_machine_data_dir_set, else under
  * the installed data folder (DP_DATADIR); written into buf (cap bytes) and returned, NULL when
- * none is readable. */
+ * none is readable or a path does not fit in cap bytes (PATH_MAX is always enough; a path cut
+ * short is never tried or returned). */
 const char *dp_machine_data_file(const char *rel, char *buf, size_t cap);
 
 /* The bundled data folder of a program that embeds the library and knows it better than
@@ -118,20 +120,23 @@ int dp_machine_data_dir_set(const char *dir, dp_error *err);
 /* The folder dp_machine_data_dir_set gave, "" when none. */
 const char *dp_machine_data_dir(void);
 
-/* The file of a topology given as a FILE or a bundled NAME; NULL when neither exists. Writes
- * into buf (cap bytes) and returns it. */
+/* The file of a topology given as a FILE or a bundled NAME ("dgx1-v100" or "dgx1-v100.json",
+ * found as dp_machine_data_file finds "data/topologies/NAME.json"); NULL when neither exists or
+ * the path does not fit in cap bytes. Writes into buf (cap bytes) and returns it. */
 const char *dp_machine_topology_path(const char *name_or_file, char *buf, size_t cap);
 
 /* Load the topology and calibration named by m (if any, and not loaded yet); n_devices becomes
  * the topology's. Errors name the file, or list the folders searched for a bundled name. */
 int dp_machine_load(dp_machine *m, dp_error *err);
 
-/* DP_OK, or DP_EINVAL naming the key when a key is off its default where it cannot apply, with
- * topology the machine's topology option (or a sweep run's; NULL: none): a key of the uniform
- * machine (comm_ratio, peak_flops, bandwidth, latency) with a topology, whose devices and links
- * give what those describe; transfer fifo or maxmin without a topology; chunks without transfer
- * fifo; memory_policy without memory_limit;
- * memory_penalty without memory_limit and memory_policy penalty; copy_engines without a topology.
+/* DP_OK, or DP_EINVAL naming the key when a key is given where it cannot apply, with topology
+ * the machine's topology option (or a sweep run's; NULL: none). With a topology, whose devices
+ * and links give what they describe: peak_flops, bandwidth and latency when given (keys_given)
+ * or off their defaults, even given at their default values; comm_ratio when above 0. Refused
+ * when off their defaults only (a value at the default is the "off" of what it does, which a
+ * sweep's grid may give every machine): transfer fifo or maxmin without a topology; chunks
+ * without transfer fifo; memory_policy without memory_limit; memory_penalty without
+ * memory_limit and memory_policy penalty; copy_engines without a topology.
  * dp_machine_costs checks it; a sweep checks it for every run before any runs (dp_run_check). */
 int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *err);
 

@@ -233,6 +233,16 @@ START_TEST(data_dir_of_the_embedding_program)
     setenv("DOPPLER_DATA", b, 1);
     ck_assert(dp_machine_topology_path("only-in-a-folder", buf, sizeof buf) != NULL);
     ck_assert_str_eq(buf, in_b);
+    /* a buffer too short for the path: NULL, not the path cut short (which named b, a folder,
+     * or a file's first bytes: a review) */
+    char small[PATH_MAX];
+    ck_assert(dp_machine_topology_path("only-in-a-folder", small, strlen(b) + 1) == NULL);
+    ck_assert(dp_machine_topology_path(in_b, small, strlen(in_b)) == NULL);
+    ck_assert(dp_machine_topology_path(in_b, small, strlen(in_b) + 1) == small);
+    ck_assert_str_eq(small, in_b);
+    ck_assert(dp_machine_data_file("data/topologies/only-in-a-folder.json", small, strlen(b) + 1) == NULL);
+    ck_assert(dp_machine_data_file("data/topologies/only-in-a-folder.json", small, strlen(in_b) + 1) == small);
+    ck_assert_str_eq(small, in_b);
     unsetenv("DOPPLER_DATA");
     /* the load error lists the folder among those searched */
     dp_machine m;
