@@ -153,9 +153,17 @@ const char *dp_graph_builder_op_name(const dp_graph_builder *b, int op)
 int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,
                                  const char *einsum, int ndim, const int64_t *shape)
 {
-    if (op < 0 || op >= b->n_ops || ndim < 0 || ndim > DP_GRAPH_MAX_DIMS) return DP_EINVAL;
-    if (op_type) { free(b->op_type[op]); b->op_type[op] = dp_alloc_strdup(op_type); }
-    if (einsum) { free(b->op_einsum[op]); b->op_einsum[op] = dp_alloc_strdup(einsum); }
+    if (op < 0 || op >= b->n_ops || ndim < 0 || ndim > DP_GRAPH_MAX_DIMS || (ndim > 0 && !shape)) return DP_EINVAL;
+    /* both copies made before either is stored: a failed copy changes nothing (it was dropped
+     * without a word: a review) */
+    char *t = op_type ? dp_alloc_strdup(op_type) : NULL, *e = einsum ? dp_alloc_strdup(einsum) : NULL;
+    if ((op_type && !t) || (einsum && !e)) {
+        free(t);
+        free(e);
+        return DP_ENOMEM;
+    }
+    if (op_type) { free(b->op_type[op]); b->op_type[op] = t; }
+    if (einsum) { free(b->op_einsum[op]); b->op_einsum[op] = e; }
     b->op_ndim[op] = ndim;
     for (int k = 0; k < ndim; k++) b->op_shape[(size_t)op * DP_GRAPH_MAX_DIMS + k] = shape[k];
     return DP_OK;

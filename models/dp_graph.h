@@ -154,8 +154,10 @@ int dp_graph_mem_check(const char *source, double ops, double edges, dp_error *e
 /* The name op (0 <= op < ops added) has in the builder: its own, or "op<ID>" when it was added
  * without one; valid until the builder is freed. */
 const char *dp_graph_builder_op_name(const dp_graph_builder *b, int op);
-/* Optional attributes of an op already added. op_type and einsum may be NULL. shape may be NULL
- * when ndim is 0; ndim at most DP_GRAPH_MAX_DIMS. Returns DP_OK or DP_EINVAL. */
+/* Optional attributes of an op already added: op_type and einsum (copied; NULL leaves the op's
+ * unchanged) and its output's shape (ndim entries, copied; NULL only when ndim is 0; ndim at most
+ * DP_GRAPH_MAX_DIMS). Returns DP_OK; DP_EINVAL (op out of range, ndim out of range, shape NULL
+ * with ndim > 0); DP_ENOMEM (a copy failed; nothing changed). */
 int dp_graph_builder_set_op_info(dp_graph_builder *b, int op, const char *op_type,
                                  const char *einsum, int ndim, const int64_t *shape);
 /* Add an edge src -> dst carrying size (bytes or duration). Returns its input index or a

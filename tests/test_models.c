@@ -74,6 +74,21 @@ START_TEST(nan_and_negative)
     dp_graph_builder_add_op(b, "a", NULL, 1, -2);
     ck_assert_ptr_null(dp_graph_builder_finish(b, &err));
     dp_graph_builder_free(b);
+    /* set_op_info: a shape of NULL with ndim > 0 is DP_EINVAL (it was read: a segfault), the
+     * op's info unchanged; op and ndim out of range too */
+    b = dp_graph_builder_alloc("x", "x", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 1, 1);
+    const int64_t sh[2] = {3, 4};
+    ck_assert_int_eq(dp_graph_builder_set_op_info(b, 0, "matmul", NULL, 2, sh), DP_OK);
+    ck_assert_int_eq(dp_graph_builder_set_op_info(b, 0, "relu", NULL, 2, NULL), DP_EINVAL);
+    ck_assert_int_eq(dp_graph_builder_set_op_info(b, 1, NULL, NULL, 0, NULL), DP_EINVAL);
+    ck_assert_int_eq(dp_graph_builder_set_op_info(b, 0, NULL, NULL, DP_GRAPH_MAX_DIMS + 1, sh), DP_EINVAL);
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_ptr_nonnull(g);
+    ck_assert_str_eq(g->op_type[0], "matmul");
+    ck_assert_int_eq(g->op_ndim[0], 2);
+    dp_graph_free(g);
+    dp_graph_builder_free(b);
 }
 END_TEST
 
