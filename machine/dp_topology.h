@@ -7,7 +7,8 @@
  * link one channel shared by both directions. Channels are what the contention models share.
  *
  * Routes are computed once, when the topology is loaded: from device a to device b, the path of
- * least total latency (ties: fewest links, then the lowest node ids met first), whose inner nodes
+ * least total latency (ties: fewest links, then the most bottleneck bandwidth, the least bandwidth
+ * of its links, then the lowest node ids met first), whose inner nodes
  * are switches or host memories (a device never forwards). When a and b are two GPUs without
  * peer-to-peer access (the "peer_to_peer" matrix), the transfer is staged through host memory:
  * the route is a -> host -> b through the host memory node h that minimises (latency, links),

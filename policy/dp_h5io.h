@@ -281,7 +281,7 @@ typedef struct dp_h5io_ckpt {
 int dp_h5io_ckpt_write(const char *path, const dp_h5io_ckpt *ck, const dp_nn_params *sel, const dp_nn_params *plc,
                   dp_error *err);
 /* What a checkpoint says about itself, read before its tensors (to refuse an incompatible one
- * naming what differs): every string malloc'd (trained_on NULL in version 1 files). */
+ * naming what differs): every string malloc'd. */
 typedef struct dp_h5io_ckpt_info {
     int version;
     char *graph;
@@ -290,8 +290,11 @@ typedef struct dp_h5io_ckpt_info {
     char *trained_on;
     int64_t traj_episodes;  /* episode rows the run's trajectory file holds (0: none written) */
 } dp_h5io_ckpt_info;
-/* DP_OK, or DP_EINVAL (not a checkpoint, a version this build does not read: "PATH: checkpoint
- * format version V, this build reads versions 1 to 2"), DP_EIO. */
+/* DP_OK; DP_EINVAL: not a doppler checkpoint, or a version this build does not read ("PATH:
+ * checkpoint format version V, this build reads version 3 only", DP_H5IO_CKPT_VERSION);
+ * DP_EUNSUPPORTED: a file of versions 1 and 2, whose variable-length strings this build does not
+ * read (the message says so); dp_h5file_open_read's errors (a file that cannot be opened, not
+ * HDF5, or damaged, naming the object). */
 int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err);
 void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info);
 /* Whether a run resumed on the graphs `mine` describes continues the run of checkpoint `path`,

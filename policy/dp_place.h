@@ -81,7 +81,7 @@ typedef struct dp_place_options {
                              * first (the best found); NULL: not wanted */
 } dp_place_options;
 
-/* Fill defaults (seed 1, device 0, samples 1, the rest 0/NULL). */
+/* Fill defaults (seed 1, device 0, samples 0: greedy alone, the rest 0/NULL). */
 void dp_place_options_init(dp_place_options *o);
 
 /* Options by key, for bindings that should not lay out dp_place_options (Python's Engine.place):
@@ -163,7 +163,6 @@ enum {
     DP_PLACE_SWEEP_AGENT = 2   /* a learned baseline (Placeto, GDP): train its agent, then place */
 };
 
-/* The table of methods, ended by an entry with name NULL. */
 /* The best placement the training of DOPPLER checkpoint `checkpoint` sampled (its last stage),
  * when it was sampled on this problem: the checkpoint is of graph g's name, op count and c's
  * device count, AND the placement simulated here by oracle gives the makespan training recorded
@@ -175,12 +174,13 @@ enum {
 int dp_place_best_sample(const char *checkpoint, const dp_graph *g, const dp_cost *c, const dp_oracle *oracle,
                          int *assignment, double *makespan, int *found, dp_error *err);
 
+/* The table of methods, ended by an entry with name NULL. */
 const dp_place_method *dp_place_methods(void);
 
 /* Refuse an option that method `name` would not read (so nobody believes it was used), from the
  * method table's options: every front end (doppler place, a sweep's run, Python's Engine.place)
  * checks through this one function. An option counts as given when it differs from
- * dp_place_options_init's default (device != 0, checkpoint, samples > 1, budget > 0, config,
+ * dp_place_options_init's default (device != 0, checkpoint, samples > 0, budget > 0, config,
  * proposals, list_append_only or list_ties, refine_budget > 0). Also refused: refine_budget
  * without refine; refine "improve" without proposals (a missing required checkpoint is the
  * method's own run-time error). DP_OK, DP_EINVAL with a message naming the option, the methods that read it and the
@@ -246,15 +246,17 @@ int dp_place_single(const dp_graph *g, const dp_cost *c, const dp_place_options 
                     int *assignment, double *priority, int *has_priority, dp_error *err);
 
 /* DOPPLER (Yao et al. 2026): the trained SEL and PLC policies of checkpoint o->checkpoint
- * (doppler train) place the graph greedily, or, with o->samples > 1, the best (simulated) of
- * that many placements sampled from the policies with seed o->seed. The checkpoint must have been
- * trained on a graph with the same number of ops and devices. */
+ * (doppler train) place the graph greedily, or, with o->samples K >= 1, the best (simulated) of
+ * the greedy placement and K placements sampled from the policies with seed o->seed (1 + K
+ * simulations). The networks' parameters fit any graph and device count, so a checkpoint places
+ * any graph on any machine (the command notes a machine other than the one it trained on,
+ * dp_cli_note_checkpoint_place); o->final_parameters chooses the final ones over the model-selected. */
 int dp_place_doppler(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
 
 /* Placeto and GDP (dp_agent.h; trained by the one trainer, dp_train.h): with o->checkpoint, the
- * policy of that checkpoint places greedily (o->samples > 1: the best of that many samples,
- * seed o->seed); without, a policy is first trained for o->budget episodes (0: 200) of Stage II
+ * policy of that checkpoint places greedily (o->samples K >= 1: the best of the greedy placement
+ * and K samples, seed o->seed); without, a policy is first trained for o->budget episodes (0: 200) of Stage II
  * from seed o->seed (config o->config if given, which must be of the same method), then its
  * best-greedy parameters place greedily. A checkpoint of another method is refused. */
 int dp_place_placeto(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,

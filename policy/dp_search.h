@@ -36,7 +36,8 @@ extern "C" {
 typedef struct dp_search_trace {
     long n;            /* points recorded */
     long cap;
-    long *sims;        /* simulations spent when the best improved (the first point: 1, the start) */
+    long *sims;        /* simulations spent when the best improved (the first point: the start's,
+                        * 1 plus those that chose it: 7 with init "best-instant") */
     double *best;      /* best makespan then (raw graph time unit) */
 } dp_search_trace;
 
