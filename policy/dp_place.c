@@ -190,7 +190,9 @@ int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options 
         for (int v = 0; v < g->n_ops; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)c->n_devices);
         if (samples == 1) break;
         double ms;
-        rc = dp_oracle_cost(o->oracle, a, &ms, err);
+        /* a sample over a resource limit (memory under the error policy) is one of infinite cost,
+         * as in the searches: it ended the whole run, though other samples fitted (a review) */
+        rc = dp_search_move_over_limit(dp_oracle_cost(o->oracle, a, &ms, err), &ms);
         if (rc == DP_OK && ms < best) { /* ties: the earlier sample */
             best = ms;
             memcpy(assignment, a, (size_t)g->n_ops * sizeof(int));
@@ -198,6 +200,9 @@ int dp_place_random(const dp_graph *g, const dp_cost *c, const dp_place_options 
     }
     gsl_rng_free(r);
     free(cand);
+    if (rc == DP_OK && samples > 1 && isinf(best))
+        rc = dp_error_set(err, DP_ERANGE, "%s: random: each of the %d samples exceeds a resource limit (memory capacity "
+                          "under the error policy)", g->source ? g->source : g->name, samples);
     return rc;
 }
 

@@ -744,6 +744,13 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     if (tr->cur != 0) dp_train_graph_select(tr, 0);
     double ms;
     int rc = dp_train_rollout(tr, DP_TRAIN_MODE_GREEDY, 0, NULL, &ms, agree, err);
+    /* with samples, a placement over a resource limit (memory under the error policy) is a
+     * candidate of infinite cost, as in the searches: the greedy one over it ended the run,
+     * though samples fitted (a review) */
+    if (rc == DP_ERANGE && samples > 0) {
+        rc = DP_OK;
+        ms = INFINITY;
+    }
     if (rc != DP_OK) return rc;
     /* the greedy placement, simulated already, is the first candidate: best of K is never
      * worse than greedy (it kept the samples' best only until 2026-12-06) */
@@ -756,6 +763,10 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     double best = ms;
     for (int s = 0; s < samples; s++) {
         rc = dp_train_rollout(tr, DP_TRAIN_MODE_SAMPLE, 0, r, &ms, NULL, err);
+        if (rc == DP_ERANGE) {
+            rc = DP_OK;
+            continue;
+        }
         if (rc != DP_OK) break;
         if (ms < best) {
             best = ms;
@@ -764,6 +775,9 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     }
     gsl_rng_free(r);
     *makespan = best;
+    if (rc == DP_OK && isinf(best))
+        rc = dp_error_set(err, DP_ERANGE, "%s: the greedy placement and each of the %d sampled ones exceed a resource limit "
+                          "(memory capacity under the error policy)", tr->g->name, samples);
     return rc;
 }
 

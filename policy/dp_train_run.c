@@ -211,7 +211,7 @@ static int episode_backward(dp_train *tr, const dp_train_stage *st, const dp_tra
     return DP_OK;
 }
 
-int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
+static int run_stage(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
 {
     if (stage < 0 || stage >= DP_TRAIN_N_STAGES) return dp_error_set(err, DP_EINVAL, "no stage %d", stage);
     run_ctx x;
@@ -504,6 +504,21 @@ int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, 
 static unsigned long long params_fnv1a(dp_train *tr)
 {
     return dp_nn_params_checksum(dp_train_plc_params(tr), dp_nn_params_checksum(dp_train_sel_params(tr), DP_NN_FNV_OFFSET));
+}
+
+/* A placement of an episode or an evaluation over a resource limit (memory under the error
+ * policy) stops the training: the error says so and what trains past it (it gave the engine's
+ * message alone, which read as a fault of the machine: a review) */
+int dp_train_run(dp_train *tr, int stage, long episodes, const dp_train_io *io, dp_error *err)
+{
+    const int rc = run_stage(tr, stage, episodes, io, err);
+    if (rc == DP_ERANGE) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        dp_error_set(err, DP_ERANGE, "training stopped: %s (under --memory-policy error a placement over the limit has "
+                     "no cost to learn from; --memory-policy penalty scores it by its excess)", msg);
+    }
+    return rc;
 }
 
 int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int n_stages, int model_selection,

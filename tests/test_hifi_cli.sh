@@ -209,5 +209,27 @@ expect_rc 0 "$DOPPLER" topology show "$tmp/reordered.json"
 awk '/^routes: bandwidth/ { on = 1; next } on && $1 == "gpu0" { print $3; exit }' "$tmp/out" | grep -qx 300 ||
     fail "reordered dgx-a100: gpu0 -> gpu1 not over NVSwitch: $(grep -A3 '^routes: bandwidth' "$tmp/out")"
 
+# best of K samples under a memory limit (error policy): a sample over the limit is one of
+# infinite cost, as in the searches (random --samples and a learned method's --samples ended at
+# the first one over it: a review). Two ops of 1000 bytes each, a limit of 1500: the placements
+# [0,1] and [1,0] fit
+cat > "$tmp/pair.json" <<'EOF2'
+{"name":"pair","ops":[{"name":"a","flops":1e12,"out_bytes":1000},{"name":"b","flops":1e12,"out_bytes":1000}],"edges":[]}
+EOF2
+for s in 1 2 3 4; do
+    expect_rc 0 "$DOPPLER" place --graph "$tmp/pair.json" --devices 2 --method random --samples 20 --seed "$s" --memory-limit 1500
+    grep -q '^makespan: 0.1 s' "$tmp/out" || fail "random --samples 20 --seed $s over a memory limit: $(cat "$tmp/out" "$tmp/err")"
+done
+expect_rc 1 "$DOPPLER" place --graph "$tmp/pair.json" --devices 1 --method random --samples 5 --memory-limit 1500
+grep -q 'random: each of the 5 samples exceeds a resource limit' "$tmp/err" || fail "random, every sample over: $(cat "$tmp/err")"
+# training under the error policy stops at the first placement over the limit, and says why
+expect_rc 1 "$DOPPLER" train --graph "$tmp/pair.json" --devices 2 --episodes 2 --pipeline --checkpoint "$tmp/pair.h5" --quiet --memory-limit 1500
+grep -q '^doppler: training stopped: memory capacity exceeded.*--memory-policy penalty' "$tmp/err" || fail "train over a memory limit: $(cat "$tmp/err")"
+[ ! -e "$tmp/pair.h5" ] || fail "train over a memory limit left a checkpoint"
+# a learned method's best of K: its greedy placement may be over the limit, its samples not all
+expect_rc 0 "$DOPPLER" train --graph "$tmp/pair.json" --devices 2 --episodes 2 --pipeline --checkpoint "$tmp/pair.h5" --quiet
+expect_rc 0 "$DOPPLER" place --graph "$tmp/pair.json" --devices 2 --method doppler --checkpoint "$tmp/pair.h5" --samples 20 --memory-limit 1500
+grep -q '^makespan: 0.1 s' "$tmp/out" || fail "doppler --samples 20 over a memory limit: $(cat "$tmp/out" "$tmp/err")"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"
