@@ -327,8 +327,8 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
                "(the group graph's estimate; the makespan above is the placement's)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
                g->time_unit);
         /* each figure with its unit (the bound and the groups' critical path had none: a review) */
-        printf("by work alone (mean op times, no transfers): critical path %s %s, lower bound %s %s (critical path or "
-               "work per device), the groups' critical path %s %s (%.3f times the bound)\n",
+        printf("by work alone (least op times, no transfers): critical path %s %s, lower bound %s %s (critical path or "
+               "work per compute stream), the groups' critical path %s %s (%.3f times the bound)\n",
                dp_cli_fmt(c->cp_work / sc, b, sizeof b), g->time_unit, dp_cli_fmt(c->work_bound / sc, b2, sizeof b2),
                g->time_unit, dp_cli_fmt(c->group_cp_work / sc, b3, sizeof b3), g->time_unit,
                c->work_bound > 0 ? c->group_cp_work / c->work_bound : 1.0);

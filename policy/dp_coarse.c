@@ -517,8 +517,11 @@ out:
 
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* The critical path of g by work alone: the longest path of mean op times (no transfers); and
- * the mean op times summed into *work (NULL: not wanted). */
+/* The critical path of g by work alone: the longest path of least op times (each op on its
+ * fastest device, no transfers); and those times summed into *work (NULL: not wanted). With mean
+ * times the "lower bound" printed was above the makespan on a heterogeneous machine (a chain of
+ * 6 s on its fast device: 33 s) and with streams (work over devices, not streams: 4 s for 1 s):
+ * a review. dp_cost_lower_bound's terms. */
 static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, double *work, dp_error *err)
 {
     double *fin = dp_alloc_calloc_n((size_t)g->n_ops + 1, sizeof(double));
@@ -532,7 +535,9 @@ static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, d
             const int u = g->edge_src[g->pred_edge[q]];
             if (fin[u] > start) start = fin[u];
         }
-        const double t = dp_cost_mean_op(c, v);
+        double t = c->op_time[(size_t)v * c->n_devices];
+        for (int d = 1; d < c->n_devices; d++)
+            if (c->op_time[(size_t)v * c->n_devices + d] < t) t = c->op_time[(size_t)v * c->n_devices + d];
         w += t;
         fin[v] = start + t;
         if (fin[v] > *cp) *cp = fin[v];
@@ -660,7 +665,7 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     if ((rc = work_critical_path(g, c, &r.cp_work, &work, err)) != DP_OK ||
         (rc = work_critical_path(cp.graph, cp.costs, &r.group_cp_work, NULL, err)) != DP_OK)
         goto out;
-    r.work_bound = fmax(r.cp_work, work / D);
+    r.work_bound = fmax(r.cp_work, work / (c->streams_total > D ? c->streams_total : D));
     double t1 = cpu_now();
     r.cpu_group_s = t1 - t0;
     /* the method's oracle: with the caller's, the expanded one (a group placement scored by its

@@ -112,10 +112,11 @@ typedef struct dp_coarse_report {
     double cpu_group_s;          /* grouping and building the group graph and its problem */
     double cpu_place_s;          /* the method on the group graph */
     double cpu_refine_s;         /* expanding and refining (0 without o->refine) */
-    double cp_work;              /* the graph's critical path by work: the longest path of mean op
-                                    times, no transfers (time units of c) */
-    double work_bound;           /* the graph's lower bound by work: max(cp_work, the mean op times
-                                    summed / devices) */
+    double cp_work;              /* the graph's critical path by work: the longest path of least op
+                                    times (each op on its fastest device), no transfers (time
+                                    units of c) */
+    double work_bound;           /* the graph's lower bound by work: max(cp_work, the least op
+                                    times summed / compute streams), dp_cost_lower_bound's */
     double group_cp_work;        /* the group graph's critical path by work, a group running its
                                     work in one piece. Above work_bound, the groups and not the
                                     devices bound the makespan: the grouping took parallelism

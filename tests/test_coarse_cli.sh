@@ -24,6 +24,16 @@ DOPPLER_DATA=${DOPPLER_DATA:-$top_srcdir/data}
 export DOPPLER_DATA
 num() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2"; }
 
+# the bound printed by work alone is a lower bound: each op at its least time, the work over the
+# compute streams (mean times and devices gave 16.5 for a makespan of 3 on a heterogeneous
+# example, 4 s for 1 s with 4 streams a device: a review)
+printf '3\n2\n2\n\n1 2 0\n2 3 0\n\n1 10\n1 10\n1 10\n\n1 2 1\n' > "$tmp/h.in"
+"$bin" place --graph "$tmp/h.in" --method cp --coarsen 1 --json > "$tmp/h.json" || fail "place a heterogeneous example --coarsen 1"
+awk -v b="$(num work_bound "$tmp/h.json")" -v m="$(num makespan "$tmp/h.json")" 'BEGIN { exit !(b == 3 && m == 3) }' || fail "heterogeneous work bound: $(cat "$tmp/h.json")"
+python3 -c 'import json; json.dump({"name": "par8", "ops": [{"name": "o%d" % i, "flops": 1e13} for i in range(8)], "edges": []}, open("'"$tmp"'/par8.json", "w"))'
+"$bin" place --graph "$tmp/par8.json" --devices 2 --streams 4 --method round-robin --coarsen 1 --json > "$tmp/s.json" || fail "place --streams 4 --coarsen 1"
+awk -v b="$(num work_bound "$tmp/s.json")" 'BEGIN { exit !(b == 1) }' || fail "work bound with 4 streams a device: $(cat "$tmp/s.json")"
+
 "$bin" graph gen llama-layer --layers 16 --tp 8 --training --out "$tmp/big.json" > "$tmp/gen.out" || fail "graph gen"
 ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
 [ "$ops" = 19374 ] || fail "expected 19374 ops, got '$ops'"
@@ -89,7 +99,7 @@ awk -v x="$(num critical_path_work "$tmp/c3.json")" 'BEGIN { exit !(x > 5.99e-8 
     fail "critical_path_work of a DOPPLER file: $(num critical_path_work "$tmp/c3.json"), wanted 6e-08"
 # the text gives every figure of the line with its unit (the bound and the groups' path had none)
 "$bin" place --graph "$tmp/big.json" --devices 8 --method cp --coarsen 16 > "$tmp/t.out" 2> /dev/null || fail "place --coarsen 16 (text)"
-grep -q "lower bound [0-9.e+-]* s (critical path or work per device), the groups' critical path [0-9.e+-]* s (" "$tmp/t.out" ||
+grep -q "lower bound [0-9.e+-]* s (critical path or work per compute stream), the groups' critical path [0-9.e+-]* s (" "$tmp/t.out" ||
     fail "units of the work figures: $(grep 'by work alone' "$tmp/t.out")"
 
 # bad values: refused, the option named, nothing written
