@@ -1084,6 +1084,13 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
         if (s->end[v] < 0 && assignment[v] >= 0)
             return dp_error_set(err, DP_EINVAL, "simulation ended with op %d (\"%s\") never run (internal error)", v, g->op_name[v]);
     fill_result(s, res);
+    /* the penalised makespan overflows with a limit and a penalty at the ends of their ranges
+     * (1e-300 bytes and 1e30: inf, printed "penalised makespan inf s", null in JSON, and
+     * "every assignment exceeds a resource limit" from exact; a makespan of 0 gave NaN: a review) */
+    if (!isfinite(res->penalised_makespan))
+        return dp_error_set(err, DP_EINVAL, "memory penalty: the penalised makespan, makespan x (1 + penalty x excess) = "
+                            "%g x (1 + %g x %g), is not a finite number: --memory-limit or --memory-penalty is extreme",
+                            s->makespan, s->o.memory_penalty, s->mem.excess);
     return DP_OK;
 }
 

@@ -231,5 +231,10 @@ expect_rc 0 "$DOPPLER" train --graph "$tmp/pair.json" --devices 2 --episodes 2 -
 expect_rc 0 "$DOPPLER" place --graph "$tmp/pair.json" --devices 2 --method doppler --checkpoint "$tmp/pair.h5" --samples 20 --memory-limit 1500
 grep -q '^makespan: 0.1 s' "$tmp/out" || fail "doppler --samples 20 over a memory limit: $(cat "$tmp/out" "$tmp/err")"
 
+# a penalised makespan that overflows is an error naming the options (inf was printed, null in
+# JSON, and exact said every assignment exceeded a resource limit: a review)
+expect_rc 1 "$DOPPLER" simulate --graph "$G" --assignment "$A" --devices 4 --memory-limit 1e-300 --memory-policy penalty --memory-penalty 1e30
+grep -q 'penalised makespan.*is not a finite number: --memory-limit or --memory-penalty is extreme' "$tmp/err" || fail "penalty overflow: $(cat "$tmp/err")"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"
