@@ -376,7 +376,14 @@ int dp_run_put_metrics(dp_result *out, const dp_run_machine *rm, const dp_run_sc
         if (res->mem_peak && res->mem_peak[d] > peak) peak = res->mem_peak[d];
     }
     json_object_set_new(m, "utilisation", dp_json_number(res->n_devices ? util / res->n_devices : 0));
-    if (res->mem_peak) json_object_set_new(m, "peak_memory", dp_json_number(peak));
+    if (res->mem_peak) {
+        json_object_set_new(m, "peak_memory", dp_json_number(peak));
+        /* what a method minimises under memory_policy penalty, and the excess it comes from: a
+         * row held the plain makespan alone, which ranked etf first where the penalised figure
+         * ranks cpop first (a review) */
+        json_object_set_new(m, "memory_excess", dp_json_number(res->mem_excess));
+        json_object_set_new(m, "penalised_makespan", dp_json_number(res->cost / sc));
+    }
     json_object_set_new(m, "ops", json_integer(rm->g->n_ops));
     if (rm->graph_hash) {
         char h[24];

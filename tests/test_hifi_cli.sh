@@ -236,5 +236,17 @@ grep -q '^makespan: 0.1 s' "$tmp/out" || fail "doppler --samples 20 over a memor
 expect_rc 1 "$DOPPLER" simulate --graph "$G" --assignment "$A" --devices 4 --memory-limit 1e-300 --memory-policy penalty --memory-penalty 1e30
 grep -q 'penalised makespan.*is not a finite number: --memory-limit or --memory-penalty is extreme' "$tmp/err" || fail "penalty overflow: $(cat "$tmp/err")"
 
+# a sweep's row under memory_policy penalty records the penalised makespan and the excess (the
+# row held the plain makespan alone: a review); the same figure as place's
+cat > "$tmp/pen.json" <<EOF2
+{"name": "pen", "fixed": {"graph": "$G", "devices": 3, "memory_limit": 2e8, "memory_policy": "penalty", "memory_penalty": 5}, "grid": {"method": ["etf"]}}
+EOF2
+expect_rc 0 "$DOPPLER" sweep "$tmp/pen.json" --out "$tmp/pen.h5" --jobs 1 --quiet
+want=$("$DOPPLER" place --graph "$G" --devices 3 --memory-limit 2e8 --memory-policy penalty --memory-penalty 5 --method etf --json |
+    sed 's/.*"penalised_makespan":\([^,}]*\).*/\1/')
+got=$(sed -n 's/.*""penalised_makespan"":\([^,}]*\).*/\1/p' "$tmp/pen.csv")
+exc=$(sed -n 's/.*""memory_excess"":\([^,}]*\).*/\1/p' "$tmp/pen.csv")
+[ -n "$want" ] && [ "$got" = "$want" ] && [ "$exc" = 0.5 ] || fail "sweep under the penalty policy: penalised $got (place $want), excess $exc"
+
 [ "$fails" -eq 0 ] || exit 1
 echo "all high-fidelity CLI checks passed"
