@@ -78,7 +78,8 @@ static const dp_schema_key keys[] = {
      "schedule never leaves a device idle while a lower-priority op is ready for it)",
      NULL, NULL, 0, NULL},
     {"memory_limit", DP_SCHEMA_DOUBLE, S(memory_limit), 0, 1e30, "topology=-1", 0, "0",
-     "memory capacity per device in bytes, or topology: each device's memory_bytes; an over-capacity run "
+     "memory capacity per device in bytes (a graph of times: in its file's comm units, an op's output "
+     "counting as its outgoing transfer's, the largest where they differ), or topology: each device's memory_bytes; an over-capacity run "
      "fails (memory_policy error) or reports a penalised makespan (penalty); not given: no limit",
      NULL, NULL, DP_SCHEMA_UNSET | DP_SCHEMA_LO_OPEN, NULL},
     {"memory_policy", DP_SCHEMA_ENUM, S(memory_policy), 0, 0, "error|penalty", 0, "error",
