@@ -486,6 +486,13 @@ static int run_stage(dp_train *tr, int stage, long episodes, const dp_train_io *
         }
         if (stop || early) break;
     }
+    /* a stage of 0 episodes: its checkpoint (the starting parameters, evaluated above) is written
+     * too; it was only written after an episode, so `train` named a checkpoint, and a place
+     * command for it, that did not exist (a review) */
+    if (rc == DP_OK && st->episodes == 0 && tr->episode == 0) {
+        if (io->trajectory) rc = dp_runtime_traj_flush(&tr->traj, io->trajectory, err);
+        if (rc == DP_OK && io->checkpoint) rc = dp_train_checkpoint_write(tr, io->checkpoint, err);
+    }
     free(bseed);
     free(bms);
     free(bagree);

@@ -533,4 +533,16 @@ while read -r s; do
     "$bin" graph info "$tmp/cnn44-$i.json" | sed -n 's/^content hash: *\([0-9a-f]*\).*/\1/p'
 done < "$tmp/cnn44" | sort | uniq -d > "$tmp/cnn44.dup"
 [ ! -s "$tmp/cnn44.dup" ] || fail "--family drew one graph twice: $(cat "$tmp/cnn44.dup")"
+# a stage of 0 episodes writes the checkpoint train names (it named one, and a place command for
+# it, that was never written: a review), of the starting parameters train evaluated
+for m in doppler placeto; do
+    if [ $m = doppler ]; then echo '{"network": {"hidden": 8, "mlp_hidden": 8, "steps": 2, "edge_hidden": 4}, "stages": {"il": {"episodes": 0}}}'
+    else echo '{"stages": {"sim": {"episodes": 0}}}'; fi > "$tmp/ep0.json"
+    "$bin" train --method $m --config "$tmp/ep0.json" --graph "$graph" --checkpoint "$tmp/ep0-$m.h5" --quiet --json > "$tmp/ep0.out" ||
+        fail "$m: a stage of 0 episodes"
+    [ -s "$tmp/ep0-$m.h5" ] || fail "$m: a stage of 0 episodes: no checkpoint $tmp/ep0-$m.h5"
+    want=$(sed 's/.*"makespan":\([^,}]*\).*/\1/' "$tmp/ep0.out")
+    got=$("$bin" place --method $m --checkpoint "$tmp/ep0-$m.h5" --graph "$graph" --json | sed 's/.*"makespan":\([^,}]*\).*/\1/')
+    [ -n "$want" ] && [ "$want" = "$got" ] || fail "$m: 0 episodes: train's makespan $want, place's $got"
+done
 exit 0
