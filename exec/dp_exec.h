@@ -119,6 +119,8 @@ void dp_exec_free(dp_exec *x);
  * kernels' outputs, names and kinds kept (kind "synthetic" for synthetic kernels), shape
  * (rows, last dim) of the output; physical cost kind even for time graphs. Owned by x. */
 const dp_graph *dp_exec_graph(const dp_exec *x);
+/* The executor's kernels (one per op of the executed graph, owned by x), its device count and
+ * its backend's name ("cpu", ...: a static string). x non-NULL (unchecked). */
 const dp_exec_kernel *dp_exec_kernels(const dp_exec *x);
 int dp_exec_n_devices(const dp_exec *x);
 const char *dp_exec_backend_name(const dp_exec *x);

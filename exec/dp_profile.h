@@ -86,6 +86,9 @@ typedef struct dp_profile_options {
     void *progress_ctx;
 } dp_profile_options;
 
+/* Set o (non-NULL, unchecked) to the defaults: backend "cpu", repeats 3, passes 9, chain 8,
+ * max_elems 1 << 20 floats, max_gemm 768, pinned workers, seed 1, interference measured; machine
+ * NULL (recorded as ""), nice 0, no background load, no progress callback. */
 void dp_profile_options_init(dp_profile_options *o);
 
 /* Profile n_devices devices of the backend, called names[0..n_devices-1] in the profile (NULL:
@@ -99,6 +102,8 @@ void dp_profile_options_init(dp_profile_options *o);
  * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
+/* Free a profile (of dp_profile_run or dp_profile_load) and the strings and samples it holds. NULL is a
+ * no-op. */
 void dp_profile_free(dp_profile *p);
 
 /* Time the ops of executed graph xg (dp_exec_plan_graph: the kernels as the executor runs them
@@ -112,7 +117,12 @@ void dp_profile_free(dp_profile *p);
  * for ops of exactly that kind, FLOPs and bytes. Synthetic kernels (graphs of durations) are
  * skipped. Errors: as dp_profile_run. */
 int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err);
+/* Write p as a JSON profile file ("format": "doppler-profile", version 1: its devices, op, copy
+ * and interference samples in seconds) with an atomic write; DP_OK or the write's error. */
 int dp_profile_save(const dp_profile *p, const char *path, dp_error *err);
+/* Read a profile file written by dp_profile_save; the caller frees it with dp_profile_free. NULL
+ * with err: dp_json_load's errors (a file that cannot be read, not JSON), DP_EINVAL naming the
+ * file and the field (another format or version, a field of the wrong type), DP_ENOMEM. */
 dp_profile *dp_profile_load(const char *path, dp_error *err);
 
 /* 1 when the executor runs ops of `kind` as memory-bound loops (elementwise, reductions,

@@ -120,6 +120,8 @@ dp_calib *dp_calib_load(const char *path, dp_error *err);
 dp_calib *dp_calib_parse(const char *text, const char *origin, dp_error *err);
 /* Atomic write of the calibration file (format above). */
 int dp_calib_save(const dp_calib *c, const char *path, dp_error *err);
+/* Free a calibration of dp_calib_load or dp_calib_parse and everything it holds (a machine's
+ * loaded one is the machine's: dp_machine_free). NULL is a no-op. */
 void dp_calib_free(dp_calib *c);
 
 /* A calibration of n_devices devices and n_routes routes, every entry zeroed (NULL when out of

@@ -77,6 +77,9 @@ int dp_cost_set_comm_ratio(dp_cost *c, const dp_graph *g, double comm_ratio, dp_
 /* Empty cost tables for g on n_devices (op times 0, latency 0, inv_bw 1): for models that fill
  * them in themselves (heterogeneous examples, topologies). */
 dp_cost *dp_cost_alloc(const dp_graph *g, int n_devices);
+/* Free cost tables from any of the functions above (or dp_machine_costs): the four arrays and c.
+ * The graph is not owned and not touched; whatever still reads c (a simulator, an engine, an
+ * environment made for it) must be freed first or not used again. NULL is a no-op. */
 void dp_cost_free(dp_cost *c);
 
 /* A 64-bit fingerprint (FNV-1a) of the cost tables: the counts and the bytes of op_time,
@@ -108,11 +111,16 @@ int dp_cost_check(const dp_graph *g, const dp_cost *c, dp_cost_part *part, dp_er
 /* Recompute c->homogeneous after filling the arrays by hand. */
 void dp_cost_update_homogeneous(dp_cost *c);
 
+/* The time of op v (0 <= v < n_ops) on device d (0 <= d < n_devices): op_time's entry, in the
+ * cost tables' unit. Unchecked: an index out of range reads past the table. */
 static inline double dp_cost_op(const dp_cost *c, int v, int d)
 {
     return c->op_time[(size_t)v * c->n_devices + d];
 }
 
+/* The time of edge e's transfer from device a to device b when alone on the way: 0 when a == b,
+ * else latency + edge_data[e] x inv_bw of the pair (the fixed-delay model; contention is the
+ * general engine's, dp_hisim.h). In the cost tables' unit; indices unchecked, as dp_cost_op's. */
 static inline double dp_cost_comm(const dp_cost *c, int e, int a, int b)
 {
     if (a == b) return 0.0;

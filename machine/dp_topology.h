@@ -107,6 +107,9 @@ typedef struct dp_topology {
 dp_topology *dp_topology_load(const char *path, dp_error *err);
 /* The same from JSON text; `origin` names it in messages. */
 dp_topology *dp_topology_parse(const char *text, const char *origin, dp_error *err);
+/* Free t and everything it holds (names, links, route tables: dp_topology_route's pointers are
+ * invalid after it); what reads t (a transfer model, a simulator, an engine) must be freed first.
+ * A machine's loaded topology is the machine's: dp_machine_free frees it. NULL is a no-op. */
 void dp_topology_free(dp_topology *t);
 
 /* Device id of a device name, or -1. O(1) expected once the topology is loaded. */
@@ -114,11 +117,17 @@ int dp_topology_find_device(const dp_topology *t, const char *name);
 /* Node id of a node name (device, switch or host), or -1. */
 int dp_topology_find_node(const dp_topology *t, const char *name);
 
+/* The route from device a to device b (both device ids, 0 <= a, b < t->n_devices; unchecked: out
+ * of range reads past the table), a pointer into t valid until dp_topology_free. The diagonal
+ * (a == b) is an empty route: no segments or hops, every number 0 (a transfer on one device costs
+ * nothing; the file cannot give one). */
 static inline const dp_topology_route_info *dp_topology_route(const dp_topology *t, int a, int b)
 {
     return &t->route[a * t->n_devices + b];
 }
 
+/* The file's name of a node kind ("gpu", "cpu", "switch", "host") and of a link kind ("nvlink",
+ * "pcie", "nvswitch", "host"): static strings; "?" for a value outside the enumeration. */
 const char *dp_topology_node_kind_name(dp_topology_node_kind k);
 const char *dp_topology_link_kind_name(dp_topology_link_kind k);
 

@@ -32,6 +32,12 @@
  *
  * Every generator validates its options and returns NULL with DP_EINVAL naming the option, or
  * when the graph would exceed DP_GEN_MAX_OPS ops or DP_GEN_MAX_EDGES edges (dp_gen_einsum.h).
+ *
+ * Each generator X below comes as a pair after its options struct, whose comment describes it:
+ * dp_gen_X_defaults(o) sets the fields of o (non-NULL, unchecked) to the defaults that comment
+ * gives (dp_gen_llama_defaults also takes the block/layer choice); dp_gen_X(o, err) reads o (not
+ * kept) and returns a new graph, the caller's, freed with dp_graph_free, or NULL with err as
+ * above (DP_ENOMEM when memory runs out).
  */
 #ifndef DP_GEN_H
 #define DP_GEN_H
@@ -428,6 +434,8 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  * round-robin draw comes from, so it is part of what a seed reproduces). */
 #define DP_GEN_WIDE_CORPUS \
     "stg,layered,forkjoin,seriesparallel,workflow,cnn,rnn,transformer,moe,daggen,chainmm,ffnn,llama-block,llama-layer"
+/* dp_gen_families: the family names listed above, a static NULL-ended array (not to be freed);
+ * dp_gen_family_spec: a spec drawn from family (the comment above DP_GEN_WIDE_CORPUS). */
 const char *const *dp_gen_families(void);
 int dp_gen_family_spec(const char *family, gsl_rng *r, char *spec, size_t cap, dp_error *err);
 /* DP_OK when every name of the comma-separated list is a family above (or "all", the wide

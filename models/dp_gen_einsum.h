@@ -89,6 +89,8 @@ typedef struct dp_gen_einsum dp_gen_einsum;
 
 /* Start a program for graph `name` with elements of dtype_bytes bytes (4 for fp32). */
 dp_gen_einsum *dp_gen_einsum_alloc(const char *name, int dtype_bytes);
+/* Free the program and the tensors and strings it holds (a graph it built is its own). NULL is a
+ * no-op. */
 void dp_gen_einsum_free(dp_gen_einsum *e);
 
 /* Declare label (a letter a-z or A-Z) with its size (>= 1) and default split (1..size).

@@ -131,6 +131,9 @@ typedef struct dp_graph_builder dp_graph_builder;
 /* Start a graph. name and source are copied (either may be NULL). */
 dp_graph_builder *dp_graph_builder_alloc(const char *name, const char *source,
                                          dp_graph_cost_kind kind);
+/* Free the builder and everything it still holds (its arrays and its copies of the strings; a
+ * successful dp_graph_builder_finish handed the op strings to the graph, which keeps them). A
+ * graph it built lives on. NULL is a no-op. */
 void dp_graph_builder_free(dp_graph_builder *b);
 
 /* The device count the graph was made for (dp_graph.devices; 0: not said). */
@@ -178,6 +181,9 @@ const dp_error *dp_graph_builder_error(const dp_graph_builder *b);
  * byte in the graph name (taken from a file name) is replaced by '?'. */
 dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err);
 
+/* Free a graph (of dp_graph_builder_finish, a reader or a generator) and everything it owns: its
+ * arrays and strings (op names, kinds, types, einsums, the graph's name, source and time unit),
+ * so pointers into it are invalid after it. NULL is a no-op. */
 void dp_graph_free(dp_graph *g);
 
 /* Look an op up by name; -1 if absent. O(n). */
@@ -186,14 +192,14 @@ int dp_graph_find_op(const dp_graph *g, const char *name);
 /* Sums over the graph. */
 double dp_graph_total_work(const dp_graph *g);
 
+/* FNV-1a (64 bits) of n bytes at p, continuing from h (start: 14695981039346656037): the one
+ * hash behind dp_graph_content_hash and dp_cost_fingerprint. */
+uint64_t dp_graph_hash_bytes(uint64_t h, const void *p, size_t n);
 /* A 64-bit FNV-1a hash of the graph's content: its cost kind, op and edge counts, every op's work
  * and output size (0 for a sink: its output goes nowhere) and every edge's source, destination
  * and size (the doubles' bits, -0 as 0), in id order. Names, kinds, shapes, the source path, the file format and the time unit do not
  * enter, so a graph renamed, copied or converted to another format (graph convert) keeps its
  * hash; reordering its ops changes it. The test-graph guard of `doppler train` compares it. */
-/* FNV-1a (64 bits) of n bytes at p, continuing from h (start: 14695981039346656037): the one
- * hash behind dp_graph_content_hash and dp_cost_fingerprint. */
-uint64_t dp_graph_hash_bytes(uint64_t h, const void *p, size_t n);
 uint64_t dp_graph_content_hash(const dp_graph *g);
 
 /* ---- readers and writers ---- */

@@ -115,6 +115,10 @@ typedef struct dp_json_doc dp_json_doc;
 /* Read and scan path (dp_file_read_text: a UTF-8 byte order mark skipped, a NUL refused). NULL
  * with err set (DP_EIO, DP_ENOMEM, DP_EINVAL with Jansson's message) on a fault. */
 dp_json_doc *dp_json_doc_open(const char *path, dp_error *err);
+/* Free the document: its text, its member index and, in a document held as a tree, that tree (the
+ * elements dp_json_doc_each lent are invalid after it). What the caller was given is the caller's:
+ * dp_json_doc_members' and dp_json_doc_parse's new references, dp_json_doc_tree's tree. NULL is a
+ * no-op. */
 void dp_json_doc_close(dp_json_doc *d);
 
 /* 1 when the top level is an object (the calls below need one; otherwise they find nothing). */

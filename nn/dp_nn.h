@@ -65,6 +65,8 @@ typedef struct dp_nn_params {
     int failed;     /* DP_ENOMEM once a dp_nn_params_add ran out of memory (0: not); sticks */
 } dp_nn_params;
 
+/* Make *p (non-NULL, unchecked) an empty block: no tensors, nothing allocated, adam_t 0 (every
+ * field zeroed; whatever p held before is not freed). */
 void dp_nn_params_init(dp_nn_params *p);
 /* Declare a tensor (before dp_nn_params_alloc). Returns its index, or DP_ENOMEM / DP_EINVAL
  * (name too long, non-positive size). Out of memory sticks: every later add and
@@ -73,9 +75,15 @@ void dp_nn_params_init(dp_nn_params *p);
 int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols);
 /* Allocate param/grad/m/v (all zeroed). DP_OK or DP_ENOMEM. */
 int dp_nn_params_alloc(dp_nn_params *p);
+/* Free the tensor table and the four buffers and zero *p (as dp_nn_params_init): a second free is
+ * harmless. p must be non-NULL (unchecked: NULL crashes); the struct itself is the caller's. */
 void dp_nn_params_free(dp_nn_params *p);
+/* Tensor i's parameters and gradient (rows x cols floats, row-major), pointers into the block's
+ * buffers, valid until dp_nn_params_free; i must be an index dp_nn_params_add returned (unchecked),
+ * after dp_nn_params_alloc. */
 static inline float *dp_nn_param(const dp_nn_params *p, int i) { return p->param + p->t[i].offset; }
 static inline float *dp_nn_grad(const dp_nn_params *p, int i) { return p->grad + p->t[i].offset; }
+/* Set every gradient to 0 (p->n floats; after dp_nn_params_alloc). */
 void dp_nn_params_zero_grad(dp_nn_params *p);
 /* Index of the tensor called name, or -1. */
 int dp_nn_params_find(const dp_nn_params *p, const char *name);
@@ -213,6 +221,7 @@ typedef struct dp_nn_ecgraph {
  * are distinct feature values (exact equality), in increasing value. NULL with err on failure. */
 dp_nn_ecgraph *dp_nn_ecgraph_build(int n_nodes, int n_edges, const int *src, const int *dst,
                                    const float *feat, dp_error *err);
+/* Free the graph and its arrays. NULL is a no-op. */
 void dp_nn_ecgraph_free(dp_nn_ecgraph *g);
 
 /* Floats of scratch the convolution needs: max_class_rows * (Cin + Cout). */

@@ -44,18 +44,24 @@ typedef struct dp_agent_arch {
     dp_placeto_arch placeto;
     dp_gdp_arch gdp;
 } dp_agent_arch;
+/* Set each of a's architectures (a non-NULL, unchecked) to its default: dp_doppler_arch_default,
+ * dp_placeto_arch_default and dp_gdp_arch_default. */
 void dp_agent_arch_default(dp_agent_arch *a);
 
 typedef struct dp_agent dp_agent;
 
 /* The agent of `kind` for graph g under costs c (both outlive it). NULL with err on failure. */
 dp_agent *dp_agent_alloc(int kind, const dp_graph *g, const dp_cost *c, const dp_agent_arch *a, dp_error *err);
+/* Free the agent and its network (the shared parameters only when it owns them: not an agent of
+ * dp_agent_bind, whose model_of keeps them; the agents bound to an agent go first). NULL is a
+ * no-op. */
 void dp_agent_free(dp_agent *ag);
 /* An agent for graph g under costs c (both outlive it) that shares the parameters of model_of
  * (which must outlive it): its own workspace, the same parameter blocks and gradients, so one
  * model trains on and places several graphs and device counts. DOPPLER only (Placeto's and
  * GDP's parameters are sized by the device count): DP_EINVAL naming the method otherwise. */
 dp_agent *dp_agent_bind(const dp_agent *model_of, const dp_graph *g, const dp_cost *c, dp_error *err);
+/* The agent's kind (DP_AGENT_DOPPLER, DP_AGENT_PLACETO or DP_AGENT_GDP). */
 int dp_agent_kind_of(const dp_agent *ag);
 /* Initialise the parameters from r (each network's own scheme). DP_OK or DP_ENOMEM. */
 int dp_agent_init(dp_agent *ag, gsl_rng *r);

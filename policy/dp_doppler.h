@@ -140,6 +140,8 @@ typedef struct dp_doppler_model {
 /* The parameter blocks of architecture a (zero until dp_doppler_model_init). NULL with err
  * (DP_EINVAL naming the bad size, DP_ENOMEM). */
 dp_doppler_model *dp_doppler_model_alloc(const dp_doppler_arch *a, dp_error *err);
+/* Free the model and its two blocks; the workspaces bound to it must be freed first. NULL is a
+ * no-op. */
 void dp_doppler_model_free(dp_doppler_model *m);
 /* Orthogonal weights, zero biases (the authors' layer_init), from r. DP_OK or DP_ENOMEM. */
 int dp_doppler_model_init(dp_doppler_model *m, gsl_rng *r);
@@ -265,7 +267,8 @@ dp_doppler *dp_doppler_bind(dp_doppler_model *m, const dp_graph *g, const dp_cos
 dp_doppler *dp_doppler_bind_chunked(dp_doppler_model *m, const dp_graph *g, const dp_cost *c, int chunk_steps, dp_error *err);
 /* A model of architecture a bound to g (the workspace owns it). NULL with err on failure. */
 dp_doppler *dp_doppler_alloc(const dp_graph *g, const dp_cost *c, const dp_doppler_arch *a, dp_error *err);
-/* Free the workspace (and its model when it owns it). */
+/* Free the workspace (and its model when it owns it: dp_doppler_alloc's; not a model it was
+ * bound to, nor g or c). NULL is a no-op. */
 void dp_doppler_free(dp_doppler *dd);
 /* dp_doppler_model_init of the workspace's model. */
 int dp_doppler_init(dp_doppler *dd, gsl_rng *r);

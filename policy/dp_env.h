@@ -223,6 +223,9 @@ const double *dp_env_get_dev_work(const dp_env *env);
  * DP_EINVAL when g or c is NULL or c is another graph's tables (its op or edge count differs),
  * DP_ENOMEM. */
 dp_env *dp_env_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
+/* Free the environment and what it owns (its arrays, the prefix and the surrogate simulator);
+ * not what it borrows: g, c, the engine of dp_env_set_state, the ready keys and the hint. The
+ * pointers of the dp_env_get_* accessors are invalid after it. NULL is a no-op. */
 void dp_env_free(dp_env *env);
 
 /* Start a new episode: nothing assigned, ready set = sources. */
@@ -331,6 +334,8 @@ void dp_env_device_features(const dp_env *env, int v, double *feat);
 #define DP_ENV_N_ENGINE_FEATURES 12 /* DP_ENV_FEATURES_ENGINE's columns */
 #define DP_ENV_HINT_COLUMN 12       /* DP_ENV_FEATURES_HINT's hint, its last column */
 #define DP_ENV_MAX_DEVICE_FEATURES (DP_ENV_HINT_COLUMN + 1)
+/* dp_env_n_features: the columns of set fs (5, 12 or 13; 5 for a value outside the
+ * enumeration); dp_env_device_features_of: the features above. */
 int dp_env_n_features(dp_env_features fs);
 void dp_env_device_features_of(const dp_env *env, dp_env_features fs, int v, double *feat);
 

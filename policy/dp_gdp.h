@@ -51,9 +51,11 @@ typedef struct dp_gdp dp_gdp;
  * err on failure (bad sizes: hidden not a multiple of heads, more than DP_GDP_MAX_OPS ops:
  * DP_EINVAL; memory). */
 dp_gdp *dp_gdp_alloc(const dp_graph *g, const dp_cost *c, const dp_gdp_arch *a, dp_error *err);
+/* Free the network, its parameters and buffers (not g or c). NULL is a no-op. */
 void dp_gdp_free(dp_gdp *gd);
 /* Orthogonal weights (gain 1), zero biases, from r. DP_OK or DP_ENOMEM. */
 int dp_gdp_init(dp_gdp *gd, gsl_rng *r);
+/* The network's parameter block (owned by gd). */
 dp_nn_params *dp_gdp_params(dp_gdp *gd);
 
 /* The whole forward pass: logits (n_ops, D), row t for op g->topo[t]; the pointer stays valid

@@ -161,6 +161,8 @@ typedef struct dp_h5io_traj {
  * DP_EINVAL naming the dataset when a column is missing, of another length than its group's
  * first, or fails its checksum ("PATH: /episodes/makespan cannot be read ..."); DP_ENOMEM. */
 int dp_h5io_traj_read(const char *path, dp_h5io_traj *t, dp_error *err);
+/* Free what dp_h5io_traj_read put in *t (its strings and rows) and zero it (a second free is
+ * harmless); the struct itself is the caller's. NULL is a no-op. */
 void dp_h5io_traj_free(dp_h5io_traj *t);
 
 /* Reading a trajectory without laying out dp_h5io_traj and its rows (bindings: Python's
@@ -296,6 +298,8 @@ typedef struct dp_h5io_ckpt_info {
  * read (the message says so); dp_h5file_open_read's errors (a file that cannot be opened, not
  * HDF5, or damaged, naming the object). */
 int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err);
+/* Free the strings dp_h5io_ckpt_read_info put in *info and zero it (a second free is harmless);
+ * the struct itself is the caller's. info must be non-NULL (unchecked: NULL crashes). */
 void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info);
 /* Whether a run resumed on the graphs `mine` describes continues the run of checkpoint `path`,
  * whose trained_on is `theirs` (both in the form above: lists "train" and "validation" of

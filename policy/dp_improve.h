@@ -74,12 +74,20 @@ typedef struct dp_improve_config {
     long eval_budget;       /* simulations of each evaluation's search on a validation graph (200) */
 } dp_improve_config;
 
+/* Set every field of c (non-NULL, unchecked) to the defaults in parentheses above: hidden 32,
+ * slope 0.01, episodes 1000, horizon 32, nstep 4, gamma 0.9, batch 8, lr 1e-3 to lr_final 1e-4,
+ * epsilon 0.1, grad_clip 1, elite_prob 0.5, seed 1, checkpoint_every 200, eval_every 1000,
+ * eval_budget 200. */
 void dp_improve_config_default(dp_improve_config *c);
 /* Override c by a JSON object {"method": "improve", "improve": {"hidden", "slope", "episodes",
  * "horizon", "nstep", "gamma", "batch", "lr", "lr_final", "epsilon", "grad_clip", "elite_prob",
  * "checkpoint_every", "eval_every", "eval_budget"}, "seed"}; any subset, unknown keys and bad values
  * are DP_EINVAL naming the key. */
 int dp_improve_config_from_json_text(dp_improve_config *c, const char *text, dp_error *err);
+/* The same from the JSON file at path (dp_schema_load): a file that cannot be read or is not
+ * JSON fails with dp_json_load's error (naming its line and column), a bad key or value with
+ * DP_EINVAL prefixed "PATH: ". On an error c may hold the keys read before it (read into a
+ * copy to keep the old config). */
 int dp_improve_config_load(dp_improve_config *c, const char *path, dp_error *err);
 /* The config's tables (dp_schema.h): the keys under "improve" (types, ranges, defaults, help); the
  * top level's "method", "features" and "seed" are read by hand. */
@@ -91,10 +99,18 @@ char *dp_improve_config_to_json(const dp_improve_config *c);
 
 typedef struct dp_improve_model dp_improve_model;
 
+/* A model of architecture a (NULL: the default, hidden 32 and slope 0.01): the two blocks
+ * allocated, every parameter 0 until dp_improve_model_init (or a checkpoint's are copied in).
+ * NULL with err: DP_EINVAL for hidden < 1, DP_ENOMEM. Free with dp_improve_model_free. */
 dp_improve_model *dp_improve_model_alloc(const dp_improve_arch *a, dp_error *err);
+/* Free the model and its two parameter blocks (dp_improve_op_params' and
+ * dp_improve_move_params' pointers are invalid after it); its states (dp_improve_state_alloc)
+ * must be freed first. NULL is a no-op. */
 void dp_improve_model_free(dp_improve_model *m);
 /* Orthogonal weights (gain sqrt 2, the last layer 0.01), zero biases, drawn from r. */
 int dp_improve_model_init(dp_improve_model *m, gsl_rng *r);
+/* The op network's and the move network's parameter blocks, and the architecture: owned by m,
+ * valid until dp_improve_model_free. */
 dp_nn_params *dp_improve_op_params(dp_improve_model *m);
 dp_nn_params *dp_improve_move_params(dp_improve_model *m);
 const dp_improve_arch *dp_improve_model_arch(const dp_improve_model *m);
@@ -117,6 +133,7 @@ typedef struct dp_improve_state dp_improve_state;
 
 /* A workspace for graph g under costs c (both outlive it) with model m (outlives it). */
 dp_improve_state *dp_improve_state_alloc(const dp_improve_model *m, const dp_graph *g, const dp_cost *c, dp_error *err);
+/* Free the workspace (not m, g or c). NULL is a no-op. */
 void dp_improve_state_free(dp_improve_state *s);
 /* Read the placement `assignment` and its schedule sch (the engine's last run of it): the op
  * features, the op network's forward and the op probabilities. */

@@ -60,6 +60,7 @@ enum { DP_LIST_TIES_ID = 0, DP_LIST_TIES_HEAP = 1 };
 
 /* Allocate a schedule (and workspace) for n_ops ops on n_devices devices; NULL when out of memory. */
 dp_list_schedule *dp_list_schedule_alloc(int n_ops, int n_devices);
+/* Free the schedule and its workspace. NULL is a no-op. */
 void dp_list_schedule_free(dp_list_schedule *s);
 
 /* Mean transfer time of every edge (n_edges), as defined above. */

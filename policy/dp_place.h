@@ -104,6 +104,8 @@ void dp_place_options_init(dp_place_options *o);
  * the object; NULL engine: no oracle); engine must outlive the use of o.
  * dp_place_options_set_machine: o->machine = m (not copied; NULL: unknown). */
 dp_place_options *dp_place_options_alloc(dp_error *err);
+/* dp_place_options_free: free o and the strings dp_place_options_set copied into it (not the
+ * engine or the machine). NULL is a no-op. */
 void dp_place_options_free(dp_place_options *o);
 int dp_place_options_set(dp_place_options *o, const char *key, const char *value, dp_error *err);
 void dp_place_options_set_engine(dp_place_options *o, dp_engine *engine);

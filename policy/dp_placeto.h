@@ -55,6 +55,7 @@ typedef struct dp_placeto dp_placeto;
 /* Build the network for g under c (both outlive it); parameters zero until dp_placeto_init.
  * NULL with err on failure (bad sizes, more than DP_PLACETO_MAX_OPS ops: DP_EINVAL; memory). */
 dp_placeto *dp_placeto_alloc(const dp_graph *g, const dp_cost *c, const dp_placeto_arch *a, dp_error *err);
+/* Free the network, its parameters and buffers (not g or c). NULL is a no-op. */
 void dp_placeto_free(dp_placeto *pl);
 /* Orthogonal weights (gain 1), zero biases, from r. DP_OK or DP_ENOMEM. */
 int dp_placeto_init(dp_placeto *pl, gsl_rng *r);

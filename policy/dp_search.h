@@ -170,6 +170,8 @@ static inline int dp_search_move_over_limit(int rc, double *ms)
     *ms = INFINITY;
     return DP_OK;
 }
+/* The rest of the loop's pieces, dp_search_start to dp_search_trace_add: see the comment above
+ * dp_search_check_config. */
 int dp_search_start(const dp_graph *g, const dp_cost *c, const dp_oracle *oracle, const dp_search_anneal_config *cfg,
                     uint64_t seed, int *cur, long *sims, dp_error *err);
 void dp_search_propose(const dp_search_anneal_config *cfg, int n, int D, int *cur, gsl_rng *r, int *u, int *v, int *du,
@@ -197,6 +199,9 @@ typedef struct dp_search_exact_config {
                            * dp_machine_devices_alike says so too */
 } dp_search_exact_config;
 
+/* Set cfg (non-NULL, unchecked) to the defaults: max_ops 24, max_nodes 2e8, anneal_budget 2000,
+ * list schedulers' start (list_start 1), max_streams 1, machine NULL. dp_search_exact with a NULL
+ * config uses these. */
 void dp_search_exact_config_init(dp_search_exact_config *cfg);
 
 typedef struct dp_search_exact_result {

@@ -300,6 +300,8 @@ dp_train *dp_train_alloc(const dp_graph *g, const dp_cost *c, const dp_train_con
  * with err as either call fails. */
 dp_train *dp_train_alloc_from(const dp_graph *g, const dp_cost *c, const dp_train_config *cfg, const dp_oracle *oracle,
                               const char *checkpoint, int final, dp_error *err);
+/* Free the trainer and what it made: every added graph's agent and environment, its generators,
+ * records and trajectory; not the graphs, costs or oracles it was given. NULL is a no-op. */
 void dp_train_free(dp_train *tr);
 
 /* Training on a distribution of graphs: bind another graph g under costs c, scored by oracle
@@ -345,6 +347,9 @@ int dp_train_init_from_params(dp_train *tr, const char *checkpoint, int final, d
  * the trajectory file (if io->trajectory) is cut back to the checkpoint's rows. Sets the stage
  * the run was in (dp_train_current_stage). */
 int dp_train_resume(dp_train *tr, const char *checkpoint, const char *trajectory, dp_error *err);
+/* The stage the trainer runs or last ran (dp_train_stage_kind; -1 before any ran or was resumed) and
+ * the episodes trained so far over all stages (a resumed run's included). tr non-NULL
+ * (unchecked). */
 int dp_train_current_stage(const dp_train *tr);
 long dp_train_episode(const dp_train *tr);
 /* Wall seconds of the run's training so far: since dp_train_alloc, plus, for a run resumed from

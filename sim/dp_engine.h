@@ -60,6 +60,10 @@ typedef struct dp_engine_schedule {
  * overflowing (dp_cost_check: a time not finite or negative, a serial bound beyond
  * DP_COST_TIME_MAX); DP_ENOMEM. */
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err);
+/* Free the engine and what it owns (its simulator, dp_engine_fast_sim's included, and its
+ * priorities); not g, c or the machine's topology and calibration. The schedules its runs filled
+ * point into it and are invalid after it; its incumbents (dp_engine_incumbent_alloc) must be
+ * freed first. NULL is a no-op. */
 void dp_engine_free(dp_engine *e);
 
 /* Simulate an assignment (n_ops device ids in 0..n_devices-1). priority (n_ops, higher runs
@@ -98,6 +102,7 @@ typedef struct dp_engine_incumbent dp_engine_incumbent;
 
 /* An incumbent of engine e (which must outlive it); NULL with err filled when out of memory. */
 dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err);
+/* Free the incumbent (not its engine). NULL is a no-op. */
 void dp_engine_incumbent_free(dp_engine_incumbent *inc);
 
 /* Simulate assignment in full and make it the incumbent; *cost (may be NULL) is its cost
@@ -215,6 +220,8 @@ long dp_engine_simulations(const dp_engine *e);
 /* Prefix simulations run so far (dp_engine_run_prefix calls that succeeded). */
 long dp_engine_prefix_simulations(const dp_engine *e);
 
+/* The graph and the cost tables e was made for (dp_engine_alloc's g and c, not copies: the
+ * caller's, which it still owns). e must be non-NULL (unchecked). */
 const dp_graph *dp_engine_graph(const dp_engine *e);
 const dp_cost *dp_engine_costs(const dp_engine *e);
 

@@ -108,6 +108,11 @@ typedef struct dp_hisim_options {
                                     * (dp_transfer.h); must outlive the workspace */
 } dp_hisim_options;
 
+/* Set every field of o (non-NULL, unchecked) to its default: the fixed transfer model with 1
+ * chunk, asynchronous mode, streams 0 (the topology's, 1 without one), FIFO queues, no memory
+ * limit (0) under the error policy with penalty 1, copy_engines 1 (the topology's limits), no
+ * trace, no calibration (NULL). Options so initialised are the defaults of
+ * dp_hisim_options_default (dp_sim's engine). */
 void dp_hisim_options_init(dp_hisim_options *o);
 
 /* 1 when the options are the defaults dp_sim implements (then dp_sim gives the same result). */
@@ -142,6 +147,7 @@ typedef struct dp_hisim dp_hisim;
  * contention model without a topology, bad option values; DP_ENOMEM. */
 dp_hisim *dp_hisim_alloc(const dp_graph *g, const dp_cost *c, const dp_topology *t,
                          const dp_hisim_options *o, dp_error *err);
+/* Free the workspace and its transfer model (not g, c, t or the calibration). NULL is a no-op. */
 void dp_hisim_free(dp_hisim *s);
 
 /* A 64-bit fingerprint (FNV-1a) of what s reads beyond its cost tables (dp_cost_fingerprint):

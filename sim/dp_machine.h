@@ -71,7 +71,8 @@ int dp_machine_key_index(const char *key);
  * GPU box); no topology; dp_hisim_options_init's simulator options. */
 void dp_machine_init(dp_machine *m);
 
-/* Free what the machine owns (names, loaded topology and calibration) and re-initialise it. */
+/* Free what the machine owns (names, loaded topology and calibration) and re-initialise it (a
+ * second free is harmless); the struct itself is the caller's. NULL is a no-op. */
 void dp_machine_free(dp_machine *m);
 
 /* A machine on the heap, for bindings that should not lay out dp_machine (Python's Machine and

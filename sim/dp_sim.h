@@ -57,6 +57,7 @@ typedef struct dp_sim_result {
  * keeps a bound on the transfer times for dp_sim_prefix_add).
  * Returns NULL with err filled when out of memory or when c does not match g. */
 dp_sim *dp_sim_alloc(const dp_graph *g, const dp_cost *c, dp_error *err);
+/* Free the workspace (its schedule arrays with it; not g or c). NULL is a no-op. */
 void dp_sim_free(dp_sim *s);
 
 /* Simulate the assignment (n_ops device ids in 0..n_devices-1). res's arrays stay valid until
@@ -176,6 +177,7 @@ typedef struct dp_sim_prefix {
 /* Allocate an empty prefix for a graph of n_ops ops on n_devices devices; NULL when out of
  * memory. */
 dp_sim_prefix *dp_sim_prefix_alloc(int n_ops, int n_devices);
+/* Free the prefix and its arrays. NULL is a no-op. */
 void dp_sim_prefix_free(dp_sim_prefix *p);
 /* Empty the prefix (the statistics are kept). */
 void dp_sim_prefix_reset(dp_sim_prefix *p);

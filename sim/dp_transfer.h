@@ -76,12 +76,16 @@ typedef struct dp_transfer_rate {
  * chunks < 1, device count mismatch, a calibrated route naming a device t lacks), DP_ENOMEM. */
 dp_transfer *dp_transfer_alloc(dp_transfer_kind kind, const dp_cost *c, const dp_topology *t, const dp_calib *cal, int chunks,
                        dp_error *err);
+/* Free the workspace (its logs included; not c, t or cal). NULL is a no-op. */
 void dp_transfer_free(dp_transfer *x);
 
 /* Forget every transfer (start of a run). trace: 1 to log channel use / rate changes. */
 void dp_transfer_reset(dp_transfer *x, int trace);
 
+/* The model x was allocated for (x non-NULL, unchecked). */
 dp_transfer_kind dp_transfer_get_kind(const dp_transfer *x);
+/* The name of a model as dp_transfer_kind_parse reads it ("fixed", "fifo", "maxmin"): a static
+ * string; "?" for a value outside the enumeration. */
 const char *dp_transfer_kind_name(dp_transfer_kind k);
 /* "fixed", "fifo", "maxmin" -> kind; -1 when unknown. */
 int dp_transfer_kind_parse(const char *s);
