@@ -126,6 +126,7 @@ void *dp_alloc_table_add(dp_alloc_table *t, void *field, size_t n, size_t sz, in
 
 void dp_alloc_table_free(dp_alloc_table *t)
 {
+    if (!t) return;
     /* last first: a field may live in memory recorded before it (a state struct's arrays) */
     for (int i = t->n - 1; i >= 0; i--) {
         void *p;

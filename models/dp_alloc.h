@@ -74,7 +74,7 @@ static inline void dp_alloc_table_grew(dp_alloc_table *t, size_t bytes)
 }
 
 /* Free every recorded field's memory and the table (the fields are left dangling) and zero *t,
- * so a second free is harmless. t must be non-NULL (unchecked: NULL crashes). */
+ * so a second free is harmless. t NULL: nothing to do. */
 void dp_alloc_table_free(dp_alloc_table *t);
 
 #define DP_ALLOC(t, field, n, sz) ((field) = dp_alloc_table_add((t), &(field), (n), (sz), 0))

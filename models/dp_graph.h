@@ -155,7 +155,8 @@ int dp_graph_builder_add_op(dp_graph_builder *b, const char *name, const char *k
  * available"). For readers that know both counts before adding anything. */
 int dp_graph_mem_check(const char *source, double ops, double edges, dp_error *err);
 /* The name op (0 <= op < ops added) has in the builder: its own, or "op<ID>" when it was added
- * without one; valid until the builder is freed. */
+ * without one; valid until the builder is freed, or, after a successful dp_graph_builder_finish
+ * (which moves the names to the graph; the builder then has no ops), as long as the graph. */
 const char *dp_graph_builder_op_name(const dp_graph_builder *b, int op);
 /* Optional attributes of an op already added: op_type and einsum (copied; NULL leaves the op's
  * unchanged) and its output's shape (ndim entries, copied; NULL only when ndim is 0; ndim at most
@@ -173,7 +174,9 @@ int dp_graph_builder_add_edge(dp_graph_builder *b, int src, int dst, double size
  * nothing was refused. Generators and readers report it instead of a bare "out of memory". */
 const dp_error *dp_graph_builder_error(const dp_graph_builder *b);
 
-/* Validate and build. Consumes nothing: the builder must still be freed. On error returns NULL
+/* Validate and build. The builder must still be freed. On success the op strings move to the
+ * graph and the builder holds no ops (names got from dp_graph_builder_op_name are the graph's
+ * now; finished again it builds nothing: DP_EINVAL, an empty graph). On error returns NULL
  * and fills err with a message naming the graph source and the op or edge at fault:
  * ids out of range, self loops, a cycle (an op on it is named), non-finite or negative numbers,
  * duplicate op names, an empty graph, op strings (name, kind, type, einsum) that are not valid

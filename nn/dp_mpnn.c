@@ -117,6 +117,7 @@ int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph
 
 void dp_mpnn_free(dp_mpnn *m)
 {
+    if (!m) return;
     dp_alloc_table_free(&m->owned);
 }
 

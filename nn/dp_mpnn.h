@@ -79,7 +79,7 @@ int dp_mpnn_alloc_sharing(dp_mpnn *m, const dp_nn_params *p, const dp_nn_ecgraph
 size_t dp_mpnn_bytes_sharing(const dp_mpnn *m, const dp_nn_ecgraph *g);
 /* Free the buffers dp_mpnn_alloc or dp_mpnn_alloc_sharing allocated (not the parameter block, the
  * graph or a shared MPNN's buffers); m's buffer pointers are left dangling, but a second free is
- * harmless. m must be non-NULL (unchecked: NULL crashes); the struct itself is the caller's. */
+ * harmless. m NULL: nothing to do; the struct itself is the caller's. */
 void dp_mpnn_free(dp_mpnn *m);
 /* Orthogonal weights (gain 1), zero biases, as the authors' layer_init; GRU and NNConv as
  * PyTorch/DGL initialise them would differ, but one rule for all keeps it simple (documented in

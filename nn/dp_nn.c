@@ -53,6 +53,7 @@ int dp_nn_params_alloc(dp_nn_params *p)
 
 void dp_nn_params_free(dp_nn_params *p)
 {
+    if (!p) return;
     free(p->t);
     free(p->param);
     free(p->grad);

@@ -76,7 +76,7 @@ int dp_nn_params_add(dp_nn_params *p, const char *name, int rows, int cols);
 /* Allocate param/grad/m/v (all zeroed). DP_OK or DP_ENOMEM. */
 int dp_nn_params_alloc(dp_nn_params *p);
 /* Free the tensor table and the four buffers and zero *p (as dp_nn_params_init): a second free is
- * harmless. p must be non-NULL (unchecked: NULL crashes); the struct itself is the caller's. */
+ * harmless. p NULL: nothing to do; the struct itself is the caller's. */
 void dp_nn_params_free(dp_nn_params *p);
 /* Tensor i's parameters and gradient (rows x cols floats, row-major), pointers into the block's
  * buffers, valid until dp_nn_params_free; i must be an index dp_nn_params_add returned (unchecked),

@@ -761,6 +761,7 @@ int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *
 
 void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info)
 {
+    if (!info) return;
     free(info->graph);
     free(info->config_json);
     free(info->trained_on);

@@ -299,7 +299,7 @@ typedef struct dp_h5io_ckpt_info {
  * HDF5, or damaged, naming the object). */
 int dp_h5io_ckpt_read_info(const char *path, dp_h5io_ckpt_info *info, dp_error *err);
 /* Free the strings dp_h5io_ckpt_read_info put in *info and zero it (a second free is harmless);
- * the struct itself is the caller's. info must be non-NULL (unchecked: NULL crashes). */
+ * the struct itself is the caller's. info NULL: nothing to do. */
 void dp_h5io_ckpt_info_free(dp_h5io_ckpt_info *info);
 /* Whether a run resumed on the graphs `mine` describes continues the run of checkpoint `path`,
  * whose trained_on is `theirs` (both in the form above: lists "train" and "validation" of

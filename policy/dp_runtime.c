@@ -17,6 +17,7 @@ void dp_runtime_traj_init(dp_runtime_traj *t)
 
 void dp_runtime_traj_free(dp_runtime_traj *t)
 {
+    if (!t) return;
     free(t->ep);
     free(t->st);
     free(t->ev);
@@ -95,6 +96,7 @@ int dp_runtime_select_init(dp_runtime_select *s, dp_nn_params *a, dp_nn_params *
 
 void dp_runtime_select_free(dp_runtime_select *s)
 {
+    if (!s) return;
     free(s->best[0]);
     free(s->best[1]);
     s->best[0] = s->best[1] = NULL;

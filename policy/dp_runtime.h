@@ -38,7 +38,7 @@ typedef struct dp_runtime_traj {
 /* Zero t (no rows, nothing in the file). */
 void dp_runtime_traj_init(dp_runtime_traj *t);
 /* Free t's rows and zero it again (as dp_runtime_traj_init: a second free is harmless); the struct
- * itself is the caller's. t must be non-NULL (unchecked: NULL crashes). */
+ * itself is the caller's. t NULL: nothing to do. */
 void dp_runtime_traj_free(dp_runtime_traj *t);
 /* Add episode row e and room for its n_steps step rows, which the caller fills through the
  * pointer returned (rows st[n_st - n_steps .. n_st - 1]); NULL when out of memory. */
@@ -68,7 +68,7 @@ typedef struct dp_runtime_select {
 /* Bind s to the blocks a and b (b may have n 0) and allocate its copies. DP_ENOMEM. */
 int dp_runtime_select_init(dp_runtime_select *s, dp_nn_params *a, dp_nn_params *b, dp_error *err);
 /* Free the copies (best[], set to NULL: a second free is harmless); not the blocks, which are the
- * caller's. s must be non-NULL (unchecked: NULL crashes). */
+ * caller's. s NULL: nothing to do. */
 void dp_runtime_select_free(dp_runtime_select *s);
 /* Forget the selection (a new stage): no best, best_score INFINITY, stale 0. */
 void dp_runtime_select_reset(dp_runtime_select *s);

@@ -7,6 +7,9 @@
  * attribute. */
 #include "dp_h5io.h"
 #include "dp_nn.h"
+#include "dp_mpnn.h"
+#include "dp_runtime.h"
+#include "dp_alloc.h"
 #include "dp_test.h"
 
 #include <dirent.h>
@@ -359,6 +362,18 @@ START_TEST(counters_out_of_range)
 }
 END_TEST
 
+/* every free function takes NULL (six crashed on it: a review of the public headers) */
+START_TEST(frees_take_null)
+{
+    dp_alloc_table_free(NULL);
+    dp_nn_params_free(NULL);
+    dp_mpnn_free(NULL);
+    dp_h5io_ckpt_info_free(NULL);
+    dp_runtime_traj_free(NULL);
+    dp_runtime_select_free(NULL);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -367,6 +382,7 @@ int main(void)
     tcase_add_test(t, trajectory_rows);
     tcase_add_test(t, strings_never_variable_length);
     tcase_add_test(t, counters_out_of_range);
+    tcase_add_test(t, frees_take_null);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
