@@ -308,7 +308,8 @@ static void train_usage(FILE *f)
                "  --trajectory FILE    HDF5 trajectory file (per episode and per step records)\n"
                "  --resume             continue the run of --checkpoint exactly where it stopped, with\n"
                "                       the run's config (the checkpoint's; --config, --seed, --coarsen\n"
-               "                       that say otherwise are refused; --episodes may change the count)\n"
+               "                       that say otherwise are refused; --episodes, or the episode\n"
+               "                       counts --config gives, may change the count)\n"
                "  --force              start a new run even where --checkpoint or --trajectory exist\n"
                "                       (replacing them)\n"
                "  --quiet              no progress on stderr\n"
@@ -472,11 +473,13 @@ static int train_improve(const char *graph, const char *format, const char *grap
         if (init) return dp_cli_usage_error("train", "--resume and --init exclude each other");
         dp_improve_config run;
         if (dp_improve_config_from_checkpoint(&run, ckpt, &err) != DP_OK) return dp_cli_fail(&err);
+        long file_episodes = run.episodes;
         if (config || have_seed) {
             /* what the command line says: the keys the config file sets, then --seed */
             dp_improve_config want = run;
             if (config && dp_improve_config_load(&want, config, &err) != DP_OK) return dp_cli_fail(&err);
             if (have_seed) want.seed = seed;
+            file_episodes = want.episodes; /* the file's, or the run's where it gives none */
             want.episodes = run.episodes;
             char *a = dp_improve_config_to_json(&run), *b = dp_improve_config_to_json(&want), key[256];
             const int differs = config_first_difference(a, b, key, sizeof key);
@@ -487,6 +490,9 @@ static int train_improve(const char *graph, const char *format, const char *grap
                                           "another \"%s\"", ckpt, have_seed && strcmp(key, "seed") == 0 ? "--seed" : config, key);
         }
         cfg = run;
+        /* the config file's episode count is the run's new total, as --episodes is (it was
+         * dropped: a run of 200 resumed with a config of 400 trained nothing: a review) */
+        cfg.episodes = file_episodes;
     }
     if (episodes > 0) cfg.episodes = episodes;
     if (print_cfg) {
@@ -914,6 +920,8 @@ static int train_main(int argc, char **argv)
     if (coarsen) cfg.coarsen = coarsen;
     if (coarsen_rule_set) cfg.coarsen_rule = (int)coarsen_rule;
     if (resume && ckpt) {
+        long file_episodes[DP_TRAIN_N_STAGES] = {0};
+        int file_episodes_set[DP_TRAIN_N_STAGES] = {0};
         /* the run continues with its own config, the checkpoint's (its "config" attribute): a
          * --config, --seed, --method or --coarsen that says otherwise is refused naming the key;
          * --episodes may change every stage's count (the run's own is in its config, below).
@@ -937,6 +945,9 @@ static int train_main(int argc, char **argv)
             dp_train_config want = run;
             if (config) {
                 json_t *fj = json_load_file(config, 0, NULL);
+                json_t *fst = json_object_get(fj, "stages");
+                for (int k = 0; k < DP_TRAIN_N_STAGES; k++)
+                    file_episodes_set[k] = json_object_get(json_object_get(fst, dp_train_stage_name(k)), "episodes") != NULL;
                 const int m = method >= 0 ? method : json_object_get(fj, "method") ? -1 : run.method;
                 const int rcr = dp_train_config_resolve(&want, m, config, &err);
                 if (rcr == DP_OK) {
@@ -957,7 +968,10 @@ static int train_main(int argc, char **argv)
             if (method >= 0) want.method = method;
             if (coarsen) want.coarsen = coarsen;
             if (coarsen_rule_set) want.coarsen_rule = (int)coarsen_rule;
-            for (int k = 0; k < DP_TRAIN_N_STAGES; k++) want.stage[k].episodes = run.stage[k].episodes;
+            for (int k = 0; k < DP_TRAIN_N_STAGES; k++) {
+                file_episodes[k] = want.stage[k].episodes;
+                want.stage[k].episodes = run.stage[k].episodes;
+            }
             char *a = dp_train_config_to_json(&run), *b = dp_train_config_to_json(&want), key[256];
             const int differs = config_first_difference(a, b, key, sizeof key);
             free(a);
@@ -986,6 +1000,11 @@ static int train_main(int argc, char **argv)
             }
         }
         cfg = run;
+        /* a stage's episode count the config file gives is the run's new total, as --episodes is
+         * (it was left out of the comparison and then dropped: a run of 200 episodes resumed with
+         * a config of 400 trained nothing and exited 0: a review) */
+        for (int k = 0; k < DP_TRAIN_N_STAGES; k++)
+            if (file_episodes_set[k]) cfg.stage[k].episodes = file_episodes[k];
         /* a --pipeline run continues as one (its config records it); a --stage given is the
          * checkpoint's to decide, as for any resumed run (below: "continuing that stage") */
         if (run.pipeline && have_stage && !quiet)
