@@ -578,14 +578,19 @@ static int train_improve(const char *graph, const char *format, const char *grap
         json_decref(o);
         status = 0;
     } else if (rc == DP_OK) {
-        printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s%s\n", cfg.episodes, cfg.horizon, gs.n - n_val,
+        /* episodes and evaluations come in whole batches (dp_improve_train rounds them up): the
+         * figures printed are the rounded ones (it printed "every 30 episodes" for evaluations at
+         * 0, 32, 64, 96 and 104: a review) */
+        const long B = cfg.batch > 0 ? cfg.batch : 1, ep_run = (cfg.episodes + B - 1) / B * B,
+                   eval_run = (cfg.eval_every + B - 1) / B * B;
+        printf("improve: %ld episodes of %d moves on %d graphs, %ld simulations, %.1f s%s\n", ep_run, cfg.horizon, gs.n - n_val,
                res.simulations, (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec),
                resume ? " (this part of a resumed run)" : "");
         if (res.evaluations > 0) {
             printf("model selection on %d validation graphs: %d evaluations (every %ld episodes, the start and the end), "
                    "%ld simulations\n  (score: mean over the graphs of the best makespan / lower bound of the search at %ld "
                    "simulations from cp, seed %llu)\n",
-                   n_val, res.evaluations, cfg.eval_every, res.eval_simulations, cfg.eval_budget, (unsigned long long)cfg.seed);
+                   n_val, res.evaluations, eval_run, res.eval_simulations, cfg.eval_budget, (unsigned long long)cfg.seed);
             print_score("final", res.final_score, res.episodes, res.simulations);
             print_score("model-selected", res.selected_score, res.selected_episode, res.selected_simulations);
         }

@@ -309,4 +309,12 @@ if "$bin" train --method improve --config "$tmp/lim-cfg.json" --family chainmm,f
     --checkpoint "$tmp/lim2.h5" --memory-limit 3e8 > "$tmp/o" 2> "$tmp/e"; then fail "train improve with starts over the limit"; fi
 grep -q "chainmm_.*: an episode's start placement .*memory capacity exceeded" "$tmp/e" || { cat "$tmp/e"; fail "the start's error names no graph"; }
 [ ! -e "$tmp/lim2.h5" ] || fail "a failed training left a checkpoint"
+# episodes and evaluations in whole batches: the summary prints the counts that ran (it printed
+# "101 episodes" and "every 30 episodes" for 104 and evaluations at 0, 32, 64, 96, 104: a review)
+"$bin" graph gen layered --out "$tmp/v1.json" > /dev/null || fail "graph gen layered"
+echo '{"method": "improve", "improve": {"hidden": 8, "episodes": 101, "batch": 4, "horizon": 3, "eval_every": 30, "eval_budget": 10}}' > "$tmp/r2.json"
+"$bin" train --method improve --config "$tmp/r2.json" --graph "$small" --validation "$tmp/v1.json" --checkpoint "$tmp/r2.h5" --quiet > "$tmp/out" ||
+    fail "train with episodes and eval_every off the batch"
+grep -q "^improve: 104 episodes of 3 moves" "$tmp/out" && grep -q "5 evaluations (every 32 episodes" "$tmp/out" ||
+    { cat "$tmp/out"; fail "the summary's counts are not the rounded ones"; }
 echo "ok"
