@@ -991,11 +991,15 @@ int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options
     dp_improve_search_config cfg;
     dp_improve_search_config_init(&cfg);
     if (o->config && dp_improve_search_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
+     * refused though --budget 20 replaced it: a review) */
+    if (o->budget > 0) cfg.anneal.budget = o->budget;
     if (o->config && dp_improve_search_check_config(&cfg, err) != DP_OK) {
-        dp_error_prefix(err, "%s", o->config); /* the file's values together, naming it (a review) */
+        /* the file's values together, naming it (a review) */
+        if (o->budget > 0) dp_error_prefix(err, "%s with --budget %ld", o->config, o->budget);
+        else dp_error_prefix(err, "%s", o->config);
         return err ? err->code : DP_EINVAL;
     }
-    if (o->budget > 0) cfg.anneal.budget = o->budget;
     dp_improve_model *m = NULL;
     int rc = o->final_parameters ? dp_improve_model_load_final(o->checkpoint, &m, err)
                                  : dp_improve_model_load(o->checkpoint, &m, err);

@@ -682,14 +682,17 @@ static int place_search(int annealing, const dp_graph *g, const dp_cost *c, cons
     dp_search_anneal_config cfg;
     dp_search_anneal_config_init(&cfg);
     if (o->config && dp_search_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
+     * refused though --budget 20 replaced it: a review) */
+    if (o->budget > 0) cfg.budget = o->budget;
     /* the file's values together, naming it, for the search that reads them (temperatures in the
      * wrong order were found when the search started, without the file's name; local search
      * reads none: a review) */
     if (o->config && dp_search_check_config(&cfg, annealing, err) != DP_OK) {
-        dp_error_prefix(err, "%s", o->config);
+        if (o->budget > 0) dp_error_prefix(err, "%s with --budget %ld", o->config, o->budget);
+        else dp_error_prefix(err, "%s", o->config);
         return err ? err->code : DP_EINVAL;
     }
-    if (o->budget > 0) cfg.budget = o->budget;
     cfg.progress = o->progress;
     cfg.progress_ctx = o->progress_ctx;
     dp_search_result res;

@@ -317,4 +317,16 @@ echo '{"method": "improve", "improve": {"hidden": 8, "episodes": 101, "batch": 4
     fail "train with episodes and eval_every off the batch"
 grep -q "^improve: 104 episodes of 3 moves" "$tmp/out" && grep -q "5 evaluations (every 32 episodes" "$tmp/out" ||
     { cat "$tmp/out"; fail "the summary's counts are not the rounded ones"; }
+# --budget replaces a config file's budget before its values are checked (a file's budget of 3 was
+# refused under best-instant's 7 though --budget 20 replaced it: a review)
+echo '{"budget": 3, "init": "best-instant"}' > "$tmp/sb.json"
+for m in anneal improve; do
+    ck=; [ $m = improve ] && ck="--checkpoint $tmp/imp.h5"
+    # shellcheck disable=SC2086
+    "$bin" place --method $m $ck --graph "$small" --config "$tmp/sb.json" --budget 20 --json > "$tmp/sb.out" 2> "$tmp/err" ||
+        { cat "$tmp/err"; fail "$m: --budget 20 over a config's budget 3"; }
+    [ "$(num simulations "$tmp/sb.out")" = 20 ] || fail "$m: --budget 20 spent $(num simulations "$tmp/sb.out")"
+done
+"$bin" place --method anneal --graph "$small" --config "$tmp/sb.json" > /dev/null 2> "$tmp/err" && fail "a config's budget 3 under best-instant"
+grep -q "sb.json: search: init \"best-instant\" spends 7" "$tmp/err" || { cat "$tmp/err"; fail "the refusal names the file"; }
 echo "ok"
