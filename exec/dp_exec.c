@@ -502,8 +502,8 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
         );
         return NULL;
     }
-    if (n_devices < 1 || n_devices > 1024) {
-        dp_error_set(err, DP_EINVAL, "executor: %d devices (1..1024)", n_devices);
+    if (n_devices < 1 || n_devices > DP_EXEC_MAX_DEVICES) {
+        dp_error_set(err, DP_EINVAL, "executor: %d devices (1..%d)", n_devices, DP_EXEC_MAX_DEVICES);
         return NULL;
     }
     dp_exec *x = dp_alloc_calloc(1, sizeof *x);

@@ -108,9 +108,13 @@ dp_graph *dp_exec_plan_graph(const dp_graph *g, const dp_exec_options *o, dp_err
 
 typedef struct dp_exec dp_exec;
 
-/* An executor for g (which must outlive it) on n_devices devices named by the backend ("cpu0",
- * "cpu1", ...). Starts 2 x n_devices worker threads. Errors: unknown or unavailable backend
- * (DP_EUNSUPPORTED), bad options (DP_EINVAL), out of memory or threads (DP_ENOMEM). */
+/* The most devices an executor runs (dp_exec_alloc). */
+#define DP_EXEC_MAX_DEVICES 1024
+
+/* An executor for g (which must outlive it) on n_devices (1..DP_EXEC_MAX_DEVICES) devices named
+ * by the backend ("cpu0", "cpu1", ...). Starts 2 x n_devices worker threads. Errors: unknown or
+ * unavailable backend (DP_EUNSUPPORTED), bad options or device count (DP_EINVAL), out of memory
+ * or threads (DP_ENOMEM). */
 dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *o, dp_error *err);
 /* Joins the workers and frees every buffer of every device. NULL is allowed. */
 void dp_exec_free(dp_exec *x);

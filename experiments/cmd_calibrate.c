@@ -145,7 +145,10 @@ static int calibrate_profile(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
         case O_DEVICES:
-            if (dp_cli_parse_int(optarg, 1, 1024, &n_devices) != 0) { dp_cli_usage_error(cmd, "--devices: expected 1..1024, got '%s'", optarg); goto done; }
+            if (dp_cli_parse_int(optarg, 1, DP_EXEC_MAX_DEVICES, &n_devices) != 0) {
+                dp_cli_usage_error(cmd, "--devices: expected 1..%d, got '%s'", DP_EXEC_MAX_DEVICES, optarg);
+                goto done;
+            }
             n_devices_given = 1;
             break;
         case O_BACKEND: po.backend = optarg; break;
@@ -213,7 +216,7 @@ static int calibrate_profile(int argc, char **argv)
             dp_cli_usage_error(cmd, "--kinds: '%s' is longer than %zu bytes", kinds[k], sizeof ((dp_profile_op *)0)->kind - 1);
             goto done;
         }
-    const char *names[1024];
+    const char *names[DP_EXEC_MAX_DEVICES];
     if (topology) {
         const char *tp = dp_cli_topology_path(topology);
         if (!tp) { dp_cli_usage_error(cmd, "--topology: no file or bundled topology '%s'", topology); goto done; }
@@ -224,8 +227,15 @@ static int calibrate_profile(int argc, char **argv)
             dp_cli_usage_error(cmd, "--devices %d: topology %s has %d devices", n_devices, topology, topo->n_devices);
             goto done;
         }
+        /* the executor runs at most DP_EXEC_MAX_DEVICES devices (a topology of 1100 overran
+         * names[] and crashed: a review) */
+        if (topo->n_devices > DP_EXEC_MAX_DEVICES) {
+            dp_cli_usage_error(cmd, "--topology %s: %d devices, more than the executor runs (%d)", topology, topo->n_devices,
+                               DP_EXEC_MAX_DEVICES);
+            goto done;
+        }
         n_devices = topo->n_devices;
-        for (int d = 0; d < n_devices && d < 1024; d++) names[d] = topo->dev[d].name;
+        for (int d = 0; d < n_devices; d++) names[d] = topo->dev[d].name;
     }
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);
