@@ -236,6 +236,12 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
     if (xg->cost_kind != DP_GRAPH_COST_PHYSICAL)
         return dp_error_set(err, DP_EINVAL, "%s: profile graph ops: an executed graph (FLOPs and bytes) is needed", xg->source);
     const int n = xg->n_ops;
+    /* a kind the profile cannot keep is refused (its samples were dropped without a word) */
+    for (int v = 0; v < n; v++)
+        if (strlen(xg->op_kind[v]) >= sizeof p->ops[0].kind)
+            return dp_error_set(err, DP_EINVAL, "%s: op %d (\"%s\"): kind '%s' is longer than %zu bytes (the longest a profile "
+                                "keeps)", xg->source ? xg->source : xg->name, v, xg->op_name[v], xg->op_kind[v],
+                                sizeof p->ops[0].kind - 1);
     dp_exec_options xo;
     exec_options(o, &xo);
     int rc = DP_OK;
@@ -269,7 +275,7 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
             }
             for (int i = 0; i < n && rc == DP_OK; i++) {
                 int v = order[i];
-                if (strcmp(rg->op_kind[v], "synthetic") == 0 || strlen(rg->op_kind[v]) >= sizeof p->ops[0].kind) continue;
+                if (strcmp(rg->op_kind[v], "synthetic") == 0) continue;
                 double sec = i + 1 < n ? res.op_start[order[i + 1]] - res.op_start[v] : res.op_end[v] - res.op_start[v];
                 if ((rc = add_op(p, d, rg->op_kind[v], rg->work[v], dp_costmodel_op_bytes(rg, v), sec, 1)) != DP_OK)
                     dp_error_set(err, rc, "out of memory");
@@ -582,6 +588,11 @@ int dp_profile_run(int n_devices, const char *const *names, const char *const *k
     if (n_devices < 1) return dp_error_set(err, DP_EINVAL, "profile: %d devices", n_devices);
     if (o->repeats < 1 || o->passes < 1 || o->max_elems < 256 || o->max_gemm < 16)
         return dp_error_set(err, DP_EINVAL, "profile: repeats >= 1, passes >= 1, max_elems >= 256, max_gemm >= 16");
+    /* a kind the profile cannot keep is refused (it was cut to 47 bytes: a kind no op has) */
+    for (int k = 0; k < n_kinds; k++)
+        if (strlen(kinds[k]) >= sizeof ((dp_profile_op *)0)->kind)
+            return dp_error_set(err, DP_EINVAL, "profile: kind '%s' is longer than %zu bytes", kinds[k],
+                                sizeof ((dp_profile_op *)0)->kind - 1);
     /* device names as the executor's backend gives them: cpu0, cpu1, ... (gpu0, ... for cuda) */
     const char *prefix = strcmp(o->backend ? o->backend : "cpu", "cuda") == 0 ? "gpu" : "cpu";
     dp_profile *p = profile_new(n_devices, o->backend, o->machine, names ? NULL : prefix);

@@ -99,7 +99,8 @@ void dp_profile_options_init(dp_profile_options *o);
  * copies into the device from another device running (copy_in samples), and matmuls and
  * elementwise ops with every other device idle and then busy with a background sgemm loop
  * (peer_busy samples). The executor classes the kinds (exec/dp_exec.h); "synthetic" profiles the
- * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). */
+ * kernels of abstract-cost graphs. Returns DP_OK and *out (free with dp_profile_free). Errors: a
+ * kind of 48 bytes or more, which dp_profile_op.kind cannot keep (DP_EINVAL), as dp_exec_alloc. */
 int dp_profile_run(int n_devices, const char *const *names, const char *const *kinds, int n_kinds,
                    const dp_profile_options *o, dp_profile **out, dp_error *err);
 /* Free a profile (of dp_profile_run or dp_profile_load) and the strings and samples it holds. NULL is a
@@ -115,7 +116,8 @@ void dp_profile_free(dp_profile *p);
  * inputs of a long gone one are not). The samples (graph_op = 1) go to p; the fit keeps their
  * median per (kind, FLOPs, bytes) as the calibration's "measured" ops, which the cost model uses
  * for ops of exactly that kind, FLOPs and bytes. Synthetic kernels (graphs of durations) are
- * skipped. Errors: as dp_profile_run. */
+ * skipped. Errors: an op kind of 48 bytes or more (DP_EINVAL, naming the graph and the op, before
+ * any run), as dp_profile_run. */
 int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_options *o, dp_error *err);
 /* Write p as a JSON profile file ("format": "doppler-profile", version 1: its devices, op, copy
  * and interference samples in seconds) with an atomic write; DP_OK or the write's error. */

@@ -292,6 +292,12 @@ long=relu_$(printf '%060d' 0)
 $D calibrate profile --kinds "$long" --out "$T/x.json" > /dev/null 2> "$T/e7"
 [ $? -eq 2 ] && grep -q -- "is longer than 47 bytes" "$T/e7" || fail "profile --kinds of 65 bytes: $(cat "$T/e7")"
 [ ! -e "$T/x.json" ] || fail "a refused profile wrote its --out"
+# an op kind of 48 bytes or more in a --graph is refused, as in --kinds, naming the graph and
+# the op, before any measurement (it was cut to 47 bytes and its graph_op samples dropped)
+sed 's/"name": "b", "kind": "matmul"/"name": "b", "kind": "matmul_'"$(printf '%045d' 0)"'"/' "$T/g.json" > "$T/glong.json"
+rc=0; $D calibrate profile --graph "$T/glong.json" --kinds add --out "$T/x.json" > /dev/null 2> "$T/e13" || rc=$?
+[ $rc -eq 1 ] && grep -q "glong.json: op 1 (\"b\"): kind 'matmul_0*' is longer than 47 bytes" "$T/e13" &&
+    ! grep -q profiled "$T/e13" && [ ! -e "$T/x.json" ] || fail "profile --graph with a kind of 52 bytes: exit $rc: $(cat "$T/e13")"
 # Stage III on a GPU topology runs CPU cores: said (it went without a word: a review)
 $D train --graph "$top_srcdir/data/graphs/chainmm-small.json" --stage real --topology pcie-gen3-4gpu --target-flops 2e7 \
     --episodes 1 --real-repeats 1 --checkpoint "$T/real.h5" --quiet > /dev/null 2> "$T/e9" || fail "stage real on pcie-gen3-4gpu: $(cat "$T/e9")"
