@@ -366,7 +366,7 @@ static int calibrate_fit(int argc, char **argv)
     dp_profile_free(p);
     if (!cal) {
         /* the fit's errors name the device, not the file (a review of the eighteenth session) */
-        dp_error_prefix(&err, "%s: ", argv[optind]);
+        dp_error_prefix(&err, "%s", argv[optind]);
         return dp_cli_fail(&err);
     }
     printf("%-6s %-12s %5s %5s %12s %14s %14s %8s %8s %8s %s\n", "device", "kind", "n", "terms", "a_s", "b_s_per_flop",

@@ -30,6 +30,9 @@ sed 's/^  "core1"$/  "core1", "core9"/' "$T/p.json" > "$T/p9.json"
 rc=0
 "$D" calibrate fit "$T/p9.json" --out "$T/c9.json" > "$T/o9" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "p9.json: .*core9" "$T/o9" || fail "fit of a device without samples: exit $rc: $(cat "$T/o9")"
+# ... with one ": " after the file (it printed "p9.json: : profile: ...": a review)
+grep -q "p9.json: profile: no op samples for device core9" "$T/o9" && ! grep -q ": : " "$T/o9" ||
+    fail "fit of a device without samples: the message: $(cat "$T/o9")"
 # an --out it cannot write (a directory, a missing folder) is refused before any measurement
 # (it was found after all of it, and the measurement lost: a review of the eighteenth session)
 for bad in "$T" "$T/none/p.json"; do
