@@ -186,6 +186,20 @@ int dp_exec_plan(const dp_graph *g, const dp_exec_options *o, dp_exec_kernel *k,
         return dp_error_set(err, DP_EINVAL, "executor: scale %g outside (0, 1]", o->scale);
     double fpu, bpu;
     synth_units(g, o, &fpu, &bpu);
+    if (g->cost_kind == DP_GRAPH_COST_TIME) {
+        if (!isfinite(fpu) || !isfinite(bpu))
+            return dp_error_set(err, DP_EINVAL, "executor: synthetic kernels of %g FLOPs and %g bytes per unit: finite units "
+                                "expected", fpu, bpu);
+        /* counts past 2^53 overflowed the int64 tile count (flops_per_unit 7.5e22 gave an op
+         * -7.6e22 FLOPs, an error that blamed the graph's work: a review) */
+        for (int v = 0; v < g->n_ops; v++) {
+            const double tiles = round(g->work[v] * fpu / SYNTH_TILE_FLOPS), floats = round(g->out_size[v] * bpu / 4.0);
+            if (tiles > DP_EXEC_MAX_COUNT || floats > DP_EXEC_MAX_COUNT)
+                return dp_error_set(err, DP_EINVAL, "executor: op %d (\"%s\") at %g FLOPs per unit of work: %.3g tiles of sgemm "
+                                    "and %.3g floats of output, more than the executor counts (2^53)", v, g->op_name[v], fpu,
+                                    tiles, floats);
+        }
+    }
     for (int v = 0; v < g->n_ops; v++) plan_op(g, v, o, fpu, bpu, &k[v]);
     for (int v = 0; v < g->n_ops; v++) {
         double in = 0;

@@ -88,6 +88,14 @@ typedef struct dp_exec_options {
                              * run; a value that cannot be set is ignored */
 } dp_exec_options;
 
+/* The most FLOPs the kernels of one run may total (what --target-flops may ask): an op's
+ * synthetic tiles (8192 FLOPs each) then number at most 1.2e14, exact in a double and an int64
+ * (1e25 overflowed the tile count), and one run takes days of a core already. */
+#define DP_EXEC_MAX_FLOPS 1e18
+/* The most tiles or floats of one op's kernel dp_exec_plan accepts: 2^53, what a double and an
+ * int64 both count exactly. */
+#define DP_EXEC_MAX_COUNT 9007199254740992.0
+
 /* Defaults: cpu backend, scale 1, flops_per_unit 0 and bytes_per_unit 0 (0 = chosen by
  * dp_exec_alloc so the graph's total work is 2e8 FLOPs: about 0.1 s on one core), pin 1. */
 void dp_exec_options_init(dp_exec_options *o);
@@ -98,7 +106,9 @@ void dp_exec_options_init(dp_exec_options *o);
 double dp_exec_auto_scale(const dp_graph *g, double target_flops);
 
 /* The kernels of g under o (n_ops entries into k). Pure: no executor needed. Errors: DP_EINVAL
- * for a scale out of range. */
+ * for a scale out of range, for synthetic units (flops_per_unit, bytes_per_unit) that are not
+ * finite, and for an op whose synthetic tiles or output floats exceed DP_EXEC_MAX_COUNT (naming
+ * the op and the units). */
 int dp_exec_plan(const dp_graph *g, const dp_exec_options *o, dp_exec_kernel *k, dp_error *err);
 
 /* The executed graph of g under o without an executor (no threads, no device memory): what

@@ -72,7 +72,7 @@ static void calibrate_usage(FILE *f)
                "                       as the executor runs it (the calibration keeps their medians as\n"
                "                       \"measured\" ops, used for exactly those ops) (repeatable)\n"
                "  --target-flops F     the graphs run at the scale giving F FLOPs in all, as doppler\n"
-               "                       validate runs them (default 2e10)\n"
+               "                       validate runs them (default 2e10, at most 1e18)\n"
                "  --scale S            else this dimension scale, (0, 1]\n"
                "  --repeats R          runs per size (default 3)\n"
                "  --passes P           interleaved passes of the --graph ops and the interference probes\n"
@@ -176,7 +176,7 @@ static int calibrate_profile(int argc, char **argv)
         case O_BUSY: po.background = 1; break;
         case O_NOITF: po.interference = 0; break;
         case O_TARGET:
-            if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0)) { dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg); goto done; }
+            if (dp_cli_parse_target_flops(cmd, optarg, &target) != 0) goto done;
             break;
         case O_SCALE:
             if (dp_cli_parse_double(optarg, &scale) != 0 || !(scale > 0 && scale <= 1)) { dp_cli_usage_error(cmd, "--scale: expected (0, 1], got '%s'", optarg); goto done; }

@@ -43,7 +43,7 @@ static void validate_usage(FILE *f)
                "  --assignments N      random assignments (default 30)\n"
                "  --methods M1,M2      placement methods also run (default cp,round-robin,single)\n"
                "  --scale S            dimension scale of the kernels, (0, 1]\n"
-               "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10)\n"
+               "  --target-flops F     else: the scale giving F FLOPs in all (default 2e10, at most 1e18)\n"
                "  --repeats R          measured runs per assignment, in interleaved passes (default 21: with\n"
                "                       5, nearly equivalent assignments rank by noise; the split-half\n"
                "                       tau printed at the end says how reproducible the ranking is)\n"
@@ -330,8 +330,7 @@ int cmd_validate(int argc, char **argv)
             break;
         case O_TARGET:
             exec_opt = exec_opt ? exec_opt : "--target-flops";
-            if (dp_cli_parse_double(optarg, &target) != 0 || !(target > 0))
-                return dp_cli_machine_done(&mach, dp_cli_usage_error(cmd, "--target-flops: expected a positive number, got '%s'", optarg));
+            if (dp_cli_parse_target_flops(cmd, optarg, &target) != 0) return dp_cli_machine_done(&mach, DP_EXIT_USAGE);
             break;
         case O_REPEATS:
             exec_opt = exec_opt ? exec_opt : "--repeats";

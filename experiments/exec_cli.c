@@ -10,6 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
+int dp_cli_parse_target_flops(const char *cmd, const char *arg, double *out)
+{
+    double v;
+    if (dp_cli_parse_double(arg, &v) != 0 || !(v > 0 && v <= DP_EXEC_MAX_FLOPS))
+        return dp_cli_usage_error(cmd, "--target-flops: expected a number of FLOPs in (0, %g], got '%s'", DP_EXEC_MAX_FLOPS, arg);
+    *out = v;
+    return 0;
+}
+
 void dp_cli_machine_name(char *buf, size_t cap)
 {
     char host[128] = "unknown host", model[256] = "unknown CPU";

@@ -9,6 +9,11 @@
  * kernels of abstract-cost graphs. */
 #define DP_CLI_DEFAULT_KINDS "input,matmul,add,mul,relu,gelu,silu,softmax,reduce,synthetic"
 
+/* --target-flops of command cmd: a number in (0, DP_EXEC_MAX_FLOPS] into *out, and 0; else a
+ * usage error naming the option (printed) and DP_EXIT_USAGE (inf and 1e25 were taken, and
+ * overflowed the executor's tile count). */
+int dp_cli_parse_target_flops(const char *cmd, const char *arg, double *out);
+
 /* "HOST: CPU MODEL, N cores" from gethostname and /proc/cpuinfo (what is known). */
 void dp_cli_machine_name(char *buf, size_t cap);
 

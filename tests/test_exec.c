@@ -392,6 +392,40 @@ START_TEST(synthetic_kernels)
 }
 END_TEST
 
+/* synthetic units past what the executor counts are refused, naming the op and the units: FLOPs
+ * per unit giving 1e25 FLOPs (validate --target-flops 1e25) overflowed the int64 tile count, and
+ * the executed graph's op -7.6e22 FLOPs was then blamed on the graph file (a review) */
+START_TEST(synthetic_units_out_of_range)
+{
+    dp_graph_builder *b = dp_graph_builder_alloc("t", "test", DP_GRAPH_COST_TIME);
+    dp_graph_builder_add_op(b, "a", NULL, 100, 400);
+    dp_graph_builder_add_op(b, "b", NULL, 300, 1200);
+    dp_graph_builder_add_edge(b, 0, 1, 400);
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    dp_graph_builder_free(b);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_exec_kernel k[2];
+    dp_exec_options o;
+    dp_exec_options_init(&o);
+    o.flops_per_unit = dp_exec_auto_scale(g, 1e25);
+    ck_assert_int_eq(dp_exec_plan(g, &o, k, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "op 0 (\"a\")") && strstr(err.msg, "FLOPs per unit"), "%s", err.msg);
+    ck_assert_ptr_null(dp_exec_plan_graph(g, &o, &err));
+    ck_assert_msg(strstr(err.msg, "work must be") == NULL, "%s", err.msg);
+    o.flops_per_unit = INFINITY;
+    ck_assert_int_eq(dp_exec_plan(g, &o, k, &err), DP_EINVAL);
+    /* DP_EXEC_MAX_FLOPS in all is planned exactly (tiles under 2^53; outputs of a float per
+     * unit: at the default bytes per unit they are past any memory, and past 2^53 floats) */
+    o.flops_per_unit = dp_exec_auto_scale(g, DP_EXEC_MAX_FLOPS);
+    o.bytes_per_unit = 4;
+    ck_assert_msg(dp_exec_plan(g, &o, k, &err) == DP_OK, "%s", err.msg);
+    ck_assert(k[1].k > 0 && k[1].flops == 2.0 * 64 * 64 * (double)k[1].k);
+    ck_assert_double_eq_tol(k[0].flops + k[1].flops, DP_EXEC_MAX_FLOPS, 1e-6 * DP_EXEC_MAX_FLOPS);
+    dp_graph_free(g);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     dp_graph *g = chainmm(8);
@@ -458,6 +492,7 @@ int main(void)
     tcase_add_test(t, random_dags_no_deadlock);
     tcase_add_test(t, plan_hand);
     tcase_add_test(t, synthetic_kernels);
+    tcase_add_test(t, synthetic_units_out_of_range);
     tcase_add_test(t, bad_input);
     suite_add_tcase(s, t);
     return dp_test_run(s);
