@@ -236,6 +236,7 @@ static int calibrate_profile(int argc, char **argv)
         }
         n_devices = topo->n_devices;
         for (int d = 0; d < n_devices; d++) names[d] = topo->dev[d].name;
+        dp_cli_warn_backend_topology(po.backend, topo);
     }
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);

@@ -462,6 +462,11 @@ int cmd_validate(int argc, char **argv)
         goto fail;
     }
     D = mach.topo->n_devices;
+    {
+        /* a resimulation's runs: the record's backend measured them (older records say none) */
+        const char *be = resim ? json_string_value(json_object_get(rec, "backend")) : xo.backend;
+        if (be) dp_cli_warn_backend_topology(be, mach.topo);
+    }
     dp_cli_warn_machine(&mach, g); /* a device the calibration lacks, as place and simulate say (it was silent: a review) */
     if (!resim && dp_cli_real_scale_check(g, graph, scale, &err) != DP_OK) goto fail;
     if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);

@@ -47,6 +47,18 @@ void dp_cli_machine_name(char *buf, size_t cap)
     else snprintf(buf, cap, "%s: %s, %d cores", host, model, allowed);
 }
 
+void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t)
+{
+    if (!t || strcmp(backend ? backend : "cpu", "cpu") != 0) return;
+    for (int d = 0; d < t->n_devices; d++)
+        if (t->dev[d].kind == DP_TOPOLOGY_NODE_GPU) {
+            fprintf(stderr, "doppler: warning: topology %s has GPU devices (%s) but the executor's backend is the CPU: "
+                    "measured times are CPU cores', while the topology (and what is simulated on it) is GPUs' (on CPU "
+                    "cores, --topology cpu-2core or a topology of CPU devices)\n", t->name, t->dev[d].name);
+            return;
+        }
+}
+
 int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, dp_error *err)
 {
     if (g->cost_kind != DP_GRAPH_COST_TIME || !(scale > 0)) return DP_OK;
@@ -69,17 +81,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
     if (!r->x) return err ? err->code : DP_EINVAL;
     r->xg = dp_exec_graph(r->x);
-    /* the CPU backend runs every device of the topology as a CPU core: on a GPU topology the
-     * simulated rows (the heuristics, the lower bound) are the GPUs' while the measured ones are
-     * the cores' (a review: 0.12 ms beside 2.3 ms without a word) */
-    if (strcmp(dp_exec_backend_name(r->x), "cpu") == 0)
-        for (int d = 0; d < m->topo->n_devices; d++)
-            if (m->topo->dev[d].kind == DP_TOPOLOGY_NODE_GPU) {
-                fprintf(stderr, "doppler: warning: topology %s has GPU devices (%s) but the executor's backend is the CPU: "
-                        "measured times are CPU cores', simulated ones the topology's GPUs' (for Stage III on CPU cores, "
-                        "--topology cpu-2core or a topology of CPU devices)\n", m->topo->name, m->topo->dev[d].name);
-                break;
-            }
+    dp_cli_warn_backend_topology(dp_exec_backend_name(r->x), m->topo);
     r->costs = dp_machine_costs(m, r->xg, err);
     if (!r->costs) {
         dp_cli_real_close(r);

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "dp_topology.h"
+
 /* Op kinds profiled when none are given: the kinds the generators emit, plus the synthetic
  * kernels of abstract-cost graphs. */
 #define DP_CLI_DEFAULT_KINDS "input,matmul,add,mul,relu,gelu,silu,softmax,reduce,synthetic"
@@ -16,6 +18,13 @@ int dp_cli_parse_target_flops(const char *cmd, const char *arg, double *out);
 
 /* "HOST: CPU MODEL, N cores" from gethostname and /proc/cpuinfo (what is known). */
 void dp_cli_machine_name(char *buf, size_t cap);
+
+/* A warning on stderr when the executor's backend (NULL: cpu) is the CPU and topology t (NULL:
+ * none) has GPU devices: every device then runs as a CPU core, so that the measured times are
+ * the cores' while the simulated ones, and a calibration's names, are the GPUs' (validate said
+ * nothing at MAPE 98.9%, nor calibrate profile: a review). For every command that runs the
+ * executor on a topology: validate, calibrate profile, train --stage real (dp_cli_real_open). */
+void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t);
 
 /* ---- Stage III: real execution as the training cost (doppler train --stage real) ---- */
 
