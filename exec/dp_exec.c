@@ -15,6 +15,7 @@
 #include "dp_exec_backend.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -285,6 +286,9 @@ struct dp_exec {
     pthread_cond_t run_cv;
     int done_ops, failed;
     struct timespec t0;
+    /* the workers' start (under run_mu): how many have set their nice, the nice they run at, the
+     * errno of a setpriority that failed (0: none) */
+    int n_started, nice_applied, nice_errno;
 };
 
 static double since(const struct timespec *t0)
@@ -333,10 +337,24 @@ typedef struct worker_arg {
     int d;
 } worker_arg;
 
-/* the calling worker's nice value (Linux: per thread) */
-static void worker_priority(const dp_exec *x)
+/* the calling worker's nice value (Linux: per thread), then what it runs at, read back, for
+ * dp_exec_nice (a failed setpriority was ignored, and validate reported the nice asked for as
+ * applied: a review); counts the worker started */
+static void worker_priority(dp_exec *x)
 {
-    if (x->opt.nice != 0) (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), x->opt.nice);
+    const id_t tid = (id_t)syscall(SYS_gettid);
+    int set_errno = 0;
+    if (x->opt.nice != 0 && setpriority(PRIO_PROCESS, tid, x->opt.nice) != 0) set_errno = errno ? errno : EPERM;
+    errno = 0;
+    int now = getpriority(PRIO_PROCESS, tid);
+    if (now == -1 && errno) now = x->opt.nice;   /* not readable: what was set */
+    pthread_mutex_lock(&x->run_mu);
+    /* the first failure, and the nice of a worker that failed: what its ops run at */
+    if (x->n_started == 0 || (set_errno && !x->nice_errno)) x->nice_applied = now;
+    if (set_errno && !x->nice_errno) x->nice_errno = set_errno;
+    x->n_started++;
+    pthread_cond_broadcast(&x->run_cv);
+    pthread_mutex_unlock(&x->run_mu);
 }
 
 static void *compute_worker(void *arg)
@@ -602,6 +620,10 @@ dp_exec *dp_exec_alloc(const dp_graph *g, int n_devices, const dp_exec_options *
             else x->dev[d].have_copy = 1;
         }
     }
+    /* every worker has set its nice: dp_exec_nice says what they run at */
+    pthread_mutex_lock(&x->run_mu);
+    while (x->n_started < 2 * n_devices) pthread_cond_wait(&x->run_cv, &x->run_mu);
+    pthread_mutex_unlock(&x->run_mu);
     return x;
 nomem:
     dp_error_set(err, DP_ENOMEM, "executor: out of memory for %s", g->source ? g->source : "graph");
@@ -617,6 +639,12 @@ int dp_exec_pinned(const dp_exec *x)
     if (!x->opt.pin || x->be != &dp_exec_backend_cpu) return 0;
     int cores[CPU_SETSIZE];
     return dp_exec_cpu_cores(cores, CPU_SETSIZE) >= x->D;
+}
+
+int dp_exec_nice(const dp_exec *x, int *set_errno)
+{
+    if (set_errno) *set_errno = x->nice_errno;
+    return x->nice_applied;
 }
 
 int dp_exec_n_devices(const dp_exec *x) { return x->D; }

@@ -85,7 +85,8 @@ typedef struct dp_exec_options {
     int nice;               /* nice value of the worker threads (Linux per-thread; default 0 =
                              * unchanged). Negative values (root only) let measurements on a
                              * shared machine take the cores from other processes while they
-                             * run; a value that cannot be set is ignored */
+                             * run; a value that cannot be set leaves the workers at their
+                             * inherited nice, which dp_exec_nice reports */
 } dp_exec_options;
 
 /* The most FLOPs the kernels of one run may total (what --target-flops may ask): an op's
@@ -137,6 +138,11 @@ const dp_graph *dp_exec_graph(const dp_exec *x);
  * its backend's name ("cpu", ...: a static string). x non-NULL (unchecked). */
 const dp_exec_kernel *dp_exec_kernels(const dp_exec *x);
 int dp_exec_n_devices(const dp_exec *x);
+/* The nice value x's worker threads run at, read back from them after dp_exec_options.nice was
+ * set (the inherited one, e.g. 19 under nice -n 19, when nice is 0 or could not be set); and in
+ * *set_errno (may be NULL) 0, or the errno of the setpriority that failed (EACCES: a nice below
+ * the current one needs CAP_SYS_NICE or RLIMIT_NICE). */
+int dp_exec_nice(const dp_exec *x, int *set_errno);
 const char *dp_exec_backend_name(const dp_exec *x);
 /* 1 when x's worker threads are pinned, each device to its own core (the CPU backend with
  * dp_exec_options.pin and at least as many cores the process may use as devices: taskset -c 0

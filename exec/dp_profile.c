@@ -87,6 +87,19 @@ static void exec_options(const dp_profile_options *o, dp_exec_options *xo)
     xo->nice = o->nice;
 }
 
+/* an executor of the profile's runs; the nice its workers run at (dp_exec_nice) goes to p, and
+ * the first failure to set o->nice */
+static dp_exec *profile_exec_alloc(dp_profile *p, const dp_graph *g, int D, const dp_exec_options *xo, dp_error *err)
+{
+    dp_exec *x = dp_exec_alloc(g, D, xo, err);
+    if (!x) return NULL;
+    int e = 0;
+    const int now = dp_exec_nice(x, &e);
+    if (!p->nice_errno) p->nice = now;
+    if (e && !p->nice_errno) p->nice_errno = e;
+    return x;
+}
+
 static int add_op(dp_profile *p, int d, const char *kind, double flops, double bytes, double s, int graph_op)
 {
     if (grow((void **)&p->ops, p->n_ops, &p->cap_ops, 256, sizeof *p->ops) != DP_OK) return DP_ENOMEM;
@@ -173,7 +186,7 @@ static int time_chain(dp_profile *p, int D, int d, dp_graph *g, int first, int c
     int rc = DP_OK;
     int *assign = NULL;
     double *starts = NULL, *gaps = NULL, *meds = NULL;
-    dp_exec *x = dp_exec_alloc(g, D, &xo, err);
+    dp_exec *x = profile_exec_alloc(p, g, D, &xo, err);
     if (!x) { rc = err ? err->code : DP_ENOMEM; goto done; }
     assign = dp_alloc_malloc((size_t)g->n_ops * sizeof(int));
     starts = dp_alloc_malloc((size_t)chain * sizeof(double));
@@ -250,7 +263,7 @@ int dp_profile_graph_ops(dp_profile *p, const dp_graph *xg, const dp_profile_opt
     dp_exec *x = NULL;
     if (!assign || !order || !t0) { rc = dp_error_set(err, DP_ENOMEM, "out of memory"); goto done; }
     /* the executed graph at scale 1 runs the same kernels (dp_exec_plan of its FLOPs and shapes) */
-    if (!(x = dp_exec_alloc(xg, p->n_devices, &xo, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
+    if (!(x = profile_exec_alloc(p, xg, p->n_devices, &xo, err))) { rc = err ? err->code : DP_ENOMEM; goto done; }
     const dp_graph *rg = dp_exec_graph(x);
     /* interleaved passes, the devices in turn within each: the host's speed drifts by several
      * percent between minutes (a VM's neighbours, clocks), and timing every run of one device
@@ -395,7 +408,7 @@ static int profile_route(dp_profile *p, int D, int a, int b, const dp_profile_op
         if (!g) return err ? err->code : DP_EINVAL;
         dp_exec_options xo;
         exec_options(o, &xo);
-        dp_exec *x = dp_exec_alloc(g, D, &xo, err);
+        dp_exec *x = profile_exec_alloc(p, g, D, &xo, err);
         if (!x) { dp_graph_free(g); return err ? err->code : DP_ENOMEM; }
         int assign[2] = {a, b};
         rc = dp_exec_prepare(x, assign, err);
@@ -500,7 +513,7 @@ static int itf_copy_in(dp_profile *p, int D, int d, int e, const dp_profile_opti
     int rc = DP_OK;
     int *assign = dp_alloc_calloc((size_t)g->n_ops, sizeof(int));
     double alone[NM], ov[NM];
-    dp_exec *x = assign ? dp_exec_alloc(g, D, &xo, err) : NULL;
+    dp_exec *x = assign ? profile_exec_alloc(p, g, D, &xo, err) : NULL;
     if (!assign) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
     else if (!x) rc = err ? err->code : DP_ENOMEM;
     if (rc == DP_OK) {

@@ -55,6 +55,9 @@ typedef struct dp_profile {
     dp_profile_copy *copies;
     int n_itf, cap_itf;
     dp_profile_itf *itf;      /* interference samples (none in profiles made without them) */
+    /* of the runs of this process (not saved): the nice value the executor's workers ran at
+     * (dp_exec_nice), and 0 or the errno of a dp_profile_options.nice that could not be set */
+    int nice, nice_errno;
 } dp_profile;
 
 typedef struct dp_profile_options {

@@ -279,6 +279,7 @@ static int calibrate_profile(int argc, char **argv)
         status = dp_cli_fail(&err);
         goto done;
     }
+    dp_cli_warn_nice(po.nice, p->nice, p->nice_errno);
     /* the graphs' own ops, as doppler validate runs them */
     for (int i = 0; i < n_graphs; i++) {
         dp_graph *g = dp_graph_read(graphs[i], NULL, &err);

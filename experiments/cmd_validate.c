@@ -474,6 +474,15 @@ int cmd_validate(int argc, char **argv)
     if (resim && record_check_graph(rec, resim, g, D, &err) != DP_OK) goto fail;
     if (resim && !(plan = dp_exec_plan_graph(g, &xo, &err))) goto fail;
     if (!resim && !(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;
+    /* the workers' nice: as they run (read back from them: the inherited one, 19 under nice -n
+     * 19, without --nice or where --nice could not be set), or the record's; the text and the
+     * record say this one (it said --nice's value, set or not: a review) */
+    int worker_nice = xo.nice;
+    if (x) {
+        int nice_errno = 0;
+        worker_nice = dp_exec_nice(x, &nice_errno);
+        dp_cli_warn_nice(xo.nice, worker_nice, nice_errno);
+    }
     const dp_graph *xg = resim ? plan : dp_exec_graph(x);
     if (resim && record_check_flops(rec, resim, xg, &err) != DP_OK) goto fail;
     /* the outputs must be writable before minutes of measurement */
@@ -555,15 +564,11 @@ int cmd_validate(int argc, char **argv)
            g->name, g->n_ops, g->n_edges, total_flops, g->cost_kind == DP_GRAPH_COST_TIME ? "FLOPs per unit" : "scale",
            g->cost_kind == DP_GRAPH_COST_TIME ? xo.flops_per_unit : xo.scale, D, backend, mach.topo->name, calib);
     if (resim) printf("resimulated: the runs and assignments of %s (measured on %s)\n", resim, rec_machine ? rec_machine : "?");
-    /* the workers' nice: --nice, else the process's (inherited: it said 0 under nice -n 19); and
-     * whether they were pinned, each device to its own core (not with fewer cores than devices:
-     * taskset -c 0 and two devices, which it did not say) */
-    errno = 0;
-    const int pnice = getpriority(PRIO_PROCESS, 0);
-    /* the record keeps what this line says (it kept --nice, 0 under `nice -n 19`, and not the
-     * pinning: a review of the eighteenth session) */
-    /* a resimulation says the recorded measurement's (it said its own process's: a review) */
-    const int worker_nice = resim || xo.nice != 0 || errno ? xo.nice : pnice;
+    /* the workers' nice (worker_nice); and whether they were pinned, each device to its own core
+     * (not with fewer cores than devices: taskset -c 0 and two devices, which it did not say).
+     * The record keeps what this line says (it kept --nice, 0 under `nice -n 19`, and not the
+     * pinning: a review of the eighteenth session); a resimulation says the recorded
+     * measurement's (it said its own process's: a review) */
     const char *workers = x ? (dp_exec_pinned(x) ? "pinned, a core each"
                                : xo.pin ? "not pinned (fewer cores than devices)" : "not pinned (--no-pin)")
                             : rec_workers ? rec_workers : "(resimulated)";

@@ -59,6 +59,13 @@ void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t)
         }
 }
 
+void dp_cli_warn_nice(int requested, int applied, int set_errno)
+{
+    if (!set_errno) return;
+    fprintf(stderr, "doppler: warning: --nice %d: not applied (%s); the workers run at nice %d\n", requested,
+            strerror(set_errno), applied);
+}
+
 int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, dp_error *err)
 {
     if (g->cost_kind != DP_GRAPH_COST_TIME || !(scale > 0)) return DP_OK;
@@ -81,6 +88,9 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
     if (!r->x) return err ? err->code : DP_EINVAL;
     r->xg = dp_exec_graph(r->x);
+    int nice_errno = 0;
+    const int nice_now = dp_exec_nice(r->x, &nice_errno);
+    dp_cli_warn_nice(o.nice, nice_now, nice_errno);
     dp_cli_warn_backend_topology(dp_exec_backend_name(r->x), m->topo);
     r->costs = dp_machine_costs(m, r->xg, err);
     if (!r->costs) {

@@ -26,6 +26,11 @@ void dp_cli_machine_name(char *buf, size_t cap);
  * executor on a topology: validate, calibrate profile, train --stage real (dp_cli_real_open). */
 void dp_cli_warn_backend_topology(const char *backend, const dp_topology *t);
 
+/* A warning on stderr when the executor's workers could not be given the nice value asked for
+ * (--nice requested; set_errno from dp_exec_nice, 0: nothing said): "--nice -5: not applied
+ * (Permission denied); the workers run at nice 0" (it was reported applied: a review). */
+void dp_cli_warn_nice(int requested, int applied, int set_errno);
+
 /* ---- Stage III: real execution as the training cost (doppler train --stage real) ---- */
 
 #include "cli.h"
