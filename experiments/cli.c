@@ -1,4 +1,5 @@
 #include "cli.h"
+#include "dp_costmodel.h"
 #include "dp_file.h"
 #include "dp_h5io.h"
 #include "dp_json.h"
@@ -510,9 +511,10 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
         fprintf(stderr, "doppler: warning: comm_ratio %g changes nothing on graph %s: its transfers have times of their "
                         "own (the file's are kept); it applies to graphs in FLOPs and bytes and to task graphs without "
                         "transfer costs\n", m->comm_ratio, g->name);
-    if (m->calib && m->topo) {
+    if (m->calib && m->topo && dp_costmodel_check_names(m->topo, m->calib, NULL) == DP_OK) {
         /* a device the calibration does not name is timed by its roofline, beside calibrated
-         * ones: said (it was silent; a review) */
+         * ones: said (it was silent; a review). Not for a calibration of other devices, which
+         * the costs refuse (it was said first, as if the roofline would then be used: a review) */
         char names[512] = "";
         size_t len = 0;
         int k = 0;

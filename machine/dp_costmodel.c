@@ -22,14 +22,39 @@ double dp_costmodel_roofline(const dp_topology_device *dv, double flops, double 
     return (tc > tm ? tc : tm) + dv->launch_overhead_s;
 }
 
+/* "a, b, c" of n names (name(i, ctx)) into buf, the first 8 and "... (n in all)" past them */
+static const char *name_list(char *buf, size_t cap, int n, const char *(*name)(int, const void *), const void *ctx)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && i < 8; i++) {
+        int w = snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", name(i, ctx));
+        if (w < 0 || (size_t)w >= cap - len) return buf;
+        len += (size_t)w;
+    }
+    if (n > 8) snprintf(buf + len, cap - len, ", ... (%d in all)", n);
+    return buf;
+}
+
+static const char *topology_device_name(int i, const void *t) { return ((const dp_topology *)t)->dev[i].name; }
+static const char *calib_device_name(int i, const void *c) { return ((const dp_calib *)c)->dev[i].name; }
+
 int dp_costmodel_check_names(const dp_topology *t, const dp_calib *cal, dp_error *err)
 {
     if (!cal) return DP_OK;
     const char *path = cal->path ? cal->path : "calibration";
     for (int d = 0; d < cal->n_devices; d++)
-        if (dp_topology_find_device(t, cal->dev[d].name) < 0)
-            return dp_error_set(err, DP_EINVAL, "%s: devices.%s: topology %s has no such device", path, cal->dev[d].name,
-                                t->name);
+        if (dp_topology_find_device(t, cal->dev[d].name) < 0) {
+            /* both sets of names, and where a calibration's names come from (a profile without
+             * --topology names cpu0, cpu1, ...; validate's default cpu-2core has core0, core1: a
+             * review) */
+            char have[256], want[256];
+            return dp_error_set(err, DP_EINVAL, "%s: devices.%s: topology %s has no such device (the calibration's devices: "
+                                "%s; the topology's: %s; a calibration names the devices of the topology it was profiled "
+                                "on: doppler calibrate profile --topology %s)", path, cal->dev[d].name, t->name,
+                                name_list(have, sizeof have, cal->n_devices, calib_device_name, cal),
+                                name_list(want, sizeof want, t->n_devices, topology_device_name, t), t->name);
+        }
     for (int r = 0; r < cal->n_routes; r++) {
         /* the end that is missing (both were named, "no device g0 or gX", where g0 existed) */
         const char *end = dp_topology_find_device(t, cal->route[r].src) < 0 ? "src"

@@ -46,7 +46,8 @@ dp_cost *dp_costmodel_costs(const dp_graph *g, const dp_topology *t, const dp_ca
 
 /* Every device and route end a calibration names is a device of topology t: DP_OK, or DP_EINVAL
  * naming the calibration's field and the missing device ("CAL: routes[2].dst: topology T has
- * no device \"gX\""). dp_costmodel_costs and the transfer models (dp_transfer.c) call it. */
+ * no device \"gX\""; for devices also both sets of names and the profile that would match).
+ * dp_costmodel_costs and the transfer models (dp_transfer.c) call it. */
 int dp_costmodel_check_names(const dp_topology *t, const dp_calib *cal, dp_error *err);
 
 #ifdef __cplusplus

@@ -368,4 +368,12 @@ grep -q "warning: calibration .*cal1.json has no entry for 1 of the topology's 2
 $D place --graph "$top_srcdir/data/graphs/chainmm-small.json" --topology cpu-2core \
     --calibration "$top_srcdir/data/calibrations/cpu-2core.json" --method cp > /dev/null 2> "$T/e11" || fail "place, calibrated"
 ! grep -q "no entry for" "$T/e11" || fail "a warning with every device calibrated: $(cat "$T/e11")"
+# a calibration of other devices (a profile without --topology names cpu0, cpu1; validate's
+# default cpu-2core has core0, core1): one error naming both sets and the profile that matches,
+# no warning before it that the devices' times would be the roofline (a review)
+sed 's/"core\([01]\)"/"cpu\1"/g' "$top_srcdir/data/calibrations/cpu-2core.json" > "$T/ccpu.json"
+rc=0; $D validate --graph "$top_srcdir/data/graphs/chainmm-small.json" --calibration "$T/ccpu.json" --assignments 1 --repeats 1 \
+    --plot none > /dev/null 2> "$T/e16" || rc=$?
+[ $rc -eq 1 ] && grep -q "ccpu.json: devices.cpu0: topology cpu-2core has no such device (the calibration's devices: cpu0, cpu1; the topology's: core0, core1; .*calibrate profile --topology cpu-2core)" "$T/e16" &&
+    ! grep -q "warning" "$T/e16" || fail "validate with a calibration of cpu0, cpu1 on cpu-2core: exit $rc: $(cat "$T/e16")"
 exit 0
