@@ -48,7 +48,7 @@ static void report_usage(FILE *f)
             "                      lines, of a training run (--run KEY|INDEX: cp, round-robin of the\n"
             "                      results on the same graph and machine, and the best known) or of\n"
             "                      --trajectory FILE; --window N episodes in the moving mean\n"
-            "                      (default: episodes / 50)\n"
+            "                      (default: episodes / 50 from 200 episodes on, 1 below: no mean)\n"
             "  --reference L=V     learning: a reference line labelled L at makespan V (repeatable)\n"
             "  --title T           the plot's title (default: what it shows)\n"
             "  --list-tables       the table names of the stored config\n"
