@@ -996,8 +996,7 @@ int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options
     if (o->budget > 0) cfg.anneal.budget = o->budget;
     if (o->config && dp_improve_search_check_config(&cfg, err) != DP_OK) {
         /* the file's values together, naming it (a review) */
-        if (o->budget > 0) dp_error_prefix(err, "%s with --budget %ld", o->config, o->budget);
-        else dp_error_prefix(err, "%s", o->config);
+        dp_error_prefix(err, "%s", o->config);
         return err ? err->code : DP_EINVAL;
     }
     dp_improve_model *m = NULL;

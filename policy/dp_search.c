@@ -689,8 +689,7 @@ static int place_search(int annealing, const dp_graph *g, const dp_cost *c, cons
      * wrong order were found when the search started, without the file's name; local search
      * reads none: a review) */
     if (o->config && dp_search_check_config(&cfg, annealing, err) != DP_OK) {
-        if (o->budget > 0) dp_error_prefix(err, "%s with --budget %ld", o->config, o->budget);
-        else dp_error_prefix(err, "%s", o->config);
+        dp_error_prefix(err, "%s", o->config);
         return err ? err->code : DP_EINVAL;
     }
     cfg.progress = o->progress;
