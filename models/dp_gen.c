@@ -831,6 +831,13 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
         if (set_param(&u, m, p, values[i], err) != DP_OK) return NULL;
         if (strcmp(p->name, "optimizer") == 0) optimizer_given = 1;
         if (strcmp(p->name, "training") == 0) training_given = 1;
+        /* a block has no vocabulary projection: --vocab 5 gave the default block without a word
+         * (a review of the generators); the struct's field is read by llama-layer only */
+        if (strcmp(p->name, "vocab") == 0 && strcmp(m->name, "llama-block") == 0) {
+            dp_error_set(err, DP_EINVAL, "llama-block: --vocab does not apply: a block has no vocabulary projection "
+                         "(llama-layer's)");
+            return NULL;
+        }
     }
     /* the optimizer is the update of a training step: given without --training it changed
      * nothing, without a word (a review); --training=no with it stays (a sweep's grid turns the

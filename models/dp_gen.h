@@ -416,7 +416,7 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err);
  *   seriesparallel n log 10..2000, parallel U[0.2, 0.8], ccr~                       (10..2000)
  *   workflow     recipe any of the six, width log 4..300, ccr~                       (10..1320)
  *   cnn          modules log 2..64, branches 2..6, reduce-every in {0, 2, 3, 4}, batch in
- *                {16, 32, 64}, image in {28, 56}, channels in {64, 128, 256}         (12..931)
+ *                {16, 32, 64}, image in {28, 56}, channels in {64, 128, 256}         (12..921)
  *   rnn          lstm or gru, layers 1..4, steps log 4..256, batch in {16, 32, 64, 128},
  *                hidden = input in {256, 512, 1024}                                  (20..6144)
  *   transformer  enc-layers and dec-layers 0..6 (both 0: 1 encoder layer), hidden in {512,

@@ -151,6 +151,13 @@ dp_graph *dp_gen_stg(const dp_gen_stg_opts *o, dp_error *err)
     if (o->method < 0 || o->method > 3) { bad(err, "stg", "method", 0, 3); return NULL; }
     if (!(o->degree >= 0 && o->degree <= 100)) { bad(err, "stg", "degree", 0, 100); return NULL; }
     if (o->layers < 0 || o->layers > o->n) { bad(err, "stg", "layers", 0, o->n); return NULL; }
+    /* sameprob and samepred have no layers: --layers 5 gave the graph without it, under a name
+     * without it (a review of the generators) */
+    if (o->layers != 0 && o->method < 2) {
+        dp_error_set(err, DP_EINVAL, "stg: layers %d does not apply to method %s (layrprob and layrpred only)", o->layers,
+                     o->method == 0 ? "sameprob" : "samepred");
+        return NULL;
+    }
     if (check_common("stg", o->ccr, o->min_work, o->max_work, err) != DP_OK) return NULL;
     const int layered = o->method >= 2, by_prob = o->method == 0 || o->method == 2;
     const int n_layers = o->layers ? o->layers : (int)floor(sqrt((double)o->n));
