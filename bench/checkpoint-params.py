@@ -11,8 +11,11 @@ import h5py
 if len(sys.argv) != 4 or sys.argv[1] != "no-dyn":
     sys.exit(__doc__)
 mode, src, dst = sys.argv[1:]
-shutil.copyfile(src, dst)
-with h5py.File(dst, "r+") as f:
+# checked before the copy: a refusal left DST as an unchanged copy that a later validation run
+# would score as "dynamic terms off" (a review)
+with h5py.File(src, "r") as f:
     if "sel/best/dyn.w2" not in f:
         sys.exit("%s: no dynamic SEL (network.sel_dynamic) in this checkpoint" % src)
+shutil.copyfile(src, dst)
+with h5py.File(dst, "r+") as f:
     f["sel/best/dyn.w2"][...] = 0

@@ -28,6 +28,7 @@ COUNT=${COUNT:-8}
 CONFIG=${CONFIG:-$top_srcdir/bench/doppler-project.json}
 FAMILIES=${FAMILIES:-chainmm,ffnn,llama-block,llama-layer,daggen}
 export OPENBLAS_NUM_THREADS=1
+[ -x "$sizebin" ] || { echo "env-size: $sizebin not built (make bench/bench_env_size, or make bench-env-size; BENCH_ENV_SIZE names another)" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/doppler-bench-envsize.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 CKPT=${CKPT:-}
@@ -48,11 +49,14 @@ for L in $LAYERS; do
     g="$tmp/llama-layer-L$L.json"
     "$bin" graph gen llama-layer --layers "$L" --out "$g" > "$tmp/gen.out"
     ops=$(sed -n 's/.*, \([0-9]*\) ops,.*/\1/p' "$tmp/gen.out")
-    if [ -x "$sizebin" ]; then
-        for order in $ORDERS; do
-            for conv in 0 1; do "$sizebin" "$g" 4 "$order" 1 "$conv" | sed 's/^/# /'; done
+    # the engine-state table is the script's main output: a failed or missing bench_env_size
+    # stops it (its status was sed's, and a program not built was skipped: a review)
+    for order in $ORDERS; do
+        for conv in 0 1; do
+            "$sizebin" "$g" 4 "$order" 1 "$conv" > "$tmp/size.out" || { echo "env-size: $sizebin $g 4 $order 1 $conv failed" >&2; exit 1; }
+            sed 's/^/# /' "$tmp/size.out"
         done
-    fi
+    done
     greedy "$bin" after
     if [ -n "$before" ]; then
         greedy "$before" before

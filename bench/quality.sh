@@ -59,8 +59,16 @@ sims() { sed -n 's/.*"simulations":\([0-9]*\).*/\1/p' "$1"; }
 if [ -z "${REPLOT:-}" ]; then
 [ "$SEED_FROM" -gt 1 ] && [ -f "$OUT" ] || echo "graph,seed,method,makespan,simulations" > "$OUT"
 [ "$SEED_FROM" -gt 1 ] && [ -f "$CURVES" ] || echo "graph,seed,method,index,makespan,simulations" > "$CURVES"
-# one column of a trajectory's /evaluations (h5dump), one value per line
-evals() { h5dump -d "/evaluations/$2" -y -w 0 "$1" | awk '/DATA \{/ { on = 1; next } on && /\}/ { exit } on' | tr -d ' ' | tr ',' '\n' | sed '/^$/d'; }
+# one column of a trajectory's /evaluations (h5dump), one value per line; none is an error (a
+# missing or failing h5dump gave the curves file its header alone, and a plot without DOPPLER's
+# curves, exit 0: a review)
+command -v h5dump > /dev/null 2>&1 || { echo "quality: h5dump not found (Debian package hdf5-tools)" >&2; exit 1; }
+evals() {
+    h5dump -d "/evaluations/$2" -y -w 0 "$1" > "$tmp/h5dump.out" || { echo "quality: h5dump -d /evaluations/$2 $1 failed" >&2; exit 1; }
+    awk '/DATA \{/ { on = 1; next } on && /\}/ { exit } on' "$tmp/h5dump.out" | tr -d ' ' | tr ',' '\n' | sed '/^$/d' > "$tmp/evals.out"
+    [ -s "$tmp/evals.out" ] || { echo "quality: $1 holds no /evaluations/$2" >&2; exit 1; }
+    cat "$tmp/evals.out"
+}
 for f in $GRAPHS; do
     G="$data/$f"
     case $f in 8gpu_*) dev=8 ;; *) dev=4 ;; esac

@@ -61,3 +61,30 @@ if DOPPLER="$bin" CKPT="$tmp/bad.h5" DOPPLER_SHARED_DATA="$tmp/empty-shared" FAM
 fi
 grep -q "family stg gave no case" "$tmp/e" || { cat "$tmp/e"; fail "the missing family is not said"; }
 echo "a family of no case stops the bench"
+
+# bench scripts stop, naming what is wrong, where they printed partial tables and exited 0 (a
+# review of bench/): env-size.sh without its bench_env_size (it skipped the engine-state table,
+# its main output); quality.sh without h5dump (the curves file held its header alone); and
+# checkpoint-params.py refusing a checkpoint leaves no copy (an unchanged copy was left behind)
+rc=0
+BENCH_ENV_SIZE="$tmp/no-such-bench_env_size" sh "$top_srcdir/bench/env-size.sh" > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "no-such-bench_env_size not built" "$tmp/e" || { cat "$tmp/e"; fail "env-size.sh without bench_env_size: rc $rc"; }
+mkdir -p "$tmp/nobin" "$tmp/shared/doppler-graphs"
+for t in sh dirname mktemp rm cat sed awk tr seq sort paste; do
+    p=$(command -v "$t") && ln -s "$p" "$tmp/nobin/$t"
+done
+rc=0
+(cd "$tmp" && PATH="$tmp/nobin" DOPPLER_SHARED_DATA="$tmp/shared" sh "$top_srcdir/bench/quality.sh") > "$tmp/o" 2> "$tmp/e" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "h5dump not found" "$tmp/e" || { cat "$tmp/e"; fail "quality.sh without h5dump: rc $rc"; }
+if /usr/bin/python3 -c 'import h5py' 2> /dev/null; then
+    bin="${top_builddir:-.}/doppler"
+    "$bin" train --graph "$top_srcdir/tests/data/tiny-doppler.txt" --episodes 2 --checkpoint "$tmp/plain.h5" --quiet > /dev/null ||
+        fail "a tiny training run"
+    rc=0
+    /usr/bin/python3 "$top_srcdir/bench/checkpoint-params.py" no-dyn "$tmp/plain.h5" "$tmp/copy.h5" 2> "$tmp/e" || rc=$?
+    [ "$rc" -eq 1 ] && grep -q "no dynamic SEL" "$tmp/e" && [ ! -e "$tmp/copy.h5" ] ||
+        fail "checkpoint-params.py on a checkpoint without a dynamic SEL: rc $rc, copy $(ls "$tmp/copy.h5" 2>&1)"
+else
+    echo "no h5py (python3-h5py): checkpoint-params.py not checked"
+fi
+echo "bench scripts stop on a missing tool"
