@@ -1,6 +1,7 @@
 """Dataflow graphs: read any supported format, generate any workload, read the arrays as NumPy."""
 
 import ctypes
+import os
 import weakref
 
 import numpy as np
@@ -183,7 +184,16 @@ class Graph(_NoCopy):
 
     def write(self, path, format=None):
         """Write the graph: format "json" (native, doc/graph-format.md) or "dot", or by extension.
-        Atomic: the file is complete or absent."""
+        Atomic: the file is complete or absent. An imported graph (from_torch, from_onnx) written
+        as JSON keeps the importer's fields (param_bytes, phase, memory, unclassified, source), as
+        `doppler graph import` writes them."""
+        doc = getattr(self, "_import_doc", None)
+        if doc is not None and isinstance(path, (str, bytes, os.PathLike)) and (
+                format in ("json", "native") or (format is None and os.fsdecode(path).endswith(".json"))):
+            self._g()
+            from .importers import _write_json
+            _write_json(doc, path)
+            return
         err = _lib.dp_error()
         check(_lib.dp_graph_write(self._g(), _lib.encode(path, "Graph.write: path"),
                                   _lib.encode(format, "Graph.write: format", optional=True), ctypes.byref(err)), err)
@@ -259,6 +269,11 @@ class Graph(_NoCopy):
 
     @property
     def source(self):
+        """The file the graph was read from; for an imported graph (from_torch, from_onnx) what
+        it was imported from ("torch.fx.symbolic_trace of ResNet, forward", the ONNX file)."""
+        doc = getattr(self, "_import_doc", None)
+        if doc is not None and doc.get("source"):
+            return doc["source"]
         return _lib.text(self._get("source"))
 
     @property
