@@ -165,15 +165,19 @@ static int row_schedule(dp_engine *eng, const int *assign, const dp_coarse_probl
 }
 
 /* The instant heuristics' rows of the closing table, simulated by the machine's engine (the same
- * one that scored training, so every row is in one model): cp, round-robin and random on g (cost
+ * one that scored training, so every row is in one model): cp, round-robin, random and single
+ * (device 0) on g, and the lower bound (dp_cost_lower_bound) (cost
  * tables cost, engine eng), each the makespan of its schedule (row_schedule). penalised (the
  * memory penalty policy: training scores the penalised makespan): each row gives that too, as
  * "makespan (penalised P)". With jo (train --json) they go into it as "makespan_cp",
- * "makespan_round-robin", "makespan_random" (and "penalised_makespan_cp", ...) instead. */
+ * "makespan_round-robin", "makespan_random", "makespan_single", "lower_bound" (and
+ * "penalised_makespan_cp", ...) instead. */
 static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *eng, const dp_machine *mach, int *assign,
                             const dp_coarse_problem *coarse, int penalised, json_t *jo, dp_error *err)
 {
-    static const char *const heur[] = {"cp", "round-robin", "random"};
+    /* single and the lower bound too: the table read as DOPPLER beating cp where one device was
+     * twenty times faster than both (a new researcher's GPT training step on a topology) */
+    static const char *const heur[] = {"cp", "round-robin", "random", "single"};
     const dp_oracle oracle = dp_engine_oracle(eng);
     for (size_t i = 0; i < sizeof heur / sizeof heur[0]; i++) {
         dp_place_options o;
@@ -197,6 +201,11 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
             printf("%-14s %s\n", heur[i], dp_cli_fmt(s.makespan / g->time_scale, b, sizeof b));
         }
     }
+    const double lb = dp_cost_lower_bound(g, cost) / g->time_scale;
+    char b[40];
+    if (jo) json_object_set_new(jo, "lower_bound", dp_json_number(lb));
+    else printf("%-14s %s   (critical path without communication, or work over compute streams)\n", "lower bound",
+                dp_cli_fmt(lb, b, sizeof b));
     return DP_OK;
 }
 

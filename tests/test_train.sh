@@ -545,6 +545,14 @@ for m in doppler placeto; do
     got=$("$bin" place --method $m --checkpoint "$tmp/ep0-$m.h5" --graph "$graph" --json | sed 's/.*"makespan":\([^,}]*\).*/\1/')
     [ -n "$want" ] && [ "$want" = "$got" ] || fail "$m: 0 episodes: train's makespan $want, place's $got"
 done
+# the closing table keeps single and the lower bound beside the heuristics (it read as DOPPLER
+# beating cp where one device was far faster: a review), each place's or graph info's
+"$bin" train --graph "$graph" --episodes 2 --pipeline --checkpoint "$tmp/tb.h5" --quiet > "$tmp/tb.out" || fail "train for the table"
+"$bin" train --graph "$graph" --episodes 2 --pipeline --checkpoint "$tmp/tb2.h5" --quiet --json > "$tmp/tb.json" || fail "train --json for the table"
+want=$("$bin" place --graph "$graph" --method single --json | sed 's/.*"makespan":\([^,}]*\).*/\1/')
+grep -q "\"makespan_single\":$want[,}]" "$tmp/tb.json" || fail "train --json: makespan_single is not place's $want: $(cat "$tmp/tb.json")"
+grep -q '"lower_bound":' "$tmp/tb.json" || fail "train --json: no lower_bound"
+grep -q '^single  ' "$tmp/tb.out" && grep -q '^lower bound  ' "$tmp/tb.out" || { cat "$tmp/tb.out"; fail "the closing table has no single or lower bound row"; }
 # --resume with a config whose episode count is larger goes on to it, as --episodes does (the count
 # was left out of the comparison and then dropped: nothing trained, exit 0: a review)
 echo '{"stages": {"sim": {"episodes": 6}}}' > "$tmp/p6.json"
