@@ -29,8 +29,8 @@ static int topology_show(const char *name)
     dp_error_clear(&err);
     const char *p = dp_cli_topology_path(name);
     if (!p) {
-        fprintf(stderr, "doppler: %s: no such topology file, and no bundled topology of that name (doppler topology list)\n", name);
-        return DP_EXIT_ERROR;
+        dp_machine_topology_missing(name, &err);
+        return dp_cli_fail(&err);
     }
     dp_topology *t = dp_topology_load(p, &err);
     if (!t) return dp_cli_fail(&err);

@@ -111,7 +111,8 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
                 if (bundled) {
                     if (!dp_cli_topology_path(val)) {
                         in[n].missing = 1;
-                        snprintf(in[n].msg, sizeof in[n].msg, "no bundled topology of that name (doppler topology list)");
+                        dp_machine_topology_missing(val, &e);
+                        snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
                     }
                 } else if (!dp_run_resolve_path(val, s->dir, buf, sizeof buf, &e)) {
                     in[n].missing = 1;

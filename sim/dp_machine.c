@@ -246,6 +246,16 @@ const char *dp_machine_data_file(const char *rel, char *buf, size_t cap)
     return NULL;
 }
 
+int dp_machine_topology_missing(const char *name, dp_error *err)
+{
+    const char *env = getenv("DOPPLER_DATA");
+    return dp_error_set(err, DP_EIO, "%s: no such topology file, and no bundled topology of that name (looked in "
+                        "data/topologies, %s%s%s%s%sthe installed %s/topologies%s; doppler topology list)", name,
+                        env && *env ? "$DOPPLER_DATA/topologies = " : "", env && *env ? env : "",
+                        env && *env ? "/topologies, " : "", data_dir, data_dir[0] ? "/topologies, " : "", DP_DATADIR,
+                        env && *env ? "" : "; outside the checkout, set DOPPLER_DATA to its data folder");
+}
+
 const char *dp_machine_topology_path(const char *name, char *buf, size_t cap)
 {
     if (!name) return NULL;
@@ -264,13 +274,7 @@ int dp_machine_load(dp_machine *m, dp_error *err)
     if (m->topology && !m->topo) {
         char buf[PATH_MAX];
         const char *p = dp_machine_topology_path(m->topology, buf, sizeof buf);
-        if (!p) {
-            const char *env = getenv("DOPPLER_DATA");
-            return dp_error_set(err, DP_EIO, "%s: no such topology file, and no bundled topology of that name (looked in "
-                                "data/topologies, %s%s%s%s%sthe installed %s/topologies; doppler topology list)", m->topology,
-                                env ? "$DOPPLER_DATA/topologies = " : "", env ? env : "", env ? "/topologies, " : "",
-                                data_dir, data_dir[0] ? "/topologies, " : "", DP_DATADIR);
-        }
+        if (!p) return dp_machine_topology_missing(m->topology, err);
         m->topo = dp_topology_load(p, err);
         if (!m->topo) return err && err->code ? err->code : DP_EINVAL;
         if (m->devices_given && m->n_devices != m->topo->n_devices)

@@ -126,6 +126,12 @@ const char *dp_machine_data_dir(void);
  * the path does not fit in cap bytes. Writes into buf (cap bytes) and returns it. */
 const char *dp_machine_topology_path(const char *name_or_file, char *buf, size_t cap);
 
+/* DP_EIO with the message of a topology name found nowhere: "NAME: no such topology file, and no
+ * bundled topology of that name (looked in FOLDERS ...; outside the checkout, set DOPPLER_DATA to
+ * its data folder, when unset; doppler topology list)"; every command says it so (a sweep said
+ * "no bundled topology of that name" alone, where the data folder was not found). */
+int dp_machine_topology_missing(const char *name, dp_error *err);
+
 /* Load the topology and calibration named by m (if any, and not loaded yet); n_devices becomes
  * the topology's. Errors name the file, or list the folders searched for a bundled name. */
 int dp_machine_load(dp_machine *m, dp_error *err);

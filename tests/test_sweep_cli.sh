@@ -584,4 +584,15 @@ JSON
 "$DOPPLER" sweep "$work/A/rel.json" --merge "$work/rel1.h5" --out "$work/relA.h5" --quiet 2> "$work/rel.err" &&
     fail "a merge into a file of the other g.json"
 grep -q 'graph "g.json" is two different files in these results' "$work/rel.err" || fail "rel merge into: $(cat "$work/rel.err")"
+# a bundled topology not found (the data folder unknown outside the checkout) is named with the
+# folders searched and DOPPLER_DATA, as place names it (the sweep said "no bundled topology of
+# that name" alone: a new researcher's trial)
+mkdir -p "$work/elsewhere"
+printf '{"name": "t6", "fixed": {"graph": "%s", "topology": "a100-pcie-4gpu"}, "grid": {"method": ["cp"]}}\n' \
+    "$(cd "$top_srcdir" && pwd)/data/graphs/chainmm-small.json" > "$work/elsewhere/t6.json"
+rc=0
+bin_abs=$(cd "$top_builddir" && pwd)/doppler
+(cd "$work/elsewhere" && env -u DOPPLER_DATA "$bin_abs" sweep t6.json --out r.h5) > /dev/null 2> "$work/t6.err" || rc=$?
+[ "$rc" -ne 0 ] && grep -q 'a100-pcie-4gpu: no such topology file.*looked in data/topologies.*set DOPPLER_DATA' "$work/t6.err" ||
+    fail "a topology not found by a sweep outside the checkout: rc $rc, $(cat "$work/t6.err")"
 echo "test_sweep_cli.sh: ok"
