@@ -1047,11 +1047,20 @@ def onnx_to_doc(path, dims=None, name=None):
     # the sizes given to symbolic dimensions before shape inference, so that it propagates them
     # (after it, a reshape of a dynamic batch left a dimension named by the inference itself,
     # unk__0, which the user cannot know: a review)
+    named = set()
     for vi in list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info):
         if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
             for d in vi.type.tensor_type.shape.dim:
+                if not d.HasField("dim_value") and d.dim_param:
+                    named.add(d.dim_param)
                 if not d.HasField("dim_value") and d.dim_param in dims:
                     d.dim_value = int(dims[d.dim_param])
+    # a size for a dimension the model does not name (a misspelt --dim batsh=2) was ignored, and
+    # the error then asked for the size it had been given (a new researcher's trial)
+    unknown = sorted(set(dims) - named)
+    if unknown:
+        raise ValueError("%s: no symbolic dimension named %s (the model's: %s)" % (
+            path, ", ".join("'%s'" % k for k in unknown), ", ".join(sorted(named)) or "none"))
     try:
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:

@@ -810,8 +810,13 @@ def test_onnx_bfloat16_subgraph_and_bad_dims(torch, tmp_path):
     for bad in (-3, 2.5, 0, True, "x"):
         with pytest.raises(ValueError, match="bf16.onnx: dimension 'batch': expected a positive integer"):
             onnx_to_doc(str(tmp_path / "bf16.onnx"), dims={"batch": bad})
+    # sizes of a dimension the model names (one it does not name is refused: the next test)
+    vd = lambda n: helper.make_tensor_value_info(n, T.BFLOAT16, ["batch", 8])
+    m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g", [vd("x")], [vd("y")]),
+                          opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(m, str(tmp_path / "dyn.onnx"))
     for fine in (np.int64(4), np.int32(4), 4.0, "4", 4):  # numpy's integers were refused (a review)
-        onnx_to_doc(str(tmp_path / "bf16.onnx"), dims={"batch": fine})
+        onnx_to_doc(str(tmp_path / "dyn.onnx"), dims={"batch": fine})
     m = helper.make_model(helper.make_graph([helper.make_node("Relu", ["x"], ["y"], name="a\0b")], "g", [f("x")],
                                             [f("y")]), opset_imports=[helper.make_opsetid("", 17)])
     onnx.save(m, str(tmp_path / "nul.onnx"))
@@ -1143,3 +1148,17 @@ def test_fallback_to_aten_warns_and_write_keeps_the_import(torch, tmp_path):
     # DOT is the library's writer, as before
     gt.write(str(tmp_path / "attn.dot"))
     assert (tmp_path / "attn.dot").read_text().startswith("digraph")
+
+
+def test_onnx_dims_of_no_such_name_refused(torch, tmp_path):
+    """A size for a symbolic dimension the model does not name (a misspelt --dim batsh=2) is
+    refused naming the model's (it was ignored, and the error asked for the size given: a new
+    researcher's trial)."""
+    need("onnx")
+    from doppler.importers import onnx_to_doc
+    m = torch.nn.Linear(4, 3)
+    path = str(tmp_path / "lin.onnx")
+    torch.onnx.export(m, torch.randn(2, 4), path, input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+    assert onnx_to_doc(path, dims={"batch": 2})["ops"]
+    with pytest.raises(ValueError, match=r"lin.onnx: no symbolic dimension named 'batsh' \(the model's: batch"):
+        onnx_to_doc(path, dims={"batsh": 2})
