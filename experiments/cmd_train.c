@@ -202,6 +202,7 @@ static int print_heuristics(const dp_graph *g, const dp_cost *cost, dp_engine *e
         }
     }
     const double lb = dp_cost_lower_bound(g, cost) / g->time_scale;
+    if (isnan(lb)) return dp_error_set(err, DP_ENOMEM, "out of memory for the lower bound"); /* its only NaN */
     char b[40];
     if (jo) json_object_set_new(jo, "lower_bound", dp_json_number(lb));
     else printf("%-14s %s   (critical path without communication, or work over compute streams)\n", "lower bound",
