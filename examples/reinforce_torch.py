@@ -5,8 +5,10 @@ environment with this observation layout.
 Two small policies as in DOPPLER (Yao et al. 2026): SEL scores the ready ops from their features
 (observation["op_features"]) and PLC scores the devices for the selected op from its device
 features (observation["device_features"][op]). The return is -makespan (only the last step is
-rewarded); the baseline is the running mean return. Features are divided by the critical path so
-that graphs of any time unit train alike.
+rewarded); the baseline is the running mean return. The features in time units are divided by the
+critical path so that graphs of any time unit train alike (the counts and flags, and the engine
+features' bpath_load, a fraction, are not: they were, and a graph in another unit trained
+otherwise: a review).
 
 Usage: python3 examples/reinforce_torch.py [GRAPH] [EPISODES] [--devices N] [--seed S]
 Prints one line per 10 episodes and the best makespan found beside the critical-path placement's.
@@ -29,16 +31,29 @@ class Policy(torch.nn.Module):
                                        torch.nn.Linear(hidden, 1))
 
     def act(self, obs, scale):
-        """Sample (op, device); returns the action and its log-probability."""
+        """Sample (op, device); returns the action and its log-probability. scale: (op features'
+        divisors, device features' divisors), time_scales()'s."""
         ready = torch.from_numpy(obs["ready"][obs["ready"] >= 0])
-        feats = torch.from_numpy(obs["op_features"][ready.numpy()]).float() / scale
+        feats = torch.from_numpy(obs["op_features"][ready.numpy()] / scale[0]).float()
         sel = torch.distributions.Categorical(logits=self.sel(feats).squeeze(-1))
         i = sel.sample()
         op = int(ready[i])
-        dfeats = torch.from_numpy(obs["device_features"][op]).float() / scale
+        dfeats = torch.from_numpy(obs["device_features"][op] / scale[1]).float()
         plc = torch.distributions.Categorical(logits=self.plc(dfeats).squeeze(-1))
         d = plc.sample()
         return (op, int(d)), sel.log_prob(i) + plc.log_prob(d)
+
+
+UNITLESS = {"n_predecessors", "n_successors", "assigned", "ready", "bpath_load"}
+
+
+def time_scales(env, cp):
+    """The divisors of the op and device feature columns: cp for those in time units, 1 for the
+    counts, flags and fractions (doppler.OP_FEATURES, doppler.DEVICE_FEATURES or
+    doppler.ENGINE_DEVICE_FEATURES, by the environment's feature set)."""
+    dev = doppler.ENGINE_DEVICE_FEATURES if env.features == "engine" else doppler.DEVICE_FEATURES
+    return (np.array([1.0 if f in UNITLESS else cp for f in doppler.OP_FEATURES]),
+            np.array([1.0 if f in UNITLESS else cp for f in dev]))
 
 
 def train(env, episodes, seed=0, lr=3e-3, log=print):
@@ -46,7 +61,8 @@ def train(env, episodes, seed=0, lr=3e-3, log=print):
     the list of episode makespans)."""
     torch.manual_seed(seed)
     obs, _ = env.reset(seed=seed)
-    scale = float(env.engine.costs.critical_path) or 1.0
+    cp = float(env.engine.costs.critical_path) or 1.0
+    scale = time_scales(env, cp)
     feats = [c for c in ("op_features", "device_features")]
     policy = Policy(obs[feats[0]].shape[1], obs[feats[1]].shape[2])
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -64,7 +80,7 @@ def train(env, episodes, seed=0, lr=3e-3, log=print):
         if ms < best:
             best, best_a = ms, info["assignment"]
         baseline = total if baseline is None else 0.9 * baseline + 0.1 * total
-        advantage = (total - baseline) / scale
+        advantage = (total - baseline) / cp
         loss = -advantage * torch.stack(logps).sum()
         opt.zero_grad()
         loss.backward()

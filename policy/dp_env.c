@@ -389,6 +389,11 @@ int dp_env_features_parse(const char *name, dp_env_features *fs)
     return DP_OK;
 }
 
+int dp_env_state_exact(const dp_env *env)
+{
+    return env && env->state == DP_ENV_STATE_ENGINE && !env->surrogate;
+}
+
 int dp_env_n_features(dp_env_features fs)
 {
     return fs == DP_ENV_FEATURES_HINT     ? DP_ENV_MAX_DEVICE_FEATURES

@@ -198,6 +198,11 @@ typedef struct dp_env {
 #define DP_ENV_GENERAL_EXACT_MAX_OPS 20000
 /* (the threshold in force is env->general_exact_max, this value after dp_env_alloc) */
 
+/* 1 when env's state follows the machine's engine exactly (the engine state without the
+ * surrogate above), 0 for the append state and for the surrogate: what a caller tells its users
+ * of the estimates (Python's Env.exact). */
+int dp_env_state_exact(const dp_env *env);
+
 /* Reading the state without laying out dp_env (bindings: Python's doppler.Env). Counts: the op
  * and device counts, step (ops assigned so far), n_ready (entries of the ready set), n_resim
  * (prefix simulations this environment ran, see the field). Arrays, const pointers into env,

@@ -255,6 +255,7 @@ dp_env_est_start_checked = _fn("dp_env_est_start_checked", c_int, H, c_int, c_in
 dp_env_set_state = _fn("dp_env_set_state", c_int, H, c_int, H, E)
 dp_env_makespan = _fn("dp_env_makespan", c_double, H)
 dp_env_n_features = _fn("dp_env_n_features", c_int, c_int)
+dp_env_state_exact = _fn("dp_env_state_exact", c_int, H)
 # the feature function taking the output as an address (no pointer object per call: Env's hot loop)
 dp_env_device_features_of_at = ctypes.CFUNCTYPE(None, H, c_int, c_int, c_void_p)(("dp_env_device_features_of", lib))
 dp_env_cp_select = _fn("dp_env_cp_select", c_int, H)

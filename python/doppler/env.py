@@ -2,6 +2,7 @@
 same interface without it."""
 
 import ctypes
+import operator
 import time
 import weakref
 
@@ -39,6 +40,9 @@ _INVALID = ("raise", "ignore")
 
 _STATES = {"append": _lib.DP_ENV_STATE_APPEND, "engine": _lib.DP_ENV_STATE_ENGINE}
 _FEATURES = {"doppler": _lib.DP_ENV_FEATURES_DOPPLER, "engine": _lib.DP_ENV_FEATURES_ENGINE}
+# the engine features in time units (the printed unit: divided by the graph's time_scale); the
+# other, bpath_load, is a fraction
+_TIME_COLUMNS_ENGINE = [i for i, f in enumerate(ENGINE_DEVICE_FEATURES) if f != "bpath_load"]
 
 
 class _Discrete2:
@@ -145,7 +149,9 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     state: how the placed prefix's times are estimated (policy/dp_env.h): "append" (the default, the
     authors' list-scheduling estimate: each op appended to its device in placement order) or
     "engine" (the machine's engine on the placed prefix, exact: after the last step the state's
-    makespan is the engine's; costs prefix simulations, counted in info). features: the device
+    makespan is the engine's; costs prefix simulations, counted in info; above 20,000 ops on a
+    machine of the general engine a surrogate, the DOPPLER-compatible engine of the same costs,
+    keeps the state instead, and env.exact is False: doc/python.md). features: the device
     features, "doppler" (DOPPLER's five, DEVICE_FEATURES) or "engine" (twelve,
     ENGINE_DEVICE_FEATURES). The critical-path action follows the state's estimate.
 
@@ -315,9 +321,17 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return self._assign.astype(np.int64)
 
     @property
+    def exact(self):
+        """True when the state follows the machine's engine exactly (the engine state, not above
+        20,000 ops on a machine of the general engine, where a surrogate keeps it); False for the
+        append state and the surrogate (dp_env_state_exact)."""
+        return bool(_lib.dp_env_state_exact(self._e()))
+
+    @property
     def makespan(self):
         """The latest estimated end of the assigned ops (dp_env_makespan): in the engine state,
-        after the last step, the engine's makespan of the assignment."""
+        after the last step, the engine's makespan of the assignment (when exact: the
+        surrogate's otherwise)."""
         self._e()
         return _lib.dp_env_makespan(self._ptr) / self._sc
 
@@ -417,7 +431,12 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             for v in ready_ids.tolist():
                 fill(p, fs, v, base + v * stride)
             if sc != 1.0:
-                df /= sc
+                # the times only: bpath_load is a busy fraction, without unit (it was divided too,
+                # about 1e-10 on DOPPLER's files: a review)
+                if self._fs == _lib.DP_ENV_FEATURES_ENGINE:
+                    df[:, :, _TIME_COLUMNS_ENGINE] /= sc
+                else:
+                    df /= sc
             obs["device_features"] = df
         return obs
 
@@ -468,6 +487,13 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             raise TypeError("%s: an action is (op, device) or op * n_devices + device, got %r" % (what, action))
         if type(action) is int:
             k = action  # any size (NumPy makes an object array of one beyond int64)
+        elif type(action) in (tuple, list) and len(action) == 2:
+            # each element by operator.index: NumPy made (np.uint64(0), 1) a pair of floats,
+            # refused as "not an action" (a review)
+            try:
+                return operator.index(action[0]), operator.index(action[1])
+            except TypeError:
+                raise TypeError("%s: an action is (op, device) or op * n_devices + device, got %r" % (what, action)) from None
         else:
             a = np.asarray(action)
             if a.ndim == 0:

@@ -216,3 +216,43 @@ def test_reward_is_the_penalised_cost_under_the_penalty_policy():
     s = env.engine.simulate(info["assignment"])
     assert s.cost > s.makespan  # over the limit: penalised
     assert r == -s.cost and info["cost"] == s.cost and info["makespan"] == s.makespan
+
+
+def _scaled_graph(tmp_path, scale):
+    import json
+    d = {"name": "g", "cost_kind": "time", "time_scale": scale,
+         "ops": [{"name": "x", "time": 5}, {"name": "y", "time": 10}, {"name": "a", "time": 1}, {"name": "c", "time": 1}],
+         "edges": [{"src": "x", "dst": "y", "comm": 0}, {"src": "a", "dst": "c", "comm": 3}]}
+    p = tmp_path / ("g%g.json" % scale)
+    p.write_text(json.dumps(d))
+    return doppler.Graph.read(str(p))
+
+
+def test_unitless_features_do_not_scale_and_numpy_actions(tmp_path):
+    """bpath_load, a busy fraction, is the same whatever the graph's time unit (it was divided by
+    time_scale with the time columns: about 1e-10 on DOPPLER's files); every other engine column
+    scales with it. An action of NumPy unsigned integers is accepted (np.uint64 made the pair
+    floats, refused as not an action). A review of the environment."""
+    col = doppler.ENGINE_DEVICE_FEATURES.index("bpath_load")
+    obs = {}
+    for scale in (1, 1000):
+        env = doppler.Env(_scaled_graph(tmp_path, scale), doppler.Machine(devices=2), state="engine", features="engine")
+        env.reset()
+        env.step((np.uint64(0), 0))  # x on 0
+        obs[scale], *_ = env.step((1, np.uint64(0)))  # y on 0: a's window [6, 10) is covered by y
+        assert env.exact
+    df1, df2 = obs[1]["device_features"], obs[1000]["device_features"]
+    assert list(df1[2, :, col]) == [1.0, 0.0] and list(df2[2, :, col]) == [1.0, 0.0]
+    others = [i for i in range(df1.shape[2]) if i != col]
+    assert np.allclose(df1[:, :, others], df2[:, :, others] * 1000)
+    with pytest.raises(TypeError, match="an action is"):
+        env.step((np.float64(0), 1))
+
+
+def test_engine_state_surrogate_is_not_exact():
+    """Above 20,000 ops on a machine of the general engine the state is a surrogate's, which
+    env.exact says (the documents promised the engine's makespan: a review)."""
+    g = doppler.Graph.generate("random", n=20001)
+    assert not doppler.Env(g, doppler.Machine(devices=4, streams=2), state="engine", device_features=False).exact
+    assert doppler.Env(g, doppler.Machine(devices=4), state="engine", device_features=False).exact
+    assert not doppler.Env(g, doppler.Machine(devices=4), device_features=False).exact  # the append state

@@ -45,6 +45,14 @@ def test_reinforce_example_runs_a_few_episodes():
     env2 = doppler.Env(g)
     assert reinforce_torch.train(env2, 4, seed=1, log=None)[2] == history
     assert torch.__version__
+    # the features it learns from are the same in any time unit: the time columns over the
+    # critical path, the counts and flags as they are (the counts were divided too: a review)
+    scales = reinforce_torch.time_scales(env, 7.0)
+    names = dict(zip(doppler.OP_FEATURES, scales[0]))
+    assert names["n_predecessors"] == names["ready"] == 1.0 and names["blevel"] == names["end"] == 7.0
+    env3 = doppler.Env(g, features="engine")
+    d = dict(zip(doppler.ENGINE_DEVICE_FEATURES, reinforce_torch.time_scales(env3, 7.0)[1]))
+    assert d["bpath_load"] == 1.0 and d["est_start"] == 7.0
 
 
 def test_place_torch_model_example_runs_placed():
