@@ -251,11 +251,11 @@ double dp_cost_critical_path(const dp_graph *g, const dp_cost *c)
     return m;
 }
 
-double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
+int dp_cost_bound_terms(const dp_graph *g, const dp_cost *c, double *critical_path, double *work)
 {
     const int n = g->n_ops, D = c->n_devices;
     double *f = dp_alloc_malloc_n(n, sizeof(double));
-    if (!f) return NAN;
+    if (!f) return DP_ENOMEM;
     double total = 0, cp = 0;
     for (int k = 0; k < n; k++) {
         int v = g->topo[k];
@@ -271,7 +271,15 @@ double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
         if (f[v] > cp) cp = f[v];
     }
     free(f);
-    double w = total / (c->streams_total > D ? c->streams_total : D);
+    if (critical_path) *critical_path = cp;
+    if (work) *work = total / (c->streams_total > D ? c->streams_total : D);
+    return DP_OK;
+}
+
+double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c)
+{
+    double cp, w;
+    if (dp_cost_bound_terms(g, c, &cp, &w) != DP_OK) return NAN;
     return cp > w ? cp : w;
 }
 

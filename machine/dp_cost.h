@@ -151,6 +151,10 @@ void dp_cost_levels(const dp_graph *g, const dp_cost *c, double *blevel, double 
  * makespans of 2 devices of 4 streams, found in review). */
 double dp_cost_critical_path(const dp_graph *g, const dp_cost *c);
 double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c);
+/* dp_cost_lower_bound's two terms: *critical_path, the longest path of least op times (no
+ * transfers), and *work, the least op times summed over the compute streams (either may be
+ * NULL); DP_OK or DP_ENOMEM. place --coarsen prints them (dp_coarse_report). */
+int dp_cost_bound_terms(const dp_graph *g, const dp_cost *c, double *critical_path, double *work);
 
 #ifdef __cplusplus
 }

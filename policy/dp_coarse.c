@@ -517,36 +517,6 @@ out:
 
 static double cpu_now(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* The critical path of g by work alone: the longest path of least op times (each op on its
- * fastest device, no transfers); and those times summed into *work (NULL: not wanted). With mean
- * times the "lower bound" printed was above the makespan on a heterogeneous machine (a chain of
- * 6 s on its fast device: 33 s) and with streams (work over devices, not streams: 4 s for 1 s):
- * a review. dp_cost_lower_bound's terms. */
-static int work_critical_path(const dp_graph *g, const dp_cost *c, double *cp, double *work, dp_error *err)
-{
-    double *fin = dp_alloc_calloc_n((size_t)g->n_ops + 1, sizeof(double));
-    if (!fin) return dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", g->n_ops);
-    *cp = 0;
-    double w = 0;
-    for (int i = 0; i < g->n_ops; i++) {
-        const int v = g->topo[i];
-        double start = 0;
-        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
-            const int u = g->edge_src[g->pred_edge[q]];
-            if (fin[u] > start) start = fin[u];
-        }
-        double t = c->op_time[(size_t)v * c->n_devices];
-        for (int d = 1; d < c->n_devices; d++)
-            if (c->op_time[(size_t)v * c->n_devices + d] < t) t = c->op_time[(size_t)v * c->n_devices + d];
-        w += t;
-        fin[v] = start + t;
-        if (fin[v] > *cp) *cp = fin[v];
-    }
-    free(fin);
-    if (work) *work = w;
-    return DP_OK;
-}
-
 int dp_coarse_problem_init(dp_coarse_problem *cp, const dp_graph *g, const dp_cost *c, dp_coarse_rule rule,
                            int max_group, dp_error *err)
 {
@@ -634,7 +604,7 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     if (!dp_place_find(method))
         return dp_place(method, g, c, o, assignment, NULL, NULL, err); /* its message lists the methods */
     if (o->refine && !o->oracle) return dp_error_set(err, DP_EINVAL, "refine: it simulates: it needs the machine's cost oracle");
-    const int n = g->n_ops, D = c->n_devices;
+    const int n = g->n_ops;
     double t0 = cpu_now();
     int *start = dp_alloc_malloc_n((size_t)n, sizeof(int));
     int *gassign = NULL;
@@ -661,11 +631,15 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
             if (++cnt[cp.group_of[v]] > r.largest_group) r.largest_group = cnt[cp.group_of[v]];
         free(cnt);
     }
+    /* graph info's bound and its terms, each op at its least time (mean times over the devices
+     * gave a "bound" above the makespan on heterogeneous machines and with streams: a review) */
     double work;
-    if ((rc = work_critical_path(g, c, &r.cp_work, &work, err)) != DP_OK ||
-        (rc = work_critical_path(cp.graph, cp.costs, &r.group_cp_work, NULL, err)) != DP_OK)
+    if (dp_cost_bound_terms(g, c, &r.cp_work, &work) != DP_OK ||
+        dp_cost_bound_terms(cp.graph, cp.costs, &r.group_cp_work, NULL) != DP_OK) {
+        rc = dp_error_set(err, DP_ENOMEM, "coarsen: out of memory for %d ops", g->n_ops);
         goto out;
-    r.work_bound = fmax(r.cp_work, work / (c->streams_total > D ? c->streams_total : D));
+    }
+    r.work_bound = fmax(r.cp_work, work);
     double t1 = cpu_now();
     r.cpu_group_s = t1 - t0;
     /* the method's oracle: with the caller's, the expanded one (a group placement scored by its

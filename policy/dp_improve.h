@@ -282,6 +282,8 @@ typedef struct dp_improve_result {
     long simulations;        /* training simulations (the moves and each episode's start) */
     long eval_simulations;   /* the evaluations' simulations (validation graphs x eval_budget each) */
     int evaluations;         /* evaluations made, the start's included */
+    long eval_every;         /* episodes between evaluations: cfg->eval_every rounded up to whole
+                              * batches, as they ran */
     double final_score;      /* the final parameters' score (the last evaluation) */
     double selected_score;   /* the model-selected parameters' score: the best evaluation */
     long selected_episode;   /* the episode the model-selected parameters were evaluated at */

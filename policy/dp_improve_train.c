@@ -288,6 +288,7 @@ int dp_improve_train(dp_improve_model *m, const dp_improve_config *cfg, int init
     long every = cfg->checkpoint_every, eval_every = cfg->eval_every;
     if (every % B) every += B - every % B;
     if (eval_every % B) eval_every += B - eval_every % B;
+    if (res) res->eval_every = eval_every;
     /* episodes run in whole batches: the count is rounded up to a multiple of the batch */
     const long n_ep = (cfg->episodes + B - 1) / B * B;
     /* fewer episodes than the run has done: nothing would train, and the figures printed were of
