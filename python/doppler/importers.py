@@ -1055,16 +1055,20 @@ def onnx_to_doc(path, dims=None, name=None):
                     named.add(d.dim_param)
                 if not d.HasField("dim_value") and d.dim_param in dims:
                     d.dim_value = int(dims[d.dim_param])
-    # a size for a dimension the model does not name (a misspelt --dim batsh=2) was ignored, and
-    # the error then asked for the size it had been given (a new researcher's trial)
-    unknown = sorted(set(dims) - named)
-    if unknown:
-        raise ValueError("%s: no symbolic dimension named %s (the model's: %s)" % (
-            path, ", ".join("'%s'" % k for k in unknown), ", ".join(sorted(named)) or "none"))
     try:
         model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:
         raise ValueError("%s: ONNX shape inference failed: %s" % (path, e)) from e
+    # a size for a dimension the model does not name (a misspelt --dim batsh=2) was ignored, and
+    # the error then asked for the size it had been given (a new researcher's trial); the names
+    # shape inference makes (unk__0, which the error below asks for) count too
+    for vi in list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info):
+        if vi.type.HasField("tensor_type") and vi.type.tensor_type.HasField("shape"):
+            named.update(d.dim_param for d in vi.type.tensor_type.shape.dim if d.dim_param)
+    unknown = sorted(set(dims) - named)
+    if unknown:
+        raise ValueError("%s: no symbolic dimension named %s (the model's: %s)" % (
+            path, ", ".join("'%s'" % k for k in unknown), ", ".join(sorted(named)) or "none"))
     try:
         model, reshape_why = _onnx_complete_reshapes(onnx, model, dims)
     except Exception as e:

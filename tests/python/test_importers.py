@@ -1162,3 +1162,14 @@ def test_onnx_dims_of_no_such_name_refused(torch, tmp_path):
     assert onnx_to_doc(path, dims={"batch": 2})["ops"]
     with pytest.raises(ValueError, match=r"lin.onnx: no symbolic dimension named 'batsh' \(the model's: batch"):
         onnx_to_doc(path, dims={"batsh": 2})
+    # a name shape inference makes, which the error asks for, is one (it was refused: a review)
+    from onnx import helper, TensorProto as T
+    onnx = need("onnx")
+    m = helper.make_model(helper.make_graph(
+        [helper.make_node("NonZero", ["X"], ["Y"]), helper.make_node("Cast", ["Y"], ["Z"], to=T.FLOAT)], "g",
+        [helper.make_tensor_value_info("X", T.FLOAT, [2, 3])], [helper.make_tensor_value_info("Z", T.FLOAT, None)]),
+        opset_imports=[helper.make_opsetid("", 13)])
+    onnx.save(m, str(tmp_path / "nz.onnx"))
+    with pytest.raises(ValueError, match=r"give its size \(--dim unk__0=N\)"):
+        onnx_to_doc(str(tmp_path / "nz.onnx"))
+    assert len(onnx_to_doc(str(tmp_path / "nz.onnx"), dims={"unk__0": 4})["ops"]) == 3
