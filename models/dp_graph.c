@@ -580,6 +580,16 @@ int dp_graph_get_devices(const dp_graph *g) { return g->devices; }
 const char *dp_graph_get_time_unit(const dp_graph *g) { return g->time_unit; }
 const char *dp_graph_get_name(const dp_graph *g) { return g->name; }
 const char *dp_graph_get_source(const dp_graph *g) { return g->source; }
+
+int dp_graph_set_source(dp_graph *g, const char *source)
+{
+    if (!g || !source || utf8_invalid_at(source) >= 0) return DP_EINVAL;
+    char *s = dp_alloc_strdup(source);
+    if (!s) return DP_ENOMEM;
+    free(g->source);
+    g->source = s;
+    return DP_OK;
+}
 const double *dp_graph_get_work(const dp_graph *g) { return g->work; }
 const double *dp_graph_get_out_size(const dp_graph *g) { return g->out_size; }
 const int *dp_graph_get_edge_src(const dp_graph *g) { return g->edge_src; }

@@ -189,6 +189,12 @@ dp_graph *dp_graph_builder_finish(dp_graph_builder *b, dp_error *err);
  * so pointers into it are invalid after it. NULL is a no-op. */
 void dp_graph_free(dp_graph *g);
 
+/* Name where g came from (copied into g->source, which every message about g names): what an
+ * importer read through a temporary file says it imported (Python's Graph.from_torch and
+ * from_onnx; their messages named the deleted temporary file: a review). Must be valid UTF-8.
+ * DP_OK; DP_EINVAL (g or source NULL, or not UTF-8; g unchanged); DP_ENOMEM (g unchanged). */
+int dp_graph_set_source(dp_graph *g, const char *source);
+
 /* Look an op up by name; -1 if absent. O(n). */
 int dp_graph_find_op(const dp_graph *g, const char *name);
 

@@ -87,6 +87,13 @@ START_TEST(nan_and_negative)
     ck_assert_ptr_nonnull(g);
     ck_assert_str_eq(g->op_type[0], "matmul");
     ck_assert_int_eq(g->op_ndim[0], 2);
+    /* dp_graph_set_source: copied, the old one kept on a refusal */
+    ck_assert_int_eq(dp_graph_set_source(g, "ONNX m.onnx (opset 13)"), DP_OK);
+    ck_assert_str_eq(g->source, "ONNX m.onnx (opset 13)");
+    ck_assert_int_eq(dp_graph_set_source(g, "bad \xff"), DP_EINVAL);
+    ck_assert_int_eq(dp_graph_set_source(g, NULL), DP_EINVAL);
+    ck_assert_int_eq(dp_graph_set_source(NULL, "x"), DP_EINVAL);
+    ck_assert_str_eq(g->source, "ONNX m.onnx (opset 13)");
     dp_graph_free(g);
     dp_graph_builder_free(b);
 }

@@ -131,6 +131,7 @@ DP_GRAPH_COST_TIME = 1
 dp_graph_read = _fn("dp_graph_read", GraphHandle, c_char_p, c_char_p, E)
 dp_graph_write = _fn("dp_graph_write", c_int, H, c_char_p, c_char_p, E)
 dp_graph_free = _fn("dp_graph_free", None, H)
+dp_graph_set_source = _fn("dp_graph_set_source", c_int, H, c_char_p)
 graph = _getters("dp_graph", {
     "n_ops": c_int, "n_edges": c_int, "cost_kind": c_int, "time_scale": c_double, "devices": c_int,
     "time_unit": c_char_p, "name": c_char_p, "source": c_char_p, "work": PCD, "out_size": PCD, "edge_src": PI,

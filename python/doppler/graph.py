@@ -270,10 +270,8 @@ class Graph(_NoCopy):
     @property
     def source(self):
         """The file the graph was read from; for an imported graph (from_torch, from_onnx) what
-        it was imported from ("torch.fx.symbolic_trace of ResNet, forward", the ONNX file)."""
-        doc = getattr(self, "_import_doc", None)
-        if doc is not None and doc.get("source"):
-            return doc["source"]
+        it was imported from ("torch.fx.symbolic_trace of ResNet, forward", the ONNX file), as
+        the library's messages name it."""
         return _lib.text(self._get("source"))
 
     @property

@@ -1523,6 +1523,7 @@ def _write_json(doc, path):
 
 
 def _doc_graph(doc):
+    from . import _lib
     from .graph import Graph
     fd, tmp = tempfile.mkstemp(prefix="doppler-import-", suffix=".json")
     os.close(fd)
@@ -1531,9 +1532,11 @@ def _doc_graph(doc):
         try:
             g = Graph.read(tmp, format="native")
             # the import's fields beyond the library's (param_bytes, phase, memory, unclassified,
-            # source) for Graph.write and Graph.source: they were dropped, and source named this
-            # deleted file (a review)
+            # source) for Graph.write: they were dropped; and the graph's source, which every
+            # message of the library names, is the import's, not this deleted file (a review)
             g._import_doc = doc
+            if doc.get("source"):
+                _lib.dp_graph_set_source(g._g(), _lib.encode(doc["source"], "import: source"))
             return g
         except Exception as e:
             # the reader names the temporary file, deleted by then: name the import's source

@@ -1145,6 +1145,10 @@ def test_fallback_to_aten_warns_and_write_keeps_the_import(torch, tmp_path):
     assert "memory" in d and any("phase" in op for op in d["ops"]) and any(op.get("param_bytes") for op in d["ops"])
     back = doppler.Graph.read(str(out))
     assert back.n_ops == gt.n_ops
+    # the library's messages name the import too (they named the deleted temporary file)
+    with pytest.raises(doppler.Error) as ei:
+        doppler.place(gt, "random", doppler.Machine(devices=1, memory_limit=1), samples=3)
+    assert str(ei.value).startswith(gt.source) and "doppler-import-" not in str(ei.value), str(ei.value)
     # DOT is the library's writer, as before
     gt.write(str(tmp_path / "attn.dot"))
     assert (tmp_path / "attn.dot").read_text().startswith("digraph")
