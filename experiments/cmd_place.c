@@ -355,14 +355,7 @@ static int run_and_report(run_args *a)
     dp_list_schedule *ls = NULL;
     if (dp_hetero_format(a->graph, a->format)) {
         /* the example's own machine: op time per processor, link rates and start-up costs */
-        if (a->mach.devices_given || a->mach.topology) {
-            dp_error_set(&err, DP_EINVAL, "%s: a heterogeneous example fixes the machine; drop --devices and --topology",
-                         a->graph);
-            return dp_cli_fail(&err);
-        }
-        if (dp_hetero_read_format(a->graph, a->format, &g, &hetero_cost, &err) != DP_OK) return dp_cli_fail(&err);
-        a->mach.n_devices = hetero_cost->n_devices;
-        dp_machine_cost_streams(&a->mach, hetero_cost);
+        if (dp_machine_hetero_read(&a->mach, a->graph, a->format, &g, &hetero_cost, &err) != DP_OK) return dp_cli_fail(&err);
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
         if (!g) return dp_cli_fail(&err);

@@ -312,17 +312,10 @@ int dp_run_machine_load(const json_t *params, const dp_run_context *ctx, dp_run_
         if (dp_hetero_format(path, format)) {
             /* a heterogeneous example (HEFT's .in, the CSV triple): its own processors, as place
              * reads it (every run of a sweep failed on it: a review) */
-            if (json_object_get(params, "devices") || json_object_get(params, "topology")) {
-                dp_run_machine_free(rm);
-                return dp_error_set(err, DP_EINVAL, "%s: a heterogeneous example fixes the machine: no parameter \"devices\" "
-                                    "or \"topology\"", spec);
-            }
-            if (dp_hetero_read_format(path, format, &rm->g, &rm->own_costs, err) != DP_OK) {
+            if (dp_machine_hetero_read(&rm->m, path, format, &rm->g, &rm->own_costs, err) != DP_OK) {
                 dp_run_machine_free(rm);
                 return err && err->code ? err->code : DP_EINVAL;
             }
-            rm->m.n_devices = rm->own_costs->n_devices;
-            dp_machine_cost_streams(&rm->m, rm->own_costs);
         } else {
             rm->g = dp_graph_read(path, format, err);
         }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dp_costmodel.h"
+#include "dp_hetero.h"
 #include "dp_json.h"
 #include "dp_transfer.h"
 
@@ -380,6 +381,28 @@ int dp_machine_check_keys(const dp_machine *m, const char *topology, dp_error *e
     }
     dp_machine_free(&d);
     if (k) return dp_error_set(err, DP_EINVAL, "%s %s", k, why);
+    return DP_OK;
+}
+
+int dp_machine_hetero_read(dp_machine *m, const char *path, const char *format, dp_graph **g, dp_cost **c,
+                           dp_error *err)
+{
+    *g = NULL;
+    *c = NULL;
+    const char *k = m->devices_given         ? "devices"
+                    : m->topology            ? "topology"
+                    : m->comm_ratio > 0      ? "comm_ratio"
+                    : given(m, "peak_flops") ? "peak_flops"
+                    : given(m, "bandwidth")  ? "bandwidth"
+                    : given(m, "latency")    ? "latency"
+                                             : NULL;
+    if (k)
+        return dp_error_set(err, DP_EINVAL, "%s: a heterogeneous example fixes the machine (its processors, op times and "
+                            "links): %s does not apply", path, k);
+    int rc = dp_hetero_read_format(path, format, g, c, err);
+    if (rc != DP_OK) return rc;
+    m->n_devices = (*c)->n_devices;
+    dp_machine_cost_streams(m, *c);
     return DP_OK;
 }
 

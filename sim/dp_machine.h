@@ -162,6 +162,15 @@ dp_cost *dp_machine_costs(dp_machine *m, const dp_graph *g, dp_error *err);
  * --streams 2 it was 20 beside a makespan of 10 (a review). */
 void dp_machine_cost_streams(const dp_machine *m, dp_cost *c);
 
+/* A heterogeneous scheduling example (dp_hetero_read_format: HEFT's .in, the CSV triple) read as
+ * every command reads it: its own processors, op times and links, so m's keys that describe a
+ * machine are refused (DP_EINVAL naming the key: devices given, topology, comm_ratio above 0,
+ * peak_flops, bandwidth or latency given: comm_ratio was ignored without a word, a review), then
+ * m->n_devices is the example's and (*c)->streams_total m's streams (dp_machine_cost_streams).
+ * *g and *c are the caller's to free; on error both NULL. Errors: those, dp_hetero_read_format's. */
+int dp_machine_hetero_read(dp_machine *m, const char *path, const char *format, dp_graph **g, dp_cost **c,
+                           dp_error *err);
+
 /* 1 when a comm_ratio costs g's transfers: a graph in FLOPs and bytes, or a graph of times none
  * of whose edges carries a transfer time of its own (Kasahara STG files, DOT task graphs without
  * sizes: costed so, DOPPLER's rule applies to any task graph; told by content, so a DOPPLER file
