@@ -427,7 +427,9 @@ class Costs:
                             % (type(graph).__name__, type(cptr).__name__))
         g = graph._g()
         c = {f: get(cptr) for f, get in _lib.cost.items()}
-        sc = c["time_scale"]
+        # the graph's printed unit, as graph info and Engine print (the cost table's scale is 1 for
+        # a graph in FLOPs and bytes: a graph of time_scale 1e-3, "ms", gave seconds: a review)
+        sc = _lib.graph["time_scale"](g)
         n, m, D = c["n_ops"], c["n_edges"], c["n_devices"]
         self.n_devices = D
         self.homogeneous = bool(c["homogeneous"])

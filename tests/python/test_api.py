@@ -623,3 +623,19 @@ def test_exact_is_optimal_with_transfers_in_chunks(tmp_path):
         e = doppler.Engine(g, m)
         brute = e.simulate_batch(np.array(list(itertools.product(range(e.n_devices), repeat=n)))).min()
         assert e.place("exact").makespan == brute
+
+
+def test_costs_in_the_graphs_printed_unit(tmp_path):
+    """Costs' times are in the graph's printed unit, as graph info and Engine give them: a graph in
+    FLOPs and bytes of time_scale 1e-3 ("ms") gave seconds (the cost table's scale is 1 there: a
+    review)."""
+    import json
+    p = tmp_path / "e_ms.json"
+    p.write_text(json.dumps({"cost_kind": "physical", "time_scale": 1e-3, "time_unit": "ms",
+                             "ops": [{"name": "x", "flops": 1e13, "out_bytes": 1.2e10}, {"name": "y", "flops": 2e13}],
+                             "edges": [{"src": "x", "dst": "y"}]}))
+    g = doppler.Graph.read(str(p))
+    c = g.costs()
+    assert c.critical_path == pytest.approx(4000.01) and c.lower_bound == pytest.approx(3000.0)
+    assert list(c.op_time[:, 0]) == pytest.approx([1000.0, 2000.0])
+    assert doppler.Engine(g).makespan([0, 0]) == pytest.approx(c.lower_bound)
