@@ -51,18 +51,34 @@ static void sweep_usage(FILE *f)
  * out; they print nothing until the runs (rank 0 alone prints: the help, the list and every error
  * came once per rank; a review): their stdout and stderr go to /dev/null until restore_output */
 static int saved_fd[2] = {-1, -1};
+/* their stderr meanwhile: kept (a temporary file), for a rank that fails before the sweep to
+ * show (flush_captured) */
+static FILE *captured;
 
 static void silence_output(void)
 {
     int null = open("/dev/null", O_WRONLY);
     if (null < 0) return;
+    captured = tmpfile();
     fflush(stdout);
     fflush(stderr);
     for (int i = 0; i < 2; i++) {
         saved_fd[i] = dup(i + 1);
-        dup2(null, i + 1);
+        dup2(i == 1 && captured ? fileno(captured) : null, i + 1);
     }
     close(null);
+}
+
+/* after restore_output: what the rank wrote to stderr while silenced, to stderr, each line
+ * prefixed with the rank */
+static void flush_captured(void)
+{
+    if (!captured) return;
+    char line[1024];
+    rewind(captured);
+    while (fgets(line, sizeof line, captured)) fprintf(stderr, "[rank %d] %s", dp_sweep_mpi_rank(), line);
+    fclose(captured);
+    captured = NULL;
 }
 
 static void restore_output(void)
@@ -88,6 +104,17 @@ int cmd_sweep(int argc, char **argv)
     if (mpi && dp_sweep_mpi_rank() != 0) silence_output();
     const int status = sweep_main(argc, argv, mpi);
     restore_output();
+    if (mpi && status != 0 && !dp_sweep_mpi_started()) {
+        /* a rank that failed before the sweep stops every rank (the others waited for it
+         * forever: a review); where not every rank failed (a config missing on one host), its
+         * error, silenced on ranks other than 0, is shown; where every rank did (a bad config),
+         * rank 0's alone */
+        int all_failed = 0;
+        dp_sweep_mpi_sync(1, &all_failed);
+        if (!all_failed && dp_sweep_mpi_rank() != 0) flush_captured();
+    }
+    if (captured) fclose(captured);
+    captured = NULL;
     dp_sweep_mpi_finalize();
     return status;
 }

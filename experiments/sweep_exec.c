@@ -1040,6 +1040,26 @@ int dp_sweep_mpi_rank(void)
     return rank;
 }
 
+static int mpi_started = 0;
+
+int dp_sweep_mpi_started(void)
+{
+    return mpi_started;
+}
+
+int dp_sweep_mpi_sync(int failed, int *all_failed)
+{
+    mpi_started = 1;
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int in[2] = {failed ? rank : size, failed ? 1 : 0}, first, nf;
+    MPI_Allreduce(&in[0], &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&in[1], &nf, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (all_failed) *all_failed = nf == size;
+    return first < size ? first : -1;
+}
+
 void dp_sweep_mpi_finalize(void)
 {
     int on = 0, done = 0;
@@ -1110,6 +1130,13 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const int first_failed = dp_sweep_mpi_sync(0, NULL);
+    if (first_failed >= 0) {
+        MPI_Finalize();
+        memset(sum, 0, sizeof *sum);
+        return dp_error_set(err, DP_EINVAL, "rank %d failed before the sweep (its error above): every rank stops",
+                            first_failed);
+    }
     if (rank != 0) {
         mpi_worker(s, o);
         MPI_Finalize();
@@ -1130,9 +1157,32 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     int active = size - 1;
     char *buf = NULL;
     int cap = 0;
+    /* SIGINT and SIGTERM (Slurm's scancel and time limit) end the sweep with the rows received
+     * written to the HDF5 file too, as the pool does: rank 0 died in MPI_Probe, its file behind
+     * the CSV (a review); it polls so that the signal is seen */
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_signal = 0;
     while (active > 0) {
         MPI_Status st;
-        MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        int flag = 0;
+        while (!stop_signal) {
+            MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+            if (flag) break;
+            const struct timespec pause = {0, 200000}; /* 0.2 ms */
+            nanosleep(&pause, NULL);
+        }
+        if (stop_signal) {
+            sum->interrupted = 1;
+            collector_close(&c, 0, NULL);
+            fprintf(stderr, "doppler sweep: interrupted by signal %d: %ld runs not done; run the same command again to "
+                    "finish\n", (int)stop_signal, sum->total - sum->skipped - sum->done);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, 1); /* the workers stop with it (mpirun sent them the signal too) */
+        }
         int n;
         MPI_Get_count(&st, MPI_CHAR, &n);
         if (n + 1 > cap) {
@@ -1170,6 +1220,8 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
             active--;
         }
     }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     free(buf);
     int rc2 = collector_close(&c, ok, err);
     MPI_Finalize();
@@ -1190,6 +1242,18 @@ int dp_sweep_mpi_rank(void)
 
 void dp_sweep_mpi_finalize(void)
 {
+}
+
+int dp_sweep_mpi_started(void)
+{
+    return 1;
+}
+
+int dp_sweep_mpi_sync(int failed, int *all_failed)
+{
+    (void)failed;
+    if (all_failed) *all_failed = 0;
+    return -1;
 }
 
 int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)

@@ -89,6 +89,14 @@ int dp_sweep_mpi_rank(void);
  * way out of a command that called dp_sweep_mpi_init, its early exits included (--help, --list,
  * errors: without it mpirun reported the rank as exiting improperly, exit 1). */
 void dp_sweep_mpi_finalize(void);
+/* Every rank's sweep passes here once, before any run: dp_sweep_execute_mpi calls it with failed
+ * 0, and a rank that failed before it (its config, an option, a file) with failed 1 (cmd_sweep),
+ * so that a rank's failure stops every rank (the others waited for it forever: rank 0 for its
+ * READY, a worker for its run; a review). Returns the lowest failed rank, or -1 when none failed;
+ * *all_failed (may be NULL) 1 when every rank failed. dp_sweep_mpi_started: 1 once this rank has
+ * passed it. Without MPI: -1, and 1. */
+int dp_sweep_mpi_sync(int failed, int *all_failed);
+int dp_sweep_mpi_started(void);
 /* 1 when this build has MPI. */
 int dp_sweep_have_mpi(void);
 
