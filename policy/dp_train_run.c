@@ -573,7 +573,21 @@ int dp_train_pipeline(dp_train *tr, const int *stages, const long *episodes, int
         const long sims0 = tr->sims;
         const double t0 = dp_train_now_s();
         if ((rc = dp_train_run(tr, stages[k], episodes ? episodes[k] : 0, io, err)) != DP_OK) break;
-        if (io && io->stop && *io->stop) {
+        /* a stop at the stage's end is every rank's or none's: rank 0 writes the stage's
+         * checkpoint after the others have gone on, and a signal in that gap stopped it alone
+         * while they waited for it in the next stage (a review of MPI training) */
+        int stop_here = io && io->stop && *io->stop;
+        const dp_train_comm *cm = tr->comm && tr->comm->size > 1 ? tr->comm : NULL;
+        if (cm) {
+            const int R = cm->size;
+            int st_all[R];
+            long one[R];
+            for (int q = 0; q < R; q++) one[q] = 1;
+            if ((rc = dp_train_gather(cm, &stop_here, one, sizeof stop_here, st_all, err)) != DP_OK) break;
+            for (int q = 0; q < R; q++) stop_here |= st_all[q];
+            if (stop_here && io && io->stop) *io->stop = 1;
+        }
+        if (stop_here) {
             out->stopped = 1;
             break;
         }
