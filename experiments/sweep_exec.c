@@ -685,6 +685,17 @@ int dp_sweep_run_one(const dp_sweep *s, const dp_sweep_options *o, long k, int f
 static volatile sig_atomic_t stop_signal = 0;
 static void on_stop(int sig) { stop_signal = sig; }
 
+/* SIGINT and SIGTERM set stop_signal (cleared here) until the old actions are put back */
+static void catch_stop(struct sigaction *old_int, struct sigaction *old_term)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, old_int);
+    sigaction(SIGTERM, &sa, old_term);
+    stop_signal = 0;
+}
+
 int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summary *sum, dp_error *err)
 {
     collector c;
@@ -708,12 +719,8 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     child *kids = dp_alloc_calloc_n((size_t)jobs, sizeof(child));
     struct pollfd *pfd = dp_alloc_calloc_n((size_t)jobs, sizeof(struct pollfd));
     if (!kids || !pfd) { free(kids); free(pfd); collector_close(&c, 0, NULL); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    stop_signal = 0;
+    struct sigaction old_int, old_term;
+    catch_stop(&old_int, &old_term);
     int n_kids = 0;
     while (rc == DP_OK && !stop_signal && (c.next < c.n_pending || n_kids > 0)) {
         while (n_kids < jobs && c.next < c.n_pending && !stop_signal) {
@@ -1160,12 +1167,8 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     /* SIGINT and SIGTERM (Slurm's scancel and time limit) end the sweep with the rows received
      * written to the HDF5 file too, as the pool does: rank 0 died in MPI_Probe, its file behind
      * the CSV (a review); it polls so that the signal is seen */
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    stop_signal = 0;
+    struct sigaction old_int, old_term;
+    catch_stop(&old_int, &old_term);
     while (active > 0) {
         MPI_Status st;
         int flag = 0;
