@@ -107,9 +107,12 @@ static int graph_info(int argc, char **argv)
      * makespan of one stream only (298 for place --method single's 117 with --streams 3: a
      * review); a memory limit it exceeds is said so */
     int *zero = dp_alloc_calloc_n((size_t)g->n_ops, sizeof(int));
-    dp_engine *eng = zero ? dp_engine_alloc(g, cost, &mach, &err) : NULL;
+    dp_engine *eng = NULL;
     dp_engine_schedule one;
-    const int rc1 = !zero ? dp_error_set(&err, DP_ENOMEM, "out of memory") : !eng ? err.code : dp_engine_run(eng, zero, NULL, &one, &err);
+    int rc1 = DP_OK;
+    if (!zero) rc1 = dp_error_set(&err, DP_ENOMEM, "out of memory");
+    else if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) rc1 = err.code;
+    else rc1 = dp_engine_run(eng, zero, NULL, &one, &err);
     if (rc1 == DP_OK) printf("single device:   %s %s (every op on device 0, simulated)\n", dp_cli_fmt(one.makespan / sc, b4, sizeof b4), g->time_unit);
     else if (rc1 == DP_ERANGE) printf("single device:   over the memory limit (every op on device 0)\n");
     dp_engine_free(eng);

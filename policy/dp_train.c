@@ -747,10 +747,7 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     /* with samples, a placement over a resource limit (memory under the error policy) is a
      * candidate of infinite cost, as in the searches: the greedy one over it ended the run,
      * though samples fitted (a review) */
-    if (rc == DP_ERANGE && samples > 0) {
-        rc = DP_OK;
-        ms = INFINITY;
-    }
+    if (samples > 0) rc = dp_search_move_over_limit(rc, &ms);
     if (rc != DP_OK) return rc;
     /* the greedy placement, simulated already, is the first candidate: best of K is never
      * worse than greedy (it kept the samples' best only until 2026-12-06) */
@@ -762,11 +759,7 @@ int dp_train_place(dp_train *tr, int samples, uint64_t seed, int *assignment, do
     gsl_rng_set(r, (unsigned long)seed);
     double best = ms;
     for (int s = 0; s < samples; s++) {
-        rc = dp_train_rollout(tr, DP_TRAIN_MODE_SAMPLE, 0, r, &ms, NULL, err);
-        if (rc == DP_ERANGE) {
-            rc = DP_OK;
-            continue;
-        }
+        rc = dp_search_move_over_limit(dp_train_rollout(tr, DP_TRAIN_MODE_SAMPLE, 0, r, &ms, NULL, err), &ms);
         if (rc != DP_OK) break;
         if (ms < best) {
             best = ms;
