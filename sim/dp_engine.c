@@ -33,6 +33,8 @@ struct dp_engine_incumbent {
     int cand_sch;      /* sch is the last delta run's candidate's (a full run): the incumbent's once
                           accepted (a rejected one's was returned as the incumbent's: a review) */
     double *busy;      /* (n_devices) the incumbent's compute time per device (delta runs) */
+    dp_hisim_delta *hd;/* the general engine's snapshots (where it supports them), else NULL */
+    int hdelta;        /* hd holds the incumbent (delta runs were on at the set) */
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
@@ -92,6 +94,17 @@ void dp_engine_free(dp_engine *e)
     free(e);
 }
 
+/* the general engine's result as a schedule (its arrays) */
+static void schedule_of_hisim(const dp_hisim_result *r, dp_engine_schedule *out)
+{
+    *out = (dp_engine_schedule){
+        .makespan = r->makespan, .cost = r->penalised_makespan, .n_devices = r->n_devices, .busy = r->busy,
+        .op_start = r->op_start, .op_end = r->op_end, .op_ready = r->op_ready, .xfer_start = r->xfer_start,
+        .xfer_end = r->xfer_end, .mem_peak = r->mem_peak, .mem_excess = r->mem_excess, .n_transfers = r->n_transfers,
+        .transfer_volume = r->transfer_volume, .n_events = r->n_events,
+    };
+}
+
 static int engine_run(dp_engine *e, const int *assignment, const double *priority, int prefix, dp_engine_schedule *out,
                       dp_error *err)
 {
@@ -116,12 +129,7 @@ static int engine_run(dp_engine *e, const int *assignment, const double *priorit
             if (rc == DP_ERANGE && !prefix) e->sims++; /* it ran, to the limit it exceeded */
             return rc;
         }
-        *out = (dp_engine_schedule){
-            .makespan = r.makespan, .cost = r.penalised_makespan, .n_devices = r.n_devices, .busy = r.busy,
-            .op_start = r.op_start, .op_end = r.op_end, .op_ready = r.op_ready, .xfer_start = r.xfer_start,
-            .xfer_end = r.xfer_end, .mem_peak = r.mem_peak, .mem_excess = r.mem_excess, .n_transfers = r.n_transfers,
-            .transfer_volume = r.transfer_volume, .n_events = r.n_events,
-        };
+        schedule_of_hisim(&r, out);
     }
     if (prefix) e->prefix_sims++;
     else e->sims++;
@@ -198,7 +206,14 @@ dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err)
         free(inc);
         inc = NULL;
     }
-    if (!inc) dp_error_set(err, DP_ENOMEM, "%s: out of memory for the incumbent's schedule", e->g->source);
+    if (!inc) {
+        dp_error_set(err, DP_ENOMEM, "%s: out of memory for the incumbent's schedule", e->g->source);
+        return NULL;
+    }
+    if (e->general && dp_hisim_delta_supported(e->general) && !(inc->hd = dp_hisim_delta_alloc(e->general, err))) {
+        free(inc);
+        return NULL;
+    }
     return inc;
 }
 
@@ -206,6 +221,7 @@ void dp_engine_incumbent_free(dp_engine_incumbent *inc)
 {
     if (!inc) return;
     dp_sim_prefix_free(inc->p);
+    dp_hisim_delta_free(inc->hd);
     free(inc->busy);
     free(inc);
 }
@@ -224,9 +240,18 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
     inc->set = inc->complete = 0;
     inc->delta = e->fast && (e->delta_mode == 1 || (e->delta_mode < 0 && (e->g->n_ops >= DP_ENGINE_DELTA_MIN_OPS ||
                                                                           !dp_sim_op_order_on(e->fast))));
+    inc->hdelta = inc->hd && e->delta_mode != 0;
     int rc;
     double c;
-    if (inc->delta) {
+    if (inc->hdelta) {
+        dp_hisim_result r;
+        rc = dp_hisim_delta_set(inc->hd, assignment, &r, err);
+        if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded */
+        if (rc != DP_OK) return rc;
+        e->sims++;
+        e->delta_full++;
+        c = r.penalised_makespan;
+    } else if (inc->delta) {
         dp_sim_prefix *p = inc->p;
         const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
         dp_sim_result r;
@@ -251,7 +276,18 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_engine_incumbent_set)");
     int ex = 0, rc;
     inc->complete = inc->have_sch = inc->cand_sch = 0;
-    if (inc->delta) {
+    if (inc->hdelta) {
+        long r0, f0;
+        dp_hisim_delta_stats(inc->hd, &r0, &f0, NULL);
+        rc = dp_hisim_run_delta(inc->hd, assignment, bound, cost, &ex, err);
+        if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded */
+        if (rc != DP_OK) return rc;
+        long r1, f1;
+        dp_hisim_delta_stats(inc->hd, &r1, &f1, NULL);
+        e->delta_resumed += r1 - r0;
+        e->delta_full += f1 - f0;
+        e->sims++;
+    } else if (inc->delta) {
         dp_sim_prefix *p = inc->p;
         const long r0 = p->n_resumed, f0 = p->n_full, k0 = p->n_resimulated;
         if ((rc = dp_sim_run_delta(e->fast, p, assignment, bound, cost, &ex, err)) != DP_OK) return rc;
@@ -275,6 +311,11 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
     dp_engine *e = inc->e;
     if (!inc->set || !inc->complete)
         return dp_error_set(err, DP_EINVAL, "delta run: only a complete delta run's assignment can become the incumbent");
+    if (inc->hdelta) {
+        const int rc = dp_hisim_delta_commit(inc->hd, assignment, err);
+        if (rc == DP_OK) inc->complete = 0;
+        return rc;
+    }
     if (inc->delta) {
         const int rc = dp_sim_delta_commit(e->fast, inc->p, assignment, err);
         if (rc == DP_OK) inc->complete = 0;
@@ -289,6 +330,12 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
 int dp_engine_incumbent_schedule(dp_engine_incumbent *inc, dp_engine_schedule *out, dp_error *err)
 {
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "incumbent: not set (dp_engine_incumbent_set)");
+    if (inc->hdelta) {
+        dp_hisim_result r;
+        const int rc = dp_hisim_delta_result(inc->hd, &r, err);
+        if (rc == DP_OK) schedule_of_hisim(&r, out);
+        return rc;
+    }
     if (!inc->delta) {
         if (!inc->have_sch)
             return dp_error_set(err, DP_EINVAL, "incumbent: its schedule was overwritten (a run of another assignment since)");

@@ -6,6 +6,8 @@
 #include "dp_heap.h"
 #include "dp_json.h"
 #include "dp_sim_shared.h"
+#include "dp_snap.h"
+#include "dp_transfer_model.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -133,6 +135,9 @@ struct dp_hisim {
     double *dev_work, lb_scale;
     int failed;
     dp_error *err;
+    /* delta runs (dp_hisim_delta, below): the incumbent this run restores a snapshot of or takes
+     * snapshots for (NULL: none) */
+    dp_hisim_delta *rec;
 };
 
 void dp_hisim_options_init(dp_hisim_options *o)
@@ -964,6 +969,44 @@ static inline __attribute__((always_inline)) void dispatch(dp_hisim *s, uint32_t
     }
 }
 
+/* one saved state: the engine's between two instants, before every event at t */
+typedef struct snap_slot {
+    unsigned char *buf;
+    size_t cap;
+    double t;
+    long events;   /* the engine events run before it */
+} snap_slot;
+
+#define DELTA_SLOTS 16
+#define DELTA_BYTES ((size_t)256 << 20)
+
+struct dp_hisim_delta {
+    dp_hisim *s;
+    int K;                   /* slots of each set */
+    long interval;           /* engine events between two snapshots */
+    snap_slot *inc, *cand;   /* (K) the incumbent's snapshots, the last run's */
+    int n_inc;               /* inc[0..n_inc) are the incumbent's, at increasing t */
+    int set;                 /* an incumbent is set */
+    int complete;            /* the last delta run was complete */
+    int recorded;            /* it recorded (snapshots to cand, records to s): a commit runs nothing */
+    int from;                /* the snapshot it resumed from (-1: time 0) */
+    double commit_rate;      /* delta runs committed, a moving average (DELTA_RECORD_RATE) */
+    int *assign, *last;      /* (n) the incumbent's assignment, the last run's */
+    int *moved;              /* (n) scratch: the ops a candidate moved */
+    /* the run that records: the set it writes, the next slot and when */
+    snap_slot *writing;
+    int next_j;
+    long next_at;
+    /* the incumbent's result (dp_hisim_delta_result): its records, copied from s */
+    double *start, *end, *ready, *x_req, *x_start, *x_end, *busy, *mem_peak, *chan_bytes;
+    int *op_stream;
+    double makespan, volume, mem_excess, penalised;
+    long n_transfers, n_events;
+    long n_resumed, n_full, n_skipped;
+};
+
+static void snap_take(dp_hisim *s, double t);
+
 /* the event loop: each instant's events in the order dp_sim.h gives, until none is left */
 static void run_events(dp_hisim *s)
 {
@@ -988,6 +1031,9 @@ static void run_events(dp_hisim *s)
             s->exceeded = next;
             return;
         }
+        /* between two instants (the copy engines' instant over too): a delta run's snapshot */
+        /* (next > now: every event run so far is before next, every one pending at or after it) */
+        if (s->rec && s->n_events >= s->rec->next_at && s->ce.n_dirty == 0 && next > s->now) snap_take(s, next);
         s->now = next;
         /* every heap event of this instant, then the transfers the model ends now, then the FIFO */
         while (s->ev.heap.n > 0 && s->ev.heap.a[0].t == s->now) dispatch(s, dp_heap_evq_pop(&s->ev.heap).ev);
@@ -1040,9 +1086,13 @@ static int check_assignment(const dp_hisim *s, const int *assignment, int prefix
     return DP_OK;
 }
 
-/* A run; absent ops (device -1, prefix runs only) are never made ready. */
-static int run(dp_hisim *s, const int *assignment, const double *priority, int prefix, dp_hisim_result *res,
-               dp_error *err)
+static int snap_restore(dp_hisim *s, int from);
+
+/* A run; absent ops (device -1, prefix runs only) are never made ready. from >= 0: resumed
+ * from the state of snapshot from of s->rec's incumbent (dp_hisim_run_delta, which restored the
+ * incumbent's records first), else from time 0. */
+static int run(dp_hisim *s, const int *assignment, const double *priority, int prefix, int from,
+               dp_hisim_result *res, dp_error *err)
 {
     const dp_graph *g = s->g;
     int rc = check_assignment(s, assignment, prefix, err);
@@ -1065,22 +1115,30 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
         for (int v = 0; v < s->n; v++)
             if (assignment[v] >= 0) s->dev_work[assignment[v]] += dp_cost_op(s->c, v, assignment[v]);
     }
-    records_reset(s);
-    events_reset(s);
-    queues_reset(s);
-    copy_engines_reset(s);
-    memory_reset(s);
-    barriers_reset(s);
-    interference_reset(s);
-    dp_transfer_reset(s->x, s->o.trace);
-    /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
-    for (int i = 0; i < g->n_sources; i++)
-        if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
+    if (from >= 0) {
+        if (!snap_restore(s, from)) {
+            s->err = NULL;
+            return dp_error_set(err, DP_ENOMEM, "%s: out of memory restoring the simulator's state", g->source);
+        }
+    } else {
+        records_reset(s);
+        events_reset(s);
+        queues_reset(s);
+        copy_engines_reset(s);
+        memory_reset(s);
+        barriers_reset(s);
+        interference_reset(s);
+        dp_transfer_reset(s->x, s->o.trace);
+        /* set-up at time 0: sources become ready in op order (level 0 in bulk-synchronous mode) */
+        for (int i = 0; i < g->n_sources; i++)
+            if (assignment[g->sources[i]] >= 0) fifo_push(s, EV_READY, (uint32_t)g->sources[i]);
+    }
     run_events(s);
     s->err = NULL;
     if (s->failed) return s->failed;
     if (s->exceeded < INFINITY) return DP_OK; /* a bounded run stopped early: no records */
-    for (int v = 0; v < s->n; v++)
+    /* (a delta run's records before its snapshot are not written: dp_hisim_run_delta) */
+    for (int v = 0; (from < 0 || s->rec->writing) && v < s->n; v++)
         if (s->end[v] < 0 && assignment[v] >= 0)
             return dp_error_set(err, DP_EINVAL, "simulation ended with op %d (\"%s\") never run (internal error)", v, g->op_name[v]);
     fill_result(s, res);
@@ -1096,26 +1154,33 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
 
 int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res, dp_error *err)
 {
-    return run(s, assignment, priority, 0, res, err);
+    return run(s, assignment, priority, 0, -1, res, err);
 }
 
 int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
                         dp_error *err)
 {
-    return run(s, assignment, priority, 1, res, err);
+    return run(s, assignment, priority, 1, -1, res, err);
 }
 
-int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
-                         int *exceeded, dp_error *err)
+/* A bounded run from snapshot from (-1: time 0), its verdict and cost (dp_hisim_run_bounded);
+ * *complete: 1 when the run reached its end (its records are the full run's) */
+static int run_bounded_from(dp_hisim *s, const int *assignment, const double *priority, double bound, int from,
+                            double *cost, int *exceeded, int *complete, dp_error *err)
 {
     dp_hisim_result r;
     /* under the error memory policy an over-capacity run is an error wherever it happens: a
      * bounded run could stop before it, so such a machine runs in full */
     const int mem_error = s->o.memory_policy == DP_HISIM_MEMORY_ERROR && s->o.memory_limit != 0;
     s->bound = mem_error ? INFINITY : bound;
-    int rc = run(s, assignment, priority, 0, &r, err);
+    int rc = run(s, assignment, priority, 0, from, &r, err);
     s->bound = INFINITY;
-    if (rc != DP_OK) return rc;
+    *complete = 0;
+    if (rc != DP_OK) {
+        s->exceeded = INFINITY;
+        return rc;
+    }
+    *complete = !(s->exceeded < INFINITY);
     *exceeded = s->exceeded < INFINITY;
     *cost = *exceeded ? s->exceeded : r.penalised_makespan;
     /* the clock stayed within the bound, the cost did not: a memory penalty on top of the
@@ -1126,9 +1191,386 @@ int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *prior
     return DP_OK;
 }
 
+int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *priority, double bound, double *cost,
+                         int *exceeded, dp_error *err)
+{
+    int complete;
+    return run_bounded_from(s, assignment, priority, bound, -1, cost, exceeded, &complete, err);
+}
+
 void dp_hisim_set_early_reject(dp_hisim *s, int on)
 {
     s->early_reject = on != 0;
+}
+
+/* ---------------- delta runs: snapshots of the event state (dp_hisim.h) ---------------- */
+
+/* Every field that events after the snapshot's instant read, in one list for both directions
+ * (dp_snap.h). Not saved: the options and tables (the workspace's), the run's inputs (dev,
+ * prio, bound, early and dev_work: run() sets them for each run), the FIFO of the instant (empty
+ * between instants), the copy engines' and priority queues' dirty lists (empty: snap_take's
+ * condition; priority queues have no delta runs), bulk-synchronous levels (no delta runs), and
+ * the records start, end, ready and xfer_* (written, never read, by the events: a resumed run
+ * starts from the incumbent's, dp_hisim_run_delta). */
+static void state_io(dp_hisim *s, dp_snap *sn)
+{
+    const size_t n = (size_t)s->n, D = (size_t)s->D, m1 = (size_t)s->m + 1;
+    DP_SNAP_VAR(sn, s->now);
+    DP_SNAP_VAR(sn, s->makespan);
+    DP_SNAP_VAR(sn, s->n_events);
+    DP_SNAP_VAR(sn, s->n_transfers);
+    DP_SNAP_VAR(sn, s->volume);
+    dp_snap_io(sn, s->arrived, n * sizeof *s->arrived);
+    dp_snap_io(sn, s->busy, D * sizeof *s->busy);
+    if (s->chan_bytes) dp_snap_io(sn, s->chan_bytes, (size_t)s->t->n_channels * sizeof *s->chan_bytes);
+    /* the pending events (interference may have grown the heap: schedule_at) */
+    int hn = s->ev.heap.n;
+    DP_SNAP_VAR(sn, hn);
+    DP_SNAP_VAR(sn, s->ev.heap.seq);
+    if (dp_snap_restoring(sn) && !sn->failed) {
+        if (hn > s->ev.heap.cap) {
+            const int cap = s->ev.heap.cap;
+            dp_heap_ev *a = dp_heap_grow(s->ev.heap.a, &s->ev.heap.cap, hn, sizeof *a);
+            if (!a) {
+                sn->failed = 1;
+                return;
+            }
+            dp_alloc_table_grew(&s->owned, (size_t)(s->ev.heap.cap - cap) * sizeof *a);
+            s->ev.heap.a = a;
+        }
+        s->ev.heap.n = hn;
+    }
+    dp_snap_io(sn, s->ev.heap.a, (size_t)hn * sizeof *s->ev.heap.a);
+    /* device queues and streams */
+    queues *q = &s->q;
+    dp_snap_io(sn, q->qhead, D * sizeof *q->qhead);
+    dp_snap_io(sn, q->qtail, D * sizeof *q->qtail);
+    dp_snap_io(sn, q->qnext, n * sizeof *q->qnext);
+    dp_snap_io(sn, q->free_streams, D * sizeof *q->free_streams);
+    dp_snap_io(sn, q->stream_stack, D * (size_t)q->max_streams * sizeof *q->stream_stack);
+    dp_snap_io(sn, q->stream_top, D * sizeof *q->stream_top);
+    dp_snap_io(sn, q->op_stream, n * sizeof *q->op_stream);
+    /* copy engines: free counts, waiting requests (none marked: snap_take's condition; a run
+     * stopped by its bound may have left marks) */
+    copy_engines *ce = &s->ce;
+    dp_snap_io(sn, ce->out_free, D * sizeof *ce->out_free);
+    dp_snap_io(sn, ce->in_free, D * sizeof *ce->in_free);
+    DP_SNAP_VAR(sn, ce->n_dirty);
+    if (ce->limited) {
+        dp_snap_io(sn, ce->is_dirty, D * sizeof *ce->is_dirty);
+        dp_snap_io(sn, ce->pend_head, D * D * sizeof *ce->pend_head);
+        dp_snap_io(sn, ce->pend_tail, D * D * sizeof *ce->pend_tail);
+        dp_snap_io(sn, ce->pend_next, m1 * sizeof *ce->pend_next);
+        dp_snap_io(sn, ce->req_seq, m1 * sizeof *ce->req_seq);
+        DP_SNAP_VAR(sn, ce->req_counter);
+    }
+    /* memory */
+    dp_snap_io(sn, s->mem.holders, n * sizeof *s->mem.holders);
+    dp_snap_io(sn, s->mem.cur, D * sizeof *s->mem.cur);
+    dp_snap_io(sn, s->mem.peak, D * sizeof *s->mem.peak);
+    DP_SNAP_VAR(sn, s->mem.excess); /* 0 until the run's end (fill_result) */
+    /* interference */
+    interference *f = &s->itf;
+    DP_SNAP_VAR(sn, f->n_busy_dev);
+    if (f->on) {
+        dp_snap_io(sn, f->rate, D * sizeof *f->rate);
+        dp_snap_io(sn, f->k_in, D * sizeof *f->k_in);
+        dp_snap_io(sn, f->n_running, D * sizeof *f->n_running);
+        dp_snap_io(sn, f->run_ops, D * (size_t)q->max_streams * sizeof *f->run_ops);
+        dp_snap_io(sn, f->rem, n * sizeof *f->rem);
+        dp_snap_io(sn, f->last, n * sizeof *f->last);
+        dp_snap_io(sn, f->due, n * sizeof *f->due);
+    }
+    dp_transfer_snapshot(s->x, sn);
+}
+
+/* the recording run's next snapshot, of the state before the events at t (run_events); a save
+ * that runs out of memory ends this run's snapshots (the slots before stay valid) */
+static void snap_take(dp_hisim *s, double t)
+{
+    dp_hisim_delta *d = s->rec;
+    const int j = d->next_j;
+    if (j >= d->K) {
+        d->next_at = LONG_MAX;
+        return;
+    }
+    snap_slot *sl = &d->writing[j];
+    dp_snap sn = dp_snap_begin(sl->buf, sl->cap, 0);
+    state_io(s, &sn);
+    sl->buf = sn.buf;
+    sl->cap = sn.cap;
+    if (sn.failed) {
+        d->next_at = LONG_MAX;
+        return;
+    }
+    sl->t = t;
+    sl->events = s->n_events;
+    d->next_j = j + 1;
+    d->next_at = (long)(j + 2) * d->interval;
+}
+
+/* s's state from the incumbent's snapshot from; 0 when out of memory */
+static int snap_restore(dp_hisim *s, int from)
+{
+    const snap_slot *sl = &s->rec->inc[from];
+    dp_snap sn = dp_snap_begin(sl->buf, sl->cap, 1);
+    state_io(s, &sn);
+    s->ev.fifo_head = s->ev.fifo_tail = 0;
+    return !sn.failed;
+}
+
+int dp_hisim_delta_supported(const dp_hisim *s)
+{
+    return s->o.queue == DP_HISIM_QUEUE_FIFO && s->o.mode == DP_HISIM_MODE_ASYNC && !s->o.trace;
+}
+
+void dp_hisim_delta_free(dp_hisim_delta *d)
+{
+    if (!d) return;
+    for (int j = 0; j < d->K; j++) {
+        if (d->inc) free(d->inc[j].buf);
+        if (d->cand) free(d->cand[j].buf);
+    }
+    free(d->inc); free(d->cand);
+    free(d->assign); free(d->last); free(d->moved);
+    free(d->start); free(d->end); free(d->ready); free(d->x_req); free(d->x_start); free(d->x_end);
+    free(d->busy); free(d->mem_peak); free(d->chan_bytes); free(d->op_stream);
+    free(d);
+}
+
+dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err)
+{
+    if (!dp_hisim_delta_supported(s)) {
+        dp_error_set(err, DP_EINVAL, "%s: delta runs need FIFO queues, asynchronous mode and no trace", s->g->source);
+        return NULL;
+    }
+    dp_hisim_delta *d = dp_alloc_calloc(1, sizeof *d);
+    if (!d) goto nomem;
+    d->s = s;
+    const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;
+    /* a snapshot's bytes, about (state_io): 16 an op and 16 an event pending (up to one an op
+     * and one an edge) and 8 to 16 an edge, more with interference or FIFO chunks */
+    double est = 48.0 * (double)n + 40.0 * (double)m1 + 64.0 * (double)D * (double)D + 4096;
+    d->K = DELTA_SLOTS;
+    while (d->K > 1 && 2.0 * d->K * est > (double)DELTA_BYTES) d->K--;
+    /* a run's engine events: five an op (READY, GRANTED, COMPUTE_DONE, RELEASE, FINISH) and
+     * two an edge (its copy's end, its arrival); the snapshots spread over them */
+    d->interval = (long)((5.0 * (double)n + 2.0 * (double)s->m) / (d->K + 1)) + 1;
+    d->inc = dp_alloc_calloc((size_t)d->K, sizeof *d->inc);
+    d->cand = dp_alloc_calloc((size_t)d->K, sizeof *d->cand);
+    d->assign = dp_alloc_malloc_n(n, sizeof *d->assign);
+    d->last = dp_alloc_malloc_n(n, sizeof *d->last);
+    d->moved = dp_alloc_malloc_n(n, sizeof *d->moved);
+    d->start = dp_alloc_malloc_n(n, sizeof(double));
+    d->end = dp_alloc_malloc_n(n, sizeof(double));
+    d->ready = dp_alloc_malloc_n(n, sizeof(double));
+    d->op_stream = dp_alloc_malloc_n(n, sizeof(int));
+    d->x_req = dp_alloc_malloc_n(m1, sizeof(double));
+    d->x_start = dp_alloc_malloc_n(m1, sizeof(double));
+    d->x_end = dp_alloc_malloc_n(m1, sizeof(double));
+    d->busy = dp_alloc_malloc_n(D, sizeof(double));
+    d->mem_peak = dp_alloc_malloc_n(D, sizeof(double));
+    if (s->chan_bytes) d->chan_bytes = dp_alloc_malloc_n((size_t)s->t->n_channels + 1, sizeof(double));
+    if (!d->inc || !d->cand || !d->assign || !d->last || !d->moved || !d->start || !d->end || !d->ready ||
+        !d->op_stream || !d->x_req || !d->x_start || !d->x_end || !d->busy || !d->mem_peak ||
+        (s->chan_bytes && !d->chan_bytes))
+        goto nomem;
+    return d;
+nomem:
+    dp_hisim_delta_free(d);
+    dp_error_set(err, DP_ENOMEM, "%s: out of memory for the simulator's snapshots", s->g->source);
+    return NULL;
+}
+
+/* the records of s's last (complete) run to d's incumbent result (to 1), or d's to s's (0) */
+static void records_copy(dp_hisim_delta *d, int to_d)
+{
+    dp_hisim *s = d->s;
+    const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;
+#define RC(dst, src, k) memcpy(to_d ? (dst) : (src), to_d ? (src) : (dst), (k) * sizeof *(dst))
+    RC(d->start, s->start, n);
+    RC(d->end, s->end, n);
+    RC(d->ready, s->ready, n);
+    RC(d->x_req, s->x_req, m1);
+    RC(d->x_start, s->x_start, m1);
+    RC(d->x_end, s->x_end, m1);
+#undef RC
+    if (!to_d) return;
+    memcpy(d->op_stream, s->q.op_stream, n * sizeof *d->op_stream);
+    memcpy(d->busy, s->busy, D * sizeof *d->busy);
+    memcpy(d->mem_peak, s->mem.peak, D * sizeof *d->mem_peak);
+    if (s->chan_bytes) memcpy(d->chan_bytes, s->chan_bytes, (size_t)s->t->n_channels * sizeof *d->chan_bytes);
+    /* the run's result (fill_result) */
+    dp_hisim_result r;
+    fill_result(s, &r);
+    d->makespan = r.makespan;
+    d->volume = r.transfer_volume;
+    d->n_transfers = r.n_transfers;
+    d->n_events = r.n_events;
+    d->mem_excess = r.mem_excess;
+    d->penalised = r.penalised_makespan;
+}
+
+int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err)
+{
+    dp_hisim *s = d->s;
+    d->set = d->complete = 0;
+    d->n_inc = 0;
+    s->rec = d;
+    d->writing = d->inc;
+    d->next_j = 0;
+    d->next_at = d->interval;
+    dp_hisim_result r;
+    const int rc = run(s, assignment, NULL, 0, -1, &r, err);
+    s->rec = NULL;
+    d->n_full++;
+    if (rc != DP_OK) return rc;
+    d->n_inc = d->next_j;
+    records_copy(d, 1);
+    memcpy(d->assign, assignment, (size_t)s->n * sizeof *d->assign);
+    d->set = 1;
+    return res ? dp_hisim_delta_result(d, res, err) : DP_OK;
+}
+
+/* The ops of assignment whose devices differ from the incumbent's (to d->moved, their count to
+ * *n_moved), and the last incumbent snapshot before t*, the first instant the engine reads one
+ * of their devices (dp_hisim.h): -1 when none is (a source moved, or t* before the first) */
+static int delta_from(dp_hisim_delta *d, const int *assignment, int *n_moved)
+{
+    const dp_hisim *s = d->s;
+    const dp_graph *g = s->g;
+    double tstar = INFINITY;
+    int k = 0;
+    for (int v = 0; v < s->n; v++) {
+        if (assignment[v] == d->assign[v]) continue;
+        d->moved[k++] = v;
+        if (g->pred_ptr[v] == g->pred_ptr[v + 1]) tstar = 0;
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const double e = d->end[g->edge_src[g->pred_edge[q]]];
+            if (e < tstar) tstar = e;
+        }
+    }
+    *n_moved = k;
+    int from = d->n_inc - 1;
+    while (from >= 0 && !(d->inc[from].t <= tstar)) from--;
+    return from;
+}
+
+/* A run from snapshot from (d->moved[0..n_moved): the moved ops) that records: the incumbent's
+ * records in s (a copy into or out of a moved op is requested after t*, and one that is local in
+ * the candidate is never written: none yet), its snapshots to d->cand from from + 1 on */
+static void record_from(dp_hisim_delta *d, int from, int n_moved)
+{
+    dp_hisim *s = d->s;
+    const dp_graph *g = s->g;
+    if (from >= 0) {
+        records_copy(d, 0);
+        for (int i = 0; i < n_moved; i++) {
+            const int v = d->moved[i];
+            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+                const int e = g->pred_edge[q];
+                s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
+            }
+            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
+        }
+    }
+    d->writing = d->cand;
+    d->next_j = from + 1;
+    d->next_at = (long)(from + 2) * d->interval;
+}
+
+/* The share of delta runs committed (a moving average over about the last 50 runs) above which
+ * a delta run records (its snapshots and records, ready for a commit) instead of leaving them to
+ * the commit, which then runs again from the same snapshot: recording costs every run copies of
+ * the state (each about the snapshot's size), running again costs a committed one the events
+ * after its snapshot. Annealing commits most moves while hot and few once cool. */
+#define DELTA_RECORD_RATE 0.3
+
+int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, double *cost, int *exceeded,
+                       dp_error *err)
+{
+    dp_hisim *s = d->s;
+    d->complete = d->recorded = 0;
+    if (!d->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_hisim_delta_set)");
+    int n_moved;
+    const int from = delta_from(d, assignment, &n_moved);
+    d->recorded = d->commit_rate > DELTA_RECORD_RATE;
+    d->commit_rate *= 1 - 1.0 / 50;
+    s->rec = d;
+    if (d->recorded) {
+        record_from(d, from, n_moved);
+    } else {
+        d->writing = NULL;
+        d->next_at = LONG_MAX;
+    }
+    d->from = from;
+    int complete = 0;
+    const int rc = run_bounded_from(s, assignment, NULL, bound, from, cost, exceeded, &complete, err);
+    s->rec = NULL;
+    if (from >= 0) {
+        d->n_resumed++;
+        d->n_skipped += d->inc[from].events;
+    } else {
+        d->n_full++;
+    }
+    if (rc != DP_OK) return rc;
+    d->complete = complete;
+    if (complete) memcpy(d->last, assignment, (size_t)s->n * sizeof *d->last);
+    return DP_OK;
+}
+
+int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *err)
+{
+    dp_hisim *s = d->s;
+    if (!d->set || !d->complete)
+        return dp_error_set(err, DP_EINVAL, "delta commit: only the last delta run, complete, can become the incumbent");
+    if (memcmp(assignment, d->last, (size_t)s->n * sizeof *assignment) != 0)
+        return dp_error_set(err, DP_EINVAL, "delta commit: the assignment is not the last delta run's");
+    int from = d->from;
+    if (!d->recorded) {
+        /* the run again from the same snapshot, now recording */
+        int n_moved;
+        from = delta_from(d, assignment, &n_moved);
+        s->rec = d;
+        record_from(d, from, n_moved);
+        dp_hisim_result r;
+        const int rc = run(s, assignment, NULL, 0, from, &r, err);
+        s->rec = NULL;
+        if (rc != DP_OK) return rc;
+    }
+    for (int j = from + 1; j < d->next_j; j++) {
+        const snap_slot t = d->inc[j];
+        d->inc[j] = d->cand[j];
+        d->cand[j] = t;
+    }
+    d->n_inc = d->next_j;
+    records_copy(d, 1);
+    memcpy(d->assign, assignment, (size_t)s->n * sizeof *d->assign);
+    d->complete = d->recorded = 0;
+    d->commit_rate += 1.0 / 50;
+    return DP_OK;
+}
+
+int dp_hisim_delta_result(const dp_hisim_delta *d, dp_hisim_result *res, dp_error *err)
+{
+    const dp_hisim *s = d->s;
+    if (!d->set) return dp_error_set(err, DP_EINVAL, "delta: no incumbent (dp_hisim_delta_set)");
+    *res = (dp_hisim_result){
+        .makespan = d->makespan, .n_devices = s->D, .busy = d->busy, .n_transfers = d->n_transfers,
+        .transfer_volume = d->volume, .op_start = d->start, .op_end = d->end, .op_ready = d->ready,
+        .op_stream = d->op_stream, .xfer_request = d->x_req, .xfer_start = d->x_start, .xfer_end = d->x_end,
+        .mem_peak = d->mem_peak, .mem_capacity = s->mem.cap, .mem_excess = d->mem_excess,
+        .penalised_makespan = d->penalised,
+        .chan_bytes = d->chan_bytes, .n_events = d->n_events,
+    };
+    return DP_OK;
+}
+
+void dp_hisim_delta_stats(const dp_hisim_delta *d, long *resumed, long *full, long *skipped)
+{
+    if (resumed) *resumed = d->n_resumed;
+    if (full) *full = d->n_full;
+    if (skipped) *skipped = d->n_skipped;
 }
 
 /* ---------------- Chrome trace ---------------- */

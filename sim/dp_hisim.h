@@ -199,17 +199,79 @@ int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *prior
  * benchmarks; the verdict and every cost within the bound are the same either way. */
 void dp_hisim_set_early_reject(dp_hisim *s, int on);
 
-/* No delta runs (issue 31, item 3). The general engine has no resumable run: a search's move is
- * a full bounded run (dp_engine_run_delta falls back to dp_hisim_run_bounded). Its state at an
- * instant is more than the per-op times a schedule records: the max-min model's flows with their
- * remaining bytes and rates (re-solved at every arrival and departure, so a flow's rate history
- * depends on every flow it shared a link with), FIFO channels' and copy engines' queues, the
- * streams' and priority queues' orders, the memory held per device, and bulk-synchronous levels.
- * Rebuilding it exactly at an instant from a recorded schedule would need the transfer models'
- * own snapshots (every flow's bytes left, bit for bit, as the incremental solver holds them), a
- * resume entry point in each of dp_transfer_fixed/fifo/maxmin, and a proof per model that the
- * order of its events before the first changed event is the full run's; that is not built, so
- * no snapshot resume is claimed for any transfer model. */
+/* ---- delta runs (issue 31 item 1): snapshots of the event state ----
+ *
+ * A search that moves a few ops of an incumbent assignment at a time asks for each candidate's
+ * cost with a run resumed from a saved state of the incumbent's run, instead of from time 0.
+ * The state at an instant is more than the per-op times a schedule records (the max-min model's
+ * flows and service levels, FIFO channels' queues, copy engines and their waiting requests,
+ * streams, memory held, interference rates), so it is saved whole: the incumbent's run takes
+ * snapshots between instants (every state the later events read: the event heap, device
+ * queues, streams, copy engines, memory, interference, and the transfer model's own state,
+ * dp_transfer_model.h) at about K evenly spaced points of its events, and a candidate's run
+ * restores the last one taken before the first instant its moves can change, then runs the
+ * same event loop from there.
+ *
+ * Which instant: the engine reads an op's device first when one of its producers finishes
+ * (the copy to it is sent then), or at time 0 for a source; nothing else before reads it. So
+ * with M the ops whose devices differ from the incumbent's, every event before
+ *     t* = min over v in M of (min over v's producers u of the incumbent's end of u; 0 for a source)
+ * is the incumbent's, and a snapshot taken before every event of an instant t <= t* is the
+ * candidate's state at t. The resumed run is then the full run from t on, event for event: its
+ * cost within the bound is bit for bit dp_hisim_run_bounded's, and its verdict the same (early
+ * rejection's bound checks the ops started from t on: each is a lower bound of the makespan, so
+ * a run above the bound is still found above it); above the bound the number reported may
+ * differ, as dp_hisim_run_bounded allows. A candidate whose run completes has the full run's
+ * records too (the incumbent's before t, the run's after), so it can become the incumbent;
+ * the snapshots its run took after t become the incumbent's.
+ *
+ * Supported where the engine's state at an instant is what the snapshot saves: FIFO device
+ * queues, asynchronous mode, no trace (dp_hisim_delta_supported). Priority queues (their heaps
+ * are laid out by the assignment's device counts) and bulk-synchronous mode (its level counts
+ * are the assignment's cross-device edges) run each candidate in full (dp_engine.h).
+ * Memory: K snapshots for the incumbent and K for the candidate, each about 16 bytes an op,
+ * 8 to 16 an edge (more with interference, FIFO chunks, copy engines) and the pending events;
+ * K is 16, fewer where 2 K snapshots would pass 256 MiB. */
+typedef struct dp_hisim_delta dp_hisim_delta;
+
+/* 1 when s supports delta runs (above): FIFO queues, asynchronous mode, no trace. */
+int dp_hisim_delta_supported(const dp_hisim *s);
+
+/* The incumbent and snapshots of workspace s (which must outlive it); NULL with err set when s
+ * does not support delta runs (DP_EINVAL) or out of memory (DP_ENOMEM). */
+dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err);
+/* Free it (not its workspace). NULL is a no-op. */
+void dp_hisim_delta_free(dp_hisim_delta *d);
+
+/* Simulate assignment in full (dp_hisim_run, FIFO queues: no priority) taking snapshots, and
+ * make it the incumbent; *res (may be NULL) is its result, whose arrays are d's (valid until
+ * the next set or commit). Errors as dp_hisim_run's; after an error d has no incumbent. */
+int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err);
+
+/* The cost of assignment up to bound as dp_hisim_run_bounded(s, assignment, NULL, bound, cost,
+ * exceeded, err) gives it (the same verdict; within the bound the same cost bit for bit),
+ * resumed from the incumbent's last snapshot before t* (above); under the error memory policy
+ * with a memory limit, in full from there as dp_hisim_run_bounded's. O(n_ops) to find the
+ * moved ops, O(n_ops + n_edges) to restore the state and the incumbent's records, then the
+ * events from the snapshot on. s's records are the run's (its schedule when it completed).
+ * Errors as dp_hisim_run_bounded's; DP_EINVAL without an incumbent. */
+int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, double *cost, int *exceeded,
+                       dp_error *err);
+
+/* Make assignment, that of the last dp_hisim_run_delta, the incumbent: its snapshots and
+ * records become d's. DP_EINVAL (the incumbent unchanged) when that run did not complete
+ * (stopped by its bound, or failed), when s ran anything since, or when assignment is not that
+ * run's. O(n_ops + n_edges). */
+int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *err);
+
+/* The incumbent's result, bit for bit dp_hisim_run's for its assignment (arrays d's, valid
+ * until the next set or commit); DP_EINVAL without an incumbent. */
+int dp_hisim_delta_result(const dp_hisim_delta *d, dp_hisim_result *res, dp_error *err);
+
+/* Runs of d resumed from a snapshot (*resumed) or from time 0 (*full: no snapshot before t*,
+ * sets included), and the engine events the resumed runs did not run again (*skipped: each
+ * one's snapshot's event count). Any pointer may be NULL. */
+void dp_hisim_delta_stats(const dp_hisim_delta *d, long *resumed, long *full, long *skipped);
 
 /* Chrome trace JSON of the last run: one row per device stream, a slice per op (args: wait for
  * inputs, queued, run, in seconds of the printed unit); transfers as async slices (args: route,

@@ -136,6 +136,23 @@ void dp_transfer_reset(dp_transfer *x, int trace)
     if (x->model->reset) x->model->reset(x);
 }
 
+void dp_transfer_snapshot(dp_transfer *x, dp_snap *sn)
+{
+    const size_t m1 = (size_t)x->m + 1;
+    DP_SNAP_VAR(sn, x->now);
+    DP_SNAP_VAR(sn, x->n_events);
+    DP_SNAP_VAR(sn, x->failed); /* 0: a snapshot is of a run that has not failed */
+    /* the events' storage never grows (each model sizes it for every event pending at once) */
+    DP_SNAP_VAR(sn, x->ev.n);
+    DP_SNAP_VAR(sn, x->ev.seq);
+    dp_snap_io(sn, x->ev.a, (size_t)x->ev.n * sizeof *x->ev.a);
+    if (x->src) {
+        dp_snap_io(sn, x->src, m1 * sizeof *x->src);
+        dp_snap_io(sn, x->dst, m1 * sizeof *x->dst);
+    }
+    if (x->model->snapshot) x->model->snapshot(x, sn);
+}
+
 void dp_transfer_log_busy(dp_transfer *x, int chan, int id, double t0, double t1)
 {
     if (x->n_busy == x->cap_busy) {

@@ -141,6 +141,19 @@ static void fifo_advance(dp_transfer *x, double t)
     }
 }
 
+/* every chunk's place and queue link, each transfer's chunks left, the channels' queues */
+static void fifo_snapshot(dp_transfer *x, dp_snap *sn)
+{
+    fifo_state *f = x->state;
+    const size_t m1 = (size_t)x->m + 1, nch = m1 * (size_t)x->K, NC = (size_t)x->t->n_channels + 1;
+    dp_snap_io(sn, f->left, m1 * sizeof *f->left);
+    dp_snap_io(sn, f->chunk_hop, nch * sizeof *f->chunk_hop);
+    dp_snap_io(sn, f->chunk_next, nch * sizeof *f->chunk_next);
+    dp_snap_io(sn, f->q_head, NC * sizeof *f->q_head);
+    dp_snap_io(sn, f->q_tail, NC * sizeof *f->q_tail);
+    dp_snap_io(sn, f->chan_busy, NC * sizeof *f->chan_busy);
+}
+
 const dp_transfer_model dp_transfer_model_fifo = {
     .name = "fifo",
     .needs_topology = 1,
@@ -149,4 +162,5 @@ const dp_transfer_model dp_transfer_model_fifo = {
     .reset = fifo_reset,
     .start = fifo_start,
     .advance = fifo_advance,
+    .snapshot = fifo_snapshot,
 };

@@ -312,6 +312,42 @@ static void mm_advance(dp_transfer *x, double t)
     }
 }
 
+/* each transfer's segment, each class's flows (its heap's live elements, grown on restore),
+ * service level and rate, the active classes and the next segment end (cap_rem, load, loaded
+ * and frozen are mm_rates' scratch: load is -1 between its calls) */
+static void mm_snapshot(dp_transfer *x, dp_snap *sn)
+{
+    mm_state *s = x->state;
+    const size_t m1 = (size_t)x->m + 1, NK = (size_t)x->t->n_classes + 1;
+    dp_snap_io(sn, s->seg, m1 * sizeof *s->seg);
+    for (int k = 0; k < x->t->n_classes; k++) {
+        klass *q = &s->cls[k];
+        int n = q->n;
+        DP_SNAP_VAR(sn, n);
+        if (dp_snap_restoring(sn) && !sn->failed) {
+            if (n > q->cap) {
+                flow_key *h = dp_heap_grow(q->h, &q->cap, n, sizeof *h);
+                if (!h) {
+                    sn->failed = 1;
+                    return;
+                }
+                q->h = h;
+            }
+            q->n = n;
+        }
+        dp_snap_io(sn, q->h, (size_t)n * sizeof *q->h);
+        DP_SNAP_VAR(sn, q->rate);
+        DP_SNAP_VAR(sn, q->served);
+        DP_SNAP_VAR(sn, q->logged_rate);
+        DP_SNAP_VAR(sn, q->logged_n);
+    }
+    dp_snap_io(sn, s->active, NK * sizeof *s->active);
+    dp_snap_io(sn, s->active_pos, NK * sizeof *s->active_pos);
+    DP_SNAP_VAR(sn, s->n_active);
+    DP_SNAP_VAR(sn, s->next_done);
+    DP_SNAP_VAR(sn, s->next_cls);
+}
+
 const dp_transfer_model dp_transfer_model_maxmin = {
     .name = "maxmin",
     .needs_topology = 1,
@@ -323,4 +359,5 @@ const dp_transfer_model dp_transfer_model_maxmin = {
     .next_time = mm_next_time,
     .advance = mm_advance,
     .extra_bytes = mm_extra_bytes,
+    .snapshot = mm_snapshot,
 };

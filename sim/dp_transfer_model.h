@@ -13,6 +13,7 @@
 
 #include "dp_alloc.h"
 #include "dp_heap.h"
+#include "dp_snap.h"
 #include "dp_transfer.h"
 
 /* internal event codes: kind << DP_TRANSFER_EV_SHIFT | id (the model chooses its kinds) */
@@ -45,6 +46,11 @@ typedef struct dp_transfer_model {
     void (*advance)(dp_transfer *x, double t);
     /* Bytes held beyond what x->bytes_held counts (storage that grows during runs). */
     size_t (*extra_bytes)(const dp_transfer *x);
+    /* Save or restore the model's own state (x->state) between two instants of a run, every
+     * field the model reads in later events, through one function for both directions
+     * (dp_snap.h; dp_transfer_snapshot calls it after the shared fields). A restore that must
+     * grow storage and cannot sets sn->failed. NULL: no state of its own (fixed). */
+    void (*snapshot)(dp_transfer *x, dp_snap *sn);
 } dp_transfer_model;
 
 extern const dp_transfer_model dp_transfer_model_fixed;
@@ -86,6 +92,13 @@ struct dp_transfer {
  * simulation does not change. */
 void dp_transfer_log_busy(dp_transfer *x, int chan, int id, double t0, double t1);
 void dp_transfer_log_rate(dp_transfer *x, double t, int k, int n, double rate_Bps);
+
+/* Save (sn->restore 0) or restore (1) x's state between two instants of a run: the clock, the
+ * event count, the internal events, each started transfer's devices, then the model's own
+ * (dp_transfer_model.snapshot). Not for a traced run (its logs are not part of the state). Used
+ * by the general engine's delta runs (dp_hisim.h), which restore a state saved by a run of the
+ * same workspace; a restore gives every later event bit for bit as the run that saved it. */
+void dp_transfer_snapshot(dp_transfer *x, dp_snap *sn);
 
 /* The index of transfer id's device pair (src * D + dst) in the pair_* arrays. */
 static inline int dp_transfer_pair(const dp_transfer *x, int id)
