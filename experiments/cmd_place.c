@@ -321,10 +321,15 @@ static void print_text(const run_args *a, const dp_graph *g, const run_out *r)
     if (!a->assignment_file) printf("CPU seconds of the method: %.3f\n", r->cpu_s);
     if (r->coarse) {
         const dp_coarse_report *c = r->coarse;
-        printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations on the group "
-               "graph, %ld refining; CPU s: grouping %.3f, placing the groups %.3f, refining %.3f\n",
+        /* the method's simulations are of the whole graph on the machine (the expanded oracle)
+         * or of the group graph (the improvement search; it said "on the group graph" for both:
+         * a review) */
+        printf("coarsened (%s): %d groups of at most %d ops (largest %d), %d group edges; %ld simulations by the "
+               "method (%ld of the whole graph, %ld of the group graph), %ld refining; CPU s: grouping %.3f, placing "
+               "the groups %.3f, refining %.3f\n",
                dp_coarse_rule_name(a->coarsen_rule), c->n_groups, a->coarsen, c->largest_group, c->n_group_edges, c->group_simulations,
-               r->sims - c->group_simulations, c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
+               c->expanded_simulations, c->group_simulations - c->expanded_simulations, r->sims - c->group_simulations,
+               c->cpu_group_s, c->cpu_place_s, c->cpu_refine_s);
         printf("the groups' placement on the group graph (DOPPLER-compatible engine, one slot per device): makespan %s %s "
                "(the group graph's estimate; the makespan above is the placement's)\n", dp_cli_fmt(c->group_makespan / sc, b, sizeof b),
                g->time_unit);

@@ -658,7 +658,13 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     inner.refine_budget = 0;
     inner.proposal = NULL;
     inner.best_seen = 0;
-    if ((rc = dp_place(method, cp.graph, cp.costs, &inner, gassign, NULL, NULL, err)) != DP_OK) goto out;
+    if ((rc = dp_place(method, cp.graph, cp.costs, &inner, gassign, NULL, NULL, err)) != DP_OK) {
+        /* the method saw the group graph, which keeps the graph's source: its message counts
+         * groups, not the file's ops ("27 ops" for 182; a review) */
+        dp_error_prefix(err, "placing the %d groups of at most %d ops (--coarsen; each one op of the group graph)", ng,
+                        max_group);
+        goto out;
+    }
     r.expanded_simulations = cp.expanded_calls;
     r.group_simulations = dp_engine_simulations(cp.problem->engine) + cp.expanded_calls;
     if ((rc = cp.problem->oracle.cost(cp.problem->oracle.ctx, gassign, &r.group_makespan, err)) != DP_OK) goto out;

@@ -245,3 +245,17 @@ for bad in "--coarsen 0" "--coarsen-rule chains" "--coarsen 8 --method improve" 
     grep -q -- "--coarsen" "$tmp/err" || fail "train $bad: message does not name the option: $(cat "$tmp/err")"
 done
 echo "ok: bad train --coarsen uses refused"
+
+# the method's simulations are said for what they are: random search's samples are of the whole
+# graph on the machine (the expanded oracle), not "on the group graph" as the text said; a
+# method's error counts groups, and says it was placing them ("27 ops, limit 24" for a file of
+# 182 ops; a review)
+"$bin" place --graph "$tmp/l1.json" --devices 4 --method random --samples 12 --coarsen 16 > "$tmp/r.txt" 2> "$tmp/err" ||
+    fail "place random --coarsen: $(cat "$tmp/err")"
+grep -q "12 simulations by the method (12 of the whole graph, 0 of the group graph)" "$tmp/r.txt" ||
+    fail "random --coarsen simulations: $(grep coarsened "$tmp/r.txt")"
+if "$bin" place --graph "$tmp/l1.json" --devices 4 --method exact --coarsen 16 > /dev/null 2> "$tmp/err"; then
+    fail "exact on a group graph above its limit accepted"
+fi
+grep -q "placing the [0-9]* groups of at most 16 ops (--coarsen" "$tmp/err" || fail "exact --coarsen error: $(cat "$tmp/err")"
+echo "ok: --coarsen says whose simulations and which graph a method's error is about"
