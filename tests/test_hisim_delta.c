@@ -218,6 +218,45 @@ START_TEST(delta_same_as_full_with_interference)
 }
 END_TEST
 
+/* Events that vanish in rounding: op times of 1e17 s and transfers of 1 s (time costs), so a
+ * transfer's end is its start and events keep coming at an instant after its first ones ran. A
+ * snapshot is only taken before the first event of an instant (snap_take's next > now): one
+ * taken between the events of an instant is not the state before it. Uniform machine, two
+ * streams a device (the general engine). */
+START_TEST(delta_same_as_full_with_vanishing_delays)
+{
+    static const char *const kv[] = {"streams", "2", NULL};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 77);
+    for (int rep = 0; rep < 4; rep++) {
+        const int n = 30 + 10 * rep;
+        dp_graph_builder *b = dp_graph_builder_alloc("vanish", "vanish", DP_GRAPH_COST_TIME);
+        for (int i = 0; i < n; i++)
+            dp_graph_builder_add_op(b, NULL, NULL, gsl_rng_uniform(r) < 0.5 ? 1e17 : (double)(1 + gsl_rng_uniform_int(r, 3)),
+                                    1);
+        for (int v = 2; v < n; v++) {
+            const int k = 1 + (int)gsl_rng_uniform_int(r, 2);
+            for (int j = 0; j < k; j++) dp_graph_builder_add_edge(b, (int)gsl_rng_uniform_int(r, (unsigned long)v), v, 1);
+        }
+        dp_error err;
+        delta_case x;
+        dp_test_machine_make(&x.m, kv);
+        x.g = dp_graph_builder_finish(b, &err);
+        dp_graph_builder_free(b);
+        ck_assert_msg(x.g != NULL, "%s", err.msg);
+        x.c = dp_machine_costs(&x.m, x.g, &err);
+        ck_assert_msg(x.c != NULL, "%s", err.msg);
+        x.s = dp_hisim_alloc(x.g, x.c, x.m.topo, &x.m.sim, &err);
+        x.ref = dp_hisim_alloc(x.g, x.c, x.m.topo, &x.m.sim, &err);
+        x.d = dp_hisim_delta_alloc(x.s, &err);
+        ck_assert_msg(x.s && x.ref && x.d, "%s", err.msg);
+        random_moves(&x, r, 400, rep % 2 ? 0.95 : 0.3, "vanishing delays");
+        case_free(&x);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* priority queues and bulk-synchronous mode have no delta runs: refused, and the engine's
  * searches run each candidate in full there */
 START_TEST(delta_refused_where_unsupported)
@@ -340,6 +379,7 @@ int main(void)
     tcase_set_timeout(t, 600);
     tcase_add_test(t, delta_same_as_full_on_every_option);
     tcase_add_test(t, delta_same_as_full_with_interference);
+    tcase_add_test(t, delta_same_as_full_with_vanishing_delays);
     tcase_add_test(t, delta_refused_where_unsupported);
     tcase_add_test(t, delta_commit_refusals);
     tcase_add_test(t, searches_same_with_and_without_delta);
