@@ -1,6 +1,7 @@
 #include "dp_env.h"
 #include "dp_alloc.h"
 #include "dp_heap.h"
+#include "dp_hisim.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,6 +75,7 @@ void dp_env_free(dp_env *env)
     free(env->cand_state); free(env->cand_append); free(env->cand_start); free(env->cand_ready); free(env->cand_sched);
     dp_sim_prefix_free(env->prefix); free(env->by_rank);
     dp_sim_free(env->surrogate);
+    dp_hisim_delta_free(env->hdelta);
     free(env);
 }
 
@@ -129,6 +131,7 @@ void dp_env_reset(dp_env *env)
     }
     env->cand_v = env->cand_step = -1;
     if (env->prefix) dp_sim_prefix_reset(env->prefix);
+    env->hdelta_set = 0; /* the delta runs' incumbent: the prefix at the next simulation */
     if (env->ready_order == DP_ENV_READY_BY_ID) {
         memcpy(env->ready, g->sources, (size_t)g->n_sources * sizeof(int));
         env->n_ready = g->n_sources;
@@ -188,13 +191,35 @@ static dp_sim *fast_sim(const dp_env *env)
     return env->surrogate ? env->surrogate : dp_engine_fast_sim(env->engine);
 }
 
+/* 1 when the general engine's candidates are delta runs from the placed prefix: its incumbent
+ * set (the prefix's run, with snapshots) at the first simulation after a reset */
+static int hdelta_on(dp_env *env, dp_error *err)
+{
+    if (!env->hdelta) return 0;
+    if (!env->hdelta_set) {
+        if (dp_hisim_delta_set(env->hdelta, env->assignment, NULL, err) != DP_OK) return 0;
+        env->hdelta_set = 1;
+    }
+    return 1;
+}
+
 /* simulate the prefix plus v on d into candidate slot d (cand_sched[d]) */
 static int simulate_candidate(dp_env *env, int v, int d, dp_error *err)
 {
     const size_t n = (size_t)env->n_ops;
     dp_engine_schedule s;
     env->assignment[v] = d;
-    int rc = dp_engine_run_prefix(env->engine, env->assignment, NULL, &s, err);
+    int rc;
+    if (hdelta_on(env, NULL)) {
+        /* resumed from the placed prefix's snapshot before v's producers' first end */
+        dp_hisim_result r;
+        rc = dp_hisim_run_delta_result(env->hdelta, env->assignment, &r, err);
+        s.op_start = r.op_start;
+        s.op_end = r.op_end;
+        s.op_ready = r.op_ready;
+    } else {
+        rc = dp_engine_run_prefix(env->engine, env->assignment, NULL, &s, err);
+    }
     env->assignment[v] = -1;
     env->n_resim++;
     if (rc != DP_OK) {
@@ -327,6 +352,8 @@ static double ready_on(const dp_env *env, int v, int d)
 int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_error *err)
 {
     if (state == DP_ENV_STATE_APPEND) {
+        dp_hisim_delta_free(env->hdelta);
+        env->hdelta = NULL;
         env->state = DP_ENV_STATE_APPEND;
         env->engine = NULL;
         dp_env_reset(env);
@@ -354,6 +381,13 @@ int dp_env_set_state(dp_env *env, dp_env_state state, dp_engine *engine, dp_erro
     env->state = DP_ENV_STATE_ENGINE;
     env->engine = engine;
     env->general = general && !surrogate;
+    /* the general engine's exact state by delta runs, where its options support them (a new one
+     * for each engine: it belongs to the engine's simulator) */
+    dp_hisim_delta_free(env->hdelta);
+    env->hdelta = NULL;
+    if (env->general && dp_hisim_delta_supported(dp_engine_general_sim(engine)) &&
+        !(env->hdelta = dp_hisim_delta_alloc(dp_engine_general_sim(engine), err)))
+        return err ? err->code : DP_ENOMEM;
     if (!surrogate) {
         dp_sim_free(env->surrogate);
         env->surrogate = NULL;
@@ -467,6 +501,14 @@ static int engine_step(dp_env *env, int v, int d, dp_error *err)
         return DP_OK;
     }
     const size_t n = (size_t)env->n_ops;
+    if (hdelta_on(env, NULL)) {
+        /* the prefix with v on d, the incumbent of the next step's delta runs (its snapshots
+         * from its candidate's run when that recorded them, else from a run from its snapshot) */
+        env->assignment[v] = d;
+        const int rc = dp_hisim_delta_commit(env->hdelta, env->assignment, err);
+        env->assignment[v] = -1;
+        if (rc != DP_OK) return rc;
+    }
     const double *S = env->cand_sched + (size_t)d * 3 * n, *E = S + n, *R = E + n;
     for (int k = 0; k < env->n_devices; k++) env->dev_avail[k] = 0;
     for (int i = 0; i <= env->step; i++) {

@@ -181,12 +181,19 @@ typedef struct dp_env {
     dp_sim *surrogate;     /* general engine above DP_ENV_GENERAL_EXACT_MAX_OPS ops: the
                               DOPPLER-compatible engine on the same cost tables, whose fast path
                               keeps the state (owned); NULL otherwise */
+    struct dp_hisim_delta *hdelta; /* general engine's exact state, where it supports delta runs
+                              (FIFO queues, asynchronous mode): the placed prefix as the incumbent
+                              of delta runs, each candidate resumed from a snapshot of it
+                              (dp_hisim.h; owned); NULL otherwise */
+    int hdelta_set;        /* hdelta's incumbent is the placed prefix (0 after a reset) */
 } dp_env;
 
 /* The largest graph whose engine state follows a general engine exactly (issue 30 item 4). The
  * general engine's state costs D prefix simulations per step, O(n^2 D) events per episode (top
  * of this file): measured on the DGX-1 topology (8 devices, Llama-7B training graphs), 1.8 CPU s
- * at 1,374 ops, 18.7 at 3,774, 51 at 6,174, about 50 CPU minutes extrapolated at 38,574. Above
+ * at 1,374 ops, 18.7 at 3,774, 51 at 6,174, about 50 CPU minutes extrapolated at 38,574 (before
+ * delta runs: each candidate now resumes from a snapshot of the prefix's run, EXPERIMENTS.md
+ * "Delta runs on the general engine"). Above
  * this size dp_env_set_state keeps the state on a surrogate instead: the DOPPLER-compatible
  * engine (dp_sim.h: every transfer its contention-free time from the cost tables, one FIFO
  * slot per device) on env's own graph and costs, with the exact fast path's incremental prefix

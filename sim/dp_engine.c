@@ -312,6 +312,8 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
     if (!inc->set || !inc->complete)
         return dp_error_set(err, DP_EINVAL, "delta run: only a complete delta run's assignment can become the incumbent");
     if (inc->hdelta) {
+        if (!dp_hisim_delta_is_last(inc->hd, assignment))
+            return dp_error_set(err, DP_EINVAL, "delta run: the assignment is not the last delta run's");
         const int rc = dp_hisim_delta_commit(inc->hd, assignment, err);
         if (rc == DP_OK) inc->complete = 0;
         return rc;
@@ -408,6 +410,11 @@ int dp_engine_priority_queue(const dp_engine *e)
 uint64_t dp_engine_fingerprint(const dp_engine *e)
 {
     return e->general ? dp_hisim_fingerprint(e->general) : 0;
+}
+
+struct dp_hisim *dp_engine_general_sim(dp_engine *e)
+{
+    return e->general;
 }
 
 struct dp_sim *dp_engine_fast_sim(dp_engine *e)

@@ -220,6 +220,11 @@ uint64_t dp_engine_fingerprint(const dp_engine *e);
  * to e (its runs overwrite e's last schedule). */
 struct dp_sim *dp_engine_fast_sim(dp_engine *e);
 
+/* The general engine's simulator (dp_hisim.h), or NULL on the exact fast path: for the
+ * assignment environment's delta runs of its placed prefix (dp_hisim_delta). It belongs to e
+ * (its runs overwrite e's last schedule). */
+struct dp_hisim *dp_engine_general_sim(dp_engine *e);
+
 /* Simulations run so far: the runs that succeeded, and those stopped by a resource limit
  * (DP_ERANGE: memory capacity under the error policy), which ran up to it; not the prefix runs
  * (dp_engine_prefix_simulations). */

@@ -136,8 +136,10 @@ struct dp_hisim {
     int failed;
     dp_error *err;
     /* delta runs (dp_hisim_delta, below): the incumbent this run restores a snapshot of or takes
-     * snapshots for (NULL: none) */
+     * snapshots for (NULL: none); the runs so far (a commit takes a delta run's records from s
+     * only while it was s's last) */
     dp_hisim_delta *rec;
+    long run_id;
 };
 
 void dp_hisim_options_init(dp_hisim_options *o)
@@ -988,11 +990,13 @@ struct dp_hisim_delta {
     int n_inc;               /* inc[0..n_inc) are the incumbent's, at increasing t */
     int set;                 /* an incumbent is set */
     int complete;            /* the last delta run was complete */
+    long run_id;             /* its s->run_id */
     int recorded;            /* it recorded (snapshots to cand, records to s): a commit runs nothing */
     int from;                /* the snapshot it resumed from (-1: time 0) */
     double commit_rate;      /* delta runs committed, a moving average (DELTA_RECORD_RATE) */
     int *assign, *last;      /* (n) the incumbent's assignment, the last run's */
-    int *moved;              /* (n) scratch: the ops a candidate moved */
+    int *moved, n_moved;     /* (n) the ops the last candidate moved, their count */
+    int prefix_seen;         /* an assignment with absent ops (a prefix) was run: holders_at */
     /* the run that records: the set it writes, the next slot and when */
     snap_slot *writing;
     int next_j;
@@ -1109,6 +1113,7 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     s->err = err;
     s->failed = 0;
     s->exceeded = INFINITY;
+    s->run_id++;
     s->early = s->early_reject && s->bound < INFINITY && s->q.max_streams == 1;
     if (s->early) {
         for (int d = 0; d < s->D; d++) s->dev_work[d] = 0;
@@ -1165,15 +1170,15 @@ int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priori
 
 /* A bounded run from snapshot from (-1: time 0), its verdict and cost (dp_hisim_run_bounded);
  * *complete: 1 when the run reached its end (its records are the full run's) */
-static int run_bounded_from(dp_hisim *s, const int *assignment, const double *priority, double bound, int from,
-                            double *cost, int *exceeded, int *complete, dp_error *err)
+static int run_bounded_from(dp_hisim *s, const int *assignment, const double *priority, int prefix, double bound,
+                            int from, double *cost, int *exceeded, int *complete, dp_error *err)
 {
     dp_hisim_result r;
     /* under the error memory policy an over-capacity run is an error wherever it happens: a
      * bounded run could stop before it, so such a machine runs in full */
     const int mem_error = s->o.memory_policy == DP_HISIM_MEMORY_ERROR && s->o.memory_limit != 0;
     s->bound = mem_error ? INFINITY : bound;
-    int rc = run(s, assignment, priority, 0, from, &r, err);
+    int rc = run(s, assignment, priority, prefix, from, &r, err);
     s->bound = INFINITY;
     *complete = 0;
     if (rc != DP_OK) {
@@ -1195,7 +1200,7 @@ int dp_hisim_run_bounded(dp_hisim *s, const int *assignment, const double *prior
                          int *exceeded, dp_error *err)
 {
     int complete;
-    return run_bounded_from(s, assignment, priority, bound, -1, cost, exceeded, &complete, err);
+    return run_bounded_from(s, assignment, priority, 0, bound, -1, cost, exceeded, &complete, err);
 }
 
 void dp_hisim_set_early_reject(dp_hisim *s, int on)
@@ -1309,13 +1314,38 @@ static void snap_take(dp_hisim *s, double t)
     d->next_at = (long)(j + 2) * d->interval;
 }
 
+/* Each output's holders (memory_reset's count of the placed consumers that have not released it
+ * yet) at the snapshot's instant t, for the run's assignment (s->dev). With prefixes the count
+ * made at time 0 depends on which consumers are placed, so a snapshot kept from an earlier,
+ * smaller prefix holds another count. A consumer w of u released it before t when it ran on u's
+ * device and ended before t, or when the copy to its device ended before t: events before t are
+ * the incumbent's (d's records; an op placed now and absent then, or moved, has neither: its
+ * producers end at or after t*). */
+static void holders_at(dp_hisim *s, const dp_hisim_delta *d, double t)
+{
+    const dp_graph *g = s->g;
+    for (int u = 0; u < s->n; u++) {
+        int placed = 0, held = 0;
+        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+            const int w = g->edge_dst[e];
+            if (!s->first_copy[e] || s->dev[w] < 0) continue;
+            placed++;
+            const double rel = s->dev[w] == s->dev[u] ? d->end[w] : d->x_end[e];
+            held += !(rel >= 0 && rel < t);
+        }
+        s->mem.holders[u] = placed ? held : -1;
+    }
+}
+
 /* s's state from the incumbent's snapshot from; 0 when out of memory */
 static int snap_restore(dp_hisim *s, int from)
 {
-    const snap_slot *sl = &s->rec->inc[from];
+    dp_hisim_delta *d = s->rec;
+    const snap_slot *sl = &d->inc[from];
     dp_snap sn = dp_snap_begin(sl->buf, sl->cap, 1);
     state_io(s, &sn);
     s->ev.fifo_head = s->ev.fifo_tail = 0;
+    if (d->prefix_seen) holders_at(s, d, sl->t);
     return !sn.failed;
 }
 
@@ -1420,8 +1450,11 @@ int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result
     d->writing = d->inc;
     d->next_j = 0;
     d->next_at = d->interval;
+    int prefix = 0;
+    for (int v = 0; v < s->n && !prefix; v++) prefix = assignment[v] < 0;
+    d->prefix_seen |= prefix;
     dp_hisim_result r;
-    const int rc = run(s, assignment, NULL, 0, -1, &r, err);
+    const int rc = run(s, assignment, NULL, prefix, -1, &r, err);
     s->rec = NULL;
     d->n_full++;
     if (rc != DP_OK) return rc;
@@ -1432,25 +1465,29 @@ int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result
     return res ? dp_hisim_delta_result(d, res, err) : DP_OK;
 }
 
-/* The ops of assignment whose devices differ from the incumbent's (to d->moved, their count to
- * *n_moved), and the last incumbent snapshot before t*, the first instant the engine reads one
- * of their devices (dp_hisim.h): -1 when none is (a source moved, or t* before the first) */
-static int delta_from(dp_hisim_delta *d, const int *assignment, int *n_moved)
+/* The ops of assignment whose devices differ from the incumbent's (to d->moved, d->n_moved), and
+ * the last incumbent snapshot before t*, the first instant the engine reads one of their devices
+ * (dp_hisim.h): -1 when none is (a source moved, t* before the first snapshot, or an op placed in
+ * the incumbent's prefix absent from assignment's). *prefix: 1 when assignment has absent ops. */
+static int delta_from(dp_hisim_delta *d, const int *assignment, int *prefix)
 {
     const dp_hisim *s = d->s;
     const dp_graph *g = s->g;
     double tstar = INFINITY;
-    int k = 0;
+    int k = 0, absent = 0;
     for (int v = 0; v < s->n; v++) {
+        absent |= assignment[v] < 0;
         if (assignment[v] == d->assign[v]) continue;
         d->moved[k++] = v;
-        if (g->pred_ptr[v] == g->pred_ptr[v + 1]) tstar = 0;
+        if (assignment[v] < 0 || g->pred_ptr[v] == g->pred_ptr[v + 1]) tstar = -INFINITY;
         for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
             const double e = d->end[g->edge_src[g->pred_edge[q]]];
             if (e < tstar) tstar = e;
         }
     }
-    *n_moved = k;
+    d->n_moved = k;
+    *prefix = absent;
+    d->prefix_seen |= absent;
     int from = d->n_inc - 1;
     while (from >= 0 && !(d->inc[from].t <= tstar)) from--;
     return from;
@@ -1459,8 +1496,9 @@ static int delta_from(dp_hisim_delta *d, const int *assignment, int *n_moved)
 /* A run from snapshot from (d->moved[0..n_moved): the moved ops) that records: the incumbent's
  * records in s (a copy into or out of a moved op is requested after t*, and one that is local in
  * the candidate is never written: none yet), its snapshots to d->cand from from + 1 on */
-static void record_from(dp_hisim_delta *d, int from, int n_moved)
+static void record_from(dp_hisim_delta *d, int from)
 {
+    const int n_moved = d->n_moved;
     dp_hisim *s = d->s;
     const dp_graph *g = s->g;
     if (from >= 0) {
@@ -1486,26 +1524,33 @@ static void record_from(dp_hisim_delta *d, int from, int n_moved)
  * after its snapshot. Annealing commits most moves while hot and few once cool. */
 #define DELTA_RECORD_RATE 0.3
 
-int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, double *cost, int *exceeded,
-                       dp_error *err)
+/* A delta run of assignment up to bound; records: with the full run's records in s (res, may
+ * be NULL: its result) */
+static int delta_run(dp_hisim_delta *d, const int *assignment, double bound, int records, double *cost, int *exceeded,
+                     dp_hisim_result *res, dp_error *err)
 {
     dp_hisim *s = d->s;
     d->complete = d->recorded = 0;
     if (!d->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_hisim_delta_set)");
-    int n_moved;
-    const int from = delta_from(d, assignment, &n_moved);
+    int prefix;
+    const int from = delta_from(d, assignment, &prefix);
     d->recorded = d->commit_rate > DELTA_RECORD_RATE;
     d->commit_rate *= 1 - 1.0 / 50;
     s->rec = d;
     if (d->recorded) {
-        record_from(d, from, n_moved);
+        record_from(d, from);
     } else {
+        if (records && from >= 0) {
+            /* the incumbent's records before the snapshot, with no snapshots taken */
+            record_from(d, from);
+        }
         d->writing = NULL;
         d->next_at = LONG_MAX;
     }
     d->from = from;
-    int complete = 0;
-    const int rc = run_bounded_from(s, assignment, NULL, bound, from, cost, exceeded, &complete, err);
+    int complete = 0, ex = 0;
+    double c = 0;
+    const int rc = run_bounded_from(s, assignment, NULL, prefix, bound, from, &c, &ex, &complete, err);
     s->rec = NULL;
     if (from >= 0) {
         d->n_resumed++;
@@ -1514,28 +1559,47 @@ int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, d
         d->n_full++;
     }
     if (rc != DP_OK) return rc;
+    if (cost) *cost = c;
+    if (exceeded) *exceeded = ex;
     d->complete = complete;
     if (complete) memcpy(d->last, assignment, (size_t)s->n * sizeof *d->last);
+    d->run_id = s->run_id;
+    if (res && complete) fill_result(s, res);
     return DP_OK;
+}
+
+int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, double *cost, int *exceeded,
+                       dp_error *err)
+{
+    return delta_run(d, assignment, bound, 0, cost, exceeded, NULL, err);
+}
+
+int dp_hisim_run_delta_result(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err)
+{
+    return delta_run(d, assignment, INFINITY, 1, NULL, NULL, res, err);
+}
+
+int dp_hisim_delta_is_last(const dp_hisim_delta *d, const int *assignment)
+{
+    return d->set && d->complete && memcmp(assignment, d->last, (size_t)d->s->n * sizeof *assignment) == 0;
 }
 
 int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *err)
 {
     dp_hisim *s = d->s;
-    if (!d->set || !d->complete)
-        return dp_error_set(err, DP_EINVAL, "delta commit: only the last delta run, complete, can become the incumbent");
-    if (memcmp(assignment, d->last, (size_t)s->n * sizeof *assignment) != 0)
-        return dp_error_set(err, DP_EINVAL, "delta commit: the assignment is not the last delta run's");
+    if (!d->set) return dp_error_set(err, DP_EINVAL, "delta commit: the incumbent is not set (dp_hisim_delta_set)");
     int from = d->from;
-    if (!d->recorded) {
-        /* the run again from the same snapshot, now recording */
-        int n_moved;
-        from = delta_from(d, assignment, &n_moved);
+    /* (another run of s since the delta run overwrote its records) */
+    if (!d->recorded || !dp_hisim_delta_is_last(d, assignment) || d->run_id != s->run_id) {
+        /* a run from the incumbent's snapshot before assignment's t*, recording */
+        int prefix;
+        from = delta_from(d, assignment, &prefix);
         s->rec = d;
-        record_from(d, from, n_moved);
+        record_from(d, from);
         dp_hisim_result r;
-        const int rc = run(s, assignment, NULL, 0, from, &r, err);
+        const int rc = run(s, assignment, NULL, prefix, from, &r, err);
         s->rec = NULL;
+        d->complete = d->recorded = 0;
         if (rc != DP_OK) return rc;
     }
     for (int j = from + 1; j < d->next_j; j++) {

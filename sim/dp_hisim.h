@@ -243,9 +243,17 @@ dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err);
 /* Free it (not its workspace). NULL is a no-op. */
 void dp_hisim_delta_free(dp_hisim_delta *d);
 
-/* Simulate assignment in full (dp_hisim_run, FIFO queues: no priority) taking snapshots, and
- * make it the incumbent; *res (may be NULL) is its result, whose arrays are d's (valid until
- * the next set or commit). Errors as dp_hisim_run's; after an error d has no incumbent. */
+/* Simulate assignment in full (dp_hisim_run, FIFO queues: no priority; with ops of device -1, a
+ * prefix: dp_hisim_run_prefix) taking snapshots, and make it the incumbent; *res (may be NULL) is
+ * its result, whose arrays are d's (valid until the next set or commit). Errors as dp_hisim_run's
+ * (dp_hisim_run_prefix's); after an error d has no incumbent.
+ *
+ * Prefixes: the assignment environment (policy/dp_env.h) keeps the placed prefix as the
+ * incumbent and asks for the prefix plus one more op on each device; an op absent from the
+ * incumbent (-1) and placed in the candidate is a moved op whose t* is its producers' first end,
+ * as any (its producers' outputs are then held for it too: restored from the snapshot, the count
+ * of each producer's holders is raised by one; none has finished before t*). A candidate that
+ * removes an op the incumbent placed runs from time 0. */
 int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err);
 
 /* The cost of assignment up to bound as dp_hisim_run_bounded(s, assignment, NULL, bound, cost,
@@ -258,10 +266,21 @@ int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result
 int dp_hisim_run_delta(dp_hisim_delta *d, const int *assignment, double bound, double *cost, int *exceeded,
                        dp_error *err);
 
-/* Make assignment, that of the last dp_hisim_run_delta, the incumbent: its snapshots and
- * records become d's. DP_EINVAL (the incumbent unchanged) when that run did not complete
- * (stopped by its bound, or failed), when s ran anything since, or when assignment is not that
- * run's. O(n_ops + n_edges). */
+/* The complete delta run of assignment (unbounded, prefixes allowed) with its result in *res: the
+ * full run's records, bit for bit dp_hisim_run's (dp_hisim_run_prefix's), the incumbent's before
+ * the snapshot restored (res's arrays are s's: valid until its next run). Errors as
+ * dp_hisim_run's; DP_EINVAL without an incumbent. */
+int dp_hisim_run_delta_result(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err);
+
+/* 1 when assignment is that of d's last delta run and that run completed (was not stopped by its
+ * bound and did not fail). */
+int dp_hisim_delta_is_last(const dp_hisim_delta *d, const int *assignment);
+
+/* Make assignment the incumbent. When it is the last delta run's (dp_hisim_delta_is_last) and
+ * that run recorded its snapshots (it does while many runs are committed), they and its records
+ * become d's at no run; else a run from the incumbent's last snapshot before assignment's t*
+ * takes them (s's records are that run's). Errors as dp_hisim_run's (the incumbent unchanged);
+ * DP_EINVAL without an incumbent. O(n_ops + n_edges) besides the run. */
 int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *err);
 
 /* The incumbent's result, bit for bit dp_hisim_run's for its assignment (arrays d's, valid

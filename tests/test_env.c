@@ -481,6 +481,12 @@ START_TEST(general_engine_exact)
         char what[160];
         snprintf(what, sizeof what, "machine %d (%s %s), graph %s", _i, general_machines[_i][1], general_machines[_i][3],
                  gs[gi]->name);
+        /* FIFO queues in asynchronous mode: the state by delta runs from the prefix's snapshots
+         * (dp_hisim.h), checked step by step below against full prefix runs of ref */
+        dp_env *probe_env = dp_env_alloc(gs[gi], c, &err);
+        ck_assert_int_eq(dp_env_set_state(probe_env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+        ck_assert_int_eq(probe_env->hdelta != NULL, _i != 5 && _i != 6);
+        dp_env_free(probe_env);
         check_episode(gs[gi], c, e, ref, r, what);
         for (int ep = 0; ep < 4; ep++) check_final(gs[gi], c, e, r, 0, what);
         check_final(gs[gi], c, e, r, 1, what);

@@ -285,9 +285,11 @@ START_TEST(delta_refused_where_unsupported)
 }
 END_TEST
 
-/* A commit needs the last delta run, complete, of the same assignment; a refused one leaves the
- * incumbent as it was. */
-START_TEST(delta_commit_refusals)
+/* A commit of the last delta run, complete and recorded, takes no run; any other assignment is
+ * committed by a run from the incumbent's snapshot (a run stopped by its bound, another
+ * assignment than the last run's): the incumbent is then that assignment's full run. Without an
+ * incumbent, runs and commits are refused. */
+START_TEST(delta_commit_any_assignment)
 {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
@@ -301,26 +303,110 @@ START_TEST(delta_commit_refusals)
     int ex;
     ck_assert_int_eq(dp_hisim_run_delta(x.d, a, INFINITY, &cost, &ex, &err), DP_EINVAL); /* no incumbent */
     ck_assert_int_eq(dp_hisim_delta_commit(x.d, a, &err), DP_EINVAL);
-    dp_hisim_result r0;
-    ck_assert_int_eq(dp_hisim_delta_set(x.d, a, &r0, &err), DP_OK);
-    const double m0 = r0.makespan;
-    ck_assert_int_eq(dp_hisim_delta_commit(x.d, a, &err), DP_EINVAL); /* no delta run yet */
+    dp_hisim_result rd, rr;
+    ck_assert_int_eq(dp_hisim_delta_set(x.d, a, &rd, &err), DP_OK);
     memcpy(b, a, sizeof b);
     b[n - 1] = (b[n - 1] + 1) % 4;
     ck_assert_int_eq(dp_hisim_run_delta(x.d, b, 0, &cost, &ex, &err), DP_OK); /* stopped by its bound */
-    ck_assert(ex);
-    ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_EINVAL);
-    ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_OK);
-    ck_assert(!ex);
-    b[0] = (b[0] + 1) % 4; /* not the run's assignment */
-    ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_EINVAL);
-    ck_assert_int_eq(dp_hisim_delta_result(x.d, &r0, &err), DP_OK);
-    ck_assert(r0.makespan == m0);
-    b[0] = a[0];
+    ck_assert(ex && !dp_hisim_delta_is_last(x.d, b));
     ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_OK);
-    ck_assert_int_eq(dp_hisim_delta_result(x.d, &r0, &err), DP_OK);
-    ck_assert(r0.makespan == cost);
+    ck_assert_int_eq(dp_hisim_delta_result(x.d, &rd, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_run(x.ref, b, NULL, &rr, &err), DP_OK);
+    same_result(&rd, &rr, n, x.g->n_edges, x.c->n_devices, "commit after a bounded run");
+    b[3] = (b[3] + 1) % 4;
+    ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_OK);
+    ck_assert(!ex && dp_hisim_delta_is_last(x.d, b));
+    b[0] = (b[0] + 1) % 4; /* not the run's assignment */
+    ck_assert(!dp_hisim_delta_is_last(x.d, b));
+    ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_delta_result(x.d, &rd, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_run(x.ref, b, NULL, &rr, &err), DP_OK);
+    same_result(&rd, &rr, n, x.g->n_edges, x.c->n_devices, "commit of another assignment");
+    /* most runs committed: delta runs record; a plain run of the workspace between a delta run
+     * and its commit overwrites the run's records in s, so the commit runs again */
+    for (int k = 0; k < 30; k++) {
+        b[k % n] = (b[k % n] + 1) % 4;
+        ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_OK);
+        ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_OK);
+    }
+    b[7] = (b[7] + 1) % 4;
+    ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_run(x.s, a, NULL, &rr, &err), DP_OK); /* another assignment, plainly */
+    ck_assert_int_eq(dp_hisim_delta_commit(x.d, b, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_delta_result(x.d, &rd, &err), DP_OK);
+    ck_assert_int_eq(dp_hisim_run(x.ref, b, NULL, &rr, &err), DP_OK);
+    same_result(&rd, &rr, n, x.g->n_edges, x.c->n_devices, "commit after a plain run of the workspace");
     case_free(&x);
+    gsl_rng_free(r);
+}
+END_TEST
+
+/* The assignment environment's use: the incumbent a placed prefix (ops of device -1 absent), each
+ * candidate the prefix plus one ready op on each device (dp_hisim_run_delta_result: the full
+ * prefix run's records), one of them committed; ops added in a random topological order. Every
+ * candidate's records are dp_hisim_run_prefix's, and the placed ops' outputs are held for the
+ * new op (memory: peaks equal, penalties and errors included). */
+START_TEST(delta_prefix_growth)
+{
+    const char *const *machines[] = {M_FIXED, M_FIFO, M_MAXMIN, M_STREAMS, M_PENALTY, M_ERROR, M_UNIFORM};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 41);
+    for (size_t i = 0; i < sizeof machines / sizeof *machines; i++) {
+        delta_case x;
+        case_make(&x, machines[i], NULL, r, 40);
+        const dp_graph *g = x.g;
+        const int n = g->n_ops, m = g->n_edges, D = x.c->n_devices;
+        int *a = malloc(sizeof(int) * (size_t)n), *left = malloc(sizeof(int) * (size_t)n), *ready = malloc(sizeof(int) * (size_t)n);
+        int n_ready = 0;
+        for (int v = 0; v < n; v++) {
+            a[v] = -1;
+            left[v] = g->pred_ptr[v + 1] - g->pred_ptr[v];
+            if (!left[v]) ready[n_ready++] = v;
+        }
+        dp_error err;
+        dp_hisim_result rd, rr;
+        ck_assert_int_eq(dp_hisim_delta_set(x.d, a, &rd, &err), DP_OK);
+        int steps = 0, errors = 0;
+        while (n_ready > 0) {
+            const int k = (int)gsl_rng_uniform_int(r, (unsigned long)n_ready), v = ready[k];
+            int chosen = -1;
+            for (int dev = 0; dev < D; dev++) {
+                a[v] = dev;
+                const int rc = dp_hisim_run_delta_result(x.d, a, &rd, &err);
+                const int rcr = dp_hisim_run_prefix(x.ref, a, NULL, &rr, &err);
+                ck_assert_msg(rc == rcr, "machine %zu step %d device %d: rc %d against %d", i, steps, dev, rc, rcr);
+                if (rc != DP_OK) {
+                    errors++;
+                    continue;
+                }
+                char what[64];
+                snprintf(what, sizeof what, "machine %zu step %d device %d", i, steps, dev);
+                same_result(&rd, &rr, n, m, D, what);
+                if (chosen < 0 || gsl_rng_uniform(r) < 0.3) chosen = dev;
+            }
+            if (chosen < 0) break; /* every device over the memory limit: the prefix ends here */
+            a[v] = chosen;
+            ck_assert_msg(dp_hisim_delta_commit(x.d, a, &err) == DP_OK, "%s", err.msg);
+            if (steps % 7 == 0) {
+                ck_assert_int_eq(dp_hisim_delta_result(x.d, &rd, &err), DP_OK);
+                ck_assert_int_eq(dp_hisim_run_prefix(x.ref, a, NULL, &rr, &err), DP_OK);
+                same_result(&rd, &rr, n, m, D, "committed prefix");
+            }
+            ready[k] = ready[--n_ready];
+            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++)
+                if (--left[g->edge_dst[e]] == 0) ready[n_ready++] = g->edge_dst[e];
+            steps++;
+        }
+        ck_assert_int_ge(steps, 10);
+        long resumed;
+        dp_hisim_delta_stats(x.d, &resumed, NULL, NULL);
+        ck_assert_msg(resumed > steps, "machine %zu: %ld of %d steps' runs resumed", i, resumed, steps * D);
+        if (getenv("DP_TEST_VERBOSE")) fprintf(stderr, "prefix machine %zu: %d steps, %ld resumed, %d errors\n", i, steps, resumed, errors);
+        free(a);
+        free(left);
+        free(ready);
+        case_free(&x);
+    }
     gsl_rng_free(r);
 }
 END_TEST
@@ -381,7 +467,8 @@ int main(void)
     tcase_add_test(t, delta_same_as_full_with_interference);
     tcase_add_test(t, delta_same_as_full_with_vanishing_delays);
     tcase_add_test(t, delta_refused_where_unsupported);
-    tcase_add_test(t, delta_commit_refusals);
+    tcase_add_test(t, delta_commit_any_assignment);
+    tcase_add_test(t, delta_prefix_growth);
     tcase_add_test(t, searches_same_with_and_without_delta);
     suite_add_tcase(s, t);
     return dp_test_run(s);
