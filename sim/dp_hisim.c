@@ -977,6 +977,7 @@ typedef struct snap_slot {
     size_t cap;
     double t;
     long events;   /* the engine events run before it */
+    long gen;      /* the incumbent generation whose run took it (holders_at) */
 } snap_slot;
 
 #define DELTA_SLOTS 16
@@ -997,6 +998,12 @@ struct dp_hisim_delta {
     int *assign, *last;      /* (n) the incumbent's assignment, the last run's */
     int *moved, n_moved;     /* (n) the ops the last candidate moved, their count */
     int prefix_seen;         /* an assignment with absent ops (a prefix) was run: holders_at */
+    long gen;                /* the incumbent's generation: one more at each set and commit */
+    long *placed_gen;        /* (n) the generation that placed each op of the incumbent; -1: absent */
+    int *placed_list, n_placed; /* (n) the incumbent's ops in the order they were placed (their
+                              * generations never decrease along it) */
+    unsigned *stamp;         /* (n) holders_at's marks, stamp_cur the current one */
+    unsigned stamp_cur;
     /* the run that records: the set it writes, the next slot and when */
     snap_slot *writing;
     int next_j;
@@ -1071,11 +1078,14 @@ static void fill_result(dp_hisim *s, dp_hisim_result *res)
 }
 
 /* the assignment's devices are in range (prefix: or -1, an absent op, whose successors must be
- * absent too) */
-static int check_assignment(const dp_hisim *s, const int *assignment, int prefix, dp_error *err)
+ * absent too); of the ops ops[0..k) only when ops is not NULL (a delta run's moved ops: the others
+ * are the incumbent's, checked by its run; one that removes an op runs in full) */
+static int check_assignment(const dp_hisim *s, const int *assignment, int prefix, const int *ops, int k, dp_error *err)
 {
     const dp_graph *g = s->g;
-    for (int v = 0; v < s->n; v++) {
+    const int count = ops ? k : s->n;
+    for (int i = 0; i < count; i++) {
+        const int v = ops ? ops[i] : i;
         if (prefix && assignment[v] == -1) continue;
         if (assignment[v] < 0 || assignment[v] >= s->D)
             return dp_error_set(err, DP_EINVAL, "assignment: op %d (\"%s\") has device %d, outside 0..%d",
@@ -1099,7 +1109,8 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
                dp_hisim_result *res, dp_error *err)
 {
     const dp_graph *g = s->g;
-    int rc = check_assignment(s, assignment, prefix, err);
+    int rc = from >= 0 ? check_assignment(s, assignment, prefix, s->rec->moved, s->rec->n_moved, err)
+                       : check_assignment(s, assignment, prefix, NULL, 0, err);
     if (rc != DP_OK) return rc;
     if (s->o.queue == DP_HISIM_QUEUE_PRIORITY && !priority)
         return dp_error_set(err, DP_EINVAL, "priority queues need a priority per op (the placement method gave none)");
@@ -1314,26 +1325,52 @@ static void snap_take(dp_hisim *s, double t)
     d->next_at = (long)(j + 2) * d->interval;
 }
 
-/* Each output's holders (memory_reset's count of the placed consumers that have not released it
- * yet) at the snapshot's instant t, for the run's assignment (s->dev). With prefixes the count
- * made at time 0 depends on which consumers are placed, so a snapshot kept from an earlier,
- * smaller prefix holds another count. A consumer w of u released it before t when it ran on u's
- * device and ended before t, or when the copy to its device ended before t: events before t are
- * the incumbent's (d's records; an op placed now and absent then, or moved, has neither: its
- * producers end at or after t*). */
-static void holders_at(dp_hisim *s, const dp_hisim_delta *d, double t)
+/* Output u's holders (memory_reset's count of the placed consumers that have not released it yet)
+ * at instant t, for the run's assignment (s->dev). A consumer w released it before t when it ran
+ * on u's device and ended before t, or when the copy to its device ended before t: events before
+ * t are the incumbent's (d's records; an op placed now and absent then, or moved, has neither:
+ * its producers end at or after t*). */
+static void holders_of(dp_hisim *s, const dp_hisim_delta *d, int u, double t)
 {
     const dp_graph *g = s->g;
-    for (int u = 0; u < s->n; u++) {
-        int placed = 0, held = 0;
-        for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
-            const int w = g->edge_dst[e];
-            if (!s->first_copy[e] || s->dev[w] < 0) continue;
-            placed++;
-            const double rel = s->dev[w] == s->dev[u] ? d->end[w] : d->x_end[e];
-            held += !(rel >= 0 && rel < t);
-        }
-        s->mem.holders[u] = placed ? held : -1;
+    int placed = 0, held = 0;
+    for (int e = g->succ_ptr[u]; e < g->succ_ptr[u + 1]; e++) {
+        const int w = g->edge_dst[e];
+        if (!s->first_copy[e] || s->dev[w] < 0) continue;
+        placed++;
+        const double rel = s->dev[w] == s->dev[u] ? d->end[w] : d->x_end[e];
+        held += !(rel >= 0 && rel < t);
+    }
+    s->mem.holders[u] = placed ? held : -1;
+}
+
+/* the holders of v's producers, each once (d->stamp) */
+static void holders_of_producers(dp_hisim *s, dp_hisim_delta *d, int v, double t)
+{
+    const dp_graph *g = s->g;
+    for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+        const int e = g->pred_edge[q], u = g->edge_src[e];
+        if (!s->first_copy[e] || d->stamp[u] == d->stamp_cur) continue;
+        d->stamp[u] = d->stamp_cur;
+        holders_of(s, d, u, t);
+    }
+}
+
+/* With prefixes the count memory_reset makes at time 0 depends on which consumers are placed, so
+ * a snapshot taken when the incumbent's prefix was smaller holds other counts for the producers
+ * of the ops placed since (the incumbent's placed after the snapshot's generation, and the run's
+ * own added ops): theirs are counted again at the snapshot's instant sl->t. */
+static void holders_at(dp_hisim *s, dp_hisim_delta *d, const snap_slot *sl)
+{
+    if (++d->stamp_cur == 0) {
+        memset(d->stamp, 0, (size_t)s->n * sizeof *d->stamp);
+        d->stamp_cur = 1;
+    }
+    for (int i = d->n_placed - 1; i >= 0 && d->placed_gen[d->placed_list[i]] > sl->gen; i--)
+        holders_of_producers(s, d, d->placed_list[i], sl->t);
+    for (int i = 0; i < d->n_moved; i++) {
+        const int v = d->moved[i];
+        if (d->assign[v] < 0 && s->dev[v] >= 0) holders_of_producers(s, d, v, sl->t);
     }
 }
 
@@ -1345,7 +1382,7 @@ static int snap_restore(dp_hisim *s, int from)
     dp_snap sn = dp_snap_begin(sl->buf, sl->cap, 1);
     state_io(s, &sn);
     s->ev.fifo_head = s->ev.fifo_tail = 0;
-    if (d->prefix_seen) holders_at(s, d, sl->t);
+    if (d->prefix_seen) holders_at(s, d, sl);
     return !sn.failed;
 }
 
@@ -1362,7 +1399,7 @@ void dp_hisim_delta_free(dp_hisim_delta *d)
         if (d->cand) free(d->cand[j].buf);
     }
     free(d->inc); free(d->cand);
-    free(d->assign); free(d->last); free(d->moved);
+    free(d->assign); free(d->last); free(d->moved); free(d->placed_gen); free(d->placed_list); free(d->stamp);
     free(d->start); free(d->end); free(d->ready); free(d->x_req); free(d->x_start); free(d->x_end);
     free(d->busy); free(d->mem_peak); free(d->chan_bytes); free(d->op_stream);
     free(d);
@@ -1391,6 +1428,9 @@ dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err)
     d->assign = dp_alloc_malloc_n(n, sizeof *d->assign);
     d->last = dp_alloc_malloc_n(n, sizeof *d->last);
     d->moved = dp_alloc_malloc_n(n, sizeof *d->moved);
+    d->placed_gen = dp_alloc_malloc_n(n, sizeof *d->placed_gen);
+    d->placed_list = dp_alloc_malloc_n(n, sizeof *d->placed_list);
+    d->stamp = dp_alloc_calloc_n(n, sizeof *d->stamp);
     d->start = dp_alloc_malloc_n(n, sizeof(double));
     d->end = dp_alloc_malloc_n(n, sizeof(double));
     d->ready = dp_alloc_malloc_n(n, sizeof(double));
@@ -1401,7 +1441,8 @@ dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err)
     d->busy = dp_alloc_malloc_n(D, sizeof(double));
     d->mem_peak = dp_alloc_malloc_n(D, sizeof(double));
     if (s->chan_bytes) d->chan_bytes = dp_alloc_malloc_n((size_t)s->t->n_channels + 1, sizeof(double));
-    if (!d->inc || !d->cand || !d->assign || !d->last || !d->moved || !d->start || !d->end || !d->ready ||
+    if (!d->inc || !d->cand || !d->assign || !d->last || !d->moved || !d->placed_gen || !d->placed_list || !d->stamp ||
+        !d->start || !d->end || !d->ready ||
         !d->op_stream || !d->x_req || !d->x_start || !d->x_end || !d->busy || !d->mem_peak ||
         (s->chan_bytes && !d->chan_bytes))
         goto nomem;
@@ -1441,6 +1482,31 @@ static void records_copy(dp_hisim_delta *d, int to_d)
     d->penalised = r.penalised_makespan;
 }
 
+/* a new incumbent generation for assignment: its snapshots inc[from + 1 .. n_inc) are its run's;
+ * the ops it places that the previous one did not (all, after from -1: every snapshot is new)
+ * are placed in this generation */
+static void next_generation(dp_hisim_delta *d, const int *assignment, int from)
+{
+    const int n = d->s->n;
+    d->gen++;
+    for (int j = from + 1; j < d->n_inc; j++) d->inc[j].gen = d->gen;
+    if (from < 0) {
+        d->n_placed = 0;
+        for (int v = 0; v < n; v++) {
+            d->placed_gen[v] = assignment[v] >= 0 ? d->gen : -1;
+            if (assignment[v] >= 0) d->placed_list[d->n_placed++] = v;
+        }
+        return;
+    }
+    /* resumed from a snapshot: no op the incumbent placed is absent (delta_from) */
+    for (int i = 0; i < d->n_moved; i++) {
+        const int v = d->moved[i];
+        if (d->assign[v] >= 0) continue;
+        d->placed_gen[v] = d->gen;
+        d->placed_list[d->n_placed++] = v;
+    }
+}
+
 int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result *res, dp_error *err)
 {
     dp_hisim *s = d->s;
@@ -1459,6 +1525,7 @@ int dp_hisim_delta_set(dp_hisim_delta *d, const int *assignment, dp_hisim_result
     d->n_full++;
     if (rc != DP_OK) return rc;
     d->n_inc = d->next_j;
+    next_generation(d, assignment, -1);
     records_copy(d, 1);
     memcpy(d->assign, assignment, (size_t)s->n * sizeof *d->assign);
     d->set = 1;
@@ -1608,6 +1675,7 @@ int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *er
         d->cand[j] = t;
     }
     d->n_inc = d->next_j;
+    next_generation(d, assignment, from);
     records_copy(d, 1);
     memcpy(d->assign, assignment, (size_t)s->n * sizeof *d->assign);
     d->complete = d->recorded = 0;

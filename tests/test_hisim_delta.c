@@ -305,6 +305,22 @@ START_TEST(delta_commit_any_assignment)
     ck_assert_int_eq(dp_hisim_delta_commit(x.d, a, &err), DP_EINVAL);
     dp_hisim_result rd, rr;
     ck_assert_int_eq(dp_hisim_delta_set(x.d, a, &rd, &err), DP_OK);
+    /* a delta run checks the ops it moved: a device out of range, a placed op whose producer is
+     * absent (a run that removes an op runs in full, checking every op) */
+    memcpy(b, a, sizeof b);
+    b[n - 1] = x.c->n_devices;
+    ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "outside 0.."));
+    int w = -1;
+    for (int v = 0; v < n && w < 0; v++)
+        if (x.g->pred_ptr[v + 1] > x.g->pred_ptr[v]) w = v;
+    memcpy(b, a, sizeof b);
+    b[x.g->edge_src[x.g->pred_edge[x.g->pred_ptr[w]]]] = -1;
+    ck_assert_int_eq(dp_hisim_run_delta(x.d, b, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "is placed but its predecessor"));
+    ck_assert_int_eq(dp_hisim_delta_result(x.d, &rd, &err), DP_OK); /* the incumbent as it was */
+    ck_assert_int_eq(dp_hisim_run(x.ref, a, NULL, &rr, &err), DP_OK);
+    same_result(&rd, &rr, n, x.g->n_edges, x.c->n_devices, "incumbent after refused runs");
     memcpy(b, a, sizeof b);
     b[n - 1] = (b[n - 1] + 1) % 4;
     ck_assert_int_eq(dp_hisim_run_delta(x.d, b, 0, &cost, &ex, &err), DP_OK); /* stopped by its bound */
