@@ -222,6 +222,12 @@ for bad in "--rows nosuch:no run has the parameter \"nosuch\"" "--cols nosuch:no
     "$DOPPLER" report "$work/grid.h5" --table makespan $opt > /dev/null 2> "$work/err" && fail "report $opt accepted"
     grep -q "$msg" "$work/err" || { cat "$work/err" >&2; fail "report $opt: no message '$msg'"; }
 done
+# every metric the docs give as `--metric NAME` is one report knows (doc/sweep-format.md told
+# users --metric penalised_makespan, which report refused as an unknown metric: a review)
+for m in $(cat "$top_srcdir/doc/"*.md "$top_srcdir/README.md" | grep -o -- '--metric [a-z_.]*' | sed 's/^--metric //' | sort -u); do
+    "$DOPPLER" report "$work/grid.h5" --table makespan --metric "$m" > /dev/null 2> "$work/err" || true
+    if grep -q "unknown metric" "$work/err"; then fail "the docs' --metric $m: $(cat "$work/err")"; fi
+done
 # a results file of no run yet (a shard with none) gives the empty table, not "no run has the
 # parameter graph"
 printf '{"name": "z", "grid": {"method": ["cp"], "graph": ["%s"]}}' "$GRAPH" > "$work/z.json"
