@@ -741,6 +741,17 @@ static int run_row_of(const dp_result *r, const dp_report_spec *spec, const dp_r
     return found;
 }
 
+/* Whether a metric is a makespan (report.h's reference columns go beside it): makespan, and a
+ * run's metrics makespan* (stage, last) and penalised_makespan* (makespan x (1 + penalty x excess):
+ * the lower bound bounds it too). Only "makespan" was: a table of penalised makespans had no
+ * reference columns, and its round-robin, random and single device columns were no baselines (a
+ * review). */
+static int metric_is_makespan(const char *m)
+{
+    return strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0 ||
+           strncmp(m, "metrics.penalised_makespan", 26) == 0;
+}
+
 /* The reference columns (report.h) and the units of each row, after the columns of the spec. */
 static int table_add_references(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t)
 {
@@ -755,10 +766,10 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
     if (!row_of || !mean || !sd || !vals || !cnt || !failed || !rowfilter || !t->row_units) { rc = DP_ENOMEM; goto done; }
     json_object_del(rowfilter, "method");
     /* only beside makespans: a column of another metric (seconds per episode) is another table */
-    int makespans = strcmp(spec->metric, "makespan") == 0;
+    int makespans = metric_is_makespan(spec->metric);
     for (size_t c = 0; makespans && spec->columns && c < json_array_size(spec->columns); c++) {
         const char *m = json_string_value(json_object_get(json_array_get(spec->columns, c), "metric"));
-        makespans = !m || strcmp(m, "makespan") == 0 || strncmp(m, "metrics.makespan", 16) == 0;
+        makespans = !m || metric_is_makespan(m);
     }
     const int refs = spec->references && makespans;
     int left_out = 0;
@@ -848,8 +859,15 @@ static int table_add_references(const dp_result *rows, long n, const dp_report_s
             for (long i = 0; i < n; i++) {
                 if (row_of[i] != r || strcmp(rows[i].method, trivial[m].method) != 0 || (m == 1 && run_samples(&rows[i]) > 1))
                     continue;
-                if (strcmp(rows[i].status, "ok") != 0) failed[r]++;
-                else if (!isnan(rows[i].makespan)) vals[k++] = rows[i].makespan;
+                if (strcmp(rows[i].status, "ok") != 0) {
+                    failed[r]++;
+                    continue;
+                }
+                /* the table's metric, as the columns beside (a table of penalised makespans
+                 * showed round-robin's plain makespan: a review); a run without it is left out */
+                int known;
+                const double x = dp_report_metric(&rows[i], spec->metric, &known);
+                if (!isnan(x)) vals[k++] = x;
             }
             cnt[r] = (long)k;
             mean[r] = k ? gsl_stats_mean(vals, 1, k) : NAN;

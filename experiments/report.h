@@ -33,14 +33,17 @@
  * metrics.NAME (a number in the run's metrics object). Grouping keys are parameter names (any
  * key of the run's params); graph and topology values print as their file stem.
  *
- * Reference columns. Every makespan table ends, by default, with the figures any result should
- * be read against, each where the results have it: round-robin, random (the mean over its
- * seeds), single device (runs of those methods in the row: the table's filter without its
- * "method", plus the references' own "where"), the lower bound (metrics.lower_bound of the
- * row's runs) and the best known makespan (data/best-known.json, for DOPPLER's graphs on the
- * DOPPLER-compatible machine they were made for). Round-robin, random and single count as
- * baselines when the table has baselines; the lower bound and the best known are shown, never
- * compared. "references": false turns them off; {"where": {"mode": "async"}} restricts the
+ * Reference columns. Every makespan table (metric makespan, metrics.makespan* or
+ * metrics.penalised_makespan*) ends, by default, with the figures any result should be read
+ * against, each where the results have it: round-robin, random (the mean over its seeds),
+ * single device (runs of those methods in the row: the table's filter without its "method",
+ * plus the references' own "where"), in the table's metric (a run without it left out), the
+ * lower bound (metrics.lower_bound of the row's runs: it bounds a penalised makespan too) and
+ * the best known makespan (data/best-known.json, for DOPPLER's graphs on the DOPPLER-compatible
+ * machine they were made for, which has no memory penalty). Round-robin, random and single count
+ * as baselines when the table has baselines; the lower bound and the best known are shown, never
+ * compared. A table of another metric (seconds, episodes, metrics.memory_excess, ...) has none,
+ * and columns of those methods are plain columns in it (a baseline only when named). "references": false turns them off; {"where": {"mode": "async"}} restricts the
  * runs they come from. A table whose rows have different units gets a units column.
  */
 #ifndef DP_REPORT_H

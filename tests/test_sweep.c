@@ -854,6 +854,70 @@ START_TEST(table_baselines_by_layout)
 }
 END_TEST
 
+/* A table of penalised makespans (metrics.penalised_makespan) has the reference columns of a
+ * makespan table, in its own metric: round-robin, random and single device count as baselines,
+ * as columns of their own or added beside, with their penalised figures (a review: in such a
+ * table random was a plain column, "random / best = 7.822", and the lower bound was gone); the
+ * lower bound bounds the penalised makespan too. A metric that is no makespan (memory_excess)
+ * gets none: those columns stay plain. */
+START_TEST(table_references_in_the_tables_metric)
+{
+    dp_result rows[6];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "round-robin", 1, 12, "ok");
+    make_row(&rows[2], "random", 1, 20, "ok");
+    make_row(&rows[3], "random", 2, 30, "ok");
+    make_row(&rows[4], "single", 1, 40, "ok");
+    make_row(&rows[5], "anneal", 1, 9, "ok");
+    const double pen[6] = {15, 13, 50, 70, 40, 9}, exc[6] = {0.25, 0.05, 0.75, 1, 0, 0};
+    for (int i = 0; i < 6; i++) {
+        char m[160];
+        snprintf(m, sizeof m, "{\"lower_bound\":1.5,\"penalised_makespan\":%g,\"memory_excess\":%g}", pen[i], exc[i]);
+        dp_result_set(&rows[i].metrics, m);
+    }
+    for (int k = 0; k < 2; k++) {
+        dp_report_spec spec;
+        dp_report_spec_init(&spec);
+        free(spec.metric);
+        spec.metric = strdup("metrics.penalised_makespan");
+        dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, "cp");
+        /* k 0: every method a column; k 1: random and single left to the reference columns */
+        if (k == 1) spec.filter = json_pack("{s:[s,s,s]}", "method", "cp", "round-robin", "anneal");
+        dp_error err;
+        dp_report_table tab;
+        ck_assert_int_eq(dp_report_build(rows, 6, &spec, &tab, &err), DP_OK);
+        int rr = -1, rnd = -1, one = -1, lb = -1;
+        for (int c = 0; c < tab.n_cols; c++) {
+            if (strcmp(tab.col_labels[c], "round-robin") == 0) rr = c;
+            if (strncmp(tab.col_labels[c], "random", 6) == 0) rnd = c;
+            if (strncmp(tab.col_labels[c], "single", 6) == 0) one = c;
+            if (strcmp(tab.col_labels[c], "lower bound") == 0) lb = c;
+        }
+        ck_assert_msg(rr >= 0 && rnd >= 0 && one >= 0 && lb >= 0, "layout %d: a reference column is missing", k);
+        ck_assert_msg(tab.is_baseline[rr] && tab.is_baseline[rnd] && tab.is_baseline[one], "layout %d: no baselines", k);
+        ck_assert_double_eq_tol(tab.mean[rnd], 60, 1e-12); /* penalised, not the makespans' 25 */
+        ck_assert_double_eq_tol(tab.mean[one], 40, 1e-12);
+        ck_assert_double_eq_tol(tab.mean[lb], 1.5, 1e-12);
+        ck_assert_int_eq(tab.best[0], rr);                 /* 13, below cp's 15 */
+        dp_report_table_free(&tab);
+        dp_report_spec_free(&spec);
+    }
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    free(spec.metric);
+    spec.metric = strdup("metrics.memory_excess");
+    dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, "cp");
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 6, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_cols, 5);
+    for (int c = 0; c < tab.n_cols; c++) ck_assert_int_eq(tab.is_baseline[c], strcmp(tab.col_labels[c], "cp") == 0);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 6; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A review's report faults on one set of runs (cp, round-robin, random and anneal on 2 and 4
  * devices): (a) with the devices as columns, the reference columns pooled the row's runs of both
  * device counts (round-robin's mean of 2 and 4 devices was the best baseline of cp's column of
@@ -1408,6 +1472,7 @@ int main(void)
     tcase_add_test(tc, table_same_file_names_and_best_known_machine);
     tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_baselines_by_layout);
+    tcase_add_test(tc, table_references_in_the_tables_metric);
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, table_note_without_ratio_columns);
