@@ -1268,7 +1268,7 @@ int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, d
                               json_string_value(json_array_get(ratio, a < 0 ? 0 : 1)));
             goto fail;
         }
-        for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = t->mean[(size_t)r * nc + a] / t->mean[(size_t)r * nc + b];
+        for (int r = 0; r < nr; r++) t->mean[(size_t)r * nc + c] = dp_report_ratio(t->mean[(size_t)r * nc + a], t->mean[(size_t)r * nc + b]);
     }
     for (int r = 0; r < nr; r++) {
         t->best[r] = -1;
@@ -1324,6 +1324,11 @@ fail:
     t->units = NULL;
     dp_report_table_free(t);
     return rc;
+}
+
+double dp_report_ratio(double a, double b)
+{
+    return b == 0 || isnan(a) || isnan(b) ? NAN : a / b;
 }
 
 void dp_report_fmt_g(double x, int digits, char *buf, size_t cap)
@@ -1418,7 +1423,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
                 put_csv(f, t->best[r] >= 0 ? t->col_labels[t->best[r]] : "");
                 for (int c = 0; c < NC; c++) {
                     if (t->is_baseline[c] || t->is_reference[c]) continue;
-                    double q = t->mean[(size_t)r * NC + c] / best;
+                    double q = dp_report_ratio(t->mean[(size_t)r * NC + c], best);
                     dp_report_fmt_g(q, 17, a, sizeof a);
                     fprintf(f, ",%s", isnan(q) ? "" : a);
                 }
@@ -1497,7 +1502,7 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
             else fputs("-", f);
             for (int c = 0; c < NC; c++) {
                 if (t->is_baseline[c] || t->is_reference[c]) continue;
-                double q = t->mean[(size_t)r * NC + c] / best;
+                double q = dp_report_ratio(t->mean[(size_t)r * NC + c], best);
                 fputs(sep, f);
                 if (isnan(q)) fputs("-", f);
                 else fprintf(f, "%.3f (%+.1f%s)", q, 100.0 * (q - 1.0), tex ? "\\%" : "%");
@@ -1528,10 +1533,13 @@ int dp_report_write(FILE *f, const dp_report_table *t, const char *format, dp_er
     else if (t->units && *t->units) fprintf(nf, "; units: %s", t->units);
     int ratio_cols = 0;
     for (int c = 0; c < NC; c++) ratio_cols += !t->is_baseline[c] && !t->is_reference[c];
+    int zero_best = 0; /* a row whose best baseline's mean is 0: its ratios are "-" */
+    for (int r = 0; ratios && r < t->n_rows; r++) zero_best |= t->best[r] >= 0 && t->mean[(size_t)r * NC + t->best[r]] == 0;
     if (ratios)
-        fprintf(nf, "; (b) marks the baselines, the best one in bold%s",
+        fprintf(nf, "; (b) marks the baselines, the best one in bold%s%s",
                 ratio_cols ? "; X / best is X's mean over the best baseline's (lower is better)"
-                           : " (every other column is a reference: no ratio column)");
+                           : " (every other column is a reference: no ratio column)",
+                ratio_cols && zero_best ? ", - where the best baseline's mean is 0" : "");
     for (int c = 0; c < NC; c++)
         if (strcmp(t->col_labels[c], "best known") == 0) {
             json_t *src = json_object_get(best_known(), "source");

@@ -5,7 +5,8 @@
  * deviation of a metric over the runs that fall in it (the seeds and repetitions). With
  * baselines named (values of the column parameter), each row also gets the best baseline (the
  * smallest mean among them: makespans and seconds are better low) and, for every other column,
- * the ratio of its mean to that best baseline.
+ * the ratio of its mean to that best baseline ("-", empty in CSV, where a mean is missing or the
+ * best baseline's is 0).
  *
  * Table layouts come from the sweep config's "tables" object (stored in the results file), by
  * name, or from options:

@@ -14,6 +14,9 @@ void dp_report_list_free(char **l, int n);
 int dp_report_list_find(char **labels, int n, const char *s);
 /* x with `digits` significant digits ("%.*g"), "-" for NAN. */
 void dp_report_fmt_g(double x, int digits, char *buf, size_t cap);
+/* a / b, NaN (printed "-") where it is undefined: b 0 (a best baseline whose mean is 0, as a
+ * memory_excess can be: it printed "inf (+inf%)", and 0 / 0 "-") or either NaN */
+double dp_report_ratio(double a, double b);
 /* 1 when the table has baseline columns (and so ratio columns). */
 int dp_report_has_ratios(const dp_report_table *t);
 

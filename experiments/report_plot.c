@@ -288,7 +288,7 @@ int dp_report_plot_bars(const dp_report_table *t, const char *out, dp_error *err
             /* published figures are in their own units: they are not drawn */
             if (t->is_reference[c]) continue;
             size_t i = (size_t)r * t->n_cols + c;
-            double m = t->mean[i] / norm, s = isnan(t->sd[i]) ? 0.0 : t->sd[i] / norm;
+            double m = dp_report_ratio(t->mean[i], norm), s = isnan(t->sd[i]) ? 0.0 : dp_report_ratio(t->sd[i], norm);
             if (isnan(m)) fprintf(d, " ? ?");
             else fprintf(d, " %.10g %.10g", m, s);
         }

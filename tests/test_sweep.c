@@ -918,6 +918,52 @@ START_TEST(table_references_in_the_tables_metric)
 }
 END_TEST
 
+/* A ratio over a best baseline whose mean is 0 (anneal's memory_excess) is "-" in md and tex and
+ * empty in CSV, as 0 / 0 was (it printed "inf (+inf%)"), and the note says why; so is an
+ * explicit "ratio" column over 0. */
+START_TEST(table_ratio_over_zero)
+{
+    dp_result rows[2];
+    make_row(&rows[0], "cp", 1, 10, "ok");
+    make_row(&rows[1], "anneal", 1, 9, "ok");
+    dp_result_set(&rows[0].metrics, "{\"memory_excess\":0.5}");
+    dp_result_set(&rows[1].metrics, "{\"memory_excess\":0}");
+    dp_report_spec spec;
+    dp_report_spec_init(&spec);
+    free(spec.metric);
+    spec.metric = strdup("metrics.memory_excess");
+    dp_report_spec_set_list(&spec.baselines, &spec.n_baselines, "anneal");
+    dp_error err;
+    dp_report_table tab;
+    ck_assert_int_eq(dp_report_build(rows, 2, &spec, &tab, &err), DP_OK);
+    const char *fmt[] = {"md", "tex", "csv"}, *want[] = {"| anneal | - |", "& anneal & - \\\\", ",anneal,\n"};
+    for (int k = 0; k < 3; k++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        ck_assert_int_eq(dp_report_write(f, &tab, fmt[k], &err), DP_OK);
+        fclose(f);
+        ck_assert_msg(strstr(buf, want[k]) != NULL && strstr(buf, "inf") == NULL, "%s: %s", fmt[k], buf);
+        if (k < 2) ck_assert_msg(strstr(buf, "- where the best baseline's mean is 0") != NULL, "%s", buf);
+        free(buf);
+    }
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    dp_report_spec_init(&spec);
+    int found;
+    const char *cfg = "{\"tables\": {\"t\": {\"metric\": \"metrics.memory_excess\", \"columns\": ["
+                      "{\"label\": \"A\", \"where\": {\"method\": \"cp\"}}, {\"label\": \"B\", \"where\": {\"method\": \"anneal\"}},"
+                      "{\"label\": \"A / B\", \"ratio\": [\"A\", \"B\"]}]}}}";
+    ck_assert_int_eq(dp_report_spec_from_config(&spec, cfg, "t", &found, &err), DP_OK);
+    ck_assert_int_eq(dp_report_build(rows, 2, &spec, &tab, &err), DP_OK);
+    ck_assert_int_eq(tab.n_cols, 3);
+    ck_assert_msg(isnan(tab.mean[2]), "A / B over 0: %g", tab.mean[2]);
+    dp_report_table_free(&tab);
+    dp_report_spec_free(&spec);
+    for (int i = 0; i < 2; i++) dp_result_free(&rows[i]);
+}
+END_TEST
+
 /* A review's report faults on one set of runs (cp, round-robin, random and anneal on 2 and 4
  * devices): (a) with the devices as columns, the reference columns pooled the row's runs of both
  * device counts (round-robin's mean of 2 and 4 devices was the best baseline of cp's column of
@@ -1473,6 +1519,7 @@ int main(void)
     tcase_add_test(tc, table_references_not_repeated);
     tcase_add_test(tc, table_baselines_by_layout);
     tcase_add_test(tc, table_references_in_the_tables_metric);
+    tcase_add_test(tc, table_ratio_over_zero);
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, table_note_without_ratio_columns);
