@@ -279,7 +279,11 @@ int cmd_report(int argc, char **argv)
     }
     if (table) {
         int found = 0;
-        if (dp_report_spec_from_config(&spec, config, table, &found, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+        if (dp_report_spec_from_config(&spec, config, table, &found, &err) != DP_OK) {
+            dp_error_prefix(&err, "%s", path); /* the stored config's: name the file */
+            status = dp_cli_fail(&err);
+            goto done;
+        }
         if (!found) {
             if (strcmp(table, "seconds") == 0) { free(spec.metric); spec.metric = dp_alloc_strdup("seconds"); }
             else if (strcmp(table, "makespan") != 0) {
@@ -336,7 +340,14 @@ int cmd_report(int argc, char **argv)
         if (dp_report_plot_scatter(rows, n, xm, ym, spec.filter, &po, out, &err) != DP_OK) status = dp_cli_fail(&err);
         goto done;
     }
-    if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (dp_report_build(rows, n, &spec, &t, &err) != DP_OK) {
+        /* name the results file and the table (a config's filter that no run matches is known
+         * only here, and the message named neither) */
+        if (table) dp_error_prefix(&err, "%s: table %s", path, table);
+        else dp_error_prefix(&err, "%s", path);
+        status = dp_cli_fail(&err);
+        goto done;
+    }
     if (t.pooled_machines)
         fprintf(stderr, "doppler report: warning: some cells pool runs on different machines (a machine key such as devices, "
                         "comm_ratio or bandwidth differs and is neither a row nor a column): make it one, or filter with --where\n");

@@ -96,8 +96,10 @@ int dp_report_spec_set_list(char ***list, int *n, const char *csv)
     return DP_OK;
 }
 
-/* A field that is a string or an array of strings, as a list. */
-static int json_list(const json_t *v, char ***list, int *n, const char *where, dp_error *err)
+/* A field that is a string or an array of strings, as a list; with numbers 1, numbers too, as
+ * their labels (dp_report_value_label: 2, 0.5), so that "baselines": [2] of a table of
+ * "cols": "devices" is --baselines 2 (it was refused at report time only). */
+static int json_list(const json_t *v, char ***list, int *n, int numbers, const char *where, dp_error *err)
 {
     if (json_is_string(v)) return dp_report_spec_set_list(list, n, json_string_value(v)) == DP_OK ? DP_OK : dp_error_set(err, DP_ENOMEM, "out of memory");
     if (!json_is_array(v)) return dp_error_set(err, DP_EINVAL, "%s: expected a string or an array of strings", where);
@@ -107,7 +109,14 @@ static int json_list(const json_t *v, char ***list, int *n, const char *where, d
     if (!*list) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (size_t i = 0; i < json_array_size(v); i++) {
         json_t *x = json_array_get(v, i);
-        if (!json_is_string(x)) return dp_error_set(err, DP_EINVAL, "%s[%zu]: expected a string", where, i);
+        if (numbers && json_is_number(x)) {
+            char lab[64];
+            dp_report_value_label("", x, NULL, lab, sizeof lab);
+            (*list)[(*n)++] = dp_report_strdup(lab);
+            continue;
+        }
+        if (!json_is_string(x))
+            return dp_error_set(err, DP_EINVAL, "%s[%zu]: expected a string%s", where, i, numbers ? " or a number" : "");
         (*list)[(*n)++] = dp_report_strdup(json_string_value(x));
     }
     return DP_OK;
@@ -125,9 +134,9 @@ int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *nam
     json_object_foreach((json_t *)o, k, v) {
         snprintf(where, sizeof where, "tables.%s.%s", name, k);
         if (strcmp(k, "rows") == 0) {
-            if (json_list(v, &s->rows, &s->n_rows, where, err) != DP_OK) return DP_EINVAL;
+            if (json_list(v, &s->rows, &s->n_rows, 0, where, err) != DP_OK) return DP_EINVAL;
         } else if (strcmp(k, "baselines") == 0) {
-            if (json_list(v, &s->baselines, &s->n_baselines, where, err) != DP_OK) return DP_EINVAL;
+            if (json_list(v, &s->baselines, &s->n_baselines, 1, where, err) != DP_OK) return DP_EINVAL;
         } else if (strcmp(k, "filter") == 0 || strcmp(k, "labels") == 0) {
             if (!json_is_object(v)) return dp_error_set(err, DP_EINVAL, "%s: expected an object", where);
             json_t **f = strcmp(k, "filter") == 0 ? &s->filter : &s->labels;
@@ -958,19 +967,37 @@ static int unknown_param(const dp_result *rows, long n, const char *what, const 
                         known[0] ? known : "none");
 }
 
+int dp_report_spec_check(const dp_report_spec *spec, const char *where, dp_error *err)
+{
+    const char *w = where ? where : "";
+    if (!metric_known(spec->metric))
+        return dp_error_set(err, DP_EINVAL, "%s%sunknown metric \"%s\" (makespan, seconds, episodes, seconds_per_episode, metrics.NAME)",
+                            w, where ? "metric: " : "", spec->metric);
+    if (spec->n_rows < 1) return dp_error_set(err, DP_EINVAL, "%s%sa table needs at least one row parameter", w, where ? "rows: " : "");
+    const size_t NX = spec->columns ? json_array_size(spec->columns) : 0;
+    for (size_t c = 0; c < NX; c++) {
+        json_t *col = json_array_get(spec->columns, c);
+        json_t *m = json_object_get(col, "metric"), *ratio = json_object_get(col, "ratio");
+        if (json_is_string(m) && !metric_known(json_string_value(m)))
+            return dp_error_set(err, DP_EINVAL, "%scolumns[%zu]: unknown metric \"%s\"", w, c, json_string_value(m));
+        for (size_t k = 0; k < json_array_size(ratio); k++) {
+            const char *lab = json_string_value(json_array_get(ratio, k));
+            int found = 0;
+            for (size_t d = 0; d < NX && lab && !found; d++)
+                found = d != c && json_is_string(json_object_get(json_array_get(spec->columns, d), "label")) &&
+                        strcmp(json_string_value(json_object_get(json_array_get(spec->columns, d), "label")), lab) == 0;
+            if (!found) return dp_error_set(err, DP_EINVAL, "%scolumns[%zu].ratio: no other column labelled \"%s\"", w, c, lab ? lab : "");
+        }
+    }
+    return DP_OK;
+}
+
 int dp_report_build(const dp_result *rows, long n, const dp_report_spec *spec, dp_report_table *t, dp_error *err)
 {
     memset(t, 0, sizeof *t);
-    if (!metric_known(spec->metric))
-        return dp_error_set(err, DP_EINVAL, "unknown metric \"%s\" (makespan, seconds, episodes, seconds_per_episode, metrics.NAME)", spec->metric);
-    if (spec->n_rows < 1) return dp_error_set(err, DP_EINVAL, "a table needs at least one row parameter");
+    int rc0 = dp_report_spec_check(spec, NULL, err);
+    if (rc0 != DP_OK) return rc0;
     size_t NX = spec->columns ? json_array_size(spec->columns) : 0;
-    for (size_t c = 0; c < NX; c++) {
-        json_t *col = json_array_get(spec->columns, c);
-        json_t *m = json_object_get(col, "metric");
-        if (json_is_string(m) && !metric_known(json_string_value(m)))
-            return dp_error_set(err, DP_EINVAL, "columns[%zu]: unknown metric \"%s\"", c, json_string_value(m));
-    }
     /* (no run yet, as in a sweep stopped before its first run ended: the empty table) */
     for (int k = 0; k < spec->n_rows && n > 0; k++)
         if (!param_known(rows, n, spec->rows[k])) return unknown_param(rows, n, "rows", spec->rows[k], err);

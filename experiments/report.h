@@ -17,6 +17,8 @@
  *                         "labels": {"chain_mm_112nodes": "ChainMM"}, "title": "...",
  *                         "digits": 4 } }
  *
+ * A baseline may be a number (of "cols": "devices", "baselines": [2]), read as its label ("2").
+ *
  * Explicit columns replace "cols" when a column is not one value of one parameter: a run may
  * fall in several (one DOPPLER run gives the makespans after Stage I and after Stage II), and
  * published figures can stand beside measured ones:
@@ -79,6 +81,12 @@ void dp_report_spec_free(dp_report_spec *s);
  * table dp_sweep_table_keys, sweep.h); errors name the field
  * ("tables.T.digits" = 0 out of range [1, 17]; unknown key "tables.T.x" (known: ...)). */
 int dp_report_spec_from_json(dp_report_spec *s, const json_t *o, const char *name, dp_error *err);
+/* The checks of a spec that need no run (dp_report_build makes them first; doppler sweep makes
+ * them at config load, after dp_report_spec_from_json): a metric dp_report_metric knows, the
+ * table's and each explicit column's; a row parameter; a "ratio" column's labels those of other
+ * columns. Errors (DP_EINVAL) begin with where and the field ("tables.T.metric: unknown metric
+ * ..."); where NULL: no field ("unknown metric ..."). */
+int dp_report_spec_check(const dp_report_spec *s, const char *where, dp_error *err);
 /* Find table NAME in a config text; DP_OK and *found = 1 when it is there. */
 int dp_report_spec_from_config(dp_report_spec *s, const char *config_text, const char *name, int *found,
                                dp_error *err);

@@ -236,11 +236,11 @@ static int sweep_has_value(const dp_sweep *s, const char *name, const char *valu
     for (long i = 0; i < s->n_runs; i++) {
         const json_t *v = json_object_get(s->runs[i].params, name);
         if (json_is_string(v) && strcmp(json_string_value(v), value) == 0) return 1;
-        if (json_is_integer(v)) {
-            char b[32];
-            snprintf(b, sizeof b, "%lld", (long long)json_integer_value(v));
-            if (strcmp(b, value) == 0) return 1;
-        }
+        /* or its label, as report matches it: a graph's stem, a number as JSON writes it (2,
+         * 0.5: a baseline of cols devices) */
+        char b[512];
+        if (v) dp_report_value_label(name, v, NULL, b, sizeof b);
+        if (v && strcmp(b, value) == 0) return 1;
     }
     const char *k;
     json_t *l;
@@ -248,56 +248,51 @@ static int sweep_has_value(const dp_sweep *s, const char *name, const char *valu
     return 0;
 }
 
-/* The parameters each report table names (its rows, cols and filter keys) are the runs': a
- * misspelt one made a table of "-" at report time, after the sweep had run (a helper's report:
- * {"rows": "nosuch"} was accepted by sweep and report alike). So are its keys (the report's
- * table keys: "colz" or "metrc" ran the whole sweep, and only report refused them) and its
- * baselines (values of its column parameter, or their labels: "hef" likewise). */
+/* Each report table is read by the parser report uses (dp_report_spec_from_json, then
+ * dp_report_spec_check), so that what report would refuse is refused here, before any run, naming
+ * the file and the key: a helper's review found digits 99, "baselines": [2] for cols devices
+ * (now a number is a baseline as --baselines 2 is), "rows": 5, "labels": 3, "columns": "x" and
+ * "metric": "nosuch" accepted by sweep, the whole grid run, and refused by report. Then the
+ * parameters each table names (its rows, cols and filter keys) are the runs' (a misspelt one made
+ * a table of "-"), and its baselines values of its column parameter or their labels ("hef").
+ * What only the results can tell (a filter that matches no run) is report's. */
 static int check_tables(const dp_sweep *s, const char *src, dp_error *err)
 {
     const char *t;
     json_t *o;
     json_object_foreach(json_object_get(s->config, "tables"), t, o) {
-        if (!json_is_object(o)) return dp_error_set(err, DP_EINVAL, "%s: tables.%s: expected an object", src, t);
-        const char *key;
-        json_t *kv;
-        json_object_foreach(o, key, kv) {
-            (void)kv;
-            int known = dp_schema_find(dp_sweep_table_keys, key) != NULL;
-            for (int i = 0; !known && dp_sweep_table_others[i]; i++) known = strcmp(dp_sweep_table_others[i], key) == 0;
-            if (!known) {
-                char keys[512];
-                dp_schema_keys_text(dp_sweep_table_keys, keys, sizeof keys);
-                return dp_error_set(err, DP_EINVAL, "%s: tables.%s: unknown key \"%s\" (known: %s, rows, baselines, columns, "
-                                    "filter, labels, references, comment)", src, t, key, keys);
+        dp_report_spec spec;
+        if (dp_report_spec_init(&spec) != DP_OK) return dp_error_set(err, DP_ENOMEM, "%s: out of memory", src);
+        char where[256];
+        snprintf(where, sizeof where, "tables.%s.", t);
+        int rc = dp_report_spec_from_json(&spec, o, t, err);
+        if (rc == DP_OK) rc = dp_report_spec_check(&spec, where, err);
+        if (rc != DP_OK) {
+            dp_report_spec_free(&spec);
+            dp_error_prefix(err, "%s", src);
+            return rc;
+        }
+        for (int i = 0; !spec.columns && i < spec.n_baselines; i++)
+            if (!sweep_has_value(s, spec.cols, spec.baselines[i], spec.labels)) {
+                rc = dp_error_set(err, DP_EINVAL, "%s: tables.%s.baselines: \"%s\" is no value of %s in any run", src, t,
+                                  spec.baselines[i], spec.cols);
+                break;
             }
-        }
-        json_t *cl = json_object_get(o, "cols"), *bl = json_object_get(o, "baselines");
-        const char *colp = json_is_string(cl) ? json_string_value(cl) : "method";
-        for (size_t i = 0; json_is_array(bl) && !json_object_get(o, "columns") && i < json_array_size(bl); i++) {
-            const char *b = json_string_value(json_array_get(bl, i));
-            if (b && !sweep_has_value(s, colp, b, json_object_get(o, "labels")))
-                return dp_error_set(err, DP_EINVAL, "%s: tables.%s.baselines: \"%s\" is no value of %s in any run", src, t,
-                                    b, colp);
-        }
-        json_t *rows = json_object_get(o, "rows"), *cols = json_object_get(o, "cols");
-        json_t *filter = json_object_get(o, "filter");
         const char *bad = NULL, *field = NULL;
-        if (json_is_string(rows) && !sweep_has_param(s, json_string_value(rows))) bad = json_string_value(rows), field = "rows";
-        for (size_t i = 0; !bad && json_is_array(rows) && i < json_array_size(rows); i++) {
-            json_t *r = json_array_get(rows, i);
-            if (json_is_string(r) && !sweep_has_param(s, json_string_value(r))) bad = json_string_value(r), field = "rows";
-        }
-        if (!bad && json_is_string(cols) && !sweep_has_param(s, json_string_value(cols))) bad = json_string_value(cols), field = "cols";
+        for (int i = 0; rc == DP_OK && !bad && i < spec.n_rows; i++)
+            if (!sweep_has_param(s, spec.rows[i])) bad = spec.rows[i], field = "rows";
+        if (rc == DP_OK && !bad && !spec.columns && !sweep_has_param(s, spec.cols)) bad = spec.cols, field = "cols";
         const char *k;
         json_t *v;
-        json_object_foreach(filter, k, v) {
+        json_object_foreach(spec.filter, k, v) {
             (void)v;
-            if (!bad && !sweep_has_param(s, k)) bad = k, field = "filter";
+            if (rc == DP_OK && !bad && !sweep_has_param(s, k)) bad = k, field = "filter";
         }
         if (bad)
-            return dp_error_set(err, DP_EINVAL, "%s: tables.%s.%s: no run has the parameter \"%s\" (a run's parameters are "
-                                "fixed's, grid's, rep and status)", src, t, field, bad);
+            rc = dp_error_set(err, DP_EINVAL, "%s: tables.%s.%s: no run has the parameter \"%s\" (a run's parameters are "
+                              "fixed's, grid's, rep and status)", src, t, field, bad);
+        dp_report_spec_free(&spec);
+        if (rc != DP_OK) return rc;
     }
     return DP_OK;
 }

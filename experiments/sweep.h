@@ -71,7 +71,9 @@ const dp_schema_section *dp_sweep_config_sections(void);
 
 /* Load and expand a config file. Errors (DP_EINVAL, DP_EIO) name the file and the field:
  * unknown top-level keys, a grid axis that is not a non-empty array of scalars, a parameter in
- * both grid and fixed, a parameter name other than [a-z0-9_], "rep" given by hand, too many runs. */
+ * both grid and fixed, a parameter name other than [a-z0-9_], "rep" given by hand, too many runs,
+ * a table that report would refuse (read by dp_report_spec_from_json and dp_report_spec_check,
+ * report.h; its rows, cols, filter keys and baselines the runs'). */
 dp_sweep *dp_sweep_load(const char *path, dp_error *err);
 
 /* The same from a parsed value (a reference is taken); path names the source in messages and

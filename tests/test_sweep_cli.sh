@@ -255,12 +255,36 @@ grep -q 'tables.main.rows: no run has the parameter "nosuch"' "$work/err" || { c
 # baseline "hef" ran the whole sweep, and only report refused them)
 sed 's/"cols": "method"/"colz": "method"/' "$work/grid.json" > "$work/badtable2.json"
 "$DOPPLER" sweep "$work/badtable2.json" --list > /dev/null 2> "$work/err" && fail "a table key colz accepted"
-grep -q 'tables.main: unknown key "colz"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.colz"; }
+grep -q 'badtable2.json: unknown key "tables.main.colz"' "$work/err" || { cat "$work/err" >&2; fail "no message on tables.main.colz"; }
 sed 's/"baselines": \["cp", "round-robin"\]/"baselines": ["cp", "hef"]/' "$work/grid.json" > "$work/badtable3.json"
 grep -q '"hef"' "$work/badtable3.json" || fail "badtable3.json"
 "$DOPPLER" sweep "$work/badtable3.json" --list > /dev/null 2> "$work/err" && fail "a baseline hef accepted"
 grep -q 'tables.main.baselines: "hef" is no value of method' "$work/err" || { cat "$work/err" >&2; fail "no message on baseline hef"; }
 "$DOPPLER" sweep "$work/grid.json" --list | wc -l | grep -qx 18 || fail "--list does not give 18 runs"
+# every table is read by report's own parser at load: what report refuses is refused before any
+# run, naming the file and the key (digits 99, rows 5, labels 3, columns "x", metric "nosuch" and
+# the rest ran the whole grid, exit 0, and only report refused them: a review); a number is a
+# baseline of cols devices, as --baselines 2 is
+for bad in '"digits": 99|"tables.main.digits" = 99 out of range' '"rows": 5|tables.main.rows: expected a string' \
+           '"labels": 3|tables.main.labels: expected an object' '"columns": "x"|tables.main.columns: expected a non-empty array' \
+           '"metric": "nosuch"|tables.main.metric: unknown metric "nosuch"' \
+           '"columns": [{"label": "a", "metric": "nosuch"}]|tables.main.columns\[0\]: unknown metric' \
+           '"columns": [{"label": "a", "ratio": ["a", "b"]}]|tables.main.columns\[0\].ratio: no other column labelled "a"' \
+           '"baselines": [true]|tables.main.baselines\[0\]: expected a string or a number' \
+           '"cols": "devices", "baselines": [3]|tables.main.baselines: "3" is no value of devices'; do
+    spec=${bad%%|*}; msg=${bad#*|}
+    printf '{"fixed": {"graph": "%s"}, "grid": {"devices": [2, 4], "method": ["cp"]}, "tables": {"main": {%s}}}\n' "$GRAPH" "$spec" > "$work/badspec.json"
+    rc=0; "$DOPPLER" sweep "$work/badspec.json" --out "$work/badspec.h5" --quiet > /dev/null 2> "$work/err" || rc=$?
+    [ $rc -ne 0 ] && [ ! -e "$work/badspec.h5" ] || fail "a table of $spec: exit $rc, a results file"
+    grep -q "badspec.json: $msg" "$work/err" || { cat "$work/err" >&2; fail "a table of $spec: no message '$msg'"; }
+done
+printf '{"name": "devb", "fixed": {"graph": "%s", "method": "cp"}, "grid": {"devices": [2, 4]},
+ "tables": {"t": {"cols": "devices", "baselines": [2]}, "f": {"filter": {"devices": 3}}}}\n' "$GRAPH" > "$work/devb.json"
+"$DOPPLER" sweep "$work/devb.json" --out "$work/devb.h5" --quiet || fail "a table of baselines [2] for cols devices"
+"$DOPPLER" report "$work/devb.h5" --table t | grep -q '| 2 (b) |' || fail "baselines [2]: devices 2 is no baseline"
+# a filter no run matches is known from the results only: report refuses it, naming the file
+"$DOPPLER" report "$work/devb.h5" --table f > /dev/null 2> "$work/err" && fail "a filter that matches no run"
+grep -q 'devb.h5: table f: no run matches where {"devices":3}' "$work/err" || { cat "$work/err" >&2; fail "the filter's message names no file"; }
 
 # an edited config: --prune drops the rows of runs it no longer has (round-robin: 6 of 18)
 # (the table's baselines edited too: a baseline no run has is refused before the sweep runs)
