@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -325,6 +326,21 @@ static void free_fields(char **f, int n)
     for (int i = 0; i < n; i++) free(f[i]);
 }
 
+/* What a row read from a file must be, in CSV and HDF5 alike (where: "FILE:LINE" or "FILE: row
+ * I (run KEY)"): no infinite number (a makespan of inf made a cell's mean inf and moved the best
+ * baseline); a makespan in a finished run (status ok; NaN, the HDF5 file's missing value, was
+ * dropped from its cell without a word). The HDF5 reader made neither check: a review edited
+ * both into copies of a results file. */
+static int check_row(const dp_result *r, const char *where, dp_error *err)
+{
+    for (int c = 0; c < NCOLS; c++)
+        if (columns[c].type == DP_COL_DBL && isinf(cdbl_field(r, c)))
+            return dp_error_set(err, DP_EINVAL, "%s: %s: not a finite number (%g)", where, columns[c].name, cdbl_field(r, c));
+    if (strcmp(r->status, "ok") == 0 && isnan(r->makespan))
+        return dp_error_set(err, DP_EINVAL, "%s: makespan: missing in a finished run (status ok)", where);
+    return DP_OK;
+}
+
 int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, long *good_len, dp_error *err)
 {
     size_t len;
@@ -382,18 +398,17 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
                 else {
                     double v = strtod(f[c], &end);
                     if (*end) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
-                    /* the writer leaves a value it does not have empty (fmt_double): "nan" and
-                     * "inf" are no run's (an edited nan makespan of an ok run was dropped from
-                     * its cell, an inf one made the cell's mean NaN: a review) */
-                    if (!isfinite(v)) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a finite number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
+                    /* the writer leaves a value it does not have empty (fmt_double): "nan" is
+                     * no run's (an edited nan makespan of an ok run was dropped from its cell: a
+                     * review); "inf" is check_row's */
+                    if (isnan(v)) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %s: not a finite number: \"%s\"", path, line, columns[c].name, f[c]); goto done; }
                     *dbl_field(row, c) = v;
                 }
             }
         }
-        if (strcmp(row->status, "ok") == 0 && isnan(row->makespan)) {
-            rc = dp_error_set(err, DP_EINVAL, "%s:%ld: makespan: empty in a finished run (status ok)", path, line);
-            goto done;
-        }
+        char where[PATH_MAX + 32];
+        snprintf(where, sizeof where, "%s:%ld", path, line);
+        if ((rc = check_row(row, where, err)) != DP_OK) goto done;
         free_fields(f, nf);
         nf = 0;
         good = pos;
@@ -661,6 +676,9 @@ int dp_results_read_h5(const char *path, dp_result **rows_out, long *n_out, char
             }
             p += width[c];
         }
+        char where[PATH_MAX + 64];
+        snprintf(where, sizeof where, "%s: row %llu (run %s)", path, (unsigned long long)i + 1, r->key ? r->key : "");
+        if ((rc = check_row(r, where, err)) != DP_OK) goto done;
     }
     if (config_text) {
         *config_text = dp_h5file_attr_read_str(f, path, "config", &e);

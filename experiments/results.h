@@ -88,10 +88,15 @@ json_t *dp_result_to_json(const dp_result *r);
 int dp_result_from_json(dp_result *r, const json_t *o, dp_error *err);
 
 /* Read the /runs rows of a results file (with its config text, when wanted: malloc'd, may be
- * ""). *rows is malloc'd; free each with dp_result_free, then the array. Errors name the file. */
+ * ""). *rows is malloc'd; free each with dp_result_free, then the array. Errors name the file.
+ * Each row is checked as the CSV reader checks its lines (one function): a number that is
+ * infinite, or a finished run (status ok) without a makespan (NaN), is refused naming the file,
+ * the row (1-based) and the run's key. */
 int dp_results_read_h5(const char *path, dp_result **rows, long *n, char **config_text, dp_error *err);
 /* Read a results CSV. A last line cut off by a kill (no final newline) is not returned; *good_len
- * (may be NULL) is the byte length of the complete part. */
+ * (may be NULL) is the byte length of the complete part. A number "nan" or infinite, or a
+ * finished run without a makespan, is refused naming the line (the writer leaves a missing value
+ * empty). */
 int dp_results_read_csv(const char *path, dp_result **rows, long *n, long *good_len, dp_error *err);
 /* Read a results CSV that must be whole (a reference to compare with, not a sweep's journal): as
  * dp_results_read_csv, and an empty file ("PATH: empty: no header line") or a last line cut off

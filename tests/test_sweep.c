@@ -1183,6 +1183,47 @@ START_TEST(table_note_without_ratio_columns)
 }
 END_TEST
 
+/* An HDF5 results file is checked as a CSV one is, by the same function, the error naming the file,
+ * the row and the run: an infinite makespan or seconds, an ok run without a makespan (NaN). The
+ * reader took both: a NaN makespan of an ok run was dropped from its cell (n = 1), an inf one
+ * made the cell's mean inf and moved the best baseline (a review). A failed run's NaN is its
+ * missing makespan. */
+START_TEST(results_h5_not_finite_refused)
+{
+    char dir[256], path[300];
+    scratch(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.h5", dir);
+    for (int k = 0; k < 4; k++) {
+        dp_result rows[2];
+        make_row(&rows[0], "cp", 1, 12.5, "ok");
+        make_row(&rows[1], "heft", 2, 11, k == 3 ? "failed" : "ok");
+        if (k == 0) rows[1].makespan = INFINITY;
+        if (k == 1) rows[1].makespan = NAN;
+        if (k == 2) rows[1].seconds = -INFINITY;
+        if (k == 3) rows[1].makespan = NAN;
+        dp_error err;
+        ck_assert_int_eq(dp_results_write_h5(path, rows, 2, "s", "{}", &err), DP_OK);
+        dp_result *back = NULL;
+        long n = 0;
+        const int rc = dp_results_read_h5(path, &back, &n, NULL, &err);
+        if (k == 3) {
+            ck_assert_int_eq(rc, DP_OK);
+            ck_assert_int_eq(n, 2);
+            free_rows(back, n);
+        } else {
+            const char *want[] = {"makespan: not a finite number (inf)", "makespan: missing in a finished run",
+                                  "seconds: not a finite number (-inf)"};
+            char where[400];
+            snprintf(where, sizeof where, "%s: row 2 (run %s): %s", path, rows[1].key, want[k]);
+            ck_assert_int_eq(rc, DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, where) != NULL, "%d: %s", k, err.msg);
+        }
+        for (int i = 0; i < 2; i++) dp_result_free(&rows[i]);
+    }
+    rm_tree(dir);
+}
+END_TEST
+
 /* A results CSV's nan or inf (the writer leaves a missing value empty) and an ok run without a
  * makespan are refused naming the line (a nan makespan was dropped from its cell, an inf one made
  * the cell's mean NaN); a reference CSV must be whole (an empty or cut-off one compared as 0 and
@@ -1201,7 +1242,7 @@ START_TEST(results_csv_not_finite_refused)
     char *text = dp_file_read(path, &len, &err);
     ck_assert_ptr_nonnull(text);
     const char *bad[] = {"nan", "inf", "-inf", ""}, *want[] = {"not a finite number", "not a finite number", "not a finite number",
-                                                            "makespan: empty in a finished run"};
+                                                            "makespan: missing in a finished run"};
     for (int k = 0; k < 4; k++) {
         char *p = strstr(text, ",12.5,");
         ck_assert_ptr_nonnull(p);
@@ -1522,6 +1563,7 @@ int main(void)
     tcase_add_test(tc, table_ratio_over_zero);
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
+    tcase_add_test(tc, results_h5_not_finite_refused);
     tcase_add_test(tc, table_note_without_ratio_columns);
     tcase_add_test(tc, table_references_where_chooses);
     tcase_add_test(tc, table_reference_failed_counted);
