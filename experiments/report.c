@@ -1639,12 +1639,22 @@ static int wall_clock_metric(const char *name)
            strcmp(name, "resumed_in_stage") == 0;
 }
 
+/* Both NaN (none) or the same value are equal; else a non-finite value on either side differs
+ * (inf against a finite value was equal: inf / inf is NaN, and NaN > tol false; a review) */
 static int differs(double a, double b, double tol)
 {
-    if (isnan(a) && isnan(b)) return 0;
-    if (isnan(a) || isnan(b)) return 1;
+    if ((isnan(a) && isnan(b)) || a == b) return 0;
+    if (!isfinite(a) || !isfinite(b)) return 1;
     double m = fmax(fabs(a), fabs(b));
     return m > 0 && fabs(a - b) / m > tol;
+}
+
+/* a compared value: "(none)" for NaN (a missing value), else %.10g (inf as "inf") */
+static const char *cmp_value(double x, char *buf, size_t cap)
+{
+    if (isnan(x)) snprintf(buf, cap, "(none)");
+    else snprintf(buf, cap, "%.10g", x);
+    return buf;
 }
 
 static const dp_result *find_key(const dp_result *rows, long n, const char *key)
@@ -1673,7 +1683,8 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
         const dp_result *a = &rows[i], *b = find_key(ref, n_ref, a->key);
         run_name(a, name, sizeof name);
         if (!b) {
-            fprintf(f, "%s: not in the reference (status %s, makespan %.10g)\n", name, a->status, a->makespan);
+            char x[64];
+            fprintf(f, "%s: not in the reference (status %s, makespan %s)\n", name, a->status, cmp_value(a->makespan, x, sizeof x));
             only_new++;
             nd++;
             continue;
@@ -1684,8 +1695,13 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
             fprintf(f, "%s: status: new %s, reference %s%s%s\n", name, a->status, b->status, a->error[0] ? "; new error: " : "", a->error);
             d = 1;
         } else if (differs(a->makespan, b->makespan, rel_tol)) {
-            fprintf(f, "%s: makespan: new %.10g, reference %.10g (%+.3g%%)\n", name, a->makespan, b->makespan,
-                    100.0 * (a->makespan - b->makespan) / b->makespan);
+            char x[64], y[64];
+            fprintf(f, "%s: makespan: new %s, reference %s", name, cmp_value(a->makespan, x, sizeof x),
+                    cmp_value(b->makespan, y, sizeof y));
+            /* the change in percent where it is a number (it printed "(+nan%)" and "(+inf%)") */
+            if (isfinite(a->makespan) && isfinite(b->makespan) && b->makespan != 0)
+                fprintf(f, " (%+.3g%%)", 100.0 * (a->makespan - b->makespan) / b->makespan);
+            fputc('\n', f);
             d = 1;
         }
         json_error_t je;
@@ -1699,7 +1715,8 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
             if (!w || !json_is_number(w)) continue;
             double x = json_number_value(v), y = json_number_value(w);
             if (differs(x, y, rel_tol)) {
-                fprintf(f, "%s: metrics.%s: new %.10g, reference %.10g\n", name, k, x, y);
+                char xs[64], ys[64];
+                fprintf(f, "%s: metrics.%s: new %s, reference %s\n", name, k, cmp_value(x, xs, sizeof xs), cmp_value(y, ys, sizeof ys));
                 d = 1;
             }
         }
@@ -1715,7 +1732,8 @@ int dp_report_compare(FILE *f, const dp_result *rows, long n, const dp_result *r
     for (long j = 0; j < n_ref; j++) {
         if (find_key(rows, n, ref[j].key)) continue;
         run_name(&ref[j], name, sizeof name);
-        fprintf(f, "%s: in the reference only (status %s, makespan %.10g)\n", name, ref[j].status, ref[j].makespan);
+        char x[64];
+        fprintf(f, "%s: in the reference only (status %s, makespan %s)\n", name, ref[j].status, cmp_value(ref[j].makespan, x, sizeof x));
         only_ref++;
         nd++;
     }

@@ -160,7 +160,8 @@ int dp_report_write_runs(FILE *f, const dp_result *rows, long n, dp_error *err);
 /* Compare the runs of a results file with a reference (e.g. the committed results of a table),
  * run by run (matched by key): a run only on one side, a status that differs, a makespan or a
  * numeric metric whose relative difference |a - b| / max(|a|, |b|) exceeds rel_tol (both NaN
- * or both absent are equal; a metric the reference does not record is new in this version and
+ * or both absent are equal, as is one value on both sides; an infinite or missing value against
+ * another differs, printed "inf" or "(none)", without a percentage; a metric the reference does not record is new in this version and
  * not compared, one it records but the new run lacks is a difference). Wall-clock figures (the seconds column, metrics whose name
  * contains "seconds" or ends in "_s") are not compared: they measure the machine. One line per
  * difference goes to f ("KEY graph method seed S: what: new X, reference Y"), then a summary

@@ -1183,6 +1183,34 @@ START_TEST(table_note_without_ratio_columns)
 }
 END_TEST
 
+/* --compare: an infinite makespan differs from a finite one (inf / inf is NaN, and NaN > tol was
+ * false: "0 differ"), a missing one (NaN) from a value, without "(+nan%)" or "(+inf%)"; the same
+ * infinite value on both sides is equal. */
+START_TEST(compare_not_finite)
+{
+    const double a[] = {INFINITY, NAN, INFINITY, 12.5}, b[] = {12.5, 12.5, INFINITY, 12.5};
+    const char *want[] = {"makespan: new inf, reference 12.5\n", "makespan: new (none), reference 12.5\n", NULL, NULL};
+    for (int k = 0; k < 4; k++) {
+        dp_result x, y;
+        make_row(&x, "cp", 1, a[k], "ok");
+        make_row(&y, "cp", 1, b[k], "ok");
+        char *buf = NULL;
+        size_t len = 0;
+        long nd = -1;
+        dp_error err;
+        FILE *f = open_memstream(&buf, &len);
+        ck_assert_int_eq(dp_report_compare(f, &x, 1, &y, 1, 1e-6, &nd, &err), DP_OK);
+        fclose(f);
+        ck_assert_msg(nd == (want[k] != NULL), "%d: %ld differ: %s", k, nd, buf);
+        if (want[k]) ck_assert_msg(strstr(buf, want[k]) != NULL, "%d: %s", k, buf);
+        ck_assert_msg(strstr(buf, "nan") == NULL && strstr(buf, "inf%") == NULL, "%d: %s", k, buf);
+        free(buf);
+        dp_result_free(&x);
+        dp_result_free(&y);
+    }
+}
+END_TEST
+
 /* An HDF5 results file is checked as a CSV one is, by the same function, the error naming the file,
  * the row and the run: an infinite makespan or seconds, an ok run without a makespan (NaN). The
  * reader took both: a NaN makespan of an ok run was dropped from its cell (n = 1), an inf one
@@ -1564,6 +1592,7 @@ int main(void)
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
     tcase_add_test(tc, results_h5_not_finite_refused);
+    tcase_add_test(tc, compare_not_finite);
     tcase_add_test(tc, table_note_without_ratio_columns);
     tcase_add_test(tc, table_references_where_chooses);
     tcase_add_test(tc, table_reference_failed_counted);
