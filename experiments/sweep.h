@@ -8,7 +8,7 @@
  *     "grid":  { "graph": [...], "method": [...], "seed": [1, 2, 3] },
  *              or an array of such objects (a union of grids, e.g. one per method family)
  *     "repetitions": 1,                      optional: each point is run R times (rep 0..R-1)
- *     "tables": {...}, "plots": {...} }      optional: report layouts (see report.h)
+ *     "tables": {...} }                      optional: report tables (see report.h)
  *
  * Expansion is deterministic: sub-grids in order; within one, nested loops over the axes in the
  * order the config lists them (first axis slowest), then rep innermost. A run's parameters are
@@ -51,9 +51,9 @@ typedef struct dp_sweep {
 /* The top-level keys of a sweep config as a table (dp_schema.h): "name" (a plain file name of at
  * most 200 bytes; not given: the file's stem) and "repetitions" (1..100000, default 1) are read
  * into this; "description", "comment" (free), "fixed", "grid" (maps of parameters, checked run by
- * run against the method table by dp_run_check before a sweep runs) and "tables", "plots" (report
- * layouts, report.h) are the top level's other keys; anything else is refused naming the file and
- * the key. */
+ * run against the method table by dp_run_check before a sweep runs) and "tables" (report tables,
+ * report.h) are the top level's other keys; anything else is refused naming the file and the key
+ * ("plots", once documented and never read, with a message that says so). */
 typedef struct dp_sweep_config {
     char name[201];  /* "" when not given */
     int repetitions;
@@ -65,7 +65,7 @@ typedef struct dp_sweep_config {
 extern const dp_schema_key dp_sweep_table_keys[];
 extern const char *const dp_sweep_table_others[];
 
-/* The sections of a sweep config (the top level; fixed, grid, tables.T and plots.P described),
+/* The sections of a sweep config (the top level; fixed, grid and tables.T described),
  * for doppler config sweep and the man page. */
 const dp_schema_section *dp_sweep_config_sections(void);
 

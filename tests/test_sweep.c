@@ -115,7 +115,9 @@ END_TEST
 START_TEST(bad_configs)
 {
     static const struct { const char *text, *needle; } cases[] = {
-        {"{\"grid\": {\"a\": [1]}, \"grdi\": {}}", "unknown key \"grdi\" (known: name, repetitions, description, comment, fixed, grid, tables, plots)"},
+        {"{\"grid\": {\"a\": [1]}, \"grdi\": {}}", "unknown key \"grdi\" (known: name, repetitions, description, comment, fixed, grid, tables)"},
+        /* documented once, read by nothing: refused, saying so (a misspelt plot spec was accepted) */
+        {"{\"grid\": {\"a\": [1]}, \"plots\": {\"fig\": {\"kind\": \"bars\", \"tabel\": \"nosuch\"}}}", "\"plots\": not read"},
         {"{\"grid\": {\"a\": []}}", "grid.a: must be a non-empty array"},
         {"{\"grid\": {\"a\": 3}}", "grid.a: must be a non-empty array"},
         {"{\"grid\": {\"a\": [[1]]}}", "grid.a[0]"},
