@@ -1341,23 +1341,28 @@ static inline __attribute__((always_inline)) int ops_loop_run(dp_sim *s, ops_run
                 const ops_edge *E = &oedge[q];
                 const int v = E->dst; /* n for a copy not the first of its pair: no effect */
                 const double delay = E->delay;
-                const double a = now + delay; /* now when delay is 0 */
-                if (delay > 0) {
-                    if (a == now) return 0;
-                    if (a > bound) {
-                        any_over = 1;
-                        if (a < first_over) first_over = a;
-                    }
-                }
                 /* the copies are sent in increasing key order over the whole run (COMPUTE_DONEs in
                  * rank order, each its copies in edge order), so of v's arrivals at one time the
                  * last sent has the largest key (a READY at this instant, in the FIFO, needs none) */
                 /* v's latest arrival so far, kept in a register (read again from ready[v] below, it
                  * came by store forwarding) */
                 double rv = ready[v];
-                if (a >= rv) {
-                    rv = ready[v] = a;
-                    rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
+                if (delay > 0) {
+                    const double a = now + delay;
+                    if (a == now) return 0;
+                    if (a > bound) {
+                        any_over = 1;
+                        if (a < first_over) first_over = a;
+                    }
+                    if (a >= rv) {
+                        rv = ready[v] = a;
+                        rkey[v] = rank << OP_KEY_SHIFT | (uint64_t)q;
+                    }
+                } else if (now >= rv) {
+                    /* an arrival now: its key is never read (a READY queued with a key is one whose
+                     * latest arrival is after the instant its last input was sent, so a delayed
+                     * one's; one now goes to the FIFO) */
+                    rv = ready[v] = now;
                 }
                 if (--pending[v] == 0) {
                     if (rv == now) fifo[tail++] = (uint32_t)v; /* a level-4 READY: its key is this copy's */
