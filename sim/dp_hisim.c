@@ -986,6 +986,7 @@ typedef struct snap_slot {
 struct dp_hisim_delta {
     dp_hisim *s;
     int K;                   /* slots of each set */
+    double snapshot_bytes;   /* a snapshot's bytes at most (dp_hisim_delta_alloc's estimate) */
     long interval;           /* engine events between two snapshots */
     snap_slot *inc, *cand;   /* (K) the incumbent's snapshots, the last run's */
     int n_inc;               /* inc[0..n_inc) are the incumbent's, at increasing t */
@@ -1415,9 +1416,16 @@ dp_hisim_delta *dp_hisim_delta_alloc(dp_hisim *s, dp_error *err)
     if (!d) goto nomem;
     d->s = s;
     const size_t n = (size_t)s->n, m1 = (size_t)s->m + 1, D = (size_t)s->D;
-    /* a snapshot's bytes, about (state_io): 16 an op and 16 an event pending (up to one an op
-     * and one an edge) and 8 to 16 an edge, more with interference or FIFO chunks */
-    double est = 48.0 * (double)n + 40.0 * (double)m1 + 64.0 * (double)D * (double)D + 4096;
+    /* a snapshot's bytes: what state_io saves of the workspace now (every array in full, the
+     * transfer model's included: FIFO chunks were left out of an estimate by op and edge
+     * counts, 32 snapshots of 1,024 chunks an edge took 748 MB where a run takes 39: a review),
+     * with the event heap at its capacity instead of its events now */
+    dp_snap probe = dp_snap_begin(NULL, 0, 0);
+    state_io(s, &probe);
+    free(probe.buf);
+    if (probe.failed) goto nomem;
+    const double est = (double)probe.pos + (double)s->ev.heap.cap * sizeof(dp_heap_ev) + 4096;
+    d->snapshot_bytes = est;
     d->K = DELTA_SLOTS;
     while (d->K > 1 && 2.0 * d->K * est > (double)DELTA_BYTES) d->K--;
     /* a run's engine events: five an op (READY, GRANTED, COMPUTE_DONE, RELEASE, FINISH) and
@@ -1696,6 +1704,12 @@ int dp_hisim_delta_result(const dp_hisim_delta *d, dp_hisim_result *res, dp_erro
         .chan_bytes = d->chan_bytes, .n_events = d->n_events,
     };
     return DP_OK;
+}
+
+int dp_hisim_delta_slots(const dp_hisim_delta *d, double *snapshot_bytes)
+{
+    if (snapshot_bytes) *snapshot_bytes = d->snapshot_bytes;
+    return d->K;
 }
 
 void dp_hisim_delta_stats(const dp_hisim_delta *d, long *resumed, long *full, long *skipped)

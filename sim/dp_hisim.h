@@ -287,6 +287,11 @@ int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *er
  * until the next set or commit); DP_EINVAL without an incumbent. */
 int dp_hisim_delta_result(const dp_hisim_delta *d, dp_hisim_result *res, dp_error *err);
 
+/* The snapshots d keeps for the incumbent (and as many for a candidate): K, 16 or fewer so that
+ * 2 K snapshots of at most *snapshot_bytes each (may be NULL: every array of the state in full,
+ * the transfer model's included, and the event heap at its capacity) stay within 256 MiB. */
+int dp_hisim_delta_slots(const dp_hisim_delta *d, double *snapshot_bytes);
+
 /* Runs of d resumed from a snapshot (*resumed) or from time 0 (*full: no snapshot before t*,
  * sets included), and the engine events the resumed runs did not run again (*skipped: each
  * one's snapshot's event count). Any pointer may be NULL. */

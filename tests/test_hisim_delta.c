@@ -257,6 +257,27 @@ START_TEST(delta_same_as_full_with_vanishing_delays)
 }
 END_TEST
 
+/* The snapshots' memory is estimated from what a snapshot saves, the transfer model's state
+ * included: FIFO chunk positions and links, 8 bytes a chunk, were left out of an estimate by op
+ * and edge counts (1,024 chunks an edge: 748 MB of snapshots where a run takes 39 MB, a review);
+ * and a graph whose snapshots would pass the cap keeps fewer. */
+START_TEST(delta_snapshot_bytes_count_the_transfer_model)
+{
+    static const char *const kv[] = {"topology", "pcie-gen3-4gpu", "transfer", "fifo", "chunks", "1024", NULL};
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 8);
+    delta_case x;
+    case_make(&x, kv, NULL, r, 60);
+    double bytes;
+    const int K = dp_hisim_delta_slots(x.d, &bytes);
+    ck_assert_msg(bytes >= 8.0 * ((double)x.g->n_edges + 1) * 1024, "%.0f bytes a snapshot for %d edges of 1,024 chunks",
+                  bytes, x.g->n_edges);
+    ck_assert(K >= 1 && 2.0 * K * bytes <= 256.0 * 1024 * 1024);
+    case_free(&x);
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* priority queues and bulk-synchronous mode have no delta runs: refused, and the engine's
  * searches run each candidate in full there */
 START_TEST(delta_refused_where_unsupported)
@@ -482,6 +503,7 @@ int main(void)
     tcase_add_test(t, delta_same_as_full_on_every_option);
     tcase_add_test(t, delta_same_as_full_with_interference);
     tcase_add_test(t, delta_same_as_full_with_vanishing_delays);
+    tcase_add_test(t, delta_snapshot_bytes_count_the_transfer_model);
     tcase_add_test(t, delta_refused_where_unsupported);
     tcase_add_test(t, delta_commit_any_assignment);
     tcase_add_test(t, delta_prefix_growth);
