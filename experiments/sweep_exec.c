@@ -1139,7 +1139,10 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const int first_failed = dp_sweep_mpi_sync(0, NULL);
     if (first_failed >= 0) {
-        MPI_Finalize();
+        /* MPI is finalized by the caller (cmd_sweep) once this error is printed: MPI_Finalize
+         * waits for every rank, so the failed rank's exit, on which mpirun ends the job, comes
+         * after it (finalized here, the message was lost when mpirun was quicker: test_sweep_mpi.sh
+         * failed so under load) */
         memset(sum, 0, sizeof *sum);
         return dp_error_set(err, DP_EINVAL, "rank %d failed before the sweep (its error above): every rank stops",
                             first_failed);
