@@ -277,7 +277,8 @@ static inline int dp_env_done(const dp_env *env) { return env->step == env->n_op
 /* Estimated earliest start of ready op v on device d under the state (top of this file). In
  * the engine state the answer may cost a prefix simulation; it is cached for the step (the
  * cache lives in env and is filled through this const pointer: one thread per env). An
- * engine error (memory capacity exceeded under the error policy) gives +infinity. v must be
+ * engine error gives +infinity (a memory capacity exceeded under the error policy only when v
+ * is the last op: a prefix's memory is not the placement's, dp_hisim_run_prefix). v must be
  * ready and d in range (unchecked: this is the policies' inner loop; a non-ready op reads past
  * the cost tables); callers that cannot promise it use dp_env_est_start_checked. */
 double dp_env_est_start(const dp_env *env, int v, int d);
@@ -288,7 +289,8 @@ int dp_env_est_start_checked(const dp_env *env, int v, int d, double *start, dp_
 
 /* Assign ready op v to device d and update the state. Returns DP_OK, or DP_EINVAL when v is not
  * ready or d is out of range; in the engine state also the engine's errors (DP_ERANGE: a
- * memory capacity exceeded under the error policy; the state is then unchanged). */
+ * memory capacity exceeded under the error policy, by the complete assignment at the last step:
+ * dp_hisim_run_prefix; the state is then unchanged). */
 int dp_env_step(dp_env *env, int v, int d, dp_error *err);
 
 /* The latest estimated end of the assigned ops (0 before the first step): in the engine state,

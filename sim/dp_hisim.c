@@ -140,6 +140,9 @@ struct dp_hisim {
      * only while it was s's last) */
     dp_hisim_delta *rec;
     long run_id;
+    /* the run's assignment has absent ops (a prefix): its memory is not the placement's, and
+     * no capacity is an error (dp_hisim_run_prefix) */
+    int partial;
 };
 
 void dp_hisim_options_init(dp_hisim_options *o)
@@ -625,7 +628,8 @@ static inline void mem_alloc(dp_hisim *s, int d, double bytes, const char *what,
     s->mem.cur[d] += bytes;
     if (s->mem.cur[d] > s->mem.peak[d]) {
         s->mem.peak[d] = s->mem.cur[d];
-        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_HISIM_MEMORY_ERROR) {
+        if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d] && s->o.memory_policy == DP_HISIM_MEMORY_ERROR &&
+            !s->partial) {
             char b[300];
             /* a time graph's memory is in its file's comm units (dp_hisim.h), not bytes (a review) */
             const char *u = s->g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units";
@@ -1126,6 +1130,9 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
     s->failed = 0;
     s->exceeded = INFINITY;
     s->run_id++;
+    /* (a delta run's prefix flag is its assignment's absent ops, delta_from) */
+    s->partial = prefix && from >= 0;
+    for (int v = 0; prefix && from < 0 && v < s->n && !s->partial; v++) s->partial = assignment[v] < 0;
     s->early = s->early_reject && s->bound < INFINITY && s->q.max_streams == 1;
     if (s->early) {
         for (int d = 0; d < s->D; d++) s->dev_work[d] = 0;
@@ -1137,7 +1144,13 @@ static int run(dp_hisim *s, const int *assignment, const double *priority, int p
             s->err = NULL;
             return dp_error_set(err, DP_ENOMEM, "%s: out of memory restoring the simulator's state", g->source);
         }
-    } else {
+        /* a snapshot of a prefix (no capacity an error) over a capacity: a complete run under the
+         * error policy fails before the snapshot's instant, so it runs from time 0, for its
+         * message (the device, op and time it first passes it) */
+        for (int d = 0; !s->partial && s->o.memory_policy == DP_HISIM_MEMORY_ERROR && d < s->D; d++)
+            if (s->mem.cap[d] > 0 && s->mem.peak[d] > s->mem.cap[d]) from = -1;
+    }
+    if (from < 0) {
         records_reset(s);
         events_reset(s);
         queues_reset(s);

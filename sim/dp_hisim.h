@@ -174,7 +174,13 @@ int dp_hisim_run(dp_hisim *s, const int *assignment, const double *priority, dp_
  * predecessors (dp_env.h's episodes guarantee it). res as dp_hisim_run's; per-op arrays hold -1
  * for absent ops. Errors as dp_hisim_run's, and DP_EINVAL for a placed op with an absent
  * predecessor (naming both). With every op placed it is dp_hisim_run. Costs a run of the placed
- * ops plus O(n_ops + n_edges) of set-up. */
+ * ops plus O(n_ops + n_edges) of set-up.
+ * Memory: with ops absent, a capacity exceeded is not an error under the error policy (peaks
+ * and excess are reported): a prefix's memory is not its placement's (an output waiting only
+ * for absent consumers stays, one whose placed consumers have read it goes, whatever the absent
+ * ones will need), and a prefix of a placement that fits went over the capacity (ffnn on the
+ * PCIe topology, round-robin, a limit of 8e8 bytes: step 32 of 96 at 8.05e8 where the whole
+ * placement peaks at 7.38e8; the assignment environment refused the episode: a review). */
 int dp_hisim_run_prefix(dp_hisim *s, const int *assignment, const double *priority, dp_hisim_result *res,
                         dp_error *err);
 

@@ -499,6 +499,74 @@ START_TEST(general_engine_exact)
 }
 END_TEST
 
+/* Under the error memory policy the environment refuses no step of a placement that fits: a
+ * prefix's memory is not the placement's (dp_hisim_run_prefix). ffnn on the PCIe topology under
+ * max-min, random placements, each under a limit just above its own peak: an episode in
+ * topological order was refused part way (a prefix holding 8.05e8 bytes where the placement
+ * peaks at 7.38e8: a review); with a limit just below its peak the last step is refused. */
+START_TEST(general_engine_memory_error_policy_prefixes)
+{
+    static const char *const kv0[] = {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", NULL};
+    dp_machine m0;
+    dp_test_machine_make(&m0, kv0);
+    dp_gen_ffnn_opts fo;
+    dp_gen_ffnn_defaults(&fo);
+    dp_error err;
+    dp_graph *g = dp_gen_ffnn(&fo, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_cost *c = dp_machine_costs(&m0, g, &err);
+    dp_engine *e0 = dp_engine_alloc(g, c, &m0, &err);
+    ck_assert_msg(c && e0, "%s", err.msg);
+    const int n = g->n_ops, D = c->n_devices;
+    int *a = malloc(sizeof(int) * (size_t)n);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    for (int trial = 0; trial < 4; trial++) {
+        for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_engine_schedule s;
+        ck_assert_int_eq(dp_engine_run(e0, a, NULL, &s, &err), DP_OK);
+        const double makespan = s.makespan;
+        double peak = 0;
+        for (int d = 0; d < D; d++) peak = s.mem_peak[d] > peak ? s.mem_peak[d] : peak;
+        for (int below = 0; below < 2; below++) {
+            char lim[32];
+            snprintf(lim, sizeof lim, "%.17g", below ? peak * (1 - 1e-7) : peak * (1 + 1e-7));
+            const char *const kv[] = {"topology", "pcie-gen3-4gpu", "transfer", "maxmin", "memory_limit", lim, NULL};
+            dp_machine m;
+            dp_test_machine_make(&m, kv);
+            dp_engine *e = dp_engine_alloc(g, c, &m, &err);
+            ck_assert_msg(e != NULL, "%s", err.msg);
+            dp_env *env = dp_env_alloc(g, c, &err);
+            ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+            for (int k = 0; k < n - 1; k++) {
+                const int v = g->topo[k];
+                ck_assert_msg(dp_env_est_start(env, v, a[v]) < INFINITY, "trial %d step %d: estimate +inf", trial, k);
+                ck_assert_msg(dp_env_step(env, v, a[v], &err) == DP_OK, "trial %d step %d refused: %s", trial, k, err.msg);
+            }
+            const int last = g->topo[n - 1];
+            if (below) {
+                /* the complete placement goes over: its last step is refused, naming the capacity */
+                ck_assert(dp_env_est_start(env, last, a[last]) == INFINITY);
+                ck_assert_int_eq(dp_env_step(env, last, a[last], &err), DP_ERANGE);
+                ck_assert_ptr_nonnull(strstr(err.msg, "memory capacity exceeded"));
+            } else {
+                ck_assert_int_eq(dp_env_step(env, last, a[last], &err), DP_OK);
+                ck_assert(dp_env_makespan(env) == makespan);
+            }
+            dp_env_free(env);
+            dp_engine_free(e);
+            dp_machine_free(&m);
+        }
+    }
+    gsl_rng_free(r);
+    free(a);
+    dp_engine_free(e0);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    dp_machine_free(&m0);
+}
+END_TEST
+
 /* Above env->general_exact_max ops a general engine's state is the surrogate's (dp_env.h
  * DP_ENV_GENERAL_EXACT_MAX_OPS): the DOPPLER-compatible engine on the same cost tables, so every
  * estimate, feature and the final makespan equal, bit for bit, those of an environment on that
@@ -912,6 +980,7 @@ int main(void)
     tcase_add_test(t, fast_path_doppler_file);
     tcase_add_loop_test(t, general_engine_exact, 0, (int)(sizeof general_machines / sizeof general_machines[0]));
     tcase_add_test(t, general_engine_surrogate);
+    tcase_add_test(t, general_engine_memory_error_policy_prefixes);
     tcase_add_test(t, append_is_another_scheduler);
     tcase_add_test(t, later_op_moves_earlier_one);
     tcase_add_test(t, state_errors);
