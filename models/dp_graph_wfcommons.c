@@ -46,19 +46,6 @@ static const char *wf_kind(const char *prog, char *buf, size_t cap)
     return buf;
 }
 
-/* Sum of sizes of files both written by task a and read by task b. out/in are per task sets
- * of file indices (sorted), sizes per file index. */
-static double wf_shared_bytes(const int *a_out, int na, const int *b_in, int nb, const double *fsize)
-{
-    double s = 0;
-    int i = 0, j = 0;
-    while (i < na && j < nb) {
-        if (a_out[i] < b_in[j]) i++;
-        else if (a_out[i] > b_in[j]) j++;
-        else { s += fsize[a_out[i]]; i++; j++; }
-    }
-    return s;
-}
 
 static int cmp_int(const void *a, const void *b)
 {
@@ -97,6 +84,23 @@ static void lists_close(int_lists *l, int i)
         if (k == 0 || l->data[lo + k - 1] != l->data[lo + j]) l->data[lo + k++] = l->data[lo + j];
     l->n_data = lo + k;
     l->ptr[i + 1] = l->n_data;
+}
+
+/* Sum of sizes of files both written by task a and read by task b. outs/ins hold per task sets
+ * of file indices (sorted), fsize the size per file index. Indices, not pointers into the
+ * pools: a graph without files has no pool at all (data NULL), and NULL + 0 is undefined. */
+static double wf_shared_bytes(const int_lists *outs, int a, const int_lists *ins, int b, const double *fsize)
+{
+    double s = 0;
+    int i = outs->ptr[a], i_end = outs->ptr[a + 1];
+    int j = ins->ptr[b], j_end = ins->ptr[b + 1];
+    while (i < i_end && j < j_end) {
+        int fo = outs->data[i], fi = ins->data[j];
+        if (fo < fi) i++;
+        else if (fo > fi) j++;
+        else { s += fsize[fo]; i++; j++; }
+    }
+    return s;
 }
 
 static int cmp64(const void *a, const void *b)
@@ -389,8 +393,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
             if (used[lo]) continue;
             used[lo] = 1;
             int u = esrc[e], v = edst[e];
-            double bytes = wf_shared_bytes(outs.data + outs.ptr[u], outs.ptr[u + 1] - outs.ptr[u], ins.data + ins.ptr[v],
-                                           ins.ptr[v + 1] - ins.ptr[v], fsize);
+            double bytes = wf_shared_bytes(&outs, u, &ins, v, fsize);
             if (dp_graph_builder_add_edge(b, u, v, isinf(bw) ? 0 : bytes / bw) < 0) { free(key); free(sorted); free(used); goto nomem; }
         }
         free(key);

@@ -185,6 +185,37 @@ START_TEST(wfcommons_14)
 }
 END_TEST
 
+/* A graph with an edge and no files at all (1.5: "files": []; 1.4: "files": [] per task) has no
+ * file lists to share: transfer 0. The reader computed a pointer from the lists' NULL pool
+ * (UBSan: "applying zero offset to null pointer" in the sanitizer build). */
+START_TEST(wfcommons_no_files)
+{
+    const char *p15 = put("wfnofiles15.json",
+        "{\"name\": \"w\", \"schemaVersion\": \"1.5\", \"workflow\": {\n"
+        " \"specification\": {\"tasks\": [\n"
+        "   {\"name\": \"a\", \"id\": \"a\", \"parents\": [], \"children\": [\"b\"], \"inputFiles\": [], \"outputFiles\": []},\n"
+        "   {\"name\": \"b\", \"id\": \"b\", \"parents\": [\"a\"], \"children\": [], \"inputFiles\": [], \"outputFiles\": []}],\n"
+        "  \"files\": []},\n"
+        " \"execution\": {\"makespanInSeconds\": 1, \"executedAt\": \"x\",\n"
+        "  \"tasks\": [{\"id\": \"a\", \"runtimeInSeconds\": 1}, {\"id\": \"b\", \"runtimeInSeconds\": 2}]}}}\n");
+    const char *p14 = put("wfnofiles14.json",
+        "{\"name\": \"w\", \"schemaVersion\": \"1.4\", \"workflow\": {\"executedAt\": \"x\", \"makespanInSeconds\": 1, \"tasks\": [\n"
+        "  {\"name\": \"a\", \"id\": \"a\", \"runtimeInSeconds\": 1, \"parents\": [], \"children\": [\"b\"], \"files\": []},\n"
+        "  {\"name\": \"b\", \"id\": \"b\", \"runtimeInSeconds\": 2, \"parents\": [\"a\"], \"children\": [], \"files\": []}]}}\n");
+    const char *paths[] = {p15, p14};
+    for (int k = 0; k < 2; k++) {
+        dp_error err;
+        dp_graph *g = dp_graph_read_wfcommons(paths[k], 100, &err);
+        ck_assert_msg(g != NULL, "%s: %s", paths[k], err.msg);
+        ck_assert_int_eq(g->n_ops, 2);
+        ck_assert_int_eq(g->n_edges, 1);
+        ck_assert_double_eq(g->edge_size[0], 0);
+        ck_assert_double_eq(dp_graph_total_work(g), 3);
+        dp_graph_free(g);
+    }
+}
+END_TEST
+
 /* ---- MSR ---- */
 
 START_TEST(msr_small)
@@ -718,6 +749,7 @@ int main(void)
     tcase_add_test(t, wfcommons_15);
     tcase_add_test(t, wfcommons_14);
     tcase_add_test(t, wfcommons_nextflow_kind);
+    tcase_add_test(t, wfcommons_no_files);
     tcase_add_test(t, msr_small);
     tcase_add_test(t, dot_sinnen_style);
     tcase_add_test(t, dot_errors);
