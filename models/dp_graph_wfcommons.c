@@ -249,7 +249,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
         json_t *ex = json_object_get(wf, "execution");
         json_t *et = json_is_object(ex) ? json_object_get(ex, "tasks") : NULL;
         if (!json_is_array(et)) { dp_error_set(err, DP_EINVAL, "%s: workflow.execution.tasks: missing or not an array (runtimes are needed)", path); goto done; }
-        char *seen = dp_alloc_calloc(nt, 1);
+        size_t *seen = dp_alloc_calloc(nt, sizeof *seen); /* per task, its entry's index + 1; 0: none yet */
         if (!seen) goto nomem;
         for (size_t j = 0; j < json_array_size(et); j++) {
             json_t *o = json_array_get(et, j);
@@ -257,6 +257,13 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
             int i = id ? dp_strmap_get(&tmap, id) : -1;
             if (i < 0) {
                 dp_error_set(err, DP_EINVAL, "%s: workflow.execution.tasks[%zu].id: %s", path, j, id ? "no such task in the specification" : "missing or not a string");
+                free(seen);
+                goto done;
+            }
+            if (seen[i]) {
+                /* two runtimes for one task: which one is meant is not known (the last one won) */
+                dp_error_set(err, DP_EINVAL, "%s: workflow.execution.tasks[%zu]: task \"%s\" appears twice (first at [%zu])", path, j,
+                             id, seen[i] - 1);
                 free(seen);
                 goto done;
             }
@@ -269,7 +276,7 @@ static dp_graph *wfcommons_from_json(json_t *root, const char *path, double bw, 
             tasks[i].runtime = json_number_value(rt);
             json_t *cmd = json_object_get(o, "command");
             if (json_is_object(cmd)) tasks[i].kind = dp_graph_json_str(cmd, "program");
-            seen[i] = 1;
+            seen[i] = j + 1;
         }
         for (int i = 0; i < n; i++)
             if (!seen[i]) {
