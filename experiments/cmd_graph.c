@@ -109,15 +109,18 @@ static int graph_info(int argc, char **argv)
     int *zero = dp_alloc_calloc_n((size_t)g->n_ops, sizeof(int));
     dp_engine *eng = NULL;
     dp_engine_schedule one;
-    int rc1 = DP_OK;
+    int rc1 = DP_OK, over_memory = 0;
     if (!zero) rc1 = dp_error_set(&err, DP_ENOMEM, "out of memory");
-    else if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) rc1 = err.code;
-    else rc1 = dp_engine_run(eng, zero, NULL, &one, &err);
+    else if (!(eng = dp_engine_alloc(g, cost, &mach, &err))) rc1 = err.code; /* DP_ERANGE: costs out of range */
+    else {
+        rc1 = dp_engine_run(eng, zero, NULL, &one, &err);
+        over_memory = rc1 == DP_ERANGE; /* a run's DP_ERANGE is a memory capacity exceeded (dp_engine.h), no other */
+    }
     if (rc1 == DP_OK) printf("single device:   %s %s (every op on device 0, simulated)\n", dp_cli_fmt(one.makespan / sc, b4, sizeof b4), g->time_unit);
-    else if (rc1 == DP_ERANGE) printf("single device:   over the memory limit (every op on device 0)\n");
+    else if (over_memory) printf("single device:   over the memory limit (every op on device 0)\n");
     dp_engine_free(eng);
     free(zero);
-    if (rc1 != DP_OK && rc1 != DP_ERANGE) {
+    if (rc1 != DP_OK && !over_memory) {
         dp_cost_free(cost);
         dp_graph_free(g);
         return dp_cli_machine_done(&mach, dp_cli_fail(&err));

@@ -56,7 +56,13 @@ static int problem_alloc(problem *p, int n, int P, int max_edges)
     return DP_OK;
 }
 
-static int problem_build(problem *p, const char *path, dp_graph **gout, dp_cost **cout, dp_error *err)
+/* The graph and cost tables of p, read from path (the graph's source). The tables are checked
+ * as every machine's are (dp_cost_check, as dp_machine_costs does): an example whose makespans
+ * could be inf or overflow (a transfer rate of 1e-300) is refused here, where graph info printed
+ * "critical path: 5e+300" and place refused it. transfers names the files that give the
+ * transfers (data volumes and rates), for the message. */
+static int problem_build(problem *p, const char *path, const char *transfers, dp_graph **gout, dp_cost **cout,
+                         dp_error *err)
 {
     const char *stem = dp_file_path_stem(path);
     char name[256];
@@ -110,6 +116,22 @@ static int problem_build(problem *p, const char *path, dp_graph **gout, dp_cost 
             c->latency[k] = p->startup[a];
         }
     dp_cost_update_homogeneous(c);
+    dp_cost_part part;
+    int rc = dp_cost_check(g, c, &part, err);
+    if (rc != DP_OK) {
+        if (err && part != DP_COST_PART_NONE) {
+            char msg[DP_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            const char *from = part == DP_COST_PART_OP ? path : transfers;
+            int other = strcmp(from, path) != 0; /* the file is named already */
+            dp_error_set(err, rc, "%s; the example's %s%s%s are out of range", msg,
+                         part == DP_COST_PART_OP ? "computation costs" : "transfers (data volumes and rates)",
+                         other ? " in " : "", other ? from : "");
+        }
+        dp_cost_free(c);
+        dp_graph_free(g);
+        return rc;
+    }
     *gout = g;
     *cout = c;
     return DP_OK;
@@ -258,7 +280,7 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_cost **cout, dp_erro
             goto done;
         }
     }
-    rc = problem_build(&p, path, gout, cout, err);
+    rc = problem_build(&p, path, path, gout, cout, err);
 done:
     problem_free(&p);
     free(t.text);
@@ -449,7 +471,9 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
                 if ((rc = csv_cell(&bw, bw_path, r, q + 1, &p.startup[q], err)) != DP_OK) goto done;
         }
     }
-    rc = problem_build(&p, exe_path, gout, cout, err);
+    char transfers[2 * DP_ERROR_MSG_MAX];
+    snprintf(transfers, sizeof transfers, "%s%s%s", conn_path, bw_path ? " and " : "", bw_path ? bw_path : "");
+    rc = problem_build(&p, exe_path, transfers, gout, cout, err);
 done:
     problem_free(&p);
     csv_free(&ex);

@@ -36,7 +36,9 @@ extern "C" {
  * On success *g and *c are set (free with dp_graph_free / dp_cost_free) and DP_OK returned.
  * Errors (DP_EIO, DP_EINVAL naming file, line and what is wrong: a missing or extra number, a
  * task or processor id out of range, a negative or non-finite cost, a rate <= 0, a pair given
- * twice or missing, a cycle; DP_ENOMEM) leave *g and *c NULL. */
+ * twice or missing, a cycle; DP_ERANGE naming the file when a makespan could overflow, checked
+ * as every machine's costs are (dp_cost_check: a rate of 1e-300); DP_ENOMEM) leave *g and *c
+ * NULL. */
 int dp_hetero_read_in(const char *path, dp_graph **g, dp_cost **c, dp_error *err);
 
 /* The CSV files of mackncheesiest/heft (test/canonicalgraph_*.csv):

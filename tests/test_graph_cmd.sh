@@ -176,6 +176,13 @@ expect_rc 0 "info .in --streams 3" "$D" graph info --streams 3 "$tmp/paper.in"
 s3=$(field 'single device')
 expect_rc 0 "place .in single --streams 3" "$D" place --graph "$tmp/paper.in" --method single --streams 3
 [ -n "$s3" ] && grep -q "^makespan: $s3 " "$tmp/out" && ok || bad "info --streams 3: single device $s3, place single: $(grep ^makespan "$tmp/out")"
+# an example whose transfers overflow (a rate of 1e-300) is refused when read, as place refused it:
+# info printed "critical path: 5e+300" and "single device: over the memory limit", exit 0
+for f in tiny-rate.in tiny-rate_task_exe_time.csv; do
+    expect_rc 1 "info $f" "$D" graph info "$top_srcdir/tests/bad-hetero/$f"
+    grep -q "$f: .*a makespan would overflow" "$tmp/err" && ok || bad "info $f: message $(cat "$tmp/err")"
+    ! grep -q "critical path\|memory limit" "$tmp/out" && ok || bad "info $f: printed $(cat "$tmp/out")"
+done
 expect_rc 1 "convert .in" "$D" graph convert "$tmp/paper.in" "$tmp/paper.json"
 grep -q "format heft-in" "$tmp/err" && ok || bad "convert .in: names the format"
 
