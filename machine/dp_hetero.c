@@ -371,6 +371,38 @@ static int csv_cell(const csv *t, const char *path, int r, int col, double *out,
     return DP_OK;
 }
 
+/* 1 when two labels name the same task or processor: equal once their underscores are dropped.
+ * The published files spell one task both ways (canonicalgraph_task_exe_time.csv "T_0",
+ * canonicalgraph_task_connectivity.csv "T0"). */
+static int same_label(const char *a, const char *b)
+{
+    for (;;) {
+        while (*a == '_') a++;
+        while (*b == '_') b++;
+        if (*a != *b) return 0;
+        if (!*a) return 1;
+        a++;
+        b++;
+    }
+}
+
+/* The header row's labels (from column 1) and the first column's (rows 1..n) of matrix t (path)
+ * against want[0..n-1] (from the execution-time file, what): a matrix is read by position, so a
+ * label in another order or of another name is an error naming the file, line and label. */
+static int check_labels(const csv *t, const char *path, char *const *want, int n, const char *what,
+                        const char *want_path, dp_error *err)
+{
+    for (int i = 0; i < n; i++) {
+        if (!same_label(t->field[0][i + 1], want[i]))
+            return dp_error_set(err, DP_EINVAL, "%s:%d: column %d is labelled \"%s\", expected %s %d's label \"%s\" "
+                                "(as in %s)", path, t->line[0], i + 2, t->field[0][i + 1], what, i, want[i], want_path);
+        if (!same_label(t->field[i + 1][0], want[i]))
+            return dp_error_set(err, DP_EINVAL, "%s:%d: row labelled \"%s\", expected %s %d's label \"%s\" (as in %s)", path,
+                                t->line[i + 1], t->field[i + 1][0], what, i, want[i], want_path);
+    }
+    return DP_OK;
+}
+
 int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *bw_path,
                        dp_graph **gout, dp_cost **cout, dp_error *err)
 {
@@ -418,6 +450,7 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
                           cn.line[0], cn.n_fields[0], n + 1, n);
         goto done;
     }
+    if ((rc = check_labels(&cn, conn_path, p.name, n, "task", exe_path, err)) != DP_OK) goto done;
     for (int i = 0; i < n; i++) {
         int r = i + 1;
         if (cn.n_fields[r] != n + 1) {
@@ -444,6 +477,12 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
                               "optional Startup row", bw_path, bw.n_rows - 1, P);
             goto done;
         }
+        if (bw.n_fields[0] != P + 1) {
+            rc = dp_error_set(err, DP_EINVAL, "%s:%d: header has %d fields, expected %d (corner and %d processors)", bw_path,
+                              bw.line[0], bw.n_fields[0], P + 1, P);
+            goto done;
+        }
+        if ((rc = check_labels(&bw, bw_path, ex.field[0] + 1, P, "processor", exe_path, err)) != DP_OK) goto done;
         for (int a = 0; a < P; a++) {
             int r = a + 1;
             if (bw.n_fields[r] != P + 1) {

@@ -48,9 +48,12 @@ int dp_hetero_read_in(const char *path, dp_graph **g, dp_cost **c, dp_error *err
  *   bw_path:   a P x P matrix of link rates with header row and column (the diagonal is unused,
  *              transfers on one processor are free), optionally followed by a row
  *              "Startup,s_0,..,s_{P-1}" of per-processor start-up costs.
- * bw_path may be NULL: then every rate is 1 and there is no start-up cost. Errors as above
- * (naming the file and line), plus mismatched task counts or labels between the files and a rate
- * of 0 between distinct processors. */
+ * bw_path may be NULL: then every rate is 1 and there is no start-up cost. The matrices are read
+ * by position, so their row and column labels must be exe_path's task labels (conn_path) and
+ * processor labels (bw_path), in its order; a label matches spelled with or without underscores
+ * (the published canonicalgraph files label task 0 "T_0" in one file and "T0" in the other).
+ * Errors as above (naming the file and line), plus mismatched task counts or labels between the
+ * files (naming the label and the one expected) and a rate of 0 between distinct processors. */
 int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *bw_path,
                        dp_graph **g, dp_cost **c, dp_error *err);
 
