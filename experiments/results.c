@@ -7,6 +7,7 @@
 #include "dp_h5file.h"
 #include "sweep.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
@@ -268,14 +269,23 @@ int dp_results_write_csv(const char *path, const dp_result *rows, long n, dp_err
     return rc;
 }
 
+/* What csv_record found. */
+enum {
+    CSV_OOM = -1,       /* out of memory */
+    CSV_END = 0,        /* the end of the text: no record */
+    CSV_RECORD = 1,     /* a complete record, ended by a newline */
+    CSV_CUT_OFF = 2,    /* the text ends inside the record (no newline after it) */
+    CSV_MALFORMED = 3,  /* a character other than a comma or a line end after a quoted field */
+};
+
 /* Parse one CSV record starting at text[*pos]: fields into a growing array of malloc'd strings.
- * Returns 1 for a complete record (ended by a newline), 0 at end of text or for a record cut off
- * before its newline, -1 out of memory. */
-static int csv_record(const char *text, size_t len, size_t *pos, char ***fields, int *nf, int *capf)
+ * Returns a CSV_ value; *pos moves past a complete record only; for CSV_MALFORMED *bad is the
+ * offset of the character at fault. */
+static int csv_record(const char *text, size_t len, size_t *pos, char ***fields, int *nf, int *capf, size_t *bad)
 {
     size_t p = *pos;
     *nf = 0;
-    if (p >= len) return 0;
+    if (p >= len) return CSV_END;
     sbuf f = {0};
     for (;;) {
         f.n = 0;
@@ -283,7 +293,7 @@ static int csv_record(const char *text, size_t len, size_t *pos, char ***fields,
         if (p < len && text[p] == '"') {
             p++;
             for (;;) {
-                if (p >= len) { free(f.s); return 0; }
+                if (p >= len) { free(f.s); return CSV_CUT_OFF; }
                 if (text[p] == '"') {
                     if (p + 1 < len && text[p + 1] == '"') { sb_put(&f, "\"", 1); p += 2; continue; }
                     p++;
@@ -298,27 +308,64 @@ static int csv_record(const char *text, size_t len, size_t *pos, char ***fields,
             sb_put(&f, text + p, q - p);
             p = q;
         }
-        if (f.oom) { free(f.s); return -1; }
+        if (f.oom) { free(f.s); return CSV_OOM; }
         if (*nf == *capf) {
             int nc = *capf ? *capf * 2 : 32;
             char **nfs = dp_alloc_realloc(*fields, (size_t)nc * sizeof(char *));
-            if (!nfs) { free(f.s); return -1; }
+            if (!nfs) { free(f.s); return CSV_OOM; }
             *fields = nfs;
             *capf = nc;
         }
         (*fields)[(*nf)++] = xstrdup(f.s ? f.s : "");
-        if (p >= len) { free(f.s); return 0; }
+        if (p >= len) { free(f.s); return CSV_CUT_OFF; }
         if (text[p] == ',') { p++; continue; }
-        if (text[p] == '\r') p++;
-        if (p < len && text[p] == '\n') {
+        if (text[p] == '\r' && p + 1 >= len) { free(f.s); return CSV_CUT_OFF; }
+        if (text[p] == '\r' && text[p + 1] == '\n') p++;
+        if (text[p] == '\n') {
             p++;
             *pos = p;
             free(f.s);
-            return 1;
+            return CSV_RECORD;
         }
         free(f.s);
-        return 0; /* stray character after a quoted field: treat as cut off */
+        *bad = p;
+        return CSV_MALFORMED;
     }
+}
+
+/* The line and column (1-based) of text[off]. */
+static void csv_line_col(const char *text, size_t off, long *line, long *col)
+{
+    *line = 1;
+    size_t start = 0;
+    for (size_t i = 0; i < off; i++)
+        if (text[i] == '\n') { (*line)++; start = i + 1; }
+    *col = (long)(off - start) + 1;
+}
+
+/* The error for a record csv_record did not return whole (r: CSV_CUT_OFF or CSV_MALFORMED) at
+ * text[start]; DP_OK for a torn last line. Only a last line without a final newline is torn (a
+ * line the writer's one write() did not finish, when a kill stopped it): the journal's reader
+ * drops it. A record cut off in a text that ends with a newline (a quote never closed) or a
+ * stray character after a quoted field is an error naming the line: it was taken for a cut-off
+ * line, and a resumed sweep cut its journal back there and ran every later run again (a review:
+ * one space after a closing quote on line 2 of a sweep of 4). */
+static int csv_bad_record(const char *path, const char *text, size_t len, size_t start, int r, size_t bad, dp_error *err)
+{
+    long line, col;
+    if (r == CSV_MALFORMED) {
+        csv_line_col(text, bad, &line, &col);
+        const unsigned char c = (unsigned char)text[bad];
+        char what[16];
+        snprintf(what, sizeof what, isprint(c) ? "'%c'" : "byte 0x%02x", c);
+        return dp_error_set(err, DP_EINVAL, "%s:%ld:%ld: %s where a comma or the end of the line belongs (after a quoted "
+                            "field, a quote is doubled): not a line a sweep writes (correct or remove it)", path, line,
+                            col, what);
+    }
+    if (len > 0 && text[len - 1] != '\n') return DP_OK; /* torn */
+    csv_line_col(text, start, &line, &col);
+    return dp_error_set(err, DP_EINVAL, "%s:%ld: a quoted field that is never closed runs to the end of the file: not "
+                        "a line a sweep writes (correct or remove it)", path, line);
 }
 
 static void free_fields(char **f, int n)
@@ -353,9 +400,11 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
     dp_result *rows = NULL;
     long n = 0, cap = 0;
     int rc = DP_OK;
-    int r = csv_record(text, len, &pos, &f, &nf, &capf);
+    size_t bad = 0;
+    int r = csv_record(text, len, &pos, &f, &nf, &capf, &bad);
     if (r < 0) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
-    if (r == 0) {
+    if (r == CSV_MALFORMED) { rc = csv_bad_record(path, text, len, pos, r, bad, err); goto done; }
+    if (r != CSV_RECORD) {
         if (len > 0) { rc = dp_error_set(err, DP_EINVAL, "%s: no complete header line", path); goto done; }
         goto done; /* empty file: no rows */
     }
@@ -365,12 +414,18 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
     free_fields(f, nf);
     nf = 0;
     size_t good = pos;
-    long line = 1;
+    long line = 1, next_line = 2; /* the line the record starts on (a quoted field may hold line ends) */
     for (;;) {
-        r = csv_record(text, len, &pos, &f, &nf, &capf);
+        size_t start = pos;
+        r = csv_record(text, len, &pos, &f, &nf, &capf, &bad);
         if (r < 0) { rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", path); goto done; }
-        if (r == 0) break;
-        line++;
+        if (r == CSV_END) break;
+        if (r != CSV_RECORD) {
+            if ((rc = csv_bad_record(path, text, len, start, r, bad, err)) != DP_OK) goto done;
+            break; /* a torn last line */
+        }
+        line = next_line;
+        for (size_t i = start; i < pos; i++) next_line += text[i] == '\n';
         if (nf != NCOLS) { rc = dp_error_set(err, DP_EINVAL, "%s:%ld: %d fields, expected %d", path, line, nf, NCOLS); goto done; }
         if (n == cap) {
             long nc = cap ? cap * 2 : 64;

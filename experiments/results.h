@@ -10,7 +10,8 @@
  * whole to a temporary name, then renamed (dp_h5file.h), after every row while the sweep is short
  * and then whenever the rows it lacks reach 1/16 of the total (so a sweep of n runs writes O(n)
  * rows in all): during a long sweep it may lag the CSV by that much, never hold a partial row.
- * The CSV is the journal: when a sweep is started again, a CSV line cut off by a kill is dropped,
+ * The CSV is the journal: when a sweep is started again, a CSV line cut off by a kill (the last
+ * line, without a final newline; a malformed line elsewhere is an error: nothing is cut) is dropped,
  * and when the HDF5 file cannot be read or does not hold exactly the CSV's rows, it is rebuilt
  * from the CSV. So a kill loses at most the runs that were running. At the end of a sweep both
  * files are rewritten in expansion order (atomically), so a sweep run by a pool of any size, by
@@ -94,9 +95,13 @@ int dp_result_from_json(dp_result *r, const json_t *o, dp_error *err);
  * the row (1-based) and the run's key. */
 int dp_results_read_h5(const char *path, dp_result **rows, long *n, char **config_text, dp_error *err);
 /* Read a results CSV. A last line cut off by a kill (no final newline) is not returned; *good_len
- * (may be NULL) is the byte length of the complete part. A number "nan" or infinite, or a
- * finished run without a makespan, is refused naming the line (the writer leaves a missing value
- * empty). */
+ * (may be NULL) is the byte length of the complete part. Only such a line is torn: a malformed
+ * line elsewhere (a character after a quoted field other than a comma or a line end, a quote
+ * never closed in a file that ends with a newline) is refused naming the line ("PATH:L:C: ' '
+ * where a comma or the end of the line belongs"), so that a resumed sweep cuts nothing off its
+ * journal. A number "nan" or infinite, or a finished run without a makespan, is refused naming
+ * the line (the writer leaves a missing value empty). Lines are the file's: a quoted field may
+ * hold a line end. */
 int dp_results_read_csv(const char *path, dp_result **rows, long *n, long *good_len, dp_error *err);
 /* Read a results CSV that must be whole (a reference to compare with, not a sweep's journal): as
  * dp_results_read_csv, and an empty file ("PATH: empty: no header line") or a last line cut off

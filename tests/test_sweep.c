@@ -1304,6 +1304,82 @@ START_TEST(results_csv_not_finite_refused)
 }
 END_TEST
 
+/* Only a last line without a final newline is a torn line (a kill during the journal's one
+ * write()): a stray character after a quoted field or a quote never closed elsewhere is an error
+ * naming the line, and a resumed sweep truncates nothing. Both were taken for a cut-off line:
+ * one space after a closing quote on line 2 made dp_results_open cut the journal back to its
+ * header and the sweep ran its 4 runs again (a review). A quoted field may hold a line end (an
+ * error message's): lines are counted in the file. */
+START_TEST(results_csv_malformed_not_torn)
+{
+    char dir[256], path[300], h5[300];
+    scratch(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/r.csv", dir);
+    snprintf(h5, sizeof h5, "%s/r.h5", dir);
+    dp_result rows3[3];
+    for (int k = 0; k < 3; k++) make_row(&rows3[k], "cp", k + 1, 10 + k, "ok");
+    dp_result_set(&rows3[0].error, "two\nlines");
+    dp_error err;
+    ck_assert_int_eq(dp_results_write_csv(path, rows3, 3, &err), DP_OK);
+    for (int k = 0; k < 3; k++) dp_result_free(&rows3[k]);
+    size_t len;
+    char *text = dp_file_read(path, &len, &err);
+    ck_assert_ptr_nonnull(text);
+    dp_result *rows = NULL;
+    long n = 0, good = 0;
+    ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, &good, &err), DP_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert_str_eq(rows[0].error, "two\nlines");
+    ck_assert_int_eq(good, (long)len);
+    free_rows(rows, n);
+    /* a space after the closing quote of the second row's params: that row is on line 4 (the
+     * first row's error holds a line end) */
+    char *second = strstr(text, "\"two\nlines\"");
+    ck_assert_ptr_nonnull(second);
+    second = strchr(second, '\n') + 1;
+    second = strchr(second, '\n') + 1;
+    char *q = strstr(second, "}\",");
+    ck_assert_ptr_nonnull(q);
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%.*s}\" ,%s", (int)(q - text), text, q + 3);
+    fclose(f);
+    struct stat st0, st1;
+    ck_assert_int_eq(stat(path, &st0), 0);
+    ck_assert_int_eq(dp_results_read_csv(path, &rows, &n, &good, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "r.csv:4:") && strstr(err.msg, "' ' where a comma or the end of the line belongs"), "%s",
+                  err.msg);
+    ck_assert_ptr_null(dp_results_open(h5, "s", "{}", &err));
+    ck_assert_msg(strstr(err.msg, "r.csv:4:") != NULL, "%s", err.msg);
+    ck_assert_int_eq(stat(path, &st1), 0);
+    ck_assert_int_eq(st1.st_size, st0.st_size); /* nothing cut */
+    /* a quote never closed, in a file that ends with a newline: an error; without the newline, a
+     * torn last line the journal's reader drops (and a whole file's reader names) */
+    for (int torn = 0; torn < 2; torn++) {
+        f = fopen(path, "w");
+        fprintf(f, "%sx,\"open%s", text, torn ? "" : "\n");
+        fclose(f);
+        rows = NULL;
+        int rc = dp_results_read_csv(path, &rows, &n, &good, &err);
+        if (!torn) {
+            ck_assert_int_eq(rc, DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, "r.csv:6: a quoted field that is never closed") != NULL, "%s", err.msg);
+            ck_assert_ptr_null(dp_results_open(h5, "s", "{}", &err));
+            ck_assert_int_eq(stat(path, &st1), 0);
+            ck_assert_int_eq(st1.st_size, (off_t)len + 8);
+        } else {
+            ck_assert_int_eq(rc, DP_OK);
+            ck_assert_int_eq(n, 3);
+            ck_assert_int_eq(good, (long)len);
+            free_rows(rows, n);
+            ck_assert_int_eq(dp_results_read_csv_whole(path, &rows, &n, &err), DP_EINVAL);
+            ck_assert_msg(strstr(err.msg, "r.csv:6: the line is cut off (no final newline)") != NULL, "%s", err.msg);
+        }
+    }
+    free(text);
+    rm_tree(dir);
+}
+END_TEST
+
 /* A finished run for which the table's metric is undefined (seconds_per_episode of a method
  * without episodes) is not a failed run: every cell read "- (1 failed)" of runs all "ok" (a
  * review); a failed run still counts */
@@ -1593,6 +1669,7 @@ int main(void)
     tcase_add_test(tc, table_ratio_over_zero);
     tcase_add_test(tc, table_machines_params_failed);
     tcase_add_test(tc, results_csv_not_finite_refused);
+    tcase_add_test(tc, results_csv_malformed_not_torn);
     tcase_add_test(tc, results_h5_not_finite_refused);
     tcase_add_test(tc, compare_not_finite);
     tcase_add_test(tc, table_note_without_ratio_columns);

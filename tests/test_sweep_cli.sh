@@ -90,6 +90,18 @@ h5_rows=$(($(wc -l < "$work/kill-h5.csv") - 1))
 "$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" 2> "$work/third.log"
 grep -q "8 of 8 runs already in" "$work/third.log" || fail "third start re-ran runs"
 [ ! -e "$work/kill.lock" ] || fail "lock file left behind"
+# one stray character (a space after a closing quote on line 2) is an error naming the line, and
+# the journal is left as it is: it was taken for a line cut off by a kill, the CSV cut back to
+# its header and every run done again ("4/4 done (0 earlier)": a review)
+cp "$work/kill.csv" "$work/kill.good"
+sed '2s/}","{/}" ,"{/' "$work/kill.good" > "$work/kill.csv"
+cp "$work/kill.csv" "$work/kill.bad"
+cmp -s "$work/kill.bad" "$work/kill.good" && fail "the edit of line 2 did nothing"
+rc=0; "$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" --quiet 2> "$work/stray.err" || rc=$?
+[ $rc -ne 0 ] && grep -q "kill.csv:2:[0-9]*: ' ' where a comma or the end of the line belongs" "$work/stray.err" ||
+    fail "a stray space on line 2 of the journal: exit $rc, $(cat "$work/stray.err")"
+cmp -s "$work/kill.csv" "$work/kill.bad" || fail "the journal with a stray space was changed"
+cp "$work/kill.good" "$work/kill.csv"
 
 # ---- stopped by SIGINT: the HDF5 file holds every run the CSV does ----
 # (the HDF5 file takes rows in batches past 16 runs; a stopped sweep left out up to a sixteenth,
