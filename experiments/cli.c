@@ -378,7 +378,10 @@ int dp_cli_read_assignment(const char *path, const char *graph_name, int n_ops, 
 {
     if (has_priority) *has_priority = 0;
     size_t size;
-    char *text = dp_file_read(path, &size, err);
+    /* the text reader, as every other: a NUL byte refused (what followed one was ignored: "0,1,1\n
+     * <NUL>9,9,9,9" was the assignment 0,1,1), a UTF-8 byte order mark dropped (a JSON one was
+     * refused) */
+    char *text = dp_file_read_text(path, &size, err);
     if (!text) return err ? err->code : DP_EIO;
     const char *p = text;
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;

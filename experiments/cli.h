@@ -87,7 +87,9 @@ const char *dp_cli_fmt(double x, char *buf, size_t cap);
 
 /* Read an assignment for n ops on n_devices devices: JSON {"devices": [d0, ...]} (what place --out
  * writes), a JSON array [d0, ...], or device ids separated by commas or white space (DOPPLER's
- * real-system loop format: one line, comma-separated). Errors name the file and the position.
+ * real-system loop format: one line, comma-separated), read as text (dp_file_read_text: a UTF-8
+ * byte order mark dropped, a NUL byte refused naming PATH:LINE:COL). Errors name the file and
+ * the position.
  * graph_name (may be NULL): the graph it is read for; a JSON object whose "graph" names another
  * gets a warning on stderr (ops are matched by index). priority (n_ops, may be NULL): the
  * object's "priority" array when it has one (*has_priority 1; finite numbers, else an error),

@@ -79,6 +79,15 @@ grep -q 'graphs: is a directory, not a graph file' "$tmp/err" && ok || bad "grap
 echo "0,1" > "$tmp/short.csv"
 expect_rc 1 "short assignment" "$D" simulate --graph "$G" --assignment "$tmp/short.csv"
 grep -q 'short.csv' "$tmp/err" && ok || bad "short assignment file named"
+# an assignment is read as text, as every other input: a NUL byte is refused naming its place
+# (what followed it was ignored: "0,1,1\n<NUL>9,9,9,9" was accepted), a UTF-8 byte order mark
+# dropped (a JSON one was refused)
+{ cat "$tmp/a.csv"; printf '\0009,9,9,9\n'; } > "$tmp/nul.csv"
+expect_rc 1 "assignment with a NUL byte" "$D" simulate --graph "$G" --assignment "$tmp/nul.csv"
+grep -q 'nul.csv:2:1: a NUL byte' "$tmp/err" && ok || bad "assignment with a NUL byte: $(cat "$tmp/err")"
+{ printf '\357\273\277'; cat "$tmp/a.json"; } > "$tmp/bom.json"
+expect_rc 0 "assignment with a byte order mark" "$D" simulate --graph "$G" --assignment "$tmp/bom.json" --json
+[ "$(sed -n 's/.*"makespan": *\([0-9.e+-]*\).*/\1/p' "$tmp/out")" = "$m1" ] && ok || bad "assignment with a byte order mark: another makespan"
 # no partial output left behind on failure
 expect_rc 1 "out into missing dir" "$D" place --graph "$G" --method cp --out "$tmp/no/dir/a.json"
 [ -z "$(ls "$tmp" | grep tmp)" ] && ok || bad "temporary file left behind"
