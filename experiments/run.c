@@ -29,10 +29,30 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int readable(const char *p)
+/* 0 when p is a regular file this process can read, else why not: stat's or access's errno,
+ * EISDIR for a folder, EINVAL for another kind of file (a device, a FIFO). */
+static int why_unreadable(const char *p)
 {
     struct stat st;
-    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, R_OK) == 0;
+    if (stat(p, &st) != 0) return errno ? errno : ENOENT;
+    if (S_ISDIR(st.st_mode)) return EISDIR;
+    if (!S_ISREG(st.st_mode)) return EINVAL;
+    return access(p, R_OK) == 0 ? 0 : errno ? errno : EACCES;
+}
+
+static int readable(const char *p)
+{
+    return why_unreadable(p) == 0;
+}
+
+/* The error for a path that is there but cannot be read as a file (why: why_unreadable's); a
+ * folder said "No such file or directory" (errno was stat's success, not the cause: a review) */
+static const char *unreadable_error(const char *path, int why, dp_error *err)
+{
+    if (why == EISDIR) dp_error_set(err, DP_EINVAL, "%s: is a directory, not a file", path);
+    else if (why == EINVAL) dp_error_set(err, DP_EINVAL, "%s: not a regular file", path);
+    else dp_error_set(err, why == ENOENT ? DP_EIO : DP_EINVAL, "%s: %s", path, strerror(why));
+    return NULL;
 }
 
 /* Try base/ups.../rel for 0..4 levels of "..": the shared/ and data/ folders sit at fixed places
@@ -75,13 +95,15 @@ const char *dp_run_resolve_path(const char *spec, const char *config_dir, char *
         return NULL;
     }
     snprintf(buf, cap, "%s", spec);
-    if (spec[0] == '/' || readable(buf)) {
-        if (readable(buf)) return buf;
-        dp_error_set(err, DP_EIO, "%s: %s", spec, strerror(errno ? errno : ENOENT));
-        return NULL;
-    }
+    const int why_here = why_unreadable(buf);
+    if (why_here == 0) return buf;
+    if (spec[0] == '/') return unreadable_error(spec, why_here, err);
     snprintf(buf, cap, "%s/%s", cd, spec);
-    if (readable(buf)) return buf;
+    const int why_there = why_unreadable(buf);
+    if (why_there == 0) return buf;
+    /* there but not a readable file: say why rather than "not found" */
+    if (why_here != ENOENT) return unreadable_error(spec, why_here, err);
+    if (why_there != ENOENT) return unreadable_error(buf, why_there, err);
     dp_error_set(err, DP_EIO, "%s: not found in the working folder nor in %s", spec, cd);
     return NULL;
 }

@@ -111,8 +111,10 @@ int dp_run_write_assignment(const dp_run_context *ctx, const dp_run_machine *rm,
 /* mkdir -p */
 int dp_run_mkdir(const char *path, dp_error *err);
 
-/* Resolve a graph or data path as described above into buf. Returns buf, or NULL with err when
- * no candidate exists (the message lists the places tried). */
+/* Resolve a graph or data path as described above into buf. Returns buf, or NULL with err: DP_EIO
+ * when no candidate exists (the message lists the places tried), DP_EINVAL when one is there but
+ * is not a file that can be read, saying why ("PATH: is a directory, not a file"; it said "No such
+ * file or directory"). */
 const char *dp_run_resolve_path(const char *spec, const char *config_dir, char *buf, size_t cap,
                                 dp_error *err);
 

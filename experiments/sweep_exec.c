@@ -78,7 +78,12 @@ static const char *const input_params[] = {"graph", "topology", "calibration", "
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
 {
     /* distinct (parameter, value) pairs in first-seen order, with how many runs name each */
-    typedef struct { const char *param, *value; long runs; int missing; char msg[sizeof(((dp_error *)0)->msg)]; } input;
+    typedef struct {
+        const char *param, *value;
+        long runs;
+        int missing; /* 1: not there, 2: there but not a readable file (a folder) */
+        char msg[sizeof(((dp_error *)0)->msg)];
+    } input;
     input *in = NULL;
     long n = 0, cap = 0, n_missing = 0, first = -1;
     int rc = DP_OK;
@@ -115,7 +120,7 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
                         snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
                     }
                 } else if (!dp_run_resolve_path(val, s->dir, buf, sizeof buf, &e)) {
-                    in[n].missing = 1;
+                    in[n].missing = e.code == DP_EINVAL ? 2 : 1; /* 2: there, but not a readable file */
                     snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
                 }
                 if (in[n].missing) {
@@ -135,9 +140,9 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             if (L > 900) { strcat(more, ", ..."); break; }
             snprintf(more + L, sizeof more - L, "%s%s", L ? ", " : "", in[i].value);
         }
-        rc = dp_error_set(err, DP_EIO, "%s: %s \"%s\" (named by %ld run%s) is missing: %s%s%s%s; no run was started",
+        rc = dp_error_set(err, DP_EIO, "%s: %s \"%s\" (named by %ld run%s) %s: %s%s%s%s; no run was started",
                           s->path[0] ? s->path : s->name, in[first].param, in[first].value, in[first].runs,
-                          in[first].runs == 1 ? "" : "s", in[first].msg, n_missing > 1 ? " (also missing: " : "", more,
+                          in[first].runs == 1 ? "" : "s", in[first].missing == 2 ? "cannot be read" : "is missing", in[first].msg, n_missing > 1 ? " (also missing: " : "", more,
                           n_missing > 1 ? ")" : "");
     }
     free(in);

@@ -366,6 +366,18 @@ if "$DOPPLER" sweep "$work/miss.json" --out "$work/miss.h5" 2> "$work/miss.log";
 grep -q "graph \"$work/late.json\" (named by 2 runs) is missing" "$work/miss.log" || { cat "$work/miss.log" >&2; fail "the missing graph is not named"; }
 grep -q 'no run was started' "$work/miss.log" || fail "the pre-flight message does not say no run started"
 [ ! -e "$work/miss.csv" ] && [ ! -e "$work/miss.h5" ] || fail "a results file was written although nothing ran"
+# a folder where the graph should be is said to be one (it said "No such file or directory"),
+# as graph info says, absolute or relative to the config's folder
+mkdir -p "$work/late.json" "$work/dirs/adir"
+if "$DOPPLER" sweep "$work/miss.json" --out "$work/miss.h5" 2> "$work/miss.log"; then fail "a sweep with a folder for a graph gave exit 0"; fi
+grep -q "graph \"$work/late.json\" (named by 2 runs) cannot be read: $work/late.json: is a directory, not a file" "$work/miss.log" ||
+    { cat "$work/miss.log" >&2; fail "a folder for a graph: message"; }
+[ ! -e "$work/miss.csv" ] && [ ! -e "$work/miss.h5" ] || fail "a results file was written for a folder graph"
+echo '{"name": "dirs", "fixed": {"graph": "adir", "method": "cp"}}' > "$work/dirs/d.json"
+if (cd "$work" && "$DOPPLER" sweep dirs/d.json --out "$work/dirs.h5" 2> "$work/dirs.log"); then fail "a relative folder for a graph: exit 0"; fi
+grep -q 'graph "adir" (named by 1 run) cannot be read: .*dirs/adir: is a directory, not a file' "$work/dirs.log" ||
+    { cat "$work/dirs.log" >&2; fail "a relative folder for a graph: message"; }
+rmdir "$work/late.json"
 cp "$GRAPH" "$work/late.json"
 "$DOPPLER" sweep "$work/miss.json" --out "$work/miss.h5" 2> "$work/miss2.log" || { cat "$work/miss2.log" >&2; fail "rerun after the graph appeared failed"; }
 [ "$(tail -n +2 "$work/miss.csv" | cut -d, -f11 | sort | uniq -c | tr -s ' ')" = " 4 ok" ] || fail "the rerun did not complete the 4 runs"
