@@ -744,7 +744,16 @@ dp_profile *dp_profile_load(const char *path, dp_error *err)
     for (int d = 0; d < p->n_devices; d++) {
         json_t *s = json_array_get(devs, (size_t)d);
         if (!json_is_string(s)) { dp_error_set(err, DP_EINVAL, "%s: devices[%d] must be a string", path, d); goto fail; }
+        /* a name twice: samples are found by name, so the second device had none and the fit
+         * failed ("no op samples for device core0": a review) */
+        for (int e = 0; e < d; e++)
+            if (strcmp(p->device[e], json_string_value(s)) == 0) {
+                dp_error_set(err, DP_EINVAL, "%s: devices[%d]: \"%s\" appears twice (first at devices[%d])", path, d,
+                             json_string_value(s), e);
+                goto fail;
+            }
         p->device[d] = dp_alloc_strdup(json_string_value(s));
+        if (!p->device[d]) { dp_error_set(err, DP_ENOMEM, "out of memory"); goto fail; }
     }
     size_t i;
     json_t *o;

@@ -385,6 +385,15 @@ START_TEST(interference_fit_and_roundtrip)
     fclose(f);
     ck_assert_ptr_null(dp_profile_load(path, &err));
     ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "interference[0]") != NULL, "%s", err.msg);
+    /* a device named twice is refused: the fit found no samples for the second one ("no op
+     * samples for device core0": a review) */
+    f = fopen(path, "w");
+    fputs("{\"format\":\"doppler-profile\",\"version\":1,\"devices\":[\"core0\",\"core0\"],\"copies\":[],"
+          "\"ops\":[{\"device\":\"core0\",\"kind\":\"matmul\",\"flops\":1e6,\"bytes\":12000,\"seconds\":1e-4}]}", f);
+    fclose(f);
+    ck_assert_ptr_null(dp_profile_load(path, &err));
+    ck_assert_msg(strstr(err.msg, path) != NULL && strstr(err.msg, "devices[1]: \"core0\" appears twice (first at devices[0])"),
+                  "%s", err.msg);
     /* issue 33: a version this build does not know is refused (version 99 was read as 1) */
     f = fopen(path, "w");
     fputs("{\"format\":\"doppler-profile\",\"version\":99,\"devices\":[\"a\"],\"ops\":[],\"copies\":[]}", f);
