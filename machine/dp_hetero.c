@@ -4,7 +4,6 @@
 #include "dp_file.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,13 +136,36 @@ static int problem_build(problem *p, const char *path, const char *transfers, dp
     return DP_OK;
 }
 
+/* 1 when s is a decimal number: [+-] digits [. digits] [(e|E) [+-] digits], a digit on at least
+ * one side of the point. strtod reads more (hexadecimal "0x2" and "0x1p3", "inf", "nan"), which
+ * the other text readers (DOPPLER, STG) and JSON do not. */
+static int decimal_syntax(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    int digits = 0;
+    if (*p == '+' || *p == '-') p++;
+    for (; isdigit(*p); p++) digits++;
+    if (*p == '.')
+        for (p++; isdigit(*p); p++) digits++;
+    if (!digits) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit(*p)) return 0;
+        while (isdigit(*p)) p++;
+    }
+    return *p == '\0';
+}
+
+/* A decimal number (decimal_syntax) that a double holds: one beyond DBL_MAX is refused; one
+ * below the normal range is read as the subnormal (or 0) strtod gives, with its ERANGE ("1e-308"
+ * was refused as not a number). */
 static int parse_number(const char *s, double *out)
 {
-    if (!*s) return -1;
+    if (!decimal_syntax(s)) return -1;
     char *end;
-    errno = 0;
     double x = strtod(s, &end);
-    if (*end != '\0' || errno == ERANGE || !isfinite(x)) return -1;
+    if (*end != '\0' || !isfinite(x)) return -1;
     *out = x;
     return 0;
 }

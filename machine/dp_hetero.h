@@ -32,7 +32,9 @@ extern "C" {
 /* The plain text format of nedjulius/heft-cpop-simulator (its experiments folder, files ending in .in): a stream of numbers
  * separated by white space: V, E, P; then E triples "from to data" (tasks numbered from 1); then
  * V rows of P computation costs; then P(P-1)/2 triples "p q rate" (processors numbered from 1,
- * each unordered pair once; transfer time = data / rate, symmetric). Numbers may be decimals.
+ * each unordered pair once; transfer time = data / rate, symmetric). Numbers are decimal (digits,
+ * a point, an exponent; subnormal ones read as such), in the CSV files too: C's hexadecimal
+ * ("0x2", "0x1p3"), "inf" and "nan" are refused.
  * On success *g and *c are set (free with dp_graph_free / dp_cost_free) and DP_OK returned.
  * Errors (DP_EIO, DP_EINVAL naming file, line and what is wrong: a missing or extra number, a
  * task or processor id out of range, a negative or non-finite cost, a rate <= 0, a pair given

@@ -176,6 +176,11 @@ expect_rc 0 "info .in --streams 3" "$D" graph info --streams 3 "$tmp/paper.in"
 s3=$(field 'single device')
 expect_rc 0 "place .in single --streams 3" "$D" place --graph "$tmp/paper.in" --method single --streams 3
 [ -n "$s3" ] && grep -q "^makespan: $s3 " "$tmp/out" && ok || bad "info --streams 3: single device $s3, place single: $(grep ^makespan "$tmp/out")"
+# numbers are decimal, subnormal ones included: "1e-308" was refused ("expected the data volume"),
+# while C's hexadecimal "0x2" and "0x1p3" were read (tests/bad-hetero/hex-*)
+printf '2 1 2\n1 2 1e-308\n1 2\n3 4\n1 2 1e-308\n' > "$tmp/sub.in"
+expect_rc 0 "info .in with subnormal numbers" "$D" graph info "$tmp/sub.in"
+[ "$(field edges)" = 1 ] && ok || bad "info .in with subnormal numbers: $(cat "$tmp/out")"
 # an example whose transfers overflow (a rate of 1e-300) is refused when read, as place refused it:
 # info printed "critical path: 5e+300" and "single device: over the memory limit", exit 0
 for f in tiny-rate.in tiny-rate_task_exe_time.csv; do
