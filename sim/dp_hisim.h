@@ -227,9 +227,12 @@ void dp_hisim_set_early_reject(dp_hisim *s, int on);
  * cost within the bound is bit for bit dp_hisim_run_bounded's, and its verdict the same (early
  * rejection's bound checks the ops started from t on: each is a lower bound of the makespan, so
  * a run above the bound is still found above it); above the bound the number reported may
- * differ, as dp_hisim_run_bounded allows. A candidate whose run completes has the full run's
- * records too (the incumbent's before t, the run's after), so it can become the incumbent;
- * the snapshots its run took after t become the incumbent's.
+ * differ, as dp_hisim_run_bounded allows. A candidate committed becomes the incumbent with the
+ * full run's records (the incumbent's before t, its run's after) and the snapshots taken after t
+ * (by the candidate's own run while most runs are committed, else by a run from the same
+ * snapshot at the commit). A run under the error memory policy resumed from a snapshot of a
+ * prefix already over a capacity runs from time 0 (dp_hisim_run_prefix: a prefix is never
+ * refused for its memory).
  *
  * Supported where the engine's state at an instant is what the snapshot saves: FIFO device
  * queues, asynchronous mode, no trace (dp_hisim_delta_supported). Priority queues (their heaps
