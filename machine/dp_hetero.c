@@ -393,14 +393,16 @@ static int csv_cell(const csv *t, const char *path, int r, int col, double *out,
     return DP_OK;
 }
 
-/* 1 when two labels name the same task or processor: equal once their underscores are dropped.
- * The published files spell one task both ways (canonicalgraph_task_exe_time.csv "T_0",
- * canonicalgraph_task_connectivity.csv "T0"). */
+/* 1 when two labels name the same task or processor: equal once their underscores and double
+ * quotes are dropped. The published files spell one task both ways (canonicalgraph_task_exe_time.csv
+ * "T_0", canonicalgraph_task_connectivity.csv "T0"); a file written with its labels quoted (R's
+ * write.csv) beside one without is the same machine (the reader keeps a field's quotes: "\"T0\""
+ * was refused against T_0, a review). */
 static int same_label(const char *a, const char *b)
 {
     for (;;) {
-        while (*a == '_') a++;
-        while (*b == '_') b++;
+        while (*a == '_' || *a == '"') a++;
+        while (*b == '_' || *b == '"') b++;
         if (*a != *b) return 0;
         if (!*a) return 1;
         a++;

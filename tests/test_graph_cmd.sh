@@ -176,6 +176,12 @@ expect_rc 0 "info .in --streams 3" "$D" graph info --streams 3 "$tmp/paper.in"
 s3=$(field 'single device')
 expect_rc 0 "place .in single --streams 3" "$D" place --graph "$tmp/paper.in" --method single --streams 3
 [ -n "$s3" ] && grep -q "^makespan: $s3 " "$tmp/out" && ok || bad "info --streams 3: single device $s3, place single: $(grep ^makespan "$tmp/out")"
+# a HEFT CSV triple whose labels are quoted in one file and not in the other (R's write.csv quotes
+# them) is one machine: the connectivity's "T0" was refused against the execution times' T_0
+printf 'TP,P_0,P_1\nT_0,1,2\nT_1,3,4\n' > "$tmp/q_task_exe_time.csv"
+printf '"T","T0","T1"\n"T0",0,5\n"T1",0,0\n' > "$tmp/q_task_connectivity.csv"
+expect_rc 0 "info a HEFT CSV pair with quoted labels in one file" "$D" graph info "$tmp/q_task_exe_time.csv"
+[ "$(field edges)" = 1 ] && ok || bad "info a HEFT CSV pair with quoted labels: $(cat "$tmp/out")"
 # numbers are decimal, subnormal ones included: "1e-308" was refused ("expected the data volume"),
 # while C's hexadecimal "0x2" and "0x1p3" were read (tests/bad-hetero/hex-*)
 printf '2 1 2\n1 2 1e-308\n1 2\n3 4\n1 2 1e-308\n' > "$tmp/sub.in"
