@@ -1581,28 +1581,32 @@ static int delta_from(dp_hisim_delta *d, const int *assignment, int *prefix)
     return from;
 }
 
-/* A run from snapshot from (d->moved[0..n_moved): the moved ops) that records: the incumbent's
- * records in s (a copy into or out of a moved op is requested after t*, and one that is local in
- * the candidate is never written: none yet), its snapshots to d->cand from from + 1 on */
-static void record_from(dp_hisim_delta *d, int from)
+/* A run from snapshot from (d->moved[0..n_moved): the moved ops) that writes the full run's
+ * records: the incumbent's in s first (a copy into or out of a moved op is requested after t*,
+ * and one that is local in the candidate is never written: none yet). From time 0 the run
+ * resets them itself. */
+static void records_from(dp_hisim_delta *d, int from)
 {
-    const int n_moved = d->n_moved;
     dp_hisim *s = d->s;
     const dp_graph *g = s->g;
-    if (from >= 0) {
-        records_copy(d, 0);
-        for (int i = 0; i < n_moved; i++) {
-            const int v = d->moved[i];
-            for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
-                const int e = g->pred_edge[q];
-                s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
-            }
-            for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
+    if (from < 0) return;
+    records_copy(d, 0);
+    for (int i = 0; i < d->n_moved; i++) {
+        const int v = d->moved[i];
+        for (int q = g->pred_ptr[v]; q < g->pred_ptr[v + 1]; q++) {
+            const int e = g->pred_edge[q];
+            s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
         }
+        for (int e = g->succ_ptr[v]; e < g->succ_ptr[v + 1]; e++) s->x_req[e] = s->x_start[e] = s->x_end[e] = -1;
     }
-    d->writing = d->cand;
+}
+
+/* the run from snapshot from takes its snapshots to d->cand from from + 1 on (on: 1), or none */
+static void snapshots_from(dp_hisim_delta *d, int from, int on)
+{
+    d->writing = on ? d->cand : NULL;
     d->next_j = from + 1;
-    d->next_at = (long)(from + 2) * d->interval;
+    d->next_at = on ? (long)(from + 2) * d->interval : LONG_MAX;
 }
 
 /* The share of delta runs committed (a moving average over about the last 50 runs) above which
@@ -1625,16 +1629,8 @@ static int delta_run(dp_hisim_delta *d, const int *assignment, double bound, int
     d->recorded = d->commit_rate > DELTA_RECORD_RATE;
     d->commit_rate *= 1 - 1.0 / 50;
     s->rec = d;
-    if (d->recorded) {
-        record_from(d, from);
-    } else {
-        if (records && from >= 0) {
-            /* the incumbent's records before the snapshot, with no snapshots taken */
-            record_from(d, from);
-        }
-        d->writing = NULL;
-        d->next_at = LONG_MAX;
-    }
+    if (d->recorded || records) records_from(d, from);
+    snapshots_from(d, from, d->recorded);
     d->from = from;
     int complete = 0, ex = 0;
     double c = 0;
@@ -1683,7 +1679,8 @@ int dp_hisim_delta_commit(dp_hisim_delta *d, const int *assignment, dp_error *er
         int prefix;
         from = delta_from(d, assignment, &prefix);
         s->rec = d;
-        record_from(d, from);
+        records_from(d, from);
+        snapshots_from(d, from, 1);
         dp_hisim_result r;
         const int rc = run(s, assignment, NULL, prefix, from, &r, err);
         s->rec = NULL;
