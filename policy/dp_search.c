@@ -388,7 +388,9 @@ static int search_run(const dp_graph *g, const dp_cost *c, const dp_oracle *orac
          * makespan will (early rejection; the same decisions, issue 31) */
         const double T = annealing ? dp_search_temperature(cfg, T0, T1, k, K) : 0;
         const double bound = dp_search_accept_bound(annealing, T, cur_ms, r);
-        if ((rc = dp_search_move_over_limit(inc ? dp_engine_run_delta(inc, cur, bound, &ms, NULL, err)
+        const int moved[2] = {u, v};
+        if ((rc = dp_search_move_over_limit(inc ? dp_engine_run_delta_moved(inc, cur, moved, v >= 0 ? 2 : 1, bound, &ms,
+                                                                             NULL, err)
                                                 : dp_oracle_cost_bounded(oracle, cur, bound, &ms, err),
                                             &ms)) != DP_OK)
             goto done;

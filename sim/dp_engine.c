@@ -21,6 +21,10 @@ struct dp_engine {
     long delta_resumed, delta_full, delta_resimulated;
 };
 
+/* the most moved ops a delta run passes on to the exact engine's tables (dp_engine_run_delta_moved;
+ * a move of annealing or local search moves one or two) */
+#define ENGINE_MOVED_MAX 8
+
 struct dp_engine_incumbent {
     dp_engine *e;
     dp_sim_prefix *p;  /* the incumbent's schedule (fast path with delta runs), else NULL */
@@ -35,6 +39,10 @@ struct dp_engine_incumbent {
     double *busy;      /* (n_devices) the incumbent's compute time per device (delta runs) */
     dp_hisim_delta *hd;/* the general engine's snapshots (where it supports them), else NULL */
     int hdelta;        /* hd holds the incumbent (delta runs were on at the set) */
+    /* the exact engine's tables after this incumbent's last run (dp_sim_tables_gen; -1: not
+     * known) hold the incumbent's assignment but for the ops last[0..n_last) */
+    long gen;
+    int last[ENGINE_MOVED_MAX], n_last;
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
@@ -198,7 +206,10 @@ int dp_engine_run_bounded(dp_engine *e, const int *assignment, double bound, dou
 dp_engine_incumbent *dp_engine_incumbent_alloc(dp_engine *e, dp_error *err)
 {
     dp_engine_incumbent *inc = dp_alloc_calloc(1, sizeof *inc);
-    if (inc) inc->e = e;
+    if (inc) {
+        inc->e = e;
+        inc->gen = -1;
+    }
     if (inc && e->fast &&
         (!(inc->p = dp_sim_prefix_alloc(e->g->n_ops, e->c->n_devices)) ||
          !(inc->busy = dp_alloc_malloc_n((size_t)e->c->n_devices, sizeof(double))))) {
@@ -264,6 +275,9 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
         inc->have_sch = 1;
         c = inc->sch.cost;
     }
+    /* the exact engine's tables hold the incumbent (-1 where they do not, or it is not known) */
+    inc->gen = e->fast && !inc->delta ? dp_sim_tables_gen(e->fast) : -1;
+    inc->n_last = 0;
     inc->set = 1;
     if (cost) *cost = c;
     return DP_OK;
@@ -272,8 +286,21 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
 int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double bound, double *cost, int *exceeded,
                         dp_error *err)
 {
+    return dp_engine_run_delta_moved(inc, assignment, NULL, -1, bound, cost, exceeded, err);
+}
+
+int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, const int *moved, int n_moved,
+                              double bound, double *cost, int *exceeded, dp_error *err)
+{
     dp_engine *e = inc->e;
     if (!inc->set) return dp_error_set(err, DP_EINVAL, "delta run: the incumbent is not set (dp_engine_incumbent_set)");
+    if (n_moved > 0 && !moved) return dp_error_set(err, DP_EINVAL, "delta run: %d moved ops and no list", n_moved);
+    for (int i = 0; i < n_moved; i++)
+        if (moved[i] < 0 || moved[i] >= e->g->n_ops)
+            return dp_error_set(err, DP_EINVAL, "%s: delta run: moved op %d is not an op (0..%d)", e->g->source, moved[i],
+                                e->g->n_ops - 1);
+    const long gen = inc->gen;
+    inc->gen = -1;
     int ex = 0, rc;
     inc->complete = inc->have_sch = inc->cand_sch = 0;
     if (inc->hdelta) {
@@ -298,6 +325,24 @@ int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double 
         if ((rc = dp_engine_run(e, assignment, NULL, &inc->sch, err)) != DP_OK) return rc;
         *cost = inc->sch.cost;
         inc->cand_sch = 1;
+    } else if (e->fast) {
+        /* the tables differ from assignment at most at the last run's moves and this one's */
+        int ch[2 * ENGINE_MOVED_MAX], k = -1;
+        if (gen >= 0 && n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX) {
+            k = 0;
+            for (int i = 0; i < inc->n_last; i++) ch[k++] = inc->last[i];
+            for (int i = 0; i < n_moved; i++) ch[k++] = moved[i];
+        }
+        rc = k >= 0 ? dp_sim_run_bounded_changed(e->fast, assignment, gen, ch, k, bound, cost, &ex, err)
+                    : dp_sim_run_bounded(e->fast, assignment, bound, cost, &ex, err);
+        if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded (dp_engine_run_bounded) */
+        if (rc != DP_OK) return rc;
+        e->sims++;
+        if (n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX) {
+            inc->gen = dp_sim_tables_gen(e->fast);
+            for (int i = 0; i < n_moved; i++) inc->last[i] = moved[i];
+            inc->n_last = n_moved;
+        }
     } else if ((rc = dp_engine_run_bounded(e, assignment, bound, cost, &ex, err)) != DP_OK) {
         return rc;
     }
@@ -326,6 +371,8 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
     inc->complete = 0;
     inc->have_sch = inc->cand_sch;
     inc->cand_sch = 0;
+    /* the tables, the last run's, hold the new incumbent (inc->gen stays that run's) */
+    inc->n_last = 0;
     return DP_OK;
 }
 

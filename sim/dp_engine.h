@@ -121,6 +121,19 @@ int dp_engine_incumbent_set(dp_engine_incumbent *inc, const int *assignment, dou
 int dp_engine_run_delta(dp_engine_incumbent *inc, const int *assignment, double bound, double *cost, int *exceeded,
                         dp_error *err);
 
+/* dp_engine_run_delta for a search that knows its move: assignment differs from the incumbent's
+ * at most at the ops moved[0..n_moved) (the caller's promise, not checked: a broken one gives a
+ * wrong cost; an op may be listed that did not change). On the exact engine without delta runs
+ * (graphs under DP_ENGINE_DELTA_MIN_OPS ops) the run then updates its per-assignment tables from
+ * this move and the last one instead of comparing every op's device with the last run's
+ * (dp_sim_run_bounded_changed: about 2% of an annealing move on DOPPLER's Llama-block); a run of
+ * e by any other call in between, or more than 8 moved ops, and it compares them all. n_moved -1
+ * (moved NULL): no promise, dp_engine_run_delta. The same cost, verdict and counts as
+ * dp_engine_run_delta. Errors: dp_engine_run_delta's; DP_EINVAL for n_moved > 0 with no list or
+ * a listed op out of range. */
+int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, const int *moved, int n_moved,
+                              double bound, double *cost, int *exceeded, dp_error *err);
+
 /* Make assignment, the last dp_engine_run_delta's and e's last run, the incumbent. A run stopped
  * by its bound cannot be accepted (its schedule is incomplete): DP_EINVAL, the incumbent as it
  * was; with delta runs, neither can another assignment than the run's (dp_sim_delta_commit's

@@ -85,6 +85,24 @@ int dp_sim_check_schedule(const dp_sim *s, dp_error *err);
  * INFINITY: a full run. Errors as dp_sim_run. */
 int dp_sim_run_bounded(dp_sim *s, const int *assignment, double bound, double *cost, int *exceeded, dp_error *err);
 
+/* The count of the syncs of s's per-assignment tables so far: it changes with every run that
+ * takes a new assignment (dp_sim_run, dp_sim_run_bounded, delta and prefix runs of the op-order
+ * run), so a caller that reads it after a run and finds it unchanged before the next knows the
+ * tables still hold that run's assignment (dp_sim_run_bounded_changed). */
+long dp_sim_tables_gen(const dp_sim *s);
+
+/* dp_sim_run_bounded(s, assignment, bound, cost, exceeded) for a search that knows what it
+ * changed: when dp_sim_tables_gen(s) is still gen, the caller promises that assignment differs
+ * from the assignment of the run after which it read gen at most at the ops changed[0..k) (an op
+ * may be listed twice, or not have changed), and the run syncs its tables from that list
+ * instead of comparing every op's device with the last run's (an annealing move on DOPPLER's
+ * Llama-block: about 840 instructions of 43,600, issue 31). With another gen the list is not
+ * used: the same as dp_sim_run_bounded. A broken promise gives a wrong cost (the list is not
+ * checked against the assignment). The same cost, verdict and counts as dp_sim_run_bounded.
+ * Errors: dp_sim_run_bounded's; DP_EINVAL for k < 0 or an op of the list outside 0..n_ops-1. */
+int dp_sim_run_bounded_changed(dp_sim *s, const int *assignment, long gen, const int *changed, int k, double bound,
+                               double *cost, int *exceeded, dp_error *err);
+
 /* Simulate a placed prefix: ops with device -1 are absent (never run, never waited for, no
  * transfer to them), the others run exactly as dp_sim_run runs a graph made of them alone. The
  * placed ops must be closed under predecessors (every predecessor of a placed op is placed),

@@ -19,6 +19,7 @@
 #include <gsl/gsl_rng.h>
 #include <limits.h>
 #include <math.h>
+#include <string.h>
 
 /* n ops with op times 0..3 (a quarter zero), edges i -> j (i < j) with probability p, a tenth of
  * them repeated (the same pair twice), edge data 0..3 */
@@ -1751,6 +1752,157 @@ START_TEST(engine_delta_every_machine)
 }
 END_TEST
 
+START_TEST(run_bounded_changed_hint)
+{
+    /* dp_sim_run_bounded_changed (issue 31: a search's move named, no scan of the assignment)
+     * against dp_sim_run_bounded on a second workspace: random moves with accepts and undos, the
+     * last move's and this one's ops listed (twice where they repeat, unchanged ones too); a list
+     * read after another run (a stale generation) is not used, nor one after a run with the
+     * op-order run off, which does not sync the tables; bad lists are refused */
+    dp_machine m;
+    dp_test_machine_make(&m, machines[0]);
+    dp_graph *g = small_llama();
+    dp_error err;
+    dp_cost *c = dp_machine_costs(&m, g, &err);
+    ck_assert_msg(c != NULL, "%s", err.msg);
+    dp_sim *s = dp_sim_alloc(g, c, &err), *ref = dp_sim_alloc(g, c, &err);
+    ck_assert_msg(s && ref, "%s", err.msg);
+    ck_assert(dp_sim_op_order_on(s));
+    const int n = g->n_ops, D = c->n_devices;
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 77);
+    int *cur = malloc((size_t)n * sizeof *cur), *other = malloc((size_t)n * sizeof *other);
+    int ops[4], old[4], last[4], n_last = 0, used = 0;
+    for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+    double cost, want;
+    int ex, exw;
+    ck_assert_int_eq(dp_sim_run_bounded(s, cur, INFINITY, &cost, &ex, &err), DP_OK);
+    long gen = dp_sim_tables_gen(s);
+    ck_assert_int_ge(gen, 0);
+    for (int k = 0; k < 3000; k++) {
+        const int nm = random_move(r, n, D, cur, ops, old);
+        int list[8], kl = 0;
+        for (int i = 0; i < n_last; i++) list[kl++] = last[i];
+        for (int i = 0; i < nm; i++) list[kl++] = ops[i];
+        const double bound = gsl_rng_uniform(r) < 0.2 ? INFINITY : cost * (0.95 + 0.1 * gsl_rng_uniform(r));
+        double cd;
+        int exd;
+        const int stale = k % 97 == 50, off = k % 97 == 80;
+        if (stale || off) {
+            /* another assignment run in between (with the op-order run off: no sync, so the
+             * tables keep the assignment before it) */
+            for (int v = 0; v < n; v++) other[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            if (off) dp_sim_set_op_order(s, 0);
+            ck_assert_int_eq(dp_sim_run_bounded(s, other, INFINITY, &cd, &exd, &err), DP_OK);
+            if (off) {
+                ck_assert_int_eq(dp_sim_tables_gen(s), -1);
+                dp_sim_set_op_order(s, 1);
+            } else {
+                ck_assert_int_ne(dp_sim_tables_gen(s), gen);
+            }
+        }
+        ck_assert_int_eq(dp_sim_run_bounded_changed(s, cur, gen, list, kl, bound, &cd, &exd, &err), DP_OK);
+        ck_assert_int_eq(dp_sim_run_bounded(ref, cur, bound, &want, &exw, &err), DP_OK);
+        ck_assert_msg(exd == exw && (exd || cd == want), "move %d (stale %d, off %d): %.17g (%d) against %.17g (%d)", k,
+                      stale, off, cd, exd, want, exw);
+        if (!stale && !off) used++;
+        gen = dp_sim_tables_gen(s);
+        ck_assert_int_ge(gen, 0);
+        if (!exd && gsl_rng_uniform(r) < 0.5) {
+            cost = cd;
+            n_last = 0;
+        } else {
+            undo_move(cur, ops, old, nm);
+            for (int i = 0; i < nm; i++) last[i] = ops[i];
+            n_last = nm;
+        }
+    }
+    ck_assert_int_gt(used, 2500);
+    /* refused: a negative count, an op out of range, a count with no list */
+    const int bad[2] = {0, n};
+    ck_assert_int_eq(dp_sim_run_bounded_changed(s, cur, gen, bad, -1, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_int_eq(dp_sim_run_bounded_changed(s, cur, gen, bad, 2, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "not an op"));
+    ck_assert_int_eq(dp_sim_run_bounded_changed(s, cur, gen, NULL, 1, INFINITY, &cost, &ex, &err), DP_EINVAL);
+    free(cur);
+    free(other);
+    dp_sim_free(s);
+    dp_sim_free(ref);
+    dp_cost_free(c);
+    dp_graph_free(g);
+    gsl_rng_free(r);
+    dp_machine_free(&m);
+}
+END_TEST
+
+START_TEST(engine_delta_moved)
+{
+    /* dp_engine_run_delta_moved (the searches' call) against dp_engine_run_bounded on a second
+     * engine, on the exact engine without delta runs (where it names the moves to the tables)
+     * and with them, and on a general engine: random moves with accepts; every few moves a run
+     * of another assignment on the same engine (the next move's tables are then compared in
+     * full), a full run of the candidate (bound INFINITY) and a candidate of dp_engine_run_delta
+     * (no list) */
+    for (int mi = 0; mi < 3; mi++) {
+        dp_machine m;
+        dp_test_machine_make(&m, machines[mi == 2 ? 2 : 0]);
+        dp_graph *g = small_llama();
+        dp_error err;
+        dp_cost *c = dp_machine_costs(&m, g, &err);
+        ck_assert_msg(c != NULL, "%s", err.msg);
+        dp_engine *e = dp_engine_alloc(g, c, &m, &err), *ref = dp_engine_alloc(g, c, &m, &err);
+        ck_assert_msg(e && ref, "%s", err.msg);
+        if (mi == 1) dp_engine_set_delta(e, 1);
+        const int n = g->n_ops, D = c->n_devices;
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 500 + (unsigned long)mi);
+        int *cur = malloc((size_t)n * sizeof *cur), *other = malloc((size_t)n * sizeof *other), ops[4], old[4];
+        for (int v = 0; v < n; v++) cur[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+        dp_engine_incumbent *inc = dp_engine_incumbent_alloc(e, &err);
+        double cur_cost;
+        ck_assert_int_eq(dp_engine_incumbent_set(inc, cur, &cur_cost, &err), DP_OK);
+        const int n_moves = mi == 2 ? 60 : 1500;
+        for (int k = 0; k < n_moves; k++) {
+            const int nm = random_move(r, n, D, cur, ops, old);
+            const double bound = k % 13 == 5 ? INFINITY : cur_cost * (0.97 + 0.06 * gsl_rng_uniform(r));
+            if (k % 29 == 11) {
+                for (int v = 0; v < n; v++) other[v] = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+                double co;
+                ck_assert_int_eq(dp_engine_run_bounded(e, other, INFINITY, &co, NULL, &err), DP_OK);
+            }
+            double cd, cf;
+            int exd, exf;
+            if (k % 31 == 7) ck_assert_int_eq(dp_engine_run_delta(inc, cur, bound, &cd, &exd, &err), DP_OK);
+            else ck_assert_int_eq(dp_engine_run_delta_moved(inc, cur, ops, nm, bound, &cd, &exd, &err), DP_OK);
+            ck_assert_int_eq(dp_engine_run_bounded(ref, cur, bound, &cf, &exf, &err), DP_OK);
+            double full;
+            ck_assert_int_eq(dp_engine_run_bounded(ref, cur, INFINITY, &full, NULL, &err), DP_OK);
+            ck_assert_msg(bounded_agree(cd, exd, cf, exf, bound, full), "engine %d move %d: %.17g (%d), full %.17g (%d)", mi,
+                          k, cd, exd, cf, exf);
+            if (!exd && cd <= cur_cost * 1.01) {
+                ck_assert_int_eq(dp_engine_incumbent_accept(inc, cur, &err), DP_OK);
+                cur_cost = cd;
+            } else {
+                undo_move(cur, ops, old, nm);
+            }
+        }
+        const int bad = n;
+        double cd;
+        ck_assert_int_eq(dp_engine_run_delta_moved(inc, cur, &bad, 1, INFINITY, &cd, NULL, &err), DP_EINVAL);
+        ck_assert_int_eq(dp_engine_run_delta_moved(inc, cur, NULL, 1, INFINITY, &cd, NULL, &err), DP_EINVAL);
+        free(cur);
+        free(other);
+        dp_engine_incumbent_free(inc);
+        dp_engine_free(e);
+        dp_engine_free(ref);
+        dp_cost_free(c);
+        dp_graph_free(g);
+        gsl_rng_free(r);
+        dp_machine_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(improve_same_with_delta_off)
 {
     /* the improvement search (a random policy, annealing and greedy, with uniform moves mixed
@@ -1967,6 +2119,8 @@ int main(void)
     tcase_add_test(t, searches_same_with_delta_off);
     tcase_add_loop_test(t, early_reject_every_machine, 0, N_MACHINES);
     tcase_add_test(t, improve_same_with_delta_off);
+    tcase_add_test(t, run_bounded_changed_hint);
+    tcase_add_test(t, engine_delta_moved);
     suite_add_tcase(su, t);
     SRunner *sr = srunner_create(su);
     srunner_run_all(sr, CK_NORMAL);
