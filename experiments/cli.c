@@ -263,7 +263,7 @@ static void note_machine(const char *cmd, const char *ckpt, const dp_h5io_ckpt_i
     else if (same_graph && !same_machine)
         fprintf(stderr, "doppler %s: note: %s trained on graph %s on %ld devices with other costs or simulator options: this "
                         "placement is on the machine these options give; give train's (--comm-ratio, --bandwidth, --topology, "
-                        "--streams, ...) to place on its machine\n", cmd, ckpt, g->name, devices);
+                        "--streams, --scale, --target-flops, ...) to place on its machine\n", cmd, ckpt, g->name, devices);
     json_decref(on);
 }
 

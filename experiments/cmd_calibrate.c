@@ -292,7 +292,7 @@ static int calibrate_profile(int argc, char **argv)
         }
         dp_exec_options xo;
         dp_exec_options_init(&xo);
-        xo.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target);
+        dp_cli_exec_size(g, scale, target, &xo); /* a graph in FLOPs: its scale */
         dp_graph *xg = dp_exec_plan_graph(g, &xo, &err);
         int before = p->n_ops;
         int rc = xg ? dp_profile_graph_ops(p, xg, &po, &err) : DP_EINVAL;

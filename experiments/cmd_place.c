@@ -5,6 +5,7 @@
 #include "dp_coarse.h"
 #include "dp_h5io.h"
 #include "dp_hetero.h"
+#include "exec_cli.h"
 #include "dp_json.h"
 #include "dp_list.h"
 #include "dp_place.h"
@@ -84,6 +85,7 @@ typedef struct run_args {
     int coarsen;                /* --coarsen N: groups of at most N ops (0: none; dp_coarse.h) */
     dp_coarse_rule coarsen_rule; /* --coarsen-rule: how the groups are formed (default packed) */
     int coarsen_rule_set;       /* --coarsen-rule given (it needs --coarsen) */
+    double x_scale, x_target;   /* --scale, --target-flops: the graph as the executor runs it (0: not given) */
 } run_args;
 
 static void place_usage(FILE *f, const char *cmd)
@@ -105,6 +107,11 @@ static void place_usage(FILE *f, const char *cmd)
                "                       --topology are refused (the example gives the machine)\n"
                "  --format F           graph format when the extension does not tell: doppler, json, native,\n"
                "                       wfcommons, msr, stg, dot, or heft-in / heft-csv (the examples above)\n"
+               "  --scale S            the graph as the real executor runs it, every kernel dimension scaled\n"
+               "                       by S, (0, 1] (a graph in FLOPs and bytes): what train --scale S trained\n"
+               "                       on, so that its checkpoint places the graph it reported\n"
+               "  --target-flops F     else the graph at F FLOPs in all (a graph of durations: F FLOPs over\n"
+               "                       its whole time), as train --target-flops F\n"
                );
     {
         char methods[1024] = "placement method:";
@@ -360,10 +367,20 @@ static int run_and_report(run_args *a)
     dp_list_schedule *ls = NULL;
     if (dp_hetero_format(a->graph, a->format)) {
         /* the example's own machine: op time per processor, link rates and start-up costs */
+        if (a->x_scale > 0 || a->x_target > 0)
+            return dp_cli_usage_error(a->cmd, "--scale and --target-flops size a graph for the real executor; %s is a "
+                                      "heterogeneous example with its own op times", a->graph);
         if (dp_machine_hetero_read(&a->mach, a->graph, a->format, &g, &hetero_cost, &err) != DP_OK) return dp_cli_fail(&err);
     } else {
         g = dp_graph_read(a->graph, a->format, &err);
         if (!g) return dp_cli_fail(&err);
+        if (a->x_scale > 0 || a->x_target > 0) {
+            /* the graph train --scale/--target-flops trained on (dp_cli_exec_graph) */
+            dp_graph *gx = dp_cli_exec_graph(g, a->graph, a->x_scale, a->x_target, &err);
+            dp_graph_free(g);
+            if (!gx) return dp_cli_fail(&err);
+            g = gx;
+        }
     }
     /* the one engine of this machine: it scores the placement below and every simulation the
      * method makes (its oracle) */
@@ -468,7 +485,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
 {
     enum { O_GRAPH = 1, O_FORMAT, O_METHOD, O_ASSIGN, O_SEED, O_DEVICE, O_OUT, O_TRACE, O_FMT_OUT, O_JSON, O_HELP,
            O_BUDGET, O_CONFIG, O_CKPT, O_SAMPLES, O_REFINE, O_REFINE_BUDGET, O_APPEND, O_TIES, O_PROPOSALS, O_COARSEN,
-           O_COARSEN_RULE, O_PARAMETERS };
+           O_COARSEN_RULE, O_PARAMETERS, O_SCALE, O_TARGET };
     static const struct option opts[] = {
         {"graph", required_argument, NULL, O_GRAPH}, {"format", required_argument, NULL, O_FORMAT},
         {"method", required_argument, NULL, O_METHOD}, {"assignment", required_argument, NULL, O_ASSIGN},
@@ -481,6 +498,7 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
         {"refine-budget", required_argument, NULL, O_REFINE_BUDGET}, {"proposals", required_argument, NULL, O_PROPOSALS}, {"append-only", no_argument, NULL, O_APPEND},
         {"ties", required_argument, NULL, O_TIES}, {"coarsen", required_argument, NULL, O_COARSEN},
         {"coarsen-rule", required_argument, NULL, O_COARSEN_RULE}, {"parameters", required_argument, NULL, O_PARAMETERS},
+        {"scale", required_argument, NULL, O_SCALE}, {"target-flops", required_argument, NULL, O_TARGET},
         DP_CLI_MACHINE_OPTIONS, {NULL, 0, NULL, 0}};
     run_args a;
     memset(&a, 0, sizeof a);
@@ -549,6 +567,13 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
             if (strcmp(optarg, "id") == 0) a.place.list_ties = DP_LIST_TIES_ID;
             else if (strcmp(optarg, "heap") == 0) a.place.list_ties = DP_LIST_TIES_HEAP;
             else return dp_cli_usage_error(cmd, "--ties: id or heap, got '%s'", optarg);
+            break;
+        case O_SCALE:
+            if (dp_cli_parse_double(optarg, &a.x_scale) != 0 || !(a.x_scale > 0 && a.x_scale <= 1))
+                return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--scale: expected a number in (0, 1], got '%s'", optarg));
+            break;
+        case O_TARGET:
+            if (dp_cli_parse_target_flops(cmd, optarg, &a.x_target) != 0) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
             break;
         case O_OUT: a.out = optarg; break;
         case O_TRACE: a.trace = optarg; break;

@@ -1134,11 +1134,8 @@ static int train_main(int argc, char **argv)
                     real.ctx.repeats, x_reference ? ", each relative to a run of the placement of " : "", x_reference ? x_reference : "");
     } else {
         if (x_scale > 0 || x_target > 0) {
-            dp_exec_options xo;
-            dp_exec_options_init(&xo);
-            if (g0->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = dp_exec_auto_scale(g0, x_target > 0 ? x_target : 2e10);
-            else xo.scale = x_scale > 0 ? x_scale : dp_exec_auto_scale(g0, x_target);
-            if (!(gx = dp_exec_plan_graph(g0, &xo, &err))) goto fail;
+            /* place --scale/--target-flops places this same graph (dp_cli_exec_graph) */
+            if (!(gx = dp_cli_exec_graph(g0, graph, x_scale, x_target, &err))) goto fail;
             g = gx;
         }
         /* --bandwidth-range, --comm-ratio-range: the first graph on its own machine too (it was
@@ -1412,10 +1409,15 @@ static int train_main(int argc, char **argv)
         if (ckpt && !jo) {
             /* the machine it trained on, so that the command places on it (a Stage III run on
              * cpu-2core printed a command that placed on 4 uniform devices: a review) */
-            char mhint[1024];
+            char mhint[1024], xhint[96] = "";
             dp_cli_machine_args(&mach, mhint, sizeof mhint);
-            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s%s)\n", ckpt,
-                   dp_agent_name(cfg.method), ckpt, graph, mhint, coarse_hint);
+            /* the graph Stages I and II trained on (place sizes it the same way: dp_cli_exec_graph;
+             * without these the command placed the file's graph, 46.3 s where train reported
+             * 0.0922 s: a review) */
+            if (gx && x_scale > 0) snprintf(xhint, sizeof xhint, " --scale %.17g", x_scale);
+            else if (gx && x_target > 0) snprintf(xhint, sizeof xhint, " --target-flops %.17g", x_target);
+            printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s%s%s)\n", ckpt,
+                   dp_agent_name(cfg.method), ckpt, graph, xhint, mhint, coarse_hint);
             if (stage == DP_TRAIN_STAGE_REAL)
                 printf("(Stage III's makespans above were measured on the graph as executed, scaled; place simulates the "
                        "file's graph on the machine)\n");

@@ -469,8 +469,9 @@ int cmd_validate(int argc, char **argv)
     }
     dp_cli_warn_machine(&mach, g); /* a device the calibration lacks, as place and simulate say (it was silent: a review) */
     if (!resim && dp_cli_real_scale_check(g, graph, scale, &err) != DP_OK) goto fail;
-    if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = resim ? rec_scale : dp_exec_auto_scale(g, target);
-    else xo.scale = resim ? rec_scale : scale > 0 ? scale : dp_exec_auto_scale(g, target);
+    if (!resim) dp_cli_exec_size(g, scale, target, &xo);
+    else if (g->cost_kind == DP_GRAPH_COST_TIME) xo.flops_per_unit = rec_scale;
+    else xo.scale = rec_scale;
     if (resim && record_check_graph(rec, resim, g, D, &err) != DP_OK) goto fail;
     if (resim && !(plan = dp_exec_plan_graph(g, &xo, &err))) goto fail;
     if (!resim && !(x = dp_exec_alloc(g, D, &xo, &err))) goto fail;

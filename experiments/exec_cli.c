@@ -73,6 +73,22 @@ int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, d
                         "does not apply; --target-flops sets the FLOPs its kernels run in all", path);
 }
 
+void dp_cli_exec_size(const dp_graph *g, double scale, double target_flops, dp_exec_options *o)
+{
+    if (!(target_flops > 0)) target_flops = 2e10;
+    if (g->cost_kind == DP_GRAPH_COST_TIME) o->flops_per_unit = dp_exec_auto_scale(g, target_flops);
+    else o->scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
+}
+
+dp_graph *dp_cli_exec_graph(const dp_graph *g, const char *path, double scale, double target_flops, dp_error *err)
+{
+    if (dp_cli_real_scale_check(g, path, scale, err) != DP_OK) return NULL;
+    dp_exec_options xo;
+    dp_exec_options_init(&xo);
+    dp_cli_exec_size(g, scale, target_flops, &xo);
+    return dp_exec_plan_graph(g, &xo, err);
+}
+
 int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_exec_options *xo, double scale,
                      double target_flops, int repeats, dp_error *err)
 {
@@ -82,8 +98,7 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
     if (rc != DP_OK) return rc;
     dp_exec_options o = *xo;
     if ((rc = dp_cli_real_scale_check(g, g->source ? g->source : g->name, scale, err)) != DP_OK) return rc;
-    if (g->cost_kind == DP_GRAPH_COST_TIME) o.flops_per_unit = dp_exec_auto_scale(g, target_flops);
-    else o.scale = scale > 0 ? scale : dp_exec_auto_scale(g, target_flops);
+    dp_cli_exec_size(g, scale, target_flops, &o);
     r->xo = o;
     r->x = dp_exec_alloc(g, m->topo->n_devices, &o, err);
     if (!r->x) return err ? err->code : DP_EINVAL;

@@ -58,6 +58,21 @@ int dp_cli_real_open(dp_cli_real *r, const dp_graph *g, dp_machine *m, const dp_
  * without a word). path names the graph in the message. */
 int dp_cli_real_scale_check(const dp_graph *g, const char *path, double scale, dp_error *err);
 
+/* The size the real executor runs graph g at, into o: for a graph in FLOPs and bytes the scale of
+ * every kernel dimension (scale, (0, 1], or 0: the one giving target_flops FLOPs in all,
+ * dp_exec_auto_scale), for a graph of durations the FLOPs a time unit stands for (target_flops
+ * in all). target_flops 0: 2e10. One rule for every command that sizes a graph for the executor
+ * (train --scale/--target-flops, place's, train --stage real, validate, calibrate). */
+void dp_cli_exec_size(const dp_graph *g, double scale, double target_flops, dp_exec_options *o);
+
+/* The graph the real executor runs for g at --scale scale / --target-flops target_flops
+ * (dp_cli_exec_size; dp_exec_plan_graph): what train --scale/--target-flops trains Stages I and
+ * II on, and what place --scale/--target-flops places, so that the place command train prints
+ * gives the placement it reported. NULL with err set: --scale on a graph of durations
+ * (dp_cli_real_scale_check, path names the graph), dp_exec_plan_graph's errors. Caller frees with
+ * dp_graph_free. */
+dp_graph *dp_cli_exec_graph(const dp_graph *g, const char *path, double scale, double target_flops, dp_error *err);
+
 /* Pair every measured run of the oracle with a run of the placement of `method` (e.g. "cp") on
  * a second executor (dp_exec_oracle_ctx.ref_x): the costs are then that placement's first
  * median times the ratio of each run to its reference run, so that the host's drift between

@@ -340,6 +340,29 @@ grep -q "place with: doppler place --method doppler --checkpoint $tmp/pw.h5 --gr
 expect_rc 0 "train with a comm ratio of 9 digits" "$D" train --graph "$G" --stage sim --episodes 2 --comm-ratio 0.123456789 \
     --checkpoint "$tmp/pw2.h5" --quiet
 grep -q "place with: .* --comm-ratio 0.123456789)" "$tmp/out" && ok || bad "place with: $(grep 'place with' "$tmp/out")"
+# train --scale / --target-flops trains on the graph as the executor runs it; its "place with"
+# command places that graph and gives the makespan train reported (it placed the file's graph:
+# 46.3 s where train reported 0.0922 s, a review). A graph of durations refuses --scale in both
+# (train ignored it)
+"$D" graph gen stg --out "$tmp/stg.txt" > /dev/null 2>&1 || bad "graph gen stg"
+for spec in "$G --scale 0.5" "$G --target-flops 1e9" "$tmp/stg.txt --target-flops 1e9"; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "train --graph $spec" "$D" train --graph $spec --stage il --episodes 3 --checkpoint "$tmp/sc.h5" --force
+    want=$(awk '/best parameters at a checkpoint evaluation/ {print $2}' "$tmp/out")
+    cmd=$(sed -n 's/^checkpoint: .* (place with: doppler \(.*\))$/\1/p' "$tmp/out")
+    case "$cmd" in *--scale*|*--target-flops*) ok ;; *) bad "place with lacks the graph's size: $cmd" ;; esac
+    # shellcheck disable=SC2086
+    got=$("$D" $cmd --json 2>/dev/null | sed -n 's/.*"makespan":\([^,]*\),.*/\1/p')
+    # (train's text prints 10 significant digits)
+    [ -n "$want" ] && awk -v a="$want" -v b="$got" 'BEGIN { exit !(b != "" && sprintf("%.10g", b) == a) }' && ok ||
+        bad "$spec: train reported $want, its place command gave $got"
+done
+expect_rc 1 "train --scale on a graph of durations" "$D" train --graph "$tmp/stg.txt" --stage il --episodes 2 --scale 0.5 \
+    --checkpoint "$tmp/sc2.h5" --force
+grep -q "durations, not FLOPs" "$tmp/err" && ok || bad "train --scale on durations: $(cat "$tmp/err")"
+[ ! -e "$tmp/sc2.h5" ] && ok || bad "train --scale on durations wrote a checkpoint"
+expect_rc 1 "place --scale on a graph of durations" "$D" place --graph "$tmp/stg.txt" --method cp --scale 0.5
+expect_rc 2 "place --scale out of range" "$D" place --graph "$G" --method cp --scale 1.5
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
