@@ -42,7 +42,7 @@ struct dp_engine_incumbent {
     /* the exact engine's tables after this incumbent's last run (dp_sim_tables_gen; -1: not
      * known) hold the incumbent's assignment but for the ops last[0..n_last) */
     long gen;
-    int last[ENGINE_MOVED_MAX], n_last;
+    int last[ENGINE_MOVED_MAX], last_dev[ENGINE_MOVED_MAX], n_last; /* last_dev: their devices in that run */
 };
 
 dp_engine *dp_engine_alloc(const dp_graph *g, const dp_cost *c, const dp_machine *m, dp_error *err)
@@ -340,7 +340,10 @@ int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, c
         e->sims++;
         if (n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX) {
             inc->gen = dp_sim_tables_gen(e->fast);
-            for (int i = 0; i < n_moved; i++) inc->last[i] = moved[i];
+            for (int i = 0; i < n_moved; i++) {
+                inc->last[i] = moved[i];
+                inc->last_dev[i] = assignment[moved[i]];
+            }
             inc->n_last = n_moved;
         }
     } else if ((rc = dp_engine_run_bounded(e, assignment, bound, cost, &ex, err)) != DP_OK) {
@@ -368,10 +371,17 @@ int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, 
         if (rc == DP_OK) inc->complete = 0;
         return rc;
     }
+    /* the tables, the last run's, hold the new incumbent (inc->gen stays that run's). Another
+     * assignment than the run's (the caller's promise) would leave them holding another than the
+     * incumbent, and the next runs' costs wrong: refused where the run's moved ops tell (an
+     * earlier candidate accepted after a later one's run gave 50 for 20: a review) */
+    for (int i = 0; inc->gen >= 0 && i < inc->n_last; i++)
+        if (assignment[inc->last[i]] != inc->last_dev[i])
+            return dp_error_set(err, DP_EINVAL, "delta run: the assignment to accept is not the last delta run's (op %d)",
+                                inc->last[i]);
     inc->complete = 0;
     inc->have_sch = inc->cand_sch;
     inc->cand_sch = 0;
-    /* the tables, the last run's, hold the new incumbent (inc->gen stays that run's) */
     inc->n_last = 0;
     return DP_OK;
 }

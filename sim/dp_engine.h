@@ -137,7 +137,8 @@ int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, c
 /* Make assignment, the last dp_engine_run_delta's and e's last run, the incumbent. A run stopped
  * by its bound cannot be accepted (its schedule is incomplete): DP_EINVAL, the incumbent as it
  * was; with delta runs, neither can another assignment than the run's (dp_sim_delta_commit's
- * check; without them the caller's promise). O(k log k) for the k ops the run simulated again. */
+ * check; without them, one that differs from the run's at the ops a dp_engine_run_delta_moved
+ * run moved, else the caller's promise). O(k log k) for the k ops the run simulated again. */
 int dp_engine_incumbent_accept(dp_engine_incumbent *inc, const int *assignment, dp_error *err);
 
 /* The incumbent's schedule into *out: makespan, cost, busy, op_start, op_end and op_ready as

@@ -1140,13 +1140,20 @@ static __attribute__((noinline)) int ops_tables_sync(dp_sim *s, const int *dev)
     if (!s->tables_set)
         for (int v = 0; v < n; v++) chg[k++] = v;
     else if (s->hint_k >= 0)
-        /* the caller's list (dp_sim_run_bounded_changed): no scan; an op listed twice is taken
-         * once (update_op twice would add and take its time from a device's sum again) */
+        /* the caller's list (dp_sim_run_bounded_changed): no scan. The ops that changed, each
+         * once, in op order as the scan takes them: the devices' work sums (dev_work) are then
+         * updated in the same order, to the same bits (in the list's order an early-rejected
+         * run's cost differed in its last bits from the scan's, and later runs' with it: a
+         * review) */
         for (int i = 0; i < s->hint_k; i++) {
             const int v = s->hint[i];
-            int seen = dev[v] == tdev[v];
-            for (int j = 0; j < k && !seen; j++) seen = chg[j] == v;
-            if (!seen) chg[k++] = v;
+            if (dev[v] == tdev[v]) continue;
+            int j = k;
+            while (j > 0 && chg[j - 1] > v) j--;
+            if (j > 0 && chg[j - 1] == v) continue; /* listed twice */
+            for (int q = k; q > j; q--) chg[q] = chg[q - 1];
+            chg[j] = v;
+            k++;
         }
     else
         for (int b = 0; b < n; b += SYNC_BLOCK) {
