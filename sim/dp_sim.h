@@ -98,8 +98,8 @@ long dp_sim_tables_gen(const dp_sim *s);
  * instead of comparing every op's device with the last run's (an annealing move on DOPPLER's
  * Llama-block: about 840 instructions of 43,600, issue 31). With another gen the list is not
  * used: the same as dp_sim_run_bounded. A broken promise gives a wrong cost (the list is not
- * checked against the assignment). The same cost, verdict and counts as dp_sim_run_bounded.
- * Errors: dp_sim_run_bounded's; DP_EINVAL for k < 0 or an op of the list outside 0..n_ops-1. */
+ * checked against the assignment). The same cost (an early-rejected one's too, bit for bit: the
+ * tables are updated in op order either way), verdict and counts as dp_sim_run_bounded. Errors: dp_sim_run_bounded's; DP_EINVAL for k < 0 or an op of the list outside 0..n_ops-1. */
 int dp_sim_run_bounded_changed(dp_sim *s, const int *assignment, long gen, const int *changed, int k, double bound,
                                double *cost, int *exceeded, dp_error *err);
 
