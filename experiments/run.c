@@ -667,6 +667,84 @@ static int trained_config(const dp_run_context *ctx, const char *tcfg, int agent
     return DP_OK;
 }
 
+/* The cfg__ parameters of params over cfg (only: that one alone; NULL: every one), as one JSON
+ * object (put_cfg_path) read by dp_train_config_from_json_text. */
+static int put_cfg_params(const json_t *params, const char *only, dp_train_config *cfg, dp_error *err)
+{
+    const char *k;
+    json_t *v;
+    json_t *over = json_object();
+    if (!over) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    json_object_foreach((json_t *)params, k, v)
+        if (strncmp(k, "cfg__", 5) == 0 && (!only || strcmp(k, only) == 0)) put_cfg_path(over, k, v);
+    int rc = DP_OK;
+    if (json_object_size(over)) {
+        char *t = json_dumps(over, JSON_COMPACT | JSON_REAL_PRECISION(17));
+        rc = t ? dp_train_config_from_json_text(cfg, t, err) : dp_error_set(err, DP_ENOMEM, "out of memory");
+        free(t);
+    }
+    json_decref(over);
+    return rc;
+}
+
+/* DOPPLER's training config of a run: its train_config as doppler train reads it
+ * (trained_config), then its cfg__ parameters over it. The one construction of it, for the run
+ * (run_doppler) and for its check before a sweep runs anything (dp_run_check_config). Errors name
+ * the parameter: "train_config", or the cfg__ parameter whose key or value is refused (the
+ * config's message names the key, "stages.sim.lrr", not the parameter: the first refused alone
+ * over the train_config is named, or all of them where only their combination is refused). */
+static int doppler_config(const json_t *params, const dp_run_context *ctx, dp_train_config *cfg, dp_error *err)
+{
+    const char *tcfg = NULL;
+    if (dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK) return DP_EINVAL;
+    int rc = trained_config(ctx, tcfg, DP_AGENT_DOPPLER, cfg, err);
+    if (rc != DP_OK) {
+        dp_error_prefix(err, "parameter \"train_config\"");
+        return rc;
+    }
+    const dp_train_config base = *cfg;
+    if ((rc = put_cfg_params(params, NULL, cfg, err)) == DP_OK || rc == DP_ENOMEM) return rc;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)params, k, v) {
+        if (strncmp(k, "cfg__", 5) != 0) continue;
+        dp_train_config one = base;
+        dp_error e;
+        dp_error_clear(&e);
+        if (put_cfg_params(params, k, &one, &e) == DP_OK) continue;
+        if (err) *err = e;
+        dp_error_prefix(err, "parameter \"%s\"", k);
+        return DP_EINVAL;
+    }
+    dp_error_prefix(err, "the cfg__ parameters together");
+    return DP_EINVAL;
+}
+
+/* A learned baseline's training config (agent: dp_agent.h): its train_config as doppler train
+ * reads it (trained_config), refusing what a run that trains Stage II alone for parameter episodes
+ * from parameter seed cannot honour (dp_train_config_stage2_ignored; a review: it was read and
+ * ignored), as place refuses it. The one construction of it, for the run (run_baseline) and for
+ * its check before a sweep runs anything (dp_run_check_config). */
+static int agent_config(const json_t *params, const dp_run_context *ctx, const char *method, int agent, dp_train_config *cfg,
+                        dp_error *err)
+{
+    const char *tcfg = NULL;
+    if (dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK) return DP_EINVAL;
+    int rc = trained_config(ctx, tcfg, agent, cfg, err);
+    if (rc != DP_OK) {
+        dp_error_prefix(err, "parameter \"train_config\"");
+        return rc;
+    }
+    const char *ignored = dp_train_config_stage2_ignored(cfg);
+    if (ignored)
+        return dp_error_set(err, DP_EINVAL, "parameter \"train_config\" %s: the key %s does not apply to a %s run (%s)", tcfg,
+                            ignored, method,
+                            strcmp(ignored, "seed") == 0                  ? "give parameter seed"
+                            : strcmp(ignored, "stages.sim.episodes") == 0 ? "give parameter episodes"
+                                                                          : "it trains Stage II alone on the whole graph");
+    return DP_OK;
+}
+
 /* What both training runners (DOPPLER's and the learned baselines') hold: the run's machine and
  * problem, the trainer on it, the placement, the metrics, the run's files and when it began. */
 typedef struct trained_run {
@@ -725,28 +803,16 @@ static void trained_run_free(trained_run *t)
 static int run_doppler(const json_t *params, const dp_run_context *ctx, const char *method, dp_result *out, dp_error *err)
 {
     if (dp_run_check_params(params, method, method_params(dp_place_find(method)), err) != DP_OK) return DP_EINVAL;
-    const char *k;
-    json_t *v;
     long seed, ep_il, ep_sim, samples, bench;
-    const char *tcfg = NULL;
     dp_train_config cfg;
     if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
-        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
-        dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
+        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK)
         return DP_EINVAL;
-    /* the config doppler train would use (this project's DOPPLER unless "defaults": "authors") */
-    int rc0 = trained_config(ctx, tcfg, DP_AGENT_DOPPLER, &cfg, err);
+    /* the config doppler train would use (this project's DOPPLER unless "defaults": "authors"),
+     * with the run's cfg__ keys */
+    int rc0 = doppler_config(params, ctx, &cfg, err);
     if (rc0 != DP_OK) return rc0;
-    json_t *over = json_object();
-    json_object_foreach((json_t *)params, k, v) if (strncmp(k, "cfg__", 5) == 0) put_cfg_path(over, k, v);
-    if (json_object_size(over)) {
-        char *t = json_dumps(over, JSON_COMPACT | JSON_REAL_PRECISION(17));
-        int rc = t ? dp_train_config_from_json_text(&cfg, t, err) : dp_error_set(err, DP_ENOMEM, "out of memory");
-        free(t);
-        if (rc != DP_OK) { json_decref(over); return DP_EINVAL; }
-    }
-    json_decref(over);
     if (dp_sweep_param_int(params, "episodes_il", cfg.stage[DP_TRAIN_STAGE_IL].episodes, &ep_il, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes_sim", cfg.stage[DP_TRAIN_STAGE_SIM].episodes, &ep_sim, err) != DP_OK)
         return DP_EINVAL;
@@ -857,29 +923,19 @@ static int run_baseline(const json_t *params, const dp_run_context *ctx, const c
     if (dp_agent_parse(method, &m) != DP_OK || m == DP_AGENT_DOPPLER)
         return dp_error_set(err, DP_EINVAL, "method %s: not placeto or gdp", method);
     long seed, episodes, samples, bench;
-    const char *tcfg = NULL;
     dp_train_config cfg;
     if (dp_sweep_param_int(params, "seed", DP_RESULT_SEED_DEFAULT, &seed, err) != DP_OK ||
         dp_sweep_param_int(params, "episodes", 200, &episodes, err) != DP_OK ||
         dp_sweep_param_int(params, "samples", 0, &samples, err) != DP_OK ||
-        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK ||
-        dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK)
+        dp_sweep_param_int(params, "bench_reps", 0, &bench, err) != DP_OK)
         return DP_EINVAL;
     if (seed < 0 || episodes < 0 || samples < 0 || bench < 0)
         return dp_error_set(err, DP_EINVAL, "parameters seed, episodes, samples, bench_reps must be non-negative");
     if (samples == 0 && json_object_get(params, "samples")) /* as a placement run's (run_place) */
         return dp_error_set(err, DP_EINVAL, "parameter \"samples\" = 0: must be >= 1 (absent: the greedy placement)");
-    int rc0 = trained_config(ctx, tcfg, m, &cfg, err);
+    /* this run trains Stage II alone, for parameter episodes from parameter seed */
+    int rc0 = agent_config(params, ctx, method, m, &cfg, err);
     if (rc0 != DP_OK) return rc0;
-    /* this run trains Stage II alone, for parameter episodes from parameter seed: what the
-     * train_config would set otherwise was read and ignored (a review), as place refuses it */
-    const char *ignored = dp_train_config_stage2_ignored(&cfg);
-    if (ignored)
-        return dp_error_set(err, DP_EINVAL, "parameter \"train_config\" %s: the key %s does not apply to a %s run (%s)", tcfg,
-                            ignored, method,
-                            strcmp(ignored, "seed") == 0                  ? "give parameter seed"
-                            : strcmp(ignored, "stages.sim.episodes") == 0 ? "give parameter episodes"
-                                                                          : "it trains Stage II alone on the whole graph");
     cfg.seed = (uint64_t)seed;
     /* the episodes it trains, in the config its checkpoint and trajectory record (they said the
      * default 2000, and a resume of that checkpoint trained on to 2000: a review) */
@@ -985,6 +1041,62 @@ done:
     free(prio);
     dp_run_machine_free(&rm);
     return rc;
+}
+
+/* the parameters dp_run_check_config reads: runs that agree on them build one config */
+static const char *const config_params[] = {"method", "config", "train_config", "budget", "cfg__*", NULL};
+
+int dp_run_is_config_param(const char *name)
+{
+    return in_list(name, config_params);
+}
+
+/* A placement run's method config (parameter config, resolved beside the sweep's config; parameter
+ * budget over the file's, as run_place gives them to dp_place) read and checked by the method's
+ * own reading of it (dp_place_check_config). DP_EIO when the file is not found. */
+static int place_config(const json_t *params, const dp_run_context *ctx, const char *method, dp_error *err)
+{
+    const char *config = NULL;
+    long budget;
+    if (dp_sweep_param_str(params, "config", NULL, &config, err) != DP_OK ||
+        dp_sweep_param_int(params, "budget", 0, &budget, err) != DP_OK)
+        return DP_EINVAL;
+    if (!config) return DP_OK;
+    char path[PATH_MAX];
+    if (!dp_run_resolve_path(config, ctx->config_dir, path, sizeof path, err)) return DP_EIO;
+    dp_place_options o;
+    dp_place_options_init(&o);
+    o.config = path;
+    o.budget = budget;
+    if (dp_place_check_config(method, &o, err) == DP_OK) return DP_OK;
+    dp_error_prefix(err, "parameter \"config\"");
+    return DP_EINVAL;
+}
+
+int dp_run_check_config(const json_t *params, const char *config_dir, dp_error *err)
+{
+    const dp_run_context ctx = {config_dir && *config_dir ? config_dir : ".", NULL, NULL};
+    const char *method = NULL;
+    if (dp_sweep_param_str(params, "method", NULL, &method, err) != DP_OK) return DP_EINVAL;
+    const dp_place_method *m = method && !is_file_method(method) ? dp_place_find(method) : NULL;
+    if (!m) return DP_OK; /* a placement from a file reads no config; an unknown method is dp_run_check's */
+    /* a config file that is not there (or not a file) is dp_sweep_check_inputs' to name, with the
+     * runs that name it */
+    static const char *const files[] = {"config", "train_config", NULL};
+    for (int i = 0; files[i]; i++) {
+        const char *f = json_string_value(json_object_get(params, files[i]));
+        char path[PATH_MAX];
+        dp_error e;
+        if (f && !dp_run_resolve_path(f, ctx.config_dir, path, sizeof path, &e)) return DP_OK;
+    }
+    dp_train_config cfg;
+    int agent;
+    if (m->sweep_run == DP_PLACE_SWEEP_STAGES) return doppler_config(params, &ctx, &cfg, err);
+    if (m->sweep_run == DP_PLACE_SWEEP_AGENT) {
+        if (dp_agent_parse(method, &agent) != DP_OK) return dp_error_set(err, DP_EINVAL, "method %s: not an agent", method);
+        return agent_config(params, &ctx, method, agent, &cfg, err);
+    }
+    return place_config(params, &ctx, method, err);
 }
 
 int dp_run_execute(const json_t *params, const dp_run_context *ctx, dp_result *out, dp_error *err)

@@ -98,6 +98,17 @@ int dp_run_check_params(const json_t *params, const char *method, const char *co
  * that its method takes (a misspelt one is an error), graph given, integers where integers are
  * expected, the machine's values. Input files are looked for apart (dp_sweep_check_inputs). */
 int dp_run_check(const json_t *params, dp_error *err);
+/* The configs of a run built as the run builds them, by the run's own functions, without its graph:
+ * DOPPLER's training config (train_config, then the cfg__ keys over it), Placeto's and GDP's
+ * (train_config, with the keys a Stage II run cannot honour refused), a placement method's config
+ * file (config, with budget over its budget: the method's own reading, dp_place_check_config).
+ * config_dir: the sweep config's folder, where relative files are looked for (NULL: "."). DP_OK,
+ * or DP_EINVAL naming the parameter and the key or value refused ("parameter \"cfg__gama\":
+ * config: unknown key \"gama\" (known: ...)"). A config file that is not there is left to
+ * dp_sweep_check_inputs (DP_OK), so is a method dp_run_check refuses. It reads only
+ * the parameters that dp_run_is_config_param names: runs that agree on those need one check. */
+int dp_run_check_config(const json_t *params, const char *config_dir, dp_error *err);
+int dp_run_is_config_param(const char *name);
 /* Store the metrics every simulated run reports (lower_bound, transfers, transfer_volume,
  * utilisation, peak_memory, ops; plus the members of extra, which is consumed) and the device
  * count in out. */

@@ -51,19 +51,71 @@ int dp_sweep_check_out(const char *out, dp_error *err)
     return DP_OK;
 }
 
+/* A run's parameters that build its configs (dp_run_is_config_param) as canonical text: the runs
+ * of one text build one config, checked once (a sweep of thousands of runs has a handful) */
+typedef struct config_of_run {
+    char *text;
+    long k;
+} config_of_run;
+
+static int config_of_run_cmp(const void *pa, const void *pb)
+{
+    const config_of_run *a = pa, *b = pb;
+    const int c = strcmp(a->text, b->text);
+    return c ? c : (a->k > b->k) - (a->k < b->k);
+}
+
+static char *config_text(const json_t *params)
+{
+    json_t *sub = json_object();
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)params, name, v)
+        if (dp_run_is_config_param(name)) json_object_set(sub, name, v);
+    char *text = sub ? dp_sweep_canonical(sub) : NULL;
+    json_decref(sub);
+    return text;
+}
+
 int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
 {
-    long first = -1, n_bad = 0;
+    long first = -1, n_bad = 0, n_cfg = 0;
     dp_error e;
     dp_error_clear(&e);
-    for (long k = 0; k < s->n_runs; k++) {
+    config_of_run *cfg = dp_alloc_malloc_n((size_t)(s->n_runs ? s->n_runs : 1), sizeof *cfg);
+    if (!cfg) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    int rc = DP_OK;
+    for (long k = 0; k < s->n_runs && rc == DP_OK; k++) {
         if (!dp_sweep_in_shard(k, shard_i, shard_n)) continue;
         dp_error ek;
         dp_error_clear(&ek);
-        if (dp_run_check(s->runs[k].params, &ek) == DP_OK) continue;
+        if (dp_run_check(s->runs[k].params, &ek) == DP_OK) {
+            /* its configs are checked below, once per distinct one */
+            if (!(cfg[n_cfg].text = config_text(s->runs[k].params))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+            else cfg[n_cfg++].k = k;
+            continue;
+        }
         if (first < 0) { first = k; e = ek; }
         n_bad++;
     }
+    /* each distinct config built as its runs would build it (dp_run_check_config): a misspelt
+     * cfg__ key or a bad train_config or config file was found when the runs ran, after the
+     * results file was made (a review) */
+    if (rc == DP_OK) qsort(cfg, (size_t)n_cfg, sizeof *cfg, config_of_run_cmp);
+    for (long i = 0, j; rc == DP_OK && i < n_cfg; i = j) {
+        for (j = i + 1; j < n_cfg && strcmp(cfg[j].text, cfg[i].text) == 0; j++) {}
+        dp_error ek;
+        dp_error_clear(&ek);
+        const int rck = dp_run_check_config(s->runs[cfg[i].k].params, s->dir, &ek);
+        if (rck == DP_ENOMEM) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        if (rck == DP_OK || rc != DP_OK) continue;
+        /* cfg[i] is the group's first run in expansion order */
+        if (first < 0 || cfg[i].k < first) { first = cfg[i].k; e = ek; }
+        n_bad += j - i;
+    }
+    for (long i = 0; i < n_cfg; i++) free(cfg[i].text);
+    free(cfg);
+    if (rc != DP_OK) return rc;
     if (first < 0) return DP_OK;
     char more[64] = "";
     if (n_bad > 1) snprintf(more, sizeof more, " (and %ld more run%s)", n_bad - 1, n_bad == 2 ? "" : "s");

@@ -44,10 +44,14 @@ void dp_sweep_options_init(dp_sweep_options *o);
  * whose message names the config, the parameter, the missing file, how many runs name it, and
  * how many other files are missing. Checks each distinct value once. */
 int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
-/* Pre-flight of the parameters (run.h, dp_run_check) of every run of the shard: the first wrong
- * one names its run, its parameters and what is wrong, with how many more runs are wrong.
- * doppler sweep checks them when it has read the config, before anything is run or written; a
- * misspelt parameter used to be found when its run started, after the results file was made. */
+/* Pre-flight of the parameters (run.h, dp_run_check) of every run of the shard, and of the configs
+ * they build (dp_run_check_config: DOPPLER's training config with its cfg__ keys, a train_config
+ * or a method's config file; each distinct one once, over the runs that give it the same
+ * dp_run_is_config_param parameters): the first wrong run in expansion order names its run, its
+ * parameters and what is wrong, with how many more runs are wrong. doppler sweep checks them when
+ * it has read the config, before anything is run or written, whether it runs a pool, MPI ranks
+ * (every rank) or a shard; a misspelt parameter or config key used to be found when its run
+ * started, after the results file was made. */
 int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err);
 
 /* The folder of a results path must exist: DP_OK, or DP_EIO naming it (and `mkdir -p`). */

@@ -981,6 +981,30 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
     return rc;
 }
 
+/* The config the improve placement searches with: o->config's keys over the defaults, o->budget
+ * over the file's, checked. The one reading of it, for the placement and for its check before
+ * any graph (dp_improve_place_config). */
+static int improve_place_config(const dp_place_options *o, dp_improve_search_config *cfg, dp_error *err)
+{
+    dp_improve_search_config_init(cfg);
+    if (o->config && dp_improve_search_config_load(cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
+     * refused though --budget 20 replaced it: a review) */
+    if (o->budget > 0) cfg->anneal.budget = o->budget;
+    if (o->config && dp_improve_search_check_config(cfg, err) != DP_OK) {
+        /* the file's values together, naming it (a review) */
+        dp_error_prefix(err, "%s", o->config);
+        return err ? err->code : DP_EINVAL;
+    }
+    return DP_OK;
+}
+
+int dp_improve_place_config(const dp_place_options *o, dp_error *err)
+{
+    dp_improve_search_config cfg;
+    return improve_place_config(o, &cfg, err);
+}
+
 int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err)
 {
@@ -989,16 +1013,8 @@ int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options
     if (!o->checkpoint)
         return dp_error_set(err, DP_EINVAL, "improve: --checkpoint FILE is required (train one with 'doppler train --method improve')");
     dp_improve_search_config cfg;
-    dp_improve_search_config_init(&cfg);
-    if (o->config && dp_improve_search_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
-    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
-     * refused though --budget 20 replaced it: a review) */
-    if (o->budget > 0) cfg.anneal.budget = o->budget;
-    if (o->config && dp_improve_search_check_config(&cfg, err) != DP_OK) {
-        /* the file's values together, naming it (a review) */
-        dp_error_prefix(err, "%s", o->config);
-        return err ? err->code : DP_EINVAL;
-    }
+    int rc0 = improve_place_config(o, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     dp_improve_model *m = NULL;
     int rc = o->final_parameters ? dp_improve_model_load_final(o->checkpoint, &m, err)
                                  : dp_improve_model_load(o->checkpoint, &m, err);

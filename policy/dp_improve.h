@@ -240,6 +240,10 @@ int dp_improve_propose_search(const char *checkpoint, int annealing, const dp_gr
  * acceptance, mix 0.2, 10 restarts of at least 400 moves with 10 perturbing moves) for o->budget simulations (default 20000), seed o->seed. */
 int dp_improve_place(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                      double *priority, int *has_priority, dp_error *err);
+/* improve's check_config (dp_place.h): o->config read over the defaults, o->budget over its
+ * budget, and checked (dp_improve_search_check_config), as dp_improve_place does before it loads
+ * the checkpoint; DP_OK, or DP_EIO/DP_EINVAL naming the file and the key. */
+int dp_improve_place_config(const dp_place_options *o, dp_error *err);
 
 /* ---- training ---- */
 

@@ -236,6 +236,46 @@ static void train_progress(const dp_train_progress *p, void *ctx)
     o->progress(p->episode, p->episodes, o->progress_ctx);
 }
 
+/* The config placeto and gdp train with here, without a checkpoint: o->config as every trainer
+ * reads it (dp_train_config_resolve), refusing the keys this Stage II training from --budget and
+ * --seed cannot honour (dp_train_config_stage2_ignored), the seed o->seed. */
+static int learned_config(int kind, const dp_place_options *o, dp_train_config *cfg, dp_error *err)
+{
+    dp_train_config_default(cfg);
+    cfg->method = kind;
+    int rc = dp_train_config_resolve(cfg, kind, o->config, err);
+    if (rc != DP_OK) return rc;
+    /* place trains Stage II alone, for --budget episodes from --seed, on the whole graph: a
+     * config's seed, episodes, pipeline, Stage I's or Stage III's keys or coarsening were read
+     * and ignored (reviews); they are refused, naming the option that does it here */
+    const char *key = dp_train_config_stage2_ignored(cfg);
+    if (key) {
+        const char *hint = strcmp(key, "seed") == 0                  ? " (give --seed)"
+                           : strcmp(key, "stages.sim.episodes") == 0 ? " (give --budget)"
+                           : strcmp(key, "coarsen") == 0              ? " or coarsen_rule (give --coarsen and --coarsen-rule)"
+                                                                      : " (place trains Stage II alone; doppler train runs the stages)";
+        return dp_error_set(err, DP_EINVAL, "%s: --method %s with --config: the key %s%s does not apply to place",
+                            o->config, dp_agent_name(kind), key, hint);
+    }
+    cfg->seed = o->seed;
+    return DP_OK;
+}
+
+/* placeto's and gdp's check_config (dp_place_method): a config is read only without a checkpoint */
+static int learned_check_config(int kind, const dp_place_options *o, dp_error *err)
+{
+    dp_train_config cfg;
+    return o->config && !o->checkpoint ? learned_config(kind, o, &cfg, err) : DP_OK;
+}
+static int place_placeto_config(const dp_place_options *o, dp_error *err)
+{
+    return learned_check_config(DP_AGENT_PLACETO, o, err);
+}
+static int place_gdp_config(const dp_place_options *o, dp_error *err)
+{
+    return learned_check_config(DP_AGENT_GDP, o, err);
+}
+
 static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                          int *has_priority, dp_error *err)
 {
@@ -266,21 +306,8 @@ static int place_learned(int kind, const dp_graph *g, const dp_cost *c, const dp
         if (cfg.method != kind)
             return dp_error_set(err, DP_EINVAL, "%s: not a %s checkpoint (made by %s)", o->checkpoint, name,
                                 dp_agent_name(cfg.method));
-    } else {
-        if ((rc = dp_train_config_resolve(&cfg, kind, o->config, err)) != DP_OK) return rc;
-        /* place trains Stage II alone, for --budget episodes from --seed, on the whole graph: a
-         * config's seed, episodes, pipeline, Stage I's or Stage III's keys or coarsening were read
-         * and ignored (reviews); they are refused, naming the option that does it here */
-        const char *key = dp_train_config_stage2_ignored(&cfg);
-        if (key) {
-            const char *hint = strcmp(key, "seed") == 0                  ? " (give --seed)"
-                               : strcmp(key, "stages.sim.episodes") == 0 ? " (give --budget)"
-                               : strcmp(key, "coarsen") == 0              ? " or coarsen_rule (give --coarsen and --coarsen-rule)"
-                                                                          : " (place trains Stage II alone; doppler train runs the stages)";
-            return dp_error_set(err, DP_EINVAL, "%s: --method %s with --config: the key %s%s does not apply to place",
-                                o->config, name, key, hint);
-        }
-        cfg.seed = o->seed;
+    } else if ((rc = learned_config(kind, o, &cfg, err)) != DP_OK) {
+        return rc;
     }
     /* from a checkpoint: its parameters, without the random initialisation they replace; no
      * training follows, so DOPPLER's networks are bound for the forward only (no gradient
@@ -361,30 +388,40 @@ static const char *const stages_sweep_params[] = {"method", "seed", "episodes_il
 static const char *const agent_sweep_params[] = {"method", "seed", "episodes", "train_config", "samples", "bench_reps", NULL};
 
 static const dp_place_method methods[] = {
-    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48, 0, NULL, 0, NULL, NULL},
-    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0, DP_PLACE_OPT_SAMPLES, NULL, 0, NULL, NULL},
-    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0, DP_PLACE_OPT_DEVICE, NULL, 0, NULL, NULL},
+    {"cp", "critical-path list scheduling: highest b-level first, earliest estimated start (Kwok & Ahmad 1999)", dp_place_cp, 0, 300, 16, 48, 0, NULL, 0, NULL, NULL, NULL},
+    {"random", "uniformly random device per op (seeded GSL mt19937); --samples K: the best of K, each simulated", dp_place_random, 0, 16, 0, 0, DP_PLACE_OPT_SAMPLES, NULL, 0, NULL, NULL, NULL},
+    {"round-robin", "op k of the topological order on device k mod D", dp_place_round_robin, 0, 16, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
+    {"single", "every op on one device (--device, default 0)", dp_place_single, 0, 16, 0, 0, DP_PLACE_OPT_DEVICE, NULL, 0, NULL, NULL, NULL},
     {"doppler", "DOPPLER's trained SEL and PLC policies (--checkpoint; --samples K: best of K; Yao et al. 2026)", dp_place_doppler, 1, 300, 16, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL,
-     DP_PLACE_SWEEP_STAGES, stages_sweep_params, NULL},
-    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_heft, 0, NULL, NULL},
-    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_cpop, 0, NULL, NULL},
-    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32, DP_PLACE_OPT_LIST, dp_list_peft, 0, NULL, NULL},
-    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24, 0, dp_list_etf, 0, NULL, NULL},
-    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL, dp_search_config_sections},
-    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL, dp_search_config_sections},
-    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET, NULL, 0, NULL, NULL},
-    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL, 0, NULL, dp_improve_search_sections},
+     DP_PLACE_SWEEP_STAGES, stages_sweep_params, NULL, NULL},
+    {"heft", "HEFT: upward rank, insertion-based earliest finish time (Topcuoglu, Hariri & Wu 2002)", dp_list_place_heft, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_heft, 0, NULL, NULL, NULL},
+    {"cpop", "CPOP: critical path on one device, others by earliest finish (Topcuoglu, Hariri & Wu 2002)", dp_list_place_cpop, 0, 160, 24, 24, DP_PLACE_OPT_LIST, dp_list_cpop, 0, NULL, NULL, NULL},
+    {"peft", "PEFT: optimistic cost table rank and EFT + OCT device choice (Arabnejad & Barbosa 2014)", dp_list_place_peft, 0, 160, 24, 32, DP_PLACE_OPT_LIST, dp_list_peft, 0, NULL, NULL, NULL},
+    {"etf", "ETF: earliest start (op, device) pair first, ties by static level (Hwang et al. 1989)", dp_list_place_etf, 0, 160, 24, 24, 0, dp_list_etf, 0, NULL, NULL, NULL},
+    {"anneal", "simulated annealing over assignments, simulator as cost (--budget sims, --config JSON)", dp_search_place_anneal, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL, dp_search_config_sections, dp_search_place_anneal_config},
+    {"local", "local search over assignments: move/swap, keep if no worse (--budget sims)", dp_search_place_local, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_PROPOSALS, NULL, 0, NULL, dp_search_config_sections, dp_search_place_local_config},
+    {"exact", "branch and bound over assignments for small graphs (<= 24 ops), FIFO-simulated optimum", dp_search_place_exact, 1, 300, 16, 48, DP_PLACE_OPT_BUDGET, NULL, 0, NULL, NULL, NULL},
+    {"improve", "learned improvement: a policy reads the schedule and proposes moves, each simulated (--checkpoint of train --method improve, --budget sims)", dp_improve_place, 1, 600, 32, 64, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_NEEDS_CHECKPOINT, NULL, 0, NULL, dp_improve_search_sections, dp_improve_place_config},
     {"placeto", "Placeto: topological order, graph embedding, REINFORCE (Addanki et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_placeto, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL,
-     DP_PLACE_SWEEP_AGENT, agent_sweep_params, dp_train_config_sections},
+     DP_PLACE_SWEEP_AGENT, agent_sweep_params, dp_train_config_sections, place_placeto_config},
     {"gdp", "GDP: GraphSAGE + attention, one-shot placement, REINFORCE (Zhou et al. 2019); --checkpoint, else trains --budget episodes (200) from --seed", dp_place_gdp, 1, 300, 16, 48, DP_PLACE_OPT_CHECKPOINT | DP_PLACE_OPT_SAMPLES | DP_PLACE_OPT_BUDGET | DP_PLACE_OPT_CONFIG | DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT, NULL,
-     DP_PLACE_SWEEP_AGENT, agent_sweep_params, dp_train_config_sections},
-    {NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL},
+     DP_PLACE_SWEEP_AGENT, agent_sweep_params, dp_train_config_sections, place_gdp_config},
+    {NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, 0, NULL, NULL, NULL},
 };
 
 const dp_place_method *dp_place_methods(void)
 {
     return methods;
+}
+
+int dp_place_check_config(const char *name, const dp_place_options *o, dp_error *err)
+{
+    const dp_place_method *m = dp_place_find(name);
+    if (!m) {
+        int dummy = 0;
+        return dp_place(name, NULL, NULL, NULL, &dummy, NULL, NULL, err); /* its "unknown method" message */
+    }
+    return o && o->config && m->check_config ? m->check_config(o, err) : DP_OK;
 }
 
 /* The options' command spellings, in the mask's bit order (the bits of the two conditions have none). */

@@ -156,6 +156,11 @@ typedef struct dp_place_method {
      * by name NULL; several with name "" share the top level), for help texts, the man page and
      * Python's keyword checks; NULL for a method without a config */
     const dp_schema_section *(*config)(void);
+    /* The method's config (o->config; o->budget where it replaces the file's budget) read and
+     * checked as its placement reads it before it places (the same function fn calls), without a
+     * graph: DP_OK, or the placement's error naming the file and the key. NULL for a method
+     * without a config. dp_place_check_config calls it. */
+    int (*check_config)(const dp_place_options *o, dp_error *err);
 } dp_place_method;
 
 /* dp_place_method.sweep_run */
@@ -189,6 +194,13 @@ const dp_place_method *dp_place_methods(void);
  * method given ("--samples: for --method doppler, placeto, gdp or random; --method cp does not
  * use it", in the command's spelling), or DP_EINVAL for an unknown method. */
 int dp_place_check_options(const char *name, const dp_place_options *o, dp_error *err);
+/* Read and check the config method `name` would place with (o->config, through the method's
+ * check_config), before any graph is read: what a sweep checks of each run before it runs any
+ * (experiments/run.c, dp_run_check_config). DP_OK when o is NULL, o->config is NULL or the
+ * method reads no config (dp_place_check_options refuses a config such a method is given); else
+ * the error the placement would give (an unknown key, a value out of range, a file that cannot
+ * be read: DP_EINVAL or DP_EIO naming the file). DP_EINVAL for an unknown method. */
+int dp_place_check_config(const char *name, const dp_place_options *o, dp_error *err);
 /* The options a method reads as the command spells them ("--checkpoint --samples --budget ..."),
  * for help texts; "" for none beyond the common ones. buf of cap bytes. */
 void dp_place_options_text(const dp_place_method *m, char *buf, size_t cap);

@@ -678,22 +678,44 @@ done:
 
 /* ---------------- as placement methods ---------------- */
 
+/* The config a search placement runs with (annealing 0: local search): o->config's keys over the
+ * defaults, o->budget over the file's, checked. The one reading of it, for the placement and for
+ * its check before any graph (dp_search_place_anneal_config, dp_search_place_local_config). */
+static int place_search_config(int annealing, const dp_place_options *o, dp_search_anneal_config *cfg, dp_error *err)
+{
+    dp_search_anneal_config_init(cfg);
+    if (o->config && dp_search_anneal_config_load(cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
+    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
+     * refused though --budget 20 replaced it: a review) */
+    if (o->budget > 0) cfg->budget = o->budget;
+    /* the file's values together, naming it, for the search that reads them (temperatures in the
+     * wrong order were found when the search started, without the file's name; local search
+     * reads none: a review) */
+    if (o->config && dp_search_check_config(cfg, annealing, err) != DP_OK) {
+        dp_error_prefix(err, "%s", o->config);
+        return err ? err->code : DP_EINVAL;
+    }
+    return DP_OK;
+}
+
+int dp_search_place_anneal_config(const dp_place_options *o, dp_error *err)
+{
+    dp_search_anneal_config cfg;
+    return place_search_config(1, o, &cfg, err);
+}
+
+int dp_search_place_local_config(const dp_place_options *o, dp_error *err)
+{
+    dp_search_anneal_config cfg;
+    return place_search_config(0, o, &cfg, err);
+}
+
 static int place_search(int annealing, const dp_graph *g, const dp_cost *c, const dp_place_options *o,
                         int *assignment, int *has_priority, dp_error *err)
 {
     dp_search_anneal_config cfg;
-    dp_search_anneal_config_init(&cfg);
-    if (o->config && dp_search_anneal_config_load(&cfg, o->config, err) != DP_OK) return err ? err->code : DP_EINVAL;
-    /* --budget replaces the file's before the values are checked (a file's budget of 3 was
-     * refused though --budget 20 replaced it: a review) */
-    if (o->budget > 0) cfg.budget = o->budget;
-    /* the file's values together, naming it, for the search that reads them (temperatures in the
-     * wrong order were found when the search started, without the file's name; local search
-     * reads none: a review) */
-    if (o->config && dp_search_check_config(&cfg, annealing, err) != DP_OK) {
-        dp_error_prefix(err, "%s", o->config);
-        return err ? err->code : DP_EINVAL;
-    }
+    int rc0 = place_search_config(annealing, o, &cfg, err);
+    if (rc0 != DP_OK) return rc0;
     cfg.progress = o->progress;
     cfg.progress_ctx = o->progress_ctx;
     dp_search_result res;

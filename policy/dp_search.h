@@ -243,6 +243,11 @@ int dp_search_place_local(const dp_graph *g, const dp_cost *c, const dp_place_op
                    double *priority, int *has_priority, dp_error *err);
 int dp_search_place_exact(const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                    double *priority, int *has_priority, dp_error *err);
+/* anneal's and local's check_config (dp_place.h): o->config read over the defaults, o->budget
+ * over its budget, and checked (dp_search_check_config), as the placement does before it
+ * searches; DP_OK, or DP_EIO/DP_EINVAL naming the file and the key. */
+int dp_search_place_anneal_config(const dp_place_options *o, dp_error *err);
+int dp_search_place_local_config(const dp_place_options *o, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -70,15 +70,21 @@ for c in '{"seed": 5}' '{"stages": {"sim": {"episodes": 5}}}' '{"pipeline": true
     done
 done
 # a sweep's placeto and gdp runs likewise (their train_config's seed, episodes or pipeline were
-# ignored where place refuses them), and samples 0 as a placement run's
+# ignored where place refuses them): refused before the sweep runs anything, as the run's config
+# is built before any run (it failed each run); and samples 0 as a placement run's
 echo '{"seed": 9}' > "$tmp/sw-seed.json"
 for extra in '"train_config": "sw-seed.json"' '"samples": 0'; do
     printf '{"name": "swb", "fixed": {"graph": "%s", "seed": 1, "episodes": 2, %s}, "grid": {"method": ["gdp"]}}\n' \
         "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" "$extra" > "$tmp/swb.json"
     rm -f "$tmp/swb.h5" "$tmp/swb.csv"
-    (cd "$tmp" && "$D" sweep swb.json --quiet > /dev/null 2>&1) && bad "a sweep's gdp run with $extra ran" || ok
-    grep -q 'failed,.*\(the key seed does not apply to a gdp run\|samples"* = 0: must be >= 1\)' "$tmp/swb.csv" && ok ||
-        bad "a sweep's gdp run with $extra: $(cat "$tmp/swb.csv")"
+    (cd "$tmp" && "$D" sweep swb.json --quiet > /dev/null 2> "$tmp/swb.err") && bad "a sweep's gdp run with $extra ran" || ok
+    case $extra in
+    *train_config*)
+        grep -q 'swb.json: run .*parameter "train_config" sw-seed.json: the key seed does not apply to a gdp run.*nothing was run or written' \
+            "$tmp/swb.err" && [ ! -e "$tmp/swb.csv" ] && ok || bad "a sweep's gdp run with $extra: $(cat "$tmp/swb.err")" ;;
+    *)
+        grep -q 'failed,.*samples"* = 0: must be >= 1' "$tmp/swb.csv" && ok || bad "a sweep's gdp run with $extra: $(cat "$tmp/swb.csv")" ;;
+    esac
 done
 # a sweep's placeto and gdp runs record the episodes they trained in their checkpoint's config
 # (it said the default 2000, and a resume trained on to 2000: a review)

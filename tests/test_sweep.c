@@ -527,6 +527,32 @@ START_TEST(run_params_from_method_table)
 }
 END_TEST
 
+/* A run's configs are built before any run by the run's own construction (dp_run_check_config):
+ * a cfg__ key refused names its parameter and the key, a valid one passes, a config file of a
+ * placement method is read by the method's own reading (dp_place_method.check_config, which every
+ * method that takes a config has). A misspelt cfg__ key failed each run, after the results file
+ * was made (a review). */
+START_TEST(run_configs_checked)
+{
+    dp_error err;
+    json_t *p = json_pack("{s:s, s:s, s:f}", "graph", "gen:chainmm", "method", "doppler", "cfg__gama", 0.5);
+    ck_assert_int_eq(dp_run_check(p, &err), DP_OK);
+    ck_assert_int_eq(dp_run_check_config(p, NULL, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "parameter \"cfg__gama\": config: unknown key \"gama\"") == err.msg, "%s", err.msg);
+    json_object_del(p, "cfg__gama");
+    json_object_set_new(p, "cfg__stages__sim__lr", json_real(0.01));
+    json_object_set_new(p, "cfg__gamma", json_integer(5));
+    ck_assert_int_eq(dp_run_check_config(p, NULL, &err), DP_EINVAL);
+    ck_assert_msg(strstr(err.msg, "parameter \"cfg__gamma\": config: \"gamma\" = 5 out of range") == err.msg, "%s", err.msg);
+    json_object_set_new(p, "cfg__gamma", json_real(0.5));
+    ck_assert_msg(dp_run_check_config(p, NULL, &err) == DP_OK, "%s", err.msg);
+    ck_assert(dp_run_is_config_param("cfg__gamma") && dp_run_is_config_param("train_config") && !dp_run_is_config_param("seed"));
+    json_decref(p);
+    for (const dp_place_method *m = dp_place_methods(); m->name; m++)
+        ck_assert_msg(!(m->options & DP_PLACE_OPT_CONFIG) == !m->check_config, "%s: a config without check_config", m->name);
+}
+END_TEST
+
 START_TEST(resolve_paths)
 {
     char buf[1024];
@@ -1660,6 +1686,7 @@ int main(void)
     tcase_add_test(tc, run_dispatch);
     tcase_add_test(tc, resolve_paths);
     tcase_add_test(tc, run_params_from_method_table);
+    tcase_add_test(tc, run_configs_checked);
     tcase_add_test(tc, table_mean_sd_ratio);
     tcase_add_test(tc, table_references);
     tcase_add_test(tc, table_same_file_names_and_best_known_machine);

@@ -358,6 +358,39 @@ if "$DOPPLER" sweep "$work/mix.json" --out "$work/mix.h5" 2> "$work/mix.log"; th
 grep -q 'mix.json: run [0-9a-f]* (.*): peak_flops describes a uniform machine: not with a topology (pcie-gen3-4gpu).*nothing was run or written' "$work/mix.log" &&
     [ ! -e "$work/mix.h5" ] || { cat "$work/mix.log" >&2; fail "peak_flops with a topology not refused before the runs"; }
 
+# ---- a config key of a run is refused when the config is read, as a parameter is: nothing is
+# run or written ----
+# (a misspelt cfg__ key, a value out of range, a nested unknown key, a train_config file or an
+# anneal config file with an unknown key: each was found when its run started, after the results
+# files were made, exit 1; a review). Each distinct config is built once, as its runs build it.
+echo '{"gama": 1}' > "$work/ck-train.json"
+echo '{"t00": 1}' > "$work/ck-anneal.json"
+dop='"method": ["doppler"], "episodes_il": [2], "episodes_sim": [2]'
+for c in "$dop, \"cfg__gama\": [0.5]|parameter \"cfg__gama\": config: unknown key \"gama\"" \
+         "$dop, \"cfg__gamma\": [5]|parameter \"cfg__gamma\": config: \"gamma\" = 5 out of range" \
+         "$dop, \"cfg__stages__sim__lr\": [0.01], \"cfg__stages__sim__lrr\": [0.1]|parameter \"cfg__stages__sim__lrr\": config: unknown key \"stages.sim.lrr\"" \
+         "$dop, \"train_config\": [\"ck-train.json\"]|parameter \"train_config\": .*ck-train.json: config: unknown key \"gama\"" \
+         "\"method\": [\"anneal\"], \"budget\": [20], \"config\": [\"ck-anneal.json\"]|parameter \"config\": .*ck-anneal.json: unknown key \"t00\""; do
+    grid=${c%%|*}; msg=${c#*|}
+    # runs 1..4 of one config (run 0 a placement): all refused, the shard's two
+    printf '{"name": "ck", "grid": [{"graph": ["%s"], "method": ["cp"]}, {"graph": ["%s"], "seed": [1, 2, 3, 4], %s}]}\n' \
+        "$GRAPH" "$GRAPH" "$grid" > "$work/ck.json"
+    for mode in "|3 more runs" "--shard 1/2|1 more run"; do
+        more=${mode#*|}; mode=${mode%%|*}
+        rm -rf "$work/ck.h5" "$work/ck.csv" "$work/ck.runs"
+        rc=0; "$DOPPLER" sweep "$work/ck.json" --out "$work/ck.h5" --quiet $mode 2> "$work/ck.err" || rc=$?
+        [ $rc -ne 0 ] && [ ! -e "$work/ck.h5" ] && [ ! -e "$work/ck.csv" ] && [ ! -e "$work/ck.runs" ] ||
+            fail "a sweep of $grid $mode: exit $rc, results written"
+        grep -q "ck.json: run [0-9a-f]* (.*): $msg.* (and $more); nothing was run or written" "$work/ck.err" ||
+            { cat "$work/ck.err" >&2; fail "a sweep of $grid $mode: no message '$msg' (and $more)"; }
+    done
+done
+# a valid cfg__ key still runs
+printf '{"name": "ckok", "grid": {"graph": ["%s"], %s, "cfg__gamma": [0.5], "cfg__network__hidden": [8], "seed": [1, 2]}}\n' \
+    "$GRAPH" "$dop" > "$work/ckok.json"
+"$DOPPLER" sweep "$work/ckok.json" --out "$work/ckok.h5" --quiet 2> "$work/ckok.err" || { cat "$work/ckok.err" >&2; fail "a valid cfg__gamma"; }
+[ "$(tail -n +2 "$work/ckok.csv" | cut -d, -f11 | tr '\n' ' ')" = "ok ok " ] || fail "a valid cfg__gamma: $(cat "$work/ckok.csv")"
+
 # ---- a missing input stops the sweep before any run; once it is there, the rerun runs all ----
 cat > "$work/miss.json" <<JSON
 {"name": "miss", "fixed": {"devices": 4}, "grid": {"graph": ["$work/late.json", "$GRAPH"], "method": ["cp", "round-robin"]}}
