@@ -549,24 +549,18 @@ done:
 
 static const char CSV_EXE_SUFFIX[] = "_task_exe_time.csv";
 
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
 int dp_hetero_is_hetero_path(const char *path)
 {
-    if (!path) return 0;
-    return ends_with(path, ".in") || ends_with(path, CSV_EXE_SUFFIX);
+    return dp_graph_hetero_format(path, NULL) != NULL;
 }
 
 int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err)
 {
     *g = NULL;
     *c = NULL;
-    if (ends_with(path, ".in")) return dp_hetero_read_in(path, g, c, err);
-    if (!ends_with(path, CSV_EXE_SUFFIX))
+    const char *h = dp_graph_hetero_format(path, NULL);
+    if (h && strcmp(h, "heft-in") == 0) return dp_hetero_read_in(path, g, c, err);
+    if (!h)
         return dp_error_set(err, DP_EINVAL, "%s: not a heterogeneous example (expected FILE.in or PREFIX%s)", path,
                             CSV_EXE_SUFFIX);
     size_t pre = strlen(path) - strlen(CSV_EXE_SUFFIX);
@@ -585,8 +579,7 @@ int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err)
 
 int dp_hetero_format(const char *path, const char *format)
 {
-    if (format) return strcmp(format, "heft-in") == 0 || strcmp(format, "heft-csv") == 0;
-    return dp_hetero_is_hetero_path(path);
+    return dp_graph_hetero_format(path, format) != NULL;
 }
 
 int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_cost **c, dp_error *err)

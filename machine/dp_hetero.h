@@ -64,12 +64,13 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
  * (the rate file is optional). Anything else: DP_EINVAL. */
 int dp_hetero_read(const char *path, dp_graph **g, dp_cost **c, dp_error *err);
 
-/* 1 when path names a file dp_hetero_read understands (by its name only). */
+/* 1 when path names a file dp_hetero_read understands (by its name only: dp_graph_hetero_format,
+ * which dp_graph_read refuses such a file by). */
 int dp_hetero_is_hetero_path(const char *path);
 
 /* The two formats by name, for --format: "heft-in" (the .in text, dp_hetero_read_in) and
  * "heft-csv" (the CSV triple, named by its PREFIX_task_exe_time.csv). dp_hetero_format is 1 when
- * format is one of them, or format is NULL and path's name is one (dp_hetero_is_hetero_path);
+ * format is one of them, or format is NULL and path's name is one (dp_graph_hetero_format);
  * dp_hetero_read_format then reads path as that format (heft-in whatever the file's name). */
 int dp_hetero_format(const char *path, const char *format);
 int dp_hetero_read_format(const char *path, const char *format, dp_graph **g, dp_cost **c, dp_error *err);

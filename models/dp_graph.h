@@ -257,6 +257,13 @@ int dp_graph_write_json(const dp_graph *g, const char *path, dp_error *err);
  * .json -> json, .stg -> stg, .dot/.gv -> dot). "json" tells native, WfCommons and MSR files
  * apart by content (dp_graph_formats.h, which also has the other readers and the writers). */
 dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err);
+/* The heterogeneous scheduling example (machine/dp_hetero.h) a graph file is, as every command
+ * tells it: "heft-in" or "heft-csv" when format is one of them, else, format NULL, when path's
+ * name is one (FILE.in: heft-in; PREFIX_task_exe_time.csv: heft-csv); NULL when it is not one.
+ * Such a file carries its own processors and op times: dp_graph_read refuses it naming the
+ * format, place, graph info and sweeps read it with dp_hetero_read_format. The one test of the
+ * names (train said "cannot tell the graph format" of a CSV triple place read: a review). */
+const char *dp_graph_hetero_format(const char *path, const char *format);
 /* DP_OK when format names a format some reader reads (those above, or the heterogeneous
  * examples' heft-in and heft-csv, machine/dp_hetero.h; NULL: by extension), else DP_EINVAL
  * listing them: for a command to refuse a misspelt --format as a usage error before any work. */

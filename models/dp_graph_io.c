@@ -70,21 +70,34 @@ static const char *format_list(char *buf, size_t cap, int writing)
     return buf;
 }
 
-/* The heterogeneous examples (machine/dp_hetero.h) carry their own processors: not a graph format */
+static int ends_with(const char *s, const char *suffix)
+{
+    const size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+const char *dp_graph_hetero_format(const char *path, const char *format)
+{
+    if (format) {
+        if (strcmp(format, "heft-in") == 0) return "heft-in";
+        if (strcmp(format, "heft-csv") == 0) return "heft-csv";
+        return NULL;
+    }
+    if (!path) return NULL;
+    if (ends_with(path, ".in")) return "heft-in";
+    if (ends_with(path, "_task_exe_time.csv")) return "heft-csv";
+    return NULL;
+}
+
+/* The heterogeneous examples (machine/dp_hetero.h) carry their own processors: not a graph
+ * format. 1 with the refusal in err when path (or format) is one. */
 static int hetero_example(const char *path, const char *format, dp_error *err)
 {
-    if (format && (strcmp(format, "heft-in") == 0 || strcmp(format, "heft-csv") == 0)) {
-        dp_error_set(err, DP_EINVAL, "%s: format %s is a heterogeneous example with its own processors: graph info and "
-                     "place read it; as a graph alone it has no format here", path, format);
-        return 1;
-    }
-    const char *dot = strrchr(dp_file_path_stem(path), '.');
-    if (!format && dot && strcmp(dot, ".in") == 0) {
-        dp_error_set(err, DP_EINVAL, "%s: a HEFT example (format heft-in) carries its own processors: graph info "
-                     "and place read it; as a graph alone it has no format here", path);
-        return 1;
-    }
-    return 0;
+    const char *h = dp_graph_hetero_format(path, format);
+    if (!h) return 0;
+    dp_error_set(err, DP_EINVAL, "%s: a HEFT example (format %s) carries its own processors: graph info and place "
+                 "read it; as a graph alone it has no format here", path, h);
+    return 1;
 }
 
 dp_graph *dp_graph_read(const char *path, const char *format, dp_error *err)

@@ -196,6 +196,19 @@ for f in tiny-rate.in tiny-rate_task_exe_time.csv; do
 done
 expect_rc 1 "convert .in" "$D" graph convert "$tmp/paper.in" "$tmp/paper.json"
 grep -q "format heft-in" "$tmp/err" && ok || bad "convert .in: names the format"
+# a HEFT example is told by its name (dp_graph_hetero_format) wherever a graph is read, as place
+# tells it: train said "cannot tell the graph format from the file name; give --format" of a CSV
+# triple, and with --format heft-csv refused it as an example; its --help said "any format doppler
+# place reads" (a review)
+for c in "train --graph $tmp/q_task_exe_time.csv --episodes 1" "train --format heft-csv --graph $tmp/q_task_exe_time.csv --episodes 1" \
+         "train --graph $tmp/paper.in --episodes 1" "graph convert $tmp/q_task_exe_time.csv $tmp/q.json"; do
+    # shellcheck disable=SC2086
+    expect_rc 1 "$c" "$D" $c
+    grep -q "a HEFT example (format heft-[a-z]*) carries its own processors" "$tmp/err" && ok || bad "$c: $(cat "$tmp/err")"
+done
+expect_rc 0 "train --help" "$D" train --help
+tr -s ' \n' '  ' < "$tmp/out" | grep -q -- "--graph FILE the dataflow graph, in a graph format .*; not the heterogeneous examples .*heft-in, heft-csv" &&
+    ! grep -q "any format doppler place reads" "$tmp/out" && ok || bad "train --help: --graph names the formats it does not take"
 
 # CPOP's append-only mode and tie order from the command line: 18 tasks of one priority (a fork of
 # 8 chains of 2, nedjulius-experiments/3-2): lowest id first gives 65, a C++ priority queue's
