@@ -38,11 +38,14 @@ static const dp_schema_key keys[] = {
      "graph gen --tp 8), else 4; with a topology it must equal the topology's device count",
      NULL, NULL, DP_SCHEMA_ALWAYS, NULL},
     {"peak_flops", DP_SCHEMA_DOUBLE, M(peak_flops), 1e-300, 1e30, NULL, 0, "1e13",
-     "uniform machine, graphs in FLOPs and bytes: FLOP/s per device; not with a topology", NULL, NULL, 0, uniform},
+     "uniform machine, graphs in FLOPs and bytes (a graph of times keeps its own, with a warning): FLOP/s per "
+     "device; not with a topology", NULL, NULL, 0, uniform},
     {"bandwidth", DP_SCHEMA_DOUBLE, M(bandwidth_Bps), 1e-300, 1e30, NULL, 0, "1.2e10",
-     "uniform machine, such graphs: bytes per second per link; not with a topology", NULL, NULL, 0, uniform},
+     "uniform machine, such graphs, comm_ratio 0 (else unused, with a warning): bytes per second per link; "
+     "not with a topology", NULL, NULL, 0, uniform},
     {"latency", DP_SCHEMA_DOUBLE, M(latency_s), 0, 1e30, NULL, 0, "1e-5",
-     "uniform machine, such graphs: seconds per transfer; not with a topology", NULL, NULL, 0, uniform},
+     "uniform machine, such graphs, comm_ratio 0 (else unused, with a warning): seconds per transfer; not "
+     "with a topology", NULL, NULL, 0, uniform},
     {"comm_ratio", DP_SCHEMA_DOUBLE, M(comm_ratio), 0, 1e30, NULL, 0, "0",
      "uniform machine: R > 0 makes a transfer of an op's output take R times the op's time, latency 0, "
      "whatever its bytes (DOPPLER's rule, R = 4 in all six of their graph files); 0: latency + bytes / "

@@ -387,6 +387,30 @@ cmp -s "$tmp/own.json" "$top_srcdir/data/graphs/chainmm-small.json" && ok || bad
 printf '2\n\n0\n1\n3,4\n5,0' > "$tmp/own2.txt"
 expect_rc 0 "info --comm-ratio on own transfer times" "$D" graph info "$tmp/own2.txt" --comm-ratio 2
 grep -q 'comm_ratio 2 changes nothing' "$tmp/err" && ok || bad "graph info --comm-ratio: no warning"
+# (6b) peak_flops, bandwidth and latency on a graph of times (a DOPPLER .txt file, STG) change
+# nothing, as comm_ratio on its own transfer times does, and were ignored without a word (place
+# printed the makespan without them); so do bandwidth and latency under a comm_ratio that applies.
+# The one warning says it, on every command that takes machine options
+for o in "--peak-flops 1e9" "--bandwidth 1" "--latency 3"; do
+    k=$(echo "$o" | sed 's/--\([a-z-]*\) .*/\1/' | tr - _)
+    for c in "place --graph $tmp/own2.txt --method cp" "graph info $tmp/own2.txt" "place --graph $tmp/t.stg --method cp" \
+             "train --graph $tmp/t.stg --devices 2 --episodes 1 --quiet" "simulate --graph $tmp/t.stg --assignment $tmp/a1.json"; do
+        # shellcheck disable=SC2086
+        expect_rc 0 "$c $o" "$D" $c $o
+        grep -q "warning: $k [^ ]* changes nothing on graph" "$tmp/err" && ok || bad "$c $o: no warning: $(cat "$tmp/err")"
+    done
+done
+expect_rc 0 "bandwidth under comm_ratio" "$D" place --graph "$tmp/own.json" --method cp --comm-ratio 4 --bandwidth 1 --latency 2
+grep -q "warning: bandwidth 1 changes nothing on graph chainmm-small: under comm_ratio 4" "$tmp/err" &&
+    grep -q "warning: latency 2 changes nothing" "$tmp/err" && ok || bad "bandwidth, latency under comm_ratio: $(cat "$tmp/err")"
+for o in "--peak-flops 1e9 --comm-ratio 4" "--peak-flops 1e9 --bandwidth 1 --latency 2"; do
+    # shellcheck disable=SC2086
+    expect_rc 0 "place FLOPs and bytes $o" "$D" place --graph "$tmp/own.json" --method cp $o
+    ! grep -q "changes nothing" "$tmp/err" && ok || bad "$o on a graph in FLOPs and bytes warned: $(cat "$tmp/err")"
+done
+printf '{"fixed": {"method": "cp", "devices": 2, "peak_flops": 1e9}, "grid": {"graph": ["%s"]}}\n' "$tmp/t.stg" > "$tmp/pf.json"
+expect_rc 0 "sweep peak_flops on a graph of times" "$D" sweep "$tmp/pf.json" --out "$tmp/pf.h5" --quiet
+grep -q "warning: peak_flops 1e+09 changes nothing on graph t" "$tmp/err" && ok || bad "sweep peak_flops: $(cat "$tmp/err")"
 # (8) a flag the model does not have took the next option as its value ("unexpected argument")
 expect_rc 2 "gen random --training" "$D" graph gen random --training --out "$tmp/x.json"
 grep -q 'random: unknown parameter --training (known: ' "$tmp/err" && ok || bad "gen --training: $(cat "$tmp/err")"
