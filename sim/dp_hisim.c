@@ -633,10 +633,11 @@ static inline void mem_alloc(dp_hisim *s, int d, double bytes, const char *what,
             char b[300];
             /* a time graph's memory is in its file's comm units (dp_hisim.h), not bytes (a review) */
             const char *u = s->g->cost_kind == DP_GRAPH_COST_PHYSICAL ? "bytes" : "file units";
-            fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g %s in use at t=%.6g when %s \"%s\" "
+            /* the time in the graph's printed unit, as makespans are (it had none: a review) */
+            fail(s, DP_ERANGE, "memory capacity exceeded on device %s: %.6g %s in use at t=%.6g %s when %s \"%s\" "
                  "needed %.6g %s; capacity %.6g %s (--memory-limit)", dev_name(s, d, b, sizeof b),
-                 s->mem.cur[d], u, s->now / s->g->time_scale, what, what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]],
-                 bytes, u, s->mem.cap[d], u);
+                 s->mem.cur[d], u, s->now / s->g->time_scale, s->g->time_unit, what,
+                 what[0] == 'o' ? s->g->op_name[id] : s->g->op_name[s->g->edge_dst[id]], bytes, u, s->mem.cap[d], u);
         }
     }
 }

@@ -117,7 +117,16 @@ cat > "$tmp/gtime.json" <<'EOF2'
 EOF2
 echo '[0, 1, 0]' > "$tmp/at.json"
 expect_rc 1 "$DOPPLER" simulate --graph "$tmp/gtime.json" --devices 2 --assignment "$tmp/at.json" --memory-limit 5
-grep -q "8 file units in use at t=5 .*capacity 5 file units" "$tmp/err" || fail "time graph's memory error: $(cat "$tmp/err")"
+grep -q "8 file units in use at t=5 time units when .*capacity 5 file units" "$tmp/err" || fail "time graph's memory error: $(cat "$tmp/err")"
+# ... and its time in the graph's printed unit, as makespans are (t=3 had no unit: a review): a
+# DOPPLER file's DOPPLER units, a graph in FLOPs and bytes' seconds
+printf '3\n\n0 1\n1 2\n30000000000,40000000000\n20000000000,60000000000\n10000000000,0\n' > "$tmp/d3.txt"
+echo '[0, 0, 0]' > "$tmp/a3.json"
+expect_rc 1 "$DOPPLER" simulate --graph "$tmp/d3.txt" --devices 2 --assignment "$tmp/a3.json" --memory-limit 9e10
+grep -q "1e+11 file units in use at t=3 DOPPLER units (simulated time / 1e10) when op \"op1\"" "$tmp/err" ||
+    fail "DOPPLER file's memory error: $(cat "$tmp/err")"
+expect_rc 1 "$DOPPLER" place --graph "$G" --method single --memory-limit 1
+grep -q "bytes in use at t=[0-9.e+-]* s when op" "$tmp/err" || fail "memory error in seconds: $(cat "$tmp/err")"
 expect_rc 0 "$DOPPLER" simulate --graph "$G" --method single --topology 2gpu-nvlink-bridge --memory-limit 2.5e8 --memory-policy penalty
 grep -q "memory over capacity by 20%" "$tmp/out" || fail "penalty output: $(cat "$tmp/out")"
 
