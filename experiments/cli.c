@@ -179,10 +179,15 @@ int dp_cli_check_format(const char *cmd, const char *format)
     return dp_graph_format_check(format, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--format: %s", e.msg);
 }
 
-int dp_cli_check_write_format(const char *cmd, const char *to)
+int dp_cli_check_write_format(const char *cmd, const char *to, const char *out)
 {
     dp_error e;
-    return dp_graph_write_format_check(to, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--to: %s", e.msg);
+    dp_error_clear(&e);
+    if (to) return dp_graph_write_format_check(to, &e) == DP_OK ? 0 : dp_cli_usage_error(cmd, "--to: %s", e.msg);
+    /* an output name of no format: the command's own option (graph gen named graph convert's
+     * --to, as the library's message does); a directory is the write's to refuse */
+    if (!out || dp_graph_write_format(out, NULL, &e) || e.code != DP_EINVAL) return 0;
+    return dp_cli_usage_error(cmd, "%s: give --to json, dot or doppler", e.msg);
 }
 
 int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, const dp_cli_file *ins, int n_ins)

@@ -36,8 +36,10 @@ int dp_cli_check_machine(const char *cmd, const dp_machine *m);
  * usage error naming them (DP_EXIT_USAGE; a misspelt --format exited 1 after reading started:
  * a review). */
 int dp_cli_check_format(const char *cmd, const char *format);
-/* The same for an output format (a --to value: dp_graph_write_format_check). */
-int dp_cli_check_write_format(const char *cmd, const char *to);
+/* The same for an output format: to (a --to value: dp_graph_write_format_check), or when to is
+ * NULL the ending of out (the output file; NULL: not given), the usage error then naming cmd's
+ * --to (dp_graph_write_format; graph gen named graph convert --to: a review). */
+int dp_cli_check_write_format(const char *cmd, const char *to, const char *out);
 /* Print "doppler CMD: MESSAGE\nTry 'doppler CMD --help'." and return DP_EXIT_USAGE. */
 int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

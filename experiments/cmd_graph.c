@@ -209,7 +209,7 @@ static int graph_gen(int argc, char **argv)
         else { keys[np] = key; vals[np] = val; np++; }
     }
     if (!out) { dp_cli_usage_error("graph gen", "--out FILE is required"); goto done; }
-    if (dp_cli_check_write_format("graph gen", to)) goto done;
+    if (dp_cli_check_write_format("graph gen", to, out)) goto done;
     dp_error err;
     dp_error_clear(&err);
     dp_graph *g = dp_gen_by_name(model, np, keys, vals, &err);
@@ -302,7 +302,7 @@ static int graph_convert(int argc, char **argv)
     if (out_opt ? optind != argc - 1 : optind != argc - 2)
         return dp_cli_usage_error("graph convert", "expected IN and OUT files (OUT as the second name or --out OUT, not both)");
     const char *in = argv[optind], *out = out_opt ? out_opt : argv[optind + 1];
-    if (dp_cli_check_write_format("graph convert", to) || dp_cli_check_format("graph convert", format)) return DP_EXIT_USAGE;
+    if (dp_cli_check_write_format("graph convert", to, out) || dp_cli_check_format("graph convert", format)) return DP_EXIT_USAGE;
     const char *ext = strrchr(dp_file_path_stem(out), '.');
     const int doppler_out = to ? strcmp(to, "doppler") == 0 : ext && strcmp(ext, ".txt") == 0;
     if ((ratio > 0 || tscale > 0) && !doppler_out)

@@ -270,6 +270,13 @@ const char *dp_graph_hetero_format(const char *path, const char *format);
 int dp_graph_format_check(const char *format, dp_error *err);
 /* The same for an output format (dp_graph_write's: json, dot, doppler). */
 int dp_graph_write_format_check(const char *format, dp_error *err);
+/* The output format dp_graph_write writes path in (its format's name): format when given, else
+ * by path's ending (.json, .dot or .gv, .txt; path NULL or "-": json). NULL when there is none,
+ * with DP_EINVAL naming format (a format without a writer) or path ("cannot tell the output
+ * format from the file name"), or DP_EIO when path is a directory: for a command to refuse an
+ * output name before any work, in its own words (graph gen named graph convert's --to: a
+ * review). */
+const char *dp_graph_write_format(const char *path, const char *format, dp_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,17 @@ grep -q 'unknown parameter --bocks' "$tmp/err" && ok || bad "unknown parameter n
 expect_rc 2 "gen bad value" "$D" graph gen llama-block --heads 30 --out "$tmp/x.json"
 grep -q 'multiple of heads' "$tmp/err" && ok || bad "bad value explained"
 [ ! -e "$tmp/x.json" ] && ok || bad "no output written on error"
+# an output name of no format is refused before any work, naming the command's own --to (graph gen
+# said "name the format (graph convert --to, ...)" after generating; a review)
+for c in "graph gen chainmm --out $tmp/c.stg" "graph convert $top_srcdir/data/graphs/chainmm-small.json $tmp/c.stg"; do
+    cmd=$(echo "$c" | cut -d' ' -f1-2)
+    # shellcheck disable=SC2086
+    expect_rc 2 "$c" "$D" $c
+    grep -q "^doppler $cmd: .*c.stg: cannot tell the output format from the file name (.json, .dot or .txt): give --to json, dot or doppler" "$tmp/err" &&
+        ! grep -q "graph convert --to" "$tmp/err" && [ ! -e "$tmp/c.stg" ] && ok || bad "$c: $(cat "$tmp/err")"
+done
+expect_rc 0 "gen --to dot to any name" "$D" graph gen chainmm --out "$tmp/c.stg" --to dot
+grep -q 'digraph' "$tmp/c.stg" && ok || bad "gen --to dot: DOT written"
 
 expect_rc 0 "gen chainmm 2d" "$D" graph gen chainmm --matrices 3 --n 64 --blocks 4 --partition 2d --out "$tmp/c2.json"
 expect_rc 0 "info" "$D" graph info "$tmp/c2.json"
@@ -89,7 +100,8 @@ expect_rc 2 "assignment needs dot" "$D" graph convert "$S" "$tmp/a2.json" --assi
 # --devices without --assignment: a usage error (accepted and ignored: a review)
 expect_rc 2 "convert --devices without an assignment" "$D" graph convert "$S" "$tmp/a3.dot" --devices 3
 expect_rc 2 "convert one file" "$D" graph convert "$S"
-expect_rc 1 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
+# an output name of no format: a usage error before reading, as --to bogus (exit 1 once read)
+expect_rc 2 "convert unknown output" "$D" graph convert "$S" "$tmp/s.yaml"
 expect_rc 1 "wf-bandwidth on a native file" "$D" graph convert "$S" "$tmp/w.json" --wf-bandwidth 1e9
 grep -q -- '--wf-bandwidth reads a WfCommons workflow (JSON)' "$tmp/err" && ok || bad "wf-bandwidth on a native file: $(cat "$tmp/err")"
 # a heterogeneous example's lower bound counts the compute streams (--streams 2): four tasks of 10
