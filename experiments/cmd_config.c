@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "dp_improve.h"
 #include "dp_place.h"
+#include "dp_search.h"
 #include "dp_train.h"
 #include "sweep.h"
 
@@ -75,7 +76,12 @@ static void usage(FILE *f)
                "           config:");
     for (const dp_place_method *m = dp_place_methods(); m->name; m++)
         if (m->config) fprintf(f, " %s", m->name);
-    fprintf(f, "\n  --man    as the man page's troff (doc/doppler.1, CONFIG KEYS)\n"
+    /* the search method without a config: its one default (stated nowhere but the man page: a
+     * review) */
+    dp_search_exact_config ecfg;
+    dp_search_exact_config_init(&ecfg);
+    fprintf(f, "\n           (exact has none: place --budget N, its search nodes, default %ld)\n", ecfg.max_nodes);
+    fprintf(f, "  --man    as the man page's troff (doc/doppler.1, CONFIG KEYS)\n"
                "  -h, --help  this help\n");
 }
 

@@ -10,6 +10,7 @@
 #include "dp_list.h"
 #include "dp_place.h"
 #include "dp_problem.h"
+#include "dp_search.h"
 #include "dp_engine.h"
 #include "dp_train.h"
 
@@ -165,14 +166,23 @@ static void place_usage(FILE *f, const char *cmd)
                "                       op id first) or heap (a C++ std::priority_queue's, libc++: that CPOP's)\n"
                "  --out FILE           write the assignment as JSON (atomically)\n"
                "  --trace FILE         write a Chrome trace JSON of the schedule (Perfetto)\n"
-               "  --format-out text|json, --json   output style (json: one object for scripts)\n"
-               "  --budget N           search methods: simulations (anneal, local, improve) or nodes (exact);\n"
-               "                       placeto, gdp: training episodes when no checkpoint (default 200;\n"
-               "                       progress on stderr once it has run 2 s, as train prints it)\n"
-               "  --config FILE        method config, JSON: the keys listed under each method below\n"
-               "                       (kinds, ranges, defaults: doppler config METHOD; doc/improve.md,\n"
-               "                       doc/baselines.md)\n",
+               "  --format-out text|json, --json   output style (json: one object for scripts)\n",
             sim ? "  --assignment FILE    the assignment to simulate\n" : "");
+    /* the defaults from the methods' own (exact's node budget was stated nowhere but the man
+     * page: a review) */
+    dp_search_anneal_config acfg;
+    dp_search_exact_config ecfg;
+    dp_search_anneal_config_init(&acfg);
+    dp_search_exact_config_init(&ecfg);
+    char budget[512];
+    snprintf(budget, sizeof budget, "search methods: simulations (anneal, local, improve; default %ld, their config's "
+             "budget) or search nodes (exact; default %ld, after which its placement is the best found, not proven); "
+             "placeto, gdp: training episodes when no checkpoint (default 200; progress on stderr once it has run "
+             "2 s, as train prints it)", acfg.budget, ecfg.max_nodes);
+    dp_cli_help_option(f, "  --budget N           ", budget);
+    fprintf(f, "  --config FILE        method config, JSON: the keys listed under each method below\n"
+               "                       (kinds, ranges, defaults: doppler config METHOD; doc/improve.md,\n"
+               "                       doc/baselines.md)\n");
     dp_cli_print_machine_help(f);
     fprintf(f, "  -h, --help           this help\n\n"
                "Makespans of DOPPLER graph files are in DOPPLER units (simulated time / 1e10), the\n"

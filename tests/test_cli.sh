@@ -170,6 +170,14 @@ expect_rc 0 "place exact, one node" "$D" place --graph "$tmp/ex.in" --method exa
 grep -q '"proven": *false' "$tmp/out" && ok || bad "exact's search cut by --budget says not proven"
 expect_rc 0 "place exact, one node, text" "$D" place --graph "$tmp/ex.in" --method exact --budget 1
 grep -q "not proven optimal" "$tmp/out" && ok || bad "exact's text says not proven"
+# exact's default node budget is stated where the other methods' defaults are (it was in the man
+# page only): place and simulate --help under --budget, doppler config --help beside the configs
+for c in place simulate; do
+    "$D" "$c" --help | tr -s ' \n' '  ' | grep -q -- "--budget N .*search nodes (exact; default 200000000," && ok ||
+        bad "$c --help: exact's default node budget"
+done
+"$D" config --help | grep -q "exact has none: place --budget N, its search nodes, default 200000000" && ok ||
+    bad "config --help: exact's default node budget"
 # under a memory limit (error policy) an assignment over it is a candidate of infinite makespan:
 # one start (PEFT's, 12 bytes on device 0) or one leaf over the limit ended exact with the limit's
 # error while [0,1,0] fits and takes 9 s, and [0,1,1,1] 14 s (a review); none fitting is said
