@@ -392,8 +392,15 @@ int dp_results_read_csv(const char *path, dp_result **rows_out, long *n_out, lon
 {
     size_t len;
     if (good_len) *good_len = 0; /* also for an empty file (found by fuzz_results_csv) */
+    /* the file's bytes as they are (good_len is an offset into the file, which a resumed sweep
+     * truncates to), and a NUL in a complete line refused, as every text input refuses it (a
+     * field was cut at it: "ok<NUL>" read as the status ok). After the last line end it is a
+     * line torn by a crash (a file system may leave zeros there), cut off as any torn line. */
     char *text = dp_file_read(path, &len, err);
     if (!text) return err ? err->code : DP_EIO;
+    size_t whole = len;
+    while (whole > 0 && text[whole - 1] != '\n') whole--;
+    if (dp_file_text_check(path, text, whole, err) != DP_OK) { free(text); return err ? err->code : DP_EINVAL; }
     char **f = NULL;
     int nf = 0, capf = 0;
     size_t pos = 0;

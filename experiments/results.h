@@ -100,8 +100,9 @@ int dp_results_read_h5(const char *path, dp_result **rows, long *n, char **confi
  * never closed in a file that ends with a newline) is refused naming the line ("PATH:L:C: ' '
  * where a comma or the end of the line belongs"), so that a resumed sweep cuts nothing off its
  * journal. A number "nan" or infinite, or a finished run without a makespan, is refused naming
- * the line (the writer leaves a missing value empty). Lines are the file's: a quoted field may
- * hold a line end. */
+ * the line (the writer leaves a missing value empty), and so is a NUL byte in a complete line
+ * ("PATH:L:C: a NUL byte (0x00): not a text file", dp_file_text_check). Lines are the file's: a
+ * quoted field may hold a line end. */
 int dp_results_read_csv(const char *path, dp_result **rows, long *n, long *good_len, dp_error *err);
 /* Read a results CSV that must be whole (a reference to compare with, not a sweep's journal): as
  * dp_results_read_csv, and an empty file ("PATH: empty: no header line") or a last line cut off

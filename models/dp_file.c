@@ -68,18 +68,23 @@ char *dp_file_read_text(const char *path, size_t *size, dp_error *err)
         memmove(buf, buf + 3, n - 3 + 1);
         n -= 3;
     }
-    const char *z = memchr(buf, '\0', n);
-    if (z) {
-        int line = 1;
-        const char *bol = buf;
-        for (const char *q = buf; q < z; q++)
-            if (*q == '\n') { line++; bol = q + 1; }
-        dp_error_set(err, DP_EINVAL, "%s:%d:%d: a NUL byte (0x00): not a text file", path, line, (int)(z - bol) + 1);
+    if (dp_file_text_check(path, buf, n, err) != DP_OK) {
         free(buf);
         return NULL;
     }
     if (size) *size = n;
     return buf;
+}
+
+int dp_file_text_check(const char *path, const char *text, size_t n, dp_error *err)
+{
+    const char *z = memchr(text, '\0', n);
+    if (!z) return DP_OK;
+    int line = 1;
+    const char *bol = text;
+    for (const char *q = text; q < z; q++)
+        if (*q == '\n') { line++; bol = q + 1; }
+    return dp_error_set(err, DP_EINVAL, "%s:%d:%d: a NUL byte (0x00): not a text file", path, line, (int)(z - bol) + 1);
 }
 
 const char *dp_file_path_stem(const char *path)

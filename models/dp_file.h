@@ -28,6 +28,10 @@ char *dp_file_read(const char *path, size_t *size, dp_error *err);
  * NUL byte (0x00): not a text file"): the parsers read C strings, so "a<NUL>x" and "a<NUL>y"
  * would silently be one name. */
 char *dp_file_read_text(const char *path, size_t *size, dp_error *err);
+/* The NUL check of dp_file_read_text, for a reader that needs the file's bytes as they are (byte
+ * offsets into the file, a byte order mark kept): DP_OK when text (n bytes, path's content) holds
+ * no NUL byte, else DP_EINVAL with "PATH:LINE:COL: a NUL byte (0x00): not a text file". */
+int dp_file_text_check(const char *path, const char *text, size_t n, dp_error *err);
 
 /* The last path component ("a/b/c.txt" -> "c.txt"); points into path. */
 const char *dp_file_path_stem(const char *path);

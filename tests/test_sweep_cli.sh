@@ -101,6 +101,21 @@ rc=0; "$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" --quiet 2> "$work
 [ $rc -ne 0 ] && grep -q "kill.csv:2:[0-9]*: ' ' where a comma or the end of the line belongs" "$work/stray.err" ||
     fail "a stray space on line 2 of the journal: exit $rc, $(cat "$work/stray.err")"
 cmp -s "$work/kill.csv" "$work/kill.bad" || fail "the journal with a stray space was changed"
+# a NUL byte in a complete line is refused naming the file and the line, by the sweep that resumes
+# the journal and by report --compare, as every text input refuses it ("ok<NUL>" was read as the
+# status ok: the sweep went on, the comparison passed)
+soh=$(printf '\001')
+sed "2s/,ok,/,ok$soh,/" "$work/kill.good" | tr '\001' '\000' > "$work/kill.csv"
+cp "$work/kill.csv" "$work/kill.bad"
+cp "$work/kill.csv" "$work/kill-nul.csv"
+cmp -s "$work/kill.bad" "$work/kill.good" && fail "the NUL on line 2 was not written"
+rc=0; "$DOPPLER" sweep "$work/kill.json" --out "$work/kill.h5" --quiet 2> "$work/nul.err" || rc=$?
+[ $rc -ne 0 ] && grep -q "kill.csv:2:[0-9]*: a NUL byte" "$work/nul.err" ||
+    fail "a NUL byte on line 2 of the journal: exit $rc, $(cat "$work/nul.err")"
+cmp -s "$work/kill.csv" "$work/kill.bad" || fail "the journal with a NUL byte was changed"
+rc=0; "$DOPPLER" report "$work/kill.h5" --compare "$work/kill-nul.csv" > /dev/null 2> "$work/nul.err" || rc=$?
+[ $rc -ne 0 ] && grep -q "kill-nul.csv:2:[0-9]*: a NUL byte" "$work/nul.err" ||
+    fail "report --compare with a NUL byte on line 2: exit $rc, $(cat "$work/nul.err")"
 cp "$work/kill.good" "$work/kill.csv"
 
 # ---- stopped by SIGINT: the HDF5 file holds every run the CSV does ----
