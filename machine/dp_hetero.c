@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Room for a label or token in a message, shown with its control bytes escaped (dp_error_visible:
+ * a label holding ESC [ 3 1 m or a carriage return was echoed raw, into the user's terminal). */
+#define SHOWN 160
+
 /* Largest processor count accepted (as dp_cost_graph). */
 #define HETERO_MAX_PROCS 4096
 
@@ -202,8 +206,10 @@ static int read_num(tokens *t, const char *what, double *out, dp_error *err)
     int r = next_token(t);
     if (r == 0) return dp_error_set(err, DP_EINVAL, "%s:%d: unexpected end of file: expected %s", t->path, t->line, what);
     if (r < 0) return dp_error_set(err, DP_EINVAL, "%s:%d: token too long where %s was expected", t->path, t->line, what);
+    char shown[SHOWN];
     if (parse_number(t->tok, out) != 0)
-        return dp_error_set(err, DP_EINVAL, "%s:%d: expected %s, found '%s'", t->path, t->line, what, t->tok);
+        return dp_error_set(err, DP_EINVAL, "%s:%d: expected %s, found '%s'", t->path, t->line, what,
+                            dp_error_visible(t->tok, shown, sizeof shown));
     return DP_OK;
 }
 
@@ -297,8 +303,9 @@ int dp_hetero_read_in(const char *path, dp_graph **gout, dp_cost **cout, dp_erro
     {
         int r = next_token(&t);
         if (r != 0) {
+            char shown[SHOWN];
             rc = dp_error_set(err, DP_EINVAL, "%s:%d: extra text after the %d rate lines: '%s'", path, t.line,
-                              P * (P - 1) / 2, r > 0 ? t.tok : "...");
+                              P * (P - 1) / 2, r > 0 ? dp_error_visible(t.tok, shown, sizeof shown) : "...");
             goto done;
         }
     }
@@ -385,9 +392,10 @@ static int csv_cell(const csv *t, const char *path, int r, int col, double *out,
     if (col >= t->n_fields[r])
         return dp_error_set(err, DP_EINVAL, "%s:%d: row has %d fields, expected at least %d", path, t->line[r],
                             t->n_fields[r], col + 1);
+    char shown[SHOWN];
     if (parse_number(t->field[r][col], out) != 0)
         return dp_error_set(err, DP_EINVAL, "%s:%d: field %d: expected a number, found '%s'", path, t->line[r], col + 1,
-                            t->field[r][col]);
+                            dp_error_visible(t->field[r][col], shown, sizeof shown));
     if (*out < 0)
         return dp_error_set(err, DP_EINVAL, "%s:%d: field %d: negative value %s", path, t->line[r], col + 1, t->field[r][col]);
     return DP_OK;
@@ -416,13 +424,16 @@ static int same_label(const char *a, const char *b)
 static int check_labels(const csv *t, const char *path, char *const *want, int n, const char *what,
                         const char *want_path, dp_error *err)
 {
+    char got[SHOWN], exp[SHOWN];
     for (int i = 0; i < n; i++) {
         if (!same_label(t->field[0][i + 1], want[i]))
             return dp_error_set(err, DP_EINVAL, "%s:%d: column %d is labelled \"%s\", expected %s %d's label \"%s\" "
-                                "(as in %s)", path, t->line[0], i + 2, t->field[0][i + 1], what, i, want[i], want_path);
+                                "(as in %s)", path, t->line[0], i + 2, dp_error_visible(t->field[0][i + 1], got, sizeof got),
+                                what, i, dp_error_visible(want[i], exp, sizeof exp), want_path);
         if (!same_label(t->field[i + 1][0], want[i]))
             return dp_error_set(err, DP_EINVAL, "%s:%d: row labelled \"%s\", expected %s %d's label \"%s\" (as in %s)", path,
-                                t->line[i + 1], t->field[i + 1][0], what, i, want[i], want_path);
+                                t->line[i + 1], dp_error_visible(t->field[i + 1][0], got, sizeof got), what, i,
+                                dp_error_visible(want[i], exp, sizeof exp), want_path);
     }
     return DP_OK;
 }
@@ -485,7 +496,12 @@ int dp_hetero_read_csv(const char *exe_path, const char *conn_path, const char *
             double x;
             if ((rc = csv_cell(&cn, conn_path, r, j + 1, &x, err)) != DP_OK) goto done;
             if (x > 0) {
-                if (i == j) { rc = dp_error_set(err, DP_EINVAL, "%s:%d: task %s has an edge to itself", conn_path, cn.line[r], p.name[i]); goto done; }
+                if (i == j) {
+                    char shown[SHOWN];
+                    rc = dp_error_set(err, DP_EINVAL, "%s:%d: task %s has an edge to itself", conn_path, cn.line[r],
+                                      dp_error_visible(p.name[i], shown, sizeof shown));
+                    goto done;
+                }
                 p.esrc[p.m] = i;
                 p.edst[p.m] = j;
                 p.edata[p.m] = x;

@@ -45,6 +45,33 @@ void dp_error_prefix(dp_error *err, const char *fmt, ...)
     err->msg[lp + 2 + lo] = '\0';
 }
 
+const char *dp_error_visible(const char *s, char *buf, size_t cap)
+{
+    if (!buf || cap == 0) return "";
+    if (!s) s = "(null)";
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char e[16];
+        int c = *p;
+        if (c == '\\') snprintf(e, sizeof e, "\\\\");
+        else if (c == '\n') snprintf(e, sizeof e, "\\n");
+        else if (c == '\r') snprintf(e, sizeof e, "\\r");
+        else if (c == '\t') snprintf(e, sizeof e, "\\t");
+        else if (c < 0x20 || c == 0x7f) snprintf(e, sizeof e, "\\x%02x", (unsigned)c);
+        else if (c == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) { snprintf(e, sizeof e, "\\xc2\\x%02x", (unsigned)p[1]); p++; }
+        else { e[0] = (char)c; e[1] = '\0'; }
+        size_t m = strlen(e);
+        if (k + m >= cap) { /* does not fit: end with "..." where it does */
+            if (cap >= 4) { if (k > cap - 4) k = cap - 4; memcpy(buf + k, "...", 3); k += 3; }
+            break;
+        }
+        memcpy(buf + k, e, m);
+        k += m;
+    }
+    buf[k] = '\0';
+    return buf;
+}
+
 const char *dp_error_string(int code)
 {
     switch (code) {

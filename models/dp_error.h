@@ -44,6 +44,14 @@ int dp_error_set(dp_error *err, int code, const char *fmt, ...)
 /* Prefix the existing message with "prefix: " (for adding a file name or context). */
 void dp_error_prefix(dp_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* s as a message may show it (for a name or field read from a file, echoed in a message that
+ * reaches a terminal): a control byte (below 0x20, 0x7f, and the C1 controls U+0080..U+009F,
+ * which some terminals obey) is written as a C escape (\x1b, \r, \n, \t), a backslash as \\,
+ * every other byte as it is. Written into buf (cap bytes, always
+ * NUL-terminated) and cut with "..." when it does not fit; returns buf ("" when cap is 0, "(null)"
+ * for a NULL s). */
+const char *dp_error_visible(const char *s, char *buf, size_t cap);
+
 /* A short name for a status code ("invalid input", "cycle", ...). */
 const char *dp_error_string(int code);
 

@@ -194,6 +194,14 @@ printf 'TP,P_0,P_1\nT_0,1,2\nT_1,3,4\n' > "$tmp/q_task_exe_time.csv"
 printf '"T","T0","T1"\n"T0",0,5\n"T1",0,0\n' > "$tmp/q_task_connectivity.csv"
 expect_rc 0 "info a HEFT CSV pair with quoted labels in one file" "$D" graph info "$tmp/q_task_exe_time.csv"
 [ "$(field edges)" = 1 ] && ok || bad "info a HEFT CSV pair with quoted labels: $(cat "$tmp/out")"
+# a label is shown in a message with its control bytes escaped: one holding ESC [ 3 1 m and a
+# carriage return was echoed raw (the terminal turned red, the line was overwritten)
+printf 'T,T0,T\033[31m\r1\nT0,0,5\nT1,0,0\n' > "$tmp/q_task_connectivity.csv"
+expect_rc 1 "info a HEFT CSV with a control byte in a label" "$D" graph info "$tmp/q_task_exe_time.csv"
+[ "$(tr -d '\033\r' < "$tmp/err" | wc -c)" -eq "$(wc -c < "$tmp/err")" ] && ok || bad "a label's ESC or CR printed raw"
+grep -q 'q_task_connectivity.csv:1: column 3 is labelled "T\\x1b\[31m\\r1"' "$tmp/err" && ok ||
+    bad "a label with control bytes: $(od -c "$tmp/err" | head -n 8)"
+printf '"T","T0","T1"\n"T0",0,5\n"T1",0,0\n' > "$tmp/q_task_connectivity.csv"
 # numbers are decimal, subnormal ones included: "1e-308" was refused ("expected the data volume"),
 # while C's hexadecimal "0x2" and "0x1p3" were read (tests/bad-hetero/hex-*)
 printf '2 1 2\n1 2 1e-308\n1 2\n3 4\n1 2 1e-308\n' > "$tmp/sub.in"
