@@ -687,6 +687,19 @@ static int put_cfg_params(const json_t *params, const char *only, dp_train_confi
     return rc;
 }
 
+/* A run's parameter train_config (into *tcfg when not NULL) read as doppler train reads it for
+ * agent (trained_config); errors name the parameter. What doppler_config and agent_config share. */
+static int param_trained_config(const json_t *params, const dp_run_context *ctx, int agent, dp_train_config *cfg,
+                                const char **tcfg, dp_error *err)
+{
+    const char *t = NULL;
+    if (dp_sweep_param_str(params, "train_config", NULL, &t, err) != DP_OK) return DP_EINVAL;
+    if (tcfg) *tcfg = t;
+    const int rc = trained_config(ctx, t, agent, cfg, err);
+    if (rc != DP_OK) dp_error_prefix(err, "parameter \"train_config\"");
+    return rc;
+}
+
 /* DOPPLER's training config of a run: its train_config as doppler train reads it
  * (trained_config), then its cfg__ parameters over it. The one construction of it, for the run
  * (run_doppler) and for its check before a sweep runs anything (dp_run_check_config). Errors name
@@ -695,13 +708,8 @@ static int put_cfg_params(const json_t *params, const char *only, dp_train_confi
  * over the train_config is named, or all of them where only their combination is refused). */
 static int doppler_config(const json_t *params, const dp_run_context *ctx, dp_train_config *cfg, dp_error *err)
 {
-    const char *tcfg = NULL;
-    if (dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK) return DP_EINVAL;
-    int rc = trained_config(ctx, tcfg, DP_AGENT_DOPPLER, cfg, err);
-    if (rc != DP_OK) {
-        dp_error_prefix(err, "parameter \"train_config\"");
-        return rc;
-    }
+    int rc = param_trained_config(params, ctx, DP_AGENT_DOPPLER, cfg, NULL, err);
+    if (rc != DP_OK) return rc;
     const dp_train_config base = *cfg;
     if ((rc = put_cfg_params(params, NULL, cfg, err)) == DP_OK || rc == DP_ENOMEM) return rc;
     const char *k;
@@ -729,12 +737,8 @@ static int agent_config(const json_t *params, const dp_run_context *ctx, const c
                         dp_error *err)
 {
     const char *tcfg = NULL;
-    if (dp_sweep_param_str(params, "train_config", NULL, &tcfg, err) != DP_OK) return DP_EINVAL;
-    int rc = trained_config(ctx, tcfg, agent, cfg, err);
-    if (rc != DP_OK) {
-        dp_error_prefix(err, "parameter \"train_config\"");
-        return rc;
-    }
+    int rc = param_trained_config(params, ctx, agent, cfg, &tcfg, err);
+    if (rc != DP_OK) return rc;
     const char *ignored = dp_train_config_stage2_ignored(cfg);
     if (ignored)
         return dp_error_set(err, DP_EINVAL, "parameter \"train_config\" %s: the key %s does not apply to a %s run (%s)", tcfg,

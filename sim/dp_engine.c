@@ -327,8 +327,9 @@ int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, c
         inc->cand_sch = 1;
     } else if (e->fast) {
         /* the tables differ from assignment at most at the last run's moves and this one's */
+        const int named = n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX;
         int ch[2 * ENGINE_MOVED_MAX], k = -1;
-        if (gen >= 0 && n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX) {
+        if (gen >= 0 && named) {
             k = 0;
             for (int i = 0; i < inc->n_last; i++) ch[k++] = inc->last[i];
             for (int i = 0; i < n_moved; i++) ch[k++] = moved[i];
@@ -338,7 +339,7 @@ int dp_engine_run_delta_moved(dp_engine_incumbent *inc, const int *assignment, c
         if (rc == DP_ERANGE) e->sims++; /* it ran, to the limit it exceeded (dp_engine_run_bounded) */
         if (rc != DP_OK) return rc;
         e->sims++;
-        if (n_moved >= 0 && n_moved <= ENGINE_MOVED_MAX) {
+        if (named) {
             inc->gen = dp_sim_tables_gen(e->fast);
             for (int i = 0; i < n_moved; i++) {
                 inc->last[i] = moved[i];

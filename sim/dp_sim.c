@@ -1747,7 +1747,7 @@ int dp_sim_run_bounded_changed(dp_sim *s, const int *assignment, long gen, const
         if (changed[i] < 0 || changed[i] >= s->n)
             return dp_error_set(err, DP_EINVAL, "%s: a bounded run's changed op %d is not an op (0..%d)", s->g->source,
                                 changed[i], s->n - 1);
-    if (gen >= 0 && gen == dp_sim_tables_gen(s) && s->tables_set) {
+    if (gen >= 0 && gen == dp_sim_tables_gen(s)) { /* (a generation >= 0: the tables are set) */
         s->hint = changed;
         s->hint_k = k;
     }
