@@ -13,7 +13,8 @@
 #     any "Sanitizer" or "runtime error" line fails.
 # Commands: place with a heuristic (cp), with a search (anneal), coarsened (anneal on groups of
 # at most 3 ops, local search refining: policy/dp_coarse.c), graph convert, and train
-# (2 episodes, imitation, writing a checkpoint), on a 10-op graph: 72 to 301 allocations each, so
+# (2 episodes, imitation, writing a checkpoint), on a 10-op graph: 72 to 605 allocations each (at
+# 122619e; DOPPLER_FAIL_ALLOC=0 prints a command's count), so
 # every K is run, none sampled; DOPPLER_FAULTS_MAX (default 2000) caps the count should a change
 # make a command allocate far more (the test then fails saying so, rather than running minutes).
 set -u
