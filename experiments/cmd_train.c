@@ -877,17 +877,10 @@ static int train_main(int argc, char **argv)
         /* outputs that cannot be written are said before training, not after it */
         const char *outs[2] = {ckpt, traj};
         for (int i = 0; i < 2; i++) {
-            if (!outs[i]) continue;
-            char dir[4096];
-            const char *slash = strrchr(outs[i], '/');
-            if (!slash) snprintf(dir, sizeof dir, ".");
-            else if (slash == outs[i]) snprintf(dir, sizeof dir, "/");
-            else snprintf(dir, sizeof dir, "%.*s", (int)(slash - outs[i]), outs[i]);
-            if (access(dir, W_OK | X_OK) != 0) {
-                dp_error e;
-                dp_error_set(&e, DP_EIO, "%s: cannot write in %s: %s", outs[i], dir, strerror(errno));
+            char target[4096];
+            dp_error e;
+            if (outs[i] && dp_file_output_target(outs[i], target, sizeof target, &e) != DP_OK)
                 return dp_cli_machine_done(&mach, dp_cli_fail(&e));
-            }
         }
     }
     if (resume && ckpt && !traj && !print_cfg) {

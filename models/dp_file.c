@@ -218,7 +218,17 @@ int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
         return dp_error_set(err, DP_EIO, "%s: is %s, not a regular file: this output is written to a regular file", path,
                             file_kind(st.st_mode));
-    return check_folder(path, target, 0, err);
+    int rc = check_folder(path, target, 0, err);
+    if (rc != DP_OK) return rc;
+    /* access() passes where a file still cannot be made: root in a read-only or pseudo file
+     * system's folder (/sys), an NFS export that squashes root. The writer's own first step, a
+     * temporary file made and removed, is the only true test (train found out after its first
+     * 100 episodes: a review) */
+    char tmp[4200];
+    FILE *f = dp_file_atomic_open(target, tmp, sizeof tmp, err);
+    if (!f) return err ? err->code : DP_EIO;
+    dp_file_atomic_abort(f, tmp);
+    return DP_OK;
 }
 
 /* path's folder, resolved (realpath), and its last component, into out: "" when the folder

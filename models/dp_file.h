@@ -57,7 +57,10 @@ void dp_file_atomic_abort(FILE *f, const char *tmp_path);
  * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
  * exists and is not a regular file (a device, FIFO, directory: never replaced), or when its
  * folder does not exist, is not a folder or cannot be written ("PATH: cannot write it: the folder
- * DIR does not exist ..."), so that the writer can say so before it starts. */
+ * DIR does not exist ..."), so that the writer can say so before it starts. Writable means a
+ * file could be made there: a temporary file beside target (dp_file_atomic_open's name) is
+ * created and removed, so a folder that access() passes and that refuses new files (root on a
+ * read-only or pseudo file system) is refused too; its error names path, as the write's would. */
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err);
 
 /* 1 when writes to the paths a and b land in the same regular file (each followed through its

@@ -117,6 +117,21 @@ grep -q "afile/g.json: cannot write it: afile is not a folder" "$work/err" || { 
 if "$DOPPLER" place --graph "$GRAPH" --method doppler > /dev/null 2> "$work/err"; then fail "doppler without a checkpoint accepted"; fi
 grep -q 'doppler: doppler:' "$work/err" && { cat "$work/err" >&2; fail "a doubled prefix"; }
 grep -q -- '--checkpoint FILE is required' "$work/err" || { cat "$work/err" >&2; fail "no message on the missing checkpoint"; }
+# a folder where no file can be made (as root, access() passes on /sys; a user's chmod 555
+# folder is the same case): train refuses its checkpoint before training and leaves no
+# trajectory (it trained to its first checkpoint, 100 episodes, then failed: a review)
+unwritable=""
+if [ -d /sys ] && ! : > /sys/doppler-probe 2> /dev/null; then unwritable=/sys
+elif [ "$(id -u)" != 0 ]; then mkdir "$work/ro" && chmod 555 "$work/ro" && unwritable="$work/ro"; fi
+if [ -n "$unwritable" ]; then
+    if "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 300 \
+        --checkpoint "$unwritable/c.h5" --trajectory "$work/orphan.traj.h5" > "$work/out" 2> "$work/err"; then
+        fail "a checkpoint in $unwritable was accepted"
+    fi
+    grep -q "$unwritable/c.h5: cannot write it in the folder $unwritable" "$work/err" || { cat "$work/err" >&2; fail "no message on the unwritable checkpoint folder"; }
+    [ ! -e "$work/orphan.traj.h5" ] || fail "train left a trajectory behind its refused checkpoint"
+    grep -q "episode" "$work/err" "$work/out" && { cat "$work/err" >&2; fail "train trained before refusing its checkpoint"; }
+fi
 if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.h5" --quiet 2> "$work/err" || { cat "$work/err" >&2; fail "the sweep for a plot failed"; }
     if "$DOPPLER" report "$work/sw/r.h5" --plot bars --out nodir/x.png 2> "$work/err"; then fail "a plot into a missing folder accepted"; fi
