@@ -148,7 +148,14 @@ void dp_cost_levels(const dp_graph *g, const dp_cost *c, double *blevel, double 
  * least time over the devices: no schedule of any engine and options is shorter (an op runs at
  * least its time on one stream, interference and transfers only add). With more than one stream
  * per device the work term is over every stream (it was over the devices: a bound above the
- * makespans of 2 devices of 4 streams, found in review). */
+ * makespans of 2 devices of 4 streams, found in review). Both are floating-point values of the
+ * exact bound, and a simulated makespan is a floating-point sum too (of the same op times in
+ * another order): a schedule that meets the bound exactly (a perfectly balanced placement, a
+ * chain on one device) can come out below it by a few units in the last place, at most about
+ * n_ops x DBL_EPSILON relative (round-robin on data/graphs/ffnn.json at 4 devices:
+ * 0.32990381998079982 against 0.32990381998080037). Compare with a relative tolerance (the
+ * tests use 1e-12); the value itself is not lowered, as it is every learned method's reward
+ * unit and every ratio's denominator, bit for bit. */
 double dp_cost_critical_path(const dp_graph *g, const dp_cost *c);
 double dp_cost_lower_bound(const dp_graph *g, const dp_cost *c);
 /* dp_cost_lower_bound's two terms: *critical_path, the longest path of least op times (no
