@@ -275,8 +275,10 @@ static int doppler_type_ok(const char *t)
 int dp_graph_write_doppler_ratio(const dp_graph *g, const char *path, double comm_ratio, double time_scale, dp_error *err)
 {
     if (g->cost_kind != DP_GRAPH_COST_TIME)
-        return dp_error_set(err, DP_EINVAL, "%s: graph %s is in FLOPs and bytes; DOPPLER's format holds times (a graph of "
-                            "DOPPLER files, STG, DOT, WfCommons, MSR or a task-graph generator)", path, g->name);
+        return dp_error_set(err, DP_EINVAL, "%s: cannot write graph %s%s%s%s in DOPPLER's format: its costs are FLOPs and "
+                            "bytes, and the format holds times (it can hold a graph of DOPPLER files, STG, DOT, WfCommons, "
+                            "MSR or a task-graph generator)", path, g->name, g->source ? " (read from " : "",
+                            g->source ? g->source : "", g->source ? ")" : "");
     if (!(comm_ratio >= 0 && isfinite(comm_ratio)))
         return dp_error_set(err, DP_EINVAL, "%s: communication ratio must be a non-negative number, got %g", path, comm_ratio);
     if (!(time_scale > 0 && isfinite(time_scale)))

@@ -286,6 +286,11 @@ expect_rc 0 "info stg .json" "$D" graph info "$tmp/stg60.json"
 [ -n "$h1" ] && [ "$(field "content hash")" = "$h1" ] && ok || bad "a generated STG graph: the same content as DOPPLER text and JSON"
 expect_rc 1 "gen cnn .txt" "$D" graph gen cnn --out "$tmp/cnn.txt"
 grep -q 'FLOPs and bytes' "$tmp/err" && [ ! -e "$tmp/cnn.txt" ] && ok || bad "a FLOPs-and-bytes graph is refused as DOPPLER text, nothing written"
+# converted: the refusal is the input graph's, named with the file it was read from (it read
+# "ff.txt: graph ffnn is in FLOPs and bytes", as if ff.txt were at fault: a walkthrough)
+expect_rc 1 "convert ffnn .txt" "$D" graph convert "$top_srcdir/data/graphs/ffnn.json" "$tmp/ff.txt"
+grep -q "ff.txt: cannot write graph ffnn (read from .*data/graphs/ffnn.json) in DOPPLER's format: its costs are FLOPs and bytes" "$tmp/err" &&
+    [ ! -e "$tmp/ff.txt" ] && ok || bad "convert of a FLOPs-and-bytes graph to .txt: $(cat "$tmp/err")"
 
 # graph convert to DOPPLER's .txt: an STG graph under --comm-ratio 4 (DOPPLER's rule) places as
 # the STG file does under place --comm-ratio 4: the same assignment, the makespan / 1e10
