@@ -45,7 +45,10 @@ int dp_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 
 /* A command's files, each an option name and its path (NULL or "-": not given; "-" is stdout):
  * DP_EXIT_USAGE with an error naming both options when an output would replace an input or
- * another output (dp_file_same_output: the same file after links), else 0. place --out on its
+ * another output (dp_file_same_output: the same file after links); then 1 (dp_cli_fail's status,
+ * the message printed) when an output cannot be made (dp_file_output_target: its folder missing,
+ * not writable or taking no file, a directory in its place; a character device or FIFO, written
+ * in place, is not tried), so that a command says so before its work; else 0. place --out on its
  * --graph, validate --out and --plot on one file, calibrate fit --out on its profile replaced
  * the other file without a word (reviews of the twentieth session). */
 typedef struct dp_cli_file { const char *option, *path; } dp_cli_file;

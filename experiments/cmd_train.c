@@ -873,16 +873,6 @@ static int train_main(int argc, char **argv)
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s exists already: continue its run with --resume, or "
                                                                      "give --force to start a new run over it", outs[i]));
     }
-    if (!print_cfg) {
-        /* outputs that cannot be written are said before training, not after it */
-        const char *outs[2] = {ckpt, traj};
-        for (int i = 0; i < 2; i++) {
-            char target[4096];
-            dp_error e;
-            if (outs[i] && dp_file_output_target(outs[i], target, sizeof target, &e) != DP_OK)
-                return dp_cli_machine_done(&mach, dp_cli_fail(&e));
-        }
-    }
     if (resume && ckpt && !traj && !print_cfg) {
         /* a run that writes a trajectory goes on writing it: resumed without it, its rows had a
          * gap that a later resume with the file appended after without a word (a review) */

@@ -271,14 +271,6 @@ static const char *corr_text(double x, int digits, char buf[32])
     return buf;
 }
 
-/* a file can be made at path (dp_file_output_target: its folder exists and is writable, it is no
- * directory or device), before any measurement */
-static int check_writable(const char *path, dp_error *err)
-{
-    char target[4096];
-    return dp_file_output_target(path, target, sizeof target, err);
-}
-
 int cmd_validate(int argc, char **argv)
 {
     const char *cmd = "validate";
@@ -486,9 +478,6 @@ int cmd_validate(int argc, char **argv)
     }
     const dp_graph *xg = resim ? plan : dp_exec_graph(x);
     if (resim && record_check_flops(rec, resim, xg, &err) != DP_OK) goto fail;
-    /* the outputs must be writable before minutes of measurement */
-    if (!resim && out && check_writable(out, &err) != DP_OK) goto fail;
-    if (!resim && plot && check_writable(plot, &err) != DP_OK) goto fail;
     if (!(prob = dp_problem_alloc(xg, &mach, &err))) goto fail;
     const dp_cost *costs = prob->costs;
     dp_engine *sim = prob->engine;

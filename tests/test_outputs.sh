@@ -131,6 +131,14 @@ if [ -n "$unwritable" ]; then
     grep -q "$unwritable/c.h5: cannot write it in the folder $unwritable" "$work/err" || { cat "$work/err" >&2; fail "no message on the unwritable checkpoint folder"; }
     [ ! -e "$work/orphan.traj.h5" ] || fail "train left a trajectory behind its refused checkpoint"
     grep -q "episode" "$work/err" "$work/out" && { cat "$work/err" >&2; fail "train trained before refusing its checkpoint"; }
+    # place checks --out and --trace before any work, the graph's reading included (it searched
+    # to its budget, then failed: a review); a graph file that is not there shows the order
+    for o in --out --trace; do
+        if "$DOPPLER" place --graph "$work/no-such-graph.json" --method anneal --budget 100000 $o "$unwritable/a.json" \
+            > /dev/null 2> "$work/err"; then fail "place $o into $unwritable accepted"; fi
+        grep -q "$unwritable/a.json: cannot write it in the folder $unwritable" "$work/err" ||
+            { cat "$work/err" >&2; fail "place $o into $unwritable: not refused before the work"; }
+    done
 fi
 if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.h5" --quiet 2> "$work/err" || { cat "$work/err" >&2; fail "the sweep for a plot failed"; }
