@@ -65,7 +65,7 @@ grep -q -- "--resume" "$tmp/err2" || fail "the refusal advises --resume"
 "$bin" train --method improve --config "$tmp/cfg.json" --family chainmm --family-count 1 \
     --checkpoint "$tmp/no-such-dir/x.h5" --quiet > "$tmp/out3" 2> "$tmp/err3"
 [ $? -eq 1 ] || fail "an unwritable checkpoint folder: exit 1"
-grep -q "no-such-dir/x.h5: cannot write in .*no-such-dir: No such file or directory" "$tmp/err3" || { cat "$tmp/err3"; fail "the refusal names the file and the cause"; }
+grep -q "no-such-dir/x.h5: cannot write it: the folder .*no-such-dir does not exist" "$tmp/err3" || { cat "$tmp/err3"; fail "the refusal names the file and the cause"; }
 [ -s "$tmp/out3" ] && { cat "$tmp/out3"; fail "training ran before the unwritable folder was found"; }
 
 # a run resumed on other costs (another --bandwidth-range, another --bandwidth) is refused
