@@ -265,6 +265,12 @@ int dp_run_check(const json_t *params, dp_error *err)
     const char *graph = NULL;
     if (dp_sweep_param_str(params, "graph", NULL, &graph, err) != DP_OK) return DP_EINVAL;
     if (!graph) return dp_error_set(err, DP_EINVAL, "parameter \"graph\" is required");
+    /* a gen: graph's model, parameter names and values, read as the run will read them but not
+     * generated: a misspelt one failed every run naming it, after the results files were made */
+    if (strncmp(graph, "gen:", 4) == 0 && dp_gen_spec_check(graph, err) != DP_OK) {
+        dp_error_prefix(err, "parameter \"graph\"");
+        return DP_EINVAL;
+    }
     for (int i = 0; integer_params[i]; i++) {
         long x;
         if (dp_sweep_param_int(params, integer_params[i], 0, &x, err) != DP_OK) return DP_EINVAL;

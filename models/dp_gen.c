@@ -796,8 +796,11 @@ void dp_gen_param_default(const dp_gen_model *m, const dp_gen_param *p, char *bu
     }
 }
 
-dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys,
-                         const char *const *values, dp_error *err)
+/* Model `name` with the (key, value) pairs over its defaults into u, every name and value
+ * checked as dp_gen_by_name documents; *model set on DP_OK. The one parser of generator
+ * parameters: dp_gen_by_name generates from u, dp_gen_check stops here. */
+static int parse_params(const char *name, int n_params, const char *const *keys, const char *const *values,
+                        dp_gen_any_opts *u, const dp_gen_model **model, dp_error *err)
 {
     const dp_gen_model *m = dp_gen_find(name);
     if (!m) {
@@ -806,15 +809,10 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
         list[0] = '\0';
         for (const dp_gen_model *q = models; q->name && len < sizeof list; q++)
             len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", q->name);
-        dp_error_set(err, DP_EINVAL, "unknown model '%s' (known: %s)", name, list);
-        return NULL;
+        return dp_error_set(err, DP_EINVAL, "unknown model '%s' (known: %s)", name, list);
     }
-    dp_gen_any_opts u;
-    if (m->opts_size > sizeof u) {
-        dp_error_set(err, DP_EINVAL, "%s: options too large", m->name);
-        return NULL;
-    }
-    m->defaults(&u);
+    if (m->opts_size > sizeof *u) return dp_error_set(err, DP_EINVAL, "%s: options too large", m->name);
+    m->defaults(u);
     int optimizer_given = 0, training_given = 0;
     for (int i = 0; i < n_params; i++) {
         const dp_gen_param *p = m->params;
@@ -825,41 +823,43 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
             list[0] = '\0';
             for (const dp_gen_param *q = m->params; q->name && len < sizeof list; q++)
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s--%s", len ? ", " : "", q->name);
-            dp_error_set(err, DP_EINVAL, "%s: unknown parameter --%s (known: %s)", m->name, keys[i], list);
-            return NULL;
+            return dp_error_set(err, DP_EINVAL, "%s: unknown parameter --%s (known: %s)", m->name, keys[i], list);
         }
-        if (set_param(&u, m, p, values[i], err) != DP_OK) return NULL;
+        if (set_param(u, m, p, values[i], err) != DP_OK) return DP_EINVAL;
         if (strcmp(p->name, "optimizer") == 0) optimizer_given = 1;
         if (strcmp(p->name, "training") == 0) training_given = 1;
         /* a block has no vocabulary projection: --vocab 5 gave the default block without a word
          * (a review of the generators); the struct's field is read by llama-layer only */
-        if (strcmp(p->name, "vocab") == 0 && strcmp(m->name, "llama-block") == 0) {
-            dp_error_set(err, DP_EINVAL, "llama-block: --vocab does not apply: a block has no vocabulary projection "
-                         "(llama-layer's)");
-            return NULL;
-        }
+        if (strcmp(p->name, "vocab") == 0 && strcmp(m->name, "llama-block") == 0)
+            return dp_error_set(err, DP_EINVAL, "llama-block: --vocab does not apply: a block has no vocabulary projection "
+                                "(llama-layer's)");
     }
     /* the optimizer is the update of a training step: given without --training it changed
      * nothing, without a word (a review); --training=no with it stays (a sweep's grid turns the
      * training step on and off under one optimizer) */
-    if (optimizer_given && !training_given) {
-        dp_error_set(err, DP_EINVAL, "%s: --optimizer is the update of a training step: give --training too", m->name);
-        return NULL;
-    }
+    if (optimizer_given && !training_given)
+        return dp_error_set(err, DP_EINVAL, "%s: --optimizer is the update of a training step: give --training too", m->name);
+    *model = m;
+    return DP_OK;
+}
+
+dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys,
+                         const char *const *values, dp_error *err)
+{
+    dp_gen_any_opts u;
+    const dp_gen_model *m = NULL;
+    if (parse_params(name, n_params, keys, values, &u, &m, err) != DP_OK) return NULL;
     return m->generate(&u, err);
 }
 
-dp_graph *dp_gen_spec(const char *spec, dp_error *err)
+/* "gen:MODEL?NAME=VALUE&..." parsed, then its model and parameters read into u (parse_params);
+ * errors name the spec */
+static int parse_spec(const char *spec, dp_gen_any_opts *u, const dp_gen_model **model, dp_error *err)
 {
     char buf[1024];
-    if (strncmp(spec, "gen:", 4) != 0) {
-        dp_error_set(err, DP_EINVAL, "%s: a generator spec starts with gen: (gen:MODEL?NAME=VALUE&...)", spec);
-        return NULL;
-    }
-    if (snprintf(buf, sizeof buf, "%s", spec + 4) >= (int)sizeof buf) {
-        dp_error_set(err, DP_EINVAL, "%s: too long", spec);
-        return NULL;
-    }
+    if (strncmp(spec, "gen:", 4) != 0)
+        return dp_error_set(err, DP_EINVAL, "%s: a generator spec starts with gen: (gen:MODEL?NAME=VALUE&...)", spec);
+    if (snprintf(buf, sizeof buf, "%s", spec + 4) >= (int)sizeof buf) return dp_error_set(err, DP_EINVAL, "%s: too long", spec);
     const char *keys[32], *vals[32];
     int n = 0;
     char *q = strchr(buf, '?');
@@ -869,10 +869,8 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err)
             char *amp = strchr(q, '&');
             if (amp) *amp = '\0';
             char *eq = strchr(q, '=');
-            if (!eq || eq == q || n == 32) {
-                dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
-                return NULL;
-            }
+            if (!eq || eq == q || n == 32)
+                return dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
             *eq = '\0';
             keys[n] = q;
             vals[n] = eq + 1;
@@ -880,9 +878,28 @@ dp_graph *dp_gen_spec(const char *spec, dp_error *err)
             q = amp ? amp + 1 : NULL;
         }
     }
-    dp_graph *g = dp_gen_by_name(buf, n, keys, vals, err);
+    if (parse_params(buf, n, keys, vals, u, model, err) != DP_OK) {
+        dp_error_prefix(err, "%s", spec);
+        return DP_EINVAL;
+    }
+    return DP_OK;
+}
+
+dp_graph *dp_gen_spec(const char *spec, dp_error *err)
+{
+    dp_gen_any_opts u;
+    const dp_gen_model *m = NULL;
+    if (parse_spec(spec, &u, &m, err) != DP_OK) return NULL;
+    dp_graph *g = m->generate(&u, err);
     if (!g) dp_error_prefix(err, "%s", spec);
     return g;
+}
+
+int dp_gen_spec_check(const char *spec, dp_error *err)
+{
+    dp_gen_any_opts u;
+    const dp_gen_model *m = NULL;
+    return parse_spec(spec, &u, &m, err);
 }
 
 /* ---- families with randomised parameters ---- */

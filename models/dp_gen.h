@@ -386,6 +386,12 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
 /* A graph from a generator spec "gen:MODEL?NAME=VALUE&NAME=VALUE" (parameters as dp_gen_by_name
  * takes them). NULL with err (DP_EINVAL naming the spec) on failure. */
 dp_graph *dp_gen_spec(const char *spec, dp_error *err);
+/* A generator spec checked without generating: its syntax, model name, parameter names and
+ * values (types and ranges), as dp_gen_spec reads them, through the same parser; the generator's
+ * own checks across parameters (llama's tp against heads, say) are left to dp_gen_spec. DP_OK,
+ * or DP_EINVAL with err as dp_gen_spec's. For a command to refuse a misspelt spec before any
+ * work (a sweep's graph parameter). */
+int dp_gen_spec_check(const char *spec, dp_error *err);
 
 /* Graph families with randomised parameters, for training on a distribution (issue 16): the
  * names "chainmm", "ffnn", "llama-block", "llama-layer", "daggen", "stg", "layered", "forkjoin",

@@ -817,6 +817,36 @@ START_TEST(training_by_name)
 }
 END_TEST
 
+/* dp_gen_spec_check reads a spec as dp_gen_spec does, without generating: a sweep refuses a
+ * misspelt gen: graph before any run with it (it ran them, each failing, and wrote results) */
+START_TEST(spec_check)
+{
+    dp_error err;
+    static const struct { const char *spec, *needle; } bad[] = {
+        {"gen:llama-layer?tp=2&bogus=1", "gen:llama-layer?tp=2&bogus=1: llama-layer: unknown parameter --bogus"},
+        {"gen:nomodel", "gen:nomodel: unknown model 'nomodel'"},
+        {"gen:ffnn?layers=nan", "--layers"},
+        {"gen:ffnn?optimizer=sgd", "give --training too"},
+        {"gen:llama-block?vocab=5", "--vocab does not apply"},
+        {"gen:chainmm?matrices", "NAME=VALUE"},
+        {"chainmm", "starts with gen:"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dp_error_clear(&err);
+        ck_assert_int_eq(dp_gen_spec_check(bad[i].spec, &err), DP_EINVAL);
+        ck_assert_msg(strstr(err.msg, bad[i].needle) != NULL, "%s: %s", bad[i].spec, err.msg);
+        ck_assert(dp_gen_spec(bad[i].spec, &err) == NULL); /* the same verdict as generating */
+    }
+    static const char *const good[] = {"gen:chainmm", "gen:llama-layer?tp=8", "gen:ffnn?training=yes&optimizer=sgd",
+                                       "gen:stg?n=20&method=layrpred&seed=4294967295"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        ck_assert_msg(dp_gen_spec_check(good[i], &err) == DP_OK, "%s: %s", good[i], err.msg);
+    /* names and values only: the generator's checks across parameters are dp_gen_spec's */
+    ck_assert_int_eq(dp_gen_spec_check("gen:llama-block?heads=3", &err), DP_OK);
+    ck_assert(dp_gen_spec("gen:llama-block?heads=3", &err) == NULL);
+}
+END_TEST
+
 /* ---- every default graph places and simulates ---- */
 
 START_TEST(place_and_simulate_defaults)
@@ -1385,6 +1415,7 @@ int main(void)
     tcase_add_test(t, einsum_training_shared_weight);
     tcase_add_test(t, training_properties);
     tcase_add_test(t, training_by_name);
+    tcase_add_test(t, spec_check);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }

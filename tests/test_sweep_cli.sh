@@ -363,6 +363,25 @@ JSON
     grep -q 'typo.json: run [0-9a-f]* (.*): .*nothing was run or written' "$work/typo.log" || { cat "$work/typo.log" >&2; fail "no message naming the config and the run for $p"; }
     [ ! -e "$work/typo.h5" ] && [ ! -e "$work/typo.csv" ] && [ ! -e "$work/typo.runs" ] || fail "a sweep with $p wrote results"
 done
+# a gen: graph with a misspelt parameter or model is read as doppler graph gen reads it, before
+# any run (both runs ran, failed, and gg.h5 and gg.csv were written; a new-user walkthrough)
+cat > "$work/gg.json" <<JSON
+{"name": "gg", "fixed": {"devices": 4}, "grid": {"graph": ["gen:llama-layer?tp=2&bogus=1", "gen:nomodel"], "method": ["cp"]}}
+JSON
+rc=0; "$DOPPLER" sweep "$work/gg.json" --out "$work/gg.h5" 2> "$work/gg.log" || rc=$?
+[ $rc -eq 1 ] && grep -q 'gg.json: run [0-9a-f]* (.*gen:llama-layer?tp=2&bogus=1.*): parameter "graph": gen:llama-layer?tp=2&bogus=1: llama-layer: unknown parameter --bogus .* (and 1 more run); nothing was run or written' "$work/gg.log" &&
+    [ ! -e "$work/gg.h5" ] && [ ! -e "$work/gg.csv" ] && [ ! -e "$work/gg.runs" ] ||
+    { cat "$work/gg.log" >&2; fail "a misspelt gen: graph: exit $rc, not refused before the runs"; }
+sed 's/"gen:llama-layer?tp=2&bogus=1", //' "$work/gg.json" > "$work/gg2.json"
+rc=0; "$DOPPLER" sweep "$work/gg2.json" --out "$work/gg2.h5" 2> "$work/gg2.log" || rc=$?
+[ $rc -eq 1 ] && grep -q "parameter \"graph\": gen:nomodel: unknown model 'nomodel' (known: chainmm," "$work/gg2.log" && [ ! -e "$work/gg2.h5" ] ||
+    { cat "$work/gg2.log" >&2; fail "an unknown gen: model: exit $rc, not refused before the runs"; }
+# legitimate specs still run
+cat > "$work/gok.json" <<JSON
+{"name": "gok", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["gen:chainmm?matrices=3&n=100&blocks=1&partition=2d", "gen:ffnn?layers=1&batch-blocks=1&feature-blocks=1&training=yes&optimizer=sgd"]}}
+JSON
+"$DOPPLER" sweep "$work/gok.json" --out "$work/gok.h5" --quiet 2> "$work/gok.log" || { cat "$work/gok.log" >&2; fail "legitimate gen: graphs"; }
+
 # a uniform machine's key beside a topology (failed when its run came, after the others had run:
 # a review of the twentieth session)
 cat > "$work/mix.json" <<JSON
