@@ -926,6 +926,26 @@ static int take_lock(const char *lock_path, const char *h5_path, dp_error *err)
     return -1;
 }
 
+/* The results file r->h5_path is there but not readable, and its CSV (r->csv_path) is not: say
+ * which CSV was looked for, and when the path is not NAME.h5 but a NAME.csv is beside it (--out
+ * s1.json beside s1.csv: "no CSV beside it" was said of a folder holding one), that --out names
+ * the results HDF5 file and that CSV was left alone */
+static void unreadable_h5(const dp_results *r, const char *h5_msg, dp_error *err)
+{
+    const char *h5 = r->h5_path, *base = strrchr(h5, '/');
+    base = base ? base + 1 : h5;
+    const char *dot = strrchr(base, '.');
+    const size_t n = strlen(h5);
+    char other[PATH_MAX] = "";
+    if (!(n > 3 && strcmp(h5 + n - 3, ".h5") == 0) && dot && dot != base &&
+        snprintf(other, sizeof other, "%.*s.csv", (int)(dot - h5), h5) < (int)sizeof other && access(other, F_OK) == 0) {
+        dp_error_set(err, DP_EINVAL, "%s, and there is no %s to rebuild it from: --out names the results HDF5 file "
+                     "(%.*s.h5 for %s, which was left alone)", h5_msg, r->csv_path, (int)(dot - h5), h5, other);
+        return;
+    }
+    dp_error_set(err, DP_EINVAL, "%s, and there is no %s to rebuild it from", h5_msg, r->csv_path);
+}
+
 dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const char *config_text, dp_error *err)
 {
     dp_results *r = dp_alloc_calloc(1, sizeof *r);
@@ -966,7 +986,7 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
         dp_error e2;
         h5_ok = dp_results_read_h5(h5_path, &h5_rows, &n_h5, &r->stored_config, &e2) == DP_OK;
         if (!h5_ok && !csv_ok) {
-            dp_error_set(err, DP_EINVAL, "%s (and no CSV beside it to rebuild it from)", e2.msg);
+            unreadable_h5(r, e2.msg, err);
             goto fail;
         }
     }

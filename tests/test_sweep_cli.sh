@@ -381,6 +381,13 @@ cat > "$work/gok.json" <<JSON
 {"name": "gok", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["gen:chainmm?matrices=3&n=100&blocks=1&partition=2d", "gen:ffnn?layers=1&batch-blocks=1&feature-blocks=1&training=yes&optimizer=sgd"]}}
 JSON
 "$DOPPLER" sweep "$work/gok.json" --out "$work/gok.h5" --quiet 2> "$work/gok.log" || { cat "$work/gok.log" >&2; fail "legitimate gen: graphs"; }
+# --out naming the config (gok.csv beside it) is refused saying so: it said "no CSV beside it to
+# rebuild it from" with gok.csv there (a new-user walkthrough)
+cp "$work/gok.json" "$work/gok.json.bak"; cp "$work/gok.csv" "$work/gok.csv.bak"
+rc=0; "$DOPPLER" sweep "$work/gok.json" --out "$work/gok.json" 2> "$work/gok2.log" || rc=$?
+[ $rc -eq 1 ] && grep -q "gok.json: not a readable HDF5 file, and there is no .*gok.json.csv to rebuild it from: --out names the results HDF5 file (.*gok.h5 for .*gok.csv, which was left alone)" "$work/gok2.log" &&
+    ! grep -q 'no CSV beside it' "$work/gok2.log" && cmp -s "$work/gok.json" "$work/gok.json.bak" && cmp -s "$work/gok.csv" "$work/gok.csv.bak" ||
+    { cat "$work/gok2.log" >&2; fail "--out naming the config: exit $rc, or the message does not say what is there"; }
 
 # a uniform machine's key beside a topology (failed when its run came, after the others had run:
 # a review of the twentieth session)
