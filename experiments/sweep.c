@@ -61,6 +61,28 @@ int dp_sweep_parse_shard(const char *text, int *i, int *n)
     return 0;
 }
 
+void dp_sweep_format_duration(double s, char *buf, size_t cap)
+{
+    if (!isfinite(s) || s < 0) { snprintf(buf, cap, "?"); return; }
+    long t = (long)(s + 0.5);
+    if (t >= 3600) snprintf(buf, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60) snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
+    else snprintf(buf, cap, "%lds", t);
+}
+
+void dp_sweep_eta_text(long remaining, double left_s, const char *unknown, char *buf, size_t cap)
+{
+    char d[32];
+    dp_sweep_format_duration(left_s, d, sizeof d);
+    if (!remaining) snprintf(buf, cap, "0s");
+    /* the known part rounds to 0s (or is not a number): "more than 0s" said nothing (a new-user
+     * walkthrough) */
+    else if (unknown && (strcmp(d, "0s") == 0 || strcmp(d, "?") == 0))
+        snprintf(buf, cap, "unknown (no %s run finished yet)", unknown);
+    else if (unknown) snprintf(buf, cap, "more than %s (no %s run finished yet)", d, unknown);
+    else snprintf(buf, cap, "%s", d);
+}
+
 static int valid_name(const char *s)
 {
     if (!*s) return 0;

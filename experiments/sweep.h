@@ -96,6 +96,15 @@ void dp_sweep_key(const json_t *params, char key[DP_SWEEP_KEY_LEN + 1]);
 int dp_sweep_parse_shard(const char *text, int *i, int *n);
 static inline int dp_sweep_in_shard(long index, int i, int n) { return n <= 1 || index % n == i; }
 
+/* A duration as the progress lines write it: "42s", "3m07s", "2h05m" (rounded to the second),
+ * "?" when negative or not finite. */
+void dp_sweep_format_duration(double s, char *buf, size_t cap);
+/* The ETA of a progress line: "0s" when no run remains; else left_s, the estimate of the runs
+ * whose method has a finished run, as a duration, and when unknown names a method without one
+ * (its runs not counted), "more than D (no METHOD run finished yet)", or "unknown (no METHOD run
+ * finished yet)" when D would be 0s. */
+void dp_sweep_eta_text(long remaining, double left_s, const char *unknown, char *buf, size_t cap);
+
 /* Parameter access: *out = params[name] as a string / integer / number, or def when absent.
  * An integer also reads as a number; a real with an integral value reads as an integer.
  * Returns DP_OK, or DP_EINVAL naming the parameter when it has another type. */

@@ -208,15 +208,6 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void fmt_dur(double s, char *buf, size_t cap)
-{
-    if (!isfinite(s) || s < 0) { snprintf(buf, cap, "?"); return; }
-    long t = (long)(s + 0.5);
-    if (t >= 3600) snprintf(buf, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
-    else if (t >= 60) snprintf(buf, cap, "%ldm%02lds", t / 60, t % 60);
-    else snprintf(buf, cap, "%lds", t);
-}
-
 /* ------------------------------------------------------- the collector ---- */
 
 /* What the writer of a results file keeps: the open file, the runs still to do, the counts. */
@@ -499,15 +490,11 @@ static void progress(collector *c, int force)
     dp_sweep_summary *m = c->sum;
     long remaining = m->total - m->skipped - m->done;
     double el = t - c->t0;
-    char e1[32], e2[32], eta[160];
-    fmt_dur(el, e1, sizeof e1);
+    char e1[32], eta[160];
+    dp_sweep_format_duration(el, e1, sizeof e1);
     const char *unknown = NULL;
     double left = remaining ? eta_s(c, &unknown) : 0;
-    fmt_dur(left, e2, sizeof e2);
-    if (!remaining) snprintf(eta, sizeof eta, "0s");
-    else if (unknown && left <= 0) snprintf(eta, sizeof eta, "? (no %s run finished yet)", unknown);
-    else if (unknown) snprintf(eta, sizeof eta, "more than %s (no %s run finished yet)", e2, unknown);
-    else snprintf(eta, sizeof eta, "%s", e2);
+    dp_sweep_eta_text(remaining, left, unknown, eta, sizeof eta);
     fprintf(stderr, "doppler sweep %s: %ld/%ld done (%ld earlier), %ld failed, %d running, elapsed %s, ETA %s\n",
             c->s->name, m->skipped + m->done, m->total, m->skipped, m->failed, c->running, e1, eta);
 }

@@ -1639,6 +1639,29 @@ START_TEST(lock_race_loses_nothing)
 }
 END_TEST
 
+/* The progress line's ETA: with no run of a method finished, the others' estimate is a lower
+ * bound ("more than 5s"), but one that rounds to 0s said "ETA more than 0s (no doppler run finished
+ * yet)": now that there is no estimate yet (a new-user walkthrough) */
+START_TEST(eta_text)
+{
+    char b[160];
+    dp_sweep_eta_text(3, 0.3, "doppler", b, sizeof b);
+    ck_assert_str_eq(b, "unknown (no doppler run finished yet)");
+    dp_sweep_eta_text(3, 0, "doppler", b, sizeof b);
+    ck_assert_str_eq(b, "unknown (no doppler run finished yet)");
+    dp_sweep_eta_text(3, 0.5, "doppler", b, sizeof b);
+    ck_assert_str_eq(b, "more than 1s (no doppler run finished yet)");
+    dp_sweep_eta_text(3, 125, "doppler", b, sizeof b);
+    ck_assert_str_eq(b, "more than 2m05s (no doppler run finished yet)");
+    dp_sweep_eta_text(3, 0.3, NULL, b, sizeof b);
+    ck_assert_str_eq(b, "0s"); /* every method known: the estimate, short as it is */
+    dp_sweep_eta_text(0, 40, "doppler", b, sizeof b);
+    ck_assert_str_eq(b, "0s");
+    dp_sweep_format_duration(7500, b, sizeof b);
+    ck_assert_str_eq(b, "2h05m");
+}
+END_TEST
+
 /* Issue 19: opening a results file scanned for duplicate keys in O(n^2) (10.7 s at 50,000 rows).
  * 50,000 rows and one duplicate: the file opens with the duplicate dropped (the time is
  * bench/'s business; a quadratic scan would take many seconds here). */
@@ -1708,6 +1731,7 @@ int main(void)
     tcase_add_test(tc, learning_curve_plot);
     tcase_add_test(tc, lock_race_loses_nothing);
     tcase_add_test(tc, large_results_file_opens);
+    tcase_add_test(tc, eta_text);
     suite_add_tcase(s, tc);
     return dp_test_run(s);
 }
