@@ -226,7 +226,24 @@ int cmd_report(int argc, char **argv)
     dp_report_table t;
     memset(&t, 0, sizeof t);
     if (dp_report_spec_init(&spec) != DP_OK) { json_decref(where); return dp_cli_fail(NULL); }
-    if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) { status = dp_cli_fail(&err); goto done; }
+    if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) {
+        /* a damaged file with its CSV beside it: the sweep's command rebuilds it from that (the
+         * refusal did not mention the CSV) */
+        dp_result *crows = NULL;
+        const long cn = err.code == DP_EINVAL ? dp_results_read_journal(path, &crows) : -1;
+        char *csv = cn > 0 ? dp_results_csv_path(path) : NULL;
+        if (csv) {
+            char msg[sizeof err.msg];
+            memcpy(msg, err.msg, sizeof msg);
+            dp_error_set(&err, err.code, "%s; %s beside it holds %ld run%s: doppler sweep CONFIG --out %s rebuilds it from that",
+                         msg, csv, cn, cn == 1 ? "" : "s", path);
+        }
+        for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
+        free(crows);
+        free(csv);
+        status = dp_cli_fail(&err);
+        goto done;
+    }
     {
         /* the CSV beside it is the journal: more rows there mean a sweep running, or killed
          * before it wrote its last batch to the HDF5 file (dp_results_append) */

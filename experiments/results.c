@@ -778,6 +778,7 @@ struct dp_results {
     long *map;      /* open addressing: row index + 1, 0 empty */
     size_t map_cap;
     long h5_rows;   /* rows the HDF5 file on disk holds (the first h5_rows of rows) */
+    int recovered;  /* the rows came from the CSV alone: 1 the HDF5 file was unreadable, 2 absent */
 };
 
 static size_t key_slot(const char *key, size_t cap)
@@ -991,6 +992,7 @@ dp_results *dp_results_open(const char *h5_path, const char *sweep_name, const c
         }
     }
     int rewrite = 0;
+    if (csv_ok && n_csv > 0 && !h5_ok) r->recovered = have_h5 ? 1 : 2;
     if (csv_ok) {
         r->rows = csv_rows;
         r->n = n_csv;
@@ -1028,6 +1030,8 @@ fail:
 
 long dp_results_count(const dp_results *r) { return r->n; }
 const char *dp_results_stored_config(const dp_results *r) { return r->stored_config; }
+int dp_results_recovered(const dp_results *r) { return r->recovered; }
+const char *dp_results_csv_of(const dp_results *r) { return r->csv_path; }
 const dp_result *dp_results_row(const dp_results *r, long i) { return &r->rows[i]; }
 
 const dp_result *dp_results_find(const dp_results *r, const char *key)

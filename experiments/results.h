@@ -141,6 +141,12 @@ int dp_results_write_pending(dp_results *r, dp_error *err);
 long dp_results_count(const dp_results *r);
 /* The config text the HDF5 file held when it was opened (NULL: a new file, or one without). */
 const char *dp_results_stored_config(const dp_results *r);
+/* Where the rows of an opened file came from: 0 the HDF5 file (or none: a new file, or the CSV
+ * with the HDF5 file behind it); 1 the CSV alone, the HDF5 file being unreadable (damaged, cut
+ * off) and rewritten from it; 2 the CSV alone, the HDF5 file being absent. For a sweep to say
+ * that the runs it found were recovered, not already there. dp_results_csv_of: the CSV's path. */
+int dp_results_recovered(const dp_results *r);
+const char *dp_results_csv_of(const dp_results *r);
 const dp_result *dp_results_row(const dp_results *r, long i);
 /* Row of key, or NULL. */
 const dp_result *dp_results_find(const dp_results *r, const char *key);

@@ -224,6 +224,7 @@ typedef struct collector {
     long last_done;
     int running;
     int jobs;                 /* runs at once (for the ETA) */
+    char note[PATH_MAX + 96]; /* recovered_note's text */
     double *t_started;        /* (n_runs) when each running run started; NaN otherwise */
     /* wall seconds of the runs finished now, per method (the ETA's estimate of a run) */
     struct eta_method { const char *method; double sum_s; long n; } *eta;
@@ -499,6 +500,17 @@ static void progress(collector *c, int force)
             c->s->name, m->skipped + m->done, m->total, m->skipped, m->failed, c->running, e1, eta);
 }
 
+/* After "N runs already in OUT": where they came from when the HDF5 file was not there to hold
+ * them (it said "22 of 22 runs already in s1.h5" of a damaged s1.h5 rebuilt from s1.csv) */
+static const char *recovered_note(collector *c)
+{
+    const int how = c->res ? dp_results_recovered(c->res) : 0;
+    if (!how) return "";
+    snprintf(c->note, sizeof c->note, " (recovered from %s: %s)", dp_results_csv_of(c->res),
+             how == 1 ? "the HDF5 file was not readable and was rebuilt from it" : "the HDF5 file was not there and was rebuilt from it");
+    return c->note;
+}
+
 /* A run starts (for the ETA). */
 static void collector_started(collector *c, long k) { c->t_started[k] = now_s(); }
 
@@ -759,7 +771,8 @@ int dp_sweep_execute(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_summ
     /* runs go in parallel processes: one BLAS thread each */
     openblas_set_num_threads(1);
     if (o->progress && c.n_pending < sum->total)
-        fprintf(stderr, "doppler sweep %s: %ld of %ld runs already in %s, %ld to do\n", s->name, sum->skipped, sum->total, o->out, c.n_pending);
+        fprintf(stderr, "doppler sweep %s: %ld of %ld runs already in %s%s, %ld to do\n", s->name, sum->skipped, sum->total, o->out,
+                recovered_note(&c), c.n_pending);
     child *kids = dp_alloc_calloc_n((size_t)jobs, sizeof(child));
     struct pollfd *pfd = dp_alloc_calloc_n((size_t)jobs, sizeof(struct pollfd));
     if (!kids || !pfd) { free(kids); free(pfd); collector_close(&c, 0, NULL); return dp_error_set(err, DP_ENOMEM, "out of memory"); }
@@ -1206,8 +1219,8 @@ int dp_sweep_execute_mpi(const dp_sweep *s, const dp_sweep_options *o, dp_sweep_
     if (rc == DP_OK) rc = collector_open(&c, s, o, 0, sum, err);
     int ok = rc == DP_OK;
     if (ok && o->progress)
-        fprintf(stderr, "doppler sweep %s: %ld runs to do over %d MPI worker ranks (%ld already in %s)\n", s->name,
-                c.n_pending, size - 1, sum->skipped, o->out);
+        fprintf(stderr, "doppler sweep %s: %ld runs to do over %d MPI worker ranks (%ld already in %s%s)\n", s->name,
+                c.n_pending, size - 1, sum->skipped, o->out, recovered_note(&c));
     int active = size - 1;
     char *buf = NULL;
     int cap = 0;

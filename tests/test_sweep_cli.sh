@@ -388,6 +388,20 @@ rc=0; "$DOPPLER" sweep "$work/gok.json" --out "$work/gok.json" 2> "$work/gok2.lo
 [ $rc -eq 1 ] && grep -q "gok.json: not a readable HDF5 file, and there is no .*gok.json.csv to rebuild it from: --out names the results HDF5 file (.*gok.h5 for .*gok.csv, which was left alone)" "$work/gok2.log" &&
     ! grep -q 'no CSV beside it' "$work/gok2.log" && cmp -s "$work/gok.json" "$work/gok.json.bak" && cmp -s "$work/gok.csv" "$work/gok.csv.bak" ||
     { cat "$work/gok2.log" >&2; fail "--out naming the config: exit $rc, or the message does not say what is there"; }
+# a damaged results file with its CSV beside it: report names the CSV and the sweep that rebuilds
+# from it, and the sweep says the runs were recovered from the CSV (report did not mention the
+# CSV; the sweep said "2 of 2 runs already in tr/gok.h5": a new-user walkthrough)
+mkdir -p "$work/tr"
+head -c 3000 "$work/gok.h5" > "$work/tr/gok.h5"; cp "$work/gok.csv" "$work/tr/"
+rc=0; "$DOPPLER" report "$work/tr/gok.h5" --table makespan > /dev/null 2> "$work/tr.log" || rc=$?
+[ $rc -eq 1 ] && grep -q "tr/gok.h5: not a readable HDF5 file; .*tr/gok.csv beside it holds 2 runs: doppler sweep CONFIG --out .*tr/gok.h5 rebuilds it from that" "$work/tr.log" ||
+    { cat "$work/tr.log" >&2; fail "report of a damaged file with its CSV: exit $rc, the CSV not mentioned"; }
+"$DOPPLER" sweep "$work/gok.json" --out "$work/tr/gok.h5" 2> "$work/tr.log" || { cat "$work/tr.log" >&2; fail "the rebuild from the CSV"; }
+grep -q "2 of 2 runs already in .*tr/gok.h5 (recovered from .*tr/gok.csv: the HDF5 file was not readable and was rebuilt from it), 0 to do" "$work/tr.log" ||
+    { cat "$work/tr.log" >&2; fail "the rebuild does not say the runs came from the CSV"; }
+"$DOPPLER" report "$work/tr/gok.h5" --table makespan > /dev/null || fail "report of the rebuilt file"
+"$DOPPLER" sweep "$work/gok.json" --out "$work/tr/gok.h5" 2> "$work/tr.log"
+grep -q "2 of 2 runs already in .*tr/gok.h5, 0 to do" "$work/tr.log" || { cat "$work/tr.log" >&2; fail "a whole file said recovered"; }
 
 # a uniform machine's key beside a topology (failed when its run came, after the others had run:
 # a review of the twentieth session)
