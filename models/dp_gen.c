@@ -721,11 +721,11 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
     case DP_GEN_INT64:
     case DP_GEN_DOUBLE: {
         double x = strtod(val, &end);
-        if (end == val || *end || !isfinite(x) || x < p->lo || x > p->hi)
-            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected a number in %g..%g, got '%s'", m->name, p->name,
+        /* an integer parameter says so ("expected a number in 1..24" of --layers nan) */
+        const char *what = p->type == DP_GEN_DOUBLE ? "a number" : "an integer";
+        if (end == val || *end || !isfinite(x) || x < p->lo || x > p->hi || (p->type != DP_GEN_DOUBLE && x != floor(x)))
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected %s in %g..%g, got '%s'", m->name, p->name, what,
                                 p->lo, p->hi, val);
-        if (p->type != DP_GEN_DOUBLE && x != floor(x))
-            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected an integer, got '%s'", m->name, p->name, val);
         if (p->type == DP_GEN_INT) *(int *)field = (int)x;
         else if (p->type == DP_GEN_INT64) *(int64_t *)field = (int64_t)x;
         else *(double *)field = x;
@@ -755,8 +755,20 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
     }
     case DP_GEN_CHOICE: {
         int v;
-        if (choice_value(p->choices, val, &v) != 0)
-            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected one of %s, got '%s'", m->name, p->name, p->choices, val);
+        if (choice_value(p->choices, val, &v) != 0) {
+            /* the names alone: "sgd=0|adam=1" showed the stored ints, which are no input */
+            char names[256];
+            size_t len = 0;
+            names[0] = '\0';
+            for (const char *q = p->choices; q && *q && len < sizeof names;) {
+                const char *eq = strchr(q, '=');
+                if (!eq) break;
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%.*s", len ? "|" : "", (int)(eq - q), q);
+                const char *bar = strchr(eq, '|');
+                q = bar ? bar + 1 : NULL;
+            }
+            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected one of %s, got '%s'", m->name, p->name, names, val);
+        }
         *(int *)field = v;
         return DP_OK;
     }

@@ -468,7 +468,7 @@ START_TEST(by_name)
     ck_assert(strstr(err.msg, "--partition: expected one of") != NULL);
     const char *nk[] = {"n"}, *nv[] = {"12x"};
     ck_assert(dp_gen_by_name("random", 1, nk, nv, &err) == NULL);
-    ck_assert(strstr(err.msg, "--n: expected a number") != NULL);
+    ck_assert(strstr(err.msg, "--n: expected an integer in 1..") != NULL);
     const char *lk[] = {"blocks", "n"}, *lv[] = {"400", "400"}; /* 6 x 400^3 block products */
     ck_assert(dp_gen_by_name("chainmm", 2, lk, lv, &err) == NULL);
     ck_assert(strstr(err.msg, "the generators' limit") != NULL);
@@ -912,6 +912,30 @@ static void gen_fails(const char *model, const char *key, const char *val, const
     ck_assert_msg(strstr(err.msg, want) != NULL, "%s --%s %s: '%s' lacks '%s'", model, key, val, err.msg, want);
 }
 
+/* A parameter's refusal says what it takes in the words a user gives: a choice's names, not the
+ * ints stored ("expected one of sgd=0|adam=1"), and an integer parameter an integer ("expected
+ * a number in 1..24" of ffnn --layers nan); for every parameter of every model */
+START_TEST(param_messages)
+{
+    dp_error err;
+    gen_fails("ffnn", "optimizer", "adam2", "ffnn: --optimizer: expected one of sgd|adam, got 'adam2'");
+    gen_fails("ffnn", "layers", "nan", "ffnn: --layers: expected an integer in 1..24, got 'nan'");
+    gen_fails("ffnn", "layers", "2.5", "ffnn: --layers: expected an integer in 1..24, got '2.5'");
+    gen_fails("layered", "alpha", "x", "layered: --alpha: expected a number in 0.05..20, got 'x'");
+    for (const dp_gen_model *m = dp_gen_models(); m->name; m++)
+        for (const dp_gen_param *p = m->params; p->name; p++) {
+            if (p->type != DP_GEN_CHOICE && p->type != DP_GEN_INT && p->type != DP_GEN_INT64) continue;
+            const char *k[] = {p->name}, *v[] = {"nan"};
+            ck_assert(dp_gen_by_name(m->name, 1, k, v, &err) == NULL);
+            if (p->type == DP_GEN_CHOICE) {
+                ck_assert_msg(strstr(err.msg, "expected one of ") && !strchr(err.msg, '='), "%s --%s: %s", m->name, p->name, err.msg);
+            } else {
+                ck_assert_msg(strstr(err.msg, "expected an integer in ") != NULL, "%s --%s: %s", m->name, p->name, err.msg);
+            }
+        }
+}
+END_TEST
+
 START_TEST(stg_methods)
 {
     dp_error err;
@@ -961,9 +985,9 @@ START_TEST(stg_methods)
     g = gen("stg", &err, "n", "50", "method", "layrpred", "layers", "1", NULL);
     ck_assert_int_eq(g->n_edges, 0);
     dp_graph_free(g);
-    gen_fails("stg", "n", "1", "--n: expected a number in 2..1e+06");
+    gen_fails("stg", "n", "1", "--n: expected an integer in 2..1e+06");
     gen_fails("stg", "degree", "101", "--degree");
-    gen_fails("stg", "method", "fifo", "expected one of sameprob=0|samepred=1|layrprob=2|layrpred=3");
+    gen_fails("stg", "method", "fifo", "expected one of sameprob|samepred|layrprob|layrpred, got 'fifo'");
     gen_fails("stg", "layers", "101", "stg: option layers must be in 0..100");
     gen_fails("stg", "ccr", "-1", "--ccr");
     dp_gen_stg_opts o;
@@ -1129,7 +1153,7 @@ START_TEST(workflow_recipes)
     const char *k[] = {"recipe", "width"}, *v[] = {"montage", "1"};
     ck_assert(dp_gen_by_name("workflow", 2, k, v, &err) == NULL);
     ck_assert(strstr(err.msg, "workflow: option width must be in 2..100000") != NULL);
-    gen_fails("workflow", "recipe", "blast", "--recipe: expected one of montage=0");
+    gen_fails("workflow", "recipe", "blast", "--recipe: expected one of montage|");
 }
 END_TEST
 
@@ -1184,7 +1208,7 @@ START_TEST(rnn_lstm_hand)
     ck_assert_int_eq(g->n_edges, 15 * 6 + 3 * 4 * 2 + 2 * 5);
     dp_graph_free(g);
     gen_fails("rnn", "layers", "65", "--layers");
-    gen_fails("rnn", "cell", "rnn", "expected one of lstm=0|gru=1");
+    gen_fails("rnn", "cell", "rnn", "expected one of lstm|gru, got 'rnn'");
     gen_fails("rnn", "hidden", "0", "--hidden");
 }
 END_TEST
@@ -1416,6 +1440,7 @@ int main(void)
     tcase_add_test(t, training_properties);
     tcase_add_test(t, training_by_name);
     tcase_add_test(t, spec_check);
+    tcase_add_test(t, param_messages);
     suite_add_tcase(s, t);
     return dp_test_run(s);
 }
