@@ -59,7 +59,7 @@ static float gemm_ref(int ta, int tb, int m, int n, int K, float alpha, const fl
 START_TEST(gemm_definition)
 {
     gsl_rng *r = rng_new(11);
-    const int shapes[][3] = {{1, 1, 1}, {1, 64, 128}, {3, 65, 129}, {7, 130, 300}, {2, 1, 513}, {5, 3, 0}, {64, 96, 256}, {6, 24, 130}, {9, 13, 7}, {4, 8, 1}};
+    const int shapes[][3] = {{1, 1, 1}, {1, 64, 128}, {3, 65, 129}, {7, 130, 300}, {2, 1, 513}, {5, 3, 0}, {64, 96, 256}, {6, 24, 130}, {9, 13, 7}, {4, 8, 1}, {182, 1, 32}, {17, 3, 300}, {23, 7, 15}};
     const float ab[][2] = {{1, 0}, {1, 1}, {0.25f, -1.5f}};
     for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
         const int M = shapes[si][0], N = shapes[si][1], K = shapes[si][2];
