@@ -689,6 +689,63 @@ START_TEST(features_unit_free)
 }
 END_TEST
 
+/* A state set again and again (the search's: a move, then another) sorts its ops starting from
+ * the last state's order (sort_by_start: insertion, qsort past a budget): its features are those
+ * of a new state set once, bit for bit, after single moves (the insertion), after placements
+ * drawn afresh (the budget's qsort) and after swaps back and forth */
+START_TEST(state_set_again_same_features)
+{
+    /* the Llama layer, and a wide random DAG, whose ops' start order a new placement shuffles
+     * past the insertion's budget */
+    static const char *const specs[] = {SPEC, "gen:random?n=120&fat=0.9"};
+    const char *spec = specs[_i];
+    dp_error err;
+    fixture f = fixture_make(spec, 4);
+    const int n = f.g->n_ops, D = 4;
+    dp_improve_model *m = random_model(5);
+    dp_improve_state *kept = dp_improve_state_alloc(m, f.g, f.c, &err);
+    ck_assert_ptr_nonnull(kept);
+    int *a = malloc((size_t)n * sizeof(int));
+    float *y1 = malloc((size_t)D * DP_IMPROVE_MOVE_FEATURES * sizeof(float)), *y2 = malloc((size_t)D * DP_IMPROVE_MOVE_FEATURES * sizeof(float));
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 17);
+    for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, D);
+    for (int step = 0; step < 120; step++) {
+        if (step % 40 == 39) { /* a placement drawn afresh: most ops out of the last order */
+            for (int v = 0; v < n; v++) a[v] = (int)gsl_rng_uniform_int(r, D);
+        } else if (step % 3 == 2) { /* a swap of two ops' devices */
+            const int u = (int)gsl_rng_uniform_int(r, n), v = (int)gsl_rng_uniform_int(r, n), t = a[u];
+            a[u] = a[v];
+            a[v] = t;
+        } else { /* one op moved */
+            a[gsl_rng_uniform_int(r, n)] = (int)gsl_rng_uniform_int(r, D);
+        }
+        dp_engine_schedule sch;
+        ck_assert_int_eq(dp_engine_run(f.e, a, NULL, &sch, &err), DP_OK);
+        dp_improve_state_set(kept, a, &sch);
+        dp_improve_state *fresh = dp_improve_state_alloc(m, f.g, f.c, &err);
+        ck_assert_ptr_nonnull(fresh);
+        dp_improve_state_set(fresh, a, &sch);
+        ck_assert_msg(memcmp(dp_improve_state_op_features(kept), dp_improve_state_op_features(fresh),
+                             (size_t)n * DP_IMPROVE_OP_FEATURES * sizeof(float)) == 0, "%s, step %d: op features differ",
+                      spec, step);
+        for (int v = 0; v < n; v += 5) {
+            dp_improve_state_move_features(kept, v, y1);
+            dp_improve_state_move_features(fresh, v, y2);
+            ck_assert_msg(memcmp(y1, y2, (size_t)D * DP_IMPROVE_MOVE_FEATURES * sizeof(float)) == 0,
+                          "%s, step %d, op %d: move features differ", spec, step, v);
+        }
+        dp_improve_state_free(fresh);
+    }
+    gsl_rng_free(r);
+    free(y1);
+    free(y2);
+    free(a);
+    dp_improve_state_free(kept);
+    dp_improve_model_free(m);
+    fixture_free(&f);
+}
+END_TEST
 
 /* ---- resume and model selection ---- */
 
@@ -926,6 +983,7 @@ static Suite *suite(void)
     tcase_add_test(t, train_deterministic_and_checkpoint_round_trip);
     tcase_add_test(t, wrong_checkpoints_refused);
     tcase_add_test(t, features_unit_free);
+    tcase_add_loop_test(t, state_set_again_same_features, 0, 2);
     tcase_add_test(t, train_resume_exact_and_model_selection);
     suite_add_tcase(s, t);
     return s;
