@@ -121,8 +121,9 @@ grep -q -- '--checkpoint FILE is required' "$work/err" || { cat "$work/err" >&2;
 # folder is the same case): train refuses its checkpoint before training and leaves no
 # trajectory (it trained to its first checkpoint, 100 episodes, then failed: a review)
 unwritable=""
-if [ -d /sys ] && ! : > /sys/doppler-probe 2> /dev/null; then unwritable=/sys
+if [ -d /sys ] && ! (: > /sys/doppler-probe) 2> /dev/null; then unwritable=/sys
 elif [ "$(id -u)" != 0 ]; then mkdir "$work/ro" && chmod 555 "$work/ro" && unwritable="$work/ro"; fi
+rm -f /sys/doppler-probe 2> /dev/null # (a /sys that took the file: a bare folder, in a chroot)
 if [ -n "$unwritable" ]; then
     if "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 300 \
         --checkpoint "$unwritable/c.h5" --trajectory "$work/orphan.traj.h5" > "$work/out" 2> "$work/err"; then
