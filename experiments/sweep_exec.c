@@ -4,6 +4,7 @@
 #include "config.h"
 #include "dp_alloc.h"
 #include "dp_exec_backend.h"
+#include "dp_gen.h"
 #include "sweep_exec.h"
 #include "results.h"
 #include "run.h"
@@ -77,13 +78,38 @@ static char *config_text(const json_t *params)
     return text;
 }
 
+/* A failing check of run k (message ek) for dp_sweep_check_runs: the earliest run's message is
+ * the one said; each run counts once however many of its checks fail */
+static void run_bad(long k, const dp_error *ek, unsigned char *bad, long *first, dp_error *e)
+{
+    bad[k] = 1;
+    if (*first < 0 || k < *first) {
+        *first = k;
+        *e = *ek;
+    }
+}
+
+/* the runs group[i..j) that share group[i].text (sorted by config_of_run_cmp) */
+static long group_end(const config_of_run *group, long i, long n)
+{
+    long j = i + 1;
+    while (j < n && strcmp(group[j].text, group[i].text) == 0) j++;
+    return j;
+}
+
 int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *err)
 {
-    long first = -1, n_bad = 0, n_cfg = 0;
+    long first = -1, n_cfg = 0;
     dp_error e;
     dp_error_clear(&e);
-    config_of_run *cfg = dp_alloc_malloc_n((size_t)(s->n_runs ? s->n_runs : 1), sizeof *cfg);
-    if (!cfg) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    const size_t nr = (size_t)(s->n_runs ? s->n_runs : 1);
+    config_of_run *cfg = dp_alloc_malloc_n(nr, sizeof *cfg);
+    unsigned char *bad = dp_alloc_calloc_n(nr, 1);
+    if (!cfg || !bad) {
+        free(cfg);
+        free(bad);
+        return dp_error_set(err, DP_ENOMEM, "out of memory");
+    }
     int rc = DP_OK;
     for (long k = 0; k < s->n_runs && rc == DP_OK; k++) {
         if (!dp_sweep_in_shard(k, shard_i, shard_n)) continue;
@@ -95,26 +121,60 @@ int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *e
             else cfg[n_cfg++].k = k;
             continue;
         }
-        if (first < 0) { first = k; e = ek; }
-        n_bad++;
+        run_bad(k, &ek, bad, &first, &e);
     }
     /* each distinct config built as its runs would build it (dp_run_check_config): a misspelt
      * cfg__ key or a bad train_config or config file was found when the runs ran, after the
      * results file was made (a review) */
     if (rc == DP_OK) qsort(cfg, (size_t)n_cfg, sizeof *cfg, config_of_run_cmp);
     for (long i = 0, j; rc == DP_OK && i < n_cfg; i = j) {
-        for (j = i + 1; j < n_cfg && strcmp(cfg[j].text, cfg[i].text) == 0; j++) {}
+        j = group_end(cfg, i, n_cfg);
         dp_error ek;
         dp_error_clear(&ek);
         const int rck = dp_run_check_config(s->runs[cfg[i].k].params, s->dir, &ek);
         if (rck == DP_ENOMEM) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
         if (rck == DP_OK || rc != DP_OK) continue;
-        /* cfg[i] is the group's first run in expansion order */
-        if (first < 0 || cfg[i].k < first) { first = cfg[i].k; e = ek; }
-        n_bad += j - i;
+        for (long q = i; q < j; q++) run_bad(cfg[q].k, &ek, bad, &first, &e);
     }
+    /* each distinct gen: graph generated once and freed: dp_run_check read its spec's names and
+     * values (dp_gen_spec_check), but a generator's ranges and its checks across parameters (tp
+     * against heads, layers against blocks) are made as it generates (llama-block?tp=64 started
+     * its runs, which failed, after the results files were made: a review). A sweep's graphs are
+     * few; the largest generators take about a second. cfg's slots now hold the specs. */
     for (long i = 0; i < n_cfg; i++) free(cfg[i].text);
+    long n_gen = 0;
+    for (long i = 0; rc == DP_OK && i < n_cfg; i++) {
+        const long k = cfg[i].k;
+        const char *graph = NULL;
+        dp_error eg;
+        if (dp_sweep_param_str(s->runs[k].params, "graph", NULL, &graph, &eg) != DP_OK || !graph ||
+            strncmp(graph, "gen:", 4) != 0)
+            continue;
+        if (!(cfg[n_gen].text = dp_alloc_strdup(graph))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
+        else cfg[n_gen++].k = k;
+    }
+    if (rc == DP_OK) qsort(cfg, (size_t)n_gen, sizeof *cfg, config_of_run_cmp);
+    for (long i = 0, j; rc == DP_OK && i < n_gen; i = j) {
+        j = group_end(cfg, i, n_gen);
+        dp_error eg;
+        dp_error_clear(&eg);
+        dp_graph *g = dp_gen_spec(cfg[i].text, &eg);
+        if (g) {
+            dp_graph_free(g);
+            continue;
+        }
+        if (eg.code == DP_ENOMEM) {
+            rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", cfg[i].text);
+            break;
+        }
+        dp_error_prefix(&eg, "parameter \"graph\"");
+        for (long q = i; q < j; q++) run_bad(cfg[q].k, &eg, bad, &first, &e);
+    }
+    for (long i = 0; i < n_gen; i++) free(cfg[i].text);
     free(cfg);
+    long n_bad = 0;
+    for (long k = 0; k < s->n_runs; k++) n_bad += bad[k];
+    free(bad);
     if (rc != DP_OK) return rc;
     if (first < 0) return DP_OK;
     char more[64] = "";

@@ -376,6 +376,19 @@ sed 's/"gen:llama-layer?tp=2&bogus=1", //' "$work/gg.json" > "$work/gg2.json"
 rc=0; "$DOPPLER" sweep "$work/gg2.json" --out "$work/gg2.h5" 2> "$work/gg2.log" || rc=$?
 [ $rc -eq 1 ] && grep -q "parameter \"graph\": gen:nomodel: unknown model 'nomodel' (known: chainmm," "$work/gg2.log" && [ ! -e "$work/gg2.h5" ] ||
     { cat "$work/gg2.log" >&2; fail "an unknown gen: model: exit $rc, not refused before the runs"; }
+# values the spec's parser takes and the generator refuses (a range of its own, a check across
+# parameters): each distinct gen: graph is generated once before any run (they started, failed,
+# and the results files were made: a review)
+for spec in 'llama-block?tp=64' 'llama-layer?heads=3' 'random?min-work=10&max-work=5'; do
+    printf '{"name": "gv", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["gen:%s", "gen:chainmm?matrices=3&n=100&blocks=1"], "seed": [1, 2]}}\n' "$spec" > "$work/gv.json"
+    rc=0; "$DOPPLER" sweep "$work/gv.json" --out "$work/gv.h5" 2> "$work/gv.log" || rc=$?
+    [ $rc -eq 1 ] && grep -q "gv.json: run [0-9a-f]* (.*): parameter \"graph\": .* (and 1 more run); nothing was run or written" "$work/gv.log" &&
+        [ ! -e "$work/gv.h5" ] && [ ! -e "$work/gv.csv" ] && [ ! -e "$work/gv.runs" ] ||
+        { cat "$work/gv.log" >&2; fail "gen:$spec: exit $rc, not refused before the runs (once for its two runs)"; }
+    rc=0; "$DOPPLER" graph gen "${spec%%\?*}" $(echo "${spec#*\?}" | sed 's/^/--/; s/&/ --/g; s/=/ /g') --out "$work/gv-gen.json" > /dev/null 2> "$work/gv-gen.log" || rc=$?
+    [ $rc -ne 0 ] && msg=$(sed -n 's/^doppler[^:]*: //p' "$work/gv-gen.log" | head -1) && [ -n "$msg" ] ||
+        fail "graph gen accepted $spec (the sweep must agree with it)"
+done
 # legitimate specs still run
 cat > "$work/gok.json" <<JSON
 {"name": "gok", "fixed": {"devices": 2, "method": "cp"}, "grid": {"graph": ["gen:chainmm?matrices=3&n=100&blocks=1&partition=2d", "gen:ffnn?layers=1&batch-blocks=1&feature-blocks=1&training=yes&optimizer=sgd"]}}
