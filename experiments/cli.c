@@ -195,6 +195,7 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
 {
     for (int i = 0; i < n_outs; i++) {
         const char *o = outs[i].path;
+        if (o && !*o) return dp_cli_usage_error(cmd, "%s '': name a file", outs[i].option);
         if (!o || strcmp(o, "-") == 0) continue;
         for (int j = 0; j < i; j++)
             if (outs[j].path && strcmp(outs[j].path, "-") != 0 && dp_file_same_output(o, outs[j].path))

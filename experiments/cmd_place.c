@@ -596,18 +596,6 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
     if (optind < argc) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]));
     if (!a.graph) return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--graph FILE is required"));
     if (dp_cli_check_format(cmd, a.format) || dp_cli_check_machine(cmd, &a.mach)) return dp_cli_machine_done(&a.mach, DP_EXIT_USAGE);
-    /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
-     * the assignment over the graph, exit 0: a review) */
-    {
-        const dp_cli_file outs[] = {{"--out", a.out}, {"--trace", a.trace}};
-        const dp_cli_file ins[] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
-                                   {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
-                                   {"--proposals", a.place.proposals},
-                                   {"--topology", dp_cli_topology_path(a.mach.topology)},
-                                   {"--calibration", a.mach.calibration}};
-        const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 7);
-        if (rc) return dp_cli_machine_done(&a.mach, rc);
-    }
     if (strcmp(a.output_format, "text") != 0 && strcmp(a.output_format, "json") != 0)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--format-out: text or json, got '%s'", a.output_format));
     int sim = strcmp(cmd, "simulate") == 0;
@@ -641,6 +629,19 @@ static int place_or_simulate(int argc, char **argv, const char *cmd)
      * "only 4 devices" was said of a 3-processor example, a review) */
     if (!a.mach.topology && !(a.graph && dp_hetero_format(a.graph, a.format)) && a.place.device >= a.mach.n_devices)
         return dp_cli_machine_done(&a.mach, dp_cli_usage_error(cmd, "--device %d: only %d devices", a.place.device, a.mach.n_devices));
+    /* no output replaces an input or the other output (place --graph g.json --out g.json wrote
+     * the assignment over the graph, exit 0: a review), and each can be made: after the usage
+     * errors (status 2), before any work */
+    {
+        const dp_cli_file outs[] = {{"--out", a.out}, {"--trace", a.trace}};
+        const dp_cli_file ins[] = {{"--graph", a.graph}, {"--assignment", a.assignment_file},
+                                   {"--checkpoint", a.place.checkpoint}, {"--config", a.place.config},
+                                   {"--proposals", a.place.proposals},
+                                   {"--topology", dp_cli_topology_path(a.mach.topology)},
+                                   {"--calibration", a.mach.calibration}};
+        const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 7);
+        if (rc) return dp_cli_machine_done(&a.mach, rc);
+    }
     return run_and_report(&a);
 }
 

@@ -832,10 +832,11 @@ static int train_main(int argc, char **argv)
     if (ckpt && traj && dp_file_same_output(ckpt, traj))
         return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--checkpoint and --trajectory name the same file (%s): "
                                                              "the checkpoint would replace the trajectory", traj));
-    {
+    if (!print_cfg) {
         /* an output is a file of its own: not standard output, an empty name or a directory
-         * (each trained to its first checkpoint, then failed; "-" wrote HDF5 into stdout), and
-         * not an input (--force replaced the graph or the config with the checkpoint; a review) */
+         * (each trained to its first checkpoint, then failed; "-" wrote HDF5 into stdout), not
+         * an input (--force replaced the graph or the config with the checkpoint; a review), and
+         * one that can be made (dp_cli_files_distinct); --print-config writes none of them */
         const dp_cli_file outs[2] = {{"--checkpoint", ckpt}, {"--trajectory", traj}};
         struct stat st;
         for (int i = 0; i < 2; i++) {

@@ -369,7 +369,13 @@ int cmd_validate(int argc, char **argv)
         const dp_cli_file ins[] = {{"--graph", graph}, {"--resimulate", resim},
                                    {"--topology", dp_cli_topology_path(mach.topology)},
                                    {"--calibration", mach.calibration}};
-        const int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 4);
+        int rc = dp_cli_files_distinct(cmd, outs, 2, ins, 4);
+        /* the plot is gnuplot's file renamed into place, never written in place: a character
+         * device or FIFO, which dp_cli_files_distinct leaves to the write, is refused now, not
+         * after the measurement (a review) */
+        char plot_target[4096];
+        dp_error e;
+        if (!rc && plot && dp_file_output_target(plot, plot_target, sizeof plot_target, &e) != DP_OK) rc = dp_cli_fail(&e);
         if (rc) return dp_cli_machine_done(&mach, rc);
     }
     if (!mach.topology && mach.devices_given)

@@ -106,6 +106,9 @@ static int write_target(const char *path, char *out, size_t cap)
         ssize_t k = readlink(out, link, sizeof link - 1);
         if (k < 0) return -1;
         link[k] = '\0';
+        /* a /proc/PID/fd link to a pipe, a socket or an anonymous inode ("pipe:[123]": /dev/stdout
+         * under a pipe) names no path: the link itself opens it */
+        if (link[0] != '/' && strstr(link, ":[")) return 0;
         char next[4096];
         const char *slash = strrchr(out, '/');
         int n;

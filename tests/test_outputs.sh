@@ -141,6 +141,24 @@ if [ -n "$unwritable" ]; then
             { cat "$work/err" >&2; fail "place $o into $unwritable: not refused before the work"; }
     done
 fi
+# the output checks' order and their edges (a review of d17c079): usage errors first (status
+# 2), an empty name is one; --print-config writes nothing, so checks none; /dev/stdout under a
+# pipe is written in place (the pipe's "pipe:[N]" link made it a missing file, after the work);
+# validate's plot, a file renamed into place, is refused as /dev/null before any measurement
+rc=0; "$DOPPLER" place --graph "$GRAPH" --method cp --out nodir/x.json --format-out xml > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "--format-out: text or json" "$work/err" || { cat "$work/err" >&2; fail "a usage error after an unwritable --out: exit $rc"; }
+mkdir "$work/empty-name"
+rc=0; (cd "$work/empty-name" && "$DOPPLER" place --graph "$GRAPH" --method cp --out '') > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "--out '': name a file" "$work/err" || { cat "$work/err" >&2; fail "--out '': exit $rc"; }
+[ -z "$(ls -A "$work/empty-name")" ] || fail "--out '' left a file: $(ls -A "$work/empty-name")"
+rc=0; "$DOPPLER" train --graph "$GRAPH" --checkpoint nodir/c.h5 --print-config > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 0 ] || { cat "$work/err" >&2; fail "train --print-config with a checkpoint in a missing folder: exit $rc"; }
+"$DOPPLER" place --graph "$GRAPH" --method cp --json --out /dev/stdout 2> "$work/err" | cat > "$work/stdout.json"
+grep -q '"devices"' "$work/stdout.json" || { cat "$work/err" >&2; fail "place --out /dev/stdout into a pipe: no assignment"; }
+rc=0; "$DOPPLER" validate --graph "$GRAPH" --assignments 2 --methods cp --repeats 1 --target-flops 1e6 --plot /dev/null \
+    > "$work/out" 2> "$work/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "/dev/null: is a character device" "$work/err" && ! grep -q "MAPE" "$work/out" ||
+    { cat "$work/err" >&2; fail "validate --plot /dev/null: exit $rc, or refused after the measurement"; }
 if command -v "${GNUPLOT:-gnuplot}" > /dev/null 2>&1; then
     "$DOPPLER" sweep "$work/sw/ok.json" --out "$work/sw/r.h5" --quiet 2> "$work/err" || { cat "$work/err" >&2; fail "the sweep for a plot failed"; }
     if "$DOPPLER" report "$work/sw/r.h5" --plot bars --out nodir/x.png 2> "$work/err"; then fail "a plot into a missing folder accepted"; fi
