@@ -837,7 +837,12 @@ static int parse_params(const char *name, int n_params, const char *const *keys,
                 len += (size_t)snprintf(list + len, sizeof list - len, "%s--%s", len ? ", " : "", q->name);
             return dp_error_set(err, DP_EINVAL, "%s: unknown parameter --%s (known: %s)", m->name, keys[i], list);
         }
-        if (set_param(u, m, p, values[i], err) != DP_OK) return DP_EINVAL;
+        /* a name alone (a spec's gen:ffnn?training) is a yes/no parameter's yes, as graph gen's
+         * --training alone is; any other parameter needs its value */
+        const char *val = values[i];
+        if (!val && p->type != DP_GEN_FLAG)
+            return dp_error_set(err, DP_EINVAL, "%s: parameter %s needs a value (%s=VALUE)", m->name, p->name, p->name);
+        if (set_param(u, m, p, val ? val : "yes", err) != DP_OK) return DP_EINVAL;
         if (strcmp(p->name, "optimizer") == 0) optimizer_given = 1;
         if (strcmp(p->name, "training") == 0) training_given = 1;
         /* a block has no vocabulary projection: --vocab 5 gave the default block without a word
@@ -881,11 +886,12 @@ static int parse_spec(const char *spec, dp_gen_any_opts *u, const dp_gen_model *
             char *amp = strchr(q, '&');
             if (amp) *amp = '\0';
             char *eq = strchr(q, '=');
-            if (!eq || eq == q || n == 32)
-                return dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by &", spec);
-            *eq = '\0';
+            if (eq == q || !*q || n == 32)
+                return dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by & (a yes/no "
+                                    "parameter's NAME alone: yes)", spec);
+            if (eq) *eq = '\0';
             keys[n] = q;
-            vals[n] = eq + 1;
+            vals[n] = eq ? eq + 1 : NULL; /* a name alone: parse_params */
             n++;
             q = amp ? amp + 1 : NULL;
         }

@@ -384,7 +384,8 @@ dp_graph *dp_gen_by_name(const char *name, int n_params, const char *const *keys
                          const char *const *values, dp_error *err);
 
 /* A graph from a generator spec "gen:MODEL?NAME=VALUE&NAME=VALUE" (parameters as dp_gen_by_name
- * takes them). NULL with err (DP_EINVAL naming the spec) on failure. */
+ * takes them; a yes/no parameter's NAME alone is NAME=yes, as graph gen's --training alone). NULL
+ * with err (DP_EINVAL naming the spec) on failure. */
 dp_graph *dp_gen_spec(const char *spec, dp_error *err);
 /* A generator spec checked without generating: its syntax, model name, parameter names and
  * values (types and ranges), as dp_gen_spec reads them, through the same parser; the generator's

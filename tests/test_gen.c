@@ -828,7 +828,8 @@ START_TEST(spec_check)
         {"gen:ffnn?layers=nan", "--layers"},
         {"gen:ffnn?optimizer=sgd", "give --training too"},
         {"gen:llama-block?vocab=5", "--vocab does not apply"},
-        {"gen:chainmm?matrices", "NAME=VALUE"},
+        {"gen:chainmm?matrices", "parameter matrices needs a value (matrices=VALUE)"},
+        {"gen:chainmm?=3", "NAME=VALUE"},
         {"chainmm", "starts with gen:"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -841,6 +842,15 @@ START_TEST(spec_check)
                                        "gen:stg?n=20&method=layrpred&seed=4294967295"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         ck_assert_msg(dp_gen_spec_check(good[i], &err) == DP_OK, "%s: %s", good[i], err.msg);
+    /* a yes/no parameter's name alone is its yes, as graph gen's --training alone (the spec
+     * refused it: a review): the same graph as training=yes */
+    dp_graph *g1 = dp_gen_spec("gen:ffnn?layers=2&training", &err), *g2 = dp_gen_spec("gen:ffnn?layers=2&training=yes", &err);
+    ck_assert(g1 && g2);
+    ck_assert_int_eq(g1->n_ops, g2->n_ops);
+    ck_assert_int_eq(g1->n_edges, g2->n_edges);
+    ck_assert_str_eq(g1->name, g2->name);
+    dp_graph_free(g1);
+    dp_graph_free(g2);
     /* names and values only: the generator's checks across parameters are dp_gen_spec's */
     ck_assert_int_eq(dp_gen_spec_check("gen:llama-block?heads=3", &err), DP_OK);
     ck_assert(dp_gen_spec("gen:llama-block?heads=3", &err) == NULL);
