@@ -312,7 +312,8 @@ const char *dp_cli_machine_args(const dp_machine *m, char *buf, size_t cap)
         dp_schema_option_text(k, opt, sizeof opt);
         dp_schema_value_text(k, m, val, sizeof val);
         if (json_is_boolean(v)) snprintf(val, sizeof val, "%s", json_is_true(v) ? "on" : "off");
-        len += (size_t)snprintf(buf + len, cap - len, " --%s %s", opt, val);
+        char q[1100];
+        len += (size_t)snprintf(buf + len, cap - len, " --%s %s", opt, dp_file_shell_word(val, q, sizeof q));
     }
     json_decref(o);
     if (len >= cap && cap > 4) memcpy(buf + cap - 4, "...", 4);

@@ -235,8 +235,9 @@ int cmd_report(int argc, char **argv)
         if (csv) {
             char msg[sizeof err.msg];
             memcpy(msg, err.msg, sizeof msg);
+            char q[8300];
             dp_error_set(&err, err.code, "%s; %s beside it holds %ld run%s: doppler sweep CONFIG --out %s rebuilds it from that",
-                         msg, csv, cn, cn == 1 ? "" : "s", path);
+                         msg, csv, cn, cn == 1 ? "" : "s", dp_file_shell_word(path, q, sizeof q));
         }
         for (long i = 0; i < cn; i++) dp_result_free(&crows[i]);
         free(crows);

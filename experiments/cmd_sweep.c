@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "results.h"
 #include "commands.h"
+#include "dp_file.h"
 #include "sweep.h"
 #include "sweep_exec.h"
 
@@ -267,9 +268,11 @@ static int sweep_main(int argc, char **argv, int mpi)
         const char *first = NULL, *k;
         json_t *v;
         json_object_foreach(tables, k, v) { if (!first || strcmp(k, "main") == 0) first = k; }
+        char q[8300];
         fprintf(stderr, "doppler sweep %s: %s: %ld runs in %s and %s (run files in %.*s%.*s.runs/); tables: doppler report %s --table %s%s\n",
                 s->name, sum.failed || sum.kept_failed ? "finished with failures" : "finished", sum.total, o.out, csv ? csv : "",
-                slash ? (int)(slash - o.out + 1) : 0, o.out, (int)bl, base, o.out, first ? first : "makespan",
+                slash ? (int)(slash - o.out + 1) : 0, o.out, (int)bl, base, dp_file_shell_word(o.out, q, sizeof q),
+                first ? first : "makespan",
                 first ? " (--list-tables for the others)" : "");
         free(csv);
     }    dp_sweep_free(s);

@@ -621,10 +621,12 @@ static int train_improve(const char *graph, const char *format, const char *grap
             print_score("final", res.final_score, res.episodes, res.simulations);
             print_score("model-selected", res.selected_score, res.selected_episode, res.selected_simulations);
         }
-        if (ckpt)
+        if (ckpt) {
+            char q[8300];
             printf("checkpoint: %s (%s; place any graph with: doppler place --method improve --checkpoint %s --graph G --budget N)\n",
                    ckpt, res.evaluations > 0 ? "place uses the model-selected parameters, --parameters final the final ones"
-                                             : "the final parameters", ckpt);
+                                             : "the final parameters", dp_file_shell_word(ckpt, q, sizeof q));
+        }
         status = 0;
     } else {
         status = dp_cli_fail(&err);
@@ -1347,9 +1349,10 @@ static int train_main(int argc, char **argv)
                        dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
         if (print_heuristics(g, cost, eng, &mach, assign, coarse0, penalised, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        char q[8300];
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,
-                                dp_agent_name(cfg.method), ckpt, coarse_hint);
+                                dp_agent_name(cfg.method), dp_file_shell_word(ckpt, q, sizeof q), coarse_hint);
     } else {
         char label[32];
         snprintf(label, sizeof label, "%s-final", dp_agent_name(cfg.method));
@@ -1404,8 +1407,10 @@ static int train_main(int argc, char **argv)
              * 0.0922 s: a review) */
             if (gx && x_scale > 0) snprintf(xhint, sizeof xhint, " --scale %.17g", x_scale);
             else if (gx && x_target > 0) snprintf(xhint, sizeof xhint, " --target-flops %.17g", x_target);
+            char qc[8300], qg[8300];
             printf("checkpoint: %s (place with: doppler place --method %s --checkpoint %s --graph %s%s%s%s)\n", ckpt,
-                   dp_agent_name(cfg.method), ckpt, graph, xhint, mhint, coarse_hint);
+                   dp_agent_name(cfg.method), dp_file_shell_word(ckpt, qc, sizeof qc), dp_file_shell_word(graph, qg, sizeof qg),
+                   xhint, mhint, coarse_hint);
             if (stage == DP_TRAIN_STAGE_REAL)
                 printf("(Stage III's makespans above were measured on the graph as executed, scaled; place simulates the "
                        "file's graph on the machine)\n");

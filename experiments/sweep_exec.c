@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 #include "dp_alloc.h"
+#include "dp_file.h"
 #include "dp_exec_backend.h"
 #include "dp_gen.h"
 #include "sweep_exec.h"
@@ -47,7 +48,11 @@ int dp_sweep_check_out(const char *out, dp_error *err)
     snprintf(dir, sizeof dir, "%.*s", slash == out ? 1 : (int)(slash - out), out);
     struct stat st;
     if (stat(dir, &st) != 0)
-        return dp_error_set(err, DP_EIO, "--out %s: the folder %s does not exist (create it first: mkdir -p %s)", out, dir, dir);
+    {
+        char q[PATH_MAX + 64];
+        return dp_error_set(err, DP_EIO, "--out %s: the folder %s does not exist (create it first: mkdir -p %s)", out, dir,
+                            dp_file_shell_word(dir, q, sizeof q));
+    }
     if (!S_ISDIR(st.st_mode)) return dp_error_set(err, DP_EIO, "--out %s: %s is not a folder", out, dir);
     return DP_OK;
 }

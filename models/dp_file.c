@@ -2,6 +2,7 @@
 #include "dp_alloc.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -192,6 +193,28 @@ static void remove_stale_tmp(const char *target)
     closedir(d);
 }
 
+const char *dp_file_shell_word(const char *s, char *buf, size_t cap)
+{
+    int plain = *s != '\0';
+    for (const char *q = s; *q && plain; q++)
+        plain = isalnum((unsigned char)*q) || strchr("_./:=,+-@%", *q) != NULL;
+    if (plain) return s;
+    size_t n = 0;
+    if (cap < 3) return s;
+    buf[n++] = '\'';
+    for (const char *q = s; *q; q++) {
+        const char *piece = *q == '\'' ? "'\\''" : NULL;
+        const size_t k = piece ? 4 : 1;
+        if (n + k + 2 > cap) return s;
+        if (piece) memcpy(buf + n, piece, k);
+        else buf[n] = *q;
+        n += k;
+    }
+    buf[n++] = '\'';
+    buf[n] = '\0';
+    return buf;
+}
+
 /* Whether a file can be made in target's folder: DP_OK, or an error named by the user's path
  * and the folder (not by a temporary name), e the errno of a failed attempt (0: none yet). */
 static int check_folder(const char *path, const char *target, int e, dp_error *err)
@@ -202,9 +225,11 @@ static int check_folder(const char *path, const char *target, int e, dp_error *e
     else snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
     struct stat st;
     if (stat(dir, &st) != 0) {
-        if (errno == ENOENT)
+        if (errno == ENOENT) {
+            char q[8300];
             return dp_error_set(err, DP_EIO, "%s: cannot write it: the folder %s does not exist (create it first: mkdir -p %s)",
-                                path, dir, dir);
+                                path, dir, dp_file_shell_word(dir, q, sizeof q));
+        }
         return dp_error_set(err, DP_EIO, "%s: cannot write it: the folder %s: %s", path, dir, strerror(errno));
     }
     if (!S_ISDIR(st.st_mode)) return dp_error_set(err, DP_EIO, "%s: cannot write it: %s is not a folder", path, dir);

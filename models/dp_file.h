@@ -53,6 +53,13 @@ FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_e
 int dp_file_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err);
 void dp_file_atomic_abort(FILE *f, const char *tmp_path);
 
+/* s as one word of a POSIX shell command line, for the commands messages suggest (mkdir -p DIR,
+ * doppler place ... --checkpoint FILE): s itself when every byte is a letter, digit or one of
+ * _ . / : = , + - @ % (and s is not empty), else s in single quotes in buf (cap bytes), a quote
+ * inside written '\''. Where buf is too small, s itself. A path with a space was printed as two
+ * words, and the suggested command failed when pasted (a review). */
+const char *dp_file_shell_word(const char *s, char *buf, size_t cap);
+
 /* For writers that make their file by other means (gnuplot) and rename it over path: the file
  * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
  * exists and is not a regular file (a device, FIFO, directory: never replaced), or when its

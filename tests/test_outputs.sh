@@ -141,6 +141,16 @@ if [ -n "$unwritable" ]; then
             { cat "$work/err" >&2; fail "place $o into $unwritable: not refused before the work"; }
     done
 fi
+# the commands messages suggest are pasted into a shell: a path with a space or a quote is one
+# word (train printed --checkpoint sp ace/c.h5, mkdir -p a b: a review)
+mkdir "$work/sp ace"
+"$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 2 --quiet \
+    --checkpoint "$work/sp ace/it's.h5" > "$work/out" 2> "$work/err" || { cat "$work/err" >&2; fail "train into a folder with a space"; }
+cmd=$(sed -n 's/^checkpoint: .* (place with: \(doppler place .*\))$/\1/p' "$work/out")
+[ -n "$cmd" ] || { cat "$work/out" >&2; fail "train printed no place command"; }
+(PATH="$(dirname "$DOPPLER"):$PATH" sh -c "$cmd" > /dev/null 2> "$work/err") || { cat "$work/err" >&2; fail "the printed place command failed: $cmd"; }
+rc=0; "$DOPPLER" place --graph "$GRAPH" --method cp --out "$work/no dir/x.json" > /dev/null 2> "$work/err" || rc=$?
+grep -q "mkdir -p '$work/no dir')" "$work/err" || { cat "$work/err" >&2; fail "mkdir advice: the folder not one shell word"; }
 # the output checks' order and their edges (a review of d17c079): usage errors first (status
 # 2), an empty name is one; --print-config writes nothing, so checks none; /dev/stdout under a
 # pipe is written in place (the pipe's "pipe:[N]" link made it a missing file, after the work);
