@@ -227,10 +227,10 @@ int cmd_report(int argc, char **argv)
     memset(&t, 0, sizeof t);
     if (dp_report_spec_init(&spec) != DP_OK) { json_decref(where); return dp_cli_fail(NULL); }
     if (dp_results_read_h5(path, &rows, &n, &config, &err) != DP_OK) {
-        /* a damaged file with its CSV beside it: the sweep's command rebuilds it from that (the
-         * refusal did not mention the CSV) */
+        /* a damaged or missing file with its CSV beside it: the sweep's command rebuilds it from
+         * that (the refusal did not mention the CSV; a missing file's, a review, neither) */
         dp_result *crows = NULL;
-        const long cn = err.code == DP_EINVAL ? dp_results_read_journal(path, &crows) : -1;
+        const long cn = err.code != DP_ENOMEM ? dp_results_read_journal(path, &crows) : -1;
         char *csv = cn > 0 ? dp_results_csv_path(path) : NULL;
         if (csv) {
             char msg[sizeof err.msg];

@@ -409,6 +409,11 @@ head -c 3000 "$work/gok.h5" > "$work/tr/gok.h5"; cp "$work/gok.csv" "$work/tr/"
 rc=0; "$DOPPLER" report "$work/tr/gok.h5" --table makespan > /dev/null 2> "$work/tr.log" || rc=$?
 [ $rc -eq 1 ] && grep -q "tr/gok.h5: not a readable HDF5 file; .*tr/gok.csv beside it holds 2 runs: doppler sweep CONFIG --out .*tr/gok.h5 rebuilds it from that" "$work/tr.log" ||
     { cat "$work/tr.log" >&2; fail "report of a damaged file with its CSV: exit $rc, the CSV not mentioned"; }
+# the same of a missing file (it said "No such file or directory" alone: a review)
+mkdir -p "$work/tm"; cp "$work/gok.csv" "$work/tm/"
+rc=0; "$DOPPLER" report "$work/tm/gok.h5" --table makespan > /dev/null 2> "$work/tm.log" || rc=$?
+[ $rc -eq 1 ] && grep -q "tm/gok.h5: No such file or directory; .*tm/gok.csv beside it holds 2 runs: doppler sweep CONFIG --out .*tm/gok.h5 rebuilds it from that" "$work/tm.log" ||
+    { cat "$work/tm.log" >&2; fail "report of a missing file with its CSV: exit $rc, the CSV not mentioned"; }
 "$DOPPLER" sweep "$work/gok.json" --out "$work/tr/gok.h5" 2> "$work/tr.log" || { cat "$work/tr.log" >&2; fail "the rebuild from the CSV"; }
 grep -q "2 of 2 runs already in .*tr/gok.h5 (recovered from .*tr/gok.csv: the HDF5 file was not readable and was rebuilt from it), 0 to do" "$work/tr.log" ||
     { cat "$work/tr.log" >&2; fail "the rebuild does not say the runs came from the CSV"; }
