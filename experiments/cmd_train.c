@@ -1349,6 +1349,15 @@ static int train_main(int argc, char **argv)
                        dp_cli_fmt(ms1 / g->time_scale, b, sizeof b), g->name);
         }
         if (print_heuristics(g, cost, eng, &mach, assign, coarse0, penalised, jo, &err) != DP_OK) { json_decref(jo); goto fail; }
+        /* every simulation of the run: on several graphs also each graph's reference placement,
+         * made when it is bound (the unit of its makespans; with the hint feature, the hint's six
+         * too), which no stage's figure holds, and the table's placement above (the stages' lines
+         * were 7 short of the calls made: a walkthrough) */
+        const long sims_all = dp_train_simulations(tr);
+        if (jo) json_object_set_new(jo, "simulations", json_integer(sims_all));
+        else
+            printf("simulations in all: %ld (the stages' above; each graph's reference placement, made when it was "
+                   "bound, with its hint's where the network reads one; the placement in this table)\n", sims_all);
         char q[8300];
         if (ckpt && !jo) printf("checkpoint: %s (place any graph with: doppler place --method %s --checkpoint %s --graph G%s; "
                                 "the model-selected parameters, or the final ones with --parameters final)\n", ckpt,

@@ -370,6 +370,16 @@ for r in cp best-instant; do
         --checkpoint "$tmp/ref-$r.h5" --trajectory "$tmp/ref-$r.traj.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" ||
         { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
 done
+# every simulation counted on several graphs: the stage's, then each of the 5 graphs' reference
+# placement (cp's one rollout; best-instant's six) and the table's placement, in "simulations in
+# all" (the stage's line was all a run on several graphs said: 7 calls short, a walkthrough)
+for r in cp:1 best-instant:6; do
+    name=${r%%:*} per=${r#*:}
+    st=$(sims "$tmp/ref-$name.out" il)
+    all=$(sed -n 's/^simulations in all: \([0-9]*\) .*/\1/p' "$tmp/ref-$name.out")
+    [ -n "$st" ] && [ -n "$all" ] && [ "$all" -eq $((st + 5 * per + 1)) ] ||
+        { cat "$tmp/ref-$name.out"; fail "reference $name: in all ${all:-?}, the stage's ${st:-?} + 5 x $per + 1 expected"; }
+done
 # the trajectory's unit names it too (it said "critical-path placement", the name train --help
 # warns it is not: a review)
 h5dump -a /time_unit "$tmp/ref-cp.traj.h5" | grep -q "critical-path rollout in the training state" ||
