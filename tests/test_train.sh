@@ -370,6 +370,14 @@ for r in cp best-instant; do
         --checkpoint "$tmp/ref-$r.h5" --trajectory "$tmp/ref-$r.traj.h5" > "$tmp/ref-$r.out" 2> "$tmp/ref-$r.err" ||
         { cat "$tmp/ref-$r.err"; fail "train with reference $r"; }
 done
+# a validation graph is held out: the training graph itself is refused as one, by both trainers
+# (--graph G --validation G model-selected on the graph it trained on: a walkthrough)
+for m in doppler improve; do
+    rc=0; "$bin" train --method $m --graph "$graph" --validation "$graph" --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -eq 2 ] && grep -q "validation graphs are held out" "$tmp/err" || { cat "$tmp/err"; fail "$m: --validation the training graph: exit $rc"; }
+done
+rc=0; "$bin" train --graphs "$top_srcdir/data/graphs/chainmm-small.json,$graph" --validation "$graph" --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 2 ] && grep -q -- "(--graphs $graph)" "$tmp/err" || { cat "$tmp/err"; fail "--validation one of --graphs: exit $rc"; }
 # every simulation counted on several graphs: the stage's, then each of the 5 graphs' reference
 # placement (cp's one rollout; best-instant's six) and the table's placement, in "simulations in
 # all" (the stage's line was all a run on several graphs said: 7 calls short, a walkthrough)
