@@ -677,6 +677,16 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     if (!(d = plot_data(&p, "data.dat"))) { plot_abort(&p); rc = dp_error_set(err, DP_EIO, "cannot write plot data"); goto out; }
     /* one block per stage (in order of appearance): episode (global), makespan, moving mean */
     static const char *names[] = {"Stage I (imitation)", "Stage II (simulator RL)", "Stage III (real RL)"};
+    /* the improvement method's trajectory (its config's "method"): one stage of REINFORCE on
+     * moves, its evaluations search scores, not greedy placements (the legend said "Stage II" and
+     * "greedy placement" of them: a walkthrough) */
+    int improve = 0;
+    {
+        json_t *cj = t.config_json ? json_loads(t.config_json, 0, NULL) : NULL;
+        const char *mth = json_string_value(json_object_get(cj, "method"));
+        improve = mth && strcmp(mth, "improve") == 0;
+        json_decref(cj);
+    }
     int stages[8], n_st = 0;
     long first_row[8];
     for (long i = 0; i < n; i++) {
@@ -728,7 +738,8 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     static const char *colours[] = {"#4e79a7", "#e15759", "#59a14f", "#f28e2b"};
     fprintf(g, "plot ");
     for (int k = 0; k < n_st; k++) {
-        const char *nm = stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
+        const char *nm = improve ? "improvement policy (REINFORCE on moves)"
+                         : stages[k] >= 0 && stages[k] < 3 ? names[stages[k]] : "stage";
         char t1[160], t2[160];
         if (window > 1) {
             snprintf(t1, sizeof t1, "%s: each episode", nm);
@@ -750,9 +761,10 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
         /* a few evaluations far apart joined by a line drew a trend nobody measured (three of
          * them: a straight descent over 100 episodes): markers alone then */
         char t3[160];
-        if (n_ev == 1) snprintf(t3, sizeof t3, "greedy placement at the one model-selection evaluation");
-        else snprintf(t3, sizeof t3, "greedy placement at %s %ld model-selection evaluations", n_ev >= DP_REPORT_LEARNING_JOIN ? "each of the" : "the",
-                      n_ev);
+        const char *what = improve ? "search score (validation mean)" : "greedy placement";
+        if (n_ev == 1) snprintf(t3, sizeof t3, "%s at the one model-selection evaluation", what);
+        else snprintf(t3, sizeof t3, "%s at %s %ld model-selection evaluations", what,
+                      n_ev >= DP_REPORT_LEARNING_JOIN ? "each of the" : "the", n_ev);
         fprintf(g, ", \\\n     '%s/data.dat' index %d using 1:2 with %s pt 6 ps 1.5 lw 1.5 lc rgb '#000000' title ", p.dir, n_st,
                 n_ev >= DP_REPORT_LEARNING_JOIN ? "linespoints" : "points");
         gp_str(g, t3);

@@ -115,6 +115,16 @@ has learn3 "title 'best known (56.7)'"
 # each reference line its own dash: cp's and best known's differ
 [ "$(grep -o "with lines dt [0-9]* lw 2 lc rgb '#[0-9a-f]*'" "$work/learn3.gp" | sort -u | wc -l)" -eq 2 ] ||
     fail "learn3: two reference lines, each its own dash and colour"
+# an improvement policy's trajectory: its one stage and its evaluations named as what they are
+# (the legend said "Stage II (simulator RL)" and "greedy placement": a walkthrough)
+"$DOPPLER" train --method improve --graph "$top_srcdir/data/graphs/chainmm-small.json" --validation "$top_srcdir/data/graphs/ffnn.json" \
+    --episodes 16 --quiet --checkpoint "$work/imp.h5" --trajectory "$work/imp.traj.h5" > /dev/null 2> "$work/imp.err" ||
+    { cat "$work/imp.err" >&2; fail "train --method improve for its learning curve"; }
+KEEP="$work/learn4" GNUPLOT="$work/gp" "$DOPPLER" report --plot learning --trajectory "$work/imp.traj.h5" --out "$work/learn4.svg" || fail "learn4"
+has learn4 "improvement policy (REINFORCE on moves)"
+has learn4 "search score (validation mean) at"
+hasnt learn4 "Stage II"
+hasnt learn4 "greedy placement"
 "$DOPPLER" report --plot learning --trajectory "$work/$traj" --reference nonumber --out "$work/x.svg" 2> /dev/null && fail "--reference without =VALUE accepted"
 "$DOPPLER" report "$work/r.h5" --table makespan --log x > /dev/null 2>&1 && fail "--log without a scatter accepted"
 # the transfer volume's unit as each run recorded it: the file's unit for a graph of times (it
