@@ -867,18 +867,6 @@ static int train_main(int argc, char **argv)
         }
         const int rc = dp_cli_files_distinct("train", outs, 2, ins, n_ins);
         if (rc) return dp_cli_machine_done(&mach, rc);
-        /* a validation graph is held out: never a training graph (the same file, or the same
-         * spec; --graph G --validation G model-selected on the graph it trained on: a
-         * walkthrough) */
-        for (int i = 0; i < n_ins; i++) {
-            if (strcmp(ins[i].option, "--validation") != 0) continue;
-            for (int j = 0; j < n_ins; j++)
-                if (ins[j].path && (strcmp(ins[j].option, "--graph") == 0 || strcmp(ins[j].option, "--graphs") == 0) &&
-                    dp_file_same_output(ins[i].path, ins[j].path))
-                    return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "--validation %s is a training graph too "
-                                                                         "(%s %s): validation graphs are held out",
-                                                                         ins[i].path, ins[j].option, ins[j].path));
-        }
     }
     if (!print_cfg && !resume && !force) {
         /* a fresh start would replace a run's files: say so instead */

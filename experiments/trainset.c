@@ -327,7 +327,22 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
         s->c[i] = s->p[i]->costs;
         s->e[i] = s->p[i]->engine;
     }
-    return DP_OK;
+    /* a validation graph is held out: none is a training graph, by content (the same file, a
+     * copy, a folder in both lists, one spec written two ways; --graph G --validation G
+     * model-selected on the graph it trained on: a walkthrough). Drawn validation graphs are
+     * redrawn past every graph drawn before (trainset_add_family), so this finds the given ones. */
+    uint64_t *h = dp_alloc_malloc_n((size_t)s->n + 1, sizeof *h);
+    if (!h) return dp_error_set(err, DP_ENOMEM, "out of memory");
+    for (int i = 0; i < s->n; i++) h[i] = dp_graph_content_hash(s->orig && s->orig[i] ? s->orig[i] : s->g[i]);
+    int rc = DP_OK;
+    for (int i = 0; i < s->n && rc == DP_OK; i++)
+        for (int j = 0; j < s->n && rc == DP_OK && s->validation[i]; j++)
+            if (!s->validation[j] && h[j] == h[i])
+                rc = dp_error_set(err, DP_EINVAL, "%s: validation graph %s is training graph %s (%s) too, the same structure "
+                                  "and costs: validation graphs are held out", s->src[i], s->g[i]->name, s->g[j]->name,
+                                  s->src[j]);
+    free(h);
+    return rc;
 }
 
 int dp_trainset_assemble(dp_trainset *gs, dp_testset *test, const char *graph, const char *graphs, const char *family,

@@ -372,12 +372,17 @@ for r in cp best-instant; do
 done
 # a validation graph is held out: the training graph itself is refused as one, by both trainers
 # (--graph G --validation G model-selected on the graph it trained on: a walkthrough)
+# by content: the same file, a copy, a folder in both lists, a spec written two ways
 for m in doppler improve; do
     rc=0; "$bin" train --method $m --graph "$graph" --validation "$graph" --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
-    [ $rc -eq 2 ] && grep -q "validation graphs are held out" "$tmp/err" || { cat "$tmp/err"; fail "$m: --validation the training graph: exit $rc"; }
+    [ $rc -eq 1 ] && grep -q "validation graphs are held out" "$tmp/err" || { cat "$tmp/err"; fail "$m: --validation the training graph: exit $rc"; }
 done
-rc=0; "$bin" train --graphs "$top_srcdir/data/graphs/chainmm-small.json,$graph" --validation "$graph" --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
-[ $rc -eq 2 ] && grep -q -- "(--graphs $graph)" "$tmp/err" || { cat "$tmp/err"; fail "--validation one of --graphs: exit $rc"; }
+mkdir -p "$tmp/vdir"; cp "$top_srcdir/data/graphs/chainmm-small.json" "$tmp/vdir/a.json"; cp "$graph" "$tmp/copy.txt"
+for args in "--graphs $tmp/vdir --validation $tmp/vdir" "--graph $graph --validation $tmp/copy.txt" \
+    "--graph gen:ffnn?layers=2&training --validation gen:ffnn?training&layers=2"; do
+    rc=0; "$bin" train $args --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
+    [ $rc -eq 1 ] && grep -q "validation graphs are held out" "$tmp/err" || { cat "$tmp/err"; fail "train $args: exit $rc"; }
+done
 # every simulation counted on several graphs: the stage's, then each of the 5 graphs' reference
 # placement (cp's one rollout; best-instant's six) and the table's placement, in "simulations in
 # all" (the stage's line was all a run on several graphs said: 7 calls short, a walkthrough)
