@@ -122,6 +122,45 @@ static int write_target(const char *path, char *out, size_t cap)
     return -1;
 }
 
+/* The descriptor path names through its links (/dev/stdout, /dev/fd/N, /proc/self/fd/N,
+ * /proc/PID/fd/N of this process), or -1. Such a path is written to the descriptor, in place:
+ * replaced through the /proc link, `--out /dev/stdout >> log` lost the log's earlier lines and
+ * the text the command printed before (a review). */
+static int fd_of_path(const char *path)
+{
+    char cur[4096];
+    if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) return -1;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    for (int depth = 0; depth < 40; depth++) {
+        static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", NULL};
+        const char *num = NULL;
+        for (int k = 0; dirs[k] && !num; k++)
+            if (strncmp(cur, dirs[k], strlen(dirs[k])) == 0) num = cur + strlen(dirs[k]);
+        if (!num && strncmp(cur, self, strlen(self)) == 0) num = cur + strlen(self);
+        if (num && *num) {
+            char *end;
+            const long n = strtol(num, &end, 10);
+            if (*end == '\0' && n >= 0 && n <= INT_MAX) return (int)n;
+        }
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return -1;
+        char link[4096];
+        const ssize_t k = readlink(cur, link, sizeof link - 1);
+        if (k < 0) return -1;
+        link[k] = '\0';
+        if (link[0] != '/' && strstr(link, ":[")) return -1; /* a pipe's or socket's name: not a path */
+        char next[4096];
+        const char *slash = strrchr(cur, '/');
+        int n;
+        if (link[0] == '/' || !slash) n = snprintf(next, sizeof next, "%s", link);
+        else n = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, link);
+        if (n < 0 || (size_t)n >= sizeof next) return -1;
+        memcpy(cur, next, (size_t)n + 1);
+    }
+    return -1;
+}
+
 static const char *file_kind(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
@@ -241,6 +280,10 @@ static int check_folder(const char *path, const char *target, int e, dp_error *e
 
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err)
 {
+    if (fd_of_path(path) >= 0) { /* a descriptor: written in place (dp_file_atomic_open) */
+        snprintf(target, cap, "%s", path);
+        return DP_OK;
+    }
     if (write_target(path, target, cap) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
     struct stat st;
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
@@ -292,6 +335,21 @@ FILE *dp_file_atomic_open(const char *path, char *tmp_path, size_t tmp_cap, dp_e
     if (strcmp(path, "-") == 0) {
         if (tmp_cap) tmp_path[0] = '\0';
         return stdout;
+    }
+    /* /dev/stdout, /dev/fd/N, /proc/self/fd/N: the descriptor itself, at its offset and in its
+     * mode (>> appends), never replaced (fd_of_path) */
+    const int fd = fd_of_path(path);
+    if (fd >= 0) {
+        if (tmp_cap) tmp_path[0] = '\0';
+        if (fd == 1) return stdout;
+        if (fd == 2) return stderr;
+        const int d = dup(fd);
+        FILE *f = d >= 0 ? fdopen(d, "w") : NULL;
+        if (!f) {
+            dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
+            if (d >= 0) close(d);
+        }
+        return f;
     }
     if (tmp_cap < 2) {
         dp_error_set(err, DP_EINVAL, "%s: no room for the temporary name", path);
@@ -360,8 +418,9 @@ static void sync_parent_dir(const char *path)
 
 int dp_file_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_error *err)
 {
-    if (f == stdout) {
-        if (fflush(stdout) != 0) return dp_error_set(err, DP_EIO, "standard output: %s", strerror(errno));
+    if (f == stdout || f == stderr) {
+        if (fflush(f) != 0 || ferror(f))
+            return dp_error_set(err, DP_EIO, "%s: %s", f == stdout ? "standard output" : "standard error", strerror(errno ? errno : EIO));
         return DP_OK;
     }
     int e = 0;
@@ -398,7 +457,7 @@ int dp_file_atomic_commit(FILE *f, const char *tmp_path, const char *path, dp_er
 
 void dp_file_atomic_abort(FILE *f, const char *tmp_path)
 {
-    if (f == stdout) return;
+    if (f == stdout || f == stderr) return;
     if (f) fclose(f);
     if (tmp_path && tmp_path[0]) unlink(tmp_path);
 }

@@ -41,7 +41,10 @@ const char *dp_file_path_stem(const char *path);
  * tmp_path must hold at least 4200 bytes. "-" as path means stdout (commit just flushes).
  * Safe to call from several threads at once, for the same path too (the last commit wins, whole).
  *
- * Special files. When path is a symbolic link, the file it names is replaced (the link stays).
+ * Special files. /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the descriptor
+ * itself, written in place at its offset and in its mode (stdout and stderr are the streams;
+ * commit flushes them); replaced through the /proc link, `--out /dev/stdout >> log` lost the log.
+ * When path is another symbolic link, the file it names is replaced (the link stays).
  * A character device (/dev/null, a terminal) or a FIFO is written in place, never replaced;
  * a directory, block device or socket is refused ("PATH: is a directory: ..."). Leftovers. The
  * first write of a process into a folder removes the temporary files ("NAME.tmp.PID[.N]") that

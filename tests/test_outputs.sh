@@ -165,6 +165,14 @@ rc=0; "$DOPPLER" train --graph "$GRAPH" --checkpoint nodir/c.h5 --print-config >
 [ $rc -eq 0 ] || { cat "$work/err" >&2; fail "train --print-config with a checkpoint in a missing folder: exit $rc"; }
 "$DOPPLER" place --graph "$GRAPH" --method cp --json --out /dev/stdout 2> "$work/err" | cat > "$work/stdout.json"
 grep -q '"devices"' "$work/stdout.json" || { cat "$work/err" >&2; fail "place --out /dev/stdout into a pipe: no assignment"; }
+# /dev/stdout (and /dev/fd/N) into a file is the descriptor, appended in its mode: replaced
+# through the /proc link, `--out /dev/stdout >> log` lost the log's lines and the report (a review)
+echo prior > "$work/app.txt"
+"$DOPPLER" place --graph "$GRAPH" --method cp --out /dev/stdout >> "$work/app.txt" 2> "$work/err" || { cat "$work/err" >&2; fail "place --out /dev/stdout >> file"; }
+[ "$(head -n 1 "$work/app.txt")" = prior ] && grep -q '"devices"' "$work/app.txt" && grep -q '^makespan:' "$work/app.txt" ||
+    { cat "$work/app.txt" >&2; fail "--out /dev/stdout >> file: the file's line, the assignment or the report lost"; }
+"$DOPPLER" place --graph "$GRAPH" --method cp --out /dev/fd/5 5> "$work/fd5.json" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; fail "place --out /dev/fd/5"; }
+grep -q '"devices"' "$work/fd5.json" || fail "--out /dev/fd/5: no assignment"
 rc=0; "$DOPPLER" validate --graph "$GRAPH" --assignments 2 --methods cp --repeats 1 --target-flops 1e6 --plot /dev/null \
     > "$work/out" 2> "$work/err" || rc=$?
 [ $rc -eq 1 ] && grep -q "/dev/null: is a character device" "$work/err" && ! grep -q "MAPE" "$work/out" ||
