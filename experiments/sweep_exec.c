@@ -141,41 +141,7 @@ int dp_sweep_check_runs(const dp_sweep *s, int shard_i, int shard_n, dp_error *e
         if (rck == DP_OK || rc != DP_OK) continue;
         for (long q = i; q < j; q++) run_bad(cfg[q].k, &ek, bad, &first, &e);
     }
-    /* each distinct gen: graph generated once and freed: dp_run_check read its spec's names and
-     * values (dp_gen_spec_check), but a generator's ranges and its checks across parameters (tp
-     * against heads, layers against blocks) are made as it generates (llama-block?tp=64 started
-     * its runs, which failed, after the results files were made: a review). A sweep's graphs are
-     * few; the largest generators take about a second. cfg's slots now hold the specs. */
     for (long i = 0; i < n_cfg; i++) free(cfg[i].text);
-    long n_gen = 0;
-    for (long i = 0; rc == DP_OK && i < n_cfg; i++) {
-        const long k = cfg[i].k;
-        const char *graph = NULL;
-        dp_error eg;
-        if (dp_sweep_param_str(s->runs[k].params, "graph", NULL, &graph, &eg) != DP_OK || !graph ||
-            strncmp(graph, "gen:", 4) != 0)
-            continue;
-        if (!(cfg[n_gen].text = dp_alloc_strdup(graph))) rc = dp_error_set(err, DP_ENOMEM, "out of memory");
-        else cfg[n_gen++].k = k;
-    }
-    if (rc == DP_OK) qsort(cfg, (size_t)n_gen, sizeof *cfg, config_of_run_cmp);
-    for (long i = 0, j; rc == DP_OK && i < n_gen; i = j) {
-        j = group_end(cfg, i, n_gen);
-        dp_error eg;
-        dp_error_clear(&eg);
-        dp_graph *g = dp_gen_spec(cfg[i].text, &eg);
-        if (g) {
-            dp_graph_free(g);
-            continue;
-        }
-        if (eg.code == DP_ENOMEM) {
-            rc = dp_error_set(err, DP_ENOMEM, "%s: out of memory", cfg[i].text);
-            break;
-        }
-        dp_error_prefix(&eg, "parameter \"graph\"");
-        for (long q = i; q < j; q++) run_bad(cfg[q].k, &eg, bad, &first, &e);
-    }
-    for (long i = 0; i < n_gen; i++) free(cfg[i].text);
     free(cfg);
     long n_bad = 0;
     for (long k = 0; k < s->n_runs; k++) n_bad += bad[k];
@@ -210,7 +176,6 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
             json_t *v = json_object_get(s->runs[k].params, input_params[p]);
             if (!json_is_string(v)) continue;
             const char *val = json_string_value(v);
-            if (strcmp(input_params[p], "graph") == 0 && strncmp(val, "gen:", 4) == 0) continue;
             /* a placement's file named by {graph}, {devices} or {seed}: looked for when it runs */
             if (strcmp(input_params[p], "assignment") == 0 && strchr(val, '{')) continue;
             long i = 0;
@@ -230,7 +195,20 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
                 dp_error e;
                 dp_error_clear(&e);
                 int bundled = strcmp(input_params[p], "topology") == 0 && !strchr(val, '/') && !strchr(val, ':') && !strstr(val, ".json");
-                if (bundled) {
+                if (strcmp(input_params[p], "graph") == 0 && strncmp(val, "gen:", 4) == 0) {
+                    /* a generated graph, made once here and freed: dp_run_check read its spec's
+                     * names and values (dp_gen_spec_check), but a generator's ranges and its
+                     * checks across parameters (tp against heads) are made as it generates
+                     * (llama-block?tp=64 started its runs, which failed after the results files
+                     * were made: a review). About a second for the largest generators. */
+                    dp_graph *g = dp_gen_spec(val, &e);
+                    if (g) dp_graph_free(g);
+                    else if (e.code == DP_ENOMEM) { free(in); return dp_error_set(err, DP_ENOMEM, "%s: out of memory", val); }
+                    else {
+                        in[n].missing = 3;
+                        snprintf(in[n].msg, sizeof in[n].msg, "%s", e.msg);
+                    }
+                } else if (bundled) {
                     if (!dp_cli_topology_path(val)) {
                         in[n].missing = 1;
                         dp_machine_topology_missing(val, &e);
@@ -259,7 +237,8 @@ int dp_sweep_check_inputs(const dp_sweep *s, int shard_i, int shard_n, dp_error 
         }
         rc = dp_error_set(err, DP_EIO, "%s: %s \"%s\" (named by %ld run%s) %s: %s%s%s%s; no run was started",
                           s->path[0] ? s->path : s->name, in[first].param, in[first].value, in[first].runs,
-                          in[first].runs == 1 ? "" : "s", in[first].missing == 2 ? "cannot be read" : "is missing", in[first].msg, n_missing > 1 ? " (also missing: " : "", more,
+                          in[first].runs == 1 ? "" : "s",
+                          in[first].missing == 3 ? "cannot be generated" : in[first].missing == 2 ? "cannot be read" : "is missing", in[first].msg, n_missing > 1 ? " (also wrong: " : "", more,
                           n_missing > 1 ? ")" : "");
     }
     free(in);
