@@ -731,7 +731,7 @@ int dp_report_plot_learning(const char *trajectory, const dp_report_plot_opts *o
     gp_str(g, title);
     char yl[300];
     snprintf(yl, sizeof yl, "makespan%s%s%s, lower is better", unit[0] ? " (" : "", unit, unit[0] ? ")" : "");
-    fprintf(g, "\nset xlabel 'training episode (all stages in order)'\nset ylabel ");
+    fprintf(g, "\nset xlabel '%s'\nset ylabel ", improve ? "training episode" : "training episode (all stages in order)");
     gp_str(g, yl);
     fprintf(g, "\nset grid lc rgb '#dddddd'\nset key below horizontal maxcols 3 spacing 1.1 height 1\nset border 3\nset xtics nomirror\nset ytics nomirror\n");
     fprintf(g, "set xrange [0:%ld]\nset offsets 0, 0, graph 0.04, graph 0.04\n", n);

@@ -827,6 +827,9 @@ static int parse_params(const char *name, int n_params, const char *const *keys,
     m->defaults(u);
     int optimizer_given = 0, training_given = 0;
     for (int i = 0; i < n_params; i++) {
+        /* a parameter given twice (gen:ffnn?training&training=no) took the last silently */
+        for (int j = 0; j < i; j++)
+            if (strcmp(keys[i], keys[j]) == 0) return dp_error_set(err, DP_EINVAL, "%s: parameter --%s given twice", name, keys[i]);
         const dp_gen_param *p = m->params;
         while (p->name && strcmp(p->name, keys[i]) != 0) p++;
         if (!p->name) {
@@ -885,8 +888,12 @@ static int parse_spec(const char *spec, dp_gen_any_opts *u, const dp_gen_model *
         while (q && *q) {
             char *amp = strchr(q, '&');
             if (amp) *amp = '\0';
+            if (!*q) { /* an empty piece (gen:ffnn?&layers=2, a trailing &): nothing */
+                q = amp ? amp + 1 : NULL;
+                continue;
+            }
             char *eq = strchr(q, '=');
-            if (eq == q || !*q || n == 32)
+            if (eq == q || n == 32)
                 return dp_error_set(err, DP_EINVAL, "%s: generator parameters are NAME=VALUE joined by & (a yes/no "
                                     "parameter's NAME alone: yes)", spec);
             if (eq) *eq = '\0';

@@ -830,6 +830,7 @@ START_TEST(spec_check)
         {"gen:llama-block?vocab=5", "--vocab does not apply"},
         {"gen:chainmm?matrices", "parameter matrices needs a value (matrices=VALUE)"},
         {"gen:chainmm?=3", "NAME=VALUE"},
+        {"gen:ffnn?training&training=no", "parameter --training given twice"},
         {"chainmm", "starts with gen:"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -839,6 +840,7 @@ START_TEST(spec_check)
         ck_assert(dp_gen_spec(bad[i].spec, &err) == NULL); /* the same verdict as generating */
     }
     static const char *const good[] = {"gen:chainmm", "gen:llama-layer?tp=8", "gen:ffnn?training=yes&optimizer=sgd",
+                                       "gen:ffnn?&layers=2&", "gen:ffnn?",
                                        "gen:stg?n=20&method=layrpred&seed=4294967295"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
         ck_assert_msg(dp_gen_spec_check(good[i], &err) == DP_OK, "%s: %s", good[i], err.msg);
