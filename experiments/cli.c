@@ -207,13 +207,16 @@ int dp_cli_files_distinct(const char *cmd, const dp_cli_file *outs, int n_outs, 
                                           ins[j].option, o);
     }
     /* each output can be made, said before the work that ends in writing it (place --out into a
-     * folder that takes no file searched to its budget, then failed: a review); a character
-     * device or a FIFO is written in place (dp_file_atomic_open), and opening a FIFO to try it
-     * would wait for its reader: left to the write */
+     * folder that takes no file searched to its budget, then failed: a review); a descriptor, a
+     * character device or a FIFO is written in place (dp_file_atomic_open), and opening a FIFO
+     * to try it would wait for its reader: left to the write (a writer that cannot write in
+     * place, HDF5's, refuses a descriptor itself) */
     for (int i = 0; i < n_outs; i++) {
         const char *o = outs[i].path;
         struct stat st;
-        if (!o || strcmp(o, "-") == 0 || (stat(o, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))) continue;
+        if (!o || strcmp(o, "-") == 0 || dp_file_is_descriptor(o) ||
+            (stat(o, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))))
+            continue;
         char target[4096];
         dp_error e;
         if (dp_file_output_target(o, target, sizeof target, &e) != DP_OK) return dp_cli_fail(&e);

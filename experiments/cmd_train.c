@@ -844,7 +844,7 @@ static int train_main(int argc, char **argv)
         for (int i = 0; i < 2; i++) {
             const char *o = outs[i].path;
             if (!o) continue;
-            if (!*o || strcmp(o, "-") == 0)
+            if (!*o || strcmp(o, "-") == 0 || dp_file_is_descriptor(o))
                 return dp_cli_machine_done(&mach, dp_cli_usage_error("train", "%s '%s': an HDF5 file is written, name one",
                                                                      outs[i].option, o));
             if (stat(o, &st) == 0 && S_ISDIR(st.st_mode))

@@ -42,6 +42,8 @@ void dp_sweep_options_init(dp_sweep_options *o)
 
 int dp_sweep_check_out(const char *out, dp_error *err)
 {
+    if (dp_file_is_descriptor(out))
+        return dp_error_set(err, DP_EIO, "--out %s: a descriptor: the results are an HDF5 file and its CSV, name a file", out);
     char dir[PATH_MAX];
     const char *slash = strrchr(out, '/');
     if (!slash) return DP_OK;

@@ -327,16 +327,17 @@ int dp_trainset_load(dp_trainset *s, const char *format, dp_machine *m, const dp
         s->c[i] = s->p[i]->costs;
         s->e[i] = s->p[i]->engine;
     }
-    /* a validation graph is held out: none is a training graph, by content (the same file, a
-     * copy, a folder in both lists, one spec written two ways; --graph G --validation G
-     * model-selected on the graph it trained on: a walkthrough). Drawn validation graphs are
-     * redrawn past every graph drawn before (trainset_add_family), so this finds the given ones. */
+    /* a validation graph given (--validation) is held out: none is a training graph, by content
+     * (the same file, a copy, a folder in both lists, one spec written two ways; --graph G
+     * --validation G model-selected on the graph it trained on: a walkthrough). A drawn one is
+     * redrawn past every graph drawn before (trainset_add_family), not past the given training
+     * graphs, which are read only here: refusing it would end a run for a draw (a review) */
     uint64_t *h = dp_alloc_malloc_n((size_t)s->n + 1, sizeof *h);
     if (!h) return dp_error_set(err, DP_ENOMEM, "out of memory");
     for (int i = 0; i < s->n; i++) h[i] = dp_graph_content_hash(s->orig && s->orig[i] ? s->orig[i] : s->g[i]);
     int rc = DP_OK;
     for (int i = 0; i < s->n && rc == DP_OK; i++)
-        for (int j = 0; j < s->n && rc == DP_OK && s->validation[i]; j++)
+        for (int j = 0; j < s->n && rc == DP_OK && s->validation[i] && i < s->given_end; j++)
             if (!s->validation[j] && h[j] == h[i])
                 rc = dp_error_set(err, DP_EINVAL, "%s: validation graph %s is training graph %s (%s) too, the same structure "
                                   "and costs: validation graphs are held out", s->src[i], s->g[i]->name, s->g[j]->name,
@@ -357,6 +358,7 @@ int dp_trainset_assemble(dp_trainset *gs, dp_testset *test, const char *graph, c
     else gsl_rng_set(fr, family_seed);
     if (rc == DP_OK && family) rc = trainset_add_family(gs, family, family_count, fr, 0, test, err);
     if (rc == DP_OK && validation) rc = trainset_add_list(gs, validation, 1, err);
+    gs->given_end = gs->n;
     /* as DOPPLER's trainer: four validation graphs drawn from --family unless --validation */
     if (*val_count < 0) *val_count = family && !validation ? 4 : 0;
     if (rc == DP_OK && *val_count > 0) rc = trainset_add_family(gs, family, *val_count, fr, 1, test, err);

@@ -23,6 +23,8 @@ typedef struct dp_trainset_draws {
  * and engines on the run's machine. */
 typedef struct dp_trainset {
     int n, cap;
+    int given_end;       /* the graphs before it were given (--graph, --graphs, --validation),
+                            or drawn for training; the validation graphs from it on were drawn */
     char **src;          /* file path or "gen:..." spec */
     int *validation;
     dp_graph **g;

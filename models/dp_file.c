@@ -278,12 +278,18 @@ static int check_folder(const char *path, const char *target, int e, dp_error *e
     return DP_OK;
 }
 
+int dp_file_is_descriptor(const char *path)
+{
+    return fd_of_path(path) >= 0;
+}
+
 int dp_file_output_target(const char *path, char *target, size_t cap, dp_error *err)
 {
-    if (fd_of_path(path) >= 0) { /* a descriptor: written in place (dp_file_atomic_open) */
-        snprintf(target, cap, "%s", path);
-        return DP_OK;
-    }
+    /* a descriptor cannot take a file made whole and renamed into place: renamed over the
+     * /proc link, a PNG replaced /dev/stdout itself (a review) */
+    if (fd_of_path(path) >= 0)
+        return dp_error_set(err, DP_EIO, "%s: a descriptor (standard output, /dev/fd/N): this output is a file made "
+                            "whole and renamed into place; name a file", path);
     if (write_target(path, target, cap) != 0) return dp_error_set(err, DP_EIO, "%s: %s", path, strerror(errno));
     struct stat st;
     if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
@@ -315,6 +321,8 @@ static void canonical_name(const char *path, char *out, size_t cap)
 
 int dp_file_same_output(const char *a, const char *b)
 {
+    const int fa = fd_of_path(a), fb = fd_of_path(b);
+    if (fa >= 0 || fb >= 0) return fa == fb; /* one descriptor written twice interleaves */
     char ta[4096], tb[4096];
     if (write_target(a, ta, sizeof ta) != 0 || write_target(b, tb, sizeof tb) != 0) return strcmp(a, b) == 0;
     struct stat sa, sb;

@@ -63,11 +63,16 @@ void dp_file_atomic_abort(FILE *f, const char *tmp_path);
  * words, and the suggested command failed when pasted (a review). */
 const char *dp_file_shell_word(const char *s, char *buf, size_t cap);
 
+/* 1 when path names a descriptor of this process (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N, through links): dp_file_atomic_open writes such a path in place; a writer
+ * that makes its file whole and renames it (HDF5 files, plots) cannot, and refuses it. */
+int dp_file_is_descriptor(const char *path);
+
 /* For writers that make their file by other means (gnuplot) and rename it over path: the file
  * to replace, in target (cap bytes): path, or the file its symbolic links name. DP_EIO when that
  * exists and is not a regular file (a device, FIFO, directory: never replaced), or when its
  * folder does not exist, is not a folder or cannot be written ("PATH: cannot write it: the folder
- * DIR does not exist ..."), so that the writer can say so before it starts. Writable means a
+ * DIR does not exist ..."), so that the writer can say so before it starts; a descriptor (dp_file_is_descriptor) too. Writable means a
  * file could be made there: a temporary file beside target (dp_file_atomic_open's name) is
  * created and removed, so a folder that access() passes and that refuses new files (root on a
  * read-only or pseudo file system) is refused too; its error names path, as the write's would. */

@@ -173,6 +173,29 @@ echo prior > "$work/app.txt"
     { cat "$work/app.txt" >&2; fail "--out /dev/stdout >> file: the file's line, the assignment or the report lost"; }
 "$DOPPLER" place --graph "$GRAPH" --method cp --out /dev/fd/5 5> "$work/fd5.json" > /dev/null 2> "$work/err" || { cat "$work/err" >&2; fail "place --out /dev/fd/5"; }
 grep -q '"devices"' "$work/fd5.json" || fail "--out /dev/fd/5: no assignment"
+# a file made whole and renamed into place (an HDF5 checkpoint or results file, a plot) cannot go
+# to a descriptor: refused before the work (a PNG renamed over /dev/stdout replaced it as root;
+# HDF5 images were appended to a redirected stdout, the reader seeing the first: a review)
+rc=0; "$DOPPLER" train --graph "$GRAPH" --config "$work/tiny.json" --stage il --episodes 2 --checkpoint /dev/stdout > "$work/ck.out" 2> "$work/err" || rc=$?
+[ $rc -eq 2 ] && grep -q "an HDF5 file is written, name one" "$work/err" && [ ! -s "$work/ck.out" ] || { cat "$work/err" >&2; fail "train --checkpoint /dev/stdout: exit $rc"; }
+rc=0; "$DOPPLER" sweep "$work/sw/ok.json" --out /dev/stdout > /dev/null 2> "$work/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "a descriptor" "$work/err" || { cat "$work/err" >&2; fail "sweep --out /dev/stdout: exit $rc"; }
+ln -s /dev/fd/1 "$work/plot-link.png"
+rc=0; "$DOPPLER" validate --graph "$GRAPH" --assignments 2 --methods cp --repeats 1 --target-flops 1e6 --plot "$work/plot-link.png" \
+    > "$work/out" 2> "$work/err" || rc=$?
+[ $rc -eq 1 ] && grep -q "a descriptor" "$work/err" && ! grep -q "MAPE" "$work/out" && [ -L "$work/plot-link.png" ] ||
+    { cat "$work/err" >&2; fail "validate --plot to a link to /dev/fd/1: exit $rc, or the link replaced"; }
+# two outputs on one descriptor interleave: the same output, into a pipe as into a file
+for redirect in pipe file; do
+    rc=0
+    if [ $redirect = pipe ]; then
+        "$DOPPLER" place --graph "$GRAPH" --method cp --out /dev/stdout --trace /dev/stdout 2> "$work/err" | cat > /dev/null || true
+        grep -q "name the same file" "$work/err" || { cat "$work/err" >&2; fail "--out and --trace /dev/stdout into a pipe accepted"; }
+    else
+        "$DOPPLER" place --graph "$GRAPH" --method cp --out /dev/stdout --trace /dev/stdout > "$work/two.out" 2> "$work/err" || rc=$?
+        [ $rc -eq 2 ] && grep -q "name the same file" "$work/err" || { cat "$work/err" >&2; fail "--out and --trace /dev/stdout into a file: exit $rc"; }
+    fi
+done
 rc=0; "$DOPPLER" validate --graph "$GRAPH" --assignments 2 --methods cp --repeats 1 --target-flops 1e6 --plot /dev/null \
     > "$work/out" 2> "$work/err" || rc=$?
 [ $rc -eq 1 ] && grep -q "/dev/null: is a character device" "$work/err" && ! grep -q "MAPE" "$work/out" ||

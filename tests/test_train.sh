@@ -383,6 +383,11 @@ for args in "--graphs $tmp/vdir --validation $tmp/vdir" "--graph $graph --valida
     rc=0; "$bin" train $args --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
     [ $rc -eq 1 ] && grep -q "validation graphs are held out" "$tmp/err" || { cat "$tmp/err"; fail "train $args: exit $rc"; }
 done
+# a drawn validation graph is not refused for equalling a given training graph (a run ended for
+# a draw: a review); this seed's second chainmm draw is the given spec's graph
+rc=0; "$bin" train --graph "gen:chainmm?n=4096&matrices=3&blocks=2&partition=3d" --family chainmm --family-count 2 --val-count 2 \
+    --stage il --episodes 2 > /dev/null 2> "$tmp/err" || rc=$?
+[ $rc -eq 0 ] || { cat "$tmp/err"; fail "a drawn validation graph refused: exit $rc"; }
 # every simulation counted on several graphs: the stage's, then each of the 5 graphs' reference
 # placement (cp's one rollout; best-instant's six) and the table's placement, in "simulations in
 # all" (the stage's line was all a run on several graphs said: 7 calls short, a walkthrough)

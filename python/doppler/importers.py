@@ -1481,11 +1481,41 @@ def warn_unclassified(doc):
         warnings.warn("%s: %s" % (doc.get("name", "graph"), text), UserWarning, stacklevel=3)
 
 
+def _descriptor_of(path):
+    """The descriptor of this process path names through its links (/dev/stdout, /dev/fd/N,
+    /proc/self/fd/N, /proc/PID/fd/N), or None: such a path is written to the descriptor in place,
+    as the library's dp_file_atomic_open does (realpath resolved /dev/stdout to the file standard
+    output was redirected to, and the rename replaced it: `>> log` lost the log, a review)."""
+    cur = path
+    prefixes = ("/dev/fd/", "/proc/self/fd/", "/proc/%d/fd/" % os.getpid())
+    for _ in range(40):
+        for pre in prefixes:
+            if cur.startswith(pre) and cur[len(pre):].isdigit():
+                return int(cur[len(pre):])
+        try:
+            link = os.readlink(cur)
+        except OSError:
+            return None
+        if not link.startswith("/") and ":[" in link:
+            return None
+        cur = link if link.startswith("/") else os.path.join(os.path.dirname(cur), link)
+    return None
+
+
 def _write_json(doc, path):
     """Write doc to path atomically (a temporary file in the same folder, renamed over the file a
-    symbolic link names), as the library's writers do: a character device or FIFO (/dev/null, a
-    pipe) is written in place, never replaced (until 2026-12-06 the rename replaced it: as root,
-    --out /dev/full left a JSON file there); a directory or other special file is refused."""
+    symbolic link names), as the library's writers do: a descriptor (/dev/stdout, /dev/fd/N), a
+    character device or a FIFO (/dev/null, a pipe) is written in place, never replaced (until
+    2026-12-06 the rename replaced it: as root, --out /dev/full left a JSON file there); a
+    directory or other special file is refused."""
+    fdn = _descriptor_of(path)
+    if fdn is not None:
+        if fdn in (1, 2):
+            (sys.stdout if fdn == 1 else sys.stderr).flush()
+        with os.fdopen(os.dup(fdn), "w") as f:
+            json.dump(doc, f, separators=(",", ":"))
+            f.write("\n")
+        return
     target = os.path.realpath(path)
     try:
         st = os.stat(target)

@@ -1177,3 +1177,16 @@ def test_onnx_dims_of_no_such_name_refused(torch, tmp_path):
     with pytest.raises(ValueError, match=r"give its size \(--dim unk__0=N\)"):
         onnx_to_doc(str(tmp_path / "nz.onnx"))
     assert len(onnx_to_doc(str(tmp_path / "nz.onnx"), dims={"unk__0": 4})["ops"]) == 3
+
+
+def test_write_json_to_a_descriptor_in_place(tmp_path):
+    """/dev/stdout redirected to a file is the descriptor, appended in its mode: realpath took it
+    for the file and the rename replaced it (`>> log` lost the log's lines: a review)."""
+    import subprocess
+    log = tmp_path / "log"
+    log.write_text("prior\n")
+    code = "from doppler.importers import _write_json; _write_json({'a': 1}, '/dev/stdout')"
+    with open(log, "a") as f:
+        subprocess.run([sys.executable, "-c", code], stdout=f, env=os.environ, check=True)
+    assert log.read_text() == 'prior\n{"a":1}\n'
+    assert list(tmp_path.glob(".doppler-import-*")) == []
