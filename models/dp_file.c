@@ -94,6 +94,30 @@ const char *dp_file_path_stem(const char *path)
     return s ? s + 1 : path;
 }
 
+/* One step along a chain of symbolic links: when cur (cap bytes) is a link to a path, cur
+ * becomes the path it names (relative to the link's folder) and 1 is returned; 0 when cur is no
+ * link, or is one to no path (a /proc/PID/fd link to a pipe, a socket or an anonymous inode,
+ * "pipe:[123]": /dev/stdout under a pipe; the link itself opens it); -1 with errno on a failed
+ * readlink or a name too long. The one walker of write_target and fd_of_path. */
+static int link_step(char *cur, size_t cap)
+{
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return 0;
+    char link[4096];
+    const ssize_t k = readlink(cur, link, sizeof link - 1);
+    if (k < 0) return -1;
+    link[k] = '\0';
+    if (link[0] != '/' && strstr(link, ":[")) return 0;
+    char next[4096];
+    const char *slash = strrchr(cur, '/');
+    int n;
+    if (link[0] == '/' || !slash) n = snprintf(next, sizeof next, "%s", link);
+    else n = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, link);
+    if (n < 0 || (size_t)n >= sizeof next || (size_t)n >= cap) { errno = ENAMETOOLONG; return -1; }
+    memcpy(cur, next, (size_t)n + 1);
+    return 1;
+}
+
 /* The file a write to path lands in: path itself, or, when path is a symbolic link, the file it
  * names (followed up to 40 links; a link to a file not there yet names where it will be). The
  * link stays a link: the new file replaces its target. Returns 0, or -1 with errno. */
@@ -101,22 +125,8 @@ static int write_target(const char *path, char *out, size_t cap)
 {
     if (snprintf(out, cap, "%s", path) >= (int)cap) { errno = ENAMETOOLONG; return -1; }
     for (int depth = 0; depth < 40; depth++) {
-        struct stat st;
-        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return 0;
-        char link[4096];
-        ssize_t k = readlink(out, link, sizeof link - 1);
-        if (k < 0) return -1;
-        link[k] = '\0';
-        /* a /proc/PID/fd link to a pipe, a socket or an anonymous inode ("pipe:[123]": /dev/stdout
-         * under a pipe) names no path: the link itself opens it */
-        if (link[0] != '/' && strstr(link, ":[")) return 0;
-        char next[4096];
-        const char *slash = strrchr(out, '/');
-        int n;
-        if (link[0] == '/' || !slash) n = snprintf(next, sizeof next, "%s", link);
-        else n = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - out), out, link);
-        if (n < 0 || (size_t)n >= sizeof next || (size_t)n >= cap) { errno = ENAMETOOLONG; return -1; }
-        memcpy(out, next, (size_t)n + 1);
+        const int r = link_step(out, cap);
+        if (r <= 0) return r;
     }
     errno = ELOOP;
     return -1;
@@ -132,8 +142,8 @@ static int fd_of_path(const char *path)
     if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur) return -1;
     char self[64];
     snprintf(self, sizeof self, "/proc/%ld/fd/", (long)getpid());
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", NULL};
     for (int depth = 0; depth < 40; depth++) {
-        static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/", NULL};
         const char *num = NULL;
         for (int k = 0; dirs[k] && !num; k++)
             if (strncmp(cur, dirs[k], strlen(dirs[k])) == 0) num = cur + strlen(dirs[k]);
@@ -143,20 +153,7 @@ static int fd_of_path(const char *path)
             const long n = strtol(num, &end, 10);
             if (*end == '\0' && n >= 0 && n <= INT_MAX) return (int)n;
         }
-        struct stat st;
-        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return -1;
-        char link[4096];
-        const ssize_t k = readlink(cur, link, sizeof link - 1);
-        if (k < 0) return -1;
-        link[k] = '\0';
-        if (link[0] != '/' && strstr(link, ":[")) return -1; /* a pipe's or socket's name: not a path */
-        char next[4096];
-        const char *slash = strrchr(cur, '/');
-        int n;
-        if (link[0] == '/' || !slash) n = snprintf(next, sizeof next, "%s", link);
-        else n = snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, link);
-        if (n < 0 || (size_t)n >= sizeof next) return -1;
-        memcpy(cur, next, (size_t)n + 1);
+        if (link_step(cur, sizeof cur) != 1) return -1;
     }
     return -1;
 }
