@@ -487,7 +487,7 @@ static void sort_by_start(dp_improve_state *s)
     for (int i = 1; i < n; i++) {
         const op_key x = k[i];
         int j = i;
-        while (j > 0 && (k[j - 1].s > x.s || (k[j - 1].s == x.s && k[j - 1].pos > x.pos))) {
+        while (j > 0 && op_key_cmp(&k[j - 1], &x) > 0) { /* qsort's order, one definition */
             k[j] = k[j - 1];
             j--;
             if (--budget < 0) {
