@@ -176,8 +176,9 @@ typedef struct dp_env {
                               fast path resumed ones (dp_sim_prefix_add), on the general engine
                               resumed from a snapshot (hdelta) or full */
     dp_sim_prefix *prefix; /* fast path: the prefix's schedule and event order (dp_sim.h) */
-    struct dp_env_ranked { int rank, op; } *by_rank; /* (2 (n_ops + 1)) fast path: scratch of the features
-                                                        (the second half: the sort's) */
+    struct dp_env_ranked { int rank, op; } *by_rank; /* (n_ops + 1) fast path: scratch of the features,
+                                                        ops in the order they were placed */
+    uint64_t *rank_bits;   /* (n_ops / 64 + 1) fast path: the features' bitmap of ranks */
     int general_exact_max; /* DP_ENV_GENERAL_EXACT_MAX_OPS unless changed before dp_env_set_state
                               (tests lower it) */
     const int *hint;       /* (n_ops) the reference placement of DP_ENV_FEATURES_HINT's column 12

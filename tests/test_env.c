@@ -829,6 +829,93 @@ START_TEST(engine_features)
 }
 END_TEST
 
+/* Columns 8 and 9 on the fast path (device_sums) sum over d's ops in the order they were placed,
+ * as the definition (dp_env.h) walks them: here the definition's walk over the placed ops, at
+ * every fifth step of random episodes placed far from the order the ops run in, so that the
+ * lists of ops arriving after r run past the 48 of the short sort (the bitmap of ranks: the
+ * order it reads back must be the placement order, bit for bit). */
+START_TEST(engine_feature_sums_placed_order)
+{
+    /* 40 chains of 20 ops (times 1 / (0.4 + u), u uniform: every bit of the mantissa used, so
+     * that a sum's bits depend on its order; 0.5 + 2.5 u left sums of 100 ops exact), op i of a
+     * chain also feeding op i + 1 of the next one at random; placed mostly chain by chain (the
+     * ready op of the highest id), so an op that arrives early on d is placed after many of d's
+     * ops that arrive late */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9);
+    enum { CHAINS = 40, LEN = 20 };
+    dp_graph_builder *b = dp_graph_builder_alloc("chains", "chains", DP_GRAPH_COST_TIME);
+    for (int i = 0; i < CHAINS * LEN; i++)
+        dp_graph_builder_add_op(b, NULL, NULL, 1 / (0.4 + gsl_rng_uniform(r)), 1 / (0.5 + gsl_rng_uniform(r)));
+    for (int ch = 0; ch < CHAINS; ch++)
+        for (int i = 0; i + 1 < LEN; i++) {
+            dp_graph_builder_add_edge(b, ch * LEN + i, ch * LEN + i + 1, 1);
+            if (ch + 1 < CHAINS && gsl_rng_uniform(r) < 0.2) dp_graph_builder_add_edge(b, ch * LEN + i, (ch + 1) * LEN + i + 1, 1);
+        }
+    dp_error err;
+    dp_graph *g = dp_graph_builder_finish(b, &err);
+    ck_assert_msg(g != NULL, "%s", err.msg);
+    dp_graph_builder_free(b);
+    const int D = 4;
+    dp_cost *c = dp_cost_graph(g, D, &err);
+    dp_engine *e = dp_engine_alloc(g, c, NULL, &err);
+    dp_env *env = dp_env_alloc(g, c, &err);
+    ck_assert_int_eq(dp_env_set_state(env, DP_ENV_STATE_ENGINE, e, &err), DP_OK);
+    const int F = dp_env_n_features(DP_ENV_FEATURES_ENGINE), n = g->n_ops;
+    double *f = malloc((size_t)D * F * sizeof *f);
+    int *order = malloc((size_t)n * sizeof *order);
+    int longest = 0, checked = 0;
+    for (int ep = 0; ep < 2; ep++) {
+        dp_env_reset(env);
+        int placed = 0;
+        while (!dp_env_done(env)) {
+            int v = env->ready[gsl_rng_uniform_int(r, (unsigned long)env->n_ready)];
+            if (gsl_rng_uniform(r) < 0.8)
+                for (int i = 0; i < env->n_ready; i++)
+                    if (env->ready[i] > v) v = env->ready[i];
+            if (env->step % 5 == 0) {
+                dp_env_device_features_of(env, DP_ENV_FEATURES_ENGINE, v, f);
+                const dp_sim_prefix *p = env->prefix;
+                const double L = env->blevel[v] - dp_cost_mean_op(c, v);
+                for (int d = 0; d < D; d++) {
+                    const double rd = env->cand_ready[d], end = f[(size_t)d * F + 5];
+                    double overtaken = 0, busy = 0;
+                    int after = 0;
+                    for (int k = 0; k < placed; k++) {
+                        const int x = order[k];
+                        if (env->assignment[x] != d) continue;
+                        if (p->ready[x] > rd) {
+                            overtaken += dp_cost_op(c, x, d);
+                            after++;
+                        }
+                        const double lo = p->start[x] > end ? p->start[x] : end;
+                        const double hi = p->end[x] < end + L ? p->end[x] : end + L;
+                        if (L > 0 && hi > lo) busy += hi - lo;
+                    }
+                    if (after > longest) longest = after;
+                    ck_assert_msg(f[(size_t)d * F + 8] == overtaken, "step %d device %d: overtaken %.17g, walk %.17g",
+                                  env->step, d, f[(size_t)d * F + 8], overtaken);
+                    ck_assert_msg(f[(size_t)d * F + 9] == (L > 0 ? busy / L : 0), "step %d device %d: busy %.17g, walk %.17g",
+                                  env->step, d, f[(size_t)d * F + 9], L > 0 ? busy / L : 0);
+                    checked++;
+                }
+            }
+            const int d = (int)gsl_rng_uniform_int(r, (unsigned long)D);
+            ck_assert_int_eq(dp_env_step(env, v, d, &err), DP_OK);
+            order[placed++] = v;
+        }
+    }
+    ck_assert_int_gt(checked, 500);
+    ck_assert_int_ge(longest, 96); /* the bitmap's lists, not only the short sort's */
+    gsl_rng_free(r);
+    free(f); free(order);
+    dp_env_free(env);
+    dp_engine_free(e);
+    dp_cost_free(c);
+    dp_graph_free(g);
+}
+END_TEST
+
 static int fixed_cost(void *ctx, const int *a, double *cost, dp_error *err)
 {
     (void)ctx; (void)a; (void)err;
@@ -985,6 +1072,7 @@ int main(void)
     tcase_add_test(t, later_op_moves_earlier_one);
     tcase_add_test(t, state_errors);
     tcase_add_test(t, engine_features);
+    tcase_add_test(t, engine_feature_sums_placed_order);
     tcase_add_test(t, cp_select_ties_by_key_and_foreign_costs);
     tcase_add_test(t, trainer_engine_state);
     tcase_add_test(t, trainer_hint_features);
