@@ -658,6 +658,7 @@ int dp_coarse_place(const char *method, const dp_graph *g, const dp_cost *c, con
     inner.refine_budget = 0;
     inner.proposal = NULL;
     inner.best_seen = 0;
+    inner.list_schedule_out = NULL; /* the group graph's schedule: not the caller's graph's */
     if ((rc = dp_place(method, cp.graph, cp.costs, &inner, gassign, NULL, NULL, err)) != DP_OK) {
         /* the method saw the group graph, which keeps the graph's source: its message counts
          * groups, not the file's ops ("27 ops" for 182; a review) */

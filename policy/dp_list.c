@@ -574,7 +574,9 @@ typedef int (*list_fn)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp
 static int place_with(list_fn fn, const dp_graph *g, const dp_cost *c, const dp_place_options *o, int *assignment,
                       double *priority, int *has_priority, dp_error *err)
 {
-    dp_list_schedule *s = dp_list_schedule_alloc(g->n_ops, c->n_devices);
+    /* the caller's schedule when it wants it (dp_place_options.list_schedule_out), else one of
+     * our own */
+    dp_list_schedule *s = o && o->list_schedule_out ? o->list_schedule_out : dp_list_schedule_alloc(g->n_ops, c->n_devices);
     if (!s) return dp_error_set(err, DP_ENOMEM, "%s: out of memory for the schedule", g->source);
     if (o) {
         s->append_only = o->list_append_only != 0;
@@ -586,7 +588,7 @@ static int place_with(list_fn fn, const dp_graph *g, const dp_cost *c, const dp_
         if (priority) memcpy(priority, s->priority, (size_t)g->n_ops * sizeof(double));
         if (has_priority) *has_priority = 1;
     }
-    dp_list_schedule_free(s);
+    if (!o || s != o->list_schedule_out) dp_list_schedule_free(s);
     return rc;
 }
 

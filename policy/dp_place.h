@@ -68,6 +68,15 @@ typedef struct dp_place_options {
                              * instead of inserting it into an idle gap (dp_list_schedule) */
     int list_ties;          /* heft, cpop, peft: order of ready ops of equal priority, 0 lowest id
                              * (DP_LIST_TIES_ID), 1 a C++ std::priority_queue's (DP_LIST_TIES_HEAP) */
+    struct dp_list_schedule *list_schedule_out; /* out, optional: a list scheduler (heft, cpop,
+                             * peft, etf: a method with dp_place_method.list_schedule) writes its
+                             * own schedule here, the one its placement came from, so that a
+                             * caller reporting it does not schedule again (experiments/cmd_place.c:
+                             * ETF on 38,574 ops ran twice, 7.6 CPU s each); the caller's, made by
+                             * dp_list_schedule_alloc for the graph's ops and devices; its
+                             * append_only and ties are set from the fields above. Other methods,
+                             * and the inner placements of --coarsen and of the searches' starts,
+                             * leave it as it was. NULL (default): not wanted */
     /* learned methods training without a checkpoint (doppler, placeto, gdp): called after every
      * training episode with the episodes done and the total (NULL: none) */
     void (*progress)(long done, long total, void *ctx);

@@ -1,6 +1,7 @@
 /* test_list: list schedulers (HEFT, CPOP, PEFT, ETF), the heterogeneous example reader, and the
  * searches over assignments (annealing, local search, exact branch and bound). Needs no shared
  * data: the Topcuoglu example is built from the values printed in the paper. */
+#include "dp_coarse.h"
 #include "dp_cost.h"
 #include "dp_graph.h"
 #include "dp_hetero.h"
@@ -311,6 +312,68 @@ START_TEST(list_place_registry)
 }
 END_TEST
 
+/* dp_place_options.list_schedule_out: the schedule a list scheduler placed by, the same as the
+ * method run alone with the same append_only and ties (doppler place reported it by scheduling a
+ * second time: ETF twice on every graph); another method, and --coarsen's inner placement of the
+ * group graph, leave it as it was */
+START_TEST(list_place_schedule_out)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 13);
+    typedef int (*fn_t)(const dp_graph *, const dp_cost *, dp_list_schedule *, dp_error *);
+    fn_t fns[4] = {dp_list_heft, dp_list_cpop, dp_list_peft, dp_list_etf};
+    for (int trial = 0; trial < 20; trial++) {
+        const int n = 2 + (int)gsl_rng_uniform_int(r, 40), D = 1 + (int)gsl_rng_uniform_int(r, 4);
+        dp_graph *g = random_dag(r, n, 0.15, 10);
+        dp_cost *c = trial % 2 ? random_hetero(r, g, D) : dp_cost_graph(g, D, NULL);
+        dp_list_schedule *want = dp_list_schedule_alloc(n, D), *got = dp_list_schedule_alloc(n, D);
+        int a[64];
+        double pr[64];
+        for (int m = 0; m < 4; m++)
+            for (int k = 0; k < 4; k++) {
+                dp_error err;
+                dp_place_options o;
+                dp_place_options_init(&o);
+                o.list_append_only = k & 1;
+                o.list_ties = k >> 1 ? DP_LIST_TIES_HEAP : DP_LIST_TIES_ID;
+                o.list_schedule_out = got;
+                got->makespan = -1;
+                ck_assert_int_eq(dp_place(LIST_METHODS[m], g, c, &o, a, pr, NULL, &err), DP_OK);
+                want->append_only = o.list_append_only;
+                want->ties = o.list_ties;
+                ck_assert_int_eq(fns[m](g, c, want, &err), DP_OK);
+                ck_assert_int_eq(got->append_only, want->append_only);
+                ck_assert_int_eq(got->ties, want->ties);
+                ck_assert(got->makespan == want->makespan);
+                for (int v = 0; v < n; v++) {
+                    ck_assert_int_eq(got->device[v], want->device[v]);
+                    ck_assert_int_eq(a[v], want->device[v]);
+                    ck_assert(got->start[v] == want->start[v] && got->finish[v] == want->finish[v]);
+                    ck_assert(got->priority[v] == want->priority[v] && pr[v] == want->priority[v]);
+                    ck_assert_int_eq(got->order[v], want->order[v]);
+                }
+            }
+        /* not a list scheduler: untouched */
+        dp_place_options o;
+        dp_place_options_init(&o);
+        o.list_schedule_out = got;
+        got->makespan = -1;
+        dp_error err;
+        ck_assert_int_eq(dp_place("round-robin", g, c, &o, a, NULL, NULL, &err), DP_OK);
+        ck_assert(got->makespan == -1);
+        /* --coarsen: the method schedules the group graph, not this one */
+        dp_coarse_report rep;
+        ck_assert_int_eq(dp_coarse_place("heft", g, c, &o, DP_COARSE_PACKED, 4, a, &rep, &err), DP_OK);
+        ck_assert(got->makespan == -1);
+        dp_list_schedule_free(want);
+        dp_list_schedule_free(got);
+        dp_cost_free(c);
+        dp_graph_free(g);
+    }
+    gsl_rng_free(r);
+}
+END_TEST
+
 /* ---------------- the heterogeneous reader ---------------- */
 
 
@@ -443,6 +506,7 @@ static Suite *suite(void)
     tcase_add_test(t, etf_by_hand);
     tcase_add_test(t, list_schedules_feasible);
     tcase_add_test(t, list_place_registry);
+    tcase_add_test(t, list_place_schedule_out);
     tcase_add_test(t, hetero_read_in);
     tcase_add_test(t, hetero_read_csv_startup);
     tcase_add_test(t, hetero_bad_inputs);
