@@ -89,6 +89,42 @@ typedef struct run_args {
     double x_scale, x_target;   /* --scale, --target-flops: the graph as the executor runs it (0: not given) */
 } run_args;
 
+/* The top-level keys of method m's config that its agent refuses (dp_train_config_refused_key:
+ * DOPPLER's networks, SEL's keys, GDP's gamma), after the keys the help lists from the shared
+ * table: place --help listed them as placeto's and gdp's keys, and place refused them. */
+static void help_refused_keys(FILE *f, const dp_place_method *m)
+{
+    int agent;
+    if (!m->config || dp_agent_parse(m->name, &agent) != DP_OK) return;
+    const char *names[64];
+    int n = 0;
+    for (const dp_schema_section *s = m->config(); s->name; s++) {
+        char head[32];
+        snprintf(head, sizeof head, "%.*s", (int)strcspn(s->name, "."), s->name);
+        const char *cand[64];
+        int nc = 0;
+        if (head[0] && dp_train_config_refused_key(agent, head)) cand[nc++] = s->name[0] ? s->name : head;
+        if (!s->name[0]) {
+            for (const dp_schema_key *k = s->keys; k && k->key && nc < 64; k++) cand[nc++] = k->key;
+            for (const char *const *o = s->others; o && *o && nc < 64; o++) cand[nc++] = *o;
+        }
+        for (int i = 0; i < nc && n < 64; i++) {
+            if (!dp_train_config_refused_key(agent, cand[i])) continue;
+            int seen = 0;
+            for (int j = 0; j < n && !seen; j++) seen = strcmp(names[j], cand[i]) == 0;
+            if (!seen) names[n++] = cand[i];
+        }
+    }
+    if (!n) return;
+    char line[512] = "";
+    size_t len = 0;
+    for (int i = 0; i < n && len < sizeof line; i++)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", i ? ", " : "", names[i]);
+    char lead[64];
+    snprintf(lead, sizeof lead, "                       refused for %s: ", m->name);
+    dp_cli_help_option(f, lead, line);
+}
+
 static void place_usage(FILE *f, const char *cmd)
 {
     int sim = strcmp(cmd, "simulate") == 0;
@@ -205,6 +241,7 @@ static void place_usage(FILE *f, const char *cmd)
         while (m->config && first->config != m->config) first++;
         if (m->config && first != m) fprintf(f, "                       --config keys: %s's\n", first->name);
         else if (m->config) dp_cli_help_config_keys(f, "                       --config keys: ", m->config());
+        help_refused_keys(f, m);
         if (m->options & DP_PLACE_OPT_TRAINS_WITHOUT_CHECKPOINT)
             fprintf(f, "                       (place trains Stage II alone: seed, stages.S.episodes, pipeline, stages.il,\n"
                        "                       coarsen and coarsen_rule are refused; give --seed, --budget, --coarsen)\n");

@@ -230,6 +230,11 @@ char *dp_train_config_to_json_all(const dp_train_config *c);
  * "network", "placeto", "gdp", "stages.S"; the keys with rules across keys ("method", "defaults",
  * "seed", "batch", "demonstrations") are read by hand. Ended by name NULL. */
 const dp_schema_section *dp_train_config_sections(void);
+/* Why top-level key KEY of the config (a plain key or an object's name: "network", "gamma", ...)
+ * does not apply to agent METHOD (DP_AGENT_DOPPLER, _PLACETO, _GDP), as the reader's error says it,
+ * or NULL when it applies. The one rule: the reader refuses such a key, the config's JSON leaves it
+ * out, and the command's help lists it as refused. */
+const char *dp_train_config_refused_key(int method, const char *key);
 
 /* What a progress callback sees after every episode. Makespans in the printed unit. */
 typedef struct dp_train_progress {

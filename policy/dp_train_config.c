@@ -257,7 +257,6 @@ void dp_train_config_project(dp_train_config *c)
     (void)rc;
 }
 
-static const char *refused_key(int method, const char *key);
 
 /* o.key = a new object of table t read from base (NULL on failure: ENOMEM) */
 static json_t *section_json(const dp_schema_key *t, const void *base)
@@ -304,7 +303,7 @@ static char *config_to_json(const dp_train_config *c, int every)
     const char *key;
     json_t *v;
     void *tmp;
-    json_object_foreach_safe(o, tmp, key, v) if (refused_key(c->method, key)) json_object_del(o, key);
+    json_object_foreach_safe(o, tmp, key, v) if (dp_train_config_refused_key(c->method, key)) json_object_del(o, key);
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
     json_decref(o);
     return s;
@@ -373,7 +372,7 @@ static int demo_from_json(dp_train_config *c, json_t *v, dp_error *err)
 
 /* The keys an agent cannot honour: given in its config they are refused, naming the key and the
  * agent (a key that is accepted must change what the agent does). */
-static const char *refused_key(int method, const char *key)
+const char *dp_train_config_refused_key(int method, const char *key)
 {
     if (method != DP_AGENT_DOPPLER) {
         if (strcmp(key, "network") == 0) return "DOPPLER's networks; its own sizes are under its name";
@@ -427,7 +426,7 @@ static int from_json(dp_train_config *c, json_t *o, dp_error *err)
         c->method = m;
     }
     json_object_foreach(o, key, v) {
-        const char *why = refused_key(c->method, key);
+        const char *why = dp_train_config_refused_key(c->method, key);
         if (why) return dp_error_set(err, DP_EINVAL, "config: key \"%s\" does not apply to method %s (%s)", key,
                                      dp_agent_name(c->method), why);
     }

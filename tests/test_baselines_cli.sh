@@ -108,6 +108,24 @@ done
 echo '{"gamma": 0.5}' > "$tmp/gamma.json"
 expect_rc 1 "gdp given gamma" "$D" train --method gdp --graph "$G" --episodes 2 --config "$tmp/gamma.json"
 grep -q 'key "gamma" does not apply to method gdp' "$tmp/err" && ok || bad "gdp: gamma not refused by name"
+# place --help lists, after the shared table's keys, the keys each method refuses (it listed
+# network, update_sel, sel_topological and GDP's gamma as their config keys, and place refused them):
+# every key named there is refused, and every key refused above is named there
+"$D" place --help > "$tmp/help"
+for m in placeto gdp; do
+    ref=$(sed -n "s/^ *refused for $m: //p" "$tmp/help" | tr -d ' ' | tr ',' ' ')
+    [ -n "$ref" ] && ok || bad "place --help names no key refused for $m"
+    for k in $ref; do
+        case $k in network|placeto|gdp) echo "{\"$k\": {}}" ;; *) echo "{\"$k\": true}" ;; esac > "$tmp/ref.json"
+        expect_rc 1 "$m given $k" "$D" place --graph "$G" --method $m --budget 2 --config "$tmp/ref.json"
+        grep -q "key \"$k\" does not apply to method $m" "$tmp/err" && ok || bad "$m: help says $k is refused: $(cat "$tmp/err")"
+    done
+    for k in network update_sel sel_topological; do
+        echo " $ref " | grep -q " $k " && ok || bad "place --help: $k not among the keys refused for $m ($ref)"
+    done
+done
+sed -n "s/^ *refused for gdp: //p" "$tmp/help" | grep -q 'gamma' && ok || bad "place --help: gamma not refused for gdp"
+sed -n "s/^ *refused for placeto: //p" "$tmp/help" | grep -q 'gamma' && bad "place --help: gamma refused for placeto" || ok
 # every key they accept changes what they do: the same seed, with and without the key
 run_ms() { "$D" train --method "$1" --graph "$G" --episodes 12 --seed 4 --quiet --config "$2" | sed -n "s/^$1-final  *\([0-9.e+-]*\).*/\1/p"; }
 for m in placeto gdp; do
