@@ -526,13 +526,6 @@ int dp_cli_machine_option(dp_machine *m, int opt, const char *arg, const char *c
     return 1;
 }
 
-/* key (dp_machine_keys' name) was set on m (dp_machine.keys_given) */
-static int key_given(const dp_machine *m, const char *key)
-{
-    const int i = dp_machine_key_index(key);
-    return i >= 0 && i < 32 && ((m->keys_given >> i) & 1u);
-}
-
 void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
 {
     int want = dp_machine_devices_differ(m, g);
@@ -540,47 +533,13 @@ void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g)
         fprintf(stderr, "doppler: warning: graph %s was made for %d devices; placing it on %d (%s)\n", g->name, want,
                 m->topo ? m->topo->n_devices : m->n_devices,
                 m->topo ? "the topology's" : m->devices_given ? "--devices" : "train --devices-range's draw");
-    /* the uniform machine's keys that change nothing on g, each with why: comm_ratio on transfers
-     * with times of their own; peak_flops, bandwidth and latency (they cost FLOPs and bytes) on a
-     * graph of times, bandwidth and latency under a comm_ratio that times transfers by their
-     * producers (each of those three was ignored without a word: a review). With a topology they
-     * are refused before (dp_machine_check_keys). */
-    const int times = g->cost_kind != DP_GRAPH_COST_PHYSICAL;
-    const int ratio = m->comm_ratio > 0 && dp_machine_comm_ratio_applies(g);
-    const char *own = "its costs are times, as its file gives them, not the FLOPs and bytes that peak_flops, "
-                      "bandwidth and latency turn into times";
-    char by_ratio[160];
-    snprintf(by_ratio, sizeof by_ratio, "under comm_ratio %g a transfer takes %g times its producer op's time, "
-             "whatever its bytes", m->comm_ratio, m->comm_ratio);
-    const struct { const char *key; double value; const char *why; } keys[] = {
-        {"comm_ratio", m->comm_ratio, m->comm_ratio > 0 && !ratio ? "its transfers have times of their own (the "
-                                      "file's are kept); it applies to graphs in FLOPs and bytes and to task graphs "
-                                      "without transfer costs" : NULL},
-        {"peak_flops", m->peak_flops, times && key_given(m, "peak_flops") ? own : NULL},
-        {"bandwidth", m->bandwidth_Bps, !key_given(m, "bandwidth") ? NULL : times ? own : ratio ? by_ratio : NULL},
-        {"latency", m->latency_s, !key_given(m, "latency") ? NULL : times ? own : ratio ? by_ratio : NULL},
-    };
-    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-        if (keys[k].why && !m->topo)
-            fprintf(stderr, "doppler: warning: %s %g changes nothing on graph %s: %s\n", keys[k].key, keys[k].value,
-                    g->name, keys[k].why);
-    if (m->calib && m->topo && dp_costmodel_check_names(m->topo, m->calib, NULL) == DP_OK) {
-        /* a device the calibration does not name is timed by its roofline, beside calibrated
-         * ones: said (it was silent; a review). Not for a calibration of other devices, which
-         * the costs refuse (it was said first, as if the roofline would then be used: a review) */
-        char names[512] = "";
-        size_t len = 0;
-        int k = 0;
-        for (int d = 0; d < m->topo->n_devices; d++)
-            if (!dp_calib_find_device(m->calib, m->topo->dev[d].name)) {
-                int w = snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", m->topo->dev[d].name);
-                if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
-                k++;
-            }
-        if (k)
-            fprintf(stderr, "doppler: warning: calibration %s has no entry for %d of the topology's %d devices (%s): "
-                            "their op times are the topology's roofline, not measured\n",
-                    m->calibration, k, m->topo->n_devices, names);
+    char lines[4096];
+    dp_machine_warnings(m, g, lines, sizeof lines);
+    for (const char *l = lines; *l;) {
+        const char *eol = strchr(l, '\n');
+        int n = eol ? (int)(eol - l) : (int)strlen(l);
+        fprintf(stderr, "doppler: warning: %.*s\n", n, l);
+        l += n + (eol != NULL);
     }
 }
 

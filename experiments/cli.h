@@ -160,13 +160,9 @@ int dp_cli_machine_done(dp_machine *m, int status);
 const char *dp_cli_topology_path(const char *name_or_file);
 
 /* After dp_machine_costs: a warning on stderr when g was made for another device count than
- * the machine's (dp_machine_devices_differ), and one for each uniform machine key that changes
- * nothing on g ("KEY VALUE changes nothing on graph G: why"): comm_ratio above 0 when g's
- * transfers have times of their own (a DOPPLER .txt file: dp_machine_comm_ratio_applies);
- * peak_flops, bandwidth and latency, when given (dp_machine.keys_given), on a graph of times (a
- * DOPPLER .txt file, STG, DOT task graphs: they cost FLOPs and bytes), and bandwidth and latency
- * under a comm_ratio that applies (a transfer then takes comm_ratio times its producer's time,
- * whatever its bytes). place, simulate, train, graph info, validate and sweep runs call it. */
+ * the machine's (dp_machine_devices_differ), then one for each of dp_machine_warnings' lines (a
+ * uniform machine key that changes nothing on g, a calibration lacking some devices), prefixed
+ * "doppler: warning: ". place, simulate, train, graph info, validate and sweep runs call it. */
 void dp_cli_warn_machine(const dp_machine *m, const dp_graph *g);
 
 /* The unit of a schedule's transfer volume (dp_engine_schedule.transfer_volume) of g on m:

@@ -3,6 +3,7 @@
 #include "dp_alloc.h"
 
 #include <assert.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <limits.h>
 #include <stdio.h>
@@ -459,6 +460,74 @@ int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g)
 {
     int have = m->topo ? m->topo->n_devices : m->n_devices;
     return g->devices > 0 && have != g->devices ? g->devices : 0;
+}
+
+/* append one printf-formatted line and its '\n' to buf at *len, cut at size */
+__attribute__((format(printf, 4, 5))) static void warning_line(char *buf, size_t size, size_t *len,
+                                                               const char *fmt, ...)
+{
+    if (*len + 1 >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(buf + *len, size - *len, fmt, ap);
+    va_end(ap);
+    if (w < 0) return;
+    *len = *len + (size_t)w < size ? *len + (size_t)w : size - 1;
+    if (*len + 1 < size) {
+        buf[(*len)++] = '\n';
+        buf[*len] = '\0';
+    }
+}
+
+int dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, size_t size)
+{
+    size_t len = 0;
+    int n = 0;
+    if (size) buf[0] = '\0';
+    /* the uniform machine's keys that change nothing on g, each with why (each was ignored
+     * without a word: a review). With a topology they are refused before (dp_machine_check_keys). */
+    const int times = g->cost_kind != DP_GRAPH_COST_PHYSICAL;
+    const int ratio = m->comm_ratio > 0 && dp_machine_comm_ratio_applies(g);
+    const char *own = "its costs are times, as its file gives them, not the FLOPs and bytes that peak_flops, "
+                      "bandwidth and latency turn into times";
+    char by_ratio[160];
+    snprintf(by_ratio, sizeof by_ratio, "under comm_ratio %g a transfer takes %g times its producer op's time, "
+             "whatever its bytes", m->comm_ratio, m->comm_ratio);
+    const struct { const char *key; double value; const char *why; } unused[] = {
+        {"comm_ratio", m->comm_ratio, m->comm_ratio > 0 && !ratio ? "its transfers have times of their own (the "
+                                      "file's are kept); it applies to graphs in FLOPs and bytes and to task graphs "
+                                      "without transfer costs" : NULL},
+        {"peak_flops", m->peak_flops, times && given(m, "peak_flops") ? own : NULL},
+        {"bandwidth", m->bandwidth_Bps, !given(m, "bandwidth") ? NULL : times ? own : ratio ? by_ratio : NULL},
+        {"latency", m->latency_s, !given(m, "latency") ? NULL : times ? own : ratio ? by_ratio : NULL},
+    };
+    for (size_t k = 0; k < sizeof unused / sizeof unused[0]; k++)
+        if (unused[k].why && !m->topo) {
+            warning_line(buf, size, &len, "%s %g changes nothing on graph %s: %s", unused[k].key, unused[k].value, g->name,
+                         unused[k].why);
+            n++;
+        }
+    if (m->calib && m->topo && dp_costmodel_check_names(m->topo, m->calib, NULL) == DP_OK) {
+        /* a device the calibration does not name is timed by its roofline, beside calibrated
+         * ones: said (it was silent; a review). Not for a calibration of other devices, which
+         * the costs refuse (it was said first, as if the roofline would then be used: a review) */
+        char names[512] = "";
+        size_t nlen = 0;
+        int k = 0;
+        for (int d = 0; d < m->topo->n_devices; d++)
+            if (!dp_calib_find_device(m->calib, m->topo->dev[d].name)) {
+                int w = snprintf(names + nlen, sizeof names - nlen, "%s%s", k ? ", " : "", m->topo->dev[d].name);
+                if (w > 0 && (size_t)w < sizeof names - nlen) nlen += (size_t)w;
+                k++;
+            }
+        if (k) {
+            warning_line(buf, size, &len, "calibration %s has no entry for %d of the topology's %d devices (%s): "
+                         "their op times are the topology's roofline, not measured", m->calibration, k,
+                         m->topo->n_devices, names);
+            n++;
+        }
+    }
+    return n;
 }
 
 int dp_machine_general(const dp_machine *m)

@@ -182,6 +182,19 @@ int dp_machine_comm_ratio_applies(const dp_graph *g);
  * topology's), for a warning; 0 when they agree or the graph does not say. */
 int dp_machine_devices_differ(const dp_machine *m, const dp_graph *g);
 
+/* The warnings about m on g besides the device count (dp_machine_devices_differ, whose words
+ * are the caller's), one line each, ended by '\n', in buf (size bytes; cut there, always
+ * terminated when size > 0): each uniform machine key that changes nothing on g ("KEY VALUE
+ * changes nothing on graph G: why"): comm_ratio above 0 when g's transfers have times of their
+ * own (dp_machine_comm_ratio_applies); peak_flops, bandwidth and latency, when given
+ * (keys_given), on a graph of times (they cost FLOPs and bytes), and bandwidth and latency under
+ * a comm_ratio that applies (a transfer then takes comm_ratio times its producer's time, whatever
+ * its bytes); and a calibration that names only some of the topology's devices (the others are
+ * timed by their roofline). Call it after dp_machine_costs (the topology and calibration
+ * loaded). Returns the number of lines. The command prints them on stderr (dp_cli_warn_machine)
+ * and the Python package raises each as a UserWarning, so both say the same. */
+int dp_machine_warnings(const dp_machine *m, const dp_graph *g, char *buf, size_t size);
+
 /* 1 when only the general engine (dp_hisim) simulates this machine: a topology, or a simulator
  * option other than the DOPPLER-compatible defaults. */
 int dp_machine_general(const dp_machine *m);

@@ -310,7 +310,8 @@ class Engine(_NoCopy):
     machine None: the default machine (DOPPLER-compatible; as many devices as the graph was made
     for when it says, else 4), or a heterogeneous example's own. A machine with another device
     count than the graph says it was made for gives a warning, as the command does, once per
-    engine. An engine is a workspace: calls on one engine are serialised by a lock; use one engine
+    engine, and so does each of the command's other warnings about the machine on the graph (a
+    key that changes nothing on it, a calibration lacking devices: dp_machine_warnings). An engine is a workspace: calls on one engine are serialised by a lock; use one engine
     per thread to simulate in parallel. close() frees it (later calls raise ClosedError). copy.copy,
     copy.deepcopy and pickle raise CopyError (make another Engine)."""
 
@@ -371,13 +372,20 @@ class Engine(_NoCopy):
         self._unit = graph.time_unit
         self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
         graph._attach(self)
-        want = _lib.dp_machine_devices_differ(self._mach, g) if fixed is None else 0
-        if want and not _trace:
-            # (a tracing engine is the twin of one that warned already)
-            # the command's warning (dp_cli_warn_devices)
+        if fixed is None and not _trace:
+            # (a tracing engine is the twin of one that warned already) the command's warnings
+            # (dp_cli_warn_machine): the device count, then the library's lines (a key that
+            # changes nothing on the graph, a calibration lacking devices: Python said neither
+            # where the command warned)
+            want = _lib.dp_machine_devices_differ(self._mach, g)
+            said = ["graph %s was made for %d devices; placing it on %d" % (graph.name, want, self._n_devices)] \
+                if want else []
+            buf = ctypes.create_string_buffer(4096)
+            _lib.dp_machine_warnings(self._mach, g, buf, len(buf))
+            said += buf.value.decode("utf-8", "replace").splitlines()
             try:
-                warnings.warn("graph %s was made for %d devices; placing it on %d"
-                              % (graph.name, want, self._n_devices), stacklevel=3)
+                for line in said:
+                    warnings.warn(line, stacklevel=3)
             except BaseException:
                 self.close()
                 raise

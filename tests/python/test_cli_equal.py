@@ -4,6 +4,7 @@ data; skipped without it) and on machines that run the general engine."""
 
 import json
 import os
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -202,3 +203,45 @@ def test_utilisation_of_a_scaled_graph(tmp_path):
             assert e.simulate(a).utilisation.tolist() == res["utilisation"], seed
         res = json.loads(run_cli("place", "--graph", FFNN_192, "--method", "heft", "--devices", "4", "--json")[1])
         assert e.place("heft").schedule.utilisation.tolist() == res["utilisation"]
+
+
+def _cli_warnings(stderr):
+    return [l[len("doppler: warning: "):] for l in stderr.splitlines() if l.startswith("doppler: warning: ")]
+
+
+def test_machine_warnings_as_the_command(tmp_path):
+    """Python warns what the command warns about the machine: a key that changes nothing on the
+    graph (peak_flops, bandwidth, latency on a graph of times; comm_ratio on a graph whose
+    transfers have times of their own; latency under a comm_ratio) and a calibration that names
+    only some of the topology's devices. Python said only the device count: an Engine of
+    Machine(devices=3, peak_flops=2e13) on a DOPPLER .txt graph placed it in silence, where
+    `doppler place` warned that peak_flops changes nothing (a review)."""
+    times = str(tmp_path / "tasks.dot")  # a task graph of times, its edges with their own times
+    with open(times, "w") as f:
+        f.write("digraph tasks { a [Weight=4]; b [Weight=3]; c [Weight=2]; a -> b [Weight=5]; a -> c [Weight=1]; }\n")
+    with open(os.path.join(SRC, "data", "calibrations", "cpu-2core.json")) as f:
+        cal = json.load(f)
+    first = sorted(cal["devices"])[0]
+    cal["devices"] = {first: cal["devices"][first]}  # one of the topology's two devices
+    half = str(tmp_path / "half.json")
+    with open(half, "w") as f:
+        json.dump(cal, f)
+    cases = [(times, ["--devices", "3", "--peak-flops", "2e13", "--bandwidth", "5e9", "--latency", "1e-5"], 3),
+             (times, ["--devices", "2", "--comm-ratio", "2"], 1),
+             (bundled("ffnn"), ["--devices", "3", "--latency", "1e-5", "--bandwidth", "1e9", "--comm-ratio", "2"], 2),
+             (bundled("ffnn"), ["--topology", "cpu-2core", "--calibration", half], 1),
+             (bundled("llama-layer-tp8"), ["--devices", "4"], 1),  # the device count, said before
+             (bundled("ffnn"), ["--devices", "3", "--peak-flops", "2e13"], 0)]  # nothing to say
+
+    def same(lines):  # the command names the device count's source, "(--devices)": the rest word for word
+        return [s.split(" (")[0] if s.startswith("graph ") else s for s in lines]
+    for graph, mopts, n in cases:
+        _, _, se = run_cli("place", "--graph", graph, "--method", "cp", *mopts)
+        want = _cli_warnings(se)
+        assert len(want) == n, (graph, mopts, want)
+        g = doppler.Graph.read(graph)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            doppler.Engine(g, machine_of(mopts)).close()
+        said = [str(w.message) for w in rec]
+        assert same(said) == same(want), (graph, mopts, said, want)
