@@ -1017,9 +1017,26 @@ def onnx_to_doc(path, dims=None, name=None):
     Graph inputs are ops of kind input; initializers (weights) are not ops: their bytes are the
     param_bytes of the first node that reads them, itself or in a subgraph (an If's branch, a
     Loop's or Scan's body), each once; a subgraph's own initializers are its node's. Raises
+    doppler.FileError (no such file, a directory), TypeError (path not a str or a path),
     ValueError (bad file or shapes; a node that reads a tensor before the node that makes it, the
     nodes out of topological order, or one no node, graph input or initializer makes),
     ImportError (onnx missing: Debian python3-onnx)."""
+    # the file first, as Graph.read checks its own: a missing file was "not an ONNX model
+    # ([Errno 2] ...)", a ValueError, from Graph.from_onnx (the command said "no such file"), None
+    # the same, and an int read that file descriptor (a review)
+    from . import _lib
+    from ._errors import FileError
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError("onnx_to_doc: path: an ONNX file name (a str or a path), got %s" % (
+            "None" if path is None else "%s %r" % (type(path).__name__, path)))
+    name_of = os.fsdecode(path)
+    if "\0" in name_of:
+        raise ValueError("onnx_to_doc: path %r contains a NUL character" % name_of)
+    if os.path.isdir(path):
+        raise FileError("%s: is a directory, not an ONNX file" % name_of, _lib.DP_EIO)
+    if not os.path.exists(path):
+        raise FileError("%s: no such file" % name_of, _lib.DP_EIO)
+    path = name_of
     onnx = _need("onnx")
     dims = dict(dims or {})
     for k, v in list(dims.items()):
@@ -1622,10 +1639,6 @@ def main(argv=None):
         else:
             if a.training or a.input_shape:
                 p.error("--training and --input-shape apply to torchvision models; an ONNX file has its own")
-            if os.path.isdir(a.model):
-                raise ValueError("%s: is a directory, not an ONNX file" % a.model)
-            if not os.path.isfile(a.model):
-                raise ValueError("%s: no such file" % a.model)
             doc = onnx_to_doc(a.model, dict(a.dim), a.name)
         if a.out == "-":
             json.dump(doc, sys.stdout, separators=(",", ":"))

@@ -1190,3 +1190,20 @@ def test_write_json_to_a_descriptor_in_place(tmp_path):
         subprocess.run([sys.executable, "-c", code], stdout=f, env=os.environ, check=True)
     assert log.read_text() == 'prior\n{"a":1}\n'
     assert list(tmp_path.glob(".doppler-import-*")) == []
+
+
+def test_from_onnx_missing_file_is_a_file_error(tmp_path):
+    """Graph.from_onnx of a file that does not exist raised ValueError "not an ONNX model ([Errno
+    2] ...)" (Graph.read raises FileError, an OSError, and the command said "no such file"); None
+    was a ValueError too, and an int read that file descriptor (a review). Checked before ONNX is
+    needed, so without python3-onnx as well."""
+    with pytest.raises(doppler.FileError, match="none.onnx: no such file") as ei:
+        doppler.Graph.from_onnx(tmp_path / "none.onnx")
+    assert isinstance(ei.value, OSError) and ei.value.kind == "i/o error"
+    with pytest.raises(doppler.FileError, match="is a directory, not an ONNX file"):
+        doppler.Graph.from_onnx(str(tmp_path))
+    for bad in (None, 5, ["a.onnx"]):
+        with pytest.raises(TypeError, match="an ONNX file name"):
+            doppler.Graph.from_onnx(bad)
+    with pytest.raises(ValueError, match="NUL"):
+        doppler.Graph.from_onnx("a\0b.onnx")
