@@ -285,11 +285,17 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return self._ptr
 
     def close(self):
-        """Free the environment and its engine."""
-        if self._ptr:
-            self._ptr = None
-            self._finalizer()
-            self.engine.close()
+        """Free the environment and its engine. Under the engine's lock, as a step holds it: a
+        close from another thread during a step freed the state the step was writing
+        (a segmentation fault: a review)."""
+        eng = getattr(self, "engine", None)  # None: __init__ refused its arguments first
+        if eng is None:
+            return
+        with eng._lock:
+            if self._ptr:
+                self._ptr = None
+                self._finalizer()
+                eng.close()
 
     @property
     def closed(self):
@@ -311,33 +317,37 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
     @property
     def ready(self):
         """(n_ready,) int64: the ready ops, increasing id."""
-        self._e()
-        return self._ready[: self._n_ready(self._ptr)].astype(np.int64)
+        with self.engine._lock:  # the arrays are freed by a close (under the lock)
+            self._e()
+            return self._ready[: self._n_ready(self._ptr)].astype(np.int64)
 
     @property
     def assignment(self):
         """(n_ops,) int64: the partial assignment, -1 while unassigned."""
-        self._e()
-        return self._assign.astype(np.int64)
+        with self.engine._lock:
+            self._e()
+            return self._assign.astype(np.int64)
 
     @property
     def exact(self):
         """True when the state follows the machine's engine exactly (the engine state, not above
         20,000 ops on a machine of the general engine, where a surrogate keeps it); False for the
         append state and the surrogate (dp_env_state_exact)."""
-        return bool(_lib.dp_env_state_exact(self._e()))
+        with self.engine._lock:
+            return bool(_lib.dp_env_state_exact(self._e()))
 
     @property
     def makespan(self):
         """The latest estimated end of the assigned ops (dp_env_makespan): in the engine state,
         after the last step, the engine's makespan of the assignment (when exact: the
         surrogate's otherwise)."""
-        self._e()
-        return _lib.dp_env_makespan(self._ptr) / self._sc
+        with self.engine._lock:
+            return _lib.dp_env_makespan(self._e()) / self._sc
 
     @property
     def step_count(self):
-        return self._step(self._e())
+        with self.engine._lock:
+            return self._step(self._e())
 
     def est_start(self, op, device):
         """Estimated earliest start of ready op on device under the state (dp_env_est_start),
@@ -583,7 +593,8 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         return _frame(cols, [tuple(e[k] for k in cols) for e in self._episodes])
 
     def __repr__(self):
-        if not self._ptr:
-            return "<doppler.Env (closed)>"
-        return "<doppler.Env %s: %d ops, %d devices, step %d>" % (self.graph.name, self.n_ops, self.n_devices,
-                                                                  self._step(self._ptr))
+        with self.engine._lock:
+            if not self._ptr:
+                return "<doppler.Env (closed)>"
+            return "<doppler.Env %s: %d ops, %d devices, step %d>" % (self.graph.name, self.n_ops, self.n_devices,
+                                                                      self._step(self._ptr))

@@ -422,3 +422,38 @@ def test_nul_refused_everywhere(tmp_path):
         doppler.Machine(**{"transfer\0x": "maxmin"})
     with pytest.raises(ValueError, match='place: config: "schedule": .* NUL'):
         doppler.place(g, "anneal", config={"schedule": "linear\0x"}, budget=10)
+
+
+def test_env_closed_by_another_thread_during_steps():
+    # Env.close freed the environment without the engine's lock that a step holds: a close from
+    # another thread (a watchdog, a `with` block left while a worker steps) freed the state a step
+    # was writing, a segmentation fault (a review); now the step ends first and the next call
+    # raises ClosedError
+    rc, last = run_py("""
+        import threading, time, warnings
+        warnings.simplefilter("ignore")
+        g = doppler.Graph.read(%r)
+        m = doppler.Machine(topology="dgx1-v100", transfer="maxmin")
+        for trial in range(12):
+            env = doppler.Env(g, m, state="engine", features="engine")
+            env.reset()
+            errs = []
+            def steps():
+                try:
+                    while True:
+                        if env.step(env.cp_action())[2]:
+                            env.reset()
+                        env.ready, env.assignment, env.makespan, env.step_count, repr(env)
+                except doppler.ClosedError:
+                    pass
+                except Exception as e:
+                    errs.append(repr(e))
+            t = threading.Thread(target=steps)
+            t.start()
+            time.sleep(0.01 * (1 + trial %% 4))
+            env.close()
+            t.join()
+            assert not errs, errs
+        print("ok")
+    """ % bundled("llama-layer"))
+    assert rc == 0, "exit %d: %s" % (rc, last)
