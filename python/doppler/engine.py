@@ -13,7 +13,7 @@ import numpy as np
 from . import _lib
 from ._errors import ClosedError, Error, InvalidInputError, _NoCopy, check, from_status
 from .graph import Costs, Graph
-from .machine import Machine, _machine_arg, _new_machine
+from .machine import Machine, _machine_arg, _new_machine, warn_machine
 
 _INT32 = np.iinfo(np.int32)
 
@@ -373,19 +373,9 @@ class Engine(_NoCopy):
         self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
         graph._attach(self)
         if fixed is None and not _trace:
-            # (a tracing engine is the twin of one that warned already) the command's warnings
-            # (dp_cli_warn_machine): the device count, then the library's lines (a key that
-            # changes nothing on the graph, a calibration lacking devices: Python said neither
-            # where the command warned)
-            want = _lib.dp_machine_devices_differ(self._mach, g)
-            said = ["graph %s was made for %d devices; placing it on %d" % (graph.name, want, self._n_devices)] \
-                if want else []
-            buf = ctypes.create_string_buffer(4096)
-            _lib.dp_machine_warnings(self._mach, g, buf, len(buf))
-            said += buf.value.decode("utf-8", "replace").splitlines()
+            # (a tracing engine is the twin of one that warned already)
             try:
-                for line in said:
-                    warnings.warn(line, stacklevel=3)
+                warn_machine(self._mach, graph, self._n_devices)
             except BaseException:
                 self.close()
                 raise

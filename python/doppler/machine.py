@@ -3,11 +3,15 @@
 import ctypes
 import json
 import os
+import sys
+import warnings
 
 import numpy as np
 
 from . import _lib
 from ._errors import check, from_status
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _value_text(value):
@@ -209,7 +213,10 @@ class Machine:
         c = _lib.dp_machine_costs(self._m, graph._g(), ctypes.byref(err))
         if not c:
             raise from_status(err.code, err)
-        return Costs(graph, c, owned=True)
+        costs = Costs(graph, c, owned=True)
+        # as `doppler graph info` warns (its bounds are these costs')
+        warn_machine(self._m, graph, costs.n_devices)
+        return costs
 
     def copy(self):
         """A new Machine with the same settings."""
@@ -262,6 +269,26 @@ def _from_settings(settings):
     for k, v in settings:
         m.set(k, v)
     return m
+
+
+def warn_machine(mach, graph, n_devices):
+    """The command's warnings about a machine on a graph (dp_cli_warn_machine), as UserWarnings:
+    a device count other than the graph was made for (dp_machine_devices_differ), then the
+    library's lines (dp_machine_warnings: a key that changes nothing on the graph, a calibration
+    lacking devices; Python said none of them: a review). mach: a loaded dp_machine handle,
+    graph: a doppler.Graph, n_devices: the devices the costs have. Each warning names the user's
+    line, the first caller outside this package (Engine() said sys:1, one frame too far)."""
+    g = graph._g()
+    want = _lib.dp_machine_devices_differ(mach, g)
+    said = ["graph %s was made for %d devices; placing it on %d" % (graph.name, want, n_devices)] if want else []
+    buf = ctypes.create_string_buffer(4096)
+    _lib.dp_machine_warnings(mach, g, buf, len(buf))
+    said += buf.value.decode("utf-8", "replace").splitlines()
+    level, f = 2, sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)) == _PACKAGE:
+        level, f = level + 1, f.f_back
+    for line in said:
+        warnings.warn(line, stacklevel=level)
 
 
 def _machine_arg(machine, where):

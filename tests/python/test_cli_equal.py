@@ -240,8 +240,11 @@ def test_machine_warnings_as_the_command(tmp_path):
         want = _cli_warnings(se)
         assert len(want) == n, (graph, mopts, want)
         g = doppler.Graph.read(graph)
-        with warnings.catch_warnings(record=True) as rec:
-            warnings.simplefilter("always")
-            doppler.Engine(g, machine_of(mopts)).close()
-        said = [str(w.message) for w in rec]
-        assert same(said) == same(want), (graph, mopts, said, want)
+        for make in (lambda: doppler.Engine(g, machine_of(mopts)).close(), lambda: g.costs(machine_of(mopts))):
+            # an Engine (place, simulate, Env) as the command's place; the cost tables as graph info
+            with warnings.catch_warnings(record=True) as rec:
+                warnings.simplefilter("always")
+                make()
+            said = [str(w.message) for w in rec]
+            assert same(said) == same(want), (graph, mopts, said, want)
+            assert all(w.filename == __file__ for w in rec), [w.filename for w in rec]  # the user's line
