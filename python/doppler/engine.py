@@ -325,53 +325,56 @@ class Engine(_NoCopy):
         # reentrant: an environment on this engine holds it through a step, whose last simulation
         # is the engine's own call (env.py)
         self._lock = threading.RLock()
-        g = graph._g()
-        self.graph = graph
-        # the engine's own copy: changing the caller's machine later changes nothing here
-        self.machine = _machine_arg(machine, "Engine").copy() if machine is not None else Machine()
-        fixed = graph._fixed_costs
-        if fixed is not None and machine is not None:
-            raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
-        if fixed is not None:
-            # the example's own processors: engine.machine says their count (it said the default
-            # machine's 4 beside n_devices 3: a review)
-            self.machine = Machine(devices=_lib.cost["n_devices"](fixed))
-        try:
+        # under the graph's lock until the engine is attached to it (which keeps it allocated): a
+        # close from another thread freed it under dp_problem_alloc (a review)
+        with graph._lock:
+            g = graph._g()
+            self.graph = graph
+            # the engine's own copy: changing the caller's machine later changes nothing here
+            self.machine = _machine_arg(machine, "Engine").copy() if machine is not None else Machine()
+            fixed = graph._fixed_costs
+            if fixed is not None and machine is not None:
+                raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
             if fixed is not None:
-                self._mach = _new_machine()
-                err = _lib.dp_error()
-                check(_lib.dp_machine_set(self._mach, b"devices", b"%d" % _lib.cost["n_devices"](fixed),
-                                          ctypes.byref(err)), err)
+                # the example's own processors: engine.machine says their count (it said the default
+                # machine's 4 beside n_devices 3: a review)
+                self.machine = Machine(devices=_lib.cost["n_devices"](fixed))
+            try:
+                if fixed is not None:
+                    self._mach = _new_machine()
+                    err = _lib.dp_error()
+                    check(_lib.dp_machine_set(self._mach, b"devices", b"%d" % _lib.cost["n_devices"](fixed),
+                                              ctypes.byref(err)), err)
+                else:
+                    self._mach = self.machine._instance()
+            except BaseException:
+                self._free_machine()
+                raise
+            _lib.dp_machine_set_trace(self._mach, 1 if _trace else 0)
+            # the problem of the graph on the machine (sim/dp_problem.h): its cost tables and engine,
+            # assembled as the commands and sweeps assemble theirs
+            err = _lib.dp_error()
+            if fixed is not None:
+                p = _lib.dp_problem_alloc_with_costs(g, fixed, self._mach, ctypes.byref(err))
             else:
-                self._mach = self.machine._instance()
-        except BaseException:
-            self._free_machine()
-            raise
-        _lib.dp_machine_set_trace(self._mach, 1 if _trace else 0)
-        # the problem of the graph on the machine (sim/dp_problem.h): its cost tables and engine,
-        # assembled as the commands and sweeps assemble theirs
-        err = _lib.dp_error()
-        if fixed is not None:
-            p = _lib.dp_problem_alloc_with_costs(g, fixed, self._mach, ctypes.byref(err))
-        else:
-            p = _lib.dp_problem_alloc(g, self._mach, ctypes.byref(err))
-        if not p:
-            self._free_machine()
-            raise from_status(err.code, err)
-        # from here the problem and the machine copy are the engine's, freed by its finalizer,
-        # registered before anything can raise: the device-count warning, an exception under
-        # warnings-as-errors, left both behind (about 100 kB an engine: a review)
-        self._problem = p
-        self._cptr = _lib.dp_problem_costs(p)
-        self._ptr = _lib.dp_problem_engine(p)
-        self._traced = None
-        self._n_ops = _lib.graph["n_ops"](g)
-        self._n_edges = _lib.graph["n_edges"](g)
-        self._n_devices = _lib.cost["n_devices"](self._cptr)
-        self._scale = _lib.graph["time_scale"](g)
-        self._unit = graph.time_unit
-        self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
-        graph._attach(self)
+                p = _lib.dp_problem_alloc(g, self._mach, ctypes.byref(err))
+            if not p:
+                self._free_machine()
+                raise from_status(err.code, err)
+            # from here the problem and the machine copy are the engine's, freed by its finalizer,
+            # registered before anything can raise: the device-count warning, an exception under
+            # warnings-as-errors, left both behind (about 100 kB an engine: a review)
+            self._problem = p
+            self._cptr = _lib.dp_problem_costs(p)
+            self._ptr = _lib.dp_problem_engine(p)
+            self._traced = None
+            self._n_ops = _lib.graph["n_ops"](g)
+            self._n_edges = _lib.graph["n_edges"](g)
+            self._n_devices = _lib.cost["n_devices"](self._cptr)
+            self._scale = _lib.graph["time_scale"](g)
+            self._unit = graph.time_unit
+            self._finalizer = weakref.finalize(self, Engine._free_all, self._problem, self._mach, graph)
+            graph._attach(self)
         if fixed is None and not _trace:
             # (a tracing engine is the twin of one that warned already)
             try:

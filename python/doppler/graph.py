@@ -2,6 +2,7 @@
 
 import ctypes
 import os
+import threading
 import weakref
 
 import numpy as np
@@ -70,6 +71,10 @@ class Graph(_NoCopy):
                             % type(_ptr).__name__)
         self._ptr = _ptr
         self._fixed_costs = _fixed_costs  # POINTER(dp_cost) of a heterogeneous example, owned
+        # held by every call that reads the C graph without an engine or environment on it (which
+        # keep it allocated) and by the free: a close from another thread freed the graph under a
+        # write or a cost table's making (a name of freed bytes, or a crash: a review)
+        self._lock = threading.RLock()
         self._users = weakref.WeakSet()
         self._closed = False
         self._cache = {}
@@ -195,8 +200,10 @@ class Graph(_NoCopy):
             _write_json(doc, path)
             return
         err = _lib.dp_error()
-        check(_lib.dp_graph_write(self._g(), _lib.encode(path, "Graph.write: path"),
-                                  _lib.encode(format, "Graph.write: format", optional=True), ctypes.byref(err)), err)
+        bpath = _lib.encode(path, "Graph.write: path")
+        bformat = _lib.encode(format, "Graph.write: format", optional=True)
+        with self._lock:
+            check(_lib.dp_graph_write(self._g(), bpath, bformat, ctypes.byref(err)), err)
 
     # ---- life ----
 
@@ -214,19 +221,21 @@ class Graph(_NoCopy):
         # live users only: an engine collected by garbage collection calls this from its
         # finalizer while the WeakSet still counts its dead reference (len() was 1, and a closed
         # graph stayed allocated until the Graph itself died: a review)
-        if self._ptr and self._closed and not any(True for _ in self._users):
-            _lib.dp_graph_free(self._ptr)
-            if self._fixed_costs:
-                _lib.dp_cost_free(self._fixed_costs)
-            self._ptr = None
-            self._fixed_costs = None
+        with self._lock:
+            if self._ptr and self._closed and not any(True for _ in self._users):
+                _lib.dp_graph_free(self._ptr)
+                if self._fixed_costs:
+                    _lib.dp_cost_free(self._fixed_costs)
+                self._ptr = None
+                self._fixed_costs = None
 
     def close(self):
         """Free the graph (at once, or when the last engine or environment on it is closed)."""
-        if not self._closed:
-            self._cache.setdefault("name", self.name if self._ptr else "")
-            self._closed = True
-        self._release()
+        with self._lock:
+            if not self._closed:
+                self._cache.setdefault("name", self.name if self._ptr else "")
+                self._closed = True
+            self._release()
 
     def __del__(self):
         try:
@@ -250,7 +259,8 @@ class Graph(_NoCopy):
 
     def _get(self, field):
         """Field of the graph through its accessor (dp_graph_get_<field>)."""
-        return _lib.graph[field](self._g())
+        with self._lock:
+            return _lib.graph[field](self._g())
 
     @property
     def n_ops(self):
@@ -299,14 +309,16 @@ class Graph(_NoCopy):
     @property
     def fixed_devices(self):
         """Processor count of a heterogeneous example (which fixes its machine), else None."""
-        self._g()
-        return _lib.cost["n_devices"](self._fixed_costs) if self._fixed_costs else None
+        with self._lock:
+            self._g()
+            return _lib.cost["n_devices"](self._fixed_costs) if self._fixed_costs else None
 
     def _cached(self, key, make):
-        g = self._g()
-        if key not in self._cache:
-            self._cache[key] = make(g)
-        return self._cache[key]
+        with self._lock:
+            g = self._g()
+            if key not in self._cache:
+                self._cache[key] = make(g)
+            return self._cache[key]
 
     def _field(self, g, field, n, dtype):
         """A read-only NumPy copy of the graph's array field (n elements)."""

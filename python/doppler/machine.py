@@ -210,10 +210,11 @@ class Machine:
                 raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
             return Costs(graph, graph._fixed_costs, owned=False)
         err = _lib.dp_error()
-        c = _lib.dp_machine_costs(self._m, graph._g(), ctypes.byref(err))
-        if not c:
-            raise from_status(err.code, err)
-        costs = Costs(graph, c, owned=True)
+        with graph._lock:  # the graph is not freed by a close from another thread meanwhile
+            c = _lib.dp_machine_costs(self._m, graph._g(), ctypes.byref(err))
+            if not c:
+                raise from_status(err.code, err)
+            costs = Costs(graph, c, owned=True)
         # as `doppler graph info` warns (its bounds are these costs')
         warn_machine(self._m, graph, costs.n_devices)
         return costs

@@ -457,3 +457,36 @@ def test_env_closed_by_another_thread_during_steps():
         print("ok")
     """ % bundled("llama-layer"))
     assert rc == 0, "exit %d: %s" % (rc, last)
+
+
+def test_graph_closed_by_another_thread_during_calls():
+    # Graph.close freed the C graph at once when no engine was on it, while another thread was in
+    # a call reading it without an engine (write, costs, an Engine being made, its arrays): a
+    # write named the graph with freed bytes ("out of memory building the JSON text of graph
+    # SZ\x8f&"), or a crash (a review); now the call ends first, and the next raises ClosedError
+    rc, last = run_py("""
+        import os, tempfile, threading, time, warnings
+        warnings.simplefilter("ignore")
+        out = os.path.join(tempfile.mkdtemp(), "g.json")
+        m = doppler.Machine(topology="dgx1-v100")
+        for trial in range(60):
+            g = doppler.Graph.read(%r)
+            errs = []
+            def calls():
+                try:
+                    while True:
+                        g.costs(m); g.write(out); g.work; g.topological_order; g.op_names
+                        doppler.Engine(g, m).close()
+                except doppler.ClosedError:
+                    pass
+                except Exception as e:
+                    errs.append(repr(e))
+            t = threading.Thread(target=calls)
+            t.start()
+            time.sleep(0.003 * (1 + trial %% 5))
+            g.close()
+            t.join()
+            assert not errs, (trial, errs)
+        print("ok")
+    """ % bundled("llama-layer"))
+    assert rc == 0, "exit %d: %s" % (rc, last)
