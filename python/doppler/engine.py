@@ -446,18 +446,21 @@ class Engine(_NoCopy):
     @property
     def general(self):
         """True when this engine runs the general engine, False on the exact fast path."""
-        return bool(_lib.dp_engine_is_general(self._e()))
+        with self._lock:  # a close from another thread frees the engine under its lock
+            return bool(_lib.dp_engine_is_general(self._e()))
 
     @property
     def simulations(self):
         """Simulations run so far by this engine (its own calls and the methods it placed with)."""
-        return int(_lib.dp_engine_simulations(self._e()))
+        with self._lock:
+            return int(_lib.dp_engine_simulations(self._e()))
 
     @property
     def costs(self):
         """The cost tables the engine simulates with (doppler.Costs)."""
-        self._e()
-        return Costs(self.graph, self._cptr, owned=False)
+        with self._lock:  # copied from the engine's tables, which a close frees
+            self._e()
+            return Costs(self.graph, self._cptr, owned=False)
 
     # ---- simulation ----
 

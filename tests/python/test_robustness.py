@@ -490,3 +490,37 @@ def test_graph_closed_by_another_thread_during_calls():
         print("ok")
     """ % bundled("llama-layer"))
     assert rc == 0, "exit %d: %s" % (rc, last)
+
+
+def test_engine_closed_by_another_thread_during_costs():
+    # Engine.costs, general and simulations read the engine without its lock: a close from
+    # another thread freed the cost tables while Costs copied them, giving other op times (a
+    # silent wrong answer in most trials) or a segmentation fault (a review)
+    rc, last = run_py("""
+        import threading, time, warnings
+        warnings.simplefilter("ignore")
+        g = doppler.Graph.read(%r)
+        for trial in range(20):
+            e = doppler.Engine(g, doppler.Machine(topology="dgx1-v100"))
+            ref = e.costs
+            errs = []
+            def calls():
+                try:
+                    while True:
+                        c = e.costs
+                        if not (c.op_time == ref.op_time).all() or c.critical_path != ref.critical_path:
+                            errs.append("other costs")
+                        e.general, e.simulations
+                except doppler.ClosedError:
+                    pass
+                except Exception as x:
+                    errs.append(repr(x))
+            t = threading.Thread(target=calls)
+            t.start()
+            time.sleep(0.002 * (1 + trial %% 5))
+            e.close()
+            t.join()
+            assert not errs, (trial, errs)
+        print("ok")
+    """ % bundled("llama-layer"))
+    assert rc == 0, "exit %d: %s" % (rc, last)
