@@ -724,8 +724,11 @@ static int set_param(void *opts, const dp_gen_model *m, const dp_gen_param *p, c
         /* an integer parameter says so ("expected a number in 1..24" of --layers nan) */
         const char *what = p->type == DP_GEN_DOUBLE ? "a number" : "an integer";
         if (end == val || *end || !isfinite(x) || x < p->lo || x > p->hi || (p->type != DP_GEN_DOUBLE && x != floor(x)))
-            return dp_error_set(err, DP_EINVAL, "%s: --%s: expected %s in %g..%g, got '%s'", m->name, p->name, what,
-                                p->lo, p->hi, val);
+            /* an integer's bounds in full (%g said 1..1.67772e+07 of random's --n, below the
+             * 16777216 it takes: a review); a number's as %g (0..1e+12) */
+            return dp_error_set(err, DP_EINVAL, p->type == DP_GEN_DOUBLE ? "%s: --%s: expected %s in %g..%g, got '%s'"
+                                : "%s: --%s: expected %s in %.0f..%.0f, got '%s'", m->name, p->name, what, p->lo, p->hi,
+                                val);
         if (p->type == DP_GEN_INT) *(int *)field = (int)x;
         else if (p->type == DP_GEN_INT64) *(int64_t *)field = (int64_t)x;
         else *(double *)field = x;

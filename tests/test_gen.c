@@ -997,7 +997,9 @@ START_TEST(stg_methods)
     g = gen("stg", &err, "n", "50", "method", "layrpred", "layers", "1", NULL);
     ck_assert_int_eq(g->n_edges, 0);
     dp_graph_free(g);
-    gen_fails("stg", "n", "1", "--n: expected an integer in 2..1e+06");
+    gen_fails("stg", "n", "1", "--n: expected an integer in 2..1000000");
+    /* the bounds exactly: random's --n said 1..1.67772e+07 (%g), below the largest it takes, 16777216 */
+    gen_fails("random", "n", "0", "--n: expected an integer in 1..16777216, got '0'");
     gen_fails("stg", "degree", "101", "--degree");
     gen_fails("stg", "method", "fifo", "expected one of sameprob|samepred|layrprob|layrpred, got 'fifo'");
     gen_fails("stg", "layers", "101", "stg: option layers must be in 0..100");
