@@ -227,8 +227,9 @@ def _float_vector(a, n, what):
     bad = ~np.isfinite(arr)
     if bad.any():
         i = int(np.argmax(bad))
-        raise ValueError("%s: element %d is %r: priorities are finite numbers (a NaN breaks the queue's order)"
-                         % (what, i, float(arr[i])))
+        # (an infinity was said to be "a NaN" that breaks the order: a review)
+        raise ValueError("%s: element %d is %r: priorities are finite numbers (a NaN or an infinity breaks the "
+                         "queue's order)" % (what, i, float(arr[i])))
     return arr
 
 
