@@ -407,9 +407,23 @@ class TorchImport:
         ops sharing a storage changed in place through a view (shared_storage, _mutations) on
         two devices is refused (ValueError): the change would be made on a copy."""
         torch = _need("torch")
-        a = [int(x) for x in assignment]
-        if len(a) != self.n_ops:
-            raise ValueError("apply_placement: assignment has %d entries, the graph %d ops" % (len(a), self.n_ops))
+        from .engine import _int_array
+        # integers of the graph's length, as Engine.simulate takes them (int() of each cut a float
+        # array, 0.7 running on device 0 without a word, and a NaN or a 2-D array said only
+        # NumPy's error: a review)
+        a = _int_array(assignment, (self.n_ops,), "apply_placement: assignment").tolist()
+        if isinstance(devices, (str, bytes)) or not hasattr(devices, "__len__"):
+            # ("cpu" was three devices, "c", "p", "u")
+            raise TypeError("apply_placement: devices is a list of torch device names, got %s %r"
+                            % (type(devices).__name__, devices))
+        if len(devices) == 0:
+            raise ValueError("apply_placement: devices is empty (a torch device name for each device index)")
+        tdev = []
+        for k, x in enumerate(devices):
+            try:
+                tdev.append(torch.device(x))
+            except (RuntimeError, TypeError) as e:
+                raise ValueError("apply_placement: devices[%d] %r is not a torch device (%s)" % (k, x, e)) from None
         bad = [i for i, d in enumerate(a) if not 0 <= d < len(devices)]
         if bad:
             raise ValueError("apply_placement: op %d (%s) is on device %d, outside 0..%d" %
@@ -432,7 +446,6 @@ class TorchImport:
         # device indices decide the moves (two indices naming one torch device still move, so
         # the mechanism runs on a machine with CPUs only)
         dev = {by_name[orig.name]: d for orig, d in zip(self.nodes, a)}
-        tdev = [torch.device(x) for x in devices]
         g = gm.graph
         moves, moved, module_dev, origin = [], {}, {}, {}
         # a move names its producer as the graph does (make_fx's placeholders are arg9_1 where the

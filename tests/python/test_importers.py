@@ -279,8 +279,22 @@ def test_round_trip_forward(torch):
     assert placed.doppler_moves == [("fc", 1)]
     with pytest.raises(ValueError, match="outside 0..1"):
         g.torch.apply_placement([2] * g.n_ops, ["cpu", "cpu"])
-    with pytest.raises(ValueError, match="entries"):
+    with pytest.raises(ValueError, match=r"apply_placement: assignment: expected shape \(%d,\), got \(1,\)" % g.n_ops):
         g.torch.apply_placement([0], ["cpu"])
+    # an assignment is integers, as Engine.simulate takes it: a float array ran each op on int() of
+    # its entry (0.7 on device 0) without a word, and a NaN or a 2-D array said only NumPy's error
+    for bad in (np.full(g.n_ops, 0.7), np.full(g.n_ops, np.nan), np.zeros(g.n_ops, bool)):
+        with pytest.raises(TypeError, match="apply_placement: assignment: expected integer device ids"):
+            g.torch.apply_placement(bad, ["cpu", "cpu"])
+    with pytest.raises(ValueError, match=r"apply_placement: assignment: expected shape"):
+        g.torch.apply_placement(np.zeros((1, g.n_ops), int), ["cpu"])
+    # devices: a list of torch device names ("cpu" was three devices, "c", "p", "u")
+    with pytest.raises(TypeError, match="devices is a list of torch device names"):
+        g.torch.apply_placement([0] * g.n_ops, "cpu")
+    with pytest.raises(ValueError, match=r"devices\[1\] 'gpu9' is not a torch device"):
+        g.torch.apply_placement([0] * g.n_ops, ["cpu", "gpu9"])
+    with pytest.raises(ValueError, match="devices is empty"):
+        g.torch.apply_placement([0] * g.n_ops, [])
 
 
 def test_round_trip_resnet_forward_and_training_step(torch):
@@ -444,11 +458,13 @@ def test_command_imports_a_torchvision_training_step(torch, tmp_path):
     assert rc == 1 and "torchvision:nonesuch: no such model" in err
 
 
-def test_missing_package_is_named(monkeypatch):
+def test_missing_package_is_named(monkeypatch, tmp_path):
     from doppler import importers
     monkeypatch.setitem(sys.modules, "onnx", None)
+    model = tmp_path / "any.onnx"  # a file that exists: a missing one is said first (FileError)
+    model.write_bytes(b"")
     with pytest.raises(ImportError, match="python3-onnx"):
-        importers.onnx_to_doc("any.onnx")
+        importers.onnx_to_doc(str(model))
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(ImportError, match="python3-torch"):
         doppler.Graph.from_torch(object(), ())
