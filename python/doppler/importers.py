@@ -544,6 +544,13 @@ def trace_torch(module, example_inputs, training=False, name=None, loss_fn=None,
         raise TypeError("trace_torch: module must be a torch.nn.Module, got %s" % type(module).__name__)
     if isinstance(example_inputs, torch.Tensor):
         example_inputs = (example_inputs,)
+    elif type(example_inputs).__module__ == "numpy" or isinstance(example_inputs, (str, bytes, dict)) or \
+            not hasattr(example_inputs, "__iter__"):
+        # a NumPy array was iterated as several inputs, its rows ("ResNet's forward takes 1 input,
+        # 2 example inputs given" of an array of batch 2: a review)
+        raise TypeError("trace_torch: example_inputs is a tensor or a tuple of the forward's inputs, got %s%s" % (
+            type(example_inputs).__name__, " (torch.from_numpy(a) makes a tensor of it)"
+            if type(example_inputs).__module__ == "numpy" else ""))
     # the trace runs the module on copies: an in-place op of the module changed the caller's
     # tensors (a review); the placed module's inputs are another copy, as the caller gave them
     example_inputs = tuple(example_inputs)

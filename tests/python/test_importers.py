@@ -1223,3 +1223,16 @@ def test_from_onnx_missing_file_is_a_file_error(tmp_path):
             doppler.Graph.from_onnx(bad)
     with pytest.raises(ValueError, match="NUL"):
         doppler.Graph.from_onnx("a\0b.onnx")
+
+
+def test_example_inputs_of_another_kind_refused(torch):
+    """A NumPy array as example_inputs was iterated as several inputs, its rows: ResNet's forward
+    'takes 1 input, 2 example inputs given' of an array of batch 2, or a Linear traced on its rows
+    (a review); an int said "'int' object is not iterable". Each is a TypeError saying what it takes."""
+    m = torch.nn.Linear(4, 2)
+    with pytest.raises(TypeError, match=r"example_inputs is a tensor or a tuple.*got ndarray \(torch.from_numpy"):
+        doppler.Graph.from_torch(m, np.zeros((1, 4), np.float32))
+    for bad in (5, "x", {"x": 1}):
+        with pytest.raises(TypeError, match="example_inputs is a tensor or a tuple of the forward's inputs, got"):
+            doppler.Graph.from_torch(m, bad)
+    assert doppler.Graph.from_torch(m, [torch.zeros(1, 4)]).n_ops == doppler.Graph.from_torch(m, torch.zeros(1, 4)).n_ops
