@@ -627,15 +627,17 @@ class Engine(_NoCopy):
             if not isinstance(dev, (int, np.integer)) or isinstance(dev, bool) or not 0 <= dev < self.n_devices:
                 raise ValueError("place: device %r: only %d devices" % (dev, self.n_devices))
             text["device"] = str(int(dev))
+        # the bounds said, as the command says them (a positive 10**12 samples was refused as "expected
+        # a positive integer": a review)
         samples = options.get("samples")
         if samples is not None:
             if not isinstance(samples, (int, np.integer)) or isinstance(samples, bool) or not 1 <= samples <= 1000000:
-                raise ValueError("place: samples: expected a positive integer, got %r" % (samples,))
+                raise ValueError("place: samples: expected an integer from 1 to 1000000, got %r" % (samples,))
             text["samples"] = str(int(samples))
         budget = options.get("budget")
         if budget is not None:
             if not isinstance(budget, (int, np.integer)) or isinstance(budget, bool) or not 1 <= budget <= 10 ** 15:
-                raise ValueError("place: budget: expected a positive integer, got %r" % (budget,))
+                raise ValueError("place: budget: expected an integer from 1 to 1e15, got %r" % (budget,))
             text["budget"] = str(int(budget))
         refine = options.get("refine")
         if refine is not None:
@@ -645,7 +647,7 @@ class Engine(_NoCopy):
         rb = options.get("refine_budget")
         if rb is not None:
             if not isinstance(rb, (int, np.integer)) or isinstance(rb, bool) or not 1 <= rb <= 10 ** 15:
-                raise ValueError("place: refine_budget: expected a positive integer, got %r" % (rb,))
+                raise ValueError("place: refine_budget: expected an integer from 1 to 1e15, got %r" % (rb,))
             text["refine_budget"] = str(int(rb))
         if options.get("append_only") is not None:
             if not isinstance(options["append_only"], bool):

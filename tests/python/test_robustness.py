@@ -526,3 +526,18 @@ def test_engine_closed_by_another_thread_during_costs():
         print("ok")
     """ % bundled("llama-layer"))
     assert rc == 0, "exit %d: %s" % (rc, last)
+
+
+@pytest.mark.parametrize("option,value,said", [
+    ("samples", 10 ** 12, "samples: expected an integer from 1 to 1000000, got 1000000000000"),
+    ("samples", 0, "samples: expected an integer from 1 to 1000000, got 0"),
+    ("budget", 10 ** 18, "budget: expected an integer from 1 to 1e15, got 1000000000000000000"),
+    ("refine_budget", 10 ** 16, "refine_budget: expected an integer from 1 to 1e15, got 10000000000000000")])
+def test_place_integer_option_bounds_said(option, value, said):
+    # a positive value above the bound was refused as "expected a positive integer" (a review);
+    # the bounds are the command's (doppler place --samples, --budget, --refine-budget)
+    g = doppler.Graph.read(G)
+    method, extra = ("random", {}) if option == "samples" else ("anneal", {}) if option == "budget" \
+        else ("cp", {"refine": "local"})
+    with pytest.raises(ValueError, match="place: " + said):
+        doppler.place(g, method, **extra, **{option: value})
