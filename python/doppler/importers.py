@@ -1544,7 +1544,24 @@ def _write_json(doc, path):
     symbolic link names), as the library's writers do: a descriptor (/dev/stdout, /dev/fd/N), a
     character device or a FIFO (/dev/null, a pipe) is written in place, never replaced (until
     2026-12-06 the rename replaced it: as root, --out /dev/full left a JSON file there); a
-    directory or other special file is refused."""
+    directory or other special file is refused. Errors are doppler.FileError (an OSError) naming
+    the file, in the library's words (a full disk said "[Errno 28] No space left on device" alone,
+    and a directory was a ValueError where Graph.write of a read graph raises FileError: a
+    review)."""
+    from . import _lib
+    from ._errors import FileError
+    try:
+        _write_json_at(doc, path)
+    except FileError:
+        raise
+    except OSError as e:
+        raise FileError("%s: write failed: %s" % (os.fsdecode(path), e.strerror or e), _lib.DP_EIO) from e
+
+
+def _write_json_at(doc, path):
+    """_write_json's work; raises OSError (FileError where it says what)."""
+    from . import _lib
+    from ._errors import FileError
     fdn = _descriptor_of(path)
     if fdn is not None:
         if fdn in (1, 2):
@@ -1559,7 +1576,7 @@ def _write_json(doc, path):
     except FileNotFoundError:
         st = None
     except OSError as e:
-        raise OSError("%s: cannot write: %s" % (path, e.strerror)) from e
+        raise FileError("%s: cannot write: %s" % (path, e.strerror), _lib.DP_EIO) from e
     if st is not None and not stat.S_ISREG(st.st_mode):
         if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
             with open(target, "w") as f:
@@ -1567,12 +1584,13 @@ def _write_json(doc, path):
                 f.write("\n")
             return
         kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise ValueError("%s: is %s: doppler writes regular files (or, in place, character devices and FIFOs)" % (path, kind))
+        raise FileError("%s: is %s: doppler writes regular files (or, in place, character devices and FIFOs)"
+                        % (path, kind), _lib.DP_EIO)
     d = os.path.dirname(target)
     try:
         fd, tmp = tempfile.mkstemp(prefix=".doppler-import-", suffix=".json", dir=d)
     except OSError as e:
-        raise OSError("%s: cannot write: %s" % (path, e.strerror)) from e
+        raise FileError("%s: cannot write: %s" % (path, e.strerror), _lib.DP_EIO) from e
     try:
         # the mode a new file gets (mkstemp's is 0600: other users could not read an import on
         # a shared file system, where graph gen's and convert's files are 0644 under umask 022)

@@ -1236,3 +1236,20 @@ def test_example_inputs_of_another_kind_refused(torch):
         with pytest.raises(TypeError, match="example_inputs is a tensor or a tuple of the forward's inputs, got"):
             doppler.Graph.from_torch(m, bad)
     assert doppler.Graph.from_torch(m, [torch.zeros(1, 4)]).n_ops == doppler.Graph.from_torch(m, torch.zeros(1, 4)).n_ops
+
+
+def test_import_writer_errors_name_the_file(tmp_path):
+    """The importer's JSON writer (g.write of an imported graph, doppler graph import --out) said
+    "[Errno 28] No space left on device" naming no file on a full disk (/dev/full), and a
+    directory was a ValueError where Graph.write of a read graph raises FileError (a review)."""
+    from doppler.importers import _write_json
+    doc = {"name": "x", "ops": [{"name": "a", "flops": 1}], "edges": []}
+    if os.path.exists("/dev/full"):
+        with pytest.raises(doppler.FileError, match="^/dev/full: write failed: No space left on device$"):
+            _write_json(doc, "/dev/full")
+    with pytest.raises(doppler.FileError, match="is a directory: doppler writes regular files"):
+        _write_json(doc, str(tmp_path))
+    with pytest.raises(doppler.FileError, match="no/g.json: cannot write: No such file or directory"):
+        _write_json(doc, str(tmp_path / "no" / "g.json"))
+    _write_json(doc, str(tmp_path / "g.json"))
+    assert json.loads((tmp_path / "g.json").read_text()) == doc
