@@ -111,16 +111,16 @@ class Graph(_NoCopy):
         "seriesparallel", "workflow" (doc/graph-format.md).
         params override the defaults, e.g. Graph.generate("llama-layer", tp=8,
         hidden_blocks=2); names are the command's options with '_' for '-' (Graph.models() lists
-        them); values are numbers or choice names ("3d", "fp16"), passed to the library as text,
-        or True/False for a yes/no option: Graph.generate("llama-layer", training=True) is one
+        them); values are numbers or choice names ("3d", "fp16"), passed to the library as text
+        (None or a container is a TypeError), or True/False for a yes/no option: Graph.generate("llama-layer", training=True) is one
         training step (forward, backward and updates; doc/graph-format.md)."""
+        from .machine import _value_text
         bmodel = _lib.encode(model, "Graph.generate: model")
         keys, vals = [], []
         for k, v in params.items():
-            if isinstance(v, bool):
-                v = "yes" if v else "no"  # the library rejects it where no flag is
-            else:
-                v = repr(v) if isinstance(v, float) else str(v)
+            # the machine's rule for values (None and containers a TypeError; a bool yes or no,
+            # which the library rejects where no flag is)
+            v = _value_text(v, "Graph.generate: %s" % k, "yes", "no")
             # through the one encoder: batch="3\0junk" was read as batch 3 (a review)
             keys.append(_lib.encode(k.replace("_", "-"), "Graph.generate: parameter name"))
             vals.append(_lib.encode(v, "Graph.generate: %s" % k))

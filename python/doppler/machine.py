@@ -14,21 +14,23 @@ from ._errors import check, from_status
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _value_text(value):
-    """A Python value as the text dp_machine_set reads: str, int, float, bool (NumPy's too), bytes
-    (UTF-8) and os.PathLike (a topology or calibration file). None and containers are a TypeError
+def _value_text(value, what="Machine", yes="on", no="off"):
+    """A Python value as the text the library's key/value setters read (dp_machine_set, and the
+    generators' parameters, Graph.generate): str, int, float, bool (NumPy's too), bytes (UTF-8)
+    and os.PathLike (a topology or calibration file). None and containers are a TypeError
     (topology=None looked for a topology named "None", and b"dgx1-v100" for "b'dgx1-v100'": a
-    review)."""
+    review; Graph.generate read layers=None as "None" and b"fp16" as "b'fp16'", and took
+    np.True_ as "True", another). what: the caller, for the message; yes, no: a bool's text."""
     if value is None:
-        raise TypeError("Machine: None is no value (leave the key out for its default)")
+        raise TypeError("%s: None is no value (leave the key out for its default)" % what)
     if isinstance(value, (bytes, bytearray)):
         return bytes(value).decode("utf-8")
     if isinstance(value, os.PathLike):
         return os.fsdecode(value)
     if not isinstance(value, (str, int, float, bool, np.bool_, np.integer, np.floating)):
-        raise TypeError("Machine: a value is a str, int, float or bool, got %s" % type(value).__name__)
+        raise TypeError("%s: a value is a str, int, float or bool, got %s" % (what, type(value).__name__))
     if isinstance(value, (bool, np.bool_)):  # NumPy's bool too ("True" was refused: a review)
-        return "on" if value else "off"
+        return yes if value else no
     if isinstance(value, (float, np.floating)):
         return repr(float(value))  # shortest text that reads back to the same double
     if isinstance(value, np.integer):

@@ -392,12 +392,13 @@ def test_constructors_take_only_library_handles(code):
 @pytest.mark.parametrize("code, what", [
     ("doppler.Graph.generate(None)", "Graph.generate: model"),
     ("doppler.Graph.read(G).write(None)", "Graph.write: path"),
-    ("doppler.Graph.generate('ffnn', batch=None)", None),  # str(None) is a value the library refuses
+    # a value None: a TypeError before the library, as a Machine's (it was str(None), "None")
+    ("doppler.Graph.generate('ffnn', batch=None)", "Graph.generate: batch: None is no value"),
 ])
 def test_none_where_a_string_is_required(code, what):
     # dp_gen_by_name(NULL) and dp_graph_write(g, NULL) segfaulted
-    if what is None:
-        raises_cleanly(code, "doppler._errors.InvalidInputError")
+    if what.endswith("no value"):
+        raises_cleanly(code, "TypeError: %s" % what)
     else:
         raises_cleanly(code, "TypeError: %s: expected a str or a path, got None" % what)
 
@@ -541,3 +542,16 @@ def test_place_integer_option_bounds_said(option, value, said):
         else ("cp", {"refine": "local"})
     with pytest.raises(ValueError, match="place: " + said):
         doppler.place(g, method, **extra, **{option: value})
+
+
+def test_generate_values_as_the_machines():
+    # Graph.generate passed str(value): layers=None was read as "None" and [2] as "[2]" (refused
+    # as text), b"fp16" as "b'fp16'", np.True_ as "True" (refused where True is "yes"): a review.
+    # Its values follow the Machine's rule (None and containers a TypeError)
+    with pytest.raises(TypeError, match="Graph.generate: layers: None is no value"):
+        doppler.Graph.generate("ffnn", layers=None)
+    with pytest.raises(TypeError, match="Graph.generate: layers: a value is a str, int, float or bool, got list"):
+        doppler.Graph.generate("ffnn", layers=[2])
+    want = doppler.Graph.generate("ffnn", dtype="fp16", training=True)
+    got = doppler.Graph.generate("ffnn", dtype=b"fp16", training=np.True_)
+    assert (got.n_ops, got.work.tolist()) == (want.n_ops, want.work.tolist())
