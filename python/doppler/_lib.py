@@ -152,8 +152,9 @@ dp_gen_model_get_param = _fn("dp_gen_model_get_param", H, H, c_int)
 dp_gen_param_get_name = _fn("dp_gen_param_get_name", c_char_p, H)
 dp_gen_param_get_help = _fn("dp_gen_param_get_help", c_char_p, H)
 dp_gen_param_default = _fn("dp_gen_param_default", None, H, H, c_char_p, c_size_t)
-dp_hetero_is_hetero_path = _fn("dp_hetero_is_hetero_path", c_int, c_char_p)
-dp_hetero_read = _fn("dp_hetero_read", c_int, c_char_p, POINTER(GraphHandle), POINTER(CostHandle), E)
+dp_hetero_format = _fn("dp_hetero_format", c_int, c_char_p, c_char_p)
+dp_hetero_read_format = _fn("dp_hetero_read_format", c_int, c_char_p, c_char_p, POINTER(GraphHandle),
+                            POINTER(CostHandle), E)
 
 # ---- cost tables (machine/dp_cost.h) ----
 

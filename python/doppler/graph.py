@@ -87,18 +87,22 @@ class Graph(_NoCopy):
         """Read a graph file. format: "doppler", "json", "native", "wfcommons", "msr", "stg", "dot",
         or None to choose by extension (.txt DOPPLER, .json native / WfCommons / MSR by content,
         .stg, .dot/.gv), as `doppler graph` does; a heterogeneous example (*.in,
-        PREFIX_task_exe_time.csv) is read with its own machine when format is None. Raises
+        PREFIX_task_exe_time.csv, or any name with format "heft-in" or "heft-csv", as `doppler
+        place --format`) is read with its own machine. Raises
         doppler.Error (FileError, InvalidInputError, CycleError) with the library's message."""
         err = _lib.dp_error()
         if path is None:
             raise TypeError("Graph.read: path: a file name (str or a path), got None")
         bpath = _lib.encode(path, "Graph.read: path")
-        if format is None and _lib.dp_hetero_is_hetero_path(bpath):
+        bformat = _lib.encode(format, "Graph.read: format", optional=True)
+        if _lib.dp_hetero_format(bpath, bformat):
+            # by name, or by format "heft-in" / "heft-csv" as the command's --format (which Python
+            # refused, "as a graph alone it has no format here": a review)
             g = _lib.GraphHandle()
             c = _lib.CostHandle()
-            check(_lib.dp_hetero_read(bpath, ctypes.byref(g), ctypes.byref(c), ctypes.byref(err)), err)
+            check(_lib.dp_hetero_read_format(bpath, bformat, ctypes.byref(g), ctypes.byref(c), ctypes.byref(err)), err)
             return cls(g, c)
-        g = _lib.dp_graph_read(bpath, _lib.encode(format, "Graph.read: format", optional=True), ctypes.byref(err))
+        g = _lib.dp_graph_read(bpath, bformat, ctypes.byref(err))
         if not g:
             raise from_status(err.code, err)
         return cls(g)

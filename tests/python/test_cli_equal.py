@@ -248,3 +248,22 @@ def test_machine_warnings_as_the_command(tmp_path):
             said = [str(w.message) for w in rec]
             assert same(said) == same(want), (graph, mopts, said, want)
             assert all(w.filename == __file__ for w in rec), [w.filename for w in rec]  # the user's line
+
+
+HEFT_IN = os.path.join(SHARED, "heft-topcuoglu2002", "paper-example.in")
+
+
+@pytest.mark.skipif(not os.path.exists(HEFT_IN), reason="no shared data (DOPPLER_SHARED_DATA/heft-topcuoglu2002)")
+def test_heterogeneous_example_by_format(tmp_path):
+    """Graph.read(path, format="heft-in") of a HEFT example under another name refused it ("as a
+    graph alone it has no format here") where `doppler place --format heft-in` places it (a
+    review): both read it with its own processors now, to the same makespan (HEFT's 80)."""
+    renamed = str(tmp_path / "example.txt")
+    with open(HEFT_IN) as f, open(renamed, "w") as out:
+        out.write(f.read())
+    res = json.loads(run_cli("place", "--graph", renamed, "--format", "heft-in", "--method", "heft", "--json")[1])
+    g = doppler.Graph.read(renamed, format="heft-in")
+    assert g.fixed_devices == 3
+    p = doppler.place(g, "heft")
+    assert p.makespan == res["makespan"] == 80
+    assert p.schedule.busy.tolist() == res["busy"]
