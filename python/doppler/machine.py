@@ -206,20 +206,21 @@ class Machine:
     def costs(self, graph):
         """The cost tables of graph on this machine (dp_machine_costs): a doppler.Costs."""
         from .graph import Costs
-        if graph._fixed_costs is not None:
-            graph._g()
-            if self._settings:
-                raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
-            return Costs(graph, graph._fixed_costs, owned=False)
-        err = _lib.dp_error()
-        with graph._lock:  # the graph is not freed by a close from another thread meanwhile
+        # under the graph's lock: a close from another thread does not free it meanwhile
+        with graph._lock:
+            if graph._fixed_costs is not None:
+                graph._g()
+                if self._settings:
+                    raise ValueError("%s: a heterogeneous example fixes the machine; use no machine" % graph.source)
+                return Costs(graph, graph._fixed_costs, owned=False)
+            err = _lib.dp_error()
             c = _lib.dp_machine_costs(self._m, graph._g(), ctypes.byref(err))
             if not c:
                 raise from_status(err.code, err)
             costs = Costs(graph, c, owned=True)
-        # as `doppler graph info` warns (its bounds are these costs')
-        warn_machine(self._m, graph, costs.n_devices)
-        return costs
+            # as `doppler graph info` warns (its bounds are these costs')
+            warn_machine(self._m, graph, costs.n_devices)
+            return costs
 
     def copy(self):
         """A new Machine with the same settings."""
