@@ -80,14 +80,19 @@ def _text(x):
     return x.decode("utf-8") if isinstance(x, bytes) else x
 
 
-def _h5_open(path, what):
-    """h5py.File(path, "r"), its failures as the package's errors naming the file (h5py's own
-    OSError said "Unable to open file (file signature not found)" without the name)."""
-    h5py = _h5py()
+def _file_check(path, what):
+    """FileError naming path when it is missing or a folder (what: what it should be)."""
     if not os.path.exists(path):
         raise FileError("%s: no such file" % path, _lib_status("DP_EIO"))
     if os.path.isdir(path):
         raise FileError("%s: a folder, not %s" % (path, what), _lib_status("DP_EIO"))
+
+
+def _h5_open(path, what):
+    """h5py.File(path, "r"), its failures as the package's errors naming the file (h5py's own
+    OSError said "Unable to open file (file signature not found)" without the name)."""
+    h5py = _h5py()
+    _file_check(path, what)
     try:
         return h5py.File(path, "r")
     except OSError as e:
@@ -171,9 +176,14 @@ def read_sweep(path):
     file each column has the HDF5 file's type (str objects, int64, float64 with NaN for a double a
     run has not)."""
     pd = _pandas()
-    path = os.fspath(path)
+    # a path as every reader takes it (bytes failed in endswith, a missing or folder .csv was
+    # Python's FileNotFoundError or IsADirectoryError, an .h5 one a FileError: a review)
+    from . import _lib
+    path = os.fsdecode(_lib.encode(path, "read_sweep: path"))
+    what = "a doppler sweep results file (.h5, or the .csv beside it)"
     if path.endswith(".csv"):
         import csv
+        _file_check(path, what)
         with open(path, newline="") as f:
             header = next(csv.reader(f), None)
         if not header:
@@ -206,7 +216,7 @@ def read_sweep(path):
             cols = {c: _csv_column(path, c, [r[i] for r in rows]) for i, c in enumerate(header)}
     else:
         h5py = _h5py()
-        with _h5_open(path, "a doppler sweep results file (.h5, or the .csv beside it)") as f:
+        with _h5_open(path, what) as f:
             # as the command reads it (dp_results_read_h5): its format, then /runs and its columns
             if "format" not in f.attrs:
                 raise InvalidInputError("%s: not a doppler sweep results file: no attribute format (expected \"%s\")"

@@ -285,3 +285,24 @@ def test_read_sweep_csv_dtypes_with_pandas(tmp_path):
     df = doppler.read_sweep(str(digits))
     assert df["key"].tolist() == ["%016d" % i for i in range(4)]
     assert df["key"].dtype == object and df["index"].dtype == np.int64
+
+
+def test_read_sweep_paths_as_every_reader(tmp_path):
+    """read_sweep took its path by os.fspath alone: bytes failed inside ("endswith first arg must
+    be bytes"), a missing or folder .csv was Python's FileNotFoundError or IsADirectoryError where
+    an .h5 one is a FileError naming it, and a NUL or None got Python's messages (a review)."""
+    g = bundled("chainmm-small")
+    cfg = tmp_path / "s.json"
+    cfg.write_text(json.dumps({"name": "py", "grid": [{"graph": [g], "devices": [2], "method": ["cp"]}]}))
+    run_cli("sweep", str(cfg), "--jobs", "1", "--quiet", "--out", str(tmp_path / "s.h5"))
+    csv = str(tmp_path / "s.csv")
+    assert list(doppler.read_sweep(os.fsencode(csv))["method"]) == ["cp"]
+    with pytest.raises(doppler.FileError, match="none.csv: no such file"):
+        doppler.read_sweep(str(tmp_path / "none.csv"))
+    (tmp_path / "d.csv").mkdir()
+    with pytest.raises(doppler.FileError, match="d.csv: a folder, not a doppler sweep results file"):
+        doppler.read_sweep(str(tmp_path / "d.csv"))
+    with pytest.raises(TypeError, match="read_sweep: path: expected a str or a path, got None"):
+        doppler.read_sweep(None)
+    with pytest.raises(ValueError, match="read_sweep: path: .* contains a NUL character"):
+        doppler.read_sweep(csv + "\0x")
