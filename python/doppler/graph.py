@@ -196,16 +196,18 @@ class Graph(_NoCopy):
         Atomic: the file is complete or absent. An imported graph (from_torch, from_onnx) written
         as JSON keeps the importer's fields (param_bytes, phase, memory, unclassified, source), as
         `doppler graph import` writes them."""
-        doc = getattr(self, "_import_doc", None)
-        if doc is not None and isinstance(path, (str, bytes, os.PathLike)) and (
-                format in ("json", "native") or (format is None and os.fsdecode(path).endswith(".json"))):
-            self._g()
-            from .importers import _write_json
-            _write_json(doc, path)
-            return
-        err = _lib.dp_error()
+        # both paths through the one encoder first: an imported graph's write of a pathlib.Path
+        # was an AttributeError ('PosixPath' object has no attribute 'startswith'), of bytes a
+        # TypeError and of a NUL Python's "embedded null byte" (a review)
         bpath = _lib.encode(path, "Graph.write: path")
         bformat = _lib.encode(format, "Graph.write: format", optional=True)
+        doc = getattr(self, "_import_doc", None)
+        if doc is not None and (format in ("json", "native") or (format is None and bpath.endswith(b".json"))):
+            self._g()
+            from .importers import _write_json
+            _write_json(doc, os.fsdecode(bpath))
+            return
+        err = _lib.dp_error()
         with self._lock:
             check(_lib.dp_graph_write(self._g(), bpath, bformat, ctypes.byref(err)), err)
 

@@ -1253,3 +1253,16 @@ def test_import_writer_errors_name_the_file(tmp_path):
         _write_json(doc, str(tmp_path / "no" / "g.json"))
     _write_json(doc, str(tmp_path / "g.json"))
     assert json.loads((tmp_path / "g.json").read_text()) == doc
+
+
+def test_imported_graph_writes_any_path(torch, tmp_path):
+    """An imported graph's write of a pathlib.Path was an AttributeError ('PosixPath' object has no
+    attribute 'startswith'), of bytes a TypeError inside, of a NUL Python's "embedded null byte"
+    (a review); it takes every path Graph.write takes, with the importer's fields."""
+    g = doppler.Graph.from_torch(torch.nn.Linear(3, 3), torch.zeros(1, 3))
+    for path in (tmp_path / "p.json", os.fsencode(str(tmp_path / "b.json")), str(tmp_path / "s.json")):
+        g.write(path)
+        doc = json.loads(open(path).read())
+        assert any("param_bytes" in op for op in doc["ops"]) and len(doc["ops"]) == g.n_ops
+    with pytest.raises(ValueError, match="Graph.write: path: .* contains a NUL character"):
+        g.write(str(tmp_path / "n\0.json"))
