@@ -37,8 +37,15 @@ def methods():
 def _sections(method):
     """The tables of a method's --config (dp_place_method_get_config): a list of (object name,
     [_Key], [other keys]); [] for a method without a config."""
-    m = _lib.dp_place_find(_lib.encode(method, "config_keys: method"))
-    sections = _lib.dp_place_method_get_config(m) if m else None
+    bmethod = _lib.encode(method, "config_keys: method")
+    m = _lib.dp_place_find(bmethod)
+    if not m:
+        # the library's refusal of the name, listing the methods (dp_place checks the name before
+        # its other arguments); an unknown name gave {} as if it had no config, where `doppler
+        # config NAME` refuses it (a review)
+        err = _lib.dp_error()
+        check(_lib.dp_place(bmethod, None, None, None, None, None, None, ctypes.byref(err)), err)
+    sections = _lib.dp_place_method_get_config(m)
     if not sections:
         return []
     out = []
@@ -80,7 +87,8 @@ def config_keys(method):
     """The keys of a placement method's config (place(method, config={...})), from the table the
     library reads it with: {"budget": {"kind": "int", "default": "20000", "help": str}, "adam.eps":
     ...}, kinds int, number, bool, string and "one of a, b"; an object's keys are named with it ("stages.S.lr": each stage S
-    of il, sim, real). {} for a method without a config. `doppler config METHOD` prints the same."""
+    of il, sim, real). {} for a method without a config (cp; `doppler config cp` says it has none),
+    InvalidInputError for a name that is no method. `doppler config METHOD` prints the same."""
     out = {}
     for name, keys, _ in _sections(method):
         for k in keys:

@@ -639,3 +639,12 @@ def test_costs_in_the_graphs_printed_unit(tmp_path):
     assert c.critical_path == pytest.approx(4000.01) and c.lower_bound == pytest.approx(3000.0)
     assert list(c.op_time[:, 0]) == pytest.approx([1000.0, 2000.0])
     assert doppler.Engine(g).makespan([0, 0]) == pytest.approx(c.lower_bound)
+
+
+def test_config_keys_of_no_method_refused():
+    # config_keys("nope") (a typo) gave {} as if the method had no config, where `doppler config
+    # nope` refuses the name and place("nope") lists the methods (a review)
+    with pytest.raises(doppler.InvalidInputError, match=r'unknown method "nope" \(known: cp, .*gdp\)'):
+        doppler.config_keys("nope")
+    assert doppler.config_keys("cp") == {}  # a method without a config
+    assert "t0" in doppler.config_keys("anneal")
