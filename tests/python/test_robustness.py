@@ -555,3 +555,13 @@ def test_generate_values_as_the_machines():
     want = doppler.Graph.generate("ffnn", dtype="fp16", training=True)
     got = doppler.Graph.generate("ffnn", dtype=b"fp16", training=np.True_)
     assert (got.n_ops, got.work.tolist()) == (want.n_ops, want.work.tolist())
+
+
+def test_threaded_call_fuzzer():
+    # three threads on one Graph, Engine and Env, any of which may close them (fuzz_threads.py):
+    # no signal, no exception other than the package's
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([sys.executable, os.path.join(here, "fuzz_threads.py"), "--rounds", "12", "--seed", "3"],
+                       capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    assert p.returncode == 0, "exit %d: %s %s" % (p.returncode, p.stdout[-500:], p.stderr[-500:])
+    assert " 0 unexpected" in p.stdout
