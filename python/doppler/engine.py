@@ -739,6 +739,8 @@ class Engine(_NoCopy):
     def __repr__(self):
         if not self._ptr:
             return "<doppler.Engine (closed)>"
+        if self.graph.closed:  # (repr raised ClosedError: a review)
+            return "<doppler.Engine (its graph is closed)>"
         return "<doppler.Engine %s on %d devices, %s>" % (self.graph.name, self._n_devices,
                                                         "general engine" if self.general else "exact fast path")
 

@@ -596,5 +596,7 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
         with self.engine._lock:
             if not self._ptr:
                 return "<doppler.Env (closed)>"
+            if self.engine.closed or self.graph.closed:  # (repr raised ClosedError: a review)
+                return "<doppler.Env (its %s is closed)>" % ("engine" if self.engine.closed else "graph")
             return "<doppler.Env %s: %d ops, %d devices, step %d>" % (self.graph.name, self.n_ops, self.n_devices,
                                                                       self._step(self._ptr))

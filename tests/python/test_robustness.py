@@ -565,3 +565,15 @@ def test_threaded_call_fuzzer():
                        capture_output=True, text=True, env=dict(os.environ), timeout=300)
     assert p.returncode == 0, "exit %d: %s %s" % (p.returncode, p.stdout[-500:], p.stderr[-500:])
     assert " 0 unexpected" in p.stdout
+
+
+def test_repr_of_objects_on_a_closed_graph():
+    # repr of an Engine or Env whose graph was closed raised ClosedError (a debugger or a log line
+    # printing it failed); it says so instead
+    g = doppler.Graph.read(G)
+    e, env = doppler.Engine(g), doppler.Env(g)
+    g.close()
+    assert repr(e) == "<doppler.Engine (its graph is closed)>"
+    assert repr(env) == "<doppler.Env (its graph is closed)>"
+    with pytest.raises(doppler.ClosedError):
+        e.simulate(np.zeros(e._n_ops, dtype=np.int64))
