@@ -5,7 +5,6 @@ import json
 import os
 import tempfile
 import threading
-import warnings
 import weakref
 
 import numpy as np
@@ -320,8 +319,9 @@ class Engine(_NoCopy):
     for when it says, else 4), or a heterogeneous example's own. A machine with another device
     count than the graph says it was made for gives a warning, as the command does, once per
     engine, and so does each of the command's other warnings about the machine on the graph (a
-    key that changes nothing on it, a calibration lacking devices: dp_machine_warnings). An engine is a workspace: calls on one engine are serialised by a lock; use one engine
-    per thread to simulate in parallel. close() frees it (later calls raise ClosedError). copy.copy,
+    key that changes nothing on it, a calibration lacking devices: dp_machine_warnings). An
+    engine is a workspace: calls on one engine are serialised by a lock; use one engine per thread
+    to simulate in parallel. close() frees it (later calls raise ClosedError). copy.copy,
     copy.deepcopy and pickle raise CopyError (make another Engine)."""
 
     def __init__(self, graph, machine=None, _trace=False):

@@ -116,8 +116,9 @@ class Graph(_NoCopy):
         params override the defaults, e.g. Graph.generate("llama-layer", tp=8,
         hidden_blocks=2); names are the command's options with '_' for '-' (Graph.models() lists
         them); values are numbers or choice names ("3d", "fp16"), passed to the library as text
-        (None or a container is a TypeError), or True/False for a yes/no option: Graph.generate("llama-layer", training=True) is one
-        training step (forward, backward and updates; doc/graph-format.md)."""
+        (None or a container is a TypeError), or True/False for a yes/no option:
+        Graph.generate("llama-layer", training=True) is one training step (forward, backward and
+        updates; doc/graph-format.md)."""
         from .machine import _value_text
         bmodel = _lib.encode(model, "Graph.generate: model")
         keys, vals = [], []
