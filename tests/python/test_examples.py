@@ -95,3 +95,11 @@ def test_own_policy_sweep_example(tmp_path):
         want = doppler.Engine(g, doppler.Machine(devices=4)).simulate(placed).makespan
         got = [float(r["makespan"]) for r in rows if r["graph"] == os.path.abspath(path)]
         assert got == [want]
+
+
+def test_random_search_example_refuses_no_simulations():
+    # a budget of 0 (or -5) printed "best of 0: inf s", exit 0 (a review)
+    for budget in ("0", "-5"):
+        p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "random_search.py"), bundled("chainmm-small"), budget],
+                           capture_output=True, text=True, env=dict(os.environ))
+        assert p.returncode == 1 and "SIMULATIONS is a positive count" in p.stderr and not p.stdout, (budget, p.stdout)
