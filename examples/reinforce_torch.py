@@ -97,6 +97,8 @@ def main():
     ap.add_argument("--devices", type=int, default=4)
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args()
+    if a.episodes < 1:  # "best makespan inf s after 0 episodes" (a review)
+        ap.error("EPISODES is a positive count, got %d" % a.episodes)
     g = doppler.Graph.read(a.graph)
     env = doppler.Env(g, doppler.Machine(devices=a.devices))
     t0 = time.perf_counter()

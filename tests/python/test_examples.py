@@ -103,3 +103,11 @@ def test_random_search_example_refuses_no_simulations():
         p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "random_search.py"), bundled("chainmm-small"), budget],
                            capture_output=True, text=True, env=dict(os.environ))
         assert p.returncode == 1 and "SIMULATIONS is a positive count" in p.stderr and not p.stdout, (budget, p.stdout)
+
+
+def test_reinforce_example_refuses_no_episodes():
+    # 0 episodes printed "best makespan inf s after 0 episodes", exit 0 (a review)
+    pytest.importorskip("torch")
+    p = subprocess.run([sys.executable, os.path.join(EXAMPLES, "reinforce_torch.py"), bundled("chainmm-small"), "0"],
+                       capture_output=True, text=True, env=dict(os.environ))
+    assert p.returncode == 2 and "EPISODES is a positive count, got 0" in p.stderr and not p.stdout
