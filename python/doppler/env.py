@@ -440,13 +440,17 @@ class Env(_NoCopy, *((_gym.Env,) if _gym is not None else ())):
             fs = self._fs
             for v in ready_ids.tolist():
                 fill(p, fs, v, base + v * stride)
-            if sc != 1.0:
+            if sc != 1.0 and nr:
                 # the times only: bpath_load is a busy fraction, without unit (it was divided too,
-                # about 1e-10 on DOPPLER's files: a review)
+                # about 1e-10 on DOPPLER's files: a review); the ready ops' rows only, the others
+                # being 0 (the whole array was divided: n_ops x D x F a step, untouched pages of
+                # np.zeros' mapping included)
+                rows = df[ready_ids]
                 if self._fs == _lib.DP_ENV_FEATURES_ENGINE:
-                    df[:, :, _TIME_COLUMNS_ENGINE] /= sc
+                    rows[:, :, _TIME_COLUMNS_ENGINE] /= sc
                 else:
-                    df /= sc
+                    rows /= sc
+                df[ready_ids] = rows
             obs["device_features"] = df
         return obs
 
